@@ -1,0 +1,25 @@
+"""``ltrbench perf evaluator|adapters``: speed and memory benchmarks against peers in one run.
+
+Each benchmark lives in :mod:`bench.perf` as a module with ``add_arguments(parser)`` and
+``run(args) -> int``; targets are met as printed ratios, never in timed unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+_BENCHMARKS = {
+    "evaluator": ("bench.perf.evaluator", "reference evaluator vs LightGBM, XGBoost, pytrec_eval, ranx"),
+    "adapters": ("bench.perf.adapters", "ratings -> LETOR conversion at ML-25M size"),
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("perf", help="speed/memory benchmarks with ratios against peers")
+    inner = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    for name, (module_name, help_text) in _BENCHMARKS.items():
+        p = inner.add_parser(name, help=help_text)
+        module = importlib.import_module(module_name)
+        module.add_arguments(p)
+        p.set_defaults(func=module.run)

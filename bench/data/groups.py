@@ -1,0 +1,108 @@
+"""Query groups: from per-row query ids or group sizes to group offsets.
+
+Every ranking routine in ltrbench works on *group offsets*: an int64 array ``offsets`` of
+length ``n_queries + 1`` with ``offsets[0] == 0`` and ``offsets[-1] == n_rows``; the rows of
+query ``g`` are ``offsets[g]:offsets[g + 1]``. This is the layout LightGBM (``group`` /
+``.query`` files) and XGBoost (``group_ptr``, built from ``qid`` in ``src/data/data.cc``) use.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bench.errors import DataError
+
+
+def offsets_from_qid(
+    qid: ArrayLike,
+    *,
+    path: str | PathLike[str] | None = None,
+    row_base: int = 1,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Group offsets and the query id of each group, from per-row query ids.
+
+    The rows of one query must be adjacent ("contiguous"); they need not be sorted. The first
+    row whose query id already appeared in an earlier run of rows is named in the error
+    (``row_base`` = 1 numbers rows from 1, as a text file's data lines are).
+
+    Returns ``(offsets, group_qid)``.
+    """
+    q = np.asarray(qid)
+    if q.ndim != 1:
+        raise DataError(f"qid must be one-dimensional, got shape {q.shape}", path=path)
+    n = q.shape[0]
+    if n == 0:
+        return np.zeros(1, dtype=np.int64), q[:0].astype(np.int64, copy=False)
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    group_qid = q[starts]
+    if np.unique(group_qid).shape[0] != group_qid.shape[0]:
+        bad_row = _first_reappearing_row(group_qid, starts)
+        raise DataError(
+            f"query id {q[bad_row]!r} reappears after other queries: the rows of a query must "
+            "be contiguous (sort the file by qid, or pass --sort-by-qid)",
+            path=path,
+            row=int(bad_row) + row_base,
+        )
+    offsets = np.empty(starts.shape[0] + 1, dtype=np.int64)
+    offsets[:-1] = starts
+    offsets[-1] = n
+    return offsets, group_qid.astype(np.int64, copy=False) if q.dtype.kind in "iu" else group_qid
+
+
+def offsets_from_sizes(
+    sizes: ArrayLike, n_rows: int, *, path: str | PathLike[str] | None = None
+) -> NDArray[np.int64]:
+    """Group offsets from group sizes (LightGBM's ``group`` / ``.query`` sidecar file).
+
+    Sizes must be positive integers that add up to the number of rows.
+    """
+    s = np.asarray(sizes)
+    if s.ndim != 1:
+        raise DataError(f"group sizes must be one-dimensional, got shape {s.shape}", path=path)
+    if s.size and (s.dtype.kind == "f" and not np.all(np.isfinite(s) & (s == np.round(s)))):
+        bad = int(np.flatnonzero(~(np.isfinite(s) & (s == np.round(s))))[0])
+        raise DataError(f"group size {s[bad]!r} is not an integer", path=path, line=bad + 1)
+    s = s.astype(np.int64)
+    if np.any(s <= 0):
+        bad = int(np.flatnonzero(s <= 0)[0])
+        raise DataError(f"group size {s[bad]} must be positive", path=path, line=bad + 1)
+    total = int(s.sum())
+    if total != n_rows:
+        raise DataError(
+            f"group sizes add up to {total} rows but the data has {n_rows} rows",
+            path=path,
+        )
+    offsets = np.zeros(s.shape[0] + 1, dtype=np.int64)
+    np.cumsum(s, out=offsets[1:])
+    return offsets
+
+
+def sizes_from_offsets(offsets: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Group sizes (``np.diff`` of the offsets)."""
+    return np.diff(offsets)
+
+
+def group_index(offsets: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The group number of every row (length ``offsets[-1]``)."""
+    return np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
+
+
+def stable_order_by_qid(qid: ArrayLike) -> NDArray[np.int64]:
+    """Row order that makes ``qid`` contiguous, keeping rows of a query in their input order.
+
+    Queries appear in order of first appearance, so already-contiguous input is unchanged.
+    """
+    q = np.asarray(qid)
+    _, first, inverse = np.unique(q, return_index=True, return_inverse=True)
+    rank_of_first = np.argsort(np.argsort(first, kind="stable"), kind="stable")
+    return np.argsort(rank_of_first[inverse.ravel()], kind="stable").astype(np.int64)
+
+
+def _first_reappearing_row(group_qid: np.ndarray, starts: np.ndarray) -> int:
+    order = np.argsort(group_qid, kind="stable")
+    sorted_q = group_qid[order]
+    dup = np.flatnonzero(sorted_q[1:] == sorted_q[:-1]) + 1  # later runs of a seen qid
+    return int(starts[order[dup]].min())

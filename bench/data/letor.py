@@ -1,0 +1,194 @@
+"""``LetorData``: a query-grouped learning-to-rank matrix.
+
+One row is one (query, document) pair: features ``X`` (float32, n x d), relevance label ``y``,
+query id ``qid``. Rows of a query are contiguous; ``offsets`` gives the group boundaries (see
+:mod:`bench.data.groups`). For data built from user-item ratings, ``user`` and ``item`` hold the
+ids behind each row (a user is a query, an item a document).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bench.data.groups import offsets_from_qid, offsets_from_sizes
+from bench.errors import DataError
+
+
+@dataclass(frozen=True, eq=False)
+class LetorData:
+    """A query-grouped feature matrix.
+
+    Attributes:
+        X: float32 features, shape (n_rows, n_features).
+        y: float64 relevance labels, shape (n_rows,).
+        qid: int64 query id of each row; the rows of a query are contiguous.
+        offsets: int64 group offsets, length n_queries + 1.
+        feature_names: one name per column of ``X``.
+        user, item: for recommender data, the user / item id of each row (else ``None``).
+        source: where the data came from (a path or a description), for messages and manifests.
+    """
+
+    X: NDArray[np.float32]
+    y: NDArray[np.float64]
+    qid: NDArray[np.int64]
+    offsets: NDArray[np.int64]
+    feature_names: tuple[str, ...]
+    user: NDArray[np.int64] | None = None
+    item: NDArray[np.int64] | None = None
+    source: str = ""
+    meta: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = self.y.shape[0]
+        where = self.source or None
+        if self.X.ndim != 2 or self.X.shape[0] != n:
+            raise DataError(f"X has shape {self.X.shape}, expected ({n}, n_features)", path=where)
+        if self.qid.shape != (n,):
+            raise DataError(f"qid has shape {self.qid.shape}, expected ({n},)", path=where)
+        if self.offsets[0] != 0 or self.offsets[-1] != n:
+            raise DataError("group offsets do not cover the rows", path=where)
+        if len(self.feature_names) != self.X.shape[1]:
+            raise DataError(
+                f"{len(self.feature_names)} feature names for {self.X.shape[1]} columns",
+                path=where,
+            )
+        for name in ("user", "item"):
+            v = getattr(self, name)
+            if v is not None and v.shape != (n,):
+                raise DataError(f"{name} has shape {v.shape}, expected ({n},)", path=where)
+
+    @classmethod
+    def build(
+        cls,
+        X: ArrayLike,
+        y: ArrayLike,
+        *,
+        qid: ArrayLike | None = None,
+        group: ArrayLike | None = None,
+        feature_names: list[str] | tuple[str, ...] | None = None,
+        user: ArrayLike | None = None,
+        item: ArrayLike | None = None,
+        source: str = "",
+    ) -> LetorData:
+        """Build from arrays, with either per-row ``qid`` or LightGBM-style ``group`` sizes."""
+        Xa = np.ascontiguousarray(X, dtype=np.float32)
+        ya = np.asarray(y, dtype=np.float64).ravel()
+        if Xa.ndim != 2:
+            raise DataError(f"X must be two-dimensional, got shape {Xa.shape}", path=source or None)
+        if (qid is None) == (group is None):
+            raise DataError("give exactly one of qid= or group=", path=source or None)
+        if qid is not None:
+            qa = np.asarray(qid).ravel()
+            if qa.shape[0] != ya.shape[0]:
+                raise DataError(
+                    f"qid has {qa.shape[0]} entries for {ya.shape[0]} rows", path=source or None
+                )
+            offsets, _ = offsets_from_qid(qa, path=source or None)
+            qa = qa.astype(np.int64)
+        else:
+            offsets = offsets_from_sizes(np.asarray(group), ya.shape[0], path=source or None)
+            qa = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
+        names = (
+            tuple(feature_names)
+            if feature_names is not None
+            else tuple(f"f{j + 1}" for j in range(Xa.shape[1]))
+        )
+        return cls(
+            X=Xa,
+            y=ya,
+            qid=qa,
+            offsets=offsets,
+            feature_names=names,
+            user=None if user is None else np.asarray(user, dtype=np.int64),
+            item=None if item is None else np.asarray(item, dtype=np.int64),
+            source=source,
+        )
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def group_sizes(self) -> NDArray[np.int64]:
+        """Rows per query, in order (what LightGBM's ``group=`` and ``.query`` files hold)."""
+        return np.diff(self.offsets)
+
+    @property
+    def query_ids(self) -> NDArray[np.int64]:
+        """The query id of each group, in order."""
+        return self.qid[self.offsets[:-1]]
+
+    def take_queries(self, groups: ArrayLike) -> LetorData:
+        """A new ``LetorData`` with the given groups (by position), in the given order."""
+        g = np.asarray(groups, dtype=np.int64)
+        sizes = np.diff(self.offsets)[g]
+        starts = self.offsets[:-1][g]
+        rows = np.repeat(starts - np.r_[0, np.cumsum(sizes)[:-1]], sizes) + np.arange(sizes.sum())
+        offsets = np.zeros(g.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return replace(
+            self,
+            X=self.X[rows],
+            y=self.y[rows],
+            qid=self.qid[rows],
+            offsets=offsets,
+            user=None if self.user is None else self.user[rows],
+            item=None if self.item is None else self.item[rows],
+        )
+
+    def label_histogram(self) -> dict[float, int]:
+        """Count of rows per label value."""
+        values, counts = np.unique(self.y, return_counts=True)
+        return {float(v): int(c) for v, c in zip(values, counts, strict=True)}
+
+    def summary(self) -> dict[str, object]:
+        """Counts a person wants to see before training: rows, queries, features, labels, blanks."""
+        sizes = self.group_sizes
+        has_rel = np.zeros(self.n_queries, dtype=bool)
+        if self.n_rows:
+            rel_per_query = np.add.reduceat((self.y > 0).astype(np.int64), self.offsets[:-1])
+            has_rel = rel_per_query > 0 if self.n_queries else has_rel
+        return {
+            "rows": self.n_rows,
+            "queries": self.n_queries,
+            "features": self.n_features,
+            "labels": self.label_histogram(),
+            "blank_queries": int((~has_rel).sum()),
+            "single_document_queries": int((sizes == 1).sum()),
+            "rows_per_query": {
+                "min": int(sizes.min()) if sizes.size else 0,
+                "median": float(np.median(sizes)) if sizes.size else 0.0,
+                "max": int(sizes.max()) if sizes.size else 0,
+            },
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class LetorSplits:
+    """A dataset ready for training: train / validation / test :class:`LetorData`.
+
+    ``inputs`` maps every input file that went into it to its sha256 (for run manifests);
+    ``meta`` holds whatever the loader or adapter wants recorded (split rule, label mapping, ...).
+    """
+
+    name: str
+    train: LetorData
+    vali: LetorData
+    test: LetorData
+    inputs: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, object] = field(default_factory=dict)
+
+    def splits(self) -> dict[str, LetorData]:
+        """The three parts by name, in pipeline order."""
+        return {"train": self.train, "vali": self.vali, "test": self.test}

@@ -1,0 +1,96 @@
+"""``Ratings``: a validated user-item interaction table.
+
+The frame has one row per (user, item) interaction with columns ``user`` (int64), ``item``
+(int64), ``rating`` (float64; 1.0 for implicit feedback) and ``timestamp`` (int64 seconds since
+the Unix epoch; 0 when the source has none). Optional side tables carry item metadata
+(``items``: ``item``, ``title``, ``genres`` as a tuple of strings, ...), user metadata
+(``users``) and tags (``tags``: ``user``, ``item``, ``tag``, ``timestamp``). ``source`` and
+``sha256`` (file name -> digest) record where the data came from, for run manifests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bench.errors import DataError
+
+RATING_COLUMNS = ("user", "item", "rating", "timestamp")
+
+
+@dataclass(frozen=True, eq=False)
+class Ratings:
+    """A validated ratings table (see the module docstring for the columns)."""
+
+    frame: pd.DataFrame
+    items: pd.DataFrame | None = None
+    users: pd.DataFrame | None = None
+    tags: pd.DataFrame | None = None
+    source: str = ""
+    sha256: dict[str, str] = field(default_factory=dict)
+    implicit: bool = False
+
+    def __post_init__(self) -> None:
+        validate_ratings_frame(self.frame, source=self.source)
+
+    @property
+    def n_ratings(self) -> int:
+        return int(self.frame.shape[0])
+
+    @property
+    def n_users(self) -> int:
+        return int(self.frame["user"].nunique())
+
+    @property
+    def n_items(self) -> int:
+        return int(self.frame["item"].nunique())
+
+    def summary(self) -> dict[str, object]:
+        r = self.frame["rating"]
+        return {
+            "source": self.source,
+            "ratings": self.n_ratings,
+            "users": self.n_users,
+            "items": self.n_items,
+            "implicit": self.implicit,
+            "rating_min": float(r.min()) if len(r) else None,
+            "rating_max": float(r.max()) if len(r) else None,
+            "density": self.n_ratings / max(1, self.n_users * self.n_items),
+        }
+
+
+def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
+    """Check columns, dtypes, missing values and duplicate (user, item) pairs.
+
+    Raises :class:`DataError` naming the source, the column or the first offending row
+    (0-based position in the frame) and what was expected.
+    """
+    where = source or None
+    missing = [c for c in RATING_COLUMNS if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}",
+            path=where,
+        )
+    for col, kinds in (("user", "iu"), ("item", "iu"), ("rating", "fiu"), ("timestamp", "iu")):
+        dtype = frame[col].dtype
+        if dtype.kind not in kinds:
+            raise DataError(f"has dtype {dtype}, expected {'integer' if kinds == 'iu' else 'numeric'}",
+                            path=where, column=col)
+        values = frame[col].to_numpy()
+        if dtype.kind == "f" and not np.all(np.isfinite(values)):
+            bad = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise DataError(f"value {values[bad]!r} is not a finite number", path=where, row=bad,
+                            column=col)
+    dup = frame.duplicated(subset=["user", "item"], keep="first").to_numpy()
+    if dup.any():
+        bad = int(np.flatnonzero(dup)[0])
+        u, i = int(frame["user"].iloc[bad]), int(frame["item"].iloc[bad])
+        raise DataError(
+            f"duplicate (user={u}, item={i}) pair ({int(dup.sum())} duplicates in all); "
+            "keep one rating per pair (e.g. the latest) before building queries",
+            path=where,
+            row=bad,
+        )

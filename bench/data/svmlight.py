@@ -1,0 +1,223 @@
+"""SVMlight / LETOR text files: ``label qid:Q index:value ... # comment``.
+
+Reading uses :func:`sklearn.datasets.load_svmlight_file` with ``query_id=True``; it handles
+``#`` comments (LETOR's ``#docid = ...``) and CRLF line ends. Files without ``qid:`` (LightGBM's
+``examples/lambdarank``) take group sizes from a ``.query`` sidecar, one size per line
+(``rank.train`` -> ``rank.train.query``). When sklearn rejects a file, the file is scanned again
+to name the first malformed line.
+
+Writing produces the same format (1-based feature indices, ``qid:``) plus the ``.query``
+sidecar, atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file, load_svmlight_files
+
+from bench.data.atomic import atomic_path
+from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
+from bench.data.letor import LetorData
+from bench.errors import DataError
+
+PathLike = str | os.PathLike[str]
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan|infinity)"
+_LINE = re.compile(
+    rf"^\s*(?P<label>{_NUMBER})(?:\s+qid:(?P<qid>[-+]?\d+))?"
+    rf"(?P<feats>(?:\s+\d+:(?:{_NUMBER}))*)\s*(?:#.*)?$",
+    re.IGNORECASE,
+)
+
+
+def query_sidecar(path: PathLike) -> Path:
+    """The LightGBM group-size sidecar of a data file: ``<path>.query``."""
+    return Path(f"{os.fspath(path)}.query")
+
+
+def read_svmlight(
+    path: PathLike,
+    *,
+    query_path: PathLike | None = None,
+    n_features: int | None = None,
+    sort_by_qid: bool = False,
+) -> LetorData:
+    """Read one SVMlight/LETOR file into a :class:`LetorData`.
+
+    Groups come from ``qid:`` when the file has them, else from ``query_path`` or the
+    ``<path>.query`` sidecar. Without either, a :class:`DataError` says so.
+    ``sort_by_qid`` reorders rows so that each query is contiguous (rows of a query keep their
+    file order); without it, a non-contiguous file is an error naming the first offending line.
+    """
+    p = Path(path)
+    _check_readable(p)
+    has_qid = _first_data_line_has_qid(p)
+    try:
+        X, y, qid = load_svmlight_file(
+            str(p), n_features=n_features, query_id=True, dtype=np.float32, zero_based=False
+        )
+    except ValueError as exc:
+        raise _locate_parse_error(p, exc) from exc
+    return _to_letor(p, X, y, qid, has_qid, query_path, sort_by_qid)
+
+
+def read_svmlight_files(
+    paths: list[PathLike], *, sort_by_qid: bool = False
+) -> list[LetorData]:
+    """Read several files with one shared feature count (train/vali/test of a LETOR fold)."""
+    ps = [Path(p) for p in paths]
+    for p in ps:
+        _check_readable(p)
+    try:
+        loaded = load_svmlight_files(
+            [str(p) for p in ps], query_id=True, dtype=np.float32, zero_based=False
+        )
+    except ValueError as exc:
+        for p in ps:  # find which file is malformed
+            _scan_for_bad_line(p)
+        raise DataError(f"could not parse: {exc}", path=ps[0]) from exc
+    out = []
+    for i, p in enumerate(ps):
+        X, y, qid = loaded[3 * i], loaded[3 * i + 1], loaded[3 * i + 2]
+        out.append(_to_letor(p, X, y, qid, _first_data_line_has_qid(p), None, sort_by_qid))
+    return out
+
+
+def write_svmlight(
+    data: LetorData, path: PathLike, *, query_file: bool = True, comment: str | None = None
+) -> Path:
+    """Write ``data`` as SVMlight with ``qid:`` (and a ``.query`` sidecar), atomically.
+
+    Zero-valued features are omitted, as the format allows; feature indices are 1-based.
+    """
+    p = Path(path)
+    with atomic_path(p) as tmp:
+        dump_svmlight_file(
+            data.X,
+            data.y,
+            str(tmp),
+            zero_based=False,
+            query_id=data.qid,
+            comment=comment,
+        )
+    if query_file:
+        with atomic_path(query_sidecar(p)) as tmp:
+            tmp.write_text("".join(f"{s}\n" for s in data.group_sizes.tolist()))
+    return p
+
+
+def _to_letor(
+    p: Path,
+    X: object,
+    y: np.ndarray,
+    qid: np.ndarray,
+    has_qid: bool,
+    query_path: PathLike | None,
+    sort_by_qid: bool,
+) -> LetorData:
+    dense = np.asarray(X.toarray(), dtype=np.float32)  # type: ignore[attr-defined]
+    if y.shape[0] == 0:
+        raise DataError("no data lines (empty file)", path=p)
+    if not np.all(np.isfinite(y)):
+        bad = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise DataError(f"label {y[bad]!r} is not a finite number", path=p, row=bad + 1)
+    names = tuple(f"f{j + 1}" for j in range(dense.shape[1]))
+    if has_qid:
+        if sort_by_qid:
+            order = stable_order_by_qid(qid)
+            dense, y, qid = dense[order], y[order], qid[order]
+        offsets, _ = offsets_from_qid(qid, path=p)
+        return LetorData(
+            X=dense,
+            y=np.asarray(y, dtype=np.float64),
+            qid=qid.astype(np.int64),
+            offsets=offsets,
+            feature_names=names,
+            source=str(p),
+        )
+    qp = Path(query_path) if query_path is not None else query_sidecar(p)
+    if not qp.is_file():
+        raise DataError(
+            f"the file has no 'qid:' fields and no group-size file {qp.name} beside it; "
+            "give one with --query FILE (one group size per line)",
+            path=p,
+        )
+    sizes = _read_sizes(qp)
+    offsets = offsets_from_sizes(sizes, y.shape[0], path=qp)
+    qids = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    return LetorData(
+        X=dense,
+        y=np.asarray(y, dtype=np.float64),
+        qid=qids,
+        offsets=offsets,
+        feature_names=names,
+        source=str(p),
+    )
+
+
+def _read_sizes(qp: Path) -> np.ndarray:
+    sizes = []
+    with open(qp, encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            s = raw.strip()
+            if not s:
+                continue
+            if not s.isdigit():
+                raise DataError(f"expected a positive group size, got {s!r}", path=qp, line=lineno)
+            sizes.append(int(s))
+    if not sizes:
+        raise DataError("no group sizes (empty file)", path=qp)
+    return np.asarray(sizes, dtype=np.int64)
+
+
+def _check_readable(p: Path) -> None:
+    if not p.is_file():
+        raise DataError("no such file", path=p)
+    if p.stat().st_size == 0:
+        raise DataError("empty file: expected SVMlight lines 'label [qid:Q] index:value ...'", path=p)
+
+
+def _first_data_line_has_qid(p: Path) -> bool:
+    with open(p, "rb") as fh:
+        for raw in fh:
+            line = raw.split(b"#", 1)[0].strip()
+            if line:
+                return b"qid:" in line
+    return False
+
+
+def _scan_for_bad_line(p: Path) -> None:
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            body = text.split("#", 1)[0]
+            if not body.strip():
+                continue
+            if _LINE.match(text) is None:
+                shown = body.strip()
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                raise DataError(
+                    f"malformed SVMlight line {shown!r}: expected 'label [qid:Q] index:value ...' "
+                    "with integer indices >= 1",
+                    path=p,
+                    line=lineno,
+                )
+            idx = [int(t.split(":", 1)[0]) for t in body.split()[1:] if not t.startswith("qid:")]
+            if any(i < 1 for i in idx):
+                raise DataError("feature index 0: SVMlight indices start at 1", path=p, line=lineno)
+            if any(b <= a for a, b in zip(idx, idx[1:], strict=False)):
+                raise DataError(
+                    "feature indices must be strictly increasing within a line", path=p, line=lineno
+                )
+
+
+def _locate_parse_error(p: Path, exc: ValueError) -> DataError:
+    try:
+        _scan_for_bad_line(p)
+    except DataError as located:
+        return located
+    return DataError(f"could not parse as SVMlight: {exc}", path=p)

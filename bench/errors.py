@@ -1,0 +1,57 @@
+"""Errors that ltrbench raises on bad input.
+
+Every error about data names where the problem is (file, line, row, column) and what was
+expected, so that a user never has to guess why a number could not be computed. The CLI
+prints these as ``error: <message>`` and exits with status 2.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+
+
+class LtrbenchError(Exception):
+    """Base class of every error ltrbench raises on purpose."""
+
+
+class DataError(LtrbenchError, ValueError):
+    """Input data that cannot be used as it is.
+
+    The message is prefixed with a location built from the keyword arguments, e.g.
+    ``rank.train:17: expected 'label [qid:Q] index:value ...'`` or
+    ``ratings.csv, row 12 (user=3, item=7): duplicate (user, item) pair``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | PathLike[str] | None = None,
+        line: int | None = None,
+        row: int | None = None,
+        column: str | None = None,
+    ) -> None:
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.row = row
+        self.column = column
+        self.reason = message
+        super().__init__(_located(message, self.path, line, row, column))
+
+
+class ConfigError(LtrbenchError, ValueError):
+    """A configuration, option or name that ltrbench does not accept (the message lists valid ones)."""
+
+
+def _located(
+    message: str, path: str | None, line: int | None, row: int | None, column: str | None
+) -> str:
+    where = path or ""
+    if line is not None:
+        where = f"{where}:{line}" if where else f"line {line}"
+    parts = [where] if where else []
+    if row is not None:
+        parts.append(f"row {row}")
+    if column is not None:
+        parts.append(f"column {column!r}")
+    return f"{', '.join(parts)}: {message}" if parts else message

@@ -1,0 +1,1 @@
+"""Benchmarks behind ``ltrbench perf``: each prints ratios against peers timed in the same run."""

@@ -1,0 +1,17 @@
+"""Shared test fixtures: where the real datasets of ``../shared/data`` are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """``../shared/data`` beside the project root; tests using it skip cleanly when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data folder {SHARED_DATA} is absent")
+    return SHARED_DATA
