@@ -41,7 +41,7 @@ def offsets_from_qid(
     if np.unique(group_qid).shape[0] != group_qid.shape[0]:
         bad_row = _first_reappearing_row(group_qid, starts)
         raise DataError(
-            f"query id {q[bad_row]!r} reappears after other queries: the rows of a query must "
+            f"query id {q[bad_row].item()!r} reappears after other queries: the rows of a query must "
             "be contiguous (sort the file by qid, or pass --sort-by-qid)",
             path=path,
             row=int(bad_row) + row_base,
