@@ -64,7 +64,7 @@ def offsets_from_sizes(
         raise DataError(f"group sizes must be one-dimensional, got shape {s.shape}", path=path)
     if s.size and (s.dtype.kind == "f" and not np.all(np.isfinite(s) & (s == np.round(s)))):
         bad = int(np.flatnonzero(~(np.isfinite(s) & (s == np.round(s))))[0])
-        raise DataError(f"group size {s[bad]!r} is not an integer", path=path, line=bad + 1)
+        raise DataError(f"group size {s[bad].item()!r} is not an integer", path=path, line=bad + 1)
     s = s.astype(np.int64)
     if np.any(s <= 0):
         bad = int(np.flatnonzero(s <= 0)[0])

@@ -12,6 +12,7 @@ sidecar, atomically.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
@@ -66,15 +67,31 @@ def read_svmlight(
 
 
 def read_svmlight_files(
-    paths: list[PathLike], *, sort_by_qid: bool = False
+    paths: list[PathLike],
+    *,
+    sort_by_qid: bool = False,
+    query_paths: list[PathLike | None] | None = None,
+    n_features: int | None = None,
 ) -> list[LetorData]:
-    """Read several files with one shared feature count (train/vali/test of a LETOR fold)."""
+    """Read several files with one shared feature count (train/vali/test of a LETOR fold).
+
+    The feature count is the largest index in any of the files (or ``n_features``), so a
+    feature that never occurs in the test file still has its column there. ``query_paths``
+    gives a group-size file per path (``None`` entries: the ``<path>.query`` sidecar).
+    """
     ps = [Path(p) for p in paths]
+    qps = list(query_paths) if query_paths is not None else [None] * len(ps)
+    if len(qps) != len(ps):
+        raise DataError(f"{len(qps)} query files for {len(ps)} data files")
     for p in ps:
         _check_readable(p)
     try:
         loaded = load_svmlight_files(
-            [str(p) for p in ps], query_id=True, dtype=np.float32, zero_based=False
+            [str(p) for p in ps],
+            n_features=n_features,
+            query_id=True,
+            dtype=np.float32,
+            zero_based=False,
         )
     except ValueError as exc:
         for p in ps:  # find which file is malformed
@@ -83,7 +100,7 @@ def read_svmlight_files(
     out = []
     for i, p in enumerate(ps):
         X, y, qid = loaded[3 * i], loaded[3 * i + 1], loaded[3 * i + 2]
-        out.append(_to_letor(p, X, y, qid, _first_data_line_has_qid(p), None, sort_by_qid))
+        out.append(_to_letor(p, X, y, qid, _first_data_line_has_qid(p), qps[i], sort_by_qid))
     return out
 
 
@@ -124,13 +141,19 @@ def _to_letor(
         raise DataError("no data lines (empty file)", path=p)
     if not np.all(np.isfinite(y)):
         bad = int(np.flatnonzero(~np.isfinite(y))[0])
-        raise DataError(f"label {y[bad]!r} is not a finite number", path=p, row=bad + 1)
+        raise DataError(f"label {float(y[bad])} is not a finite number", path=p, row=bad + 1)
     names = tuple(f"f{j + 1}" for j in range(dense.shape[1]))
     if has_qid:
         if sort_by_qid:
             order = stable_order_by_qid(qid)
             dense, y, qid = dense[order], y[order], qid[order]
-        offsets, _ = offsets_from_qid(qid, path=p)
+        try:
+            offsets, _ = offsets_from_qid(qid, path=p)
+        except DataError as exc:
+            if exc.row is None:
+                raise
+            raise DataError(exc.reason, path=p, line=_line_of_data_row(p, exc.row),
+                            row=exc.row) from None
         return LetorData(
             X=dense,
             y=np.asarray(y, dtype=np.float64),
@@ -190,6 +213,18 @@ def _first_data_line_has_qid(p: Path) -> bool:
     return False
 
 
+def _line_of_data_row(p: Path, row: int) -> int | None:
+    """The 1-based line number of the ``row``-th (1-based) data line (skipping blank/comment lines)."""
+    seen = 0
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if raw.split(b"#", 1)[0].strip():
+                seen += 1
+                if seen == row:
+                    return lineno
+    return None
+
+
 def _scan_for_bad_line(p: Path) -> None:
     with open(p, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -209,7 +244,7 @@ def _scan_for_bad_line(p: Path) -> None:
             idx = [int(t.split(":", 1)[0]) for t in body.split()[1:] if not t.startswith("qid:")]
             if any(i < 1 for i in idx):
                 raise DataError("feature index 0: SVMlight indices start at 1", path=p, line=lineno)
-            if any(b <= a for a, b in zip(idx, idx[1:], strict=False)):
+            if any(b <= a for a, b in itertools.pairwise(idx)):
                 raise DataError(
                     "feature indices must be strictly increasing within a line", path=p, line=lineno
                 )

@@ -1,0 +1,284 @@
+"""The dataset catalogue: one TOML card per dataset.
+
+The cards live in the package (``bench/data/cards/<name>.toml``) so that an installed wheel has
+them, and are read with :mod:`importlib.resources`; ``datasets/README.md`` in the repository
+points at them and ``datasets/catalogue.md`` is the table :func:`render_markdown` generates
+(``ltrbench datasets list --format markdown``).
+
+A card holds: ``name``, ``title``, ``kind`` (``letor`` | ``ratings`` | ``synthetic``),
+``loader`` (``movielens`` | ``letor`` | ``lightgbm`` | ``synthetic``), ``homepage``, ``url``
+(download URL; empty when there is no public one), ``archive`` (file name), ``archive_sha256``
+(hex digest, or ``"unknown"``), ``archive_size`` (bytes, 0 = unknown), ``archive_format``
+(``zip`` | ``tar.gz`` | ``tar.bz2`` | ``rar`` | ``files`` | ``none``), ``archive_root`` (the
+folder inside the archive that becomes the dataset folder; empty = the whole archive),
+``dir`` (folder name in the data directory) and ``aliases`` (other accepted folder names),
+``layout`` (MovieLens layout), ``size``, ``licence``, ``redistributable``, ``citation``,
+``notes``, ``hash_source`` (where the digests come from), ``folds`` (e.g. ``Fold1``..``Fold5``),
+``[splits]`` (train / vali / test paths inside the folder, ``{fold}`` replaced), ``[files]``
+(path inside the folder -> sha256 or ``"unknown"``), ``[file_urls]`` (for
+``archive_format = "files"``: path -> URL) and ``[variants.<name>]`` tables that override any of
+these (Yahoo ``set1``/``set2``, Istella ``full``/``s``/``x``), with ``default_variant``.
+
+A dataset spec is ``NAME`` or ``NAME:OPTION`` where ``OPTION`` is a variant (``istella:s``) or
+a fold (``mslr-web10k:Fold3``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from bench.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KINDS = ("letor", "ratings", "synthetic")
+LOADERS = ("movielens", "letor", "lightgbm", "synthetic")
+ARCHIVE_FORMATS = ("zip", "tar.gz", "tar.bz2", "rar", "files", "none")
+UNKNOWN = "unknown"
+_REQUIRED = ("name", "title", "kind", "loader", "homepage", "size", "licence", "citation")
+_SCALARS = {
+    "name": str, "title": str, "kind": str, "loader": str, "homepage": str, "url": str,
+    "archive": str, "archive_sha256": str, "archive_size": int, "archive_format": str,
+    "archive_root": str, "dir": str, "layout": str, "size": str, "licence": str,
+    "redistributable": bool, "citation": str, "notes": str, "hash_source": str,
+    "default_variant": str,
+}
+_TABLES = ("splits", "files", "file_urls")
+_LISTS = ("aliases", "folds")
+
+
+@dataclass(frozen=True)
+class Card:
+    """One dataset card (see the module docstring for the fields)."""
+
+    name: str
+    title: str
+    kind: str
+    loader: str
+    homepage: str
+    size: str
+    licence: str
+    citation: str
+    url: str = ""
+    archive: str = ""
+    archive_sha256: str = UNKNOWN
+    archive_size: int = 0
+    archive_format: str = "none"
+    archive_root: str = ""
+    dir: str = ""
+    aliases: tuple[str, ...] = ()
+    layout: str = ""
+    redistributable: bool = False
+    notes: str = ""
+    hash_source: str = ""
+    folds: tuple[str, ...] = ()
+    splits: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    file_urls: dict[str, str] = field(default_factory=dict)
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    default_variant: str = ""
+    variant: str = ""
+    path: str = ""
+
+    @property
+    def downloadable(self) -> bool:
+        """Whether ``fetch`` can download it (a public URL in a format it can unpack)."""
+        if self.archive_format == "files":
+            return bool(self.file_urls)
+        return bool(self.url) and self.archive_format in ("zip", "tar.gz", "tar.bz2")
+
+    @property
+    def folder_names(self) -> tuple[str, ...]:
+        """Folder names under which the dataset is recognised in a data directory."""
+        names = [self.dir or self.name, *self.aliases]
+        return tuple(dict.fromkeys(names))
+
+    @property
+    def spec(self) -> str:
+        return f"{self.name}:{self.variant}" if self.variant else self.name
+
+    def with_variant(self, variant: str | None) -> Card:
+        """This card with a variant's overrides applied (``None``/``""``: the default variant)."""
+        if not self.variants:
+            if variant:
+                raise ConfigError(f"dataset {self.name!r} has no variants (asked for {variant!r})")
+            return self
+        chosen = variant or self.default_variant
+        if chosen not in self.variants:
+            raise ConfigError(
+                f"dataset {self.name!r} has no variant {chosen!r}; valid: "
+                f"{', '.join(sorted(self.variants))}"
+            )
+        fields = _coerce(self.variants[chosen], where=f"{self.path} [variants.{chosen}]")
+        return replace(self, **fields, variant=chosen)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("path",)}
+        out["aliases"] = list(self.aliases)
+        out["folds"] = list(self.folds)
+        return out
+
+
+def cards_dir() -> Path:
+    """Folder holding the card files (inside the installed package)."""
+    return Path(str(importlib.resources.files("bench.data") / "cards"))
+
+
+def load_card(path: str | Path) -> Card:
+    """Read and validate one card file; a bad card is a :class:`ConfigError` naming file and key."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
+    missing = [k for k in _REQUIRED if k not in raw]
+    if missing:
+        raise ConfigError(f"{p}: card lacks {', '.join(missing)}")
+    variants = raw.pop("variants", {})
+    if not isinstance(variants, dict) or not all(isinstance(v, dict) for v in variants.values()):
+        raise ConfigError(f"{p}: [variants] must hold tables")
+    fields = _coerce(raw, where=str(p))
+    card = Card(**fields, variants=variants, path=str(p))
+    if card.kind not in KINDS:
+        raise ConfigError(f"{p}: kind {card.kind!r}; valid: {', '.join(KINDS)}")
+    if card.loader not in LOADERS:
+        raise ConfigError(f"{p}: loader {card.loader!r}; valid: {', '.join(LOADERS)}")
+    if variants and card.default_variant not in variants:
+        raise ConfigError(f"{p}: default_variant {card.default_variant!r} is not a variant")
+    for v in variants:  # each variant must itself be a valid card
+        _validate(card.with_variant(v), p)
+    _validate(card, p)
+    return card
+
+
+@functools.lru_cache(maxsize=1)
+def load_catalogue() -> dict[str, Card]:
+    """Every card, by name (sorted)."""
+    cards: dict[str, Card] = {}
+    for f in sorted(cards_dir().glob("*.toml")):
+        card = load_card(f)
+        if card.name != f.stem:
+            raise ConfigError(f"{f}: card name {card.name!r} differs from its file name")
+        cards[card.name] = card
+    return dict(sorted(cards.items()))
+
+
+def card_names() -> list[str]:
+    return list(load_catalogue())
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """``"istella:s"`` -> ``("istella", "s")``; ``"ml-25m"`` -> ``("ml-25m", None)``."""
+    name, sep, option = spec.partition(":")
+    return name.strip().lower(), (option.strip() or None) if sep else None
+
+
+def get_card(spec: str) -> Card:
+    """The card for ``NAME`` or ``NAME:VARIANT`` (a fold option is left for the loader).
+
+    Unknown names raise :class:`ConfigError` listing the valid ones.
+    """
+    name, option = parse_spec(spec)
+    cards = load_catalogue()
+    if name not in cards:
+        raise ConfigError(f"unknown dataset {name!r}; valid: {', '.join(cards)}")
+    card = cards[name]
+    if option and card.folds and option in card.folds and option not in card.variants:
+        return card.with_variant(None)
+    return card.with_variant(option)
+
+
+def fold_of(spec: str, card: Card) -> str:
+    """The fold a spec asks for (``mslr-web10k:Fold3`` -> ``Fold3``), else the card's first fold."""
+    _, option = parse_spec(spec)
+    if option and option in card.folds:
+        return option
+    if option and card.folds and option not in card.variants:
+        raise ConfigError(f"dataset {card.name!r} has no fold {option!r}; valid: "
+                          f"{', '.join(card.folds)}")
+    return card.folds[0] if card.folds else "Fold1"
+
+
+def render_markdown(cards: dict[str, Card] | None = None) -> str:
+    """The catalogue as a Markdown table (``datasets/catalogue.md``)."""
+    cards = load_catalogue() if cards is None else cards
+    lines = [
+        "# Dataset catalogue",
+        "",
+        "Generated from the cards in `bench/data/cards/` by "
+        "`ltrbench datasets list --format markdown`; do not edit by hand.",
+        "",
+        "| name | kind | size | download | archive sha256 | licence |",
+        "|---|---|---|---|---|---|",
+    ]
+    for card in cards.values():
+        variants = [card.with_variant(v) for v in card.variants] or [card]
+        for c in variants:
+            name = f"`{c.spec}`"
+            if c.kind == "synthetic":
+                where = "built in"
+            elif c.downloadable:
+                where = f"[{c.archive or 'files'}]({c.url or c.homepage})"
+            else:
+                where = f"manual ([homepage]({c.homepage}))"
+            digest = c.archive_sha256 if c.archive_format not in ("none", "files") else "—"
+            if digest not in (UNKNOWN, "—"):
+                digest = f"`{digest[:16]}…`"
+            lines.append(
+                f"| {name} | {c.kind} | {_cell(c.size)} | {where} | {digest} | "
+                f"{_cell(c.licence)} |"
+            )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _coerce(raw: dict[str, Any], *, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in _SCALARS:
+            want = _SCALARS[key]
+            if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+                raise ConfigError(f"{where}: {key} must be {want.__name__}, got {value!r}")
+            out[key] = value
+        elif key in _TABLES:
+            if not isinstance(value, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+            ):
+                raise ConfigError(f"{where}: [{key}] must map strings to strings")
+            out[key] = dict(value)
+        elif key in _LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: {key} must be a list of strings")
+            out[key] = tuple(value)
+        else:
+            valid = ", ".join([*_SCALARS, *_TABLES, *_LISTS, "variants"])
+            raise ConfigError(f"{where}: unknown key {key!r}; valid: {valid}")
+    return out
+
+
+def _validate(card: Card, p: Path) -> None:
+    where = f"{p}" + (f" [variants.{card.variant}]" if card.variant else "")
+    if card.archive_format not in ARCHIVE_FORMATS:
+        raise ConfigError(f"{where}: archive_format {card.archive_format!r}; valid: "
+                          f"{', '.join(ARCHIVE_FORMATS)}")
+    digests = [card.archive_sha256, *card.files.values()]
+    for d in digests:
+        if d != UNKNOWN and (len(d) != 64 or any(ch not in "0123456789abcdef" for ch in d)):
+            raise ConfigError(f"{where}: {d!r} is neither a sha256 hex digest nor 'unknown'")
+    if card.archive_format == "files" and set(card.file_urls) - set(card.files):
+        raise ConfigError(f"{where}: every [file_urls] entry needs a [files] entry")
+    for split in card.splits:
+        if split not in ("train", "vali", "test"):
+            raise ConfigError(f"{where}: [splits] key {split!r}; valid: train, vali, test")

@@ -1,0 +1,452 @@
+"""The data directory, downloads and integrity verification.
+
+Where datasets live (:func:`data_dirs`, searched in this order):
+
+1. ``--data-dir`` (the ``data_dir`` argument), else the environment variable
+   ``LTRBENCH_DATA_DIR``, else ``platformdirs.user_cache_dir("ltrbench")``; this first folder is
+   where :func:`fetch` writes;
+2. ``../shared/data`` beside the repository root (the folder holding ``bench/``), and
+   ``../shared/data`` relative to the current directory, when they exist; read only.
+
+A dataset is present when a folder named by its card (``dir`` or one of its ``aliases``) is in
+one of these folders; a folder copied there by hand is found and verified, never downloaded
+again. :func:`fetch` downloads with a progress bar into a temporary folder inside the data
+directory, checks the sha256 of the archive (or of each file) against the card, unpacks zip /
+tar archives (refusing members that would land outside the folder), checks the unpacked files'
+digests, and only then renames the folder into place (an atomic ``os.rename`` on one file
+system). Any failure removes the temporary folder. :func:`verify` recomputes the digests of the
+files a card lists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+from bench.data.catalogue import UNKNOWN, Card, get_card
+from bench.errors import ConfigError, DataError
+
+ENV_VAR = "LTRBENCH_DATA_DIR"
+FETCH_RECORD = ".ltrbench-fetch.json"
+_CHUNK = 1 << 20
+
+
+# --------------------------------------------------------------------------- hashing
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- data directories
+
+
+def repo_root() -> Path:
+    """The folder holding the ``bench`` package (the repository root in a source checkout)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def default_data_dir() -> Path:
+    """``platformdirs.user_cache_dir("ltrbench")``."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ltrbench"))
+
+
+def primary_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where fetched datasets go: ``data_dir``, else ``$LTRBENCH_DATA_DIR``, else the user cache."""
+    if data_dir is not None and str(data_dir) != "":
+        return Path(data_dir).expanduser()
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return Path(env).expanduser()
+    return default_data_dir()
+
+
+def shared_data_dirs() -> list[Path]:
+    """``../shared/data`` beside the repository root and beside the current directory, if present."""
+    out: list[Path] = []
+    for cand in (repo_root().parent / "shared" / "data", Path.cwd().parent / "shared" / "data"):
+        with contextlib.suppress(OSError):
+            if cand.is_dir():
+                r = cand.resolve()
+                if r not in out:
+                    out.append(r)
+    return out
+
+
+def data_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Every folder searched for datasets, the writable one first (see the module docstring)."""
+    out = [primary_data_dir(data_dir)]
+    for d in shared_data_dirs():
+        if all(_same(d, o) is False for o in out):
+            out.append(d)
+    return out
+
+
+def find_dataset(
+    spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None
+) -> Path | None:
+    """The folder of a dataset in the data directories, or ``None`` when it is absent."""
+    card = spec if isinstance(spec, Card) else get_card(spec)
+    if card.kind == "synthetic":
+        return None
+    for d in data_dirs(data_dir):
+        for name in card.folder_names:
+            cand = d / name
+            if cand.is_dir():
+                return cand
+    return None
+
+
+# --------------------------------------------------------------------------- verification
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """One file of a card: ``status`` is ok | mismatch | missing | unverified (no known digest)."""
+
+    path: str
+    expected: str
+    actual: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The result of :func:`verify`."""
+
+    name: str
+    folder: str | None
+    files: list[FileCheck] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Found, and no file missing or different from its card digest."""
+        return self.folder is not None and all(
+            f.status in ("ok", "unverified") for f in self.files
+        )
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {"ok": 0, "mismatch": 0, "missing": 0, "unverified": 0}
+        for f in self.files:
+            out[f.status] += 1
+        return out
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "ok": self.ok, "counts": self.counts}
+
+
+def verify_folder(card: Card, folder: str | os.PathLike[str]) -> VerifyReport:
+    """Check every file the card lists in ``folder`` against its digest."""
+    root = Path(folder)
+    checks = []
+    for rel, expected in card.files.items():
+        f = root / rel
+        if not f.is_file():
+            checks.append(FileCheck(rel, expected, None, "missing"))
+            continue
+        actual = sha256_file(f)
+        status = "unverified" if expected == UNKNOWN else "ok" if actual == expected else "mismatch"
+        checks.append(FileCheck(rel, expected, actual, status))
+    return VerifyReport(name=card.spec, folder=str(root), files=checks)
+
+
+def verify(
+    spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None
+) -> VerifyReport:
+    """Find a dataset and check its files' sha256 against the card (folder ``None`` if absent)."""
+    card = spec if isinstance(spec, Card) else get_card(spec)
+    if card.kind == "synthetic":
+        return VerifyReport(name=card.spec, folder="(generated)", files=[])
+    folder = find_dataset(card, data_dir=data_dir)
+    if folder is None:
+        return VerifyReport(name=card.spec, folder=None, files=[])
+    return verify_folder(card, folder)
+
+
+# --------------------------------------------------------------------------- fetch
+
+
+def fetch(
+    spec: str | Card,
+    *,
+    url: str | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    progress: bool = True,
+    timeout: float = 60.0,
+    log: Callable[[str], None] | None = None,
+) -> Path:
+    """Make a dataset present in the data directory and return its folder.
+
+    A dataset already present in any data directory is verified and returned without a
+    download (unless ``force``). ``url`` overrides the card's URL (a mirror, a local path or a
+    ``file://`` URL of the same archive); the card's digests are still checked. Datasets without
+    a public URL (Yahoo, LETOR 4.0, OHSUMED) raise :class:`DataError` with the manual steps.
+    """
+    say = log or (lambda msg: print(msg, file=sys.stderr))
+    card = spec if isinstance(spec, Card) else get_card(spec)
+    if card.kind == "synthetic":
+        raise ConfigError(f"{card.name!r} is generated by ltrbench: there is nothing to fetch")
+    if not force:
+        existing = find_dataset(card, data_dir=data_dir)
+        if existing is not None:
+            report = verify_folder(card, existing)
+            bad = [f for f in report.files if f.status in ("mismatch", "missing")]
+            if bad:
+                listed = ", ".join(f"{f.path} ({f.status})" for f in bad[:5])
+                raise DataError(
+                    f"dataset {card.spec!r} is present but does not match its card: {listed}; "
+                    "remove it or fetch again with --force",
+                    path=existing,
+                )
+            say(f"{card.spec}: already present in {existing} "
+                f"({report.counts['ok']} files verified, {report.counts['unverified']} without "
+                "a known digest)")
+            return existing
+    fmt = card.archive_format
+    if url is not None:
+        url = _as_url(url)
+        try:
+            fmt = _format_from_name(url)
+        except DataError:
+            if fmt not in ("zip", "tar.gz", "tar.bz2"):
+                raise
+    elif not card.downloadable:
+        raise DataError(
+            f"dataset {card.spec!r} has no automatic download. {card.notes} "
+            f"Homepage: {card.homepage or '(none)'}. Put the folder in "
+            f"{primary_data_dir(data_dir)}/{card.dir or card.name}, or pass --url with a copy "
+            "of the archive."
+        )
+    elif fmt != "files":
+        url = card.url
+
+    parent = primary_data_dir(data_dir)
+    parent.mkdir(parents=True, exist_ok=True)
+    dest = parent / (card.dir or card.name)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.fetch-", dir=parent))
+    try:
+        record: dict[str, object] = {
+            "name": card.name,
+            "variant": card.variant or None,
+            "fetched_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        }
+        if fmt == "files" and url is None:
+            root = staging / "files"
+            for rel, file_url in card.file_urls.items():
+                target = root / rel
+                digest = _download(file_url, target, progress=progress, timeout=timeout,
+                                   label=rel)
+                _check_digest(card.files.get(rel, UNKNOWN), digest, what=rel, url=file_url)
+            record["urls"] = dict(card.file_urls)
+        else:
+            assert url is not None
+            archive_name = card.archive or _name_from_url(url)
+            archive = staging / archive_name
+            digest = _download(url, archive, progress=progress, timeout=timeout,
+                               label=archive_name, size_hint=card.archive_size)
+            # an overriding URL may be a different archive format than the card's
+            expected = card.archive_sha256 if fmt == card.archive_format else UNKNOWN
+            _check_digest(expected, digest, what=archive_name, url=url)
+            if expected == UNKNOWN:
+                say(f"{card.spec}: the card has no sha256 for {archive_name}; downloaded "
+                    f"sha256 = {digest} (record it; the files are checked where known)")
+            record.update(url=url, archive=archive_name, archive_sha256=digest,
+                          archive_verified=expected != UNKNOWN)
+            extracted = staging / "extracted"
+            _extract(archive, extracted, fmt)
+            archive.unlink()
+            root = _archive_root(extracted, card)
+        report = verify_folder(card, root)
+        bad = [f for f in report.files if f.status in ("mismatch", "missing")]
+        if bad:
+            listed = ", ".join(
+                f"{f.path} ({f.status}{'' if f.actual is None else ': ' + f.actual})"
+                for f in bad[:5]
+            )
+            raise DataError(f"downloaded dataset {card.spec!r} does not match its card: {listed}",
+                            path=url)
+        record["files"] = {f.path: f.actual for f in report.files}
+        (root / FETCH_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        if dest.exists():
+            if not force:
+                raise DataError("folder already exists; fetch with --force to replace it",
+                                path=dest)
+            os.rename(dest, staging / "previous")
+        os.rename(root, dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    say(f"{card.spec}: fetched into {dest}")
+    return dest
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _download(
+    url: str,
+    target: Path,
+    *,
+    progress: bool,
+    timeout: float,
+    label: str,
+    size_hint: int = 0,
+) -> str:
+    """Stream ``url`` into ``target`` (hashing on the way); returns the sha256."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    h = hashlib.sha256()
+    try:
+        response = urllib.request.urlopen(url, timeout=timeout)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise DataError(f"could not download: {exc}", path=url) from exc
+    with response:
+        total = int(response.headers.get("Content-Length") or 0) or size_hint or None
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            transient=True,
+            disable=not progress,
+        ) as bar, open(target, "wb") as out:
+            task = bar.add_task(label, total=total)
+            while True:
+                try:
+                    block = response.read(_CHUNK)
+                except (OSError, urllib.error.URLError) as exc:
+                    raise DataError(f"download interrupted: {exc}", path=url) from exc
+                if not block:
+                    break
+                out.write(block)
+                h.update(block)
+                bar.advance(task, len(block))
+            out.flush()
+            os.fsync(out.fileno())
+    return h.hexdigest()
+
+
+def _check_digest(expected: str, actual: str, *, what: str, url: str) -> None:
+    if expected != UNKNOWN and expected != actual:
+        raise DataError(
+            f"sha256 of {what} is {actual}, the card says {expected}: the download is corrupt "
+            "or not the published file; nothing was installed",
+            path=url,
+        )
+
+
+def _extract(archive: Path, into: Path, fmt: str) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    if fmt == "zip":
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                for member in zf.namelist():
+                    _check_member(member, archive)
+                zf.extractall(into)
+        except zipfile.BadZipFile as exc:
+            raise DataError(f"not a zip archive: {exc}", path=archive.name) from exc
+        return
+    if fmt in ("tar.gz", "tar.bz2"):
+        try:
+            with tarfile.open(archive, "r:*") as tf:
+                for m in tf.getmembers():
+                    _check_member(m.name, archive)
+                    if m.issym() or m.islnk():
+                        raise DataError(f"archive member {m.name!r} is a link; refused",
+                                        path=archive.name)
+                try:
+                    tf.extractall(into, filter="data")
+                except TypeError:  # pragma: no cover - Python without extraction filters
+                    tf.extractall(into)
+        except tarfile.TarError as exc:
+            raise DataError(f"not a {fmt} archive: {exc}", path=archive.name) from exc
+        return
+    raise DataError(
+        f"cannot unpack a {fmt!r} archive: unpack it by hand into the data directory",
+        path=archive.name,
+    )
+
+
+def _check_member(name: str, archive: Path) -> None:
+    pure = PurePosixPath(name.replace("\\", "/"))
+    if pure.is_absolute() or ".." in pure.parts or (pure.parts and ":" in pure.parts[0]):
+        raise DataError(f"archive member {name!r} would be written outside the folder; refused",
+                        path=archive.name)
+
+
+def _archive_root(extracted: Path, card: Card) -> Path:
+    """The folder inside the unpacked archive that becomes the dataset folder.
+
+    The card's ``archive_root`` when the archive has it; else the unpacked folder itself when the
+    card's files are at its top; else its single top-level folder (an archive packed with one).
+    """
+    if card.archive_root and (extracted / card.archive_root).is_dir():
+        return extracted / card.archive_root
+    if card.files and any((extracted / rel).exists() for rel in card.files):
+        return extracted
+    entries = [e for e in extracted.iterdir() if not e.name.startswith(".")]
+    if len(entries) == 1 and entries[0].is_dir() and (card.archive_root or card.files):
+        return entries[0]
+    return extracted
+
+
+def _as_url(url: str) -> str:
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme in ("http", "https", "file", "ftp"):
+        return url
+    return Path(url).expanduser().resolve().as_uri()
+
+
+def _format_from_name(url: str) -> str:
+    name = _name_from_url(url).lower()
+    if name.endswith(".zip"):
+        return "zip"
+    if name.endswith((".tar.gz", ".tgz")):
+        return "tar.gz"
+    if name.endswith((".tar.bz2", ".tbz2")):
+        return "tar.bz2"
+    raise DataError("cannot tell the archive format from the name (expected .zip, .tar.gz, "
+                    ".tgz or .tar.bz2)", path=url)
+
+
+def _name_from_url(url: str) -> str:
+    name = PurePosixPath(urllib.parse.urlparse(url).path).name
+    return urllib.parse.unquote(name) or "download"
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False

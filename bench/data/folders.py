@@ -1,0 +1,297 @@
+"""Folders of LETOR files: train / validation / test in one call.
+
+Layouts recognised (:func:`detect_layout`):
+
+- ``letor``: ``Fold1/{train,vali,test}.txt`` (LETOR 3.0/4.0, MSLR-WEB, MQ2007/8) or the same
+  three files directly in the folder (Istella ``full/``, ``sample/``); ``valid.txt`` /
+  ``validation.txt`` and Yahoo's ``set1.train.txt`` / ``set1.valid.txt`` / ``set1.test.txt`` are
+  accepted too. All three files are read with one shared feature count
+  (:func:`~bench.data.svmlight.read_svmlight_files`).
+- ``lightgbm``: LightGBM's ``examples/lambdarank``: ``rank.train`` + ``rank.train.query`` and
+  ``rank.test`` + ``rank.test.query``, sparse SVMlight without ``qid:``.
+- ``parquet``: ``{train,vali,test}.parquet`` as written by ``ltrbench convert``
+  (:mod:`bench.data.parquet`).
+
+When a folder has no validation file (LightGBM's example, Istella ``full``), a validation set is
+carved out of the training file **by query** (:func:`carve_validation`): a fixed fraction of the
+training queries, chosen by ``numpy.random.default_rng(seed).permutation``; the rule, fraction,
+seed and the chosen query ids are recorded in ``LetorSplits.meta["validation"]``. The test file
+is never touched, so no model choice can see it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from bench.data.letor import LetorData, LetorSplits
+from bench.data.parquet import read_parquet
+from bench.data.svmlight import query_sidecar, read_svmlight_files
+from bench.errors import DataError
+
+PathLike = str | os.PathLike[str]
+SPLITS = ("train", "vali", "test")
+DEFAULT_VALI_FRACTION = 0.2
+DEFAULT_SEED = 0
+
+_NAMES = {
+    "train": ("train.txt", "train"),
+    "vali": ("vali.txt", "valid.txt", "validation.txt", "vali", "valid"),
+    "test": ("test.txt", "test"),
+}
+_SUFFIXES = {"train": (".train.txt",), "vali": (".valid.txt", ".vali.txt"), "test": (".test.txt",)}
+
+
+def detect_layout(path: PathLike, *, fold: str = "Fold1") -> str | None:
+    """``"lightgbm"``, ``"parquet"``, ``"letor"`` or ``None`` for a folder (see the module doc)."""
+    p = Path(path)
+    if not p.is_dir():
+        return None
+    if (p / "rank.train").is_file() and (p / "rank.test").is_file():
+        return "lightgbm"
+    if (p / "train.parquet").is_file() and (p / "test.parquet").is_file():
+        return "parquet"
+    try:
+        find_split_files(p, fold=fold)
+    except DataError:
+        return None
+    return "letor"
+
+
+def find_split_files(
+    path: PathLike, *, fold: str = "Fold1", splits: dict[str, str] | None = None
+) -> dict[str, Path | None]:
+    """The train / vali / test files of a LETOR folder (``vali`` is ``None`` when absent).
+
+    ``splits`` names the files explicitly (relative to ``path``, ``{fold}`` is replaced).
+    Otherwise ``path/<fold>/`` is used when it exists, else ``path`` itself, else the one
+    sub-folder of ``path`` (an archive's top folder) that holds ``<fold>`` or the files.
+    """
+    p = Path(path)
+    if not p.is_dir():
+        raise DataError("no such folder", path=p)
+    if splits:
+        found: dict[str, Path | None] = {}
+        for split in SPLITS:
+            rel = splits.get(split)
+            f = p / rel.format(fold=fold) if rel else None
+            if f is not None and not f.is_file():
+                raise DataError(f"{split} file {f.name} is missing", path=f.parent)
+            found[split] = f
+        if found["train"] is None or found["test"] is None:
+            raise DataError("a split table needs at least train and test files", path=p)
+        return found
+    for base in _candidate_bases(p, fold):
+        found = {s: _find_one(base, s) for s in SPLITS}
+        if found["train"] is not None and found["test"] is not None:
+            return found
+    raise DataError(
+        f"no LETOR split files: expected {fold}/{{train,vali,test}}.txt or "
+        "{train,vali,test}.txt (vali optional)",
+        path=p,
+    )
+
+
+def read_letor_folder(
+    path: PathLike,
+    *,
+    fold: str = "Fold1",
+    splits: dict[str, str] | None = None,
+    name: str | None = None,
+    sort_by_qid: bool = False,
+    vali_fraction: float = DEFAULT_VALI_FRACTION,
+    seed: int = DEFAULT_SEED,
+) -> LetorSplits:
+    """Read a LETOR folder (``Fold1/{train,vali,test}.txt`` or flat) into :class:`LetorSplits`.
+
+    Without a validation file, ``vali_fraction`` of the training queries become the validation
+    set (:func:`carve_validation`, seeded).
+    """
+    from bench.data.fetch import sha256_file
+
+    p = Path(path)
+    files = find_split_files(p, fold=fold, splits=splits)
+    order = [s for s in SPLITS if files[s] is not None]
+    loaded = read_svmlight_files([files[s] for s in order], sort_by_qid=sort_by_qid)  # type: ignore[misc]
+    parts = dict(zip(order, loaded, strict=True))
+    inputs = {str(files[s]): sha256_file(files[s]) for s in order}  # type: ignore[arg-type]
+    meta: dict[str, object] = {
+        "layout": "letor",
+        "fold": fold if _uses_fold(p, files, fold) else None,
+        "files": {s: str(files[s]) if files[s] is not None else None for s in SPLITS},
+        "n_features": parts["train"].n_features,
+    }
+    if "vali" not in parts:
+        train, vali, rule = carve_validation(parts["train"], fraction=vali_fraction, seed=seed)
+        parts["train"], parts["vali"] = train, vali
+        meta["validation"] = rule
+    else:
+        meta["validation"] = {"rule": "file", "file": str(files["vali"])}
+    return LetorSplits(
+        name=name or _default_name(p),
+        train=parts["train"],
+        vali=parts["vali"],
+        test=parts["test"],
+        inputs=inputs,
+        meta=meta,
+    )
+
+
+def read_lightgbm_dir(
+    path: PathLike,
+    *,
+    name: str | None = None,
+    vali_fraction: float = DEFAULT_VALI_FRACTION,
+    seed: int = DEFAULT_SEED,
+) -> LetorSplits:
+    """Read LightGBM's ``examples/lambdarank`` folder (``rank.train``/``rank.test`` + ``.query``).
+
+    The example ships no validation file, so ``vali_fraction`` of the training queries (by
+    query, seeded) become the validation set; LightGBM's own example and tests evaluate (and
+    early-stop) on ``rank.test``, which ltrbench keeps for the final evaluation only.
+    Query ids are the group positions (0, 1, ...) within each file.
+    """
+    from bench.data.fetch import sha256_file
+
+    p = Path(path)
+    train_p, test_p = p / "rank.train", p / "rank.test"
+    for f in (train_p, test_p):
+        if not f.is_file():
+            raise DataError(f"{f.name} is missing: not a LightGBM lambdarank example folder",
+                            path=p)
+        if not query_sidecar(f).is_file():
+            raise DataError(f"group-size file {query_sidecar(f).name} is missing", path=p)
+    train_all, test = read_svmlight_files([train_p, test_p])
+    train, vali, rule = carve_validation(train_all, fraction=vali_fraction, seed=seed)
+    read = [train_p, query_sidecar(train_p), test_p, query_sidecar(test_p)]
+    return LetorSplits(
+        name=name or _default_name(p),
+        train=train,
+        vali=vali,
+        test=test,
+        inputs={str(f): sha256_file(f) for f in read},
+        meta={
+            "layout": "lightgbm",
+            "files": {"train": str(train_p), "vali": None, "test": str(test_p)},
+            "n_features": train_all.n_features,
+            "validation": rule,
+        },
+    )
+
+
+def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSplits:
+    """Read ``{train,vali,test}.parquet`` (as ``ltrbench convert`` writes them)."""
+    from bench.data.fetch import sha256_file
+
+    p = Path(path)
+    files = {s: p / f"{s}.parquet" for s in SPLITS}
+    for s, f in files.items():
+        if not f.is_file():
+            raise DataError(f"{s} file {f.name} is missing", path=p)
+    parts = {s: read_parquet(f) for s, f in files.items()}
+    widths = {s: d.n_features for s, d in parts.items()}
+    if len(set(widths.values())) != 1:
+        raise DataError(f"the splits have different feature counts {widths}", path=p)
+    return LetorSplits(
+        name=name or _default_name(p),
+        train=parts["train"],
+        vali=parts["vali"],
+        test=parts["test"],
+        inputs={str(f): sha256_file(f) for f in files.values()},
+        meta={"layout": "parquet", "files": {s: str(f) for s, f in files.items()},
+              "validation": {"rule": "file", "file": str(files["vali"])}},
+    )
+
+
+def read_folder(path: PathLike, *, fold: str = "Fold1", name: str | None = None) -> LetorSplits:
+    """Read any folder layout :func:`detect_layout` recognises."""
+    layout = detect_layout(path, fold=fold)
+    if layout == "lightgbm":
+        return read_lightgbm_dir(path, name=name)
+    if layout == "parquet":
+        return read_parquet_folder(path, name=name)
+    if layout == "letor":
+        return read_letor_folder(path, fold=fold, name=name)
+    raise DataError(
+        "not a dataset folder: expected Fold1/{train,vali,test}.txt, {train,vali,test}.txt, "
+        "rank.train + rank.test (LightGBM example) or {train,vali,test}.parquet",
+        path=path,
+    )
+
+
+def carve_validation(
+    data: LetorData, *, fraction: float = DEFAULT_VALI_FRACTION, seed: int = DEFAULT_SEED
+) -> tuple[LetorData, LetorData, dict[str, object]]:
+    """Split ``data`` by query into (train, validation, rule) with a fixed seed.
+
+    ``n_vali = round(fraction * n_queries)`` (at least 1, at most ``n_queries - 1``) queries,
+    the first ``n_vali`` of ``numpy.random.default_rng(seed).permutation(n_queries)``; both
+    parts keep the queries in their original order. No query is split.
+    """
+    if not 0.0 < fraction < 1.0:
+        raise DataError(f"validation fraction must be in (0, 1), got {fraction}")
+    nq = data.n_queries
+    if nq < 2:
+        raise DataError(
+            f"cannot carve a validation set out of {nq} query(ies): need at least 2",
+            path=data.source or None,
+        )
+    n_vali = min(nq - 1, max(1, round(fraction * nq)))
+    perm = np.random.default_rng(seed).permutation(nq)
+    vali_groups = np.sort(perm[:n_vali])
+    train_groups = np.sort(perm[n_vali:])
+    vali = data.take_queries(vali_groups)
+    train = data.take_queries(train_groups)
+    rule: dict[str, object] = {
+        "rule": "carved from train by query",
+        "source": data.source,
+        "fraction": fraction,
+        "seed": seed,
+        "rng": "numpy.random.default_rng(seed).permutation(n_queries)[:n_vali]",
+        "n_queries": nq,
+        "n_vali_queries": int(n_vali),
+        "vali_query_ids": [int(q) for q in data.query_ids[vali_groups]],
+    }
+    return (
+        replace(train, meta={**train.meta, "carved": "train"}),
+        replace(vali, meta={**vali.meta, "carved": "vali"}),
+        rule,
+    )
+
+
+def _candidate_bases(p: Path, fold: str) -> list[Path]:
+    bases = [p / fold, p] if (p / fold).is_dir() else [p]
+    subdirs = [d for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")]
+    if len(subdirs) == 1:
+        inner = subdirs[0]
+        bases += [inner / fold, inner] if (inner / fold).is_dir() else [inner]
+    return bases
+
+
+def _find_one(base: Path, split: str) -> Path | None:
+    if not base.is_dir():
+        return None
+    for n in _NAMES[split]:
+        if (base / n).is_file():
+            return base / n
+    matches = sorted(
+        f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split])
+    )
+    if len(matches) > 1:
+        raise DataError(
+            f"several {split} files ({', '.join(m.name for m in matches)}): name the one to use",
+            path=base,
+        )
+    return matches[0] if matches else None
+
+
+def _uses_fold(p: Path, files: dict[str, Path | None], fold: str) -> bool:
+    train = files["train"]
+    return train is not None and train.parent.name == fold
+
+
+def _default_name(p: Path) -> str:
+    return p.resolve().name

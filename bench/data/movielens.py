@@ -1,0 +1,413 @@
+"""MovieLens in every published layout -> :class:`~bench.data.ratings.Ratings`.
+
+Layouts (GroupLens, https://grouplens.org/datasets/movielens/; each archive's README):
+
+- ``ml-100k``: ``u.data`` (tab-separated ``user item rating timestamp``), ``u.item``
+  (``|``-separated, Latin-1: ``id|title|release date|video release date|IMDb URL|`` + 19 genre
+  flags, named in ``u.genre``), ``u.user`` (``user|age|gender|occupation|zip``).
+- ``ml-1m``: ``::``-separated ``ratings.dat`` (``UserID::MovieID::Rating::Timestamp``),
+  ``movies.dat`` (``MovieID::Title::Genres``, genres ``|``-separated), ``users.dat``
+  (``UserID::Gender::Age::Occupation::Zip-code``; age and occupation are codes).
+- ``ml-10m``: as ``ml-1m`` with half-star ratings, ``tags.dat``
+  (``UserID::MovieID::Tag::Timestamp``) and no ``users.dat`` (the archive unpacks to
+  ``ml-10M100K/``).
+- ``movielens-csv`` (``ml-latest-small``, ``ml-latest``, ``ml-20m``, ``ml-25m``, ``ml-32m``):
+  ``ratings.csv`` (``userId,movieId,rating,timestamp``), ``movies.csv`` (``movieId,title,genres``;
+  titles with commas are quoted; ``(no genres listed)`` means none), ``tags.csv``
+  (``userId,movieId,tag,timestamp``).
+
+The layout is detected from the files present. The ratings file is parsed by pyarrow's
+multi-threaded CSV reader (``::`` files are read with ``:`` as the delimiter, every other column
+being the empty string between the two colons), so ML-25M's 25M rows load in seconds. When a
+file cannot be parsed, it is scanned again to name the first malformed line.
+
+Items: ``item``, ``title`` (as in the file), ``year`` (the ``(YYYY)`` at the end of the title;
+missing when absent), ``genres`` (tuple of strings). The sha256 of every file read is recorded
+in ``Ratings.sha256`` (file name -> digest); ``Ratings.source`` is the folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from bench.data.ratings import Ratings
+from bench.errors import ConfigError, DataError
+
+PathLike = str | os.PathLike[str]
+LAYOUTS = ("ml-100k", "ml-1m", "ml-10m", "movielens-csv")
+
+#: ml-100k genre flags in ``u.item`` column order (as listed in ``u.genre``), used when
+#: ``u.genre`` is absent.
+ML100K_GENRES = (
+    "unknown", "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime",
+    "Documentary", "Drama", "Fantasy", "Film-Noir", "Horror", "Musical", "Mystery", "Romance",
+    "Sci-Fi", "Thriller", "War", "Western",
+)
+NO_GENRES = "(no genres listed)"
+_YEAR = re.compile(r"\((\d{4})(?:\s*[-–]\s*\d{0,4})?\)\s*$")
+_RATINGS_FILE = {"ml-100k": "u.data", "ml-1m": "ratings.dat", "ml-10m": "ratings.dat",
+                 "movielens-csv": "ratings.csv"}
+_CSV_HEADER = ("userId", "movieId", "rating", "timestamp")
+
+
+def detect_layout(path: PathLike) -> str:
+    """The MovieLens layout of a folder (or of the folder of a ratings file)."""
+    folder = _folder(Path(path))
+    if (folder / "u.data").is_file():
+        return "ml-100k"
+    if (folder / "ratings.dat").is_file():
+        return "ml-1m" if (folder / "users.dat").is_file() else "ml-10m"
+    if (folder / "ratings.csv").is_file():
+        return "movielens-csv"
+    raise DataError(
+        "not a MovieLens folder: expected u.data (ml-100k), ratings.dat (ml-1m / ml-10m) or "
+        "ratings.csv (ml-latest-small, ml-latest, ml-25m, ml-32m)",
+        path=path,
+    )
+
+
+def find_movielens_folder(path: PathLike) -> Path:
+    """``path`` itself, its parent for a ratings file, or its one sub-folder holding the files."""
+    return _folder(Path(path))
+
+
+def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
+    """Load a MovieLens folder into :class:`Ratings` (layout auto-detected; see the module doc).
+
+    ``path`` is the folder (``ml-25m/``), a ratings file inside it, or a folder holding exactly
+    one such folder (``ml-10m/ml-10M100K/``). ``layout`` forces one of :data:`LAYOUTS`.
+    """
+    folder = _folder(Path(path))
+    if layout is None:
+        layout = detect_layout(folder)
+    elif layout not in LAYOUTS:
+        raise ConfigError(f"unknown MovieLens layout {layout!r}; valid: {', '.join(LAYOUTS)}")
+    from bench.data.fetch import sha256_file
+
+    ratings_path = folder / _RATINGS_FILE[layout]
+    if not ratings_path.is_file():
+        raise DataError(f"{ratings_path.name} is missing for layout {layout!r}", path=folder)
+    read: list[Path] = [ratings_path]
+    items = users = tags = None
+    if layout == "ml-100k":
+        frame = _read_numeric(ratings_path, sep="\t", header=False)
+        genre_file = folder / "u.genre"
+        genre_names = _read_u_genre(genre_file) if genre_file.is_file() else ML100K_GENRES
+        if genre_file.is_file():
+            read.append(genre_file)
+        if (folder / "u.item").is_file():
+            items = _read_u_item(folder / "u.item", genre_names)
+            read.append(folder / "u.item")
+        if (folder / "u.user").is_file():
+            users = _read_u_user(folder / "u.user")
+            read.append(folder / "u.user")
+    elif layout in ("ml-1m", "ml-10m"):
+        frame = _read_numeric(ratings_path, sep="::", header=False)
+        if (folder / "movies.dat").is_file():
+            items = _read_movies_dat(folder / "movies.dat")
+            read.append(folder / "movies.dat")
+        if (folder / "users.dat").is_file():
+            users = _read_users_dat(folder / "users.dat")
+            read.append(folder / "users.dat")
+        if (folder / "tags.dat").is_file():
+            tags = _read_tags_dat(folder / "tags.dat")
+            read.append(folder / "tags.dat")
+    else:
+        frame = _read_numeric(ratings_path, sep=",", header=True)
+        if (folder / "movies.csv").is_file():
+            items = _read_movies_csv(folder / "movies.csv")
+            read.append(folder / "movies.csv")
+        if (folder / "tags.csv").is_file():
+            tags = _read_tags_csv(folder / "tags.csv")
+            read.append(folder / "tags.csv")
+    return Ratings(
+        frame=frame,
+        items=items,
+        users=users,
+        tags=tags,
+        source=str(folder),
+        sha256={f.name: sha256_file(f) for f in read},
+        implicit=False,
+    )
+
+
+# --------------------------------------------------------------------------- ratings files
+
+
+def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
+    """user, item, rating, timestamp from a headerless (or ``userId,...`` header) numeric file."""
+    if path.stat().st_size == 0:
+        raise DataError("empty file: expected ratings 'user item rating timestamp'", path=path)
+    if sep == "::":
+        names = ["user", "_1", "item", "_2", "rating", "_3", "timestamp"]
+        delimiter = ":"
+    else:
+        names = ["user", "item", "rating", "timestamp"]
+        delimiter = sep
+    if header:
+        _check_csv_header(path)
+    types = {"user": pa.int64(), "item": pa.int64(), "rating": pa.float64(),
+             "timestamp": pa.int64()}
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1 if header else 0,
+                                           block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types=types, include_columns=list(types), strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise _locate_bad_ratings_line(path, sep, header, exc) from exc
+    if any(table.column(c).null_count for c in types):
+        raise _locate_bad_ratings_line(path, sep, header, None)
+    # split_blocks + self_destruct: no consolidation copy, Arrow buffers freed as they convert
+    frame = table.select(list(types)).to_pandas(split_blocks=True, self_destruct=True)
+    del table
+    if frame.shape[0] == 0:
+        raise DataError("no ratings (only a header)", path=path)
+    return frame
+
+
+def _check_csv_header(path: Path) -> None:
+    with open(path, "rb") as fh:
+        first = fh.readline().decode("utf-8", errors="replace").strip().lstrip("\ufeff")
+    got = tuple(c.strip().strip("\"") for c in first.split(","))
+    if got != _CSV_HEADER:
+        raise DataError(
+            f"header {first!r}: expected {','.join(_CSV_HEADER)}", path=path, line=1
+        )
+
+
+def _locate_bad_ratings_line(
+    path: Path, sep: str, header: bool, exc: Exception | None
+) -> DataError:
+    expected = sep.join(("user", "item", "rating", "timestamp"))
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if header and lineno == 1:
+                continue
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            fields = text.split(sep)
+            ok = len(fields) == 4
+            if ok:
+                try:
+                    int(fields[0]), int(fields[1]), float(fields[2]), int(fields[3])
+                except ValueError:
+                    ok = False
+            if not ok:
+                shown = text if len(text) <= 60 else text[:57] + "..."
+                return DataError(f"malformed line {shown!r}: expected {expected!r}",
+                                 path=path, line=lineno)
+    return DataError(f"could not parse: {exc}", path=path)
+
+
+# --------------------------------------------------------------------------- ml-100k side files
+
+
+def _read_u_genre(path: Path) -> tuple[str, ...]:
+    names: dict[int, str] = {}
+    for lineno, line in enumerate(path.read_bytes().decode("latin-1").splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, _, idx = line.rpartition("|")
+        if not name or not idx.strip().isdigit():
+            raise DataError(f"expected 'genre|index', got {line!r}", path=path, line=lineno)
+        names[int(idx)] = name
+    if sorted(names) != list(range(len(names))):
+        raise DataError(f"genre indices {sorted(names)} are not 0..{len(names) - 1}", path=path)
+    return tuple(names[i] for i in range(len(names)))
+
+
+def _read_u_item(path: Path, genre_names: Sequence[str]) -> pd.DataFrame:
+    n_genres = len(genre_names)
+    cols = ["item", "title", "release_date", "video_release_date", "imdb_url",
+            *[f"g{i}" for i in range(n_genres)]]
+    try:
+        df = pd.read_csv(path, sep="|", header=None, names=cols, encoding="latin-1",
+                         dtype={"item": "int64", "title": str}, keep_default_na=False,
+                         quoting=3)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"could not parse u.item: {exc}", path=path) from exc
+    flags = df[[f"g{i}" for i in range(n_genres)]]
+    if not flags.isin([0, 1]).to_numpy().all():
+        r = int(np.flatnonzero(~flags.isin([0, 1]).to_numpy().all(axis=1))[0])
+        raise DataError(f"expected {n_genres} genre flags 0/1", path=path, line=r + 1)
+    flag_values = flags.to_numpy(dtype=bool)
+    names = np.asarray(genre_names, dtype=object)
+    genres = [tuple(names[row]) for row in flag_values]
+    year = _years(df["title"])
+    release_year = pd.to_datetime(df["release_date"], format="%d-%b-%Y", errors="coerce").dt.year
+    year = year.fillna(release_year.astype("Int64"))
+    return pd.DataFrame({
+        "item": df["item"].astype(np.int64),
+        "title": df["title"].astype(str),
+        "year": year,
+        "genres": genres,
+        "release_date": df["release_date"],
+        "imdb_url": df["imdb_url"],
+    })
+
+
+def _read_u_user(path: Path) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path, sep="|", header=None,
+                         names=["user", "age", "gender", "occupation", "zip"],
+                         dtype={"user": "int64", "age": "int64", "gender": str,
+                                "occupation": str, "zip": str},
+                         encoding="latin-1", keep_default_na=False)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"could not parse u.user (user|age|gender|occupation|zip): {exc}",
+                        path=path) from exc
+    return df
+
+
+# --------------------------------------------------------------------------- ml-1m / ml-10m side files
+
+
+def _decode(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")  # ml-1m's movies.dat is Latin-1
+
+
+def _read_movies_dat(path: Path) -> pd.DataFrame:
+    ids, titles, genres = [], [], []
+    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        head, sep1, rest = line.partition("::")
+        title, sep2, g = rest.rpartition("::")
+        if not sep1 or not sep2 or not head.strip().isdigit():
+            raise DataError(f"expected 'MovieID::Title::Genres', got {line[:60]!r}", path=path,
+                            line=lineno)
+        ids.append(int(head))
+        titles.append(title)
+        genres.append(_split_genres(g))
+    return _items_frame(ids, titles, genres)
+
+
+def _read_users_dat(path: Path) -> pd.DataFrame:
+    rows = []
+    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split("::")
+        if len(parts) != 5 or not parts[0].isdigit() or not parts[2].isdigit() \
+                or not parts[3].isdigit():
+            raise DataError(f"expected 'UserID::Gender::Age::Occupation::Zip-code', got "
+                            f"{line[:60]!r}", path=path, line=lineno)
+        rows.append((int(parts[0]), parts[1], int(parts[2]), int(parts[3]), parts[4]))
+    return pd.DataFrame(rows, columns=["user", "gender", "age", "occupation", "zip"]).astype(
+        {"user": "int64", "age": "int64", "occupation": "int64"}
+    )
+
+
+def _read_tags_dat(path: Path) -> pd.DataFrame:
+    users, items, tags, stamps = [], [], [], []
+    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        u, s1, rest = line.partition("::")
+        i, s2, rest = rest.partition("::")
+        tag, s3, ts = rest.rpartition("::")
+        if not (s1 and s2 and s3) or not (u.isdigit() and i.isdigit() and ts.strip().isdigit()):
+            raise DataError(f"expected 'UserID::MovieID::Tag::Timestamp', got {line[:60]!r}",
+                            path=path, line=lineno)
+        users.append(int(u))
+        items.append(int(i))
+        tags.append(tag)
+        stamps.append(int(ts))
+    return pd.DataFrame({
+        "user": np.asarray(users, dtype=np.int64),
+        "item": np.asarray(items, dtype=np.int64),
+        "tag": pd.Series(tags, dtype=object),
+        "timestamp": np.asarray(stamps, dtype=np.int64),
+    })
+
+
+# --------------------------------------------------------------------------- csv side files
+
+
+def _read_movies_csv(path: Path) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path, dtype={"movieId": "int64", "title": str, "genres": str},
+                         keep_default_na=False, encoding="utf-8")
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"could not parse movies.csv (movieId,title,genres): {exc}",
+                        path=path) from exc
+    missing = [c for c in ("movieId", "title", "genres") if c not in df.columns]
+    if missing:
+        raise DataError("missing column", path=path, column=missing[0])
+    genres = [_split_genres(g) for g in df["genres"].tolist()]
+    return _items_frame(df["movieId"].to_numpy(), df["title"].tolist(), genres)
+
+
+def _read_tags_csv(path: Path) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path, dtype={"userId": "int64", "movieId": "int64", "tag": str,
+                                      "timestamp": "int64"},
+                         keep_default_na=False, encoding="utf-8")
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"could not parse tags.csv (userId,movieId,tag,timestamp): {exc}",
+                        path=path) from exc
+    missing = [c for c in ("userId", "movieId", "tag", "timestamp") if c not in df.columns]
+    if missing:
+        raise DataError("missing column", path=path, column=missing[0])
+    return pd.DataFrame({
+        "user": df["userId"].to_numpy(np.int64),
+        "item": df["movieId"].to_numpy(np.int64),
+        "tag": df["tag"].astype(object),
+        "timestamp": df["timestamp"].to_numpy(np.int64),
+    })
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _split_genres(g: str) -> tuple[str, ...]:
+    g = g.strip()
+    if not g or g == NO_GENRES:
+        return ()
+    return tuple(x for x in g.split("|") if x)
+
+
+def _years(titles: pd.Series) -> pd.Series:
+    return titles.astype(str).str.extract(_YEAR, expand=False).astype("Int64")
+
+
+def _items_frame(ids: Sequence[int] | np.ndarray, titles: Sequence[str],
+                 genres: Sequence[tuple[str, ...]]) -> pd.DataFrame:
+    title = pd.Series(list(titles), dtype=object)
+    return pd.DataFrame({
+        "item": np.asarray(ids, dtype=np.int64),
+        "title": title,
+        "year": _years(title),
+        "genres": pd.Series(list(genres), dtype=object),
+    })
+
+
+def _folder(p: Path) -> Path:
+    if p.is_file():
+        return p.parent
+    if not p.is_dir():
+        raise DataError("no such file or folder", path=p)
+    markers = ("u.data", "ratings.dat", "ratings.csv")
+    if any((p / m).is_file() for m in markers):
+        return p
+    subdirs = [d for d in p.iterdir() if d.is_dir() and not d.name.startswith(".")]
+    inner = [d for d in subdirs if any((d / m).is_file() for m in markers)]
+    if len(inner) == 1:
+        return inner[0]
+    return p

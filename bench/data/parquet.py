@@ -1,0 +1,182 @@
+"""``LetorData`` as a Parquet file: one row per (query, document) pair.
+
+Columns, in order: ``qid`` (int64), ``label`` (float64), ``user`` and ``item`` (int64, null for
+data that did not come from ratings), then one float32 column per feature. The schema metadata
+key ``ltrbench`` holds JSON with the feature names (in column order), the source and the
+``meta`` dict, so a round trip gives back the same :class:`~bench.data.letor.LetorData`
+(up to ``meta`` entries that JSON cannot represent, which are written as strings).
+
+A Parquet file written by another tool is read too: it needs ``qid`` and ``label`` columns;
+``user``/``item`` are optional and every other numeric column is a feature, in file order.
+Writes are atomic (temporary file + rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bench.data.atomic import atomic_path
+from bench.data.groups import offsets_from_qid
+from bench.data.letor import LetorData
+from bench.errors import DataError
+
+PathLike = str | os.PathLike[str]
+
+#: Columns that precede the features; a feature may not be stored under one of these names.
+RESERVED_COLUMNS = ("qid", "label", "user", "item")
+_META_KEY = b"ltrbench"
+_FORMAT = "ltrbench-letor"
+_VERSION = 1
+
+
+def write_parquet(data: LetorData, path: PathLike, *, compression: str = "zstd") -> Path:
+    """Write ``data`` to ``path`` as Parquet (see the module docstring for the layout), atomically.
+
+    Feature columns are named by ``data.feature_names`` when those are unique and do not clash
+    with :data:`RESERVED_COLUMNS`; otherwise by position (``feature_1``, ...), with the real
+    names kept in the metadata either way.
+    """
+    names = list(data.feature_names)
+    if len(set(names)) == len(names) and not set(names) & set(RESERVED_COLUMNS):
+        columns = names
+    else:
+        columns = [f"feature_{j + 1}" for j in range(len(names))]
+    n = data.n_rows
+    arrays: list[pa.Array] = [
+        pa.array(data.qid, type=pa.int64()),
+        pa.array(data.y, type=pa.float64()),
+        _optional_ids(data.user, n),
+        _optional_ids(data.item, n),
+    ]
+    arrays.extend(pa.array(np.ascontiguousarray(data.X[:, j]), type=pa.float32())
+                  for j in range(data.n_features))
+    meta = {
+        "format": _FORMAT,
+        "version": _VERSION,
+        "feature_columns": columns,
+        "feature_names": names,
+        "source": data.source,
+        "meta": _jsonable(data.meta),
+    }
+    schema = pa.schema(
+        [pa.field(c, a.type) for c, a in zip([*RESERVED_COLUMNS, *columns], arrays, strict=True)],
+        metadata={_META_KEY: json.dumps(meta).encode("utf-8")},
+    )
+    table = pa.Table.from_arrays(arrays, schema=schema)
+    p = Path(path)
+    with atomic_path(p) as tmp:
+        pq.write_table(table, tmp, compression=compression)
+    return p
+
+
+def read_parquet(path: PathLike) -> LetorData:
+    """Read a Parquet file written by :func:`write_parquet` (or any table with ``qid``/``label``).
+
+    The rows of a query must be contiguous; the first offending row is named otherwise.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("no such file", path=p)
+    try:
+        table = pq.read_table(p)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
+    raw_meta = (table.schema.metadata or {}).get(_META_KEY)
+    meta = json.loads(raw_meta) if raw_meta else {}
+    for required in ("qid", "label"):
+        if required not in table.column_names:
+            raise DataError(
+                f"missing column; a LETOR Parquet file needs 'qid' and 'label' "
+                f"(found {table.column_names[:8]})",
+                path=p,
+                column=required,
+            )
+    if meta.get("format") == _FORMAT:
+        feature_columns = list(meta["feature_columns"])
+        feature_names = tuple(meta["feature_names"])
+    else:
+        feature_columns = [
+            c for c in table.column_names
+            if c not in RESERVED_COLUMNS and _is_numeric(table.schema.field(c).type)
+        ]
+        feature_names = tuple(feature_columns)
+    missing = [c for c in feature_columns if c not in table.column_names]
+    if missing:
+        raise DataError("feature column listed in the metadata is absent", path=p, column=missing[0])
+
+    qid = _int_column(table, "qid", p, required=True)
+    assert qid is not None
+    label = table.column("label").to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    if not np.all(np.isfinite(label)):
+        bad = int(np.flatnonzero(~np.isfinite(label))[0])
+        raise DataError(f"label {float(label[bad])} is not a finite number", path=p, row=bad + 1,
+                        column="label")
+    n = table.num_rows
+    X = np.empty((n, len(feature_columns)), dtype=np.float32)
+    for j, c in enumerate(feature_columns):
+        col = table.column(c)
+        if col.null_count:
+            bad = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+            raise DataError("missing feature value (null)", path=p, row=bad + 1, column=c)
+        X[:, j] = col.to_numpy(zero_copy_only=False)
+    offsets, _ = offsets_from_qid(qid, path=p)
+    return LetorData(
+        X=X,
+        y=label,
+        qid=qid,
+        offsets=offsets,
+        feature_names=feature_names,
+        user=_int_column(table, "user", p, required=False),
+        item=_int_column(table, "item", p, required=False),
+        source=str(meta.get("source") or p),
+        meta=dict(meta.get("meta") or {}),
+    )
+
+
+def _optional_ids(values: np.ndarray | None, n: int) -> pa.Array:
+    if values is None:
+        return pa.nulls(n, type=pa.int64())
+    return pa.array(np.asarray(values, dtype=np.int64), type=pa.int64())
+
+
+def _int_column(table: pa.Table, name: str, p: Path, *, required: bool) -> np.ndarray | None:
+    if name not in table.column_names:
+        return None
+    col = table.column(name)
+    if col.null_count == len(col) and not required:
+        return None
+    if col.null_count:
+        bad = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+        raise DataError("missing value (null)", path=p, row=bad + 1, column=name)
+    values = col.to_numpy(zero_copy_only=False)
+    if values.dtype.kind == "f":
+        if not np.all(values == np.round(values)):
+            bad = int(np.flatnonzero(values != np.round(values))[0])
+            raise DataError(f"value {float(values[bad])} is not an integer", path=p, row=bad + 1,
+                            column=name)
+    elif values.dtype.kind not in "iu":
+        raise DataError(f"has type {col.type}, expected integers", path=p, column=name)
+    return values.astype(np.int64, copy=False)
+
+
+def _is_numeric(t: pa.DataType) -> bool:
+    return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t))
+
+
+def _jsonable(value: object) -> object:
+    """``value`` with everything JSON cannot hold turned into strings (numpy scalars into numbers)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)

@@ -1,0 +1,237 @@
+"""``load_dataset(spec)``: a catalogue name or a path -> :class:`~bench.data.letor.LetorSplits`.
+
+``spec`` is a catalogue name (``NAME`` or ``NAME:OPTION``, see :mod:`bench.data.catalogue`)
+when it is one and has no path characters, else a path:
+
+- ``synthetic``: :func:`bench.data.synthetic.generate_ratings` (defaults), through the adapter;
+- a ratings dataset (``ml-*``): :func:`bench.data.movielens.load_movielens` on the folder found
+  in the data directory, then :func:`bench.adapters.ratings_to_letor` with the default
+  :class:`bench.adapters.AdapterConfig`;
+- a LETOR dataset: :func:`bench.data.folders.read_letor_folder` (``ohsumed`` ->
+  ``letor3-OHSUMED-QueryLevelNorm/Fold1``; ``mslr-web10k:Fold3`` picks a fold) or
+  :func:`bench.data.folders.read_lightgbm_dir` (``lightgbm-lambdarank``: validation carved from
+  ``rank.train`` by query, seed 0).
+
+A path may be a LETOR folder (``Fold1/{train,vali,test}.txt`` or flat), a LightGBM example
+folder, a folder of ``{train,vali,test}.parquet``, a MovieLens folder or ratings file, or any
+CSV/TSV/Parquet ratings table whose header names the columns (``user``/``userId``/``user_id``,
+``item``/``movieId``/``item_id``, optional ``rating`` and ``timestamp``).
+
+For a catalogue dataset, the digests of the files read are compared with the card: a file that
+differs from the card is an error (load it by path to use a modified copy on purpose). Every
+split then passes :func:`bench.data.checks.check_letor` before any library sees it: labels
+must suit exponential gain (integers 0..31), infinite features and repeated (user, item) rows are
+errors, NaN features are allowed (LightGBM and XGBoost treat them as missing) and counted; the
+reports are in ``meta["checks"]``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from bench.data.catalogue import UNKNOWN, Card, card_names, fold_of, get_card, parse_spec
+from bench.data.checks import check_letor
+from bench.data.fetch import data_dirs, find_dataset
+from bench.data.folders import (
+    detect_layout,
+    read_letor_folder,
+    read_lightgbm_dir,
+    read_parquet_folder,
+)
+from bench.data.letor import LetorSplits
+from bench.data.movielens import load_movielens
+from bench.data.ratings import Ratings
+from bench.errors import ConfigError, DataError
+
+_USER_NAMES = ("user", "userId", "user_id", "userid", "uid", "UserID")
+_ITEM_NAMES = ("item", "movieId", "item_id", "itemId", "itemid", "movie_id", "iid",
+               "product_id", "MovieID")
+_RATING_NAMES = ("rating", "score", "stars", "Rating")
+_TIME_NAMES = ("timestamp", "time", "ts", "date", "Timestamp")
+_MOVIELENS_FILES = ("ratings.csv", "u.data", "ratings.dat")
+
+
+def load_dataset(spec: str, *, data_dir: str | os.PathLike[str] | None = None) -> LetorSplits:
+    """A dataset ready for training, from a catalogue name or a path (see the module docstring)."""
+    p = Path(spec).expanduser()
+    if not _looks_like_path(spec) and parse_spec(spec)[0] in card_names():
+        splits = _load_catalogue(spec, data_dir)
+    elif p.exists():
+        splits = load_path(p)
+    elif _looks_like_path(spec):
+        raise DataError("no such file or folder (and not a catalogue name)", path=spec)
+    else:
+        splits = _load_catalogue(spec, data_dir)  # unknown name: ConfigError lists valid ones
+    return _checked(splits)
+
+
+def load_path(path: str | os.PathLike[str]) -> LetorSplits:
+    """Load a dataset given by path (no catalogue involved)."""
+    p = Path(path).expanduser()
+    name = p.resolve().name
+    if p.is_dir():
+        layout = detect_layout(p)
+        if layout == "lightgbm":
+            return read_lightgbm_dir(p, name=name)
+        if layout == "parquet":
+            return read_parquet_folder(p, name=name)
+        if layout == "letor":
+            return read_letor_folder(p, name=name)
+        try:
+            ratings = load_movielens(p)
+        except DataError:
+            raise DataError(
+                "not a dataset folder: expected Fold1/{train,vali,test}.txt, "
+                "{train,vali,test}.txt, rank.train + rank.test, {train,vali,test}.parquet, or a "
+                "MovieLens folder (u.data, ratings.dat or ratings.csv)",
+                path=p,
+            ) from None
+        return ratings_splits(ratings, name=name)
+    if p.name in _MOVIELENS_FILES:
+        return ratings_splits(load_movielens(p), name=p.parent.resolve().name)
+    return ratings_splits(_load_table_guessing_columns(p), name=p.stem)
+
+
+def ratings_splits(ratings: Ratings, *, name: str) -> LetorSplits:
+    """Ratings -> LETOR splits with the default adapter configuration; inputs keyed by full path."""
+    from bench.adapters import AdapterConfig, ratings_to_letor
+
+    splits = ratings_to_letor(ratings, AdapterConfig())
+    inputs = _ratings_inputs(ratings)
+    return replace(
+        splits,
+        name=name,
+        inputs=inputs or dict(splits.inputs),
+        meta={**splits.meta, "ratings_source": ratings.source, "ratings": ratings.summary()},
+    )
+
+
+def synthetic_splits() -> LetorSplits:
+    """The embedded default: synthetic ratings (default size, seed 0) through the adapter."""
+    from bench.data.synthetic import generate_ratings
+
+    splits = ratings_splits(generate_ratings(), name="synthetic")
+    return replace(
+        splits,
+        inputs={},
+        meta={**splits.meta, "generator": "bench.data.synthetic.generate_ratings() (defaults)"},
+    )
+
+
+def _load_catalogue(spec: str, data_dir: str | os.PathLike[str] | None) -> LetorSplits:
+    card = get_card(spec)
+    if card.loader == "synthetic":
+        return synthetic_splits()
+    folder = find_dataset(card, data_dir=data_dir)
+    if folder is None:
+        searched = ", ".join(str(d) for d in data_dirs(data_dir))
+        how = (f"run 'ltrbench datasets fetch {card.spec}'" if card.downloadable
+               else f"it has no automatic download: {card.notes}")
+        raise DataError(
+            f"dataset {card.spec!r} is not in the data directories ({searched}) under "
+            f"{' or '.join(card.folder_names)}; {how}"
+        )
+    if card.loader == "movielens":
+        ratings = load_movielens(folder, layout=card.layout or None)
+        _check_against_card(card, Path(ratings.source), ratings.sha256)
+        splits = ratings_splits(ratings, name=card.spec)
+    elif card.loader == "lightgbm":
+        splits = read_lightgbm_dir(folder, name=card.spec)
+        _check_inputs(card, folder, splits.inputs)
+    elif card.loader == "letor":
+        fold = fold_of(spec, card)
+        name = card.spec if not card.folds or fold == card.folds[0] else f"{card.name}:{fold}"
+        splits = read_letor_folder(folder, fold=fold, splits=card.splits or None, name=name)
+        _check_inputs(card, folder, splits.inputs)
+    else:  # pragma: no cover - catalogue validation rejects other loaders
+        raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
+    return replace(splits, meta={**splits.meta, "card": card.name,
+                                 "variant": card.variant or None, "folder": str(folder)})
+
+
+def _check_inputs(card: Card, folder: Path, inputs: dict[str, str]) -> None:
+    rel = {}
+    for path, digest in inputs.items():
+        try:
+            rel[Path(path).resolve().relative_to(folder.resolve()).as_posix()] = digest
+        except ValueError:
+            continue
+    _check_against_card(card, folder, rel)
+
+
+def _check_against_card(card: Card, folder: Path, digests: dict[str, str]) -> None:
+    for rel, actual in digests.items():
+        expected = card.files.get(rel, UNKNOWN)
+        if expected != UNKNOWN and expected != actual:
+            raise DataError(
+                f"sha256 {actual} differs from the {card.name!r} card ({expected}): this is not "
+                "the published file. Run 'ltrbench datasets verify' for details, or load the "
+                "folder by path to use a modified copy on purpose",
+                path=folder / rel,
+            )
+
+
+def _checked(splits: LetorSplits) -> LetorSplits:
+    reports = {}
+    for split, data in splits.splits().items():
+        _, report = check_letor(data, gain="exp2", allow_nan=True,
+                                path=data.source or f"{splits.name} ({split})")
+        reports[split] = report.as_dict()
+    return replace(splits, meta={**splits.meta, "checks": reports})
+
+
+def _ratings_inputs(ratings: Ratings) -> dict[str, str]:
+    src = Path(ratings.source) if ratings.source else None
+    if src is None:
+        return {}
+    base = src if src.is_dir() else src.parent
+    return {str(base / name): digest for name, digest in ratings.sha256.items()}
+
+
+def _load_table_guessing_columns(p: Path) -> Ratings:
+    from bench.data.tabular import load_ratings_table
+
+    if p.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        columns = pq.read_schema(p).names
+        if "qid" in columns and "label" in columns:
+            raise DataError("a single LETOR Parquet file: give the folder holding "
+                            "train/vali/test.parquet", path=p)
+    elif p.suffix.lower() in (".txt", ".svm", ".svmlight", ".libsvm") or p.name.startswith("rank."):
+        raise DataError("a single LETOR file: give the folder holding train/vali/test "
+                        "(Fold1/ or flat) or rank.train/rank.test", path=p)
+    else:
+        import pandas as pd
+
+        try:
+            columns = list(pd.read_csv(p, sep=None, engine="python", nrows=0).columns)
+        except (ValueError, pd.errors.ParserError) as exc:
+            raise DataError(f"could not read a header: {exc}", path=p) from exc
+    user, item = _pick(columns, _USER_NAMES), _pick(columns, _ITEM_NAMES)
+    if user is None or item is None:
+        raise DataError(
+            f"cannot tell the user and item columns from the header {columns}: expected one of "
+            f"{_USER_NAMES} and one of {_ITEM_NAMES} (or use load_ratings_table with a mapping)",
+            path=p,
+        )
+    return load_ratings_table(p, user=user, item=item, rating=_pick(columns, _RATING_NAMES),
+                              timestamp=_pick(columns, _TIME_NAMES))
+
+
+def _pick(columns: list[str], names: tuple[str, ...]) -> str | None:
+    for n in names:
+        if n in columns:
+            return n
+    lowered = {c.lower(): c for c in columns}
+    for n in names:
+        if n.lower() in lowered:
+            return lowered[n.lower()]
+    return None
+
+
+def _looks_like_path(spec: str) -> bool:
+    name, _ = parse_spec(spec)
+    return any(ch in spec for ch in ("/", "\\")) or spec.startswith(".") or "." in name

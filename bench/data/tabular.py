@@ -1,0 +1,266 @@
+"""A generic ratings / interactions table (CSV, TSV or Parquet) -> :class:`~bench.data.ratings.Ratings`.
+
+``load_ratings_table(path, user=, item=, rating=, timestamp=)`` maps the file's columns onto
+``user, item, rating, timestamp``:
+
+- ``rating=None`` means implicit feedback: every interaction gets rating 1.0 and
+  ``Ratings.implicit`` is true;
+- ``timestamp=None`` gives timestamp 0; a numeric timestamp must be integral (seconds since the
+  Unix epoch); a text timestamp is parsed as a date/time (UTC) and converted to seconds;
+- integer ids are kept; other ids (strings such as ``"u17"``, ASINs) are numbered 0, 1, ... in
+  order of first appearance, and the mapping is returned as ``Ratings.users`` / ``Ratings.items``
+  (columns ``user`` / ``item`` and ``external_id``);
+- ``duplicates`` says what to do with a (user, item) pair that occurs more than once:
+  ``"error"`` (default) stops with the first repeated line; ``"last"`` keeps the latest
+  interaction (largest timestamp; the later line on ties); ``"mean"`` averages the ratings and
+  keeps the latest timestamp.
+
+Columns are named as in the header; integer positions (0-based) mean the file has no header.
+The separator is taken from ``sep``, else from the extension (``.csv`` comma, ``.tsv``/``.tab``
+tab), else guessed from the first line (tab, comma, semicolon, ``|``, ``::``). Every bad value is
+a :class:`~bench.errors.DataError` naming the file, line (CSV; row for Parquet), column and value.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bench.data.ratings import Ratings
+from bench.errors import ConfigError, DataError
+
+PathLike = str | os.PathLike[str]
+Column = str | int
+DUPLICATES = ("error", "last", "mean")
+_PARQUET = (".parquet", ".pq")
+
+
+def load_ratings_table(
+    path: PathLike,
+    *,
+    user: Column,
+    item: Column,
+    rating: Column | None = None,
+    timestamp: Column | None = None,
+    sep: str | None = None,
+    duplicates: str = "error",
+) -> Ratings:
+    """Load a CSV / TSV / Parquet interactions table (see the module docstring)."""
+    from bench.data.fetch import sha256_file
+
+    if duplicates not in DUPLICATES:
+        raise ConfigError(f"duplicates={duplicates!r}; valid: {', '.join(DUPLICATES)}")
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("no such file", path=p)
+    if p.stat().st_size == 0:
+        raise DataError("empty file", path=p)
+    wanted = {"user": user, "item": item, "rating": rating, "timestamp": timestamp}
+    cols = {k: v for k, v in wanted.items() if v is not None}
+    positional = [isinstance(v, int) and not isinstance(v, bool) for v in cols.values()]
+    if any(positional) and not all(positional):
+        raise ConfigError("give every column by name (file with a header) or every column by "
+                          "position (file without one), not a mix")
+    header = not any(positional)
+    is_parquet = p.suffix.lower() in _PARQUET
+    raw = _read_parquet(p, cols) if is_parquet else _read_text(p, cols, sep, header)
+    # locate a data row: CSV line number (header counts), or Parquet row number
+    first_line = 2 if header else 1
+
+    def where(i: int) -> dict[str, object]:
+        return {"row": i + 1} if is_parquet else {"line": i + first_line}
+
+    n = raw.shape[0]
+    if n == 0:
+        raise DataError("no data rows", path=p)
+    users, user_map = _ids(raw[cols["user"]], p, str(cols["user"]), where, "user")
+    items, item_map = _ids(raw[cols["item"]], p, str(cols["item"]), where, "item")
+    if rating is None:
+        ratings = np.ones(n, dtype=np.float64)
+    else:
+        ratings = _numbers(raw[cols["rating"]], p, str(rating), where)
+    if timestamp is None:
+        stamps = np.zeros(n, dtype=np.int64)
+    else:
+        stamps = _timestamps(raw[cols["timestamp"]], p, str(timestamp), where)
+    frame = pd.DataFrame({"user": users, "item": items, "rating": ratings, "timestamp": stamps})
+    frame = _resolve_duplicates(frame, duplicates, p, where, raw, cols)
+    return Ratings(
+        frame=frame.reset_index(drop=True),
+        items=item_map,
+        users=user_map,
+        source=str(p),
+        sha256={p.name: sha256_file(p)},
+        implicit=rating is None,
+    )
+
+
+def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(p).names
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
+    resolved = []
+    for role, c in cols.items():
+        name = names[c] if isinstance(c, int) and c < len(names) else c
+        if name not in names:
+            raise DataError(f"{role} column not in the file; columns are {names}", path=p,
+                            column=str(c))
+        cols[role] = name
+        resolved.append(name)
+    return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
+
+
+def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool) -> pd.DataFrame:
+    sep = sep or _guess_sep(p)
+    first = _first_line(p)
+    if header:
+        names = [c.strip().strip('"') for c in _split(first, sep)]
+        for role, c in cols.items():
+            if c not in names:
+                raise DataError(f"{role} column {c!r} is not in the header; columns are {names}",
+                                path=p, line=1, column=str(c))
+        usecols = list(dict.fromkeys(cols.values()))
+    else:
+        width = len(_split(first, sep))
+        for role, c in cols.items():
+            assert isinstance(c, int)
+            if c >= width:
+                raise DataError(f"{role} column {c} is beyond the {width} columns of line 1",
+                                path=p, line=1)
+        usecols = sorted(set(cols.values()))  # type: ignore[type-var]
+    try:
+        return pd.read_csv(
+            p,
+            sep=sep,
+            header=0 if header else None,
+            usecols=usecols,
+            keep_default_na=False,
+            engine="python" if len(sep) > 1 else "c",
+            skipinitialspace=True,
+        )
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"could not parse with separator {sep!r}: {exc}", path=p) from exc
+
+
+def _first_line(p: Path) -> str:
+    with open(p, encoding="utf-8", errors="replace") as fh:
+        return fh.readline().rstrip("\r\n").lstrip("\ufeff")
+
+
+def _split(line: str, sep: str) -> list[str]:
+    return line.split(sep)
+
+
+def _guess_sep(p: Path) -> str:
+    suffix = p.suffix.lower()
+    if suffix == ".csv":
+        return ","
+    if suffix in (".tsv", ".tab"):
+        return "\t"
+    line = _first_line(p)
+    for cand in ("\t", "::", ",", ";", "|"):
+        if cand in line:
+            return cand
+    raise DataError("cannot tell the column separator from the first line; pass sep=", path=p,
+                    line=1)
+
+
+def _ids(col: pd.Series, p: Path, name: str, where, role: str) -> tuple[np.ndarray, pd.DataFrame | None]:  # type: ignore[no-untyped-def]
+    _no_missing(col, p, name, where)
+    if col.dtype.kind in "iu":
+        return col.to_numpy(np.int64), None
+    if col.dtype.kind == "f":
+        values = col.to_numpy(np.float64)
+        frac = values != np.round(values)
+        if frac.any():
+            i = int(np.flatnonzero(frac)[0])
+            raise DataError(f"id {float(values[i])} is not an integer", path=p, column=name,
+                            **where(i))
+        return values.astype(np.int64), None
+    text = col.astype(str).str.strip()
+    if text.str.fullmatch(r"[-+]?\d{1,18}").all():
+        return text.astype(np.int64).to_numpy(), None
+    codes, uniques = pd.factorize(text, sort=False)
+    mapping = pd.DataFrame({role: np.arange(len(uniques), dtype=np.int64),
+                            "external_id": np.asarray(uniques, dtype=object)})
+    return codes.astype(np.int64), mapping
+
+
+def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
+    _no_missing(col, p, name, where)
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"value {_show(col.iloc[i])!r} is not a finite number", path=p, column=name,
+                        **where(i))
+    return values
+
+
+def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
+    _no_missing(col, p, name, where)
+    if col.dtype.kind == "M":
+        return _datetime_seconds(pd.to_datetime(col, utc=True))
+    numeric = pd.to_numeric(col, errors="coerce")
+    if numeric.notna().all():
+        values = numeric.to_numpy(dtype=np.float64)
+        frac = values != np.floor(values)
+        if frac.any():
+            i = int(np.flatnonzero(frac)[0])
+            raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a whole number of seconds",
+                            path=p, column=name, **where(i))
+        return values.astype(np.int64)
+    parsed = pd.to_datetime(col, utc=True, errors="coerce", format="mixed")
+    if parsed.isna().any():
+        i = int(np.flatnonzero(parsed.isna().to_numpy())[0])
+        raise DataError(f"timestamp {_show(col.iloc[i])!r} is neither seconds since the epoch nor a "
+                        "date/time", path=p, column=name, **where(i))
+    return _datetime_seconds(parsed)
+
+
+def _show(value: object) -> object:
+    """A cell as the user wrote it (numpy scalars as plain Python numbers)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _datetime_seconds(s: pd.Series) -> np.ndarray:
+    return (s.astype("datetime64[ns, UTC]").astype("int64") // 1_000_000_000).to_numpy(np.int64)
+
+
+def _no_missing(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
+    missing = col.isna().to_numpy(dtype=bool, copy=True)
+    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
+        missing |= col.astype(str).str.strip().eq("").to_numpy(dtype=bool)
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise DataError("missing value", path=p, column=name, **where(i))
+
+
+def _resolve_duplicates(frame: pd.DataFrame, how: str, p: Path, where, raw: pd.DataFrame,  # type: ignore[no-untyped-def]
+                        cols: dict[str, Column]) -> pd.DataFrame:
+    dup = frame.duplicated(subset=["user", "item"], keep="first").to_numpy()
+    if not dup.any():
+        return frame
+    if how == "error":
+        i = int(np.flatnonzero(dup)[0])
+        u, it = raw[cols["user"]].iloc[i], raw[cols["item"]].iloc[i]
+        raise DataError(
+            f"duplicate (user={u}, item={it}) pair ({int(dup.sum())} repeated rows in all); "
+            "pass duplicates='last' (keep the latest) or 'mean' (average the ratings)",
+            path=p,
+            **where(i),
+        )
+    if how == "last":
+        order = np.argsort(frame["timestamp"].to_numpy(), kind="stable")
+        kept = frame.iloc[order].drop_duplicates(subset=["user", "item"], keep="last")
+        return kept.sort_index()
+    grouped = frame.groupby(["user", "item"], sort=False)
+    out = grouped.agg(rating=("rating", "mean"), timestamp=("timestamp", "max")).reset_index()
+    return out[["user", "item", "rating", "timestamp"]]
