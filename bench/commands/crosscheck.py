@@ -1,0 +1,125 @@
+"""``ltrbench crosscheck``: each library's built-in NDCG against the reference evaluator.
+
+``ltrbench crosscheck --dataset NAME|PATH [--models ...] [--quick] [--run DIR] --format json|table``
+
+Reuses ``--run DIR`` when given, else the most recent run of the dataset under ``<out>/runs``
+(or ``--runs-dir``) that trained the requested models, else trains them first
+(:func:`bench.runners.pipeline.run_benchmark`). Writes ``<out>/<dataset>/crosscheck.{md,json}``
+and prints the JSON document (``--format json``, shape in :mod:`bench.report.crosscheck`) or the
+Markdown report. Exit status 0 when every check agrees and every gap is explained, 1 otherwise,
+2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from bench.errors import ConfigError
+from bench.report.crosscheck import LIBRARIES, crosscheck_run, write_crosscheck
+from bench.report.runs import RunDir, dataset_slug, find_runs, library_of
+
+#: Models trained when no run can be reused and ``--models`` is not given.
+DEFAULT_MODELS: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from bench.commands.run import add_config_arguments
+
+    p = sub.add_parser(
+        "crosscheck",
+        help="compare LightGBM/XGBoost built-in ndcg@k with the reference evaluator",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_config_arguments(p)
+    p.add_argument("--run", metavar="DIR", help="cross-check this run directory (no training)")
+    p.add_argument("--runs-dir", metavar="DIR",
+                   help="where to look for a run to reuse (default: <out>/runs)")
+    p.add_argument("--out", default="results", metavar="DIR",
+                   help="results folder: DIR/<dataset>/crosscheck.{md,json} (default: results)")
+    p.add_argument("--metric", default="ndcg@10", help="metric to cross-check (default: ndcg@10)")
+    p.add_argument("--retrain", action="store_true", help="train even if a matching run exists")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=main)
+
+
+def _requested_models(args: argparse.Namespace) -> tuple[str, ...] | None:
+    if not args.models:
+        return None
+    from bench.runners.registry import expand_models
+
+    return expand_models(args.models)
+
+
+def _dataset_matches(run: RunDir, spec: str) -> bool:
+    cfg = run.config.get("dataset")
+    manifest_ds = run.manifest.get("dataset") or {}
+    names = {str(cfg)} if cfg else set()
+    if isinstance(manifest_ds, dict):
+        names |= {str(manifest_ds[k]) for k in ("name", "spec") if manifest_ds.get(k)}
+    if run.has("metrics.csv"):
+        names |= set(run.datasets())
+    return spec in names or dataset_slug(spec) in {dataset_slug(n) for n in names}
+
+
+def find_matching_run(
+    runs_dir: str | Path, dataset: str, models: tuple[str, ...] | None
+) -> RunDir | None:
+    """The most recent run under ``runs_dir`` of ``dataset`` with scores and labels for ``models``
+    (every requested LightGBM/XGBoost model; any such model when ``models`` is None)."""
+    root = Path(runs_dir)
+    if not root.is_dir():
+        return None
+    for run in reversed(find_runs(root)):
+        if not (run.has("scores.parquet") and run.has("labels.parquet")):
+            continue
+        if not _dataset_matches(run, dataset):
+            continue
+        trained = {str(m) for m in run.config.get("models") or []}
+        if run.has("metrics.csv"):
+            trained |= {str(m) for m in run.table("metrics.csv")["model"].astype(str)}
+        gbdt = {m for m in trained if library_of(m) in LIBRARIES}
+        wanted = {m for m in (models or ()) if library_of(m) in LIBRARIES}
+        if (wanted and wanted <= gbdt) or (not wanted and gbdt):
+            return run
+    return None
+
+
+def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
+    from bench.commands.run import config_from_args
+    from bench.runners.pipeline import run_benchmark
+
+    config = config_from_args(args)
+    config = replace(config, models=models or DEFAULT_MODELS, crosscheck=False)
+    return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
+
+
+def main(args: argparse.Namespace) -> int:
+    models = _requested_models(args)
+    gbdt = tuple(m for m in models if library_of(m) in LIBRARIES) if models else None
+    if models is not None and not gbdt:
+        raise ConfigError(
+            f"none of {', '.join(models)} is a LightGBM/XGBoost model; the cross-check compares "
+            "library built-in metrics, which only those models have"
+        )
+    if args.run:
+        run_dir = Path(args.run)
+    else:
+        run = None
+        if not args.retrain:
+            runs_dir = Path(args.runs_dir) if args.runs_dir else Path(args.out) / "runs"
+            run = find_matching_run(runs_dir, args.dataset or "synthetic", gbdt)
+        run_dir = run.path if run is not None else _train(args, models)
+        if run is not None and args.format == "table":
+            print(f"reusing run {run.run_id} ({run.path})", file=sys.stderr)
+    result = crosscheck_run(run_dir, models=gbdt, metric=args.metric)
+    files = write_crosscheck(result, args.out)
+    if args.format == "json":
+        sys.stdout.write(result.to_json())
+    else:
+        sys.stdout.write(result.to_markdown())
+        print(f"wrote {files['md']} and {files['json']}")
+    return 0 if result.ok else 1

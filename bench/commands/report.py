@@ -1,0 +1,75 @@
+"""``ltrbench report [--runs DIR ...] [--out results/]``: leaderboards and plots from run directories.
+
+Writes ``<out>/leaderboard.{md,csv,json,tex}`` (one table per dataset, from the most recent run
+holding it) and the plots ``<out>/<dataset>/*.png``; see :mod:`bench.report.leaderboard`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bench.report.leaderboard import DEFAULT_METRICS, LeaderboardOptions, write_leaderboard
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "report",
+        help="leaderboards (md, csv, json, tex) and plots from run directories",
+        description="Turn run directories into results/leaderboard.{md,csv,json,tex} and plots.",
+    )
+    parser.add_argument(
+        "--runs",
+        nargs="+",
+        metavar="DIR",
+        help="run directories or folders of run directories (default: <out>/runs)",
+    )
+    parser.add_argument("--out", default="results", help="output folder (default: results)")
+    parser.add_argument(
+        "--metrics",
+        default=",".join(DEFAULT_METRICS),
+        help="comma-separated metric columns (default: %(default)s)",
+    )
+    parser.add_argument("--primary", default="ndcg@10", help="metric of the paired tests")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument(
+        "--permutations", type=int, default=10_000, help="randomization-test sign flips"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument(
+        "--format", choices=("table", "json"), default="table",
+        help="print the written paths (table) or the leaderboard document (json)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    runs = args.runs or [out / "runs"]
+    metrics = tuple(m.strip() for m in str(args.metrics).split(",") if m.strip())
+    options = LeaderboardOptions(
+        metrics=metrics,
+        primary=args.primary,
+        bootstrap_resamples=args.bootstrap,
+        randomization_resamples=args.permutations,
+        seed=args.seed,
+    )
+    written = write_leaderboard(runs, out, options=options, plots=not args.no_plots)
+    if args.format == "json":
+        json.dump(written["document"], sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    doc = written["document"]
+    for table in doc["tables"]:
+        print(
+            f"{table['dataset']}: {len(table['rows'])} models from run {table['run_id']} "
+            f"(profile {table['profile']}, best {table['best_model']})"
+        )
+    for key in ("md", "csv", "json", "tex"):
+        print(f"wrote {written[key]}")
+    for p in written["plots"]:
+        print(f"wrote {p}")
+    return 0

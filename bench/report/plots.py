@@ -1,0 +1,172 @@
+"""Leaderboard plots (matplotlib, Agg backend; PNG in ``results/<dataset>/``).
+
+* ``ndcg_at_k.png``: NDCG@k against k per model (test split, mean over seeds, error bars = std);
+* ``learning_curves.png``: the library's own validation metric against the boosting iteration
+  (``evallog.csv``, mean over seeds), the chosen (early-stopping) iteration marked;
+* ``quality_vs_fit_time.png``: the primary metric against fit time (log scale), error bars = std
+  over seeds on both axes.
+
+Figures are built with :class:`matplotlib.figure.Figure` and the Agg canvas directly, so the
+global pyplot state and the user's backend are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.data.atomic import atomic_path
+from bench.report.runs import RunDir, dataset_slug
+
+
+def _figure(width: float = 6.4, height: float = 4.2) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=120)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Any, path: Path) -> Path:
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", bbox_inches="tight")
+    return path
+
+
+def _k_of(metric: str) -> int | None:
+    m = re.fullmatch(r"ndcg@(\d+)", metric)
+    return int(m.group(1)) if m else None
+
+
+def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path | None:
+    """NDCG@k against k for every model of a leaderboard table (all ``ndcg@k`` in ``metrics.csv``).
+
+    Returns the written path, or None when the run has fewer than two ``ndcg@k`` cut-offs.
+    """
+    metrics = run.table("metrics.csv")
+    m = metrics[metrics["split"].astype(str) == table["split"]]
+    if "dataset" in m.columns:
+        m = m[m["dataset"].astype(str) == table["dataset"]]
+    if "profile" in m.columns:
+        m = m[m["profile"].astype(str) == table["profile"]]
+    m = m.assign(k=[_k_of(str(x)) for x in m["metric"]]).dropna(subset=["k"])
+    if m["k"].nunique() < 2:
+        return None
+    per_seed = m.groupby(["model", "k", "seed"])["value"].mean()
+    agg = per_seed.groupby(["model", "k"]).agg(["mean", "std"]).reset_index()
+    fig = _figure()
+    ax = fig.add_subplot(1, 1, 1)
+    for row in table["rows"]:
+        sub = agg[agg["model"].astype(str) == row["model"]].sort_values("k")
+        if sub.empty:
+            continue
+        ax.errorbar(
+            sub["k"], sub["mean"], yerr=sub["std"].fillna(0.0), marker="o", ms=3, capsize=2,
+            label=row["model"],
+        )
+    ax.set_xlabel("k")
+    ax.set_ylabel(f"NDCG@k ({table['split']}, profile {table['profile']})")
+    ax.set_title(f"{table['dataset']}: NDCG@k")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return _save(fig, Path(path))
+
+
+def _pick_metric(names: list[str], preferred: str) -> str | None:
+    if preferred in names:
+        return preferred
+    ndcgs = sorted((n for n in names if n.startswith("ndcg")), key=lambda n: (_k_of(n) or 0, n))
+    if ndcgs:
+        return ndcgs[-1]
+    return sorted(names)[0] if names else None
+
+
+def plot_learning_curves(
+    table: dict[str, Any], run: RunDir, path: str | Path, *, preferred: str = "ndcg@10"
+) -> Path | None:
+    """Validation curves from ``evallog.csv``: per model the library's metric (``preferred`` when
+    logged, else its deepest ``ndcg@k``) by iteration, mean over seeds; the mean chosen iteration
+    (``timings.csv`` ``best_iteration``) is marked. Returns None when there is no validation log."""
+    if not run.has("evallog.csv"):
+        return None
+    log = run.table("evallog.csv")
+    log = log[log["split"].astype(str).isin(["vali", "valid", "validation"])]
+    if log.empty:
+        return None
+    timings = run.table_or_empty("timings.csv")
+    fig = _figure()
+    ax = fig.add_subplot(1, 1, 1)
+    plotted = 0
+    for row in table["rows"]:
+        sub = log[log["model"].astype(str) == row["model"]]
+        metric = _pick_metric(sorted({str(x) for x in sub["metric"]}), preferred)
+        if metric is None:
+            continue
+        sub = sub[sub["metric"].astype(str) == metric]
+        curve = sub.groupby("iteration")["value"].mean().sort_index()
+        (line,) = ax.plot(curve.index, curve.to_numpy(), lw=1.2, label=f"{row['model']} ({metric})")
+        plotted += 1
+        if "best_iteration" in timings.columns:
+            bi = pd.to_numeric(
+                timings[timings["model"].astype(str) == row["model"]]["best_iteration"],
+                errors="coerce",
+            ).dropna()
+            if len(bi):
+                it = round(float(bi.mean()))
+                nearest = curve.index[np.argmin(np.abs(curve.index.to_numpy() - it))]
+                ax.plot([nearest], [curve.loc[nearest]], "o", color=line.get_color(), ms=5)
+    if not plotted:
+        return None
+    ax.set_xlabel("boosting iteration")
+    ax.set_ylabel("validation metric (library built-in)")
+    ax.set_title(f"{table['dataset']}: validation curves (dot = chosen iteration)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return _save(fig, Path(path))
+
+
+def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None:
+    """Primary metric (mean ± std over seeds) against fit time (mean ± std, log scale)."""
+    metric = table["primary_metric"]
+    pts = [
+        (r["model"], r["fit_s"], r["metrics"].get(metric))
+        for r in table["rows"]
+        if r["fit_s"]["mean"] is not None and (r["metrics"].get(metric) or {}).get("mean") is not None
+    ]
+    if not pts:
+        return None
+    fig = _figure()
+    ax = fig.add_subplot(1, 1, 1)
+    for model, fit, q in pts:
+        x = max(fit["mean"], 1e-4)
+        sx = fit["std"] or 0.0
+        ax.errorbar(  # the left bar stops short of 0 (log axis)
+            [x], [q["mean"]], xerr=[[min(sx, 0.9 * x)], [sx]], yerr=[[q["std"] or 0.0]] * 2,
+            marker="o", ms=4, capsize=2, label=model,
+        )
+        ax.annotate(model, (x, q["mean"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ax.set_xscale("log")
+    ax.set_xlabel("fit time (s, log scale)")
+    ax.set_ylabel(f"{metric} ({table['split']}, profile {table['profile']})")
+    ax.set_title(f"{table['dataset']}: quality against fit time")
+    ax.grid(alpha=0.3, which="both")
+    return _save(fig, Path(path))
+
+
+def write_plots(table: dict[str, Any], run: RunDir, out_dir: str | Path) -> list[Path]:
+    """All plots of one leaderboard table into ``out_dir/<dataset-slug>/``; returns the paths."""
+    folder = Path(out_dir) / dataset_slug(table["dataset"])
+    made = [
+        plot_ndcg_at_k(table, run, folder / "ndcg_at_k.png"),
+        plot_learning_curves(table, run, folder / "learning_curves.png"),
+        plot_quality_vs_time(table, folder / "quality_vs_fit_time.png"),
+    ]
+    return [p for p in made if p is not None]

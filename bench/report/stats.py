@@ -1,0 +1,330 @@
+"""Honest statistics for leaderboards: seed spread, bootstrap CIs over queries, paired tests.
+
+Three questions a leaderboard row has to answer, each with its own tool:
+
+* *How much does the number move with the training seed?* Mean ± sample standard deviation over
+  seeds (:func:`mean_std`).
+* *How much would it move on another sample of queries?* A 95% percentile bootstrap interval over
+  queries (:func:`bootstrap_ci`; Efron, B. & Tibshirani, R. J. (1993), *An Introduction to the
+  Bootstrap*, Chapman & Hall, ch. 13 "Bootstrap confidence intervals", percentile method).
+* *Is the gap to the best row more than query noise?* A paired test per query, either the
+  randomization (sign-flip permutation) test that Smucker, Allan & Carterette (2007), "A comparison
+  of statistical significance tests for information retrieval evaluation", CIKM '07, recommend for
+  IR, or the paired t-test (:func:`paired_t_test`, via :func:`scipy.stats.ttest_rel`), with the
+  family of comparisons against the best row corrected by Holm's step-down method (Holm, S. (1979),
+  "A simple sequentially rejective multiple test procedure", *Scandinavian Journal of Statistics*
+  6(2), 65-70; :func:`holm`).
+
+Everything is vectorized: per-query values come as an array ``(n_models, n_queries)``, resamples are
+drawn in chunks of at most :data:`_CHUNK_CELLS` cells and applied to every model at once with one
+matrix product, so thousands of queries x 10 models x 1000 resamples take well under a second.
+Random draws depend only on ``seed`` and the number of queries (never on the number of models),
+so a row's interval does not change when another model is added to the table.
+
+NaN marks a query without a value (a blank query under an empty-query policy that excludes it);
+every function here ignores NaN cells.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+# At most this many (resample, query) cells are held in memory at once (float64: 32 MiB).
+_CHUNK_CELLS = 1 << 22
+
+# Relative tolerance when comparing a permuted statistic with the observed one: sums of the same
+# numbers in another order may differ in the last bits, and an exactly equal statistic must count.
+_TIE_RTOL = 1e-12
+
+
+def _as_2d(values: ArrayLike) -> tuple[NDArray[np.float64], bool]:
+    """``values`` as a float64 array ``(rows, n)``; the flag says whether the input was 1-D."""
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 1:
+        return arr[None, :], True
+    if arr.ndim != 2:
+        raise ValueError(f"expected a 1-D or 2-D array of per-query values, got shape {arr.shape}")
+    return arr, False
+
+
+def _chunk_rows(n_resamples: int, n_queries: int) -> int:
+    """Resamples per chunk: a function of the number of queries only (so draws are reproducible)."""
+    return max(1, min(n_resamples, _CHUNK_CELLS // max(n_queries, 1)))
+
+
+def mean_std(values: ArrayLike, *, ddof: int = 1) -> tuple[float, float]:
+    """Mean and sample standard deviation of a metric over seeds, ignoring NaN.
+
+    ``std = sqrt(sum((x - mean)^2) / (n - ddof))`` with ``ddof=1`` (the unbiased-variance
+    convention). With fewer than ``ddof + 1`` values the spread is unknown and returned as NaN,
+    never as 0, so a single-seed table cannot pass for a perfectly stable one. No values gives
+    ``(nan, nan)``.
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        return float("nan"), float("nan")
+    mean = float(x.mean())
+    if x.size <= ddof:
+        return mean, float("nan")
+    return mean, float(x.std(ddof=ddof))
+
+
+@dataclass(frozen=True)
+class BootstrapCI:
+    """Percentile bootstrap interval(s): arrays of shape ``(n_models,)`` (or 0-d for 1-D input).
+
+    ``mean`` is the plain mean over the non-NaN queries; ``low``/``high`` the interval bounds.
+    """
+
+    mean: NDArray[np.float64]
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    confidence: float
+    n_resamples: int
+    seed: int
+
+
+def bootstrap_means(
+    values: ArrayLike, *, n_resamples: int = 1000, seed: int = 0
+) -> NDArray[np.float64]:
+    """Bootstrap replicates of the mean over queries: array ``(n_resamples, n_models)``.
+
+    Each replicate draws ``n`` queries with replacement from the ``n`` queries (columns); the same
+    draw is applied to every model (row), so replicates are paired across models. A query drawn
+    ``c`` times counts ``c`` times; the replicate of a row with NaN cells is the ratio
+    ``sum(c_q * x_q) / sum(c_q)`` over its non-NaN queries (the mean of the resampled queries that
+    have a value). Draws are turned into counts per query with one ``bincount`` per chunk and
+    applied to all rows with a matrix product.
+    """
+    x, _ = _as_2d(values)
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    n = x.shape[1]
+    out = np.full((n_resamples, x.shape[0]), np.nan)
+    if n == 0:
+        return out
+    mask = ~np.isnan(x)
+    x0 = np.where(mask, x, 0.0)
+    maskf = mask.astype(np.float64)
+    rng = np.random.default_rng(seed)
+    step = _chunk_rows(n_resamples, n)
+    for start in range(0, n_resamples, step):
+        b = min(step, n_resamples - start)
+        idx = rng.integers(0, n, size=(b, n))
+        idx += (np.arange(b, dtype=np.int64) * n)[:, None]
+        counts = np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
+        num = counts @ x0.T
+        den = counts @ maskf.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start : start + b] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return out
+
+
+def bootstrap_ci(
+    values: ArrayLike,
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> BootstrapCI:
+    """Percentile bootstrap confidence interval of the mean over queries (Efron & Tibshirani 1993).
+
+    ``values``: per-query metric values, shape ``(n_queries,)`` or ``(n_models, n_queries)``; NaN
+    = query without a value (ignored). The interval is ``[q_{a/2}, q_{1-a/2}]`` of the bootstrap
+    replicates of the mean (:func:`bootstrap_means`), ``a = 1 - confidence``, quantiles by linear
+    interpolation (``numpy.quantile`` default). Seeded: the same input and seed give the same
+    interval. A row with no value gives NaN bounds.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    x, one_d = _as_2d(values)
+    reps = bootstrap_means(x, n_resamples=n_resamples, seed=seed)
+    alpha = 1.0 - confidence
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanquantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+        mean = np.nanmean(x, axis=1) if x.shape[1] else np.full(x.shape[0], np.nan)
+    if one_d:
+        mean, low, high = mean[0], low[0], high[0]
+    return BootstrapCI(
+        mean=np.asarray(mean),
+        low=np.asarray(low),
+        high=np.asarray(high),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def randomization_test(
+    diffs: ArrayLike, *, n_resamples: int = 10_000, seed: int = 0
+) -> NDArray[np.float64]:
+    """Two-sided paired randomization (sign-flip permutation) test of a zero mean difference.
+
+    ``diffs``: per-query differences ``a_q - b_q`` between two systems, shape ``(n_queries,)`` or
+    ``(n_pairs, n_queries)``; NaN cells (a query one of the systems has no value for) are left
+    out. Under the null hypothesis the two systems' labels are exchangeable on every query, so
+    each difference keeps its magnitude and takes either sign with probability 1/2
+    (Smucker, Allan & Carterette 2007, CIKM, section 3.1). The statistic is ``|sum_q s_q d_q|``
+    (equivalently the absolute mean difference: the number of queries does not change).
+
+    * When ``2**n <= n_resamples`` every sign vector is enumerated and the p-value is exact:
+      ``p = #{s : |sum s d| >= |sum d|} / 2**n`` (the identity is one of them).
+    * Otherwise ``n_resamples`` random sign vectors are drawn (seeded) and
+      ``p = (1 + #{b : |T_b| >= |T_obs|}) / (1 + n_resamples)``, which never reports p = 0 for a
+      finite sample (Phipson & Smyth 2010, "Permutation p-values should never be zero").
+
+    A statistic within a relative ``1e-12`` of the observed one counts as "at least as large"
+    (rounding must not turn an exact tie into evidence). All-zero differences give p = 1.
+    Returns p-values with shape ``(n_pairs,)`` (0-d for 1-D input).
+    """
+    d, one_d = _as_2d(diffs)
+    d = np.where(np.isnan(d), 0.0, d)
+    n = d.shape[1]
+    t_obs = np.abs(d.sum(axis=1))
+    tol = _TIE_RTOL * np.abs(d).sum(axis=1)
+    count = np.zeros(d.shape[0], dtype=np.int64)
+    exact = n <= 62 and (1 << n) <= n_resamples
+    if exact:
+        total = 1 << n
+        step = _chunk_rows(total, n)
+        grid = itertools.product((1.0, -1.0), repeat=n)
+        for start in range(0, total, step):
+            b = min(step, total - start)
+            signs = np.array(list(itertools.islice(grid, b)), dtype=np.float64).reshape(b, n)
+            t = np.abs(signs @ d.T)
+            count += (t >= t_obs - tol).sum(axis=0)
+        p = count / float(total)
+    else:
+        rng = np.random.default_rng(seed)
+        step = _chunk_rows(n_resamples, n)
+        for start in range(0, n_resamples, step):
+            b = min(step, n_resamples - start)
+            signs = rng.integers(0, 2, size=(b, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+            t = np.abs(signs @ d.T)
+            count += (t >= t_obs - tol).sum(axis=0)
+        p = (1.0 + count) / (1.0 + n_resamples)
+    p = np.where(np.all(d == 0.0, axis=1), 1.0, p)
+    return p[0] if one_d else p
+
+
+def paired_t_test(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
+    """Two-sided paired t-test p-value of ``mean(a - b) = 0`` per row (:func:`scipy.stats.ttest_rel`).
+
+    ``a``, ``b``: per-query values, shapes ``(n_queries,)`` or ``(n_rows, n_queries)`` (``b`` may be
+    1-D and is then compared with every row of ``a``). Queries where either side is NaN are left
+    out of that row's test. ``t = mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom.
+    Degenerate rows: all differences zero → p = 1; constant non-zero differences (zero variance)
+    → p = 0; fewer than two queries → NaN.
+    """
+    from scipy import stats
+
+    a2, a_1d = _as_2d(a)
+    b2, b_1d = _as_2d(b)
+    one_d = a_1d and b_1d
+    a2, b2 = np.broadcast_arrays(a2, b2)
+    out = np.full(a2.shape[0], np.nan)
+    valid = ~(np.isnan(a2) | np.isnan(b2))
+    # One vectorized call per distinct pattern of missing queries (usually exactly one).
+    patterns, inverse = np.unique(valid, axis=0, return_inverse=True)
+    for k, pattern in enumerate(patterns):
+        rows = np.flatnonzero(inverse.ravel() == k)
+        if pattern.sum() < 2:
+            continue
+        aa = a2[np.ix_(rows, pattern)]
+        bb = b2[np.ix_(rows, pattern)]
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = stats.ttest_rel(aa, bb, axis=1)
+        p = np.asarray(res.pvalue, dtype=np.float64)
+        dd = aa - bb
+        constant = np.all(dd == dd[:, :1], axis=1)
+        p = np.where(constant, np.where(dd[:, 0] == 0.0, 1.0, 0.0), p)
+        out[rows] = p
+    return out[0] if one_d else out
+
+
+def holm(pvalues: ArrayLike) -> NDArray[np.float64]:
+    """Holm–Bonferroni adjusted p-values (Holm 1979), controlling the family-wise error rate.
+
+    With the ``m`` non-NaN p-values sorted ascending, ``p_(1) <= ... <= p_(m)``:
+    ``adj_(i) = max_{j <= i} min(1, (m - j + 1) * p_(j))``, returned in the input order (the same
+    values as ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]``). Rejecting
+    ``adj <= alpha`` is Holm's step-down procedure at level ``alpha``. NaN entries (e.g. the best
+    row compared with itself) stay NaN and are not part of the family.
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    flat = p.ravel()
+    out = np.full(flat.shape, np.nan)
+    keep = np.flatnonzero(~np.isnan(flat))
+    m = keep.size
+    if m:
+        order = keep[np.argsort(flat[keep], kind="stable")]
+        scaled = np.minimum(1.0, (m - np.arange(m)) * flat[order])
+        out[order] = np.maximum.accumulate(scaled)
+    return out.reshape(p.shape)
+
+
+@dataclass(frozen=True)
+class VersusBest:
+    """Paired comparison of every row with the best row (arrays of shape ``(n_models,)``).
+
+    ``best`` is the index of the best row; its own p-values are NaN. ``p_*_holm`` are Holm-adjusted
+    over the ``n_models - 1`` comparisons.
+    """
+
+    best: int
+    p_randomization: NDArray[np.float64]
+    p_randomization_holm: NDArray[np.float64]
+    p_t: NDArray[np.float64]
+    p_t_holm: NDArray[np.float64]
+    n_queries: NDArray[np.int64]
+
+
+def compare_with_best(
+    per_query: ArrayLike,
+    *,
+    best: int | None = None,
+    higher_is_better: bool = True,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> VersusBest:
+    """Paired per-query tests of every row of ``per_query`` ``(n_models, n_queries)`` against the best.
+
+    The best row is the one with the highest (or lowest) mean over its non-NaN queries unless
+    ``best`` is given. Each other row is tested against it with :func:`randomization_test` (on the
+    differences ``best - row``; queries NaN in either row are left out) and :func:`paired_t_test`;
+    both families are Holm-corrected (:func:`holm`). ``n_queries`` counts the queries each
+    comparison used.
+    """
+    x, _ = _as_2d(per_query)
+    n_models = x.shape[0]
+    if best is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = np.nanmean(x, axis=1) if x.shape[1] else np.full(n_models, np.nan)
+        if np.all(np.isnan(means)):
+            raise ValueError("no row has any per-query value; cannot pick the best row")
+        best = int(np.nanargmax(means) if higher_is_better else np.nanargmin(means))
+    diffs = x[best][None, :] - x
+    others = np.arange(n_models) != best
+    p_rand = np.full(n_models, np.nan)
+    p_t = np.full(n_models, np.nan)
+    if others.any():
+        p_rand[others] = randomization_test(diffs[others], n_resamples=n_resamples, seed=seed)
+        p_t[others] = paired_t_test(x[best][None, :], x[others])
+    n_q = (~np.isnan(diffs)).sum(axis=1).astype(np.int64)
+    return VersusBest(
+        best=best,
+        p_randomization=p_rand,
+        p_randomization_holm=holm(p_rand),
+        p_t=p_t,
+        p_t_holm=holm(p_t),
+        n_queries=n_q,
+    )

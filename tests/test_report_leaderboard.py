@@ -1,0 +1,324 @@
+"""Leaderboards from a small synthetic run directory written here following the run layout."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench.errors import DataError
+from bench.report import stats
+from bench.report.leaderboard import (
+    LeaderboardOptions,
+    build_leaderboard,
+    metric_header,
+    render_latex,
+    tex_escape,
+    write_leaderboard,
+)
+from bench.report.plots import write_plots
+from bench.report.runs import RunDir, dataset_slug
+
+METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map@10", "mrr", "p@10", "recall@10")
+MODELS = {"lightgbm-lambdarank": 0.15, "xgboost-ndcg": 0.12, "random": -0.2}
+SEEDS = (0, 1, 2)
+N_TEST = 40
+BLANK = (5, 21, 33)
+OPTS = LeaderboardOptions(bootstrap_resamples=300, randomization_resamples=2000)
+
+
+def write_run(
+    root: Path,
+    run_id: str,
+    *,
+    dataset: str = "toy_set",
+    finished: str = "2026-01-01T00:00:00+00:00",
+    models: dict[str, float] = MODELS,
+    per_query: bool = True,
+    seed: int = 0,
+) -> Path:
+    """A run directory with config, manifest, metrics, per-query values, timings and eval log.
+
+    Per-query values are random in [0, 1] shifted per model; blank test queries are NaN under the
+    default profile; metrics.csv holds the per-seed means of the per-query values (as the
+    runners write them) plus the blank0/blank1 profile rows for NDCG.
+    """
+    rng = np.random.default_rng(seed)
+    run = root / run_id
+    run.mkdir(parents=True)
+    (run / "config.toml").write_text(
+        f'dataset = "{dataset}"\nprofile = "ltrbench"\nmodels = {json.dumps(list(models))}\n'
+        f"seeds = [0, 1, 2]\nquick = true\n"
+    )
+    (run / "manifest.json").write_text(json.dumps({"finished": finished, "seeds": list(SEEDS)}))
+    pq_rows, m_rows, t_rows, e_rows = [], [], [], []
+    base = rng.random((len(METRICS), N_TEST)) * 0.6 + 0.2
+    for model, shift in models.items():
+        lib = model.split("-")[0]
+        for s in SEEDS:
+            for split, nq in (("test", N_TEST), ("vali", 10)):
+                for mi, metric in enumerate(METRICS):
+                    vals = np.clip(base[mi, :nq] + shift + rng.normal(0, 0.05, nq), 0, 1)
+                    if split == "test":
+                        vals[list(BLANK)] = np.nan
+                    pq_rows += [
+                        (dataset, model, s, split, q, metric, float(v)) for q, v in enumerate(vals)
+                    ]
+                    m_rows.append((dataset, model, lib, s, split, metric, np.nanmean(vals), "ltrbench"))
+                    if metric.startswith("ndcg") and split == "test":
+                        nb = int(np.isnan(vals).sum())
+                        tot = np.nansum(vals)
+                        m_rows.append((dataset, model, lib, s, split, metric, tot / nq, "ltrbench-blank0"))
+                        m_rows.append(
+                            (dataset, model, lib, s, split, metric, (tot + nb) / nq, "ltrbench-blank1")
+                        )
+            t_rows.append((dataset, model, lib, s, 1.5 + s * 0.1 + shift, 0.01, 100.0, 20 + s, 20 + s))
+            for it in range(1, 31):
+                e_rows.append((model, s, it, "vali", "ndcg@10", 0.5 + 0.2 * (1 - math.exp(-it / 8)) + shift))
+    cols = ["dataset", "model", "library", "seed", "split", "metric", "value", "profile"]
+    pd.DataFrame(m_rows, columns=cols).to_csv(run / "metrics.csv", index=False)
+    if per_query:
+        pd.DataFrame(
+            pq_rows, columns=["dataset", "model", "seed", "split", "qid", "metric", "value"]
+        ).to_parquet(run / "per_query.parquet")
+    pd.DataFrame(
+        t_rows,
+        columns=["dataset", "model", "library", "seed", "fit_s", "predict_s", "peak_rss_mb",
+                 "best_iteration", "n_trees"],
+    ).to_csv(run / "timings.csv", index=False)
+    pd.DataFrame(e_rows, columns=["model", "seed", "iteration", "split", "metric", "value"]).to_csv(
+        run / "evallog.csv", index=False
+    )
+    return run
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    out = tmp_path / "results"
+    write_run(out / "runs", "20260101-000000-toy")
+    return out
+
+
+def _seed_avg_matrix(run: Path, metric: str, models: list[str]) -> np.ndarray:
+    pq = pd.read_parquet(run / "per_query.parquet")
+    pq = pq[(pq["split"] == "test") & (pq["metric"] == metric)]
+    return pq.groupby(["model", "qid"])["value"].mean().unstack("qid").reindex(models).to_numpy()
+
+
+def test_json_rows_hold_seed_mean_std_ci_and_holm_tests(results: Path) -> None:
+    written = write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
+    doc = json.loads(Path(written["json"]).read_text())
+    assert doc["tables"][0]["dataset"] == "toy_set"
+    table = doc["tables"][0]
+    assert table["run_id"] == "20260101-000000-toy"
+    assert table["run_config"] == "runs/20260101-000000-toy/config.toml"
+    assert (results / table["run_config"]).is_file()
+    assert table["profile"] == "ltrbench"
+    assert table["split"] == "test"
+    assert table["seeds"] == [0, 1, 2]
+    assert table["n_queries"] == N_TEST
+    assert table["blank_queries"] == len(BLANK)
+    models = [r["model"] for r in table["rows"]]
+    assert models == ["lightgbm-lambdarank", "xgboost-ndcg", "random"]
+    assert table["best_model"] == "lightgbm-lambdarank"
+
+    metrics = pd.read_csv(results / "runs/20260101-000000-toy/metrics.csv")
+    run = results / "runs/20260101-000000-toy"
+    for row in table["rows"]:
+        for metric in METRICS:
+            per_seed = metrics[
+                (metrics.model == row["model"]) & (metrics.metric == metric)
+                & (metrics.split == "test") & (metrics.profile == "ltrbench")
+            ].sort_values("seed")["value"].to_numpy()
+            entry = row["metrics"][metric]
+            assert entry["mean"] == pytest.approx(per_seed.mean())
+            assert entry["std"] == pytest.approx(per_seed.std(ddof=1))
+            assert entry["ci_low"] <= entry["ci_mean"] <= entry["ci_high"]
+            assert entry["n_queries"] == N_TEST - len(BLANK)
+    # CI and tests recomputed from the per-query values averaged over seeds.
+    mat = _seed_avg_matrix(run, "ndcg@10", models)
+    ci = stats.bootstrap_ci(mat, n_resamples=300, seed=0)
+    vs = stats.compare_with_best(mat, best=0, n_resamples=2000, seed=0)
+    for i, row in enumerate(table["rows"]):
+        assert row["metrics"]["ndcg@10"]["ci_low"] == pytest.approx(ci.low[i])
+        assert row["metrics"]["ndcg@10"]["ci_high"] == pytest.approx(ci.high[i])
+        if i == 0:
+            assert row["vs_best"] is None
+        else:
+            assert row["vs_best"]["p_randomization_holm"] == pytest.approx(vs.p_randomization_holm[i])
+            assert row["vs_best"]["p_t_holm"] == pytest.approx(vs.p_t_holm[i])
+            assert row["vs_best"]["p_t_holm"] >= row["vs_best"]["p_t"]
+
+
+def test_blank_queries_get_ndcg_under_both_policies(results: Path) -> None:
+    doc = build_leaderboard([results / "runs"], options=OPTS, base_dir=results)
+    row = doc["tables"][0]["rows"][0]
+    pq = pd.read_parquet(results / "runs/20260101-000000-toy/per_query.parquet")
+    sub = pq[(pq.model == row["model"]) & (pq.split == "test") & (pq.metric == "ndcg@10")]
+    blank0 = sub.groupby("seed")["value"].apply(lambda v: v.fillna(0).mean()).mean()
+    blank1 = sub.groupby("seed")["value"].apply(lambda v: v.fillna(1).mean()).mean()
+    assert row["blank"]["ndcg@10"]["blank0"]["mean"] == pytest.approx(blank0)
+    assert row["blank"]["ndcg@10"]["blank1"]["mean"] == pytest.approx(blank1)
+    assert set(row["blank"]) == {"ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"}
+
+
+def test_blank_policies_fall_back_to_per_query_values_without_profile_rows(results: Path) -> None:
+    run = results / "runs/20260101-000000-toy"
+    m = pd.read_csv(run / "metrics.csv")
+    m[m.profile == "ltrbench"].to_csv(run / "metrics.csv", index=False)
+    doc = build_leaderboard([run], options=OPTS)
+    row = doc["tables"][0]["rows"][1]
+    pq = pd.read_parquet(run / "per_query.parquet")
+    sub = pq[(pq.model == row["model"]) & (pq.split == "test") & (pq.metric == "ndcg@5")]
+    blank1 = sub.groupby("seed")["value"].apply(lambda v: v.fillna(1).mean()).mean()
+    assert row["blank"]["ndcg@5"]["blank1"]["mean"] == pytest.approx(blank1)
+
+
+def test_markdown_names_profile_run_and_config_and_pastes_as_tables(results: Path) -> None:
+    written = write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
+    md = Path(written["md"]).read_text()
+    assert "## toy_set — test split, profile `ltrbench`" in md
+    assert "Run `20260101-000000-toy`" in md
+    assert "config `runs/20260101-000000-toy/config.toml`" in md
+    assert f"{len(BLANK)} blank" in md
+    header = "| Model | NDCG@1 | NDCG@3 | NDCG@5 | NDCG@10 | MAP@10 | MRR | P@10 | R@10 | Fit (s) |"
+    assert header in md
+    doc = json.loads(Path(written["json"]).read_text())
+    best = doc["tables"][0]["rows"][0]
+    e = best["metrics"]["ndcg@10"]
+    assert f"**{e['mean']:.4f} ± {e['std']:.4f}**" in md
+    line = next(ln for ln in md.splitlines() if ln.startswith("| lightgbm-lambdarank"))
+    assert line.rstrip().endswith("| best | best |")
+    # every table line of the main table has the same number of cells as the header
+    main_lines = [ln for ln in md.splitlines() if ln.startswith("| ") and "Fit (s)" not in ln]
+    assert any("blank=0" in ln for ln in md.splitlines())
+    assert all(ln.count("|") >= 4 for ln in main_lines)
+
+
+def test_csv_has_one_row_per_model_with_every_number(results: Path) -> None:
+    written = write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
+    frame = pd.read_csv(written["csv"])
+    doc = json.loads(Path(written["json"]).read_text())
+    assert len(frame) == 3
+    assert list(frame["model"]) == ["lightgbm-lambdarank", "xgboost-ndcg", "random"]
+    for col in ("ndcg@10_mean", "ndcg@10_std", "ndcg@10_ci_low", "ndcg@10_ci_high", "fit_s_mean",
+                "p_randomization_holm", "p_t_holm", "ndcg@10_blank0_mean", "run_id", "run_config"):
+        assert col in frame.columns
+    for i, row in enumerate(doc["tables"][0]["rows"]):
+        assert frame.loc[i, "ndcg@10_mean"] == pytest.approx(row["metrics"]["ndcg@10"]["mean"])
+        assert frame.loc[i, "fit_s_mean"] == pytest.approx(row["fit_s"]["mean"])
+    assert math.isnan(frame.loc[0, "p_t_holm"])
+
+
+def test_latex_is_booktabs_with_escaped_names(results: Path) -> None:
+    written = write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
+    tex = Path(written["tex"]).read_text()
+    for token in ("\\toprule", "\\midrule", "\\bottomrule", "\\begin{tabular}", "\\end{table}"):
+        assert token in tex
+    assert "toy\\_set" in tex
+    assert "toy_set" not in tex.replace("toy\\_set", "")
+    assert "\\pm" in tex
+    assert "\\mathbf{" in tex
+    body = tex[tex.index("\\midrule") : tex.index("\\bottomrule")]
+    assert body.count("\\\\") == 3  # three model rows
+    assert tex_escape("a_b&c%") == "a\\_b\\&c\\%"
+
+
+def test_most_recent_run_supplies_the_table_and_each_dataset_gets_one(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_run(runs, "old", finished="2026-01-01T00:00:00+00:00", seed=1)
+    write_run(runs, "new", finished="2026-02-01T00:00:00+00:00", seed=2,
+              models={"lightgbm-lambdarank": 0.1, "random": -0.1})
+    write_run(runs, "other", dataset="ohsumed", finished="2025-06-01T00:00:00+00:00", seed=3)
+    doc = build_leaderboard([runs], options=OPTS, base_dir=tmp_path)
+    by_ds = {t["dataset"]: t for t in doc["tables"]}
+    assert set(by_ds) == {"toy_set", "ohsumed"}
+    assert by_ds["toy_set"]["run_id"] == "new"
+    assert len(by_ds["toy_set"]["rows"]) == 2
+    assert by_ds["ohsumed"]["run_id"] == "other"
+    assert by_ds["ohsumed"]["run_config"] == "runs/other/config.toml"
+
+
+def test_without_per_query_values_the_table_has_no_ci_and_says_so(tmp_path: Path) -> None:
+    run = write_run(tmp_path, "r", per_query=False)
+    doc = build_leaderboard([run], options=OPTS)
+    table = doc["tables"][0]
+    assert table["rows"][0]["metrics"]["ndcg@10"]["ci_low"] is None
+    assert all(r["vs_best"] is None for r in table["rows"])
+    assert any("per_query.parquet absent" in n for n in table["notes"])
+    # the JSON stays valid (no NaN) even with missing numbers
+    json.dumps(doc, allow_nan=False)
+
+
+def test_missing_columns_name_the_file(tmp_path: Path) -> None:
+    run = write_run(tmp_path, "r")
+    pd.DataFrame({"model": ["a"], "value": [1.0]}).to_csv(run / "metrics.csv", index=False)
+    with pytest.raises(DataError, match=r"metrics.csv: missing column\(s\) dataset"):
+        build_leaderboard([run])
+
+
+def test_empty_runs_folder_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(DataError, match="no run directory"):
+        write_leaderboard([tmp_path / "runs"], tmp_path)
+
+
+def test_plots_are_written_and_not_empty(results: Path) -> None:
+    written = write_leaderboard([results / "runs"], results, options=OPTS, plots=True)
+    names = {Path(p).name for p in written["plots"]}
+    assert names == {"ndcg_at_k.png", "learning_curves.png", "quality_vs_fit_time.png"}
+    for p in written["plots"]:
+        path = Path(p)
+        assert path.parent == results / "toy_set"
+        data = path.read_bytes()
+        assert len(data) > 1000
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_write_plots_skips_learning_curves_without_an_eval_log(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "runs", "r")
+    (run / "evallog.csv").unlink()
+    doc = build_leaderboard([run], options=OPTS)
+    made = write_plots(doc["tables"][0], RunDir(run), tmp_path / "out")
+    assert {p.name for p in made} == {"ndcg_at_k.png", "quality_vs_fit_time.png"}
+
+
+def test_report_command_writes_every_format(results: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.commands import report
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    report.register(sub)
+    args = parser.parse_args(
+        ["report", "--out", str(results), "--bootstrap", "200", "--permutations", "500", "--no-plots"]
+    )
+    assert args.func(args) == 0
+    for ext in ("md", "csv", "json", "tex"):
+        assert (results / f"leaderboard.{ext}").stat().st_size > 0
+    assert "toy_set: 3 models from run 20260101-000000-toy" in capsys.readouterr().out
+    args = parser.parse_args(["report", "--out", str(results), "--format", "json", "--no-plots",
+                              "--bootstrap", "100", "--permutations", "100"])
+    assert args.func(args) == 0
+    doc = json.load(io.StringIO(capsys.readouterr().out))
+    assert doc["tables"][0]["run_id"] == "20260101-000000-toy"
+    assert doc["stats"]["bootstrap_resamples"] == 100
+
+
+def test_headers_and_slugs() -> None:
+    assert metric_header("ndcg@10") == "NDCG@10"
+    assert metric_header("recall@10") == "R@10"
+    assert metric_header("mrr") == "MRR"
+    assert dataset_slug("/data/letor/OHSUMED/") == "OHSUMED"
+    assert dataset_slug("ml-latest-small") == "ml-latest-small"
+
+
+def test_latex_of_an_empty_document_is_only_the_preamble_comment() -> None:
+    tex = render_latex({"generated_by": "ltrbench x", "stats": {"confidence": 0.95}, "tables": []})
+    assert tex.startswith("% Generated by ltrbench x")
+    assert "\\begin{table}" not in tex
