@@ -1,0 +1,79 @@
+"""``ltrbench reproduce [results/leaderboard.md] [--run DIR]``: re-run recorded configs, compare every number.
+
+For each table of the leaderboard (its JSON twin holds ``run_config`` / ``run_id``) whose data is
+available, the config is run again and every number is compared: bit-identical when the
+environment matches the original run's manifest, else within 1e-6 (``--tolerance`` overrides).
+``--run DIR`` reproduces one run directory instead. Exit 0 when everything that ran matches,
+1 with a diff otherwise.
+
+JSON shape (``--format json``)::
+
+    {"ok": bool, "runs": [{"source", "status": "match"|"mismatch"|"skipped", "reason", "config",
+      "original_run", "new_run", "tolerance", "tolerance_reason", "compared", "n_differences",
+      "differences": [{"file", "key", "column", "original", "reproduced", "abs_diff"}]}]}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "reproduce",
+        help="re-run the configs behind a leaderboard (or a run) and compare every number",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("leaderboard", nargs="?", default="results/leaderboard.md",
+                   help="leaderboard .md or .json (default: results/leaderboard.md)")
+    p.add_argument("--run", action="append", metavar="DIR", default=[],
+                   help="reproduce this run directory (repeatable) instead of a leaderboard")
+    p.add_argument("--tolerance", type=float, metavar="TOL",
+                   help="absolute tolerance for every number (default: 0 in the same environment, "
+                   "else 1e-6)")
+    p.add_argument("--out", metavar="DIR",
+                   help="keep the new runs under DIR/runs/ (default: a temporary folder, removed)")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from bench.runners.reproduce import reproduce_leaderboard, reproduce_run
+
+    progress = not args.no_progress and args.format == "text"
+    if args.run:
+        outcomes = [
+            reproduce_run(Path(d), out_dir=args.out, tolerance=args.tolerance, progress=progress)
+            for d in args.run
+        ]
+    else:
+        outcomes = reproduce_leaderboard(
+            args.leaderboard, out_dir=args.out, tolerance=args.tolerance, progress=progress
+        )
+    ok = all(o.status != "mismatch" for o in outcomes)
+    if args.format == "json":
+        json.dump({"ok": ok, "runs": [o.as_dict() for o in outcomes]}, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0 if ok else 1
+    for o in outcomes:
+        head = f"{o.status.upper():9s} {o.source}"
+        if o.status == "skipped":
+            print(f"{head}: {o.reason}")
+            continue
+        print(f"{head}: {o.compared} numbers compared, {o.n_differences} differ "
+              f"(tolerance {o.tolerance:g}: {o.tolerance_reason})")
+        for d in o.differences[:20]:
+            print(f"    {d['file']} {d['key']} {d['column']}: {d['original']} -> {d['reproduced']}"
+                  + ("" if d["abs_diff"] is None else f" (|diff| {d['abs_diff']:.3g})"))
+        if o.n_differences > 20:
+            print(f"    ... and {o.n_differences - 20} more")
+    if not outcomes:
+        print("no tables found")
+    elif all(o.status == "skipped" for o in outcomes):
+        print("nothing could be re-run (see the reasons above)")
+    return 0 if ok else 1

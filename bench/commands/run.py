@@ -1,0 +1,135 @@
+"""``ltrbench run``: train, evaluate and cross-check every model × seed; write ``results/runs/<run-id>/``.
+
+With no arguments it runs the embedded ``synthetic`` dataset with the default models and seeds.
+Options override the config file (``--config FILE.toml``, or the name of a config shipped in
+``bench/runners/configs``, e.g. ``experiments-mslr30k``). Exit status: 0, or 1 when the
+cross-check finds a mismatch that no convention explains; bad input exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from bench.errors import ConfigError
+from bench.runners.config import RunConfig, parse_seeds
+from bench.runners.evaluation import expand_metrics
+from bench.runners.registry import expand_models
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "runners" / "configs"
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "run",
+        help="train and evaluate LightGBM/XGBoost rankers and baselines over seeds",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_config_arguments(p)
+    p.add_argument("--out", default="results", metavar="DIR",
+                   help="results folder; the run goes to DIR/runs/<run-id>/ (default: results)")
+    p.add_argument("--resume", nargs="?", const=True, default=False, metavar="RUN_DIR",
+                   help="continue the latest unfinished run of this config, or RUN_DIR "
+                   "(with its own config.toml)")
+    p.add_argument("--permute-check", action="store_true",
+                   help="also re-evaluate every model with rows permuted inside queries "
+                   "(writes permute.csv in the run directory)")
+    p.add_argument("--permute-retrain", action="store_true",
+                   help="with --permute-check: also retrain the GBDT models on permuted rows")
+    p.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=main)
+
+
+def add_config_arguments(p: argparse.ArgumentParser) -> None:
+    """The options shared by ``run`` and ``tune`` that build a RunConfig."""
+    p.add_argument("--config", metavar="FILE.toml|NAME",
+                   help="a run config (TOML), or the name of a shipped one: "
+                   + ", ".join(sorted(x.stem.replace("_", "-") for x in CONFIG_DIR.glob("*.toml"))))
+    p.add_argument("--dataset", metavar="NAME|PATH", help="catalogue name or path (default: synthetic)")
+    p.add_argument("--models", metavar="M1,M2", help="comma-separated models or aliases "
+                   "(lightgbm, xgboost, baselines, gbdt, all)")
+    p.add_argument("--seeds", metavar="0,1,2", help="seeds (list or range 0-4)")
+    p.add_argument("--metrics", metavar="LIST", help="reference metrics, e.g. ndcg@1,3,5,10,mrr")
+    p.add_argument("--profile", help="reference-evaluator profile of metrics.csv (default ltrbench)")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer, smaller trees (n_trees<=20, num_leaves<=15, patience 5)")
+    p.add_argument("--n-trees", type=int, metavar="N", help="override params.n_trees")
+    p.add_argument("--threads", type=int, metavar="N", help="override params.n_threads (0 = all cores)")
+    p.add_argument("--data-dir", metavar="DIR", help="where catalogue datasets are looked up")
+
+
+def resolve_config_path(value: str) -> Path:
+    """A config path, or a shipped config by name (``experiments-mslr30k``)."""
+    p = Path(value)
+    if p.is_file():
+        return p
+    shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
+    if shipped.is_file():
+        return shipped
+    names = sorted(x.stem.replace("_", "-") for x in CONFIG_DIR.glob("*.toml"))
+    raise ConfigError(f"no config file {value!r}; shipped configs: {', '.join(names)}")
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied."""
+    config = RunConfig.load(resolve_config_path(args.config)) if args.config else RunConfig()
+    changes: dict[str, object] = {}
+    if args.dataset:
+        changes["dataset"] = args.dataset
+    if args.models:
+        changes["models"] = expand_models(args.models)
+    if args.seeds:
+        changes["seeds"] = parse_seeds(args.seeds)
+    if args.metrics:
+        changes["metrics"] = expand_metrics(args.metrics)
+    if args.profile:
+        changes["profile"] = args.profile
+    if args.quick:
+        changes["quick"] = True
+    if args.data_dir:
+        changes["data_dir"] = args.data_dir
+    params = config.params
+    if args.n_trees is not None:
+        params = params.with_overrides(n_trees=args.n_trees)
+    if args.threads is not None:
+        params = params.with_overrides(n_threads=args.threads)
+    changes["params"] = params
+    for flag in ("permute_check", "permute_retrain"):
+        if getattr(args, flag, False):
+            changes[flag] = True
+    if getattr(args, "no_crosscheck", False):
+        changes["crosscheck"] = False
+    return replace(config, **changes)
+
+
+def main(args: argparse.Namespace) -> int:
+    from bench.runners.pipeline import run_benchmark
+    from bench.runners.summary import summarize_run, summary_text
+
+    resume = args.resume
+    if isinstance(resume, str):
+        run_dir = Path(resume)
+        if args.config is None and (run_dir / "config.toml").is_file():
+            args.config = str(run_dir / "config.toml")
+        resume = run_dir
+    config = config_from_args(args)
+    run_dir = run_benchmark(
+        config,
+        out_dir=args.out,
+        resume=resume,
+        progress=not args.no_progress and args.format == "text",
+    )
+    summary = summarize_run(run_dir)
+    if args.format == "json":
+        json.dump(summary, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(summary_text(summary))
+    cc = summary.get("crosscheck")
+    return 1 if cc is not None and not cc.get("ok", True) else 0

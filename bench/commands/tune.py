@@ -1,0 +1,102 @@
+"""``ltrbench tune``: group-aware cross-validated grid or random search for one GBDT model.
+
+Folds never split a query; selection uses the held-out folds of the training split only (see
+:mod:`bench.runners.tune`). Writes ``<out>/tune/<dataset>-<model>-<time>/`` with ``folds.csv``,
+``summary.csv`` and ``best.toml`` (a run config with the winning parameters as
+``[model_params.<model>]``, ready for ``ltrbench run --config``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from bench.commands.run import add_config_arguments, config_from_args
+from bench.data.atomic import write_text
+from bench.errors import ConfigError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "tune",
+        help="group-aware cross-validated grid/random search (folds never split a query)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_config_arguments(p)
+    p.add_argument("--model", default="lightgbm-lambdarank", help="the model to tune")
+    p.add_argument("--grid", required=True, metavar="SPACE",
+                   help='search space, e.g. "num_leaves=15,31,63;learning_rate=0.05,0.1"')
+    p.add_argument("--random", type=int, metavar="N",
+                   help="random search: N distinct combinations of the grid (default: full grid)")
+    p.add_argument("--folds", type=int, default=3, help="number of query folds (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds, the search and the models")
+    p.add_argument("--use", choices=("train", "train+vali"), default="train",
+                   help="which splits the folds are made from (never test)")
+    p.add_argument("--out", default="results", metavar="DIR")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from bench.runners.pipeline import load_splits
+    from bench.runners.tune import parse_space, tune
+
+    config = config_from_args(args).resolved()
+    if args.model not in config.models:
+        config = replace(config, models=(args.model,))
+    space = parse_space(args.grid)
+    splits = load_splits(config.dataset, data_dir=config.data_dir)
+    result = tune(
+        splits,
+        args.model,
+        space,
+        base=config.params_for(args.model, args.seed),
+        search="random" if args.random else "grid",
+        n_iter=args.random or 0,
+        n_folds=args.folds,
+        seed=args.seed,
+        select_metric=config.select_metric,
+        eval_at=config.eval_at,
+        use=args.use,
+    )
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    folder = Path(args.out) / "tune" / f"{_slug(splits.name)}-{args.model}-{stamp}"
+    folder.mkdir(parents=True, exist_ok=False)
+    write_text(folder / "folds.csv", result.folds.to_csv(index=False))
+    write_text(folder / "summary.csv", result.summary.to_csv(index=False))
+    best = replace(
+        config,
+        models=(args.model,),
+        model_params={**config.model_params,
+                      args.model: {**config.model_params.get(args.model, {}), **result.best_params}},
+    )
+    write_text(folder / "best.toml", best.to_toml(
+        header=f"ltrbench tune: best of {len(result.summary)} candidates by mean held-out "
+        f"{result.select_metric} over {result.n_folds} query folds ({result.best_score:.6f})"))
+    doc = {**result.as_dict(), "dataset": splits.name, "folder": str(folder),
+           "best_config": str(folder / "best.toml")}
+    if args.format == "json":
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{args.model} on {splits.name}: {len(result.summary)} candidates x {args.folds} query folds")
+    for r in result.summary.head(10).itertuples():
+        std = "" if r.std != r.std else f" ± {r.std:.4f}"
+        print(f"  {r.mean:.4f}{std}  best iteration {r.best_iteration:.0f}  {r.params}")
+    print(f"best: {json.dumps(result.best_params)}  ({result.select_metric} {result.best_score:.4f})")
+    print(f"run it: ltrbench run --config {folder / 'best.toml'}")
+    return 0
+
+
+def _slug(text: str) -> str:
+    import re
+
+    out = re.sub(r"[^A-Za-z0-9._-]+", "-", text.rsplit("/", 1)[-1]).strip("-.")
+    if not out:
+        raise ConfigError("empty dataset name")
+    return out

@@ -1,0 +1,214 @@
+"""Simple baselines: popularity, random, and implicit-feedback ALS.
+
+Every baseline learns from the training split only and scores the validation and test rows.
+
+* ``popularity`` (recommender data: rows carry item ids, ``LetorData.item``): the score of a row
+  is the number of *relevant* training rows (label >= 1) of its item, over all users. Without
+  item ids, a feature column named ``item_popularity`` (or ``popularity``) is used as the score
+  if the data has one; otherwise the baseline is not applicable.
+* ``random``: scores drawn uniformly from [0, 1) with ``numpy.random.default_rng(seed)``, one
+  independent stream per split, so every seed is a different and reproducible random ranker.
+* ``als``: implicit-feedback matrix factorisation, Hu, Koren & Volinsky, "Collaborative Filtering
+  for Implicit Feedback Datasets", ICDM 2008. The preference matrix has p_ui = 1 for every
+  training row with label >= 1 and confidence c_ui = 1 + alpha * label (the paper's linear
+  confidence, with the graded label as the observation strength r_ui); every other (user, item)
+  pair has p = 0, c = 1. Fitted with ``implicit.cpu.als.AlternatingLeastSquares`` (conjugate
+  gradient, float32), which minimises Σ c_ui (p_ui − x_u·y_i)² + λ(Σ‖x_u‖² + Σ‖y_i‖²). The score
+  of a row is x_u·y_i; a user or item that has no training row scores 0 (no information).
+  Needs user and item ids. If the data instead has a feature named ``als`` or ``als_score``
+  (computed by the ratings adapter from each user's history), that feature is the score and
+  nothing is fitted here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.data.letor import LetorData, LetorSplits
+from bench.runners.resources import measure
+from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable
+
+#: Labels at or above this count as an interaction (the ``ltrbench`` profile's relevance threshold).
+RELEVANT = 1.0
+POPULARITY_FEATURES = ("item_popularity", "popularity")
+ALS_FEATURES = ("als", "als_score")
+
+
+@dataclass(frozen=True)
+class ALSParams:
+    """Hyper-parameters of the ALS baseline.
+
+    Defaults: 16 factors, λ = 0.1, α = 10, 15 sweeps. Chosen on the validation split of the
+    synthetic dataset among factors {8, 16, 32, 64} × λ {0.01, 0.1, 1} × α {1, 10, 40} (16 is the
+    middle of the good range there; 8 was best by 0.02 NDCG@10); not tuned per dataset.
+    """
+
+    factors: int = 16
+    regularization: float = 0.1
+    alpha: float = 10.0
+    iterations: int = 15
+
+
+DEFAULT_ALS = ALSParams()
+
+
+def _feature(data: LetorData, names: tuple[str, ...]) -> int | None:
+    for name in names:
+        if name in data.feature_names:
+            return data.feature_names.index(name)
+    return None
+
+
+def run_popularity(splits: LetorSplits, seed: int = 0) -> FitResult:
+    """Item popularity among relevant training rows (see the module docstring)."""
+    train = splits.train
+    has_items = all(getattr(splits, s).item is not None for s in ("train", *EVAL_SPLITS))
+    col = None if has_items else _feature(train, POPULARITY_FEATURES)
+    if not has_items and col is None:
+        raise NotApplicable(
+            "popularity needs item ids (recommender data) or a feature named "
+            f"{' or '.join(POPULARITY_FEATURES)}; this dataset has neither"
+        )
+    scores: dict[str, NDArray[np.float64]] = {}
+    if col is not None:
+        with measure() as fit:
+            pass
+        with measure() as pred:
+            for split in EVAL_SPLITS:
+                scores[split] = getattr(splits, split).X[:, col].astype(np.float64)
+        source = f"feature {train.feature_names[col]!r}"
+    else:
+        with measure() as fit:
+            items, counts = np.unique(train.item[train.y >= RELEVANT], return_counts=True)
+        with measure() as pred:
+            for split in EVAL_SPLITS:
+                data = getattr(splits, split)
+                pos, known = _lookup(items, data.item)
+                s = np.zeros(data.n_rows, dtype=np.float64)
+                s[known] = counts[pos[known]]
+                scores[split] = s
+        source = "count of relevant (label >= 1) train rows per item"
+    return FitResult(
+        model="popularity",
+        library="baseline",
+        seed=seed,
+        scores=scores,
+        fit_s=fit.seconds,
+        predict_s=pred.seconds,
+        peak_rss_mb=max(fit.peak_rss_mb, pred.peak_rss_mb),
+        notes={"source": source},
+    )
+
+
+def run_random(splits: LetorSplits, seed: int = 0) -> FitResult:
+    """Uniform random scores; split ``i`` of (vali, test) uses ``default_rng([seed, i])``."""
+    with measure() as pred:
+        scores = {
+            split: np.random.default_rng([seed, i]).random(getattr(splits, split).n_rows)
+            for i, split in enumerate(EVAL_SPLITS)
+        }
+    return FitResult(
+        model="random",
+        library="baseline",
+        seed=seed,
+        scores=scores,
+        predict_s=pred.seconds,
+        peak_rss_mb=pred.peak_rss_mb,
+        notes={"source": "numpy.random.default_rng([seed, split index]).random"},
+    )
+
+
+def run_als(
+    splits: LetorSplits, seed: int = 0, *, params: ALSParams = DEFAULT_ALS, n_threads: int = 1
+) -> FitResult:
+    """Implicit-feedback ALS (Hu, Koren & Volinsky 2008); see the module docstring."""
+    train = splits.train
+    col = _feature(train, ALS_FEATURES)
+    if col is not None:
+        with measure() as pred:
+            scores = {s: getattr(splits, s).X[:, col].astype(np.float64) for s in EVAL_SPLITS}
+        return FitResult(
+            model="als",
+            library="implicit",
+            seed=seed,
+            scores=scores,
+            predict_s=pred.seconds,
+            peak_rss_mb=pred.peak_rss_mb,
+            notes={"source": f"adapter feature {train.feature_names[col]!r}"},
+        )
+    if any(getattr(splits, s).user is None or getattr(splits, s).item is None for s in ("train", *EVAL_SPLITS)):
+        raise NotApplicable(
+            "als needs user and item ids (recommender data) or a feature named "
+            f"{' or '.join(ALS_FEATURES)}; this dataset has neither"
+        )
+    import scipy.sparse as sp
+    from implicit.cpu.als import AlternatingLeastSquares
+    from threadpoolctl import threadpool_limits
+
+    with measure() as fit:
+        users, u_index = np.unique(train.user, return_inverse=True)
+        items, i_index = np.unique(train.item, return_inverse=True)
+        rel = train.y >= RELEVANT
+        matrix = sp.csr_matrix(
+            (train.y[rel].astype(np.float32), (u_index[rel], i_index[rel])),
+            shape=(users.shape[0], items.shape[0]),
+        )
+        matrix.sum_duplicates()
+        # implicit parallelises over users itself; a multi-threaded BLAS underneath only contends
+        # (implicit warns about it when the model is built), so BLAS gets one thread here.
+        with threadpool_limits(1, "blas"):
+            model = AlternatingLeastSquares(
+                factors=params.factors,
+                regularization=params.regularization,
+                alpha=params.alpha,
+                iterations=params.iterations,
+                random_state=seed,
+                num_threads=n_threads,
+            )
+            model.fit(matrix, show_progress=False)
+        uf = np.asarray(model.user_factors, dtype=np.float64)
+        itf = np.asarray(model.item_factors, dtype=np.float64)
+    unseen = {}
+    with measure() as pred:
+        scores = {}
+        for split in EVAL_SPLITS:
+            data = getattr(splits, split)
+            upos, uknown = _lookup(users, data.user)
+            ipos, iknown = _lookup(items, data.item)
+            known = uknown & iknown
+            s = np.zeros(data.n_rows, dtype=np.float64)
+            s[known] = np.einsum("ij,ij->i", uf[upos[known]], itf[ipos[known]])
+            scores[split] = s
+            unseen[split] = int((~known).sum())
+    return FitResult(
+        model="als",
+        library="implicit",
+        seed=seed,
+        scores=scores,
+        fit_s=fit.seconds,
+        predict_s=pred.seconds,
+        peak_rss_mb=max(fit.peak_rss_mb, pred.peak_rss_mb),
+        library_params={
+            "factors": params.factors,
+            "regularization": params.regularization,
+            "alpha": params.alpha,
+            "iterations": params.iterations,
+            "random_state": seed,
+            "num_threads": n_threads,
+        },
+        notes={
+            "source": "implicit.cpu.als.AlternatingLeastSquares on relevant train rows",
+            "rows_scored_0_unseen_user_or_item": unseen,
+        },
+    )
+
+
+def _lookup(keys: NDArray[np.int64], values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """Positions of ``values`` in the sorted ``keys`` and whether each is present."""
+    if keys.shape[0] == 0:
+        return np.zeros(values.shape[0], dtype=np.int64), np.zeros(values.shape[0], dtype=bool)
+    pos = np.clip(np.searchsorted(keys, values), 0, keys.shape[0] - 1)
+    return pos, keys[pos] == values

@@ -1,0 +1,245 @@
+"""``RunConfig``: what a benchmark run does, loaded from TOML, with defaults.
+
+A config file is flat at the top (run keys) with three optional tables::
+
+    dataset = "synthetic"                 # catalogue name or path (see bench.data.resolve)
+    models = ["lightgbm-lambdarank", "xgboost-ndcg", "popularity", "random", "als"]
+    seeds = [0, 1, 2]
+    metrics = ["ndcg@1,3,5,10", "map@10", "mrr", "p@10", "recall@10"]
+    profile = "ltrbench"                  # reference-evaluator profile of metrics.csv
+    quick = false
+    select_metric = "ndcg@10"             # the library NDCG that early stopping watches
+    early_stopping_split = "vali"         # the only accepted value
+
+    [params]                              # bench.runners.params.Params fields; keys not given
+    n_trees = 300                         # take DEFAULT_RUN_PARAMS (Params defaults with
+                                          # n_trees = 300, subsample = colsample = 0.8); the seed is
+                                          # replaced by each run seed
+
+    [model_params.xgboost-ndcg]           # per-model overrides of [params]
+    min_split_gain = 1.0
+
+    [als]                                 # bench.runners.baselines.ALSParams fields
+    factors = 32
+
+Any key naming the test split for early stopping or selection raises
+:class:`~bench.errors.ConfigError`: the test split is evaluated once, after training.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from bench.errors import ConfigError
+from bench.runners import tomlio
+from bench.runners.baselines import ALSParams
+from bench.runners.evaluation import DEFAULT_METRICS, expand_metrics
+from bench.runners.params import Params
+from bench.runners.registry import expand_models
+from bench.runners.result import SELECTION_SPLIT, check_selection_split, selection_k
+
+#: Models of ``ltrbench run`` with no arguments (the baselines skip themselves on non-recommender data).
+DEFAULT_MODELS: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg", "popularity", "random", "als")
+#: Parameters of a config that gives no ``[params]``: the Params defaults (LightGBM's defaults)
+#: with room for 300 trees (early stopping on the validation split decides how many are used)
+#: plus row and feature subsampling, so that each seed trains a different model. With
+#: ``subsample = colsample = 1`` both libraries are deterministic and every seed gives the same
+#: model, which makes a spread over seeds meaningless.
+DEFAULT_RUN_PARAMS = Params(n_trees=300, subsample=0.8, colsample=0.8)
+#: ``quick = true`` caps these parameters (for every model).
+QUICK_LIMITS: dict[str, int] = {"n_trees": 20, "early_stopping_rounds": 5, "num_leaves": 15}
+#: Keys that would choose something on a split; each must be "vali".
+_SELECTION_KEYS = ("early_stopping_split", "select_on", "selection_split", "validation_split")
+#: Keys left out of the config hash (they do not change any number).
+_UNHASHED = ("data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A benchmark run: dataset, models, seeds, parameters, metrics, profile.
+
+    ``data_dir`` (where catalogue datasets are looked up), ``crosscheck`` and the permute flags do
+    not change any number and are not part of :meth:`config_hash`.
+    """
+
+    dataset: str = "synthetic"
+    models: tuple[str, ...] = DEFAULT_MODELS
+    seeds: tuple[int, ...] = (0, 1, 2)
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    profile: str = "ltrbench"
+    quick: bool = False
+    select_metric: str = "ndcg@10"
+    early_stopping_split: str = SELECTION_SPLIT
+    eval_at: tuple[int, ...] = (1, 3, 5, 10)
+    log_train: bool = True
+    params: Params = DEFAULT_RUN_PARAMS
+    model_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    als: ALSParams = field(default_factory=ALSParams)
+    name: str = ""
+    description: str = ""
+    published: str = ""
+    data_dir: str | None = None
+    crosscheck: bool = True
+    permute_check: bool = False
+    permute_retrain: bool = False
+
+    def __post_init__(self) -> None:
+        check_selection_split(self.early_stopping_split)
+        selection_k(self.select_metric, self.eval_at)
+        if not self.seeds:
+            raise ConfigError("seeds must not be empty")
+        for model, values in self.model_params.items():
+            expand_models([model])
+            if not isinstance(values, dict):
+                raise ConfigError(f"model_params.{model} must be a table of parameters")
+            Params.from_dict({**_plain_params(self.params), **values})
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> RunConfig:
+        """Build from a parsed TOML document; unknown keys raise a ConfigError naming the valid ones."""
+        doc = dict(doc)
+        if "run" in doc and isinstance(doc["run"], dict):  # also accept a [run] table
+            doc = {**doc.pop("run"), **doc}
+        for key in _SELECTION_KEYS:
+            if key in doc:
+                check_selection_split(str(doc[key]))
+        if "select_on" in doc or "selection_split" in doc or "validation_split" in doc:
+            doc.pop("select_on", None)
+            doc.pop("selection_split", None)
+            doc.pop("validation_split", None)
+        valid = {f.name for f in fields(cls)}
+        unknown = sorted(set(doc) - valid)
+        if unknown:
+            raise ConfigError(
+                f"unknown config key(s) {', '.join(unknown)}; valid: {', '.join(sorted(valid))}"
+            )
+        kwargs: dict[str, Any] = {}
+        for key, value in doc.items():
+            if key == "params":
+                kwargs[key] = Params.from_dict({**_plain_params(DEFAULT_RUN_PARAMS), **_table(value, "params")})
+            elif key == "als":
+                kwargs[key] = _als(_table(value, "als"))
+            elif key == "model_params":
+                kwargs[key] = {str(m): dict(_table(v, f"model_params.{m}")) for m, v in _table(value, key).items()}
+            elif key == "models":
+                kwargs[key] = expand_models(value)
+            elif key == "metrics":
+                kwargs[key] = expand_metrics(value)
+            elif key == "seeds":
+                kwargs[key] = parse_seeds(value)
+            elif key == "eval_at":
+                kwargs[key] = tuple(int(k) for k in value)
+            else:
+                kwargs[key] = value
+        return cls(**kwargs)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunConfig:
+        """Read a TOML config file (see the module docstring)."""
+        try:
+            return cls.from_dict(tomlio.read_toml(path))
+        except ConfigError as exc:
+            msg = str(exc)
+            raise ConfigError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+        except TypeError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+
+    # -- resolution ---------------------------------------------------------------------------
+    def resolved(self) -> RunConfig:
+        """Quick limits applied, ``n_threads = 0`` replaced by this machine's CPU count."""
+        params = self.params
+        if self.quick:
+            params = _quick(params)
+        params = replace(params, n_threads=params.resolved_threads())
+        return replace(self, params=params)
+
+    def params_for(self, model: str, seed: int) -> Params:
+        """The parameters ``model`` trains with for ``seed`` (per-model overrides, quick limits)."""
+        params = self.params.with_overrides(**self.model_params.get(model, {}))
+        if self.quick:
+            params = _quick(params)
+        return replace(params, seed=seed, n_threads=params.resolved_threads())
+
+    # -- output -------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for TOML / JSON (``None`` values left out)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "params":
+                value = _plain_params(value)
+            elif f.name == "als":
+                value = asdict(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            if value is not None:
+                out[f.name] = value
+        return out
+
+    def to_toml(self, *, header: str = "") -> str:
+        """The config as TOML text; :meth:`from_dict` of its parse gives back an equal config."""
+        return tomlio.dumps(self.to_dict(), header=header)
+
+    def config_hash(self) -> str:
+        """12 hex digits of the SHA-256 of the number-changing part of the config (canonical JSON)."""
+        doc = {k: v for k, v in self.to_dict().items() if k not in _UNHASHED}
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def parse_seeds(value: Any) -> tuple[int, ...]:
+    """Seeds from ``[0, 1, 2]``, ``"0,1,2"`` or ``"0-4"`` (a range)."""
+    if isinstance(value, int):
+        return (value,)
+    if isinstance(value, str):
+        items: list[int] = []
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            lo, sep, hi = part.partition("-")
+            try:
+                items.extend(range(int(lo), int(hi) + 1) if sep and lo else [int(part)])
+            except ValueError:
+                raise ConfigError(f"seeds: expected integers like 0,1,2 or 0-4, got {value!r}") from None
+        value = items
+    try:
+        seeds = tuple(int(s) for s in value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"seeds: expected a list of integers, got {value!r}") from None
+    if not seeds:
+        raise ConfigError("seeds must not be empty")
+    if len(set(seeds)) != len(seeds):
+        raise ConfigError(f"seeds repeat: {list(seeds)}")
+    return seeds
+
+
+def _table(value: Any, name: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{name} must be a table")
+    return value
+
+
+def _als(values: dict[str, Any]) -> ALSParams:
+    valid = {f.name for f in fields(ALSParams)}
+    unknown = sorted(set(values) - valid)
+    if unknown:
+        raise ConfigError(f"unknown als key(s) {', '.join(unknown)}; valid: {', '.join(sorted(valid))}")
+    return ALSParams(**values)
+
+
+def _plain_params(p: Params) -> dict[str, Any]:
+    d = p.to_dict()
+    for lib in ("lightgbm", "xgboost"):
+        if not d[lib]:
+            d.pop(lib)
+    return d
+
+
+def _quick(p: Params) -> Params:
+    return replace(p, **{k: min(getattr(p, k), v) for k, v in QUICK_LIMITS.items()})

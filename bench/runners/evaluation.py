@@ -1,0 +1,112 @@
+"""Scores → reference metrics, in the long tables of a run directory.
+
+Every number in ``metrics.csv`` and ``per_query.parquet`` comes from the reference evaluator,
+:func:`bench.metrics.evaluate` (imported when first needed), under the run's profile. For NDCG
+metrics of a split with blank queries (no relevant document; the profile leaves them out of the
+mean, so their per-query value is NaN), two more rows give the mean with blank queries scored 0
+(profile ``<profile>-blank0``) and 1 (``<profile>-blank1``): the conventions of sklearn /
+trec_eval and of LightGBM / XGBoost respectively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from bench.data.letor import LetorData
+from bench.errors import ConfigError
+
+#: Default metrics of a run (``ndcg@1,3,5,10`` expanded).
+DEFAULT_METRICS: tuple[str, ...] = (
+    "ndcg@1",
+    "ndcg@3",
+    "ndcg@5",
+    "ndcg@10",
+    "map@10",
+    "mrr",
+    "p@10",
+    "recall@10",
+)
+
+
+def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
+    """``"ndcg@1,3,5,10"`` or ``["ndcg@1,3", "mrr"]`` → ``("ndcg@1", "ndcg@3", "mrr")``."""
+    items = [names] if isinstance(names, str) else list(names)
+    out: list[str] = []
+    for item in items:
+        base = None
+        for part in str(item).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if part.isdigit() and base is not None:
+                name = f"{base}@{part}"
+            else:
+                name = part
+                base = part.split("@", 1)[0] if "@" in part else None
+            if name not in out:
+                out.append(name)
+    if not out:
+        raise ConfigError("no metrics given")
+    return tuple(out)
+
+
+def get_evaluate() -> Callable[..., Any]:
+    """:func:`bench.metrics.evaluate`, imported lazily."""
+    try:
+        from bench.metrics import evaluate
+    except ImportError as exc:  # pragma: no cover - only before the evaluator exists
+        raise ConfigError(
+            "the reference evaluator bench.metrics.evaluate is not available in this install"
+        ) from exc
+    return evaluate
+
+
+def evaluate_scores(
+    data: LetorData,
+    scores: NDArray[np.float64],
+    *,
+    metrics: Sequence[str],
+    profile: str,
+) -> tuple[list[dict[str, Any]], pd.DataFrame]:
+    """Reference metrics of ``scores`` on ``data``.
+
+    Returns ``(rows, per_query)``: ``rows`` are ``{"metric", "value", "profile"}`` dicts (the mean
+    under ``profile``, plus the blank-query variants described in the module docstring);
+    ``per_query`` is a long frame ``qid, metric, value`` (NaN for queries the profile excludes).
+    """
+    evaluate = get_evaluate()
+    result = evaluate(
+        data.y,
+        np.asarray(scores, dtype=np.float64),
+        qid=data.qid,
+        metrics=tuple(metrics),
+        profile=profile,
+        per_query=True,
+    )
+    rows = [
+        {"metric": m, "value": float(result.metrics[m]), "profile": profile} for m in metrics
+    ]
+    pq = result.per_query
+    if pq is None:
+        raise ConfigError("the evaluator returned no per-query table (per_query=True was asked)")
+    long = pq.melt(id_vars=["qid"], value_vars=list(metrics), var_name="metric", value_name="value")
+    long["value"] = long["value"].astype(np.float64)
+    diag = getattr(result, "diagnostics", None)
+    for m in metrics:
+        if not m.startswith("ndcg"):
+            continue
+        values = pq[m].to_numpy(dtype=np.float64)
+        blank = np.isnan(values)
+        if not blank.any():
+            continue
+        for fill, tag in ((0.0, "blank0"), (1.0, "blank1")):
+            # the evaluator's own figure when it reports one, else the plain mean with blanks filled
+            reported = getattr(diag, f"mean_blank_as_{int(fill)}", None) or {}
+            value = reported.get(m, float(np.where(blank, fill, values).mean()))
+            rows.append({"metric": m, "value": float(value), "profile": f"{profile}-{tag}"})
+    return rows, long[["qid", "metric", "value"]]

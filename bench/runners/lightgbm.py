@@ -1,0 +1,176 @@
+"""LightGBM runner: ``lambdarank``, ``rank_xendcg`` and ``regression`` with validation early stopping.
+
+``lightgbm.train`` gets the parameters of :func:`bench.runners.params.lightgbm_params`, the
+training and validation datasets (never the test set), ``record_evaluation`` for the library's
+own NDCG log on train and validation, and an early-stopping callback that watches one metric on
+the validation set (LightGBM's ``early_stopping`` callback watches every metric and stops when
+any of them stalls, so ``ndcg@1`` could end training before ``ndcg@10`` peaks). The model then
+predicts validation and test with the best iteration: the first maximum of the validation metric.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import lightgbm as lgb
+import numpy as np
+
+from bench.data.letor import LetorData, LetorSplits
+from bench.errors import ConfigError
+from bench.runners.params import Params, lightgbm_params
+from bench.runners.resources import measure
+from bench.runners.result import (
+    SELECTION_SPLIT,
+    FitResult,
+    best_iteration_from_log,
+    check_ranking_labels,
+    check_selection_split,
+    check_splits_distinct,
+    evallog_frame,
+    selection_k,
+)
+
+
+class _StopOnValidation:
+    """Early stopping on one (data set, metric): stop after ``patience`` rounds without a strict
+    improvement; the best iteration is the first maximum (what ``lightgbm.early_stopping`` does
+    for a single metric with ``min_delta=0``)."""
+
+    def __init__(self, patience: int, data_name: str, metric: str) -> None:
+        # Instance attributes: lightgbm.train sets a missing instance ``order`` itself. 30 runs
+        # after record_evaluation (20), so the round that stops training is logged too.
+        self.order = 30
+        self.before_iteration = False
+        self.patience = patience
+        self.data_name = data_name
+        self.metric = metric
+        self.best_value = -np.inf
+        self.best_round = -1
+        self.best_results: list[Any] = []
+
+    def __call__(self, env: lgb.callback.CallbackEnv) -> None:
+        value = None
+        for result in env.evaluation_result_list or []:
+            if result[0] == self.data_name and result[1] == self.metric:
+                value = float(result[2])
+        if value is None:
+            logged = sorted({f"{r[0]}:{r[1]}" for r in env.evaluation_result_list or []})
+            raise ConfigError(
+                f"early stopping watches {self.data_name}:{self.metric}, which LightGBM did not "
+                f"log; logged: {', '.join(logged)}"
+            )
+        i = env.iteration - env.begin_iteration
+        if value > self.best_value:
+            self.best_value, self.best_round = value, i
+            self.best_results = list(env.evaluation_result_list or [])
+        elif i - self.best_round >= self.patience:
+            raise lgb.callback.EarlyStopException(self.best_round, self.best_results)
+
+
+def _dataset(data: LetorData, *, reference: lgb.Dataset | None = None, label: np.ndarray | None = None) -> lgb.Dataset:
+    return lgb.Dataset(
+        data.X,
+        label=data.y if label is None else label,
+        group=data.group_sizes,
+        reference=reference,
+        feature_name=[f"f{j}" for j in range(data.n_features)],
+        free_raw_data=True,
+    )
+
+
+def fit_lightgbm(
+    train: LetorData,
+    vali: LetorData,
+    params: Params,
+    *,
+    objective: str = "lambdarank",
+    eval_at: tuple[int, ...] = (1, 3, 5, 10),
+    select_metric: str = "ndcg@10",
+    log_train: bool = True,
+) -> tuple[lgb.Booster, dict[str, Any], FitResult]:
+    """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``.
+
+    The result has the eval log, ``best_iteration`` (first maximum of ``select_metric`` on the
+    validation split), ``n_trees`` grown and ``fit_s``; no scores yet (see :func:`run_lightgbm`).
+    """
+    _, ks = selection_k(select_metric, eval_at)
+    if objective != "regression":
+        check_ranking_labels(train, "train", what=f"LightGBM objective {objective!r}")
+    check_ranking_labels(vali, "vali", what="LightGBM's ndcg metric")
+    lib_params = lightgbm_params(params, objective, eval_at=ks)
+    record: dict[str, dict[str, list[float]]] = {}
+    stopper = _StopOnValidation(params.early_stopping_rounds, SELECTION_SPLIT, select_metric)
+    callbacks: list[Any] = [lgb.record_evaluation(record), stopper]
+    if params.learning_rate_decay > 0:
+        callbacks.append(lgb.reset_parameter(learning_rate=params.learning_rate_at))
+    with measure() as m:
+        dtrain = _dataset(train)
+        dvali = _dataset(vali, reference=dtrain)
+        valid_sets = [dtrain, dvali] if log_train else [dvali]
+        valid_names = ["train", SELECTION_SPLIT] if log_train else [SELECTION_SPLIT]
+        booster = lgb.train(
+            dict(lib_params),
+            dtrain,
+            num_boost_round=params.n_trees,
+            valid_sets=valid_sets,
+            valid_names=valid_names,
+            callbacks=callbacks,
+        )
+    log = evallog_frame(record, {"train": "train", SELECTION_SPLIT: SELECTION_SPLIT})
+    best = best_iteration_from_log(log, select_metric)
+    result = FitResult(
+        model="",
+        library="lightgbm",
+        seed=params.seed,
+        scores={},
+        evallog=log,
+        best_iteration=best,
+        n_trees=int(log["iteration"].max()) if len(log) else 0,
+        fit_s=m.seconds,
+        peak_rss_mb=m.peak_rss_mb,
+        library_params=lib_params,
+        notes={"library_best_iteration": int(booster.best_iteration) or best},
+    )
+    return booster, lib_params, result
+
+
+def run_lightgbm(
+    splits: LetorSplits,
+    params: Params,
+    *,
+    model: str = "lightgbm-lambdarank",
+    objective: str = "lambdarank",
+    eval_at: tuple[int, ...] = (1, 3, 5, 10),
+    select_metric: str = "ndcg@10",
+    early_stopping_split: str = SELECTION_SPLIT,
+    log_train: bool = True,
+) -> FitResult:
+    """Train one LightGBM model and score the validation and test splits with its best iteration.
+
+    ``early_stopping_split`` other than ``"vali"`` raises :class:`~bench.errors.ConfigError`, as
+    does a dataset whose validation split is its test split.
+    """
+    check_selection_split(early_stopping_split)
+    check_splits_distinct(splits)
+    booster, _, result = fit_lightgbm(
+        splits.train,
+        splits.vali,
+        params,
+        objective=objective,
+        eval_at=eval_at,
+        select_metric=select_metric,
+        log_train=log_train,
+    )
+    scores = {}
+    with measure() as m:
+        for split in ("vali", "test"):
+            data = getattr(splits, split)
+            scores[split] = np.asarray(
+                booster.predict(data.X, num_iteration=result.best_iteration), dtype=np.float64
+            )
+    result.model = model
+    result.scores = scores
+    result.predict_s = m.seconds
+    result.peak_rss_mb = max(result.peak_rss_mb, m.peak_rss_mb)
+    result.booster = booster
+    return result

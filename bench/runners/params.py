@@ -1,0 +1,312 @@
+"""One parameter set for both libraries, and the parity table that says how it maps.
+
+A :class:`Params` names each knob once; :func:`lightgbm_params` and :func:`xgboost_params`
+translate it into the keyword dictionaries that ``lightgbm.train`` and ``xgboost.train``
+receive. :data:`PARITY` lists every row of that translation with what it does not make equal
+(see :func:`parity_markdown` for the README table). Parameter names were checked against
+lightgbm 4.7.0 (``include/LightGBM/config.h`` and the resolved ``parameters:`` block of a saved
+model) and xgboost 3.2.0 (``Booster.save_config()``), and the tests read them back from both.
+
+Sources for the objective-level rows: LightGBM ``src/objective/rank_objective.hpp`` (pairs with
+the higher document in the top ``lambdarank_truncation_level`` of the current ranking; when
+``lambdarank_norm`` is set, ΔNDCG is divided by ``0.01 + |Δscore|`` and a query's lambdas are
+scaled by ``log2(1 + Σλ) / Σλ``); XGBoost ``src/objective/lambdarank_obj.h``/``.cc`` (with
+``lambdarank_pair_method=topk``, pairs ``(i, j)`` with ``i < lambdarank_num_pair_per_sample``,
+``j > i`` in the current ranking; ``lambdarank_score_normalization`` divides Δmetric by
+``|Δscore| + 0.01``, ``lambdarank_normalization`` applies the same ``log2(1 + Σλ) / Σλ`` factor,
+"first used by LightGBM").
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from bench.errors import ConfigError
+
+#: Largest label the exponential gain table covers: LightGBM's default ``label_gain`` has 31
+#: entries (``src/metric/dcg_calculator.cpp``), XGBoost checks labels ≤ 31 with exp gain.
+MAX_LABEL = 30
+
+LABEL_GAINS = ("exp2", "linear")
+
+
+@dataclass(frozen=True)
+class Params:
+    """Hyper-parameters shared by the LightGBM and XGBoost runners.
+
+    Defaults are LightGBM's own defaults where the libraries differ (except ``n_threads`` and the
+    tree count, chosen so that the default benchmark runs in about a minute on 2 cores).
+    ``lightgbm`` / ``xgboost`` hold raw library parameters applied last (an escape hatch; they
+    are recorded in the run config like everything else).
+
+    Learning-rate schedule: at boosting round ``i`` (0-based) the rate is
+    ``max(learning_rate_min, learning_rate - learning_rate_decay * i)`` (the schedule LightGBM's
+    own ``test_lambdarank`` uses: ``max(0.01, 0.1 - 0.01 * i)``); ``learning_rate_decay = 0`` means
+    a constant rate.
+    """
+
+    n_trees: int = 100
+    learning_rate: float = 0.1
+    learning_rate_decay: float = 0.0
+    learning_rate_min: float = 0.0
+    num_leaves: int = 31
+    max_depth: int = -1
+    max_bin: int = 255
+    min_child_weight: float = 1e-3
+    min_data_in_leaf: int = 20
+    min_split_gain: float = 0.0
+    subsample: float = 1.0
+    colsample: float = 1.0
+    l1: float = 0.0
+    l2: float = 0.0
+    truncation_level: int = 30
+    label_gain: str = "exp2"
+    lambdarank_norm: bool = True
+    early_stopping_rounds: int = 20
+    n_threads: int = 2
+    seed: int = 0
+    lightgbm: tuple[tuple[str, Any], ...] = field(default=())
+    xgboost: tuple[tuple[str, Any], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _check(self.n_trees >= 1, "n_trees must be >= 1")
+        _check(self.learning_rate > 0, "learning_rate must be > 0")
+        _check(self.learning_rate_decay >= 0, "learning_rate_decay must be >= 0")
+        _check(self.num_leaves >= 2, "num_leaves must be >= 2")
+        _check(self.max_bin >= 2, "max_bin must be >= 2")
+        _check(self.min_child_weight >= 0, "min_child_weight must be >= 0")
+        _check(self.min_data_in_leaf >= 0, "min_data_in_leaf must be >= 0")
+        _check(0 < self.subsample <= 1, "subsample must be in (0, 1]")
+        _check(0 < self.colsample <= 1, "colsample must be in (0, 1]")
+        _check(self.l1 >= 0 and self.l2 >= 0, "l1 and l2 must be >= 0")
+        _check(self.truncation_level >= 1, "truncation_level must be >= 1")
+        _check(self.early_stopping_rounds >= 1, "early_stopping_rounds must be >= 1")
+        _check(self.n_threads >= 0, "n_threads must be >= 0 (0 = every core)")
+        if self.label_gain not in LABEL_GAINS:
+            raise ConfigError(
+                f"unknown label_gain {self.label_gain!r}; valid: {', '.join(LABEL_GAINS)}"
+            )
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Params:
+        """Build from a TOML ``[params]`` table; unknown keys raise a ConfigError naming the valid ones."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}"
+            )
+        kwargs = dict(values)
+        for lib in ("lightgbm", "xgboost"):
+            if lib in kwargs:
+                raw = kwargs[lib]
+                if not isinstance(raw, dict):
+                    raise ConfigError(f"params.{lib} must be a table of raw {lib} parameters")
+                kwargs[lib] = tuple(sorted(raw.items()))
+        return cls(**kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values (raw library tables as dicts), for TOML/JSON."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = dict(v) if f.name in ("lightgbm", "xgboost") else v
+        return out
+
+    def with_overrides(self, **changes: Any) -> Params:
+        """A copy with some fields changed (raw library tables are merged, not replaced)."""
+        for lib in ("lightgbm", "xgboost"):
+            if lib in changes and isinstance(changes[lib], dict):
+                merged = dict(getattr(self, lib))
+                merged.update(changes[lib])
+                changes[lib] = tuple(sorted(merged.items()))
+        return replace(self, **changes)
+
+    def resolved_threads(self) -> int:
+        """``n_threads``, with 0 resolved to the number of CPUs of this machine."""
+        return self.n_threads or (os.cpu_count() or 1)
+
+    def learning_rate_at(self, iteration: int) -> float:
+        """Learning rate of boosting round ``iteration`` (0-based)."""
+        return max(self.learning_rate_min, self.learning_rate - self.learning_rate_decay * iteration)
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ConfigError(message)
+
+
+def label_gain_table(kind: str) -> list[float]:
+    """Gain of each label 0..30: ``exp2`` → 2^l − 1 (LightGBM's default table), ``linear`` → l."""
+    if kind == "exp2":
+        return [float(2**lab - 1) for lab in range(MAX_LABEL + 1)]
+    if kind == "linear":
+        return [float(lab) for lab in range(MAX_LABEL + 1)]
+    raise ConfigError(f"unknown label_gain {kind!r}; valid: {', '.join(LABEL_GAINS)}")
+
+
+#: LightGBM objectives the runner accepts, by ltrbench objective name.
+LIGHTGBM_OBJECTIVES = {"lambdarank": "lambdarank", "xendcg": "rank_xendcg", "regression": "regression"}
+#: XGBoost objectives the runner accepts, by ltrbench objective name.
+XGBOOST_OBJECTIVES = {
+    "ndcg": "rank:ndcg",
+    "pairwise": "rank:pairwise",
+    "map": "rank:map",
+    "regression": "reg:squarederror",
+}
+
+
+def lightgbm_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 3, 5, 10)) -> dict[str, Any]:
+    """The ``params`` dictionary for ``lightgbm.train`` (see :data:`PARITY`).
+
+    ``objective`` is an ltrbench objective name (``lambdarank``, ``xendcg``, ``regression``).
+    The evaluation metric is always LightGBM's ``ndcg`` at ``eval_at`` (the regression baseline is
+    selected on validation NDCG too, so every model is chosen by the same rule).
+    """
+    if objective not in LIGHTGBM_OBJECTIVES:
+        raise ConfigError(
+            f"unknown LightGBM objective {objective!r}; valid: {', '.join(LIGHTGBM_OBJECTIVES)}"
+        )
+    out: dict[str, Any] = {
+        "objective": LIGHTGBM_OBJECTIVES[objective],
+        "boosting": "gbdt",
+        "learning_rate": p.learning_rate,
+        "num_leaves": p.num_leaves,
+        "max_depth": p.max_depth,
+        "max_bin": p.max_bin,
+        "min_sum_hessian_in_leaf": p.min_child_weight,
+        "min_data_in_leaf": p.min_data_in_leaf,
+        "min_gain_to_split": p.min_split_gain,
+        "bagging_fraction": p.subsample,
+        "bagging_freq": 1 if p.subsample < 1.0 else 0,
+        "feature_fraction": p.colsample,
+        "lambda_l1": p.l1,
+        "lambda_l2": p.l2,
+        "lambdarank_truncation_level": p.truncation_level,
+        "lambdarank_norm": p.lambdarank_norm,
+        "label_gain": label_gain_table(p.label_gain),
+        "metric": ["ndcg"],
+        "eval_at": list(eval_at),
+        "num_threads": p.resolved_threads(),
+        "seed": p.seed,
+        "deterministic": True,
+        "force_row_wise": True,
+        "verbosity": -1,
+    }
+    out.update(dict(p.lightgbm))
+    return out
+
+
+def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 3, 5, 10)) -> dict[str, Any]:
+    """The ``params`` dictionary for ``xgboost.train`` (see :data:`PARITY`).
+
+    ``objective`` is an ltrbench objective name (``ndcg``, ``pairwise``, ``map``, ``regression``).
+    The tree count is ``num_boost_round``, an argument of ``xgboost.train``, not a parameter.
+    """
+    if objective not in XGBOOST_OBJECTIVES:
+        raise ConfigError(
+            f"unknown XGBoost objective {objective!r}; valid: {', '.join(XGBOOST_OBJECTIVES)}"
+        )
+    out: dict[str, Any] = {
+        "objective": XGBOOST_OBJECTIVES[objective],
+        "booster": "gbtree",
+        "tree_method": "hist",
+        "grow_policy": "lossguide",
+        "max_leaves": p.num_leaves,
+        "max_depth": 0 if p.max_depth < 0 else p.max_depth,
+        "eta": p.learning_rate,
+        "max_bin": p.max_bin,
+        "min_child_weight": p.min_child_weight,
+        "gamma": p.min_split_gain,
+        "subsample": p.subsample,
+        "colsample_bytree": p.colsample,
+        "alpha": p.l1,
+        "lambda": p.l2,
+        "lambdarank_pair_method": "topk",
+        "lambdarank_num_pair_per_sample": p.truncation_level,
+        "lambdarank_normalization": p.lambdarank_norm,
+        "lambdarank_score_normalization": p.lambdarank_norm,
+        "ndcg_exp_gain": p.label_gain == "exp2",
+        "eval_metric": [f"ndcg@{k}" for k in eval_at],
+        "nthread": p.resolved_threads(),
+        "seed": p.seed,
+        "verbosity": 0,
+    }
+    out.update(dict(p.xgboost))
+    return out
+
+
+@dataclass(frozen=True)
+class ParityRow:
+    """One row of the parity table: an ltrbench name, what each library receives, and the caveat."""
+
+    ltrbench: str
+    lightgbm: str
+    xgboost: str
+    note: str
+
+
+PARITY: tuple[ParityRow, ...] = (
+    ParityRow("n_trees", "num_boost_round (lgb.train)", "num_boost_round (xgb.train)",
+              "an upper bound: early stopping on the validation split picks the iteration used"),
+    ParityRow("learning_rate", "learning_rate", "eta", ""),
+    ParityRow("learning_rate_decay, learning_rate_min", "lightgbm.reset_parameter callback",
+              "ltrbench callback setting eta before each round",
+              "round i uses max(min, lr - decay*i); decay 0 = constant. (xgboost's "
+              "LearningRateScheduler sets the rate after a round: off by one)"),
+    ParityRow("num_leaves", "num_leaves",
+              "max_leaves + grow_policy=lossguide + tree_method=hist",
+              "both grow leaf-wise (best-first) on histograms"),
+    ParityRow("max_depth", "max_depth (-1 = none)", "max_depth (0 = none under lossguide)", ""),
+    ParityRow("max_bin", "max_bin", "max_bin",
+              "bin boundaries differ: LightGBM bins from a 200,000-row sample "
+              "(bin_construct_sample_cnt), XGBoost from a weighted quantile sketch of all rows"),
+    ParityRow("min_child_weight", "min_sum_hessian_in_leaf", "min_child_weight",
+              "same number, different scale: XGBoost's pairwise hessian is 2·σ(1−σ)·|Δ| "
+              "(lambdarank_obj.h), LightGBM's σ(1−σ)·|Δ| with sigmoid=1"),
+    ParityRow("min_data_in_leaf", "min_data_in_leaf", "(none)",
+              "XGBoost has no minimum row count per leaf; only the hessian bound applies"),
+    ParityRow("min_split_gain", "min_gain_to_split", "gamma (min_split_loss)", ""),
+    ParityRow("subsample", "bagging_fraction + bagging_freq=1 (0 when subsample = 1)", "subsample",
+              "rows are sampled one by one in both (not whole queries); different RNGs"),
+    ParityRow("colsample", "feature_fraction", "colsample_bytree", "per tree in both"),
+    ParityRow("l1", "lambda_l1", "alpha (reg_alpha)", ""),
+    ParityRow("l2", "lambda_l2", "lambda (reg_lambda)",
+              "XGBoost's own default is 1, LightGBM's 0; ltrbench passes the same value to both"),
+    ParityRow("truncation_level", "lambdarank_truncation_level",
+              "lambdarank_num_pair_per_sample + lambdarank_pair_method=topk",
+              "pairs (i, j) with i in the top k of the current ranking and j below it, in both"),
+    ParityRow("label_gain = exp2 | linear", "label_gain = [2^l-1] | [l], l = 0..30",
+              "ndcg_exp_gain = true | false",
+              "used by the objective and by each library's NDCG metric"),
+    ParityRow("lambdarank_norm", "lambdarank_norm",
+              "lambdarank_normalization + lambdarank_score_normalization",
+              "both divide ΔNDCG by 0.01+|Δscore| and scale lambdas by log2(1+Σλ)/Σλ"),
+    ParityRow("objective lambdarank / xendcg / regression", "lambdarank / rank_xendcg / regression",
+              "rank:ndcg / (none) / reg:squarederror",
+              "XGBoost also runs rank:pairwise and rank:map (binary labels: label >= 1)"),
+    ParityRow("eval_at", "metric=ndcg, eval_at", "eval_metric = ndcg@k, ...",
+              "the library's own NDCG, logged on train and validation every round"),
+    ParityRow("early_stopping_rounds", "ltrbench callback on validation ndcg@10",
+              "xgboost.callback.EarlyStopping(data_name='vali')",
+              "stop after k rounds without a strict improvement; best = first maximum"),
+    ParityRow("n_threads", "num_threads", "nthread", "pinned; 0 = every core, resolved and recorded"),
+    ParityRow("seed", "seed (derives bagging, feature-fraction and objective seeds)", "seed", ""),
+    ParityRow("(determinism)", "deterministic=true, force_row_wise=true",
+              "(CPU hist is deterministic for a fixed nthread)",
+              "bit-identical reruns on the same machine, versions and thread count"),
+)
+
+
+def parity_markdown() -> str:
+    """:data:`PARITY` as a Markdown table (for the README)."""
+    lines = [
+        "| ltrbench | LightGBM | XGBoost | note |",
+        "|---|---|---|---|",
+    ]
+    for row in PARITY:
+        cells = [row.ltrbench, row.lightgbm, row.xgboost, row.note]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"

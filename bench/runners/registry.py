@@ -1,0 +1,89 @@
+"""The models a run can name, and what each one is.
+
+Names are fixed by the run-directory contract (``status/<model>-seed<k>.json``, the ``model``
+column of every table): ``lightgbm-*`` and ``xgboost-*`` are gradient-boosted trees trained by
+:mod:`bench.runners.lightgbm` / :mod:`bench.runners.xgboost`; ``popularity``, ``random`` and
+``als`` are the baselines of :mod:`bench.runners.baselines`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bench.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What a model name means: library, objective, and a one-line description."""
+
+    name: str
+    library: str  # "lightgbm", "xgboost", "baseline", "implicit"
+    objective: str  # ltrbench objective name (see bench.runners.params), or the baseline's name
+    description: str
+
+    @property
+    def is_gbdt(self) -> bool:
+        return self.library in ("lightgbm", "xgboost")
+
+
+MODELS: dict[str, ModelSpec] = {
+    m.name: m
+    for m in (
+        ModelSpec("lightgbm-lambdarank", "lightgbm", "lambdarank",
+                  "LightGBM LambdaMART (objective=lambdarank)"),
+        ModelSpec("lightgbm-xendcg", "lightgbm", "xendcg",
+                  "LightGBM XE-NDCG-MART (objective=rank_xendcg)"),
+        ModelSpec("lightgbm-regression", "lightgbm", "regression",
+                  "LightGBM pointwise L2 regression on the labels"),
+        ModelSpec("xgboost-ndcg", "xgboost", "ndcg", "XGBoost LambdaMART (objective=rank:ndcg)"),
+        ModelSpec("xgboost-pairwise", "xgboost", "pairwise",
+                  "XGBoost RankNet-style pairwise (objective=rank:pairwise)"),
+        ModelSpec("xgboost-map", "xgboost", "map",
+                  "XGBoost LambdaMART for MAP (objective=rank:map; trained on label >= 1)"),
+        ModelSpec("xgboost-regression", "xgboost", "regression",
+                  "XGBoost pointwise L2 regression (objective=reg:squarederror)"),
+        ModelSpec("popularity", "baseline", "popularity",
+                  "item popularity among relevant train rows (recommender data only)"),
+        ModelSpec("random", "baseline", "random", "uniform random scores (seeded)"),
+        ModelSpec("als", "implicit", "als",
+                  "implicit-feedback ALS, Hu, Koren & Volinsky 2008 (recommender data only)"),
+    )
+}
+
+#: Short aliases accepted by ``--models``: a library name expands to its LambdaMART model.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "lightgbm": ("lightgbm-lambdarank",),
+    "xgboost": ("xgboost-ndcg",),
+    "baselines": ("popularity", "random", "als"),
+    "gbdt": tuple(n for n, m in MODELS.items() if m.is_gbdt),
+    "all": tuple(MODELS),
+}
+
+
+def get_model(name: str) -> ModelSpec:
+    """The :class:`ModelSpec` of ``name``; a ConfigError lists the valid names."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown model {name!r}; valid: {', '.join(MODELS)} "
+            f"(aliases: {', '.join(ALIASES)})"
+        ) from None
+
+
+def expand_models(names: list[str] | tuple[str, ...] | str) -> tuple[str, ...]:
+    """Model names from a list or comma-separated string, aliases expanded, order kept, no repeats."""
+    items = names.split(",") if isinstance(names, str) else list(names)
+    out: list[str] = []
+    for raw in items:
+        name = raw.strip()
+        if not name:
+            continue
+        for expanded in ALIASES.get(name, (name,)):
+            get_model(expanded)
+            if expanded not in out:
+                out.append(expanded)
+    if not out:
+        raise ConfigError(f"no models given; valid: {', '.join(MODELS)}")
+    return tuple(out)

@@ -1,0 +1,364 @@
+"""``ltrbench reproduce``: run a recorded config again and compare every number.
+
+Two sources of recorded configs:
+
+* a run directory (``--run DIR``): its ``config.toml`` is run again and the new run's tables
+  are compared with the old ones row by row: ``metrics.csv`` (every metric, split, seed and
+  profile), ``per_query.parquet`` (every query), ``scores.parquet`` (every score) and the chosen
+  iteration and tree count of ``timings.csv``. Times and memory are not compared (they never
+  repeat).
+* a leaderboard (``results/leaderboard.md`` or ``.json``): for each table, the config at its
+  ``run_config`` (else ``runs/<run_id>/config.toml`` beside the leaderboard) is run again if its
+  data is available (else the table is skipped, with the reason). When the original run
+  directory is still there it is compared as above; in any case the table is rebuilt from the new
+  run with :func:`bench.report.leaderboard.build_table` and the same statistics options, and
+  every number of it is compared with the stored table (times, run ids and paths excepted).
+
+Tolerance: 0 (bit-identical) when the environment matches the original run's manifest (package
+versions, Python, machine, CPU count and threads): LightGBM runs with ``deterministic=true``
+and XGBoost's CPU ``hist`` is deterministic for a fixed thread count. Otherwise
+:data:`CROSS_ENV_TOLERANCE`, and the differing entries are reported. ``tolerance=`` overrides both.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.errors import ConfigError, DataError
+from bench.runners.config import RunConfig
+from bench.runners.pipeline import Loader, read_table, run_benchmark
+
+CROSS_ENV_TOLERANCE = 1e-6
+#: Tables compared between two run directories, with their key columns and value columns.
+COMPARED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "metrics.csv": (("dataset", "model", "seed", "split", "metric", "profile"), ("value",)),
+    "per_query.parquet": (("dataset", "model", "seed", "split", "qid", "metric"), ("value",)),
+    "scores.parquet": (("model", "seed", "split", "row"), ("score",)),
+    "timings.csv": (("dataset", "model", "seed"), ("best_iteration", "n_trees")),
+}
+#: Leaderboard-table keys that differ between runs by nature.
+_SKIP_KEYS = frozenset({"run_id", "run_dir", "run_config", "run_timestamp", "fit_s", "predict_s", "notes"})
+_MAX_LISTED = 50
+
+
+@dataclass
+class Outcome:
+    """The result of reproducing one recorded config."""
+
+    source: str
+    status: str  # "match", "mismatch", "skipped"
+    reason: str = ""
+    config: str = ""
+    original_run: str = ""
+    new_run: str = ""
+    tolerance: float = 0.0
+    tolerance_reason: str = ""
+    compared: int = 0
+    differences: list[dict[str, Any]] = field(default_factory=list)
+    n_differences: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "status": self.status,
+            "reason": self.reason,
+            "config": self.config,
+            "original_run": self.original_run,
+            "new_run": self.new_run,
+            "tolerance": self.tolerance,
+            "tolerance_reason": self.tolerance_reason,
+            "compared": self.compared,
+            "n_differences": self.n_differences,
+            "differences": self.differences[:_MAX_LISTED],
+        }
+
+
+# ------------------------------------------------------------------------------------------
+# Comparing
+# ------------------------------------------------------------------------------------------
+
+
+def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.0) -> tuple[int, list[dict[str, Any]]]:
+    """Compare the tables of two run directories; returns ``(numbers compared, differences)``.
+
+    A difference is ``{"file", "key", "column", "original", "reproduced", "abs_diff"}``; a row
+    present on one side only is a difference with ``None`` on the other side.
+    """
+    original, new = Path(original), Path(new)
+    compared = 0
+    diffs: list[dict[str, Any]] = []
+    fa, fb = _fingerprint(original), _fingerprint(new)
+    if fa and fb:
+        for split in sorted(set(fa) | set(fb)):
+            compared += 1
+            if fa.get(split) != fb.get(split):
+                diffs.append({"file": "manifest.json", "key": f"dataset.fingerprint.{split}",
+                              "column": "", "original": fa.get(split), "reproduced": fb.get(split),
+                              "abs_diff": None})
+    for name, (keys, values) in COMPARED.items():
+        a, b = read_table(original / name), read_table(new / name)
+        keys_present = [k for k in keys if k in a.columns and k in b.columns]
+        for frame in (a, b):
+            for k in keys_present:
+                frame[k] = frame[k].astype(str)
+        merged = a.merge(b, on=keys_present, how="outer", suffixes=("_a", "_b"), indicator=True)
+        for col in values:
+            if f"{col}_a" not in merged.columns:
+                continue
+            va = pd.to_numeric(merged[f"{col}_a"], errors="coerce").to_numpy(dtype=np.float64)
+            vb = pd.to_numeric(merged[f"{col}_b"], errors="coerce").to_numpy(dtype=np.float64)
+            both = merged["_merge"].to_numpy() == "both"
+            same = both & ((np.isnan(va) & np.isnan(vb)) | (np.abs(va - vb) <= tolerance))
+            compared += int(both.sum())
+            for i in np.flatnonzero(~same):
+                diffs.append({
+                    "file": name,
+                    "key": {k: merged[k].iloc[i] for k in keys_present},
+                    "column": col,
+                    "original": None if merged["_merge"].iloc[i] == "right_only" else _num(va[i]),
+                    "reproduced": None if merged["_merge"].iloc[i] == "left_only" else _num(vb[i]),
+                    "abs_diff": _num(abs(va[i] - vb[i])),
+                })
+    return compared, diffs
+
+
+def _fingerprint(run_dir: Path) -> dict[str, str]:
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return dict((manifest.get("dataset") or {}).get("fingerprint") or {})
+
+
+def compare_tables(stored: Any, rebuilt: Any, *, tolerance: float = 0.0, path: str = "") -> tuple[int, list[dict[str, Any]]]:
+    """Compare two leaderboard tables (JSON values) recursively; numbers within ``tolerance``.
+
+    Keys in :data:`_SKIP_KEYS` (times, run ids and paths) are not compared.
+    """
+    if isinstance(stored, dict) and isinstance(rebuilt, dict):
+        n, diffs = 0, []
+        for key in sorted(set(stored) | set(rebuilt), key=str):
+            if key in _SKIP_KEYS:
+                continue
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in stored or key not in rebuilt:
+                diffs.append({"file": "leaderboard", "key": sub, "column": "",
+                              "original": stored.get(key), "reproduced": rebuilt.get(key), "abs_diff": None})
+                continue
+            k, d = compare_tables(stored[key], rebuilt[key], tolerance=tolerance, path=sub)
+            n, diffs = n + k, diffs + d
+        return n, diffs
+    if isinstance(stored, list) and isinstance(rebuilt, list):
+        if len(stored) != len(rebuilt):
+            return 1, [{"file": "leaderboard", "key": path, "column": "", "original": len(stored),
+                        "reproduced": len(rebuilt), "abs_diff": None}]
+        n, diffs = 0, []
+        for i, (x, y) in enumerate(zip(stored, rebuilt, strict=True)):
+            k, d = compare_tables(x, y, tolerance=tolerance, path=f"{path}[{i}]")
+            n, diffs = n + k, diffs + d
+        return n, diffs
+    if _is_number(stored) and _is_number(rebuilt):
+        a, b = float(stored), float(rebuilt)
+        same = (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tolerance
+        return 1, [] if same else [{"file": "leaderboard", "key": path, "column": "", "original": a,
+                                    "reproduced": b, "abs_diff": abs(a - b)}]
+    same = stored == rebuilt
+    return 1, [] if same else [{"file": "leaderboard", "key": path, "column": "", "original": stored,
+                                "reproduced": rebuilt, "abs_diff": None}]
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _num(x: Any) -> float | None:
+    v = float(x)
+    return None if math.isnan(v) else v
+
+
+def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float, str]:
+    """0.0 when this machine matches the manifest's environment, else :data:`CROSS_ENV_TOLERANCE`."""
+    from bench.runners.pipeline import environment
+
+    now = environment()
+    was = manifest.get("environment") or {}
+    differ = []
+    for key in ("python", "machine", "cpu_count"):
+        if was.get(key) != now.get(key):
+            differ.append(f"{key} {was.get(key)} -> {now.get(key)}")
+    for pkg in ("numpy", "lightgbm", "xgboost", "xgboost-cpu", "implicit", "scipy"):
+        a, b = (was.get("packages") or {}).get(pkg), now["packages"].get(pkg)
+        if a != b:
+            differ.append(f"{pkg} {a} -> {b}")
+    if manifest.get("threads") not in (None, threads):
+        differ.append(f"threads {manifest.get('threads')} -> {threads}")
+    if differ:
+        return CROSS_ENV_TOLERANCE, "environment differs (" + "; ".join(differ) + ")"
+    return 0.0, "same environment: bit-identical expected"
+
+
+# ------------------------------------------------------------------------------------------
+# Reproducing
+# ------------------------------------------------------------------------------------------
+
+
+def _rerun(config_path: Path, out_dir: Path, loader: Loader | None, progress: bool) -> tuple[RunConfig, Path]:
+    config = RunConfig.load(config_path)
+    config = replace(config, crosscheck=False, permute_check=False, permute_retrain=False)
+    new = run_benchmark(config, out_dir=out_dir, progress=progress, loader=loader)
+    return config, new
+
+
+def reproduce_run(
+    run_dir: str | Path,
+    *,
+    out_dir: str | Path | None = None,
+    tolerance: float | None = None,
+    loader: Loader | None = None,
+    progress: bool = False,
+) -> Outcome:
+    """Run ``run_dir/config.toml`` again and compare the new run with ``run_dir`` (module docstring)."""
+    run_dir = Path(run_dir)
+    config_path = run_dir / "config.toml"
+    if not config_path.is_file():
+        raise ConfigError(f"{run_dir}: no config.toml (not a run directory)")
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    outcome = Outcome(source=str(run_dir), status="skipped", config=str(config_path), original_run=str(run_dir))
+    with _out(out_dir) as out:
+        try:
+            config, new = _rerun(config_path, out, loader, progress)
+        except DataError as exc:
+            outcome.reason = f"data not available: {exc}"
+            return outcome
+        tol, why = (tolerance, "given") if tolerance is not None else environment_tolerance(
+            manifest, config.resolved().params.resolved_threads())
+        outcome.tolerance, outcome.tolerance_reason = tol, why
+        outcome.new_run = str(new) if out_dir is not None else ""
+        outcome.compared, outcome.differences = compare_runs(run_dir, new, tolerance=tol)
+    outcome.n_differences = len(outcome.differences)
+    outcome.status = "match" if not outcome.differences else "mismatch"
+    return outcome
+
+
+def reproduce_leaderboard(
+    leaderboard: str | Path,
+    *,
+    out_dir: str | Path | None = None,
+    tolerance: float | None = None,
+    loader: Loader | None = None,
+    progress: bool = False,
+) -> list[Outcome]:
+    """Reproduce every table of a leaderboard (``.md`` or ``.json``; the JSON beside the ``.md`` is read)."""
+    path = Path(leaderboard)
+    json_path = path if path.suffix == ".json" else path.with_suffix(".json")
+    if not json_path.is_file():
+        raise ConfigError(
+            f"{json_path}: not found; reproduce reads the leaderboard's JSON twin "
+            "(written by 'ltrbench report'), or give a run directory with --run DIR"
+        )
+    doc = json.loads(json_path.read_text(encoding="utf-8"))
+    base = json_path.parent
+    outcomes = []
+    for table in doc.get("tables", []):
+        outcomes.append(_reproduce_table(table, doc, base, out_dir, tolerance, loader, progress))
+    return outcomes
+
+
+def _locate(base: Path, value: Any) -> Path | None:
+    if not value:
+        return None
+    p = Path(str(value))
+    for cand in (p, base / p):
+        if cand.exists():
+            return cand
+    return None
+
+
+def _reproduce_table(table: dict[str, Any], doc: dict[str, Any], base: Path, out_dir: str | Path | None,
+                     tolerance: float | None, loader: Loader | None, progress: bool) -> Outcome:
+    dataset = str(table.get("dataset", "?"))
+    run_id = table.get("run_id")
+    outcome = Outcome(source=f"table {dataset!r} (run {run_id})", status="skipped")
+    config_path = _locate(base, table.get("run_config"))
+    if config_path is None and run_id:
+        config_path = _locate(base, Path("runs") / str(run_id) / "config.toml")
+    if config_path is None:
+        outcome.reason = (
+            f"config not found (run_config {table.get('run_config')!r}, run_id {run_id!r}); "
+            "commit the run's config.toml or pass --run DIR"
+        )
+        return outcome
+    outcome.config = str(config_path)
+    original = _locate(base, table.get("run_dir"))
+    if original is None and run_id:
+        original = _locate(base, Path("runs") / str(run_id))
+    manifest_path = (original / "manifest.json") if original is not None else None
+    with _out(out_dir) as out:
+        try:
+            config, new = _rerun(config_path, out, loader, progress)
+        except DataError as exc:
+            outcome.reason = f"data not available: {exc}"
+            return outcome
+        if tolerance is not None:
+            tol, why = tolerance, "given"
+        elif manifest_path is not None and manifest_path.is_file():
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            tol, why = environment_tolerance(manifest, config.resolved().params.resolved_threads())
+        else:
+            tol, why = CROSS_ENV_TOLERANCE, "original manifest not available"
+        outcome.tolerance, outcome.tolerance_reason = tol, why
+        outcome.new_run = str(new) if out_dir is not None else ""
+        if original is not None:
+            outcome.original_run = str(original)
+            n, diffs = compare_runs(original, new, tolerance=tol)
+            outcome.compared += n
+            outcome.differences += diffs
+        n, diffs = _compare_rebuilt(table, doc, new, tol)
+        outcome.compared += n
+        outcome.differences += diffs
+    outcome.n_differences = len(outcome.differences)
+    outcome.status = "match" if not outcome.differences else "mismatch"
+    return outcome
+
+
+def _compare_rebuilt(table: dict[str, Any], doc: dict[str, Any], new: Path, tol: float) -> tuple[int, list[dict[str, Any]]]:
+    from dataclasses import fields
+
+    from bench.report.leaderboard import LeaderboardOptions, build_table
+    from bench.report.runs import RunDir
+
+    names = {f.name for f in fields(LeaderboardOptions)}
+    opts = {k: v for k, v in (doc.get("stats") or {}).items() if k in names}
+    for k, v in list(opts.items()):
+        if isinstance(v, list):
+            opts[k] = tuple(v)
+    rebuilt = build_table(RunDir(new), str(table["dataset"]), options=LeaderboardOptions(**opts))
+    rebuilt = json.loads(json.dumps(rebuilt, default=str))
+    return compare_tables(table, rebuilt, tolerance=tol)
+
+
+class _out:
+    """A results folder for the re-run: ``out_dir`` as given, else a temporary one removed afterwards."""
+
+    def __init__(self, out_dir: str | Path | None) -> None:
+        self.out_dir = out_dir
+        self.tmp: str | None = None
+
+    def __enter__(self) -> Path:
+        if self.out_dir is not None:
+            return Path(self.out_dir)
+        self.tmp = tempfile.mkdtemp(prefix="ltrbench-reproduce-")
+        return Path(self.tmp)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)

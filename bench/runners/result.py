@@ -1,0 +1,148 @@
+"""What every runner returns, and the guards every runner applies before training.
+
+The guards keep the test split out of training and model selection: early stopping and every
+choice are made on the validation split, and the test split is only predicted, once, at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from bench.data.letor import LetorData, LetorSplits
+from bench.errors import ConfigError, DataError, LtrbenchError
+
+#: The only split early stopping and model selection may use.
+SELECTION_SPLIT = "vali"
+#: Splits that are predicted and evaluated after training (in this order).
+EVAL_SPLITS = ("vali", "test")
+#: Columns of the library eval log (``evallog.csv`` adds ``model`` and ``seed``).
+EVALLOG_COLUMNS = ("iteration", "split", "metric", "value")
+
+
+class NotApplicable(LtrbenchError):
+    """A model that cannot run on this dataset (e.g. popularity without item ids); the run records
+    the reason in the model's status file and goes on."""
+
+
+@dataclass
+class FitResult:
+    """One trained model (one seed): its scores, eval log, chosen iteration and costs.
+
+    ``scores[split]`` are float64 scores in the row order of that split (``vali`` and ``test``),
+    predicted with ``best_iteration`` trees. ``evallog`` has columns ``iteration`` (1-based: the
+    model with that many trees), ``split`` (``train``/``vali``), ``metric``, ``value``: the
+    library's own metric as it logged it. ``n_trees`` is how many trees were grown before early
+    stopping ended training. ``fit_s`` includes building the library's dataset (binning) and the
+    per-round evaluation; ``predict_s`` covers validation and test; ``peak_rss_mb`` is the RSS
+    growth during fit + predict (:mod:`bench.runners.resources`).
+    """
+
+    model: str
+    library: str
+    seed: int
+    scores: dict[str, NDArray[np.float64]]
+    evallog: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(EVALLOG_COLUMNS)))
+    best_iteration: int | None = None
+    n_trees: int | None = None
+    fit_s: float = 0.0
+    predict_s: float = 0.0
+    peak_rss_mb: float = 0.0
+    library_params: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+    booster: Any = None  # the library's model object (not persisted)
+
+
+def check_selection_split(name: str) -> None:
+    """Refuse any split but the validation split for early stopping / model selection."""
+    if name != SELECTION_SPLIT:
+        raise ConfigError(
+            f"early stopping and model selection use the validation split only; got {name!r} "
+            f"(valid: {SELECTION_SPLIT!r}). The test split is evaluated once, after training, "
+            "and never chooses anything."
+        )
+
+
+def check_splits_distinct(splits: LetorSplits) -> None:
+    """Refuse a dataset whose validation split *is* its test split (selecting on it would select on test)."""
+    vali, test = splits.vali, splits.test
+    same = vali is test or (
+        vali.n_rows == test.n_rows
+        and vali.n_features == test.n_features
+        and np.array_equal(vali.y, test.y)
+        and np.array_equal(vali.qid, test.qid)
+        and np.array_equal(vali.X, test.X)
+    )
+    if same and vali.n_rows > 0:
+        raise ConfigError(
+            f"dataset {splits.name!r}: the validation split is the test split; early stopping on it "
+            "would select on test. Give a separate validation split."
+        )
+
+
+def check_ranking_labels(data: LetorData, split: str, *, what: str) -> None:
+    """Labels must be integers in 0..30 for the ranking objectives and NDCG metrics of both libraries
+    (LightGBM ``CheckLabel`` in ``dcg_calculator.cpp``; XGBoost ``CheckNDCGLabels``)."""
+    y = data.y
+    bad = (y < 0) | (y > 30) | (y != np.round(y)) | ~np.isfinite(y)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"{what} needs integer relevance labels in 0..30; {split} label {y[row]!r} is not",
+            path=data.source or None,
+            row=row + 1,
+        )
+
+
+def evallog_frame(records: dict[str, dict[str, list[float]]], names: dict[str, str]) -> pd.DataFrame:
+    """Long eval log from ``{data_name: {metric: [value per round]}}`` (both libraries' shape).
+
+    ``names`` maps the library's data names to ltrbench split names.
+    """
+    parts = []
+    for data_name, metrics in records.items():
+        split = names.get(data_name, data_name)
+        for metric, values in metrics.items():
+            v = np.asarray(values, dtype=np.float64)
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "iteration": np.arange(1, v.shape[0] + 1, dtype=np.int64),
+                        "split": split,
+                        "metric": metric,
+                        "value": v,
+                    }
+                )
+            )
+    if not parts:
+        return pd.DataFrame(columns=list(EVALLOG_COLUMNS))
+    return pd.concat(parts, ignore_index=True)
+
+
+def best_iteration_from_log(log: pd.DataFrame, metric: str, split: str = SELECTION_SPLIT) -> int:
+    """The 1-based iteration of the first maximum of ``metric`` on ``split`` (early stopping's choice)."""
+    check_selection_split(split)
+    sel = log[(log["split"] == split) & (log["metric"] == metric)].sort_values("iteration")
+    if sel.empty:
+        raise ConfigError(
+            f"the eval log has no {metric!r} on {split!r}; logged: "
+            f"{', '.join(sorted(set(log['metric'])))}"
+        )
+    values = sel["value"].to_numpy()
+    return int(sel["iteration"].to_numpy()[int(np.argmax(values))])
+
+
+def selection_k(select_metric: str, eval_at: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """Parse ``ndcg@k`` (the selection metric) and return ``(k, eval_at with k added)``."""
+    base, _, k = select_metric.partition("@")
+    if base != "ndcg" or not k.isdigit() or int(k) < 1:
+        raise ConfigError(
+            f"select_metric must be the library NDCG at a cutoff, 'ndcg@k'; got {select_metric!r}"
+        )
+    kk = int(k)
+    ks = tuple(sorted(set(eval_at) | {kk}))
+    return kk, ks

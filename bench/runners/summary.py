@@ -1,0 +1,138 @@
+"""A run directory summarised for people (a text table) and for tools (the ``--format json`` shape).
+
+JSON shape of ``ltrbench run --format json``::
+
+    {"run_id": str, "run_dir": str, "dataset": str, "config_hash": str, "profile": str,
+     "models": [str], "seeds": [int], "finished": str | null,
+     "status": {"<model>-seed<k>": "done" | "skipped: <reason>"},
+     "metrics": {model: {split: {metric: {"mean": float, "std": float | null,
+                                          "per_seed": {seed: float}}}}},
+     "timings": {model: {"fit_s": float, "predict_s": float, "peak_rss_mb": float,
+                         "best_iteration": float | null}},
+     "crosscheck": {"ok": bool, "errors": [str], "reasons": {reason: float | null}} | null,
+     "permute_check": {"file": str, "max_abs_delta": {evaluator: float}} | null}
+
+Means and sample standard deviations (ddof = 1; ``null`` for one seed) are over seeds, from
+``metrics.csv`` rows of the run's profile; NaN is written as ``null``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.runners.pipeline import read_status, read_table
+
+
+def _num(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def summarize_run(run_dir: str | Path) -> dict[str, Any]:
+    """The JSON-ready summary of a run directory (see the module docstring)."""
+    run_dir = Path(run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    from bench.runners.tomlio import read_toml
+
+    config = read_toml(run_dir / "config.toml")
+    profile = str(config.get("profile", "ltrbench"))
+    metrics = read_table(run_dir / "metrics.csv")
+    if len(metrics):
+        metrics = metrics[metrics["profile"].astype(str) == profile]
+    out_metrics: dict[str, Any] = {}
+    for (model, split, metric), g in metrics.groupby(["model", "split", "metric"], sort=False):
+        values = g.set_index("seed")["value"].astype(np.float64)
+        std = float(values.std(ddof=1)) if len(values) > 1 else None
+        out_metrics.setdefault(str(model), {}).setdefault(str(split), {})[str(metric)] = {
+            "mean": _num(values.mean()),
+            "std": _num(std),
+            "per_seed": {str(int(s)): _num(v) for s, v in values.items()},
+        }
+    timings = read_table(run_dir / "timings.csv")
+    out_timings = {}
+    for model, g in timings.groupby("model", sort=False):
+        out_timings[str(model)] = {
+            "fit_s": _num(g["fit_s"].mean()),
+            "predict_s": _num(g["predict_s"].mean()),
+            "peak_rss_mb": _num(g["peak_rss_mb"].max()),
+            "best_iteration": _num(pd.to_numeric(g["best_iteration"], errors="coerce").mean()),
+        }
+    status = {
+        k: (v.get("status") if v.get("status") == "done" else f"skipped: {v.get('reason', '')}")
+        for k, v in read_status(run_dir).items()
+    }
+    permute = None
+    pfile = run_dir / "permute.csv"
+    if pfile.is_file():
+        frame = pd.read_csv(pfile)
+        permute = {
+            "file": str(pfile),
+            "max_abs_delta": {
+                str(k): _num(v) for k, v in frame.groupby("evaluator")["delta"].apply(lambda d: d.abs().max()).items()
+            },
+        }
+    return {
+        "run_id": run_dir.name,
+        "run_dir": str(run_dir),
+        "dataset": (manifest.get("dataset") or {}).get("name"),
+        "config_hash": manifest.get("config_hash"),
+        "profile": profile,
+        "models": list(config.get("models", [])),
+        "seeds": list(config.get("seeds", [])),
+        "finished": manifest.get("finished"),
+        "status": status,
+        "metrics": out_metrics,
+        "timings": out_timings,
+        "crosscheck": manifest.get("crosscheck"),
+        "permute_check": permute,
+    }
+
+
+def summary_text(summary: dict[str, Any], *, split: str = "test", metrics: tuple[str, ...] = ("ndcg@1", "ndcg@10", "map@10", "mrr")) -> str:
+    """A plain-text table: one row per model, ``mean ± std`` over seeds on ``split``, fit time."""
+    header = ["model", *metrics, "fit s"]
+    rows = []
+    notes = []
+    for model in summary["models"]:
+        per = summary["metrics"].get(model, {}).get(split, {})
+        cells = [model]
+        for m in metrics:
+            e = per.get(m)
+            if not e or e["mean"] is None:
+                cells.append("")
+            elif e["std"] is None:
+                cells.append(f"{e['mean']:.4f}")
+            else:
+                cells.append(f"{e['mean']:.4f} ± {e['std']:.4f}")
+        t = summary["timings"].get(model, {})
+        cells.append("" if t.get("fit_s") is None else f"{t['fit_s']:.2f}")
+        if not per:
+            skipped = [v for k, v in summary["status"].items() if k.startswith(f"{model}-seed")]
+            cells[1:] = ["(skipped)" if skipped else "(not run)"] + [""] * (len(cells) - 2)
+            if skipped:
+                notes.append(f"{model} {skipped[0]}")
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = [
+        f"dataset {summary['dataset']} · {split} split · profile {summary['profile']} · "
+        f"seeds {', '.join(str(s) for s in summary['seeds'])}",
+        "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)),
+        "  ".join("-" * w for w in widths),
+    ]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines += notes
+    cc = summary.get("crosscheck")
+    if cc is not None:
+        lines.append(f"cross-check: {'OK' if cc.get('ok') else 'FAILED'}"
+                     + ("" if cc.get("ok") else f" ({'; '.join(cc.get('errors', [])[:3])})"))
+    lines.append(f"run directory: {summary['run_dir']}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,223 @@
+"""Group-aware cross-validation and hyper-parameter search (``ltrbench tune``).
+
+Folds are made of whole queries: every query of the tuning data is held out in exactly one fold
+and is never split between a fold's training and held-out parts (LightGBM #1137, #5660; XGBoost
+#4844 show what happens otherwise). Each candidate parameter set is trained once per fold on the
+other folds, with early stopping on the held-out fold, and scored by the library's own
+``select_metric`` on the held-out fold at the chosen iteration. The candidate with the best mean
+over folds wins (ties: the earlier candidate). Only the training split is used by default
+(``use="train+vali"`` adds the validation split's queries); the test split is never read.
+
+Search: ``grid`` tries every combination of the value lists; ``random`` tries ``n_iter``
+distinct combinations drawn uniformly from that grid with ``numpy.random.default_rng(seed)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from bench.data.letor import LetorData, LetorSplits
+from bench.errors import ConfigError
+from bench.runners.params import Params
+from bench.runners.registry import get_model
+
+TUNABLE = tuple(f.name for f in fields(Params) if f.name not in ("lightgbm", "xgboost", "seed", "n_threads"))
+
+
+def query_folds(n_queries: int, n_folds: int, seed: int = 0) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
+    """``(training groups, held-out groups)`` per fold; queries are dealt round-robin after a seeded
+    shuffle, so fold sizes differ by at most one query and each query is held out exactly once."""
+    if n_folds < 2:
+        raise ConfigError("cross-validation needs at least 2 folds")
+    if n_queries < n_folds:
+        raise ConfigError(f"{n_queries} queries cannot make {n_folds} folds")
+    order = np.random.default_rng(seed).permutation(n_queries)
+    fold_of = np.empty(n_queries, dtype=np.int64)
+    fold_of[order] = np.arange(n_queries) % n_folds
+    groups = np.arange(n_queries, dtype=np.int64)
+    return [(groups[fold_of != f], groups[fold_of == f]) for f in range(n_folds)]
+
+
+def parse_space(text: str) -> dict[str, list[Any]]:
+    """``"num_leaves=15,31;learning_rate=0.05,0.1"`` → ``{"num_leaves": [15, 31], ...}``."""
+    space: dict[str, list[Any]] = {}
+    for part in text.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, values = part.partition("=")
+        name = name.strip()
+        if not sep or not values.strip():
+            raise ConfigError(f"search space entry {part!r}: expected name=v1,v2,...")
+        space[name] = [_value(v.strip()) for v in values.split(",") if v.strip()]
+    return check_space(space)
+
+
+def check_space(space: dict[str, Sequence[Any]]) -> dict[str, list[Any]]:
+    """Validate names against :data:`TUNABLE` and that every list is non-empty."""
+    if not space:
+        raise ConfigError("empty search space")
+    out = {}
+    for name, values in space.items():
+        if name not in TUNABLE:
+            raise ConfigError(f"cannot tune {name!r}; tunable: {', '.join(TUNABLE)}")
+        vals = list(values)
+        if not vals:
+            raise ConfigError(f"no values for {name!r}")
+        out[name] = vals
+    return out
+
+
+def _value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def candidates(space: dict[str, list[Any]], *, search: str = "grid", n_iter: int = 10, seed: int = 0) -> list[dict[str, Any]]:
+    """The parameter sets to try, in order."""
+    names = list(space)
+    grid = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(space[n] for n in names))]
+    if search == "grid":
+        return grid
+    if search == "random":
+        if n_iter < 1:
+            raise ConfigError("random search needs n_iter >= 1")
+        pick = np.random.default_rng(seed).choice(len(grid), size=min(n_iter, len(grid)), replace=False)
+        return [grid[i] for i in pick]
+    raise ConfigError(f"unknown search {search!r}; valid: grid, random")
+
+
+@dataclass
+class TuneResult:
+    """``folds``: one row per (candidate, fold); ``summary``: one row per candidate, best first."""
+
+    model: str
+    select_metric: str
+    n_folds: int
+    folds: pd.DataFrame
+    summary: pd.DataFrame
+    best_params: dict[str, Any]
+    best_score: float
+    best_iteration: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape of ``ltrbench tune --format json``."""
+        return {
+            "model": self.model,
+            "select_metric": self.select_metric,
+            "n_folds": self.n_folds,
+            "best_params": self.best_params,
+            "best_score": self.best_score,
+            "best_iteration": self.best_iteration,
+            "candidates": [
+                {"params": json.loads(r.params), "mean": float(r.mean), "std": float(r.std),
+                 "best_iteration": float(r.best_iteration)}
+                for r in self.summary.itertuples()
+            ],
+        }
+
+
+def tune(
+    splits: LetorSplits,
+    model: str,
+    space: dict[str, list[Any]],
+    *,
+    base: Params | None = None,
+    search: str = "grid",
+    n_iter: int = 10,
+    n_folds: int = 3,
+    seed: int = 0,
+    select_metric: str = "ndcg@10",
+    eval_at: tuple[int, ...] = (1, 3, 5, 10),
+    use: str = "train",
+) -> TuneResult:
+    """Cross-validated search for ``model`` (a LightGBM or XGBoost model; see the module docstring)."""
+    spec = get_model(model)
+    if not spec.is_gbdt:
+        raise ConfigError(f"only LightGBM/XGBoost models are tuned; {model!r} has no parameters to tune")
+    space = check_space(space)
+    data = _tuning_data(splits, use)
+    folds = query_folds(data.n_queries, n_folds, seed)
+    cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
+    fit = _fitter(spec.library)
+    rows = []
+    for ci, cand in enumerate(cands):
+        params = (base or Params()).with_overrides(**cand, seed=seed)
+        for fi, (tr, va) in enumerate(folds):
+            _, _, res = fit(
+                data.take_queries(tr), data.take_queries(va), params, objective=spec.objective,
+                eval_at=eval_at, select_metric=select_metric, log_train=False,
+            )
+            log = res.evallog
+            hit = log[(log["split"] == "vali") & (log["metric"] == select_metric)
+                      & (log["iteration"] == res.best_iteration)]
+            rows.append({"candidate": ci, "params": json.dumps(cand, sort_keys=True), "fold": fi,
+                         "score": float(hit["value"].iloc[0]), "best_iteration": res.best_iteration,
+                         "fit_s": res.fit_s})
+    folds_frame = pd.DataFrame(rows)
+    summary = (
+        folds_frame.groupby(["candidate", "params"], sort=True)
+        .agg(mean=("score", "mean"), std=("score", "std"), best_iteration=("best_iteration", "mean"))
+        .reset_index()
+        .sort_values(["mean", "candidate"], ascending=[False, True], kind="stable")
+        .reset_index(drop=True)
+    )
+    top = summary.iloc[0]
+    return TuneResult(
+        model=model,
+        select_metric=select_metric,
+        n_folds=n_folds,
+        folds=folds_frame,
+        summary=summary,
+        best_params=json.loads(top["params"]),
+        best_score=float(top["mean"]),
+        best_iteration=round(float(top["best_iteration"])),
+    )
+
+
+def _tuning_data(splits: LetorSplits, use: str) -> LetorData:
+    if use == "train":
+        return splits.train
+    if use == "train+vali":
+        return _concat(splits.train, splits.vali)
+    raise ConfigError(f"tuning data {use!r} not allowed; valid: train, train+vali (never test)")
+
+
+def _concat(a: LetorData, b: LetorData) -> LetorData:
+    # Query ids of b are shifted so that no query of b merges with a query of a.
+    shift = int(a.qid.max()) + 1 - int(b.qid.min()) if a.n_rows and b.n_rows else 0
+    ids = {}
+    if a.user is not None and b.user is not None:
+        ids["user"] = np.concatenate([a.user, b.user])
+    if a.item is not None and b.item is not None:
+        ids["item"] = np.concatenate([a.item, b.item])
+    return LetorData.build(
+        np.concatenate([a.X, b.X]), np.concatenate([a.y, b.y]),
+        qid=np.concatenate([a.qid, b.qid + shift]), feature_names=a.feature_names,
+        source=f"{a.source} + {b.source}", **ids,
+    )
+
+
+def _fitter(library: str) -> Any:
+    if library == "lightgbm":
+        from bench.runners.lightgbm import fit_lightgbm
+
+        return fit_lightgbm
+    from bench.runners.xgboost import fit_xgboost
+
+    return fit_xgboost

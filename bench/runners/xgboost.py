@@ -1,0 +1,171 @@
+"""XGBoost runner: ``rank:ndcg``, ``rank:pairwise``, ``rank:map`` and ``reg:squarederror``.
+
+``xgboost.train`` gets the parameters of :func:`bench.runners.params.xgboost_params`, the
+training and validation ``DMatrix`` (never the test set) as ``evals`` for the library's own
+NDCG log, and ``EarlyStopping(data_name="vali", metric_name=<select metric>, maximize=True)``.
+The model predicts validation and test with ``iteration_range=(0, best_iteration)``.
+
+Query groups are passed as ``qid`` = the group number of each row (0, 0, 1, 1, 1, ...), which is
+sorted by construction, so XGBoost's "qid must be sorted" rule holds whatever the file's ids.
+
+``rank:map`` needs binary labels (XGBoost ``CHECK``s them): the training matrix gets
+``label >= 1`` (the ``ltrbench`` profile's relevance threshold) and the run records that in
+the result's notes. The validation matrix keeps the graded labels, so the logged NDCG (the
+library's metric, not the objective) is comparable with every other model's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xgboost as xgb
+
+from bench.data.groups import group_index
+from bench.data.letor import LetorData, LetorSplits
+from bench.runners.params import Params, xgboost_params
+from bench.runners.resources import measure
+from bench.runners.result import (
+    SELECTION_SPLIT,
+    FitResult,
+    best_iteration_from_log,
+    check_ranking_labels,
+    check_selection_split,
+    check_splits_distinct,
+    evallog_frame,
+    selection_k,
+)
+
+#: Labels at or above this count as relevant when ``rank:map`` needs binary labels.
+MAP_RELEVANCE_THRESHOLD = 1.0
+
+
+class _RateBeforeRound(xgb.callback.TrainingCallback):
+    """Set ``eta`` to ``rate(i)`` *before* boosting round ``i``, as LightGBM's ``reset_parameter``
+    does. (``xgboost.callback.LearningRateScheduler`` sets it in ``after_iteration``, so round 0
+    would run with the initial rate and round ``i`` with ``rate(i - 1)``.)"""
+
+    def __init__(self, rate: Any) -> None:
+        super().__init__()
+        self.rate = rate
+
+    def before_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
+        model.set_param("eta", self.rate(epoch))
+        return False
+
+
+def dmatrix(data: LetorData, *, label: np.ndarray | None = None, nthread: int = 1) -> xgb.DMatrix:
+    """A ``DMatrix`` with ``qid`` = group number per row (sorted, contiguous)."""
+    return xgb.DMatrix(
+        data.X,
+        label=data.y if label is None else label,
+        qid=group_index(data.offsets),
+        nthread=nthread,
+    )
+
+
+def fit_xgboost(
+    train: LetorData,
+    vali: LetorData,
+    params: Params,
+    *,
+    objective: str = "ndcg",
+    eval_at: tuple[int, ...] = (1, 3, 5, 10),
+    select_metric: str = "ndcg@10",
+    log_train: bool = True,
+) -> tuple[xgb.Booster, dict[str, Any], FitResult]:
+    """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``."""
+    _, ks = selection_k(select_metric, eval_at)
+    notes: dict[str, Any] = {}
+    train_label = None
+    if objective == "map":
+        train_label = (train.y >= MAP_RELEVANCE_THRESHOLD).astype(np.float64)
+        notes["train_labels"] = f"binarized for rank:map: label >= {MAP_RELEVANCE_THRESHOLD:g} -> 1"
+    elif objective != "regression":
+        check_ranking_labels(train, "train", what=f"XGBoost objective {objective!r}")
+    check_ranking_labels(vali, "vali", what="XGBoost's ndcg metric")
+    lib_params = xgboost_params(params, objective, eval_at=ks)
+    nthread = int(lib_params["nthread"])
+    record: dict[str, Any] = {}
+    callbacks: list[Any] = [
+        xgb.callback.EarlyStopping(
+            rounds=params.early_stopping_rounds,
+            metric_name=select_metric,
+            data_name=SELECTION_SPLIT,
+            maximize=True,
+            save_best=False,
+        )
+    ]
+    if params.learning_rate_decay > 0:
+        callbacks.append(_RateBeforeRound(params.learning_rate_at))
+    with measure() as m:
+        dtrain = dmatrix(train, label=train_label, nthread=nthread)
+        dvali = dmatrix(vali, nthread=nthread)
+        evals = [(dtrain, "train"), (dvali, SELECTION_SPLIT)] if log_train else [(dvali, SELECTION_SPLIT)]
+        booster = xgb.train(
+            dict(lib_params),
+            dtrain,
+            num_boost_round=params.n_trees,
+            evals=evals,
+            evals_result=record,
+            verbose_eval=False,
+            callbacks=callbacks,
+        )
+    log = evallog_frame(record, {"train": "train", SELECTION_SPLIT: SELECTION_SPLIT})
+    best = best_iteration_from_log(log, select_metric)
+    notes["library_best_iteration"] = int(booster.best_iteration) + 1
+    result = FitResult(
+        model="",
+        library="xgboost",
+        seed=params.seed,
+        scores={},
+        evallog=log,
+        best_iteration=best,
+        n_trees=int(log["iteration"].max()) if len(log) else 0,
+        fit_s=m.seconds,
+        peak_rss_mb=m.peak_rss_mb,
+        library_params=lib_params,
+        notes=notes,
+    )
+    return booster, lib_params, result
+
+
+def run_xgboost(
+    splits: LetorSplits,
+    params: Params,
+    *,
+    model: str = "xgboost-ndcg",
+    objective: str = "ndcg",
+    eval_at: tuple[int, ...] = (1, 3, 5, 10),
+    select_metric: str = "ndcg@10",
+    early_stopping_split: str = SELECTION_SPLIT,
+    log_train: bool = True,
+) -> FitResult:
+    """Train one XGBoost model and score the validation and test splits with its best iteration.
+
+    Scores are XGBoost's float32 margins (``output_margin=True``) widened to float64.
+    ``early_stopping_split`` other than ``"vali"`` raises :class:`~bench.errors.ConfigError`.
+    """
+    check_selection_split(early_stopping_split)
+    check_splits_distinct(splits)
+    booster, lib_params, result = fit_xgboost(
+        splits.train,
+        splits.vali,
+        params,
+        objective=objective,
+        eval_at=eval_at,
+        select_metric=select_metric,
+        log_train=log_train,
+    )
+    scores = {}
+    with measure() as m:
+        for split in ("vali", "test"):
+            d = dmatrix(getattr(splits, split), nthread=int(lib_params["nthread"]))
+            pred = booster.predict(d, output_margin=True, iteration_range=(0, result.best_iteration))
+            scores[split] = np.asarray(pred, dtype=np.float64)
+    result.model = model
+    result.scores = scores
+    result.predict_s = m.seconds
+    result.peak_rss_mb = max(result.peak_rss_mb, m.peak_rss_mb)
+    result.booster = booster
+    return result
