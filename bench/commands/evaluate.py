@@ -1,0 +1,202 @@
+"""``ltrbench evaluate``: ranking metrics of a scores file or a TREC run, under a named convention.
+
+Two inputs::
+
+    ltrbench evaluate --data FILE [--query FILE.query] --scores FILE [options]
+    ltrbench evaluate --qrels FILE --run FILE [options]
+
+``--data`` is an SVMlight/LETOR file (``label qid:Q index:value ... # comment``; without ``qid:``
+the group sizes come from ``--query`` or ``FILE.query``). ``--scores`` holds one score per line in
+the data file's row order, as ``lightgbm``/``xgboost`` ``predict`` write them. Output: a table
+(default), JSON ``{"profile", "n_queries", "metrics", "diagnostics"}``, or CSV ``metric,value``;
+``--per-query OUT.csv`` also writes one row per query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.data.atomic import atomic_path
+from bench.data.groups import stable_order_by_qid
+from bench.data.svmlight import read_svmlight
+from bench.errors import ConfigError, DataError
+from bench.metrics import (
+    PROFILES,
+    EvaluationResult,
+    evaluate,
+    evaluate_trec,
+    get_profile,
+    parse_metrics,
+)
+
+DEFAULT_METRICS = "ndcg@1,3,5,10 map@10 mrr"
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``evaluate`` sub-command."""
+    p = sub.add_parser(
+        "evaluate",
+        help="ranking metrics of a scores file or TREC run under a named convention",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``ltrbench evaluate``."""
+    src = p.add_argument_group("input (either --data and --scores, or --qrels and --run)")
+    src.add_argument("--data", metavar="FILE", help="SVMlight/LETOR file with labels and qid:")
+    src.add_argument("--query", metavar="FILE", help="group sizes for a --data file without qid: "
+                     "(default: FILE.query beside it)")
+    src.add_argument("--scores", metavar="FILE", help="one score per line, in --data row order")
+    src.add_argument("--qrels", metavar="FILE", help="TREC qrels 'qid iter docno rel'")
+    src.add_argument("--run", metavar="FILE", help="TREC run 'qid Q0 docno rank score tag'")
+    p.add_argument("--metrics", nargs="+", default=[DEFAULT_METRICS], metavar="NAME",
+                   help=f"metric names, e.g. 'ndcg@1,3,5,10 map@10 mrr' (default: {DEFAULT_METRICS})")
+    p.add_argument("--profile", default=None, metavar="NAME",
+                   help=f"convention: {', '.join(PROFILES)} (default: ltrbench; trec_eval for "
+                   "--qrels/--run)")
+    p.add_argument("--per-query", metavar="OUT.csv", help="also write per-query values to this CSV")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    p.add_argument("--sort-by-qid", action="store_true",
+                   help="accept a --data file whose queries are not contiguous (rows are grouped "
+                   "by qid, keeping their order within a query)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``ltrbench evaluate``; returns the exit status."""
+    specs = parse_metrics(args.metrics)
+    names = [s.name for s in specs]
+    trec = args.qrels is not None or args.run is not None
+    arrays = args.data is not None or args.scores is not None
+    if trec == arrays or (trec and (args.qrels is None or args.run is None)) or (
+        arrays and (args.data is None or args.scores is None)
+    ):
+        raise ConfigError("give either --data FILE --scores FILE, or --qrels FILE --run FILE")
+    per_query = args.per_query is not None
+    if trec:
+        profile = get_profile(args.profile or "trec_eval")
+        result = evaluate_trec(args.qrels, args.run, metrics=names, profile=profile,
+                               per_query=per_query)
+    else:
+        profile = get_profile(args.profile or "ltrbench")
+        result = _evaluate_files(args, names, profile.name, per_query)
+    if per_query:
+        assert result.per_query is not None
+        with atomic_path(args.per_query) as tmp:
+            result.per_query.to_csv(tmp, index=False)
+    _print(result, args.format)
+    return 0
+
+
+def read_scores(path: str | Path, n_rows: int) -> NDArray[np.float64]:
+    """One finite float per line; a malformed line or the wrong count is a :class:`DataError`."""
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("no such file", path=p)
+    lines = p.read_bytes().splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise DataError("empty scores file: expected one score per line", path=p)
+    try:
+        values = np.array([float(x) for x in lines], dtype=np.float64)
+    except ValueError:
+        values = None
+    if values is None or not np.all(np.isfinite(values)):
+        for lineno, raw in enumerate(lines, start=1):
+            text = raw.decode("utf-8", errors="replace").strip()
+            try:
+                v = float(text)
+            except ValueError:
+                raise DataError(f"expected one number per line, got {text!r}", path=p,
+                                line=lineno) from None
+            if not math.isfinite(v):
+                raise DataError(f"score {text!r} is not a finite number", path=p, line=lineno)
+    assert values is not None
+    if values.shape[0] != n_rows:
+        raise DataError(
+            f"{values.shape[0]} scores but the data file has {n_rows} rows: give one score per "
+            "data row, in the same order",
+            path=p,
+        )
+    return values
+
+
+def _evaluate_files(
+    args: argparse.Namespace, names: list[str], profile: str, per_query: bool
+) -> EvaluationResult:
+    data = read_svmlight(args.data, query_path=args.query, sort_by_qid=args.sort_by_qid)
+    scores = read_scores(args.scores, data.n_rows)
+    if args.sort_by_qid:
+        scores = scores[_file_order(args.data, data.n_rows)]
+    try:
+        return evaluate(data.y, scores, qid=data.qid, metrics=names, profile=profile,
+                        per_query=per_query)
+    except DataError as exc:
+        if exc.row is None:
+            raise
+        reason = exc.reason.replace("rows are numbered from 0", "rows counted from 1")
+        raise DataError(reason, path=args.data, row=exc.row + 1) from exc
+
+
+def _file_order(path: str, n_rows: int) -> NDArray[np.int64]:
+    """The row permutation ``read_svmlight(sort_by_qid=True)`` applied (scores follow it)."""
+    from sklearn.datasets import load_svmlight_file
+
+    _, _, qid = load_svmlight_file(str(path), query_id=True, zero_based=False)
+    if qid.shape[0] != n_rows or not np.any(qid):
+        return np.arange(n_rows, dtype=np.int64)
+    return stable_order_by_qid(qid)
+
+
+def _print(result: EvaluationResult, fmt: str) -> None:
+    if fmt == "json":
+        print(json.dumps(result.as_dict(), indent=2))
+        return
+    if fmt == "csv":
+        sys.stdout.write("metric,value\n")
+        for k, v in result.metrics.items():
+            sys.stdout.write(f"{k},{'' if math.isnan(v) else repr(float(v))}\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    d = result.diagnostics
+    table = Table(title=f"profile {result.profile.name}: {d.n_queries} queries, "
+                  f"{d.n_documents} documents")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    blanks = d.n_blank > 0
+    if blanks:
+        table.add_column("blank excluded", justify="right")
+        table.add_column("blank = 0", justify="right")
+        table.add_column("blank = 1", justify="right")
+    for k, v in result.metrics.items():
+        row = [k, _fmt(v)]
+        if blanks:
+            row += [_fmt(m.get(k)) for m in (d.mean_blank_excluded, d.mean_blank_as_0,
+                                             d.mean_blank_as_1)]
+        table.add_row(*row)
+    console = Console()
+    console.print(table)
+    ties = "whole list" if d.ties_k is None else f"top {d.ties_k}"
+    console.print(
+        f"blank queries (no relevant document): {d.n_blank} ({d.blank_policy}); "
+        f"single-document queries: {d.n_single_document}; "
+        f"queries with tied scores in the {ties}: {d.n_queries_with_ties_in_topk}"
+    )
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return "nan" if math.isnan(v) else f"{v:.6f}"

@@ -1,0 +1,47 @@
+"""Diagnostics returned with every evaluation: what in the data can move the numbers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Counts that explain differences between tools, and the mean under each empty-query policy.
+
+    Attributes:
+        n_queries: queries evaluated.
+        n_documents: scored documents.
+        n_blank: queries whose ideal DCG is 0 (no document with a positive gain); NDCG, AP and
+            recall are 0/0 there, and the profile's ``empty`` decides them.
+        n_single_document: queries with one scored document.
+        n_queries_with_ties_in_topk: queries where a document in the top ``ties_k`` has the same
+            score (after the profile's score precision) as another document of the query.
+        ties_k: the cutoff of that count (largest cutoff asked; ``None`` = whole list).
+        blank_policy: ``"excluded"``, ``"scored 0"`` or ``"scored 1"`` (the profile's).
+        mean_blank_excluded / mean_blank_as_0 / mean_blank_as_1: when there are blank queries,
+            the mean of each ranking metric with them left out, scored 0, and scored 1 (the last
+            only for ndcg, map, recall, mrr and hits, whose best value is 1), with the profile's
+            query weights (but neither LightGBM's unweighted 1 nor XGBoost's clamping).
+        backend: ``"numba"`` or ``"numpy"``.
+    """
+
+    n_queries: int
+    n_documents: int
+    n_blank: int
+    n_single_document: int
+    n_queries_with_ties_in_topk: int
+    ties_k: int | None
+    blank_policy: str
+    backend: str
+    mean_blank_excluded: dict[str, float] = field(default_factory=dict)
+    mean_blank_as_0: dict[str, float] = field(default_factory=dict)
+    mean_blank_as_1: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain dict (NaN becomes ``None`` so that the result is valid JSON)."""
+        out = asdict(self)
+        for key in ("mean_blank_excluded", "mean_blank_as_0", "mean_blank_as_1"):
+            out[key] = {k: (None if math.isnan(v) else v) for k, v in out[key].items()}
+        return out

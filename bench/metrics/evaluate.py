@@ -1,0 +1,252 @@
+"""``evaluate``: ranking metrics of scored, query-grouped documents under a named convention."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from bench.errors import ConfigError
+from bench.metrics import aggregate
+from bench.metrics.components import Components, Request, build_request
+from bench.metrics.diagnostics import Diagnostics
+from bench.metrics.kernels_numba import numba_components
+from bench.metrics.kernels_numpy import numpy_components
+from bench.metrics.names import MetricSpec, parse_metrics
+from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.tables import (
+    discount_table,
+    err_probability,
+    gains,
+    label_tables,
+    relevant_rows,
+)
+from bench.metrics.validate import Prepared, check_labels, prepare
+
+#: Largest integer label for which the compiled kernel's per-query label counts are used.
+_MAX_TABLE = 256
+BACKENDS = ("auto", "numba", "numpy")
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """What :func:`evaluate` returns.
+
+    Attributes:
+        metrics: metric name -> mean over queries (NaN when no query has a value).
+        diagnostics: :class:`Diagnostics` (``.as_dict()`` for JSON).
+        per_query: DataFrame with ``qid`` then one column per metric (``None`` unless asked).
+        profile: the :class:`Profile` used.
+    """
+
+    metrics: dict[str, float]
+    diagnostics: Diagnostics
+    per_query: pd.DataFrame | None
+    profile: Profile
+
+    @property
+    def n_queries(self) -> int:
+        return self.diagnostics.n_queries
+
+    def as_dict(self) -> dict[str, object]:
+        """``{"profile", "n_queries", "metrics", "diagnostics"}`` (the CLI's JSON shape)."""
+        return {
+            "profile": self.profile.name,
+            "n_queries": self.n_queries,
+            "metrics": {k: (None if np.isnan(v) else v) for k, v in self.metrics.items()},
+            "diagnostics": self.diagnostics.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Judged documents that were not scored (IDCG basis ``qrels``): label and query number."""
+
+    labels: NDArray[np.float64]
+    query: NDArray[np.int64]
+
+
+def evaluate(
+    labels: ArrayLike,
+    scores: ArrayLike,
+    *,
+    qid: ArrayLike | None = None,
+    group: ArrayLike | None = None,
+    metrics: str | Iterable[str] = ("ndcg@10",),
+    profile: str | Profile = "ltrbench",
+    per_query: bool = False,
+    weights: ArrayLike | None = None,
+    docno: ArrayLike | None = None,
+    sort_by_qid: bool = False,
+    backend: str = "auto",
+    threads: int | None = None,
+) -> EvaluationResult:
+    """Ranking metrics of ``scores`` against relevance ``labels``, one value per query and the mean.
+
+    Args:
+        labels: relevance label per document (row), ``>= 0``.
+        scores: model score per row (higher ranks first); finite.
+        qid: query id per row, rows of a query contiguous (or ``sort_by_qid=True``).
+        group: alternatively, query sizes in row order (LightGBM's ``group``).
+        metrics: names such as ``"ndcg@10"``, ``"map"``, ``"ndcg@1,3,5,10"`` (see
+            :mod:`bench.metrics.names`).
+        profile: a name in :data:`PROFILES` or a :class:`Profile` (default ``"ltrbench"``:
+            gain ``2^l - 1``, ``1/log2(rank + 1)``, ties averaged, blank queries excluded).
+        per_query: also return the per-query table.
+        weights: one weight per query, or per row (a query's weight is then the mean of its rows'
+            weights, as LightGBM's ``Metadata::CalculateQueryWeights``).
+        docno: document ids, for the ``docno_desc`` tie rule (trec_eval).
+        sort_by_qid: reorder rows so each query is contiguous (rows keep their order in a query).
+        backend: ``"auto"`` (compiled kernel when labels are integers, else NumPy),
+            ``"numba"`` or ``"numpy"`` (the vectorised reference).
+        threads: threads of the compiled kernel on inputs of at least 2**20 rows (default: the
+            CPUs this process may use); results do not depend on it.
+
+    Returns:
+        :class:`EvaluationResult`.
+
+    Raises:
+        DataError: mismatched lengths, NaN/infinite scores, negative labels, labels the profile
+            does not accept, non-contiguous qid, empty input (the message names the row).
+        ConfigError: unknown metric, profile or backend (the message lists the valid ones).
+
+    Example:
+        >>> r = evaluate([2, 0, 1, 0], [0.9, 0.8, 0.1, 0.3], group=[2, 2], metrics="ndcg@2")
+        >>> round(r.metrics["ndcg@2"], 6)
+        0.815465
+    """
+    prof = get_profile(profile)
+    specs = parse_metrics(metrics)
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    prep = prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
+                   sort_by_qid=sort_by_qid, threads=threads)
+    return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
+                             threads=threads)
+
+
+def evaluate_prepared(
+    prep: Prepared,
+    specs: list[MetricSpec],
+    prof: Profile,
+    *,
+    per_query: bool = False,
+    backend: str = "auto",
+    judged: Judged | None = None,
+    threads: int | None = None,
+) -> EvaluationResult:
+    """:func:`evaluate` on validated inputs (``judged``: unscored judged documents, see TREC)."""
+    check_labels(prep, prof, specs)
+    request = build_request(specs, prof.default_k)
+    scores = prep.scores
+    comps, used = _components(prep, prof, request, backend, judged, threads)
+    per_q: dict[str, NDArray[np.float64]] = {}
+    means: dict[str, float] = {}
+    excl: dict[str, float] = {}
+    as0: dict[str, float] = {}
+    as1: dict[str, float] = {}
+    wq = prep.query_weights
+    blank_any = ~comps.has_gain
+    for spec in specs:
+        if spec.pointwise:
+            s = scores.astype(np.float32).astype(np.float64) if prof.score_dtype == "float32" else scores
+            v, mean = aggregate.pointwise(spec.family, prep.labels, s, prep.offsets, prep.row_weights)
+            per_q[spec.name] = v
+            means[spec.name] = mean
+            continue
+        v, blank = aggregate.per_query_values(spec, comps, prof)
+        per_q[spec.name] = v
+        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq)
+        if blank.any():
+            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq)
+            excl[spec.name], as0[spec.name] = e, a0
+            if spec.family in aggregate.SCORED_ONE_FAMILIES:
+                as1[spec.name] = a1
+    policy = {None: "excluded", 0.0: "scored 0", 1.0: "scored 1"}[prof.empty]
+    diag = Diagnostics(
+        n_queries=prep.n_queries,
+        n_documents=int(prep.labels.shape[0]),
+        n_blank=int(blank_any.sum()),
+        n_single_document=int(np.sum(comps.n == 1)),
+        n_queries_with_ties_in_topk=int(comps.ties.sum()),
+        ties_k=request.ties_k,
+        blank_policy=policy,
+        backend=used,
+        mean_blank_excluded=excl,
+        mean_blank_as_0=as0,
+        mean_blank_as_1=as1,
+    )
+    table = None
+    if per_query:
+        table = pd.DataFrame({"qid": prep.query_ids, **per_q})
+    return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof)
+
+
+def _components(
+    prep: Prepared,
+    prof: Profile,
+    request: Request,
+    backend: str,
+    judged: Judged | None,
+    threads: int | None,
+) -> tuple[Components, str]:
+    tiekey = _tie_key(prep, prof)
+    f32 = prof.score_dtype == "float32"
+    max_n = int(np.max(np.diff(prep.offsets)))
+    if judged is not None and judged.query.shape[0]:
+        extra_n = np.bincount(judged.query, minlength=prep.n_queries)
+        max_n = max(max_n, int(np.max(np.diff(prep.offsets) + extra_n)))
+    disc = discount_table(prof, max_n + 1)
+    top = prep.max_label
+    if judged is not None and judged.labels.shape[0]:
+        top = max(top, float(judged.labels.max()))
+    use_numba = backend == "numba" or (
+        backend == "auto" and prep.integer_labels and top < _MAX_TABLE
+    )
+    if use_numba:
+        if not prep.integer_labels or top >= _MAX_TABLE:
+            raise ConfigError(
+                f"backend 'numba' needs integer labels below {_MAX_TABLE}; use backend='numpy'"
+            )
+        tables = label_tables(prof, int(top))
+        extra_hist = None
+        if judged is not None:
+            extra_hist = np.zeros((prep.n_queries, tables.size), dtype=np.int64)
+            np.add.at(extra_hist, (judged.query, judged.labels.astype(np.int64)), 1)
+        comps = numba_components(
+            prep.labels, prep.scores, prep.offsets, f32=f32, ties=prof.ties, tiekey=tiekey,
+            gain=tables.gain, rel=tables.rel, err_r=np.nan_to_num(tables.err, nan=0.0),
+            order=tables.order, disc=disc, request=request, extra_hist=extra_hist,
+            threads=threads,
+        )
+        return comps, "numba"
+    scores = prep.scores.astype(np.float32).astype(np.float64) if f32 else prep.scores
+    y = prep.labels
+    extra = {}
+    if judged is not None:
+        extra = {
+            "extra_gain": gains(prof, judged.labels),
+            "extra_rel": relevant_rows(prof, judged.labels).astype(np.float64),
+            "extra_query": judged.query,
+        }
+    comps = numpy_components(
+        gains(prof, y), relevant_rows(prof, y).astype(np.float64),
+        err_probability(prof, y) if request.needs_err else None,
+        scores, prep.offsets, ties=prof.ties, tiekey=tiekey, request=request, disc=disc, **extra,
+    )
+    return comps, "numpy"
+
+
+def _tie_key(prep: Prepared, prof: Profile) -> NDArray[np.int64] | None:
+    n = prep.labels.shape[0]
+    if prof.ties == "random":
+        return np.random.default_rng(prof.tie_seed).permutation(n).astype(np.int64)
+    if prof.ties == "docno_desc":
+        if prep.docno is None:
+            return -np.arange(n, dtype=np.int64)
+        _, inverse = np.unique(prep.docno.astype(str), return_inverse=True)
+        return -inverse.astype(np.int64).ravel()
+    return None

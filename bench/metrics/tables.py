@@ -1,0 +1,113 @@
+"""Per-label lookup tables and the discount table that a :class:`Profile` implies.
+
+Labels are small non-negative integers in every profile but ``sklearn`` (which also accepts real
+labels), so gains, relevance and ERR probabilities are looked up by label. The ideal DCG is then
+computed by counting labels per query (no sort), and the evaluator never computes ``2**l``
+per document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.metrics.profiles import Profile
+
+
+@dataclass(frozen=True)
+class LabelTables:
+    """Lookup tables indexed by integer label ``0 .. size - 1``.
+
+    Attributes:
+        gain: gain of each label.
+        rel: 1.0 where the label is relevant (binary metrics), else 0.0.
+        err: ERR stopping probability ``(2^l - 1) / 2^g_max`` (NaN above g_max).
+        order: labels sorted by gain, highest first (ties: higher label first); the ideal
+            ranking fills positions in this order.
+    """
+
+    gain: NDArray[np.float64]
+    rel: NDArray[np.float64]
+    err: NDArray[np.float64]
+    order: NDArray[np.int64]
+
+    @property
+    def size(self) -> int:
+        return int(self.gain.shape[0])
+
+
+def label_tables(profile: Profile, max_label: int) -> LabelTables:
+    """Tables covering labels ``0 .. max_label`` under ``profile``."""
+    size = int(max_label) + 1
+    labels = np.arange(size, dtype=np.float64)
+    if profile.gain == "exp2":
+        gain = np.exp2(labels) - 1.0
+    elif profile.gain == "linear":
+        gain = labels.copy()
+    else:
+        table = np.asarray(profile.gain, dtype=np.float64)
+        gain = np.zeros(size, dtype=np.float64)
+        m = min(size, table.shape[0])
+        gain[:m] = table[:m]
+    rel = relevant(profile, labels).astype(np.float64)
+    if profile.labels_beyond_gain_table == "zero" and isinstance(profile.gain, tuple):
+        rel[len(profile.gain):] = 0.0
+    err = err_probability(profile, labels)
+    order = np.lexsort((-labels, -gain)).astype(np.int64)
+    return LabelTables(gain=gain, rel=rel, err=err, order=order)
+
+
+def relevant(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Binary relevance: ``label >= relevance_threshold`` (and ``<= max_relevant_label``)."""
+    out = labels >= profile.relevance_threshold
+    if profile.max_relevant_label is not None:
+        out &= labels <= profile.max_relevant_label
+    return out
+
+
+def gains(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Gain of each label (any real label for ``linear``; integer labels otherwise)."""
+    if profile.gain == "linear":
+        return np.asarray(labels, dtype=np.float64)
+    if profile.gain == "exp2":
+        return np.exp2(labels) - 1.0
+    table = np.asarray(profile.gain, dtype=np.float64)
+    idx = labels.astype(np.int64)
+    out = np.zeros(labels.shape[0], dtype=np.float64)
+    inside = idx < table.shape[0]
+    out[inside] = table[idx[inside]]
+    return out
+
+
+def relevant_rows(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Per-row relevance including the 'beyond the gain table is not relevant' rule."""
+    out = relevant(profile, labels)
+    if profile.labels_beyond_gain_table == "zero" and isinstance(profile.gain, tuple):
+        out &= labels < len(profile.gain)
+    return out
+
+
+def err_probability(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.float64]:
+    """ERR's ``R(g) = (2^g - 1) / 2^g_max`` (Chapelle et al. 2009 with gdeval's g_max); NaN above."""
+    gmax = profile.err_max_grade
+    out = (np.exp2(labels) - 1.0) / float(2**gmax)
+    return np.where(labels <= gmax, out, np.nan)
+
+
+def discount_table(profile: Profile, size: int) -> NDArray[np.float64]:
+    """``D(i)`` for 0-based positions ``i < size``.
+
+    ``log2``: ``1 / log2(i + 2)`` (LightGBM ``dcg_calculator.cpp:50-53``, XGBoost
+    ``ranking_utils.h:46-48``). ``letor4``: ``1, 1, 1/log2(3), 1/log2(4), ...`` (ranks 1 and 2
+    undiscounted, then ``1/log2(rank)``; ``Eval-Score-4.0.pl`` sub ``DCG``).
+    """
+    size = max(int(size), 1)
+    i = np.arange(size, dtype=np.float64)
+    if profile.discount == "log2":
+        return 1.0 / np.log2(i + 2.0)
+    out = np.ones(size, dtype=np.float64)
+    if size > 2:
+        out[2:] = 1.0 / np.log2(i[2:] + 1.0)
+    return out

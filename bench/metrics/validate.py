@@ -1,0 +1,214 @@
+"""Input checks of the evaluator: bad input is a :class:`DataError` naming the row, never a number.
+
+Rows are numbered from 0 in these messages (they index the arrays that were passed). Checks that
+depend on the profile (integer labels, the largest label, binary labels) are in
+:func:`check_labels`; the rest in :func:`prepare`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
+from bench.errors import ConfigError, DataError
+from bench.metrics.kernels_numba import run_offsets, scan_inputs
+from bench.metrics.names import MetricSpec
+from bench.metrics.profiles import Profile
+
+_ROWS = "rows are numbered from 0"
+
+
+@dataclass
+class Prepared:
+    """Validated, query-contiguous inputs."""
+
+    labels: NDArray[np.float64]
+    scores: NDArray[np.float64]
+    offsets: NDArray[np.int64]
+    query_ids: np.ndarray
+    query_weights: NDArray[np.float64] | None
+    row_weights: NDArray[np.float64] | None
+    docno: np.ndarray | None
+    max_label: float
+    integer_labels: bool
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+
+def prepare(
+    labels: ArrayLike,
+    scores: ArrayLike,
+    *,
+    qid: ArrayLike | None,
+    group: ArrayLike | None,
+    weights: ArrayLike | None,
+    docno: ArrayLike | None = None,
+    sort_by_qid: bool = False,
+    threads: int | None = None,
+) -> Prepared:
+    """Check lengths, finiteness, signs and query groups; return float64 arrays and offsets."""
+    y = _vector(labels, "labels")
+    s = _vector(scores, "scores")
+    if y.shape[0] != s.shape[0]:
+        raise DataError(
+            f"labels has {y.shape[0]} rows but scores has {s.shape[0]}: give one score per labelled row"
+        )
+    n = y.shape[0]
+    if n == 0:
+        raise DataError("empty input: no documents to evaluate")
+    bad, nonfinite, negative, nonint, top = scan_inputs(y, s, threads)
+    if bad >= 0:
+        raise DataError(
+            f"score {_num(s[bad])} is not a finite number (NaN and infinity cannot be ranked; {_ROWS})",
+            row=bad,
+        )
+    if nonfinite >= 0:
+        raise DataError(f"label {_num(y[nonfinite])} is not a finite number ({_ROWS})", row=nonfinite)
+    if negative >= 0:
+        raise DataError(
+            f"label {_num(y[negative])} is negative: relevance labels must be >= 0 ({_ROWS})",
+            row=negative,
+        )
+    dn = None if docno is None else np.asarray(docno)
+    if dn is not None and dn.shape != (n,):
+        raise DataError(f"docno has shape {dn.shape}, expected ({n},)")
+    if (qid is None) == (group is None):
+        raise ConfigError(
+            "give exactly one of qid= (one query id per row) or group= (group sizes); "
+            "for a single query pass group=[len(labels)]"
+        )
+    order = None
+    if qid is not None:
+        q = np.asarray(qid)
+        if q.ndim != 1 or q.shape[0] != n:
+            raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
+        if sort_by_qid:
+            order = stable_order_by_qid(q)
+            if np.array_equal(order, np.arange(n)):
+                order = None
+            else:
+                q = q[order]
+        fast = run_offsets(q.astype(np.int64, copy=False)) if q.dtype.kind in "iu" else None
+        if fast is not None:
+            offsets, query_ids = fast, q[fast[:-1]].astype(np.int64, copy=False)
+        else:
+            offsets, query_ids = offsets_from_qid(q, row_base=0)
+    else:
+        offsets = offsets_from_sizes(np.asarray(group), n)
+        query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
+    n_q = offsets.shape[0] - 1
+    w_rows = w_query = None
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float64).ravel()
+        if w.shape[0] not in (n, n_q):
+            raise DataError(
+                f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"
+            )
+        badw = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if badw.shape[0]:
+            raise DataError(f"weight {_num(w[badw[0]])} is not a finite number >= 0 ({_ROWS})", row=int(badw[0]))
+        if w.shape[0] == n and n != n_q:
+            w_rows = w if order is None else w[order]
+            w_query = np.add.reduceat(w_rows, offsets[:-1]) / np.diff(offsets)
+        else:
+            w_query = w
+            w_rows = np.repeat(w, np.diff(offsets))
+        if not np.sum(w_query) > 0:
+            raise DataError("the query weights add up to 0")
+    if order is not None:
+        y = y[order]
+        s = s[order]
+        if dn is not None:
+            dn = dn[order]
+    return Prepared(
+        labels=y,
+        scores=s,
+        offsets=offsets,
+        query_ids=query_ids,
+        query_weights=w_query,
+        row_weights=w_rows,
+        docno=dn,
+        max_label=top,
+        integer_labels=nonint < 0,
+    )
+
+
+def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec]) -> None:
+    """Profile-dependent label rules: integers, the largest label, ERR grades, binary labels."""
+    y = prep.labels
+    needs_int = profile.integer_labels or profile.gain != "linear"
+    if needs_int and not prep.integer_labels:
+        row = _first(y != np.floor(y))
+        raise DataError(
+            f"label {_num(y[row])} is not an integer: profile {profile.name!r} needs integer labels "
+            f"(gain {_gain_text(profile)}; {_ROWS})",
+            row=row,
+        )
+    if profile.max_label is not None and prep.max_label > profile.max_label:
+        row = _first(y > profile.max_label)
+        raise DataError(
+            f"label {_num(y[row])} is above {profile.max_label}, the largest label profile "
+            f"{profile.name!r} accepts (gain {_gain_text(profile)}; {_ROWS})",
+            row=row,
+        )
+    if (
+        isinstance(profile.gain, tuple)
+        and profile.labels_beyond_gain_table == "error"
+        and prep.max_label >= len(profile.gain)
+    ):
+        row = _first(y >= len(profile.gain))
+        raise DataError(
+            f"label {_num(y[row])} has no gain in profile {profile.name!r}'s gain table "
+            f"{profile.gain} ({_ROWS})",
+            row=row,
+        )
+    families = {s.family for s in specs}
+    if "err" in families:
+        if not prep.integer_labels:
+            row = _first(y != np.floor(y))
+            raise DataError(f"err needs integer grades; label {_num(y[row])} is not ({_ROWS})", row=row)
+        if prep.max_label > profile.err_max_grade:
+            row = _first(y > profile.err_max_grade)
+            raise DataError(
+                f"label {_num(y[row])} is above err's largest grade {profile.err_max_grade} "
+                f"(R = (2^g - 1) / 2^{profile.err_max_grade}; set the profile's err_max_grade; {_ROWS})",
+                row=row,
+            )
+    if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
+        row = _first((y != 0) & (y != 1))
+        raise DataError(
+            f"label {_num(y[row])}: profile {profile.name!r} computes map and p only on binary labels "
+            f"0/1, as XGBoost does (it refuses graded labels for these metrics; {_ROWS})",
+            row=row,
+        )
+
+
+def _num(v: object) -> str:
+    return repr(float(v))  # type: ignore[arg-type]
+
+
+def _first(mask: NDArray[np.bool_]) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _gain_text(profile: Profile) -> str:
+    if profile.gain == "exp2":
+        return "2^l - 1"
+    if profile.gain == "linear":
+        return "l"
+    return str(profile.gain)
+
+
+def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    try:
+        a = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name} must be numbers: {exc}") from exc
+    if a.ndim != 1:
+        raise DataError(f"{name} must be one-dimensional, got shape {a.shape}")
+    return a

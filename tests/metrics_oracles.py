@@ -1,0 +1,281 @@
+"""Slow, obviously-correct ranking metrics, one query at a time, for testing the evaluator.
+
+Nothing here is vectorised or clever: each query is sorted with Python's ``sorted``, each metric
+is the textbook loop over ranks, and ``ties="average"`` is the plain mean of the metric over
+*every* ordering of every tied group (``itertools.permutations``), so inputs must keep tied
+groups small. Only :class:`bench.metrics.Profile` (plain data) and the metric-name parser are
+shared with the code under test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from bench.metrics import Profile, get_profile, parse_metrics
+
+
+def gain(profile: Profile, label: float) -> float:
+    if profile.gain == "exp2":
+        return 2.0**label - 1.0
+    if profile.gain == "linear":
+        return float(label)
+    table = profile.gain
+    return table[int(label)] if int(label) < len(table) else 0.0
+
+
+def is_relevant(profile: Profile, label: float) -> bool:
+    if label < profile.relevance_threshold:
+        return False
+    if profile.max_relevant_label is not None and label > profile.max_relevant_label:
+        return False
+    return not (isinstance(profile.gain, tuple) and profile.labels_beyond_gain_table == "zero"
+                and label >= len(profile.gain))
+
+
+def discount(profile: Profile, i: int) -> float:
+    """Discount of 0-based position ``i``."""
+    if profile.discount == "letor4":
+        return 1.0 if i < 2 else 1.0 / math.log2(i + 1)
+    return 1.0 / math.log2(i + 2)
+
+
+def dcg(profile: Profile, ranked: Sequence[float], k: int | None) -> float:
+    top = ranked if k is None else ranked[:k]
+    return sum(gain(profile, lab) * discount(profile, i) for i, lab in enumerate(top))
+
+
+def ideal_dcg(profile: Profile, basis: Sequence[float], k: int | None) -> float:
+    return dcg(profile, sorted(basis, key=lambda lab: -gain(profile, lab)), k)
+
+
+def average_precision_sum(profile: Profile, ranked: Sequence[float], k: int | None) -> float:
+    top = ranked if k is None else ranked[:k]
+    hits = 0
+    total = 0.0
+    for i, lab in enumerate(top):
+        if is_relevant(profile, lab):
+            hits += 1
+            total += hits / (i + 1)
+    return total
+
+
+def reciprocal_rank(profile: Profile, ranked: Sequence[float], k: int | None) -> float:
+    top = ranked if k is None else ranked[:k]
+    for i, lab in enumerate(top):
+        if is_relevant(profile, lab):
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def err(profile: Profile, ranked: Sequence[float], k: int | None) -> float:
+    """Chapelle et al. (2009): sum_r R_r / r * prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^gmax."""
+    top = ranked if k is None else ranked[:k]
+    reach = 1.0
+    total = 0.0
+    for i, lab in enumerate(top):
+        r = (2.0**lab - 1.0) / 2.0**profile.err_max_grade
+        total += reach * r / (i + 1)
+        reach *= 1.0 - r
+    return total
+
+
+def hits_in(profile: Profile, ranked: Sequence[float], k: int | None) -> int:
+    top = ranked if k is None else ranked[:k]
+    return sum(1 for lab in top if is_relevant(profile, lab))
+
+
+def metric_on_ranking(
+    profile: Profile, family: str, k: int | None, ranked: Sequence[float], basis: Sequence[float]
+) -> float | None:
+    """One metric of one ranked list of labels; ``None`` marks 0/0 (blank query)."""
+    n = len(ranked)
+    r_total = sum(1 for lab in basis if is_relevant(profile, lab))
+    if family == "dcg":
+        return dcg(profile, ranked, k)
+    if family == "ndcg":
+        ideal = ideal_dcg(profile, basis, k)
+        if ideal == 0:
+            return None
+        if profile.k_beyond_n == "zero" and k is not None and n < k:
+            return 0.0
+        return dcg(profile, ranked, k) / ideal
+    if family == "map":
+        if r_total == 0:
+            return None
+        den = r_total if (profile.map_denominator == "r" or k is None) else min(r_total, k)
+        return average_precision_sum(profile, ranked, k) / den
+    if family == "recall":
+        if r_total == 0:
+            return None
+        return hits_in(profile, ranked, k) / r_total
+    if family == "p":
+        if k is None:
+            den = n
+        elif profile.precision_denominator == "min_k_n":
+            den = min(k, n)
+        else:
+            den = k
+        return hits_in(profile, ranked, k) / den
+    if family == "mrr":
+        return reciprocal_rank(profile, ranked, k)
+    if family == "err":
+        return err(profile, ranked, k)
+    if family == "hits":
+        return 1.0 if hits_in(profile, ranked, k) > 0 else 0.0
+    raise ValueError(family)
+
+
+def rankings(
+    profile: Profile,
+    labels: Sequence[float],
+    scores: Sequence[float],
+    docno: Sequence[str] | None = None,
+    tiekey: Sequence[int] | None = None,
+) -> list[list[int]]:
+    """Every ranking (list of row indices) the tie rule allows, each equally likely."""
+    n = len(labels)
+    s = [float(np.float32(x)) if profile.score_dtype == "float32" else float(x) for x in scores]
+    if profile.ties == "stable":
+        return [sorted(range(n), key=lambda i: (-s[i], i))]
+    if profile.ties == "pessimistic":
+        return [sorted(range(n), key=lambda i: (-s[i], gain(profile, labels[i]), i))]
+    if profile.ties == "optimistic":
+        return [sorted(range(n), key=lambda i: (-s[i], -gain(profile, labels[i]), i))]
+    if profile.ties == "docno_desc":
+        names = docno if docno is not None else [f"{i:012d}" for i in range(n)]
+        by_doc = sorted(range(n), key=lambda i: names[i], reverse=True)
+        return [sorted(by_doc, key=lambda i: -s[i])]
+    if profile.ties == "random":
+        assert tiekey is not None
+        return [sorted(range(n), key=lambda i: (-s[i], tiekey[i], i))]
+    # average: every permutation of every tied group
+    groups: list[list[int]] = []
+    for i in sorted(range(n), key=lambda i: -s[i]):
+        if groups and s[groups[-1][0]] == s[i]:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    count = math.prod(math.factorial(len(g)) for g in groups)
+    assert count <= 50_000, "tied groups too large for the brute-force oracle"
+    out = []
+    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
+        out.append([i for part in combo for i in part])
+    return out
+
+
+def query_value(
+    profile: Profile,
+    family: str,
+    k: int | None,
+    labels: Sequence[float],
+    scores: Sequence[float],
+    *,
+    docno: Sequence[str] | None = None,
+    tiekey: Sequence[int] | None = None,
+    judged_extra: Sequence[float] = (),
+) -> float | None:
+    """Mean of the metric over the rankings the tie rule allows (None: blank and undefined)."""
+    basis = list(labels) + (list(judged_extra) if profile.idcg_basis == "qrels" else [])
+    values = []
+    for ranking in rankings(profile, labels, scores, docno, tiekey):
+        values.append(metric_on_ranking(profile, family, k, [labels[i] for i in ranking], basis))
+    if values[0] is None:
+        return None
+    return sum(values) / len(values)
+
+
+def evaluate_oracle(
+    labels: Sequence[float],
+    scores: Sequence[float],
+    sizes: Sequence[int],
+    metrics: str,
+    profile: str | Profile,
+    *,
+    query_weights: Sequence[float] | None = None,
+    docno: Sequence[str] | None = None,
+    tiekey: Sequence[int] | None = None,
+) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """Means and per-query values (NaN where excluded), like ``bench.metrics.evaluate``."""
+    prof = get_profile(profile)
+    specs = parse_metrics(metrics)
+    means: dict[str, float] = {}
+    per_q: dict[str, list[float]] = {}
+    for spec in specs:
+        k = spec.k if spec.k is not None else prof.default_k
+        vals: list[float] = []
+        blanks: list[bool] = []
+        start = 0
+        for size in sizes:
+            sl = slice(start, start + size)
+            start += size
+            lab = [float(x) for x in labels[sl]]
+            v = query_value(
+                prof, spec.family, k, lab, list(scores[sl]),
+                docno=None if docno is None else list(docno[sl]),
+                tiekey=None if tiekey is None else list(tiekey[sl]),
+            )
+            if v is not None and prof.empty is None and _blank(prof, spec.family, lab):
+                v = None  # the exclusion policy drops blank queries from every metric
+            blanks.append(v is None)
+            if v is None:
+                vals.append(math.nan if prof.empty is None else float(prof.empty))
+            else:
+                vals.append(v)
+        per_q[spec.name] = vals
+        w = [1.0] * len(vals) if query_weights is None else list(query_weights)
+        num = 0.0
+        den = 0.0
+        for v, wq, b in zip(vals, w, blanks, strict=True):
+            if math.isnan(v):
+                continue
+            if spec.family == "ndcg" and b and prof.blank_ndcg_weight == "one":
+                num += v
+            else:
+                num += v * wq
+            den += wq
+        mean = num / den if den > 0 else math.nan
+        if spec.family == "ndcg" and prof.clamp_ndcg_mean:
+            mean = min(mean, 1.0)
+        means[spec.name] = mean
+    return means, per_q
+
+
+def _blank(profile: Profile, family: str, labels: Sequence[float]) -> bool:
+    if family in ("dcg", "err", "ndcg"):
+        return all(gain(profile, lab) <= 0 for lab in labels)
+    return not any(is_relevant(profile, lab) for lab in labels)
+
+
+def random_queries(
+    rng: np.random.Generator,
+    n_queries: int,
+    *,
+    max_size: int = 12,
+    max_label: int = 4,
+    score_levels: int | None = 4,
+    blank_rate: float = 0.2,
+    binary: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Labels, scores and sizes with single-document queries, blank queries and ties.
+
+    ``score_levels`` small gives many ties; ``None`` gives continuous scores.
+    """
+    sizes = rng.integers(1, max_size + 1, size=n_queries)
+    sizes[: max(1, n_queries // 10)] = 1
+    rng.shuffle(sizes)
+    n = int(sizes.sum())
+    top = 1 if binary else max_label
+    labels = rng.integers(0, top + 1, size=n).astype(np.float64)
+    labels[rng.random(n) < 0.4] = 0
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for q in np.flatnonzero(rng.random(n_queries) < blank_rate):
+        labels[starts[q] : starts[q] + sizes[q]] = 0
+    if score_levels is None:
+        scores = rng.normal(size=n) + 0.3 * labels
+    else:
+        scores = rng.integers(0, score_levels, size=n).astype(np.float64) / 2.0 - 0.5
+    return labels, scores, sizes

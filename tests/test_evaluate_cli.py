@@ -1,0 +1,200 @@
+"""``ltrbench evaluate``: inputs, output formats, per-query file and error messages."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench import examples
+from bench.commands import evaluate as cmd
+from bench.data.svmlight import read_svmlight
+from bench.errors import LtrbenchError
+from bench.metrics import evaluate
+
+DATA = str(examples.DATA)
+SCORES = str(examples.SCORES)
+
+
+def _main(argv: list[str]) -> int:
+    """The sub-command as ``bench.cli.main`` runs it (errors -> 'error: ...', status 2)."""
+    parser = argparse.ArgumentParser(prog="ltrbench")
+    cmd.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["evaluate", *argv])
+    try:
+        return args.func(args)
+    except LtrbenchError as exc:
+        print(f"error: {exc}")
+        return 2
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
+    assert _main([*argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_bundled_example_is_small_and_regenerates_byte_for_byte() -> None:
+    data, scores = examples.build()
+    assert examples.DATA.read_text() == data
+    assert examples.SCORES.read_text() == scores
+    assert examples.DATA.stat().st_size + examples.SCORES.stat().st_size < 200_000
+
+
+def test_json_output_has_the_documented_shape_and_the_api_values(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@1,10", "map@10"])
+    assert list(out) == ["profile", "n_queries", "metrics", "diagnostics"]
+    assert out["profile"] == "ltrbench"
+    assert out["n_queries"] == 50
+    d = read_svmlight(DATA)
+    ref = evaluate(d.y, np.loadtxt(SCORES), qid=d.qid, metrics="ndcg@1,10 map@10")
+    assert out["metrics"] == pytest.approx(ref.metrics, abs=1e-15)
+    assert out["diagnostics"]["n_blank"] == 6
+    assert out["diagnostics"]["n_single_document"] == 2
+    assert set(out["diagnostics"]["mean_blank_as_1"]) == {"ndcg@1", "ndcg@10", "map@10"}
+
+
+def test_table_output_lists_metrics_and_blank_policies(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _main(["--data", DATA, "--scores", SCORES]) == 0
+    out = capsys.readouterr().out
+    for text in ("profile ltrbench: 50 queries", "ndcg@10", "map@10", "mrr", "blank = 1",
+                 "blank queries (no relevant document): 6 (excluded)"):
+        assert text in out
+
+
+def test_csv_output_and_per_query_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    per_q = tmp_path / "pq" / "per_query.csv"
+    assert _main(["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@5 p@5", "--format", "csv",
+                  "--profile", "lightgbm", "--per-query", str(per_q)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "metric,value"
+    assert [ln.split(",")[0] for ln in lines[1:]] == ["ndcg@5", "p@5"]
+    table = pd.read_csv(per_q)
+    assert list(table.columns) == ["qid", "ndcg@5", "p@5"]
+    assert len(table) == 50
+    assert float(lines[1].split(",")[1]) == pytest.approx(table["ndcg@5"].mean(), abs=1e-12)
+
+
+def test_profiles_change_the_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    ours = _json(capsys, ["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@10"])
+    lgb = _json(capsys, ["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@10", "--profile", "lightgbm"])
+    assert lgb["metrics"]["ndcg@10"] > ours["metrics"]["ndcg@10"]  # blanks scored 1
+    assert lgb["diagnostics"]["blank_policy"] == "scored 1"
+
+
+def _copy_without_qid(tmp_path: Path) -> tuple[Path, Path]:
+    lines = examples.DATA.read_text().splitlines()
+    stripped = [" ".join(t for t in ln.split("#")[0].split() if not t.startswith("qid:")) for ln in lines]
+    data = tmp_path / "rank.train"
+    data.write_text("\n".join(stripped) + "\n")
+    sizes = pd.Series([ln.split()[1] for ln in lines]).value_counts(sort=False).tolist()
+    (tmp_path / "rank.train.query").write_text("".join(f"{s}\n" for s in sizes))
+    return data, tmp_path / "rank.train.query"
+
+
+def test_files_without_qid_take_groups_from_the_query_sidecar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, query = _copy_without_qid(tmp_path)
+    a = _json(capsys, ["--data", DATA, "--scores", SCORES])
+    b = _json(capsys, ["--data", str(data), "--scores", SCORES])
+    c = _json(capsys, ["--data", str(data), "--query", str(query), "--scores", SCORES])
+    assert a["metrics"] == b["metrics"] == c["metrics"]
+
+
+def test_sort_by_qid_accepts_interleaved_queries_and_reorders_the_scores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = examples.DATA.read_text().splitlines(keepends=True)
+    scores = examples.SCORES.read_text().splitlines(keepends=True)
+    order = np.random.default_rng(0).permutation(len(lines))
+    data = tmp_path / "shuffled.txt"
+    data.write_text("".join(lines[i] for i in order))
+    sc = tmp_path / "shuffled.scores"
+    sc.write_text("".join(scores[i] for i in order))
+    assert _main(["--data", str(data), "--scores", str(sc)]) == 2
+    assert "reappears after other queries" in capsys.readouterr().out
+    shuffled = _json(capsys, ["--data", str(data), "--scores", str(sc), "--sort-by-qid",
+                              "--metrics", "ndcg@10 map"])
+    # average ties: the order of rows inside a query does not matter
+    original = _json(capsys, ["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@10 map"])
+    assert shuffled["metrics"] == pytest.approx(original["metrics"], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("0.5\nabc\n", r"s.txt:2: expected one number per line, got 'abc'"),
+        ("0.5\n\n0.25\n", r"s.txt:2: expected one number per line, got ''"),
+        ("0.5\nnan\n", r"s.txt:2: score 'nan' is not a finite number"),
+        ("0.5\n0.25\n", r"s.txt: 2 scores but the data file has 924 rows"),
+        ("", r"s.txt: empty scores file"),
+    ],
+)
+def test_bad_scores_files_name_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        content: str, message: str) -> None:
+    path = tmp_path / "s.txt"
+    path.write_text(content)
+    assert _main(["--data", DATA, "--scores", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("error: ")
+    assert re.search(message, out), out
+
+
+def test_malformed_svmlight_line_names_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "bad.txt"
+    data.write_text("1 qid:1 1:0.5\n0 qid:1 1:zero\n")
+    assert _main(["--data", str(data), "--scores", SCORES]) == 2
+    assert "bad.txt:2: malformed SVMlight line" in capsys.readouterr().out
+
+
+def test_label_errors_name_the_data_file_and_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "neg.txt"
+    data.write_text("1 qid:1 1:0.5\n-1 qid:1 1:0.2\n")
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.1\n0.2\n")
+    assert _main(["--data", str(data), "--scores", str(scores)]) == 2
+    assert "neg.txt, row 2: label -1.0 is negative" in capsys.readouterr().out
+
+
+def test_trec_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 0.7 t\n2 Q0 c 1 1.0 t\n")
+    out = _json(capsys, ["--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+                         "--metrics", "mrr p@1"])
+    assert out["profile"] == "trec_eval"
+    assert out["n_queries"] == 2
+    assert out["metrics"] == {"mrr": 0.75, "p@1": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--data", DATA], "give either --data FILE --scores FILE, or --qrels FILE --run FILE"),
+        (["--qrels", DATA, "--scores", SCORES], "give either"),
+        (["--data", DATA, "--scores", SCORES, "--profile", "nope"], "valid profiles: ltrbench, lightgbm"),
+        (["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@x"], "unknown metric 'ndcg@x'"),
+    ],
+)
+def test_bad_options_are_errors_listing_what_is_valid(argv: list[str], message: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert _main(argv) == 2
+    assert message in capsys.readouterr().out
+
+
+def test_the_real_cli_entry_point_runs_evaluate(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        from bench.cli import main
+        main_parser_ok = True
+    except ImportError:  # pragma: no cover - another sub-command is not written yet
+        main_parser_ok = False
+    if not main_parser_ok:
+        pytest.skip("bench.cli cannot be imported")
+    try:
+        status = main(["evaluate", "--data", DATA, "--scores", SCORES, "--format", "json"])
+    except ModuleNotFoundError as exc:  # pragma: no cover
+        pytest.skip(f"a sub-command module is missing: {exc}")
+    assert status == 0
+    assert json.loads(capsys.readouterr().out)["n_queries"] == 50

@@ -1,0 +1,132 @@
+"""Bad input to the evaluator is an error naming what is wrong and where, never a number."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from bench.errors import ConfigError, DataError
+from bench.metrics import Profile, evaluate, get_profile
+
+Y = [1.0, 0.0, 2.0, 0.0, 1.0]
+S = [0.5, 0.1, 0.9, 0.3, 0.2]
+
+
+def test_mismatched_lengths_are_an_error() -> None:
+    with pytest.raises(DataError, match="labels has 5 rows but scores has 4"):
+        evaluate(Y, S[:4], group=[5])
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_nan_or_infinite_scores_are_an_error_naming_the_row(bad: float) -> None:
+    s = list(S)
+    s[3] = bad
+    with pytest.raises(DataError, match=r"^row 3: score .* is not a finite number"):
+        evaluate(Y, s, group=[2, 3])
+
+
+def test_negative_labels_are_an_error_naming_the_row() -> None:
+    with pytest.raises(DataError, match=r"^row 1: label -1.0 is negative"):
+        evaluate([1, -1, 0], [0.1, 0.2, 0.3], group=[3])
+
+
+def test_nan_labels_are_an_error() -> None:
+    with pytest.raises(DataError, match=r"^row 0: label nan is not a finite number"):
+        evaluate([np.nan, 1], [0.1, 0.2], group=[2])
+
+
+def test_non_integer_labels_are_an_error_under_exponential_gain_but_not_under_sklearn() -> None:
+    y = [1.5, 0.0, 2.0]
+    with pytest.raises(DataError, match=r"^row 0: label 1.5 is not an integer: profile 'ltrbench'"):
+        evaluate(y, [0.3, 0.2, 0.1], group=[3], metrics="ndcg@2")
+    r = evaluate(y, [0.3, 0.2, 0.1], group=[3], metrics="ndcg@2", profile="sklearn")
+    assert r.metrics["ndcg@2"] == pytest.approx((1.5 + 0) / (2.0 + 1.5 / np.log2(3)))
+
+
+def test_labels_above_the_gain_table_are_an_error() -> None:
+    with pytest.raises(DataError, match=r"^row 1: label 32.0 is above 31, the largest label profile 'ltrbench'"):
+        evaluate([1, 32], [0.1, 0.2], group=[2])
+    with pytest.raises(DataError, match=r"label 31.0 is above 30, the largest label profile 'lightgbm'"):
+        evaluate([1, 31], [0.1, 0.2], group=[2], profile="lightgbm")
+    table = dataclasses.replace(get_profile("ltrbench"), name="table", gain=(0.0, 1.0, 5.0), max_label=None)
+    with pytest.raises(DataError, match=r"label 3.0 has no gain in profile 'table'"):
+        evaluate([1, 3], [0.1, 0.2], group=[2], profile=table)
+
+
+def test_letor4_gives_labels_beyond_its_table_gain_zero_instead_of_an_error() -> None:
+    r = evaluate([3, 1], [0.9, 0.1], group=[2], metrics="ndcg@2 p@1", profile="letor4")
+    assert r.metrics == {"ndcg@2": 1.0, "p@1": 0.0}
+
+
+def test_err_grades_above_its_maximum_are_an_error() -> None:
+    with pytest.raises(DataError, match=r"label 5.0 is above err's largest grade 4"):
+        evaluate([5, 0], [0.1, 0.2], group=[2], metrics="err@2")
+
+
+def test_xgboost_profile_refuses_graded_labels_for_map_and_p_as_xgboost_does() -> None:
+    with pytest.raises(DataError, match=r"row 1: label 2.0: profile 'xgboost' computes map and p only on binary"):
+        evaluate([1, 2], [0.1, 0.2], group=[2], metrics="map@2", profile="xgboost")
+    assert evaluate([1, 2], [0.1, 0.2], group=[2], metrics="ndcg@2", profile="xgboost").metrics
+
+
+def test_non_contiguous_qid_is_an_error_naming_the_first_offending_row_unless_sorted() -> None:
+    qid = [7, 7, 9, 9, 7]
+    with pytest.raises(DataError, match=r"row 4: query id 7 reappears"):
+        evaluate(Y, S, qid=qid)
+    r = evaluate(Y, S, qid=qid, sort_by_qid=True, metrics="ndcg@3", per_query=True)
+    order = [0, 1, 4, 2, 3]
+    ref = evaluate(np.array(Y)[order], np.array(S)[order], qid=np.array(qid)[order],
+                   metrics="ndcg@3", per_query=True)
+    assert r.per_query is not None
+    assert r.per_query.equals(ref.per_query)
+    assert r.per_query["qid"].tolist() == [7, 9]
+
+
+def test_empty_input_is_an_error() -> None:
+    with pytest.raises(DataError, match="empty input"):
+        evaluate([], [], group=[])
+
+
+def test_qid_and_group_need_exactly_one() -> None:
+    with pytest.raises(ConfigError, match="exactly one of qid="):
+        evaluate(Y, S)
+    with pytest.raises(ConfigError, match="exactly one of qid="):
+        evaluate(Y, S, qid=[1] * 5, group=[5])
+
+
+def test_group_sizes_must_add_up() -> None:
+    with pytest.raises(DataError, match="add up to 4 rows but the data has 5"):
+        evaluate(Y, S, group=[2, 2])
+
+
+def test_weights_must_match_rows_or_queries_and_be_non_negative() -> None:
+    with pytest.raises(DataError, match="weights has 3 values: expected one per row \\(5\\) or one per query \\(2\\)"):
+        evaluate(Y, S, group=[2, 3], weights=[1, 1, 1])
+    with pytest.raises(DataError, match=r"row 1: weight -1\.0 is not a finite number >= 0"):
+        evaluate(Y, S, group=[2, 3], weights=[1, -1])
+
+
+def test_unknown_metric_names_list_the_valid_ones() -> None:
+    with pytest.raises(ConfigError, match=r"unknown metric 'ndgc@10'; valid names: dcg@k, ndcg@k"):
+        evaluate(Y, S, group=[5], metrics="ndgc@10")
+    with pytest.raises(ConfigError, match="rmse is pointwise and takes no @k"):
+        evaluate(Y, S, group=[5], metrics="rmse@3")
+
+
+def test_unknown_profile_names_list_the_valid_ones() -> None:
+    with pytest.raises(ConfigError, match=r"unknown profile 'lgbm'; valid profiles: ltrbench, lightgbm, xgboost"):
+        evaluate(Y, S, group=[5], profile="lgbm")
+
+
+def test_invalid_profile_fields_list_the_valid_values() -> None:
+    with pytest.raises(ConfigError, match="unknown ties 'first'; valid: stable, average"):
+        Profile(name="bad", ties="first")
+    with pytest.raises(ConfigError, match=r"empty must be 0\.0, 1\.0 or None"):
+        Profile(name="bad", empty=0.5)
+
+
+def test_unknown_backend_lists_the_valid_ones() -> None:
+    with pytest.raises(ConfigError, match="unknown backend 'gpu'; valid: auto, numba, numpy"):
+        evaluate(Y, S, group=[5], backend="gpu")

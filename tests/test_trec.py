@@ -1,0 +1,160 @@
+"""TREC qrels/run readers and ``evaluate_trec`` against pytrec_eval (trec_eval 9.0.8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench.data.trec import read_qrels, read_run, write_run
+from bench.errors import DataError
+from bench.metrics import evaluate_trec
+
+PAIRS = {
+    "ndcg": "ndcg", "ndcg_cut_1": "ndcg@1", "ndcg_cut_3": "ndcg@3", "ndcg_cut_10": "ndcg@10",
+    "map": "map", "map_cut_3": "map@3", "map_cut_10": "map@10", "P_1": "p@1", "P_5": "p@5",
+    "P_30": "p@30", "recall_5": "recall@5", "recall_30": "recall@30", "recip_rank": "mrr",
+}
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_read_qrels_and_run(tmp_path: Path) -> None:
+    q = read_qrels(_write(tmp_path / "q", "1 0 a 2\n\n1 0 b 0\n2 0 a -1\n"))
+    assert q.qid.tolist() == ["1", "1", "2"]
+    assert q.rel.tolist() == [2, 0, -1]
+    assert len(q) == 3
+    r = read_run(_write(tmp_path / "r", "1 Q0 a 1 3.5 x\r\n1 Q0 b 2 -1e3 x\n"))
+    assert r.docno.tolist() == ["a", "b"]
+    assert r.score.tolist() == [3.5, -1000.0]
+    assert r.rank.tolist() == [1, 2]
+    assert r.tag.tolist() == ["x", "x"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 Q0 a 1 0.5 x\n1 Q0 b 2 0.4\n", r"r:2: expected 6 fields"),
+        ("1 Q0 a 1 0.5 x\n1 Q0 b two 0.4 x\n", r"r:2: rank 'two' is not an integer"),
+        ("1 Q0 a 1 high x\n", r"r:1: score 'high' is not a number"),
+        ("1 Q0 a 1 nan x\n", r"r:1: score 'nan' is not a finite number"),
+        ("1 Q0 a 1 0.5 x\n2 Q0 a 1 0.5 x\n\n1 Q0 a 3 0.1 x\n",
+         r"r:4: duplicate document 'a' for query '1' \(first on line 1\)"),
+        ("\n\n", r"r: empty run file"),
+    ],
+)
+def test_malformed_run_lines_name_file_and_line(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(DataError, match=message):
+        read_run(_write(tmp_path / "r", text))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 0 a\n", r"q:1: expected 4 fields"),
+        ("1 0 a 1.5\n", r"q:1: relevance '1.5' is not an integer"),
+        ("1 0 a 1\n1 0 a 2\n", r"q:2: document 'a' is judged twice for query '1' \(first on line 1\)"),
+        ("", r"q: empty qrels file"),
+    ],
+)
+def test_malformed_qrels_lines_name_file_and_line(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(DataError, match=message):
+        read_qrels(_write(tmp_path / "q", text))
+
+
+def test_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no such file"):
+        read_run(tmp_path / "nope")
+
+
+def _random_trec(tmp_path: Path, seed: int) -> tuple[Path, Path, dict, dict]:
+    """Qrels with relevant documents the run misses, run documents without judgments, a run
+    query without qrels, a qrels query without run, ties (also created by float32 rounding)."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    q_lines, r_lines = [], []
+    for q in range(40):
+        qid = f"Q{q:03d}"
+        n_docs = int(rng.integers(1, 25))
+        docs = [f"D{rng.integers(0, 10**5)}-{q}-{i}" for i in range(n_docs + 5)]
+        judged = rng.random(len(docs)) < 0.75
+        rels = rng.integers(0, 4, len(docs)) * (rng.random(len(docs)) < 0.6)
+        if q % 7 == 0:
+            rels[:] = 0  # nothing relevant
+        if q != 39:  # Q039 has no qrels: trec_eval skips it
+            for d, j, r in zip(docs, judged, rels, strict=True):
+                if j:
+                    qrels.setdefault(qid, {})[d] = int(r)
+                    q_lines.append(f"{qid} 0 {d} {int(r)}\n")
+        retrieved = docs[:n_docs]  # the last five documents are never retrieved
+        scores = np.round(rng.normal(size=n_docs), 1) + rng.choice([0.0, 1e-9], n_docs)
+        for rank, (d, s) in enumerate(zip(retrieved, scores, strict=True), start=1):
+            run.setdefault(qid, {})[d] = float(s)
+            r_lines.append(f"{qid} Q0 {d} {rank} {float(s)!r} tag\n")
+    q_lines.append("Q999 0 lonely 1\n")  # judged query without a run: ignored
+    qrels.setdefault("Q999", {})["lonely"] = 1
+    rng.shuffle(r_lines)  # run files need not be grouped by query
+    return _write(tmp_path / "qrels", "".join(q_lines)), _write(tmp_path / "run", "".join(r_lines)), qrels, run
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_evaluate_trec_equals_pytrec_eval_per_query(tmp_path: Path, backend: str) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path, qrels, run = _random_trec(tmp_path, 21)
+    measures = {"ndcg", "ndcg_cut.1,3,10", "map", "map_cut.3,10", "P.1,5,30", "recall.5,30", "recip_rank"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    ours = evaluate_trec(qrels_path, run_path, metrics=list(PAIRS.values()), per_query=True,
+                         backend=backend)
+    assert ours.diagnostics.backend == backend
+    table = ours.per_query
+    assert table is not None
+    assert table["qid"].tolist() == sorted(theirs)  # Q039 (no qrels) and Q999 (no run) are out
+    for trec_name, name in PAIRS.items():
+        per_q = np.array([theirs[q][trec_name] for q in table["qid"]])
+        np.testing.assert_allclose(table[name].to_numpy(), per_q, rtol=0, atol=1e-9, err_msg=name)
+        assert ours.metrics[name] == pytest.approx(per_q.mean(), abs=1e-9)
+    assert ours.diagnostics.n_blank > 0
+    assert ours.diagnostics.n_queries_with_ties_in_topk > 0
+
+
+def test_list_basis_profiles_ignore_documents_the_run_did_not_retrieve(tmp_path: Path) -> None:
+    """Under LightGBM's convention the ideal DCG uses the scored list only."""
+    qrels = _write(tmp_path / "q", "1 0 a 1\n1 0 b 0\n1 0 c 3\n")
+    run = _write(tmp_path / "r", "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n")
+    trec = evaluate_trec(qrels, run, metrics="ndcg@2 recall@2").metrics
+    lgb = evaluate_trec(qrels, run, metrics="ndcg@2 recall@2", profile="lightgbm").metrics
+    assert lgb["ndcg@2"] == 1.0
+    assert trec["ndcg@2"] == pytest.approx(1 / (3 + 1 / np.log2(3)))
+    assert trec["recall@2"] == 0.5
+    assert lgb["recall@2"] == 1.0
+
+
+def test_a_run_without_judged_queries_is_an_error(tmp_path: Path) -> None:
+    qrels = _write(tmp_path / "q", "1 0 a 1\n")
+    run = _write(tmp_path / "r", "2 Q0 a 1 2.0 x\n")
+    with pytest.raises(DataError, match="no query of the run has relevance judgments"):
+        evaluate_trec(qrels, run, metrics="ndcg@10")
+
+
+def test_write_run_ranks_by_score_and_round_trips(tmp_path: Path) -> None:
+    path = write_run(tmp_path / "out.run", ["2", "1", "1"], ["x", "a", "b"], [0.5, 0.1, 0.7])
+    assert path.read_text().splitlines() == ["1 Q0 b 1 0.7 ltrbench", "1 Q0 a 2 0.1 ltrbench",
+                                             "2 Q0 x 1 0.5 ltrbench"]
+    assert read_run(path).score.tolist() == [0.7, 0.1, 0.5]
+
+
+def test_negative_judgments_count_as_not_relevant_like_trec_eval(tmp_path: Path) -> None:
+    """qrels a=-1 (unjudged), b=1, c=2 (not retrieved); run a, b, d. pytrec_eval gives
+    ndcg = (1/log2(3)) / (2 + 1/log2(3)) = 0.23981, map = (1/2) / 2, P@2 = recall@2 = 0.5."""
+    qrels = _write(tmp_path / "q", "1 0 a -1\n1 0 b 1\n1 0 c 2\n")
+    run = _write(tmp_path / "r", "1 Q0 a 1 3.0 x\n1 Q0 b 2 2.0 x\n1 Q0 d 3 1.0 x\n")
+    m = evaluate_trec(qrels, run, metrics="ndcg map p@2 recall@2").metrics
+    d = 1 / np.log2(3)
+    assert m["ndcg"] == pytest.approx(d / (2 + d), abs=1e-12)
+    assert round(m["ndcg"], 5) == 0.23981
+    assert (m["map"], m["p@2"], m["recall@2"]) == (0.25, 0.5, 0.5)
