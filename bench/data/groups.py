@@ -38,11 +38,12 @@ def offsets_from_qid(
         return np.zeros(1, dtype=np.int64), q[:0].astype(np.int64, copy=False)
     starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
     group_qid = q[starts]
-    if np.unique(group_qid).shape[0] != group_qid.shape[0]:
+    if not _all_distinct(group_qid):
         bad_row = _first_reappearing_row(group_qid, starts)
         raise DataError(
-            f"query id {q[bad_row].item()!r} reappears after other queries: the rows of a query must "
-            "be contiguous (sort the file by qid, or pass --sort-by-qid)",
+            f"query id {q[bad_row].item()!r} reappears after other queries: the rows of a query "
+            "must be contiguous (sort the rows by qid: --sort-by-qid on the command line, "
+            "sort_by_qid=True in Python)",
             path=path,
             row=int(bad_row) + row_base,
         )
@@ -99,6 +100,13 @@ def stable_order_by_qid(qid: ArrayLike) -> NDArray[np.int64]:
     _, first, inverse = np.unique(q, return_index=True, return_inverse=True)
     rank_of_first = np.argsort(np.argsort(first, kind="stable"), kind="stable")
     return np.argsort(rank_of_first[inverse.ravel()], kind="stable").astype(np.int64)
+
+
+def _all_distinct(values: np.ndarray) -> bool:
+    # Sorted query ids (the usual layout) are distinct iff strictly increasing: O(n), no sort.
+    if values.shape[0] < 2 or bool(np.all(values[1:] > values[:-1])):
+        return True
+    return bool(np.unique(values).shape[0] == values.shape[0])
 
 
 def _first_reappearing_row(group_qid: np.ndarray, starts: np.ndarray) -> int:
