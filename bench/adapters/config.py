@@ -1,0 +1,146 @@
+"""``AdapterConfig``: every choice the ratings -> LETOR adapter makes, with its default.
+
+The defaults give the embedded benchmark: a per-user temporal split (each user's 5 latest
+ratings are test targets, the 5 before them validation targets, the 5 before those training
+targets, everything earlier is history), 50 uniformly sampled unrated items per query as
+negatives, graded labels 0-4 and every default feature group the data allows (all but
+``als``, which costs more than the rest together at ML-25M size; add it by name).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from bench.adapters.labels import LABEL_MAPPINGS
+from bench.errors import ConfigError
+
+SPLITS = ("temporal", "time-cut", "random", "kfold")
+NEGATIVE_SAMPLING = ("uniform", "popularity")
+FEATURE_GROUPS = ("user", "item", "genre", "svd", "similarity", "als", "tags")
+DEFAULT_FEATURE_GROUPS = ("user", "item", "genre", "svd", "similarity", "tags")
+
+
+@dataclass(frozen=True)
+class AdapterConfig:
+    """How ratings become query-grouped LETOR data (see :mod:`bench.adapters`).
+
+    Split (:mod:`bench.adapters.splits`):
+        split: ``"temporal"`` (per user, the latest ratings are targets), ``"time-cut"``
+            (global time cuts), ``"random"`` (per user, random ratings are targets) or
+            ``"kfold"`` (users in folds; each user's latest ratings are targets of the
+            partition that holds the user).
+        target_size: size of each target window per user: an integer ``n >= 1`` (the user's
+            last / random ``n`` ratings) or a fraction ``0 < f < 1`` (``ceil(f * n_u)`` ratings).
+            Not used by ``"time-cut"``.
+        min_history: a user becomes a query only with at least this many history ratings
+            (at least 1). Users below it keep all their ratings in history (``temporal``,
+            ``random``, ``kfold``) or have no targets (``time-cut``).
+        time_cuts: ``time-cut`` boundaries (Unix seconds) ``(c1, c2, c3)``: history is before
+            ``c1``, train targets in ``[c1, c2)``, validation in ``[c2, c3)``, test from ``c3``.
+            ``None`` takes the timestamp quantiles ``time_cut_quantiles``.
+        time_cut_quantiles: default quantiles of all timestamps for the three cuts.
+        n_folds, fold: ``kfold``: users are dealt into ``n_folds`` folds by a seeded
+            permutation; fold ``fold`` is test, fold ``fold + 1`` (mod ``n_folds``) validation,
+            the others train.
+
+    Candidates (:mod:`bench.adapters.negatives`):
+        negatives: unrated items sampled per query (relevance 0).
+        negative_sampling: ``"uniform"`` over items the user never rated, or ``"popularity"``
+            (weight = history count + 1).
+
+    Labels (:mod:`bench.adapters.labels`):
+        labels: ``"graded"`` (default), ``"liked"``, ``"halfstar"``, ``"binary"``, ``"rated"``.
+        binary_threshold: rating at or above which ``"binary"`` gives 1.
+
+    Features (:mod:`bench.adapters.features`):
+        feature_groups: which groups to compute, among :data:`FEATURE_GROUPS`; columns come
+            in that order whatever the order given. Groups the data cannot support (``genre``
+            without item genres, ``tags`` without a tags table) are skipped and recorded.
+        svd_factors: rank ``k`` of the truncated SVDs behind ``svd`` and ``similarity``.
+        similarity_history: item-item similarities are taken against the user's most recent
+            ``similarity_history`` history items (0 = all of them).
+        bayes_prior: weight ``m`` of the global mean in the Bayesian-average item rating.
+        als_factors, als_iterations, als_regularization, als_alpha, als_cg_steps: implicit
+            ALS (Hu, Koren & Volinsky 2008) for the optional ``als`` group.
+
+    seed: every random choice (split, negatives, row order, SVD) derives from it.
+    """
+
+    split: str = "temporal"
+    target_size: int | float = 5
+    min_history: int = 5
+    time_cuts: tuple[int, int, int] | None = None
+    time_cut_quantiles: tuple[float, float, float] = (0.7, 0.8, 0.9)
+    n_folds: int = 5
+    fold: int = 0
+    negatives: int = 50
+    negative_sampling: str = "uniform"
+    labels: str = "graded"
+    binary_threshold: float = 4.0
+    feature_groups: tuple[str, ...] = DEFAULT_FEATURE_GROUPS
+    svd_factors: int = 32
+    similarity_history: int = 10
+    bayes_prior: float = 10.0
+    als_factors: int = 32
+    als_iterations: int = 8
+    als_regularization: float = 0.1
+    als_alpha: float = 10.0
+    als_cg_steps: int = 3
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        _one_of("split", self.split, SPLITS)
+        _one_of("negative_sampling", self.negative_sampling, NEGATIVE_SAMPLING)
+        _one_of("labels", self.labels, tuple(LABEL_MAPPINGS))
+        bad = [g for g in self.feature_groups if g not in FEATURE_GROUPS]
+        if bad:
+            raise ConfigError(
+                f"unknown feature group(s) {bad}; valid groups: {', '.join(FEATURE_GROUPS)}"
+            )
+        ts = self.target_size
+        if not (isinstance(ts, int | float) and math.isfinite(ts) and ts > 0
+                and (ts < 1 or float(ts).is_integer())):
+            raise ConfigError(
+                f"target_size={ts!r}: give a whole number of ratings (>= 1) or a fraction in (0, 1)"
+            )
+        _at_least("min_history", self.min_history, 1)
+        _at_least("negatives", self.negatives, 0)
+        _at_least("n_folds", self.n_folds, 3)
+        if not 0 <= self.fold < self.n_folds:
+            raise ConfigError(f"fold={self.fold} must be in 0..{self.n_folds - 1}")
+        _at_least("svd_factors", self.svd_factors, 1)
+        _at_least("similarity_history", self.similarity_history, 0)
+        _at_least("als_factors", self.als_factors, 1)
+        _at_least("als_iterations", self.als_iterations, 1)
+        _at_least("als_cg_steps", self.als_cg_steps, 1)
+        if self.bayes_prior < 0 or self.als_regularization < 0 or self.als_alpha < 0:
+            raise ConfigError("bayes_prior, als_regularization and als_alpha must be >= 0")
+        q = self.time_cut_quantiles
+        if len(q) != 3 or not 0 < q[0] < q[1] < q[2] < 1:
+            raise ConfigError(f"time_cut_quantiles={q!r}: need three increasing values in (0, 1)")
+        if self.time_cuts is not None:
+            c = self.time_cuts
+            if len(c) != 3 or not c[0] < c[1] < c[2]:
+                raise ConfigError(f"time_cuts={c!r}: need three increasing timestamps")
+
+    def window_size(self, n_ratings: int) -> int:
+        """Ratings per target window for a user with ``n_ratings`` ratings."""
+        if self.target_size < 1:
+            # round() first so that e.g. 0.1 * 20 = 2.0000000000000004 gives 2, not 3.
+            return math.ceil(round(self.target_size * n_ratings, 9))
+        return int(self.target_size)
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain-data view for manifests and ``meta``."""
+        return asdict(self)
+
+
+def _one_of(name: str, value: str, valid: tuple[str, ...]) -> None:
+    if value not in valid:
+        raise ConfigError(f"{name}={value!r} is not one of: {', '.join(valid)}")
+
+
+def _at_least(name: str, value: int, low: int) -> None:
+    if int(value) != value or value < low:
+        raise ConfigError(f"{name}={value!r} must be an integer >= {low}")

@@ -1,0 +1,117 @@
+"""Write converted ratings to disk: ``train/vali/test`` as SVMlight (+ ``.query``) and Parquet.
+
+Layout of ``out_dir`` (what the LETOR folder loader reads back)::
+
+    train.txt  train.txt.query  train.parquet
+    vali.txt   vali.txt.query   vali.parquet
+    test.txt   test.txt.query   test.parquet
+    summary.json                  # the summary returned by convert(), plus feature names
+
+SVMlight lines are ``label qid:<user id> 1:v1 2:v2 ...`` (zero features omitted); feature
+``j`` is ``feature_names[j - 1]``, listed in the file's header comment and in
+``summary.json``. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from bench.adapters.config import AdapterConfig
+from bench.adapters.pipeline import ratings_to_letor
+from bench.data.atomic import write_text
+from bench.data.letor import LetorData, LetorSplits
+from bench.data.ratings import Ratings
+from bench.data.svmlight import write_svmlight
+
+PathLike = str | os.PathLike[str]
+
+
+def convert(ratings: Ratings, out_dir: PathLike, config: AdapterConfig | None = None, *,
+            parquet: bool = True, svmlight: bool = True) -> dict[str, object]:
+    """Convert ``ratings`` with :func:`ratings_to_letor` and write the three partitions.
+
+    Returns the summary (also written to ``summary.json``): per partition the queries, rows,
+    features, label histogram and blank queries (no label >= 1), plus the feature names, the
+    adapter configuration and the files written.
+    """
+    splits = ratings_to_letor(ratings, config)
+    return write_splits(splits, out_dir, parquet=parquet, svmlight=svmlight)
+
+
+def write_splits(splits: LetorSplits, out_dir: PathLike, *, parquet: bool = True,
+                 svmlight: bool = True) -> dict[str, object]:
+    """Write already converted splits (see :func:`convert`); returns the summary."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files: list[str] = []
+    parts: dict[str, object] = {}
+    for name, data in splits.splits().items():
+        if svmlight:
+            path = out / f"{name}.txt"
+            write_svmlight(data, path, comment=_header(splits, name, data))
+            files += [path.name, f"{path.name}.query"]
+        if parquet:
+            path = out / f"{name}.parquet"
+            _parquet_writer()(data, path)
+            files.append(path.name)
+        parts[name] = _part_summary(data)
+    summary: dict[str, object] = {
+        "name": splits.name,
+        "partitions": parts,
+        "feature_names": list(splits.train.feature_names),
+        "adapter": splits.meta.get("adapter"),
+        "split_meta": {k: v for k, v in splits.meta.items()
+                       if k not in ("adapter", "timings_s", "timings_cpu_s")},
+        "timings_s": splits.meta.get("timings_s"),
+        "inputs": dict(splits.inputs),
+        "files": [*files, "summary.json"],
+    }
+    write_text(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
+    return summary
+
+
+def _part_summary(data: LetorData) -> dict[str, object]:
+    s = data.summary()
+    return {
+        "queries": s["queries"],
+        "rows": s["rows"],
+        "features": s["features"],
+        "labels": {str(int(k)): v for k, v in s["labels"].items()},  # type: ignore[union-attr]
+        "blank_queries": s["blank_queries"],
+        "rows_per_query": s["rows_per_query"],
+    }
+
+
+def _header(splits: LetorSplits, name: str, data: LetorData) -> str:
+    cols = " ".join(f"{j + 1}:{n}" for j, n in enumerate(data.feature_names))
+    return (f"ltrbench convert: {splits.name} [{name}]; qid = user id; features {cols}")
+
+
+def _parquet_writer():  # type: ignore[no-untyped-def]
+    """``bench.data.parquet.write_parquet`` when present, else a plain pyarrow writer."""
+    try:
+        from bench.data.parquet import write_parquet
+    except ImportError:  # pragma: no cover - the data helper's module is part of the package
+        return _write_parquet_plain
+    return write_parquet
+
+
+def _write_parquet_plain(data: LetorData, path: PathLike) -> Path:  # pragma: no cover
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.data.atomic import atomic_path
+
+    cols = {"qid": pa.array(data.qid), "label": pa.array(data.y)}
+    if data.user is not None:
+        cols["user"] = pa.array(data.user)
+    if data.item is not None:
+        cols["item"] = pa.array(data.item)
+    for j, n in enumerate(data.feature_names):
+        cols[n] = pa.array(np.ascontiguousarray(data.X[:, j]))
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.table(cols), tmp)
+    return Path(path)

@@ -1,0 +1,172 @@
+"""``ltrbench convert``: a ratings file -> train/vali/test LETOR files (SVMlight + Parquet).
+
+Examples::
+
+    ltrbench convert --ratings ../shared/data/ml-latest-small --out data/mls
+    ltrbench convert --ratings ratings.csv --format csv --user userId --item movieId \\
+        --rating rating --timestamp timestamp --split random --target-size 0.1 --out data/x
+    ltrbench convert --ratings synthetic --out data/synthetic
+
+The conversion is :func:`bench.adapters.ratings_to_letor` (see ``bench/adapters`` for the
+split, candidate, label and feature rules); the summary printed at the end is also written to
+``OUT/summary.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bench.adapters.config import (
+    DEFAULT_FEATURE_GROUPS,
+    FEATURE_GROUPS,
+    NEGATIVE_SAMPLING,
+    SPLITS,
+    AdapterConfig,
+)
+from bench.errors import ConfigError
+
+FORMATS = ("auto", "ml-100k", "ml-1m", "ml-10m", "movielens-csv", "csv")
+LABELS = ("graded", "liked", "halfstar", "binary", "rated")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "convert",
+        help="ratings (MovieLens, CSV/Parquet, or synthetic) -> LETOR train/vali/test files",
+        description="Convert user-item ratings to query-grouped LETOR data without leakage: "
+        "features from history only, sampled never-rated negatives, documented labels.",
+    )
+    p.add_argument("--ratings", required=True,
+                   help="MovieLens folder / ratings file, a CSV/TSV/Parquet table, or "
+                        "'synthetic' for the embedded generator")
+    p.add_argument("--format", default="auto", choices=FORMATS,
+                   help="input layout (default: MovieLens layout detected from the files)")
+    p.add_argument("--user", help="csv: user column (name, or 0-based position without header)")
+    p.add_argument("--item", help="csv: item column")
+    p.add_argument("--rating", help="csv: rating column (omit for implicit feedback)")
+    p.add_argument("--timestamp", help="csv: timestamp column (omit: all 0)")
+    p.add_argument("--sep", help="csv: field separator (default: from extension / first line)")
+    p.add_argument("--duplicates", default="error", choices=("error", "last", "mean"),
+                   help="csv: what to do with a repeated (user, item) pair (default: error)")
+    d = AdapterConfig()
+    p.add_argument("--split", default=d.split, choices=SPLITS,
+                   help=f"how targets are chosen (default: {d.split})")
+    p.add_argument("--target-size", type=float, default=d.target_size,
+                   help="ratings per user per target window: a count >= 1 or a fraction < 1 "
+                        f"(default: {d.target_size})")
+    p.add_argument("--min-history", type=int, default=d.min_history,
+                   help=f"history ratings a user needs to become a query (default: {d.min_history})")
+    p.add_argument("--time-cuts", help="time-cut: three Unix timestamps c1,c2,c3 "
+                                       "(default: the 0.7/0.8/0.9 timestamp quantiles)")
+    p.add_argument("--folds", type=int, default=d.n_folds, help="kfold: number of user folds")
+    p.add_argument("--fold", type=int, default=d.fold, help="kfold: the test fold")
+    p.add_argument("--negatives", type=int, default=d.negatives,
+                   help=f"sampled never-rated items per query (default: {d.negatives})")
+    p.add_argument("--negative-sampling", default=d.negative_sampling, choices=NEGATIVE_SAMPLING)
+    p.add_argument("--labels", default=d.labels, choices=LABELS,
+                   help=f"rating -> grade mapping (default: {d.labels}; see bench.adapters.labels)")
+    p.add_argument("--binary-threshold", type=float, default=d.binary_threshold)
+    p.add_argument("--features", default=",".join(DEFAULT_FEATURE_GROUPS),
+                   help=f"comma-separated feature groups, or 'all' ({', '.join(FEATURE_GROUPS)})")
+    p.add_argument("--svd-factors", type=int, default=d.svd_factors)
+    p.add_argument("--similarity-history", type=int, default=d.similarity_history)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--synthetic-users", type=int, default=600)
+    p.add_argument("--synthetic-items", type=int, default=9000)
+    p.add_argument("--synthetic-ratings", type=int, default=100_000)
+    p.add_argument("--no-parquet", action="store_true", help="write SVMlight files only")
+    p.add_argument("--no-svmlight", action="store_true", help="write Parquet files only")
+    p.add_argument("--out", required=True, help="output folder")
+    p.set_defaults(func=run)
+
+
+def config_from_args(args: argparse.Namespace) -> AdapterConfig:
+    """The :class:`AdapterConfig` the options describe."""
+    groups = (FEATURE_GROUPS if args.features.strip() == "all"
+              else tuple(g.strip() for g in args.features.split(",") if g.strip()))
+    cuts = None
+    if args.time_cuts:
+        try:
+            cuts = tuple(int(c) for c in args.time_cuts.split(","))
+        except ValueError as exc:
+            raise ConfigError(f"--time-cuts {args.time_cuts!r}: expected three integers "
+                              "c1,c2,c3") from exc
+        if len(cuts) != 3:
+            raise ConfigError(f"--time-cuts {args.time_cuts!r}: expected three integers c1,c2,c3")
+    size: float = args.target_size
+    if size >= 1 and float(size).is_integer():
+        size = int(size)
+    return AdapterConfig(
+        split=args.split, target_size=size, min_history=args.min_history,
+        time_cuts=cuts,  # type: ignore[arg-type]
+        n_folds=args.folds, fold=args.fold, negatives=args.negatives,
+        negative_sampling=args.negative_sampling, labels=args.labels,
+        binary_threshold=args.binary_threshold, feature_groups=tuple(groups),
+        svd_factors=args.svd_factors, similarity_history=args.similarity_history, seed=args.seed,
+    )
+
+
+def load_input(args: argparse.Namespace) -> Any:
+    """The :class:`~bench.data.ratings.Ratings` that ``--ratings`` / ``--format`` name."""
+    if args.ratings == "synthetic":
+        from bench.data.synthetic import generate_ratings
+
+        return generate_ratings(n_users=args.synthetic_users, n_items=args.synthetic_items,
+                                n_ratings=args.synthetic_ratings, seed=args.seed)
+    if args.format == "csv":
+        if not args.user or not args.item:
+            raise ConfigError("--format csv needs --user and --item (and usually --rating, "
+                              "--timestamp)")
+        from bench.data.tabular import load_ratings_table
+
+        def col(v: str | None) -> str | int | None:
+            return int(v) if v is not None and v.isdigit() else v
+
+        return load_ratings_table(args.ratings, user=col(args.user), item=col(args.item),
+                                  rating=col(args.rating), timestamp=col(args.timestamp),
+                                  sep=args.sep, duplicates=args.duplicates)
+    from bench.data.movielens import load_movielens
+
+    return load_movielens(args.ratings, layout=None if args.format == "auto" else args.format)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    ratings = load_input(args)
+    ts = ratings.frame["timestamp"]
+    if config.split != "random" and len(ts) and ts.min() == ts.max():
+        print("warning: every rating has the same timestamp; the temporal order is the item "
+              "order. Use --split random (or give --timestamp).", file=sys.stderr)
+    from bench.adapters.convert import convert
+
+    summary = convert(ratings, args.out, config, parquet=not args.no_parquet,
+                      svmlight=not args.no_svmlight)
+    print_summary(summary, args.out)
+    return 0
+
+
+def print_summary(summary: dict[str, Any], out: str) -> None:
+    """A table per partition: queries, rows, features, labels, blank queries."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{summary['name']} -> {out}")
+    for c in ("partition", "queries", "rows", "features", "per query", "labels (grade:rows)",
+              "blank queries"):
+        table.add_column(c, justify="left" if c in ("partition", "labels (grade:rows)")
+                         else "right", no_wrap=c.startswith("labels"), min_width=4)
+    for name, s in summary["partitions"].items():
+        rpq = s["rows_per_query"]
+        labels = " ".join(f"{k}:{v}" for k, v in s["labels"].items())
+        table.add_row(name, str(s["queries"]), str(s["rows"]), str(s["features"]),
+                      f"{rpq['min']}-{rpq['max']}", labels, str(s["blank_queries"]))
+    console = Console()
+    console.print(table)
+    console.print("features: " + ", ".join(summary["feature_names"]))
+    meta = summary.get("split_meta") or {}
+    skipped = meta.get("features_skipped") or {}
+    if skipped:
+        console.print("skipped: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()))
+    console.print("files: " + ", ".join(summary["files"]))

@@ -1,0 +1,113 @@
+"""``ltrbench perf adapters``: ratings -> LETOR conversion at ML-25M size.
+
+Generates a synthetic MovieLens-like table (default 25M ratings, 162k users, 59k items, the
+size of MovieLens 25M) with :func:`bench.data.synthetic.generate_ratings`, converts it with
+:func:`bench.adapters.ratings_to_letor` (default configuration: every default feature group)
+and prints the time of every stage (wall clock and process CPU, all threads), ratings per
+second of the conversion, and peak resident memory (of the conversion alone: the kernel's
+high-water mark is reset after generation, on Linux). Targets: >= 1M ratings/s and < 8 GB.
+
+A first call in a fresh environment also compiles the kernels (cached afterwards); run it a
+second time for the steady-state figure, or use ``--repeat``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import time
+
+TARGET_RATINGS_PER_S = 1_000_000
+TARGET_PEAK_GB = 8.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ratings", type=int, default=25_000_000, help="ratings to generate")
+    parser.add_argument("--users", type=int, default=162_000, help="users")
+    parser.add_argument("--items", type=int, default=59_000, help="items")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=1, help="conversions to time (default 1)")
+    parser.add_argument("--features", default="default",
+                        help="'default', 'all' (adds ALS) or comma-separated feature groups")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from bench.adapters import AdapterConfig, ratings_to_letor
+    from bench.adapters.config import FEATURE_GROUPS
+    from bench.data.synthetic import generate_ratings
+
+    console = Console()
+    if args.features == "default":
+        config = AdapterConfig(seed=args.seed)
+    elif args.features == "all":
+        config = AdapterConfig(seed=args.seed, feature_groups=FEATURE_GROUPS)
+    else:
+        config = AdapterConfig(seed=args.seed, feature_groups=tuple(
+            g.strip() for g in args.features.split(",") if g.strip()))
+    console.print(f"ltrbench perf adapters: {args.ratings:,} ratings, {args.users:,} users, "
+                  f"{args.items:,} items; {os.cpu_count()} CPUs ({platform.processor() or '?'}); "
+                  f"feature groups {', '.join(config.feature_groups)}")
+    t0 = time.perf_counter()
+    ratings = generate_ratings(n_users=args.users, n_items=args.items, n_ratings=args.ratings,
+                               seed=args.seed)
+    gen_s = time.perf_counter() - t0
+    console.print(f"generated in {gen_s:.1f} s (peak RSS so far {_peak_gb():.2f} GB)")
+    ok = True
+    for rep in range(max(1, args.repeat)):
+        _reset_peak()
+        ru0 = resource.getrusage(resource.RUSAGE_SELF)
+        t0 = time.perf_counter()
+        splits = ratings_to_letor(ratings, config)
+        wall = time.perf_counter() - t0
+        ru1 = resource.getrusage(resource.RUSAGE_SELF)
+        peak = _peak_gb()
+        rate = ratings.n_ratings / wall
+        table = Table(title=f"conversion {rep + 1}: stages")
+        table.add_column("stage")
+        table.add_column("wall s", justify="right")
+        table.add_column("cpu s", justify="right")
+        cpu = splits.meta.get("timings_cpu_s", {})
+        for stage, sec in splits.meta["timings_s"].items():  # type: ignore[union-attr]
+            c = cpu.get(stage)  # type: ignore[union-attr]
+            table.add_row(stage, f"{sec:.2f}", "" if c is None else f"{c:.2f}")
+        console.print(table)
+        rows = sum(d.n_rows for d in splits.splits().values())
+        console.print(
+            f"conversion: {wall:.1f} s wall (user {ru1.ru_utime - ru0.ru_utime:.1f} s, "
+            f"system {ru1.ru_stime - ru0.ru_stime:.1f} s), {rate / 1e6:.2f}M ratings/s "
+            f"(target >= {TARGET_RATINGS_PER_S / 1e6:.0f}M), peak RSS {peak:.2f} GB "
+            f"(target < {TARGET_PEAK_GB:.0f} GB); {rows:,} rows x "
+            f"{splits.train.n_features} features; generation + conversion "
+            f"{ratings.n_ratings / (gen_s + wall) / 1e6:.2f}M ratings/s"
+        )
+        ok = ok and rate >= TARGET_RATINGS_PER_S and peak < TARGET_PEAK_GB
+        del splits
+    console.print("targets met" if ok else "targets NOT met on this run (see the figures above)")
+    return 0
+
+
+def _reset_peak() -> None:
+    """Reset the kernel's peak-RSS mark of this process (Linux; ignored elsewhere)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+
+
+def _peak_gb() -> float:
+    """Peak resident set size in GB (VmHWM on Linux, else ``ru_maxrss``)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024 / 1e9
+    except OSError:
+        pass
+    scale = 1 if platform.system() == "Darwin" else 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e9
