@@ -12,8 +12,9 @@ Every baseline learns from the training split only and scores the validation and
   for Implicit Feedback Datasets", ICDM 2008. The preference matrix has p_ui = 1 for every
   training row with label >= 1 and confidence c_ui = 1 + alpha * label (the paper's linear
   confidence, with the graded label as the observation strength r_ui); every other (user, item)
-  pair has p = 0, c = 1. Fitted with ``implicit.cpu.als.AlternatingLeastSquares`` (conjugate
-  gradient, float32), which minimises Σ c_ui (p_ui − x_u·y_i)² + λ(Σ‖x_u‖² + Σ‖y_i‖²). The score
+  pair has p = 0, c = 1. Fitted with ltrbench's own ALS (:func:`bench.adapters.als.fit_als`:
+  conjugate-gradient steps, Takács, Pilászy & Tikk 2011), which minimises
+  Σ c_ui (p_ui − x_u·y_i)² + λ(Σ‖x_u‖² + Σ‖y_i‖²). The score
   of a row is x_u·y_i; a user or item that has no training row scores 0 (no information).
   Needs user and item ids. If the data instead has a feature named ``als`` or ``als_score``
   (computed by the ratings adapter from each user's history), that feature is the score and
@@ -50,6 +51,7 @@ class ALSParams:
     regularization: float = 0.1
     alpha: float = 10.0
     iterations: int = 15
+    cg_steps: int = 3
 
 
 DEFAULT_ALS = ALSParams()
@@ -132,7 +134,7 @@ def run_als(
             scores = {s: getattr(splits, s).X[:, col].astype(np.float64) for s in EVAL_SPLITS}
         return FitResult(
             model="als",
-            library="implicit",
+            library="baseline",
             seed=seed,
             scores=scores,
             predict_s=pred.seconds,
@@ -144,10 +146,13 @@ def run_als(
             "als needs user and item ids (recommender data) or a feature named "
             f"{' or '.join(ALS_FEATURES)}; this dataset has neither"
         )
+    import numba
     import scipy.sparse as sp
-    from implicit.cpu.als import AlternatingLeastSquares
-    from threadpoolctl import threadpool_limits
 
+    from bench.adapters.als import fit_als
+
+    previous_threads = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(n_threads, numba.config.NUMBA_NUM_THREADS)))
     with measure() as fit:
         users, u_index = np.unique(train.user, return_inverse=True)
         items, i_index = np.unique(train.item, return_inverse=True)
@@ -157,20 +162,18 @@ def run_als(
             shape=(users.shape[0], items.shape[0]),
         )
         matrix.sum_duplicates()
-        # implicit parallelises over users itself; a multi-threaded BLAS underneath only contends
-        # (implicit warns about it when the model is built), so BLAS gets one thread here.
-        with threadpool_limits(1, "blas"):
-            model = AlternatingLeastSquares(
-                factors=params.factors,
-                regularization=params.regularization,
-                alpha=params.alpha,
-                iterations=params.iterations,
-                random_state=seed,
-                num_threads=n_threads,
-            )
-            model.fit(matrix, show_progress=False)
-        uf = np.asarray(model.user_factors, dtype=np.float64)
-        itf = np.asarray(model.item_factors, dtype=np.float64)
+        user_factors, item_factors = fit_als(
+            matrix,
+            factors=params.factors,
+            iterations=params.iterations,
+            regularization=params.regularization,
+            alpha=params.alpha,
+            cg_steps=params.cg_steps,
+            seed=seed,
+        )
+        uf = np.asarray(user_factors, dtype=np.float64)
+        itf = np.asarray(item_factors, dtype=np.float64)
+    numba.set_num_threads(previous_threads)
     unseen = {}
     with measure() as pred:
         scores = {}
@@ -185,7 +188,7 @@ def run_als(
             unseen[split] = int((~known).sum())
     return FitResult(
         model="als",
-        library="implicit",
+        library="baseline",
         seed=seed,
         scores=scores,
         fit_s=fit.seconds,
@@ -196,11 +199,12 @@ def run_als(
             "regularization": params.regularization,
             "alpha": params.alpha,
             "iterations": params.iterations,
-            "random_state": seed,
-            "num_threads": n_threads,
+            "cg_steps": params.cg_steps,
+            "seed": seed,
+            "threads": n_threads,
         },
         notes={
-            "source": "implicit.cpu.als.AlternatingLeastSquares on relevant train rows",
+            "source": "bench.adapters.als.fit_als on relevant train rows",
             "rows_scored_0_unseen_user_or_item": unseen,
         },
     )

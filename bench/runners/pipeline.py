@@ -60,7 +60,7 @@ TABLES: dict[str, tuple[str, ...]] = {
 }
 _PACKAGES = (
     "numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboost", "xgboost-cpu", "pyarrow",
-    "implicit", "rich", "numba",
+    "rich", "numba",
 )
 
 

@@ -18,7 +18,7 @@ class ModelSpec:
     """What a model name means: library, objective, and a one-line description."""
 
     name: str
-    library: str  # "lightgbm", "xgboost", "baseline", "implicit"
+    library: str  # "lightgbm", "xgboost", "baseline"
     objective: str  # ltrbench objective name (see bench.runners.params), or the baseline's name
     description: str
 
@@ -46,7 +46,7 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec("popularity", "baseline", "popularity",
                   "item popularity among relevant train rows (recommender data only)"),
         ModelSpec("random", "baseline", "random", "uniform random scores (seeded)"),
-        ModelSpec("als", "implicit", "als",
+        ModelSpec("als", "baseline", "als",
                   "implicit-feedback ALS, Hu, Koren & Volinsky 2008 (recommender data only)"),
     )
 }
