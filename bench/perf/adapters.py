@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=int, default=1, help="conversions to time (default 1)")
     parser.add_argument("--features", default="default",
                         help="'default', 'all' (adds ALS) or comma-separated feature groups")
+    parser.add_argument("--out", metavar="FILE.md",
+                        help="also write the figures as Markdown (e.g. results/perf/adapters.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     gen_s = time.perf_counter() - t0
     console.print(f"generated in {gen_s:.1f} s (peak RSS so far {_peak_gb():.2f} GB)")
     ok = True
+    records: list[dict[str, object]] = []
     for rep in range(max(1, args.repeat)):
         _reset_peak()
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -86,9 +89,58 @@ def run(args: argparse.Namespace) -> int:
             f"{ratings.n_ratings / (gen_s + wall) / 1e6:.2f}M ratings/s"
         )
         ok = ok and rate >= TARGET_RATINGS_PER_S and peak < TARGET_PEAK_GB
+        records.append({
+            "wall": wall, "user": ru1.ru_utime - ru0.ru_utime, "system": ru1.ru_stime - ru0.ru_stime,
+            "rate": rate, "peak": peak, "rows": rows, "features": splits.train.n_features,
+            "stages": dict(splits.meta["timings_s"]),  # type: ignore[arg-type]
+        })
         del splits
     console.print("targets met" if ok else "targets NOT met on this run (see the figures above)")
+    if args.out:
+        from bench.data.atomic import write_text
+
+        write_text(args.out, _markdown(args, config.feature_groups, gen_s, records, ok))
+        console.print(f"wrote {args.out}")
     return 0
+
+
+def _markdown(args: argparse.Namespace, groups: tuple[str, ...], gen_s: float,
+              records: list[dict[str, object]], ok: bool) -> str:
+    """The figures of one ``perf adapters`` invocation as a Markdown page."""
+    lines = [
+        "# Ratings -> LETOR adapter: speed and memory",
+        "",
+        f"`ltrbench perf adapters --ratings {args.ratings} --users {args.users} "
+        f"--items {args.items} --repeat {args.repeat}`: a synthetic MovieLens-like table of "
+        f"{args.ratings:,} ratings ({args.users:,} users, {args.items:,} items), converted with "
+        f"the default adapter configuration (feature groups: {', '.join(groups)}).",
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}, {platform.platform()}.",
+        "",
+        f"Generation: {gen_s:.1f} s (not part of the conversion figures).",
+        "",
+        "| conversion | wall s | user s | system s | ratings/s | peak RSS GB | output |",
+        "|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for i, r in enumerate(records, start=1):
+        lines.append(
+            f"| {i} | {r['wall']:.1f} | {r['user']:.1f} | {r['system']:.1f} | "
+            f"{float(r['rate']) / 1e6:.2f}M | {r['peak']:.2f} | "  # type: ignore[arg-type]
+            f"{r['rows']:,} rows x {r['features']} features |"
+        )
+    stages: dict[str, float] = records[-1]["stages"] if records else {}  # type: ignore[assignment]
+    lines += ["", "Stages of the last conversion (wall seconds):", "",
+              "| stage | wall s |", "|---|---:|"]
+    lines += [f"| {k} | {v:.2f} |" for k, v in stages.items()]
+    lines += [
+        "",
+        f"Targets (issue 3): >= {TARGET_RATINGS_PER_S / 1e6:.0f}M ratings/s end to end and "
+        f"< {TARGET_PEAK_GB:.0f} GB peak: **{'met' if ok else 'not met'}** on this run.",
+        "The first conversion in a fresh environment also compiles the numba kernels (cached "
+        "afterwards).",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def _reset_peak() -> None:
