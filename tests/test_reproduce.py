@@ -88,6 +88,20 @@ def test_a_changed_number_is_reported_with_its_key(original, tmp_path):
     assert reproduce_run(tampered, loader=_loader, tolerance=1e-3).status == "match"
 
 
+def test_a_committed_run_without_its_scores_file_reproduces(original, tmp_path):
+    # Committed run directories leave out scores.parquet (.gitignore): the rest still compares.
+    import shutil
+
+    committed = tmp_path / "committed"
+    shutil.copytree(original, committed)
+    (committed / "scores.parquet").unlink()
+    outcome = reproduce_run(committed, out_dir=tmp_path / "new", loader=_loader)
+    assert outcome.status == "match", outcome.differences[:3]
+    n_scores = len(pd.read_parquet(original / "scores.parquet"))
+    full = reproduce_run(original, out_dir=tmp_path / "full", loader=_loader)
+    assert outcome.compared == full.compared - n_scores
+
+
 def test_missing_rows_are_differences(original, tmp_path):
     other = run_benchmark(replace(CONFIG, seeds=(0,)), out_dir=tmp_path, progress=False, loader=_loader)
     n, diffs = compare_runs(original, other)

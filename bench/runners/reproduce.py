@@ -91,7 +91,9 @@ def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.
     """Compare the tables of two run directories; returns ``(numbers compared, differences)``.
 
     A difference is ``{"file", "key", "column", "original", "reproduced", "abs_diff"}``; a row
-    present on one side only is a difference with ``None`` on the other side.
+    present on one side only is a difference with ``None`` on the other side. A table file the
+    original run directory does not have (committed runs leave out ``scores.parquet``) is not
+    compared.
     """
     original, new = Path(original), Path(new)
     compared = 0
@@ -105,6 +107,10 @@ def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.
                               "column": "", "original": fa.get(split), "reproduced": fb.get(split),
                               "abs_diff": None})
     for name, (keys, values) in COMPARED.items():
+        if not (original / name).is_file():
+            # Not kept with the original run (committed run directories leave out the bulky,
+            # re-derivable scores.parquet): nothing recorded to compare against.
+            continue
         a, b = read_table(original / name), read_table(new / name)
         keys_present = [k for k in keys if k in a.columns and k in b.columns]
         for frame in (a, b):
