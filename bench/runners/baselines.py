@@ -153,27 +153,29 @@ def run_als(
 
     previous_threads = numba.get_num_threads()
     numba.set_num_threads(max(1, min(n_threads, numba.config.NUMBA_NUM_THREADS)))
-    with measure() as fit:
-        users, u_index = np.unique(train.user, return_inverse=True)
-        items, i_index = np.unique(train.item, return_inverse=True)
-        rel = train.y >= RELEVANT
-        matrix = sp.csr_matrix(
-            (train.y[rel].astype(np.float32), (u_index[rel], i_index[rel])),
-            shape=(users.shape[0], items.shape[0]),
-        )
-        matrix.sum_duplicates()
-        user_factors, item_factors = fit_als(
-            matrix,
-            factors=params.factors,
-            iterations=params.iterations,
-            regularization=params.regularization,
-            alpha=params.alpha,
-            cg_steps=params.cg_steps,
-            seed=seed,
-        )
-        uf = np.asarray(user_factors, dtype=np.float64)
-        itf = np.asarray(item_factors, dtype=np.float64)
-    numba.set_num_threads(previous_threads)
+    try:
+        with measure() as fit:
+            users, u_index = np.unique(train.user, return_inverse=True)
+            items, i_index = np.unique(train.item, return_inverse=True)
+            rel = train.y >= RELEVANT
+            matrix = sp.csr_matrix(
+                (train.y[rel].astype(np.float32), (u_index[rel], i_index[rel])),
+                shape=(users.shape[0], items.shape[0]),
+            )
+            matrix.sum_duplicates()
+            user_factors, item_factors = fit_als(
+                matrix,
+                factors=params.factors,
+                iterations=params.iterations,
+                regularization=params.regularization,
+                alpha=params.alpha,
+                cg_steps=params.cg_steps,
+                seed=seed,
+            )
+            uf = np.asarray(user_factors, dtype=np.float64)
+            itf = np.asarray(item_factors, dtype=np.float64)
+    finally:
+        numba.set_num_threads(previous_threads)
     unseen = {}
     with measure() as pred:
         scores = {}

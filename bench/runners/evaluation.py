@@ -34,25 +34,16 @@ DEFAULT_METRICS: tuple[str, ...] = (
 
 
 def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
-    """``"ndcg@1,3,5,10"`` or ``["ndcg@1,3", "mrr"]`` → ``("ndcg@1", "ndcg@3", "mrr")``."""
-    items = [names] if isinstance(names, str) else list(names)
-    out: list[str] = []
-    for item in items:
-        base = None
-        for part in str(item).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if part.isdigit() and base is not None:
-                name = f"{base}@{part}"
-            else:
-                name = part
-                base = part.split("@", 1)[0] if "@" in part else None
-            if name not in out:
-                out.append(name)
-    if not out:
-        raise ConfigError("no metrics given")
-    return tuple(out)
+    """Canonical metric names, parsed and validated by :func:`bench.metrics.parse_metrics`.
+
+    ``"ndcg@1,3,5,10"`` or ``["NDCG@1,3", "precision@10 mrr"]`` → ``("ndcg@1", "ndcg@3",
+    "p@10", "mrr")``: one parser for the evaluator and for run configs, so a run fails on an
+    unknown name when its config is loaded, before any training, and the names in
+    ``metrics.csv`` are the evaluator's own.
+    """
+    from bench.metrics import parse_metrics
+
+    return tuple(spec.name for spec in parse_metrics(names))
 
 
 def get_evaluate() -> Callable[..., Any]:
