@@ -20,6 +20,11 @@ class DataError(LtrbenchError, ValueError):
     The message is prefixed with a location built from the keyword arguments, e.g.
     ``rank.train:17: expected 'label [qid:Q] index:value ...'`` or
     ``ratings.csv, row 12 (user=3, item=7): duplicate (user, item) pair``.
+
+    Locations are numbered from 1 everywhere: ``line`` is the 1-based line of a text file
+    (counting blank and comment lines), ``row`` the 1-based data row (the first data row, or
+    the first element of an array passed in Python, is row 1; blank and comment lines are not
+    rows), ``column`` a column name.
     """
 
     def __init__(

@@ -60,9 +60,9 @@ def test_graded_labels_take_any_scale_by_thresholds() -> None:
 
 
 def test_halfstar_labels_reject_other_scales_naming_the_row() -> None:
-    with pytest.raises(DataError, match=r"ratings\.csv, row 2, column 'rating': rating 3\.7"):
+    with pytest.raises(DataError, match=r"ratings\.csv, row 3, column 'rating': rating 3\.7"):
         check_ratings(np.array([4.0, 0.5, 3.7, 9.0]), "halfstar", source="ratings.csv")
-    with pytest.raises(DataError, match="row 0"):
+    with pytest.raises(DataError, match="row 1"):
         check_ratings(np.array([0.0]), "halfstar")
     check_ratings(np.array([3.7]), "graded")  # other mappings take any number
 

@@ -10,7 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.data.letor import LetorData
-from bench.data.svmlight import query_sidecar, read_svmlight, read_svmlight_files, write_svmlight
+from bench.data.svmlight import (
+    line_of_data_row,
+    query_sidecar,
+    read_svmlight,
+    read_svmlight_files,
+    write_svmlight,
+)
 from bench.errors import DataError
 
 LETOR_TEXT = (
@@ -164,6 +170,34 @@ def test_sort_by_qid_groups_queries_in_first_appearance_order_keeping_row_order(
     assert d.X[:, 0].astype(int).tolist() == expected
     assert d.qid.tolist() == [qid[i] for i in expected]
     assert d.offsets.tolist() == [0, 3, 5, 6]
+
+
+def test_sort_by_qid_records_the_file_order_it_applied(tmp_path: Path) -> None:
+    qid = [5, 2, 5, 9, 2, 5]
+    f = tmp_path / "shuffled.txt"
+    f.write_text("".join(f"0 qid:{q} 1:{i}\n" for i, q in enumerate(qid)))
+    d = read_svmlight(f, sort_by_qid=True)
+    order = d.meta["file_order"]
+    assert isinstance(order, np.ndarray)
+    assert order.dtype == np.int64
+    assert order.tolist() == _slow_sort_by_qid(qid)
+    # row i of the result is data row order[i] of the file (feature 1 holds the file position)
+    assert d.X[:, 0].astype(int).tolist() == order.tolist()
+    (a,) = read_svmlight_files([f], sort_by_qid=True)
+    assert a.meta["file_order"].tolist() == order.tolist()  # type: ignore[attr-defined]
+
+
+def test_sort_by_qid_records_no_order_when_rows_keep_their_file_order(tmp_path: Path) -> None:
+    f = tmp_path / "sorted.txt"
+    f.write_text("1 qid:3 1:1\n0 qid:3 1:2\n0 qid:1 1:3\n")
+    assert "file_order" not in read_svmlight(f, sort_by_qid=True).meta
+    assert "file_order" not in read_svmlight(f).meta
+
+
+def test_line_of_data_row_skips_comment_and_blank_lines(tmp_path: Path) -> None:
+    f = tmp_path / "letor.txt"
+    f.write_text(LETOR_TEXT)  # lines: 1 comment, 2 row 1, 3 blank, 4 row 2, 5 row 3
+    assert [line_of_data_row(f, r) for r in (1, 2, 3, 4)] == [2, 4, 5, None]
 
 
 def test_read_files_share_the_feature_count_of_the_widest_file(tmp_path: Path) -> None:

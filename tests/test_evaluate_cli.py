@@ -156,7 +156,51 @@ def test_label_errors_name_the_data_file_and_row(tmp_path: Path, capsys: pytest.
     scores = tmp_path / "s.txt"
     scores.write_text("0.1\n0.2\n")
     assert _main(["--data", str(data), "--scores", str(scores)]) == 2
-    assert "neg.txt, row 2: label -1.0 is negative" in capsys.readouterr().out
+    assert "neg.txt:2, row 2: label -1.0 is negative" in capsys.readouterr().out
+
+
+def test_sort_by_qid_errors_name_the_file_row_and_line_not_the_sorted_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Data rows 1..4 sit on lines 2, 3, 5, 6; sorting by qid gives rows 1, 3, 2, 4, so the
+    # negative label (data row 3, line 5) is the evaluator's second row.
+    data = tmp_path / "bad.txt"
+    data.write_text("# header\n1 qid:1 1:1\n0 qid:2 1:2\n\n-1 qid:1 1:3\n0 qid:2 1:4\n")
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.1\n0.2\n0.3\n0.4\n")
+    assert _main(["--data", str(data), "--scores", str(scores), "--sort-by-qid"]) == 2
+    assert "bad.txt:5, row 3: label -1.0 is negative" in capsys.readouterr().out
+    # a profile-dependent label check (done after sorting) is mapped back the same way
+    data.write_text("# header\n1 qid:1 1:1\n0 qid:2 1:2\n\n1.5 qid:1 1:3\n0 qid:2 1:4\n")
+    assert _main(["--data", str(data), "--scores", str(scores), "--sort-by-qid"]) == 2
+    assert "bad.txt:5, row 3: label 1.5 is not an integer" in capsys.readouterr().out
+
+
+def test_sort_by_qid_reads_the_data_file_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sklearn.datasets
+
+    import bench.data.svmlight as svm
+
+    calls: list[str] = []
+    real = sklearn.datasets.load_svmlight_file
+
+    def counting(f, *a, **kw):  # type: ignore[no-untyped-def]
+        calls.append(str(f))
+        return real(f, *a, **kw)
+
+    monkeypatch.setattr(sklearn.datasets, "load_svmlight_file", counting)
+    monkeypatch.setattr(svm, "load_svmlight_file", counting)
+    data = tmp_path / "d.txt"
+    data.write_text("1 qid:1 1:1\n0 qid:2 1:2\n0 qid:1 1:3\n1 qid:2 1:4\n")
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.9\n0.1\n0.2\n0.8\n")
+    out = _json(capsys, ["--data", str(data), "--scores", str(scores), "--sort-by-qid",
+                         "--metrics", "mrr"])
+    assert calls == [str(data)]
+    # each query ranks its relevant document first once the scores follow the rows
+    assert out["metrics"] == {"mrr": 1.0}
 
 
 def test_trec_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bench.adapters.labels import check_ratings
 from bench.data.atomic import atomic_path, write_text
 from bench.data.letor import LetorData
 from bench.data.ratings import Ratings
@@ -35,6 +36,20 @@ def test_letor_build_from_qid_gives_offsets_and_float32_features() -> None:
     assert d.query_ids.tolist() == [7, 9, 4]
     assert d.group_sizes.tolist() == [3, 2, 1]
     assert d.feature_names == ("f1", "f2")
+
+
+def test_rows_in_data_errors_are_numbered_from_1_everywhere() -> None:
+    from bench.metrics import evaluate
+
+    # the third element is row 3: evaluator, label mappings and group checks agree
+    with pytest.raises(DataError, match=r"^row 3: label -1.0 is negative") as a:
+        evaluate([1, 0, -1], [0.3, 0.2, 0.1], group=[3])
+    with pytest.raises(DataError, match=r"^row 3, column 'rating': rating 3.7") as b:
+        check_ratings(np.array([4.0, 0.5, 3.7]), "halfstar")
+    with pytest.raises(DataError, match=r"row 3: query id 1 reappears") as c:
+        LetorData.build(np.zeros((3, 1)), np.zeros(3), qid=[1, 2, 1])
+    assert a.value.row == b.value.row == c.value.row == 3
+    assert "numbered from 1" in (DataError.__doc__ or "")
 
 
 def test_letor_build_from_group_sizes_equals_build_from_qid() -> None:
@@ -87,7 +102,7 @@ def test_ratings_counts_users_items_and_ratings() -> None:
 
 def test_ratings_rejects_duplicate_user_item_pair_naming_the_row() -> None:
     frame = _ratings_frame(user=[1, 1, 1], item=[10, 11, 10])
-    with pytest.raises(DataError, match=r"mem, row 2: duplicate \(user=1, item=10\) pair"):
+    with pytest.raises(DataError, match=r"mem, row 3: duplicate \(user=1, item=10\) pair"):
         Ratings(frame, source="mem")
 
 
@@ -97,7 +112,7 @@ def test_ratings_rejects_missing_column_listing_the_required_ones() -> None:
 
 
 def test_ratings_rejects_nan_rating_naming_row_and_column() -> None:
-    with pytest.raises(DataError, match=r"row 1, column 'rating'"):
+    with pytest.raises(DataError, match=r"row 2, column 'rating'"):
         Ratings(_ratings_frame(rating=[4.0, float("nan"), 3.0]))
 
 

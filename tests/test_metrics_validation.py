@@ -9,6 +9,8 @@ import pytest
 
 from bench.errors import ConfigError, DataError
 from bench.metrics import Profile, evaluate, get_profile
+from bench.metrics.components import build_request
+from bench.metrics.names import parse_metrics
 
 Y = [1.0, 0.0, 2.0, 0.0, 1.0]
 S = [0.5, 0.1, 0.9, 0.3, 0.2]
@@ -23,30 +25,30 @@ def test_mismatched_lengths_are_an_error() -> None:
 def test_nan_or_infinite_scores_are_an_error_naming_the_row(bad: float) -> None:
     s = list(S)
     s[3] = bad
-    with pytest.raises(DataError, match=r"^row 3: score .* is not a finite number"):
+    with pytest.raises(DataError, match=r"^row 4: score .* is not a finite number"):
         evaluate(Y, s, group=[2, 3])
 
 
 def test_negative_labels_are_an_error_naming_the_row() -> None:
-    with pytest.raises(DataError, match=r"^row 1: label -1.0 is negative"):
+    with pytest.raises(DataError, match=r"^row 2: label -1.0 is negative"):
         evaluate([1, -1, 0], [0.1, 0.2, 0.3], group=[3])
 
 
 def test_nan_labels_are_an_error() -> None:
-    with pytest.raises(DataError, match=r"^row 0: label nan is not a finite number"):
+    with pytest.raises(DataError, match=r"^row 1: label nan is not a finite number"):
         evaluate([np.nan, 1], [0.1, 0.2], group=[2])
 
 
 def test_non_integer_labels_are_an_error_under_exponential_gain_but_not_under_sklearn() -> None:
     y = [1.5, 0.0, 2.0]
-    with pytest.raises(DataError, match=r"^row 0: label 1.5 is not an integer: profile 'ltrbench'"):
+    with pytest.raises(DataError, match=r"^row 1: label 1.5 is not an integer: profile 'ltrbench'"):
         evaluate(y, [0.3, 0.2, 0.1], group=[3], metrics="ndcg@2")
     r = evaluate(y, [0.3, 0.2, 0.1], group=[3], metrics="ndcg@2", profile="sklearn")
     assert r.metrics["ndcg@2"] == pytest.approx((1.5 + 0) / (2.0 + 1.5 / np.log2(3)))
 
 
 def test_labels_above_the_gain_table_are_an_error() -> None:
-    with pytest.raises(DataError, match=r"^row 1: label 32.0 is above 31, the largest label profile 'ltrbench'"):
+    with pytest.raises(DataError, match=r"^row 2: label 32.0 is above 31, the largest label profile 'ltrbench'"):
         evaluate([1, 32], [0.1, 0.2], group=[2])
     with pytest.raises(DataError, match=r"label 31.0 is above 30, the largest label profile 'lightgbm'"):
         evaluate([1, 31], [0.1, 0.2], group=[2], profile="lightgbm")
@@ -66,14 +68,14 @@ def test_err_grades_above_its_maximum_are_an_error() -> None:
 
 
 def test_xgboost_profile_refuses_graded_labels_for_map_and_p_as_xgboost_does() -> None:
-    with pytest.raises(DataError, match=r"row 1: label 2.0: profile 'xgboost' computes map and p only on binary"):
+    with pytest.raises(DataError, match=r"row 2: label 2.0: profile 'xgboost' computes map and p only on binary"):
         evaluate([1, 2], [0.1, 0.2], group=[2], metrics="map@2", profile="xgboost")
     assert evaluate([1, 2], [0.1, 0.2], group=[2], metrics="ndcg@2", profile="xgboost").metrics
 
 
 def test_non_contiguous_qid_is_an_error_naming_the_first_offending_row_unless_sorted() -> None:
     qid = [7, 7, 9, 9, 7]
-    with pytest.raises(DataError, match=r"row 4: query id 7 reappears"):
+    with pytest.raises(DataError, match=r"row 5: query id 7 reappears"):
         evaluate(Y, S, qid=qid)
     r = evaluate(Y, S, qid=qid, sort_by_qid=True, metrics="ndcg@3", per_query=True)
     order = [0, 1, 4, 2, 3]
@@ -104,7 +106,7 @@ def test_group_sizes_must_add_up() -> None:
 def test_weights_must_match_rows_or_queries_and_be_non_negative() -> None:
     with pytest.raises(DataError, match="weights has 3 values: expected one per row \\(5\\) or one per query \\(2\\)"):
         evaluate(Y, S, group=[2, 3], weights=[1, 1, 1])
-    with pytest.raises(DataError, match=r"row 1: weight -1\.0 is not a finite number >= 0"):
+    with pytest.raises(DataError, match=r"row 2: weight -1\.0 is not a finite number >= 0"):
         evaluate(Y, S, group=[2, 3], weights=[1, -1])
 
 
@@ -130,3 +132,35 @@ def test_invalid_profile_fields_list_the_valid_values() -> None:
 def test_unknown_backend_lists_the_valid_ones() -> None:
     with pytest.raises(ConfigError, match="unknown backend 'gpu'; valid: auto, numba, numpy"):
         evaluate(Y, S, group=[5], backend="gpu")
+
+
+def test_rows_are_numbered_from_1_in_input_order_also_when_sorting_by_qid() -> None:
+    # input rows 1..4 with qid 1, 2, 1, 2; sorted, input row 3 (label 1.5) comes second
+    with pytest.raises(DataError, match=r"^row 3: label 1.5 is not an integer") as info:
+        evaluate([1, 0, 1.5, 0], [0.4, 0.3, 0.2, 0.1], qid=[1, 2, 1, 2], sort_by_qid=True)
+    assert info.value.row == 3
+    # two offending rows: the one first in the input is named, not the first after sorting
+    with pytest.raises(DataError, match=r"^row 2: label 40.0 is above 31"):
+        evaluate([1, 40, 50, 0], [0.4, 0.3, 0.2, 0.1], qid=[2, 1, 2, 1], sort_by_qid=True)
+    with pytest.raises(DataError, match=r"^row 2: label 2.0: profile 'xgboost'"):
+        evaluate([0, 2, 3, 1], [0.4, 0.3, 0.2, 0.1], qid=[2, 1, 2, 1], sort_by_qid=True,
+                 metrics="map@2", profile="xgboost")
+
+
+def test_tie_count_covers_the_whole_list_when_any_metric_is_uncut() -> None:
+    # the only tie (0.1, 0.1) is at ranks 3-4: outside ndcg@2's top 2, inside map's whole list
+    y, s = [1, 0, 1, 0], [0.9, 0.8, 0.1, 0.1]
+    cut = evaluate(y, s, group=[4], metrics="ndcg@2").diagnostics
+    assert (cut.ties_k, cut.n_queries_with_ties_in_topk) == (2, 0)
+    both = evaluate(y, s, group=[4], metrics="ndcg@2 map").diagnostics
+    assert (both.ties_k, both.n_queries_with_ties_in_topk) == (None, 1)
+    for backend in ("numpy", "numba"):
+        d = evaluate(y, s, group=[4], metrics="map ndcg@2", backend=backend).diagnostics
+        assert (d.ties_k, d.n_queries_with_ties_in_topk) == (None, 1)
+
+
+def test_tie_cutoff_is_the_largest_cutoff_or_none_for_the_whole_list() -> None:
+    assert build_request(parse_metrics("ndcg@10 map@5"), None).ties_k == 10
+    assert build_request(parse_metrics("ndcg@10 map"), None).ties_k is None
+    assert build_request(parse_metrics("map ndcg@3"), None).ties_k is None
+    assert build_request(parse_metrics("rmse"), None).ties_k is None  # no ranking metric

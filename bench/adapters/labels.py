@@ -96,7 +96,7 @@ def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "
             f"rating {float(r[k])!r} is not a half star in [0.5, 5]; labels='halfstar' needs "
             "MovieLens half stars (use 'graded' or 'binary' for other scales)",
             path=source or None,
-            row=k,
+            row=k + 1,
             column="rating",
         )
 

@@ -24,8 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.atomic import atomic_path
-from bench.data.groups import stable_order_by_qid
-from bench.data.svmlight import read_svmlight
+from bench.data.svmlight import line_of_data_row, read_svmlight
 from bench.errors import ConfigError, DataError
 from bench.metrics import (
     PROFILES,
@@ -136,26 +135,20 @@ def _evaluate_files(
 ) -> EvaluationResult:
     data = read_svmlight(args.data, query_path=args.query, sort_by_qid=args.sort_by_qid)
     scores = read_scores(args.scores, data.n_rows)
-    if args.sort_by_qid:
-        scores = scores[_file_order(args.data, data.n_rows)]
+    order = data.meta.get("file_order")  # set only when --sort-by-qid moved rows
+    if order is not None:
+        scores = scores[np.asarray(order)]
     try:
         return evaluate(data.y, scores, qid=data.qid, metrics=names, profile=profile,
                         per_query=per_query)
     except DataError as exc:
         if exc.row is None:
             raise
-        reason = exc.reason.replace("rows are numbered from 0", "rows counted from 1")
-        raise DataError(reason, path=args.data, row=exc.row + 1) from exc
-
-
-def _file_order(path: str, n_rows: int) -> NDArray[np.int64]:
-    """The row permutation ``read_svmlight(sort_by_qid=True)`` applied (scores follow it)."""
-    from sklearn.datasets import load_svmlight_file
-
-    _, _, qid = load_svmlight_file(str(path), query_id=True, zero_based=False)
-    if qid.shape[0] != n_rows or not np.any(qid):
-        return np.arange(n_rows, dtype=np.int64)
-    return stable_order_by_qid(qid)
+        # The evaluator numbers rows from 1 in the order it was given (sorted, with
+        # --sort-by-qid); name the data row and line of the file instead.
+        row = exc.row if order is None else int(np.asarray(order)[exc.row - 1]) + 1
+        raise DataError(exc.reason, path=args.data, line=line_of_data_row(args.data, row),
+                        row=row) from exc
 
 
 def _print(result: EvaluationResult, fmt: str) -> None:

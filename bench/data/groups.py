@@ -21,14 +21,15 @@ def offsets_from_qid(
     *,
     path: str | PathLike[str] | None = None,
     row_base: int = 1,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+) -> tuple[NDArray[np.int64], np.ndarray]:
     """Group offsets and the query id of each group, from per-row query ids.
 
     The rows of one query must be adjacent ("contiguous"); they need not be sorted. The first
     row whose query id already appeared in an earlier run of rows is named in the error
     (``row_base`` = 1 numbers rows from 1, as a text file's data lines are).
 
-    Returns ``(offsets, group_qid)``.
+    Returns ``(offsets, group_qid)``: ``offsets`` is int64; ``group_qid`` is int64 when the
+    ids are integers, else it keeps the ids' own dtype (strings, floats, objects).
     """
     q = np.asarray(qid)
     if q.ndim != 1:

@@ -145,6 +145,8 @@ class LetorData:
             offsets=offsets,
             user=None if self.user is None else self.user[rows],
             item=None if self.item is None else self.item[rows],
+            # a row permutation recorded by a reader does not describe the subset's rows
+            meta={k: v for k, v in self.meta.items() if k != "file_order"},
         )
 
     def label_histogram(self) -> dict[float, int]:

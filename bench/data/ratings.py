@@ -66,7 +66,7 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
     """Check columns, dtypes, missing values and duplicate (user, item) pairs.
 
     Raises :class:`DataError` naming the source, the column or the first offending row
-    (0-based position in the frame) and what was expected.
+    (numbered from 1, the frame's first row being row 1) and what was expected.
     """
     where = source or None
     missing = [c for c in RATING_COLUMNS if c not in frame.columns]
@@ -83,8 +83,8 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
         values = frame[col].to_numpy()
         if dtype.kind == "f" and not np.all(np.isfinite(values)):
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise DataError(f"value {values[bad]!r} is not a finite number", path=where, row=bad,
-                            column=col)
+            raise DataError(f"value {values[bad]!r} is not a finite number", path=where,
+                            row=bad + 1, column=col)
     dup = duplicate_pair_rows(frame["user"].to_numpy(), frame["item"].to_numpy())
     if dup.size:
         bad = int(dup[0])
@@ -93,5 +93,5 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
             f"duplicate (user={u}, item={i}) pair ({int(dup.size)} duplicates in all); "
             "keep one rating per pair (e.g. the latest) before building queries",
             path=where,
-            row=bad,
+            row=bad + 1,
         )

@@ -53,6 +53,9 @@ def read_svmlight(
     ``<path>.query`` sidecar. Without either, a :class:`DataError` says so.
     ``sort_by_qid`` reorders rows so that each query is contiguous (rows of a query keep their
     file order); without it, a non-contiguous file is an error naming the first offending line.
+    When sorting moved rows, ``meta["file_order"]`` holds the permutation applied (int64: row
+    ``i`` of the result is data row ``file_order[i]`` of the file, counted from 0); it is absent
+    when the rows kept their file order. :func:`line_of_data_row` turns a data row into its line.
     """
     p = Path(path)
     _check_readable(p)
@@ -143,16 +146,19 @@ def _to_letor(
         bad = int(np.flatnonzero(~np.isfinite(y))[0])
         raise DataError(f"label {float(y[bad])} is not a finite number", path=p, row=bad + 1)
     names = tuple(f"f{j + 1}" for j in range(dense.shape[1]))
+    meta: dict[str, object] = {}
     if has_qid:
         if sort_by_qid:
             order = stable_order_by_qid(qid)
-            dense, y, qid = dense[order], y[order], qid[order]
+            if not np.array_equal(order, np.arange(order.shape[0])):
+                dense, y, qid = dense[order], y[order], qid[order]
+                meta["file_order"] = order
         try:
             offsets, _ = offsets_from_qid(qid, path=p)
         except DataError as exc:
             if exc.row is None:
                 raise
-            raise DataError(exc.reason, path=p, line=_line_of_data_row(p, exc.row),
+            raise DataError(exc.reason, path=p, line=line_of_data_row(p, exc.row),
                             row=exc.row) from None
         return LetorData(
             X=dense,
@@ -161,6 +167,7 @@ def _to_letor(
             offsets=offsets,
             feature_names=names,
             source=str(p),
+            meta=meta,
         )
     qp = Path(query_path) if query_path is not None else query_sidecar(p)
     if not qp.is_file():
@@ -213,10 +220,13 @@ def _first_data_line_has_qid(p: Path) -> bool:
     return False
 
 
-def _line_of_data_row(p: Path, row: int) -> int | None:
-    """The 1-based line number of the ``row``-th (1-based) data line (skipping blank/comment lines)."""
+def line_of_data_row(path: PathLike, row: int) -> int | None:
+    """The 1-based line number of data row ``row`` (1-based; blank and comment lines are not rows).
+
+    ``None`` when the file has fewer data rows. Reads the file once (for error messages).
+    """
     seen = 0
-    with open(p, "rb") as fh:
+    with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if raw.split(b"#", 1)[0].strip():
                 seen += 1

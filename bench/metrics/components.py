@@ -69,7 +69,9 @@ def build_request(specs: list[MetricSpec], default_k: int | None) -> Request:
         for comp in FAMILY_COMPONENTS[spec.family]:
             if k not in ks[comp]:
                 ks[comp].append(k)
-    ties_k = None if (uncut and not finite) else (max(finite) if finite else None)
+    # The tie count covers the deepest cutoff asked: a whole-list metric (``map``) means the
+    # whole list even beside ``ndcg@10``; ``None`` = whole list.
+    ties_k = None if uncut else max(finite, default=None)
     return Request(ks={c: tuple(v) for c, v in ks.items() if v}, ties_k=ties_k)
 
 

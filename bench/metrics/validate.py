@@ -1,6 +1,8 @@
 """Input checks of the evaluator: bad input is a :class:`DataError` naming the row, never a number.
 
-Rows are numbered from 0 in these messages (they index the arrays that were passed). Checks that
+Rows are numbered from 1 in these messages, as everywhere in :class:`DataError`: row ``r`` is
+element ``r - 1`` of the arrays that were passed, in the order they were passed (also with
+``sort_by_qid=True``, which reorders rows only after this numbering is fixed). Checks that
 depend on the profile (integer labels, the largest label, binary labels) are in
 :func:`check_labels`; the rest in :func:`prepare`.
 """
@@ -18,7 +20,7 @@ from bench.metrics.kernels_numba import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
-_ROWS = "rows are numbered from 0"
+_ROWS = "rows are numbered from 1"
 
 
 @dataclass
@@ -34,6 +36,8 @@ class Prepared:
     docno: np.ndarray | None
     max_label: float
     integer_labels: bool
+    order: NDArray[np.int64] | None = None
+    """The permutation ``sort_by_qid`` applied (row ``i`` here is input row ``order[i]``)."""
 
     @property
     def n_queries(self) -> int:
@@ -65,14 +69,15 @@ def prepare(
     if bad >= 0:
         raise DataError(
             f"score {_num(s[bad])} is not a finite number (NaN and infinity cannot be ranked; {_ROWS})",
-            row=bad,
+            row=bad + 1,
         )
     if nonfinite >= 0:
-        raise DataError(f"label {_num(y[nonfinite])} is not a finite number ({_ROWS})", row=nonfinite)
+        raise DataError(f"label {_num(y[nonfinite])} is not a finite number ({_ROWS})",
+                        row=nonfinite + 1)
     if negative >= 0:
         raise DataError(
             f"label {_num(y[negative])} is negative: relevance labels must be >= 0 ({_ROWS})",
-            row=negative,
+            row=negative + 1,
         )
     dn = None if docno is None else np.asarray(docno)
     if dn is not None and dn.shape != (n,):
@@ -97,7 +102,7 @@ def prepare(
         if fast is not None:
             offsets, query_ids = fast, q[fast[:-1]].astype(np.int64, copy=False)
         else:
-            offsets, query_ids = offsets_from_qid(q, row_base=0)
+            offsets, query_ids = offsets_from_qid(q, row_base=1)
     else:
         offsets = offsets_from_sizes(np.asarray(group), n)
         query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
@@ -111,7 +116,8 @@ def prepare(
             )
         badw = np.flatnonzero(~np.isfinite(w) | (w < 0))
         if badw.shape[0]:
-            raise DataError(f"weight {_num(w[badw[0]])} is not a finite number >= 0 ({_ROWS})", row=int(badw[0]))
+            raise DataError(f"weight {_num(w[badw[0]])} is not a finite number >= 0 ({_ROWS})",
+                            row=int(badw[0]) + 1)
         if w.shape[0] == n and n != n_q:
             w_rows = w if order is None else w[order]
             w_query = np.add.reduceat(w_rows, offsets[:-1]) / np.diff(offsets)
@@ -135,6 +141,7 @@ def prepare(
         docno=dn,
         max_label=top,
         integer_labels=nonint < 0,
+        order=order,
     )
 
 
@@ -143,48 +150,49 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec]) -> N
     y = prep.labels
     needs_int = profile.integer_labels or profile.gain != "linear"
     if needs_int and not prep.integer_labels:
-        row = _first(y != np.floor(y))
+        row = _first(prep, y != np.floor(y))
         raise DataError(
             f"label {_num(y[row])} is not an integer: profile {profile.name!r} needs integer labels "
             f"(gain {_gain_text(profile)}; {_ROWS})",
-            row=row,
+            row=_input_row(prep, row),
         )
     if profile.max_label is not None and prep.max_label > profile.max_label:
-        row = _first(y > profile.max_label)
+        row = _first(prep, y > profile.max_label)
         raise DataError(
             f"label {_num(y[row])} is above {profile.max_label}, the largest label profile "
             f"{profile.name!r} accepts (gain {_gain_text(profile)}; {_ROWS})",
-            row=row,
+            row=_input_row(prep, row),
         )
     if (
         isinstance(profile.gain, tuple)
         and profile.labels_beyond_gain_table == "error"
         and prep.max_label >= len(profile.gain)
     ):
-        row = _first(y >= len(profile.gain))
+        row = _first(prep, y >= len(profile.gain))
         raise DataError(
             f"label {_num(y[row])} has no gain in profile {profile.name!r}'s gain table "
             f"{profile.gain} ({_ROWS})",
-            row=row,
+            row=_input_row(prep, row),
         )
     families = {s.family for s in specs}
     if "err" in families:
         if not prep.integer_labels:
-            row = _first(y != np.floor(y))
-            raise DataError(f"err needs integer grades; label {_num(y[row])} is not ({_ROWS})", row=row)
+            row = _first(prep, y != np.floor(y))
+            raise DataError(f"err needs integer grades; label {_num(y[row])} is not ({_ROWS})",
+                            row=_input_row(prep, row))
         if prep.max_label > profile.err_max_grade:
-            row = _first(y > profile.err_max_grade)
+            row = _first(prep, y > profile.err_max_grade)
             raise DataError(
                 f"label {_num(y[row])} is above err's largest grade {profile.err_max_grade} "
                 f"(R = (2^g - 1) / 2^{profile.err_max_grade}; set the profile's err_max_grade; {_ROWS})",
-                row=row,
+                row=_input_row(prep, row),
             )
     if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
-        row = _first((y != 0) & (y != 1))
+        row = _first(prep, (y != 0) & (y != 1))
         raise DataError(
             f"label {_num(y[row])}: profile {profile.name!r} computes map and p only on binary labels "
             f"0/1, as XGBoost does (it refuses graded labels for these metrics; {_ROWS})",
-            row=row,
+            row=_input_row(prep, row),
         )
 
 
@@ -192,8 +200,17 @@ def _num(v: object) -> str:
     return repr(float(v))  # type: ignore[arg-type]
 
 
-def _first(mask: NDArray[np.bool_]) -> int:
-    return int(np.flatnonzero(mask)[0])
+def _input_row(prep: Prepared, i: int) -> int:
+    """The 1-based input row of row ``i`` of the (possibly sorted) prepared arrays."""
+    return (i if prep.order is None else int(prep.order[i])) + 1
+
+
+def _first(prep: Prepared, mask: NDArray[np.bool_]) -> int:
+    """Index (in ``prep``'s order) of the offending row that comes first in the input."""
+    idx = np.flatnonzero(mask)
+    if prep.order is None:
+        return int(idx[0])
+    return int(idx[np.argmin(prep.order[idx])])
 
 
 def _gain_text(profile: Profile) -> str:
