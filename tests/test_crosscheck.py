@@ -28,7 +28,8 @@ from bench.report import crosscheck as cc
 LOG3 = math.log2(3)
 
 # ------------------------------------------------------------------------------------------
-# A stand-in Profile and a slow reference NDCG
+# A stand-in Profile (the bench.metrics.Profile fields the reconciliation steps read) and a slow
+# reference NDCG
 # ------------------------------------------------------------------------------------------
 
 
@@ -42,6 +43,7 @@ class Prof:
     idcg_basis: str = "list"
     k_beyond_n: str = "clip"
     score_dtype: str = "float64"
+    default_k: int | None = None
 
 
 LGB = Prof("lightgbm", ties="stable", empty=1.0)
@@ -416,10 +418,11 @@ def write_xrun(root: Path, *, shift_builtin: float = 0.0) -> Path:
 
 @pytest.fixture
 def fake_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Route the module's lazy imports to the slow reference and the injected built-ins."""
-    monkeypatch.setattr(cc, "_evaluate_fn", lambda evaluate: evaluate or slow_evaluate)
-    monkeypatch.setattr(cc, "_builtin_fn", lambda builtin: builtin or injected_builtin)
-    monkeypatch.setattr(cc, "_profile", lambda p: FAKE_PROFILES[p] if isinstance(p, str) else p)
+    """Route the module's default evaluator, built-in metric and profile lookup to the slow
+    reference, the injected built-ins and the stand-in profiles."""
+    monkeypatch.setattr(cc, "reference_evaluate", slow_evaluate)
+    monkeypatch.setattr(cc, "builtin_metric", injected_builtin)
+    monkeypatch.setattr(cc, "get_profile", FAKE_PROFILES.__getitem__)
 
 
 @pytest.mark.usefixtures("fake_reference")

@@ -111,7 +111,9 @@ def _seed_avg_matrix(run: Path, metric: str, models: list[str]) -> np.ndarray:
     return pq.groupby(["model", "qid"])["value"].mean().unstack("qid").reindex(models).to_numpy()
 
 
-def test_json_rows_hold_seed_mean_std_ci_and_holm_tests(results: Path) -> None:
+def test_json_rows_hold_seed_mean_std_and_are_wired_to_the_ci_and_holm_statistics(
+    results: Path,
+) -> None:
     written = write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
     doc = json.loads(Path(written["json"]).read_text())
     assert doc["tables"][0]["dataset"] == "toy_set"
@@ -141,7 +143,8 @@ def test_json_rows_hold_seed_mean_std_ci_and_holm_tests(results: Path) -> None:
             assert entry["std"] == pytest.approx(per_seed.std(ddof=1))
             assert entry["ci_low"] <= entry["ci_mean"] <= entry["ci_high"]
             assert entry["n_queries"] == N_TEST - len(BLANK)
-    # CI and tests recomputed from the per-query values averaged over seeds.
+    # Wiring only: the table carries the CI and tests of the seed-averaged per-query matrix (the
+    # statistics themselves are checked by hand in test_stats.py and in the hand-computed case below).
     mat = _seed_avg_matrix(run, "ndcg@10", models)
     ci = stats.bootstrap_ci(mat, n_resamples=300, seed=0)
     vs = stats.compare_with_best(mat, best=0, n_resamples=2000, seed=0)
@@ -154,6 +157,69 @@ def test_json_rows_hold_seed_mean_std_ci_and_holm_tests(results: Path) -> None:
             assert row["vs_best"]["p_randomization_holm"] == pytest.approx(vs.p_randomization_holm[i])
             assert row["vs_best"]["p_t_holm"] == pytest.approx(vs.p_t_holm[i])
             assert row["vs_best"]["p_t_holm"] >= row["vs_best"]["p_t"]
+
+
+def _write_tiny_run(root: Path, per_query: dict[str, list[float]]) -> Path:
+    """One seed, one metric (ndcg@10) on the test split, per-query values as given."""
+    run = root / "runs" / "20260101-000000-tiny"
+    run.mkdir(parents=True)
+    (run / "config.toml").write_text(
+        f'dataset = "tiny"\nprofile = "ltrbench"\nmodels = {json.dumps(list(per_query))}\nseeds = [0]\n'
+    )
+    (run / "manifest.json").write_text(json.dumps({"finished": "2026-01-01T00:00:00+00:00"}))
+    pq = [("tiny", m, 0, "test", q, "ndcg@10", v) for m, vals in per_query.items()
+          for q, v in enumerate(vals)]
+    pd.DataFrame(pq, columns=["dataset", "model", "seed", "split", "qid", "metric", "value"]).to_parquet(
+        run / "per_query.parquet"
+    )
+    m_rows = [("tiny", m, m.split("-")[0], 0, "test", "ndcg@10", sum(vals) / len(vals), "ltrbench")
+              for m, vals in per_query.items()]
+    pd.DataFrame(m_rows, columns=["dataset", "model", "library", "seed", "split", "metric", "value",
+                                  "profile"]).to_csv(run / "metrics.csv", index=False)
+    return run
+
+
+def _t_p_df2(d: list[float]) -> float:
+    """Two-sided paired t p-value for 3 differences (df = 2), from the closed-form CDF of
+    Student's t with 2 degrees of freedom: p = 1 - |t| / sqrt(t^2 + 2)."""
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    t = mean / (sd / math.sqrt(n))
+    return 1.0 - abs(t) / math.sqrt(t * t + 2.0)
+
+
+def test_leaderboard_p_values_match_a_hand_enumerated_randomization_test_and_holm(
+    tmp_path: Path,
+) -> None:
+    # 3 models x 3 queries. Best = "a" (mean 0.8).
+    # a - b = (0.3, -0.1, 0.0), sum 0.2: the 8 sign flips give |sum| in {0.4, 0.2} (each 4
+    #   times), all >= 0.2, so the exact p = 8/8 = 1.
+    # a - c = (0.4, 0.4, 0.3), sum 1.1: only (+,+,+) and (-,-,-) reach |sum| >= 1.1 (the
+    #   next largest is 0.5), so p = 2/8 = 0.25.
+    # Holm over m = 2: sorted 0.25 (c), 1.0 (b) -> c: min(1, 2 * 0.25) = 0.5;
+    #   b: max(0.5, min(1, 1 * 1.0)) = 1.0.
+    run = _write_tiny_run(tmp_path, {"a": [0.9, 0.8, 0.7], "b": [0.6, 0.9, 0.7],
+                                     "c": [0.5, 0.4, 0.4]})
+    opts = LeaderboardOptions(metrics=("ndcg@10",), bootstrap_resamples=50,
+                              randomization_resamples=1000)
+    table = build_leaderboard([run], options=opts)["tables"][0]
+    rows = {r["model"]: r for r in table["rows"]}
+    assert table["best_model"] == "a"
+    assert rows["a"]["vs_best"] is None
+    assert rows["b"]["vs_best"]["p_randomization"] == pytest.approx(1.0)
+    assert rows["c"]["vs_best"]["p_randomization"] == pytest.approx(0.25)
+    assert rows["b"]["vs_best"]["p_randomization_holm"] == pytest.approx(1.0)
+    assert rows["c"]["vs_best"]["p_randomization_holm"] == pytest.approx(0.5)
+    # paired t (df = 2): c: t = 11, p = 1 - 11/sqrt(123); b: t = 0.0667 / 0.1202.
+    p_t_b = _t_p_df2([0.3, -0.1, 0.0])
+    p_t_c = _t_p_df2([0.4, 0.4, 0.3])
+    assert p_t_c == pytest.approx(1 - 11 / math.sqrt(123), rel=1e-9)
+    assert rows["b"]["vs_best"]["p_t"] == pytest.approx(p_t_b, rel=1e-9)
+    assert rows["c"]["vs_best"]["p_t"] == pytest.approx(p_t_c, rel=1e-9)
+    assert rows["c"]["vs_best"]["p_t_holm"] == pytest.approx(2 * p_t_c, rel=1e-9)
+    assert rows["b"]["vs_best"]["p_t_holm"] == pytest.approx(max(2 * p_t_c, p_t_b), rel=1e-9)
+    assert rows["a"]["metrics"]["ndcg@10"]["mean"] == pytest.approx(0.8)
 
 
 def test_blank_queries_get_ndcg_under_both_policies(results: Path) -> None:

@@ -27,17 +27,12 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from bench.data.toml import read_toml
 from bench.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 KINDS = ("letor", "ratings", "synthetic")
 LOADERS = ("movielens", "letor", "lightgbm", "synthetic")
@@ -135,10 +130,7 @@ def cards_dir() -> Path:
 def load_card(path: str | Path) -> Card:
     """Read and validate one card file; a bad card is a :class:`ConfigError` naming file and key."""
     p = Path(path)
-    try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
+    raw = read_toml(p)
     missing = [k for k in _REQUIRED if k not in raw]
     if missing:
         raise ConfigError(f"{p}: card lacks {', '.join(missing)}")

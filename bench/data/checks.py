@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from bench.data.groups import group_index
 from bench.data.letor import LetorData
 from bench.errors import ConfigError, DataError
 
@@ -160,7 +161,7 @@ def check_groups(
     if n == 0:
         return
     nonempty = steps > 0
-    group_of_row = np.repeat(np.arange(steps.shape[0]), steps)
+    group_of_row = group_index(off)
     # inside a group, every row has the group's first query id
     first_qid = q[off[:-1][nonempty]]
     expected = np.repeat(first_qid, steps[nonempty])

@@ -21,6 +21,7 @@ import itertools
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.groups import group_index
 from bench.metrics.components import Components, Request
 
 
@@ -48,7 +49,7 @@ def numpy_components(
     n_rows = scores.shape[0]
     n_q = offsets.shape[0] - 1
     sizes = np.diff(offsets)
-    gidx = np.repeat(np.arange(n_q, dtype=np.int64), sizes)
+    gidx = group_index(offsets)
     order = _order(gidx, scores, gain, ties, tiekey)
     ss = scores[order]
     gs = gain[order]

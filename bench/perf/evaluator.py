@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bench.data.atomic import write_text
+from bench.data.groups import group_index, offsets_from_sizes
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
 OURS = "reference: 8 metrics (group sizes)"
@@ -214,7 +215,7 @@ def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np
 
     evaluate(labels[:100], scores[:100], group=[100], metrics=METRICS)  # load from cache
     n = labels.shape[0]
-    qid = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    qid = group_index(offsets_from_sizes(sizes, n))
     cases = [
         (OURS, lambda: evaluate(labels, scores, group=sizes, metrics=METRICS)),
         ("reference: ndcg@10 (group sizes)", lambda: evaluate(labels, scores, group=sizes, metrics="ndcg@10")),

@@ -25,8 +25,7 @@ For every trained LightGBM / XGBoost model and split (vali, test) of a run:
    is an error.
 
 Outputs ``results/<dataset>/crosscheck.md`` and ``crosscheck.json``; the JSON shape is
-:meth:`CrosscheckResult.as_dict`. ``bench.metrics`` and ``bench.runners.builtin`` are imported
-lazily (only when used).
+:meth:`CrosscheckResult.as_dict`.
 """
 
 from __future__ import annotations
@@ -47,11 +46,14 @@ from numpy.typing import ArrayLike, NDArray
 from bench.data.atomic import write_text
 from bench.data.groups import offsets_from_qid
 from bench.errors import DataError
+from bench.metrics import Profile, get_profile
+from bench.metrics import evaluate as reference_evaluate
 from bench.report.runs import RunDir, dataset_slug, library_of
+from bench.runners.builtin import builtin_metric
 
 REASONS: tuple[str, ...] = ("blank_query", "ties", "gain", "truncation", "float32")
 
-# (reason, Profile fields changed in that step). Fields a Profile does not have are skipped.
+# (reason, Profile fields changed in that step).
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("blank_query", ("empty",)),
     ("ties", ("ties",)),
@@ -73,33 +75,11 @@ SPLITS: tuple[str, ...] = ("vali", "test")
 Evaluate = Callable[..., Any]
 
 
-# --------------------------------------------------------------------------------------------
-# Lazy imports of the other modules
-# --------------------------------------------------------------------------------------------
+ProfileLike = Profile | str  # a Profile, or the name of one (:func:`bench.metrics.get_profile`)
 
 
-def _evaluate_fn(evaluate: Evaluate | None) -> Evaluate:
-    if evaluate is not None:
-        return evaluate
-    from bench.metrics import evaluate as reference_evaluate
-
-    return reference_evaluate
-
-
-def _profile(p: Any) -> Any:
-    if isinstance(p, str):
-        from bench.metrics import get_profile
-
-        return get_profile(p)
-    return p
-
-
-def _builtin_fn(builtin: Callable[..., float] | None) -> Callable[..., float]:
-    if builtin is not None:
-        return builtin
-    from bench.runners.builtin import builtin_metric
-
-    return builtin_metric
+def _resolve(profile: ProfileLike) -> Profile:
+    return get_profile(profile) if isinstance(profile, str) else profile
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,7 +93,7 @@ def per_query_values(
     offsets: ArrayLike,
     *,
     metric: str,
-    profile: Any,
+    profile: ProfileLike,
     evaluate: Evaluate | None = None,
 ) -> tuple[NDArray[np.float64], float]:
     """Per-query values (NaN = query excluded from the mean) and the evaluator's mean.
@@ -121,7 +101,7 @@ def per_query_values(
     Calls ``evaluate(labels, scores, group=sizes, metrics=[metric], profile=profile,
     per_query=True)`` and reads the ``metric`` column of ``.per_query`` in group order.
     """
-    ev = _evaluate_fn(evaluate)
+    ev = reference_evaluate if evaluate is None else evaluate
     sizes = np.diff(np.asarray(offsets, dtype=np.int64))
     res = ev(
         np.asarray(labels),
@@ -214,7 +194,7 @@ class Reconciliation:
         return abs(self.residual) <= RESIDUAL_TOL and self.max_query_residual <= RESIDUAL_TOL
 
 
-def _field_names(profile: Any) -> set[str]:
+def _field_names(profile: Profile) -> set[str]:
     return {f.name for f in dataclasses.fields(profile)}
 
 
@@ -223,8 +203,8 @@ def reconcile(
     scores: ArrayLike,
     offsets: ArrayLike,
     *,
-    library_profile: Any,
-    default_profile: Any = "ltrbench",
+    library_profile: ProfileLike,
+    default_profile: ProfileLike = "ltrbench",
     metric: str = "ndcg@10",
     qid: ArrayLike | None = None,
     evaluate: Evaluate | None = None,
@@ -234,8 +214,8 @@ def reconcile(
     ``labels``/``scores`` are per row, ``offsets`` the group offsets (``n_queries + 1``), ``qid``
     the query id per group (default: 0..n_queries-1). Profiles are names or Profile instances.
     """
-    lib = _profile(library_profile)
-    dflt = _profile(default_profile)
+    lib = _resolve(library_profile)
+    dflt = _resolve(default_profile)
     off = np.asarray(offsets, dtype=np.int64)
     n_q = off.shape[0] - 1
     qids = np.arange(n_q) if qid is None else np.asarray(qid)
@@ -245,14 +225,11 @@ def reconcile(
     reasons_order: list[str] = []
     current = lib
     for reason, names in STEPS:
-        changes = {
-            f: getattr(dflt, f)
-            for f in names
-            if f in fields and getattr(current, f) != getattr(dflt, f)
+        changes: dict[str, Any] = {
+            f: getattr(dflt, f) for f in names if getattr(current, f) != getattr(dflt, f)
         }
         if changes:
-            if "name" in fields:
-                changes["name"] = f"{getattr(current, 'name', '?')}+{reason}"
+            changes["name"] = f"{current.name}+{reason}"
             current = dataclasses.replace(current, **changes)
         profiles.append(current)
         reasons_order.append(reason)
@@ -263,7 +240,7 @@ def reconcile(
 
     cache: dict[int, NDArray[np.float64]] = {}
 
-    def _values(prof: Any) -> NDArray[np.float64]:
+    def _values(prof: Profile) -> NDArray[np.float64]:
         # Consecutive steps that change nothing share one Profile object: evaluate it once.
         if id(prof) not in cache:
             cache[id(prof)] = per_query_values(
@@ -328,8 +305,8 @@ def reconcile(
     )
     return Reconciliation(
         metric=metric,
-        library_profile=str(getattr(lib, "name", library_profile)),
-        default_profile=str(getattr(dflt, "name", default_profile)),
+        library_profile=lib.name,
+        default_profile=dflt.name,
         library_value=lib_mean,
         default_value=dflt_mean,
         gap=lib_mean - dflt_mean,
@@ -435,21 +412,13 @@ def _flipped_dtype_reference(
     offsets: NDArray[np.int64],
     *,
     metric: str,
-    profile: Any,
+    profile: Profile,
     evaluate: Evaluate | None,
 ) -> float:
-    fields = _field_names(profile)
-    if "score_dtype" in fields:
-        dtype = profile.score_dtype
-        other = "float64" if dtype == "float32" else "float32"
-        flipped = dataclasses.replace(profile, score_dtype=other)
-        vals, _ = per_query_values(
-            labels, scores, offsets, metric=metric, profile=flipped, evaluate=evaluate
-        )
-        return _nanmean(vals)
-    rounded = scores.astype(np.float32).astype(np.float64)
+    other = "float64" if profile.score_dtype == "float32" else "float32"
+    flipped = dataclasses.replace(profile, score_dtype=other)
     vals, _ = per_query_values(
-        labels, rounded, offsets, metric=metric, profile=profile, evaluate=evaluate
+        labels, scores, offsets, metric=metric, profile=flipped, evaluate=evaluate
     )
     return _nanmean(vals)
 
@@ -470,8 +439,8 @@ def crosscheck_arrays(
     offsets: ArrayLike,
     *,
     metric: str = "ndcg@10",
-    default_profile: Any = "ltrbench",
-    library_profile: Any | None = None,
+    default_profile: ProfileLike = "ltrbench",
+    library_profile: ProfileLike | None = None,
     qid: ArrayLike | None = None,
     logged: float | None = None,
     logged_iteration: int | None = None,
@@ -493,7 +462,7 @@ def crosscheck_arrays(
     y = np.asarray(labels)
     s = np.asarray(scores, dtype=np.float64)
     off = np.asarray(offsets, dtype=np.int64)
-    lib_prof = _profile(library if library_profile is None else library_profile)
+    lib_prof = _resolve(library if library_profile is None else library_profile)
     ref_vals, ref_mean_reported = per_query_values(
         y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate
     )
@@ -501,7 +470,7 @@ def crosscheck_arrays(
     if not math.isnan(ref_mean_reported) and abs(reference - ref_mean_reported) > EXACT_TOL:
         raise DataError(
             f"the evaluator's mean {metric} ({ref_mean_reported!r}) differs from the mean of its "
-            f"per-query values ({reference!r}) under profile {getattr(lib_prof, 'name', '?')}"
+            f"per-query values ({reference!r}) under profile {lib_prof.name}"
         )
     flipped: list[float] = []
 
@@ -519,7 +488,7 @@ def crosscheck_arrays(
     if logged is not None and not (isinstance(logged, float) and math.isnan(logged)):
         candidates.append(("evallog", float(logged), logged_iteration))
     if recompute:
-        value = float(_builtin_fn(builtin)(library, y, s, off, metric))
+        value = float((builtin_metric if builtin is None else builtin)(library, y, s, off, metric))
         candidates.append(("recomputed", value, None))
     for source, value, iteration in candidates:
         diff = abs(value - reference)

@@ -38,17 +38,7 @@ from bench.data.atomic import write_text
 from bench.errors import DataError
 from bench.report import stats
 from bench.report.runs import RunDir, find_runs, library_of
-
-DEFAULT_METRICS: tuple[str, ...] = (
-    "ndcg@1",
-    "ndcg@3",
-    "ndcg@5",
-    "ndcg@10",
-    "map@10",
-    "mrr",
-    "p@10",
-    "recall@10",
-)
+from bench.runners.evaluation import DEFAULT_METRICS
 
 _HEADERS = {
     "ndcg": "NDCG",

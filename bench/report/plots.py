@@ -125,7 +125,8 @@ def plot_learning_curves(
         return None
     ax.set_xlabel("boosting iteration")
     ax.set_ylabel("validation metric (library built-in)")
-    ax.set_title(f"{table['dataset']}: validation curves (dot = chosen iteration)")
+    ax.set_title(f"{table['dataset']}: validation curves, mean over seeds (dot = mean chosen iteration)",
+                 fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     return _save(fig, Path(path))

@@ -27,7 +27,8 @@ from typing import Any
 
 import pandas as pd
 
-from bench.errors import DataError
+from bench.data.toml import read_toml
+from bench.errors import ConfigError, DataError
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "metrics.csv": ("dataset", "model", "seed", "split", "metric", "value"),
@@ -85,13 +86,10 @@ class RunDir:
         if not self.config_path.is_file():
             return {}
         try:
-            import tomllib
-        except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
-        try:
-            return tomllib.loads(self.config_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise DataError(f"not valid TOML: {exc}", path=self.config_path) from exc
+            return read_toml(self.config_path)
+        except ConfigError as exc:  # the file exists, so this is a syntax error
+            cause = exc.__cause__ or exc
+            raise DataError(f"not valid TOML: {cause}", path=self.config_path) from cause
 
     @cached_property
     def manifest(self) -> dict[str, Any]:

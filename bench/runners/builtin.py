@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bench.data.groups import group_index
 from bench.errors import ConfigError, DataError
 
 LIBRARIES = ("lightgbm", "xgboost")
@@ -140,7 +141,7 @@ def _xgboost(
                 f"XGBoost's {base} needs binary labels (0/1); binarize first (e.g. label >= 1)"
             )
         names[m] = base + (f"@{match.group(2)}" if match.group(2) else "") + (match.group(3) or "")
-    qid = np.repeat(np.arange(off.shape[0] - 1, dtype=np.int64), np.diff(off))
+    qid = group_index(off)
     d = xgb.DMatrix(np.zeros((y.shape[0], 1), dtype=np.float32), label=y, qid=qid, base_margin=s)
     booster = xgb.train(
         {

@@ -37,7 +37,9 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import atomic_path, write_text
+from bench.data.fetch import repo_root
 from bench.data.letor import LetorSplits
+from bench.data.resolve import load_dataset
 from bench.errors import ConfigError
 from bench.runners.config import RunConfig
 from bench.runners.dispatch import run_model
@@ -114,16 +116,8 @@ def run_benchmark(
 
 
 def load_splits(spec: str, *, data_dir: str | None = None, loader: Loader | None = None) -> LetorSplits:
-    """The dataset ``spec`` through ``loader`` or :func:`bench.data.resolve.load_dataset` (lazy import)."""
-    if loader is None:
-        try:
-            from bench.data.resolve import load_dataset
-        except ImportError as exc:
-            raise ConfigError(
-                "dataset loading (bench.data.resolve.load_dataset) is not available in this install"
-            ) from exc
-        loader = load_dataset
-    return loader(spec, data_dir=data_dir)
+    """The dataset ``spec`` through ``loader`` or :func:`bench.data.resolve.load_dataset`."""
+    return (load_dataset if loader is None else loader)(spec, data_dir=data_dir)
 
 
 def dataset_fingerprint(splits: LetorSplits) -> dict[str, str]:
@@ -494,7 +488,7 @@ def _cpu_model() -> str:
 
 
 def _git() -> dict[str, Any]:
-    root = Path(__file__).resolve().parents[2]
+    root = repo_root()
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],
@@ -547,25 +541,16 @@ def _progress(enabled: bool, total: int) -> Iterator[Callable[[str, int], None]]
         yield advance
 
 
-def _crosscheck(run_dir: Path, out_dir: Path) -> dict[str, Any] | None:
-    """Cross-check the run with ``bench.report.crosscheck`` when that module exists.
+def _crosscheck(run_dir: Path, out_dir: Path) -> dict[str, Any]:
+    """Cross-check the run with :mod:`bench.report.crosscheck`.
 
     Writes ``<out_dir>/<dataset>/crosscheck.{md,json}`` and records ``ok``, the errors and the
-    totals by reason in the manifest under ``crosscheck``; returns that record (``None`` when
-    the module is absent).
+    totals by reason in the manifest under ``crosscheck``; returns that record.
     """
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec("bench.report.crosscheck") is not None
-    except ImportError:
-        found = False
-    if not found:
-        return None
-    from bench.report import crosscheck as xc
+    from bench.report import crosscheck as xc  # report imports runners: import on use
 
     result = xc.crosscheck_run(run_dir)
-    files = xc.write_crosscheck(result, out_dir) if hasattr(xc, "write_crosscheck") else {}
+    files = xc.write_crosscheck(result, out_dir)
     record = {
         "ok": bool(result.ok),
         "errors": list(result.errors),

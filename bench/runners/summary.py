@@ -12,7 +12,8 @@ JSON shape of ``ltrbench run --format json``::
      "crosscheck": {"ok": bool, "errors": [str], "reasons": {reason: float | null}} | null,
      "permute_check": {"file": str, "max_abs_delta": {evaluator: float}} | null}
 
-Means and sample standard deviations (ddof = 1; ``null`` for one seed) are over seeds, from
+Means and sample standard deviations (:func:`bench.report.stats.mean_std`: ddof = 1, NaN seeds
+left out; ``null`` for fewer than two seeds) are over seeds, from
 ``metrics.csv`` rows of the run's profile; NaN is written as ``null``.
 """
 
@@ -26,7 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.report.stats import mean_std
 from bench.runners.pipeline import read_status, read_table
+from bench.runners.tomlio import read_toml
 
 
 def _num(x: Any) -> float | None:
@@ -41,8 +44,6 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
     """The JSON-ready summary of a run directory (see the module docstring)."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    from bench.runners.tomlio import read_toml
-
     config = read_toml(run_dir / "config.toml")
     profile = str(config.get("profile", "ltrbench"))
     metrics = read_table(run_dir / "metrics.csv")
@@ -51,9 +52,9 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
     out_metrics: dict[str, Any] = {}
     for (model, split, metric), g in metrics.groupby(["model", "split", "metric"], sort=False):
         values = g.set_index("seed")["value"].astype(np.float64)
-        std = float(values.std(ddof=1)) if len(values) > 1 else None
+        mean, std = mean_std(values.to_numpy(), ddof=1)
         out_metrics.setdefault(str(model), {}).setdefault(str(split), {})[str(metric)] = {
-            "mean": _num(values.mean()),
+            "mean": _num(mean),
             "std": _num(std),
             "per_seed": {str(int(s)): _num(v) for s, v in values.items()},
         }

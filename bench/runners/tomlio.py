@@ -1,6 +1,6 @@
 """Reading and writing the small TOML documents of run configs.
 
-Reading uses :mod:`tomllib` (Python >= 3.11) or ``tomli``. Writing covers what a run config
+Reading is :mod:`bench.data.toml` (re-exported here). Writing covers what a run config
 holds: strings, booleans, integers, floats (``repr``, which round-trips exactly, plus ``inf`` /
 ``nan``), arrays of those, and nested tables; ``None`` values are left out (TOML has no null).
 """
@@ -9,33 +9,14 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from typing import Any
 
+from bench.data.toml import loads, read_toml
 from bench.errors import ConfigError
 
-try:  # pragma: no cover - depends on the Python version
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[no-redef]
+__all__ = ["dumps", "loads", "read_toml"]
 
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """Parse a TOML file; a syntax error is a ConfigError naming the file."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"{p}: no such config file")
-    try:
-        return tomllib.loads(p.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
-
-
-def loads(text: str) -> dict[str, Any]:
-    """Parse TOML text."""
-    return tomllib.loads(text)
 
 
 def _key(k: str) -> str:
