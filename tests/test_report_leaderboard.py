@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 from bench.report import stats
 from bench.report.leaderboard import (
     LeaderboardOptions,
@@ -265,6 +265,36 @@ def test_markdown_names_profile_run_and_config_and_pastes_as_tables(results: Pat
     main_lines = [ln for ln in md.splitlines() if ln.startswith("| ") and "Fit (s)" not in ln]
     assert any("blank=0" in ln for ln in md.splitlines())
     assert all(ln.count("|") >= 4 for ln in main_lines)
+
+
+def test_published_numbers_are_shown_beside_ours_with_how_each_was_selected(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "runs", "20260101-000000-mslr", dataset="mslr-web30k")
+    with open(run / "config.toml", "a") as fh:
+        fh.write('published = "lightgbm-experiments"\n')
+    written = write_leaderboard([tmp_path / "runs"], tmp_path, options=OPTS, plots=False)
+    md = Path(written["md"]).read_text()
+    assert "best test iteration" in md  # the published side's selection rule is named
+    # LightGBM docs/Experiments.rst, MSLR-WEB30K NDCG@10 of LightGBM, beside our seed mean
+    metrics = pd.read_csv(run / "metrics.csv")
+    ours = metrics[(metrics.model == "lightgbm-lambdarank") & (metrics.split == "test")
+                   & (metrics.metric == "ndcg@10") & (metrics.profile == "ltrbench")]["value"].mean()
+    line = next(ln for ln in md.splitlines() if ln.startswith("| LightGBM | lightgbm-lambdarank"))
+    assert "| 0.524252 |" in line
+    assert f"| {ours:.4f} |" in line
+    # a published row without an ltrbench counterpart is listed with no number of ours
+    exact = next(ln for ln in md.splitlines() if ln.startswith("| xgboost (exact"))
+    assert "| (none) |" in exact
+    table = json.loads(Path(written["json"]).read_text())["tables"][0]
+    assert {p["row"] for p in table["published"]} == {
+        "LightGBM", "xgboost_hist", "xgboost (exact, max_depth=8)"}
+
+
+def test_an_unknown_published_entry_is_an_error_listing_the_known_ones(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "runs", "20260101-000000-mslr", dataset="mslr-web30k")
+    with open(run / "config.toml", "a") as fh:
+        fh.write('published = "no-such-table"\n')
+    with pytest.raises(ConfigError, match="unknown published entry 'no-such-table'; known: "):
+        write_leaderboard([tmp_path / "runs"], tmp_path, options=OPTS, plots=False)
 
 
 def test_csv_has_one_row_per_model_with_every_number(results: Path) -> None:

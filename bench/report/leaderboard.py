@@ -35,10 +35,11 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import write_text
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 from bench.report import stats
 from bench.report.runs import RunDir, find_runs, library_of
 from bench.runners.evaluation import DEFAULT_METRICS
+from bench.runners.published import PUBLISHED
 
 _HEADERS = {
     "ndcg": "NDCG",
@@ -343,6 +344,8 @@ def build_table(
                 if entry:
                     row["blank"][metric] = entry
 
+    published = published_beside_ours(str(run.config.get("published", "") or ""), dataset, rows)
+
     return {
         "dataset": dataset,
         "run_id": run.run_id,
@@ -359,7 +362,46 @@ def build_table(
         "best_model": best_model,
         "notes": notes,
         "rows": rows,
+        "published": published,
     }
+
+
+def published_beside_ours(
+    entry: str, dataset: str, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Published rows of ``entry`` (a key of :data:`bench.runners.published.PUBLISHED`) for
+    ``dataset``, each with our counterpart model's mean over seeds for the same metrics.
+
+    Published tables were selected differently (LightGBM's Experiments page: best of 500 *test*
+    iterations per metric); ours are validation-selected with the test split evaluated once, so
+    each row carries the source's ``selection`` text to print beside the numbers. Returns
+    ``[{"source", "url", "selection", "evaluator", "row", "model", "metrics": {m: {"published",
+    "ours"}}}]``; empty when the run names no entry or the entry has nothing for this dataset.
+    """
+    if not entry:
+        return []
+    if entry not in PUBLISHED:
+        raise ConfigError(f"unknown published entry {entry!r}; known: {sorted(PUBLISHED)}")
+    source = PUBLISHED[entry]
+    results = source["results"].get(dataset.split(":", 1)[0], {})
+    ours = {row["model"]: row["metrics"] for row in rows}
+    out = []
+    for name, values in results.items():
+        model = values.get("model")
+        mine = ours.get(model, {}) if model else {}
+        out.append({
+            "source": source["source"],
+            "url": source["url"],
+            "selection": source["selection"],
+            "evaluator": source["evaluator"],
+            "row": name,
+            "model": model,
+            "metrics": {
+                m: {"published": v, "ours": _num((mine.get(m) or {}).get("mean"))}
+                for m, v in values.items() if m != "model"
+            },
+        })
+    return out
 
 
 def _blank_policy_from_per_query(
@@ -568,10 +610,40 @@ def render_markdown(doc: dict[str, Any]) -> str:
                     ]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
+        out.extend(_published_lines(table))
         for note in table["notes"]:
             out.append(f"Note: {note}.")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _published_lines(table: dict[str, Any]) -> list[str]:
+    """Markdown: published numbers beside ours, with how each side was selected."""
+    published = table.get("published") or []
+    if not published:
+        return []
+    first = published[0]
+    metrics = list(dict.fromkeys(m for p in published for m in p["metrics"]))
+    lines = [
+        f"Published numbers ({first['source']}, <{first['url']}>) beside ours. Published: "
+        f"{first['selection']}; computed by {first['evaluator']}. Ours: the iteration chosen on "
+        f"the validation split, test evaluated once, profile `{table['profile']}`; the two are "
+        "not the same measurement.",
+        "",
+    ]
+    head = ["Published row", "Our model"]
+    for m in metrics:
+        head += [f"{metric_header(m)} published", f"{metric_header(m)} ours"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join(["---", "---"] + ["---:"] * (len(head) - 2)) + "|")
+    for p in published:
+        cells = [p["row"], p["model"] or "(none)"]
+        for m in metrics:
+            v = p["metrics"].get(m) or {}
+            cells += [_fmt(v.get("published"), 6), _fmt(v.get("ours"))]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
 
 
 def csv_frame(doc: dict[str, Any]) -> pd.DataFrame:
