@@ -86,15 +86,7 @@ def check_letor(
     gain_name = check_labels(data.y, gain=gain, max_label=max_label, path=where)
     nonfinite = check_features(data.X, data.feature_names, allow_nan=allow_nan, path=where)
     if data.user is not None and data.item is not None:
-        dup = duplicate_pair_rows(data.user, data.item)
-        if dup.size:
-            r = int(dup[0])
-            raise DataError(
-                f"duplicate (user={int(data.user[r])}, item={int(data.item[r])}) pair "
-                f"({dup.size} duplicate rows in all): an item may appear once per user",
-                path=where,
-                row=r + 1,
-            )
+        check_ratings_pairs(data.user, data.item, path=where)
 
     sizes = np.diff(data.offsets)
     positive = (data.y > 0).astype(np.int64)
@@ -299,7 +291,7 @@ def check_ratings_pairs(
         r = int(dup[0])
         raise DataError(
             f"duplicate (user={u[r].item()}, item={i[r].item()}) pair ({dup.size} duplicate rows "
-            "in all)",
+            "in all); keep one row per (user, item) pair, e.g. the latest rating",
             path=path,
             row=r + row_base,
         )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bench.data.checks import duplicate_pair_rows
+from bench.data.checks import check_ratings_pairs
 from bench.errors import DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
@@ -85,13 +85,4 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
             raise DataError(f"value {values[bad]!r} is not a finite number", path=where,
                             row=bad + 1, column=col)
-    dup = duplicate_pair_rows(frame["user"].to_numpy(), frame["item"].to_numpy())
-    if dup.size:
-        bad = int(dup[0])
-        u, i = int(frame["user"].iloc[bad]), int(frame["item"].iloc[bad])
-        raise DataError(
-            f"duplicate (user={u}, item={i}) pair ({int(dup.size)} duplicates in all); "
-            "keep one rating per pair (e.g. the latest) before building queries",
-            path=where,
-            row=bad + 1,
-        )
+    check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)

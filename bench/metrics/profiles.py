@@ -23,7 +23,7 @@ by default, labels above it are an error), whatever the profile's gain.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from bench.errors import ConfigError
 
@@ -161,6 +161,26 @@ LTRBENCH = Profile(
     ),
 )
 
+_XGBOOST = Profile(
+    name="xgboost",
+    ties="stable",
+    empty=1.0,
+    precision_denominator="min_k_n",
+    score_dtype="float32",
+    default_k=32,
+    binary_labels_for_binary_metrics=True,
+    blank_ndcg_weight="one",
+    clamp_ndcg_mean=True,
+    description=(
+        "XGBoost >= 2.0 CPU metrics 'ndcg', 'map', 'pre' (src/metric/rank_metric.cc, "
+        "src/common/ranking_utils.{h,cc}): float32 predictions, stable sort (row order on "
+        "ties), exp2 gain (l <= 31), k = 32 when no @k, IDCG truncated at k, an all-zero group "
+        "scores 1 (unweighted in NDCG, weighted in MAP), group weights, NDCG mean clamped to 1, "
+        "map/pre need binary labels, AP denominator min(R, k), pre@k divides by min(k, n)."
+    ),
+)
+
+
 PROFILES: dict[str, Profile] = {
     "ltrbench": LTRBENCH,
     "lightgbm": Profile(
@@ -177,34 +197,12 @@ PROFILES: dict[str, Profile] = {
             "weight, AP denominator min(R, min(k, n)), relevant = label > 0.5."
         ),
     ),
-    "xgboost": Profile(
-        name="xgboost",
-        ties="stable",
-        empty=1.0,
-        precision_denominator="min_k_n",
-        score_dtype="float32",
-        default_k=32,
-        binary_labels_for_binary_metrics=True,
-        blank_ndcg_weight="one",
-        clamp_ndcg_mean=True,
-        description=(
-            "XGBoost >= 2.0 CPU metrics 'ndcg', 'map', 'pre' (src/metric/rank_metric.cc, "
-            "src/common/ranking_utils.{h,cc}): float32 predictions, stable sort (row order on "
-            "ties), exp2 gain (l <= 31), k = 32 when no @k, IDCG truncated at k, an all-zero group "
-            "scores 1 (unweighted in NDCG, weighted in MAP), group weights, NDCG mean clamped to 1, "
-            "map/pre need binary labels, AP denominator min(R, k), pre@k divides by min(k, n)."
-        ),
-    ),
-    "xgboost-": Profile(
+    "xgboost": _XGBOOST,
+    # The '-' metrics differ from XGBoost's plain ones only in what a blank group scores.
+    "xgboost-": replace(
+        _XGBOOST,
         name="xgboost-",
-        ties="stable",
         empty=0.0,
-        precision_denominator="min_k_n",
-        score_dtype="float32",
-        default_k=32,
-        binary_labels_for_binary_metrics=True,
-        blank_ndcg_weight="one",
-        clamp_ndcg_mean=True,
         description=(
             "XGBoost's minus variants 'ndcg-', 'ndcg@k-', 'map-', 'map@k-': as 'xgboost' but a "
             "group without relevant documents scores 0."

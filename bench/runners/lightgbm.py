@@ -22,11 +22,11 @@ from bench.runners.resources import measure
 from bench.runners.result import (
     SELECTION_SPLIT,
     FitResult,
-    best_iteration_from_log,
     check_ranking_labels,
     check_selection_split,
     check_splits_distinct,
-    evallog_frame,
+    fit_result,
+    score_eval_splits,
     selection_k,
 )
 
@@ -116,21 +116,8 @@ def fit_lightgbm(
             valid_names=valid_names,
             callbacks=callbacks,
         )
-    log = evallog_frame(record, {"train": "train", SELECTION_SPLIT: SELECTION_SPLIT})
-    best = best_iteration_from_log(log, select_metric)
-    result = FitResult(
-        model="",
-        library="lightgbm",
-        seed=params.seed,
-        scores={},
-        evallog=log,
-        best_iteration=best,
-        n_trees=int(log["iteration"].max()) if len(log) else 0,
-        fit_s=m.seconds,
-        peak_rss_mb=m.peak_rss_mb,
-        library_params=lib_params,
-        notes={"library_best_iteration": int(booster.best_iteration) or best},
-    )
+    result = fit_result("lightgbm", params.seed, record, select_metric, m, lib_params)
+    result.notes["library_best_iteration"] = int(booster.best_iteration) or result.best_iteration
     return booster, lib_params, result
 
 
@@ -161,16 +148,8 @@ def run_lightgbm(
         select_metric=select_metric,
         log_train=log_train,
     )
-    scores = {}
-    with measure() as m:
-        for split in ("vali", "test"):
-            data = getattr(splits, split)
-            scores[split] = np.asarray(
-                booster.predict(data.X, num_iteration=result.best_iteration), dtype=np.float64
-            )
-    result.model = model
-    result.scores = scores
-    result.predict_s = m.seconds
-    result.peak_rss_mb = max(result.peak_rss_mb, m.peak_rss_mb)
-    result.booster = booster
-    return result
+    best = result.best_iteration
+    return score_eval_splits(
+        result, splits, model=model, booster=booster,
+        predict=lambda data: booster.predict(data.X, num_iteration=best),
+    )

@@ -6,6 +6,7 @@ choice are made on the validation split, and the test split is only predicted, o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.runners.resources import Measurement, measure
 
 #: The only split early stopping and model selection may use.
 SELECTION_SPLIT = "vali"
@@ -146,3 +148,53 @@ def selection_k(select_metric: str, eval_at: tuple[int, ...]) -> tuple[int, tupl
     kk = int(k)
     ks = tuple(sorted(set(eval_at) | {kk}))
     return kk, ks
+
+
+def fit_result(
+    library: str,
+    seed: int,
+    records: dict[str, dict[str, list[float]]],
+    select_metric: str,
+    fit: Measurement,
+    library_params: dict[str, Any],
+    notes: dict[str, Any] | None = None,
+) -> FitResult:
+    """The :class:`FitResult` of a trained GBDT: its eval log (train and validation), the
+    chosen iteration (first maximum of ``select_metric`` on the validation split), the number
+    of trees grown, fit time and memory. Scores come later, from :func:`score_eval_splits`."""
+    log = evallog_frame(records, {"train": "train", SELECTION_SPLIT: SELECTION_SPLIT})
+    return FitResult(
+        model="",
+        library=library,
+        seed=seed,
+        scores={},
+        evallog=log,
+        best_iteration=best_iteration_from_log(log, select_metric),
+        n_trees=int(log["iteration"].max()) if len(log) else 0,
+        fit_s=fit.seconds,
+        peak_rss_mb=fit.peak_rss_mb,
+        library_params=library_params,
+        notes=dict(notes or {}),
+    )
+
+
+def score_eval_splits(
+    result: FitResult,
+    splits: LetorSplits,
+    *,
+    model: str,
+    booster: Any,
+    predict: Callable[[LetorData], np.ndarray],
+) -> FitResult:
+    """Score the validation and test splits with ``predict`` (the chosen iteration), timed,
+    and complete ``result`` with the model name, scores (float64) and booster."""
+    scores: dict[str, NDArray[np.float64]] = {}
+    with measure() as m:
+        for split in EVAL_SPLITS:
+            scores[split] = np.asarray(predict(getattr(splits, split)), dtype=np.float64)
+    result.model = model
+    result.scores = scores
+    result.predict_s = m.seconds
+    result.peak_rss_mb = max(result.peak_rss_mb, m.peak_rss_mb)
+    result.booster = booster
+    return result

@@ -28,11 +28,11 @@ from bench.runners.resources import measure
 from bench.runners.result import (
     SELECTION_SPLIT,
     FitResult,
-    best_iteration_from_log,
     check_ranking_labels,
     check_selection_split,
     check_splits_distinct,
-    evallog_frame,
+    fit_result,
+    score_eval_splits,
     selection_k,
 )
 
@@ -111,22 +111,8 @@ def fit_xgboost(
             verbose_eval=False,
             callbacks=callbacks,
         )
-    log = evallog_frame(record, {"train": "train", SELECTION_SPLIT: SELECTION_SPLIT})
-    best = best_iteration_from_log(log, select_metric)
     notes["library_best_iteration"] = int(booster.best_iteration) + 1
-    result = FitResult(
-        model="",
-        library="xgboost",
-        seed=params.seed,
-        scores={},
-        evallog=log,
-        best_iteration=best,
-        n_trees=int(log["iteration"].max()) if len(log) else 0,
-        fit_s=m.seconds,
-        peak_rss_mb=m.peak_rss_mb,
-        library_params=lib_params,
-        notes=notes,
-    )
+    result = fit_result("xgboost", params.seed, record, select_metric, m, lib_params, notes)
     return booster, lib_params, result
 
 
@@ -157,15 +143,10 @@ def run_xgboost(
         select_metric=select_metric,
         log_train=log_train,
     )
-    scores = {}
-    with measure() as m:
-        for split in ("vali", "test"):
-            d = dmatrix(getattr(splits, split), nthread=int(lib_params["nthread"]))
-            pred = booster.predict(d, output_margin=True, iteration_range=(0, result.best_iteration))
-            scores[split] = np.asarray(pred, dtype=np.float64)
-    result.model = model
-    result.scores = scores
-    result.predict_s = m.seconds
-    result.peak_rss_mb = max(result.peak_rss_mb, m.peak_rss_mb)
-    result.booster = booster
-    return result
+    best, nthread = result.best_iteration, int(lib_params["nthread"])
+    return score_eval_splits(
+        result, splits, model=model, booster=booster,
+        predict=lambda data: booster.predict(
+            dmatrix(data, nthread=nthread), output_margin=True, iteration_range=(0, best)
+        ),
+    )
