@@ -22,7 +22,7 @@ from bench.adapters.splits import HISTORY, split_ratings
 from bench.adapters.table import build_table
 from bench.data.letor import LetorSplits
 from bench.data.ratings import Ratings
-from bench.data.synthetic import generate_ratings
+from bench.datasets.synthetic import generate_ratings
 
 HALF_STARS = np.arange(1, 11) / 2.0
 SPLITS = {

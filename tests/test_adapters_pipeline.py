@@ -14,7 +14,7 @@ from bench.adapters.labels import grade
 from bench.cli import main
 from bench.data.ratings import Ratings
 from bench.data.svmlight import read_svmlight
-from bench.data.synthetic import generate_ratings
+from bench.datasets.synthetic import generate_ratings
 from bench.errors import DataError
 
 ML_SMALL = Path(__file__).resolve().parents[2] / "shared" / "data" / "ml-latest-small"

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.report import crosscheck as cc
+from bench import crosscheck as cc
 
 LOG3 = math.log2(3)
 
@@ -420,9 +420,12 @@ def write_xrun(root: Path, *, shift_builtin: float = 0.0) -> Path:
 def fake_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     """Route the module's default evaluator, built-in metric and profile lookup to the slow
     reference, the injected built-ins and the stand-in profiles."""
-    monkeypatch.setattr(cc, "reference_evaluate", slow_evaluate)
-    monkeypatch.setattr(cc, "builtin_metric", injected_builtin)
-    monkeypatch.setattr(cc, "get_profile", FAKE_PROFILES.__getitem__)
+    from bench.crosscheck import agreement
+    from bench.metrics import reconcile
+
+    monkeypatch.setattr(reconcile, "reference_evaluate", slow_evaluate)
+    monkeypatch.setattr(reconcile, "get_profile", FAKE_PROFILES.__getitem__)
+    monkeypatch.setattr(agreement, "builtin_metric", injected_builtin)
 
 
 @pytest.mark.usefixtures("fake_reference")
@@ -563,7 +566,7 @@ def test_real_evaluator_agrees_with_the_library_on_injected_scores(library: str)
 
 def test_real_builtin_metric_agrees_with_the_reference() -> None:
     _real_metrics()
-    builtin = pytest.importorskip("bench.runners.builtin")
+    builtin = pytest.importorskip("bench.crosscheck.providers")
     labels, scores, offsets = constructed()
     for library in ("lightgbm", "xgboost"):
         value = builtin.builtin_metric(library, labels, scores, offsets, "ndcg@3")

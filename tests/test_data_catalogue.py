@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.data.catalogue import (
+from bench.datasets.catalogue import (
     UNKNOWN,
     cards_dir,
     fold_of,
@@ -40,9 +40,9 @@ def test_every_required_dataset_has_a_card() -> None:
 
 
 def test_cards_live_in_the_package() -> None:
-    import bench.data
+    import bench.datasets
 
-    assert cards_dir() == Path(bench.data.__file__).parent / "cards"
+    assert cards_dir() == Path(bench.datasets.__file__).parent / "cards"
     assert {p.stem for p in cards_dir().glob("*.toml")} == REQUIRED
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-import bench.data.fetch as fetch_mod
+import bench.datasets.fetch as fetch_mod
 from bench.commands import datasets as datasets_cmd
-from bench.data.catalogue import Card, get_card
-from bench.data.fetch import (
+from bench.datasets.catalogue import Card, get_card
+from bench.datasets.fetch import (
     ENV_VAR,
     FETCH_RECORD,
     data_dirs,

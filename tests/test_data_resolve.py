@@ -9,17 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import bench.data.fetch as fetch_mod
+import bench.datasets.fetch as fetch_mod
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
-from bench.data.resolve import load_dataset
+from bench.datasets.resolve import load_dataset
 from bench.errors import ConfigError, DataError
 
 
 def _adapter_available() -> bool:
     try:
         from bench.adapters import AdapterConfig, ratings_to_letor  # noqa: F401
-        from bench.data.synthetic import generate_ratings  # noqa: F401
+        from bench.datasets.synthetic import generate_ratings  # noqa: F401
     except ImportError:
         return False
     return True
@@ -27,7 +27,7 @@ def _adapter_available() -> bool:
 
 needs_adapter = pytest.mark.skipif(
     not _adapter_available(),
-    reason="bench.adapters.ratings_to_letor / bench.data.synthetic.generate_ratings not there yet",
+    reason="bench.adapters.ratings_to_letor / bench.datasets.synthetic.generate_ratings not there yet",
 )
 
 

@@ -13,15 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.benchmark import pipeline
+from bench.benchmark.config import RunConfig, parse_seeds
+from bench.benchmark.permute import permutation_within_queries, tied_fraction
+from bench.benchmark.tune import _tuning_data, parse_space, query_folds, tune
+from bench.crosscheck.providers import builtin_metric
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.svmlight import write_svmlight
 from bench.errors import ConfigError
-from bench.runners import pipeline
-from bench.runners.builtin import builtin_metric
-from bench.runners.config import RunConfig, parse_seeds
 from bench.runners.params import Params
-from bench.runners.permute import permutation_within_queries, tied_fraction
-from bench.runners.tune import _tuning_data, parse_space, query_folds, tune
+from bench.runs import layout
 
 CONTRACT = {
     "metrics.csv": ["dataset", "model", "library", "seed", "split", "metric", "value", "profile"],
@@ -224,25 +225,25 @@ def test_an_interrupted_run_resumes_where_it_stopped_and_loses_nothing(splits, t
     assert len(manifest["resumed"]) == 1
     # the resumed run equals an uninterrupted run of the same config, number for number
     for name in ("metrics.csv", "per_query.parquet", "scores.parquet", "evallog.csv"):
-        a = pipeline.read_table(again / name)
-        b = pipeline.read_table(run_dir / name)
+        a = layout.read_table(again / name)
+        b = layout.read_table(run_dir / name)
         pd.testing.assert_frame_equal(_sorted(a), _sorted(b), check_dtype=False)
 
 
 def test_a_pair_interrupted_between_its_tables_and_its_status_is_redone_without_duplicates(
         splits, tmp_path, monkeypatch):
-    real = pipeline._write_status
+    real = layout.write_status
     config = _config(models=("random",), seeds=(0, 1))
 
-    def crash(run_dir, model, seed, body):
+    def crash(run_dir, model, seed, body, *, finished):
         if seed == 1:
             raise KeyboardInterrupt
-        real(run_dir, model, seed, body)
+        real(run_dir, model, seed, body, finished=finished)
 
-    monkeypatch.setattr(pipeline, "_write_status", crash)
+    monkeypatch.setattr(layout, "write_status", crash)
     with pytest.raises(KeyboardInterrupt):
         pipeline.run_benchmark(config, out_dir=tmp_path, progress=False, splits=splits)
-    monkeypatch.setattr(pipeline, "_write_status", real)
+    monkeypatch.setattr(layout, "write_status", real)
     rd = pipeline.run_benchmark(config, out_dir=tmp_path, resume=True, progress=False, splits=splits)
     metrics = pd.read_csv(rd / "metrics.csv")
     assert not metrics.duplicated(["model", "seed", "split", "metric", "profile"]).any()
@@ -286,7 +287,7 @@ def test_config_round_trips_through_toml():
     assert cfg.models == ("lightgbm-lambdarank", "popularity", "random", "als")
     assert cfg.seeds == (0, 1, 2)
     assert cfg.metrics == ("ndcg@1", "ndcg@5", "mrr")
-    from bench.runners.tomlio import loads
+    from bench.benchmark.tomlio import loads
 
     again = RunConfig.from_dict(loads(cfg.to_toml()))
     assert again == cfg
@@ -312,7 +313,7 @@ def test_seed_lists_and_ranges():
 
 def test_shipped_configs_load_and_name_the_published_table():
     from bench.commands.run import CONFIG_DIR
-    from bench.runners.published import PUBLISHED, published_for
+    from bench.report.published import PUBLISHED, published_for
 
     names = sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
     assert {"experiments_mslr30k", "experiments_yahoo"} <= set(names)
@@ -341,7 +342,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def test_ltrbench_run_on_a_letor_folder_prints_the_json_summary(splits, tmp_path, capsys):
-    pytest.importorskip("bench.data.resolve")
+    pytest.importorskip("bench.datasets.resolve")
     folder = tmp_path / "toyletor"
     for name, data in splits.splits().items():
         write_svmlight(data, folder / f"{name}.txt")
@@ -440,7 +441,7 @@ def test_tune_refuses_unknown_parameters_and_baselines(splits):
 
 
 def test_ltrbench_tune_writes_a_runnable_best_config(splits, tmp_path, capsys):
-    pytest.importorskip("bench.data.resolve")
+    pytest.importorskip("bench.datasets.resolve")
     from bench.commands import tune as tune_cmd
 
     folder = tmp_path / "toyletor"
@@ -464,8 +465,8 @@ def test_ltrbench_tune_writes_a_runnable_best_config(splits, tmp_path, capsys):
 
 
 def test_every_run_ends_with_a_clean_cross_check_on_lightgbm_example_data(shared_data, tmp_path):
-    pytest.importorskip("bench.report.crosscheck")
-    pytest.importorskip("bench.data.resolve")
+    pytest.importorskip("bench.crosscheck")
+    pytest.importorskip("bench.datasets.resolve")
     cfg = RunConfig(dataset="lightgbm-lambdarank", data_dir=str(shared_data),
                     models=("lightgbm-lambdarank", "xgboost-ndcg"), seeds=(0,), quick=True)
     rd = pipeline.run_benchmark(cfg, out_dir=tmp_path, progress=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.report.crosscheck import crosscheck_run, write_crosscheck
+from bench.crosscheck import crosscheck_run, write_crosscheck
 from bench.report.leaderboard import LeaderboardOptions, write_leaderboard
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -30,10 +30,10 @@ def lambdarank_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (SHARED / "lightgbm-lambdarank" / "rank.train").is_file():
         pytest.skip("shared lightgbm-lambdarank data absent")
     _needs("bench.metrics", "evaluate")
-    _needs("bench.data.resolve", "load_dataset")
-    _needs("bench.runners.builtin", "builtin_metric")
-    from bench.runners.config import RunConfig
-    from bench.runners.pipeline import run_benchmark
+    _needs("bench.datasets.resolve", "load_dataset")
+    _needs("bench.crosscheck.providers", "builtin_metric")
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.pipeline import run_benchmark
 
     out = tmp_path_factory.mktemp("results")
     config = RunConfig(

@@ -23,7 +23,8 @@ from bench.report.leaderboard import (
     write_leaderboard,
 )
 from bench.report.plots import write_plots
-from bench.report.runs import RunDir, dataset_slug
+from bench.runs.naming import dataset_slug
+from bench.runs.reader import RunDir
 
 METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map@10", "mrr", "p@10", "recall@10")
 MODELS = {"lightgbm-lambdarank": 0.15, "xgboost-ndcg": 0.12, "random": -0.2}

@@ -11,18 +11,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.data.letor import LetorData, LetorSplits
-from bench.data.svmlight import write_svmlight
-from bench.errors import ConfigError
-from bench.runners.config import RunConfig
-from bench.runners.params import Params
-from bench.runners.pipeline import run_benchmark
-from bench.runners.reproduce import (
+from bench.benchmark.config import RunConfig
+from bench.benchmark.pipeline import run_benchmark
+from bench.benchmark.reproduce import (
     compare_runs,
     compare_tables,
     reproduce_leaderboard,
     reproduce_run,
 )
+from bench.data.letor import LetorData, LetorSplits
+from bench.data.svmlight import write_svmlight
+from bench.errors import ConfigError
+from bench.runners.params import Params
 
 
 def _part(n_queries: int, per: int, seed: int) -> LetorData:
@@ -157,7 +157,7 @@ def test_a_missing_leaderboard_says_what_to_give(tmp_path):
 
 
 def test_ltrbench_reproduce_run_exit_status_and_json(tmp_path, capsys):
-    pytest.importorskip("bench.data.resolve")
+    pytest.importorskip("bench.datasets.resolve")
     from bench.commands import reproduce as cmd
 
     folder = tmp_path / "tinyletor"

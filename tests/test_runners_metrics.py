@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bench.benchmark.config import RunConfig
+from bench.benchmark.scoring import expand_metrics
 from bench.errors import ConfigError
-from bench.runners.config import RunConfig
-from bench.runners.evaluation import expand_metrics
 
 
 def test_run_metric_names_are_the_evaluators_canonical_names() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import lightgbm as lgb
@@ -11,19 +12,22 @@ import xgboost as xgb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.crosscheck.providers import builtin_metric, builtin_metrics
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.svmlight import read_svmlight
 from bench.errors import ConfigError, DataError
 from bench.runners.baselines import ALSParams, run_als, run_popularity, run_random
-from bench.runners.builtin import builtin_metric, builtin_metrics
 from bench.runners.dispatch import run_model
-from bench.runners.lightgbm import fit_lightgbm, run_lightgbm
+from bench.runners.gbdt import train_gbdt
+from bench.runners.lightgbm import fit_lightgbm
 from bench.runners.params import Params
 from bench.runners.resources import measure
 from bench.runners.result import NotApplicable, best_iteration_from_log
-from bench.runners.xgboost import run_xgboost
 
 SMALL = Params(n_trees=15, num_leaves=7, min_data_in_leaf=5, early_stopping_rounds=5, n_threads=1)
+
+run_lightgbm = functools.partial(train_gbdt, "lightgbm", model="lightgbm-lambdarank", objective="lambdarank")
+run_xgboost = functools.partial(train_gbdt, "xgboost", model="xgboost-ndcg", objective="ndcg")
 
 
 def make_data(n_queries: int, per: int, *, seed: int, n_features: int = 6, ids: bool = False,
@@ -53,19 +57,21 @@ def splits() -> LetorSplits:
 # --- selection on validation only -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("runner", [run_lightgbm, run_xgboost])
-def test_early_stopping_on_the_test_split_is_refused(splits, runner):
+def test_early_stopping_on_the_test_split_is_refused_by_the_config():
+    from bench.benchmark.config import RunConfig
+
     with pytest.raises(ConfigError, match="validation split only"):
-        runner(splits, SMALL, early_stopping_split="test")
+        RunConfig(early_stopping_split="test")
 
 
-def test_selecting_an_iteration_on_test_is_refused():
+def test_the_chosen_iteration_reads_the_validation_rows_of_the_log_only():
     import pandas as pd
 
-    log = pd.DataFrame({"iteration": [1, 2], "split": ["test", "test"], "metric": ["ndcg@10"] * 2,
-                        "value": [0.1, 0.2]})
-    with pytest.raises(ConfigError, match="validation split only"):
-        best_iteration_from_log(log, "ndcg@10", split="test")
+    log = pd.DataFrame({"iteration": [1, 2, 1, 2], "split": ["test", "test", "vali", "vali"],
+                        "metric": ["ndcg@10"] * 4, "value": [0.1, 0.9, 0.5, 0.4]})
+    assert best_iteration_from_log(log, "ndcg@10") == 1
+    with pytest.raises(ConfigError, match="no 'ndcg@10' on 'vali'"):
+        best_iteration_from_log(log[log.split == "test"], "ndcg@10")
 
 
 def test_a_dataset_whose_validation_split_is_its_test_split_is_refused(splits):
@@ -232,9 +238,9 @@ def test_our_runner_passes_the_same_check_with_the_same_eval_set(shared_data):
 
 
 def test_lightgbm_thresholds_hold_with_validation_selection_on_untouched_test(shared_data):
-    """The honest version: validation carved from rank.train (bench.data.resolve), rank.test
+    """The honest version: validation carved from rank.train (bench.datasets.resolve), rank.test
     evaluated once at the validation-selected iteration; LightGBM's thresholds still hold."""
-    resolve = pytest.importorskip("bench.data.resolve")
+    resolve = pytest.importorskip("bench.datasets.resolve")
     splits = resolve.load_dataset("lightgbm-lambdarank", data_dir=str(shared_data))
     r = run_lightgbm(splits, LGB_TEST_PARAMS, eval_at=(1, 3), select_metric="ndcg@3")
     got = builtin_metrics("lightgbm", splits.test.y, r.scores["test"], splits.test.offsets,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.data.synthetic import (
+from bench.datasets.synthetic import (
     FIRST_TIMESTAMP,
     GENRES,
     LAST_TIMESTAMP,

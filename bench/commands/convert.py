@@ -111,7 +111,7 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
 def load_input(args: argparse.Namespace) -> Any:
     """The :class:`~bench.data.ratings.Ratings` that ``--ratings`` / ``--format`` name."""
     if args.ratings == "synthetic":
-        from bench.data.synthetic import generate_ratings
+        from bench.datasets.synthetic import generate_ratings
 
         return generate_ratings(n_users=args.synthetic_users, n_items=args.synthetic_items,
                                 n_ratings=args.synthetic_ratings, seed=args.seed)

@@ -4,7 +4,7 @@
 
 Reuses ``--run DIR`` when given, else the most recent run of the dataset under ``<out>/runs``
 (or ``--runs-dir``) that trained the requested models, else trains them first
-(:func:`bench.runners.pipeline.run_benchmark`). Writes ``<out>/<dataset>/crosscheck.{md,json}``
+(:func:`bench.benchmark.pipeline.run_benchmark`). Writes ``<out>/<dataset>/crosscheck.{md,json}``
 and prints the JSON document (``--format json``, shape in :mod:`bench.report.crosscheck`) or the
 Markdown report. Exit status 0 when every check agrees and every gap is explained, 1 otherwise,
 2 on bad input.
@@ -17,9 +17,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench.crosscheck import crosscheck_run, write_crosscheck
 from bench.errors import ConfigError
-from bench.report.crosscheck import LIBRARIES, crosscheck_run, write_crosscheck
-from bench.report.runs import RunDir, dataset_slug, find_runs, library_of
+from bench.runners.registry import GBDT_LIBRARIES
+from bench.runs.naming import library_of
+from bench.runs.search import find_matching_run
 
 #: Models trained when no run can be reused and ``--models`` is not given.
 DEFAULT_MODELS: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg")
@@ -54,43 +56,9 @@ def _requested_models(args: argparse.Namespace) -> tuple[str, ...] | None:
     return expand_models(args.models)
 
 
-def _dataset_matches(run: RunDir, spec: str) -> bool:
-    cfg = run.config.get("dataset")
-    manifest_ds = run.manifest.get("dataset") or {}
-    names = {str(cfg)} if cfg else set()
-    if isinstance(manifest_ds, dict):
-        names |= {str(manifest_ds[k]) for k in ("name", "spec") if manifest_ds.get(k)}
-    if run.has("metrics.csv"):
-        names |= set(run.datasets())
-    return spec in names or dataset_slug(spec) in {dataset_slug(n) for n in names}
-
-
-def find_matching_run(
-    runs_dir: str | Path, dataset: str, models: tuple[str, ...] | None
-) -> RunDir | None:
-    """The most recent run under ``runs_dir`` of ``dataset`` with scores and labels for ``models``
-    (every requested LightGBM/XGBoost model; any such model when ``models`` is None)."""
-    root = Path(runs_dir)
-    if not root.is_dir():
-        return None
-    for run in reversed(find_runs(root)):
-        if not (run.has("scores.parquet") and run.has("labels.parquet")):
-            continue
-        if not _dataset_matches(run, dataset):
-            continue
-        trained = {str(m) for m in run.config.get("models") or []}
-        if run.has("metrics.csv"):
-            trained |= {str(m) for m in run.table("metrics.csv")["model"].astype(str)}
-        gbdt = {m for m in trained if library_of(m) in LIBRARIES}
-        wanted = {m for m in (models or ()) if library_of(m) in LIBRARIES}
-        if (wanted and wanted <= gbdt) or (not wanted and gbdt):
-            return run
-    return None
-
-
 def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
+    from bench.benchmark.pipeline import run_benchmark
     from bench.commands.run import config_from_args
-    from bench.runners.pipeline import run_benchmark
 
     config = config_from_args(args)
     config = replace(config, models=models or DEFAULT_MODELS, crosscheck=False)
@@ -99,7 +67,7 @@ def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
 
 def main(args: argparse.Namespace) -> int:
     models = _requested_models(args)
-    gbdt = tuple(m for m in models if library_of(m) in LIBRARIES) if models else None
+    gbdt = tuple(m for m in models if library_of(m) in GBDT_LIBRARIES) if models else None
     if models is not None and not gbdt:
         raise ConfigError(
             f"none of {', '.join(models)} is a LightGBM/XGBoost model; the cross-check compares "

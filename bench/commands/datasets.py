@@ -11,8 +11,8 @@ import argparse
 import json
 import re
 
-from bench.data.catalogue import Card, get_card, load_catalogue, render_markdown
-from bench.data.fetch import data_dirs, fetch, find_dataset, verify
+from bench.datasets.catalogue import Card, get_card, load_catalogue, render_markdown
+from bench.datasets.fetch import data_dirs, fetch, find_dataset, verify
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -11,7 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from bench.report.leaderboard import DEFAULT_METRICS, LeaderboardOptions, write_leaderboard
+from bench.metrics.families import DEFAULT_METRICS
+from bench.report.leaderboard import LeaderboardOptions, write_leaderboard
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

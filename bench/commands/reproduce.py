@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from bench.runners.reproduce import reproduce_leaderboard, reproduce_run
+    from bench.benchmark.reproduce import reproduce_leaderboard, reproduce_run
 
     progress = not args.no_progress and args.format == "text"
     if args.run:

@@ -2,7 +2,7 @@
 
 With no arguments it runs the embedded ``synthetic`` dataset with the default models and seeds.
 Options override the config file (``--config FILE.toml``, or the name of a config shipped in
-``bench/runners/configs``, e.g. ``experiments-mslr30k``). Exit status: 0, or 1 when the
+``bench/benchmark/configs``, e.g. ``experiments-mslr30k``). Exit status: 0, or 1 when the
 cross-check finds a mismatch that no convention explains; bad input exits 2.
 """
 
@@ -14,12 +14,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench.benchmark.config import CONFIG_DIR, RunConfig, parse_seeds
+from bench.benchmark.scoring import expand_metrics
 from bench.errors import ConfigError
-from bench.runners.config import RunConfig, parse_seeds
-from bench.runners.evaluation import expand_metrics
 from bench.runners.registry import expand_models
-
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "runners" / "configs"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -109,8 +107,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 
 def main(args: argparse.Namespace) -> int:
-    from bench.runners.pipeline import run_benchmark
-    from bench.runners.summary import summarize_run, summary_text
+    from bench.benchmark.pipeline import run_benchmark
+    from bench.benchmark.summary import summarize_run, summary_text
 
     resume = args.resume
     if isinstance(resume, str):

@@ -1,7 +1,7 @@
 """``ltrbench tune``: group-aware cross-validated grid or random search for one GBDT model.
 
 Folds never split a query; selection uses the held-out folds of the training split only (see
-:mod:`bench.runners.tune`). Writes ``<out>/tune/<dataset>-<model>-<time>/`` with ``folds.csv``,
+:mod:`bench.benchmark.tune`). Writes ``<out>/tune/<dataset>-<model>-<time>/`` with ``folds.csv``,
 ``summary.csv`` and ``best.toml`` (a run config with the winning parameters as
 ``[model_params.<model>]``, ready for ``ltrbench run --config``).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench.commands.run import add_config_arguments, config_from_args
 from bench.data.atomic import write_text
-from bench.errors import ConfigError
+from bench.runs.naming import dataset_slug
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from bench.runners.pipeline import load_splits
-    from bench.runners.tune import parse_space, tune
+    from bench.benchmark.pipeline import load_splits
+    from bench.benchmark.tune import parse_space, tune
 
     config = config_from_args(args).resolved()
     if args.model not in config.models:
@@ -65,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
         use=args.use,
     )
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    folder = Path(args.out) / "tune" / f"{_slug(splits.name)}-{args.model}-{stamp}"
+    folder = Path(args.out) / "tune" / f"{dataset_slug(splits.name)}-{args.model}-{stamp}"
     folder.mkdir(parents=True, exist_ok=False)
     write_text(folder / "folds.csv", result.folds.to_csv(index=False))
     write_text(folder / "summary.csv", result.summary.to_csv(index=False))
@@ -91,12 +91,3 @@ def main(args: argparse.Namespace) -> int:
     print(f"best: {json.dumps(result.best_params)}  ({result.select_metric} {result.best_score:.4f})")
     print(f"run it: ltrbench run --config {folder / 'best.toml'}")
     return 0
-
-
-def _slug(text: str) -> str:
-    import re
-
-    out = re.sub(r"[^A-Za-z0-9._-]+", "-", text.rsplit("/", 1)[-1]).strip("-.")
-    if not out:
-        raise ConfigError("empty dataset name")
-    return out

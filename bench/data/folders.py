@@ -110,7 +110,7 @@ def read_letor_folder(
     Without a validation file, ``vali_fraction`` of the training queries become the validation
     set (:func:`carve_validation`, seeded).
     """
-    from bench.data.fetch import sha256_file
+    from bench.data.hashing import sha256_file
 
     p = Path(path)
     files = find_split_files(p, fold=fold, splits=splits)
@@ -154,7 +154,7 @@ def read_lightgbm_dir(
     early-stop) on ``rank.test``, which ltrbench keeps for the final evaluation only.
     Query ids are the group positions (0, 1, ...) within each file.
     """
-    from bench.data.fetch import sha256_file
+    from bench.data.hashing import sha256_file
 
     p = Path(path)
     train_p, test_p = p / "rank.train", p / "rank.test"
@@ -184,7 +184,7 @@ def read_lightgbm_dir(
 
 def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSplits:
     """Read ``{train,vali,test}.parquet`` (as ``ltrbench convert`` writes them)."""
-    from bench.data.fetch import sha256_file
+    from bench.data.hashing import sha256_file
 
     p = Path(path)
     files = {s: p / f"{s}.parquet" for s in SPLITS}

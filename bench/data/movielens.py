@@ -90,7 +90,7 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
         layout = detect_layout(folder)
     elif layout not in LAYOUTS:
         raise ConfigError(f"unknown MovieLens layout {layout!r}; valid: {', '.join(LAYOUTS)}")
-    from bench.data.fetch import sha256_file
+    from bench.data.hashing import sha256_file
 
     ratings_path = folder / _RATINGS_FILE[layout]
     if not ratings_path.is_file():

@@ -49,7 +49,7 @@ def load_ratings_table(
     duplicates: str = "error",
 ) -> Ratings:
     """Load a CSV / TSV / Parquet interactions table (see the module docstring)."""
-    from bench.data.fetch import sha256_file
+    from bench.data.hashing import sha256_file
 
     if duplicates not in DUPLICATES:
         raise ConfigError(f"duplicates={duplicates!r}; valid: {', '.join(DUPLICATES)}")

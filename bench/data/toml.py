@@ -1,6 +1,6 @@
 """Reading TOML files (dataset cards, run configs) with :mod:`tomllib` (Python >= 3.11) or ``tomli``.
 
-This is the one place that picks the parser; :mod:`bench.runners.tomlio` re-exports
+This is the one place that picks the parser; :mod:`bench.benchmark.tomlio` re-exports
 :func:`read_toml` and :func:`loads` (it lives in ``bench.data`` because data must not depend on
 runners).
 """

@@ -18,38 +18,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bench.errors import ConfigError
+from bench.metrics.families import ALIASES, FAMILIES
 
 #: Ranking metric families (canonical names) and what they compute.
-RANKING_FAMILIES: dict[str, str] = {
-    "dcg": "discounted cumulative gain of the top k",
-    "ndcg": "DCG@k divided by the ideal DCG@k",
-    "map": "average precision of the top k (mean over queries: MAP)",
-    "mrr": "reciprocal rank of the first relevant document within the top k",
-    "p": "precision: relevant documents in the top k divided by k (or min(k, n))",
-    "recall": "relevant documents in the top k divided by all relevant documents",
-    "err": "expected reciprocal rank (Chapelle et al. 2009) of the top k",
-    "hits": "1 if the top k holds a relevant document, else 0 (hit rate)",
-}
+RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
 #: Pointwise metrics (no ranking, no ``@k``).
-POINTWISE_FAMILIES: dict[str, str] = {
-    "rmse": "root mean squared error of score against label",
-    "mae": "mean absolute error of score against label",
-}
+POINTWISE_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.pointwise}
 #: Families whose value on a query without relevant documents is 0/0, so that the profile's
 #: ``empty`` policy decides it. The others have a natural value there (0).
-NORMALISED_FAMILIES: frozenset[str] = frozenset({"ndcg", "map", "recall"})
-
-_ALIASES: dict[str, str] = {
-    "precision": "p",
-    "pre": "p",
-    "prec": "p",
-    "ap": "map",
-    "mean_average_precision": "map",
-    "rr": "mrr",
-    "recip_rank": "mrr",
-    "hit_rate": "hits",
-    "hr": "hits",
-}
+NORMALISED_FAMILIES: frozenset[str] = frozenset(f.name for f in FAMILIES.values() if f.normalised)
+_ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>\d+))?$")
 
 

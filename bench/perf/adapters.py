@@ -1,7 +1,7 @@
 """``ltrbench perf adapters``: ratings -> LETOR conversion at ML-25M size.
 
 Generates a synthetic MovieLens-like table (default 25M ratings, 162k users, 59k items, the
-size of MovieLens 25M) with :func:`bench.data.synthetic.generate_ratings`, converts it with
+size of MovieLens 25M) with :func:`bench.datasets.synthetic.generate_ratings`, converts it with
 :func:`bench.adapters.ratings_to_letor` (default configuration: every default feature group)
 and prints the time of every stage (wall clock and process CPU, all threads), ratings per
 second of the conversion, and peak resident memory (of the conversion alone: the kernel's
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     from bench.adapters import AdapterConfig, ratings_to_letor
     from bench.adapters.config import FEATURE_GROUPS
-    from bench.data.synthetic import generate_ratings
+    from bench.datasets.synthetic import generate_ratings
 
     console = Console()
     if args.features == "default":

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import re
 import warnings
@@ -35,31 +34,16 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import write_text
+from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
+from bench.metrics.families import DEFAULT_METRICS, is_family, metric_header
 from bench.report import stats
-from bench.report.runs import RunDir, find_runs, library_of
-from bench.runners.evaluation import DEFAULT_METRICS
-from bench.runners.published import PUBLISHED
-
-_HEADERS = {
-    "ndcg": "NDCG",
-    "map": "MAP",
-    "mrr": "MRR",
-    "p": "P",
-    "recall": "R",
-    "err": "ERR",
-    "dcg": "DCG",
-    "hits": "Hits",
-}
+from bench.report.published import PUBLISHED
+from bench.runs.naming import library_of
+from bench.runs.reader import RunDir
+from bench.runs.search import find_runs
 
 SCHEMA_VERSION = 1
-
-
-def metric_header(metric: str) -> str:
-    """Column header of a metric name: ``ndcg@10`` → ``NDCG@10``, ``recall@10`` → ``R@10``."""
-    base, _, k = metric.partition("@")
-    head = _HEADERS.get(base, base.upper())
-    return f"{head}@{k}" if k else head
 
 
 @dataclass(frozen=True)
@@ -78,17 +62,6 @@ class LeaderboardOptions:
 # --------------------------------------------------------------------------------------------
 # Building the tables
 # --------------------------------------------------------------------------------------------
-
-
-def _num(x: Any) -> float | None:
-    """A JSON-safe float: NaN/inf/None → None."""
-    if x is None:
-        return None
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 def _seed_key(seed: Any) -> str:
@@ -169,8 +142,8 @@ def _seed_stats(frame: pd.DataFrame, value: str = "value") -> dict[str, Any]:
     """``{mean, std, per_seed}`` of a column over seeds (one value per seed; NaN ignored)."""
     series = frame.groupby("seed", sort=True)[value].mean()
     mean, std = stats.mean_std(series.to_numpy(dtype=np.float64))
-    per_seed = {_seed_key(s): _num(v) for s, v in series.items()}
-    return {"mean": _num(mean), "std": _num(std), "per_seed": per_seed}
+    per_seed = {_seed_key(s): json_number(v) for s, v in series.items()}
+    return {"mean": json_number(mean), "std": json_number(std), "per_seed": per_seed}
 
 
 def build_table(
@@ -292,9 +265,9 @@ def build_table(
                 for i, row in enumerate(rows):
                     r = j * len(models) + i
                     row["metrics"][metric].update(
-                        ci_low=_num(ci.low[r]),
-                        ci_high=_num(ci.high[r]),
-                        ci_mean=_num(ci.mean[r]),
+                        ci_low=json_number(ci.low[r]),
+                        ci_high=json_number(ci.high[r]),
+                        ci_mean=json_number(ci.mean[r]),
                         n_queries=int(counts[r]),
                     )
 
@@ -316,16 +289,16 @@ def build_table(
                     continue
                 row["vs_best"] = {
                     "metric": options.primary,
-                    "p_randomization": _num(vs.p_randomization[i]),
-                    "p_randomization_holm": _num(vs.p_randomization_holm[i]),
-                    "p_t": _num(vs.p_t[i]),
-                    "p_t_holm": _num(vs.p_t_holm[i]),
+                    "p_randomization": json_number(vs.p_randomization[i]),
+                    "p_randomization_holm": json_number(vs.p_randomization_holm[i]),
+                    "p_t": json_number(vs.p_t[i]),
+                    "p_t_holm": json_number(vs.p_t_holm[i]),
                     "n_queries": int(vs.n_queries[i]),
                 }
 
     # Blank queries: NDCG under both empty-query policies.
     if n_blank:
-        ndcgs = [mt for mt in metric_names if mt.startswith("ndcg")]
+        ndcgs = [mt for mt in metric_names if is_family(mt, "ndcg")]
         for row in rows:
             model = row["model"]
             for metric in ndcgs:
@@ -369,7 +342,7 @@ def build_table(
 def published_beside_ours(
     entry: str, dataset: str, rows: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Published rows of ``entry`` (a key of :data:`bench.runners.published.PUBLISHED`) for
+    """Published rows of ``entry`` (a key of :data:`bench.report.published.PUBLISHED`) for
     ``dataset``, each with our counterpart model's mean over seeds for the same metrics.
 
     Published tables were selected differently (LightGBM's Experiments page: best of 500 *test*
@@ -397,7 +370,7 @@ def published_beside_ours(
             "row": name,
             "model": model,
             "metrics": {
-                m: {"published": v, "ours": _num((mine.get(m) or {}).get("mean"))}
+                m: {"published": v, "ours": json_number((mine.get(m) or {}).get("mean"))}
                 for m, v in values.items() if m != "model"
             },
         })

@@ -12,7 +12,6 @@ global pyplot state and the user's backend are never touched.
 
 from __future__ import annotations
 
-import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,9 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import atomic_path
-from bench.report.runs import RunDir, dataset_slug
+from bench.metrics.families import cutoff_of, is_family
+from bench.runs.naming import dataset_slug
+from bench.runs.reader import RunDir
 
 
 def _figure(width: float = 6.4, height: float = 4.2) -> Any:
@@ -40,8 +41,8 @@ def _save(fig: Any, path: Path) -> Path:
 
 
 def _k_of(metric: str) -> int | None:
-    m = re.fullmatch(r"ndcg@(\d+)", metric)
-    return int(m.group(1)) if m else None
+    """The cutoff of an ``ndcg@k`` name (None for any other metric)."""
+    return cutoff_of(metric) if is_family(metric, "ndcg") else None
 
 
 def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path | None:
@@ -81,7 +82,7 @@ def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path
 def _pick_metric(names: list[str], preferred: str) -> str | None:
     if preferred in names:
         return preferred
-    ndcgs = sorted((n for n in names if n.startswith("ndcg")), key=lambda n: (_k_of(n) or 0, n))
+    ndcgs = sorted((n for n in names if is_family(n, "ndcg")), key=lambda n: (_k_of(n) or 0, n))
     if ndcgs:
         return ndcgs[-1]
     return sorted(names)[0] if names else None

@@ -7,10 +7,10 @@
   :func:`~bench.runners.dispatch.run_model` trains any of them by name
   (:data:`~bench.runners.registry.MODELS`);
 * :mod:`~bench.runners.builtin`: a library's own metric recomputed on given scores;
-* :mod:`~bench.runners.config` (``RunConfig``, TOML) and :mod:`~bench.runners.pipeline`
-  (``run_benchmark`` → ``results/runs/<run-id>/``), :mod:`~bench.runners.summary`;
-* :mod:`~bench.runners.tune` (group-aware CV), :mod:`~bench.runners.permute` (row-order check),
-  :mod:`~bench.runners.reproduce`, :mod:`~bench.runners.published` (published numbers as data).
+* :mod:`~bench.benchmark.config` (``RunConfig``, TOML) and :mod:`~bench.benchmark.pipeline`
+  (``run_benchmark`` → ``results/runs/<run-id>/``), :mod:`~bench.benchmark.summary`;
+* :mod:`~bench.benchmark.tune` (group-aware CV), :mod:`~bench.benchmark.permute` (row-order check),
+  :mod:`~bench.benchmark.reproduce`, :mod:`~bench.report.published` (published numbers as data).
 
 Submodules are imported on use; importing this package loads neither LightGBM nor XGBoost.
 """

@@ -15,7 +15,7 @@ from typing import Any
 import lightgbm as lgb
 import numpy as np
 
-from bench.data.letor import LetorData, LetorSplits
+from bench.data.letor import LetorData
 from bench.errors import ConfigError
 from bench.runners.params import Params, lightgbm_params
 from bench.runners.resources import measure
@@ -23,11 +23,8 @@ from bench.runners.result import (
     SELECTION_SPLIT,
     FitResult,
     check_ranking_labels,
-    check_selection_split,
-    check_splits_distinct,
     fit_result,
-    score_eval_splits,
-    selection_k,
+    library_eval_at,
 )
 
 
@@ -91,9 +88,10 @@ def fit_lightgbm(
     """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``.
 
     The result has the eval log, ``best_iteration`` (first maximum of ``select_metric`` on the
-    validation split), ``n_trees`` grown and ``fit_s``; no scores yet (see :func:`run_lightgbm`).
+    validation split), ``n_trees`` grown and ``fit_s``; no scores yet
+    (:func:`bench.runners.gbdt.train_gbdt` adds them).
     """
-    _, ks = selection_k(select_metric, eval_at)
+    ks = library_eval_at(select_metric, eval_at)
     if objective != "regression":
         check_ranking_labels(train, "train", what=f"LightGBM objective {objective!r}")
     check_ranking_labels(vali, "vali", what="LightGBM's ndcg metric")
@@ -121,35 +119,9 @@ def fit_lightgbm(
     return booster, lib_params, result
 
 
-def run_lightgbm(
-    splits: LetorSplits,
-    params: Params,
-    *,
-    model: str = "lightgbm-lambdarank",
-    objective: str = "lambdarank",
-    eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = "ndcg@10",
-    early_stopping_split: str = SELECTION_SPLIT,
-    log_train: bool = True,
-) -> FitResult:
-    """Train one LightGBM model and score the validation and test splits with its best iteration.
+def predict(booster: lgb.Booster, data: LetorData, best_iteration: int, library_params: dict[str, Any]) -> np.ndarray:
+    """Scores of ``data`` with the first ``best_iteration`` trees."""
+    return booster.predict(data.X, num_iteration=best_iteration)
 
-    ``early_stopping_split`` other than ``"vali"`` raises :class:`~bench.errors.ConfigError`, as
-    does a dataset whose validation split is its test split.
-    """
-    check_selection_split(early_stopping_split)
-    check_splits_distinct(splits)
-    booster, _, result = fit_lightgbm(
-        splits.train,
-        splits.vali,
-        params,
-        objective=objective,
-        eval_at=eval_at,
-        select_metric=select_metric,
-        log_train=log_train,
-    )
-    best = result.best_iteration
-    return score_eval_splits(
-        result, splits, model=model, booster=booster,
-        predict=lambda data: booster.predict(data.X, num_iteration=best),
-    )
+
+fit = fit_lightgbm

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from bench.errors import ConfigError
 
+#: Libraries whose models are gradient-boosted trees with a built-in ranking metric.
+GBDT_LIBRARIES: tuple[str, ...] = ("lightgbm", "xgboost")
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -24,7 +27,7 @@ class ModelSpec:
 
     @property
     def is_gbdt(self) -> bool:
-        return self.library in ("lightgbm", "xgboost")
+        return self.library in GBDT_LIBRARIES
 
 
 MODELS: dict[str, ModelSpec] = {

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.metrics.families import selection_cutoff
 from bench.runners.resources import Measurement, measure
 
 #: The only split early stopping and model selection may use.
@@ -57,16 +58,6 @@ class FitResult:
     library_params: dict[str, Any] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
     booster: Any = None  # the library's model object (not persisted)
-
-
-def check_selection_split(name: str) -> None:
-    """Refuse any split but the validation split for early stopping / model selection."""
-    if name != SELECTION_SPLIT:
-        raise ConfigError(
-            f"early stopping and model selection use the validation split only; got {name!r} "
-            f"(valid: {SELECTION_SPLIT!r}). The test split is evaluated once, after training, "
-            "and never chooses anything."
-        )
 
 
 def check_splits_distinct(splits: LetorSplits) -> None:
@@ -125,29 +116,25 @@ def evallog_frame(records: dict[str, dict[str, list[float]]], names: dict[str, s
     return pd.concat(parts, ignore_index=True)
 
 
-def best_iteration_from_log(log: pd.DataFrame, metric: str, split: str = SELECTION_SPLIT) -> int:
-    """The 1-based iteration of the first maximum of ``metric`` on ``split`` (early stopping's choice)."""
-    check_selection_split(split)
-    sel = log[(log["split"] == split) & (log["metric"] == metric)].sort_values("iteration")
+def best_iteration_from_log(log: pd.DataFrame, metric: str) -> int:
+    """The 1-based iteration of the first maximum of ``metric`` on the validation split (early
+    stopping's choice; no other split is ever read)."""
+    sel = log[(log["split"] == SELECTION_SPLIT) & (log["metric"] == metric)].sort_values("iteration")
     if sel.empty:
         raise ConfigError(
-            f"the eval log has no {metric!r} on {split!r}; logged: "
+            f"the eval log has no {metric!r} on {SELECTION_SPLIT!r}; logged: "
             f"{', '.join(sorted(set(log['metric'])))}"
         )
     values = sel["value"].to_numpy()
     return int(sel["iteration"].to_numpy()[int(np.argmax(values))])
 
 
-def selection_k(select_metric: str, eval_at: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    """Parse ``ndcg@k`` (the selection metric) and return ``(k, eval_at with k added)``."""
-    base, _, k = select_metric.partition("@")
-    if base != "ndcg" or not k.isdigit() or int(k) < 1:
-        raise ConfigError(
-            f"select_metric must be the library NDCG at a cutoff, 'ndcg@k'; got {select_metric!r}"
-        )
-    kk = int(k)
-    ks = tuple(sorted(set(eval_at) | {kk}))
-    return kk, ks
+def library_eval_at(select_metric: str, eval_at: tuple[int, ...]) -> tuple[int, ...]:
+    """The cutoffs a library logs: ``eval_at`` with the selection metric's k added, sorted.
+
+    ``select_metric`` was validated by the run config (:func:`bench.metrics.families.selection_cutoff`).
+    """
+    return tuple(sorted(set(eval_at) | {selection_cutoff(select_metric)}))
 
 
 def fit_result(

@@ -22,18 +22,15 @@ import numpy as np
 import xgboost as xgb
 
 from bench.data.groups import group_index
-from bench.data.letor import LetorData, LetorSplits
+from bench.data.letor import LetorData
 from bench.runners.params import Params, xgboost_params
 from bench.runners.resources import measure
 from bench.runners.result import (
     SELECTION_SPLIT,
     FitResult,
     check_ranking_labels,
-    check_selection_split,
-    check_splits_distinct,
     fit_result,
-    score_eval_splits,
-    selection_k,
+    library_eval_at,
 )
 
 #: Labels at or above this count as relevant when ``rank:map`` needs binary labels.
@@ -75,7 +72,7 @@ def fit_xgboost(
     log_train: bool = True,
 ) -> tuple[xgb.Booster, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``."""
-    _, ks = selection_k(select_metric, eval_at)
+    ks = library_eval_at(select_metric, eval_at)
     notes: dict[str, Any] = {}
     train_label = None
     if objective == "map":
@@ -116,37 +113,14 @@ def fit_xgboost(
     return booster, lib_params, result
 
 
-def run_xgboost(
-    splits: LetorSplits,
-    params: Params,
-    *,
-    model: str = "xgboost-ndcg",
-    objective: str = "ndcg",
-    eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = "ndcg@10",
-    early_stopping_split: str = SELECTION_SPLIT,
-    log_train: bool = True,
-) -> FitResult:
-    """Train one XGBoost model and score the validation and test splits with its best iteration.
+def predict(booster: xgb.Booster, data: LetorData, best_iteration: int, library_params: dict[str, Any]) -> np.ndarray:
+    """Scores of ``data``: XGBoost's float32 margins (``output_margin=True``) of the first
+    ``best_iteration`` trees."""
+    return booster.predict(
+        dmatrix(data, nthread=int(library_params["nthread"])),
+        output_margin=True,
+        iteration_range=(0, best_iteration),
+    )
 
-    Scores are XGBoost's float32 margins (``output_margin=True``) widened to float64.
-    ``early_stopping_split`` other than ``"vali"`` raises :class:`~bench.errors.ConfigError`.
-    """
-    check_selection_split(early_stopping_split)
-    check_splits_distinct(splits)
-    booster, lib_params, result = fit_xgboost(
-        splits.train,
-        splits.vali,
-        params,
-        objective=objective,
-        eval_at=eval_at,
-        select_metric=select_metric,
-        log_train=log_train,
-    )
-    best, nthread = result.best_iteration, int(lib_params["nthread"])
-    return score_eval_splits(
-        result, splits, model=model, booster=booster,
-        predict=lambda data: booster.predict(
-            dmatrix(data, nthread=nthread), output_margin=True, iteration_range=(0, best)
-        ),
-    )
+
+fit = fit_xgboost

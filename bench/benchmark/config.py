@@ -2,7 +2,7 @@
 
 A config file is flat at the top (run keys) with three optional tables::
 
-    dataset = "synthetic"                 # catalogue name or path (see bench.data.resolve)
+    dataset = "synthetic"                 # catalogue name or path (see bench.datasets.resolve)
     models = ["lightgbm-lambdarank", "xgboost-ndcg", "popularity", "random", "als"]
     seeds = [0, 1, 2]
     metrics = ["ndcg@1,3,5,10", "map@10", "mrr", "p@10", "recall@10"]
@@ -34,14 +34,18 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bench.benchmark import tomlio
+from bench.benchmark.scoring import expand_metrics
 from bench.errors import ConfigError
-from bench.runners import tomlio
+from bench.metrics import get_profile
+from bench.metrics.families import DEFAULT_METRICS, selection_cutoff
 from bench.runners.baselines import ALSParams
-from bench.runners.evaluation import DEFAULT_METRICS, expand_metrics
 from bench.runners.params import Params
 from bench.runners.registry import expand_models
-from bench.runners.result import SELECTION_SPLIT, check_selection_split, selection_k
+from bench.runners.result import SELECTION_SPLIT
 
+#: The configs shipped with ltrbench (``ltrbench run --config NAME``).
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: Models of ``ltrbench run`` with no arguments (the baselines skip themselves on non-recommender data).
 DEFAULT_MODELS: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg", "popularity", "random", "als")
 #: Parameters of a config that gives no ``[params]``: the Params defaults (LightGBM's defaults)
@@ -88,8 +92,20 @@ class RunConfig:
     permute_retrain: bool = False
 
     def __post_init__(self) -> None:
+        """Validate everything a run needs from its config, before any data is loaded: the
+        selection split and metric, the profile, the metric and model names, seeds, parameters."""
         check_selection_split(self.early_stopping_split)
-        selection_k(self.select_metric, self.eval_at)
+        selection_cutoff(self.select_metric)
+        if any(not isinstance(k, int) or k < 1 for k in self.eval_at):
+            raise ConfigError(f"eval_at must be positive integers; got {list(self.eval_at)}")
+        get_profile(self.profile)
+        if tuple(expand_metrics(self.metrics)) != tuple(self.metrics):
+            raise ConfigError(
+                f"metrics must be canonical names (use RunConfig.from_dict or expand_metrics); "
+                f"got {list(self.metrics)}"
+            )
+        if tuple(expand_models(self.models)) != tuple(self.models):
+            raise ConfigError(f"models must be registered names, without repeats; got {list(self.models)}")
         if not self.seeds:
             raise ConfigError("seeds must not be empty")
         for model, values in self.model_params.items():
@@ -190,6 +206,16 @@ class RunConfig:
         doc = {k: v for k, v in self.to_dict().items() if k not in _UNHASHED}
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def check_selection_split(name: str) -> None:
+    """Refuse any split but the validation split for early stopping / model selection."""
+    if name != SELECTION_SPLIT:
+        raise ConfigError(
+            f"early stopping and model selection use the validation split only; got {name!r} "
+            f"(valid: {SELECTION_SPLIT!r}). The test split is evaluated once, after training, "
+            "and never chooses anything."
+        )
 
 
 def parse_seeds(value: Any) -> tuple[int, ...]:

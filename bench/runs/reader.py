@@ -1,25 +1,15 @@
-"""Reading a run directory ``results/runs/<run-id>/`` (the layout the runners write).
+"""Reading a run directory: :class:`RunDir`, lazy and validated readers of its files.
 
-Files and the columns this reader needs (extra columns are ignored)::
-
-    config.toml          resolved config (dataset spec, models, seeds, profile, quick, ...)
-    manifest.json        versions, seeds, timestamps (``finished``/``started``, any spelling below)
-    metrics.csv          dataset, model, library, seed, split, metric, value, profile
-    per_query.parquet    dataset, model, seed, split, qid, metric, value      (default profile)
-    timings.csv          dataset, model, library, seed, fit_s, predict_s, ...
-    evallog.csv          model, seed, iteration, split, metric, value         (library eval log)
-    scores.parquet       model, seed, split, row, score
-    labels.parquet       split, row, qid, label
-
-A missing file gives an empty frame from the ``*_or_empty`` readers and a
-:class:`~bench.errors.DataError` naming the file from the strict ones; a file without a needed
-column gives a :class:`~bench.errors.DataError` naming the file and the missing columns.
+A missing file gives an empty frame from :meth:`RunDir.table_or_empty` and a
+:class:`~bench.errors.DataError` naming the file from :meth:`RunDir.table`; a file without a
+column its readers need (:data:`bench.runs.layout.TABLES`) gives a
+:class:`~bench.errors.DataError` naming the file and the missing columns.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,35 +19,12 @@ import pandas as pd
 
 from bench.data.toml import read_toml
 from bench.errors import ConfigError, DataError
-
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "metrics.csv": ("dataset", "model", "seed", "split", "metric", "value"),
-    "per_query.parquet": ("model", "seed", "split", "qid", "metric", "value"),
-    "timings.csv": ("model", "seed", "fit_s"),
-    "evallog.csv": ("model", "seed", "iteration", "split", "metric", "value"),
-    "scores.parquet": ("model", "seed", "split", "row", "score"),
-    "labels.parquet": ("split", "row", "qid", "label"),
-}
+from bench.runs.layout import TABLES, empty_table
+from bench.runs.manifest import MANIFEST
 
 # Timestamp keys looked up in manifest.json, most specific first.
 _TIME_KEYS = ("finished", "finished_at", "finished_utc", "started", "started_at", "started_utc")
-
-
-def dataset_slug(name: str) -> str:
-    """A folder name for a dataset: the last path component of a path spec, unsafe characters → '-'.
-
-    ``"/data/letor/OHSUMED/"`` → ``"OHSUMED"``; ``"ml-latest-small"`` stays as it is.
-    """
-    text = str(name).strip().rstrip("/\\")
-    if "/" in text or "\\" in text:
-        text = re.split(r"[/\\]", text)[-1]
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return slug or "dataset"
-
-
-def library_of(model: str) -> str:
-    """Library of a model name: the prefix before the first '-' (``lightgbm-lambdarank`` → lightgbm)."""
-    return str(model).split("-", 1)[0]
+DEFAULT_PROFILE_OF_OLD_RUNS = "ltrbench"
 
 
 @dataclass
@@ -94,7 +61,7 @@ class RunDir:
     @cached_property
     def manifest(self) -> dict[str, Any]:
         """The manifest (empty dict when ``manifest.json`` is absent)."""
-        p = self.path / "manifest.json"
+        p = self.path / MANIFEST
         if not p.is_file():
             return {}
         try:
@@ -110,23 +77,21 @@ class RunDir:
             value = self.manifest.get(key)
             if value:
                 return str(value)
-        import datetime as _dt
-
         mtime = self.path.stat().st_mtime
-        return _dt.datetime.fromtimestamp(mtime, tz=_dt.timezone.utc).isoformat()
+        return dt.datetime.fromtimestamp(mtime, tz=dt.timezone.utc).isoformat()
 
     @property
     def profile(self) -> str:
         """The run's evaluation profile (config ``profile``, else ``evaluation.profile``, else ltrbench)."""
         cfg = self.config
         value = cfg.get("profile") or (cfg.get("evaluation") or {}).get("profile")
-        return str(value) if value else "ltrbench"
+        return str(value) if value else DEFAULT_PROFILE_OF_OLD_RUNS
 
     def has(self, name: str) -> bool:
         return (self.path / name).is_file()
 
     def table(self, name: str) -> pd.DataFrame:
-        """Read ``name`` (csv or parquet), checking the columns listed in :data:`COLUMNS`."""
+        """Read ``name`` (csv or parquet), checking the columns its readers need."""
         if name in self._cache:
             return self._cache[name]
         p = self.path / name
@@ -136,35 +101,24 @@ class RunDir:
             frame = pd.read_parquet(p) if name.endswith(".parquet") else pd.read_csv(p)
         except (OSError, ValueError) as exc:
             raise DataError(f"cannot read: {exc}", path=p) from exc
-        missing = [c for c in COLUMNS.get(name, ()) if c not in frame.columns]
+        spec = TABLES.get(name)
+        required = spec.required if spec else ()
+        missing = [c for c in required if c not in frame.columns]
         if missing:
             raise DataError(
-                f"missing column(s) {', '.join(missing)}; expected at least "
-                f"{', '.join(COLUMNS[name])}",
+                f"missing column(s) {', '.join(missing)}; expected at least {', '.join(required)}",
                 path=p,
             )
         self._cache[name] = frame
         return frame
 
     def table_or_empty(self, name: str) -> pd.DataFrame:
-        """Like :meth:`table`, but an absent file gives an empty frame with the needed columns."""
+        """Like :meth:`table`, but an absent file gives an empty frame with the table's columns."""
         if not self.has(name):
-            return pd.DataFrame({c: [] for c in COLUMNS.get(name, ())})
+            return empty_table(name)
         return self.table(name)
 
     def datasets(self) -> list[str]:
         """Dataset names in ``metrics.csv`` (in order of appearance)."""
         metrics = self.table("metrics.csv")
         return [str(d) for d in pd.unique(metrics["dataset"].astype(str))]
-
-
-def find_runs(root: str | Path) -> list[RunDir]:
-    """Run directories under ``root``: ``root`` itself if it holds ``metrics.csv``, else its
-    sub-folders that do, oldest first (by :attr:`RunDir.timestamp`, then name)."""
-    root = Path(root)
-    if (root / "metrics.csv").is_file():
-        return [RunDir(root)]
-    if not root.is_dir():
-        raise DataError("runs folder not found", path=root)
-    runs = [RunDir(p) for p in sorted(root.iterdir()) if (p / "metrics.csv").is_file()]
-    return sorted(runs, key=lambda r: (r.timestamp, r.run_id))

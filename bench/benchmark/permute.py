@@ -9,7 +9,7 @@ not move at all.
 For every (model, seed, split) of a run, the rows of each query are permuted with a seeded
 random permutation (queries stay where they are; scores and labels move together), and each
 evaluator is run on the original and the permuted order: ``lightgbm`` and ``xgboost``
-(:func:`bench.runners.builtin.builtin_metrics`) and ``reference`` (:func:`bench.metrics.evaluate`
+(:func:`bench.crosscheck.providers.builtin_metrics`) and ``reference`` (:func:`bench.metrics.evaluate`
 under the run's profile). With ``retrain=True`` the LightGBM/XGBoost models are also trained again
 on the training split with its rows permuted inside queries (XGBoost issue #10025: row order
 changes the model), and the reference metric of the new test scores is compared with the
@@ -32,12 +32,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from bench.crosscheck.providers import builtin_metrics
 from bench.data.groups import group_index
 from bench.data.letor import LetorData, LetorSplits
-from bench.runners import evaluation
-from bench.runners.builtin import builtin_metrics
+from bench.metrics import evaluate
+from bench.runners.dispatch import run_model
 from bench.runners.registry import get_model
 from bench.runners.result import EVAL_SPLITS
+from bench.runs.layout import read_table, write_table
 
 COLUMNS = ("model", "seed", "split", "metric", "evaluator", "original", "permuted", "delta",
            "tied_rows", "retrained")
@@ -79,7 +81,7 @@ def permute_data(data: LetorData, seed: int) -> LetorData:
 
 def _reference(y: NDArray[np.float64], s: NDArray[np.float64], qid: NDArray[np.int64],
                metrics: tuple[str, ...], profile: str) -> dict[str, float]:
-    res = evaluation.get_evaluate()(y, s, qid=qid, metrics=metrics, profile=profile)
+    res = evaluate(y, s, qid=qid, metrics=metrics, profile=profile)
     return {m: float(res.metrics[m]) for m in metrics}
 
 
@@ -101,8 +103,6 @@ def permute_check_run(
     seed: int = 0,
 ) -> pd.DataFrame:
     """Run the check on a finished run directory and write ``permute.csv`` (see the module docstring)."""
-    from bench.runners.pipeline import read_table, write_table
-
     run_dir = Path(run_dir)
     metrics = tuple(dict.fromkeys(("ndcg@1", config.select_metric)))
     scores = read_table(run_dir / "scores.parquet")
@@ -133,8 +133,6 @@ def permute_check_run(
 
 def _retrain_rows(run_dir: Path, splits: LetorSplits, config: Any, metrics: tuple[str, ...],
                   seed: int, scores: pd.DataFrame) -> list[dict[str, Any]]:
-    from bench.runners.dispatch import run_model
-
     shuffled = replace(splits, train=permute_data(splits.train, seed + 100))
     test = splits.test
     rows = []

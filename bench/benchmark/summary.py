@@ -20,24 +20,16 @@ left out; ``null`` for fewer than two seeds) are over seeds, from
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from bench.benchmark.tomlio import read_toml
+from bench.data.jsonio import json_number
 from bench.report.stats import mean_std
-from bench.runners.pipeline import read_status, read_table
-from bench.runners.tomlio import read_toml
-
-
-def _num(x: Any) -> float | None:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(v) else v
+from bench.runs.layout import read_status, read_table, status_summary
 
 
 def summarize_run(run_dir: str | Path) -> dict[str, Any]:
@@ -54,23 +46,20 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
         values = g.set_index("seed")["value"].astype(np.float64)
         mean, std = mean_std(values.to_numpy(), ddof=1)
         out_metrics.setdefault(str(model), {}).setdefault(str(split), {})[str(metric)] = {
-            "mean": _num(mean),
-            "std": _num(std),
-            "per_seed": {str(int(s)): _num(v) for s, v in values.items()},
+            "mean": json_number(mean),
+            "std": json_number(std),
+            "per_seed": {str(int(s)): json_number(v) for s, v in values.items()},
         }
     timings = read_table(run_dir / "timings.csv")
     out_timings = {}
     for model, g in timings.groupby("model", sort=False):
         out_timings[str(model)] = {
-            "fit_s": _num(g["fit_s"].mean()),
-            "predict_s": _num(g["predict_s"].mean()),
-            "peak_rss_mb": _num(g["peak_rss_mb"].max()),
-            "best_iteration": _num(pd.to_numeric(g["best_iteration"], errors="coerce").mean()),
+            "fit_s": json_number(g["fit_s"].mean()),
+            "predict_s": json_number(g["predict_s"].mean()),
+            "peak_rss_mb": json_number(g["peak_rss_mb"].max()),
+            "best_iteration": json_number(pd.to_numeric(g["best_iteration"], errors="coerce").mean()),
         }
-    status = {
-        k: (v.get("status") if v.get("status") == "done" else f"skipped: {v.get('reason', '')}")
-        for k, v in read_status(run_dir).items()
-    }
+    status = status_summary(read_status(run_dir))
     permute = None
     pfile = run_dir / "permute.csv"
     if pfile.is_file():
@@ -78,7 +67,7 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
         permute = {
             "file": str(pfile),
             "max_abs_delta": {
-                str(k): _num(v) for k, v in frame.groupby("evaluator")["delta"].apply(lambda d: d.abs().max()).items()
+                str(k): json_number(v) for k, v in frame.groupby("evaluator")["delta"].apply(lambda d: d.abs().max()).items()
             },
         }
     return {

@@ -1,9 +1,9 @@
 """``load_dataset(spec)``: a catalogue name or a path -> :class:`~bench.data.letor.LetorSplits`.
 
-``spec`` is a catalogue name (``NAME`` or ``NAME:OPTION``, see :mod:`bench.data.catalogue`)
+``spec`` is a catalogue name (``NAME`` or ``NAME:OPTION``, see :mod:`bench.datasets.catalogue`)
 when it is one and has no path characters, else a path:
 
-- ``synthetic``: :func:`bench.data.synthetic.generate_ratings` (defaults), through the adapter;
+- ``synthetic``: :func:`bench.datasets.synthetic.generate_ratings` (defaults), through the adapter;
 - a ratings dataset (``ml-*``): :func:`bench.data.movielens.load_movielens` on the folder found
   in the data directory, then :func:`bench.adapters.ratings_to_letor` with the default
   :class:`bench.adapters.AdapterConfig`;
@@ -31,9 +31,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from bench.data.catalogue import UNKNOWN, Card, card_names, fold_of, get_card, parse_spec
 from bench.data.checks import check_letor
-from bench.data.fetch import data_dirs, find_dataset
 from bench.data.folders import (
     detect_layout,
     read_letor_folder,
@@ -43,6 +41,8 @@ from bench.data.folders import (
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
 from bench.data.ratings import Ratings
+from bench.datasets.catalogue import UNKNOWN, Card, card_names, fold_of, get_card, parse_spec
+from bench.datasets.fetch import data_dirs, find_dataset
 from bench.errors import ConfigError, DataError
 
 _USER_NAMES = ("user", "userId", "user_id", "userid", "uid", "UserID")
@@ -110,13 +110,13 @@ def ratings_splits(ratings: Ratings, *, name: str) -> LetorSplits:
 
 def synthetic_splits() -> LetorSplits:
     """The embedded default: synthetic ratings (default size, seed 0) through the adapter."""
-    from bench.data.synthetic import generate_ratings
+    from bench.datasets.synthetic import generate_ratings
 
     splits = ratings_splits(generate_ratings(), name="synthetic")
     return replace(
         splits,
         inputs={},
-        meta={**splits.meta, "generator": "bench.data.synthetic.generate_ratings() (defaults)"},
+        meta={**splits.meta, "generator": "bench.datasets.synthetic.generate_ratings() (defaults)"},
     )
 
 

@@ -1,7 +1,7 @@
 """Scores → reference metrics, in the long tables of a run directory.
 
 Every number in ``metrics.csv`` and ``per_query.parquet`` comes from the reference evaluator,
-:func:`bench.metrics.evaluate` (imported when first needed), under the run's profile. For NDCG
+:func:`bench.metrics.evaluate`, under the run's profile. For NDCG
 metrics of a split with blank queries (no relevant document; the profile leaves them out of the
 mean, so their per-query value is NaN), two more rows give the mean with blank queries scored 0
 (profile ``<profile>-blank0``) and 1 (``<profile>-blank1``): the conventions of sklearn /
@@ -10,7 +10,7 @@ trec_eval and of LightGBM / XGBoost respectively.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,18 +19,8 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorData
 from bench.errors import ConfigError
-
-#: Default metrics of a run (``ndcg@1,3,5,10`` expanded).
-DEFAULT_METRICS: tuple[str, ...] = (
-    "ndcg@1",
-    "ndcg@3",
-    "ndcg@5",
-    "ndcg@10",
-    "map@10",
-    "mrr",
-    "p@10",
-    "recall@10",
-)
+from bench.metrics import evaluate, parse_metrics
+from bench.metrics.families import is_family
 
 
 def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
@@ -41,20 +31,7 @@ def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
     unknown name when its config is loaded, before any training, and the names in
     ``metrics.csv`` are the evaluator's own.
     """
-    from bench.metrics import parse_metrics
-
     return tuple(spec.name for spec in parse_metrics(names))
-
-
-def get_evaluate() -> Callable[..., Any]:
-    """:func:`bench.metrics.evaluate`, imported lazily."""
-    try:
-        from bench.metrics import evaluate
-    except ImportError as exc:  # pragma: no cover - only before the evaluator exists
-        raise ConfigError(
-            "the reference evaluator bench.metrics.evaluate is not available in this install"
-        ) from exc
-    return evaluate
 
 
 def evaluate_scores(
@@ -70,7 +47,6 @@ def evaluate_scores(
     under ``profile``, plus the blank-query variants described in the module docstring);
     ``per_query`` is a long frame ``qid, metric, value`` (NaN for queries the profile excludes).
     """
-    evaluate = get_evaluate()
     result = evaluate(
         data.y,
         np.asarray(scores, dtype=np.float64),
@@ -89,7 +65,7 @@ def evaluate_scores(
     long["value"] = long["value"].astype(np.float64)
     diag = getattr(result, "diagnostics", None)
     for m in metrics:
-        if not m.startswith("ndcg"):
+        if not is_family(m, "ndcg"):
             continue
         values = pq[m].to_numpy(dtype=np.float64)
         blank = np.isnan(values)

@@ -33,9 +33,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.benchmark.config import RunConfig
+from bench.benchmark.pipeline import Loader, run_benchmark
+from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
-from bench.runners.config import RunConfig
-from bench.runners.pipeline import Loader, read_table, run_benchmark
+from bench.runs.layout import read_table
+from bench.runs.manifest import environment
 
 CROSS_ENV_TOLERANCE = 1e-6
 #: Tables compared between two run directories, with their key columns and value columns.
@@ -130,9 +133,9 @@ def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.
                     "file": name,
                     "key": {k: merged[k].iloc[i] for k in keys_present},
                     "column": col,
-                    "original": None if merged["_merge"].iloc[i] == "right_only" else _num(va[i]),
-                    "reproduced": None if merged["_merge"].iloc[i] == "left_only" else _num(vb[i]),
-                    "abs_diff": _num(abs(va[i] - vb[i])),
+                    "original": None if merged["_merge"].iloc[i] == "right_only" else json_number(va[i]),
+                    "reproduced": None if merged["_merge"].iloc[i] == "left_only" else json_number(vb[i]),
+                    "abs_diff": json_number(abs(va[i] - vb[i])),
                 })
     return compared, diffs
 
@@ -186,15 +189,8 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _num(x: Any) -> float | None:
-    v = float(x)
-    return None if math.isnan(v) else v
-
-
 def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float, str]:
     """0.0 when this machine matches the manifest's environment, else :data:`CROSS_ENV_TOLERANCE`."""
-    from bench.runners.pipeline import environment
-
     now = environment()
     was = manifest.get("environment") or {}
     differ = []
@@ -340,7 +336,7 @@ def _compare_rebuilt(table: dict[str, Any], doc: dict[str, Any], new: Path, tol:
     from dataclasses import fields
 
     from bench.report.leaderboard import LeaderboardOptions, build_table
-    from bench.report.runs import RunDir
+    from bench.runs.reader import RunDir
 
     names = {f.name for f in fields(LeaderboardOptions)}
     opts = {k: v for k, v in (doc.get("stats") or {}).items() if k in names}

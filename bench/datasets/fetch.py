@@ -37,24 +37,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bench.data.catalogue import UNKNOWN, Card, get_card
+from bench.data.hashing import sha256_file
+from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.errors import ConfigError, DataError
 
 ENV_VAR = "LTRBENCH_DATA_DIR"
 FETCH_RECORD = ".ltrbench-fetch.json"
 _CHUNK = 1 << 20
-
-
-# --------------------------------------------------------------------------- hashing
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # --------------------------------------------------------------------------- data directories

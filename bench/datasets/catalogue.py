@@ -124,7 +124,7 @@ class Card:
 
 def cards_dir() -> Path:
     """Folder holding the card files (inside the installed package)."""
-    return Path(str(importlib.resources.files("bench.data") / "cards"))
+    return Path(str(importlib.resources.files("bench.datasets") / "cards"))
 
 
 def load_card(path: str | Path) -> Card:

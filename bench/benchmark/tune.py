@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError
+from bench.runners.gbdt import library_module
 from bench.runners.params import Params
 from bench.runners.registry import get_model
 
@@ -214,10 +215,4 @@ def _concat(a: LetorData, b: LetorData) -> LetorData:
 
 
 def _fitter(library: str) -> Any:
-    if library == "lightgbm":
-        from bench.runners.lightgbm import fit_lightgbm
-
-        return fit_lightgbm
-    from bench.runners.xgboost import fit_xgboost
-
-    return fit_xgboost
+    return library_module(library).fit

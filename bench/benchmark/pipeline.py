@@ -1,0 +1,195 @@
+"""``run_benchmark``: train every (model, seed), evaluate, and write ``<out>/runs/<run-id>/``.
+
+The files and their columns are :mod:`bench.runs.layout`'s. After each (model, seed) the rows of
+that pair replace any earlier rows of the same pair in every table, then its status file is
+written. ``resume=True`` reopens the latest unfinished run of the same config (same
+:meth:`RunConfig.config_hash` and the same input files) and skips every pair with a status file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.benchmark.config import RunConfig
+from bench.benchmark.progress import Advance, progress_bar
+from bench.benchmark.record import labels_frame, pair_status, pair_tables, start_manifest
+from bench.data.atomic import write_text
+from bench.data.letor import LetorSplits
+from bench.datasets.resolve import load_dataset
+from bench.errors import ConfigError
+from bench.runners.dispatch import run_model
+from bench.runners.registry import get_model
+from bench.runners.result import NotApplicable, check_splits_distinct
+from bench.runs import layout
+from bench.runs.manifest import (
+    dataset_fingerprint,
+    now,
+    read_manifest,
+    update_manifest,
+    write_manifest,
+)
+from bench.runs.naming import new_run_dir
+from bench.runs.search import latest_unfinished
+
+Loader = Callable[..., LetorSplits]
+
+
+def run_benchmark(
+    config: RunConfig,
+    *,
+    out_dir: str | Path = "results",
+    resume: bool | str | Path = False,
+    progress: bool = True,
+    splits: LetorSplits | None = None,
+    loader: Loader | None = None,
+) -> Path:
+    """Run ``config`` and return the run directory ``<out_dir>/runs/<run-id>/``.
+
+    ``config`` was validated completely when it was made (profile, metrics, models, selection),
+    so nothing here fails on a config after data are loaded. ``resume``: ``True`` continues the
+    latest unfinished run of this config under ``out_dir`` (a new run if there is none); a path
+    continues that run directory. ``splits`` skips dataset loading (programmatic use; the
+    manifest then records ``splits.inputs`` as given). ``loader(spec, data_dir=...)`` replaces
+    :func:`bench.datasets.resolve.load_dataset`.
+    """
+    config = config.resolved()
+    pairs = [(m, s) for m in config.models for s in config.seeds]
+    with progress_bar(progress, len(pairs)) as advance:
+        if splits is None:
+            advance(f"loading {config.dataset}", 0)
+            splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader)
+        check_splits_distinct(splits)
+        run_dir = _open_run_dir(config, splits, Path(out_dir), resume)
+        for model, seed in pairs:
+            if layout.status_path(run_dir, model, seed).is_file():
+                advance(f"{model} seed {seed}: done earlier", 1)
+                continue
+            _run_pair(config, splits, run_dir, model, seed, advance)
+        _finish_manifest(run_dir, config)
+        if config.permute_check:
+            from bench.benchmark.permute import permute_check_run
+
+            advance("permute check", 0)
+            permute_check_run(run_dir, splits, config=config, retrain=config.permute_retrain)
+        if config.crosscheck:
+            advance("cross-check", 0)
+            _crosscheck(run_dir, Path(out_dir))
+        advance(f"done: {run_dir.name}", 0)
+    return run_dir
+
+
+def load_splits(spec: str, *, data_dir: str | None = None, loader: Loader | None = None) -> LetorSplits:
+    """The dataset ``spec`` through ``loader`` or :func:`bench.datasets.resolve.load_dataset`."""
+    return (load_dataset if loader is None else loader)(spec, data_dir=data_dir)
+
+
+def _run_pair(
+    config: RunConfig, splits: LetorSplits, run_dir: Path, model: str, seed: int, advance: Advance
+) -> None:
+    spec = get_model(model)
+    advance(f"{model} seed {seed}: training", 0)
+    try:
+        result = run_model(
+            model,
+            splits,
+            config.params_for(model, seed),
+            seed=seed,
+            eval_at=config.eval_at,
+            select_metric=config.select_metric,
+            log_train=config.log_train,
+            als=config.als,
+        )
+    except NotApplicable as exc:
+        body = {"status": "skipped", "library": spec.library, "reason": str(exc)}
+        layout.write_status(run_dir, model, seed, body, finished=now())
+        advance(f"{model} seed {seed}: skipped ({exc})", 1)
+        return
+    advance(f"{model} seed {seed}: evaluating", 0)
+    tables = pair_tables(config, splits, result)
+    advance(f"{model} seed {seed}: writing", 0)
+    for name, frame in tables.items():
+        layout.upsert_pair(run_dir / name, frame, model, seed)
+    layout.write_status(run_dir, model, seed, pair_status(result, spec.objective), finished=now())
+    advance(f"{model} seed {seed}: done", 1)
+
+
+def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path) -> Path:
+    runs = out_dir / "runs"
+    chash = config.config_hash()
+    run_dir: Path | None = None
+    if isinstance(resume, str | Path) and not isinstance(resume, bool):
+        run_dir = Path(resume)
+        if not (run_dir / "manifest.json").is_file():
+            raise ConfigError(f"{run_dir}: not a run directory (no manifest.json); cannot resume")
+    elif resume:
+        run_dir = latest_unfinished(runs, chash)
+    if run_dir is not None:
+        _check_resumable(run_dir, chash, splits)
+        update_manifest(run_dir, _reopen)
+        layout.ensure_tables(run_dir, labels_frame(splits))
+        return run_dir
+    run_dir = new_run_dir(runs, config.dataset, chash)
+    write_text(
+        run_dir / "config.toml",
+        config.to_toml(header=f"ltrbench run config (resolved); run {run_dir.name}; hash {chash}"),
+    )
+    write_manifest(run_dir, start_manifest(config, splits, run_dir.name))
+    layout.ensure_tables(run_dir, labels_frame(splits))
+    return run_dir
+
+
+def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits) -> None:
+    manifest = read_manifest(run_dir)
+    if manifest.get("config_hash") != chash:
+        raise ConfigError(
+            f"{run_dir}: its config differs from this one (hash {manifest.get('config_hash')} "
+            f"vs {chash}); resume it with its own config.toml"
+        )
+    recorded = (manifest.get("dataset") or {}).get("inputs") or {}
+    if recorded and splits.inputs and recorded != splits.inputs:
+        raise ConfigError(f"{run_dir}: the input files changed since the run started; start a new run")
+    fingerprint = (manifest.get("dataset") or {}).get("fingerprint")
+    if fingerprint and fingerprint != dataset_fingerprint(splits):
+        raise ConfigError(
+            f"{run_dir}: the loaded dataset differs from the one the run started with "
+            f"(fingerprint {fingerprint} vs {dataset_fingerprint(splits)}); start a new run"
+        )
+
+
+def _reopen(manifest: dict[str, Any]) -> None:
+    manifest.setdefault("resumed", []).append(now())
+    manifest["finished"] = None
+
+
+def _finish_manifest(run_dir: Path, config: RunConfig) -> None:
+    status = layout.read_status(run_dir)
+    expected = {layout.status_key(m, s) for m in config.models for s in config.seeds}
+
+    def finish(manifest: dict[str, Any]) -> None:
+        manifest["status"] = layout.status_summary(status)
+        manifest["finished"] = now() if expected <= set(status) else None
+
+    update_manifest(run_dir, finish)
+
+
+def _crosscheck(run_dir: Path, out_dir: Path) -> dict[str, Any]:
+    """Cross-check the run (:mod:`bench.crosscheck`): writes ``<out_dir>/<dataset>/crosscheck.{md,json}``
+    and records ``ok``, the errors and the totals by reason in the manifest under ``crosscheck``."""
+    from bench.crosscheck import crosscheck_run, write_crosscheck
+
+    result = crosscheck_run(run_dir)
+    files = write_crosscheck(result, out_dir)
+    record = {
+        "ok": bool(result.ok),
+        "errors": list(result.errors),
+        "reasons": dict(result.reasons),
+        "files": {k: str(v) for k, v in files.items()},
+    }
+
+    def store(manifest: dict[str, Any]) -> None:
+        manifest["crosscheck"] = record
+
+    update_manifest(run_dir, store)
+    return record

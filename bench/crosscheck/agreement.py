@@ -1,0 +1,218 @@
+"""Agreement: a library's built-in metric beside the reference evaluator under that library's profile.
+
+The library's own ``ndcg@k`` (read from its eval log at the chosen iteration, and recomputed on the
+final scores by :func:`bench.crosscheck.providers.builtin_metric`) beside the reference evaluator
+:func:`bench.metrics.evaluate` under the library's profile. The absolute difference must be ≤
+:data:`CHECK_TOL` (1e-6); a difference above :data:`EXACT_TOL` (1e-9) is labelled ``float32`` when
+re-evaluating with the scores rounded to float32 (or, for a float32 profile, kept in float64)
+brings the reference within 1e-9 of the built-in value, and ``rounding`` otherwise. Above 1e-6 it
+is a ``mismatch``: an error. Then :func:`bench.metrics.reconcile.reconcile` explains the gap
+between the library's profile and the default one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bench.crosscheck.providers import builtin_metric
+from bench.data.jsonio import json_number
+from bench.errors import DataError
+from bench.metrics.profiles import Profile
+from bench.metrics.reconcile import (
+    Evaluate,
+    ProfileLike,
+    Reconciliation,
+    mean_defined,
+    per_query_values,
+    reconcile,
+    resolve_profile,
+)
+
+EXACT_TOL = 1e-9
+CHECK_TOL = 1e-6
+
+@dataclass
+class Check:
+    """One built-in value beside the reference under the library's profile.
+
+    ``source``: ``evallog`` (the library's eval log at the chosen ``iteration``) or ``recomputed``
+    (``builtin_metric`` on the final scores). ``agreement``: ``exact`` (≤ 1e-9), ``float32``
+    (≤ 1e-6 and explained by float32 rounding of the scores), ``rounding`` (≤ 1e-6, not explained
+    by float32: e.g. a value logged with fewer digits), ``mismatch`` (> 1e-6: an error).
+    """
+
+    model: str
+    library: str
+    seed: int | str
+    split: str
+    metric: str
+    source: str
+    builtin: float
+    reference: float
+    abs_diff: float
+    agreement: str
+    iteration: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.agreement != "mismatch"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "library": self.library,
+            "split": self.split,
+            "metric": self.metric,
+            "builtin": json_number(self.builtin),
+            "reference": json_number(self.reference),
+            "abs_diff": json_number(self.abs_diff),
+            "seed": self.seed,
+            "source": self.source,
+            "agreement": self.agreement,
+            "iteration": self.iteration,
+        }
+
+
+def classify_agreement(
+    builtin: float,
+    reference: float,
+    *,
+    float32_reference: float | None = None,
+) -> tuple[float, str]:
+    """``(abs_diff, agreement)`` per the tolerances of :class:`Check`.
+
+    ``float32_reference``: the reference recomputed with the score precision flipped (float64
+    scores rounded to float32, or float32 kept as float64); when the gap is in (1e-9, 1e-6] and
+    that value is within 1e-9 of the built-in one, the agreement is ``float32``.
+    """
+    diff = abs(float(builtin) - float(reference))
+    if math.isnan(diff):
+        return diff, "mismatch"
+    if diff <= EXACT_TOL:
+        return diff, "exact"
+    if diff <= CHECK_TOL:
+        if float32_reference is not None and abs(builtin - float32_reference) <= EXACT_TOL:
+            return diff, "float32"
+        return diff, "rounding"
+    return diff, "mismatch"
+
+
+def _flipped_dtype_reference(
+    labels: NDArray[Any],
+    scores: NDArray[np.float64],
+    offsets: NDArray[np.int64],
+    *,
+    metric: str,
+    profile: Profile,
+    evaluate: Evaluate | None,
+) -> float:
+    other = "float64" if profile.score_dtype == "float32" else "float32"
+    flipped = dataclasses.replace(profile, score_dtype=other)
+    vals, _ = per_query_values(
+        labels, scores, offsets, metric=metric, profile=flipped, evaluate=evaluate
+    )
+    return mean_defined(vals)
+
+
+@dataclass
+class ArrayCrosscheck:
+    """Result of :func:`crosscheck_arrays`: the checks and the reconciliation of one ranking."""
+
+    checks: list[Check]
+    reconciliation: Reconciliation
+    reference: float
+
+
+def crosscheck_arrays(
+    library: str,
+    labels: ArrayLike,
+    scores: ArrayLike,
+    offsets: ArrayLike,
+    *,
+    metric: str = "ndcg@10",
+    default_profile: ProfileLike = "ltrbench",
+    library_profile: ProfileLike | None = None,
+    qid: ArrayLike | None = None,
+    logged: float | None = None,
+    logged_iteration: int | None = None,
+    recompute: bool = True,
+    model: str = "",
+    seed: int | str = 0,
+    split: str = "",
+    evaluate: Evaluate | None = None,
+    builtin: Callable[..., float] | None = None,
+) -> ArrayCrosscheck:
+    """Cross-check one ranking (labels, scores, group offsets) of a ``library`` model.
+
+    * ``recompute``: call ``builtin(library, labels, scores, offsets, metric)`` (default
+      :func:`bench.crosscheck.providers.builtin_metric`) and compare it with the reference under the
+      library's profile (``library_profile``, default the profile named ``library``);
+    * ``logged``: a value from the library's eval log, compared the same way;
+    * then :func:`reconcile` the library profile with ``default_profile``.
+    """
+    y = np.asarray(labels)
+    s = np.asarray(scores, dtype=np.float64)
+    off = np.asarray(offsets, dtype=np.int64)
+    lib_prof = resolve_profile(library if library_profile is None else library_profile)
+    ref_vals, ref_mean_reported = per_query_values(
+        y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate
+    )
+    reference = mean_defined(ref_vals)
+    if not math.isnan(ref_mean_reported) and abs(reference - ref_mean_reported) > EXACT_TOL:
+        raise DataError(
+            f"the evaluator's mean {metric} ({ref_mean_reported!r}) differs from the mean of its "
+            f"per-query values ({reference!r}) under profile {lib_prof.name}"
+        )
+    flipped: list[float] = []
+
+    def _float32_ref() -> float:
+        if not flipped:
+            flipped.append(
+                _flipped_dtype_reference(
+                    y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate
+                )
+            )
+        return flipped[0]
+
+    checks: list[Check] = []
+    candidates: list[tuple[str, float, int | None]] = []
+    if logged is not None and not (isinstance(logged, float) and math.isnan(logged)):
+        candidates.append(("evallog", float(logged), logged_iteration))
+    if recompute:
+        value = float((builtin_metric if builtin is None else builtin)(library, y, s, off, metric))
+        candidates.append(("recomputed", value, None))
+    for source, value, iteration in candidates:
+        diff = abs(value - reference)
+        f32 = _float32_ref() if EXACT_TOL < diff <= CHECK_TOL else None
+        diff, agreement = classify_agreement(value, reference, float32_reference=f32)
+        checks.append(
+            Check(
+                model=model,
+                library=library,
+                seed=seed,
+                split=split,
+                metric=metric,
+                source=source,
+                builtin=value,
+                reference=reference,
+                abs_diff=diff,
+                agreement=agreement,
+                iteration=iteration,
+            )
+        )
+    rec = reconcile(
+        y, s, off,
+        library_profile=lib_prof,
+        default_profile=default_profile,
+        metric=metric,
+        qid=qid,
+        evaluate=evaluate,
+    )
+    return ArrayCrosscheck(checks=checks, reconciliation=rec, reference=reference)

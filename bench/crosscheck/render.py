@@ -1,0 +1,115 @@
+"""``crosscheck.md``: the agreement table, the gap by reason, the largest per-query contributions."""
+
+from __future__ import annotations
+
+import math
+
+from bench.crosscheck.agreement import CHECK_TOL, EXACT_TOL
+from bench.crosscheck.result import CrosscheckResult
+from bench.metrics.reconcile import REASONS
+
+
+def _f(x: float | None, digits: int = 6) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    return f"{x:.{digits}f}"
+
+
+def _g(x: float | None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return ""
+    return "0" if x == 0 else f"{x:+.3g}"
+
+
+def render_markdown(res: CrosscheckResult, *, top: int) -> str:
+    out = [f"# Cross-check of built-in {res.metric}: {res.dataset}", ""]
+    out.append(
+        f"Run `{res.run_id}`. Each library's built-in {res.metric} (its eval log at the chosen "
+        "iteration, and recomputed on the final scores) beside the reference evaluator under the "
+        f"library's profile: |diff| ≤ {CHECK_TOL:g} required; above {EXACT_TOL:g} it must be "
+        "explained by float32 scores. Then the gap to the default profile "
+        f"`{res.default_profile}`, split into reasons by changing one profile field at a time."
+    )
+    out.append("")
+    status = "**OK**" if res.ok else "**FAILED**"
+    out.append(f"Status: {status} ({len(res.checks)} checks, {len(res.cases)} reconciliations).")
+    out.append("")
+    bq = res.blank_queries
+    out.append(
+        "Blank queries (no relevant document): "
+        + ", ".join(f"{k} {'?' if v is None else v}" for k, v in bq.items())
+        + "."
+    )
+    out.append("")
+    out.append("## Built-in metric vs reference evaluator (library profile)")
+    out.append("")
+    out.append("| Model | Seed | Split | Source | Built-in | Reference | abs diff | Agreement |")
+    out.append("|---|---:|---|---|---:|---:|---:|---|")
+    for c in res.checks:
+        src = c.source if c.iteration is None else f"{c.source} (iter {c.iteration})"
+        out.append(
+            f"| {c.model} | {c.seed} | {c.split} | {src} | {_f(c.builtin, 9)} | "
+            f"{_f(c.reference, 9)} | {c.abs_diff:.2e} | {c.agreement} |"
+        )
+    out.append("")
+    out.append(f"## Gap between the library's convention and `{res.default_profile}`, by reason")
+    out.append("")
+    out.append(
+        "Gap = library-profile value − default-profile value; each reason column is that "
+        "convention's share of the gap (they add up to the gap; the residual must be ≤ 1e-9)."
+    )
+    out.append("")
+    head = ["Model", "Seed", "Split", "Library profile", "Default", "Gap", *REASONS, "Residual"]
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "|".join(["---", "---:", "---"] + ["---:"] * (len(head) - 3)) + "|")
+    for case in res.cases:
+        r = case.reconciliation
+        cells = [
+            case.model, str(case.seed), case.split,
+            _f(r.library_value), _f(r.default_value), _g(r.gap),
+            *[_g(r.reasons[k]) for k in REASONS], _g(r.residual),
+        ]
+        out.append("| " + " | ".join(cells) + " |")
+    totals = res.reasons
+    out.append(
+        "| **mean over cases** | | | | | "
+        + _g(
+            math.fsum(c.reconciliation.gap for c in res.cases if c.reconciliation.defined)
+            / max(1, sum(c.reconciliation.defined for c in res.cases))
+        )
+        + " | "
+        + " | ".join(_g(totals[k]) for k in REASONS)
+        + " | |"
+    )
+    out.append("")
+    rq = res.reason_queries()
+    out.append(
+        "Queries changed by each reason (summed over models, seeds and splits): "
+        + ", ".join(f"{k} {v}" for k, v in rq.items())
+        + "."
+    )
+    out.append("")
+    tq = res.top_queries(top)
+    if len(tq):
+        out.append(f"## Largest per-query contributions (top {len(tq)})")
+        out.append("")
+        out.append("| Model | Seed | Split | qid | Reason | Before | After | Share of the gap |")
+        out.append("|---|---:|---|---:|---|---:|---:|---:|")
+        for row in tq.itertuples(index=False):
+            out.append(
+                f"| {row.model} | {row.seed} | {row.split} | {row.qid} | {row.reason} | "
+                f"{_f(row.before, 4) or 'excluded'} | {_f(row.after, 4) or 'excluded'} | "
+                f"{row.contribution:+.3g} |"
+            )
+        out.append("")
+    if res.errors:
+        out.append("## Errors")
+        out.append("")
+        out.extend(f"- {e}" for e in res.errors)
+        out.append("")
+    if res.notes:
+        out.append("## Notes")
+        out.append("")
+        out.extend(f"- {n}" for n in res.notes)
+        out.append("")
+    return "\n".join(out)

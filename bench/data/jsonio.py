@@ -1,0 +1,42 @@
+"""JSON as ltrbench writes it: strict (no NaN / infinity tokens), numbers made JSON-safe.
+
+Every JSON file and ``--format json`` output of ltrbench goes through :func:`json_number` for its
+floats, so an undefined value (NaN, an infinity, a missing number) is ``null`` everywhere, never
+``NaN`` (which is not JSON, RFC 8259 §6) and never a different spelling in different files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def json_number(x: Any) -> float | None:
+    """``float(x)`` when it is finite, else ``None`` (missing, not convertible, NaN or infinite)."""
+    if x is None:
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def json_default(obj: Any) -> Any:
+    """``default=`` hook of :func:`json.dumps`: NumPy scalars and arrays, paths, else ``str``."""
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    return str(obj)
+
+
+def dumps(doc: Any) -> str:
+    """``doc`` as indented JSON text with a final newline (NumPy values and paths converted)."""
+    return json.dumps(doc, indent=2, default=json_default) + "\n"

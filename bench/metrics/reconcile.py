@@ -1,0 +1,297 @@
+"""The gap between two profiles' values of one metric, split into reasons, query by query.
+
+:func:`reconcile` walks from one :class:`~bench.metrics.profiles.Profile` (a library's) to another
+(the default ``ltrbench``), changing one convention at a time with :func:`dataclasses.replace`
+(:data:`STEPS`)::
+
+    empty (blank_query) → ties → gain → k_beyond_n / default_k (truncation) → score_dtype (float32)
+
+Each step's change of the mean is attributed to queries (:func:`step_contributions`), so the
+per-query contributions add up to the gap exactly (a telescoping sum). When a step changes the set
+of queries the mean runs over (``empty=None`` excludes blank queries), its contribution is defined
+as the change of the mean, and the excluded query ``q`` carries ``(mean over the kept queries -
+v_q) / n_before``. Whatever is left between the last step and the real target profile is the
+residual; :attr:`Reconciliation.explained` requires it to be ≤ 1e-9 for the mean and every query.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from bench.errors import DataError
+from bench.metrics.evaluate import evaluate as reference_evaluate
+from bench.metrics.profiles import Profile, get_profile
+
+REASONS: tuple[str, ...] = ("blank_query", "ties", "gain", "truncation", "float32")
+
+# (reason, Profile fields changed in that step).
+STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("blank_query", ("empty",)),
+    ("ties", ("ties",)),
+    ("gain", ("gain",)),
+    ("truncation", ("k_beyond_n", "default_k")),
+    ("float32", ("score_dtype",)),
+)
+
+RESIDUAL_TOL = 1e-9
+# A per-query value change smaller than this is rounding noise: it still enters the sums (so they
+# telescope exactly) but does not mark the query as affected.
+AFFECTED_TOL = 1e-12
+
+Evaluate = Callable[..., Any]
+ProfileLike = Profile | str  # a Profile, or the name of one (:func:`bench.metrics.get_profile`)
+
+
+def resolve_profile(profile: ProfileLike) -> Profile:
+    """A :class:`Profile` from itself or its name."""
+    return get_profile(profile) if isinstance(profile, str) else profile
+
+
+def per_query_values(
+    labels: ArrayLike,
+    scores: ArrayLike,
+    offsets: ArrayLike,
+    *,
+    metric: str,
+    profile: ProfileLike,
+    evaluate: Evaluate | None = None,
+) -> tuple[NDArray[np.float64], float]:
+    """Per-query values (NaN = query excluded from the mean) and the evaluator's mean.
+
+    Calls ``evaluate(labels, scores, group=sizes, metrics=[metric], profile=profile,
+    per_query=True)`` and reads the ``metric`` column of ``.per_query`` in group order.
+    """
+    ev = reference_evaluate if evaluate is None else evaluate
+    sizes = np.diff(np.asarray(offsets, dtype=np.int64))
+    res = ev(
+        np.asarray(labels),
+        np.asarray(scores),
+        group=sizes,
+        metrics=[metric],
+        profile=profile,
+        per_query=True,
+    )
+    pq = res.per_query
+    values = np.asarray(pq[metric], dtype=np.float64)
+    if values.shape[0] != sizes.shape[0]:
+        raise DataError(
+            f"the evaluator returned {values.shape[0]} per-query values for {sizes.shape[0]} queries"
+        )
+    return values, float(res.metrics[metric]) if res.metrics.get(metric) is not None else math.nan
+
+
+def mean_defined(x: NDArray[np.float64]) -> float:
+    """The mean over the defined (non-NaN) values, by :func:`math.fsum`; NaN when there is none."""
+    keep = ~np.isnan(x)
+    return float(math.fsum(x[keep]) / keep.sum()) if keep.any() else math.nan
+
+
+def step_contributions(
+    before: ArrayLike, after: ArrayLike
+) -> tuple[NDArray[np.float64], float]:
+    """Per-query attribution of ``mean(after) - mean(before)`` (means over the non-NaN queries).
+
+    With ``A``/``B`` the queries that have a value before/after and ``I = A ∩ B``, the change goes
+    in three exact phases: drop ``A \\ I`` (query ``q`` carries ``(mean_I(before) - before_q) /
+    |A|``), change the values on ``I`` (``(after_q - before_q) / |I|``), add ``B \\ I``
+    (``(after_q - mean_I(after)) / |B|``). Each phase's terms sum to that phase's change of the
+    mean, so the returned contributions sum to the total change. Returns ``(contributions,
+    change)``; the change is NaN (and contributions NaN) when either mean is undefined.
+    """
+    a = np.asarray(before, dtype=np.float64)
+    b = np.asarray(after, dtype=np.float64)
+    in_a, in_b = ~np.isnan(a), ~np.isnan(b)
+    both = in_a & in_b
+    out = np.zeros(a.shape[0])
+    na, nb, ni = int(in_a.sum()), int(in_b.sum()), int(both.sum())
+    if na == 0 or nb == 0 or ni == 0:
+        if na == nb == 0:
+            return out, 0.0
+        return np.full(a.shape[0], np.nan), math.nan
+    mean_a_i = mean_defined(np.where(both, a, np.nan))
+    mean_b_i = mean_defined(np.where(both, b, np.nan))
+    dropped = in_a & ~both
+    added = in_b & ~both
+    out[dropped] = (mean_a_i - a[dropped]) / na
+    out[both] = (b[both] - a[both]) / ni
+    out[added] = (b[added] - mean_b_i) / nb
+    return out, mean_defined(b) - mean_defined(a)
+
+
+@dataclass
+class Reconciliation:
+    """The gap ``library_value - default_value`` of one ranking, split into reasons.
+
+    ``reasons[r]`` is the part of the gap due to reason ``r``; ``sum(reasons) + residual == gap``
+    (to rounding). ``per_query`` has one row per (query, reason) with a non-negligible change:
+    columns ``query`` (position), ``qid``, ``reason``, ``before``, ``after`` (the query's value
+    before/after that step; NaN = excluded) and ``contribution`` (its share of the gap).
+    """
+
+    metric: str
+    library_profile: str
+    default_profile: str
+    library_value: float
+    default_value: float
+    gap: float
+    reasons: dict[str, float]
+    residual: float
+    max_query_residual: float
+    affected: dict[str, int]
+    n_queries: int
+    n_blank: int
+    per_query: pd.DataFrame
+    unexplained_fields: tuple[str, ...] = ()
+
+    @property
+    def defined(self) -> bool:
+        return not (math.isnan(self.library_value) or math.isnan(self.default_value))
+
+    @property
+    def explained(self) -> bool:
+        """True when the residual (mean and every query) is ≤ 1e-9, or the gap is undefined."""
+        if not self.defined:
+            return True
+        return abs(self.residual) <= RESIDUAL_TOL and self.max_query_residual <= RESIDUAL_TOL
+
+
+def _field_names(profile: Profile) -> set[str]:
+    return {f.name for f in dataclasses.fields(profile)}
+
+
+def reconcile(
+    labels: ArrayLike,
+    scores: ArrayLike,
+    offsets: ArrayLike,
+    *,
+    library_profile: ProfileLike,
+    default_profile: ProfileLike = "ltrbench",
+    metric: str = "ndcg@10",
+    qid: ArrayLike | None = None,
+    evaluate: Evaluate | None = None,
+) -> Reconciliation:
+    """Explain ``mean(library profile) - mean(default profile)`` for one ranking (see module doc).
+
+    ``labels``/``scores`` are per row, ``offsets`` the group offsets (``n_queries + 1``), ``qid``
+    the query id per group (default: 0..n_queries-1). Profiles are names or Profile instances.
+    """
+    lib = resolve_profile(library_profile)
+    dflt = resolve_profile(default_profile)
+    off = np.asarray(offsets, dtype=np.int64)
+    n_q = off.shape[0] - 1
+    qids = np.arange(n_q) if qid is None else np.asarray(qid)
+    fields = _field_names(lib)
+
+    profiles = [lib]
+    reasons_order: list[str] = []
+    current = lib
+    for reason, names in STEPS:
+        changes: dict[str, Any] = {
+            f: getattr(dflt, f) for f in names if getattr(current, f) != getattr(dflt, f)
+        }
+        if changes:
+            changes["name"] = f"{current.name}+{reason}"
+            current = dataclasses.replace(current, **changes)
+        profiles.append(current)
+        reasons_order.append(reason)
+    skip = {"name", "description"} | {f for _, names in STEPS for f in names}
+    unexplained = tuple(
+        sorted(f for f in fields if f not in skip and getattr(current, f) != getattr(dflt, f))
+    )
+
+    cache: dict[int, NDArray[np.float64]] = {}
+
+    def _values(prof: Profile) -> NDArray[np.float64]:
+        # Consecutive steps that change nothing share one Profile object: evaluate it once.
+        if id(prof) not in cache:
+            cache[id(prof)] = per_query_values(
+                labels, scores, off, metric=metric, profile=prof, evaluate=evaluate
+            )[0]
+        return cache[id(prof)]
+
+    values = [_values(p) for p in profiles]
+    dflt_vals = _values(dflt)
+
+    reasons: dict[str, float] = dict.fromkeys(REASONS, 0.0)
+    affected: dict[str, int] = dict.fromkeys(REASONS, 0)
+    frames: list[pd.DataFrame] = []
+    for step, reason in enumerate(reasons_order):
+        before, after = values[step], values[step + 1]
+        contrib, change = step_contributions(before, after)
+        # Gap convention: library - default, so a step's share is minus its change of the mean.
+        share = -contrib
+        reasons[reason] += -change if not math.isnan(change) else math.nan
+        changed = _changed(before, after)
+        affected[reason] += int(changed.sum())
+        if changed.any():
+            idx = np.flatnonzero(changed)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "query": idx,
+                        "qid": qids[idx],
+                        "reason": reason,
+                        "before": before[idx],
+                        "after": after[idx],
+                        "contribution": share[idx],
+                    }
+                )
+            )
+    lib_vals, last_vals = values[0], values[-1]
+    res_contrib, res_change = step_contributions(last_vals, dflt_vals)
+    residual = -res_change if not math.isnan(res_change) else math.nan
+    changed = _changed(last_vals, dflt_vals)
+    max_q = float(np.nanmax(np.abs(dflt_vals - last_vals)[changed])) if changed.any() else 0.0
+    if np.any(np.isnan(last_vals) != np.isnan(dflt_vals)):
+        max_q = math.inf
+    if changed.any():
+        idx = np.flatnonzero(changed)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "query": idx,
+                    "qid": qids[idx],
+                    "reason": "residual",
+                    "before": last_vals[idx],
+                    "after": dflt_vals[idx],
+                    "contribution": -res_contrib[idx],
+                }
+            )
+        )
+    lib_mean, dflt_mean = mean_defined(lib_vals), mean_defined(dflt_vals)
+    per_query = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["query", "qid", "reason", "before", "after", "contribution"])
+    )
+    return Reconciliation(
+        metric=metric,
+        library_profile=lib.name,
+        default_profile=dflt.name,
+        library_value=lib_mean,
+        default_value=dflt_mean,
+        gap=lib_mean - dflt_mean,
+        reasons=reasons,
+        residual=residual,
+        max_query_residual=max_q,
+        affected=affected,
+        n_queries=n_q,
+        n_blank=int(np.sum(np.isnan(dflt_vals) & ~np.isnan(lib_vals))),
+        per_query=per_query,
+        unexplained_fields=unexplained,
+    )
+
+
+def _changed(before: NDArray[np.float64], after: NDArray[np.float64]) -> NDArray[np.bool_]:
+    nan_b, nan_a = np.isnan(before), np.isnan(after)
+    with np.errstate(invalid="ignore"):
+        moved = np.abs(after - before) > AFFECTED_TOL
+    return (nan_b != nan_a) | (~nan_b & ~nan_a & moved)

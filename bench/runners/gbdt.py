@@ -1,0 +1,80 @@
+"""The one skeleton every gradient-boosted ranker is trained through.
+
+A library module (:mod:`bench.runners.lightgbm`, :mod:`bench.runners.xgboost`) provides ``fit``
+(train on the training split with early stopping on the validation split, never the test split;
+returns the booster, the parameters the library got, and a :class:`FitResult` without scores)
+and ``predict`` (scores of one split with the chosen iteration). :func:`train_gbdt` refuses a
+dataset whose validation split is its test split, fits, then predicts validation and test once,
+timed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+from bench.data.letor import LetorData, LetorSplits
+from bench.runners.params import Params
+from bench.runners.registry import GBDT_LIBRARIES
+from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
+
+#: ``predict(booster, data, best_iteration, library_params)`` → scores of ``data``.
+Predict = Callable[[Any, LetorData, int, dict[str, Any]], np.ndarray]
+
+
+class Fit(Protocol):
+    """``fit(train, vali, params, *, objective, eval_at, select_metric, log_train)``."""
+
+    def __call__(
+        self,
+        train: LetorData,
+        vali: LetorData,
+        params: Params,
+        *,
+        objective: str,
+        eval_at: tuple[int, ...],
+        select_metric: str,
+        log_train: bool,
+    ) -> tuple[Any, dict[str, Any], FitResult]: ...
+
+
+def library_module(library: str) -> Any:
+    """The runner module of a GBDT library (imported on use: LightGBM and XGBoost load lazily)."""
+    if library not in GBDT_LIBRARIES:
+        raise KeyError(library)
+    return importlib.import_module(f"bench.runners.{library}")
+
+
+def train_gbdt(
+    library: str,
+    splits: LetorSplits,
+    params: Params,
+    *,
+    model: str,
+    objective: str,
+    eval_at: tuple[int, ...] = (1, 3, 5, 10),
+    select_metric: str = "ndcg@10",
+    log_train: bool = True,
+) -> FitResult:
+    """Train one ``library`` model and score the validation and test splits with its best iteration.
+
+    The best iteration is the first maximum of the library's ``select_metric`` on the validation
+    split (:func:`~bench.runners.result.best_iteration_from_log`); the test split is predicted
+    once, at the end, and chooses nothing.
+    """
+    module = library_module(library)
+    fit: Fit = module.fit
+    predict: Predict = module.predict
+    check_splits_distinct(splits)
+    booster, lib_params, result = fit(
+        splits.train, splits.vali, params,
+        objective=objective, eval_at=eval_at, select_metric=select_metric, log_train=log_train,
+    )
+    best = int(result.best_iteration or 0)
+    return score_eval_splits(
+        result, splits, model=model, booster=booster,
+        predict=lambda data: predict(booster, data, best, lib_params),
+    )

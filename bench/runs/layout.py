@@ -1,0 +1,165 @@
+"""Files of a run directory and their columns: the one column list that writer and readers share.
+
+Layout (every file is written atomically)::
+
+    config.toml         the resolved RunConfig
+    manifest.json       versions, platform, CPU, threads, seeds, git commit, input sha256s,
+                        dataset summaries per split, started/finished timestamps, status
+    metrics.csv         dataset, model, library, seed, split, metric, value, profile
+    per_query.parquet   dataset, model, seed, split, qid, metric, value
+    timings.csv         dataset, model, library, seed, fit_s, predict_s, peak_rss_mb,
+                        best_iteration, n_trees
+    evallog.csv         model, seed, iteration, split, metric, value   (library's own log)
+    scores.parquet      model, seed, split, row, score                 (float64)
+    labels.parquet      split, row, qid, label
+    permute.csv         (with --permute-check) see bench.benchmark.permute
+    status/<model>-seed<k>.json   completion marker, written last for each (model, seed)
+
+After each (model, seed) the rows of that pair replace any earlier rows of the same pair in every
+table (:func:`upsert_pair`), so a pair interrupted half-way and run again leaves no duplicates;
+then its status file is written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.data.atomic import atomic_path, write_text
+from bench.data.jsonio import dumps
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table of a run directory: the columns written (in order) and those a reader needs."""
+
+    name: str
+    columns: tuple[str, ...]
+    required: tuple[str, ...]
+
+
+TABLES: dict[str, TableSpec] = {
+    t.name: t
+    for t in (
+        TableSpec(
+            "metrics.csv",
+            ("dataset", "model", "library", "seed", "split", "metric", "value", "profile"),
+            ("dataset", "model", "seed", "split", "metric", "value"),
+        ),
+        TableSpec(
+            "per_query.parquet",
+            ("dataset", "model", "seed", "split", "qid", "metric", "value"),
+            ("model", "seed", "split", "qid", "metric", "value"),
+        ),
+        TableSpec(
+            "timings.csv",
+            ("dataset", "model", "library", "seed", "fit_s", "predict_s", "peak_rss_mb",
+             "best_iteration", "n_trees"),
+            ("model", "seed", "fit_s"),
+        ),
+        TableSpec(
+            "evallog.csv",
+            ("model", "seed", "iteration", "split", "metric", "value"),
+            ("model", "seed", "iteration", "split", "metric", "value"),
+        ),
+        TableSpec(
+            "scores.parquet",
+            ("model", "seed", "split", "row", "score"),
+            ("model", "seed", "split", "row", "score"),
+        ),
+        TableSpec("labels.parquet", ("split", "row", "qid", "label"), ("split", "row", "qid", "label")),
+    )
+}
+#: Tables written once per (model, seed) by the benchmark (labels.parquet is written once per run).
+PAIR_TABLES: tuple[str, ...] = (
+    "metrics.csv", "per_query.parquet", "timings.csv", "evallog.csv", "scores.parquet",
+)
+
+
+def columns_of(name: str) -> tuple[str, ...]:
+    """The written columns of table ``name`` (empty for a file outside :data:`TABLES`)."""
+    spec = TABLES.get(name)
+    return spec.columns if spec else ()
+
+
+def empty_table(name: str) -> pd.DataFrame:
+    """An empty frame with the columns of table ``name``."""
+    return pd.DataFrame({c: [] for c in columns_of(name)})
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A run table (csv or parquet) as written; an empty frame with its columns when absent."""
+    if not path.is_file():
+        return empty_table(path.name)
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+
+
+def write_table(path: Path, frame: pd.DataFrame) -> None:
+    """Write a run table atomically, columns in contract order (other files as given)."""
+    cols = columns_of(path.name)
+    if cols:
+        frame = frame.reindex(columns=list(cols))
+    with atomic_path(path) as tmp:
+        if path.suffix == ".parquet":
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+
+
+def upsert_pair(path: Path, new: pd.DataFrame, model: str, seed: int) -> None:
+    """Replace the rows of ``(model, seed)`` in table ``path`` by ``new`` (atomically)."""
+    old = read_table(path)
+    if len(old):
+        keep = ~((old["model"].astype(str) == model) & (old["seed"].astype(np.int64) == seed))
+        old = old[keep]
+    parts = [f for f in (old, new) if len(f)]
+    frame = pd.concat(parts, ignore_index=True) if parts else new
+    write_table(path, frame)
+
+
+def ensure_tables(run_dir: Path, labels: pd.DataFrame) -> None:
+    """Create every per-pair table (empty) and ``labels.parquet`` where they do not exist yet."""
+    for name in PAIR_TABLES:
+        if not (run_dir / name).is_file():
+            write_table(run_dir / name, read_table(run_dir / name))
+    if not (run_dir / "labels.parquet").is_file():
+        with atomic_path(run_dir / "labels.parquet") as tmp:
+            labels.to_parquet(tmp, index=False)
+    (run_dir / "status").mkdir(exist_ok=True)
+
+
+def status_key(model: str, seed: int) -> str:
+    """``<model>-seed<k>``: the name of a (model, seed) pair in status files and manifests."""
+    return f"{model}-seed{seed}"
+
+
+def status_path(run_dir: Path, model: str, seed: int) -> Path:
+    """The completion marker of ``(model, seed)``."""
+    return run_dir / "status" / f"{status_key(model, seed)}.json"
+
+
+def write_status(run_dir: Path, model: str, seed: int, body: dict[str, Any], *, finished: str) -> None:
+    """Write the status file of ``(model, seed)`` (the last write of a pair)."""
+    doc = {"model": model, "seed": seed, **body, "finished": finished}
+    write_text(status_path(run_dir, model, seed), dumps(doc))
+
+
+def read_status(run_dir: str | Path) -> dict[str, dict[str, Any]]:
+    """Every status file of a run, by ``<model>-seed<k>``."""
+    out = {}
+    for p in sorted((Path(run_dir) / "status").glob("*.json")):
+        out[p.stem] = json.loads(p.read_text(encoding="utf-8"))
+    return out
+
+
+def status_summary(status: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """``{pair: "done" | "skipped: <reason>"}`` from :func:`read_status`."""
+    return {
+        k: (v.get("status") if v.get("status") == "done" else f"skipped: {v.get('reason', '')}")
+        for k, v in status.items()
+    }

@@ -1,0 +1,121 @@
+"""``manifest.json`` of a run: what ran, on what, from which inputs, and when.
+
+The environment (Python, platform, CPU model, package versions, thread variables) and the git
+state are recorded at the start of a run; ``reproduce`` compares them with the machine it runs
+on. :func:`dataset_fingerprint` pins the loaded matrices down, so that a resumed or reproduced
+run can tell that its data are not the data of the original run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.data.atomic import write_text
+from bench.data.jsonio import dumps
+from bench.data.letor import LetorSplits
+
+MANIFEST = "manifest.json"
+#: Distributions whose versions every manifest records.
+PACKAGES: tuple[str, ...] = (
+    "numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboost", "xgboost-cpu", "pyarrow",
+    "rich", "numba",
+)
+#: Environment variables that change thread counts, recorded when set.
+THREAD_VARIABLES: tuple[str, ...] = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 to the second (the timestamps of manifests and status files)."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """The parsed ``manifest.json`` of ``run_dir``."""
+    doc: dict[str, Any] = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    return doc
+
+
+def write_manifest(run_dir: Path, doc: dict[str, Any]) -> None:
+    """Write ``manifest.json`` atomically."""
+    write_text(run_dir / MANIFEST, dumps(doc))
+
+
+def update_manifest(run_dir: Path, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Read the manifest, apply ``change`` to it in place, write it back; returns it."""
+    doc = read_manifest(run_dir)
+    change(doc)
+    write_manifest(run_dir, doc)
+    return doc
+
+
+def dataset_fingerprint(splits: LetorSplits) -> dict[str, str]:
+    """SHA-256 (16 hex digits) of each split's features, labels, query ids and user/item ids."""
+    out = {}
+    for name, d in splits.splits().items():
+        h = hashlib.sha256()
+        for a in (d.X, d.y, d.qid, d.user, d.item):
+            if a is not None:
+                h.update(str(a.dtype).encode() + str(a.shape).encode())
+                h.update(np.ascontiguousarray(a).tobytes())
+        out[name] = h.hexdigest()[:16]
+    return out
+
+
+def environment() -> dict[str, Any]:
+    """Python, platform, CPU and package versions of this machine (recorded in every manifest)."""
+    from importlib import metadata
+
+    packages = {}
+    for name in PACKAGES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            packages[name] = metadata.version(name)
+    for module in ("lightgbm", "xgboost"):  # the module's own version (xgboost ships as xgboost-cpu)
+        with contextlib.suppress(ImportError, AttributeError):
+            packages[module] = str(__import__(module).__version__)
+    return {
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "packages": packages,
+        "env": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
+    }
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else :func:`platform.processor`, else "unknown"."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def git_state(root: Path) -> dict[str, Any]:
+    """``{"commit", "dirty"}`` of the checkout at ``root`` (``None`` values outside a checkout)."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": bool(dirty)}

@@ -1,0 +1,75 @@
+"""Finding run directories under a folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.errors import DataError
+from bench.runners.registry import GBDT_LIBRARIES
+from bench.runs.manifest import MANIFEST
+from bench.runs.naming import dataset_slug, library_of
+from bench.runs.reader import RunDir
+
+
+def find_runs(root: str | Path) -> list[RunDir]:
+    """Run directories under ``root``: ``root`` itself if it holds ``metrics.csv``, else its
+    sub-folders that do, oldest first (by :attr:`RunDir.timestamp`, then name)."""
+    root = Path(root)
+    if (root / "metrics.csv").is_file():
+        return [RunDir(root)]
+    if not root.is_dir():
+        raise DataError("runs folder not found", path=root)
+    runs = [RunDir(p) for p in sorted(root.iterdir()) if (p / "metrics.csv").is_file()]
+    return sorted(runs, key=lambda r: (r.timestamp, r.run_id))
+
+
+def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
+    """The most recently started run under ``runs`` of config ``config_hash`` that did not finish."""
+    found = []
+    if runs.is_dir():
+        for d in runs.iterdir():
+            m = d / MANIFEST
+            if not m.is_file():
+                continue
+            try:
+                doc = json.loads(m.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                continue
+            if doc.get("config_hash") == config_hash and not doc.get("finished"):
+                found.append((str(doc.get("started", "")), d.name, d))
+    return max(found)[2] if found else None
+
+
+def _dataset_matches(run: RunDir, spec: str) -> bool:
+    cfg = run.config.get("dataset")
+    manifest_ds = run.manifest.get("dataset") or {}
+    names = {str(cfg)} if cfg else set()
+    if isinstance(manifest_ds, dict):
+        names |= {str(manifest_ds[k]) for k in ("name", "spec") if manifest_ds.get(k)}
+    if run.has("metrics.csv"):
+        names |= set(run.datasets())
+    return spec in names or dataset_slug(spec) in {dataset_slug(n) for n in names}
+
+
+def find_matching_run(
+    runs_dir: str | Path, dataset: str, models: tuple[str, ...] | None
+) -> RunDir | None:
+    """The most recent run under ``runs_dir`` of ``dataset`` with scores and labels for ``models``
+    (every requested LightGBM/XGBoost model; any such model when ``models`` is None)."""
+    root = Path(runs_dir)
+    if not root.is_dir():
+        return None
+    for run in reversed(find_runs(root)):
+        if not (run.has("scores.parquet") and run.has("labels.parquet")):
+            continue
+        if not _dataset_matches(run, dataset):
+            continue
+        trained = {str(m) for m in run.config.get("models") or []}
+        if run.has("metrics.csv"):
+            trained |= {str(m) for m in run.table("metrics.csv")["model"].astype(str)}
+        gbdt = {m for m in trained if library_of(m) in GBDT_LIBRARIES}
+        wanted = {m for m in (models or ()) if library_of(m) in GBDT_LIBRARIES}
+        if (wanted and wanted <= gbdt) or (not wanted and gbdt):
+            return run
+    return None
