@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import crosscheck as cc
+from bench.crosscheck.render import render_markdown
 
 LOG3 = math.log2(3)
 
@@ -474,7 +475,7 @@ def test_a_builtin_value_off_by_more_than_1e6_fails_the_crosscheck(tmp_path: Pat
     assert len(bad) == 2
     assert all(c.source == "evallog" for c in bad)
     assert any("|diff| 0.0001 > 1e-06" in e for e in res.errors)
-    assert "Status: **FAILED**" in res.to_markdown()
+    assert "Status: **FAILED**" in render_markdown(res)
 
 
 @pytest.mark.usefixtures("fake_reference")

@@ -9,12 +9,18 @@ given scores (LightGBM: scores as ``init_score`` and a booster with 0 trees; XGB
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from metrics_oracles import random_queries
 
+from bench.crosscheck.providers import (
+    LightGBMMetrics,
+    XGBoostMetrics,
+    pytrec_eval_per_query,
+    ranx_metrics,
+    trec_dicts,
+)
+from bench.data.groups import offsets_from_sizes
 from bench.metrics import evaluate
 
 TOL = 1e-9
@@ -36,17 +42,15 @@ def _blank_count(y: np.ndarray, g: np.ndarray) -> int:
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "row-weights"])
 def test_lightgbm_profile_equals_lightgbm_builtin_ndcg_and_map(weighted: bool) -> None:
-    lgb = pytest.importorskip("lightgbm")
+    pytest.importorskip("lightgbm")
     y, s, g = _data(11)
     assert _blank_count(y, g) > 0
     # LightGBM stores weights as float32: give both sides the same float32 values
     w = np.random.default_rng(3).uniform(0.2, 3, len(y)).astype(np.float32) if weighted else None
-    ds = lgb.Dataset(np.zeros((len(y), 1)), label=y, group=g, init_score=s, weight=w,
-                     params={"verbose": -1})
-    booster = lgb.Booster(params={"objective": "lambdarank", "metric": ["ndcg", "map"],
-                                  "eval_at": [1, 3, 5, 10, 50], "verbose": -1}, train_set=ds)
-    assert booster.num_trees() == 0
-    theirs = {e.metric_name: e.metric_value for e in booster.eval_train()}
+    names = [f"{m}@{k}" for m in ("ndcg", "map") for k in (1, 3, 5, 10, 50)]
+    provider = LightGBMMetrics(y, s, offsets_from_sizes(g, len(y)), names, weights=w)
+    assert provider.booster.num_trees() == 0
+    theirs = provider()
     ours = evaluate(y, s, group=g, metrics=list(theirs), profile="lightgbm",
                     weights=None if w is None else w.astype(np.float64)).metrics
     assert set(theirs) == {f"{m}@{k}" for m in ("ndcg", "map") for k in (1, 3, 5, 10, 50)}
@@ -56,17 +60,8 @@ def test_lightgbm_profile_equals_lightgbm_builtin_ndcg_and_map(weighted: bool) -
 
 def _xgb_eval(y: np.ndarray, s: np.ndarray, g: np.ndarray, metrics: list[str],
               weights: np.ndarray | None = None) -> dict[str, float]:
-    xgb = pytest.importorskip("xgboost")
-    d = xgb.DMatrix(np.zeros((len(y), 1)), label=y, base_margin=s)
-    d.set_group(g)
-    if weights is not None:
-        d.set_weight(weights)
-    booster = xgb.train({"objective": "rank:ndcg", "eval_metric": metrics}, d, num_boost_round=0)
-    out = {}
-    for item in booster.eval(d).split("\t")[1:]:
-        name, value = item.rsplit(":", 1)
-        out[name.removeprefix("eval-")] = float(value)
-    return out
+    pytest.importorskip("xgboost")
+    return XGBoostMetrics(y, s, offsets_from_sizes(g, len(y)), metrics, weights=weights)()
 
 
 def _ours_xgb(name: str, y: np.ndarray, s: np.ndarray, g: np.ndarray,
@@ -160,20 +155,16 @@ _TREC_PAIRS = {
 
 def test_trec_eval_profile_equals_pytrec_eval_per_query() -> None:
     """Ties broken by docno descending, scores in float32 (1e-9 apart ties), linear gain."""
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytest.importorskip("pytrec_eval")
     rng = np.random.default_rng(16)
     y, s, g = _data(16)
     s = s + rng.choice([0.0, 1e-9], size=len(s))
     qid = np.repeat(np.arange(len(g)), g)
     docno = np.array([f"d{rng.integers(0, 10**6)}-{i}" for i in range(len(y))])
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for i in range(len(y)):
-        qrels.setdefault(f"q{qid[i]}", {})[docno[i]] = int(y[i])
-        run.setdefault(f"q{qid[i]}", {})[docno[i]] = float(s[i])
+    qrels, run = trec_dicts(y, s, qid, docno)
     measures = {"ndcg", "ndcg_cut.1,3,10,50", "map", "map_cut.3,50", "P.1,3,50", "recall.3,50",
                 "recip_rank"}
-    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    theirs = pytrec_eval_per_query(qrels, run, measures)
     ours = evaluate(y, s, qid=qid, docno=docno, metrics=list(_TREC_PAIRS.values()),
                     profile="trec_eval", per_query=True)
     assert ours.diagnostics.n_queries_with_ties_in_topk > 0
@@ -188,23 +179,17 @@ def test_trec_eval_profile_equals_pytrec_eval_per_query() -> None:
 def test_ranx_profile_equals_ranx() -> None:
     """ranx sorts with a numba quicksort: ties keep insertion order only in short lists, so the
     data ties scores only in queries of at most 12 documents (continuous scores elsewhere)."""
-    ranx = pytest.importorskip("ranx")
+    pytest.importorskip("ranx")
     rng = np.random.default_rng(17)
     y, s, g = _data(17, max_size=30, levels=3)
     long_q = np.repeat(g > 12, g)
     s = np.where(long_q, rng.normal(size=len(s)), s)
     qid = np.repeat(np.arange(len(g)), g)
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for i in range(len(y)):
-        qrels.setdefault(f"q{qid[i]}", {})[f"d{i}"] = int(y[i])
-        run.setdefault(f"q{qid[i]}", {})[f"d{i}"] = float(s[i])
+    qrels, run = trec_dicts(y, s, qid)
     names = {"ndcg@3": "ndcg@3", "ndcg@50": "ndcg@50", "map@5": "map@5", "map@50": "map@50",
              "precision@3": "p@3", "precision@50": "p@50", "recall@5": "recall@5", "mrr": "mrr",
              "mrr@3": "mrr@3", "hit_rate@2": "hits@2"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(names))
+    theirs = ranx_metrics(qrels, run, list(names))
     ours = evaluate(y, s, qid=qid, metrics=list(names.values()), profile="ranx")
     assert ours.diagnostics.n_queries_with_ties_in_topk > 0
     assert ours.diagnostics.n_blank > 0

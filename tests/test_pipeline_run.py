@@ -287,7 +287,7 @@ def test_config_round_trips_through_toml():
     assert cfg.models == ("lightgbm-lambdarank", "popularity", "random", "als")
     assert cfg.seeds == (0, 1, 2)
     assert cfg.metrics == ("ndcg@1", "ndcg@5", "mrr")
-    from bench.benchmark.tomlio import loads
+    from bench.data.toml import loads
 
     again = RunConfig.from_dict(loads(cfg.to_toml()))
     assert again == cfg

@@ -13,15 +13,11 @@ import pandas as pd
 import pytest
 
 from bench.errors import ConfigError, DataError
+from bench.metrics.families import metric_header
 from bench.report import stats
-from bench.report.leaderboard import (
-    LeaderboardOptions,
-    build_leaderboard,
-    metric_header,
-    render_latex,
-    tex_escape,
-    write_leaderboard,
-)
+from bench.report.build import LeaderboardOptions, build_leaderboard
+from bench.report.latex import render_latex, tex_escape
+from bench.report.leaderboard import write_leaderboard
 from bench.report.plots import write_plots
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir

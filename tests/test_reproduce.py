@@ -127,9 +127,9 @@ def test_compare_tables_checks_every_number_but_times_and_ids():
 
 
 def test_reproducing_a_leaderboard_rebuilds_each_table_and_compares_it(original, tmp_path):
-    leaderboard = pytest.importorskip("bench.report.leaderboard")
+    build = pytest.importorskip("bench.report.build")
     results = original.parents[1]
-    doc = leaderboard.build_leaderboard([original], base_dir=results)
+    doc = build.build_leaderboard([original], base_dir=results)
     path = results / "leaderboard.json"
     path.write_text(json.dumps(doc))
     (outcome,) = reproduce_leaderboard(results / "leaderboard.md", loader=_loader)

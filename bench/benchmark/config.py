@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from bench.benchmark import tomlio
 from bench.benchmark.scoring import expand_metrics
+from bench.data import toml as tomlio
 from bench.errors import ConfigError
 from bench.metrics import get_profile
 from bench.metrics.families import DEFAULT_METRICS, selection_cutoff

@@ -335,7 +335,7 @@ def _reproduce_table(table: dict[str, Any], doc: dict[str, Any], base: Path, out
 def _compare_rebuilt(table: dict[str, Any], doc: dict[str, Any], new: Path, tol: float) -> tuple[int, list[dict[str, Any]]]:
     from dataclasses import fields
 
-    from bench.report.leaderboard import LeaderboardOptions, build_table
+    from bench.report.build import LeaderboardOptions, build_table
     from bench.runs.reader import RunDir
 
     names = {f.name for f in fields(LeaderboardOptions)}

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.benchmark.tomlio import read_toml
 from bench.data.jsonio import json_number
+from bench.data.toml import read_toml
 from bench.report.stats import mean_std
 from bench.runs.layout import read_status, read_table, status_summary
 

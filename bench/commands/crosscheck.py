@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from bench.crosscheck import crosscheck_run, write_crosscheck
+from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
 from bench.errors import ConfigError
 from bench.runners.registry import GBDT_LIBRARIES
 from bench.runs.naming import library_of
@@ -88,6 +88,6 @@ def main(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(result.to_json())
     else:
-        sys.stdout.write(result.to_markdown())
+        sys.stdout.write(render_markdown(result))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from bench.metrics.families import DEFAULT_METRICS
-from bench.report.leaderboard import LeaderboardOptions, write_leaderboard
+from bench.report.build import LeaderboardOptions
+from bench.report.leaderboard import write_leaderboard
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -18,6 +18,7 @@ from bench.crosscheck.agreement import (
     classify_agreement,
     crosscheck_arrays,
 )
+from bench.crosscheck.render import render_markdown
 from bench.crosscheck.result import Case, CrosscheckResult
 from bench.crosscheck.run import crosscheck_run, write_crosscheck
 from bench.metrics.reconcile import REASONS, STEPS, Reconciliation, reconcile, step_contributions
@@ -36,6 +37,7 @@ __all__ = [
     "crosscheck_arrays",
     "crosscheck_run",
     "reconcile",
+    "render_markdown",
     "step_contributions",
     "write_crosscheck",
 ]

@@ -21,7 +21,8 @@ def _g(x: float | None) -> str:
     return "0" if x == 0 else f"{x:+.3g}"
 
 
-def render_markdown(res: CrosscheckResult, *, top: int) -> str:
+def render_markdown(res: CrosscheckResult, *, top: int = 25) -> str:
+    """``crosscheck.md``: agreement table, totals by reason, largest per-query contributions."""
     out = [f"# Cross-check of built-in {res.metric}: {res.dataset}", ""]
     out.append(
         f"Run `{res.run_id}`. Each library's built-in {res.metric} (its eval log at the chosen "

@@ -140,9 +140,3 @@ class CrosscheckResult:
 
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), indent=2, allow_nan=False) + "\n"
-
-    def to_markdown(self, *, top: int = 25) -> str:
-        """``crosscheck.md``: agreement table, totals by reason, largest per-query contributions."""
-        from bench.crosscheck.render import render_markdown
-
-        return render_markdown(self, top=top)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from bench.crosscheck.agreement import CHECK_TOL, crosscheck_arrays
+from bench.crosscheck.render import render_markdown
 from bench.crosscheck.result import Case, CrosscheckResult
 from bench.data.atomic import write_text
 from bench.data.groups import offsets_from_qid
@@ -250,6 +251,6 @@ def write_crosscheck(result: CrosscheckResult, out_dir: str | Path) -> dict[str,
     """Write ``<out_dir>/<dataset-slug>/crosscheck.md`` and ``crosscheck.json`` (atomically)."""
     folder = Path(out_dir) / dataset_slug(result.dataset)
     return {
-        "md": write_text(folder / "crosscheck.md", result.to_markdown()),
+        "md": write_text(folder / "crosscheck.md", render_markdown(result)),
         "json": write_text(folder / "crosscheck.json", result.to_json()),
     }

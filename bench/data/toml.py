@@ -1,14 +1,13 @@
-"""Reading TOML files (dataset cards, run configs) with :mod:`tomllib` (Python >= 3.11) or ``tomli``.
-
-This is the one place that picks the parser; :mod:`bench.benchmark.tomlio` re-exports
-:func:`read_toml` and :func:`loads` (it lives in ``bench.data`` because data must not depend on
-runners).
+"""TOML files (dataset cards, run configs): read with :mod:`tomllib` (Python >= 3.11) or
+``tomli``, written with ``tomli-w``. The one place that picks the parser and the writer.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from bench.errors import ConfigError
 
@@ -39,3 +38,22 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 def loads(text: str) -> dict[str, Any]:
     """Parse TOML text (a syntax error raises :data:`TOMLDecodeError`)."""
     return tomllib.loads(text)
+
+
+def dumps(doc: dict[str, Any], *, header: str = "") -> str:
+    """TOML text of ``doc`` with ``header`` as leading ``#`` comment lines.
+
+    ``None`` values are left out at every depth (TOML has no null); :func:`loads` of the text
+    gives back ``doc`` without them (floats round-trip exactly, ``inf``/``nan`` included).
+    """
+    lines = [f"# {h}" if h else "#" for h in header.splitlines()] if header else []
+    body = tomli_w.dumps(_without_none(doc))
+    return "\n".join([*lines, body]) if lines else body
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_without_none(v) for v in value if v is not None]
+    return value

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+import bench.metrics.aggregate as aggregate
 from bench.errors import ConfigError
-from bench.metrics import aggregate
 from bench.metrics.components import Components, Request, build_request
 from bench.metrics.diagnostics import Diagnostics
 from bench.metrics.kernels_numba import numba_components

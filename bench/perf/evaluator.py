@@ -250,26 +250,19 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
     """LightGBM's eval, timed in turns with the reference (both threaded, then both on 1 thread),
     so that a busy machine slows both sides alike."""
     try:
-        import lightgbm as lgb
+        import lightgbm  # noqa: F401
     except ImportError:
         report.notes.append("lightgbm not installed")
         return
+    from bench.crosscheck.providers import LightGBMMetrics
     from bench.metrics import evaluate
 
-    n = labels.shape[0]
-    t = time.perf_counter()
-    ds = lgb.Dataset(np.zeros((n, 1), dtype=np.float32), label=labels, group=sizes,
-                     init_score=scores, params={"verbose": -1}, free_raw_data=True)
+    offsets = offsets_from_sizes(sizes, labels.shape[0])
     all_cores = _threads()
-
-    def booster(th: int) -> lgb.Booster:
-        # num_threads is process-wide in LightGBM (OpenMP, set when a Booster is made), so a
-        # booster is made right before each timed turn (outside the timing)
-        return lgb.Booster(params={"objective": "lambdarank", "metric": "ndcg", "eval_at": [10],
-                                   "verbose": -1, "num_threads": all_cores if th == 0 else 1},
-                           train_set=ds)
-
-    booster(0)
+    t = time.perf_counter()
+    # num_threads is process-wide in LightGBM (OpenMP, set when a Booster is made), so the
+    # booster is made again right before each timed turn (outside the timing)
+    lgb_eval = LightGBMMetrics(labels, scores, offsets, ["ndcg@10"], n_threads=all_cores)
     build = time.perf_counter() - t
     ours = {
         0: lambda: evaluate(labels, scores, group=sizes, metrics=METRICS),
@@ -279,18 +272,19 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
     value = float("nan")
     for _ in range(max(1, repeat)):
         for th in (0, 1):
-            b = booster(th)
-            for key, fn in ((f"ours{th}", ours[th]), (f"lgb{th}", b.eval_train)):
+            lgb_eval.set_threads(all_cores if th == 0 else 1)
+            for key, fn in ((f"ours{th}", ours[th]), (f"lgb{th}", lgb_eval)):
                 gc.collect()
                 t = time.perf_counter()
                 out = fn()
                 best[key] = min(best.get(key, float("inf")), time.perf_counter() - t)
                 if key == "lgb0":
-                    value = float(out[0][2])  # type: ignore[index]
-    _, rss = _peak_memory(booster(0).eval_train)
+                    value = float(out["ndcg@10"])  # type: ignore[index]
+    lgb_eval.set_threads(all_cores)
+    _, rss = _peak_memory(lgb_eval)
     note = f"Dataset+Booster construction {build:.1f} s excluded"
     if rss is not None:
-        note += f"; peak RSS +{rss / n:.1f} B/doc"
+        note += f"; peak RSS +{rss / labels.shape[0]:.1f} B/doc"
     report.rows += [
         Row(LGB_MT, best["lgb0"], f"num_threads={all_cores}; {note}"),
         Row(OURS_MT, best["ours0"], "timed in turns with the row above"),
@@ -302,11 +296,12 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
     mine = evaluate(labels, scores, group=sizes, metrics="ndcg@10", profile="lightgbm").metrics["ndcg@10"]
     report.checks.append(f"lightgbm profile ndcg@10 {mine:.12f} vs LightGBM {value:.12f} "
                          f"(|diff| {abs(mine - value):.1e})")
+    del lgb_eval
     gc.collect()
-    many = lgb.Booster(params={"objective": "lambdarank", "metric": ["ndcg", "map"],
-                               "eval_at": [1, 3, 5, 10], "verbose": -1,
-                               "num_threads": all_cores}, train_set=ds)
-    seconds, _ = _timed(many.eval_train, repeat)
+    many = LightGBMMetrics(labels, scores, offsets,
+                           [f"{m}@{k}" for m in ("ndcg", "map") for k in (1, 3, 5, 10)],
+                           n_threads=all_cores)
+    seconds, _ = _timed(many, repeat)
     report.rows.append(Row(LGB_MANY, seconds, "one eval_train call"))
     print(f"LightGBM ndcg+map: {seconds:.3f} s", flush=True)
     del many
@@ -316,30 +311,29 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
 def _xgboost(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
              repeat: int) -> None:
     try:
-        import xgboost as xgb
+        import xgboost  # noqa: F401
     except ImportError:
         report.notes.append("xgboost not installed")
         return
+    from bench.crosscheck.providers import XGBoostMetrics
     from bench.metrics import evaluate
 
-    n = labels.shape[0]
     t = time.perf_counter()
-    d = xgb.DMatrix(np.zeros((n, 1), dtype=np.float32), label=labels, base_margin=scores)
-    d.set_group(sizes)
-    booster = xgb.train({"objective": "rank:ndcg", "eval_metric": "ndcg@10"}, d, num_boost_round=0)
+    xgb_eval = XGBoostMetrics(labels, scores, offsets_from_sizes(sizes, labels.shape[0]), ["ndcg@10"],
+                              n_threads=_threads())
     build = time.perf_counter() - t
     t = time.perf_counter()
-    first = booster.eval(d)
+    first = xgb_eval()
     first_s = time.perf_counter() - t
     best = {"xgb": float("inf"), "ours": float("inf")}
     for _ in range(max(1, repeat)):  # in turns with the reference, as for LightGBM
         for key, fn in (("ours", lambda: evaluate(labels, scores, group=sizes, metrics=METRICS)),
-                        ("xgb", lambda: booster.eval(d))):
+                        ("xgb", xgb_eval)):
             gc.collect()
             t = time.perf_counter()
             fn()
             best[key] = min(best[key], time.perf_counter() - t)
-    value = float(first.rsplit(":", 1)[1])
+    value = first["ndcg@10"]
     report.rows += [
         Row(XGB, best["xgb"], f"DMatrix+train construction {build:.1f} s excluded; first eval "
             f"{first_s:.3f} s (builds its ideal-DCG cache)"),
@@ -353,31 +347,23 @@ def _xgboost(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.n
 
 
 def _dicts(labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray) -> tuple[dict, dict]:
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    start = 0
-    lab = labels.astype(np.int64).tolist()
-    sc = scores.tolist()
-    for q, size in enumerate(sizes.tolist()):
-        qname = f"q{q}"
-        docs = [f"d{i}" for i in range(size)]
-        qrels[qname] = dict(zip(docs, lab[start:start + size], strict=True))
-        run[qname] = dict(zip(docs, sc[start:start + size], strict=True))
-        start += size
-    return qrels, run
+    from bench.crosscheck.providers import trec_dicts
+
+    return trec_dicts(labels, scores, np.repeat(np.arange(sizes.shape[0]), sizes))
 
 
 def _pytrec_eval(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
                  repeat: int) -> None:
     try:
-        import pytrec_eval
+        import pytrec_eval  # noqa: F401
     except ImportError:
         report.notes.append("pytrec_eval not installed")
         return
+    from bench.crosscheck.providers import pytrec_eval_per_query
 
     def go() -> float:
         qrels, run = _dicts(labels, scores, sizes)
-        res = pytrec_eval.RelevanceEvaluator(qrels, _TREC_MEASURES).evaluate(run)
+        res = pytrec_eval_per_query(qrels, run, _TREC_MEASURES)
         return float(np.mean([v["ndcg_cut_10"] for v in res.values()]))
 
     seconds, _ = _timed(go, min(repeat, 2))
@@ -388,18 +374,15 @@ def _pytrec_eval(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: 
 def _ranx(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
           repeat: int) -> None:
     try:
-        import ranx
+        import ranx  # noqa: F401
     except ImportError:
         report.notes.append("ranx not installed")
         return
-    import warnings
+    from bench.crosscheck.providers import ranx_metrics
 
     def go(lab: np.ndarray = labels, sc: np.ndarray = scores, sz: np.ndarray = sizes) -> float:
         qrels, run = _dicts(lab, sc, sz)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), _RANX_METRICS)
-        return float(res["ndcg@10"])
+        return ranx_metrics(qrels, run, _RANX_METRICS)["ndcg@10"]
 
     t = time.perf_counter()
     go(labels[: int(sizes[:50].sum())], scores[: int(sizes[:50].sum())], sizes[:50])

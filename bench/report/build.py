@@ -1,0 +1,449 @@
+"""Leaderboard tables built from run directories: the JSON-ready document every renderer reads.
+
+One table per dataset (the most recent run that has the dataset wins), rows = models, test split:
+
+* NDCG@1/3/5/10, MAP@10, MRR, P@10, R@10 as mean ± sample std over seeds (``metrics.csv``, the
+  reference evaluator under the run's profile, default ``ltrbench``) and fit time (``timings.csv``);
+* a 95% percentile bootstrap CI over queries for every metric, on the per-query values averaged
+  over seeds (``per_query.parquet``; :func:`bench.report.stats.bootstrap_ci`);
+* paired per-query tests of the primary metric (NDCG@10) against the best row: randomization
+  (sign flips) and paired t, each Holm-corrected over the comparisons
+  (:func:`bench.report.stats.compare_with_best`);
+* when the test split has blank queries (no relevant document): their count and NDCG@k with blank
+  queries scored 0 and 1 (``metrics.csv`` rows of profiles ``<profile>-blank0/-blank1``, else
+  computed from the per-query values).
+
+``leaderboard.json`` holds every number (NaN → ``null``) plus ``run_id`` and ``run_config`` per
+table; ``ltrbench reproduce`` reads it. Paths in it (``run_dir``, ``run_config``) are relative to
+the folder holding ``leaderboard.json`` when the run lies inside that folder, else absolute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.data.jsonio import json_number
+from bench.errors import ConfigError, DataError
+from bench.metrics.families import DEFAULT_METRICS, is_family
+from bench.report import stats
+from bench.report.published import PUBLISHED
+from bench.runs.naming import library_of
+from bench.runs.reader import RunDir
+from bench.runs.search import find_runs
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class LeaderboardOptions:
+    """What goes into a leaderboard and how its statistics are computed (recorded in the JSON)."""
+
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    primary: str = "ndcg@10"
+    split: str = "test"
+    confidence: float = 0.95
+    bootstrap_resamples: int = 1000
+    randomization_resamples: int = 10_000
+    seed: int = 0
+
+
+#: The options of ``ltrbench report`` with no flags (and of every committed leaderboard).
+DEFAULT_OPTIONS = LeaderboardOptions()
+
+
+# --------------------------------------------------------------------------------------------
+# Building the tables
+# --------------------------------------------------------------------------------------------
+
+
+def _seed_key(seed: Any) -> str:
+    try:
+        return str(int(seed))
+    except (TypeError, ValueError):
+        return str(seed)
+
+
+def _seed_list(values: Iterable[Any]) -> list[int | str]:
+    """Distinct seeds, as ints where they are integers, sorted."""
+    out: set[int | str] = set()
+    for v in values:
+        key = _seed_key(v)
+        out.add(int(key) if key.lstrip("-").isdigit() else key)
+    return sorted(out, key=lambda s: (isinstance(s, str), s if isinstance(s, int) else 0, str(s)))
+
+
+def _display_path(path: Path, base: Path | None) -> str:
+    """``path`` relative to ``base`` when inside it (POSIX separators), else absolute."""
+    p = path.resolve()
+    if base is not None:
+        b = base.resolve()
+        try:
+            return p.relative_to(b).as_posix()
+        except ValueError:
+            pass
+    return p.as_posix()
+
+
+def _main_profile(metrics: pd.DataFrame, run: RunDir) -> str:
+    if "profile" not in metrics.columns:
+        return run.profile
+    profiles = [str(p) for p in metrics["profile"].dropna().astype(str)]
+    plain = [p for p in profiles if not p.endswith(("-blank0", "-blank1"))]
+    if run.profile in plain:
+        return run.profile
+    if not plain:
+        return run.profile
+    return pd.Series(plain).value_counts().index[0]
+
+
+def _filter_dataset(frame: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    if "dataset" in frame.columns and len(frame):
+        return frame[frame["dataset"].astype(str) == dataset]
+    return frame
+
+
+def _per_query_matrix(
+    pq: pd.DataFrame, metric: str, models: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(n_models, n_queries) per-query values averaged over seeds, and the qids (columns)."""
+    sub = pq[pq["metric"].astype(str) == metric]
+    if sub.empty:
+        return np.full((len(models), 0), np.nan), np.zeros(0)
+    means = sub.groupby(["model", "qid"], sort=True)["value"].mean()
+    wide = means.unstack("qid").reindex([str(m) for m in models])
+    return wide.to_numpy(dtype=np.float64), wide.columns.to_numpy()
+
+
+def _blank_count(run: RunDir, pq: pd.DataFrame, primary: str, split: str) -> tuple[int | None, int]:
+    """(blank queries, queries) of the split: from the per-query NaNs of the primary metric (the
+    evaluator's own verdict), else from labels.parquet (no label > 0)."""
+    sub = pq[pq["metric"].astype(str) == primary]
+    if not sub.empty:
+        first = sub[(sub["model"] == sub["model"].iloc[0]) & (sub["seed"] == sub["seed"].iloc[0])]
+        return int(first["value"].isna().sum()), int(first["qid"].nunique())
+    if run.has("labels.parquet"):
+        labels = run.table("labels.parquet")
+        lab = labels[labels["split"].astype(str) == split]
+        if not lab.empty:
+            mx = lab.groupby("qid")["label"].max()
+            return int((mx <= 0).sum()), len(mx)
+    return None, 0
+
+
+def _seed_stats(frame: pd.DataFrame, value: str = "value") -> dict[str, Any]:
+    """``{mean, std, per_seed}`` of a column over seeds (one value per seed; NaN ignored)."""
+    series = frame.groupby("seed", sort=True)[value].mean()
+    mean, std = stats.mean_std(series.to_numpy(dtype=np.float64))
+    per_seed = {_seed_key(s): json_number(v) for s, v in series.items()}
+    return {"mean": json_number(mean), "std": json_number(std), "per_seed": per_seed}
+
+
+def build_table(
+    run: RunDir,
+    dataset: str,
+    *,
+    options: LeaderboardOptions = DEFAULT_OPTIONS,
+    base_dir: Path | None = None,
+) -> dict[str, Any]:
+    """The leaderboard table of one dataset of one run, as a JSON-ready dict.
+
+    Keys: ``dataset, run_id, run_dir, run_config, profile, split, seeds, metrics, primary_metric,
+    n_queries, blank_queries, best_model, notes, rows``. Each row: ``model, library, seeds,
+    metrics{metric: {mean, std, per_seed{seed: value}, ci_low, ci_high, ci_mean, n_queries}},
+    fit_s{mean, std, per_seed}, predict_s{...}, vs_best`` (``null`` for the best row, else
+    ``{metric, p_randomization, p_randomization_holm, p_t, p_t_holm, n_queries}``) and ``blank``
+    (``{metric: {blank0: {mean, std, per_seed}, blank1: {...}}}`` when blank queries exist, else
+    ``{}``).
+    """
+    split = options.split
+    metrics_all = _filter_dataset(run.table("metrics.csv"), dataset)
+    profile = _main_profile(metrics_all, run)
+    m = metrics_all[metrics_all["split"].astype(str) == split]
+    if "profile" in m.columns:
+        prof = m["profile"].astype(str)
+        main = m[prof == profile]
+        blank0 = m[prof.str.endswith("-blank0")]
+        blank1 = m[prof.str.endswith("-blank1")]
+    else:
+        main, blank0, blank1 = m, m.iloc[0:0], m.iloc[0:0]
+    if main.empty:
+        raise DataError(
+            f"no {split!r} rows for dataset {dataset!r} under profile {profile!r}",
+            path=run.path / "metrics.csv",
+        )
+    main = main.assign(metric=main["metric"].astype(str))
+    metric_names = [mt for mt in options.metrics if mt in set(main["metric"])]
+
+    # Row order: best primary-metric mean first (NaN last), then by name.
+    primary_means = (
+        main[main["metric"] == options.primary].groupby("model")["value"].mean()
+        if options.primary in metric_names
+        else pd.Series(dtype=float)
+    )
+    def _order(name: str) -> tuple[int, float, str]:
+        v = float(primary_means.get(name, np.nan))
+        return (0, -v, name) if not np.isnan(v) else (1, 0.0, name)
+
+    models = sorted((str(x) for x in pd.unique(main["model"].astype(str))), key=_order)
+    libraries = {}
+    if "library" in main.columns:
+        libraries = {str(k): str(v) for k, v in main.groupby("model")["library"].first().items()}
+
+    pq = run.table_or_empty("per_query.parquet")
+    pq = _filter_dataset(pq, dataset)
+    pq = pq[pq["split"].astype(str) == split] if len(pq) else pq
+    if len(pq):
+        pq = pq.assign(model=pq["model"].astype(str), metric=pq["metric"].astype(str))
+
+    timings = _filter_dataset(run.table_or_empty("timings.csv"), dataset)
+    if len(timings):
+        timings = timings.assign(model=timings["model"].astype(str))
+
+    n_blank, n_queries = _blank_count(run, pq, options.primary, split)
+    seeds = _seed_list(main["seed"])
+
+    rows: list[dict[str, Any]] = []
+    for model in models:
+        mm = main[main["model"].astype(str) == model]
+        row: dict[str, Any] = {
+            "model": model,
+            "library": libraries.get(model, library_of(model)),
+            "seeds": _seed_list(mm["seed"]),
+            "metrics": {},
+        }
+        for metric in metric_names:
+            row["metrics"][metric] = _seed_stats(mm[mm["metric"] == metric])
+        tm = timings[timings["model"] == model] if len(timings) else timings
+        for col in ("fit_s", "predict_s"):
+            if len(tm) and col in tm.columns:
+                row[col] = _seed_stats(tm, col)
+            else:
+                row[col] = {"mean": None, "std": None, "per_seed": {}}
+        row["vs_best"] = None
+        row["blank"] = {}
+        rows.append(row)
+
+    notes: list[str] = []
+    # Bootstrap CIs over queries, per metric, on seed-averaged per-query values.
+    have_pq = len(pq) > 0
+    if not have_pq:
+        notes.append("per_query.parquet absent: no confidence intervals or paired tests")
+    if not have_pq:
+        for metric in metric_names:
+            for row in rows:
+                row["metrics"][metric].update(ci_low=None, ci_high=None, ci_mean=None, n_queries=None)
+    else:
+        # Draws depend only on the seed and the number of queries, so metrics over the same
+        # queries are stacked and resampled in one pass (same numbers as one call per metric).
+        mats = {metric: _per_query_matrix(pq, metric, models) for metric in metric_names}
+        batches: list[tuple[np.ndarray, list[str]]] = []
+        for metric, (_, qids) in mats.items():
+            for qref, members in batches:
+                if len(qref) == len(qids) and np.array_equal(qref, qids):
+                    members.append(metric)
+                    break
+            else:
+                batches.append((qids, [metric]))
+        for _, members in batches:
+            stacked = np.vstack([mats[m][0] for m in members])
+            ci = stats.bootstrap_ci(
+                stacked,
+                n_resamples=options.bootstrap_resamples,
+                confidence=options.confidence,
+                seed=options.seed,
+            )
+            counts = (~np.isnan(stacked)).sum(axis=1)
+            for j, metric in enumerate(members):
+                for i, row in enumerate(rows):
+                    r = j * len(models) + i
+                    row["metrics"][metric].update(
+                        ci_low=json_number(ci.low[r]),
+                        ci_high=json_number(ci.high[r]),
+                        ci_mean=json_number(ci.mean[r]),
+                        n_queries=int(counts[r]),
+                    )
+
+    # Paired tests of the primary metric against the best (top) row.
+    best_model = models[0] if models else None
+    if have_pq and options.primary in metric_names and len(models) > 1:
+        mat, _ = _per_query_matrix(pq, options.primary, models)
+        if np.isnan(mat[0]).all():
+            notes.append(f"no per-query {options.primary} for the best row: no paired tests")
+        else:
+            vs = stats.compare_with_best(
+                mat,
+                best=0,
+                n_resamples=options.randomization_resamples,
+                seed=options.seed,
+            )
+            for i, row in enumerate(rows):
+                if i == vs.best:
+                    continue
+                row["vs_best"] = {
+                    "metric": options.primary,
+                    "p_randomization": json_number(vs.p_randomization[i]),
+                    "p_randomization_holm": json_number(vs.p_randomization_holm[i]),
+                    "p_t": json_number(vs.p_t[i]),
+                    "p_t_holm": json_number(vs.p_t_holm[i]),
+                    "n_queries": int(vs.n_queries[i]),
+                }
+
+    # Blank queries: NDCG under both empty-query policies.
+    if n_blank:
+        ndcgs = [mt for mt in metric_names if is_family(mt, "ndcg")]
+        for row in rows:
+            model = row["model"]
+            for metric in ndcgs:
+                entry: dict[str, Any] = {}
+                for tag, frame in (("blank0", blank0), ("blank1", blank1)):
+                    sub = frame[
+                        (frame["model"].astype(str) == model)
+                        & (frame["metric"].astype(str) == metric)
+                    ]
+                    if not sub.empty:
+                        entry[tag] = _seed_stats(sub)
+                    elif have_pq:
+                        entry[tag] = _blank_policy_from_per_query(
+                            pq, model, metric, 0.0 if tag == "blank0" else 1.0
+                        )
+                if entry:
+                    row["blank"][metric] = entry
+
+    published = published_beside_ours(str(run.config.get("published", "") or ""), dataset, rows)
+
+    return {
+        "dataset": dataset,
+        "run_id": run.run_id,
+        "run_dir": _display_path(run.path, base_dir),
+        "run_config": _display_path(run.config_path, base_dir),
+        "run_timestamp": run.timestamp,
+        "profile": profile,
+        "split": split,
+        "seeds": seeds,
+        "metrics": metric_names,
+        "primary_metric": options.primary,
+        "n_queries": n_queries,
+        "blank_queries": n_blank,
+        "best_model": best_model,
+        "notes": notes,
+        "rows": rows,
+        "published": published,
+    }
+
+
+def published_beside_ours(
+    entry: str, dataset: str, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Published rows of ``entry`` (a key of :data:`bench.report.published.PUBLISHED`) for
+    ``dataset``, each with our counterpart model's mean over seeds for the same metrics.
+
+    Published tables were selected differently (LightGBM's Experiments page: best of 500 *test*
+    iterations per metric); ours are validation-selected with the test split evaluated once, so
+    each row carries the source's ``selection`` text to print beside the numbers. Returns
+    ``[{"source", "url", "selection", "evaluator", "row", "model", "metrics": {m: {"published",
+    "ours"}}}]``; empty when the run names no entry or the entry has nothing for this dataset.
+    """
+    if not entry:
+        return []
+    if entry not in PUBLISHED:
+        raise ConfigError(f"unknown published entry {entry!r}; known: {sorted(PUBLISHED)}")
+    source = PUBLISHED[entry]
+    results = source["results"].get(dataset.split(":", 1)[0], {})
+    ours = {row["model"]: row["metrics"] for row in rows}
+    out = []
+    for name, values in results.items():
+        model = values.get("model")
+        mine = ours.get(model, {}) if model else {}
+        out.append({
+            "source": source["source"],
+            "url": source["url"],
+            "selection": source["selection"],
+            "evaluator": source["evaluator"],
+            "row": name,
+            "model": model,
+            "metrics": {
+                m: {"published": v, "ours": json_number((mine.get(m) or {}).get("mean"))}
+                for m, v in values.items() if m != "model"
+            },
+        })
+    return out
+
+
+def _blank_policy_from_per_query(
+    pq: pd.DataFrame, model: str, metric: str, fill: float
+) -> dict[str, Any]:
+    """Per-seed mean with blank (NaN) queries scored ``fill``: ``(sum + fill * n_blank) / n``."""
+    sub = pq[(pq["model"] == model) & (pq["metric"] == metric)]
+    filled = sub.assign(value=sub["value"].fillna(fill))
+    return _seed_stats(filled)
+
+
+def latest_runs(runs: Iterable[str | Path | RunDir]) -> dict[str, RunDir]:
+    """Dataset name → the most recent run holding it (manifest finish/start time, else mtime).
+
+    Each item is a run directory, a folder of run directories, or a :class:`RunDir`.
+    """
+    found: list[RunDir] = []
+    for item in runs:
+        if isinstance(item, RunDir):
+            found.append(item)
+        else:
+            found.extend(find_runs(item))
+    found.sort(key=lambda r: (r.timestamp, r.run_id))
+    latest: dict[str, RunDir] = {}
+    for run in found:
+        for dataset in run.datasets():
+            latest[dataset] = run
+    return latest
+
+
+def build_leaderboard(
+    runs: Iterable[str | Path | RunDir],
+    *,
+    options: LeaderboardOptions = DEFAULT_OPTIONS,
+    base_dir: str | Path | None = None,
+) -> dict[str, Any]:
+    """The leaderboard JSON document from run directories (or folders of run directories).
+
+    One table per dataset; when several runs hold a dataset, the most recent run (manifest finish
+    time, else start time, else folder mtime) supplies its table. Tables are ordered by dataset
+    name. Shape::
+
+        {"schema": 1, "generated_by": "ltrbench X", "stats": {...options...}, "paths": "...",
+         "tables": [{"dataset", "run_id", "run_config", "profile", "rows": [...], ...}]}
+
+    (each table as :func:`build_table` describes).
+    """
+    from bench import __version__
+
+    latest = latest_runs(runs)
+    base = Path(base_dir) if base_dir is not None else None
+    tables = [
+        build_table(latest[d], d, options=options, base_dir=base) for d in sorted(latest)
+    ]
+    opts = asdict(options)
+    opts["metrics"] = list(options.metrics)
+    opts["bootstrap"] = "percentile, over queries, on per-query values averaged over seeds"
+    opts["tests"] = (
+        f"paired per-query {options.primary} vs the best row: randomization (sign flips) and "
+        "t (scipy.stats.ttest_rel), Holm-corrected"
+    )
+    return {
+        "schema": SCHEMA_VERSION,
+        "generated_by": f"ltrbench {__version__}",
+        "stats": opts,
+        "paths": "run_dir and run_config are relative to the folder holding leaderboard.json "
+        "unless absolute",
+        "tables": tables,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------

@@ -1,0 +1,220 @@
+"""``leaderboard.md`` and ``leaderboard.csv`` from the document of :mod:`bench.report.build`."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pandas as pd
+
+from bench.metrics.families import metric_header
+
+
+def _fmt(v: float | None, digits: int = 4) -> str:
+    return "" if v is None else f"{v:.{digits}f}"
+
+
+def _fmt_ms(entry: dict[str, Any] | None, digits: int = 4) -> str:
+    if not entry or entry.get("mean") is None:
+        return ""
+    if entry.get("std") is None:
+        return _fmt(entry["mean"], digits)
+    return f"{entry['mean']:.{digits}f} ± {entry['std']:.{digits}f}"
+
+
+def _fmt_p(p: float | None) -> str:
+    if p is None:
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _fmt_ci(entry: dict[str, Any]) -> str:
+    if entry.get("ci_low") is None:
+        return ""
+    return f"[{entry['ci_low']:.4f}, {entry['ci_high']:.4f}]"
+
+
+def best_by_metric(table: dict[str, Any]) -> dict[str, str]:
+    best: dict[str, str] = {}
+    for metric in table["metrics"]:
+        means = [
+            (r["metrics"][metric]["mean"], r["model"])
+            for r in table["rows"]
+            if r["metrics"].get(metric, {}).get("mean") is not None
+        ]
+        if means:
+            best[metric] = max(means)[1]
+    return best
+
+
+def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str]:
+    seeds = ", ".join(str(s) for s in table["seeds"])
+    lines = [
+        f"## {table['dataset']} — {table['split']} split, profile `{table['profile']}`",
+        "",
+        f"<!-- ltrbench-table dataset={json.dumps(table['dataset'])} run_id={json.dumps(table['run_id'])} "
+        f"run_config={json.dumps(table['run_config'])} -->",
+        f"Run `{table['run_id']}` · config `{table['run_config']}` · seeds {seeds} · "
+        f"{table['n_queries']} {table['split']} queries",
+    ]
+    if table["blank_queries"]:
+        lines[-1] += (
+            f" ({table['blank_queries']} blank: no relevant document; excluded from the means "
+            f"under profile `{table['profile']}`, see the blank-query table)"
+        )
+    lines.append("")
+    return lines
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    """``leaderboard.md``: per dataset, the main table, the CI table and the blank-query table."""
+    so = doc["stats"]
+    conf = round(so["confidence"] * 100)
+    out = ["# ltrbench leaderboard", ""]
+    out.append(
+        f"Metrics on the {so['split']} split: mean ± sample std over seeds. {conf}% CI: "
+        f"percentile bootstrap over queries ({so['bootstrap_resamples']} resamples, seed "
+        f"{so['seed']}) of the per-query values averaged over seeds. p: paired per-query tests of "
+        f"{metric_header(so['primary'])} against the best row, randomization "
+        f"({so['randomization_resamples']} sign flips) and t-test, Holm-corrected over the "
+        "comparisons in the table. Model selection (early stopping) used the validation split "
+        "only. Best value per column in bold."
+    )
+    out.append("")
+    for table in doc["tables"]:
+        out.extend(_header_lines(table, so))
+        metrics = table["metrics"]
+        best = best_by_metric(table)
+        primary = table["primary_metric"]
+        head = ["Model", *[metric_header(m) for m in metrics], "Fit (s)"]
+        if primary in metrics:
+            head += [f"{metric_header(primary)} {conf}% CI", "p rand. (Holm)", "p t (Holm)"]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+        for row in table["rows"]:
+            cells = [row["model"]]
+            for m in metrics:
+                text = _fmt_ms(row["metrics"][m])
+                cells.append(f"**{text}**" if best.get(m) == row["model"] and text else text)
+            cells.append(_fmt_ms(row["fit_s"], 2))
+            if primary in metrics:
+                cells.append(_fmt_ci(row["metrics"][primary]))
+                vs = row["vs_best"]
+                if vs is None:
+                    cells += ["best", "best"] if row["model"] == table["best_model"] else ["", ""]
+                else:
+                    cells += [_fmt_p(vs["p_randomization_holm"]), _fmt_p(vs["p_t_holm"])]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+        if any(row["metrics"][m].get("ci_low") is not None for row in table["rows"] for m in metrics):
+            out.append(f"{conf}% bootstrap CI over queries:")
+            out.append("")
+            out.append("| " + " | ".join(["Model", *[metric_header(m) for m in metrics]]) + " |")
+            out.append("|" + "|".join(["---"] + ["---:"] * len(metrics)) + "|")
+            for row in table["rows"]:
+                cells = [row["model"], *[_fmt_ci(row["metrics"][m]) for m in metrics]]
+                out.append("| " + " | ".join(cells) + " |")
+            out.append("")
+        blank_metrics = [m for m in metrics if any(m in r["blank"] for r in table["rows"])]
+        if primary in blank_metrics:  # keep the pasted table narrow; the JSON/CSV have all
+            blank_metrics = [primary]
+        if table["blank_queries"] and blank_metrics:
+            out.append(
+                f"{table['blank_queries']} blank {table['split']} queries: NDCG with blank queries "
+                f"excluded (profile `{table['profile']}`), scored 0 and scored 1 "
+                "(LightGBM and XGBoost score them 1):"
+            )
+            out.append("")
+            head = ["Model"]
+            for m in blank_metrics:
+                h = metric_header(m)
+                head += [f"{h} excl.", f"{h} blank=0", f"{h} blank=1"]
+            out.append("| " + " | ".join(head) + " |")
+            out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+            for row in table["rows"]:
+                cells = [row["model"]]
+                for m in blank_metrics:
+                    b = row["blank"].get(m, {})
+                    cells += [
+                        _fmt_ms(row["metrics"][m]),
+                        _fmt_ms(b.get("blank0")),
+                        _fmt_ms(b.get("blank1")),
+                    ]
+                out.append("| " + " | ".join(cells) + " |")
+            out.append("")
+        out.extend(_published_lines(table))
+        for note in table["notes"]:
+            out.append(f"Note: {note}.")
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _published_lines(table: dict[str, Any]) -> list[str]:
+    """Markdown: published numbers beside ours, with how each side was selected."""
+    published = table.get("published") or []
+    if not published:
+        return []
+    first = published[0]
+    metrics = list(dict.fromkeys(m for p in published for m in p["metrics"]))
+    lines = [
+        f"Published numbers ({first['source']}, <{first['url']}>) beside ours. Published: "
+        f"{first['selection']}; computed by {first['evaluator']}. Ours: the iteration chosen on "
+        f"the validation split, test evaluated once, profile `{table['profile']}`; the two are "
+        "not the same measurement.",
+        "",
+    ]
+    head = ["Published row", "Our model"]
+    for m in metrics:
+        head += [f"{metric_header(m)} published", f"{metric_header(m)} ours"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join(["---", "---"] + ["---:"] * (len(head) - 2)) + "|")
+    for p in published:
+        cells = [p["row"], p["model"] or "(none)"]
+        for m in metrics:
+            v = p["metrics"].get(m) or {}
+            cells += [_fmt(v.get("published"), 6), _fmt(v.get("ours"))]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def csv_frame(doc: dict[str, Any]) -> pd.DataFrame:
+    """One row per (dataset, model): every number of the JSON in flat columns."""
+    records: list[dict[str, Any]] = []
+    for table in doc["tables"]:
+        for row in table["rows"]:
+            rec: dict[str, Any] = {
+                "dataset": table["dataset"],
+                "run_id": table["run_id"],
+                "run_config": table["run_config"],
+                "profile": table["profile"],
+                "split": table["split"],
+                "model": row["model"],
+                "library": row["library"],
+                "n_seeds": len(row["seeds"]),
+                "n_queries": table["n_queries"],
+                "blank_queries": table["blank_queries"],
+            }
+            for m in table["metrics"]:
+                e = row["metrics"][m]
+                for key in ("mean", "std", "ci_low", "ci_high"):
+                    rec[f"{m}_{key}"] = e.get(key)
+            for col in ("fit_s", "predict_s"):
+                rec[f"{col}_mean"] = row[col]["mean"]
+                rec[f"{col}_std"] = row[col]["std"]
+            vs = row["vs_best"] or {}
+            for key in ("p_randomization", "p_randomization_holm", "p_t", "p_t_holm"):
+                rec[key] = vs.get(key)
+            for m, entry in row["blank"].items():
+                for tag in ("blank0", "blank1"):
+                    rec[f"{m}_{tag}_mean"] = (entry.get(tag) or {}).get("mean")
+            records.append(rec)
+    return pd.DataFrame.from_records(records)
+
+
+def render_csv(doc: dict[str, Any]) -> str:
+    """``leaderboard.csv`` (full float precision; empty cells for missing values)."""
+    buf = io.StringIO()
+    csv_frame(doc).to_csv(buf, index=False, float_format="%.10g")
+    return buf.getvalue()

@@ -1,0 +1,151 @@
+"""The house rules of ``ARCHITECTURE.md``: every import runs downward, and no import loops.
+
+Every ``import`` of a ``bench`` module (at module level or inside a function) is read from the
+source with :mod:`ast`, so an upward import fails here whether or not it is ever executed.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "bench"
+
+#: Layer of each top-level part of the package, lowest first. A module may import its own
+#: layer's part and any lower layer; parts on the same layer may not import each other.
+LAYERS: dict[str, int] = {
+    "errors": 0,
+    "__init__": 0,
+    "data": 1,
+    "metrics": 2,
+    "adapters": 3,
+    "datasets": 4,
+    "examples": 4,
+    "runners": 5,
+    "runs": 6,
+    "crosscheck": 7,
+    "report": 7,
+    "benchmark": 8,
+    "perf": 9,
+    "commands": 10,
+    "cli": 10,
+    "__main__": 11,
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """``bench`` modules imported by the file (absolute, and relative resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "bench"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                name = ".".join([*base, node.module] if node.module else base)
+            else:
+                name = node.module or ""
+            if name.split(".")[0] != "bench":
+                continue
+            found.add(name)
+            # ``from bench.x import y`` may import the submodule bench.x.y
+            found |= {f"{name}.{a.name}" for a in node.names}
+    return found
+
+
+def _part(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+MODULES = _modules()
+EDGES = {
+    m: {i for i in _imports(p, m) if i in MODULES and i != m} for m, p in MODULES.items()
+}
+
+
+def test_every_part_of_the_package_has_a_layer() -> None:
+    assert {_part(m) for m in MODULES} <= set(LAYERS), set(map(_part, MODULES)) - set(LAYERS)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_run_downward(module: str) -> None:
+    here = _part(module)
+    upward = sorted(
+        target
+        for target in EDGES[module]
+        if _part(target) != here
+        and LAYERS[_part(target)] >= LAYERS[here]
+        and _part(target) != "__init__"
+    )
+    assert not upward, f"{module} (layer {LAYERS[here]}) imports upward or sideways: {upward}"
+
+
+def test_there_are_no_import_loops() -> None:
+    """Tarjan's strongly connected components over the module graph: every component is one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    loops: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in EDGES[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                loops.append(sorted(comp))
+
+    for v in sorted(EDGES):
+        if v not in index:
+            visit(v)
+    # a package importing its own submodules in __init__ and a submodule importing the package
+    # face is the one loop Python resolves by design only when the face is imported first; forbid all
+    assert not loops, f"import loops: {loops}"
+
+
+def test_the_import_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    """The checker itself can fail: an upward import written into a file is found."""
+    f = tmp_path / "x.py"
+    f.write_text("def f():\n    from bench.report.stats import holm\n    return holm\n")
+    assert "bench.report.stats" in _imports(f, "bench.metrics.x")
+
+
+def test_no_module_is_much_over_500_lines() -> None:
+    long = {
+        str(p.relative_to(PACKAGE.parent)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 520
+    }
+    assert not long, long
