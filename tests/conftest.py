@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# Resolved, as the code resolves it: ../shared may be a symbolic link.
+SHARED_DATA = (Path(__file__).resolve().parents[2] / "shared" / "data").resolve()
 
 
 @pytest.fixture

@@ -37,17 +37,17 @@ from typing import Any
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
 from bench.errors import ConfigError
-from bench.metrics import get_profile
-from bench.metrics.families import DEFAULT_METRICS, selection_cutoff
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
+from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.params import Params
-from bench.runners.registry import expand_models
+from bench.runners.registry import BASELINES, LAMBDAMART, expand_models
 from bench.runners.result import SELECTION_SPLIT
 
 #: The configs shipped with ltrbench (``ltrbench run --config NAME``).
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: Models of ``ltrbench run`` with no arguments (the baselines skip themselves on non-recommender data).
-DEFAULT_MODELS: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg", "popularity", "random", "als")
+DEFAULT_MODELS: tuple[str, ...] = (*LAMBDAMART, *BASELINES)
 #: Parameters of a config that gives no ``[params]``: the Params defaults (LightGBM's defaults)
 #: with room for 300 trees (early stopping on the validation split decides how many are used)
 #: plus row and feature subsampling, so that each seed trains a different model. With
@@ -74,9 +74,9 @@ class RunConfig:
     models: tuple[str, ...] = DEFAULT_MODELS
     seeds: tuple[int, ...] = (0, 1, 2)
     metrics: tuple[str, ...] = DEFAULT_METRICS
-    profile: str = "ltrbench"
+    profile: str = DEFAULT_PROFILE
     quick: bool = False
-    select_metric: str = "ndcg@10"
+    select_metric: str = PRIMARY_METRIC
     early_stopping_split: str = SELECTION_SPLIT
     eval_at: tuple[int, ...] = (1, 3, 5, 10)
     log_train: bool = True

@@ -28,6 +28,7 @@ import pandas as pd
 
 from bench.data.jsonio import json_number
 from bench.data.toml import read_toml
+from bench.metrics.profiles import DEFAULT_PROFILE
 from bench.report.stats import mean_std
 from bench.runs.layout import read_status, read_table, status_summary
 
@@ -37,7 +38,7 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     config = read_toml(run_dir / "config.toml")
-    profile = str(config.get("profile", "ltrbench"))
+    profile = str(config.get("profile", DEFAULT_PROFILE))
     metrics = read_table(run_dir / "metrics.csv")
     if len(metrics):
         metrics = metrics[metrics["profile"].astype(str) == profile]

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError
+from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.gbdt import library_module
 from bench.runners.params import Params
 from bench.runners.registry import get_model
@@ -143,7 +144,7 @@ def tune(
     n_iter: int = 10,
     n_folds: int = 3,
     seed: int = 0,
-    select_metric: str = "ndcg@10",
+    select_metric: str = PRIMARY_METRIC,
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
     use: str = "train",
 ) -> TuneResult:

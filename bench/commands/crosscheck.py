@@ -19,12 +19,10 @@ from pathlib import Path
 
 from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
 from bench.errors import ConfigError
-from bench.runners.registry import GBDT_LIBRARIES
+from bench.metrics.families import PRIMARY_METRIC
+from bench.runners.registry import GBDT_LIBRARIES, LAMBDAMART
 from bench.runs.naming import library_of
 from bench.runs.search import find_matching_run
-
-#: Models trained when no run can be reused and ``--models`` is not given.
-DEFAULT_MODELS: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="where to look for a run to reuse (default: <out>/runs)")
     p.add_argument("--out", default="results", metavar="DIR",
                    help="results folder: DIR/<dataset>/crosscheck.{md,json} (default: results)")
-    p.add_argument("--metric", default="ndcg@10", help="metric to cross-check (default: ndcg@10)")
+    p.add_argument("--metric", default=PRIMARY_METRIC,
+                   help=f"metric to cross-check (default: {PRIMARY_METRIC})")
     p.add_argument("--retrain", action="store_true", help="train even if a matching run exists")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=main)
@@ -61,7 +60,7 @@ def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
     from bench.commands.run import config_from_args
 
     config = config_from_args(args)
-    config = replace(config, models=models or DEFAULT_MODELS, crosscheck=False)
+    config = replace(config, models=models or LAMBDAMART, crosscheck=False)
     return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
 
 

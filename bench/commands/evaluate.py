@@ -34,8 +34,8 @@ from bench.metrics import (
     get_profile,
     parse_metrics,
 )
-
-DEFAULT_METRICS = "ndcg@1,3,5,10 map@10 mrr"
+from bench.metrics.families import EVALUATE_METRICS
+from bench.metrics.profiles import DEFAULT_PROFILE
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -58,8 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--scores", metavar="FILE", help="one score per line, in --data row order")
     src.add_argument("--qrels", metavar="FILE", help="TREC qrels 'qid iter docno rel'")
     src.add_argument("--run", metavar="FILE", help="TREC run 'qid Q0 docno rank score tag'")
-    p.add_argument("--metrics", nargs="+", default=[DEFAULT_METRICS], metavar="NAME",
-                   help=f"metric names, e.g. 'ndcg@1,3,5,10 map@10 mrr' (default: {DEFAULT_METRICS})")
+    p.add_argument("--metrics", nargs="+", default=[EVALUATE_METRICS], metavar="NAME",
+                   help=f"metric names, e.g. 'ndcg@1,3,5,10 map@10 mrr' (default: {EVALUATE_METRICS})")
     p.add_argument("--profile", default=None, metavar="NAME",
                    help=f"convention: {', '.join(PROFILES)} (default: ltrbench; trec_eval for "
                    "--qrels/--run)")
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         result = evaluate_trec(args.qrels, args.run, metrics=names, profile=profile,
                                per_query=per_query)
     else:
-        profile = get_profile(args.profile or "ltrbench")
+        profile = get_profile(args.profile or DEFAULT_PROFILE)
         result = _evaluate_files(args, names, profile.name, per_query)
     if per_query:
         assert result.per_query is not None

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench.metrics.families import DEFAULT_METRICS
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
 from bench.report.build import LeaderboardOptions
 from bench.report.leaderboard import write_leaderboard
 
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=",".join(DEFAULT_METRICS),
         help="comma-separated metric columns (default: %(default)s)",
     )
-    parser.add_argument("--primary", default="ndcg@10", help="metric of the paired tests")
+    parser.add_argument("--primary", default=PRIMARY_METRIC, help="metric of the paired tests")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument(
         "--permutations", type=int, default=10_000, help="randomization-test sign flips"

@@ -24,7 +24,8 @@ from numpy.typing import ArrayLike, NDArray
 from bench.crosscheck.providers import builtin_metric
 from bench.data.jsonio import json_number
 from bench.errors import DataError
-from bench.metrics.profiles import Profile
+from bench.metrics.families import PRIMARY_METRIC
+from bench.metrics.profiles import DEFAULT_PROFILE, Profile
 from bench.metrics.reconcile import (
     Evaluate,
     ProfileLike,
@@ -136,8 +137,8 @@ def crosscheck_arrays(
     scores: ArrayLike,
     offsets: ArrayLike,
     *,
-    metric: str = "ndcg@10",
-    default_profile: ProfileLike = "ltrbench",
+    metric: str = PRIMARY_METRIC,
+    default_profile: ProfileLike = DEFAULT_PROFILE,
     library_profile: ProfileLike | None = None,
     qid: ArrayLike | None = None,
     logged: float | None = None,

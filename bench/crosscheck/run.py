@@ -21,6 +21,7 @@ from bench.crosscheck.render import render_markdown
 from bench.crosscheck.result import Case, CrosscheckResult
 from bench.data.atomic import write_text
 from bench.data.groups import offsets_from_qid
+from bench.metrics.families import PRIMARY_METRIC
 from bench.metrics.reconcile import Evaluate
 from bench.runners.registry import GBDT_LIBRARIES
 from bench.runners.result import EVAL_SPLITS
@@ -108,7 +109,7 @@ def crosscheck_run(
     run_dir: str | Path,
     *,
     models: Sequence[str] | None = None,
-    metric: str = "ndcg@10",
+    metric: str = PRIMARY_METRIC,
     default_profile: str | None = None,
     splits: Sequence[str] = EVAL_SPLITS,
     evaluate: Evaluate | None = None,

@@ -66,6 +66,10 @@ DEFAULT_METRICS: tuple[str, ...] = (
 )
 #: The family of the metric that early stopping watches in each library's eval log.
 SELECTION_FAMILY = "ndcg"
+#: The metric that selects the iteration, orders the leaderboard and is cross-checked.
+PRIMARY_METRIC = "ndcg@10"
+#: The metrics ``ltrbench evaluate`` prints when none are named.
+EVALUATE_METRICS = "ndcg@1,3,5,10 map@10 mrr"
 
 
 def split_name(metric: str) -> tuple[str, int | None]:

@@ -181,6 +181,9 @@ _XGBOOST = Profile(
 )
 
 
+#: The profile of every number ltrbench prints unless told otherwise.
+DEFAULT_PROFILE = LTRBENCH.name
+
 PROFILES: dict[str, Profile] = {
     "ltrbench": LTRBENCH,
     "lightgbm": Profile(

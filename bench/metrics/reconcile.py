@@ -28,7 +28,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from bench.errors import DataError
 from bench.metrics.evaluate import evaluate as reference_evaluate
-from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.families import PRIMARY_METRIC
+from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 
 REASONS: tuple[str, ...] = ("blank_query", "ties", "gain", "truncation", "float32")
 
@@ -173,8 +174,8 @@ def reconcile(
     offsets: ArrayLike,
     *,
     library_profile: ProfileLike,
-    default_profile: ProfileLike = "ltrbench",
-    metric: str = "ndcg@10",
+    default_profile: ProfileLike = DEFAULT_PROFILE,
+    metric: str = PRIMARY_METRIC,
     qid: ArrayLike | None = None,
     evaluate: Evaluate | None = None,
 ) -> Reconciliation:

@@ -30,7 +30,7 @@ import pandas as pd
 
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
-from bench.metrics.families import DEFAULT_METRICS, is_family
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, is_family
 from bench.report import stats
 from bench.report.published import PUBLISHED
 from bench.runs.naming import library_of
@@ -45,7 +45,7 @@ class LeaderboardOptions:
     """What goes into a leaderboard and how its statistics are computed (recorded in the JSON)."""
 
     metrics: tuple[str, ...] = DEFAULT_METRICS
-    primary: str = "ndcg@10"
+    primary: str = PRIMARY_METRIC
     split: str = "test"
     confidence: float = 0.95
     bootstrap_resamples: int = 1000

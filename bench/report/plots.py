@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import atomic_path
-from bench.metrics.families import cutoff_of, is_family
+from bench.metrics.families import PRIMARY_METRIC, cutoff_of, is_family
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 
@@ -89,7 +89,7 @@ def _pick_metric(names: list[str], preferred: str) -> str | None:
 
 
 def plot_learning_curves(
-    table: dict[str, Any], run: RunDir, path: str | Path, *, preferred: str = "ndcg@10"
+    table: dict[str, Any], run: RunDir, path: str | Path, *, preferred: str = PRIMARY_METRIC
 ) -> Path | None:
     """Validation curves from ``evallog.csv``: per model the library's metric (``preferred`` when
     logged, else its deepest ``ndcg@k``) by iteration, mean over seeds; the mean chosen iteration

@@ -1,16 +1,13 @@
-"""Training runners and the benchmark pipeline.
+"""Training, and nothing else: one model on one dataset, selection on the validation split only.
 
 * :mod:`~bench.runners.params`: one :class:`~bench.runners.params.Params` for both libraries and
   the parity table (:data:`~bench.runners.params.PARITY`, :func:`~bench.runners.params.parity_markdown`);
-* :mod:`~bench.runners.lightgbm`, :mod:`~bench.runners.xgboost`, :mod:`~bench.runners.baselines`:
-  one model, early stopping and every choice on the validation split only;
-  :func:`~bench.runners.dispatch.run_model` trains any of them by name
-  (:data:`~bench.runners.registry.MODELS`);
-* :mod:`~bench.runners.builtin`: a library's own metric recomputed on given scores;
-* :mod:`~bench.benchmark.config` (``RunConfig``, TOML) and :mod:`~bench.benchmark.pipeline`
-  (``run_benchmark`` → ``results/runs/<run-id>/``), :mod:`~bench.benchmark.summary`;
-* :mod:`~bench.benchmark.tune` (group-aware CV), :mod:`~bench.benchmark.permute` (row-order check),
-  :mod:`~bench.benchmark.reproduce`, :mod:`~bench.report.published` (published numbers as data).
+* :mod:`~bench.runners.gbdt`: the one skeleton every GBDT is trained through, over the library
+  modules :mod:`~bench.runners.lightgbm` and :mod:`~bench.runners.xgboost` (``fit``, ``predict``);
+* :mod:`~bench.runners.baselines`: popularity, random, ALS;
+* :mod:`~bench.runners.registry` (model names) and :func:`~bench.runners.dispatch.run_model`
+  (train any of them by name); :mod:`~bench.runners.result` (what a runner returns);
+  :mod:`~bench.runners.resources` (time and memory of a block).
 
 Submodules are imported on use; importing this package loads neither LightGBM nor XGBoost.
 """

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bench.data.letor import LetorSplits
+from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.baselines import DEFAULT_ALS, ALSParams, run_als, run_popularity, run_random
 from bench.runners.gbdt import train_gbdt
 from bench.runners.params import Params
@@ -19,7 +20,7 @@ def run_model(
     *,
     seed: int,
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = "ndcg@10",
+    select_metric: str = PRIMARY_METRIC,
     log_train: bool = True,
     als: ALSParams = DEFAULT_ALS,
 ) -> FitResult:

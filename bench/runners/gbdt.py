@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
+from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.params import Params
 from bench.runners.registry import GBDT_LIBRARIES
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
@@ -56,7 +57,7 @@ def train_gbdt(
     model: str,
     objective: str,
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = "ndcg@10",
+    select_metric: str = PRIMARY_METRIC,
     log_train: bool = True,
 ) -> FitResult:
     """Train one ``library`` model and score the validation and test splits with its best iteration.

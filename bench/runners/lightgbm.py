@@ -17,6 +17,7 @@ import numpy as np
 
 from bench.data.letor import LetorData
 from bench.errors import ConfigError
+from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.params import Params, lightgbm_params
 from bench.runners.resources import measure
 from bench.runners.result import (
@@ -82,7 +83,7 @@ def fit_lightgbm(
     *,
     objective: str = "lambdarank",
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = "ndcg@10",
+    select_metric: str = PRIMARY_METRIC,
     log_train: bool = True,
 ) -> tuple[lgb.Booster, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``.

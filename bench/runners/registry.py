@@ -54,11 +54,16 @@ MODELS: dict[str, ModelSpec] = {
     )
 }
 
+#: The LambdaMART model of each GBDT library: what is compared head to head and cross-checked.
+LAMBDAMART: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg")
+#: The baselines, in the order runs list them.
+BASELINES: tuple[str, ...] = ("popularity", "random", "als")
+
 #: Short aliases accepted by ``--models``: a library name expands to its LambdaMART model.
 ALIASES: dict[str, tuple[str, ...]] = {
     "lightgbm": ("lightgbm-lambdarank",),
     "xgboost": ("xgboost-ndcg",),
-    "baselines": ("popularity", "random", "als"),
+    "baselines": BASELINES,
     "gbdt": tuple(n for n, m in MODELS.items() if m.is_gbdt),
     "all": tuple(MODELS),
 }

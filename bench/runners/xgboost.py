@@ -23,6 +23,7 @@ import xgboost as xgb
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData
+from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.params import Params, xgboost_params
 from bench.runners.resources import measure
 from bench.runners.result import (
@@ -68,7 +69,7 @@ def fit_xgboost(
     *,
     objective: str = "ndcg",
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = "ndcg@10",
+    select_metric: str = PRIMARY_METRIC,
     log_train: bool = True,
 ) -> tuple[xgb.Booster, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``."""

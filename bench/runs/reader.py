@@ -19,12 +19,12 @@ import pandas as pd
 
 from bench.data.toml import read_toml
 from bench.errors import ConfigError, DataError
+from bench.metrics.profiles import DEFAULT_PROFILE
 from bench.runs.layout import TABLES, empty_table
 from bench.runs.manifest import MANIFEST
 
 # Timestamp keys looked up in manifest.json, most specific first.
 _TIME_KEYS = ("finished", "finished_at", "finished_utc", "started", "started_at", "started_utc")
-DEFAULT_PROFILE_OF_OLD_RUNS = "ltrbench"
 
 
 @dataclass
@@ -85,7 +85,7 @@ class RunDir:
         """The run's evaluation profile (config ``profile``, else ``evaluation.profile``, else ltrbench)."""
         cfg = self.config
         value = cfg.get("profile") or (cfg.get("evaluation") or {}).get("profile")
-        return str(value) if value else DEFAULT_PROFILE_OF_OLD_RUNS
+        return str(value) if value else DEFAULT_PROFILE
 
     def has(self, name: str) -> bool:
         return (self.path / name).is_file()
