@@ -233,19 +233,7 @@ def reconcile(
         changed = _changed(before, after)
         affected[reason] += int(changed.sum())
         if changed.any():
-            idx = np.flatnonzero(changed)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "query": idx,
-                        "qid": qids[idx],
-                        "reason": reason,
-                        "before": before[idx],
-                        "after": after[idx],
-                        "contribution": share[idx],
-                    }
-                )
-            )
+            frames.append(_query_rows(changed, qids, reason, before, after, share))
     lib_vals, last_vals = values[0], values[-1]
     res_contrib, res_change = step_contributions(last_vals, dflt_vals)
     residual = -res_change if not math.isnan(res_change) else math.nan
@@ -254,19 +242,7 @@ def reconcile(
     if np.any(np.isnan(last_vals) != np.isnan(dflt_vals)):
         max_q = math.inf
     if changed.any():
-        idx = np.flatnonzero(changed)
-        frames.append(
-            pd.DataFrame(
-                {
-                    "query": idx,
-                    "qid": qids[idx],
-                    "reason": "residual",
-                    "before": last_vals[idx],
-                    "after": dflt_vals[idx],
-                    "contribution": -res_contrib[idx],
-                }
-            )
-        )
+        frames.append(_query_rows(changed, qids, "residual", last_vals, dflt_vals, -res_contrib))
     lib_mean, dflt_mean = mean_defined(lib_vals), mean_defined(dflt_vals)
     per_query = (
         pd.concat(frames, ignore_index=True)
@@ -288,6 +264,28 @@ def reconcile(
         n_blank=int(np.sum(np.isnan(dflt_vals) & ~np.isnan(lib_vals))),
         per_query=per_query,
         unexplained_fields=unexplained,
+    )
+
+
+def _query_rows(
+    changed: NDArray[np.bool_],
+    qids: NDArray[Any],
+    reason: str,
+    before: NDArray[np.float64],
+    after: NDArray[np.float64],
+    contribution: NDArray[np.float64],
+) -> pd.DataFrame:
+    """The rows of :attr:`Reconciliation.per_query` for the queries ``changed`` by one step."""
+    idx = np.flatnonzero(changed)
+    return pd.DataFrame(
+        {
+            "query": idx,
+            "qid": qids[idx],
+            "reason": reason,
+            "before": before[idx],
+            "after": after[idx],
+            "contribution": contribution[idx],
+        }
     )
 
 

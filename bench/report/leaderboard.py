@@ -1,21 +1,7 @@
-"""Leaderboards from run directories: ``results/leaderboard.{md,csv,json,tex}``.
+"""``ltrbench report``'s files: ``results/leaderboard.{md,csv,json,tex}`` and the plots.
 
-One table per dataset (the most recent run that has the dataset wins), rows = models, test split:
-
-* NDCG@1/3/5/10, MAP@10, MRR, P@10, R@10 as mean ± sample std over seeds (``metrics.csv``, the
-  reference evaluator under the run's profile, default ``ltrbench``) and fit time (``timings.csv``);
-* a 95% percentile bootstrap CI over queries for every metric, on the per-query values averaged
-  over seeds (``per_query.parquet``; :func:`bench.report.stats.bootstrap_ci`);
-* paired per-query tests of the primary metric (NDCG@10) against the best row: randomization
-  (sign flips) and paired t, each Holm-corrected over the comparisons
-  (:func:`bench.report.stats.compare_with_best`);
-* when the test split has blank queries (no relevant document): their count and NDCG@k with blank
-  queries scored 0 and 1 (``metrics.csv`` rows of profiles ``<profile>-blank0/-blank1``, else
-  computed from the per-query values).
-
-``leaderboard.json`` holds every number (NaN → ``null``) plus ``run_id`` and ``run_config`` per
-table; ``ltrbench reproduce`` reads it. Paths in it (``run_dir``, ``run_config``) are relative to
-the folder holding ``leaderboard.json`` when the run lies inside that folder, else absolute.
+The numbers come from :mod:`bench.report.build` (its module docstring says what each table holds);
+``leaderboard.json`` holds every number (NaN → ``null``) and is what ``ltrbench reproduce`` reads.
 """
 
 from __future__ import annotations

@@ -24,12 +24,13 @@ Every baseline learns from the training split only and scores the validation and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
-from bench.runners.resources import measure
+from bench.runners.resources import Measurement, measure
 from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable
 
 #: Labels at or above this count as an interaction (the ``ltrbench`` profile's relevance threshold).
@@ -93,16 +94,7 @@ def run_popularity(splits: LetorSplits, seed: int = 0) -> FitResult:
                 s[known] = counts[pos[known]]
                 scores[split] = s
         source = "count of relevant (label >= 1) train rows per item"
-    return FitResult(
-        model="popularity",
-        library="baseline",
-        seed=seed,
-        scores=scores,
-        fit_s=fit.seconds,
-        predict_s=pred.seconds,
-        peak_rss_mb=max(fit.peak_rss_mb, pred.peak_rss_mb),
-        notes={"source": source},
-    )
+    return _baseline_result("popularity", seed, scores, pred, fit, notes={"source": source})
 
 
 def run_random(splits: LetorSplits, seed: int = 0) -> FitResult:
@@ -112,13 +104,8 @@ def run_random(splits: LetorSplits, seed: int = 0) -> FitResult:
             split: np.random.default_rng([seed, i]).random(getattr(splits, split).n_rows)
             for i, split in enumerate(EVAL_SPLITS)
         }
-    return FitResult(
-        model="random",
-        library="baseline",
-        seed=seed,
-        scores=scores,
-        predict_s=pred.seconds,
-        peak_rss_mb=pred.peak_rss_mb,
+    return _baseline_result(
+        "random", seed, scores, pred,
         notes={"source": "numpy.random.default_rng([seed, split index]).random"},
     )
 
@@ -132,14 +119,8 @@ def run_als(
     if col is not None:
         with measure() as pred:
             scores = {s: getattr(splits, s).X[:, col].astype(np.float64) for s in EVAL_SPLITS}
-        return FitResult(
-            model="als",
-            library="baseline",
-            seed=seed,
-            scores=scores,
-            predict_s=pred.seconds,
-            peak_rss_mb=pred.peak_rss_mb,
-            notes={"source": f"adapter feature {train.feature_names[col]!r}"},
+        return _baseline_result(
+            "als", seed, scores, pred, notes={"source": f"adapter feature {train.feature_names[col]!r}"}
         )
     if any(getattr(splits, s).user is None or getattr(splits, s).item is None for s in ("train", *EVAL_SPLITS)):
         raise NotApplicable(
@@ -188,14 +169,8 @@ def run_als(
             s[known] = np.einsum("ij,ij->i", uf[upos[known]], itf[ipos[known]])
             scores[split] = s
             unseen[split] = int((~known).sum())
-    return FitResult(
-        model="als",
-        library="baseline",
-        seed=seed,
-        scores=scores,
-        fit_s=fit.seconds,
-        predict_s=pred.seconds,
-        peak_rss_mb=max(fit.peak_rss_mb, pred.peak_rss_mb),
+    return _baseline_result(
+        "als", seed, scores, pred, fit,
         library_params={
             "factors": params.factors,
             "regularization": params.regularization,
@@ -209,6 +184,30 @@ def run_als(
             "source": "bench.adapters.als.fit_als on relevant train rows",
             "rows_scored_0_unseen_user_or_item": unseen,
         },
+    )
+
+
+def _baseline_result(
+    model: str,
+    seed: int,
+    scores: dict[str, NDArray[np.float64]],
+    pred: Measurement,
+    fit: Measurement | None = None,
+    *,
+    notes: dict[str, Any],
+    library_params: dict[str, Any] | None = None,
+) -> FitResult:
+    """A baseline's :class:`FitResult`: its scores, predict (and fit) time and memory."""
+    return FitResult(
+        model=model,
+        library="baseline",
+        seed=seed,
+        scores=scores,
+        fit_s=fit.seconds if fit is not None else 0.0,
+        predict_s=pred.seconds,
+        peak_rss_mb=max(fit.peak_rss_mb, pred.peak_rss_mb) if fit is not None else pred.peak_rss_mb,
+        library_params=dict(library_params or {}),
+        notes=notes,
     )
 
 
