@@ -327,3 +327,34 @@ def test_truncated_svd_matches_numpy_on_a_matrix_with_a_spectral_gap() -> None:
     np.testing.assert_allclose(f.U.T @ f.U, np.eye(5), atol=1e-4)
     exact = truncated_svd(sp.csr_matrix(A[:20, :30]), 30)  # k >= min(shape): dense LAPACK
     np.testing.assert_allclose(exact.U * exact.s @ exact.V.T, A[:20, :30], atol=1e-9)
+
+
+def test_als_user_step_equals_the_implicit_librarys_exact_solve() -> None:
+    """Independent oracle: ``implicit``'s ALS (Cholesky solve, ``use_cg=False``) recalculates each
+    user's factor for fixed item factors. implicit's confidence is ``alpha * value`` (its
+    ``cpu/_als.pyx``), ltrbench's ``1 + alpha * r`` (Hu, Koren & Volinsky 2008), so implicit gets
+    the values ``1 + alpha * r`` with ``alpha = 1``: the same least-squares problem."""
+    pytest.importorskip("implicit")
+    import warnings
+
+    from implicit.cpu.als import AlternatingLeastSquares
+
+    from bench.adapters.als import als_half_step
+
+    rng = np.random.default_rng(0)
+    n_users, n_items, k, alpha, reg = 30, 50, 6, 2.0, 0.1
+    R = sp.random(n_users, n_items, density=0.2, random_state=1, format="csr", dtype=np.float64)
+    R.data = np.ceil(R.data * 5)
+    Y = rng.standard_normal((n_items, k))
+    conf = sp.csr_matrix((1.0 + alpha * R.data, R.indices, R.indptr), shape=R.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = AlternatingLeastSquares(factors=k, regularization=reg, alpha=1.0, dtype=np.float64,
+                                        use_cg=False, iterations=1, random_state=0)
+        model.fit(conf, show_progress=False)
+    model.item_factors = Y.copy()
+    theirs = np.vstack([model.recalculate_user(u, conf[u]) for u in range(n_users)])
+    X = np.zeros((n_users, k))
+    als_half_step(R.indptr.astype(np.int64), R.indices.astype(np.int32), conf.data, X, Y, Y.T @ Y,
+                  reg, 50)
+    np.testing.assert_allclose(X, theirs, rtol=0, atol=1e-9)
