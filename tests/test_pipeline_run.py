@@ -28,7 +28,8 @@ CONTRACT = {
     "metrics.csv": ["dataset", "model", "library", "seed", "split", "metric", "value", "profile"],
     "per_query.parquet": ["dataset", "model", "seed", "split", "qid", "metric", "value"],
     "timings.csv": ["dataset", "model", "library", "seed", "fit_s", "predict_s", "peak_rss_mb",
-                    "best_iteration", "n_trees"],
+                    "best_iteration", "n_trees", "fit_cpu_s", "other_load", "steal_load",
+                    "contended", "timing", "repeats", "fit_s_min", "fit_s_max", "fit_s_repeats"],
     "evallog.csv": ["model", "seed", "iteration", "split", "metric", "value"],
     "scores.parquet": ["model", "seed", "split", "row", "score"],
     "labels.parquet": ["split", "row", "qid", "label"],
@@ -475,3 +476,37 @@ def test_every_run_ends_with_a_clean_cross_check_on_lightgbm_example_data(shared
     assert record["reasons"]["blank_query"] is not None  # vali has a blank query
     assert Path(record["files"]["md"]).is_file()
     assert Path(record["files"]["md"]).parent == tmp_path / "lightgbm-lambdarank"
+
+
+# --- timing ----------------------------------------------------------------------------------------
+
+
+def test_isolated_training_gives_the_same_numbers_as_in_process(splits, tmp_path, run_dir):
+    config = _config(models=("lightgbm-lambdarank", "xgboost-ndcg", "random"), seeds=(0,),
+                     timing="isolated")
+    rd = pipeline.run_benchmark(config, out_dir=tmp_path, progress=False, splits=splits)
+    assert not (rd / ".isolated").exists()
+    scores, ref = layout.read_table(rd / "scores.parquet"), layout.read_table(run_dir / "scores.parquet")
+    ref = ref[ref.model.isin(config.models) & (ref.seed == 0)]
+    pd.testing.assert_frame_equal(_sorted(scores), _sorted(ref), check_dtype=False)
+    timings = pd.read_csv(rd / "timings.csv")
+    assert set(timings.timing) == {"isolated"}
+    assert json.loads((rd / "manifest.json").read_text())["timing"]["mode"] == "isolated"
+
+
+def test_timing_repeats_report_the_median_and_the_range(splits, tmp_path):
+    config = _config(models=("lightgbm-lambdarank",), seeds=(0,), timing_repeats=3)
+    rd = pipeline.run_benchmark(config, out_dir=tmp_path, progress=False, splits=splits)
+    (row,) = pd.read_csv(rd / "timings.csv").itertuples()
+    times = [float(x) for x in row.fit_s_repeats.split(";")]
+    assert row.repeats == 3 and len(times) == 3
+    assert row.fit_s == pytest.approx(sorted(times)[1], abs=1e-6)
+    assert (row.fit_s_min, row.fit_s_max) == (pytest.approx(min(times), abs=1e-6),
+                                              pytest.approx(max(times), abs=1e-6))
+    assert row.fit_cpu_s > 0
+
+
+@pytest.mark.parametrize("bad", [{"timing": "sometimes"}, {"timing_repeats": 0}])
+def test_a_bad_timing_setting_is_refused_by_the_config(bad):
+    with pytest.raises(ConfigError, match="timing"):
+        _config(**bad)

@@ -10,6 +10,8 @@ A config file is flat at the top (run keys) with three optional tables::
     quick = false
     select_metric = "ndcg@10"             # the library NDCG that early stopping watches
     early_stopping_split = "vali"         # the only accepted value
+    timing = "inprocess"                  # or "isolated": each (model, seed) in a fresh process
+    timing_repeats = 1                    # fits per (model, seed); fit time = median, with range
 
     [params]                              # bench.runners.params.Params fields; keys not given
     n_trees = 300                         # take DEFAULT_RUN_PARAMS (Params defaults with
@@ -59,7 +61,12 @@ QUICK_LIMITS: dict[str, int] = {"n_trees": 20, "early_stopping_rounds": 5, "num_
 #: Keys that would choose something on a split; each must be "vali".
 _SELECTION_KEYS = ("early_stopping_split", "select_on", "selection_split", "validation_split")
 #: Keys left out of the config hash (they do not change any number).
-_UNHASHED = ("data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description")
+_UNHASHED = (
+    "data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description", "timing",
+    "timing_repeats",
+)
+#: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
+TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,8 @@ class RunConfig:
     crosscheck: bool = True
     permute_check: bool = False
     permute_retrain: bool = False
+    timing: str = "inprocess"
+    timing_repeats: int = 1
 
     def __post_init__(self) -> None:
         """Validate everything a run needs from its config, before any data is loaded: the
@@ -108,6 +117,10 @@ class RunConfig:
             raise ConfigError(f"models must be registered names, without repeats; got {list(self.models)}")
         if not self.seeds:
             raise ConfigError("seeds must not be empty")
+        if self.timing not in TIMING_MODES:
+            raise ConfigError(f"timing must be one of {', '.join(TIMING_MODES)}; got {self.timing!r}")
+        if not isinstance(self.timing_repeats, int) or self.timing_repeats < 1:
+            raise ConfigError(f"timing_repeats must be a positive integer; got {self.timing_repeats!r}")
         for model, values in self.model_params.items():
             expand_models([model])
             if not isinstance(values, dict):

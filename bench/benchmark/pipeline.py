@@ -12,16 +12,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bench.benchmark.config import RunConfig
 from bench.benchmark.progress import Advance, progress_bar
-from bench.benchmark.record import labels_frame, pair_status, pair_tables, start_manifest
+from bench.benchmark.record import (
+    FitTiming,
+    labels_frame,
+    pair_status,
+    pair_tables,
+    start_manifest,
+)
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
 from bench.datasets.resolve import load_dataset
-from bench.errors import ConfigError
+from bench.errors import ConfigError, LtrbenchError
 from bench.runners.dispatch import run_model
 from bench.runners.registry import get_model
-from bench.runners.result import NotApplicable, check_splits_distinct
+from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
 from bench.runs.manifest import (
     dataset_fingerprint,
@@ -34,6 +42,8 @@ from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
 
 Loader = Callable[..., LetorSplits]
+#: ``run_model`` or an isolated trainer with its signature.
+Train = Callable[..., FitResult]
 
 
 def run_benchmark(
@@ -62,11 +72,24 @@ def run_benchmark(
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader)
         check_splits_distinct(splits)
         run_dir = _open_run_dir(config, splits, Path(out_dir), resume)
-        for model, seed in pairs:
-            if layout.status_path(run_dir, model, seed).is_file():
-                advance(f"{model} seed {seed}: done earlier", 1)
-                continue
-            _run_pair(config, splits, run_dir, model, seed, advance)
+        todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
+        train: Train = run_model
+        isolated = None
+        if config.timing == "isolated" and todo:
+            from bench.benchmark.isolated import IsolatedTrainer
+
+            advance("writing the splits for isolated training", 0)
+            isolated = IsolatedTrainer(splits, run_dir / ".isolated")
+            train = isolated
+        try:
+            for model, seed in pairs:
+                if (model, seed) not in todo:
+                    advance(f"{model} seed {seed}: done earlier", 1)
+                    continue
+                _run_pair(config, splits, run_dir, model, seed, advance, train)
+        finally:
+            if isolated is not None:
+                isolated.close()
         _finish_manifest(run_dir, config)
         if config.permute_check:
             from bench.benchmark.permute import permute_check_run
@@ -86,33 +109,62 @@ def load_splits(spec: str, *, data_dir: str | None = None, loader: Loader | None
 
 
 def _run_pair(
-    config: RunConfig, splits: LetorSplits, run_dir: Path, model: str, seed: int, advance: Advance
+    config: RunConfig,
+    splits: LetorSplits,
+    run_dir: Path,
+    model: str,
+    seed: int,
+    advance: Advance,
+    train: Train,
 ) -> None:
     spec = get_model(model)
-    advance(f"{model} seed {seed}: training", 0)
+    fits = []
+    result = None
     try:
-        result = run_model(
-            model,
-            splits,
-            config.params_for(model, seed),
-            seed=seed,
-            eval_at=config.eval_at,
-            select_metric=config.select_metric,
-            log_train=config.log_train,
-            als=config.als,
-        )
+        for repeat in range(config.timing_repeats):
+            step = "" if config.timing_repeats == 1 else f" {repeat + 1}/{config.timing_repeats}"
+            advance(f"{model} seed {seed}: training{step}", 0)
+            again = train(
+                model,
+                splits,
+                config.params_for(model, seed),
+                seed=seed,
+                eval_at=config.eval_at,
+                select_metric=config.select_metric,
+                log_train=config.log_train,
+                als=config.als,
+            )
+            if result is not None:
+                _check_same_model(result, again)
+            result = again
+            fits.append(again.fit)
     except NotApplicable as exc:
         body = {"status": "skipped", "library": spec.library, "reason": str(exc)}
         layout.write_status(run_dir, model, seed, body, finished=now())
         advance(f"{model} seed {seed}: skipped ({exc})", 1)
         return
+    assert result is not None
+    timing = FitTiming.of(config.timing, fits, result.fit_s)
     advance(f"{model} seed {seed}: evaluating", 0)
-    tables = pair_tables(config, splits, result)
+    tables = pair_tables(config, splits, result, timing)
     advance(f"{model} seed {seed}: writing", 0)
     for name, frame in tables.items():
         layout.upsert_pair(run_dir / name, frame, model, seed)
-    layout.write_status(run_dir, model, seed, pair_status(result, spec.objective), finished=now())
+    layout.write_status(
+        run_dir, model, seed, pair_status(result, spec.objective, timing), finished=now()
+    )
     advance(f"{model} seed {seed}: done", 1)
+
+
+def _check_same_model(first: FitResult, again: FitResult) -> None:
+    """Repeated fits of one (model, seed) must give the same scores: a timing repeat may not
+    change a number (both libraries are deterministic for a fixed seed and thread count)."""
+    for split, scores in first.scores.items():
+        if not np.array_equal(scores, again.scores[split]):
+            raise LtrbenchError(
+                f"{first.model} seed {first.seed}: a repeated fit gave other {split} scores; "
+                "timing repeats need a deterministic model (fix the seed and thread count)"
+            )
 
 
 def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path) -> Path:

@@ -7,6 +7,9 @@ from a :class:`~bench.benchmark.config.RunConfig`, the loaded splits and a
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,9 +21,72 @@ from bench.benchmark.scoring import evaluate_scores
 from bench.data.letor import LetorSplits
 from bench.datasets.fetch import repo_root
 from bench.runners.registry import get_model
-from bench.runners.resources import PEAK_RSS_METHOD
+from bench.runners.resources import (
+    CONTENTION_THRESHOLD,
+    PEAK_RSS_METHOD,
+    STEAL_THRESHOLD,
+    Measurement,
+)
 from bench.runners.result import EVAL_SPLITS, SELECTION_SPLIT, FitResult
 from bench.runs.manifest import dataset_fingerprint, environment, git_state, now
+
+
+@dataclass(frozen=True)
+class FitTiming:
+    """The fit time of one (model, seed) over its repeats, and whether the machine was busy.
+
+    ``seconds`` and ``cpu_s`` hold one value per repeat; ``other_load`` / ``steal_load`` are the
+    largest over the repeats (``None`` where unknown); ``contended`` is true when any repeat was.
+    """
+
+    mode: str
+    seconds: tuple[float, ...]
+    cpu_s: tuple[float, ...]
+    other_load: float | None
+    steal_load: float | None
+    contended: bool
+
+    @classmethod
+    def of(cls, mode: str, fits: Sequence[Measurement | None], fit_s: float) -> FitTiming:
+        """From the fit measurements of the repeats (``None``: a model with nothing to fit)."""
+        measured = [m for m in fits if m is not None]
+        if not measured:
+            return cls(mode, (fit_s,), (0.0,), None, None, False)
+        loads = [m.other_load for m in measured if m.other_load is not None]
+        steals = [m.steal_load for m in measured if m.steal_load is not None]
+        return cls(
+            mode,
+            tuple(m.seconds for m in measured),
+            tuple(m.cpu_s for m in measured),
+            max(loads) if loads else None,
+            max(steals) if steals else None,
+            any(m.contended for m in measured),
+        )
+
+    @property
+    def median(self) -> float:
+        return float(statistics.median(self.seconds))
+
+
+def timing_manifest(config: RunConfig) -> dict[str, Any]:
+    """How fits are timed and with how many threads (the manifest's ``timing``)."""
+    import os
+
+    import numba
+
+    return {
+        "mode": config.timing,
+        "repeats": config.timing_repeats,
+        "fit_s": "median over repeats of the wall time of one fit",
+        "contended": f"other processes used > {CONTENTION_THRESHOLD:.0%} of the machine's CPU "
+        f"capacity during the fit (or steal > {STEAL_THRESHOLD:.0%}); measured from /proc/stat",
+        "library_threads": config.params.resolved_threads(),
+        "numba_threads": int(numba.get_num_threads()),
+        "thread_variables": {
+            k: v for k, v in os.environ.items()
+            if k.startswith(("OMP_", "MKL_", "OPENBLAS_", "NUMBA_")) or k == "KMP_AFFINITY"
+        },
+    }
 
 
 def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str) -> dict[str, Any]:
@@ -64,6 +130,7 @@ def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str) -> dict[
             "predict_s": "wall time of predicting the validation and test splits",
             "peak_rss_mb": f"RSS growth during fit and predict, MiB; method: {PEAK_RSS_METHOD}",
         },
+        "timing": timing_manifest(config),
         "environment": environment(),
         "git": git_state(repo_root()),
     }
@@ -82,7 +149,9 @@ def labels_frame(splits: LetorSplits) -> pd.DataFrame:
     )
 
 
-def pair_tables(config: RunConfig, splits: LetorSplits, r: FitResult) -> dict[str, pd.DataFrame]:
+def pair_tables(
+    config: RunConfig, splits: LetorSplits, r: FitResult, timing: FitTiming | None = None
+) -> dict[str, pd.DataFrame]:
     """The rows of one trained (model, seed) for every per-pair table of the run directory."""
     metric_rows: list[dict[str, Any]] = []
     pq_parts: list[pd.DataFrame] = []
@@ -105,11 +174,16 @@ def pair_tables(config: RunConfig, splits: LetorSplits, r: FitResult) -> dict[st
                  "row": np.arange(scores.shape[0], dtype=np.int64), "score": scores}
             )
         )
+    t = timing or FitTiming.of(config.timing, [r.fit], r.fit_s)
     timings = pd.DataFrame(
         [{
             "dataset": splits.name, "model": r.model, "library": r.library, "seed": r.seed,
-            "fit_s": r.fit_s, "predict_s": r.predict_s, "peak_rss_mb": r.peak_rss_mb,
+            "fit_s": t.median, "predict_s": r.predict_s, "peak_rss_mb": r.peak_rss_mb,
             "best_iteration": r.best_iteration, "n_trees": r.n_trees,
+            "fit_cpu_s": float(statistics.median(t.cpu_s)), "other_load": t.other_load,
+            "steal_load": t.steal_load, "contended": t.contended, "timing": t.mode,
+            "repeats": len(t.seconds), "fit_s_min": min(t.seconds), "fit_s_max": max(t.seconds),
+            "fit_s_repeats": ";".join(f"{x:.6f}" for x in t.seconds),
         }]
     )
     return {
@@ -121,15 +195,19 @@ def pair_tables(config: RunConfig, splits: LetorSplits, r: FitResult) -> dict[st
     }
 
 
-def pair_status(r: FitResult, objective: str) -> dict[str, Any]:
+def pair_status(r: FitResult, objective: str, timing: FitTiming | None = None) -> dict[str, Any]:
     """The body of the status file of a trained (model, seed)."""
+    t = timing or FitTiming.of("inprocess", [r.fit], r.fit_s)
     return {
         "status": "done",
         "library": r.library,
         "objective": objective,
         "best_iteration": r.best_iteration,
         "n_trees": r.n_trees,
-        "fit_s": r.fit_s,
+        "fit_s": t.median,
+        "fit_s_repeats": list(t.seconds),
+        "other_load": t.other_load,
+        "contended": t.contended,
         "predict_s": r.predict_s,
         "peak_rss_mb": r.peak_rss_mb,
         "library_params": r.library_params,

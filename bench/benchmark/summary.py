@@ -7,7 +7,8 @@ JSON shape of ``ltrbench run --format json``::
      "status": {"<model>-seed<k>": "done" | "skipped: <reason>"},
      "metrics": {model: {split: {metric: {"mean": float, "std": float | null,
                                           "per_seed": {seed: float}}}}},
-     "timings": {model: {"fit_s": float, "predict_s": float, "peak_rss_mb": float,
+     "timings": {model: {"fit_s": float (median over seeds), "contended": int | null,
+                         "predict_s": float, "peak_rss_mb": float,
                          "best_iteration": float | null}},
      "crosscheck": {"ok": bool, "errors": [str], "reasons": {reason: float | null}} | null,
      "permute_check": {"file": str, "max_abs_delta": {evaluator: float}} | null}
@@ -55,7 +56,9 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
     out_timings = {}
     for model, g in timings.groupby("model", sort=False):
         out_timings[str(model)] = {
-            "fit_s": json_number(g["fit_s"].mean()),
+            "fit_s": json_number(g["fit_s"].median()),
+            "contended": int(g["contended"].astype(str).str.lower().isin(["true", "1"]).sum())
+            if "contended" in g.columns else None,
             "predict_s": json_number(g["predict_s"].mean()),
             "peak_rss_mb": json_number(g["peak_rss_mb"].max()),
             "best_iteration": json_number(pd.to_numeric(g["best_iteration"], errors="coerce").mean()),
@@ -90,7 +93,7 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
 
 def summary_text(summary: dict[str, Any], *, split: str = "test", metrics: tuple[str, ...] = ("ndcg@1", "ndcg@10", "map@10", "mrr")) -> str:
     """A plain-text table: one row per model, ``mean ± std`` over seeds on ``split``, fit time."""
-    header = ["model", *metrics, "fit s"]
+    header = ["model", *metrics, "fit s (median)"]
     rows = []
     notes = []
     for model in summary["models"]:
@@ -105,7 +108,8 @@ def summary_text(summary: dict[str, Any], *, split: str = "test", metrics: tuple
             else:
                 cells.append(f"{e['mean']:.4f} ± {e['std']:.4f}")
         t = summary["timings"].get(model, {})
-        cells.append("" if t.get("fit_s") is None else f"{t['fit_s']:.2f}")
+        mark = " †" if t.get("contended") else ""
+        cells.append("" if t.get("fit_s") is None else f"{t['fit_s']:.2f}{mark}")
         if not per:
             skipped = [v for k, v in summary["status"].items() if k.startswith(f"{model}-seed")]
             cells[1:] = ["(skipped)" if skipped else "(not run)"] + [""] * (len(cells) - 2)
@@ -121,6 +125,9 @@ def summary_text(summary: dict[str, Any], *, split: str = "test", metrics: tuple
     ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     lines += notes
+    if any(t.get("contended") for t in summary["timings"].values()):
+        lines.append("† fit timed while other processes used the machine: not a clean time "
+                     "(see timings.csv other_load)")
     cc = summary.get("crosscheck")
     if cc is not None:
         lines.append(f"cross-check: {'OK' if cc.get('ok') else 'FAILED'}"

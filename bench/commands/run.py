@@ -38,6 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "(writes permute.csv in the run directory)")
     p.add_argument("--permute-retrain", action="store_true",
                    help="with --permute-check: also retrain the GBDT models on permuted rows")
+    p.add_argument("--timing", choices=("inprocess", "isolated"),
+                   help="time each fit in this process (default) or each (model, seed) in a fresh "
+                   "process, so the libraries' thread pools never share one")
+    p.add_argument("--timing-repeats", type=int, metavar="N",
+                   help="fit each (model, seed) N times; fit time = median, with its range")
     p.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -101,6 +106,10 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     for flag in ("permute_check", "permute_retrain"):
         if getattr(args, flag, False):
             changes[flag] = True
+    if getattr(args, "timing", None):
+        changes["timing"] = args.timing
+    if getattr(args, "timing_repeats", None) is not None:
+        changes["timing_repeats"] = args.timing_repeats
     if getattr(args, "no_crosscheck", False):
         changes["crosscheck"] = False
     return replace(config, **changes)

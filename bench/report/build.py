@@ -33,6 +33,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, is_family
 from bench.report import stats
 from bench.report.published import PUBLISHED
+from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import library_of
 from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
@@ -144,6 +145,31 @@ def _seed_stats(frame: pd.DataFrame, value: str = "value") -> dict[str, Any]:
     return {"mean": json_number(mean), "std": json_number(std), "per_seed": per_seed}
 
 
+def fit_time_summary(timings: pd.DataFrame) -> dict[str, Any]:
+    """Fit time of one model over seeds × repeats: ``median``, ``min``, ``max``, ``n``, the number
+    of ``contended`` fits (``None`` when the run did not record the machine's load) and the
+    ``timing`` mode (``inprocess`` / ``isolated``; ``None`` for older runs)."""
+    if not len(timings) or "fit_s" not in timings.columns:
+        return {"median": None, "min": None, "max": None, "n": 0, "contended": None, "timing": None}
+    if "fit_s_repeats" in timings.columns and timings["fit_s_repeats"].notna().all():
+        times = [float(x) for cell in timings["fit_s_repeats"].astype(str) for x in cell.split(";")]
+    else:
+        times = [float(x) for x in timings["fit_s"]]
+    arr = np.asarray(times, dtype=np.float64)
+    contended = None
+    if "contended" in timings.columns and timings["contended"].notna().all():
+        contended = int(timings["contended"].astype(str).str.lower().isin(["true", "1"]).sum())
+    modes = sorted(set(timings["timing"].dropna().astype(str))) if "timing" in timings.columns else []
+    return {
+        "median": json_number(np.median(arr)),
+        "min": json_number(arr.min()),
+        "max": json_number(arr.max()),
+        "n": int(arr.shape[0]),
+        "contended": contended,
+        "timing": "+".join(modes) or None,
+    }
+
+
 def build_table(
     run: RunDir,
     dataset: str,
@@ -156,7 +182,7 @@ def build_table(
     Keys: ``dataset, run_id, run_dir, run_config, profile, split, seeds, metrics, primary_metric,
     n_queries, blank_queries, best_model, notes, rows``. Each row: ``model, library, seeds,
     metrics{metric: {mean, std, per_seed{seed: value}, ci_low, ci_high, ci_mean, n_queries}},
-    fit_s{mean, std, per_seed}, predict_s{...}, vs_best`` (``null`` for the best row, else
+    fit_s{mean, std, per_seed, median, min, max, n, contended, timing}, predict_s{...}, vs_best`` (``null`` for the best row, else
     ``{metric, p_randomization, p_randomization_holm, p_t, p_t_holm, n_queries}``) and ``blank``
     (``{metric: {blank0: {mean, std, per_seed}, blank1: {...}}}`` when blank queries exist, else
     ``{}``).
@@ -225,11 +251,21 @@ def build_table(
                 row[col] = _seed_stats(tm, col)
             else:
                 row[col] = {"mean": None, "std": None, "per_seed": {}}
+        row["fit_s"].update(fit_time_summary(tm))
         row["vs_best"] = None
         row["blank"] = {}
         rows.append(row)
 
     notes: list[str] = []
+    contended = sum(int(r["fit_s"]["contended"] or 0) for r in rows)
+    modes = sorted({r["fit_s"]["timing"] for r in rows if r["fit_s"]["timing"]})
+    if contended:
+        notes.append(
+            f"† {contended} fit(s) ran while other processes used more than "
+            f"{CONTENTION_THRESHOLD:.0%} of the machine's CPU: their times are not comparable"
+        )
+    if rows and not modes:
+        notes.append("fit times recorded without the machine's load: contention unknown")
     # Bootstrap CIs over queries, per metric, on seed-averaged per-query values.
     have_pq = len(pq) > 0
     if not have_pq:

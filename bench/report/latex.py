@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from bench.metrics.families import metric_header
-from bench.report.render import best_by_metric
+from bench.report.render import best_by_metric, fmt_fit_time
 
 _TEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -76,7 +76,7 @@ def render_latex(doc: dict[str, Any]) -> str:
             f"\\begin{{tabular}}{{{cols}}}",
             "\\toprule",
         ]
-        head = ["Model", *[metric_header(m) for m in metrics], "Fit (s)"]
+        head = ["Model", *[metric_header(m) for m in metrics], "Fit s: median [range]"]
         if with_tests:
             head += [f"{metric_header(primary)} {conf}\\% CI", "$p$ (Holm)"]
         out.append(" & ".join(head) + " \\\\")
@@ -84,7 +84,7 @@ def render_latex(doc: dict[str, Any]) -> str:
         for row in table["rows"]:
             cells = [tex_escape(row["model"])]
             cells += [_tex_ms(row["metrics"][m], best.get(m) == row["model"]) for m in metrics]
-            cells.append(_tex_ms(row["fit_s"], False, 2))
+            cells.append(fmt_fit_time(row["fit_s"]).replace("†", r"$^\dagger$").replace("–", "--"))
             if with_tests:
                 e = row["metrics"][primary]
                 cells.append(

@@ -134,33 +134,47 @@ def plot_learning_curves(
 
 
 def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None:
-    """Primary metric (mean ± std over seeds) against fit time (mean ± std, log scale)."""
+    """Primary metric (mean ± std over seeds) against fit time (median, bars from the fastest to
+    the slowest fit over seeds × repeats; log scale); the title names the timing mode, and
+    contended fits are marked."""
     metric = table["primary_metric"]
     pts = [
         (r["model"], r["fit_s"], r["metrics"].get(metric))
         for r in table["rows"]
-        if r["fit_s"]["mean"] is not None and (r["metrics"].get(metric) or {}).get("mean") is not None
+        if _fit_centre(r["fit_s"]) is not None
+        and (r["metrics"].get(metric) or {}).get("mean") is not None
     ]
     if not pts:
         return None
     fig = _figure()
     ax = fig.add_subplot(1, 1, 1)
     for model, fit, q in pts:
-        x = max(fit["mean"], 1e-4)
-        sx = fit["std"] or 0.0
+        x = max(float(_fit_centre(fit) or 0.0), 1e-4)
+        lo = fit.get("min") if fit.get("min") is not None else x
+        hi = fit.get("max") if fit.get("max") is not None else x
         ax.errorbar(  # the left bar stops short of 0 (log axis)
-            [x], [q["mean"]], xerr=[[min(sx, 0.9 * x)], [sx]], yerr=[[q["std"] or 0.0]] * 2,
+            [x], [q["mean"]], xerr=[[min(x - lo, 0.9 * x)], [hi - x]], yerr=[[q["std"] or 0.0]] * 2,
             marker="o", ms=4, capsize=2, label=model,
         )
-        ax.annotate(model, (x, q["mean"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
+        label = model + (" †" if fit.get("contended") else "")
+        ax.annotate(label, (x, q["mean"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ax.set_xscale("log")
-    ax.set_xlabel("fit time (s, log scale)")
+    modes = sorted({str(f.get("timing")) for _, f, _ in pts if f.get("timing")}) or ["unknown"]
+    ax.set_xlabel("fit time (s, log scale): median, bars = fastest to slowest fit")
     ax.set_ylabel(f"{metric} ({table['split']}, profile {table['profile']})")
-    ax.set_title(f"{table['dataset']}: quality against fit time")
+    title = f"{table['dataset']}: quality against fit time (timing: {', '.join(modes)})"
+    if any(f.get("contended") for _, f, _ in pts):
+        title += "\n† timed while the machine was busy"
+    ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3, which="both")
     return _save(fig, Path(path))
+
+
+def _fit_centre(fit: dict[str, Any]) -> float | None:
+    value = fit.get("median") if fit.get("median") is not None else fit.get("mean")
+    return None if value is None else float(value)
 
 
 def write_plots(table: dict[str, Any], run: RunDir, out_dir: str | Path) -> list[Path]:

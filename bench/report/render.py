@@ -23,6 +23,15 @@ def _fmt_ms(entry: dict[str, Any] | None, digits: int = 4) -> str:
     return f"{entry['mean']:.{digits}f} ± {entry['std']:.{digits}f}"
 
 
+def fmt_fit_time(entry: dict[str, Any] | None) -> str:
+    """``median [min–max]`` seconds over seeds × repeats, ``†`` when a fit was contended."""
+    if not entry or entry.get("median") is None:
+        return _fmt_ms(entry, 2)
+    lo, mid, hi = entry["min"], entry["median"], entry["max"]
+    text = f"{mid:.2f}" if entry.get("n", 1) <= 1 else f"{mid:.2f} [{lo:.2f}–{hi:.2f}]"
+    return text + (" †" if entry.get("contended") else "")
+
+
 def _fmt_p(p: float | None) -> str:
     if p is None:
         return ""
@@ -87,7 +96,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         metrics = table["metrics"]
         best = best_by_metric(table)
         primary = table["primary_metric"]
-        head = ["Model", *[metric_header(m) for m in metrics], "Fit (s)"]
+        head = ["Model", *[metric_header(m) for m in metrics], "Fit s: median [range]"]
         if primary in metrics:
             head += [f"{metric_header(primary)} {conf}% CI", "p rand. (Holm)", "p t (Holm)"]
         out.append("| " + " | ".join(head) + " |")
@@ -97,7 +106,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             for m in metrics:
                 text = _fmt_ms(row["metrics"][m])
                 cells.append(f"**{text}**" if best.get(m) == row["model"] and text else text)
-            cells.append(_fmt_ms(row["fit_s"], 2))
+            cells.append(fmt_fit_time(row["fit_s"]))
             if primary in metrics:
                 cells.append(_fmt_ci(row["metrics"][primary]))
                 vs = row["vs_best"]

@@ -206,6 +206,7 @@ def _baseline_result(
         fit_s=fit.seconds if fit is not None else 0.0,
         predict_s=pred.seconds,
         peak_rss_mb=max(fit.peak_rss_mb, pred.peak_rss_mb) if fit is not None else pred.peak_rss_mb,
+        fit=fit,
         library_params=dict(library_params or {}),
         notes=notes,
     )

@@ -1,4 +1,14 @@
-"""Wall time and peak memory of a block of code.
+"""Wall time, CPU time, the machine's other load, and peak memory of a block of code.
+
+**Other load.** A time measured on a shared machine is only as good as the machine was idle.
+:func:`measure` reads the machine-wide CPU counters of ``/proc/stat`` (busy and steal time of all
+CPUs, proc(5)) before and after the block and subtracts this process's own CPU time
+(:func:`time.process_time`, all its threads): what is left is CPU time that other processes (or
+the hypervisor, as steal) took while the block ran. ``other_load`` is that time as a fraction of
+the machine's capacity over the block (``wall x CPUs``); a block with ``other_load`` above
+:data:`CONTENTION_THRESHOLD` (or steal above :data:`STEAL_THRESHOLD`) is ``contended``: its wall
+time says more about the neighbours than about the code. Where ``/proc/stat`` is absent the load
+is unknown (``None``) and nothing is flagged.
 
 Peak memory is the growth of the process's resident set size (RSS) during the block, in MiB:
 ``peak RSS during the block - RSS when it started``. It counts what the libraries allocate in
@@ -16,6 +26,7 @@ Method, recorded in every run manifest (:data:`PEAK_RSS_METHOD`):
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import resource
 import sys
@@ -25,6 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _STATUS = Path("/proc/self/status")
+_PROC_STAT = Path("/proc/stat")
+#: A block is contended when other processes used more than this fraction of the machine's CPU
+#: capacity while it ran (and at least :data:`MIN_OTHER_CPU_S` seconds of CPU in all).
+CONTENTION_THRESHOLD = 0.15
+#: ... or when the hypervisor stole more than this fraction of it.
+STEAL_THRESHOLD = 0.10
+#: Below this much other CPU time the counters' resolution (one clock tick per CPU) decides.
+MIN_OTHER_CPU_S = 0.05
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 
 
@@ -60,28 +79,87 @@ def _maxrss_kib() -> int:
     return int(r // 1024) if sys.platform == "darwin" else int(r)  # bytes on macOS, KiB on Linux
 
 
+def machine_cpu_seconds() -> tuple[float, float] | None:
+    """``(busy, steal)`` CPU seconds of all CPUs since boot (``/proc/stat``), or ``None``.
+
+    Busy = user + nice + system + irq + softirq (guest time is inside user), in clock ticks of
+    ``os.sysconf("SC_CLK_TCK")``.
+    """
+    try:
+        first = _PROC_STAT.read_text().split("\n", 1)[0].split()
+        ticks = [int(v) for v in first[1:9]] + [0] * max(0, 9 - len(first))
+        hz = float(os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = ticks[:8]
+    return (user + nice + system + irq + softirq) / hz, steal / hz
+
+
 @dataclass
 class Measurement:
-    """Filled in when the ``measure()`` block ends."""
+    """Filled in when the ``measure()`` block ends.
+
+    ``seconds``: wall time; ``cpu_s``: this process's CPU time (all threads); ``other_cpu_s`` and
+    ``steal_s``: CPU time other processes and the hypervisor took meanwhile (``None`` when
+    unknown); ``cpus``: the machine's CPU count.
+    """
 
     seconds: float = 0.0
     peak_rss_mb: float = 0.0
+    cpu_s: float = 0.0
+    other_cpu_s: float | None = None
+    steal_s: float | None = None
+    cpus: int = 1
+
+    @property
+    def other_load(self) -> float | None:
+        """Other processes' CPU time as a fraction of the machine's capacity during the block."""
+        if self.other_cpu_s is None or self.seconds <= 0:
+            return None
+        return self.other_cpu_s / (self.seconds * self.cpus)
+
+    @property
+    def steal_load(self) -> float | None:
+        """Steal time as a fraction of the machine's capacity during the block."""
+        if self.steal_s is None or self.seconds <= 0:
+            return None
+        return self.steal_s / (self.seconds * self.cpus)
+
+    @property
+    def contended(self) -> bool:
+        """True when other load or steal exceeded its threshold (see the module docstring)."""
+        load, steal = self.other_load, self.steal_load
+        busy = (
+            load is not None
+            and self.other_cpu_s is not None
+            and self.other_cpu_s >= MIN_OTHER_CPU_S
+            and load > CONTENTION_THRESHOLD
+        )
+        return bool(busy or (steal is not None and steal > STEAL_THRESHOLD))
 
 
 @contextlib.contextmanager
 def measure() -> Iterator[Measurement]:
-    """Time a block (``time.perf_counter``) and record its peak RSS growth in MiB."""
-    out = Measurement()
+    """Time a block (wall: ``time.perf_counter``; CPU: ``time.process_time``), measure the other
+    load on the machine meanwhile, and record the block's peak RSS growth in MiB."""
+    out = Measurement(cpus=os.cpu_count() or 1)
     if _RESETTABLE:
         with open(_CLEAR_REFS, "w") as fh:
             fh.write("5")
         start_kib = _read_status_kib("VmRSS") or 0
     else:
         start_kib = _maxrss_kib()
+    machine0 = machine_cpu_seconds()
+    c0 = time.process_time()
     t0 = time.perf_counter()
     try:
         yield out
     finally:
         out.seconds = time.perf_counter() - t0
+        out.cpu_s = time.process_time() - c0
+        machine1 = machine_cpu_seconds()
+        if machine0 is not None and machine1 is not None:
+            out.other_cpu_s = max(0.0, machine1[0] - machine0[0] - out.cpu_s)
+            out.steal_s = max(0.0, machine1[1] - machine0[1])
         peak_kib = (_read_status_kib("VmHWM") or 0) if _RESETTABLE else _maxrss_kib()
         out.peak_rss_mb = max(0, peak_kib - start_kib) / 1024.0

@@ -42,7 +42,8 @@ class FitResult:
     library's own metric as it logged it. ``n_trees`` is how many trees were grown before early
     stopping ended training. ``fit_s`` includes building the library's dataset (binning) and the
     per-round evaluation; ``predict_s`` covers validation and test; ``peak_rss_mb`` is the RSS
-    growth during fit + predict (:mod:`bench.runners.resources`).
+    growth during fit + predict (:mod:`bench.runners.resources`); ``fit`` is the fit's whole
+    measurement (CPU time, the machine's other load meanwhile, whether it was contended).
     """
 
     model: str
@@ -55,6 +56,7 @@ class FitResult:
     fit_s: float = 0.0
     predict_s: float = 0.0
     peak_rss_mb: float = 0.0
+    fit: Measurement | None = None  # the fit's measurement: CPU time, other load, contention
     library_params: dict[str, Any] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
     booster: Any = None  # the library's model object (not persisted)
@@ -160,6 +162,7 @@ def fit_result(
         n_trees=int(log["iteration"].max()) if len(log) else 0,
         fit_s=fit.seconds,
         peak_rss_mb=fit.peak_rss_mb,
+        fit=fit,
         library_params=library_params,
         notes=dict(notes or {}),
     )

@@ -8,7 +8,12 @@ Layout (every file is written atomically)::
     metrics.csv         dataset, model, library, seed, split, metric, value, profile
     per_query.parquet   dataset, model, seed, split, qid, metric, value
     timings.csv         dataset, model, library, seed, fit_s, predict_s, peak_rss_mb,
-                        best_iteration, n_trees
+                        best_iteration, n_trees, fit_cpu_s, other_load, steal_load,
+                        contended, timing, repeats, fit_s_min, fit_s_max, fit_s_repeats
+                        (fit_s: median over repeats; other_load: the machine's CPU used by
+                        other processes during the fit, a fraction of its capacity;
+                        contended: other load or steal above the thresholds of
+                        bench.runners.resources; fit_s_repeats: ';'-separated seconds)
     evallog.csv         model, seed, iteration, split, metric, value   (library's own log)
     scores.parquet      model, seed, split, row, score                 (float64)
     labels.parquet      split, row, qid, label
@@ -59,7 +64,8 @@ TABLES: dict[str, TableSpec] = {
         TableSpec(
             "timings.csv",
             ("dataset", "model", "library", "seed", "fit_s", "predict_s", "peak_rss_mb",
-             "best_iteration", "n_trees"),
+             "best_iteration", "n_trees", "fit_cpu_s", "other_load", "steal_load", "contended",
+             "timing", "repeats", "fit_s_min", "fit_s_max", "fit_s_repeats"),
             ("model", "seed", "fit_s"),
         ),
         TableSpec(
