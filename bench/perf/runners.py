@@ -1,0 +1,296 @@
+"""``ltrbench perf runners``: what ltrbench adds to a fit, and whether a shared process slows it.
+
+On an MSLR-like shape (default 200,000 training rows of about 120 documents per query, 136
+features, labels 0-4; 50,000 validation rows; 100 trees of 255 leaves) each library is fitted
+three ways, timed in turns (A, B, C, A, B, C, ...):
+
+* **bare**: a fresh Python process that imports only that library and calls ``lgb.train`` /
+  ``xgb.train`` with exactly the parameters ltrbench passes (``bench.runners.params``), the same
+  validation set and per-round NDCG evaluation, and the library's own early stopping (patience
+  larger than the tree count, so every variant grows the same trees);
+* **ltrbench isolated**: a fresh process running the fit through ltrbench's runner
+  (:func:`bench.runners.gbdt.train_gbdt`), as ``--timing isolated`` does;
+* **ltrbench in-process**: the same call in this process, where LightGBM, XGBoost and numba
+  (the reference evaluator) have all run before: their OpenMP / workqueue thread pools share it.
+
+The fit time excludes data loading and interpreter start (each variant times its own fit call,
+dataset construction included, as :mod:`bench.runners.resources` does for a run). The figures
+are the median over ``--repeat`` turns, with the machine's other load during each fit; the ratio
+to the bare fit is ltrbench's overhead (target ≤ 1.05). Each variant's test scores are evaluated
+by the reference evaluator: NDCG@10 must agree to 1e-12 (same seed and threads, same model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.data.atomic import write_text
+from bench.runs.manifest import cpu_model
+
+LIBRARIES = ("lightgbm", "xgboost")
+VARIANTS = ("bare", "ltrbench isolated", "ltrbench in-process")
+TARGET_OVERHEAD = 1.05
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ltrbench perf runners``."""
+    parser.add_argument("--rows", type=int, default=200_000, help="training rows (200000)")
+    parser.add_argument("--vali-rows", type=int, default=50_000, help="validation/test rows each")
+    parser.add_argument("--features", type=int, default=136)
+    parser.add_argument("--trees", type=int, default=100)
+    parser.add_argument("--leaves", type=int, default=255)
+    parser.add_argument("--threads", type=int, default=0, help="library threads (0 = all cores)")
+    parser.add_argument("--libraries", default=",".join(LIBRARIES))
+    parser.add_argument("--repeat", type=int, default=3, help="turns (median reported)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", metavar="FILE.md", help="also write the figures as Markdown")
+
+
+# ---------------------------------------------------------------------------------- data
+
+
+def mslr_like(n_rows: int, n_features: int, seed: int, *, docs_per_query: int = 120) -> dict[str, np.ndarray]:
+    """Rows of about ``docs_per_query`` documents per query, float32 features with a few relevance
+    directions, integer-valued and sparse columns, labels 0-4 mostly 0 (as in MSLR-WEB30K)."""
+    rng = np.random.default_rng(seed)
+    sizes = np.clip(rng.lognormal(np.log(docs_per_query), 0.6, size=n_rows // 20 + 1), 1, 1251)
+    sizes = sizes.astype(np.int64)
+    ends = np.cumsum(sizes)
+    sizes = sizes[: int(np.searchsorted(ends, n_rows)) + 1]
+    sizes[-1] -= int(sizes.sum() - n_rows)
+    sizes = sizes[sizes > 0]
+    qid = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    X = rng.standard_normal((n_rows, n_features), dtype=np.float32)
+    X[:, ::3] = np.floor(np.abs(X[:, ::3]) * 4)  # count-like columns
+    X[:, 1::7] *= rng.random((n_rows, len(range(1, n_features, 7)))) < 0.2  # sparse columns
+    w = np.zeros(n_features, dtype=np.float32)  # one relevance direction for every split
+    w[: min(8, n_features)] = np.random.default_rng(12345).normal(size=min(8, n_features))
+    query_effect = rng.normal(scale=0.5, size=sizes.shape[0])[qid]
+    latent = X @ w + query_effect + rng.normal(scale=1.0, size=n_rows)
+    cuts = np.quantile(latent, [0.52, 0.84, 0.96, 0.99])
+    y = np.searchsorted(cuts, latent).astype(np.float64)
+    return {"X": X, "y": y, "group": sizes}
+
+
+# ---------------------------------------------------------------------------------- one fit
+
+
+def _params(library: str, trees: int, leaves: int, threads: int, seed: int) -> tuple[Any, dict[str, Any]]:
+    from bench.runners.params import Params, lightgbm_params, xgboost_params
+
+    p = Params(n_trees=trees, num_leaves=leaves, learning_rate=0.1, n_threads=threads, seed=seed,
+               early_stopping_rounds=trees + 1)
+    p = Params.from_dict({**p.to_dict(), "n_threads": p.resolved_threads()})
+    make = lightgbm_params if library == "lightgbm" else xgboost_params
+    return p, make(p, "lambdarank" if library == "lightgbm" else "ndcg", eval_at=(10,))
+
+
+def _load(workdir: Path, split: str) -> dict[str, np.ndarray]:
+    return {k: np.load(workdir / f"{split}.{k}.npy") for k in ("X", "y", "group")}
+
+
+def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, np.ndarray]:
+    """The library alone: the same parameters, evaluation and stopping rule as ltrbench's runner."""
+    train, vali, test = (_load(workdir, s) for s in ("train", "vali", "test"))
+    _, params = _params(library, cfg["trees"], cfg["leaves"], cfg["threads"], cfg["seed"])
+    if library == "lightgbm":
+        import lightgbm as lgb
+
+        t0 = time.perf_counter()
+        names = [f"f{j}" for j in range(train["X"].shape[1])]
+        dtrain = lgb.Dataset(train["X"], label=train["y"], group=train["group"], feature_name=names)
+        dvali = lgb.Dataset(vali["X"], label=vali["y"], group=vali["group"], reference=dtrain,
+                            feature_name=names)
+        record: dict[str, Any] = {}
+        booster = lgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], valid_sets=[dvali],
+                            valid_names=["vali"],
+                            callbacks=[lgb.record_evaluation(record),
+                                       lgb.early_stopping(cfg["trees"] + 1, first_metric_only=True,
+                                                          verbose=False)])
+        seconds = time.perf_counter() - t0
+        best = int(np.argmax(record["vali"]["ndcg@10"])) + 1
+        return seconds, np.asarray(booster.predict(test["X"], num_iteration=best), dtype=np.float64)
+    import xgboost as xgb
+
+    def dm(d: dict[str, np.ndarray]) -> Any:
+        return xgb.DMatrix(d["X"], label=d["y"], qid=np.repeat(np.arange(d["group"].shape[0]), d["group"]),
+                           nthread=int(params["nthread"]))
+
+    t0 = time.perf_counter()
+    dtrain, dvali = dm(train), dm(vali)
+    record = {}
+    booster = xgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], evals=[(dvali, "vali")],
+                        evals_result=record, verbose_eval=False,
+                        callbacks=[xgb.callback.EarlyStopping(rounds=cfg["trees"] + 1,
+                                                              metric_name="ndcg@10",
+                                                              data_name="vali", maximize=True,
+                                                              save_best=False)])
+    seconds = time.perf_counter() - t0
+    best = int(np.argmax(record["vali"]["ndcg@10"])) + 1
+    scores = booster.predict(dm(test), output_margin=True, iteration_range=(0, best))
+    return seconds, np.asarray(scores, dtype=np.float64)
+
+
+def _ltrbench_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, np.ndarray]:
+    """The same fit through ltrbench's runner (fit time as a run records it)."""
+    from bench.data.letor import LetorData, LetorSplits
+    from bench.runners.gbdt import train_gbdt
+
+    parts = {}
+    for split in ("train", "vali", "test"):
+        d = _load(workdir, split)
+        parts[split] = LetorData.build(d["X"], d["y"], qid=np.repeat(np.arange(d["group"].shape[0]),
+                                                                        d["group"]))
+    splits = LetorSplits(name="perf", **parts)
+    p, _ = _params(library, cfg["trees"], cfg["leaves"], cfg["threads"], cfg["seed"])
+    model = "lightgbm-lambdarank" if library == "lightgbm" else "xgboost-ndcg"
+    objective = "lambdarank" if library == "lightgbm" else "ndcg"
+    r = train_gbdt(library, splits, p, model=model, objective=objective, eval_at=(10,),
+                   select_metric="ndcg@10", log_train=False)
+    return r.fit_s, r.scores["test"]
+
+
+def _child(argv: list[str]) -> int:
+    """``python -m bench.perf.runners --child VARIANT LIBRARY WORKDIR CONFIG.json OUT.npy``."""
+    variant, library, workdir, cfg_path, out = argv
+    cfg = json.loads(Path(cfg_path).read_text(encoding="utf-8"))
+    from bench.runners.resources import measure
+
+    fit = _bare_fit if variant == "bare" else _ltrbench_fit
+    with measure() as m:
+        seconds, scores = fit(library, Path(workdir), cfg)
+    np.save(out, scores)
+    print(json.dumps({"fit_s": seconds, "other_load": m.other_load, "contended": m.contended}))
+    return 0
+
+
+# ---------------------------------------------------------------------------------- the run
+
+
+def _in_child(variant: str, library: str, workdir: Path, cfg_path: Path) -> tuple[dict[str, Any], np.ndarray]:
+    out = workdir / f"{variant.replace(' ', '_')}.{library}.scores.npy"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.perf.runners", "--child", variant, library, str(workdir),
+         str(cfg_path), str(out)],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1]), np.load(out)
+
+
+def _in_process(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
+    from bench.runners.resources import measure
+
+    with measure() as m:
+        seconds, scores = _ltrbench_fit(library, workdir, cfg)
+    return {"fit_s": seconds, "other_load": m.other_load, "contended": m.contended}, scores
+
+
+def run(args: argparse.Namespace) -> int:
+    """Generate the data, time the variants in turns, print (and write ``--out``) the figures."""
+    from bench.metrics import evaluate
+
+    libraries = [x.strip() for x in args.libraries.split(",") if x.strip()]
+    cfg = {"trees": args.trees, "leaves": args.leaves, "threads": args.threads, "seed": args.seed}
+    with tempfile.TemporaryDirectory(prefix="ltrbench-perf-runners-") as tmp:
+        workdir = Path(tmp)
+        t0 = time.perf_counter()
+        for split, n, seed in (("train", args.rows, args.seed), ("vali", args.vali_rows, args.seed + 1),
+                               ("test", args.vali_rows, args.seed + 2)):
+            for k, v in mslr_like(n, args.features, seed).items():
+                np.save(workdir / f"{split}.{k}.npy", v)
+        test = _load(workdir, "test")
+        cfg_path = workdir / "config.json"
+        cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
+        print(f"{args.rows:,} training rows x {args.features} features, {args.trees} trees of "
+              f"{args.leaves} leaves; data in {time.perf_counter() - t0:.1f} s; {cpu_model()}",
+              flush=True)
+        # numba and both libraries run in this process first: the in-process variant shares it
+        evaluate(test["y"], test["y"] + 0.1, group=test["group"], metrics="ndcg@10")
+        times: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        ndcg: dict[tuple[str, str], float] = {}
+        for turn in range(max(1, args.repeat)):
+            for library in libraries:
+                for variant in VARIANTS:
+                    if variant == "ltrbench in-process":
+                        rec, scores = _in_process(library, workdir, cfg)
+                    else:
+                        rec, scores = _in_child(variant, library, workdir, cfg_path)
+                    times.setdefault((library, variant), []).append(rec)
+                    value = evaluate(test["y"], scores, group=test["group"], metrics="ndcg@10")
+                    ndcg[(library, variant)] = float(value.metrics["ndcg@10"])
+                    print(f"turn {turn + 1}: {library:8s} {variant:20s} {rec['fit_s']:7.3f} s "
+                          f"(other load {_pct(rec['other_load'])})", flush=True)
+    report = render(args, libraries, times, ndcg)
+    print(report)
+    if args.out:
+        write_text(args.out, report)
+    return 0
+
+
+def _pct(x: float | None) -> str:
+    return "unknown" if x is None else f"{x:.0%}"
+
+
+def render(args: argparse.Namespace, libraries: list[str],
+           times: dict[tuple[str, str], list[dict[str, Any]]], ndcg: dict[tuple[str, str], float]) -> str:
+    """The Markdown report."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    lines = [
+        "# ltrbench perf runners",
+        "",
+        f"Machine: {cpu_model()}, {os.cpu_count()} CPUs; load average after the run "
+        f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}. Shape: {args.rows:,} training rows and "
+        f"{args.vali_rows:,} validation rows of about 120 documents per query, {args.features} "
+        f"features, {args.trees} trees of {args.leaves} leaves, threads {args.threads or 'all'}. "
+        f"Median of {args.repeat} turns (variants timed in turns: A, B, C, A, B, C, ...).",
+        "",
+        "| library | variant | fit s (median) | range | vs bare | max other load | contended | NDCG@10 (test) | |Δ| vs bare |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    verdicts = []
+    for library in libraries:
+        bare = statistics.median(r["fit_s"] for r in times[(library, "bare")])
+        for variant in VARIANTS:
+            recs = times[(library, variant)]
+            secs = [r["fit_s"] for r in recs]
+            med = statistics.median(secs)
+            loads = [r["other_load"] for r in recs if r["other_load"] is not None]
+            busy = sum(bool(r["contended"]) for r in recs)
+            diff = abs(ndcg[(library, variant)] - ndcg[(library, "bare")])
+            lines.append(
+                f"| {library} | {variant} | {med:.3f} | {min(secs):.3f}–{max(secs):.3f} | "
+                f"{med / bare:.3f} | {_pct(max(loads) if loads else None)} | {busy}/{len(recs)} | "
+                f"{ndcg[(library, variant)]:.12f} | {diff:.1e} |"
+            )
+            if variant != "bare":
+                ok = med / bare <= TARGET_OVERHEAD and diff <= 1e-12
+                verdicts.append(f"{library} {variant}: {med / bare:.3f}x bare, |ΔNDCG| {diff:.1e} "
+                                f"({'meets' if ok else 'misses'} ≤ {TARGET_OVERHEAD:.2f}x and 1e-12)")
+    lines += ["", *[f"- {v}" for v in verdicts], ""]
+    lines.append("A contended fit ran while other processes used more than 15% of the machine's "
+                 "CPU (see bench.runners.resources); its time is not a clean figure.")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenience entry
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--child":
+        return _child(argv[1:])
+    parser = argparse.ArgumentParser(prog="ltrbench perf runners")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
