@@ -43,8 +43,8 @@ def fit_als(R: sp.csr_matrix, *, factors: int, iterations: int, regularization: 
     conf = (1.0 + alpha * R.data).astype(dtype)
     Rt = sp.csr_matrix((conf, R.indices, R.indptr), shape=R.shape).T.tocsr()
     rng = np.random.default_rng([seed, 0xA15])
-    X = (0.01 * rng.standard_normal((n_users, factors))).astype(dtype)
-    Y = (0.01 * rng.standard_normal((n_items, factors))).astype(dtype)
+    X: NDArray[np.floating] = (0.01 * rng.standard_normal((n_users, factors))).astype(dtype)
+    Y: NDArray[np.floating] = (0.01 * rng.standard_normal((n_items, factors))).astype(dtype)
     u_ptr, u_idx = R.indptr.astype(np.int64), R.indices.astype(np.int32)
     i_ptr, i_idx, i_conf = Rt.indptr.astype(np.int64), Rt.indices.astype(np.int32), Rt.data
     reg = dtype(regularization)

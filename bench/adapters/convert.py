@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.adapters.config import AdapterConfig
@@ -74,11 +75,13 @@ def write_splits(splits: LetorSplits, out_dir: PathLike, *, parquet: bool = True
 
 def _part_summary(data: LetorData) -> dict[str, object]:
     s = data.summary()
+    labels = s["labels"]
+    assert isinstance(labels, dict)  # LetorData.label_histogram()
     return {
         "queries": s["queries"],
         "rows": s["rows"],
         "features": s["features"],
-        "labels": {str(int(k)): v for k, v in s["labels"].items()},  # type: ignore[union-attr]
+        "labels": {str(int(k)): v for k, v in labels.items()},
         "blank_queries": s["blank_queries"],
         "rows_per_query": s["rows_per_query"],
     }
@@ -89,7 +92,7 @@ def _header(splits: LetorSplits, name: str, data: LetorData) -> str:
     return (f"ltrbench convert: {splits.name} [{name}]; qid = user id; features {cols}")
 
 
-def _parquet_writer():  # type: ignore[no-untyped-def]
+def _parquet_writer() -> Callable[[LetorData, PathLike], Path]:
     """``bench.data.parquet.write_parquet`` when present, else a plain pyarrow writer."""
     try:
         from bench.data.parquet import write_parquet

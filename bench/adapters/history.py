@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -26,7 +25,8 @@ SECONDS_PER_DAY = 86_400.0
 __all__ = ["SECONDS_PER_DAY", "GroupStats", "History", "history_of"]
 
 
-class GroupStats(NamedTuple):
+@dataclass(frozen=True, eq=False)
+class GroupStats:
     """History ratings summarised per group (user or item); ``first``/``last`` are -1 when the
     group has no rating."""
 
@@ -74,7 +74,7 @@ class History:
 
     def matrix(self, *, binary: bool = False, dtype: type = np.float32) -> sp.csr_matrix:
         """Users x items CSR matrix of history ratings (or of ones with ``binary=True``)."""
-        data = np.ones(self.n, dtype=dtype) if binary else self.rating.astype(dtype)
+        data: np.ndarray = np.ones(self.n, dtype=dtype) if binary else self.rating.astype(dtype)
         m = sp.csr_matrix((data, self.item, self.indptr), shape=(self.n_users, self.n_items))
         m.has_sorted_indices = False
         return m

@@ -32,7 +32,10 @@ class ItemGenres:
 
 
 def _codes(items: pd.DataFrame, item_ids: NDArray[np.int64]) -> NDArray[np.int64]:
-    return pd.Index(item_ids).get_indexer(pd.to_numeric(items["item"], errors="coerce"))
+    codes: NDArray[np.int64] = pd.Index(item_ids).get_indexer(
+        pd.to_numeric(items["item"], errors="coerce")
+    )
+    return codes
 
 
 def item_years(items: pd.DataFrame | None, item_ids: NDArray[np.int64]) -> NDArray[np.float64] | None:

@@ -136,6 +136,7 @@ def _draw(q_users: np.ndarray, tgt_ptr: np.ndarray, tgt_rows: np.ndarray, rated_
                 a += 1
             need = offsets[q + 1] - a
             free = n_items - (rated_ptr[u + 1] - rated_ptr[u])
+            it: int | np.intp  # an item code (annotation only: no bytecode)
             if need > 0 and need == free:  # every unrated item
                 for it in range(n_items):
                     if stamp[it] != mark:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -48,7 +48,8 @@ COLUMNS = ("model", "seed", "split", "metric", "evaluator", "original", "permute
 def permutation_within_queries(offsets: NDArray[np.int64], seed: int) -> NDArray[np.int64]:
     """A row order that shuffles the rows of each query and keeps queries in place (one sort)."""
     g = group_index(offsets)
-    key = np.random.default_rng(seed).random(g.shape[0])
+    # numpy's stub resolves random(<Any size>) to its scalar overload; a size gives an array.
+    key = cast(NDArray[np.float64], np.random.default_rng(seed).random(g.shape[0]))
     return np.lexsort((key, g)).astype(np.int64)
 
 

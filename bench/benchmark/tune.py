@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -63,7 +63,7 @@ def parse_space(text: str) -> dict[str, list[Any]]:
     return check_space(space)
 
 
-def check_space(space: dict[str, Sequence[Any]]) -> dict[str, list[Any]]:
+def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
     """Validate names against :data:`TUNABLE` and that every list is non-empty."""
     if not space:
         raise ConfigError("empty search space")

@@ -124,7 +124,10 @@ def load_input(args: argparse.Namespace) -> Any:
         def col(v: str | None) -> str | int | None:
             return int(v) if v is not None and v.isdigit() else v
 
-        return load_ratings_table(args.ratings, user=col(args.user), item=col(args.item),
+        user, item = col(args.user), col(args.item)
+        assert user is not None  # checked above
+        assert item is not None
+        return load_ratings_table(args.ratings, user=user, item=item,
                                   rating=col(args.rating), timestamp=col(args.timestamp),
                                   sep=args.sep, duplicates=args.duplicates)
     from bench.data.movielens import load_movielens

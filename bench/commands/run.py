@@ -13,6 +13,7 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bench.benchmark.config import CONFIG_DIR, RunConfig, parse_seeds
 from bench.benchmark.scoring import expand_metrics
@@ -82,7 +83,7 @@ def resolve_config_path(value: str) -> Path:
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied."""
     config = RunConfig.load(resolve_config_path(args.config)) if args.config else RunConfig()
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if args.dataset:
         changes["dataset"] = args.dataset
     if args.models:

@@ -176,7 +176,10 @@ class XGBoostMetrics:
         return {m: values[self.names[m]] for m in self.names}
 
 
-_PROVIDERS = {"lightgbm": LightGBMMetrics, "xgboost": XGBoostMetrics}
+_PROVIDERS: dict[str, type[LightGBMMetrics] | type[XGBoostMetrics]] = {
+    "lightgbm": LightGBMMetrics,
+    "xgboost": XGBoostMetrics,
+}
 
 
 def builtin_metrics(

@@ -154,7 +154,7 @@ def _int_column(table: pa.Table, name: str, p: Path, *, required: bool) -> np.nd
     if col.null_count:
         bad = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
         raise DataError("missing value (null)", path=p, row=bad + 1, column=name)
-    values = col.to_numpy(zero_copy_only=False)
+    values: np.ndarray = col.to_numpy(zero_copy_only=False)
     if values.dtype.kind == "f":
         if not np.all(values == np.round(values)):
             bad = int(np.flatnonzero(values != np.round(values))[0])

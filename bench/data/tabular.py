@@ -134,7 +134,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool) 
             if c >= width:
                 raise DataError(f"{role} column {c} is beyond the {width} columns of line 1",
                                 path=p, line=1)
-        usecols = sorted(set(cols.values()))  # type: ignore[type-var]
+        usecols = sorted(set(cols.values()))
     try:
         return pd.read_csv(
             p,
@@ -195,7 +195,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str) -> tuple[np.ndarr
 
 def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
     _no_missing(col, p, name, where)
-    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    values: np.ndarray = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -210,7 +210,7 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
         return _datetime_seconds(pd.to_datetime(col, utc=True))
     numeric = pd.to_numeric(col, errors="coerce")
     if numeric.notna().all():
-        values = numeric.to_numpy(dtype=np.float64)
+        values: np.ndarray = numeric.to_numpy(dtype=np.float64)
         frac = values != np.floor(values)
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
@@ -231,7 +231,8 @@ def _show(value: object) -> object:
 
 
 def _datetime_seconds(s: pd.Series) -> np.ndarray:
-    return (s.astype("datetime64[ns, UTC]").astype("int64") // 1_000_000_000).to_numpy(np.int64)
+    seconds: np.ndarray = (s.astype("datetime64[ns, UTC]").astype("int64") // 1_000_000_000).to_numpy(np.int64)
+    return seconds
 
 
 def _no_missing(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,10 @@ import tomli_w
 
 from bench.errors import ConfigError
 
-try:  # pragma: no cover - depends on the Python version
+if sys.version_info >= (3, 11):  # pragma: no cover - depends on the Python version
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 TOMLDecodeError = tomllib.TOMLDecodeError
 
@@ -30,14 +31,16 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     if not p.is_file():
         raise ConfigError(f"{p}: no such config file")
     try:
-        return tomllib.loads(p.read_text(encoding="utf-8"))
+        doc: dict[str, Any] = tomllib.loads(p.read_text(encoding="utf-8"))
+        return doc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
 
 
 def loads(text: str) -> dict[str, Any]:
     """Parse TOML text (a syntax error raises :data:`TOMLDecodeError`)."""
-    return tomllib.loads(text)
+    doc: dict[str, Any] = tomllib.loads(text)
+    return doc
 
 
 def dumps(doc: dict[str, Any], *, header: str = "") -> str:

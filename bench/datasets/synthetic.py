@@ -39,6 +39,7 @@ user then item, an ``items`` frame (``item``, ``title``, ``year``, ``genres`` tu
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numba
 import numpy as np
@@ -150,7 +151,7 @@ def _check_sizes(n_users: int, n_items: int, n_ratings: int) -> None:
 class _Items:
     """Item attributes as arrays indexed by item code 0..n_items-1."""
 
-    def __init__(self, **kw: NDArray) -> None:
+    def __init__(self, **kw: NDArray[Any]) -> None:
         self.__dict__.update(kw)
 
     year: NDArray[np.int64]
@@ -220,7 +221,7 @@ def _items_frame(items: _Items, n_items: int) -> pd.DataFrame:
 
 
 class _Users:
-    def __init__(self, **kw: NDArray) -> None:
+    def __init__(self, **kw: NDArray[Any]) -> None:
         self.__dict__.update(kw)
 
     count: NDArray[np.int64]
@@ -291,7 +292,8 @@ def _allocate(
         order = order[extra[order] < room[order]]
         extra[order] += 1
         left -= order.shape[0]
-    return floor + extra
+    counts: NDArray[np.int64] = floor + extra
+    return counts
 
 
 # --------------------------------------------------------------------------- interactions

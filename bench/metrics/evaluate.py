@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -225,7 +226,7 @@ def _components(
         return comps, "numba"
     scores = prep.scores.astype(np.float32).astype(np.float64) if f32 else prep.scores
     y = prep.labels
-    extra = {}
+    extra: dict[str, Any] = {}
     if judged is not None:
         extra = {
             "extra_gain": gains(prof, judged.labels),

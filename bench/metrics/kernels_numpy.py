@@ -17,6 +17,7 @@ ERR, hit): position ``j`` of a group contributes ``prod_before * (eps_{j-1} - ep
 from __future__ import annotations
 
 import itertools
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -79,7 +80,8 @@ def numpy_components(
     r_row = r_sum[grp]
     er = r_row / t_row
 
-    r_list = np.bincount(gidx, weights=rel, minlength=n_q)
+    # np.bincount's stub says intp whatever the weights; with float weights it returns float64.
+    r_list = cast(NDArray[np.float64], np.bincount(gidx, weights=rel, minlength=n_q))
     out = Components(
         n=sizes.astype(np.int64),
         r_list=r_list,
@@ -90,12 +92,14 @@ def numpy_components(
     if extra_query is not None and extra_query.shape[0]:
         assert extra_gain is not None
         assert extra_rel is not None
-        out.r_basis = r_list + np.bincount(extra_query, weights=extra_rel, minlength=n_q)
+        out.r_basis = r_list + cast(
+            NDArray[np.float64], np.bincount(extra_query, weights=extra_rel, minlength=n_q)
+        )
         out.has_gain |= np.bincount(extra_query, weights=extra_gain > 0, minlength=n_q) > 0
 
     def cut_sum(values: NDArray[np.float64], k: int | None) -> NDArray[np.float64]:
         w = values if k is None else np.where(pos0 < k, values, 0.0)
-        return np.bincount(gidx, weights=w, minlength=n_q)
+        return cast(NDArray[np.float64], np.bincount(gidx, weights=w, minlength=n_q))
 
     for k in request.ks.get("dcg", ()):
         out.values[("dcg", k)] = cut_sum(disc[pos0] * eg, k)
@@ -193,7 +197,8 @@ def _cascade(
         j = j_row[rows].astype(np.int64)
         ok = j <= m_need[loc]
         stop[rows] = np.where(ok, eps[loc, np.minimum(j, eps.shape[1] - 1) - 1] - eps[loc, np.minimum(j, eps.shape[1] - 1)], 0.0)
-    return reach[grp] * stop
+    p_row: NDArray[np.float64] = reach[grp] * stop
+    return p_row
 
 
 def _subset_means(
@@ -248,4 +253,4 @@ def _ideal(
     contrib = disc[ipos] * ig
     for k in request.ks["idcg"]:
         w = contrib if k is None else np.where(ipos < k, contrib, 0.0)
-        out.values[("idcg", k)] = np.bincount(iq, weights=w, minlength=n_q)
+        out.values[("idcg", k)] = cast(NDArray[np.float64], np.bincount(iq, weights=w, minlength=n_q))

@@ -70,7 +70,7 @@ def per_query_values(
     Calls ``evaluate(labels, scores, group=sizes, metrics=[metric], profile=profile,
     per_query=True)`` and reads the ``metric`` column of ``.per_query`` in group order.
     """
-    ev = reference_evaluate if evaluate is None else evaluate
+    ev: Evaluate = reference_evaluate if evaluate is None else evaluate
     sizes = np.diff(np.asarray(offsets, dtype=np.int64))
     res = ev(
         np.asarray(labels),
@@ -293,4 +293,5 @@ def _changed(before: NDArray[np.float64], after: NDArray[np.float64]) -> NDArray
     nan_b, nan_a = np.isnan(before), np.isnan(after)
     with np.errstate(invalid="ignore"):
         moved = np.abs(after - before) > AFFECTED_TOL
-    return (nan_b != nan_a) | (~nan_b & ~nan_a & moved)
+    changed: NDArray[np.bool_] = (nan_b != nan_a) | (~nan_b & ~nan_a & moved)
+    return changed

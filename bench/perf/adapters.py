@@ -75,8 +75,11 @@ def run(args: argparse.Namespace) -> int:
         table.add_column("wall s", justify="right")
         table.add_column("cpu s", justify="right")
         cpu = splits.meta.get("timings_cpu_s", {})
-        for stage, sec in splits.meta["timings_s"].items():  # type: ignore[union-attr]
-            c = cpu.get(stage)  # type: ignore[union-attr]
+        timings = splits.meta["timings_s"]
+        assert isinstance(cpu, dict)  # see ratings_to_letor
+        assert isinstance(timings, dict)
+        for stage, sec in timings.items():
+            c = cpu.get(stage)
             table.add_row(stage, f"{sec:.2f}", "" if c is None else f"{c:.2f}")
         console.print(table)
         rows = sum(d.n_rows for d in splits.splits().values())
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         records.append({
             "wall": wall, "user": ru1.ru_utime - ru0.ru_utime, "system": ru1.ru_stime - ru0.ru_stime,
             "rate": rate, "peak": peak, "rows": rows, "features": splits.train.n_features,
-            "stages": dict(splits.meta["timings_s"]),  # type: ignore[arg-type]
+            "stages": dict(timings),
         })
         del splits
     console.print("targets met" if ok else "targets NOT met on this run (see the figures above)")

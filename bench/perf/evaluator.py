@@ -346,7 +346,9 @@ def _xgboost(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.n
                          f"(|diff| {abs(ours - value):.1e})")
 
 
-def _dicts(labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray) -> tuple[dict, dict]:
+def _dicts(
+    labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
     from bench.crosscheck.providers import trec_dicts
 
     return trec_dicts(labels, scores, np.repeat(np.arange(sizes.shape[0]), sizes))

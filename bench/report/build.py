@@ -100,7 +100,8 @@ def _main_profile(metrics: pd.DataFrame, run: RunDir) -> str:
         return run.profile
     if not plain:
         return run.profile
-    return pd.Series(plain).value_counts().index[0]
+    top: str = pd.Series(plain).value_counts().index[0]
+    return top
 
 
 def _filter_dataset(frame: pd.DataFrame, dataset: str) -> pd.DataFrame:

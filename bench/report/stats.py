@@ -209,7 +209,7 @@ def randomization_test(
             signs = rng.integers(0, 2, size=(b, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
             t = np.abs(signs @ d.T)
             count += (t >= t_obs - tol).sum(axis=0)
-        p = (1.0 + count) / (1.0 + n_resamples)
+        p = np.asarray((1.0 + count) / (1.0 + n_resamples), dtype=np.float64)
     p = np.where(np.all(d == 0.0, axis=1), 1.0, p)
     return p[0] if one_d else p
 

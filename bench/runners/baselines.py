@@ -84,6 +84,7 @@ def run_popularity(splits: LetorSplits, seed: int = 0) -> FitResult:
                 scores[split] = getattr(splits, split).X[:, col].astype(np.float64)
         source = f"feature {train.feature_names[col]!r}"
     else:
+        assert train.item is not None  # has_items
         with measure() as fit:
             items, counts = np.unique(train.item[train.y >= RELEVANT], return_counts=True)
         with measure() as pred:
@@ -127,13 +128,16 @@ def run_als(
             "als needs user and item ids (recommender data) or a feature named "
             f"{' or '.join(ALS_FEATURES)}; this dataset has neither"
         )
+    assert train.user is not None  # checked just above
+    assert train.item is not None
     import numba
     import scipy.sparse as sp
 
     from bench.adapters.als import fit_als
 
     previous_threads = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n_threads, numba.config.NUMBA_NUM_THREADS)))
+    # numba.config sets NUMBA_NUM_THREADS through globals(), so its inline types lack it.
+    numba.set_num_threads(max(1, min(n_threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     try:
         with measure() as fit:
             users, u_index = np.unique(train.user, return_inverse=True)

@@ -10,7 +10,7 @@ predicts validation and test with the best iteration: the first maximum of the v
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import lightgbm as lgb
 import numpy as np
@@ -122,7 +122,9 @@ def fit_lightgbm(
 
 def predict(booster: lgb.Booster, data: LetorData, best_iteration: int, library_params: dict[str, Any]) -> np.ndarray:
     """Scores of ``data`` with the first ``best_iteration`` trees."""
-    return booster.predict(data.X, num_iteration=best_iteration)
+    # Booster.predict is annotated with the union over its options (sparse matrices for
+    # pred_contrib on sparse input); plain scores of a dense X are an ndarray.
+    return cast(np.ndarray, booster.predict(data.X, num_iteration=best_iteration))
 
 
 fit = fit_lightgbm

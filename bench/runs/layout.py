@@ -166,6 +166,6 @@ def read_status(run_dir: str | Path) -> dict[str, dict[str, Any]]:
 def status_summary(status: dict[str, dict[str, Any]]) -> dict[str, str]:
     """``{pair: "done" | "skipped: <reason>"}`` from :func:`read_status`."""
     return {
-        k: (v.get("status") if v.get("status") == "done" else f"skipped: {v.get('reason', '')}")
+        k: ("done" if v.get("status") == "done" else f"skipped: {v.get('reason', '')}")
         for k, v in status.items()
     }
