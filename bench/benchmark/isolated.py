@@ -120,7 +120,7 @@ def _read_splits(workdir: Path) -> LetorSplits:
             item=None if "item" not in arrays else np.asarray(arrays["item"]),
             source=meta["sources"][name],
         )
-    return LetorSplits(name=meta["name"], **parts)
+    return LetorSplits(name=meta["name"], train=parts["train"], vali=parts["vali"], test=parts["test"])
 
 
 def main(argv: list[str]) -> int:

@@ -64,8 +64,8 @@ def mslr_like(n_rows: int, n_features: int, seed: int, *, docs_per_query: int = 
     """Rows of about ``docs_per_query`` documents per query, float32 features with a few relevance
     directions, integer-valued and sparse columns, labels 0-4 mostly 0 (as in MSLR-WEB30K)."""
     rng = np.random.default_rng(seed)
-    sizes = np.clip(rng.lognormal(np.log(docs_per_query), 0.6, size=n_rows // 20 + 1), 1, 1251)
-    sizes = sizes.astype(np.int64)
+    drawn = np.clip(rng.lognormal(np.log(docs_per_query), 0.6, size=n_rows // 20 + 1), 1, 1251)
+    sizes = drawn.astype(np.int64)
     ends = np.cumsum(sizes)
     sizes = sizes[: int(np.searchsorted(ends, n_rows)) + 1]
     sizes[-1] -= int(sizes.sum() - n_rows)
@@ -76,7 +76,7 @@ def mslr_like(n_rows: int, n_features: int, seed: int, *, docs_per_query: int = 
     X[:, 1::7] *= rng.random((n_rows, len(range(1, n_features, 7)))) < 0.2  # sparse columns
     w = np.zeros(n_features, dtype=np.float32)  # one relevance direction for every split
     w[: min(8, n_features)] = np.random.default_rng(12345).normal(size=min(8, n_features))
-    query_effect = rng.normal(scale=0.5, size=sizes.shape[0])[qid]
+    query_effect = np.asarray(rng.normal(scale=0.5, size=sizes.shape[0]))[qid]
     latent = X @ w + query_effect + rng.normal(scale=1.0, size=n_rows)
     cuts = np.quantile(latent, [0.52, 0.84, 0.96, 0.99])
     y = np.searchsorted(cuts, latent).astype(np.float64)
@@ -130,7 +130,7 @@ def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, 
     t0 = time.perf_counter()
     dtrain, dvali = dm(train), dm(vali)
     record = {}
-    booster = xgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], evals=[(dvali, "vali")],
+    xbooster = xgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], evals=[(dvali, "vali")],
                         evals_result=record, verbose_eval=False,
                         callbacks=[xgb.callback.EarlyStopping(rounds=cfg["trees"] + 1,
                                                               metric_name="ndcg@10",
@@ -138,7 +138,7 @@ def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, 
                                                               save_best=False)])
     seconds = time.perf_counter() - t0
     best = int(np.argmax(record["vali"]["ndcg@10"])) + 1
-    scores = booster.predict(dm(test), output_margin=True, iteration_range=(0, best))
+    scores = xbooster.predict(dm(test), output_margin=True, iteration_range=(0, best))
     return seconds, np.asarray(scores, dtype=np.float64)
 
 
@@ -152,7 +152,7 @@ def _ltrbench_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[flo
         d = _load(workdir, split)
         parts[split] = LetorData.build(d["X"], d["y"], qid=np.repeat(np.arange(d["group"].shape[0]),
                                                                         d["group"]))
-    splits = LetorSplits(name="perf", **parts)
+    splits = LetorSplits(name="perf", train=parts["train"], vali=parts["vali"], test=parts["test"])
     p, _ = _params(library, cfg["trees"], cfg["leaves"], cfg["threads"], cfg["seed"])
     model = "lightgbm-lambdarank" if library == "lightgbm" else "xgboost-ndcg"
     objective = "lambdarank" if library == "lightgbm" else "ndcg"
