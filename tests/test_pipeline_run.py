@@ -499,7 +499,8 @@ def test_timing_repeats_report_the_median_and_the_range(splits, tmp_path):
     rd = pipeline.run_benchmark(config, out_dir=tmp_path, progress=False, splits=splits)
     (row,) = pd.read_csv(rd / "timings.csv").itertuples()
     times = [float(x) for x in row.fit_s_repeats.split(";")]
-    assert row.repeats == 3 and len(times) == 3
+    assert row.repeats == 3
+    assert len(times) == 3
     assert row.fit_s == pytest.approx(sorted(times)[1], abs=1e-6)
     assert (row.fit_s_min, row.fit_s_max) == (pytest.approx(min(times), abs=1e-6),
                                               pytest.approx(max(times), abs=1e-6))

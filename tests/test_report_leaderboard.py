@@ -429,7 +429,10 @@ def test_fit_time_is_the_median_and_range_over_seeds_and_repeats_and_marks_conte
     got = fit_time_summary(timings)
     # the four fits 1, 2, 9, 5: median 3.5, range 1-9; one contended seed
     assert (got["median"], got["min"], got["max"], got["n"]) == (3.5, 1.0, 9.0, 4)
-    assert got["contended"] == 1 and got["timing"] == "isolated"
+    assert got["contended"] == 1
+    assert got["timing"] == "isolated"
     assert fmt_fit_time(got) == "3.50 [1.00–9.00] †"
     old_run = fit_time_summary(pd.DataFrame({"seed": [0, 1], "fit_s": [0.25, 0.75]}))
-    assert old_run["contended"] is None and old_run["timing"] is None and old_run["median"] == 0.5
+    assert old_run["contended"] is None
+    assert old_run["timing"] is None
+    assert old_run["median"] == 0.5

@@ -42,11 +42,13 @@ def test_the_flag_follows_other_processes_share_of_the_machine(monkeypatch):
 
 def test_a_block_is_not_contended_below_the_threshold_or_without_counters():
     quiet = Measurement(seconds=1.0, cpu_s=1.0, other_cpu_s=0.1, steal_s=0.0, cpus=2)
-    assert quiet.other_load == pytest.approx(0.05) and not quiet.contended
+    assert quiet.other_load == pytest.approx(0.05)
+    assert not quiet.contended
     stolen = Measurement(seconds=1.0, cpu_s=1.0, other_cpu_s=0.0, steal_s=0.5, cpus=2)
     assert stolen.contended
     unknown = Measurement(seconds=1.0, cpu_s=1.0, other_cpu_s=None, steal_s=None, cpus=2)
-    assert unknown.other_load is None and not unknown.contended
+    assert unknown.other_load is None
+    assert not unknown.contended
     assert CONTENTION_THRESHOLD < 0.5  # one busy core of two must be flagged
 
 
@@ -63,7 +65,8 @@ def test_a_busy_loop_beside_a_fit_is_flagged():
         for p in loops:
             p.kill()
             p.wait()
-    assert m.other_load is not None and m.other_load > CONTENTION_THRESHOLD
+    assert m.other_load is not None
+    assert m.other_load > CONTENTION_THRESHOLD
     assert m.contended
 
 

@@ -1,0 +1,89 @@
+"""How much memory a dataset will need, estimated before it is loaded.
+
+A LETOR text file is sampled (its first :data:`SAMPLE_BYTES`): the mean line length gives the row
+count of the whole file, the largest feature index the column count. The estimate of a run is
+
+    float32 features (rows x columns x 4 bytes)  x  :data:`RUN_FACTOR`
+
+where the factor covers what a benchmark run holds at its peak: the matrices themselves, the
+parser's arrays while a file is read, one library's binned copy of the training split (LightGBM's
+``Dataset`` or XGBoost's quantile ``DMatrix``: about one byte per value, plus its own buffers),
+and the scores and per-query tables. ``results/perf/scale.md`` compares it with the peak RSS of a
+full-size run. Against it stands the memory the kernel says is
+available (``MemAvailable`` of ``/proc/meminfo``); a dataset that will not fit is refused with a
+message saying how much it needs and what to do, instead of the process being killed mid-run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.errors import DataError
+
+SAMPLE_BYTES = 4 << 20
+#: Peak memory of a run as a multiple of its float32 feature matrices (see the module docstring).
+RUN_FACTOR = 2.5
+_INDEX = re.compile(rb"\s(\d+):")
+GIB = float(1 << 30)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Rows and columns of the files, and the bytes a run on them will need at its peak."""
+
+    rows: int
+    columns: int
+    feature_bytes: int
+
+    @property
+    def run_bytes(self) -> int:
+        return int(self.feature_bytes * RUN_FACTOR)
+
+
+def estimate_letor(paths: Iterable[str | os.PathLike[str]]) -> Estimate:
+    """Rows, columns and memory of LETOR / SVMlight text files, from a sample of each."""
+    rows = 0
+    columns = 0
+    for path in paths:
+        p = Path(path)
+        size = p.stat().st_size
+        with open(p, "rb") as fh:
+            sample = fh.read(SAMPLE_BYTES)
+        if not sample:
+            continue
+        if len(sample) < size:  # drop the partial last line of the sample
+            sample = sample[: sample.rfind(b"\n") + 1] or sample
+        lines = max(1, sample.count(b"\n") + (0 if sample.endswith(b"\n") else 1))
+        rows += round(lines * size / len(sample))
+        indices = [int(m) for m in _INDEX.findall(sample)]
+        columns = max([columns, *indices])
+    return Estimate(rows=rows, columns=columns, feature_bytes=rows * columns * 4)
+
+
+def available_bytes() -> int | None:
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes, or ``None`` where there is no such file."""
+    try:
+        text = Path("/proc/meminfo").read_text()
+    except OSError:
+        return None
+    m = re.search(r"^MemAvailable:\s+(\d+)\s+kB", text, re.MULTILINE)
+    return int(m.group(1)) * 1024 if m else None
+
+
+def check_fits(estimate: Estimate, *, what: str, available: int | None = None) -> None:
+    """Refuse a dataset whose run would need more memory than is available (a :class:`DataError`
+    naming both figures and what to do); nothing is checked where the available memory is unknown."""
+    free = available_bytes() if available is None else available
+    if free is None or estimate.run_bytes <= free:
+        return
+    raise DataError(
+        f"{what}: about {estimate.rows:,} rows x {estimate.columns} features; a run needs about "
+        f"{estimate.run_bytes / GIB:.1f} GiB at its peak ({estimate.feature_bytes / GIB:.1f} GiB of "
+        f"float32 features x {RUN_FACTOR}) but {free / GIB:.1f} GiB is available. Use a smaller "
+        "dataset (for a generated one, a smaller scale such as synthetic-mslr30k:0.1), free memory, "
+        "or a machine (or cluster) with more"
+    )
