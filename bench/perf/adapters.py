@@ -19,6 +19,8 @@ import platform
 import resource
 import time
 
+from bench.runs.manifest import cpu_model
+
 TARGET_RATINGS_PER_S = 1_000_000
 TARGET_PEAK_GB = 8.0
 
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         config = AdapterConfig(seed=args.seed, feature_groups=tuple(
             g.strip() for g in args.features.split(",") if g.strip()))
     console.print(f"ltrbench perf adapters: {args.ratings:,} ratings, {args.users:,} users, "
-                  f"{args.items:,} items; {os.cpu_count()} CPUs ({platform.processor() or '?'}); "
+                  f"{args.items:,} items; {os.cpu_count()} CPUs ({cpu_model()}); "
                   f"feature groups {', '.join(config.feature_groups)}")
     t0 = time.perf_counter()
     ratings = generate_ratings(n_users=args.users, n_items=args.items, n_ratings=args.ratings,
@@ -117,7 +119,7 @@ def _markdown(args: argparse.Namespace, groups: tuple[str, ...], gen_s: float,
         f"--items {args.items} --repeat {args.repeat}`: a synthetic MovieLens-like table of "
         f"{args.ratings:,} ratings ({args.users:,} users, {args.items:,} items), converted with "
         f"the default adapter configuration (feature groups: {', '.join(groups)}).",
-        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"Machine: {cpu_model()} ({platform.machine()}), {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}, {platform.platform()}.",
         "",
         f"Generation: {gen_s:.1f} s (not part of the conversion figures).",

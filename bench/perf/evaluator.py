@@ -40,6 +40,7 @@ import numpy as np
 
 from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
+from bench.runs.manifest import cpu_model
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
 OURS = "reference: 8 metrics (group sizes)"
@@ -413,7 +414,7 @@ def render(report: Report) -> str:
         f"`ltrbench perf evaluator --queries {report.n_queries}`: {report.n_queries} queries, "
         f"{report.n_docs} documents ({report.n_docs / max(report.n_queries, 1):.1f} per query), "
         "labels 0-4.",
-        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"Machine: {cpu_model()} ({platform.machine()}), {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"{platform.platform()}.",
         "",
         "| measurement | seconds | notes |",
