@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +96,15 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
     if not ratings_path.is_file():
         raise DataError(f"{ratings_path.name} is missing for layout {layout!r}", path=folder)
     read: list[Path] = [ratings_path]
+
+    def optional(name: str, reader: Callable[[Path], pd.DataFrame]) -> pd.DataFrame | None:
+        """``reader`` of the side file ``name`` when the folder has it (recorded as read)."""
+        f = folder / name
+        if not f.is_file():
+            return None
+        read.append(f)
+        return reader(f)
+
     items = users = tags = None
     if layout == "ml-100k":
         frame = _read_numeric(ratings_path, sep="\t", header=False)
@@ -103,31 +112,17 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
         genre_names = _read_u_genre(genre_file) if genre_file.is_file() else ML100K_GENRES
         if genre_file.is_file():
             read.append(genre_file)
-        if (folder / "u.item").is_file():
-            items = _read_u_item(folder / "u.item", genre_names)
-            read.append(folder / "u.item")
-        if (folder / "u.user").is_file():
-            users = _read_u_user(folder / "u.user")
-            read.append(folder / "u.user")
+        items = optional("u.item", lambda f: _read_u_item(f, genre_names))
+        users = optional("u.user", _read_u_user)
     elif layout in ("ml-1m", "ml-10m"):
         frame = _read_numeric(ratings_path, sep="::", header=False)
-        if (folder / "movies.dat").is_file():
-            items = _read_movies_dat(folder / "movies.dat")
-            read.append(folder / "movies.dat")
-        if (folder / "users.dat").is_file():
-            users = _read_users_dat(folder / "users.dat")
-            read.append(folder / "users.dat")
-        if (folder / "tags.dat").is_file():
-            tags = _read_tags_dat(folder / "tags.dat")
-            read.append(folder / "tags.dat")
+        items = optional("movies.dat", _read_movies_dat)
+        users = optional("users.dat", _read_users_dat)
+        tags = optional("tags.dat", _read_tags_dat)
     else:
         frame = _read_numeric(ratings_path, sep=",", header=True)
-        if (folder / "movies.csv").is_file():
-            items = _read_movies_csv(folder / "movies.csv")
-            read.append(folder / "movies.csv")
-        if (folder / "tags.csv").is_file():
-            tags = _read_tags_csv(folder / "tags.csv")
-            read.append(folder / "tags.csv")
+        items = optional("movies.csv", _read_movies_csv)
+        tags = optional("tags.csv", _read_tags_csv)
     return Ratings(
         frame=frame,
         items=items,

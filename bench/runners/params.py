@@ -158,6 +158,13 @@ XGBOOST_OBJECTIVES = {
 }
 
 
+def _library_objective(library: str, table: dict[str, str], objective: str) -> str:
+    """The library's name of an ltrbench objective; a ConfigError lists the valid ones."""
+    if objective not in table:
+        raise ConfigError(f"unknown {library} objective {objective!r}; valid: {', '.join(table)}")
+    return table[objective]
+
+
 def lightgbm_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 3, 5, 10)) -> dict[str, Any]:
     """The ``params`` dictionary for ``lightgbm.train`` (see :data:`PARITY`).
 
@@ -165,12 +172,8 @@ def lightgbm_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
     The evaluation metric is always LightGBM's ``ndcg`` at ``eval_at`` (the regression baseline is
     selected on validation NDCG too, so every model is chosen by the same rule).
     """
-    if objective not in LIGHTGBM_OBJECTIVES:
-        raise ConfigError(
-            f"unknown LightGBM objective {objective!r}; valid: {', '.join(LIGHTGBM_OBJECTIVES)}"
-        )
     out: dict[str, Any] = {
-        "objective": LIGHTGBM_OBJECTIVES[objective],
+        "objective": _library_objective("LightGBM", LIGHTGBM_OBJECTIVES, objective),
         "boosting": "gbdt",
         "learning_rate": p.learning_rate,
         "num_leaves": p.num_leaves,
@@ -205,12 +208,8 @@ def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 
     ``objective`` is an ltrbench objective name (``ndcg``, ``pairwise``, ``map``, ``regression``).
     The tree count is ``num_boost_round``, an argument of ``xgboost.train``, not a parameter.
     """
-    if objective not in XGBOOST_OBJECTIVES:
-        raise ConfigError(
-            f"unknown XGBoost objective {objective!r}; valid: {', '.join(XGBOOST_OBJECTIVES)}"
-        )
     out: dict[str, Any] = {
-        "objective": XGBOOST_OBJECTIVES[objective],
+        "objective": _library_objective("XGBoost", XGBOOST_OBJECTIVES, objective),
         "booster": "gbtree",
         "tree_method": "hist",
         "grow_policy": "lossguide",
