@@ -193,8 +193,9 @@ def generate_split(shape: LetorShape, split: str, *, scale: float = 1.0, seed: i
     """One split of ``shape`` at ``scale`` (see the module docstring for the model).
 
     Rows: the published rows of the split times ``scale`` (exactly, rounded); queries likewise;
-    features: the published count, float32; labels 0..4 in the card's proportions.
-    Deterministic for ``(shape, split, scale, seed)``; query ids are unique across the splits.
+    features: the published count, float32; labels 0..4 in the published proportions; every
+    number's source is in the card's ``[shape.sources]``. Deterministic for ``(shape, split,
+    scale, seed)``; query ids are unique across the splits.
     """
     if split not in shape.queries:
         raise ConfigError(f"{shape.name} has no {split!r} split; it has {', '.join(shape.splits)}")
