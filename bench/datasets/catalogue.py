@@ -19,8 +19,15 @@ folder inside the archive that becomes the dataset folder; empty = the whole arc
 ``archive_format = "files"``: path -> URL) and ``[variants.<name>]`` tables that override any of
 these (Yahoo ``set1``/``set2``, Istella ``full``/``s``/``x``), with ``default_variant``.
 
+Generated LETOR datasets (``kind = "synthetic"``, ``loader = "letor-shapes"``:
+``synthetic-mslr30k``, ``synthetic-yahoo``, ``synthetic-istella``) carry a ``[shape]`` table: the published numbers of
+the dataset they stand in for and the source of each (read by
+:func:`bench.datasets.letor_shapes.shape_of`); their ``[splits]`` give the file layout they are
+written in.
+
 A dataset spec is ``NAME`` or ``NAME:OPTION`` where ``OPTION`` is a variant (``istella:s``) or
-a fold (``mslr-web10k:Fold3``).
+a fold (``mslr-web10k:Fold3``); for a generated LETOR dataset it is ``SCALE`` and/or ``seed=N``
+(``synthetic-mslr30k:0.01``, ``synthetic-yahoo:0.1,seed=2``; see :func:`generation_options`).
 """
 
 from __future__ import annotations
@@ -35,7 +42,9 @@ from bench.data.toml import read_toml
 from bench.errors import ConfigError
 
 KINDS = ("letor", "ratings", "synthetic")
-LOADERS = ("movielens", "letor", "lightgbm", "synthetic")
+#: The loader of generated LETOR datasets (:mod:`bench.datasets.letor_shapes`).
+SHAPES_LOADER = "letor-shapes"
+LOADERS = ("movielens", "letor", "lightgbm", "synthetic", SHAPES_LOADER)
 ARCHIVE_FORMATS = ("zip", "tar.gz", "tar.bz2", "rar", "files", "none")
 UNKNOWN = "unknown"
 _REQUIRED = ("name", "title", "kind", "loader", "homepage", "size", "licence", "citation")
@@ -80,6 +89,7 @@ class Card:
     file_urls: dict[str, str] = field(default_factory=dict)
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     default_variant: str = ""
+    shape: dict[str, Any] = field(default_factory=dict)
     variant: str = ""
     path: str = ""
 
@@ -143,6 +153,10 @@ def load_card(path: str | Path) -> Card:
         raise ConfigError(f"{p}: kind {card.kind!r}; valid: {', '.join(KINDS)}")
     if card.loader not in LOADERS:
         raise ConfigError(f"{p}: loader {card.loader!r}; valid: {', '.join(LOADERS)}")
+    if (card.loader == SHAPES_LOADER) != bool(card.shape):
+        raise ConfigError(f"{p}: a [shape] table goes with loader {SHAPES_LOADER!r}, and only there")
+    if card.loader == SHAPES_LOADER and (card.kind != "synthetic" or variants):
+        raise ConfigError(f"{p}: loader {SHAPES_LOADER!r} needs kind 'synthetic' and no variants")
     if variants and card.default_variant not in variants:
         raise ConfigError(f"{p}: default_variant {card.default_variant!r} is not a variant")
     for v in variants:  # each variant must itself be a valid card
@@ -183,9 +197,45 @@ def get_card(spec: str) -> Card:
     if name not in cards:
         raise ConfigError(f"unknown dataset {name!r}; valid: {', '.join(cards)}")
     card = cards[name]
+    if card.loader == SHAPES_LOADER:
+        generation_options(spec)  # a bad SCALE or seed is an error here, naming the grammar
+        return card
     if option and card.folds and option in card.folds and option not in card.variants:
         return card.with_variant(None)
     return card.with_variant(option)
+
+
+def generation_options(spec: str) -> tuple[float, int]:
+    """``(scale, seed)`` of a generated LETOR dataset spec (scale 1 and seed 0 by default).
+
+    ``synthetic-mslr30k:0.01`` -> ``(0.01, 0)``; ``synthetic-yahoo:0.1,seed=2`` -> ``(0.1, 2)``;
+    ``synthetic-istella:seed=3`` -> ``(1.0, 3)``. ``scale=`` may be written out. The scale
+    multiplies the published query and row counts (``0 < SCALE <= 10``); the seed is an
+    integer ``>= 0``.
+    """
+    _, option = parse_spec(spec)
+    scale, seed = 1.0, 0
+    for item in (option or "").split(","):
+        key, sep, value = (p.strip() for p in item.partition("="))
+        if not key:
+            continue
+        try:
+            if not sep or key == "scale":
+                scale = float(value if sep else key)
+                if not 0.0 < scale <= 10.0:
+                    raise ValueError
+            elif key == "seed":
+                seed = int(value)
+                if seed < 0:
+                    raise ValueError
+            else:
+                raise ValueError
+        except ValueError:
+            raise ConfigError(
+                f"dataset spec {spec!r}: expected NAME:SCALE[,seed=N] with 0 < SCALE <= 10 and "
+                f"an integer seed >= 0 (e.g. {parse_spec(spec)[0]}:0.01,seed=1); got {item!r}"
+            ) from None
+    return scale, seed
 
 
 def fold_of(spec: str, card: Card) -> str:
@@ -216,7 +266,7 @@ def render_markdown(cards: dict[str, Card] | None = None) -> str:
         for c in variants:
             name = f"`{c.spec}`"
             if c.kind == "synthetic":
-                where = "built in"
+                where = "generated on first use" if c.loader == SHAPES_LOADER else "built in"
             elif c.downloadable:
                 where = f"[{c.archive or 'files'}]({c.url or c.homepage})"
             else:
@@ -250,12 +300,16 @@ def _coerce(raw: dict[str, Any], *, where: str) -> dict[str, Any]:
             ):
                 raise ConfigError(f"{where}: [{key}] must map strings to strings")
             out[key] = dict(value)
+        elif key == "shape":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: [shape] must be a table")
+            out[key] = dict(value)
         elif key in _LISTS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where}: {key} must be a list of strings")
             out[key] = tuple(value)
         else:
-            valid = ", ".join([*_SCALARS, *_TABLES, *_LISTS, "variants"])
+            valid = ", ".join([*_SCALARS, *_TABLES, *_LISTS, "variants", "shape"])
             raise ConfigError(f"{where}: unknown key {key!r}; valid: {valid}")
     return out
 

@@ -7,6 +7,10 @@ when it is one and has no path characters, else a path:
 - a ratings dataset (``ml-*``): :func:`bench.data.movielens.load_movielens` on the folder found
   in the data directory, then :func:`bench.adapters.ratings_to_letor` with the default
   :class:`bench.adapters.AdapterConfig`;
+- a generated LETOR shape (``synthetic-mslr30k``, ``synthetic-yahoo``, ``synthetic-istella``, with
+  ``:SCALE[,seed=N]``): :func:`bench.datasets.letor_shapes.ensure_letor_shape` writes it once
+  into the data directory as a LETOR text folder in the real dataset's layout, which is then read
+  by :func:`bench.data.folders.read_letor_folder` like the real files;
 - a LETOR dataset: :func:`bench.data.folders.read_letor_folder` (``ohsumed`` ->
   ``letor3-OHSUMED-QueryLevelNorm/Fold1``; ``mslr-web10k:Fold3`` picks a fold) or
   :func:`bench.data.folders.read_lightgbm_dir` (``lightgbm-lambdarank``: validation carved from
@@ -41,7 +45,16 @@ from bench.data.folders import (
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
 from bench.data.ratings import Ratings
-from bench.datasets.catalogue import UNKNOWN, Card, card_names, fold_of, get_card, parse_spec
+from bench.datasets.catalogue import (
+    SHAPES_LOADER,
+    UNKNOWN,
+    Card,
+    card_names,
+    fold_of,
+    generation_options,
+    get_card,
+    parse_spec,
+)
 from bench.datasets.fetch import data_dirs, find_dataset
 from bench.errors import ConfigError, DataError
 
@@ -120,10 +133,37 @@ def synthetic_splits() -> LetorSplits:
     )
 
 
+def letor_shape_splits(
+    spec: str, *, data_dir: str | os.PathLike[str] | None = None
+) -> LetorSplits:
+    """A generated LETOR shape (``synthetic-mslr30k:0.01``) read back from its text folder.
+
+    The folder is generated on first use (:func:`bench.datasets.letor_shapes.ensure_letor_shape`)
+    and then read by the LETOR folder reader with the card's ``[splits]`` layout, as real files
+    are (a shape without a validation file gets one carved from its training queries).
+    """
+    from bench.datasets.letor_shapes import (
+        ensure_letor_shape,
+        generation_record,
+        shape_of,
+        spec_name,
+    )
+
+    card = get_card(spec)
+    scale, seed = generation_options(spec)
+    folder = ensure_letor_shape(card, scale=scale, seed=seed, data_dir=data_dir)
+    splits = read_letor_folder(folder, splits=card.splits, name=spec_name(card.name, scale, seed))
+    record = generation_record(shape_of(card), scale, seed)
+    return replace(splits, meta={**splits.meta, "card": card.name, "variant": None,
+                                 "folder": str(folder), "generated": record})
+
+
 def _load_catalogue(spec: str, data_dir: str | os.PathLike[str] | None) -> LetorSplits:
     card = get_card(spec)
     if card.loader == "synthetic":
         return synthetic_splits()
+    if card.loader == SHAPES_LOADER:
+        return letor_shape_splits(spec, data_dir=data_dir)
     folder = find_dataset(card, data_dir=data_dir)
     if folder is None:
         searched = ", ".join(str(d) for d in data_dirs(data_dir))
