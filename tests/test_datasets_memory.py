@@ -42,3 +42,18 @@ def test_a_dataset_that_will_not_fit_is_refused_with_both_figures_and_advice():
     assert "1.0 GiB is available" in msg
     assert "smaller scale" in msg
     check_fits(est, what="fits", available=est.run_bytes)  # exactly enough: accepted
+
+
+def test_loading_a_letor_folder_that_will_not_fit_stops_before_reading(tmp_path, monkeypatch):
+    import bench.datasets.memory as memory
+    from bench.datasets.resolve import load_dataset
+
+    fold = tmp_path / "big" / "Fold1"
+    fold.mkdir(parents=True)
+    for split in ("train", "vali", "test"):
+        _letor(fold / f"{split}.txt", 200, 10)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1024)  # 1 KiB free
+    with pytest.raises(DataError, match="is available"):
+        load_dataset(str(tmp_path / "big"))
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1 << 34)
+    assert load_dataset(str(tmp_path / "big")).train.n_rows == 200

@@ -38,6 +38,7 @@ from pathlib import Path
 from bench.data.checks import check_letor
 from bench.data.folders import (
     detect_layout,
+    find_split_files,
     read_letor_folder,
     read_lightgbm_dir,
     read_parquet_folder,
@@ -56,6 +57,7 @@ from bench.datasets.catalogue import (
     parse_spec,
 )
 from bench.datasets.fetch import data_dirs, find_dataset
+from bench.datasets.memory import check_fits, estimate_letor
 from bench.errors import ConfigError, DataError
 
 _USER_NAMES = ("user", "userId", "user_id", "userid", "uid", "UserID")
@@ -91,6 +93,7 @@ def load_path(path: str | os.PathLike[str]) -> LetorSplits:
         if layout == "parquet":
             return read_parquet_folder(p, name=name)
         if layout == "letor":
+            _check_memory(p, name)
             return read_letor_folder(p, name=name)
         try:
             ratings = load_movielens(p)
@@ -152,7 +155,9 @@ def letor_shape_splits(
     card = get_card(spec)
     scale, seed = generation_options(spec)
     folder = ensure_letor_shape(card, scale=scale, seed=seed, data_dir=data_dir)
-    splits = read_letor_folder(folder, splits=card.splits, name=spec_name(card.name, scale, seed))
+    name = spec_name(card.name, scale, seed)
+    _check_memory(folder, name, splits=card.splits)
+    splits = read_letor_folder(folder, splits=card.splits, name=name)
     record = generation_record(shape_of(card), scale, seed)
     return replace(splits, meta={**splits.meta, "card": card.name, "variant": None,
                                  "folder": str(folder), "generated": record})
@@ -183,12 +188,21 @@ def _load_catalogue(spec: str, data_dir: str | os.PathLike[str] | None) -> Letor
     elif card.loader == "letor":
         fold = fold_of(spec, card)
         name = card.spec if not card.folds or fold == card.folds[0] else f"{card.name}:{fold}"
+        _check_memory(folder, name, fold=fold, splits=card.splits or None)
         splits = read_letor_folder(folder, fold=fold, splits=card.splits or None, name=name)
         _check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
     return replace(splits, meta={**splits.meta, "card": card.name,
                                  "variant": card.variant or None, "folder": str(folder)})
+
+
+def _check_memory(
+    folder: Path, name: str, *, fold: str = "Fold1", splits: dict[str, str] | None = None
+) -> None:
+    """Refuse, before reading, a LETOR folder whose run would not fit in the available memory."""
+    files = [f for f in find_split_files(folder, fold=fold, splits=splits).values() if f is not None]
+    check_fits(estimate_letor(files), what=name)
 
 
 def _check_inputs(card: Card, folder: Path, inputs: dict[str, str]) -> None:
