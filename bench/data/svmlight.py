@@ -2,7 +2,8 @@
 
 Reading uses ltrbench's compiled parser (:mod:`bench.data.svmlight_parse`: strict plain
 decimal numbers, errors naming file, line, column and token; the numbers sklearn's
-``load_svmlight_file`` gives for valid files).
+``load_svmlight_file`` gives for valid files) and, when a ``cache_dir`` is given, the
+content-addressed binary cache of :mod:`bench.data.letor_cache` (``cache_dir=None``: no cache).
 Features are dense float32 (feature ``j`` is column ``j - 1``), labels float64, query ids int64.
 Files without ``qid:`` (LightGBM's ``examples/lambdarank``) take group sizes from a ``.query``
 sidecar, one size per line (``rank.train`` -> ``rank.train.query``).
@@ -22,12 +23,8 @@ from sklearn.datasets import dump_svmlight_file
 from bench.data.atomic import atomic_path
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.letor import LetorData
-from bench.data.svmlight_parse import (
-    MAX_FEATURE_INDEX,
-    ParsedSvmlight,
-    Progress,
-    parse_svmlight_files,
-)
+from bench.data.letor_cache import cached_parse
+from bench.data.svmlight_parse import MAX_FEATURE_INDEX, ParsedSvmlight, Progress
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -45,6 +42,7 @@ def read_svmlight(
     query_path: PathLike | None = None,
     n_features: int | None = None,
     sort_by_qid: bool = False,
+    cache_dir: PathLike | None = None,
     progress: Progress | None = None,
     threads: int | None = None,
     max_index: int = MAX_FEATURE_INDEX,
@@ -60,14 +58,15 @@ def read_svmlight(
     when the rows kept their file order. :func:`line_of_data_row` turns a data row into its line.
 
     ``X`` has ``max(n_features, largest index, 1)`` columns; an index above ``n_features`` or
-    ``max_index`` is an error naming its line. ``progress(bytes_done, rows_done)`` is called
+    ``max_index`` is an error naming its line. ``cache_dir`` (``None``: no cache) is where parsed
+    arrays are kept, keyed by the file's sha256; ``progress(bytes_done, rows_done)`` is called
     while parsing (see :func:`bench.data.svmlight_parse.rich_progress`); ``threads`` defaults to
     the CPUs available.
     """
     p = Path(path)
     _check_readable(p)
-    (parsed,) = parse_svmlight_files([p], n_features=n_features, max_index=max_index,
-                                     threads=threads, progress=progress)
+    (parsed,), _ = cached_parse([p], cache_dir=cache_dir, n_features=n_features,
+                                max_index=max_index, threads=threads, progress=progress)
     return _to_letor(p, parsed, query_path, sort_by_qid)
 
 
@@ -77,6 +76,7 @@ def read_svmlight_files(
     sort_by_qid: bool = False,
     query_paths: list[PathLike | None] | None = None,
     n_features: int | None = None,
+    cache_dir: PathLike | None = None,
     progress: Progress | None = None,
     threads: int | None = None,
 ) -> list[LetorData]:
@@ -85,7 +85,28 @@ def read_svmlight_files(
     The feature count is the largest index in any of the files (or ``n_features``), so a
     feature that never occurs in the test file still has its column there. ``query_paths``
     gives a group-size file per path (``None`` entries: the ``<path>.query`` sidecar).
-    ``progress`` (bytes and rows over all the files) and ``threads`` as in :func:`read_svmlight`.
+    ``cache_dir``, ``progress`` (bytes and rows over all the files) and ``threads`` as in
+    :func:`read_svmlight`.
+    """
+    data, _ = read_svmlight_files_with_digests(
+        paths, sort_by_qid=sort_by_qid, query_paths=query_paths, n_features=n_features,
+        cache_dir=cache_dir, progress=progress, threads=threads)
+    return data
+
+
+def read_svmlight_files_with_digests(
+    paths: list[PathLike],
+    *,
+    sort_by_qid: bool = False,
+    query_paths: list[PathLike | None] | None = None,
+    n_features: int | None = None,
+    cache_dir: PathLike | None = None,
+    progress: Progress | None = None,
+    threads: int | None = None,
+) -> tuple[list[LetorData], list[str]]:
+    """:func:`read_svmlight_files`, plus the hex sha256 of each file (for run manifests).
+
+    The digests are computed once, in parallel, and are the cache keys when ``cache_dir`` is set.
     """
     ps = [Path(p) for p in paths]
     qps = list(query_paths) if query_paths is not None else [None] * len(ps)
@@ -93,8 +114,10 @@ def read_svmlight_files(
         raise DataError(f"{len(qps)} query files for {len(ps)} data files")
     for p in ps:
         _check_readable(p)
-    parsed = parse_svmlight_files(ps, n_features=n_features, threads=threads, progress=progress)
-    return [_to_letor(p, d, qp, sort_by_qid) for p, d, qp in zip(ps, parsed, qps, strict=True)]
+    parsed, digests = cached_parse(ps, cache_dir=cache_dir, n_features=n_features,
+                                   threads=threads, progress=progress, digests=True)
+    out = [_to_letor(p, d, qp, sort_by_qid) for p, d, qp in zip(ps, parsed, qps, strict=True)]
+    return out, list(digests or [])
 
 
 def write_svmlight(
