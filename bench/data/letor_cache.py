@@ -43,7 +43,7 @@ import uuid
 import warnings
 import zlib
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -103,10 +103,12 @@ def cached_parse(
     """
     ps = [Path(p) for p in paths]
     stats = [p.stat() for p in ps]
-    sums = sha256_files(ps, threads=threads) if cache_dir is not None or digests else None
+    sums: list[str] | None = None
     found: list[ParsedSvmlight | None] = [None] * len(ps)
-    if cache_dir is not None and sums is not None:
-        found = [load_entry(cache_dir, d, p, threads=threads) for p, d in zip(ps, sums, strict=True)]
+    if cache_dir is not None:
+        sums, found = hash_and_load(cache_dir, ps, threads=threads)
+    elif digests:
+        sums = sha256_files(ps, threads=threads)
     missing = [i for i, f in enumerate(found) if f is None]
     width = max([n_features or 0, 1, *(f.max_index for f in found if f is not None)])
     for i, f in enumerate(found):
@@ -151,12 +153,55 @@ def load_entry(cache_dir: PathLike, sha256: str, source: PathLike, *,
     if not entry.is_dir():
         return None
     try:
-        return _load_checked(entry, sha256, Path(source), threads)
+        opened = _Opened(entry, sha256, Path(source))
+        n = max(1, min(default_threads(threads), len(opened.jobs)))
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            bad = [job for job, ok in zip(opened.jobs, pool.map(opened.check, opened.jobs),
+                                          strict=True) if not ok]
+        return opened.finish(bad)
     except _Corrupt as exc:
-        warnings.warn(f"cache entry {entry} is unusable ({exc}); rebuilding it from {source}",
-                      CacheWarning, stacklevel=3)
-        _remove(entry)
+        _report(entry, exc, source)
         return None
+
+
+def hash_and_load(cache_dir: PathLike, sources: Sequence[PathLike], *,
+                  threads: int | None = None) -> tuple[list[str], list[ParsedSvmlight | None]]:
+    """sha256 of each source and its cached arrays (``None``: a miss), in one thread pool.
+
+    The largest files are hashed first, and an entry's blocks are checked as soon as its source
+    is hashed, while other sources are still being hashed, so all threads stay busy. Damaged
+    entries are reported, removed and returned as misses (as :func:`load_entry`).
+    """
+    ps = [Path(p) for p in sources]
+    sums = [""] * len(ps)
+    opened: dict[int, _Opened] = {}
+    checks: list[tuple[int, tuple[str, int], Future[bool]]] = []
+    order = sorted(range(len(ps)), key=lambda i: -ps[i].stat().st_size)
+    with ThreadPoolExecutor(max_workers=default_threads(threads)) as pool:
+        hashing = {pool.submit(_sha256_file, ps[i]): i for i in order}
+        for fut in as_completed(hashing):
+            i = hashing[fut]
+            sums[i] = fut.result()
+            entry = entry_path(cache_dir, sums[i])
+            if not entry.is_dir():
+                continue
+            try:
+                opened[i] = _Opened(entry, sums[i], ps[i])
+            except _Corrupt as exc:
+                _report(entry, exc, ps[i])
+                continue
+            checks += [(i, job, pool.submit(opened[i].check, job)) for job in opened[i].jobs]
+        failed: dict[int, list[tuple[str, int]]] = {}
+        for i, job, fut in checks:
+            if not fut.result():
+                failed.setdefault(i, []).append(job)
+    found: list[ParsedSvmlight | None] = [None] * len(ps)
+    for i, op in opened.items():
+        try:
+            found[i] = op.finish(failed.get(i, []))
+        except _Corrupt as exc:
+            _report(op.entry, exc, ps[i])
+    return sums, found
 
 
 def store_entry(cache_dir: PathLike, sha256: str, parsed: ParsedSvmlight, source: PathLike) -> Path:
@@ -267,42 +312,52 @@ class _BlockCrc:
         return self._crcs + ([self._current] if self.total % BLOCK_BYTES else [])
 
 
-def _load_checked(entry: Path, sha256: str, source: Path,
-                  threads: int | None) -> ParsedSvmlight:
-    try:
-        with open(entry / "manifest.json", encoding="utf-8") as fh:
-            man = json.load(fh)
-        if (man["format"], man["parser_version"], man["source_sha256"]) != (
-                FORMAT, PARSER_VERSION, sha256):
-            raise _Corrupt("its manifest names another source or version")
-        if man["source_size"] != source.stat().st_size:
-            raise _Corrupt("its manifest records another source size")
-        names = ["X", "y"] + (["qid"] if "qid" in man["arrays"] else [])
-        maps = {name: _map(entry, man["arrays"][name]) for name in names}
-    except _Corrupt:
-        raise
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise _Corrupt(f"{type(exc).__name__}: {exc}") from None
-    jobs = [(name, k) for name in names for k in range(len(man["arrays"][name]["crc32"]))]
+class _Opened:
+    """An entry whose manifest, sizes and .npy headers check out; blocks still to check."""
 
-    def check(job: tuple[str, int]) -> bool:
+    def __init__(self, entry: Path, sha256: str, source: Path) -> None:
+        self.entry = entry
+        try:
+            with open(entry / "manifest.json", encoding="utf-8") as fh:
+                man = json.load(fh)
+            if (man["format"], man["parser_version"], man["source_sha256"]) != (
+                    FORMAT, PARSER_VERSION, sha256):
+                raise _Corrupt("its manifest names another source or version")
+            if man["source_size"] != source.stat().st_size:
+                raise _Corrupt("its manifest records another source size")
+            self.names = ["X", "y"] + (["qid"] if "qid" in man["arrays"] else [])
+            self.maps = {name: _map(entry, man["arrays"][name]) for name in self.names}
+            self.jobs = [(name, k) for name in self.names
+                         for k in range(len(man["arrays"][name]["crc32"]))]
+        except _Corrupt:
+            raise
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise _Corrupt(f"{type(exc).__name__}: {exc}") from None
+        self.man = man
+
+    def check(self, job: tuple[str, int]) -> bool:
+        """Whether one block has its recorded CRC-32 (zlib releases the GIL)."""
         name, k = job
-        rec = man["arrays"][name]
-        block = memoryview(maps[name])[k * BLOCK_BYTES:(k + 1) * BLOCK_BYTES]
-        return zlib.crc32(block) == rec["crc32"][k]
+        block = memoryview(self.maps[name])[k * BLOCK_BYTES:(k + 1) * BLOCK_BYTES]
+        return zlib.crc32(block) == self.man["arrays"][name]["crc32"][k]
 
-    n = max(1, min(default_threads(threads), len(jobs)))
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        results = list(pool.map(check, jobs))
-    if not all(results):
-        name, k = jobs[results.index(False)]
-        raise _Corrupt(f"{man['arrays'][name]['file']} block {k} fails its CRC-32 check")
-    arrays = {name: _array(maps[name], man["arrays"][name]) for name in names}
-    X = arrays["X"]
-    if X.ndim != 2 or X.shape[0] != man["rows"] or arrays["y"].shape != (man["rows"],):
-        raise _Corrupt("array shapes disagree with the manifest")
-    return ParsedSvmlight(X, arrays["y"], arrays.get("qid"), int(man["max_index"]),
-                          int(man["max_index_line"]))
+    def finish(self, failed: list[tuple[str, int]]) -> ParsedSvmlight:
+        if failed:
+            name, k = min(failed, key=lambda job: (self.names.index(job[0]), job[1]))
+            raise _Corrupt(f"{self.man['arrays'][name]['file']} block {k} fails its CRC-32 check")
+        man = self.man
+        arrays = {name: _array(self.maps[name], man["arrays"][name]) for name in self.names}
+        X = arrays["X"]
+        if X.ndim != 2 or X.shape[0] != man["rows"] or arrays["y"].shape != (man["rows"],):
+            raise _Corrupt("array shapes disagree with the manifest")
+        return ParsedSvmlight(X, arrays["y"], arrays.get("qid"), int(man["max_index"]),
+                              int(man["max_index_line"]))
+
+
+def _report(entry: Path, exc: Exception, source: PathLike) -> None:
+    warnings.warn(f"cache entry {entry} is unusable ({exc}); rebuilding it from {source}",
+                  CacheWarning, stacklevel=4)
+    _remove(entry)
 
 
 def _map(entry: Path, rec: dict[str, object]) -> mmap.mmap:
