@@ -286,3 +286,12 @@ def test_random_valid_svmlight_text_parses_to_sklearns_arrays(tmp_path: Path, te
     f = tmp_path / "random.txt"
     f.write_bytes(text.encode())
     _assert_matches_oracles(f)
+
+
+def test_rich_progress_callback_drives_a_bar_to_the_end(tmp_path: Path) -> None:
+    f = tmp_path / "mq.txt"
+    f.write_text(_mq2008_like(np.random.default_rng(5)))
+    bar = svmlight_parse.rich_progress(f.stat().st_size, "mq.txt")
+    with bar as cb:
+        data = read_svmlight(f, progress=cb)
+    assert (bar.bytes_done, bar.rows_done) == (f.stat().st_size, data.n_rows)

@@ -128,20 +128,24 @@ def parse_svmlight_files(
     return out
 
 
-def rich_progress(total_bytes: int, description: str = "reading") -> _RichProgress:
+def rich_progress(total_bytes: int, description: str = "reading") -> RichProgress:
     """A context manager giving a ``progress(bytes_done, rows_done)`` callback that drives a
     rich progress bar (bytes, speed, rows, time left)::
 
         with rich_progress(size, "train.txt") as cb:
             parse_svmlight(path, progress=cb)
     """
-    return _RichProgress(total_bytes, description)
+    return RichProgress(total_bytes, description)
 
 
-class _RichProgress:
+class RichProgress:
+    """The context manager of :func:`rich_progress`; ``bytes_done``/``rows_done``: last update."""
+
     def __init__(self, total: int, description: str) -> None:
         self.total = total
         self.description = description
+        self.bytes_done = 0
+        self.rows_done = 0
 
     def __enter__(self) -> Progress:
         from rich.progress import (
@@ -160,6 +164,7 @@ class _RichProgress:
         task = self._bar.add_task(self.description, total=self.total, rows=0)
 
         def update(bytes_done: int, rows_done: int) -> None:
+            self.bytes_done, self.rows_done = bytes_done, rows_done
             self._bar.update(task, completed=bytes_done, rows=rows_done)
 
         return update
