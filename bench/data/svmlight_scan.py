@@ -217,35 +217,61 @@ def count_chunk(buf: np.ndarray, n: int, out: np.ndarray) -> None:
 
     ``out`` receives ``[newlines, data rows, max index, its line (1-based, within the chunk),
     first data row has qid (1/0, -1 without data rows)]``. Indices increase along a valid line,
-    so the last one is the line's largest; the fill pass checks everything else. Newlines and
-    ``#`` are found with NumPy's vectorised comparisons, the rest per line in compiled code.
+    so the last one is the line's largest; the fill pass checks everything else. The next
+    ``\n`` or ``#`` is found eight bytes at a time (SWAR on the buffer viewed as uint64).
     """
-    chunk = buf[:n]
-    newlines = np.flatnonzero(chunk == _NL)
-    hashes = np.flatnonzero(chunk == _HASH)
-    _count_lines(buf, n, newlines, hashes, out)
-    out[C_LINES] = newlines.shape[0]
+    words = buf[: buf.shape[0] // 8 * 8].view(np.uint64)
+    _count_lines(buf, words, n, out)
+
+
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_NL8 = np.uint64(0x0A0A0A0A0A0A0A0A)
+_HASH8 = np.uint64(0x2323232323232323)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _has_byte(v, pattern):  # type: ignore[no-untyped-def]
+    """Whether some byte of the uint64 ``v`` equals the byte repeated in ``pattern``."""
+    a = v ^ pattern
+    return ((a - _ONES) & ~a & _HIGHS) != 0
 
 
 @njit(cache=True, nogil=True)
-def _count_lines(buf, n, newlines, hashes, out):  # type: ignore[no-untyped-def]
+def _next_stop(buf, words, i, n):  # type: ignore[no-untyped-def]
+    """Index of the next ``\n`` or ``#`` at or after ``i`` (``n`` if none)."""
+    while i < n and (i & 7) != 0:
+        if buf[i] == _NL or buf[i] == _HASH:
+            return i
+        i += 1
+    w = i >> 3
+    last = n >> 3
+    while w < last and not (_has_byte(words[w], _NL8) or _has_byte(words[w], _HASH8)):
+        w += 1
+    i = max(i, w << 3)
+    while i < n:
+        if buf[i] == _NL or buf[i] == _HASH:
+            return i
+        i += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _count_lines(buf, words, n, out):  # type: ignore[no-untyped-def]
     rows = 0
+    lines = 0
     max_index = np.int64(0)
     max_line = 0
     first_qid = -1
-    h = 0
-    n_hash = hashes.shape[0]
-    n_lines = newlines.shape[0]
-    if n_lines == 0 or newlines[n_lines - 1] != n - 1:
-        n_lines += 1  # a last line without a newline
-    line_start = 0
-    for li in range(n_lines):
-        line_end = newlines[li] if li < newlines.shape[0] else n
-        while h < n_hash and hashes[h] < line_start:
-            h += 1
-        end = hashes[h] if h < n_hash and hashes[h] < line_end else line_end
-        start = line_start
-        line_start = line_end + 1
+    i = 0
+    while i < n:
+        lines += 1
+        start = i
+        end = _next_stop(buf, words, i, n)  # the comment or the line end
+        stop = end
+        while stop < n and buf[stop] != _NL:
+            stop = _next_stop(buf, words, stop + 1, n)
+        i = stop + 1
         while start < end and _is_ws(buf[start]):
             start += 1
         if start >= end:
@@ -278,7 +304,8 @@ def _count_lines(buf, n, newlines, hashes, out):  # type: ignore[no-untyped-def]
             idx = INDEX_CAP
         if k < te and buf[k] == _COLON and idx > max_index:
             max_index = idx
-            max_line = li + 1
+            max_line = lines
+    out[C_LINES] = lines if n == 0 or buf[n - 1] == _NL else lines - 1
     out[C_ROWS] = rows
     out[C_MAX_INDEX] = max_index
     out[C_MAX_LINE] = max_line
@@ -378,29 +405,29 @@ def fill_chunk(buf, n, X, y, qid, row0, line0, expect_qid, fb, info):  # type: i
             prev = idx
             k += 1
             vs = k
-            negative = buf[k] == _MINUS
-            if negative or buf[k] == _PLUS:
-                k += 1
+            c0 = buf[k]
+            negative = c0 == _MINUS
+            k += np.int64(negative | (c0 == _PLUS))
             w = np.int64(0)
             nd = 0
             q = 0
-            while _is_digit(buf[k]):
-                w = w * 10 + (buf[k] - _ZERO)
-                nd += 1
-                k += 1
-            if buf[k] == _DOT:
-                k += 1
-                while _is_digit(buf[k]):
-                    w = w * 10 + (buf[k] - _ZERO)
+            dot = 0
+            while True:
+                d = np.int64(buf[k]) - _ZERO
+                if 0 <= d <= 9:
+                    w = w * 10 + d
                     nd += 1
-                    q -= 1
-                    k += 1
+                    q -= dot
+                elif d == _DOT - _ZERO and dot == 0:
+                    dot = 1
+                else:
+                    break
+                k += 1
             c = buf[k]
             if (0 < nd <= 18 and _END[c] and w < _TWO53
                     and q >= -22):
                 f = np.float32(float(w) / _POW10[-q])  # exact operands: rounded once, then to f32
-                if negative:
-                    f = -f
+                f = f * np.float32(1 - 2 * np.int64(negative))
                 st = 0
             else:
                 st, v, k = _number(buf, vs, n)
@@ -413,11 +440,11 @@ def fill_chunk(buf, n, X, y, qid, row0, line0, expect_qid, fb, info):  # type: i
             elif st == 1:
                 n_fb = _record(fb, n_fb, row, idx - 1, ts, k, line)
                 flat[base + idx - 1] = np.nan
-            elif f != 0:  # a stored -0 reads back as +0, as a sparse matrix made dense does
+            else:
                 if np.isinf(f):
                     return _fail(info, E_VALUE_RANGE, line, line_start, ts, _token_end(buf, ts, n),
                                  0)
-                flat[base + idx - 1] = f
+                flat[base + idx - 1] = f + np.float32(0.0)  # -0 + 0 = +0, as sklearn's dense
             while _is_ws(buf[k]):
                 k += 1
         if over >= 0:
