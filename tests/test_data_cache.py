@@ -286,3 +286,18 @@ def test_lightgbm_reader_uses_the_cache_and_reads_the_sidecars_each_time(tmp_pat
     assert warm.test.group_sizes.tolist() == [1, 2]
     assert warm.inputs[str(tmp_path / "rank.test.query")] == _sha(tmp_path / "rank.test.query")
     assert warm.train.X.tobytes() == cold.train.X.tobytes()
+
+
+def test_unwritable_cache_folder_warns_and_still_returns_the_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = _source(tmp_path)
+
+    def full_disk(*args: object, **kwargs: object) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(letor_cache, "store_entry", full_disk)
+    with pytest.warns(CacheWarning, match=r"could not write the cache entry of .*train\.txt .*No space"):
+        d = read_svmlight(f, cache_dir=tmp_path / "cache")
+    X, _ = _oracle(f)
+    assert d.X.tobytes() == X.tobytes()

@@ -19,7 +19,8 @@ CRC-32 (about 3 GB/s per core, on all threads). A corrupt, truncated or incomple
 reported with a :class:`CacheWarning` naming it, removed, and rebuilt from the source; it is
 never used.
 
-**Writes** are atomic: an entry is written into a temporary folder beside it (files fsynced)
+**Writes** that fail (full or read-only disk) are reported with a :class:`CacheWarning` and
+the data is returned all the same. Writes are atomic: an entry is written into a temporary folder beside it (files fsynced)
 and renamed into place in one step, so an interrupted write leaves only a ``.tmp-*`` folder
 that no reader looks at (removed by later writes once a day old). When two processes build the
 same entry, the second rename fails and that writer drops its copy; both copies are identical.
@@ -135,7 +136,12 @@ def cached_parse(
             found[i] = parsed
             width = max(width, parsed.X.shape[1])
             if cache_dir is not None and sums is not None and parsed.y.shape[0] > 0:
-                store_entry(cache_dir, sums[i], parsed, ps[i])
+                try:
+                    store_entry(cache_dir, sums[i], parsed, ps[i])
+                except OSError as exc:  # a full or read-only disk costs the cache, not the run
+                    warnings.warn(f"could not write the cache entry of {ps[i]} under "
+                                  f"{cache_root(cache_dir)} ({exc}); continuing without it",
+                                  CacheWarning, stacklevel=3)
     elif progress is not None:
         progress(done[0], done[1])
     out = [_widen(f, width) for f in found if f is not None]

@@ -79,18 +79,19 @@ def read_svmlight_files(
     cache_dir: PathLike | None = None,
     progress: Progress | None = None,
     threads: int | None = None,
+    max_index: int = MAX_FEATURE_INDEX,
 ) -> list[LetorData]:
     """Read several files with one shared feature count (train/vali/test of a LETOR fold).
 
     The feature count is the largest index in any of the files (or ``n_features``), so a
     feature that never occurs in the test file still has its column there. ``query_paths``
     gives a group-size file per path (``None`` entries: the ``<path>.query`` sidecar).
-    ``cache_dir``, ``progress`` (bytes and rows over all the files) and ``threads`` as in
-    :func:`read_svmlight`.
+    ``cache_dir``, ``progress`` (bytes and rows over all the files), ``threads`` and
+    ``max_index`` as in :func:`read_svmlight`.
     """
     data, _ = read_svmlight_files_with_digests(
         paths, sort_by_qid=sort_by_qid, query_paths=query_paths, n_features=n_features,
-        cache_dir=cache_dir, progress=progress, threads=threads)
+        cache_dir=cache_dir, progress=progress, threads=threads, max_index=max_index)
     return data
 
 
@@ -103,6 +104,7 @@ def read_svmlight_files_with_digests(
     cache_dir: PathLike | None = None,
     progress: Progress | None = None,
     threads: int | None = None,
+    max_index: int = MAX_FEATURE_INDEX,
 ) -> tuple[list[LetorData], list[str]]:
     """:func:`read_svmlight_files`, plus the hex sha256 of each file (for run manifests).
 
@@ -115,7 +117,8 @@ def read_svmlight_files_with_digests(
     for p in ps:
         _check_readable(p)
     parsed, digests = cached_parse(ps, cache_dir=cache_dir, n_features=n_features,
-                                   threads=threads, progress=progress, digests=True)
+                                   max_index=max_index, threads=threads, progress=progress,
+                                   digests=True)
     out = [_to_letor(p, d, qp, sort_by_qid) for p, d, qp in zip(ps, parsed, qps, strict=True)]
     return out, list(digests or [])
 
