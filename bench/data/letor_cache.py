@@ -62,7 +62,7 @@ from bench.errors import DataError
 PathLike = str | os.PathLike[str]
 FORMAT = 1
 BLOCK_BYTES = 64 << 20
-_HASH_READ = 4 << 20
+_HASH_READ = 1 << 20
 _STALE_TMP_S = 24 * 3600
 
 

@@ -7,8 +7,10 @@ split between train/vali/test in MSLR-WEB30K Fold1's proportions, ``--mslr-fold`
 afterwards), or takes an existing LETOR folder (``--data``), and times, in turns (A, B, C, D,
 A, B, ...) so that a busy machine slows every reader alike:
 
-* **sklearn**: ``load_svmlight_files`` + ``toarray()`` -- what ``read_svmlight_files`` did
-  before the compiled parser;
+* **sklearn**: ``load_svmlight_files(query_id=True)`` + ``toarray()`` -- what
+  ``read_svmlight_files`` did before the compiled parser. It appends each line's qid with
+  ``np.append`` (a copy of the whole qid array per line), so its time grows with the square of
+  a file's rows: at MSLR-WEB30K size it takes about an hour; ``--sklearn-repeat 0`` skips it;
 * **parser, no cache**: :func:`bench.data.svmlight.read_svmlight_files` (parse only);
 * **cold cache**: :func:`bench.data.folders.read_letor_folder` with an empty cache folder
   (hashes the sources, parses, writes the entries);
@@ -77,7 +79,7 @@ class Report:
     seconds: dict[str, list[float]] = field(default_factory=dict)
     peak_rss: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    load: list[tuple[float, float, float]] = field(default_factory=list)
+    load: list[str] = field(default_factory=list)
 
     @property
     def total_bytes(self) -> int:
@@ -141,7 +143,7 @@ def _time_readers(folder: Path, work: Path, repeat: int, sklearn_repeat: int | N
     files = find_split_files(folder)
     paths = [files[s] for s in SPLITS if files[s] is not None]
     _warm_up(work)
-    load0 = os.getloadavg()
+    load0 = _load()
     first = read_letor_folder(folder)  # also brings the sources into the page cache
     report = Report(source=str(folder), files={p.name: p.stat().st_size for p in paths},  # type: ignore[union-attr]
                     rows=sum(d.n_rows for d in first.splits().values()),
@@ -170,7 +172,7 @@ def _time_readers(folder: Path, work: Path, repeat: int, sklearn_repeat: int | N
                   f"({report.total_bytes / seconds / 1e6:.0f} MB/s)", flush=True)
         shutil.rmtree(cache, ignore_errors=True)
     report.notes.append(_warm_breakdown(folder, paths, work, threads))  # type: ignore[arg-type]
-    report.load.append(os.getloadavg())
+    report.load.append(_load())
     return report
 
 
@@ -238,9 +240,8 @@ def render(report: Report) -> str:
         f" ({mb:.0f} MB of text, {report.rows:,} rows x {report.n_features} features).",
         f"Machine: {_cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"{platform.platform()}.",
-        "Load average (1, 5, 15 min) at the start: "
-        f"{', '.join(f'{x:.2f}' for x in report.load[0])}; at the end: "
-        f"{', '.join(f'{x:.2f}' for x in report.load[-1])}.",
+        f"Load average (1, 5, 15 min; runnable/all tasks) at the start: {report.load[0]}; "
+        f"at the end: {report.load[-1]}.",
         "",
         "| reader | best s | median s | turns | MB/s (best) | x sklearn (best) | peak RSS + GB |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -251,6 +252,10 @@ def render(report: Report) -> str:
         peak = report.peak_rss.get(name)
         lines.append(f"| {name} | {best:.2f} | {med:.2f} | {len(times)} | {mb / best:.0f} | "
                      f"{ratio} | {'' if peak is None else f'{peak / 1e9:.2f}'} |")
+    if not sk:
+        lines += ["", "sklearn was not timed in this run (`--sklearn-repeat 0`): with "
+                  "`query_id=True` it copies the whole qid array once per line, so its time "
+                  "grows with the square of a file's rows."]
     lines += ["", "Targets (issue 13): parser >= 150 MB/s; warm cache <= 5 s for an "
               "MSLR-WEB30K-sized Fold1.", "", "## Notes", ""]
     lines += [f"- {n}" for n in report.notes]
@@ -258,6 +263,15 @@ def render(report: Report) -> str:
               "the call (first turn); the warm cache maps its entries copy-on-write, so its pages "
               "are file pages shared with the OS page cache."]
     return "\n".join(lines) + "\n"
+
+
+def _load() -> str:
+    """``/proc/loadavg``'s load averages and runnable/all tasks (``os.getloadavg`` elsewhere)."""
+    try:
+        with open("/proc/loadavg") as fh:
+            return " ".join(fh.read().split()[:4])
+    except OSError:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _cpu_model() -> str:
