@@ -198,8 +198,8 @@ def hash_and_load(cache_dir: PathLike, sources: Sequence[PathLike], *,
                 continue
             checks += [(i, job, pool.submit(opened[i].check, job)) for job in opened[i].jobs]
         failed: dict[int, list[tuple[str, int]]] = {}
-        for i, job, fut in checks:
-            if not fut.result():
+        for i, job, check in checks:
+            if not check.result():
                 failed.setdefault(i, []).append(job)
     found: list[ParsedSvmlight | None] = [None] * len(ps)
     for i, op in opened.items():
@@ -286,7 +286,7 @@ def _write_npy(path: Path, arr: np.ndarray) -> dict[str, object]:
         step = max(1, (16 << 20) // max(1, arr[:1].nbytes)) if arr.ndim else 1
         for a in range(0, arr.shape[0], step):
             block = np.ascontiguousarray(arr[a:a + step])
-            crc.write(fh, memoryview(block).cast("B"))
+            crc.write(fh, block.data.cast("B"))
         fh.flush()
         os.fsync(fh.fileno())
     return {"file": path.name, "dtype": arr.dtype.str, "shape": list(arr.shape),

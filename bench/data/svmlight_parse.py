@@ -239,7 +239,7 @@ def _buffer(length: int) -> np.ndarray:
 
 def _read(path: Path, start: int, end: int) -> np.ndarray:
     buf = _buffer(end - start)
-    view = memoryview(buf)[: end - start]
+    view = buf.data[: end - start]
     got = 0
     with open(path, "rb", buffering=0) as fh:
         fh.seek(start)

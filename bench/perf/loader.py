@@ -36,6 +36,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -160,8 +161,8 @@ def _time_readers(folder: Path, work: Path, repeat: int, sklearn_repeat: int | N
             readers.append((SKLEARN, lambda: _sklearn(paths)))  # type: ignore[arg-type]
         readers += [
             (NO_CACHE, lambda: read_svmlight_files(paths, threads=threads)),  # type: ignore[arg-type]
-            (COLD, lambda c=cache: read_letor_folder(folder, cache_dir=c)),
-            (WARM, lambda c=cache: read_letor_folder(folder, cache_dir=c)),
+            (COLD, partial(read_letor_folder, folder, cache_dir=cache)),
+            (WARM, partial(read_letor_folder, folder, cache_dir=cache)),
         ]
         for name, fn in readers:
             seconds, peak = _measure(fn, with_peak=turn == 0)
@@ -341,7 +342,7 @@ def write_mslr_like(path: str | os.PathLike[str], rows: int, *, n_features: int 
                 left -= 1
             out = np.empty(n * row_bytes, dtype=np.uint8)
             used = _write_rows(out, choice, labels, qids, pool, offsets)
-            fh.write(memoryview(out)[:used])
+            fh.write(out.data[:used])
             done += n
     return p.stat().st_size
 
