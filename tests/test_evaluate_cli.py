@@ -179,26 +179,23 @@ def test_sort_by_qid_errors_name_the_file_row_and_line_not_the_sorted_position(
 def test_sort_by_qid_reads_the_data_file_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sklearn.datasets
-
     import bench.data.svmlight as svm
 
-    calls: list[str] = []
-    real = sklearn.datasets.load_svmlight_file
+    calls: list[list[str]] = []
+    real = svm.cached_parse
 
-    def counting(f, *a, **kw):  # type: ignore[no-untyped-def]
-        calls.append(str(f))
-        return real(f, *a, **kw)
+    def counting(paths, **kw):  # type: ignore[no-untyped-def]
+        calls.append([str(p) for p in paths])
+        return real(paths, **kw)
 
-    monkeypatch.setattr(sklearn.datasets, "load_svmlight_file", counting)
-    monkeypatch.setattr(svm, "load_svmlight_file", counting)
+    monkeypatch.setattr(svm, "cached_parse", counting)
     data = tmp_path / "d.txt"
     data.write_text("1 qid:1 1:1\n0 qid:2 1:2\n0 qid:1 1:3\n1 qid:2 1:4\n")
     scores = tmp_path / "s.txt"
     scores.write_text("0.9\n0.1\n0.2\n0.8\n")
     out = _json(capsys, ["--data", str(data), "--scores", str(scores), "--sort-by-qid",
                          "--metrics", "mrr"])
-    assert calls == [str(data)]
+    assert calls == [[str(data)]]
     # each query ranks its relevant document first once the scores follow the rows
     assert out["metrics"] == {"mrr": 1.0}
 

@@ -29,7 +29,8 @@ import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.parquet import read_parquet
-from bench.data.svmlight import query_sidecar, read_svmlight_files
+from bench.data.svmlight import query_sidecar, read_svmlight_files_with_digests
+from bench.data.svmlight_parse import Progress
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -104,20 +105,24 @@ def read_letor_folder(
     sort_by_qid: bool = False,
     vali_fraction: float = DEFAULT_VALI_FRACTION,
     seed: int = DEFAULT_SEED,
+    cache_dir: PathLike | None = None,
+    progress: Progress | None = None,
 ) -> LetorSplits:
     """Read a LETOR folder (``Fold1/{train,vali,test}.txt`` or flat) into :class:`LetorSplits`.
 
     Without a validation file, ``vali_fraction`` of the training queries become the validation
-    set (:func:`carve_validation`, seeded).
+    set (:func:`carve_validation`, seeded). ``cache_dir`` keeps the parsed arrays keyed by each
+    file's sha256 (``None``: no cache; :mod:`bench.data.letor_cache`); ``progress(bytes_done,
+    rows_done)`` is called while parsing, over the files together.
     """
-    from bench.data.hashing import sha256_file
-
     p = Path(path)
     files = find_split_files(p, fold=fold, splits=splits)
     order = [s for s in SPLITS if files[s] is not None]
-    loaded = read_svmlight_files([files[s] for s in order], sort_by_qid=sort_by_qid)  # type: ignore[misc]
+    loaded, digests = read_svmlight_files_with_digests(
+        [files[s] for s in order], sort_by_qid=sort_by_qid, cache_dir=cache_dir,  # type: ignore[misc]
+        progress=progress)
     parts = dict(zip(order, loaded, strict=True))
-    inputs = {str(files[s]): sha256_file(files[s]) for s in order}  # type: ignore[arg-type]
+    inputs = {str(files[s]): d for s, d in zip(order, digests, strict=True)}
     meta: dict[str, object] = {
         "layout": "letor",
         "fold": fold if _uses_fold(p, files, fold) else None,
@@ -146,13 +151,16 @@ def read_lightgbm_dir(
     name: str | None = None,
     vali_fraction: float = DEFAULT_VALI_FRACTION,
     seed: int = DEFAULT_SEED,
+    cache_dir: PathLike | None = None,
+    progress: Progress | None = None,
 ) -> LetorSplits:
     """Read LightGBM's ``examples/lambdarank`` folder (``rank.train``/``rank.test`` + ``.query``).
 
     The example ships no validation file, so ``vali_fraction`` of the training queries (by
     query, seeded) become the validation set; LightGBM's own example and tests evaluate (and
     early-stop) on ``rank.test``, which ltrbench keeps for the final evaluation only.
-    Query ids are the group positions (0, 1, ...) within each file.
+    Query ids are the group positions (0, 1, ...) within each file. ``cache_dir`` and
+    ``progress`` as in :func:`read_letor_folder` (the ``.query`` files are read each time).
     """
     from bench.data.hashing import sha256_file
 
@@ -164,15 +172,17 @@ def read_lightgbm_dir(
                             path=p)
         if not query_sidecar(f).is_file():
             raise DataError(f"group-size file {query_sidecar(f).name} is missing", path=p)
-    train_all, test = read_svmlight_files([train_p, test_p])
+    (train_all, test), digests = read_svmlight_files_with_digests(
+        [train_p, test_p], cache_dir=cache_dir, progress=progress)
     train, vali, rule = carve_validation(train_all, fraction=vali_fraction, seed=seed)
+    sums = {train_p: digests[0], test_p: digests[1]}
     read = [train_p, query_sidecar(train_p), test_p, query_sidecar(test_p)]
     return LetorSplits(
         name=name or _default_name(p),
         train=train,
         vali=vali,
         test=test,
-        inputs={str(f): sha256_file(f) for f in read},
+        inputs={str(f): sums[f] if f in sums else sha256_file(f) for f in read},
         meta={
             "layout": "lightgbm",
             "files": {"train": str(train_p), "vali": None, "test": str(test_p)},
@@ -206,15 +216,24 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
     )
 
 
-def read_folder(path: PathLike, *, fold: str = "Fold1", name: str | None = None) -> LetorSplits:
-    """Read any folder layout :func:`detect_layout` recognises."""
+def read_folder(
+    path: PathLike,
+    *,
+    fold: str = "Fold1",
+    name: str | None = None,
+    cache_dir: PathLike | None = None,
+    progress: Progress | None = None,
+) -> LetorSplits:
+    """Read any folder layout :func:`detect_layout` recognises (``cache_dir``, ``progress``: as
+    in :func:`read_letor_folder`; Parquet folders use neither)."""
     layout = detect_layout(path, fold=fold)
     if layout == "lightgbm":
-        return read_lightgbm_dir(path, name=name)
+        return read_lightgbm_dir(path, name=name, cache_dir=cache_dir, progress=progress)
     if layout == "parquet":
         return read_parquet_folder(path, name=name)
     if layout == "letor":
-        return read_letor_folder(path, fold=fold, name=name)
+        return read_letor_folder(path, fold=fold, name=name, cache_dir=cache_dir,
+                                 progress=progress)
     raise DataError(
         "not a dataset folder: expected Fold1/{train,vali,test}.txt, {train,vali,test}.txt, "
         "rank.train + rank.test (LightGBM example) or {train,vali,test}.parquet",

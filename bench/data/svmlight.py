@@ -1,10 +1,12 @@
 """SVMlight / LETOR text files: ``label qid:Q index:value ... # comment``.
 
-Reading uses :func:`sklearn.datasets.load_svmlight_file` with ``query_id=True``; it handles
-``#`` comments (LETOR's ``#docid = ...``) and CRLF line ends. Files without ``qid:`` (LightGBM's
-``examples/lambdarank``) take group sizes from a ``.query`` sidecar, one size per line
-(``rank.train`` -> ``rank.train.query``). When sklearn rejects a file, the file is scanned again
-to name the first malformed line.
+Reading uses ltrbench's compiled parser (:mod:`bench.data.svmlight_parse`: strict plain
+decimal numbers, errors naming file, line, column and token; the numbers sklearn's
+``load_svmlight_file`` gives for valid files) and, when a ``cache_dir`` is given, the
+content-addressed binary cache of :mod:`bench.data.letor_cache` (``cache_dir=None``: no cache).
+Features are dense float32 (feature ``j`` is column ``j - 1``), labels float64, query ids int64.
+Files without ``qid:`` (LightGBM's ``examples/lambdarank``) take group sizes from a ``.query``
+sidecar, one size per line (``rank.train`` -> ``rank.train.query``).
 
 Writing produces the same format (1-based feature indices, ``qid:``) plus the ``.query``
 sidecar, atomically.
@@ -12,27 +14,21 @@ sidecar, atomically.
 
 from __future__ import annotations
 
-import itertools
 import os
-import re
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import dump_svmlight_file, load_svmlight_file, load_svmlight_files
+from sklearn.datasets import dump_svmlight_file
 
 from bench.data.atomic import atomic_path
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.letor import LetorData
+from bench.data.letor_cache import cached_parse
+from bench.data.svmlight_parse import MAX_FEATURE_INDEX, ParsedSvmlight, Progress
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
-
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan|infinity)"
-_LINE = re.compile(
-    rf"^\s*(?P<label>{_NUMBER})(?:\s+qid:(?P<qid>[-+]?\d+))?"
-    rf"(?P<feats>(?:\s+\d+:(?:{_NUMBER}))*)\s*(?:#.*)?$",
-    re.IGNORECASE,
-)
+_BOM = b"\xef\xbb\xbf"
 
 
 def query_sidecar(path: PathLike) -> Path:
@@ -46,6 +42,10 @@ def read_svmlight(
     query_path: PathLike | None = None,
     n_features: int | None = None,
     sort_by_qid: bool = False,
+    cache_dir: PathLike | None = None,
+    progress: Progress | None = None,
+    threads: int | None = None,
+    max_index: int = MAX_FEATURE_INDEX,
 ) -> LetorData:
     """Read one SVMlight/LETOR file into a :class:`LetorData`.
 
@@ -56,17 +56,18 @@ def read_svmlight(
     When sorting moved rows, ``meta["file_order"]`` holds the permutation applied (int64: row
     ``i`` of the result is data row ``file_order[i]`` of the file, counted from 0); it is absent
     when the rows kept their file order. :func:`line_of_data_row` turns a data row into its line.
+
+    ``X`` has ``max(n_features, largest index, 1)`` columns; an index above ``n_features`` or
+    ``max_index`` is an error naming its line. ``cache_dir`` (``None``: no cache) is where parsed
+    arrays are kept, keyed by the file's sha256; ``progress(bytes_done, rows_done)`` is called
+    while parsing (see :func:`bench.data.svmlight_parse.rich_progress`); ``threads`` defaults to
+    the CPUs available.
     """
     p = Path(path)
     _check_readable(p)
-    has_qid = _first_data_line_has_qid(p)
-    try:
-        X, y, qid = load_svmlight_file(
-            str(p), n_features=n_features, query_id=True, dtype=np.float32, zero_based=False
-        )
-    except ValueError as exc:
-        raise _locate_parse_error(p, exc) from exc
-    return _to_letor(p, X, y, qid, has_qid, query_path, sort_by_qid)
+    (parsed,), _ = cached_parse([p], cache_dir=cache_dir, n_features=n_features,
+                                max_index=max_index, threads=threads, progress=progress)
+    return _to_letor(p, parsed, query_path, sort_by_qid)
 
 
 def read_svmlight_files(
@@ -75,12 +76,39 @@ def read_svmlight_files(
     sort_by_qid: bool = False,
     query_paths: list[PathLike | None] | None = None,
     n_features: int | None = None,
+    cache_dir: PathLike | None = None,
+    progress: Progress | None = None,
+    threads: int | None = None,
+    max_index: int = MAX_FEATURE_INDEX,
 ) -> list[LetorData]:
     """Read several files with one shared feature count (train/vali/test of a LETOR fold).
 
     The feature count is the largest index in any of the files (or ``n_features``), so a
     feature that never occurs in the test file still has its column there. ``query_paths``
     gives a group-size file per path (``None`` entries: the ``<path>.query`` sidecar).
+    ``cache_dir``, ``progress`` (bytes and rows over all the files), ``threads`` and
+    ``max_index`` as in :func:`read_svmlight`.
+    """
+    data, _ = read_svmlight_files_with_digests(
+        paths, sort_by_qid=sort_by_qid, query_paths=query_paths, n_features=n_features,
+        cache_dir=cache_dir, progress=progress, threads=threads, max_index=max_index)
+    return data
+
+
+def read_svmlight_files_with_digests(
+    paths: list[PathLike],
+    *,
+    sort_by_qid: bool = False,
+    query_paths: list[PathLike | None] | None = None,
+    n_features: int | None = None,
+    cache_dir: PathLike | None = None,
+    progress: Progress | None = None,
+    threads: int | None = None,
+    max_index: int = MAX_FEATURE_INDEX,
+) -> tuple[list[LetorData], list[str]]:
+    """:func:`read_svmlight_files`, plus the hex sha256 of each file (for run manifests).
+
+    The digests are computed once, in parallel, and are the cache keys when ``cache_dir`` is set.
     """
     ps = [Path(p) for p in paths]
     qps = list(query_paths) if query_paths is not None else [None] * len(ps)
@@ -88,23 +116,11 @@ def read_svmlight_files(
         raise DataError(f"{len(qps)} query files for {len(ps)} data files")
     for p in ps:
         _check_readable(p)
-    try:
-        loaded = load_svmlight_files(
-            [str(p) for p in ps],
-            n_features=n_features,
-            query_id=True,
-            dtype=np.float32,
-            zero_based=False,
-        )
-    except ValueError as exc:
-        for p in ps:  # find which file is malformed
-            _scan_for_bad_line(p)
-        raise DataError(f"could not parse: {exc}", path=ps[0]) from exc
-    out = []
-    for i, p in enumerate(ps):
-        X, y, qid = loaded[3 * i], loaded[3 * i + 1], loaded[3 * i + 2]
-        out.append(_to_letor(p, X, y, qid, _first_data_line_has_qid(p), qps[i], sort_by_qid))
-    return out
+    parsed, digests = cached_parse(ps, cache_dir=cache_dir, n_features=n_features,
+                                   max_index=max_index, threads=threads, progress=progress,
+                                   digests=True)
+    out = [_to_letor(p, d, qp, sort_by_qid) for p, d, qp in zip(ps, parsed, qps, strict=True)]
+    return out, list(digests or [])
 
 
 def write_svmlight(
@@ -132,22 +148,19 @@ def write_svmlight(
 
 def _to_letor(
     p: Path,
-    X: object,
-    y: np.ndarray,
-    qid: np.ndarray,
-    has_qid: bool,
+    parsed: ParsedSvmlight,
     query_path: PathLike | None,
     sort_by_qid: bool,
 ) -> LetorData:
-    dense = np.asarray(X.toarray(), dtype=np.float32)  # type: ignore[attr-defined]
+    dense, y, qid = parsed.X, parsed.y, parsed.qid
     if y.shape[0] == 0:
         raise DataError("no data lines (empty file)", path=p)
-    if not np.all(np.isfinite(y)):
+    if not np.all(np.isfinite(y)):  # the parser refuses these; kept as a guard
         bad = int(np.flatnonzero(~np.isfinite(y))[0])
         raise DataError(f"label {float(y[bad])} is not a finite number", path=p, row=bad + 1)
     names = tuple(f"f{j + 1}" for j in range(dense.shape[1]))
     meta: dict[str, object] = {}
-    if has_qid:
+    if qid is not None:
         if sort_by_qid:
             order = stable_order_by_qid(qid)
             if not np.array_equal(order, np.arange(order.shape[0])):
@@ -162,8 +175,8 @@ def _to_letor(
                             row=exc.row) from None
         return LetorData(
             X=dense,
-            y=np.asarray(y, dtype=np.float64),
-            qid=qid.astype(np.int64),
+            y=y,
+            qid=qid,
             offsets=offsets,
             feature_names=names,
             source=str(p),
@@ -181,7 +194,7 @@ def _to_letor(
     qids = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
     return LetorData(
         X=dense,
-        y=np.asarray(y, dtype=np.float64),
+        y=y,
         qid=qids,
         offsets=offsets,
         feature_names=names,
@@ -211,15 +224,6 @@ def _check_readable(p: Path) -> None:
         raise DataError("empty file: expected SVMlight lines 'label [qid:Q] index:value ...'", path=p)
 
 
-def _first_data_line_has_qid(p: Path) -> bool:
-    with open(p, "rb") as fh:
-        for raw in fh:
-            line = raw.split(b"#", 1)[0].strip()
-            if line:
-                return b"qid:" in line
-    return False
-
-
 def line_of_data_row(path: PathLike, row: int) -> int | None:
     """The 1-based line number of data row ``row`` (1-based; blank and comment lines are not rows).
 
@@ -228,41 +232,10 @@ def line_of_data_row(path: PathLike, row: int) -> int | None:
     seen = 0
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
             if raw.split(b"#", 1)[0].strip():
                 seen += 1
                 if seen == row:
                     return lineno
     return None
-
-
-def _scan_for_bad_line(p: Path) -> None:
-    with open(p, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            body = text.split("#", 1)[0]
-            if not body.strip():
-                continue
-            if _LINE.match(text) is None:
-                shown = body.strip()
-                shown = shown if len(shown) <= 60 else shown[:57] + "..."
-                raise DataError(
-                    f"malformed SVMlight line {shown!r}: expected 'label [qid:Q] index:value ...' "
-                    "with integer indices >= 1",
-                    path=p,
-                    line=lineno,
-                )
-            idx = [int(t.split(":", 1)[0]) for t in body.split()[1:] if not t.startswith("qid:")]
-            if any(i < 1 for i in idx):
-                raise DataError("feature index 0: SVMlight indices start at 1", path=p, line=lineno)
-            if any(b <= a for a, b in itertools.pairwise(idx)):
-                raise DataError(
-                    "feature indices must be strictly increasing within a line", path=p, line=lineno
-                )
-
-
-def _locate_parse_error(p: Path, exc: ValueError) -> DataError:
-    try:
-        _scan_for_bad_line(p)
-    except DataError as located:
-        return located
-    return DataError(f"could not parse as SVMlight: {exc}", path=p)

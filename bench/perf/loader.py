@@ -1,0 +1,417 @@
+"""``ltrbench perf loader``: reading LETOR text -- sklearn's loader, the compiled parser, the cache.
+
+One run writes an MSLR-WEB-like fold (``Fold1/{train,vali,test}.txt``, 136 dense features
+printed as MSLR prints them: ``2 qid:10 1:3 2:0 ... 16:30.899494 ... 136:0``, labels 0-4; rows
+split between train/vali/test in MSLR-WEB30K Fold1's proportions, ``--mslr-fold`` for its exact
+2,270,296 / 747,218 / 753,611 rows) into ``--dir`` (default: a temporary folder, removed
+afterwards), or takes an existing LETOR folder (``--data``), and times, in turns (A, B, C, D,
+A, B, ...) so that a busy machine slows every reader alike:
+
+* **sklearn**: ``load_svmlight_files(query_id=True)`` + ``toarray()`` -- what
+  ``read_svmlight_files`` did before the compiled parser. It appends each line's qid with
+  ``np.append`` (a copy of the whole qid array per line), so its time grows with the square of
+  a file's rows: at MSLR-WEB30K size it takes about an hour; ``--sklearn-repeat 0`` skips it;
+* **parser, no cache**: :func:`bench.data.svmlight.read_svmlight_files` (parse only);
+* **cold cache**: :func:`bench.data.folders.read_letor_folder` with an empty cache folder
+  (hashes the sources, parses, writes the entries);
+* **warm cache**: the same again on the entries just written (hashes the sources, checks and
+  maps the entries) -- what every later run of the same fold pays.
+
+It prints seconds (best and median of ``--repeat`` turns), MB/s of source text, ratios against
+sklearn measured in the same run, the peak RSS increase of each reader (first turn), the CPU
+model and load average, and with ``--out`` writes it all as Markdown. The source files are in
+the OS page cache for every reader (each was just written or read). The numba kernels are
+compiled (or loaded from numba's cache) by a warm-up read before any timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+MSLR_FOLD1_ROWS = {"train": 2_270_296, "vali": 747_218, "test": 753_611}
+MSLR_FEATURES = 136
+SPLITS = ("train", "vali", "test")
+SKLEARN = "sklearn load_svmlight_files + toarray"
+NO_CACHE = "parser, no cache: read_svmlight_files"
+COLD = "read_letor_folder, cold cache (hash + parse + write entries)"
+WARM = "read_letor_folder, warm cache (hash + check + map entries)"
+_POOL = 256  # distinct values per feature in the generator
+_BLOCK_ROWS = 50_000
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``ltrbench perf loader``."""
+    parser.add_argument("--rows", type=int, default=300_000,
+                        help="rows of the generated fold, all splits together (300000: ~320 MB)")
+    parser.add_argument("--mslr-fold", action="store_true",
+                        help="generate MSLR-WEB30K Fold1's exact row counts (~3.7 GB of text)")
+    parser.add_argument("--data", metavar="DIR", help="time this LETOR folder instead")
+    parser.add_argument("--dir", metavar="DIR",
+                        help="where to generate the fold and the cache (default: a temporary "
+                             "folder, removed afterwards)")
+    parser.add_argument("--repeat", type=int, default=3, help="turns (best and median reported)")
+    parser.add_argument("--sklearn-repeat", type=int, default=None,
+                        help="turns that include sklearn (default: all; 0 skips it)")
+    parser.add_argument("--threads", type=int, default=None, help="parser threads (all CPUs)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", metavar="FILE.md", help="also write the figures as Markdown")
+
+
+@dataclass
+class Report:
+    source: str
+    files: dict[str, int]
+    rows: int
+    n_features: int
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+    peak_rss: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    load: list[str] = field(default_factory=list)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.files.values())
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark; prints the table (and writes ``--out``)."""
+    text = benchmark(
+        rows=args.rows, mslr_fold=args.mslr_fold, data=args.data, workdir=args.dir,
+        repeat=args.repeat, sklearn_repeat=args.sklearn_repeat, threads=args.threads,
+        seed=args.seed)
+    print(text)
+    if args.out:
+        from bench.data.atomic import write_text
+
+        write_text(args.out, text)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def benchmark(*, rows: int = 300_000, mslr_fold: bool = False, data: str | None = None,
+              workdir: str | None = None, repeat: int = 3, sklearn_repeat: int | None = None,
+              threads: int | None = None, seed: int = 0) -> str:
+    """Generate (or take) a fold, time the readers in turns; returns the Markdown report."""
+    own = workdir is None
+    work = Path(tempfile.mkdtemp(prefix="ltrbench-loader-")) if own else Path(str(workdir))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        folder = Path(data) if data else work / "fold"
+        if not data:
+            counts = MSLR_FOLD1_ROWS if mslr_fold else _split_rows(rows)
+            t = time.perf_counter()
+            for k, split in enumerate(SPLITS):
+                write_mslr_like(folder / "Fold1" / f"{split}.txt", counts[split], seed=seed + k,
+                                first_qid=1 + 100_000 * k)
+                print(f"generated {split}.txt: {counts[split]:,} rows", flush=True)
+            gen_note = f"generated in {time.perf_counter() - t:.0f} s"
+        else:
+            gen_note = "existing folder"
+        report = _time_readers(folder, work, repeat, sklearn_repeat, threads)
+        report.notes.insert(0, gen_note)
+        return render(report)
+    finally:
+        if own:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _split_rows(total: int) -> dict[str, int]:
+    n = sum(MSLR_FOLD1_ROWS.values())
+    counts = {s: max(1, round(total * MSLR_FOLD1_ROWS[s] / n)) for s in ("vali", "test")}
+    counts["train"] = max(1, total - counts["vali"] - counts["test"])
+    return counts
+
+
+def _time_readers(folder: Path, work: Path, repeat: int, sklearn_repeat: int | None,
+                  threads: int | None) -> Report:
+    from bench.data.folders import find_split_files, read_letor_folder
+    from bench.data.svmlight import read_svmlight_files
+
+    files = find_split_files(folder)
+    paths = [files[s] for s in SPLITS if files[s] is not None]
+    _warm_up(work)
+    load0 = _load()
+    first = read_letor_folder(folder)  # also brings the sources into the page cache
+    report = Report(source=str(folder), files={p.name: p.stat().st_size for p in paths},  # type: ignore[union-attr]
+                    rows=sum(d.n_rows for d in first.splits().values()),
+                    n_features=first.train.n_features, load=[load0])
+    arrays = sum(d.X.nbytes + d.y.nbytes + d.qid.nbytes for d in first.splits().values())
+    report.notes.append(f"final arrays (X float32, y float64, qid int64): {arrays / 1e9:.2f} GB")
+    del first
+    sk_turns = repeat if sklearn_repeat is None else sklearn_repeat
+    for turn in range(max(1, repeat)):
+        cache = work / f"cache-{turn}"
+        shutil.rmtree(cache, ignore_errors=True)
+        readers: list[tuple[str, Callable[[], object]]] = []
+        if turn < sk_turns:
+            readers.append((SKLEARN, lambda: _sklearn(paths)))  # type: ignore[arg-type]
+        readers += [
+            (NO_CACHE, lambda: read_svmlight_files(paths, threads=threads)),  # type: ignore[arg-type]
+            (COLD, partial(read_letor_folder, folder, cache_dir=cache)),
+            (WARM, partial(read_letor_folder, folder, cache_dir=cache)),
+        ]
+        for name, fn in readers:
+            seconds, peak = _measure(fn, with_peak=turn == 0)
+            report.seconds.setdefault(name, []).append(seconds)
+            if peak is not None:
+                report.peak_rss[name] = peak
+            print(f"turn {turn + 1}: {name}: {seconds:.2f} s "
+                  f"({report.total_bytes / seconds / 1e6:.0f} MB/s)", flush=True)
+        shutil.rmtree(cache, ignore_errors=True)
+    report.notes.append(_warm_breakdown(folder, paths, work, threads))  # type: ignore[arg-type]
+    report.load.append(_load())
+    return report
+
+
+def _sklearn(paths: list[Path]) -> list[np.ndarray]:
+    from sklearn.datasets import load_svmlight_files
+
+    loaded = load_svmlight_files([str(p) for p in paths], query_id=True, dtype=np.float32,
+                                 zero_based=False)
+    return [np.asarray(loaded[3 * k].toarray(), dtype=np.float32) for k in range(len(paths))]
+
+
+def _measure(fn: Callable[[], object], *, with_peak: bool) -> tuple[float, float | None]:
+    gc.collect()
+    rss0 = _reset_peak_rss() if with_peak else None
+    t = time.perf_counter()
+    out = fn()
+    seconds = time.perf_counter() - t
+    peak = None
+    if rss0 is not None:
+        hwm = _status_kb("VmHWM")
+        peak = None if hwm is None else max(0.0, (hwm - rss0) * 1024.0)
+    del out
+    gc.collect()
+    return seconds, peak
+
+
+def _warm_breakdown(folder: Path, paths: list[Path], work: Path, threads: int | None) -> str:
+    from bench.data.folders import read_letor_folder
+    from bench.data.letor_cache import load_entry, sha256_files
+
+    cache = work / "cache-breakdown"
+    read_letor_folder(folder, cache_dir=cache)
+    t = time.perf_counter()
+    sums = sha256_files(paths, threads=threads)
+    hashing = time.perf_counter() - t
+    t = time.perf_counter()
+    entries = [load_entry(cache, s, p, threads=threads) for s, p in zip(sums, paths, strict=True)]
+    checking = time.perf_counter() - t
+    cached = sum(e.X.nbytes + e.y.nbytes for e in entries if e is not None)
+    del entries
+    shutil.rmtree(cache, ignore_errors=True)
+    return (f"warm-cache breakdown: sha256 of the sources {hashing:.2f} s "
+            f"({sum(p.stat().st_size for p in paths) / hashing / 1e9:.2f} GB/s, one file per "
+            f"thread), CRC-32 check + map of the entries {checking:.2f} s "
+            f"({cached / checking / 1e9:.2f} GB/s)")
+
+
+def _warm_up(work: Path) -> None:
+    from bench.data.svmlight_parse import parse_svmlight
+
+    f = work / "warm-up.txt"
+    f.write_text("1 qid:1 1:0.5 2:3\n0 qid:1 1:1e-3 2:1.00000000000000000001\n")
+    parse_svmlight(f)
+    f.unlink()
+
+
+def render(report: Report) -> str:
+    """Markdown: the timing table, ratios against sklearn, memory, machine and notes."""
+    mb = report.total_bytes / 1e6
+    sk = report.seconds.get(SKLEARN)
+    lines = [
+        "# LETOR text loading: sklearn vs the compiled parser vs the cache",
+        "",
+        f"Fold: `{report.source}` -- {', '.join(f'{k} {v / 1e6:.0f} MB' for k, v in report.files.items())}"
+        f" ({mb:.0f} MB of text, {report.rows:,} rows x {report.n_features} features).",
+        f"Machine: {_cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"{platform.platform()}.",
+        f"Load average (1, 5, 15 min; runnable/all tasks) at the start: {report.load[0]}; "
+        f"at the end: {report.load[-1]}.",
+        "",
+        "| reader | best s | median s | turns | MB/s (best) | x sklearn (best) | peak RSS + GB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, times in report.seconds.items():
+        best, med = min(times), statistics.median(times)
+        ratio = f"{min(sk) / best:.1f}x faster" if sk and name != SKLEARN else ""
+        peak = report.peak_rss.get(name)
+        lines.append(f"| {name} | {best:.2f} | {med:.2f} | {len(times)} | {mb / best:.0f} | "
+                     f"{ratio} | {'' if peak is None else f'{peak / 1e9:.2f}'} |")
+    if not sk:
+        lines += ["", "sklearn was not timed in this run (`--sklearn-repeat 0`): with "
+                  "`query_id=True` it copies the whole qid array once per line, so its time "
+                  "grows with the square of a file's rows."]
+    lines += ["", "Targets (issue 13): parser >= 150 MB/s; warm cache <= 5 s for an "
+              "MSLR-WEB30K-sized Fold1.", "", "## Notes", ""]
+    lines += [f"- {n}" for n in report.notes]
+    lines += ["- peak RSS + is the resident-set high-water mark over the process's size before "
+              "the call (first turn); the warm cache maps its entries copy-on-write, so its pages "
+              "are file pages shared with the OS page cache."]
+    return "\n".join(lines) + "\n"
+
+
+def _load() -> str:
+    """``/proc/loadavg``'s load averages and runnable/all tasks (``os.getloadavg`` elsewhere)."""
+    try:
+        with open("/proc/loadavg") as fh:
+            return " ".join(fh.read().split()[:4])
+    except OSError:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _reset_peak_rss() -> float | None:
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        return None
+    return _status_kb("VmRSS")
+
+
+def _status_kb(key: str) -> float | None:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return float(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------- the generator
+
+
+def write_mslr_like(path: str | os.PathLike[str], rows: int, *, n_features: int = MSLR_FEATURES,
+                    seed: int = 0, first_qid: int = 1) -> int:
+    """Write ``rows`` MSLR-like rows to ``path`` (folders created); returns the size in bytes.
+
+    Every row lists all features. Each feature has a kind drawn once per file -- zero-heavy
+    counts, larger counts, fractions in [0, 1], signed real scores (MSLR's LMIR features are
+    negative) -- and reals are printed with at most 6 decimals, trailing zeros removed
+    (``0.666667``, ``2.225``, ``-8.556213``). Labels 0-4 (P = .5, .3, .13, .05, .02); queries of
+    20-220 rows with increasing ids and gaps. A compiled kernel copies pre-formatted tokens.
+    """
+    rng = np.random.default_rng(seed)
+    pool, offsets = _token_pool(rng, n_features)
+    zero_p = rng.uniform(0.2, 0.7, size=n_features)
+    row_bytes = 64 + int(np.diff(offsets).reshape(n_features, _POOL).max(axis=1).sum()) + n_features
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    qid, left = first_qid, 0
+    with open(p, "wb") as fh:
+        done = 0
+        while done < rows:
+            n = min(_BLOCK_ROWS, rows - done)
+            choice = rng.integers(1, _POOL, size=(n, n_features), dtype=np.int64)
+            choice[rng.random((n, n_features)) < zero_p] = 0  # token 0 is the value 0
+            labels = rng.choice(5, size=n, p=[0.5, 0.3, 0.13, 0.05, 0.02]).astype(np.int64)
+            qids = np.empty(n, dtype=np.int64)
+            for i in range(n):
+                if left == 0:
+                    qid += int(rng.integers(1, 40))
+                    left = int(rng.integers(20, 221))
+                qids[i] = qid
+                left -= 1
+            out = np.empty(n * row_bytes, dtype=np.uint8)
+            used = _write_rows(out, choice, labels, qids, pool, offsets)
+            fh.write(out.data[:used])
+            done += n
+    return p.stat().st_size
+
+
+def _token_pool(rng: np.random.Generator, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """``j:value`` tokens: feature j's k-th token is ``pool[offsets[j*_POOL+k]:offsets[...+1]]``."""
+    kinds = rng.choice(4, size=n_features, p=[0.35, 0.2, 0.25, 0.2])
+    tokens: list[bytes] = []
+    for j in range(n_features):
+        kind = int(kinds[j])
+        if kind == 0:
+            values = [str(int(v)) for v in rng.geometric(0.3, size=_POOL - 1)]
+        elif kind == 1:
+            values = [str(int(v)) for v in rng.integers(1, 70_000, size=_POOL - 1)]
+        elif kind == 2:
+            values = [_mslr_real(v) for v in rng.random(_POOL - 1)]
+        else:
+            values = [_mslr_real(v) for v in rng.normal(-15.0, 8.0, size=_POOL - 1)]
+        tokens += [f"{j + 1}:{v}".encode() for v in ["0", *values]]
+    offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in tokens], out=offsets[1:])
+    return np.frombuffer(b"".join(tokens), dtype=np.uint8).copy(), offsets
+
+
+def _mslr_real(v: float) -> str:
+    s = f"{v:.6f}".rstrip("0").rstrip(".")
+    return "0" if s in ("", "-0") else s
+
+
+@njit(cache=True, nogil=True)
+def _write_rows(out, choice, labels, qids, pool, offsets):  # type: ignore[no-untyped-def]
+    pos = 0
+    n, d = choice.shape
+    for i in range(n):
+        out[pos] = 48 + labels[i]
+        pos += 1
+        for c in (32, 113, 105, 100, 58):  # " qid:"
+            out[pos] = c
+            pos += 1
+        q = qids[i]
+        digits = 1
+        t = q
+        while t >= 10:
+            t //= 10
+            digits += 1
+        for k in range(digits - 1, -1, -1):
+            out[pos + k] = 48 + q % 10
+            q //= 10
+        pos += digits
+        for j in range(d):
+            out[pos] = 32
+            pos += 1
+            tok = j * _POOL + choice[i, j]
+            for b in range(offsets[tok], offsets[tok + 1]):
+                out[pos] = pool[b]
+                pos += 1
+        out[pos] = 10
+        pos += 1
+    return pos
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenience entry
+    parser = argparse.ArgumentParser(prog="ltrbench perf loader")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
+
+
+__all__ = ["add_arguments", "benchmark", "render", "run", "write_mslr_like"]
