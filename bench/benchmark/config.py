@@ -63,7 +63,7 @@ _SELECTION_KEYS = ("early_stopping_split", "select_on", "selection_split", "vali
 #: Keys left out of the config hash (they do not change any number).
 _UNHASHED = (
     "data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description", "timing",
-    "timing_repeats",
+    "timing_repeats", "cache",
 )
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
 TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
@@ -99,6 +99,7 @@ class RunConfig:
     permute_retrain: bool = False
     timing: str = "inprocess"
     timing_repeats: int = 1
+    cache: bool = True
 
     def __post_init__(self) -> None:
         """Validate everything a run needs from its config, before any data is loaded: the

@@ -69,7 +69,8 @@ def run_benchmark(
     with progress_bar(progress, len(pairs)) as advance:
         if splits is None:
             advance(f"loading {config.dataset}", 0)
-            splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader)
+            splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
+                                 cache=config.cache, progress=lambda text: advance(text, 0))
         check_splits_distinct(splits)
         run_dir = _open_run_dir(config, splits, Path(out_dir), resume)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
@@ -103,9 +104,20 @@ def run_benchmark(
     return run_dir
 
 
-def load_splits(spec: str, *, data_dir: str | None = None, loader: Loader | None = None) -> LetorSplits:
-    """The dataset ``spec`` through ``loader`` or :func:`bench.datasets.resolve.load_dataset`."""
-    return (load_dataset if loader is None else loader)(spec, data_dir=data_dir)
+def load_splits(
+    spec: str,
+    *,
+    data_dir: str | None = None,
+    loader: Loader | None = None,
+    cache: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> LetorSplits:
+    """The dataset ``spec`` through ``loader(spec, data_dir=...)`` or
+    :func:`bench.datasets.resolve.load_dataset` (with the parsed-file cache unless ``cache`` is
+    false, and ``progress`` told what a long read is doing)."""
+    if loader is not None:
+        return loader(spec, data_dir=data_dir)
+    return load_dataset(spec, data_dir=data_dir, cache=cache, progress=progress)
 
 
 def _run_pair(

@@ -66,6 +66,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-trees", type=int, metavar="N", help="override params.n_trees")
     p.add_argument("--threads", type=int, metavar="N", help="override params.n_threads (0 = all cores)")
     p.add_argument("--data-dir", metavar="DIR", help="where catalogue datasets are looked up")
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse LETOR text files again instead of reading <data dir>/cache")
 
 
 def resolve_config_path(value: str) -> Path:
@@ -98,6 +100,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         changes["quick"] = True
     if args.data_dir:
         changes["data_dir"] = args.data_dir
+    if getattr(args, "no_cache", False):
+        changes["cache"] = False
     params = config.params
     if args.n_trees is not None:
         params = params.with_overrides(n_trees=args.n_trees)

@@ -50,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
     if args.model not in config.models:
         config = replace(config, models=(args.model,))
     space = parse_space(args.grid)
-    splits = load_splits(config.dataset, data_dir=config.data_dir)
+    splits = load_splits(config.dataset, data_dir=config.data_dir, cache=config.cache)
     result = tune(
         splits,
         args.model,

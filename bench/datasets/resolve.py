@@ -32,7 +32,8 @@ reports are in ``meta["checks"]``.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.data.checks import check_letor
@@ -56,7 +57,7 @@ from bench.datasets.catalogue import (
     get_card,
     parse_spec,
 )
-from bench.datasets.fetch import data_dirs, find_dataset
+from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
 from bench.datasets.memory import check_fits, estimate_letor
 from bench.errors import ConfigError, DataError
 
@@ -68,33 +69,68 @@ _TIME_NAMES = ("timestamp", "time", "ts", "date", "Timestamp")
 _MOVIELENS_FILES = ("ratings.csv", "u.data", "ratings.dat")
 
 
-def load_dataset(spec: str, *, data_dir: str | os.PathLike[str] | None = None) -> LetorSplits:
-    """A dataset ready for training, from a catalogue name or a path (see the module docstring)."""
+#: ``progress(text)``: what a long read is doing now (bytes and rows read so far).
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How text files are read: the parsed-file cache (``None``: no cache) and progress."""
+
+    cache_dir: Path | None = None
+    progress: Progress | None = None
+
+    def callback(self, files: list[Path], name: str) -> Callable[[int, int], None] | None:
+        """The parser's ``progress(bytes_done, rows_done)`` reporting as text for ``name``."""
+        if self.progress is None:
+            return None
+        total = sum(f.stat().st_size for f in files)
+        report = self.progress
+
+        def cb(done: int, rows: int) -> None:
+            report(f"reading {name}: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB, {rows:,} rows")
+
+        return cb
+
+
+def load_dataset(
+    spec: str,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    cache: bool = True,
+    progress: Progress | None = None,
+) -> LetorSplits:
+    """A dataset ready for training, from a catalogue name or a path (see the module docstring).
+
+    ``cache``: keep parsed LETOR text files in ``<data dir>/cache`` (:mod:`bench.data.letor_cache`,
+    keyed by each file's sha256), so the second load of a file is a memory map, not a parse.
+    ``progress(text)`` is told what a long read is doing.
+    """
+    reading = Reading(primary_data_dir(data_dir) / "cache" if cache else None, progress)
     p = Path(spec).expanduser()
     if not _looks_like_path(spec) and parse_spec(spec)[0] in card_names():
-        splits = _load_catalogue(spec, data_dir)
+        splits = _load_catalogue(spec, data_dir, reading)
     elif p.exists():
-        splits = load_path(p)
+        splits = load_path(p, reading=reading)
     elif _looks_like_path(spec):
         raise DataError("no such file or folder (and not a catalogue name)", path=spec)
-    else:
-        splits = _load_catalogue(spec, data_dir)  # unknown name: ConfigError lists valid ones
+    else:  # unknown name: ConfigError lists valid ones
+        splits = _load_catalogue(spec, data_dir, reading)
     return _checked(splits)
 
 
-def load_path(path: str | os.PathLike[str]) -> LetorSplits:
+def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> LetorSplits:
     """Load a dataset given by path (no catalogue involved)."""
     p = Path(path).expanduser()
     name = p.resolve().name
     if p.is_dir():
         layout = detect_layout(p)
         if layout == "lightgbm":
-            return read_lightgbm_dir(p, name=name)
+            return read_lightgbm_dir(p, name=name, cache_dir=reading.cache_dir)
         if layout == "parquet":
             return read_parquet_folder(p, name=name)
         if layout == "letor":
-            _check_memory(p, name)
-            return read_letor_folder(p, name=name)
+            return _read_letor(p, name, reading)
         try:
             ratings = load_movielens(p)
         except DataError:
@@ -137,7 +173,7 @@ def synthetic_splits() -> LetorSplits:
 
 
 def letor_shape_splits(
-    spec: str, *, data_dir: str | os.PathLike[str] | None = None
+    spec: str, *, data_dir: str | os.PathLike[str] | None = None, reading: Reading = Reading()
 ) -> LetorSplits:
     """A generated LETOR shape (``synthetic-mslr30k:0.01``) read back from its text folder.
 
@@ -155,20 +191,20 @@ def letor_shape_splits(
     card = get_card(spec)
     scale, seed = generation_options(spec)
     folder = ensure_letor_shape(card, scale=scale, seed=seed, data_dir=data_dir)
-    name = spec_name(card.name, scale, seed)
-    _check_memory(folder, name, splits=card.splits)
-    splits = read_letor_folder(folder, splits=card.splits, name=name)
+    splits = _read_letor(folder, spec_name(card.name, scale, seed), reading, splits=card.splits)
     record = generation_record(shape_of(card), scale, seed)
     return replace(splits, meta={**splits.meta, "card": card.name, "variant": None,
                                  "folder": str(folder), "generated": record})
 
 
-def _load_catalogue(spec: str, data_dir: str | os.PathLike[str] | None) -> LetorSplits:
+def _load_catalogue(
+    spec: str, data_dir: str | os.PathLike[str] | None, reading: Reading
+) -> LetorSplits:
     card = get_card(spec)
     if card.loader == "synthetic":
         return synthetic_splits()
     if card.loader == SHAPES_LOADER:
-        return letor_shape_splits(spec, data_dir=data_dir)
+        return letor_shape_splits(spec, data_dir=data_dir, reading=reading)
     folder = find_dataset(card, data_dir=data_dir)
     if folder is None:
         searched = ", ".join(str(d) for d in data_dirs(data_dir))
@@ -183,13 +219,12 @@ def _load_catalogue(spec: str, data_dir: str | os.PathLike[str] | None) -> Letor
         _check_against_card(card, Path(ratings.source), ratings.sha256)
         splits = ratings_splits(ratings, name=card.spec)
     elif card.loader == "lightgbm":
-        splits = read_lightgbm_dir(folder, name=card.spec)
+        splits = read_lightgbm_dir(folder, name=card.spec, cache_dir=reading.cache_dir)
         _check_inputs(card, folder, splits.inputs)
     elif card.loader == "letor":
         fold = fold_of(spec, card)
         name = card.spec if not card.folds or fold == card.folds[0] else f"{card.name}:{fold}"
-        _check_memory(folder, name, fold=fold, splits=card.splits or None)
-        splits = read_letor_folder(folder, fold=fold, splits=card.splits or None, name=name)
+        splits = _read_letor(folder, name, reading, fold=fold, splits=card.splits or None)
         _check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
@@ -197,12 +232,19 @@ def _load_catalogue(spec: str, data_dir: str | os.PathLike[str] | None) -> Letor
                                  "variant": card.variant or None, "folder": str(folder)})
 
 
-def _check_memory(
-    folder: Path, name: str, *, fold: str = "Fold1", splits: dict[str, str] | None = None
-) -> None:
-    """Refuse, before reading, a LETOR folder whose run would not fit in the available memory."""
+def _read_letor(
+    folder: Path,
+    name: str,
+    reading: Reading,
+    *,
+    fold: str = "Fold1",
+    splits: dict[str, str] | None = None,
+) -> LetorSplits:
+    """A LETOR folder, refused before reading when its run would not fit in the available memory."""
     files = [f for f in find_split_files(folder, fold=fold, splits=splits).values() if f is not None]
     check_fits(estimate_letor(files), what=name)
+    return read_letor_folder(folder, fold=fold, splits=splits, name=name,
+                             cache_dir=reading.cache_dir, progress=reading.callback(files, name))
 
 
 def _check_inputs(card: Card, folder: Path, inputs: dict[str, str]) -> None:
