@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from metrics_oracles import evaluate_oracle
@@ -81,10 +82,13 @@ def test_counting_sort_and_merge_sort_order_rows_as_sorted_does(rows, merge: boo
 def test_threshold_is_reached_by_at_least_m_rows(n: int, m: int, levels: int, rnd) -> None:  # type: ignore[no-untyped-def]
     m = min(m, n - 1)
     scores = np.array([rnd.randrange(levels) for _ in range(n)], dtype=float)
+    labels = np.array([rnd.randrange(5) for _ in range(n)], dtype=float)
     for f32 in (False, True):
-        t = ko._threshold(scores, 0, n, m, f32)
+        hist = np.zeros(5, dtype=np.int64)
+        t = ko._threshold(scores, labels, 0, n, m, f32, hist)
         assert np.sum(scores >= t) >= m
         assert t in scores  # a score of the query, so every row tied with it is kept too
+        assert hist.tolist() == np.bincount(labels.astype(int), minlength=5).tolist()
 
 
 @_FAST
@@ -98,7 +102,8 @@ def test_top_m_of_the_candidates_is_the_top_m_of_the_whole_query(rows, m: int) -
     if m >= n:
         keep = np.arange(n)
     else:
-        keep = np.flatnonzero(scores >= ko._threshold(scores, 0, n, m, False))
+        hist = np.zeros(5, dtype=np.int64)
+        keep = np.flatnonzero(scores >= ko._threshold(scores, labels, 0, n, m, False, hist))
     got, _ = _order_candidates(scores[keep], keep.astype(np.int64), labels, key, mode,
                                merge=len(keep) > ko.RANK_MAX)
     top = min(m, n)
@@ -115,12 +120,10 @@ def test_duplicate_check_equals_a_set(values: list[float]) -> None:
     vals = np.array(values + [0.0] * 8, dtype=float)
     k = len(values)
     bitmap = np.empty(ko._BITMAP_WORDS, dtype=np.uint64)
-    table = np.empty(16)
-    while table.shape[0] < 4 * max(k, 1):
-        table = np.empty(2 * table.shape[0])
     spill = np.empty(k + 8)
     expected = len({v + 0.0 for v in values}) < k  # -0.0 == 0.0
-    assert ko._has_duplicate(vals, k, bitmap, table, spill) == expected
+    for size in (16, 64, 2048):  # small tables sort instead
+        assert ko._has_duplicate(vals, k, bitmap, np.empty(size), spill) == expected
 
 
 @st.composite
@@ -195,3 +198,22 @@ def test_the_kernel_cache_key_holds_a_digest_of_its_helper_modules() -> None:
     the helper files it compiles in, so editing one of them recompiles it."""
     cells = [c.cell_contents for c in kq.components_kernel.py_func.__closure__ or ()]
     assert cells == [kq._source_digest()]
+
+
+def test_a_long_query_finds_one_pair_of_equal_scores_far_below_the_top() -> None:
+    """20000 rows (the whole-list tie check sorts instead of hashing): one pair of equal scores
+    near the bottom is a tie for ``mrr`` (whole list) but not for ``ndcg@10`` alone."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 5, 20_000).astype(float)
+    s = rng.normal(size=20_000)
+    low = np.argsort(s)[:2]
+    for pair in (False, True):
+        s2 = s.copy()
+        if pair:
+            s2[low[1]] = s2[low[0]]
+        for metrics, expected in (("ndcg@10 mrr", pair), ("ndcg@10", False)):
+            res = {b: evaluate(y, s2, group=[20_000], metrics=metrics, backend=b)
+                   for b in ("numba", "numpy")}
+            assert res["numba"].metrics == pytest.approx(res["numpy"].metrics, abs=1e-12)
+            for r in res.values():
+                assert r.diagnostics.n_queries_with_ties_in_topk == expected

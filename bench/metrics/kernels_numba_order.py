@@ -8,7 +8,8 @@ diagnostic of whole-list metrics). It gets them without sorting the query:
 1. :func:`_threshold`: a score ``T`` that at least ``m`` rows reach, from disjoint chunks
    (``ceil(m / 2)`` chunks of ``w = n // ceil(m / 2)`` rows, each has two rows at or above its
    second-highest score, so the lowest of those second-highest scores is reached by ``>= m``
-   rows); branch-free, one read of the scores. On random scores about 40 % of the rows reach it.
+   rows); branch-free, one read of the scores (which also counts the labels). On random scores
+   about 40 % of the rows reach it.
 2. the caller keeps the rows with ``score >= T`` (the candidates, in row order) without branches;
    every row of the top ``m``, and every row tied with them, is a candidate.
 3. :func:`_rank_candidates`: the position of each candidate is the number of candidates ranked
@@ -65,8 +66,16 @@ def _tie_before(i, j, mode, labels, gain, tiekey):  # type: ignore[no-untyped-de
 
 
 @njit(error_model="numpy")
-def _threshold(scores, start, n, m, f32):  # type: ignore[no-untyped-def]
-    """A score reached by at least ``m`` of the ``n > m >= 1`` rows from ``start`` (see module)."""
+def _threshold(scores, labels, start, n, m, f32, hist):  # type: ignore[no-untyped-def]
+    """A score reached by at least ``m`` of the ``n`` rows from ``start`` (see the module;
+    ``-inf`` when ``m >= n``, ``+inf`` when ``m == 0``); adds the rows' labels to ``hist``.
+
+    The label counts ride along: the chunk loop is bound by its max/min chain, not by them.
+    """
+    if m <= 0 or m >= n:
+        for i in range(start, start + n):
+            hist[int(labels[i])] += 1
+        return np.inf if m <= 0 else _NEG_INF
     n_chunks = (m + 1) // 2
     w = n // n_chunks
     t = np.inf
@@ -75,9 +84,12 @@ def _threshold(scores, start, n, m, f32):  # type: ignore[no-untyped-def]
         second = _NEG_INF
         for i in range(start + c * w, start + (c + 1) * w):
             v = _score(scores, i, f32)
+            hist[int(labels[i])] += 1
             second = max(second, min(first, v))
             first = max(first, v)
         t = min(t, second)
+    for i in range(start + n_chunks * w, start + n):
+        hist[int(labels[i])] += 1
     return t
 
 
@@ -190,9 +202,10 @@ def _has_duplicate(vals, k, bitmap, table, spill):  # type: ignore[no-untyped-de
 
     First a bitmap of :data:`_BITMAP_WORDS` x 64 buckets: equal scores share a bucket, so when
     no bucket is hit twice there is no pair (on ~25 random scores, 85 % of queries stop here).
-    Otherwise an open hash table (``table``: a power of 2 >= 4k slots, NaN = empty) stores the
-    first score of each slot; a score meeting a different one is kept in ``spill``, and the
-    spilled scores are compared pairwise (equal scores always meet in the same slot).
+    Otherwise a hash table (``table``, NaN = empty; when it has fewer than ``4k`` slots the scores
+    are sorted instead) stores the first score of each slot; a score meeting a different one is
+    kept in ``spill``, and the spilled scores are compared pairwise (equal scores always meet in
+    the same slot).
     """
     if k < 2:
         return False
@@ -209,9 +222,12 @@ def _has_duplicate(vals, k, bitmap, table, spill):  # type: ignore[no-untyped-de
         bitmap[w] = word | bit
     if clash == 0:
         return False
+    if 4 * k > table.shape[0]:  # a long query: sort its scores instead
+        ordered = np.sort(vals[:k])
+        return np.any(ordered[1:] == ordered[:-1])
     size = 16
     shift = 60
-    while size < 4 * k and size < table.shape[0]:
+    while size < 4 * k:
         size *= 2
         shift -= 1
     for x in range(size):

@@ -2,9 +2,9 @@
 
 Per query of ``n`` rows (``m`` = the deepest cutoff asked, ``n`` for an uncut DCG, AP or ERR):
 
-1. one read of the scores gives a threshold that at least ``m`` rows reach; one pass over the
-   rows then counts labels (the ideal DCG and ``R`` come from the counts, no sort) and keeps the
-   rows at or above the threshold (the candidates), branch-free;
+1. one read of the scores gives a threshold that at least ``m`` rows reach and counts labels
+   (the ideal DCG and ``R`` come from the counts, no sort); one pass over the rows then keeps
+   those at or above the threshold (the candidates), branch-free;
 2. only the candidates are ordered (counting sort, exact tie rule): the top ``m`` and every row
    tied with position ``m - 1`` (:mod:`bench.metrics.kernels_numba_order`);
 3. the components (:mod:`bench.metrics.components`) are summed position by position into
@@ -45,6 +45,8 @@ from bench.metrics.kernels_numba_ties import _average_positions, _rr_outside
 
 #: ``k`` = "whole list" in the cutoff arrays.
 FULL = -1
+#: Queries with more rows below the threshold than this check equal scores by sorting.
+_TABLE_ROWS = 4096
 
 
 @njit(inline="always", error_model="numpy")
@@ -126,7 +128,7 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
         rank = np.empty(cap, dtype=np.int64)
         tmp = np.empty(cap, dtype=np.int64)
         size = 16
-        while size < 4 * max_n:
+        while size < 4 * min(max_n, _TABLE_ROWS):
             size *= 2
         table = np.empty(size)
         bitmap = np.empty(_BITMAP_WORDS, dtype=np.uint64)
@@ -155,26 +157,26 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
             tk = n if ties_k == FULL else min(n, ties_k)
             need_dups = tk > m
             # ---- one pass: label counts, candidates (rows reaching the threshold) ----------
-            if m == 0:
-                thr = np.inf
-            elif m >= n:
-                thr = neg_inf
-            else:
-                thr = _threshold(scores, start, n, m, f32)
             for v in range(n_lab):
                 hist[v] = 0
+            thr = _threshold(scores, labels, start, n, m, f32, hist)
             c = 0
             k = 0
-            for i in range(start, stop):
-                si = _score(scores, i, f32)
-                hist[int(labels[i])] += 1
-                cs[c] = si
-                ci[c] = i
-                keep = si >= thr
-                c += keep
-                if need_dups:
+            if need_dups:  # also keep the other scores, for the whole-list tie check
+                for i in range(start, stop):
+                    si = _score(scores, i, f32)
+                    cs[c] = si
+                    ci[c] = i
                     ns[k] = si
+                    keep = si >= thr
+                    c += keep
                     k += not keep
+            else:
+                for i in range(start, stop):
+                    si = _score(scores, i, f32)
+                    cs[c] = si
+                    ci[c] = i
+                    c += si >= thr
             tied = False
             if c > RANK_MAX:
                 tied = _sort_candidates(cs, ci, c, buf, bufs, rank, tmp, mode, labels, gain, tiekey)
