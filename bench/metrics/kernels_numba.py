@@ -75,7 +75,8 @@ def numba_components(
     if request.ties_k is not None:
         finite.append(request.ties_k)
     m_sel = max(finite) if finite else 0
-    outs = {c: np.empty((n_q, ks[c].shape[0]), dtype=np.float64) for c in _NAMES}
+    # one contiguous row per cutoff: the per-query arrays handed on are not strided views
+    outs = {c: np.empty((ks[c].shape[0], n_q), dtype=np.float64) for c in _NAMES}
     r_list = np.empty(n_q, dtype=np.float64)
     r_basis = np.empty(n_q, dtype=np.float64)
     has_gain = np.empty(n_q, dtype=np.bool_)
@@ -87,9 +88,9 @@ def numba_components(
 
     def block(q0: int, q1: int) -> None:
         components_kernel(
-            labels, scores, offsets[q0 : q1 + 1], MODES[ties], tk, gain, rel, err_r, order, disc,
-            eh[q0:q1] if has_extra else eh, has_extra, m_sel, full_order, ties_k, f32,
-            *(ks[c] for c in _NAMES), *(outs[c][q0:q1] for c in _NAMES),
+            labels, scores, offsets[q0 : q1 + 1], q0, MODES[ties], tk, gain, rel, err_r, order,
+            disc, eh[q0:q1] if has_extra else eh, has_extra, m_sel, full_order, ties_k, f32,
+            *(ks[c] for c in _NAMES), *(outs[c] for c in _NAMES),
             r_list[q0:q1], r_basis[q0:q1], has_gain[q0:q1], ties_flag[q0:q1],
         )
 
@@ -98,7 +99,7 @@ def numba_components(
                        ties=ties_flag)
     for c in _NAMES:
         for t, k in enumerate(request.ks.get(c, ())):
-            comps.values[(c, k)] = outs[c][:, t]
+            comps.values[(c, k)] = outs[c][t]
     return comps
 
 

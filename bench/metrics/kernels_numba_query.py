@@ -50,9 +50,9 @@ _TABLE_ROWS = 4096
 
 
 @njit(inline="always", error_model="numpy")
-def _emit(ks, pre, n, out, q):  # type: ignore[no-untyped-def]
+def _emit(ks, pre, n, out, qo):  # type: ignore[no-untyped-def]
     for t in range(ks.shape[0]):
-        out[q, t] = pre[n if ks[t] == FULL else min(ks[t], n)]
+        out[t, qo] = pre[n if ks[t] == FULL else min(ks[t], n)]
 
 
 @njit(inline="always", error_model="numpy")
@@ -66,7 +66,7 @@ def _prefix(contrib, pre, m):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always", error_model="numpy")
-def _ideal(hist, extra_hist, has_extra, q, n, order, gain, cdisc, ks_idcg, out_idcg):  # type: ignore[no-untyped-def]
+def _ideal(hist, extra_hist, has_extra, q, qo, n, order, gain, cdisc, ks_idcg, out_idcg):  # type: ignore[no-untyped-def]
     """Ideal DCG at each cutoff from the label counts, without a sort.
 
     The ideal ranking holds the labels in ``order`` (gain first): label ``v`` fills positions
@@ -80,7 +80,7 @@ def _ideal(hist, extra_hist, has_extra, q, n, order, gain, cdisc, ks_idcg, out_i
         for v in range(n_lab):
             n_basis += extra_hist[q, v]
     for t in range(n_ks):
-        out_idcg[q, t] = 0.0
+        out_idcg[t, qo] = 0.0
     s = 0
     for oi in range(n_lab):
         v = order[oi]
@@ -92,14 +92,14 @@ def _ideal(hist, extra_hist, has_extra, q, n, order, gain, cdisc, ks_idcg, out_i
             e += extra_hist[q, v]
         for t in range(n_ks):
             k = n_basis if ks_idcg[t] == FULL else min(ks_idcg[t], n_basis)
-            out_idcg[q, t] += g * (cdisc[min(k, e)] - cdisc[min(k, s)])
+            out_idcg[t, qo] += g * (cdisc[min(k, e)] - cdisc[min(k, s)])
         s = e
 
 
 def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
     @njit(cache=True, nogil=True, error_model="numpy")
     def kernel(  # type: ignore[no-untyped-def]
-        labels, scores, offsets, mode, tiekey, gain, rel, err_r, order, disc, extra_hist,
+        labels, scores, offsets, q0, mode, tiekey, gain, rel, err_r, order, disc, extra_hist,
         has_extra, m_sel, full_order, ties_k, f32,
         ks_dcg, ks_idcg, ks_hits, ks_ap, ks_rr, ks_err, ks_any,
         out_dcg, out_idcg, out_hits, out_ap, out_rr, out_err, out_any,
@@ -150,6 +150,7 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
         neg_inf = -np.inf
 
         for q in range(n_q):
+            qo = q0 + q  # the query's column in the (cutoff, query) outputs
             start = offsets[q]
             stop = offsets[q + 1]
             n = stop - start
@@ -208,7 +209,8 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
             out_r_basis[q] = r_basis
             out_has_gain[q] = has_gain
             if ks_idcg.shape[0] > 0:
-                _ideal(hist, extra_hist, has_extra, q, n, order, gain, cdisc, ks_idcg, out_idcg)
+                _ideal(hist, extra_hist, has_extra, q, qo, n, order, gain, cdisc, ks_idcg,
+                       out_idcg)
             # ---- components position by position, as prefix sums -------------------------
             grouped = False
             if avg and tied:
@@ -256,22 +258,22 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
                         reach_err *= 1.0 - e
                         pre[5, p + 1] = e_acc
             # ---- sums at each cutoff -----------------------------------------------------
-            _emit(ks_dcg, pre[0], n, out_dcg, q)
-            _emit(ks_ap, pre[2], n, out_ap, q)
-            _emit(ks_err, pre[5], n, out_err, q)
+            _emit(ks_dcg, pre[0], n, out_dcg, qo)
+            _emit(ks_ap, pre[2], n, out_ap, qo)
+            _emit(ks_err, pre[5], n, out_err, qo)
             for t in range(ks_hits.shape[0]):
                 if ks_hits[t] == FULL and m < n:
-                    out_hits[q, t] = r_list
+                    out_hits[t, qo] = r_list
                 else:
-                    out_hits[q, t] = pre[1, n if ks_hits[t] == FULL else min(ks_hits[t], n)]
+                    out_hits[t, qo] = pre[1, n if ks_hits[t] == FULL else min(ks_hits[t], n)]
             for t in range(ks_any.shape[0]):
                 if ks_any[t] == FULL and m < n:
-                    out_any[q, t] = 1.0 if r_list > 0 else 0.0
+                    out_any[t, qo] = 1.0 if r_list > 0 else 0.0
                 else:
-                    out_any[q, t] = pre[4, n if ks_any[t] == FULL else min(ks_any[t], n)]
+                    out_any[t, qo] = pre[4, n if ks_any[t] == FULL else min(ks_any[t], n)]
             for t in range(ks_rr.shape[0]):
                 if not (ks_rr[t] == FULL and m < n):
-                    out_rr[q, t] = pre[3, n if ks_rr[t] == FULL else min(ks_rr[t], n)]
+                    out_rr[t, qo] = pre[3, n if ks_rr[t] == FULL else min(ks_rr[t], n)]
                     continue
                 found = pre[4, m] > 0  # a relevant row in the top m (tied groups: see below)
                 if grouped:
@@ -281,7 +283,7 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
                             found = True
                             break
                 if found:
-                    out_rr[q, t] = pre[3, m]
+                    out_rr[t, qo] = pre[3, m]
                     continue
                 best = neg_inf  # highest score of a relevant row
                 for i in range(start, stop):
@@ -289,9 +291,9 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
                     if rel[int(labels[i])] > 0 and si > best:
                         best = si
                 if best == neg_inf:
-                    out_rr[q, t] = 0.0
+                    out_rr[t, qo] = 0.0
                 else:
-                    out_rr[q, t] = _rr_outside(labels, scores, f32, start, n, best, avg, mode,
+                    out_rr[t, qo] = _rr_outside(labels, scores, f32, start, n, best, avg, mode,
                                                rel, gain, tiekey)
 
     return kernel
