@@ -124,7 +124,7 @@ def run_offsets(qid: NDArray[np.int64]) -> NDArray[np.int64] | None:
     ``None`` means some query id appears in two separate runs; the caller then reports the
     first offending row. (A faster stand-in for ``offsets_from_qid`` on large inputs.)
     """
-    offsets = _run_starts(qid)
+    offsets: NDArray[np.int64] = _run_starts(qid)
     heads = qid[offsets[:-1]]
     if heads.shape[0] > 1 and not np.all(heads[1:] > heads[:-1]):
         ordered = np.sort(heads)

@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from bench.metrics import kernels_numba_order, kernels_numba_ties
+import bench.metrics.kernels_numba_order as kernels_numba_order
+import bench.metrics.kernels_numba_ties as kernels_numba_ties
 from bench.metrics.kernels_numba_order import (
     _BITMAP_WORDS,
     RANK_MAX,

@@ -66,8 +66,8 @@ def _group_err(ghist, mg, err_r, eps):  # type: ignore[no-untyped-def]
 
 
 @njit(error_model="numpy")
-def _average_positions(labels, buf, bufs, m, c, gain, rel, err_r, disc, need_ap, need_rr,
-                       need_err, c_dcg, c_hits, c_ap, c_rr, c_any, c_err, ghist, eps):  # type: ignore[no-untyped-def]
+def _average_positions(labels, buf, bufs, m, c, gain, rel, err_r, disc, need_ap, need_rr,  # type: ignore[no-untyped-def]
+                       need_err, c_dcg, c_hits, c_ap, c_rr, c_any, c_err, ghist, eps):
     """Per-position contributions of the top ``m`` of ``c`` ordered candidates, tied groups
     averaged; a group at the cutoff counts all its rows (also those at ``m .. c - 1``).
 
