@@ -153,7 +153,8 @@ def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None
         lo = fit.get("min") if fit.get("min") is not None else x
         hi = fit.get("max") if fit.get("max") is not None else x
         ax.errorbar(  # the left bar stops short of 0 (log axis)
-            [x], [q["mean"]], xerr=[[min(x - lo, 0.9 * x)], [hi - x]], yerr=[[q["std"] or 0.0]] * 2,
+            [x], [q["mean"]], xerr=[[max(0.0, min(x - lo, 0.9 * x))], [max(0.0, hi - x)]],
+            yerr=[[q["std"] or 0.0]] * 2,
             marker="o", ms=4, capsize=2, label=model,
         )
         label = model + (" †" if fit.get("contended") else "")
