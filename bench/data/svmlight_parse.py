@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 
 from bench.data import svmlight_scan as scan
 from bench.errors import DataError
+from bench.machine import usable_cpus
 
 PathLike = str | os.PathLike[str]
 Progress = Callable[[int, int], None]
@@ -408,12 +409,5 @@ def _located_error(path: Path, buf: np.ndarray, info: np.ndarray) -> DataError:
                      line=int(info[scan.I_LINE]))
 
 
-def default_threads(threads: int | None) -> int:
-    """``threads``, or the CPUs this process may run on when it is ``None``."""
-    if threads is not None:
-        return max(1, int(threads))
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+default_threads = usable_cpus  # the parser's thread count (one rule: bench.machine)
 

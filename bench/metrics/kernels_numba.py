@@ -17,12 +17,12 @@ The NumPy kernel is the oracle for this one (``tests/test_metrics_fastpath.py``)
 from __future__ import annotations
 
 import itertools
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.machine import usable_cpus
 from bench.metrics.components import Components, Request
 from bench.metrics.kernels_numba_query import FULL, components_kernel
 from bench.metrics.kernels_numba_scan import _run_starts, _scan
@@ -94,7 +94,7 @@ def numba_components(
             r_list[q0:q1], r_basis[q0:q1], has_gain[q0:q1], ties_flag[q0:q1],
         )
 
-    _run_blocks(block, offsets, _thread_count(threads) if labels.shape[0] >= _PARALLEL_ROWS else 1)
+    _run_blocks(block, offsets, usable_cpus(threads) if labels.shape[0] >= _PARALLEL_ROWS else 1)
     comps = Components(n=np.diff(offsets), r_list=r_list, r_basis=r_basis, has_gain=has_gain,
                        ties=ties_flag)
     for c in _NAMES:
@@ -142,7 +142,7 @@ def scan_inputs(
     From 2**20 rows on, blocks of rows are scanned in ``threads`` threads (default: the CPUs
     this process may use) and the firsts and the largest combined."""
     n = labels.shape[0]
-    n_threads = _thread_count(threads) if n >= _PARALLEL_ROWS else 1
+    n_threads = usable_cpus(threads) if n >= _PARALLEL_ROWS else 1
     if n_threads <= 1:
         a, b, c, d, e = _scan(labels, scores, 0, n)
         return int(a), int(b), int(c), int(d), float(e)
@@ -157,10 +157,3 @@ def scan_inputs(
     return firsts[0], firsts[1], firsts[2], firsts[3], float(max(p[4] for p in parts))
 
 
-def _thread_count(threads: int | None) -> int:
-    if threads is not None:
-        return max(1, int(threads))
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1

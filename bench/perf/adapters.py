@@ -19,7 +19,7 @@ import platform
 import resource
 import time
 
-from bench.runs.manifest import cpu_model
+from bench.machine import cpu_model
 
 TARGET_RATINGS_PER_S = 1_000_000
 TARGET_PEAK_GB = 8.0

@@ -40,7 +40,7 @@ import numpy as np
 
 from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
-from bench.runs.manifest import cpu_model
+from bench.machine import cpu_model
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
 OURS = "reference: 8 metrics (group sizes)"
@@ -241,9 +241,9 @@ def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np
 
 
 def _threads() -> int:
-    from bench.metrics.kernels_numba import _thread_count
+    from bench.machine import usable_cpus
 
-    return _thread_count(None)
+    return usable_cpus()
 
 
 def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,

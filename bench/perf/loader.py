@@ -42,6 +42,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from bench.machine import cpu_model
+
 MSLR_FOLD1_ROWS = {"train": 2_270_296, "vali": 747_218, "test": 753_611}
 MSLR_FEATURES = 136
 SPLITS = ("train", "vali", "test")
@@ -239,7 +241,7 @@ def render(report: Report) -> str:
         "",
         f"Fold: `{report.source}` -- {', '.join(f'{k} {v / 1e6:.0f} MB' for k, v in report.files.items())}"
         f" ({mb:.0f} MB of text, {report.rows:,} rows x {report.n_features} features).",
-        f"Machine: {_cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"Machine: {cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"{platform.platform()}.",
         f"Load average (1, 5, 15 min; runnable/all tasks) at the start: {report.load[0]}; "
         f"at the end: {report.load[-1]}.",
@@ -273,17 +275,6 @@ def _load() -> str:
             return " ".join(fh.read().split()[:4])
     except OSError:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def _reset_peak_rss() -> float | None:

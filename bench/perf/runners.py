@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from bench.data.atomic import write_text
-from bench.runs.manifest import cpu_model
+from bench.machine import cpu_model
 
 LIBRARIES = ("lightgbm", "xgboost")
 VARIANTS = ("bare", "ltrbench isolated", "ltrbench in-process")

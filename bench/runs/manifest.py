@@ -25,6 +25,7 @@ import numpy as np
 from bench.data.atomic import write_text
 from bench.data.jsonio import dumps
 from bench.data.letor import LetorSplits
+from bench.machine import cpu_model
 
 MANIFEST = "manifest.json"
 #: Distributions whose versions every manifest records.
@@ -94,15 +95,6 @@ def environment() -> dict[str, Any]:
         "packages": packages,
         "env": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
     }
-
-
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``), else :func:`platform.processor`, else "unknown"."""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 def git_state(root: Path) -> dict[str, Any]:
