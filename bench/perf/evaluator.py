@@ -151,36 +151,18 @@ def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
 
 def _peak_memory(fn: Callable[[], object]) -> tuple[float, float | None]:
     """(tracemalloc peak bytes, peak RSS increase bytes or None) of one call."""
+    from bench.runners.resources import PEAK_RSS_METHOD, measure
+
     gc.collect()
-    rss0 = _reset_peak_rss()
     tracemalloc.start()
     try:
-        fn()
+        with measure() as m:
+            fn()
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    hwm = _status_kb("VmHWM")
-    rss_delta = None if rss0 is None or hwm is None else max(0.0, (hwm - rss0) * 1024.0)
-    return float(peak), rss_delta
-
-
-def _reset_peak_rss() -> float | None:
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        return None
-    return _status_kb("VmRSS")
-
-
-def _status_kb(key: str) -> float | None:
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return float(line.split()[1])
-    except OSError:
-        return None
+    exact = PEAK_RSS_METHOD.startswith("VmHWM")
+    return float(peak), (m.peak_rss_mb * 1024.0 * 1024.0 if exact else None)
     return None
 
 

@@ -188,18 +188,15 @@ def _sklearn(paths: list[Path]) -> list[np.ndarray]:
 
 
 def _measure(fn: Callable[[], object], *, with_peak: bool) -> tuple[float, float | None]:
+    """(seconds, peak RSS increase in bytes or None) of one call (:func:`bench.runners.resources.measure`)."""
+    from bench.runners.resources import PEAK_RSS_METHOD, measure
+
     gc.collect()
-    rss0 = _reset_peak_rss() if with_peak else None
-    t = time.perf_counter()
-    out = fn()
-    seconds = time.perf_counter() - t
-    peak = None
-    if rss0 is not None:
-        hwm = _status_kb("VmHWM")
-        peak = None if hwm is None else max(0.0, (hwm - rss0) * 1024.0)
+    with measure() as m:
+        out = fn()
     del out
-    gc.collect()
-    return seconds, peak
+    exact = with_peak and PEAK_RSS_METHOD.startswith("VmHWM")
+    return m.seconds, (m.peak_rss_mb * 1024.0 * 1024.0 if exact else None)
 
 
 def _warm_breakdown(folder: Path, paths: list[Path], work: Path, threads: int | None) -> str:
@@ -277,23 +274,6 @@ def _load() -> str:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _reset_peak_rss() -> float | None:
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        return None
-    return _status_kb("VmRSS")
-
-
-def _status_kb(key: str) -> float | None:
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(key + ":"):
-                    return float(line.split()[1])
-    except OSError:
-        return None
     return None
 
 
