@@ -1,5 +1,6 @@
-"""``ltrbench perf loader`` plumbing: the MSLR-like generator writes what sklearn reads, and a
-tiny benchmark run reports every reader (no timing is asserted: targets are shown as ratios)."""
+"""``ltrbench perf loader`` plumbing: the fold it times (the generated synthetic-mslr30k shape) is
+what sklearn reads, and a tiny benchmark run reports every reader (no timing is asserted:
+targets are shown as ratios)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from bench.perf import loader
 
 
 def test_mslr_like_file_is_dense_136_features_and_reads_as_sklearn_reads_it(tmp_path: Path) -> None:
-    f = tmp_path / "train.txt"
-    size = loader.write_mslr_like(f, 700, seed=3)
-    assert size == f.stat().st_size
+    from bench.datasets.letor_shapes import write_letor_shape
+
+    shape = loader.mslr_shape()
+    f = write_letor_shape(shape, tmp_path, scale=700 / sum(shape.rows.values()), seed=3)["train"]
     first = f.read_text().splitlines()[0].split()
     assert first[1].startswith("qid:")
     assert [t.split(":")[0] for t in first[2:]] == [str(j) for j in range(1, 137)]
@@ -43,7 +45,9 @@ def test_tiny_benchmark_reports_every_reader_with_ratios_against_sklearn(tmp_pat
     assert text.count("x faster") == 3
     assert "warm-cache breakdown" in text
     assert "Load average" in text
-    counts = loader._split_rows(600)
-    assert sum(counts.values()) == 600
+    fold = tmp_path / "w" / "fold" / "Fold1"
+    lines = {s: len((fold / f"{s}.txt").read_text().splitlines()) for s in ("train", "vali", "test")}
+    assert sum(lines.values()) == 600  # --rows, split in MSLR-WEB30K Fold1's proportions
+    assert lines["train"] > lines["vali"] + lines["test"]
     files = sorted(p.name for p in (tmp_path / "w" / "fold" / "Fold1").iterdir())
     assert files == ["test.txt", "train.txt", "vali.txt"]

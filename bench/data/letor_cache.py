@@ -54,10 +54,10 @@ from bench.data.svmlight_parse import (
     PARSER_VERSION,
     ParsedSvmlight,
     Progress,
-    default_threads,
     parse_svmlight_files,
 )
 from bench.errors import DataError
+from bench.machine import usable_cpus
 
 PathLike = str | os.PathLike[str]
 FORMAT = 1
@@ -81,7 +81,7 @@ def entry_path(cache_dir: PathLike, sha256: str) -> Path:
 
 def sha256_files(paths: Sequence[PathLike], *, threads: int | None = None) -> list[str]:
     """Hex sha256 of each file, the files hashed in parallel (one per thread)."""
-    n = max(1, min(default_threads(threads), len(paths)))
+    n = max(1, min(usable_cpus(threads), len(paths)))
     with ThreadPoolExecutor(max_workers=n) as pool:
         return list(pool.map(sha256_file, [Path(p) for p in paths]))
 
@@ -159,7 +159,7 @@ def load_entry(cache_dir: PathLike, sha256: str, source: PathLike, *,
         return None
     try:
         opened = _Opened(entry, sha256, Path(source))
-        n = max(1, min(default_threads(threads), len(opened.jobs)))
+        n = max(1, min(usable_cpus(threads), len(opened.jobs)))
         with ThreadPoolExecutor(max_workers=n) as pool:
             bad = [job for job, ok in zip(opened.jobs, pool.map(opened.check, opened.jobs),
                                           strict=True) if not ok]
@@ -182,7 +182,7 @@ def hash_and_load(cache_dir: PathLike, sources: Sequence[PathLike], *,
     opened: dict[int, _Opened] = {}
     checks: list[tuple[int, tuple[str, int], Future[bool]]] = []
     order = sorted(range(len(ps)), key=lambda i: -ps[i].stat().st_size)
-    with ThreadPoolExecutor(max_workers=default_threads(threads)) as pool:
+    with ThreadPoolExecutor(max_workers=usable_cpus(threads)) as pool:
         hashing = {pool.submit(sha256_file, ps[i]): i for i in order}
         for fut in as_completed(hashing):
             i = hashing[fut]

@@ -115,7 +115,7 @@ def parse_svmlight_files(
     """Parse several files into matrices of one shared width (the largest index of all, or
     ``n_features``, at least ``min_width``). ``progress`` counts bytes and rows over all the
     files together."""
-    n_threads = default_threads(threads)
+    n_threads = usable_cpus(threads)
     with ThreadPoolExecutor(max_workers=n_threads) as pool:
         plans = [_count(Path(p), pool) for p in paths]
         width = max([n_features or 0, min_width, *(pl.max_index for pl in plans)])
@@ -409,5 +409,4 @@ def _located_error(path: Path, buf: np.ndarray, info: np.ndarray) -> DataError:
                      line=int(info[scan.I_LINE]))
 
 
-default_threads = usable_cpus  # the parser's thread count (one rule: bench.machine)
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
-from bench.machine import cpu_model
+from bench.machine import cpu_model, usable_cpus
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
 OURS = "reference: 8 metrics (group sizes)"
@@ -219,13 +219,7 @@ def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np
         if name == OURS:
             report.notes.append("reference values: " + ", ".join(
                 f"{k} {v:.6f}" for k, v in result.metrics.items()))  # type: ignore[attr-defined]
-    report.notes.append(f"compiled kernel threads: {_threads()}")
-
-
-def _threads() -> int:
-    from bench.machine import usable_cpus
-
-    return usable_cpus()
+    report.notes.append(f"compiled kernel threads: {usable_cpus()}")
 
 
 def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
@@ -241,7 +235,7 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
     from bench.metrics import evaluate
 
     offsets = offsets_from_sizes(sizes, labels.shape[0])
-    all_cores = _threads()
+    all_cores = usable_cpus()
     t = time.perf_counter()
     # num_threads is process-wide in LightGBM (OpenMP, set when a Booster is made), so the
     # booster is made again right before each timed turn (outside the timing)
@@ -303,7 +297,7 @@ def _xgboost(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.n
 
     t = time.perf_counter()
     xgb_eval = XGBoostMetrics(labels, scores, offsets_from_sizes(sizes, labels.shape[0]), ["ndcg@10"],
-                              n_threads=_threads())
+                              n_threads=usable_cpus())
     build = time.perf_counter() - t
     t = time.perf_counter()
     first = xgb_eval()

@@ -1,8 +1,8 @@
 """``ltrbench perf loader``: reading LETOR text -- sklearn's loader, the compiled parser, the cache.
 
-One run writes an MSLR-WEB-like fold (``Fold1/{train,vali,test}.txt``, 136 dense features
-printed as MSLR prints them: ``2 qid:10 1:3 2:0 ... 16:30.899494 ... 136:0``, labels 0-4; rows
-split between train/vali/test in MSLR-WEB30K Fold1's proportions, ``--mslr-fold`` for its exact
+One run writes the generated ``synthetic-mslr30k`` fold (:mod:`bench.datasets.letor_shapes`:
+``Fold1/{train,vali,test}.txt``, 136 features printed as MSLR prints them, labels 0-4, the
+published queries and rows per split scaled to ``--rows`` in all; ``--mslr-fold`` for the exact
 2,270,296 / 747,218 / 753,611 rows) into ``--dir`` (default: a temporary folder, removed
 afterwards), or takes an existing LETOR folder (``--data``), and times, in turns (A, B, C, D,
 A, B, ...) so that a busy machine slows every reader alike:
@@ -40,19 +40,16 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from bench.datasets.catalogue import get_card
+from bench.datasets.letor_shapes import LetorShape, shape_of, write_letor_shape
 from bench.machine import cpu_model
 
-MSLR_FOLD1_ROWS = {"train": 2_270_296, "vali": 747_218, "test": 753_611}
-MSLR_FEATURES = 136
 SPLITS = ("train", "vali", "test")
 SKLEARN = "sklearn load_svmlight_files + toarray"
 NO_CACHE = "parser, no cache: read_svmlight_files"
 COLD = "read_letor_folder, cold cache (hash + parse + write entries)"
 WARM = "read_letor_folder, warm cache (hash + check + map entries)"
-_POOL = 256  # distinct values per feature in the generator
-_BLOCK_ROWS = 50_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,13 +111,12 @@ def benchmark(*, rows: int = 300_000, mslr_fold: bool = False, data: str | None 
     try:
         folder = Path(data) if data else work / "fold"
         if not data:
-            counts = MSLR_FOLD1_ROWS if mslr_fold else _split_rows(rows)
+            shape = mslr_shape()
+            scale = 1.0 if mslr_fold else rows / sum(shape.rows.values())
             t = time.perf_counter()
-            for k, split in enumerate(SPLITS):
-                write_mslr_like(folder / "Fold1" / f"{split}.txt", counts[split], seed=seed + k,
-                                first_qid=1 + 100_000 * k)
-                print(f"generated {split}.txt: {counts[split]:,} rows", flush=True)
-            gen_note = f"generated in {time.perf_counter() - t:.0f} s"
+            write_letor_shape(shape, folder, scale=scale, seed=seed)
+            gen_note = (f"synthetic-mslr30k at scale {scale:.4g}, seed {seed}, generated in "
+                        f"{time.perf_counter() - t:.0f} s")
         else:
             gen_note = "existing folder"
         report = _time_readers(folder, work, repeat, sklearn_repeat, threads)
@@ -131,11 +127,9 @@ def benchmark(*, rows: int = 300_000, mslr_fold: bool = False, data: str | None 
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _split_rows(total: int) -> dict[str, int]:
-    n = sum(MSLR_FOLD1_ROWS.values())
-    counts = {s: max(1, round(total * MSLR_FOLD1_ROWS[s] / n)) for s in ("vali", "test")}
-    counts["train"] = max(1, total - counts["vali"] - counts["test"])
-    return counts
+def mslr_shape() -> LetorShape:
+    """The ``synthetic-mslr30k`` shape (MSLR-WEB30K Fold1's published sizes), from its card."""
+    return shape_of(get_card("synthetic-mslr30k"))
 
 
 def _time_readers(folder: Path, work: Path, repeat: int, sklearn_repeat: int | None,
@@ -277,104 +271,6 @@ def _load() -> str:
     return None
 
 
-# ---------------------------------------------------------------------------- the generator
-
-
-def write_mslr_like(path: str | os.PathLike[str], rows: int, *, n_features: int = MSLR_FEATURES,
-                    seed: int = 0, first_qid: int = 1) -> int:
-    """Write ``rows`` MSLR-like rows to ``path`` (folders created); returns the size in bytes.
-
-    Every row lists all features. Each feature has a kind drawn once per file -- zero-heavy
-    counts, larger counts, fractions in [0, 1], signed real scores (MSLR's LMIR features are
-    negative) -- and reals are printed with at most 6 decimals, trailing zeros removed
-    (``0.666667``, ``2.225``, ``-8.556213``). Labels 0-4 (P = .5, .3, .13, .05, .02); queries of
-    20-220 rows with increasing ids and gaps. A compiled kernel copies pre-formatted tokens.
-    """
-    rng = np.random.default_rng(seed)
-    pool, offsets = _token_pool(rng, n_features)
-    zero_p = rng.uniform(0.2, 0.7, size=n_features)
-    row_bytes = 64 + int(np.diff(offsets).reshape(n_features, _POOL).max(axis=1).sum()) + n_features
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    qid, left = first_qid, 0
-    with open(p, "wb") as fh:
-        done = 0
-        while done < rows:
-            n = min(_BLOCK_ROWS, rows - done)
-            choice = rng.integers(1, _POOL, size=(n, n_features), dtype=np.int64)
-            choice[rng.random((n, n_features)) < zero_p] = 0  # token 0 is the value 0
-            labels = rng.choice(5, size=n, p=[0.5, 0.3, 0.13, 0.05, 0.02]).astype(np.int64)
-            qids = np.empty(n, dtype=np.int64)
-            for i in range(n):
-                if left == 0:
-                    qid += int(rng.integers(1, 40))
-                    left = int(rng.integers(20, 221))
-                qids[i] = qid
-                left -= 1
-            out = np.empty(n * row_bytes, dtype=np.uint8)
-            used = _write_rows(out, choice, labels, qids, pool, offsets)
-            fh.write(out.data[:used])
-            done += n
-    return p.stat().st_size
-
-
-def _token_pool(rng: np.random.Generator, n_features: int) -> tuple[np.ndarray, np.ndarray]:
-    """``j:value`` tokens: feature j's k-th token is ``pool[offsets[j*_POOL+k]:offsets[...+1]]``."""
-    kinds = rng.choice(4, size=n_features, p=[0.35, 0.2, 0.25, 0.2])
-    tokens: list[bytes] = []
-    for j in range(n_features):
-        kind = int(kinds[j])
-        if kind == 0:
-            values = [str(int(v)) for v in rng.geometric(0.3, size=_POOL - 1)]
-        elif kind == 1:
-            values = [str(int(v)) for v in rng.integers(1, 70_000, size=_POOL - 1)]
-        elif kind == 2:
-            values = [_mslr_real(v) for v in rng.random(_POOL - 1)]
-        else:
-            values = [_mslr_real(v) for v in rng.normal(-15.0, 8.0, size=_POOL - 1)]
-        tokens += [f"{j + 1}:{v}".encode() for v in ["0", *values]]
-    offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
-    np.cumsum([len(t) for t in tokens], out=offsets[1:])
-    return np.frombuffer(b"".join(tokens), dtype=np.uint8).copy(), offsets
-
-
-def _mslr_real(v: float) -> str:
-    s = f"{v:.6f}".rstrip("0").rstrip(".")
-    return "0" if s in ("", "-0") else s
-
-
-@njit(cache=True, nogil=True)
-def _write_rows(out, choice, labels, qids, pool, offsets):  # type: ignore[no-untyped-def]
-    pos = 0
-    n, d = choice.shape
-    for i in range(n):
-        out[pos] = 48 + labels[i]
-        pos += 1
-        for c in (32, 113, 105, 100, 58):  # " qid:"
-            out[pos] = c
-            pos += 1
-        q = qids[i]
-        digits = 1
-        t = q
-        while t >= 10:
-            t //= 10
-            digits += 1
-        for k in range(digits - 1, -1, -1):
-            out[pos + k] = 48 + q % 10
-            q //= 10
-        pos += digits
-        for j in range(d):
-            out[pos] = 32
-            pos += 1
-            tok = j * _POOL + choice[i, j]
-            for b in range(offsets[tok], offsets[tok + 1]):
-                out[pos] = pool[b]
-                pos += 1
-        out[pos] = 10
-        pos += 1
-    return pos
-
-
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenience entry
     parser = argparse.ArgumentParser(prog="ltrbench perf loader")
     add_arguments(parser)
@@ -385,4 +281,4 @@ if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
 
 
-__all__ = ["add_arguments", "benchmark", "render", "run", "write_mslr_like"]
+__all__ = ["add_arguments", "benchmark", "mslr_shape", "render", "run"]

@@ -1,8 +1,8 @@
 """``ltrbench perf runners``: what ltrbench adds to a fit, and whether a shared process slows it.
 
-On an MSLR-like shape (default 200,000 training rows of about 120 documents per query, 136
-features, labels 0-4; 50,000 validation rows; 100 trees of 255 leaves) each library is fitted
-three ways, timed in turns (A, B, C, A, B, C, ...):
+On the generated ``synthetic-mslr30k`` shape (:mod:`bench.datasets.letor_shapes`; default
+200,000 training rows, validation and test in MSLR-WEB30K Fold1's proportions, 136 features,
+labels 0-4; 100 trees of 255 leaves) each library is fitted three ways, timed in turns (A, B, C, A, B, C, ...):
 
 * **bare**: a fresh Python process that imports only that library and calls ``lgb.train`` /
   ``xgb.train`` with exactly the parameters ltrbench passes (``bench.runners.params``), the same
@@ -30,12 +30,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench.data.atomic import write_text
+from bench.datasets.catalogue import get_card
+from bench.datasets.letor_shapes import generate_split, shape_of
 from bench.machine import cpu_model
 
 LIBRARIES = ("lightgbm", "xgboost")
@@ -45,9 +48,9 @@ TARGET_OVERHEAD = 1.05
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ltrbench perf runners``."""
-    parser.add_argument("--rows", type=int, default=200_000, help="training rows (200000)")
-    parser.add_argument("--vali-rows", type=int, default=50_000, help="validation/test rows each")
-    parser.add_argument("--features", type=int, default=136)
+    parser.add_argument("--rows", type=int, default=200_000,
+                        help="training rows of synthetic-mslr30k (200000; validation and test "
+                        "in MSLR-WEB30K Fold1's proportions)")
     parser.add_argument("--trees", type=int, default=100)
     parser.add_argument("--leaves", type=int, default=255)
     parser.add_argument("--threads", type=int, default=0, help="library threads (0 = all cores)")
@@ -55,32 +58,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="turns (median reported)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", metavar="FILE.md", help="also write the figures as Markdown")
-
-
-# ---------------------------------------------------------------------------------- data
-
-
-def mslr_like(n_rows: int, n_features: int, seed: int, *, docs_per_query: int = 120) -> dict[str, np.ndarray]:
-    """Rows of about ``docs_per_query`` documents per query, float32 features with a few relevance
-    directions, integer-valued and sparse columns, labels 0-4 mostly 0 (as in MSLR-WEB30K)."""
-    rng = np.random.default_rng(seed)
-    drawn = np.clip(rng.lognormal(np.log(docs_per_query), 0.6, size=n_rows // 20 + 1), 1, 1251)
-    sizes = drawn.astype(np.int64)
-    ends = np.cumsum(sizes)
-    sizes = sizes[: int(np.searchsorted(ends, n_rows)) + 1]
-    sizes[-1] -= int(sizes.sum() - n_rows)
-    sizes = sizes[sizes > 0]
-    qid = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
-    X = rng.standard_normal((n_rows, n_features), dtype=np.float32)
-    X[:, ::3] = np.floor(np.abs(X[:, ::3]) * 4)  # count-like columns
-    X[:, 1::7] *= rng.random((n_rows, len(range(1, n_features, 7)))) < 0.2  # sparse columns
-    w = np.zeros(n_features, dtype=np.float32)  # one relevance direction for every split
-    w[: min(8, n_features)] = np.random.default_rng(12345).normal(size=min(8, n_features))
-    query_effect = np.asarray(rng.normal(scale=0.5, size=sizes.shape[0]))[qid]
-    latent = X @ w + query_effect + rng.normal(scale=1.0, size=n_rows)
-    cuts = np.quantile(latent, [0.52, 0.84, 0.96, 0.99])
-    y = np.searchsorted(cuts, latent).astype(np.float64)
-    return {"X": X, "y": y, "group": sizes}
 
 
 # ---------------------------------------------------------------------------------- one fit
@@ -91,7 +68,7 @@ def _params(library: str, trees: int, leaves: int, threads: int, seed: int) -> t
 
     p = Params(n_trees=trees, num_leaves=leaves, learning_rate=0.1, n_threads=threads, seed=seed,
                early_stopping_rounds=trees + 1)
-    p = Params.from_dict({**p.to_dict(), "n_threads": p.resolved_threads()})
+    p = replace(p, n_threads=p.resolved_threads())
     make = lightgbm_params if library == "lightgbm" else xgboost_params
     return p, make(p, "lambdarank" if library == "lightgbm" else "ndcg", eval_at=(10,))
 
@@ -205,14 +182,17 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="ltrbench-perf-runners-") as tmp:
         workdir = Path(tmp)
         t0 = time.perf_counter()
-        for split, n, seed in (("train", args.rows, args.seed), ("vali", args.vali_rows, args.seed + 1),
-                               ("test", args.vali_rows, args.seed + 2)):
-            for k, v in mslr_like(n, args.features, seed).items():
+        shape = shape_of(get_card("synthetic-mslr30k"))
+        for split in ("train", "vali", "test"):
+            data = generate_split(shape, split, scale=args.rows / shape.rows["train"], seed=args.seed)
+            for k, v in (("X", data.X), ("y", data.y), ("group", data.group_sizes)):
                 np.save(workdir / f"{split}.{k}.npy", v)
         test = _load(workdir, "test")
+        n_vali = int(np.load(workdir / "vali.y.npy").shape[0])
         cfg_path = workdir / "config.json"
         cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
-        print(f"{args.rows:,} training rows x {args.features} features, {args.trees} trees of "
+        print(f"synthetic-mslr30k: {args.rows:,} training rows, {n_vali:,} validation rows, "
+              f"{shape.features} features; {args.trees} trees of "
               f"{args.leaves} leaves; data in {time.perf_counter() - t0:.1f} s; {cpu_model()}",
               flush=True)
         # numba and both libraries run in this process first: the in-process variant shares it
@@ -250,9 +230,9 @@ def render(args: argparse.Namespace, libraries: list[str],
         "# ltrbench perf runners",
         "",
         f"Machine: {cpu_model()}, {os.cpu_count()} CPUs; load average after the run "
-        f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}. Shape: {args.rows:,} training rows and "
-        f"{args.vali_rows:,} validation rows of about 120 documents per query, {args.features} "
-        f"features, {args.trees} trees of {args.leaves} leaves, threads {args.threads or 'all'}. "
+        f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}. Data: synthetic-mslr30k, {args.rows:,} "
+        f"training rows (validation and test in Fold1's proportions), 136 features, "
+        f"{args.trees} trees of {args.leaves} leaves, threads {args.threads or 'all'}. "
         f"Median of {args.repeat} turns (variants timed in turns: A, B, C, A, B, C, ...).",
         "",
         "| library | variant | fit s (median) | range | vs bare | max other load | contended | NDCG@10 (test) | |Δ| vs bare |",

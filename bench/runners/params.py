@@ -19,11 +19,11 @@ scaled by ``log2(1 + Σλ) / Σλ``); XGBoost ``src/objective/lambdarank_obj.h``
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bench.errors import ConfigError
+from bench.machine import usable_cpus
 
 #: Largest label the exponential gain table covers: LightGBM's default ``label_gain`` has 31
 #: entries (``src/metric/dcg_calculator.cpp``), XGBoost checks labels ≤ 31 with exp gain.
@@ -125,8 +125,8 @@ class Params:
         return replace(self, **changes)
 
     def resolved_threads(self) -> int:
-        """``n_threads``, with 0 resolved to the number of CPUs of this machine."""
-        return self.n_threads or (os.cpu_count() or 1)
+        """``n_threads``, with 0 resolved to the CPUs this process may use (:func:`bench.machine.usable_cpus`)."""
+        return self.n_threads or usable_cpus()
 
     def learning_rate_at(self, iteration: int) -> float:
         """Learning rate of boosting round ``iteration`` (0-based)."""
