@@ -30,3 +30,13 @@ def cpu_model() -> str:
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     return platform.processor() or "unknown"
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages and runnable/all tasks (``/proc/loadavg``), else
+    :func:`os.getloadavg`'s three numbers, else "unknown" -- for the header of every perf report."""
+    with contextlib.suppress(OSError):
+        return " ".join(Path("/proc/loadavg").read_text().split()[:4])
+    with contextlib.suppress(OSError, AttributeError):
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return "unknown"

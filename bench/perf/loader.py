@@ -43,7 +43,7 @@ import numpy as np
 
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import LetorShape, shape_of, write_letor_shape
-from bench.machine import cpu_model
+from bench.machine import cpu_model, load_average
 
 SPLITS = ("train", "vali", "test")
 SKLEARN = "sklearn load_svmlight_files + toarray"
@@ -140,7 +140,7 @@ def _time_readers(folder: Path, work: Path, repeat: int, sklearn_repeat: int | N
     files = find_split_files(folder)
     paths = [files[s] for s in SPLITS if files[s] is not None]
     _warm_up(work)
-    load0 = _load()
+    load0 = load_average()
     first = read_letor_folder(folder)  # also brings the sources into the page cache
     report = Report(source=str(folder), files={p.name: p.stat().st_size for p in paths},  # type: ignore[union-attr]
                     rows=sum(d.n_rows for d in first.splits().values()),
@@ -169,7 +169,7 @@ def _time_readers(folder: Path, work: Path, repeat: int, sklearn_repeat: int | N
                   f"({report.total_bytes / seconds / 1e6:.0f} MB/s)", flush=True)
         shutil.rmtree(cache, ignore_errors=True)
     report.notes.append(_warm_breakdown(folder, paths, work, threads))  # type: ignore[arg-type]
-    report.load.append(_load())
+    report.load.append(load_average())
     return report
 
 
@@ -257,18 +257,6 @@ def render(report: Report) -> str:
               "the call (first turn); the warm cache maps its entries copy-on-write, so its pages "
               "are file pages shared with the OS page cache."]
     return "\n".join(lines) + "\n"
-
-
-def _load() -> str:
-    """``/proc/loadavg``'s load averages and runnable/all tasks (``os.getloadavg`` elsewhere)."""
-    try:
-        with open("/proc/loadavg") as fh:
-            return " ".join(fh.read().split()[:4])
-    except OSError:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-    return None
 
 
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenience entry
