@@ -1,15 +1,22 @@
 """``ltrbench evaluate``: ranking metrics of a scores file or a TREC run, under a named convention.
 
-Two inputs::
+Three inputs::
 
     ltrbench evaluate --data FILE [--query FILE.query] --scores FILE [options]
     ltrbench evaluate --qrels FILE --run FILE [options]
+    ltrbench evaluate --engine dask --data SHARDS_DIR [--score-column score] [--scheduler ADDRESS]
 
 ``--data`` is an SVMlight/LETOR file (``label qid:Q index:value ... # comment``; without ``qid:``
 the group sizes come from ``--query`` or ``FILE.query``). ``--scores`` holds one score per line in
 the data file's row order, as ``lightgbm``/``xgboost`` ``predict`` write them. Output: a table
 (default), JSON ``{"profile", "n_queries", "metrics", "diagnostics"}``, or CSV ``metric,value``;
 ``--per-query OUT.csv`` also writes one row per query.
+
+With ``--engine dask`` the data are a folder of query-aligned Parquet shards
+(:mod:`bench.data.query_shards`: ``qid``, ``label`` and a score column, each file whole queries)
+evaluated partition by partition on a Dask cluster (a loopback-only local one unless
+``--scheduler`` names one); the numbers are those of the local engine on the same rows
+(:mod:`bench.metrics.distributed`), so data larger than one process's memory can be evaluated.
 """
 
 from __future__ import annotations
@@ -65,6 +72,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "--qrels/--run)")
     p.add_argument("--per-query", metavar="OUT.csv", help="also write per-query values to this CSV")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    eng = p.add_argument_group("engine")
+    eng.add_argument("--engine", choices=("local", "dask"), default="local",
+                     help="local (this process) or dask (--data is a folder of Parquet shards)")
+    eng.add_argument("--score-column", default="score", metavar="NAME",
+                     help="with --engine dask: the shards' score column (default: score)")
+    eng.add_argument("--scheduler", metavar="ADDRESS",
+                     help="with --engine dask: an existing scheduler (tcp://host:8786); default: "
+                     "a local cluster on 127.0.0.1")
+    eng.add_argument("--workers", type=int, default=2,
+                     help="with --engine dask and no --scheduler: local worker processes (2)")
     p.add_argument("--sort-by-qid", action="store_true",
                    help="accept a --data file whose queries are not contiguous (rows are grouped "
                    "by qid, keeping their order within a query)")
@@ -74,6 +91,15 @@ def run(args: argparse.Namespace) -> int:
     """Run ``ltrbench evaluate``; returns the exit status."""
     specs = parse_metrics(args.metrics)
     names = [s.name for s in specs]
+    if args.engine == "dask":
+        if args.data is None or args.scores or args.qrels or args.run or args.query:
+            raise ConfigError("--engine dask takes --data SHARDS_DIR (Parquet shards with qid, "
+                              "label and --score-column) and no --scores/--qrels/--run/--query")
+        profile = get_profile(args.profile or DEFAULT_PROFILE)
+        result = _evaluate_shards(args, names, profile.name, args.per_query is not None)
+        _write_per_query(result, args.per_query)
+        _print(result, args.format)
+        return 0
     trec = args.qrels is not None or args.run is not None
     arrays = args.data is not None or args.scores is not None
     if trec == arrays or (trec and (args.qrels is None or args.run is None)) or (
@@ -88,12 +114,32 @@ def run(args: argparse.Namespace) -> int:
     else:
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         result = _evaluate_files(args, names, profile.name, per_query)
-    if per_query:
-        assert result.per_query is not None
-        with atomic_path(args.per_query) as tmp:
-            result.per_query.to_csv(tmp, index=False)
+    _write_per_query(result, args.per_query)
     _print(result, args.format)
     return 0
+
+
+def _write_per_query(result: EvaluationResult, path: str | None) -> None:
+    if path is None:
+        return
+    assert result.per_query is not None
+    with atomic_path(path) as tmp:
+        result.per_query.to_csv(tmp, index=False)
+
+
+def _evaluate_shards(
+    args: argparse.Namespace, names: list[str], profile: str, per_query: bool
+) -> EvaluationResult:
+    from bench.data.dask_cluster import cluster
+    from bench.data.query_shards import read_query_shards, shard_columns
+    from bench.metrics.distributed import evaluate_frame
+
+    columns = ["qid", "label", args.score_column]
+    shard_columns(args.data, columns)
+    with cluster(args.scheduler, workers=args.workers):
+        ddf = read_query_shards(args.data, columns=columns)
+        return evaluate_frame(ddf, score=args.score_column, metrics=names, profile=profile,
+                              per_query=per_query, where=str(args.data))
 
 
 def read_scores(path: str | Path, n_rows: int) -> NDArray[np.float64]:

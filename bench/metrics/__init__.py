@@ -13,9 +13,10 @@
 from __future__ import annotations
 
 from bench.metrics.diagnostics import Diagnostics
-from bench.metrics.evaluate import EvaluationResult, evaluate
+from bench.metrics.evaluate import evaluate
 from bench.metrics.names import MetricSpec, parse_metrics, valid_metric_names
 from bench.metrics.profiles import PROFILES, Profile, get_profile
+from bench.metrics.result import EvaluationResult
 from bench.metrics.trec import evaluate_trec
 
 __all__ = [

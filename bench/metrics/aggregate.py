@@ -149,17 +149,24 @@ def pointwise(
     scores: NDArray[np.float64],
     offsets: NDArray[np.int64],
     row_weights: NDArray[np.float64] | None,
-) -> tuple[NDArray[np.float64], float]:
-    """``rmse`` / ``mae`` per query (within the query) and over all documents (weighted by row)."""
+) -> tuple[NDArray[np.float64], float, float]:
+    """``rmse`` / ``mae`` per query (within the query), and the sums that give the value over all
+    documents: ``(per_query, sum of (weighted) errors, sum of weights or rows)`` -- see
+    :func:`pointwise_total`. Sums, not a mean, so that disjoint sets of queries combine."""
     err = scores - labels
     e = err * err if family == "rmse" else np.abs(err)
     sizes = np.diff(offsets)
     if row_weights is None:
         per_q = np.add.reduceat(e, offsets[:-1]) / sizes
-        total = float(np.mean(e))
+        err_sum, weight_sum = float(np.add.reduce(e)), float(e.shape[0])
     else:
         per_q = np.add.reduceat(e * row_weights, offsets[:-1]) / np.add.reduceat(row_weights, offsets[:-1])
-        total = float(np.sum(e * row_weights) / np.sum(row_weights))
-    if family == "rmse":
-        return np.sqrt(per_q), float(np.sqrt(total))
-    return per_q, total
+        err_sum, weight_sum = float(np.sum(e * row_weights)), float(np.sum(row_weights))
+    return (np.sqrt(per_q) if family == "rmse" else per_q), err_sum, weight_sum
+
+
+def pointwise_total(family: str, err_sum: float, weight_sum: float) -> float:
+    """The value over all documents: ``sqrt(sum w e^2 / sum w)`` (rmse) or ``sum w |e| / sum w``
+    (mae), unweighted when ``w`` = 1 per row."""
+    total = err_sum / weight_sum
+    return float(np.sqrt(total)) if family == "rmse" else total

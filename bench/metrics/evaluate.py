@@ -7,17 +7,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 import bench.metrics.aggregate as aggregate
 from bench.errors import ConfigError
 from bench.metrics.components import Components, Request, build_request
-from bench.metrics.diagnostics import Diagnostics
 from bench.metrics.kernels_numba import numba_components
 from bench.metrics.kernels_numpy import numpy_components
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.query_parts import QueryParts, summarise
+from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import (
     discount_table,
     err_probability,
@@ -30,36 +30,6 @@ from bench.metrics.validate import Prepared, check_labels, prepare
 #: Largest integer label for which the compiled kernel's per-query label counts are used.
 _MAX_TABLE = 256
 BACKENDS = ("auto", "numba", "numpy")
-
-
-@dataclass(frozen=True)
-class EvaluationResult:
-    """What :func:`evaluate` returns.
-
-    Attributes:
-        metrics: metric name -> mean over queries (NaN when no query has a value).
-        diagnostics: :class:`Diagnostics` (``.as_dict()`` for JSON).
-        per_query: DataFrame with ``qid`` then one column per metric (``None`` unless asked).
-        profile: the :class:`Profile` used.
-    """
-
-    metrics: dict[str, float]
-    diagnostics: Diagnostics
-    per_query: pd.DataFrame | None
-    profile: Profile
-
-    @property
-    def n_queries(self) -> int:
-        return self.diagnostics.n_queries
-
-    def as_dict(self) -> dict[str, object]:
-        """``{"profile", "n_queries", "metrics", "diagnostics"}`` (the CLI's JSON shape)."""
-        return {
-            "profile": self.profile.name,
-            "n_queries": self.n_queries,
-            "metrics": {k: (None if np.isnan(v) else v) for k, v in self.metrics.items()},
-            "diagnostics": self.diagnostics.as_dict(),
-        }
 
 
 @dataclass(frozen=True)
@@ -140,50 +110,41 @@ def evaluate_prepared(
     threads: int | None = None,
 ) -> EvaluationResult:
     """:func:`evaluate` on validated inputs (``judged``: unscored judged documents, see TREC)."""
+    parts = query_parts(prep, specs, prof, backend=backend, judged=judged, threads=threads)
+    return summarise(parts, specs, prof, per_query=per_query)
+
+
+def query_parts(
+    prep: Prepared,
+    specs: list[MetricSpec],
+    prof: Profile,
+    *,
+    backend: str = "auto",
+    judged: Judged | None = None,
+    threads: int | None = None,
+) -> QueryParts:
+    """The per-query pieces of :func:`evaluate_prepared` (see :mod:`bench.metrics.query_parts`)."""
     check_labels(prep, prof, specs)
     request = build_request(specs, prof.default_k)
     scores = prep.scores
     comps, used = _components(prep, prof, request, backend, judged, threads)
-    per_q: dict[str, NDArray[np.float64]] = {}
-    means: dict[str, float] = {}
-    excl: dict[str, float] = {}
-    as0: dict[str, float] = {}
-    as1: dict[str, float] = {}
-    wq = prep.query_weights
-    blank_any = ~comps.has_gain
+    values: dict[str, NDArray[np.float64]] = {}
+    blanks: dict[str, NDArray[np.bool_]] = {}
+    sums: dict[str, tuple[float, float]] = {}
     for spec in specs:
         if spec.pointwise:
             s = scores.astype(np.float32).astype(np.float64) if prof.score_dtype == "float32" else scores
-            v, mean = aggregate.pointwise(spec.family, prep.labels, s, prep.offsets, prep.row_weights)
-            per_q[spec.name] = v
-            means[spec.name] = mean
+            v, err_sum, weight_sum = aggregate.pointwise(spec.family, prep.labels, s, prep.offsets,
+                                                         prep.row_weights)
+            values[spec.name] = v
+            sums[spec.name] = (err_sum, weight_sum)
             continue
-        v, blank = aggregate.per_query_values(spec, comps, prof)
-        per_q[spec.name] = v
-        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq)
-        if blank.any():
-            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq)
-            excl[spec.name], as0[spec.name] = e, a0
-            if spec.family in aggregate.SCORED_ONE_FAMILIES:
-                as1[spec.name] = a1
-    policy = {None: "excluded", 0.0: "scored 0", 1.0: "scored 1"}[prof.empty]
-    diag = Diagnostics(
-        n_queries=prep.n_queries,
-        n_documents=int(prep.labels.shape[0]),
-        n_blank=int(blank_any.sum()),
-        n_single_document=int(np.sum(comps.n == 1)),
-        n_queries_with_ties_in_topk=int(comps.ties.sum()),
-        ties_k=request.ties_k,
-        blank_policy=policy,
-        backend=used,
-        mean_blank_excluded=excl,
-        mean_blank_as_0=as0,
-        mean_blank_as_1=as1,
+        values[spec.name], blanks[spec.name] = aggregate.per_query_values(spec, comps, prof)
+    return QueryParts(
+        query_ids=prep.query_ids, values=values, blank=blanks, query_weights=prep.query_weights,
+        has_gain=comps.has_gain, n=comps.n, ties=comps.ties, pointwise_sums=sums,
+        n_documents=int(prep.labels.shape[0]), backend=used, ties_k=request.ties_k,
     )
-    table = None
-    if per_query:
-        table = pd.DataFrame({"qid": prep.query_ids, **per_q})
-    return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof)
 
 
 def _components(

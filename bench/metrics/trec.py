@@ -17,9 +17,10 @@ import numpy as np
 
 from bench.data.trec import read_qrels, read_run
 from bench.errors import DataError
-from bench.metrics.evaluate import EvaluationResult, Judged, evaluate_prepared
+from bench.metrics.evaluate import Judged, evaluate_prepared
 from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.result import EvaluationResult
 from bench.metrics.validate import prepare
 
 

@@ -1,0 +1,172 @@
+"""Query-aligned data for Dask: Parquet shards of whole queries, and the check that a frame is so.
+
+Distributed LambdaMART is only LambdaMART if every query lies inside one partition: a query cut
+in two loses the pairs between its halves (XGBoost with ``allow_group_split=True``) or fails
+(LightGBM: "Sum of query counts differs from the length of #data"), and a per-query metric on
+half a query is a different number. So ltrbench's Dask engine reads data only as
+
+* **shards**: a folder of ``part-NNNNN.parquet`` files (:func:`write_query_shards`), each holding
+  whole queries with their rows contiguous, in the layout of :mod:`bench.data.parquet` (``qid``,
+  ``label``, ``user``, ``item``, then float32 features) -- one Dask partition per file;
+
+and checks every frame before use (:func:`check_query_aligned`): inside a partition each query's
+rows are contiguous, and no query id appears in two partitions. A frame that fails is either
+refused (the error names the query id and the partitions) or re-partitioned with
+:func:`align_queries` (a shuffle on ``qid``: Dask's ``set_index``, each query lands in one
+partition; rows keep their order inside a query only if the input was sorted by ``qid``, which
+the check reports).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.data.letor import LetorData
+from bench.data.parquet import write_parquet
+from bench.errors import DataError
+
+PathLike = str | os.PathLike[str]
+SHARD_GLOB = "part-*.parquet"
+
+
+def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int = 1_000_000,
+                       compression: str = "zstd") -> list[Path]:
+    """Write ``data`` as Parquet shards of whole queries, about ``rows_per_shard`` rows each.
+
+    A shard ends at the first query boundary at or after ``rows_per_shard`` rows (so a query
+    larger than that is one shard on its own). Returns the files in order.
+    """
+    if rows_per_shard < 1:
+        raise DataError(f"rows_per_shard must be >= 1; got {rows_per_shard}")
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    stale = sorted(out.glob(SHARD_GLOB))
+    if stale:
+        raise DataError(f"{out}: already holds {len(stale)} shard(s) ({stale[0].name}, ...); "
+                        "write into an empty folder")
+    starts = data.offsets[:-1]
+    files: list[Path] = []
+    first = 0
+    while first < data.n_queries:
+        limit = int(starts[first]) + rows_per_shard
+        last = int(np.searchsorted(data.offsets, limit, side="left"))
+        last = min(max(last, first + 1), data.n_queries)
+        part = data.take_queries(np.arange(first, last))
+        files.append(write_parquet(part, out / f"part-{len(files):05d}.parquet",
+                                   compression=compression))
+        first = last
+    return files
+
+
+def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> Any:
+    """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order."""
+    from bench.data.dask_cluster import require_dask
+
+    require_dask()
+    import dask.dataframe as dd
+
+    files = sorted(Path(folder).glob(SHARD_GLOB))
+    if not files:
+        raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
+                        "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
+    return dd.read_parquet([str(f) for f in files], columns=columns, split_row_groups=False,
+                           aggregate_files=False)
+
+
+def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
+    """The shard files of ``folder``; :class:`DataError` naming the file when there are none or
+    the first lacks a ``required`` column (the others are checked when they are read)."""
+    import pyarrow.parquet as pq
+
+    p = Path(folder)
+    if not p.is_dir():
+        raise DataError("expected a folder of Parquet shards (part-*.parquet)", path=p)
+    files = sorted(p.glob(SHARD_GLOB))
+    if not files:
+        raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
+    try:
+        names = pq.read_schema(files[0]).names
+    except (OSError, ValueError) as exc:
+        raise DataError(f"not a readable Parquet file ({exc})", path=files[0]) from None
+    missing = [c for c in required if c not in names]
+    if missing:
+        raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
+                        f"{', '.join(names[:12])}{' ...' if len(names) > 12 else ''}",
+                        path=files[0])
+    return files
+
+
+def partition_queries(frame: pd.DataFrame, qid: str = "qid") -> pd.DataFrame:
+    """One row per partition: its query ids in order of first appearance, row counts, and the
+    first row (1-based, within the partition) where a query's rows are not contiguous (0 if none)."""
+    q = frame[qid].to_numpy()
+    if q.shape[0] == 0:
+        return pd.DataFrame({"qids": [np.empty(0, dtype=np.int64)], "rows": [0], "broken_row": [0]})
+    starts = np.flatnonzero(np.concatenate([[True], q[1:] != q[:-1]]))
+    runs = q[starts]
+    uniq, first = np.unique(runs, return_index=True)
+    broken = 0
+    if uniq.shape[0] != runs.shape[0]:
+        seen = np.zeros(runs.shape[0], dtype=bool)
+        seen[first] = True
+        broken = int(starts[np.flatnonzero(~seen)[0]]) + 1
+    return pd.DataFrame({"qids": [runs], "rows": [int(q.shape[0])], "broken_row": [broken]})
+
+
+def check_query_aligned(ddf: Any, *, qid: str = "qid", where: str = "data") -> list[int]:
+    """Raise :class:`DataError` unless every query of ``ddf`` lies inside one partition with its
+    rows contiguous; returns the row count of each partition.
+
+    The error names the query id, the partitions it appears in (0-based) or the row (1-based,
+    within the partition) where a query reappears.
+    """
+    meta = pd.DataFrame({"qids": pd.Series([], dtype=object), "rows": pd.Series([], dtype="int64"),
+                         "broken_row": pd.Series([], dtype="int64")})
+    table = ddf.map_partitions(partition_queries, qid, meta=meta).compute()
+    for part, broken in enumerate(table["broken_row"]):
+        if broken:
+            raise DataError(f"{where}: partition {part}, row {broken}: a query's rows are not "
+                            f"contiguous (its qid appeared earlier in the partition); sort by "
+                            f"{qid} or re-partition with align_queries")
+    lists = list(table["qids"])
+    if lists:
+        every = np.concatenate(lists)
+        part_of = np.repeat(np.arange(len(lists)), [len(x) for x in lists])
+        order = np.argsort(every, kind="stable")
+        ranked = every[order]
+        dup = np.flatnonzero(ranked[1:] == ranked[:-1])
+        if dup.shape[0]:
+            i = int(dup[0])
+            key = ranked[i].item() if hasattr(ranked[i], "item") else ranked[i]
+            raise DataError(f"{where}: query {qid}={key} lies in partitions "
+                            f"{int(part_of[order[i]])} and {int(part_of[order[i + 1]])}; every "
+                            "query must be inside one partition (re-partition with "
+                            "align_queries, or write shards of whole queries)")
+    return [int(r) for r in table["rows"]]
+
+
+def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None) -> Any:
+    """``ddf`` re-partitioned so that each query lies in one partition (a shuffle on ``qid``).
+
+    Partitions come out sorted by ``qid``; inside a query, rows keep their input order only if
+    the input was already sorted by ``qid`` (Dask's shuffle is stable per source partition).
+    """
+    n = npartitions or ddf.npartitions
+    out = ddf.set_index(qid, drop=False, npartitions=n, sort=True)
+    return out.reset_index(drop=True)
+
+
+__all__ = [
+    "SHARD_GLOB",
+    "align_queries",
+    "check_query_aligned",
+    "partition_queries",
+    "read_query_shards",
+    "shard_columns",
+    "write_query_shards",
+]

@@ -1,0 +1,94 @@
+"""The reference evaluator over a Dask DataFrame: each partition on its whole queries, combined.
+
+``evaluate_frame(ddf, metrics=..., profile=...)`` gives what :func:`bench.metrics.evaluate` gives
+on the same rows in one process (the same :class:`EvaluationResult`): each partition is prepared
+and evaluated on the worker that holds it (:func:`bench.metrics.evaluate.query_parts`, the
+compiled kernel), only per-query values travel back (a few numbers per query, never rows), and
+:func:`bench.metrics.query_parts.combine` / :func:`~bench.metrics.query_parts.summarise` form
+the means, blank-query counts, both blank policies and diagnostics from them -- the same
+reductions on the same arrays, so ranking metrics equal the single-process values bit for bit.
+
+Conventions that hold per query hold per partition: ``stable`` ties keep the row order inside a
+query, ``docno_desc`` ranks document ids within a query. A profile with ``ties="random"`` draws
+one permutation over all rows, which no partition can reproduce: it is refused. A query cut
+across partitions is refused with its id (:func:`bench.data.query_shards.check_query_aligned`
+runs first unless ``checked=True``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.data.query_shards import check_query_aligned
+from bench.errors import ConfigError, DataError
+from bench.metrics.evaluate import query_parts
+from bench.metrics.names import MetricSpec, parse_metrics
+from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.query_parts import QueryParts, combine, summarise
+from bench.metrics.result import EvaluationResult
+from bench.metrics.validate import prepare
+
+
+def evaluate_frame(
+    ddf: Any,
+    *,
+    label: str = "label",
+    score: str = "score",
+    qid: str = "qid",
+    weight: str | None = None,
+    metrics: str | Iterable[str] = ("ndcg@10",),
+    profile: str | Profile = "ltrbench",
+    per_query: bool = False,
+    checked: bool = False,
+    where: str = "data",
+) -> EvaluationResult:
+    """Ranking metrics of a query-aligned Dask DataFrame (columns ``label``, ``score``, ``qid``).
+
+    Formulas and conventions are those of :func:`bench.metrics.evaluate` under ``profile``
+    (default ``ltrbench``: gain ``2^l - 1``, discount ``1/log2(rank + 1)``, ties averaged, blank
+    queries excluded); the result is the one :func:`bench.metrics.evaluate` returns on the rows of
+    ``ddf`` in partition order. ``weight``: a column of per-row weights (a query's weight is the
+    mean of its rows', as LightGBM's). ``checked``: skip the alignment check (the caller ran it).
+
+    Raises:
+        DataError: a query split across partitions, or bad values (the message names the
+            partition and the row within it).
+        ConfigError: unknown metric or profile; a profile with random tie order.
+    """
+    prof = get_profile(profile)
+    if prof.ties == "random":
+        raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "
+                          "rows, which partitions cannot reproduce; use it with the local engine")
+    specs = parse_metrics(metrics)
+    if not checked:
+        check_query_aligned(ddf, qid=qid, where=where)
+    import dask
+
+    parts = [dask.delayed(_partition_parts)(d, i, label, score, qid, weight, specs, prof, where)
+             for i, d in enumerate(ddf.to_delayed())]
+    computed: list[QueryParts | None] = list(dask.compute(*parts))
+    present = [p for p in computed if p is not None]
+    if not present:
+        raise DataError(f"{where}: no rows to evaluate")
+    return summarise(combine(present), specs, prof, per_query=per_query)
+
+
+def _partition_parts(frame: pd.DataFrame, index: int, label: str, score: str, qid: str,
+                     weight: str | None, specs: list[MetricSpec], prof: Profile,
+                     where: str) -> QueryParts | None:
+    if frame.shape[0] == 0:
+        return None
+    try:
+        prep = prepare(frame[label].to_numpy(dtype=np.float64), frame[score].to_numpy(dtype=np.float64),
+                       qid=frame[qid].to_numpy(), group=None,
+                       weights=None if weight is None else frame[weight].to_numpy(), threads=1)
+        return query_parts(prep, specs, prof, threads=1)
+    except DataError as exc:
+        raise DataError(f"{where}: partition {index}: {exc}") from None
+
+
+__all__ = ["evaluate_frame"]

@@ -1,0 +1,141 @@
+"""An evaluation before its means: per-query values of a set of whole queries, and how sets combine.
+
+Every number :func:`bench.metrics.evaluate` reports is a function of per-query values (a metric's
+value and blank flag, the query's weight, document count, tie flag) plus, for the pointwise
+errors, two sums over documents. A :class:`QueryParts` holds exactly those for some queries. The
+parts of disjoint sets of whole queries -- Dask partitions, files, chunks -- are concatenated in
+query order by :func:`combine` and turned into the :class:`EvaluationResult` by :func:`summarise`,
+the same function that :func:`evaluate` applies to the parts of all its queries at once. So a
+distributed evaluation gives the single-process numbers: ranking metrics and every diagnostic
+bit for bit (the same arrays reach the same reductions), ``rmse`` / ``mae`` to the last bits of
+a float64 sum (partial sums added in another order; within 1e-15 relative).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+import bench.metrics.aggregate as aggregate
+from bench.errors import ConfigError
+from bench.metrics.diagnostics import Diagnostics
+from bench.metrics.names import MetricSpec
+from bench.metrics.profiles import Profile
+from bench.metrics.result import EvaluationResult
+
+
+@dataclass(frozen=True)
+class QueryParts:
+    """Per-query pieces of an evaluation of some whole queries (one entry per query, in order).
+
+    Attributes:
+        query_ids: the queries' ids.
+        values: metric name -> value per query (NaN where undefined).
+        blank: ranking metric name -> whether the query is blank for it (0/0).
+        query_weights: weight per query, or ``None`` (all 1).
+        has_gain: whether the query has a document with a positive gain.
+        n: scored documents per query.
+        ties: whether the query has tied scores in its top ``ties_k``.
+        pointwise_sums: pointwise metric -> ``(sum of errors, sum of weights)`` over documents.
+        n_documents: documents scored.
+        backend: the kernel that computed them (``"numba"`` or ``"numpy"``).
+        ties_k: the cutoff of the tie count.
+    """
+
+    query_ids: NDArray[Any]
+    values: dict[str, NDArray[np.float64]]
+    blank: dict[str, NDArray[np.bool_]]
+    query_weights: NDArray[np.float64] | None
+    has_gain: NDArray[np.bool_]
+    n: NDArray[np.int64]
+    ties: NDArray[np.bool_]
+    pointwise_sums: dict[str, tuple[float, float]]
+    n_documents: int
+    backend: str
+    ties_k: int | None
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.query_ids.shape[0])
+
+
+def combine(parts: Sequence[QueryParts]) -> QueryParts:
+    """The parts of disjoint sets of whole queries as one, queries in the order given.
+
+    Raises:
+        ConfigError: no parts, or parts of different metric lists (not one evaluation).
+    """
+    if not parts:
+        raise ConfigError("nothing to combine: no query parts (an empty dataset?)")
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    for p in parts[1:]:
+        if list(p.values) != list(first.values) or p.ties_k != first.ties_k:
+            raise ConfigError("query parts of different metric lists cannot be combined")
+    weights = [p.query_weights for p in parts]
+    if any(w is None for w in weights) and not all(w is None for w in weights):
+        weights = [np.ones(p.n_queries) if w is None else w for p, w in zip(parts, weights, strict=True)]
+    backends = sorted({p.backend for p in parts})
+    return QueryParts(
+        query_ids=np.concatenate([p.query_ids for p in parts]),
+        values={k: np.concatenate([p.values[k] for p in parts]) for k in first.values},
+        blank={k: np.concatenate([p.blank[k] for p in parts]) for k in first.blank},
+        query_weights=None if weights[0] is None else np.concatenate(
+            [w for w in weights if w is not None]),
+        has_gain=np.concatenate([p.has_gain for p in parts]),
+        n=np.concatenate([p.n for p in parts]),
+        ties=np.concatenate([p.ties for p in parts]),
+        pointwise_sums={k: (float(sum(p.pointwise_sums[k][0] for p in parts)),
+                            float(sum(p.pointwise_sums[k][1] for p in parts)))
+                        for k in first.pointwise_sums},
+        n_documents=sum(p.n_documents for p in parts),
+        backend="+".join(backends),
+        ties_k=first.ties_k,
+    )
+
+
+def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
+              per_query: bool = False) -> EvaluationResult:
+    """The means under the profile's conventions, the diagnostics and (``per_query``) the table."""
+    means: dict[str, float] = {}
+    excl: dict[str, float] = {}
+    as0: dict[str, float] = {}
+    as1: dict[str, float] = {}
+    wq = parts.query_weights
+    for spec in specs:
+        v = parts.values[spec.name]
+        if spec.pointwise:
+            means[spec.name] = aggregate.pointwise_total(spec.family, *parts.pointwise_sums[spec.name])
+            continue
+        blank = parts.blank[spec.name]
+        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq)
+        if blank.any():
+            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq)
+            excl[spec.name], as0[spec.name] = e, a0
+            if spec.family in aggregate.SCORED_ONE_FAMILIES:
+                as1[spec.name] = a1
+    policy = {None: "excluded", 0.0: "scored 0", 1.0: "scored 1"}[prof.empty]
+    diag = Diagnostics(
+        n_queries=parts.n_queries,
+        n_documents=parts.n_documents,
+        n_blank=int((~parts.has_gain).sum()),
+        n_single_document=int(np.sum(parts.n == 1)),
+        n_queries_with_ties_in_topk=int(parts.ties.sum()),
+        ties_k=parts.ties_k,
+        blank_policy=policy,
+        backend=parts.backend,
+        mean_blank_excluded=excl,
+        mean_blank_as_0=as0,
+        mean_blank_as_1=as1,
+    )
+    table = pd.DataFrame({"qid": parts.query_ids, **parts.values}) if per_query else None
+    return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof)
+
+
+__all__ = ["QueryParts", "combine", "summarise"]
