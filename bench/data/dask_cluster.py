@@ -86,6 +86,30 @@ def cluster(
             shutil.rmtree(scratch, ignore_errors=True)
 
 
+def spread(client: Any, ddf: Any) -> Any:
+    """``ddf`` persisted with partition ``i`` on worker ``i mod W`` (workers in address order),
+    so that every worker holds data when there are at least as many partitions as workers.
+
+    Distributed training uses the workers that hold partitions; XGBoost also counts a worker
+    whose validation matrix is empty in its all-reduced NDCG (see :mod:`bench.runners.dask_gbdt`),
+    so where the rows live is part of the result. Returns a frame with the same partitions.
+    """
+    import dask.dataframe as dd
+    from distributed import wait
+
+    workers = sorted(client.scheduler_info()["workers"])
+    parts = [client.persist(ddf.partitions[i], workers=[workers[i % len(workers)]],
+                            allow_other_workers=False) for i in range(ddf.npartitions)]
+    wait(parts)
+    return dd.concat(parts) if len(parts) > 1 else parts[0]
+
+
+def holders(client: Any, ddf: Any) -> set[str]:
+    """The workers that hold a partition of the persisted ``ddf``."""
+    futures = client.futures_of(ddf)
+    return {w for ws in client.who_has(futures).values() for w in ws}
+
+
 def describe(client: Any) -> dict[str, Any]:
     """The cluster as a manifest records it: scheduler, workers, threads and memory per worker."""
     info = client.scheduler_info()
@@ -99,4 +123,4 @@ def describe(client: Any) -> dict[str, Any]:
     }
 
 
-__all__ = ["INSTALL_HINT", "LOOPBACK", "cluster", "describe", "require_dask"]
+__all__ = ["INSTALL_HINT", "LOOPBACK", "cluster", "describe", "holders", "require_dask", "spread"]

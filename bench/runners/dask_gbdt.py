@@ -1,0 +1,315 @@
+"""LambdaMART on a Dask cluster: ``xgboost.dask`` and ``lightgbm.DaskLGBMRanker``, selected on validation.
+
+``train_dask(library, client, train, vali, params, objective=...)`` trains on query-aligned Dask
+DataFrames (:mod:`bench.data.query_shards`: columns ``qid``, ``label``, features; every query
+inside one partition, checked first) with the parameters of :mod:`bench.runners.params` -- the
+same mapping as the local runners -- and chooses the iteration on the validation split only:
+
+* **XGBoost** (``xgboost.dask.train`` over ``DaskDMatrix``): the library's own
+  ``EarlyStopping`` on its validation ``ndcg@k``, which XGBoost all-reduces over the workers
+  (a global metric, as in one process). Query ids are replaced by the query's number over
+  the whole frame (partitions in order), so each worker's rows are sorted by query and no
+  query is split: the safe equivalent of ``allow_group_split=True`` on aligned partitions
+  (``../shared/notes/dask.md``: the default ``allow_group_split=False`` re-partitions to one
+  partition per query, 36 minutes instead of about 68 s on 16,000 queries). Partitions are
+  placed round-robin on the workers (:func:`bench.data.dask_cluster.spread`), and a validation
+  split with fewer partitions than workers is refused: XGBoost 3.2 counts a worker whose
+  validation matrix is empty as one more query with NDCG 1 (found here: 0.616 logged where the
+  model's NDCG on the 12 validation queries is 0.586, the value XGBoost itself computes in one
+  process).
+* **LightGBM** (``DaskLGBMRanker``): its validation metric is computed by each worker on the
+  part of the validation set it holds, never over the whole set, so it cannot drive early
+  stopping. All ``n_trees`` trees are grown; afterwards the reference evaluator computes the
+  validation ``ndcg@k`` under the ``lightgbm`` profile (equal to LightGBM's own metric, as the
+  cross-check shows) after every tree, partition by partition, and early stopping's rule (stop
+  after ``patience`` rounds without a strict improvement; the first maximum) is applied to that
+  curve: the same choice early stopping would make, at the price of the trees it would not
+  have grown (``trees_grown`` vs ``n_trees`` in the result). ``deterministic=True`` and the
+  seed are set, partitions are placed round-robin and ``machines`` lists the workers in address
+  order with ports that LightGBM hands out in that order. That is not yet enough: LightGBM
+  builds its worker list from where its own derived tasks ran, and in one of three fits on
+  the same cluster the first tree's thresholds differed (the distributed bin boundaries depend
+  on which rank holds which rows). LightGBM-Dask fits are therefore not reproducible fit to
+  fit here (XGBoost's are: tested); the run manifest says so.
+
+Library threads are the workers' threads (``nthread`` / ``num_threads`` are not passed).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+import pandas as pd
+
+from bench.data.dask_cluster import holders, spread
+from bench.data.query_shards import check_query_aligned
+from bench.errors import ConfigError
+from bench.metrics.evaluate import query_parts
+from bench.metrics.names import parse_metrics
+from bench.metrics.profiles import get_profile
+from bench.metrics.query_parts import QueryParts, combine, summarise
+from bench.metrics.validate import prepare
+from bench.runners.params import Params, lightgbm_params, xgboost_params
+from bench.runners.result import library_eval_at
+
+LIBRARIES = ("lightgbm", "xgboost")
+NON_FEATURES = ("qid", "label", "user", "item", "score")
+
+
+@dataclass
+class DaskFit:
+    """A model trained on Dask: a local booster, the chosen iteration and how it was chosen.
+
+    ``trees_grown``: trees trained; ``curve``: the validation metric after each; ``stopped_at``:
+    where early stopping's rule stops on that curve (``best_iteration`` is the first maximum of
+    ``curve[:stopped_at]``)."""
+
+    library: str
+    booster: Any
+    library_params: dict[str, Any]
+    best_iteration: int
+    trees_grown: int
+    curve: list[float]
+    stopped_at: int
+    select_metric: str
+    fit_s: float
+    features: list[str]
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def feature_columns(ddf: Any) -> list[str]:
+    """The feature columns of a LETOR frame: every column but qid, label, user, item, score."""
+    return [c for c in ddf.columns if c not in NON_FEATURES]
+
+
+def stopping_point(curve: list[float], patience: int) -> tuple[int, int]:
+    """``(trees early stopping grows, best iteration)`` (both 1-based counts) on a validation
+    curve: a strict improvement resets the count; after ``patience`` rounds without one it stops;
+    the best is the first maximum seen so far (``bench.runners.lightgbm``'s rule)."""
+    best_value, best_i = -np.inf, -1
+    for i, value in enumerate(curve):
+        if value > best_value:
+            best_value, best_i = value, i
+        elif i - best_i >= patience:
+            return i + 1, best_i + 1
+    return len(curve), best_i + 1
+
+
+def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params, *,
+               objective: str, select_metric: str = "ndcg@10",
+               eval_at: tuple[int, ...] = (10,)) -> DaskFit:
+    """Train ``library`` on the cluster of ``client``; see the module docstring."""
+    if library not in LIBRARIES:
+        raise ConfigError(f"no Dask runner for {library!r}; valid: {', '.join(LIBRARIES)}")
+    check_query_aligned(train, where="train")
+    check_query_aligned(vali, where="vali")
+    features = feature_columns(train)
+    missing = [c for c in features if c not in vali.columns]
+    if missing:
+        raise ConfigError(f"vali lacks the training features {missing[:5]}")
+    ks = library_eval_at(select_metric, eval_at)
+    if library == "xgboost":
+        return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features)
+    return _train_lightgbm(client, train, vali, params, objective, select_metric, ks, features)
+
+
+# ------------------------------------------------------------------------------------- XGBoost
+
+
+def _n_groups(frame: pd.DataFrame) -> pd.Series:
+    q = frame["qid"].to_numpy()
+    n = int(np.count_nonzero(q[1:] != q[:-1])) + 1 if q.shape[0] else 0
+    return pd.Series([n], dtype="int64")
+
+
+def _group_key(frame: pd.DataFrame, first: list[int],
+               partition_info: dict[str, Any] | None = None) -> pd.Series:
+    """The query's number over the whole frame (queries counted in partition order): sorted, one
+    value per query, below 2^32 (XGBoost keeps ``qid`` as a 32-bit unsigned integer)."""
+    q = frame["qid"].to_numpy()
+    starts = np.concatenate([[True], q[1:] != q[:-1]]) if q.shape[0] else np.zeros(0, dtype=bool)
+    base = first[0 if partition_info is None else int(partition_info["number"])]
+    return pd.Series(base + np.cumsum(starts) - 1, index=frame.index, name="group_key",
+                     dtype="int64")
+
+
+def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective: str,
+                   select_metric: str, ks: tuple[int, ...], features: list[str]) -> DaskFit:
+    import xgboost as xgb
+    import xgboost.dask as dxgb
+
+    lib = xgboost_params(params, objective, eval_at=ks)
+    lib.pop("nthread", None)
+    workers = sorted(client.scheduler_info()["workers"])
+    if vali.npartitions < len(workers):
+        raise ConfigError(
+            f"vali has {vali.npartitions} partition(s) for {len(workers)} workers: XGBoost counts "
+            "a worker with an empty validation matrix as a query with NDCG 1 in its all-reduced "
+            "metric (measured: 0.616 instead of 0.586 on 12 queries), so early stopping would "
+            "read a wrong number; write the validation split in at least as many shards as "
+            "there are workers")
+    train, vali = spread(client, train), spread(client, vali)
+    if holders(client, vali) != set(workers):
+        raise ConfigError("some workers hold no validation rows after spreading the partitions")
+
+    def matrix(ddf: Any) -> Any:
+        counts = ddf.map_partitions(_n_groups, meta=("n", "int64")).compute().to_numpy()
+        if int(counts.sum()) >= 1 << 32:
+            raise ConfigError(f"{int(counts.sum()):,} queries: XGBoost numbers queries with 32 bits")
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]]).tolist()
+        key = ddf.map_partitions(_group_key, first, meta=("group_key", "int64"))
+        return dxgb.DaskDMatrix(client, ddf[features], ddf["label"], qid=key)
+
+    t0 = time.perf_counter()
+    dtrain, dvali = matrix(train), matrix(vali)
+    out = dxgb.train(
+        client, dict(lib), dtrain, num_boost_round=params.n_trees, evals=[(dvali, "vali")],
+        verbose_eval=False,
+        callbacks=[xgb.callback.EarlyStopping(rounds=params.early_stopping_rounds,
+                                              metric_name=select_metric, data_name="vali",
+                                              maximize=True, save_best=False)],
+    )
+    fit_s = time.perf_counter() - t0
+    curve = [float(v) for v in out["history"]["vali"][select_metric]]
+    return DaskFit("xgboost", out["booster"], lib, int(np.argmax(curve)) + 1, len(curve), curve,
+                   len(curve), select_metric, fit_s, features,
+                   {"selection": "XGBoost EarlyStopping on its all-reduced validation metric"})
+
+
+# ------------------------------------------------------------------------------------ LightGBM
+
+
+def _run_lengths(s: pd.Series) -> pd.Series:
+    v = s.to_numpy()
+    if v.shape[0] == 0:
+        return pd.Series([], dtype="int64")
+    bounds = np.concatenate([[0], np.flatnonzero(v[1:] != v[:-1]) + 1, [v.shape[0]]])
+    return pd.Series(np.diff(bounds), dtype="int64")
+
+
+def _free_block(n: int) -> int:
+    """A port ``b``, a multiple of 8, with ``b .. b+n-1`` free on this host (binding tested)."""
+    rng = np.random.default_rng()
+    for _ in range(200):
+        base = int(rng.integers(20_000 // 8, 60_000 // 8)) * 8
+        socks = []
+        try:
+            for j in range(n):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                socks.append(s)
+                s.bind(("", base + j))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise ConfigError(f"no block of {n} free ports found for LightGBM's workers")
+
+
+def _machines(client: Any) -> str:
+    """``machines`` for LightGBM: per host, consecutive ports from a multiple of 8, workers in
+    address order. LightGBM gives each worker (in the order of the workers holding partitions,
+    which :func:`~bench.data.dask_cluster.spread` makes the address order) the next port of its
+    host from a Python ``set``; a set of at most 8 consecutive ints from a multiple of 8 yields
+    them in ascending order. So worker ``k`` of a host gets ``base + k`` and its rank in
+    ``machines`` is fixed: the same cluster layout gives the same machine order every fit."""
+    workers = sorted(client.scheduler_info()["workers"])
+    by_host: dict[str, list[str]] = {}
+    for w in workers:
+        by_host.setdefault(str(urlparse(w).hostname), []).append(w)
+    entries = []
+    for host, members in sorted(by_host.items()):
+        if len(members) > 8:
+            raise ConfigError(f"{host} runs {len(members)} Dask workers; LightGBM's fixed machine "
+                              "order here supports at most 8 per host")
+        base = client.run(_free_block, len(members), workers=[members[0]])[members[0]]
+        entries += [f"{host}:{base + j}" for j in range(len(members))]
+    return ",".join(entries)
+
+
+def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objective: str,
+                    select_metric: str, ks: tuple[int, ...], features: list[str]) -> DaskFit:
+    import lightgbm as lgb
+
+    lib = lightgbm_params(params, objective, eval_at=ks)
+    for key in ("num_threads", "metric", "eval_at"):
+        lib.pop(key, None)
+    train = spread(client, train)
+    lib["machines"] = _machines(client)
+    t0 = time.perf_counter()
+    group = train["qid"].map_partitions(_run_lengths, meta=("qid", "int64"))
+    model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
+    model.fit(train[features], train["label"], group=group)
+    fit_s = time.perf_counter() - t0
+    booster = model.to_local().booster_
+    curve = validation_curve(booster, vali, features, select_metric, profile="lightgbm")
+    grown, best = stopping_point(curve, params.early_stopping_rounds)
+    return DaskFit("lightgbm", booster, lib, best, params.n_trees, curve, grown, select_metric,
+                   fit_s, features, {"selection": (
+                       "reference evaluator, profile lightgbm, on the whole validation split "
+                       f"after every tree; early stopping's rule would have grown {grown} trees")})
+
+
+def _curve_parts(frame: pd.DataFrame, booster: Any, features: list[str], metric: str,
+                 profile: str) -> list[QueryParts] | None:
+    if frame.shape[0] == 0:
+        return None
+    X = frame[features].to_numpy(dtype=np.float32)
+    prep_base = prepare(frame["label"].to_numpy(np.float64), np.zeros(frame.shape[0]),
+                        qid=frame["qid"].to_numpy(), group=None, weights=None, threads=1)
+    specs, prof = parse_metrics(metric), get_profile(profile)
+    scores = np.zeros(frame.shape[0], dtype=np.float64)
+    out = []
+    for i in range(booster.num_trees()):
+        scores += booster.predict(X, start_iteration=i, num_iteration=1, raw_score=True)
+        prep_base.scores[:] = scores
+        out.append(query_parts(prep_base, specs, prof, threads=1))
+    return out
+
+
+def validation_curve(booster: Any, vali: Any, features: list[str], metric: str, *,
+                     profile: str) -> list[float]:
+    """``metric`` on the whole validation frame after each tree (1..T), under ``profile``,
+    evaluated partition by partition and combined exactly (:mod:`bench.metrics.query_parts`)."""
+    import dask
+
+    specs, prof = parse_metrics(metric), get_profile(profile)
+    tasks = [dask.delayed(_curve_parts)(d, booster, features, metric, profile)
+             for d in vali.to_delayed()]
+    per_partition = [p for p in dask.compute(*tasks) if p is not None]
+    n_trees = len(per_partition[0]) if per_partition else 0
+    name = specs[0].name
+    return [summarise(combine([p[i] for p in per_partition]), specs, prof).metrics[name]
+            for i in range(n_trees)]
+
+
+# ------------------------------------------------------------------------------------ scoring
+
+
+def _predict_partition(frame: pd.DataFrame, fit: DaskFit) -> pd.Series:
+    X = frame[fit.features].to_numpy(dtype=np.float32)
+    if fit.library == "xgboost":
+        import xgboost as xgb
+
+        s = fit.booster.predict(xgb.DMatrix(X, feature_names=fit.features), output_margin=True,
+                                iteration_range=(0, fit.best_iteration))
+    else:
+        s = fit.booster.predict(X, num_iteration=fit.best_iteration, raw_score=True)
+    return pd.Series(np.asarray(s, dtype=np.float64), index=frame.index, name="score")
+
+
+def predict_frame(fit: DaskFit, ddf: Any) -> Any:
+    """``ddf`` with a ``score`` column: the model's scores at its chosen iteration, computed on
+    the workers partition by partition (the booster travels, the rows stay)."""
+    scores = ddf.map_partitions(_predict_partition, fit, meta=("score", "f8"))
+    return ddf.assign(score=scores)
+
+
+__all__ = ["LIBRARIES", "DaskFit", "feature_columns", "predict_frame", "stopping_point",
+           "train_dask", "validation_curve"]

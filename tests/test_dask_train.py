@@ -1,0 +1,106 @@
+"""Both Dask rankers train on query-aligned shards, choose their iteration on validation only, and
+their validation numbers agree with the reference evaluator on the same scores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+pytest.importorskip("dask.dataframe")
+
+import dask.dataframe as dd
+
+from bench.data.dask_cluster import cluster
+from bench.data.query_shards import read_query_shards, write_query_shards
+from bench.datasets.catalogue import get_card
+from bench.datasets.letor_shapes import generate_split, shape_of
+from bench.errors import ConfigError, DataError
+from bench.metrics.distributed import evaluate_frame
+from bench.runners.dask_gbdt import predict_frame, stopping_point, train_dask
+from bench.runners.params import Params
+
+pytestmark = pytest.mark.slow
+
+PARAMS = Params(n_trees=8, num_leaves=7, learning_rate=0.3, min_data_in_leaf=5,
+                early_stopping_rounds=3, seed=1)
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with cluster(workers=2, threads=1, memory_limit="2GB") as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("shards")
+    shape = shape_of(get_card("synthetic-mslr30k"))
+    out = {}
+    for split in ("train", "vali"):
+        data = generate_split(shape, split, scale=0.002, seed=3)
+        write_query_shards(data, root / split, rows_per_shard=1500 if split == "train" else 500)
+        out[split] = read_query_shards(root / split).persist()
+    return out
+
+
+def test_stopping_point_follows_early_stoppings_rule() -> None:
+    # best 0.5 at iteration 2; three rounds without a strict improvement stop at iteration 5
+    assert stopping_point([0.1, 0.5, 0.5, 0.4, 0.45, 0.9], patience=3) == (5, 2)
+    assert stopping_point([0.1, 0.2, 0.3], patience=3) == (3, 3)
+    assert stopping_point([0.3, 0.3, 0.3], patience=1) == (2, 1)
+
+
+@pytest.mark.parametrize(("library", "objective", "profile"),
+                         [("xgboost", "ndcg", "xgboost"), ("lightgbm", "lambdarank", "lightgbm")])
+def test_a_dask_ranker_selects_on_validation_and_its_metric_is_the_reference_one(
+        client: Any, frames: dict[str, Any], library: str, objective: str, profile: str) -> None:
+    fit = train_dask(library, client, frames["train"], frames["vali"], PARAMS, objective=objective)
+    assert len(fit.curve) == fit.trees_grown
+    assert 1 <= fit.best_iteration <= fit.stopped_at <= fit.trees_grown <= PARAMS.n_trees
+    assert fit.stopped_at == stopping_point(fit.curve, PARAMS.early_stopping_rounds)[0]
+    assert fit.curve[fit.best_iteration - 1] == max(fit.curve[:fit.stopped_at])
+    assert len(fit.features) == 136
+    scored = predict_frame(fit, frames["vali"])
+    ref = evaluate_frame(scored, metrics="ndcg@10", profile=profile)
+    # XGBoost's all-reduced eval log / LightGBM's curve vs the reference evaluator on the
+    # model's scores at the chosen iteration, under the library's profile
+    tol = 1e-6 if library == "xgboost" else 0.0
+    assert abs(ref.metrics["ndcg@10"] - fit.curve[fit.best_iteration - 1]) <= tol
+    assert 0.3 < ref.metrics["ndcg@10"] < 1.0
+
+
+def test_two_xgboost_fits_on_the_same_cluster_give_the_same_scores(
+        client: Any, frames: dict[str, Any]) -> None:
+    # (LightGBM-Dask is not reproducible fit to fit yet: see bench.runners.dask_gbdt)
+    scores = []
+    for _ in range(2):
+        fit = train_dask("xgboost", client, frames["train"], frames["vali"], PARAMS,
+                         objective="ndcg")
+        scores.append(predict_frame(fit, frames["vali"])["score"].compute().to_numpy())
+    np.testing.assert_array_equal(scores[0], scores[1])
+
+
+def test_a_split_query_is_refused_before_any_training(client: Any, frames: dict[str, Any]) -> None:
+    df = frames["train"].compute().reset_index(drop=True)
+    q = df["qid"].to_numpy()
+    cut = int(np.flatnonzero(q[1:] == q[:-1])[3]) + 1
+    bad = dd.from_map(lambda p: p, [df.iloc[:cut], df.iloc[cut:]], meta=df.iloc[:0])
+    with pytest.raises(DataError, match=r"train: query qid=\d+ lies in partitions 0 and 1"):
+        train_dask("xgboost", client, bad, frames["vali"], PARAMS, objective="ndcg")
+
+
+def test_xgboost_refuses_fewer_validation_partitions_than_workers(
+        client: Any, frames: dict[str, Any]) -> None:
+    one = frames["vali"].repartition(npartitions=1)
+    with pytest.raises(ConfigError, match="vali has 1 partition"):
+        train_dask("xgboost", client, frames["train"], one, PARAMS, objective="ndcg")
+
+
+def test_an_unknown_library_is_a_config_error(client: Any, frames: dict[str, Any], tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no Dask runner for 'catboost'"):
+        train_dask("catboost", client, frames["train"], frames["vali"], PARAMS, objective="ndcg")
