@@ -104,3 +104,48 @@ def test_xgboost_refuses_fewer_validation_partitions_than_workers(
 def test_an_unknown_library_is_a_config_error(client: Any, frames: dict[str, Any], tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no Dask runner for 'catboost'"):
         train_dask("catboost", client, frames["train"], frames["vali"], PARAMS, objective="ndcg")
+
+
+def test_run_engine_dask_writes_a_complete_run_with_the_cluster_in_its_manifest(tmp_path: Path) -> None:
+    import json
+
+    import pandas as pd
+
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.pipeline import run_benchmark
+
+    config = RunConfig.from_dict({"dataset": "synthetic", "models": ["xgboost-ndcg", "lightgbm-lambdarank", "random"],
+                                  "seeds": [0], "quick": True, "engine": "dask", "workers": 2})
+    run_dir = run_benchmark(config, out_dir=tmp_path, progress=False)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["engine"] == "dask"
+    assert manifest["cluster"]["workers"] == 2
+    assert all(n >= 2 for n in manifest["partitions"].values())
+    timings = pd.read_csv(run_dir / "timings.csv").set_index("model")
+    assert set(timings.index) == {"xgboost-ndcg", "lightgbm-lambdarank", "random"}
+    scores = pd.read_parquet(run_dir / "scores.parquet")
+    labels = pd.read_parquet(run_dir / "labels.parquet")
+    for model in ("xgboost-ndcg", "lightgbm-lambdarank"):
+        for split in ("vali", "test"):
+            n = int((labels["split"] == split).sum())
+            assert ((scores["model"] == model) & (scores["split"] == split)).sum() == n
+    assert manifest["crosscheck"]["ok"], manifest["crosscheck"]
+    # XGBoost's all-reduced eval log is what the cross-check compared; LightGBM logs none
+    log = pd.read_csv(run_dir / "evallog.csv")
+    assert set(log["model"]) == {"xgboost-ndcg"}
+
+
+def test_engine_settings_are_checked_and_the_local_engine_keeps_earlier_hashes() -> None:
+    from dataclasses import replace
+
+    from bench.benchmark.config import RunConfig
+
+    base = RunConfig.from_dict({"dataset": "synthetic"})
+    assert replace(base, engine="local", workers=5).config_hash() == base.config_hash()
+    dask = replace(base, engine="dask")
+    assert dask.config_hash() != base.config_hash()
+    assert replace(dask, scheduler="tcp://10.0.0.1:8786").config_hash() == dask.config_hash()
+    with pytest.raises(ConfigError, match="engine must be one of local, dask"):
+        replace(base, engine="spark")
+    with pytest.raises(ConfigError, match="timing isolated applies to the local engine"):
+        replace(base, engine="dask", timing="isolated")

@@ -12,6 +12,9 @@ A config file is flat at the top (run keys) with three optional tables::
     early_stopping_split = "vali"         # the only accepted value
     timing = "inprocess"                  # or "isolated": each (model, seed) in a fresh process
     timing_repeats = 1                    # fits per (model, seed); fit time = median, with range
+    engine = "local"                      # or "dask": GBDTs trained on a Dask cluster
+    workers = 2                           # dask: local worker processes (no scheduler given)
+    scheduler = "tcp://host:8786"         # dask: an existing cluster (not part of the hash)
 
     [params]                              # bench.runners.params.Params fields; keys not given
     n_trees = 300                         # take DEFAULT_RUN_PARAMS (Params defaults with
@@ -63,10 +66,12 @@ _SELECTION_KEYS = ("early_stopping_split", "select_on", "selection_split", "vali
 #: Keys left out of the config hash (they do not change any number).
 _UNHASHED = (
     "data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description", "timing",
-    "timing_repeats", "cache",
+    "timing_repeats", "cache", "scheduler",
 )
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
 TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
+#: Where the GBDTs are trained: this process (or isolated children), or a Dask cluster.
+ENGINES: tuple[str, ...] = ("local", "dask")
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,9 @@ class RunConfig:
     timing: str = "inprocess"
     timing_repeats: int = 1
     cache: bool = True
+    engine: str = "local"
+    scheduler: str | None = None
+    workers: int = 2
 
     def __post_init__(self) -> None:
         """Validate everything a run needs from its config, before any data is loaded: the
@@ -122,6 +130,13 @@ class RunConfig:
             raise ConfigError(f"timing must be one of {', '.join(TIMING_MODES)}; got {self.timing!r}")
         if not isinstance(self.timing_repeats, int) or self.timing_repeats < 1:
             raise ConfigError(f"timing_repeats must be a positive integer; got {self.timing_repeats!r}")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"engine must be one of {', '.join(ENGINES)}; got {self.engine!r}")
+        if not isinstance(self.workers, int) or self.workers < 1:
+            raise ConfigError(f"workers must be a positive integer; got {self.workers!r}")
+        if self.engine == "dask" and self.timing != "inprocess":
+            raise ConfigError("--timing isolated applies to the local engine; a Dask fit runs "
+                              "on the cluster's worker processes already")
         for model, values in self.model_params.items():
             expand_models([model])
             if not isinstance(values, dict):
@@ -218,6 +233,9 @@ class RunConfig:
     def config_hash(self) -> str:
         """12 hex digits of the SHA-256 of the number-changing part of the config (canonical JSON)."""
         doc = {k: v for k, v in self.to_dict().items() if k not in _UNHASHED}
+        if self.engine == "local":  # the default engine leaves the hash of earlier runs as it was
+            doc.pop("engine", None)
+            doc.pop("workers", None)
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 

@@ -75,12 +75,21 @@ def run_benchmark(
         run_dir = _open_run_dir(config, splits, Path(out_dir), resume)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train: Train = run_model
-        isolated = None
+        isolated: Any = None
         if config.timing == "isolated" and todo:
             from bench.benchmark.isolated import IsolatedTrainer
 
             advance("writing the splits for isolated training", 0)
             isolated = IsolatedTrainer(splits, run_dir / ".isolated")
+            train = isolated
+        elif config.engine == "dask" and todo:
+            from bench.benchmark.dask_engine import DaskTrainer
+
+            advance("starting the Dask engine (shards, cluster)", 0)
+            isolated = DaskTrainer(splits, run_dir / ".dask", scheduler=config.scheduler,
+                                   workers=config.workers)
+            record = isolated.record()
+            update_manifest(run_dir, lambda m: m.update(record))
             train = isolated
         try:
             for model, seed in pairs:

@@ -44,6 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "process, so the libraries' thread pools never share one")
     p.add_argument("--timing-repeats", type=int, metavar="N",
                    help="fit each (model, seed) N times; fit time = median, with its range")
+    p.add_argument("--engine", choices=("local", "dask"),
+                   help="where the GBDTs train: this process (default) or a Dask cluster")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --engine dask: an existing scheduler (tcp://host:8786); default: a "
+                   "local cluster on 127.0.0.1")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="with --engine dask and no --scheduler: local worker processes (2)")
     p.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -115,6 +122,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         changes["timing"] = args.timing
     if getattr(args, "timing_repeats", None) is not None:
         changes["timing_repeats"] = args.timing_repeats
+    for key in ("engine", "scheduler", "workers"):
+        if getattr(args, key, None) is not None:
+            changes[key] = getattr(args, key)
     if getattr(args, "no_crosscheck", False):
         changes["crosscheck"] = False
     return replace(config, **changes)

@@ -80,6 +80,7 @@ class DaskFit:
     fit_s: float
     features: list[str]
     notes: dict[str, Any] = field(default_factory=dict)
+    history: dict[str, list[float]] = field(default_factory=dict)
 
 
 def feature_columns(ddf: Any) -> list[str]:
@@ -176,9 +177,11 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
     )
     fit_s = time.perf_counter() - t0
     curve = [float(v) for v in out["history"]["vali"][select_metric]]
+    history = {k: [float(v) for v in vals] for k, vals in out["history"]["vali"].items()}
     return DaskFit("xgboost", out["booster"], lib, int(np.argmax(curve)) + 1, len(curve), curve,
                    len(curve), select_metric, fit_s, features,
-                   {"selection": "XGBoost EarlyStopping on its all-reduced validation metric"})
+                   {"selection": "XGBoost EarlyStopping on its all-reduced validation metric"},
+                   history)
 
 
 # ------------------------------------------------------------------------------------ LightGBM

@@ -1,0 +1,152 @@
+"""``ltrbench run --engine dask``: every GBDT (model, seed) trained on a Dask cluster.
+
+The splits are written once as query-aligned Parquet shards under the run directory
+(:func:`bench.data.query_shards.write_query_shards`, at least two shards per worker and split,
+at most a million rows each), read back as Dask frames and persisted round-robin on the workers.
+Each GBDT is trained by :func:`bench.runners.dask_gbdt.train_dask` with the run's parameters,
+and its validation and test scores are computed on the workers and brought back in row order;
+from there the run is the local one: the same tables, the reference evaluator, the cross-check.
+Baselines (popularity, random, ALS) are not distributed: they are trained in this process and
+say so in their status notes.
+
+The eval log of an XGBoost model is XGBoost's own all-reduced validation metric (so the
+cross-check compares it with the reference, as on one machine). A LightGBM model's curve comes
+from the reference evaluator (LightGBM-Dask logs only per-worker metrics), so its eval log is
+left empty -- a library-vs-reference check on it could not fail -- and the cross-check uses the
+library's metric recomputed on the final scores; the curve goes into the status notes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from bench.data.dask_cluster import cluster, describe
+from bench.data.letor import LetorSplits
+from bench.data.query_shards import read_query_shards, write_query_shards
+from bench.runners.baselines import ALSParams
+from bench.runners.dask_gbdt import predict_frame, train_dask
+from bench.runners.dispatch import run_model
+from bench.runners.params import Params
+from bench.runners.registry import get_model
+from bench.runners.resources import Measurement, measure
+from bench.runners.result import FitResult, fit_result
+
+MAX_ROWS_PER_SHARD = 1_000_000
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _maxrss_kib() -> int:
+    import resource
+
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def rows_per_shard(n_rows: int, workers: int) -> int:
+    """Shard size giving at least two shards per worker (when the split has enough queries),
+    at most :data:`MAX_ROWS_PER_SHARD` rows each."""
+    return max(1, min(MAX_ROWS_PER_SHARD, n_rows // (2 * max(1, workers))))
+
+
+class DaskTrainer:
+    """Trains models on a Dask cluster over shards written once under ``workdir``."""
+
+    def __init__(self, splits: LetorSplits, workdir: Path, *, scheduler: str | None = None,
+                 workers: int = 2) -> None:
+        self.workdir = Path(workdir)
+        self._stack = contextlib.ExitStack()
+        self.client = self._stack.enter_context(cluster(scheduler, workers=workers, threads=1))
+        try:
+            n_workers = max(1, len(self.client.scheduler_info()["workers"]))
+            self.partitions: dict[str, int] = {}
+            self.frames: dict[str, Any] = {}
+            for name, data in splits.splits().items():
+                folder = self.workdir / name
+                if not any(folder.glob("part-*.parquet")):
+                    write_query_shards(data, folder,
+                                       rows_per_shard=rows_per_shard(data.n_rows, n_workers))
+                self.frames[name] = read_query_shards(folder).persist()
+                self.partitions[name] = int(self.frames[name].npartitions)
+            self.cluster = describe(self.client)
+            self.local = all(str(urlparse(w).hostname) in LOCAL_HOSTS
+                             for w in self.cluster["worker_addresses"])
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def record(self) -> dict[str, Any]:
+        """What the manifest records: engine, cluster and partitions per split."""
+        return {"engine": "dask", "cluster": self.cluster, "partitions": self.partitions,
+                "shards": str(self.workdir)}
+
+    def __call__(self, model: str, splits: LetorSplits, params: Params, *, seed: int,
+                 eval_at: tuple[int, ...], select_metric: str, log_train: bool,
+                 als: ALSParams) -> FitResult:
+        spec = get_model(model)
+        if not spec.is_gbdt:
+            result = run_model(model, splits, params, seed=seed, eval_at=eval_at,
+                               select_metric=select_metric, log_train=log_train, als=als)
+            result.notes["engine"] = "local (baselines are not distributed)"
+            return result
+        p = replace(params, seed=seed)
+        cpu0 = self._worker_cpu()
+        with measure() as m:
+            fit = train_dask(spec.library, self.client, self.frames["train"], self.frames["vali"],
+                             p, objective=spec.objective, select_metric=select_metric,
+                             eval_at=eval_at)
+        self._charge_workers(m, self._worker_cpu() - cpu0)
+        t0 = time.perf_counter()
+        scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
+                  .to_numpy(dtype=np.float64) for split in ("vali", "test")}
+        predict_s = time.perf_counter() - t0
+        notes = {"engine": "dask", "selection": fit.notes["selection"],
+                 "trees_trained": fit.trees_grown, "stopped_at": fit.stopped_at,
+                 "worker_peak_rss_mb": self._worker_peak_rss_mb(),
+                 "timing": "fit_s: wall time of the whole distributed fit; cpu: this process's "
+                           "plus the workers'; peak RSS: this process's (workers' in "
+                           "worker_peak_rss_mb)"}
+        if not self.local:
+            notes["other_load"] = "unknown: the workers run on other hosts"
+        if spec.library == "xgboost":
+            result = fit_result("xgboost", seed, {"vali": fit.history}, select_metric, m,
+                                fit.library_params, notes)
+        else:
+            notes["validation_curve"] = fit.curve
+            result = FitResult(model="", library="lightgbm", seed=seed, scores={},
+                               best_iteration=fit.best_iteration, n_trees=fit.trees_grown,
+                               fit_s=m.seconds, peak_rss_mb=m.peak_rss_mb, fit=m,
+                               library_params=fit.library_params, notes=notes)
+        result.model = model
+        result.scores = scores
+        result.predict_s = predict_s
+        result.best_iteration = fit.best_iteration
+        result.booster = fit.booster
+        return result
+
+    def _worker_cpu(self) -> float:
+        return float(sum(self.client.run(time.process_time).values()))
+
+    def _worker_peak_rss_mb(self) -> dict[str, float]:
+        return {w: round(v / 1024.0, 1) for w, v in self.client.run(_maxrss_kib).items()}
+
+    def _charge_workers(self, m: Measurement, worker_cpu_s: float) -> None:
+        """The workers' CPU time is the fit's own, not other load: on a local cluster move it
+        from ``other_cpu_s`` to ``cpu_s``; on a remote one this machine's load says nothing
+        about the fit (``other_cpu_s`` unknown)."""
+        m.cpu_s += worker_cpu_s
+        if not self.local:
+            m.other_cpu_s = None
+        elif m.other_cpu_s is not None:
+            m.other_cpu_s = max(0.0, m.other_cpu_s - worker_cpu_s)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+__all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "rows_per_shard"]
