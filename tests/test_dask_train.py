@@ -101,6 +101,15 @@ def test_xgboost_refuses_fewer_validation_partitions_than_workers(
         train_dask("xgboost", client, frames["train"], one, PARAMS, objective="ndcg")
 
 
+def test_a_learning_rate_decay_is_refused_on_dask(client: Any, frames: dict[str, Any]) -> None:
+    from dataclasses import replace
+
+    decaying = replace(PARAMS, learning_rate_decay=0.01)
+    with pytest.raises(ConfigError, match="learning_rate_decay is not available on the Dask engine"):
+        train_dask("lightgbm", client, frames["train"], frames["vali"], decaying,
+                   objective="lambdarank")
+
+
 def test_an_unknown_library_is_a_config_error(client: Any, frames: dict[str, Any], tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no Dask runner for 'catboost'"):
         train_dask("catboost", client, frames["train"], frames["vali"], PARAMS, objective="ndcg")

@@ -219,10 +219,11 @@ def test_every_shared_parameter_has_a_parity_row():
 def test_parity_markdown_has_one_row_per_entry():
     md = parity_markdown()
     lines = md.strip().splitlines()
-    assert lines[0] == "| ltrbench | LightGBM | XGBoost | note |"
+    assert lines[0] == "| ltrbench | LightGBM | XGBoost | note | Dask engine |"
     assert len(lines) == 2 + len(PARITY)
     assert "| min_data_in_leaf | min_data_in_leaf | (none) |" in md
     assert "max_leaves + grow_policy=lossguide + tree_method=hist" in md
+    assert all(line.count(" | ") == 4 for line in lines[2:])  # five cells: the Dask column too
 
 
 @settings(max_examples=40, deadline=None)

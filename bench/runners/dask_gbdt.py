@@ -113,6 +113,9 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     missing = [c for c in features if c not in vali.columns]
     if missing:
         raise ConfigError(f"vali lacks the training features {missing[:5]}")
+    if params.learning_rate_decay > 0:
+        raise ConfigError("learning_rate_decay is not available on the Dask engine (neither "
+                          "library's Dask interface takes the per-round callback); use decay 0")
     ks = library_eval_at(select_metric, eval_at)
     if library == "xgboost":
         return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features)

@@ -239,29 +239,37 @@ def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 
 
 @dataclass(frozen=True)
 class ParityRow:
-    """One row of the parity table: an ltrbench name, what each library receives, and the caveat."""
+    """One row of the parity table: an ltrbench name, what each library receives, the caveat,
+    and what changes on the Dask engine (:mod:`bench.runners.dask_gbdt`; empty: the same)."""
 
     ltrbench: str
     lightgbm: str
     xgboost: str
     note: str
+    dask: str = ""
 
 
 PARITY: tuple[ParityRow, ...] = (
     ParityRow("n_trees", "num_boost_round (lgb.train)", "num_boost_round (xgb.train)",
-              "an upper bound: early stopping on the validation split picks the iteration used"),
+              "an upper bound: early stopping on the validation split picks the iteration used",
+              "LightGBM: DaskLGBMRanker(n_estimators) grows all of them (see early stopping); "
+              "XGBoost: xgboost.dask.train(num_boost_round)"),
     ParityRow("learning_rate", "learning_rate", "eta", ""),
     ParityRow("learning_rate_decay, learning_rate_min", "lightgbm.reset_parameter callback",
               "ltrbench callback setting eta before each round",
               "round i uses max(min, lr - decay*i); decay 0 = constant. (xgboost's "
-              "LearningRateScheduler sets the rate after a round: off by one)"),
+              "LearningRateScheduler sets the rate after a round: off by one)",
+              "not available (refused): decay 0 only"),
     ParityRow("num_leaves", "num_leaves",
               "max_leaves + grow_policy=lossguide + tree_method=hist",
               "both grow leaf-wise (best-first) on histograms"),
     ParityRow("max_depth", "max_depth (-1 = none)", "max_depth (0 = none under lossguide)", ""),
     ParityRow("max_bin", "max_bin", "max_bin",
               "bin boundaries differ: LightGBM bins from a 200,000-row sample "
-              "(bin_construct_sample_cnt), XGBoost from a weighted quantile sketch of all rows"),
+              "(bin_construct_sample_cnt), XGBoost from a weighted quantile sketch of all rows",
+              "LightGBM: each rank finds the bins of its share of the features from its own rows; "
+              "XGBoost: the workers' sketches are merged. Both depend on which worker holds which "
+              "rows"),
     ParityRow("min_child_weight", "min_sum_hessian_in_leaf", "min_child_weight",
               "same number, different scale: XGBoost's pairwise hessian is 2·σ(1−σ)·|Δ| "
               "(lambdarank_obj.h), LightGBM's σ(1−σ)·|Δ| with sigmoid=1"),
@@ -287,25 +295,32 @@ PARITY: tuple[ParityRow, ...] = (
               "rank:ndcg / (none) / reg:squarederror",
               "XGBoost also runs rank:pairwise and rank:map (binary labels: label >= 1)"),
     ParityRow("eval_at", "metric=ndcg, eval_at", "eval_metric = ndcg@k, ...",
-              "the library's own NDCG, logged on train and validation every round"),
+              "the library's own NDCG, logged on train and validation every round",
+              "LightGBM: not passed (it would score each worker's share only); XGBoost: the "
+              "validation NDCG all-reduced over the workers"),
     ParityRow("early_stopping_rounds", "ltrbench callback on validation ndcg@10",
               "xgboost.callback.EarlyStopping(data_name='vali')",
-              "stop after k rounds without a strict improvement; best = first maximum"),
-    ParityRow("n_threads", "num_threads", "nthread", "pinned; 0 = every core, resolved and recorded"),
+              "stop after k rounds without a strict improvement; best = first maximum",
+              "LightGBM: the same rule applied after training to the reference evaluator's "
+              "validation curve (profile lightgbm) after every tree; XGBoost: the same callback"),
+    ParityRow("n_threads", "num_threads", "nthread", "pinned; 0 = every core, resolved and recorded",
+              "not passed: each worker's threads (recorded in the manifest's cluster)"),
     ParityRow("seed", "seed (derives bagging, feature-fraction and objective seeds)", "seed", ""),
     ParityRow("(determinism)", "deterministic=true, force_row_wise=true",
               "(CPU hist is deterministic for a fixed nthread)",
-              "bit-identical reruns on the same machine, versions and thread count"),
+              "bit-identical reruns on the same machine, versions and thread count",
+              "XGBoost: reproducible on a fixed cluster (partitions placed round-robin); "
+              "LightGBM: machines fixed in worker order, still not reproducible fit to fit"),
 )
 
 
 def parity_markdown() -> str:
     """:data:`PARITY` as a Markdown table (for the README)."""
     lines = [
-        "| ltrbench | LightGBM | XGBoost | note |",
-        "|---|---|---|---|",
+        "| ltrbench | LightGBM | XGBoost | note | Dask engine |",
+        "|---|---|---|---|---|",
     ]
     for row in PARITY:
-        cells = [row.ltrbench, row.lightgbm, row.xgboost, row.note]
+        cells = [row.ltrbench, row.lightgbm, row.xgboost, row.note, row.dask or "same"]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
