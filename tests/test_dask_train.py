@@ -158,3 +158,50 @@ def test_engine_settings_are_checked_and_the_local_engine_keeps_earlier_hashes()
         replace(base, engine="spark")
     with pytest.raises(ConfigError, match="timing isolated applies to the local engine"):
         replace(base, engine="dask", timing="isolated")
+
+
+def _die_at_iteration_2(doomed: str) -> Any:
+    def callback(env: Any) -> None:
+        import os
+
+        from distributed import get_worker
+
+        if env.iteration == 2 and get_worker().address == doomed:
+            os._exit(1)  # a worker process killed in the middle of training
+
+    return callback
+
+
+def test_a_worker_killed_mid_fit_is_a_clear_error_and_the_run_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import bench.benchmark.dask_engine as engine
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.pipeline import run_benchmark
+    from bench.errors import LtrbenchError
+
+    real = engine.train_dask
+
+    def killing(library: str, client: Any, *args: Any, **kwargs: Any) -> Any:
+        if library == "lightgbm":
+            doomed = sorted(client.scheduler_info()["workers"])[1]
+            kwargs["callbacks"] = [_die_at_iteration_2(doomed)]
+        return real(library, client, *args, **kwargs)
+
+    config = RunConfig.from_dict({"dataset": "synthetic", "seeds": [0], "quick": True,
+                                  "models": ["xgboost-ndcg", "lightgbm-lambdarank"],
+                                  "engine": "dask", "crosscheck": False})
+    monkeypatch.setattr(engine, "train_dask", killing)
+    with pytest.raises(LtrbenchError, match=r"lightgbm-lambdarank seed 0: the distributed fit "
+                       r"failed \(LightGBMError: .*continue it with ltrbench run --resume"):
+        run_benchmark(config, out_dir=tmp_path, progress=False)
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert sorted(p.name for p in (run_dir / "status").iterdir()) == ["xgboost-ndcg-seed0.json"]
+
+    monkeypatch.setattr(engine, "train_dask", real)
+    again = run_benchmark(config, out_dir=tmp_path, progress=False, resume=True)
+    assert again == run_dir
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == {"lightgbm-lambdarank-seed0": "done", "xgboost-ndcg-seed0": "done"}
+    assert manifest["finished"] is not None

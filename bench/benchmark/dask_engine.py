@@ -30,6 +30,7 @@ import numpy as np
 from bench.data.dask_cluster import cluster, describe
 from bench.data.letor import LetorSplits
 from bench.data.query_shards import read_query_shards, write_query_shards
+from bench.errors import LtrbenchError
 from bench.runners.baselines import ALSParams
 from bench.runners.dask_gbdt import predict_frame, train_dask
 from bench.runners.dispatch import run_model
@@ -97,9 +98,18 @@ class DaskTrainer:
         p = replace(params, seed=seed)
         cpu0 = self._worker_cpu()
         with measure() as m:
-            fit = train_dask(spec.library, self.client, self.frames["train"], self.frames["vali"],
-                             p, objective=spec.objective, select_metric=select_metric,
-                             eval_at=eval_at)
+            try:
+                fit = train_dask(spec.library, self.client, self.frames["train"],
+                                 self.frames["vali"], p, objective=spec.objective,
+                                 select_metric=select_metric, eval_at=eval_at)
+            except LtrbenchError:
+                raise
+            except Exception as exc:  # a worker died, the collective broke, a library error
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                raise LtrbenchError(
+                    f"{model} seed {seed}: the distributed fit failed ({type(exc).__name__}: "
+                    f"{first[:300]}). The pairs finished so far are kept in the run directory; "
+                    "continue it with ltrbench run --resume") from exc
         self._charge_workers(m, self._worker_cpu() - cpu0)
         t0 = time.perf_counter()
         scores = {split: predict_frame(fit, self.frames[split])["score"].compute()

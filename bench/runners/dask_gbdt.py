@@ -103,8 +103,12 @@ def stopping_point(curve: list[float], patience: int) -> tuple[int, int]:
 
 def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params, *,
                objective: str, select_metric: str = "ndcg@10",
-               eval_at: tuple[int, ...] = (10,)) -> DaskFit:
-    """Train ``library`` on the cluster of ``client``; see the module docstring."""
+               eval_at: tuple[int, ...] = (10,), callbacks: list[Any] | None = None) -> DaskFit:
+    """Train ``library`` on the cluster of ``client``; see the module docstring.
+
+    ``callbacks``: extra library callbacks, run on the workers (XGBoost ``TrainingCallback``
+    objects, LightGBM callables).
+    """
     if library not in LIBRARIES:
         raise ConfigError(f"no Dask runner for {library!r}; valid: {', '.join(LIBRARIES)}")
     check_query_aligned(train, where="train")
@@ -118,8 +122,10 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
                           "library's Dask interface takes the per-round callback); use decay 0")
     ks = library_eval_at(select_metric, eval_at)
     if library == "xgboost":
-        return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features)
-    return _train_lightgbm(client, train, vali, params, objective, select_metric, ks, features)
+        return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features,
+                              callbacks or [])
+    return _train_lightgbm(client, train, vali, params, objective, select_metric, ks, features,
+                           callbacks or [])
 
 
 # ------------------------------------------------------------------------------------- XGBoost
@@ -143,7 +149,8 @@ def _group_key(frame: pd.DataFrame, first: list[int],
 
 
 def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective: str,
-                   select_metric: str, ks: tuple[int, ...], features: list[str]) -> DaskFit:
+                   select_metric: str, ks: tuple[int, ...], features: list[str],
+                   extra: list[Any]) -> DaskFit:
     import xgboost as xgb
     import xgboost.dask as dxgb
 
@@ -176,7 +183,7 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
         verbose_eval=False,
         callbacks=[xgb.callback.EarlyStopping(rounds=params.early_stopping_rounds,
                                               metric_name=select_metric, data_name="vali",
-                                              maximize=True, save_best=False)],
+                                              maximize=True, save_best=False), *extra],
     )
     fit_s = time.perf_counter() - t0
     curve = [float(v) for v in out["history"]["vali"][select_metric]]
@@ -240,7 +247,8 @@ def _machines(client: Any) -> str:
 
 
 def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objective: str,
-                    select_metric: str, ks: tuple[int, ...], features: list[str]) -> DaskFit:
+                    select_metric: str, ks: tuple[int, ...], features: list[str],
+                    extra: list[Any]) -> DaskFit:
     import lightgbm as lgb
 
     lib = lightgbm_params(params, objective, eval_at=ks)
@@ -251,7 +259,7 @@ def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objectiv
     t0 = time.perf_counter()
     group = train["qid"].map_partitions(_run_lengths, meta=("qid", "int64"))
     model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
-    model.fit(train[features], train["label"], group=group)
+    model.fit(train[features], train["label"], group=group, **({"callbacks": extra} if extra else {}))
     fit_s = time.perf_counter() - t0
     booster = model.to_local().booster_
     curve = validation_curve(booster, vali, features, select_metric, profile="lightgbm")
