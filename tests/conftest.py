@@ -1,13 +1,51 @@
-"""Shared test fixtures: where the real datasets of ``../shared/data`` are."""
+"""Shared test fixtures: where the real datasets of ``../shared/data`` are; a loopback-only network.
+
+Distributed training opens listeners on every interface whatever Dask's host is (XGBoost's
+collective, LightGBM's ``local_listen_port``). So on Linux, when the platform lets an
+unprivileged-enough process make a network namespace (``unshare -n``), the whole test session
+re-executes itself inside a new namespace that has only the loopback interface: nothing a test
+starts can be reached from outside. Where that is not possible the session runs as is, and the
+clusters the tests start bind Dask's sockets to 127.0.0.1 (see ``bench.data.dask_cluster``).
+``LTRBENCH_TEST_NETNS`` records the outcome: ``1`` inside the namespace, ``unavailable`` otherwise;
+set it to ``off`` to skip the attempt.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 # Resolved, as the code resolves it: ../shared may be a symbolic link.
 SHARED_DATA = (Path(__file__).resolve().parents[2] / "shared" / "data").resolve()
+NETNS_VAR = "LTRBENCH_TEST_NETNS"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Re-run this session in a loopback-only network namespace when the platform allows."""
+    if os.environ.get(NETNS_VAR) or not sys.platform.startswith("linux"):
+        return
+    unshare, ip = shutil.which("unshare"), shutil.which("ip")
+    if not unshare or not ip:
+        os.environ[NETNS_VAR] = "unavailable"
+        return
+    try:
+        probe = subprocess.run([unshare, "-n", ip, "link", "set", "lo", "up"],
+                               capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        probe = None
+    if probe is None or probe.returncode != 0:
+        os.environ[NETNS_VAR] = "unavailable"
+        return
+    os.environ[NETNS_VAR] = "1"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(unshare, [unshare, "-n", "sh", "-c", f'"{ip}" link set lo up && exec "$@"', "sh",
+                       *sys.orig_argv])
 
 
 @pytest.fixture

@@ -246,3 +246,16 @@ def test_two_local_clusters_at_once_start_without_port_warnings() -> None:
                 port = c.cluster.scheduler.http_server.port
                 assert c.cluster.scheduler.http_server.address == "127.0.0.1"
                 assert port != 8787
+
+
+def test_the_session_runs_in_a_loopback_only_network_namespace_when_it_can() -> None:
+    import os
+
+    state = os.environ.get("LTRBENCH_TEST_NETNS")
+    if state != "1":
+        pytest.skip(f"no loopback-only network namespace on this platform ({state}); the "
+                    "clusters bind Dask's sockets to 127.0.0.1 instead")
+    import socket
+
+    # (the interfaces of this process's namespace; /sys/class/net shows the host's)
+    assert [name for _, name in socket.if_nameindex()] == ["lo"]
