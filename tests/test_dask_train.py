@@ -205,3 +205,31 @@ def test_a_worker_killed_mid_fit_is_a_clear_error_and_the_run_resumes(
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == {"lightgbm-lambdarank-seed0": "done", "xgboost-ndcg-seed0": "done"}
     assert manifest["finished"] is not None
+
+
+@pytest.mark.parametrize(("library", "objective"), [("xgboost", "ndcg"), ("lightgbm", "lambdarank")])
+def test_on_one_worker_the_dask_model_is_the_local_model(
+        frames: dict[str, Any], tmp_path: Path, library: str, objective: str) -> None:
+    from dataclasses import replace
+
+    from bench.data.letor import LetorSplits
+    from bench.runners.gbdt import train_gbdt
+
+    train, vali = (frames[s].compute().reset_index(drop=True) for s in ("train", "vali"))
+    from bench.data.letor import LetorData
+
+    def letor(df: Any) -> LetorData:
+        feats = [c for c in df.columns if c.startswith("f")]
+        return LetorData.build(df[feats].to_numpy(np.float32), df["label"].to_numpy(np.float64),
+                               qid=df["qid"].to_numpy())
+
+    v = letor(vali)
+    splits = LetorSplits(name="t", train=letor(train), vali=v,
+                         test=v.take_queries(np.arange(v.n_queries - 1)))  # (a distinct test split)
+    local = train_gbdt(library, splits, replace(PARAMS, n_threads=1), model=f"{library}-x",
+                       objective=objective, eval_at=(10,), select_metric="ndcg@10", log_train=False)
+    with cluster(workers=1, threads=1) as one:
+        fit = train_dask(library, one, frames["train"], frames["vali"], PARAMS, objective=objective)
+        dask_scores = predict_frame(fit, frames["vali"])["score"].compute().to_numpy()
+    assert fit.best_iteration == local.best_iteration
+    np.testing.assert_allclose(dask_scores, local.scores["vali"], rtol=0, atol=1e-12)
