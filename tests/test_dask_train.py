@@ -45,6 +45,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         data = generate_split(shape, split, scale=0.002, seed=3)
         write_query_shards(data, root / split, rows_per_shard=1500 if split == "train" else 500)
         out[split] = read_query_shards(root / split).persist()
+    out["root"] = root
     return out
 
 
@@ -228,8 +229,9 @@ def test_on_one_worker_the_dask_model_is_the_local_model(
                          test=v.take_queries(np.arange(v.n_queries - 1)))  # (a distinct test split)
     local = train_gbdt(library, splits, replace(PARAMS, n_threads=1), model=f"{library}-x",
                        objective=objective, eval_at=(10,), select_metric="ndcg@10", log_train=False)
-    with cluster(workers=1, threads=1) as one:
-        fit = train_dask(library, one, frames["train"], frames["vali"], PARAMS, objective=objective)
-        dask_scores = predict_frame(fit, frames["vali"])["score"].compute().to_numpy()
+    with cluster(workers=1, threads=1) as one:  # (its own frames: the others live on `client`)
+        mine = {s: read_query_shards(frames["root"] / s) for s in ("train", "vali")}
+        fit = train_dask(library, one, mine["train"], mine["vali"], PARAMS, objective=objective)
+        dask_scores = predict_frame(fit, mine["vali"])["score"].compute().to_numpy()
     assert fit.best_iteration == local.best_iteration
     np.testing.assert_allclose(dask_scores, local.scores["vali"], rtol=0, atol=1e-12)

@@ -411,3 +411,34 @@ def test_peak_memory_sees_a_large_temporary_allocation():
         del a
     assert m.peak_rss_mb > 250
     assert m.seconds > 0
+
+
+def test_xgboost_quantile_matrices_train_the_model_a_dmatrix_trains() -> None:
+    """The runner builds QuantileDMatrix (no CSR copy); the eval log and predictions must be those
+    of the plain DMatrix that a user's own xgb.train would use."""
+    import numpy as np
+    import xgboost as xgb
+
+    from bench.datasets.catalogue import get_card
+    from bench.datasets.letor_shapes import generate_split, shape_of
+    from bench.runners.params import Params, xgboost_params
+    from bench.runners.xgboost import dmatrix, quantile_dmatrix
+
+    shape = shape_of(get_card("synthetic-mslr30k"))
+    tr = generate_split(shape, "train", scale=0.004, seed=5)
+    va = generate_split(shape, "vali", scale=0.004, seed=5)
+    lib = xgboost_params(Params(n_trees=12, num_leaves=15, n_threads=1, max_bin=63), "ndcg",
+                         eval_at=(10,))
+    out = []
+    for quantile in (False, True):
+        if quantile:
+            dt = quantile_dmatrix(tr, max_bin=63)
+            dv = quantile_dmatrix(va, max_bin=63, ref=dt)
+        else:
+            dt, dv = dmatrix(tr), dmatrix(va)
+        log: dict = {}
+        booster = xgb.train(dict(lib), dt, 12, evals=[(dv, "vali")], evals_result=log,
+                            verbose_eval=False)
+        out.append((log["vali"]["ndcg@10"], booster.predict(dmatrix(va), output_margin=True)))
+    assert out[0][0] == out[1][0]
+    np.testing.assert_array_equal(out[0][1], out[1][1])

@@ -1,7 +1,7 @@
 """XGBoost runner: ``rank:ndcg``, ``rank:pairwise``, ``rank:map`` and ``reg:squarederror``.
 
 ``xgboost.train`` gets the parameters of :func:`bench.runners.params.xgboost_params`, the
-training and validation ``DMatrix`` (never the test set) as ``evals`` for the library's own
+training and validation ``QuantileDMatrix`` (never the test set) as ``evals`` for the library's own
 NDCG log, and ``EarlyStopping(data_name="vali", metric_name=<select metric>, maximize=True)``.
 The model predicts validation and test with ``iteration_range=(0, best_iteration)``.
 
@@ -62,6 +62,23 @@ def dmatrix(data: LetorData, *, label: np.ndarray | None = None, nthread: int = 
     )
 
 
+def quantile_dmatrix(data: LetorData, *, max_bin: int, label: np.ndarray | None = None,
+                     nthread: int = 1, ref: xgb.QuantileDMatrix | None = None) -> xgb.QuantileDMatrix:
+    """The training (or, with ``ref``, validation) matrix as XGBoost's ``hist`` uses it: the
+    quantised feature index built straight from the float32 rows, without the CSR copy a
+    ``DMatrix`` keeps (8 bytes per value: about 2.5 GB for MSLR-WEB30K's training split). The
+    model and its eval log are those of a ``DMatrix`` (the same sketch; checked bit for bit in
+    the tests)."""
+    return xgb.QuantileDMatrix(
+        data.X,
+        label=data.y if label is None else label,
+        qid=group_index(data.offsets),
+        nthread=nthread,
+        max_bin=max_bin,
+        ref=ref,
+    )
+
+
 def fit_xgboost(
     train: LetorData,
     vali: LetorData,
@@ -97,8 +114,9 @@ def fit_xgboost(
     if params.learning_rate_decay > 0:
         callbacks.append(_RateBeforeRound(params.learning_rate_at))
     with measure() as m:
-        dtrain = dmatrix(train, label=train_label, nthread=nthread)
-        dvali = dmatrix(vali, nthread=nthread)
+        max_bin = int(lib_params["max_bin"])
+        dtrain = quantile_dmatrix(train, max_bin=max_bin, label=train_label, nthread=nthread)
+        dvali = quantile_dmatrix(vali, max_bin=max_bin, nthread=nthread, ref=dtrain)
         evals = [(dtrain, "train"), (dvali, SELECTION_SPLIT)] if log_train else [(dvali, SELECTION_SPLIT)]
         booster = xgb.train(
             dict(lib_params),
