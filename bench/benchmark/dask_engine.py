@@ -6,8 +6,9 @@ at most a million rows each), read back as Dask frames and persisted round-robin
 Each GBDT is trained by :func:`bench.runners.dask_gbdt.train_dask` with the run's parameters,
 and its validation and test scores are computed on the workers and brought back in row order;
 from there the run is the local one: the same tables, the reference evaluator, the cross-check.
-Baselines (popularity, random, ALS) are not distributed: they are trained in this process and
-say so in their status notes.
+Baselines (popularity, random, ALS) and the GBDT objectives the Dask runner does not take
+(XGBoost ``rank:map``, the regression baselines) are trained in this process and say so in their
+status notes.
 
 The eval log of an XGBoost model is XGBoost's own all-reduced validation metric (so the
 cross-check compares it with the reference, as on one machine). A LightGBM model's curve comes
@@ -32,7 +33,7 @@ from bench.data.letor import LetorSplits
 from bench.data.query_shards import read_query_shards, write_query_shards
 from bench.errors import LtrbenchError
 from bench.runners.baselines import ALSParams
-from bench.runners.dask_gbdt import predict_frame, train_dask
+from bench.runners.dask_gbdt import OBJECTIVES, predict_frame, train_dask
 from bench.runners.dispatch import run_model
 from bench.runners.params import Params
 from bench.runners.registry import get_model
@@ -90,10 +91,12 @@ class DaskTrainer:
                  eval_at: tuple[int, ...], select_metric: str, log_train: bool,
                  als: ALSParams) -> FitResult:
         spec = get_model(model)
-        if not spec.is_gbdt:
+        if not spec.is_gbdt or spec.objective not in OBJECTIVES.get(spec.library, ()):
             result = run_model(model, splits, params, seed=seed, eval_at=eval_at,
                                select_metric=select_metric, log_train=log_train, als=als)
-            result.notes["engine"] = "local (baselines are not distributed)"
+            why = "baselines are not distributed" if not spec.is_gbdt else (
+                f"objective {spec.objective!r} is not available on Dask")
+            result.notes["engine"] = f"local ({why})"
             return result
         p = replace(params, seed=seed)
         cpu0 = self._worker_cpu()
