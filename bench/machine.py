@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import resource
+import sys
 from pathlib import Path
 
 
@@ -40,3 +42,10 @@ def load_average() -> str:
     with contextlib.suppress(OSError, AttributeError):
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
     return "unknown"
+
+
+def peak_rss_kib() -> int:
+    """This process's resident-set high-water mark in KiB (``getrusage``'s ``ru_maxrss``: KiB on
+    Linux, bytes on macOS). Dask workers are asked for theirs with ``client.run(peak_rss_kib)``."""
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(r // 1024) if sys.platform == "darwin" else int(r)

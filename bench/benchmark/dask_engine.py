@@ -32,6 +32,7 @@ from bench.data.dask_cluster import cluster, describe
 from bench.data.letor import LetorSplits
 from bench.data.query_shards import read_query_shards, write_query_shards
 from bench.errors import LtrbenchError
+from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
 from bench.runners.dask_gbdt import OBJECTIVES, predict_frame, train_dask
 from bench.runners.dispatch import run_model
@@ -43,11 +44,6 @@ from bench.runners.result import FitResult, fit_result
 MAX_ROWS_PER_SHARD = 1_000_000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
-
-def _maxrss_kib() -> int:
-    import resource
-
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def rows_per_shard(n_rows: int, workers: int) -> int:
@@ -146,7 +142,7 @@ class DaskTrainer:
         return float(sum(self.client.run(time.process_time).values()))
 
     def _worker_peak_rss_mb(self) -> dict[str, float]:
-        return {w: round(v / 1024.0, 1) for w, v in self.client.run(_maxrss_kib).items()}
+        return {w: round(v / 1024.0, 1) for w, v in self.client.run(peak_rss_kib).items()}
 
     def _charge_workers(self, m: Measurement, worker_cpu_s: float) -> None:
         """The workers' CPU time is the fit's own, not other load: on a local cluster move it

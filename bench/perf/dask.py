@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import shutil
 import statistics
 import tempfile
@@ -34,7 +33,7 @@ from typing import Any
 
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import generate_split, shape_of
-from bench.machine import cpu_model, load_average, usable_cpus
+from bench.machine import cpu_model, load_average, peak_rss_kib, usable_cpus
 
 LIBRARIES = ("lightgbm", "xgboost")
 
@@ -52,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _maxrss_mb() -> float:
-    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024.0
+    return peak_rss_kib() / 1024.0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,13 +139,10 @@ def _dask(library: str, work: Path, params: Any, workers: int) -> dict[str, Any]
         scored = predict_frame(fit, frames["test"]).persist()
         ndcg = evaluate_frame(scored, metrics="ndcg@10").metrics["ndcg@10"]
         eval_s = time.perf_counter() - t0
-        workers_mb = sorted(v / 1024.0 for v in client.run(_maxrss_kib).values())
+        workers_mb = sorted(v / 1024.0 for v in client.run(peak_rss_kib).values())
     return {"fit_s": fit.fit_s, "eval_s": eval_s, "ndcg": float(ndcg), "client_mb": _maxrss_mb(),
             "workers_mb": workers_mb}
 
-
-def _maxrss_kib() -> int:
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def render(args: argparse.Namespace, rows: dict[tuple[str, str], list[dict[str, Any]]],

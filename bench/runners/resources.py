@@ -28,12 +28,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import resource
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from bench.machine import peak_rss_kib
 
 _STATUS = Path("/proc/self/status")
 _PROC_STAT = Path("/proc/stat")
@@ -72,11 +72,6 @@ PEAK_RSS_METHOD = (
     if _RESETTABLE
     else "resource.getrusage ru_maxrss growth (lower bound)"
 )
-
-
-def _maxrss_kib() -> int:
-    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(r // 1024) if sys.platform == "darwin" else int(r)  # bytes on macOS, KiB on Linux
 
 
 def machine_cpu_seconds() -> tuple[float, float] | None:
@@ -148,7 +143,7 @@ def measure() -> Iterator[Measurement]:
             fh.write("5")
         start_kib = _read_status_kib("VmRSS") or 0
     else:
-        start_kib = _maxrss_kib()
+        start_kib = peak_rss_kib()
     machine0 = machine_cpu_seconds()
     c0 = time.process_time()
     t0 = time.perf_counter()
@@ -161,5 +156,5 @@ def measure() -> Iterator[Measurement]:
         if machine0 is not None and machine1 is not None:
             out.other_cpu_s = max(0.0, machine1[0] - machine0[0] - out.cpu_s)
             out.steal_s = max(0.0, machine1[1] - machine0[1])
-        peak_kib = (_read_status_kib("VmHWM") or 0) if _RESETTABLE else _maxrss_kib()
+        peak_kib = (_read_status_kib("VmHWM") or 0) if _RESETTABLE else peak_rss_kib()
         out.peak_rss_mb = max(0, peak_kib - start_kib) / 1024.0
