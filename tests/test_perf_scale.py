@@ -61,3 +61,19 @@ def test_a_failing_step_is_an_error_naming_the_step(tmp_path: Path) -> None:
 
     with pytest.raises(LtrbenchError, match="the warm load step failed"):
         scale._child([sys.executable, "-c", "raise SystemExit(3)"], "warm load")
+
+
+def test_the_report_reads_the_runs_profile_not_its_blank_query_variants(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.toml").write_text('profile = "ltrbench"\n')
+    (run / "manifest.json").write_text("{}")
+    (run / "timings.csv").write_text("model,fit_s\nm,1.0\n")
+    (run / "metrics.csv").write_text(
+        "dataset,model,library,seed,split,metric,value,profile\n"
+        "d,m,lightgbm,0,test,ndcg@10,0.5,ltrbench\n"
+        "d,m,lightgbm,0,test,ndcg@10,0.49,ltrbench-blank0\n"
+        "d,m,lightgbm,0,test,ndcg@10,0.51,ltrbench-blank1\n")
+    report = scale.Report(dataset="d", config="c")
+    scale._read_run(run, report)
+    assert report.test_ndcg == {"m": 0.5}

@@ -184,9 +184,13 @@ def measure(dataset: str, config: str, *, data_dir: str, results: Path,
 def _read_run(run_dir: Path, report: Report) -> None:
     with open(run_dir / "timings.csv", newline="") as fh:
         report.fits = list(csv.DictReader(fh))
+    from bench.data.toml import read_toml
+
+    profile = str(read_toml(run_dir / "config.toml").get("profile", "ltrbench"))
     with open(run_dir / "metrics.csv", newline="") as fh:
         for row in csv.DictReader(fh):
-            if row["split"] == "test" and row["metric"] == "ndcg@10":
+            # the run's profile only (a split with blank queries adds <profile>-blank0/-blank1 rows)
+            if row["split"] == "test" and row["metric"] == "ndcg@10" and row["profile"] == profile:
                 report.test_ndcg[row["model"]] = float(row["value"])
     manifest = json.loads((run_dir / "manifest.json").read_text())
     timing = manifest.get("timing", {})
