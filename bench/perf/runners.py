@@ -6,7 +6,8 @@ labels 0-4; 100 trees of 255 leaves) each library is fitted three ways, timed in
 rotates (A B C, B C A, C A B, ...):
 
 * **bare**: a fresh Python process that imports only that library and calls ``lgb.train`` /
-  ``xgb.train`` with exactly the parameters ltrbench passes (``bench.runners.params``), the same
+  ``xgb.train`` with exactly the parameters and matrices ltrbench passes (``bench.runners.params``;
+  XGBoost's ``QuantileDMatrix``), the same
   validation set and per-round NDCG evaluation, and the library's own early stopping (patience
   larger than the tree count, so every variant grows the same trees);
 * **ltrbench isolated**: a fresh process running the fit through ltrbench's runner
@@ -101,12 +102,15 @@ def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, 
         return seconds, np.asarray(booster.predict(test["X"], num_iteration=best), dtype=np.float64)
     import xgboost as xgb
 
-    def dm(d: dict[str, np.ndarray]) -> Any:
-        return xgb.DMatrix(d["X"], label=d["y"], qid=np.repeat(np.arange(d["group"].shape[0]), d["group"]),
-                           nthread=int(params["nthread"]))
+    def dm(d: dict[str, np.ndarray], ref: Any = None) -> Any:
+        # the matrices ltrbench's runner builds (QuantileDMatrix; the validation one from ref)
+        return xgb.QuantileDMatrix(d["X"], label=d["y"], ref=ref, max_bin=int(params["max_bin"]),
+                                   qid=np.repeat(np.arange(d["group"].shape[0]), d["group"]),
+                                   nthread=int(params["nthread"]))
 
     t0 = time.perf_counter()
-    dtrain, dvali = dm(train), dm(vali)
+    dtrain = dm(train)
+    dvali = dm(vali, ref=dtrain)
     record = {}
     xbooster = xgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], evals=[(dvali, "vali")],
                         evals_result=record, verbose_eval=False,
@@ -116,7 +120,8 @@ def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, 
                                                               save_best=False)])
     seconds = time.perf_counter() - t0
     best = int(np.argmax(record["vali"]["ndcg@10"])) + 1
-    scores = xbooster.predict(dm(test), output_margin=True, iteration_range=(0, best))
+    dtest = xgb.DMatrix(test["X"], nthread=int(params["nthread"]))
+    scores = xbooster.predict(dtest, output_margin=True, iteration_range=(0, best))
     return seconds, np.asarray(scores, dtype=np.float64)
 
 
