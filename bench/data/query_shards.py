@@ -20,12 +20,14 @@ the check reports).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from bench.data.groups import offsets_from_qid
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
 from bench.errors import DataError
@@ -101,33 +103,45 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     return files
 
 
-def partition_queries(frame: pd.DataFrame, qid: str = "qid") -> pd.DataFrame:
-    """One row per partition: its query ids in order of first appearance, row counts, and the
-    first row (1-based, within the partition) where a query's rows are not contiguous (0 if none)."""
-    q = frame[qid].to_numpy()
-    if q.shape[0] == 0:
-        return pd.DataFrame({"qids": [np.empty(0, dtype=np.int64)], "rows": [0], "broken_row": [0]})
-    starts = np.flatnonzero(np.concatenate([[True], q[1:] != q[:-1]]))
-    runs = q[starts]
-    uniq, first = np.unique(runs, return_index=True)
-    broken = 0
-    if uniq.shape[0] != runs.shape[0]:
-        seen = np.zeros(runs.shape[0], dtype=bool)
-        seen[first] = True
-        broken = int(starts[np.flatnonzero(~seen)[0]]) + 1
-    return pd.DataFrame({"qids": [runs], "rows": [int(q.shape[0])], "broken_row": [broken]})
+def partition_queries(q: pd.Series) -> pd.DataFrame:
+    """One row for a partition's query-id column: its query ids in order, its row count, and
+    the first row (1-based, within the partition) where a query's rows are not contiguous (0 if
+    none) -- :func:`bench.data.groups.offsets_from_qid`'s check, reported instead of raised."""
+    values = q.to_numpy()
+    try:
+        _, qids = offsets_from_qid(values)
+        broken = 0
+    except DataError as exc:
+        qids, broken = values[:0], int(exc.row or 1)
+    return pd.DataFrame({"qids": [qids], "rows": [int(values.shape[0])], "broken_row": [broken]})
 
 
-def check_query_aligned(ddf: Any, *, qid: str = "qid", where: str = "data") -> list[int]:
-    """Raise :class:`DataError` unless every query of ``ddf`` lies inside one partition with its
-    rows contiguous; returns the row count of each partition.
+def _partition_queries_of(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
+    return partition_queries(frame[qid])
 
-    The error names the query id, the partitions it appears in (0-based) or the row (1-based,
-    within the partition) where a query reappears.
-    """
+
+@dataclass(frozen=True)
+class QueryLayout:
+    """Rows and queries of each partition of a query-aligned frame (partition order)."""
+
+    rows: list[int]
+    queries: list[int]
+
+
+def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLayout:
+    """Check that every query of ``ddf`` lies inside one partition with its rows contiguous, and
+    return the rows and queries per partition; :class:`DataError` otherwise, naming the query id
+    and the partitions it appears in (0-based), or the row (1-based, within the partition) where
+    a query reappears.
+
+    The check maps over whole partitions of ``ddf`` on purpose: selecting the ``qid`` column
+    first would let Dask fuse small Parquet partitions into fewer (found here: the layout then
+    no longer matched the frame's partitions), and a query cut between two partitions that were
+    fused would pass. So a frame whose columns are costly to compute (a prediction) is computed
+    by the check too: persist it first."""
     meta = pd.DataFrame({"qids": pd.Series([], dtype=object), "rows": pd.Series([], dtype="int64"),
                          "broken_row": pd.Series([], dtype="int64")})
-    table = ddf.map_partitions(partition_queries, qid, meta=meta).compute()
+    table = ddf.map_partitions(_partition_queries_of, qid, meta=meta).compute()
     for part, broken in enumerate(table["broken_row"]):
         if broken:
             raise DataError(f"{where}: partition {part}, row {broken}: a query's rows are not "
@@ -147,7 +161,12 @@ def check_query_aligned(ddf: Any, *, qid: str = "qid", where: str = "data") -> l
                             f"{int(part_of[order[i]])} and {int(part_of[order[i + 1]])}; every "
                             "query must be inside one partition (re-partition with "
                             "align_queries, or write shards of whole queries)")
-    return [int(r) for r in table["rows"]]
+    return QueryLayout(rows=[int(r) for r in table["rows"]], queries=[len(x) for x in lists])
+
+
+def check_query_aligned(ddf: Any, *, qid: str = "qid", where: str = "data") -> list[int]:
+    """:func:`query_layout`'s check; returns the row count of each partition."""
+    return query_layout(ddf, qid=qid, where=where).rows
 
 
 def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None) -> Any:
@@ -163,9 +182,11 @@ def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None)
 
 __all__ = [
     "SHARD_GLOB",
+    "QueryLayout",
     "align_queries",
     "check_query_aligned",
     "partition_queries",
+    "query_layout",
     "read_query_shards",
     "shard_columns",
     "write_query_shards",

@@ -53,6 +53,8 @@ def evaluate_frame(
     queries excluded); the result is the one :func:`bench.metrics.evaluate` returns on the rows of
     ``ddf`` in partition order. ``weight``: a column of per-row weights (a query's weight is the
     mean of its rows', as LightGBM's). ``checked``: skip the alignment check (the caller ran it).
+    The check and the evaluation each compute ``ddf``: persist a frame whose columns are costly
+    to compute (a model's predictions) before passing it.
 
     Raises:
         DataError: a query split across partitions, or bad values (the message names the

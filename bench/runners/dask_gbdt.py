@@ -25,29 +25,27 @@ same mapping as the local runners -- and chooses the iteration on the validation
   after ``patience`` rounds without a strict improvement; the first maximum) is applied to that
   curve: the same choice early stopping would make, at the price of the trees it would not
   have grown (``trees_grown`` vs ``n_trees`` in the result). ``deterministic=True`` and the
-  seed are set, partitions are placed round-robin and ``machines`` lists the workers in address
-  order with ports that LightGBM hands out in that order. That is not yet enough: LightGBM
-  builds its worker list from where its own derived tasks ran, and in one of three fits on
-  the same cluster the first tree's thresholds differed (the distributed bin boundaries depend
-  on which rank holds which rows). LightGBM-Dask fits are therefore not reproducible fit to
-  fit here (XGBoost's are: tested); the run manifest says so.
+  seed are set and partitions are placed round-robin, but LightGBM picks its machines' ports
+  and order itself, from where its own derived tasks ran: even with the machine list fixed in
+  worker order (tried), one of three fits on the same cluster grew a different first tree (the
+  distributed bin boundaries depend on which rank holds which rows). LightGBM-Dask fits are
+  therefore not reproducible fit to fit here (XGBoost's are: tested).
 
 Library threads are the workers' threads (``nthread`` / ``num_threads`` are not passed).
 """
 
 from __future__ import annotations
 
-import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlparse
 
 import numpy as np
 import pandas as pd
 
 from bench.data.dask_cluster import holders, spread
-from bench.data.query_shards import check_query_aligned
+from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
+from bench.data.query_shards import QueryLayout, query_layout
 from bench.errors import ConfigError
 from bench.metrics.evaluate import query_parts
 from bench.metrics.names import parse_metrics
@@ -117,8 +115,7 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     if objective not in OBJECTIVES[library]:
         raise ConfigError(f"objective {objective!r} of {library} is not available on the Dask "
                           f"engine; valid: {', '.join(OBJECTIVES[library])}")
-    check_query_aligned(train, where="train")
-    check_query_aligned(vali, where="vali")
+    layouts = {"train": query_layout(train, where="train"), "vali": query_layout(vali, where="vali")}
     features = feature_columns(train)
     missing = [c for c in features if c not in vali.columns]
     if missing:
@@ -129,7 +126,7 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     ks = library_eval_at(select_metric, eval_at)
     if library == "xgboost":
         return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features,
-                              callbacks or [])
+                              callbacks or [], layouts)
     return _train_lightgbm(client, train, vali, params, objective, select_metric, ks, features,
                            callbacks or [])
 
@@ -137,26 +134,18 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
 # ------------------------------------------------------------------------------------- XGBoost
 
 
-def _n_groups(frame: pd.DataFrame) -> pd.Series:
-    q = frame["qid"].to_numpy()
-    n = int(np.count_nonzero(q[1:] != q[:-1])) + 1 if q.shape[0] else 0
-    return pd.Series([n], dtype="int64")
-
-
 def _group_key(frame: pd.DataFrame, first: list[int],
                partition_info: dict[str, Any] | None = None) -> pd.Series:
     """The query's number over the whole frame (queries counted in partition order): sorted, one
     value per query, below 2^32 (XGBoost keeps ``qid`` as a 32-bit unsigned integer)."""
-    q = frame["qid"].to_numpy()
-    starts = np.concatenate([[True], q[1:] != q[:-1]]) if q.shape[0] else np.zeros(0, dtype=bool)
+    offsets, _ = offsets_from_qid(frame["qid"].to_numpy())
     base = first[0 if partition_info is None else int(partition_info["number"])]
-    return pd.Series(base + np.cumsum(starts) - 1, index=frame.index, name="group_key",
-                     dtype="int64")
+    return pd.Series(base + group_index(offsets), index=frame.index, name="group_key")
 
 
 def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective: str,
                    select_metric: str, ks: tuple[int, ...], features: list[str],
-                   extra: list[Any]) -> DaskFit:
+                   extra: list[Any], layouts: dict[str, QueryLayout]) -> DaskFit:
     import xgboost as xgb
     import xgboost.dask as dxgb
 
@@ -174,8 +163,8 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
     if holders(client, vali) != set(workers):
         raise ConfigError("some workers hold no validation rows after spreading the partitions")
 
-    def matrix(ddf: Any) -> Any:
-        counts = ddf.map_partitions(_n_groups, meta=("n", "int64")).compute().to_numpy()
+    def matrix(ddf: Any, layout: QueryLayout) -> Any:
+        counts = np.asarray(layout.queries, dtype=np.int64)
         if int(counts.sum()) >= 1 << 32:
             raise ConfigError(f"{int(counts.sum()):,} queries: XGBoost numbers queries with 32 bits")
         first = np.concatenate([[0], np.cumsum(counts)[:-1]]).tolist()
@@ -183,7 +172,7 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
         return dxgb.DaskDMatrix(client, ddf[features], ddf["label"], qid=key)
 
     t0 = time.perf_counter()
-    dtrain, dvali = matrix(train), matrix(vali)
+    dtrain, dvali = matrix(train, layouts["train"]), matrix(vali, layouts["vali"])
     out = dxgb.train(
         client, dict(lib), dtrain, num_boost_round=params.n_trees, evals=[(dvali, "vali")],
         verbose_eval=False,
@@ -203,53 +192,9 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
 # ------------------------------------------------------------------------------------ LightGBM
 
 
-def _run_lengths(s: pd.Series) -> pd.Series:
-    v = s.to_numpy()
-    if v.shape[0] == 0:
-        return pd.Series([], dtype="int64")
-    bounds = np.concatenate([[0], np.flatnonzero(v[1:] != v[:-1]) + 1, [v.shape[0]]])
-    return pd.Series(np.diff(bounds), dtype="int64")
-
-
-def _free_block(n: int) -> int:
-    """A port ``b``, a multiple of 8, with ``b .. b+n-1`` free on this host (binding tested)."""
-    rng = np.random.default_rng()
-    for _ in range(200):
-        base = int(rng.integers(20_000 // 8, 60_000 // 8)) * 8
-        socks = []
-        try:
-            for j in range(n):
-                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                socks.append(s)
-                s.bind(("", base + j))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise ConfigError(f"no block of {n} free ports found for LightGBM's workers")
-
-
-def _machines(client: Any) -> str:
-    """``machines`` for LightGBM: per host, consecutive ports from a multiple of 8, workers in
-    address order. LightGBM gives each worker (in the order of the workers holding partitions,
-    which :func:`~bench.data.dask_cluster.spread` makes the address order) the next port of its
-    host from a Python ``set``; a set of at most 8 consecutive ints from a multiple of 8 yields
-    them in ascending order. So worker ``k`` of a host gets ``base + k`` and its rank in
-    ``machines`` is fixed: the same cluster layout gives the same machine order every fit."""
-    workers = sorted(client.scheduler_info()["workers"])
-    by_host: dict[str, list[str]] = {}
-    for w in workers:
-        by_host.setdefault(str(urlparse(w).hostname), []).append(w)
-    entries = []
-    for host, members in sorted(by_host.items()):
-        if len(members) > 8:
-            raise ConfigError(f"{host} runs {len(members)} Dask workers; LightGBM's fixed machine "
-                              "order here supports at most 8 per host")
-        base = client.run(_free_block, len(members), workers=[members[0]])[members[0]]
-        entries += [f"{host}:{base + j}" for j in range(len(members))]
-    return ",".join(entries)
+def _group_sizes(q: pd.Series) -> pd.Series:
+    """LightGBM's ``group`` of one partition: its query sizes in row order."""
+    return pd.Series(sizes_from_offsets(offsets_from_qid(q.to_numpy())[0]), dtype="int64")
 
 
 def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objective: str,
@@ -261,9 +206,8 @@ def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objectiv
     for key in ("num_threads", "metric", "eval_at"):
         lib.pop(key, None)
     train = spread(client, train)
-    lib["machines"] = _machines(client)
     t0 = time.perf_counter()
-    group = train["qid"].map_partitions(_run_lengths, meta=("qid", "int64"))
+    group = train["qid"].map_partitions(_group_sizes, meta=("qid", "int64"))
     model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
     model.fit(train[features], train["label"], group=group, **({"callbacks": extra} if extra else {}))
     fit_s = time.perf_counter() - t0

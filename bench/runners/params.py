@@ -310,7 +310,7 @@ PARITY: tuple[ParityRow, ...] = (
               "(CPU hist is deterministic for a fixed nthread)",
               "bit-identical reruns on the same machine, versions and thread count",
               "XGBoost: reproducible on a fixed cluster (partitions placed round-robin); "
-              "LightGBM: machines fixed in worker order, still not reproducible fit to fit"),
+              "LightGBM: not reproducible fit to fit (it orders its machines itself)"),
 )
 
 
