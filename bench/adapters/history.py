@@ -9,6 +9,7 @@ construction (and what the leakage test checks).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -22,7 +23,8 @@ from bench.adapters.table import RatingsTable
 
 SECONDS_PER_DAY = 86_400.0
 
-__all__ = ["SECONDS_PER_DAY", "GroupStats", "History", "history_of"]
+__all__ = ["SECONDS_PER_DAY", "GroupStats", "History", "HistoryTotals", "accumulate_stats",
+           "exact_partials", "history_of"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +40,15 @@ class GroupStats:
 
 
 @dataclass(frozen=True, eq=False)
+class HistoryTotals:
+    """What the whole history says about the items, for a :class:`History` of some users only
+    (the out-of-core adapter): the items' statistics over all users and the mean rating."""
+
+    item_stats: GroupStats
+    global_mean: float
+
+
+@dataclass(frozen=True, eq=False)
 class History:
     """History ratings (codes as in the :class:`RatingsTable`), ordered by (user, time, item)."""
 
@@ -49,6 +60,8 @@ class History:
     n_users: int
     n_items: int
     reference_time: int
+    #: Set when this history holds some users only: the whole history's item side.
+    totals: HistoryTotals | None = None
 
     @property
     def n(self) -> int:
@@ -56,8 +69,12 @@ class History:
 
     @property
     def global_mean(self) -> float:
-        """Mean history rating (0 when there is no history)."""
-        return float(self.rating.mean()) if self.n else 0.0
+        """Mean history rating (0 when there is no history): the exactly rounded sum (Shewchuk
+        partials, as :func:`math.fsum`) over the count, so it does not depend on how the
+        history is cut into pieces."""
+        if self.totals is not None:
+            return self.totals.global_mean
+        return math.fsum(exact_partials(self.rating)) / self.n if self.n else 0.0
 
     def item_counts(self) -> NDArray[np.int64]:
         return self.item_stats.count.astype(np.int64)
@@ -70,6 +87,8 @@ class History:
     @cached_property
     def item_stats(self) -> GroupStats:
         """Per item code: count, sum and sum of squares of history ratings, first/last time."""
+        if self.totals is not None:
+            return self.totals.item_stats
         return GroupStats(*_group_stats(self.item, self.rating, self.timestamp, self.n_items))
 
     def matrix(self, *, binary: bool = False, dtype: type = np.float32) -> sp.csr_matrix:
@@ -98,15 +117,57 @@ def history_of(table: RatingsTable, split: Split) -> History:
     )
 
 
+def accumulate_stats(stats: GroupStats | None, n_groups: int, groups: NDArray[np.int32],
+                     rating: NDArray[np.float64], timestamp: NDArray[np.int64]) -> GroupStats:
+    """``stats`` (``None``: nothing yet) after the rows ``groups, rating, timestamp``, added in
+    row order: the rows of a history cut into consecutive pieces, accumulated piece after piece,
+    give exactly the statistics of the whole (same additions in the same order)."""
+    if stats is None:
+        out = GroupStats(np.zeros(n_groups), np.zeros(n_groups), np.zeros(n_groups),
+                         np.full(n_groups, -1, dtype=np.int64),
+                         np.full(n_groups, -1, dtype=np.int64))
+    else:
+        out = GroupStats(stats.count.copy(), stats.total.copy(), stats.squares.copy(),
+                         stats.first.copy(), stats.last.copy())
+    _add_rows(groups, rating, timestamp, out.count, out.total, out.squares, out.first, out.last)
+    return out
+
+
 @numba.njit(cache=True)
+def exact_partials(values: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Non-overlapping partials whose exact sum is the exact sum of ``values`` (Shewchuk's
+    algorithm, the one behind :func:`math.fsum`); ``math.fsum`` of them rounds once."""
+    p = np.zeros(128)
+    n = 0
+    for k in range(values.shape[0]):
+        x = values[k]
+        i = 0
+        for j in range(n):
+            y = p[j]
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo != 0.0:
+                p[i] = lo
+                i += 1
+            x = hi
+        p[i] = x
+        n = i + 1
+    return p[:n].copy()
+
+
 def _group_stats(groups: np.ndarray, rating: np.ndarray, timestamp: np.ndarray,
                  n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                         np.ndarray]:  # pragma: no cover - compiled
-    count = np.zeros(n_groups)
-    total = np.zeros(n_groups)
-    squares = np.zeros(n_groups)
-    first = np.full(n_groups, -1, dtype=np.int64)
-    last = np.full(n_groups, -1, dtype=np.int64)
+                                         np.ndarray]:
+    s = accumulate_stats(None, n_groups, groups, rating, timestamp)
+    return s.count, s.total, s.squares, s.first, s.last
+
+
+@numba.njit(cache=True)
+def _add_rows(groups: np.ndarray, rating: np.ndarray, timestamp: np.ndarray, count: np.ndarray,
+              total: np.ndarray, squares: np.ndarray, first: np.ndarray,
+              last: np.ndarray) -> None:  # pragma: no cover - compiled
     for k in range(groups.shape[0]):
         g = groups[k]
         r = rating[k]
@@ -118,4 +179,3 @@ def _group_stats(groups: np.ndarray, rating: np.ndarray, timestamp: np.ndarray,
         count[g] += 1.0
         total[g] += r
         squares[g] += r * r
-    return count, total, squares, first, last

@@ -71,10 +71,14 @@ def sample_candidates(
     sampling: str,
     item_weight: NDArray[np.float64] | None,
     seed: int,
+    first_block: int = 0,
 ) -> Candidates:
     """Targets of ``partition`` (role code) plus ``negatives`` sampled items per query.
 
-    ``item_weight`` (per item code) is required for ``sampling="popularity"``.
+    ``item_weight`` (per item code) is required for ``sampling="popularity"``. ``first_block``:
+    the number of the first block of 256 queries (its stream), when ``table`` holds the users
+    of the whole table's queries ``256 * first_block ..`` (the out-of-core adapter); the draws
+    are then the whole table's.
     """
     rows = np.flatnonzero(role == partition)
     u = table.user[rows]
@@ -98,7 +102,7 @@ def sample_candidates(
     item = np.empty(int(offsets[-1]), dtype=np.int32)
     rating = np.empty(int(offsets[-1]), dtype=np.float64)
     _draw(q_users, tgt_ptr, rows, table.indptr, table.item, table.rating, table.n_items, offsets,
-          cum, _stream_seed(seed, partition), item, rating)
+          cum, _stream_seed(seed, partition), int(first_block), item, rating)
     return Candidates(user=np.repeat(q_users, sizes), item=item, rating=rating, offsets=offsets)
 
 
@@ -106,26 +110,26 @@ def _stream_seed(seed: int, partition: int) -> int:
     return int((int(seed) * 1_000_003 + 7919 * int(partition)) % (2**31))
 
 
-_QUERY_BLOCK = 256  # queries per parallel task; each task seeds its own stream
+QUERY_BLOCK = 256  # queries per parallel task; each task seeds its own stream
 
 
 @numba.njit(parallel=True, cache=True)
 def _draw(q_users: np.ndarray, tgt_ptr: np.ndarray, tgt_rows: np.ndarray, rated_ptr: np.ndarray,
           rated_items: np.ndarray, rated_values: np.ndarray, n_items: int, offsets: np.ndarray,
-          cum: np.ndarray, seed: int, item: np.ndarray,
+          cum: np.ndarray, seed: int, first_block: int, item: np.ndarray,
           rating: np.ndarray) -> None:  # pragma: no cover
     n_q = q_users.shape[0]
     weighted = cum.shape[0] > 0
     total = cum[-1] if weighted else 0.0
-    n_blocks = (n_q + _QUERY_BLOCK - 1) // _QUERY_BLOCK
+    n_blocks = (n_q + QUERY_BLOCK - 1) // QUERY_BLOCK
     for blk in numba.prange(n_blocks):
         # One stream per block of queries: the result does not depend on the thread count.
         # (Numba's per-thread legacy generator is the one a compiled parallel task can seed.)
-        np.random.seed((seed + 104_729 * blk) % 2147483647)  # noqa: NPY002
+        np.random.seed((seed + 104_729 * (first_block + blk)) % 2147483647)  # noqa: NPY002
         stamp = np.full(n_items, -1, dtype=np.int32)
-        for q in range(blk * _QUERY_BLOCK, min(n_q, (blk + 1) * _QUERY_BLOCK)):
+        for q in range(blk * QUERY_BLOCK, min(n_q, (blk + 1) * QUERY_BLOCK)):
             u = q_users[q]
-            mark = q - blk * _QUERY_BLOCK
+            mark = q - blk * QUERY_BLOCK
             for k in range(rated_ptr[u], rated_ptr[u + 1]):
                 stamp[rated_items[k]] = mark
             a = offsets[q]

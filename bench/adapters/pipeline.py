@@ -12,21 +12,27 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
 from bench.adapters.config import AdapterConfig
 from bench.adapters.features import FeatureGroup, feature_matrix, item_group, user_group
 from bench.adapters.history import History, history_of
 from bench.adapters.labels import check_ratings, grade, max_grade
-from bench.adapters.metadata import item_genres, item_years
+from bench.adapters.metadata import ItemGenres, item_genres, item_years
 from bench.adapters.negatives import sample_candidates
 from bench.adapters.splits import PARTITIONS, Split, split_ratings
 from bench.adapters.table import RatingsTable, build_table
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings
 from bench.errors import DataError
+
+if TYPE_CHECKING:
+    from bench.adapters.svd import SVDFactors
 
 
 class _Timer:
@@ -121,57 +127,91 @@ def _convert(ratings: Ratings, config: AdapterConfig) -> LetorSplits:
                        inputs=dict(ratings.sha256), meta=meta)
 
 
+@dataclass(frozen=True, eq=False)
+class CatalogueModels:
+    """What the feature groups need beyond the users' own history, fitted once on the whole
+    history: item metadata, the SVDs, the ALS group, the history tag applications, and which
+    groups the data cannot support (with the reason)."""
+
+    years: NDArray[np.float64] | None = None
+    genres: ItemGenres | None = None
+    ratings_svd: SVDFactors | None = None
+    pattern_svd: SVDFactors | None = None
+    als: FeatureGroup | None = None
+    tags: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def feature_groups(hist: History, models: CatalogueModels,
+                   config: AdapterConfig) -> list[FeatureGroup]:
+    """The feature groups of ``config`` (in :data:`~bench.adapters.config.FEATURE_GROUPS`
+    order) over ``hist``, with the whole-history ``models``."""
+    wanted = set(config.feature_groups)
+    groups: list[FeatureGroup] = []
+    if "user" in wanted:
+        groups.append(user_group(hist))
+    if "item" in wanted:
+        groups.append(item_group(hist, bayes_prior=config.bayes_prior, years=models.years))
+    if "genre" in wanted and models.genres is not None:
+        from bench.adapters.genres import genre_group
+
+        groups.append(genre_group(hist, models.genres))
+    if "svd" in wanted and models.ratings_svd is not None:
+        from bench.adapters.svd import svd_group
+
+        groups.append(svd_group(hist, models.ratings_svd))
+    if "similarity" in wanted and models.ratings_svd is not None \
+            and models.pattern_svd is not None:
+        from bench.adapters.similarity import similarity_group
+
+        groups.append(similarity_group(hist, models.ratings_svd, models.pattern_svd,
+                                       recent=config.similarity_history))
+    if models.als is not None:
+        groups.append(models.als)
+    if "tags" in wanted and models.tags is not None:
+        from bench.adapters.tags import tags_group
+
+        groups.append(tags_group(models.tags[0], models.tags[1], hist.n_users, hist.n_items))
+    return groups
+
+
 def _fit_groups(ratings: Ratings, table: RatingsTable, split: Split, hist: History,
                 config: AdapterConfig, timer: _Timer) -> tuple[list[FeatureGroup], dict[str, str]]:
     wanted = set(config.feature_groups)
-    groups: list[FeatureGroup] = []
     skipped: dict[str, str] = {}
-    if "user" in wanted:
-        with timer("fit:user"):
-            groups.append(user_group(hist))
+    years = genres = ratings_svd = pattern_svd = als = tags = None
     if "item" in wanted:
-        with timer("fit:item"):
-            years = item_years(ratings.items, table.item_ids)
-            groups.append(item_group(hist, bayes_prior=config.bayes_prior, years=years))
+        years = item_years(ratings.items, table.item_ids)
     if "genre" in wanted:
         with timer("fit:genre"):
             genres = item_genres(ratings.items, table.item_ids)
             if genres is None:
                 skipped["genre"] = "no item genres in the data"
-            else:
-                from bench.adapters.genres import genre_group
-
-                groups.append(genre_group(hist, genres))
-    ratings_svd = None
     if "svd" in wanted or "similarity" in wanted:
-        from bench.adapters.svd import history_matrices, svd_group, truncated_svd
+        from bench.adapters.svd import history_matrices, truncated_svd
 
         with timer("fit:svd"):
             R, B = history_matrices(hist.indptr, hist.item, hist.rating, hist.n_items)
             ratings_svd = truncated_svd(R, config.svd_factors, seed=config.seed)
             del R
-        if "svd" in wanted:
-            groups.append(svd_group(hist, ratings_svd))
         if "similarity" in wanted:
-            from bench.adapters.similarity import similarity_group
-
             with timer("fit:similarity"):
                 pattern_svd = truncated_svd(B, config.svd_factors, seed=config.seed + 1)
-                groups.append(similarity_group(hist, ratings_svd, pattern_svd,
-                                               recent=config.similarity_history))
         del B
     if "als" in wanted:
         from bench.adapters.als import als_group
 
         with timer("fit:als"):
-            groups.append(als_group(hist, config))
+            als = als_group(hist, config)
     if "tags" in wanted:
         with timer("fit:tags"):
             if ratings.tags is None or ratings.tags.empty:
                 skipped["tags"] = "no tags table in the data"
             else:
-                from bench.adapters.tags import history_tags, tags_group
+                from bench.adapters.tags import history_tags
 
-                tu, ti = history_tags(ratings.tags, table, split)
-                groups.append(tags_group(tu, ti, table.n_users, table.n_items))
-    return groups, skipped
+                tags = history_tags(ratings.tags, table, split)
+    models = CatalogueModels(years=years, genres=genres, ratings_svd=ratings_svd,
+                             pattern_svd=pattern_svd, als=als, tags=tags, skipped=skipped)
+    with timer("fit:groups"):
+        return feature_groups(hist, models, config), skipped

@@ -66,8 +66,17 @@ class Split:
     meta: dict[str, object] = field(default_factory=dict)
 
 
-def split_ratings(table: RatingsTable, config: AdapterConfig) -> Split:
-    """Assign a role to every rating by ``config.split`` (see the module docstring)."""
+def split_ratings(table: RatingsTable, config: AdapterConfig, *, rows_before: int = 0,
+                  users_before: int = 0, users_total: int | None = None) -> Split:
+    """Assign a role to every rating by ``config.split`` (see the module docstring).
+
+    ``table`` may be a slice of the whole table: the users ``users_before ..`` of
+    ``users_total``, whose ratings start at row ``rows_before`` of the whole table (the
+    out-of-core adapter, :mod:`bench.adapters.distributed`). The random choices are then those of
+    the whole table (``random``: the same uniform stream, advanced ``rows_before`` draws;
+    ``kfold``: the same permutation of all users), so the slices' roles are the whole table's.
+    The reference time (and ``meta``) are the slice's own; the caller combines them.
+    """
     if table.n == 0:
         raise DataError("no ratings to split")
     rule = config.split
@@ -80,9 +89,10 @@ def split_ratings(table: RatingsTable, config: AdapterConfig) -> Split:
         if rule == "temporal":
             role = _temporal(table, sizes, config.min_history)
         elif rule == "random":
-            role = _random(table, sizes, config.min_history, config.seed)
+            role = _random(table, sizes, config.min_history, config.seed, rows_before)
         else:
-            role = _kfold(table, sizes, config)
+            role = _kfold(table, sizes, config, users_before,
+                          table.n_users if users_total is None else users_total)
         tag_cut = _first_target_time(table, role) if rule != "random" else np.full(
             table.n_users, NO_CUT, dtype=np.int64)
         hist = role == HISTORY
@@ -127,10 +137,11 @@ def _temporal(table: RatingsTable, sizes: NDArray[np.int64], min_history: int) -
 
 
 def _random(table: RatingsTable, sizes: NDArray[np.int64], min_history: int,
-            seed: int) -> NDArray[np.int8]:
+            seed: int, rows_before: int) -> NDArray[np.int8]:
     n_u = np.diff(table.indptr)
     eligible = n_u - 3 * sizes >= min_history
     rng = np.random.default_rng([seed, 0x5EED])
+    rng.bit_generator.advance(rows_before)  # type: ignore[attr-defined]  # one 64-bit draw per double
     key = rng.random(table.n)
     rank = segment_ranks(table.indptr, key)
     u = _user_of_rows(table)
@@ -139,11 +150,12 @@ def _random(table: RatingsTable, sizes: NDArray[np.int64], min_history: int,
     return role
 
 
-def _kfold(table: RatingsTable, sizes: NDArray[np.int64], config: AdapterConfig) -> NDArray[np.int8]:
+def _kfold(table: RatingsTable, sizes: NDArray[np.int64], config: AdapterConfig,
+           users_before: int, users_total: int) -> NDArray[np.int8]:
     n_u = np.diff(table.indptr)
     eligible = n_u - sizes >= config.min_history
     rng = np.random.default_rng([config.seed, 0xF01D])
-    fold = rng.permutation(table.n_users) % config.n_folds
+    fold = rng.permutation(users_total)[users_before: users_before + table.n_users] % config.n_folds
     part = np.full(table.n_users, TRAIN, dtype=np.int8)
     part[fold == config.fold] = TEST
     part[fold == (config.fold + 1) % config.n_folds] = VALI

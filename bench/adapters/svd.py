@@ -17,6 +17,7 @@ rank-k reconstruction ``(U_k diag(s_k) V_k^T)[u, i]`` of the user's history row 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -28,6 +29,9 @@ from threadpoolctl import threadpool_limits
 from bench.adapters.features import Columns, FeatureGroup
 from bench.adapters.history import History
 from bench.adapters.negatives import Candidates
+
+if TYPE_CHECKING:
+    from scipy.sparse.linalg import LinearOperator
 
 OVERSAMPLE = 10
 POWER_ITERATIONS = 2
@@ -77,6 +81,56 @@ def truncated_svd(A: sp.spmatrix, k: int, *, n_iter: int = POWER_ITERATIONS, see
                 power_iteration_normalizer="QR", random_state=seed,
             )
     return SVDFactors(U, s, np.ascontiguousarray(Vt.T))
+
+
+def truncated_svd_operator(A: LinearOperator, k: int, *, n_iter: int = POWER_ITERATIONS,
+                           seed: int = 0) -> SVDFactors:
+    """:func:`truncated_svd` of a matrix known only by its products (``A @ X`` and
+    ``A.T @ X``, float32): the matrix of the out-of-core adapter, whose rows are spread over
+    workers (:mod:`bench.adapters.distributed`).
+
+    The algorithm is scikit-learn's own (the body of :func:`~sklearn.utils.extmath.randomized_svd`,
+    which takes a ``LinearOperator`` where the public function insists on an array). When the
+    products are those of the CSR matrix bit for bit (:func:`add_transposed_product` for
+    ``A.T @ X``; row blocks for ``A @ X``), the factors are :func:`truncated_svd`'s bit for bit
+    (tested). With ``k >= min(A.shape)`` the dense matrix is formed from products with the
+    identity (exact: one non-zero term per entry) and decomposed as :func:`truncated_svd` does.
+    """
+    from sklearn.utils.extmath import _randomized_svd
+
+    m, n = A.shape
+    if min(m, n) == 0:
+        z = np.zeros((0,), dtype=np.float64)
+        return SVDFactors(np.zeros((m, 0)), z, np.zeros((n, 0)))
+    with threadpool_limits(1, user_api="blas"):
+        if k >= min(m, n):
+            if n <= m:
+                dense = A @ np.eye(n, dtype=np.float32)
+            else:
+                dense = (A.T @ np.eye(m, dtype=np.float32)).T
+            U, s, Vt = np.linalg.svd(np.asarray(dense).astype(np.float64), full_matrices=False)
+        else:
+            U, s, Vt = _randomized_svd(
+                A, n_components=k, n_oversamples=OVERSAMPLE, n_iter=n_iter,
+                power_iteration_normalizer="QR", random_state=seed,
+            )
+    return SVDFactors(U, s, np.ascontiguousarray(Vt.T))
+
+
+@numba.njit(cache=True)
+def add_transposed_product(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                           X: np.ndarray, Y: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``Y += A.T @ X`` for the CSR matrix ``A = (data, indices, indptr)``, in the order SciPy's
+    ``A.T @ X`` adds (row after row of ``A``, one ``y += a x`` per stored value, in ``Y``'s
+    dtype): the rows of a matrix cut into consecutive blocks, added block after block into the
+    same ``Y``, give SciPy's product of the whole bit for bit."""
+    k = X.shape[1]
+    for j in range(indptr.shape[0] - 1):
+        for p in range(indptr[j], indptr[j + 1]):
+            i = indices[p]
+            a = data[p]
+            for c in range(k):
+                Y[i, c] += a * X[j, c]
 
 
 def svd_group(h: History, factors: SVDFactors) -> FeatureGroup:

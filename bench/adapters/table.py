@@ -50,14 +50,23 @@ def build_table(frame: pd.DataFrame) -> RatingsTable:
     """Encode ids and order a validated ratings frame (see :class:`bench.data.ratings.Ratings`)."""
     ucode, user_ids = dense_codes(frame["user"].to_numpy())
     icode, item_ids = dense_codes(frame["item"].to_numpy())
-    ts = frame["timestamp"].to_numpy().astype(np.int64, copy=False)
+    return table_from_codes(ucode, icode, frame["rating"].to_numpy(),
+                            frame["timestamp"].to_numpy(), user_ids, item_ids)
+
+
+def table_from_codes(ucode: NDArray[np.int32], icode: NDArray[np.int32],
+                     rating: NDArray[np.floating], timestamp: NDArray[np.integer],
+                     user_ids: NDArray[np.int64], item_ids: NDArray[np.int64]) -> RatingsTable:
+    """Order ratings given as codes (``user_ids[ucode]`` is the user, ``item_ids[icode]`` the
+    item) by (user, timestamp, item) into a :class:`RatingsTable`."""
+    ts = np.asarray(timestamp).astype(np.int64, copy=False)
     order, indptr = _counting_order(ucode, user_ids.shape[0])
     _sort_segments(indptr, ts, icode, order)
     n_users = user_ids.shape[0]
     return RatingsTable(
         user=np.repeat(np.arange(n_users, dtype=np.int32), np.diff(indptr)),
         item=icode[order],
-        rating=frame["rating"].to_numpy().astype(np.float64, copy=False)[order],
+        rating=np.asarray(rating).astype(np.float64, copy=False)[order],
         timestamp=ts[order],
         indptr=indptr,
         user_ids=user_ids,
