@@ -79,6 +79,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-parquet", action="store_true", help="write SVMlight files only")
     p.add_argument("--no-svmlight", action="store_true", help="write Parquet files only")
     p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--engine", default="local", choices=("local", "dask"),
+                   help="local: in this process; dask: on a Dask cluster, for ratings larger "
+                        "than memory (writes OUT/<partition>/part-*.parquet shards of whole "
+                        "queries; see bench.adapters.distributed)")
+    p.add_argument("--scheduler", help="dask: address of an existing scheduler "
+                                       "(default: a local cluster on 127.0.0.1)")
+    p.add_argument("--workers", type=int, default=2, help="dask: local worker processes (2)")
+    p.add_argument("--memory-limit", default="auto",
+                   help="dask: memory per local worker, e.g. 2GB (default: the machine's "
+                        "memory divided among the workers); beyond it workers spill to disk")
+    p.add_argument("--rows-per-block", type=int, default=2_000_000,
+                   help="dask: ratings per block of whole users, and about the candidate rows "
+                        "per output shard (2000000)")
     p.set_defaults(func=run)
 
 
@@ -137,6 +150,8 @@ def load_input(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    if args.engine == "dask":
+        return _run_dask(args, config)
     ratings = load_input(args)
     ts = ratings.frame["timestamp"]
     if config.split != "random" and len(ts) and ts.min() == ts.max():
@@ -146,6 +161,32 @@ def run(args: argparse.Namespace) -> int:
 
     summary = convert(ratings, args.out, config, parquet=not args.no_parquet,
                       svmlight=not args.no_svmlight)
+    print_summary(summary, args.out)
+    return 0
+
+
+def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
+    from bench.adapters.distributed import check_distributable, convert_distributed
+    from bench.data.dask_cluster import cluster
+    from bench.data.dask_ratings import read_ratings_frame
+
+    check_distributable(config)
+    if args.ratings == "synthetic" or args.format not in ("auto", "movielens-csv", "csv"):
+        raise ConfigError("--engine dask reads MovieLens CSV folders (ratings.csv) and CSV / "
+                          "Parquet ratings tables (a file, a glob or a folder of shards); "
+                          f"not --ratings {args.ratings} --format {args.format}")
+    if args.no_parquet:
+        raise ConfigError("--engine dask writes Parquet shards only; drop --no-parquet")
+    ratings = read_ratings_frame(args.ratings, user=args.user, item=args.item,
+                                 rating=args.rating, timestamp=args.timestamp, sep=args.sep)
+
+    def say(msg: str) -> None:
+        print(f"convert: {msg}", file=sys.stderr, flush=True)
+
+    memory: str | int | None = args.memory_limit
+    with cluster(args.scheduler, workers=args.workers, memory_limit=memory) as client:
+        summary = convert_distributed(ratings, args.out, config, client,
+                                      rows_per_block=args.rows_per_block, progress=say)
     print_summary(summary, args.out)
     return 0
 

@@ -21,6 +21,7 @@ saying what to install.
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -67,6 +68,9 @@ def cluster(
     if workers < 1 or threads < 1:
         raise ConfigError(f"a local Dask cluster needs workers >= 1 and threads >= 1; got "
                           f"workers={workers}, threads={threads}")
+    # Dask's p2p shuffle logs two WARNING lines per shuffle ("initialized by task",
+    # "deactivated due to stimulus"): routine events, not problems.
+    logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
     own_dir = local_directory is None
     scratch = tempfile.mkdtemp(prefix="ltrbench-dask-") if own_dir else str(local_directory)
     local = LocalCluster(

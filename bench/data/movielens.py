@@ -134,6 +134,17 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
     )
 
 
+def read_side_tables(folder: PathLike) -> tuple[pd.DataFrame | None, pd.DataFrame | None,
+                                                 list[Path]]:
+    """The items (``movies.csv``) and tags (``tags.csv``) of a MovieLens CSV folder, without its
+    ratings (for readers that stream the ratings themselves), and the files read."""
+    f = Path(folder)
+    read = [p for p in (f / "movies.csv", f / "tags.csv") if p.is_file()]
+    items = _read_movies_csv(f / "movies.csv") if (f / "movies.csv").is_file() else None
+    tags = _read_tags_csv(f / "tags.csv") if (f / "tags.csv").is_file() else None
+    return items, tags, read
+
+
 # --------------------------------------------------------------------------- ratings files
 
 

@@ -1,0 +1,458 @@
+"""``convert_distributed``: the ratings -> LETOR adapter on a Dask cluster, for ratings that do
+not fit one process; the same numbers as :func:`~bench.adapters.pipeline.ratings_to_letor`.
+
+The ratings (:class:`~bench.data.dask_ratings.RatingsFrame`) never meet in one process. Steps:
+
+1. **Ids.** The distinct users (with their rating counts) and items: two small reductions. Codes
+   are the ranks of the ids, as in :func:`~bench.adapters.table.dense_codes`.
+2. **User blocks.** A shuffle (Dask's ``set_index`` with given divisions) puts every user's
+   ratings in one partition, blocks of whole users of about ``rows_per_block`` ratings in user
+   order. Each block is ordered and split on its worker
+   (:func:`~bench.adapters.user_blocks.prepare_block`): the ``random`` split's stream is advanced
+   to the block's first row, ``kfold`` deals all users, so every role is the whole table's.
+3. **Whole-history statistics**, accumulated block after block in user order -- the additions
+   of the single-process adapter in its order, so bit for bit: the items' counts, sums, sums
+   of squares and first/last times; the mean rating (exact partials); the reference time (max).
+4. **SVDs** of the history matrix and of its pattern: scikit-learn's randomized SVD on a
+   ``LinearOperator`` whose products run on the blocks (``A @ X`` row block by row block,
+   ``A.T @ X`` accumulated block after block; :func:`~bench.adapters.svd.truncated_svd_operator`).
+   The client holds ``(users + items) x (k + 10)`` numbers, never the matrix.
+5. **Candidates and features** per chunk of 256-query blocks of each partition: a chunk's users'
+   ratings (from the one or two user blocks that hold them) with the whole-history models give
+   the chunk's candidates (negatives from the chunk's own query-block streams) and feature
+   rows, written by the worker to ``OUT/<partition>/part-NNNNN.parquet``
+   (:mod:`bench.data.query_shards` layout: whole queries, one file per chunk).
+
+So on data that fits one process, every partition equals the single-process adapter's bit for
+bit (tested on ml-latest-small: temporal, random and kfold splits, uniform and popularity
+negatives, every default feature group). Not available here: the ``als`` group (its
+conjugate-gradient solves alternate over all users and items; ``convert`` without
+``--engine dask`` has it) and ``time-cut`` without explicit cuts (its default cuts are exact
+timestamp quantiles; give ``time_cuts``). Output folders must be reachable by every worker
+(a shared filesystem on a real cluster; always so on a local one).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from bench.adapters.config import AdapterConfig
+from bench.adapters.history import GroupStats, HistoryTotals, accumulate_stats, exact_partials
+from bench.adapters.labels import grade, max_grade
+from bench.adapters.metadata import item_genres, item_years
+from bench.adapters.negatives import QUERY_BLOCK, sample_candidates
+from bench.adapters.pipeline import CatalogueModels, feature_groups
+from bench.adapters.splits import PARTITIONS
+from bench.adapters.user_blocks import UserBlock, chunk_history, chunk_table, prepare_block
+from bench.data.dask_ratings import RatingsFrame, parse_error
+from bench.data.letor import LetorData
+from bench.data.parquet import write_parquet
+from bench.errors import ConfigError, DataError
+
+PathLike = str | os.PathLike[str]
+Progress = Callable[[str], None]
+
+#: Ratings per user block (and, roughly, candidate rows per output shard).
+ROWS_PER_BLOCK = 2_000_000
+
+
+def check_distributable(config: AdapterConfig) -> None:
+    """:class:`ConfigError` for the settings this engine does not run (module docstring)."""
+    if "als" in config.feature_groups:
+        raise ConfigError("the als feature group is not available with --engine dask (its "
+                          "solves alternate over all users and items); drop it or convert "
+                          "without --engine dask")
+    if config.split == "time-cut" and config.time_cuts is None:
+        raise ConfigError("split='time-cut' with --engine dask needs explicit --time-cuts "
+                          "(the default cuts are exact timestamp quantiles)")
+
+
+def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: AdapterConfig,
+                        client: Any, *, rows_per_block: int = ROWS_PER_BLOCK,
+                        progress: Progress | None = None) -> dict[str, object]:
+    """Convert ``ratings`` on the cluster of ``client`` into ``out_dir/{train,vali,test}/``
+    Parquet shards of whole queries, and ``out_dir/summary.json``; returns the summary (the
+    fields of :func:`bench.adapters.convert.convert`'s, plus the engine and the blocks)."""
+    check_distributable(config)
+    if rows_per_block < 1:
+        raise ConfigError(f"rows_per_block must be >= 1; got {rows_per_block}")
+    say = progress or (lambda _msg: None)
+    out = Path(out_dir)
+    for name in PARTITIONS:
+        old = sorted((out / name).glob("part-*.parquet")) if (out / name).is_dir() else []
+        if old:
+            raise DataError(f"already holds {len(old)} shard(s) of an earlier conversion; "
+                            "convert into a new or empty folder", path=out / name)
+    clock: dict[str, float] = {}
+    t0 = time.perf_counter()
+    say("reading user and item ids")
+    user_ids, counts, item_ids = _ids(ratings)
+    bounds = _user_bounds(counts, rows_per_block)
+    clock["ids"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    say(f"shuffling {int(counts.sum()):,} ratings into {len(bounds) - 1} blocks of whole users")
+    blocks = _user_blocks(ratings, client, user_ids, counts, item_ids, bounds, config)
+    state = _whole_history(client, blocks, item_ids.shape[0])
+    clock["blocks"] = time.perf_counter() - t0
+    totals = HistoryTotals(item_stats=state["items"], global_mean=state["mean"])
+
+    t0 = time.perf_counter()
+    models = _models(ratings, client, blocks, bounds, user_ids, item_ids, config, say)
+    clock["models"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    ctx = {"user_ids": user_ids, "item_ids": item_ids, "config": config, "models": models,
+           "totals": totals, "reference_time": state["reference_time"],
+           "source": ratings.source or "ratings"}
+    ctx_f = client.scatter(ctx, broadcast=True)
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for code_name, code in PARTITIONS.items():
+        q_users = np.flatnonzero(state["queries"] & (1 << (code - 1)))
+        if q_users.shape[0] == 0:
+            raise DataError(
+                f"the {code_name} partition has no queries (split={config.split!r}, "
+                f"target_size={config.target_size}, min_history={config.min_history}); "
+                "users need more ratings, or choose a smaller target_size / other time cuts",
+                path=ratings.source or None)
+        chunks = _chunks(q_users, counts, config, rows_per_block, user_ids.shape[0])
+        say(f"{code_name}: {q_users.shape[0]:,} queries in {len(chunks)} shard(s)")
+        futures = [client.submit(_write_chunk, [blocks[b] for b in _covering(bounds, a, z)], a, z,
+                                 qa, code_name, str(out / code_name / f"part-{k:05d}.parquet"),
+                                 ctx_f, pure=False)
+                   for k, (qa, a, z) in enumerate(chunks)]
+        parts[code_name] = client.gather(futures)
+    clock["candidates_features"] = time.perf_counter() - t0
+    return _summary(ratings, out, config, state, models, parts, bounds, clock, client)
+
+
+# ------------------------------------------------------------------------------ steps 1 and 2
+
+
+def _ids(ratings: RatingsFrame) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    import dask
+
+    try:
+        per_user, items = dask.compute(ratings.frame["user"].value_counts(),
+                                       ratings.frame["item"].unique())
+    except DataError:
+        raise
+    except (ValueError, TypeError) as exc:  # the CSV parser's, raised inside Dask's read_csv
+        raise parse_error(exc, ratings.source or None) from None
+    if per_user.shape[0] == 0:
+        raise DataError("no ratings", path=ratings.source or None)
+    per_user = per_user.sort_index()
+    return (per_user.index.to_numpy(dtype=np.int64), per_user.to_numpy(dtype=np.int64),
+            np.sort(np.asarray(items, dtype=np.int64)))
+
+
+def _user_bounds(counts: NDArray[np.int64], rows_per_block: int) -> list[int]:
+    """Block boundaries (user codes, from 0 to n_users): about ``rows_per_block`` ratings each."""
+    cum = np.cumsum(counts)
+    cuts = np.searchsorted(cum, np.arange(rows_per_block, int(cum[-1]), rows_per_block),
+                           side="left") + 1
+    return sorted({0, *(int(c) for c in cuts if 0 < c < counts.shape[0]), int(counts.shape[0])})
+
+
+def _covering(bounds: list[int], a: int, z: int) -> range:
+    """The blocks that hold users ``a .. z - 1``."""
+    first = int(np.searchsorted(bounds, a, side="right")) - 1
+    last = int(np.searchsorted(bounds, z, side="left"))
+    return range(first, last)
+
+
+def _with_codes(part: pd.DataFrame, user_ids: NDArray[np.int64]) -> pd.DataFrame:
+    return part.assign(ucode=np.searchsorted(user_ids, part["user"].to_numpy()))
+
+
+def _user_blocks(ratings: RatingsFrame, client: Any, user_ids: NDArray[np.int64],
+                 counts: NDArray[np.int64], item_ids: NDArray[np.int64], bounds: list[int],
+                 config: AdapterConfig) -> list[Any]:
+    """Futures of the :class:`UserBlock` s, in user order."""
+    import dask
+
+    frame = ratings.frame
+    meta = frame._meta.assign(ucode=np.zeros(0, dtype=np.int64))
+    coded = frame.map_partitions(_with_codes, user_ids, meta=meta)
+    if len(bounds) > 2:
+        divisions = (*bounds[:-1], bounds[-1] - 1)
+        shuffled = coded.set_index("ucode", divisions=list(divisions))
+        pieces = shuffled.to_delayed()
+    else:
+        pieces = [dask.delayed(pd.concat)(coded.to_delayed())]
+    if len(pieces) != len(bounds) - 1:
+        raise DataError(f"expected {len(bounds) - 1} user blocks after the shuffle, got "
+                        f"{len(pieces)}")
+    rows_before = np.concatenate([[0], np.cumsum(counts)])
+    tasks = [dask.delayed(prepare_block)(
+        piece, bounds[b], user_ids[bounds[b]: bounds[b + 1]], item_ids, config,
+        rows_before=int(rows_before[bounds[b]]), users_total=int(user_ids.shape[0]),
+        source=ratings.source) for b, piece in enumerate(pieces)]
+    futures = client.compute(tasks)
+    return list(futures)
+
+
+# ------------------------------------------------------------------------------------ step 3
+
+
+def _block_facts(block: UserBlock) -> dict[str, Any]:
+    hist = block.history()
+    latest_hist, latest = block.times()
+    return {"partials": exact_partials(hist.rating), "n_hist": hist.n,
+            "latest_hist": latest_hist, "latest": latest, "queries": block.query_users(),
+            "roles": block.role_counts()}
+
+
+def _add_items(stats: GroupStats | None, block: UserBlock, n_items: int) -> GroupStats:
+    h = block.history()
+    return accumulate_stats(stats, n_items, h.item, h.rating, h.timestamp)
+
+
+def _whole_history(client: Any, blocks: list[Any], n_items: int) -> dict[str, Any]:
+    facts = client.gather([client.submit(_block_facts, b, pure=False) for b in blocks])
+    stats = None
+    for b in blocks:  # in user order: the single-process additions, in its order
+        stats = client.submit(_add_items, stats, b, n_items, pure=False)
+    n_hist = sum(int(f["n_hist"]) for f in facts)
+    total = math.fsum(np.concatenate([f["partials"] for f in facts]).tolist())
+    hist_times = [f["latest_hist"] for f in facts if f["latest_hist"] is not None]
+    reference = max(hist_times) if hist_times else max(int(f["latest"]) for f in facts)
+    return {"items": client.gather(stats), "mean": total / n_hist if n_hist else 0.0,
+            "reference_time": int(reference),
+            "queries": np.concatenate([f["queries"] for f in facts]),
+            "roles": np.sum([f["roles"] for f in facts], axis=0),
+            "n_hist": n_hist}
+
+
+# ------------------------------------------------------------------------------------ step 4
+
+
+def _block_matrix(block: UserBlock, binary: bool) -> Any:
+    from bench.adapters.svd import history_matrices
+
+    h = block.history()
+    R, B = history_matrices(h.indptr, h.item, h.rating, h.n_items)
+    return B if binary else R
+
+
+def _rows_times(block: UserBlock, X: NDArray[np.float32], binary: bool) -> NDArray[np.float32]:
+    return np.asarray(_block_matrix(block, binary) @ X)
+
+
+def _add_transposed(block: UserBlock, X: NDArray[np.float32], Y: NDArray[np.float32] | None,
+                    n_items: int, binary: bool) -> NDArray[np.float32]:
+    from bench.adapters.svd import add_transposed_product
+
+    A = _block_matrix(block, binary)
+    out = (np.zeros((n_items, X.shape[1]), dtype=np.result_type(A.dtype, X.dtype))
+           if Y is None else Y.copy())
+    add_transposed_product(A.indptr, A.indices, A.data, np.ascontiguousarray(X), out)
+    return out
+
+
+def _history_operator(client: Any, blocks: list[Any], bounds: list[int], n_items: int,
+                      binary: bool) -> Any:
+    from scipy.sparse.linalg import LinearOperator
+
+    n_users = bounds[-1]
+
+    def matmat(X: NDArray[np.float32]) -> NDArray[np.float32]:
+        Xf = client.scatter(np.asarray(X), broadcast=True)
+        rows = client.gather([client.submit(_rows_times, b, Xf, binary, pure=False)
+                              for b in blocks])
+        return np.vstack(rows)
+
+    def rmatmat(X: NDArray[np.float32]) -> NDArray[np.float32]:
+        X = np.asarray(X)
+        Y = None
+        for k, b in enumerate(blocks):  # block after block: SciPy's order of additions
+            Y = client.submit(_add_transposed, b, X[bounds[k]: bounds[k + 1]], Y, n_items,
+                              binary, pure=False)
+        return np.asarray(client.gather(Y))
+
+    return LinearOperator((n_users, n_items), matvec=lambda x: matmat(x.reshape(-1, 1)).ravel(),
+                          rmatvec=lambda x: rmatmat(x.reshape(-1, 1)).ravel(), matmat=matmat,
+                          rmatmat=rmatmat, dtype=np.float32)
+
+
+def _block_tags(block: UserBlock, tags: pd.DataFrame) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    from bench.adapters.tags import history_tags
+
+    tu, ti = history_tags(tags, block.table, block.split(0))
+    return np.where(tu >= 0, tu + block.u0, tu), ti
+
+
+def _tags(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: list[int],
+          user_ids: NDArray[np.int64], item_ids: NDArray[np.int64]
+          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """History tag applications: those of each block's users filtered on the block (their cut
+    and target items live there); those of authors without ratings here (no cut)."""
+    from bench.adapters.splits import NO_CUT, Split
+    from bench.adapters.table import RatingsTable
+    from bench.adapters.tags import history_tags
+
+    tags = ratings.tags
+    assert tags is not None
+    author = pd.to_numeric(tags["user"], errors="coerce").to_numpy(dtype=np.float64,
+                                                                   na_value=np.nan)
+    code = np.full(author.shape[0], -1, dtype=np.int64)
+    ok = np.isfinite(author)
+    pos = np.searchsorted(user_ids, author[ok].astype(np.int64))
+    hit = (pos < user_ids.shape[0]) & (user_ids[np.minimum(pos, user_ids.shape[0] - 1)]
+                                       == author[ok].astype(np.int64))
+    code[np.flatnonzero(ok)[hit]] = pos[hit]
+    block_of = np.searchsorted(bounds, code, side="right") - 1
+    futures = [client.submit(_block_tags, b, tags[(code >= 0) & (block_of == k)], pure=False)
+               for k, b in enumerate(blocks)]
+    nobody = RatingsTable(user=np.zeros(0, np.int32), item=np.zeros(0, np.int32),
+                          rating=np.zeros(0), timestamp=np.zeros(0, np.int64),
+                          indptr=np.zeros(1, np.int64), user_ids=np.zeros(0, np.int64),
+                          item_ids=item_ids)
+    ou, oi = history_tags(tags[code < 0], nobody,
+                          Split(role=np.zeros(0, np.int8), tag_cut=np.full(0, NO_CUT),
+                                reference_time=0))
+    got = client.gather(futures)
+    return (np.concatenate([*(g[0] for g in got), ou]),
+            np.concatenate([*(g[1] for g in got), oi]))
+
+
+def _models(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: list[int],
+            user_ids: NDArray[np.int64], item_ids: NDArray[np.int64], config: AdapterConfig,
+            say: Progress) -> CatalogueModels:
+    wanted = set(config.feature_groups)
+    skipped: dict[str, str] = {}
+    years = item_years(ratings.items, item_ids) if "item" in wanted else None
+    genres = None
+    if "genre" in wanted:
+        genres = item_genres(ratings.items, item_ids)
+        if genres is None:
+            skipped["genre"] = "no item genres in the data"
+    ratings_svd = pattern_svd = None
+    if "svd" in wanted or "similarity" in wanted:
+        from bench.adapters.svd import truncated_svd_operator
+
+        say(f"SVD of the history matrix (rank {config.svd_factors}) over the blocks")
+        op = _history_operator(client, blocks, bounds, item_ids.shape[0], binary=False)
+        ratings_svd = truncated_svd_operator(op, config.svd_factors, seed=config.seed)
+        if "similarity" in wanted:
+            say("SVD of the history pattern")
+            op = _history_operator(client, blocks, bounds, item_ids.shape[0], binary=True)
+            pattern_svd = truncated_svd_operator(op, config.svd_factors, seed=config.seed + 1)
+    tags = None
+    if "tags" in wanted:
+        if ratings.tags is None or ratings.tags.empty:
+            skipped["tags"] = "no tags table in the data"
+        else:
+            tags = _tags(ratings, client, blocks, bounds, user_ids, item_ids)
+    return CatalogueModels(years=years, genres=genres, ratings_svd=ratings_svd,
+                           pattern_svd=pattern_svd, tags=tags, skipped=skipped)
+
+
+# ------------------------------------------------------------------------------------ step 5
+
+
+def _chunks(q_users: NDArray[np.int64], counts: NDArray[np.int64], config: AdapterConfig,
+            rows_per_block: int, n_users: int) -> list[tuple[int, int, int]]:
+    """(first query, first user, end user) of each output shard: whole 256-query blocks."""
+    per_query = max(1.0, float(config.negatives) + 3.0 * float(np.mean(np.minimum(
+        counts[q_users], max(1, int(config.target_size))))))
+    blocks_per_chunk = max(1, int(rows_per_block / (per_query * QUERY_BLOCK)))
+    step = blocks_per_chunk * QUERY_BLOCK
+    starts = list(range(0, q_users.shape[0], step))
+    users = [int(q_users[q]) for q in starts] + [n_users]
+    return [(q, users[k], users[k + 1]) for k, q in enumerate(starts)]
+
+
+def _write_chunk(blocks: list[UserBlock], a: int, z: int, first_query: int, name: str,
+                 path: str, ctx: dict[str, Any]) -> dict[str, Any]:
+    config: AdapterConfig = ctx["config"]
+    t0 = time.perf_counter()
+    table, role = chunk_table(blocks, a, z, ctx["user_ids"])
+    hist = chunk_history(table, role, ctx["reference_time"], ctx["totals"])
+    weight = ctx["totals"].item_stats.count + 1.0
+    cand = sample_candidates(table, role, PARTITIONS[name], negatives=config.negatives,
+                             sampling=config.negative_sampling, item_weight=weight,
+                             seed=config.seed, first_block=first_query // QUERY_BLOCK)
+    from bench.adapters.features import feature_matrix
+
+    X, names = feature_matrix(feature_groups(hist, ctx["models"], config), cand)
+    y = grade(cand.rating, config.labels, binary_threshold=config.binary_threshold)
+    users = table.user_ids[cand.user]
+    data = LetorData(X=X, y=y, qid=users, offsets=cand.offsets, feature_names=names,
+                     user=users, item=table.item_ids[cand.item],
+                     source=f"{ctx['source']}:{name}",
+                     meta={"partition": name, "split": config.split, "labels": config.labels})
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_parquet(data, path)
+    s = data.summary()
+    return {"file": path, "queries": s["queries"], "rows": s["rows"], "labels": s["labels"],
+            "blank_queries": s["blank_queries"], "names": list(names),
+            "targets": int(cand.is_target.sum()), "sizes": np.diff(cand.offsets),
+            "seconds": time.perf_counter() - t0}
+
+
+def _summary(ratings: RatingsFrame, out: Path, config: AdapterConfig, state: dict[str, Any],
+             models: CatalogueModels, parts: dict[str, list[dict[str, Any]]], bounds: list[int],
+             clock: dict[str, float], client: Any) -> dict[str, object]:
+    import json
+
+    from bench.data.atomic import write_text
+    from bench.data.dask_cluster import describe
+
+    partitions: dict[str, object] = {}
+    candidates: dict[str, object] = {}
+    files: list[str] = []
+    names: list[str] = parts["train"][0]["names"]
+    for name, chunks in parts.items():
+        labels: dict[str, int] = {}
+        for c in chunks:
+            for k, v in c["labels"].items():
+                labels[str(int(k))] = labels.get(str(int(k)), 0) + int(v)
+        sizes = np.concatenate([c["sizes"] for c in chunks])
+        rows = int(sum(c["rows"] for c in chunks))
+        targets = int(sum(c["targets"] for c in chunks))
+        partitions[name] = {
+            "queries": int(sum(c["queries"] for c in chunks)), "rows": rows,
+            "features": len(names), "labels": dict(sorted(labels.items(), key=lambda kv: int(kv[0]))),
+            "blank_queries": int(sum(c["blank_queries"] for c in chunks)),
+            "rows_per_query": {"min": int(sizes.min()), "median": float(np.median(sizes)),
+                               "max": int(sizes.max())},
+            "shards": len(chunks)}
+        candidates[name] = {"queries": int(sizes.shape[0]), "targets": targets,
+                            "negatives": rows - targets}
+        files += [str(Path(c["file"]).relative_to(out)) for c in chunks]
+    roles = state["roles"]
+    split_meta: dict[str, object] = {
+        "split": config.split,
+        "history_rule": "one history: the ratings in no target window (see bench.adapters.splits)",
+        "reference_time": state["reference_time"],
+        "ratings_by_role": {"unused": int(roles[0]), "history": int(roles[1]),
+                            "train": int(roles[2]), "vali": int(roles[3]), "test": int(roles[4])},
+        "max_label": max_grade(config.labels),
+        "feature_groups": [g for g in config.feature_groups if g not in models.skipped],
+        "features_skipped": models.skipped, "candidates": candidates,
+        "ratings": {"rows": int(roles.sum()), "users": bounds[-1],
+                    "items": int(state["items"].count.shape[0])},
+    }
+    if config.time_cuts is not None and config.split == "time-cut":
+        split_meta["time_cuts"] = [int(c) for c in config.time_cuts]
+    summary: dict[str, object] = {
+        "name": ratings.source or "ratings", "partitions": partitions, "feature_names": names,
+        "adapter": config.as_dict(), "split_meta": split_meta,
+        "timings_s": {k: round(v, 4) for k, v in clock.items()},
+        "inputs": ratings.sha256(), "files": [*files, "summary.json"],
+        "engine": {"name": "dask", "cluster": describe(client), "user_blocks": len(bounds) - 1,
+                   "users_per_block": [bounds[k + 1] - bounds[k] for k in range(len(bounds) - 1)]},
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
+    return summary
