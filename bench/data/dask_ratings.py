@@ -60,7 +60,7 @@ class RatingsFrame:
 
 def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | None = None,
                        rating: str | None = None, timestamp: str | None = None,
-                       sep: str | None = None, blocksize: str | int = "64MB") -> RatingsFrame:
+                       sep: str | None = None, blocksize: str | int = "16MB") -> RatingsFrame:
     """The ratings at ``path`` as a :class:`RatingsFrame` (see the module docstring)."""
     from bench.data.dask_cluster import require_dask
 

@@ -36,9 +36,11 @@ Library threads are the workers' threads (``nthread`` / ``num_threads`` are not 
 
 from __future__ import annotations
 
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
 import numpy as np
 import pandas as pd
@@ -104,11 +106,15 @@ def stopping_point(curve: list[float], patience: int) -> tuple[int, int]:
 
 def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params, *,
                objective: str, select_metric: str = "ndcg@10",
-               eval_at: tuple[int, ...] = (10,), callbacks: list[Any] | None = None) -> DaskFit:
+               eval_at: tuple[int, ...] = (10,), callbacks: list[Any] | None = None,
+               listen_port: int | None = None) -> DaskFit:
     """Train ``library`` on the cluster of ``client``; see the module docstring.
 
     ``callbacks``: extra library callbacks, run on the workers (XGBoost ``TrainingCallback``
-    objects, LightGBM callables).
+    objects, LightGBM callables). ``listen_port`` (LightGBM): the k-th worker of a host (in
+    address order) listens on ``listen_port + k``, a fixed range a firewall can name; without
+    it each worker is given a port found free on its host. Either way LightGBM's ``machines``
+    is built from the workers' addresses and recorded in ``notes["machines"]``.
     """
     if library not in LIBRARIES:
         raise ConfigError(f"no Dask runner for {library!r}; valid: {', '.join(LIBRARIES)}")
@@ -128,7 +134,7 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
         return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features,
                               callbacks or [], layouts)
     return _train_lightgbm(client, train, vali, params, objective, select_metric, ks, features,
-                           callbacks or [])
+                           callbacks or [], listen_port)
 
 
 # ------------------------------------------------------------------------------------- XGBoost
@@ -197,15 +203,38 @@ def _group_sizes(q: pd.Series) -> pd.Series:
     return pd.Series(sizes_from_offsets(offsets_from_qid(q.to_numpy())[0]), dtype="int64")
 
 
+def _free_port() -> int:
+    """A TCP port free on this worker's host now (bound on all interfaces, as LightGBM binds)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        return int(s.getsockname()[1])
+
+
+def _machines(client: Any, workers: list[str], listen_port: int | None) -> str:
+    """LightGBM's ``machines`` (``host:port,...``) for ``workers`` (Dask addresses, in order):
+    ``listen_port + k`` for the k-th worker of a host, or a port found free on each worker."""
+    entries = []
+    per_host: dict[str, int] = {}
+    for w in workers:
+        host = str(urlparse(w).hostname)
+        k = per_host.get(host, 0)
+        per_host[host] = k + 1
+        port = (listen_port + k if listen_port is not None
+                else int(client.run(_free_port, workers=[w])[w]))
+        entries.append(f"{host}:{port}")
+    return ",".join(entries)
+
+
 def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objective: str,
                     select_metric: str, ks: tuple[int, ...], features: list[str],
-                    extra: list[Any]) -> DaskFit:
+                    extra: list[Any], listen_port: int | None) -> DaskFit:
     import lightgbm as lgb
 
     lib = lightgbm_params(params, objective, eval_at=ks)
     for key in ("num_threads", "metric", "eval_at"):
         lib.pop(key, None)
     train = spread(client, train)
+    lib["machines"] = _machines(client, sorted(holders(client, train)), listen_port)
     t0 = time.perf_counter()
     group = train["qid"].map_partitions(_group_sizes, meta=("qid", "int64"))
     model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
@@ -215,7 +244,7 @@ def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objectiv
     curve = validation_curve(booster, vali, features, select_metric, profile="lightgbm")
     grown, best = stopping_point(curve, params.early_stopping_rounds)
     return DaskFit("lightgbm", booster, lib, best, params.n_trees, curve, grown, select_metric,
-                   fit_s, features, {"selection": (
+                   fit_s, features, {"machines": lib["machines"], "selection": (
                        "reference evaluator, profile lightgbm, on the whole validation split "
                        f"after every tree; early stopping's rule would have grown {grown} trees")})
 
