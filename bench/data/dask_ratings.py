@@ -106,7 +106,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         try:
             raw = dd.read_csv([str(f) for f in files], sep=sep, usecols=use,
                               blocksize=blocksize, dtype={c: "float64" for c in use},
-                              include_path_column=_PATH)
+                              include_path_column=_PATH, encoding="utf-8-sig")
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             raise parse_error(exc, files[0]) from None
     frame = raw.map_partitions(_typed, cols, meta=_META)
