@@ -34,8 +34,10 @@ timestamp quantiles; give ``time_cuts``). Output folders must be reachable by ev
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -53,10 +55,10 @@ from bench.adapters.negatives import QUERY_BLOCK, sample_candidates
 from bench.adapters.pipeline import CatalogueModels, feature_groups
 from bench.adapters.splits import PARTITIONS
 from bench.adapters.user_blocks import UserBlock, chunk_history, chunk_table, prepare_block
-from bench.data.dask_ratings import RatingsFrame, parse_error
+from bench.data.dask_ratings import RatingsFrame, is_parse_error, parse_error
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, LtrbenchError
 
 PathLike = str | os.PathLike[str]
 Progress = Callable[[str], None]
@@ -85,13 +87,36 @@ def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: Adapte
     check_distributable(config)
     if rows_per_block < 1:
         raise ConfigError(f"rows_per_block must be >= 1; got {rows_per_block}")
-    say = progress or (lambda _msg: None)
     out = Path(out_dir)
     for name in PARTITIONS:
         old = sorted((out / name).glob("part-*.parquet")) if (out / name).is_dir() else []
         if old:
             raise DataError(f"already holds {len(old)} shard(s) of an earlier conversion; "
                             "convert into a new or empty folder", path=out / name)
+    partial = {name: out / f".{name}.partial" for name in PARTITIONS}
+    for folder in partial.values():
+        shutil.rmtree(folder, ignore_errors=True)  # left by an interrupted conversion
+    try:
+        summary = _convert(ratings, out, partial, config, client, rows_per_block,
+                           progress or (lambda _msg: None))
+    except LtrbenchError:
+        raise
+    except Exception as exc:  # a worker died (memory limit), the cluster went away
+        if type(exc).__module__.split(".")[0] not in ("distributed", "dask"):
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise LtrbenchError(
+            f"the Dask conversion failed ({type(exc).__name__}: {first[:300]}); nothing was "
+            "written to the output folder. A worker that dies at its memory limit needs a "
+            "larger --memory-limit or a smaller --rows-per-block") from None
+    finally:
+        for folder in partial.values():
+            shutil.rmtree(folder, ignore_errors=True)
+    return summary
+
+
+def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config: AdapterConfig,
+             client: Any, rows_per_block: int, say: Progress) -> dict[str, object]:
     clock: dict[str, float] = {}
     t0 = time.perf_counter()
     say("reading user and item ids")
@@ -111,10 +136,12 @@ def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: Adapte
     clock["models"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    ctx = {"user_ids": user_ids, "item_ids": item_ids, "config": config, "models": models,
-           "totals": totals, "reference_time": state["reference_time"],
-           "source": ratings.source or "ratings"}
-    ctx_f = client.scatter(ctx, broadcast=True)
+    # a task's result, not scattered data: if a worker restarts at its memory limit, the
+    # scheduler recomputes it (scattered data would be lost); and held once, not per task
+    ctx = client.submit(_same, {"user_ids": user_ids, "item_ids": item_ids, "config": config,
+                                "models": models, "totals": totals,
+                                "reference_time": state["reference_time"],
+                                "source": ratings.source or "ratings"}, pure=False)
     parts: dict[str, list[dict[str, Any]]] = {}
     for code_name, code in PARTITIONS.items():
         q_users = np.flatnonzero(state["queries"] & (1 << (code - 1)))
@@ -127,10 +154,15 @@ def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: Adapte
         chunks = _chunks(q_users, counts, config, rows_per_block, user_ids.shape[0])
         say(f"{code_name}: {q_users.shape[0]:,} queries in {len(chunks)} shard(s)")
         futures = [client.submit(_write_chunk, [blocks[b] for b in _covering(bounds, a, z)], a, z,
-                                 qa, code_name, str(out / code_name / f"part-{k:05d}.parquet"),
-                                 ctx_f, pure=False)
+                                 qa, code_name,
+                                 str(partial[code_name] / f"part-{k:05d}.parquet"), ctx,
+                                 pure=False)
                    for k, (qa, a, z) in enumerate(chunks)]
         parts[code_name] = client.gather(futures)
+    for name, folder in partial.items():  # every shard is written: now they take their place
+        folder.rename(out / name)
+        for c in parts[name]:
+            c["file"] = str(out / name / Path(c["file"]).name)
     clock["candidates_features"] = time.perf_counter() - t0
     return _summary(ratings, out, config, state, models, parts, bounds, clock, client)
 
@@ -142,17 +174,31 @@ def _ids(ratings: RatingsFrame) -> tuple[NDArray[np.int64], NDArray[np.int64], N
     import dask
 
     try:
-        per_user, items = dask.compute(ratings.frame["user"].value_counts(),
-                                       ratings.frame["item"].unique())
+        # per-partition counts combined here (no shuffle: a value_counts shuffle held whole
+        # partitions in worker memory and broke a 1.5 GB worker at 50M ratings)
+        per_part = dask.compute(*[dask.delayed(_counts)(p) for p in
+                                  ratings.frame[["user", "item"]].to_delayed()])
     except DataError:
         raise
     except (ValueError, TypeError) as exc:  # the CSV parser's, raised inside Dask's read_csv
-        raise parse_error(exc, ratings.source or None) from None
-    if per_user.shape[0] == 0:
+        if is_parse_error(exc):
+            raise parse_error(exc, ratings.source or None) from None
+        raise
+    if not per_part or sum(u.shape[0] for u, _ in per_part) == 0:
         raise DataError("no ratings", path=ratings.source or None)
-    per_user = per_user.sort_index()
+    per_user = pd.concat([u for u, _ in per_part]).groupby(level=0).sum().sort_index()
+    items = np.unique(np.concatenate([i for _, i in per_part]))
     return (per_user.index.to_numpy(dtype=np.int64), per_user.to_numpy(dtype=np.int64),
-            np.sort(np.asarray(items, dtype=np.int64)))
+            items.astype(np.int64))
+
+
+def _same(x: Any) -> Any:
+    return x
+
+
+def _counts(part: pd.DataFrame) -> tuple[pd.Series, NDArray[np.int64]]:
+    """Ratings per user and the distinct items of one partition."""
+    return part["user"].value_counts(sort=False), np.unique(part["item"].to_numpy())
 
 
 def _user_bounds(counts: NDArray[np.int64], rows_per_block: int) -> list[int]:
@@ -185,7 +231,9 @@ def _user_blocks(ratings: RatingsFrame, client: Any, user_ids: NDArray[np.int64]
     coded = frame.map_partitions(_with_codes, user_ids, meta=meta)
     if len(bounds) > 2:
         divisions = (*bounds[:-1], bounds[-1] - 1)
-        shuffled = coded.set_index("ucode", divisions=list(divisions))
+        # the task-based shuffle: its pieces are ordinary task results, which a worker under
+        # its memory limit spills to disk (p2p's buffers are not, and broke a 1 GB worker)
+        shuffled = coded.set_index("ucode", divisions=list(divisions), shuffle_method="tasks")
         pieces = shuffled.to_delayed()
     else:
         pieces = [dask.delayed(pd.concat)(coded.to_delayed())]
@@ -362,14 +410,22 @@ def _models(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: list[
 
 def _chunks(q_users: NDArray[np.int64], counts: NDArray[np.int64], config: AdapterConfig,
             rows_per_block: int, n_users: int) -> list[tuple[int, int, int]]:
-    """(first query, first user, end user) of each output shard: whole 256-query blocks."""
-    per_query = max(1.0, float(config.negatives) + 3.0 * float(np.mean(np.minimum(
-        counts[q_users], max(1, int(config.target_size))))))
-    blocks_per_chunk = max(1, int(rows_per_block / (per_query * QUERY_BLOCK)))
-    step = blocks_per_chunk * QUERY_BLOCK
-    starts = list(range(0, q_users.shape[0], step))
-    users = [int(q_users[q]) for q in starts] + [n_users]
-    return [(q, users[k], users[k + 1]) for k, q in enumerate(starts)]
+    """(first query, first user, end user) of each output shard: whole 256-query blocks, as many
+    as keep both the shard's candidate rows and its users' ratings near ``rows_per_block``."""
+    starts = np.arange(0, q_users.shape[0], QUERY_BLOCK)
+    first_user = np.r_[q_users[starts], n_users]
+    cum_ratings = np.r_[0, np.cumsum(counts)][first_user]  # ratings before each block's users
+    size = max(1, int(config.target_size)) if config.target_size >= 1 else 1
+    per_query = float(config.negatives + 3 * size)
+    cuts = [0]
+    for b in range(1, starts.shape[0]):  # one step per 256 queries, not per query
+        ratings = cum_ratings[b] - cum_ratings[cuts[-1]]
+        rows = (starts[b] - starts[cuts[-1]]) * per_query
+        if ratings >= rows_per_block or rows >= rows_per_block:
+            cuts.append(b)
+    cuts.append(starts.shape[0])
+    return [(int(starts[c]), int(first_user[c]), int(first_user[d]))
+            for c, d in itertools.pairwise(cuts)]
 
 
 def _write_chunk(blocks: list[UserBlock], a: int, z: int, first_query: int, name: str,

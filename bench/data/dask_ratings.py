@@ -100,7 +100,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
     use = [c for c in cols.values() if c is not None]
     if parquet:
-        raw = dd.read_parquet([str(f) for f in files], columns=use)
+        raw = dd.read_parquet([str(f) for f in files], columns=use, split_row_groups=True)
         raw = raw.assign(**{_PATH: str(files[0]) if len(files) == 1 else "Parquet shards"})
     else:
         try:
@@ -108,7 +108,9 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                               blocksize=blocksize, dtype={c: "float64" for c in use},
                               include_path_column=_PATH, encoding="utf-8-sig")
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
-            raise parse_error(exc, files[0]) from None
+            if is_parse_error(exc):
+                raise parse_error(exc, files[0]) from None
+            raise
     frame = raw.map_partitions(_typed, cols, meta=_META)
     source = str(p if p.is_dir() or len(files) > 1 else files[0])
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
@@ -130,6 +132,19 @@ def parse_error(exc: BaseException, where: PathLike | str | None) -> DataError:
               and not str(e).startswith("An error occurred")]
     cause = values[-1] if values else chain[-1]
     return DataError(f"cannot read the ratings as numbers: {cause}", path=where)
+
+
+def is_parse_error(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it wraps) is the CSV parser refusing a value."""
+    e: BaseException | None = exc
+    for _ in range(20):
+        if e is None:
+            return False
+        if "could not convert" in str(e) or "Unable to parse" in str(e) \
+                or "read_csv" in str(e) or type(e).__module__.startswith("pandas.errors"):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _typed(part: pd.DataFrame, cols: dict[str, str | None]) -> pd.DataFrame:
