@@ -32,7 +32,8 @@ from numpy.typing import NDArray
 
 from bench.data.atomic import atomic_path
 from bench.data.inputs import check_input_file, parse_float, text_lines
-from bench.data.svmlight import line_of_data_row, read_svmlight
+from bench.data.outputs import check_output_file
+from bench.data.svmlight import line_of_data_row, query_sidecar, read_svmlight
 from bench.errors import ConfigError, DataError
 from bench.metrics import (
     PROFILES,
@@ -91,6 +92,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``ltrbench evaluate``; returns the exit status."""
     specs = parse_metrics(args.metrics)
+    if args.per_query is not None:  # before any work: never after it, never over an input
+        sidecar = query_sidecar(args.data) if args.data and args.query is None else None
+        check_output_file(args.per_query, option="--per-query", inputs=[
+            ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
+            ("--run", args.run), ("--query", args.query or sidecar)])
     names = [s.name for s in specs]
     if args.engine == "dask":
         if args.data is None or args.scores or args.qrels or args.run or args.query:
