@@ -22,7 +22,7 @@ from sklearn.datasets import dump_svmlight_file
 
 from bench.data.atomic import atomic_path
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
-from bench.data.inputs import check_input_file, parse_int, text_lines
+from bench.data.inputs import bom_length, check_input_file, parse_int, text_lines
 from bench.data.letor import LetorData
 from bench.data.letor_cache import cached_parse
 from bench.data.svmlight_parse import MAX_FEATURE_INDEX, ParsedSvmlight, Progress
@@ -228,6 +228,8 @@ def _check_readable(p: Path) -> None:
     check_input_file(p, expected="an SVMlight/LETOR file")
     if p.stat().st_size == 0:
         raise DataError("empty file: expected SVMlight lines 'label [qid:Q] index:value ...'", path=p)
+    with open(p, "rb") as fh:
+        bom_length(fh.read(4), p)  # UTF-16/32 refused; the parser skips a UTF-8 mark
 
 
 def line_of_data_row(path: PathLike, row: int) -> int | None:
