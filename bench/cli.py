@@ -3,12 +3,14 @@
 Each sub-command lives in :mod:`bench.commands` as a module with a ``register(subparsers)``
 function that adds its parser and sets ``func`` (``args -> exit status``). Errors that
 ltrbench raises on purpose (:class:`bench.errors.LtrbenchError`) are printed as one line,
-``error: ...``, with exit status 2.
+``error: ...``, with exit status 2; so are operating-system errors that reach this level (a full
+disk, a permission lost while running): ``error: PATH: reason``.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from collections.abc import Sequence
@@ -55,10 +57,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
+        print(f"error: {os_error_text(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted; files already written are complete (use --resume to go on)",
               file=sys.stderr)
         return 130
+
+
+def os_error_text(exc: OSError) -> str:
+    """``path: reason`` of an operating-system error (both paths of a rename), for one line."""
+    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+    reason = exc.strerror or str(exc)
+    hint = " (free some space and run again; files already written are complete)" if (
+        exc.errno == errno.ENOSPC) else ""
+    return f"{where}: {reason}{hint}" if where else f"{reason}{hint}"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -120,8 +120,43 @@ def test_ml1m_dat_files(ml1m: Path) -> None:
 
 def test_ml1m_malformed_rating_names_the_line(ml1m: Path) -> None:
     (ml1m / "ratings.dat").write_text("1::1193::5::978300760\n1::661::x::978302109\n")
-    with pytest.raises(DataError, match=r"ratings\.dat:2: malformed line '1::661::x::978302109'"):
+    with pytest.raises(DataError, match=r"ratings\.dat:2, column 'rating': malformed line "
+                       r"'1::661::x::978302109': rating 'x' is not a plain decimal number"):
         load_movielens(ml1m)
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("nan", "rating 'nan' is not a plain decimal number"),  # was "could not parse: None"
+        ("inf", "rating 'inf' is not a plain decimal number"),  # was a row of the folder
+        ("0_3", "rating '0_3' is not a plain decimal number"),
+    ],
+)
+def test_ml100k_non_finite_or_lax_rating_names_the_line(ml100k: Path, value: str,
+                                                         reason: str) -> None:
+    (ml100k / "u.data").write_text(f"196\t242\t3\t881250949\n186\t302\t{value}\t891717742\n")
+    with pytest.raises(DataError, match=rf"u\.data:2, column 'rating': .*{reason}"):
+        load_movielens(ml100k)
+
+
+def test_ml100k_timestamp_beyond_int64_names_the_line(ml100k: Path) -> None:
+    (ml100k / "u.data").write_text("196\t242\t3\t881250949\n186\t302\t3\t100000000000000000000\n")
+    with pytest.raises(DataError, match=r"u\.data:2, column 'timestamp': .*out of range"):
+        load_movielens(ml100k)
+
+
+def test_ratings_file_with_a_utf8_bom_reads_as_without(ml100k: Path) -> None:
+    plain = load_movielens(ml100k).frame
+    (ml100k / "u.data").write_bytes(b"\xef\xbb\xbf" + (ml100k / "u.data").read_bytes())
+    assert load_movielens(ml100k).frame.equals(plain)
+    assert plain["user"].tolist()[0] == 196
+
+
+def test_utf16_ratings_file_is_refused(ml100k: Path) -> None:
+    (ml100k / "u.data").write_bytes("196\t242\t3\t881250949\n".encode("utf-16"))
+    with pytest.raises(DataError, match=r"u\.data:1: the file is UTF-16"):
+        load_movielens(ml100k)
 
 
 @pytest.fixture
@@ -197,7 +232,7 @@ def test_csv_with_wrong_header_is_an_error_on_line_1(mlcsv: Path) -> None:
 
 def test_csv_bad_value_names_the_line_counting_the_header(mlcsv: Path) -> None:
     (mlcsv / "ratings.csv").write_text("userId,movieId,rating,timestamp\n1,1,4.0,1\n1,2,,2\n")
-    with pytest.raises(DataError, match=r"ratings\.csv:3: malformed line '1,2,,2'"):
+    with pytest.raises(DataError, match=r"ratings\.csv:3, column 'rating': malformed line '1,2,,2'"):
         load_movielens(mlcsv)
 
 

@@ -96,6 +96,37 @@ def test_file_without_qid_or_sidecar_is_an_error_naming_the_query_file(tmp_path:
         read_svmlight(f)
 
 
+def test_group_size_file_given_for_a_file_with_qid_is_an_error_not_ignored(tmp_path: Path) -> None:
+    f = tmp_path / "data.svm"
+    f.write_text("1 qid:1 1:0.5\n0 qid:1 2:1\n")
+    sizes = tmp_path / "groups.txt"
+    sizes.write_text("1\n1\n")
+    with pytest.raises(DataError, match=r"data\.svm: the file has 'qid:' fields, so the group "
+                       r"sizes in '.*groups\.txt' would be ignored"):
+        read_svmlight(f, query_path=sizes)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "message"),
+    [
+        ("2\n2_0\n", r"groups\.txt:2: group size '2_0' is not an integer"),
+        ("2\n\u00b2\n", r"groups\.txt:2: group size '\u00b2' is not an integer"),
+        ("4\n0\n", r"groups\.txt:2: group size '0' is out of range: expected an integer in 1\.\."),
+    ],
+)
+def test_group_sizes_are_parsed_strictly(tmp_path: Path, sizes: str, message: str) -> None:
+    f = tmp_path / "data.svm"
+    f.write_text("1 1:0.5\n0 2:1\n2 1:1 2:2\n0 1:3\n")
+    (tmp_path / "groups.txt").write_text(sizes)
+    with pytest.raises(DataError, match=message):
+        read_svmlight(f, query_path=tmp_path / "groups.txt")
+
+
+def test_a_directory_given_as_data_says_it_is_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match=r"is a directory: expected an SVMlight/LETOR file"):
+        read_svmlight(tmp_path)
+
+
 def test_sidecar_sizes_that_do_not_add_up_name_the_query_file(tmp_path: Path) -> None:
     f = tmp_path / "rank.train"
     f.write_text("1 1:0.5\n0 2:1\n")

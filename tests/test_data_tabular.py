@@ -88,7 +88,51 @@ def test_bad_rating_names_line_column_and_value(tmp_path: Path) -> None:
     f.write_text("user,item,rating\n1,2,4\n1,3,four\n")
     with pytest.raises(DataError) as info:
         load_ratings_table(f, user="user", item="item", rating="rating")
-    assert str(info.value) == f"{f}:3, column 'rating': value 'four' is not a finite number"
+    assert str(info.value) == (f"{f}:3, column 'rating': value 'four' is not a plain decimal "
+                               "number (e.g. 2, 0.5, -3 or 1.5e-4; no '_', hex, inf or nan)")
+
+
+@pytest.mark.parametrize("cell", ["0_3", "0x3", "\u0663"])
+def test_lax_python_number_spellings_are_refused(tmp_path: Path, cell: str) -> None:
+    f = tmp_path / "r.csv"
+    f.write_text(f"user,item,rating\n1,2,4\n1,3,{cell}\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"r\.csv:3, column 'rating': value .* is not a plain"):
+        load_ratings_table(f, user="user", item="item", rating="rating")
+
+
+def test_bad_timestamp_is_reported_at_its_own_line_with_its_own_value(tmp_path: Path) -> None:
+    f = tmp_path / "r.csv"
+    rows = "".join(f"{u},{u + 10},4,{1000 + u}\n" for u in range(7))
+    f.write_text(f"user,item,rating,ts\n{rows}7,17,4,abc\n")  # line 9
+    with pytest.raises(DataError, match=r"r\.csv:9, column 'ts': timestamp 'abc' is not a number"):
+        load_ratings_table(f, user="user", item="item", rating="rating", timestamp="ts")
+
+
+def test_timestamp_of_ten_to_the_twenty_is_an_error_not_a_wrapped_date(tmp_path: Path) -> None:
+    f = tmp_path / "r.csv"
+    f.write_text("user,item,rating,ts\n1,2,4,100\n1,3,4,100000000000000000000\n")
+    with pytest.raises(DataError, match=r"r\.csv:3, column 'ts': timestamp .* is not a whole "
+                       r"number of seconds within"):
+        load_ratings_table(f, user="user", item="item", rating="rating", timestamp="ts")
+
+
+def test_utf8_bom_is_skipped_and_utf16_refused(tmp_path: Path) -> None:
+    f = tmp_path / "r.csv"
+    f.write_bytes(b"\xef\xbb\xbfuser,item,rating\n1,2,4\n1,3,5\n")
+    r = load_ratings_table(f, user="user", item="item", rating="rating")
+    assert r.frame["rating"].tolist() == [4.0, 5.0]
+    f.write_bytes("user,item,rating\n1,2,4\n".encode("utf-16"))
+    with pytest.raises(DataError, match=r"r\.csv:1: the file is UTF-16"):
+        load_ratings_table(f, user="user", item="item", rating="rating")
+
+
+def test_integer_ids_beyond_int64_are_kept_as_text_ids_not_wrapped(tmp_path: Path) -> None:
+    f = tmp_path / "r.csv"
+    f.write_text("user,item,rating\n1,2,4\n1,10000000000000000000,5\n")
+    r = load_ratings_table(f, user="user", item="item", rating="rating")
+    assert r.frame["item"].tolist() == [0, 1]
+    assert r.items is not None
+    assert r.items["external_id"].astype(str).tolist() == ["2", "10000000000000000000"]
 
 
 def test_empty_cell_is_a_missing_value_error(tmp_path: Path) -> None:

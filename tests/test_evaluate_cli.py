@@ -126,9 +126,11 @@ def test_sort_by_qid_accepts_interleaved_queries_and_reorders_the_scores(
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("0.5\nabc\n", r"s.txt:2: expected one number per line, got 'abc'"),
-        ("0.5\n\n0.25\n", r"s.txt:2: expected one number per line, got ''"),
-        ("0.5\nnan\n", r"s.txt:2: score 'nan' is not a finite number"),
+        ("0.5\nabc\n", r"s.txt:2: score 'abc' is not a plain decimal number"),
+        ("0.5\n\n0.25\n", r"s.txt:2: expected one number per line, got an empty line"),
+        ("0.5\nnan\n", r"s.txt:2: score 'nan' is not a plain decimal number"),
+        ("0.5\n0_25\n", r"s.txt:2: score '0_25' is not a plain decimal number"),
+        ("0.5\n1e999\n", r"s.txt:2: score '1e999' is beyond the range of a float64"),
         ("0.5\n0.25\n", r"s.txt: 2 scores but the data file has 924 rows"),
         ("", r"s.txt: empty scores file"),
     ],

@@ -31,8 +31,18 @@ def test_pointwise_metrics_take_no_cutoff_and_no_bare_number_follows_them() -> N
 
 
 def test_zero_cutoff_and_empty_lists_are_errors() -> None:
-    with pytest.raises(ConfigError, match="positive integer"):
+    with pytest.raises(ConfigError, match=r"cutoff must be an integer in 1\.\.2147483647"):
         parse_metrics("ndcg@0")
+
+
+def test_cutoffs_beyond_int32_and_non_ascii_digits_are_config_errors_not_overflow() -> None:
+    with pytest.raises(ConfigError, match=r"1\.\.2147483647, got ndcg@100000000000000000000"):
+        parse_metrics("ndcg@100000000000000000000")
+    assert parse_metrics("ndcg@2147483647")[0].k == 2147483647
+    with pytest.raises(ConfigError, match="unknown metric 'ndcg@\u0663'"):
+        parse_metrics("ndcg@\u0663")
+    with pytest.raises(ConfigError, match="unknown metric '\u00b2'"):
+        parse_metrics("ndcg,\u00b2")
     with pytest.raises(ConfigError, match="no metric names given"):
         parse_metrics(" , ")
 

@@ -86,6 +86,47 @@ def test_non_contiguous_qid_is_an_error_naming_the_first_offending_row_unless_so
     assert r.per_query["qid"].tolist() == [7, 9]
 
 
+@pytest.mark.parametrize(
+    ("qid", "row", "shown"),
+    [
+        ([1, 1, 2, 2, float("nan")], 5, "nan"),  # NaN on the last row: would be its own query
+        ([1.0, 1.0, np.nan, np.nan, np.nan], 3, "nan"),  # NaN for a whole query
+        ([1, 1, None, None, None], 3, "None"),
+        (["a", "a", "b", "b", None], 5, "None"),
+        (np.array(["2020-01-01", "2020-01-01", "NaT", "NaT", "NaT"], dtype="datetime64[D]"), 3,
+         "NaT"),
+    ],
+)
+def test_missing_query_ids_are_an_error_naming_the_row(qid: object, row: int, shown: str) -> None:
+    for sort in (False, True):
+        with pytest.raises(DataError, match=rf"^row {row}: query id {shown} is missing"):
+            evaluate(Y, S, qid=qid, sort_by_qid=sort)
+
+
+def test_query_ids_of_mixed_hashable_types_group_rows_by_equality() -> None:
+    # query "a": the relevant document ranked 2nd -> 1/log2(3); query 7: ranked 1st -> 1
+    qid = np.array(["a", "a", 7, 7], dtype=object)
+    r = evaluate([0, 1, 1, 0], [0.9, 0.1, 0.8, 0.2], qid=qid, metrics="ndcg@10", per_query=True)
+    assert r.metrics["ndcg@10"] == pytest.approx((1 / np.log2(3) + 1.0) / 2, abs=1e-15)
+    assert r.per_query is not None
+    assert r.per_query["qid"].tolist() == ["a", 7]
+    split = np.array(["a", 7, "a", 7], dtype=object)
+    with pytest.raises(DataError, match=r"^row 3: query id 'a' reappears"):
+        evaluate([0, 1, 1, 0], [0.9, 0.1, 0.8, 0.2], qid=split)
+    r = evaluate([0, 1, 1, 0], [0.9, 0.1, 0.8, 0.2], qid=split, sort_by_qid=True,
+                 metrics="ndcg@10")
+    # sorted: "a" gets labels [0, 1] scores [0.9, 0.8]; 7 gets [1, 0] scores [0.1, 0.2]
+    assert r.metrics["ndcg@10"] == pytest.approx(1 / np.log2(3), abs=1e-15)
+
+
+def test_query_ids_beyond_int64_are_kept_as_python_ints() -> None:
+    r = evaluate([1, 0, 0, 1], [0.9, 0.1, 0.9, 0.1], qid=[1, 1, 2**70, 2**70],
+                 metrics="ndcg@10", per_query=True)
+    assert r.per_query is not None
+    assert r.per_query["qid"].tolist() == [1, 2**70]
+    assert r.metrics["ndcg@10"] == pytest.approx((1.0 + 1 / np.log2(3)) / 2, abs=1e-15)
+
+
 def test_empty_input_is_an_error() -> None:
     with pytest.raises(DataError, match="empty input"):
         evaluate([], [], group=[])
@@ -96,6 +137,12 @@ def test_qid_and_group_need_exactly_one() -> None:
         evaluate(Y, S)
     with pytest.raises(ConfigError, match="exactly one of qid="):
         evaluate(Y, S, qid=[1] * 5, group=[5])
+
+
+@pytest.mark.parametrize("group", [[2, None, 1], [2, 2**70, 1], [2, "3"]])
+def test_group_sizes_that_are_not_integers_are_an_error_not_a_traceback(group: list[object]) -> None:
+    with pytest.raises(DataError, match=r"group size .* is not a positive integer"):
+        evaluate(Y, S, group=group)
 
 
 def test_group_sizes_must_add_up() -> None:

@@ -39,9 +39,16 @@ def test_read_qrels_and_run(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("1 Q0 a 1 0.5 x\n1 Q0 b 2 0.4\n", r"r:2: expected 6 fields"),
-        ("1 Q0 a 1 0.5 x\n1 Q0 b two 0.4 x\n", r"r:2: rank 'two' is not an integer"),
-        ("1 Q0 a 1 high x\n", r"r:1: score 'high' is not a number"),
-        ("1 Q0 a 1 nan x\n", r"r:1: score 'nan' is not a finite number"),
+        ("1 Q0 a 1 0.5 x\n1 Q0 b two 0.4 x\n", r"r:2, column 'rank': rank 'two' is not an integer"),
+        ("1 Q0 a 1 high x\n", r"r:1, column 'score': score 'high' is not a plain decimal number"),
+        ("1 Q0 a 1 nan x\n", r"r:1, column 'score': score 'nan' is not a plain decimal number"),
+        ("1 Q0 a 1 0_4 x\n", r"r:1, column 'score': score '0_4' is not a plain decimal number"),
+        ("1 Q0 a 1 0x1p-2 x\n", r"r:1, column 'score': score '0x1p-2' is not a plain decimal"),
+        ("1 Q0 a 1 Infinity x\n", r"r:1, column 'score': score 'Infinity' is not a plain decimal"),
+        ("1 Q0 a 1 1e400 x\n", r"r:1, column 'score': score '1e400' is beyond the range of a float64"),
+        ("1 Q0 a 1_0 0.5 x\n", r"r:1, column 'rank': rank '1_0' is not an integer"),
+        ("1 Q0 a 100000000000000000000 0.5 x\n",
+         r"r:1, column 'rank': rank '100000000000000000000' is out of range"),
         ("1 Q0 a 1 0.5 x\n2 Q0 a 1 0.5 x\n\n1 Q0 a 3 0.1 x\n",
          r"r:4: duplicate document 'a' for query '1' \(first on line 1\)"),
         ("\n\n", r"r: empty run file"),
@@ -56,7 +63,12 @@ def test_malformed_run_lines_name_file_and_line(tmp_path: Path, text: str, messa
     ("text", "message"),
     [
         ("1 0 a\n", r"q:1: expected 4 fields"),
-        ("1 0 a 1.5\n", r"q:1: relevance '1.5' is not an integer"),
+        ("1 0 a 1.5\n", r"q:1, column 'rel': relevance '1.5' is not an integer"),
+        ("1 0 a 1_0\n", r"q:1, column 'rel': relevance '1_0' is not an integer"),
+        ("1 0 a 0x1\n", r"q:1, column 'rel': relevance '0x1' is not an integer"),
+        ("1 0 a \u0661\n", r"q:1, column 'rel': relevance '\u0661' is not an integer"),
+        ("1 0 a 100000000000000000000\n",
+         r"q:1, column 'rel': relevance '100000000000000000000' is out of range"),
         ("1 0 a 1\n1 0 a 2\n", r"q:2: document 'a' is judged twice for query '1' \(first on line 1\)"),
         ("", r"q: empty qrels file"),
     ],
@@ -64,6 +76,31 @@ def test_malformed_run_lines_name_file_and_line(tmp_path: Path, text: str, messa
 def test_malformed_qrels_lines_name_file_and_line(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(DataError, match=message):
         read_qrels(_write(tmp_path / "q", text))
+
+
+def test_utf8_byte_order_mark_is_skipped_not_read_into_the_first_query_id(tmp_path: Path) -> None:
+    bom = b"\xef\xbb\xbf"
+    (tmp_path / "q").write_bytes(bom + b"1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_bytes(bom + b"1 Q0 a 1 0.5 x\n1 Q0 b 2 0.4 x\n")
+    assert read_qrels(tmp_path / "q").qid.tolist() == ["1", "1"]
+    assert read_run(tmp_path / "r").qid.tolist() == ["1", "1"]
+
+
+def test_utf16_file_is_refused_with_the_conversion_to_use(tmp_path: Path) -> None:
+    (tmp_path / "r").write_bytes("1 Q0 a 1 0.5 x\n".encode("utf-16"))
+    with pytest.raises(DataError, match=r"r:1: the file is UTF-16 .*expected UTF-8.*iconv"):
+        read_run(tmp_path / "r")
+
+
+def test_invalid_utf8_names_its_line(tmp_path: Path) -> None:
+    (tmp_path / "q").write_bytes(b"1 0 a 1\n1 0 \xff 0\n")
+    with pytest.raises(DataError, match=r"q:2: not UTF-8 text \(byte 0xff at column 5\)"):
+        read_qrels(tmp_path / "q")
+
+
+def test_a_directory_is_not_a_run_file(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="is a directory: expected a TREC text file"):
+        read_run(tmp_path)
 
 
 def test_missing_file_is_an_error(tmp_path: Path) -> None:

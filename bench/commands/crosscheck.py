@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
+from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import GBDT_LIBRARIES, LAMBDAMART
@@ -65,6 +66,7 @@ def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
+    check_output_dir(args.out, option="--out")
     models = _requested_models(args)
     gbdt = tuple(m for m in models if library_of(m) in GBDT_LIBRARIES) if models else None
     if models is not None and not gbdt:

@@ -31,7 +31,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.atomic import atomic_path
-from bench.data.svmlight import line_of_data_row, read_svmlight
+from bench.data.inputs import check_input_file, parse_float, text_lines
+from bench.data.outputs import check_output_file
+from bench.data.svmlight import line_of_data_row, query_sidecar, read_svmlight
 from bench.errors import ConfigError, DataError
 from bench.metrics import (
     PROFILES,
@@ -90,6 +92,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``ltrbench evaluate``; returns the exit status."""
     specs = parse_metrics(args.metrics)
+    if args.per_query is not None:  # before any work: never after it, never over an input
+        sidecar = query_sidecar(args.data) if args.data and args.query is None else None
+        check_output_file(args.per_query, option="--per-query", inputs=[
+            ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
+            ("--run", args.run), ("--query", args.query or sidecar)])
     names = [s.name for s in specs]
     if args.engine == "dask":
         if args.data is None or args.scores or args.qrels or args.run or args.query:
@@ -143,30 +150,22 @@ def _evaluate_shards(
 
 
 def read_scores(path: str | Path, n_rows: int) -> NDArray[np.float64]:
-    """One finite float per line; a malformed line or the wrong count is a :class:`DataError`."""
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=p)
-    lines = p.read_bytes().splitlines()
-    while lines and not lines[-1].strip():
+    """One finite float per line; a malformed line or the wrong count is a :class:`DataError`.
+
+    Read through :mod:`bench.data.inputs` (a UTF-8 byte-order mark skipped, UTF-16 refused)
+    and parsed strictly: ``0_4``, ``0x1p3``, ``nan``, ``inf`` are errors naming the line.
+    """
+    p = check_input_file(path, expected="a scores file (one number per line)")
+    lines = [(lineno, raw.strip()) for lineno, raw in text_lines(p)]
+    while lines and not lines[-1][1]:
         lines.pop()
     if not lines:
         raise DataError("empty scores file: expected one score per line", path=p)
-    try:
-        values = np.array([float(x) for x in lines], dtype=np.float64)
-    except ValueError:
-        values = None
-    if values is None or not np.all(np.isfinite(values)):
-        for lineno, raw in enumerate(lines, start=1):
-            text = raw.decode("utf-8", errors="replace").strip()
-            try:
-                v = float(text)
-            except ValueError:
-                raise DataError(f"expected one number per line, got {text!r}", path=p,
-                                line=lineno) from None
-            if not math.isfinite(v):
-                raise DataError(f"score {text!r} is not a finite number", path=p, line=lineno)
-    assert values is not None
+    blank = next((lineno for lineno, text in lines if not text), None)
+    if blank is not None:
+        raise DataError("expected one number per line, got an empty line", path=p, line=blank)
+    values = np.fromiter((parse_float(text, what="score", path=p, line=lineno)
+                          for lineno, text in lines), dtype=np.float64, count=len(lines))
     if values.shape[0] != n_rows:
         raise DataError(
             f"{values.shape[0]} scores but the data file has {n_rows} rows: give one score per "

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from bench.data.outputs import check_output_dir
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
 from bench.report.build import LeaderboardOptions
 from bench.report.leaderboard import write_leaderboard
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    out = Path(args.out)
+    out = check_output_dir(args.out, option="--out")
     runs = args.runs or [out / "runs"]
     metrics = tuple(m.strip() for m in str(args.metrics).split(",") if m.strip())
     options = LeaderboardOptions(

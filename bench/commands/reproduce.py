@@ -20,6 +20,8 @@ import json
 import sys
 from pathlib import Path
 
+from bench.data.outputs import check_output_dir
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
@@ -46,6 +48,8 @@ def main(args: argparse.Namespace) -> int:
     from bench.benchmark.reproduce import reproduce_leaderboard, reproduce_run
 
     progress = not args.no_progress and args.format == "text"
+    if args.out is not None:
+        check_output_dir(args.out, option="--out")
     if args.run:
         outcomes = [
             reproduce_run(Path(d), out_dir=args.out, tolerance=args.tolerance, progress=progress)

@@ -17,6 +17,7 @@ from typing import Any
 
 from bench.benchmark.config import CONFIG_DIR, RunConfig, parse_seeds
 from bench.benchmark.scoring import expand_metrics
+from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runners.registry import expand_models
 
@@ -140,6 +141,7 @@ def main(args: argparse.Namespace) -> int:
         if args.config is None and (run_dir / "config.toml").is_file():
             args.config = str(run_dir / "config.toml")
         resume = run_dir
+    check_output_dir(args.out, option="--out", inputs=[("--config", args.config)])
     config = config_from_args(args)
     run_dir = run_benchmark(
         config,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bench.commands.run import add_config_arguments, config_from_args
 from bench.data.atomic import write_text
+from bench.data.outputs import check_output_dir
 from bench.runs.naming import dataset_slug
 
 
@@ -46,6 +47,7 @@ def main(args: argparse.Namespace) -> int:
     from bench.benchmark.pipeline import load_splits
     from bench.benchmark.tune import parse_space, tune
 
+    check_output_dir(args.out, option="--out", inputs=[("--config", args.config)])
     config = config_from_args(args).resolved()
     if args.model not in config.models:
         config = replace(config, models=(args.model,))

@@ -37,12 +37,15 @@ def offsets_from_qid(
     n = q.shape[0]
     if n == 0:
         return np.zeros(1, dtype=np.int64), q[:0].astype(np.int64, copy=False)
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    # ids of mixed types (an object array of ints and strings) cannot be ordered: compare
+    # their codes, numbered by first appearance, instead
+    key = _codes(q) if q.dtype.kind == "O" else q
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     group_qid = q[starts]
-    if not _all_distinct(group_qid):
-        bad_row = _first_reappearing_row(group_qid, starts)
+    if not _all_distinct(key[starts]):
+        bad_row = _first_reappearing_row(key[starts], starts)
         raise DataError(
-            f"query id {q[bad_row].item()!r} reappears after other queries: the rows of a query "
+            f"query id {_item(q[bad_row])!r} reappears after other queries: the rows of a query "
             "must be contiguous (sort the rows by qid: --sort-by-qid on the command line, "
             "sort_by_qid=True in Python)",
             path=path,
@@ -61,7 +64,16 @@ def offsets_from_sizes(
 
     Sizes must be positive integers that add up to the number of rows.
     """
-    s = np.asarray(sizes)
+    try:
+        s = np.asarray(sizes)
+    except OverflowError:
+        s = np.asarray(sizes, dtype=object)
+    if s.dtype.kind not in "iuf":  # None, huge Python ints, strings: check one by one
+        for i, v in enumerate(s.ravel().tolist()):
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 2**62:
+                raise DataError(f"group size {v!r} is not a positive integer", path=path,
+                                line=i + 1)
+        s = s.astype(np.float64)
     if s.ndim != 1:
         raise DataError(f"group sizes must be one-dimensional, got shape {s.shape}", path=path)
     if s.size and (s.dtype.kind == "f" and not np.all(np.isfinite(s) & (s == np.round(s)))):
@@ -98,6 +110,8 @@ def stable_order_by_qid(qid: ArrayLike) -> NDArray[np.int64]:
     Queries appear in order of first appearance, so already-contiguous input is unchanged.
     """
     q = np.asarray(qid)
+    if q.dtype.kind == "O":
+        q = _codes(q)
     _, first, inverse = np.unique(q, return_index=True, return_inverse=True)
     rank_of_first = np.argsort(np.argsort(first, kind="stable"), kind="stable")
     return np.argsort(rank_of_first[inverse.ravel()], kind="stable").astype(np.int64)
@@ -115,3 +129,16 @@ def _first_reappearing_row(group_qid: np.ndarray, starts: np.ndarray) -> int:
     sorted_q = group_qid[order]
     dup = np.flatnonzero(sorted_q[1:] == sorted_q[:-1]) + 1  # later runs of a seen qid
     return int(starts[order[dup]].min())
+
+
+def _codes(q: np.ndarray) -> NDArray[np.int64]:
+    """Int64 codes of hashable ids, numbered by first appearance (equal ids, equal codes)."""
+    import pandas as pd
+
+    codes, _ = pd.factorize(q, sort=False)
+    out: NDArray[np.int64] = np.asarray(codes, dtype=np.int64)
+    return out
+
+
+def _item(v: object) -> object:
+    return v.item() if isinstance(v, np.generic) else v

@@ -36,8 +36,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
 from bench.data.ratings import Ratings
 from bench.errors import ConfigError, DataError
 
@@ -150,8 +152,11 @@ def read_side_tables(folder: PathLike) -> tuple[pd.DataFrame | None, pd.DataFram
 
 def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
     """user, item, rating, timestamp from a headerless (or ``userId,...`` header) numeric file."""
+    check_input_file(path, expected="a ratings file")
     if path.stat().st_size == 0:
         raise DataError("empty file: expected ratings 'user item rating timestamp'", path=path)
+    with open(path, "rb") as fh:
+        bom_length(fh.read(4), path)  # UTF-16/32 is refused; pyarrow skips a UTF-8 mark
     if sep == "::":
         names = ["user", "_1", "item", "_2", "rating", "_3", "timestamp"]
         delimiter = ":"
@@ -174,7 +179,8 @@ def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise _locate_bad_ratings_line(path, sep, header, exc) from exc
-    if any(table.column(c).null_count for c in types):
+    if any(table.column(c).null_count for c in types) or not pc.all(
+            pc.is_finite(table.column("rating"))).as_py():  # pyarrow reads 'nan' and 'inf'
         raise _locate_bad_ratings_line(path, sep, header, None)
     # split_blocks + self_destruct: no consolidation copy, Arrow buffers freed as they convert
     frame = table.select(list(types)).to_pandas(split_blocks=True, self_destruct=True)
@@ -197,24 +203,29 @@ def _check_csv_header(path: Path) -> None:
 def _locate_bad_ratings_line(
     path: Path, sep: str, header: bool, exc: Exception | None
 ) -> DataError:
+    """The first line that the strict grammar refuses (integers in int64, a finite plain
+    decimal rating), as a :class:`DataError` naming it and what was expected."""
     expected = sep.join(("user", "item", "rating", "timestamp"))
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if header and lineno == 1:
-                continue
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            fields = text.split(sep)
-            ok = len(fields) == 4
-            if ok:
-                try:
-                    int(fields[0]), int(fields[1]), float(fields[2]), int(fields[3])
-                except ValueError:
-                    ok = False
-            if not ok:
-                shown = text if len(text) <= 60 else text[:57] + "..."
-                return DataError(f"malformed line {shown!r}: expected {expected!r}",
-                                 path=path, line=lineno)
-    return DataError(f"could not parse: {exc}", path=path)
+    names = ("user", "item", "rating", "timestamp")
+    for lineno, raw in text_lines(path, expected="a ratings file"):
+        if header and lineno == 1:
+            continue
+        text = raw.decode("utf-8")
+        fields = text.split(sep)
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        if len(fields) != 4:
+            return DataError(f"malformed line {shown!r}: {len(fields)} fields, expected "
+                             f"{expected!r}", path=path, line=lineno)
+        for name, value in zip(names, fields, strict=True):
+            try:
+                if name == "rating":
+                    parse_float(value, what=name, path=path, line=lineno, column=name)
+                else:
+                    parse_int(value, what=name, path=path, line=lineno, column=name)
+            except DataError as bad:
+                return DataError(f"malformed line {shown!r}: {bad.reason}; expected {expected!r}",
+                                 path=path, line=lineno, column=name)
+    return DataError(f"could not parse (expected lines {expected!r}): {exc}", path=path)
 
 
 # --------------------------------------------------------------------------- ml-100k side files

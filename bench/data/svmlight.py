@@ -22,6 +22,7 @@ from sklearn.datasets import dump_svmlight_file
 
 from bench.data.atomic import atomic_path
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
+from bench.data.inputs import bom_length, check_input_file, parse_int, text_lines
 from bench.data.letor import LetorData
 from bench.data.letor_cache import cached_parse
 from bench.data.svmlight_parse import MAX_FEATURE_INDEX, ParsedSvmlight, Progress
@@ -50,7 +51,8 @@ def read_svmlight(
     """Read one SVMlight/LETOR file into a :class:`LetorData`.
 
     Groups come from ``qid:`` when the file has them, else from ``query_path`` or the
-    ``<path>.query`` sidecar. Without either, a :class:`DataError` says so.
+    ``<path>.query`` sidecar. Without either, a :class:`DataError` says so; so does a
+    ``query_path`` given for a file with ``qid:`` (it would be ignored).
     ``sort_by_qid`` reorders rows so that each query is contiguous (rows of a query keep their
     file order); without it, a non-contiguous file is an error naming the first offending line.
     When sorting moved rows, ``meta["file_order"]`` holds the permutation applied (int64: row
@@ -160,6 +162,12 @@ def _to_letor(
         raise DataError(f"label {float(y[bad])} is not a finite number", path=p, row=bad + 1)
     names = tuple(f"f{j + 1}" for j in range(dense.shape[1]))
     meta: dict[str, object] = {}
+    if qid is not None and query_path is not None:
+        raise DataError(
+            f"the file has 'qid:' fields, so the group sizes in {os.fspath(query_path)!r} would be "
+            "ignored; give a group-size file (--query) only for a file without 'qid:'",
+            path=p,
+        )
     if qid is not None:
         if sort_by_qid:
             order = stable_order_by_qid(qid)
@@ -182,7 +190,10 @@ def _to_letor(
             source=str(p),
             meta=meta,
         )
-    qp = Path(query_path) if query_path is not None else query_sidecar(p)
+    if query_path is not None:
+        qp = check_input_file(query_path, expected="a group-size file (one size per line)")
+    else:
+        qp = query_sidecar(p)
     if not qp.is_file():
         raise DataError(
             f"the file has no 'qid:' fields and no group-size file {qp.name} beside it; "
@@ -204,24 +215,21 @@ def _to_letor(
 
 def _read_sizes(qp: Path) -> np.ndarray:
     sizes = []
-    with open(qp, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            s = raw.strip()
-            if not s:
-                continue
-            if not s.isdigit():
-                raise DataError(f"expected a positive group size, got {s!r}", path=qp, line=lineno)
-            sizes.append(int(s))
+    for lineno, raw in text_lines(qp, expected="a group-size file (one size per line)"):
+        s = raw.strip()
+        if s:
+            sizes.append(parse_int(s, what="group size", path=qp, line=lineno, low=1))
     if not sizes:
         raise DataError("no group sizes (empty file)", path=qp)
     return np.asarray(sizes, dtype=np.int64)
 
 
 def _check_readable(p: Path) -> None:
-    if not p.is_file():
-        raise DataError("no such file", path=p)
+    check_input_file(p, expected="an SVMlight/LETOR file")
     if p.stat().st_size == 0:
         raise DataError("empty file: expected SVMlight lines 'label [qid:Q] index:value ...'", path=p)
+    with open(p, "rb") as fh:
+        bom_length(fh.read(4), p)  # UTF-16/32 refused; the parser skips a UTF-8 mark
 
 
 def line_of_data_row(path: PathLike, row: int) -> int | None:

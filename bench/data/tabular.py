@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.data.inputs import INT64_MAX, bom_length, check_input_file, is_plain_float, parse_float
 from bench.data.ratings import Ratings
 from bench.errors import ConfigError, DataError
 
@@ -36,6 +37,9 @@ PathLike = str | os.PathLike[str]
 Column = str | int
 DUPLICATES = ("error", "last", "mean")
 _PARQUET = (".parquet", ".pq")
+#: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
+#: date arithmetic overflow (10^20 used to wrap to a negative date).
+_MAX_SECONDS = 1e12
 
 
 def load_ratings_table(
@@ -53,11 +57,11 @@ def load_ratings_table(
 
     if duplicates not in DUPLICATES:
         raise ConfigError(f"duplicates={duplicates!r}; valid: {', '.join(DUPLICATES)}")
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=p)
+    p = check_input_file(path, expected="a ratings table (CSV, TSV or Parquet)")
     if p.stat().st_size == 0:
         raise DataError("empty file", path=p)
+    with open(p, "rb") as fh:
+        bom_length(fh.read(4), p)  # UTF-16/32 refused (pandas skips a UTF-8 mark)
     wanted = {"user": user, "item": item, "rating": rating, "timestamp": timestamp}
     cols = {k: v for k, v in wanted.items() if v is not None}
     positional = [isinstance(v, int) and not isinstance(v, bool) for v in cols.values()]
@@ -174,7 +178,8 @@ def _guess_sep(p: Path) -> str:
 
 def _ids(col: pd.Series, p: Path, name: str, where, role: str) -> tuple[np.ndarray, pd.DataFrame | None]:  # type: ignore[no-untyped-def]
     _no_missing(col, p, name, where)
-    if col.dtype.kind in "iu":
+    if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
+                                                         or int(col.max()) <= INT64_MAX)):
         return col.to_numpy(np.int64), None
     if col.dtype.kind == "f":
         values = col.to_numpy(np.float64)
@@ -195,6 +200,10 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str) -> tuple[np.ndarr
 
 def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
     _no_missing(col, p, name, where)
+    if col.dtype.kind not in "iuf":  # text cells: the strict grammar of bench.data.inputs
+        for i, cell in enumerate(col.astype(str).str.strip().tolist()):
+            if not is_plain_float(cell):
+                parse_float(cell, what="value", path=p, column=name, **where(i))
     values: np.ndarray = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values)
     if bad.any():
@@ -209,12 +218,18 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
     if col.dtype.kind == "M":
         return _datetime_seconds(pd.to_datetime(col, utc=True))
     numeric = pd.to_numeric(col, errors="coerce")
-    if numeric.notna().all():
+    if numeric.notna().any():  # a numeric column: every cell must be a number of seconds
+        if not numeric.notna().all():
+            i = int(np.flatnonzero(numeric.isna().to_numpy())[0])
+            raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a number of seconds since "
+                            "the epoch, as the other cells of the column are", path=p,
+                            column=name, **where(i))
         values: np.ndarray = numeric.to_numpy(dtype=np.float64)
-        frac = values != np.floor(values)
+        frac = (values != np.floor(values)) | ~(np.abs(values) < _MAX_SECONDS)
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
-            raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a whole number of seconds",
+            raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a whole number of seconds "
+                            "within +-10^12 (about 31,700 years either side of 1970)",
                             path=p, column=name, **where(i))
         return values.astype(np.int64)
     parsed = pd.to_datetime(col, utc=True, errors="coerce", format="mixed")

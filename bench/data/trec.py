@@ -5,12 +5,17 @@ skipped. Every malformed line is a :class:`DataError` naming ``file:line``. A do
 twice for the same query in a run, or judged twice in qrels, is an error too (trec_eval would
 silently evaluate a list with a duplicate). The run's rank column is checked to be an integer
 and then ignored, as trec_eval does (``form_res_rels.c``: ranks come from sorting by score).
+
+Files are read through :mod:`bench.data.inputs`: a UTF-8 byte-order mark is skipped (it would
+otherwise join the first query id), UTF-16 is refused, fields are split on ASCII white space,
+and ``rel``, ``rank`` (int64) and ``score`` (finite float64) are parsed strictly (``1_0``,
+``0x1``, ``inf``, ``1e400`` and integers beyond int64 are errors naming line and column).
 """
 
 from __future__ import annotations
 
-import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.atomic import write_text
+from bench.data.inputs import check_input_file, parse_float, parse_int, text_lines
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -64,10 +70,7 @@ def read_qrels(path: PathLike) -> Qrels:
                 f"expected 4 fields 'qid iter docno rel', got {len(parts)}", path=p, line=lineno
             )
         q, _, d, r = parts
-        try:
-            rel = int(r)
-        except ValueError:
-            raise DataError(f"relevance {r!r} is not an integer", path=p, line=lineno) from None
+        rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
         first = seen.setdefault((q, d), lineno)
         if first != lineno:
             raise DataError(
@@ -100,16 +103,8 @@ def read_run(path: PathLike) -> Run:
                 line=lineno,
             )
         q, _, d, rk, sc, tag = parts
-        try:
-            rank = int(rk)
-        except ValueError:
-            raise DataError(f"rank {rk!r} is not an integer", path=p, line=lineno) from None
-        try:
-            score = float(sc)
-        except ValueError:
-            raise DataError(f"score {sc!r} is not a number", path=p, line=lineno) from None
-        if not math.isfinite(score):
-            raise DataError(f"score {sc!r} is not a finite number", path=p, line=lineno)
+        rank = parse_int(rk, what="rank", path=p, line=lineno, column="rank")
+        score = parse_float(sc, what="score", path=p, line=lineno, column="score")
         first = seen.setdefault((q, d), lineno)
         if first != lineno:
             raise DataError(
@@ -159,18 +154,13 @@ def write_run(
 
 
 def _existing(path: PathLike) -> Path:
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=p)
-    return p
+    return check_input_file(path, expected="a TREC text file")
 
 
-def _lines(p: Path):  # type: ignore[no-untyped-def]
-    with open(p, encoding="utf-8", errors="strict") as fh:
-        try:
-            for lineno, raw in enumerate(fh, start=1):
-                parts = raw.split()
-                if parts:
-                    yield lineno, parts
-        except UnicodeDecodeError as exc:
-            raise DataError(f"not UTF-8 text: {exc}", path=p) from exc
+def _lines(p: Path) -> Iterator[tuple[int, list[str]]]:
+    """Non-blank lines split on ASCII white space (as trec_eval does), through the input layer
+    (:mod:`bench.data.inputs`: UTF-8 byte-order mark skipped, UTF-16 refused, UTF-8 checked)."""
+    for lineno, raw in text_lines(p, expected="a TREC text file"):
+        parts = raw.split()
+        if parts:
+            yield lineno, [x.decode("utf-8") for x in parts]

@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.data.inputs import check_input_file
+from bench.data.svmlight_parse import MAX_FEATURE_INDEX
 from bench.errors import DataError
 
 SAMPLE_BYTES = 4 << 20
@@ -51,7 +53,7 @@ def estimate_letor(paths: Iterable[str | os.PathLike[str]]) -> Estimate:
     rows = 0
     columns = 0
     for path in paths:
-        p = Path(path)
+        p = check_input_file(path, expected="an SVMlight/LETOR file")
         size = p.stat().st_size
         with open(p, "rb") as fh:
             sample = fh.read(SAMPLE_BYTES)
@@ -62,6 +64,12 @@ def estimate_letor(paths: Iterable[str | os.PathLike[str]]) -> Estimate:
         lines = max(1, sample.count(b"\n") + (0 if sample.endswith(b"\n") else 1))
         rows += round(lines * size / len(sample))
         indices = [int(m) for m in _INDEX.findall(sample)]
+        if indices and max(indices) > MAX_FEATURE_INDEX:  # name the line, as the parser would
+            m = next(m for m in _INDEX.finditer(sample) if int(m.group(1)) > MAX_FEATURE_INDEX)
+            raise DataError(
+                f"feature index {int(m.group(1))} is beyond the limit of {MAX_FEATURE_INDEX:,} "
+                "features (the dense matrix would not be usable); expected indices 1..number "
+                "of features", path=p, line=sample[: m.start(1)].count(b"\n") + 1)
         columns = max([columns, *indices])
     return Estimate(rows=rows, columns=columns, feature_bytes=rows * columns * 4)
 

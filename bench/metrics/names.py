@@ -28,7 +28,10 @@ POINTWISE_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values
 #: ``empty`` policy decides it. The others have a natural value there (0).
 NORMALISED_FAMILIES: frozenset[str] = frozenset(f.name for f in FAMILIES.values() if f.normalised)
 _ALIASES = ALIASES
-_ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>\d+))?$")
+_ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
+_CUTOFF = re.compile(r"[0-9]+")
+#: Largest cutoff ``@k`` accepted (int32, what the kernels' rank arithmetic is safe with).
+MAX_CUTOFF = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     seen: set[str] = set()
     previous: str | None = None
     for token in tokens:
-        if token.isdigit():
+        if _CUTOFF.fullmatch(token):
             if previous is None or previous in POINTWISE_FAMILIES:
                 raise ConfigError(
                     f"cutoff {token!r} does not follow a ranking metric; "
@@ -112,6 +115,6 @@ def _spec(family: str, k: str | None) -> MetricSpec:
     if k is None:
         return MetricSpec(family, None, family)
     kk = int(k)
-    if kk < 1:
-        raise ConfigError(f"cutoff must be a positive integer, got {family}@{k}")
+    if not 1 <= kk <= MAX_CUTOFF:
+        raise ConfigError(f"cutoff must be an integer in 1..{MAX_CUTOFF}, got {family}@{k}")
     return MetricSpec(family, kk, f"{family}@{kk}")

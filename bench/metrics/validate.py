@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
@@ -89,20 +90,14 @@ def prepare(
         )
     order = None
     if qid is not None:
-        q = np.asarray(qid)
-        if q.ndim != 1 or q.shape[0] != n:
-            raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
+        q = _query_ids(qid, n)
         if sort_by_qid:
             order = stable_order_by_qid(q)
             if np.array_equal(order, np.arange(n)):
                 order = None
             else:
                 q = q[order]
-        fast = run_offsets(q.astype(np.int64, copy=False)) if q.dtype.kind in "iu" else None
-        if fast is not None:
-            offsets, query_ids = fast, q[fast[:-1]].astype(np.int64, copy=False)
-        else:
-            offsets, query_ids = offsets_from_qid(q, row_base=1)
+        offsets, query_ids = _offsets(q)
     else:
         offsets = offsets_from_sizes(np.asarray(group), n)
         query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
@@ -143,6 +138,57 @@ def prepare(
         integer_labels=nonint < 0,
         order=order,
     )
+
+
+def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
+    """``qid`` as a 1-d array of ``n`` ids; a missing id (None, NaN, NaT) is an error naming its row.
+
+    Any hashable ids are accepted (integers, strings, floats, Python ints beyond int64, a mix
+    of types in an object array); a missing one would otherwise silently join or split a query (NaN differs from itself).
+    """
+    q = np.asarray(qid)
+    if q.ndim != 1 or q.shape[0] != n:
+        raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
+    if q.dtype.kind in "fcmMO":
+        missing = pd.isna(q) if q.dtype.kind != "O" else np.fromiter(
+            (_is_missing(v) for v in q), dtype=bool, count=n)
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
+            raise DataError(
+                f"query id {_shown(q[row])} is missing: every row needs a query id (a NaN or "
+                f"None id would silently join or split a query; {_ROWS})",
+                row=row + 1,
+            )
+    if q.dtype.kind == "O":
+        try:
+            pd.factorize(q)
+        except TypeError as exc:
+            raise DataError(f"query ids must be hashable values (numbers, strings): {exc}") from None
+    return q
+
+
+def _is_missing(v: object) -> bool:
+    if v is None:
+        return True
+    try:
+        return bool(v != v)  # NaN, NaT, pd.NA-like values differ from themselves
+    except (TypeError, ValueError):
+        return pd.isna(v) is True
+
+
+def _shown(v: object) -> str:
+    if isinstance(v, np.generic):
+        plain = v.item()
+        return str(v) if plain is None else repr(plain)  # NaT's item() is None
+    return repr(v)
+
+
+def _offsets(q: np.ndarray) -> tuple[NDArray[np.int64], np.ndarray]:
+    """Group offsets and the id of each group; a query split into two runs names its row."""
+    fast = run_offsets(q.astype(np.int64, copy=False)) if q.dtype.kind in "iu" else None
+    if fast is not None:
+        return fast, q[fast[:-1]].astype(np.int64, copy=False)
+    return offsets_from_qid(q, row_base=1)
 
 
 def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec]) -> None:
