@@ -359,7 +359,7 @@ def test_missing_columns_name_the_file(tmp_path: Path) -> None:
 
 def test_empty_runs_folder_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "runs").mkdir()
-    with pytest.raises(DataError, match="no run directory"):
+    with pytest.raises(DataError, match="no finished run directory"):
         write_leaderboard([tmp_path / "runs"], tmp_path)
 
 
@@ -436,3 +436,28 @@ def test_fit_time_is_the_median_and_range_over_seeds_and_repeats_and_marks_conte
     assert old_run["contended"] is None
     assert old_run["timing"] is None
     assert old_run["median"] == 0.5
+
+
+def test_an_unfinished_run_is_skipped_by_default_and_named(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    write_run(out / "runs", "20260101-000000-done")
+    later = write_run(out / "runs", "20260102-000000-killed")
+    manifest = json.loads((later / "manifest.json").read_text())
+    (later / "manifest.json").write_text(json.dumps({**manifest, "finished": None}))
+    written = write_leaderboard([out / "runs"], out, options=OPTS, plots=False)
+    assert [t["run_id"] for t in written["document"]["tables"]] == ["20260101-000000-done"]
+    assert [r.path.name for r in written["skipped"]] == ["20260102-000000-killed"]
+    assert "Unfinished run" not in (out / "leaderboard.md").read_text()
+
+
+def test_an_unfinished_run_used_on_request_is_marked_in_the_table(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    run = write_run(out / "runs", "20260102-000000-killed")
+    manifest = json.loads((run / "manifest.json").read_text())
+    (run / "manifest.json").write_text(json.dumps({**manifest, "finished": None}))
+    with pytest.raises(DataError, match="1 unfinished run"):
+        write_leaderboard([out / "runs"], out, options=OPTS, plots=False)
+    written = write_leaderboard([out / "runs"], out, options=OPTS, plots=False,
+                                include_unfinished=True)
+    assert written["document"]["tables"][0]["unfinished"] is True
+    assert "**Unfinished run**" in (out / "leaderboard.md").read_text()

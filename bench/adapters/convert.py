@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.adapters.config import AdapterConfig
 from bench.adapters.pipeline import ratings_to_letor
-from bench.data.atomic import write_text
+from bench.data.atomic import replace_file_set, write_text
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings
 from bench.data.svmlight import write_svmlight
@@ -43,9 +43,23 @@ def convert(ratings: Ratings, out_dir: PathLike, config: AdapterConfig | None = 
 
 def write_splits(splits: LetorSplits, out_dir: PathLike, *, parquet: bool = True,
                  svmlight: bool = True) -> dict[str, object]:
-    """Write already converted splits (see :func:`convert`); returns the summary."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    """Write already converted splits (see :func:`convert`); returns the summary.
+
+    The files are written to a temporary folder inside ``out_dir`` and replace an earlier
+    conversion's set only when all are complete (:func:`bench.data.atomic.replace_file_set`).
+    """
+    with replace_file_set(out_dir, OWNED_FILES) as tmp:
+        return _write_splits(splits, Path(tmp), parquet=parquet, svmlight=svmlight)
+
+
+#: Every file a conversion may write: a new conversion replaces them all as one set (an old
+#: ``test.txt`` never sits beside a new ``train.txt``, nor an old ``.parquet`` beside new text).
+OWNED_FILES = (*(f"{n}{ext}" for n in ("train", "vali", "test")
+                  for ext in (".txt", ".txt.query", ".parquet")), "summary.json")
+
+
+def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
+                  svmlight: bool) -> dict[str, object]:
     files: list[str] = []
     parts: dict[str, object] = {}
     for name, data in splits.splits().items():

@@ -159,6 +159,11 @@ def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config:
                                  pure=False)
                    for k, (qa, a, z) in enumerate(chunks)]
         parts[code_name] = client.gather(futures)
+    from bench.adapters.convert import OWNED_FILES
+
+    for stale in OWNED_FILES:  # a single-process conversion's files would be read instead
+        if stale != "summary.json":
+            (out / stale).unlink(missing_ok=True)
     for name, folder in partial.items():  # every shard is written: now they take their place
         folder.rename(out / name)
         for c in parts[name]:

@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument("--include-unfinished", action="store_true",
+                        help="also use runs whose manifest has no finish time (killed, failed or "
+                             "still running); their tables say so. Default: skip them")
     parser.add_argument(
         "--format", choices=("table", "json"), default="table",
         help="print the written paths (table) or the leaderboard document (json)",
@@ -59,7 +62,11 @@ def run(args: argparse.Namespace) -> int:
         randomization_resamples=args.permutations,
         seed=args.seed,
     )
-    written = write_leaderboard(runs, out, options=options, plots=not args.no_plots)
+    written = write_leaderboard(runs, out, options=options, plots=not args.no_plots,
+                                include_unfinished=args.include_unfinished)
+    for run_dir in written["skipped"]:
+        print(f"skipped unfinished run {run_dir.path} (no finish time in its manifest; "
+              "--include-unfinished to use it)", file=sys.stderr)
     if args.format == "json":
         json.dump(written["document"], sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")

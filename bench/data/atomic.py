@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 
@@ -48,6 +49,47 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
     return Path(path)
+
+
+@contextlib.contextmanager
+def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iterator[Path]:
+    """Yield a new temporary folder beside the files of ``dest``; on success its files replace
+    the set ``owned`` (file names) in ``dest``: files of ``owned`` that the new set lacks (an
+    earlier set's leftovers) are removed, then each new file is moved in with ``os.replace``.
+
+    Every new file is complete before any old one is touched, so an interrupted writer leaves
+    the old set whole; the switch itself is a few renames. On an exception the temporary folder
+    is removed and ``dest`` is left as it was. Temporary folders of writers that died (their
+    process is gone) are removed on the next use.
+    """
+    out = Path(dest)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob(".set-*.tmp"):  # left by a killed writer
+        pid = old.name.split("-")[1].split(".")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".set-{os.getpid()}-", suffix=".tmp", dir=out))
+    try:
+        yield tmp
+        new = {f.name for f in tmp.iterdir()}
+        for name in owned:
+            if name not in new:
+                with contextlib.suppress(FileNotFoundError):
+                    (out / name).unlink()
+        for name in sorted(new, key=lambda n: n == "summary.json"):  # the summary last
+            os.replace(tmp / name, out / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _umask() -> int:

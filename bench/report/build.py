@@ -357,6 +357,7 @@ def build_table(
     return {
         "dataset": dataset,
         "run_id": run.run_id,
+        "unfinished": is_unfinished(run),
         "run_dir": _display_path(run.path, base_dir),
         "run_config": _display_path(run.config_path, base_dir),
         "run_timestamp": run.timestamp,
@@ -421,10 +422,21 @@ def _blank_policy_from_per_query(
     return _seed_stats(filled)
 
 
-def latest_runs(runs: Iterable[str | Path | RunDir]) -> dict[str, RunDir]:
+def is_unfinished(run: RunDir) -> bool:
+    """A run whose manifest exists but has no ``finished`` time: still running, killed, or
+    failed (a run directory without a manifest, written by hand or by another tool, counts as
+    finished)."""
+    manifest = run.manifest
+    return bool(manifest) and not manifest.get("finished")
+
+
+def latest_runs(runs: Iterable[str | Path | RunDir], *, include_unfinished: bool = False,
+                skipped: list[RunDir] | None = None) -> dict[str, RunDir]:
     """Dataset name → the most recent run holding it (manifest finish/start time, else mtime).
 
-    Each item is a run directory, a folder of run directories, or a :class:`RunDir`.
+    Each item is a run directory, a folder of run directories, or a :class:`RunDir`. Unfinished
+    runs (:func:`is_unfinished`) are left out, and appended to ``skipped``, unless
+    ``include_unfinished``: their tables would mix models with fewer seeds, or none.
     """
     found: list[RunDir] = []
     for item in runs:
@@ -432,6 +444,11 @@ def latest_runs(runs: Iterable[str | Path | RunDir]) -> dict[str, RunDir]:
             found.append(item)
         else:
             found.extend(find_runs(item))
+    if not include_unfinished:
+        left = [r for r in found if is_unfinished(r)]
+        found = [r for r in found if not is_unfinished(r)]
+        if skipped is not None:
+            skipped.extend(left)
     found.sort(key=lambda r: (r.timestamp, r.run_id))
     latest: dict[str, RunDir] = {}
     for run in found:
@@ -459,7 +476,7 @@ def build_leaderboard(
     """
     from bench import __version__
 
-    latest = latest_runs(runs)
+    latest = latest_runs(runs, include_unfinished=True)  # the caller chose the runs
     base = Path(base_dir) if base_dir is not None else None
     tables = [
         build_table(latest[d], d, options=options, base_dir=base) for d in sorted(latest)

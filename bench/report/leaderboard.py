@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bench.data.atomic import write_text
+from bench.data.atomic import replace_file_set, write_text
 from bench.errors import DataError
 from bench.report.build import DEFAULT_OPTIONS, LeaderboardOptions, build_leaderboard, latest_runs
 from bench.report.latex import render_latex
@@ -32,6 +32,7 @@ def write_leaderboard(
     *,
     options: LeaderboardOptions = DEFAULT_OPTIONS,
     plots: bool = True,
+    include_unfinished: bool = False,
 ) -> dict[str, Any]:
     """Build the leaderboard from ``runs`` and write ``leaderboard.{md,csv,json,tex}`` into
     ``out_dir`` (atomically), plus the plots of every table into ``out_dir/<dataset>/`` unless
@@ -39,20 +40,24 @@ def write_leaderboard(
     "plots": [paths], "document": the JSON document}``.
     """
     out = Path(out_dir)
-    latest = latest_runs(runs)
+    skipped: list[RunDir] = []
+    latest = latest_runs(runs, include_unfinished=include_unfinished, skipped=skipped)
     if not latest:
-        raise DataError("no run directory with a metrics.csv found", path=os.fspath(out))
+        extra = (f"; {len(skipped)} unfinished run(s) skipped ({skipped[0].path}, ...): "
+                 "--include-unfinished to use them" if skipped else "")
+        raise DataError(f"no finished run directory with a metrics.csv found{extra}",
+                        path=os.fspath(out))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         doc = build_leaderboard(latest.values(), options=options, base_dir=out)
-    result: dict[str, Any] = {
-        "md": write_text(out / "leaderboard.md", render_markdown(doc)),
-        "csv": write_text(out / "leaderboard.csv", render_csv(doc)),
-        "json": write_text(out / "leaderboard.json", render_json(doc)),
-        "tex": write_text(out / "leaderboard.tex", render_latex(doc)),
-        "plots": [],
-        "document": doc,
-    }
+    texts = {"md": render_markdown(doc), "csv": render_csv(doc), "json": render_json(doc),
+             "tex": render_latex(doc)}
+    names = {k: f"leaderboard.{k}" for k in texts}
+    with replace_file_set(out, list(names.values())) as tmp:  # the four files as one set
+        for k, text in texts.items():
+            write_text(tmp / names[k], text)
+    result: dict[str, Any] = {**{k: out / n for k, n in names.items()}, "plots": [],
+                              "document": doc, "skipped": skipped}
     if plots:
         from bench.report.plots import write_plots
 

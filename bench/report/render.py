@@ -67,6 +67,9 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
         f"Run `{table['run_id']}` · config `{table['run_config']}` · seeds {seeds} · "
         f"{table['n_queries']} {table['split']} queries",
     ]
+    if table.get("unfinished"):
+        lines.insert(-1, "**Unfinished run** (its manifest has no finish time): models may have "
+                         "fewer seeds than the header says, or be missing.")
     if table["blank_queries"]:
         lines[-1] += (
             f" ({table['blank_queries']} blank: no relevant document; excluded from the means "
