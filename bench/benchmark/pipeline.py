@@ -8,6 +8,7 @@ written. ``resume=True`` reopens the latest unfinished run of the same config (s
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from bench.runners.dispatch import run_model
 from bench.runners.registry import get_model
 from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
+from bench.runs.lock import writer_lock
 from bench.runs.manifest import (
     dataset_fingerprint,
     now,
@@ -66,13 +68,14 @@ def run_benchmark(
     """
     config = config.resolved()
     pairs = [(m, s) for m in config.models for s in config.seeds]
-    with progress_bar(progress, len(pairs)) as advance:
+    with progress_bar(progress, len(pairs)) as advance, contextlib.ExitStack() as held:
         if splits is None:
             advance(f"loading {config.dataset}", 0)
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
                                  cache=config.cache, progress=lambda text: advance(text, 0))
         check_splits_distinct(splits)
         run_dir = _open_run_dir(config, splits, Path(out_dir), resume)
+        held.enter_context(writer_lock(run_dir))  # one writer per run directory
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train: Train = run_model
         isolated: Any = None

@@ -1,0 +1,53 @@
+"""One writer per run directory: ``writer_lock(run_dir)`` while a process writes a run.
+
+Two ``ltrbench run --resume`` of the same run at once each trained the pairs still missing and
+rewrote the same tables; rows of one were lost under the other's (both exited 0). The writer
+now holds an exclusive ``flock`` on ``run_dir/.writer.lock`` for as long as it writes; a
+second writer gets an :class:`~bench.errors.LtrbenchError` naming the holder (pid, host, since
+when). The operating system releases the lock when the holder exits, however it exits, so a
+killed run never leaves a stale lock. Where ``fcntl`` is missing (Windows) there is no lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from bench.errors import LtrbenchError
+
+LOCK_NAME = ".writer.lock"
+
+
+@contextlib.contextmanager
+def writer_lock(run_dir: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the run directory's writer lock (see the module docstring)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    path = Path(run_dir) / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
+            raise LtrbenchError(
+                f"{run_dir}: another ltrbench process is writing this run ({holder}); wait "
+                "for it to finish (or stop it) before resuming or reporting it") from None
+        os.ftruncate(fd, 0)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}".encode(), 0)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
