@@ -39,6 +39,7 @@ import math
 import os
 import shutil
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -138,10 +139,12 @@ def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config:
     t0 = time.perf_counter()
     # a task's result, not scattered data: if a worker restarts at its memory limit, the
     # scheduler recomputes it (scattered data would be lost); and held once, not per task
-    ctx = client.submit(_same, {"user_ids": user_ids, "item_ids": item_ids, "config": config,
-                                "models": models, "totals": totals,
-                                "reference_time": state["reference_time"],
-                                "source": ratings.source or "ratings"}, pure=False)
+    with warnings.catch_warnings():  # "Sending large graph": once, by design (the SVD factors)
+        warnings.filterwarnings("ignore", message="Sending large graph")
+        ctx = client.submit(_same, {"user_ids": user_ids, "item_ids": item_ids,
+                                    "config": config, "models": models, "totals": totals,
+                                    "reference_time": state["reference_time"],
+                                    "source": ratings.source or "ratings"}, pure=False)
     parts: dict[str, list[dict[str, Any]]] = {}
     for code_name, code in PARTITIONS.items():
         q_users = np.flatnonzero(state["queries"] & (1 << (code - 1)))

@@ -66,7 +66,7 @@ _SELECTION_KEYS = ("early_stopping_split", "select_on", "selection_split", "vali
 #: Keys left out of the config hash (they do not change any number).
 _UNHASHED = (
     "data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description", "timing",
-    "timing_repeats", "cache", "scheduler",
+    "timing_repeats", "cache", "scheduler", "strict",
 )
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
 TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
@@ -102,6 +102,7 @@ class RunConfig:
     crosscheck: bool = True
     permute_check: bool = False
     permute_retrain: bool = False
+    strict: bool = False
     timing: str = "inprocess"
     timing_repeats: int = 1
     cache: bool = True

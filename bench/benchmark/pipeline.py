@@ -9,6 +9,7 @@ written. ``resume=True`` reopens the latest unfinished run of the same config (s
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,9 @@ from bench.benchmark.record import (
 )
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
+from bench.data.split_checks import SplitFinding, check_splits
 from bench.datasets.resolve import load_dataset
-from bench.errors import ConfigError, LtrbenchError
+from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.runners.dispatch import run_model
 from bench.runners.registry import get_model
 from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
@@ -74,8 +76,10 @@ def run_benchmark(
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
                                  cache=config.cache, progress=lambda text: advance(text, 0))
         check_splits_distinct(splits)
-        run_dir = _open_run_dir(config, splits, Path(out_dir), resume)
-        held.enter_context(writer_lock(run_dir))  # one writer per run directory
+        findings = _split_findings(splits, strict=config.strict)
+        run_dir = _open_run_dir(config, splits, Path(out_dir), resume, held)
+        update_manifest(run_dir, lambda m: m.update(
+            {"split_checks": [f.as_dict() for f in findings]}))
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train: Train = run_model
         isolated: Any = None
@@ -191,7 +195,28 @@ def _check_same_model(first: FitResult, again: FitResult) -> None:
             )
 
 
-def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path) -> Path:
+def _split_findings(splits: LetorSplits, *, strict: bool) -> list[SplitFinding]:
+    """:func:`bench.data.split_checks.check_splits`: warnings, or with ``strict`` an error."""
+    findings = check_splits(splits)
+    warned = [f for f in findings if f.level == "warning"]
+    if warned and strict:
+        raise DataError(f"dataset {splits.name!r}: the split checks found "
+                        + "; ".join(f"[{f.code}] {f.message}" for f in warned)
+                        + " (--strict; without it these are warnings)")
+    for f in warned:
+        warnings.warn(f"dataset {splits.name!r} [{f.code}]: {f.message}", SplitWarning,
+                      stacklevel=3)
+    return findings
+
+
+class SplitWarning(UserWarning):
+    """A split check's finding (:mod:`bench.data.split_checks`) in a run without ``strict``."""
+
+
+def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path,
+                  held: contextlib.ExitStack) -> Path:
+    """The run directory (new, or the one resumed), with its writer lock entered into ``held``
+    before anything in it is touched (:mod:`bench.runs.lock`)."""
     runs = out_dir / "runs"
     chash = config.config_hash()
     run_dir: Path | None = None
@@ -202,11 +227,13 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
     elif resume:
         run_dir = latest_unfinished(runs, chash)
     if run_dir is not None:
+        held.enter_context(writer_lock(run_dir))  # one writer per run directory
         _check_resumable(run_dir, chash, splits)
         update_manifest(run_dir, _reopen)
         layout.ensure_tables(run_dir, labels_frame(splits))
         return run_dir
     run_dir = new_run_dir(runs, config.dataset, chash)
+    held.enter_context(writer_lock(run_dir))
     write_text(
         run_dir / "config.toml",
         config.to_toml(header=f"ltrbench run config (resolved); run {run_dir.name}; hash {chash}"),

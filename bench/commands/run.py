@@ -38,6 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--permute-check", action="store_true",
                    help="also re-evaluate every model with rows permuted inside queries "
                    "(writes permute.csv in the run directory)")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse to train when a split check finds a problem (train rows repeated "
+                        "in test, no relevant label, a label shift, constant features; see "
+                        "bench.data.split_checks); without it they are warnings in the output "
+                        "and the manifest")
     p.add_argument("--permute-retrain", action="store_true",
                    help="with --permute-check: also retrain the GBDT models on permuted rows")
     p.add_argument("--timing", choices=("inprocess", "isolated"),
@@ -116,7 +121,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if args.threads is not None:
         params = params.with_overrides(n_threads=args.threads)
     changes["params"] = params
-    for flag in ("permute_check", "permute_retrain"):
+    for flag in ("permute_check", "permute_retrain", "strict"):
         if getattr(args, flag, False):
             changes[flag] = True
     if getattr(args, "timing", None):

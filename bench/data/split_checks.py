@@ -1,0 +1,142 @@
+"""Checks of a dataset's splits before any training: the problems that give a benchmark a
+number without meaning, found in one vectorised pass each.
+
+- ``leak_rows``: rows with the same features *and* label in train and in test (or validation):
+  a model that memorises them scores on test what it saw in training. Rows are compared by a
+  64-bit hash of their feature values and label (:func:`pandas.util.hash_pandas_object`); two
+  different rows share a hash with probability about ``n^2 / 2^64``.
+- ``leak_documents``: (query, document) pairs present in train and in test or validation, where
+  the data name their documents (``item`` ids, as converted ratings do).
+- ``no_relevant``: a split in which no row has a label above 0 (nothing to learn from, or every
+  query blank).
+- ``label_shift``: the label distributions of train and test differ by a total variation
+  distance above 0.5 (half the probability mass moved): the splits do not come from one source.
+- ``constant_features``: features with one value over all training rows (no split can use them).
+
+Each finding is data (:class:`SplitFinding`) with a level: warnings (relevant rows shared, no
+relevant label, a label shift) are printed by a run and refused by ``--strict``; notes (label-0
+rows shared, which sampled negatives produce by design, and constant features) are recorded in
+the manifest only. Both are in the manifest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from bench.data.letor import LetorData, LetorSplits
+
+#: Total variation distance between train and test label distributions beyond which the
+#: splits are reported as drawn from different sources.
+LABEL_SHIFT_TV = 0.5
+
+
+@dataclass(frozen=True)
+class SplitFinding:
+    """One problem: its code (module docstring), the splits it concerns, a count and a message.
+
+    ``level``: ``"warning"`` (printed by a run; ``--strict`` refuses to train) or ``"note"``
+    (recorded in the manifest only: a fact worth knowing that does not bias the metric)."""
+
+    code: str
+    splits: tuple[str, ...]
+    count: int
+    message: str
+    level: str = "warning"
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def check_splits(splits: LetorSplits) -> list[SplitFinding]:
+    """Every finding of the module docstring for ``splits`` (empty when none)."""
+    found: list[SplitFinding] = []
+    parts = splits.splits()
+    train = parts["train"]
+    train_rows = _row_hashes(train)
+    for name in ("vali", "test"):
+        other = parts[name]
+        if train.n_features == other.n_features and other.n_rows and train.n_rows:
+            _leaks(found, "leak_rows", name, np.isin(_row_hashes(other), train_rows), other.y,
+                   "row(s) repeat a training row exactly (same features and label)")
+        shared = _shared_documents(train, other)
+        if shared is not None:
+            _leaks(found, "leak_documents", name, shared, other.y,
+                   "(query, document) pair(s) are also in train")
+    for name, d in parts.items():
+        if d.n_rows and not (d.y > 0).any():
+            found.append(SplitFinding(
+                "no_relevant", (name,), d.n_rows,
+                f"no {name} row has a label above 0"
+                + (": there is nothing to learn" if name == "train" else
+                   ": every query is blank, the metric is undefined or constant")))
+    tv = _label_distance(train.y, parts["test"].y)
+    if tv > LABEL_SHIFT_TV:
+        found.append(SplitFinding(
+            "label_shift", ("train", "test"), 0,
+            f"the label distributions of train and test differ by a total variation distance of "
+            f"{tv:.2f} (> {LABEL_SHIFT_TV}): are they from the same source?"))
+    const = _constant_columns(train)
+    if const.size:
+        names = [train.feature_names[j] for j in const[:5]]
+        found.append(SplitFinding(
+            "constant_features", ("train",), int(const.size),
+            f"{const.size} feature(s) have one value over all training rows ("
+            + ", ".join(names) + (", ..." if const.size > 5 else "") + "): no tree can use them",
+            level="note"))
+    return found
+
+
+def _leaks(found: list[SplitFinding], code: str, name: str, shared: NDArray[np.bool_],
+           y: NDArray[np.floating], what: str) -> None:
+    """A warning for shared rows with a relevant label; a note for label-0 ones (ratings data
+    sample never-rated items as negatives per partition, so the same negative can be drawn for
+    a user in two partitions: the same row, no relevance leaked)."""
+    relevant = int((shared & (y > 0)).sum())
+    rest = int(shared.sum()) - relevant
+    if relevant:
+        found.append(SplitFinding(code, ("train", name), relevant,
+                                  f"{relevant} relevant {name} {what}: a model can score on "
+                                  "them by memory"))
+    if rest:
+        found.append(SplitFinding(code, ("train", name), rest,
+                                  f"{rest} {name} {what}, all with label 0 (with sampled "
+                                  "negatives, the same unrated item drawn in both splits)",
+                                  level="note"))
+
+
+def _row_hashes(d: LetorData) -> NDArray[np.uint64]:
+    frame = pd.DataFrame(np.ascontiguousarray(d.X))
+    frame["__label__"] = d.y
+    out: NDArray[np.uint64] = pd.util.hash_pandas_object(frame, index=False).to_numpy(np.uint64)
+    return out
+
+
+def _shared_documents(a: LetorData, b: LetorData) -> NDArray[np.bool_] | None:
+    """Per row of ``b``: its (query, document) pair is in ``a`` (``None`` without ids)."""
+    if a.item is None or b.item is None or not a.n_rows or not b.n_rows:
+        return None
+    ka = pd.MultiIndex.from_arrays([a.qid, a.item])
+    kb = pd.MultiIndex.from_arrays([b.qid, b.item])
+    out: NDArray[np.bool_] = np.asarray(kb.isin(ka), dtype=bool)
+    return out
+
+
+def _label_distance(a: NDArray[np.floating], b: NDArray[np.floating]) -> float:
+    if not a.size or not b.size:
+        return 0.0
+    pa = pd.Series(a).value_counts(normalize=True)
+    pb = pd.Series(b).value_counts(normalize=True)
+    both = pa.index.union(pb.index)
+    return float(0.5 * np.abs(pa.reindex(both, fill_value=0.0)
+                              - pb.reindex(both, fill_value=0.0)).sum())
+
+
+def _constant_columns(d: LetorData) -> NDArray[np.int64]:
+    if d.n_rows == 0 or d.n_features == 0:
+        return np.zeros(0, dtype=np.int64)
+    X = d.X  # min and max per column: no n x features temporary
+    return np.flatnonzero(X.min(axis=0) == X.max(axis=0)).astype(np.int64)
