@@ -57,3 +57,16 @@ def test_a_killed_writers_temporary_folder_is_cleaned_by_the_next_writer(tmp_pat
         (tmp / "train.txt").write_text("new")
     assert not orphan.exists()
     assert (tmp_path / "train.txt").read_text() == "new"
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    from bench.data.atomic import write_text
+
+    orphan = tmp_path / ".leaderboard.md.999999999-x1y2.tmp"  # its writer is gone
+    orphan.write_text("half")
+    mine = tmp_path / f".leaderboard.md.{__import__('os').getpid()}-live.tmp"  # a live writer's
+    mine.write_text("in progress")
+    write_text(tmp_path / "leaderboard.md", "new")
+    assert not orphan.exists()
+    assert mine.exists()
+    assert (tmp_path / "leaderboard.md").read_text() == "new"

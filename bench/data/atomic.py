@@ -18,11 +18,15 @@ from pathlib import Path
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path`` atomically.
 
-    On an exception the temporary file is removed and ``path`` is left as it was.
+    On an exception the temporary file is removed and ``path`` is left as it was. The temporary
+    name carries the writer's pid; temporaries of ``path`` left by a writer that was killed
+    (its process is gone) are removed here.
     """
     dest = Path(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    _remove_orphans(dest)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.{os.getpid()}-", suffix=".tmp",
+                               dir=dest.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual file mode
@@ -80,6 +84,22 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
             os.replace(tmp / name, out / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _remove_orphans(dest: Path) -> None:
+    """Remove ``.<name>.<pid>-*.tmp`` files beside ``dest`` whose writer process is gone."""
+    for old in dest.parent.glob(f".{_glob_escape(dest.name)}.*-*.tmp"):
+        pid = old.name[len(dest.name) + 2:].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                old.unlink()
+
+
+def _glob_escape(name: str) -> str:
+    """``name`` with glob's special characters escaped."""
+    import glob
+
+    return glob.escape(name)
 
 
 def _alive(pid: int) -> bool:
