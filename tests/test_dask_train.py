@@ -73,6 +73,11 @@ def test_a_dask_ranker_selects_on_validation_and_its_metric_is_the_reference_one
     tol = 1e-6 if library == "xgboost" else 0.0
     assert abs(ref.metrics["ndcg@10"] - fit.curve[fit.best_iteration - 1]) <= tol
     assert 0.3 < ref.metrics["ndcg@10"] < 1.0
+    if library == "lightgbm":  # machines from the workers' addresses, a port each, recorded
+        entries = fit.notes["machines"].split(",")
+        assert len(entries) == 2
+        assert {e.split(":")[0] for e in entries} == {"127.0.0.1"}
+        assert len({e.split(":")[1] for e in entries}) == 2
 
 
 def test_two_xgboost_fits_on_the_same_cluster_give_the_same_scores(

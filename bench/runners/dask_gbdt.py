@@ -106,15 +106,14 @@ def stopping_point(curve: list[float], patience: int) -> tuple[int, int]:
 
 def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params, *,
                objective: str, select_metric: str = "ndcg@10",
-               eval_at: tuple[int, ...] = (10,), callbacks: list[Any] | None = None,
-               listen_port: int | None = None) -> DaskFit:
+               eval_at: tuple[int, ...] = (10,), callbacks: list[Any] | None = None) -> DaskFit:
     """Train ``library`` on the cluster of ``client``; see the module docstring.
 
     ``callbacks``: extra library callbacks, run on the workers (XGBoost ``TrainingCallback``
-    objects, LightGBM callables). ``listen_port`` (LightGBM): the k-th worker of a host (in
-    address order) listens on ``listen_port + k``, a fixed range a firewall can name; without
-    it each worker is given a port found free on its host. Either way LightGBM's ``machines``
-    is built from the workers' addresses and recorded in ``notes["machines"]``.
+    objects, LightGBM callables). LightGBM's ``machines`` is built from the addresses of the
+    workers holding training rows, each with a port found free on its host, and recorded in
+    ``notes["machines"]``. (A fixed port range was tried: LightGBM still holds its ports when the
+    next fit starts -- "Binding port ... failed" -- so every fit takes fresh ones.)
     """
     if library not in LIBRARIES:
         raise ConfigError(f"no Dask runner for {library!r}; valid: {', '.join(LIBRARIES)}")
@@ -134,7 +133,7 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
         return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features,
                               callbacks or [], layouts)
     return _train_lightgbm(client, train, vali, params, objective, select_metric, ks, features,
-                           callbacks or [], listen_port)
+                           callbacks or [])
 
 
 # ------------------------------------------------------------------------------------- XGBoost
@@ -210,31 +209,23 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _machines(client: Any, workers: list[str], listen_port: int | None) -> str:
-    """LightGBM's ``machines`` (``host:port,...``) for ``workers`` (Dask addresses, in order):
-    ``listen_port + k`` for the k-th worker of a host, or a port found free on each worker."""
-    entries = []
-    per_host: dict[str, int] = {}
-    for w in workers:
-        host = str(urlparse(w).hostname)
-        k = per_host.get(host, 0)
-        per_host[host] = k + 1
-        port = (listen_port + k if listen_port is not None
-                else int(client.run(_free_port, workers=[w])[w]))
-        entries.append(f"{host}:{port}")
-    return ",".join(entries)
+def _machines(client: Any, workers: list[str]) -> str:
+    """LightGBM's ``machines`` (``host:port,...``) for ``workers`` (Dask addresses, in order),
+    each with a port found free on its own host."""
+    ports = client.run(_free_port, workers=workers)
+    return ",".join(f"{urlparse(w).hostname}:{int(ports[w])}" for w in workers)
 
 
 def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objective: str,
                     select_metric: str, ks: tuple[int, ...], features: list[str],
-                    extra: list[Any], listen_port: int | None) -> DaskFit:
+                    extra: list[Any]) -> DaskFit:
     import lightgbm as lgb
 
     lib = lightgbm_params(params, objective, eval_at=ks)
     for key in ("num_threads", "metric", "eval_at"):
         lib.pop(key, None)
     train = spread(client, train)
-    lib["machines"] = _machines(client, sorted(holders(client, train)), listen_port)
+    lib["machines"] = _machines(client, sorted(holders(client, train)))
     t0 = time.perf_counter()
     group = train["qid"].map_partitions(_group_sizes, meta=("qid", "int64"))
     model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
