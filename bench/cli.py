@@ -70,9 +70,28 @@ def os_error_text(exc: OSError) -> str:
     """``path: reason`` of an operating-system error (both paths of a rename), for one line."""
     where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
     reason = exc.strerror or str(exc)
-    hint = " (free some space and run again; files already written are complete)" if (
-        exc.errno == errno.ENOSPC) else ""
+    hint = ""
+    if exc.errno == errno.ENOSPC:
+        hint = f" ({_free_space(exc.filename)}free some space and run again; files already " \
+               "written are complete)"
     return f"{where}: {reason}{hint}" if where else f"{reason}{hint}"
+
+
+def _free_space(filename: object) -> str:
+    """``"N MB free on that file system; "`` for the folder of ``filename``, if it can be read."""
+    import shutil
+    from pathlib import Path
+
+    if filename is None:
+        return ""
+    p = Path(str(filename))
+    for folder in (p, *p.parents):
+        if folder.is_dir():
+            try:
+                return f"{shutil.disk_usage(folder).free / 1e6:,.0f} MB free on that file system; "
+            except OSError:
+                return ""
+    return ""
 
 
 if __name__ == "__main__":  # pragma: no cover

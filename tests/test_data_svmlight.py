@@ -273,3 +273,25 @@ def test_write_then_read_gives_back_the_same_data(tmp_path: Path, data: LetorDat
     assert np.array_equal(back.offsets, data.offsets)
     sizes = [int(s) for s in query_sidecar(f).read_text().split()]
     assert sizes == data.group_sizes.tolist()
+
+
+def test_labels_and_queries_only_hold_no_matrix_whatever_the_indices(tmp_path: Path) -> None:
+    """evaluate reads with features=False: index 2,000,000,000 is checked, not allocated."""
+    p = tmp_path / "huge.svm"
+    p.write_text("2 qid:1 1:0.5 2000000000:1.25\n0 qid:1 3:1e-3\n1 qid:2 7:-2\n")
+    d = read_svmlight(p, features=False)
+    assert d.X.shape == (3, 0)
+    np.testing.assert_array_equal(d.y, [2.0, 0.0, 1.0])
+    np.testing.assert_array_equal(d.qid, [1, 1, 2])
+    np.testing.assert_array_equal(d.offsets, [0, 2, 3])
+
+
+def test_labels_and_queries_only_still_refuse_a_bad_feature_value(tmp_path: Path) -> None:
+    p = tmp_path / "bad.svm"
+    p.write_text("2 qid:1 1:0.5\n0 qid:1 3:0x1f\n")
+    with pytest.raises(DataError, match=r"bad\.svm:2"):
+        read_svmlight(p, features=False)
+    q = tmp_path / "inf.svm"
+    q.write_text("2 qid:1 1:1e39\n")
+    with pytest.raises(DataError, match=r"inf\.svm:1.*float32"):
+        read_svmlight(q, features=False)

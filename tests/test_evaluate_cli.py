@@ -181,16 +181,16 @@ def test_sort_by_qid_errors_name_the_file_row_and_line_not_the_sorted_position(
 def test_sort_by_qid_reads_the_data_file_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import bench.data.svmlight as svm
+    import bench.data.svmlight_parse as svm
 
     calls: list[list[str]] = []
-    real = svm.cached_parse
+    real = svm.parse_svmlight
 
-    def counting(paths, **kw):  # type: ignore[no-untyped-def]
-        calls.append([str(p) for p in paths])
-        return real(paths, **kw)
+    def counting(path, **kw):  # type: ignore[no-untyped-def]
+        calls.append([str(path)])
+        return real(path, **kw)
 
-    monkeypatch.setattr(svm, "cached_parse", counting)
+    monkeypatch.setattr(svm, "parse_svmlight", counting)
     data = tmp_path / "d.txt"
     data.write_text("1 qid:1 1:1\n0 qid:2 1:2\n0 qid:1 1:3\n1 qid:2 1:4\n")
     scores = tmp_path / "s.txt"

@@ -461,3 +461,27 @@ def test_an_unfinished_run_used_on_request_is_marked_in_the_table(tmp_path: Path
                                 include_unfinished=True)
     assert written["document"]["tables"][0]["unfinished"] is True
     assert "**Unfinished run**" in (out / "leaderboard.md").read_text()
+
+
+def test_a_report_that_fails_midway_leaves_the_earlier_four_files_whole(
+        results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.report.leaderboard as lb
+
+    write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
+    names = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.tex")
+    before = {n: (results / n).read_bytes() for n in names}
+    write_run(results / "runs", "20260105-000000-newer", models={"a": 0.9, "b": 0.1})
+    real_write = lb.write_text
+    calls = {"n": 0}
+
+    def fail_on_third(path, text):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:  # md and csv written to the temporary set, then the disk fills
+            raise OSError(28, "No space left on device", str(path))
+        return real_write(path, text)
+
+    monkeypatch.setattr(lb, "write_text", fail_on_third)
+    with pytest.raises(OSError, match="No space"):
+        write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
+    assert {n: (results / n).read_bytes() for n in names} == before
+    assert not [p for p in results.iterdir() if p.name.startswith(".set-")]

@@ -47,6 +47,7 @@ def read_svmlight(
     progress: Progress | None = None,
     threads: int | None = None,
     max_index: int = MAX_FEATURE_INDEX,
+    features: bool = True,
 ) -> LetorData:
     """Read one SVMlight/LETOR file into a :class:`LetorData`.
 
@@ -63,10 +64,16 @@ def read_svmlight(
     ``max_index`` is an error naming its line. ``cache_dir`` (``None``: no cache) is where parsed
     arrays are kept, keyed by the file's sha256; ``progress(bytes_done, rows_done)`` is called
     while parsing (see :func:`bench.data.svmlight_parse.rich_progress`); ``threads`` defaults to
-    the CPUs available.
+    the CPUs available. ``features=False`` reads labels and query ids only (every line is still
+    checked): ``X`` has no columns, whatever the indices.
     """
     p = Path(path)
     _check_readable(p)
+    if not features:  # labels and queries only (evaluate): no matrix, no cache entry
+        from bench.data.svmlight_parse import parse_svmlight
+
+        parsed = parse_svmlight(p, threads=threads, progress=progress, features=False)
+        return _to_letor(p, parsed, query_path, sort_by_qid)
     (parsed,), _ = cached_parse([p], cache_dir=cache_dir, n_features=n_features,
                                 max_index=max_index, threads=threads, progress=progress)
     return _to_letor(p, parsed, query_path, sort_by_qid)

@@ -93,6 +93,7 @@ def parse_svmlight(
     max_index: int = MAX_FEATURE_INDEX,
     threads: int | None = None,
     progress: Progress | None = None,
+    features: bool = True,
 ) -> ParsedSvmlight:
     """Parse one SVMlight/LETOR file (see the module doc for the format and the checks).
 
@@ -100,7 +101,7 @@ def parse_svmlight(
     a larger index than ``n_features`` or ``max_index`` is an error naming its line.
     """
     return parse_svmlight_files([path], n_features=n_features, max_index=max_index,
-                                threads=threads, progress=progress)[0]
+                                threads=threads, progress=progress, features=features)[0]
 
 
 def parse_svmlight_files(
@@ -111,16 +112,21 @@ def parse_svmlight_files(
     threads: int | None = None,
     progress: Progress | None = None,
     min_width: int = 1,
+    features: bool = True,
 ) -> list[ParsedSvmlight]:
     """Parse several files into matrices of one shared width (the largest index of all, or
     ``n_features``, at least ``min_width``). ``progress`` counts bytes and rows over all the
-    files together."""
+    files together. ``features=False``: labels and query ids only; every line is checked as
+    usual but ``X`` has no columns (no index limit, no memory for a matrix)."""
     n_threads = usable_cpus(threads)
     with ThreadPoolExecutor(max_workers=n_threads) as pool:
         plans = [_count(Path(p), pool) for p in paths]
         width = max([n_features or 0, min_width, *(pl.max_index for pl in plans)])
+        if not features:
+            width = 0
         for pl in plans:
-            _check_width(pl, n_features, max_index)
+            if features:
+                _check_width(pl, n_features, max_index)
         _check_memory(plans, width)
         out = []
         done = [0, 0]
@@ -370,7 +376,8 @@ def _fallback(path: Path, buf: np.ndarray, X: np.ndarray, y: np.ndarray, row: in
     if not np.isfinite(f):
         raise DataError(f"malformed SVMlight line: {token.decode()!r}: the feature value does "
                         "not fit a float32 (|x| > 3.4e38)", path=path, line=line)
-    X[row, col] = f if f != 0 else np.float32(0.0)
+    if X.shape[1]:  # width 0: checked, not stored
+        X[row, col] = f if f != 0 else np.float32(0.0)
 
 
 _MESSAGES = {

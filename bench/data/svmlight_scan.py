@@ -339,7 +339,8 @@ def fill_chunk(buf, n, X, y, qid, row0, line0, expect_qid, fb, info):  # type: i
     """Fill pass over ``buf[:n]``: writes rows ``row0...`` of ``X`` (float32), ``y``, ``qid``.
 
     ``buf[n]`` must be a ``\n`` (a sentinel: scans stop there without bound checks). ``X``
-    must hold zeros where the rows go; its width is the largest index allowed. ``line0`` is
+    must hold zeros where the rows go; its width is the largest index allowed (width 0: the
+    feature values are checked but not stored, for readers that need labels and queries only). ``line0`` is
     the 1-based line number of the chunk's first line; ``expect_qid`` (1/0) says whether every
     data line has ``qid:``. Tokens this kernel cannot convert exactly are written as NaN and
     listed in ``fb`` (row, column or -1 for the label, token start, token end, line); ``info``
@@ -434,7 +435,13 @@ def fill_chunk(buf, n, X, y, qid, row0, line0, expect_qid, fb, info):  # type: i
                 if st == 2:
                     return _fail(info, E_VALUE, line, line_start, ts, _token_end(buf, ts, n), 0)
                 f = np.float32(v)
-            if idx > width:
+            if width == 0:  # labels and query ids only: values checked, not stored
+                if st == 0 and np.isinf(f):
+                    return _fail(info, E_VALUE_RANGE, line, line_start, ts, _token_end(buf, ts, n),
+                                 0)
+                if st == 1:
+                    n_fb = _record(fb, n_fb, row, idx - 1, ts, k, line)
+            elif idx > width:
                 if over < 0:
                     over = ts
             elif st == 1:
