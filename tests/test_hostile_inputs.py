@@ -52,7 +52,8 @@ class Case:
     """A hostile input: files to write, the command, the expected status and message words."""
 
     name: str
-    command: str  # evaluate-trec, evaluate-svmlight, convert-csv, convert-movielens, run, report
+    command: str  # evaluate-trec, evaluate-svmlight, convert-csv, convert-movielens, run, report,
+    # or cli (args are the whole command line)
     files: dict[str, bytes]
     args: tuple[str, ...] = ()
     status: int = 2
@@ -196,6 +197,40 @@ CASES: list[Case] = [
     # ---------------------------------------------------------------- report
     Case("report-out-is-a-file", "report", {"results": b"x"}, ("--out", "results"),
          words=("--out", "is an existing file")),
+    Case("report-runs-folder-missing", "cli", {}, ("report", "--runs", "nosuch", "--out", "r"),
+         words=("nosuch", "not found")),
+    # ---------------------------------------------------------------- the other commands
+    Case("tune-unknown-dataset", "cli", {}, ("tune", "--dataset", "nosuch", "--model",
+                                              "lightgbm", "--grid", "num_leaves=7,15"),
+         words=("unknown dataset 'nosuch'", "valid:")),
+    Case("tune-an-alias-of-several-models", "cli", {}, ("tune", "--dataset", "synthetic",
+                                                        "--model", "gbdt", "--grid", "x=1"),
+         words=("one model", "'gbdt' names 7")),
+    Case("tune-unknown-model", "cli", {}, ("tune", "--dataset", "synthetic", "--model", "nosuch",
+                                           "--grid", "num_leaves=7"),
+         words=("unknown model 'nosuch'", "valid:")),
+    Case("crosscheck-missing-folder", "cli", {}, ("crosscheck", "--dataset", "./nosuch",
+                                                  "--format", "json"),
+         words=("./nosuch", "no such file or folder")),
+    Case("reproduce-missing-leaderboard", "cli", {}, ("reproduce", "nosuch.md"),
+         words=("nosuch.json", "not found")),
+    Case("datasets-info-unknown", "cli", {}, ("datasets", "info", "nosuch"),
+         words=("unknown dataset 'nosuch'",)),
+    Case("evaluate-dask-folder-without-shards", "cli", {"empty/x": b""},
+         ("evaluate", "--engine", "dask", "--data", "empty", "--workers", "1"),
+         words=("empty", "no Parquet shards")),
+    Case("convert-dask-als-refused", "cli", {"r.csv": b"user,item,rating,timestamp\n1,2,4,1\n"},
+         ("convert", "--engine", "dask", "--ratings", "r.csv", "--features", "user,als",
+          "--out", "o"), words=("als", "--engine dask")),
+    Case("convert-dask-synthetic-refused", "cli", {}, ("convert", "--engine", "dask",
+                                                       "--ratings", "synthetic", "--out", "o"),
+         words=("--engine dask reads",)),
+    Case("run-strict-all-zero-training-labels", "cli",
+         {"letor/train.txt": b"0 qid:1 1:0.5 2:1\n0 qid:1 1:0.1\n0 qid:2 1:0.2\n0 qid:2 2:0.9\n",
+          "letor/vali.txt": DATA, "letor/test.txt": _sub(DATA, b"0.9", b"0.7")},
+         ("run", "--dataset", "./letor", "--quick", "--no-cache", "--no-progress",
+          "--no-crosscheck", "--models", "random", "--seeds", "0", "--out", "res", "--strict"),
+         words=("[no_relevant]", "no train row has a label above 0", "--strict")),
 ]
 
 
@@ -211,6 +246,7 @@ def _argv(case: Case) -> list[str]:
         "run": ["run", "--dataset", "./letor", "--quick", "--no-cache", "--no-progress",
                 "--no-crosscheck", "--models", "lightgbm", "--seeds", "0", "--out", "res"],
         "report": ["report"],
+        "cli": [],  # the whole command line is in args
     }[case.command]
     if case.command == "run" and "--out" in case.args:
         base = base[:-2]
@@ -270,4 +306,7 @@ def test_catalogue_covers_every_command_and_outcome() -> None:
     assert counts[("convert-movielens", 2)] >= 5
     assert counts[("run", 2)] >= 4
     assert counts[("report", 2)] >= 1
+    commands = {c.args[0] if c.command == "cli" else c.command.split("-")[0] for c in CASES}
+    assert commands >= {"evaluate", "convert", "run", "report", "tune", "crosscheck",
+                        "reproduce", "datasets"}
     assert sum(n for (_, s), n in counts.items() if s == 0) >= 4

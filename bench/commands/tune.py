@@ -18,6 +18,7 @@ from pathlib import Path
 from bench.commands.run import add_config_arguments, config_from_args
 from bench.data.atomic import write_text
 from bench.data.outputs import check_output_dir
+from bench.errors import ConfigError
 from bench.runs.naming import dataset_slug
 
 
@@ -49,6 +50,13 @@ def main(args: argparse.Namespace) -> int:
 
     check_output_dir(args.out, option="--out", inputs=[("--config", args.config)])
     config = config_from_args(args).resolved()
+    from bench.runners.registry import expand_models
+
+    named = expand_models((args.model,))  # an alias ("lightgbm") names its model
+    if len(named) != 1:
+        raise ConfigError(f"tune takes one model; {args.model!r} names {len(named)}: "
+                          f"{', '.join(named)}")
+    args.model = named[0]
     if args.model not in config.models:
         config = replace(config, models=(args.model,))
     space = parse_space(args.grid)
