@@ -10,8 +10,10 @@ disk, a permission lost while running): ``error: PATH: reason``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -57,6 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
+        with contextlib.suppress(OSError):  # no second error when Python flushes at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the status of a tool killed by the broken pipe
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
         print(f"error: {os_error_text(exc)}", file=sys.stderr)
         return 2

@@ -118,3 +118,19 @@ def test_an_os_error_reaching_the_cli_is_one_line_with_the_path_and_exit_2(
     # /results does not exist here: the free space of the nearest existing folder (/) is given
     assert re.match(r"error: /results/leaderboard\.md: No space left on device \([\d,]+ MB free "
                     r"on that file system; free some space", err)
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ltrbench ... --format json | head``: the pipe breaks while ltrbench writes; that is
+    the reader's choice, not an error: status 141 (128 + SIGPIPE), nothing on stderr."""
+    from bench.commands import report
+
+    def broken(args: object) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(report, "run", broken)
+    monkeypatch.setattr(os, "dup2", lambda *a: None)  # keep pytest's captured stdout
+    status, err = _run_cli(["report"], capsys)
+    assert status == 141
+    assert err == ""
