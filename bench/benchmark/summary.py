@@ -134,7 +134,9 @@ def summary_text(summary: dict[str, Any], *, split: str = "test", metrics: tuple
         lines.append("† fit timed while other processes used the machine: not a clean time "
                      "(see timings.csv other_load)")
     cc = summary.get("crosscheck")
-    if cc is not None:
+    if cc is not None and cc.get("skipped"):
+        lines.append(f"cross-check: not applicable ({cc['skipped']})")
+    elif cc is not None:
         lines.append(f"cross-check: {'OK' if cc.get('ok') else 'FAILED'}"
                      + ("" if cc.get("ok") else f" ({'; '.join(cc.get('errors', [])[:3])})"))
     lines.append(f"run directory: {summary['run_dir']}")

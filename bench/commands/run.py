@@ -161,4 +161,4 @@ def main(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(summary_text(summary))
     cc = summary.get("crosscheck")
-    return 1 if cc is not None and not cc.get("ok", True) else 0
+    return 1 if cc is not None and cc.get("ok") is False else 0
