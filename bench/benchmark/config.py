@@ -45,7 +45,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
 from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
 from bench.runners.baselines import ALSParams
-from bench.runners.params import Params
+from bench.runners.params import DEVICES, Params
 from bench.runners.registry import BASELINES, LAMBDAMART, expand_models
 from bench.runners.result import SELECTION_SPLIT
 
@@ -109,6 +109,7 @@ class RunConfig:
     engine: str = "local"
     scheduler: str | None = None
     workers: int = 2
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         """Validate everything a run needs from its config, before any data is loaded: the
@@ -135,6 +136,15 @@ class RunConfig:
             raise ConfigError(f"engine must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         if not isinstance(self.workers, int) or self.workers < 1:
             raise ConfigError(f"workers must be a positive integer; got {self.workers!r}")
+        if self.device not in DEVICES:
+            raise ConfigError(f"device must be one of {', '.join(DEVICES)}; got {self.device!r}")
+        if self.params.device != "cpu" or any("device" in v for v in self.model_params.values()
+                                               if isinstance(v, dict)):
+            raise ConfigError("the device is set once, at the top of the config (device = "
+                              "\"cuda\") or with --device, not among the parameters")
+        if self.engine == "dask" and self.device != "cpu":
+            raise ConfigError("device 'cuda' applies to the local engine; the Dask workers' "
+                              "devices are not managed by ltrbench")
         if self.engine == "dask" and self.timing != "inprocess":
             raise ConfigError("--timing isolated applies to the local engine; a Dask fit runs "
                               "on the cluster's worker processes already")
@@ -209,7 +219,7 @@ class RunConfig:
         params = self.params.with_overrides(**self.model_params.get(model, {}))
         if self.quick:
             params = _quick(params)
-        return replace(params, seed=seed, n_threads=params.resolved_threads())
+        return replace(params, seed=seed, n_threads=params.resolved_threads(), device=self.device)
 
     # -- output -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -237,6 +247,8 @@ class RunConfig:
         if self.engine == "local":  # the default engine leaves the hash of earlier runs as it was
             doc.pop("engine", None)
             doc.pop("workers", None)
+        if self.device == "cpu":  # so does the default device
+            doc.pop("device", None)
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
@@ -294,6 +306,7 @@ def _als(values: dict[str, Any]) -> ALSParams:
 
 def _plain_params(p: Params) -> dict[str, Any]:
     d = p.to_dict()
+    d.pop("device", None)  # owned by RunConfig.device
     for lib in ("lightgbm", "xgboost"):
         if not d[lib]:
             d.pop(lib)

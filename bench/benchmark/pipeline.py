@@ -30,6 +30,7 @@ from bench.data.letor import LetorSplits
 from bench.data.split_checks import SplitFinding, check_splits
 from bench.datasets.resolve import load_dataset
 from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.runners.device import check_device, describe_devices
 from bench.runners.dispatch import run_model
 from bench.runners.registry import get_model
 from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
@@ -70,6 +71,8 @@ def run_benchmark(
     """
     config = config.resolved()
     pairs = [(m, s) for m in config.models for s in config.seeds]
+    gbdt_libraries = {get_model(m).library for m in config.models if get_model(m).is_gbdt}
+    check_device(config.device, gbdt_libraries)  # before any data: never a silent CPU run
     with progress_bar(progress, len(pairs)) as advance, contextlib.ExitStack() as held:
         if splits is None:
             advance(f"loading {config.dataset}", 0)
@@ -78,8 +81,9 @@ def run_benchmark(
         check_splits_distinct(splits)
         findings = _split_findings(splits, strict=config.strict)
         run_dir = _open_run_dir(config, splits, Path(out_dir), resume, held)
+        device = describe_devices(config.device, gbdt_libraries)
         update_manifest(run_dir, lambda m: m.update(
-            {"split_checks": [f.as_dict() for f in findings]}))
+            {"split_checks": [f.as_dict() for f in findings], "device": device}))
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train: Train = run_model
         isolated: Any = None

@@ -1,4 +1,4 @@
-"""``ltrbench perf evaluator|adapters|runners|loader|scale|dask|dask-convert``: speed and memory benchmarks against peers in one run.
+"""``ltrbench perf evaluator|adapters|runners|loader|scale|dask|dask-convert|gpu``: speed and memory benchmarks against peers in one run.
 
 Each benchmark lives in :mod:`bench.perf` as a module with ``add_arguments(parser)`` and
 ``run(args) -> int``; targets are met as printed ratios, never in timed unit tests.
@@ -16,6 +16,7 @@ _BENCHMARKS = {
     "loader": ("bench.perf.loader", "SVMlight/LETOR loading: sklearn vs the compiled parser vs the cache"),
     "dask": ("bench.perf.dask", "one process vs a Dask LocalCluster: fit, evaluation, memory, quality"),
     "dask-convert": ("bench.perf.dask_convert", "convert --engine dask on a table larger than its workers' memory"),
+    "gpu": ("bench.perf.gpu", "CPU vs GPU fit per library at an MSLR-like shape (needs an NVIDIA GPU)"),
     "scale": ("bench.perf.scale", "a full-size run step by step: cold load, warm load, fits, peak memory"),
 }
 

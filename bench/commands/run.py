@@ -50,6 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "process, so the libraries' thread pools never share one")
     p.add_argument("--timing-repeats", type=int, metavar="N",
                    help="fit each (model, seed) N times; fit time = median, with its range")
+    p.add_argument("--device", choices=("cpu", "cuda"),
+                   help="train the GBDTs on the CPU (default) or an NVIDIA GPU (XGBoost "
+                        "device=cuda, LightGBM device_type=cuda); checked before any data are "
+                        "loaded: no GPU or a library without CUDA is an error naming what to "
+                        "install, never a silent CPU run")
     p.add_argument("--engine", choices=("local", "dask"),
                    help="where the GBDTs train: this process (default) or a Dask cluster")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -128,7 +133,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         changes["timing"] = args.timing
     if getattr(args, "timing_repeats", None) is not None:
         changes["timing_repeats"] = args.timing_repeats
-    for key in ("engine", "scheduler", "workers"):
+    for key in ("engine", "scheduler", "workers", "device"):
         if getattr(args, key, None) is not None:
             changes[key] = getattr(args, key)
     if getattr(args, "no_crosscheck", False):

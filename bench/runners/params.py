@@ -30,6 +30,8 @@ from bench.machine import usable_cpus
 MAX_LABEL = 30
 
 LABEL_GAINS = ("exp2", "linear")
+#: Where a GBDT trains: the CPU, or an NVIDIA GPU through each library's CUDA support.
+DEVICES = ("cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class Params:
     early_stopping_rounds: int = 20
     n_threads: int = 2
     seed: int = 0
+    device: str = "cpu"
     lightgbm: tuple[tuple[str, Any], ...] = field(default=())
     xgboost: tuple[tuple[str, Any], ...] = field(default=())
 
@@ -84,6 +87,8 @@ class Params:
         _check(self.truncation_level >= 1, "truncation_level must be >= 1")
         _check(self.early_stopping_rounds >= 1, "early_stopping_rounds must be >= 1")
         _check(self.n_threads >= 0, "n_threads must be >= 0 (0 = every core)")
+        if self.device not in DEVICES:
+            raise ConfigError(f"unknown device {self.device!r}; valid: {', '.join(DEVICES)}")
         if self.label_gain not in LABEL_GAINS:
             raise ConfigError(
                 f"unknown label_gain {self.label_gain!r}; valid: {', '.join(LABEL_GAINS)}"
@@ -198,6 +203,9 @@ def lightgbm_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
         "force_row_wise": True,
         "verbosity": -1,
     }
+    if p.device == "cuda":  # a CUDA build of LightGBM (bench.runners.device checks it)
+        out["device_type"] = "cuda"
+        del out["force_row_wise"]  # a CPU histogram layout
     out.update(dict(p.lightgbm))
     return out
 
@@ -233,6 +241,8 @@ def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 
         "seed": p.seed,
         "verbosity": 0,
     }
+    if p.device == "cuda":
+        out["device"] = "cuda"
     out.update(dict(p.xgboost))
     return out
 
@@ -250,6 +260,13 @@ class ParityRow:
 
 
 PARITY: tuple[ParityRow, ...] = (
+    ParityRow("device = cpu | cuda", "device_type = cuda (only a CUDA build: pip wheels have none; "
+              "'gpu' is the OpenCL build); force_row_wise dropped",
+              "device = cuda (the xgboost wheel, not xgboost-cpu, has CUDA)",
+              "float32 gradient histograms on the GPU in both: results may differ from the CPU "
+              "fit in the last bits, then in splits (bench.runners.device checks the build and "
+              "that a GPU is visible before any data are loaded)",
+              "cuda refused: the Dask workers' devices are not managed here"),
     ParityRow("n_trees", "num_boost_round (lgb.train)", "num_boost_round (xgb.train)",
               "an upper bound: early stopping on the validation split picks the iteration used",
               "LightGBM: DaskLGBMRanker(n_estimators) grows all of them (see early stopping); "
