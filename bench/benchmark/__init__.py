@@ -8,4 +8,11 @@
   :mod:`~bench.benchmark.scoring` (scores → reference metrics);
 * :mod:`~bench.benchmark.permute` (row-order check), :mod:`~bench.benchmark.reproduce`,
   :mod:`~bench.benchmark.tune` (group-aware CV), :mod:`~bench.benchmark.summary`.
+
+The Python API of the whole benchmark is :func:`bench.benchmark.run` (:mod:`~bench.benchmark.api`):
+``from bench.benchmark import run; result = run("synthetic", models=["lightgbm", "xgboost"])``.
 """
+
+from bench.benchmark.api import RunResult, run
+
+__all__ = ["RunResult", "run"]

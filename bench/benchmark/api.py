@@ -1,0 +1,156 @@
+"""``bench.benchmark.run(...)``: the whole benchmark from Python, returning a finished run.
+
+    from bench.benchmark import run
+
+    result = run("synthetic", models=["lightgbm", "xgboost", "random"], seeds=[0, 1],
+                 quick=True)
+    result.to_frame()          # model x (metric, mean/std over seeds) on the test split
+    result.leaderboard()       # the leaderboard table: means, 95% CIs, paired tests vs the best
+    result.crosscheck["ok"]    # the library-vs-reference cross-check
+    result.save("my-results")  # the run directory, copied
+
+It is :func:`bench.benchmark.pipeline.run_benchmark` (the same config, validation, files and
+numbers as ``ltrbench run``) with Python arguments, writing into a temporary folder unless
+``out_dir`` is given, and :class:`RunResult` reading the run directory back.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.benchmark.config import RunConfig
+from bench.data.letor import LetorSplits
+from bench.runs.manifest import read_manifest
+
+
+def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None,
+        seeds: Sequence[int] | str | None = None, profile: str | None = None,
+        metrics: Sequence[str] | str | None = None, quick: bool = False,
+        params: dict[str, Any] | None = None, out_dir: str | Path | None = None,
+        splits: LetorSplits | None = None, progress: bool = False,
+        **options: Any) -> RunResult:
+    """Run the benchmark and return the finished run.
+
+    ``dataset``: a catalogue name or a LETOR folder (ignored for loading when ``splits`` is
+    given; it still names the run). ``models``, ``seeds``, ``metrics``: as in a config (aliases
+    such as ``"lightgbm"`` and ranges such as ``"0-4"`` are accepted). ``params``: the shared
+    ``[params]`` table (``{"n_trees": 200}``). Any other config key goes in ``options``
+    (``device="cuda"``, ``engine="dask"``, ``strict=True`` ...). ``out_dir``: where
+    ``runs/<run-id>/`` is written (default: a new temporary folder, so nothing lands in a
+    checked-out ``results/``). Errors are those of ``ltrbench run``
+    (:class:`~bench.errors.ConfigError` before any data, :class:`~bench.errors.DataError`).
+    """
+    from bench.benchmark.pipeline import run_benchmark
+
+    doc: dict[str, Any] = {"dataset": dataset, **options}
+    for key, value in (("models", models), ("seeds", seeds), ("profile", profile),
+                       ("metrics", metrics), ("params", params)):
+        if value is not None:
+            doc[key] = value
+    if quick:
+        doc["quick"] = True
+    config = RunConfig.from_dict(doc)
+    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ltrbench-"))
+    run_dir = run_benchmark(config, out_dir=out, progress=progress, splits=splits)
+    return RunResult(run_dir)
+
+
+@dataclass(frozen=True, eq=False)
+class RunResult:
+    """A finished run read back from its directory (``run_dir``): the same files the CLI writes
+    (see :mod:`bench.runs.layout`)."""
+
+    run_dir: Path
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def manifest(self) -> dict[str, Any]:
+        """``manifest.json``: config hash, dataset, device, cross-check, split checks, times."""
+        return read_manifest(self.run_dir)
+
+    @property
+    def config(self) -> RunConfig:
+        """The run's resolved configuration (``config.toml``)."""
+        from bench.data.toml import read_toml
+
+        return RunConfig.from_dict(read_toml(self.run_dir / "config.toml"))
+
+    @property
+    def profile(self) -> str:
+        return self.config.profile
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        """``metrics.csv`` under the run's profile: one row per model, seed, split, metric."""
+        frame = pd.read_csv(self.run_dir / "metrics.csv")
+        return frame[frame["profile"].astype(str) == self.profile].reset_index(drop=True)
+
+    @cached_property
+    def timings(self) -> pd.DataFrame:
+        """``timings.csv``: fit and predict times per model and seed, with the other load."""
+        return pd.read_csv(self.run_dir / "timings.csv")
+
+    def per_query(self) -> pd.DataFrame:
+        """``per_query.parquet``: every (model, seed, split, metric, query) value."""
+        return pd.read_parquet(self.run_dir / "per_query.parquet")
+
+    @property
+    def crosscheck(self) -> dict[str, Any] | None:
+        """The cross-check's record (``ok``, errors, reasons; ``ok`` is ``None`` when no library
+        model was in the run), or ``None`` when it was not run."""
+        cc = self.manifest.get("crosscheck")
+        return dict(cc) if isinstance(cc, dict) else None
+
+    @property
+    def split_checks(self) -> list[dict[str, Any]]:
+        """The split checks' findings (:mod:`bench.data.split_checks`)."""
+        return list(self.manifest.get("split_checks") or [])
+
+    def to_frame(self, split: str = "test") -> pd.DataFrame:
+        """Models (rows, in run order) x (metric, ``mean``/``std`` over seeds) on ``split``."""
+        m = self.metrics[self.metrics["split"].astype(str) == split]
+        stats = m.groupby(["model", "metric"], sort=False)["value"].agg(["mean", "std"])
+        wide = stats.unstack("metric")
+        wide = wide.swaplevel(axis=1)
+        order = list(dict.fromkeys(m["metric"].astype(str)))
+        wide = wide.reindex(columns=pd.MultiIndex.from_product([order, ["mean", "std"]]))
+        return wide.reindex(list(dict.fromkeys(m["model"].astype(str))))
+
+    def leaderboard(self, **options: Any) -> pd.DataFrame:
+        """The leaderboard table of this run (:func:`bench.report.build.build_table`): per model
+        the mean over seeds, the bootstrap CI of the primary metric and the Holm-corrected paired
+        tests against the best row. ``options``: :class:`~bench.report.build.LeaderboardOptions`
+        fields (``metrics``, ``primary``, ``confidence`` ...)."""
+        from bench.report.build import LeaderboardOptions, build_table
+        from bench.runs.reader import RunDir
+
+        opts = LeaderboardOptions(**options)
+        run = RunDir(self.run_dir)
+        table = build_table(run, run.datasets()[0], options=opts)
+        rows = []
+        for row in table["rows"]:
+            rec: dict[str, Any] = {"model": row["model"]}
+            for metric in table["metrics"]:
+                rec[metric] = row["metrics"][metric]["mean"]
+            primary = row["metrics"].get(table["primary_metric"], {})
+            rec["ci_low"], rec["ci_high"] = primary.get("ci_low"), primary.get("ci_high")
+            vs = row["vs_best"] or {}
+            rec["p_randomization_holm"] = vs.get("p_randomization_holm")
+            rec["p_t_holm"] = vs.get("p_t_holm")
+            rec["fit_s_median"] = (row.get("fit_s") or {}).get("median")
+            rows.append(rec)
+        return pd.DataFrame(rows).set_index("model")
+
+    def save(self, folder: str | Path) -> Path:
+        """Copy the run directory into ``folder`` (as ``folder/<run-id>``); returns the copy."""
+        dest = Path(folder).resolve() / self.run_dir.name
+        shutil.copytree(self.run_dir, dest, ignore=shutil.ignore_patterns(".writer.lock"))
+        return dest
