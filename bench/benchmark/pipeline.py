@@ -35,6 +35,7 @@ from bench.runners.dispatch import run_model
 from bench.runners.registry import get_model
 from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
+from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
 from bench.runs.manifest import (
     dataset_fingerprint,
@@ -54,7 +55,7 @@ Train = Callable[..., FitResult]
 def run_benchmark(
     config: RunConfig,
     *,
-    out_dir: str | Path = "results",
+    out_dir: str | Path = LOCAL_RESULTS,
     resume: bool | str | Path = False,
     progress: bool = True,
     splits: LetorSplits | None = None,

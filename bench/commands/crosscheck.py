@@ -22,6 +22,7 @@ from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import GBDT_LIBRARIES, LAMBDAMART
+from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import library_of
 from bench.runs.search import find_matching_run
 
@@ -39,8 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--run", metavar="DIR", help="cross-check this run directory (no training)")
     p.add_argument("--runs-dir", metavar="DIR",
                    help="where to look for a run to reuse (default: <out>/runs)")
-    p.add_argument("--out", default="results", metavar="DIR",
-                   help="results folder: DIR/<dataset>/crosscheck.{md,json} (default: results)")
+    p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR",
+                   help="results folder: DIR/<dataset>/crosscheck.{md,json} (default: results/local)")
     p.add_argument("--metric", default=PRIMARY_METRIC,
                    help=f"metric to cross-check (default: {PRIMARY_METRIC})")
     p.add_argument("--retrain", action="store_true", help="train even if a matching run exists")

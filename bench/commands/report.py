@@ -14,13 +14,15 @@ from bench.data.outputs import check_output_dir
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
 from bench.report.build import LeaderboardOptions
 from bench.report.leaderboard import write_leaderboard
+from bench.runs.layout import LOCAL_RESULTS, PUBLISHED_RESULTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
         "report",
         help="leaderboards (md, csv, json, tex) and plots from run directories",
-        description="Turn run directories into results/leaderboard.{md,csv,json,tex} and plots.",
+        description="Turn run directories into leaderboard.{md,csv,json,tex} and plots (in "
+                    f"{LOCAL_RESULTS}/ unless --out or --publish).",
     )
     parser.add_argument(
         "--runs",
@@ -28,7 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="DIR",
         help="run directories or folders of run directories (default: <out>/runs)",
     )
-    parser.add_argument("--out", default="results", help="output folder (default: results)")
+    parser.add_argument("--out", default=None,
+                        help=f"output folder (default: {LOCAL_RESULTS}, which git ignores; with "
+                             f"--publish: {PUBLISHED_RESULTS})")
+    parser.add_argument("--publish", action="store_true",
+                        help=f"write the committed leaderboards in {PUBLISHED_RESULTS}/ from the "
+                             f"runs in {PUBLISHED_RESULTS}/runs (maintainers; without it the "
+                             "committed files are never touched)")
     parser.add_argument(
         "--metrics",
         default=",".join(DEFAULT_METRICS),
@@ -52,6 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out is None:
+        args.out = PUBLISHED_RESULTS if args.publish else LOCAL_RESULTS
     out = check_output_dir(args.out, option="--out")
     runs = args.runs or [out / "runs"]
     metrics = tuple(m.strip() for m in str(args.metrics).split(",") if m.strip())

@@ -20,6 +20,7 @@ from bench.benchmark.scoring import expand_metrics
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runners.registry import expand_models
+from bench.runs.layout import LOCAL_RESULTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,8 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_config_arguments(p)
-    p.add_argument("--out", default="results", metavar="DIR",
-                   help="results folder; the run goes to DIR/runs/<run-id>/ (default: results)")
+    p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR",
+                   help="results folder; the run goes to DIR/runs/<run-id>/ (default: results/local, "
+                        "which git ignores; results/ holds the committed runs)")
     p.add_argument("--resume", nargs="?", const=True, default=False, metavar="RUN_DIR",
                    help="continue the latest unfinished run of this config, or RUN_DIR "
                    "(with its own config.toml)")

@@ -19,6 +19,7 @@ from bench.commands.run import add_config_arguments, config_from_args
 from bench.data.atomic import write_text
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
+from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import dataset_slug
 
 
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--seed", type=int, default=0, help="seed of the folds, the search and the models")
     p.add_argument("--use", choices=("train", "train+vali"), default="train",
                    help="which splits the folds are made from (never test)")
-    p.add_argument("--out", default="results", metavar="DIR")
+    p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=main)
 

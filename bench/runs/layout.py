@@ -87,6 +87,14 @@ PAIR_TABLES: tuple[str, ...] = (
 )
 
 
+
+#: Where ``run``, ``report``, ``crosscheck`` and ``tune`` write by default: a folder git ignores,
+#: so a user's runs never change the committed results nor make the checkout dirty.
+LOCAL_RESULTS = "results/local"
+#: The committed results (leaderboards, their runs, cross-checks, perf figures): written only
+#: on purpose (``--out results``, ``report --publish``).
+PUBLISHED_RESULTS = "results"
+
 def columns_of(name: str) -> tuple[str, ...]:
     """The written columns of table ``name`` (empty for a file outside :data:`TABLES`)."""
     spec = TABLES.get(name)
