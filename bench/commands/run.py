@@ -166,6 +166,11 @@ def main(args: argparse.Namespace) -> int:
         json.dump(summary, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        from bench.benchmark.story import story
+
         sys.stdout.write(summary_text(summary))
+        sys.stdout.write(story(run_dir))
+        sys.stdout.write(f"next: ltrbench report --out {args.out}  (leaderboard with intervals "
+                         f"and plots in {args.out}/)\n")
     cc = summary.get("crosscheck")
     return 1 if cc is not None and cc.get("ok") is False else 0

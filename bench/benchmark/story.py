@@ -1,0 +1,93 @@
+"""What the end of ``ltrbench run`` says: the models ranked with intervals, a one-line verdict,
+the LambdaMART head-to-head, the cross-check, and the next command.
+
+The numbers are the leaderboard's own (:func:`bench.report.build.build_table`, the defaults of
+``ltrbench report``): mean over seeds, a 95% percentile-bootstrap CI over queries of the
+seed-averaged per-query values, and Holm-corrected paired randomization tests against the best
+row. The head-to-head compares the LambdaMART model of each GBDT library in the run (the
+registry's ``LAMBDAMART`` models) pair by pair with a paired randomization test on the same
+per-query values (uncorrected: it is one planned comparison per pair, not a search).
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.errors import LtrbenchError
+from bench.report.build import DEFAULT_OPTIONS, build_table
+from bench.report.stats import randomization_test
+from bench.runners.registry import LAMBDAMART
+from bench.runs.reader import RunDir
+
+#: Holm-corrected p at or above this: "not distinguishable from the best".
+ALPHA = 0.05
+
+
+def story(run_dir: str | Path) -> str:
+    """The closing text of a run (module docstring); empty when the run has no test metrics."""
+    run = RunDir(Path(run_dir))
+    datasets = run.datasets()
+    if not datasets:
+        return ""
+    try:
+        table = build_table(run, datasets[0], options=DEFAULT_OPTIONS)
+    except (LtrbenchError, KeyError, ValueError, OSError):  # a run without what a table needs
+        return ""
+    primary = table["primary_metric"]
+    rows = sorted(table["rows"], key=lambda r: -_mean(r, primary))
+    lines = [f"ranked by {table['split']} {primary} ({table['n_queries']} queries; 95% CI over "
+             f"queries; p: paired randomization test vs the best, Holm-corrected)"]
+    width = max(len(r["model"]) for r in rows)
+    for r in rows:
+        m = r["metrics"][primary]
+        ci = (f"[{m['ci_low']:.4f}, {m['ci_high']:.4f}]" if m.get("ci_low") is not None
+              else "")
+        vs = r["vs_best"]
+        p = "best" if vs is None else f"p {vs['p_randomization_holm']:.3g}"
+        lines.append(f"  {r['model']:<{width}}  {_mean(r, primary):.4f}  {ci:<18}  {p}")
+    lines.append(verdict(rows, primary))
+    lines += head_to_head(run, table)
+    return "\n".join(lines) + "\n"
+
+
+def verdict(rows: list[dict[str, Any]], primary: str) -> str:
+    """``best: X; not distinguishable from it: Y, Z`` (Holm-corrected p >= ALPHA)."""
+    best = rows[0]
+    ties = [r["model"] for r in rows[1:]
+            if r["vs_best"] is not None and r["vs_best"]["p_randomization_holm"] is not None
+            and r["vs_best"]["p_randomization_holm"] >= ALPHA]
+    text = f"verdict: best {primary} is {best['model']} ({_mean(best, primary):.4f})"
+    if ties:
+        return text + f"; not distinguishable from it (p >= {ALPHA}): {', '.join(ties)}"
+    return text + "; every other model is worse (p < 0.05)" if len(rows) > 1 else text
+
+
+def head_to_head(run: RunDir, table: dict[str, Any]) -> list[str]:
+    """One line per pair of LambdaMART models in the run: the mean difference and its p."""
+    present = [m for m in LAMBDAMART if any(r["model"] == m for r in table["rows"])]
+    if len(present) < 2:
+        return []
+    primary, split = table["primary_metric"], table["split"]
+    pq = run.table("per_query.parquet")
+    pq = pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == primary)
+            & (pq["profile"].astype(str) == table["profile"])] if "profile" in pq.columns else \
+        pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == primary)]
+    per_model = pq.groupby(["model", "qid"], observed=True)["value"].mean().unstack("qid")
+    out = []
+    for a, b in itertools.combinations(present, 2):
+        diffs = (per_model.loc[a] - per_model.loc[b]).to_numpy(dtype=np.float64)
+        p = float(np.asarray(randomization_test(diffs, seed=DEFAULT_OPTIONS.seed)).ravel()[0])
+        d = float(pd.Series(diffs).mean())
+        out.append(f"head to head: {a} - {b} = {d:+.4f} {primary} (paired randomization "
+                   f"p {p:.3g}{', a real difference' if p < ALPHA else ', no clear winner'})")
+    return out
+
+
+def _mean(row: dict[str, Any], metric: str) -> float:
+    value = row["metrics"].get(metric, {}).get("mean")
+    return float(value) if value is not None else float("-inf")
