@@ -70,3 +70,24 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: 
     assert not orphan.exists()
     assert mine.exists()
     assert (tmp_path / "leaderboard.md").read_text() == "new"
+
+
+def test_convert_on_a_terminal_says_each_stage_and_in_a_script_only_the_summary(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from bench import cli
+
+    argv = ["convert", "--ratings", "synthetic", "--synthetic-users", "30",
+            "--synthetic-items", "200", "--synthetic-ratings", "1200", "--features", "user",
+            "--target-size", "2", "--min-history", "2", "--negatives", "5"]
+    assert cli.main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert capsys.readouterr().err == ""  # not a terminal: no progress lines
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert cli.main([*argv, "--out", str(tmp_path / "b")]) == 0
+    stages = [line.split(": ", 1)[1].split(" (")[0]
+              for line in capsys.readouterr().err.splitlines()]
+    assert stages[:3] == ["reading synthetic", "table", "split"]
+    assert "features (test)" in stages
+    assert stages[-1] == "writing the files"

@@ -200,7 +200,7 @@ def test_cli_convert_csv_with_column_mapping(tmp_path, capsys) -> None:
     path = tmp_path / "r.csv"
     r.rename(columns={"user": "uid", "item": "iid", "rating": "stars", "timestamp": "ts"}).to_csv(
         path, index=False)
-    rc = main(["convert", "--ratings", str(path), "--format", "csv", "--user", "uid",
+    rc = main(["convert", "--ratings", str(path), "--layout", "csv", "--user", "uid",
                "--item", "iid", "--rating", "stars", "--timestamp", "ts", "--split", "random",
                "--target-size", "0.1", "--labels", "binary", "--out", str(tmp_path / "out")])
     assert rc == 0

@@ -30,14 +30,17 @@ PathLike = str | os.PathLike[str]
 
 
 def convert(ratings: Ratings, out_dir: PathLike, config: AdapterConfig | None = None, *,
-            parquet: bool = True, svmlight: bool = True) -> dict[str, object]:
+            parquet: bool = True, svmlight: bool = True,
+            progress: Callable[[str], None] | None = None) -> dict[str, object]:
     """Convert ``ratings`` with :func:`ratings_to_letor` and write the three partitions.
 
     Returns the summary (also written to ``summary.json``): per partition the queries, rows,
     features, label histogram and blank queries (no label >= 1), plus the feature names, the
     adapter configuration and the files written.
     """
-    splits = ratings_to_letor(ratings, config)
+    splits = ratings_to_letor(ratings, config, progress=progress)
+    if progress is not None:
+        progress("writing the files")
     return write_splits(splits, out_dir, parquet=parquet, svmlight=svmlight)
 
 

@@ -10,7 +10,7 @@ the targets (:mod:`~bench.adapters.labels`).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -38,12 +38,15 @@ if TYPE_CHECKING:
 class _Timer:
     """Wall-clock seconds per stage (and process CPU seconds, all threads, in ``cpu``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, say: Callable[[str], None] | None = None) -> None:
         self.seconds: dict[str, float] = {}
         self.cpu: dict[str, float] = {}
+        self.say = say
 
     @contextmanager
-    def __call__(self, stage: str) -> Iterator[None]:
+    def __call__(self, stage: str, shown: str | None = None) -> Iterator[None]:
+        if self.say is not None:
+            self.say(shown or stage)
         t0 = time.perf_counter()
         c0 = time.process_time()
         try:
@@ -53,7 +56,8 @@ class _Timer:
             self.cpu[stage] = self.cpu.get(stage, 0.0) + time.process_time() - c0
 
 
-def ratings_to_letor(ratings: Ratings, config: AdapterConfig | None = None) -> LetorSplits:
+def ratings_to_letor(ratings: Ratings, config: AdapterConfig | None = None, *,
+                     progress: Callable[[str], None] | None = None) -> LetorSplits:
     """Convert a ratings table to query-grouped LETOR splits (one query per user and partition).
 
     Features are computed from the history only (ratings in no target window; see
@@ -63,17 +67,19 @@ def ratings_to_letor(ratings: Ratings, config: AdapterConfig | None = None) -> L
     original user ids; ``item`` the original item ids.
 
     Raises :class:`DataError` when a partition ends up without queries (too few ratings per
-    user for the windows, or time cuts outside the data).
+    user for the windows, or time cuts outside the data). ``progress(stage)`` is called as each
+    stage starts (``table``, ``split``, ``fit:svd``, ``negatives (train)`` ...).
     """
     config = config if config is not None else AdapterConfig()
     # The compiled kernels spread the work over the cores themselves; BLAS calls inside them
     # (and the small dense steps of the SVD) run single-threaded instead of fighting them.
     with threadpool_limits(1, user_api="blas"):
-        return _convert(ratings, config)
+        return _convert(ratings, config, progress)
 
 
-def _convert(ratings: Ratings, config: AdapterConfig) -> LetorSplits:
-    timer = _Timer()
+def _convert(ratings: Ratings, config: AdapterConfig,
+             progress: Callable[[str], None] | None) -> LetorSplits:
+    timer = _Timer(progress)
     source = ratings.source or "ratings"
     check_ratings(ratings.frame["rating"].to_numpy(), config.labels, source=ratings.source)
     with timer("table"):
@@ -86,7 +92,7 @@ def _convert(ratings: Ratings, config: AdapterConfig) -> LetorSplits:
     parts: dict[str, LetorData] = {}
     candidates_meta: dict[str, object] = {}
     for name, code in PARTITIONS.items():
-        with timer("negatives"):
+        with timer("negatives", f"negatives ({name})"):
             cand = sample_candidates(table, split.role, code, negatives=config.negatives,
                                      sampling=config.negative_sampling, item_weight=item_weight,
                                      seed=config.seed)
@@ -97,9 +103,9 @@ def _convert(ratings: Ratings, config: AdapterConfig) -> LetorSplits:
                 "users need more ratings, or choose a smaller target_size / other time cuts",
                 path=ratings.source or None,
             )
-        with timer("features"):
+        with timer("features", f"features ({name})"):
             X, names = feature_matrix(groups, cand, timings=timer.seconds)
-        with timer("labels"):
+        with timer("labels", f"labels ({name})"):
             y = grade(cand.rating, config.labels, binary_threshold=config.binary_threshold)
             users = table.user_ids[cand.user]
             parts[name] = LetorData(

@@ -3,7 +3,7 @@
 Examples::
 
     ltrbench convert --ratings ../shared/data/ml-latest-small --out data/mls
-    ltrbench convert --ratings ratings.csv --format csv --user userId --item movieId \\
+    ltrbench convert --ratings ratings.csv --layout csv --user userId --item movieId \\
         --rating rating --timestamp timestamp --split random --target-size 0.1 --out data/x
     ltrbench convert --ratings synthetic --out data/synthetic
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import Any
 
 from bench.adapters.config import (
@@ -41,8 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--ratings", required=True,
                    help="MovieLens folder / ratings file, a CSV/TSV/Parquet table, or "
                         "'synthetic' for the embedded generator")
-    p.add_argument("--format", default="auto", choices=FORMATS,
-                   help="input layout (default: MovieLens layout detected from the files)")
+    p.add_argument("--layout", "--format", dest="layout", default="auto", choices=FORMATS,
+                   help="input layout (default: MovieLens layout detected from the files; --format is "
+                        "the old name of this option)")
     p.add_argument("--user", help="csv: user column (name, or 0-based position without header)")
     p.add_argument("--item", help="csv: item column")
     p.add_argument("--rating", help="csv: rating column (omit for implicit feedback)")
@@ -122,15 +124,15 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
 
 
 def load_input(args: argparse.Namespace) -> Any:
-    """The :class:`~bench.data.ratings.Ratings` that ``--ratings`` / ``--format`` name."""
+    """The :class:`~bench.data.ratings.Ratings` that ``--ratings`` / ``--layout`` name."""
     if args.ratings == "synthetic":
         from bench.datasets.synthetic import generate_ratings
 
         return generate_ratings(n_users=args.synthetic_users, n_items=args.synthetic_items,
                                 n_ratings=args.synthetic_ratings, seed=args.seed)
-    if args.format == "csv":
+    if args.layout == "csv":
         if not args.user or not args.item:
-            raise ConfigError("--format csv needs --user and --item (and usually --rating, "
+            raise ConfigError("--layout csv needs --user and --item (and usually --rating, "
                               "--timestamp)")
         from bench.data.tabular import load_ratings_table
 
@@ -145,13 +147,14 @@ def load_input(args: argparse.Namespace) -> Any:
                                   sep=args.sep, duplicates=args.duplicates)
     from bench.data.movielens import load_movielens
 
-    return load_movielens(args.ratings, layout=None if args.format == "auto" else args.format)
+    return load_movielens(args.ratings, layout=None if args.layout == "auto" else args.layout)
 
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if args.engine == "dask":
         return _run_dask(args, config)
+    _say(f"reading {args.ratings}")
     ratings = load_input(args)
     ts = ratings.frame["timestamp"]
     if config.split != "random" and len(ts) and ts.min() == ts.max():
@@ -159,8 +162,13 @@ def run(args: argparse.Namespace) -> int:
               "order. Use --split random (or give --timestamp).", file=sys.stderr)
     from bench.adapters.convert import convert
 
+    started = time.perf_counter()
+
+    def say(stage: str) -> None:  # a line per stage: a large table takes minutes
+        _say(f"{stage} ({time.perf_counter() - started:.0f} s)")
+
     summary = convert(ratings, args.out, config, parquet=not args.no_parquet,
-                      svmlight=not args.no_svmlight)
+                      svmlight=not args.no_svmlight, progress=say)
     print_summary(summary, args.out)
     return 0
 
@@ -171,17 +179,16 @@ def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
     from bench.data.dask_ratings import read_ratings_frame
 
     check_distributable(config)
-    if args.ratings == "synthetic" or args.format not in ("auto", "movielens-csv", "csv"):
+    if args.ratings == "synthetic" or args.layout not in ("auto", "movielens-csv", "csv"):
         raise ConfigError("--engine dask reads MovieLens CSV folders (ratings.csv) and CSV / "
                           "Parquet ratings tables (a file, a glob or a folder of shards); "
-                          f"not --ratings {args.ratings} --format {args.format}")
+                          f"not --ratings {args.ratings} --layout {args.layout}")
     if args.no_parquet:
         raise ConfigError("--engine dask writes Parquet shards only; drop --no-parquet")
     ratings = read_ratings_frame(args.ratings, user=args.user, item=args.item,
                                  rating=args.rating, timestamp=args.timestamp, sep=args.sep)
 
-    def say(msg: str) -> None:
-        print(f"convert: {msg}", file=sys.stderr, flush=True)
+    say = _say
 
     memory: str | int | None = args.memory_limit
     with cluster(args.scheduler, workers=args.workers, memory_limit=memory) as client:
@@ -191,16 +198,25 @@ def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
     return 0
 
 
+def _say(message: str) -> None:
+    """A progress line on stderr when a person is watching it (a terminal): scripts and logs
+    get the summary and errors only."""
+    if sys.stderr.isatty():
+        print(f"convert: {message}", file=sys.stderr, flush=True)
+
+
 def print_summary(summary: dict[str, Any], out: str) -> None:
     """A table per partition: queries, rows, features, labels, blank queries."""
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"{summary['name']} -> {out}")
-    for c in ("partition", "queries", "rows", "features", "per query", "labels (grade:rows)",
-              "blank queries"):
-        table.add_column(c, justify="left" if c in ("partition", "labels (grade:rows)")
-                         else "right", no_wrap=c.startswith("labels"), min_width=4)
+    # fold long cells instead of cutting them to "tra…" on an 80-column terminal
+    for c in ("split", "queries", "rows", "features", "per query", "labels (grade:rows)",
+              "blank"):
+        table.add_column(c, justify="left" if c in ("split", "labels (grade:rows)")
+                         else "right", overflow="fold", min_width=len(c) if c != "labels "
+                         "(grade:rows)" else 8)
     for name, s in summary["partitions"].items():
         rpq = s["rows_per_query"]
         labels = " ".join(f"{k}:{v}" for k, v in s["labels"].items())
