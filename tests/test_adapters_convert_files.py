@@ -86,7 +86,7 @@ def test_convert_on_a_terminal_says_each_stage_and_in_a_script_only_the_summary(
     assert capsys.readouterr().err == ""  # not a terminal: no progress lines
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert cli.main([*argv, "--out", str(tmp_path / "b")]) == 0
-    stages = [line.split(": ", 1)[1].split(" (")[0]
+    stages = [line.split(": ", 1)[1].rsplit(" (", 1)[0]
               for line in capsys.readouterr().err.splitlines()]
     assert stages[:3] == ["reading synthetic", "table", "split"]
     assert "features (test)" in stages
