@@ -485,3 +485,12 @@ def test_a_report_that_fails_midway_leaves_the_earlier_four_files_whole(
         write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
     assert {n: (results / n).read_bytes() for n in names} == before
     assert not [p for p in results.iterdir() if p.name.startswith(".set-")]
+
+
+def test_each_table_says_in_one_line_which_model_is_best(results: Path) -> None:
+    written = write_leaderboard([results / "runs"], results, options=OPTS, plots=False)
+    table = written["document"]["tables"][0]
+    best = table["best_model"]
+    mean = next(r for r in table["rows"] if r["model"] == best)["metrics"][OPTS.primary]["mean"]
+    md = (results / "leaderboard.md").read_text()
+    assert f"Verdict: best {OPTS.primary} is {best} ({mean:.4f})" in md

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bench.benchmark.story import story
+from bench.report.story import story
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = sorted((REPO / "results" / "runs").glob("synthetic-*"))

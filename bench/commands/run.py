@@ -166,7 +166,7 @@ def main(args: argparse.Namespace) -> int:
         json.dump(summary, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        from bench.benchmark.story import story
+        from bench.report.story import story
 
         sys.stdout.write(summary_text(summary))
         sys.stdout.write(story(run_dir))

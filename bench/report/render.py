@@ -76,6 +76,13 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
             f"under profile `{table['profile']}`, see the blank-query table)"
         )
     lines.append("")
+    if table.get("rows"):  # the plain verdict: the best row, and who is not told apart from it
+        from bench.report.story import verdict
+
+        rows = sorted(table["rows"], key=lambda r: -(r["metrics"].get(table["primary_metric"], {})
+                                                     .get("mean") or float("-inf")))
+        lines += [verdict(rows, table["primary_metric"]).replace("verdict: ", "Verdict: ", 1)
+                  + " (Holm-corrected paired randomization tests).", ""]
     return lines
 
 
