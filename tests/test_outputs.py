@@ -134,3 +134,21 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(
     status, err = _run_cli(["report"], capsys)
     assert status == 141
     assert err == ""
+
+
+def test_help_texts_show_no_docstring_markup() -> None:
+    """``ltrbench run --help`` printed ``results/runs/<run-id>/`` with its rST quotes."""
+    import argparse
+
+    texts: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser) -> None:
+        texts.append(parser.format_help())
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    walk(sub)
+
+    walk(cli.build_parser())
+    assert len(texts) > 10
+    assert [t.splitlines()[0] for t in texts if "``" in t or ":mod:`" in t or ":func:`" in t] == []

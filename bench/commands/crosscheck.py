@@ -17,6 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench.commands.text import plain
 from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "crosscheck",
         help="compare LightGBM/XGBoost built-in ndcg@k with the reference evaluator",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_config_arguments(p)

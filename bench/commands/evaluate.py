@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.commands.text import plain
 from bench.data.atomic import atomic_path
 from bench.data.inputs import check_input_file, parse_float, text_lines
 from bench.data.outputs import check_output_file
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "evaluate",
         help="ranking metrics of a scores file or TREC run under a named convention",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        description=plain(__doc__.split("\n\n")[0]) if __doc__ else None,
     )
     add_arguments(p)
     p.set_defaults(func=run)

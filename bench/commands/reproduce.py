@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench.commands.text import plain
 from bench.data.outputs import check_output_dir
 
 
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "reproduce",
         help="re-run the configs behind a leaderboard (or a run) and compare every number",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("leaderboard", nargs="?", default="results/leaderboard.md",

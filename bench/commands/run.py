@@ -1,4 +1,5 @@
-"""``ltrbench run``: train, evaluate and cross-check every model × seed; write ``results/runs/<run-id>/``.
+"""``ltrbench run``: train, evaluate and cross-check every model × seed; write
+``results/local/runs/<run-id>/`` (``--out DIR``: ``DIR/runs/<run-id>/``).
 
 With no arguments it runs the embedded ``synthetic`` dataset with the default models and seeds.
 Options override the config file (``--config FILE.toml``, or the name of a config shipped in
@@ -17,6 +18,7 @@ from typing import Any
 
 from bench.benchmark.config import CONFIG_DIR, RunConfig, parse_seeds
 from bench.benchmark.scoring import expand_metrics
+from bench.commands.text import plain
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runners.registry import expand_models
@@ -27,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "run",
         help="train and evaluate LightGBM/XGBoost rankers and baselines over seeds",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_config_arguments(p)

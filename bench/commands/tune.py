@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.commands.run import add_config_arguments, config_from_args
+from bench.commands.text import plain
 from bench.data.atomic import write_text
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "tune",
         help="group-aware cross-validated grid/random search (folds never split a query)",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_config_arguments(p)
