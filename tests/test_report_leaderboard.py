@@ -494,3 +494,37 @@ def test_each_table_says_in_one_line_which_model_is_best(results: Path) -> None:
     mean = next(r for r in table["rows"] if r["model"] == best)["metrics"][OPTS.primary]["mean"]
     md = (results / "leaderboard.md").read_text()
     assert f"Verdict: best {OPTS.primary} is {best} ({mean:.4f})" in md
+
+
+def test_a_model_fitted_instantly_is_a_level_not_a_point_at_a_made_up_time(
+        tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bench.report import plots
+
+    table = {"dataset": "d", "split": "test", "profile": "ltrbench", "primary_metric": "ndcg@10",
+             "rows": [
+                 {"model": "gbdt", "fit_s": {"median": 2.0, "min": 1.5, "max": 2.5},
+                  "metrics": {"ndcg@10": {"mean": 0.6, "std": 0.01}}},
+                 {"model": "random", "fit_s": {"median": 0.0, "min": 0.0, "max": 0.0},
+                  "metrics": {"ndcg@10": {"mean": 0.1, "std": 0.0}}}]}
+    captured: dict[str, object] = {}
+    real_save = plots._save
+
+    def keep(fig, path):  # type: ignore[no-untyped-def]
+        captured["ax"] = fig.axes[0]
+        return real_save(fig, path)
+
+    plots._save = keep  # type: ignore[assignment]
+    try:
+        assert plots.plot_quality_vs_time(table, tmp_path / "q.png") is not None
+    finally:
+        plots._save = real_save  # type: ignore[assignment]
+    ax = captured["ax"]
+    xs = [x for line in ax.get_lines() for x in line.get_xdata()]  # type: ignore[attr-defined]
+    assert min(xs) >= 1.0 or any(abs(x - 2.0) < 1e-9 for x in xs)
+    assert 1e-4 not in xs  # the old made-up position
+    texts = [t.get_text() for t in ax.texts]  # type: ignore[attr-defined]
+    assert any(t.startswith("random (fit < 1 ms)") for t in texts)
+    assert ax.get_legend().get_title().get_text() == "y bars: ± std over seeds"  # type: ignore[attr-defined]

@@ -73,7 +73,7 @@ def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path
         )
     ax.set_xlabel("k")
     ax.set_ylabel(f"NDCG@k ({table['split']}, profile {table['profile']})")
-    ax.set_title(f"{table['dataset']}: NDCG@k")
+    ax.set_title(f"{table['dataset']}: NDCG@k (error bars: ± std over seeds)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     return _save(fig, Path(path))
@@ -133,6 +133,11 @@ def plot_learning_curves(
     return _save(fig, Path(path))
 
 
+#: Fits faster than this (baselines that count or draw) have no meaningful place on a log time
+#: axis: they are drawn as levels across the plot instead of at a made-up time.
+INSTANT_FIT_S = 1e-3
+
+
 def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None:
     """Primary metric (mean ± std over seeds) against fit time (median, bars from the fastest to
     the slowest fit over seeds × repeats; log scale); the title names the timing mode, and
@@ -148,17 +153,23 @@ def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None
         return None
     fig = _figure()
     ax = fig.add_subplot(1, 1, 1)
-    for model, fit, q in pts:
-        x = max(float(_fit_centre(fit) or 0.0), 1e-4)
+    timed = [(m, f, q) for m, f, q in pts if float(_fit_centre(f) or 0.0) >= INSTANT_FIT_S]
+    instant = [(m, f, q) for m, f, q in pts if float(_fit_centre(f) or 0.0) < INSTANT_FIT_S]
+    for model, fit, q in timed:
+        x = float(_fit_centre(fit) or 0.0)
         lo = fit.get("min") if fit.get("min") is not None else x
         hi = fit.get("max") if fit.get("max") is not None else x
         ax.errorbar(  # the left bar stops short of 0 (log axis)
             [x], [q["mean"]], xerr=[[max(0.0, min(x - lo, 0.9 * x))], [max(0.0, hi - x)]],
-            yerr=[[q["std"] or 0.0]] * 2,
-            marker="o", ms=4, capsize=2, label=model,
-        )
-        label = model + (" †" if fit.get("contended") else "")
-        ax.annotate(label, (x, q["mean"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
+            yerr=[[q["std"] or 0.0]] * 2, marker="o", ms=4, capsize=2,
+            label=model + (" †" if fit.get("contended") else ""))
+    for model, _, q in instant:  # no time to place on a log axis: a level, not a point
+        ax.axhline(q["mean"], ls=":", lw=1, color="grey")
+        ax.annotate(f"{model} (fit < {1000 * INSTANT_FIT_S:.0f} ms)", (0.01, q["mean"]),
+                    xycoords=("axes fraction", "data"), fontsize=6, color="dimgrey",
+                    xytext=(0, 2), textcoords="offset points")
+    if timed:  # names in a legend: labels beside close points overlapped
+        ax.legend(fontsize=6, loc="best", title="y bars: ± std over seeds", title_fontsize=6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ax.set_xscale("log")
