@@ -4,16 +4,19 @@ single-document queries and cutoffs larger than the list (agreement to 1e-9).
 The oracles are the libraries themselves: LightGBM's and XGBoost's built-in metrics evaluated on
 given scores (LightGBM: scores as ``init_score`` and a booster with 0 trees; XGBoost: scores as
 ``base_margin`` and ``xgb.train(num_boost_round=0)``), scikit-learn's ``ndcg_score`` /
-``dcg_score``, pytrec_eval (trec_eval 9.0.8) and ranx.
+``dcg_score``, pytrec_eval (trec_eval 9.0.8), ranx, and CatBoost's ``eval_metric``.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from metrics_oracles import random_queries
 
 from bench.crosscheck.providers import (
+    CatBoostMetrics,
     LightGBMMetrics,
     XGBoostMetrics,
     pytrec_eval_per_query,
@@ -21,7 +24,7 @@ from bench.crosscheck.providers import (
     trec_dicts,
 )
 from bench.data.groups import offsets_from_sizes
-from bench.metrics import evaluate
+from bench.metrics import evaluate, get_profile
 
 TOL = 1e-9
 
@@ -195,3 +198,67 @@ def test_ranx_profile_equals_ranx() -> None:
     assert ours.diagnostics.n_blank > 0
     for theirs_name, name in names.items():
         assert ours.metrics[name] == pytest.approx(float(theirs[theirs_name]), abs=TOL), name
+
+
+_CB_NAMES = [f"{m}@{k}" for m in ("ndcg", "map") for k in (1, 3, 5, 10, 50)]
+
+
+@pytest.mark.parametrize("gain", ["exp2", "linear"])
+def test_catboost_profile_equals_catboost_builtin_ndcg_and_map(gain: str) -> None:
+    """CatBoost's own NDCG:top=k;type=Exp|Base and MAP:top=k (catboost.utils.eval_metric) on data
+    with ties, blank queries, single-document queries and k > n."""
+    pytest.importorskip("catboost")
+    y, s, g = _data(18)
+    assert _blank_count(y, g) > 0
+    theirs = CatBoostMetrics(y, s, offsets_from_sizes(g, len(y)), _CB_NAMES, label_gain=gain)()
+    profile = replace(get_profile("catboost"), gain=gain)
+    ours = evaluate(y, s, group=g, metrics=_CB_NAMES, profile=profile)
+    assert ours.diagnostics.n_queries_with_ties_in_topk > 0
+    for name, value in theirs.items():
+        assert ours.metrics[name] == pytest.approx(value, abs=TOL), name
+
+
+def test_catboost_profile_weighted_ndcg_equals_catboost_group_weights() -> None:
+    """CatBoost weights every query's NDCG by its group weight, blank queries (NDCG 1) too.
+    CatBoost stores weights as float32: both sides get the same float32 values."""
+    pytest.importorskip("catboost")
+    y, s, g = _data(19)
+    w = np.random.default_rng(7).uniform(0.5, 2, len(g)).astype(np.float32).astype(np.float64)
+    names = ["ndcg@3", "ndcg@10"]
+    theirs = CatBoostMetrics(y, s, offsets_from_sizes(g, len(y)), names, weights=w)()
+    ours = evaluate(y, s, group=g, metrics=names, profile="catboost", weights=w).metrics
+    for name in names:
+        assert ours[name] == pytest.approx(theirs[name], abs=TOL), name
+
+
+def test_catboost_conventions_by_hand() -> None:
+    """Three queries: blank (NDCG 1, AP 0); labels [1, 0, 2] with the first two tied (the lower
+    label goes first); labels [0, 1] tied. Linear gain (CatBoost's default type=Base), k = 2:
+    NDCG = (1 + (1/log2 3) / (2 + 1/log2 3) + 1/log2 3) / 3; MAP@2 = (0 + (1/2)/2 + (1/2)/1) / 3."""
+    pytest.importorskip("catboost")
+    y = np.array([0.0, 0, 0, 1, 0, 2, 0, 1])
+    s = np.array([1.0, 1, 1, 0.5, 0.5, 0.2, 3, 3])
+    g = np.array([3, 3, 2])
+    d = 1 / np.log2(3)
+    ndcg = (1 + d / (2 + d) + d) / 3
+    ap = (0 + 0.25 + 0.5) / 3
+    theirs = CatBoostMetrics(y, s, offsets_from_sizes(g, len(y)), ["ndcg@2", "map@2"],
+                             label_gain="linear")()
+    ours = evaluate(y, s, group=g, metrics=["ndcg@2", "map@2"],
+                    profile=replace(get_profile("catboost"), gain="linear")).metrics
+    assert theirs["ndcg@2"] == pytest.approx(ndcg, abs=1e-12)
+    assert theirs["map@2"] == pytest.approx(ap, abs=1e-12)
+    assert ours["ndcg@2"] == pytest.approx(ndcg, abs=1e-12)
+    assert ours["map@2"] == pytest.approx(ap, abs=1e-12)
+
+
+def test_empty_by_family_is_checked() -> None:
+    from bench.errors import ConfigError
+    from bench.metrics.profiles import Profile
+
+    assert get_profile("catboost").empty_for("map") == 0.0
+    assert get_profile("catboost").empty_for("ndcg") == 1.0
+    with pytest.raises(ConfigError, match="empty_by_family"):
+        Profile(name="x", empty=1.0, empty_by_family=(("p", 0.0),))
+    with pytest.raises(ConfigError, match="empty_by_family"):
+        Profile(name="x", empty=None, empty_by_family=(("map", 0.0),))

@@ -19,8 +19,11 @@ from hypothesis import strategies as st
 
 from bench.errors import ConfigError
 from bench.runners.params import (
+    CATBOOST_MAX_DEPTH,
     PARITY,
+    RAW_TABLES,
     Params,
+    catboost_params,
     label_gain_table,
     lightgbm_params,
     parity_markdown,
@@ -211,7 +214,7 @@ def test_every_shared_parameter_has_a_parity_row():
     covered = {tok for r in PARITY for tok in re.findall(r"[A-Za-z0-9_]+", r.ltrbench)}
     missing = [
         f.name for f in fields(Params)
-        if f.name not in ("lightgbm", "xgboost") and f.name not in covered
+        if f.name not in RAW_TABLES and f.name not in covered
     ]
     assert missing == []
 
@@ -240,3 +243,80 @@ def test_params_round_trip_through_plain_values(num_leaves, lr, sub, l2, gain):
     assert Params.from_dict(p.to_dict()) == p
     assert xgboost_params(p, "ndcg")["max_leaves"] == lightgbm_params(p, "lambdarank")["num_leaves"]
     assert xgboost_params(p, "ndcg")["ndcg_exp_gain"] == (gain == "exp2")
+
+
+# --- CatBoost: read back from the trained model -----------------------------------------------
+
+
+def _catboost_model(params: dict):
+    from catboost import CatBoost, Pool
+
+    X, y, q = _data()
+    model = CatBoost(params)
+    model.fit(Pool(X[:200], y[:200], group_id=q[:200]), eval_set=Pool(X[200:], y[200:], group_id=q[200:]))
+    return model
+
+
+def test_catboost_receives_every_mapped_parameter():
+    """What CatBoost itself reports it used (``get_all_params``; floats are stored as float32)."""
+    pytest.importorskip("catboost")
+    model = _catboost_model(catboost_params(PARAMS, "yetirank", select_k=10))
+    used = model.get_all_params()
+    assert used["loss_function"] == "YetiRank"
+    assert used["iterations"] == 3
+    assert used["grow_policy"] == "Lossguide"
+    assert used["max_leaves"] == 7
+    assert used["depth"] == 5
+    assert used["border_count"] == 63
+    assert used["min_data_in_leaf"] == 3
+    assert used["bootstrap_type"] == "Bernoulli"
+    assert used["random_seed"] == 42
+    assert used["eval_metric"] == "NDCG:top=10;type=Exp;hints=skip_train~false"
+    for key, want in (("learning_rate", 0.05), ("l2_leaf_reg", 0.7), ("subsample", 0.8), ("rsm", 0.6)):
+        assert used[key] == pytest.approx(want, rel=1e-6), key
+    assert model.get_params()["thread_count"] == 1
+    assert model.tree_count_ == 3
+    assert max(model.get_tree_leaf_counts()) <= 7
+    logged = model.get_evals_result()
+    for split in ("learn", "validation"):
+        assert {f"NDCG:top={k};type=Exp" for k in (1, 3, 5, 10)} <= set(logged[split]), split
+
+
+@pytest.mark.parametrize(("objective", "loss"), [
+    ("yetirank", "YetiRank"), ("pairlogit", "PairLogit"), ("queryrmse", "QueryRMSE"),
+    ("lambdamart", "LambdaMart:metric=NDCG;norm=true"),
+])
+def test_catboost_objectives(objective, loss):
+    assert catboost_params(Params(), objective)["loss_function"] == loss
+
+
+def test_catboost_unlimited_depth_linear_gain_and_raw_table():
+    p = Params(max_depth=-1, label_gain="linear", catboost=(("border_count", 32),))
+    out = catboost_params(p, "yetirank", eval_at=(3, 10), select_k=10, log_train=False)
+    assert out["depth"] == CATBOOST_MAX_DEPTH == 16
+    assert out["eval_metric"] == "NDCG:top=10;type=Base"
+    assert out["custom_metric"] == ["NDCG:top=3;type=Base"]
+    assert out["border_count"] == 32
+
+
+@pytest.mark.parametrize("bad", [{"learning_rate_decay": 0.01}, {"device": "cuda"}])
+def test_catboost_refuses_what_it_cannot_honour(bad):
+    with pytest.raises(ConfigError):
+        catboost_params(Params(**bad), "yetirank")
+
+
+def test_catboost_fit_is_reproducible_for_one_seed():
+    """The parity row's determinism claim: the same seed and thread count give the same model."""
+    pytest.importorskip("catboost")
+    params = catboost_params(PARAMS, "yetirank")
+    X, _, _ = _data()
+    a, b = _catboost_model(params), _catboost_model(params)
+    np.testing.assert_array_equal(a.predict(X, prediction_type="RawFormulaVal"),
+                                  b.predict(X, prediction_type="RawFormulaVal"))
+
+
+def test_parity_markdown_with_the_catboost_column():
+    lines = parity_markdown(catboost=True).strip().splitlines()
+    assert lines[0].endswith("| Dask engine | CatBoost |")
+    assert all(row.catboost for row in PARITY)
+    assert "| min_data_in_leaf | min_data_in_leaf | (none) |" in parity_markdown(catboost=True)

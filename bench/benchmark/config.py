@@ -45,7 +45,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
 from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
 from bench.runners.baselines import ALSParams
-from bench.runners.params import DEVICES, Params
+from bench.runners.params import DEVICES, RAW_TABLES, Params
 from bench.runners.registry import BASELINES, LAMBDAMART, expand_models
 from bench.runners.result import SELECTION_SPLIT
 
@@ -307,7 +307,7 @@ def _als(values: dict[str, Any]) -> ALSParams:
 def _plain_params(p: Params) -> dict[str, Any]:
     d = p.to_dict()
     d.pop("device", None)  # owned by RunConfig.device
-    for lib in ("lightgbm", "xgboost"):
+    for lib in RAW_TABLES:  # an empty table leaves the hash of earlier runs as it was
         if not d[lib]:
             d.pop(lib)
     return d

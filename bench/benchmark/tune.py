@@ -28,10 +28,10 @@ from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.gbdt import library_module
-from bench.runners.params import Params
+from bench.runners.params import RAW_TABLES, Params
 from bench.runners.registry import get_model
 
-TUNABLE = tuple(f.name for f in fields(Params) if f.name not in ("lightgbm", "xgboost", "seed", "n_threads"))
+TUNABLE = tuple(f.name for f in fields(Params) if f.name not in (*RAW_TABLES, "seed", "n_threads"))
 
 
 def query_folds(n_queries: int, n_folds: int, seed: int = 0) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:

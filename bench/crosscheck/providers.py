@@ -15,10 +15,15 @@ benchmark times only the call) and evaluates it when called:
   XGBoost's C++ ``EvalNDCG`` / ``EvalMAPScore`` / ``EvalPrecision`` (``src/metric/rank_metric.cc``):
   scores as **float32** (``base_margin`` is stored as float32), stable sort, all-zero query = 1
   (0 with the ``-`` suffix).
+* :class:`CatBoostMetrics`: ``catboost.utils.eval_metric`` (CatBoost's C++ metric code on given
+  approxes) with ``group_id`` = group number per row. ``ndcg@k`` is ``NDCG:top=k;type=Exp``
+  (``type=Base`` with linear gain), ``map@k`` is ``MAP:top=k`` (``catboost/libs/metrics/dcg.cpp``,
+  ``precision_recall_at_k.cpp``): scores as double, equal scores lower label first, all-zero
+  query = 1 in NDCG and 0 in MAP.
 * :func:`trec_dicts`, :func:`pytrec_eval_per_query`, :func:`ranx_metrics`: TREC-style dicts and
   the two Python IR evaluators over them.
 
-Metric names: ``ndcg@k`` and ``map@k`` for both GBDT libraries; XGBoost also takes ``pre@k``
+Metric names: ``ndcg@k`` and ``map@k`` for the three GBDT libraries; XGBoost also takes ``pre@k``
 (alias ``p@k``), ``ndcg``/``map``/``pre`` without a cutoff (XGBoost then truncates at 32) and the
 ``-`` suffix (``ndcg@10-``). XGBoost's ``map`` and ``pre`` need binary labels.
 """
@@ -176,9 +181,52 @@ class XGBoostMetrics:
         return {m: values[self.names[m]] for m in self.names}
 
 
-_PROVIDERS: dict[str, type[LightGBMMetrics] | type[XGBoostMetrics]] = {
+class CatBoostMetrics:
+    """CatBoost's built-in ``ndcg@k`` / ``map@k`` of given scores (see the module docstring).
+
+    ``weights``: per-group weights (``group_weight``; CatBoost's NDCG uses them, its MAP does not).
+    """
+
+    def __init__(
+        self,
+        labels: ArrayLike,
+        scores: ArrayLike,
+        offsets: ArrayLike,
+        metrics: Sequence[str],
+        *,
+        label_gain: str = "exp2",
+        n_threads: int = 1,
+        weights: ArrayLike | None = None,
+    ) -> None:
+        y, s, off = _checked(labels, scores, offsets, label_gain)
+        self.names: dict[str, str] = {}
+        for m in metrics:
+            match = _LGB.match(m)
+            if not match:
+                raise ConfigError(f"CatBoost metric {m!r} not supported here; valid: ndcg@k, map@k")
+            k = int(match.group(2))
+            kind = "Exp" if label_gain == "exp2" else "Base"
+            self.names[m] = f"NDCG:top={k};type={kind}" if match.group(1) == "ndcg" else f"MAP:top={k}"
+        self.labels, self.scores = y, s
+        self.group_id = group_index(off)
+        self.group_weight = None if weights is None else np.repeat(np.asarray(weights, np.float64), np.diff(off))
+        self.n_threads = n_threads
+
+    def __call__(self) -> dict[str, float]:
+        """One ``catboost.utils.eval_metric`` per metric: ``{metric: value}``."""
+        from catboost.utils import eval_metric
+
+        return {
+            m: float(eval_metric(self.labels, self.scores, name, group_id=self.group_id,
+                                 group_weight=self.group_weight, thread_count=self.n_threads)[0])
+            for m, name in self.names.items()
+        }
+
+
+_PROVIDERS: dict[str, type[LightGBMMetrics] | type[XGBoostMetrics] | type[CatBoostMetrics]] = {
     "lightgbm": LightGBMMetrics,
     "xgboost": XGBoostMetrics,
+    "catboost": CatBoostMetrics,
 }
 
 
@@ -195,7 +243,8 @@ def builtin_metrics(
     """``library``'s own values of ``metrics`` for ``scores`` (one data-structure construction).
 
     ``offsets`` are group offsets (length n_queries + 1, see :mod:`bench.data.groups`);
-    ``label_gain`` ``"exp2"`` (2^l − 1, both libraries' default) or ``"linear"`` (l).
+    ``label_gain`` ``"exp2"`` (2^l − 1, LightGBM's and XGBoost's default; CatBoost's
+    ``type=Exp``) or ``"linear"`` (l; CatBoost's default ``type=Base``).
     """
     try:
         provider = _PROVIDERS[library]

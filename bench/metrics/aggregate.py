@@ -67,7 +67,8 @@ def per_query_values(
         blank = no_gain if fam in ("dcg", "err") else no_rel
         v = comps.values[(comp, k)].copy()
     if spec.normalised:
-        v[blank] = np.nan if profile.empty is None else float(profile.empty)
+        empty = profile.empty_for(fam)
+        v[blank] = np.nan if empty is None else float(empty)
     elif profile.empty is None:
         # Excluding blank queries excludes them from every ranking metric, so that all the
         # metrics of one evaluation average the same queries.

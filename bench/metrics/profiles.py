@@ -37,6 +37,7 @@ _P_DEN = ("k", "min_k_n")
 _DTYPES = ("float64", "float32")
 _BEYOND_TABLE = ("error", "zero")
 _BLANK_WEIGHT = ("query", "one")
+_EMPTY_FAMILIES = ("ndcg", "map", "recall")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Profile:
             ``1.0``, ``0.0``, or ``None`` = left out of the mean (NaN per query). Metrics with a
             natural value there (DCG, P, RR, ERR, hits: 0) keep it, except under ``None``, which
             leaves blank queries out of every ranking metric (one query set per evaluation).
+        empty_by_family: per-family exceptions to ``empty``, ``(("map", 0.0),)``: CatBoost
+            scores a blank query 1 in NDCG but 0 in MAP. Families: ndcg, map, recall.
         idcg_basis: ``"list"`` (the scored documents) or ``"qrels"`` (every judged document,
             also those not retrieved: trec_eval, ranx). Also decides ``R`` for AP and recall.
         k_beyond_n: ``"clip"`` (k > n is n) or ``"zero"`` (LETOR 4.0: NDCG@k = 0 when n < k).
@@ -89,6 +92,7 @@ class Profile:
     discount: str = "log2"
     ties: str = "average"
     empty: float | None = None
+    empty_by_family: tuple[tuple[str, float], ...] = ()
     idcg_basis: str = "list"
     k_beyond_n: str = "clip"
     map_denominator: str = "min_r_k"
@@ -126,6 +130,14 @@ class Profile:
         _check(self.name, "blank_ndcg_weight", self.blank_ndcg_weight, _BLANK_WEIGHT)
         if self.empty is not None and self.empty not in (0.0, 1.0):
             raise ConfigError(f"profile {self.name!r}: empty must be 0.0, 1.0 or None")
+        by_family = tuple((str(f), float(v)) for f, v in self.empty_by_family)
+        if self.empty_by_family and (self.empty is None or any(
+                f not in _EMPTY_FAMILIES or v not in (0.0, 1.0) for f, v in by_family)):
+            raise ConfigError(
+                f"profile {self.name!r}: empty_by_family maps {', '.join(_EMPTY_FAMILIES)} to "
+                "0.0 or 1.0, and needs empty set (not None)"
+            )
+        object.__setattr__(self, "empty_by_family", by_family)
         if self.default_k is not None and self.default_k < 1:
             raise ConfigError(f"profile {self.name!r}: default_k must be a positive integer")
         if self.gain == "exp2" and (self.max_label is None or self.max_label > 31):
@@ -134,6 +146,10 @@ class Profile:
             )
         if not 0 <= self.err_max_grade <= 31:
             raise ConfigError(f"profile {self.name!r}: err_max_grade must be in 0..31")
+
+    def empty_for(self, family: str) -> float | None:
+        """What a blank query scores in ``family``: its ``empty_by_family`` entry, else ``empty``."""
+        return dict(self.empty_by_family).get(family, self.empty)
 
     def describe(self) -> dict[str, object]:
         """The profile as a plain dict (for JSON output and manifests)."""
@@ -255,6 +271,25 @@ PROFILES: dict[str, Profile] = {
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
             "hit_rate@k = hits@k, empty queries score 0. ranx's own order among tied scores is a "
             "numba quicksort (not defined for lists longer than ~15); this profile uses row order."
+        ),
+    ),
+    "catboost": Profile(
+        name="catboost",
+        ties="pessimistic",
+        empty=1.0,
+        empty_by_family=(("map", 0.0),),
+        description=(
+            "CatBoost 1.2 metrics 'NDCG:top=k;type=Exp' (ltrbench's ndcg@k; CatBoost's default "
+            "type=Base is gain l: replace(gain='linear')) and 'MAP:top=k' "
+            "(catboost/libs/metrics/dcg.cpp, precision_recall_at_k.cpp, doc_comparator.h): "
+            "gain 2^l-1 (CalcDcgSorted: pow(2, target) - 1), denominator=LogPosition = "
+            "1/log2(rank+1) (FillDcgDecay; denominator=Position, 1/rank, is not modelled), IDCG "
+            "over the labels sorted descending and cut at top (CalcIDcg), k clipped to n; equal "
+            "scores put the lower label first (CompareDocs: approx desc, then target asc, "
+            "doc_comparator.h:3-5), scores as double; NDCG of a query without a positive label "
+            "is 1 (CalcNdcg: 'idcg > 0 ? dcg / idcg : 1') and is weighted like any query; AP is "
+            "0 there (CalcAveragePrecisionK: 'hits > 0 ? ... : 0'), relevant = target > 0.5, "
+            "AP denominator min(R, min(k, n)); MAP ignores weights."
         ),
     ),
     "letor4": Profile(

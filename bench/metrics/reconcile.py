@@ -35,7 +35,7 @@ REASONS: tuple[str, ...] = ("blank_query", "ties", "gain", "truncation", "float3
 
 # (reason, Profile fields changed in that step).
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("blank_query", ("empty",)),
+    ("blank_query", ("empty", "empty_by_family")),
     ("ties", ("ties",)),
     ("gain", ("gain",)),
     ("truncation", ("k_beyond_n", "default_k")),

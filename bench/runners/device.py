@@ -30,6 +30,8 @@ INSTALL = {
                 "are built with CUDA)"),
     "lightgbm": ("a CUDA build of LightGBM: pip install lightgbm --no-binary lightgbm "
                  "--config-settings=cmake.define.USE_CUDA=ON (needs the CUDA toolkit)"),
+    "catboost": ("nothing yet: ltrbench's CatBoost runner trains on the CPU only (leave the "
+                 "catboost-* models out of a cuda run)"),
 }
 
 

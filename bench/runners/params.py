@@ -1,11 +1,12 @@
-"""One parameter set for both libraries, and the parity table that says how it maps.
+"""One parameter set for every GBDT library, and the parity table that says how it maps.
 
-A :class:`Params` names each knob once; :func:`lightgbm_params` and :func:`xgboost_params`
-translate it into the keyword dictionaries that ``lightgbm.train`` and ``xgboost.train``
-receive. :data:`PARITY` lists every row of that translation with what it does not make equal
+A :class:`Params` names each knob once; :func:`lightgbm_params`, :func:`xgboost_params` and
+:func:`catboost_params` translate it into the keyword dictionaries that ``lightgbm.train``,
+``xgboost.train`` and ``catboost.CatBoost`` receive. :data:`PARITY` lists every row of that translation with what it does not make equal
 (see :func:`parity_markdown` for the README table). Parameter names were checked against
 lightgbm 4.7.0 (``include/LightGBM/config.h`` and the resolved ``parameters:`` block of a saved
-model) and xgboost 3.2.0 (``Booster.save_config()``), and the tests read them back from both.
+model), xgboost 3.2.0 (``Booster.save_config()``) and catboost 1.2.10 (``get_all_params()``),
+and the tests read them back from all three.
 
 Sources for the objective-level rows: LightGBM ``src/objective/rank_objective.hpp`` (pairs with
 the higher document in the top ``lambdarank_truncation_level`` of the current ranking; when
@@ -32,15 +33,17 @@ MAX_LABEL = 30
 LABEL_GAINS = ("exp2", "linear")
 #: Where a GBDT trains: the CPU, or an NVIDIA GPU through each library's CUDA support.
 DEVICES = ("cpu", "cuda")
+#: Fields of :class:`Params` that hold raw library parameters (applied last, per library).
+RAW_TABLES = ("lightgbm", "xgboost", "catboost")
 
 
 @dataclass(frozen=True)
 class Params:
-    """Hyper-parameters shared by the LightGBM and XGBoost runners.
+    """Hyper-parameters shared by the LightGBM, XGBoost and CatBoost runners.
 
     Defaults are LightGBM's own defaults where the libraries differ (except ``n_threads`` and the
     tree count, chosen so that the default benchmark runs in about a minute on 2 cores).
-    ``lightgbm`` / ``xgboost`` hold raw library parameters applied last (an escape hatch; they
+    ``lightgbm`` / ``xgboost`` / ``catboost`` hold raw library parameters applied last (an escape hatch; they
     are recorded in the run config like everything else).
 
     Learning-rate schedule: at boosting round ``i`` (0-based) the rate is
@@ -72,6 +75,7 @@ class Params:
     device: str = "cpu"
     lightgbm: tuple[tuple[str, Any], ...] = field(default=())
     xgboost: tuple[tuple[str, Any], ...] = field(default=())
+    catboost: tuple[tuple[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
         _check(self.n_trees >= 1, "n_trees must be >= 1")
@@ -104,7 +108,7 @@ class Params:
                 f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}"
             )
         kwargs = dict(values)
-        for lib in ("lightgbm", "xgboost"):
+        for lib in RAW_TABLES:
             if lib in kwargs:
                 raw = kwargs[lib]
                 if not isinstance(raw, dict):
@@ -117,12 +121,12 @@ class Params:
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            out[f.name] = dict(v) if f.name in ("lightgbm", "xgboost") else v
+            out[f.name] = dict(v) if f.name in RAW_TABLES else v
         return out
 
     def with_overrides(self, **changes: Any) -> Params:
         """A copy with some fields changed (raw library tables are merged, not replaced)."""
-        for lib in ("lightgbm", "xgboost"):
+        for lib in RAW_TABLES:
             if lib in changes and isinstance(changes[lib], dict):
                 merged = dict(getattr(self, lib))
                 merged.update(changes[lib])
@@ -247,16 +251,84 @@ def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 
     return out
 
 
+#: CatBoost ranking losses the runner accepts, by ltrbench objective name.
+CATBOOST_OBJECTIVES = {
+    "yetirank": "YetiRank",
+    "pairlogit": "PairLogit",
+    "queryrmse": "QueryRMSE",
+    "lambdamart": "LambdaMart",
+}
+#: CatBoost's deepest tree (``depth`` <= 16): what ``max_depth = -1`` (no limit) becomes.
+CATBOOST_MAX_DEPTH = 16
+
+
+def catboost_metric(k: int, label_gain: str = "exp2", *, train: bool = False) -> str:
+    """CatBoost's name of ltrbench's ``ndcg@k``: ``NDCG:top=k;type=Exp`` (gain 2^l - 1) or
+    ``type=Base`` (gain l), ``denominator=LogPosition`` (CatBoost's default, 1/log2(rank + 1);
+    ``catboost/libs/metrics/dcg.cpp`` ``FillDcgDecay``). ``train=True`` adds
+    ``hints=skip_train~false``: CatBoost skips ranking metrics on the learn set otherwise."""
+    kind = "Exp" if label_gain == "exp2" else "Base"
+    return f"NDCG:top={k};type={kind}" + (";hints=skip_train~false" if train else "")
+
+
+def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 3, 5, 10),
+                    select_k: int = 10, log_train: bool = True) -> dict[str, Any]:
+    """The parameters of ``catboost.CatBoost(params)`` (see :data:`PARITY`, column CatBoost).
+
+    ``objective`` is an ltrbench objective name (``yetirank``, ``pairlogit``, ``queryrmse``,
+    ``lambdamart``). The eval metric (the one CatBoost's early stopping watches) is
+    :func:`catboost_metric` at ``select_k``; the other cutoffs of ``eval_at`` are custom metrics.
+    Trees grow leaf-wise (``grow_policy="Lossguide"``, CatBoost's non-symmetric trees) so that
+    ``num_leaves`` means what it means for LightGBM; rows are sampled one by one
+    (``bootstrap_type="Bernoulli"``). Refused (ConfigError): a learning-rate schedule (CatBoost
+    has no per-round rate) and ``device="cuda"``.
+    """
+    if p.learning_rate_decay > 0:
+        raise ConfigError("CatBoost has no per-round learning rate: learning_rate_decay must be 0")
+    if p.device != "cpu":
+        raise ConfigError("ltrbench trains CatBoost on the CPU only (device 'cpu')")
+    loss = _library_objective("CatBoost", CATBOOST_OBJECTIVES, objective)
+    if objective == "lambdamart":
+        loss += f":metric=NDCG;norm={'true' if p.lambdarank_norm else 'false'}"
+    others = [catboost_metric(k, p.label_gain, train=log_train) for k in eval_at if k != select_k]
+    out: dict[str, Any] = {
+        "loss_function": loss,
+        "iterations": p.n_trees,
+        "learning_rate": p.learning_rate,
+        "grow_policy": "Lossguide",
+        "max_leaves": p.num_leaves,
+        "depth": CATBOOST_MAX_DEPTH if p.max_depth < 0 else p.max_depth,
+        "border_count": p.max_bin,
+        "min_data_in_leaf": p.min_data_in_leaf,
+        "l2_leaf_reg": p.l2,
+        "bootstrap_type": "Bernoulli",
+        "subsample": p.subsample,
+        "rsm": p.colsample,
+        "eval_metric": catboost_metric(select_k, p.label_gain, train=log_train),
+        "custom_metric": others,
+        "early_stopping_rounds": p.early_stopping_rounds,
+        "use_best_model": False,
+        "random_seed": p.seed,
+        "thread_count": p.resolved_threads(),
+        "verbose": False,
+        "allow_writing_files": False,
+    }
+    out.update(dict(p.catboost))
+    return out
+
+
 @dataclass(frozen=True)
 class ParityRow:
     """One row of the parity table: an ltrbench name, what each library receives, the caveat,
-    and what changes on the Dask engine (:mod:`bench.runners.dask_gbdt`; empty: the same)."""
+    what changes on the Dask engine (:mod:`bench.runners.dask_gbdt`; empty: the same), and
+    what CatBoost receives, with its caveat after " -- " (:func:`catboost_params`)."""
 
     ltrbench: str
     lightgbm: str
     xgboost: str
     note: str
     dask: str = ""
+    catboost: str = ""
 
 
 PARITY: tuple[ParityRow, ...] = (
@@ -266,78 +338,102 @@ PARITY: tuple[ParityRow, ...] = (
               "float32 gradient histograms on the GPU in both: results may differ from the CPU "
               "fit in the last bits, then in splits (bench.runners.device checks the build and "
               "that a GPU is visible before any data are loaded)",
-              "cuda refused: the Dask workers' devices are not managed here"),
+              "cuda refused: the Dask workers' devices are not managed here",
+              catboost="cpu only -- cuda refused (task_type=GPU is not wired up here)"),
     ParityRow("n_trees", "num_boost_round (lgb.train)", "num_boost_round (xgb.train)",
               "an upper bound: early stopping on the validation split picks the iteration used",
               "LightGBM: DaskLGBMRanker(n_estimators) grows all of them (see early stopping); "
-              "XGBoost: xgboost.dask.train(num_boost_round)"),
-    ParityRow("learning_rate", "learning_rate", "eta", ""),
+              "XGBoost: xgboost.dask.train(num_boost_round)",
+              catboost="iterations -- an upper bound, as for the others"),
+    ParityRow("learning_rate", "learning_rate", "eta", "",
+              catboost="learning_rate"),
     ParityRow("learning_rate_decay, learning_rate_min", "lightgbm.reset_parameter callback",
               "ltrbench callback setting eta before each round",
               "round i uses max(min, lr - decay*i); decay 0 = constant. (xgboost's "
               "LearningRateScheduler sets the rate after a round: off by one)",
-              "not available (refused): decay 0 only"),
+              "not available (refused): decay 0 only",
+              catboost="(none) -- refused: decay 0 only"),
     ParityRow("num_leaves", "num_leaves",
               "max_leaves + grow_policy=lossguide + tree_method=hist",
-              "both grow leaf-wise (best-first) on histograms"),
-    ParityRow("max_depth", "max_depth (-1 = none)", "max_depth (0 = none under lossguide)", ""),
+              "both grow leaf-wise (best-first) on histograms",
+              catboost="max_leaves + grow_policy=Lossguide -- leaf-wise; CatBoost's default symmetric trees are not used"),
+    ParityRow("max_depth", "max_depth (-1 = none)", "max_depth (0 = none under lossguide)", "",
+              catboost="depth (-1 = 16, CatBoost's deepest) -- Lossguide's own default depth is 6"),
     ParityRow("max_bin", "max_bin", "max_bin",
               "bin boundaries differ: LightGBM bins from a 200,000-row sample "
               "(bin_construct_sample_cnt), XGBoost from a weighted quantile sketch of all rows",
               "LightGBM: each rank finds the bins of its share of the features from its own rows; "
               "XGBoost: the workers' sketches are merged. Both depend on which worker holds which "
-              "rows"),
+              "rows",
+              catboost="border_count -- borders from CatBoost's GreedyLogSum grid, not quantiles"),
     ParityRow("min_child_weight", "min_sum_hessian_in_leaf", "min_child_weight",
               "same number, different scale: XGBoost's pairwise hessian is 2·σ(1−σ)·|Δ| "
-              "(lambdarank_obj.h), LightGBM's σ(1−σ)·|Δ| with sigmoid=1"),
+              "(lambdarank_obj.h), LightGBM's σ(1−σ)·|Δ| with sigmoid=1",
+              catboost="(none) -- CatBoost has no minimum hessian per leaf"),
     ParityRow("min_data_in_leaf", "min_data_in_leaf", "(none)",
-              "XGBoost has no minimum row count per leaf; only the hessian bound applies"),
-    ParityRow("min_split_gain", "min_gain_to_split", "gamma (min_split_loss)", ""),
+              "XGBoost has no minimum row count per leaf; only the hessian bound applies",
+              catboost="min_data_in_leaf"),
+    ParityRow("min_split_gain", "min_gain_to_split", "gamma (min_split_loss)", "",
+              catboost="(none) -- CatBoost has no minimum split gain"),
     ParityRow("subsample", "bagging_fraction + bagging_freq=1 (0 when subsample = 1)", "subsample",
-              "rows are sampled one by one in both (not whole queries); different RNGs"),
-    ParityRow("colsample", "feature_fraction", "colsample_bytree", "per tree in both"),
-    ParityRow("l1", "lambda_l1", "alpha (reg_alpha)", ""),
+              "rows are sampled one by one in both (not whole queries); different RNGs",
+              catboost="subsample + bootstrap_type=Bernoulli -- rows one by one (sampling_unit=Object)"),
+    ParityRow("colsample", "feature_fraction", "colsample_bytree", "per tree in both",
+              catboost="rsm -- features sampled per split level, not per tree"),
+    ParityRow("l1", "lambda_l1", "alpha (reg_alpha)", "",
+              catboost="(none) -- CatBoost has no L1 leaf penalty"),
     ParityRow("l2", "lambda_l2", "lambda (reg_lambda)",
-              "XGBoost's own default is 1, LightGBM's 0; ltrbench passes the same value to both"),
+              "XGBoost's own default is 1, LightGBM's 0; ltrbench passes the same value to both",
+              catboost="l2_leaf_reg -- CatBoost's own default is 3"),
     ParityRow("truncation_level", "lambdarank_truncation_level",
               "lambdarank_num_pair_per_sample + lambdarank_pair_method=topk",
-              "pairs (i, j) with i in the top k of the current ranking and j below it, in both"),
+              "pairs (i, j) with i in the top k of the current ranking and j below it, in both",
+              catboost="(none) -- YetiRank / PairLogit / LambdaMart pick pairs their own way"),
     ParityRow("label_gain = exp2 | linear", "label_gain = [2^l-1] | [l], l = 0..30",
               "ndcg_exp_gain = true | false",
-              "used by the objective and by each library's NDCG metric"),
+              "used by the objective and by each library's NDCG metric",
+              catboost="eval metric NDCG:type=Exp | type=Base -- the metric only; the losses have no gain table"),
     ParityRow("lambdarank_norm", "lambdarank_norm",
               "lambdarank_normalization + lambdarank_score_normalization",
-              "both divide ΔNDCG by 0.01+|Δscore| and scale lambdas by log2(1+Σλ)/Σλ"),
+              "both divide ΔNDCG by 0.01+|Δscore| and scale lambdas by log2(1+Σλ)/Σλ",
+              catboost="LambdaMart:norm=true|false -- LambdaMart only"),
     ParityRow("objective lambdarank / xendcg / regression", "lambdarank / rank_xendcg / regression",
               "rank:ndcg / (none) / reg:squarederror",
-              "XGBoost also runs rank:pairwise and rank:map (binary labels: label >= 1)"),
+              "XGBoost also runs rank:pairwise and rank:map (binary labels: label >= 1)",
+              catboost="YetiRank, PairLogit, QueryRMSE, LambdaMart -- catboost-yetirank, -pairlogit, -queryrmse, -lambdamart"),
     ParityRow("eval_at", "metric=ndcg, eval_at", "eval_metric = ndcg@k, ...",
               "the library's own NDCG, logged on train and validation every round",
               "LightGBM: not passed (it would score each worker's share only); XGBoost: the "
-              "validation NDCG all-reduced over the workers"),
+              "validation NDCG all-reduced over the workers",
+              catboost="eval_metric / custom_metric = NDCG:top=k;type=Exp -- hints=skip_train~false logs train too"),
     ParityRow("early_stopping_rounds", "ltrbench callback on validation ndcg@10",
               "xgboost.callback.EarlyStopping(data_name='vali')",
               "stop after k rounds without a strict improvement; best = first maximum",
               "LightGBM: the same rule applied after training to the reference evaluator's "
-              "validation curve (profile lightgbm) after every tree; XGBoost: the same callback"),
+              "validation curve (profile lightgbm) after every tree; XGBoost: the same callback",
+              catboost="early_stopping_rounds on eval_set=vali, use_best_model=false -- best = first maximum of the log"),
     ParityRow("n_threads", "num_threads", "nthread", "pinned; 0 = every core, resolved and recorded",
-              "not passed: each worker's threads (recorded in the manifest's cluster)"),
-    ParityRow("seed", "seed (derives bagging, feature-fraction and objective seeds)", "seed", ""),
+              "not passed: each worker's threads (recorded in the manifest's cluster)",
+              catboost="thread_count"),
+    ParityRow("seed", "seed (derives bagging, feature-fraction and objective seeds)", "seed", "",
+              catboost="random_seed -- also YetiRank's random permutations"),
     ParityRow("(determinism)", "deterministic=true, force_row_wise=true",
               "(CPU hist is deterministic for a fixed nthread)",
               "bit-identical reruns on the same machine, versions and thread count",
               "XGBoost: reproducible on a fixed cluster (partitions placed round-robin); "
-              "LightGBM: not reproducible fit to fit (it orders its machines itself)"),
+              "LightGBM: not reproducible fit to fit (it orders its machines itself)",
+              catboost="random_seed, thread_count -- two fits with one seed give the same model (tested)"),
 )
 
 
-def parity_markdown() -> str:
-    """:data:`PARITY` as a Markdown table (for the README)."""
-    lines = [
-        "| ltrbench | LightGBM | XGBoost | note | Dask engine |",
-        "|---|---|---|---|---|",
-    ]
+def parity_markdown(*, catboost: bool = False) -> str:
+    """:data:`PARITY` as a Markdown table (for the README); ``catboost=True`` adds the CatBoost
+    column (what it receives -- its caveat)."""
+    head = ["ltrbench", "LightGBM", "XGBoost", "note", "Dask engine"] + (["CatBoost"] if catboost else [])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in PARITY:
         cells = [row.ltrbench, row.lightgbm, row.xgboost, row.note, row.dask or "same"]
+        if catboost:
+            cells.append(row.catboost)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -1,9 +1,10 @@
 """The models a run can name, and what each one is.
 
 Names are fixed by the run-directory contract (``status/<model>-seed<k>.json``, the ``model``
-column of every table): ``lightgbm-*`` and ``xgboost-*`` are gradient-boosted trees trained by
-:mod:`bench.runners.lightgbm` / :mod:`bench.runners.xgboost`; ``popularity``, ``random`` and
-``als`` are the baselines of :mod:`bench.runners.baselines`.
+column of every table): ``lightgbm-*``, ``xgboost-*`` and ``catboost-*`` are gradient-boosted
+trees trained by :mod:`bench.runners.lightgbm` / :mod:`bench.runners.xgboost` /
+:mod:`bench.runners.catboost`; ``popularity``, ``random`` and ``als`` are the baselines of
+:mod:`bench.runners.baselines`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from bench.errors import ConfigError
 
 #: Libraries whose models are gradient-boosted trees with a built-in ranking metric.
-GBDT_LIBRARIES: tuple[str, ...] = ("lightgbm", "xgboost")
+GBDT_LIBRARIES: tuple[str, ...] = ("lightgbm", "xgboost", "catboost")
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class ModelSpec:
     """What a model name means: library, objective, and a one-line description."""
 
     name: str
-    library: str  # "lightgbm", "xgboost", "baseline"
+    library: str  # "lightgbm", "xgboost", "catboost", "baseline"
     objective: str  # ltrbench objective name (see bench.runners.params), or the baseline's name
     description: str
 
@@ -46,6 +47,14 @@ MODELS: dict[str, ModelSpec] = {
                   "XGBoost LambdaMART for MAP (objective=rank:map; trained on label >= 1)"),
         ModelSpec("xgboost-regression", "xgboost", "regression",
                   "XGBoost pointwise L2 regression (objective=reg:squarederror)"),
+        ModelSpec("catboost-yetirank", "catboost", "yetirank",
+                  "CatBoost YetiRank (loss_function=YetiRank, Gulin, Kuralenok & Pavlov 2011)"),
+        ModelSpec("catboost-pairlogit", "catboost", "pairlogit",
+                  "CatBoost pairwise logistic loss (loss_function=PairLogit)"),
+        ModelSpec("catboost-queryrmse", "catboost", "queryrmse",
+                  "CatBoost per-query-centred RMSE (loss_function=QueryRMSE)"),
+        ModelSpec("catboost-lambdamart", "catboost", "lambdamart",
+                  "CatBoost LambdaMART (loss_function=LambdaMart:metric=NDCG)"),
         ModelSpec("popularity", "baseline", "popularity",
                   "item popularity among relevant train rows (recommender data only)"),
         ModelSpec("random", "baseline", "random", "uniform random scores (seeded)"),
@@ -54,15 +63,18 @@ MODELS: dict[str, ModelSpec] = {
     )
 }
 
-#: The LambdaMART model of each GBDT library: what is compared head to head and cross-checked.
+#: The LambdaMART model of each GBDT library: what is compared head to head and cross-checked
+#: (also the default models; CatBoost's are named by hand or by the ``catboost`` alias).
 LAMBDAMART: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg")
 #: The baselines, in the order runs list them.
 BASELINES: tuple[str, ...] = ("popularity", "random", "als")
 
-#: Short aliases accepted by ``--models``: a library name expands to its LambdaMART model.
+#: Short aliases accepted by ``--models``: a library name expands to its LambdaMART model
+#: (CatBoost's to YetiRank, its own ranking loss and the one its ranking benchmark leads with).
 ALIASES: dict[str, tuple[str, ...]] = {
     "lightgbm": ("lightgbm-lambdarank",),
     "xgboost": ("xgboost-ndcg",),
+    "catboost": ("catboost-yetirank",),
     "baselines": BASELINES,
     "gbdt": tuple(n for n, m in MODELS.items() if m.is_gbdt),
     "all": tuple(MODELS),

@@ -31,7 +31,7 @@ MANIFEST = "manifest.json"
 #: Distributions whose versions every manifest records.
 PACKAGES: tuple[str, ...] = (
     "numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboost", "xgboost-cpu", "pyarrow",
-    "rich", "numba",
+    "rich", "numba", "catboost",
 )
 #: Environment variables that change thread counts, recorded when set.
 THREAD_VARIABLES: tuple[str, ...] = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
