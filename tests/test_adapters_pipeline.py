@@ -213,7 +213,9 @@ def test_cli_convert_csv_without_columns_is_an_error_naming_the_options(tmp_path
     rc = main(["convert", "--ratings", str(tmp_path / "x.csv"), "--format", "csv",
                "--out", str(tmp_path)])
     assert rc == 2
-    assert "--user and --item" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--format is deprecated here; it is --layout" in err  # the old spelling still works
+    assert "--user and --item" in err
 
 
 def test_cli_convert_movielens_folder(tmp_path, capsys) -> None:

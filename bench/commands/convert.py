@@ -42,9 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--ratings", required=True,
                    help="MovieLens folder / ratings file, a CSV/TSV/Parquet table, or "
                         "'synthetic' for the embedded generator")
-    p.add_argument("--layout", "--format", dest="layout", default="auto", choices=FORMATS,
-                   help="input layout (default: MovieLens layout detected from the files; --format is "
-                        "the old name of this option)")
+    p.add_argument("--layout", default=None, choices=FORMATS,
+                   help="input layout (default: the MovieLens layout detected from the files)")
+    p.add_argument("--format", dest="old_layout", choices=FORMATS, help=argparse.SUPPRESS)
     p.add_argument("--user", help="csv: user column (name, or 0-based position without header)")
     p.add_argument("--item", help="csv: item column")
     p.add_argument("--rating", help="csv: rating column (omit for implicit feedback)")
@@ -151,6 +151,11 @@ def load_input(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.old_layout is not None:  # the old spelling: --format means an output format elsewhere
+        print("convert: --format is deprecated here; it is --layout (the input layout)",
+              file=sys.stderr)
+        args.layout = args.layout or args.old_layout
+    args.layout = args.layout or "auto"
     config = config_from_args(args)
     if args.engine == "dask":
         return _run_dask(args, config)

@@ -5,7 +5,7 @@ The numbers are the leaderboard's own (:func:`bench.report.build.build_table`, t
 ``ltrbench report``): mean over seeds, a 95% percentile-bootstrap CI over queries of the
 seed-averaged per-query values, and Holm-corrected paired randomization tests against the best
 row. The head-to-head compares the LambdaMART model of each GBDT library in the run (the
-registry's ``LAMBDAMART`` models) pair by pair with a paired randomization test on the same
+registry's ``LAMBDAMART`` models, and CatBoost's LambdaMart or else YetiRank) pair by pair with a paired randomization test on the same
 per-query values (uncorrected: it is one planned comparison per pair, not a search).
 """
 
@@ -26,6 +26,9 @@ from bench.runs.reader import RunDir
 
 #: Holm-corrected p at or above this: "not distinguishable from the best".
 ALPHA = 0.05
+#: The LambdaMART-like model of each library, in order of preference (CatBoost's own LambdaMart
+#: loss, else YetiRank, its recommended ranking loss).
+_LAMBDAMART_BY_LIBRARY = (*((m,) for m in LAMBDAMART), ("catboost-lambdamart", "catboost-yetirank"))
 
 
 def story(run_dir: str | Path) -> str:
@@ -69,7 +72,9 @@ def verdict(rows: list[dict[str, Any]], primary: str) -> str:
 
 def head_to_head(run: RunDir, table: dict[str, Any]) -> list[str]:
     """One line per pair of LambdaMART models in the run: the mean difference and its p."""
-    present = [m for m in LAMBDAMART if any(r["model"] == m for r in table["rows"])]
+    in_run = {r["model"] for r in table["rows"]}
+    present = [next(m for m in choices if m in in_run) for choices in _LAMBDAMART_BY_LIBRARY
+               if any(m in in_run for m in choices)]
     if len(present) < 2:
         return []
     primary, split = table["primary_metric"], table["split"]
