@@ -41,6 +41,7 @@ class Prof:
     discount: str = "log2"
     ties: str = "average"
     empty: float | None = None
+    empty_by_family: tuple[tuple[str, float], ...] = ()
     idcg_basis: str = "list"
     k_beyond_n: str = "clip"
     score_dtype: str = "float64"
