@@ -398,8 +398,9 @@ def test_builtin_rejects_unknown_metrics_and_nonbinary_map():
         builtin_metric("lightgbm", [0, 1], [1, 2], [0, 2], "mrr")
     with pytest.raises(DataError, match="binary labels"):
         builtin_metric("xgboost", [0, 2], [1, 2], [0, 2], "map@2")
-    with pytest.raises(ConfigError, match="valid: lightgbm, xgboost"):
-        builtin_metric("catboost", [0, 1], [1, 2], [0, 2], "ndcg@2")
+    with pytest.raises(ConfigError, match="unknown library 'nosuch'; valid: lightgbm, xgboost, "
+                                          "catboost"):
+        builtin_metric("nosuch", [0, 1], [1, 2], [0, 2], "ndcg@2")
 
 
 # --- resources ------------------------------------------------------------------------------------
