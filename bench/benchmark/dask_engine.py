@@ -28,7 +28,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from bench.data.dask_cluster import cluster, describe
+from bench.data.dask_cluster import cluster, describe, worker_addresses
 from bench.data.letor import LetorSplits
 from bench.data.query_shards import read_query_shards, write_query_shards
 from bench.errors import LtrbenchError
@@ -61,7 +61,7 @@ class DaskTrainer:
         self._stack = contextlib.ExitStack()
         self.client = self._stack.enter_context(cluster(scheduler, workers=workers, threads=1))
         try:
-            n_workers = max(1, len(self.client.scheduler_info()["workers"]))
+            n_workers = max(1, len(worker_addresses(self.client)))
             self.partitions: dict[str, int] = {}
             self.frames: dict[str, Any] = {}
             for name, data in splits.splits().items():

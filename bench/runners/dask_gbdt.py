@@ -45,7 +45,7 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
-from bench.data.dask_cluster import holders, spread
+from bench.data.dask_cluster import holders, spread, worker_addresses
 from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
 from bench.data.query_shards import QueryLayout, query_layout
 from bench.errors import ConfigError
@@ -156,7 +156,7 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
 
     lib = xgboost_params(params, objective, eval_at=ks)
     lib.pop("nthread", None)
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = worker_addresses(client)
     if vali.npartitions < len(workers):
         raise ConfigError(
             f"vali has {vali.npartitions} partition(s) for {len(workers)} workers: XGBoost counts "
