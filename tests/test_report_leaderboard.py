@@ -522,9 +522,9 @@ def test_a_model_fitted_instantly_is_a_level_not_a_point_at_a_made_up_time(
     finally:
         plots._save = real_save  # type: ignore[assignment]
     ax = captured["ax"]
-    xs = [x for line in ax.get_lines() for x in line.get_xdata()]  # type: ignore[attr-defined]
-    assert min(xs) >= 1.0 or any(abs(x - 2.0) < 1e-9 for x in xs)
-    assert 1e-4 not in xs  # the old made-up position
+    points = [list(line.get_xdata()) for line in ax.get_lines()  # type: ignore[attr-defined]
+              if line.get_marker() == "o"]
+    assert points == [[2.0]]  # the GBDT at its median time; random is no point (was at 1e-4)
     texts = [t.get_text() for t in ax.texts]  # type: ignore[attr-defined]
     assert any(t.startswith("random (fit < 1 ms)") for t in texts)
     assert ax.get_legend().get_title().get_text() == "y bars: ± std over seeds"  # type: ignore[attr-defined]

@@ -97,3 +97,33 @@ def test_a_run_warns_or_with_strict_refuses_before_training(strict: bool, tmp_pa
 
         manifest = json.loads((run_dir / "manifest.json").read_text())
         assert [f["code"] for f in manifest["split_checks"]] == ["no_relevant"]
+
+
+def test_row_hashes_find_exactly_the_rows_pandas_and_tuple_equality_find() -> None:
+    """The compiled row hash against two oracles: pandas' hash_pandas_object and exact tuples."""
+    import pandas as pd
+
+    from bench.data.split_checks import row_hashes
+
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 3, size=(300, 4)).astype(np.float64)  # few values: many true repeats
+    b = rng.integers(0, 3, size=(200, 4)).astype(np.float64)
+    b[:20] = a[:20]
+    b[20, :] = -0.0  # -0.0 equals 0.0
+    a[20, :] = 0.0
+    ya, yb = rng.integers(0, 2, 300).astype(np.float64), rng.integers(0, 2, 200).astype(np.float64)
+    yb[:21] = ya[:21]
+    da, db = _data(a, ya, np.repeat(np.arange(75), 4)), _data(b, yb, np.repeat(np.arange(50), 4))
+    got = np.isin(row_hashes(db), row_hashes(da))
+
+    def pandas_hash(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        frame = pd.DataFrame(X.astype(np.float32) + np.float32(0.0))  # -0 -> +0
+        frame["label"] = y
+        return pd.util.hash_pandas_object(frame, index=False).to_numpy()
+
+    exact = {(*tuple(r), v) for r, v in zip(da.X.tolist(), ya.tolist(), strict=True)}
+    want = np.array([(*tuple(r), v) in exact for r, v in zip(db.X.tolist(), yb.tolist(),
+                                                              strict=True)])
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, np.isin(pandas_hash(b, yb), pandas_hash(a, ya)))
+    assert 21 <= want.sum() < 200  # planted repeats found, and not everything matches

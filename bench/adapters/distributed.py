@@ -41,7 +41,6 @@ import os
 import shutil
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from bench.adapters.block_models import fit_models
+from bench.adapters.block_models import Progress, fit_models
 from bench.adapters.config import AdapterConfig
 from bench.adapters.history import GroupStats, HistoryTotals, accumulate_stats, exact_partials
 from bench.adapters.labels import grade, max_grade
@@ -63,7 +62,6 @@ from bench.data.parquet import write_parquet
 from bench.errors import ConfigError, DataError, LtrbenchError
 
 PathLike = str | os.PathLike[str]
-Progress = Callable[[str], None]
 
 #: Ratings per user block (and, roughly, candidate rows per output shard).
 ROWS_PER_BLOCK = 2_000_000

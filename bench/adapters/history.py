@@ -82,14 +82,14 @@ class History:
     @cached_property
     def user_stats(self) -> GroupStats:
         """Per user code: count, sum and sum of squares of history ratings, first/last time."""
-        return GroupStats(*_group_stats(self.user, self.rating, self.timestamp, self.n_users))
+        return accumulate_stats(None, self.n_users, self.user, self.rating, self.timestamp)
 
     @cached_property
     def item_stats(self) -> GroupStats:
         """Per item code: count, sum and sum of squares of history ratings, first/last time."""
         if self.totals is not None:
             return self.totals.item_stats
-        return GroupStats(*_group_stats(self.item, self.rating, self.timestamp, self.n_items))
+        return accumulate_stats(None, self.n_items, self.item, self.rating, self.timestamp)
 
     def matrix(self, *, binary: bool = False, dtype: type = np.float32) -> sp.csr_matrix:
         """Users x items CSR matrix of history ratings (or of ones with ``binary=True``)."""
@@ -156,13 +156,6 @@ def exact_partials(values: np.ndarray) -> np.ndarray:  # pragma: no cover - comp
         n = i + 1
     out: np.ndarray = p[:n].copy()  # at most ~40 partials: doubles span 2^-1074 .. 2^1024
     return out
-
-
-def _group_stats(groups: np.ndarray, rating: np.ndarray, timestamp: np.ndarray,
-                 n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                         np.ndarray]:
-    s = accumulate_stats(None, n_groups, groups, rating, timestamp)
-    return s.count, s.total, s.squares, s.first, s.last
 
 
 @numba.njit(cache=True)

@@ -16,8 +16,9 @@ rank-k reconstruction ``(U_k diag(s_k) V_k^T)[u, i]`` of the user's history row 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -68,19 +69,7 @@ def truncated_svd(A: sp.spmatrix, k: int, *, n_iter: int = POWER_ITERATIONS, see
     whatever the machine's core count.
     """
     A = sp.csr_matrix(A, dtype=np.float32)
-    m, n = A.shape
-    if min(m, n) == 0:
-        z = np.zeros((0,), dtype=np.float64)
-        return SVDFactors(np.zeros((m, 0)), z, np.zeros((n, 0)))
-    with threadpool_limits(1, user_api="blas"):
-        if k >= min(m, n):
-            U, s, Vt = np.linalg.svd(A.toarray().astype(np.float64), full_matrices=False)
-        else:
-            U, s, Vt = randomized_svd(
-                A, n_components=k, n_oversamples=OVERSAMPLE, n_iter=n_iter,
-                power_iteration_normalizer="QR", random_state=seed,
-            )
-    return SVDFactors(U, s, np.ascontiguousarray(Vt.T))
+    return _factors(A, k, n_iter=n_iter, seed=seed, dense=A.toarray, randomized=randomized_svd)
 
 
 def truncated_svd_operator(A: LinearOperator, k: int, *, n_iter: int = POWER_ITERATIONS,
@@ -99,18 +88,28 @@ def truncated_svd_operator(A: LinearOperator, k: int, *, n_iter: int = POWER_ITE
     from sklearn.utils.extmath import _randomized_svd
 
     m, n = A.shape
+
+    def dense() -> np.ndarray:
+        if n <= m:
+            return np.asarray(A @ np.eye(n, dtype=np.float32))
+        return np.asarray((A.T @ np.eye(m, dtype=np.float32)).T)
+
+    return _factors(A, k, n_iter=n_iter, seed=seed, dense=dense, randomized=_randomized_svd)
+
+
+def _factors(A: Any, k: int, *, n_iter: int, seed: int, dense: Callable[[], np.ndarray],
+             randomized: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]) -> SVDFactors:
+    """The shared steps of both SVDs: an empty matrix, the exact dense SVD when ``k`` reaches
+    ``min(A.shape)``, else scikit-learn's randomized SVD, on one BLAS thread."""
+    m, n = A.shape
     if min(m, n) == 0:
         z = np.zeros((0,), dtype=np.float64)
         return SVDFactors(np.zeros((m, 0)), z, np.zeros((n, 0)))
     with threadpool_limits(1, user_api="blas"):
         if k >= min(m, n):
-            if n <= m:
-                dense = A @ np.eye(n, dtype=np.float32)
-            else:
-                dense = (A.T @ np.eye(m, dtype=np.float32)).T
-            U, s, Vt = np.linalg.svd(np.asarray(dense).astype(np.float64), full_matrices=False)
+            U, s, Vt = np.linalg.svd(dense().astype(np.float64), full_matrices=False)
         else:
-            U, s, Vt = _randomized_svd(
+            U, s, Vt = randomized(
                 A, n_components=k, n_oversamples=OVERSAMPLE, n_iter=n_iter,
                 power_iteration_normalizer="QR", random_state=seed,
             )

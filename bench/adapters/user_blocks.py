@@ -25,7 +25,7 @@ from bench.adapters.history import History, HistoryTotals, history_of
 from bench.adapters.labels import check_ratings
 from bench.adapters.splits import HISTORY, NO_CUT, PARTITIONS, Split, split_ratings
 from bench.adapters.table import RatingsTable, table_from_codes
-from bench.data.checks import duplicate_pair_rows
+from bench.data.checks import check_ratings_pairs
 from bench.errors import DataError
 
 
@@ -90,12 +90,7 @@ def prepare_block(frame: pd.DataFrame, u0: int, user_ids: NDArray[np.int64],
         raise DataError(f"a rating of a user outside users {u0}.. reached this block; the "
                         "ratings changed while they were being read", path=where)
     icode = np.searchsorted(item_ids, items)
-    dup = duplicate_pair_rows(users, items)
-    if dup.size:
-        r = int(dup[0])
-        raise DataError(f"duplicate (user={users[r].item()}, item={items[r].item()}) pair "
-                        "(keep one row per (user, item) pair, e.g. the latest rating)",
-                        path=where)
+    check_ratings_pairs(users, items, path=where, row_base=None)  # a block's rows are shuffled
     rating = frame["rating"].to_numpy(dtype=np.float64)
     check_ratings(rating, config.labels, source=source)
     table = table_from_codes(ucode.astype(np.int32), icode.astype(np.int32), rating,

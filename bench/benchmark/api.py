@@ -19,7 +19,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,6 @@ class RunResult:
     (see :mod:`bench.runs.layout`)."""
 
     run_dir: Path
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @cached_property
     def manifest(self) -> dict[str, Any]:

@@ -195,8 +195,7 @@ def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
 
     say = _say
 
-    memory: str | int | None = args.memory_limit
-    with cluster(args.scheduler, workers=args.workers, memory_limit=memory) as client:
+    with cluster(args.scheduler, workers=args.workers, memory_limit=args.memory_limit) as client:
         summary = convert_distributed(ratings, args.out, config, client,
                                       rows_per_block=args.rows_per_block, progress=say)
     print_summary(summary, args.out)

@@ -7,6 +7,7 @@ it onto the destination (atomic on POSIX and Windows within one file system).
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import tempfile
@@ -88,18 +89,11 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
 
 def _remove_orphans(dest: Path) -> None:
     """Remove ``.<name>.<pid>-*.tmp`` files beside ``dest`` whose writer process is gone."""
-    for old in dest.parent.glob(f".{_glob_escape(dest.name)}.*-*.tmp"):
+    for old in dest.parent.glob(f".{glob.escape(dest.name)}.*-*.tmp"):
         pid = old.name[len(dest.name) + 2:].split("-", 1)[0]
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(OSError):
                 old.unlink()
-
-
-def _glob_escape(name: str) -> str:
-    """``name`` with glob's special characters escaped."""
-    import glob
-
-    return glob.escape(name)
 
 
 def _alive(pid: int) -> bool:

@@ -282,9 +282,11 @@ def duplicate_pair_rows(user: ArrayLike, item: ArrayLike) -> NDArray[np.int64]:
 
 def check_ratings_pairs(
     user: ArrayLike, item: ArrayLike, *, path: str | PathLike[str] | None = None,
-    row_base: int = 1,
+    row_base: int | None = 1,
 ) -> None:
-    """No (user, item) pair twice; the error names the first repeating row (numbered from ``row_base``)."""
+    """No (user, item) pair twice; the error names the first repeating row (numbered from
+    ``row_base``; ``None``: rows whose numbers would mean nothing, such as a shuffled block,
+    are not named -- the pair is)."""
     dup = duplicate_pair_rows(user, item)
     if dup.size:
         u, i = np.asarray(user), np.asarray(item)
@@ -293,5 +295,5 @@ def check_ratings_pairs(
             f"duplicate (user={u[r].item()}, item={i[r].item()}) pair ({dup.size} duplicate rows "
             "in all); keep one row per (user, item) pair, e.g. the latest rating",
             path=path,
-            row=r + row_base,
+            row=None if row_base is None else r + row_base,
         )

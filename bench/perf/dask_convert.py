@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import resource
 import shutil
 import tempfile
 import time
@@ -45,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE.md", help="also write the figures as Markdown")
 
 
-def _worker_peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+def _worker_peak_mb(client: Any) -> dict[str, float]:
+    """Each worker's own peak RSS (``bench.machine.peak_rss_kib`` run in the worker), MB."""
+    return {w: kib / 1024.0 for w, kib in client.run(peak_rss_kib).items()}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,14 +81,14 @@ def run(args: argparse.Namespace) -> int:
                                           client, rows_per_block=args.rows_per_block,
                                           progress=say)
             wall = time.perf_counter() - t0
-            peaks = client.run(_worker_peak_mb)
+            peaks = _worker_peak_mb(client)
             limits = summary["engine"]["cluster"]["memory_limit_bytes"]  # type: ignore[index]
         trained: dict[str, Any] = {}
         peaks_after: dict[str, float] = {}
         if args.trees:  # on a fresh cluster without the conversion's memory limit
             with cluster(workers=args.workers) as client:
                 trained = _train_and_evaluate(client, work / "letor", args.trees)
-                peaks_after = client.run(_worker_peak_mb)
+                peaks_after = _worker_peak_mb(client)
         parts: Any = summary["partitions"]
         rows = {k: v["rows"] for k, v in parts.items()}
         text = _render(args, n_rows, in_memory, csv_bytes, wall, peaks, limits, rows, summary,

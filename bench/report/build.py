@@ -104,13 +104,13 @@ def _main_profile(metrics: pd.DataFrame, run: RunDir) -> str:
     return top
 
 
-def _filter_dataset(frame: pd.DataFrame, dataset: str) -> pd.DataFrame:
+def filter_dataset(frame: pd.DataFrame, dataset: str) -> pd.DataFrame:
     if "dataset" in frame.columns and len(frame):
         return frame[frame["dataset"].astype(str) == dataset]
     return frame
 
 
-def _per_query_matrix(
+def per_query_matrix(
     pq: pd.DataFrame, metric: str, models: Sequence[str]
 ) -> tuple[np.ndarray, np.ndarray]:
     """(n_models, n_queries) per-query values averaged over seeds, and the qids (columns)."""
@@ -189,7 +189,7 @@ def build_table(
     ``{}``).
     """
     split = options.split
-    metrics_all = _filter_dataset(run.table("metrics.csv"), dataset)
+    metrics_all = filter_dataset(run.table("metrics.csv"), dataset)
     profile = _main_profile(metrics_all, run)
     m = metrics_all[metrics_all["split"].astype(str) == split]
     if "profile" in m.columns:
@@ -223,12 +223,12 @@ def build_table(
         libraries = {str(k): str(v) for k, v in main.groupby("model")["library"].first().items()}
 
     pq = run.table_or_empty("per_query.parquet")
-    pq = _filter_dataset(pq, dataset)
+    pq = filter_dataset(pq, dataset)
     pq = pq[pq["split"].astype(str) == split] if len(pq) else pq
     if len(pq):
         pq = pq.assign(model=pq["model"].astype(str), metric=pq["metric"].astype(str))
 
-    timings = _filter_dataset(run.table_or_empty("timings.csv"), dataset)
+    timings = filter_dataset(run.table_or_empty("timings.csv"), dataset)
     if len(timings):
         timings = timings.assign(model=timings["model"].astype(str))
 
@@ -278,7 +278,7 @@ def build_table(
     else:
         # Draws depend only on the seed and the number of queries, so metrics over the same
         # queries are stacked and resampled in one pass (same numbers as one call per metric).
-        mats = {metric: _per_query_matrix(pq, metric, models) for metric in metric_names}
+        mats = {metric: per_query_matrix(pq, metric, models) for metric in metric_names}
         batches: list[tuple[np.ndarray, list[str]]] = []
         for metric, (_, qids) in mats.items():
             for qref, members in batches:
@@ -309,7 +309,7 @@ def build_table(
     # Paired tests of the primary metric against the best (top) row.
     best_model = models[0] if models else None
     if have_pq and options.primary in metric_names and len(models) > 1:
-        mat, _ = _per_query_matrix(pq, options.primary, models)
+        mat, _ = per_query_matrix(pq, options.primary, models)
         if np.isnan(mat[0]).all():
             notes.append(f"no per-query {options.primary} for the best row: no paired tests")
         else:

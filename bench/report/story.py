@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from bench.errors import LtrbenchError
-from bench.report.build import DEFAULT_OPTIONS, build_table
+from bench.report.build import DEFAULT_OPTIONS, build_table, filter_dataset, per_query_matrix
 from bench.report.stats import randomization_test
 from bench.runners.registry import LAMBDAMART
 from bench.runs.reader import RunDir
@@ -78,16 +77,14 @@ def head_to_head(run: RunDir, table: dict[str, Any]) -> list[str]:
     if len(present) < 2:
         return []
     primary, split = table["primary_metric"], table["split"]
-    pq = run.table("per_query.parquet")
-    pq = pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == primary)
-            & (pq["profile"].astype(str) == table["profile"])] if "profile" in pq.columns else \
-        pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == primary)]
-    per_model = pq.groupby(["model", "qid"], observed=True)["value"].mean().unstack("qid")
+    pq = filter_dataset(run.table("per_query.parquet"), table["dataset"])
+    mat, _ = per_query_matrix(pq[pq["split"].astype(str) == split], primary, present)
+    rows = dict(zip(present, mat, strict=True))  # per-query values averaged over seeds
     out = []
     for a, b in itertools.combinations(present, 2):
-        diffs = (per_model.loc[a] - per_model.loc[b]).to_numpy(dtype=np.float64)
+        diffs = rows[a] - rows[b]
         p = float(np.asarray(randomization_test(diffs, seed=DEFAULT_OPTIONS.seed)).ravel()[0])
-        d = float(pd.Series(diffs).mean())
+        d = float(np.nanmean(diffs))
         out.append(f"head to head: {a} - {b} = {d:+.4f} {primary} (paired randomization "
                    f"p {p:.3g}{', a real difference' if p < ALPHA else ', no clear winner'})")
     return out
