@@ -23,10 +23,11 @@ class Family:
     meaning: str
     pointwise: bool = False
     normalised: bool = False
+    cutoff: bool = True
 
     @property
     def ranking(self) -> bool:
-        """True for the families computed on a ranking (they take ``@k``)."""
+        """True for the families computed on a ranking (most take ``@k``: see ``cutoff``)."""
         return not self.pointwise
 
 
@@ -43,6 +44,17 @@ FAMILIES: dict[str, Family] = {
                normalised=True),
         Family("err", "ERR", "expected reciprocal rank (Chapelle et al. 2009) of the top k"),
         Family("hits", "Hits", "1 if the top k holds a relevant document, else 0 (hit rate)"),
+        Family("rprec", "Rprec", "R-precision: precision at rank R, R = relevant documents of the "
+               "query (trec_eval Rprec)", normalised=True, cutoff=False),
+        Family("bpref", "bpref", "binary preference (Buckley & Voorhees, SIGIR 2004): judged "
+               "non-relevant documents ranked above each relevant one (trec_eval bpref)",
+               normalised=True, cutoff=False),
+        Family("set_p", "set_P", "set precision: relevant retrieved documents divided by all "
+               "retrieved (trec_eval set_P)", cutoff=False),
+        Family("set_recall", "set_recall", "set recall: relevant retrieved documents divided by "
+               "all relevant (trec_eval set_recall)", normalised=True, cutoff=False),
+        Family("set_f", "set_F", "set F1: harmonic mean of set precision and set recall "
+               "(trec_eval set_F, beta 1)", normalised=True, cutoff=False),
         Family("rmse", "RMSE", "root mean squared error of score against label", pointwise=True),
         Family("mae", "MAE", "mean absolute error of score against label", pointwise=True),
     )
