@@ -434,10 +434,20 @@ def test_tune_selects_on_held_out_folds_of_the_training_split(splits):
         _tuning_data(splits, "test")
 
 
+def test_tune_reports_each_fit_before_it_starts_and_the_end(splits):
+    seen: list[tuple[str, int, int]] = []
+    tune(splits, "lightgbm-lambdarank", parse_space("num_leaves=3,7"), base=SMALL, n_folds=2,
+         seed=0, progress=lambda text, done, total: seen.append((text, done, total)))
+    # 2 candidates x 2 folds: four fits announced (0..3 done of 4), then the end (4 of 4).
+    assert [(d, t) for _, d, t in seen] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    assert seen[0][0] == "candidate 1/2 (num_leaves=3), fold 1/2"
+    assert seen[3][0] == "candidate 2/2 (num_leaves=7), fold 2/2"
+
+
 def test_tune_refuses_unknown_parameters_and_baselines(splits):
     with pytest.raises(ConfigError, match="cannot tune 'depth'"):
         parse_space("depth=3")
-    with pytest.raises(ConfigError, match="only LightGBM/XGBoost"):
+    with pytest.raises(ConfigError, match="only GBDT models"):
         tune(splits, "random", {"n_trees": [5]})
 
 

@@ -528,3 +528,12 @@ def test_a_model_fitted_instantly_is_a_level_not_a_point_at_a_made_up_time(
     texts = [t.get_text() for t in ax.texts]  # type: ignore[attr-defined]
     assert any(t.startswith("random (fit < 1 ms)") for t in texts)
     assert ax.get_legend().get_title().get_text() == "y bars: ± std over seeds"  # type: ignore[attr-defined]
+
+
+def test_write_leaderboard_reports_each_table_step_before_it_starts(results: Path) -> None:
+    seen: list[tuple[str, int, int]] = []
+    write_leaderboard([results / "runs"], results, options=OPTS, plots=False,
+                      progress=lambda text, done, total: seen.append((text, done, total)))
+    # One table without plots: its statistics (0 of 1 done), then the end (1 of 1).
+    assert seen == [("toy_set: statistics (bootstrap, paired tests)", 0, 1),
+                    ("1 leaderboard table(s) written", 1, 1)]

@@ -53,6 +53,6 @@ def test_a_run_of_baselines_only_skips_the_cross_check_instead_of_failing(tmp_pa
                        "--out", str(tmp_path / "res"), "--no-progress", "--no-cache"])
     out = capsys.readouterr().out
     assert status == 0
-    assert "cross-check: not applicable (no LightGBM/XGBoost model" in out
+    assert "cross-check: not applicable (no LightGBM/XGBoost/CatBoost model" in out
     run_dir = next((tmp_path / "res" / "runs").iterdir())
     assert json.loads((run_dir / "manifest.json").read_text())["crosscheck"]["ok"] is None

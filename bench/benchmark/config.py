@@ -3,7 +3,7 @@
 A config file is flat at the top (run keys) with three optional tables::
 
     dataset = "synthetic"                 # catalogue name or path (see bench.datasets.resolve)
-    models = ["lightgbm-lambdarank", "xgboost-ndcg", "popularity", "random", "als"]
+    models = ["lightgbm-lambdarank", "xgboost-ndcg", "catboost-lambdamart", "popularity", "random", "als"]
     seeds = [0, 1, 2]
     metrics = ["ndcg@1,3,5,10", "map@10", "mrr", "p@10", "recall@10"]
     profile = "ltrbench"                  # reference-evaluator profile of metrics.csv

@@ -123,7 +123,7 @@ def run_benchmark(
             _crosscheck(run_dir, Path(out_dir))
         elif config.crosscheck:  # a check that does not apply is not a failure
             update_manifest(run_dir, lambda m: m.update({"crosscheck": {
-                "ok": None, "skipped": "no LightGBM/XGBoost model in this run: no built-in "
+                "ok": None, "skipped": "no LightGBM/XGBoost/CatBoost model in this run: no built-in "
                                        "metric to check", "errors": []}}))
         advance(f"done: {run_dir.name}", 0)
     return run_dir

@@ -39,3 +39,44 @@ def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
             bar.update(task, description=text, advance=n)
 
         yield advance
+
+
+#: ``step(text, done, total)``: show ``text`` as the current step, ``done`` of ``total`` steps
+#: finished (``total`` 0: not known yet, a spinner without a bar's end).
+Step = Callable[[str, int, int], None]
+
+
+@contextlib.contextmanager
+def progress_steps(enabled: bool) -> Iterator[Step]:
+    """A rich progress line on stderr whose total is learnt while working; yields :data:`Step`.
+
+    For work whose size is known only once it starts (a search's candidates, a report's runs).
+    """
+    if not enabled:
+        yield lambda _text, _done, _total: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    ) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def step(text: str, done: int, total: int) -> None:
+            bar.update(task, description=text, completed=done, total=total or None)
+
+        yield step

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from bench.benchmark.progress import Step
 from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
@@ -147,20 +148,31 @@ def tune(
     select_metric: str = PRIMARY_METRIC,
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
     use: str = "train",
+    progress: Step | None = None,
 ) -> TuneResult:
-    """Cross-validated search for ``model`` (a LightGBM or XGBoost model; see the module docstring)."""
+    """Cross-validated search for ``model`` (a GBDT model; see the module docstring).
+
+    ``progress(text, done, total)`` is told each fit before it starts (``total`` = candidates x
+    folds).
+    """
     spec = get_model(model)
     if not spec.is_gbdt:
-        raise ConfigError(f"only LightGBM/XGBoost models are tuned; {model!r} has no parameters to tune")
+        raise ConfigError(f"only GBDT models (LightGBM, XGBoost, CatBoost) are tuned; {model!r} "
+                          "has no parameters to tune")
     space = check_space(space)
     data = _tuning_data(splits, use)
     folds = query_folds(data.n_queries, n_folds, seed)
     cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
     fit = _fitter(spec.library)
     rows = []
+    total = len(cands) * len(folds)
     for ci, cand in enumerate(cands):
         params = (base or Params()).with_overrides(**cand, seed=seed)
         for fi, (tr, va) in enumerate(folds):
+            if progress is not None:
+                shown = ", ".join(f"{k}={v}" for k, v in cand.items())
+                progress(f"candidate {ci + 1}/{len(cands)} ({shown}), fold {fi + 1}/{len(folds)}",
+                         ci * len(folds) + fi, total)
             _, _, res = fit(
                 data.take_queries(tr), data.take_queries(va), params, objective=spec.objective,
                 eval_at=eval_at, select_metric=select_metric, log_train=False,
@@ -171,6 +183,8 @@ def tune(
             rows.append({"candidate": ci, "params": json.dumps(cand, sort_keys=True), "fold": fi,
                          "score": float(hit["value"].iloc[0]), "best_iteration": res.best_iteration,
                          "fit_s": res.fit_s})
+    if progress is not None:
+        progress(f"{len(cands)} candidates x {len(folds)} folds done", total, total)
     folds_frame = pd.DataFrame(rows)
     summary = (
         folds_frame.groupby(["candidate", "params"], sort=True)

@@ -26,6 +26,7 @@ from bench.adapters.config import (
     SPLITS,
     AdapterConfig,
 )
+from bench.commands.text import examples
 from bench.errors import ConfigError
 
 FORMATS = ("auto", "ml-100k", "ml-1m", "ml-10m", "movielens-csv", "csv")
@@ -38,6 +39,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="ratings (MovieLens, CSV/Parquet, or synthetic) -> LETOR train/vali/test files",
         description="Convert user-item ratings to query-grouped LETOR data without leakage: "
         "features from history only, sampled never-rated negatives, documented labels.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "ltrbench convert --ratings ../shared/data/ml-latest-small --out data/mls",
+            "ltrbench convert --ratings ratings.csv --layout csv --user userId --item movieId "
+            "--rating rating --timestamp timestamp --split random --out data/x",
+            "ltrbench convert --ratings synthetic --out data/synthetic",
+        ),
     )
     p.add_argument("--ratings", required=True,
                    help="MovieLens folder / ratings file, a CSV/TSV/Parquet table, or "

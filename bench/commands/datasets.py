@@ -11,27 +11,40 @@ import argparse
 import json
 import re
 
+from bench.commands.text import examples
 from bench.datasets.catalogue import Card, get_card, load_catalogue, render_markdown
 from bench.datasets.fetch import data_dirs, fetch, find_dataset, verify
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = sub.add_parser("datasets", help="dataset catalogue: list, info, fetch, verify")
+    parser = sub.add_parser(
+        "datasets", help="dataset catalogue: list, info, fetch, verify",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples("ltrbench datasets list", "ltrbench datasets info mslr-web30k",
+                        "ltrbench datasets fetch ml-latest-small",
+                        "ltrbench datasets verify ml-latest-small"),
+    )
     inner = parser.add_subparsers(dest="datasets_command", metavar="ACTION", required=True)
 
-    p = inner.add_parser("list", help="every catalogued dataset and whether it is present")
+    p = inner.add_parser("list", help="every catalogued dataset and whether it is present",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog=examples("ltrbench datasets list --format markdown"))
     _data_dir(p)
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table",
                    help="markdown prints the table committed as datasets/catalogue.md")
     p.set_defaults(func=cmd_list)
 
-    p = inner.add_parser("info", help="a dataset's card and where it is")
+    p = inner.add_parser("info", help="a dataset's card and where it is",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog=examples("ltrbench datasets info istella:s --format json"))
     p.add_argument("name", help="catalogue name, optionally NAME:VARIANT (istella:s)")
     _data_dir(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_info)
 
-    p = inner.add_parser("fetch", help="download, check sha256 and unpack into the data directory")
+    p = inner.add_parser("fetch", help="download, check sha256 and unpack into the data directory",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog=examples("ltrbench datasets fetch ml-latest-small --data-dir ~/data"))
     p.add_argument("name")
     _data_dir(p)
     p.add_argument("--url", help="download from here instead (mirror, local path or file:// URL)")
@@ -39,7 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_fetch)
 
-    p = inner.add_parser("verify", help="check present files against the card's sha256")
+    p = inner.add_parser("verify", help="check present files against the card's sha256",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog=examples("ltrbench datasets verify ohsumed"))
     p.add_argument("name")
     _data_dir(p)
     p.add_argument("--format", choices=("text", "json"), default="text")

@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from bench.benchmark.progress import progress_steps
+from bench.commands.text import examples
 from bench.data.outputs import check_output_dir
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
 from bench.report.build import LeaderboardOptions
@@ -23,6 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="leaderboards (md, csv, json, tex) and plots from run directories",
         description="Turn run directories into leaderboard.{md,csv,json,tex} and plots (in "
                     f"{LOCAL_RESULTS}/ unless --out or --publish).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "ltrbench report",
+            "ltrbench report --runs results/local/runs --metrics ndcg@10,map@10 --no-plots",
+            "ltrbench report --publish",
+        ),
     )
     parser.add_argument(
         "--runs",
@@ -56,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--format", choices=("table", "json"), default="table",
         help="print the written paths (table) or the leaderboard document (json)",
     )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
 
@@ -72,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
         randomization_resamples=args.permutations,
         seed=args.seed,
     )
-    written = write_leaderboard(runs, out, options=options, plots=not args.no_plots,
-                                include_unfinished=args.include_unfinished)
+    with progress_steps(not args.no_progress and args.format == "table") as step:
+        written = write_leaderboard(runs, out, options=options, plots=not args.no_plots,
+                                    include_unfinished=args.include_unfinished, progress=step)
     for run_dir in written["skipped"]:
         print(f"skipped unfinished run {run_dir.path} (no finish time in its manifest; "
               "--include-unfinished to use it)", file=sys.stderr)

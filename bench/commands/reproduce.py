@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench.commands.text import plain
+from bench.commands.text import examples, plain
 from bench.data.outputs import check_output_dir
 
 
@@ -30,6 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="re-run the configs behind a leaderboard (or a run) and compare every number",
         description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "ltrbench reproduce",
+            "ltrbench reproduce --run results/runs/synthetic-20261123T013838Z-1342836c --format json",
+        ),
     )
     p.add_argument("leaderboard", nargs="?", default="results/leaderboard.md",
                    help="leaderboard .md or .json (default: results/leaderboard.md)")

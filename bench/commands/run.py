@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.benchmark.config import CONFIG_DIR, RunConfig, parse_seeds
 from bench.benchmark.scoring import expand_metrics
-from bench.commands.text import plain
+from bench.commands.text import examples, plain
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runners.registry import expand_models
@@ -28,9 +28,14 @@ from bench.runs.layout import LOCAL_RESULTS
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "run",
-        help="train and evaluate LightGBM/XGBoost rankers and baselines over seeds",
+        help="train and evaluate LightGBM/XGBoost/CatBoost rankers and baselines over seeds",
         description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "ltrbench run",
+            "ltrbench run --dataset ml-latest-small --models lightgbm,xgboost,catboost --seeds 0,1,2",
+            "ltrbench run --config ohsumed --quick --format json",
+        ),
     )
     add_config_arguments(p)
     p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR",

@@ -14,3 +14,9 @@ def plain(doc: str | None) -> str | None:
     if doc is None:
         return None
     return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", doc))
+
+
+def examples(*commands: str) -> str:
+    """An ``argparse`` epilog listing example command lines, one per line (use with
+    ``formatter_class=argparse.RawDescriptionHelpFormatter`` so the lines are kept)."""
+    return "examples:\n" + "\n".join(f"  {c}" for c in commands)

@@ -15,8 +15,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench.benchmark.progress import progress_steps
 from bench.commands.run import add_config_arguments, config_from_args
-from bench.commands.text import plain
+from bench.commands.text import examples, plain
 from bench.data.atomic import write_text
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
@@ -30,6 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="group-aware cross-validated grid/random search (folds never split a query)",
         description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            'ltrbench tune --model lightgbm --grid "num_leaves=15,31,63;learning_rate=0.05,0.1"',
+            'ltrbench tune --model xgboost --dataset ml-latest-small --grid "max_depth=4,6,8" '
+            "--random 2 --folds 5",
+        ),
     )
     add_config_arguments(p)
     p.add_argument("--model", default="lightgbm-lambdarank", help="the model to tune")
@@ -43,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="which splits the folds are made from (never test)")
     p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
 
@@ -62,20 +69,23 @@ def main(args: argparse.Namespace) -> int:
     if args.model not in config.models:
         config = replace(config, models=(args.model,))
     space = parse_space(args.grid)
-    splits = load_splits(config.dataset, data_dir=config.data_dir, cache=config.cache)
-    result = tune(
-        splits,
-        args.model,
-        space,
-        base=config.params_for(args.model, args.seed),
-        search="random" if args.random else "grid",
-        n_iter=args.random or 0,
-        n_folds=args.folds,
-        seed=args.seed,
-        select_metric=config.select_metric,
-        eval_at=config.eval_at,
-        use=args.use,
-    )
+    with progress_steps(not args.no_progress and args.format == "text") as step:
+        splits = load_splits(config.dataset, data_dir=config.data_dir, cache=config.cache,
+                             progress=lambda text: step(f"loading {text}", 0, 0))
+        result = tune(
+            splits,
+            args.model,
+            space,
+            base=config.params_for(args.model, args.seed),
+            search="random" if args.random else "grid",
+            n_iter=args.random or 0,
+            n_folds=args.folds,
+            seed=args.seed,
+            select_metric=config.select_metric,
+            eval_at=config.eval_at,
+            use=args.use,
+            progress=step,
+        )
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = Path(args.out) / "tune" / f"{dataset_slug(splits.name)}-{args.model}-{stamp}"
     folder.mkdir(parents=True, exist_ok=False)

@@ -116,7 +116,7 @@ def crosscheck_run(
     builtin: Callable[..., float] | None = None,
     recompute: bool = True,
 ) -> CrosscheckResult:
-    """Cross-check every LightGBM/XGBoost model of a run directory (see the module docstring).
+    """Cross-check every LightGBM/XGBoost/CatBoost model of a run directory (see the module docstring).
 
     Needs ``labels.parquet`` and ``scores.parquet`` (and ``evallog.csv`` / ``timings.csv`` for the
     eval-log values at the chosen iteration ``best_iteration``). ``models`` restricts the models
@@ -164,7 +164,7 @@ def crosscheck_run(
         if missing:
             result.errors.append(f"no scores for model(s) {', '.join(missing)} in {run.path}")
     if not trained:
-        result.errors.append(f"no LightGBM/XGBoost model with scores in {run.path}")
+        result.errors.append(f"no LightGBM/XGBoost/CatBoost model with scores in {run.path}")
         return result
 
     for split in splits:

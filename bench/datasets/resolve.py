@@ -140,17 +140,22 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> 
                 "MovieLens folder (u.data, ratings.dat or ratings.csv)",
                 path=p,
             ) from None
-        return ratings_splits(ratings, name=name)
+        return ratings_splits(ratings, name=name, progress=reading.progress)
     if p.name in _MOVIELENS_FILES:
-        return ratings_splits(load_movielens(p), name=p.parent.resolve().name)
-    return ratings_splits(_load_table_guessing_columns(p), name=p.stem)
+        return ratings_splits(load_movielens(p), name=p.parent.resolve().name,
+                              progress=reading.progress)
+    return ratings_splits(_load_table_guessing_columns(p), name=p.stem, progress=reading.progress)
 
 
-def ratings_splits(ratings: Ratings, *, name: str) -> LetorSplits:
-    """Ratings -> LETOR splits with the default adapter configuration; inputs keyed by full path."""
+def ratings_splits(ratings: Ratings, *, name: str, progress: Progress | None = None) -> LetorSplits:
+    """Ratings -> LETOR splits with the default adapter configuration; inputs keyed by full path.
+
+    ``progress(text)`` is told each conversion stage as it starts (``"NAME: features (train)"``).
+    """
     from bench.adapters import AdapterConfig, ratings_to_letor
 
-    splits = ratings_to_letor(ratings, AdapterConfig())
+    stage = None if progress is None else (lambda text: progress(f"{name}: {text}"))
+    splits = ratings_to_letor(ratings, AdapterConfig(), progress=stage)
     inputs = _ratings_inputs(ratings)
     return replace(
         splits,
@@ -160,11 +165,13 @@ def ratings_splits(ratings: Ratings, *, name: str) -> LetorSplits:
     )
 
 
-def synthetic_splits() -> LetorSplits:
+def synthetic_splits(progress: Progress | None = None) -> LetorSplits:
     """The embedded default: synthetic ratings (default size, seed 0) through the adapter."""
     from bench.datasets.synthetic import generate_ratings
 
-    splits = ratings_splits(generate_ratings(), name="synthetic")
+    if progress is not None:
+        progress("synthetic: generating ratings")
+    splits = ratings_splits(generate_ratings(), name="synthetic", progress=progress)
     return replace(
         splits,
         inputs={},
@@ -202,7 +209,7 @@ def _load_catalogue(
 ) -> LetorSplits:
     card = get_card(spec)
     if card.loader == "synthetic":
-        return synthetic_splits()
+        return synthetic_splits(reading.progress)
     if card.loader == SHAPES_LOADER:
         return letor_shape_splits(spec, data_dir=data_dir, reading=reading)
     folder = find_dataset(card, data_dir=data_dir)
@@ -217,7 +224,7 @@ def _load_catalogue(
     if card.loader == "movielens":
         ratings = load_movielens(folder, layout=card.layout or None)
         _check_against_card(card, Path(ratings.source), ratings.sha256)
-        splits = ratings_splits(ratings, name=card.spec)
+        splits = ratings_splits(ratings, name=card.spec, progress=reading.progress)
     elif card.loader == "lightgbm":
         splits = read_lightgbm_dir(folder, name=card.spec, cache_dir=reading.cache_dir)
         _check_inputs(card, folder, splits.inputs)

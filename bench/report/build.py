@@ -20,7 +20,7 @@ the folder holding ``leaderboard.json`` when the run lies inside that folder, el
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -462,8 +462,13 @@ def build_leaderboard(
     *,
     options: LeaderboardOptions = DEFAULT_OPTIONS,
     base_dir: str | Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    steps: int = 0,
 ) -> dict[str, Any]:
     """The leaderboard JSON document from run directories (or folders of run directories).
+
+    ``progress(text, done, steps)`` is told each table before its statistics are computed
+    (``steps``: the caller's total, 0 = the number of tables).
 
     One table per dataset; when several runs hold a dataset, the most recent run (manifest finish
     time, else start time, else folder mtime) supplies its table. Tables are ordered by dataset
@@ -478,9 +483,11 @@ def build_leaderboard(
 
     latest = latest_runs(runs, include_unfinished=True)  # the caller chose the runs
     base = Path(base_dir) if base_dir is not None else None
-    tables = [
-        build_table(latest[d], d, options=options, base_dir=base) for d in sorted(latest)
-    ]
+    tables = []
+    for i, d in enumerate(sorted(latest)):
+        if progress is not None:
+            progress(f"{d}: statistics (bootstrap, paired tests)", i, steps or len(latest))
+        tables.append(build_table(latest[d], d, options=options, base_dir=base))
     opts = asdict(options)
     opts["metrics"] = list(options.metrics)
     opts["bootstrap"] = "percentile, over queries, on per-query values averaged over seeds"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +33,13 @@ def write_leaderboard(
     options: LeaderboardOptions = DEFAULT_OPTIONS,
     plots: bool = True,
     include_unfinished: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Build the leaderboard from ``runs`` and write ``leaderboard.{md,csv,json,tex}`` into
     ``out_dir`` (atomically), plus the plots of every table into ``out_dir/<dataset>/`` unless
     ``plots`` is false. Returns ``{"md": path, "csv": path, "json": path, "tex": path,
-    "plots": [paths], "document": the JSON document}``.
+    "plots": [paths], "document": the JSON document}``. ``progress(text, done, total)`` is told
+    each step (a table's statistics, its plots) before it starts.
     """
     out = Path(out_dir)
     skipped: list[RunDir] = []
@@ -49,7 +51,8 @@ def write_leaderboard(
                         path=os.fspath(out))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        doc = build_leaderboard(latest.values(), options=options, base_dir=out)
+        doc = build_leaderboard(latest.values(), options=options, base_dir=out,
+                                progress=progress, steps=len(latest) * (2 if plots else 1))
     texts = {"md": render_markdown(doc), "csv": render_csv(doc), "json": render_json(doc),
              "tex": render_latex(doc)}
     names = {k: f"leaderboard.{k}" for k in texts}
@@ -61,6 +64,10 @@ def write_leaderboard(
     if plots:
         from bench.report.plots import write_plots
 
-        for table in doc["tables"]:
+        for i, table in enumerate(doc["tables"]):
+            if progress is not None:
+                progress(f"{table['dataset']}: plots", len(latest) + i, 2 * len(latest))
             result["plots"].extend(write_plots(table, latest[table["dataset"]], out))
+    if progress is not None:
+        progress(f"{len(latest)} leaderboard table(s) written", 1, 1)
     return result

@@ -5,8 +5,8 @@ The numbers are the leaderboard's own (:func:`bench.report.build.build_table`, t
 ``ltrbench report``): mean over seeds, a 95% percentile-bootstrap CI over queries of the
 seed-averaged per-query values, and Holm-corrected paired randomization tests against the best
 row. The head-to-head compares the LambdaMART model of each GBDT library in the run (the
-registry's ``LAMBDAMART`` models, and CatBoost's LambdaMart or else YetiRank) pair by pair with a paired randomization test on the same
-per-query values (uncorrected: it is one planned comparison per pair, not a search).
+registry's ``LAMBDAMART`` models; for CatBoost, YetiRank when its LambdaMart is not in the run)
+pair by pair with a paired randomization test on the same per-query values (uncorrected: it is one planned comparison per pair, not a search).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from bench.runs.reader import RunDir
 ALPHA = 0.05
 #: The LambdaMART-like model of each library, in order of preference (CatBoost's own LambdaMart
 #: loss, else YetiRank, its recommended ranking loss).
-_LAMBDAMART_BY_LIBRARY = (*((m,) for m in LAMBDAMART), ("catboost-lambdamart", "catboost-yetirank"))
+_LAMBDAMART_BY_LIBRARY = tuple((m, "catboost-yetirank") if m == "catboost-lambdamart" else (m,)
+                               for m in LAMBDAMART)
 
 
 def story(run_dir: str | Path) -> str:

@@ -56,7 +56,7 @@ def find_matching_run(
     runs_dir: str | Path, dataset: str, models: tuple[str, ...] | None
 ) -> RunDir | None:
     """The most recent run under ``runs_dir`` of ``dataset`` with scores and labels for ``models``
-    (every requested LightGBM/XGBoost model; any such model when ``models`` is None)."""
+    (every requested LightGBM/XGBoost/CatBoost model; any such model when ``models`` is None)."""
     root = Path(runs_dir)
     if not root.is_dir():
         return None
