@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import json
 import math
 from pathlib import Path
@@ -537,3 +538,41 @@ def test_write_leaderboard_reports_each_table_step_before_it_starts(results: Pat
     # One table without plots: its statistics (0 of 1 done), then the end (1 of 1).
     assert seen == [("toy_set: statistics (bootstrap, paired tests)", 0, 1),
                     ("1 leaderboard table(s) written", 1, 1)]
+
+
+@pytest.mark.parametrize(("fast", "slow"), [(0.3, 6.0), (0.02, 900.0), (1.1, 1.9)])
+def test_quality_vs_time_tick_labels_are_plain_numbers_that_do_not_overlap(
+        tmp_path: Path, fast: float, slow: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bench.report import plots
+
+    table = {"dataset": "d", "split": "test", "profile": "ltrbench", "primary_metric": "ndcg@10",
+             "rows": [{"model": f"m{i}", "fit_s": {"median": t, "min": t * 0.9, "max": t * 1.1},
+                       "metrics": {"ndcg@10": {"mean": 0.6, "std": 0.01}}}
+                      for i, t in enumerate((fast, slow))]}
+    captured: dict[str, object] = {}
+    real_save = plots._save
+
+    def keep(fig, path):  # type: ignore[no-untyped-def]
+        captured["fig"] = fig
+        return real_save(fig, path)
+
+    plots._save = keep  # type: ignore[assignment]
+    try:
+        plots.plot_quality_vs_time(table, tmp_path / "q.png")
+    finally:
+        plots._save = real_save  # type: ignore[assignment]
+    fig = captured["fig"]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    ax = fig.axes[0]  # type: ignore[attr-defined]
+    lo, hi = ax.get_xlim()
+    labels = [t for t in ax.xaxis.get_ticklabels(which="both")
+              if t.get_visible() and t.get_text() and lo <= t.get_position()[0] <= hi]
+    assert len(labels) >= 2  # the axis is labelled at all
+    for t in labels:  # plain numbers: '0.5', '2', '100' parse as floats (no 'x10^' forms)
+        float(t.get_text())
+    boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+    for left, right in itertools.pairwise(boxes):
+        assert left.x1 <= right.x0, f"tick labels overlap: {[t.get_text() for t in labels]}"

@@ -138,6 +138,19 @@ def plot_learning_curves(
 INSTANT_FIT_S = 1e-3
 
 
+def _plain_log_ticks(ax: Any) -> None:
+    """Log-axis ticks as plain numbers (``0.5``, ``1``, ``2``, ``5``), at 1-2-5 steps over up to
+    three decades and at powers of ten beyond: matplotlib's default labelled the minor ticks of a
+    one-decade range ``3x10^-1``, ``4x10^-1`` ..., which overlapped."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    lo, hi = ax.get_xlim()
+    decades = np.log10(max(hi, 1e-12) / max(lo, 1e-12))
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades <= 3 else (1.0,)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None:
     """Primary metric (mean ± std over seeds) against fit time (median, bars from the fastest to
     the slowest fit over seeds × repeats; log scale); the title names the timing mode, and
@@ -173,6 +186,7 @@ def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ax.set_xscale("log")
+    _plain_log_ticks(ax)
     modes = sorted({str(f.get("timing")) for _, f, _ in pts if f.get("timing")}) or ["unknown"]
     ax.set_xlabel("fit time (s, log scale): median, bars = fastest to slowest fit")
     ax.set_ylabel(f"{metric} ({table['split']}, profile {table['profile']})")
