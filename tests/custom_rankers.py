@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -13,7 +13,7 @@ class LinearRanker:
     rows (so that each seed gives another model). Records what each ``fit`` received."""
 
     #: One entry per fit: the shapes and groups ltrbench passed (read by the tests).
-    calls: list[dict[str, Any]] = []
+    calls: ClassVar[list[dict[str, Any]]] = []
 
     def __init__(self, alpha: float = 1.0, seed: int = 0) -> None:
         self.alpha = alpha
