@@ -176,7 +176,8 @@ def test_xgbranker_gets_the_seed_through_set_params_and_scores_as_called_directl
 def test_catboostranker_gets_per_row_group_ids_and_a_validation_pool(splits):
     from catboost import CatBoostRanker, Pool
 
-    params = {"iterations": 8, "depth": 3, "verbose": False, "thread_count": 1}
+    params = {"iterations": 8, "depth": 3, "verbose": False, "thread_count": 1,
+              "allow_writing_files": False}
     model = custom_model("cb", {"factory": "catboost:CatBoostRanker", "params": params})
     result = train_custom(model, splits, seed=4)
     assert result.library_params["random_state"] == 4
