@@ -9,6 +9,14 @@
     result.crosscheck["ok"]    # the library-vs-reference cross-check
     result.save("my-results")  # the run directory, copied
 
+Your own ranker is a row like the others (see :mod:`bench.runners.custom` for what it is called
+with)::
+
+    from mypackage.rankers import MyRanker   # a module-level class: fit(X, y, group=...), predict(X)
+
+    result = run("synthetic", models=["lightgbm", "mine"], custom_models={"mine": MyRanker},
+                 seeds=[0, 1], quick=True)
+
 It is :func:`bench.benchmark.pipeline.run_benchmark` (the same config, validation, files and
 numbers as ``ltrbench run``) with Python arguments, writing into a temporary folder unless
 ``out_dir`` is given, and :class:`RunResult` reading the run directory back.
@@ -18,7 +26,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -34,7 +42,8 @@ from bench.runs.manifest import read_manifest
 def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None,
         seeds: Sequence[int] | str | None = None, profile: str | None = None,
         metrics: Sequence[str] | str | None = None, quick: bool = False,
-        params: dict[str, Any] | None = None, out_dir: str | Path | None = None,
+        params: dict[str, Any] | None = None,
+        custom_models: Mapping[str, Any] | None = None, out_dir: str | Path | None = None,
         splits: LetorSplits | None = None, progress: bool = False,
         **options: Any) -> RunResult:
     """Run the benchmark and return the finished run.
@@ -42,7 +51,13 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     ``dataset``: a catalogue name or a LETOR folder (ignored for loading when ``splits`` is
     given; it still names the run). ``models``, ``seeds``, ``metrics``: as in a config (aliases
     such as ``"lightgbm"`` and ranges such as ``"0-4"`` are accepted). ``params``: the shared
-    ``[params]`` table (``{"n_trees": 200}``). Any other config key goes in ``options``
+    ``[params]`` table (``{"n_trees": 200}``). ``custom_models``: your own rankers by name, each
+    a module-level class or factory function, a ``"package.module:attribute"`` string, or
+    ``{"factory": <either>, "params": {...}}`` (the ``[custom_models.<name>]`` table of a
+    config); name them in ``models`` to train them (:mod:`bench.runners.custom`: the factory
+    gets ``params`` and the seed, ``fit`` the training split with the validation split as
+    ``eval_set``). A failing ``fit`` raises :class:`~bench.runners.custom.CustomModelFailure`
+    after the other models have run (its ``run_dir`` holds their results). Any other config key goes in ``options``
     (``device="cuda"``, ``engine="dask"``, ``strict=True`` ...). ``out_dir``: where
     ``runs/<run-id>/`` is written (default: a new temporary folder, so nothing lands in a
     checked-out ``results/``). Errors are those of ``ltrbench run``
@@ -52,7 +67,8 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
 
     doc: dict[str, Any] = {"dataset": dataset, **options}
     for key, value in (("models", models), ("seeds", seeds), ("profile", profile),
-                       ("metrics", metrics), ("params", params)):
+                       ("metrics", metrics), ("params", params),
+                       ("custom_models", None if custom_models is None else dict(custom_models))):
         if value is not None:
             doc[key] = value
     if quick:

@@ -27,6 +27,15 @@ A config file is flat at the top (run keys) with three optional tables::
     [als]                                 # bench.runners.baselines.ALSParams fields
     factors = 32
 
+    [custom_models.mine]                  # a user's model, named in `models` like any other
+    factory = "mypackage.rankers:make"    # "module:attribute": a class or function returning a
+    params = { alpha = 0.1 }              # ranker with fit/predict (bench.runners.custom); the
+                                          # factory gets params plus each run seed
+
+A custom model's name may not be a built-in model or alias; ``quick``, ``[params]``,
+``[model_params]`` and the thread count do not apply to it (its ``params`` are its own), and
+it is trained in this process (not with ``timing = "isolated"`` or ``engine = "dask"``).
+
 Any key naming the test split for early stopping or selection raises
 :class:`~bench.errors.ConfigError`: the test split is evaluated once, after training.
 """
@@ -45,8 +54,9 @@ from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
 from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
 from bench.runners.baselines import ALSParams
+from bench.runners.custom import CustomModel, custom_model
 from bench.runners.params import DEVICES, RAW_TABLES, Params
-from bench.runners.registry import BASELINES, LAMBDAMART, expand_models
+from bench.runners.registry import BASELINES, LAMBDAMART, ModelSpec, expand_models, get_model
 from bench.runners.result import SELECTION_SPLIT
 
 #: The configs shipped with ltrbench (``ltrbench run --config NAME``).
@@ -94,6 +104,7 @@ class RunConfig:
     log_train: bool = True
     params: Params = DEFAULT_RUN_PARAMS
     model_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    custom_models: dict[str, CustomModel] = field(default_factory=dict)
     als: ALSParams = field(default_factory=ALSParams)
     name: str = ""
     description: str = ""
@@ -119,12 +130,13 @@ class RunConfig:
         if any(not isinstance(k, int) or k < 1 for k in self.eval_at):
             raise ConfigError(f"eval_at must be positive integers; got {list(self.eval_at)}")
         get_profile(self.profile)
+        self._check_custom_models()
         if tuple(expand_metrics(self.metrics)) != tuple(self.metrics):
             raise ConfigError(
                 f"metrics must be canonical names (use RunConfig.from_dict or expand_metrics); "
                 f"got {list(self.metrics)}"
             )
-        if tuple(expand_models(self.models)) != tuple(self.models):
+        if tuple(expand_models(self.models, self.custom_refs)) != tuple(self.models):
             raise ConfigError(f"models must be registered names, without repeats; got {list(self.models)}")
         if not self.seeds:
             raise ConfigError("seeds must not be empty")
@@ -149,10 +161,41 @@ class RunConfig:
             raise ConfigError("--timing isolated applies to the local engine; a Dask fit runs "
                               "on the cluster's worker processes already")
         for model, values in self.model_params.items():
+            if model in self.custom_models:
+                raise ConfigError(f"model_params.{model}: {model!r} is a custom model; its "
+                                  f"parameters go in [custom_models.{model}] params")
             expand_models([model])
             if not isinstance(values, dict):
                 raise ConfigError(f"model_params.{model} must be a table of parameters")
             Params.from_dict({**_plain_params(self.params), **values})
+
+    def _check_custom_models(self) -> None:
+        """Custom models as :class:`CustomModel` (a factory reference or callable is resolved
+        here), and only where they can run: in this process, trained as they are."""
+        if not isinstance(self.custom_models, dict):
+            raise ConfigError("custom_models must be a table of custom models")
+        object.__setattr__(self, "custom_models", {
+            str(n): v if isinstance(v, CustomModel) and v.name == n else custom_model(str(n), v)
+            for n, v in self.custom_models.items()})
+        used = [m for m in self.models if m in self.custom_models]
+        if used and self.timing != "inprocess":
+            raise ConfigError(f"custom model(s) {', '.join(used)}: timing {self.timing!r} is not "
+                              "available for custom models (they are trained in this process)")
+        if used and self.engine != "local":
+            raise ConfigError(f"custom model(s) {', '.join(used)}: engine {self.engine!r} is not "
+                              "available for custom models (they are trained in this process)")
+        if used and self.permute_retrain:
+            raise ConfigError(f"custom model(s) {', '.join(used)}: permute_retrain retrains the "
+                              "library models only; leave it off or run the custom models apart")
+
+    @property
+    def custom_refs(self) -> dict[str, str]:
+        """Custom model name -> factory reference (what :func:`expand_models` accepts)."""
+        return {n: c.factory for n, c in self.custom_models.items()}
+
+    def model_spec(self, model: str) -> ModelSpec:
+        """The :class:`~bench.runners.registry.ModelSpec` of ``model``, a custom model included."""
+        return get_model(model, self.custom_refs)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -182,8 +225,12 @@ class RunConfig:
                 kwargs[key] = _als(_table(value, "als"))
             elif key == "model_params":
                 kwargs[key] = {str(m): dict(_table(v, f"model_params.{m}")) for m, v in _table(value, key).items()}
+            elif key == "custom_models":
+                kwargs[key] = dict(_table(value, key))
             elif key == "models":
-                kwargs[key] = expand_models(value)
+                custom = doc.get("custom_models")
+                refs = {str(n): "" for n in custom} if isinstance(custom, dict) else None
+                kwargs[key] = expand_models(value, refs)
             elif key == "metrics":
                 kwargs[key] = expand_metrics(value)
             elif key == "seeds":
@@ -231,6 +278,8 @@ class RunConfig:
                 value = _plain_params(value)
             elif f.name == "als":
                 value = asdict(value)
+            elif f.name == "custom_models":  # none: the hash of earlier runs stays as it was
+                value = {n: c.to_dict() for n, c in value.items()} or None
             elif isinstance(value, tuple):
                 value = list(value)
             if value is not None:

@@ -4,6 +4,12 @@ The files and their columns are :mod:`bench.runs.layout`'s. After each (model, s
 that pair replace any earlier rows of the same pair in every table, then its status file is
 written. ``resume=True`` reopens the latest unfinished run of the same config (same
 :meth:`RunConfig.config_hash` and the same input files) and skips every pair with a status file.
+
+A custom model (:mod:`bench.runners.custom`) whose ``fit`` or ``predict`` raises does not stop
+the run: the failure is recorded in the manifest under ``failures`` (no status file, so a resumed
+run tries that pair again), the other pairs are trained and written, and the run then raises
+:class:`~bench.runners.custom.CustomModelFailure` naming the model, the factory and the run
+directory.
 """
 
 from __future__ import annotations
@@ -30,9 +36,9 @@ from bench.data.letor import LetorSplits
 from bench.data.split_checks import SplitFinding, check_splits
 from bench.datasets.resolve import load_dataset
 from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.runners.custom import CustomModelFailure, check_custom_model
 from bench.runners.device import check_device, describe_devices
 from bench.runners.dispatch import run_model
-from bench.runners.registry import get_model
 from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
@@ -72,8 +78,12 @@ def run_benchmark(
     """
     config = config.resolved()
     pairs = [(m, s) for m in config.models for s in config.seeds]
-    gbdt_libraries = {get_model(m).library for m in config.models if get_model(m).is_gbdt}
+    specs = {m: config.model_spec(m) for m in config.models}
+    gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
     check_device(config.device, gbdt_libraries)  # before any data: never a silent CPU run
+    for m in config.models:  # a factory that builds no ranker fails before any data
+        if m in config.custom_models:
+            check_custom_model(config.custom_models[m], config.seeds[0])
     with progress_bar(progress, len(pairs)) as advance, contextlib.ExitStack() as held:
         if splits is None:
             advance(f"loading {config.dataset}", 0)
@@ -103,12 +113,19 @@ def run_benchmark(
             record = isolated.record()
             update_manifest(run_dir, lambda m: m.update(record))
             train = isolated
+        failures: dict[str, str] = {}
+        update_manifest(run_dir, lambda m: m.pop("failures", None))  # this attempt's only
         try:
             for model, seed in pairs:
                 if (model, seed) not in todo:
                     advance(f"{model} seed {seed}: done earlier", 1)
                     continue
-                _run_pair(config, splits, run_dir, model, seed, advance, train)
+                try:
+                    _run_pair(config, splits, run_dir, model, seed, advance, train)
+                except CustomModelFailure as exc:  # the user's code: the other pairs go on
+                    failures[layout.status_key(model, seed)] = str(exc)
+                    update_manifest(run_dir, lambda m: m.update({"failures": dict(failures)}))
+                    advance(f"{model} seed {seed}: failed", 1)
         finally:
             if isolated is not None:
                 isolated.close()
@@ -118,15 +135,27 @@ def run_benchmark(
 
             advance("permute check", 0)
             permute_check_run(run_dir, splits, config=config, retrain=config.permute_retrain)
-        if config.crosscheck and any(get_model(m).is_gbdt for m in config.models):
+        custom = [m for m in config.models if m in config.custom_models]
+        if config.crosscheck and any(s.is_gbdt for s in specs.values()):
             advance("cross-check", 0)
-            _crosscheck(run_dir, Path(out_dir))
+            _crosscheck(run_dir, Path(out_dir), custom)
         elif config.crosscheck:  # a check that does not apply is not a failure
             update_manifest(run_dir, lambda m: m.update({"crosscheck": {
                 "ok": None, "skipped": "no LightGBM/XGBoost/CatBoost model in this run: no built-in "
-                                       "metric to check", "errors": []}}))
+                                       "metric to check", "errors": [],
+                "not_applicable": {c: NOT_APPLICABLE for c in custom}}}))
         advance(f"done: {run_dir.name}", 0)
+    if failures:
+        error = CustomModelFailure(
+            "; ".join(failures.values()) + f". The other models' results are in {run_dir} "
+            "(a resumed run trains the failed pairs again)")
+        error.run_dir = run_dir
+        raise error
     return run_dir
+
+
+#: What the cross-check says of a custom model.
+NOT_APPLICABLE = "not applicable: user model (no built-in metric ltrbench knows)"
 
 
 def load_splits(
@@ -154,7 +183,8 @@ def _run_pair(
     advance: Advance,
     train: Train,
 ) -> None:
-    spec = get_model(model)
+    spec = config.model_spec(model)
+    custom = {"custom": config.custom_models[model]} if model in config.custom_models else {}
     fits = []
     result = None
     try:
@@ -170,6 +200,7 @@ def _run_pair(
                 select_metric=config.select_metric,
                 log_train=config.log_train,
                 als=config.als,
+                **custom,
             )
             if result is not None:
                 _check_same_model(result, again)
@@ -286,18 +317,21 @@ def _finish_manifest(run_dir: Path, config: RunConfig) -> None:
     update_manifest(run_dir, finish)
 
 
-def _crosscheck(run_dir: Path, out_dir: Path) -> dict[str, Any]:
+def _crosscheck(run_dir: Path, out_dir: Path, custom: list[str]) -> dict[str, Any]:
     """Cross-check the run (:mod:`bench.crosscheck`): writes ``<out_dir>/<dataset>/crosscheck.{md,json}``
-    and records ``ok``, the errors and the totals by reason in the manifest under ``crosscheck``."""
+    and records ``ok``, the errors and the totals by reason in the manifest under ``crosscheck``;
+    each of the ``custom`` models is noted as not applicable."""
     from bench.crosscheck import crosscheck_run, write_crosscheck
 
     result = crosscheck_run(run_dir)
+    result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in custom)
     files = write_crosscheck(result, out_dir)
     record = {
         "ok": bool(result.ok),
         "errors": list(result.errors),
         "reasons": dict(result.reasons),
         "files": {k: str(v) for k, v in files.items()},
+        "not_applicable": {m: NOT_APPLICABLE for m in custom},
     }
 
     def store(manifest: dict[str, Any]) -> None:

@@ -20,7 +20,6 @@ from bench.benchmark.config import RunConfig
 from bench.benchmark.scoring import evaluate_scores
 from bench.data.letor import LetorSplits
 from bench.datasets.fetch import repo_root
-from bench.runners.registry import get_model
 from bench.runners.resources import (
     CONTENTION_THRESHOLD,
     PEAK_RSS_METHOD,
@@ -106,9 +105,8 @@ def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str) -> dict[
             "summaries": {s: d.summary() for s, d in splits.splits().items()},
         },
         "models": {
-            m: {"library": get_model(m).library, "objective": get_model(m).objective,
-                "description": get_model(m).description}
-            for m in config.models
+            m: {"library": s.library, "objective": s.objective, "description": s.description}
+            for m, s in ((m, config.model_spec(m)) for m in config.models)
         },
         "seeds": list(config.seeds),
         "threads": config.params.resolved_threads(),

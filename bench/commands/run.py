@@ -116,7 +116,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if args.dataset:
         changes["dataset"] = args.dataset
     if args.models:
-        changes["models"] = expand_models(args.models)
+        changes["models"] = expand_models(args.models, config.custom_refs)
     if args.seeds:
         changes["seeds"] = parse_seeds(args.seeds)
     if args.metrics:

@@ -7,6 +7,7 @@ from dataclasses import replace
 from bench.data.letor import LetorSplits
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.baselines import DEFAULT_ALS, ALSParams, run_als, run_popularity, run_random
+from bench.runners.custom import CustomModel, train_custom
 from bench.runners.gbdt import train_gbdt
 from bench.runners.params import Params
 from bench.runners.registry import get_model
@@ -23,12 +24,19 @@ def run_model(
     select_metric: str = PRIMARY_METRIC,
     log_train: bool = True,
     als: ALSParams = DEFAULT_ALS,
+    custom: CustomModel | None = None,
 ) -> FitResult:
     """Train ``model`` with ``params`` (its ``seed`` replaced by ``seed``) and score vali and test.
 
     Early stopping and every choice use the validation split; baselines that do not apply to the
-    data raise :class:`~bench.runners.result.NotApplicable`.
+    data raise :class:`~bench.runners.result.NotApplicable`. ``custom``: the definition of a
+    user's model named ``model`` (:func:`bench.runners.custom.train_custom`; ``params`` and the
+    GBDT options do not apply to it).
     """
+    if custom is not None:
+        if custom.name != model:
+            raise ValueError(f"custom model {custom.name!r} given for model {model!r}")
+        return train_custom(custom, splits, seed=seed)
     spec = get_model(model)
     p = replace(params, seed=seed)
     if spec.is_gbdt:

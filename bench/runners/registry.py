@@ -4,17 +4,25 @@ Names are fixed by the run-directory contract (``status/<model>-seed<k>.json``, 
 column of every table): ``lightgbm-*``, ``xgboost-*`` and ``catboost-*`` are gradient-boosted
 trees trained by :mod:`bench.runners.lightgbm` / :mod:`bench.runners.xgboost` /
 :mod:`bench.runners.catboost`; ``popularity``, ``random`` and ``als`` are the baselines of
-:mod:`bench.runners.baselines`.
+:mod:`bench.runners.baselines`. A run may also name its own models (``[custom_models.<name>]``,
+:mod:`bench.runners.custom`): their library is ``custom`` and their names may not collide with
+these.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bench.errors import ConfigError
 
 #: Libraries whose models are gradient-boosted trees with a built-in ranking metric.
 GBDT_LIBRARIES: tuple[str, ...] = ("lightgbm", "xgboost", "catboost")
+#: The library of a user's model (:mod:`bench.runners.custom`): no built-in metric ltrbench knows.
+CUSTOM_LIBRARY = "custom"
+#: A custom model's name: a file-name-safe word (it names ``status/<model>-seed<k>.json``).
+_CUSTOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 @dataclass(frozen=True)
@@ -82,19 +90,46 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
-def get_model(name: str) -> ModelSpec:
-    """The :class:`ModelSpec` of ``name``; a ConfigError lists the valid names."""
+def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
+    """The :class:`ModelSpec` of ``name``; a ConfigError lists the valid names.
+
+    ``custom`` maps the run's custom model names to their factory references
+    (:mod:`bench.runners.custom`); such a model's library is :data:`CUSTOM_LIBRARY`.
+    """
+    if custom and name in custom:
+        return ModelSpec(name, CUSTOM_LIBRARY, CUSTOM_LIBRARY, f"user model {custom[name]}")
     try:
         return MODELS[name]
     except KeyError:
+        mine = f"; custom: {', '.join(custom)}" if custom else ""
         raise ConfigError(
             f"unknown model {name!r}; valid: {', '.join(MODELS)} "
-            f"(aliases: {', '.join(ALIASES)})"
+            f"(aliases: {', '.join(ALIASES)}){mine}"
         ) from None
 
 
-def expand_models(names: list[str] | tuple[str, ...] | str) -> tuple[str, ...]:
-    """Model names from a list or comma-separated string, aliases expanded, order kept, no repeats."""
+def check_custom_name(name: str) -> None:
+    """Refuse a custom model name that collides with a built-in model or alias, that a run reader
+    would take for a library's model (``lightgbm-...``: the library is the prefix before the
+    first '-'), or that is not safe in a file name."""
+    if not isinstance(name, str) or not _CUSTOM_NAME.match(name):
+        raise ConfigError(f"custom model name {name!r}: use letters, digits, '.', '_' and '-', "
+                          "starting with a letter or digit")
+    if name in MODELS or name in ALIASES:
+        raise ConfigError(f"custom model name {name!r} is a built-in model or alias; choose "
+                          "another name")
+    prefix = name.split("-", 1)[0]
+    if "-" in name and prefix in (*GBDT_LIBRARIES, CUSTOM_LIBRARY, "baseline"):
+        raise ConfigError(f"custom model name {name!r}: a name starting with {prefix + '-'!r} "
+                          f"would be read as a {prefix} model; choose another name")
+
+
+def expand_models(names: list[str] | tuple[str, ...] | str,
+                  custom: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Model names from a list or comma-separated string, aliases expanded, order kept, no repeats.
+
+    Names of ``custom`` (the run's custom models, see :func:`get_model`) are accepted as they are.
+    """
     items = names.split(",") if isinstance(names, str) else list(names)
     out: list[str] = []
     for raw in items:
@@ -102,7 +137,7 @@ def expand_models(names: list[str] | tuple[str, ...] | str) -> tuple[str, ...]:
         if not name:
             continue
         for expanded in ALIASES.get(name, (name,)):
-            get_model(expanded)
+            get_model(expanded, custom)
             if expanded not in out:
                 out.append(expanded)
     if not out:

@@ -1,0 +1,323 @@
+"""Any ranker as a row: a user's model, built by a factory and trained through one calling convention.
+
+A custom model is a name, a factory (``"package.module:attribute"``, or a module-level class or
+function given from Python) and parameters. For each seed ltrbench does exactly this:
+
+1. **Build**: ``ranker = factory(**params, seed=<seed>)`` when the factory's signature names a
+   ``seed`` parameter, ``random_state=<seed>`` when it names ``random_state`` (both when it names
+   both). Otherwise, when the returned object follows scikit-learn's ``get_params`` /
+   ``set_params`` and has a ``random_state`` parameter (``XGBRanker``, whose ``__init__`` takes
+   ``**kwargs``), ``ranker.set_params(random_state=<seed>)``. Otherwise the ranker gets no seed
+   (the status file's notes say so). ``params`` may not set the seed itself. The run's thread
+   count, quick mode and ``[params]`` do not apply: a custom model's parameters are its own.
+2. **Fit** (timed: the run's ``fit_s``): the scikit-learn learning-to-rank convention of
+   ``LGBMRanker`` and ``XGBRanker``::
+
+       ranker.fit(X, y, group=sizes, eval_set=[(X_vali, y_vali)], eval_group=[sizes_vali])
+
+   ``X`` is the training split's feature matrix as ltrbench holds it (a dense C-ordered float32
+   NumPy array, rows in file order), ``y`` its float64 labels, ``sizes`` the number of rows of
+   each query in row order (int64; a query's rows are contiguous). ``eval_set`` / ``eval_group``
+   are the **validation** split (for the ranker's own early stopping or logging), never the test
+   split; each is passed only when ``fit`` names it (or takes ``**kwargs``). A ``fit`` that names
+   ``eval_X`` and ``eval_y`` (LightGBM >= 4.6, which deprecates ``eval_set``) gets
+   ``eval_X=(X_vali,), eval_y=(y_vali,)`` instead of ``eval_set``. Two other spellings
+   of the groups are recognised from ``fit``'s signature when it has no ``group`` parameter:
+   ``qid`` (per-row query number 0, 0, 1, ...; with ``eval_qid``) and CatBoost's ``group_id``
+   (per-row query number; ``eval_set`` is then a ``catboost.Pool`` of the validation split with
+   its ``group_id``), so ``CatBoostRanker`` works as it is.
+3. **Predict** (timed: ``predict_s``): ``ranker.predict(X_vali)``, then ``ranker.predict(X_test)``;
+   one finite score per row, higher is better.
+
+The scores are evaluated by the reference evaluator like every other model's; the library of a
+custom model is ``"custom"`` and it has no built-in metric ltrbench knows, so the cross-check
+does not apply to it. A factory that cannot be imported, is not callable, or builds something
+without ``fit``/``predict`` is a :class:`~bench.errors.ConfigError` naming the model and the
+factory; a ``fit`` or ``predict`` that raises is a :class:`CustomModelFailure`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.data.groups import group_index
+from bench.data.letor import LetorData, LetorSplits
+from bench.errors import ConfigError, LtrbenchError
+from bench.runners.registry import CUSTOM_LIBRARY, check_custom_name
+from bench.runners.resources import measure
+from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
+
+#: ``package.module:attribute[.attribute]``.
+_REFERENCE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+#: Parameter names the run owns (the seed of each run).
+_SEED_KEYS = ("seed", "random_state", "random_seed")
+#: Keys of a ``[custom_models.<name>]`` table.
+_TABLE_KEYS = ("factory", "params")
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """What a custom model's factory returns (scikit-learn style; see the module docstring).
+
+    ``LGBMRanker``, ``XGBRanker`` and ``CatBoostRanker`` fit it as they are; so does a plain
+    class with ``fit(X, y, *, group)`` and ``predict(X)``.
+    """
+
+    def fit(self, X: Any, y: Any, *, group: Any, eval_set: Any = None) -> Any: ...
+
+    def predict(self, X: Any) -> Any: ...
+
+
+class CustomModelFailure(LtrbenchError):
+    """A custom model's ``fit`` or ``predict`` raised, or its scores are unusable.
+
+    ``run_dir`` is set by the benchmark when the failure ends a run whose other pairs finished.
+    """
+
+    run_dir: Any = None
+
+
+@dataclass(frozen=True)
+class CustomModel:
+    """A user's model: its run name, its factory reference and the parameters the factory gets.
+
+    ``target`` is the resolved factory (not compared, not written: ``factory`` names it).
+    """
+
+    name: str
+    factory: str
+    params: Mapping[str, Any]
+    target: Callable[..., Any] = field(compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``[custom_models.<name>]`` table: ``factory`` and ``params`` (part of the config hash)."""
+        return {"factory": self.factory, "params": dict(self.params)}
+
+
+def custom_model(name: str, spec: Any) -> CustomModel:
+    """A :class:`CustomModel` from a config table ``{"factory": "pkg.mod:attr", "params": {...}}``,
+    a reference string, a module-level class or function, or a :class:`CustomModel`.
+
+    The factory is imported here, so a bad reference is a ConfigError before any data is read.
+    """
+    check_custom_name(name)
+    if isinstance(spec, CustomModel):
+        spec = {"factory": spec.factory, "params": dict(spec.params)}
+    params: Any = {}
+    if isinstance(spec, Mapping):
+        unknown = sorted(set(spec) - set(_TABLE_KEYS))
+        if unknown:
+            raise ConfigError(f"custom_models.{name}: unknown key(s) {', '.join(map(str, unknown))}; "
+                              f"valid: {', '.join(_TABLE_KEYS)}")
+        if "factory" not in spec:
+            raise ConfigError(f"custom_models.{name}: no factory; expected "
+                              f"factory = \"package.module:attribute\"")
+        params = spec.get("params", {})
+        spec = spec["factory"]
+    _check_params(name, params)
+    if isinstance(spec, str):
+        return CustomModel(name, spec, dict(params), resolve_factory(name, spec))
+    if callable(spec):
+        reference = f"{getattr(spec, '__module__', '?')}:{getattr(spec, '__qualname__', '?')}"
+        try:
+            same = resolve_factory(name, reference) is spec
+        except ConfigError:
+            same = False
+        if not same:
+            raise ConfigError(
+                f"custom model {name!r}: {spec!r} cannot be named as \"module:attribute\" "
+                f"(tried {reference!r}); define the class or factory at the top level of a "
+                "module so that the run's config.toml can name it"
+            )
+        return CustomModel(name, reference, dict(params), spec)
+    raise ConfigError(f"custom model {name!r}: expected a factory \"package.module:attribute\", "
+                      f"a class or function, or a table with factory and params; got {spec!r}")
+
+
+def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
+    """Import ``"package.module:attribute"`` and return the attribute, which must be callable."""
+    where = f"custom model {name!r} (factory {reference!r})"
+    if not isinstance(reference, str) or not _REFERENCE.match(reference):
+        raise ConfigError(f"{where}: expected \"package.module:attribute\", e.g. "
+                          "\"lightgbm:LGBMRanker\" or \"mypackage.rankers:make_ranker\"")
+    module_name, _, attributes = reference.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:  # an import error or an error while the user's module runs
+        raise ConfigError(f"{where}: cannot import module {module_name!r} "
+                          f"({type(exc).__name__}: {exc})") from None
+    for attribute in attributes.split("."):
+        if not hasattr(obj, attribute):
+            raise ConfigError(f"{where}: {getattr(obj, '__name__', obj)!s} has no attribute "
+                              f"{attribute!r}")
+        obj = getattr(obj, attribute)
+    if not callable(obj):
+        raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
+    return obj  # type: ignore[no-any-return]
+
+
+def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
+    """Call the factory for ``seed`` (see the module docstring); returns the ranker and how the
+    seed was given (``{"seed": 3}``, ``{"random_state": 3}``, or ``{}``)."""
+    where = f"custom model {model.name!r} (factory {model.factory!r})"
+    names, _ = _parameters(model.target)
+    given: dict[str, Any] = {k: seed for k in ("seed", "random_state") if k in names}
+    try:
+        ranker = model.target(**model.params, **given)
+    except Exception as exc:
+        raise ConfigError(f"{where}: calling the factory with {dict(model.params)!r} and "
+                          f"{given or 'no seed'} raised {type(exc).__name__}: {exc}") from None
+    missing = [m for m in ("fit", "predict") if not callable(getattr(ranker, m, None))]
+    if missing:
+        raise ConfigError(f"{where}: the factory returned {type(ranker).__name__!s}, which has no "
+                          f"{' and no '.join(missing)} method; a ranker needs fit(X, y, group=...) "
+                          "and predict(X)")
+    if not given and _sklearn_random_state(ranker):
+        ranker.set_params(random_state=seed)
+        given = {"random_state": seed}
+    _fit_style(model, ranker)
+    return ranker, given
+
+
+def check_custom_model(model: CustomModel, seed: int) -> None:
+    """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data."""
+    build_ranker(model, seed)
+
+
+def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
+    """Fit ``model`` for ``seed`` on the training split (validation as ``eval_set``), timed as the
+    built-in models are, and score the validation and test splits with its ``predict``."""
+    check_splits_distinct(splits)
+    ranker, seeded = build_ranker(model, seed)
+    style = _fit_style(model, ranker)
+    where = f"custom model {model.name!r} (factory {model.factory!r}), seed {seed}"
+    with measure() as m:
+        args, kwargs = _fit_arguments(style, ranker, splits.train, splits.vali)
+        try:
+            ranker.fit(*args, **kwargs)
+        except Exception as exc:
+            raise CustomModelFailure(f"{where}: fit raised {type(exc).__name__}: {exc}") from exc
+    passed = ", ".join(["X", "y", *kwargs])
+    result = FitResult(
+        model="", library=CUSTOM_LIBRARY, seed=seed, scores={}, fit_s=m.seconds,
+        peak_rss_mb=m.peak_rss_mb, fit=m,
+        library_params={"factory": model.factory, "params": dict(model.params), **seeded},
+        notes={"fit": f"fit({passed}) with the validation split as eval set",
+               "seed": seeded or "not passed (the factory takes no seed or random_state)"},
+    )
+    return score_eval_splits(result, splits, model=model.name, booster=ranker,
+                             predict=lambda data: _predict(ranker, data, where))
+
+
+def _predict(ranker: Any, data: LetorData, where: str) -> NDArray[np.float64]:
+    try:
+        raw = ranker.predict(data.X)
+        scores = np.asarray(raw, dtype=np.float64).reshape(-1)
+    except Exception as exc:
+        raise CustomModelFailure(f"{where}: predict raised {type(exc).__name__}: {exc}") from exc
+    if scores.shape != (data.n_rows,):
+        raise CustomModelFailure(f"{where}: predict returned {scores.shape[0]} scores for "
+                                 f"{data.n_rows} rows; expected one score per row")
+    if not np.isfinite(scores).all():
+        row = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise CustomModelFailure(f"{where}: predict returned {scores[row]} for row {row + 1}; "
+                                 "scores must be finite")
+    return scores
+
+
+def _parameters(func: Any) -> tuple[set[str], bool]:
+    """The parameter names of ``func`` and whether it takes ``**kwargs``."""
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # a builtin without a signature: assume it takes anything
+        return set(), True
+    names = {p.name for p in sig.parameters.values()
+             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    return names, any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+
+
+def _sklearn_random_state(ranker: Any) -> bool:
+    try:
+        return callable(getattr(ranker, "set_params", None)) and "random_state" in ranker.get_params()
+    except Exception:
+        return False
+
+
+def _fit_style(model: CustomModel, ranker: Any) -> str:
+    """``"group"``, ``"qid"`` or ``"group_id"``: how ``ranker.fit`` takes the query groups."""
+    names, var_kw = _parameters(ranker.fit)
+    if "group" in names or (var_kw and not {"qid", "group_id"} & names):
+        return "group"
+    if "qid" in names:
+        return "qid"
+    if "group_id" in names:
+        return "group_id"
+    raise ConfigError(f"custom model {model.name!r} (factory {model.factory!r}): "
+                      f"{type(ranker).__name__}.fit takes no group (nor qid or group_id) "
+                      "parameter; ltrbench calls fit(X, y, group=<rows per query>, ...)")
+
+
+def _fit_arguments(style: str, ranker: Any, train: LetorData,
+                   vali: LetorData) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments of ``ranker.fit`` in its ``style`` (the validation split as eval set)."""
+    names, var_kw = _parameters(ranker.fit)
+
+    def takes(key: str) -> bool:
+        return key in names or var_kw
+
+    kwargs: dict[str, Any] = {}
+    if style == "group_id":
+        kwargs["group_id"] = group_index(train.offsets)
+        if takes("eval_set"):
+            from catboost import Pool  # the one convention that needs a library's own type
+
+            kwargs["eval_set"] = Pool(vali.X, label=vali.y, group_id=group_index(vali.offsets))
+        return (train.X, train.y), kwargs
+    if style == "qid":
+        kwargs["qid"] = group_index(train.offsets)
+        eval_key, eval_groups = "eval_qid", group_index(vali.offsets)
+    else:
+        kwargs["group"] = train.group_sizes
+        eval_key, eval_groups = "eval_group", vali.group_sizes
+    if "eval_X" in names and "eval_y" in names:  # LightGBM >= 4.6 deprecates eval_set for these
+        kwargs["eval_X"], kwargs["eval_y"] = (vali.X,), (vali.y,)
+        if takes(eval_key):
+            kwargs[eval_key] = [eval_groups]
+    elif takes("eval_set"):
+        kwargs["eval_set"] = [(vali.X, vali.y)]
+        if takes(eval_key):
+            kwargs[eval_key] = [eval_groups]
+    return (train.X, train.y), kwargs
+
+
+def _check_params(name: str, params: Any) -> None:
+    if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
+        raise ConfigError(f"custom_models.{name}.params must be a table of named parameters; "
+                          f"got {params!r}")
+    owned = sorted(set(params) & set(_SEED_KEYS))
+    if owned:
+        raise ConfigError(f"custom_models.{name}.params sets {', '.join(owned)}: the seed is the "
+                          "run's (each seed of `seeds` is given to the factory)")
+    for key, value in params.items():
+        if not _toml_value(value):
+            raise ConfigError(f"custom_models.{name}.params.{key} = {value!r}: parameters must be "
+                              "strings, numbers, booleans, lists or tables (the run writes them "
+                              "to config.toml)")
+
+
+def _toml_value(value: Any) -> bool:
+    if isinstance(value, bool | int | float | str):
+        return True
+    if isinstance(value, list | tuple):
+        return all(_toml_value(v) for v in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _toml_value(v) for k, v in value.items())
+    return False
