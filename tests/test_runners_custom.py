@@ -6,6 +6,7 @@ are and give what calling them directly gives; bad definitions are clear ConfigE
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -318,3 +319,27 @@ def test_the_factory_and_its_params_are_part_of_the_config_hash():
     again = RunConfig.from_dict(tomlio.loads(base.to_toml()))
     assert again.config_hash() == base.config_hash()
     assert again.custom_models == base.custom_models
+
+
+def test_the_readme_own_ranker_example_runs_as_a_script(tmp_path: Path) -> None:
+    import re
+    import runpy
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+    (block,) = [b for b in blocks if "class RidgeRanker" in b]
+    script = tmp_path / "own_ranker.py"
+    # What the test reads runs inside the script too: the run's config names the class as
+    # '__main__:RidgeRanker', which only the script's own __main__ holds.
+    script.write_text(block + "\nframe = result.metrics\n", encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:  # as a script: its class lives in __main__, which the run's config.toml can name
+        names = runpy.run_path(str(script), run_name="__main__")
+    finally:
+        os.chdir(cwd)
+    frame = names["frame"]
+    ridge = frame[frame["model"] == "ridge"]
+    assert set(ridge["library"]) == {"custom"}
+    assert sorted(ridge["seed"].unique().tolist()) == [0, 1]
+    assert set(frame["model"]) == {"lightgbm-lambdarank", "ridge"}

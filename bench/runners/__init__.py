@@ -1,13 +1,15 @@
 """Training, and nothing else: one model on one dataset, selection on the validation split only.
 
-* :mod:`~bench.runners.params`: one :class:`~bench.runners.params.Params` for both libraries and
+* :mod:`~bench.runners.params`: one :class:`~bench.runners.params.Params` for every library and
   the parity table (:data:`~bench.runners.params.PARITY`, :func:`~bench.runners.params.parity_markdown`);
 * :mod:`~bench.runners.gbdt`: the one skeleton every GBDT is trained through, over the library
-  modules :mod:`~bench.runners.lightgbm` and :mod:`~bench.runners.xgboost` (``fit``, ``predict``);
+  modules :mod:`~bench.runners.lightgbm`, :mod:`~bench.runners.xgboost` and
+  :mod:`~bench.runners.catboost` (``fit``, ``predict``);
+* :mod:`~bench.runners.custom`: a user's ranker (any ``fit``/``predict``), by factory;
 * :mod:`~bench.runners.baselines`: popularity, random, ALS;
 * :mod:`~bench.runners.registry` (model names) and :func:`~bench.runners.dispatch.run_model`
   (train any of them by name); :mod:`~bench.runners.result` (what a runner returns);
   :mod:`~bench.runners.resources` (time and memory of a block).
 
-Submodules are imported on use; importing this package loads neither LightGBM nor XGBoost.
+Submodules are imported on use; importing this package loads no GBDT library.
 """
