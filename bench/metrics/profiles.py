@@ -402,10 +402,12 @@ PROFILES.update({
         ties="row_desc",
         description=(
             "scikit-learn ndcg_score / dcg_score with ignore_ties=True (sklearn/metrics/"
-            "_ranking.py:1698-1712): ranking = np.argsort(y_score)[:, ::-1], so among equal "
-            "scores the higher column index comes first (numpy's default argsort keeps tied "
-            "elements in index order in the inputs tested, reversed by [::-1]; numpy does not "
-            "promise this); otherwise as 'sklearn'."
+            "_ranking.py:1698-1712): ranking = np.argsort(y_score)[:, ::-1]; this profile puts "
+            "the higher column index first among equal scores, which is what sklearn does when "
+            "a row's scores are all equal (observed, numpy 2.4); with mixed ties numpy's "
+            "default argsort is not stable (e.g. [2,1,1,0,0,0,0,0,0] ranks index 1 before 2), "
+            "so sklearn's order there is arbitrary and only tie-free rows agree; otherwise as "
+            "'sklearn'."
         ),
     ),
     "torchmetrics": Profile(
