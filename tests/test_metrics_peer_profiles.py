@@ -262,3 +262,26 @@ def test_bad_profile_values_are_config_errors() -> None:
                          ("ties", "reverse")):
         with pytest.raises(ConfigError, match=field):
             replace(base, **{field: value})
+
+
+def test_reconcile_puts_discount_base_under_gain_and_float32_arithmetic_under_float32() -> None:
+    """DCG in natural-log units is log2(e) = 1.4427 times DCG in log2 units: the whole gap of
+    dcg@5 between the two profiles is the gain step's; float32 arithmetic moves NDCG by float32
+    rounding only, in the float32 step; both are explained (residual <= 1e-9)."""
+    from bench.metrics.reconcile import reconcile
+
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 3, 60).astype(float)
+    s = rng.normal(size=60)
+    offsets = np.arange(0, 61, 6)
+    base = replace(get_profile("sklearn"), name="s")
+    natural = replace(base, name="e", discount_base=math.e)
+    rec = reconcile(y, s, offsets, library_profile=natural, default_profile=base, metric="dcg@5")
+    dcg2 = evaluate(y, s, group=np.full(10, 6), metrics="dcg@5", profile=base).metrics["dcg@5"]
+    assert rec.explained
+    assert rec.reasons["gain"] == pytest.approx(dcg2 * (math.log2(math.e) - 1.0), abs=1e-12)
+    f32 = replace(base, name="f", arithmetic_dtype="float32")
+    rec32 = reconcile(y, s, offsets, library_profile=f32, default_profile=base, metric="ndcg@5")
+    assert rec32.explained
+    assert 0 < abs(rec32.reasons["float32"]) < 1e-6
+    assert rec32.reasons["gain"] == 0.0
