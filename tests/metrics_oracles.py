@@ -19,6 +19,9 @@ from bench.metrics import Profile, get_profile, parse_metrics
 
 
 def gain(profile: Profile, label: float) -> float:
+    """Gain of a label; a negative label stands for an unjudged document of gain 0."""
+    if label < 0:
+        return 0.0
     if profile.gain == "exp2":
         return 2.0**label - 1.0
     if profile.gain == "linear":
@@ -28,7 +31,7 @@ def gain(profile: Profile, label: float) -> float:
 
 
 def is_relevant(profile: Profile, label: float) -> bool:
-    if label < profile.relevance_threshold:
+    if label < 0 or label < profile.relevance_threshold:
         return False
     if profile.max_relevant_label is not None and label > profile.max_relevant_label:
         return False
@@ -38,9 +41,10 @@ def is_relevant(profile: Profile, label: float) -> bool:
 
 def discount(profile: Profile, i: int) -> float:
     """Discount of 0-based position ``i``."""
+    b = profile.discount_base
     if profile.discount == "letor4":
-        return 1.0 if i < 2 else 1.0 / math.log2(i + 1)
-    return 1.0 / math.log2(i + 2)
+        return 1.0 if i < 2 else 1.0 / math.log(i + 1, b)
+    return 1.0 / math.log(i + 2, b)
 
 
 def dcg(profile: Profile, ranked: Sequence[float], k: int | None) -> float:
@@ -77,7 +81,7 @@ def err(profile: Profile, ranked: Sequence[float], k: int | None) -> float:
     reach = 1.0
     total = 0.0
     for i, lab in enumerate(top):
-        r = (2.0**lab - 1.0) / 2.0**profile.err_max_grade
+        r = (2.0 ** max(lab, 0.0) - 1.0) / 2.0**profile.err_max_grade
         total += reach * r / (i + 1)
         reach *= 1.0 - r
     return total
@@ -88,12 +92,47 @@ def hits_in(profile: Profile, ranked: Sequence[float], k: int | None) -> int:
     return sum(1 for lab in top if is_relevant(profile, lab))
 
 
+def bpref(profile: Profile, ranked: Sequence[float], judged: Sequence[bool], r_total: int,
+          n_nonrel: int) -> float:
+    """trec_eval m_bpref.c: unjudged documents skipped; each relevant one adds
+    1 - min(nonrel above, R) / min(N, R) (1 when nothing non-relevant is above); divided by R."""
+    above = 0
+    total = 0.0
+    for lab, j in zip(ranked, judged, strict=True):
+        if not j:
+            continue
+        if is_relevant(profile, lab):
+            total += 1.0 - min(above, r_total) / min(n_nonrel, r_total) if above else 1.0
+        else:
+            above += 1
+    return total / r_total
+
+
 def metric_on_ranking(
-    profile: Profile, family: str, k: int | None, ranked: Sequence[float], basis: Sequence[float]
+    profile: Profile, family: str, k: int | None, ranked: Sequence[float], basis: Sequence[float],
+    judged: Sequence[bool] | None = None, n_nonrel: int | None = None,
 ) -> float | None:
-    """One metric of one ranked list of labels; ``None`` marks 0/0 (blank query)."""
+    """One metric of one ranked list of labels; ``None`` marks 0/0 (blank query).
+
+    ``judged`` (bpref): per ranked document, whether it is judged (default: all);
+    ``n_nonrel``: the query's judged non-relevant documents (default: those of ``basis``)."""
     n = len(ranked)
     r_total = sum(1 for lab in basis if is_relevant(profile, lab))
+    if family in ("rprec", "bpref", "set_recall", "set_f") and r_total == 0:
+        return None
+    if family == "rprec":
+        return hits_in(profile, ranked, r_total) / r_total
+    if family == "bpref":
+        nn = sum(1 for lab in basis if not is_relevant(profile, lab)) if n_nonrel is None else n_nonrel
+        return bpref(profile, ranked, [True] * n if judged is None else judged, r_total, nn)
+    if family == "set_p":
+        return hits_in(profile, ranked, None) / n if n else 0.0
+    if family == "set_recall":
+        return hits_in(profile, ranked, None) / r_total
+    if family == "set_f":
+        p_set = hits_in(profile, ranked, None) / n if n else 0.0
+        r_set = hits_in(profile, ranked, None) / r_total
+        return 2 * p_set * r_set / (p_set + r_set) if p_set + r_set > 0 else 0.0
     if family == "dcg":
         return dcg(profile, ranked, k)
     if family == "ndcg":
@@ -106,6 +145,9 @@ def metric_on_ranking(
     if family == "map":
         if r_total == 0:
             return None
+        if profile.map_denominator == "hits_k":
+            den = hits_in(profile, ranked, k)
+            return average_precision_sum(profile, ranked, k) / den if den else 0.0
         den = r_total if (profile.map_denominator == "r" or k is None) else min(r_total, k)
         return average_precision_sum(profile, ranked, k) / den
     if family == "recall":
@@ -119,7 +161,7 @@ def metric_on_ranking(
             den = min(k, n)
         else:
             den = k
-        return hits_in(profile, ranked, k) / den
+        return hits_in(profile, ranked, k) / den if den else 0.0
     if family == "mrr":
         return reciprocal_rank(profile, ranked, k)
     if family == "err":
@@ -141,6 +183,8 @@ def rankings(
     s = [float(np.float32(x)) if profile.score_dtype == "float32" else float(x) for x in scores]
     if profile.ties == "stable":
         return [sorted(range(n), key=lambda i: (-s[i], i))]
+    if profile.ties == "row_desc":
+        return [sorted(range(n), key=lambda i: (-s[i], -i))]
     if profile.ties == "pessimistic":
         return [sorted(range(n), key=lambda i: (-s[i], gain(profile, labels[i]), i))]
     if profile.ties == "optimistic":
@@ -206,6 +250,8 @@ def evaluate_oracle(
     per_q: dict[str, list[float]] = {}
     for spec in specs:
         k = spec.k if spec.k is not None else prof.default_k
+        if spec.family in ("rprec", "bpref", "set_p", "set_recall", "set_f"):
+            k = None
         vals: list[float] = []
         blanks: list[bool] = []
         start = 0
@@ -220,6 +266,8 @@ def evaluate_oracle(
             )
             if v is not None and prof.empty is None and _blank(prof, spec.family, lab):
                 v = None  # the exclusion policy drops blank queries from every metric
+            if v is not None and prof.arithmetic_dtype == "float32":
+                v = float(np.float32(v))
             blanks.append(v is None)
             if v is None:
                 vals.append(math.nan if prof.empty is None else float(prof.empty))
@@ -279,3 +327,56 @@ def random_queries(
     else:
         scores = rng.integers(0, score_levels, size=n).astype(np.float64) / 2.0 - 0.5
     return labels, scores, sizes
+
+
+def trec_oracle(
+    qrels: dict[str, dict[str, int]],
+    run: dict[str, dict[str, float]],
+    metrics: str,
+    profile: str | Profile,
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Means and per-query values of a TREC run, query by query, like ``evaluate_trec``.
+
+    Queries: the run's queries with qrels, plus (``missing="zero"``) the qrels queries with a
+    judgment >= 0 and no run line, ranked as an empty list against their judgments. A retrieved
+    document without a judgment >= 0 has label 0, or -1 (gain 0, not relevant) under
+    ``unjudged_gain="zero"``; bpref skips it. Ties: any rule of :func:`rankings`, with the run's
+    document ids as docno.
+    """
+    prof = get_profile(profile)
+    queries = [q for q in run if q in qrels]
+    if prof.missing == "zero":
+        queries += [q for q in qrels if q not in run and any(r >= 0 for r in qrels[q].values())]
+    queries.sort()
+    unjudged_label = -1.0 if prof.unjudged_gain == "zero" else 0.0
+    per_q: dict[str, dict[str, float]] = {}
+    means: dict[str, float] = {}
+    for spec in parse_metrics(metrics):
+        k = spec.k if spec.k is not None else prof.default_k
+        if spec.family in ("rprec", "bpref", "set_p", "set_recall", "set_f"):
+            k = None
+        vals: dict[str, float] = {}
+        for q in queries:
+            judged = qrels[q]
+            docs = list(run.get(q, {}))
+            labels = [float(judged[d]) if judged.get(d, -1) >= 0 else unjudged_label for d in docs]
+            is_judged = [judged.get(d, -1) >= 0 for d in docs]
+            unretrieved = [float(r) for d, r in judged.items() if r >= 0 and d not in run.get(q, {})]
+            # the ideal ranking / R: the scored list, plus the unretrieved judgments under the
+            # qrels basis; a missing query has only its judgments
+            basis = labels + unretrieved if (prof.idcg_basis == "qrels" or not docs) else labels
+            n_nonrel = sum(1 for d, r in judged.items() if r >= 0 and not is_relevant(prof, float(r))
+                           and (prof.idcg_basis == "qrels" or d in run.get(q, {})))
+            outcomes = []
+            for ranking in rankings(prof, labels, [run[q][d] for d in docs], docs):
+                outcomes.append(metric_on_ranking(
+                    prof, spec.family, k, [labels[i] for i in ranking], basis,
+                    judged=[is_judged[i] for i in ranking], n_nonrel=n_nonrel))
+            v = None if outcomes[0] is None else sum(outcomes) / len(outcomes)  # type: ignore[arg-type]
+            if v is not None and prof.empty is None and _blank(prof, spec.family, basis):
+                v = None
+            vals[q] = (math.nan if prof.empty is None else float(prof.empty)) if v is None else v
+        per_q[spec.name] = vals
+        kept = [v for v in vals.values() if not math.isnan(v)]
+        means[spec.name] = sum(kept) / len(kept) if kept else math.nan
+    return means, per_q

@@ -6,7 +6,10 @@ Per query (``n`` documents, ``R`` relevant in the profile's IDCG basis, ``k' = m
                letor4 (k_beyond_n="zero"): 0 when n < k
     map@k    = ap@k / min(R, k)   or  ap@k / R      (0/0 when R = 0: profile.empty)
     recall@k = hits@k / R                           (0/0 when R = 0: profile.empty)
+    map@k    = ap@k / hits@k                        (map_denominator="hits_k": torchmetrics)
     p@k      = hits@k / k   or  hits@k / k'
+    rprec    = hits@R / R,  bpref = bpref sum / R   (0/0 when R = 0: profile.empty)
+    set_p    = hits / n,  set_recall = hits / R,  set_f = 2 hits / (n + R)   (whole list)
     dcg, mrr, err, hits: the component itself (0 on a query without relevant documents)
 
 Blank queries (no relevant document; for ndcg, dcg and err: no document with a positive gain)
@@ -22,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.errors import DataError
-from bench.metrics.components import Components
+from bench.metrics.components import Components, metric_cutoff
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
@@ -38,34 +41,46 @@ def per_query_values(
     normalised metrics (ndcg, map, recall), and their natural value otherwise (NaN under
     ``empty=None``).
     """
-    k = spec.k if spec.k is not None else profile.default_k
+    k = metric_cutoff(spec, profile.default_k)
     fam = spec.family
     no_gain = comps.blank_gain
     no_rel = comps.blank_rel
+    f32 = profile.arithmetic_dtype == "float32"
+    r = comps.r_basis
+    n = comps.n.astype(np.float64)
+    blank = no_rel
     if fam == "ndcg":
         blank = no_gain
-        v = _ratio(comps.values[("dcg", k)], comps.values[("idcg", k)])
+        v = _ratio(comps.values[("dcg", k)], comps.values[("idcg", k)], f32)
         if profile.k_beyond_n == "zero" and k is not None:
             v[comps.n < k] = 0.0
     elif fam == "map":
-        r = comps.r_basis
-        den = r if (profile.map_denominator == "r" or k is None) else np.minimum(r, float(k))
-        blank = no_rel
-        v = _ratio(comps.values[("ap", k)], den)
-    elif fam == "recall":
-        blank = no_rel
-        v = _ratio(comps.values[("hits", k)], comps.r_basis)
-    elif fam == "p":
-        blank = no_rel
-        if k is not None and profile.precision_denominator == "k":
-            v = comps.values[("hits", k)] / float(k)
+        if profile.map_denominator == "hits_k":
+            den = comps.values[("hits", k)]
         else:
-            n = comps.n.astype(np.float64)
-            v = comps.values[("hits", k)] / (n if k is None else np.minimum(n, float(k)))
+            den = r if (profile.map_denominator == "r" or k is None) else np.minimum(r, float(k))
+        v = _ratio(comps.values[("ap", k)], den, f32)
+    elif fam in ("recall", "rprec", "bpref"):
+        num = {"recall": ("hits", k), "rprec": ("rprec", None), "bpref": ("bpref", None)}[fam]
+        v = _ratio(comps.values[num], r, f32)
+    elif fam == "p":
+        if k is not None and profile.precision_denominator == "k":
+            v = _ratio(comps.values[("hits", k)], np.full(n.shape[0], float(k)), f32)
+        else:
+            v = _ratio(comps.values[("hits", k)], n if k is None else np.minimum(n, float(k)), f32)
+    elif fam == "set_p":
+        v = _ratio(comps.values[("hits", None)], n, f32)
+    elif fam == "set_recall":
+        v = _ratio(comps.values[("hits", None)], r, f32)
+    elif fam == "set_f":
+        # F1 = 2PR / (P + R) = 2 hits / (n + R) (trec_eval m_set_F.c with beta = 1)
+        v = _ratio(2.0 * comps.values[("hits", None)], n + r, f32)
     else:
         comp = {"dcg": "dcg", "mrr": "rr", "err": "err", "hits": "any"}[fam]
         blank = no_gain if fam in ("dcg", "err") else no_rel
         v = comps.values[(comp, k)].copy()
+        if f32:
+            v = v.astype(np.float32).astype(np.float64)
     if spec.normalised:
         empty = profile.empty_for(fam)
         v[blank] = np.nan if empty is None else float(empty)
@@ -76,20 +91,30 @@ def per_query_values(
     return v, blank
 
 
-def _ratio(num: NDArray[np.float64], den: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``num / den`` where ``den > 0``, else 0 (blank queries are filled by the caller)."""
+def _ratio(num: NDArray[np.float64], den: NDArray[np.float64], f32: bool = False) -> NDArray[np.float64]:
+    """``num / den`` where ``den > 0``, else 0 (blank queries are filled by the caller);
+    ``f32``: both rounded to float32 and divided in float32 (``arithmetic_dtype``)."""
+    if f32:
+        out32 = np.zeros(num.shape[0], dtype=np.float32)
+        np.divide(num.astype(np.float32), den.astype(np.float32), out=out32, where=den > 0)
+        return out32.astype(np.float64)
     out = np.zeros(num.shape[0], dtype=np.float64)
     np.divide(num, den, out=out, where=den > 0)
     return out
 
 
-def weighted_mean(values: NDArray[np.float64], weights: NDArray[np.float64] | None) -> float:
-    """``sum w v / sum w`` over the entries that are not NaN (NaN if none)."""
+def weighted_mean(values: NDArray[np.float64], weights: NDArray[np.float64] | None,
+                  f32: bool = False) -> float:
+    """``sum w v / sum w`` over the entries that are not NaN (NaN if none); ``f32``: the
+    unweighted mean accumulated in float32 (``torch.mean`` of float32 values)."""
     ok = ~np.isnan(values)
     if not ok.any():
         return float("nan")
     if weights is None:
-        return float(np.mean(values if ok.all() else values[ok]))
+        kept = values if ok.all() else values[ok]
+        if f32:
+            return float(np.mean(kept.astype(np.float32), dtype=np.float32))
+        return float(np.mean(kept))
     w = weights[ok]
     total = float(np.sum(w))
     if total <= 0:
@@ -116,7 +141,7 @@ def profile_mean(
         num = float(np.sum(np.where(blank, 0.0, values * weights))) + profile.empty * int(blank.sum())
         mean = num / float(np.sum(weights))
     else:
-        mean = weighted_mean(values, weights)
+        mean = weighted_mean(values, weights, profile.arithmetic_dtype == "float32")
     if spec.family == "ndcg" and profile.clamp_ndcg_mean and not np.isnan(mean):
         if mean > 1.0 + _XGB_EPS:
             raise DataError(

@@ -14,7 +14,11 @@ component  per query, for cutoff ``k`` (``None`` = whole list), ``i < min(k, n)`
 ``rr``     ``sum rel_i / (i + 1) * prod_{j<i} (1 - rel_j)`` (reciprocal rank of the first hit)
 ``err``    ``sum R_i / (i + 1) * prod_{j<i} (1 - R_j)`` with ERR's stopping probabilities
 ``any``    ``sum rel_i * prod_{j<i} (1 - rel_j)`` (1 if the top k holds a relevant document)
+``rprec``  ``hits`` at the query's own cutoff ``R`` (whole list only)
+``bpref``  trec_eval's bpref sum (whole list only; :mod:`bench.metrics.kernels_judged`)
 =========  ===========================================================================
+
+``rprec`` and ``bpref`` come from :mod:`bench.metrics.kernels_judged` whatever the backend.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
 
-COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any")
+COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any", "rprec", "bpref")
 #: Which components each metric family needs.
 FAMILY_COMPONENTS: dict[str, tuple[str, ...]] = {
     "dcg": ("dcg",),
@@ -38,6 +43,11 @@ FAMILY_COMPONENTS: dict[str, tuple[str, ...]] = {
     "recall": ("hits",),
     "err": ("err",),
     "hits": ("any",),
+    "rprec": ("rprec",),
+    "bpref": ("bpref",),
+    "set_p": ("hits",),
+    "set_recall": ("hits",),
+    "set_f": ("hits",),
 }
 
 
@@ -53,26 +63,40 @@ class Request:
         return bool(self.ks.get("err"))
 
 
-def build_request(specs: list[MetricSpec], default_k: int | None) -> Request:
-    """Cutoffs per component for these metrics (a bare name gets the profile's ``default_k``)."""
+def build_request(specs: list[MetricSpec], default_k: int | None, *,
+                  map_hits: bool = False) -> Request:
+    """Cutoffs per component for these metrics (a bare name gets the profile's ``default_k``;
+    families without a cutoff -- set_P, Rprec, bpref, ... -- are always over the whole list).
+    ``map_hits``: AP also needs the hits at its cutoff (``map_denominator="hits_k"``)."""
     ks: dict[str, list[int | None]] = {c: [] for c in COMPONENTS}
     finite: list[int] = []
     uncut = False
     for spec in specs:
         if spec.pointwise:
             continue
-        k = spec.k if spec.k is not None else default_k
+        k = metric_cutoff(spec, default_k)
         if k is None:
             uncut = True
         else:
             finite.append(k)
-        for comp in FAMILY_COMPONENTS[spec.family]:
+        comps = FAMILY_COMPONENTS[spec.family]
+        if map_hits and spec.family == "map":
+            comps = (*comps, "hits")
+        for comp in comps:
             if k not in ks[comp]:
                 ks[comp].append(k)
     # The tie count covers the deepest cutoff asked: a whole-list metric (``map``) means the
     # whole list even beside ``ndcg@10``; ``None`` = whole list.
     ties_k = None if uncut else max(finite, default=None)
     return Request(ks={c: tuple(v) for c, v in ks.items() if v}, ties_k=ties_k)
+
+
+def metric_cutoff(spec: MetricSpec, default_k: int | None) -> int | None:
+    """The cutoff a metric is computed at: ``None`` (whole list) for the families without one,
+    else its ``@k``, else the profile's ``default_k``."""
+    if not FAMILIES[spec.family].cutoff:
+        return None
+    return spec.k if spec.k is not None else default_k
 
 
 @dataclass

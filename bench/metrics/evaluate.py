@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 import bench.metrics.aggregate as aggregate
 from bench.errors import ConfigError
 from bench.metrics.components import Components, Request, build_request
+from bench.metrics.kernels_judged import judged_components
 from bench.metrics.kernels_numba import numba_components
 from bench.metrics.kernels_numpy import numpy_components
 from bench.metrics.names import MetricSpec, parse_metrics
@@ -24,6 +25,7 @@ from bench.metrics.tables import (
     gains,
     label_tables,
     relevant_rows,
+    with_zero_label,
 )
 from bench.metrics.validate import Prepared, check_labels, prepare
 
@@ -34,10 +36,19 @@ BACKENDS = ("auto", "numba", "numpy")
 
 @dataclass(frozen=True)
 class Judged:
-    """Judged documents that were not scored (IDCG basis ``qrels``): label and query number."""
+    """What the qrels say beyond the scored rows' labels (TREC input).
+
+    Attributes:
+        labels, query: judged documents that were not scored (relevance >= 0) and their query
+            number; empty unless the IDCG basis is ``qrels``.
+        unjudged: per scored row, True when the document has no judgment or a negative one
+            (its label is then 0); ``None`` = every row judged. Used by ``unjudged_gain`` and
+            bpref (unjudged documents are skipped).
+    """
 
     labels: NDArray[np.float64]
     query: NDArray[np.int64]
+    unjudged: NDArray[np.bool_] | None = None
 
 
 def evaluate(
@@ -125,7 +136,7 @@ def query_parts(
 ) -> QueryParts:
     """The per-query pieces of :func:`evaluate_prepared` (see :mod:`bench.metrics.query_parts`)."""
     check_labels(prep, prof, specs)
-    request = build_request(specs, prof.default_k)
+    request = build_request(specs, prof.default_k, map_hits=prof.map_denominator == "hits_k")
     scores = prep.scores
     comps, used = _components(prep, prof, request, backend, judged, threads)
     values: dict[str, NDArray[np.float64]] = {}
@@ -155,8 +166,58 @@ def _components(
     judged: Judged | None,
     threads: int | None,
 ) -> tuple[Components, str]:
+    comps, used = _kernel_components(prep, prof, request, backend, judged, threads)
+    if request.ks.get("rprec") or request.ks.get("bpref"):
+        comps.values.update({(name, None): v for name, v in _judged_values(
+            prep, prof, request, judged, comps).items()})
+    return comps, used
+
+
+def _unjudged_zero(prof: Profile, judged: Judged | None) -> NDArray[np.bool_] | None:
+    """Rows whose gain is forced to 0 (``unjudged_gain="zero"``), or ``None``."""
+    if prof.unjudged_gain != "zero" or judged is None or judged.unjudged is None:
+        return None
+    return judged.unjudged if judged.unjudged.any() else None
+
+
+def _judged_values(
+    prep: Prepared, prof: Profile, request: Request, judged: Judged | None, comps: Components
+) -> dict[str, NDArray[np.float64]]:
+    """R-precision and bpref sums (:mod:`bench.metrics.kernels_judged`), for either backend."""
+    y = prep.labels
+    g = gains(prof, y)
+    rel = relevant_rows(prof, y)
+    unjudged = None if judged is None else judged.unjudged
+    zero = _unjudged_zero(prof, judged)
+    if zero is not None:
+        g = np.where(zero, 0.0, g)
+        rel = rel & ~zero
+    nonrel = ~rel if unjudged is None else ~rel & ~unjudged
+    n_nonrel = np.add.reduceat(nonrel.astype(np.float64), prep.offsets[:-1])
+    if judged is not None and judged.query.shape[0]:
+        extra_nonrel = ~relevant_rows(prof, judged.labels)
+        n_nonrel = n_nonrel + np.bincount(judged.query, weights=extra_nonrel,
+                                          minlength=prep.n_queries)
+    scores = prep.scores.astype(np.float32).astype(np.float64) if prof.score_dtype == "float32" \
+        else prep.scores
+    return judged_components(
+        rel.astype(np.float64), nonrel.astype(np.float64), g, scores, prep.offsets,
+        ties=prof.ties, tiekey=_tie_key(prep, prof), r_basis=comps.r_basis, n_nonrel=n_nonrel,
+        need_rprec=bool(request.ks.get("rprec")), need_bpref=bool(request.ks.get("bpref")),
+    )
+
+
+def _kernel_components(
+    prep: Prepared,
+    prof: Profile,
+    request: Request,
+    backend: str,
+    judged: Judged | None,
+    threads: int | None,
+) -> tuple[Components, str]:
     tiekey = _tie_key(prep, prof)
     f32 = prof.score_dtype == "float32"
+    zero = _unjudged_zero(prof, judged)
     max_n = int(np.max(np.diff(prep.offsets)))
     if judged is not None and judged.query.shape[0]:
         extra_n = np.bincount(judged.query, minlength=prep.n_queries)
@@ -174,12 +235,16 @@ def _components(
                 f"backend 'numba' needs integer labels below {_MAX_TABLE}; use backend='numpy'"
             )
         tables = label_tables(prof, int(top))
+        labels = prep.labels
+        if zero is not None:  # unjudged rows take a stand-in label of gain 0
+            labels = np.where(zero, float(tables.size), labels)
+            tables = with_zero_label(tables)
         extra_hist = None
         if judged is not None:
             extra_hist = np.zeros((prep.n_queries, tables.size), dtype=np.int64)
             np.add.at(extra_hist, (judged.query, judged.labels.astype(np.int64)), 1)
         comps = numba_components(
-            prep.labels, prep.scores, prep.offsets, f32=f32, ties=prof.ties, tiekey=tiekey,
+            labels, prep.scores, prep.offsets, f32=f32, ties=prof.ties, tiekey=tiekey,
             gain=tables.gain, rel=tables.rel, err_r=np.nan_to_num(tables.err, nan=0.0),
             order=tables.order, disc=disc, request=request, extra_hist=extra_hist,
             threads=threads,
@@ -194,9 +259,15 @@ def _components(
             "extra_rel": relevant_rows(prof, judged.labels).astype(np.float64),
             "extra_query": judged.query,
         }
+    g = gains(prof, y)
+    rel = relevant_rows(prof, y).astype(np.float64)
+    err_r = err_probability(prof, y) if request.needs_err else None
+    if zero is not None:
+        g = np.where(zero, 0.0, g)
+        rel = np.where(zero, 0.0, rel)
+        err_r = None if err_r is None else np.where(zero, 0.0, err_r)
     comps = numpy_components(
-        gains(prof, y), relevant_rows(prof, y).astype(np.float64),
-        err_probability(prof, y) if request.needs_err else None,
+        g, rel, err_r,
         scores, prep.offsets, ties=prof.ties, tiekey=tiekey, request=request, disc=disc, **extra,
     )
     return comps, "numpy"
@@ -206,6 +277,8 @@ def _tie_key(prep: Prepared, prof: Profile) -> NDArray[np.int64] | None:
     n = prep.labels.shape[0]
     if prof.ties == "random":
         return np.random.default_rng(prof.tie_seed).permutation(n).astype(np.int64)
+    if prof.ties == "row_desc":
+        return -np.arange(n, dtype=np.int64)
     if prof.ties == "docno_desc":
         if prep.docno is None:
             return -np.arange(n, dtype=np.int64)

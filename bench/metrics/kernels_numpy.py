@@ -129,6 +129,19 @@ def numpy_components(
     return out
 
 
+def rank_order(
+    gidx: NDArray[np.int64],
+    scores: NDArray[np.float64],
+    gain: NDArray[np.float64],
+    ties: str,
+    tiekey: NDArray[np.int64] | None,
+) -> NDArray[np.int64]:
+    """Rows in ranked order, query by query: score descending, then the tie rule's key (row
+    order for ``stable`` and ``average``, gain for ``pessimistic`` / ``optimistic``, ``tiekey``
+    for ``random``, ``docno_desc`` and ``row_desc``)."""
+    return _order(gidx, scores, gain, ties, tiekey)
+
+
 def _order(
     gidx: NDArray[np.int64],
     scores: NDArray[np.float64],
@@ -143,7 +156,7 @@ def _order(
         return np.lexsort((gain, neg, gidx))
     if ties == "optimistic":
         return np.lexsort((-gain, neg, gidx))
-    assert tiekey is not None, "random and docno_desc ties need a tie key"
+    assert tiekey is not None, "random, docno_desc and row_desc ties need a tie key"
     return np.lexsort((tiekey, neg, gidx))
 
 

@@ -23,21 +23,24 @@ by default, labels above it are an error), whatever the profile's gain.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 
 from bench.errors import ConfigError
 
 _GAINS = ("exp2", "linear")
 _DISCOUNTS = ("log2", "letor4")
-_TIES = ("stable", "average", "pessimistic", "optimistic", "random", "docno_desc")
+_TIES = ("stable", "average", "pessimistic", "optimistic", "random", "docno_desc", "row_desc")
 _BASES = ("list", "qrels")
 _K_BEYOND = ("clip", "zero")
-_MAP_DEN = ("min_r_k", "r")
+_MAP_DEN = ("min_r_k", "r", "hits_k")
 _P_DEN = ("k", "min_k_n")
 _DTYPES = ("float64", "float32")
 _BEYOND_TABLE = ("error", "zero")
 _BLANK_WEIGHT = ("query", "one")
 _EMPTY_FAMILIES = ("ndcg", "map", "recall")
+_MISSING = ("drop", "zero")
+_UNJUDGED = ("label0", "zero")
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,9 @@ class Profile:
             every metric; ``"pessimistic"`` / ``"optimistic"`` lower / higher gain first;
             ``"random"`` a seeded random order (``tie_seed``); ``"docno_desc"`` document id
             descending, byte-wise, as trec_eval (``form_res_rels.c:111-113``; without document
-            ids the row number stands in, higher first).
+            ids the row number stands in, higher first); ``"row_desc"`` the higher row number
+            first (scikit-learn ``ignore_ties=True``: ``np.argsort(y_score)[:, ::-1]``,
+            ``_ranking.py:1702``).
         empty: value of NDCG, AP and recall on a query without relevant documents (0/0):
             ``1.0``, ``0.0``, or ``None`` = left out of the mean (NaN per query). Metrics with a
             natural value there (DCG, P, RR, ERR, hits: 0) keep it, except under ``None``, which
@@ -64,7 +69,10 @@ class Profile:
         idcg_basis: ``"list"`` (the scored documents) or ``"qrels"`` (every judged document,
             also those not retrieved: trec_eval, ranx). Also decides ``R`` for AP and recall.
         k_beyond_n: ``"clip"`` (k > n is n) or ``"zero"`` (LETOR 4.0: NDCG@k = 0 when n < k).
-        map_denominator: ``"min_r_k"`` (``min(R, k)``, LightGBM/XGBoost) or ``"r"`` (``R``).
+        map_denominator: ``"min_r_k"`` (``min(R, k)``, LightGBM/XGBoost), ``"r"`` (``R``) or
+            ``"hits_k"`` (the relevant documents in the top k: torchmetrics
+            ``retrieval_average_precision``, ``average_precision.py:55-62``, a mean over the hits;
+            under ``ties="average"`` the ratio of the expected sums, exact without ties).
         precision_denominator: ``"k"`` or ``"min_k_n"`` (XGBoost ``pre@k``).
         relevance_threshold: a document is relevant when ``label >= relevance_threshold``.
         max_relevant_label: and, when set, ``label <= max_relevant_label`` (LETOR 4.0: 2).
@@ -84,6 +92,20 @@ class Profile:
             above ``1 + 1e-6`` is an error there, and here).
         err_max_grade: g_max of ERR.
         tie_seed: seed of the ``"random"`` tie order.
+        missing: a query with judgments (qrels lines with relevance >= 0) but no scored document
+            (TREC input only): ``"drop"`` (left out: trec_eval without ``-c``) or ``"zero"``
+            (every metric 0, blank-query rules as for any query, counted in the mean:
+            trec_eval ``-c``, ir_measures ``providers/base.py:18-27``, ranx).
+        unjudged_gain: gain of a scored document without a judgment or with a negative one
+            (TREC input only): ``"label0"`` (the gain of label 0) or ``"zero"`` (gain 0 whatever
+            the table, not relevant: trec_eval ``m_ndcg.c`` ``get_gain`` returns 0 for
+            ``RELVALUE_NONPOOL`` / ``RELVALUE_UNJUDGED``). Matters only when ``g(0) != 0``.
+        arithmetic_dtype: ``"float64"``, or ``"float32"``: per-query values divided and the mean
+            accumulated in float32 (torchmetrics: ``ndcg.py:35-42``, ``average_precision.py:61-62``);
+            agreement with such a tool is then to float32 precision, not bit for bit.
+        discount_base: ``b`` of the discount ``1 / log_b(i + 2)`` (``letor4``: ``1 / log_b(rank)``);
+            NDCG does not depend on it, DCG does (scikit-learn ``dcg_score(log_base=)``,
+            gdeval and MS Recommenders use ``e``).
         description: what the profile reproduces, with sources.
     """
 
@@ -109,6 +131,10 @@ class Profile:
     clamp_ndcg_mean: bool = False
     err_max_grade: int = 4
     tie_seed: int = 0
+    missing: str = "drop"
+    unjudged_gain: str = "label0"
+    arithmetic_dtype: str = "float64"
+    discount_base: float = 2.0
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -128,6 +154,15 @@ class Profile:
         _check(self.name, "score_dtype", self.score_dtype, _DTYPES)
         _check(self.name, "labels_beyond_gain_table", self.labels_beyond_gain_table, _BEYOND_TABLE)
         _check(self.name, "blank_ndcg_weight", self.blank_ndcg_weight, _BLANK_WEIGHT)
+        _check(self.name, "missing", self.missing, _MISSING)
+        _check(self.name, "unjudged_gain", self.unjudged_gain, _UNJUDGED)
+        _check(self.name, "arithmetic_dtype", self.arithmetic_dtype, _DTYPES)
+        base = self.discount_base
+        if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):
+            raise ConfigError(
+                f"profile {self.name!r}: discount_base must be a finite number above 1, got {base!r}"
+            )
+        object.__setattr__(self, "discount_base", float(base))
         if self.empty is not None and self.empty not in (0.0, 1.0):
             raise ConfigError(f"profile {self.name!r}: empty must be 0.0, 1.0 or None")
         by_family = tuple((str(f), float(v)) for f, v in self.empty_by_family)
@@ -250,12 +285,16 @@ PROFILES: dict[str, Profile] = {
         map_denominator="r",
         score_dtype="float32",
         max_label=None,
+        unjudged_gain="zero",
         description=(
             "trec_eval 9.0.8 as bundled by pytrec_eval (m_ndcg.c, m_ndcg_cut.c, m_map.c, "
             "m_map_cut.c, m_P.c, m_recall.c, m_recip_rank.c, form_res_rels.c): float32 scores, "
             "ties by docno descending, linear gain = qrels level, ideal DCG over all judged "
             "documents (ndcg_cut: truncated at k), AP and recall divide by R from the qrels, P@k "
-            "by k, queries without relevant documents score 0 and count in the mean."
+            "by k, queries without relevant documents score 0 and count in the mean, unjudged "
+            "documents gain 0 (m_ndcg.c get_gain), qrels queries without a run line are left "
+            "out (no -c: see 'trec_eval-c'); bpref as m_bpref.c (judged non-relevant = judged "
+            "with rel below the threshold), Rprec, set_P, set_recall, set_F (beta 1)."
         ),
     ),
     "ranx": Profile(
@@ -311,6 +350,125 @@ PROFILES: dict[str, Profile] = {
         ),
     ),
 }
+
+_TREC_EVAL = PROFILES["trec_eval"]
+_RANX = PROFILES["ranx"]
+_SKLEARN = PROFILES["sklearn"]
+
+PROFILES.update({
+    "trec_eval-c": replace(
+        _TREC_EVAL,
+        name="trec_eval-c",
+        missing="zero",
+        description=(
+            "trec_eval 9.0.8 with -c (trec_eval.c: average over every query of the qrels): as "
+            "'trec_eval', and a qrels query without a run line scores 0 in every measure and "
+            "counts in the mean (ir_measures does the same: providers/base.py:18-27)."
+        ),
+    ),
+    "gdeval": Profile(
+        name="gdeval",
+        ties="docno_desc",
+        empty=None,
+        idcg_basis="qrels",
+        max_label=4,
+        unjudged_gain="zero",
+        discount_base=math.e,
+        description=(
+            "gdeval.pl 1.2a as shipped in ir_measures bin/gdeval.pl (nDCG(dcg='exp-log2')@k, "
+            "ERR@k): run sorted by score desc then docno desc (runOrder, :128-147), scores as "
+            "Perl doubles (float64), gain 2^j-1 and discount 1/ln(i+2) (sub dcg, :150-158; DCG "
+            "is in natural-log units, NDCG unaffected), ideal DCG over the judgments > 0 of the "
+            "topic cut at k (:68-84), judgments above 4 refused (:47-50), unjudged documents "
+            "gain 0 (:99-101), ERR with g_max 4 (:161-172); only topics with a judgment > 0 are "
+            "scored (%seen, :51-53, topicDone :175-186), so blank topics are left out; topics "
+            "without a run line are skipped (missing='drop'; ir_measures then fills 0)."
+        ),
+    ),
+    "ranx-burges": replace(
+        _RANX,
+        name="ranx-burges",
+        gain="exp2",
+        max_label=31,
+        description=(
+            "ranx 0.3 ndcg_burges@k (ranx/metrics/ndcg.py: Burges et al. 2005, gain 2^rel - 1, "
+            "rel below rel_lvl dropped = gain 0), otherwise as 'ranx': 1/log2(rank+1), ideal "
+            "DCG from the qrels, empty queries 0, ties in row order."
+        ),
+    ),
+    "sklearn-ignore-ties": replace(
+        _SKLEARN,
+        name="sklearn-ignore-ties",
+        ties="row_desc",
+        description=(
+            "scikit-learn ndcg_score / dcg_score with ignore_ties=True (sklearn/metrics/"
+            "_ranking.py:1698-1712): ranking = np.argsort(y_score)[:, ::-1]; this profile puts "
+            "the higher column index first among equal scores, which is what sklearn does when "
+            "a row's scores are all equal (observed, numpy 2.4); with mixed ties numpy's "
+            "default argsort is not stable (e.g. [2,1,1,0,0,0,0,0,0] ranks index 1 before 2), "
+            "so sklearn's order there is arbitrary and only tie-free rows agree; otherwise as "
+            "'sklearn'."
+        ),
+    ),
+    "torchmetrics": Profile(
+        name="torchmetrics",
+        gain="linear",
+        ties="average",
+        empty=0.0,
+        map_denominator="hits_k",
+        max_label=None,
+        integer_labels=False,
+        binary_labels_for_binary_metrics=True,
+        arithmetic_dtype="float32",
+        description=(
+            "torchmetrics 1.9 functional retrieval metrics (src/torchmetrics/functional/"
+            "retrieval/): retrieval_normalized_dcg (ndcg.py:21-113) linear gain, 1/log2(i+2), "
+            "ties averaged (a port of sklearn's _tie_averaged_dcg) in float32, ideal DCG from "
+            "the sorted targets cut at top_k, all-irrelevant -> 0; retrieval_average_precision "
+            "(average_precision.py:51-62): mean over the hits in the top k of hits_i/pos_i "
+            "(denominator = hits in the top k) in float32; retrieval_precision divides by top_k "
+            "(precision.py:59-71); recall by the sum of targets; binary targets for those; a "
+            "query without a positive target scores 0 (functional) and counts in the mean "
+            "(module: empty_target_action='neg', retrieval/base.py:148-183). Not modelled: since "
+            "v1.7.4/1.8.0 (#3160) P, AP, RR and recall treat documents scored <= 0 as non-relevant "
+            "(torch.where(preds > 0, target, 0), average_precision.py:55) -- this profile agrees "
+            "only for positive scores -- and torch.topk's order among tied scores in P/AP/RR."
+        ),
+    ),
+    "recbole": Profile(
+        name="recbole",
+        ties="stable",
+        empty=None,
+        gain=(0.0, 1.0),  # binary: a ground-truth item gains 1; labels above 1 are refused
+        max_label=1,
+        description=(
+            "RecBole 1.x recbole/evaluator/metrics.py (TopkMetric): binary relevance (pos_index), "
+            "NDCG@K = sum_{hits} 1/log2(rank+1) over sum_{i<=min(|R|,K)} 1/log2(i+1) (NDCG."
+            "metric_info :186-201), MAP@K divided by min(|R|, K) (MAP.metric_info :126-136), "
+            "Recall@K = hits/|R| (:159-160), Precision@K = hits/K (:226-227), MRR@K = 1/rank of "
+            "the first hit (:88-96); means over the evaluated users, who all have ground truth "
+            "(blank queries left out). Order among tied scores is torch.topk's (unspecified); "
+            "this profile uses row order."
+        ),
+    ),
+    "recommenders": Profile(
+        name="recommenders",
+        ties="stable",
+        empty=None,
+        discount_base=math.e,
+        gain=(0.0, 1.0),  # binary: a ground-truth item gains 1; labels above 1 are refused
+        max_label=1,
+        description=(
+            "MS Recommenders recommenders/evaluation/python_evaluation.py (2025-09, b02c95e2): "
+            "top k by sort_values([user, prediction]) (stable: ties keep row order, :862-870), "
+            "ndcg_at_k with score_type='binary' and discfun_type='loge' (1/ln(1+rank); NDCG is "
+            "base-free) and ideal DCG over all of the user's true items cut at k (:656-696), "
+            "map_at_k = sum(hits_i/rank_i)/min(#true, k) (:818-834), precision_at_k = hits/k "
+            "(:496), recall_at_k = hits/#true (:541), each averaged over the users that have "
+            "true items (common users, :409-412; blank queries left out)."
+        ),
+    ),
+})
 
 
 def get_profile(name: str | Profile) -> Profile:

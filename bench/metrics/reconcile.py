@@ -4,7 +4,11 @@
 (the default ``ltrbench``), changing one convention at a time with :func:`dataclasses.replace`
 (:data:`STEPS`)::
 
-    empty (blank_query) → ties → gain → k_beyond_n / default_k (truncation) → score_dtype (float32)
+    empty (blank_query) → ties → gain, discount_base (gain) → k_beyond_n / default_k (truncation)
+    → score_dtype, arithmetic_dtype (float32)
+
+(``discount_base`` moves DCG only, ``arithmetic_dtype`` float32 rounding of the values, so they
+ride with the nearest reason rather than adding a column.)
 
 Each step's change of the mean is attributed to queries (:func:`step_contributions`), so the
 per-query contributions add up to the gap exactly (a telescoping sum). When a step changes the set
@@ -37,9 +41,9 @@ REASONS: tuple[str, ...] = ("blank_query", "ties", "gain", "truncation", "float3
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("blank_query", ("empty", "empty_by_family")),
     ("ties", ("ties",)),
-    ("gain", ("gain",)),
+    ("gain", ("gain", "discount_base")),
     ("truncation", ("k_beyond_n", "default_k")),
-    ("float32", ("score_dtype",)),
+    ("float32", ("score_dtype", "arithmetic_dtype")),
 )
 
 RESIDUAL_TOL = 1e-9
@@ -196,7 +200,8 @@ def reconcile(
     current = lib
     for reason, names in STEPS:
         changes: dict[str, Any] = {
-            f: getattr(dflt, f) for f in names if getattr(current, f) != getattr(dflt, f)
+            f: getattr(dflt, f) for f in names
+            if f in fields and getattr(current, f) != getattr(dflt, f)  # a stand-in may lack f
         }
         if changes:
             changes["name"] = f"{current.name}+{reason}"

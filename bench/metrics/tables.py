@@ -101,13 +101,33 @@ def discount_table(profile: Profile, size: int) -> NDArray[np.float64]:
 
     ``log2``: ``1 / log2(i + 2)`` (LightGBM ``dcg_calculator.cpp:50-53``, XGBoost
     ``ranking_utils.h:46-48``). ``letor4``: ``1, 1, 1/log2(3), 1/log2(4), ...`` (ranks 1 and 2
-    undiscounted, then ``1/log2(rank)``; ``Eval-Score-4.0.pl`` sub ``DCG``).
+    undiscounted, then ``1/log2(rank)``; ``Eval-Score-4.0.pl`` sub ``DCG``). A
+    ``discount_base`` b other than 2 replaces log2 by log_b (scikit-learn ``dcg_score(log_base=)``,
+    ``_ranking.py:1752-1759``).
     """
     size = max(int(size), 1)
     i = np.arange(size, dtype=np.float64)
     if profile.discount == "log2":
-        return 1.0 / np.log2(i + 2.0)
-    out = np.ones(size, dtype=np.float64)
-    if size > 2:
-        out[2:] = 1.0 / np.log2(i[2:] + 1.0)
+        out = 1.0 / np.log2(i + 2.0)
+    else:
+        out = np.ones(size, dtype=np.float64)
+        if size > 2:
+            out[2:] = 1.0 / np.log2(i[2:] + 1.0)
+    if profile.discount_base != 2.0:
+        # 1 / log_b(x) = log2(b) / log2(x); letor4's undiscounted ranks 1 and 2 stay 1
+        scale = np.full(size, np.log2(profile.discount_base))
+        if profile.discount == "letor4":
+            scale[:2] = 1.0
+        out = out * scale
     return out
+
+
+def with_zero_label(tables: LabelTables) -> LabelTables:
+    """The tables with one more label, ``tables.size``, of gain 0, not relevant, ERR probability
+    0: the stand-in label of unjudged documents under ``unjudged_gain="zero"``."""
+    gain = np.append(tables.gain, 0.0)
+    rel = np.append(tables.rel, 0.0)
+    err = np.append(tables.err, 0.0)
+    labels = np.arange(gain.shape[0], dtype=np.float64)
+    order = np.lexsort((-labels, -gain)).astype(np.int64)
+    return LabelTables(gain=gain, rel=rel, err=err, order=order)

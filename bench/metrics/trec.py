@@ -1,9 +1,12 @@
 """``evaluate_trec``: metrics of a TREC run against TREC qrels, as trec_eval selects queries.
 
 Queries: those of the run that have qrels (trec_eval 9.0.8 without ``-c``: run topics without
-qrels are skipped, qrels topics without a run are ignored), in qid order (string order).
-Labels: the qrels relevance of each retrieved document; unjudged documents and negative
-judgments count as 0. Under a profile whose IDCG basis is ``"qrels"`` (trec_eval, ranx), judged
+qrels are skipped, qrels topics without a run are ignored), in qid order (string order). Under a
+profile with ``missing="zero"`` (trec_eval ``-c``, ir_measures) the qrels queries with a judgment
+(relevance >= 0) but no run line are added, scoring 0 in every metric
+(:mod:`bench.metrics.missing`). Labels: the qrels relevance of each retrieved document;
+unjudged documents and negative judgments count as 0, and gain 0 under
+``unjudged_gain="zero"`` (trec_eval); bpref skips them. Under a profile whose IDCG basis is ``"qrels"`` (trec_eval, ranx), judged
 documents that were not retrieved enter the ideal DCG and ``R`` (AP and recall denominators).
 Ties follow the profile; ``docno_desc`` uses the run's document ids.
 """
@@ -12,15 +15,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from bench.data.trec import read_qrels, read_run
+from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import DataError
-from bench.metrics.evaluate import Judged, evaluate_prepared
-from bench.metrics.names import parse_metrics
+from bench.metrics.components import build_request
+from bench.metrics.evaluate import Judged, query_parts
+from bench.metrics.missing import missing_parts, take
+from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.result import EvaluationResult
+from bench.metrics.tables import gains, relevant_rows
 from bench.metrics.validate import prepare
 
 
@@ -44,12 +53,38 @@ def evaluate_trec(
     run = read_run(run_path)
     judged_q = set(np.unique(qrels.qid).tolist())
     keep = np.fromiter((q in judged_q for q in run.qid), dtype=bool, count=len(run))
-    if not keep.any():
+    missing = _missing_queries(qrels.qid, qrels.rel, set(run.qid[keep].tolist()), prof) \
+        if prof.missing == "zero" else None
+    if not keep.any() and (missing is None or not missing[0].shape[0]):
         raise DataError(
             "no query of the run has relevance judgments in the qrels file "
             f"{qrels.path} (query ids are compared as strings)",
             path=run.path,
         )
+    parts: list[QueryParts] = []
+    if keep.any():
+        parts.append(_run_parts(qrels, run, keep, specs, prof, backend))
+    if missing is not None and missing[0].shape[0]:
+        top = float(missing[3]) if missing[3] is not None else None
+        if top is not None and prof.max_label is not None and top > prof.max_label:
+            raise DataError(
+                f"relevance {top:g} is above {prof.max_label}, the largest label profile "
+                f"{prof.name!r} accepts",
+                path=qrels.path,
+            )
+        ties_k = parts[0].ties_k if parts else build_request(
+            specs, prof.default_k, map_hits=prof.map_denominator == "hits_k").ties_k
+        parts.append(missing_parts(missing[0], missing[1], missing[2], specs, prof,
+                                   ties_k=ties_k, backend=parts[0].backend if parts else "none"))
+    every = combine(parts)
+    if len(parts) > 1:
+        every = take(every, np.argsort(every.query_ids.astype(str), kind="stable"))
+    return summarise(every, specs, prof, per_query=per_query)
+
+
+def _run_parts(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricSpec],
+               prof: Profile, backend: str) -> QueryParts:
+    """Per-query parts of the run's queries that have qrels."""
     r_qid = run.qid[keep]
     r_doc = run.docno[keep]
     r_score = run.score[keep]
@@ -61,31 +96,51 @@ def evaluate_trec(
     rel_of = {(q, d): r for q, d, r in zip(qrels.qid.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=True)}
     run_names = names[qindex].tolist()
     docs = r_doc.tolist()
-    labels = np.fromiter(
-        (max(rel_of.get((q, d), 0), 0) for q, d in zip(run_names, docs, strict=True)),
+    given = np.fromiter(
+        (rel_of.get((q, d), -1) for q, d in zip(run_names, docs, strict=True)),
         dtype=np.float64,
         count=len(docs),
     )
+    unjudged = given < 0  # not in the qrels, or judged with a negative relevance
+    labels = np.maximum(given, 0.0)
     prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc)
     prep.query_ids = names
-    judged = None
+    extra_l: list[int] = []
+    extra_q: list[int] = []
     if prof.idcg_basis == "qrels":
         retrieved = set(zip(run_names, docs, strict=True))
         pos = {q: i for i, q in enumerate(names.tolist())}
-        extra_l: list[int] = []
-        extra_q: list[int] = []
         for q, d, r in zip(qrels.qid.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=True):
             if q in pos and r >= 0 and (q, d) not in retrieved:
                 extra_l.append(r)
                 extra_q.append(pos[q])
-        judged = Judged(np.asarray(extra_l, dtype=np.float64), np.asarray(extra_q, dtype=np.int64))
-        if judged.labels.shape[0]:
-            top = float(judged.labels.max())
-            if prof.max_label is not None and top > prof.max_label:
-                raise DataError(
-                    f"relevance {top:g} is above {prof.max_label}, the largest label profile "
-                    f"{prof.name!r} accepts",
-                    path=qrels.path,
-                )
-    return evaluate_prepared(prep, specs, prof, per_query=per_query, judged=judged,
-                             backend=backend)
+    judged = Judged(np.asarray(extra_l, dtype=np.float64), np.asarray(extra_q, dtype=np.int64),
+                    unjudged=unjudged)
+    if judged.labels.shape[0]:
+        top = float(judged.labels.max())
+        if prof.max_label is not None and top > prof.max_label:
+            raise DataError(
+                f"relevance {top:g} is above {prof.max_label}, the largest label profile "
+                f"{prof.name!r} accepts",
+                path=qrels.path,
+            )
+    return query_parts(prep, specs, prof, judged=judged, backend=backend)
+
+
+def _missing_queries(
+    q_qid: NDArray[Any], q_rel: NDArray[Any], in_run: set[str], prof: Profile
+) -> tuple[NDArray[Any], NDArray[np.float64], NDArray[np.bool_], float | None]:
+    """Qrels queries with a judgment (relevance >= 0) and no run line: their ids, judged relevant
+    count, whether a judgment has a positive gain, and the largest relevance (``None``: none)."""
+    rel = np.asarray(q_rel, dtype=np.float64)
+    judged = rel >= 0
+    qids = np.asarray(q_qid)[judged]
+    rel = rel[judged]
+    out = np.fromiter((q not in in_run for q in qids.tolist()), dtype=bool, count=qids.shape[0])
+    qids, rel = qids[out], rel[out]
+    names, inv = np.unique(qids, return_inverse=True)
+    inv = inv.ravel()
+    n_q = int(names.shape[0])
+    r = np.bincount(inv, weights=relevant_rows(prof, rel), minlength=n_q).astype(np.float64)
+    has_gain = np.bincount(inv, weights=gains(prof, rel) > 0, minlength=n_q) > 0
+    return names, r, has_gain, (float(rel.max()) if rel.shape[0] else None)
