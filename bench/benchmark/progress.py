@@ -51,8 +51,11 @@ def progress_steps(enabled: bool) -> Iterator[Step]:
     """A rich progress line on stderr whose total is learnt while working; yields :data:`Step`.
 
     For work whose size is known only once it starts (a search's candidates, a report's runs).
+    Shown only on a terminal, and cleared when the work ends (what it made is printed after).
     """
-    if not enabled:
+    import sys
+
+    if not enabled or not sys.stderr.isatty():
         yield lambda _text, _done, _total: None
         return
     from rich.console import Console
@@ -72,7 +75,7 @@ def progress_steps(enabled: bool) -> Iterator[Step]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=Console(stderr=True),
-        transient=False,
+        transient=True,
     ) as bar:
         task = bar.add_task("starting", total=None)
 
