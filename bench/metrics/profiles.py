@@ -312,6 +312,41 @@ PROFILES: dict[str, Profile] = {
     ),
 }
 
+# Version-qualified profiles: a release whose definition differs from the unqualified profile
+# (measured by `ltrbench crosscheck --versions`, results/definitions/versions.md).
+_XGBOOST_17 = Profile(
+    name="xgboost@1.7",
+    ties="stable",
+    empty=1.0,
+    map_denominator="r",
+    score_dtype="float32",
+    max_label=30,
+    description=(
+        "XGBoost 1.x CPU metrics 'ndcg', 'ndcg@k', 'map', 'map@k' (read at v1.7.6, "
+        "src/metric/rank_metric.cc): predictions as float32 (bst_float), std::stable_sort by "
+        "prediction descending (CmpFirst, src/common/math.h:133-136; ties keep row order, "
+        ":293,315), labels cast to int (:208), gain (1 << l) - 1 and 1/log2(i+2) (:277-286), IDCG "
+        "over the labels sorted descending and cut at k (:295-296), no '@k' = the whole list "
+        "(topn = UINT_MAX, metric_common.h:60), a group without relevant documents scores 1 "
+        "(0 with '-', :297-303, :326-335), AP sums hits/(i+1) over the top k but divides by all "
+        "relevant documents R (:316-328; relevant = label != 0), graded labels accepted by "
+        "map; the mean is over groups WITHOUT weights (sum / ngroups, :225): evaluate without "
+        "weights to reproduce a weighted DMatrix."
+    ),
+)
+
+PROFILES.update({
+    "xgboost@1.7": _XGBOOST_17,
+    "xgboost@1.7-": replace(
+        _XGBOOST_17,
+        name="xgboost@1.7-",
+        empty=0.0,
+        description="XGBoost 1.x minus variants 'ndcg-', 'ndcg@k-', 'map-', 'map@k-' (v1.7.6 "
+        "src/metric/rank_metric.cc:246-248,297-303,329-331): as 'xgboost@1.7' but a group "
+        "without relevant documents scores 0.",
+    ),
+})
+
 
 def get_profile(name: str | Profile) -> Profile:
     """The named profile (a :class:`Profile` is returned as is).
