@@ -49,7 +49,8 @@ def test_cutoffs_beyond_int32_and_non_ascii_digits_are_config_errors_not_overflo
 
 def test_the_named_profiles_are_the_ones_of_the_design() -> None:
     assert list(PROFILES) == ["ltrbench", "lightgbm", "xgboost", "xgboost-", "sklearn",
-                              "trec_eval", "ranx", "catboost", "letor4"]
+                              "trec_eval", "ranx", "catboost", "letor4", "xgboost@1.7",
+                              "xgboost@1.7-"]
     for name, prof in PROFILES.items():
         assert prof.name == name
         assert prof.description
