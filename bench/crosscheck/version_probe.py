@@ -5,8 +5,8 @@
 Runs inside an isolated virtual environment that holds only the library under test and NumPy,
 so it imports nothing from ``bench`` (``ltrbench crosscheck --versions`` writes the request and
 the cases, then reads the result; :mod:`bench.crosscheck.versions`). The tools' metrics are
-read the way :mod:`bench.crosscheck.providers` reads them, in a form every release since
-LightGBM 3.0 / XGBoost 1.0 accepts:
+read the way :mod:`bench.crosscheck.providers` reads them, through calls that LightGBM 3.3.5 to
+4.7.0 and XGBoost 1.7.6 to 3.2.0 all accept (the releases measured):
 
 * LightGBM: a one-column all-zero ``Dataset`` with the scores as ``init_score`` and a booster
   with ``objective="none"`` and no trees; ``Booster.eval_train()``
