@@ -285,3 +285,21 @@ def test_reconcile_puts_discount_base_under_gain_and_float32_arithmetic_under_fl
     assert rec32.explained
     assert 0 < abs(rec32.reasons["float32"]) < 1e-6
     assert rec32.reasons["gain"] == 0.0
+
+
+def test_query_weights_ignore_gives_the_unweighted_mean_over_queries() -> None:
+    from dataclasses import replace as _replace
+
+    from bench.metrics import evaluate as _evaluate
+    from bench.metrics.profiles import get_profile as _get
+
+    # Two queries: q0 ranks its relevant document first (NDCG@2 = 1), q1 second
+    # (NDCG@2 = (1/log2 3) / 1 = 0.6309...). Weights 3 and 1: weighted mean 0.9077, unweighted 0.8155.
+    labels, scores, group, w = [1, 0, 0, 1], [0.9, 0.1, 0.9, 0.1], [2, 2], [3.0, 1.0]
+    second = 1 / np.log2(3)
+    weighted = _evaluate(labels, scores, group=group, metrics="ndcg@2", weights=w)
+    ignored = _evaluate(labels, scores, group=group, metrics="ndcg@2", weights=w,
+                        profile=_replace(_get("ltrbench"), query_weights="ignore"))
+    assert weighted.metrics["ndcg@2"] == pytest.approx((3 * 1 + 1 * second) / 4, abs=1e-12)
+    assert ignored.metrics["ndcg@2"] == pytest.approx((1 + second) / 2, abs=1e-12)
+    assert _get("xgboost@1.7").query_weights == "ignore"

@@ -23,7 +23,7 @@ def test_readme_parity_table_is_the_generated_one() -> None:
 
 def test_readme_profile_table_lists_every_named_profile() -> None:
     text = README.read_text(encoding="utf-8")
-    listed = set(re.findall(r"^\| `([\w-]+)`", text, flags=re.MULTILINE))
+    listed = set(re.findall(r"^\| `([\w@.-]+)`", text, flags=re.MULTILINE))
     assert set(PROFILES) <= listed
 
 

@@ -8,6 +8,13 @@ Reuses ``--run DIR`` when given, else the most recent run of the dataset under `
 and prints the JSON document (``--format json``, shape in :mod:`bench.report.crosscheck`) or the
 Markdown report. Exit status 0 when every check agrees and every gap is explained, 1 otherwise,
 2 on bad input.
+
+``ltrbench crosscheck --versions lightgbm==3.3.5,4.7.0 xgboost==1.7.6,2.1.4,3.2.0``: which
+profile reproduces each release's built-in ndcg@k / map@k (each release in its own cached
+virtual environment, ``--cache-dir``; ``LIBRARY==installed`` uses the current interpreter).
+Writes ``<out>/definitions/versions.{md,json}``, prints the Markdown (``--format table`` or
+``markdown``) or the JSON; progress goes to stderr. Exit status 0 when every release ran and
+every metric is reproduced by a profile, 1 otherwise, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -46,7 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--metric", default=PRIMARY_METRIC,
                    help=f"metric to cross-check (default: {PRIMARY_METRIC})")
     p.add_argument("--retrain", action="store_true", help="train even if a matching run exists")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "markdown", "json"), default="table",
+                   help="table and markdown both print the Markdown report")
+    p.add_argument("--versions", nargs="+", metavar="LIBRARY==V1,V2",
+                   help="which profile each release of LightGBM/XGBoost matches, e.g. "
+                   "xgboost==1.7.6,2.1.4 lightgbm==installed (no dataset, no training)")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="virtual environments of --versions (default: the user cache dir)")
     p.set_defaults(func=main)
 
 
@@ -67,7 +80,26 @@ def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
     return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
 
 
+def _versions(args: argparse.Namespace) -> int:
+    from bench.crosscheck.version_render import render_versions, versions_json, write_versions
+    from bench.crosscheck.versions import parse_version_specs, run_versions
+
+    specs = parse_version_specs(args.versions)
+    check_output_dir(args.out, option="--out")
+    result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    files = write_versions(result, args.out)
+    if args.format == "json":
+        sys.stdout.write(versions_json(result))
+    else:
+        sys.stdout.write(render_versions(result))
+        print(f"wrote {files['md']} and {files['json']}")
+    return 0 if result.ok else 1
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.versions is not None:
+        return _versions(args)
     check_output_dir(args.out, option="--out")
     models = _requested_models(args)
     gbdt = tuple(m for m in models if library_of(m) in GBDT_LIBRARIES) if models else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -135,6 +136,8 @@ def query_parts(
     threads: int | None = None,
 ) -> QueryParts:
     """The per-query pieces of :func:`evaluate_prepared` (see :mod:`bench.metrics.query_parts`)."""
+    if prof.query_weights == "ignore":
+        prep = dataclasses.replace(prep, query_weights=None, row_weights=None)
     check_labels(prep, prof, specs)
     request = build_request(specs, prof.default_k, map_hits=prof.map_denominator == "hits_k")
     scores = prep.scores

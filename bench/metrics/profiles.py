@@ -24,182 +24,12 @@ by default, labels above it are an error), whatever the profile's gain.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 
 from bench.errors import ConfigError
+from bench.metrics.profile import Profile
 
-_GAINS = ("exp2", "linear")
-_DISCOUNTS = ("log2", "letor4")
-_TIES = ("stable", "average", "pessimistic", "optimistic", "random", "docno_desc", "row_desc")
-_BASES = ("list", "qrels")
-_K_BEYOND = ("clip", "zero")
-_MAP_DEN = ("min_r_k", "r", "hits_k")
-_P_DEN = ("k", "min_k_n")
-_DTYPES = ("float64", "float32")
-_BEYOND_TABLE = ("error", "zero")
-_BLANK_WEIGHT = ("query", "one")
-_EMPTY_FAMILIES = ("ndcg", "map", "recall")
-_MISSING = ("drop", "zero")
-_UNJUDGED = ("label0", "zero")
-
-
-@dataclass(frozen=True)
-class Profile:
-    """The conventions behind one tool's ranking metrics.
-
-    Attributes:
-        name: profile name.
-        gain: ``"exp2"`` (``2^l - 1``), ``"linear"`` (``l``) or a tuple ``(g(0), g(1), ...)``.
-        discount: ``"log2"`` (``1/log2(rank + 1)``) or ``"letor4"`` (ranks 1 and 2 undiscounted,
-            then ``1/log2(rank)``: ``Eval-Score-4.0.pl`` sub ``DCG``).
-        ties: order among equal scores. ``"stable"`` input (row) order; ``"average"`` the expected
-            value over every order of each tied group (McSherry & Najork, ECIR 2008), exact for
-            every metric; ``"pessimistic"`` / ``"optimistic"`` lower / higher gain first;
-            ``"random"`` a seeded random order (``tie_seed``); ``"docno_desc"`` document id
-            descending, byte-wise, as trec_eval (``form_res_rels.c:111-113``; without document
-            ids the row number stands in, higher first); ``"row_desc"`` the higher row number
-            first (scikit-learn ``ignore_ties=True``: ``np.argsort(y_score)[:, ::-1]``,
-            ``_ranking.py:1702``).
-        empty: value of NDCG, AP and recall on a query without relevant documents (0/0):
-            ``1.0``, ``0.0``, or ``None`` = left out of the mean (NaN per query). Metrics with a
-            natural value there (DCG, P, RR, ERR, hits: 0) keep it, except under ``None``, which
-            leaves blank queries out of every ranking metric (one query set per evaluation).
-        empty_by_family: per-family exceptions to ``empty``, ``(("map", 0.0),)``: CatBoost
-            scores a blank query 1 in NDCG but 0 in MAP. Families: ndcg, map, recall.
-        idcg_basis: ``"list"`` (the scored documents) or ``"qrels"`` (every judged document,
-            also those not retrieved: trec_eval, ranx). Also decides ``R`` for AP and recall.
-        k_beyond_n: ``"clip"`` (k > n is n) or ``"zero"`` (LETOR 4.0: NDCG@k = 0 when n < k).
-        map_denominator: ``"min_r_k"`` (``min(R, k)``, LightGBM/XGBoost), ``"r"`` (``R``) or
-            ``"hits_k"`` (the relevant documents in the top k: torchmetrics
-            ``retrieval_average_precision``, ``average_precision.py:55-62``, a mean over the hits;
-            under ``ties="average"`` the ratio of the expected sums, exact without ties).
-        precision_denominator: ``"k"`` or ``"min_k_n"`` (XGBoost ``pre@k``).
-        relevance_threshold: a document is relevant when ``label >= relevance_threshold``.
-        max_relevant_label: and, when set, ``label <= max_relevant_label`` (LETOR 4.0: 2).
-        score_dtype: ``"float64"``, or ``"float32"``: scores are rounded to float32 first, so
-            scores equal in float32 tie (XGBoost predictions, trec_eval <= 9.0.8 ``float sim``).
-        default_k: cutoff of a metric named without ``@k`` (XGBoost: 32); ``None`` = whole list.
-        max_label: largest label accepted (exp2: 31, LightGBM's 31-entry table: 30).
-        integer_labels: labels must be whole numbers.
-        labels_beyond_gain_table: for tuple gains, ``"error"`` or ``"zero"`` (gain 0, not
-            relevant: LETOR 4.0's hash lookup).
-        binary_labels_for_binary_metrics: AP and P@k accept only labels 0/1 (XGBoost's
-            ``CheckPreLabels``).
-        blank_ndcg_weight: in a weighted mean, a query without relevant documents adds its NDCG
-            times its weight (``"query"``) or an unweighted ``empty`` (``"one"``: LightGBM
-            ``rank_metric.hpp:119-122``, XGBoost ``rank_metric.cc:377-399``).
-        clamp_ndcg_mean: the mean NDCG is clamped to 1 (XGBoost ``rank_metric.cc:271-285``; a mean
-            above ``1 + 1e-6`` is an error there, and here).
-        err_max_grade: g_max of ERR.
-        tie_seed: seed of the ``"random"`` tie order.
-        missing: a query with judgments (qrels lines with relevance >= 0) but no scored document
-            (TREC input only): ``"drop"`` (left out: trec_eval without ``-c``) or ``"zero"``
-            (every metric 0, blank-query rules as for any query, counted in the mean:
-            trec_eval ``-c``, ir_measures ``providers/base.py:18-27``, ranx).
-        unjudged_gain: gain of a scored document without a judgment or with a negative one
-            (TREC input only): ``"label0"`` (the gain of label 0) or ``"zero"`` (gain 0 whatever
-            the table, not relevant: trec_eval ``m_ndcg.c`` ``get_gain`` returns 0 for
-            ``RELVALUE_NONPOOL`` / ``RELVALUE_UNJUDGED``). Matters only when ``g(0) != 0``.
-        arithmetic_dtype: ``"float64"``, or ``"float32"``: per-query values divided and the mean
-            accumulated in float32 (torchmetrics: ``ndcg.py:35-42``, ``average_precision.py:61-62``);
-            agreement with such a tool is then to float32 precision, not bit for bit.
-        discount_base: ``b`` of the discount ``1 / log_b(i + 2)`` (``letor4``: ``1 / log_b(rank)``);
-            NDCG does not depend on it, DCG does (scikit-learn ``dcg_score(log_base=)``,
-            gdeval and MS Recommenders use ``e``).
-        description: what the profile reproduces, with sources.
-    """
-
-    name: str
-    gain: str | tuple[float, ...] = "exp2"
-    discount: str = "log2"
-    ties: str = "average"
-    empty: float | None = None
-    empty_by_family: tuple[tuple[str, float], ...] = ()
-    idcg_basis: str = "list"
-    k_beyond_n: str = "clip"
-    map_denominator: str = "min_r_k"
-    precision_denominator: str = "k"
-    relevance_threshold: float = 1.0
-    score_dtype: str = "float64"
-    default_k: int | None = None
-    max_label: int | None = 31
-    integer_labels: bool = True
-    labels_beyond_gain_table: str = "error"
-    max_relevant_label: float | None = None
-    binary_labels_for_binary_metrics: bool = False
-    blank_ndcg_weight: str = "query"
-    clamp_ndcg_mean: bool = False
-    err_max_grade: int = 4
-    tie_seed: int = 0
-    missing: str = "drop"
-    unjudged_gain: str = "label0"
-    arithmetic_dtype: str = "float64"
-    discount_base: float = 2.0
-    description: str = ""
-
-    def __post_init__(self) -> None:
-        if isinstance(self.gain, (tuple, list)):
-            gains = tuple(float(g) for g in self.gain)
-            if not gains or any(not (g >= 0) for g in gains):
-                raise ConfigError(f"profile {self.name!r}: a gain table needs gains >= 0")
-            object.__setattr__(self, "gain", gains)
-        else:
-            _check(self.name, "gain", self.gain, _GAINS, "or a tuple of per-label gains")
-        _check(self.name, "discount", self.discount, _DISCOUNTS)
-        _check(self.name, "ties", self.ties, _TIES)
-        _check(self.name, "idcg_basis", self.idcg_basis, _BASES)
-        _check(self.name, "k_beyond_n", self.k_beyond_n, _K_BEYOND)
-        _check(self.name, "map_denominator", self.map_denominator, _MAP_DEN)
-        _check(self.name, "precision_denominator", self.precision_denominator, _P_DEN)
-        _check(self.name, "score_dtype", self.score_dtype, _DTYPES)
-        _check(self.name, "labels_beyond_gain_table", self.labels_beyond_gain_table, _BEYOND_TABLE)
-        _check(self.name, "blank_ndcg_weight", self.blank_ndcg_weight, _BLANK_WEIGHT)
-        _check(self.name, "missing", self.missing, _MISSING)
-        _check(self.name, "unjudged_gain", self.unjudged_gain, _UNJUDGED)
-        _check(self.name, "arithmetic_dtype", self.arithmetic_dtype, _DTYPES)
-        base = self.discount_base
-        if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):
-            raise ConfigError(
-                f"profile {self.name!r}: discount_base must be a finite number above 1, got {base!r}"
-            )
-        object.__setattr__(self, "discount_base", float(base))
-        if self.empty is not None and self.empty not in (0.0, 1.0):
-            raise ConfigError(f"profile {self.name!r}: empty must be 0.0, 1.0 or None")
-        by_family = tuple((str(f), float(v)) for f, v in self.empty_by_family)
-        if self.empty_by_family and (self.empty is None or any(
-                f not in _EMPTY_FAMILIES or v not in (0.0, 1.0) for f, v in by_family)):
-            raise ConfigError(
-                f"profile {self.name!r}: empty_by_family maps {', '.join(_EMPTY_FAMILIES)} to "
-                "0.0 or 1.0, and needs empty set (not None)"
-            )
-        object.__setattr__(self, "empty_by_family", by_family)
-        if self.default_k is not None and self.default_k < 1:
-            raise ConfigError(f"profile {self.name!r}: default_k must be a positive integer")
-        if self.gain == "exp2" and (self.max_label is None or self.max_label > 31):
-            raise ConfigError(
-                f"profile {self.name!r}: exp2 gain needs max_label <= 31 (2^l - 1 must be exact)"
-            )
-        if not 0 <= self.err_max_grade <= 31:
-            raise ConfigError(f"profile {self.name!r}: err_max_grade must be in 0..31")
-
-    def empty_for(self, family: str) -> float | None:
-        """What a blank query scores in ``family``: its ``empty_by_family`` entry, else ``empty``."""
-        return dict(self.empty_by_family).get(family, self.empty)
-
-    def describe(self) -> dict[str, object]:
-        """The profile as a plain dict (for JSON output and manifests)."""
-        out: dict[str, object] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            out[f.name] = list(v) if isinstance(v, tuple) else v
-        return out
-
-
-def _check(profile: str, field: str, value: object, valid: tuple[str, ...], extra: str = "") -> None:
-    if value not in valid:
-        raise ConfigError(
-            f"profile {profile!r}: unknown {field} {value!r}; valid: {', '.join(valid)} {extra}".rstrip()
-        )
+__all__ = ["DEFAULT_PROFILE", "LTRBENCH", "PROFILES", "Profile", "get_profile"]
 
 
 LTRBENCH = Profile(
@@ -467,6 +297,42 @@ PROFILES.update({
             "(:496), recall_at_k = hits/#true (:541), each averaged over the users that have "
             "true items (common users, :409-412; blank queries left out)."
         ),
+    ),
+})
+
+# Version-qualified profiles: a release whose definition differs from the unqualified profile
+# (measured by `ltrbench crosscheck --versions`, results/definitions/versions.md).
+_XGBOOST_17 = Profile(
+    name="xgboost@1.7",
+    query_weights="ignore",
+    ties="stable",
+    empty=1.0,
+    map_denominator="r",
+    score_dtype="float32",
+    max_label=30,
+    description=(
+        "XGBoost 1.x CPU metrics 'ndcg', 'ndcg@k', 'map', 'map@k' (read at v1.7.6, "
+        "src/metric/rank_metric.cc): predictions as float32 (bst_float), std::stable_sort by "
+        "prediction descending (CmpFirst, src/common/math.h:133-136; ties keep row order, "
+        ":293,315), labels cast to int (:208), gain (1 << l) - 1 and 1/log2(i+2) (:277-286), IDCG "
+        "over the labels sorted descending and cut at k (:295-296), no '@k' = the whole list "
+        "(topn = UINT_MAX, metric_common.h:60), a group without relevant documents scores 1 "
+        "(0 with '-', :297-303, :326-335), AP sums hits/(i+1) over the top k but divides by all "
+        "relevant documents R (:316-328; relevant = label != 0), graded labels accepted by "
+        "map; the mean is over groups without weights (sum / ngroups, :225: "
+        "query_weights='ignore')."
+    ),
+)
+
+PROFILES.update({
+    "xgboost@1.7": _XGBOOST_17,
+    "xgboost@1.7-": replace(
+        _XGBOOST_17,
+        name="xgboost@1.7-",
+        empty=0.0,
+        description="XGBoost 1.x minus variants 'ndcg-', 'ndcg@k-', 'map-', 'map@k-' (v1.7.6 "
+        "src/metric/rank_metric.cc:246-248,297-303,329-331): as 'xgboost@1.7' but a group "
+        "without relevant documents scores 0.",
     ),
 })
 
