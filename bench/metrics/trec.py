@@ -20,6 +20,7 @@ from bench.errors import DataError
 from bench.metrics.evaluate import Judged, evaluate_prepared
 from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.qualified import groups
 from bench.metrics.result import EvaluationResult
 from bench.metrics.validate import prepare
 
@@ -69,7 +70,7 @@ def evaluate_trec(
     prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc)
     prep.query_ids = names
     judged = None
-    if prof.idcg_basis == "qrels":
+    if any(p.idcg_basis == "qrels" for p, _ in groups(specs, prof)):  # a trec_eval name too
         retrieved = set(zip(run_names, docs, strict=True))
         pos = {q: i for i, q in enumerate(names.tolist())}
         extra_l: list[int] = []
