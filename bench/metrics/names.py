@@ -272,7 +272,9 @@ def _suggest(body: str) -> str:
     """``"; did you mean ..."`` from the closest spellings of every grammar (difflib)."""
     m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
     base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
-    pool = {n.lower(): n for n in (*FAMILIES, *_ALIASES, *peer_names())}
+    pool: dict[str, str] = {}
+    for n in (*FAMILIES, *_ALIASES, *peer_names()):
+        pool.setdefault(n.lower(), n)
     close = difflib.get_close_matches(base.lower(), list(pool), n=3, cutoff=0.6)
     return f"; did you mean {', '.join(pool[c] + tail for c in close)}?" if close else ""
 
@@ -289,8 +291,9 @@ def describe_names() -> list[dict[str, str]]:
         meaning = FAMILIES[family].meaning if family in FAMILIES else UNCOMPUTED[family] + \
             " (parsed, not computed yet)"
         if spec.overrides:
-            meaning += "; profile overrides " + ", ".join(f"{f}={v!r}" for f, v in spec.overrides
-                                                          if f != "gain" or isinstance(v, str))
+            meaning += "; profile overrides " + ", ".join(
+                f"{f}={v!r}" if not isinstance(v, tuple) else
+                f"{f}=({', '.join(f'{g:g}' for g in v[:4])}, ...)" for f, v in spec.overrides)
         rows.append({"family": family, "grammar": grammar, "spelling": spelling,
                      "example": example, "name": spec.name, "meaning": meaning,
                      "profile": spec.profile or "the call's"})

@@ -132,7 +132,7 @@ UNCOMPUTED: dict[str, str] = {
 _TREC_BY = {m.name.lower(): m for m in TREC_EVAL}
 _TREC_ORDER = sorted(_TREC_BY, key=len, reverse=True)
 _IR_BY = {n.lower(): m for m in IR_MEASURES for n in (m.name, *m.aliases)}
-_TREC_PARAM = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_TREC_PARAM = re.compile(r"[0-9][0-9.=]*")
 
 
 def check_cutoff(k: str | int, what: str) -> int:
@@ -144,8 +144,9 @@ def check_cutoff(k: str | int, what: str) -> int:
 
 
 def peer_names() -> list[str]:
-    """Every spelling of both tables (for suggestions)."""
-    return [n for m in (*TREC_EVAL, *IR_MEASURES) for n in (m.name, *m.aliases)]
+    """Every spelling of both tables that ltrbench computes (for suggestions)."""
+    return [n for m in (*TREC_EVAL, *IR_MEASURES) if m.family is not None
+            for n in (m.name, *m.aliases)]
 
 
 # -- trec_eval ---------------------------------------------------------------------------------
