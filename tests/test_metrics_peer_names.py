@@ -310,3 +310,19 @@ def test_judged_is_parsed_but_refused_at_evaluation_as_not_computed_yet() -> Non
 def test_every_family_with_a_peer_name_is_a_family_ltrbench_declares() -> None:
     declared = {m.family for m in (*TREC_EVAL, *IR_MEASURES) if m.family is not None}
     assert declared - set(FAMILIES) == {"judged"}
+
+
+def test_an_evaluation_of_one_profile_refuses_names_of_another() -> None:
+    """The Dask engine evaluates one profile: a trec_eval name there is an error, not a number
+    under the wrong conventions."""
+    from bench.metrics.profiles import get_profile
+    from bench.metrics.qualified import require_call_profile
+
+    ltr = get_profile("ltrbench")
+    require_call_profile(parse_metrics("ndcg@10 ltrbench:map"), ltr, "the Dask engine")
+    with pytest.raises(ConfigError, match=r"the Dask engine evaluates one profile \('ltrbench'\); "
+                                          r"ndcg_cut_10, P\(rel=2\)@5 need another"):
+        require_call_profile(parse_metrics("ndcg@10 ndcg_cut_10 P(rel=2)@5"), ltr,
+                             "the Dask engine")
+    with pytest.raises(ConfigError, match="not computed yet"):
+        require_call_profile(parse_metrics("Judged@5"), ltr, "the Dask engine")

@@ -59,6 +59,17 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
     return [group for _, group in ordered]
 
 
+def require_call_profile(specs: Sequence[MetricSpec], call: Profile, where: str) -> None:
+    """A ConfigError naming the specs that need a profile other than ``call`` (or that ltrbench
+    does not compute), for evaluations of one profile only (``where``: the Dask engine)."""
+    groups(specs, call)  # the not-computed families
+    other = [s.name for s in specs if s.overrides or s.profile not in (None, call.name)]
+    if other:
+        raise ConfigError(f"{where} evaluates one profile ({call.name!r}); {', '.join(other)} "
+                          "need another: evaluate them with the local engine, or pick the "
+                          "profile with --profile and ltrbench names")
+
+
 def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
           call: Profile) -> EvaluationResult:
     """One result of the groups' results (see the module docstring); ``specs`` gives the order."""
@@ -98,4 +109,4 @@ def _overrides_text(spec: MetricSpec) -> str:
                     for f, v in spec.overrides)
 
 
-__all__ = ["groups", "merge", "spec_profile"]
+__all__ = ["groups", "merge", "require_call_profile", "spec_profile"]
