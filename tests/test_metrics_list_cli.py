@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import json
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +50,16 @@ def test_text_and_markdown_list_every_example(fmt: str, capsys: pytest.CaptureFi
     for row in rows:  # type: ignore[union-attr]
         assert row["example"] in out
     assert "not computed (trec_eval)" in out.lower()
+
+
+def test_evaluate_csv_quotes_a_metric_name_that_holds_a_comma(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path
+    (folder / "q").write_text("1 0 a 2\n1 0 b 1\n", encoding="utf-8")
+    (folder / "r").write_text("1 Q0 a 1 0.9 x\n1 Q0 b 2 0.5 x\n", encoding="utf-8")
+    name = "nDCG(gains={1:2,2:3})@3"
+    assert main(["evaluate", "--qrels", str(folder / "q"), "--run", str(folder / "r"),
+                 "--metrics", name, "--format", "csv"]) == 0
+    rows = list(csv.reader(capsys.readouterr().out.splitlines()))
+    # a then b: the ideal order, so NDCG = 1
+    assert rows == [["metric", "value"], [name, "1.0"]]
