@@ -156,8 +156,8 @@ def test_a_profile_qualifier_computes_any_name_under_that_profile() -> None:
 
 
 def test_an_unknown_name_names_the_grammars_and_suggests_the_closest() -> None:
-    with pytest.raises(ConfigError, match=r"not a name of ltrbench, trec_eval, ir_measures; "
-                                          r"did you mean ndcg@10"):
+    with pytest.raises(ConfigError, match=r"\(it is not a name of ltrbench, trec_eval, "
+                                          r"ir_measures\); did you mean ndcg@10\?$"):
         parse_metrics("ndgc@10")
     with pytest.raises(ConfigError, match=r"did you mean ndcg_cut_10"):
         parse_metrics("ndcg_cutt_10")

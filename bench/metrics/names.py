@@ -118,7 +118,7 @@ def valid_metric_names() -> str:
     bare = ", ".join(f for f in RANKING_FAMILIES if FAMILIES[f].cutoff)
     aliases = ", ".join(f"{a}={c}" for a, c in sorted(_ALIASES.items()))
     return (
-        f"ltrbench: {ranked} (k a positive integer; without @k: {bare} over the whole list), "
+        f"{ranked} (k a positive integer; without @k: {bare} over the whole list), "
         f"{', '.join(POINTWISE_FAMILIES)}; aliases {aliases}; 'ndcg@1,3,5,10' expands; "
         "trec_eval: ndcg_cut_10, P_5, map_cut.5,10, recall_100, success_10, ...; "
         "ir_measures: nDCG@10, P(rel=2)@5, AP(rel=2), SetF, Success@10, ...; "
@@ -216,8 +216,8 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     if ir is not None:
         _, ir_measure, params = ir
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
-    raise ConfigError(f"unknown metric {token!r}: not a name of {', '.join(GRAMMARS)}"
-                      f"{_suggest(body)}; valid names: {valid_metric_names()}")
+    raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
+                      f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 
 
 def _read_ltrbench(body: str) -> Reading | None:
