@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bench.commands.tune",
     "bench.commands.convert",
     "bench.commands.datasets",
+    "bench.commands.metrics",
     "bench.commands.perf",
 )
 

@@ -9,6 +9,7 @@ import pytest
 
 from bench.errors import ConfigError
 from bench.metrics import PROFILES, MetricSpec, Profile, evaluate, get_profile, parse_metrics
+from bench.metrics.families import FAMILIES, metric_header
 
 
 def test_a_list_of_cutoffs_expands_and_continues_the_previous_family() -> None:
@@ -91,3 +92,21 @@ def test_describe_is_json_ready() -> None:
     assert d["gain"] == [0.0, 1.0, 3.0]
     assert d["name"] == "letor4"
     assert isinstance(Profile(name="x").describe()["ties"], str)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_table_header_parses_back_to_the_same_metric_under_the_call_profile(
+        family: str) -> None:
+    """Leaderboard headers (NDCG@10, MAP@10, MRR, P@10, R@10, ...) are ltrbench names."""
+    names = [family] + ([f"{family}@10"] if FAMILIES[family].cutoff and FAMILIES[family].ranking
+                        else [])
+    for name in names:
+        (spec,) = parse_metrics(metric_header(name))
+        assert (spec.name, spec.family, spec.profile, spec.overrides) == (name, family, None, ())
+
+
+def test_ir_measures_and_trec_eval_spellings_of_the_headers_stay_ltrbench() -> None:
+    """R@10 is recall@10 (not ir_measures' R under trec_eval), P@5 is p@5, MAP is map."""
+    specs = parse_metrics("R@10 P@5 MAP MRR NDCG@10")
+    assert [(s.name, s.profile) for s in specs] == [
+        ("recall@10", None), ("p@5", None), ("map", None), ("mrr", None), ("ndcg@10", None)]

@@ -29,9 +29,18 @@ def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
     ``"ndcg@1,3,5,10"`` or ``["NDCG@1,3", "precision@10 mrr"]`` → ``("ndcg@1", "ndcg@3",
     "p@10", "mrr")``: one parser for the evaluator and for run configs, so a run fails on an
     unknown name when its config is loaded, before any training, and the names in
-    ``metrics.csv`` are the evaluator's own.
+    ``metrics.csv`` are the evaluator's own. A run evaluates under one profile (its
+    ``profile``), so names that bring their own (trec_eval and ir_measures spellings,
+    ``PROFILE:NAME``) are refused here, before any training.
     """
-    return tuple(spec.name for spec in parse_metrics(names))
+    specs = parse_metrics(names)
+    other = [s.name for s in specs if s.qualified]
+    if other:
+        raise ConfigError(
+            f"a run's metrics are ltrbench names under the run's profile; {', '.join(other)} "
+            "bring their own profile (evaluate a run's scores with them through ltrbench evaluate, "
+            "or set the run's profile and use ltrbench names: ndcg@10, map@10, p@10, recall@10)")
+    return tuple(spec.name for spec in specs)
 
 
 def evaluate_scores(

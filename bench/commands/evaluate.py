@@ -22,6 +22,7 @@ evaluated partition by partition on a Dask cluster (a loopback-only local one un
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import sys
@@ -205,9 +206,10 @@ def _print(result: EvaluationResult, fmt: str) -> None:
         print(json.dumps(result.as_dict(), indent=2))
         return
     if fmt == "csv":
-        sys.stdout.write("metric,value\n")
+        out = csv.writer(sys.stdout, lineterminator="\n")  # names may hold commas: P(rel=2,...)
+        out.writerow(["metric", "value"])
         for k, v in result.metrics.items():
-            sys.stdout.write(f"{k},{'' if math.isnan(v) else repr(float(v))}\n")
+            out.writerow([k, "" if math.isnan(v) else repr(float(v))])
         return
     from rich.console import Console
     from rich.table import Table

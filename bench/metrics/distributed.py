@@ -28,6 +28,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.evaluate import query_parts
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.qualified import require_call_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.result import EvaluationResult
 from bench.metrics.validate import prepare
@@ -66,6 +67,7 @@ def evaluate_frame(
         raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "
                           "rows, which partitions cannot reproduce; use it with the local engine")
     specs = parse_metrics(metrics)
+    require_call_profile(specs, prof, "the Dask engine")
     if not checked:
         check_query_aligned(ddf, qid=qid, where=where)
     import dask

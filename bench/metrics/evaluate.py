@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import bench.metrics.aggregate as aggregate
+import bench.metrics.qualified as qualified
 from bench.errors import ConfigError
 from bench.metrics.components import Components, Request, build_request
 from bench.metrics.kernels_judged import judged_components
@@ -121,9 +122,18 @@ def evaluate_prepared(
     judged: Judged | None = None,
     threads: int | None = None,
 ) -> EvaluationResult:
-    """:func:`evaluate` on validated inputs (``judged``: unscored judged documents, see TREC)."""
-    parts = query_parts(prep, specs, prof, backend=backend, judged=judged, threads=threads)
-    return summarise(parts, specs, prof, per_query=per_query)
+    """:func:`evaluate` on validated inputs (``judged``: unscored judged documents, see TREC).
+
+    Specs with their own profile (trec_eval / ir_measures names, ``profile:name``) are evaluated
+    per profile and merged (:mod:`bench.metrics.qualified`).
+    """
+    results = [
+        summarise(query_parts(prep, g_specs, g_prof, backend=backend, threads=threads,
+                              judged=judged if g_prof.idcg_basis == "qrels" else None),
+                  g_specs, g_prof, per_query=per_query)
+        for g_prof, g_specs in qualified.groups(specs, prof)
+    ]
+    return qualified.merge(results, specs, prof)
 
 
 def query_parts(

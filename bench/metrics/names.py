@@ -1,24 +1,65 @@
-"""Metric names: parse ``"ndcg@10"``, ``"map"``, ``"ndcg@1,3,5,10"`` into :class:`MetricSpec`.
+"""Metric names: parse ``"ndcg@10"``, ``"ndcg_cut_10"``, ``"nDCG(dcg='exp-log2')@10"`` into specs.
 
-Grammar (case-insensitive; items separated by commas or white space)::
+Three grammars are accepted, names case-insensitive, items separated by commas or white space
+(not inside brackets or quotes)::
 
-    item   := family [ "@" k ] | k          # a bare k continues the previous family
-    family := dcg | ndcg | map | mrr | p | recall | err | hits | rmse | mae  (or an alias)
+    item      := [ profile ":" ] name | k          # a bare k continues the previous name
+    name      := ltrbench | trec_eval | ir_measures
+    ltrbench  := family [ "@" k ]                   # ndcg@10, map, p@5, NDCG@10, R@10, rprec
+    trec_eval := measure [ ("_" | ".") param ]      # ndcg_cut_10, ndcg_cut.5,10, P_5, success_10
+    ir_measures := Name [ "(" key=value, ... ")" ] [ "@" k ]   # P(rel=2)@5, SetF, Success@10
 
-``"ndcg@1,3,5,10,map@10"`` is ``ndcg@1, ndcg@3, ndcg@5, ndcg@10, map@10``. A name without
-``@k`` is over the whole list, unless the profile has a ``default_k`` (XGBoost truncates a bare
-``ndcg``/``map``/``pre`` at 32: ``rank_metric.cc:219-228``, ``ranking_utils.h:66-127``); the
-metric keeps the name it was asked by. ``rmse`` and ``mae`` are pointwise and take no ``@k``.
+**What a name means** is what its tool means: an ltrbench name is computed under the profile of
+the call (``evaluate(..., profile=...)``); a trec_eval name under the ``trec_eval`` profile; an
+ir_measures name under :data:`~bench.metrics.peer_names.IR_MEASURES_PROFILE`, its parameters
+(``rel=``, ``gains=``, ``dcg=``) as profile overrides (see :mod:`bench.metrics.peer_names`).
+``profile:name`` (``trec_eval:ndcg@10``, ``lightgbm:ndcg_cut_10``) computes any name under
+the named profile instead (with the name's overrides).
+
+**When grammars coincide** the first that reads the name wins, in the order ltrbench, trec_eval,
+ir_measures. So every ltrbench name and alias keeps its meaning and the call's profile: the table
+headers (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``R@10``) and the peer spellings that are also
+ltrbench names (``map``, ``ndcg``, ``Rprec``, ``bpref``, ``recip_rank``, ``set_P``, ``AP@100``,
+``nDCG@10``, ``RR@10``, ``ERR@10``, trec_eval's bare ``P`` and ``recall``, which are precision and
+recall over the whole list, not trec_eval's nine default cutoffs). ``evaluate_trec``'s default
+profile is ``trec_eval``, where these mean what trec_eval means; elsewhere write
+``trec_eval:map``. trec_eval comes before ir_measures for ``success`` (trec_eval's cutoffs 1, 5, 10).
+
+``"ndcg@1,3,5,10,map@10"`` is ``ndcg@1, ndcg@3, ndcg@5, ndcg@10, map@10``; ``"ndcg_cut.5,10"``
+is ``ndcg_cut_5, ndcg_cut_10``. An ltrbench name without ``@k`` is over the whole list, unless
+the profile has a ``default_k`` (XGBoost truncates a bare ``ndcg``/``map``/``pre`` at 32:
+``rank_metric.cc:219-228``, ``ranking_utils.h:66-127``). ``rmse`` and ``mae`` are pointwise and
+take no ``@k``; nor do ``rprec``, ``bpref`` and the set measures.
+
+A spec's ``name`` is its canonical spelling, which parses back to the same spec: ``p@10`` for
+``precision@10``, the tool's spelling for a peer name (``ndcg_cut_10``, ``P(rel=2)@5``), with
+``profile:`` in front when the profile is not the one the spelling implies.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
+from bench.metrics.peer_names import (
+    IR_MEASURES,
+    MAX_CUTOFF,
+    TREC_EVAL,
+    UNCOMPUTED,
+    Overrides,
+    Reading,
+    check_cutoff,
+    ir_reading,
+    peer_names,
+    read_ir_measures,
+    read_trec_eval,
+    trec_reading,
+)
+from bench.metrics.profiles import PROFILES
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -27,24 +68,33 @@ POINTWISE_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values
 #: Families whose value on a query without relevant documents is 0/0, so that the profile's
 #: ``empty`` policy decides it. The others have a natural value there (0).
 NORMALISED_FAMILIES: frozenset[str] = frozenset(f.name for f in FAMILIES.values() if f.normalised)
+#: The grammars, in the order that decides a name two of them read.
+GRAMMARS = ("ltrbench", "trec_eval", "ir_measures")
 _ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
-#: Largest cutoff ``@k`` accepted (int32, what the kernels' rank arithmetic is safe with).
-MAX_CUTOFF = 2**31 - 1
+_QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+-]*):(?P<body>.+)$")
+__all__ = ["MAX_CUTOFF", "MetricSpec", "parse_metrics", "valid_metric_names"]
+
+_Continue = Callable[[str], Reading]
 
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """One metric: ``family`` (canonical), cutoff ``k`` (``None`` = whole list) and its ``name``.
+    """One metric: ``family`` (canonical), cutoff ``k`` (``None`` = whole list), its ``name``,
+    the ``profile`` it is computed under (``None``: the call's) and profile ``overrides``
+    (``(field, value)`` pairs of :class:`~bench.metrics.profiles.Profile`, sorted by field).
 
-    ``name`` is the canonical spelling (``"p@10"`` for ``"precision@10"``) and is the key of
+    ``name`` is the canonical spelling (``"p@10"`` for ``"precision@10"``, ``"ndcg_cut_10"``,
+    ``"trec_eval:map"``), parses back to an equal spec, and is the key of
     :attr:`EvaluationResult.metrics`.
     """
 
     family: str
     k: int | None
     name: str
+    profile: str | None = None
+    overrides: Overrides = ()
 
     @property
     def pointwise(self) -> bool:
@@ -56,65 +106,233 @@ class MetricSpec:
         """True when the value on a query without relevant documents is 0/0 (see profiles)."""
         return self.family in NORMALISED_FAMILIES
 
+    @property
+    def qualified(self) -> bool:
+        """True when the spec carries its own profile or overrides (not only the call's)."""
+        return self.profile is not None or bool(self.overrides)
+
 
 def valid_metric_names() -> str:
     """Human-readable list of accepted metric names, for error messages and ``--help``."""
-    ranked = ", ".join(f"{f}@k" for f in RANKING_FAMILIES)
-    bare = ", ".join(RANKING_FAMILIES)
+    ranked = ", ".join(f"{f}@k" if FAMILIES[f].cutoff else f for f in RANKING_FAMILIES)
+    bare = ", ".join(f for f in RANKING_FAMILIES if FAMILIES[f].cutoff)
     aliases = ", ".join(f"{a}={c}" for a, c in sorted(_ALIASES.items()))
     return (
         f"{ranked} (k a positive integer; without @k: {bare} over the whole list), "
-        f"{', '.join(POINTWISE_FAMILIES)}; aliases {aliases}; 'ndcg@1,3,5,10' expands"
+        f"{', '.join(POINTWISE_FAMILIES)}; aliases {aliases}; 'ndcg@1,3,5,10' expands; "
+        "trec_eval: ndcg_cut_10, P_5, map_cut.5,10, recall_100, success_10, ...; "
+        "ir_measures: nDCG@10, P(rel=2)@5, AP(rel=2), SetF, Success@10, ...; "
+        "PROFILE:NAME picks the profile ('ltrbench metrics list' shows them all)"
     )
 
 
 def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
-    """Parse metric names into specs, in the given order, without duplicates.
+    """Parse metric names of any grammar into specs, in the given order, without duplicates.
 
     ``metrics`` is one string (``"ndcg@1,3,5,10 map@10"``) or an iterable of such strings.
-    Raises :class:`ConfigError` listing the valid names on anything it does not know.
+    Raises :class:`ConfigError` naming the grammars and the closest names on anything it does
+    not know, and saying so when it is a peer tool's measure that ltrbench does not compute.
     """
     items = [metrics] if isinstance(metrics, str) else list(metrics)
     tokens: list[str] = []
     for item in items:
         if not isinstance(item, str):
             raise ConfigError(f"metric names must be strings, got {item!r}")
-        tokens.extend(t for t in re.split(r"[\s,]+", item.strip().lower()) if t)
+        tokens.extend(_split(item))
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
     seen: set[str] = set()
-    previous: str | None = None
+    previous: tuple[_Continue, str | None] | None = None
     for token in tokens:
         if _CUTOFF.fullmatch(token):
-            if previous is None or previous in POINTWISE_FAMILIES:
+            if previous is None:
                 raise ConfigError(
                     f"cutoff {token!r} does not follow a ranking metric; "
                     f"valid names: {valid_metric_names()}"
                 )
-            spec = _spec(previous, token)
+            readings, qualifier = [previous[0](token)], previous[1]
         else:
-            m = _ITEM.match(token)
-            family = _ALIASES.get(m.group("family"), m.group("family")) if m else None
-            if m is None or (family not in RANKING_FAMILIES and family not in POINTWISE_FAMILIES):
-                raise ConfigError(
-                    f"unknown metric {token!r}; valid names: {valid_metric_names()}"
-                )
-            assert family is not None
-            if family in POINTWISE_FAMILIES and m.group("k") is not None:
-                raise ConfigError(f"{family} is pointwise and takes no @k (got {token!r})")
-            spec = _spec(family, m.group("k"))
-            previous = family
-        if spec.name not in seen:
-            seen.add(spec.name)
-            out.append(spec)
+            qualifier, body = _qualifier(token)
+            readings, cont = _read(body, token)
+            previous = (cont, qualifier) if cont is not None else None
+        for reading in readings:
+            spec = _spec(reading, qualifier)
+            if spec.name not in seen:
+                seen.add(spec.name)
+                out.append(spec)
     return out
 
 
-def _spec(family: str, k: str | None) -> MetricSpec:
+def _split(item: str) -> list[str]:
+    """Tokens of ``item``: split at commas and white space outside brackets and quotes."""
+    tokens: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
+    for ch in item:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth <= 0 and (ch == "," or ch.isspace()):
+            if current:
+                tokens.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    if current:
+        tokens.append("".join(current))
+    return tokens
+
+
+def _qualifier(token: str) -> tuple[str | None, str]:
+    m = _QUALIFIED.match(token)
+    if m is None:
+        return None, token
+    profile = m.group("profile").lower()
+    if profile not in PROFILES:
+        raise ConfigError(f"unknown profile {m.group('profile')!r} in {token!r} (PROFILE:NAME); "
+                          f"valid profiles: {', '.join(PROFILES)}")
+    return profile, m.group("body")
+
+
+def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
+    """The readings of one name (ltrbench, else trec_eval, else ir_measures) and how a bare
+    number after it continues it (``None`` after a pointwise metric)."""
+    lt = _read_ltrbench(body)
+    if lt is not None:
+        family = lt.family
+        cont = None if family in POINTWISE_FAMILIES else (lambda k: _ltrbench(family, k))
+        return [lt], cont
+    trec = read_trec_eval(body)
+    if trec is not None:
+        measure = trec[1]
+        return trec[0], (lambda k: trec_reading(measure, k))
+    ir = read_ir_measures(body)
+    if ir is not None:
+        _, ir_measure, params = ir
+        return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
+    raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
+                      f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
+
+
+def _read_ltrbench(body: str) -> Reading | None:
+    m = _ITEM.match(body.lower())
+    if m is None:
+        return None
+    family = _ALIASES.get(m.group("family"), m.group("family"))
+    if family not in RANKING_FAMILIES and family not in POINTWISE_FAMILIES:
+        return None
+    k = m.group("k")
+    if k is not None and family in POINTWISE_FAMILIES:
+        raise ConfigError(f"{family} is pointwise and takes no @k (got {body!r})")
+    if k is not None and not FAMILIES[family].cutoff:
+        raise ConfigError(f"{family} is over the whole list and takes no @k (got {body!r})")
+    return _ltrbench(family, k)
+
+
+def _ltrbench(family: str, k: str | None) -> Reading:
     if k is None:
-        return MetricSpec(family, None, family)
-    kk = int(k)
-    if not 1 <= kk <= MAX_CUTOFF:
-        raise ConfigError(f"cutoff must be an integer in 1..{MAX_CUTOFF}, got {family}@{k}")
-    return MetricSpec(family, kk, f"{family}@{kk}")
+        return Reading(family, None, None, (), family, "ltrbench")
+    if not FAMILIES[family].cutoff:
+        raise ConfigError(f"{family} is over the whole list and takes no cutoff (got {k})")
+    kk = check_cutoff(k, f"{family}@{k}")
+    return Reading(family, kk, None, (), f"{family}@{kk}", "ltrbench")
+
+
+def _spec(reading: Reading, qualifier: str | None) -> MetricSpec:
+    """The spec of a reading under an explicit ``profile:`` and its canonical name."""
+    r = reading if qualifier is None else replace(reading, profile=qualifier)
+    return MetricSpec(r.family, r.k, _name(r, reading.profile), r.profile, r.overrides)
+
+
+def _name(r: Reading, implied: str | None) -> str:
+    """Canonical spelling: the grammar's, with ``profile:`` when the profile is not the one the
+    spelling implies; a peer spelling another grammar reads first becomes ``profile:ltrbench``."""
+    if r.grammar == "ltrbench":
+        return r.spelling if r.profile is None else f"{r.profile}:{r.spelling}"
+    if _grammar_of(r.spelling) == r.grammar:
+        return r.spelling if r.profile == implied else f"{r.profile}:{r.spelling}"
+    assert not r.overrides, r
+    plain = r.family if r.k is None else f"{r.family}@{r.k}"
+    return f"{r.profile}:{plain}"
+
+
+def _grammar_of(spelling: str) -> str:
+    if _read_ltrbench(spelling) is not None:
+        return "ltrbench"
+    return "trec_eval" if read_trec_eval(spelling) is not None else "ir_measures"
+
+
+def _suggest(body: str) -> str:
+    """``"; did you mean ..."`` from the closest spellings of every grammar (difflib)."""
+    m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
+    base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
+    pool: dict[str, str] = {}
+    for n in (*FAMILIES, *_ALIASES, *peer_names()):
+        pool.setdefault(n.lower(), n)
+    close = difflib.get_close_matches(base.lower(), list(pool), n=3, cutoff=0.6)
+    return f"; did you mean {', '.join(pool[c] + tail for c in close)}?" if close else ""
+
+
+def describe_names() -> list[dict[str, str]]:
+    """Every accepted spelling, one row per (family, grammar): ``family``, ``grammar``,
+    ``spelling`` (pattern), ``example`` (a name that parses), ``meaning``, ``profile`` (what the
+    example is computed under: ``"the call's"``, ``trec_eval``, ...). ``ltrbench metrics list``
+    prints it; the example is parsed here, so the profile column is the grammar's own answer."""
+    rows: list[dict[str, str]] = []
+
+    def add(family: str, grammar: str, spelling: str, example: str) -> None:
+        spec = parse_metrics(example)[0]
+        meaning = FAMILIES[family].meaning if family in FAMILIES else UNCOMPUTED[family] + \
+            " (parsed, not computed yet)"
+        if spec.overrides:
+            meaning += "; profile overrides " + ", ".join(
+                f"{f}={v!r}" if not isinstance(v, tuple) else
+                f"{f}=({', '.join(f'{g:g}' for g in v[:4])}, ...)" for f, v in spec.overrides)
+        rows.append({"family": family, "grammar": grammar, "spelling": spelling,
+                     "example": example, "name": spec.name, "meaning": meaning,
+                     "profile": spec.profile or "the call's"})
+
+    for fam in FAMILIES.values():
+        if fam.pointwise or not fam.cutoff:
+            add(fam.name, "ltrbench", fam.name, fam.name)
+        else:
+            add(fam.name, "ltrbench", f"{fam.name}@k, {fam.name}", f"{fam.name}@10")
+        for alias in sorted(a for a, c in _ALIASES.items() if c == fam.name):
+            add(fam.name, "ltrbench", alias + ("@k" if fam.cutoff and fam.ranking else ""),
+                alias + ("@10" if fam.cutoff and fam.ranking else ""))
+        if fam.ranking and fam.header.lower() != fam.name:
+            head = fam.header + ("@k" if fam.cutoff else "")
+            add(fam.name, "ltrbench", f"{head} (table header)", head.replace("@k", "@10"))
+    for m in TREC_EVAL:
+        if m.family is None:
+            continue
+        if m.cutoff == "param":
+            add(m.family, "trec_eval", f"{m.name}_k, {m.name}.k1,k2", f"{m.name}_10")
+        else:
+            add(m.family, "trec_eval", m.name, m.name)
+    for m in IR_MEASURES:
+        if m.family is None:
+            continue
+        at = {"none": "", "optional": "[@k]", "required": "@k"}[m.cutoff]
+        params = f"({', '.join(p + '=' for p in m.params)})" if m.params else ""
+        example = m.name + ("@10" if m.cutoff != "none" else "")
+        add(m.family, "ir_measures", f"{m.name}{params}{at}", example)
+        if "rel" in m.params:
+            add(m.family, "ir_measures", f"{m.name}(rel=n){at}",
+                f"{m.name}(rel=2)" + ("@10" if m.cutoff != "none" else ""))
+    add("ndcg", "ir_measures", "nDCG(gains={label:gain})[@k]", "nDCG(gains={0:0,1:1,2:3})@10")
+    add("ndcg", "ir_measures", "nDCG(dcg='exp-log2')@k (gdeval)", "nDCG(dcg='exp-log2')@10")
+    add("ndcg", "qualified", "PROFILE:NAME", "lightgbm:ndcg@10")
+    return rows
+
+
+def refused_names() -> dict[str, list[str]]:
+    """The peer tools' measures that ltrbench refuses (it does not compute them)."""
+    return {"trec_eval": [m.name for m in TREC_EVAL if m.family is None],
+            "ir_measures": [m.name for m in IR_MEASURES if m.family is None]}

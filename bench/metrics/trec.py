@@ -27,6 +27,7 @@ from bench.metrics.evaluate import Judged, query_parts
 from bench.metrics.missing import missing_parts, take
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.qualified import groups, merge
 from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import gains, relevant_rows
@@ -53,6 +54,16 @@ def evaluate_trec(
     run = read_run(run_path)
     judged_q = set(np.unique(qrels.qid).tolist())
     keep = np.fromiter((q in judged_q for q in run.qid), dtype=bool, count=len(run))
+    # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
+    # under it, each group with its own query selection (``missing``), and merged by query id.
+    results = [_evaluate_group(qrels, run, keep, g_specs, g_prof, backend, per_query)
+               for g_prof, g_specs in groups(specs, prof)]
+    return merge(results, specs, prof)
+
+
+def _evaluate_group(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricSpec],
+                    prof: Profile, backend: str, per_query: bool) -> EvaluationResult:
+    """:func:`evaluate_trec` of metrics that share one profile."""
     missing = _missing_queries(qrels.qid, qrels.rel, set(run.qid[keep].tolist()), prof) \
         if prof.missing == "zero" else None
     if not keep.any() and (missing is None or not missing[0].shape[0]):

@@ -1,0 +1,314 @@
+"""The metric names of two peer tools, trec_eval and ir_measures, read as ltrbench metrics.
+
+:mod:`bench.metrics.names` owns the grammar and the resolution order; this module owns the two
+peer tables (one row per measure: the tool's spelling, the ltrbench family it is, its cutoff
+rule) and turns one token of either grammar into :class:`Reading` s.
+
+* **trec_eval** (9.0.8, as bundled by pytrec_eval): the measure list is ``te_trec_measures`` in
+  ``measures.c``; a measure takes parameters as ``-m name.p1,p2`` or ``name_p1`` (pytrec_eval's
+  spelling, ``py/__init__.py``); ``ndcg_cut``, ``map_cut``, ``P``, ``recall`` without parameter
+  mean the cutoffs 5, 10, 15, 20, 30, 100, 200, 500, 1000 (``m_ndcg_cut.c``, ``m_map_cut.c``,
+  ``m_P.c``, ``m_recall.c``), ``success`` 1, 5, 10 (``m_success.c``); ``set_F``'s parameter is
+  beta (``m_set_F.c``). A trec_eval name is evaluated under the ``trec_eval`` profile.
+* **ir_measures** (0.4.3): ``Name(param=value, ...)@cutoff`` read as a Python expression
+  (``util.py:328-361``, ``parse_measure``); the names, aliases and parameters are those of
+  ``measures/*.py`` (``nDCG`` ``ndcg.py:17-22``, ``AP`` ``ap.py:18-22``, ``P`` ``p.py:17-21``,
+  ...). ``rel=``, ``gains=`` and ``dcg=`` become :class:`Profile` overrides:
+  ``rel=n`` is ``relevance_threshold=n`` (pytrec_eval's ``relevance_level``,
+  ``providers/pytrec_eval_provider.py:62-98``); ``gains={l: g}`` is a gain table where a label
+  without an entry gains its own value (trec_eval ``gain_init.c:58-72``; labels 0..31);
+  ``dcg='exp-log2'`` is gdeval's NDCG (``providers/gdeval_provider.py``, ``bin/gdeval.pl``:
+  gain ``2^l - 1``, judgments above 4 rejected, scores as doubles). An ir_measures name is
+  evaluated under :data:`IR_MEASURES_PROFILE`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from bench.errors import ConfigError
+
+#: Largest cutoff ``@k`` accepted (int32, what the kernels' rank arithmetic is safe with).
+MAX_CUTOFF = 2**31 - 1
+#: The profile of a trec_eval name.
+TREC_EVAL_PROFILE = "trec_eval"
+#: The profile of an ir_measures name. ir_measures scores a qrels query missing from the run 0
+#: (``providers/base.py:18-27``), as trec_eval with ``-c`` does: the ``trec_eval-c`` profile.
+IR_MEASURES_PROFILE = "trec_eval-c"
+#: trec_eval's default cutoffs of ``P``, ``recall``, ``ndcg_cut``, ``map_cut`` (``m_P.c``).
+_TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+Overrides = tuple[tuple[str, object], ...]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One metric as a grammar reads it: family, cutoff, profile (``None``: the call's),
+    profile overrides (sorted by field), and the grammar's own spelling of it."""
+
+    family: str
+    k: int | None
+    profile: str | None
+    overrides: Overrides
+    spelling: str
+    grammar: str
+
+    @property
+    def core(self) -> tuple[str, int | None, str | None, Overrides]:
+        """What the metric is, whatever its spelling."""
+        return (self.family, self.k, self.profile, self.overrides)
+
+
+@dataclass(frozen=True)
+class PeerMeasure:
+    """A peer tool's measure: its spelling, the ltrbench family (``None``: not computed here),
+    its cutoff rule (``"none"``, ``"optional"``, ``"required"``; trec_eval: ``"param"``), the
+    cutoffs of the bare name (trec_eval), and the keyword parameters it takes (ir_measures)."""
+
+    name: str
+    family: str | None
+    cutoff: str = "none"
+    defaults: tuple[int, ...] = ()
+    params: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+
+TREC_EVAL: tuple[PeerMeasure, ...] = (
+    PeerMeasure("ndcg", "ndcg"),
+    PeerMeasure("ndcg_cut", "ndcg", "param", _TREC_CUTOFFS),
+    PeerMeasure("map", "map"),
+    PeerMeasure("map_cut", "map", "param", _TREC_CUTOFFS),
+    PeerMeasure("P", "p", "param", _TREC_CUTOFFS),
+    PeerMeasure("recall", "recall", "param", _TREC_CUTOFFS),
+    PeerMeasure("recip_rank", "mrr"),
+    PeerMeasure("success", "hits", "param", (1, 5, 10)),
+    PeerMeasure("Rprec", "rprec"),
+    PeerMeasure("bpref", "bpref"),
+    PeerMeasure("set_P", "set_p"),
+    PeerMeasure("set_recall", "set_recall"),
+    PeerMeasure("set_F", "set_f", "beta"),
+    *(PeerMeasure(n, None) for n in (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map", "iprec_at_recall",
+        "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
+        "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map", "num_nonrel_judged_ret",
+        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+        "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+        "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap",
+    )),
+)
+
+_REL = ("rel", "judged_only")
+IR_MEASURES: tuple[PeerMeasure, ...] = (
+    PeerMeasure("nDCG", "ndcg", "optional", params=("dcg", "gains", "judged_only"),
+                aliases=("NDCG",)),
+    PeerMeasure("AP", "map", "optional", params=_REL, aliases=("MAP",)),
+    PeerMeasure("RR", "mrr", "optional", params=_REL, aliases=("MRR",)),
+    PeerMeasure("P", "p", "required", params=_REL, aliases=("Precision",)),
+    PeerMeasure("R", "recall", "required", params=_REL, aliases=("Recall",)),
+    PeerMeasure("Success", "hits", "required", params=_REL),
+    PeerMeasure("ERR", "err", "optional"),
+    PeerMeasure("Rprec", "rprec", params=_REL, aliases=("RPrec",)),
+    PeerMeasure("Bpref", "bpref", params=("rel",), aliases=("BPref",)),
+    PeerMeasure("SetP", "set_p", params=("rel", "relative", "judged_only")),
+    PeerMeasure("SetR", "set_recall", params=("rel",)),
+    PeerMeasure("SetF", "set_f", params=("rel", "beta", "judged_only")),
+    PeerMeasure("Judged", "judged", "optional"),
+    *(PeerMeasure(n, None) for n in (
+        "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "IPrec", "MAP_IA",
+        "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "NumQ", "NumRel", "NumRelRet", "NumRet",
+        "P_IA", "RBP", "SDCG", "SetAP", "SetRelP", "StRecall", "alpha_DCG", "alpha_nDCG",
+        "infAP", "nERR_IA", "nNRBP",
+    )),
+)
+#: Families that a name may ask for but ltrbench does not compute yet (evaluation refuses them).
+UNCOMPUTED: dict[str, str] = {
+    "judged": "fraction of the top k that has a relevance judgment (ir_measures Judged@k)",
+}
+
+_TREC_BY = {m.name.lower(): m for m in TREC_EVAL}
+_TREC_ORDER = sorted(_TREC_BY, key=len, reverse=True)
+_IR_BY = {n.lower(): m for m in IR_MEASURES for n in (m.name, *m.aliases)}
+_TREC_PARAM = re.compile(r"[0-9][0-9.=]*")
+
+
+def check_cutoff(k: str | int, what: str) -> int:
+    """``k`` as a cutoff in ``1..MAX_CUTOFF``, else a ConfigError naming ``what``."""
+    kk = int(k)
+    if not 1 <= kk <= MAX_CUTOFF:
+        raise ConfigError(f"cutoff must be an integer in 1..{MAX_CUTOFF}, got {what}")
+    return kk
+
+
+def peer_names() -> list[str]:
+    """Every spelling of both tables that ltrbench computes (for suggestions)."""
+    return [n for m in (*TREC_EVAL, *IR_MEASURES) if m.family is not None
+            for n in (m.name, *m.aliases)]
+
+
+# -- trec_eval ---------------------------------------------------------------------------------
+
+def read_trec_eval(token: str) -> tuple[list[Reading], PeerMeasure] | None:
+    """A trec_eval token (``ndcg_cut_10``, ``P.5``, ``ndcg_cut``) as readings, with its measure
+    (so that a following bare number continues it); ``None`` if it is not a trec_eval name."""
+    low = token.lower()
+    for name in _TREC_ORDER:
+        if low == name:
+            measure, param = _TREC_BY[name], None
+            break
+        if low.startswith(name) and low[len(name):len(name) + 1] in ("_", ".") and \
+                _TREC_PARAM.fullmatch(low[len(name) + 1:]):
+            measure, param = _TREC_BY[name], low[len(name) + 1:]
+            break
+    else:
+        return None
+    if measure.family is None:
+        raise ConfigError(f"trec_eval measure {measure.name!r} ({token!r}) is not computed by "
+                          f"ltrbench; trec_eval names it computes: {_computed(TREC_EVAL)}")
+    if param is None:
+        if measure.cutoff == "param" and measure.defaults:
+            return [trec_reading(measure, str(k)) for k in measure.defaults], measure
+        return [trec_reading(measure, None)], measure
+    return [trec_reading(measure, param)], measure
+
+
+def trec_reading(measure: PeerMeasure, param: str | None) -> Reading:
+    """One trec_eval measure with one parameter (a cutoff, or set_F's beta)."""
+    assert measure.family is not None
+    if param is None:
+        return Reading(measure.family, None, TREC_EVAL_PROFILE, (), measure.name, "trec_eval")
+    if measure.cutoff == "beta":
+        if float(param) != 1.0:
+            raise ConfigError(f"trec_eval set_F with beta {param}: ltrbench computes beta 1 only")
+        return Reading(measure.family, None, TREC_EVAL_PROFILE, (), measure.name, "trec_eval")
+    if measure.cutoff != "param" or not param.isdigit():
+        hint = " (custom gains: ir_measures nDCG(gains={0:0,1:1,2:3}))" if measure.name == "ndcg" \
+            else ""
+        raise ConfigError(f"trec_eval measure {measure.name!r} takes no parameter {param!r} in "
+                          f"ltrbench{hint}")
+    k = check_cutoff(param, f"{measure.name}_{param}")
+    return Reading(measure.family, k, TREC_EVAL_PROFILE, (), f"{measure.name}_{k}", "trec_eval")
+
+
+# -- ir_measures -------------------------------------------------------------------------------
+
+def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object]] | None:
+    """An ir_measures token (``nDCG(dcg='exp-log2')@10``) as a reading, with its measure and
+    parameters (so that a following bare number continues it); ``None`` if it is not one."""
+    try:
+        tree = ast.parse(token.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    cutoff: object = None
+    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
+        try:
+            cutoff = ast.literal_eval(tree.right)
+        except ValueError:
+            return None
+        tree = tree.left
+    params: dict[str, object] = {}
+    if isinstance(tree, ast.Call):
+        if tree.args or any(kw.arg is None for kw in tree.keywords):
+            raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
+        for kw in tree.keywords:
+            try:
+                params[str(kw.arg)] = ast.literal_eval(kw.value)
+            except ValueError:
+                raise ConfigError(f"ir_measures parameter {kw.arg} of {token!r} is not a "
+                                  "literal (number, string, True/False, {int: number})") from None
+        tree = tree.func
+    if not isinstance(tree, ast.Name) or tree.id.lower() not in _IR_BY:
+        return None
+    measure = _IR_BY[tree.id.lower()]
+    if measure.family is None:
+        raise ConfigError(f"ir_measures measure {measure.name!r} ({token!r}) is not computed by "
+                          f"ltrbench; ir_measures names it computes: {_computed(IR_MEASURES)}")
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
+        raise ConfigError(f"ir_measures cutoff of {token!r} must be a positive integer")
+    return ir_reading(measure, params, cutoff), measure, params
+
+
+def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | None) -> Reading:
+    """One ir_measures measure with its parameters and cutoff (see the module docstring)."""
+    assert measure.family is not None
+    unknown = sorted(set(params) - set(measure.params))
+    if unknown:
+        raise ConfigError(f"ir_measures {measure.name} takes no parameter {', '.join(unknown)} "
+                          f"(it takes: {', '.join(measure.params) or 'none'})")
+    k = None
+    if cutoff is not None:
+        if measure.cutoff == "none":
+            raise ConfigError(f"ir_measures {measure.name} takes no @cutoff")
+        k = check_cutoff(cutoff, f"{measure.name}@{cutoff}")
+    elif measure.cutoff == "required":
+        raise ConfigError(f"ir_measures {measure.name} needs a cutoff: {measure.name}@k")
+    overrides, shown = _ir_overrides(measure, params)
+    spelling = measure.name + (f"({','.join(shown)})" if shown else "") + \
+        (f"@{k}" if k is not None else "")
+    return Reading(measure.family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures")
+
+
+def _ir_overrides(measure: PeerMeasure, params: dict[str, object]) -> tuple[Overrides, list[str]]:
+    """Profile overrides and the canonical parameter spellings (defaults dropped, sorted)."""
+    out: dict[str, object] = {}
+    shown: list[str] = []
+    name = measure.name
+    for key in sorted(params):
+        value = params[key]
+        if key == "rel":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"ir_measures {name}(rel=...) needs an integer, got {value!r}")
+            if value != 1:
+                out["relevance_threshold"] = float(value)
+                shown.append(f"rel={value}")
+        elif key == "judged_only":
+            if value is not False:
+                raise ConfigError(f"ir_measures {name}(judged_only=True) (trec_eval -J, unjudged "
+                                  "documents removed) is not supported by ltrbench yet")
+        elif key in ("relative", "beta"):
+            if (key == "relative" and value is not False) or (
+                    key == "beta" and (isinstance(value, bool) or value != 1)):
+                raise ConfigError(f"ir_measures {name}({key}={value!r}): ltrbench computes "
+                                  f"{name} with the default {key} only")
+        elif key == "dcg":
+            if value not in ("log2", "exp-log2"):
+                raise ConfigError(f"ir_measures nDCG(dcg=...) is 'log2' or 'exp-log2', "
+                                  f"got {value!r}")
+            if value == "exp-log2":
+                if "gains" in params:
+                    raise ConfigError("ir_measures nDCG(dcg='exp-log2') takes no gains= "
+                                      "(gdeval has its own gain, 2^l - 1)")
+                out.update(gain="exp2", max_label=4, score_dtype="float64")
+                shown.append("dcg='exp-log2'")
+        elif key == "gains":
+            table, text = _gain_table(value)
+            if text:
+                out["gain"] = table
+                shown.append(f"gains={text}")
+    return tuple(sorted(out.items())), shown
+
+
+def _gain_table(value: object) -> tuple[tuple[float, ...], str]:
+    """``{label: gain}`` as a gain tuple over labels 0..31 (a label without an entry gains its
+    own value: trec_eval ``gain_init.c:58-72``) and its canonical spelling (identity entries
+    dropped, as ir_measures' ``Measure._param_repr``); ``""`` when it is the identity."""
+    if not isinstance(value, dict) or not value or any(
+            isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 31 or
+            isinstance(g, bool) or not isinstance(g, (int, float)) or not g >= 0
+            for k, g in value.items()):
+        raise ConfigError("ir_measures nDCG(gains=...) is a dict {label: gain}, labels 0..31, "
+                          f"gains >= 0; got {value!r}")
+    table = tuple(float(value.get(label, label)) for label in range(32))
+    items = [(k, value[k]) for k in sorted(value) if float(value[k]) != float(k)]
+    text = "{" + ",".join(f"{k}:{_num(g)}" for k, g in items) + "}" if items else ""
+    return table, text
+
+
+def _num(g: object) -> str:
+    return str(int(g)) if isinstance(g, (int, float)) and float(g).is_integer() else repr(g)
+
+
+def _computed(table: tuple[PeerMeasure, ...]) -> str:
+    return ", ".join(m.name for m in table if m.family is not None and m.family not in UNCOMPUTED)

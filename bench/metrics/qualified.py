@@ -1,0 +1,123 @@
+"""Evaluations of specs that carry their own profile: split into groups, one evaluation each, merged.
+
+A :class:`~bench.metrics.names.MetricSpec` of a trec_eval or ir_measures name (or
+``profile:name``) is computed under its own profile with its overrides
+(``dataclasses.replace(get_profile(spec.profile), **dict(spec.overrides))``); an ltrbench name
+under the call's. :func:`groups` splits a spec list by that effective profile (a group per
+distinct profile, the call's first, then in the order asked); the caller evaluates each group on
+the same prepared queries; :func:`merge` puts the results back into one
+:class:`EvaluationResult`:
+
+* ``metrics`` and the per-query table's columns: every spec's name, in the order asked; the
+  table's rows are joined on the query id (a group that scores other queries, ``missing="zero"``,
+  leaves NaN where it has no value);
+* ``profile``: the call's profile (a lone group of another profile: that profile);
+* diagnostics: the counts that depend on the profile (blank queries, ties, ``ties_k``) are those
+  of the call's group (else the first group); the per-metric blank-policy means of every group;
+  ``blank_policy`` and ``backend`` name each group's when they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+
+from bench.errors import ConfigError
+from bench.metrics.families import FAMILIES
+from bench.metrics.names import MetricSpec
+from bench.metrics.peer_names import UNCOMPUTED
+from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.result import EvaluationResult
+
+
+def spec_profile(spec: MetricSpec, call: Profile) -> Profile:
+    """The profile ``spec`` is computed under: its own (with its overrides) or ``call``."""
+    base = call if spec.profile is None else get_profile(spec.profile)
+    if not spec.overrides:
+        return base
+    changes: dict[str, Any] = dict(spec.overrides)
+    return replace(base, name=f"{base.name}+{_overrides_text(spec)}", **changes)
+
+
+def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, list[MetricSpec]]]:
+    """``specs`` split by effective profile: ``[(profile, specs)]``, the call's group first.
+
+    Raises:
+        ConfigError: a spec of a family that ltrbench parses but does not compute yet.
+    """
+    for spec in specs:
+        if spec.family not in FAMILIES:
+            raise ConfigError(f"{spec.name}: {UNCOMPUTED.get(spec.family, spec.family)} is not "
+                              "computed yet by ltrbench")
+    out: dict[tuple[str | None, object], tuple[Profile, list[MetricSpec]]] = {}
+    for spec in specs:
+        own = spec.profile is not None and spec.profile != call.name
+        key = (spec.profile if own else None, spec.overrides)
+        if key not in out:
+            out[key] = (spec_profile(spec, call) if own or spec.overrides else call, [])
+        out[key][1].append(spec)
+    ordered = sorted(out.items(), key=lambda kv: kv[0] != (None, ()))
+    return [group for _, group in ordered]
+
+
+def require_call_profile(specs: Sequence[MetricSpec], call: Profile, where: str) -> None:
+    """A ConfigError naming the specs that need a profile other than ``call`` (or that ltrbench
+    does not compute), for evaluations of one profile only (``where``: the Dask engine)."""
+    groups(specs, call)  # the not-computed families
+    other = [s.name for s in specs if s.overrides or s.profile not in (None, call.name)]
+    if other:
+        raise ConfigError(f"{where} evaluates one profile ({call.name!r}); {', '.join(other)} "
+                          "need another: evaluate them with the local engine, or pick the "
+                          "profile with --profile and ltrbench names")
+
+
+def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
+          call: Profile) -> EvaluationResult:
+    """One result of the groups' results (see the module docstring); ``specs`` gives the order."""
+    if len(results) == 1:
+        return results[0]
+    base = next((r for r in results if r.profile is call), results[0])
+    order = [s.name for s in specs]
+    metrics = {k: v for r in results for k, v in r.metrics.items()}
+    diag = base.diagnostics
+    policies = {r.diagnostics.blank_policy for r in results}
+    backends = {r.diagnostics.backend for r in results}
+    merged = replace(
+        diag,
+        blank_policy=diag.blank_policy if len(policies) == 1 else "; ".join(
+            f"{r.profile.name}: {r.diagnostics.blank_policy}" for r in results),
+        backend="+".join(sorted(backends)),
+        mean_blank_excluded=_ordered(order, (r.diagnostics.mean_blank_excluded for r in results)),
+        mean_blank_as_0=_ordered(order, (r.diagnostics.mean_blank_as_0 for r in results)),
+        mean_blank_as_1=_ordered(order, (r.diagnostics.mean_blank_as_1 for r in results)),
+    )
+    table = None
+    if base.per_query is not None:
+        # Groups may score different queries (``missing="zero"`` adds the qrels queries without a
+        # run line): rows are joined on the query id, in the order of the union's sorted ids when
+        # they differ, and a metric is blank (NaN) on a query its group does not score.
+        frames = [r.per_query.set_index("qid") for r in results if r.per_query is not None]
+        same = all(f.index.equals(frames[0].index) for f in frames)
+        index = frames[0].index if same else frames[0].index.union(
+            [q for f in frames[1:] for q in f.index], sort=False).sort_values()
+        columns = {c: f[c].reindex(index) for f in frames for c in f.columns}
+        table = pd.DataFrame({"qid": index.to_numpy(),
+                              **{n: columns[n].to_numpy() for n in order}})
+    return EvaluationResult(metrics={n: metrics[n] for n in order}, diagnostics=merged,
+                            per_query=table, profile=base.profile)
+
+
+def _ordered(order: list[str], dicts: object) -> dict[str, float]:
+    found = {k: v for d in dicts for k, v in d.items()}  # type: ignore[attr-defined]
+    return {n: found[n] for n in order if n in found}
+
+
+def _overrides_text(spec: MetricSpec) -> str:
+    return ",".join(f"{f}={v!r}" if not isinstance(v, tuple) else f"{f}=table"
+                    for f, v in spec.overrides)
+
+
+__all__ = ["groups", "merge", "require_call_profile", "spec_profile"]
