@@ -66,7 +66,7 @@ def as_qrels(
         raise ConfigError("got a Run where qrels were expected (relevance judgments)")
     if isinstance(obj, pd.DataFrame):
         where = "qrels DataFrame"
-        cols = _columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
+        cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
                                      ("rel", rel, REL_COLUMNS)))
         q, d = _ids(cols[0], where, "query id"), _ids(cols[1], where, "document id")
         r = _relevance(cols[2], where)
@@ -103,7 +103,7 @@ def as_run(
         raise ConfigError("got Qrels where a run was expected (scored documents)")
     if isinstance(obj, pd.DataFrame):
         where = "run DataFrame"
-        cols = _columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
+        cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
                                      ("score", score, SCORE_COLUMNS)))
         q, d = _ids(cols[0], where, "query id"), _ids(cols[1], where, "document id")
         s = _scores(cols[2], where)
@@ -152,10 +152,12 @@ def _flatten(mapping: Mapping[Any, Any], where: str) -> tuple[list[Any], list[An
     return qs, ds, vs
 
 
-def _columns(
+def find_columns(
     frame: pd.DataFrame, where: str, roles: Sequence[tuple[str, str | None, tuple[str, ...]]]
 ) -> list[pd.Series]:
-    """The column of each role: the one named by its keyword, else the one common name present."""
+    """The column of each ``(role, given, candidates)``: the column (or named index level) called
+    ``given``, else the one of ``candidates`` present (case-insensitive). Absent, or two
+    candidates present, is a :class:`DataError` listing the frame's columns."""
     available = [str(c) for c in frame.columns] + [str(n) for n in frame.index.names if n is not None]
     if frame.shape[0] == 0:
         raise DataError("no rows", path=where)
@@ -276,16 +278,21 @@ def _bad(s: pd.Series, i: int, where: str, message: str,
          keys: tuple[list[Any], list[Any]] | None = None) -> DataError:
     if keys is not None:
         return DataError(f"{_key_row(keys[0], keys[1], i)}: {message}", path=where)
-    label = s.index[i]
-    extra = "" if isinstance(s.index, pd.RangeIndex) and label == i else f" (index {label!r})"
+    extra = _index_label(s.index, i)
     return DataError(f"{message}; rows are numbered from 1{extra}", path=where, row=i + 1,
                      column=str(s.name))
 
 
 def _frame_row(frame: pd.DataFrame, i: int) -> str:
-    label = frame.index[i]
-    extra = "" if isinstance(frame.index, pd.RangeIndex) and label == i else f" (index {label!r})"
-    return f"row {i + 1}{extra}"
+    return f"row {i + 1}{_index_label(frame.index, i)}"
+
+
+def _index_label(index: pd.Index, i: int) -> str:
+    """`` (index L)`` for row ``i`` when its label is not simply its position."""
+    label = index[i]
+    if isinstance(index, pd.RangeIndex) and label == i:
+        return ""
+    return f" (index {_shown(label)})"
 
 
 def _key_row(qs: list[Any], ds: list[Any], i: int) -> str:
