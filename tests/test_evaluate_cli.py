@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 from pathlib import Path
@@ -241,3 +242,87 @@ def test_the_real_cli_entry_point_runs_evaluate(capsys: pytest.CaptureFixture[st
         pytest.skip(f"a sub-command module is missing: {exc}")
     assert status == 0
     assert json.loads(capsys.readouterr().out)["n_queries"] == 50
+
+
+def _three_runs(tmp_path: Path) -> tuple[str, list[str]]:
+    """The hand-computed case of tests/test_compare_runs.py as files; two runs share a stem."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 1\nq2 0 a 1\nq2 0 b 1\nq3 0 a 1\nq3 0 b 0\n")
+    runs = {  # p@2 per query: A (1, 1, 0.5), B (0, 0.5, 0.5), C (0.5, 1, 0.5)
+        "a/bm25.run": "q1 Q0 a 1 0.9 t\nq1 Q0 b 2 0.8 t\nq2 Q0 a 1 0.9 t\nq2 Q0 b 2 0.8 t\n"
+                      "q3 Q0 a 1 0.9 t\nq3 Q0 x 2 0.8 t\n",
+        "b/bm25.run": "q1 Q0 x 1 0.9 t\nq1 Q0 y 2 0.8 t\nq2 Q0 a 1 0.9 t\nq2 Q0 x 2 0.8 t\n"
+                      "q3 Q0 a 1 0.9 t\nq3 Q0 y 2 0.8 t\n",
+        "c.run": "q1 Q0 a 1 0.9 t\nq1 Q0 x 2 0.8 t\nq2 Q0 a 1 0.9 t\nq2 Q0 b 2 0.8 t\n"
+                 "q3 Q0 a 1 0.9 t\nq3 Q0 x 2 0.8 t\n",
+    }
+    for name, text in runs.items():
+        (tmp_path / name).write_text(text)
+    return str(tmp_path / "q.txt"), [str(tmp_path / n) for n in runs]
+
+
+def test_one_run_prints_what_the_single_run_evaluation_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.metrics import evaluate_trec
+
+    qrels, runs = _three_runs(tmp_path)
+    result = evaluate_trec(qrels, runs[0], metrics=["p@2", "mrr"], per_query=True)
+    for fmt in ("table", "json", "csv"):
+        cmd._print(result, fmt)
+        expected = capsys.readouterr().out
+        for run in (runs[0], f"NAME={runs[0]}"):
+            argv = ["--qrels", qrels, "--run", run, "--metrics", "p@2", "mrr", "--format", fmt,
+                    "--per-query", str(tmp_path / "pq.csv")]
+            assert _main(argv) == 0
+            assert capsys.readouterr().out == expected
+            assert (tmp_path / "pq.csv").read_text() == result.per_query.to_csv(index=False)
+
+
+def test_several_runs_are_compared_with_hand_computed_p_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels, runs = _three_runs(tmp_path)
+    out = _json(capsys, ["--qrels", qrels, "--run", runs[0], "--run", runs[1],
+                         "--run", f"C={runs[2]}", "--metrics", "p@2"])
+    assert [r["name"] for r in out["runs"]] == ["bm25", "bm25-2", "C"]  # stems collide: -2
+    assert out["best"] == "bm25"
+    assert out["n_queries"] == 3
+    assert [r["metrics"]["p@2"]["mean"] for r in out["runs"]] == pytest.approx(
+        [2.5 / 3, 1 / 3, 2 / 3], abs=1e-15)
+    # randomization: exact enumeration of 2^3 sign flips, 4/8 and 8/8 (see test_compare_runs.py)
+    assert [r["vs_best"] and r["vs_best"]["p_randomization"] for r in out["runs"]] == [None, 0.5, 1.0]
+    assert out["runs"][1]["vs_best"]["p_t"] == pytest.approx(1 - (3 / 5) ** 0.5, abs=1e-12)
+    assert "common to all runs" in out["queries"]
+
+
+def test_comparison_csv_table_and_per_query_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels, runs = _three_runs(tmp_path)
+    pq = tmp_path / "pq.csv"
+    argv = ["--qrels", qrels, "--run", f"A={runs[0]}", "--run", f"B={runs[1]}", "--run",
+            f"C={runs[2]}", "--metrics", "p@2", "mrr", "--per-query", str(pq)]
+    assert _main([*argv, "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert frame["run"].tolist() == ["A", "B", "C"]
+    assert frame["p@2"].tolist() == pytest.approx([2.5 / 3, 1 / 3, 2 / 3], abs=1e-15)
+    per_query = pd.read_csv(pq)
+    assert per_query.columns.tolist() == ["qid", "metric", "A", "B", "C"]
+    assert per_query[per_query["metric"] == "p@2"]["B"].tolist() == [0.0, 0.5, 0.5]
+    assert _main(argv) == 0
+    text = capsys.readouterr().out
+    assert "3 runs, 3 common queries" in text
+    assert "never scored 0" in text
+    assert "0.8333" in text
+    assert "best" in text
+
+
+def test_run_names_keep_an_existing_path_with_an_equals_sign(tmp_path: Path) -> None:
+    odd = tmp_path / "k1=0.9.run"
+    odd.write_text("")
+    assert cmd.run_names([str(odd), f"x={odd}", str(odd)]) == [
+        ("k1=0.9", str(odd)), ("x", str(odd)), ("k1=0.9-2", str(odd))]
+    with pytest.raises(LtrbenchError, match="'x' is given twice"):
+        cmd.run_names(["x=a.run", "x=b.run"])

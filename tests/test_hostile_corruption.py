@@ -1,9 +1,11 @@
 """Random byte-level corruption of a valid TREC qrels/run pair never gives a silently wrong number.
 
 A strict reference parser kept here (the TREC grammar written out: UTF-8 with an optional
-byte-order mark, fields split on ASCII white space, ``qid iter docno rel`` with an int64 ``rel``,
-``qid Q0 docno rank score tag`` with an int64 ``rank`` and a finite plain decimal ``score``, no
-document twice per query, at least one line) reads the corrupted bytes. Where it refuses them,
+byte-order mark, fields split on ASCII white space, lines whose first field starts with ``#``
+skipped as comments (trec_eval 10.0), ``qid iter docno rel`` with an int64 ``rel``,
+``qid Q0 docno rank score tag`` with an int64 ``rank`` and a finite plain decimal ``score`` (more
+run fields ignored, as trec_eval does), no document twice per query, at least one line) reads
+the corrupted bytes. Where it refuses them,
 ``ltrbench evaluate`` must not exit 0. Where it accepts them, it writes what it read back as clean
 canonical files, and ``ltrbench evaluate`` must print the same numbers for the corrupted files as
 for the canonical ones (and never a traceback).
@@ -30,7 +32,7 @@ _FLOAT = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 BYTES = b"0123456789.-+_eExXnaifQ \t\r\n#\x00\xef\xbb\xbf\xff\xfe"
 
 
-def _fields(data: bytes, n: int) -> list[list[bytes]] | None:
+def _fields(data: bytes, n: int, *, extra: bool = False) -> list[list[bytes]] | None:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     elif data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
@@ -42,11 +44,11 @@ def _fields(data: bytes, n: int) -> list[list[bytes]] | None:
         except UnicodeDecodeError:
             return None
         parts = line.split()  # bytes.split(): ASCII white space only
-        if not parts:
+        if not parts or parts[0].startswith(b"#"):
             continue
-        if len(parts) != n:
+        if len(parts) != n and not (extra and len(parts) > n):
             return None
-        rows.append(parts)
+        rows.append(parts[:n])
     return rows or None
 
 
@@ -73,7 +75,7 @@ def reference_qrels(data: bytes) -> list[tuple[bytes, bytes, int]] | None:
 
 def reference_run(data: bytes) -> list[tuple[bytes, bytes, int, float, bytes]] | None:
     """The retrieved documents the strict grammar reads, or ``None`` where it refuses them."""
-    rows = _fields(data, 6)
+    rows = _fields(data, 6, extra=True)
     if rows is None:
         return None
     out, seen = [], set()

@@ -52,3 +52,42 @@ def test_readme_evaluate_json_example_is_what_the_command_prints(capsys, monkeyp
             assert out["diagnostics"][key]["ndcg@10"] == pytest.approx(value["ndcg@10"], abs=5e-5)
         else:
             assert out["diagnostics"][key] == value
+
+
+def test_the_python_api_example_runs_and_prints_what_the_peer_tools_print(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's evaluator example, run as written; its numbers against pytrec_eval,
+    ir_measures and hand arithmetic."""
+    import math
+    import re
+
+    import ir_measures
+    import pytrec_eval
+
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    (block,) = [b for b in blocks if "compare_runs(" in b]
+    monkeypatch.chdir(tmp_path)
+    names: dict[str, object] = {}
+    exec(compile(block, "README.md", "exec"), names)  # our own README
+    qrels, run_a = names["qrels"], names["run_a"]
+    theirs = pytrec_eval.RelevanceEvaluator(
+        qrels, {"ndcg_cut_10", "P_5", "map", "Rprec", "bpref"}).evaluate(run_a)
+    trec = names["trec"].metrics  # type: ignore[attr-defined]
+    for ours, key in (("ndcg_cut_10", "ndcg_cut_10"), ("P_5", "P_5"), ("map", "map"),
+                      ("rprec", "Rprec"), ("bpref", "bpref")):
+        assert trec[ours] == pytest.approx(sum(q[key] for q in theirs.values()) / 2, abs=1e-12)
+    irm = names["irm"].metrics  # type: ignore[attr-defined]
+    q = [ir_measures.Qrel(a, d, r) for a, docs in qrels.items() for d, r in docs.items()]  # type: ignore[attr-defined]
+    r = [ir_measures.ScoredDoc(a, d, s) for a, docs in run_a.items() for d, s in docs.items()]  # type: ignore[attr-defined]
+    for name, key in (("nDCG@10", "ndcg@10"), ("P(rel=2)@5", "P(rel=2)@5"), ("R@10", "recall@10")):
+        assert irm[key] == pytest.approx(ir_measures.parse_measure(name).calc_aggregate(q, r),
+                                         abs=1e-12)
+    # LightGBM's convention on the shuffled frame (rows keep their order within a query):
+    # q1 ranks labels 2, 0, 1: (3 + 1/log2 4) / (3 + 1/log2 3); q2 scores 0.7 (label 0), then the
+    # tie at 0.3 in frame order, label 1 before label 0: (1/log2 3) / 1.
+    q1 = (3 + 1 / math.log2(4)) / (3 + 1 / math.log2(3))
+    q2 = 1 / math.log2(3)
+    assert names["lgb"].metrics["ndcg@3"] == pytest.approx((q1 + q2) / 2, abs=1e-12)  # type: ignore[attr-defined]
+    table = names["table"]
+    assert list(table["run"]) == ["a", "b"]  # type: ignore[index]
+    assert bool(table["best"].iloc[0])  # type: ignore[index]

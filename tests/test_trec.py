@@ -195,3 +195,72 @@ def test_negative_judgments_count_as_not_relevant_like_trec_eval(tmp_path: Path)
     assert m["ndcg"] == pytest.approx(d / (2 + d), abs=1e-12)
     assert round(m["ndcg"], 5) == 0.23981
     assert (m["map"], m["p@2"], m["recall@2"]) == (0.25, 0.5, 0.5)
+
+
+# What trec_eval accepts (usnistgov/trec_eval v10.0; see bench/data/trec.py for the lines):
+# '#' comment lines in both files, blank run lines, and any text after a run line's sixth field.
+COMMENTED_QRELS = (
+    "# judged by assessor 3\n"     # first line (get_qrels.c:137-139 skips a '#' in column 0)
+    "1 0 a -1\n"
+    "# second block\n"
+    "## a second comment line right after\n"
+    "1 0 b 1\n"
+    "   # an indented comment\n"
+    "1 0 c 2\n"
+    "# last line, no newline"
+)
+COMMENTED_RUN = (
+    "#run produced by bm25 k1=0.9\n"
+    "1 Q0 a 1 3.0 x  extra text that trec_eval ignores\n"  # get_trec_results.c:287-292
+    "\n"
+    "  # indented comment (get_trec_results.c:152-160 skips blanks, then '#')\n"
+    "1 Q0 b 2 2.0 x\t# an inline note after the tag is a trailing field too\n"
+    "1 Q0 d 3 1.0 x 7 8 9\n"
+)
+
+
+def test_comment_lines_and_trailing_run_fields_are_read_as_trec_eval_reads_them(
+    tmp_path: Path,
+) -> None:
+    q = read_qrels(_write(tmp_path / "q", COMMENTED_QRELS))
+    assert (q.qid.tolist(), q.docno.tolist(), q.rel.tolist()) == (["1"] * 3, ["a", "b", "c"],
+                                                                  [-1, 1, 2])
+    r = read_run(_write(tmp_path / "r", COMMENTED_RUN))
+    assert r.docno.tolist() == ["a", "b", "d"]
+    assert r.score.tolist() == [3.0, 2.0, 1.0]
+    assert r.tag.tolist() == ["x", "x", "x"]
+
+
+def test_commented_files_give_the_numbers_of_the_plain_files(tmp_path: Path) -> None:
+    """The files of test_negative_judgments_count_as_not_relevant_like_trec_eval with comments
+    and trailing fields: the same hand-computed values, ndcg = (1/log2(3)) / (2 + 1/log2(3)),
+    map = (1/2) / 2, P@2 = recall@2 = 0.5."""
+    qrels = _write(tmp_path / "q", COMMENTED_QRELS)
+    run = _write(tmp_path / "r", COMMENTED_RUN)
+    m = evaluate_trec(qrels, run, metrics="ndcg map p@2 recall@2").metrics
+    d = 1 / np.log2(3)
+    assert m["ndcg"] == pytest.approx(d / (2 + d), abs=1e-12)
+    assert (m["map"], m["p@2"], m["recall@2"]) == (0.25, 0.5, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        # trec_eval refuses a fifth qrels field (get_qrels.c:255-261): so does ltrbench
+        ("q", "# c\n1 0 a 1 # note\n", r"q:2: expected 4 fields 'qid iter docno rel', got 6"),
+        ("q", "# c\n\n1 0 a\n", r"q:3: expected 4 fields"),
+        # fewer than six run fields: "Malformed line" (get_trec_results.c:244-283)
+        ("r", "# c\n1 Q0 a 1 0.5\n", r"r:2: expected 6 fields .*got 5"),
+        # the line numbers of errors count comment lines (trec_eval counts data lines only)
+        ("r", "# c\n# d\n1 Q0 a 1 0.5 x\n1 Q0 a 2 0.4 x extra\n",
+         r"r:4: duplicate document 'a' for query '1' \(first on line 3\)"),
+        ("r", "# only comments\n   # and blanks\n\n", r"r: empty run file"),
+        ("q", "# only comments\n", r"q: empty qrels file"),
+    ],
+)
+def test_what_trec_eval_refuses_is_refused_with_file_and_line(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    reader = read_qrels if name == "q" else read_run
+    with pytest.raises(DataError, match=message):
+        reader(_write(tmp_path / name, text))

@@ -3,7 +3,7 @@
 Three inputs::
 
     ltrbench evaluate --data FILE [--query FILE.query] --scores FILE [options]
-    ltrbench evaluate --qrels FILE --run FILE [options]
+    ltrbench evaluate --qrels FILE --run FILE [--run [NAME=]FILE ...] [options]
     ltrbench evaluate --engine dask --data SHARDS_DIR [--score-column score] [--scheduler ADDRESS]
 
 ``--data`` is an SVMlight/LETOR file (``label qid:Q index:value ... # comment``; without ``qid:``
@@ -11,6 +11,13 @@ the group sizes come from ``--query`` or ``FILE.query``). ``--scores`` holds one
 the data file's row order, as ``lightgbm``/``xgboost`` ``predict`` write them. Output: a table
 (default), JSON ``{"profile", "n_queries", "metrics", "diagnostics"}``, or CSV ``metric,value``;
 ``--per-query OUT.csv`` also writes one row per query.
+
+With several ``--run`` options the runs are compared (:mod:`bench.report.compare_runs`): per
+run the mean of each metric with a 95% bootstrap interval over queries, and for the first metric
+paired tests (randomization and t, Holm-corrected) of every run against the best one, on the
+queries common to all runs. A run is named by its file stem (``-2``, ``-3`` appended when stems
+collide) or by ``--run NAME=FILE``. ``--format csv`` prints one row per run; ``--per-query``
+writes ``qid,metric`` and one column per run.
 
 With ``--engine dask`` the data are a folder of query-aligned Parquet shards
 (:mod:`bench.data.query_shards`: ``qid``, ``label`` and a score column, each file whole queries)
@@ -68,7 +75,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "(default: FILE.query beside it)")
     src.add_argument("--scores", metavar="FILE", help="one score per line, in --data row order")
     src.add_argument("--qrels", metavar="FILE", help="TREC qrels 'qid iter docno rel'")
-    src.add_argument("--run", metavar="FILE", help="TREC run 'qid Q0 docno rank score tag'")
+    src.add_argument("--run", metavar="[NAME=]FILE", action="append",
+                     help="TREC run 'qid Q0 docno rank score tag'; repeat to compare runs")
     p.add_argument("--metrics", nargs="+", default=[EVALUATE_METRICS], metavar="NAME",
                    help=f"metric names, e.g. 'ndcg@1,3,5,10 map@10 mrr' (default: {EVALUATE_METRICS})")
     p.add_argument("--profile", default=None, metavar="NAME",
@@ -98,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         sidecar = query_sidecar(args.data) if args.data and args.query is None else None
         check_output_file(args.per_query, option="--per-query", inputs=[
             ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
-            ("--run", args.run), ("--query", args.query or sidecar)])
+            *[("--run", path) for _, path in run_names(args.run or [])],
+            ("--query", args.query or sidecar)])
     names = [s.name for s in specs]
     if args.engine == "dask":
         if args.data is None or args.scores or args.qrels or args.run or args.query:
@@ -116,10 +125,12 @@ def run(args: argparse.Namespace) -> int:
     ):
         raise ConfigError("give either --data FILE --scores FILE, or --qrels FILE --run FILE")
     per_query = args.per_query is not None
+    if trec and len(args.run) > 1:
+        return _compare(args, names)
     if trec:
         profile = get_profile(args.profile or "trec_eval")
-        result = evaluate_trec(args.qrels, args.run, metrics=names, profile=profile,
-                               per_query=per_query)
+        result = evaluate_trec(args.qrels, run_names(args.run)[0][1], metrics=names,
+                               profile=profile, per_query=per_query)
     else:
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         result = _evaluate_files(args, names, profile.name, per_query)
@@ -244,3 +255,89 @@ def _fmt(v: float | None) -> str:
     if v is None:
         return "-"
     return "nan" if math.isnan(v) else f"{v:.6f}"
+
+
+def run_names(specs: list[str]) -> list[tuple[str, str]]:
+    """``(name, path)`` of each ``--run``: ``NAME=PATH``, or a path named by its file stem.
+
+    A value that is an existing file is a path even if it contains ``=``. Stems that collide get
+    ``-2``, ``-3``, ... in order; two explicit names that are equal are an error.
+    """
+    pairs: list[tuple[str, str, bool]] = []
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if sep and name and path and not Path(spec).is_file():
+            pairs.append((name, path, True))
+        else:
+            pairs.append((Path(spec).stem or spec, spec, False))
+    explicit = [n for n, _, given in pairs if given]
+    if len(set(explicit)) != len(explicit):
+        dup = next(n for n in explicit if explicit.count(n) > 1)
+        raise ConfigError(f"--run name {dup!r} is given twice: names must differ")
+    taken = set(explicit)
+    out = []
+    for name, path, given in pairs:
+        final = name
+        k = 2
+        while not given and final in taken:
+            final = f"{name}-{k}"
+            k += 1
+        taken.add(final)
+        out.append((final, path))
+    return out
+
+
+def _compare(args: argparse.Namespace, names: list[str]) -> int:
+    from bench.report.compare_runs import QUERY_RULE, compare_runs
+
+    runs = dict(run_names(args.run))
+    profile = get_profile(args.profile or "trec_eval")
+    result = compare_runs(args.qrels, runs, metrics=names, profile=profile)
+    if args.per_query is not None:
+        with atomic_path(args.per_query) as tmp:
+            result.per_query_frame().to_csv(tmp, index=False)
+    if args.format == "json":
+        print(json.dumps(result.as_dict(), indent=2))
+        return 0
+    if args.format == "csv":
+        sys.stdout.write(result.to_frame().to_csv(index=False))
+        return 0
+    from rich.console import Console
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    table = Table(title=f"profile {result.profile}: {len(result.names)} runs, "
+                  f"{result.qids.shape[0]} common queries")
+    table.add_column("run")
+    for m in result.metrics:
+        table.add_column(m, justify="right")
+        table.add_column(f"{result.confidence:.0%} CI", justify="right")
+    table.add_column("p rand. Holm", justify="right")
+    table.add_column("p t Holm", justify="right")
+    v = result.versus
+    for i, name in enumerate(result.names):
+        cells = []
+        for m in result.metrics:
+            cells += [f"{result.mean[m][i]:.4f}",
+                      f"{result.ci_low[m][i]:.4f}-{result.ci_high[m][i]:.4f}"]
+        tests = ["best", "best"] if i == v.best else [_p(v.p_randomization_holm[i]),
+                                                      _p(v.p_t_holm[i])]
+        table.add_row(name, *cells, *tests)
+    console = Console()
+    # never cut a number: widen the console to the table (a narrow or piped terminal is 80 wide)
+    need = Measurement.get(console, console.options.update(width=1000), table).maximum
+    console.width = max(console.width, need)
+    console.print(table)
+    console.print(f"queries: {QUERY_RULE}")
+    for name in result.names:
+        if result.left_out[name]:
+            lost = result.left_out[name]
+            shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
+            console.print(f"  run {name}: {len(lost)} of its {result.evaluated[name]} evaluated "
+                          f"queries left out: {shown}")
+    console.print(f"statistics: {result.statistics()}; unadjusted p-values: --format csv/json")
+    return 0
+
+
+def _p(v: float) -> str:
+    return "-" if math.isnan(v) else f"{v:.4g}"

@@ -1,10 +1,33 @@
 """TREC files: qrels (``qid iter docno rel``) and runs (``qid Q0 docno rank score tag``).
 
-Both are white-space separated, one judgment or retrieved document per line; blank lines are
-skipped. Every malformed line is a :class:`DataError` naming ``file:line``. A document retrieved
-twice for the same query in a run, or judged twice in qrels, is an error too (trec_eval would
-silently evaluate a list with a duplicate). The run's rank column is checked to be an integer
-and then ignored, as trec_eval does (``form_res_rels.c``: ranks come from sorting by score).
+Both are white-space separated, one judgment or retrieved document per line. What is accepted
+follows trec_eval (usnistgov/trec_eval; line numbers of tag ``v10.0`` unless said otherwise):
+
+* **Comment lines.** A line whose first non-blank character is ``#`` is skipped in both files.
+  trec_eval 10.0 added this ("Support for '#' comment lines in TREC-format runs and qrels
+  files", CHANGELOG 6/18/26): ``get_trec_results.c:152-160`` skips blank lines and lines whose
+  first non-blank character is ``#``; ``get_qrels.c:137-139`` skips a line starting with ``#`` in
+  its first column. (trec_eval 9.0.8 has no comment syntax: ``get_qrels.c:113-131`` and
+  ``get_trec_results.c:109-133`` of ``v9.0.8`` parse every line.) An indented or repeated comment
+  line in qrels, which 10.0 parses as a judgment of query ``#...``, is skipped here too: such a
+  query could only match a run query starting with ``#``, and trec_eval skips those run lines, so
+  the numbers are the same.
+* **Run lines: fields after the sixth are ignored** (``get_trec_results.c:28`` "Any field
+  following run_id is ignored", ``:287-292`` skip the rest of the line; the same in 9.0.8
+  ``:236-239``). Fewer than six fields are refused (``:244-283`` return ``UNDEF``, "Malformed line").
+* **Qrels lines have exactly four fields**: fewer, or a fifth field, are refused as trec_eval
+  refuses them (``get_qrels.c:225-261``: after ``rel`` only white space may follow).
+* Blank lines are skipped in both files (runs: ``get_trec_results.c:152-156``; trec_eval refuses
+  a blank qrels line as malformed, ltrbench skips it).
+
+Every refused line is a :class:`DataError` naming ``file:line`` (lines of the file, comments
+counted). ltrbench is stricter than trec_eval where trec_eval would compute a silently wrong
+number: a document retrieved twice for the same query in a run, or judged twice in qrels, is an
+error (trec_eval would evaluate a list with a duplicate); the run's rank column must be an integer
+(trec_eval never reads it, ``get_trec_results.c:263-269``; a non-integer there usually means
+swapped columns) and is then ignored, as trec_eval does (``form_res_rels.c``: ranks come from
+sorting by score); ``rel`` and ``score`` are parsed strictly (trec_eval's ``atol``/``atof`` read
+``1.5`` as 1 and ``high`` as 0).
 
 Files are read through :mod:`bench.data.inputs`: a UTF-8 byte-order mark is skipped (it would
 otherwise join the first query id), UTF-16 is refused, fields are split on ASCII white space,
@@ -67,7 +90,10 @@ def read_qrels(path: PathLike) -> Qrels:
     for lineno, parts in _lines(p):
         if len(parts) != 4:
             raise DataError(
-                f"expected 4 fields 'qid iter docno rel', got {len(parts)}", path=p, line=lineno
+                f"expected 4 fields 'qid iter docno rel', got {len(parts)} (trec_eval refuses "
+                "other counts too; a comment line starts with '#')",
+                path=p,
+                line=lineno,
             )
         q, _, d, r = parts
         rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
@@ -96,13 +122,14 @@ def read_run(path: PathLike) -> Run:
     tags: list[str] = []
     seen: dict[tuple[str, str], int] = {}
     for lineno, parts in _lines(p):
-        if len(parts) != 6:
+        if len(parts) < 6:
             raise DataError(
-                f"expected 6 fields 'qid Q0 docno rank score tag', got {len(parts)}",
+                f"expected 6 fields 'qid Q0 docno rank score tag' (more are ignored, as "
+                f"trec_eval does), got {len(parts)}",
                 path=p,
                 line=lineno,
             )
-        q, _, d, rk, sc, tag = parts
+        q, _, d, rk, sc, tag = parts[:6]
         rank = parse_int(rk, what="rank", path=p, line=lineno, column="rank")
         score = parse_float(sc, what="score", path=p, line=lineno, column="score")
         first = seen.setdefault((q, d), lineno)
@@ -158,9 +185,10 @@ def _existing(path: PathLike) -> Path:
 
 
 def _lines(p: Path) -> Iterator[tuple[int, list[str]]]:
-    """Non-blank lines split on ASCII white space (as trec_eval does), through the input layer
-    (:mod:`bench.data.inputs`: UTF-8 byte-order mark skipped, UTF-16 refused, UTF-8 checked)."""
+    """Lines split on ASCII white space (as trec_eval does), blank and comment lines (first
+    non-blank character ``#``) skipped, through the input layer (:mod:`bench.data.inputs`:
+    UTF-8 byte-order mark skipped, UTF-16 refused, UTF-8 checked)."""
     for lineno, raw in text_lines(p, expected="a TREC text file"):
         parts = raw.split()
-        if parts:
+        if parts and not parts[0].startswith(b"#"):
             yield lineno, [x.decode("utf-8") for x in parts]

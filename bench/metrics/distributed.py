@@ -25,7 +25,7 @@ import pandas as pd
 
 from bench.data.query_shards import check_query_aligned
 from bench.errors import ConfigError, DataError
-from bench.metrics.evaluate import query_parts
+from bench.metrics.evaluate import evaluate, query_parts
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.qualified import require_call_profile
@@ -55,13 +55,18 @@ def evaluate_frame(
     ``ddf`` in partition order. ``weight``: a column of per-row weights (a query's weight is the
     mean of its rows', as LightGBM's). ``checked``: skip the alignment check (the caller ran it).
     The check and the evaluation each compute ``ddf``: persist a frame whose columns are costly
-    to compute (a model's predictions) before passing it.
+    to compute (a model's predictions) before passing it. A pandas DataFrame is evaluated in
+    this process by :func:`bench.metrics.evaluate` (rows grouped by query, in frame order within
+    a query) instead of failing on Dask-only methods.
 
     Raises:
         DataError: a query split across partitions, or bad values (the message names the
             partition and the row within it).
         ConfigError: unknown metric or profile; a profile with random tie order.
     """
+    if isinstance(ddf, pd.DataFrame):  # pandas, not Dask: one process, rows grouped stably
+        return evaluate(ddf, label=label, score=score, qid=qid, weights=weight, metrics=metrics,
+                        profile=profile, per_query=per_query)
     prof = get_profile(profile)
     if prof.ties == "random":
         raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "

@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError
 from bench.metrics.components import Components, Request, build_request
+from bench.metrics.frames import frame_arrays, is_frame
 from bench.metrics.kernels_judged import judged_components
 from bench.metrics.kernels_numba import numba_components
 from bench.metrics.kernels_numpy import numpy_components
@@ -54,25 +56,31 @@ class Judged:
 
 
 def evaluate(
-    labels: ArrayLike,
-    scores: ArrayLike,
+    labels: ArrayLike | pd.DataFrame,
+    scores: ArrayLike | None = None,
     *,
-    qid: ArrayLike | None = None,
+    qid: ArrayLike | str | None = None,
     group: ArrayLike | None = None,
     metrics: str | Iterable[str] = ("ndcg@10",),
     profile: str | Profile = "ltrbench",
     per_query: bool = False,
-    weights: ArrayLike | None = None,
-    docno: ArrayLike | None = None,
+    weights: ArrayLike | str | None = None,
+    docno: ArrayLike | str | None = None,
     sort_by_qid: bool = False,
     backend: str = "auto",
     threads: int | None = None,
+    label: str | None = None,
+    score: str | None = None,
 ) -> EvaluationResult:
     """Ranking metrics of ``scores`` against relevance ``labels``, one value per query and the mean.
 
     Args:
-        labels: relevance label per document (row), ``>= 0``.
-        scores: model score per row (higher ranks first); finite.
+        labels: relevance label per document (row), ``>= 0``; or a pandas DataFrame with one
+            row per document, in any row order (:mod:`bench.metrics.frames`: ``label=``,
+            ``score=``, ``qid=``, ``docno=``, ``weights=`` name its columns, common names are
+            found without them; rows are grouped by query keeping their order within a query).
+        scores: model score per row (higher ranks first); finite. With a DataFrame: an array
+            aligned with its rows, or left out to use its score column.
         qid: query id per row, rows of a query contiguous (or ``sort_by_qid=True``).
         group: alternatively, query sizes in row order (LightGBM's ``group``).
         metrics: names such as ``"ndcg@10"``, ``"map"``, ``"ndcg@1,3,5,10"`` (see
@@ -88,6 +96,7 @@ def evaluate(
             ``"numba"`` or ``"numpy"`` (the vectorised reference).
         threads: threads of the compiled kernel on inputs of at least 2**20 rows (default: the
             CPUs this process may use); results do not depend on it.
+        label, score: with a DataFrame, the names of its label and score columns.
 
     Returns:
         :class:`EvaluationResult`.
@@ -102,6 +111,14 @@ def evaluate(
         >>> round(r.metrics["ndcg@2"], 6)
         0.815465
     """
+    if is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
+        cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
+                            docno=docno, weights=weights, group=group)
+        labels, scores, qid, docno, weights = cols.labels, cols.scores, cols.qid, cols.docno, cols.weights
+        sort_by_qid = True
+    elif scores is None or label is not None or score is not None:
+        raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
+                          "evaluate(labels, scores, ...)")
     prof = get_profile(profile)
     specs = parse_metrics(metrics)
     if backend not in BACKENDS:

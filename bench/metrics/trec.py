@@ -13,14 +13,14 @@ Ties follow the profile; ``docno_desc`` uses the run's document ids.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.data.trec import Qrels, Run, read_qrels, read_run
+from bench.data.trec import Qrels, Run
+from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import DataError
 from bench.metrics.components import build_request
 from bench.metrics.evaluate import Judged, query_parts
@@ -35,23 +35,29 @@ from bench.metrics.validate import prepare
 
 
 def evaluate_trec(
-    qrels_path: str | os.PathLike[str],
-    run_path: str | os.PathLike[str],
+    qrels_path: QrelsInput,
+    run_path: RunInput,
     *,
     metrics: str | Iterable[str],
     profile: str | Profile = "trec_eval",
     per_query: bool = False,
     backend: str = "auto",
 ) -> EvaluationResult:
-    """Evaluate a run file against a qrels file (see the module docstring for the rules).
+    """Evaluate a run against qrels (see the module docstring for the rules).
 
-    The per-query table's ``qid`` column holds the TREC query ids (strings). ``backend`` as in
-    :func:`bench.metrics.evaluate`.
+    ``qrels_path`` and ``run_path`` may each be a TREC file path, a pandas DataFrame (columns
+    found by common names such as ``qid``/``query_id``, ``docno``/``doc_id``, ``rel``/``label``,
+    ``score``; any row order; string or integer ids), a dict ``{qid: {docno: rel_or_score}}``
+    (pytrec_eval/ranx layout) or a ranx ``Qrels``/``Run``: see
+    :func:`bench.data.trec_objects.as_qrels` / :func:`~bench.data.trec_objects.as_run` (to name
+    a frame's columns, call those and pass their result). Within a query, rows keep their order,
+    which decides ties under a row-order tie profile. The per-query table's ``qid`` column holds
+    the TREC query ids (strings). ``backend`` as in :func:`bench.metrics.evaluate`.
     """
     prof = get_profile(profile)
     specs = parse_metrics(metrics)
-    qrels = read_qrels(qrels_path)
-    run = read_run(run_path)
+    qrels = as_qrels(qrels_path)
+    run = as_run(run_path)
     judged_q = set(np.unique(qrels.qid).tolist())
     keep = np.fromiter((q in judged_q for q in run.qid), dtype=bool, count=len(run))
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated

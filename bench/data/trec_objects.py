@@ -1,0 +1,325 @@
+"""TREC qrels and runs from objects: a path, a pandas DataFrame, a dict of dicts, a ranx object.
+
+:func:`as_qrels` and :func:`as_run` turn what users already hold into the :class:`Qrels` /
+:class:`Run` of :mod:`bench.data.trec`, with the checks the file readers make:
+
+* a **path** (``str`` / ``os.PathLike``) is read with :func:`read_qrels` / :func:`read_run`;
+* a **DataFrame** in any row order, with any column names: keyword arguments name the columns
+  (``qid=``, ``docno=``, ``rel=`` / ``score=``); otherwise the column is found among common
+  names, case-insensitively (:data:`QID_COLUMNS`, :data:`DOCNO_COLUMNS`, :data:`REL_COLUMNS`,
+  :data:`SCORE_COLUMNS`; two candidates present is an error asking which). A column may also
+  be a named index level. Query and document ids may be strings or integers (integers become
+  their decimal text, so ``7`` and ``"7"`` are the same query, as in a TREC file);
+* a **dict of dicts** ``{qid: {docno: rel_or_score}}`` (the layout of pytrec_eval and ranx);
+* a **ranx** ``Qrels`` / ``Run`` (duck-typed: any object with a ``to_dict()`` method returning
+  that layout, so this module does not import ranx); ranx's ``to_dict`` lists the documents of
+  a query by decreasing score.
+
+Rows keep their order (the frame's, the dicts' iteration order). Bad values are a
+:class:`DataError` naming the frame's column and row (1-based position, and the index label) or
+the dict keys, and what was expected: a missing id, a float or other non-id value as an id, a
+non-integer or missing relevance, a NaN/infinite/non-numeric score, a (query, document) pair
+given twice, no rows at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from bench.data.trec import Qrels, Run, read_qrels, read_run
+from bench.errors import ConfigError, DataError
+
+#: What :func:`as_qrels` / :func:`as_run` take (ranx objects are duck-typed, hence ``object``).
+QrelsInput: TypeAlias = str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Qrels | object
+RunInput: TypeAlias = str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Run | object
+
+#: Column names tried, in order, for each role (compared case-insensitively).
+QID_COLUMNS = ("qid", "query_id", "q_id", "queryid", "query", "topic")
+DOCNO_COLUMNS = ("docno", "doc_id", "docid", "document_id", "doc", "document")
+REL_COLUMNS = ("rel", "relevance", "label", "judgment", "judgement", "grade")
+SCORE_COLUMNS = ("score", "scores", "sim", "similarity", "prediction", "pred")
+
+
+def as_qrels(
+    obj: QrelsInput,
+    *,
+    qid: str | None = None,
+    docno: str | None = None,
+    rel: str | None = None,
+) -> Qrels:
+    """Relevance judgments from a path, DataFrame, ``{qid: {docno: rel}}`` or ranx ``Qrels``.
+
+    ``rel`` must be an integer (negative = unjudged, as in trec_eval); an integral float
+    (``2.0``) is accepted, ``1.5`` or NaN is an error. Column keywords apply to DataFrames.
+    """
+    if isinstance(obj, Qrels):
+        return obj
+    if isinstance(obj, str | os.PathLike):
+        return read_qrels(obj)
+    if isinstance(obj, Run):
+        raise ConfigError("got a Run where qrels were expected (relevance judgments)")
+    if isinstance(obj, pd.DataFrame):
+        where = "qrels DataFrame"
+        cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
+                                     ("rel", rel, REL_COLUMNS)))
+        q, d = _ids(cols[0], where, "query id"), _ids(cols[1], where, "document id")
+        r = _relevance(cols[2], where)
+        _no_duplicate_pairs(q, d, where, lambda i: _frame_row(obj, i), "judged twice")
+        return Qrels(q, d, r, where)
+    where, mapping = _mapping_of(obj, "qrels", "Qrels")
+    qs, ds, vs = _flatten(mapping, where)
+    q, d = _ids(qs, where, "query id"), _ids(ds, where, "document id")
+    r = _relevance(vs, where, keys=(qs, ds))
+    _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "judged twice")
+    return Qrels(q, d, r, where)
+
+
+def as_run(
+    obj: RunInput,
+    *,
+    qid: str | None = None,
+    docno: str | None = None,
+    score: str | None = None,
+    tag: str = "ltrbench",
+) -> Run:
+    """A run from a path, DataFrame, ``{qid: {docno: score}}`` or ranx ``Run``.
+
+    ``score`` must be a finite number (higher ranks first). The rank of an object's row is its
+    position by decreasing score within its query (ties in row order), as
+    :func:`bench.data.trec.write_run` writes it; like a file's rank column it is not used by
+    the evaluator. ``tag`` is the run tag of every row.
+    """
+    if isinstance(obj, Run):
+        return obj
+    if isinstance(obj, str | os.PathLike):
+        return read_run(obj)
+    if isinstance(obj, Qrels):
+        raise ConfigError("got Qrels where a run was expected (scored documents)")
+    if isinstance(obj, pd.DataFrame):
+        where = "run DataFrame"
+        cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
+                                     ("score", score, SCORE_COLUMNS)))
+        q, d = _ids(cols[0], where, "query id"), _ids(cols[1], where, "document id")
+        s = _scores(cols[2], where)
+        _no_duplicate_pairs(q, d, where, lambda i: _frame_row(obj, i), "retrieved twice")
+    else:
+        where, mapping = _mapping_of(obj, "run", "Run")
+        qs, ds, vs = _flatten(mapping, where)
+        q, d = _ids(qs, where, "query id"), _ids(ds, where, "document id")
+        s = _scores(vs, where, keys=(qs, ds))
+        _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "retrieved twice")
+    return Run(q, d, _ranks(q, s), s, np.full(q.shape[0], tag), where)
+
+
+def _mapping_of(obj: object, role: str, ranx_class: str) -> tuple[str, Mapping[Any, Any]]:
+    """``obj`` as ``{qid: {docno: value}}``: a Mapping as it is, a ranx object through ``to_dict``."""
+    if isinstance(obj, Mapping):
+        return f"{role} dict", obj
+    to_dict = getattr(obj, "to_dict", None)
+    name = type(obj).__name__
+    if callable(to_dict):
+        other = "Run" if ranx_class == "Qrels" else "Qrels"
+        if name == other:
+            raise ConfigError(f"got a {name} object where {role} were expected; pass a {ranx_class}")
+        mapping = to_dict()
+        if isinstance(mapping, Mapping):
+            return f"{role} {name}.to_dict()", mapping
+    raise ConfigError(
+        f"{role}: expected a path, a pandas DataFrame, a dict {{qid: {{docno: value}}}} or a "
+        f"ranx {ranx_class}; got {name}"
+    )
+
+
+def _flatten(mapping: Mapping[Any, Any], where: str) -> tuple[list[Any], list[Any], list[Any]]:
+    qs: list[Any] = []
+    ds: list[Any] = []
+    vs: list[Any] = []
+    for q, docs in mapping.items():
+        if not isinstance(docs, Mapping):
+            raise DataError(f"[{q!r}] is a {type(docs).__name__}: expected a dict "
+                            "{docno: value} per query", path=where)
+        qs.extend([q] * len(docs))
+        ds.extend(docs.keys())
+        vs.extend(docs.values())
+    if not vs:
+        raise DataError("no (query, document) entries", path=where)
+    return qs, ds, vs
+
+
+def find_columns(
+    frame: pd.DataFrame, where: str, roles: Sequence[tuple[str, str | None, tuple[str, ...]]]
+) -> list[pd.Series]:
+    """The column of each ``(role, given, candidates)``: the column (or named index level) called
+    ``given``, else the one of ``candidates`` present (case-insensitive). Absent, or two
+    candidates present, is a :class:`DataError` listing the frame's columns."""
+    available = [str(c) for c in frame.columns] + [str(n) for n in frame.index.names if n is not None]
+    if frame.shape[0] == 0:
+        raise DataError("no rows", path=where)
+    out = []
+    for role, given, candidates in roles:
+        if given is not None:
+            if given not in available:
+                raise DataError(f"no column {given!r} (given as {role}=); columns: {available}",
+                                path=where)
+            name = given
+        else:
+            lower = {c.lower(): c for c in available}
+            found = [lower[c] for c in candidates if c in lower]
+            if not found:
+                raise DataError(
+                    f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
+                    f"name it with {role}=...; columns: {available}", path=where)
+            if len(found) > 1:
+                raise DataError(f"columns {found} could each be the {role} column: name one with "
+                                f"{role}=...", path=where)
+            name = found[0]
+        if name in frame.columns:
+            col = frame[name]
+            if isinstance(col, pd.DataFrame):
+                raise DataError(f"column {name!r} appears {col.shape[1]} times", path=where)
+        else:
+            col = pd.Series(frame.index.get_level_values(name), index=frame.index)
+        out.append(col.rename(name))
+    return out
+
+
+def _ids(values: pd.Series | list[Any], where: str, what: str) -> NDArray[np.str_]:
+    """Query or document ids as strings; integers become their decimal text."""
+    s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
+    missing = np.asarray(s.isna())
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise _bad(s, i, where, f"{what} {_shown(s.iloc[i])} is missing: every row needs one")
+    kind = s.dtype.kind
+    if kind == "b" or kind in "fcmM":
+        raise _bad(s, 0, where, f"{what} {_shown(s.iloc[0])} is a {s.dtype} value: expected "
+                   "strings or integers (convert integral floats with .astype('int64'))")
+    inferred = pd.api.types.infer_dtype(s, skipna=False)
+    if kind in "iu" or inferred in ("string", "integer"):
+        return np.asarray(s.astype(str).to_numpy(dtype=str))
+    ok = np.fromiter((isinstance(v, str) or (isinstance(v, int | np.integer)
+                                              and not isinstance(v, bool | np.bool_))
+                      for v in s.to_numpy(dtype=object)), dtype=bool, count=s.shape[0])
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        v = s.iloc[i]
+        raise _bad(s, i, where, f"{what} {_shown(v)} is a {type(v).__name__}: expected a "
+                   "string or an integer")
+    return np.asarray([str(v) for v in s.to_numpy(dtype=object)], dtype=str)
+
+
+def _relevance(values: pd.Series | list[Any], where: str,
+               keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.int64]:
+    s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
+    x = _numbers(s, where, "relevance", keys)
+    bad = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _bad(s, i, where, f"relevance {_shown(s.iloc[i])} is not an integer", keys)
+    if s.dtype.kind in "iu":
+        return np.asarray(s.to_numpy(), dtype=np.int64)
+    return x.astype(np.int64)
+
+
+def _scores(values: pd.Series | list[Any], where: str,
+            keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.float64]:
+    s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
+    x = _numbers(s, where, "score", keys)
+    bad = ~np.isfinite(x)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _bad(s, i, where, f"score {_shown(s.iloc[i])} is not a finite number (NaN and "
+                   "infinity cannot be ranked)", keys)
+    return x
+
+
+def _numbers(s: pd.Series, where: str, what: str,
+             keys: tuple[list[Any], list[Any]] | None) -> NDArray[np.float64]:
+    """float64 values; a value that is not a real number (string, bool, None) names its row."""
+    if s.dtype.kind in "iuf":
+        return np.asarray(s.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    obj = s.to_numpy(dtype=object)
+    ok = np.fromiter((isinstance(v, int | float | np.integer | np.floating)
+                      and not isinstance(v, bool | np.bool_) for v in obj),
+                     dtype=bool, count=obj.shape[0])
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        v = obj[i]
+        got = "is missing" if _missing(v) else f"is a {type(v).__name__}"
+        raise _bad(s, i, where, f"{what} {_shown(v)} {got}: expected a number", keys)
+    try:
+        return np.asarray(obj, dtype=np.float64)
+    except OverflowError:  # a Python int beyond float64
+        big = np.fromiter((abs(float(v)) >= 2.0**63 if isinstance(v, float)
+                           else abs(int(v)) >= 2**63 for v in obj), dtype=bool)
+        i = int(np.flatnonzero(big)[0])
+        raise _bad(s, i, where, f"{what} {obj[i]!r} is out of range", keys) from None
+
+
+def _no_duplicate_pairs(q: NDArray[np.str_], d: NDArray[np.str_], where: str,
+                        row_of: Any, verb: str) -> None:
+    """A (query, document) pair given twice is an error naming both places."""
+    pairs = pd.MultiIndex.from_arrays([q, d])
+    dup = pairs.duplicated(keep="first")
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        first = int(np.flatnonzero((q == q[i]) & (d == d[i]))[0])
+        raise DataError(f"document {str(d[i])!r} is {verb} for query {str(q[i])!r}: {row_of(i)} repeats "
+                        f"{row_of(first)} (each (query, document) pair at most once)", path=where)
+
+
+def _bad(s: pd.Series, i: int, where: str, message: str,
+         keys: tuple[list[Any], list[Any]] | None = None) -> DataError:
+    if keys is not None:
+        return DataError(f"{_key_row(keys[0], keys[1], i)}: {message}", path=where)
+    extra = _index_label(s.index, i)
+    return DataError(f"{message}; rows are numbered from 1{extra}", path=where, row=i + 1,
+                     column=str(s.name))
+
+
+def _frame_row(frame: pd.DataFrame, i: int) -> str:
+    return f"row {i + 1}{_index_label(frame.index, i)}"
+
+
+def _index_label(index: pd.Index, i: int) -> str:
+    """`` (index L)`` for row ``i`` when its label is not simply its position."""
+    label = index[i]
+    if isinstance(index, pd.RangeIndex) and label == i:
+        return ""
+    return f" (index {_shown(label)})"
+
+
+def _key_row(qs: list[Any], ds: list[Any], i: int) -> str:
+    return f"[{qs[i]!r}][{ds[i]!r}]"
+
+
+def _ranks(q: NDArray[np.str_], s: NDArray[np.float64]) -> NDArray[np.int64]:
+    """1-based rank by decreasing score within each query, ties in row order."""
+    n = q.shape[0]
+    _, inverse = np.unique(q, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.lexsort((np.arange(n), -s, inverse))
+    sizes = np.bincount(inverse)
+    starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64) - starts + 1
+    return rank
+
+
+def _missing(v: object) -> bool:
+    if v is None:
+        return True
+    try:
+        return bool(v != v)
+    except (TypeError, ValueError):
+        return False
+
+
+def _shown(v: object) -> str:
+    return repr(v.item() if isinstance(v, np.generic) else v)
