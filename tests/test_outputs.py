@@ -152,3 +152,34 @@ def test_help_texts_show_no_docstring_markup() -> None:
     walk(cli.build_parser())
     assert len(texts) > 10
     assert [t.splitlines()[0] for t in texts if "``" in t or ":mod:`" in t or ":func:`" in t] == []
+
+
+def test_every_command_shows_examples_that_the_parser_accepts() -> None:
+    """Each command's --help ends with example command lines; every one parses to that
+    command (argparse exits on an unknown option or a missing argument)."""
+    import argparse
+    import shlex
+
+    root = cli.build_parser()
+    leaves: list[tuple[list[str], argparse.ArgumentParser]] = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs and path:
+            leaves.append((path, parser))
+        for action in subs:
+            for name, sub in action.choices.items():
+                walk(sub, [*path, name])
+
+    walk(root, [])
+    assert len(leaves) >= 20  # run, evaluate, ..., datasets list/info/fetch/verify, perf *
+    missing = [" ".join(p) for p, parser in leaves if "examples:" not in (parser.epilog or "")]
+    assert missing == []
+    for path, parser in leaves:
+        lines = [ln.strip() for ln in (parser.epilog or "").splitlines()[1:] if ln.strip()]
+        assert lines, path
+        argvs = [shlex.split(line) for line in lines]
+        assert any(a[1:1 + len(path)] == path for a in argvs), (path, lines)  # shows itself
+        for argv in argvs:
+            assert argv[0] == "ltrbench"
+            assert callable(root.parse_args(argv[1:]).func)

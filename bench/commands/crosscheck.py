@@ -24,7 +24,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from bench.commands.text import plain
+from bench.commands.text import examples, plain
 from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
@@ -40,9 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     p = sub.add_parser(
         "crosscheck",
-        help="compare LightGBM/XGBoost built-in ndcg@k with the reference evaluator",
+        help="compare LightGBM/XGBoost/CatBoost built-in ndcg@k with the reference evaluator",
         description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "ltrbench crosscheck",
+            "ltrbench crosscheck --dataset ml-latest-small --models lightgbm,catboost --quick",
+            "ltrbench crosscheck --run results/runs/ohsumed-20261123T013851Z-188f9011",
+            "ltrbench crosscheck --versions lightgbm==3.3.5,4.7.0 xgboost==1.7.6,2.1.4,3.2.0",
+        ),
     )
     add_config_arguments(p)
     p.add_argument("--run", metavar="DIR", help="cross-check this run directory (no training)")

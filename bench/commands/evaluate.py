@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.commands.text import plain
+from bench.commands.text import examples, plain
 from bench.data.atomic import atomic_path
 from bench.data.inputs import check_input_file, parse_float, text_lines
 from bench.data.outputs import check_output_file
@@ -62,6 +62,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "evaluate",
         help="ranking metrics of a scores file or TREC run under a named convention",
         description=plain(__doc__.split("\n\n")[0]) if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "ltrbench evaluate --data bench/examples/example.svmlight "
+            "--scores bench/examples/example.scores --profile lightgbm",
+            "ltrbench evaluate --qrels qrels.txt --run run.txt --metrics ndcg_cut_10 P_5 map",
+            "ltrbench evaluate --qrels qrels.txt --run bm25=bm25.run --run dense=dense.run "
+            "--metrics ndcg@10 map",
+        ),
     )
     add_arguments(p)
     p.set_defaults(func=run)

@@ -13,19 +13,21 @@ from __future__ import annotations
 import argparse
 import json
 
-from bench.commands.text import plain
+from bench.commands.text import examples, plain
 from bench.metrics.names import describe_names, refused_names
 
-_EPILOG = """example:
-  ltrbench metrics list --format markdown
-  ltrbench evaluate --qrels qrels.txt --run run.txt --metrics ndcg_cut.5,10 P_5 'P(rel=2)@5'"""
+_EPILOG = examples(
+    "ltrbench metrics list --format markdown",
+    "ltrbench evaluate --qrels qrels.txt --run run.txt --metrics ndcg_cut.5,10 P_5 'P(rel=2)@5'",
+)
 _COLUMNS = ("family", "grammar", "spelling", "example", "profile", "meaning")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``metrics`` sub-command."""
     parser = sub.add_parser("metrics", help="metric names: every accepted spelling and its profile",
-                            description=plain(__doc__.split("\n\n")[0]) if __doc__ else None)
+                            description=plain(__doc__.split("\n\n")[0]) if __doc__ else None,
+                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
     inner = parser.add_subparsers(dest="metrics_command", metavar="ACTION", required=True)
     p = inner.add_parser(
         "list", help="every accepted metric name, per grammar (ltrbench, trec_eval, ir_measures)",
