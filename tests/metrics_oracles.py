@@ -189,9 +189,9 @@ def rankings(
         return [sorted(range(n), key=lambda i: (-s[i], gain(profile, labels[i]), i))]
     if profile.ties == "optimistic":
         return [sorted(range(n), key=lambda i: (-s[i], -gain(profile, labels[i]), i))]
-    if profile.ties == "docno_desc":
+    if profile.ties in ("docno_desc", "docno_asc"):
         names = docno if docno is not None else [f"{i:012d}" for i in range(n)]
-        by_doc = sorted(range(n), key=lambda i: names[i], reverse=True)
+        by_doc = sorted(range(n), key=lambda i: names[i], reverse=profile.ties == "docno_desc")
         return [sorted(by_doc, key=lambda i: -s[i])]
     if profile.ties == "random":
         assert tiekey is not None

@@ -321,11 +321,41 @@ def test_specs_of_several_profiles_merge_in_asked_order_with_their_own_conventio
     assert "trec_eval: scored 0" in r.diagnostics.blank_policy
 
 
-def test_judged_is_parsed_but_refused_at_evaluation_as_not_computed_yet() -> None:
+def test_judged_needs_qrels_and_is_refused_on_labelled_rows() -> None:
     (spec,) = parse_metrics("Judged@10")
     assert (spec.family, spec.k) == ("judged", 10)
-    with pytest.raises(ConfigError, match=r"Judged@10: .* is not computed yet"):
+    with pytest.raises(ConfigError, match=r"Judged@10: .* needs TREC qrels"):
         evaluate([1, 0], [0.5, 0.4], group=[2], metrics="Judged@10")
+
+
+# q1: d9 judged -1 (still judged), d8 unjudged; q2: d7 (unjudged) and d5 (judged) tie at 0.6, and
+# ir_measures breaks the tie by document id ascending (d5 first); q3 has qrels and no run line
+# (0 under trec_eval-c); q4 has a run line and no qrels (not scored).
+JUDGED_QRELS = QRELS.replace("1 0 d9 0", "1 0 d9 -1") + "3 0 d1 1\n"
+JUDGED_RUN = RUN + "1 Q0 d8 5 0.4 r\n4 Q0 d1 1 0.5 r\n"
+
+
+@pytest.mark.parametrize("name", ["Judged@1", "Judged@2", "Judged@3", "Judged@10", "Judged"])
+def test_judged_equals_ir_measures_per_query(tmp_path: Path, name: str) -> None:
+    measure = ir_measures.parse_measure(name)
+    qrels = list(ir_measures.read_trec_qrels(JUDGED_QRELS))
+    run = list(ir_measures.read_trec_run(JUDGED_RUN))
+    ours = evaluate_trec(_write(tmp_path / "q", JUDGED_QRELS), _write(tmp_path / "r", JUDGED_RUN),
+                         metrics=[name, "ndcg_cut_10"], per_query=True)
+    assert ours.metrics[name] == pytest.approx(measure.calc_aggregate(qrels, run), abs=1e-12)
+    assert ours.per_query is not None
+    got = {q: v for q, v in zip(ours.per_query["qid"], ours.per_query[name], strict=True)}
+    assert got == pytest.approx({m.query_id: m.value for m in measure.iter_calc(qrels, run)},
+                                abs=1e-12)
+
+
+def test_judged_by_hand() -> None:
+    """One query: d1 (judged) 0.9, d2 (unjudged) and d3 (judged) tied at 0.5, d4 unjudged 0.1.
+    Ties by id ascending: d1, d2, d3, d4. Judged@2 = 1/2, Judged@3 = 2/3, Judged@10 = 2/4."""
+    r = evaluate_trec({"q": {"d1": 0, "d3": 1}}, {"q": {"d1": 0.9, "d2": 0.5, "d3": 0.5, "d4": 0.1}},
+                      metrics=["Judged@2", "Judged@3", "Judged@10"])
+    assert r.metrics == pytest.approx({"Judged@2": 0.5, "Judged@3": 2 / 3, "Judged@10": 0.5},
+                                      abs=1e-15)
 
 
 def test_every_family_with_a_peer_name_is_a_family_ltrbench_declares() -> None:

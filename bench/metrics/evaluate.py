@@ -309,9 +309,10 @@ def _tie_key(prep: Prepared, prof: Profile) -> NDArray[np.int64] | None:
         return np.random.default_rng(prof.tie_seed).permutation(n).astype(np.int64)
     if prof.ties == "row_desc":
         return -np.arange(n, dtype=np.int64)
-    if prof.ties == "docno_desc":
+    if prof.ties in ("docno_desc", "docno_asc"):
+        sign = -1 if prof.ties == "docno_desc" else 1
         if prep.docno is None:
-            return -np.arange(n, dtype=np.int64)
+            return sign * np.arange(n, dtype=np.int64)
         _, inverse = np.unique(prep.docno.astype(str), return_inverse=True)
-        return -inverse.astype(np.int64).ravel()
+        return sign * inverse.astype(np.int64).ravel()
     return None

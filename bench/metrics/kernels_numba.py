@@ -32,7 +32,7 @@ _PARALLEL_ROWS = 1 << 20
 #: Blocks per thread: a thread slowed by other processes takes fewer blocks, and the others
 #: are not left waiting for it.
 _BLOCKS_PER_THREAD = 8
-MODES = {"stable": 0, "average": 1, "pessimistic": 2, "optimistic": 3, "random": 4, "docno_desc": 4,
+MODES = {"stable": 0, "average": 1, "pessimistic": 2, "optimistic": 3, "random": 4, "docno_desc": 4, "docno_asc": 4,
          "row_desc": 4}
 _NAMES = ("dcg", "idcg", "hits", "ap", "rr", "err", "any")
 

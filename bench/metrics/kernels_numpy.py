@@ -138,7 +138,7 @@ def rank_order(
 ) -> NDArray[np.int64]:
     """Rows in ranked order, query by query: score descending, then the tie rule's key (row
     order for ``stable`` and ``average``, gain for ``pessimistic`` / ``optimistic``, ``tiekey``
-    for ``random``, ``docno_desc`` and ``row_desc``)."""
+    for ``random``, ``docno_desc``, ``docno_asc`` and ``row_desc``)."""
     return _order(gidx, scores, gain, ties, tiekey)
 
 

@@ -48,8 +48,8 @@ from bench.metrics.families import ALIASES, FAMILIES
 from bench.metrics.peer_names import (
     IR_MEASURES,
     MAX_CUTOFF,
+    QRELS_ONLY,
     TREC_EVAL,
-    UNCOMPUTED,
     Overrides,
     Reading,
     check_cutoff,
@@ -288,8 +288,8 @@ def describe_names() -> list[dict[str, str]]:
 
     def add(family: str, grammar: str, spelling: str, example: str) -> None:
         spec = parse_metrics(example)[0]
-        meaning = FAMILIES[family].meaning if family in FAMILIES else UNCOMPUTED[family] + \
-            " (parsed, not computed yet)"
+        meaning = FAMILIES[family].meaning if family in FAMILIES else QRELS_ONLY[family] + \
+            " (TREC qrels and runs only)"
         if spec.overrides:
             meaning += "; profile overrides " + ", ".join(
                 f"{f}={v!r}" if not isinstance(v, tuple) else

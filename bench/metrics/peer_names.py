@@ -123,8 +123,9 @@ IR_MEASURES: tuple[PeerMeasure, ...] = (
         "infAP", "nERR_IA", "nNRBP",
     )),
 )
-#: Families that a name may ask for but ltrbench does not compute yet (evaluation refuses them).
-UNCOMPUTED: dict[str, str] = {
+#: Families computed from TREC qrels only (which documents are judged): ``evaluate_trec`` computes
+#: them; an evaluation of labelled rows, where every row is judged, refuses them.
+QRELS_ONLY: dict[str, str] = {
     "judged": "fraction of the top k that has a relevance judgment (ir_measures Judged@k)",
 }
 
@@ -311,4 +312,4 @@ def _num(g: object) -> str:
 
 
 def _computed(table: tuple[PeerMeasure, ...]) -> str:
-    return ", ".join(m.name for m in table if m.family is not None and m.family not in UNCOMPUTED)
+    return ", ".join(m.name for m in table if m.family is not None and m.family not in QRELS_ONLY)

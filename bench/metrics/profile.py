@@ -13,7 +13,7 @@ from bench.errors import ConfigError
 
 _GAINS = ("exp2", "linear")
 _DISCOUNTS = ("log2", "letor4")
-_TIES = ("stable", "average", "pessimistic", "optimistic", "random", "docno_desc", "row_desc")
+_TIES = ("stable", "average", "pessimistic", "optimistic", "random", "docno_desc", "docno_asc", "row_desc")
 _BASES = ("list", "qrels")
 _K_BEYOND = ("clip", "zero")
 _MAP_DEN = ("min_r_k", "r", "hits_k")
@@ -40,7 +40,9 @@ class Profile:
             every metric; ``"pessimistic"`` / ``"optimistic"`` lower / higher gain first;
             ``"random"`` a seeded random order (``tie_seed``); ``"docno_desc"`` document id
             descending, byte-wise, as trec_eval (``form_res_rels.c:111-113``; without document
-            ids the row number stands in, higher first); ``"row_desc"`` the higher row number
+            ids the row number stands in, higher first); ``"docno_asc"`` document id ascending
+            (ir_measures' Judged: ``sorted(run[q].items(), key=lambda x: (-x[1], x[0]))``,
+            ``providers/judged_provider.py``; without ids, row order); ``"row_desc"`` the higher row number
             first (scikit-learn ``ignore_ties=True``: ``np.argsort(y_score)[:, ::-1]``,
             ``_ranking.py:1702``).
         empty: value of NDCG, AP and recall on a query without relevant documents (0/0):

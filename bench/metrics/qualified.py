@@ -28,7 +28,7 @@ import pandas as pd
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
-from bench.metrics.peer_names import UNCOMPUTED
+from bench.metrics.peer_names import QRELS_ONLY
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.result import EvaluationResult
 
@@ -46,12 +46,14 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
     """``specs`` split by effective profile: ``[(profile, specs)]``, the call's group first.
 
     Raises:
-        ConfigError: a spec of a family that ltrbench parses but does not compute yet.
+        ConfigError: a spec of a family computed from TREC qrels only (Judged@k), here where
+            every scored row counts as judged.
     """
     for spec in specs:
         if spec.family not in FAMILIES:
-            raise ConfigError(f"{spec.name}: {UNCOMPUTED.get(spec.family, spec.family)} is not "
-                              "computed yet by ltrbench")
+            raise ConfigError(f"{spec.name}: {QRELS_ONLY.get(spec.family, spec.family)} needs "
+                              "TREC qrels (which documents are judged): evaluate it with "
+                              "evaluate_trec or ltrbench evaluate --qrels/--run")
     out: dict[tuple[str | None, object], tuple[Profile, list[MetricSpec]]] = {}
     for spec in specs:
         own = spec.profile is not None and spec.profile != call.name

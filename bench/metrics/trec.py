@@ -14,6 +14,7 @@ Ties follow the profile; ``docno_desc`` uses the run's document ids.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -62,9 +63,35 @@ def evaluate_trec(
     keep = np.fromiter((q in judged_q for q in run.qid), dtype=bool, count=len(run))
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
     # under it, each group with its own query selection (``missing``), and merged by query id.
+    judged = [s for s in specs if s.family == "judged"]
+    rest = [s for s in specs if s.family != "judged"]
     results = [_evaluate_group(qrels, run, keep, g_specs, g_prof, backend, per_query)
-               for g_prof, g_specs in groups(specs, prof)]
+               for g_prof, g_specs in groups(rest, prof)]
+    if judged:
+        results.append(_judged(qrels, run, keep, judged, prof, backend, per_query))
     return merge(results, specs, prof)
+
+
+def _judged(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricSpec],
+            call: Profile, backend: str, per_query: bool) -> EvaluationResult:
+    """``Judged@k`` (ir_measures, ``providers/judged_provider.py``): the fraction of the top
+    ``min(k, n)`` retrieved documents that have a judgment (any relevance, negative included),
+    the run sorted by score descending then document id ascending, float64 scores. It is P@k
+    with every judged document relevant, the denominator ``min(k, n)`` and ``docno_asc`` ties;
+    the queries are those of the spec's profile (ir_measures: trec_eval-c, a qrels query without
+    a run line scores 0)."""
+    every = Qrels(qrels.qid, qrels.docno, np.ones_like(qrels.rel), qrels.path)
+    out = []
+    for spec in specs:
+        base = get_profile(spec.profile) if spec.profile is not None else call
+        prof = replace(base, name=f"{base.name}+judged", ties="docno_asc", gain="linear",
+                       precision_denominator="min_k_n", relevance_threshold=1.0,
+                       max_relevant_label=None, max_label=None, score_dtype="float64",
+                       binary_labels_for_binary_metrics=False, unjudged_gain="label0",
+                       map_denominator="min_r_k", idcg_basis="list")
+        as_p = replace(spec, family="p", profile=None, overrides=())
+        out.append(_evaluate_group(every, run, keep, [as_p], prof, backend, per_query))
+    return merge(out, specs, call) if len(out) > 1 else out[0]
 
 
 def _evaluate_group(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricSpec],
