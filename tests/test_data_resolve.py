@@ -198,7 +198,7 @@ def test_ratings_csv_path_with_guessed_columns(tmp_path: Path) -> None:
     assert list(s.inputs) == [str(f)]
 
 
-def _stand_in_adapter(ratings, config=None):  # type: ignore[no-untyped-def]
+def _stand_in_adapter(ratings, config=None, *, progress=None):  # type: ignore[no-untyped-def]
     """A trivial ratings -> LETOR conversion (users are queries; label = 2 * rating)."""
     from bench.data.letor import LetorSplits
 
