@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 #: ``advance(text, n)``: show ``text`` as the current step and move the bar by ``n``.
 Advance = Callable[[str, int], None]
+#: ``step(text, done, total)``: show ``text`` as the current step, ``done`` of ``total`` steps
+#: finished (``total`` 0: not known yet, a spinner without a bar's end).
+Step = Callable[[str, int, int], None]
 
 
-@contextlib.contextmanager
-def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
-    """A rich progress bar over ``total`` steps; yields :data:`Advance`."""
-    if not enabled:
-        yield lambda _text, _n: None
-        return
+def _progress(*, transient: bool) -> Any:
+    """The one look of every progress line: spinner, step, bar, n/total, elapsed, on stderr."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -25,25 +25,24 @@ def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
         TimeElapsedColumn,
     )
 
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-    ) as bar:
+    return Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True),
+                    transient=transient)
+
+
+@contextlib.contextmanager
+def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
+    """A rich progress bar over ``total`` steps; yields :data:`Advance`."""
+    if not enabled:
+        yield lambda _text, _n: None
+        return
+    with _progress(transient=False) as bar:
         task = bar.add_task("starting", total=total)
 
         def advance(text: str, n: int) -> None:
             bar.update(task, description=text, advance=n)
 
         yield advance
-
-
-#: ``step(text, done, total)``: show ``text`` as the current step, ``done`` of ``total`` steps
-#: finished (``total`` 0: not known yet, a spinner without a bar's end).
-Step = Callable[[str, int, int], None]
 
 
 @contextlib.contextmanager
@@ -58,25 +57,7 @@ def progress_steps(enabled: bool) -> Iterator[Step]:
     if not enabled or not sys.stderr.isatty():
         yield lambda _text, _done, _total: None
         return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
+    with _progress(transient=True) as bar:
         task = bar.add_task("starting", total=None)
 
         def step(text: str, done: int, total: int) -> None:

@@ -51,7 +51,7 @@ def numpy_components(
     n_q = offsets.shape[0] - 1
     sizes = np.diff(offsets)
     gidx = group_index(offsets)
-    order = _order(gidx, scores, gain, ties, tiekey)
+    order = rank_order(gidx, scores, gain, ties, tiekey)
     ss = scores[order]
     gs = gain[order]
     rs = rel[order]
@@ -139,16 +139,6 @@ def rank_order(
     """Rows in ranked order, query by query: score descending, then the tie rule's key (row
     order for ``stable`` and ``average``, gain for ``pessimistic`` / ``optimistic``, ``tiekey``
     for ``random``, ``docno_desc``, ``docno_asc`` and ``row_desc``)."""
-    return _order(gidx, scores, gain, ties, tiekey)
-
-
-def _order(
-    gidx: NDArray[np.int64],
-    scores: NDArray[np.float64],
-    gain: NDArray[np.float64],
-    ties: str,
-    tiekey: NDArray[np.int64] | None,
-) -> NDArray[np.int64]:
     neg = -scores
     if ties in ("stable", "average"):
         return np.lexsort((neg, gidx))
