@@ -63,3 +63,17 @@ def test_evaluate_csv_quotes_a_metric_name_that_holds_a_comma(
     rows = list(csv.reader(capsys.readouterr().out.splitlines()))
     # a then b: the ideal order, so NDCG = 1
     assert rows == [["metric", "value"], [name, "1.0"]]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_terminal_listing_folds_to_the_width_and_keeps_every_row(width: int) -> None:
+    from bench.commands.metrics import folded_table
+    from bench.metrics.names import describe_names
+
+    rows = describe_names()
+    lines = folded_table(rows, width).splitlines()
+    assert max(len(line) for line in lines) <= width
+    text = " ".join(lines)
+    for row in rows:  # every meaning's words are there (folded, not cut)
+        assert all(word in text for word in row["meaning"].split() if len(word) < 12), row
+    assert len([ln for ln in lines if ln[:1].strip()]) == len(rows) + 1  # a first line per row

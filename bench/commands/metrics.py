@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import sys
 
 from bench.commands.text import examples, plain
 from bench.metrics.names import describe_names, refused_names
@@ -37,6 +39,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=cmd_list)
 
 
+def folded_table(rows: list[dict[str, str]], width: int) -> str:
+    """The listing as a table ``width`` characters wide at most (without the example column):
+    long cells fold onto further lines of their column, nothing is cut."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    shown = [c for c in _COLUMNS if c != "example"]  # the spelling already shows the pattern
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for c in shown:
+        short = c in ("family", "grammar", "profile")
+        table.add_column(c, overflow="fold", min_width=11 if short else None,
+                         ratio=None if short else (2 if c == "meaning" else 1))
+    for r in rows:
+        table.add_row(*(r[c] for c in shown))
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None, highlight=False).print(table)
+    return out.getvalue()
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the table of names (``--format``); exit status 0."""
     rows = describe_names()
@@ -54,10 +77,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         for tool, names in refused.items():
             print(f"Not computed ({tool}): {', '.join(f'`{n}`' for n in names)}")
         return 0
-    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in _COLUMNS[:-1]}
-    print("  ".join(c.ljust(widths[c]) for c in _COLUMNS[:-1]) + "  meaning")
-    for r in rows:
-        print("  ".join(r[c].ljust(widths[c]) for c in _COLUMNS[:-1]) + "  " + r["meaning"])
+    if sys.stdout.isatty():  # a person reading: the table folds to the terminal's width
+        print(folded_table(rows, shutil.get_terminal_size().columns), end="")
+    else:  # a script or a file: one line per name, columns aligned
+        widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in _COLUMNS[:-1]}
+        print("  ".join(c.ljust(widths[c]) for c in _COLUMNS[:-1]) + "  meaning")
+        for r in rows:
+            print("  ".join(r[c].ljust(widths[c]) for c in _COLUMNS[:-1]) + "  " + r["meaning"])
     print()
     print("profile \"the call's\": evaluate(..., profile=...) / --profile (evaluate_trec and "
           "--qrels/--run: trec_eval). PROFILE:NAME picks one for any name.")
