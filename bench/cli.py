@@ -38,7 +38,8 @@ COMMAND_MODULES: tuple[str, ...] = (
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ltrbench",
-        description="Learning-to-rank benchmark: LightGBM and XGBoost LambdaMART on LETOR and "
+        description="Learning-to-rank benchmark: LambdaMART in LightGBM, XGBoost and CatBoost (and "
+        "your own rankers) on LETOR and "
         "ratings data, with a convention-explicit reference evaluator.",
     )
     parser.add_argument("--version", action="version", version=f"ltrbench {__version__}")
