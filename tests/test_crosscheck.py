@@ -46,6 +46,8 @@ class Prof:
     k_beyond_n: str = "clip"
     score_dtype: str = "float64"
     default_k: int | None = None
+    discount_base: float = 2.0
+    arithmetic_dtype: str = "float64"
 
 
 LGB = Prof("lightgbm", ties="stable", empty=1.0)

@@ -207,7 +207,7 @@ def test_tie_count_covers_the_whole_list_when_any_metric_is_uncut() -> None:
 
 
 def test_tie_cutoff_is_the_largest_cutoff_or_none_for_the_whole_list() -> None:
-    assert build_request(parse_metrics("ndcg@10 map@5"), None).ties_k == 10
-    assert build_request(parse_metrics("ndcg@10 map"), None).ties_k is None
-    assert build_request(parse_metrics("map ndcg@3"), None).ties_k is None
-    assert build_request(parse_metrics("rmse"), None).ties_k is None  # no ranking metric
+    assert build_request(parse_metrics("ndcg@10 map@5"), get_profile("ltrbench")).ties_k == 10
+    assert build_request(parse_metrics("ndcg@10 map"), get_profile("ltrbench")).ties_k is None
+    assert build_request(parse_metrics("map ndcg@3"), get_profile("ltrbench")).ties_k is None
+    assert build_request(parse_metrics("rmse"), get_profile("ltrbench")).ties_k is None  # no ranking metric

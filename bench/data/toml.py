@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,18 @@ def dumps(doc: dict[str, Any], *, header: str = "") -> str:
     lines = [f"# {h}" if h else "#" for h in header.splitlines()] if header else []
     body = tomli_w.dumps(_without_none(doc))
     return "\n".join([*lines, body]) if lines else body
+
+
+def is_toml_value(value: Any) -> bool:
+    """Whether :func:`dumps` writes ``value`` as it is: a string, number, boolean, or a list or
+    table (string keys) of those. ``None`` is not (``dumps`` leaves it out)."""
+    if isinstance(value, bool | int | float | str):
+        return True
+    if isinstance(value, list | tuple):
+        return all(is_toml_value(v) for v in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and is_toml_value(v) for k, v in value.items())
+    return False
 
 
 def _without_none(value: Any) -> Any:

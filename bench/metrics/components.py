@@ -23,6 +23,7 @@ component  per query, for cutoff ``k`` (``None`` = whole list), ``i < min(k, n)`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -31,6 +32,7 @@ from numpy.typing import NDArray
 
 from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
+from bench.metrics.profile import Profile
 
 COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any", "rprec", "bpref")
 #: Which components each metric family needs.
@@ -63,11 +65,12 @@ class Request:
         return bool(self.ks.get("err"))
 
 
-def build_request(specs: list[MetricSpec], default_k: int | None, *,
-                  map_hits: bool = False) -> Request:
-    """Cutoffs per component for these metrics (a bare name gets the profile's ``default_k``;
-    families without a cutoff -- set_P, Rprec, bpref, ... -- are always over the whole list).
-    ``map_hits``: AP also needs the hits at its cutoff (``map_denominator="hits_k"``)."""
+def build_request(specs: Sequence[MetricSpec], profile: Profile) -> Request:
+    """Cutoffs per component for these metrics under ``profile`` (a bare name gets its
+    ``default_k``; families without a cutoff -- set_P, Rprec, bpref, ... -- are always over the
+    whole list; under ``map_denominator="hits_k"`` AP also needs the hits at its cutoff)."""
+    default_k = profile.default_k
+    map_hits = profile.map_denominator == "hits_k"
     ks: dict[str, list[int | None]] = {c: [] for c in COMPONENTS}
     finite: list[int] = []
     uncut = False

@@ -166,16 +166,15 @@ def query_parts(
     if prof.query_weights == "ignore":
         prep = dataclasses.replace(prep, query_weights=None, row_weights=None)
     check_labels(prep, prof, specs)
-    request = build_request(specs, prof.default_k, map_hits=prof.map_denominator == "hits_k")
-    scores = prep.scores
+    request = build_request(specs, prof)
     comps, used = _components(prep, prof, request, backend, judged, threads)
     values: dict[str, NDArray[np.float64]] = {}
     blanks: dict[str, NDArray[np.bool_]] = {}
     sums: dict[str, tuple[float, float]] = {}
     for spec in specs:
         if spec.pointwise:
-            s = scores.astype(np.float32).astype(np.float64) if prof.score_dtype == "float32" else scores
-            v, err_sum, weight_sum = aggregate.pointwise(spec.family, prep.labels, s, prep.offsets,
+            v, err_sum, weight_sum = aggregate.pointwise(spec.family, prep.labels,
+                                                         _profile_scores(prep, prof), prep.offsets,
                                                          prep.row_weights)
             values[spec.name] = v
             sums[spec.name] = (err_sum, weight_sum)
@@ -196,11 +195,19 @@ def _components(
     judged: Judged | None,
     threads: int | None,
 ) -> tuple[Components, str]:
-    comps, used = _kernel_components(prep, prof, request, backend, judged, threads)
+    tiekey = _tie_key(prep, prof)  # one key (a sort of the document ids) for every kernel
+    comps, used = _kernel_components(prep, prof, request, backend, judged, threads, tiekey)
     if request.ks.get("rprec") or request.ks.get("bpref"):
         comps.values.update({(name, None): v for name, v in _judged_values(
-            prep, prof, request, judged, comps).items()})
+            prep, prof, request, judged, comps, tiekey).items()})
     return comps, used
+
+
+def _profile_scores(prep: Prepared, prof: Profile) -> NDArray[np.float64]:
+    """The scores as the profile ranks them: rounded to float32 first under ``score_dtype``."""
+    if prof.score_dtype == "float32":
+        return prep.scores.astype(np.float32).astype(np.float64)
+    return prep.scores
 
 
 def _unjudged_zero(prof: Profile, judged: Judged | None) -> NDArray[np.bool_] | None:
@@ -210,29 +217,33 @@ def _unjudged_zero(prof: Profile, judged: Judged | None) -> NDArray[np.bool_] | 
     return judged.unjudged if judged.unjudged.any() else None
 
 
-def _judged_values(
-    prep: Prepared, prof: Profile, request: Request, judged: Judged | None, comps: Components
-) -> dict[str, NDArray[np.float64]]:
-    """R-precision and bpref sums (:mod:`bench.metrics.kernels_judged`), for either backend."""
-    y = prep.labels
-    g = gains(prof, y)
-    rel = relevant_rows(prof, y)
-    unjudged = None if judged is None else judged.unjudged
-    zero = _unjudged_zero(prof, judged)
+def _row_gains(prof: Profile, labels: NDArray[np.float64], zero: NDArray[np.bool_] | None
+               ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Gain and relevance of each row under ``prof``; rows in ``zero`` gain 0, not relevant."""
+    g = gains(prof, labels)
+    rel = relevant_rows(prof, labels)
     if zero is not None:
         g = np.where(zero, 0.0, g)
         rel = rel & ~zero
+    return g, rel
+
+
+def _judged_values(
+    prep: Prepared, prof: Profile, request: Request, judged: Judged | None, comps: Components,
+    tiekey: NDArray[np.int64] | None,
+) -> dict[str, NDArray[np.float64]]:
+    """R-precision and bpref sums (:mod:`bench.metrics.kernels_judged`), for either backend."""
+    unjudged = None if judged is None else judged.unjudged
+    g, rel = _row_gains(prof, prep.labels, _unjudged_zero(prof, judged))
     nonrel = ~rel if unjudged is None else ~rel & ~unjudged
     n_nonrel = np.add.reduceat(nonrel.astype(np.float64), prep.offsets[:-1])
     if judged is not None and judged.query.shape[0]:
         extra_nonrel = ~relevant_rows(prof, judged.labels)
         n_nonrel = n_nonrel + np.bincount(judged.query, weights=extra_nonrel,
                                           minlength=prep.n_queries)
-    scores = prep.scores.astype(np.float32).astype(np.float64) if prof.score_dtype == "float32" \
-        else prep.scores
     return judged_components(
-        rel.astype(np.float64), nonrel.astype(np.float64), g, scores, prep.offsets,
-        ties=prof.ties, tiekey=_tie_key(prep, prof), r_basis=comps.r_basis, n_nonrel=n_nonrel,
+        rel.astype(np.float64), nonrel.astype(np.float64), g, _profile_scores(prep, prof),
+        prep.offsets, ties=prof.ties, tiekey=tiekey, r_basis=comps.r_basis, n_nonrel=n_nonrel,
         need_rprec=bool(request.ks.get("rprec")), need_bpref=bool(request.ks.get("bpref")),
     )
 
@@ -244,8 +255,8 @@ def _kernel_components(
     backend: str,
     judged: Judged | None,
     threads: int | None,
+    tiekey: NDArray[np.int64] | None,
 ) -> tuple[Components, str]:
-    tiekey = _tie_key(prep, prof)
     f32 = prof.score_dtype == "float32"
     zero = _unjudged_zero(prof, judged)
     max_n = int(np.max(np.diff(prep.offsets)))
@@ -280,8 +291,6 @@ def _kernel_components(
             threads=threads,
         )
         return comps, "numba"
-    scores = prep.scores.astype(np.float32).astype(np.float64) if f32 else prep.scores
-    y = prep.labels
     extra: dict[str, Any] = {}
     if judged is not None:
         extra = {
@@ -289,16 +298,13 @@ def _kernel_components(
             "extra_rel": relevant_rows(prof, judged.labels).astype(np.float64),
             "extra_query": judged.query,
         }
-    g = gains(prof, y)
-    rel = relevant_rows(prof, y).astype(np.float64)
-    err_r = err_probability(prof, y) if request.needs_err else None
-    if zero is not None:
-        g = np.where(zero, 0.0, g)
-        rel = np.where(zero, 0.0, rel)
-        err_r = None if err_r is None else np.where(zero, 0.0, err_r)
+    g, rel = _row_gains(prof, prep.labels, zero)
+    err_r = err_probability(prof, prep.labels) if request.needs_err else None
+    if zero is not None and err_r is not None:
+        err_r = np.where(zero, 0.0, err_r)
     comps = numpy_components(
-        g, rel, err_r,
-        scores, prep.offsets, ties=prof.ties, tiekey=tiekey, request=request, disc=disc, **extra,
+        g, rel.astype(np.float64), err_r,
+        _profile_scores(prep, prof), prep.offsets, ties=prof.ties, tiekey=tiekey, request=request, disc=disc, **extra,
     )
     return comps, "numpy"
 

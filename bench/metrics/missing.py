@@ -1,4 +1,4 @@
-"""Queries that have judgments but no scored document (``Profile.missing``), and query reordering.
+"""Queries that have judgments but no scored document (``Profile.missing``).
 
 Under ``missing="zero"`` (trec_eval ``-c``, ir_measures, ranx) such a query is evaluated like any
 other with an empty ranking: every kernel component is 0, ``R`` and "has a positive gain" come
@@ -40,8 +40,7 @@ def missing_parts(
     gain (NDCG, DCG and ERR are blank without one).
     """
     n_q = int(query_ids.shape[0])
-    request = build_request(list(specs), prof.default_k,
-                            map_hits=prof.map_denominator == "hits_k")
+    request = build_request(specs, prof)
     comps = Components(
         n=np.zeros(n_q, dtype=np.int64), r_list=np.zeros(n_q), r_basis=r_judged.astype(np.float64),
         has_gain=has_gain.astype(bool), ties=np.zeros(n_q, dtype=bool),
@@ -64,15 +63,3 @@ def missing_parts(
         n_documents=0, backend=backend, ties_k=ties_k,
     )
 
-
-def take(parts: QueryParts, order: NDArray[np.int64]) -> QueryParts:
-    """The same parts with the queries in the order ``order`` (a permutation of the queries)."""
-    return QueryParts(
-        query_ids=parts.query_ids[order],
-        values={k: v[order] for k, v in parts.values.items()},
-        blank={k: v[order] for k, v in parts.blank.items()},
-        query_weights=None if parts.query_weights is None else parts.query_weights[order],
-        has_gain=parts.has_gain[order], n=parts.n[order], ties=parts.ties[order],
-        pointwise_sums=parts.pointwise_sums, n_documents=parts.n_documents,
-        backend=parts.backend, ties_k=parts.ties_k,
-    )

@@ -100,6 +100,19 @@ def combine(parts: Sequence[QueryParts]) -> QueryParts:
     )
 
 
+def take(parts: QueryParts, order: NDArray[np.int64]) -> QueryParts:
+    """The same parts with the queries in the order ``order`` (a permutation of the queries)."""
+    return QueryParts(
+        query_ids=parts.query_ids[order],
+        values={k: v[order] for k, v in parts.values.items()},
+        blank={k: v[order] for k, v in parts.blank.items()},
+        query_weights=None if parts.query_weights is None else parts.query_weights[order],
+        has_gain=parts.has_gain[order], n=parts.n[order], ties=parts.ties[order],
+        pointwise_sums=parts.pointwise_sums, n_documents=parts.n_documents,
+        backend=parts.backend, ties_k=parts.ties_k,
+    )
+
+
 def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
               per_query: bool = False) -> EvaluationResult:
     """The means under the profile's conventions, the diagnostics and (``per_query``) the table."""

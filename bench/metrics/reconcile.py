@@ -200,8 +200,7 @@ def reconcile(
     current = lib
     for reason, names in STEPS:
         changes: dict[str, Any] = {
-            f: getattr(dflt, f) for f in names
-            if f in fields and getattr(current, f) != getattr(dflt, f)  # a stand-in may lack f
+            f: getattr(dflt, f) for f in names if getattr(current, f) != getattr(dflt, f)
         }
         if changes:
             changes["name"] = f"{current.name}+{reason}"

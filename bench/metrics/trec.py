@@ -14,10 +14,11 @@ Ties follow the profile; ``docno_desc`` uses the run's document ids.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.trec import Qrels, Run
@@ -25,14 +26,14 @@ from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import DataError
 from bench.metrics.components import build_request
 from bench.metrics.evaluate import Judged, query_parts
-from bench.metrics.missing import missing_parts, take
+from bench.metrics.missing import missing_parts
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.qualified import groups, merge
-from bench.metrics.query_parts import QueryParts, combine, summarise
+from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import gains, relevant_rows
-from bench.metrics.validate import prepare
+from bench.metrics.validate import Prepared, prepare
 
 
 def evaluate_trec(
@@ -59,21 +60,59 @@ def evaluate_trec(
     specs = parse_metrics(metrics)
     qrels = as_qrels(qrels_path)
     run = as_run(run_path)
-    judged_q = set(np.unique(qrels.qid).tolist())
-    keep = np.fromiter((q in judged_q for q in run.qid), dtype=bool, count=len(run))
+    joined = _join(qrels, run)  # once, whatever the profiles of the metrics
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
     # under it, each group with its own query selection (``missing``), and merged by query id.
+    results = [_evaluate_group(qrels, run, joined, g_specs, g_prof, backend, per_query)
+               for g_prof, g_specs in groups([s for s in specs if s.family != "judged"], prof)]
     judged = [s for s in specs if s.family == "judged"]
-    rest = [s for s in specs if s.family != "judged"]
-    results = [_evaluate_group(qrels, run, keep, g_specs, g_prof, backend, per_query)
-               for g_prof, g_specs in groups(rest, prof)]
-    if judged:
-        results.append(_judged(qrels, run, keep, judged, prof, backend, per_query))
+    for base in dict.fromkeys(get_profile(s.profile) if s.profile else prof for s in judged):
+        mine = [s for s in judged if (get_profile(s.profile) if s.profile else prof) is base]
+        results.append(_evaluate_judged(qrels, run, joined, mine, base, backend, per_query))
     return merge(results, specs, prof)
 
 
-def _judged(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricSpec],
-            call: Profile, backend: str, per_query: bool) -> EvaluationResult:
+@dataclass(frozen=True)
+class _Joined:
+    """The run's rows that have qrels, joined with the judgments once for every profile group.
+
+    ``prep``: the rows grouped by query (query ids in string order), labels = the relevance
+    (0 for unjudged and negative judgments); ``rel``: each row's judgment (NaN: unjudged);
+    ``extra_rel`` / ``extra_query``: the judgments (relevance >= 0) of the run's queries whose
+    document was not retrieved, in qrels order, with the query's number.
+    """
+
+    prep: Prepared
+    rel: NDArray[np.float64]
+    extra_rel: NDArray[np.float64]
+    extra_query: NDArray[np.int64]
+
+
+def _join(qrels: Qrels, run: Run) -> _Joined | None:
+    """:class:`_Joined` (``None`` when no query of the run has qrels), by pandas joins on
+    (query, document) instead of a Python lookup per row."""
+    keep = np.isin(run.qid, qrels.qid)
+    if not keep.any():
+        return None
+    names, qindex = np.unique(run.qid[keep], return_inverse=True)
+    qindex = qindex.ravel()
+    order = np.argsort(qindex, kind="stable")
+    qindex, r_doc, r_score = qindex[order], run.docno[keep][order], run.score[keep][order]
+    rows = pd.DataFrame({"qid": names[qindex], "docno": r_doc})
+    judgments = pd.DataFrame({"qid": qrels.qid, "docno": qrels.docno, "rel": qrels.rel})
+    # Left joins keep the left frame's row order; a (query, document) pair is judged once.
+    rel = rows.merge(judgments, on=["qid", "docno"], how="left")["rel"].to_numpy(np.float64)
+    retrieved = judgments.merge(rows.assign(_hit=True), on=["qid", "docno"], how="left")["_hit"]
+    pos = pd.Index(names).get_indexer(qrels.qid)
+    extra = (pos >= 0) & (qrels.rel >= 0) & retrieved.isna().to_numpy()
+    labels = np.maximum(np.nan_to_num(rel, nan=0.0), 0.0)
+    prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc)
+    prep.query_ids = names
+    return _Joined(prep, rel, qrels.rel[extra].astype(np.float64), pos[extra].astype(np.int64))
+
+
+def _evaluate_judged(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[MetricSpec],
+                     base: Profile, backend: str, per_query: bool) -> EvaluationResult:
     """``Judged@k`` (ir_measures, ``providers/judged_provider.py``): the fraction of the top
     ``min(k, n)`` retrieved documents that have a judgment (any relevance, negative included),
     the run sorted by score descending then document id ascending, float64 scores. It is P@k
@@ -81,33 +120,35 @@ def _judged(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricS
     the queries are those of the spec's profile (ir_measures: trec_eval-c, a qrels query without
     a run line scores 0)."""
     every = Qrels(qrels.qid, qrels.docno, np.ones_like(qrels.rel), qrels.path)
-    out = []
-    for spec in specs:
-        base = get_profile(spec.profile) if spec.profile is not None else call
-        prof = replace(base, name=f"{base.name}+judged", ties="docno_asc", gain="linear",
-                       precision_denominator="min_k_n", relevance_threshold=1.0,
-                       max_relevant_label=None, max_label=None, score_dtype="float64",
-                       binary_labels_for_binary_metrics=False, unjudged_gain="label0",
-                       map_denominator="min_r_k", idcg_basis="list")
-        as_p = replace(spec, family="p", profile=None, overrides=())
-        out.append(_evaluate_group(every, run, keep, [as_p], prof, backend, per_query))
-    return merge(out, specs, call) if len(out) > 1 else out[0]
+    if joined is not None:
+        judged = (~np.isnan(joined.rel)).astype(np.float64)
+        joined = _Joined(replace(joined.prep, labels=judged, max_label=float(judged.max()),
+                                 integer_labels=True), judged, joined.extra_rel[:0],
+                         joined.extra_query[:0])
+    prof = replace(base, name=f"{base.name}+judged", ties="docno_asc", gain="linear",
+                   precision_denominator="min_k_n", relevance_threshold=1.0,
+                   max_relevant_label=None, max_label=None, score_dtype="float64",
+                   binary_labels_for_binary_metrics=False, unjudged_gain="label0",
+                   map_denominator="min_r_k", idcg_basis="list")
+    as_p = [replace(s, family="p", profile=None, overrides=()) for s in specs]
+    return _evaluate_group(every, run, joined, as_p, prof, backend, per_query)
 
 
-def _evaluate_group(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricSpec],
+def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[MetricSpec],
                     prof: Profile, backend: str, per_query: bool) -> EvaluationResult:
     """:func:`evaluate_trec` of metrics that share one profile."""
-    missing = _missing_queries(qrels.qid, qrels.rel, set(run.qid[keep].tolist()), prof) \
+    in_run = joined.prep.query_ids if joined is not None else np.asarray([], dtype=str)
+    missing = _missing_queries(qrels.qid, qrels.rel, in_run, prof) \
         if prof.missing == "zero" else None
-    if not keep.any() and (missing is None or not missing[0].shape[0]):
+    if joined is None and (missing is None or not missing[0].shape[0]):
         raise DataError(
             "no query of the run has relevance judgments in the qrels file "
             f"{qrels.path} (query ids are compared as strings)",
             path=run.path,
         )
     parts: list[QueryParts] = []
-    if keep.any():
-        parts.append(_run_parts(qrels, run, keep, specs, prof, backend))
+    if joined is not None:
+        parts.append(_run_parts(qrels, joined, specs, prof, backend))
     if missing is not None and missing[0].shape[0]:
         top = float(missing[3]) if missing[3] is not None else None
         if top is not None and prof.max_label is not None and top > prof.max_label:
@@ -116,8 +157,7 @@ def _evaluate_group(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list
                 f"{prof.name!r} accepts",
                 path=qrels.path,
             )
-        ties_k = parts[0].ties_k if parts else build_request(
-            specs, prof.default_k, map_hits=prof.map_denominator == "hits_k").ties_k
+        ties_k = parts[0].ties_k if parts else build_request(specs, prof).ties_k
         parts.append(missing_parts(missing[0], missing[1], missing[2], specs, prof,
                                    ties_k=ties_k, backend=parts[0].backend if parts else "none"))
     every = combine(parts)
@@ -126,40 +166,14 @@ def _evaluate_group(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list
     return summarise(every, specs, prof, per_query=per_query)
 
 
-def _run_parts(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[MetricSpec],
-               prof: Profile, backend: str) -> QueryParts:
-    """Per-query parts of the run's queries that have qrels."""
-    r_qid = run.qid[keep]
-    r_doc = run.docno[keep]
-    r_score = run.score[keep]
-    names, qindex = np.unique(r_qid, return_inverse=True)
-    qindex = qindex.ravel()
-    order = np.argsort(qindex, kind="stable")
-    qindex, r_doc, r_score = qindex[order], r_doc[order], r_score[order]
-
-    rel_of = {(q, d): r for q, d, r in zip(qrels.qid.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=True)}
-    run_names = names[qindex].tolist()
-    docs = r_doc.tolist()
-    given = np.fromiter(
-        (rel_of.get((q, d), -1) for q, d in zip(run_names, docs, strict=True)),
-        dtype=np.float64,
-        count=len(docs),
-    )
-    unjudged = given < 0  # not in the qrels, or judged with a negative relevance
-    labels = np.maximum(given, 0.0)
-    prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc)
-    prep.query_ids = names
-    extra_l: list[int] = []
-    extra_q: list[int] = []
-    if prof.idcg_basis == "qrels":
-        retrieved = set(zip(run_names, docs, strict=True))
-        pos = {q: i for i, q in enumerate(names.tolist())}
-        for q, d, r in zip(qrels.qid.tolist(), qrels.docno.tolist(), qrels.rel.tolist(), strict=True):
-            if q in pos and r >= 0 and (q, d) not in retrieved:
-                extra_l.append(r)
-                extra_q.append(pos[q])
-    judged = Judged(np.asarray(extra_l, dtype=np.float64), np.asarray(extra_q, dtype=np.int64),
-                    unjudged=unjudged)
+def _run_parts(qrels: Qrels, joined: _Joined, specs: list[MetricSpec], prof: Profile,
+               backend: str) -> QueryParts:
+    """Per-query parts of the run's queries that have qrels (judged documents that were not
+    retrieved enter under an IDCG basis ``"qrels"``)."""
+    unjudged = ~(joined.rel >= 0)  # not in the qrels (NaN), or judged with a negative relevance
+    extra = prof.idcg_basis == "qrels"
+    judged = Judged(joined.extra_rel if extra else joined.extra_rel[:0],
+                    joined.extra_query if extra else joined.extra_query[:0], unjudged=unjudged)
     if judged.labels.shape[0]:
         top = float(judged.labels.max())
         if prof.max_label is not None and top > prof.max_label:
@@ -168,11 +182,11 @@ def _run_parts(qrels: Qrels, run: Run, keep: NDArray[np.bool_], specs: list[Metr
                 f"{prof.name!r} accepts",
                 path=qrels.path,
             )
-    return query_parts(prep, specs, prof, judged=judged, backend=backend)
+    return query_parts(joined.prep, specs, prof, judged=judged, backend=backend)
 
 
 def _missing_queries(
-    q_qid: NDArray[Any], q_rel: NDArray[Any], in_run: set[str], prof: Profile
+    q_qid: NDArray[Any], q_rel: NDArray[Any], in_run: NDArray[Any], prof: Profile
 ) -> tuple[NDArray[Any], NDArray[np.float64], NDArray[np.bool_], float | None]:
     """Qrels queries with a judgment (relevance >= 0) and no run line: their ids, judged relevant
     count, whether a judgment has a positive gain, and the largest relevance (``None``: none)."""
@@ -180,7 +194,7 @@ def _missing_queries(
     judged = rel >= 0
     qids = np.asarray(q_qid)[judged]
     rel = rel[judged]
-    out = np.fromiter((q not in in_run for q in qids.tolist()), dtype=bool, count=qids.shape[0])
+    out = ~np.isin(qids, in_run)
     qids, rel = qids[out], rel[out]
     names, inv = np.unique(qids, return_inverse=True)
     inv = inv.ravel()

@@ -50,6 +50,7 @@ from numpy.typing import NDArray
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData, LetorSplits
+from bench.data.toml import is_toml_value
 from bench.errors import ConfigError, LtrbenchError
 from bench.runners.registry import CUSTOM_LIBRARY, check_custom_name
 from bench.runners.resources import measure
@@ -183,13 +184,13 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
     if not given and _sklearn_random_state(ranker):
         ranker.set_params(random_state=seed)
         given = {"random_state": seed}
-    _fit_style(model, ranker)
     return ranker, given
 
 
 def check_custom_model(model: CustomModel, seed: int) -> None:
     """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data."""
-    build_ranker(model, seed)
+    ranker, _ = build_ranker(model, seed)
+    _fit_style(model, ranker, _parameters(ranker.fit))
 
 
 def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
@@ -197,10 +198,11 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     built-in models are, and score the validation and test splits with its ``predict``."""
     check_splits_distinct(splits)
     ranker, seeded = build_ranker(model, seed)
-    style = _fit_style(model, ranker)
+    signature = _parameters(ranker.fit)
+    style = _fit_style(model, ranker, signature)
     where = f"custom model {model.name!r} (factory {model.factory!r}), seed {seed}"
     with measure() as m:
-        args, kwargs = _fit_arguments(style, ranker, splits.train, splits.vali)
+        args, kwargs = _fit_arguments(style, signature, splits.train, splits.vali)
         try:
             ranker.fit(*args, **kwargs)
         except Exception as exc:
@@ -251,9 +253,10 @@ def _sklearn_random_state(ranker: Any) -> bool:
         return False
 
 
-def _fit_style(model: CustomModel, ranker: Any) -> str:
-    """``"group"``, ``"qid"`` or ``"group_id"``: how ``ranker.fit`` takes the query groups."""
-    names, var_kw = _parameters(ranker.fit)
+def _fit_style(model: CustomModel, ranker: Any, signature: tuple[set[str], bool]) -> str:
+    """``"group"``, ``"qid"`` or ``"group_id"``: how ``ranker.fit`` (whose ``signature`` is
+    :func:`_parameters`) takes the query groups."""
+    names, var_kw = signature
     if "group" in names or (var_kw and not {"qid", "group_id"} & names):
         return "group"
     if "qid" in names:
@@ -265,10 +268,10 @@ def _fit_style(model: CustomModel, ranker: Any) -> str:
                       "parameter; ltrbench calls fit(X, y, group=<rows per query>, ...)")
 
 
-def _fit_arguments(style: str, ranker: Any, train: LetorData,
+def _fit_arguments(style: str, signature: tuple[set[str], bool], train: LetorData,
                    vali: LetorData) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments of ``ranker.fit`` in its ``style`` (the validation split as eval set)."""
-    names, var_kw = _parameters(ranker.fit)
+    """The arguments of ``fit`` in its ``style`` (the validation split as eval set)."""
+    names, var_kw = signature
 
     def takes(key: str) -> bool:
         return key in names or var_kw
@@ -307,17 +310,8 @@ def _check_params(name: str, params: Any) -> None:
         raise ConfigError(f"custom_models.{name}.params sets {', '.join(owned)}: the seed is the "
                           "run's (each seed of `seeds` is given to the factory)")
     for key, value in params.items():
-        if not _toml_value(value):
+        if not is_toml_value(value):
             raise ConfigError(f"custom_models.{name}.params.{key} = {value!r}: parameters must be "
                               "strings, numbers, booleans, lists or tables (the run writes them "
                               "to config.toml)")
 
-
-def _toml_value(value: Any) -> bool:
-    if isinstance(value, bool | int | float | str):
-        return True
-    if isinstance(value, list | tuple):
-        return all(_toml_value(v) for v in value)
-    if isinstance(value, Mapping):
-        return all(isinstance(k, str) and _toml_value(v) for k, v in value.items())
-    return False
