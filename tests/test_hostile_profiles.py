@@ -186,7 +186,33 @@ def test_ranx_scores_a_query_without_a_run_line_zero_by_hand() -> None:
     assert r.per_query["qid"].tolist() == ["q1", "q2"]
 
 
-@pytest.mark.parametrize("profile,names", [
+def test_ranx_counts_a_missing_query_with_only_non_relevant_judgments() -> None:
+    """q2 (judged 0 only) and q3 lack a run line: ranx make_comparable scores both 0 and
+    averages over 3: ndcg@2 = (1 / (1 + 1/log2 3)) / 3 = 0.2044 (ranx 0.3.21 prints it)."""
+    q = {"q1": {"a": 1, "b": 1}, "q2": {"x": 0}, "q3": {"y": 1}}
+    r = _quiet(q, {"q1": {"a": 2.0, "c": 1.0}, "q4": {"z": 1.0}}, "ndcg@2 recall@2 mrr",
+               "ranx")
+    assert r.metrics["ndcg@2"] == pytest.approx(1 / (1 + 1 / LOG2_3) / 3, abs=TOL)
+    assert r.metrics["recall@2"] == pytest.approx(0.5 / 3, abs=TOL)
+    assert r.metrics["mrr"] == pytest.approx(1 / 3, abs=TOL)
+    assert r.n_queries == 3
+
+
+def test_missing_by_family_is_validated() -> None:
+    from dataclasses import replace
+
+    from bench.errors import ConfigError
+    from bench.metrics import get_profile
+
+    base = get_profile("recommenders")
+    assert base.missing_for("ndcg") == "zero"
+    assert base.missing_for("p") == "drop"
+    for bad in ((("ndcg", "skip"),), (("rmse", "zero"),), (("nDCG", "zero"),)):
+        with pytest.raises(ConfigError, match="missing_by_family"):
+            replace(base, missing_by_family=bad)
+
+
+@pytest.mark.parametrize(("profile", "names"), [
     ("ranx", {"ndcg@3": "ndcg@3", "map@5": "map@5", "recall@5": "recall@5", "mrr": "mrr",
               "precision@2": "p@2", "hit_rate@2": "hits@2", "ndcg": "ndcg"}),
     ("ranx-burges", {"ndcg_burges@3": "ndcg@3", "ndcg_burges": "ndcg"}),
@@ -376,7 +402,8 @@ def test_recommenders_profile_equals_recommenders_on_movielens(shared_data: Path
     r: Run = {}
     for user, rows in test.groupby("userId"):
         uid = str(user)
-        q[uid] = {str(m): int(v >= 4.0) for m, v in zip(rows["movieId"], rows["rating"])}
+        q[uid] = {str(m): int(v >= 4.0)
+                  for m, v in zip(rows["movieId"], rows["rating"], strict=True)}
         if rng.random() < 0.1:
             continue
         candidates = list(dict.fromkeys([*rows["movieId"].tolist(), *rng.choice(popular, 35)]))
@@ -410,7 +437,7 @@ def _caught(q: Any, r: Any, metrics: str, profile: str) -> list[str]:
 _Q7 = {f"q{i}": {"a": 1} for i in range(1, 8)}
 
 
-@pytest.mark.parametrize("profile,action", [
+@pytest.mark.parametrize(("profile", "action"), [
     ("trec_eval", "left out"), ("gdeval", "left out"), ("trec_eval-c", "scored 0"),
     ("ranx", "scored 0"), ("recbole", "scored 0"), ("ltrbench", "left out"),
 ])
@@ -418,8 +445,10 @@ def test_missing_queries_warn_with_count_ids_and_action(profile: str, action: st
     msgs = _caught(_Q7, {"q1": {"a": 1.0}}, "ndcg@5", profile)
     assert len(msgs) == 1
     msg = msgs[0]
-    assert "6 qrels queries" in msg and "no run line" in msg
-    assert "q2, q3, q4, q5, q6" in msg and "q7" not in msg  # the first five ids, then '...'
+    assert "6 qrels queries" in msg
+    assert "no run line" in msg
+    assert "q2, q3, q4, q5, q6" in msg
+    assert "q7" not in msg
     assert action in msg
     assert profile in msg
 
@@ -429,7 +458,15 @@ def test_recommenders_warning_names_both_actions() -> None:
                    "recommenders")
     assert len(msgs) == 1
     assert "1 qrels query" in msgs[0]
-    assert "ndcg@1: scored 0" in msgs[0] and "p@1: left out" in msgs[0]
+    assert "ndcg@1: scored 0" in msgs[0]
+    assert "p@1: left out" in msgs[0]
+
+
+def test_the_warning_stays_on_one_line_whatever_the_query_ids() -> None:
+    msgs = _caught({"u": {"a": 1}, "v\nw": {"b": 1}}, {"u": {"a": 1.0}}, "ndcg@1", "ranx")
+    assert len(msgs) == 1
+    assert "\n" not in msgs[0]
+    assert "'v\\nw'" in msgs[0]
 
 
 def test_no_warning_when_every_qrels_query_has_a_run_line() -> None:
@@ -448,4 +485,5 @@ def test_cli_prints_one_warning_line(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
-    assert lines[0].startswith("warning: 2 qrels queries") and "scored 0" in lines[0]
+    assert lines[0].startswith("warning: 2 qrels queries")
+    assert "scored 0" in lines[0]

@@ -73,7 +73,6 @@ def missing_parts(
     )
 
 
-
 class MissingQueriesWarning(UserWarning):
     """Qrels queries without a run line: how many, the first ids, what the profile did with them
     (left out of the mean, or scored 0 and counted), per metric where that differs."""
@@ -98,12 +97,13 @@ def warn_missing(ids: NDArray[Any], run_path: str,
     if not ids.shape[0]:
         return
     n = int(ids.shape[0])
-    shown = ", ".join(str(q) for q in ids[:SHOWN_IDS]) + (", ..." if n > SHOWN_IDS else "")
+    shown = ", ".join(_printable(str(q)) for q in ids[:SHOWN_IDS]) + (
+        ", ..." if n > SHOWN_IDS else "")
     head = (f"{n} qrels {'query has' if n == 1 else 'queries have'} no run line in {run_path} "
             f"({shown})")
     policies = {pol for _, metrics in plan for _, pol in metrics}
     if len(plan) == 1 and len(policies) == 1:
-        tail = f"{_action(policies.pop())} (profile {plan[0][0]!r})"
+        tail = f"under profile {plan[0][0]!r} {_action(policies.pop())}"
     else:
         parts = []
         for name, metrics in plan:
@@ -116,6 +116,11 @@ def warn_missing(ids: NDArray[Any], run_path: str,
     warnings.warn(f"{head}: {tail}", MissingQueriesWarning, stacklevel=stacklevel)
 
 
+def _printable(qid: str) -> str:
+    """An id as it can stand on one line (``repr`` when it holds a line break or a control)."""
+    return qid if qid.isprintable() else repr(qid)
+
+
 def _short(policy: str) -> str:
     return "scored 0 and counted" if policy == "zero" else "left out"
 
@@ -123,11 +128,11 @@ def _short(policy: str) -> str:
 def _action(policy: str) -> str:
     if policy == "zero":
         return "they are scored 0 in every metric and counted in the mean (missing='zero')"
-    return ("they are left out of the mean (missing='drop'; profile trec_eval-c or a profile "
-            "with missing='zero' scores them 0)")
+    return ("they are left out of the mean (missing='drop'; trec_eval-c, or any profile with "
+            "missing='zero', scores them 0)")
 
 
-class warnings_as_lines(contextlib.ContextDecorator):  # noqa: N801 (used as a decorator)
+class warnings_as_lines(contextlib.ContextDecorator):
     """Within it (or the function it decorates), warnings of ``categories`` (default:
     :class:`MissingQueriesWarning`) are printed as one line ``warning: MESSAGE`` on ``stream``
     (standard error) instead of Python's two-line ``file:line: Category: ...`` form; other
