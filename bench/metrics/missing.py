@@ -89,10 +89,10 @@ def missing_query_ids(qrels_qid: NDArray[Any], run_qid: NDArray[Any]) -> NDArray
 
 
 def warn_missing(ids: NDArray[Any], run_path: str,
-                 plan: Sequence[tuple[str, Sequence[tuple[str, str]]]], *, stacklevel: int = 3,
-                 ) -> None:
+                 plan: Sequence[tuple[Profile, Sequence[tuple[str, str]]]], *,
+                 stacklevel: int = 3) -> None:
     """Issue a :class:`MissingQueriesWarning` for the qrels queries ``ids`` that ``run_path``
-    lacks; ``plan``: ``[(profile name, [(metric name, "drop" | "zero"), ...]), ...]``, one entry
+    lacks; ``plan``: ``[(profile, [(metric name, "drop" | "zero"), ...]), ...]``, one entry
     per profile the metrics were computed under. Nothing when ``ids`` is empty."""
     if not ids.shape[0]:
         return
@@ -103,16 +103,19 @@ def warn_missing(ids: NDArray[Any], run_path: str,
             f"({shown})")
     policies = {pol for _, metrics in plan for _, pol in metrics}
     if len(plan) == 1 and len(policies) == 1:
-        tail = f"under profile {plan[0][0]!r} {_action(policies.pop())}"
+        tail = f"under profile {plan[0][0].name!r} {_action(policies.pop())}"
     else:
         parts = []
-        for name, metrics in plan:
+        for prof, metrics in plan:
             by_policy: dict[str, list[str]] = {}
             for metric, pol in metrics:
                 by_policy.setdefault(pol, []).append(metric)
-            parts.append(f"profile {name!r}: " + "; ".join(
+            parts.append(f"profile {prof.name!r}: " + "; ".join(
                 f"{', '.join(ms)}: {_short(pol)}" for pol, ms in by_policy.items()))
         tail = "per metric -- " + "; ".join(parts)
+    if any(p.empty is None and pol == "zero" for p, metrics in plan for _, pol in metrics):
+        tail += ("; under 'scored 0', a query without a relevant judgment is blank and left out "
+                 "(empty=None)")
     warnings.warn(f"{head}: {tail}", MissingQueriesWarning, stacklevel=stacklevel)
 
 

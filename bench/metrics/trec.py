@@ -73,7 +73,7 @@ def evaluate_trec(
         plan.append((base, mine))
         results.append(_evaluate_judged(qrels, run, joined, mine, base, backend, per_query))
     warn_missing(missing_query_ids(qrels.qid, run.qid), run.path,
-                 [(g.name, [(s.name, g.missing_for(s.family)) for s in g_specs])
+                 [(g, [(s.name, g.missing_for(s.family)) for s in g_specs])
                   for g, g_specs in plan])
     return merge(results, specs, prof)
 
@@ -145,7 +145,8 @@ def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[
                     prof: Profile, backend: str, per_query: bool) -> EvaluationResult:
     """:func:`evaluate_trec` of metrics that share one profile (metrics whose families treat
     missing queries differently, ``missing_by_family``, are evaluated apart and merged)."""
-    policies = dict.fromkeys(prof.missing_for(s.family) for s in specs)
+    # "zero" first: the diagnostics (query counts) are those of the larger query set
+    policies = sorted({prof.missing_for(s.family) for s in specs}, key=lambda p: p != "zero")
     if len(policies) > 1:
         parts_by = [_evaluate_group(qrels, run, joined,
                                     [s for s in specs if prof.missing_for(s.family) == pol],
@@ -155,7 +156,7 @@ def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[
         return replace(merge(parts_by, specs, parts_by[0].profile), profile=prof)
     in_run = joined.prep.query_ids if joined is not None else np.asarray([], dtype=str)
     missing = _missing_queries(qrels.qid, qrels.rel, in_run, prof) \
-        if next(iter(policies), prof.missing) == "zero" else None
+        if (policies[0] if policies else prof.missing) == "zero" else None
     if joined is None and (missing is None or not missing[0].shape[0]):
         raise DataError(
             "no query of the run has relevance judgments in the qrels file "
