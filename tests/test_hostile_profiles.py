@@ -152,7 +152,42 @@ def test_run_users_without_qrels_are_not_evaluated(profile: str) -> None:
     assert r.n_queries == 1
 
 
+@pytest.mark.parametrize("profile", ["recbole", "recommenders"])
+def test_frames_and_trec_files_count_the_ground_truth_too(profile: str, tmp_path: Path) -> None:
+    """The issue example through DataFrames and TREC files: recall@2 = 1/2 on every path."""
+    q_frame = pd.DataFrame({"qid": ["u", "u"], "docno": ["a", "b"], "rel": [1, 1]})
+    r_frame = pd.DataFrame({"qid": ["u", "u"], "docno": ["a", "c"], "score": [2.0, 1.0]})
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("u 0 a 1\nu 0 b 1\n")
+    run.write_text("u Q0 a 1 2.0 t\nu Q0 c 2 1.0 t\n")
+    for q, r in ((q_frame, r_frame), (str(qrels), str(run))):
+        res = _quiet(q, r, "recall@2 ndcg@2", profile)
+        assert res.metrics["recall@2"] == pytest.approx(0.5, abs=TOL)
+        assert res.metrics["ndcg@2"] == pytest.approx(1 / (1 + 1 / LOG2_3), abs=TOL)
+
+
 # --- qrels users without a run line ----------------------------------------------------------
+
+def test_ranx_objects_with_missing_queries_equal_ranx() -> None:
+    ranx = pytest.importorskip("ranx")
+    q = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}, "q3": {"d": 0}}
+    r = {"q1": {"b": 3.0, "a": 1.0, "z": 0.5}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.evaluate(ranx.Qrels(q), ranx.Run(r), ["ndcg@3", "map", "recall@2"],
+                               make_comparable=True)
+        ours = evaluate_trec(ranx.Qrels(q), ranx.Run(r), metrics="ndcg@3 map recall@2",
+                             profile="ranx")
+    for name in ("ndcg@3", "map", "recall@2"):
+        assert ours.metrics[name] == pytest.approx(float(theirs[name]), abs=TOL), name
+
+
+def test_an_integer_qrels_id_is_not_missing_from_a_run_with_its_string() -> None:
+    """Query ids compare as strings: qrels 7 and run "7" are one query, not a missing one."""
+    assert _caught({7: {"a": 1}}, {"7": {"a": 1.0}}, "ndcg@1", "ranx") == []
+    r = _quiet({7: {"a": 1}, 8: {"b": 1}}, {"7": {"a": 1.0}}, "ndcg@1", "ranx")
+    assert r.metrics["ndcg@1"] == pytest.approx(0.5, abs=TOL)
+
 
 def test_recbole_scores_a_user_without_a_run_line_zero() -> None:
     """RecBole ranks every item for every ground-truth user (FullSortEvalDataLoader uid_list):
