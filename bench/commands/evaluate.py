@@ -53,6 +53,7 @@ from bench.metrics import (
     parse_metrics,
 )
 from bench.metrics.families import EVALUATE_METRICS
+from bench.metrics.missing import warnings_as_lines
 from bench.metrics.profiles import DEFAULT_PROFILE
 
 
@@ -107,6 +108,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "by qid, keeping their order within a query)")
 
 
+@warnings_as_lines()  # qrels queries without a run line: one 'warning:' line on stderr
 def run(args: argparse.Namespace) -> int:
     """Run ``ltrbench evaluate``; returns the exit status."""
     specs = parse_metrics(args.metrics)

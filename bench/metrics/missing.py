@@ -7,12 +7,21 @@ exactly as for a scored query -- 0 in every metric, or the profile's ``empty`` v
 query has no relevant judgment (``R = 0``). ``R`` is the judged relevant count whatever the
 profile's IDCG basis (there is no list to count), so a query with relevant judgments is never
 blank here.
+
+Which queries are missing and what each profile does with them is said once per
+:func:`bench.metrics.evaluate_trec` call by a :class:`MissingQueriesWarning` (the CLI prints it as
+one ``warning:`` line): their number, the first ids (string order) and, per metric, ``left out``
+(``missing="drop"``) or ``scored 0`` (``missing="zero"``), the profile's ``missing_for(family)``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import warnings
 from collections.abc import Sequence
-from typing import Any
+from types import TracebackType
+from typing import Any, TextIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,3 +72,94 @@ def missing_parts(
         n_documents=0, backend=backend, ties_k=ties_k,
     )
 
+
+class MissingQueriesWarning(UserWarning):
+    """Qrels queries without a run line: how many, the first ids, what the profile did with them
+    (left out of the mean, or scored 0 and counted), per metric where that differs."""
+
+
+#: How many missing query ids a warning names.
+SHOWN_IDS = 5
+
+
+def missing_query_ids(qrels_qid: NDArray[Any], run_qid: NDArray[Any]) -> NDArray[Any]:
+    """The qrels query ids (any judgment) that have no run line, sorted as strings."""
+    names = np.unique(np.asarray(qrels_qid).astype(str))
+    return names[~np.isin(names, np.asarray(run_qid).astype(str))]
+
+
+def warn_missing(ids: NDArray[Any], run_path: str,
+                 plan: Sequence[tuple[Profile, Sequence[tuple[str, str]]]], *,
+                 stacklevel: int = 3) -> None:
+    """Issue a :class:`MissingQueriesWarning` for the qrels queries ``ids`` that ``run_path``
+    lacks; ``plan``: ``[(profile, [(metric name, "drop" | "zero"), ...]), ...]``, one entry
+    per profile the metrics were computed under. Nothing when ``ids`` is empty."""
+    if not ids.shape[0]:
+        return
+    n = int(ids.shape[0])
+    shown = ", ".join(_printable(str(q)) for q in ids[:SHOWN_IDS]) + (
+        ", ..." if n > SHOWN_IDS else "")
+    head = (f"{n} qrels {'query has' if n == 1 else 'queries have'} no run line in {run_path} "
+            f"({shown})")
+    policies = {pol for _, metrics in plan for _, pol in metrics}
+    if len(plan) == 1 and len(policies) == 1:
+        tail = f"under profile {plan[0][0].name!r} {_action(policies.pop())}"
+    else:
+        parts = []
+        for prof, metrics in plan:
+            by_policy: dict[str, list[str]] = {}
+            for metric, pol in metrics:
+                by_policy.setdefault(pol, []).append(metric)
+            parts.append(f"profile {prof.name!r}: " + "; ".join(
+                f"{', '.join(ms)}: {_short(pol)}" for pol, ms in by_policy.items()))
+        tail = "per metric -- " + "; ".join(parts)
+    if any(p.empty is None and pol == "zero" for p, metrics in plan for _, pol in metrics):
+        tail += ("; under 'scored 0', a query without a relevant judgment is blank and left out "
+                 "(empty=None)")
+    warnings.warn(f"{head}: {tail}", MissingQueriesWarning, stacklevel=stacklevel)
+
+
+def _printable(qid: str) -> str:
+    """An id as it can stand on one line (``repr`` when it holds a line break or a control)."""
+    return qid if qid.isprintable() else repr(qid)
+
+
+def _short(policy: str) -> str:
+    return "scored 0 and counted" if policy == "zero" else "left out"
+
+
+def _action(policy: str) -> str:
+    if policy == "zero":
+        return "they are scored 0 in every metric and counted in the mean (missing='zero')"
+    return ("they are left out of the mean (missing='drop'; trec_eval-c, or any profile with "
+            "missing='zero', scores them 0)")
+
+
+class warnings_as_lines(contextlib.ContextDecorator):
+    """Within it (or the function it decorates), warnings of ``categories`` (default:
+    :class:`MissingQueriesWarning`) are printed as one line ``warning: MESSAGE`` on ``stream``
+    (standard error) instead of Python's two-line ``file:line: Category: ...`` form; other
+    warnings are shown as before. For command-line entry points."""
+
+    def __init__(self, *categories: type[Warning], stream: TextIO | None = None) -> None:
+        self.categories = categories or (MissingQueriesWarning,)
+        self.stream = stream
+        self._saved: list[Any] = []
+
+    def __enter__(self) -> warnings_as_lines:
+        previous = warnings.showwarning
+        self._saved.append(previous)
+
+        def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 file: TextIO | None = None, line: str | None = None) -> None:
+            if issubclass(category, self.categories):
+                print(f"warning: {message}", file=self.stream or sys.stderr)
+            else:
+                previous(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        warnings.showwarning = self._saved.pop()

@@ -23,6 +23,8 @@ _BEYOND_TABLE = ("error", "zero")
 _BLANK_WEIGHT = ("query", "one")
 _EMPTY_FAMILIES = ("ndcg", "map", "recall")
 _MISSING = ("drop", "zero")
+_RANKING_FAMILIES = ("dcg", "ndcg", "map", "mrr", "p", "recall", "err", "hits", "rprec", "bpref",
+                     "set_p", "set_recall", "set_f", "judged")
 _UNJUDGED = ("label0", "zero")
 
 
@@ -81,6 +83,10 @@ class Profile:
             (TREC input only): ``"drop"`` (left out: trec_eval without ``-c``) or ``"zero"``
             (every metric 0, blank-query rules as for any query, counted in the mean:
             trec_eval ``-c``, ir_measures ``providers/base.py:18-27``, ranx).
+        missing_by_family: per-family exceptions to ``missing``, ``(("ndcg", "zero"),)``: MS
+            Recommenders averages ``ndcg_at_k`` over every user of the ground truth but precision,
+            recall and MAP over the users common to both frames. Families: those of
+            :mod:`bench.metrics.families` that rank (not rmse/mae).
         unjudged_gain: gain of a scored document without a judgment or with a negative one
             (TREC input only): ``"label0"`` (the gain of label 0) or ``"zero"`` (gain 0 whatever
             the table, not relevant: trec_eval ``m_ndcg.c`` ``get_gain`` returns 0 for
@@ -120,6 +126,7 @@ class Profile:
     err_max_grade: int = 4
     tie_seed: int = 0
     missing: str = "drop"
+    missing_by_family: tuple[tuple[str, str], ...] = ()
     unjudged_gain: str = "label0"
     arithmetic_dtype: str = "float64"
     discount_base: float = 2.0
@@ -163,6 +170,15 @@ class Profile:
                 "0.0 or 1.0, and needs empty set (not None)"
             )
         object.__setattr__(self, "empty_by_family", by_family)
+        by_missing = tuple((str(f), str(v)) for f, v in self.missing_by_family)
+        for fam, policy in by_missing:
+            if fam not in _RANKING_FAMILIES or policy not in _MISSING:
+                raise ConfigError(
+                    f"profile {self.name!r}: missing_by_family maps a ranking family "
+                    f"({', '.join(_RANKING_FAMILIES)}) to {' or '.join(_MISSING)}, got "
+                    f"({fam!r}, {policy!r})"
+                )
+        object.__setattr__(self, "missing_by_family", by_missing)
         if self.default_k is not None and self.default_k < 1:
             raise ConfigError(f"profile {self.name!r}: default_k must be a positive integer")
         if self.gain == "exp2" and (self.max_label is None or self.max_label > 31):
@@ -175,6 +191,11 @@ class Profile:
     def empty_for(self, family: str) -> float | None:
         """What a blank query scores in ``family``: its ``empty_by_family`` entry, else ``empty``."""
         return dict(self.empty_by_family).get(family, self.empty)
+
+    def missing_for(self, family: str) -> str:
+        """What happens to a qrels query without a run line in ``family``: its
+        ``missing_by_family`` entry, else ``missing`` (``"drop"`` or ``"zero"``)."""
+        return dict(self.missing_by_family).get(family, self.missing)
 
     def describe(self) -> dict[str, object]:
         """The profile as a plain dict (for JSON output and manifests)."""

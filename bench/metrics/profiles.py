@@ -135,11 +135,17 @@ PROFILES: dict[str, Profile] = {
         idcg_basis="qrels",
         map_denominator="r",
         max_label=None,
+        missing="zero",
         description=(
             "ranx 0.3 (ranx/metrics/*.py): ndcg is Jarvelin's linear gain with 1/log2(rank+1) "
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
-            "hit_rate@k = hits@k, empty queries score 0. ranx's own order among tied scores is a "
-            "numba quicksort (not defined for lists longer than ~15); this profile uses row order."
+            "hit_rate@k = hits@k, empty queries score 0. A qrels query without a run line scores "
+            "0 and counts in the mean: ranx.evaluate refuses runs whose query ids differ from the "
+            "qrels' unless make_comparable=True (meta/evaluate.py check_keys), which adds an "
+            "empty result for every qrels query missing from the run and removes run queries "
+            "without qrels (data_structures/run.py Run.make_comparable). ranx's own order among "
+            "tied scores is a numba quicksort (not defined for lists longer than ~15); this "
+            "profile uses row order."
         ),
     ),
     "catboost": Profile(
@@ -223,7 +229,8 @@ PROFILES.update({
         description=(
             "ranx 0.3 ndcg_burges@k (ranx/metrics/ndcg.py: Burges et al. 2005, gain 2^rel - 1, "
             "rel below rel_lvl dropped = gain 0), otherwise as 'ranx': 1/log2(rank+1), ideal "
-            "DCG from the qrels, empty queries 0, ties in row order."
+            "DCG from the qrels, empty queries 0, qrels queries without a run line 0 "
+            "(make_comparable=True), ties in row order."
         ),
     ),
     "sklearn-ignore-ties": replace(
@@ -271,14 +278,27 @@ PROFILES.update({
         empty=None,
         gain=(0.0, 1.0),  # binary: a ground-truth item gains 1; labels above 1 are refused
         max_label=1,
+        idcg_basis="qrels",
+        missing="zero",
         description=(
-            "RecBole 1.x recbole/evaluator/metrics.py (TopkMetric): binary relevance (pos_index), "
-            "NDCG@K = sum_{hits} 1/log2(rank+1) over sum_{i<=min(|R|,K)} 1/log2(i+1) (NDCG."
-            "metric_info :186-201), MAP@K divided by min(|R|, K) (MAP.metric_info :126-136), "
-            "Recall@K = hits/|R| (:159-160), Precision@K = hits/K (:226-227), MRR@K = 1/rank of "
-            "the first hit (:88-96); means over the evaluated users, who all have ground truth "
-            "(blank queries left out). Order among tied scores is torch.topk's (unspecified); "
-            "this profile uses row order."
+            "RecBole 1.x recbole/evaluator/metrics.py (TopkMetric, read at 7b02be5e): binary "
+            "relevance (pos_index: is the item in the user's ground truth) and pos_len = |R(u)|, "
+            "the user's ground-truth items counted from the ground truth, not from the ranked "
+            "list (evaluator/collector.py:164-168: pos_matrix[positive_u, positive_i] = 1; "
+            "pos_len_list = pos_matrix.sum(dim=1)); with qrels, R(u) = the judgments >= 1 of "
+            "the user, retrieved or not. NDCG@K = sum_{hits} 1/log2(rank+1) over "
+            "sum_{i<=min(|R|,K)} 1/log2(i+1) (NDCG.metric_info :186-202, the ideal from |R| "
+            "cut at K, not at the list), MAP@K = sum_{hits j<=K} hits_j/j over min(|R|, K) "
+            "(MAP.metric_info :126-136), Recall@K = hits/|R| (:159-160), Precision@K = hits/K "
+            "(:226-227), MRR@K = 1/rank of the first hit (:88-96), Hit@K (:62-64: ltrbench "
+            "hits@k); a user in the ground truth without a hit scores 0. Means over the "
+            "evaluated users (TopkMetric.topk_result: value.mean(axis=0)): every user with "
+            "ground truth (data/dataloader/general_dataloader.py:203-224 FullSortEvalDataLoader "
+            "uid_list), each ranked over all items, so a qrels user without a run line (no item "
+            "ranked) scores 0 in every metric and counts (missing='zero'); a user without a "
+            "judgment >= 1 has no ground truth and is left out (empty=None). Array input (the "
+            "labels of the list only): |R| from the list. Order among tied scores is "
+            "torch.topk's (unspecified); this profile uses row order."
         ),
     ),
     "recommenders": Profile(
@@ -288,14 +308,27 @@ PROFILES.update({
         discount_base=math.e,
         gain=(0.0, 1.0),  # binary: a ground-truth item gains 1; labels above 1 are refused
         max_label=1,
+        idcg_basis="qrels",
+        missing_by_family=(("ndcg", "zero"),),
         description=(
-            "MS Recommenders recommenders/evaluation/python_evaluation.py (2025-09, b02c95e2): "
-            "top k by sort_values([user, prediction]) (stable: ties keep row order, :862-870), "
-            "ndcg_at_k with score_type='binary' and discfun_type='loge' (1/ln(1+rank); NDCG is "
-            "base-free) and ideal DCG over all of the user's true items cut at k (:656-696), "
-            "map_at_k = sum(hits_i/rank_i)/min(#true, k) (:818-834), precision_at_k = hits/k "
-            "(:496), recall_at_k = hits/#true (:541), each averaged over the users that have "
-            "true items (common users, :409-412; blank queries left out)."
+            "MS Recommenders recommenders/evaluation/python_evaluation.py (2025-09, b02c95e2; "
+            "the same file as release 1.2.1), with rating_true = the qrels lines with relevance "
+            ">= 1 and rating_pred = the run: top k by sort_values([user, prediction]) (stable: "
+            "ties keep row order, :862-870); the hits are the top-k items found in rating_true "
+            "and 'actual' = the user's rows of rating_true, retrieved or not "
+            "(merge_ranking_true_pred :436-443). precision_at_k = hits/k (:496), recall_at_k = "
+            "hits/actual (:541), map_at_k = sum_{hits} (i-th hit)/rank over min(actual, k) "
+            "(:818-834; bare map: 'map' :785, over actual), each summed over the users with a "
+            "hit and divided by n_users, the users common to rating_true and rating_pred "
+            "(:409-412): a user without a hit scores 0, a qrels user without a run line is "
+            "left out (missing='drop'). ndcg_at_k with score_type='binary' and discfun_type="
+            "'loge' (1/ln(1+rank); NDCG is base-free): DCG over the hits, ideal DCG over all of "
+            "the user's true items cut at k (:652-692), averaged over every user of rating_true "
+            "(an outer merge with the whole rating_true, :652-654), so a qrels user without a "
+            "run line scores 0 in ndcg and counts (missing_by_family ndcg 'zero'). A user "
+            "without a judgment >= 1 is not in rating_true: left out (empty=None). Array "
+            "input: 'actual' from the list. r_precision_at_k is not ltrbench's rprec (it "
+            "averages over the users with a hit only, :595-598)."
         ),
     ),
 })

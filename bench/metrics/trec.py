@@ -2,9 +2,10 @@
 
 Queries: those of the run that have qrels (trec_eval 9.0.8 without ``-c``: run topics without
 qrels are skipped, qrels topics without a run are ignored), in qid order (string order). Under a
-profile with ``missing="zero"`` (trec_eval ``-c``, ir_measures) the qrels queries with a judgment
-(relevance >= 0) but no run line are added, scoring 0 in every metric
-(:mod:`bench.metrics.missing`). Labels: the qrels relevance of each retrieved document;
+profile with ``missing="zero"`` (trec_eval ``-c``, ir_measures, ranx) the qrels queries without a run
+line are added, scoring 0 in every metric (:mod:`bench.metrics.missing`; per family under
+``missing_by_family``), and a :class:`~bench.metrics.missing.MissingQueriesWarning` says how many
+there were and what the profile did with them. Labels: the qrels relevance of each retrieved document;
 unjudged documents and negative judgments count as 0, and gain 0 under
 ``unjudged_gain="zero"`` (trec_eval); bpref skips them. Under a profile whose IDCG basis is ``"qrels"`` (trec_eval, ranx), judged
 documents that were not retrieved enter the ideal DCG and ``R`` (AP and recall denominators).
@@ -26,7 +27,7 @@ from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import DataError
 from bench.metrics.components import build_request
 from bench.metrics.evaluate import Judged, query_parts
-from bench.metrics.missing import missing_parts
+from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.qualified import groups, merge
@@ -63,12 +64,17 @@ def evaluate_trec(
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
     # under it, each group with its own query selection (``missing``), and merged by query id.
+    plan = groups([s for s in specs if s.family != "judged"], prof)
     results = [_evaluate_group(qrels, run, joined, g_specs, g_prof, backend, per_query)
-               for g_prof, g_specs in groups([s for s in specs if s.family != "judged"], prof)]
+               for g_prof, g_specs in plan]
     judged = [s for s in specs if s.family == "judged"]
     for base in dict.fromkeys(get_profile(s.profile) if s.profile else prof for s in judged):
         mine = [s for s in judged if (get_profile(s.profile) if s.profile else prof) is base]
+        plan.append((base, mine))
         results.append(_evaluate_judged(qrels, run, joined, mine, base, backend, per_query))
+    warn_missing(missing_query_ids(qrels.qid, run.qid), run.path,
+                 [(g, [(s.name, g.missing_for(s.family)) for s in g_specs])
+                  for g, g_specs in plan])
     return merge(results, specs, prof)
 
 
@@ -125,7 +131,8 @@ def _evaluate_judged(qrels: Qrels, run: Run, joined: _Joined | None, specs: list
         joined = _Joined(replace(joined.prep, labels=judged, max_label=float(judged.max()),
                                  integer_labels=True), judged, joined.extra_rel[:0],
                          joined.extra_query[:0])
-    prof = replace(base, name=f"{base.name}+judged", ties="docno_asc", gain="linear",
+    prof = replace(base, name=f"{base.name}+judged", missing=base.missing_for("judged"),
+                   missing_by_family=(), ties="docno_asc", gain="linear",
                    precision_denominator="min_k_n", relevance_threshold=1.0,
                    max_relevant_label=None, max_label=None, score_dtype="float64",
                    binary_labels_for_binary_metrics=False, unjudged_gain="label0",
@@ -136,10 +143,20 @@ def _evaluate_judged(qrels: Qrels, run: Run, joined: _Joined | None, specs: list
 
 def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[MetricSpec],
                     prof: Profile, backend: str, per_query: bool) -> EvaluationResult:
-    """:func:`evaluate_trec` of metrics that share one profile."""
+    """:func:`evaluate_trec` of metrics that share one profile (metrics whose families treat
+    missing queries differently, ``missing_by_family``, are evaluated apart and merged)."""
+    # "zero" first: the diagnostics (query counts) are those of the larger query set
+    policies = sorted({prof.missing_for(s.family) for s in specs}, key=lambda p: p != "zero")
+    if len(policies) > 1:
+        parts_by = [_evaluate_group(qrels, run, joined,
+                                    [s for s in specs if prof.missing_for(s.family) == pol],
+                                    replace(prof, missing=pol, missing_by_family=()), backend,
+                                    per_query)
+                    for pol in policies]
+        return replace(merge(parts_by, specs, parts_by[0].profile), profile=prof)
     in_run = joined.prep.query_ids if joined is not None else np.asarray([], dtype=str)
     missing = _missing_queries(qrels.qid, qrels.rel, in_run, prof) \
-        if prof.missing == "zero" else None
+        if (policies[0] if policies else prof.missing) == "zero" else None
     if joined is None and (missing is None or not missing[0].shape[0]):
         raise DataError(
             "no query of the run has relevance judgments in the qrels file "
@@ -188,17 +205,21 @@ def _run_parts(qrels: Qrels, joined: _Joined, specs: list[MetricSpec], prof: Pro
 def _missing_queries(
     q_qid: NDArray[Any], q_rel: NDArray[Any], in_run: NDArray[Any], prof: Profile
 ) -> tuple[NDArray[Any], NDArray[np.float64], NDArray[np.bool_], float | None]:
-    """Qrels queries with a judgment (relevance >= 0) and no run line: their ids, judged relevant
-    count, whether a judgment has a positive gain, and the largest relevance (``None``: none)."""
+    """Qrels queries without a run line: their ids, judged relevant count, whether a judgment
+    has a positive gain, and the largest relevance >= 0 (``None``: none). A query whose only
+    judgments are negative is one of them (R = 0: the profile's blank-query value): ir_measures
+    (trec_eval ``-c``, ``providers/base.py:18-27``) and ranx (``make_comparable``) score it 0
+    and count it."""
     rel = np.asarray(q_rel, dtype=np.float64)
-    judged = rel >= 0
-    qids = np.asarray(q_qid)[judged]
-    rel = rel[judged]
+    qids = np.asarray(q_qid)
     out = ~np.isin(qids, in_run)
     qids, rel = qids[out], rel[out]
     names, inv = np.unique(qids, return_inverse=True)
     inv = inv.ravel()
     n_q = int(names.shape[0])
-    r = np.bincount(inv, weights=relevant_rows(prof, rel), minlength=n_q).astype(np.float64)
-    has_gain = np.bincount(inv, weights=gains(prof, rel) > 0, minlength=n_q) > 0
-    return names, r, has_gain, (float(rel.max()) if rel.shape[0] else None)
+    judged = rel >= 0
+    level = np.where(judged, rel, 0.0)  # a negative judgment: not relevant, no gain
+    r = np.bincount(inv, weights=relevant_rows(prof, level) & judged,
+                    minlength=n_q).astype(np.float64)
+    has_gain = np.bincount(inv, weights=(gains(prof, level) > 0) & judged, minlength=n_q) > 0
+    return names, r, has_gain, (float(rel[judged].max()) if judged.any() else None)
