@@ -102,7 +102,10 @@ def test_to_frame_has_one_row_per_run_with_the_tests_of_the_primary_metric() -> 
     assert f["run"].tolist() == ["A", "B", "C"]
     assert f.columns.tolist() == ["run", "p@2", "p@2 ci_low", "p@2 ci_high", "mrr", "mrr ci_low",
                                   "mrr ci_high", "best", "p_randomization",
-                                  "p_randomization_holm", "p_t", "p_t_holm", "n_queries"]
+                                  "p_randomization_holm", "p_t", "p_t_holm", "n_queries",
+                                  "p@2 profile", "mrr profile", "missing", "n_dropped", "dropped",
+                                  "n_left_out"]
+    assert f["p@2 profile"].tolist() == ["trec_eval"] * 3
     assert f["best"].tolist() == [True, False, False]
     assert f["p_randomization"].tolist()[1:] == [0.5, 1.0]
     # mrr: A and C rank a relevant document first everywhere (1), B misses q1's: (0 + 1 + 1) / 3

@@ -1,0 +1,301 @@
+"""Hostile cases: run comparisons and metric names that could mislead (issue 19, item 2).
+
+A comparison must use one query set for every metric and every run and say which queries it
+dropped; a metric name and a profile that disagree are never resolved silently; the output keys
+are the user's own spellings and every column names its profile. Oracles: ir_measures and
+pytrec_eval (per query), hand arithmetic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench.commands import evaluate as cmd
+from bench.errors import ConfigError, LtrbenchError
+from bench.metrics import evaluate, evaluate_trec
+from bench.report.compare_runs import compare_runs
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+# q3 is judged but run B has no line for it; A ranks badly on q1 and q2 and perfectly on q3.
+QRELS = ("q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq1 0 d9 1\n"
+         "q2 0 d4 1\nq2 0 d5 0\nq2 0 d6 1\n"
+         "q3 0 d7 1\nq3 0 d8 2\n")
+RUN_A = ("q1 Q0 d3 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d1 3 1.0 a\n"
+         "q2 Q0 d5 1 3.0 a\nq2 Q0 d4 2 2.0 a\nq2 Q0 d6 3 1.0 a\n"
+         "q3 Q0 d8 1 2.0 a\nq3 Q0 d7 2 1.0 a\n")
+RUN_B = ("q1 Q0 d1 1 3.0 b\nq1 Q0 d2 2 2.0 b\nq1 Q0 d3 3 1.0 b\n"
+         "q2 Q0 d4 1 3.0 b\nq2 Q0 d6 2 2.0 b\nq2 Q0 d5 3 1.0 b\n")
+
+
+def _files(tmp_path: Path) -> tuple[str, str, str]:
+    out = []
+    for name, text in (("qrels.txt", QRELS), ("A.run", RUN_A), ("B.run", RUN_B)):
+        (tmp_path / name).write_text(text)
+        out.append(str(tmp_path / name))
+    return out[0], out[1], out[2]
+
+
+def _main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="ltrbench")
+    cmd.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["evaluate", *argv])
+    try:
+        return int(args.func(args))
+    except LtrbenchError as exc:
+        print(f"error: {exc}")
+        return 2
+
+
+def _ir(name: str, qrels: str, run: str) -> tuple[float, dict[str, float]]:
+    """ir_measures' mean and per-query values (a qrels query without a run line scores 0)."""
+    q = list(ir_measures.read_trec_qrels(qrels))
+    r = list(ir_measures.read_trec_run(run))
+    m = ir_measures.parse_measure(name)
+    return m.calc_aggregate(q, r), {v.query_id: v.value for v in m.iter_calc(q, r)}
+
+
+def _pytrec(measure: str, qrels: str, run: str) -> dict[str, float]:
+    def rows(text: str, cast: type) -> dict[str, dict[str, object]]:
+        out: dict[str, dict[str, object]] = {}
+        for line in text.splitlines():
+            f = line.split()
+            out.setdefault(f[0], {})[f[2]] = cast(f[3] if len(f) == 4 else f[4])
+        return out
+    got = pytrec_eval.RelevanceEvaluator(rows(qrels, int), {measure}).evaluate(rows(run, float))
+    return {q: v[measure] for q, v in got.items()}
+
+
+# -- one query set for every metric and every run --------------------------------------------
+
+@pytest.mark.parametrize("profile", ["trec_eval-c", "trec_eval", None])
+def test_the_winner_does_not_change_when_a_metric_is_added(tmp_path: Path,
+                                                           profile: str | None) -> None:
+    """The issue's example: ndcg_cut_10 alone, then with map under trec_eval-c."""
+    q, a, b = _files(tmp_path)
+    kw = {} if profile is None else {"profile": profile}
+    alone = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10", **kw)
+    both = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10,map", **kw)
+    assert alone.best == both.best
+    assert alone.mean["ndcg_cut_10"] == pytest.approx(both.mean["ndcg_cut_10"], abs=1e-15)
+    assert alone.qids.tolist() == both.qids.tolist()
+
+
+def test_trec_eval_c_comparison_scores_the_missing_query_0_as_trec_eval_c(tmp_path: Path) -> None:
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10,map", profile="trec_eval-c")
+    assert r.qids.tolist() == ["q1", "q2", "q3"]
+    for metric, ir_name in (("ndcg_cut_10", "nDCG@10"), ("map", "AP")):
+        for i, run in enumerate((RUN_A, RUN_B)):
+            assert r.mean[metric][i] == pytest.approx(_ir(ir_name, QRELS, run)[0], abs=1e-12)
+    assert r.best == "A"
+
+
+def test_every_metric_of_every_run_is_averaged_over_the_same_queries(tmp_path: Path) -> None:
+    """No profile given: ndcg_cut_10 (trec_eval, q3 dropped for B) next to nDCG@10
+    (ir_measures: trec_eval-c, q3 scored 0): one query set, so neither metric has a hole."""
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10 nDCG@10")
+    for m in r.metrics:
+        assert not np.isnan(r.values[m]).any(), m
+        assert r.values[m].shape == (2, r.qids.shape[0])
+    assert r.qids.tolist() == ["q1", "q2"]
+    assert r.dropped == ["q3"]
+
+
+def test_missing_zero_scores_every_qrels_query_a_run_lacks_0(tmp_path: Path) -> None:
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10,P_5", missing="zero")
+    assert r.qids.tolist() == ["q1", "q2", "q3"]
+    assert r.dropped == []
+    for metric, ir_name in (("ndcg_cut_10", "nDCG@10"), ("P_5", "P@5")):
+        assert r.mean[metric][1] == pytest.approx(_ir(ir_name, QRELS, RUN_B)[0], abs=1e-12)
+    assert "0" in r.query_rule and "zero" in r.query_rule.lower() or "scored 0" in r.query_rule
+
+
+def test_an_unknown_missing_rule_is_refused(tmp_path: Path) -> None:
+    q, a, b = _files(tmp_path)
+    with pytest.raises(ConfigError, match="missing"):
+        compare_runs(q, {"A": a, "B": b}, metrics="map", missing="impute")
+
+
+def test_dropped_queries_are_counted_and_named_in_every_output_form(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    q, a, b = _files(tmp_path)
+    argv = ["--qrels", q, "--run", f"A={a}", "--run", f"B={b}", "--metrics", "ndcg_cut_10"]
+    assert _main([*argv, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_dropped"] == 1 and out["dropped"] == ["q3"]
+    assert out["missing"] == "drop"
+    assert _main([*argv, "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert frame["n_dropped"].tolist() == [1, 1]
+    assert frame["dropped"].tolist() == ["q3", "q3"]
+    assert _main(argv) == 0
+    text = capsys.readouterr().out
+    assert "1 query dropped" in text and "q3" in text
+
+
+def test_cli_missing_zero_is_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    q, a, b = _files(tmp_path)
+    argv = ["--qrels", q, "--run", f"A={a}", "--run", f"B={b}", "--metrics", "P_5",
+            "--missing", "zero", "--format", "json"]
+    assert _main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["missing"] == "zero" and out["n_queries"] == 3 and out["dropped"] == []
+    b_mean = out["runs"][1]["metrics"]["P_5"]["mean"]
+    assert b_mean == pytest.approx(_ir("P@5", QRELS, RUN_B)[0], abs=1e-12)
+
+
+def test_comparison_columns_name_their_profile(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10 nDCG@10 map")
+    assert r.metric_profiles == {"ndcg_cut_10": "trec_eval", "nDCG@10": "trec_eval-c",
+                                 "map": "trec_eval"}
+    frame = r.to_frame()
+    assert frame["nDCG@10 profile"].tolist() == ["trec_eval-c"] * 2
+    argv = ["--qrels", q, "--run", f"A={a}", "--run", f"B={b}", "--metrics", "ndcg_cut_10",
+            "nDCG@10"]
+    assert _main([*argv, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metric_profiles"] == {"ndcg_cut_10": "trec_eval", "nDCG@10": "trec_eval-c"}
+    assert _main(argv) == 0
+    assert "nDCG@10 [trec_eval-c]" in capsys.readouterr().out
+
+
+# -- names and profiles ----------------------------------------------------------------------
+
+def test_trec_eval_names_under_trec_eval_c_use_minus_c(tmp_path: Path) -> None:
+    """The issue's P_5 = 0.3000 / ndcg_cut_10 = 0.2576 next to map with -c."""
+    q, a, _ = _files(tmp_path)
+    r = evaluate_trec(q, a, metrics="P_5,map,ndcg_cut_10", profile="trec_eval-c", per_query=True)
+    assert r.per_query is not None
+    for name, ir_name in (("P_5", "P@5"), ("map", "AP"), ("ndcg_cut_10", "nDCG@10")):
+        mean, per_q = _ir(ir_name, QRELS, RUN_A)
+        assert r.metrics[name] == pytest.approx(mean, abs=1e-12)
+        got = dict(zip(r.per_query["qid"], r.per_query[name]))
+        assert got == pytest.approx(per_q, abs=1e-12)
+    assert set(r.metric_profiles.values()) == {"trec_eval-c"}
+
+
+def test_cli_trec_eval_c_prints_minus_c_values(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    q, _, b = _files(tmp_path)
+    assert _main(["--qrels", q, "--run", b, "--profile", "trec_eval-c", "--metrics",
+                  "P_5,map,ndcg_cut_10", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for name, ir_name in (("P_5", "P@5"), ("map", "AP"), ("ndcg_cut_10", "nDCG@10")):
+        assert out["metrics"][name] == pytest.approx(_ir(ir_name, QRELS, RUN_B)[0], abs=1e-12)
+        assert out["metric_profiles"][name] == "trec_eval-c"
+
+
+@pytest.mark.parametrize("name", ["nDCG@10", "AP", "RR", "nDCG@3", "AP@2", "RR@1", "Bpref",
+                                  "Precision@2", "Recall@3", "RPrec"])
+def test_ir_measures_spellings_without_a_profile_equal_ir_measures(tmp_path: Path,
+                                                                   name: str) -> None:
+    """A qrels query has no run line: ir_measures scores it 0."""
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics=[name], per_query=True)
+    mean, per_q = _ir(name, QRELS, RUN_B)
+    assert r.metrics[name] == pytest.approx(mean, abs=1e-12)
+    assert r.per_query is not None
+    assert dict(zip(r.per_query["qid"], r.per_query[name])) == pytest.approx(per_q, abs=1e-12)
+    assert r.metric_profiles[name] == "trec_eval-c"
+
+
+@pytest.mark.parametrize("name", ["ndcg_cut_10", "P_5", "recip_rank", "map", "Rprec", "bpref",
+                                  "recall_5", "map_cut_2"])
+def test_trec_eval_names_without_a_profile_equal_pytrec_eval(tmp_path: Path, name: str) -> None:
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics=[name], per_query=True)
+    theirs = _pytrec(name, QRELS, RUN_B)
+    assert r.per_query is not None
+    assert dict(zip(r.per_query["qid"], r.per_query[name])) == pytest.approx(theirs, abs=1e-12)
+    assert r.metrics[name] == pytest.approx(sum(theirs.values()) / len(theirs), abs=1e-12)
+
+
+def test_keys_are_the_users_spellings(tmp_path: Path) -> None:
+    q, a, _ = _files(tmp_path)
+    names = ["recip_rank", "AP", "nDCG@10", "NDCG@5,10", "P_5", "ndcg_cut.3,10", "precision@2"]
+    r = evaluate_trec(q, a, metrics=names, per_query=True)
+    keys = ["recip_rank", "AP", "nDCG@10", "NDCG@5", "NDCG@10", "P_5", "ndcg_cut.3",
+            "ndcg_cut.10", "precision@2"]
+    assert list(r.metrics) == keys
+    assert r.per_query is not None
+    assert r.per_query.columns.tolist() == ["qid", *keys]
+    assert list(r.as_dict()["metrics"]) == keys  # type: ignore[arg-type]
+
+
+def test_two_spellings_of_one_metric_both_answer(tmp_path: Path) -> None:
+    q, a, _ = _files(tmp_path)
+    r = evaluate_trec(q, a, metrics="ndcg@10 NDCG@10", profile="trec_eval")
+    assert r.metrics["ndcg@10"] == r.metrics["NDCG@10"]
+
+
+def test_arrays_keys_are_the_users_spellings() -> None:
+    r = evaluate([2, 0, 1, 0], [0.9, 0.8, 0.1, 0.3], group=[2, 2], metrics="NDCG@2 recip_rank")
+    assert list(r.metrics) == ["NDCG@2", "recip_rank"]
+
+
+@pytest.mark.parametrize(("profile", "name", "hint"), [
+    ("lightgbm", "ndcg_cut_10", "trec_eval:ndcg_cut_10"),
+    ("ltrbench", "P_5", "trec_eval:P_5"),
+    ("trec_eval", "nDCG@10", "trec_eval-c:nDCG@10"),
+    ("xgboost", "AP", "trec_eval-c:AP"),
+    ("ranx", "RR@10", "trec_eval-c:RR@10"),
+])
+def test_a_name_of_another_profile_under_an_explicit_profile_is_refused(
+        tmp_path: Path, profile: str, name: str, hint: str) -> None:
+    q, a, _ = _files(tmp_path)
+    with pytest.raises(ConfigError, match=hint.replace("@", "@").replace(".", r"\.")):
+        evaluate_trec(q, a, metrics=[name], profile=profile)
+    with pytest.raises(ConfigError, match=profile):
+        evaluate([2, 0, 1, 0], [0.9, 0.8, 0.1, 0.3], group=[2, 2], metrics=name,
+                 profile=profile)
+
+
+def test_the_cli_refuses_a_mismatched_name_in_one_line(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    q, a, _ = _files(tmp_path)
+    assert _main(["--qrels", q, "--run", a, "--profile", "lightgbm", "--metrics",
+                  "ndcg_cut_10"]) == 2
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "lightgbm:ndcg@10" in out or "trec_eval:ndcg_cut_10" in out
+
+
+def test_the_qualifier_still_picks_any_profile(tmp_path: Path) -> None:
+    q, a, _ = _files(tmp_path)
+    r = evaluate_trec(q, a, metrics="trec_eval:ndcg_cut_10 ndcg@10", profile="lightgbm")
+    theirs = _pytrec("ndcg_cut_10", QRELS, RUN_A)
+    assert r.metrics["trec_eval:ndcg_cut_10"] == pytest.approx(
+        sum(theirs.values()) / len(theirs), abs=1e-12)
+    assert r.metric_profiles == {"trec_eval:ndcg_cut_10": "trec_eval", "ndcg@10": "lightgbm"}
+
+
+def test_ir_measures_parameters_under_trec_eval_c_equal_ir_measures(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics=["P(rel=2)@5", "nDCG(gains={0:0,1:1,2:3})@10"],
+                      profile="trec_eval-c")
+    for name in r.metrics:
+        assert r.metrics[name] == pytest.approx(_ir(name, QRELS, RUN_B)[0], abs=1e-12)
+
+
+def test_single_evaluation_output_names_each_metrics_profile(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    q, a, _ = _files(tmp_path)
+    argv = ["--qrels", q, "--run", a, "--metrics", "ndcg_cut_10", "nDCG@10"]
+    assert _main([*argv, "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert frame["profile"].tolist() == ["trec_eval", "trec_eval-c"]
+    assert _main(argv) == 0
+    text = capsys.readouterr().out
+    assert "trec_eval-c" in text and "nDCG@10" in text
