@@ -150,12 +150,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--missing chooses the queries of a comparison of several --run; for "
                           "one run pick the profile (trec_eval-c scores a qrels query without a "
                           "run line 0)")
-    profile = None if args.profile is None else get_profile(args.profile)
+    given = None if args.profile is None else get_profile(args.profile)
     if trec:
         result = evaluate_trec(args.qrels, run_names(args.run)[0][1], metrics=names,
-                               profile=profile, per_query=per_query)
+                               profile=given, per_query=per_query)
     else:
-        result = _evaluate_files(args, names, profile, per_query)
+        result = _evaluate_files(args, names, given, per_query)
     _write_per_query(result, args.per_query)
     _print(result, args.format)
     return 0

@@ -172,7 +172,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             stem = _stem(token)
             previous = (cont, qualifier, stem) if cont is not None else None
             labels = [token] if len(readings) == 1 else [""] * len(readings)
-        for reading, label in zip(readings, labels):
+        for reading, label in zip(readings, labels, strict=True):
             spec = _spec(reading, qualifier)
             spec = replace(spec, label=label or (f"{qualifier}:{reading.spelling}"
                                                  if qualifier else reading.spelling))

@@ -49,7 +49,6 @@ from bench.metrics.peer_names import IR_MEASURES_PROFILE, QRELS_ONLY, TREC_EVAL_
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.result import EvaluationResult
 
-
 #: The call profiles under which a peer grammar's names take the call's profile (its tool's family).
 FAMILY_PROFILES: dict[str, tuple[str, ...]] = {
     "trec_eval": (TREC_EVAL_PROFILE, "trec_eval-c"),
@@ -87,7 +86,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             f"{spec.key} is {_article(spec.grammar)} {spec.grammar} name: {spec.grammar} computes it as profile "
             f"{spec.profile!r} does, not as the profile {call.name!r} given for this call; write "
             f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
-            f"{plain} for {call.name!r}'s")
+            f"{plain} for its value under {call.name!r}")
     return out
 
 
@@ -170,11 +169,11 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         columns = {c: f[c].reindex(index) for f in frames for c in f.columns}
         scored = {c: f.index.to_numpy() for f in frames for c in f.columns}
         table = pd.DataFrame({"qid": index.to_numpy(),
-                              **{k: columns[n].to_numpy() for k, n in zip(keys, order)}})
-        queries = {k: scored[n] for k, n in zip(keys, order)}
-    return EvaluationResult(metrics={k: metrics[n] for k, n in zip(keys, order)},
+                              **{k: columns[n].to_numpy() for k, n in zip(keys, order, strict=True)}})
+        queries = {k: scored[n] for k, n in zip(keys, order, strict=True)}
+    return EvaluationResult(metrics={k: metrics[n] for k, n in zip(keys, order, strict=True)},
                             diagnostics=merged, per_query=table, profile=base.profile,
-                            metric_profiles={k: profile_of[n] for k, n in zip(keys, order)},
+                            metric_profiles={k: profile_of[n] for k, n in zip(keys, order, strict=True)},
                             metric_queries=queries)
 
 

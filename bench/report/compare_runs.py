@@ -219,7 +219,8 @@ def compare_runs(
             result = evaluate_trec(q, run, metrics=metrics, profile=given, per_query=True)
         except DataError as exc:
             raise DataError(f"run {name!r}: {exc}") from None
-        assert result.per_query is not None and result.metric_queries is not None
+        assert result.per_query is not None
+        assert result.metric_queries is not None
         tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
         scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
         metric_profiles = {k: result.profile_of(k) for k in keys}
