@@ -304,3 +304,199 @@ def test_single_evaluation_output_names_each_metrics_profile(
     text = capsys.readouterr().out
     assert "trec_eval-c" in text
     assert "nDCG@10" in text
+
+
+# -- more instances of the same classes --------------------------------------------------------
+
+def _dict_runs() -> tuple[dict[str, dict[str, int]], dict[str, dict[str, dict[str, float]]]]:
+    qrels = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1}, "q3": {"a": 1}, "q4": {"b": 1}}
+    runs = {
+        "A": {"q1": {"a": 0.9, "b": 0.1}, "q2": {"a": 0.9}, "q3": {"x": 0.9, "a": 0.1},
+              "q9": {"a": 1.0}},
+        "B": {"q1": {"x": 0.9, "a": 0.1}, "q2": {"a": 0.9}, "q4": {"b": 0.9}},
+        "C": {"q1": {"a": 0.9}, "q3": {"a": 0.9}, "q4": {"x": 0.9, "b": 0.1}},
+    }
+    return qrels, runs
+
+
+def test_each_run_missing_another_query_drops_the_union_and_names_it_per_run() -> None:
+    qrels, runs = _dict_runs()
+    r = compare_runs(qrels, runs, metrics="map")
+    assert r.qids.tolist() == ["q1"]
+    assert r.dropped == ["q2", "q3", "q4"]  # q9 has no qrels: never evaluated, never dropped
+    assert r.left_out == {"A": ["q2", "q3"], "B": ["q2", "q4"], "C": ["q3", "q4"]}
+
+
+def test_missing_zero_keeps_every_judged_query_for_every_run() -> None:
+    qrels, runs = _dict_runs()
+    r = compare_runs(qrels, runs, metrics="map", missing="zero")
+    assert r.qids.tolist() == ["q1", "q2", "q3", "q4"]
+    assert r.dropped == []
+    assert r.profile == "trec_eval-c"  # trec_eval with missing zero is trec_eval -c
+    for i, name in enumerate(r.names):
+        run = "".join(f"{q} Q0 {d} 0 {s} x\n" for q, docs in runs[name].items()
+                      for d, s in docs.items())
+        qrels_text = "".join(f"{q} 0 {d} {v}\n" for q, docs in qrels.items()
+                             for d, v in docs.items())
+        assert r.mean["map"][i] == pytest.approx(_ir("AP", qrels_text, run)[0], abs=1e-12)
+
+
+def test_missing_drop_under_trec_eval_c_is_trec_eval(tmp_path: Path) -> None:
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10", profile="trec_eval-c",
+                     missing="drop")
+    assert r.profile == "trec_eval"
+    assert r.dropped == ["q3"]
+    for i, run in enumerate((RUN_A, RUN_B)):
+        theirs = _pytrec("ndcg_cut_10", QRELS, run)
+        assert r.mean["ndcg_cut_10"][i] == pytest.approx((theirs["q1"] + theirs["q2"]) / 2,
+                                                         abs=1e-12)
+
+
+def test_missing_zero_under_a_profile_without_a_named_twin_says_so(tmp_path: Path) -> None:
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg@10", profile="lightgbm", missing="zero")
+    assert r.profile == "lightgbm+missing=zero"
+    assert r.metric_profiles == {"ndcg@10": "lightgbm+missing=zero"}
+    assert r.qids.tolist() == ["q1", "q2", "q3"]
+    assert r.values["ndcg@10"][1][2] == 0.0  # B has no line for q3
+
+
+def test_the_order_of_the_metrics_changes_no_mean(tmp_path: Path) -> None:
+    q, a, b = _files(tmp_path)
+    one = compare_runs(q, {"A": a, "B": b}, metrics="map ndcg_cut_10 nDCG@10")
+    two = compare_runs(q, {"A": a, "B": b}, metrics="nDCG@10 ndcg_cut_10 map")
+    for m in one.metrics:
+        assert one.mean[m] == pytest.approx(two.mean[m], abs=1e-15)
+    assert one.qids.tolist() == two.qids.tolist()
+
+
+def test_per_query_frame_holds_one_query_set_for_every_metric(tmp_path: Path) -> None:
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="trec_eval-c:ndcg@10 ndcg@10")
+    pq = r.per_query_frame()
+    sets = {m: sorted(pq[pq["metric"] == m]["qid"]) for m in r.metrics}
+    assert sets == {"trec_eval-c:ndcg@10": ["q1", "q2"], "ndcg@10": ["q1", "q2"]}
+    assert not pq[["A", "B"]].isna().any().any()
+
+
+def test_integer_and_string_query_ids_are_one_query_across_runs() -> None:
+    qrels = {"1": {"a": 1}, "2": {"a": 1}}
+    runs = {"A": {1: {"a": 0.9}, 2: {"a": 0.9}}, "B": {"1": {"a": 0.9}, "2": {"x": 0.9}}}
+    r = compare_runs(qrels, runs, metrics="p@1")  # type: ignore[arg-type]
+    assert r.qids.tolist() == ["1", "2"]
+    assert r.dropped == []
+
+
+def test_markup_in_query_ids_and_run_names_is_printed_verbatim(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "q").write_text("[bold]x 0 d1 1\nq2 0 d1 1\n")
+    (tmp_path / "a").write_text("[bold]x Q0 d1 1 1 a\nq2 Q0 d1 1 1 a\n")
+    (tmp_path / "b").write_text("q2 Q0 d1 1 1 b\n")
+    assert _main(["--qrels", str(tmp_path / "q"), "--run", f"[red]A={tmp_path / 'a'}",
+                  "--run", f"B={tmp_path / 'b'}", "--metrics", "p@1"]) == 0
+    out = capsys.readouterr().out
+    assert "dropped from every run and metric: [bold]x" in out
+    assert "[red]A" in out
+
+
+def test_a_long_list_of_dropped_queries_is_counted_and_cut_in_the_table_and_csv(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ids = [f"q{i:02d}" for i in range(12)]
+    (tmp_path / "q").write_text("".join(f"{i} 0 d 1\n" for i in ids))
+    (tmp_path / "a").write_text("".join(f"{i} Q0 d 1 1 a\n" for i in ids))
+    (tmp_path / "b").write_text("q00 Q0 d 1 1 b\n")
+    argv = ["--qrels", str(tmp_path / "q"), "--run", f"A={tmp_path / 'a'}", "--run",
+            f"B={tmp_path / 'b'}", "--metrics", "p@1"]
+    assert _main([*argv, "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert frame["n_dropped"].tolist() == [11, 11]
+    assert frame["dropped"].iloc[0] == "q01, q02, q03, q04, q05, ..."
+    assert _main([*argv, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_dropped"] == 11
+    assert out["dropped"] == ids[1:]
+    assert _main(argv) == 0
+    assert "11 queries dropped from every run and metric: q01, q02, q03, q04, q05, ..." in \
+        capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra", [["--run", "X"], []])
+def test_missing_without_a_comparison_is_refused(tmp_path: Path, extra: list[str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    q, a, _ = _files(tmp_path)
+    argv = ["--qrels", q, "--run", a, "--missing", "zero"]
+    if extra:
+        argv = ["--data", "x", "--scores", "y", "--missing", "zero"]
+    assert _main(argv) == 2
+    assert "--missing" in capsys.readouterr().out
+
+
+def test_an_explicit_qualifier_keeps_its_own_profile_under_another_family(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics="trec_eval-c:ndcg_cut_10 ndcg_cut_10", profile="trec_eval")
+    assert r.metric_profiles == {"trec_eval-c:ndcg_cut_10": "trec_eval-c",
+                                 "ndcg_cut_10": "trec_eval"}
+    assert r.metrics["trec_eval-c:ndcg_cut_10"] == pytest.approx(
+        _ir("nDCG@10", QRELS, RUN_B)[0], abs=1e-12)
+    theirs = _pytrec("ndcg_cut_10", QRELS, RUN_B)
+    assert r.metrics["ndcg_cut_10"] == pytest.approx(sum(theirs.values()) / 2, abs=1e-12)
+
+
+def test_two_qualifiers_of_one_name_are_two_columns(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics="trec_eval:map trec_eval-c:map map map")
+    assert list(r.metrics) == ["trec_eval:map", "trec_eval-c:map", "map"]
+    assert r.metrics["trec_eval-c:map"] == pytest.approx(_ir("AP", QRELS, RUN_B)[0], abs=1e-12)
+    assert r.metrics["trec_eval:map"] == r.metrics["map"]
+
+
+def test_judged_follows_the_same_rule(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    with pytest.raises(ConfigError, match="trec_eval-c:Judged@2"):
+        evaluate_trec(q, b, metrics="Judged@2", profile="trec_eval")
+    r = evaluate_trec(q, b, metrics="Judged@2", profile="trec_eval-c")
+    assert r.metrics["Judged@2"] == pytest.approx(_ir("Judged@2", QRELS, RUN_B)[0], abs=1e-12)
+
+
+def test_a_spelling_with_spaces_is_its_own_key(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    name = "nDCG( dcg='exp-log2' )@10"
+    r = evaluate_trec(q, b, metrics=[name])
+    assert list(r.metrics) == [name]
+    assert r.metric_profiles[name].startswith("trec_eval-c+")
+
+
+def test_a_name_in_no_tools_case_is_the_ltrbench_one(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics="NdCg@10 ndcg@10")
+    assert r.metrics["NdCg@10"] == r.metrics["ndcg@10"]
+    assert r.metric_profiles["NdCg@10"] == "trec_eval"
+
+
+def test_continued_cutoffs_of_an_ir_measures_name_equal_ir_measures(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics="nDCG@1,3")
+    assert list(r.metrics) == ["nDCG@1", "nDCG@3"]
+    for name in r.metrics:
+        assert r.metrics[name] == pytest.approx(_ir(name, QRELS, RUN_B)[0], abs=1e-12)
+
+
+def test_a_profile_object_is_an_explicit_profile(tmp_path: Path) -> None:
+    from bench.metrics import get_profile
+
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics="P_5", profile=get_profile("trec_eval-c"))
+    assert r.metrics["P_5"] == pytest.approx(_ir("P@5", QRELS, RUN_B)[0], abs=1e-12)
+
+
+def test_blank_policy_means_and_per_query_file_use_the_spellings(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "q").write_text("q1 0 d1 1\nq2 0 d2 0\n")  # q2: no relevant document
+    (tmp_path / "r").write_text("q1 Q0 d1 1 1 a\nq2 Q0 d2 1 1 a\n")
+    r = evaluate_trec(tmp_path / "q", tmp_path / "r", metrics="NDCG@2", profile="ltrbench")
+    assert set(r.diagnostics.mean_blank_excluded) == {"NDCG@2"}
+    pq = tmp_path / "pq.csv"
+    assert _main(["--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"), "--metrics",
+                  "recip_rank", "AP", "--per-query", str(pq)]) == 0
+    assert pd.read_csv(pq).columns.tolist() == ["qid", "recip_rank", "AP"]

@@ -399,9 +399,17 @@ def test_an_evaluation_of_one_profile_refuses_names_of_another() -> None:
     ltr = get_profile("ltrbench")
     require_call_profile(parse_metrics("ndcg@10 ltrbench:map"), ltr, "the Dask engine")
     with pytest.raises(ConfigError, match=r"the Dask engine evaluates one profile \('ltrbench'\); "
-                                          r"ndcg_cut_10, P\(rel=2\)@5 need another"):
-        require_call_profile(parse_metrics("ndcg@10 ndcg_cut_10 P(rel=2)@5"), ltr,
-                             "the Dask engine")
+                                          r"trec_eval:ndcg_cut_10, trec_eval-c:P\(rel=2\)@5 need "
+                                          "another"):
+        require_call_profile(parse_metrics("ndcg@10 trec_eval:ndcg_cut_10 trec_eval-c:P(rel=2)@5"),
+                             ltr, "the Dask engine")
+    # a peer name without a qualifier: refused as every explicit profile refuses it (issue 19)
+    with pytest.raises(ConfigError, match="ndcg_cut_10 is a trec_eval name"):
+        require_call_profile(parse_metrics("ndcg_cut_10"), ltr, "the Dask engine")
+    # ... and under its own tool's family it takes the call's profile
+    c = get_profile("trec_eval-c")
+    (spec,) = require_call_profile(parse_metrics("ndcg_cut_10"), c, "the Dask engine")
+    assert (spec.profile, spec.key) == (None, "ndcg_cut_10")
     with pytest.raises(ConfigError, match=r"Judged@5: .* needs TREC qrels"):
         require_call_profile(parse_metrics("Judged@5"), ltr, "the Dask engine")
 

@@ -122,15 +122,20 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
     return [group for _, group in ordered]
 
 
-def require_call_profile(specs: Sequence[MetricSpec], call: Profile, where: str) -> None:
-    """A ConfigError naming the specs that need a profile other than ``call`` (or that ltrbench
-    does not compute), for evaluations of one profile only (``where``: the Dask engine)."""
+def require_call_profile(specs: Sequence[MetricSpec], call: Profile,
+                         where: str) -> list[MetricSpec]:
+    """``specs`` resolved against ``call`` (:func:`resolve`, the call's profile is explicit), for
+    evaluations of one profile only (``where``: the Dask engine); a ConfigError naming the specs
+    that still need another profile (``PROFILE:NAME``, ir_measures parameters) or that ltrbench
+    does not compute."""
     groups(specs, call)  # the not-computed families
-    other = [s.name for s in specs if s.overrides or s.profile not in (None, call.name)]
+    resolved = resolve(specs, call, explicit=True)
+    other = [s.key for s in resolved if s.overrides or s.profile not in (None, call.name)]
     if other:
         raise ConfigError(f"{where} evaluates one profile ({call.name!r}); {', '.join(other)} "
                           "need another: evaluate them with the local engine, or pick the "
                           "profile with --profile and ltrbench names")
+    return resolved
 
 
 def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
