@@ -14,16 +14,20 @@ the call (``evaluate(..., profile=...)``); a trec_eval name under the ``trec_eva
 ir_measures name under :data:`~bench.metrics.peer_names.IR_MEASURES_PROFILE`, its parameters
 (``rel=``, ``gains=``, ``dcg=``) as profile overrides (see :mod:`bench.metrics.peer_names`).
 ``profile:name`` (``trec_eval:ndcg@10``, ``lightgbm:ndcg_cut_10``) computes any name under
-the named profile instead (with the name's overrides).
+the named profile instead (with the name's overrides). When the call gives its profile
+explicitly, :func:`bench.metrics.qualified.resolve` applies it to the peer names of its tool's
+family and refuses the others (issue 19: never a silent mix of conventions).
 
-**When grammars coincide** the first that reads the name wins, in the order ltrbench, trec_eval,
-ir_measures. So every ltrbench name and alias keeps its meaning and the call's profile: the table
-headers (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``R@10``) and the peer spellings that are also
-ltrbench names (``map``, ``ndcg``, ``Rprec``, ``bpref``, ``recip_rank``, ``set_P``, ``AP@100``,
-``nDCG@10``, ``RR@10``, ``ERR@10``, trec_eval's bare ``P`` and ``recall``, which are precision and
-recall over the whole list, not trec_eval's nine default cutoffs). ``evaluate_trec``'s default
-profile is ``trec_eval``, where these mean what trec_eval means; elsewhere write
-``trec_eval:map``. trec_eval comes before ir_measures for ``success`` (trec_eval's cutoffs 1, 5, 10).
+**When grammars coincide** the spelling decides, case included: a name spelled as ltrbench
+spells it -- lower case (``map``, ``ndcg@10``, ``ap``, ``rr@10``, ``recip_rank``, ``bpref``) or
+a table header (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``R@10``, ``ERR@10``, ``Rprec``,
+``set_P``) -- is the ltrbench name; one spelled exactly as trec_eval or ir_measures spells the
+measure and as no ltrbench name (``nDCG@10``, ``AP``, ``RR@10``, ``Bpref``, ``RPrec``,
+``Precision@5``, ``Recall@10``) is that tool's; any other case (``NdCg@10``) is read in the order
+ltrbench, trec_eval, ir_measures. trec_eval's bare ``P`` and ``recall`` are therefore ltrbench's
+precision and recall over the whole list (table headers), not trec_eval's nine default cutoffs.
+``evaluate_trec``'s default profile is ``trec_eval``, where the ltrbench spellings mean what
+trec_eval means. trec_eval comes before ir_measures for ``success`` (trec_eval's cutoffs 1, 5, 10).
 
 ``"ndcg@1,3,5,10,map@10"`` is ``ndcg@1, ndcg@3, ndcg@5, ndcg@10, map@10``; ``"ndcg_cut.5,10"``
 is ``ndcg_cut_5, ndcg_cut_10``. An ltrbench name without ``@k`` is over the whole list, unless
@@ -33,7 +37,10 @@ take no ``@k``; nor do ``rprec``, ``bpref`` and the set measures.
 
 A spec's ``name`` is its canonical spelling, which parses back to the same spec: ``p@10`` for
 ``precision@10``, the tool's spelling for a peer name (``ndcg_cut_10``, ``P(rel=2)@5``), with
-``profile:`` in front when the profile is not the one the spelling implies.
+``profile:`` in front when the profile is not the one the spelling implies. Its ``label`` (the
+key of every result) is the user's own spelling: ``recip_rank``, ``NDCG@10``, ``ndcg_cut.10``
+(a bare cutoff continues the previous spelling: ``NDCG@5,10`` gives ``NDCG@5``, ``NDCG@10``).
+Two spellings of one metric are two keys; a repeated spelling is one.
 """
 
 from __future__ import annotations

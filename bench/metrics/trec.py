@@ -54,7 +54,9 @@ def evaluate_trec(
     :func:`bench.data.trec_objects.as_qrels` / :func:`~bench.data.trec_objects.as_run` (to name
     a frame's columns, call those and pass their result). Within a query, rows keep their order,
     which decides ties under a row-order tie profile. The per-query table's ``qid`` column holds
-    the TREC query ids (strings). ``backend`` as in :func:`bench.metrics.evaluate`.
+    the TREC query ids (strings). ``backend`` as in :func:`bench.metrics.evaluate`; so is
+    ``profile`` (default ``trec_eval``; given explicitly it applies to every peer name of its
+    tool's family and refuses the others: :func:`bench.metrics.qualified.resolve`).
     """
     prof = get_profile(profile if profile is not None else "trec_eval")
     specs = resolve(parse_metrics(metrics), prof, explicit=profile is not None)
