@@ -500,3 +500,15 @@ def test_blank_policy_means_and_per_query_file_use_the_spellings(
     assert _main(["--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"), "--metrics",
                   "recip_rank", "AP", "--per-query", str(pq)]) == 0
     assert pd.read_csv(pq).columns.tolist() == ["qid", "recip_rank", "AP"]
+
+
+def test_missing_zero_beside_a_metric_of_a_dropping_profile_drops_for_all(tmp_path: Path) -> None:
+    """--missing zero applies to the call's profile; a PROFILE:NAME that drops q3 for run B
+    still makes q3 leave every metric and run, and the output says so."""
+    q, a, b = _files(tmp_path)
+    r = compare_runs(q, {"A": a, "B": b}, metrics="map trec_eval:map", missing="zero")
+    assert r.metric_profiles == {"map": "trec_eval-c", "trec_eval:map": "trec_eval"}
+    assert r.qids.tolist() == ["q1", "q2"]
+    assert r.dropped == ["q3"]
+    assert r.left_out == {"A": ["q3"], "B": ["q3"]}
+    assert r.mean["map"] == pytest.approx(r.mean["trec_eval:map"], abs=1e-15)
