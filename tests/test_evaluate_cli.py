@@ -48,7 +48,8 @@ def test_bundled_example_is_small_and_regenerates_byte_for_byte() -> None:
 
 def test_json_output_has_the_documented_shape_and_the_api_values(capsys: pytest.CaptureFixture[str]) -> None:
     out = _json(capsys, ["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@1,10", "map@10"])
-    assert list(out) == ["profile", "n_queries", "metrics", "metric_profiles", "diagnostics"]
+    assert list(out) == ["profile", "n_queries", "metrics", "metric_profiles", "metric_n_queries",
+                         "diagnostics"]
     assert out["profile"] == "ltrbench"
     assert out["metric_profiles"] == {"ndcg@1": "ltrbench", "ndcg@10": "ltrbench",
                                       "map@10": "ltrbench"}

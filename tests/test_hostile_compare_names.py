@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 from pathlib import Path
 
 import ir_measures
@@ -300,10 +301,14 @@ def test_single_evaluation_output_names_each_metrics_profile(
     assert _main([*argv, "--format", "csv"]) == 0
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert frame["profile"].tolist() == ["trec_eval", "trec_eval-c"]
-    assert _main(argv) == 0
+    assert _main([*argv, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metric_n_queries"] == {"ndcg_cut_10": 3, "nDCG@10": 3}
+    assert _main(["--qrels", q, "--run", str(tmp_path / "B.run"), "--metrics", "ndcg_cut_10",
+                  "nDCG@10"]) == 0
     text = capsys.readouterr().out
-    assert "trec_eval-c" in text
-    assert "nDCG@10" in text
+    assert re.search(r"nDCG@10 .* trec_eval-c .* 3 ", text)
+    assert re.search(r"ndcg_cut_10 .* trec_eval .* 2 ", text)  # B has no line for q3
 
 
 # -- more instances of the same classes --------------------------------------------------------

@@ -254,6 +254,10 @@ def _print(result: EvaluationResult, fmt: str) -> None:
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("profile")
+    counts = {k: result.metric_n_queries.get(k, d.n_queries) for k in result.metrics}
+    several = len(set(counts.values())) > 1  # profiles that score different queries
+    if several:
+        table.add_column("queries", justify="right")
     blanks = d.n_blank > 0
     if blanks:
         table.add_column("blank excluded", justify="right")
@@ -261,6 +265,8 @@ def _print(result: EvaluationResult, fmt: str) -> None:
         table.add_column("blank = 1", justify="right")
     for k, v in result.metrics.items():
         row = [escape(k), _fmt(v), escape(result.profile_of(k))]
+        if several:
+            row.append(str(counts[k]))
         if blanks:
             row += [_fmt(m.get(k)) for m in (d.mean_blank_excluded, d.mean_blank_as_0,
                                              d.mean_blank_as_1)]

@@ -149,6 +149,7 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
     keys = [s.key for s in specs]
     metrics = {k: v for r in results for k, v in r.metrics.items()}
     profile_of = {k: r.profile.name for r in results for k in r.metrics}
+    count_of = {k: r.n_queries for r in results for k in r.metrics}
     diag = base.diagnostics
     policies = {r.diagnostics.blank_policy for r in results}
     backends = {r.diagnostics.backend for r in results}
@@ -179,7 +180,9 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
     return EvaluationResult(metrics={k: metrics[n] for k, n in zip(keys, order, strict=True)},
                             diagnostics=merged, per_query=table, profile=base.profile,
                             metric_profiles={k: profile_of[n] for k, n in zip(keys, order, strict=True)},
-                            metric_queries=queries)
+                            metric_queries=queries,
+                            metric_n_queries={k: count_of[n] for k, n in zip(keys, order,
+                                                                             strict=True)})
 
 
 def _ordered(specs: Sequence[MetricSpec], dicts: Iterable[dict[str, float]]) -> dict[str, float]:

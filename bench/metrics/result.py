@@ -28,6 +28,8 @@ class EvaluationResult:
             empty: every metric under :attr:`profile`.
         metric_queries: with ``per_query``, metric -> the query ids it was computed on (metrics
             of different profiles may score different queries: ``missing="zero"``).
+        metric_n_queries: metric -> how many queries it was computed on; empty: every metric
+            on :attr:`n_queries`.
     """
 
     metrics: dict[str, float]
@@ -36,6 +38,7 @@ class EvaluationResult:
     profile: Profile
     metric_profiles: dict[str, str] = field(default_factory=dict)
     metric_queries: dict[str, NDArray[Any]] | None = None
+    metric_n_queries: dict[str, int] = field(default_factory=dict)
 
     def profile_of(self, metric: str) -> str:
         """The name of the profile ``metric`` (a key of :attr:`metrics`) was computed under."""
@@ -46,13 +49,16 @@ class EvaluationResult:
         return self.diagnostics.n_queries
 
     def as_dict(self) -> dict[str, object]:
-        """``{"profile", "n_queries", "metrics", "metric_profiles", "diagnostics"}`` (the CLI's
-        JSON shape; ``metric_profiles`` names the profile of every metric)."""
+        """``{"profile", "n_queries", "metrics", "metric_profiles", "metric_n_queries",
+        "diagnostics"}`` (the CLI's JSON shape; the profile of every metric and the number of
+        queries it was computed on)."""
         return {
             "profile": self.profile.name,
             "n_queries": self.n_queries,
             "metrics": {k: (None if np.isnan(v) else v) for k, v in self.metrics.items()},
             "metric_profiles": {k: self.profile_of(k) for k in self.metrics},
+            "metric_n_queries": {k: self.metric_n_queries.get(k, self.n_queries)
+                                 for k in self.metrics},
             "diagnostics": self.diagnostics.as_dict(),
         }
 
