@@ -520,3 +520,12 @@ def test_missing_zero_beside_a_metric_of_a_dropping_profile_drops_for_all(tmp_pa
     assert r.dropped == ["q3"]
     assert r.left_out == {"A": ["q3"], "B": ["q3"]}
     assert r.mean["map"] == pytest.approx(r.mean["trec_eval:map"], abs=1e-15)
+
+
+def test_a_result_answers_to_the_spelling_it_was_asked_with(tmp_path: Path) -> None:
+    q, _, b = _files(tmp_path)
+    r = evaluate_trec(q, b, metrics="nDCG@10 recip_rank AP")
+    assert r["nDCG@10"] == r.metrics["nDCG@10"]
+    assert r["nDCG@10"] == pytest.approx(_ir("nDCG@10", QRELS, RUN_B)[0], abs=1e-12)
+    with pytest.raises(KeyError, match=r"'mrr' is not a metric of this result .*recip_rank"):
+        r["mrr"]

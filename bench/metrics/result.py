@@ -40,6 +40,14 @@ class EvaluationResult:
     metric_queries: dict[str, NDArray[Any]] | None = None
     metric_n_queries: dict[str, int] = field(default_factory=dict)
 
+    def __getitem__(self, metric: str) -> float:
+        """``result["nDCG@10"]``: the mean of a metric, by the spelling it was asked with."""
+        try:
+            return self.metrics[metric]
+        except KeyError:
+            raise KeyError(f"{metric!r} is not a metric of this result (its metrics, as they were "
+                           f"spelled: {', '.join(self.metrics)})") from None
+
     def profile_of(self, metric: str) -> str:
         """The name of the profile ``metric`` (a key of :attr:`metrics`) was computed under."""
         return self.metric_profiles.get(metric, self.profile.name)
