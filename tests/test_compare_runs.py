@@ -58,7 +58,7 @@ def test_a_query_missing_from_one_run_is_left_out_of_every_run_never_scored_zero
     # means over q1, q2 only: A (1 + 1) / 2, B (0 + 0.5) / 2, C (0.5 + 1) / 2
     assert r.mean["p@2"].tolist() == [1.0, 0.25, 0.75]
     pq = r.per_query_frame()
-    assert pq.columns.tolist() == ["qid", "metric", "A", "B", "C"]
+    assert pq.columns.tolist() == ["qid", "metric", "profile", "A", "B", "C"]
     assert pq["B"].tolist() == [0.0, 0.5]
 
 

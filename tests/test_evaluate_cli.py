@@ -313,7 +313,8 @@ def test_comparison_csv_table_and_per_query_columns(
     assert frame["run"].tolist() == ["A", "B", "C"]
     assert frame["p@2"].tolist() == pytest.approx([2.5 / 3, 1 / 3, 2 / 3], abs=1e-15)
     per_query = pd.read_csv(pq)
-    assert per_query.columns.tolist() == ["qid", "metric", "A", "B", "C"]
+    assert per_query.columns.tolist() == ["qid", "metric", "profile", "A", "B", "C"]
+    assert set(per_query["profile"]) == {"trec_eval"}
     assert per_query[per_query["metric"] == "p@2"]["B"].tolist() == [0.0, 0.5, 0.5]
     assert _main(argv) == 0
     text = capsys.readouterr().out

@@ -24,7 +24,7 @@ drop``, the default under trec_eval) or every judged qrels query, a run without 
 scoring 0 (``--missing zero``, the default under trec_eval-c); the dropped queries are counted and
 named. A run is named by its file stem (``-2``, ``-3`` appended when stems
 collide) or by ``--run NAME=FILE``. ``--format csv`` prints one row per run; ``--per-query``
-writes ``qid,metric`` and one column per run.
+writes ``qid,metric,profile`` and one column per run.
 
 With ``--engine dask`` the data are a folder of query-aligned Parquet shards
 (:mod:`bench.data.query_shards`: ``qid``, ``label`` and a score column, each file whole queries)

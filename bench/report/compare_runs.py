@@ -131,8 +131,9 @@ class RunComparison:
         return pd.DataFrame(cols)
 
     def per_query_frame(self) -> pd.DataFrame:
-        """Long table of the compared values: ``qid``, ``metric``, then one column per run."""
-        parts = [pd.DataFrame({"qid": self.qids, "metric": m,
+        """Long table of the compared values: ``qid``, ``metric``, ``profile`` (the metric's),
+        then one column per run."""
+        parts = [pd.DataFrame({"qid": self.qids, "metric": m, "profile": self.metric_profiles[m],
                                **{n: self.values[m][i] for i, n in enumerate(self.names)}})
                  for m in self.metrics]
         return pd.concat(parts, ignore_index=True)
