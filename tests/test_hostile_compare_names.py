@@ -529,3 +529,8 @@ def test_a_result_answers_to_the_spelling_it_was_asked_with(tmp_path: Path) -> N
     assert r["nDCG@10"] == pytest.approx(_ir("nDCG@10", QRELS, RUN_B)[0], abs=1e-12)
     with pytest.raises(KeyError, match=r"'mrr' is not a metric of this result .*recip_rank"):
         r["mrr"]
+
+
+def test_missing_with_the_dask_engine_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _main(["--engine", "dask", "--data", "shards", "--missing", "zero"]) == 2
+    assert "--missing" in capsys.readouterr().out

@@ -129,9 +129,11 @@ def run(args: argparse.Namespace) -> int:
             ("--query", args.query or sidecar)])
     names = [s.key for s in specs]
     if args.engine == "dask":
-        if args.data is None or args.scores or args.qrels or args.run or args.query:
+        if args.data is None or args.scores or args.qrels or args.run or args.query or \
+                args.missing:
             raise ConfigError("--engine dask takes --data SHARDS_DIR (Parquet shards with qid, "
-                              "label and --score-column) and no --scores/--qrels/--run/--query")
+                              "label and --score-column) and no --scores/--qrels/--run/--query/"
+                              "--missing")
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         result = _evaluate_shards(args, names, profile.name, args.per_query is not None)
         _write_per_query(result, args.per_query)
