@@ -58,7 +58,7 @@ def test_a_query_missing_from_one_run_is_left_out_of_every_run_never_scored_zero
     # means over q1, q2 only: A (1 + 1) / 2, B (0 + 0.5) / 2, C (0.5 + 1) / 2
     assert r.mean["p@2"].tolist() == [1.0, 0.25, 0.75]
     pq = r.per_query_frame()
-    assert pq.columns.tolist() == ["qid", "metric", "A", "B", "C"]
+    assert pq.columns.tolist() == ["qid", "metric", "profile", "A", "B", "C"]
     assert pq["B"].tolist() == [0.0, 0.5]
 
 
@@ -102,7 +102,10 @@ def test_to_frame_has_one_row_per_run_with_the_tests_of_the_primary_metric() -> 
     assert f["run"].tolist() == ["A", "B", "C"]
     assert f.columns.tolist() == ["run", "p@2", "p@2 ci_low", "p@2 ci_high", "mrr", "mrr ci_low",
                                   "mrr ci_high", "best", "p_randomization",
-                                  "p_randomization_holm", "p_t", "p_t_holm", "n_queries"]
+                                  "p_randomization_holm", "p_t", "p_t_holm", "n_queries",
+                                  "p@2 profile", "mrr profile", "missing", "n_dropped", "dropped",
+                                  "n_left_out"]
+    assert f["p@2 profile"].tolist() == ["trec_eval"] * 3
     assert f["best"].tolist() == [True, False, False]
     assert f["p_randomization"].tolist()[1:] == [0.5, 1.0]
     # mrr: A and C rank a relevant document first everywhere (1), B misses q1's: (0 + 1 + 1) / 3

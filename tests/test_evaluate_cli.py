@@ -48,8 +48,11 @@ def test_bundled_example_is_small_and_regenerates_byte_for_byte() -> None:
 
 def test_json_output_has_the_documented_shape_and_the_api_values(capsys: pytest.CaptureFixture[str]) -> None:
     out = _json(capsys, ["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@1,10", "map@10"])
-    assert list(out) == ["profile", "n_queries", "metrics", "diagnostics"]
+    assert list(out) == ["profile", "n_queries", "metrics", "metric_profiles", "metric_n_queries",
+                         "diagnostics"]
     assert out["profile"] == "ltrbench"
+    assert out["metric_profiles"] == {"ndcg@1": "ltrbench", "ndcg@10": "ltrbench",
+                                      "map@10": "ltrbench"}
     assert out["n_queries"] == 50
     d = read_svmlight(DATA)
     ref = evaluate(d.y, np.loadtxt(SCORES), qid=d.qid, metrics="ndcg@1,10 map@10")
@@ -72,8 +75,9 @@ def test_csv_output_and_per_query_file(tmp_path: Path, capsys: pytest.CaptureFix
     assert _main(["--data", DATA, "--scores", SCORES, "--metrics", "ndcg@5 p@5", "--format", "csv",
                   "--profile", "lightgbm", "--per-query", str(per_q)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "metric,value"
+    assert lines[0] == "metric,value,profile"
     assert [ln.split(",")[0] for ln in lines[1:]] == ["ndcg@5", "p@5"]
+    assert [ln.split(",")[2] for ln in lines[1:]] == ["lightgbm", "lightgbm"]
     table = pd.read_csv(per_q)
     assert list(table.columns) == ["qid", "ndcg@5", "p@5"]
     assert len(table) == 50
@@ -309,7 +313,8 @@ def test_comparison_csv_table_and_per_query_columns(
     assert frame["run"].tolist() == ["A", "B", "C"]
     assert frame["p@2"].tolist() == pytest.approx([2.5 / 3, 1 / 3, 2 / 3], abs=1e-15)
     per_query = pd.read_csv(pq)
-    assert per_query.columns.tolist() == ["qid", "metric", "A", "B", "C"]
+    assert per_query.columns.tolist() == ["qid", "metric", "profile", "A", "B", "C"]
+    assert set(per_query["profile"]) == {"trec_eval"}
     assert per_query[per_query["metric"] == "p@2"]["B"].tolist() == [0.0, 0.5, 0.5]
     assert _main(argv) == 0
     text = capsys.readouterr().out

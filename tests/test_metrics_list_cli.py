@@ -62,7 +62,8 @@ def test_evaluate_csv_quotes_a_metric_name_that_holds_a_comma(
                  "--metrics", name, "--format", "csv"]) == 0
     rows = list(csv.reader(capsys.readouterr().out.splitlines()))
     # a then b: the ideal order, so NDCG = 1
-    assert rows == [["metric", "value"], [name, "1.0"]]
+    assert rows == [["metric", "value", "profile"],
+                    [name, "1.0", "trec_eval-c+gain=table"]]
 
 
 @pytest.mark.parametrize("width", [80, 120])

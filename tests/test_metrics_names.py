@@ -18,8 +18,13 @@ def test_a_list_of_cutoffs_expands_and_continues_the_previous_family() -> None:
 
 
 def test_names_are_case_insensitive_aliases_are_canonical_and_duplicates_dropped() -> None:
-    specs = parse_metrics(["NDCG@10", "precision@5", "P@5", "recip_rank", "hit_rate@3", "ap"])
-    assert [s.name for s in specs] == ["ndcg@10", "p@5", "mrr", "hits@3", "map"]
+    """Canonical names fold case and aliases; the keys stay the user's spellings, so two
+    spellings of one metric both answer (issue 19) and only a repeated spelling is dropped."""
+    specs = parse_metrics(["NDCG@10", "precision@5", "P@5", "recip_rank", "hit_rate@3", "ap",
+                           "ap"])
+    assert [s.name for s in specs] == ["ndcg@10", "p@5", "p@5", "mrr", "hits@3", "map"]
+    assert [s.key for s in specs] == ["NDCG@10", "precision@5", "P@5", "recip_rank",
+                                      "hit_rate@3", "ap"]
     assert specs[-1] == MetricSpec("map", None, "map")
 
 

@@ -110,7 +110,10 @@ def test_ir_measures_parameters_become_profile_overrides() -> None:
     (gd,) = parse_metrics("nDCG(dcg='exp-log2')@10")
     assert dict(gd.overrides) == {"gain": "exp2", "max_label": 4, "score_dtype": "float64"}
     # the default values add nothing: the same spec as the plain name under its profile
-    assert parse_metrics("AP(rel=1,judged_only=False)@5") == parse_metrics("trec_eval-c:ap@5")
+    (ap,) = parse_metrics("AP(rel=1,judged_only=False)@5")
+    (plain,) = parse_metrics("trec_eval-c:ap@5")
+    assert (ap.family, ap.k, ap.profile, ap.overrides) == (
+        plain.family, plain.k, plain.profile, plain.overrides)
 
 
 @pytest.mark.parametrize(("name", "message"), [
@@ -135,13 +138,27 @@ def test_ir_measures_names_ltrbench_cannot_honour_are_config_errors(name: str, m
 # -- resolution, qualifier, errors ---------------------------------------------------------------
 
 @pytest.mark.parametrize(("name", "canonical"), [
-    ("P@5", "p@5"), ("R@10", "recall@10"), ("AP@100", "map@100"), ("nDCG@10", "ndcg@10"),
-    ("RR@10", "mrr@10"), ("map", "map"), ("Rprec", "rprec"), ("set_P", "set_p"), ("ERR@10", "err@10"),
+    ("P@5", "p@5"), ("R@10", "recall@10"), ("NDCG@10", "ndcg@10"), ("MAP@10", "map@10"),
+    ("MRR", "mrr"), ("map", "map"), ("Rprec", "rprec"), ("set_P", "set_p"), ("ERR@10", "err@10"),
+    ("recip_rank", "mrr"), ("ap@100", "map@100"), ("rr@10", "mrr@10"), ("ndcg@10", "ndcg@10"),
 ])
-def test_names_two_grammars_read_are_ltrbench_names_under_the_call_profile(
+def test_names_spelled_as_ltrbench_spells_them_are_ltrbench_names_under_the_call_profile(
         name: str, canonical: str) -> None:
+    """Lower case or a table header: ltrbench's spelling (the key stays the user's)."""
     (spec,) = parse_metrics(name)
-    assert (spec.name, spec.profile, spec.overrides) == (canonical, None, ())
+    assert (spec.name, spec.profile, spec.overrides, spec.key) == (canonical, None, (), name)
+
+
+@pytest.mark.parametrize(("name", "family"), [
+    ("AP@100", "map"), ("nDCG@10", "ndcg"), ("RR@10", "mrr"), ("AP", "map"), ("RR", "mrr"),
+    ("Bpref", "bpref"), ("Precision@5", "p"), ("Recall@10", "recall"), ("RPrec", "rprec"),
+])
+def test_ir_measures_own_spellings_are_ir_measures_names(name: str, family: str) -> None:
+    """Spelled exactly as ir_measures spells the measure (case included, issue 19): computed as
+    ir_measures computes it (trec_eval-c) unless the call's profile says otherwise."""
+    (spec,) = parse_metrics(name)
+    assert (spec.family, spec.profile, spec.grammar, spec.key) == (
+        family, IR_MEASURES_PROFILE, "ir_measures", name)
 
 
 def test_a_profile_qualifier_computes_any_name_under_that_profile() -> None:
@@ -219,21 +236,26 @@ def test_evaluate_trec_with_trec_eval_names_equals_pytrec_eval(tmp_path: Path) -
     names = ["ndcg_cut_10", "P_5", "map", "recip_rank", "ndcg_cut_2", "recall_3", "map_cut_2"]
     qrels, run = _dicts(QRELS, RUN)
     theirs = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run)
-    # Under an ltrbench call profile too: the trec_eval names bring their own profile (map and
-    # recip_rank are ltrbench names, so they need the trec_eval profile of the call).
+    # Without a profile the trec_eval names keep trec_eval's (map and recip_rank are ltrbench
+    # names, under evaluate_trec's default trec_eval); under an explicit ltrbench profile they
+    # are refused, and trec_eval:NAME asks for them (issue 19: never resolved silently).
     ours = evaluate_trec(_write(tmp_path / "q", QRELS), _write(tmp_path / "r", RUN),
                          metrics=names, per_query=True)
-    mixed = evaluate_trec(tmp_path / "q", tmp_path / "r", metrics=names[:1] + names[4:],
+    with pytest.raises(ConfigError, match="trec_eval:ndcg_cut_10"):
+        evaluate_trec(tmp_path / "q", tmp_path / "r", metrics=names[:1] + names[4:],
+                      profile="ltrbench")
+    mixed = evaluate_trec(tmp_path / "q", tmp_path / "r",
+                          metrics=[f"trec_eval:{n}" for n in names[:1] + names[4:]],
                           profile="ltrbench", per_query=True)
     assert ours.per_query is not None
     assert mixed.per_query is not None
-    key = {"recip_rank": "mrr"}  # an ltrbench alias: printed as mrr
     for name in names:
-        col = key.get(name, name)
+        col = name  # keys are the user's spellings (recip_rank stays recip_rank)
         for i, q in enumerate(ours.per_query["qid"]):
             assert ours.per_query[col][i] == pytest.approx(theirs[q][name], abs=1e-12)
-            if col in mixed.per_query:
-                assert mixed.per_query[col][i] == pytest.approx(theirs[q][name], abs=1e-12)
+            if f"trec_eval:{col}" in mixed.per_query:
+                assert mixed.per_query[f"trec_eval:{col}"][i] == pytest.approx(
+                    theirs[q][name], abs=1e-12)
         assert ours.metrics[col] == pytest.approx(
             sum(theirs[q][name] for q in theirs) / len(theirs), abs=1e-12)
 
@@ -254,11 +276,10 @@ def test_evaluate_trec_with_ir_measures_names_equals_ir_measures(
     measure = ir_measures.parse_measure(name)
     ours = evaluate_trec(_write(tmp_path / "q", qrels_text), _write(tmp_path / "r", RUN),
                          metrics=[name], per_query=True, profile="trec_eval-c")
-    (spec,) = parse_metrics(name)
-    assert ours.metrics[spec.name] == pytest.approx(measure.calc_aggregate(qrels, run), abs=1e-12)
+    assert ours.metrics[name] == pytest.approx(measure.calc_aggregate(qrels, run), abs=1e-12)
     per_q = {m.query_id: m.value for m in measure.iter_calc(qrels, run)}
     assert ours.per_query is not None
-    got = dict(zip(ours.per_query["qid"], ours.per_query[spec.name], strict=True))
+    got = dict(zip(ours.per_query["qid"], ours.per_query[name], strict=True))
     assert got == pytest.approx(per_q, abs=1e-12)
 
 
@@ -378,9 +399,17 @@ def test_an_evaluation_of_one_profile_refuses_names_of_another() -> None:
     ltr = get_profile("ltrbench")
     require_call_profile(parse_metrics("ndcg@10 ltrbench:map"), ltr, "the Dask engine")
     with pytest.raises(ConfigError, match=r"the Dask engine evaluates one profile \('ltrbench'\); "
-                                          r"ndcg_cut_10, P\(rel=2\)@5 need another"):
-        require_call_profile(parse_metrics("ndcg@10 ndcg_cut_10 P(rel=2)@5"), ltr,
-                             "the Dask engine")
+                                          r"trec_eval:ndcg_cut_10, trec_eval-c:P\(rel=2\)@5 need "
+                                          "another"):
+        require_call_profile(parse_metrics("ndcg@10 trec_eval:ndcg_cut_10 trec_eval-c:P(rel=2)@5"),
+                             ltr, "the Dask engine")
+    # a peer name without a qualifier: refused as every explicit profile refuses it (issue 19)
+    with pytest.raises(ConfigError, match="ndcg_cut_10 is a trec_eval name"):
+        require_call_profile(parse_metrics("ndcg_cut_10"), ltr, "the Dask engine")
+    # ... and under its own tool's family it takes the call's profile
+    c = get_profile("trec_eval-c")
+    (spec,) = require_call_profile(parse_metrics("ndcg_cut_10"), c, "the Dask engine")
+    assert (spec.profile, spec.key) == (None, "ndcg_cut_10")
     with pytest.raises(ConfigError, match=r"Judged@5: .* needs TREC qrels"):
         require_call_profile(parse_metrics("Judged@5"), ltr, "the Dask engine")
 

@@ -74,12 +74,12 @@ def test_the_python_api_example_runs_and_prints_what_the_peer_tools_print(
         qrels, {"ndcg_cut_10", "P_5", "map", "Rprec", "bpref"}).evaluate(run_a)
     trec = names["trec"].metrics  # type: ignore[attr-defined]
     for ours, key in (("ndcg_cut_10", "ndcg_cut_10"), ("P_5", "P_5"), ("map", "map"),
-                      ("rprec", "Rprec"), ("bpref", "bpref")):
+                      ("Rprec", "Rprec"), ("bpref", "bpref")):
         assert trec[ours] == pytest.approx(sum(q[key] for q in theirs.values()) / 2, abs=1e-12)
     irm = names["irm"].metrics  # type: ignore[attr-defined]
     q = [ir_measures.Qrel(a, d, r) for a, docs in qrels.items() for d, r in docs.items()]  # type: ignore[attr-defined]
     r = [ir_measures.ScoredDoc(a, d, s) for a, docs in run_a.items() for d, s in docs.items()]  # type: ignore[attr-defined]
-    for name, key in (("nDCG@10", "ndcg@10"), ("P(rel=2)@5", "P(rel=2)@5"), ("R@10", "recall@10")):
+    for name, key in (("nDCG@10", "nDCG@10"), ("P(rel=2)@5", "P(rel=2)@5"), ("R@10", "R@10")):
         assert irm[key] == pytest.approx(ir_measures.parse_measure(name).calc_aggregate(q, r),
                                          abs=1e-12)
     # LightGBM's convention on the shuffled frame (rows keep their order within a query):

@@ -40,7 +40,7 @@ def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
             f"a run's metrics are ltrbench names under the run's profile; {', '.join(other)} "
             "bring their own profile (evaluate a run's scores with them through ltrbench evaluate, "
             "or set the run's profile and use ltrbench names: ndcg@10, map@10, p@10, recall@10)")
-    return tuple(spec.name for spec in specs)
+    return tuple(dict.fromkeys(spec.name for spec in specs))  # two spellings, one metric
 
 
 def evaluate_scores(

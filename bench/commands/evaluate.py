@@ -9,15 +9,22 @@ Three inputs::
 ``--data`` is an SVMlight/LETOR file (``label qid:Q index:value ... # comment``; without ``qid:``
 the group sizes come from ``--query`` or ``FILE.query``). ``--scores`` holds one score per line in
 the data file's row order, as ``lightgbm``/``xgboost`` ``predict`` write them. Output: a table
-(default), JSON ``{"profile", "n_queries", "metrics", "diagnostics"}``, or CSV ``metric,value``;
-``--per-query OUT.csv`` also writes one row per query.
+(default), JSON ``{"profile", "n_queries", "metrics", "metric_profiles", "diagnostics"}``, or CSV
+``metric,value,profile``; ``--per-query OUT.csv`` also writes one row per query. Metrics are
+keyed by their spelling on the command line, and every metric names the profile it was computed
+under: ``--profile`` applies to every name (a trec_eval name under trec_eval-c is trec_eval -c's;
+a name of another tool's family is refused, ``PROFILE:NAME`` asks for it), and without
+``--profile`` a trec_eval or ir_measures name keeps its tool's profile.
 
 With several ``--run`` options the runs are compared (:mod:`bench.report.compare_runs`): per
 run the mean of each metric with a 95% bootstrap interval over queries, and for the first metric
-paired tests (randomization and t, Holm-corrected) of every run against the best one, on the
-queries common to all runs. A run is named by its file stem (``-2``, ``-3`` appended when stems
+paired tests (randomization and t, Holm-corrected) of every run against the best one, on one
+query set for every metric and every run: the queries all of them were evaluated on (``--missing
+drop``, the default under trec_eval) or every judged qrels query, a run without a line for it
+scoring 0 (``--missing zero``, the default under trec_eval-c); the dropped queries are counted and
+named. A run is named by its file stem (``-2``, ``-3`` appended when stems
 collide) or by ``--run NAME=FILE``. ``--format csv`` prints one row per run; ``--per-query``
-writes ``qid,metric`` and one column per run.
+writes ``qid,metric,profile`` and one column per run.
 
 With ``--engine dask`` the data are a folder of query-aligned Parquet shards
 (:mod:`bench.data.query_shards`: ``qid``, ``label`` and a score column, each file whole queries)
@@ -54,7 +61,7 @@ from bench.metrics import (
 )
 from bench.metrics.families import EVALUATE_METRICS
 from bench.metrics.missing import warnings_as_lines
-from bench.metrics.profiles import DEFAULT_PROFILE
+from bench.metrics.profiles import DEFAULT_PROFILE, Profile
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -91,6 +98,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, metavar="NAME",
                    help=f"convention: {', '.join(PROFILES)} (default: ltrbench; trec_eval for "
                    "--qrels/--run)")
+    p.add_argument("--missing", choices=("drop", "zero"), default=None,
+                   help="with several --run: a qrels query a run has no line for is dropped from "
+                   "every run and metric (drop) or scored 0 (zero, as trec_eval -c); default: "
+                   "the profile's own rule")
     p.add_argument("--per-query", metavar="OUT.csv", help="also write per-query values to this CSV")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
     eng = p.add_argument_group("engine")
@@ -118,11 +129,13 @@ def run(args: argparse.Namespace) -> int:
             ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
             *[("--run", path) for _, path in run_names(args.run or [])],
             ("--query", args.query or sidecar)])
-    names = [s.name for s in specs]
+    names = [s.key for s in specs]
     if args.engine == "dask":
-        if args.data is None or args.scores or args.qrels or args.run or args.query:
+        if args.data is None or args.scores or args.qrels or args.run or args.query or \
+                args.missing:
             raise ConfigError("--engine dask takes --data SHARDS_DIR (Parquet shards with qid, "
-                              "label and --score-column) and no --scores/--qrels/--run/--query")
+                              "label and --score-column) and no --scores/--qrels/--run/--query/"
+                              "--missing")
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         result = _evaluate_shards(args, names, profile.name, args.per_query is not None)
         _write_per_query(result, args.per_query)
@@ -137,13 +150,16 @@ def run(args: argparse.Namespace) -> int:
     per_query = args.per_query is not None
     if trec and len(args.run) > 1:
         return _compare(args, names)
+    if args.missing is not None:
+        raise ConfigError("--missing chooses the queries of a comparison of several --run; for "
+                          "one run pick the profile (trec_eval-c scores a qrels query without a "
+                          "run line 0)")
+    given = None if args.profile is None else get_profile(args.profile)
     if trec:
-        profile = get_profile(args.profile or "trec_eval")
         result = evaluate_trec(args.qrels, run_names(args.run)[0][1], metrics=names,
-                               profile=profile, per_query=per_query)
+                               profile=given, per_query=per_query)
     else:
-        profile = get_profile(args.profile or DEFAULT_PROFILE)
-        result = _evaluate_files(args, names, profile.name, per_query)
+        result = _evaluate_files(args, names, given, per_query)
     _write_per_query(result, args.per_query)
     _print(result, args.format)
     return 0
@@ -199,7 +215,7 @@ def read_scores(path: str | Path, n_rows: int) -> NDArray[np.float64]:
 
 
 def _evaluate_files(
-    args: argparse.Namespace, names: list[str], profile: str, per_query: bool
+    args: argparse.Namespace, names: list[str], profile: Profile | None, per_query: bool
 ) -> EvaluationResult:
     # labels and queries only: the features are checked, never held (a file with index 2e9
     # once made this build a 1.5 TiB matrix)
@@ -228,11 +244,12 @@ def _print(result: EvaluationResult, fmt: str) -> None:
         return
     if fmt == "csv":
         out = csv.writer(sys.stdout, lineterminator="\n")  # names may hold commas: P(rel=2,...)
-        out.writerow(["metric", "value"])
+        out.writerow(["metric", "value", "profile"])
         for k, v in result.metrics.items():
-            out.writerow([k, "" if math.isnan(v) else repr(float(v))])
+            out.writerow([k, "" if math.isnan(v) else repr(float(v)), result.profile_of(k)])
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     d = result.diagnostics
@@ -240,13 +257,20 @@ def _print(result: EvaluationResult, fmt: str) -> None:
                   f"{d.n_documents} documents")
     table.add_column("metric")
     table.add_column("value", justify="right")
+    table.add_column("profile")
+    counts = {k: result.metric_n_queries.get(k, d.n_queries) for k in result.metrics}
+    several = len(set(counts.values())) > 1  # profiles that score different queries
+    if several:
+        table.add_column("queries", justify="right")
     blanks = d.n_blank > 0
     if blanks:
         table.add_column("blank excluded", justify="right")
         table.add_column("blank = 0", justify="right")
         table.add_column("blank = 1", justify="right")
     for k, v in result.metrics.items():
-        row = [k, _fmt(v)]
+        row = [escape(k), _fmt(v), escape(result.profile_of(k))]
+        if several:
+            row.append(str(counts[k]))
         if blanks:
             row += [_fmt(m.get(k)) for m in (d.mean_blank_excluded, d.mean_blank_as_0,
                                              d.mean_blank_as_1)]
@@ -257,7 +281,8 @@ def _print(result: EvaluationResult, fmt: str) -> None:
     console.print(
         f"blank queries (no relevant document): {d.n_blank} ({d.blank_policy}); "
         f"single-document queries: {d.n_single_document}; "
-        f"queries with tied scores in the {ties}: {d.n_queries_with_ties_in_topk}"
+        f"queries with tied scores in the {ties}: {d.n_queries_with_ties_in_topk}",
+        markup=False,
     )
 
 
@@ -298,11 +323,11 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
 
 
 def _compare(args: argparse.Namespace, names: list[str]) -> int:
-    from bench.report.compare_runs import QUERY_RULE, compare_runs
+    from bench.report.compare_runs import compare_runs
 
     runs = dict(run_names(args.run))
-    profile = get_profile(args.profile or "trec_eval")
-    result = compare_runs(args.qrels, runs, metrics=names, profile=profile)
+    profile = None if args.profile is None else get_profile(args.profile)
+    result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
     if args.per_query is not None:
         with atomic_path(args.per_query) as tmp:
             result.per_query_frame().to_csv(tmp, index=False)
@@ -313,6 +338,7 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
         sys.stdout.write(result.to_frame().to_csv(index=False))
         return 0
     from rich.console import Console
+    from rich.markup import escape
     from rich.measure import Measurement
     from rich.table import Table
 
@@ -320,7 +346,7 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
                   f"{result.qids.shape[0]} common queries")
     table.add_column("run")
     for m in result.metrics:
-        table.add_column(m, justify="right")
+        table.add_column(escape(f"{m} [{result.metric_profiles[m]}]"), justify="right")
         table.add_column(f"{result.confidence:.0%} CI", justify="right")
     table.add_column("p rand. Holm", justify="right")
     table.add_column("p t Holm", justify="right")
@@ -332,20 +358,25 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
                       f"{result.ci_low[m][i]:.4f}-{result.ci_high[m][i]:.4f}"]
         tests = ["best", "best"] if i == v.best else [_p(v.p_randomization_holm[i]),
                                                       _p(v.p_t_holm[i])]
-        table.add_row(name, *cells, *tests)
+        table.add_row(escape(name), *cells, *tests)
     console = Console()
     # never cut a number: widen the console to the table (a narrow or piped terminal is 80 wide)
     need = Measurement.get(console, console.options.update(width=1000), table).maximum
     console.width = max(console.width, need)
     console.print(table)
-    console.print(f"queries: {QUERY_RULE}")
+    console.print(f"queries: {result.query_rule}", markup=False)
+    n_drop = len(result.dropped)
+    if n_drop:
+        console.print(f"  {n_drop} {'query' if n_drop == 1 else 'queries'} dropped from every run "
+                      f"and metric: {result.dropped_text()}", markup=False)
     for name in result.names:
         if result.left_out[name]:
             lost = result.left_out[name]
-            shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
+            shown = result.dropped_text(lost)
             console.print(f"  run {name}: {len(lost)} of its {result.evaluated[name]} evaluated "
-                          f"queries left out: {shown}")
-    console.print(f"statistics: {result.statistics()}; unadjusted p-values: --format csv/json")
+                          f"queries left out: {shown}", markup=False)
+    console.print(f"statistics: {result.statistics()}; unadjusted p-values: --format csv/json",
+                  markup=False)
     return 0
 
 

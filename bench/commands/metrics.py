@@ -87,6 +87,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     print()
     print("profile \"the call's\": evaluate(..., profile=...) / --profile (evaluate_trec and "
           "--qrels/--run: trec_eval). PROFILE:NAME picks one for any name.")
+    print("A trec_eval or ir_measures name keeps its tool's profile unless a profile is given; "
+          "then it takes the given profile when that is its tool's (trec_eval names: trec_eval, "
+          "trec_eval-c; ir_measures names: trec_eval-c) and is refused otherwise. Results are "
+          "keyed by the names as written and name each metric's profile.")
     for tool, names in refused.items():
         print(f"not computed ({tool}): {', '.join(names)}")
     return 0

@@ -28,7 +28,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.evaluate import evaluate, query_parts
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
-from bench.metrics.qualified import require_call_profile
+from bench.metrics.qualified import merge, require_call_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.result import EvaluationResult
 from bench.metrics.validate import prepare
@@ -71,8 +71,7 @@ def evaluate_frame(
     if prof.ties == "random":
         raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "
                           "rows, which partitions cannot reproduce; use it with the local engine")
-    specs = parse_metrics(metrics)
-    require_call_profile(specs, prof, "the Dask engine")
+    specs = require_call_profile(parse_metrics(metrics), prof, "the Dask engine")
     if not checked:
         check_query_aligned(ddf, qid=qid, where=where)
     import dask
@@ -83,7 +82,7 @@ def evaluate_frame(
     present = [p for p in computed if p is not None]
     if not present:
         raise DataError(f"{where}: no rows to evaluate")
-    return summarise(combine(present), specs, prof, per_query=per_query)
+    return merge([summarise(combine(present), specs, prof, per_query=per_query)], specs, prof)
 
 
 def _partition_parts(frame: pd.DataFrame, index: int, label: str, score: str, qid: str,

@@ -62,7 +62,7 @@ def evaluate(
     qid: ArrayLike | str | None = None,
     group: ArrayLike | None = None,
     metrics: str | Iterable[str] = ("ndcg@10",),
-    profile: str | Profile = "ltrbench",
+    profile: str | Profile | None = None,
     per_query: bool = False,
     weights: ArrayLike | str | None = None,
     docno: ArrayLike | str | None = None,
@@ -87,6 +87,10 @@ def evaluate(
             :mod:`bench.metrics.names`).
         profile: a name in :data:`PROFILES` or a :class:`Profile` (default ``"ltrbench"``:
             gain ``2^l - 1``, ``1/log2(rank + 1)``, ties averaged, blank queries excluded).
+            Given explicitly, it applies to every name: a peer name of its tool family
+            (``ndcg_cut_10`` under ``trec_eval-c``) takes it, one of another family is refused
+            (:func:`bench.metrics.qualified.resolve`); left out, a peer name keeps its tool's
+            profile and :attr:`EvaluationResult.metric_profiles` names each metric's.
         per_query: also return the per-query table.
         weights: one weight per query, or per row (a query's weight is then the mean of its rows'
             weights, as LightGBM's ``Metadata::CalculateQueryWeights``).
@@ -119,8 +123,8 @@ def evaluate(
     elif scores is None or label is not None or score is not None:
         raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
                           "evaluate(labels, scores, ...)")
-    prof = get_profile(profile)
-    specs = parse_metrics(metrics)
+    prof = get_profile(profile if profile is not None else "ltrbench")
+    specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
     prep = prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,

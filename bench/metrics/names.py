@@ -14,16 +14,20 @@ the call (``evaluate(..., profile=...)``); a trec_eval name under the ``trec_eva
 ir_measures name under :data:`~bench.metrics.peer_names.IR_MEASURES_PROFILE`, its parameters
 (``rel=``, ``gains=``, ``dcg=``) as profile overrides (see :mod:`bench.metrics.peer_names`).
 ``profile:name`` (``trec_eval:ndcg@10``, ``lightgbm:ndcg_cut_10``) computes any name under
-the named profile instead (with the name's overrides).
+the named profile instead (with the name's overrides). When the call gives its profile
+explicitly, :func:`bench.metrics.qualified.resolve` applies it to the peer names of its tool's
+family and refuses the others (issue 19: never a silent mix of conventions).
 
-**When grammars coincide** the first that reads the name wins, in the order ltrbench, trec_eval,
-ir_measures. So every ltrbench name and alias keeps its meaning and the call's profile: the table
-headers (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``R@10``) and the peer spellings that are also
-ltrbench names (``map``, ``ndcg``, ``Rprec``, ``bpref``, ``recip_rank``, ``set_P``, ``AP@100``,
-``nDCG@10``, ``RR@10``, ``ERR@10``, trec_eval's bare ``P`` and ``recall``, which are precision and
-recall over the whole list, not trec_eval's nine default cutoffs). ``evaluate_trec``'s default
-profile is ``trec_eval``, where these mean what trec_eval means; elsewhere write
-``trec_eval:map``. trec_eval comes before ir_measures for ``success`` (trec_eval's cutoffs 1, 5, 10).
+**When grammars coincide** the spelling decides, case included: a name spelled as ltrbench
+spells it -- lower case (``map``, ``ndcg@10``, ``ap``, ``rr@10``, ``recip_rank``, ``bpref``) or
+a table header (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``R@10``, ``ERR@10``, ``Rprec``,
+``set_P``) -- is the ltrbench name; one spelled exactly as trec_eval or ir_measures spells the
+measure and as no ltrbench name (``nDCG@10``, ``AP``, ``RR@10``, ``Bpref``, ``RPrec``,
+``Precision@5``, ``Recall@10``) is that tool's; any other case (``NdCg@10``) is read in the order
+ltrbench, trec_eval, ir_measures. trec_eval's bare ``P`` and ``recall`` are therefore ltrbench's
+precision and recall over the whole list (table headers), not trec_eval's nine default cutoffs.
+``evaluate_trec``'s default profile is ``trec_eval``, where the ltrbench spellings mean what
+trec_eval means. trec_eval comes before ir_measures for ``success`` (trec_eval's cutoffs 1, 5, 10).
 
 ``"ndcg@1,3,5,10,map@10"`` is ``ndcg@1, ndcg@3, ndcg@5, ndcg@10, map@10``; ``"ndcg_cut.5,10"``
 is ``ndcg_cut_5, ndcg_cut_10``. An ltrbench name without ``@k`` is over the whole list, unless
@@ -33,7 +37,10 @@ take no ``@k``; nor do ``rprec``, ``bpref`` and the set measures.
 
 A spec's ``name`` is its canonical spelling, which parses back to the same spec: ``p@10`` for
 ``precision@10``, the tool's spelling for a peer name (``ndcg_cut_10``, ``P(rel=2)@5``), with
-``profile:`` in front when the profile is not the one the spelling implies.
+``profile:`` in front when the profile is not the one the spelling implies. Its ``label`` (the
+key of every result) is the user's own spelling: ``recip_rank``, ``NDCG@10``, ``ndcg_cut.10``
+(a bare cutoff continues the previous spelling: ``NDCG@5,10`` gives ``NDCG@5``, ``NDCG@10``).
+Two spellings of one metric are two keys; a repeated spelling is one.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
@@ -73,6 +80,7 @@ GRAMMARS = ("ltrbench", "trec_eval", "ir_measures")
 _ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
+_HEADERS = frozenset(f.header for f in FAMILIES.values())
 _QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+-]*):(?P<body>.+)$")
 __all__ = ["MAX_CUTOFF", "MetricSpec", "parse_metrics", "valid_metric_names"]
 
@@ -86,8 +94,12 @@ class MetricSpec:
     (``(field, value)`` pairs of :class:`~bench.metrics.profiles.Profile`, sorted by field).
 
     ``name`` is the canonical spelling (``"p@10"`` for ``"precision@10"``, ``"ndcg_cut_10"``,
-    ``"trec_eval:map"``), parses back to an equal spec, and is the key of
-    :attr:`EvaluationResult.metrics`.
+    ``"trec_eval:map"``) and parses back to an equal spec. ``label`` is the user's own spelling
+    (``"recip_rank"``, ``"NDCG@10"``, ``"ndcg_cut.10"``), the key of
+    :attr:`EvaluationResult.metrics`. ``grammar`` is the grammar that read the name and
+    ``explicit`` says whether ``profile`` came from a ``PROFILE:`` qualifier (else from the
+    grammar): :func:`bench.metrics.qualified.resolve` decides from them what an explicitly given
+    call profile does with the name. The last three fields do not take part in equality.
     """
 
     family: str
@@ -95,6 +107,14 @@ class MetricSpec:
     name: str
     profile: str | None = None
     overrides: Overrides = ()
+    label: str = field(default="", compare=False)
+    grammar: str = field(default="ltrbench", compare=False)
+    explicit: bool = field(default=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        """The output key: the user's spelling (``label``), else the canonical ``name``."""
+        return self.label or self.name
 
     @property
     def pointwise(self) -> bool:
@@ -143,7 +163,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
     seen: set[str] = set()
-    previous: tuple[_Continue, str | None] | None = None
+    previous: tuple[_Continue, str | None, str] | None = None
     for token in tokens:
         if _CUTOFF.fullmatch(token):
             if previous is None:
@@ -152,14 +172,19 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                     f"valid names: {valid_metric_names()}"
                 )
             readings, qualifier = [previous[0](token)], previous[1]
+            labels = [previous[2] + token if previous[2] else ""]
         else:
             qualifier, body = _qualifier(token)
             readings, cont = _read(body, token)
-            previous = (cont, qualifier) if cont is not None else None
-        for reading in readings:
+            stem = _stem(token)
+            previous = (cont, qualifier, stem) if cont is not None else None
+            labels = [token] if len(readings) == 1 else [""] * len(readings)
+        for reading, label in zip(readings, labels, strict=True):
             spec = _spec(reading, qualifier)
-            if spec.name not in seen:
-                seen.add(spec.name)
+            spec = replace(spec, label=label or (f"{qualifier}:{reading.spelling}"
+                                                 if qualifier else reading.spelling))
+            if spec.label not in seen:
+                seen.add(spec.label)
                 out.append(spec)
     return out
 
@@ -189,6 +214,13 @@ def _split(item: str) -> list[str]:
     return tokens
 
 
+def _stem(token: str) -> str:
+    """What a bare cutoff after ``token`` continues, in the user's spelling: ``"NDCG@"`` for
+    ``"NDCG@5"``, ``"ndcg_cut."`` for ``"ndcg_cut.5"``; ``""`` when ``token`` ends in no cutoff."""
+    m = re.match(r"^(?P<stem>.*[@_.])[0-9]+$", token)
+    return m.group("stem") if m else ""
+
+
 def _qualifier(token: str) -> tuple[str | None, str]:
     m = _QUALIFIED.match(token)
     if m is None:
@@ -204,6 +236,10 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     """The readings of one name (ltrbench, else trec_eval, else ir_measures) and how a bare
     number after it continues it (``None`` after a pointwise metric)."""
     lt = _read_ltrbench(body)
+    if lt is not None and not _ltrbench_exact(body):
+        peer = _read_peer_exact(body)  # nDCG@10, AP, RR: ir_measures' own spelling
+        if peer is not None:
+            return peer
     if lt is not None:
         family = lt.family
         cont = None if family in POINTWISE_FAMILIES else (lambda k: _ltrbench(family, k))
@@ -218,6 +254,33 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
+
+
+def _ltrbench_exact(body: str) -> bool:
+    """True when ``body`` is spelled as ltrbench spells it: lower case (``ndcg@10``, ``ap``,
+    ``recip_rank``) or a table header (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``Rprec``)."""
+    if _ITEM.match(body) is not None:
+        return True
+    return body.partition("@")[0] in _HEADERS
+
+
+def _read_peer_exact(body: str) -> tuple[list[Reading], _Continue | None] | None:
+    """The trec_eval or ir_measures reading of ``body`` when it is spelled exactly (case
+    included) as that tool spells the measure, e.g. ``nDCG@10``, ``AP``, ``RR@10``, ``Bpref``;
+    else ``None``. Such a name means what its tool means, not what the ltrbench name that the
+    same letters in another case spell means."""
+    trec = read_trec_eval(body)
+    if trec is not None and body.startswith(trec[1].name):
+        measure = trec[1]
+        return trec[0], (lambda k: trec_reading(measure, k))
+    ir = read_ir_measures(body)
+    if ir is None:
+        return None
+    _, measure, params = ir
+    head = re.split(r"[(@]", body.strip(), maxsplit=1)[0].strip()
+    if head not in (measure.name, *measure.aliases):
+        return None
+    return [ir[0]], (lambda k: ir_reading(measure, params, check_cutoff(k, k)))
 
 
 def _read_ltrbench(body: str) -> Reading | None:
@@ -247,7 +310,8 @@ def _ltrbench(family: str, k: str | None) -> Reading:
 def _spec(reading: Reading, qualifier: str | None) -> MetricSpec:
     """The spec of a reading under an explicit ``profile:`` and its canonical name."""
     r = reading if qualifier is None else replace(reading, profile=qualifier)
-    return MetricSpec(r.family, r.k, _name(r, reading.profile), r.profile, r.overrides)
+    return MetricSpec(r.family, r.k, _name(r, reading.profile), r.profile, r.overrides,
+                      grammar=reading.grammar, explicit=qualifier is not None)
 
 
 def _name(r: Reading, implied: str | None) -> str:
@@ -263,9 +327,13 @@ def _name(r: Reading, implied: str | None) -> str:
 
 
 def _grammar_of(spelling: str) -> str:
-    if _read_ltrbench(spelling) is not None:
+    if _read_ltrbench(spelling) is not None and (
+            _ltrbench_exact(spelling) or _read_peer_exact(spelling) is None):
         return "ltrbench"
-    return "trec_eval" if read_trec_eval(spelling) is not None else "ir_measures"
+    trec = read_trec_eval(spelling)
+    if trec is not None and (_read_ltrbench(spelling) is None or spelling.startswith(trec[1].name)):
+        return "trec_eval"
+    return "ir_measures"
 
 
 def _suggest(body: str) -> str:

@@ -1,4 +1,21 @@
-"""Evaluations of specs that carry their own profile: split into groups, one evaluation each, merged.
+"""Evaluations of specs that carry their own profile: resolved, split into groups, merged.
+
+**Resolution** (:func:`resolve`, issue 19: a name and a profile that disagree are never resolved
+silently). When the call names its profile explicitly (``profile=`` / ``--profile``):
+
+* an ltrbench name is computed under the call's profile;
+* a peer name (trec_eval or ir_measures spelling, no ``PROFILE:``) whose tool family is the
+  call's (:data:`FAMILY_PROFILES`: a trec_eval name under ``trec_eval`` or ``trec_eval-c``, an
+  ir_measures name under ``trec_eval-c``) is computed under the call's profile, so
+  ``--profile trec_eval-c --metrics P_5,ndcg_cut_10`` is ``trec_eval -c``'s P_5 and ndcg_cut_10;
+* any other peer name is refused with a ConfigError naming the ``PROFILE:NAME`` that asks for
+  its own tool's value and the ltrbench name that asks for the call's;
+* ``PROFILE:NAME`` is computed under the named profile.
+
+Without an explicit profile every peer name keeps its own tool's profile (trec_eval: no ``-c``;
+ir_measures: ``trec_eval-c``, it scores a qrels query without a run line 0,
+``providers/base.py:18-27``) and every result names each metric's profile
+(:attr:`EvaluationResult.metric_profiles`).
 
 A :class:`~bench.metrics.names.MetricSpec` of a trec_eval or ir_measures name (or
 ``profile:name``) is computed under its own profile with its overrides
@@ -19,7 +36,7 @@ the same prepared queries; :func:`merge` puts the results back into one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -28,9 +45,49 @@ import pandas as pd
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
-from bench.metrics.peer_names import QRELS_ONLY
+from bench.metrics.peer_names import IR_MEASURES_PROFILE, QRELS_ONLY, TREC_EVAL_PROFILE
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.result import EvaluationResult
+
+#: The call profiles under which a peer grammar's names take the call's profile (its tool's family).
+FAMILY_PROFILES: dict[str, tuple[str, ...]] = {
+    "trec_eval": (TREC_EVAL_PROFILE, "trec_eval-c"),
+    "ir_measures": (IR_MEASURES_PROFILE,),
+}
+
+
+def _base_name(profile: Profile) -> str:
+    """A profile's name without overrides (``+...``)."""
+    return profile.name.partition("+")[0]
+
+
+def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> list[MetricSpec]:
+    """``specs`` with the call's profile applied (see the module docstring).
+
+    A peer spec moved to the call's profile keeps its overrides (``P(rel=2)@5`` under
+    ``trec_eval-c``) and gets a name unique to that profile (``{call}:{name}``), so it never
+    shares a key with the same spelling computed under its own profile.
+
+    Raises:
+        ConfigError: ``explicit`` and a peer name of another tool family than the call's profile.
+    """
+    if not explicit:
+        return list(specs)
+    out: list[MetricSpec] = []
+    for spec in specs:
+        if spec.explicit or spec.grammar not in FAMILY_PROFILES or spec.profile is None:
+            out.append(spec)
+            continue
+        if _base_name(call) in FAMILY_PROFILES[spec.grammar]:
+            out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
+            continue
+        plain = spec.family if spec.k is None else f"{spec.family}@{spec.k}"
+        raise ConfigError(
+            f"{spec.key} is {_article(spec.grammar)} {spec.grammar} name: {spec.grammar} computes it as profile "
+            f"{spec.profile!r} does, not as the profile {call.name!r} given for this call; write "
+            f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
+            f"{plain} for its value under {call.name!r}")
+    return out
 
 
 def spec_profile(spec: MetricSpec, call: Profile) -> Profile:
@@ -65,25 +122,34 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
     return [group for _, group in ordered]
 
 
-def require_call_profile(specs: Sequence[MetricSpec], call: Profile, where: str) -> None:
-    """A ConfigError naming the specs that need a profile other than ``call`` (or that ltrbench
-    does not compute), for evaluations of one profile only (``where``: the Dask engine)."""
+def require_call_profile(specs: Sequence[MetricSpec], call: Profile,
+                         where: str) -> list[MetricSpec]:
+    """``specs`` resolved against ``call`` (:func:`resolve`, the call's profile is explicit), for
+    evaluations of one profile only (``where``: the Dask engine); a ConfigError naming the specs
+    that still need another profile (``PROFILE:NAME``, ir_measures parameters) or that ltrbench
+    does not compute."""
     groups(specs, call)  # the not-computed families
-    other = [s.name for s in specs if s.overrides or s.profile not in (None, call.name)]
+    resolved = resolve(specs, call, explicit=True)
+    other = [s.key for s in resolved if s.overrides or s.profile not in (None, call.name)]
     if other:
         raise ConfigError(f"{where} evaluates one profile ({call.name!r}); {', '.join(other)} "
                           "need another: evaluate them with the local engine, or pick the "
                           "profile with --profile and ltrbench names")
+    return resolved
 
 
 def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
           call: Profile) -> EvaluationResult:
-    """One result of the groups' results (see the module docstring); ``specs`` gives the order."""
-    if len(results) == 1:
-        return results[0]
+    """One result of the groups' results (see the module docstring); ``specs`` gives the order.
+
+    Keys become the users' spellings (:attr:`MetricSpec.key`); every metric names its profile
+    (:attr:`EvaluationResult.metric_profiles`) and, with per-query tables, its queries."""
     base = next((r for r in results if r.profile is call), results[0])
     order = [s.name for s in specs]
+    keys = [s.key for s in specs]
     metrics = {k: v for r in results for k, v in r.metrics.items()}
+    profile_of = {k: r.profile.name for r in results for k in r.metrics}
+    count_of = {k: r.n_queries for r in results for k in r.metrics}
     diag = base.diagnostics
     policies = {r.diagnostics.blank_policy for r in results}
     backends = {r.diagnostics.backend for r in results}
@@ -92,11 +158,12 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         blank_policy=diag.blank_policy if len(policies) == 1 else "; ".join(
             f"{r.profile.name}: {r.diagnostics.blank_policy}" for r in results),
         backend="+".join(sorted(backends)),
-        mean_blank_excluded=_ordered(order, (r.diagnostics.mean_blank_excluded for r in results)),
-        mean_blank_as_0=_ordered(order, (r.diagnostics.mean_blank_as_0 for r in results)),
-        mean_blank_as_1=_ordered(order, (r.diagnostics.mean_blank_as_1 for r in results)),
+        mean_blank_excluded=_ordered(specs, (r.diagnostics.mean_blank_excluded for r in results)),
+        mean_blank_as_0=_ordered(specs, (r.diagnostics.mean_blank_as_0 for r in results)),
+        mean_blank_as_1=_ordered(specs, (r.diagnostics.mean_blank_as_1 for r in results)),
     )
     table = None
+    queries = None
     if base.per_query is not None:
         # Groups may score different queries (``missing="zero"`` adds the qrels queries without a
         # run line): rows are joined on the query id, in the order of the union's sorted ids when
@@ -106,15 +173,21 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         index = frames[0].index if same else frames[0].index.union(
             [q for f in frames[1:] for q in f.index], sort=False).sort_values()
         columns = {c: f[c].reindex(index) for f in frames for c in f.columns}
+        scored = {c: f.index.to_numpy() for f in frames for c in f.columns}
         table = pd.DataFrame({"qid": index.to_numpy(),
-                              **{n: columns[n].to_numpy() for n in order}})
-    return EvaluationResult(metrics={n: metrics[n] for n in order}, diagnostics=merged,
-                            per_query=table, profile=base.profile)
+                              **{k: columns[n].to_numpy() for k, n in zip(keys, order, strict=True)}})
+        queries = {k: scored[n] for k, n in zip(keys, order, strict=True)}
+    return EvaluationResult(metrics={k: metrics[n] for k, n in zip(keys, order, strict=True)},
+                            diagnostics=merged, per_query=table, profile=base.profile,
+                            metric_profiles={k: profile_of[n] for k, n in zip(keys, order, strict=True)},
+                            metric_queries=queries,
+                            metric_n_queries={k: count_of[n] for k, n in zip(keys, order,
+                                                                             strict=True)})
 
 
-def _ordered(order: list[str], dicts: object) -> dict[str, float]:
-    found = {k: v for d in dicts for k, v in d.items()}  # type: ignore[attr-defined]
-    return {n: found[n] for n in order if n in found}
+def _ordered(specs: Sequence[MetricSpec], dicts: Iterable[dict[str, float]]) -> dict[str, float]:
+    found = {k: v for d in dicts for k, v in d.items()}
+    return {s.key: found[s.name] for s in specs if s.name in found}
 
 
 def _overrides_text(spec: MetricSpec) -> str:
@@ -122,4 +195,9 @@ def _overrides_text(spec: MetricSpec) -> str:
                     for f, v in spec.overrides)
 
 
-__all__ = ["groups", "merge", "require_call_profile", "spec_profile"]
+__all__ = ["FAMILY_PROFILES", "groups", "merge", "require_call_profile", "resolve",
+           "spec_profile"]
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"

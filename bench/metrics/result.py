@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from bench.metrics.diagnostics import Diagnostics
 from bench.metrics.profiles import Profile
@@ -16,27 +18,55 @@ class EvaluationResult:
     """What :func:`evaluate` returns.
 
     Attributes:
-        metrics: metric name -> mean over queries (NaN when no query has a value).
+        metrics: metric -> mean over queries (NaN when no query has a value), keyed by the
+            user's own spelling of each name (``"recip_rank"``, ``"nDCG@10"``, ``"AP"``).
         diagnostics: :class:`Diagnostics` (``.as_dict()`` for JSON).
         per_query: DataFrame with ``qid`` then one column per metric (``None`` unless asked).
-        profile: the :class:`Profile` used.
+        profile: the call's :class:`Profile`.
+        metric_profiles: metric -> the name of the profile it was computed under (a peer
+            name's or ``PROFILE:NAME``'s own, with overrides: ``trec_eval-c+relevance_threshold=2.0``);
+            empty: every metric under :attr:`profile`.
+        metric_queries: with ``per_query``, metric -> the query ids it was computed on (metrics
+            of different profiles may score different queries: ``missing="zero"``).
+        metric_n_queries: metric -> how many queries it was computed on; empty: every metric
+            on :attr:`n_queries`.
     """
 
     metrics: dict[str, float]
     diagnostics: Diagnostics
     per_query: pd.DataFrame | None
     profile: Profile
+    metric_profiles: dict[str, str] = field(default_factory=dict)
+    metric_queries: dict[str, NDArray[Any]] | None = None
+    metric_n_queries: dict[str, int] = field(default_factory=dict)
+
+    def __getitem__(self, metric: str) -> float:
+        """``result["nDCG@10"]``: the mean of a metric, by the spelling it was asked with."""
+        try:
+            return self.metrics[metric]
+        except KeyError:
+            raise KeyError(f"{metric!r} is not a metric of this result (its metrics, as they were "
+                           f"spelled: {', '.join(self.metrics)})") from None
+
+    def profile_of(self, metric: str) -> str:
+        """The name of the profile ``metric`` (a key of :attr:`metrics`) was computed under."""
+        return self.metric_profiles.get(metric, self.profile.name)
 
     @property
     def n_queries(self) -> int:
         return self.diagnostics.n_queries
 
     def as_dict(self) -> dict[str, object]:
-        """``{"profile", "n_queries", "metrics", "diagnostics"}`` (the CLI's JSON shape)."""
+        """``{"profile", "n_queries", "metrics", "metric_profiles", "metric_n_queries",
+        "diagnostics"}`` (the CLI's JSON shape; the profile of every metric and the number of
+        queries it was computed on)."""
         return {
             "profile": self.profile.name,
             "n_queries": self.n_queries,
             "metrics": {k: (None if np.isnan(v) else v) for k, v in self.metrics.items()},
+            "metric_profiles": {k: self.profile_of(k) for k in self.metrics},
+            "metric_n_queries": {k: self.metric_n_queries.get(k, self.n_queries)
+                                 for k in self.metrics},
             "diagnostics": self.diagnostics.as_dict(),
         }
 

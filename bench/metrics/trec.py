@@ -30,7 +30,7 @@ from bench.metrics.evaluate import Judged, query_parts
 from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
-from bench.metrics.qualified import groups, merge
+from bench.metrics.qualified import groups, merge, resolve
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import gains, relevant_rows
@@ -42,7 +42,7 @@ def evaluate_trec(
     run_path: RunInput,
     *,
     metrics: str | Iterable[str],
-    profile: str | Profile = "trec_eval",
+    profile: str | Profile | None = None,
     per_query: bool = False,
     backend: str = "auto",
 ) -> EvaluationResult:
@@ -55,10 +55,12 @@ def evaluate_trec(
     :func:`bench.data.trec_objects.as_qrels` / :func:`~bench.data.trec_objects.as_run` (to name
     a frame's columns, call those and pass their result). Within a query, rows keep their order,
     which decides ties under a row-order tie profile. The per-query table's ``qid`` column holds
-    the TREC query ids (strings). ``backend`` as in :func:`bench.metrics.evaluate`.
+    the TREC query ids (strings). ``backend`` as in :func:`bench.metrics.evaluate`; so is
+    ``profile`` (default ``trec_eval``; given explicitly it applies to every peer name of its
+    tool's family and refuses the others: :func:`bench.metrics.qualified.resolve`).
     """
-    prof = get_profile(profile)
-    specs = parse_metrics(metrics)
+    prof = get_profile(profile if profile is not None else "trec_eval")
+    specs = resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     qrels = as_qrels(qrels_path)
     run = as_run(run_path)
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics

@@ -256,7 +256,7 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
                 out = fn()
                 best[key] = min(best.get(key, float("inf")), time.perf_counter() - t)
                 if key == "lgb0":
-                    value = float(out["ndcg@10"])  # type: ignore[index]
+                    value = float(out["ndcg@10"])
     lgb_eval.set_threads(all_cores)
     _, rss = _peak_memory(lgb_eval)
     note = f"Dataset+Booster construction {build:.1f} s excluded"

@@ -4,15 +4,22 @@
 every run with :func:`bench.metrics.evaluate_trec` under one profile, then compares them with the
 statistics the leaderboards use (:mod:`bench.report.stats`):
 
-* **Queries.** The profile's query selection applies to each run (trec_eval: the run's queries
-  that have qrels). The comparison then uses the queries *common to all runs*: a paired test
-  compares two systems on the same query, and a query one run did not answer has no observed
-  value to pair (scoring it 0 would invent an observation, one the profile may not even define,
-  and would make the test's result depend on the imputation rather than on the runs). The queries
-  each run loses this way are listed (:attr:`RunComparison.left_out`); means in the comparison
-  are over the common queries, so they can differ from a run's own ``evaluate`` mean when runs
-  answer different queries. A query without a value under the profile (a blank query the
-  profile excludes: NaN) is left out of that metric's mean and tests, as in the leaderboards.
+* **Queries: one set for every metric and every run.** Each run is evaluated under the profile
+  of each metric (the call's, or a peer name's own when no profile is given: see
+  :func:`bench.metrics.qualified.resolve`), which selects its queries (trec_eval: the run's
+  queries that have qrels; trec_eval -c / ``missing="zero"``: every judged qrels query, a query
+  without a run line scoring 0). The comparison then uses the queries *every metric of every run*
+  was evaluated on, so that adding a metric can never change the queries another metric is
+  averaged over (issue 19: under ``trec_eval-c``, ``ndcg_cut_10`` alone and ``ndcg_cut_10,map``
+  once picked different winners). ``missing`` chooses how a query one run did not answer is
+  treated: ``"drop"`` (left out of every run and metric: a paired test compares two systems on
+  the same query, and a query one run did not answer has no observed value to pair) or
+  ``"zero"`` (scored 0, as ``trec_eval -c``: the call's profile with ``missing="zero"``); the
+  default is the call's profile's own rule. The queries dropped are counted and named
+  (:attr:`RunComparison.dropped`, per run :attr:`RunComparison.left_out`); means in the
+  comparison are over the common queries, so they can differ from a run's own ``evaluate``
+  mean. A query without a value under the profile (a blank query the profile excludes: NaN) is
+  left out of that metric's mean and tests, as in the leaderboards.
 * **Means** with a percentile bootstrap interval over queries (:func:`bench.report.stats.bootstrap_ci`,
   Efron & Tibshirani 1993, ch. 13), the same resampled queries for every run.
 * **Paired tests** on the primary (first) metric of every run against the best run (highest mean):
@@ -28,8 +35,7 @@ module compares each run with the best one only, reports both tests and corrects
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from functools import reduce
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,12 +46,21 @@ from bench.data.jsonio import json_number
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, get_profile, parse_metrics
-from bench.metrics.profiles import Profile
+from bench.metrics.profiles import PROFILES, Profile
 from bench.report import stats
 
-#: What :class:`RunComparison` says about the queries it uses (printed by the command).
-QUERY_RULE = ("queries common to all runs (each run's queries selected by the profile; a query "
-              "missing from a run is left out of the comparison, never scored 0)")
+#: What :class:`RunComparison` says about the queries it uses, per ``missing`` rule.
+QUERY_RULES = {
+    "drop": ("queries common to all runs and all metrics (each selected by its metric's profile; "
+             "a query missing from a run is dropped from every run and metric, never scored 0)"),
+    "zero": ("every judged qrels query, a run without a line for it scoring 0 (missing zero, as "
+             "trec_eval -c); a query some metric or run was not evaluated on is dropped from all"),
+}
+#: The rule of the default comparison (kept for callers of the first release).
+QUERY_RULE = QUERY_RULES["drop"]
+MISSING_RULES = tuple(QUERY_RULES)
+#: How many dropped query ids the summaries name (the count is always given).
+SHOWN_DROPPED = 5
 
 
 @dataclass(frozen=True)
@@ -73,6 +88,19 @@ class RunComparison:
     n_bootstrap: int
     n_permutations: int
     seed: int
+    metric_profiles: dict[str, str]
+    missing: str
+    dropped: list[str]
+
+    @property
+    def query_rule(self) -> str:
+        """The query rule in words (printed by the command, in the JSON and the CSV)."""
+        return QUERY_RULES[self.missing]
+
+    def dropped_text(self, ids: list[str] | None = None) -> str:
+        """``"q3, q7, ..."``: the first :data:`SHOWN_DROPPED` of ``ids`` (default: dropped)."""
+        ids = self.dropped if ids is None else ids
+        return ", ".join(ids[:SHOWN_DROPPED]) + (", ..." if len(ids) > SHOWN_DROPPED else "")
 
     @property
     def best(self) -> str:
@@ -83,7 +111,9 @@ class RunComparison:
         """One row per run: ``run``, per metric its mean, ``<metric> ci_low``/``ci_high``, then
         ``best`` and the paired tests on the primary metric (``p_randomization``,
         ``p_randomization_holm``, ``p_t``, ``p_t_holm``; NaN for the best run) and ``n_queries``
-        (the queries the test used)."""
+        (the queries the test used); then per metric ``<metric> profile`` (the profile it was
+        computed under), ``missing`` (the query rule), ``n_dropped`` and ``dropped`` (the
+        first dropped query ids, the same in every row), ``n_left_out`` (this run's)."""
         cols: dict[str, Any] = {"run": self.names}
         for m in self.metrics:
             cols[m] = self.mean[m]
@@ -93,11 +123,17 @@ class RunComparison:
         cols["best"] = np.arange(len(self.names)) == v.best
         cols.update(p_randomization=v.p_randomization, p_randomization_holm=v.p_randomization_holm,
                     p_t=v.p_t, p_t_holm=v.p_t_holm, n_queries=v.n_queries)
+        for m in self.metrics:
+            cols[f"{m} profile"] = self.metric_profiles[m]
+        cols.update(missing=self.missing, n_dropped=len(self.dropped),
+                    dropped=self.dropped_text(),
+                    n_left_out=[len(self.left_out[n]) for n in self.names])
         return pd.DataFrame(cols)
 
     def per_query_frame(self) -> pd.DataFrame:
-        """Long table of the compared values: ``qid``, ``metric``, then one column per run."""
-        parts = [pd.DataFrame({"qid": self.qids, "metric": m,
+        """Long table of the compared values: ``qid``, ``metric``, ``profile`` (the metric's),
+        then one column per run."""
+        parts = [pd.DataFrame({"qid": self.qids, "metric": m, "profile": self.metric_profiles[m],
                                **{n: self.values[m][i] for i, n in enumerate(self.names)}})
                  for m in self.metrics]
         return pd.concat(parts, ignore_index=True)
@@ -118,9 +154,11 @@ class RunComparison:
                                 "ci_low": json_number(self.ci_low[m][i]),
                                 "ci_high": json_number(self.ci_high[m][i])} for m in self.metrics},
                 "vs_best": vs})
-        return {"profile": self.profile, "primary": self.primary, "best": self.best,
-                "n_queries": int(self.qids.shape[0]), "queries": QUERY_RULE, "runs": runs,
-                "statistics": self.statistics()}
+        return {"profile": self.profile, "metric_profiles": dict(self.metric_profiles),
+                "primary": self.primary, "best": self.best,
+                "n_queries": int(self.qids.shape[0]), "missing": self.missing,
+                "queries": self.query_rule, "n_dropped": len(self.dropped),
+                "dropped": self.dropped, "runs": runs, "statistics": self.statistics()}
 
     def statistics(self) -> str:
         """The statistics in words (printed under the table)."""
@@ -136,7 +174,8 @@ def compare_runs(
     runs: Mapping[str, RunInput],
     *,
     metrics: str | Iterable[str],
-    profile: str | Profile = "trec_eval",
+    profile: str | Profile | None = None,
+    missing: str | None = None,
     confidence: float = 0.95,
     n_bootstrap: int = 1000,
     n_permutations: int = 10_000,
@@ -145,57 +184,86 @@ def compare_runs(
     """Evaluate each run against ``qrels`` and compare them (see the module docstring).
 
     ``qrels`` and every run may be anything :func:`bench.metrics.evaluate_trec` takes (a TREC
-    file, a DataFrame, a dict of dicts, a ranx object). The primary metric is the first of
-    ``metrics`` (after expansion: ``"ndcg@5,10"`` -> ``ndcg@5``). Defaults are the leaderboard's
+    file, a DataFrame, a dict of dicts, a ranx object). ``profile`` as in ``evaluate_trec``
+    (default ``trec_eval``; left out, peer names keep their own profiles). ``missing``:
+    ``"drop"`` or ``"zero"`` (default: the profile's own rule). The primary metric is the first
+    of ``metrics`` (after expansion: ``"ndcg@5,10"`` -> ``ndcg@5``); metrics are keyed by the
+    user's spellings. Defaults are the leaderboard's
     (:class:`bench.report.build.LeaderboardOptions`: 1000 bootstrap resamples, 10 000 sign
     flips, seed 0, 95%).
 
     Raises:
-        ConfigError: fewer than two runs, a pointwise primary metric.
+        ConfigError: fewer than two runs, a pointwise primary metric, an unknown ``missing``.
         DataError: a run that cannot be evaluated (the message names it), no query common to all
             runs.
     """
     if len(runs) < 2:
         raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
-    prof = get_profile(profile)
+    call = get_profile(profile if profile is not None else "trec_eval")
+    if missing is not None and missing not in MISSING_RULES:
+        raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
+                          "(drop: a query a run lacks is left out of every run; zero: scored 0)")
+    mode = missing or ("zero" if call.missing == "zero" else "drop")
+    given: str | Profile | None = profile
+    if mode != call.missing:
+        given = call = _with_missing(call, mode)
     specs = parse_metrics(metrics)
-    names_m = [s.name for s in specs]
     if specs[0].pointwise:
-        raise ConfigError(f"the primary (first) metric {specs[0].name!r} is not a ranking metric")
+        raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
+    keys = [s.key for s in specs]
     q = as_qrels(qrels)
     tables: dict[str, pd.DataFrame] = {}
+    scored: dict[str, list[set[str]]] = {}
+    metric_profiles: dict[str, str] = {}
     for name, run in runs.items():
         try:
-            result = evaluate_trec(q, run, metrics=names_m, profile=prof, per_query=True)
+            result = evaluate_trec(q, run, metrics=metrics, profile=given, per_query=True)
         except DataError as exc:
             raise DataError(f"run {name!r}: {exc}") from None
         assert result.per_query is not None
-        tables[name] = result.per_query.set_index("qid")
+        assert result.metric_queries is not None
+        tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
+        scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
+        metric_profiles = {k: result.profile_of(k) for k in keys}
     names = list(tables)
-    common = reduce(np.intersect1d, [t.index.to_numpy(dtype=str) for t in tables.values()])
+    every = {n: set.union(*scored[n]) for n in names}
+    common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
+    common = np.asarray(sorted(common_set), dtype=str)
     if common.shape[0] == 0:
         raise DataError("the runs have no query in common (after each run's queries without qrels "
                         "are left out): nothing to compare")
-    left_out = {n: sorted(set(t.index.astype(str)) - set(common.tolist())) for n, t in tables.items()}
-    values = {m: np.vstack([tables[n].loc[common, m].to_numpy(dtype=np.float64) for n in names])
-              for m in names_m}
-    stacked = np.vstack([values[m] for m in names_m])
+    left_out = {n: sorted(every[n] - common_set) for n in names}
+    dropped = sorted(set.union(*every.values()) - common_set)
+    values = {k: np.vstack([tables[n].loc[common, k].to_numpy(dtype=np.float64) for n in names])
+              for k in keys}
+    stacked = np.vstack([values[k] for k in keys])
     ci = stats.bootstrap_ci(stacked, n_resamples=n_bootstrap, confidence=confidence, seed=seed)
-    k = len(names)
-    primary = names_m[0]
+    n_runs = len(names)
+    primary = keys[0]
     if np.isnan(values[primary]).all():
         raise DataError(f"no query has a {primary} value in any run: nothing to compare")
     versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed)
     return RunComparison(
-        names=names, metrics=names_m, primary=primary, profile=prof.name,
-        qids=np.asarray(common, dtype=str), values=values,
-        mean={m: ci.mean[j * k:(j + 1) * k] for j, m in enumerate(names_m)},
-        ci_low={m: ci.low[j * k:(j + 1) * k] for j, m in enumerate(names_m)},
-        ci_high={m: ci.high[j * k:(j + 1) * k] for j, m in enumerate(names_m)},
-        versus=versus, evaluated={n: int(t.shape[0]) for n, t in tables.items()},
+        names=names, metrics=keys, primary=primary, profile=call.name, qids=common,
+        values=values,
+        mean={k: ci.mean[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
+        ci_low={k: ci.low[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
+        ci_high={k: ci.high[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
+        versus=versus, evaluated={n: len(every[n]) for n in names},
         left_out=left_out, confidence=confidence, n_bootstrap=n_bootstrap,
-        n_permutations=n_permutations, seed=seed,
+        n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
+        missing=mode, dropped=dropped,
     )
 
 
-__all__ = ["QUERY_RULE", "RunComparison", "compare_runs"]
+def _with_missing(prof: Profile, mode: str) -> Profile:
+    """``prof`` with ``missing=mode``: the registered profile that is exactly that (``trec_eval``
+    with ``zero`` is ``trec_eval-c``), else ``prof`` renamed ``<name>+missing=<mode>``."""
+    changed = replace(prof, missing=mode)
+    for known in PROFILES.values():
+        if replace(known, name=prof.name, description=prof.description) == changed:
+            return known
+    return replace(changed, name=f"{prof.name}+missing={mode}")
+
+
+__all__ = ["MISSING_RULES", "QUERY_RULE", "QUERY_RULES", "RunComparison", "compare_runs"]
