@@ -94,6 +94,17 @@ LOCAL_RESULTS = "results/local"
 #: The committed results (leaderboards, their runs, cross-checks, perf figures): written only
 #: on purpose (``--out results``, ``report --publish``).
 PUBLISHED_RESULTS = "results"
+#: What ``run`` writes over in its ``--out`` folder besides its new run directory: the
+#: cross-check files of each dataset (:func:`bench.crosscheck.run.write_crosscheck`).
+RUN_WRITES = ("*/crosscheck.md", "*/crosscheck.json")
+
+
+def run_inputs(args: Any) -> list[tuple[str, str | None]]:
+    """The ``(option, path)`` inputs of ``run`` / ``tune`` for the output checks of
+    :mod:`bench.data.outputs`: the config file, a dataset given as a path, the data folder."""
+    return [(opt, getattr(args, key, None)) for opt, key in (
+        ("--config", "config"), ("--dataset", "dataset"), ("--data-dir", "data_dir"))]
+
 
 def columns_of(name: str) -> tuple[str, ...]:
     """The written columns of table ``name`` (empty for a file outside :data:`TABLES`)."""
