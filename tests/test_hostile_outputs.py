@@ -399,3 +399,56 @@ def test_output_dir_writes_patterns_stay_in_one_folder(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"'runs/r1/x\.png'"):
         check_output_dir(tmp_path, option="--out", inputs=[("--runs", deep / "x.png")],
                          writes=("*/*/x.png",))
+
+
+def test_convert_when_a_shard_folder_it_replaces_holds_the_ratings_file_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    (out / "vali").mkdir(parents=True)
+    ratings = out / "vali" / "ratings.csv"
+    _ratings_frame().to_csv(ratings, index=False)
+    before = ratings.read_bytes()
+    status, err = _cli(["convert", "--ratings", str(ratings), *CSV_ARGS, "--out", str(out)],
+                       capsys)
+    assert status == 2
+    assert "'vali'" in err
+    assert "holds the input --ratings" in err
+    assert ratings.read_bytes() == before
+
+
+def test_per_query_through_a_symlinked_folder_onto_a_device_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "devlink").symlink_to("/dev")
+    out = tmp_path / "devlink" / "null"
+    status, err = _cli(_evaluate(tmp_path, out), capsys)
+    assert status == 2
+    assert "character device node" in err
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+
+
+def test_per_query_to_dev_stdout_is_refused_not_replaced(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``/dev/stdout`` is a link: a rename over it (as root) would replace the link itself."""
+    if not os.path.islink("/dev/stdout"):
+        pytest.skip("/dev/stdout is not a link here")
+    status, err = _cli(_evaluate(tmp_path, "/dev/stdout"), capsys)
+    assert status == 2
+    assert "'/dev/stdout' is a symbolic link" in err
+    assert os.path.islink("/dev/stdout")
+
+
+@pytest.mark.parametrize("argv", [["run", "--dataset", "synthetic", "--quick"], ["report"]])
+def test_out_folder_that_is_a_dangling_symlink_or_a_socket_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "gone")
+    status, err = _cli([*argv, "--out", str(link)], capsys)
+    assert status == 2
+    assert "symbolic link to nothing" in err
+    path, sock = _socket(tmp_path / "sock")
+    try:
+        status, err = _cli([*argv, "--out", str(path)], capsys)
+    finally:
+        sock.close()
+    assert status == 2
+    assert "is a socket" in err

@@ -107,10 +107,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     doc = written["document"]
-    for table in doc["tables"]:
+    for table, chosen in zip(doc["tables"], doc["selection"], strict=True):
         print(
             f"{table['dataset']}: {len(table['rows'])} models from run {table['run_id']} "
-            f"(profile {table['profile']}, best {table['best_model']})"
+            f"(profile {table['profile']}, best {table['best_model']}; {chosen['why']}; "
+            f"{len(chosen['skipped'])} other run(s) of this dataset skipped)"
         )
     for key in ("md", "csv", "json", "tex"):
         print(f"wrote {written[key]}")
