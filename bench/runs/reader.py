@@ -176,8 +176,8 @@ def _check_csv_shape(path: Path) -> None:
 def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
                     is_csv: bool) -> pd.DataFrame:
     """``frame`` with its numeric columns as numbers, or a :class:`DataError` naming the file,
-    the line (CSV: header = line 1) or row (Parquet), the column and the value found."""
-    frame = frame.copy()
+    the line (CSV: header = line 1) or row (Parquet), the column and the value found. Columns
+    already numeric are checked in place (no copy of a large scores table)."""
 
     def where(i: int) -> dict[str, int]:
         return {"line": i + 2} if is_csv else {"row": i + 1}
@@ -188,22 +188,28 @@ def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
             i = int(blank.to_numpy().argmax())
             raise DataError(f"empty {col!r}: every row needs one", path=path, column=col,
                             **where(i))
+    changed: dict[str, pd.Series] = {}
     for col in spec.numeric:
         if col not in frame.columns:
             continue
         raw = frame[col]
-        if raw.dtype == bool:
+        if pd.api.types.is_bool_dtype(raw):
             values = pd.Series(np.nan, index=raw.index)
+        elif pd.api.types.is_numeric_dtype(raw):
+            values = raw
         else:
             values = pd.to_numeric(raw, errors="coerce")
         bad = values.isna() & raw.notna()
-        if col in spec.integers:
-            bad |= values.isna() | (values.notna() & (values != np.floor(values)))
+        if col in spec.integers and not pd.api.types.is_integer_dtype(values):
+            bad |= values.isna() | (values != np.floor(values))
         bad |= np.isinf(values.to_numpy(dtype=float, na_value=np.nan))
         if bad.any():
             i = int(bad.to_numpy().argmax())
             want = "a whole number" if col in spec.integers else "a finite number (or empty)"
             raise DataError(f"{col!r} is {raw.iloc[i]!r}: expected {want}", path=path,
                             column=col, **where(i))
-        frame[col] = values.astype(np.int64) if col in spec.integers else values.astype(float)
-    return frame
+        if values is not raw or (col in spec.integers
+                                 and not pd.api.types.is_integer_dtype(values)):
+            changed[col] = (values.astype(np.int64) if col in spec.integers
+                            else values.astype(float))
+    return frame.assign(**changed) if changed else frame
