@@ -27,6 +27,7 @@ from bench.adapters.config import (
     AdapterConfig,
 )
 from bench.commands.text import examples
+from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 
 FORMATS = ("auto", "ml-100k", "ml-1m", "ml-10m", "movielens-csv", "csv")
@@ -158,6 +159,17 @@ def load_input(args: argparse.Namespace) -> Any:
     return load_movielens(args.ratings, layout=None if args.layout == "auto" else args.layout)
 
 
+def converted_files() -> tuple[str, ...]:
+    """What a conversion writes, replaces or removes in its output folder: the files of a
+    single-process conversion (:data:`bench.adapters.convert.OWNED_FILES`), the shard folders of
+    a Dask conversion and their temporary ``.<partition>.partial`` folders
+    (:mod:`bench.adapters.distributed`), the temporary sets of :func:`replace_file_set`."""
+    from bench.adapters.convert import OWNED_FILES
+    from bench.adapters.splits import PARTITIONS
+
+    return (*OWNED_FILES, *PARTITIONS, *(f".{p}.partial" for p in PARTITIONS), ".set-*.tmp")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.old_layout is not None:  # the old spelling: --format means an output format elsewhere
         print("convert: --format is deprecated here; it is --layout (the input layout)",
@@ -165,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
         args.layout = args.layout or args.old_layout
     args.layout = args.layout or "auto"
     config = config_from_args(args)
+    check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],
+                     writes=converted_files())
     if args.engine == "dask":
         return _run_dask(args, config)
     _say(f"reading {args.ratings}")

@@ -30,7 +30,7 @@ from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import GBDT_LIBRARIES, LAMBDAMART
-from bench.runs.layout import LOCAL_RESULTS
+from bench.runs.layout import LOCAL_RESULTS, RUN_WRITES
 from bench.runs.naming import library_of
 from bench.runs.search import find_matching_run
 
@@ -91,7 +91,8 @@ def _versions(args: argparse.Namespace) -> int:
     from bench.crosscheck.versions import parse_version_specs, run_versions
 
     specs = parse_version_specs(args.versions)
-    check_output_dir(args.out, option="--out")
+    check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
+                     writes=("definitions", "definitions/*"))
     result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
                           progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     files = write_versions(result, args.out)
@@ -106,7 +107,9 @@ def _versions(args: argparse.Namespace) -> int:
 def main(args: argparse.Namespace) -> int:
     if args.versions is not None:
         return _versions(args)
-    check_output_dir(args.out, option="--out")
+    check_output_dir(args.out, option="--out",
+                     inputs=[("--run", args.run), ("--runs-dir", args.runs_dir)],
+                     writes=RUN_WRITES)
     models = _requested_models(args)
     gbdt = tuple(m for m in models if library_of(m) in GBDT_LIBRARIES) if models else None
     if models is not None and not gbdt:

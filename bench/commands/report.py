@@ -1,7 +1,10 @@
-"""``ltrbench report [--runs DIR ...] [--out results/]``: leaderboards and plots from run directories.
+"""``ltrbench report [--runs DIR|ID ...] [--all] [--out results/]``: leaderboards and plots.
 
-Writes ``<out>/leaderboard.{md,csv,json,tex}`` (one table per dataset, from the most recent run
-holding it) and the plots ``<out>/<dataset>/*.png``; see :mod:`bench.report.leaderboard`.
+Writes ``<out>/leaderboard.{md,csv,json,tex}`` (one table per dataset, from the newest finished
+run holding it, or from the runs named; ``--all``: one per run) and the plots
+``<out>/<dataset>/*.png`` as one set, removing the earlier report's files that are no longer
+part of it; it says on stderr which run it used for each dataset and which it skipped. See
+:mod:`bench.report.select` and :mod:`bench.report.leaderboard`.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         epilog=examples(
             "ltrbench report",
             "ltrbench report --runs results/local/runs --metrics ndcg@10,map@10 --no-plots",
+            "ltrbench report --runs results/local/runs/20260101-120000-mslr-web10k-ab12cd --all",
             "ltrbench report --publish",
         ),
     )
@@ -36,8 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--runs",
         nargs="+",
         metavar="DIR",
-        help="run directories or folders of run directories (default: <out>/runs)",
+        help="the runs to report: run directories or run ids (under <out>/runs), each used "
+             "as named; or folders of runs, where the newest finished run of each dataset is "
+             "used (default: <out>/runs). The runs found, used and skipped are listed",
     )
+    parser.add_argument("--all", action="store_true", dest="every",
+                        help="one table per run instead of one per dataset")
     parser.add_argument("--out", default=None,
                         help=f"output folder (default: {LOCAL_RESULTS}, which git ignores; with "
                              f"--publish: {PUBLISHED_RESULTS})")
@@ -71,7 +79,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = PUBLISHED_RESULTS if args.publish else LOCAL_RESULTS
-    out = check_output_dir(args.out, option="--out")
+    out = check_output_dir(args.out, option="--out", inputs=[("--runs", r) for r in
+                                                              args.runs or ()])
     runs = args.runs or [out / "runs"]
     metrics = tuple(m.strip() for m in str(args.metrics).split(",") if m.strip())
     options = LeaderboardOptions(
@@ -83,19 +92,26 @@ def run(args: argparse.Namespace) -> int:
     )
     with progress_steps(not args.no_progress and args.format == "table") as step:
         written = write_leaderboard(runs, out, options=options, plots=not args.no_plots,
-                                    include_unfinished=args.include_unfinished, progress=step)
+                                    include_unfinished=args.include_unfinished, progress=step,
+                                    every=args.every, runs_root=out / "runs")
+    for line in written["selection"].lines():
+        print(f"report: {line}", file=sys.stderr)
     for run_dir in written["skipped"]:
-        print(f"skipped unfinished run {run_dir.path} (no finish time in its manifest; "
+        print(f"report: skipped unfinished run {run_dir.path} (no finish time in its manifest; "
               "--include-unfinished to use it)", file=sys.stderr)
+    for path in written["removed"]:
+        print(f"report: removed {path} (written by an earlier report, not part of this one)",
+              file=sys.stderr)
     if args.format == "json":
         json.dump(written["document"], sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     doc = written["document"]
-    for table in doc["tables"]:
+    for table, chosen in zip(doc["tables"], doc["selection"], strict=True):
         print(
             f"{table['dataset']}: {len(table['rows'])} models from run {table['run_id']} "
-            f"(profile {table['profile']}, best {table['best_model']})"
+            f"(profile {table['profile']}, best {table['best_model']}; {chosen['why']}; "
+            f"{len(chosen['skipped'])} other run(s) of this dataset skipped)"
         )
     for key in ("md", "csv", "json", "tex"):
         print(f"wrote {written[key]}")

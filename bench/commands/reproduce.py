@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bench.commands.text import examples, plain
 from bench.data.outputs import check_output_dir
+from bench.runs.layout import RUN_WRITES
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,7 +55,9 @@ def main(args: argparse.Namespace) -> int:
 
     progress = not args.no_progress and args.format == "text"
     if args.out is not None:
-        check_output_dir(args.out, option="--out")
+        check_output_dir(args.out, option="--out", inputs=[
+            ("leaderboard", None if args.run else args.leaderboard),
+            *[("--run", d) for d in args.run]], writes=RUN_WRITES)
     if args.run:
         outcomes = [
             reproduce_run(Path(d), out_dir=args.out, tolerance=args.tolerance, progress=progress)

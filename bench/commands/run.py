@@ -22,7 +22,7 @@ from bench.commands.text import examples, plain
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runners.registry import expand_models
-from bench.runs.layout import LOCAL_RESULTS
+from bench.runs.layout import LOCAL_RESULTS, RUN_WRITES, run_inputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -160,7 +160,7 @@ def main(args: argparse.Namespace) -> int:
         if args.config is None and (run_dir / "config.toml").is_file():
             args.config = str(run_dir / "config.toml")
         resume = run_dir
-    check_output_dir(args.out, option="--out", inputs=[("--config", args.config)])
+    check_output_dir(args.out, option="--out", inputs=run_inputs(args), writes=RUN_WRITES)
     config = config_from_args(args)
     run_dir = run_benchmark(
         config,

@@ -21,7 +21,7 @@ from bench.commands.text import examples, plain
 from bench.data.atomic import write_text
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
-from bench.runs.layout import LOCAL_RESULTS
+from bench.runs.layout import LOCAL_RESULTS, run_inputs
 from bench.runs.naming import dataset_slug
 
 
@@ -57,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
     from bench.benchmark.pipeline import load_splits
     from bench.benchmark.tune import parse_space, tune
 
-    check_output_dir(args.out, option="--out", inputs=[("--config", args.config)])
+    check_output_dir(args.out, option="--out", inputs=run_inputs(args))
     config = config_from_args(args).resolved()
     from bench.runners.registry import expand_models
 

@@ -1,25 +1,47 @@
-"""Output paths checked before any work: an output never replaces an input, and a path that cannot
-be written where the command writes is a clear error, not a traceback after the work is done.
+"""Output paths checked before any work: an output never replaces, or lies over, an input, and a
+path that cannot be written where the command writes is a clear error, not a traceback (nor a
+destroyed file) after the work is done.
 
 - :func:`check_output_file`: a file the command (atomically) replaces. Refused when it is one of
-  the command's inputs -- the same path, a symlink to it or a hard link of it (same device and
-  inode) -- when it is a directory, or when a component of its folder is an existing file.
-- :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component
-  of it) is an existing file, or when it is one of the input files.
+  the command's inputs -- the same path, a hard link of it (same device and inode), a path that
+  reaches it through a symlinked folder -- when it is an existing file inside an input folder,
+  when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
+  would replace the device node with a file; a FIFO would block the writer), when it is a
+  directory, or when a component of its folder is an existing file.
+- :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component of
+  it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing; and
+  when an entry the command writes there (``writes``: file names and ``fnmatch`` patterns relative
+  to the folder, e.g. ``train.txt`` or ``*/ndcg_at_k.png``) exists and is an input file, holds an
+  input, lies inside an input folder, or is a symbolic link, a device node, a FIFO or a socket.
 
-Every refusal is a :class:`~bench.errors.ConfigError` naming the option and the path, so the
-CLI exits with status 2 before reading or writing anything.
+Containment is decided on resolved paths (:func:`os.path.realpath`), so a symlinked parent folder
+cannot hide that an output lies over an input. Inputs that are globs (``shards/*.parquet``) are
+expanded; inputs that do not exist (a catalogue name, ``synthetic``) are skipped. Nothing is
+opened for writing here: the checks use ``lstat``/``stat`` only, so a device node or a FIFO is
+refused before anything touches it.
+
+Every refusal is a :class:`~bench.errors.ConfigError` naming the option, the output path, the input
+(option and path) where one is involved, and what to do, so the CLI exits with status 2 before
+reading or writing anything. (The same rule as GNU ``cp``/``install``, which refuse to copy a file
+onto itself: coreutils ``src/copy.c``, ``same_file_ok``.)
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import stat
 from collections.abc import Iterable
+from fnmatch import fnmatch
 from pathlib import Path
 
 from bench.errors import ConfigError
 
 PathLike = str | os.PathLike[str]
+Inputs = Iterable[tuple[str, "PathLike | None"]]
+
+_KINDS = ((stat.S_ISCHR, "character device node"), (stat.S_ISBLK, "block device node"),
+          (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"))
 
 
 def same_file(a: PathLike, b: PathLike) -> bool:
@@ -31,21 +53,97 @@ def same_file(a: PathLike, b: PathLike) -> bool:
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
-def check_output_file(
-    path: PathLike, *, option: str, inputs: Iterable[tuple[str, PathLike | None]] = ()
-) -> Path:
+def special_kind(path: PathLike) -> str | None:
+    """``"character device node"``, ``"FIFO (named pipe)"``, ... when ``path`` (not followed if
+    a symlink) is neither a regular file, a folder nor a symlink; else ``None``."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), None)
+
+
+def _real(path: PathLike) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _inside(child: Path, folder: Path) -> bool:
+    """Whether resolved ``child`` is ``folder`` or lies below it."""
+    return child == folder or folder in child.parents
+
+
+def _expand(inputs: Inputs) -> list[tuple[str, Path]]:
+    """The ``(option, path)`` inputs that exist, globs expanded (a missing path is skipped: a
+    catalogue name or ``synthetic`` is not a file)."""
+    out: list[tuple[str, Path]] = []
+    for name, inp in inputs:
+        if inp is None:
+            continue
+        text = os.fspath(inp)
+        if os.path.lexists(text):
+            out.append((name, Path(text)))
+        elif glob.has_magic(text):
+            out.extend((name, Path(p)) for p in sorted(glob.glob(text)))
+    return out
+
+
+def _input_over(target: Path, inputs: list[tuple[str, Path]]) -> tuple[str, Path, str] | None:
+    """``(option, input, how)`` of the input that writing (or removing) ``target`` would
+    destroy: ``target`` is the input (``how`` says in which way), lies in an input folder, or is
+    a folder holding an input; ``None`` when it touches none."""
+    real = _real(target)
+    for name, inp in inputs:
+        rin = _real(inp)
+        if os.path.lexists(target) and same_file(target, inp) and not rin.is_dir():
+            if os.path.abspath(target) == os.path.abspath(inp):
+                return name, inp, "is"
+            return name, inp, "is the same file as"
+        if rin.is_dir() and real == rin:
+            return name, inp, "is"
+        if rin.is_dir() and _inside(real, rin) and os.path.lexists(target):
+            return name, inp, "lies inside the input folder"
+        if os.path.isdir(target) and not os.path.islink(target) and _inside(rin, real):
+            return name, inp, "is a folder that holds"
+    return None
+
+
+def _refuse_special(option: str, path: Path, target: Path | None = None) -> None:
+    """Refuse ``target`` (default ``path``) when it is a symlink, a device node, a FIFO or a
+    socket: ltrbench replaces files by renaming a finished temporary file over them, which would
+    replace a device node by a plain file, and a FIFO blocks the writer."""
+    target = path if target is None else target
+    where = "" if target == path else f": it would write {os.fspath(target)!r}, which"
+    kind = special_kind(target)
+    if kind is not None:
+        raise ConfigError(f"{option} {os.fspath(path)!r}{where} is a {kind}, not a regular "
+                          "file: ltrbench refuses to write over it; choose a file path on disk")
+    if os.path.islink(target):
+        raise ConfigError(f"{option} {os.fspath(path)!r}{where} is a symbolic link (to "
+                          f"{os.readlink(target)!r}): ltrbench does not write through or over "
+                          "links; name the real file, or remove the link")
+
+
+def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Path:
     """``path`` as a :class:`Path` once it may be written as a file (see the module doc).
 
     ``inputs`` are ``(option, path)`` pairs of what the command reads (``None`` paths are
-    skipped), so the message can say which input would be overwritten.
+    skipped; a folder counts with every file below it), so the message can say which input
+    would be overwritten.
     """
     p = Path(path)
-    for name, inp in inputs:
-        if inp is not None and same_file(p, inp):
-            how = "is" if os.path.abspath(p) == os.path.abspath(inp) else "is the same file as"
-            raise ConfigError(f"{option} {os.fspath(p)!r} {how} the input {name} "
-                              f"{os.fspath(inp)!r}: writing it would destroy the input; choose "
-                              "another output path")
+    found = _expand(inputs)
+    hit = _input_over(p, found) if os.path.lexists(p) else None
+    if hit is not None and hit[2] != "is a folder that holds":
+        name, inp, how = hit
+        if how == "lies inside the input folder":
+            raise ConfigError(f"{option} {os.fspath(p)!r} {how} {name} {os.fspath(inp)!r}: "
+                              "writing it would replace one of the input's files; choose a path "
+                              "outside the input folder")
+        link = " (a hard link of it)" if how != "is" and _real(p) != _real(inp) else ""
+        raise ConfigError(f"{option} {os.fspath(p)!r} {how} the input {name} "
+                          f"{os.fspath(inp)!r}{link}: writing it would destroy the input; "
+                          "choose another output path")
+    _refuse_special(option, p)
     if p.is_dir():
         raise ConfigError(f"{option} {os.fspath(p)!r} is a directory: expected a file name "
                           f"(e.g. {os.fspath(p / 'per_query.csv')!r})")
@@ -53,26 +151,88 @@ def check_output_file(
     return p
 
 
-def check_output_dir(
-    path: PathLike, *, option: str, inputs: Iterable[tuple[str, PathLike | None]] = ()
-) -> Path:
-    """``path`` as a :class:`Path` once it may be used as an output folder (see the module doc)."""
+def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
+                     writes: Iterable[str] = ()) -> Path:
+    """``path`` as a :class:`Path` once it may be used as an output folder (see the module doc).
+
+    ``writes``: what the command writes (or replaces, or removes) in the folder, as names or
+    :func:`fnmatch.fnmatch` patterns per path segment, relative to it (``*`` stays in one
+    folder); an existing entry that matches is checked against ``inputs`` (a matching folder
+    with everything below it).
+    """
     p = Path(path)
-    for name, inp in inputs:
-        if inp is not None and same_file(p, inp):
+    found = _expand(inputs)
+    for name, inp in found:
+        if os.path.lexists(p) and same_file(p, inp) and not os.path.isdir(inp):
             raise ConfigError(f"{option} {os.fspath(p)!r} is the input {name}: choose another "
                               "output folder")
+    kind = special_kind(p)
+    if kind is not None:
+        raise ConfigError(f"{option} {os.fspath(p)!r} is a {kind}: expected a folder (it is "
+                          "created when missing)")
+    if os.path.islink(p) and not p.exists():
+        raise ConfigError(f"{option} {os.fspath(p)!r} is a symbolic link to nothing "
+                          f"({os.readlink(p)!r}): remove the link or name a real folder")
     if p.exists() and not p.is_dir():
         raise ConfigError(f"{option} {os.fspath(p)!r} is an existing file: expected a folder "
                           "(it is created when missing)")
     _check_parents(p.parent, option, p)
+    patterns = tuple(writes)
+    if patterns and p.is_dir():
+        for target in _matching(p, patterns):
+            _check_written(option, p, target, found)
     return p
+
+
+def _matches(rel: str, pattern: str) -> bool:
+    """``fnmatch`` per path segment: ``*/x.png`` matches ``a/x.png``, not ``a/b/x.png``."""
+    parts, pats = rel.split("/"), pattern.split("/")
+    return len(parts) == len(pats) and all(fnmatch(a, b) for a, b in zip(parts, pats, strict=True))
+
+
+def _matching(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+    """Existing entries below ``folder`` (symlinks not followed) whose relative path matches one
+    of ``patterns``; a matching folder is listed, not entered, and the walk goes no deeper than
+    the deepest pattern."""
+    depth = max(pat.count("/") for pat in patterns) + 1
+    out: list[Path] = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        base = Path(root)
+        level = len(base.relative_to(folder).parts) + 1
+        keep = []
+        for entry in [*dirs, *files]:
+            rel = (base / entry).relative_to(folder).as_posix()
+            if any(_matches(rel, pat) for pat in patterns):
+                out.append(base / entry)
+            elif entry in dirs and level < depth:
+                keep.append(entry)
+        dirs[:] = keep
+    return out
+
+
+def _check_written(option: str, folder: Path, target: Path,
+                   inputs: list[tuple[str, Path]]) -> None:
+    """Refuse the entry ``target`` the command would write over in output ``folder`` when it is
+    (or holds, or lies in) an input, or is a link or a special file."""
+    hit = _input_over(target, inputs)
+    if hit is not None:
+        name, inp, how = hit
+        what = ("holds the input" if how == "is a folder that holds" else
+                "lies inside the input folder" if how.startswith("lies") else
+                "is the input" if how == "is" else f"{how} the input")
+        raise ConfigError(f"{option} {os.fspath(folder)!r}: the command writes "
+                          f"{os.fspath(target.relative_to(folder))!r} there, and "
+                          f"{os.fspath(target)!r} {what} {name} {os.fspath(inp)!r}; writing "
+                          "it would destroy the input: choose another output folder (or move "
+                          "the input out of it)")
+    _refuse_special(option, folder, target)
 
 
 def _check_parents(folder: Path, option: str, target: Path) -> None:
     for parent in (folder, *folder.parents):
-        if parent.exists():
+        if os.path.lexists(parent):
             if not parent.is_dir():
+                what = special_kind(parent) or "file, not a folder"
                 raise ConfigError(f"{option} {os.fspath(target)!r}: {os.fspath(parent)!r} is a "
-                                  "file, not a folder, so nothing can be written under it")
+                                  f"{what}, so nothing can be written under it")
             return

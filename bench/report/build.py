@@ -1,6 +1,7 @@
 """Leaderboard tables built from run directories: the JSON-ready document every renderer reads.
 
-One table per dataset (the most recent run that has the dataset wins), rows = models, test split:
+One table per dataset (the newest finished run that has it, or the runs named: see
+:mod:`bench.report.select`), rows = models, test split:
 
 * NDCG@1/3/5/10, MAP@10, MRR, P@10, R@10 as mean ± sample std over seeds (``metrics.csv``, the
   reference evaluator under the run's profile, default ``ltrbench``) and fit time (``timings.csv``);
@@ -33,10 +34,10 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, is_family
 from bench.report import stats
 from bench.report.published import PUBLISHED
+from bench.report.select import Choice, is_unfinished, select_runs
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import library_of
 from bench.runs.reader import RunDir
-from bench.runs.search import find_runs
 
 SCHEMA_VERSION = 1
 
@@ -422,41 +423,6 @@ def _blank_policy_from_per_query(
     return _seed_stats(filled)
 
 
-def is_unfinished(run: RunDir) -> bool:
-    """A run whose manifest exists but has no ``finished`` time: still running, killed, or
-    failed (a run directory without a manifest, written by hand or by another tool, counts as
-    finished)."""
-    manifest = run.manifest
-    return bool(manifest) and not manifest.get("finished")
-
-
-def latest_runs(runs: Iterable[str | Path | RunDir], *, include_unfinished: bool = False,
-                skipped: list[RunDir] | None = None) -> dict[str, RunDir]:
-    """Dataset name → the most recent run holding it (manifest finish/start time, else mtime).
-
-    Each item is a run directory, a folder of run directories, or a :class:`RunDir`. Unfinished
-    runs (:func:`is_unfinished`) are left out, and appended to ``skipped``, unless
-    ``include_unfinished``: their tables would mix models with fewer seeds, or none.
-    """
-    found: list[RunDir] = []
-    for item in runs:
-        if isinstance(item, RunDir):
-            found.append(item)
-        else:
-            found.extend(find_runs(item))
-    if not include_unfinished:
-        left = [r for r in found if is_unfinished(r)]
-        found = [r for r in found if not is_unfinished(r)]
-        if skipped is not None:
-            skipped.extend(left)
-    found.sort(key=lambda r: (r.timestamp, r.run_id))
-    latest: dict[str, RunDir] = {}
-    for run in found:
-        for dataset in run.datasets():
-            latest[dataset] = run
-    return latest
-
-
 def build_leaderboard(
     runs: Iterable[str | Path | RunDir],
     *,
@@ -464,30 +430,35 @@ def build_leaderboard(
     base_dir: str | Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     steps: int = 0,
+    choices: Sequence[Choice] | None = None,
 ) -> dict[str, Any]:
     """The leaderboard JSON document from run directories (or folders of run directories).
 
     ``progress(text, done, steps)`` is told each table before its statistics are computed
     (``steps``: the caller's total, 0 = the number of tables).
 
-    One table per dataset; when several runs hold a dataset, the most recent run (manifest finish
-    time, else start time, else folder mtime) supplies its table. Tables are ordered by dataset
-    name. Shape::
+    One table per :class:`~bench.report.select.Choice` (``choices``, else
+    :func:`~bench.report.select.select_runs` of ``runs``: the newest run of each dataset, by
+    manifest finish time, else start time, else folder mtime); tables are ordered by dataset
+    name; ``selection`` says for each table which run it used, why, and which it skipped. Shape::
 
         {"schema": 1, "generated_by": "ltrbench X", "stats": {...options...}, "paths": "...",
-         "tables": [{"dataset", "run_id", "run_config", "profile", "rows": [...], ...}]}
+         "tables": [{"dataset", "run_id", "run_config", "profile", "rows": [...], ...}],
+         "selection": [{"dataset", "run", "why", "found", "skipped": [{"run", "why"}]}]}
 
     (each table as :func:`build_table` describes).
     """
     from bench import __version__
 
-    latest = latest_runs(runs, include_unfinished=True)  # the caller chose the runs
+    if choices is None:  # the caller chose the runs: unfinished ones are not left out
+        choices = select_runs(runs, include_unfinished=True).choices
     base = Path(base_dir) if base_dir is not None else None
     tables = []
-    for i, d in enumerate(sorted(latest)):
+    for i, choice in enumerate(choices):
         if progress is not None:
-            progress(f"{d}: statistics (bootstrap, paired tests)", i, steps or len(latest))
-        tables.append(build_table(latest[d], d, options=options, base_dir=base))
+            progress(f"{choice.dataset}: statistics (bootstrap, paired tests)", i,
+                     steps or len(choices))
+        tables.append(build_table(choice.run, choice.dataset, options=options, base_dir=base))
     opts = asdict(options)
     opts["metrics"] = list(options.metrics)
     opts["bootstrap"] = "percentile, over queries, on per-query values averaged over seeds"
@@ -502,6 +473,7 @@ def build_leaderboard(
         "paths": "run_dir and run_config are relative to the folder holding leaderboard.json "
         "unless absolute",
         "tables": tables,
+        "selection": [{"dataset": c.dataset, **c.as_json()} for c in choices],
     }
 
 

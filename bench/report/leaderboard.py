@@ -2,28 +2,85 @@
 
 The numbers come from :mod:`bench.report.build` (its module docstring says what each table holds);
 ``leaderboard.json`` holds every number (NaN → ``null``) and is what ``ltrbench reproduce`` reads.
+Which run supplies each table is :mod:`bench.report.select`'s choice, said in ``selection``.
+
+The report's files are one set: every file is written to temporary folders first, then they
+replace the earlier report's files (:func:`bench.data.atomic.replace_file_set`), and the files
+of the earlier report that the new one does not write (the plots of a dataset no longer in the
+report) are removed. Only files the report itself wrote are ever removed: it lists them in
+:data:`REPORT_FILES`, and a listed name is removed only if it is one of the report's own names
+(``leaderboard.*``, a plot of :data:`~bench.report.plots.PLOT_NAMES` one folder down), a plain
+file (not a link) inside the output folder.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from bench.data.atomic import replace_file_set, write_text
+from bench.data.outputs import check_output_dir
 from bench.errors import DataError
-from bench.report.build import DEFAULT_OPTIONS, LeaderboardOptions, build_leaderboard, latest_runs
+from bench.report.build import DEFAULT_OPTIONS, LeaderboardOptions, build_leaderboard
 from bench.report.latex import render_latex
+from bench.report.plots import PLOT_NAMES
 from bench.report.render import render_csv, render_markdown
+from bench.report.select import Choice, select_runs
+from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
+
+#: The list of files the last report wrote (relative to its folder), for the next one.
+REPORT_FILES = ".ltrbench-report.json"
+LEADERBOARD_FILES = tuple(f"leaderboard.{k}" for k in ("md", "csv", "json", "tex"))
+_PLOT_PATH = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9_.@+-]*/(?:"
+                        + "|".join(re.escape(n) for n in PLOT_NAMES) + ")")
 
 
 def render_json(doc: dict[str, Any]) -> str:
     """``leaderboard.json`` (NaN never appears: missing numbers are ``null``)."""
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def plot_folders(choices: list[Choice]) -> list[str]:
+    """The plot folder of each table: ``<dataset-slug>``, or ``<dataset-slug>@<run-id>`` when
+    several tables show one dataset (``--all``)."""
+    slugs = [dataset_slug(c.dataset) for c in choices]
+    return [s if slugs.count(s) == 1 else f"{s}@{c.run.run_id}" for s, c in zip(slugs, choices,
+                                                                                 strict=True)]
+
+
+def earlier_report_files(out: Path) -> list[str]:
+    """The files an earlier report wrote in ``out`` (from :data:`REPORT_FILES`) that may be
+    replaced or removed: the report's own names only, plain files inside ``out``."""
+    listing = out / REPORT_FILES
+    if not listing.is_file() or listing.is_symlink():
+        return []
+    try:
+        doc = json.loads(listing.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return []  # not ours, or damaged: nothing is removed on its word
+    files = doc.get("files") if isinstance(doc, dict) else None
+    real_out = os.path.realpath(out)
+    kept = []
+    for name in files if isinstance(files, list) else []:
+        if not isinstance(name, str) or not (name in LEADERBOARD_FILES
+                                             or _PLOT_PATH.fullmatch(name)):
+            continue
+        path = out / name
+        if path.is_symlink() or not path.is_file() or ".." in name.split("/"):
+            continue
+        if os.path.dirname(os.path.realpath(path)) != os.path.realpath(path.parent) or \
+                not os.path.realpath(path).startswith(real_out + os.sep):
+            continue
+        kept.append(name)
+    return kept
 
 
 def write_leaderboard(
@@ -34,40 +91,89 @@ def write_leaderboard(
     plots: bool = True,
     include_unfinished: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
+    every: bool = False,
+    runs_root: str | Path | None = None,
 ) -> dict[str, Any]:
     """Build the leaderboard from ``runs`` and write ``leaderboard.{md,csv,json,tex}`` into
-    ``out_dir`` (atomically), plus the plots of every table into ``out_dir/<dataset>/`` unless
-    ``plots`` is false. Returns ``{"md": path, "csv": path, "json": path, "tex": path,
-    "plots": [paths], "document": the JSON document}``. ``progress(text, done, total)`` is told
-    each step (a table's statistics, its plots) before it starts.
+    ``out_dir``, plus the plots of every table into ``out_dir/<dataset>/`` unless ``plots`` is
+    false, as one set (see the module doc). ``runs``: run directories, folders of runs, or run
+    ids under ``runs_root`` (:func:`bench.report.select.select_runs`; ``every``: one table per
+    run). Returns ``{"md": path, "csv": path, "json": path, "tex": path, "plots": [paths],
+    "removed": [paths], "document": the JSON document, "selection": the Selection, "skipped":
+    [unfinished runs left out]}``. ``progress(text, done, total)`` is told each step (a table's
+    statistics, its plots) before it starts.
     """
     out = Path(out_dir)
-    skipped: list[RunDir] = []
-    latest = latest_runs(runs, include_unfinished=include_unfinished, skipped=skipped)
-    if not latest:
+    selection = select_runs(runs, runs_root=runs_root, include_unfinished=include_unfinished,
+                            every=every)
+    choices = selection.choices
+    if not choices:
+        skipped = selection.unfinished
         extra = (f"; {len(skipped)} unfinished run(s) skipped ({skipped[0].path}, ...): "
                  "--include-unfinished to use them" if skipped else "")
         raise DataError(f"no finished run directory with a metrics.csv found{extra}",
                         path=os.fspath(out))
+    folders = plot_folders(choices)
+    earlier = earlier_report_files(out)
+    planned = [*LEADERBOARD_FILES, REPORT_FILES,
+               *(f"{f}/{n}" for f in folders for n in PLOT_NAMES if plots)]
+    check_output_dir(out, option="--out", inputs=[("--runs", c.run.path) for c in choices],
+                     writes=[glob.escape(n) for n in (*planned, *earlier)])
+    steps = len(choices) * (2 if plots else 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        doc = build_leaderboard(latest.values(), options=options, base_dir=out,
-                                progress=progress, steps=len(latest) * (2 if plots else 1))
+        doc = build_leaderboard([], options=options, base_dir=out, progress=progress,
+                                steps=steps, choices=choices)
     texts = {"md": render_markdown(doc), "csv": render_csv(doc), "json": render_json(doc),
              "tex": render_latex(doc)}
     names = {k: f"leaderboard.{k}" for k in texts}
-    with replace_file_set(out, list(names.values())) as tmp:  # the four files as one set
+    made: list[str] = []
+    existed = {f for f in folders if os.path.lexists(out / f)}
+    with contextlib.ExitStack() as stack:  # every file complete before any old one is touched
+        top = stack.enter_context(replace_file_set(
+            out, [*LEADERBOARD_FILES, REPORT_FILES, *(n for n in earlier if "/" not in n)]))
         for k, text in texts.items():
-            write_text(tmp / names[k], text)
-    result: dict[str, Any] = {**{k: out / n for k, n in names.items()}, "plots": [],
-                              "document": doc, "skipped": skipped}
-    if plots:
-        from bench.report.plots import write_plots
-
-        for i, table in enumerate(doc["tables"]):
-            if progress is not None:
-                progress(f"{table['dataset']}: plots", len(latest) + i, 2 * len(latest))
-            result["plots"].extend(write_plots(table, latest[table["dataset"]], out))
+            write_text(top / names[k], text)
+        if plots:
+            made = _write_plot_sets(stack, out, doc["tables"], choices, folders, earlier,
+                                    progress)
+        gone = _remove_stale(stack, out, folders if plots else [], earlier)
+        write_text(top / REPORT_FILES, json.dumps(
+            {"written_by": "ltrbench report", "files": [*names.values(), *made]}, indent=2)
+            + "\n")
+    for folder in {*(f for f in folders if f not in existed), *(n.split("/")[0] for n in gone)}:
+        with contextlib.suppress(OSError):  # a plot folder of ours left empty (only if empty)
+            (out / folder).rmdir()
     if progress is not None:
-        progress(f"{len(latest)} leaderboard table(s) written", 1, 1)
-    return result
+        progress(f"{len(choices)} leaderboard table(s) written", 1, 1)
+    return {**{k: out / n for k, n in names.items()}, "plots": [out / m for m in made],
+            "removed": [out / g for g in gone], "document": doc, "selection": selection,
+            "skipped": selection.unfinished}
+
+
+def _write_plot_sets(stack: contextlib.ExitStack, out: Path, tables: list[dict[str, Any]],
+                     choices: list[Choice], folders: list[str], earlier: list[str],
+                     progress: Callable[[str, int, int], None] | None) -> list[str]:
+    """The plots of every table, each folder a set entered into ``stack``; their paths
+    relative to ``out``."""
+    from bench.report.plots import plot_files
+
+    made = []
+    for i, (table, choice, folder) in enumerate(zip(tables, choices, folders, strict=True)):
+        if progress is not None:
+            progress(f"{table['dataset']}: plots", len(choices) + i, 2 * len(choices))
+        owned = [n.split("/", 1)[1] for n in earlier if n.split("/")[0] == folder]
+        tmp = stack.enter_context(replace_file_set(out / folder, owned))
+        made += [f"{folder}/{p.name}" for p in plot_files(table, choice.run, tmp)]
+    return made
+
+
+def _remove_stale(stack: contextlib.ExitStack, out: Path, folders: list[str],
+                  earlier: list[str]) -> list[str]:
+    """Enter into ``stack`` the removal of the earlier report's plots in folders the new report
+    does not write (done when the new set replaces the old); returns them."""
+    gone = [n for n in earlier if "/" in n and n.split("/")[0] not in folders]
+    for folder in sorted({n.split("/")[0] for n in gone}):
+        stack.enter_context(replace_file_set(
+            out / folder, [n.split("/", 1)[1] for n in gone if n.split("/")[0] == folder]))
+    return gone

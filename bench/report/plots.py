@@ -203,9 +203,18 @@ def _fit_centre(fit: dict[str, Any]) -> float | None:
     return None if value is None else float(value)
 
 
+#: The file names of one table's plots (what ``report`` may write, replace or remove there).
+PLOT_NAMES = ("ndcg_at_k.png", "learning_curves.png", "quality_vs_fit_time.png")
+
+
 def write_plots(table: dict[str, Any], run: RunDir, out_dir: str | Path) -> list[Path]:
     """All plots of one leaderboard table into ``out_dir/<dataset-slug>/``; returns the paths."""
-    folder = Path(out_dir) / dataset_slug(table["dataset"])
+    return plot_files(table, run, Path(out_dir) / dataset_slug(table["dataset"]))
+
+
+def plot_files(table: dict[str, Any], run: RunDir, folder: Path) -> list[Path]:
+    """All plots of one leaderboard table into ``folder`` (names :data:`PLOT_NAMES`); returns
+    the paths of the plots made (a plot without data is not made)."""
     made = [
         plot_ndcg_at_k(table, run, folder / "ndcg_at_k.png"),
         plot_learning_curves(table, run, folder / "learning_curves.png"),

@@ -86,6 +86,15 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
     return lines
 
 
+def _selection_lines(sel: dict[str, Any]) -> list[str]:
+    """Why this run supplies the table, and the other runs of the dataset left out."""
+    line = f"Run chosen: {sel['why']}; {sel['found']} run(s) of this dataset found"
+    if sel["skipped"]:
+        line += f", {len(sel['skipped'])} skipped (" + "; ".join(
+            f"`{s['run']}`: {s['why']}" for s in sel["skipped"]) + ")"
+    return [line + ".", ""]
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     """``leaderboard.md``: per dataset, the main table, the CI table and the blank-query table."""
     so = doc["stats"]
@@ -101,8 +110,11 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "only. Best value per column in bold."
     )
     out.append("")
-    for table in doc["tables"]:
+    selection = doc.get("selection") or []
+    for i, table in enumerate(doc["tables"]):
         out.extend(_header_lines(table, so))
+        if i < len(selection):
+            out.extend(_selection_lines(selection[i]))
         metrics = table["metrics"]
         best = best_by_metric(table)
         primary = table["primary_metric"]

@@ -46,6 +46,10 @@ class TableSpec:
     name: str
     columns: tuple[str, ...]
     required: tuple[str, ...]
+    #: columns that hold numbers (a reader refuses text there, naming the line and column);
+    #: ``integers`` of them hold whole numbers and may not be empty
+    numeric: tuple[str, ...] = ()
+    integers: tuple[str, ...] = ()
 
 
 TABLES: dict[str, TableSpec] = {
@@ -55,11 +59,13 @@ TABLES: dict[str, TableSpec] = {
             "metrics.csv",
             ("dataset", "model", "library", "seed", "split", "metric", "value", "profile"),
             ("dataset", "model", "seed", "split", "metric", "value"),
+            ("seed", "value"), ("seed",),
         ),
         TableSpec(
             "per_query.parquet",
             ("dataset", "model", "seed", "split", "qid", "metric", "value"),
             ("model", "seed", "split", "qid", "metric", "value"),
+            ("seed", "value"), ("seed",),
         ),
         TableSpec(
             "timings.csv",
@@ -67,18 +73,24 @@ TABLES: dict[str, TableSpec] = {
              "best_iteration", "n_trees", "fit_cpu_s", "other_load", "steal_load", "contended",
              "timing", "repeats", "fit_s_min", "fit_s_max", "fit_s_repeats"),
             ("model", "seed", "fit_s"),
+            ("seed", "fit_s", "predict_s", "peak_rss_mb", "best_iteration", "n_trees",
+             "fit_cpu_s", "other_load", "steal_load", "repeats", "fit_s_min", "fit_s_max"),
+            ("seed",),
         ),
         TableSpec(
             "evallog.csv",
             ("model", "seed", "iteration", "split", "metric", "value"),
             ("model", "seed", "iteration", "split", "metric", "value"),
+            ("seed", "iteration", "value"), ("seed", "iteration"),
         ),
         TableSpec(
             "scores.parquet",
             ("model", "seed", "split", "row", "score"),
             ("model", "seed", "split", "row", "score"),
+            ("seed", "row", "score"), ("seed", "row"),
         ),
-        TableSpec("labels.parquet", ("split", "row", "qid", "label"), ("split", "row", "qid", "label")),
+        TableSpec("labels.parquet", ("split", "row", "qid", "label"), ("split", "row", "qid", "label"),
+                  ("row", "label"), ("row",)),
     )
 }
 #: Tables written once per (model, seed) by the benchmark (labels.parquet is written once per run).
@@ -94,6 +106,17 @@ LOCAL_RESULTS = "results/local"
 #: The committed results (leaderboards, their runs, cross-checks, perf figures): written only
 #: on purpose (``--out results``, ``report --publish``).
 PUBLISHED_RESULTS = "results"
+#: What ``run`` writes over in its ``--out`` folder besides its new run directory: the
+#: cross-check files of each dataset (:func:`bench.crosscheck.run.write_crosscheck`).
+RUN_WRITES = ("*/crosscheck.md", "*/crosscheck.json")
+
+
+def run_inputs(args: Any) -> list[tuple[str, str | None]]:
+    """The ``(option, path)`` inputs of ``run`` / ``tune`` for the output checks of
+    :mod:`bench.data.outputs`: the config file, a dataset given as a path, the data folder."""
+    return [(opt, getattr(args, key, None)) for opt, key in (
+        ("--config", "config"), ("--dataset", "dataset"), ("--data-dir", "data_dir"))]
+
 
 def columns_of(name: str) -> tuple[str, ...]:
     """The written columns of table ``name`` (empty for a file outside :data:`TABLES`)."""

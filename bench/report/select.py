@@ -1,0 +1,180 @@
+"""Which run supplies each leaderboard table, chosen explicitly and said out loud.
+
+``ltrbench report`` used to keep the latest run of each dataset name without a word: a one-model
+test run replaced an eleven-model table. The rule now (:func:`select_runs`):
+
+* every run found is listed per dataset, with the one used, the reason, and the others skipped
+  (each with its reason and its number of models);
+* by default the **newest finished** run of each dataset is used (finish time from the manifest,
+  else start time, else the folder's time; a run whose manifest has no finish time is skipped
+  unless ``include_unfinished``);
+* runs named one by one (``--runs DIR`` of a run directory, or a run id looked up under the
+  runs folder) are used as named, finished or not; two named runs of one dataset are an error
+  unless ``every`` (``--all``: one table per run).
+
+Reading a run's ``metrics.csv`` checks it (:meth:`bench.runs.reader.RunDir.table`), so a damaged
+run is a :class:`~bench.errors.DataError` naming the file, the line and the column.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.errors import ConfigError, DataError
+from bench.runs.reader import RunDir
+from bench.runs.search import find_runs
+
+
+def is_unfinished(run: RunDir) -> bool:
+    """A run whose manifest exists but has no ``finished`` time: still running, killed, or
+    failed (a run directory without a manifest, written by hand or by another tool, counts as
+    finished)."""
+    manifest = run.manifest
+    return bool(manifest) and not manifest.get("finished")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The run of one leaderboard table, why it was used, and the runs of its dataset skipped."""
+
+    dataset: str
+    run: RunDir
+    why: str
+    found: int
+    skipped: tuple[tuple[RunDir, str], ...] = ()
+
+    def as_json(self, base: Path | None = None) -> dict[str, Any]:
+        """``{"run", "why", "found", "skipped": [{"run", "why"}]}`` for ``leaderboard.json``."""
+        return {"run": self.run.run_id, "why": self.why, "found": self.found,
+                "skipped": [{"run": r.run_id, "why": w} for r, w in self.skipped]}
+
+
+@dataclass
+class Selection:
+    """Every table's :class:`Choice`, and the unfinished runs left out."""
+
+    choices: list[Choice] = field(default_factory=list)
+    unfinished: list[RunDir] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """One line per table: the runs found, the one used and why, the ones skipped."""
+        out = []
+        for c in self.choices:
+            line = (f"{c.dataset}: {c.found} run(s) found; using {c.run.run_id} ({c.why}, "
+                    f"{_models(c.run, c.dataset)})")
+            if c.skipped:
+                line += f"; skipped {len(c.skipped)}: " + ", ".join(
+                    f"{r.run_id} ({w})" for r, w in c.skipped)
+            out.append(line)
+        return out
+
+
+def _models(run: RunDir, dataset: str) -> str:
+    try:
+        metrics = run.table("metrics.csv")
+    except DataError:  # only an unfinished run's half-written table gets here
+        return "models unknown"
+    n = int(metrics.loc[metrics["dataset"].astype(str) == dataset, "model"].nunique())
+    return f"{n} model{'s' if n != 1 else ''}"
+
+
+def _when(run: RunDir) -> str:
+    finished = run.manifest.get("finished")
+    return f"finished {finished}" if finished else f"dated {run.timestamp}"
+
+
+def resolve_runs(items: Iterable[str | Path | RunDir],
+                 runs_root: str | Path | None = None) -> tuple[list[RunDir], list[RunDir]]:
+    """``(named, found)``: run directories named one by one (a run directory, a
+    :class:`RunDir`, or a run id under ``runs_root``) and runs found in folders of runs."""
+    named: list[RunDir] = []
+    found: list[RunDir] = []
+    for item in items:
+        if isinstance(item, RunDir):
+            named.append(item)
+            continue
+        path = Path(item)
+        if (path / "metrics.csv").is_file():
+            named.append(RunDir(path))
+        elif path.is_dir():
+            found.extend(find_runs(path))
+        elif runs_root is not None and os.sep not in str(item) and \
+                (Path(runs_root) / str(item) / "metrics.csv").is_file():
+            named.append(RunDir(Path(runs_root) / str(item)))
+        else:
+            where = f", or a run id under {os.fspath(runs_root)!r}" if runs_root else ""
+            raise DataError("not found: expected a run directory (with metrics.csv), a folder "
+                            f"of runs{where}", path=path)
+    return _unique(named), _unique(found)
+
+
+def _unique(runs: list[RunDir]) -> list[RunDir]:
+    seen: set[str] = set()
+    out = []
+    for r in runs:
+        key = os.path.realpath(r.path)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path | None = None,
+                include_unfinished: bool = False, every: bool = False) -> Selection:
+    """The runs of the leaderboard's tables (see the module doc), ordered by dataset then time."""
+    named, found = resolve_runs(items, runs_root)
+    named_keys = {os.path.realpath(r.path) for r in named}
+    found = [r for r in found if os.path.realpath(r.path) not in named_keys]
+    selection = Selection()
+    if not include_unfinished:
+        selection.unfinished = [r for r in found if is_unfinished(r)]
+        found = [r for r in found if not is_unfinished(r)]
+    by_dataset: dict[str, list[RunDir]] = {}
+    for run in sorted([*named, *found], key=lambda r: (r.timestamp, r.run_id)):
+        for dataset in run.datasets():
+            by_dataset.setdefault(dataset, []).append(run)
+    for dataset in sorted(by_dataset):
+        runs = by_dataset[dataset]
+        n = len(runs) + sum(dataset in _safe_datasets(r) for r in selection.unfinished)
+        if every:
+            selection.choices += [Choice(dataset, r, "--all: one table per run", n) for r in runs]
+            continue
+        picked = [r for r in runs if os.path.realpath(r.path) in named_keys]
+        if len(picked) > 1:
+            raise ConfigError(f"--runs names {len(picked)} runs of dataset {dataset!r} ("
+                              f"{', '.join(r.run_id for r in picked)}): name one, or add --all "
+                              "for one table per run")
+        if picked:
+            use, why = picked[0], "named with --runs"
+        else:
+            use, why = runs[-1], f"newest finished run, {_when(runs[-1])}"
+        skipped = [(r, "not named with --runs" if picked else f"older, {_when(r)}")
+                   for r in runs if r is not use]
+        skipped += [(r, "unfinished: no finish time in its manifest")
+                    for r in selection.unfinished if dataset in _safe_datasets(r)]
+        selection.choices.append(Choice(dataset, use, why, n, tuple(
+            (r, f"{w}, {_models(r, dataset)}") for r, w in skipped)))
+    return selection
+
+
+def _safe_datasets(run: RunDir) -> list[str]:
+    """The datasets of an unfinished run (an unfinished run's tables may be half-written: a
+    damaged one is skipped, not fatal, since it is not used)."""
+    try:
+        return run.datasets()
+    except DataError:
+        return []
+
+
+def latest_runs(runs: Iterable[str | Path | RunDir], *, include_unfinished: bool = False,
+                skipped: list[RunDir] | None = None) -> dict[str, RunDir]:
+    """Dataset name → the newest finished run holding it (:func:`select_runs`); unfinished runs
+    left out are appended to ``skipped``."""
+    selection = select_runs(runs, include_unfinished=include_unfinished)
+    if skipped is not None:
+        skipped.extend(selection.unfinished)
+    return {c.dataset: c.run for c in selection.choices}
