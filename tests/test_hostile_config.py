@@ -268,4 +268,6 @@ def test_the_base_config_of_the_catalogue_is_valid(tmp_path: Path) -> None:
 
     (tmp_path / "c.toml").write_text(VALID)
     cfg = RunConfig.load(tmp_path / "c.toml")
-    assert cfg.quick is True and cfg.crosscheck is False and cfg.seeds == (0,)
+    assert cfg.quick is True
+    assert cfg.crosscheck is False
+    assert cfg.seeds == (0,)

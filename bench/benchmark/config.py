@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 from bench.benchmark.config_schema import (

@@ -33,10 +33,10 @@ from numpy.typing import NDArray
 
 from bench.benchmark.progress import Step
 from bench.data.letor import LetorData, LetorSplits
+from bench.data.toml import unknown_key
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.gbdt import library_module
-from bench.data.toml import unknown_key
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_rows, param_spec
 from bench.runners.registry import get_model
 

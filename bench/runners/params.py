@@ -202,16 +202,21 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
         spec.check(getattr(p, spec.name), f"{where}{spec.name}")
     build = {"lightgbm": lightgbm_params, "xgboost": xgboost_params,
              "catboost": catboost_params}.get(library)
-    if build is not None:
-        build(p, objective)
+    if build is not None:  # the device is checked with the machine (bench.runners.device)
+        build(replace(p, device="cpu"), objective)
 
 
 def check_rows(p: Params, library: str, n_rows: int, *, split: str = "train") -> None:
     """What needs the data: LightGBM bags ``int(subsample * rows)`` rows and fails with none
-    (``Check failed: (num_data) > (0)``, ``src/io/dataset.cpp``)."""
+    (``Check failed: (num_data) > (0)``, ``src/io/dataset.cpp``); CatBoost draws each row with
+    probability ``subsample`` and fails when a draw holds none ("Too few sampling units",
+    ``catboost/private/libs/algo/tensor_search_helpers.cpp``), nearly sure over many rounds when
+    ``subsample * rows < 1``."""
     if library in ("lightgbm", "catboost") and p.subsample < 1 and int(p.subsample * n_rows) < 1:
-        raise ConfigError(f"subsample = {p.subsample!r} samples no row of the {n_rows} rows of the "
-                          f"{split} split; expected at least {1 / max(n_rows, 1):.3g}")
+        name = {"lightgbm": "LightGBM", "catboost": "CatBoost"}[library]
+        raise ConfigError(f"subsample = {p.subsample!r}: {name} would sample no row of the "
+                          f"{n_rows} rows of the {split} split; expected subsample >= "
+                          f"{1 / max(n_rows, 1):.3g} (or 1: no sampling)")
 
 
 def label_gain_table(kind: str) -> list[float]:
