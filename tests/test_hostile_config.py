@@ -22,6 +22,9 @@ import pytest
 from bench import cli
 
 DATA = b"2 qid:1 1:0.5 2:1\n0 qid:1 1:0.1\n1 qid:1 2:0.3\n1 qid:2 1:0.2\n0 qid:2 1:0.9\n"
+#: Three distinct splits (a validation split equal to the test split is refused on its own).
+SPLITS = {"train": DATA, "vali": DATA.replace(b"1:0.1", b"1:0.2"),
+          "test": DATA.replace(b"1:0.9", b"1:0.7")}
 BASE = {
     "dataset": '"./letor"',
     "models": '["lightgbm-lambdarank"]',
@@ -182,6 +185,19 @@ CONFIG_CASES: list[Case] = [
          words=("c.toml", "[als] regularization")),
     Case("als-unknown-key", tables="[als]\nfactor = 8\n",
          words=("c.toml", "[als] factor", "factors")),
+    Case("profile-unknown", top={"profile": '"trec-eval"'},
+         words=("c.toml", "profile: unknown profile 'trec-eval'", "trec_eval")),
+    Case("metrics-unknown", top={"metrics": '["ndcg@10", "ndgc@5"]'},
+         words=("c.toml", "metrics: unknown metric 'ndgc@5'")),
+    Case("models-unknown", top={"models": '["lightgbm-dart"]'},
+         words=("c.toml", "models: unknown model 'lightgbm-dart'", "lightgbm-lambdarank")),
+    Case("model-params-for-a-baseline", tables="[model_params.random]\nn_trees = 5\n",
+         words=("c.toml", "[model_params.random]", "not a LightGBM, XGBoost or CatBoost model")),
+    Case("eval-at-repeats", top={"eval_at": "[10, 10]"}, words=("c.toml", "eval_at", "repeats")),
+    Case("seeds-repeat", top={"seeds": "[1, 1]"}, words=("c.toml", "seeds", "repeat")),
+    Case("key-wrong-case", top={"Quick": "true"}, words=("c.toml", "Quick", "did you mean 'quick'")),
+    Case("config-is-a-folder", raw=None, args=("--config", "."),
+         words=("is a directory", "a TOML file")),
     Case("not-utf8", raw=VALID.encode() + b'name = "\xff"\n', words=("c.toml", "UTF-8")),
     Case("utf16-be-config", raw=b"\xfe\xff" + VALID.encode("utf-16-be"),
          words=("c.toml", "UTF-16")),
@@ -228,9 +244,9 @@ TUNE_CASES: list[Case] = [
 
 def _run(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
          capsys: pytest.CaptureFixture[str]) -> str:
-    for split in ("train", "vali", "test"):
-        (tmp_path / "letor").mkdir(exist_ok=True)
-        (tmp_path / "letor" / f"{split}.txt").write_bytes(DATA)
+    (tmp_path / "letor").mkdir(exist_ok=True)
+    for split, data in SPLITS.items():
+        (tmp_path / "letor" / f"{split}.txt").write_bytes(data)
     monkeypatch.chdir(tmp_path)
     status = cli.main(argv)  # an exception escaping here fails the test: a traceback
     _, err = capsys.readouterr()

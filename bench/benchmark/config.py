@@ -141,8 +141,8 @@ class RunConfig:
         selection split and metric, the profile, the metric and model names, seeds, parameters."""
         self._check_types()
         check_selection_split(self.early_stopping_split)
-        selection_cutoff(self.select_metric)
-        get_profile(self.profile)
+        _named("select_metric", selection_cutoff, self.select_metric)
+        _named("profile", get_profile, self.profile)
         self._check_custom_models()
         if tuple(expand_metrics(self.metrics)) != tuple(self.metrics):
             raise ConfigError(
@@ -195,6 +195,9 @@ class RunConfig:
             except ConfigError as exc:
                 raise ConfigError(f"{where}: {exc}") from None
             check_param_values(tomlio.table(values, where), where=f"{where} ")
+            if not get_model(model).is_gbdt:
+                raise ConfigError(f"{where}: {model!r} is not a LightGBM, XGBoost or CatBoost "
+                                  "model; its parameters are not these (ALS: the [als] table)")
             try:
                 self.params.with_overrides(**values)
             except ConfigError as exc:
@@ -349,9 +352,9 @@ def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
     if key == "models":
         custom = doc.get("custom_models")
         refs = {str(n): "" for n in custom} if isinstance(custom, dict) else None
-        return expand_models(name_list(value, key), refs)
+        return _named(key, expand_models, name_list(value, key), refs)
     if key == "metrics":
-        return expand_metrics(name_list(value, key))
+        return _named(key, expand_metrics, name_list(value, key))
     if key == "seeds":
         return parse_seeds(value)
     if key == "eval_at":
@@ -359,6 +362,15 @@ def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
     if value is None and key in ("data_dir", "scheduler"):
         return None
     return TOP_SPECS[key].check(value, key) if key in TOP_SPECS else value
+
+
+def _named(key: str, parse: Any, *args: Any) -> Any:
+    """``parse(*args)`` with the config key in front of its error (``profile: unknown ...``)."""
+    try:
+        return parse(*args)
+    except ConfigError as exc:
+        msg = str(exc)
+        raise ConfigError(msg if msg.startswith(key) else f"{key}: {msg}") from None
 
 
 def _plain_params(p: Params) -> dict[str, Any]:

@@ -125,6 +125,8 @@ def parse_eval_at(value: Any, where: str = "eval_at") -> tuple[int, ...]:
     for i, k in enumerate(value, start=1):
         if not CUTOFF.accepts(k):
             raise ConfigError(f"{where}: item {i}: expected {CUTOFF.expected()}; got {show(k)}")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{where}: a cutoff repeats: {list(value)}")
     return tuple(value)
 
 

@@ -104,6 +104,10 @@ def resolve_config_path(value: str) -> Path:
     p = Path(value)
     if p.is_file():
         return p
+    a_path = p.suffix.lower() == ".toml" or "/" in value or value in (".", "..")
+    if a_path and p.exists():  # a folder, a device, a FIFO named as the config file
+        kind = "is a directory" if p.is_dir() else "is not a regular file"
+        raise ConfigError(f"--config {value}: {kind}; expected a TOML file")
     shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
     if shipped.is_file():
         return shipped
