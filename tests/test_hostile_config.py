@@ -213,7 +213,9 @@ TUNE_CASES: list[Case] = [
     Case("tune-models-names-xgboost", args=("--models", "xgboost", "--grid", "num_leaves=3,7"),
          words=("--models", "--model")),
     Case("tune-grid-device-cuda", args=("--model", "lightgbm", "--grid", "device=cpu,cuda"),
-         words=("--grid", "device", "--device")),
+         words=("--grid", "device", "set once for the run")),
+    Case("tune-config-device-cuda", top={"device": '"cuda"'},
+         args=("--model", "lightgbm", "--grid", "num_leaves=3,7"), words=("'cuda'",)),
     Case("tune-grid-unknown-param", args=("--model", "lightgbm", "--grid", "num_leaf=3,7"),
          words=("--grid", "num_leaf", "num_leaves")),
     Case("tune-grid-float-for-int", args=("--model", "lightgbm", "--grid", "num_leaves=3,7.5"),
@@ -272,8 +274,12 @@ def test_hostile_config(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 @pytest.mark.parametrize("case", TUNE_CASES, ids=[c.name for c in TUNE_CASES])
 def test_hostile_tune(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                       capsys: pytest.CaptureFixture[str]) -> None:
-    line = _run(["tune", "--dataset", "./letor", "--no-progress", "--folds", "2", "--quick",
-                 "--out", "res", *case.args], tmp_path, monkeypatch, capsys)
+    config = ()
+    if case.top or case.tables:
+        (tmp_path / "c.toml").write_bytes(_text(case))
+        config = ("--config", "c.toml")
+    line = _run(["tune", *config, "--dataset", "./letor", "--no-progress", "--folds", "2",
+                 "--quick", "--out", "res", *case.args], tmp_path, monkeypatch, capsys)
     for word in case.words:
         assert word in line, f"{word!r} not in {line!r}"
     assert not (tmp_path / "res" / "tune").exists()

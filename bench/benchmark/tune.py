@@ -45,7 +45,8 @@ from bench.runners.registry import get_model
 TUNABLE = tuple(f.name for f in fields(Params)
                 if f.name not in (*RAW_TABLES, "seed", "n_threads", "device"))
 #: Not tuned, with the option that sets each instead.
-NOT_TUNED = {"device": "--device", "seed": "--seed", "n_threads": "--threads"}
+NOT_TUNED = {"device": "the config's device key (device = \"cuda\")", "seed": "--seed",
+             "n_threads": "--threads"}
 
 
 def query_folds(n_queries: int, n_folds: int, seed: int = 0) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:

@@ -91,6 +91,7 @@ def _search_options(args: argparse.Namespace) -> dict[str, Any]:
 def main(args: argparse.Namespace) -> int:
     from bench.benchmark.pipeline import load_splits
     from bench.benchmark.tune import candidates, check_candidates, parse_space, tune
+    from bench.runners.device import check_device
 
     check_output_dir(args.out, option="--out", inputs=[("--config", args.config)])
     args.model = _one_model(args)
@@ -102,6 +103,7 @@ def main(args: argparse.Namespace) -> int:
     space = parse_space(args.grid)
     base = config.params_for(args.model, args.seed)
     check_candidates(args.model, candidates(space, **search), base)  # before any data are read
+    check_device(config.device, {config.model_spec(args.model).library})
     with progress_steps(not args.no_progress and args.format == "text") as step:
         splits = load_splits(config.dataset, data_dir=config.data_dir, cache=config.cache,
                              progress=lambda text: step(f"loading {text}", 0, 0))
