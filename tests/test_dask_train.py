@@ -160,7 +160,7 @@ def test_engine_settings_are_checked_and_the_local_engine_keeps_earlier_hashes()
     dask = replace(base, engine="dask")
     assert dask.config_hash() != base.config_hash()
     assert replace(dask, scheduler="tcp://10.0.0.1:8786").config_hash() == dask.config_hash()
-    with pytest.raises(ConfigError, match="engine must be one of local, dask"):
+    with pytest.raises(ConfigError, match="engine: expected one of 'local', 'dask'; got 'spark'"):
         replace(base, engine="spark")
     with pytest.raises(ConfigError, match="timing isolated applies to the local engine"):
         replace(base, engine="dask", timing="isolated")

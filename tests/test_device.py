@@ -21,7 +21,7 @@ def test_cuda_maps_to_each_librarys_own_device_parameter() -> None:
     assert "force_row_wise" not in lg  # a CPU histogram layout
     assert "device" not in xgboost_params(cpu, "ndcg")
     assert xgboost_params(gpu, "ndcg")["device"] == "cuda"
-    with pytest.raises(ConfigError, match="unknown device 'tpu'"):
+    with pytest.raises(ConfigError, match="device: expected one of 'cpu', 'cuda'; got 'tpu'"):
         Params(device="tpu")
 
 
@@ -39,7 +39,7 @@ def test_the_device_has_one_place_in_a_config_and_not_on_dask() -> None:
         RunConfig.from_dict({"dataset": "synthetic", "params": {"device": "cuda"}})
     with pytest.raises(ConfigError, match="Dask workers"):
         RunConfig(dataset="synthetic", device="cuda", engine="dask")
-    with pytest.raises(ConfigError, match="device must be one of cpu, cuda"):
+    with pytest.raises(ConfigError, match="device: expected one of 'cpu', 'cuda'; got 'gpu'"):
         RunConfig(dataset="synthetic", device="gpu")
 
 

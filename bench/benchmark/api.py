@@ -61,7 +61,10 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     (``device="cuda"``, ``engine="dask"``, ``strict=True`` ...). ``out_dir``: where
     ``runs/<run-id>/`` is written (default: a new temporary folder, so nothing lands in a
     checked-out ``results/``). Errors are those of ``ltrbench run``
-    (:class:`~bench.errors.ConfigError` before any data, :class:`~bench.errors.DataError`).
+    (:class:`~bench.errors.ConfigError` before any data, :class:`~bench.errors.DataError`):
+    the values go through the config's schema (:mod:`bench.benchmark.config_schema`), so
+    ``seeds=[1.5]``, ``quick="false"`` or ``params={"n_trees": True}`` are refused, never
+    coerced.
     """
     from bench.benchmark.pipeline import run_benchmark
 
@@ -71,9 +74,9 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
                        ("custom_models", None if custom_models is None else dict(custom_models))):
         if value is not None:
             doc[key] = value
-    if quick:
-        doc["quick"] = True
-    config = RunConfig.from_dict(doc)
+    if quick is not False:  # checked by the config like every value: "false" is not False
+        doc["quick"] = quick
+    config = RunConfig.from_dict(doc)  # every value typed and range-checked before any data
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ltrbench-"))
     run_dir = run_benchmark(config, out_dir=out, progress=progress, splits=splits)
     return RunResult(run_dir)

@@ -38,16 +38,32 @@ it is trained in this process (not with ``timing = "isolated"`` or ``engine = "d
 
 Any key naming the test split for early stopping or selection raises
 :class:`~bench.errors.ConfigError`: the test split is evaluated once, after training.
+
+Every value is typed and range-checked, never coerced (:mod:`bench.benchmark.config_schema`):
+the same checks run for a file, for ``RunConfig(...)`` / ``from_dict`` in Python and for the
+command-line options, and the GBDT models' parameters are checked against the ranges their
+library accepts before any data are loaded.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bench.benchmark.config_schema import (
+    ENGINES,
+    TIMING_MODES,
+    TOP_SPECS,
+    check_als,
+    check_scalars,
+    name_list,
+    parse_eval_at,
+    parse_seeds,
+)
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
 from bench.errors import ConfigError
@@ -55,7 +71,7 @@ from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cu
 from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, custom_model
-from bench.runners.params import DEVICES, RAW_TABLES, Params
+from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
 from bench.runners.registry import BASELINES, LAMBDAMART, ModelSpec, expand_models, get_model
 from bench.runners.result import SELECTION_SPLIT
 
@@ -78,10 +94,8 @@ _UNHASHED = (
     "data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description", "timing",
     "timing_repeats", "cache", "scheduler", "strict",
 )
-#: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
-TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
-#: Where the GBDTs are trained: this process (or isolated children), or a Dask cluster.
-ENGINES: tuple[str, ...] = ("local", "dask")
+__all__ = ["CONFIG_DIR", "DEFAULT_MODELS", "DEFAULT_RUN_PARAMS", "ENGINES", "QUICK_LIMITS",
+           "TIMING_MODES", "RunConfig", "check_selection_split", "parse_seeds"]
 
 
 @dataclass(frozen=True)
@@ -125,11 +139,10 @@ class RunConfig:
     def __post_init__(self) -> None:
         """Validate everything a run needs from its config, before any data is loaded: the
         selection split and metric, the profile, the metric and model names, seeds, parameters."""
+        self._check_types()
         check_selection_split(self.early_stopping_split)
-        selection_cutoff(self.select_metric)
-        if any(not isinstance(k, int) or k < 1 for k in self.eval_at):
-            raise ConfigError(f"eval_at must be positive integers; got {list(self.eval_at)}")
-        get_profile(self.profile)
+        _named("select_metric", selection_cutoff, self.select_metric)
+        _named("profile", get_profile, self.profile)
         self._check_custom_models()
         if tuple(expand_metrics(self.metrics)) != tuple(self.metrics):
             raise ConfigError(
@@ -138,21 +151,9 @@ class RunConfig:
             )
         if tuple(expand_models(self.models, self.custom_refs)) != tuple(self.models):
             raise ConfigError(f"models must be registered names, without repeats; got {list(self.models)}")
-        if not self.seeds:
-            raise ConfigError("seeds must not be empty")
-        if self.timing not in TIMING_MODES:
-            raise ConfigError(f"timing must be one of {', '.join(TIMING_MODES)}; got {self.timing!r}")
-        if not isinstance(self.timing_repeats, int) or self.timing_repeats < 1:
-            raise ConfigError(f"timing_repeats must be a positive integer; got {self.timing_repeats!r}")
-        if self.engine not in ENGINES:
-            raise ConfigError(f"engine must be one of {', '.join(ENGINES)}; got {self.engine!r}")
-        if not isinstance(self.workers, int) or self.workers < 1:
-            raise ConfigError(f"workers must be a positive integer; got {self.workers!r}")
-        if self.device not in DEVICES:
-            raise ConfigError(f"device must be one of {', '.join(DEVICES)}; got {self.device!r}")
         if self.params.device != "cpu" or any("device" in v for v in self.model_params.values()
                                                if isinstance(v, dict)):
-            raise ConfigError("the device is set once, at the top of the config (device = "
+            raise ConfigError("device: the device is set once, at the top of the config (device = "
                               "\"cuda\") or with --device, not among the parameters")
         if self.engine == "dask" and self.device != "cpu":
             raise ConfigError("device 'cuda' applies to the local engine; the Dask workers' "
@@ -160,14 +161,57 @@ class RunConfig:
         if self.engine == "dask" and self.timing != "inprocess":
             raise ConfigError("--timing isolated applies to the local engine; a Dask fit runs "
                               "on the cluster's worker processes already")
+        self._check_model_params()
+
+    def _check_types(self) -> None:
+        """Every field of its declared type and range (:mod:`bench.benchmark.config_schema`),
+        lists as tuples; nothing coerced."""
+        check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
+        object.__setattr__(self, "seeds", parse_seeds(self.seeds))
+        object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
+        for key in ("models", "metrics"):
+            value = getattr(self, key)
+            name_list(value, key)
+            if isinstance(value, list):
+                object.__setattr__(self, key, tuple(value))
+        if not isinstance(self.params, Params):
+            raise ConfigError(f"params: expected a Params (or a table in a config file); got "
+                              f"{tomlio.show(self.params)}")
+        if not isinstance(self.als, ALSParams):
+            raise ConfigError(f"als: expected an ALSParams (or a table); got {tomlio.show(self.als)}")
+        check_als(asdict(self.als))
+        tomlio.table(self.model_params, "model_params")
+
+    def _check_model_params(self) -> None:
+        """``[model_params.<model>]``: a table per model, its keys and values checked like
+        ``[params]``; then every GBDT model's parameters against its library's limits."""
         for model, values in self.model_params.items():
+            where = f"[model_params.{model}]"
             if model in self.custom_models:
-                raise ConfigError(f"model_params.{model}: {model!r} is a custom model; its "
-                                  f"parameters go in [custom_models.{model}] params")
-            expand_models([model])
-            if not isinstance(values, dict):
-                raise ConfigError(f"model_params.{model} must be a table of parameters")
-            Params.from_dict({**_plain_params(self.params), **values})
+                raise ConfigError(f"{where}: {model!r} is a custom model; its parameters go in "
+                                  f"[custom_models.{model}] params")
+            try:
+                expand_models([model])
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            check_param_values(tomlio.table(values, where), where=f"{where} ")
+            if not get_model(model).is_gbdt:
+                raise ConfigError(f"{where}: {model!r} is not a LightGBM, XGBoost or CatBoost "
+                                  "model; its parameters are not these (ALS: the [als] table)")
+            try:
+                self.params.with_overrides(**values)
+            except ConfigError as exc:
+                raise ConfigError(f"{where} {exc}") from None
+        for model in self.models:
+            spec = self.model_spec(model)
+            if spec.is_gbdt:
+                where = f"[model_params.{model}] " if model in self.model_params else "[params] "
+                try:
+                    check_for_library(self.params_for(model, self.seeds[0]), spec.library,
+                                      spec.objective, where)
+                except ConfigError as exc:
+                    msg = str(exc)
+                    raise ConfigError(msg if msg.startswith("[") else f"{model}: {msg}") from None
 
     def _check_custom_models(self) -> None:
         """Custom models as :class:`CustomModel` (a factory reference or callable is resolved
@@ -199,51 +243,31 @@ class RunConfig:
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> RunConfig:
-        """Build from a parsed TOML document; unknown keys raise a ConfigError naming the valid ones."""
-        doc = dict(doc)
+    def from_dict(cls, doc: Mapping[str, Any]) -> RunConfig:
+        """Build from a parsed TOML document (or the same keys in Python): every value typed and
+        range-checked, an unknown key refused with the closest valid name (see
+        :mod:`bench.benchmark.config_schema`)."""
+        doc = tomlio.table(doc, "config")
         if "run" in doc and isinstance(doc["run"], dict):  # also accept a [run] table
             doc = {**doc.pop("run"), **doc}
         for key in _SELECTION_KEYS:
             if key in doc:
-                check_selection_split(str(doc[key]))
-        if "select_on" in doc or "selection_split" in doc or "validation_split" in doc:
-            doc.pop("select_on", None)
-            doc.pop("selection_split", None)
-            doc.pop("validation_split", None)
-        valid = {f.name for f in fields(cls)}
-        unknown = sorted(set(doc) - valid)
-        if unknown:
-            raise ConfigError(
-                f"unknown config key(s) {', '.join(unknown)}; valid: {', '.join(sorted(valid))}"
-            )
+                if not isinstance(doc[key], str):
+                    TOP_SPECS["early_stopping_split"].check(doc[key], key)
+                check_selection_split(doc[key])
+        for key in ("select_on", "selection_split", "validation_split"):
+            doc.pop(key, None)
+        valid = [f.name for f in fields(cls)]
         kwargs: dict[str, Any] = {}
         for key, value in doc.items():
-            if key == "params":
-                kwargs[key] = Params.from_dict({**_plain_params(DEFAULT_RUN_PARAMS), **_table(value, "params")})
-            elif key == "als":
-                kwargs[key] = _als(_table(value, "als"))
-            elif key == "model_params":
-                kwargs[key] = {str(m): dict(_table(v, f"model_params.{m}")) for m, v in _table(value, key).items()}
-            elif key == "custom_models":
-                kwargs[key] = dict(_table(value, key))
-            elif key == "models":
-                custom = doc.get("custom_models")
-                refs = {str(n): "" for n in custom} if isinstance(custom, dict) else None
-                kwargs[key] = expand_models(value, refs)
-            elif key == "metrics":
-                kwargs[key] = expand_metrics(value)
-            elif key == "seeds":
-                kwargs[key] = parse_seeds(value)
-            elif key == "eval_at":
-                kwargs[key] = tuple(int(k) for k in value)
-            else:
-                kwargs[key] = value
+            if key not in valid:
+                raise tomlio.unknown_key("", key, valid, noun="config key")
+            kwargs[key] = _parse_key(key, value, doc)
         return cls(**kwargs)
 
     @classmethod
     def load(cls, path: str | Path) -> RunConfig:
-        """Read a TOML config file (see the module docstring)."""
+        """Read a TOML config file (see the module docstring); every error names the file."""
         try:
             return cls.from_dict(tomlio.read_toml(path))
         except ConfigError as exc:
@@ -312,45 +336,41 @@ def check_selection_split(name: str) -> None:
         )
 
 
-def parse_seeds(value: Any) -> tuple[int, ...]:
-    """Seeds from ``[0, 1, 2]``, ``"0,1,2"`` or ``"0-4"`` (a range)."""
-    if isinstance(value, int):
-        return (value,)
-    if isinstance(value, str):
-        items: list[int] = []
-        for part in value.split(","):
-            part = part.strip()
-            if not part:
-                continue
-            lo, sep, hi = part.partition("-")
-            try:
-                items.extend(range(int(lo), int(hi) + 1) if sep and lo else [int(part)])
-            except ValueError:
-                raise ConfigError(f"seeds: expected integers like 0,1,2 or 0-4, got {value!r}") from None
-        value = items
+def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
+    """The RunConfig field ``key`` from its document value, checked (errors name the key)."""
+    if key == "params":
+        values = tomlio.table(value, "params")
+        check_param_values(values, where="[params] ")
+        return Params.from_dict({**_plain_params(DEFAULT_RUN_PARAMS), **values}, where="[params] ")
+    if key == "als":
+        return ALSParams(**check_als(tomlio.table(value, "als")))
+    if key == "model_params":
+        return {str(m): tomlio.table(v, f"[model_params.{m}]")
+                for m, v in tomlio.table(value, key).items()}
+    if key == "custom_models":
+        return tomlio.table(value, key)
+    if key == "models":
+        custom = doc.get("custom_models")
+        refs = {str(n): "" for n in custom} if isinstance(custom, dict) else None
+        return _named(key, expand_models, name_list(value, key), refs)
+    if key == "metrics":
+        return _named(key, expand_metrics, name_list(value, key))
+    if key == "seeds":
+        return parse_seeds(value)
+    if key == "eval_at":
+        return parse_eval_at(value)
+    if value is None and key in ("data_dir", "scheduler"):
+        return None
+    return TOP_SPECS[key].check(value, key) if key in TOP_SPECS else value
+
+
+def _named(key: str, parse: Any, *args: Any) -> Any:
+    """``parse(*args)`` with the config key in front of its error (``profile: unknown ...``)."""
     try:
-        seeds = tuple(int(s) for s in value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"seeds: expected a list of integers, got {value!r}") from None
-    if not seeds:
-        raise ConfigError("seeds must not be empty")
-    if len(set(seeds)) != len(seeds):
-        raise ConfigError(f"seeds repeat: {list(seeds)}")
-    return seeds
-
-
-def _table(value: Any, name: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{name} must be a table")
-    return value
-
-
-def _als(values: dict[str, Any]) -> ALSParams:
-    valid = {f.name for f in fields(ALSParams)}
-    unknown = sorted(set(values) - valid)
-    if unknown:
-        raise ConfigError(f"unknown als key(s) {', '.join(unknown)}; valid: {', '.join(sorted(valid))}")
-    return ALSParams(**values)
+        return parse(*args)
+    except ConfigError as exc:
+        msg = str(exc)
+        raise ConfigError(msg if msg.startswith(key) else f"{key}: {msg}") from None
 
 
 def _plain_params(p: Params) -> dict[str, Any]:

@@ -10,6 +10,13 @@ over folds wins (ties: the earlier candidate). Only the training split is used b
 
 Search: ``grid`` tries every combination of the value lists; ``random`` tries ``n_iter``
 distinct combinations drawn uniformly from that grid with ``numpy.random.default_rng(seed)``.
+
+Every value of the space is checked before any fit, as a config's ``[params]`` are
+(:data:`bench.runners.params.PARAM_SPECS`: its type, never coerced, and the range its library
+accepts), and so is every candidate for the model's library
+(:func:`~bench.runners.params.check_for_library`). The device is not a tuning parameter: it is
+set once for the run (``--device``), and a GPU value in a grid would only fail after the first
+fits.
 """
 
 from __future__ import annotations
@@ -26,13 +33,20 @@ from numpy.typing import NDArray
 
 from bench.benchmark.progress import Step
 from bench.data.letor import LetorData, LetorSplits
+from bench.data.toml import unknown_key
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.gbdt import library_module
-from bench.runners.params import RAW_TABLES, Params
+from bench.runners.params import RAW_TABLES, Params, check_for_library, check_rows, param_spec
 from bench.runners.registry import get_model
 
-TUNABLE = tuple(f.name for f in fields(Params) if f.name not in (*RAW_TABLES, "seed", "n_threads"))
+#: Params fields a search may vary: not the raw library tables, the seed (``--seed``), the
+#: thread count or the device (set once for a run).
+TUNABLE = tuple(f.name for f in fields(Params)
+                if f.name not in (*RAW_TABLES, "seed", "n_threads", "device"))
+#: Not tuned, with the option that sets each instead.
+NOT_TUNED = {"device": "the config's device key (device = \"cuda\")", "seed": "--seed",
+             "n_threads": "--threads"}
 
 
 def query_folds(n_queries: int, n_folds: int, seed: int = 0) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
@@ -65,30 +79,55 @@ def parse_space(text: str) -> dict[str, list[Any]]:
 
 
 def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
-    """Validate names against :data:`TUNABLE` and that every list is non-empty."""
+    """Validate names against :data:`TUNABLE` (the closest one for a typo), that every list is
+    non-empty without repeats, and every value against its
+    :func:`~bench.runners.params.param_spec` (type and range; errors name ``--grid <name>``)."""
     if not space:
-        raise ConfigError("empty search space")
+        raise ConfigError("--grid: empty search space")
     out = {}
     for name, values in space.items():
+        if name in NOT_TUNED:
+            raise ConfigError(f"--grid {name}: cannot tune {name!r}: it is set once for the run, "
+                              f"with {NOT_TUNED[name]}")
         if name not in TUNABLE:
-            raise ConfigError(f"cannot tune {name!r}; tunable: {', '.join(TUNABLE)}")
-        vals = list(values)
+            err = unknown_key("--grid ", name, TUNABLE, noun="parameter")
+            raise ConfigError(f"cannot tune {name!r}: {err}")
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+            raise ConfigError(f"--grid {name}: expected a list of values; got {values!r}")
+        vals = [param_spec(name).check(v, f"--grid {name}") for v in values]
         if not vals:
-            raise ConfigError(f"no values for {name!r}")
+            raise ConfigError(f"--grid {name}: no values")
+        seen = [repr(v) for v in vals]
+        if len(set(seen)) != len(seen):
+            raise ConfigError(f"--grid {name}: a value repeats: {', '.join(seen)}")
         out[name] = vals
     return out
 
 
-def _value(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
+def check_candidates(model: str, cands: Sequence[Mapping[str, Any]], base: Params | None = None) -> None:
+    """Every candidate of the search for ``model`` as the parameters it would train with, checked
+    before any fit (ranges together, e.g. a rate schedule, and what the library refuses)."""
+    spec = get_model(model)
+    for cand in cands:
+        shown = ", ".join(f"{k}={v}" for k, v in cand.items())
         try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
+            params = (base or Params()).with_overrides(**cand)
+            check_for_library(params, spec.library, spec.objective)
+        except ConfigError as exc:
+            raise ConfigError(f"--grid candidate {shown}: {exc}") from None
+
+
+def _value(text: str) -> Any:
+    """A grid value as TOML would read it: ``true``/``false``, an integer, a float, else a
+    string (``nan``/``inf`` are floats, refused by the parameter's range)."""
+    from bench.data.toml import TOMLDecodeError, loads
+
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return loads(f"v = {text}")["v"]
+    except TOMLDecodeError:
+        return text
 
 
 def candidates(space: dict[str, list[Any]], *, search: str = "grid", n_iter: int = 10, seed: int = 0) -> list[dict[str, Any]]:
@@ -160,21 +199,24 @@ def tune(
         raise ConfigError(f"only GBDT models (LightGBM, XGBoost, CatBoost) are tuned; {model!r} "
                           "has no parameters to tune")
     space = check_space(space)
+    cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
+    check_candidates(model, cands, base)
     data = _tuning_data(splits, use)
     folds = query_folds(data.n_queries, n_folds, seed)
-    cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
     fit = _fitter(spec.library)
     rows = []
     total = len(cands) * len(folds)
     for ci, cand in enumerate(cands):
         params = (base or Params()).with_overrides(**cand, seed=seed)
         for fi, (tr, va) in enumerate(folds):
+            train = data.take_queries(tr)
+            check_rows(params, spec.library, train.n_rows, split=f"fold {fi + 1}'s training")
             if progress is not None:
                 shown = ", ".join(f"{k}={v}" for k, v in cand.items())
                 progress(f"candidate {ci + 1}/{len(cands)} ({shown}), fold {fi + 1}/{len(folds)}",
                          ci * len(folds) + fi, total)
             _, _, res = fit(
-                data.take_queries(tr), data.take_queries(va), params, objective=spec.objective,
+                train, data.take_queries(va), params, objective=spec.objective,
                 eval_at=eval_at, select_metric=select_metric, log_train=False,
             )
             log = res.evallog

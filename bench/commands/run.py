@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.benchmark.config import CONFIG_DIR, RunConfig, parse_seeds
+from bench.benchmark.config_schema import TOP_SPECS, cli_int
 from bench.benchmark.scoring import expand_metrics
 from bench.commands.text import examples, plain
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
+from bench.runners.params import param_spec
 from bench.runners.registry import expand_models
 from bench.runs.layout import LOCAL_RESULTS, RUN_WRITES, run_inputs
 
@@ -57,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--timing", choices=("inprocess", "isolated"),
                    help="time each fit in this process (default) or each (model, seed) in a fresh "
                    "process, so the libraries' thread pools never share one")
-    p.add_argument("--timing-repeats", type=int, metavar="N",
+    p.add_argument("--timing-repeats", metavar="N",
                    help="fit each (model, seed) N times; fit time = median, with its range")
     p.add_argument("--device", choices=("cpu", "cuda"),
                    help="train the GBDTs on the CPU (default) or an NVIDIA GPU (XGBoost "
@@ -69,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: an existing scheduler (tcp://host:8786); default: a "
                    "local cluster on 127.0.0.1")
-    p.add_argument("--workers", type=int, metavar="N",
+    p.add_argument("--workers", metavar="N",
                    help="with --engine dask and no --scheduler: local worker processes (2)")
     p.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -90,8 +92,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", help="reference-evaluator profile of metrics.csv (default ltrbench)")
     p.add_argument("--quick", action="store_true",
                    help="fewer, smaller trees (n_trees<=20, num_leaves<=15, patience 5)")
-    p.add_argument("--n-trees", type=int, metavar="N", help="override params.n_trees")
-    p.add_argument("--threads", type=int, metavar="N", help="override params.n_threads (0 = all cores)")
+    p.add_argument("--n-trees", metavar="N", help="override params.n_trees")
+    p.add_argument("--threads", metavar="N", help="override params.n_threads (0 = all cores)")
     p.add_argument("--data-dir", metavar="DIR", help="where catalogue datasets are looked up")
     p.add_argument("--no-cache", action="store_true",
                    help="parse LETOR text files again instead of reading <data dir>/cache")
@@ -102,6 +104,10 @@ def resolve_config_path(value: str) -> Path:
     p = Path(value)
     if p.is_file():
         return p
+    a_path = p.suffix.lower() == ".toml" or "/" in value or value in (".", "..")
+    if a_path and p.exists():  # a folder, a device, a FIFO named as the config file
+        kind = "is a directory" if p.is_dir() else "is not a regular file"
+        raise ConfigError(f"--config {value}: {kind}; expected a TOML file")
     shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
     if shipped.is_file():
         return shipped
@@ -110,15 +116,23 @@ def resolve_config_path(value: str) -> Path:
 
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
-    """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied."""
+    """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied.
+
+    Each option goes through the config's schema (:mod:`bench.benchmark.config_schema`), its
+    error naming the option: ``--seeds 1.5`` is refused as ``seeds = [1.5]`` is in a file.
+    """
     config = RunConfig.load(resolve_config_path(args.config)) if args.config else RunConfig()
+    return _with_options(config, args)
+
+
+def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
     changes: dict[str, Any] = {}
     if args.dataset:
         changes["dataset"] = args.dataset
     if args.models:
         changes["models"] = expand_models(args.models, config.custom_refs)
-    if args.seeds:
-        changes["seeds"] = parse_seeds(args.seeds)
+    if args.seeds is not None:
+        changes["seeds"] = parse_seeds(args.seeds, where="--seeds")
     if args.metrics:
         changes["metrics"] = expand_metrics(args.metrics)
     if args.profile:
@@ -130,19 +144,21 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if getattr(args, "no_cache", False):
         changes["cache"] = False
     params = config.params
-    if args.n_trees is not None:
-        params = params.with_overrides(n_trees=args.n_trees)
-    if args.threads is not None:
-        params = params.with_overrides(n_threads=args.threads)
+    for option, key in (("--n-trees", "n_trees"), ("--threads", "n_threads")):
+        value = cli_int(getattr(args, key.replace("n_threads", "threads")), param_spec(key), option)
+        if value is not None:
+            params = params.with_overrides(**{key: value})
     changes["params"] = params
     for flag in ("permute_check", "permute_retrain", "strict"):
         if getattr(args, flag, False):
             changes[flag] = True
     if getattr(args, "timing", None):
         changes["timing"] = args.timing
-    if getattr(args, "timing_repeats", None) is not None:
-        changes["timing_repeats"] = args.timing_repeats
-    for key in ("engine", "scheduler", "workers", "device"):
+    for key in ("timing_repeats", "workers"):
+        value = cli_int(getattr(args, key, None), TOP_SPECS[key], f"--{key.replace('_', '-')}")
+        if value is not None:
+            changes[key] = value
+    for key in ("engine", "scheduler", "device"):
         if getattr(args, key, None) is not None:
             changes[key] = getattr(args, key)
     if getattr(args, "no_crosscheck", False):

@@ -14,6 +14,7 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bench.benchmark.progress import progress_steps
 from bench.commands.run import add_config_arguments, config_from_args
@@ -38,13 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         ),
     )
     add_config_arguments(p)
-    p.add_argument("--model", default="lightgbm-lambdarank", help="the model to tune")
+    p.add_argument("--model", help="the model to tune (default lightgbm-lambdarank); one "
+                   "LightGBM, XGBoost or CatBoost model (--models is for ltrbench run)")
     p.add_argument("--grid", required=True, metavar="SPACE",
                    help='search space, e.g. "num_leaves=15,31,63;learning_rate=0.05,0.1"')
-    p.add_argument("--random", type=int, metavar="N",
+    p.add_argument("--random", metavar="N",
                    help="random search: N distinct combinations of the grid (default: full grid)")
-    p.add_argument("--folds", type=int, default=3, help="number of query folds (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the folds, the search and the models")
+    p.add_argument("--folds", default="3", help="number of query folds (default 3)")
+    p.add_argument("--seed", default="0", help="seed of the folds, the search and the models")
     p.add_argument("--use", choices=("train", "train+vali"), default="train",
                    help="which splits the folds are made from (never test)")
     p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR")
@@ -53,22 +55,55 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=main)
 
 
+def _one_model(args: argparse.Namespace) -> str:
+    """The model ``--model`` names (an alias such as ``lightgbm`` names its model); ``--models``
+    (a run's option) is refused rather than ignored, so that no other model is tuned."""
+    from bench.runners.registry import GBDT_LIBRARIES, expand_models, get_model
+
+    if args.models:
+        hint = f": use --model {args.models}" if args.model is None else ""
+        raise ConfigError(f"--models {args.models!r}: tune takes one model with --model (--models "
+                          f"is for ltrbench run){hint}")
+    model = args.model or "lightgbm-lambdarank"
+    named = expand_models((model,))
+    if len(named) != 1:
+        raise ConfigError(f"tune takes one model; {model!r} names {len(named)}: "
+                          f"{', '.join(named)}")
+    if get_model(named[0]).library not in GBDT_LIBRARIES:
+        raise ConfigError(f"--model {model}: only GBDT models (LightGBM, XGBoost, CatBoost) are "
+                          "tuned; it has no parameters to tune")
+    return named[0]
+
+
+def _search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--random``, ``--folds`` and ``--seed`` checked as integers in range (``--random 0`` is
+    not the full grid); ``args.folds`` / ``args.seed`` become integers."""
+    from bench.benchmark.config_schema import SEED, cli_int
+    from bench.data.toml import Spec
+
+    n_iter = cli_int(args.random, Spec("--random", int, 1, 1_000_000), "--random")
+    args.folds = cli_int(args.folds, Spec("--folds", int, 2, 10_000), "--folds")
+    args.seed = cli_int(args.seed, SEED, "--seed")
+    return {"search": "grid" if n_iter is None else "random", "n_iter": n_iter or 0,
+            "seed": args.seed}
+
+
 def main(args: argparse.Namespace) -> int:
     from bench.benchmark.pipeline import load_splits
-    from bench.benchmark.tune import parse_space, tune
+    from bench.benchmark.tune import candidates, check_candidates, parse_space, tune
+    from bench.runners.device import check_device
 
     check_output_dir(args.out, option="--out", inputs=run_inputs(args))
-    config = config_from_args(args).resolved()
-    from bench.runners.registry import expand_models
-
-    named = expand_models((args.model,))  # an alias ("lightgbm") names its model
-    if len(named) != 1:
-        raise ConfigError(f"tune takes one model; {args.model!r} names {len(named)}: "
-                          f"{', '.join(named)}")
-    args.model = named[0]
+    args.model = _one_model(args)
+    search = _search_options(args)
+    config = config_from_args(args)
     if args.model not in config.models:
         config = replace(config, models=(args.model,))
+    config = config.resolved()
     space = parse_space(args.grid)
+    base = config.params_for(args.model, args.seed)
+    check_candidates(args.model, candidates(space, **search), base)  # before any data are read
+    check_device(config.device, {config.model_spec(args.model).library})
     with progress_steps(not args.no_progress and args.format == "text") as step:
         splits = load_splits(config.dataset, data_dir=config.data_dir, cache=config.cache,
                              progress=lambda text: step(f"loading {text}", 0, 0))
@@ -76,11 +111,9 @@ def main(args: argparse.Namespace) -> int:
             splits,
             args.model,
             space,
-            base=config.params_for(args.model, args.seed),
-            search="random" if args.random else "grid",
-            n_iter=args.random or 0,
+            base=base,
+            **search,
             n_folds=args.folds,
-            seed=args.seed,
             select_metric=config.select_metric,
             eval_at=config.eval_at,
             use=args.use,

@@ -1,17 +1,28 @@
 """TOML files (dataset cards, run configs): read with :mod:`tomllib` (Python >= 3.11) or
 ``tomli``, written with ``tomli-w``. The one place that picks the parser and the writer.
+
+Also the strict check of one typed value of a parsed document (:class:`Spec`): a TOML value has
+its own type (integer, float, boolean, string, array, table) and is never coerced into another:
+``"false"`` is not false, ``1.5`` and ``true`` are not integers (a boolean is not an integer
+here, unlike Python's ``bool``), ``"100"`` is not a number; an integer is accepted where a
+float is expected (TOML writes ``1`` and ``1.0`` apart, both are numbers), and a float must be
+finite. Every error names the key and says what was expected and what was given.
 """
 
 from __future__ import annotations
 
+import difflib
+import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from bench.errors import ConfigError
+from bench.data.inputs import bom_length, check_input_file
+from bench.errors import ConfigError, DataError
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the Python version
     import tomllib
@@ -22,17 +33,34 @@ TOMLDecodeError = tomllib.TOMLDecodeError
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """Parse a TOML file (UTF-8).
+    """Parse a TOML file (UTF-8, as the TOML 1.0 specification requires; a UTF-8 byte-order
+    mark is skipped).
 
     A missing file is a :class:`~bench.errors.ConfigError` ``"<path>: no such config file"``; a
-    syntax error is a ConfigError ``"<path>: not valid TOML: <parser message>"`` whose
-    ``__cause__`` is the parser's :data:`TOMLDecodeError`.
+    folder, a file that cannot be read, UTF-16/UTF-32 text (named by its byte-order mark) or bytes
+    that are not UTF-8 (line and column named) are ConfigErrors naming the file; a syntax error
+    is a ConfigError ``"<path>: not valid TOML: <parser message>"`` whose ``__cause__`` is the
+    parser's :data:`TOMLDecodeError`.
     """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         raise ConfigError(f"{p}: no such config file")
     try:
-        doc: dict[str, Any] = tomllib.loads(p.read_text(encoding="utf-8"))
+        raw = check_input_file(p, expected="a TOML file").read_bytes()
+        raw = raw[bom_length(raw[:4], p):]
+    except DataError as exc:
+        raise ConfigError(str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot be read ({exc.strerror}): expected a TOML file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(f"{p}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x} at column "
+                          f"{column}); a TOML file is UTF-8") from None
+    try:
+        doc: dict[str, Any] = tomllib.loads(text)
         return doc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
@@ -73,3 +101,131 @@ def _without_none(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_without_none(v) for v in value if v is not None]
     return value
+
+
+#: The range of a C ``int`` (LightGBM's ``int`` parameters, ``include/LightGBM/config.h``).
+INT32_MAX = 2**31 - 1
+#: The largest finite float32 (XGBoost's ``TrainParam`` and CatBoost keep these parameters as
+#: ``float``: a larger value becomes inf there) and the smallest normal positive one (XGBoost
+#: refuses ``subsample = 1e-40``: "Out of range value").
+FLOAT32_MAX = 3.4028234663852886e38
+FLOAT32_TINY = 1.1754943508222875e-38
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A typed value of a config: its ``kind`` (``int``, ``float``, ``bool`` or ``str``), its
+    range (``lo``/``hi``, exclusive where ``lo_open``/``hi_open``), its allowed ``choices`` (a
+    string), and where the range comes from (``source``: the library's documentation or source).
+
+    An ``int`` without bounds is a C ``int`` (``0 .. 2147483647`` unless ``lo`` says less).
+    """
+
+    name: str
+    kind: type
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+    choices: tuple[str, ...] = ()
+    source: str = ""
+    nonempty: bool = False
+
+    def expected(self) -> str:
+        """What a value must be, in words: ``an integer from 1 to 2147483647``."""
+        if self.kind is bool:
+            return "true or false"
+        if self.kind is str:
+            if self.choices:
+                return "one of " + ", ".join(repr(c) for c in self.choices)
+            return "a non-empty string" if self.nonempty else "a string"
+        noun = "an integer" if self.kind is int else "a finite number"
+        lo, hi = self._bounds()
+        if self.kind is int and lo is not None and hi is not None and not self.lo_open \
+                and not self.hi_open:
+            return f"{noun} from {_num(lo)} to {_num(hi)}"
+        parts = []
+        if lo is not None:
+            parts.append(f"{'>' if self.lo_open else '>='} {_num(lo)}")
+        if hi is not None:
+            parts.append(f"{'<' if self.hi_open else '<='} {_num(hi)}")
+        return f"{noun} {' and '.join(parts)}" if parts else noun
+
+    def _bounds(self) -> tuple[float | None, float | None]:
+        if self.kind is int:
+            return (-INT32_MAX - 1 if self.lo is None else self.lo,
+                    INT32_MAX if self.hi is None else self.hi)
+        return self.lo, self.hi
+
+    def check(self, value: Any, where: str) -> Any:
+        """``value`` unchanged when it is of this kind and in range, else a ConfigError
+        ``"<where>: expected <what>; got <value> (<its type>)"``."""
+        if not self.accepts(value):
+            raise ConfigError(f"{where}: expected {self.expected()}; got {show(value)}"
+                              + (f" ({self.source})" if self.source and self._typed(value) else ""))
+        return value
+
+    def _typed(self, value: Any) -> bool:
+        if self.kind is bool:
+            return isinstance(value, bool)
+        if self.kind is str:
+            return isinstance(value, str)
+        if isinstance(value, bool):
+            return False
+        return isinstance(value, int) or (self.kind is float and isinstance(value, float))
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` is of this kind (no coercion) and inside the range."""
+        if not self._typed(value):
+            return False
+        if self.kind is bool:
+            return True
+        if self.kind is str:
+            return (value in self.choices) if self.choices else bool(value) or not self.nonempty
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+        lo, hi = self._bounds()
+        if lo is not None and (value <= lo if self.lo_open else value < lo):
+            return False
+        return not (hi is not None and (value >= hi if self.hi_open else value > hi))
+
+
+def show(value: Any) -> str:
+    """A value as the user wrote it, with its type: ``'100' (a string)``, ``1.5 (a float)``."""
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'} (a boolean)"
+    if isinstance(value, str):
+        return f"{value!r} (a string)"
+    if isinstance(value, int):
+        return f"{value} (an integer)"
+    if isinstance(value, float):
+        return f"{value!r} (a float)"
+    if isinstance(value, list | tuple):
+        text = repr(list(value))
+        return f"{text if len(text) <= 60 else text[:57] + '...'} (an array)"
+    if isinstance(value, Mapping):
+        return "a table"
+    return f"{value!r} (a {type(value).__name__})"
+
+
+def unknown_key(where: str, key: str, valid: Iterable[str], *, noun: str = "key") -> ConfigError:
+    """The error for an unknown ``key`` (in the table ``where``, e.g. ``[params] ``): ``unknown
+    parameter [params] num_leaf; did you mean 'num_leaves'? valid: ...`` (the closest valid name
+    by :func:`difflib.get_close_matches`, then every valid one)."""
+    names = sorted(valid)
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return ConfigError(f"unknown {noun} {where}{key}; {hint}valid: {', '.join(names)}")
+
+
+def table(value: Any, where: str) -> dict[str, Any]:
+    """``value`` when it is a table (a mapping with string keys), else a ConfigError naming
+    ``where``."""
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise ConfigError(f"{where}: expected a table ([{where.strip('[] ')}] with key = value "
+                          f"lines); got {show(value)}")
+    return dict(value)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if isinstance(x, int) or (float(x).is_integer() and abs(x) < 1e16) else repr(x)

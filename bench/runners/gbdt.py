@@ -18,7 +18,7 @@ import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.metrics.families import PRIMARY_METRIC
-from bench.runners.params import Params
+from bench.runners.params import Params, check_rows
 from bench.runners.registry import GBDT_LIBRARIES
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
 
@@ -70,6 +70,7 @@ def train_gbdt(
     fit: Fit = module.fit
     predict: Predict = module.predict
     check_splits_distinct(splits)
+    check_rows(params, library, splits.train.n_rows)
     booster, lib_params, result = fit(
         splits.train, splits.vali, params,
         objective=objective, eval_at=eval_at, select_metric=select_metric, log_train=log_train,

@@ -20,9 +20,11 @@ scaled by ``log2(1 + Σλ) / Σλ``); XGBoost ``src/objective/lambdarank_obj.h``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from bench.data.toml import FLOAT32_MAX, FLOAT32_TINY, Spec, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
 
@@ -78,43 +80,14 @@ class Params:
     catboost: tuple[tuple[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
-        _check(self.n_trees >= 1, "n_trees must be >= 1")
-        _check(self.learning_rate > 0, "learning_rate must be > 0")
-        _check(self.learning_rate_decay >= 0, "learning_rate_decay must be >= 0")
-        _check(self.num_leaves >= 2, "num_leaves must be >= 2")
-        _check(self.max_bin >= 2, "max_bin must be >= 2")
-        _check(self.min_child_weight >= 0, "min_child_weight must be >= 0")
-        _check(self.min_data_in_leaf >= 0, "min_data_in_leaf must be >= 0")
-        _check(0 < self.subsample <= 1, "subsample must be in (0, 1]")
-        _check(0 < self.colsample <= 1, "colsample must be in (0, 1]")
-        _check(self.l1 >= 0 and self.l2 >= 0, "l1 and l2 must be >= 0")
-        _check(self.truncation_level >= 1, "truncation_level must be >= 1")
-        _check(self.early_stopping_rounds >= 1, "early_stopping_rounds must be >= 1")
-        _check(self.n_threads >= 0, "n_threads must be >= 0 (0 = every core)")
-        if self.device not in DEVICES:
-            raise ConfigError(f"unknown device {self.device!r}; valid: {', '.join(DEVICES)}")
-        if self.label_gain not in LABEL_GAINS:
-            raise ConfigError(
-                f"unknown label_gain {self.label_gain!r}; valid: {', '.join(LABEL_GAINS)}"
-            )
+        check_params(self)
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> Params:
-        """Build from a TOML ``[params]`` table; unknown keys raise a ConfigError naming the valid ones."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ConfigError(
-                f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}"
-            )
-        kwargs = dict(values)
-        for lib in RAW_TABLES:
-            if lib in kwargs:
-                raw = kwargs[lib]
-                if not isinstance(raw, dict):
-                    raise ConfigError(f"params.{lib} must be a table of raw {lib} parameters")
-                kwargs[lib] = tuple(sorted(raw.items()))
-        return cls(**kwargs)
+    def from_dict(cls, values: Mapping[str, Any], *, where: str = "") -> Params:
+        """Build from a TOML ``[params]`` table, each value checked against :data:`PARAM_SPECS`
+        (no coercion); an error names the key after ``where`` (``"[params] "``), an unknown key
+        the closest valid name."""
+        return cls(**check_param_values(values, where=where))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values (raw library tables as dicts), for TOML/JSON."""
@@ -142,9 +115,108 @@ class Params:
         return max(self.learning_rate_min, self.learning_rate - self.learning_rate_decay * iteration)
 
 
-def _check(ok: bool, message: str) -> None:
-    if not ok:
-        raise ConfigError(message)
+#: One record per :class:`Params` field: its type and the range that every library it is passed
+#: to accepts (ranges from LightGBM ``include/LightGBM/config.h`` ``// check =`` lines, XGBoost
+#: ``src/tree/param.h`` ``DMLC_DECLARE_FIELD(...).set_lower_bound/set_range`` on ``float``
+#: fields, CatBoost's option checks, e.g. ``private/libs/options/binarization_options.cpp``).
+#: Checked when a Params is built, so before any data are loaded.
+_LGB = "LightGBM config.h"
+_F32 = "XGBoost and CatBoost keep it as a float32"
+PARAM_SPECS: tuple[Spec, ...] = (
+    Spec("n_trees", int, 1, source="the rounds of lgb.train / xgb.train, CatBoost iterations: a C int"),
+    Spec("learning_rate", float, 0, FLOAT32_MAX, lo_open=True, source=f"{_LGB}: learning_rate > 0; {_F32}"),
+    Spec("learning_rate_decay", float, 0, FLOAT32_MAX, source=_F32),
+    Spec("learning_rate_min", float, 0, FLOAT32_MAX, source=_F32),
+    Spec("num_leaves", int, 2, 131072, source=f"{_LGB}: 1 < num_leaves <= 131072"),
+    Spec("max_depth", int, -1, source="-1 or 0: no limit (LightGBM <= 0; XGBoost 0 under lossguide)"),
+    Spec("max_bin", int, 2, source=f"{_LGB}: max_bin > 1"),
+    Spec("min_child_weight", float, 0, FLOAT32_MAX, source=f"{_LGB}: min_sum_hessian_in_leaf >= 0; {_F32}"),
+    Spec("min_data_in_leaf", int, 0, source=f"{_LGB}: min_data_in_leaf >= 0, a C int"),
+    Spec("min_split_gain", float, 0, FLOAT32_MAX, source=f"{_LGB}: min_gain_to_split >= 0; {_F32}"),
+    Spec("subsample", float, 2.0**-31, 1, source="LightGBM bags int(subsample x rows) rows of at "
+         "most 2^31 - 1, and fails on none; (0, 1] in XGBoost and CatBoost"),
+    Spec("colsample", float, FLOAT32_TINY, 1, source=f"{_LGB}: 0 < feature_fraction <= 1; {_F32}"),
+    Spec("l1", float, 0, FLOAT32_MAX, source=f"{_LGB}: lambda_l1 >= 0; {_F32}"),
+    Spec("l2", float, 0, FLOAT32_MAX, source=f"{_LGB}: lambda_l2 >= 0; {_F32}"),
+    Spec("truncation_level", int, 1, source=f"{_LGB}: lambdarank_truncation_level > 0"),
+    Spec("label_gain", str, choices=LABEL_GAINS),
+    Spec("lambdarank_norm", bool),
+    Spec("early_stopping_rounds", int, 1),
+    Spec("n_threads", int, 0, source="0 = every core; a C int"),
+    Spec("seed", int, 0, source="LightGBM's seed is a C int, CatBoost's random_seed unsigned"),
+    Spec("device", str, choices=DEVICES),
+)
+#: Limits of one library beyond :data:`PARAM_SPECS` (checked for the models of that library).
+LIBRARY_SPECS: dict[str, tuple[Spec, ...]] = {
+    "catboost": (Spec("max_bin", int, 1, 65535, source="CatBoost: border_count <= 65535 "
+                      "(binarization_options.cpp)"),),
+}
+_SPEC = {s.name: s for s in PARAM_SPECS}
+
+
+def param_spec(name: str) -> Spec:
+    """The :class:`~bench.data.toml.Spec` of the Params field ``name``."""
+    return _SPEC[name]
+
+
+def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[str, Any]:
+    """Keyword arguments of :class:`Params` from plain values (a TOML table): names known,
+    each value of its declared type and in its range, raw library tables as sorted tuples.
+    Errors name the key after ``where`` (``"[model_params.xgboost-ndcg] "``)."""
+    known = [f.name for f in fields(Params)]
+    out: dict[str, Any] = {}
+    for key, value in table(values, where.strip() or "params").items():
+        if key in RAW_TABLES:
+            raw = table(value, f"{where}{key}")
+            out[key] = tuple(sorted(raw.items()))
+        elif key in _SPEC:
+            out[key] = _SPEC[key].check(value, f"{where}{key}")
+        else:
+            raise unknown_key(where, key, known, noun="parameter")
+    return out
+
+
+def check_params(p: Params, where: str = "") -> None:
+    """Every field of ``p`` against :data:`PARAM_SPECS`, and the schedule: a decaying rate must
+    stay above 0 for every round (LightGBM refuses ``learning_rate <= 0`` in ``reset_parameter``,
+    ``config_auto.cpp``)."""
+    for spec in PARAM_SPECS:
+        spec.check(getattr(p, spec.name), f"{where}{spec.name}")
+    for lib in RAW_TABLES:
+        raw = getattr(p, lib)
+        if not isinstance(raw, tuple) or not all(isinstance(kv, tuple) and len(kv) == 2 and
+                                                 isinstance(kv[0], str) for kv in raw):
+            raise ConfigError(f"{where}{lib}: expected a table of raw {lib} parameters")
+    if p.learning_rate_decay > 0 and p.learning_rate_min <= 0 \
+            and p.learning_rate - p.learning_rate_decay * (p.n_trees - 1) <= 0:
+        raise ConfigError(f"{where}learning_rate_min: expected a number > 0 with "
+                          f"learning_rate_decay = {p.learning_rate_decay!r} (the rate would reach "
+                          f"0 before round {p.n_trees}; LightGBM refuses learning_rate <= 0)")
+
+
+def check_for_library(p: Params, library: str, objective: str, where: str = "") -> None:
+    """What ``library`` refuses of ``p`` beyond :data:`PARAM_SPECS`, before any data: its own
+    limits (:data:`LIBRARY_SPECS`) and what its parameter builder refuses (CatBoost: a rate
+    schedule, a GPU)."""
+    for spec in LIBRARY_SPECS.get(library, ()):
+        spec.check(getattr(p, spec.name), f"{where}{spec.name}")
+    build = {"lightgbm": lightgbm_params, "xgboost": xgboost_params,
+             "catboost": catboost_params}.get(library)
+    if build is not None:  # the device is checked with the machine (bench.runners.device)
+        build(replace(p, device="cpu"), objective)
+
+
+def check_rows(p: Params, library: str, n_rows: int, *, split: str = "train") -> None:
+    """What needs the data: LightGBM bags ``int(subsample * rows)`` rows and fails with none
+    (``Check failed: (num_data) > (0)``, ``src/io/dataset.cpp``); CatBoost draws each row with
+    probability ``subsample`` and fails when a draw holds none ("Too few sampling units",
+    ``catboost/private/libs/algo/tensor_search_helpers.cpp``), nearly sure over many rounds when
+    ``subsample * rows < 1``."""
+    if library in ("lightgbm", "catboost") and p.subsample < 1 and int(p.subsample * n_rows) < 1:
+        name = {"lightgbm": "LightGBM", "catboost": "CatBoost"}[library]
+        raise ConfigError(f"subsample = {p.subsample!r}: {name} would sample no row of the "
+                          f"{n_rows} rows of the {split} split; expected subsample >= "
+                          f"{1 / max(n_rows, 1):.3g} (or 1: no sampling)")
 
 
 def label_gain_table(kind: str) -> list[float]:

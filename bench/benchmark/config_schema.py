@@ -1,0 +1,182 @@
+"""The schema of a run config: one typed, range-checked value per key, the same for a TOML file,
+the Python API (:func:`bench.benchmark.api.run`, :class:`~bench.benchmark.config.RunConfig`) and
+the command line (``ltrbench run`` / ``tune`` options map into the same checks).
+
+Nothing is coerced (:class:`bench.data.toml.Spec`): ``quick = "false"`` is not false,
+``seeds = [1.5]`` or ``[true]`` are not seeds, ``eval_at = [1.5]`` is not ``[1]``. Library
+parameters are checked against the ranges the libraries accept
+(:data:`bench.runners.params.PARAM_SPECS`) when the config is built, before any data are
+loaded. An error names the key as the config file spells it (``seeds``,
+``[params] n_trees``, ``[model_params.lightgbm-lambdarank] learning_rate``), what was given and
+what was expected; :meth:`RunConfig.load <bench.benchmark.config.RunConfig.load>` puts the
+file's path in front, the command line the option's name (``--seeds``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bench.data.toml import INT32_MAX, Spec, show
+from bench.errors import ConfigError
+from bench.runners.params import DEVICES
+
+#: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
+TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
+#: Where the GBDTs are trained: this process (or isolated children), or a Dask cluster.
+ENGINES: tuple[str, ...] = ("local", "dask")
+#: At most this many seeds in one run (``"0-999999999"`` would otherwise build a billion).
+MAX_SEEDS = 10_000
+#: A seed: LightGBM's ``seed`` is a C ``int`` (``include/LightGBM/config.h``), CatBoost's
+#: ``random_seed`` unsigned (``-1`` is refused), NumPy's ``default_rng`` takes no negative seed.
+SEED = Spec("seeds", int, 0, INT32_MAX, source="LightGBM's seed is a C int; CatBoost's is unsigned")
+#: A cutoff of ``eval_at`` (LightGBM ``eval_at`` is a list of C ``int`` > 0).
+CUTOFF = Spec("eval_at", int, 1, INT32_MAX, source="LightGBM's eval_at is a list of C int > 0")
+
+#: The scalar keys of a run config (the lists and tables are parsed by the functions below).
+TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
+    Spec("dataset", str, nonempty=True),
+    Spec("profile", str, nonempty=True),
+    Spec("quick", bool),
+    Spec("select_metric", str, nonempty=True),
+    Spec("early_stopping_split", str, nonempty=True),
+    Spec("log_train", bool),
+    Spec("name", str),
+    Spec("description", str),
+    Spec("published", str),
+    Spec("data_dir", str, nonempty=True),
+    Spec("crosscheck", bool),
+    Spec("permute_check", bool),
+    Spec("permute_retrain", bool),
+    Spec("strict", bool),
+    Spec("timing", str, choices=TIMING_MODES),
+    Spec("timing_repeats", int, 1, 1000),
+    Spec("cache", bool),
+    Spec("engine", str, choices=ENGINES),
+    Spec("scheduler", str, nonempty=True),
+    Spec("workers", int, 1, 1024),
+    Spec("device", str, choices=DEVICES),
+)}
+#: Keys whose value may be ``None`` in Python (left out of a TOML file).
+OPTIONAL = ("data_dir", "scheduler")
+#: The ALS baseline's ``[als]`` table (``bench.runners.baselines.ALSParams``): factors and
+#: sweeps are counts, the regularisation and the confidence weight non-negative numbers.
+ALS_SPECS: dict[str, Spec] = {s.name: s for s in (
+    Spec("factors", int, 1, 4096),
+    Spec("regularization", float, 0, 1e300),
+    Spec("alpha", float, 0, 1e300),
+    Spec("iterations", int, 1, 100_000),
+    Spec("cg_steps", int, 1, 1000),
+)}
+
+
+def parse_seeds(value: Any, where: str = "seeds") -> tuple[int, ...]:
+    """Seeds from ``[0, 1, 2]``, ``"0,1,2"`` or ``"0-4"`` (a range), each an integer from 0 to
+    2147483647 (:data:`SEED`), none repeated, at most :data:`MAX_SEEDS`. A single integer is one
+    seed (Python). ``where`` names the key or the option in errors."""
+    shape = 'a list of integers like [0, 1, 2], or a string "0,1,2" or "0-4"'
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    if isinstance(value, str):
+        value = _seed_text(value, where, shape)
+    if not isinstance(value, list | tuple):
+        raise ConfigError(f"{where}: expected {shape}; got {show(value)}")
+    if not value:
+        raise ConfigError(f"{where}: must not be empty; expected {shape}")
+    for i, seed in enumerate(value, start=1):
+        if not SEED.accepts(seed):
+            raise ConfigError(f"{where}: item {i}: expected {SEED.expected()}; got {show(seed)}")
+    if len(value) > MAX_SEEDS:
+        raise ConfigError(f"{where}: {len(value)} seeds; expected at most {MAX_SEEDS}")
+    seeds = tuple(value)
+    if len(set(seeds)) != len(seeds):
+        raise ConfigError(f"{where}: seeds repeat: {list(seeds)}")
+    return seeds
+
+
+def _seed_text(text: str, where: str, shape: str) -> list[int]:
+    items: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        ends = (lo.strip(), hi.strip()) if sep and lo.strip() else (part,)
+        if not all(e.isascii() and e.isdigit() for e in ends):
+            raise ConfigError(f"{where}: expected {shape}; got {text!r} ({part!r} is not an "
+                              f"integer from 0 to {INT32_MAX} or a range a-b)")
+        nums = [int(e) for e in ends]
+        for n in nums:
+            if not SEED.accepts(n):
+                raise ConfigError(f"{where}: expected {SEED.expected()}; got {n} in {text!r}")
+        if len(nums) == 2 and nums[1] - nums[0] + 1 + len(items) > MAX_SEEDS:
+            raise ConfigError(f"{where}: {part!r} names {nums[1] - nums[0] + 1} seeds; expected at "
+                              f"most {MAX_SEEDS}")
+        items.extend(range(nums[0], nums[1] + 1) if len(nums) == 2 else nums)
+    return items
+
+
+def parse_eval_at(value: Any, where: str = "eval_at") -> tuple[int, ...]:
+    """The cutoffs of the libraries' NDCG: a non-empty list of integers from 1 to 2147483647."""
+    if not isinstance(value, list | tuple):
+        raise ConfigError(f"{where}: expected a list of integers like [1, 3, 5, 10]; got {show(value)}")
+    if not value:
+        raise ConfigError(f"{where}: must not be empty; expected a list like [1, 3, 5, 10]")
+    for i, k in enumerate(value, start=1):
+        if not CUTOFF.accepts(k):
+            raise ConfigError(f"{where}: item {i}: expected {CUTOFF.expected()}; got {show(k)}")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{where}: a cutoff repeats: {list(value)}")
+    return tuple(value)
+
+
+def name_list(value: Any, where: str) -> str | list[str]:
+    """``models`` / ``metrics``: a comma-separated string or a non-empty list of strings."""
+    if isinstance(value, str):
+        if not value.strip(" ,"):
+            raise ConfigError(f"{where}: must not be empty")
+        return value
+    if not isinstance(value, list | tuple):
+        raise ConfigError(f"{where}: expected a list of names or a comma-separated string; "
+                          f"got {show(value)}")
+    if not value:
+        raise ConfigError(f"{where}: must not be empty")
+    for i, item in enumerate(value, start=1):
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(f"{where}: item {i}: expected a name (a non-empty string); "
+                              f"got {show(item)}")
+    return list(value)
+
+
+def check_scalars(values: Mapping[str, Any]) -> None:
+    """Each scalar key of :data:`TOP_SPECS` in ``values`` (``None`` allowed for :data:`OPTIONAL`)."""
+    for key, spec in TOP_SPECS.items():
+        if key in values and not (key in OPTIONAL and values[key] is None):
+            spec.check(values[key], key)
+
+
+def check_als(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``[als]`` table: known keys (closest name for an unknown one), typed, in range."""
+    from bench.data.toml import unknown_key
+
+    out = {}
+    for key, value in values.items():
+        if key not in ALS_SPECS:
+            raise unknown_key("[als] ", key, ALS_SPECS)
+        out[key] = ALS_SPECS[key].check(value, f"[als] {key}")
+    return out
+
+
+def cli_int(text: str | None, spec: Spec, option: str) -> int | None:
+    """An integer option of the command line through ``spec`` (``--n-trees 1.5`` is refused as
+    ``n_trees = 1.5`` is in a file); ``None`` when not given."""
+    if text is None:
+        return None
+    raw = text.strip()
+    body = raw[1:] if raw[:1] in "+-" else raw
+    if not (body.isascii() and body.isdigit()):
+        raise ConfigError(f"{option}: expected {spec.expected()}; got {text!r}")
+    value = int(raw)
+    if not spec.accepts(value):
+        raise ConfigError(f"{option}: expected {spec.expected()}; got {value}")
+    return value
