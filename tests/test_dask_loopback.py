@@ -16,6 +16,7 @@ import ipaddress
 import json
 import os
 import socket
+import struct
 import threading
 import time
 from pathlib import Path
@@ -169,3 +170,45 @@ def test_a_default_dask_run_listens_on_loopback_only_and_records_it(tmp_path: Pa
     assert all(_loopback(a) for a in recorded["addresses"])
     # what the run recorded covers what was seen (the sampler may miss a short-lived one)
     assert {a.rsplit(":", 1)[0] for a in recorded["addresses"]} == {"127.0.0.1"}
+
+
+def test_the_tracker_is_given_loopback_only_on_a_loopback_scheduler() -> None:
+    from types import SimpleNamespace
+
+    from bench.runners.dask_gbdt import tracker_config
+
+    def client(address: str) -> SimpleNamespace:
+        return SimpleNamespace(scheduler=SimpleNamespace(address=address))
+
+    assert tracker_config(client("tcp://127.0.0.1:8786")).tracker_host_ip == "127.0.0.1"
+    assert tracker_config(client("tcp://10.0.0.5:8786")) is None  # the user's cluster: XGBoost's choice
+
+
+def _sockaddr_in(ip: str, port: int) -> bytes:
+    return struct.pack("=H", socket.AF_INET) + struct.pack("!H", port) + socket.inet_aton(ip) + bytes(8)
+
+
+def test_the_bind_hook_turns_a_wildcard_into_loopback_and_keeps_bind_s_errno() -> None:
+    import ctypes
+    import errno
+
+    from bench.data.loopback import _install_hook, bound_addresses
+
+    hook = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32,
+                            use_errno=True)(_install_hook())
+    with socket.socket() as wild, socket.socket() as taken:
+        address = _sockaddr_in("0.0.0.0", 0)
+        assert hook(wild.fileno(), address, len(address)) == 0
+        host, port = wild.getsockname()
+        assert host == "127.0.0.1"
+        assert f"127.0.0.1:{port}" in bound_addresses()
+        wild.listen()
+        again = _sockaddr_in("127.0.0.1", port)  # the port is in use: bind's own failure
+        assert hook(taken.fileno(), again, len(again)) == -1
+        assert ctypes.get_errno() == errno.EADDRINUSE
+
+
+def test_both_libraries_bind_relocations_are_found_and_redirected() -> None:
+    from bench.data.dask_cluster import confine_gbdt_listeners
+
+    assert confine_gbdt_listeners() == {"lightgbm": "confined", "xgboost": "confined"}

@@ -30,6 +30,7 @@ import contextlib
 import importlib
 import ipaddress
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -133,11 +134,13 @@ def loopback_plugin() -> Any:
 
 
 def library_listeners(client: Any) -> dict[str, Any]:
-    """Per worker: how its GBDT libraries are confined and every address they bound so far."""
-    from bench.data.loopback import bound_addresses
+    """Per worker: how its GBDT libraries were confined (nothing on a cluster this process did not
+    start: its workers are left as they are) and every address they bound through the hook."""
+    from bench.data.loopback import bound_addresses, confinement
 
     def report() -> dict[str, Any]:
-        return {"libraries": confine_gbdt_listeners(), "bound": bound_addresses()}
+        return {"libraries": {os.path.basename(k): v for k, v in confinement().items()},
+                "bound": bound_addresses()}
 
     return dict(client.run(report))
 

@@ -49,6 +49,11 @@ def bound_addresses() -> list[str]:
     return list(_bound)
 
 
+def confinement() -> dict[str, str]:
+    """``{library path: "confined" or why not}`` for the libraries confined in this process."""
+    return dict(_patched)
+
+
 def confine_library_listeners(path: str) -> str:
     """Make the library loaded from ``path`` bind loopback instead of the wildcard address.
 
@@ -183,4 +188,4 @@ def _loopback_bind(fd: int, address: int, length: int) -> int:
     return code
 
 
-__all__ = ["bound_addresses", "confine_library_listeners"]
+__all__ = ["bound_addresses", "confine_library_listeners", "confinement"]
