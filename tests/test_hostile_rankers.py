@@ -148,6 +148,14 @@ BAD_OUTPUTS: dict[str, tuple[Any, str]] = {
     "nan": (lambda X: np.full(X.shape[0], np.nan), r"finite"),
     "inf": (lambda X: np.full(X.shape[0], np.inf), r"finite"),
     "int above 2^53": (lambda X: np.arange(X.shape[0], dtype=np.int64) + 2**53 + 1, r"2\^53"),
+    "int 2^53 + 1 (rounds to 2^53)": (lambda X: np.r_[2**53 + 1, np.zeros(X.shape[0] - 1,
+                                                                        dtype=np.int64)],
+                                      r"2\^53"),
+    "int64 minimum": (lambda X: np.r_[np.iinfo(np.int64).min, np.zeros(X.shape[0] - 1,
+                                                                      dtype=np.int64)], r"2\^53"),
+    "matrix (n, 1)": (lambda X: np.asmatrix(X[:, :1]), r"shape \(\d+, 1\)"),
+    "row (1, n)": (lambda X: X[:, 0][None, :], r"shape \(1, \d+\)"),
+    "float16 overflow": (lambda X: (X[:, 0] * 1e6).astype(np.float16), r"finite"),
     "uint above 2^63": (lambda X: np.arange(X.shape[0], dtype=np.uint64) + np.uint64(2**63),
                         r"2\^53"),
     "python ints above 2^53": (lambda X: [2**60 + i for i in range(X.shape[0])], r"2\^53"),
@@ -160,6 +168,7 @@ BAD_OUTPUTS: dict[str, tuple[Any, str]] = {
 }
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.asmatrix, the case itself
 @pytest.mark.parametrize("case", list(BAD_OUTPUTS))
 def test_a_predict_output_that_is_not_one_finite_score_per_row_is_a_clear_error(splits, case,
                                                                                monkeypatch):

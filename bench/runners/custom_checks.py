@@ -129,7 +129,9 @@ def checked_scores(raw: Any, n_rows: int, where: str) -> NDArray[np.float64]:
     if kind not in "iuf":
         _fail(where, f"scores of dtype {_dtype_name(array)}; expected numbers (int or float)")
     if kind in "iu":
-        too_big = np.abs(array.astype(np.float64)) > EXACT_INTEGER_LIMIT
+        too_big = array > EXACT_INTEGER_LIMIT  # exact integer comparisons (no float rounding)
+        if kind == "i":
+            too_big |= array < -EXACT_INTEGER_LIMIT
         if too_big.any():
             row = int(np.flatnonzero(too_big)[0])
             _fail(where, f"the integer score {array[row]} for row {row + 1}; integers above 2^53 "
