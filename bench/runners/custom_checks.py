@@ -91,7 +91,7 @@ def guarded_splits(splits: LetorSplits, where: str) -> Iterator[Any]:
             raise CustomModelTampered(
                 f"{where}: {step} modified the run's data in place ({', '.join(changed)}) although "
                 "it was given read-only arrays; the run stops, because every later model would "
-                f"train or be evaluated on the changed data. {_COPY_HINT.capitalize()}")
+                f"train or be evaluated on the changed data; {_COPY_HINT}")
 
     try:
         yield check
