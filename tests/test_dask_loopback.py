@@ -19,6 +19,7 @@ import socket
 import struct
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -212,3 +213,24 @@ def test_both_libraries_bind_relocations_are_found_and_redirected() -> None:
     from bench.data.dask_cluster import confine_gbdt_listeners
 
     assert confine_gbdt_listeners() == {"lightgbm": "confined", "xgboost": "confined"}
+
+
+def test_a_library_that_could_not_be_confined_is_a_warning_and_the_manifest_says_so(monkeypatch):
+    import bench.benchmark.dask_engine as engine
+
+    outcome = {"tcp://127.0.0.1:1": {"libxgboost.so": "not confined: darwin",
+                                     "lib_lightgbm.so": "confined"}}
+    monkeypatch.setattr(engine, "library_listeners", lambda client: {
+        w: {"libraries": libs, "bound": ["0.0.0.0:5000"]} for w, libs in outcome.items()})
+    monkeypatch.setattr(engine, "listening_addresses", lambda: ["127.0.0.1:8786"])
+    trainer = object.__new__(engine.DaskTrainer)
+    trainer.client, trainer.scheduler = None, None
+    trainer.listened, trainer.libraries, trainer._warned = set(), {}, set()
+    with pytest.warns(engine.ListenerWarning, match=r"libxgboost.so not confined: darwin"):
+        trainer._note_listeners()
+    record = trainer.listeners()
+    assert record["loopback_only"] is False
+    assert "0.0.0.0:5000" in record["addresses"]
+    with warnings.catch_warnings():  # said once per run
+        warnings.simplefilter("error")
+        trainer._note_listeners()

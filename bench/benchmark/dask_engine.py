@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,10 @@ def rows_per_shard(n_rows: int, workers: int) -> int:
     return max(1, min(MAX_ROWS_PER_SHARD, n_rows // (2 * max(1, workers))))
 
 
+class ListenerWarning(UserWarning):
+    """A library's listeners on a local cluster could not be kept on loopback."""
+
+
 class DaskTrainer:
     """Trains models on a Dask cluster over shards written once under ``workdir``."""
 
@@ -85,6 +90,7 @@ class DaskTrainer:
             self.local = all(str(urlparse(w).hostname) in LOCAL_HOSTS
                              for w in self.cluster["worker_addresses"])
             self.listened: set[str] = set()
+            self._warned: set[str] = set()
             self.libraries: dict[str, Any] = {}
             self._note_listeners()
         except BaseException:
@@ -117,6 +123,13 @@ class DaskTrainer:
             for worker, seen in library_listeners(self.client).items():
                 self.listened |= set(seen["bound"])
                 self.libraries[worker] = seen["libraries"]
+        open_doors = {f"{w}: {lib} {why}" for w, libs in self.libraries.items()
+                      for lib, why in libs.items() if why != "confined"}
+        if self.local_scheduler and open_doors - self._warned:
+            warnings.warn("the local Dask cluster could not keep a library's listeners on "
+                          f"loopback ({'; '.join(sorted(open_doors - self._warned))}): they bind "
+                          "all interfaces while it trains", ListenerWarning, stacklevel=2)
+            self._warned |= open_doors
 
     def __call__(self, model: str, splits: LetorSplits, params: Params, *, seed: int,
                  eval_at: tuple[int, ...], select_metric: str, log_train: bool,
@@ -204,4 +217,4 @@ class DaskTrainer:
             self._stack.close()
 
 
-__all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "rows_per_shard"]
+__all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "ListenerWarning", "rows_per_shard"]
