@@ -80,3 +80,207 @@ class NoGroups:
 
 
 NOT_CALLABLE = 42
+
+
+# --- hostile rankers (tests/test_hostile_rankers.py) ---------------------------------------------
+
+
+class FirstFeature:
+    """Scores = the first feature; ``fit`` does nothing. The base of the hostile rankers below."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.asarray(X[:, 0], dtype=np.float64)
+
+
+class ZeroesX(FirstFeature):
+    """``fit`` overwrites the training features in place."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        X[:] = 0.0
+        return self
+
+
+class ScalesX(FirstFeature):
+    """``fit`` scales the training features in place (``*=``)."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        X *= 2.0
+        return self
+
+
+class ZeroesY(FirstFeature):
+    """``fit`` overwrites the training labels in place."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        y[:] = 0.0
+        return self
+
+
+class ShufflesY(FirstFeature):
+    """``fit`` shuffles the training labels in place (``np.random.shuffle``)."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        np.random.default_rng(0).shuffle(y)
+        return self
+
+
+class ZeroesGroup(FirstFeature):
+    """``fit`` overwrites the group sizes it was given."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        group[:] = 1
+        return self
+
+
+class ZeroesQid:
+    """A ``qid``-style ``fit`` that overwrites the query numbers it was given."""
+
+    def fit(self, X: Any, y: Any, *, qid: Any) -> Any:
+        qid[:] = 0
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.asarray(X[:, 0], dtype=np.float64)
+
+
+class ZeroesEvalSet(FirstFeature):
+    """``fit`` overwrites the validation features and labels of ``eval_set``."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, eval_set: Any = None, **kwargs: Any) -> Any:
+        eval_set[0][0][:] = 0.0
+        return self
+
+
+class ZeroesEvalY(FirstFeature):
+    """``fit`` overwrites the validation labels of ``eval_set``."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, eval_set: Any = None, **kwargs: Any) -> Any:
+        eval_set[0][1][:] = 0.0
+        return self
+
+
+class ZeroesInPredict(FirstFeature):
+    """``predict`` overwrites the features it scores (validation, then test)."""
+
+    def predict(self, X: Any) -> Any:
+        scores = np.asarray(X[:, 0], dtype=np.float64)
+        X[:] = 0.0
+        return scores
+
+
+class FlipsFlag(FirstFeature):
+    """``fit`` sets ``X.flags.writeable = True`` and then writes."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        X.flags.writeable = True
+        X[:] = 0.0
+        return self
+
+
+class FlipsBaseFlag(FirstFeature):
+    """``fit`` makes the array under the view writeable (``X.base``) and writes through it."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        target = X
+        while isinstance(target, np.ndarray) and not target.flags.writeable:
+            base = target.base
+            if not isinstance(base, np.ndarray):
+                break
+            target = base
+        target.flags.writeable = True
+        target[...] = 0
+        return self
+
+
+class KeepsAndLaterZeroes(FirstFeature):
+    """``fit`` keeps the training arrays; ``predict`` writes into them."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        self.kept = (X, y)
+        return self
+
+    def predict(self, X: Any) -> Any:
+        self.kept[1][:] = 0.0
+        return np.asarray(X[:, 0], dtype=np.float64)
+
+
+class AppendsToParams:
+    """The factory's list parameter is appended to (shared state across seeds if not copied)."""
+
+    def __init__(self, layers: list[int] | None = None, seed: int = 0) -> None:
+        assert layers is not None
+        layers.append(seed)
+        self.layers = layers
+
+    def fit(self, X: Any, y: Any, *, group: Any) -> Any:
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(X.shape[0], float(len(self.layers)))
+
+
+class Returns(FirstFeature):
+    """``predict`` returns ``Returns.make(X)``: set by the tests (an output of some other shape)."""
+
+    make: ClassVar[Any] = None
+
+    def predict(self, X: Any) -> Any:
+        return type(self).make(X)
+
+
+class ReusesBuffer(FirstFeature):
+    """``predict`` fills and returns one buffer it reuses across calls (vali then test)."""
+
+    def predict(self, X: Any) -> Any:
+        n = X.shape[0]
+        if getattr(self, "buffer", None) is None or self.buffer.shape[0] != n:
+            self.buffer = np.empty(n)
+        self.buffer[:] = X[:, 0]
+        self.__class__.last = self.buffer
+        return self.buffer
+
+
+class ExitsInFit(FirstFeature):
+    """``fit`` calls ``sys.exit(0)``."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        raise SystemExit(0)
+
+
+class ExitsInPredict(FirstFeature):
+    """``predict`` calls ``sys.exit(3)``."""
+
+    def predict(self, X: Any) -> Any:
+        raise SystemExit(3)
+
+
+class RaisesInPredict(FirstFeature):
+    """``predict`` raises."""
+
+    def predict(self, X: Any) -> Any:
+        raise RuntimeError("the user's predict broke")
+
+
+class FitReturnsOther(FirstFeature):
+    """``fit`` returns a dict (a history), not the ranker."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        return {"loss": [1.0, 0.5]}
+
+
+def returns_class(seed: int = 0) -> Any:
+    """A factory that returns the class instead of an instance."""
+    return FirstFeature
+
+
+def returns_none(seed: int = 0) -> Any:
+    """A factory that returns nothing."""
+    return None
+
+
+def raises_factory(seed: int = 0) -> Any:
+    """A factory that raises."""
+    raise RuntimeError("factory broke")

@@ -70,3 +70,24 @@ def test_halfstar_labels_reject_other_scales_naming_the_row() -> None:
 def test_unknown_mapping_lists_the_valid_ones() -> None:
     with pytest.raises(ConfigError, match="graded, liked, halfstar, binary, rated"):
         grade(np.array([1.0]), "stars")
+
+
+@pytest.mark.parametrize(("mapping", "threshold", "grades"), [
+    ("graded", 4.0, "1"), ("rated", 4.0, "1"), ("binary", -2.0, "1")])
+def test_negative_ratings_graded_as_relevant_are_a_warning_naming_how_many(
+        mapping: str, threshold: float, grades: str) -> None:
+    import warnings
+
+    from bench.adapters.labels import RatingWarning
+
+    r = np.array([5.0, -1.0, 3.0, -1.0, -0.5])
+    with pytest.warns(RatingWarning, match=rf"ratings\.csv: 3 of 5 ratings are negative \(lowest "
+                                           rf"-1\.0\) and labels='{mapping}' grades them "
+                                           rf"{grades} \(relevant"):
+        check_ratings(r, mapping, source="ratings.csv", binary_threshold=threshold)
+    assert (grade(r, mapping, binary_threshold=threshold)[[1, 3, 4]] == 1).all()
+    with warnings.catch_warnings():  # graded 0, or no negative rating: nothing to say
+        warnings.simplefilter("error")
+        check_ratings(r, "liked", source="ratings.csv")
+        check_ratings(r, "binary", source="ratings.csv")
+        check_ratings(np.array([0.0, 1.0, 5.0]), "graded", source="ratings.csv")

@@ -20,7 +20,7 @@ def test_a_second_writer_in_another_process_is_refused_naming_the_holder(tmp_pat
         [sys.executable, "-c",
          "import sys, time\nfrom bench.runs.lock import writer_lock\n"
          f"with writer_lock({str(tmp_path)!r}):\n    print('held', flush=True)\n"
-         "    time.sleep(30)\n"],
+         "    time.sleep(600)\n"],  # killed below: no wall-clock bound on this test
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None

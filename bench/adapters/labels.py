@@ -22,6 +22,7 @@ up to 31; LightGBM's default ``label_gain`` has 31 entries, LightGBM issue #4808
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -80,14 +81,24 @@ def grade(ratings: NDArray[np.float64], mapping: str = "graded", *,
     return out
 
 
-def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "") -> None:
+class RatingWarning(UserWarning):
+    """Ratings that are graded, as documented, in a way the user may not expect (negative
+    ratings graded as relevant)."""
+
+
+def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "",
+                  binary_threshold: float = 4.0) -> None:
     """Raise :class:`DataError` (naming the first row) when ``mapping`` cannot grade the ratings.
 
-    ``halfstar`` needs multiples of 0.5 in [0.5, 5]; the other mappings take any number.
+    ``halfstar`` needs multiples of 0.5 in [0.5, 5]; the other mappings take any number. Negative
+    ratings (a thumbs-down scale, -1/+1) that the mapping grades as relevant (``graded``: below 3
+    -> 1; ``rated``: every rating -> 1; ``binary`` with a threshold at or below them) are a
+    :class:`RatingWarning` naming how many there are and the grade they get.
     """
-    if mapping != "halfstar":
-        return
     r = np.asarray(ratings, dtype=np.float64)
+    if mapping != "halfstar":
+        _warn_negative(r, mapping, source, binary_threshold)
+        return
     twice = 2.0 * r
     bad = (twice != np.round(twice)) | (r < 0.5) | (r > 5.0)
     if bad.any():
@@ -99,6 +110,26 @@ def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "
             row=k + 1,
             column="rating",
         )
+
+
+def _warn_negative(r: NDArray[np.float64], mapping: str, source: str, threshold: float) -> None:
+    negative = r < 0
+    if mapping not in LABEL_MAPPINGS or not negative.any():
+        return
+    values = r[negative]
+    grades = LABEL_MAPPINGS[mapping][0](values, threshold)
+    relevant = grades > 0
+    if not relevant.any():
+        return
+    rule = {"graded": "as every rating below 3", "rated": "as every rating",
+            "binary": f"being >= binary_threshold {threshold:g}"}.get(mapping, "")
+    where = f"{source}: " if source else ""
+    warnings.warn(
+        f"{where}{int(relevant.sum()):,} of {r.shape[0]:,} ratings are negative (lowest "
+        f"{float(values.min())!r}) and labels={mapping!r} grades them "
+        f"{', '.join(str(g) for g in sorted(set(grades[relevant].tolist())))} (relevant, {rule}); "
+        "use labels='liked' (below 3 -> 0) or 'binary' with a threshold above them to grade "
+        "them 0", RatingWarning, stacklevel=3)
 
 
 def max_grade(mapping: str) -> int:

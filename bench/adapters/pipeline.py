@@ -81,7 +81,8 @@ def _convert(ratings: Ratings, config: AdapterConfig,
              progress: Callable[[str], None] | None) -> LetorSplits:
     timer = _Timer(progress)
     source = ratings.source or "ratings"
-    check_ratings(ratings.frame["rating"].to_numpy(), config.labels, source=ratings.source)
+    check_ratings(ratings.frame["rating"].to_numpy(), config.labels, source=ratings.source,
+                  binary_threshold=config.binary_threshold)
     with timer("table"):
         table = build_table(ratings.frame)
     with timer("split"):

@@ -92,7 +92,7 @@ def prepare_block(frame: pd.DataFrame, u0: int, user_ids: NDArray[np.int64],
     icode = np.searchsorted(item_ids, items)
     check_ratings_pairs(users, items, path=where, row_base=None)  # a block's rows are shuffled
     rating = frame["rating"].to_numpy(dtype=np.float64)
-    check_ratings(rating, config.labels, source=source)
+    check_ratings(rating, config.labels, source=source, binary_threshold=config.binary_threshold)
     table = table_from_codes(ucode.astype(np.int32), icode.astype(np.int32), rating,
                              frame["timestamp"].to_numpy(dtype=np.int64), user_ids, item_ids)
     split = split_ratings(table, config, rows_before=rows_before, users_before=u0,

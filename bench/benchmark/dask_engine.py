@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,16 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from bench.data.dask_cluster import cluster, describe, worker_addresses
+from bench.data.dask_cluster import (
+    cluster,
+    describe,
+    is_loopback,
+    library_listeners,
+    listening_addresses,
+    worker_addresses,
+)
 from bench.data.letor import LetorSplits
+from bench.data.loopback import bound_addresses
 from bench.data.query_shards import read_query_shards, write_query_shards
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
@@ -40,6 +49,7 @@ from bench.runners.params import Params
 from bench.runners.registry import get_model
 from bench.runners.resources import Measurement, measure
 from bench.runners.result import FitResult, fit_result
+from bench.runs.manifest import MANIFEST, update_manifest
 
 MAX_ROWS_PER_SHARD = 1_000_000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -52,12 +62,17 @@ def rows_per_shard(n_rows: int, workers: int) -> int:
     return max(1, min(MAX_ROWS_PER_SHARD, n_rows // (2 * max(1, workers))))
 
 
+class ListenerWarning(UserWarning):
+    """A library's listeners on a local cluster could not be kept on loopback."""
+
+
 class DaskTrainer:
     """Trains models on a Dask cluster over shards written once under ``workdir``."""
 
     def __init__(self, splits: LetorSplits, workdir: Path, *, scheduler: str | None = None,
                  workers: int = 2) -> None:
         self.workdir = Path(workdir)
+        self.scheduler = scheduler
         self._stack = contextlib.ExitStack()
         self.client = self._stack.enter_context(cluster(scheduler, workers=workers, threads=1))
         try:
@@ -74,14 +89,47 @@ class DaskTrainer:
             self.cluster = describe(self.client)
             self.local = all(str(urlparse(w).hostname) in LOCAL_HOSTS
                              for w in self.cluster["worker_addresses"])
+            self.listened: set[str] = set()
+            self._warned: set[str] = set()
+            self.libraries: dict[str, Any] = {}
+            self._note_listeners()
         except BaseException:
             self._stack.close()
             raise
 
     def record(self) -> dict[str, Any]:
-        """What the manifest records: engine, cluster and partitions per split."""
+        """What the manifest records: engine, cluster, partitions per split, and the addresses
+        listened on so far (completed when the engine closes)."""
         return {"engine": "dask", "cluster": self.cluster, "partitions": self.partitions,
-                "shards": str(self.workdir)}
+                "shards": str(self.workdir), "listeners": self.listeners()}
+
+    def listeners(self) -> dict[str, Any]:
+        """Every address the run listened on: this process's and its children's listening
+        sockets (Dask's scheduler, nannies, workers and HTTP routes; sampled at the start and
+        after each fit) and every address the GBDT libraries bound on the workers and here
+        (recorded as they bind, :mod:`bench.data.loopback`); whether all are on loopback, and
+        how each worker's libraries were confined."""
+        addresses = sorted(self.listened)
+        return {"addresses": addresses,
+                "loopback_only": all(is_loopback(a) for a in addresses),
+                "scheduler": "local (this machine only)" if self.local_scheduler
+                else "given by the user (--scheduler)",
+                "libraries": self.libraries}
+
+    def _note_listeners(self) -> None:
+        self.local_scheduler = self.scheduler is None
+        self.listened |= set(listening_addresses()) | set(bound_addresses())
+        with contextlib.suppress(Exception):  # a broken cluster: keep what was seen
+            for worker, seen in library_listeners(self.client).items():
+                self.listened |= set(seen["bound"])
+                self.libraries[worker] = seen["libraries"]
+        open_doors = {f"{w}: {lib} {why}" for w, libs in self.libraries.items()
+                      for lib, why in libs.items() if why != "confined"}
+        if self.local_scheduler and open_doors - self._warned:
+            warnings.warn("the local Dask cluster could not keep a library's listeners on "
+                          f"loopback ({'; '.join(sorted(open_doors - self._warned))}): they bind "
+                          "all interfaces while it trains", ListenerWarning, stacklevel=2)
+            self._warned |= open_doors
 
     def __call__(self, model: str, splits: LetorSplits, params: Params, *, seed: int,
                  eval_at: tuple[int, ...], select_metric: str, log_train: bool,
@@ -110,6 +158,7 @@ class DaskTrainer:
                     f"{first[:300]}). The pairs finished so far are kept in the run directory; "
                     "continue it with ltrbench run --resume") from exc
         self._charge_workers(m, self._worker_cpu() - cpu0)
+        self._note_listeners()
         t0 = time.perf_counter()
         scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
                   .to_numpy(dtype=np.float64) for split in ("vali", "test")}
@@ -155,7 +204,17 @@ class DaskTrainer:
             m.other_cpu_s = max(0.0, m.other_cpu_s - worker_cpu_s)
 
     def close(self) -> None:
-        self._stack.close()
+        """Record the addresses listened on in the run's manifest (``workdir``'s parent is the
+        run directory) and stop the cluster."""
+        try:
+            with contextlib.suppress(Exception):
+                self._note_listeners()
+            run_dir = self.workdir.parent
+            if (run_dir / MANIFEST).is_file():
+                listeners = self.listeners()
+                update_manifest(run_dir, lambda m: m.update({"listeners": listeners}))
+        finally:
+            self._stack.close()
 
 
-__all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "rows_per_shard"]
+__all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "ListenerWarning", "rows_per_shard"]

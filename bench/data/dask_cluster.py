@@ -11,9 +11,15 @@
 * with ``scheduler`` (``tcp://host:8786``): a client of that cluster, which is left running.
 
 Both GBDT libraries open their own listeners during distributed training whatever Dask's host
-is (XGBoost's collective and LightGBM's ``local_listen_port`` bind all interfaces; measured in
-``../shared/notes/dask.md`` §4): see the README's Dask section for what to firewall.
-:func:`describe` is what a manifest records about the cluster. Dask is an optional dependency
+is (XGBoost's collective and LightGBM's ``local_listen_port`` bind all interfaces, with no
+setting to change it; measured in ``../shared/notes/dask.md`` §4). On the local cluster every
+worker (and this process) therefore runs :func:`loopback_plugin`, a worker plugin (so a
+worker the nanny restarts gets it too) that makes both libraries bind loopback instead
+(:mod:`bench.data.loopback`); XGBoost's tracker is given ``127.0.0.1`` by the runner. A cluster
+of a user-given ``scheduler`` is left as it is: that is the one way off this machine.
+:func:`describe` is what a manifest records about the cluster; :func:`listening_addresses` the
+addresses this process and its children listen on, :func:`library_listeners` those the
+libraries bound on the workers. Dask is an optional dependency
 (``pip install "ltrbench[dask]"``); without it every entry point raises :class:`ConfigError`
 saying what to install.
 """
@@ -21,11 +27,15 @@ saying what to install.
 from __future__ import annotations
 
 import contextlib
+import importlib
+import ipaddress
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlparse
 
 from bench.errors import ConfigError
 
@@ -85,6 +95,8 @@ def cluster(
     # (right after the start, scheduler_info() could list no worker: a division by zero in
     # spread() once in CI)
     client.wait_for_workers(workers, timeout=120)
+    client.register_plugin(loopback_plugin(), name="ltrbench-loopback")
+    confine_gbdt_listeners()  # this process: where the scheduler (and XGBoost's tracker) runs
     try:
         yield client
     finally:
@@ -92,6 +104,72 @@ def cluster(
         local.close()
         if own_dir:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def confine_gbdt_listeners() -> dict[str, str]:
+    """Make LightGBM's and XGBoost's native libraries, where installed, bind loopback in this
+    process (:func:`bench.data.loopback.confine_library_listeners`); ``{library: outcome}``."""
+    from bench.data.loopback import confine_library_listeners
+
+    out = {}
+    for name, module in (("lightgbm", "lightgbm.basic"), ("xgboost", "xgboost.core")):
+        try:
+            lib = importlib.import_module(module)._LIB
+        except Exception:  # not installed, or its native library does not load: nothing to bind
+            continue
+        out[name] = confine_library_listeners(str(lib._name))
+    return out
+
+
+def loopback_plugin() -> Any:
+    """A Dask ``WorkerPlugin`` whose ``setup`` runs :func:`confine_gbdt_listeners` in the worker
+    (defined here, where Dask is imported; Dask sends it to the workers by value)."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class LoopbackListeners(WorkerPlugin):  # type: ignore[misc]
+        def setup(self, worker: Any) -> None:
+            confine_gbdt_listeners()
+
+    return LoopbackListeners()
+
+
+def library_listeners(client: Any) -> dict[str, Any]:
+    """Per worker: how its GBDT libraries were confined (nothing on a cluster this process did not
+    start: its workers are left as they are) and every address they bound through the hook."""
+    from bench.data.loopback import bound_addresses, confinement
+
+    def report() -> dict[str, Any]:
+        return {"libraries": {os.path.basename(k): v for k, v in confinement().items()},
+                "bound": bound_addresses()}
+
+    return dict(client.run(report))
+
+
+def listening_addresses() -> list[str]:
+    """``ip:port`` of every listening TCP socket of this process and its children (psutil)."""
+    import psutil
+
+    me = psutil.Process()
+    found = set()
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            conns = proc.net_connections(kind="inet")
+        except (psutil.Error, OSError):
+            continue
+        found |= {f"{c.laddr.ip}:{c.laddr.port}" for c in conns if c.status == psutil.CONN_LISTEN}
+    return sorted(found)
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``ip:port`` (or ``tcp://ip:port``) is on 127.0.0.0/8 or ``::1``."""
+    host = urlparse(address).hostname if "://" in address else address.rsplit(":", 1)[0]
+    try:
+        ip = ipaddress.ip_address((host or "").strip("[]"))
+    except ValueError:
+        return host == "localhost"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
 
 
 def worker_addresses(client: Any) -> list[str]:
@@ -141,5 +219,18 @@ def describe(client: Any) -> dict[str, Any]:
     }
 
 
-__all__ = ["INSTALL_HINT", "LOOPBACK", "cluster", "describe", "holders", "require_dask", "spread",
-           "worker_addresses"]
+__all__ = [
+    "INSTALL_HINT",
+    "LOOPBACK",
+    "cluster",
+    "confine_gbdt_listeners",
+    "describe",
+    "holders",
+    "is_loopback",
+    "library_listeners",
+    "listening_addresses",
+    "loopback_plugin",
+    "require_dask",
+    "spread",
+    "worker_addresses",
+]

@@ -27,17 +27,29 @@ function given from Python) and parameters. For each seed ltrbench does exactly 
    (per-row query number; ``eval_set`` is then a ``catboost.Pool`` of the validation split with
    its ``group_id``), so ``CatBoostRanker`` works as it is.
 3. **Predict** (timed: ``predict_s``): ``ranker.predict(X_vali)``, then ``ranker.predict(X_test)``;
-   one finite score per row, higher is better.
+   one finite score per row, higher is better (a 1-D array, list or row-ordered Series of ints up
+   to 2^53 or floats; anything else is refused with the model's name:
+   :func:`bench.runners.custom_checks.checked_scores`).
+
+**Isolation** (:mod:`bench.runners.custom_checks`): every array the ranker gets is a read-only
+view, so it cannot change the data of the models after it; copy before changing
+(``X = np.array(X)``). A write is a :class:`CustomModelFailure` naming the model (the other models
+go on); a change that gets round the flag is caught by a digest of the data and ends the run
+(:class:`CustomModelTampered`). The factory gets a deep copy of ``params`` for each seed. What
+``fit`` returns is ignored (``predict`` is called on the ranker itself; a return value other than
+``None`` or the ranker is noted in the status file).
 
 The scores are evaluated by the reference evaluator like every other model's; the library of a
 custom model is ``"custom"`` and it has no built-in metric ltrbench knows, so the cross-check
 does not apply to it. A factory that cannot be imported, is not callable, or builds something
-without ``fit``/``predict`` is a :class:`~bench.errors.ConfigError` naming the model and the
-factory; a ``fit`` or ``predict`` that raises is a :class:`CustomModelFailure`.
+without ``fit``/``predict`` (or a class instead of an instance) is a
+:class:`~bench.errors.ConfigError` naming the model and the factory; a ``fit`` or ``predict`` that
+raises or calls ``sys.exit`` is a :class:`CustomModelFailure`.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import re
@@ -51,7 +63,15 @@ from numpy.typing import NDArray
 from bench.data.groups import group_index
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.toml import is_toml_value
-from bench.errors import ConfigError, LtrbenchError
+from bench.errors import ConfigError
+from bench.runners.custom_checks import CustomModelFailure as CustomModelFailure
+from bench.runners.custom_checks import CustomModelTampered as CustomModelTampered
+from bench.runners.custom_checks import (
+    checked_scores,
+    describe_failure,
+    guarded_splits,
+    read_only,
+)
 from bench.runners.registry import CUSTOM_LIBRARY, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
@@ -75,15 +95,6 @@ class Ranker(Protocol):
     def fit(self, X: Any, y: Any, *, group: Any, eval_set: Any = None) -> Any: ...
 
     def predict(self, X: Any) -> Any: ...
-
-
-class CustomModelFailure(LtrbenchError):
-    """A custom model's ``fit`` or ``predict`` raised, or its scores are unusable.
-
-    ``run_dir`` is set by the benchmark when the failure ends a run whose other pairs finished.
-    """
-
-    run_dir: Any = None
 
 
 @dataclass(frozen=True)
@@ -171,11 +182,16 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
     where = f"custom model {model.name!r} (factory {model.factory!r})"
     names, _ = _parameters(model.target)
     given: dict[str, Any] = {k: seed for k in ("seed", "random_state") if k in names}
+    params = copy.deepcopy(dict(model.params))  # the factory may change its own copy, not the run's
     try:
-        ranker = model.target(**model.params, **given)
-    except Exception as exc:
+        ranker = model.target(**params, **given)
+    except (Exception, SystemExit) as exc:
         raise ConfigError(f"{where}: calling the factory with {dict(model.params)!r} and "
-                          f"{given or 'no seed'} raised {type(exc).__name__}: {exc}") from None
+                          f"{given or 'no seed'} {describe_failure('', exc).strip()}") from None
+    if isinstance(ranker, type):
+        raise ConfigError(f"{where}: the factory returned the class {ranker.__name__}, not a "
+                          f"ranker; name the class itself as the factory, or return "
+                          f"{ranker.__name__}(...)")
     missing = [m for m in ("fit", "predict") if not callable(getattr(ranker, m, None))]
     if missing:
         raise ConfigError(f"{where}: the factory returned {type(ranker).__name__!s}, which has no "
@@ -195,44 +211,52 @@ def check_custom_model(model: CustomModel, seed: int) -> None:
 
 def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
     """Fit ``model`` for ``seed`` on the training split (validation as ``eval_set``), timed as the
-    built-in models are, and score the validation and test splits with its ``predict``."""
+    built-in models are, and score the validation and test splits with its ``predict``.
+
+    The ranker gets read-only views of the run's arrays and its scores are checked
+    (:mod:`bench.runners.custom_checks`): a write into an input is a :class:`CustomModelFailure`
+    naming the model, a change that got round the read-only flag a :class:`CustomModelTampered`.
+    """
     check_splits_distinct(splits)
     ranker, seeded = build_ranker(model, seed)
     signature = _parameters(ranker.fit)
     style = _fit_style(model, ranker, signature)
     where = f"custom model {model.name!r} (factory {model.factory!r}), seed {seed}"
-    with measure() as m:
-        args, kwargs = _fit_arguments(style, signature, splits.train, splits.vali)
+    with guarded_splits(splits, where) as check:
+        with measure() as m:
+            args, kwargs = _fit_arguments(style, signature, splits.train, splits.vali)
+            try:
+                returned = ranker.fit(*args, **kwargs)
+            except (Exception, SystemExit) as exc:
+                check("fit")
+                raise CustomModelFailure(f"{where}: {describe_failure('fit', exc)}") from exc
+        check("fit")
+        passed = ", ".join(["X", "y", *kwargs])
+        notes = {"fit": f"fit({passed}) with the validation split as eval set",
+                 "seed": seeded or "not passed (the factory takes no seed or random_state)"}
+        if returned is not None and returned is not ranker:
+            notes["fit_returned"] = (f"a {type(returned).__name__}, not the ranker: ignored "
+                                     "(predict is called on the ranker the factory built)")
+        result = FitResult(
+            model="", library=CUSTOM_LIBRARY, seed=seed, scores={}, fit_s=m.seconds,
+            peak_rss_mb=m.peak_rss_mb, fit=m,
+            library_params={"factory": model.factory, "params": copy.deepcopy(dict(model.params)),
+                            **seeded},
+            notes=notes,
+        )
         try:
-            ranker.fit(*args, **kwargs)
-        except Exception as exc:
-            raise CustomModelFailure(f"{where}: fit raised {type(exc).__name__}: {exc}") from exc
-    passed = ", ".join(["X", "y", *kwargs])
-    result = FitResult(
-        model="", library=CUSTOM_LIBRARY, seed=seed, scores={}, fit_s=m.seconds,
-        peak_rss_mb=m.peak_rss_mb, fit=m,
-        library_params={"factory": model.factory, "params": dict(model.params), **seeded},
-        notes={"fit": f"fit({passed}) with the validation split as eval set",
-               "seed": seeded or "not passed (the factory takes no seed or random_state)"},
-    )
-    return score_eval_splits(result, splits, model=model.name, booster=ranker,
-                             predict=lambda data: _predict(ranker, data, where))
+            return score_eval_splits(result, splits, model=model.name, booster=ranker,
+                                     predict=lambda data: _predict(ranker, data, where))
+        finally:
+            check("predict")
 
 
 def _predict(ranker: Any, data: LetorData, where: str) -> NDArray[np.float64]:
     try:
-        raw = ranker.predict(data.X)
-        scores = np.asarray(raw, dtype=np.float64).reshape(-1)
-    except Exception as exc:
-        raise CustomModelFailure(f"{where}: predict raised {type(exc).__name__}: {exc}") from exc
-    if scores.shape != (data.n_rows,):
-        raise CustomModelFailure(f"{where}: predict returned {scores.shape[0]} scores for "
-                                 f"{data.n_rows} rows; expected one score per row")
-    if not np.isfinite(scores).all():
-        row = int(np.flatnonzero(~np.isfinite(scores))[0])
-        raise CustomModelFailure(f"{where}: predict returned {scores[row]} for row {row + 1}; "
-                                 "scores must be finite")
-    return scores
+        raw = ranker.predict(read_only(data.X))
+    except (Exception, SystemExit) as exc:
+        raise CustomModelFailure(f"{where}: {describe_failure('predict', exc)}") from exc
+    return checked_scores(raw, data.n_rows, where)
 
 
 def _parameters(func: Any) -> tuple[set[str], bool]:
@@ -278,27 +302,28 @@ def _fit_arguments(style: str, signature: tuple[set[str], bool], train: LetorDat
 
     kwargs: dict[str, Any] = {}
     if style == "group_id":
-        kwargs["group_id"] = group_index(train.offsets)
+        kwargs["group_id"] = read_only(group_index(train.offsets))
         if takes("eval_set"):
             from catboost import Pool  # the one convention that needs a library's own type
 
             kwargs["eval_set"] = Pool(vali.X, label=vali.y, group_id=group_index(vali.offsets))
-        return (train.X, train.y), kwargs
+        return (read_only(train.X), read_only(train.y)), kwargs
     if style == "qid":
-        kwargs["qid"] = group_index(train.offsets)
-        eval_key, eval_groups = "eval_qid", group_index(vali.offsets)
+        kwargs["qid"] = read_only(group_index(train.offsets))
+        eval_key, eval_groups = "eval_qid", read_only(group_index(vali.offsets))
     else:
-        kwargs["group"] = train.group_sizes
-        eval_key, eval_groups = "eval_group", vali.group_sizes
+        kwargs["group"] = read_only(train.group_sizes)
+        eval_key, eval_groups = "eval_group", read_only(vali.group_sizes)
+    vali_X, vali_y = read_only(vali.X), read_only(vali.y)
     if "eval_X" in names and "eval_y" in names:  # LightGBM >= 4.6 deprecates eval_set for these
-        kwargs["eval_X"], kwargs["eval_y"] = (vali.X,), (vali.y,)
+        kwargs["eval_X"], kwargs["eval_y"] = (vali_X,), (vali_y,)
         if takes(eval_key):
             kwargs[eval_key] = [eval_groups]
     elif takes("eval_set"):
-        kwargs["eval_set"] = [(vali.X, vali.y)]
+        kwargs["eval_set"] = [(vali_X, vali_y)]
         if takes(eval_key):
             kwargs[eval_key] = [eval_groups]
-    return (train.X, train.y), kwargs
+    return (read_only(train.X), read_only(train.y)), kwargs
 
 
 def _check_params(name: str, params: Any) -> None:

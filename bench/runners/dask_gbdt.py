@@ -45,7 +45,7 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
-from bench.data.dask_cluster import holders, spread, worker_addresses
+from bench.data.dask_cluster import LOOPBACK, holders, is_loopback, spread, worker_addresses
 from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
 from bench.data.query_shards import QueryLayout, query_layout
 from bench.errors import ConfigError
@@ -139,6 +139,19 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
 # ------------------------------------------------------------------------------------- XGBoost
 
 
+def tracker_config(client: Any) -> Any:
+    """XGBoost's collective config: on a loopback cluster its tracker binds ``127.0.0.1``.
+
+    Without it ``xgboost.dask._get_rabit_args`` (3.2) first tries ``RabitTracker(host_ip=None)``,
+    which binds the address ``GetHostAddress`` guesses (``src/collective/tracker.cc``: the
+    machine's external address), and only falls back to the scheduler's host when that fails.
+    A remote scheduler keeps XGBoost's own choice (``None``)."""
+    from xgboost.collective import Config
+
+    host = urlparse(str(client.scheduler.address)).hostname or ""
+    return Config(tracker_host_ip=LOOPBACK) if is_loopback(f"{host}:0") else None
+
+
 def _group_key(frame: pd.DataFrame, first: list[int],
                partition_info: dict[str, Any] | None = None) -> pd.Series:
     """The query's number over the whole frame (queries counted in partition order): sorted, one
@@ -180,7 +193,7 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
     dtrain, dvali = matrix(train, layouts["train"]), matrix(vali, layouts["vali"])
     out = dxgb.train(
         client, dict(lib), dtrain, num_boost_round=params.n_trees, evals=[(dvali, "vali")],
-        verbose_eval=False,
+        verbose_eval=False, coll_cfg=tracker_config(client),
         callbacks=[xgb.callback.EarlyStopping(rounds=params.early_stopping_rounds,
                                               metric_name=select_metric, data_name="vali",
                                               maximize=True, save_best=False), *extra],
@@ -190,7 +203,8 @@ def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective
     history = {k: [float(v) for v in vals] for k, vals in out["history"]["vali"].items()}
     return DaskFit("xgboost", out["booster"], lib, int(np.argmax(curve)) + 1, len(curve), curve,
                    len(curve), select_metric, fit_s, features,
-                   {"selection": "XGBoost EarlyStopping on its all-reduced validation metric"},
+                   {"selection": "XGBoost EarlyStopping on its all-reduced validation metric",
+                    "tracker_host": LOOPBACK if tracker_config(client) else "XGBoost's choice"},
                    history)
 
 
@@ -202,10 +216,13 @@ def _group_sizes(q: pd.Series) -> pd.Series:
     return pd.Series(sizes_from_offsets(offsets_from_qid(q.to_numpy())[0]), dtype="int64")
 
 
-def _free_port() -> int:
-    """A TCP port free on this worker's host now (bound on all interfaces, as LightGBM binds)."""
+def _free_port(dask_worker: Any) -> int:
+    """A TCP port free on this worker's host now, found on the worker's own address (loopback
+    for a local cluster: nothing is opened beyond it, even for a moment). ``client.run`` passes
+    the worker as ``dask_worker``."""
+    host = urlparse(dask_worker.address).hostname or LOOPBACK
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("", 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])
 
 

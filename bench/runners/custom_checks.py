@@ -1,0 +1,199 @@
+"""User code isolated: what a custom ranker is given is read-only, a change to it is detected and
+named, and what its ``predict`` returns is checked before it becomes a score.
+
+A custom ranker runs inside the ltrbench process, on the arrays every later model of the run trains
+on. So, for the whole of a custom model's build, fit and predict (:func:`guarded_splits`):
+
+* every array of the three splits (``X``, ``y``, ``qid``, group offsets, user, item) is made
+  read-only (``flags.writeable = False``) and the ranker gets read-only *views* of them (NumPy
+  refuses ``view.flags.writeable = True`` while the array under the view is read-only). A write
+  raises NumPy's ``ValueError: assignment destination is read-only``; ltrbench reports it as a
+  :class:`CustomModelFailure` that names the model and says to copy the array first. The other
+  models of the run go on, on unchanged data.
+* the arrays' SHA-1 digests (integrity, not security) are taken before and compared after fit and
+  after predict. A ranker that gets round the flag (``X.base.flags.writeable = True``, ctypes)
+  and changes the data is a :class:`CustomModelTampered` naming the model, the split, the array
+  and the step; it ends the run, because every later model would train on the changed data.
+* the flags are restored afterwards.
+
+Arrays the ranker gets that the run does not keep (group sizes, per-row query numbers) are fresh
+copies, made read-only as well, so one rule holds for every array: read-only.
+
+:func:`checked_scores` turns ``predict``'s return value into float64 scores or refuses it with
+the model's name: ``None``, scalars, strings, dicts, generators and iterators; anything not 1-D
+(an ``(n, 1)`` column: ``.ravel()`` it); a length other than the rows'; a pandas Series whose index
+is not ``0..n-1`` in order (ltrbench reads scores by position, and a sorted Series would be read
+in the wrong order); a masked array with masked values; bool, complex, string, bytes, object,
+date and time dtypes; integers above 2^53 in magnitude (float64 holds integers exactly only up
+to 2^53, IEEE 754 binary64's 53-bit significand: larger ones would collapse into ties); a wider
+float (``longdouble``) whose values would tie in float64; NaN and infinities. The scores are
+always copied, so a ranker that reuses one output buffer for every call cannot turn the
+validation scores into the test scores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.data.letor import LetorSplits
+from bench.errors import LtrbenchError
+
+#: float64 holds every integer of magnitude up to 2^53 exactly (IEEE 754 binary64).
+EXACT_INTEGER_LIMIT = 2**53
+#: The per-split arrays ltrbench keeps for the models after a custom one.
+_ARRAYS = ("X", "y", "qid", "offsets", "user", "item")
+_COPY_HINT = "copy an array before changing it (X = np.array(X))"
+
+
+class CustomModelFailure(LtrbenchError):
+    """A custom model's ``fit`` or ``predict`` raised, or its scores are unusable.
+
+    ``run_dir`` is set by the benchmark when the failure ends a run whose other pairs finished.
+    """
+
+    run_dir: Any = None
+
+
+class CustomModelTampered(LtrbenchError):
+    """A custom model changed the run's data although it was given read-only arrays: the run stops
+    (not a :class:`CustomModelFailure`, after which the other models would go on)."""
+
+
+def read_only(array: NDArray[Any]) -> NDArray[Any]:
+    """A read-only view of ``array`` (a fresh array the caller owns: made read-only in place)."""
+    view: NDArray[Any] = array.view()
+    view.flags.writeable = False
+    return view
+
+
+@contextlib.contextmanager
+def guarded_splits(splits: LetorSplits, where: str) -> Iterator[Any]:
+    """Make the arrays of ``splits`` read-only for the block; yields ``check(step)``, which raises
+    :class:`CustomModelTampered` (naming ``where``, the array and ``step``) when any array's
+    content changed since the block began. Flags are restored on the way out."""
+    arrays = [(f"{name} {attr}", a) for name, data in splits.splits().items() for attr in _ARRAYS
+              if isinstance(a := getattr(data, attr, None), np.ndarray)]
+    before = [_digest(a) for _, a in arrays]
+    flags = [a.flags.writeable for _, a in arrays]
+    for _, a in arrays:
+        a.flags.writeable = False
+
+    def check(step: str) -> None:
+        changed = [label for (label, a), d in zip(arrays, before, strict=True) if _digest(a) != d]
+        if changed:
+            raise CustomModelTampered(
+                f"{where}: {step} modified the run's data in place ({', '.join(changed)}) although "
+                "it was given read-only arrays; the run stops, because every later model would "
+                f"train or be evaluated on the changed data; {_COPY_HINT}")
+
+    try:
+        yield check
+    finally:
+        for (_, a), flag in zip(arrays, flags, strict=True):
+            if flag:
+                with contextlib.suppress(ValueError):  # a base made read-only meanwhile
+                    a.flags.writeable = True
+            else:
+                a.flags.writeable = False
+
+
+def describe_failure(step: str, exc: BaseException) -> str:
+    """``"fit raised ValueError: ..."``, with a hint when the ranker wrote into a read-only input."""
+    if isinstance(exc, SystemExit):
+        return f"{step} called sys.exit({exc.code!r}) (SystemExit); a ranker must return or raise"
+    text = f"{step} raised {type(exc).__name__}: {exc}"
+    if isinstance(exc, ValueError) and ("read-only" in str(exc) or "WRITEABLE" in str(exc)):
+        text += (f" (the arrays ltrbench passes are read-only, so that a ranker cannot change the "
+                 f"data of the models after it: {_COPY_HINT})")
+    return text
+
+
+def checked_scores(raw: Any, n_rows: int, where: str) -> NDArray[np.float64]:
+    """``predict``'s return value as a fresh float64 array of ``n_rows`` finite scores, or a
+    :class:`CustomModelFailure` naming ``where`` and what was wrong (see the module docstring)."""
+    array = _as_array(raw, n_rows, where)
+    if array.ndim != 1:
+        hint = " (a column: return scores.ravel())" if array.shape == (n_rows, 1) else ""
+        _fail(where, f"an array of shape {array.shape}{hint}; expected a 1-D array of "
+                     f"{n_rows} scores, one per row")
+    if array.shape[0] != n_rows:
+        _fail(where, f"{array.shape[0]} scores for {n_rows} rows; expected one score per row")
+    kind = array.dtype.kind
+    if kind not in "iuf":
+        _fail(where, f"scores of dtype {_dtype_name(array)}; expected numbers (int or float)")
+    if kind in "iu":
+        too_big = array > EXACT_INTEGER_LIMIT  # exact integer comparisons (no float rounding)
+        if kind == "i":
+            too_big |= array < -EXACT_INTEGER_LIMIT
+        if too_big.any():
+            row = int(np.flatnonzero(too_big)[0])
+            _fail(where, f"the integer score {array[row]} for row {row + 1}; integers above 2^53 "
+                         "in magnitude are not exact in float64 and would collapse into ties "
+                         "(scale them, or return floats)")
+    scores = np.array(array, dtype=np.float64, copy=True)
+    if kind == "f" and array.dtype.itemsize > 8:
+        wide = np.isfinite(array)
+        if np.unique(array[wide]).size != np.unique(scores[wide]).size:
+            _fail(where, f"{array.dtype} scores that tie when held as float64 (ltrbench's score "
+                         "type); return float64 scores")
+    if not np.isfinite(scores).all():
+        row = int(np.flatnonzero(~np.isfinite(scores))[0])
+        _fail(where, f"{scores[row]} for row {row + 1}; scores must be finite")
+    return scores
+
+
+def _as_array(raw: Any, n_rows: int, where: str) -> NDArray[Any]:
+    """``raw`` as a NumPy array, refusing what has no rows to read by position."""
+    if raw is None:
+        _fail(where, "None; expected one score per row (did predict forget to return?)")
+    if isinstance(raw, (str, bytes, bytearray, dict, set, frozenset, int, float, complex)) or (
+            inspect.isgenerator(raw) or isinstance(raw, Iterator)):
+        _fail(where, f"a {type(raw).__name__}; expected an array of {n_rows} scores, one per row")
+    module = type(raw).__module__.split(".")[0]
+    if module == "pandas":
+        import pandas as pd
+
+        if isinstance(raw, pd.DataFrame):
+            _fail(where, f"a pandas DataFrame of shape {raw.shape}; expected a 1-D array or Series "
+                         f"of {n_rows} scores (take the column: frame['score'])")
+        if isinstance(raw, pd.Series):
+            if not raw.index.equals(pd.RangeIndex(len(raw))):
+                _fail(where, "a pandas Series whose index is not 0..n-1 in order; ltrbench reads "
+                             "scores by position (row i of the input is score i): return "
+                             "series.sort_index().to_numpy() or the values in row order")
+            raw = raw.to_numpy()
+    if isinstance(raw, np.ma.MaskedArray):
+        if np.ma.is_masked(raw):
+            _fail(where, f"a masked array with {int(np.count_nonzero(np.ma.getmaskarray(raw)))} masked values; "
+                         "expected a score for every row")
+        raw = raw.data
+    try:
+        return np.asarray(raw)
+    except Exception as exc:
+        _fail(where, f"a {type(raw).__name__} that is not an array of numbers "
+                     f"({type(exc).__name__}: {exc})")
+
+
+def _dtype_name(array: NDArray[Any]) -> str:
+    names = {"b": "bool", "c": "complex", "U": "str", "S": "bytes", "O": "object",
+             "M": "datetime", "m": "timedelta", "V": "void"}
+    return f"{names.get(array.dtype.kind, array.dtype.kind)} ({array.dtype})"
+
+
+def _fail(where: str, what: str) -> NoReturn:
+    raise CustomModelFailure(f"{where}: predict returned {what}")
+
+
+def _digest(array: NDArray[Any]) -> bytes:
+    """SHA-1 of the array's bytes (about 1.7 GB/s here: 0.7 s for MSLR-WEB30K's training X)."""
+    if array.size == 0:
+        return b""
+    data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    return hashlib.sha1(data.data, usedforsecurity=False).digest()
