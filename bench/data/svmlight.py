@@ -245,12 +245,9 @@ def line_of_data_row(path: PathLike, row: int) -> int | None:
     ``None`` when the file has fewer data rows. Reads the file once (for error messages).
     """
     seen = 0
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if lineno == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM):]
-            if raw.split(b"#", 1)[0].strip():
-                seen += 1
-                if seen == row:
-                    return lineno
+    for lineno, raw in text_lines(path, expected="an SVMlight/LETOR file"):  # LF, CRLF or CR
+        if raw.split(b"#", 1)[0].strip():
+            seen += 1
+            if seen == row:
+                return lineno
     return None

@@ -134,6 +134,8 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> 
         try:
             ratings = load_movielens(p)
         except DataError:
+            if _has_movielens_file(p):  # a MovieLens file that is bad: its own error says why
+                raise
             raise DataError(
                 "not a dataset folder: expected Fold1/{train,vali,test}.txt, "
                 "{train,vali,test}.txt, rank.train + rank.test, {train,vali,test}.parquet, or a "
@@ -145,6 +147,13 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> 
         return ratings_splits(load_movielens(p), name=p.parent.resolve().name,
                               progress=reading.progress)
     return ratings_splits(_load_table_guessing_columns(p), name=p.stem, progress=reading.progress)
+
+
+def _has_movielens_file(p: Path) -> bool:
+    """Whether ``p`` (or the one folder inside it) holds a MovieLens ratings file."""
+    inner = [d for d in p.iterdir() if d.is_dir() and not d.name.startswith(".")]
+    folders = [p, *inner] if len(inner) == 1 else [p]
+    return any((f / n).is_file() for f in folders for n in _MOVIELENS_FILES)
 
 
 def ratings_splits(ratings: Ratings, *, name: str, progress: Progress | None = None) -> LetorSplits:

@@ -16,6 +16,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
+from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.errors import ConfigError, DataError
 from bench.metrics.kernels_numba import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
@@ -59,6 +60,9 @@ def prepare(
     """Check lengths, finiteness, signs and query groups; return float64 arrays and offsets."""
     y = _vector(labels, "labels")
     s = _vector(scores, "scores")
+    if (inexact := first_inexact_integer(scores)) >= 0:  # bench.data.inputs: no silent ties
+        raise DataError(f"{inexact_message('score', np.asarray(scores)[inexact])} ({_ROWS})",
+                        row=inexact + 1)
     if y.shape[0] != s.shape[0]:
         raise DataError(
             f"labels has {y.shape[0]} rows but scores has {s.shape[0]}: give one score per labelled row"
@@ -159,6 +163,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
                 f"None id would silently join or split a query; {_ROWS})",
                 row=row + 1,
             )
+    if q.dtype.kind == "O":
+        q = text_ids(q)  # 1 and "1" are one query (bench.data.inputs)
     if q.dtype.kind == "O":
         try:
             pd.factorize(q)

@@ -1,0 +1,491 @@
+"""Hostile inputs against the one input discipline of :mod:`bench.data.inputs` (issue 19, item 1).
+
+Classes (the ``class`` of each case):
+
+- ``line-ends``: LF, CRLF and CR-only line ends read the same by every text reader (TREC qrels
+  and runs, SVMlight/LETOR, its ``.query`` sidecar, scores files, ratings CSV/TSV, MovieLens);
+- ``ids``: ids compare as their text on every path (files, DataFrames, dicts, arrays, shards), a
+  float or bool id mixed into text ids is an error naming the column;
+- ``scores``: integer scores a float64 cannot hold exactly (|s| > 2^53) are an error naming the
+  column / keys / file:line, never silent ties;
+- ``dask``: shard and partition problems are errors naming the shard file and column;
+- ``where``: every error names the file (partition file, frame column, dict keys) and the user's
+  line/row, and a write that fails names the path.
+
+Golden values come from pytrec_eval (TREC cases) or from the same rows read through a clean
+input (LF file, text ids), never from the path under test.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench.errors import DataError
+
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n2 0 e 0\n"
+RUN = "1 Q0 a 1 0.4 t\n1 Q0 b 2 0.9 t\n1 Q0 c 3 0.1 t\n2 Q0 d 1 0.2 t\n2 Q0 e 2 0.8 t\n"
+DATA = "2 qid:1 1:0.5 2:1 # d1\n0 qid:1 1:0.1 # d2\n1 qid:1 2:0.3 # d3\n1 qid:2 1:0.2\n0 qid:2 1:0.9\n"
+SCORES = "0.9\n0.1\n0.5\n0.2\n0.8\n"
+RATINGS = "u,i,r,t\n" + "".join(f"{u},{i},{(u + i) % 5 + 1},{1000 * u + i}\n"
+                                for u in range(1, 4) for i in range(10, 13))
+UDATA = "1\t10\t4\t100\n1\t11\t3\t200\n2\t10\t5\t300\n"
+
+
+def _pytrec(qrels: str, run: str, measure: str = "ndcg_cut_10") -> float:
+    """Mean of pytrec_eval's per-query ``measure`` (pytrec_eval parses nothing: we give dicts)."""
+    import pytrec_eval
+
+    def rows(text: str) -> list[list[str]]:
+        return [ln.split() for ln in text.splitlines() if ln.strip()]
+
+    q: dict[str, dict[str, int]] = {}
+    for f in rows(qrels):
+        q.setdefault(f[0], {})[f[2]] = int(f[3])
+    r: dict[str, dict[str, float]] = {}
+    for f in rows(run):
+        r.setdefault(f[0], {})[f[2]] = float(f[4])
+    per = pytrec_eval.RelevanceEvaluator(q, {measure}).evaluate(r)
+    return float(np.mean([v[measure] for v in per.values()]))
+
+
+TREC_NDCG = _pytrec(QRELS, RUN)
+assert abs(TREC_NDCG - ((1 / math.log2(3) + 1) / (2 + 1 / math.log2(3)) + 1 / math.log2(3)) / 2) < 1e-12
+
+
+def _cr(text: str) -> str:
+    return text.replace("\n", "\r")
+
+
+def _write(tmp: Path, name: str, text: str | bytes) -> Path:
+    p = tmp / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(text.encode() if isinstance(text, str) else text)
+    return p
+
+
+def _trec(tmp: Path, qrels: str = QRELS, run: str = RUN, profile: str = "trec_eval") -> float:
+    from bench.metrics.trec import evaluate_trec
+
+    q, r = _write(tmp, "q.txt", qrels), _write(tmp, "r.txt", run)
+    return float(evaluate_trec(q, r, metrics="ndcg_cut_10", profile=profile).metrics["ndcg_cut_10"])
+
+
+def _svm(tmp: Path, data: str, scores: str = SCORES) -> float:
+    from bench import cli
+
+    d, s = _write(tmp, "d.txt", data), _write(tmp, "s.txt", scores)
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = cli.main(["evaluate", "--data", str(d), "--scores", str(s), "--metrics", "ndcg@10",
+                       "--format", "json"])
+    if rc != 0:
+        raise AssertionError(f"exit {rc}")
+    import json
+
+    return float(json.loads(out.getvalue())["metrics"]["ndcg@10"])
+
+
+def _svm_rows(tmp: Path, data: str) -> tuple[list[float], list[int]]:
+    from bench.data.svmlight import read_svmlight
+
+    d = read_svmlight(_write(tmp, "d.txt", data))
+    return d.y.tolist(), d.qid.tolist()
+
+
+def _frame_eval(frame: pd.DataFrame, **kw: Any) -> float:
+    from bench.metrics import evaluate
+
+    return float(evaluate(frame, metrics="ndcg@10", **kw).metrics["ndcg@10"])
+
+
+def _arrays_eval(y: Any, s: Any, q: Any, **kw: Any) -> float:
+    from bench.metrics import evaluate
+
+    return float(evaluate(np.asarray(y), np.asarray(s), qid=q, metrics="ndcg@10",
+                          sort_by_qid=True, **kw).metrics["ndcg@10"])
+
+
+MIXED = pd.DataFrame({"qid": [1, 1, "1", "1", 2, 2], "label": [0, 1, 2, 0, 1, 0],
+                      "score": [.1, .2, .3, .4, .5, .6]})
+MIXED_AS_TEXT = _arrays_eval(MIXED.label, MIXED.score, MIXED.qid.astype(str).to_numpy())
+BIG = 2**60  # 2^60 + 1, + 2, + 3 are one float64: silent ties
+BIG_SCORES = [BIG + 1, BIG + 3, BIG + 2]
+
+
+def _shards(tmp: Path, frames: list[pd.DataFrame]) -> Path:
+    folder = tmp / "shards"
+    folder.mkdir()
+    for k, f in enumerate(frames):
+        f.to_parquet(folder / f"part-{k:05d}.parquet", index=False)
+    return folder
+
+
+def _shard_eval(folder: Path, score: str = "score") -> float:
+    """What ``evaluate --engine dask --data folder`` does, with a local in-process cluster."""
+    import dask
+
+    from bench.data.query_shards import read_query_shards, shard_columns
+    from bench.metrics.distributed import evaluate_frame
+
+    cols = ["qid", "label", score]
+    shard_columns(folder, cols)
+    with dask.config.set(scheduler="synchronous"):
+        ddf = read_query_shards(folder, columns=cols)
+        r = evaluate_frame(ddf, score=score, metrics="ndcg@10", where=str(folder))
+    return float(r.metrics["ndcg@10"])
+
+
+SHARD_A = pd.DataFrame({"qid": [1, 1, 1], "label": [2.0, 0.0, 1.0], "score": [0.9, 0.1, 0.5]})
+SHARD_B = pd.DataFrame({"qid": [2, 2], "label": [1.0, 0.0], "score": [0.2, 0.8]})
+SHARD_NDCG = (1 + 1 / math.log2(3)) / 2
+
+
+def _full_disk(tmp: Path) -> None:
+    from bench.data.atomic import write_text
+
+    target = tmp / "out" / "per_query.csv"
+    import bench.data.atomic as atomic
+
+    real = Path.write_text
+
+    def boom(self: Path, *a: Any, **k: Any) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    Path.write_text = boom  # type: ignore[method-assign]
+    try:
+        write_text(target, "x")
+    finally:
+        Path.write_text = real  # type: ignore[method-assign]
+    del atomic
+
+
+def _full_disk_set(tmp: Path) -> None:
+    from bench.data.atomic import replace_file_set
+
+    with replace_file_set(tmp / "rep", ["a.csv"]):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _dask_convert(tmp: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    bad = RATINGS.replace("3,11,5,3011", "3,11,high,3011")
+    rf = read_ratings_frame(_write(tmp, "ratings.csv", bad), user="u", item="i", rating="r",
+                            timestamp="t")
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        rf.frame.compute()
+
+
+def _dask_convert_id(tmp: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    bad = RATINGS.replace("2,12,", "2,12.5,")
+    rf = read_ratings_frame(_write(tmp, "ratings.csv", bad), user="u", item="i", rating="r",
+                            timestamp="t")
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        rf.frame.compute()
+
+
+def _folder_bad_movielens(tmp: Path) -> None:
+    from bench.datasets.resolve import load_path
+
+    folder = tmp / "ds"
+    _write(tmp, "ds/u.data", UDATA.replace("1\t11\t3\t200", "1\t11\tx\t200"))
+    load_path(folder)
+
+
+def _folder_missing_test(tmp: Path) -> None:
+    from bench.datasets.resolve import load_path
+
+    _write(tmp, "ds/Fold1/train.txt", DATA)
+    _write(tmp, "ds/Fold1/vali.txt", DATA)
+    load_path(tmp / "ds")
+
+
+def _tabular(tmp: Path, text: str) -> list[list[float]]:
+    from bench.data.tabular import load_ratings_table
+
+    r = load_ratings_table(_write(tmp, "ratings.csv", text), user="u", item="i", rating="r",
+                           timestamp="t")
+    return r.frame[["user", "item", "rating", "timestamp"]].to_numpy().tolist()
+
+
+def _movielens(tmp: Path, text: str) -> list[list[float]]:
+    from bench.data.movielens import load_movielens
+
+    _write(tmp, "ml/u.data", text)
+    r = load_movielens(tmp / "ml")
+    return r.frame[["user", "item", "rating", "timestamp"]].to_numpy().tolist()
+
+
+def _dask_ratings(tmp: Path, text: str) -> list[list[float]]:
+    import dask
+
+    from bench.data.dask_ratings import read_ratings_frame
+
+    rf = read_ratings_frame(_write(tmp, "ratings.csv", text), user="u", item="i", rating="r",
+                            timestamp="t")
+    with dask.config.set(scheduler="synchronous"):
+        return rf.frame.compute().to_numpy().tolist()
+
+
+def _scores(tmp: Path, text: str) -> list[float]:
+    from bench.commands.evaluate import read_scores
+
+    return read_scores(_write(tmp, "s.txt", text), 5).tolist()
+
+
+def _sidecar(tmp: Path, sizes: str) -> list[int]:
+    from bench.data.svmlight import read_svmlight
+
+    data = "".join(ln.split(" ", 2)[0] + " " + ln.split(" ", 2)[2] + "\n"
+                   for ln in DATA.splitlines())  # no qid:
+    d = _write(tmp, "d.txt", data)
+    _write(tmp, "d.txt.query", sizes)
+    return read_svmlight(d).group_sizes.tolist()
+
+
+def _trec_objects_eval(qrels: Any, run: Any) -> float:
+    from bench.metrics.trec import evaluate_trec
+
+    return float(evaluate_trec(qrels, run, metrics="ndcg_cut_10",
+                               profile="trec_eval").metrics["ndcg_cut_10"])
+
+
+QD = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"d": 1, "e": 0}}
+RD = {"1": {"a": 0.4, "b": 0.9, "c": 0.1}, "2": {"d": 0.2, "e": 0.8}}
+
+
+@dataclass(frozen=True)
+class Case:
+    """``run(tmp)`` must return ``value`` (``==`` or ``approx``), or raise DataError/OSError whose
+    message holds every word of ``words``, and never hold any of ``never``."""
+
+    cls: str
+    name: str
+    run: Callable[[Path], Any]
+    value: Any = None
+    words: tuple[str, ...] = ()
+    never: tuple[str, ...] = ()
+    error: type[BaseException] = DataError
+
+
+def _same(a: Callable[[Path], Any], b: Callable[[Path], Any]) -> Callable[[Path], Any]:
+    """Both readings of the same rows must agree (returns True, or the two values)."""
+    def run(tmp: Path) -> Any:
+        (tmp / "a").mkdir()
+        (tmp / "b").mkdir()
+        x, y = a(tmp / "a"), b(tmp / "b")
+        return True if x == y else (x, y)
+    return run
+
+
+CASES: list[Case] = [
+    # ------------------------------------------------------------------------ line ends
+    Case("line-ends", "trec-run-cr", lambda t: _trec(t, run=_cr(RUN)), TREC_NDCG),
+    Case("line-ends", "trec-qrels-cr", lambda t: _trec(t, qrels=_cr(QRELS)), TREC_NDCG),
+    Case("line-ends", "trec-both-cr", lambda t: _trec(t, _cr(QRELS), _cr(RUN)), TREC_NDCG),
+    Case("line-ends", "trec-run-mixed-ends",
+         lambda t: _trec(t, run=RUN.replace("\n", "\r", 2).replace("t\n2", "t\r\n2")), TREC_NDCG),
+    Case("line-ends", "trec-run-cr-comments",
+         lambda t: _trec(t, run="# a comment\r" + _cr(RUN) + "# end\r"), TREC_NDCG),
+    Case("line-ends", "trec-run-cr-error-line",
+         lambda t: _trec(t, run=_cr(RUN.replace("0.2", "0_2"))), words=("r.txt:4", "0_2")),
+    Case("line-ends", "trec-qrels-cr-error-line",
+         lambda t: _trec(t, qrels=_cr(QRELS.replace("d 1", "d x"))), words=("q.txt:4", "'rel'")),
+    Case("line-ends", "svmlight-cr", lambda t: _svm(t, _cr(DATA)),
+         (1 + 1 / math.log2(3)) / 2),
+    Case("line-ends", "svmlight-cr-rows", _same(lambda t: _svm_rows(t, _cr(DATA)),
+                                                 lambda t: _svm_rows(t, DATA)), True),
+    Case("line-ends", "svmlight-cr-comment-swallow",
+         lambda t: len(_svm_rows(t, "# header\r" + _cr(DATA))[0]), 5),
+    Case("line-ends", "svmlight-cr-error-line",
+         lambda t: _svm_rows(t, _cr(DATA.replace("1:0.2", "1:0_2"))), words=("d.txt:4", "0_2")),
+    Case("line-ends", "svmlight-mixed-ends", _same(
+        lambda t: _svm_rows(t, DATA.replace("\n", "\r", 2).replace("d3\n", "d3\r\n")),
+        lambda t: _svm_rows(t, DATA)), True),
+    Case("line-ends", "scores-cr", lambda t: _scores(t, _cr(SCORES)),
+         [0.9, 0.1, 0.5, 0.2, 0.8]),
+    Case("line-ends", "scores-cr-error-line", lambda t: _scores(t, _cr(SCORES.replace("0.2", "x"))),
+         words=("s.txt:4", "'x'")),
+    Case("line-ends", "query-sidecar-cr", lambda t: _sidecar(t, "3\r2\r"), [3, 2]),
+    Case("line-ends", "ratings-csv-cr", _same(lambda t: _tabular(t, _cr(RATINGS)),
+                                               lambda t: _tabular(t, RATINGS)), True),
+    Case("line-ends", "ratings-csv-cr-error-line",
+         lambda t: _tabular(t, _cr(RATINGS.replace("2,11,4", "2,11,x"))), words=("ratings.csv:6",)),
+    Case("line-ends", "movielens-cr", _same(lambda t: _movielens(t, _cr(UDATA)),
+                                             lambda t: _movielens(t, UDATA)), True),
+    Case("line-ends", "dask-ratings-cr", _same(lambda t: _dask_ratings(t, _cr(RATINGS)),
+                                                lambda t: _dask_ratings(t, RATINGS)), True),
+    # ------------------------------------------------------------------------ ids
+    Case("ids", "frame-qid-mixes-1-and-str-1", lambda t: _frame_eval(MIXED), MIXED_AS_TEXT),
+    Case("ids", "object-array-qid-mixes-1-and-str-1",
+         lambda t: _arrays_eval(MIXED.label, MIXED.score, MIXED.qid.to_numpy()), MIXED_AS_TEXT),
+    Case("ids", "list-qid-mixes-1-and-str-1",
+         lambda t: _arrays_eval(MIXED.label, MIXED.score, list(MIXED.qid)), MIXED_AS_TEXT),
+    Case("ids", "frame-qid-float-among-text",
+         lambda t: _frame_eval(MIXED.assign(qid=[1.0, 1.0, "1", "1", 2, 2])),
+         words=("DataFrame", "'qid'", "float")),
+    Case("ids", "frame-qid-bool-among-ints",
+         lambda t: _frame_eval(MIXED.assign(qid=[1, 1, True, True, 2, 2])),
+         words=("DataFrame", "'qid'", "bool")),
+    Case("ids", "dict-int-keys-vs-text-qrels",
+         lambda t: _trec_objects_eval(QD, {1: {"a": 0.4, "b": 0.9, "c": 0.1}, 2: {"d": 0.2, "e": 0.8}}),
+         TREC_NDCG),
+    Case("ids", "frame-int-qid-vs-text-qrels-file",
+         lambda t: _trec_objects_eval(_write(t, "q.txt", QRELS), pd.DataFrame(
+             {"qid": [1, 1, 1, 2, 2], "docno": list("abcde"), "score": [.4, .9, .1, .2, .8]})),
+         TREC_NDCG),
+    Case("ids", "run-frame-mixed-qid-types",
+         lambda t: _trec_objects_eval(QD, pd.DataFrame(
+             {"qid": [1, "1", 1, "2", 2], "docno": list("abcde"), "score": [.4, .9, .1, .2, .8]})),
+         TREC_NDCG),
+    Case("ids", "shards-qid-int-and-text",
+         lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(qid=["2", "2"])])),
+         words=("part-00001.parquet", "'qid'")),
+    # ------------------------------------------------------------------------ scores
+    Case("scores", "frame-int64-scores-beyond-2^53",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": np.asarray(BIG_SCORES, dtype=np.int64)})),
+         words=("DataFrame", "'score'", "2^53")),
+    Case("scores", "frame-uint64-scores-beyond-2^53",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": np.asarray(BIG_SCORES, dtype=np.uint64)})),
+         words=("DataFrame", "'score'", "2^53")),
+    Case("scores", "frame-object-int-scores-beyond-2^53",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": pd.Series(BIG_SCORES, dtype=object)})),
+         words=("DataFrame", "'score'", "2^53")),
+    Case("scores", "arrays-int64-scores-beyond-2^53",
+         lambda t: _arrays_eval([0, 1, 2], np.asarray(BIG_SCORES, dtype=np.int64), [1, 1, 1]),
+         words=("score", "2^53", "row 1")),
+    Case("scores", "dict-run-int-scores-beyond-2^53",
+         lambda t: _trec_objects_eval({"u": {"a": 0, "b": 1, "c": 2}},
+                                      {"u": dict(zip("abc", BIG_SCORES, strict=True))}),
+         words=("['u']['a']", "2^53")),
+    Case("scores", "run-frame-int-scores-beyond-2^53",
+         lambda t: _trec_objects_eval({"u": {"a": 0, "b": 1, "c": 2}}, pd.DataFrame(
+             {"qid": ["u"] * 3, "docno": list("abc"), "score": np.asarray(BIG_SCORES)})),
+         words=("run DataFrame", "'score'", "2^53")),
+    Case("scores", "trec-run-integer-token-beyond-2^53",
+         lambda t: _trec(t, run=RUN.replace("0.9", str(BIG + 1))), words=("r.txt:2", "'score'", "2^53")),
+    Case("scores", "shard-int-scores-beyond-2^53",
+         lambda t: _shard_eval(_shards(t, [SHARD_A.assign(score=np.asarray(BIG_SCORES)), SHARD_B])),
+         words=("part-00000.parquet", "'score'", "2^53")),
+    Case("scores", "frame-int-scores-exact-are-fine",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": np.asarray([2**60, 2**61, 2**62])})), 1.0),
+    Case("scores", "frame-text-scores-refused",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": ["0.5", "1_0", "0.2"]})),
+         words=("DataFrame", "'score'", "str")),
+    Case("scores", "frame-nan-score", lambda t: _frame_eval(MIXED.assign(score=[.1, np.nan, 1, 2, 3, 4])),
+         words=("DataFrame", "row 2", "'score'")),
+    # ------------------------------------------------------------------------ dask shards
+    Case("dask", "shards-clean", lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B])), SHARD_NDCG),
+    Case("dask", "shard-not-parquet",
+         lambda t: _shard_eval(_write(t, "shards/part-00001.parquet", b"not parquet").parent
+                               if _shards(t, [SHARD_A]) else t),
+         words=("part-00001.parquet", "Parquet")),
+    Case("dask", "shard-without-score-column",
+         lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.drop(columns="score")])),
+         words=("part-00001.parquet", "'score'")),
+    Case("dask", "shard-label-column-text",
+         lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(label=["1", "0"])])),
+         words=("part-00001.parquet", "'label'")),
+    Case("dask", "shard-nan-score",
+         lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(score=[np.nan, 1.0])])),
+         words=("part-00001.parquet", "row 1", "'score'")),
+    Case("dask", "shard-label-too-big-for-lightgbm",
+         lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(label=[1e6, 0.0])])),
+         words=("part-00001.parquet",)),
+    Case("dask", "shards-query-in-two-files",
+         lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(qid=[1, 1])])),
+         words=("part-00000.parquet", "part-00001.parquet", "qid")),
+    Case("dask", "shard-query-not-contiguous",
+         lambda t: _shard_eval(_shards(t, [SHARD_A.assign(qid=[1, 3, 1]), SHARD_B])),
+         words=("part-00000.parquet", "row 3")),
+    # ------------------------------------------------------------------------ where (locations)
+    Case("where", "dict-qrels-float-docno",
+         lambda t: _trec_objects_eval({"u": {1.5: 1}}, {"u": {"a": 1.0}}),
+         words=("qrels dict", "['u'][1.5]", "document id"), never=("column 'None'",)),
+    Case("where", "dict-qrels-none-docno",
+         lambda t: _trec_objects_eval({"u": {None: 1}}, {"u": {"a": 1.0}}),
+         words=("qrels dict", "['u'][None]"), never=("column 'None'",)),
+    Case("where", "dict-run-float-qid",
+         lambda t: _trec_objects_eval({"u": {"a": 1}}, {2.5: {"a": 1.0}}),
+         words=("run dict", "[2.5]['a']", "query id"), never=("column 'None'",)),
+    Case("where", "dict-run-bool-qid",
+         lambda t: _trec_objects_eval({"u": {"a": 1}}, {True: {"a": 1.0}}),
+         words=("run dict", "[True]['a']"), never=("column 'None'",)),
+    Case("where", "frame-label-above-profile",
+         lambda t: _frame_eval(MIXED.assign(label=[0, 100, 1, 0, 1, 0]), profile="lightgbm"),
+         words=("DataFrame", "row 2", "'label'", "above 30")),
+    Case("where", "frame-label-above-profile-after-regroup",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 2, 1], "label": [0, 0, 100],
+                                             "score": [.1, .2, .3]}), profile="lightgbm"),
+         words=("DataFrame", "row 3", "'label'")),
+    Case("where", "dask-convert-bad-rating-names-line", _dask_convert,
+         words=("ratings.csv:9", "'r'", "high")),
+    Case("where", "dask-convert-bad-id-names-line", _dask_convert_id,
+         words=("ratings.csv:7", "'i'", "12.5")),
+    Case("where", "folder-with-bad-movielens-file-says-why", _folder_bad_movielens,
+         words=("u.data", "2"), never=("not a dataset folder",)),
+    Case("where", "folder-missing-test-split-says-which", _folder_missing_test,
+         words=("test",)),
+    Case("where", "full-disk-names-the-path", _full_disk, words=("per_query.csv",),
+         error=OSError),
+    Case("where", "full-disk-file-set-names-the-folder", _full_disk_set, words=("rep",),
+         error=OSError),
+]
+
+
+def test_catalogue_covers_every_class() -> None:
+    classes = {c.cls for c in CASES}
+    assert classes == {"line-ends", "ids", "scores", "dask", "where"}
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+def _outcome(case: Case, tmp: Path) -> str | None:
+    """None when the case behaves, else what went wrong (for the test and the counts)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = case.run(tmp)
+    except case.error as exc:
+        msg = str(exc) if not isinstance(exc, OSError) or exc.filename is None \
+            else f"{exc.filename}: {exc.strerror}"
+        if case.words and all(w in msg for w in case.words) \
+                and not any(w in msg for w in case.never):
+            return None
+        return f"unclear error: {msg}"
+    except Exception as exc:  # a traceback for the user
+        return f"traceback: {type(exc).__name__}: {exc}"
+    if case.words:
+        return f"silent accept: returned {got!r}"
+    if isinstance(case.value, float):
+        return None if got == pytest.approx(case.value, abs=1e-12) else f"wrong number {got!r}"
+    return None if got == case.value else f"wrong value {got!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.cls}:{c.name}")
+def test_hostile_input(case: Case, tmp_path: Path) -> None:
+    problem = _outcome(case, tmp_path)
+    assert problem is None, problem
