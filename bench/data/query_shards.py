@@ -110,7 +110,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         if missing:
             raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
                             f"{', '.join(names[:12])}{' ...' if len(names) > 12 else ''}",
-                            path=f, column=missing[0])
+                            path=f)
         for c in required:
             kind = schema.field(c).type
             if c != "qid" and not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
@@ -198,9 +198,8 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
             i = int(dup[0])
             key = ranked[i].item() if hasattr(ranked[i], "item") else ranked[i]
             a, b = int(part_of[order[i]]), int(part_of[order[i + 1]])
-            raise DataError(f"{where}: query {qid}={key} lies in partitions {a} "
-                            f"({partition_name(files, where, a)}) and {b} "
-                            f"({partition_name(files, where, b)}); every "
+            shown = "" if files is None else f" ({files[a]} and {files[b]})"
+            raise DataError(f"{where}: query {qid}={key} lies in partitions {a} and {b}{shown}; every "
                             "query must be inside one partition (re-partition with "
                             "align_queries, or write shards of whole queries)")
     return QueryLayout(rows=[int(r) for r in table["rows"]], queries=[len(x) for x in lists])

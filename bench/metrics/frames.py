@@ -155,8 +155,8 @@ def _numeric(col: pd.Series, role: str) -> np.ndarray:
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
             v = obj[i]
-            raise _row_error(col, i, f"{role} {v!r} is a {type(v).__name__}: expected a number "
-                             f"(convert the column with pd.to_numeric first)")
+            raise _row_error(col, i, f"{role} {v!r} is not a number but a {type(v).__name__} "
+                             "(text is not parsed: convert the column with pd.to_numeric)")
     bad_int = first_inexact_integer(col.to_numpy())
     if bad_int >= 0:
         raise _row_error(col, bad_int, inexact_message(role, col.iloc[bad_int]))
