@@ -273,6 +273,54 @@ QD = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"d": 1, "e": 0}}
 RD = {"1": {"a": 0.4, "b": 0.9, "c": 0.1}, "2": {"d": 0.2, "e": 0.8}}
 
 
+class _ToDict:
+    """A stand-in for a ranx Run: anything with ``to_dict()`` is read through it."""
+
+    def __init__(self, d: dict[Any, Any]) -> None:
+        self.d = d
+
+    def to_dict(self) -> dict[Any, Any]:
+        return self.d
+
+
+def _ir_measures_file(tmp: Path) -> float:
+    """ir_measures reading the same CR-only run file itself (its own line splitting)."""
+    import ir_measures
+    from ir_measures import nDCG
+
+    qrels = list(ir_measures.read_trec_qrels(str(tmp / "q.txt")))
+    run = list(ir_measures.read_trec_run(str(tmp / "r.txt")))
+    assert len(run) == 5
+    return float(ir_measures.calc_aggregate([nDCG @ 10], qrels, run)[nDCG @ 10])
+
+
+def _svm_label_error(tmp: Path) -> Any:
+    """A label above LightGBM's largest on line 4 of a CR-only file: the CLI names line 4."""
+    from bench import cli
+
+    d = _write(tmp, "d.txt", _cr(DATA).replace("1 qid:2 1:0.2", "99 qid:2 1:0.2"))
+    s = _write(tmp, "s.txt", SCORES)
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = cli.main(["evaluate", "--data", str(d), "--scores", str(s), "--profile", "lightgbm"])
+    raise DataError(f"exit {rc}: {err.getvalue()}")
+
+
+def _dask_tsv(tmp: Path) -> None:
+    import dask
+
+    from bench.data.dask_ratings import read_ratings_frame
+
+    text = "u\ti\tr\tt\n1\t10\t4\t100\n1\t11\t3\tnoon\n"
+    rf = read_ratings_frame(_write(tmp, "ratings.tsv", text), user="u", item="i", rating="r",
+                            timestamp="t")
+    with dask.config.set(scheduler="synchronous"):
+        rf.frame.compute()
+
+
 @dataclass(frozen=True)
 class Case:
     """``run(tmp)`` must return ``value`` (``==`` or ``approx``), or raise DataError/OSError whose
@@ -334,7 +382,44 @@ CASES: list[Case] = [
                                              lambda t: _movielens(t, UDATA)), True),
     Case("line-ends", "dask-ratings-cr", _same(lambda t: _dask_ratings(t, _cr(RATINGS)),
                                                 lambda t: _dask_ratings(t, RATINGS)), True),
+    Case("line-ends", "trec-run-cr-equals-ir-measures-reading-the-file",
+         lambda t: _trec(t, run=_cr(RUN)) - _ir_measures_file(t), 0.0),
+    Case("line-ends", "trec-run-cr-with-bom",
+         lambda t: _trec(t, run="\ufeff" + _cr(RUN)), TREC_NDCG),
+    Case("line-ends", "trec-run-lone-cr-inside-a-line",
+         lambda t: _trec(t, run=RUN.replace("1 Q0 a 1", "1 Q0 a\r1")), words=("r.txt:1", "6 fields")),
+    Case("line-ends", "trec-qrels-crlf-and-lone-cr",
+         lambda t: _trec(t, qrels=QRELS.replace("\n", "\r\n", 2).replace("c 2\n", "c 2\r")),
+         TREC_NDCG),
+    Case("line-ends", "svmlight-cr-with-bom", _same(lambda t: _svm_rows(t, "\ufeff" + _cr(DATA)),
+                                                     lambda t: _svm_rows(t, DATA)), True),
+    Case("line-ends", "svmlight-cr-bad-row-names-line",
+         lambda t: _svm(t, _cr(DATA).replace("1 qid:2 1:0.2", "1e9 qid:2 1:0.2"),
+                        scores=SCORES) if False else _svm_label_error(t), words=("d.txt:4",)),
+    Case("line-ends", "scores-crlf-trailing-blank-lines",
+         lambda t: _scores(t, SCORES.replace("\n", "\r\n") + "\r\n\r"), [0.9, 0.1, 0.5, 0.2, 0.8]),
+    Case("line-ends", "query-sidecar-crlf", lambda t: _sidecar(t, "3\r\n2\r\n"), [3, 2]),
     # ------------------------------------------------------------------------ ids
+    Case("ids", "object-array-qid-np-int64-and-text",
+         lambda t: _arrays_eval(MIXED.label, MIXED.score,
+                                np.array([np.int64(1), 1, "1", "1", 2, np.int64(2)], dtype=object)),
+         MIXED_AS_TEXT),
+    Case("ids", "object-array-qid-int-and-float-compare-as-numbers",
+         lambda t: _arrays_eval(MIXED.label, MIXED.score,
+                                np.array([1, 1.0, 1, 1.0, 2, 2.0], dtype=object)),
+         _arrays_eval(MIXED.label, MIXED.score, [1, 1, 1, 1, 2, 2])),
+    Case("ids", "frame-qid-categorical-mixed",
+         lambda t: _frame_eval(MIXED.assign(qid=pd.Categorical(MIXED.qid.astype(object)))),
+         MIXED_AS_TEXT),
+    Case("ids", "frame-qid-string-dtype", lambda t: _frame_eval(
+        MIXED.assign(qid=MIXED.qid.astype(str).astype("string"))), MIXED_AS_TEXT),
+    Case("ids", "dict-np-int-keys-vs-text-qrels",
+         lambda t: _trec_objects_eval(QD, {np.int64(1): RD["1"], np.int64(2): RD["2"]}), TREC_NDCG),
+    Case("ids", "ranx-like-object-int-keys",
+         lambda t: _trec_objects_eval(QD, _ToDict({1: RD["1"], 2: RD["2"]})), TREC_NDCG),
+    Case("ids", "shards-qid-float-and-int",
+         lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(qid=[2.0, 2.0])])),
+         words=("part-00001.parquet", "'qid'", "part-00000.parquet")),
     Case("ids", "frame-qid-mixes-1-and-str-1", lambda t: _frame_eval(MIXED), MIXED_AS_TEXT),
     Case("ids", "object-array-qid-mixes-1-and-str-1",
          lambda t: _arrays_eval(MIXED.label, MIXED.score, MIXED.qid.to_numpy()), MIXED_AS_TEXT),
@@ -389,6 +474,30 @@ CASES: list[Case] = [
     Case("scores", "shard-int-scores-beyond-2^53",
          lambda t: _shard_eval(_shards(t, [SHARD_A.assign(score=np.asarray(BIG_SCORES)), SHARD_B])),
          words=("part-00000.parquet", "'score'", "2^53")),
+    Case("scores", "arrays-list-of-python-ints-beyond-2^53",
+         lambda t: _arrays_eval([0, 1, 2], BIG_SCORES, [1, 1, 1]), words=("score", "2^53")),
+    Case("scores", "arrays-object-ints-beyond-int64",
+         lambda t: _arrays_eval([0, 1, 2], np.array([2**70 + 1, 2**70, 3], dtype=object),
+                                [1, 1, 1]), words=("score", "2^53", "row 1")),
+    Case("scores", "frame-nullable-Int64-scores-beyond-2^53",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": pd.array(BIG_SCORES, dtype="Int64")})),
+         words=("DataFrame", "'score'", "2^53")),
+    Case("scores", "negative-int-scores-beyond-2^53",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": -np.asarray(BIG_SCORES)})),
+         words=("DataFrame", "'score'", "2^53")),
+    Case("scores", "trec-run-negative-integer-token-beyond-2^53",
+         lambda t: _trec(t, run=RUN.replace("0.1", str(-BIG - 1))), words=("r.txt:3", "2^53")),
+    Case("scores", "trec-run-float-token-beyond-2^53-is-fine",
+         lambda t: _trec(t, run=RUN.replace("0.9", "1.2e30")), TREC_NDCG),
+    Case("scores", "frame-bool-in-object-score",
+         lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
+                                             "score": pd.Series([0.5, True, 0.1], dtype=object)})),
+         words=("DataFrame", "row 2", "'score'", "bool")),
+    Case("scores", "frame-text-labels-refused",
+         lambda t: _frame_eval(MIXED.assign(label=["0", "1", "2", "0", "1", "0"])),
+         words=("DataFrame", "row 1", "'label'")),
     Case("scores", "frame-int-scores-exact-are-fine",
          lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
                                              "score": np.asarray([2**60, 2**61, 2**62])})), 1.0),
@@ -416,6 +525,24 @@ CASES: list[Case] = [
     Case("dask", "shard-label-too-big-for-lightgbm",
          lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(label=[1e6, 0.0])])),
          words=("part-00001.parquet",)),
+    Case("dask", "shard-empty-file",
+         lambda t: _shard_eval(_write(t, "shards/part-00001.parquet", b"").parent
+                               if _shards(t, [SHARD_A]) else t),
+         words=("part-00001.parquet", "Parquet")),
+    Case("dask", "shard-is-a-folder",
+         lambda t: _shard_eval((t / "shards" / "part-00001.parquet").mkdir() or (t / "shards")
+                               if _shards(t, [SHARD_A]) else t),
+         words=("part-00001.parquet",)),
+    Case("dask", "shard-csv-renamed-parquet",
+         lambda t: _shard_eval(_write(t, "shards/part-00001.parquet", "qid,label,score\n2,1,0.5\n").parent
+                               if _shards(t, [SHARD_A]) else t),
+         words=("part-00001.parquet", "Parquet")),
+    Case("dask", "shard-nan-label",
+         lambda t: _shard_eval(_shards(t, [SHARD_A.assign(label=[2.0, np.nan, 1.0]), SHARD_B])),
+         words=("part-00000.parquet", "row 2", "'label'")),
+    Case("dask", "shard-missing-qid",
+         lambda t: _shard_eval(_shards(t, [SHARD_A.assign(qid=[1.0] * 3), SHARD_B.assign(qid=[2.0, np.nan])])),
+         words=("part-00001.parquet", "row 2")),
     Case("dask", "shards-query-in-two-files",
          lambda t: _shard_eval(_shards(t, [SHARD_A, SHARD_B.assign(qid=[1, 1])])),
          words=("part-00000.parquet", "part-00001.parquet", "qid")),
@@ -450,6 +577,20 @@ CASES: list[Case] = [
          words=("u.data", "2"), never=("not a dataset folder",)),
     Case("where", "folder-missing-test-split-says-which", _folder_missing_test,
          words=("test",)),
+    Case("where", "frame-negative-weight-names-column",
+         lambda t: _frame_eval(MIXED.assign(w=[1, 1, 1, 1, -1, 1]), weights="w"),
+         words=("DataFrame", "row 5", "'w'")),
+    Case("where", "frame-with-index-names-label",
+         lambda t: _frame_eval(MIXED.assign(label=[0, 1, 2, 0, 100, 0]).set_index(
+             pd.Index(list("abcdef"))), profile="lightgbm"), words=("DataFrame", "row 5", "'e'")),
+    Case("where", "dict-qrels-text-relevance-names-keys",
+         lambda t: _trec_objects_eval({"u": {"a": "2"}}, {"u": {"a": 1.0}}),
+         words=("['u']['a']", "relevance")),
+    Case("where", "dict-run-nan-score-names-keys",
+         lambda t: _trec_objects_eval({"u": {"a": 1}}, {"u": {"a": float("nan")}}),
+         words=("['u']['a']", "score")),
+    Case("where", "dask-ratings-tsv-bad-timestamp-names-line", _dask_tsv,
+         words=("ratings.tsv:3", "'t'")),
     Case("where", "full-disk-names-the-path", _full_disk, words=("per_query.csv",),
          error=OSError),
     Case("where", "full-disk-file-set-names-the-folder", _full_disk_set, words=("rep",),

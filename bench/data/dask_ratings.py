@@ -121,7 +121,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                               include_path_column=_PATH, encoding="utf-8-sig")
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             if is_parse_error(exc):
-                raise bad_line(files[0], sep, cols) or parse_error(exc, files[0]) from None
+                raise bad_line(files[0], sep or ",", cols) or parse_error(exc, files[0]) from None
             raise
     frame = raw.map_partitions(_typed, cols, None if parquet else sep, meta=_META)
     source = str(p if p.is_dir() or len(files) > 1 else files[0])

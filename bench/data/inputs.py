@@ -14,9 +14,10 @@ too). These are Python's universal newlines, and what trec_eval's peers do with 
 query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and
 Parquet shards. An integer id becomes its decimal text; a float, bool or missing id among
 text ids is an error naming the column (or the dict keys), since ``1.0`` and ``True`` have no
-one text (:func:`text_ids`). A column of integers only, or of floats only, keeps its values
-(they compare as numbers, which is the same as comparing their text). Parquet shards are one
-table: a column whose type differs between two shards is an error naming both files.
+one text (:func:`text_ids`). A column without text (integers, floats) keeps its values (they
+compare as numbers). Parquet shards are one table: a ``qid`` column whose type differs between
+two shards (an integer in one, text in another) is an error naming both files, and a label or
+score column must be numeric in every shard (:func:`bench.data.query_shards.shard_columns`).
 
 **Scores.** Every column is type-checked before any arithmetic. Scores are ranked as float64;
 an integer score a float64 cannot hold exactly (beyond 2^53 in magnitude, e.g. 2^60 + 1) would
@@ -258,23 +259,26 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
              column: str | None = None) -> np.ndarray:
     """Ids under the module doc's rule: a column mixing integers and text becomes text.
 
-    Integer-only, float-only or text-only arrays are returned as they are (numbers compare as
-    numbers, which is their text's equality). An object array holding text and integers becomes
-    an array of text (``1`` -> ``"1"``); a float, bool or other value among text ids is a
-    :class:`DataError` naming ``what``, the row (1-based) and ``column``.
+    Arrays without text (integers, floats, a mix of them) and text-only arrays are returned as
+    they are (numbers compare as numbers). An object array holding text and integers becomes
+    an array of text (``1`` -> ``"1"``); a float, bool or other value among text ids, or a bool
+    among numbers, is a :class:`DataError` naming ``what``, the row (1-based) and ``column``.
     """
     a = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if a.dtype.kind != "O":
         return a
     items = a.tolist()
     kinds = {_id_kind(v) for v in items}
-    if kinds <= {"int"} or kinds <= {"float"} or "missing" in kinds:
-        return a  # numbers only (or a missing id, which the caller names)
+    mixed_bool = "bool" in kinds and len(kinds) > 1  # True would join query 1
+    if ("str" not in kinds and not mixed_bool) or "missing" in kinds:
+        return a  # no text: numbers compare as numbers (a missing id: the caller names it)
     if kinds <= {"int", "str"}:
         return np.asarray([v if isinstance(v, str) else str(int(v)) for v in items], dtype=str)
-    i = next(k for k, v in enumerate(items) if _id_kind(v) not in ("int", "str"))
+    ok = ("int", "str") if "str" in kinds else ("int", "float")
+    i = next(k for k, v in enumerate(items) if _id_kind(v) not in ok)
     v = items[i]
-    raise DataError(f"{what} {v!r} is a {type(v).__name__} among ids that are text: expected "
+    among = "text" if "str" in kinds else "numbers"
+    raise DataError(f"{what} {v!r} is a {type(v).__name__} among ids that are {among}: expected "
                     "strings or integers (ids compare as their text; 1.0 and True have none)",
                     path=path, row=i + 1, column=column)
 

@@ -116,11 +116,11 @@ def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid
                        qid=values["qid"], group=None, weights=values.get("weight"), threads=1)
         return query_parts(prep, specs, prof, threads=1)
     except DataError as exc:
-        role = next((r for r, prefix in (("label", "label"), ("score", "score"),
-                                         ("qid", "query id"), ("weight", "weight"))
-                     if exc.reason.startswith(prefix)), None)
+        about = next((r for r, prefix in (("label", "label"), ("score", "score"),
+                                          ("qid", "query id"), ("weight", "weight"))
+                      if exc.reason.startswith(prefix)), None)
         raise DataError(exc.reason, path=name, row=exc.row,
-                        column=columns.get(role) if role else None) from None
+                        column=columns.get(about) if about else None) from None
 
 
 __all__ = ["evaluate_frame"]
