@@ -630,3 +630,17 @@ def _outcome(case: Case, tmp: Path) -> str | None:
 def test_hostile_input(case: Case, tmp_path: Path) -> None:
     problem = _outcome(case, tmp_path)
     assert problem is None, problem
+
+
+def test_a_bad_label_in_a_letor_file_names_the_files_line(tmp_path: Path) -> None:
+    """check_letor (run before training) names the line of the file, comments and blank lines
+    counted, not the internal data row; line ends LF or CR-only alike."""
+    from bench.data.checks import check_letor
+    from bench.data.svmlight import read_svmlight
+
+    text = "# header\n\n" + DATA.replace("1 qid:2 1:0.2", "100 qid:2 1:0.2")
+    for name, body in (("lf.txt", text), ("cr.txt", _cr(text))):
+        data = read_svmlight(_write(tmp_path, name, body))
+        with pytest.raises(DataError, match=rf"{name}:6, row 4, column 'label': label 100 is "
+                                            r"outside 0\.\.31"):
+            check_letor(data)
