@@ -235,6 +235,17 @@ def _movielens(tmp: Path, text: str) -> list[list[float]]:
     return r.frame[["user", "item", "rating", "timestamp"]].to_numpy().tolist()
 
 
+ML_CSV = "userId,movieId,rating,timestamp\n1,10,4.0,100\n1,11,3.5,200\n2,10,5.0,300\n"
+
+
+def _movielens_csv(tmp: Path, text: str) -> list[list[float]]:
+    from bench.data.movielens import load_movielens
+
+    _write(tmp, "ml/ratings.csv", text)
+    r = load_movielens(tmp / "ml")
+    return r.frame[["user", "item", "rating", "timestamp"]].to_numpy().tolist()
+
+
 def _dask_ratings(tmp: Path, text: str) -> list[list[float]]:
     import dask
 
@@ -380,6 +391,11 @@ CASES: list[Case] = [
          lambda t: _tabular(t, _cr(RATINGS.replace("2,11,4", "2,11,x"))), words=("ratings.csv:6",)),
     Case("line-ends", "movielens-cr", _same(lambda t: _movielens(t, _cr(UDATA)),
                                              lambda t: _movielens(t, UDATA)), True),
+    Case("line-ends", "movielens-ratings-csv-cr", _same(
+        lambda t: _movielens_csv(t, _cr(ML_CSV)), lambda t: _movielens_csv(t, ML_CSV)), True),
+    Case("line-ends", "movielens-ratings-csv-cr-error-line",
+         lambda t: _movielens_csv(t, _cr(ML_CSV.replace("1,11,3.5", "1,11,x"))),
+         words=("ratings.csv:3", "rating")),
     Case("line-ends", "dask-ratings-cr", _same(lambda t: _dask_ratings(t, _cr(RATINGS)),
                                                 lambda t: _dask_ratings(t, RATINGS)), True),
     Case("line-ends", "trec-run-cr-equals-ir-measures-reading-the-file",

@@ -147,7 +147,7 @@ def _on_file_line(exc: DataError, data: LetorData) -> DataError:
     if exc.row is None or exc.line is not None or src is None or "carved" in data.meta \
             or src.suffix.lower() in (".parquet", ".pq", ".npy") or not src.is_file():
         return exc
-    from bench.data.svmlight import line_of_data_row
+    from bench.data.inputs import line_of_data_row
 
     order = data.meta.get("file_order")
     row = exc.row if order is None else int(np.asarray(order)[exc.row - 1]) + 1

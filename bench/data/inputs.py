@@ -157,6 +157,21 @@ def text_lines(path: PathLike, *, expected: str = "a text file") -> Iterator[tup
                 yield lineno, raw
 
 
+def line_of_data_row(path: PathLike, row: int, *, comment: bytes = b"#") -> int | None:
+    """The 1-based line of data row ``row`` (1-based) of a text file whose blank lines and
+    lines holding only a ``comment`` are not rows (SVMlight/LETOR); ``None`` past the last row.
+
+    Lines end at LF, CRLF or a lone CR, as in every reader. Reads the file (error paths only).
+    """
+    seen = 0
+    for lineno, raw in text_lines(path, expected="a text file of data rows"):
+        if raw.split(comment, 1)[0].strip():
+            seen += 1
+            if seen == row:
+                return lineno
+    return None
+
+
 def parse_int(
     token: bytes | str,
     *,
