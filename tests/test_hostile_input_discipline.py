@@ -320,6 +320,19 @@ def _svm_label_error(tmp: Path) -> Any:
     raise DataError(f"exit {rc}: {err.getvalue()}")
 
 
+def _dask_parquet_shards(tmp: Path) -> None:
+    import dask
+
+    from bench.data.dask_ratings import read_ratings_frame
+
+    (tmp / "r").mkdir()
+    pd.DataFrame({"u": [1, 2], "i": [3, 4]}).to_parquet(tmp / "r" / "a.parquet")
+    pd.DataFrame({"u": [5], "i": [2.5]}).to_parquet(tmp / "r" / "b.parquet")
+    rf = read_ratings_frame(tmp / "r", user="u", item="i")
+    with dask.config.set(scheduler="synchronous"):
+        rf.frame.compute()
+
+
 def _dask_tsv(tmp: Path) -> None:
     import dask
 
@@ -607,6 +620,8 @@ CASES: list[Case] = [
          words=("['u']['a']", "score")),
     Case("where", "dask-ratings-tsv-bad-timestamp-names-line", _dask_tsv,
          words=("ratings.tsv:3", "'t'")),
+    Case("where", "dask-ratings-parquet-shard-names-its-file", _dask_parquet_shards,
+         words=("b.parquet", "'i'")),
     Case("where", "full-disk-names-the-path", _full_disk, words=("per_query.csv",),
          error=OSError),
     Case("where", "full-disk-file-set-names-the-folder", _full_disk_set, words=("rep",),

@@ -123,7 +123,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             if is_parse_error(exc):
                 raise bad_line(files[0], sep or ",", cols) or parse_error(exc, files[0]) from None
             raise
-    frame = raw.map_partitions(_typed, cols, None if parquet else sep, meta=_META)
+    paths = _parquet_partition_files(files, raw.npartitions) if parquet else None
+    frame = raw.map_partitions(_typed, cols, None if parquet else sep, paths, meta=_META)
     source = str(p if p.is_dir() or len(files) > 1 else files[0])
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
                         files=[*files, *side], implicit=cols["rating"] is None,
@@ -195,10 +196,28 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
     return None
 
 
-def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = None) -> pd.DataFrame:
+def _parquet_partition_files(files: list[Path], npartitions: int) -> list[str] | None:
+    """The file of each partition of Parquet files read one partition per row group (in file
+    order), so that a partition's bad value names its own file; None if the count differs."""
+    import pyarrow.parquet as pq
+
+    try:
+        out = [str(f) for f in files for _ in range(max(1, pq.ParquetFile(f).num_row_groups))]
+    except (OSError, ValueError):
+        return None
+    return out if len(out) == npartitions else None
+
+
+def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = None,
+           paths: list[str] | None = None,
+           partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
     """One partition in the ratings dtypes; a bad value is a DataError naming file, line (CSV)
-    and column."""
+    and column (Parquet: the partition's own file, from ``paths`` and Dask's
+    ``partition_info``)."""
     where = str(part[_PATH].iloc[0]) if part.shape[0] and _PATH in part.columns else None
+    if paths is not None and partition_info is not None \
+            and 0 <= int(partition_info.get("number", -1)) < len(paths):
+        where = paths[int(partition_info["number"])]
     if sep is not None and where is not None:
         try:
             return _typed(part, cols)
