@@ -208,15 +208,18 @@ def parse_float(
     line: int | None = None,
     row: int | None = None,
     column: str | None = None,
-    exact_integers: bool = False,
+    exact_integers: bool | None = None,
 ) -> float:
     """A strict, finite decimal number (see the module doc for the grammar) as a float64.
 
     ``0_4``, ``0x1p-2``, ``inf``, ``nan``, ``1e400`` (not finite as a float64) and the like are
     a :class:`DataError` naming ``what``, the token and the location. ``exact_integers``
-    (scores): an integer spelling a float64 cannot hold exactly (``9007199254740993``) is an
-    error too, as it would tie with its neighbours.
+    (default: when ``what`` is ``"score"``, so every scores reader gets it): an integer
+    spelling a float64 cannot hold exactly (``9007199254740993``) is an error too, as it would
+    tie with its neighbours.
     """
+    if exact_integers is None:
+        exact_integers = what == "score"
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
     if _FLOAT.fullmatch(raw) is None:
         raise DataError(f"{what} {_show(raw)} is not a plain decimal number ({NUMBER_FORMS})",

@@ -130,7 +130,8 @@ def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
             return None
         return np.asarray(find_columns(frame, _WHERE, [(role, None, candidates)])[0])
     if isinstance(value, str):
-        return np.asarray(find_columns(frame, _WHERE, [(role, value, ())])[0])
+        col = find_columns(frame, _WHERE, [(role, value, ())])[0]
+        return _numeric(col, "weight") if role == "weights" else np.asarray(col)
     return _aligned(value, n, role)
 
 

@@ -108,7 +108,7 @@ def prepare(
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
-        w = np.asarray(weights, dtype=np.float64).ravel()
+        w = np.asarray(_no_text(weights, "weights"), dtype=np.float64).ravel()
         if w.shape[0] not in (n, n_q):
             raise DataError(
                 f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"
@@ -273,7 +273,23 @@ def _gain_text(profile: Profile) -> str:
     return str(profile.gain)
 
 
+def _no_text(values: ArrayLike, name: str) -> np.ndarray:
+    """``values`` as an array; text is refused, never parsed (``"1_0"`` would read as 10)."""
+    try:
+        raw = values if isinstance(values, np.ndarray) else np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name} must be numbers: {exc}") from exc
+    if raw.dtype.kind in "USO":
+        items = raw.ravel().tolist()
+        text = next((i for i, v in enumerate(items) if isinstance(v, str | bytes)), None)
+        if text is not None:
+            raise DataError(f"{name} must be numbers: {items[text]!r} is text "
+                            f"(bench.data.inputs: text is not parsed; {_ROWS})", row=text + 1)
+    return raw
+
+
 def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    _no_text(values, name)
     try:
         a = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
