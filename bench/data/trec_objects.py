@@ -15,6 +15,10 @@
   that layout, so this module does not import ranx); ranx's ``to_dict`` lists the documents of
   a query by decreasing score.
 
+The rules are those of :mod:`bench.data.inputs` (the input discipline every path follows): ids
+compare as text; an integer score a float64 cannot hold exactly (beyond 2^53) is an error, as
+is text in a score or relevance column.
+
 Rows keep their order (the frame's, the dicts' iteration order). Bad values are a
 :class:`DataError` naming the frame's column and row (1-based position, and the index label) or
 the dict keys, and what was expected: a missing id, a float or other non-id value as an id, a
