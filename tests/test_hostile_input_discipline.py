@@ -211,6 +211,14 @@ def _folder_bad_movielens(tmp: Path) -> None:
     load_path(folder)
 
 
+def _folder_of_other_files(tmp: Path) -> None:
+    from bench.datasets.resolve import load_path
+
+    _write(tmp, "ds/notes.md", "hello")
+    _write(tmp, "ds/x.csv", "a,b\n1,2\n")
+    load_path(tmp / "ds")
+
+
 def _folder_missing_test(tmp: Path) -> None:
     from bench.datasets.resolve import load_path
 
@@ -633,6 +641,8 @@ CASES: list[Case] = [
          words=("ratings.tsv:3", "'t'")),
     Case("where", "dask-ratings-parquet-shard-names-its-file", _dask_parquet_shards,
          words=("b.parquet", "'i'")),
+    Case("where", "folder-of-other-files-says-what-it-holds", _folder_of_other_files,
+         words=("not a dataset folder", "notes.md", "x.csv")),
     Case("where", "full-disk-names-the-path", _full_disk, words=("per_query.csv",),
          error=OSError),
     Case("where", "full-disk-file-set-names-the-folder", _full_disk_set, words=("rep",),
