@@ -60,9 +60,6 @@ def prepare(
     """Check lengths, finiteness, signs and query groups; return float64 arrays and offsets."""
     y = _vector(labels, "labels")
     s = _vector(scores, "scores")
-    if (inexact := first_inexact_integer(scores)) >= 0:  # bench.data.inputs: no silent ties
-        raise DataError(f"{inexact_message('score', np.asarray(scores)[inexact])} ({_ROWS})",
-                        row=inexact + 1)
     if y.shape[0] != s.shape[0]:
         raise DataError(
             f"labels has {y.shape[0]} rows but scores has {s.shape[0]}: give one score per labelled row"
@@ -289,7 +286,9 @@ def _no_text(values: ArrayLike, name: str) -> np.ndarray:
 
 
 def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
-    _no_text(values, name)
+    raw = _no_text(values, name)
+    if name == "scores" and (inexact := first_inexact_integer(raw)) >= 0:  # no silent ties
+        raise DataError(f"{inexact_message('score', raw[inexact])} ({_ROWS})", row=inexact + 1)
     try:
         a = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
