@@ -211,6 +211,21 @@ def _folder_bad_movielens(tmp: Path) -> None:
     load_path(folder)
 
 
+def _letor_parquet(tmp: Path, write: Callable[[Path], Any]) -> Any:
+    from bench.data.parquet import read_parquet
+
+    write(tmp / "l.parquet")
+    return read_parquet(tmp / "l.parquet").y.tolist()
+
+
+def _meta_writer(meta: bytes) -> Callable[[Path], Any]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"qid": [1, 1], "label": [1.0, 0.0], "f": [0.1, 0.2]})
+    return lambda p: pq.write_table(table.replace_schema_metadata({b"ltrbench": meta}), p)
+
+
 def _folder_of_other_files(tmp: Path) -> None:
     from bench.datasets.resolve import load_path
 
@@ -546,6 +561,15 @@ CASES: list[Case] = [
     Case("scores", "arrays-text-weights-refused",
          lambda t: _arrays_eval([0, 1, 2], [0.1, 0.2, 0.3], [1, 1, 1], weights=["1", "x", "1"]),
          words=("row 1", "weights", "text")),
+    Case("scores", "letor-parquet-text-label-not-parsed",
+         lambda t: _letor_parquet(t, pd.DataFrame({"qid": [1, 1], "label": ["1_0", "2"],
+                                                   "f": [0.1, 0.2]}).to_parquet),
+         words=("l.parquet", "'label'", "numbers")),
+    Case("scores", "letor-parquet-damaged-metadata",
+         lambda t: _letor_parquet(t, _meta_writer(b"{bad")), words=("l.parquet", "metadata")),
+    Case("scores", "letor-parquet-metadata-without-columns",
+         lambda t: _letor_parquet(t, _meta_writer(b'{"format": "ltrbench-letor"}')),
+         words=("l.parquet", "feature_columns")),
     Case("scores", "frame-int-scores-exact-are-fine",
          lambda t: _frame_eval(pd.DataFrame({"qid": [1, 1, 1], "label": [0, 1, 2],
                                              "score": np.asarray([2**60, 2**61, 2**62])})), 1.0),
