@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bench.errors import DataError
 
@@ -720,3 +722,42 @@ def test_a_bad_label_in_a_letor_file_names_the_files_line(tmp_path: Path) -> Non
         with pytest.raises(DataError, match=rf"{name}:6, row 4, column 'label': label 100 is "
                                             r"outside 0\.\.31"):
             check_letor(data)
+
+
+_ENDS = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+def _join(lines: list[str], ends: list[str]) -> str:
+    return "".join(ln + ends[i % len(ends)] for i, ln in enumerate(lines))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ends=st.lists(_ENDS, min_size=1, max_size=6), blanks=st.lists(st.booleans(), max_size=6))
+def test_any_mix_of_line_ends_reads_as_lf(tmp_path_factory: pytest.TempPathFactory,
+                                          ends: list[str], blanks: list[bool]) -> None:
+    """TREC runs, qrels and SVMlight files with any mix of LF / CRLF / CR (and blank lines) give
+    the rows of the LF file, and the TREC number pytrec_eval gives."""
+    from bench.data.svmlight import read_svmlight
+    from bench.data.trec import read_qrels, read_run
+
+    tmp = tmp_path_factory.mktemp("ends")
+
+    def mixed(text: str) -> str:
+        lines = text.splitlines()
+        out = []
+        for i, ln in enumerate(lines):
+            out.append(ln)
+            if i < len(blanks) and blanks[i]:
+                out.append("")
+        return _join(out, ends)
+
+    run = read_run(_write(tmp, "r.txt", mixed(RUN)))
+    ref = read_run(_write(tmp, "r_lf.txt", RUN))
+    assert run.qid.tolist() == ref.qid.tolist()
+    assert run.score.tolist() == ref.score.tolist()
+    qrels = read_qrels(_write(tmp, "q.txt", mixed(QRELS)))
+    assert qrels.rel.tolist() == [1, 0, 2, 1, 0]
+    data = read_svmlight(_write(tmp, "d.txt", mixed(DATA)))
+    assert data.y.tolist() == [2, 0, 1, 1, 0]
+    assert data.qid.tolist() == [1, 1, 1, 2, 2]
+    assert _trec(tmp, mixed(QRELS), mixed(RUN)) == pytest.approx(TREC_NDCG, abs=1e-12)
