@@ -82,6 +82,23 @@ def _trec(tmp: Path, qrels: str = QRELS, run: str = RUN, profile: str = "trec_ev
     return float(evaluate_trec(q, r, metrics="ndcg_cut_10", profile=profile).metrics["ndcg_cut_10"])
 
 
+def _cli_trec(tmp: Path, run: str) -> float:
+    """``ltrbench evaluate --qrels --run`` (the issue's CR-only run read as one line: 0.380)."""
+    import contextlib
+    import io
+    import json
+
+    from bench import cli
+
+    q, r = _write(tmp, "q.txt", QRELS), _write(tmp, "r.txt", run)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = cli.main(["evaluate", "--qrels", str(q), "--run", str(r), "--metrics", "ndcg_cut_10",
+                       "--profile", "trec_eval", "--format", "json"])
+    assert rc == 0
+    return float(json.loads(out.getvalue())["metrics"]["ndcg_cut_10"])
+
+
 def _svm(tmp: Path, data: str, scores: str = SCORES) -> float:
     from bench import cli
 
@@ -453,7 +470,17 @@ CASES: list[Case] = [
     Case("line-ends", "scores-crlf-trailing-blank-lines",
          lambda t: _scores(t, SCORES.replace("\n", "\r\n") + "\r\n\r"), [0.9, 0.1, 0.5, 0.2, 0.8]),
     Case("line-ends", "query-sidecar-crlf", lambda t: _sidecar(t, "3\r\n2\r\n"), [3, 2]),
+    Case("line-ends", "cli-evaluate-cr-only-run", lambda t: _cli_trec(t, _cr(RUN)), TREC_NDCG),
     # ------------------------------------------------------------------------ ids
+    Case("ids", "dict-run-docno-1-and-text-1-is-one-document",
+         lambda t: _trec_objects_eval({"1": {"a": 1}}, {"1": {1: 0.5, "1": 0.3}}),
+         words=("run dict", "retrieved twice", "['1']['1']")),
+    Case("ids", "qrels-frame-qid-1-and-text-1-is-one-query",
+         lambda t: _trec_objects_eval(pd.DataFrame({"qid": [1, "1"], "docno": ["a", "a"],
+                                                    "rel": [1, 0]}), RD),
+         words=("qrels DataFrame", "judged twice", "row 2")),
+    Case("ids", "qrels-dict-bool-relevance",
+         lambda t: _trec_objects_eval({"1": {"a": True}}, RD), words=("['1']['a']", "bool")),
     Case("ids", "object-array-qid-np-int64-and-text",
          lambda t: _arrays_eval(MIXED.label, MIXED.score,
                                 np.array([np.int64(1), 1, "1", "1", 2, np.int64(2)], dtype=object)),
