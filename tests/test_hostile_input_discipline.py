@@ -788,3 +788,18 @@ def test_any_mix_of_line_ends_reads_as_lf(tmp_path_factory: pytest.TempPathFacto
     assert data.y.tolist() == [2, 0, 1, 1, 0]
     assert data.qid.tolist() == [1, 1, 1, 2, 2]
     assert _trec(tmp, mixed(QRELS), mixed(RUN)) == pytest.approx(TREC_NDCG, abs=1e-12)
+
+
+def test_a_bad_shard_on_a_dask_cluster_is_one_line_without_a_worker_traceback(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """``evaluate --engine dask`` on a local cluster: the refusal is one line naming the shard
+    file, row and column; no worker logs "Compute Failed ... Traceback" on stderr first."""
+    pytest.importorskip("distributed")
+    from bench import cli
+
+    folder = _shards(tmp_path, [SHARD_A, SHARD_B.assign(score=[np.nan, 1.0])])
+    assert cli.main(["evaluate", "--engine", "dask", "--data", str(folder), "--workers", "1"]) == 2
+    err = capfd.readouterr().err
+    assert "part-00001.parquet, row 1, column 'score'" in err
+    assert "Traceback" not in err
+    assert "Compute Failed" not in err

@@ -18,6 +18,7 @@ runs first unless ``checked=True``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -79,14 +80,35 @@ def evaluate_frame(
     import dask
 
     files = partition_files(ddf, where)
-    parts = [dask.delayed(_partition_parts)(d, partition_name(files, where, i), label, score, qid,
-                                            weight, specs, prof)
+    parts = [dask.delayed(_partition_or_error)(d, partition_name(files, where, i), label, score,
+                                               qid, weight, specs, prof)
              for i, d in enumerate(ddf.to_delayed())]
-    computed: list[QueryParts | None] = list(dask.compute(*parts))
-    present = [p for p in computed if p is not None]
+    computed: list[QueryParts | _Refusal | None] = list(dask.compute(*parts))
+    refused = next((p for p in computed if isinstance(p, _Refusal)), None)
+    if refused is not None:
+        raise DataError(refused.reason, path=refused.path, row=refused.row, column=refused.column)
+    present = [p for p in computed if isinstance(p, QueryParts)]
     if not present:
         raise DataError(f"{where}: no rows to evaluate")
     return summarise(combine(present), specs, prof, per_query=per_query)
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """A partition's DataError, returned as a value: raised in the client, so that a worker does
+    not log it as a failed task with a traceback before the CLI prints its one line."""
+
+    reason: str
+    path: str | None
+    row: int | None
+    column: str | None
+
+
+def _partition_or_error(*args: Any) -> QueryParts | _Refusal | None:
+    try:
+        return _partition_parts(*args)
+    except DataError as exc:
+        return _Refusal(exc.reason, exc.path, exc.row, exc.column)
 
 
 def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid: str,
