@@ -124,7 +124,7 @@ def test_distributed_evaluation_equals_local_on_ohsumed_via_query_shards(
 def test_bad_values_in_a_partition_name_the_partition_and_its_row(client: Any) -> None:
     df = _random_data(5, n_queries=60)
     ddf = _cut_at_queries(df, 3)
-    with pytest.raises(DataError, match=r"partition \d+: row \d+: label [2-4]\.0: profile 'xgboost'"):
+    with pytest.raises(DataError, match=r"partition \d+, row \d+, column 'label': label [2-4]\.0: profile 'xgboost'"):
         evaluate_frame(ddf, metrics="map", profile="xgboost")
 
 

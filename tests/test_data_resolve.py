@@ -116,7 +116,7 @@ def test_labels_that_exponential_gain_cannot_take_are_caught_before_training(
     (d / "train.txt").write_text("40 qid:1 1:1\n0 qid:1 1:2\n")
     (d / "vali.txt").write_text("1 qid:2 1:1\n")
     (d / "test.txt").write_text("1 qid:3 1:1\n")
-    with pytest.raises(DataError, match=r"train\.txt, row 1, column 'label': label 40"):
+    with pytest.raises(DataError, match=r"train\.txt:1, row 1, column 'label': label 40"):
         load_dataset(str(d))
 
 

@@ -38,7 +38,8 @@ def _fields(data: bytes, n: int, *, extra: bool = False) -> list[list[bytes]] | 
     elif data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         return None
     rows = []
-    for line in data.split(b"\n"):
+    # LF, CRLF and a lone CR each end a line (bench.data.inputs; as pytrec_eval/ir_measures)
+    for line in data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n"):
         try:
             line.decode("utf-8")
         except UnicodeDecodeError:

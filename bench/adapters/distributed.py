@@ -56,7 +56,7 @@ from bench.adapters.negatives import QUERY_BLOCK, sample_candidates
 from bench.adapters.pipeline import CatalogueModels, feature_groups
 from bench.adapters.splits import PARTITIONS
 from bench.adapters.user_blocks import UserBlock, chunk_history, chunk_table, prepare_block
-from bench.data.dask_ratings import RatingsFrame, is_parse_error, parse_error
+from bench.data.dask_ratings import RatingsFrame, is_parse_error
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
 from bench.errors import ConfigError, DataError, LtrbenchError
@@ -189,7 +189,7 @@ def _ids(ratings: RatingsFrame) -> tuple[NDArray[np.int64], NDArray[np.int64], N
         raise
     except (ValueError, TypeError) as exc:  # the CSV parser's, raised inside Dask's read_csv
         if is_parse_error(exc):
-            raise parse_error(exc, ratings.source or None) from None
+            raise ratings.locate(exc) from None
         raise
     if not per_part or sum(u.shape[0] for u, _ in per_part) == 0:
         raise DataError("no ratings", path=ratings.source or None)

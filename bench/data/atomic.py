@@ -2,11 +2,16 @@
 
 Write to a temporary file in the destination folder, flush and fsync it, then ``os.replace``
 it onto the destination (atomic on POSIX and Windows within one file system).
+
+A write that fails (a full disk: ``ENOSPC`` raised by ``write`` names no file) is re-raised as
+an ``OSError`` naming the destination the user chose, not the temporary file, so the command
+line says ``path: No space left on device`` (the rule of :mod:`bench.data.inputs`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import os
 import shutil
@@ -36,9 +41,11 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         with open(tmp_path, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp_path, dest)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
+        if isinstance(exc, OSError) and _unnamed(exc, tmp_path):
+            raise _named(exc, dest) from exc
         raise
 
 
@@ -75,7 +82,12 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
             shutil.rmtree(old, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".set-{os.getpid()}-", suffix=".tmp", dir=out))
     try:
-        yield tmp
+        try:
+            yield tmp
+        except OSError as exc:
+            if _unnamed(exc, tmp):
+                raise _named(exc, out) from exc
+            raise
         new = {f.name for f in tmp.iterdir()}
         for name in owned:
             if name not in new:
@@ -85,6 +97,17 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
             os.replace(tmp / name, out / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _unnamed(exc: OSError, tmp: Path) -> bool:
+    """Whether ``exc`` names no path, or only the temporary one the user never chose."""
+    return exc.filename is None or str(exc.filename).startswith(str(tmp))
+
+
+def _named(exc: OSError, dest: Path) -> OSError:
+    """``exc`` naming ``dest`` (a full disk says where: the CLI prints ``path: reason``)."""
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(dest)) if exc.errno is not None \
+        else OSError(errno.EIO, str(exc), str(dest))
 
 
 def _remove_orphans(dest: Path) -> None:

@@ -82,11 +82,14 @@ def check_letor(
     ``0..len(gain) - 1``). ``path`` names the file in errors (default ``data.source``).
     """
     where = str(path) if path is not None else (data.source or None)
-    check_groups(data.qid, data.offsets, path=where)
-    gain_name = check_labels(data.y, gain=gain, max_label=max_label, path=where)
-    nonfinite = check_features(data.X, data.feature_names, allow_nan=allow_nan, path=where)
-    if data.user is not None and data.item is not None:
-        check_ratings_pairs(data.user, data.item, path=where)
+    try:
+        check_groups(data.qid, data.offsets, path=where)
+        gain_name = check_labels(data.y, gain=gain, max_label=max_label, path=where)
+        nonfinite = check_features(data.X, data.feature_names, allow_nan=allow_nan, path=where)
+        if data.user is not None and data.item is not None:
+            check_ratings_pairs(data.user, data.item, path=where)
+    except DataError as exc:
+        raise _on_file_line(exc, data) from None
 
     sizes = np.diff(data.offsets)
     positive = (data.y > 0).astype(np.int64)
@@ -131,6 +134,30 @@ def check_letor(
         warnings=tuple(warnings),
     )
     return out, report
+
+
+def _on_file_line(exc: DataError, data: LetorData) -> DataError:
+    """``exc`` located on the user's line of the SVMlight/LETOR text file ``data`` was read from
+    (the input discipline of :mod:`bench.data.inputs`: the file's line, not an internal row),
+    when the rows are the file's (not carved out of it; a reader's sort undone by
+    ``meta["file_order"]``); otherwise ``exc`` as it is."""
+    from pathlib import Path
+
+    src = Path(exc.path) if exc.path else None
+    if exc.row is None or exc.line is not None or src is None or "carved" in data.meta \
+            or src.suffix.lower() in (".parquet", ".pq", ".npy") or not src.is_file():
+        return exc
+    from bench.data.inputs import line_of_data_row
+
+    order = data.meta.get("file_order")
+    row = exc.row if order is None else int(np.asarray(order)[exc.row - 1]) + 1
+    try:
+        line = line_of_data_row(src, row)
+    except DataError:
+        return exc
+    if line is None:
+        return exc
+    return DataError(exc.reason, path=src, line=line, row=row, column=exc.column)
 
 
 def check_groups(

@@ -85,6 +85,9 @@ def cluster(
     scratch = tempfile.mkdtemp(prefix="ltrbench-dask-") if own_dir else str(local_directory)
     local = LocalCluster(
         n_workers=workers, threads_per_worker=threads, processes=True, host=LOOPBACK,
+        # a task that refuses bad input is raised in the client as one line; the workers' own
+        # "Compute Failed ... Traceback:" log of it would read as a crash (bench.data.inputs)
+        silence_logs=logging.CRITICAL,
         dashboard_address=None, local_directory=scratch, memory_limit=memory_limit,
         # no dashboard; the scheduler's own health/metrics HTTP routes on a free loopback port
         # (without this they take 8787, or warn and move when it is taken)

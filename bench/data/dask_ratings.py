@@ -50,6 +50,18 @@ class RatingsFrame:
     source: str = ""
     files: list[Path] = field(default_factory=list)
     implicit: bool = False
+    sep: str | None = None
+    columns: dict[str, str | None] = field(default_factory=dict)
+
+    def locate(self, exc: BaseException) -> DataError:
+        """The CSV parser's refusal ``exc`` as a DataError naming the file, the line and the
+        column of the first bad value (a scan of the files; the error path only)."""
+        if self.sep is not None:
+            for f in self.files:
+                found = bad_line(f, self.sep, self.columns)
+                if found is not None:
+                    return found
+        return parse_error(exc, self.source or None)
 
     def sha256(self) -> dict[str, str]:
         """Digest of every file read (streamed)."""
@@ -109,12 +121,14 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                               include_path_column=_PATH, encoding="utf-8-sig")
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             if is_parse_error(exc):
-                raise parse_error(exc, files[0]) from None
+                raise bad_line(files[0], sep or ",", cols) or parse_error(exc, files[0]) from None
             raise
-    frame = raw.map_partitions(_typed, cols, meta=_META)
+    paths = _parquet_partition_files(files, raw.npartitions) if parquet else None
+    frame = raw.map_partitions(_typed, cols, None if parquet else sep, paths, meta=_META)
     source = str(p if p.is_dir() or len(files) > 1 else files[0])
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
-                        files=[*files, *side], implicit=cols["rating"] is None)
+                        files=[*files, *side], implicit=cols["rating"] is None,
+                        sep=None if parquet else sep, columns=cols)
 
 
 _META = pd.DataFrame({"user": pd.Series([], dtype="int64"), "item": pd.Series([], dtype="int64"),
@@ -147,9 +161,68 @@ def is_parse_error(exc: BaseException) -> bool:
     return False
 
 
-def _typed(part: pd.DataFrame, cols: dict[str, str | None]) -> pd.DataFrame:
-    """One partition in the ratings dtypes; a bad value is a DataError naming file and column."""
+def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | None:
+    """A DataError naming ``path``, the line (1-based, the header is line 1), the column and the
+    value of the first bad value of a ratings CSV (ids and timestamps whole numbers, ratings
+    finite numbers), or None. Read again with :mod:`csv` on the error path only, so that a
+    partition's refusal names the user's line (:mod:`bench.data.inputs`)."""
+    import csv
+    import math
+
+    whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r)}
+    wanted = {c for c in cols.values() if c}
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            lines = (ln.replace(sep, "\x1f") for ln in fh) if len(sep) > 1 else fh
+            reader = csv.reader(lines, delimiter="\x1f" if len(sep) > 1 else sep)
+            header = [h.strip() for h in next(reader, [])]
+            index = {c: header.index(c) for c in wanted if c in header}
+            for row in reader:
+                if not row:
+                    continue
+                for c, i in index.items():
+                    v = row[i].strip() if i < len(row) else ""
+                    try:
+                        x = float(v)
+                    except ValueError:
+                        x = math.nan
+                    if not math.isfinite(x) or (c in whole and x != round(x)):
+                        what = "a whole number (ids and timestamps are integers)" if c in whole \
+                            else "a finite number"
+                        return DataError(f"value {v!r} is not {what}", path=path,
+                                         line=reader.line_num, column=c)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return None
+
+
+def _parquet_partition_files(files: list[Path], npartitions: int) -> list[str] | None:
+    """The file of each partition of Parquet files read one partition per row group (in file
+    order), so that a partition's bad value names its own file; None if the count differs."""
+    import pyarrow.parquet as pq
+
+    try:
+        out = [str(f) for f in files for _ in range(max(1, pq.ParquetFile(f).num_row_groups))]
+    except (OSError, ValueError):
+        return None
+    return out if len(out) == npartitions else None
+
+
+def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = None,
+           paths: list[str] | None = None,
+           partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    """One partition in the ratings dtypes; a bad value is a DataError naming file, line (CSV)
+    and column (Parquet: the partition's own file, from ``paths`` and Dask's
+    ``partition_info``)."""
     where = str(part[_PATH].iloc[0]) if part.shape[0] and _PATH in part.columns else None
+    if paths is not None and partition_info is not None \
+            and 0 <= int(partition_info.get("number", -1)) < len(paths):
+        where = paths[int(partition_info["number"])]
+    if sep is not None and where is not None:
+        try:
+            return _typed(part, cols)
+        except DataError as exc:
+            raise bad_line(Path(where), sep, cols) or exc from None
     out = {}
     for name in ("user", "item", "timestamp"):
         src = cols[name]

@@ -1,4 +1,38 @@
-"""The input layer the text readers go through: open a file, check its encoding, parse numbers.
+"""The input discipline of every path into ltrbench: files, DataFrames, dicts, arrays, shards.
+
+This module is the one place the rules are written down; every reader cites it.
+
+**Line ends.** LF, CRLF and a lone CR (classic Mac OS) each end a line, in every text reader:
+TREC qrels and runs, scores files (:func:`text_lines`), SVMlight/LETOR files and their
+``.query`` sidecars (:mod:`bench.data.svmlight_parse` turns a lone CR into LF before scanning,
+byte for byte, so offsets and line numbers stay those of the file), ratings CSV/TSV and
+MovieLens files (pandas' C parser and Python's universal newlines read a lone CR as a line end
+too). These are Python's universal newlines, and what trec_eval's peers do with a CR-only run
+(pytrec_eval and ir_measures read it as lines). Line numbers count lines so ended, from 1.
+
+**Ids.** Query and document ids compare as their text on every path: ``7`` and ``"7"`` are one
+query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and
+Parquet shards. An integer id becomes its decimal text; a float, bool or missing id among
+text ids is an error naming the column (or the dict keys), since ``1.0`` and ``True`` have no
+one text (:func:`text_ids`). A column without text (integers, floats) keeps its values (they
+compare as numbers). Parquet shards are one table: a ``qid`` column whose type differs between
+two shards (an integer in one, text in another) is an error naming both files, and a label or
+score column must be numeric in every shard (:func:`bench.data.query_shards.shard_columns`).
+
+**Scores.** Every column is type-checked before any arithmetic. Scores are ranked as float64;
+an integer score a float64 cannot hold exactly (beyond 2^53 in magnitude, e.g. 2^60 + 1) would
+silently tie with its neighbours, so it is an error naming the column (or keys, or file:line)
+(:func:`check_exact_integers`). NaN and infinite scores are refused; text in a score or label
+column is refused (no lax ``"1_0"`` parsing), never converted.
+
+**Where.** Every error is a :class:`~bench.errors.DataError` naming the file (the shard file of
+a Dask partition; ``DataFrame`` and the column for a frame; the keys ``['u']['a']`` for a dict),
+the user's line (1-based in the file) or row (1-based in the frame / array / shard), the column
+and what was expected. A failed write (a full disk) is an ``OSError`` naming the destination
+path (:mod:`bench.data.atomic`).
+
+The rest of this module is the input layer the text readers go through: open a file, check its
+encoding, parse numbers.
 
 Opening (:func:`check_input_file`, :func:`text_lines`): a missing path, a directory, a file the
 process may not read and a file that is not UTF-8 text are :class:`~bench.errors.DataError`\\ s
@@ -26,6 +60,8 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+
+import numpy as np
 
 from bench.errors import DataError
 
@@ -93,25 +129,47 @@ def text_lines(path: PathLike, *, expected: str = "a text file") -> Iterator[tup
     """``(line number, line)`` of a UTF-8 text file, lines as bytes without the line end.
 
     Opens through :func:`check_input_file`, skips a UTF-8 byte-order mark, refuses UTF-16 and
-    UTF-32 and names the first line that is not valid UTF-8. Lines are bytes so that callers
+    UTF-32 and names the first line that is not valid UTF-8. LF, CRLF and a lone CR each end a
+    line (the module doc's rule); a file ending without a line end has a last line all the same. Lines are bytes so that callers
     split them on ASCII white space only (``bytes.split()``) and decode the fields they keep.
     """
     p = check_input_file(path, expected=expected)
+    lineno = 0
     with open(p, "rb") as fh:
         first = True
-        for lineno, raw in enumerate(fh, start=1):
+        for chunk in fh:  # split on LF; a lone CR inside a chunk ends a line too
             if first:
-                raw = raw[bom_length(raw, p):]
+                chunk = chunk[bom_length(chunk, p):]
                 first = False
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(
-                    f"not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})",
-                    path=p,
-                    line=lineno,
-                ) from None
-            yield lineno, raw.rstrip(b"\r\n")
+            body = chunk[:-1] if chunk.endswith(b"\n") else chunk
+            if body.endswith(b"\r"):
+                body = body[:-1]  # CRLF
+            for raw in body.split(b"\r") if b"\r" in body else (body,):
+                lineno += 1
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DataError(
+                        f"not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})",
+                        path=p,
+                        line=lineno,
+                    ) from None
+                yield lineno, raw
+
+
+def line_of_data_row(path: PathLike, row: int, *, comment: bytes = b"#") -> int | None:
+    """The 1-based line of data row ``row`` (1-based) of a text file whose blank lines and
+    lines holding only a ``comment`` are not rows (SVMlight/LETOR); ``None`` past the last row.
+
+    Lines end at LF, CRLF or a lone CR, as in every reader. Reads the file (error paths only).
+    """
+    seen = 0
+    for lineno, raw in text_lines(path, expected="a text file of data rows"):
+        if raw.split(comment, 1)[0].strip():
+            seen += 1
+            if seen == row:
+                return lineno
+    return None
 
 
 def parse_int(
@@ -150,21 +208,111 @@ def parse_float(
     line: int | None = None,
     row: int | None = None,
     column: str | None = None,
+    exact_integers: bool | None = None,
 ) -> float:
     """A strict, finite decimal number (see the module doc for the grammar) as a float64.
 
     ``0_4``, ``0x1p-2``, ``inf``, ``nan``, ``1e400`` (not finite as a float64) and the like are
-    a :class:`DataError` naming ``what``, the token and the location.
+    a :class:`DataError` naming ``what``, the token and the location. ``exact_integers``
+    (default: when ``what`` is ``"score"``, so every scores reader gets it): an integer
+    spelling a float64 cannot hold exactly (``9007199254740993``) is an error too, as it would
+    tie with its neighbours.
     """
+    if exact_integers is None:
+        exact_integers = what == "score"
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
     if _FLOAT.fullmatch(raw) is None:
         raise DataError(f"{what} {_show(raw)} is not a plain decimal number ({NUMBER_FORMS})",
                         path=path, line=line, row=row, column=column)
+    if exact_integers and len(raw) > 15 and _INT.fullmatch(raw) is not None:
+        whole = int(raw)
+        if abs(whole) > TWO53 and int(float(whole)) != whole:
+            raise DataError(inexact_message(what, whole), path=path, line=line, row=row,
+                            column=column)
     value = float(raw)
     if not math.isfinite(value):
         raise DataError(f"{what} {_show(raw)} is beyond the range of a float64 (|x| > 1.8e308)",
                         path=path, line=line, row=row, column=column)
     return value
+
+
+TWO53 = 2**53
+
+
+def inexact_message(what: str, value: object) -> str:
+    """The error text of an integer ``value`` that a float64 cannot hold exactly."""
+    v = int(value)  # type: ignore[call-overload]
+    return (f"{what} {v} is an integer beyond 2^53 that a float64 cannot hold exactly (it would "
+            f"be ranked as {float(v)!r}, tied with its neighbours): expected integers within "
+            "+-2^53, or floats")
+
+
+def first_inexact_integer(values: object) -> int:
+    """Index of the first integer in ``values`` that a float64 cannot hold exactly, or -1.
+
+    Integer arrays (int64, uint64) are checked vectorised; an object array checks its Python and
+    NumPy integers (bools are not numbers here); float arrays have nothing to lose (-1).
+    """
+    a = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if a.dtype.kind in "iu":
+        f = a.astype(np.float64)
+        big = np.flatnonzero(np.abs(f) > float(TWO53))
+        if not big.shape[0]:
+            return -1
+        sub, fs = a[big], f[big]
+        inside = (fs < 2.0**63) if a.dtype.kind == "i" else (fs < 2.0**64)
+        back = np.zeros_like(sub)
+        back[inside] = fs[inside].astype(a.dtype)
+        bad = np.flatnonzero(~inside | (back != sub))
+        return int(big[bad[0]]) if bad.shape[0] else -1
+    if a.dtype.kind == "O":
+        for i, v in enumerate(a.tolist()):
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) > TWO53 \
+                    and int(float(v)) != v:
+                return i
+    return -1
+
+
+def text_ids(values: object, *, what: str = "query id", path: PathLike | None = None,
+             column: str | None = None) -> np.ndarray:
+    """Ids under the module doc's rule: a column mixing integers and text becomes text.
+
+    Arrays without text (integers, floats, a mix of them) and text-only arrays are returned as
+    they are (numbers compare as numbers). An object array holding text and integers becomes
+    an array of text (``1`` -> ``"1"``); a float, bool or other value among text ids, or a bool
+    among numbers, is a :class:`DataError` naming ``what``, the row (1-based) and ``column``.
+    """
+    a = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if a.dtype.kind != "O":
+        return a
+    items = a.tolist()
+    kinds = {_id_kind(v) for v in items}
+    mixed_bool = "bool" in kinds and len(kinds) > 1  # True would join query 1
+    if ("str" not in kinds and not mixed_bool) or "missing" in kinds:
+        return a  # no text: numbers compare as numbers (a missing id: the caller names it)
+    if kinds <= {"int", "str"}:
+        return np.asarray([v if isinstance(v, str) else str(int(v)) for v in items], dtype=str)
+    ok = ("int", "str") if "str" in kinds else ("int", "float")
+    i = next(k for k, v in enumerate(items) if _id_kind(v) not in ok)
+    v = items[i]
+    among = "text" if "str" in kinds else "numbers"
+    raise DataError(f"{what} {v!r} is a {type(v).__name__} among ids that are {among}: expected "
+                    "strings or integers (ids compare as their text; 1.0 and True have none)",
+                    path=path, row=i + 1, column=column)
+
+
+def _id_kind(v: object) -> str:
+    if isinstance(v, bool | np.bool_):
+        return "bool"
+    if isinstance(v, int | np.integer):
+        return "int"
+    if isinstance(v, str):
+        return "str"
+    if v is None or (isinstance(v, float | np.floating) and v != v):
+        return "missing"
+    if isinstance(v, float | np.floating):
+        return "float"
+    return type(v).__name__
 
 
 def is_plain_int(token: bytes | str) -> bool:

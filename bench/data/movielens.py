@@ -191,8 +191,9 @@ def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
 
 
 def _check_csv_header(path: Path) -> None:
-    with open(path, "rb") as fh:
-        first = fh.readline().decode("utf-8", errors="replace").strip().lstrip("\ufeff")
+    with open(path, "rb") as fh:  # the first line ends at LF, CRLF or a lone CR (bench.data.inputs)
+        first = fh.readline().split(b"\r", 1)[0].decode("utf-8", errors="replace").strip()
+        first = first.lstrip("\ufeff")
     got = tuple(c.strip().strip("\"") for c in first.split(","))
     if got != _CSV_HEADER:
         raise DataError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -75,6 +76,26 @@ def write_parquet(data: LetorData, path: PathLike, *, compression: str = "zstd")
     return p
 
 
+def _ltrbench_meta(table: pa.Table, p: Path) -> dict[str, Any]:
+    """The ``ltrbench`` schema metadata (JSON), checked: a damaged entry names the file."""
+    raw = (table.schema.metadata or {}).get(_META_KEY)
+    if not raw:
+        return {}
+    try:
+        meta = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"damaged ltrbench metadata (not JSON: {exc})", path=p) from None
+    if not isinstance(meta, dict):
+        raise DataError("damaged ltrbench metadata (not a JSON object)", path=p)
+    if meta.get("format") == _FORMAT:
+        for key in ("feature_columns", "feature_names"):
+            v = meta.get(key)
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise DataError(f"damaged ltrbench metadata: {key!r} is not a list of names",
+                                path=p)
+    return meta
+
+
 def read_parquet(path: PathLike) -> LetorData:
     """Read a Parquet file written by :func:`write_parquet` (or any table with ``qid``/``label``).
 
@@ -85,10 +106,9 @@ def read_parquet(path: PathLike) -> LetorData:
         raise DataError("no such file", path=p)
     try:
         table = pq.read_table(p)
-    except (pa.ArrowInvalid, OSError) as exc:
+    except (pa.ArrowException, OSError) as exc:
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
-    raw_meta = (table.schema.metadata or {}).get(_META_KEY)
-    meta = json.loads(raw_meta) if raw_meta else {}
+    meta = _ltrbench_meta(table, p)
     for required in ("qid", "label"):
         if required not in table.column_names:
             raise DataError(
@@ -112,6 +132,9 @@ def read_parquet(path: PathLike) -> LetorData:
 
     qid = _int_column(table, "qid", p, required=True)
     assert qid is not None
+    if not _is_numeric(table.schema.field("label").type):  # text is refused, never parsed
+        raise DataError(f"column of type {table.schema.field('label').type}: expected numbers "
+                        "(bench.data.inputs: text is not parsed)", path=p, column="label")
     label = table.column("label").to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
     if not np.all(np.isfinite(label)):
         bad = int(np.flatnonzero(~np.isfinite(label))[0])
@@ -135,7 +158,7 @@ def read_parquet(path: PathLike) -> LetorData:
         user=_int_column(table, "user", p, required=False),
         item=_int_column(table, "item", p, required=False),
         source=str(meta.get("source") or p),
-        meta=dict(meta.get("meta") or {}),
+        meta=dict(meta["meta"]) if isinstance(meta.get("meta"), dict) else {},
     )
 
 

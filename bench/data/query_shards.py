@@ -81,8 +81,15 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> 
 
 
 def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
-    """The shard files of ``folder``; :class:`DataError` naming the file when there are none or
-    the first lacks a ``required`` column (the others are checked when they are read)."""
+    """The shard files of ``folder``, each checked before Dask reads any (the input discipline
+    of :mod:`bench.data.inputs`: a partition's problem names its file).
+
+    :class:`DataError` naming the file when there are no shards, when one is not a readable
+    Parquet file, lacks a ``required`` column, or holds a ``required`` column of another type
+    than the first shard (a qid that is an integer in one shard and text in another: shards
+    are one table), or a ``label``/score column that is not numeric. Only the footers are read.
+    """
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     p = Path(folder)
@@ -91,16 +98,46 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     files = sorted(p.glob(SHARD_GLOB))
     if not files:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
-    try:
-        names = pq.read_schema(files[0]).names
-    except (OSError, ValueError) as exc:
-        raise DataError(f"not a readable Parquet file ({exc})", path=files[0]) from None
-    missing = [c for c in required if c not in names]
-    if missing:
-        raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
-                        f"{', '.join(names[:12])}{' ...' if len(names) > 12 else ''}",
-                        path=files[0])
+    first: dict[str, object] = {}
+    for f in files:
+        try:
+            schema = pq.read_schema(f)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            raise DataError(f"not a readable Parquet file ({exc}): expected a shard written by "
+                            "ltrbench convert --shards or write_query_shards", path=f) from None
+        names = schema.names
+        missing = [c for c in required if c not in names]
+        if missing:
+            raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
+                            f"{', '.join(names[:12])}{' ...' if len(names) > 12 else ''}",
+                            path=f)
+        for c in required:
+            kind = schema.field(c).type
+            if c != "qid" and not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                                   or pa.types.is_boolean(kind)):
+                raise DataError(f"column of type {kind}: expected numbers", path=f, column=c)
+            if c == "qid" and c in first and first[c] != kind:
+                raise DataError(f"column of type {kind}, but {first[c]} in {files[0].name}: the "
+                                "shards of a folder are one table (ids compare as text: "
+                                "write every shard's qid with one type)", path=f, column=c)
+            first.setdefault(c, kind)
     return files
+
+
+def partition_files(ddf: Any, where: str) -> list[str] | None:
+    """The shard file of each partition of ``ddf`` when ``where`` is a folder of shards read by
+    :func:`read_query_shards` (one partition per file, in file order), else None."""
+    p = Path(where)
+    if not p.is_dir():
+        return None
+    files = sorted(p.glob(SHARD_GLOB))
+    return [str(f) for f in files] if len(files) == ddf.npartitions else None
+
+
+def partition_name(files: list[str] | None, where: str, index: int) -> str:
+    """How an error names partition ``index``: its shard file, else ``where: partition i``."""
+    return files[index] if files is not None and index < len(files) else \
+        f"{where}: partition {index}"
 
 
 def partition_queries(q: pd.Series) -> pd.DataFrame:
@@ -142,14 +179,17 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
     meta = pd.DataFrame({"qids": pd.Series([], dtype=object), "rows": pd.Series([], dtype="int64"),
                          "broken_row": pd.Series([], dtype="int64")})
     table = ddf.map_partitions(_partition_queries_of, qid, meta=meta).compute()
+    files = partition_files(ddf, where)
     for part, broken in enumerate(table["broken_row"]):
         if broken:
-            raise DataError(f"{where}: partition {part}, row {broken}: a query's rows are not "
-                            f"contiguous (its qid appeared earlier in the partition); sort by "
-                            f"{qid} or re-partition with align_queries")
+            raise DataError(f"{partition_name(files, where, part)}, row {broken}: a query's rows "
+                            f"are not contiguous (its qid appeared earlier in the partition); sort "
+                            f"by {qid} or re-partition with align_queries")
     lists = list(table["qids"])
     if lists:
         every = np.concatenate(lists)
+        if every.dtype.kind == "O":  # ids of several types: compare their text (bench.data.inputs)
+            every = every.astype(str)
         part_of = np.repeat(np.arange(len(lists)), [len(x) for x in lists])
         order = np.argsort(every, kind="stable")
         ranked = every[order]
@@ -157,8 +197,9 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
         if dup.shape[0]:
             i = int(dup[0])
             key = ranked[i].item() if hasattr(ranked[i], "item") else ranked[i]
-            raise DataError(f"{where}: query {qid}={key} lies in partitions "
-                            f"{int(part_of[order[i]])} and {int(part_of[order[i + 1]])}; every "
+            a, b = int(part_of[order[i]]), int(part_of[order[i + 1]])
+            shown = "" if files is None else f" ({files[a]} and {files[b]})"
+            raise DataError(f"{where}: query {qid}={key} lies in partitions {a} and {b}{shown}; every "
                             "query must be inside one partition (re-partition with "
                             "align_queries, or write shards of whole queries)")
     return QueryLayout(rows=[int(r) for r in table["rows"]], queries=[len(x) for x in lists])
@@ -185,6 +226,8 @@ __all__ = [
     "QueryLayout",
     "align_queries",
     "check_query_aligned",
+    "partition_files",
+    "partition_name",
     "partition_queries",
     "query_layout",
     "read_query_shards",

@@ -23,6 +23,7 @@ from sklearn.datasets import dump_svmlight_file
 from bench.data.atomic import atomic_path
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.inputs import bom_length, check_input_file, parse_int, text_lines
+from bench.data.inputs import line_of_data_row as data_row_line
 from bench.data.letor import LetorData
 from bench.data.letor_cache import cached_parse
 from bench.data.svmlight_parse import MAX_FEATURE_INDEX, ParsedSvmlight, Progress
@@ -242,15 +243,7 @@ def _check_readable(p: Path) -> None:
 def line_of_data_row(path: PathLike, row: int) -> int | None:
     """The 1-based line number of data row ``row`` (1-based; blank and comment lines are not rows).
 
-    ``None`` when the file has fewer data rows. Reads the file once (for error messages).
+    ``None`` when the file has fewer data rows. Reads the file once (for error messages); lines
+    end at LF, CRLF or a lone CR (:func:`bench.data.inputs.line_of_data_row`).
     """
-    seen = 0
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if lineno == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM):]
-            if raw.split(b"#", 1)[0].strip():
-                seen += 1
-                if seen == row:
-                    return lineno
-    return None
+    return data_row_line(path, row)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -46,7 +47,7 @@ PathLike = str | os.PathLike[str]
 Progress = Callable[[int, int], None]
 """``progress(bytes_done, rows_done)``, called after every chunk of the fill pass."""
 
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 MAX_FEATURE_INDEX = 10_000_000
 CHUNK_BYTES = 16 << 20
 _BOM = b"\xef\xbb\xbf"
@@ -80,6 +81,7 @@ class _Plan:
     max_index: int
     max_index_line: int
     has_qid: bool
+    lone_cr: list[bool]  # per chunk: whether the count pass met a lone CR (a line end)
 
     @property
     def n_rows(self) -> int:
@@ -201,7 +203,8 @@ def _count(path: Path, pool: ThreadPoolExecutor) -> _Plan:
         if not seen_qid and r[scan.C_FIRST_QID] >= 0:
             has_qid, seen_qid = bool(r[scan.C_FIRST_QID]), True
         line0 += n_lines
-    return _Plan(path, size, chunks, rows, lines, best, best_line, has_qid)
+    return _Plan(path, size, chunks, rows, lines, best, best_line, has_qid,
+                 [bool(r[scan.COUNT_SIZE]) for r in results])
 
 
 def _chunk_bounds(path: Path, size: int) -> list[tuple[int, int]]:
@@ -244,7 +247,7 @@ def _buffer(length: int) -> np.ndarray:
     return buf
 
 
-def _read(path: Path, start: int, end: int) -> np.ndarray:
+def _read(path: Path, start: int, end: int, lone_cr: bool = True) -> np.ndarray:
     buf = _buffer(end - start)
     view = buf.data[: end - start]
     got = 0
@@ -257,13 +260,36 @@ def _read(path: Path, start: int, end: int) -> np.ndarray:
                                 path=path)
             got += k
     buf[end - start] = ord("\n")  # the sentinel the kernels rely on
+    if lone_cr:
+        _lone_cr_to_lf(buf, end - start)
     return buf
+
+
+_CR = re.compile(b"\r")
+
+
+def _lone_cr_to_lf(buf: np.ndarray, n: int) -> bool:
+    """A CR not followed by LF ends a line (:mod:`bench.data.inputs`): make it an LF, in place.
+
+    One byte for one byte, so offsets, columns and line numbers stay those of the file. A CR
+    before LF stays (white space to the kernels: CRLF files read as before). A chunk ends after
+    an LF (or at the end of the file, where the LF sentinel follows), so no CRLF is cut in two.
+    Files without CR cost one scan of the count pass (``re`` over the buffer, no copy); the
+    fill pass converts only chunks where the count pass met a lone CR. Returns whether it did.
+    """
+    if _CR.search(buf.data[:n]) is None:
+        return False
+    cr = np.flatnonzero(buf[:n] == 13)
+    lone = cr[buf[cr + 1] != 10]
+    buf[lone] = 10
+    return bool(lone.shape[0])
 
 
 def _count_chunk(path: Path, bounds: tuple[int, int]) -> np.ndarray:
     start, end = bounds
-    buf = _read(path, start, end)
-    out = np.zeros(scan.COUNT_SIZE, dtype=np.int64)
+    buf = _read(path, start, end, lone_cr=False)
+    out = np.zeros(scan.COUNT_SIZE + 1, dtype=np.int64)  # the last slot: a lone CR was met
+    out[scan.COUNT_SIZE] = _lone_cr_to_lf(buf, end - start)
     scan.count_chunk(buf, end - start, out)
     return out
 
@@ -343,7 +369,7 @@ def _fill(pl: _Plan, width: int, pool: ThreadPoolExecutor, progress: Progress | 
 def _fill_chunk(pl: _Plan, k: int, X: np.ndarray, y: np.ndarray, qid: np.ndarray, row0: int,
                 line0: int) -> int:
     start, end = pl.chunks[k]
-    buf = _read(pl.path, start, end)
+    buf = _read(pl.path, start, end, lone_cr=pl.lone_cr[k])
     info = np.zeros(scan.INFO_SIZE, dtype=np.int64)
     fb = np.zeros((_FALLBACK_ROWS, scan.FALLBACK_COLS), dtype=np.int64)
     code = scan.fill_chunk(buf, end - start, X, y, qid, row0, line0, int(pl.has_qid), fb, info)

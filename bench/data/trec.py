@@ -29,7 +29,11 @@ swapped columns) and is then ignored, as trec_eval does (``form_res_rels.c``: ra
 sorting by score); ``rel`` and ``score`` are parsed strictly (trec_eval's ``atol``/``atof`` read
 ``1.5`` as 1 and ``high`` as 0).
 
-Files are read through :mod:`bench.data.inputs`: a UTF-8 byte-order mark is skipped (it would
+Files are read through :mod:`bench.data.inputs` (the input discipline of every path): LF, CRLF
+and a lone CR each end a line (pytrec_eval and ir_measures read a CR-only run as lines too);
+an integer score beyond 2^53 that a float64 cannot hold exactly is an error (trec_eval's
+``atof`` would tie it with its neighbours); query ids are text, so ``7`` and ``"7"`` given as
+objects are one query; a UTF-8 byte-order mark is skipped (it would
 otherwise join the first query id), UTF-16 is refused, fields are split on ASCII white space,
 and ``rel``, ``rank`` (int64) and ``score`` (finite float64) are parsed strictly (``1_0``,
 ``0x1``, ``inf``, ``1e400`` and integers beyond int64 are errors naming line and column).
@@ -131,7 +135,8 @@ def read_run(path: PathLike) -> Run:
             )
         q, _, d, rk, sc, tag = parts[:6]
         rank = parse_int(rk, what="rank", path=p, line=lineno, column="rank")
-        score = parse_float(sc, what="score", path=p, line=lineno, column="score")
+        score = parse_float(sc, what="score", path=p, line=lineno, column="score",
+                            exact_integers=True)
         first = seen.setdefault((q, d), lineno)
         if first != lineno:
             raise DataError(

@@ -15,6 +15,10 @@
   that layout, so this module does not import ranx); ranx's ``to_dict`` lists the documents of
   a query by decreasing score.
 
+The rules are those of :mod:`bench.data.inputs` (the input discipline every path follows): ids
+compare as text; an integer score a float64 cannot hold exactly (beyond 2^53) is an error, as
+is text in a score or relevance column.
+
 Rows keep their order (the frame's, the dicts' iteration order). Bad values are a
 :class:`DataError` naming the frame's column and row (1-based position, and the index label) or
 the dict keys, and what was expected: a missing id, a float or other non-id value as an id, a
@@ -32,6 +36,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from bench.data.inputs import first_inexact_integer, inexact_message
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
 
@@ -74,7 +79,7 @@ def as_qrels(
         return Qrels(q, d, r, where)
     where, mapping = _mapping_of(obj, "qrels", "Qrels")
     qs, ds, vs = _flatten(mapping, where)
-    q, d = _ids(qs, where, "query id"), _ids(ds, where, "document id")
+    q, d = _ids(qs, where, "query id", (qs, ds)), _ids(ds, where, "document id", (qs, ds))
     r = _relevance(vs, where, keys=(qs, ds))
     _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "judged twice")
     return Qrels(q, d, r, where)
@@ -111,7 +116,7 @@ def as_run(
     else:
         where, mapping = _mapping_of(obj, "run", "Run")
         qs, ds, vs = _flatten(mapping, where)
-        q, d = _ids(qs, where, "query id"), _ids(ds, where, "document id")
+        q, d = _ids(qs, where, "query id", (qs, ds)), _ids(ds, where, "document id", (qs, ds))
         s = _scores(vs, where, keys=(qs, ds))
         _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "retrieved twice")
     return Run(q, d, _ranks(q, s), s, np.full(q.shape[0], tag), where)
@@ -189,17 +194,19 @@ def find_columns(
     return out
 
 
-def _ids(values: pd.Series | list[Any], where: str, what: str) -> NDArray[np.str_]:
-    """Query or document ids as strings; integers become their decimal text."""
+def _ids(values: pd.Series | list[Any], where: str, what: str,
+         keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.str_]:
+    """Query or document ids as strings; integers become their decimal text (the id rule of
+    :mod:`bench.data.inputs`). A dict's bad key is named by its keys ``[q][d]``."""
     s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
     missing = np.asarray(s.isna())
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
-        raise _bad(s, i, where, f"{what} {_shown(s.iloc[i])} is missing: every row needs one")
+        raise _bad(s, i, where, f"{what} {_shown(s.iloc[i])} is missing: every row needs one", keys)
     kind = s.dtype.kind
     if kind == "b" or kind in "fcmM":
         raise _bad(s, 0, where, f"{what} {_shown(s.iloc[0])} is a {s.dtype} value: expected "
-                   "strings or integers (convert integral floats with .astype('int64'))")
+                   "strings or integers (convert integral floats with .astype('int64'))", keys)
     inferred = pd.api.types.infer_dtype(s, skipna=False)
     if kind in "iu" or inferred in ("string", "integer"):
         return np.asarray(s.astype(str).to_numpy(dtype=str))
@@ -210,7 +217,7 @@ def _ids(values: pd.Series | list[Any], where: str, what: str) -> NDArray[np.str
         i = int(np.flatnonzero(~ok)[0])
         v = s.iloc[i]
         raise _bad(s, i, where, f"{what} {_shown(v)} is a {type(v).__name__}: expected a "
-                   "string or an integer")
+                   "string or an integer", keys)
     return np.asarray([str(v) for v in s.to_numpy(dtype=object)], dtype=str)
 
 
@@ -230,6 +237,9 @@ def _relevance(values: pd.Series | list[Any], where: str,
 def _scores(values: pd.Series | list[Any], where: str,
             keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.float64]:
     s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
+    inexact = first_inexact_integer(s.to_numpy())
+    if inexact >= 0:  # bench.data.inputs: an integer a float64 cannot hold would tie silently
+        raise _bad(s, inexact, where, inexact_message("score", s.iloc[inexact]), keys)
     x = _numbers(s, where, "score", keys)
     bad = ~np.isfinite(x)
     if bad.any():

@@ -134,10 +134,12 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> 
         try:
             ratings = load_movielens(p)
         except DataError:
+            if _has_movielens_file(p):  # a MovieLens file that is bad: its own error says why
+                raise
             raise DataError(
                 "not a dataset folder: expected Fold1/{train,vali,test}.txt, "
                 "{train,vali,test}.txt, rank.train + rank.test, {train,vali,test}.parquet, or a "
-                "MovieLens folder (u.data, ratings.dat or ratings.csv)",
+                f"MovieLens folder (u.data, ratings.dat or ratings.csv); {_holds(p)}",
                 path=p,
             ) from None
         return ratings_splits(ratings, name=name, progress=reading.progress)
@@ -145,6 +147,22 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> 
         return ratings_splits(load_movielens(p), name=p.parent.resolve().name,
                               progress=reading.progress)
     return ratings_splits(_load_table_guessing_columns(p), name=p.stem, progress=reading.progress)
+
+
+def _holds(p: Path) -> str:
+    """What folder ``p`` holds, in a few names, so that a refusal says what was found."""
+    names = sorted(f.name + ("/" if f.is_dir() else "") for f in p.iterdir()
+                   if not f.name.startswith("."))
+    if not names:
+        return "it is empty"
+    return f"it holds {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}"
+
+
+def _has_movielens_file(p: Path) -> bool:
+    """Whether ``p`` (or the one folder inside it) holds a MovieLens ratings file."""
+    inner = [d for d in p.iterdir() if d.is_dir() and not d.name.startswith(".")]
+    folders = [p, *inner] if len(inner) == 1 else [p]
+    return any((f / n).is_file() for f in folders for n in _MOVIELENS_FILES)
 
 
 def ratings_splits(ratings: Ratings, *, name: str, progress: Progress | None = None) -> LetorSplits:

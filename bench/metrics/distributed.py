@@ -18,12 +18,14 @@ runs first unless ``checked=True``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from bench.data.query_shards import check_query_aligned
+from bench.data.inputs import first_inexact_integer, inexact_message
+from bench.data.query_shards import check_query_aligned, partition_files, partition_name
 from bench.errors import ConfigError, DataError
 from bench.metrics.evaluate import evaluate, query_parts
 from bench.metrics.names import MetricSpec, parse_metrics
@@ -76,27 +78,70 @@ def evaluate_frame(
         check_query_aligned(ddf, qid=qid, where=where)
     import dask
 
-    parts = [dask.delayed(_partition_parts)(d, i, label, score, qid, weight, specs, prof, where)
+    files = partition_files(ddf, where)
+    parts = [dask.delayed(_partition_or_error)(d, partition_name(files, where, i), label, score,
+                                               qid, weight, specs, prof)
              for i, d in enumerate(ddf.to_delayed())]
-    computed: list[QueryParts | None] = list(dask.compute(*parts))
-    present = [p for p in computed if p is not None]
+    computed: list[QueryParts | _Refusal | None] = list(dask.compute(*parts))
+    refused = next((p for p in computed if isinstance(p, _Refusal)), None)
+    if refused is not None:
+        raise DataError(refused.reason, path=refused.path, row=refused.row, column=refused.column)
+    present = [p for p in computed if isinstance(p, QueryParts)]
     if not present:
         raise DataError(f"{where}: no rows to evaluate")
     return merge([summarise(combine(present), specs, prof, per_query=per_query)], specs, prof)
 
 
-def _partition_parts(frame: pd.DataFrame, index: int, label: str, score: str, qid: str,
-                     weight: str | None, specs: list[MetricSpec], prof: Profile,
-                     where: str) -> QueryParts | None:
+@dataclass(frozen=True)
+class _Refusal:
+    """A partition's DataError, returned as a value: raised in the client, so that a worker does
+    not log it as a failed task with a traceback before the CLI prints its one line."""
+
+    reason: str
+    path: str | None
+    row: int | None
+    column: str | None
+
+
+def _partition_or_error(*args: Any) -> QueryParts | _Refusal | None:
+    try:
+        return _partition_parts(*args)
+    except DataError as exc:
+        return _Refusal(exc.reason, exc.path, exc.row, exc.column)
+
+
+def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid: str,
+                     weight: str | None, specs: list[MetricSpec], prof: Profile) -> QueryParts | None:
+    """One partition's per-query parts; every problem names the partition (its shard file),
+    the row within it (1-based) and the column (the rules of :mod:`bench.data.inputs`)."""
     if frame.shape[0] == 0:
         return None
+    columns = {"label": label, "score": score, "qid": qid, "weight": weight}
+    values = {}
+    for role, col in columns.items():
+        if col is None:
+            continue
+        if col not in frame.columns:
+            raise DataError(f"no column {col!r} (the {role}s); columns: {list(frame.columns)}",
+                            path=name, column=col)
+        v = frame[col].to_numpy()
+        if role != "qid" and v.dtype.kind not in "iufb":
+            raise DataError(f"column of type {frame[col].dtype}: expected numbers", path=name,
+                            column=col)
+        values[role] = v
+    if (inexact := first_inexact_integer(values["score"])) >= 0:
+        raise DataError(inexact_message("score", values["score"][inexact]), path=name,
+                        row=inexact + 1, column=score)
     try:
-        prep = prepare(frame[label].to_numpy(dtype=np.float64), frame[score].to_numpy(dtype=np.float64),
-                       qid=frame[qid].to_numpy(), group=None,
-                       weights=None if weight is None else frame[weight].to_numpy(), threads=1)
+        prep = prepare(values["label"].astype(np.float64), values["score"].astype(np.float64),
+                       qid=values["qid"], group=None, weights=values.get("weight"), threads=1)
         return query_parts(prep, specs, prof, threads=1)
     except DataError as exc:
-        raise DataError(f"{where}: partition {index}: {exc}") from None
+        about = next((r for r, prefix in (("label", "label"), ("score", "score"),
+                                          ("qid", "query id"), ("weight", "weight"))
+                      if exc.reason.startswith(prefix)), None)
+        raise DataError(exc.reason, path=name, row=exc.row,
+                        column=columns.get(about) if about else None) from None
 
 
 __all__ = ["evaluate_frame"]

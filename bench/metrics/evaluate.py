@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
-from bench.errors import ConfigError
+from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
 from bench.metrics.frames import frame_arrays, is_frame
 from bench.metrics.kernels_judged import judged_components
@@ -115,6 +115,7 @@ def evaluate(
         >>> round(r.metrics["ndcg@2"], 6)
         0.815465
     """
+    cols = None
     if is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
         cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
                             docno=docno, weights=weights, group=group)
@@ -127,10 +128,15 @@ def evaluate(
     specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    prep = prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
-                   sort_by_qid=sort_by_qid, threads=threads)
-    return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
-                             threads=threads)
+    try:
+        prep = prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
+                       sort_by_qid=sort_by_qid, threads=threads)
+        return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
+                                 threads=threads)
+    except DataError as exc:  # a frame's rows: name the frame's column (bench.data.inputs)
+        if cols is None:
+            raise
+        raise cols.locate(exc) from None
 
 
 def evaluate_prepared(

@@ -14,7 +14,13 @@ in order of first appearance, the rows of a query in their frame order), so tie 
 row order (LightGBM's and XGBoost's stable sort) see each query's rows as the frame lists them.
 Rows are numbered by their position in the frame (1-based) in every error; a label or score
 column that is not numeric, or that has a missing value, is an error naming the column, the row
-and its index label.
+and its index label. The rules are those of :mod:`bench.data.inputs` (the input discipline):
+query ids compare as their text (a column mixing ``1`` and ``"1"`` holds one query, as the same
+rows as arrays or a TREC file do; a float or bool id among them is an error naming the column);
+label and score columns must hold numbers (text such as ``"0.5"`` is refused, not parsed);
+integer scores a float64 cannot hold exactly (beyond 2^53) are refused. An error the evaluator
+raises later (a label above the profile's largest, say) is re-located by
+:meth:`FrameArrays.locate` onto the frame's column and row.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, TypeGuard
 import numpy as np
 import pandas as pd
 
+from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.data.trec_objects import (
     DOCNO_COLUMNS,
     QID_COLUMNS,
@@ -46,6 +53,23 @@ class FrameArrays:
     qid: np.ndarray
     docno: np.ndarray | None
     weights: np.ndarray | None
+    columns: dict[str, str] | None = None
+    index: pd.Index | None = None
+
+    def locate(self, exc: DataError) -> DataError:
+        """``exc`` (raised by the evaluator on these arrays, rows numbered as the frame's) named
+        as the frame's: ``DataFrame``, the column of the value it is about, the index label."""
+        if exc.path is not None or exc.row is None or self.columns is None or self.index is None:
+            return exc
+        role = next((r for r, prefix in (("label", "label"), ("score", "score"),
+                                         ("qid", "query id"), ("weights", "weight"))
+                     if exc.reason.startswith(prefix) or f" {prefix} " in exc.reason[:40]), None)
+        i = exc.row - 1
+        label = self.index[i] if 0 <= i < len(self.index) else i
+        shown = label.item() if isinstance(label, np.generic) else label
+        extra = "" if isinstance(self.index, pd.RangeIndex) and label == i else f" (index {shown!r})"
+        column = self.columns.get(role) if role is not None else None
+        return DataError(f"{exc.reason}{extra}", path=_WHERE, row=exc.row, column=column)
 
 
 def is_frame(obj: object) -> TypeGuard[pd.DataFrame]:
@@ -89,8 +113,12 @@ def frame_arrays(
     y = _numeric(found["label"], "label")
     s = _numeric(found["score"], "score") if "score" in found else _aligned(scores, n, "scores")
     q = found["qid"].to_numpy() if "qid" in found else _aligned(qid, n, "qid")
+    q = text_ids(q, path=_WHERE, column=str(found["qid"].name) if "qid" in found else "qid")
+    columns = {role: str(col.name) for role, col in found.items()}
+    if isinstance(weights, str):
+        columns["weights"] = weights
     return FrameArrays(y, s, q, _optional(frame, docno, n, "docno", DOCNO_COLUMNS),
-                       _optional(frame, weights, n, "weights", ()))
+                       _optional(frame, weights, n, "weights", ()), columns, frame.index)
 
 
 def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
@@ -102,7 +130,8 @@ def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
             return None
         return np.asarray(find_columns(frame, _WHERE, [(role, None, candidates)])[0])
     if isinstance(value, str):
-        return np.asarray(find_columns(frame, _WHERE, [(role, value, ())])[0])
+        col = find_columns(frame, _WHERE, [(role, value, ())])[0]
+        return _numeric(col, "weight") if role == "weights" else np.asarray(col)
     return _aligned(value, n, role)
 
 
@@ -114,14 +143,26 @@ def _aligned(value: Any, n: int, name: str) -> np.ndarray:
 
 
 def _numeric(col: pd.Series, role: str) -> np.ndarray:
-    """float64 values of a label/score column; non-numeric or missing values name their row."""
+    """float64 values of a label/score column; non-numeric or missing values name their row.
+
+    Checked before any arithmetic (:mod:`bench.data.inputs`): a value that is not a real number
+    (text, even ``"0.5"``; a bool in an object column) is an error, as is an integer a float64
+    cannot hold exactly."""
     if col.dtype.kind not in "iufb":
-        converted = pd.to_numeric(col, errors="coerce")
-        bad = np.asarray(converted.isna() & ~col.isna())
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise _row_error(col, i, f"{role} {col.iloc[i]!r} is not a number")
-        col = converted
+        obj = col.to_numpy(dtype=object)
+        ok = np.fromiter((v is None or (isinstance(v, int | float | np.integer | np.floating)
+                                        and not isinstance(v, bool | np.bool_)) for v in obj),
+                         dtype=bool, count=obj.shape[0])
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            v = obj[i]
+            raise _row_error(col, i, f"{role} {v!r} is not a number but a {type(v).__name__} "
+                             "(text is not parsed: convert the column with pd.to_numeric)")
+    bad_int = first_inexact_integer(col.to_numpy())
+    if bad_int >= 0:
+        raise _row_error(col, bad_int, inexact_message(role, col.iloc[bad_int]))
+    if col.dtype.kind not in "iufb":
+        col = pd.to_numeric(col, errors="coerce")
     values = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
     missing = np.isnan(values)
     if missing.any():

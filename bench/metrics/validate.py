@@ -16,6 +16,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
+from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.errors import ConfigError, DataError
 from bench.metrics.kernels_numba import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
@@ -104,7 +105,7 @@ def prepare(
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
-        w = np.asarray(weights, dtype=np.float64).ravel()
+        w = np.asarray(_no_text(weights, "weights"), dtype=np.float64).ravel()
         if w.shape[0] not in (n, n_q):
             raise DataError(
                 f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"
@@ -159,6 +160,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
                 f"None id would silently join or split a query; {_ROWS})",
                 row=row + 1,
             )
+    if q.dtype.kind == "O":
+        q = text_ids(q)  # 1 and "1" are one query (bench.data.inputs)
     if q.dtype.kind == "O":
         try:
             pd.factorize(q)
@@ -267,7 +270,25 @@ def _gain_text(profile: Profile) -> str:
     return str(profile.gain)
 
 
+def _no_text(values: ArrayLike, name: str) -> np.ndarray:
+    """``values`` as an array; text is refused, never parsed (``"1_0"`` would read as 10)."""
+    try:
+        raw = values if isinstance(values, np.ndarray) else np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name} must be numbers: {exc}") from exc
+    if raw.dtype.kind in "USO":
+        items = raw.ravel().tolist()
+        text = next((i for i, v in enumerate(items) if isinstance(v, str | bytes)), None)
+        if text is not None:
+            raise DataError(f"{name} must be numbers: {items[text]!r} is text "
+                            f"(bench.data.inputs: text is not parsed; {_ROWS})", row=text + 1)
+    return raw
+
+
 def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    raw = _no_text(values, name)
+    if name == "scores" and (inexact := first_inexact_integer(raw)) >= 0:  # no silent ties
+        raise DataError(f"{inexact_message('score', raw[inexact])} ({_ROWS})", row=inexact + 1)
     try:
         a = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
