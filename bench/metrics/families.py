@@ -163,10 +163,11 @@ def _map_more(profile: Profile) -> tuple[str, ...]:
     return ("hits",) if profile.map_denominator == "hits_k" else ()
 
 
-def _p(q: Inputs) -> Array:
+def precision_denominator(q: Inputs) -> Array:
+    """P@k's denominator: ``k`` or ``min(k, n)`` (``precision_denominator``); ``n`` uncut."""
     if q.k is not None and q.profile.precision_denominator == "k":
-        return q.ratio(q.comp["hits"], np.full(q.n.shape[0], float(q.k)))
-    return q.ratio(q.comp["hits"], q.n if q.k is None else np.minimum(q.n, float(q.k)))
+        return np.full(q.n.shape[0], float(q.k))
+    return q.n if q.k is None else np.minimum(q.n, float(q.k))
 
 
 def _squared(d: Array) -> Array:
@@ -191,7 +192,8 @@ FAMILIES: dict[str, Family] = {
                ("rr",), lambda q: q.value("rr"), blank_scores_one=True,
                aliases=("rr", "recip_rank")),
         Family("p", "P", "precision: relevant documents in the top k divided by k (or min(k, n))",
-               ("hits",), _p, aliases=("precision", "pre", "prec")),
+               ("hits",), lambda q: q.ratio(q.comp["hits"], precision_denominator(q)),
+               aliases=("precision", "pre", "prec")),
         Family("recall", "R", "relevant documents in the top k divided by all relevant documents",
                ("hits",), lambda q: q.ratio(q.comp["hits"], q.r), normalised=True,
                blank_scores_one=True, aliases=("r",)),  # r: the table header R@k parses back
