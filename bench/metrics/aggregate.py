@@ -16,8 +16,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.errors import ConfigError, DataError
-from bench.metrics.components import Components, metric_cutoff
+from bench.metrics.components import metric_cutoff
 from bench.metrics.families import FAMILIES, Inputs
+from bench.metrics.kernels.components import Components
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 

@@ -1,6 +1,6 @@
 """Compiled kernel entry points (numba, GIL released): metric components, input scans, query runs.
 
-:func:`numba_components` computes every component (:mod:`bench.metrics.components`) of every
+:func:`numba_components` computes every component (:mod:`bench.metrics.kernels.components`) of every
 query in one pass per query, ordering only the top of each query
 (:mod:`bench.metrics.kernels.numba_query`, :mod:`bench.metrics.kernels.numba_order`,
 :mod:`bench.metrics.kernels.numba_ties`); :func:`scan_inputs` and :func:`run_offsets` are the
@@ -62,7 +62,7 @@ def numba_components(
     ``ties``; ``average``: the expectation over every order of each tied group, McSherry &
     Najork, ECIR 2008): ``dcg = sum g_i D(i)``, ``hits = sum rel_i``,
     ``ap = sum rel_i hits_i / (i + 1)``, ``rr``/``any``/``err`` the cascade sums, ``idcg`` from the
-    label counts; see :mod:`bench.metrics.components`. ``f32``: scores are rounded to float32
+    label counts; see :mod:`bench.metrics.kernels.components`. ``f32``: scores are rounded to float32
     (in the kernel, without a copy). The kernel releases the GIL; with ``threads`` > 1 (default:
     the CPUs this process may use) and at least 2**20 rows, blocks of queries of about equal
     row counts run in parallel threads, each writing its own rows of the outputs.

@@ -7,7 +7,7 @@ Per query of ``n`` rows (``m`` = the deepest cutoff asked, ``n`` for an uncut DC
    those at or above the threshold (the candidates), branch-free;
 2. only the candidates are ordered (counting sort, exact tie rule): the top ``m`` and every row
    tied with position ``m - 1`` (:mod:`bench.metrics.kernels.numba_order`);
-3. the components (:mod:`bench.metrics.components`) are summed position by position into
+3. the components (:mod:`bench.metrics.kernels.components`) are summed position by position into
    prefix sums read at each cutoff; groups of tied scores under ``ties="average"`` take the
    expected values of :mod:`bench.metrics.kernels.numba_ties`, the rest one row per position;
 4. the tie diagnostic looks at the ordered candidates and, for whole-list metrics, at equal

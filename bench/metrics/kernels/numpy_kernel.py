@@ -41,7 +41,7 @@ def numpy_components(
     extra_rel: NDArray[np.float64] | None = None,
     extra_query: NDArray[np.int64] | None = None,
 ) -> Components:
-    """Components of every query (see :mod:`bench.metrics.components`).
+    """Components of every query (see :mod:`bench.metrics.kernels.components`).
 
     ``gain``, ``rel`` (0/1), ``err_r`` and ``scores`` are per row, rows of a query contiguous
     (``offsets``). ``extra_*`` describe judged documents that were not scored (IDCG basis
