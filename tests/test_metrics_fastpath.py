@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from metrics_oracles import evaluate_oracle, random_queries
 
-import bench.metrics.kernels_numba as kn
+import bench.metrics.kernels.numba_kernel as kn
 from bench.metrics import evaluate, get_profile
 
 ALL = ("ndcg@1,3,5,20 ndcg dcg@3 map@2,5 map mrr mrr@3 p@3,20 p recall@3 err@5 err hits@1,3 hits")

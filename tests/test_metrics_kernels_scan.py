@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bench.metrics.kernels_numba as kn
-from bench.metrics import kernels_numba_scan as ks
+import bench.metrics.kernels.numba_kernel as kn
+from bench.metrics.kernels import numba_scan as ks
 
 SPECIAL = [np.nan, np.inf, -np.inf, -1.0, 0.5, -0.0, 1e300, 2.0**63, 3.0]
 

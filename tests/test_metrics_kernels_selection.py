@@ -1,6 +1,6 @@
 """The compiled kernel's partial selection against independent orders (``sorted``) and oracles.
 
-The kernel orders only the rows that reach a per-query threshold (``kernels_numba_order``):
+The kernel orders only the rows that reach a per-query threshold (``kernels.numba_order``):
 these tests check each step against Python's ``sorted`` with the tie rule's key, and the whole
 evaluator against the NumPy kernel and the slow oracle (``metrics_oracles``) on queries with
 many ties, cutoffs beyond the query length, single-document and blank queries.
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from metrics_oracles import evaluate_oracle
 
 from bench.metrics import evaluate, get_profile
-from bench.metrics import kernels_numba_order as ko
-from bench.metrics import kernels_numba_query as kq
+from bench.metrics.kernels import numba_order as ko
+from bench.metrics.kernels import numba_query as kq
 
 GAIN = np.array([0.0, 1.0, 3.0, 7.0, 15.0])
 MODE_TIES = {0: "stable", 1: "average", 2: "pessimistic", 3: "optimistic", 4: "random"}

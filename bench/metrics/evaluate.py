@@ -16,9 +16,9 @@ import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
 from bench.metrics.frames import frame_arrays, is_frame
-from bench.metrics.kernels_judged import judged_components
-from bench.metrics.kernels_numba import numba_components
-from bench.metrics.kernels_numpy import numpy_components
+from bench.metrics.kernels.judged import judged_components
+from bench.metrics.kernels.numba_kernel import numba_components
+from bench.metrics.kernels.numpy_kernel import numpy_components
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.query_parts import QueryParts, summarise
@@ -242,7 +242,7 @@ def _judged_values(
     prep: Prepared, prof: Profile, request: Request, judged: Judged | None, comps: Components,
     tiekey: NDArray[np.int64] | None,
 ) -> dict[str, NDArray[np.float64]]:
-    """R-precision and bpref sums (:mod:`bench.metrics.kernels_judged`), for either backend."""
+    """R-precision and bpref sums (:mod:`bench.metrics.kernels.judged`), for either backend."""
     unjudged = None if judged is None else judged.unjudged
     g, rel = _row_gains(prof, prep.labels, _unjudged_zero(prof, judged))
     nonrel = ~rel if unjudged is None else ~rel & ~unjudged

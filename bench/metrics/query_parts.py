@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 import bench.metrics.aggregate as aggregate
 from bench.errors import ConfigError
 from bench.metrics.diagnostics import Diagnostics
+from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 from bench.metrics.result import EvaluationResult
@@ -131,7 +132,7 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
         if blank.any():
             e, a0, a1 = aggregate.blank_policy_means(v, blank, wq)
             excl[spec.name], as0[spec.name] = e, a0
-            if spec.family in aggregate.SCORED_ONE_FAMILIES:
+            if FAMILIES[spec.family].blank_scores_one:
                 as1[spec.name] = a1
     policy = {None: "excluded", 0.0: "scored 0", 1.0: "scored 1"}[prof.empty]
     diag = Diagnostics(

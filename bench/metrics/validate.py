@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.errors import ConfigError, DataError
-from bench.metrics.kernels_numba import run_offsets, scan_inputs
+from bench.metrics.kernels.numba_kernel import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 

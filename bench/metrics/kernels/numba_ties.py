@@ -1,7 +1,7 @@
 """Expected components of tied groups (``ties="average"``) for the compiled kernel.
 
 Not cached on their own (``cache=True`` only on the kernel, which is salted with this file's
-contents: see :mod:`bench.metrics.kernels_numba_query`).
+contents: see :mod:`bench.metrics.kernels.numba_query`).
 
 McSherry & Najork, "Computing information retrieval performance measures efficiently in the
 presence of tied scores" (ECIR 2008): a group of ``t`` tied rows at positions ``p .. p + t - 1``
@@ -14,14 +14,14 @@ holding gain ``G`` and ``r`` relevant rows contributes, at its ``j``-th position
   over the ``m``-subsets of the group of ``prod (1 - R)`` (for binary relevance
   ``C(t - r, m) / C(t, m)``), ``reach`` = ``prod (1 - R)`` over the rows before the group.
 
-These are the formulas of :mod:`bench.metrics.kernels_numpy` (the oracle), one query at a time.
+These are the formulas of :mod:`bench.metrics.kernels.numpy_kernel` (the oracle), one query at a time.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from bench.metrics.kernels_numba_order import _score, _tie_before
+from bench.metrics.kernels.numba_order import _score, _tie_before
 
 
 @njit(error_model="numpy")

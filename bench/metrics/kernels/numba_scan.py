@@ -1,6 +1,6 @@
 """Compiled input scans of the evaluator: label and score checks in one pass, query runs of a qid.
 
-Both are loops over every row, close to memory speed; :mod:`bench.metrics.kernels_numba` runs them on
+Both are loops over every row, close to memory speed; :mod:`bench.metrics.kernels.numba_kernel` runs them on
 contiguous slices in parallel threads (the functions release the GIL).
 """
 

@@ -6,10 +6,10 @@ Per query of ``n`` rows (``m`` = the deepest cutoff asked, ``n`` for an uncut DC
    (the ideal DCG and ``R`` come from the counts, no sort); one pass over the rows then keeps
    those at or above the threshold (the candidates), branch-free;
 2. only the candidates are ordered (counting sort, exact tie rule): the top ``m`` and every row
-   tied with position ``m - 1`` (:mod:`bench.metrics.kernels_numba_order`);
-3. the components (:mod:`bench.metrics.components`) are summed position by position into
+   tied with position ``m - 1`` (:mod:`bench.metrics.kernels.numba_order`);
+3. the components (:mod:`bench.metrics.kernels.components`) are summed position by position into
    prefix sums read at each cutoff; groups of tied scores under ``ties="average"`` take the
-   expected values of :mod:`bench.metrics.kernels_numba_ties`, the rest one row per position;
+   expected values of :mod:`bench.metrics.kernels.numba_ties`, the rest one row per position;
 4. the tie diagnostic looks at the ordered candidates and, for whole-list metrics, at equal
    scores among the other rows (a hash set); a whole-list reciprocal rank whose first relevant
    row is outside the top ``m`` is found by one more scan (rare).
@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-import bench.metrics.kernels_numba_order as kernels_numba_order
-import bench.metrics.kernels_numba_ties as kernels_numba_ties
-from bench.metrics.kernels_numba_order import (
+import bench.metrics.kernels.numba_order as numba_order
+import bench.metrics.kernels.numba_ties as numba_ties
+from bench.metrics.kernels.numba_order import (
     _BITMAP_WORDS,
     RANK_MAX,
     _has_duplicate,
@@ -42,7 +42,7 @@ from bench.metrics.kernels_numba_order import (
     _sort_candidates,
     _threshold,
 )
-from bench.metrics.kernels_numba_ties import _average_positions, _rr_outside
+from bench.metrics.kernels.numba_ties import _average_positions, _rr_outside
 
 #: ``k`` = "whole list" in the cutoff arrays.
 FULL = -1
@@ -303,7 +303,7 @@ def _make_kernel(salt: int):  # type: ignore[no-untyped-def]
 def _source_digest() -> int:
     """A 56-bit digest of the helper modules the kernel compiles in (never 0)."""
     h = hashlib.sha256()
-    for mod in (kernels_numba_order, kernels_numba_ties):
+    for mod in (numba_order, numba_ties):
         h.update(Path(str(mod.__file__)).read_bytes())
     return int.from_bytes(h.digest()[:7], "little") | 1
 

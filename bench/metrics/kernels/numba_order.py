@@ -1,6 +1,6 @@
 """Ordering the top of one query for the compiled kernel: partial selection, exact tie rules.
 
-The kernel (:mod:`bench.metrics.kernels_numba_query`) needs, per query of ``n`` rows, the first
+The kernel (:mod:`bench.metrics.kernels.numba_query`) needs, per query of ``n`` rows, the first
 ``m`` positions of the ranking (``m`` = the deepest cutoff asked) in order, every row tied with
 the one at position ``m - 1``, and whether the whole list has two equal scores (the tie
 diagnostic of whole-list metrics). It gets them without sorting the query:
@@ -22,7 +22,7 @@ diagnostic of whole-list metrics). It gets them without sorting the query:
    list tie diagnostic): a bitmap of hashed scores rules most queries out; the rest go through a
    small open hash table, exact.
 
-Ties follow the profile's rule exactly as :mod:`bench.metrics.kernels_numpy` sorts by
+Ties follow the profile's rule exactly as :mod:`bench.metrics.kernels.numpy_kernel` sorts by
 ``(-score, key)``: ``stable``/``average`` row order, ``pessimistic``/``optimistic`` gain
 ascending/descending then row order, ``random``/``docno_desc`` the given key then row order.
 (The order of a counting sort: Knuth, TAOCP vol. 3, 5.2 "sorting by counting".)

@@ -1,0 +1,23 @@
+"""The per-query kernels: sums over a ranking that every metric family is finished from.
+
+A kernel never divides by a profile-dependent denominator; it returns the components
+(:mod:`bench.metrics.kernels.components`) of every query, and a family's finishing formula
+(:mod:`bench.metrics.families`) turns them into values.
+
+=====================  ========================================================================
+module                 what it holds
+=====================  ========================================================================
+``components``         the component names, :class:`Components` (what a kernel returns),
+                       :class:`Request` (which cutoffs of which components)
+``numba_kernel``       compiled entry points: :func:`numba_components`, the input scans
+``numba_query``        the compiled per-query kernel (every component in one pass)
+``numba_order``        ordering the top of a query (partial selection, exact tie rules)
+``numba_ties``         expected components of tied groups (``ties="average"``)
+``numba_scan``         compiled input scans (labels, scores, query runs)
+``numpy_kernel``       the vectorised NumPy kernel, the oracle of the compiled one
+``judged``             R-precision and bpref sums (need the judged documents; both backends)
+=====================  ========================================================================
+
+This package imports nothing at import time: import the module you need (the compiled ones load
+numba).
+"""
