@@ -25,14 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
-from hypothesis import strategies as st
-
-from bench import cli
-from bench.data.svmlight import read_svmlight
-from bench.data.tabular import load_ratings_table
-from bench.data.trec import read_qrels, read_run
-from bench.metrics import evaluate_trec
 from fuzz_helpers import (
     TREC_METRICS,
     Refused,
@@ -50,6 +42,14 @@ from fuzz_helpers import (
     strict_int,
     trec_text,
 )
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from bench import cli
+from bench.data.svmlight import read_svmlight
+from bench.data.tabular import load_ratings_table
+from bench.data.trec import read_qrels, read_run
+from bench.metrics import evaluate_trec
 
 FAST = fuzz_settings(60)
 FEW = fuzz_settings(30)
