@@ -370,3 +370,25 @@ def test_tune_grid_values_are_typed_and_in_range(name: str, values: list[str]) -
     for tok in values:  # the accepted spelling is a plain decimal (no '_', no non-ASCII digits)
         assert "_" not in tok, tok
         assert tok.strip().isascii(), tok
+
+
+@FEW
+@given(query=st.one_of(mutated(b"3\n2\n"), st.binary(max_size=40)))
+def test_query_sidecar_error_or_its_groups(tmp_path: Path, query: bytes) -> None:
+    """A ``.query`` file (group sizes) beside a qid-less SVMlight file: its sizes, or an error
+    naming it."""
+    data = b"2 1:0.5\n0 1:0.1\n1 2:0.3\n1 1:0.2\n0 1:0.9\n"
+    d = _write(tmp_path, "d.txt", data)
+    _write(tmp_path, "d.txt.query", query)
+    r = outcome(lambda: read_svmlight(d, threads=1))
+    if not r.ok:
+        clear_error(r.error, "d.txt")  # type: ignore[arg-type]
+        return
+    try:
+        lines = split_lines(query)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        sizes = [strict_int(t.strip()) for t in lines]
+    except Refused:
+        raise AssertionError(f"accepted a group file the strict reader refuses: {query!r}") from None
+    assert list(np.diff(r.value.offsets)) == sizes
