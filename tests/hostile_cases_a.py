@@ -631,7 +631,7 @@ def dataset_fold_folder_without_its_test_file(tmp: Path) -> str | None:
     return _not_a_dataset(tmp, make)
 
 
-@case(UNCLEAR, "issue")
+@case(UNCLEAR)
 def dict_run_with_a_nan_score_names_its_keys(tmp: Path) -> str | None:
     from bench.metrics import evaluate_trec
 
@@ -639,6 +639,29 @@ def dict_run_with_a_nan_score_names_its_keys(tmp: Path) -> str | None:
                                         metrics="map"))
     err = api_refused(exc, "q1", "dA")
     return err or ("names column 'None'" if "None" in str(exc) else None)
+
+
+def _bad_key(qrels: dict[Any, Any], run: dict[Any, Any], key: str) -> str | None:
+    from bench.metrics import evaluate_trec
+
+    _, exc = call(lambda: evaluate_trec(qrels, run, metrics="map"))
+    err = api_refused(exc, key)
+    return err or ("names row 1, column 'None'" if "column 'None'" in str(exc) else None)
+
+
+@case(UNCLEAR, "issue")
+def dict_qrels_with_a_float_query_id_names_the_key(tmp: Path) -> str | None:
+    return _bad_key({1.5: {"dA": 1}}, {"1.5": {"dA": 1.0}}, "1.5")
+
+
+@case(UNCLEAR)
+def dict_run_with_a_none_document_id_names_the_keys(tmp: Path) -> str | None:
+    return _bad_key({"q1": {"dA": 1}}, {"q1": {None: 1.0}}, "q1")
+
+
+@case(UNCLEAR)
+def dict_run_with_a_bool_query_id_names_the_key(tmp: Path) -> str | None:
+    return _bad_key({"q1": {"dA": 1}}, {True: {"dA": 1.0}}, "True")
 
 
 @case(UNCLEAR)
