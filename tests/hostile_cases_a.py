@@ -577,13 +577,29 @@ def run_out_is_the_dataset_folder(tmp: Path) -> str | None:
 
 # ------------------------------------------------------------------------------ unclear errors
 @case(UNCLEAR, "issue")
+def qrels_relevance_above_31_names_the_file_and_line(tmp: Path) -> str | None:
+    write(tmp, {"q.txt": QRELS.replace(b"1 0 c 2", b"1 0 c 100"), "r.txt": RUN})
+    res = cli(tmp, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--profile", "ltrbench",
+              "--metrics", "ndcg@10")
+    return refused(res, "q.txt:3", "100")
+
+
+@case(UNCLEAR)
+def qrels_relevance_above_30_under_lightgbm_names_the_file(tmp: Path) -> str | None:
+    write(tmp, {"q.txt": QRELS.replace(b"2 0 d 1", b"2 0 d 31"), "r.txt": RUN})
+    res = cli(tmp, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--profile", "lightgbm",
+              "--metrics", "ndcg@10")
+    return refused(res, "q.txt:4", "31")
+
+
+@case(UNCLEAR)
 def label_above_31_names_the_file_and_line(tmp: Path) -> str | None:
     write(tmp, {"d.txt": DATA.replace(b"2 qid:1", b"100 qid:1"), "s.txt": SCORES})
     res = cli(tmp, "evaluate", "--data", "d.txt", "--scores", "s.txt", "--metrics", "ndcg@10")
     return refused(res, "d.txt:1", "100")
 
 
-@case(UNCLEAR, "issue", slow=True)
+@case(UNCLEAR, slow=True)
 def label_above_31_in_a_training_split_names_the_file(tmp: Path) -> str | None:
     letor_folder(tmp / "letor")
     p = tmp / "letor/train.txt"
