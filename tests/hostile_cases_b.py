@@ -448,8 +448,14 @@ def _bound_outside_loopback(tmp: Path, argv: list[str]) -> str | None:
     p = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     seen: set[str] = set()
     t0 = time.time()
+    mine = os.readlink("/proc/self/ns/net")
     while p.poll() is None and time.time() - t0 < 400:
-        seen |= _listeners(p.pid)
+        try:  # until unshare has moved the child, /proc/PID/net shows this machine's sockets
+            moved = os.readlink(f"/proc/{p.pid}/ns/net") != mine
+        except OSError:
+            moved = False
+        if moved:
+            seen |= _listeners(p.pid)
         time.sleep(0.05)
     if p.poll() is None:
         p.kill()
