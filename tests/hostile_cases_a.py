@@ -438,6 +438,34 @@ def ratings_item_ids_inf_and_big_floats_collapse(tmp: Path) -> str | None:
     return _ratings_ids(tmp, ["inf", "1e300", "-inf"], "item")
 
 
+@case(WRONG)
+def convert_three_users_1e20_2e20_3e20_become_one_query(tmp: Path) -> str | None:
+    import json
+
+    rows = ["u,i,r,t"] + [f"{u},{i},{(n + i) % 5 + 1},{100 * n + i}"
+                          for n, u in enumerate(["1e20", "2e20", "3e20"]) for i in range(1, 9)]
+    write(tmp, {"r.csv": ("\n".join(rows) + "\n").encode()})
+    res = cli(tmp, "convert", "--ratings", "r.csv", "--layout", "csv", "--user", "u", "--item",
+              "i", "--rating", "r", "--timestamp", "t", "--min-history", "2", "--target-size",
+              "2", "--features", "user", "--duplicates", "mean", "--out", "o")
+    if res.status == 2 and not res.traceback:
+        return refused(res, "r.csv")
+    if res.status != 0:
+        return f"exit {res.status}: {res.err.strip()[-200:]}"
+    text = (tmp / "o/summary.json").read_text()
+    queries = [v for k, v in _walk(json.loads(text)) if k == "queries"]
+    return None if queries and max(queries) == 3 else (
+        f"exit 0: 3 users became {queries} queries per split (ids beyond int64 collapse)")
+
+
+def _walk(obj: Any) -> list[tuple[str, Any]]:
+    if isinstance(obj, dict):
+        return [(k, v) for k, v in obj.items()] + [p for v in obj.values() for p in _walk(v)]
+    if isinstance(obj, list):
+        return [p for v in obj for p in _walk(v)]
+    return []
+
+
 # ------------------------------------------------------------------------------ inputs destroyed
 def _convert_over(tmp: Path, name: str, data: bytes, *extra: str) -> str | None:
     write(tmp, {f"data/{name}": data})
