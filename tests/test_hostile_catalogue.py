@@ -21,7 +21,8 @@ def _param(case: Case) -> object:
     if case.slow:
         marks.append(pytest.mark.slow)
     if case.name in KNOWN_FAILING:
-        marks.append(pytest.mark.xfail(strict=False, reason=f"issue 19: {case.klass}"))
+        extra = "" if case.source == "issue" else " (another instance than the issue names)"
+        marks.append(pytest.mark.xfail(strict=False, reason=f"issue 19: {case.klass}{extra}"))
     return pytest.param(case, id=case.name, marks=marks)
 
 
