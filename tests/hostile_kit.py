@@ -1,0 +1,231 @@
+"""The tools of the hostile catalogue (``tests/hostile_catalogue.py``): run a command, judge it.
+
+A case gets a fresh folder and returns ``None`` when ltrbench behaved (a clear error, or the
+oracle's number, or the input left intact), else one line saying what went wrong. The command
+line runs in-process through :func:`bench.cli.main` (:func:`cli`; an exception escaping it is a
+traceback) or, where a case needs a timeout or a process of its own (FIFOs, Dask), in a child
+process (:func:`sub`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import subprocess
+import sys
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The classes of issue 19, in its order.
+CLASSES = ("silently wrong numbers", "inputs destroyed", "tracebacks", "unclear errors",
+           "config files", "silent accepts", "open doors")
+
+QRELS = b"1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n2 0 e 0\n"
+RUN = b"1 Q0 a 1 0.4 t\n1 Q0 b 2 0.9 t\n1 Q0 c 3 0.1 t\n2 Q0 d 1 0.2 t\n2 Q0 e 2 0.8 t\n"
+DATA = b"2 qid:1 1:0.5 2:1\n0 qid:1 1:0.1\n1 qid:1 2:0.3\n1 qid:2 1:0.2\n0 qid:2 1:0.9\n"
+SCORES = b"0.9\n0.1\n0.5\n0.2\n0.8\n"
+RATINGS = b"user,item,rating,timestamp\n" + b"".join(
+    f"{u},{i},{(u * 7 + i) % 5 + 1},{1000 * u + i}\n".encode()
+    for u in range(1, 16) for i in range(1, 13))
+
+
+def letor_split(n_queries: int, first_qid: int, seed: int) -> bytes:
+    """A small learnable LETOR split: 8 documents a query, 4 features that follow the label."""
+    import random
+
+    rnd = random.Random(seed)
+    lines = []
+    for q in range(n_queries):
+        for _ in range(8):
+            lab = rnd.randint(0, 2)
+            feats = " ".join(f"{j}:{rnd.random() + 0.3 * lab:.3f}" for j in range(1, 5))
+            lines.append(f"{lab} qid:{first_qid + q} {feats}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def letor_folder(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, (split, n) in enumerate((("train", 20), ("vali", 6), ("test", 6))):
+        (folder / f"{split}.txt").write_bytes(letor_split(n, 1 + 100 * i, i))
+    return folder
+
+
+@dataclass
+class Res:
+    """What a command did: exit status (None: an exception escaped), stdout, stderr."""
+
+    status: int | None
+    out: str
+    err: str
+
+    @property
+    def traceback(self) -> bool:
+        return self.status is None or "Traceback (most recent call last)" in self.err
+
+
+@contextlib.contextmanager
+def chdir(path: Path) -> Iterator[None]:
+    old = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def cli(cwd: Path, *argv: str) -> Res:
+    """``ltrbench ARGV`` in-process in ``cwd``; an exception escaping ``main`` is a traceback."""
+    from bench import cli as bench_cli
+
+    out, err = io.StringIO(), io.StringIO()
+    status: int | None
+    with chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status = bench_cli.main(list(argv))
+        except SystemExit as exc:  # argparse: usage error, exit 2
+            status = exc.code if isinstance(exc.code, int) else 2
+        except BaseException:
+            status = None
+            err.write(traceback.format_exc())
+    text = err.getvalue() + "".join(f"\n{w.category.__name__}: {w.message}" for w in caught)
+    return Res(status, out.getvalue(), text)
+
+
+def sub(cwd: Path, *argv: str, timeout: float = 300, prefix: tuple[str, ...] = ()) -> Res:
+    """``python -m bench ARGV`` in a child process (a timeout is status 124)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        p = subprocess.run([*prefix, sys.executable, "-m", "bench", *argv], cwd=cwd, env=env,
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        return Res(124, str(exc.stdout or ""), f"timed out after {timeout} s")
+    return Res(p.returncode, p.stdout, p.stderr)
+
+
+def call(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
+    """``fn()``: (value, None), or (None, the exception)."""
+    try:
+        return fn(), None
+    except Exception as exc:
+        return None, exc
+
+
+# ------------------------------------------------------------------------------------ judges
+def refused(res: Res, *words: str) -> str | None:
+    """None when the command exited 2 with one ``error:`` line containing every word."""
+    if res.traceback:
+        return "traceback: " + _last(res.err)
+    if res.status != 2:
+        return f"exit {res.status}, expected 2 (a clear error){_tail(res)}"
+    lines = [ln for ln in res.err.strip().splitlines() if ln.strip()
+             and not ln.startswith(("UserWarning", "RuntimeWarning", "FutureWarning"))]
+    errs = [ln for ln in lines if ln.startswith("error:") or ": error: " in ln]  # argparse too
+    if not errs:
+        return f"exit 2 without an 'error:' line: {_last(res.err)}"
+    missing = [w for w in words if w not in errs[0]]
+    if missing:
+        return f"message {errs[0]!r} lacks {missing}"
+    return None
+
+
+def api_refused(exc: BaseException | None, *words: str) -> str | None:
+    """None when ``exc`` is ltrbench's own error containing every word."""
+    from bench.errors import LtrbenchError
+
+    if exc is None:
+        return "accepted, expected a clear error"
+    if not isinstance(exc, LtrbenchError):
+        return f"traceback: {type(exc).__name__}: {exc}"
+    missing = [w for w in words if w not in str(exc)]
+    return f"message {str(exc)!r} lacks {missing}" if missing else None
+
+
+def csv_values(res: Res) -> dict[str, float]:
+    """``metric -> value`` of ``evaluate --format csv`` (one run)."""
+    lines = res.out.strip().splitlines()
+    out: dict[str, float] = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(",")
+        with contextlib.suppress(ValueError):
+            out[k] = float(v)
+    return out
+
+
+def close(got: float | None, want: float, tol: float = 1e-9) -> bool:
+    if got is None:
+        return False
+    if math.isnan(want):
+        return math.isnan(got)
+    return abs(got - want) <= tol
+
+
+def value_or_refused(res: Res, metric: str, want: float, *words: str) -> str | None:
+    """None when the command printed ``want`` for ``metric`` or refused with a clear error."""
+    if res.status == 2 and not res.traceback:
+        return refused(res, *words)
+    if res.traceback:
+        return "traceback: " + _last(res.err)
+    got = csv_values(res).get(metric)
+    if res.status != 0 or not close(got, want):
+        return f"exit {res.status}, {metric} = {got}, expected {want:.6f} (or a clear error)"
+    return None
+
+
+def _last(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:200] if lines else "(nothing on stderr)"
+
+
+def _tail(res: Res) -> str:
+    return f": {_last(res.err)}" if res.err.strip() else ""
+
+
+def write(folder: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        p = folder / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative path -> bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def untouched(before: dict[str, bytes], folder: Path) -> str | None:
+    for name, data in before.items():
+        p = folder / name
+        if not p.is_file():
+            return f"input {name} was removed"
+        if p.read_bytes() != data:
+            return f"input {name} was overwritten"
+    return None
+
+
+def pytrec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], measure: str,
+           *, complete: bool = False) -> float:
+    """pytrec_eval's mean of ``measure``; ``complete``: over every qrels query (trec_eval -c)."""
+    import pytrec_eval
+
+    base = measure.rsplit("_", 1)[0] if measure[-1].isdigit() else measure
+    per_q = pytrec_eval.RelevanceEvaluator(qrels, {base}).evaluate(run)
+    total = sum(v[measure] for v in per_q.values())
+    return total / (len(qrels) if complete else len(per_q))
+
+
+def trec_bytes(records: dict[str, dict[str, Any]], kind: str) -> bytes:
+    lines = []
+    for q, docs in records.items():
+        for rank, (d, v) in enumerate(docs.items(), start=1):
+            lines.append(f"{q} 0 {d} {v}" if kind == "qrels" else f"{q} Q0 {d} {rank} {v} t")
+    return ("\n".join(lines) + "\n").encode()
