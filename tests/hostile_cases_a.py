@@ -6,6 +6,9 @@ Each function takes a fresh folder and returns None (ltrbench behaved) or what w
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
 import math
 import os
 import stat
@@ -62,10 +65,15 @@ def _compare(tmp: Path, metrics: list[str], profile: str) -> dict[str, dict[str,
               "--profile", profile, "--metrics", *metrics, "--format", "csv")
     if res.status != 0:
         raise RuntimeError(f"exit {res.status}: {res.err.strip()[-200:]}")
-    lines = res.out.strip().splitlines()
-    head = lines[0].split(",")
-    return {ln.split(",")[0]: {h: float(v) for h, v in zip(head, ln.split(","), strict=False)
-                               if v and h not in ("run", "best")} for ln in lines[1:]}
+    out: dict[str, dict[str, float]] = {}
+    for row in csv.DictReader(io.StringIO(res.out)):
+        values: dict[str, float] = {}
+        for h, v in row.items():
+            with contextlib.suppress(TypeError, ValueError):  # text columns (profile, dropped)
+                if v and h not in ("run", "best"):
+                    values[h] = float(v)
+        out[row["run"]] = values
+    return out
 
 
 def _same_query_set(tmp: Path, first: str, more: list[str], profile: str) -> str | None:
@@ -143,6 +151,9 @@ def _ir_measures(tmp: Path, name: str) -> str | None:
     want_v = float(next(iter(want.values())))
     if res.status == 0 and "profile" in res.err and name in res.err:
         return None  # the column's profile is said
+    said = {row.get("metric"): row.get("profile") for row in csv.DictReader(io.StringIO(res.out))}
+    if res.status == 0 and said.get(name):
+        return None  # the output names the profile this column was computed under
     got = next(iter(csv_values(res).values()), None)
     if res.status == 0 and close(got, want_v):
         return None

@@ -10,6 +10,7 @@ process (:func:`sub`).
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import math
 import os
@@ -152,12 +153,10 @@ def api_refused(exc: BaseException | None, *words: str) -> str | None:
 
 def csv_values(res: Res) -> dict[str, float]:
     """``metric -> value`` of ``evaluate --format csv`` (one run)."""
-    lines = res.out.strip().splitlines()
     out: dict[str, float] = {}
-    for line in lines[1:]:
-        k, _, v = line.partition(",")
-        with contextlib.suppress(ValueError):
-            out[k] = float(v)
+    for row in csv.DictReader(io.StringIO(res.out)):  # metric,value[,profile]
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            out[row["metric"]] = float(row["value"])
     return out
 
 
