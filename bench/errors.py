@@ -7,6 +7,7 @@ prints these as ``error: <message>`` and exits with status 2.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from os import PathLike
 
 
@@ -60,3 +61,14 @@ def _located(
     if column is not None:
         parts.append(f"column {column!r}")
     return f"{', '.join(parts)}: {message}" if parts else message
+
+
+def did_you_mean(name: str, valid: Iterable[str]) -> str:
+    """``"did you mean 'x'? "`` for the closest valid name (:func:`difflib.get_close_matches`,
+    case-insensitive), or ``""``: the one spelling-hint text of every "unknown ..." message."""
+    import difflib
+
+    names = list(valid)
+    lowered = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return f"did you mean {lowered[close[0]]!r}? " if close else ""

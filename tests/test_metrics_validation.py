@@ -167,7 +167,7 @@ def test_unknown_metric_names_list_the_valid_ones() -> None:
 
 
 def test_unknown_profile_names_list_the_valid_ones() -> None:
-    with pytest.raises(ConfigError, match=r"unknown profile 'lgbm'; valid profiles: ltrbench, lightgbm, xgboost"):
+    with pytest.raises(ConfigError, match=r"unknown profile 'lgbm'; did you mean 'lightgbm'\? valid profiles: ltrbench, lightgbm, xgboost"):
         evaluate(Y, S, group=[5], profile="lgbm")
 
 

@@ -273,7 +273,7 @@ def test_a_config_that_selects_on_test_is_refused(doc):
 def test_unknown_config_keys_and_models_list_the_valid_ones():
     with pytest.raises(ConfigError, match=r"unknown config key.*modle.*valid:.*models"):
         RunConfig.from_dict({"modle": ["random"]})
-    with pytest.raises(ConfigError, match="unknown model 'lightgbm-dart'; valid: lightgbm-lambdarank"):
+    with pytest.raises(ConfigError, match=r"unknown model 'lightgbm-dart'; did you mean 'lightgbm'\? valid: lightgbm-lambdarank"):
         RunConfig.from_dict({"models": ["lightgbm-dart"]})
     with pytest.raises(ConfigError, match="unknown parameter"):
         RunConfig.from_dict({"model_params": {"random": {"depth": 3}}})

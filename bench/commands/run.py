@@ -127,19 +127,19 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
     changes: dict[str, Any] = {}
-    if args.dataset:
+    if args.dataset is not None:
         changes["dataset"] = args.dataset
-    if args.models:
+    if args.models is not None:  # '' is refused (no models), not the default
         changes["models"] = expand_models(args.models, config.custom_refs)
     if args.seeds is not None:
         changes["seeds"] = parse_seeds(args.seeds, where="--seeds")
-    if args.metrics:
+    if args.metrics is not None:
         changes["metrics"] = expand_metrics(args.metrics)
-    if args.profile:
+    if args.profile is not None:
         changes["profile"] = args.profile
     if args.quick:
         changes["quick"] = True
-    if args.data_dir:
+    if args.data_dir is not None:
         changes["data_dir"] = args.data_dir
     if getattr(args, "no_cache", False):
         changes["cache"] = False

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.data.toml import read_toml
-from bench.errors import ConfigError
+from bench.errors import ConfigError, did_you_mean
 
 KINDS = ("letor", "ratings", "synthetic")
 #: The loader of generated LETOR datasets (:mod:`bench.datasets.letor_shapes`).
@@ -195,7 +195,8 @@ def get_card(spec: str) -> Card:
     name, option = parse_spec(spec)
     cards = load_catalogue()
     if name not in cards:
-        raise ConfigError(f"unknown dataset {name!r}; valid: {', '.join(cards)}")
+        raise ConfigError(f"unknown dataset {name!r}; {did_you_mean(name, cards)}"
+                          f"valid: {', '.join(cards)}")
     card = cards[name]
     if card.loader == SHAPES_LOADER:
         generation_options(spec)  # a bad SCALE or seed is an error here, naming the grammar

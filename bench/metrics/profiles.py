@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, did_you_mean
 from bench.metrics.profile import Profile
 
 __all__ = ["DEFAULT_PROFILE", "LTRBENCH", "PROFILES", "Profile", "get_profile"]
@@ -381,5 +381,6 @@ def get_profile(name: str | Profile) -> Profile:
         return PROFILES[str(name).strip().lower()]
     except KeyError:
         raise ConfigError(
-            f"unknown profile {name!r}; valid profiles: {', '.join(PROFILES)}"
+            f"unknown profile {name!r}; {did_you_mean(name, PROFILES)}"
+            f"valid profiles: {', '.join(PROFILES)}"
         ) from None

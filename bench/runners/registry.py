@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, did_you_mean
 
 #: Libraries whose models are gradient-boosted trees with a built-in ranking metric.
 GBDT_LIBRARIES: tuple[str, ...] = ("lightgbm", "xgboost", "catboost")
@@ -103,7 +103,8 @@ def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
     except KeyError:
         mine = f"; custom: {', '.join(custom)}" if custom else ""
         raise ConfigError(
-            f"unknown model {name!r}; valid: {', '.join(MODELS)} "
+            f"unknown model {name!r}; {did_you_mean(name, [*MODELS, *ALIASES, *(custom or ())])}"
+            f"valid: {', '.join(MODELS)} "
             f"(aliases: {', '.join(ALIASES)}){mine}"
         ) from None
 
