@@ -71,3 +71,45 @@ def test_a_name_far_from_every_valid_one_gets_no_guess() -> None:
         get_model("zzzzzzzz")
     assert "did you mean" not in str(info.value)
     assert "valid:" in str(info.value)
+
+
+def _ratings_csv(path: Path) -> Path:
+    rows = ["user,item,rating,ts"]
+    for u in range(12):
+        rows += [f"{u},{i},{1 + (u + i) % 5},{100 * i + u}" for i in range(20)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_column_options_read_a_table_without_layout_csv(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--user/--item`` name a table's columns: they are not ignored in favour of a MovieLens
+    guess (before: '.: not a MovieLens folder')."""
+    src = _ratings_csv(tmp_path / "r.csv")
+    status, err = _run(capsys, "convert", "--ratings", str(src), "--user", "user", "--item",
+                       "item", "--rating", "rating", "--timestamp", "ts", "--target-size", "2",
+                       "--min-history", "2", "--out", str(tmp_path / "out"))
+    assert status == 0, err
+    assert (tmp_path / "out" / "train.txt").is_file()
+
+
+def test_a_table_without_column_options_says_how_to_name_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    src = _ratings_csv(tmp_path / "r.csv")
+    status, err = _run(capsys, "convert", "--ratings", str(src), "--out", str(tmp_path / "out"))
+    assert status == 2
+    assert "r.csv" in err
+    assert "--user COL --item COL" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_column_options_with_a_movielens_layout_are_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    src = _ratings_csv(tmp_path / "ratings.csv")
+    status, err = _run(capsys, "convert", "--ratings", str(src), "--layout", "movielens-csv",
+                       "--user", "user", "--out", str(tmp_path / "out"))
+    assert status == 2
+    assert "--user name the columns of a table" in err

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from bench.adapters.config import (
@@ -139,6 +140,19 @@ def load_input(args: argparse.Namespace) -> Any:
 
         return generate_ratings(n_users=args.synthetic_users, n_items=args.synthetic_items,
                                 n_ratings=args.synthetic_ratings, seed=args.seed)
+    columns = [o for o, v in (("--user", args.user), ("--item", args.item),
+                              ("--rating", args.rating), ("--timestamp", args.timestamp),
+                              ("--sep", args.sep)) if v is not None]
+    if args.layout == "auto" and columns:  # column options name a table's columns
+        args.layout = "csv"
+    if args.layout != "csv" and columns:
+        raise ConfigError(f"{', '.join(columns)} name the columns of a table (--layout csv); "
+                          f"--layout {args.layout} reads MovieLens files, whose columns are fixed")
+    if args.layout == "auto" and Path(args.ratings).is_file() and Path(args.ratings).name not in (
+            "u.data", "ratings.dat", "ratings.csv"):
+        raise ConfigError(f"--ratings {args.ratings}: not a MovieLens ratings file (u.data, "
+                          "ratings.dat or ratings.csv); for a table of your own name its columns: "
+                          "--user COL --item COL [--rating COL] [--timestamp COL] (--layout csv)")
     if args.layout == "csv":
         if not args.user or not args.item:
             raise ConfigError("--layout csv needs --user and --item (and usually --rating, "
