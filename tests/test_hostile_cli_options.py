@@ -113,3 +113,29 @@ def test_column_options_with_a_movielens_layout_are_refused_not_ignored(
                        "--user", "user", "--out", str(tmp_path / "out"))
     assert status == 2
     assert "--user name the columns of a table" in err
+
+
+@pytest.mark.parametrize("extra", [
+    ["--score-column", "3"], ["--workers", "4"], ["--scheduler", "tcp://127.0.0.1:1"],
+])
+def test_a_dask_option_on_the_local_engine_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str]
+) -> None:
+    (tmp_path / "d.txt").write_text("2 qid:1 1:0.5\n0 qid:1 1:0.1\n1 qid:2 1:0.3\n0 qid:2 1:0.2\n")
+    (tmp_path / "s.txt").write_text("0.9\n0.1\n0.2\n0.8\n")
+    status, err = _run(capsys, "evaluate", "--data", str(tmp_path / "d.txt"), "--scores",
+                       str(tmp_path / "s.txt"), "--metrics", "ndcg@10", *extra)
+    assert status == 2
+    assert f"{extra[0]} apply to --engine dask only" in err
+
+
+@pytest.mark.parametrize("extra", [["--query", "q.query"], ["--sort-by-qid"]])
+def test_a_data_file_option_beside_trec_files_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str]
+) -> None:
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.9 r\n")
+    status, err = _run(capsys, "evaluate", "--qrels", str(tmp_path / "q.txt"), "--run",
+                       str(tmp_path / "r.txt"), "--metrics", "map", *extra)
+    assert status == 2
+    assert f"{extra[0]} apply to a --data file" in err

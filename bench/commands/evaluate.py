@@ -107,12 +107,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     eng = p.add_argument_group("engine")
     eng.add_argument("--engine", choices=("local", "dask"), default="local",
                      help="local (this process) or dask (--data is a folder of Parquet shards)")
-    eng.add_argument("--score-column", default="score", metavar="NAME",
+    eng.add_argument("--score-column", default=None, metavar="NAME",
                      help="with --engine dask: the shards' score column (default: score)")
     eng.add_argument("--scheduler", metavar="ADDRESS",
                      help="with --engine dask: an existing scheduler (tcp://host:8786); default: "
                      "a local cluster on 127.0.0.1")
-    eng.add_argument("--workers", type=int, default=2,
+    eng.add_argument("--workers", type=int, default=None,
                      help="with --engine dask and no --scheduler: local worker processes (2)")
     p.add_argument("--sort-by-qid", action="store_true",
                    help="accept a --data file whose queries are not contiguous (rows are grouped "
@@ -137,10 +137,13 @@ def run(args: argparse.Namespace) -> int:
                               "label and --score-column) and no --scores/--qrels/--run/--query/"
                               "--missing")
         profile = get_profile(args.profile or DEFAULT_PROFILE)
+        args.score_column = args.score_column or "score"
+        args.workers = 2 if args.workers is None else args.workers
         result = _evaluate_shards(args, names, profile.name, args.per_query is not None)
         _write_per_query(result, args.per_query)
         _print(result, args.format)
         return 0
+    _refuse_unused(args)
     trec = args.qrels is not None or args.run is not None
     arrays = args.data is not None or args.scores is not None
     if trec == arrays or (trec and (args.qrels is None or args.run is None)) or (
@@ -163,6 +166,21 @@ def run(args: argparse.Namespace) -> int:
     _write_per_query(result, args.per_query)
     _print(result, args.format)
     return 0
+
+
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """An option the local engine would ignore is an error, never silently dropped."""
+    unused = [o for o, v in (("--score-column", args.score_column), ("--scheduler", args.scheduler),
+                             ("--workers", args.workers)) if v is not None]
+    if unused:
+        raise ConfigError(f"{', '.join(unused)} apply to --engine dask only (Parquet shards); "
+                          "the local engine reads --data/--scores or --qrels/--run")
+    if args.qrels is not None or args.run is not None:
+        extra = [o for o, v in (("--query", args.query), ("--sort-by-qid", args.sort_by_qid))
+                 if v]
+        if extra:
+            raise ConfigError(f"{', '.join(extra)} apply to a --data file; TREC files name "
+                              "their queries on every line")
 
 
 def _write_per_query(result: EvaluationResult, path: str | None) -> None:
