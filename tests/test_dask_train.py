@@ -156,7 +156,8 @@ def test_engine_settings_are_checked_and_the_local_engine_keeps_earlier_hashes()
     from bench.benchmark.config import RunConfig
 
     base = RunConfig.from_dict({"dataset": "synthetic"})
-    assert replace(base, engine="local", workers=5).config_hash() == base.config_hash()
+    with pytest.raises(ConfigError, match="workers = 5 applies to engine 'dask'"):
+        replace(base, engine="local", workers=5)  # the local engine would ignore it
     dask = replace(base, engine="dask")
     assert dask.config_hash() != base.config_hash()
     assert replace(dask, scheduler="tcp://10.0.0.1:8786").config_hash() == dask.config_hash()

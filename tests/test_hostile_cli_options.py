@@ -139,3 +139,18 @@ def test_a_data_file_option_beside_trec_files_is_refused_not_ignored(
                        str(tmp_path / "r.txt"), "--metrics", "map", *extra)
     assert status == 2
     assert f"{extra[0]} apply to a --data file" in err
+
+
+@pytest.mark.parametrize(("extra", "said"), [
+    (["--scheduler", "tcp://127.0.0.1:1"], "scheduler applies to engine 'dask'"),
+    (["--workers", "5"], "workers = 5 applies to engine 'dask'"),
+    (["--permute-retrain"], "permute_retrain (--permute-retrain) goes with permute_check"),
+])
+def test_a_run_option_the_chosen_engine_would_ignore_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str], said: str
+) -> None:
+    status, err = _run(capsys, "run", "--dataset", "synthetic", "--models", "random", "--quick",
+                       "--seeds", "0", "--no-progress", "--out", str(tmp_path / "out"), *extra)
+    assert status == 2
+    assert said in err
+    assert not (tmp_path / "out").exists()

@@ -158,6 +158,13 @@ class RunConfig:
         if self.engine == "dask" and self.device != "cpu":
             raise ConfigError("device 'cuda' applies to the local engine; the Dask workers' "
                               "devices are not managed by ltrbench")
+        if self.engine != "dask" and (self.scheduler is not None or self.workers != 2):
+            given = "scheduler" if self.scheduler is not None else f"workers = {self.workers}"
+            raise ConfigError(f"{given} applies to engine 'dask' (--engine dask); the local "
+                              "engine trains in this process and would ignore it")
+        if self.permute_retrain and not self.permute_check:
+            raise ConfigError("permute_retrain (--permute-retrain) goes with permute_check "
+                              "(--permute-check), which it extends; alone it would be ignored")
         if self.engine == "dask" and self.timing != "inprocess":
             raise ConfigError("--timing isolated applies to the local engine; a Dask fit runs "
                               "on the cluster's worker processes already")
