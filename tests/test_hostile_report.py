@@ -331,3 +331,45 @@ def test_a_timings_file_with_a_text_fit_time_is_one_clear_line(
     assert status == 2
     assert "timings.csv:4" in err
     assert "'fit_s'" in err
+
+
+# ------------------------------------------------------------------------------------------
+# options: metrics and statistics asked for are the ones used, or a clear error
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--bootstrap", "0"], "--bootstrap 0: expected an integer from 1"),
+    (["--permutations", "-5"], "--permutations -5: expected an integer from 1"),
+    (["--seed", "-1"], "--seed -1: expected an integer from 0"),
+    (["--metrics", "ndcg@10,zz"], "unknown metric"),
+    (["--metrics", "nDCG@10"], "these names bring their own profile: nDCG@10"),
+    (["--primary", "ndcg@10,map@10"], "--primary ndcg@10,map@10: expected one metric"),
+])
+def test_a_report_option_out_of_range_or_unknown_is_refused_before_any_run_is_read(
+        two_runs: Path, capsys: pytest.CaptureFixture[str], argv: list[str], said: str) -> None:
+    status, _, err = _report(["--out", str(two_runs), "--no-plots", *argv], capsys)
+    assert status == 2
+    assert said in err
+    assert not (two_runs / "leaderboard.md").exists()
+
+
+def test_a_metric_or_primary_the_run_does_not_hold_is_an_error_not_a_silent_gap(
+        two_runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: the column was left out, and '--primary map' printed 'best map is random (-inf)'."""
+    status, _, err = _report(["--out", str(two_runs), "--no-plots", "--metrics", "ndcg@10,err@10"],
+                             capsys)
+    assert status == 2
+    assert "--metrics err@10: not in this run; it has" in err
+    status, _, err = _report(["--out", str(two_runs), "--no-plots", "--primary", "rprec"], capsys)
+    assert status == 2
+    assert "--primary rprec: not among the reported metrics of this run" in err
+
+
+def test_a_table_header_spelling_is_the_runs_metric_and_primary_follows_the_metrics(
+        two_runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _report(["--out", str(two_runs), "--no-plots", "--metrics", "MAP@10"], capsys)
+    assert status == 0, err
+    doc = _doc(two_runs)
+    assert doc["tables"][0]["metrics"] == ["map@10"]
+    assert doc["tables"][0]["primary_metric"] == "map@10"  # ndcg@10 was not asked for

@@ -37,9 +37,9 @@ def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
     other = [s.name for s in specs if s.qualified]
     if other:
         raise ConfigError(
-            f"a run's metrics are ltrbench names under the run's profile; {', '.join(other)} "
-            "bring their own profile (evaluate a run's scores with them through ltrbench evaluate, "
-            "or set the run's profile and use ltrbench names: ndcg@10, map@10, p@10, recall@10)")
+            f"a run's metrics are ltrbench names under the run's profile; these names bring "
+            f"their own profile: {', '.join(other)} (evaluate a run's scores with them "
+            "through ltrbench evaluate, or set the run's profile and use ltrbench names: ndcg@10, map@10, p@10, recall@10)")
     return tuple(dict.fromkeys(spec.name for spec in specs))  # two spellings, one metric
 
 

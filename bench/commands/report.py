@@ -58,7 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=",".join(DEFAULT_METRICS),
         help="comma-separated metric columns (default: %(default)s)",
     )
-    parser.add_argument("--primary", default=PRIMARY_METRIC, help="metric of the paired tests")
+    parser.add_argument("--primary", default=None,
+                        help=f"metric of the paired tests (default: {PRIMARY_METRIC}, or the first "
+                        "of --metrics when they leave it out)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument(
         "--permutations", type=int, default=10_000, help="randomization-test sign flips"
@@ -76,16 +78,43 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(func=run)
 
 
+#: Resampling counts a report accepts: at least one, and few enough to finish.
+_RESAMPLES = {"--bootstrap": ("bootstrap", 1_000_000), "--permutations": ("permutations",
+                                                                          10_000_000)}
+
+
+def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
+    """``--metrics`` and ``--primary`` as the runs' canonical names (``NDCG@10`` is ``ndcg@10``;
+    an unknown name or another tool's spelling is refused before any run is read), and the
+    resampling options in range."""
+    from bench.benchmark.scoring import expand_metrics
+    from bench.errors import ConfigError
+
+    for option, (key, most) in _RESAMPLES.items():
+        value = getattr(args, key)
+        if not 1 <= value <= most:
+            raise ConfigError(f"{option} {value}: expected an integer from 1 to {most:,}")
+    if not 0 <= args.seed < 2**32:
+        raise ConfigError(f"--seed {args.seed}: expected an integer from 0 to {2**32 - 1}")
+    metrics = expand_metrics(str(args.metrics))
+    if args.primary is None:
+        return metrics, PRIMARY_METRIC if PRIMARY_METRIC in metrics else metrics[0]
+    primary = expand_metrics(str(args.primary))
+    if len(primary) != 1:
+        raise ConfigError(f"--primary {args.primary}: expected one metric, got {len(primary)}")
+    return metrics, primary[0]
+
+
 def run(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = PUBLISHED_RESULTS if args.publish else LOCAL_RESULTS
     out = check_output_dir(args.out, option="--out", inputs=[("--runs", r) for r in
                                                               args.runs or ()])
     runs = args.runs or [out / "runs"]
-    metrics = tuple(m.strip() for m in str(args.metrics).split(",") if m.strip())
+    metrics, primary = _metrics_and_primary(args)
     options = LeaderboardOptions(
         metrics=metrics,
-        primary=args.primary,
+        primary=primary,
         bootstrap_resamples=args.bootstrap,
         randomization_resamples=args.permutations,
         seed=args.seed,

@@ -64,6 +64,22 @@ DEFAULT_OPTIONS = LeaderboardOptions()
 # --------------------------------------------------------------------------------------------
 
 
+def _check_metrics_present(options: LeaderboardOptions, found: list[str], has: list[str],
+                           run_path: Path) -> None:
+    """Metrics asked for by name (any but the default list) and the primary metric must be in
+    the run: a missing one is an error naming the run and what it has, never a column left out
+    or a verdict on a metric the run does not hold."""
+    where = run_path / "metrics.csv"
+    if options.metrics != DEFAULT_METRICS:
+        missing = [m for m in options.metrics if m not in found]
+        if missing:
+            raise DataError(f"--metrics {', '.join(missing)}: not in this run; it has "
+                            f"{', '.join(has)}", path=where)
+    if options.primary not in found:
+        raise DataError(f"--primary {options.primary}: not among the reported metrics of this run "
+                        f"({', '.join(found) or 'none'}); pick one with --primary", path=where)
+
+
 def _seed_key(seed: Any) -> str:
     try:
         return str(int(seed))
@@ -207,6 +223,7 @@ def build_table(
         )
     main = main.assign(metric=main["metric"].astype(str))
     metric_names = [mt for mt in options.metrics if mt in set(main["metric"])]
+    _check_metrics_present(options, metric_names, sorted(set(main["metric"])), run.path)
 
     # Row order: best primary-metric mean first (NaN last), then by name.
     primary_means = (
