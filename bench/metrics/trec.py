@@ -218,7 +218,8 @@ def qrels_where(qrels: Qrels, i: int) -> Where:
         return Where(path=where, row=i + 1, column="rel", what="relevance")
     if where == "qrels dict" or (where.startswith("qrels ") and where.endswith(".to_dict()")):
         base = "qrels" if where == "qrels dict" else where
-        return Where(path=f"{base}[{qrels.qid[i]!r}][{qrels.docno[i]!r}]", what="relevance")
+        return Where(path=f"{base}[{str(qrels.qid[i])!r}][{str(qrels.docno[i])!r}]",
+                     what="relevance")
     try:
         line = line_of_data_row(where, i + 1)
     except (OSError, DataError):  # the file changed or went away since it was read

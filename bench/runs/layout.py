@@ -111,6 +111,21 @@ PUBLISHED_RESULTS = "results"
 RUN_WRITES = ("*/crosscheck.md", "*/crosscheck.json")
 
 
+#: The sub-folder of ``run``'s ``--out`` that it creates and fills: ``runs/<run-id>/``.
+RUN_INTO = ("runs",)
+#: The inputs of ``run`` (options of :func:`run_inputs`) whose folders it never writes into: a
+#: dataset given as a path. The config file's folder is not one (``--resume`` reads the config
+#: of the run folder it writes into), nor ``--data-dir``: ltrbench's own store, where it keeps
+#: its parsed-file cache.
+RUN_SEALED = ("--dataset",)
+
+
+def run_writes(args: Any) -> tuple[str, ...]:
+    """What ``run`` writes into its ``--out`` folder besides ``runs/``: :data:`RUN_WRITES`, or
+    nothing with ``--no-crosscheck`` (the cross-check files are the only such writes)."""
+    return () if getattr(args, "no_crosscheck", False) else RUN_WRITES
+
+
 def run_inputs(args: Any) -> list[tuple[str, str | None]]:
     """The ``(option, path)`` inputs of ``run`` / ``tune`` for the output checks of
     :mod:`bench.data.outputs`: the config file, a dataset given as a path, the data folder."""
