@@ -66,7 +66,8 @@ def test_a_qrels_label_the_profile_refuses_names_the_qrels_file_and_line(
                             profile, "--metrics", metric, capsys=capsys)
     assert status == 2
     assert err.startswith(f"error: {tmp_path / 'q.txt'}:{line}: {value}"), err
-    assert "rows are numbered" not in err and "row " not in err
+    assert "rows are numbered" not in err
+    assert "row " not in err
 
 
 def test_a_qrels_label_above_the_limit_is_named_on_the_comparison_path(
@@ -127,7 +128,8 @@ def test_a_qrels_frame_nan_label_names_its_row() -> None:
     qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1.0, float("nan")]})
     with pytest.raises(DataError) as err:
         evaluate_trec(qrels, {"1": {"a": 1.0, "b": 0.5}}, metrics="ndcg@10")
-    assert "qrels DataFrame" in str(err.value) and "row 2" in str(err.value)
+    assert "qrels DataFrame" in str(err.value)
+    assert "row 2" in str(err.value)
 
 
 def test_array_labels_keep_their_row_numbers() -> None:
@@ -217,13 +219,14 @@ def test_run_on_a_fold_folder_without_its_test_file_names_it(
     status = cli.main(["run", "--dataset", str(ds), "--quick", "--no-cache", "--no-progress",
                        "--models", "random", "--seeds", "0", "--out", str(tmp_path / "res")])
     err = capsys.readouterr().err
-    assert status == 2 and f"{ds / 'Fold1/test.txt'} is missing" in err, err
+    assert status == 2
+    assert f"{ds / 'Fold1/test.txt'} is missing" in err, err
 
 
 def test_a_folder_that_is_no_near_miss_lists_the_layouts(tmp_path: Path) -> None:
     (tmp_path / "readme").write_text("hi")
     assert near_miss(tmp_path) is None
-    with pytest.raises(DataError, match="expected Fold1/.*it holds readme"):
+    with pytest.raises(DataError, match=r"expected Fold1/.*it holds readme"):
         load_path(tmp_path)
 
 
@@ -278,7 +281,7 @@ def test_run_out_in_the_dataset_folder_is_refused(tmp_path: Path, out: str, word
 
 def test_run_out_whose_runs_folder_holds_the_dataset_is_refused(tmp_path: Path) -> None:
     ds = _dataset(tmp_path / "w/runs/letor")
-    with pytest.raises(ConfigError, match="creates its folders in .*runs"):
+    with pytest.raises(ConfigError, match=r"creates its folders in .*runs"):
         _run_check(tmp_path / "w", ds)
 
 
@@ -287,7 +290,7 @@ def test_run_out_whose_crosscheck_folder_is_the_dataset_is_refused(tmp_path: Pat
     they would be written into it; without cross-check nothing goes there."""
     ds = _dataset(tmp_path / "w/letor")
     assert "*/crosscheck.md" in RUN_WRITES
-    with pytest.raises(ConfigError, match="writes files into .*letor"):
+    with pytest.raises(ConfigError, match=r"writes files into .*letor"):
         _run_check(tmp_path / "w", ds, no_crosscheck=False)
     assert _run_check(tmp_path / "w", ds) == tmp_path / "w"
 
@@ -315,5 +318,6 @@ def test_run_cli_out_is_the_dataset_folder_is_refused_and_the_folder_untouched(
     status = cli.main(["run", "--dataset", str(ds), "--quick", "--no-cache", "--no-progress",
                        "--no-crosscheck", "--models", "random", "--seeds", "0", "--out", str(ds)])
     err = capsys.readouterr().err
-    assert status == 2 and "is the input folder --dataset" in err, err
+    assert status == 2
+    assert "is the input folder --dataset" in err, err
     assert sorted(p.name for p in ds.iterdir()) == before
