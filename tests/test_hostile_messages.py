@@ -321,3 +321,16 @@ def test_run_cli_out_is_the_dataset_folder_is_refused_and_the_folder_untouched(
     assert status == 2
     assert "is the input folder --dataset" in err, err
     assert sorted(p.name for p in ds.iterdir()) == before
+
+
+def test_run_out_in_the_dataset_folder_named_by_the_config_is_refused(tmp_path: Path) -> None:
+    ds = _dataset(tmp_path / "letor")
+    (tmp_path / "run.toml").write_text(f'dataset = "{ds}"\n')
+    args = argparse.Namespace(config=str(tmp_path / "run.toml"), dataset=None, data_dir=None,
+                              no_crosscheck=True)
+    with pytest.raises(ConfigError, match="is the input folder the dataset of --config"):
+        check_output_dir(ds, option="--out", inputs=run_inputs(args), writes=run_writes(args),
+                         into=RUN_INTO, sealed=RUN_SEALED)
+    args.dataset = "synthetic"  # --dataset overrides the config's
+    assert check_output_dir(ds, option="--out", inputs=run_inputs(args), into=RUN_INTO,
+                            sealed=RUN_SEALED) == ds
