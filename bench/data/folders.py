@@ -17,6 +17,11 @@ carved out of the training file **by query** (:func:`carve_validation`): a fixed
 training queries, chosen by ``numpy.random.default_rng(seed).permutation``; the rule, fraction,
 seed and the chosen query ids are recorded in ``LetorSplits.meta["validation"]``. The test file
 is never touched, so no model choice can see it.
+
+A folder that is almost one of these layouts is refused naming the file it lacks or cannot read
+(:func:`near_miss`: ``ds/Fold1/test.txt is missing``, ``ds/test.txt is a broken symbolic link``);
+a ``vali.txt`` that is there but is no readable file is refused, not silently replaced by a
+carved validation set.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ there were and what the profile did with them. Labels: the qrels relevance of ea
 unjudged documents and negative judgments count as 0, and gain 0 under
 ``unjudged_gain="zero"`` (trec_eval); bpref skips them. Under a profile whose IDCG basis is ``"qrels"`` (trec_eval, ranx), judged
 documents that were not retrieved enter the ideal DCG and ``R`` (AP and recall denominators).
-Ties follow the profile; ``docno_desc`` uses the run's document ids.
+Ties follow the profile; ``docno_desc`` uses the run's document ids. A judgment the profile uses
+that breaks its label rules (above its largest label, ...) is an error naming where it came from:
+the qrels file and line, the dict keys or the DataFrame row (:func:`qrels_where`).
 """
 
 from __future__ import annotations
