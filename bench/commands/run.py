@@ -24,7 +24,7 @@ from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runners.params import param_spec
 from bench.runners.registry import expand_models
-from bench.runs.layout import LOCAL_RESULTS, RUN_WRITES, run_inputs
+from bench.runs.layout import LOCAL_RESULTS, RUN_INTO, RUN_SEALED, run_inputs, run_writes
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -176,7 +176,8 @@ def main(args: argparse.Namespace) -> int:
         if args.config is None and (run_dir / "config.toml").is_file():
             args.config = str(run_dir / "config.toml")
         resume = run_dir
-    check_output_dir(args.out, option="--out", inputs=run_inputs(args), writes=RUN_WRITES)
+    check_output_dir(args.out, option="--out", inputs=run_inputs(args), writes=run_writes(args),
+                     into=RUN_INTO, sealed=RUN_SEALED)
     config = config_from_args(args)
     run_dir = run_benchmark(
         config,

@@ -17,6 +17,11 @@ carved out of the training file **by query** (:func:`carve_validation`): a fixed
 training queries, chosen by ``numpy.random.default_rng(seed).permutation``; the rule, fraction,
 seed and the chosen query ids are recorded in ``LetorSplits.meta["validation"]``. The test file
 is never touched, so no model choice can see it.
+
+A folder that is almost one of these layouts is refused naming the file it lacks or cannot read
+(:func:`near_miss`: ``ds/Fold1/test.txt is missing``, ``ds/test.txt is a broken symbolic link``);
+a ``vali.txt`` that is there but is no readable file is refused, not silently replaced by a
+carved validation set.
 """
 
 from __future__ import annotations
@@ -88,12 +93,110 @@ def find_split_files(
     for base in _candidate_bases(p, fold):
         found = {s: _find_one(base, s) for s in SPLITS}
         if found["train"] is not None and found["test"] is not None:
+            if found["vali"] is None and (bad := _bad_entry(base, "vali")) is not None:
+                raise DataError(f"{bad[0]} {bad[1]}: the validation file must be a readable "
+                                "file (or absent: then it is carved from train)", path=p)
             return found
+    why = near_miss(p, fold=fold)
     raise DataError(
         f"no LETOR split files: expected {fold}/{{train,vali,test}}.txt or "
-        "{train,vali,test}.txt (vali optional)",
+        "{train,vali,test}.txt (vali optional)" + (f"; {why}" if why else ""),
         path=p,
     )
+
+
+def near_miss(path: PathLike, *, fold: str = "Fold1",
+              ratings_files: tuple[str, ...] = ()) -> str | None:
+    """What keeps folder ``path`` from being a dataset, when it almost is one; else ``None``.
+
+    Each layout of the module docstring is tried where it would be found (``<fold>/``, the
+    folder, its one sub-folder; ``ratings_files``: the names of a ratings file, e.g. MovieLens's,
+    in the folder or its one sub-folder); the one with the most of its files present (a file, or
+    an entry of that name that is not one) is the near miss, and every file it lacks is named
+    with its path: ``ds/Fold1/test.txt is missing``, ``ds/test.txt is a broken symbolic link to
+    'nosuch.txt'``, ``ds/rank.test is a directory, not a file``. A folder holding none of them is
+    no near miss (``None``).
+    """
+    p = Path(path)
+    if not p.is_dir():
+        return None
+    best: tuple[int, list[str]] | None = None
+    for present, problems in _layouts(p, fold, ratings_files):
+        if present and problems and (best is None or present > best[0]):
+            best = (present, problems)
+    return "; ".join(best[1]) if best is not None else None
+
+
+def _layouts(p: Path, fold: str, ratings: tuple[str, ...]) -> list[tuple[int, list[str]]]:
+    """(files present, problems) of each layout a folder could have (see :func:`near_miss`)."""
+    out = []
+    for base in _candidate_bases(p, fold):
+        problems: list[str] = []
+        present = 0
+        for s in SPLITS:
+            try:
+                found = _find_one(base, s)
+            except DataError as exc:  # several candidates: files are there, but which one?
+                present += 1
+                problems.append(f"{base}: {exc.reason}")
+                continue
+            bad = _bad_entry(base, s) if found is None else None
+            present += found is not None or bad is not None
+            if bad is not None:
+                problems.append(f"{bad[0]} {bad[1]}")
+            elif found is None and s != "vali":
+                problems.append(f"{base / _NAMES[s][0]} is missing")
+        if problems:
+            problems[-1] += (" (a LETOR folder holds train.txt and test.txt, vali.txt optional, "
+                             f"in {fold}/ or directly)")
+        out.append((present, problems))
+    groups = [([p / "rank.train", p / "rank.test"],
+               "LightGBM's example layout: rank.train + rank.test, each with its .query file"),
+              ([p / f"{s}.parquet" for s in SPLITS],
+               "a Parquet dataset folder holds train, vali and test.parquet, as "
+               "'ltrbench convert' writes them")]
+    inner = [d for d in p.iterdir() if d.is_dir() and not d.name.startswith(".")]
+    for folder in [p, *inner] if len(inner) == 1 else [p]:
+        named = [folder / n for n in ratings if os.path.lexists(folder / n)]
+        if named:
+            groups.append((named, "a ratings file must be a readable file"))
+    for files, layout in groups:
+        present = sum(os.path.lexists(f) for f in files)
+        problems = [f"{f} {why}" for f in files if (why := entry_problem(f)) is not None]
+        if problems:
+            problems[-1] += f" ({layout})"
+        out.append((present, problems))
+    return out
+
+
+def entry_problem(f: Path) -> str | None:
+    """Why ``f`` cannot be read as a data file (``"is missing"``, ``"is a broken symbolic link
+    to 'x'"``, ``"is a directory, not a file"``, ``"cannot be read (permission denied)"``), or
+    ``None`` for a readable regular file."""
+    if f.is_symlink() and not f.exists():
+        return f"is a broken symbolic link to {os.readlink(f)!r}"
+    if not f.exists():
+        return "is missing"
+    if f.is_dir():
+        return "is a directory, not a file"
+    if not f.is_file():
+        return "is not a regular file"
+    if not os.access(f, os.R_OK):
+        return "cannot be read (permission denied)"
+    return None
+
+
+def _bad_entry(base: Path, split: str) -> tuple[Path, str] | None:
+    """The first entry named like ``split``'s file (``train.txt``, ``valid.txt``: the names with
+    a suffix; a folder ``train/`` may be anything) in ``base`` that is there but is no file."""
+    if not base.is_dir():
+        return None
+    for n in (n for n in _NAMES[split] if "." in n):
+        f = base / n
+        if os.path.lexists(f) and (why := entry_problem(f)) not in (None, "is missing"):
+            return f, why
+    return None
+
 
 
 def read_letor_folder(
@@ -167,11 +270,11 @@ def read_lightgbm_dir(
     p = Path(path)
     train_p, test_p = p / "rank.train", p / "rank.test"
     for f in (train_p, test_p):
-        if not f.is_file():
-            raise DataError(f"{f.name} is missing: not a LightGBM lambdarank example folder",
-                            path=p)
-        if not query_sidecar(f).is_file():
-            raise DataError(f"group-size file {query_sidecar(f).name} is missing", path=p)
+        if (why := entry_problem(f)) is not None:
+            raise DataError(f"{f} {why}: not a LightGBM lambdarank example folder", path=p)
+        if (why := entry_problem(query_sidecar(f))) is not None:
+            raise DataError(f"group-size file {query_sidecar(f)} {why} (LightGBM's example "
+                            f"gives each of rank.train and rank.test a .query file)", path=p)
     (train_all, test), digests = read_svmlight_files_with_digests(
         [train_p, test_p], cache_dir=cache_dir, progress=progress)
     train, vali, rule = carve_validation(train_all, fraction=vali_fraction, seed=seed)
@@ -199,8 +302,9 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
     p = Path(path)
     files = {s: p / f"{s}.parquet" for s in SPLITS}
     for s, f in files.items():
-        if not f.is_file():
-            raise DataError(f"{s} file {f.name} is missing", path=p)
+        if (why := entry_problem(f)) is not None:
+            raise DataError(f"{s} file {f} {why} (a Parquet dataset folder holds train, vali "
+                            "and test.parquet, as 'ltrbench convert' writes them)", path=p)
     parts = {s: read_parquet(f) for s, f in files.items()}
     widths = {s: d.n_features for s, d in parts.items()}
     if len(set(widths.values())) != 1:
@@ -234,9 +338,12 @@ def read_folder(
     if layout == "letor":
         return read_letor_folder(path, fold=fold, name=name, cache_dir=cache_dir,
                                  progress=progress)
+    why = near_miss(path, fold=fold)
     raise DataError(
-        "not a dataset folder: expected Fold1/{train,vali,test}.txt, {train,vali,test}.txt, "
-        "rank.train + rank.test (LightGBM example) or {train,vali,test}.parquet",
+        (f"not a dataset folder: {why}" if why else
+         f"not a dataset folder: expected {fold}/{{train,vali,test}}.txt, "
+         "{train,vali,test}.txt, rank.train + rank.test (LightGBM example) or "
+         "{train,vali,test}.parquet"),
         path=path,
     )
 

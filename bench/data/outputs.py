@@ -13,6 +13,9 @@ destroyed file) after the work is done.
   when an entry the command writes there (``writes``: file names and ``fnmatch`` patterns relative
   to the folder, e.g. ``train.txt`` or ``*/ndcg_at_k.png``) exists and is an input file, holds an
   input, lies inside an input folder, or is a symbolic link, a device node, a FIFO or a socket.
+  Input folders named ``sealed`` (a dataset folder) receive nothing: the output folder may not
+  be or lie inside one, nor may one be or lie inside a sub-folder the command fills (``into``:
+  ``runs/``) or be a folder it writes files into (``*/crosscheck.md``).
 
 Containment is decided on resolved paths (:func:`os.path.realpath`), so a symlinked parent folder
 cannot hide that an output lies over an input. Inputs that are globs (``shards/*.parquet``) are
@@ -152,16 +155,30 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
 
 
 def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
-                     writes: Iterable[str] = ()) -> Path:
+                     writes: Iterable[str] = (), into: Iterable[str] = (),
+                     sealed: Iterable[str] = ()) -> Path:
     """``path`` as a :class:`Path` once it may be used as an output folder (see the module doc).
 
     ``writes``: what the command writes (or replaces, or removes) in the folder, as names or
     :func:`fnmatch.fnmatch` patterns per path segment, relative to it (``*`` stays in one
     folder); an existing entry that matches is checked against ``inputs`` (a matching folder
     with everything below it).
+
+    ``sealed``: the options of ``inputs`` whose folders nothing may be written into (a dataset
+    folder: a file added to it changes what it holds, and a later read of it). ``into``: the
+    sub-folders the command creates and fills (``runs``). Refused, for a sealed input folder
+    ``D``: the output folder is ``D`` or lies inside it (whatever it writes would land among the
+    input's files); ``D`` is, or lies inside, one of the ``into`` sub-folders (a new run folder
+    would be created beside or inside the input, and readers of that sub-folder would take the
+    input for output); ``D`` is a folder the ``writes`` patterns write into (``*/crosscheck.md``
+    with ``D`` = ``OUT/letor``). Any other containment is fine: an output folder that merely
+    holds the input folder (``--out work --dataset work/letor``) writes beside it, not into it;
+    an input file's folder (the config file's) is not sealed.
     """
     p = Path(path)
     found = _expand(inputs)
+    _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),
+                  tuple(w.rsplit("/", 1)[0] for w in writes if "/" in w))
     for name, inp in found:
         if os.path.lexists(p) and same_file(p, inp) and not os.path.isdir(inp):
             raise ConfigError(f"{option} {os.fspath(p)!r} is the input {name}: choose another "
@@ -182,6 +199,37 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
         for target in _matching(p, patterns):
             _check_written(option, p, target, found)
     return p
+
+
+def _check_sealed(option: str, out: Path, sealed: list[tuple[str, Path]],
+                  into: tuple[str, ...], file_folders: tuple[str, ...]) -> None:
+    """Refuse ``out`` when the command would write into a sealed input folder (see
+    :func:`check_output_dir`): ``out`` is it or lies in it; it is or lies in a sub-folder of
+    ``into`` (names); it is a folder that a ``writes`` pattern writes files into
+    (``file_folders``: the folder parts of the patterns, e.g. ``*``)."""
+    real = _real(out)
+    for name, inp in sealed:
+        folder = _real(inp)
+        if not folder.is_dir():
+            continue
+        if _inside(real, folder):
+            how = "is" if real == folder else "lies inside"
+            raise ConfigError(f"{option} {os.fspath(out)!r} {how} the input folder {name} "
+                              f"{os.fspath(inp)!r}: the command would write among the input's "
+                              "files; choose an output folder outside it")
+        rel = folder.relative_to(real).as_posix() if _inside(folder, real) else None
+        for sub in into:
+            if _inside(folder, _real(out / sub)):
+                raise ConfigError(f"{option} {os.fspath(out)!r}: the command creates its "
+                                  f"folders in {os.fspath(out / sub)!r}, and the input folder "
+                                  f"{name} {os.fspath(inp)!r} is there; choose another output "
+                                  "folder (or move the input)")
+        for pattern in file_folders:
+            if rel is not None and _matches(rel, pattern):
+                raise ConfigError(f"{option} {os.fspath(out)!r}: the command writes files into "
+                                  f"{os.fspath(out / rel)!r} ({pattern!r}), which is the input "
+                                  f"folder {name} {os.fspath(inp)!r}; choose another output "
+                                  "folder (or move the input)")
 
 
 def _matches(rel: str, pattern: str) -> bool:

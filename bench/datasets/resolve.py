@@ -40,6 +40,7 @@ from bench.data.checks import check_letor
 from bench.data.folders import (
     detect_layout,
     find_split_files,
+    near_miss,
     read_letor_folder,
     read_lightgbm_dir,
     read_parquet_folder,
@@ -136,7 +137,9 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> 
         except DataError:
             if _has_movielens_file(p):  # a MovieLens file that is bad: its own error says why
                 raise
+            why = near_miss(p, ratings_files=_MOVIELENS_FILES)
             raise DataError(
+                f"not a dataset folder: {why}" if why else
                 "not a dataset folder: expected Fold1/{train,vali,test}.txt, "
                 "{train,vali,test}.txt, rank.train + rank.test, {train,vali,test}.parquet, or a "
                 f"MovieLens folder (u.data, ratings.dat or ratings.csv); {_holds(p)}",

@@ -9,7 +9,9 @@ there were and what the profile did with them. Labels: the qrels relevance of ea
 unjudged documents and negative judgments count as 0, and gain 0 under
 ``unjudged_gain="zero"`` (trec_eval); bpref skips them. Under a profile whose IDCG basis is ``"qrels"`` (trec_eval, ranx), judged
 documents that were not retrieved enter the ideal DCG and ``R`` (AP and recall denominators).
-Ties follow the profile; ``docno_desc`` uses the run's document ids.
+Ties follow the profile; ``docno_desc`` uses the run's document ids. A judgment the profile uses
+that breaks its label rules (above its largest label, ...) is an error naming where it came from:
+the qrels file and line, the dict keys or the DataFrame row (:func:`qrels_where`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from bench.data.inputs import line_of_data_row
 from bench.data.trec import Qrels, Run
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import DataError
@@ -34,7 +37,7 @@ from bench.metrics.qualified import groups, merge, resolve
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import gains, relevant_rows
-from bench.metrics.validate import Prepared, prepare
+from bench.metrics.validate import Prepared, Where, check_labels, prepare
 
 
 def evaluate_trec(
@@ -87,13 +90,15 @@ class _Joined:
     ``prep``: the rows grouped by query (query ids in string order), labels = the relevance
     (0 for unjudged and negative judgments); ``rel``: each row's judgment (NaN: unjudged);
     ``extra_rel`` / ``extra_query``: the judgments (relevance >= 0) of the run's queries whose
-    document was not retrieved, in qrels order, with the query's number.
+    document was not retrieved, in qrels order, with the query's number; ``retrieved``: for each
+    qrels row, whether the run retrieved its document.
     """
 
     prep: Prepared
     rel: NDArray[np.float64]
     extra_rel: NDArray[np.float64]
     extra_query: NDArray[np.int64]
+    retrieved: NDArray[np.bool_]
 
 
 def _join(qrels: Qrels, run: Run) -> _Joined | None:
@@ -112,11 +117,13 @@ def _join(qrels: Qrels, run: Run) -> _Joined | None:
     rel = rows.merge(judgments, on=["qid", "docno"], how="left")["rel"].to_numpy(np.float64)
     retrieved = judgments.merge(rows.assign(_hit=True), on=["qid", "docno"], how="left")["_hit"]
     pos = pd.Index(names).get_indexer(qrels.qid)
-    extra = (pos >= 0) & (qrels.rel >= 0) & retrieved.isna().to_numpy()
+    hit = retrieved.notna().to_numpy()
+    extra = (pos >= 0) & (qrels.rel >= 0) & ~hit
     labels = np.maximum(np.nan_to_num(rel, nan=0.0), 0.0)
     prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc)
     prep.query_ids = names
-    return _Joined(prep, rel, qrels.rel[extra].astype(np.float64), pos[extra].astype(np.int64))
+    return _Joined(prep, rel, qrels.rel[extra].astype(np.float64), pos[extra].astype(np.int64),
+                   hit)
 
 
 def _evaluate_judged(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[MetricSpec],
@@ -130,9 +137,10 @@ def _evaluate_judged(qrels: Qrels, run: Run, joined: _Joined | None, specs: list
     every = Qrels(qrels.qid, qrels.docno, np.ones_like(qrels.rel), qrels.path)
     if joined is not None:
         judged = (~np.isnan(joined.rel)).astype(np.float64)
-        joined = _Joined(replace(joined.prep, labels=judged, max_label=float(judged.max()),
-                                 integer_labels=True), judged, joined.extra_rel[:0],
-                         joined.extra_query[:0])
+        joined = replace(joined, prep=replace(joined.prep, labels=judged,
+                                              max_label=float(judged.max()), integer_labels=True),
+                         rel=judged, extra_rel=joined.extra_rel[:0],
+                         extra_query=joined.extra_query[:0])
     prof = replace(base, name=f"{base.name}+judged", missing=base.missing_for("judged"),
                    missing_by_family=(), ties="docno_asc", gain="linear",
                    precision_denominator="min_k_n", relevance_threshold=1.0,
@@ -157,8 +165,9 @@ def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[
                     for pol in policies]
         return replace(merge(parts_by, specs, parts_by[0].profile), profile=prof)
     in_run = joined.prep.query_ids if joined is not None else np.asarray([], dtype=str)
-    missing = _missing_queries(qrels.qid, qrels.rel, in_run, prof) \
-        if (policies[0] if policies else prof.missing) == "zero" else None
+    zero = (policies[0] if policies else prof.missing) == "zero"
+    _check_qrels_labels(qrels, joined, in_run, specs, prof, zero)
+    missing = _missing_queries(qrels.qid, qrels.rel, in_run, prof) if zero else None
     if joined is None and (missing is None or not missing[0].shape[0]):
         raise DataError(
             "no query of the run has relevance judgments in the qrels file "
@@ -169,13 +178,6 @@ def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[
     if joined is not None:
         parts.append(_run_parts(qrels, joined, specs, prof, backend))
     if missing is not None and missing[0].shape[0]:
-        top = float(missing[3]) if missing[3] is not None else None
-        if top is not None and prof.max_label is not None and top > prof.max_label:
-            raise DataError(
-                f"relevance {top:g} is above {prof.max_label}, the largest label profile "
-                f"{prof.name!r} accepts",
-                path=qrels.path,
-            )
         ties_k = parts[0].ties_k if parts else build_request(specs, prof).ties_k
         parts.append(missing_parts(missing[0], missing[1], missing[2], specs, prof,
                                    ties_k=ties_k, backend=parts[0].backend if parts else "none"))
@@ -183,6 +185,49 @@ def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[
     if len(parts) > 1:
         every = take(every, np.argsort(every.query_ids.astype(str), kind="stable"))
     return summarise(every, specs, prof, per_query=per_query)
+
+
+def _check_qrels_labels(qrels: Qrels, joined: _Joined | None, in_run: NDArray[Any],
+                        specs: list[MetricSpec], prof: Profile, zero: bool) -> None:
+    """The profile's label rules (:func:`bench.metrics.validate.check_labels`) on the qrels
+    judgments this group uses, before any join hides where they came from: those of retrieved
+    documents, of the run's queries' unretrieved documents under an IDCG basis ``"qrels"``, and
+    of the qrels queries without a run line when they score 0 (``zero``). A negative judgment is
+    unjudged (relevance 0, as in trec_eval). The error names the judgment's qrels line
+    (``q.txt:3``), the keys of a dict (``qrels['1']['c']``) or the row of a DataFrame."""
+    ran = np.isin(qrels.qid, in_run)
+    used = ran & (joined.retrieved if joined is not None else False)
+    if prof.idcg_basis == "qrels":
+        used |= ran
+    if zero:
+        used |= ~ran
+    rows = np.flatnonzero(used & (qrels.rel > 0))  # 0 and negative labels break no rule
+    if not rows.shape[0]:
+        return
+    labels = qrels.rel[rows].astype(np.float64)
+    prep = Prepared(labels, np.zeros_like(labels), np.asarray([0, rows.shape[0]], dtype=np.int64),
+                    np.asarray([0]), None, None, None, float(labels.max()), True)
+    check_labels(prep, prof, specs, locate=lambda i: qrels_where(qrels, int(rows[i])))
+
+
+def qrels_where(qrels: Qrels, i: int) -> Where:
+    """Where qrels row ``i`` (0-based) came from: ``file:line`` of a qrels file (lines counted
+    as :func:`bench.data.inputs.line_of_data_row` counts them: blank and ``#`` comment lines
+    are not judgments), the keys ``qrels['q']['d']`` of a dict (or ranx ``to_dict()``), the
+    1-based row of a DataFrame (:mod:`bench.data.trec_objects` names each source)."""
+    where = qrels.path
+    if where == "qrels DataFrame":
+        return Where(path=where, row=i + 1, column="rel", what="relevance")
+    if where == "qrels dict" or (where.startswith("qrels ") and where.endswith(".to_dict()")):
+        base = "qrels" if where == "qrels dict" else where
+        return Where(path=f"{base}[{str(qrels.qid[i])!r}][{str(qrels.docno[i])!r}]",
+                     what="relevance")
+    try:
+        line = line_of_data_row(where, i + 1)
+    except (OSError, DataError):  # the file changed or went away since it was read
+        line = None
+    return Where(path=where, line=line, row=None if line is not None else i + 1,
+                 what="relevance")
 
 
 def _run_parts(qrels: Qrels, joined: _Joined, specs: list[MetricSpec], prof: Profile,
@@ -193,14 +238,6 @@ def _run_parts(qrels: Qrels, joined: _Joined, specs: list[MetricSpec], prof: Pro
     extra = prof.idcg_basis == "qrels"
     judged = Judged(joined.extra_rel if extra else joined.extra_rel[:0],
                     joined.extra_query if extra else joined.extra_query[:0], unjudged=unjudged)
-    if judged.labels.shape[0]:
-        top = float(judged.labels.max())
-        if prof.max_label is not None and top > prof.max_label:
-            raise DataError(
-                f"relevance {top:g} is above {prof.max_label}, the largest label profile "
-                f"{prof.name!r} accepts",
-                path=qrels.path,
-            )
     return query_parts(joined.prep, specs, prof, judged=judged, backend=backend)
 
 

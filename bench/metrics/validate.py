@@ -9,6 +9,7 @@ depend on the profile (integer labels, the largest label, binary labels) are in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -194,55 +195,85 @@ def _offsets(q: np.ndarray) -> tuple[NDArray[np.int64], np.ndarray]:
     return offsets_from_qid(q, row_base=1)
 
 
-def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec]) -> None:
-    """Profile-dependent label rules: integers, the largest label, ERR grades, binary labels."""
+@dataclass(frozen=True)
+class Where:
+    """Where an input row came from, for an error message: the :class:`DataError` location
+    (``path`` / ``line`` / ``row`` / ``column``) and the word for the value (``"relevance"`` for
+    a qrels judgment). :func:`check_labels` asks a locator for it when the prepared rows are not
+    the user's own rows (a run joined with its qrels: the label came from a qrels line)."""
+
+    path: str | None = None
+    line: int | None = None
+    row: int | None = None
+    column: str | None = None
+    what: str = "label"
+
+
+Locate = Callable[[int], Where]
+"""0-based input row -> its :class:`Where`."""
+
+
+def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
+                 locate: Locate | None = None) -> None:
+    """Profile-dependent label rules: integers, the largest label, ERR grades, binary labels.
+
+    The error names the first offending row in input order: its 1-based row, or where
+    ``locate`` says that row came from (e.g. ``q.txt:3`` for a qrels judgment).
+    """
     y = prep.labels
+
+    def fail(i: int, text: str, note: str = "") -> DataError:
+        return _label_error(prep, i, text, note, locate)
+
+    gain = f"gain {_gain_text(profile)}"
+
     needs_int = profile.integer_labels or profile.gain != "linear"
     if needs_int and not prep.integer_labels:
         row = _first(prep, y != np.floor(y))
-        raise DataError(
-            f"label {_num(y[row])} is not an integer: profile {profile.name!r} needs integer labels "
-            f"(gain {_gain_text(profile)}; {_ROWS})",
-            row=_input_row(prep, row),
-        )
+        raise fail(row, f"{{}} is not an integer: profile {profile.name!r} needs integer labels",
+                   gain)
     if profile.max_label is not None and prep.max_label > profile.max_label:
         row = _first(prep, y > profile.max_label)
-        raise DataError(
-            f"label {_num(y[row])} is above {profile.max_label}, the largest label profile "
-            f"{profile.name!r} accepts (gain {_gain_text(profile)}; {_ROWS})",
-            row=_input_row(prep, row),
-        )
+        raise fail(row, f"{{}} is above {profile.max_label}, the largest label profile "
+                   f"{profile.name!r} accepts", gain)
     if (
         isinstance(profile.gain, tuple)
         and profile.labels_beyond_gain_table == "error"
         and prep.max_label >= len(profile.gain)
     ):
         row = _first(prep, y >= len(profile.gain))
-        raise DataError(
-            f"label {_num(y[row])} has no gain in profile {profile.name!r}'s gain table "
-            f"{profile.gain} ({_ROWS})",
-            row=_input_row(prep, row),
-        )
+        raise fail(row, f"{{}} has no gain in profile {profile.name!r}'s gain table "
+                   f"{profile.gain}")
     families = {s.family for s in specs}
     if "err" in families:
         if not prep.integer_labels:
             row = _first(prep, y != np.floor(y))
-            raise DataError(f"err needs integer grades; label {_num(y[row])} is not ({_ROWS})",
-                            row=_input_row(prep, row))
+            raise fail(row, "err needs integer grades; {} is not")
         if prep.max_label > profile.err_max_grade:
             row = _first(prep, y > profile.err_max_grade)
-            raise DataError(
-                f"label {_num(y[row])} is above err's largest grade {profile.err_max_grade} "
-                f"(R = (2^g - 1) / 2^{profile.err_max_grade}; set the profile's err_max_grade; {_ROWS})",
-                row=_input_row(prep, row),
-            )
+            raise fail(row, f"{{}} is above err's largest grade {profile.err_max_grade}",
+                       f"R = (2^g - 1) / 2^{profile.err_max_grade}; set the profile's "
+                       "err_max_grade")
     if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
         row = _first(prep, (y != 0) & (y != 1))
-        raise DataError(
-            f"label {_num(y[row])}: profile {profile.name!r} computes map and p only on binary labels "
-            f"0/1, as XGBoost does (it refuses graded labels for these metrics; {_ROWS})",
-            row=_input_row(prep, row),
-        )
+        raise fail(row, f"{{}}: profile {profile.name!r} computes map and p only on binary "
+                   "labels 0/1, as XGBoost does", "it refuses graded labels for these metrics")
+
+
+def _label_error(prep: Prepared, i: int, text: str, note: str,
+                 locate: Locate | None) -> DataError:
+    """The error of row ``i`` (prepared order): ``text`` with its first ``{}`` replaced by the value and
+    ``note`` in parentheses, located by ``locate`` or by the 1-based input row."""
+    row0 = _input_row(prep, i) - 1
+    if locate is None:
+        extra = f"{note}; {_ROWS}" if note else _ROWS
+        return DataError(f"{text.replace('{}', f'label {_num(prep.labels[i])}', 1)} ({extra})",
+                         row=row0 + 1)
+    where = locate(row0)
+    v = float(prep.labels[i])
+    value = f"{where.what} {int(v) if v.is_integer() else v!r}"
+    return DataError(text.replace("{}", value, 1) + (f" ({note})" if note else ""), path=where.path,
+                     line=where.line, row=where.row, column=where.column)
 
 
 def _num(v: object) -> str:

@@ -111,11 +111,44 @@ PUBLISHED_RESULTS = "results"
 RUN_WRITES = ("*/crosscheck.md", "*/crosscheck.json")
 
 
+#: The sub-folder of ``run``'s ``--out`` that it creates and fills: ``runs/<run-id>/``.
+RUN_INTO = ("runs",)
+#: The inputs of ``run`` (options of :func:`run_inputs`) whose folders it never writes into: a
+#: dataset given as a path. The config file's folder is not one (``--resume`` reads the config
+#: of the run folder it writes into), nor ``--data-dir``: ltrbench's own store, where it keeps
+#: its parsed-file cache.
+RUN_SEALED = ("--dataset", "the dataset of --config")
+
+
+def run_writes(args: Any) -> tuple[str, ...]:
+    """What ``run`` writes into its ``--out`` folder besides ``runs/``: :data:`RUN_WRITES`, or
+    nothing with ``--no-crosscheck`` (the cross-check files are the only such writes)."""
+    return () if getattr(args, "no_crosscheck", False) else RUN_WRITES
+
+
 def run_inputs(args: Any) -> list[tuple[str, str | None]]:
     """The ``(option, path)`` inputs of ``run`` / ``tune`` for the output checks of
     :mod:`bench.data.outputs`: the config file, a dataset given as a path, the data folder."""
-    return [(opt, getattr(args, key, None)) for opt, key in (
+    out = [(opt, getattr(args, key, None)) for opt, key in (
         ("--config", "config"), ("--dataset", "dataset"), ("--data-dir", "data_dir"))]
+    if getattr(args, "dataset", None) is None:
+        out.append(("the dataset of --config", _config_dataset(getattr(args, "config", None))))
+    return out
+
+
+def _config_dataset(config: str | None) -> str | None:
+    """The ``dataset`` of a TOML config file, when it is readable and names one as text (the
+    config's own validation reports anything else, later); ``None`` otherwise."""
+    import tomllib
+
+    if config is None or not Path(config).is_file():
+        return None
+    try:
+        doc = tomllib.loads(Path(config).read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, tomllib.TOMLDecodeError):
+        return None
+    value = doc.get("dataset")
+    return value if isinstance(value, str) else None
 
 
 def columns_of(name: str) -> tuple[str, ...]:
