@@ -154,3 +154,35 @@ def test_a_run_option_the_chosen_engine_would_ignore_is_refused(
     assert status == 2
     assert said in err
     assert not (tmp_path / "out").exists()
+
+
+def test_complex_or_date_scores_are_refused_not_cast() -> None:
+    import numpy as np
+
+    from bench.errors import DataError
+    from bench.metrics import evaluate
+
+    y, g = np.array([1, 0, 2, 0]), np.array([2, 2])
+    with pytest.raises(DataError, match="scores must be real numbers: got dtype complex128"):
+        evaluate(y, np.array([0.1, 0.2 + 5j, 0.3, 0.4]), group=g, metrics="ndcg@10")
+    with pytest.raises(DataError, match="must be real numbers: got dtype datetime64"):
+        evaluate(y, np.array(["2020-01-01"] * 4, dtype="datetime64[D]"), group=g,
+                 metrics="ndcg@10")
+
+
+def test_long_double_scores_that_float64_ties_are_refused() -> None:
+    import numpy as np
+
+    from bench.errors import DataError
+    from bench.metrics import evaluate
+
+    one = np.longdouble(1)
+    tiny = one + np.finfo(np.longdouble).eps * 4  # distinct in longdouble, 1.0 in float64
+    if tiny == one or np.float64(tiny) != 1.0:
+        pytest.skip("longdouble is float64 on this platform")
+    y, g = np.array([1, 0, 2, 0]), np.array([2, 2])
+    with pytest.raises(DataError, match="scores at rows 2 and 3 differ in float128 but are equal as float64"):
+        evaluate(y, np.array([one, tiny, 1, 2], dtype=np.longdouble), group=g, metrics="ndcg@10")
+    fine = evaluate(y, np.array([1, 3, 1, 2], dtype=np.longdouble), group=g, metrics="ndcg@10")
+    plain = evaluate(y, np.array([1.0, 3.0, 1.0, 2.0]), group=g, metrics="ndcg@10")
+    assert fine.metrics == plain.metrics

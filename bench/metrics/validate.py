@@ -301,6 +301,19 @@ def _gain_text(profile: Profile) -> str:
     return str(profile.gain)
 
 
+def _no_long_double_ties(raw: np.ndarray) -> None:
+    """Distinct extended-precision scores that float64 makes equal would be ranked as ties:
+    refused, as integers beyond 2^53 are (bench.data.inputs)."""
+    order = np.argsort(raw, kind="stable")
+    s, d = raw[order], raw[order].astype(np.float64)
+    clash = np.flatnonzero((s[1:] != s[:-1]) & (d[1:] == d[:-1]))
+    if clash.shape[0]:
+        i, j = sorted((int(order[clash[0]]), int(order[clash[0] + 1])))
+        raise DataError(f"scores at rows {i + 1} and {j + 1} differ in {raw.dtype} but are equal "
+                        f"as float64 ({float(d[clash[0]])!r}): they would be ranked as a tie; "
+                        "expected scores that float64 tells apart", row=i + 1)
+
+
 def _no_text(values: ArrayLike, name: str) -> np.ndarray:
     """``values`` as an array; text is refused, never parsed (``"1_0"`` would read as 10)."""
     try:
@@ -318,6 +331,11 @@ def _no_text(values: ArrayLike, name: str) -> np.ndarray:
 
 def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
     raw = _no_text(values, name)
+    if raw.dtype.kind in "cmMV":  # complex, dates, durations, raw bytes: no ranking of their own
+        raise DataError(f"{name} must be real numbers: got dtype {raw.dtype} (a complex value "
+                        "would lose its imaginary part, a date its meaning)")
+    if name == "scores" and raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
+        _no_long_double_ties(raw.ravel())
     if name == "scores" and (inexact := first_inexact_integer(raw)) >= 0:  # no silent ties
         raise DataError(f"{inexact_message('score', raw[inexact])} ({_ROWS})", row=inexact + 1)
     try:

@@ -139,13 +139,13 @@ def run_inputs(args: Any) -> list[tuple[str, str | None]]:
 def _config_dataset(config: str | None) -> str | None:
     """The ``dataset`` of a TOML config file, when it is readable and names one as text (the
     config's own validation reports anything else, later); ``None`` otherwise."""
-    import tomllib
+    from bench.data.toml import TOMLDecodeError, loads  # the one TOML parser (tomli on 3.10)
 
     if config is None or not Path(config).is_file():
         return None
     try:
-        doc = tomllib.loads(Path(config).read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, tomllib.TOMLDecodeError):
+        doc = loads(Path(config).read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, TOMLDecodeError):
         return None
     value = doc.get("dataset")
     return value if isinstance(value, str) else None
