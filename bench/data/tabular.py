@@ -24,12 +24,22 @@ a :class:`~bench.errors.DataError` naming the file, line (CSV; row for Parquet),
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from bench.data.inputs import INT64_MAX, bom_length, check_input_file, is_plain_float, parse_float
+from bench.data.inputs import (
+    INT64_MAX,
+    TWO53,
+    bom_length,
+    check_input_file,
+    is_plain_float,
+    parse_float,
+)
 from bench.data.ratings import Ratings
 from bench.errors import ConfigError, DataError
 
@@ -40,6 +50,9 @@ _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
 _MAX_SECONDS = 1e12
+#: A numeric id spelling: a plain decimal number, or an infinity.
+_NUMBER_ID = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)",
+                        re.IGNORECASE)
 
 
 def load_ratings_table(
@@ -80,8 +93,15 @@ def load_ratings_table(
     n = raw.shape[0]
     if n == 0:
         raise DataError("no data rows", path=p)
-    users, user_map = _ids(raw[cols["user"]], p, str(cols["user"]), where, "user")
-    items, item_map = _ids(raw[cols["item"]], p, str(cols["item"]), where, "item")
+    def texts(role: str) -> pd.Series | None:  # an id column's cells as written (text files)
+        if is_parquet:
+            return None
+        return _read_text(p, {role: cols[role]}, sep, header, as_text=True)[cols[role]]
+
+    users, user_map = _ids(raw[cols["user"]], p, str(cols["user"]), where, "user",
+                           lambda: texts("user"))
+    items, item_map = _ids(raw[cols["item"]], p, str(cols["item"]), where, "item",
+                           lambda: texts("item"))
     if rating is None:
         ratings = np.ones(n, dtype=np.float64)
     else:
@@ -121,7 +141,8 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
     return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
 
 
-def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool) -> pd.DataFrame:
+def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
+               as_text: bool = False) -> pd.DataFrame:
     sep = sep or _guess_sep(p)
     first = _first_line(p)
     if header:
@@ -146,6 +167,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool) 
             header=0 if header else None,
             usecols=usecols,
             keep_default_na=False,
+            dtype=str if as_text else None,
             engine="python" if len(sep) > 1 else "c",
             skipinitialspace=True,
         )
@@ -176,26 +198,81 @@ def _guess_sep(p: Path) -> str:
                     line=1)
 
 
-def _ids(col: pd.Series, p: Path, name: str, where, role: str) -> tuple[np.ndarray, pd.DataFrame | None]:  # type: ignore[no-untyped-def]
+def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[no-untyped-def]
+         texts: Callable[[], pd.Series | None]) -> tuple[np.ndarray, pd.DataFrame | None]:
+    """An id column as int64 ids, and the mapping of numbered ids (``None``: ids kept).
+
+    Integer ids within int64 are kept; float ids that are whole numbers within +-2^53 (where a
+    float64 is exact) are kept as those integers. A numeric column holding a value a float64
+    cannot carry as an exact integer id (``1e20``, ``inf``, ``9007199254740993.0``) is numbered
+    by exact decimal value (:func:`_numbered_by_value`): ``1e20`` and ``2e20`` stay two ids,
+    ``1`` and ``1.0`` stay one. Any other text column is numbered by its text.
+    """
     _no_missing(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
         return col.to_numpy(np.int64), None
     if col.dtype.kind == "f":
         values = col.to_numpy(np.float64)
-        frac = values != np.round(values)
+        finite = np.isfinite(values)
+        frac = finite & (values != np.round(values))
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
             raise DataError(f"id {float(values[i])} is not an integer", path=p, column=name,
                             **where(i))
-        return values.astype(np.int64), None
+        if finite.all() and not (np.abs(values) > float(TWO53)).any():
+            return values.astype(np.int64), None
+        written = texts()  # the cells as written (a float64 may have merged two of them)
+        cells = [repr(float(v)) for v in values] if written is None \
+            else written.astype(str).str.strip().tolist()
+        return _numbered_by_value(cells, p, name, where, role)
     text = col.astype(str).str.strip()
     if text.str.fullmatch(r"[-+]?\d{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
-    codes, uniques = pd.factorize(text, sort=False)
+    return _numbered(text.tolist(), text.tolist(), role)
+
+
+def _numbered(keys: list[object], shown: list[str], role: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """Ids numbered 0, 1, ... by first appearance of their key; ``external_id`` is the first
+    spelling of each key."""
+    codes, uniques = pd.factorize(pd.Series(keys, dtype=object), sort=False)
+    first = np.unique(codes, return_index=True)[1]
     mapping = pd.DataFrame({role: np.arange(len(uniques), dtype=np.int64),
-                            "external_id": np.asarray(uniques, dtype=object)})
+                            "external_id": np.asarray([shown[k] for k in first], dtype=object)})
     return codes.astype(np.int64), mapping
+
+
+def _numbered_by_value(cells: list[str], p: Path, name: str, where,  # type: ignore[no-untyped-def]
+                       role: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """Numeric ids beyond what int64 / float64 carry exactly, numbered by exact decimal value
+    (``1``, ``1.0`` and ``+1`` are one id; ``1e20``, ``2e20`` and ``inf`` three). A fractional
+    value is refused as by the float path; a cell that is no number makes the column text ids."""
+    keys: list[object] = []
+    for i, cell in enumerate(cells):
+        key = _exact_key(cell) if _NUMBER_ID.fullmatch(cell) else None
+        if key is None:  # not a number: every cell is a text id (ids compare as text)
+            return _numbered(list(cells), cells, role)
+        if isinstance(key, tuple) and key[2] < 0:
+            raise DataError(f"id {cell!r} is not an integer", path=p, column=name, **where(i))
+        keys.append(key)
+    return _numbered(keys, cells, role)
+
+
+def _exact_key(cell: str) -> object:
+    """One key per exact decimal value: (sign, digits without trailing zeros, exponent), ``0``,
+    or the signed infinity; no context arithmetic, so no rounding at any length."""
+    try:
+        d = Decimal(cell)
+    except InvalidOperation:
+        return None
+    if d.is_infinite():
+        return "-inf" if d.is_signed() else "inf"
+    if d.is_zero():
+        return 0
+    sign, digits, exponent = d.as_tuple()
+    text = "".join(map(str, digits))
+    stripped = text.rstrip("0")
+    return (sign, stripped, int(exponent) + len(text) - len(stripped))
 
 
 def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
