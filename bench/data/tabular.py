@@ -34,7 +34,6 @@ import pandas as pd
 
 from bench.data.inputs import (
     INT64_MAX,
-    TWO53,
     bom_length,
     check_input_file,
     is_plain_float,
@@ -202,30 +201,23 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
          texts: Callable[[], pd.Series | None]) -> tuple[np.ndarray, pd.DataFrame | None]:
     """An id column as int64 ids, and the mapping of numbered ids (``None``: ids kept).
 
-    Integer ids within int64 are kept; float ids that are whole numbers within +-2^53 (where a
-    float64 is exact) are kept as those integers. A numeric column holding a value a float64
-    cannot carry as an exact integer id (``1e20``, ``inf``, ``9007199254740993.0``) is numbered
-    by exact decimal value (:func:`_numbered_by_value`): ``1e20`` and ``2e20`` stay two ids,
-    ``1`` and ``1.0`` stay one. Any other text column is numbered by its text.
+    Integer ids within int64 are kept. Ids written as decimals (``10.0``, ``1e20``, ``inf``) are
+    read again as written and compared by exact decimal value (:func:`_by_value`): whole
+    numbers within int64 are kept as those integers (``1``, ``1.0`` and ``1e0`` are one id);
+    if any is beyond (``1e20``, ``inf``), the column is numbered, so ``1e20`` and ``2e20`` stay
+    two ids (a float64 would make them one int64); a fractional id is refused. Parquet float
+    columns hold float64 values, compared as such. Any other text column is numbered by its
+    text (ids compare as text, :mod:`bench.data.inputs`).
     """
     _no_missing(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
         return col.to_numpy(np.int64), None
     if col.dtype.kind == "f":
-        values = col.to_numpy(np.float64)
-        finite = np.isfinite(values)
-        frac = finite & (values != np.round(values))
-        if frac.any():
-            i = int(np.flatnonzero(frac)[0])
-            raise DataError(f"id {float(values[i])} is not an integer", path=p, column=name,
-                            **where(i))
-        if finite.all() and not (np.abs(values) > float(TWO53)).any():
-            return values.astype(np.int64), None
-        written = texts()  # the cells as written (a float64 may have merged two of them)
-        cells = [repr(float(v)) for v in values] if written is None \
+        written = texts()  # the cells as written: a float64 may have merged two of them
+        cells = [repr(float(v)) for v in col.to_numpy(np.float64)] if written is None \
             else written.astype(str).str.strip().tolist()
-        return _numbered_by_value(cells, p, name, where, role)
+        return _by_value(cells, p, name, where, role)
     text = col.astype(str).str.strip()
     if text.str.fullmatch(r"[-+]?\d{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
@@ -242,11 +234,12 @@ def _numbered(keys: list[object], shown: list[str], role: str) -> tuple[np.ndarr
     return codes.astype(np.int64), mapping
 
 
-def _numbered_by_value(cells: list[str], p: Path, name: str, where,  # type: ignore[no-untyped-def]
-                       role: str) -> tuple[np.ndarray, pd.DataFrame]:
-    """Numeric ids beyond what int64 / float64 carry exactly, numbered by exact decimal value
-    (``1``, ``1.0`` and ``+1`` are one id; ``1e20``, ``2e20`` and ``inf`` three). A fractional
-    value is refused as by the float path; a cell that is no number makes the column text ids."""
+def _by_value(cells: list[str], p: Path, name: str, where,  # type: ignore[no-untyped-def]
+              role: str) -> tuple[np.ndarray, pd.DataFrame | None]:
+    """Numeric ids compared by exact decimal value (``1``, ``1.0`` and ``+1`` are one id;
+    ``1e20``, ``2e20`` and ``inf`` three): kept as int64 when every one is a whole number within
+    int64, else numbered. A fractional value is refused; a cell that is no number makes the
+    column text ids."""
     keys: list[object] = []
     for i, cell in enumerate(cells):
         key = _exact_key(cell) if _NUMBER_ID.fullmatch(cell) else None
@@ -255,7 +248,20 @@ def _numbered_by_value(cells: list[str], p: Path, name: str, where,  # type: ign
         if isinstance(key, tuple) and key[2] < 0:
             raise DataError(f"id {cell!r} is not an integer", path=p, column=name, **where(i))
         keys.append(key)
+    whole = [_as_int64(k) for k in keys]
+    if all(w is not None for w in whole):
+        return np.asarray(whole, dtype=np.int64), None
     return _numbered(keys, cells, role)
+
+
+def _as_int64(key: object) -> int | None:
+    """The integer an exact key (:func:`_exact_key`) spells, if it is within int64."""
+    if key == 0:
+        return 0
+    if not isinstance(key, tuple) or key[2] > 19:
+        return None
+    value = int(key[1]) * 10 ** key[2] * (-1 if key[0] else 1)
+    return value if -(2**63) <= value <= INT64_MAX else None
 
 
 def _exact_key(cell: str) -> object:
