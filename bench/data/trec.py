@@ -50,7 +50,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.atomic import write_text
-from bench.data.inputs import check_input_file, parse_float, parse_int, text_lines
+from bench.data.inputs import (
+    check_input_file,
+    parse_float,
+    parse_int,
+    refuse_decimal_ties,
+    text_lines,
+)
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -123,6 +129,8 @@ def read_run(path: PathLike) -> Run:
     docs: list[str] = []
     ranks: list[int] = []
     scores: list[float] = []
+    texts: list[str] = []
+    lines: list[int] = []
     tags: list[str] = []
     seen: dict[tuple[str, str], int] = {}
     for lineno, parts in _lines(p):
@@ -149,10 +157,12 @@ def read_run(path: PathLike) -> Run:
         docs.append(d)
         ranks.append(rank)
         scores.append(score)
+        texts.append(sc)
+        lines.append(lineno)
         tags.append(tag)
     if not scores:
         raise DataError("empty run file: expected lines 'qid Q0 docno rank score tag'", path=p)
-    return Run(
+    run = Run(
         np.asarray(qids),
         np.asarray(docs),
         np.asarray(ranks, dtype=np.int64),
@@ -160,6 +170,8 @@ def read_run(path: PathLike) -> Run:
         np.asarray(tags),
         str(p),
     )
+    refuse_decimal_ties(run.qid, run.score, texts, lines=lines, path=p)
+    return run
 
 
 def write_run(
