@@ -133,7 +133,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
 
 #: Ids and timestamps of CSV shards are read as float64, exact for whole numbers below 2^53.
 _EXACT = float(2**53)
-_WHOLE = ("a whole number within +-2^53 (ids and timestamps are integers, read as float64 by the "
+_WHOLE = ("a whole number of magnitude below 2^53 (ids and timestamps are integers, read as float64 by the "
           "Dask engine; larger or text ids: use --engine local)")
 _META = pd.DataFrame({"user": pd.Series([], dtype="int64"), "item": pd.Series([], dtype="int64"),
                       "rating": pd.Series([], dtype="float64"),
