@@ -64,7 +64,8 @@ def test_numeric_ids_beyond_int64_stay_distinct(tmp_path: Path, users: list[str]
                                                distinct: int) -> None:
     r = _load(_ratings(tmp_path, users))
     assert r.frame["user"].nunique() == distinct
-    assert r.users is not None and len(r.users) == distinct  # numbered, with the user's text
+    assert r.users is not None
+    assert len(r.users) == distinct
     assert r.users["external_id"].iloc[0] == users[0]
 
 
@@ -213,8 +214,11 @@ def test_run_scores_tied_only_by_float64_are_refused_naming_the_line_and_both_te
     with pytest.raises(DataError) as info:
         read_run(p)
     msg = str(info.value)
-    assert "r.txt:3, column 'score'" in msg and f"'{a}'" in msg and f"'{b}'" in msg
-    assert "line 1" in msg and "query '1'" in msg
+    assert "r.txt:3, column 'score'" in msg
+    assert f"'{a}'" in msg
+    assert f"'{b}'" in msg
+    assert "line 1" in msg
+    assert "query '1'" in msg
 
 
 def test_equal_decimals_are_one_score_and_tie_as_in_pytrec_eval(tmp_path: Path) -> None:
@@ -259,7 +263,9 @@ def _svm(tmp: Path, data: str, scores: str, *extra: str) -> tuple[int, str]:
 def test_scores_file_ties_of_one_query_are_refused_naming_the_line(tmp_path: Path) -> None:
     rc, out = _svm(tmp_path, DATA, "0.10000000000000000001\n0.5\n0.1\n0.2\n0.3\n")
     assert rc == 2
-    assert "s.txt:3" in out and "'0.10000000000000000001'" in out and "'0.1'" in out
+    assert "s.txt:3" in out
+    assert "'0.10000000000000000001'" in out
+    assert "'0.1'" in out
     assert "Traceback" not in out
 
 
@@ -286,4 +292,6 @@ def test_scores_file_ties_follow_the_file_order_under_sort_by_qid(tmp_path: Path
     assert rc == 0, out
     # lines 2 and 4 are both query 2: refused, naming the file's lines
     rc, out = _svm(tmp_path, data, "0.3\n0.10000000000000000001\n0.4\n0.1\n", "--sort-by-qid")
-    assert rc == 2 and "s.txt:4" in out and "line 2" in out, out
+    assert rc == 2, out
+    assert "s.txt:4" in out, out
+    assert "line 2" in out, out
