@@ -22,7 +22,10 @@ score column must be numeric in every shard (:func:`bench.data.query_shards.shar
 **Scores.** Every column is type-checked before any arithmetic. Scores are ranked as float64;
 an integer score a float64 cannot hold exactly (beyond 2^53 in magnitude, e.g. 2^60 + 1) would
 silently tie with its neighbours, so it is an error naming the column (or keys, or file:line)
-(:func:`check_exact_integers`). NaN and infinite scores are refused; text in a score or label
+(:func:`check_exact_integers`). Likewise two distinct decimal scores of one query that parse
+to the same float64 (``0.10000000000000000001`` and ``0.1``) are an error naming file:line and
+both texts in TREC runs and scores files (:func:`refuse_decimal_ties`; ``1.0`` and ``1.00`` are
+one decimal and stay accepted). NaN and infinite scores are refused; text in a score or label
 column is refused (no lax ``"1_0"`` parsing), never converted.
 
 **Where.** Every error is a :class:`~bench.errors.DataError` naming the file (the shard file of

@@ -9,7 +9,10 @@
   Unix epoch); a text timestamp is parsed as a date/time (UTC) and converted to seconds;
 - integer ids are kept; other ids (strings such as ``"u17"``, ASINs) are numbered 0, 1, ... in
   order of first appearance, and the mapping is returned as ``Ratings.users`` / ``Ratings.items``
-  (columns ``user`` / ``item`` and ``external_id``);
+  (columns ``user`` / ``item`` and ``external_id``); ids written as decimals are compared by
+  their exact value as written (``1``, ``1.0`` and ``1e0`` are one id, kept as 1), and a column
+  holding one a float64 or int64 cannot carry (``1e20``, ``inf``) is numbered, so ``1e20`` and
+  ``2e20`` stay two ids (a float64 cast to int64 made them one); a fractional id is an error;
 - ``duplicates`` says what to do with a (user, item) pair that occurs more than once:
   ``"error"`` (default) stops with the first repeated line; ``"last"`` keeps the latest
   interaction (largest timestamp; the later line on ties); ``"mean"`` averages the ratings and

@@ -32,7 +32,8 @@ sorting by score); ``rel`` and ``score`` are parsed strictly (trec_eval's ``atol
 Files are read through :mod:`bench.data.inputs` (the input discipline of every path): LF, CRLF
 and a lone CR each end a line (pytrec_eval and ir_measures read a CR-only run as lines too);
 an integer score beyond 2^53 that a float64 cannot hold exactly is an error (trec_eval's
-``atof`` would tie it with its neighbours); query ids are text, so ``7`` and ``"7"`` given as
+``atof`` would tie it with its neighbours), and so are two distinct decimal scores of one query
+that a float64 ties (``0.10000000000000000001`` and ``0.1``); query ids are text, so ``7`` and ``"7"`` given as
 objects are one query; a UTF-8 byte-order mark is skipped (it would
 otherwise join the first query id), UTF-16 is refused, fields are split on ASCII white space,
 and ``rel``, ``rank`` (int64) and ``score`` (finite float64) are parsed strictly (``1_0``,
