@@ -295,3 +295,10 @@ def test_scores_file_ties_follow_the_file_order_under_sort_by_qid(tmp_path: Path
     assert rc == 2, out
     assert "s.txt:4" in out, out
     assert "line 2" in out, out
+
+
+@pytest.mark.parametrize("users", [["1e-400", "0", "1.0"], ["0.5", "1.0"]])
+def test_an_id_that_underflows_or_is_fractional_is_refused_not_merged(
+        tmp_path: Path, users: list[str]) -> None:
+    with pytest.raises(DataError, match=r"r\.csv:2, column 'u': id '[^']+' is not an integer"):
+        _load(_ratings(tmp_path, users))
