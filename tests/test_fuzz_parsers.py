@@ -313,9 +313,6 @@ def _exact(token: str) -> object:
         return token
 
 
-@pytest.mark.xfail(strict=False, reason="beyond issue 19: silently wrong numbers (numeric ids "
-                   "beyond int64 or infinite, e.g. 1e20 and 2e20, become one id: "
-                   "bench/data/tabular.py _ids casts float64 to int64 unchecked)")
 @FAST
 @given(users=st.lists(ID_TOKENS, min_size=1, max_size=6))
 def test_distinct_numeric_ids_stay_distinct(tmp_path: Path, users: list[str]) -> None:

@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 
 from bench.commands.text import examples, plain
 from bench.data.atomic import atomic_path
-from bench.data.inputs import check_input_file, parse_float, text_lines
+from bench.data.inputs import check_input_file, parse_float, refuse_decimal_ties, text_lines
 from bench.data.outputs import check_output_file
 from bench.data.svmlight import line_of_data_row, query_sidecar, read_svmlight
 from bench.errors import ConfigError, DataError
@@ -206,7 +206,8 @@ def _evaluate_shards(
                               per_query=per_query, where=str(args.data))
 
 
-def read_scores(path: str | Path, n_rows: int) -> NDArray[np.float64]:
+def read_scores(path: str | Path, n_rows: int,
+                qid: NDArray[np.generic] | None = None) -> NDArray[np.float64]:
     """One finite float per line; a malformed line or the wrong count is a :class:`DataError`.
 
     Read through :mod:`bench.data.inputs` (a UTF-8 byte-order mark skipped, UTF-16 refused)
@@ -229,6 +230,9 @@ def read_scores(path: str | Path, n_rows: int) -> NDArray[np.float64]:
             "data row, in the same order",
             path=p,
         )
+    if qid is not None:  # distinct decimals of one query tied as float64 (bench.data.inputs)
+        refuse_decimal_ties(qid, values, [t.decode() for _, t in lines],
+                            lines=[n for n, _ in lines], path=p)
     return values
 
 
@@ -239,8 +243,12 @@ def _evaluate_files(
     # once made this build a 1.5 TiB matrix)
     data = read_svmlight(args.data, query_path=args.query, sort_by_qid=args.sort_by_qid,
                          features=False)
-    scores = read_scores(args.scores, data.n_rows)
     order = data.meta.get("file_order")  # set only when --sort-by-qid moved rows
+    qid_of_line = np.asarray(data.qid)
+    if order is not None:  # scores are in file order; data.qid in sorted order
+        qid_of_line = np.empty_like(qid_of_line)
+        qid_of_line[np.asarray(order)] = np.asarray(data.qid)
+    scores = read_scores(args.scores, data.n_rows, qid_of_line)
     if order is not None:
         scores = scores[np.asarray(order)]
     try:

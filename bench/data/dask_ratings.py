@@ -131,6 +131,10 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                         sep=None if parquet else sep, columns=cols)
 
 
+#: Ids and timestamps of CSV shards are read as float64, exact for whole numbers below 2^53.
+_EXACT = float(2**53)
+_WHOLE = ("a whole number of magnitude below 2^53 (ids and timestamps are integers, read as float64 by the "
+          "Dask engine; larger or text ids: use --engine local)")
 _META = pd.DataFrame({"user": pd.Series([], dtype="int64"), "item": pd.Series([], dtype="int64"),
                       "rating": pd.Series([], dtype="float64"),
                       "timestamp": pd.Series([], dtype="int64")})
@@ -168,6 +172,7 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
     partition's refusal names the user's line (:mod:`bench.data.inputs`)."""
     import csv
     import math
+    import re
 
     whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r)}
     wanted = {c for c in cols.values() if c}
@@ -186,9 +191,10 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
                         x = float(v)
                     except ValueError:
                         x = math.nan
-                    if not math.isfinite(x) or (c in whole and x != round(x)):
-                        what = "a whole number (ids and timestamps are integers)" if c in whole \
-                            else "a finite number"
+                    if c in whole and re.fullmatch(r"[+-]?[0-9]+", v):
+                        x = float(v) if abs(int(v)) < _EXACT else math.inf  # exact, as text
+                    if not math.isfinite(x) or (c in whole and (x != round(x) or abs(x) >= _EXACT)):
+                        what = _WHOLE if c in whole else "a finite number"
                         return DataError(f"value {v!r} is not {what}", path=path,
                                          line=reader.line_num, column=c)
     except (OSError, UnicodeDecodeError, csv.Error):
@@ -229,12 +235,16 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         if src is None:
             out[name] = np.zeros(part.shape[0], dtype=np.int64)
             continue
+        if part[src].dtype.kind == "i":  # Parquet int64: kept exactly
+            out[name] = part[src].to_numpy(np.int64)
+            continue
         v = pd.to_numeric(part[src], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(v) | (v != np.round(v)) | (np.abs(v) >= 2.0**63)
+        # read as float64: a whole number is exact only below 2^53 (beyond, 2^53 and 2^53 + 1,
+        # or 1e20 and 2e20 written as floats, would become one id)
+        bad = ~np.isfinite(v) | (v != np.round(v)) | (np.abs(v) >= _EXACT)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise DataError(f"value {part[src].iloc[k]!r} is not a whole number ({name} ids and "
-                            "timestamps are integers)", path=where, column=src)
+            raise DataError(f"value {part[src].iloc[k]!r} is not {_WHOLE}", path=where, column=src)
         out[name] = v.astype(np.int64)
     src = cols["rating"]
     if src is None:

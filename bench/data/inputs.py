@@ -22,7 +22,10 @@ score column must be numeric in every shard (:func:`bench.data.query_shards.shar
 **Scores.** Every column is type-checked before any arithmetic. Scores are ranked as float64;
 an integer score a float64 cannot hold exactly (beyond 2^53 in magnitude, e.g. 2^60 + 1) would
 silently tie with its neighbours, so it is an error naming the column (or keys, or file:line)
-(:func:`check_exact_integers`). NaN and infinite scores are refused; text in a score or label
+(:func:`check_exact_integers`). Likewise two distinct decimal scores of one query that parse
+to the same float64 (``0.10000000000000000001`` and ``0.1``) are an error naming file:line and
+both texts in TREC runs and scores files (:func:`refuse_decimal_ties`; ``1.0`` and ``1.00`` are
+one decimal and stay accepted). NaN and infinite scores are refused; text in a score or label
 column is refused (no lax ``"1_0"`` parsing), never converted.
 
 **Where.** Every error is a :class:`~bench.errors.DataError` naming the file (the shard file of
@@ -58,10 +61,12 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from bench.errors import DataError
 
@@ -271,6 +276,47 @@ def first_inexact_integer(values: object) -> int:
                     and int(float(v)) != v:
                 return i
     return -1
+
+
+def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequence[str],
+                        *, lines: Sequence[int] | None = None, what: str = "score",
+                        path: PathLike | None = None) -> None:
+    """Refuse two distinct decimal scores of one group (query) that are equal as float64.
+
+    ``0.10000000000000000001`` and ``0.1`` (or ``1e-400`` and ``0``) parse to the same float64,
+    so they would be ranked as a tie; trec_eval reads scores with ``atof`` and ties them
+    (``get_trec_results.c``), as pytrec_eval does. As for an integer beyond 2^53
+    (:func:`parse_float`), that is an error naming ``file:line`` and both texts. Equal decimals
+    (``1.0`` and ``1.00``) are one score. Only pairs tied as float64 are compared as decimals
+    (``values[i]`` was parsed from ``texts[i]``; ``lines[i]`` is its line, default ``i + 1``).
+    """
+    import pandas as pd
+
+    g = np.asarray(groups)
+    if values.shape[0] < 2:
+        return
+    codes = pd.factorize(g)[0]  # hashing, not a sort of the texts
+    maybe = np.flatnonzero(pd.DataFrame({"g": codes, "v": values}).duplicated(keep=False))
+    if not maybe.shape[0]:
+        return
+    order = maybe[np.lexsort((values[maybe], codes[maybe]))]
+    v, gs = values[order], codes[order]
+    tied = np.flatnonzero((v[1:] == v[:-1]) & (gs[1:] == gs[:-1]))
+    if not tied.shape[0]:
+        return
+    t = np.asarray(texts, dtype=object)[order]
+    for k in tied[t[tied + 1] != t[tied]].tolist():  # tied floats, different texts
+        a, b = int(order[k]), int(order[k + 1])
+        if Decimal(texts[a]) == Decimal(texts[b]):
+            continue
+        first, later = sorted((a, b))
+        line_of = (lambda i: lines[i]) if lines is not None else (lambda i: i + 1)
+        raise DataError(
+            f"{what} {texts[later]!r} and {what} {texts[first]!r} (line {line_of(first)}) of "
+            f"query {str(g[first])!r} are distinct decimals that a float64 cannot tell apart (both are "
+            f"{float(values[first])!r}): they would be ranked as a tie, as trec_eval's atof "
+            "ties them; expected scores that differ within float64 precision (about 15 "
+            "significant digits)", path=path, line=line_of(later), column=what)
 
 
 def text_ids(values: object, *, what: str = "query id", path: PathLike | None = None,

@@ -9,7 +9,10 @@
   Unix epoch); a text timestamp is parsed as a date/time (UTC) and converted to seconds;
 - integer ids are kept; other ids (strings such as ``"u17"``, ASINs) are numbered 0, 1, ... in
   order of first appearance, and the mapping is returned as ``Ratings.users`` / ``Ratings.items``
-  (columns ``user`` / ``item`` and ``external_id``);
+  (columns ``user`` / ``item`` and ``external_id``); ids written as decimals are compared by
+  their exact value as written (``1``, ``1.0`` and ``1e0`` are one id, kept as 1), and a column
+  holding one a float64 or int64 cannot carry (``1e20``, ``inf``) is numbered, so ``1e20`` and
+  ``2e20`` stay two ids (a float64 cast to int64 made them one); a fractional id is an error;
 - ``duplicates`` says what to do with a (user, item) pair that occurs more than once:
   ``"error"`` (default) stops with the first repeated line; ``"last"`` keeps the latest
   interaction (largest timestamp; the later line on ties); ``"mean"`` averages the ratings and
@@ -24,12 +27,21 @@ a :class:`~bench.errors.DataError` naming the file, line (CSV; row for Parquet),
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from bench.data.inputs import INT64_MAX, bom_length, check_input_file, is_plain_float, parse_float
+from bench.data.inputs import (
+    INT64_MAX,
+    bom_length,
+    check_input_file,
+    is_plain_float,
+    parse_float,
+)
 from bench.data.ratings import Ratings
 from bench.errors import ConfigError, DataError
 
@@ -40,6 +52,9 @@ _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
 _MAX_SECONDS = 1e12
+#: A numeric id spelling: a plain decimal number, or an infinity.
+_NUMBER_ID = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)",
+                        re.IGNORECASE)
 
 
 def load_ratings_table(
@@ -80,8 +95,15 @@ def load_ratings_table(
     n = raw.shape[0]
     if n == 0:
         raise DataError("no data rows", path=p)
-    users, user_map = _ids(raw[cols["user"]], p, str(cols["user"]), where, "user")
-    items, item_map = _ids(raw[cols["item"]], p, str(cols["item"]), where, "item")
+    def texts(role: str) -> pd.Series | None:  # an id column's cells as written (text files)
+        if is_parquet:
+            return None
+        return _read_text(p, {role: cols[role]}, sep, header, as_text=True)[cols[role]]
+
+    users, user_map = _ids(raw[cols["user"]], p, str(cols["user"]), where, "user",
+                           lambda: texts("user"))
+    items, item_map = _ids(raw[cols["item"]], p, str(cols["item"]), where, "item",
+                           lambda: texts("item"))
     if rating is None:
         ratings = np.ones(n, dtype=np.float64)
     else:
@@ -121,7 +143,8 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
     return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
 
 
-def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool) -> pd.DataFrame:
+def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
+               as_text: bool = False) -> pd.DataFrame:
     sep = sep or _guess_sep(p)
     first = _first_line(p)
     if header:
@@ -146,6 +169,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool) 
             header=0 if header else None,
             usecols=usecols,
             keep_default_na=False,
+            dtype=str if as_text else None,
             engine="python" if len(sep) > 1 else "c",
             skipinitialspace=True,
         )
@@ -176,26 +200,103 @@ def _guess_sep(p: Path) -> str:
                     line=1)
 
 
-def _ids(col: pd.Series, p: Path, name: str, where, role: str) -> tuple[np.ndarray, pd.DataFrame | None]:  # type: ignore[no-untyped-def]
+def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[no-untyped-def]
+         texts: Callable[[], pd.Series | None]) -> tuple[np.ndarray, pd.DataFrame | None]:
+    """An id column as int64 ids, and the mapping of numbered ids (``None``: ids kept).
+
+    Integer ids within int64 are kept. Ids written as decimals (``10.0``, ``1e20``, ``inf``) are
+    read again as written and compared by exact decimal value (:func:`_by_value`): whole
+    numbers within int64 are kept as those integers (``1``, ``1.0`` and ``1e0`` are one id);
+    if any is beyond (``1e20``, ``inf``), the column is numbered, so ``1e20`` and ``2e20`` stay
+    two ids (a float64 would make them one int64); a fractional id is refused. Parquet float
+    columns hold float64 values, compared as such. Any other text column is numbered by its
+    text (ids compare as text, :mod:`bench.data.inputs`).
+    """
     _no_missing(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
         return col.to_numpy(np.int64), None
     if col.dtype.kind == "f":
+        written = texts()  # the cells as written: a float64 may have merged two of them
         values = col.to_numpy(np.float64)
-        frac = values != np.round(values)
-        if frac.any():
-            i = int(np.flatnonzero(frac)[0])
-            raise DataError(f"id {float(values[i])} is not an integer", path=p, column=name,
-                            **where(i))
-        return values.astype(np.int64), None
+        if written is not None and _exact_whole(values, written.astype(str).str.strip()):
+            return values.astype(np.int64), None
+        cells = [repr(float(v)) for v in values] if written is None \
+            else written.astype(str).str.strip().tolist()
+        return _by_value(cells, p, name, where, role)
     text = col.astype(str).str.strip()
     if text.str.fullmatch(r"[-+]?\d{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
-    codes, uniques = pd.factorize(text, sort=False)
+    return _numbered(text.tolist(), text.tolist(), role)
+
+
+def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:
+    """Whether every float is a whole number below 2^53 parsed from at most 15 characters
+    without an exponent: a
+    decimal of at most 15 significant digits is told apart from every other by its float64
+    (DBL_DIG = 15), and a fractional one of them cannot round to a whole float64 there, so these
+    values are the exact ids as written (the vectorised fast path of :func:`_by_value`)."""
+    finite = np.isfinite(values)
+    return bool(finite.all() and (values == np.round(values)).all()
+                and (np.abs(values) < float(2**53)).all() and (texts.str.len() <= 15).all()
+                and not texts.str.contains("[eE]").any())  # 1e-400 underflows to a whole 0.0
+
+
+def _numbered(keys: list[object], shown: list[str], role: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """Ids numbered 0, 1, ... by first appearance of their key; ``external_id`` is the first
+    spelling of each key."""
+    codes, uniques = pd.factorize(pd.Series(keys, dtype=object), sort=False)
+    first = np.unique(codes, return_index=True)[1]
     mapping = pd.DataFrame({role: np.arange(len(uniques), dtype=np.int64),
-                            "external_id": np.asarray(uniques, dtype=object)})
+                            "external_id": np.asarray([shown[k] for k in first], dtype=object)})
     return codes.astype(np.int64), mapping
+
+
+def _by_value(cells: list[str], p: Path, name: str, where,  # type: ignore[no-untyped-def]
+              role: str) -> tuple[np.ndarray, pd.DataFrame | None]:
+    """Numeric ids compared by exact decimal value (``1``, ``1.0`` and ``+1`` are one id;
+    ``1e20``, ``2e20`` and ``inf`` three): kept as int64 when every one is a whole number within
+    int64, else numbered. A fractional value is refused; a cell that is no number makes the
+    column text ids."""
+    keys: list[object] = []
+    for i, cell in enumerate(cells):
+        key = _exact_key(cell) if _NUMBER_ID.fullmatch(cell) else None
+        if key is None:  # not a number: every cell is a text id (ids compare as text)
+            return _numbered(list(cells), cells, role)
+        if isinstance(key, tuple) and key[2] < 0:
+            raise DataError(f"id {cell!r} is not an integer", path=p, column=name, **where(i))
+        keys.append(key)
+    whole = [_as_int64(k) for k in keys]
+    if all(w is not None for w in whole):
+        return np.asarray(whole, dtype=np.int64), None
+    return _numbered(keys, cells, role)
+
+
+def _as_int64(key: object) -> int | None:
+    """The integer an exact key (:func:`_exact_key`) spells, if it is within int64."""
+    if key == 0:
+        return 0
+    if not isinstance(key, tuple) or key[2] > 19:
+        return None
+    value = int(key[1]) * 10 ** key[2] * (-1 if key[0] else 1)
+    return value if -(2**63) <= value <= INT64_MAX else None
+
+
+def _exact_key(cell: str) -> object:
+    """One key per exact decimal value: (sign, digits without trailing zeros, exponent), ``0``,
+    or the signed infinity; no context arithmetic, so no rounding at any length."""
+    try:
+        d = Decimal(cell)
+    except InvalidOperation:
+        return None
+    if d.is_infinite():
+        return "-inf" if d.is_signed() else "inf"
+    if d.is_zero():
+        return 0
+    sign, digits, exponent = d.as_tuple()
+    text = "".join(map(str, digits))
+    stripped = text.rstrip("0")
+    return (sign, stripped, int(exponent) + len(text) - len(stripped))
 
 
 def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]

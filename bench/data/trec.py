@@ -32,7 +32,8 @@ sorting by score); ``rel`` and ``score`` are parsed strictly (trec_eval's ``atol
 Files are read through :mod:`bench.data.inputs` (the input discipline of every path): LF, CRLF
 and a lone CR each end a line (pytrec_eval and ir_measures read a CR-only run as lines too);
 an integer score beyond 2^53 that a float64 cannot hold exactly is an error (trec_eval's
-``atof`` would tie it with its neighbours); query ids are text, so ``7`` and ``"7"`` given as
+``atof`` would tie it with its neighbours), and so are two distinct decimal scores of one query
+that a float64 ties (``0.10000000000000000001`` and ``0.1``); query ids are text, so ``7`` and ``"7"`` given as
 objects are one query; a UTF-8 byte-order mark is skipped (it would
 otherwise join the first query id), UTF-16 is refused, fields are split on ASCII white space,
 and ``rel``, ``rank`` (int64) and ``score`` (finite float64) are parsed strictly (``1_0``,
@@ -50,7 +51,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.atomic import write_text
-from bench.data.inputs import check_input_file, parse_float, parse_int, text_lines
+from bench.data.inputs import (
+    check_input_file,
+    parse_float,
+    parse_int,
+    refuse_decimal_ties,
+    text_lines,
+)
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -123,6 +130,8 @@ def read_run(path: PathLike) -> Run:
     docs: list[str] = []
     ranks: list[int] = []
     scores: list[float] = []
+    texts: list[str] = []
+    lines: list[int] = []
     tags: list[str] = []
     seen: dict[tuple[str, str], int] = {}
     for lineno, parts in _lines(p):
@@ -149,10 +158,12 @@ def read_run(path: PathLike) -> Run:
         docs.append(d)
         ranks.append(rank)
         scores.append(score)
+        texts.append(sc)
+        lines.append(lineno)
         tags.append(tag)
     if not scores:
         raise DataError("empty run file: expected lines 'qid Q0 docno rank score tag'", path=p)
-    return Run(
+    run = Run(
         np.asarray(qids),
         np.asarray(docs),
         np.asarray(ranks, dtype=np.int64),
@@ -160,6 +171,8 @@ def read_run(path: PathLike) -> Run:
         np.asarray(tags),
         str(p),
     )
+    refuse_decimal_ties(run.qid, run.score, texts, lines=lines, path=p)
+    return run
 
 
 def write_run(
