@@ -203,7 +203,11 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     build = {"lightgbm": lightgbm_params, "xgboost": xgboost_params,
              "catboost": catboost_params}.get(library)
     if build is not None:  # the device is checked with the machine (bench.runners.device)
-        build(replace(p, device="cpu"), objective)
+        kwargs = build(replace(p, device="cpu"), objective)
+        if getattr(p, library):  # raw parameters: only the library knows them
+            from bench.runners.param_probe import probe_library_params
+
+            probe_library_params(library, kwargs, where=f"{where}{library}")
 
 
 def check_rows(p: Params, library: str, n_rows: int, *, split: str = "train") -> None:

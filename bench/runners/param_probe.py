@@ -1,0 +1,109 @@
+"""Raw library parameters checked by the library itself, before any data is loaded.
+
+``[params.lightgbm]``, ``[params.xgboost]`` and ``[params.catboost]`` pass parameters straight
+to a library (an escape hatch: :data:`bench.runners.params.RAW_TABLES`), so ltrbench cannot
+range-check them from its own table. Instead, :func:`probe_library_params` trains one tree of the
+library on eight rows of made-up data with the exact keyword dictionary the run would use, and
+turns what the library refuses into a :class:`~bench.errors.ConfigError` naming the table:
+``num_leaves = -5`` (LightGBM ``Check failed: (num_leaves) > (1)``), ``max_depth = "deep"``
+(XGBoost ``Invalid Parameter format``), an unknown key (CatBoost ``Unknown option``; XGBoost's
+"Parameters: { ... } are not used" warning), all refused in milliseconds instead of as a
+traceback after the data is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from bench.errors import ConfigError
+
+#: Eight rows in two queries of four, labels 0..3: enough for every ranking objective.
+_X = np.arange(16, dtype=np.float64).reshape(8, 2) % 5
+_Y = np.array([0, 1, 2, 3, 3, 2, 1, 0], dtype=np.float64)
+_QID = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+
+
+def _lightgbm(params: dict[str, Any]) -> None:
+    import lightgbm as lgb
+
+    p = {**params, "verbosity": -1, "num_iterations": 1, "num_threads": 1,
+         "min_data_in_leaf": 1, "min_data_in_bin": 1}
+    p = {k: v for k, v in p.items() if k not in ("early_stopping_round", "early_stopping_rounds")}
+    p.update({k: params[k] for k in ("min_data_in_leaf", "min_data_in_bin") if k in params})
+    lgb.train(p, lgb.Dataset(_X, label=_Y, group=[4, 4]))
+
+
+def _xgboost(params: dict[str, Any]) -> None:
+    import xgboost as xgb
+
+    p = {**params, "nthread": 1, "verbosity": 1}  # 1: warnings, where unused keys are said
+    said = io.StringIO()  # XGBoost's logger prints through Python: "Parameters: {...} are not used"
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(said):
+        warnings.simplefilter("always")
+        xgb.train(p, xgb.DMatrix(_X, label=_Y, qid=_QID), num_boost_round=1)
+    lines = [*(str(w.message) for w in caught), *said.getvalue().splitlines()]
+    unused = [" ".join(t.split()) for t in lines if "are not used" in t]
+    if unused:
+        raise ValueError(unused[0])
+
+
+def _catboost(params: dict[str, Any]) -> None:
+    from catboost import CatBoost, Pool
+
+    p = {**params, "iterations": 1, "thread_count": 1, "verbose": False,
+         "allow_writing_files": False}
+    p.pop("early_stopping_rounds", None)
+    CatBoost(p).fit(Pool(_X, label=_Y, group_id=_QID))
+
+
+@contextlib.contextmanager
+def _silenced() -> Iterator[None]:
+    """Nothing the probe prints reaches the terminal: Python's streams and the file descriptors
+    1 and 2 that the libraries' C++ loggers write to (LightGBM's ``[Fatal]`` line)."""
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, null):
+            os.close(fd)
+
+
+_PROBES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "lightgbm": _lightgbm, "xgboost": _xgboost, "catboost": _catboost,
+}
+
+
+def probe_library_params(library: str, params: dict[str, Any], *, where: str) -> None:
+    """Train one tree of ``library`` on toy data with ``params``; what it refuses is a
+    :class:`ConfigError` that names ``where`` (e.g. ``[params.lightgbm]``) and quotes the library.
+
+    Libraries that are not GBDT libraries of ltrbench are not probed.
+    """
+    probe = _PROBES.get(library)
+    if probe is None:
+        return
+    try:
+        with _silenced():
+            probe(params)
+    except ConfigError:
+        raise
+    except Exception as exc:  # the library's own error type, whatever it is
+        text = " ".join(str(exc).split())
+        text = text.split(" at /")[0]  # LightGBM appends its source path
+        raise ConfigError(f"{where}: {library} refuses these parameters: {text[:300]}") from None
