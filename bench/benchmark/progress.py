@@ -42,7 +42,11 @@ def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
         def advance(text: str, n: int) -> None:
             bar.update(task, description=text, advance=n)
 
-        yield advance
+        try:
+            yield advance
+        except BaseException:
+            bar.live.transient = True  # an error stands alone: no half-done bar line before it
+            raise
 
 
 @contextlib.contextmanager
