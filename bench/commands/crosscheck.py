@@ -114,8 +114,8 @@ def main(args: argparse.Namespace) -> int:
     gbdt = tuple(m for m in models if library_of(m) in GBDT_LIBRARIES) if models else None
     if models is not None and not gbdt:
         raise ConfigError(
-            f"none of {', '.join(models)} is a LightGBM/XGBoost model; the cross-check compares "
-            "library built-in metrics, which only those models have"
+            f"none of {', '.join(models)} is a LightGBM, XGBoost or CatBoost model; the "
+            "cross-check compares library built-in metrics, which only those models have"
         )
     if args.run:
         run_dir = Path(args.run)
