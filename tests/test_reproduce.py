@@ -194,3 +194,20 @@ def test_changed_data_is_named_before_any_number(original):
     assert first["key"] == "dataset.fingerprint.test"
     assert all(not d["key"].startswith("dataset.fingerprint.") or d["key"].endswith("test")
                for d in outcome.differences if isinstance(d["key"], str))
+
+
+def test_another_cpu_model_is_named_and_not_held_to_bit_identity() -> None:
+    """The committed synthetic run was made on an Intel Xeon; on an AMD EPYC with the same
+    packages the generated data and the fits differ in the last bits (BLAS and GBDT code paths
+    are chosen per CPU). reproduce must name the CPU, not claim 'same environment'."""
+    from bench.benchmark.reproduce import CROSS_ENV_TOLERANCE, environment_tolerance
+    from bench.runs.manifest import environment
+
+    now = environment()
+    manifest = {"environment": {**now, "cpu_model": "Some Other CPU @ 1.00GHz"}, "threads": None}
+    tolerance, why = environment_tolerance(manifest, threads=2)
+    assert tolerance == CROSS_ENV_TOLERANCE
+    assert "cpu_model Some Other CPU @ 1.00GHz -> " in why
+    same, why_same = environment_tolerance({"environment": now, "threads": None}, threads=2)
+    assert same == 0.0
+    assert "same environment" in why_same

@@ -194,10 +194,11 @@ def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float
     now = environment()
     was = manifest.get("environment") or {}
     differ = []
-    for key in ("python", "machine", "cpu_count"):
+    for key in ("python", "machine", "cpu_model", "cpu_count"):  # BLAS/GBDT paths differ by CPU
         if was.get(key) != now.get(key):
             differ.append(f"{key} {was.get(key)} -> {now.get(key)}")
-    for pkg in ("numpy", "lightgbm", "xgboost", "xgboost-cpu", "implicit", "scipy"):
+    for pkg in ("numpy", "scipy", "pandas", "scikit-learn", "lightgbm", "xgboost", "xgboost-cpu",
+                "catboost", "implicit", "numba"):
         a, b = (was.get("packages") or {}).get(pkg), now["packages"].get(pkg)
         if a != b:
             differ.append(f"{pkg} {a} -> {b}")
