@@ -186,3 +186,35 @@ def test_long_double_scores_that_float64_ties_are_refused() -> None:
     fine = evaluate(y, np.array([1, 3, 1, 2], dtype=np.longdouble), group=g, metrics="ndcg@10")
     plain = evaluate(y, np.array([1.0, 3.0, 1.0, 2.0]), group=g, metrics="ndcg@10")
     assert fine.metrics == plain.metrics
+
+
+def test_tune_out_into_the_dataset_folder_is_refused_before_any_fit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    letor = tmp_path / "letor"
+    letor.mkdir()
+    for split in ("train", "vali", "test"):
+        (letor / f"{split}.txt").write_text("".join(
+            f"{(q + d) % 3} qid:{q} 1:{d / 7:.3f} 2:{q / 9:.3f}\n" for q in range(1, 7)
+            for d in range(5)))
+    before = {p.name: p.read_bytes() for p in letor.iterdir()}
+    monkeypatch.chdir(tmp_path)
+    status, err = _run(capsys, "tune", "--model", "lightgbm", "--dataset", "./letor", "--quick",
+                       "--grid", "num_leaves=7", "--folds", "2", "--no-progress", "--out", "letor")
+    assert status == 2
+    assert "is the input folder --dataset" in err
+    assert {p.name: p.read_bytes() for p in letor.iterdir()} == before  # nothing written there
+
+
+def test_a_data_dir_that_is_a_file_is_refused(capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    not_a_folder = tmp_path / "q.txt"
+    not_a_folder.write_text("1 0 a 1\n")
+    status, err = _run(capsys, "datasets", "list", "--data-dir", str(not_a_folder))
+    assert status == 2
+    assert "is not a folder: expected the data directory" in err
+    monkeypatch.setenv("LTRBENCH_DATA_DIR", str(not_a_folder))
+    status, err = _run(capsys, "datasets", "list")
+    assert status == 2
+    assert "$LTRBENCH_DATA_DIR" in err

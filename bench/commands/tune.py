@@ -22,7 +22,7 @@ from bench.commands.text import examples, plain
 from bench.data.atomic import write_text
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
-from bench.runs.layout import LOCAL_RESULTS, run_inputs
+from bench.runs.layout import LOCAL_RESULTS, RUN_SEALED, run_inputs
 from bench.runs.naming import dataset_slug
 
 
@@ -93,7 +93,8 @@ def main(args: argparse.Namespace) -> int:
     from bench.benchmark.tune import candidates, check_candidates, parse_space, tune
     from bench.runners.device import check_device
 
-    check_output_dir(args.out, option="--out", inputs=run_inputs(args))
+    check_output_dir(args.out, option="--out", inputs=run_inputs(args), into=("tune",),
+                     sealed=RUN_SEALED)  # never into the dataset folder, as run
     args.model = _one_model(args)
     search = _search_options(args)
     config = config_from_args(args)

@@ -64,11 +64,20 @@ def default_data_dir() -> Path:
 def primary_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     """Where fetched datasets go: ``data_dir``, else ``$LTRBENCH_DATA_DIR``, else the user cache."""
     if data_dir is not None and str(data_dir) != "":
-        return Path(data_dir).expanduser()
+        return _a_folder(Path(data_dir).expanduser(), "--data-dir")
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
-        return Path(env).expanduser()
+        return _a_folder(Path(env).expanduser(), f"${ENV_VAR}")
     return default_data_dir()
+
+
+def _a_folder(path: Path, where: str) -> Path:
+    """``path`` unless it exists and is not a folder: a data directory that is a file would
+    find no dataset, silently."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{where} {os.fspath(path)!r} is not a folder: expected the data "
+                          "directory (created when missing)")
+    return path
 
 
 def shared_data_dirs() -> list[Path]:
