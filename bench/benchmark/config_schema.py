@@ -79,19 +79,26 @@ def parse_seeds(value: Any, where: str = "seeds") -> tuple[int, ...]:
         value = [value]
     if isinstance(value, str):
         value = _seed_text(value, where, shape)
+    return _distinct_ints(value, SEED, where, shape, shape, "seeds repeat", most=MAX_SEEDS,
+                          noun="seeds")
+
+
+def _distinct_ints(value: Any, spec: Spec, where: str, shape: str, empty_shape: str,
+                   repeat: str, *, most: int | None = None, noun: str = "items") -> tuple[int, ...]:
+    """``value`` as a tuple when it is a non-empty list of integers ``spec`` accepts, at most
+    ``most`` of them, none repeated; else a ConfigError naming ``where`` and the first problem."""
     if not isinstance(value, list | tuple):
         raise ConfigError(f"{where}: expected {shape}; got {show(value)}")
     if not value:
-        raise ConfigError(f"{where}: must not be empty; expected {shape}")
-    for i, seed in enumerate(value, start=1):
-        if not SEED.accepts(seed):
-            raise ConfigError(f"{where}: item {i}: expected {SEED.expected()}; got {show(seed)}")
-    if len(value) > MAX_SEEDS:
-        raise ConfigError(f"{where}: {len(value)} seeds; expected at most {MAX_SEEDS}")
-    seeds = tuple(value)
-    if len(set(seeds)) != len(seeds):
-        raise ConfigError(f"{where}: seeds repeat: {list(seeds)}")
-    return seeds
+        raise ConfigError(f"{where}: must not be empty; expected {empty_shape}")
+    for i, item in enumerate(value, start=1):
+        if not spec.accepts(item):
+            raise ConfigError(f"{where}: item {i}: expected {spec.expected()}; got {show(item)}")
+    if most is not None and len(value) > most:
+        raise ConfigError(f"{where}: {len(value)} {noun}; expected at most {most}")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{where}: {repeat}: {list(value)}")
+    return tuple(value)
 
 
 def _seed_text(text: str, where: str, shape: str) -> list[int]:
@@ -118,16 +125,8 @@ def _seed_text(text: str, where: str, shape: str) -> list[int]:
 
 def parse_eval_at(value: Any, where: str = "eval_at") -> tuple[int, ...]:
     """The cutoffs of the libraries' NDCG: a non-empty list of integers from 1 to 2147483647."""
-    if not isinstance(value, list | tuple):
-        raise ConfigError(f"{where}: expected a list of integers like [1, 3, 5, 10]; got {show(value)}")
-    if not value:
-        raise ConfigError(f"{where}: must not be empty; expected a list like [1, 3, 5, 10]")
-    for i, k in enumerate(value, start=1):
-        if not CUTOFF.accepts(k):
-            raise ConfigError(f"{where}: item {i}: expected {CUTOFF.expected()}; got {show(k)}")
-    if len(set(value)) != len(value):
-        raise ConfigError(f"{where}: a cutoff repeats: {list(value)}")
-    return tuple(value)
+    return _distinct_ints(value, CUTOFF, where, "a list of integers like [1, 3, 5, 10]",
+                          "a list like [1, 3, 5, 10]", "a cutoff repeats")
 
 
 def name_list(value: Any, where: str) -> str | list[str]:

@@ -11,7 +11,6 @@ finite. Every error names the key and says what was expected and what was given.
 
 from __future__ import annotations
 
-import difflib
 import math
 import sys
 from collections.abc import Iterable, Mapping
@@ -22,7 +21,7 @@ from typing import Any
 import tomli_w
 
 from bench.data.inputs import bom_length, check_input_file
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, did_you_mean
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the Python version
     import tomllib
@@ -211,11 +210,10 @@ def show(value: Any) -> str:
 def unknown_key(where: str, key: str, valid: Iterable[str], *, noun: str = "key") -> ConfigError:
     """The error for an unknown ``key`` (in the table ``where``, e.g. ``[params] ``): ``unknown
     parameter [params] num_leaf; did you mean 'num_leaves'? valid: ...`` (the closest valid name
-    by :func:`difflib.get_close_matches`, then every valid one)."""
+    by :func:`bench.errors.did_you_mean`, then every valid one)."""
     names = sorted(valid)
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return ConfigError(f"unknown {noun} {where}{key}; {hint}valid: {', '.join(names)}")
+    return ConfigError(f"unknown {noun} {where}{key}; {did_you_mean(key, names)}valid: "
+                       f"{', '.join(names)}")
 
 
 def table(value: Any, where: str) -> dict[str, Any]:

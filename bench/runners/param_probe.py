@@ -34,10 +34,10 @@ _QID = np.array([0, 0, 0, 0, 1, 1, 1, 1])
 def _lightgbm(params: dict[str, Any]) -> None:
     import lightgbm as lgb
 
-    p = {**params, "verbosity": -1, "num_iterations": 1, "num_threads": 1,
-         "min_data_in_leaf": 1, "min_data_in_bin": 1}
-    p = {k: v for k, v in p.items() if k not in ("early_stopping_round", "early_stopping_rounds")}
-    p.update({k: params[k] for k in ("min_data_in_leaf", "min_data_in_bin") if k in params})
+    p = {"min_data_in_leaf": 1, "min_data_in_bin": 1, **params,  # 8 rows: small leaves unless set
+         "verbosity": -1, "num_iterations": 1, "num_threads": 1}
+    for key in ("early_stopping_round", "early_stopping_rounds"):  # no validation set here
+        p.pop(key, None)
     lgb.train(p, lgb.Dataset(_X, label=_Y, group=[4, 4]))
 
 
