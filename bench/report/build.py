@@ -36,6 +36,7 @@ from bench.report import stats
 from bench.report.published import PUBLISHED
 from bench.report.select import Choice, is_unfinished, select_runs
 from bench.runners.resources import CONTENTION_THRESHOLD
+from bench.runs.consistency import check_run_consistency
 from bench.runs.naming import library_of
 from bench.runs.reader import RunDir
 
@@ -208,6 +209,7 @@ def build_table(
     split = options.split
     metrics_all = filter_dataset(run.table("metrics.csv"), dataset)
     profile = _main_profile(metrics_all, run)
+    check_run_consistency(run, profile)
     m = metrics_all[metrics_all["split"].astype(str) == split]
     if "profile" in m.columns:
         prof = m["profile"].astype(str)

@@ -1,0 +1,196 @@
+"""Do a run directory's files agree with each other? The checks a report makes before it trusts
+a run that someone may have edited, merged by hand or damaged.
+
+Each table is validated on its own by :class:`~bench.runs.reader.RunDir` (columns, numbers);
+here the tables are checked against each other, so that a damaged run is a clear
+:class:`~bench.errors.DataError` naming the file and line/row instead of a leaderboard computed
+from part of it:
+
+* ``metrics.csv`` has one row per (dataset, model, seed, split, metric, profile), and every
+  (model, seed) of a split has the same metrics under the run's profile (a missing or unreadable
+  cell would silently average a metric over fewer seeds than the others);
+* its models are those the manifest lists, its seeds among the manifest's seeds, and its main
+  profile the run's own (config ``profile``, else manifest ``evaluation.profile``);
+* ``per_query.parquet`` (when present) has one row per (dataset, model, seed, split, qid,
+  metric), covers every (model, seed, split, metric) of ``metrics.csv`` with the same queries
+  for every model of a split, and its mean equals ``metrics.csv``'s value: under the run's
+  profile the mean over the queries with a value (blank queries are NaN), under
+  ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
+  run loop writes both files with (:mod:`bench.benchmark.record`).
+
+The comparison tolerance is :data:`TOLERANCE` (absolute): the two files are written from the
+same per-query values, so only the order of the summation may differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.errors import DataError
+from bench.runs.reader import RunDir
+
+#: Largest difference allowed between a ``metrics.csv`` value and its per-query mean.
+TOLERANCE = 1e-9
+
+_BLANK_FILL = {"-blank0": 0.0, "-blank1": 1.0}
+_CELL = ["dataset", "model", "seed", "split", "metric"]
+
+
+def check_run_consistency(run: RunDir, profile: str) -> None:
+    """Raise :class:`~bench.errors.DataError` when ``run``'s files disagree (see the module).
+
+    ``profile`` is the run's main profile (the one its leaderboard reports).
+    """
+    metrics = _keyed(run.table("metrics.csv"))
+    path = run.path / "metrics.csv"
+    _check_unique(metrics, [*_CELL, "profile"], path, line_offset=2, where="line")
+    _check_manifest(run, metrics, path)
+    _check_profile(run, metrics, path)
+    main = metrics[metrics["profile"] == profile] if "profile" in metrics.columns else metrics
+    _check_grid(main, path)
+    if not run.has("per_query.parquet"):
+        return
+    pq = _keyed(run.table("per_query.parquet"))
+    pq_path = run.path / "per_query.parquet"
+    _check_unique(pq, [*_CELL, "qid"], pq_path, line_offset=1, where="row")
+    _check_queries(pq, pq_path)
+    _check_means(metrics, pq, profile, path, pq_path)
+
+
+def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its key columns as text (``dataset`` may be absent in older runs)."""
+    cols = {c: frame[c].astype(str) for c in ("dataset", "model", "split", "metric", "profile")
+            if c in frame.columns}
+    if "qid" in frame.columns:
+        cols["qid"] = frame["qid"].astype(str)
+    out = frame.assign(**cols)
+    if "dataset" not in out.columns:
+        out = out.assign(dataset="")
+    return out
+
+
+def _check_unique(frame: pd.DataFrame, key: list[str], path: Any, *, line_offset: int,
+                  where: str) -> None:
+    key = [k for k in key if k in frame.columns]
+    dup = frame.duplicated(key, keep="first").to_numpy()
+    if dup.any():
+        i = int(dup.argmax())
+        first = int(frame.duplicated(key, keep="last").to_numpy().argmax())
+        cell = ", ".join(f"{k}={frame[k].iloc[i]}" for k in key if k != "dataset")
+        raise DataError(f"a second row for ({cell}) (first at {where} {first + line_offset}): "
+                        "expected one row per cell; the run was merged or edited by hand",
+                        path=path, line=i + line_offset if where == "line" else None,
+                        row=i + line_offset if where == "row" else None)
+
+
+def _check_manifest(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
+    manifest = run.manifest
+    models = manifest.get("models")
+    if isinstance(models, dict) and models:
+        unknown = ~metrics["model"].isin([str(m) for m in models])
+        if unknown.any():
+            i = int(unknown.to_numpy().argmax())
+            raise DataError(f"model {metrics['model'].iloc[i]!r} is not one of the run's models "
+                            f"({', '.join(map(str, models))}, as its manifest lists them)",
+                            path=path, line=i + 2, column="model")
+    seeds = manifest.get("seeds")
+    if seeds is not None:
+        if not isinstance(seeds, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+            raise DataError(f"'seeds' is {seeds!r}: expected a list of whole numbers",
+                            path=run.path / "manifest.json")
+        stray = ~metrics["seed"].isin(seeds)
+        if stray.any():
+            i = int(stray.to_numpy().argmax())
+            raise DataError(f"seed {metrics['seed'].iloc[i]} is not one of the run's seeds "
+                            f"{seeds} (manifest.json)", path=path, line=i + 2, column="seed")
+
+
+def _check_profile(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
+    """The profile named by the config and the manifest is the one ``metrics.csv`` was computed
+    under."""
+    cfg = run.config
+    configured = cfg.get("profile") or (cfg.get("evaluation") or {}).get("profile")
+    evaluation = run.manifest.get("evaluation")
+    recorded = evaluation.get("profile") if isinstance(evaluation, dict) else None
+    if configured is not None and recorded is not None and str(configured) != str(recorded):
+        raise DataError(f"the manifest's evaluation profile {recorded!r} is not the config's "
+                        f"{configured!r} ({run.config_path})", path=run.path / "manifest.json")
+    declared = configured if configured is not None else recorded
+    if declared is None or "profile" not in metrics.columns:
+        return
+    plain = [p for p in pd.unique(metrics["profile"]) if not p.endswith(tuple(_BLANK_FILL))]
+    if str(declared) not in plain:
+        raise DataError(f"rows computed under profile(s) {', '.join(map(repr, plain))} where the "
+                        f"run was configured with {declared!r}: the file is not this run's",
+                        path=path, column="profile")
+
+
+def _check_grid(main: pd.DataFrame, path: Any) -> None:
+    """Every (model, seed) of a split has the same metrics."""
+    for (_, split), part in main.groupby(["dataset", "split"], sort=False):
+        metrics = set(part["metric"])
+        for (model, seed), cell in part.groupby(["model", "seed"], sort=False):
+            missing = sorted(metrics - set(cell["metric"]))
+            if missing:
+                raise DataError(
+                    f"no {', '.join(missing)} row for model {model!r}, seed {seed}, split "
+                    f"{split!r} where other models or seeds have one: the table would average "
+                    "those metrics over fewer seeds; the file is damaged or was edited",
+                    path=path)
+
+
+def _check_queries(pq: pd.DataFrame, path: Any) -> None:
+    """Every (model, seed, metric) of a split was evaluated on the same queries (rows are unique
+    by then, so a group with fewer rows than the split has queries lacks some)."""
+    for (_, split), part in pq.groupby(["dataset", "split"], sort=False):
+        n_split = part["qid"].nunique()
+        sizes = part.groupby(["model", "seed", "metric"], sort=False).size()
+        short = sizes[sizes != n_split]
+        if len(short):
+            (model, seed, metric), got = short.index[0], int(short.iloc[0])
+            raise DataError(
+                f"split {split!r}: model {model!r}, seed {seed}, {metric} has values for {got} "
+                f"of the split's {n_split} queries: every model must be scored on the same "
+                "queries; the file is damaged or was edited", path=path)
+
+
+def _check_means(metrics: pd.DataFrame, pq: pd.DataFrame, profile: str, path: Any,
+                 pq_path: Any) -> None:
+    values = pq["value"].to_numpy(dtype=np.float64)
+    keyed = pq[_CELL].assign(blank=np.isnan(values).astype(np.int64),
+                             filled=np.nan_to_num(values, nan=0.0), n=1)
+    grouped = keyed.groupby(_CELL, sort=False, as_index=False)[["filled", "blank", "n"]].sum()
+    prof = (metrics["profile"] if "profile" in metrics.columns
+            else pd.Series(profile, index=metrics.index))
+    suffix = prof.str.slice(len(profile))
+    fill = suffix.map(_BLANK_FILL).where(prof.str.startswith(profile))
+    checked = (prof == profile) | fill.notna()
+    rows = metrics[_CELL].assign(value=metrics["value"].to_numpy(dtype=np.float64),
+                                 fill=fill.to_numpy(dtype=np.float64), line=np.arange(len(metrics)) + 2,
+                                 profile=prof)[checked.to_numpy()]
+    joined = rows.merge(grouped, on=_CELL, how="left", indicator=True)
+    absent = (joined["_merge"] == "left_only").to_numpy()
+    if absent.any():
+        r = joined.iloc[int(absent.argmax())]
+        raise DataError(f"no per-query values in per_query.parquet for this row (model "
+                        f"{r['model']!r}, seed {r['seed']}, split {r['split']!r}, {r['metric']})",
+                        path=path, line=int(r["line"]))
+    total, blanks, n = (joined[c].to_numpy(dtype=np.float64) for c in ("filled", "blank", "n"))
+    fills = joined["fill"].to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expect = np.where(np.isnan(fills), total / (n - blanks), (total + np.nan_to_num(fills) * blanks) / n)
+    value = joined["value"].to_numpy()
+    both_nan = np.isnan(expect) & np.isnan(value)
+    bad = ~(np.abs(expect - value) <= TOLERANCE) & ~both_nan
+    if bad.any():
+        i = int(bad.argmax())
+        r = joined.iloc[i]
+        raise DataError(
+            f"value {float(value[i])!r} of {r['metric']} (model {r['model']!r}, seed {r['seed']}, "
+            f"split {r['split']!r}, profile {r['profile']}) is not the mean of its per-query "
+            f"values in {pq_path} ({float(expect[i])!r}): the two files disagree; the run is "
+            "damaged or was edited", path=path, line=int(r["line"]), column="value")
