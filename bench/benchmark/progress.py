@@ -32,8 +32,14 @@ def _progress(*, transient: bool) -> Any:
 
 @contextlib.contextmanager
 def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
-    """A rich progress bar over ``total`` steps; yields :data:`Advance`."""
-    if not enabled:
+    """A rich progress bar over ``total`` steps on a terminal; yields :data:`Advance`.
+
+    Not drawn when stderr is not a terminal (a log file, a pipe, CI): rich cannot redraw there
+    and would leave a bar line, or a blank line before an error, in the log.
+    """
+    import sys
+
+    if not enabled or not sys.stderr.isatty():
         yield lambda _text, _n: None
         return
     with _progress(transient=False) as bar:
