@@ -35,6 +35,7 @@ from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, is_family
 from bench.report import stats
 from bench.report.published import PUBLISHED
 from bench.report.select import Choice, is_unfinished, select_runs
+from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.consistency import check_run_consistency
 from bench.runs.naming import library_of
@@ -156,12 +157,12 @@ def _blank_count(run: RunDir, pq: pd.DataFrame, primary: str, split: str) -> tup
     return None, 0
 
 
-def _seed_stats(frame: pd.DataFrame, value: str = "value") -> dict[str, Any]:
-    """``{mean, std, per_seed}`` of a column over seeds (one value per seed; NaN ignored)."""
+def _seed_stats(frame: pd.DataFrame, value: str = "value") -> SeedStats:
+    """A column over seeds (one value per seed, the mean of its rows; NaN ignored)."""
     series = frame.groupby("seed", sort=True)[value].mean()
     mean, std = stats.mean_std(series.to_numpy(dtype=np.float64))
     per_seed = {_seed_key(s): json_number(v) for s, v in series.items()}
-    return {"mean": json_number(mean), "std": json_number(std), "per_seed": per_seed}
+    return SeedStats(json_number(mean), json_number(std), per_seed)
 
 
 def fit_time_summary(timings: pd.DataFrame) -> dict[str, Any]:
@@ -196,16 +197,66 @@ def build_table(
     options: LeaderboardOptions = DEFAULT_OPTIONS,
     base_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """The leaderboard table of one dataset of one run, as a JSON-ready dict.
+    """The leaderboard table of one dataset of one run, as a JSON-ready dict
+    (:meth:`bench.report.table.Table.to_json` of :func:`table_of`)."""
+    return table_of(run, dataset, options=options, base_dir=base_dir).to_json()
 
-    Keys: ``dataset, run_id, run_dir, run_config, profile, split, seeds, metrics, primary_metric,
-    n_queries, blank_queries, best_model, notes, rows``. Each row: ``model, library, seeds,
-    metrics{metric: {mean, std, per_seed{seed: value}, ci_low, ci_high, ci_mean, n_queries}},
-    fit_s{mean, std, per_seed, median, min, max, n, contended, timing}, predict_s{...}, vs_best`` (``null`` for the best row, else
-    ``{metric, p_randomization, p_randomization_holm, p_t, p_t_holm, n_queries}``) and ``blank``
-    (``{metric: {blank0: {mean, std, per_seed}, blank1: {...}}}`` when blank queries exist, else
-    ``{}``).
+
+@dataclass(frozen=True)
+class _Sources:
+    """The rows of one dataset and split of a run that a table is built from."""
+
+    profile: str
+    main: pd.DataFrame  # metrics.csv rows of the run's profile
+    blank0: pd.DataFrame  # ... of <profile>-blank0 / -blank1
+    blank1: pd.DataFrame
+    pq: pd.DataFrame  # per_query.parquet rows (empty when absent)
+    timings: pd.DataFrame
+    metric_names: list[str]
+
+
+def table_of(
+    run: RunDir,
+    dataset: str,
+    *,
+    options: LeaderboardOptions = DEFAULT_OPTIONS,
+    base_dir: Path | None = None,
+) -> Table:
+    """The leaderboard table of one dataset of one run (:class:`bench.report.table.Table`).
+
+    Rows are models, best primary-metric mean first: each metric over seeds (``metrics.csv``),
+    its bootstrap interval over queries (``per_query.parquet``), fit and predict times
+    (``timings.csv``), the paired tests of the primary metric against the best row, and NDCG with
+    blank queries scored 0 and 1 when the split has blank queries. The run's files are checked
+    against each other first (:func:`bench.runs.consistency.check_run_consistency`).
     """
+    src = _sources(run, dataset, options)
+    models = _models_in_order(src.main, options.primary, src.metric_names)
+    n_blank, n_queries = _blank_count(run, src.pq, options.primary, options.split)
+    rows = [_row(src, model, options) for model in models]
+    notes = _timing_notes(rows)
+    have_pq = len(src.pq) > 0
+    if not have_pq:
+        notes.append("per_query.parquet absent: no confidence intervals or paired tests")
+    else:
+        _add_intervals(rows, src, options)
+        notes += _add_paired_tests(rows, src, options)
+    if n_blank:
+        _add_blank_policies(rows, src)
+    published = published_beside_ours(str(run.config.get("published", "") or ""), dataset,
+                                      [r.to_json() for r in rows])
+    return Table(
+        dataset=dataset, run_id=run.run_id, unfinished=is_unfinished(run),
+        run_dir=_display_path(run.path, base_dir),
+        run_config=_display_path(run.config_path, base_dir),
+        run_timestamp=run.timestamp, profile=src.profile, split=options.split,
+        seeds=_seed_list(src.main["seed"]), metrics=src.metric_names,
+        primary_metric=options.primary, n_queries=n_queries, blank_queries=n_blank,
+        best_model=models[0] if models else None, notes=notes, rows=rows, published=published,
+    )
+
+
+def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources:
     split = options.split
     metrics_all = filter_dataset(run.table("metrics.csv"), dataset)
     profile = _main_profile(metrics_all, run)
@@ -213,186 +264,129 @@ def build_table(
     m = metrics_all[metrics_all["split"].astype(str) == split]
     if "profile" in m.columns:
         prof = m["profile"].astype(str)
-        main = m[prof == profile]
-        blank0 = m[prof.str.endswith("-blank0")]
-        blank1 = m[prof.str.endswith("-blank1")]
+        main, blank0, blank1 = (m[prof == profile], m[prof.str.endswith("-blank0")],
+                                m[prof.str.endswith("-blank1")])
     else:
         main, blank0, blank1 = m, m.iloc[0:0], m.iloc[0:0]
     if main.empty:
-        raise DataError(
-            f"no {split!r} rows for dataset {dataset!r} under profile {profile!r}",
-            path=run.path / "metrics.csv",
-        )
-    main = main.assign(metric=main["metric"].astype(str))
+        raise DataError(f"no {split!r} rows for dataset {dataset!r} under profile {profile!r}",
+                        path=run.path / "metrics.csv")
+    main = main.assign(metric=main["metric"].astype(str), model=main["model"].astype(str))
     metric_names = [mt for mt in options.metrics if mt in set(main["metric"])]
     _check_metrics_present(options, metric_names, sorted(set(main["metric"])), run.path)
-
-    # Row order: best primary-metric mean first (NaN last), then by name.
-    primary_means = (
-        main[main["metric"] == options.primary].groupby("model")["value"].mean()
-        if options.primary in metric_names
-        else pd.Series(dtype=float)
-    )
-    def _order(name: str) -> tuple[int, float, str]:
-        v = float(primary_means.get(name, np.nan))
-        return (0, -v, name) if not np.isnan(v) else (1, 0.0, name)
-
-    models = sorted((str(x) for x in pd.unique(main["model"].astype(str))), key=_order)
-    libraries = {}
-    if "library" in main.columns:
-        libraries = {str(k): str(v) for k, v in main.groupby("model")["library"].first().items()}
-
-    pq = run.table_or_empty("per_query.parquet")
-    pq = filter_dataset(pq, dataset)
+    pq = filter_dataset(run.table_or_empty("per_query.parquet"), dataset)
     pq = pq[pq["split"].astype(str) == split] if len(pq) else pq
     if len(pq):
         pq = pq.assign(model=pq["model"].astype(str), metric=pq["metric"].astype(str))
-
     timings = filter_dataset(run.table_or_empty("timings.csv"), dataset)
     if len(timings):
         timings = timings.assign(model=timings["model"].astype(str))
+    return _Sources(profile, main, blank0, blank1, pq, timings, metric_names)
 
-    n_blank, n_queries = _blank_count(run, pq, options.primary, split)
-    seeds = _seed_list(main["seed"])
 
-    rows: list[dict[str, Any]] = []
-    for model in models:
-        mm = main[main["model"].astype(str) == model]
-        row: dict[str, Any] = {
-            "model": model,
-            "library": libraries.get(model, library_of(model)),
-            "seeds": _seed_list(mm["seed"]),
-            "metrics": {},
-        }
-        for metric in metric_names:
-            row["metrics"][metric] = _seed_stats(mm[mm["metric"] == metric])
-        tm = timings[timings["model"] == model] if len(timings) else timings
-        for col in ("fit_s", "predict_s"):
-            if len(tm) and col in tm.columns:
-                row[col] = _seed_stats(tm, col)
-            else:
-                row[col] = {"mean": None, "std": None, "per_seed": {}}
-        row["fit_s"].update(fit_time_summary(tm))
-        row["vs_best"] = None
-        row["blank"] = {}
-        rows.append(row)
+def _models_in_order(main: pd.DataFrame, primary: str, metric_names: list[str]) -> list[str]:
+    """Best primary-metric mean first (NaN last), then by name."""
+    means = (main[main["metric"] == primary].groupby("model")["value"].mean()
+             if primary in metric_names else pd.Series(dtype=float))
 
-    notes: list[str] = []
-    contended = sum(int(r["fit_s"]["contended"] or 0) for r in rows)
-    modes = sorted({r["fit_s"]["timing"] for r in rows if r["fit_s"]["timing"]})
+    def order(name: str) -> tuple[int, float, str]:
+        v = float(means.get(name, np.nan))
+        return (0, -v, name) if not np.isnan(v) else (1, 0.0, name)
+
+    return sorted((str(x) for x in pd.unique(main["model"])), key=order)
+
+
+def _row(src: _Sources, model: str, options: LeaderboardOptions) -> Row:
+    mm = src.main[src.main["model"] == model]
+    named = mm["library"].dropna() if "library" in mm.columns else mm["model"].iloc[0:0]
+    library = str(named.iloc[0]) if len(named) else library_of(model)
+    tm = src.timings[src.timings["model"] == model] if len(src.timings) else src.timings
+    fit, predict = (_seed_stats(tm, col) if len(tm) and col in tm.columns else
+                    SeedStats(None, None) for col in ("fit_s", "predict_s"))
+    summary = fit_time_summary(tm)
+    return Row(
+        model=model, library=library, seeds=_seed_list(mm["seed"]),
+        metrics={metric: MetricCell(**vars(_seed_stats(mm[mm["metric"] == metric])))
+                 for metric in src.metric_names},
+        fit_s=FitTime(fit.mean, fit.std, fit.per_seed, **summary),
+        predict_s=predict,
+    )
+
+
+def _timing_notes(rows: list[Row]) -> list[str]:
+    notes = []
+    contended = sum(int(r.fit_s.contended or 0) for r in rows)
     if contended:
         notes.append(
             f"† {contended} fit(s) ran while other processes used more than "
             f"{CONTENTION_THRESHOLD:.0%} of the machine's CPU: their times are not comparable"
         )
-    if rows and not modes:
+    if rows and not any(r.fit_s.timing for r in rows):
         notes.append("fit times recorded without the machine's load: contention unknown")
-    # Bootstrap CIs over queries, per metric, on seed-averaged per-query values.
-    have_pq = len(pq) > 0
-    if not have_pq:
-        notes.append("per_query.parquet absent: no confidence intervals or paired tests")
-    if not have_pq:
-        for metric in metric_names:
-            for row in rows:
-                row["metrics"][metric].update(ci_low=None, ci_high=None, ci_mean=None, n_queries=None)
-    else:
-        # Draws depend only on the seed and the number of queries, so metrics over the same
-        # queries are stacked and resampled in one pass (same numbers as one call per metric).
-        mats = {metric: per_query_matrix(pq, metric, models) for metric in metric_names}
-        batches: list[tuple[np.ndarray, list[str]]] = []
-        for metric, (_, qids) in mats.items():
-            for qref, members in batches:
-                if len(qref) == len(qids) and np.array_equal(qref, qids):
-                    members.append(metric)
-                    break
-            else:
-                batches.append((qids, [metric]))
-        for _, members in batches:
-            stacked = np.vstack([mats[m][0] for m in members])
-            ci = stats.bootstrap_ci(
-                stacked,
-                n_resamples=options.bootstrap_resamples,
-                confidence=options.confidence,
-                seed=options.seed,
-            )
-            counts = (~np.isnan(stacked)).sum(axis=1)
-            for j, metric in enumerate(members):
-                for i, row in enumerate(rows):
-                    r = j * len(models) + i
-                    row["metrics"][metric].update(
-                        ci_low=json_number(ci.low[r]),
-                        ci_high=json_number(ci.high[r]),
-                        ci_mean=json_number(ci.mean[r]),
-                        n_queries=int(counts[r]),
-                    )
+    return notes
 
-    # Paired tests of the primary metric against the best (top) row.
-    best_model = models[0] if models else None
-    if have_pq and options.primary in metric_names and len(models) > 1:
-        mat, _ = per_query_matrix(pq, options.primary, models)
-        if np.isnan(mat[0]).all():
-            notes.append(f"no per-query {options.primary} for the best row: no paired tests")
+
+def _add_intervals(rows: list[Row], src: _Sources, options: LeaderboardOptions) -> None:
+    """Bootstrap CIs over queries, per metric, on seed-averaged per-query values. Draws depend
+    only on the seed and the number of queries, so metrics over the same queries are stacked
+    and resampled in one pass (the same numbers as one call per metric)."""
+    models = [r.model for r in rows]
+    mats = {metric: per_query_matrix(src.pq, metric, models) for metric in src.metric_names}
+    batches: list[tuple[np.ndarray, list[str]]] = []
+    for metric, (_, qids) in mats.items():
+        for qref, members in batches:
+            if len(qref) == len(qids) and np.array_equal(qref, qids):
+                members.append(metric)
+                break
         else:
-            vs = stats.compare_with_best(
-                mat,
-                best=0,
-                n_resamples=options.randomization_resamples,
-                seed=options.seed,
-            )
+            batches.append((qids, [metric]))
+    for _, members in batches:
+        stacked = np.vstack([mats[m][0] for m in members])
+        ci = stats.bootstrap_ci(stacked, n_resamples=options.bootstrap_resamples,
+                                confidence=options.confidence, seed=options.seed)
+        counts = (~np.isnan(stacked)).sum(axis=1)
+        for j, metric in enumerate(members):
             for i, row in enumerate(rows):
-                if i == vs.best:
-                    continue
-                row["vs_best"] = {
-                    "metric": options.primary,
-                    "p_randomization": json_number(vs.p_randomization[i]),
-                    "p_randomization_holm": json_number(vs.p_randomization_holm[i]),
-                    "p_t": json_number(vs.p_t[i]),
-                    "p_t_holm": json_number(vs.p_t_holm[i]),
-                    "n_queries": int(vs.n_queries[i]),
-                }
+                r = j * len(models) + i
+                cell = row.metrics[metric]
+                cell.ci_low, cell.ci_high = json_number(ci.low[r]), json_number(ci.high[r])
+                cell.ci_mean, cell.n_queries = json_number(ci.mean[r]), int(counts[r])
 
-    # Blank queries: NDCG under both empty-query policies.
-    if n_blank:
-        ndcgs = [mt for mt in metric_names if is_family(mt, "ndcg")]
-        for row in rows:
-            model = row["model"]
-            for metric in ndcgs:
-                entry: dict[str, Any] = {}
-                for tag, frame in (("blank0", blank0), ("blank1", blank1)):
-                    sub = frame[
-                        (frame["model"].astype(str) == model)
-                        & (frame["metric"].astype(str) == metric)
-                    ]
-                    if not sub.empty:
-                        entry[tag] = _seed_stats(sub)
-                    elif have_pq:
-                        entry[tag] = _blank_policy_from_per_query(
-                            pq, model, metric, 0.0 if tag == "blank0" else 1.0
-                        )
-                if entry:
-                    row["blank"][metric] = entry
 
-    published = published_beside_ours(str(run.config.get("published", "") or ""), dataset, rows)
+def _add_paired_tests(rows: list[Row], src: _Sources, options: LeaderboardOptions) -> list[str]:
+    """Paired tests of the primary metric against the best (top) row; returns notes."""
+    if options.primary not in src.metric_names or len(rows) < 2:
+        return []
+    mat, _ = per_query_matrix(src.pq, options.primary, [r.model for r in rows])
+    if np.isnan(mat[0]).all():
+        return [f"no per-query {options.primary} for the best row: no paired tests"]
+    vs = stats.compare_with_best(mat, best=0, n_resamples=options.randomization_resamples,
+                                 seed=options.seed)
+    for i, row in enumerate(rows):
+        if i != vs.best:
+            row.vs_best = PairedTest(
+                options.primary, json_number(vs.p_randomization[i]),
+                json_number(vs.p_randomization_holm[i]), json_number(vs.p_t[i]),
+                json_number(vs.p_t_holm[i]), int(vs.n_queries[i]))
+    return []
 
-    return {
-        "dataset": dataset,
-        "run_id": run.run_id,
-        "unfinished": is_unfinished(run),
-        "run_dir": _display_path(run.path, base_dir),
-        "run_config": _display_path(run.config_path, base_dir),
-        "run_timestamp": run.timestamp,
-        "profile": profile,
-        "split": split,
-        "seeds": seeds,
-        "metrics": metric_names,
-        "primary_metric": options.primary,
-        "n_queries": n_queries,
-        "blank_queries": n_blank,
-        "best_model": best_model,
-        "notes": notes,
-        "rows": rows,
-        "published": published,
-    }
+
+def _add_blank_policies(rows: list[Row], src: _Sources) -> None:
+    """NDCG with blank queries scored 0 and 1: the run's ``-blank0``/``-blank1`` rows, else
+    from the per-query values."""
+    ndcgs = [mt for mt in src.metric_names if is_family(mt, "ndcg")]
+    for row in rows:
+        for metric in ndcgs:
+            entry: dict[str, SeedStats] = {}
+            for tag, frame, fill in (("blank0", src.blank0, 0.0), ("blank1", src.blank1, 1.0)):
+                sub = frame[(frame["model"].astype(str) == row.model)
+                            & (frame["metric"].astype(str) == metric)]
+                if not sub.empty:
+                    entry[tag] = _seed_stats(sub)
+                elif len(src.pq):
+                    entry[tag] = _blank_policy_from_per_query(src.pq, row.model, metric, fill)
+            if entry:
+                row.blank[metric] = entry
 
 
 def published_beside_ours(
@@ -435,7 +429,7 @@ def published_beside_ours(
 
 def _blank_policy_from_per_query(
     pq: pd.DataFrame, model: str, metric: str, fill: float
-) -> dict[str, Any]:
+) -> SeedStats:
     """Per-seed mean with blank (NaN) queries scored ``fill``: ``(sum + fill * n_blank) / n``."""
     sub = pq[(pq["model"] == model) & (pq["metric"] == metric)]
     filled = sub.assign(value=sub["value"].fillna(fill))
