@@ -2,7 +2,7 @@
 
 Examples::
 
-    ltrbench convert --ratings ../shared/data/ml-latest-small --out data/mls
+    ltrbench convert --ratings ~/data/ml-latest-small --out data/mls
     ltrbench convert --ratings ratings.csv --layout csv --user userId --item movieId \\
         --rating rating --timestamp timestamp --split random --target-size 0.1 --out data/x
     ltrbench convert --ratings synthetic --out data/synthetic
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "features from history only, sampled never-rated negatives, documented labels.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=examples(
-            "ltrbench convert --ratings ../shared/data/ml-latest-small --out data/mls",
+            "ltrbench convert --ratings ~/data/ml-latest-small --out data/mls",
             "ltrbench convert --ratings ratings.csv --layout csv --user userId --item movieId "
             "--rating rating --timestamp timestamp --split random --out data/x",
             "ltrbench convert --ratings synthetic --out data/synthetic",
