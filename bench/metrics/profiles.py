@@ -374,6 +374,14 @@ def get_profile(name: str | Profile) -> Profile:
     """The named profile (a :class:`Profile` is returned as is).
 
     Raises :class:`ConfigError` listing the valid names.
+
+    >>> p = get_profile(" LightGBM ")
+    >>> p.name, p.gain, p.ties
+    ('lightgbm', 'exp2', 'stable')
+    >>> get_profile("lightgbn")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bench.errors.ConfigError: unknown profile 'lightgbn'; did you mean 'lightgbm'? valid profiles: ...
     """
     if isinstance(name, Profile):
         return name
