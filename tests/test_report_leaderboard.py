@@ -142,7 +142,7 @@ def test_json_rows_hold_seed_mean_std_and_are_wired_to_the_ci_and_holm_statistic
             assert entry["ci_low"] <= entry["ci_mean"] <= entry["ci_high"]
             assert entry["n_queries"] == N_TEST - len(BLANK)
     # Wiring only: the table carries the CI and tests of the seed-averaged per-query matrix (the
-    # statistics themselves are checked by hand in test_stats.py and in the hand-computed case below).
+    # statistics themselves are checked by hand in test_report_stats.py and in the hand-computed case below).
     mat = _seed_avg_matrix(run, "ndcg@10", models)
     ci = stats.bootstrap_ci(mat, n_resamples=300, seed=0)
     vs = stats.compare_with_best(mat, best=0, n_resamples=2000, seed=0)
