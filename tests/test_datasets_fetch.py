@@ -153,6 +153,16 @@ def test_no_folder_outside_the_data_directory_is_searched(
             assert find_dataset("ml-latest-small") is None
 
 
+def test_a_data_dir_of_separators_only_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError, match=r"--data-dir '.' names no folder"):
+        data_dirs(os.pathsep)
+    monkeypatch.setenv(ENV_VAR, f" {os.pathsep} ")
+    with pytest.raises(ConfigError, match=r"\$LTRBENCH_DATA_DIR .* names no folder"):
+        primary_data_dir()
+
+
 def test_a_later_folder_that_is_a_file_is_refused_naming_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

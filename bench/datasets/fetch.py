@@ -67,8 +67,11 @@ def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
         raw, where = os.fspath(data_dir), "--data-dir"
     else:
         raw, where = os.environ.get(ENV_VAR, ""), f"${ENV_VAR}"
-    parts = (x.strip() for x in raw.split(os.pathsep))
-    return [Path(x).expanduser() for x in parts if x], where
+    listed = [Path(x).expanduser() for x in (p.strip() for p in raw.split(os.pathsep)) if x]
+    if raw.strip() and not listed:
+        raise ConfigError(f"{where} {raw!r} names no folder: expected the data directory, or "
+                          f"folders separated by {os.pathsep!r} (the first one writable)")
+    return listed, where
 
 
 def primary_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
