@@ -1,5 +1,12 @@
 """Shared test fixtures: where the real datasets of ``../shared/data`` are; a loopback-only network.
 
+The package knows only its data directory (``--data-dir`` / ``$LTRBENCH_DATA_DIR``, see
+:mod:`bench.datasets.fetch`). When ``../shared/data`` is beside the project root, this file appends
+it to ``$LTRBENCH_DATA_DIR`` (read only, after the writable first folder: the variable's own
+first folder, else the user cache directory), so catalogue names find the real datasets, in the
+tests, in their subprocesses and in CI (``.ci/run`` runs pytest on a clean clone with
+``../shared`` beside it).
+
 Distributed training opens listeners on every interface whatever Dask's host is (XGBoost's
 collective, LightGBM's ``local_listen_port``). So on Linux, when the platform lets an
 unprivileged-enough process make a network namespace (``unshare -n``), the whole test session
@@ -23,6 +30,29 @@ import pytest
 # Resolved, as the code resolves it: ../shared may be a symbolic link.
 SHARED_DATA = (Path(__file__).resolve().parents[2] / "shared" / "data").resolve()
 NETNS_VAR = "LTRBENCH_TEST_NETNS"
+DATA_DIR_VAR = "LTRBENCH_DATA_DIR"  # bench.datasets.fetch.ENV_VAR
+
+
+def with_shared_data(first: str | os.PathLike[str]) -> str:
+    """The data directory ``first`` (writable) with ``../shared/data`` searched after it, as one
+    ``os.pathsep``-separated ``--data-dir`` / ``$LTRBENCH_DATA_DIR`` value."""
+    return os.pathsep.join([os.fspath(first), str(SHARED_DATA)])
+
+
+def _search_shared_data() -> None:
+    """Append ``../shared/data`` to ``$LTRBENCH_DATA_DIR`` when it exists (see the module doc)."""
+    if not SHARED_DATA.is_dir():
+        return
+    listed = [x for x in os.environ.get(DATA_DIR_VAR, "").split(os.pathsep) if x.strip()]
+    if not listed:
+        import platformdirs  # the package's default data directory (bench.datasets.fetch)
+
+        listed = [platformdirs.user_cache_dir("ltrbench")]
+    if str(SHARED_DATA) not in listed:
+        os.environ[DATA_DIR_VAR] = os.pathsep.join([*listed, str(SHARED_DATA)])
+
+
+_search_shared_data()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -210,12 +210,21 @@ def test_cli_convert_csv_with_column_mapping(tmp_path, capsys) -> None:
 
 
 def test_cli_convert_csv_without_columns_is_an_error_naming_the_options(tmp_path, capsys) -> None:
-    rc = main(["convert", "--ratings", str(tmp_path / "x.csv"), "--format", "csv",
+    rc = main(["convert", "--ratings", str(tmp_path / "x.csv"), "--layout", "csv",
                "--out", str(tmp_path)])
     assert rc == 2
+    assert "--user and --item" in capsys.readouterr().err
+
+
+def test_cli_convert_removed_format_option_is_an_error_naming_layout(tmp_path, capsys) -> None:
+    rc = main(["convert", "--ratings", str(tmp_path / "x.csv"), "--format", "csv",
+               "--out", str(tmp_path / "out")])
+    assert rc == 2
     err = capsys.readouterr().err
-    assert "--format is deprecated here; it is --layout" in err  # the old spelling still works
-    assert "--user and --item" in err
+    assert "--format was removed" in err
+    assert "--layout csv" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_cli_convert_movielens_folder(tmp_path, capsys) -> None:

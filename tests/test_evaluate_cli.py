@@ -249,7 +249,7 @@ def test_the_real_cli_entry_point_runs_evaluate(capsys: pytest.CaptureFixture[st
 
 
 def _three_runs(tmp_path: Path) -> tuple[str, list[str]]:
-    """The hand-computed case of tests/test_compare_runs.py as files; two runs share a stem."""
+    """The hand-computed case of tests/test_report_compare_runs.py as files; two runs share a stem."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 1\nq2 0 a 1\nq2 0 b 1\nq3 0 a 1\nq3 0 b 0\n")
@@ -295,7 +295,7 @@ def test_several_runs_are_compared_with_hand_computed_p_values(
     assert out["n_queries"] == 3
     assert [r["metrics"]["p@2"]["mean"] for r in out["runs"]] == pytest.approx(
         [2.5 / 3, 1 / 3, 2 / 3], abs=1e-15)
-    # randomization: exact enumeration of 2^3 sign flips, 4/8 and 8/8 (see test_compare_runs.py)
+    # randomization: exact enumeration of 2^3 sign flips, 4/8 and 8/8 (see test_report_compare_runs.py)
     assert [r["vs_best"] and r["vs_best"]["p_randomization"] for r in out["runs"]] == [None, 0.5, 1.0]
     assert out["runs"][1]["vs_best"]["p_t"] == pytest.approx(1 - (3 / 5) ** 0.5, abs=1e-12)
     assert "common to all runs" in out["queries"]

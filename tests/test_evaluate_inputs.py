@@ -1,7 +1,7 @@
 """Evaluation inputs that are not files: DataFrames, dicts of dicts, ranx objects.
 
 Anchors: the same data written as sorted TREC files (whose reader is checked against pytrec_eval
-in tests/test_trec.py), pytrec_eval and ranx themselves, and hand arithmetic for row-order ties.
+in tests/test_data_trec.py), pytrec_eval and ranx themselves, and hand arithmetic for row-order ties.
 """
 
 from __future__ import annotations

@@ -81,17 +81,3 @@ def test_a_record_that_names_a_component_no_kernel_computes_is_refused(
                                                           lambda q: q.value("dcg")))
     with pytest.raises(ConfigError, match="'ndcg' needs component 'nope'"):
         build_request([MetricSpec("ndcg", 10, "ndcg@10")], get_profile("ltrbench"))
-
-
-def test_the_old_kernel_import_paths_still_work() -> None:
-    import bench.metrics.kernels.judged as judged
-    import bench.metrics.kernels.numba_kernel as numba_kernel
-    import bench.metrics.kernels.numpy_kernel as numpy_kernel
-    import bench.metrics.kernels_judged as old_judged
-    import bench.metrics.kernels_numba as old_numba
-    import bench.metrics.kernels_numpy as old_numpy
-
-    assert old_numba.numba_components is numba_kernel.numba_components
-    assert old_numba.scan_inputs is numba_kernel.scan_inputs
-    assert old_numpy.numpy_components is numpy_kernel.numpy_components
-    assert old_judged.judged_components is judged.judged_components

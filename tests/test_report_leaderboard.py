@@ -19,7 +19,7 @@ from bench.report import stats
 from bench.report.build import LeaderboardOptions, build_leaderboard
 from bench.report.latex import render_latex, tex_escape
 from bench.report.leaderboard import write_leaderboard
-from bench.report.plots import write_plots
+from bench.report.plots import plot_files
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 
@@ -142,7 +142,7 @@ def test_json_rows_hold_seed_mean_std_and_are_wired_to_the_ci_and_holm_statistic
             assert entry["ci_low"] <= entry["ci_mean"] <= entry["ci_high"]
             assert entry["n_queries"] == N_TEST - len(BLANK)
     # Wiring only: the table carries the CI and tests of the seed-averaged per-query matrix (the
-    # statistics themselves are checked by hand in test_stats.py and in the hand-computed case below).
+    # statistics themselves are checked by hand in test_report_stats.py and in the hand-computed case below).
     mat = _seed_avg_matrix(run, "ndcg@10", models)
     ci = stats.bootstrap_ci(mat, n_resamples=300, seed=0)
     vs = stats.compare_with_best(mat, best=0, n_resamples=2000, seed=0)
@@ -376,11 +376,11 @@ def test_plots_are_written_and_not_empty(results: Path) -> None:
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_write_plots_skips_learning_curves_without_an_eval_log(tmp_path: Path) -> None:
+def test_plot_files_skips_learning_curves_without_an_eval_log(tmp_path: Path) -> None:
     run = write_run(tmp_path / "runs", "r")
     (run / "evallog.csv").unlink()
     doc = build_leaderboard([run], options=OPTS)
-    made = write_plots(doc["tables"][0], RunDir(run), tmp_path / "out")
+    made = plot_files(doc["tables"][0], RunDir(run), tmp_path / "out")
     assert {p.name for p in made} == {"ndcg_at_k.png", "quality_vs_fit_time.png"}
 
 

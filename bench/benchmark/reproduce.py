@@ -11,7 +11,7 @@ Two sources of recorded configs:
   ``run_config`` (else ``runs/<run_id>/config.toml`` beside the leaderboard) is run again if its
   data is available (else the table is skipped, with the reason). When the original run
   directory is still there it is compared as above; in any case the table is rebuilt from the new
-  run with :func:`bench.report.leaderboard.build_table` and the same statistics options, and
+  run with :func:`bench.report.build.build_table` and the same statistics options, and
   every number of it is compared with the stored table (times, run ids and paths excepted).
 
 Tolerance: 0 (bit-identical) when the environment matches the original run's manifest (package

@@ -2,7 +2,7 @@
 
 Examples::
 
-    ltrbench convert --ratings ../shared/data/ml-latest-small --out data/mls
+    ltrbench convert --ratings ~/data/ml-latest-small --out data/mls
     ltrbench convert --ratings ratings.csv --layout csv --user userId --item movieId \\
         --rating rating --timestamp timestamp --split random --target-size 0.1 --out data/x
     ltrbench convert --ratings synthetic --out data/synthetic
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "features from history only, sampled never-rated negatives, documented labels.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=examples(
-            "ltrbench convert --ratings ../shared/data/ml-latest-small --out data/mls",
+            "ltrbench convert --ratings ~/data/ml-latest-small --out data/mls",
             "ltrbench convert --ratings ratings.csv --layout csv --user userId --item movieId "
             "--rating rating --timestamp timestamp --split random --out data/x",
             "ltrbench convert --ratings synthetic --out data/synthetic",
@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "'synthetic' for the embedded generator")
     p.add_argument("--layout", default=None, choices=FORMATS,
                    help="input layout (default: the MovieLens layout detected from the files)")
-    p.add_argument("--format", dest="old_layout", choices=FORMATS, help=argparse.SUPPRESS)
+    p.add_argument("--format", dest="old_layout", help=argparse.SUPPRESS)  # removed: see run()
     p.add_argument("--user", help="csv: user column (name, or 0-based position without header)")
     p.add_argument("--item", help="csv: item column")
     p.add_argument("--rating", help="csv: rating column (omit for implicit feedback)")
@@ -185,10 +185,9 @@ def converted_files() -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.old_layout is not None:  # the old spelling: --format means an output format elsewhere
-        print("convert: --format is deprecated here; it is --layout (the input layout)",
-              file=sys.stderr)
-        args.layout = args.layout or args.old_layout
+    if args.old_layout is not None:  # the removed spelling: --format means an output format elsewhere
+        raise ConfigError(f"convert: --format was removed; the input layout is --layout "
+                          f"(--layout {args.old_layout})")
     args.layout = args.layout or "auto"
     config = config_from_args(args)
     check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],

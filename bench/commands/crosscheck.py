@@ -5,7 +5,7 @@
 Reuses ``--run DIR`` when given, else the most recent run of the dataset under ``<out>/runs``
 (or ``--runs-dir``) that trained the requested models, else trains them first
 (:func:`bench.benchmark.pipeline.run_benchmark`). Writes ``<out>/<dataset>/crosscheck.{md,json}``
-and prints the JSON document (``--format json``, shape in :mod:`bench.report.crosscheck`) or the
+and prints the JSON document (``--format json``, shape in :mod:`bench.crosscheck.result`) or the
 Markdown report. Exit status 0 when every check agrees and every gap is explained, 1 otherwise,
 2 on bad input.
 

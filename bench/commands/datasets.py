@@ -1,7 +1,7 @@
 """``ltrbench datasets list | info NAME | fetch NAME [--url URL] | verify NAME``.
 
-All take ``--data-dir`` (else ``$LTRBENCH_DATA_DIR``, else the user cache directory; the shared
-``../shared/data`` folders are searched too). ``verify`` exits 1 when a dataset is absent or a
+All take ``--data-dir`` (else ``$LTRBENCH_DATA_DIR``, else the user cache directory; folders
+after the first, ``os.pathsep``-separated, are searched read only: :mod:`bench.datasets.fetch`). ``verify`` exits 1 when a dataset is absent or a
 file is missing or differs from its card; ``fetch`` exits 2 on a download or digest error.
 """
 

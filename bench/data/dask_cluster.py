@@ -12,8 +12,8 @@
 
 Both GBDT libraries open their own listeners during distributed training whatever Dask's host
 is (XGBoost's collective and LightGBM's ``local_listen_port`` bind all interfaces, with no
-setting to change it; measured in ``../shared/notes/dask.md`` §4). On the local cluster every
-worker (and this process) therefore runs :func:`loopback_plugin`, a worker plugin (so a
+setting to change it; ``tests/test_dask_loopback.py`` reads ``/proc/net/tcp*`` during a run).
+On the local cluster every worker (and this process) therefore runs :func:`loopback_plugin`, a worker plugin (so a
 worker the nanny restarts gets it too) that makes both libraries bind loopback instead
 (:mod:`bench.data.loopback`); XGBoost's tracker is given ``127.0.0.1`` by the runner. A cluster
 of a user-given ``scheduler`` is left as it is: that is the one way off this machine.

@@ -361,12 +361,6 @@ def _id_kind(v: object) -> str:
     return type(v).__name__
 
 
-def is_plain_int(token: bytes | str) -> bool:
-    """Whether ``token`` is a plain integer spelling (no range check)."""
-    raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
-    return _INT.fullmatch(raw) is not None
-
-
 def is_plain_float(token: bytes | str) -> bool:
     """Whether ``token`` is a plain decimal number spelling (no finiteness check)."""
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token

@@ -16,7 +16,11 @@ import numpy as np
 
 
 def json_number(x: Any) -> float | None:
-    """``float(x)`` when it is finite, else ``None`` (missing, not convertible, NaN or infinite)."""
+    """``float(x)`` when it is finite, else ``None`` (missing, not convertible, NaN or infinite).
+
+    >>> json_number("1.5"), json_number(float("nan")), json_number(float("inf")), json_number("x")
+    (1.5, None, None, None)
+    """
     if x is None:
         return None
     try:

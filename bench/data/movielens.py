@@ -76,11 +76,6 @@ def detect_layout(path: PathLike) -> str:
     )
 
 
-def find_movielens_folder(path: PathLike) -> Path:
-    """``path`` itself, its parent for a ratings file, or its one sub-folder holding the files."""
-    return _folder(Path(path))
-
-
 def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
     """Load a MovieLens folder into :class:`Ratings` (layout auto-detected; see the module doc).
 

@@ -50,7 +50,6 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.data.atomic import write_text
 from bench.data.inputs import (
     check_input_file,
     parse_float,
@@ -173,29 +172,6 @@ def read_run(path: PathLike) -> Run:
     )
     refuse_decimal_ties(run.qid, run.score, texts, lines=lines, path=p)
     return run
-
-
-def write_run(
-    path: PathLike,
-    qid: list[str] | NDArray[np.str_],
-    docno: list[str] | NDArray[np.str_],
-    score: NDArray[np.float64] | list[float],
-    *,
-    tag: str = "ltrbench",
-) -> Path:
-    """Write a run file (ranks 1.. by score within each query, in the given row order)."""
-    q = np.asarray(qid).astype(str)
-    d = np.asarray(docno).astype(str)
-    s = np.asarray(score, dtype=np.float64)
-    order = np.lexsort((-s, q))
-    lines = []
-    rank = 0
-    prev = None
-    for i in order:
-        rank = rank + 1 if q[i] == prev else 1
-        prev = q[i]
-        lines.append(f"{q[i]} Q0 {d[i]} {rank} {float(s[i])!r} {tag}\n")
-    return write_text(path, "".join(lines))
 
 
 def _existing(path: PathLike) -> Path:

@@ -96,9 +96,8 @@ def as_run(
     """A run from a path, DataFrame, ``{qid: {docno: score}}`` or ranx ``Run``.
 
     ``score`` must be a finite number (higher ranks first). The rank of an object's row is its
-    position by decreasing score within its query (ties in row order), as
-    :func:`bench.data.trec.write_run` writes it; like a file's rank column it is not used by
-    the evaluator. ``tag`` is the run tag of every row.
+    position by decreasing score within its query (ties in row order); like a file's rank
+    column it is not used by the evaluator. ``tag`` is the run tag of every row.
     """
     if isinstance(obj, Run):
         return obj

@@ -1,12 +1,12 @@
 """The data directory, downloads and integrity verification.
 
-Where datasets live (:func:`data_dirs`, searched in this order):
-
-1. ``--data-dir`` (the ``data_dir`` argument), else the environment variable
-   ``LTRBENCH_DATA_DIR``, else ``platformdirs.user_cache_dir("ltrbench")``; this first folder is
-   where :func:`fetch` writes;
-2. ``../shared/data`` beside the repository root (the folder holding ``bench/``), and
-   ``../shared/data`` relative to the current directory, when they exist; read only.
+Where datasets live (:func:`data_dirs`): the data directory, given by ``--data-dir`` (the
+``data_dir`` argument), else the environment variable ``LTRBENCH_DATA_DIR``, else
+``platformdirs.user_cache_dir("ltrbench")``. Either may list several folders separated by
+:data:`os.pathsep` (``:`` on POSIX, as ``PATH`` does): the first is where :func:`fetch`, the parse
+cache and generated datasets write; the others are searched after it, read only (a read-only copy
+of the data shared between users, for example ``LTRBENCH_DATA_DIR=~/ltr:/mnt/ltr-data``). An
+explicit ``--data-dir`` replaces ``$LTRBENCH_DATA_DIR`` as a whole.
 
 A dataset is present when a folder named by its card (``dir`` or one of its ``aliases``) is in
 one of these folders; a folder copied there by hand is found and verified, never downloaded
@@ -20,7 +20,6 @@ files a card lists.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -61,14 +60,25 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_cache_dir("ltrbench"))
 
 
+def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
+    """The folders of ``data_dir`` (else ``$LTRBENCH_DATA_DIR``; :data:`os.pathsep`-separated,
+    empty entries skipped) and where they came from; ``[]`` when neither names one."""
+    if data_dir is not None and str(data_dir).strip() != "":
+        raw, where = os.fspath(data_dir), "--data-dir"
+    else:
+        raw, where = os.environ.get(ENV_VAR, ""), f"${ENV_VAR}"
+    listed = [Path(x).expanduser() for x in (p.strip() for p in raw.split(os.pathsep)) if x]
+    if raw.strip() and not listed:
+        raise ConfigError(f"{where} {raw!r} names no folder: expected the data directory, or "
+                          f"folders separated by {os.pathsep!r} (the first one writable)")
+    return listed, where
+
+
 def primary_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Where fetched datasets go: ``data_dir``, else ``$LTRBENCH_DATA_DIR``, else the user cache."""
-    if data_dir is not None and str(data_dir) != "":
-        return _a_folder(Path(data_dir).expanduser(), "--data-dir")
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env:
-        return _a_folder(Path(env).expanduser(), f"${ENV_VAR}")
-    return default_data_dir()
+    """Where fetched datasets, the parse cache and generated datasets go: the first folder of
+    ``data_dir``, else of ``$LTRBENCH_DATA_DIR``, else the user cache (created when missing)."""
+    listed, where = _listed(data_dir)
+    return _a_folder(listed[0], where) if listed else default_data_dir()
 
 
 def _a_folder(path: Path, where: str) -> Path:
@@ -80,23 +90,18 @@ def _a_folder(path: Path, where: str) -> Path:
     return path
 
 
-def shared_data_dirs() -> list[Path]:
-    """``../shared/data`` beside the repository root and beside the current directory, if present."""
-    out: list[Path] = []
-    for cand in (repo_root().parent / "shared" / "data", Path.cwd().parent / "shared" / "data"):
-        with contextlib.suppress(OSError):
-            if cand.is_dir():
-                r = cand.resolve()
-                if r not in out:
-                    out.append(r)
-    return out
-
-
 def data_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Every folder searched for datasets, the writable one first (see the module docstring)."""
+    """Every folder searched for datasets, the writable one first (see the module docstring).
+
+    >>> import os
+    >>> [str(p) for p in data_dirs(os.pathsep.join(["/tmp/mine", "", "/srv/ltr", "/tmp/mine"]))]
+    ['/tmp/mine', '/srv/ltr']
+    """
+    listed, where = _listed(data_dir)
     out = [primary_data_dir(data_dir)]
-    for d in shared_data_dirs():
-        if all(_same(d, o) is False for o in out):
+    for d in listed[1:]:
+        d = _a_folder(d, where)
+        if not any(d == o or _same(d, o) for o in out):
             out.append(d)
     return out
 

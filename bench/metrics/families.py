@@ -243,15 +243,6 @@ def split_name(metric: str) -> tuple[str, int | None]:
     return family, (int(k) if k.isdigit() else None)
 
 
-def family_of(metric: str) -> Family:
-    """The :class:`Family` of a canonical metric name; a ConfigError for an unknown family."""
-    family = split_name(metric)[0]
-    try:
-        return FAMILIES[family]
-    except KeyError:
-        raise ConfigError(f"unknown metric family {family!r}; valid: {', '.join(FAMILIES)}") from None
-
-
 def cutoff_of(metric: str) -> int | None:
     """The cutoff k of a metric name (``None`` for a whole-list or pointwise metric)."""
     return split_name(metric)[1]

@@ -152,6 +152,13 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     ``metrics`` is one string (``"ndcg@1,3,5,10 map@10"``) or an iterable of such strings.
     Raises :class:`ConfigError` naming the grammars and the closest names on anything it does
     not know, and saying so when it is a peer tool's measure that ltrbench does not compute.
+
+    >>> [s.name for s in parse_metrics("ndcg@1,3 map@10 recip_rank ndcg@3")]
+    ['ndcg@1', 'ndcg@3', 'map@10', 'mrr']
+    >>> parse_metrics("ndgc@10")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bench.errors.ConfigError: ...ndcg@10...
     """
     items = [metrics] if isinstance(metrics, str) else list(metrics)
     tokens: list[str] = []

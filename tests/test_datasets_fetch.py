@@ -8,6 +8,7 @@ import hashlib
 import http.server
 import io
 import json
+import os
 import shutil
 import tarfile
 import threading
@@ -92,8 +93,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 @pytest.fixture
 def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """A fresh data directory; the shared data folders are not searched."""
-    monkeypatch.setattr(fetch_mod, "shared_data_dirs", lambda: [])
+    """A fresh data directory; no other folder is searched."""
     monkeypatch.delenv(ENV_VAR, raising=False)
     d = tmp_path / "data"
     return d
@@ -113,16 +113,64 @@ def test_data_dir_argument_beats_environment_beats_user_cache(
     assert primary_data_dir(tmp_path / "arg") == tmp_path / "arg"
 
 
-def test_shared_data_beside_the_repo_is_searched_after_the_data_dir(tmp_path: Path) -> None:
-    shared = Path(__file__).resolve().parents[2] / "shared" / "data"
-    if not shared.is_dir():
-        pytest.skip(f"{shared} is absent")
-    dirs = data_dirs(tmp_path)
-    assert dirs[0] == tmp_path
-    assert shared.resolve() in dirs[1:]
-    found = find_dataset("ml-latest-small", data_dir=tmp_path)
-    assert found is not None
-    assert found.resolve() == (shared / "ml-latest-small").resolve()
+def test_folders_after_the_first_are_searched_read_only_after_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``a:b``: ``a`` is where data are written, ``b`` is searched after it (``os.pathsep``)."""
+    mirror = tmp_path / "mirror"
+    (mirror / "ml-latest-small").mkdir(parents=True)
+    listed = os.pathsep.join([str(tmp_path / "mine"), "", str(mirror)])
+    for how in ("env", "arg"):
+        if how == "env":
+            monkeypatch.setenv(ENV_VAR, listed)
+            arg = None
+        else:
+            monkeypatch.setenv(ENV_VAR, str(tmp_path / "ignored"))
+            arg = listed
+        assert data_dirs(arg) == [tmp_path / "mine", mirror]
+        assert primary_data_dir(arg) == tmp_path / "mine"
+        assert find_dataset("ml-latest-small", data_dir=arg) == mirror / "ml-latest-small"
+
+
+def test_data_dir_argument_replaces_the_whole_environment_list(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(ENV_VAR, os.pathsep.join([str(tmp_path / "a"), str(tmp_path / "b")]))
+    assert data_dirs(tmp_path / "arg") == [tmp_path / "arg"]
+
+
+def test_no_folder_outside_the_data_directory_is_searched(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The package names no workspace folder (``../shared/data`` was searched before): only the
+    data directory, here the user cache, from the repository root and from its parent."""
+    monkeypatch.setattr("platformdirs.user_cache_dir", lambda app: str(tmp_path / "cache" / app))
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    for cwd in (fetch_mod.repo_root(), fetch_mod.repo_root().parent / "shared"):
+        if cwd.is_dir():
+            monkeypatch.chdir(cwd)
+            assert data_dirs() == [tmp_path / "cache" / "ltrbench"]
+            assert find_dataset("ml-latest-small") is None
+
+
+def test_a_data_dir_of_separators_only_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError, match=r"--data-dir '.' names no folder"):
+        data_dirs(os.pathsep)
+    monkeypatch.setenv(ENV_VAR, f" {os.pathsep} ")
+    with pytest.raises(ConfigError, match=r"\$LTRBENCH_DATA_DIR .* names no folder"):
+        primary_data_dir()
+
+
+def test_a_later_folder_that_is_a_file_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    f = tmp_path / "not-a-folder"
+    f.write_text("x")
+    monkeypatch.setenv(ENV_VAR, os.pathsep.join([str(tmp_path / "mine"), str(f)]))
+    with pytest.raises(ConfigError, match=r"\$LTRBENCH_DATA_DIR '.*not-a-folder' is not a folder"):
+        data_dirs()
 
 
 def test_sha256_file_matches_hashlib(tmp_path: Path) -> None:
