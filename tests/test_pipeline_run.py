@@ -253,8 +253,8 @@ def test_a_pair_interrupted_between_its_tables_and_its_status_is_redone_without_
 
 def test_resuming_a_run_of_another_config_is_refused(splits, tmp_path, run_dir):
     with pytest.raises(ConfigError, match="config differs"):
-        pipeline.run_benchmark(_config(seeds=(5,)), out_dir=tmp_path, resume=run_dir,
-                               progress=False, splits=splits)
+        pipeline.run_benchmark(_config(seeds=(5,)), resume=run_dir, progress=False,
+                               splits=splits)
 
 
 # --- config ----------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ Train = Callable[..., FitResult]
 def run_benchmark(
     config: RunConfig,
     *,
-    out_dir: str | Path = LOCAL_RESULTS,
+    out_dir: str | Path | None = None,
     resume: bool | str | Path = False,
     progress: bool = True,
     splits: LetorSplits | None = None,
@@ -77,6 +77,7 @@ def run_benchmark(
     :func:`bench.datasets.resolve.load_dataset`.
     """
     config = config.resolved()
+    out_dir = results_folder(out_dir, resume)
     pairs = [(m, s) for m in config.models for s in config.seeds]
     specs = {m: config.model_spec(m) for m in config.models}
     gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
@@ -251,6 +252,27 @@ def _split_findings(splits: LetorSplits, *, strict: bool) -> list[SplitFinding]:
 
 class SplitWarning(UserWarning):
     """A split check's finding (:mod:`bench.data.split_checks`) in a run without ``strict``."""
+
+
+def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False) -> Path:
+    """The results folder of a run: ``out_dir`` when given, else the folder a resumed run
+    directory lies in (``<folder>/runs/<run-id>``), else ``results/local``.
+
+    A resumed run's cross-check and report files belong beside it: an ``out_dir`` other than
+    the run's own folder is refused (before any data are loaded) instead of splitting the run's
+    outputs between two folders.
+    """
+    home = None
+    if isinstance(resume, str | Path) and not isinstance(resume, bool):
+        run_dir = Path(resume).resolve()
+        home = run_dir.parent.parent if run_dir.parent.name == "runs" else run_dir.parent
+    if out_dir is None:
+        return home if home is not None else Path(LOCAL_RESULTS)
+    if home is not None and Path(out_dir).resolve() != home:
+        raise ConfigError(f"--resume {resume}: that run lies in the results folder {home}, and "
+                          f"--out {out_dir} would put its cross-check in another folder; leave "
+                          f"--out out (or give --out {home})")
+    return Path(out_dir)
 
 
 def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path,

@@ -24,7 +24,7 @@ from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runners.params import param_spec
 from bench.runners.registry import expand_models
-from bench.runs.layout import LOCAL_RESULTS, RUN_INTO, RUN_SEALED, run_inputs, run_writes
+from bench.runs.layout import RUN_INTO, RUN_SEALED, run_inputs, run_writes
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,9 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         ),
     )
     add_config_arguments(p)
-    p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR",
+    p.add_argument("--out", default=None, metavar="DIR",
                    help="results folder; the run goes to DIR/runs/<run-id>/ (default: results/local, "
-                        "which git ignores; results/ holds the committed runs)")
+                        "which git ignores; results/ holds the committed runs; with --resume "
+                        "RUN_DIR: the folder that run lies in)")
     p.add_argument("--resume", nargs="?", const=True, default=False, metavar="RUN_DIR",
                    help="continue the latest unfinished run of this config, or RUN_DIR "
                    "(with its own config.toml)")
@@ -167,7 +168,7 @@ def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
 
 
 def main(args: argparse.Namespace) -> int:
-    from bench.benchmark.pipeline import run_benchmark
+    from bench.benchmark.pipeline import results_folder, run_benchmark
     from bench.benchmark.summary import summarize_run, summary_text
 
     resume = args.resume
@@ -176,6 +177,7 @@ def main(args: argparse.Namespace) -> int:
         if args.config is None and (run_dir / "config.toml").is_file():
             args.config = str(run_dir / "config.toml")
         resume = run_dir
+    args.out = results_folder(args.out, resume)
     check_output_dir(args.out, option="--out", inputs=run_inputs(args), writes=run_writes(args),
                      into=RUN_INTO, sealed=RUN_SEALED)
     config = config_from_args(args)
