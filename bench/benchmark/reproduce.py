@@ -37,6 +37,7 @@ from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import Loader, run_benchmark
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
+from bench.report.build import LeaderboardOptions
 from bench.runs.layout import read_table
 from bench.runs.manifest import environment
 
@@ -268,12 +269,14 @@ def reproduce_leaderboard(
             f"{json_path}: not found; reproduce reads the leaderboard's JSON twin "
             "(written by 'ltrbench report'), or give a run directory with --run DIR"
         )
-    doc = json.loads(json_path.read_text(encoding="utf-8"))
+    from bench.report.document import read_document
+
+    document = read_document(json_path)  # checked whole before any config is run again
+    if not document.tables:
+        raise DataError("'tables' is empty: nothing to reproduce", path=json_path)
     base = json_path.parent
-    outcomes = []
-    for table in doc.get("tables", []):
-        outcomes.append(_reproduce_table(table, doc, base, out_dir, tolerance, loader, progress))
-    return outcomes
+    return [_reproduce_table(table, document.options, base, out_dir, tolerance, loader, progress)
+            for table in document.raw["tables"]]
 
 
 def _locate(base: Path, value: Any) -> Path | None:
@@ -286,7 +289,7 @@ def _locate(base: Path, value: Any) -> Path | None:
     return None
 
 
-def _reproduce_table(table: dict[str, Any], doc: dict[str, Any], base: Path, out_dir: str | Path | None,
+def _reproduce_table(table: dict[str, Any], options: LeaderboardOptions, base: Path, out_dir: str | Path | None,
                      tolerance: float | None, loader: Loader | None, progress: bool) -> Outcome:
     dataset = str(table.get("dataset", "?"))
     run_id = table.get("run_id")
@@ -325,7 +328,7 @@ def _reproduce_table(table: dict[str, Any], doc: dict[str, Any], base: Path, out
             n, diffs = compare_runs(original, new, tolerance=tol)
             outcome.compared += n
             outcome.differences += diffs
-        n, diffs = _compare_rebuilt(table, doc, new, tol)
+        n, diffs = _compare_rebuilt(table, options, new, tol)
         outcome.compared += n
         outcome.differences += diffs
     outcome.n_differences = len(outcome.differences)
@@ -333,18 +336,12 @@ def _reproduce_table(table: dict[str, Any], doc: dict[str, Any], base: Path, out
     return outcome
 
 
-def _compare_rebuilt(table: dict[str, Any], doc: dict[str, Any], new: Path, tol: float) -> tuple[int, list[dict[str, Any]]]:
-    from dataclasses import fields
-
-    from bench.report.build import LeaderboardOptions, build_table
+def _compare_rebuilt(table: dict[str, Any], options: LeaderboardOptions, new: Path,
+                     tol: float) -> tuple[int, list[dict[str, Any]]]:
+    from bench.report.build import build_table
     from bench.runs.reader import RunDir
 
-    names = {f.name for f in fields(LeaderboardOptions)}
-    opts = {k: v for k, v in (doc.get("stats") or {}).items() if k in names}
-    for k, v in list(opts.items()):
-        if isinstance(v, list):
-            opts[k] = tuple(v)
-    rebuilt = build_table(RunDir(new), str(table["dataset"]), options=LeaderboardOptions(**opts))
+    rebuilt = build_table(RunDir(new), str(table["dataset"]), options=options)
     rebuilt = json.loads(json.dumps(rebuilt, default=str))
     return compare_tables(table, rebuilt, tolerance=tol)
 
