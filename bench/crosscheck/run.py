@@ -25,6 +25,7 @@ from bench.metrics.families import PRIMARY_METRIC
 from bench.metrics.reconcile import Evaluate
 from bench.runners.registry import GBDT_LIBRARIES
 from bench.runners.result import EVAL_SPLITS
+from bench.runs.consistency import check_scores_and_labels
 from bench.runs.naming import dataset_slug, library_of
 from bench.runs.reader import RunDir
 
@@ -34,6 +35,7 @@ def _split_frames(run: RunDir) -> tuple[pd.DataFrame, pd.DataFrame]:
     scores = run.table("scores.parquet")
     labels = labels.assign(split=labels["split"].astype(str))
     scores = scores.assign(split=scores["split"].astype(str), model=scores["model"].astype(str))
+    check_scores_and_labels(run, labels, scores)
     return labels, scores
 
 

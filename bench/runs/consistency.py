@@ -194,3 +194,64 @@ def _check_means(metrics: pd.DataFrame, pq: pd.DataFrame, profile: str, path: An
             f"split {r['split']!r}, profile {r['profile']}) is not the mean of its per-query "
             f"values in {pq_path} ({float(expect[i])!r}): the two files disagree; the run is "
             "damaged or was edited", path=path, line=int(r["line"]), column="value")
+
+
+def check_scores_and_labels(run: RunDir, labels: pd.DataFrame, scores: pd.DataFrame) -> None:
+    """``labels.parquet`` and ``scores.parquet`` describe the same rows: raise
+    :class:`~bench.errors.DataError` naming the file and row otherwise.
+
+    ``labels``: one row per (split, row), rows numbered 0..n-1 within a split, finite labels,
+    and, when the manifest records the split's summary (``dataset.summaries.<split>``), as many
+    rows and the same label counts. ``scores``: one finite score per (model, seed, split, row)
+    for every labelled row of the split and no other.
+    """
+    lab_path, sc_path = run.path / "labels.parquet", run.path / "scores.parquet"
+    _check_unique(labels, ["split", "row"], lab_path, line_offset=1, where="row")
+    _check_unique(scores, ["model", "seed", "split", "row"], sc_path, line_offset=1, where="row")
+    _check_finite(labels, "label", lab_path)
+    _check_finite(scores, "score", sc_path)
+    sizes = labels.groupby("split", sort=False)["row"].agg(["size", "min", "max"])
+    for split, (n, lo, hi) in sizes.iterrows():
+        if lo != 0 or hi != n - 1:
+            raise DataError(f"split {split!r}: rows numbered {lo}..{hi} for {n} rows: expected "
+                            f"0..{n - 1}; the file is damaged", path=lab_path, column="row")
+    _check_label_summaries(run, labels, lab_path)
+    got = scores.groupby(["model", "seed", "split"], sort=False)["row"].agg(["size", "min", "max"])
+    for (model, seed, split), (n, lo, hi) in got.iterrows():
+        want = int(sizes.loc[split, "size"]) if split in sizes.index else 0
+        if (n, lo, hi) != (want, 0, want - 1):
+            raise DataError(f"model {model!r}, seed {seed}, split {split!r}: {n} score(s) for rows "
+                            f"{lo}..{hi} where labels.parquet has {want} rows: every labelled row "
+                            "needs one score; the file is damaged", path=sc_path)
+
+
+def _check_finite(frame: pd.DataFrame, column: str, path: Any) -> None:
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(bad.argmax())
+        raise DataError(f"{column} {float(values[i])!r}: expected a finite number",
+                        path=path, row=i + 1, column=column)
+
+
+def _check_label_summaries(run: RunDir, labels: pd.DataFrame, path: Any) -> None:
+    dataset = run.manifest.get("dataset")
+    summaries = dataset.get("summaries") if isinstance(dataset, dict) else None
+    if not isinstance(summaries, dict):
+        return
+    for split, part in labels.groupby("split", sort=False):
+        summary = summaries.get(split)
+        if not isinstance(summary, dict):
+            continue
+        rows, hist = summary.get("rows"), summary.get("labels")
+        if isinstance(rows, int) and rows != len(part):
+            raise DataError(f"split {split!r}: {len(part)} rows where the manifest's dataset "
+                            f"summary has {rows}: the file is not this run's", path=path)
+        if isinstance(hist, dict):
+            counts = part["label"].astype(float).value_counts()
+            mine = {str(float(k)): int(v) for k, v in counts.items()}
+            theirs = {str(float(k)): int(v) for k, v in hist.items()}
+            if mine != theirs:
+                raise DataError(f"split {split!r}: label counts {mine} where the manifest's "
+                                f"dataset summary has {theirs}: the labels were changed",
+                                path=path, column="label")
