@@ -167,6 +167,17 @@ def convert_dask_memory_limit_that_is_no_size(tmp: Path) -> str | None:
                            "--memory-limit", "lots")
 
 
+@case(UNCLEAR)
+def convert_dask_with_zero_workers(tmp: Path) -> str | None:
+    return convert_refused(tmp, "--engine", "dask", "--workers", "0", "|", "--workers", "0")
+
+
+@case(UNCLEAR)
+def convert_dask_with_negative_rows_per_block(tmp: Path) -> str | None:
+    return convert_refused(tmp, "--engine", "dask", "--rows-per-block", "-5", "|",
+                           "--rows-per-block", "-5")
+
+
 @case(SILENT)
 def convert_out_named_like_a_parquet_file(tmp: Path) -> str | None:
     res = convert(tmp, out="ratings.parquet")

@@ -252,6 +252,9 @@ def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
                           f"not --ratings {args.ratings} --layout {args.layout}")
     if args.no_parquet:
         raise ConfigError("--engine dask writes Parquet shards only; drop --no-parquet")
+    for option, n in (("--workers", args.workers), ("--rows-per-block", args.rows_per_block)):
+        if not 1 <= n <= 2**31 - 1:
+            raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")
     if args.memory_limit != "auto":
         from dask.utils import parse_bytes
 
