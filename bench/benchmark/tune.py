@@ -6,10 +6,24 @@ and is never split between a fold's training and held-out parts (LightGBM #1137,
 other folds, with early stopping on the held-out fold, and scored by the library's own
 ``select_metric`` on the held-out fold at the chosen iteration. The candidate with the best mean
 over folds wins (ties: the earlier candidate). Only the training split is used by default
-(``use="train+vali"`` adds the validation split's queries); the test split is never read.
+(``use="train+vali"`` adds the validation split's queries); :func:`tune` never touches the test
+split (a test hands it one that raises on any access; the dataset loader reads the test file
+only for its own checks of the splits).
 
-Search: ``grid`` tries every combination of the value lists; ``random`` tries ``n_iter``
-distinct combinations drawn uniformly from that grid with ``numpy.random.default_rng(seed)``.
+The scores are the library's built-in metric, i.e. ``select_metric`` under the profile named
+after the library (``lightgbm``, ``xgboost``, ``catboost``; equal to the reference evaluator under
+that profile, see ``ltrbench crosscheck``), not under the run's profile of ``metrics.csv``: the
+result says so (:attr:`TuneResult.select_profile`, :meth:`TuneResult.selection`), and names the
+run's profile where it differs.
+
+Search: ``grid`` tries every combination of the value lists (at most :data:`MAX_GRID`);
+``random`` tries ``n_iter`` distinct combinations drawn uniformly from that grid with
+``numpy.random.default_rng(seed)``, without listing it (``n_iter`` above its size is refused).
+A name given twice, an empty value and two equal values (``1`` and ``1.0``) are refused.
+
+Output: :func:`write_tune_folder` writes ``out/tune/<name>/`` whole or not at all, under a name no
+other tune holds; :func:`check_tune_out` refuses, before any data are read, an ``out`` that is or
+lies over the dataset folder, and an ``out/tune`` that is a file, a FIFO or a device.
 
 Every value of the space is checked before any fit, as a config's ``[params]`` are
 (:data:`bench.runners.params.PARAM_SPECS`: its type, never coerced, and the range its library
