@@ -301,3 +301,14 @@ def tune_model_xgboost_tunes_xgboost(tmp: Path) -> str | None:
     ok = doc["model"] == "xgboost-ndcg" and doc.get("select_profile", "xgboost") == "xgboost" \
         and "xgboost-ndcg" in Path(doc["folder"]).name and len(doc["candidates"]) == 2
     return None if ok else f"tuned {doc['model']} into {doc['folder']}"
+
+
+@case(SILENT)
+def tune_random_count_beyond_any_grid(tmp: Path) -> str | None:
+    return tune_refused(tmp, "num_leaves=3,7", "--random", extra=("--random", "9" * 20))
+
+
+@case(DESTROYED)
+def tune_out_is_the_device_dev_null(tmp: Path) -> str | None:
+    return refused(tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", out="/dev/null"),
+                   "--out", "/dev/null", "device")
