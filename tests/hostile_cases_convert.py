@@ -271,3 +271,26 @@ def convert_output_does_not_depend_on_row_order(tmp: Path) -> str | None:
                 pd.read_parquet(tmp / "b" / f"{s}.parquet")):
             return f"{s} differs when the rows are reversed"
     return None
+
+
+@case(SILENT)
+def convert_no_user_left_after_the_history_filter(tmp: Path) -> str | None:
+    return convert_refused(tmp, "--min-history", "1000", "|", "no queries", "min_history=1000")
+
+
+@case(WRONG)
+def convert_time_cut_gives_no_query_to_a_user_seen_only_after_the_last_cut(
+        tmp: Path) -> str | None:
+    """Cuts 5005 < 5008 < 5010 fall inside user 5's ratings (times 5000..5011): 5 history
+    ratings, train targets k = 5..7, vali 8..9, test 10..11, i.e. items (25 + 7k) % 30 + 1 = 6
+    and 13. Users 6..15 rate only after the last cut (no history): no query of theirs."""
+    import pandas as pd
+
+    res = cli(tmp, "convert", "--ratings", str(ratings_csv(tmp / "r.csv")), *CSV[:10],
+              "--split", "time-cut", "--time-cuts", "5005,5008,5010", "--min-history", "2",
+              "--negatives", "3", "--features", "user,item", "--out", "cv")
+    if res.status != 0:
+        return f"exit {res.status}: {res.err.strip()[-200:]}"
+    test = pd.read_parquet(tmp / "cv" / "test.parquet")
+    got = (sorted(set(test.user.tolist())), sorted(test.item[test.label > 0].tolist()), len(test))
+    return None if got == ([5], [6, 13], 5) else f"test (users, rated items, rows) = {got}"
