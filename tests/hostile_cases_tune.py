@@ -312,3 +312,16 @@ def tune_random_count_beyond_any_grid(tmp: Path) -> str | None:
 def tune_out_is_the_device_dev_null(tmp: Path) -> str | None:
     return refused(tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", out="/dev/null"),
                    "--out", "/dev/null", "device")
+
+
+@case(TRACE)
+def tune_catboost_num_leaves_above_its_lossguide_limit(tmp: Path) -> str | None:
+    """LightGBM takes up to 131072 leaves, CatBoost's Lossguide policy 65536."""
+    return refused(tune(tmp, "--model", "catboost", "--grid", "num_leaves=31,100000"),
+                   "num_leaves", "100000", "65536")
+
+
+@case(TRACE)
+def tune_xgboost_colsample_at_the_float32_minimum(tmp: Path) -> str | None:
+    return refused(tune(tmp, "--model", "xgboost", "--grid",
+                        "colsample=1.1754943508222875e-38,0.5"), "colsample")
