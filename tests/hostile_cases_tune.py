@@ -325,3 +325,10 @@ def tune_catboost_num_leaves_above_its_lossguide_limit(tmp: Path) -> str | None:
 def tune_xgboost_colsample_at_the_float32_minimum(tmp: Path) -> str | None:
     return refused(tune(tmp, "--model", "xgboost", "--grid",
                         "colsample=1.1754943508222875e-38,0.5"), "colsample")
+
+
+@case(TRACE)
+def tune_catboost_learning_rate_below_float32_epsilon(tmp: Path) -> str | None:
+    """CatBoost refuses a float32 rate at or below FLT_EPSILON (2^-23 = 1.19e-07)."""
+    return refused(tune(tmp, "--model", "catboost", "--grid", "learning_rate=1e-7,0.1"),
+                   "learning_rate", "1e-07")
