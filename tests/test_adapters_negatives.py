@@ -42,7 +42,8 @@ def _sample(table: RatingsTable, role: np.ndarray, part: int, *, negatives: int 
 
 @pytest.mark.parametrize("split", ["temporal", "random", "kfold", "time-cut"])
 def test_each_query_holds_its_users_whole_target_window_plus_unrated_negatives(split: str) -> None:
-    table, role, _ = _setup(split=split, target_size=3, min_history=2)
+    window = {} if split == "time-cut" else {"target_size": 3}  # time-cut: the cuts are windows
+    table, role, _ = _setup(split=split, min_history=2, **window)
     rated = {u: set(table.item[table.indptr[u]:table.indptr[u + 1]].tolist())
              for u in range(table.n_users)}
     value = {(int(u), int(i)): r for u, i, r in zip(table.user, table.item, table.rating,

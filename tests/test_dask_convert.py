@@ -205,7 +205,8 @@ def test_changing_every_target_rating_leaves_every_dask_feature_unchanged(
                         "item": table.item_ids[table.item[role > 0]], "t": True})
     is_tgt = frame.merge(tgt, on=["user", "item"], how="left")["t"].fillna(False).to_numpy()
     changed = frame.copy()
-    changed.loc[is_tgt, "rating"] = 6.0 - changed.loc[is_tgt, "rating"]
+    # 0.5-5 stars reversed onto 0.5-5 (a rating above 5 is refused by the graded labels)
+    changed.loc[is_tgt, "rating"] = 5.5 - changed.loc[is_tgt, "rating"]
     outs = []
     for k, f in enumerate((frame, changed)):
         src = _write_csv(Ratings(frame=f), tmp_path / f"r{k}.csv")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from bench.adapters.labels import LABEL_MAPPINGS
 from bench.errors import ConfigError
 
@@ -90,23 +92,32 @@ class AdapterConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        """Every field checked: its type (no ``True`` for a count, no ``nan`` threshold), its
+        range (counts and the seed within a C ``int``, where the compiled kernels and NumPy's
+        seeding need them), and that an option of one split or label mapping is not set for
+        another, where it would be ignored without a word."""
         _one_of("split", self.split, SPLITS)
         _one_of("negative_sampling", self.negative_sampling, NEGATIVE_SAMPLING)
         _one_of("labels", self.labels, tuple(LABEL_MAPPINGS))
+        if not self.feature_groups:
+            raise ConfigError(f"feature_groups: no feature group given; choose among "
+                              f"{', '.join(FEATURE_GROUPS)} (or 'all')")
         bad = [g for g in self.feature_groups if g not in FEATURE_GROUPS]
         if bad:
             raise ConfigError(
                 f"unknown feature group(s) {bad}; valid groups: {', '.join(FEATURE_GROUPS)}"
             )
         ts = self.target_size
-        if not (isinstance(ts, int | float) and math.isfinite(ts) and ts > 0
-                and (ts < 1 or float(ts).is_integer())):
+        if not (isinstance(ts, int | float) and not isinstance(ts, bool) and math.isfinite(ts)
+                and 0 < ts <= INT_MAX and (ts < 1 or float(ts).is_integer())):
             raise ConfigError(
-                f"target_size={ts!r}: give a whole number of ratings (>= 1) or a fraction in (0, 1)"
+                f"target_size={ts!r}: give a whole number of ratings (1 to {INT_MAX}) or a fraction "
+                "in (0, 1)"
             )
         _at_least("min_history", self.min_history, 1)
         _at_least("negatives", self.negatives, 0)
         _at_least("n_folds", self.n_folds, 3)
+        _at_least("fold", self.fold, 0)
         if not 0 <= self.fold < self.n_folds:
             raise ConfigError(f"fold={self.fold} must be in 0..{self.n_folds - 1}")
         _at_least("svd_factors", self.svd_factors, 1)
@@ -114,8 +125,10 @@ class AdapterConfig:
         _at_least("als_factors", self.als_factors, 1)
         _at_least("als_iterations", self.als_iterations, 1)
         _at_least("als_cg_steps", self.als_cg_steps, 1)
-        if self.bayes_prior < 0 or self.als_regularization < 0 or self.als_alpha < 0:
-            raise ConfigError("bayes_prior, als_regularization and als_alpha must be >= 0")
+        _at_least("seed", self.seed, 0)
+        for name in ("bayes_prior", "als_regularization", "als_alpha"):
+            _finite(name, getattr(self, name), 0.0)
+        _finite("binary_threshold", self.binary_threshold)
         q = self.time_cut_quantiles
         if len(q) != 3 or not 0 < q[0] < q[1] < q[2] < 1:
             raise ConfigError(f"time_cut_quantiles={q!r}: need three increasing values in (0, 1)")
@@ -123,6 +136,32 @@ class AdapterConfig:
             c = self.time_cuts
             if len(c) != 3 or not c[0] < c[1] < c[2]:
                 raise ConfigError(f"time_cuts={c!r}: need three increasing timestamps")
+        self._check_applies()
+
+    def _check_applies(self) -> None:
+        """Refuse a setting of one split or label mapping given with another, where it would be
+        ignored (``--binary-threshold 3 --labels graded``, ``--time-cuts`` with the temporal
+        split): the conversion would not be the one asked for."""
+        d = AdapterConfig.__dataclass_fields__
+        unused = [
+            (self.binary_threshold != d["binary_threshold"].default and self.labels != "binary",
+             f"binary_threshold={self.binary_threshold!r} applies to labels='binary'; "
+             f"labels={self.labels!r} does not use it"),
+            (self.time_cuts is not None and self.split != "time-cut",
+             f"time_cuts={self.time_cuts!r} apply to split='time-cut'; split={self.split!r} "
+             "does not use them"),
+            ((self.n_folds, self.fold) != (d["n_folds"].default, d["fold"].default)
+             and self.split != "kfold",
+             f"n_folds={self.n_folds}, fold={self.fold} apply to split='kfold'; "
+             f"split={self.split!r} does not use them"),
+            (self.target_size != d["target_size"].default and self.split == "time-cut",
+             f"target_size={self.target_size!r} does not apply to split='time-cut' (its "
+             "windows are the time cuts)"),
+        ]
+        for given, why in unused:
+            if given:
+                raise ConfigError(f"{why}: it would be ignored; leave it out or change "
+                                  f"{'labels' if why.startswith('binary') else 'split'}")
 
     def window_size(self, n_ratings: int) -> int:
         """Ratings per target window for a user with ``n_ratings`` ratings."""
@@ -141,6 +180,21 @@ def _one_of(name: str, value: str, valid: tuple[str, ...]) -> None:
         raise ConfigError(f"{name}={value!r} is not one of: {', '.join(valid)}")
 
 
+#: The largest count or seed: a C ``int`` (the compiled kernels' counters, ``numpy.random``
+#: seeds in ``[0, 2**31)``; ``negatives`` streams are seeded ``seed * 1000003 mod 2**31``, so a
+#: larger seed would repeat a smaller one's draws).
+INT_MAX = 2**31 - 1
+
+
 def _at_least(name: str, value: int, low: int) -> None:
-    if int(value) != value or value < low:
-        raise ConfigError(f"{name}={value!r} must be an integer >= {low}")
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) \
+            or not low <= value <= INT_MAX:
+        raise ConfigError(f"{name}={value!r} must be an integer from {low} to {INT_MAX}")
+
+
+def _finite(name: str, value: float, low: float | None = None) -> None:
+    ok = isinstance(value, int | float | np.number) and not isinstance(value, bool) \
+        and math.isfinite(value) and (low is None or value >= low)
+    if not ok:
+        bound = "" if low is None else f" >= {low:g}"
+        raise ConfigError(f"{name}={value!r} must be a finite number{bound}")

@@ -96,6 +96,8 @@ def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "
     :class:`RatingWarning` naming how many there are and the grade they get.
     """
     r = np.asarray(ratings, dtype=np.float64)
+    if mapping in ("graded", "liked"):
+        _check_star_scale(r, mapping, source)
     if mapping != "halfstar":
         _warn_negative(r, mapping, source, binary_threshold)
         return
@@ -110,6 +112,20 @@ def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "
             row=k + 1,
             column="rating",
         )
+
+
+def _check_star_scale(r: NDArray[np.float64], mapping: str, source: str) -> None:
+    """``graded`` and ``liked`` cut the MovieLens 0.5-5 star scale at 3, 4 and 5: a rating above
+    5 (a 1-10 scale) would land in the top grade with every other one above 5, a silently
+    different label set; refused, naming the first such row."""
+    above = r > 5.0
+    if above.any():
+        k = int(np.flatnonzero(above)[0])
+        raise DataError(
+            f"rating {float(r[k])!r} is above 5: labels={mapping!r} grades the MovieLens 0.5-5 "
+            f"star scale ({int(above.sum()):,} ratings above it would all get the top grade); "
+            "use labels='binary' with a threshold on your scale, or rescale the ratings",
+            path=source or None, row=k + 1, column="rating")
 
 
 def _warn_negative(r: NDArray[np.float64], mapping: str, source: str, threshold: float) -> None:

@@ -108,6 +108,7 @@ def _convert(ratings: Ratings, config: AdapterConfig,
             X, names = feature_matrix(groups, cand, timings=timer.seconds)
         with timer("labels", f"labels ({name})"):
             y = grade(cand.rating, config.labels, binary_threshold=config.binary_threshold)
+            _check_relevant(name, y, cand.rating, config, ratings.source)
             users = table.user_ids[cand.user]
             parts[name] = LetorData(
                 X=X, y=y, qid=users, offsets=cand.offsets, feature_names=names, user=users,
@@ -132,6 +133,21 @@ def _convert(ratings: Ratings, config: AdapterConfig,
     }
     return LetorSplits(name=source, train=parts["train"], vali=parts["vali"], test=parts["test"],
                        inputs=dict(ratings.sha256), meta=meta)
+
+
+def _check_relevant(name: str, y: NDArray[np.float64], rating: NDArray[np.float64],
+                    config: AdapterConfig, source: str) -> None:
+    """Refuse a partition in which no row is relevant (every grade 0): every metric of it would
+    be 0 or blank, a number that says nothing (``labels='binary'`` with a threshold above every
+    rating, ``labels='liked'`` on ratings all below 3)."""
+    if y.size == 0 or float(y.max()) > 0:
+        return
+    targets = rating[~np.isnan(rating)]
+    top = f"; the highest target rating is {float(targets.max())!r}" if targets.size else ""
+    rule = (f"labels='binary' grades 1 from binary_threshold {config.binary_threshold!r}"
+            if config.labels == "binary" else f"labels={config.labels!r}")
+    raise DataError(f"the {name} partition has no relevant row: {rule} grades every target 0"
+                    f"{top}; choose another label mapping or threshold", path=source or None)
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,10 +6,24 @@ and is never split between a fold's training and held-out parts (LightGBM #1137,
 other folds, with early stopping on the held-out fold, and scored by the library's own
 ``select_metric`` on the held-out fold at the chosen iteration. The candidate with the best mean
 over folds wins (ties: the earlier candidate). Only the training split is used by default
-(``use="train+vali"`` adds the validation split's queries); the test split is never read.
+(``use="train+vali"`` adds the validation split's queries); :func:`tune` never touches the test
+split (a test hands it one that raises on any access; the dataset loader reads the test file
+only for its own checks of the splits).
 
-Search: ``grid`` tries every combination of the value lists; ``random`` tries ``n_iter``
-distinct combinations drawn uniformly from that grid with ``numpy.random.default_rng(seed)``.
+The scores are the library's built-in metric, i.e. ``select_metric`` under the profile named
+after the library (``lightgbm``, ``xgboost``, ``catboost``; equal to the reference evaluator under
+that profile, see ``ltrbench crosscheck``), not under the run's profile of ``metrics.csv``: the
+result says so (:attr:`TuneResult.select_profile`, :meth:`TuneResult.selection`), and names the
+run's profile where it differs.
+
+Search: ``grid`` tries every combination of the value lists (at most :data:`MAX_GRID`);
+``random`` tries ``n_iter`` distinct combinations drawn uniformly from that grid with
+``numpy.random.default_rng(seed)``, without listing it (``n_iter`` above its size is refused).
+A name given twice, an empty value and two equal values (``1`` and ``1.0``) are refused.
+
+Output: :func:`write_tune_folder` writes ``out/tune/<name>/`` whole or not at all, under a name no
+other tune holds; :func:`check_tune_out` refuses, before any data are read, an ``out`` that is or
+lies over the dataset folder, and an ``out/tune`` that is a file, a FIFO or a device.
 
 Every value of the space is checked before any fit, as a config's ``[params]`` are
 (:data:`bench.runners.params.PARAM_SPECS`: its type, never coerced, and the range its library
@@ -23,8 +37,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+import os
+import secrets
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,12 +52,14 @@ from numpy.typing import NDArray
 
 from bench.benchmark.progress import Step
 from bench.data.letor import LetorData, LetorSplits
+from bench.data.outputs import Inputs, check_output_dir
 from bench.data.toml import unknown_key
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.gbdt import library_module
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_rows, param_spec
 from bench.runners.registry import get_model
+from bench.runs.layout import RUN_SEALED
 
 #: Params fields a search may vary: not the raw library tables, the seed (``--seed``), the
 #: thread count or the device (set once for a run).
@@ -64,7 +85,11 @@ def query_folds(n_queries: int, n_folds: int, seed: int = 0) -> list[tuple[NDArr
 
 
 def parse_space(text: str) -> dict[str, list[Any]]:
-    """``"num_leaves=15,31;learning_rate=0.05,0.1"`` → ``{"num_leaves": [15, 31], ...}``."""
+    """``"num_leaves=15,31;learning_rate=0.05,0.1"`` → ``{"num_leaves": [15, 31], ...}``.
+
+    A name given twice (``num_leaves=3;num_leaves=7``) and an empty value (``3,,7``, ``3,7,``)
+    are refused, not merged or skipped: either would try another grid than the one written.
+    """
     space: dict[str, list[Any]] = {}
     for part in text.split(";"):
         part = part.strip()
@@ -74,7 +99,15 @@ def parse_space(text: str) -> dict[str, list[Any]]:
         name = name.strip()
         if not sep or not values.strip():
             raise ConfigError(f"search space entry {part!r}: expected name=v1,v2,...")
-        space[name] = [_value(v.strip()) for v in values.split(",") if v.strip()]
+        if name in space:
+            raise ConfigError(f"--grid {name}: given twice ({part!r} after "
+                              f"{name}={','.join(map(str, space[name]))}); list every value once: "
+                              f"{name}=v1,v2,...")
+        items = [v.strip() for v in values.split(",")]
+        if "" in items:
+            raise ConfigError(f"--grid {name}: value {items.index('') + 1} of {values.strip()!r} "
+                              "is empty; expected name=v1,v2,... without empty values")
+        space[name] = [_value(v) for v in items]
     return check_space(space)
 
 
@@ -97,9 +130,10 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
         vals = [param_spec(name).check(v, f"--grid {name}") for v in values]
         if not vals:
             raise ConfigError(f"--grid {name}: no values")
-        seen = [repr(v) for v in vals]
-        if len(set(seen)) != len(seen):
-            raise ConfigError(f"--grid {name}: a value repeats: {', '.join(seen)}")
+        again = [b for i, b in enumerate(vals) if any(_same(a, b) for a in vals[:i])]
+        if again:  # 1 and 1.0 are one learning rate: the same candidate twice
+            raise ConfigError(f"--grid {name}: a value repeats: {', '.join(map(repr, vals))} "
+                              f"({again[0]!r} is given twice)")
         out[name] = vals
     return out
 
@@ -117,6 +151,13 @@ def check_candidates(model: str, cands: Sequence[Mapping[str, Any]], base: Param
             raise ConfigError(f"--grid candidate {shown}: {exc}") from None
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Whether two grid values set the parameter alike (``1`` and ``1.0``; never ``True``/``1``)."""
+    return (type(a) is type(b) and a == b) or (
+        isinstance(a, int | float) and isinstance(b, int | float)
+        and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
 def _value(text: str) -> Any:
     """A grid value as TOML would read it: ``true``/``false``, an integer, a float, else a
     string (``nan``/``inf`` are floats, refused by the parameter's range)."""
@@ -130,18 +171,69 @@ def _value(text: str) -> Any:
         return text
 
 
+#: The most combinations a full grid search may have (each is trained once per fold); a larger
+#: grid is searched with ``--random N``, which draws N of them without listing the rest.
+MAX_GRID = 10_000
+
+
+def grid_size(space: Mapping[str, Sequence[Any]]) -> int:
+    """The number of combinations of ``space`` (the product of its list lengths)."""
+    return math.prod(len(v) for v in space.values())
+
+
 def candidates(space: dict[str, list[Any]], *, search: str = "grid", n_iter: int = 10, seed: int = 0) -> list[dict[str, Any]]:
-    """The parameter sets to try, in order."""
+    """The parameter sets to try, in order.
+
+    ``grid``: every combination, in :func:`itertools.product` order (the last name varies
+    fastest); refused beyond :data:`MAX_GRID`. ``random``: ``n_iter`` distinct combinations,
+    indices into that order drawn with ``numpy.random.default_rng(seed).choice(size, n_iter,
+    replace=False)`` and decoded digit by digit, so a grid of 10^15 combinations is never listed;
+    ``n_iter`` above the grid's size is refused (it would silently be the full grid).
+    """
     names = list(space)
-    grid = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(space[n] for n in names))]
+    size = grid_size(space)
     if search == "grid":
-        return grid
+        if size > MAX_GRID:
+            raise ConfigError(f"--grid: {size:,} combinations ({' x '.join(str(len(space[n])) for n in names)}) "
+                              f"are more than a full grid search tries ({MAX_GRID:,}); sample them with "
+                              "--random N, or give fewer values")
+        return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(space[n] for n in names))]
     if search == "random":
         if n_iter < 1:
             raise ConfigError("random search needs n_iter >= 1")
-        pick = np.random.default_rng(seed).choice(len(grid), size=min(n_iter, len(grid)), replace=False)
-        return [grid[i] for i in pick]
+        if n_iter > size:
+            raise ConfigError(f"--random {n_iter}: the grid has only {size:,} combination"
+                              f"{'s' if size != 1 else ''}; ask for at most {size:,}, or leave out "
+                              "--random to try them all")
+        return [_combination(space, names, i) for i in _draw(space, names, n_iter, seed)]
     raise ConfigError(f"unknown search {search!r}; valid: grid, random")
+
+
+def _draw(space: dict[str, list[Any]], names: list[str], n_iter: int, seed: int) -> list[int]:
+    """``n_iter`` distinct indices into the grid, uniformly: ``Generator.choice`` without
+    replacement while the grid's size fits an int64; beyond it (``choice`` cannot take the
+    size) one uniform digit per list, a repeated index drawn again."""
+    rng = np.random.default_rng(seed)
+    size = grid_size(space)
+    if size < 2**63:
+        return [int(i) for i in rng.choice(size, size=n_iter, replace=False)]
+    seen: dict[int, None] = {}
+    while len(seen) < n_iter:
+        index = 0
+        for name in names:
+            index = index * len(space[name]) + int(rng.integers(len(space[name])))
+        seen.setdefault(index)
+    return list(seen)
+
+
+def _combination(space: dict[str, list[Any]], names: list[str], index: int) -> dict[str, Any]:
+    """The ``index``-th combination in :func:`itertools.product` order (mixed radix, the last
+    name the lowest digit)."""
+    out: dict[str, Any] = {}
+    for name in reversed(names):
+        index, digit = divmod(index, len(space[name]))
+        out[name] = space[name][digit]
+    return {n: out[n] for n in names}
 
 
 @dataclass
@@ -156,12 +248,28 @@ class TuneResult:
     best_params: dict[str, Any]
     best_score: float
     best_iteration: int
+    #: the profile under which ``select_metric`` was computed: the library's own built-in metric
+    #: (``lightgbm``, ``xgboost``, ``catboost``), not the run's reference profile
+    select_profile: str = ""
+
+    def selection(self, run_profile: str | None = None) -> str:
+        """In words, what the scores are: the library's built-in metric on the held-out folds
+        and its profile; with ``run_profile`` (the profile of a later run's ``metrics.csv``)
+        when that differs, a note that the run's number of the same name may differ."""
+        text = (f"{self.select_metric} by {self.select_profile}'s built-in metric (profile "
+                f"{self.select_profile!r}), mean over {self.n_folds} held-out query folds")
+        if run_profile is not None and run_profile != self.select_profile:
+            text += (f"; ltrbench run reports {self.select_metric} under profile "
+                     f"{run_profile!r}, which may differ (blank queries, gains, ties; "
+                     "ltrbench crosscheck shows the gap)")
+        return text
 
     def as_dict(self) -> dict[str, Any]:
         """JSON shape of ``ltrbench tune --format json``."""
         return {
             "model": self.model,
             "select_metric": self.select_metric,
+            "select_profile": self.select_profile,
             "n_folds": self.n_folds,
             "best_params": self.best_params,
             "best_score": self.best_score,
@@ -202,6 +310,9 @@ def tune(
     cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
     check_candidates(model, cands, base)
     data = _tuning_data(splits, use)
+    if data.n_queries < n_folds:
+        raise ConfigError(f"{n_folds} folds (--folds) need at least {n_folds} queries; the "
+                          f"tuning data ({use}) have {data.n_queries}")
     folds = query_folds(data.n_queries, n_folds, seed)
     fit = _fitter(spec.library)
     rows = []
@@ -245,7 +356,49 @@ def tune(
         best_params=json.loads(top["params"]),
         best_score=float(top["mean"]),
         best_iteration=round(float(top["best_iteration"])),
+        select_profile=spec.library,
     )
+
+
+def check_tune_out(out: str | os.PathLike[str], inputs: Inputs) -> Path:
+    """``out`` once tune may write ``out/tune/<name>/`` there, checked before any data are read:
+    never into or over the dataset folder (as ``ltrbench run --out``), and ``out/tune`` must be
+    a folder (or absent), so that nothing fails after the fits are done."""
+    inputs = list(inputs)
+    check_output_dir(out, option="--out", inputs=inputs, into=("tune",), sealed=RUN_SEALED)
+    check_output_dir(Path(out) / "tune", option="--out", inputs=inputs)
+    return Path(out)
+
+
+def write_tune_folder(out: str | os.PathLike[str], name: str, files: Mapping[str, str]) -> Path:
+    """Write ``files`` (name -> UTF-8 text) as the new folder ``out/tune/<name>``, complete or
+    not at all, and return it.
+
+    The files are written into a hidden ``.<name>.<pid>-<hex>.partial`` folder, which is then
+    renamed over a reserved empty folder (POSIX ``rename(2)`` replaces an empty directory
+    atomically), so an interrupted tune leaves no half-written result folder, and a second
+    tune of the same dataset and model in the same second gets ``<name>-2`` instead of failing
+    after its fits (or writing over the first one's files).
+    """
+    parent = Path(out) / "tune"
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = parent / f".{name}.{os.getpid()}-{secrets.token_hex(4)}.partial"
+    tmp.mkdir()
+    try:
+        for fname, text in files.items():
+            (tmp / fname).write_text(text, encoding="utf-8")
+        for n in itertools.count(1):
+            folder = parent / (name if n == 1 else f"{name}-{n}")
+            try:
+                folder.mkdir()  # reserve the name; another tune of the same second takes the next
+            except FileExistsError:
+                continue
+            os.replace(tmp, folder)
+            return folder
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _tuning_data(splits: LetorSplits, use: str) -> LetorData:

@@ -33,6 +33,8 @@ from bench.errors import ConfigError
 
 FORMATS = ("auto", "ml-100k", "ml-1m", "ml-10m", "movielens-csv", "csv")
 LABELS = ("graded", "liked", "halfstar", "binary", "rated")
+#: Endings of a file name, refused for --out (a folder): ``--out train.parquet`` is a mistake.
+FILE_SUFFIXES = (".parquet", ".txt", ".csv", ".tsv", ".json", ".svmlight", ".libsvm", ".gz")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -138,6 +140,12 @@ def load_input(args: argparse.Namespace) -> Any:
     if args.ratings == "synthetic":
         from bench.datasets.synthetic import generate_ratings
 
+        for option, n in (("--synthetic-users", args.synthetic_users),
+                          ("--synthetic-items", args.synthetic_items),
+                          ("--synthetic-ratings", args.synthetic_ratings)):
+            if not 1 <= n <= 2**31 - 1:
+                raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")
+
         return generate_ratings(n_users=args.synthetic_users, n_items=args.synthetic_items,
                                 n_ratings=args.synthetic_ratings, seed=args.seed)
     columns = [o for o, v in (("--user", args.user), ("--item", args.item),
@@ -157,6 +165,7 @@ def load_input(args: argparse.Namespace) -> Any:
         if not args.user or not args.item:
             raise ConfigError("--layout csv needs --user and --item (and usually --rating, "
                               "--timestamp)")
+        _distinct_columns(args)
         from bench.data.tabular import load_ratings_table
 
         def col(v: str | None) -> str | int | None:
@@ -171,6 +180,20 @@ def load_input(args: argparse.Namespace) -> Any:
     from bench.data.movielens import load_movielens
 
     return load_movielens(args.ratings, layout=None if args.layout == "auto" else args.layout)
+
+
+def _distinct_columns(args: argparse.Namespace) -> None:
+    """Refuse one column named by two options (``--user 0 --item 0``) and an empty ``--sep``."""
+    if args.sep == "":
+        raise ConfigError("--sep '': expected a field separator (leave --sep out to detect it)")
+    named = [(o, v) for o, v in (("--user", args.user), ("--item", args.item),
+                                 ("--rating", args.rating), ("--timestamp", args.timestamp))
+             if v is not None]
+    for i, (o, v) in enumerate(named):
+        for o2, v2 in named[:i]:
+            if v == v2:
+                raise ConfigError(f"{o2} and {o} both name column {v!r}: each names its own "
+                                  "column of the ratings table")
 
 
 def converted_files() -> tuple[str, ...]:
@@ -190,8 +213,11 @@ def run(args: argparse.Namespace) -> int:
                           f"(--layout {args.old_layout})")
     args.layout = args.layout or "auto"
     config = config_from_args(args)
+    if not Path(args.out).exists() and Path(args.out).suffix.lower() in FILE_SUFFIXES:
+        raise ConfigError(f"--out {args.out!r} looks like a file name; --out is the folder that "
+                          "convert creates and fills with train/vali/test files: name a folder")
     check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],
-                     writes=converted_files())
+                     writes=converted_files(), sealed=("--ratings",))  # a ratings folder: untouched
     if args.engine == "dask":
         return _run_dask(args, config)
     _say(f"reading {args.ratings}")
@@ -225,6 +251,17 @@ def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
                           f"not --ratings {args.ratings} --layout {args.layout}")
     if args.no_parquet:
         raise ConfigError("--engine dask writes Parquet shards only; drop --no-parquet")
+    for option, n in (("--workers", args.workers), ("--rows-per-block", args.rows_per_block)):
+        if not 1 <= n <= 2**31 - 1:
+            raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")
+    if args.memory_limit != "auto":
+        from dask.utils import parse_bytes
+
+        try:
+            parse_bytes(args.memory_limit)
+        except ValueError:
+            raise ConfigError(f"--memory-limit {args.memory_limit!r}: expected 'auto' or a size "
+                              "such as 2GB or 500MiB") from None
     ratings = read_ratings_frame(args.ratings, user=args.user, item=args.item,
                                  rating=args.rating, timestamp=args.timestamp, sep=args.sep)
 

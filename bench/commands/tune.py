@@ -13,16 +13,13 @@ import datetime as dt
 import json
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from bench.benchmark.progress import progress_steps
 from bench.commands.run import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
-from bench.data.atomic import write_text
-from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
-from bench.runs.layout import LOCAL_RESULTS, RUN_SEALED, run_inputs
+from bench.runs.layout import LOCAL_RESULTS, run_inputs
 from bench.runs.naming import dataset_slug
 
 
@@ -90,11 +87,17 @@ def _search_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     from bench.benchmark.pipeline import load_splits
-    from bench.benchmark.tune import candidates, check_candidates, parse_space, tune
+    from bench.benchmark.tune import (
+        candidates,
+        check_candidates,
+        check_tune_out,
+        parse_space,
+        tune,
+        write_tune_folder,
+    )
     from bench.runners.device import check_device
 
-    check_output_dir(args.out, option="--out", inputs=run_inputs(args), into=("tune",),
-                     sealed=RUN_SEALED)  # never into the dataset folder, as run
+    check_tune_out(args.out, run_inputs(args))  # never into the dataset folder, as run
     args.model = _one_model(args)
     search = _search_options(args)
     config = config_from_args(args)
@@ -121,20 +124,19 @@ def main(args: argparse.Namespace) -> int:
             progress=step,
         )
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    folder = Path(args.out) / "tune" / f"{dataset_slug(splits.name)}-{args.model}-{stamp}"
-    folder.mkdir(parents=True, exist_ok=False)
-    write_text(folder / "folds.csv", result.folds.to_csv(index=False))
-    write_text(folder / "summary.csv", result.summary.to_csv(index=False))
     best = replace(
         config,
         models=(args.model,),
         model_params={**config.model_params,
                       args.model: {**config.model_params.get(args.model, {}), **result.best_params}},
     )
-    write_text(folder / "best.toml", best.to_toml(
-        header=f"ltrbench tune: best of {len(result.summary)} candidates by mean held-out "
-        f"{result.select_metric} over {result.n_folds} query folds ({result.best_score:.6f})"))
-    doc = {**result.as_dict(), "dataset": splits.name, "folder": str(folder),
+    folder = write_tune_folder(args.out, f"{dataset_slug(splits.name)}-{args.model}-{stamp}", {
+        "folds.csv": result.folds.to_csv(index=False),
+        "summary.csv": result.summary.to_csv(index=False),
+        "best.toml": best.to_toml(
+            header=f"ltrbench tune: best of {len(result.summary)} candidates by "
+            f"{result.selection(config.profile)} ({result.best_score:.6f})")})
+    doc = {**result.as_dict(), "run_profile": config.profile, "dataset": splits.name, "folder": str(folder),
            "best_config": str(folder / "best.toml")}
     if args.format == "json":
         json.dump(doc, sys.stdout, indent=2)
@@ -145,5 +147,6 @@ def main(args: argparse.Namespace) -> int:
         std = "" if r.std != r.std else f" ± {r.std:.4f}"
         print(f"  {r.mean:.4f}{std}  best iteration {r.best_iteration:.0f}  {r.params}")
     print(f"best: {json.dumps(result.best_params)}  ({result.select_metric} {result.best_score:.4f})")
+    print(f"scores: {result.selection(config.profile)}")
     print(f"run it: ltrbench run --config {folder / 'best.toml'}")
     return 0

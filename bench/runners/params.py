@@ -149,8 +149,13 @@ PARAM_SPECS: tuple[Spec, ...] = (
 #: Limits of one library beyond :data:`PARAM_SPECS` (checked for the models of that library).
 LIBRARY_SPECS: dict[str, tuple[Spec, ...]] = {
     "catboost": (Spec("max_bin", int, 1, 65535, source="CatBoost: border_count <= 65535 "
-                      "(binarization_options.cpp)"),),
-}
+                      "(binarization_options.cpp)"),
+                 Spec("num_leaves", int, 2, 65536, source="CatBoost: Lossguide max_leaves <= "
+                      "65536 (oblivious_tree_options.cpp:132)"),
+                 Spec("learning_rate", float, 1.1920930376163597e-07, FLOAT32_MAX, source="CatBoost "
+                      "1.2: a float32 rate above FLT_EPSILON (boosting_options.cpp:79, probed)")),
+    "xgboost": (Spec("colsample", float, 1.1754944e-38, 1, source="XGBoost 3.2 refuses the "
+                     "float32 1.17549435e-38 ('Out of range value', probed)"),)}
 _SPEC = {s.name: s for s in PARAM_SPECS}
 
 
