@@ -274,9 +274,14 @@ class RunConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> RunConfig:
-        """Read a TOML config file (see the module docstring); every error names the file."""
+        """Read a TOML config file (see the module docstring); every error names the file, and
+        so does every later error of a custom model it defines (:attr:`CustomModel.source`)."""
         try:
-            return cls.from_dict(tomlio.read_toml(path))
+            config = cls.from_dict(tomlio.read_toml(path))
+            if not config.custom_models:
+                return config
+            return replace(config, custom_models={
+                n: replace(c, source=str(path)) for n, c in config.custom_models.items()})
         except ConfigError as exc:
             msg = str(exc)
             raise ConfigError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
