@@ -210,6 +210,8 @@ CONFIG_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "fit takes no groups": ("NoGroups", ("[custom_models.mine] factory", "group")),
     "factory returns a class": ("returns_class", ("[custom_models.mine] factory", "class")),
     "attribute missing": ("Nope", ("[custom_models.mine] factory", "no attribute 'Nope'")),
+    "params the factory does not take": ("Strict", ("[custom_models.mine] factory", "alpha")),
+    "factory prints and exits": ("exits_in_call", ("[custom_models.mine] factory", "sys.exit")),
 }
 _BODIES = {
     "raise_in_call": RANKER + "def raise_in_call(seed=0):\n    raise RuntimeError('boom')\n",
@@ -219,6 +221,9 @@ _BODIES = {
     "NoGroups": RANKER + "class NoGroups(R):\n    def fit(self, X, y):\n        return self\n",
     "returns_class": RANKER + "def returns_class(seed=0):\n    return R\n",
     "Nope": RANKER,
+    "Strict": RANKER + "class Strict(R):\n    pass\n",
+    "exits_in_call": RANKER + "import sys\ndef exits_in_call(seed=0):\n    print('bye')\n"
+                              "    sys.exit(0)\n",
 }
 
 
@@ -227,6 +232,8 @@ def test_a_custom_model_error_names_the_config_file_and_key(case, tmp_path, monk
     attr, words = CONFIG_CASES[case]
     mod = _module(tmp_path, _BODIES[attr])
     table = f'[custom_models.mine]\nfactory = "{mod}:{attr}"\n'
+    if attr == "Strict":
+        table += "params = { alpha = 0.1 }\n"
     assert _config_case(tmp_path, monkeypatch, table, *words) is None
 
 
@@ -249,6 +256,10 @@ TABLE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
                             ("[custom_models.mine] params", "seed")),
     "entry not a table": ('[custom_models]\nmine = 5\n', ("[custom_models] mine", "factory")),
     "custom_models not a table": ('custom_models = 5\n', ("custom_models", "a table")),
+    "params with a date": ('[custom_models.mine]\nfactory = "MOD:R"\nparams = { when = 2024-01-01 }\n',
+                           ("[custom_models.mine] params.when", "strings, numbers")),
+    "params with a null-like empty key": ('[custom_models.mine]\nfactory = "MOD:R"\nparams = { "" = 1 }\n',
+                                          ("[custom_models.mine]",)),
     "name lightgbm-": ('[custom_models.lightgbm-mine]\nfactory = "MOD:R"\n',
                        ("[custom_models.lightgbm-mine]", "lightgbm")),
     "name with a slash": ('[custom_models."a/b"]\nfactory = "MOD:R"\n',
@@ -392,6 +403,18 @@ def test_ctrl_c_in_a_slow_ranker_keeps_what_was_written_and_resume_finishes(tmp_
     kept = metrics[metrics.model == "random"].reset_index(drop=True)
     pd.testing.assert_frame_equal(kept, first[first.model == "random"].reset_index(drop=True))
     assert not metrics.duplicated(["model", "seed", "split", "metric"]).any()
+
+
+def test_a_ranker_that_raises_keyboardinterrupt_stops_the_run_as_ctrl_c_does(tmp_path):
+    (tmp_path / "c.toml").write_text(
+        '[custom_models.mine]\nfactory = "fault_rankers:RaisesKeyboardInterrupt"\n')
+    res = _run(tmp_path, "--config", "c.toml", "--models", "random,mine", "--out", "res")
+    assert res.status == 130, res.err
+    assert "Traceback" not in res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+    run = next((tmp_path / "res/runs").iterdir())
+    assert (run / "status/random-seed0.json").is_file()
+    assert "random" in set(pd.read_csv(run / "metrics.csv").model)
 
 
 def test_a_crash_in_a_custom_ranker_then_resume_loses_nothing(tmp_path, monkeypatch):
@@ -576,3 +599,46 @@ def test_config_error_from_python_names_no_file_but_the_key():
     """From Python there is no file: the key and what was expected are still named."""
     with pytest.raises(ConfigError, match=r"\[custom_models.mine\] params.*table"):
         custom_model("mine", {"factory": "fault_rankers:Base", "params": 5})
+
+
+# ======================================================= more config files (not custom models)
+MORE_CONFIG: dict[str, tuple[str, tuple[str, ...]]] = {
+    "early stopping on test": ('early_stopping_split = "test"\n',
+                               ("early_stopping_split", "'test'", "vali")),
+    "select_on test": ('select_on = "test"\n', ("select_on", "'test'", "vali")),
+    "selection_split an int": ("selection_split = 1\n", ("selection_split", "string")),
+    "run table repeats a top key": ('[run]\nquick = false\n',
+                                    ("quick", "[run]", "twice")),
+    "run table not a table": ("run = 5\n", ("run",)),
+    "seeds open range": ('seeds = "0-"\n', ("seeds", "'0-'")),
+    "seeds negative text": ('seeds = "-1"\n', ("seeds", "'-1'")),
+    "seeds blank text": ('seeds = " , "\n', ("seeds", "empty")),
+    "seeds reversed range": ('seeds = "5-2"\n', ("seeds", "'5-2'")),
+    "eval_at beyond int32": ("eval_at = [1, 2147483648]\n", ("eval_at", "2147483647")),
+    "metrics cutoff zero": ('metrics = ["ndcg@0"]\n', ("metrics", "ndcg@0")),
+    "metrics empty string": ('metrics = ""\n', ("metrics", "empty")),
+    "profile empty": ('profile = ""\n', ("profile", "empty")),
+    "data_dir empty": ('data_dir = ""\n', ("data_dir", "empty")),
+    "model_params array of tables": ("[[model_params.lightgbm-lambdarank]]\nn_trees = 5\n",
+                                     ("[model_params.lightgbm-lambdarank]", "a table")),
+    "als array of tables": ("[[als]]\nfactors = 4\n", ("als", "a table")),
+    "params key with a dot": ('[params]\n"n_trees.x" = 5\n', ("[params] n_trees.x",)),
+    "params nested table": ("[params.n_trees]\nx = 5\n", ("[params] n_trees", "an integer")),
+    "timing_repeats zero": ("timing_repeats = 0\n", ("timing_repeats", "from 1")),
+    "description a table": ("description = {a = 1}\n", ("description", "string")),
+}
+
+
+@pytest.mark.parametrize("case", list(MORE_CONFIG))
+def test_more_config_file_errors_name_the_file_the_key_and_what_was_expected(case, tmp_path,
+                                                                             monkeypatch):
+    body, words = MORE_CONFIG[case]
+    head = ('dataset = "./letor"\nmodels = ["random"]\nseeds = [0]\nquick = true\n'
+            "crosscheck = false\ncache = false\n")
+    if body.startswith("["):
+        text = head + body
+    else:
+        key = body.split("=", 1)[0].strip()
+        text = "".join(line + "\n" for line in head.splitlines()
+                       if line.split("=", 1)[0].strip() != key) + body
+    assert _config_case(tmp_path, monkeypatch, text, *words, models="random") is None

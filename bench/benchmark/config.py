@@ -140,7 +140,7 @@ class RunConfig:
         """Validate everything a run needs from its config, before any data is loaded: the
         selection split and metric, the profile, the metric and model names, seeds, parameters."""
         self._check_types()
-        check_selection_split(self.early_stopping_split)
+        _named("early_stopping_split", check_selection_split, self.early_stopping_split)
         _named("select_metric", selection_cutoff, self.select_metric)
         _named("profile", get_profile, self.profile)
         self._check_custom_models()
@@ -256,12 +256,20 @@ class RunConfig:
         :mod:`bench.benchmark.config_schema`)."""
         doc = tomlio.table(doc, "config")
         if "run" in doc and isinstance(doc["run"], dict):  # also accept a [run] table
-            doc = {**doc.pop("run"), **doc}
+            run = tomlio.table(doc.pop("run"), "[run]")
+            twice = sorted(set(run) & set(doc))
+            if twice:
+                raise ConfigError(f"{', '.join(twice)}: given twice, at the top of the config and "
+                                  "in [run]; keep one (the values may differ)")
+            doc = {**run, **doc}
         for key in _SELECTION_KEYS:
             if key in doc:
                 if not isinstance(doc[key], str):
                     TOP_SPECS["early_stopping_split"].check(doc[key], key)
-                check_selection_split(doc[key])
+                try:
+                    check_selection_split(doc[key])
+                except ConfigError as exc:
+                    raise ConfigError(f"{key}: {exc}") from None
         for key in ("select_on", "selection_split", "validation_split"):
             doc.pop(key, None)
         valid = [f.name for f in fields(cls)]
