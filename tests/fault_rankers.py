@@ -270,3 +270,15 @@ class NeedsArgument(Base):
 
     def __init__(self, depth: int, seed: int = 0) -> None:
         self.depth = depth
+
+
+class RaisesMultiLine(Base):
+    """``fit`` raises an error whose message spans several lines (as native libraries' do)."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("CUDA error\n  at kernel.cu:12\n\n  out of memory")
+
+
+def multi_line_factory(seed: int = 0) -> Any:
+    """A factory that raises a multi-line error."""
+    raise ValueError("first line\nsecond line")

@@ -417,6 +417,17 @@ def test_a_ranker_that_raises_keyboardinterrupt_stops_the_run_as_ctrl_c_does(tmp
     assert "random" in set(pd.read_csv(run / "metrics.csv").model)
 
 
+@pytest.mark.parametrize(("factory", "words"), [
+    ("RaisesMultiLine", ("CUDA error | at kernel.cu:12 | out of memory", "seed 0")),
+    ("multi_line_factory", ("first line | second line", "[custom_models.mine] factory")),
+])
+def test_a_multi_line_error_of_a_ranker_is_one_line(factory, words, tmp_path):
+    (tmp_path / "c.toml").write_text(f'[custom_models.mine]\nfactory = "fault_rankers:{factory}"\n')
+    res = _run(tmp_path, "--config", "c.toml", "--models", "mine", "--out", "res")
+    assert refused(res, "c.toml", "'mine'", *words) is None, res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err
+
+
 def test_a_crash_in_a_custom_ranker_then_resume_loses_nothing(tmp_path, monkeypatch):
     (tmp_path / "c.toml").write_text(
         '[custom_models.mine]\nfactory = "fault_rankers:CrashesUnlessFixed"\n')
@@ -642,3 +653,71 @@ def test_more_config_file_errors_name_the_file_the_key_and_what_was_expected(cas
         text = "".join(line + "\n" for line in head.splitlines()
                        if line.split("=", 1)[0].strip() != key) + body
     assert _config_case(tmp_path, monkeypatch, text, *words, models="random") is None
+
+
+# ============================================= faults on the way out and in the parsed-file cache
+def test_a_full_disk_mid_run_names_the_file_and_keeps_the_pairs_written(tmp_path, monkeypatch):
+    import errno
+
+    calls = {"n": 0}
+    real = pd.DataFrame.to_parquet
+
+    def full(self: pd.DataFrame, path: Any, *a: Any, **k: Any) -> Any:
+        if ".scores.parquet." in str(path):
+            calls["n"] += 1
+            if calls["n"] == 3:  # the empty table, random's rows, then the custom model's
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, path, *a, **k)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    (tmp_path / "c.toml").write_text('[custom_models.mine]\nfactory = "fault_rankers:Base"\n')
+    res = _run(tmp_path, "--config", "c.toml", "--models", "random,mine", "--out", "res")
+    assert refused(res, "scores.parquet", "No space left on device") is None, res.err
+    run = next((tmp_path / "res/runs").iterdir())
+    assert set(pd.read_parquet(run / "scores.parquet").model) == {"random"}
+    assert "random" in set(pd.read_csv(run / "metrics.csv").model)
+    assert not (run / "status/mine-seed0.json").exists()  # the pair is not done: resume redoes it
+    assert not list(run.glob(".*.tmp")), "a temporary file was left behind"
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", real)
+    res = _run(tmp_path, "--config", "c.toml", "--models", "random,mine", "--out", "res",
+               "--resume")
+    assert res.status == 0, res.err
+    assert set(pd.read_parquet(run / "scores.parquet").model) == {"random", "mine"}
+
+
+def _cached_run(tmp: Path) -> tuple[Res, Path]:
+    letor_folder(tmp / "letor")
+    res = cli(tmp, "run", "--dataset", "./letor", "--quick", "--no-progress", "--no-crosscheck",
+              "--seeds", "0", "--models", "random", "--data-dir", "dd", "--out", "res")
+    return res, tmp / "dd" / "cache"
+
+
+@pytest.mark.parametrize("damage", ["flip a byte of X.npy", "truncate y.npy",
+                                    "manifest.json not JSON", "entry is a file"])
+def test_a_damaged_cache_entry_is_rebuilt_and_gives_the_same_numbers(damage, tmp_path):
+    res, cache = _cached_run(tmp_path)
+    assert res.status == 0, res.err
+    first = _metrics(tmp_path / "res")
+    entries = [p for p in cache.rglob("manifest.json")]
+    assert entries, list(cache.rglob("*"))
+    entry = entries[0].parent
+    if damage == "flip a byte of X.npy":
+        data = bytearray((entry / "X.npy").read_bytes())
+        data[-3] ^= 0xFF
+        (entry / "X.npy").write_bytes(bytes(data))
+    elif damage == "truncate y.npy":
+        _truncate(entry / "y.npy")
+    elif damage == "manifest.json not JSON":
+        (entry / "manifest.json").write_text("{")
+    else:
+        import shutil
+
+        shutil.rmtree(entry)
+        entry.write_text("not an entry")
+    import shutil
+
+    shutil.rmtree(tmp_path / "res")
+    res, _ = _cached_run(tmp_path)
+    assert res.status == 0, res.err
+    assert "Traceback" not in res.err
+    pd.testing.assert_frame_equal(_metrics(tmp_path / "res"), first)

@@ -84,6 +84,7 @@ from bench.runners.custom_checks import (
     describe_failure,
     guarded_splits,
     isolated_process,
+    one_line,
     read_only,
 )
 from bench.runners.custom_checks import verify_unchanged as verify_unchanged
@@ -227,7 +228,7 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
         raise
     except BaseException as exc:  # an import error, or the user's module failed or exited
         what = (f"the module called sys.exit({exc.code!r}) while imported"
-                if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}")
+                if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {one_line(exc)}")
         raise ConfigError(f"{where}: cannot import module {module_name!r} ({what})") from None
     for attribute in attributes.split("."):
         if not hasattr(obj, attribute):
@@ -349,7 +350,8 @@ def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str)
     if inspect.isgenerator(returned) or inspect.iscoroutine(returned) \
             or inspect.isasyncgen(returned):
         kind = "coroutine" if inspect.iscoroutine(returned) else "generator"
-        returned.close() if not inspect.isasyncgen(returned) else None
+        if not inspect.isasyncgen(returned):
+            returned.close()  # no "coroutine was never awaited" warning
         raise CustomModelFailure(
             f"{where}: fit returned a {kind} (fit is a{'n async' if kind == 'coroutine' else ''} "
             f"{'function' if kind == 'coroutine' else 'generator function'}), so its body never "

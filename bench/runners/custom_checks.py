@@ -169,7 +169,7 @@ def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[
     hook = threading.excepthook
 
     def thread_failed(args: Any) -> None:
-        text = f"{args.exc_type.__name__}: {args.exc_value}"
+        text = f"{args.exc_type.__name__}: {one_line(args.exc_value)}"
         print(f"warning: {where}: a thread it started raised {text}", file=sys.stderr)
         restored.append(f"a thread it started raised {text}")
 
@@ -268,11 +268,19 @@ def _stdout_to_stderr() -> Iterator[None]:
         yield
 
 
+def one_line(text: object) -> str:
+    """``text`` on one line (the lines of a multi-line message joined by `` | ``): the command
+    line prints an error as one line."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return " | ".join(lines)
+
+
 def describe_failure(step: str, exc: BaseException) -> str:
-    """``"fit raised ValueError: ..."``, with a hint when the ranker wrote into a read-only input."""
+    """``"fit raised ValueError: ..."`` (on one line), with a hint when the ranker wrote into a
+    read-only input."""
     if isinstance(exc, SystemExit):
         return f"{step} called sys.exit({exc.code!r}) (SystemExit); a ranker must return or raise"
-    text = f"{step} raised {type(exc).__name__}: {exc}"
+    text = f"{step} raised {type(exc).__name__}: {one_line(exc)}"
     if isinstance(exc, ValueError) and ("read-only" in str(exc) or "WRITEABLE" in str(exc)):
         text += (f" (the arrays ltrbench passes are read-only, so that a ranker cannot change the "
                  f"data of the models after it: {_COPY_HINT})")
