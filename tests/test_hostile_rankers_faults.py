@@ -270,6 +270,12 @@ TABLE_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
                           ("modèle", "letters")),
     "name too long for a file": (f'[custom_models.{"m" * 250}]\nfactory = "MOD:R"\n',
                                  ("[custom_models.mmm", "characters")),
+    "name is a built-in in other case": ('[custom_models.Random]\nfactory = "MOD:R"\n',
+                                         ("[custom_models.Random]", "only in case", "'random'")),
+    "two names differing in case": ('[custom_models.mine]\nfactory = "MOD:R"\n'
+                                    '[custom_models.MINE]\nfactory = "MOD:R"\n',
+                                    ("[custom_models.mine] and [custom_models.MINE]",
+                                     "only in case")),
     "name is a built-in": ('[custom_models.random]\nfactory = "MOD:R"\n',
                            ("[custom_models.random]", "built-in")),
     "module import raises": ('[custom_models.mine]\nfactory = "BROKEN:R"\n',

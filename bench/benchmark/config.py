@@ -70,7 +70,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
 from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
 from bench.runners.baselines import ALSParams
-from bench.runners.custom import CustomModel, custom_model
+from bench.runners.custom import CustomModel, check_distinct_names, custom_model
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
 from bench.runners.registry import BASELINES, LAMBDAMART, ModelSpec, expand_models, get_model
 from bench.runners.result import SELECTION_SPLIT
@@ -225,6 +225,7 @@ class RunConfig:
         here), and only where they can run: in this process, trained as they are."""
         if not isinstance(self.custom_models, dict):
             raise ConfigError("custom_models must be a table of custom models")
+        check_distinct_names(str(n) for n in self.custom_models)
         object.__setattr__(self, "custom_models", {
             str(n): v if isinstance(v, CustomModel) and v.name == n else custom_model(str(n), v)
             for n, v in self.custom_models.items()})

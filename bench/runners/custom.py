@@ -65,7 +65,7 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -88,7 +88,7 @@ from bench.runners.custom_checks import (
     read_only,
 )
 from bench.runners.custom_checks import verify_unchanged as verify_unchanged
-from bench.runners.registry import CUSTOM_LIBRARY, check_custom_name
+from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
 
@@ -213,6 +213,23 @@ def _check_name(name: Any, table: str) -> None:
         check_custom_name(name)
     except ConfigError as exc:
         raise ConfigError(f"{table}: {exc}") from None
+    same = [m for m in (*MODELS, *ALIASES) if m.lower() == name.lower()]
+    if same:
+        raise ConfigError(f"{table}: custom model name {name!r} differs from the built-in "
+                          f"{same[0]!r} only in case; their files would collide where file names "
+                          "ignore case (macOS, Windows): choose another name")
+
+
+def check_distinct_names(names: Iterable[str]) -> None:
+    """Refuse two custom models whose names differ only in case (their status files would be
+    one file where file names ignore case: macOS, Windows)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(name.lower(), name)
+        if other != name:
+            raise ConfigError(f"{table_key(other)} and {table_key(name)}: custom model names "
+                              "that differ only in case; their files would collide where file "
+                              "names ignore case (macOS, Windows): choose another name")
 
 
 def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
