@@ -612,6 +612,17 @@ def test_a_run_lock_that_is_a_folder_is_one_clear_line(tmp_path, monkeypatch):
     assert refused(res, ".writer.lock") is None, res.err
 
 
+def test_a_run_lock_that_is_a_link_never_truncates_its_target(tmp_path, monkeypatch):
+    run = _interrupted_run(tmp_path)
+    (tmp_path / "precious.txt").write_text("my thesis")
+    (run / ".writer.lock").symlink_to(tmp_path / "precious.txt")
+    monkeypatch.setenv("FAULT_RANKER_FIXED", "1")
+    res = _run(tmp_path, "--config", "c.toml", "--models", "random,mine", "--out", "res",
+               "--resume", str(run))
+    assert (tmp_path / "precious.txt").read_text() == "my thesis"
+    assert refused(res, ".writer.lock") is None, res.err
+
+
 def test_config_error_from_python_names_no_file_but_the_key():
     """From Python there is no file: the key and what was expected are still named."""
     with pytest.raises(ConfigError, match=r"\[custom_models.mine\] params.*table"):
