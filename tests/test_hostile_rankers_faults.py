@@ -108,7 +108,7 @@ BAD_OUTPUTS: dict[str, tuple[Any, str]] = {
     "bytes buffer": (lambda X: np.zeros(X.shape[0]).tobytes(), r"bytes"),
     "object array of Decimals": (lambda X: np.array([__import__("decimal").Decimal("0.1")]
                                                     * X.shape[0], dtype=object), r"object"),
-    "float16 infinity": (lambda X: np.full(X.shape[0], 70000.0).astype(np.float16), r"finite"),
+    "float16 infinity": (lambda X: np.full(X.shape[0], np.inf, dtype=np.float16), r"finite"),
 }
 
 
