@@ -337,7 +337,7 @@ def test_a_ranker_that_changes_the_process_leaves_the_later_models_as_without_it
     os.umask(umask)
     try:
         res = _run(tmp_path, "--config", "c.toml", "--models", "mine,lightgbm,random",
-                   "--out", str(tmp_path / "res"), "--format", "json")
+                   "--out", "res", "--format", "json")  # relative: a chdir would move it
         after = (os.getcwd(), dict(os.environ), signal.getsignal(signal.SIGINT), sys.stdout)
         mask_after = os.umask(umask)
     finally:
