@@ -207,7 +207,8 @@ def test_a_failing_fit_names_the_model_keeps_the_other_results_and_resumes(split
                        custom_models={"broken": "custom_rankers:FailingRanker",
                                       "mine": "custom_rankers:LinearRanker"})
     with pytest.raises(CustomModelFailure,
-                       match=r"'broken' \(factory 'custom_rankers:FailingRanker'\), seed 0: fit "
+                       match=r"'broken' \(\[custom_models.broken\] factory "
+                             r"'custom_rankers:FailingRanker'\), seed 0: fit "
                              r"raised ValueError: the user's fit broke") as caught:
         run_benchmark(config, out_dir=tmp_path, progress=False, splits=splits)
     run_dir = caught.value.run_dir
@@ -230,7 +231,7 @@ def test_a_failing_fit_names_the_model_keeps_the_other_results_and_resumes(split
     ("no_such_module_xyz:Thing", r"cannot import module 'no_such_module_xyz' \(ModuleNotFoundError"),
     ("custom_rankers:Nope", r"custom_rankers has no attribute 'Nope'"),
     ("custom_rankers:NOT_CALLABLE", r"is a int, not a class or function"),
-    ({"model": "custom_rankers:LinearRanker"}, r"unknown key\(s\) model; valid: factory, params"),
+    ({"model": "custom_rankers:LinearRanker"}, r"unknown key \[custom_models.mine\] model; valid: factory, params"),
     ({"factory": "custom_rankers:LinearRanker", "params": {"seed": 1}}, r"the seed is the run's"),
     ({"factory": "custom_rankers:LinearRanker", "params": {"alpha": None}}, r"params.alpha"),
 ])
@@ -252,7 +253,7 @@ def test_a_factory_that_builds_no_usable_ranker_is_refused_before_any_data(facto
     config = RunConfig(dataset="toy", models=("mine",), custom_models={"mine": factory})
     with pytest.raises(ConfigError, match=message) as caught:
         run_benchmark(config, out_dir=tmp_path, progress=False, loader=no_loading)
-    assert f"custom model 'mine' (factory '{factory}')" in str(caught.value)
+    assert f"custom model 'mine' ([custom_models.mine] factory '{factory}')" in str(caught.value)
 
 
 @pytest.mark.parametrize(("name", "message"), [
@@ -290,7 +291,7 @@ def test_the_cli_exits_2_on_a_bad_factory_and_names_the_model(tmp_path, capsys):
                       encoding="utf-8")
     assert main(["run", "--config", str(config), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "custom model 'mine' (factory 'no_such_module_xyz:R')" in err
+    assert "bad.toml: custom model 'mine' ([custom_models.mine] factory 'no_such_module_xyz:R')" in err
     assert "Traceback" not in err
 
 

@@ -70,7 +70,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
 from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
 from bench.runners.baselines import ALSParams
-from bench.runners.custom import CustomModel, custom_model
+from bench.runners.custom import CustomModel, check_distinct_names, custom_model
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
 from bench.runners.registry import BASELINES, LAMBDAMART, ModelSpec, expand_models, get_model
 from bench.runners.result import SELECTION_SPLIT
@@ -140,7 +140,7 @@ class RunConfig:
         """Validate everything a run needs from its config, before any data is loaded: the
         selection split and metric, the profile, the metric and model names, seeds, parameters."""
         self._check_types()
-        check_selection_split(self.early_stopping_split)
+        _named("early_stopping_split", check_selection_split, self.early_stopping_split)
         _named("select_metric", selection_cutoff, self.select_metric)
         _named("profile", get_profile, self.profile)
         self._check_custom_models()
@@ -225,6 +225,7 @@ class RunConfig:
         here), and only where they can run: in this process, trained as they are."""
         if not isinstance(self.custom_models, dict):
             raise ConfigError("custom_models must be a table of custom models")
+        check_distinct_names(str(n) for n in self.custom_models)
         object.__setattr__(self, "custom_models", {
             str(n): v if isinstance(v, CustomModel) and v.name == n else custom_model(str(n), v)
             for n, v in self.custom_models.items()})
@@ -256,12 +257,20 @@ class RunConfig:
         :mod:`bench.benchmark.config_schema`)."""
         doc = tomlio.table(doc, "config")
         if "run" in doc and isinstance(doc["run"], dict):  # also accept a [run] table
-            doc = {**doc.pop("run"), **doc}
+            run = tomlio.table(doc.pop("run"), "[run]")
+            twice = sorted(set(run) & set(doc))
+            if twice:
+                raise ConfigError(f"{', '.join(twice)}: given twice, at the top of the config and "
+                                  "in [run]; keep one (the values may differ)")
+            doc = {**run, **doc}
         for key in _SELECTION_KEYS:
             if key in doc:
                 if not isinstance(doc[key], str):
                     TOP_SPECS["early_stopping_split"].check(doc[key], key)
-                check_selection_split(doc[key])
+                try:
+                    check_selection_split(doc[key])
+                except ConfigError as exc:
+                    raise ConfigError(f"{key}: {exc}") from None
         for key in ("select_on", "selection_split", "validation_split"):
             doc.pop(key, None)
         valid = [f.name for f in fields(cls)]
@@ -274,9 +283,14 @@ class RunConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> RunConfig:
-        """Read a TOML config file (see the module docstring); every error names the file."""
+        """Read a TOML config file (see the module docstring); every error names the file, and
+        so does every later error of a custom model it defines (:attr:`CustomModel.source`)."""
         try:
-            return cls.from_dict(tomlio.read_toml(path))
+            config = cls.from_dict(tomlio.read_toml(path))
+            if not config.custom_models:
+                return config
+            return replace(config, custom_models={
+                n: replace(c, source=str(path)) for n, c in config.custom_models.items()})
         except ConfigError as exc:
             msg = str(exc)
             raise ConfigError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None

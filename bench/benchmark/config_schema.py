@@ -116,6 +116,9 @@ def _seed_text(text: str, where: str, shape: str) -> list[int]:
         for n in nums:
             if not SEED.accepts(n):
                 raise ConfigError(f"{where}: expected {SEED.expected()}; got {n} in {text!r}")
+        if len(nums) == 2 and nums[1] < nums[0]:
+            raise ConfigError(f"{where}: {part!r} in {text!r} is a reversed range (no seed); "
+                              f"expected a range a-b with a <= b")
         if len(nums) == 2 and nums[1] - nums[0] + 1 + len(items) > MAX_SEEDS:
             raise ConfigError(f"{where}: {part!r} names {nums[1] - nums[0] + 1} seeds; expected at "
                               f"most {MAX_SEEDS}")

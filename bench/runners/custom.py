@@ -44,7 +44,17 @@ custom model is ``"custom"`` and it has no built-in metric ltrbench knows, so th
 does not apply to it. A factory that cannot be imported, is not callable, or builds something
 without ``fit``/``predict`` (or a class instead of an instance) is a
 :class:`~bench.errors.ConfigError` naming the model and the factory; a ``fit`` or ``predict`` that
-raises or calls ``sys.exit`` is a :class:`CustomModelFailure`.
+raises or calls ``sys.exit`` is a :class:`CustomModelFailure`, and so is a ``fit`` that is a
+generator or coroutine function (calling it runs none of its body). Every such error names the
+config file the model came from (:attr:`CustomModel.source`, set by
+:meth:`RunConfig.load <bench.benchmark.config.RunConfig.load>`), the table key as the file spells
+it (``[custom_models.mine] factory``) and what was expected. A custom model name is at most
+:data:`MAX_NAME` characters (it is part of file names: ``status/<name>-seed<k>.json``).
+
+Whatever the ranker changes in ltrbench's process (working directory, environment, global random
+state, ``sys.stdout``, the Ctrl-C handler, the umask, ...) is put back after each of its calls
+and noted in the status file (:func:`bench.runners.custom_checks.isolated_process`); what it
+prints goes to standard error. A ``KeyboardInterrupt`` it raises stops the run as Ctrl-C does.
 """
 
 from __future__ import annotations
@@ -52,9 +62,12 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import json
 import re
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,7 +75,7 @@ from numpy.typing import NDArray
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData, LetorSplits
-from bench.data.toml import is_toml_value
+from bench.data.toml import is_toml_value, show, unknown_key
 from bench.errors import ConfigError
 from bench.runners.custom_checks import CustomModelFailure as CustomModelFailure
 from bench.runners.custom_checks import CustomModelTampered as CustomModelTampered
@@ -70,9 +83,12 @@ from bench.runners.custom_checks import (
     checked_scores,
     describe_failure,
     guarded_splits,
+    isolated_process,
+    one_line,
     read_only,
 )
-from bench.runners.registry import CUSTOM_LIBRARY, check_custom_name
+from bench.runners.custom_checks import verify_unchanged as verify_unchanged
+from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
 
@@ -82,19 +98,32 @@ _REFERENCE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-
 _SEED_KEYS = ("seed", "random_state", "random_seed")
 #: Keys of a ``[custom_models.<name>]`` table.
 _TABLE_KEYS = ("factory", "params")
+#: The longest custom model name: ``status/<name>-seed<k>.json`` must stay under the 255 bytes
+#: of a file name on common file systems (ext4, APFS, NTFS).
+MAX_NAME = 128
+#: A TOML bare key (``[custom_models.<key>]`` needs no quotes).
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 @dataclass(frozen=True)
 class CustomModel:
     """A user's model: its run name, its factory reference and the parameters the factory gets.
 
-    ``target`` is the resolved factory (not compared, not written: ``factory`` names it).
+    ``target`` is the resolved factory (not compared, not written: ``factory`` names it);
+    ``source`` the config file that defined it (``""`` from Python), named in every error.
     """
 
     name: str
     factory: str
     params: Mapping[str, Any]
     target: Callable[..., Any] = field(compare=False, repr=False)
+    source: str = field(default="", compare=False)
+
+    @property
+    def where(self) -> str:
+        """``c.toml: custom model 'mine' ([custom_models.mine] factory 'pkg.mod:make')``: how
+        every error about this model begins."""
+        return _where(self.name, self.factory, self.source)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``[custom_models.<name>]`` table: ``factory`` and ``params`` (part of the config hash)."""
@@ -106,21 +135,26 @@ def custom_model(name: str, spec: Any) -> CustomModel:
     a reference string, a module-level class or function, or a :class:`CustomModel`.
 
     The factory is imported here, so a bad reference is a ConfigError before any data is read.
+    Errors name the table key (``[custom_models.mine] factory``); ``source``, the config file,
+    goes in front of every later error of the model (:attr:`CustomModel.where`).
     """
-    check_custom_name(name)
+    table = table_key(name)
+    _check_name(name, table)
     if isinstance(spec, CustomModel):
         spec = {"factory": spec.factory, "params": dict(spec.params)}
     params: Any = {}
     if isinstance(spec, Mapping):
-        unknown = sorted(set(spec) - set(_TABLE_KEYS))
-        if unknown:
-            raise ConfigError(f"custom_models.{name}: unknown key(s) {', '.join(map(str, unknown))}; "
-                              f"valid: {', '.join(_TABLE_KEYS)}")
+        for key in spec:
+            if key not in _TABLE_KEYS:
+                raise unknown_key(f"{table} ", str(key), _TABLE_KEYS)
         if "factory" not in spec:
-            raise ConfigError(f"custom_models.{name}: no factory; expected "
-                              f"factory = \"package.module:attribute\"")
+            raise ConfigError(f"{table}: no factory; expected factory = "
+                              "\"package.module:attribute\"")
         params = spec.get("params", {})
         spec = spec["factory"]
+        if not isinstance(spec, str) and not callable(spec):
+            raise ConfigError(f"{table} factory: expected \"package.module:attribute\", e.g. "
+                              f"\"lightgbm:LGBMRanker\"; got {show(spec)}")
     _check_params(name, params)
     if isinstance(spec, str):
         return CustomModel(name, spec, dict(params), resolve_factory(name, spec))
@@ -137,42 +171,110 @@ def custom_model(name: str, spec: Any) -> CustomModel:
                 "module so that the run's config.toml can name it"
             )
         return CustomModel(name, reference, dict(params), spec)
-    raise ConfigError(f"custom model {name!r}: expected a factory \"package.module:attribute\", "
-                      f"a class or function, or a table with factory and params; got {spec!r}")
+    raise ConfigError(f"[custom_models] {_toml_key(name)}: expected a table with factory = "
+                      "\"package.module:attribute\" (and params), a reference string, or in "
+                      f"Python a class or function; got {show(spec)}")
+
+
+def table_key(name: str) -> str:
+    """``[custom_models.<name>]`` as a TOML file spells the table (a name that is not a bare key
+    quoted: ``[custom_models."a/b"]``)."""
+    return f"[custom_models.{_toml_key(name)}]"
+
+
+def _toml_key(name: Any) -> str:
+    text = str(name)
+    return text if _BARE_KEY.match(text) else json.dumps(text, ensure_ascii=False)
+
+
+def _where(name: str, factory: str, source: str = "") -> str:
+    head = f"{source}: " if source else ""
+    return f"{head}custom model {name!r} ({table_key(name)} factory {factory!r})"
+
+
+def _check_name(name: Any, table: str) -> None:
+    if isinstance(name, str) and len(name) > MAX_NAME:
+        raise ConfigError(f"{table[:40]}...]: a custom model name of {len(name)} characters; "
+                          f"expected at most {MAX_NAME} characters (it is part of file names)")
+    try:
+        check_custom_name(name)
+    except ConfigError as exc:
+        raise ConfigError(f"{table}: {exc}") from None
+    same = [m for m in (*MODELS, *ALIASES) if m.lower() == name.lower()]
+    if same:
+        raise ConfigError(f"{table}: custom model name {name!r} differs from the built-in "
+                          f"{same[0]!r} only in case; their files would collide where file names "
+                          "ignore case (macOS, Windows): choose another name")
+
+
+def check_distinct_names(names: Iterable[str]) -> None:
+    """Refuse two custom models whose names differ only in case (their status files would be
+    one file where file names ignore case: macOS, Windows)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(name.lower(), name)
+        if other != name:
+            raise ConfigError(f"{table_key(other)} and {table_key(name)}: custom model names "
+                              "that differ only in case; their files would collide where file "
+                              "names ignore case (macOS, Windows): choose another name")
 
 
 def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
     """Import ``"package.module:attribute"`` and return the attribute, which must be callable."""
-    where = f"custom model {name!r} (factory {reference!r})"
+    where = _where(name, reference)
     if not isinstance(reference, str) or not _REFERENCE.match(reference):
         raise ConfigError(f"{where}: expected \"package.module:attribute\", e.g. "
                           "\"lightgbm:LGBMRanker\" or \"mypackage.rankers:make_ranker\"")
     module_name, _, attributes = reference.partition(":")
     try:
         obj: Any = importlib.import_module(module_name)
-    except Exception as exc:  # an import error or an error while the user's module runs
-        raise ConfigError(f"{where}: cannot import module {module_name!r} "
-                          f"({type(exc).__name__}: {exc})") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # an import error, or the user's module failed or exited
+        what = (f"the module called sys.exit({exc.code!r}) while imported"
+                if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {one_line(exc)}")
+        raise ConfigError(f"{where}: cannot import module {module_name!r} ({what})") from None
     for attribute in attributes.split("."):
         if not hasattr(obj, attribute):
             raise ConfigError(f"{where}: {getattr(obj, '__name__', obj)!s} has no attribute "
-                              f"{attribute!r}")
+                              f"{attribute!r}{_shadow_hint(obj)}")
         obj = getattr(obj, attribute)
     if not callable(obj):
         raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
     return obj  # type: ignore[no-any-return]
 
 
+def _shadow_hint(module: Any) -> str:
+    """`` (module loaded from <file>; your <path> of the same name is not it: rename yours)``
+    when a module of the same top-level name lies in the working directory or on ``sys.path``
+    but another one was imported (Python's standard library, ltrbench itself, a package)."""
+    loaded = getattr(module, "__file__", None)
+    if not inspect.ismodule(module):
+        return ""
+    text = f" (module loaded from {loaded or 'a built-in module'}"
+    top = module.__name__.split(".")[0]
+    for folder in dict.fromkeys(["", *sys.path]):
+        for candidate in (Path(folder or ".") / f"{top}.py", Path(folder or ".") / top):
+            if candidate.exists() and (loaded is None or not Path(loaded).resolve()
+                                       .is_relative_to(candidate.resolve())):
+                return (f"{text}; your {candidate} is another module of the same name, which "
+                        f"Python does not import: rename it)")
+    return text + ")"
+
+
 def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
     """Call the factory for ``seed`` (see the module docstring); returns the ranker and how the
     seed was given (``{"seed": 3}``, ``{"random_state": 3}``, or ``{}``)."""
-    where = f"custom model {model.name!r} (factory {model.factory!r})"
+    where = model.where
     names, _ = _parameters(model.target)
     given: dict[str, Any] = {k: seed for k in ("seed", "random_state") if k in names}
     params = copy.deepcopy(dict(model.params))  # the factory may change its own copy, not the run's
     try:
-        ranker = model.target(**params, **given)
-    except (Exception, SystemExit) as exc:
+        with isolated_process(where):
+            ranker = model.target(**params, **given)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
         raise ConfigError(f"{where}: calling the factory with {dict(model.params)!r} and "
                           f"{given or 'no seed'} {describe_failure('', exc).strip()}") from None
     if isinstance(ranker, type):
@@ -205,16 +307,21 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     naming the model, a change that got round the read-only flag a :class:`CustomModelTampered`.
     """
     check_splits_distinct(splits)
+    verify_unchanged(splits)
     ranker, seeded = build_ranker(model, seed)
     signature = _parameters(ranker.fit)
     style = _fit_style(model, ranker, signature)
-    where = f"custom model {model.name!r} (factory {model.factory!r}), seed {seed}"
+    where = f"{model.where}, seed {seed}"
+    restored: list[str] = []
     with guarded_splits(splits, where) as check:
         with measure() as m:
             args, kwargs = _fit_arguments(style, signature, splits.train, splits.vali)
             try:
-                returned = ranker.fit(*args, **kwargs)
-            except (Exception, SystemExit) as exc:
+                with isolated_process(where, restored):
+                    returned = _fit(ranker, args, kwargs, where)
+            except (KeyboardInterrupt, CustomModelFailure):
+                raise
+            except BaseException as exc:
                 check("fit")
                 raise CustomModelFailure(f"{where}: {describe_failure('fit', exc)}") from exc
         check("fit")
@@ -233,15 +340,41 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
         )
         try:
             return score_eval_splits(result, splits, model=model.name, booster=ranker,
-                                     predict=lambda data: _predict(ranker, data, where))
+                                     predict=lambda data: _predict(ranker, data, where, restored))
         finally:
+            if restored:
+                notes["process"] = ("put back after the ranker changed it: "
+                                    + "; ".join(dict.fromkeys(restored)))
             check("predict")
 
 
-def _predict(ranker: Any, data: LetorData, where: str) -> NDArray[np.float64]:
+def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str) -> Any:
+    """``ranker.fit(*args, **kwargs)``; a generator or coroutine back means its body never ran."""
+    returned = ranker.fit(*args, **kwargs)
+    if inspect.isgenerator(returned) or inspect.iscoroutine(returned) \
+            or inspect.isasyncgen(returned):
+        kind = "coroutine" if inspect.iscoroutine(returned) else "generator"
+        if not inspect.isasyncgen(returned):
+            returned.close()  # no "coroutine was never awaited" warning
+        raise CustomModelFailure(
+            f"{where}: fit returned a {kind} (fit is a{'n async' if kind == 'coroutine' else ''} "
+            f"{'function' if kind == 'coroutine' else 'generator function'}), so its body never "
+            "ran; ltrbench calls fit(X, y, group=...) and expects it to train before it returns")
+    return returned
+
+
+def _predict(ranker: Any, data: LetorData, where: str,
+             restored: list[str]) -> NDArray[np.float64]:
     try:
-        raw = ranker.predict(read_only(data.X))
-    except (Exception, SystemExit) as exc:
+        with isolated_process(where, restored):
+            raw = ranker.predict(read_only(data.X))
+            if inspect.iscoroutine(raw):
+                raw.close()
+                raise CustomModelFailure(f"{where}: predict returned a coroutine (an async "
+                                         "predict); expected one score per row")
+    except (KeyboardInterrupt, CustomModelFailure):
+        raise
+    except BaseException as exc:
         raise CustomModelFailure(f"{where}: {describe_failure('predict', exc)}") from exc
     return checked_scores(raw, data.n_rows, where)
 
@@ -274,8 +407,7 @@ def _fit_style(model: CustomModel, ranker: Any, signature: tuple[set[str], bool]
         return "qid"
     if "group_id" in names:
         return "group_id"
-    raise ConfigError(f"custom model {model.name!r} (factory {model.factory!r}): "
-                      f"{type(ranker).__name__}.fit takes no group (nor qid or group_id) "
+    raise ConfigError(f"{model.where}: {type(ranker).__name__}.fit takes no group (nor qid or group_id) "
                       "parameter; ltrbench calls fit(X, y, group=<rows per query>, ...)")
 
 
@@ -314,16 +446,17 @@ def _fit_arguments(style: str, signature: tuple[set[str], bool], train: LetorDat
 
 
 def _check_params(name: str, params: Any) -> None:
+    where = f"{table_key(name)} params"
     if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
-        raise ConfigError(f"custom_models.{name}.params must be a table of named parameters; "
-                          f"got {params!r}")
+        raise ConfigError(f"{where}: expected a table of named parameters (params = {{ alpha = "
+                          f"0.1 }}); got {show(params)}")
     owned = sorted(set(params) & set(_SEED_KEYS))
     if owned:
-        raise ConfigError(f"custom_models.{name}.params sets {', '.join(owned)}: the seed is the "
+        raise ConfigError(f"{where} sets {', '.join(owned)}: the seed is the "
                           "run's (each seed of `seeds` is given to the factory)")
     for key, value in params.items():
         if not is_toml_value(value):
-            raise ConfigError(f"custom_models.{name}.params.{key} = {value!r}: parameters must be "
+            raise ConfigError(f"{where}.{key} = {value!r}: parameters must be "
                               "strings, numbers, booleans, lists or tables (the run writes them "
                               "to config.toml)")
 

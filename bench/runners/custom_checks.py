@@ -19,6 +19,23 @@ on. So, for the whole of a custom model's build, fit and predict (:func:`guarded
 Arrays the ranker gets that the run does not keep (group sizes, per-row query numbers) are fresh
 copies, made read-only as well, so one rule holds for every array: read-only.
 
+A write that comes *after* the custom model is done (a thread it started, a ``__del__`` that
+makes a kept view writeable again once the flags are restored) is caught before the next model
+trains: :func:`verify_unchanged` compares the digests taken when the custom model finished
+(:func:`bench.runners.dispatch.run_model` calls it first) and raises
+:class:`CustomModelTampered` naming the model.
+
+**The process** (:func:`isolated_process`): the ranker runs in ltrbench's process, so whatever
+it changes there is put back after each of its calls (build, fit, predict) and noted in its
+status file: the working directory (the run writes to relative paths), the environment
+variables, NumPy's and Python's global random generators (a resumed run then gives the numbers
+of an uninterrupted one), NumPy's floating-point error handling (``np.seterr``), the warning
+filters, ``sys.stdout`` / ``sys.stderr``, the ``SIGINT`` handler (Ctrl-C must still stop the
+run) and the umask (later files must stay readable). What it prints to standard output (Python's
+or file descriptor 1) goes to standard error, so ``--format json`` stays one JSON document on
+stdout. An exception in a thread it started is one line on stderr naming the model, not a
+traceback.
+
 :func:`checked_scores` turns ``predict``'s return value into float64 scores or refuses it with
 the model's name: ``None``, scalars, strings, dicts, generators and iterators; anything not 1-D
 (an ``(n, 1)`` column: ``.ravel()`` it); a length other than the rows'; a pandas Series whose index
@@ -36,6 +53,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
+import os
+import random
+import signal
+import sys
+import threading
+import warnings
+import weakref
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -95,6 +119,7 @@ def guarded_splits(splits: LetorSplits, where: str) -> Iterator[Any]:
 
     try:
         yield check
+        _WATCHED.setdefault(splits, _Watch([], arrays, before)).models.append(where)
     finally:
         for (_, a), flag in zip(arrays, flags, strict=True):
             if flag:
@@ -104,11 +129,158 @@ def guarded_splits(splits: LetorSplits, where: str) -> Iterator[Any]:
                 a.flags.writeable = False
 
 
+class _Watch:
+    """The digests of a run's arrays when its custom models finished (see :func:`verify_unchanged`)."""
+
+    def __init__(self, models: list[str], arrays: list[tuple[str, NDArray[Any]]],
+                 digests: list[bytes]) -> None:
+        self.models, self.arrays, self.digests = models, arrays, digests
+
+
+#: Splits a custom model was given -> the digests its data must keep (weak: gone with the splits).
+_WATCHED: weakref.WeakKeyDictionary[LetorSplits, _Watch] = weakref.WeakKeyDictionary()
+
+
+def verify_unchanged(splits: LetorSplits) -> None:
+    """Raise :class:`CustomModelTampered` when the arrays of ``splits`` changed since a custom
+    model that was given them finished (a thread or finaliser it left behind wrote into them);
+    nothing to do for splits no custom model saw."""
+    watch = _WATCHED.get(splits)
+    if watch is None:
+        return
+    changed = [label for (label, a), d in zip(watch.arrays, watch.digests, strict=True)
+               if _digest(a) != d]
+    if changed:
+        raise CustomModelTampered(
+            f"{'; '.join(dict.fromkeys(watch.models))}: the run's data changed after the custom "
+            f"model returned ({', '.join(changed)}): a thread or finaliser it left behind wrote "
+            "into the arrays it was given; the run stops before another model trains on the "
+            f"changed data (modified in place); {_COPY_HINT}, and finish all work before fit "
+            "and predict return")
+
+
+@contextlib.contextmanager
+def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[list[str]]:
+    """Run the block (a custom ranker's code) with the process state put back afterwards (see
+    the module docstring); each thing put back is named, on the way out, in ``restored`` (a new
+    list when not given), which is yielded."""
+    restored = [] if restored is None else restored
+    saved = _ProcessState.take()
+    hook = threading.excepthook
+
+    def thread_failed(args: Any) -> None:
+        text = f"{args.exc_type.__name__}: {one_line(args.exc_value)}"
+        print(f"warning: {where}: a thread it started raised {text}", file=sys.stderr)
+        restored.append(f"a thread it started raised {text}")
+
+    threading.excepthook = thread_failed
+    try:
+        with _stdout_to_stderr():
+            yield restored
+    finally:
+        threading.excepthook = hook
+        restored.extend(saved.restore())
+
+
+class _ProcessState:
+    """What a custom ranker may change in ltrbench's process, taken before it runs."""
+
+    def __init__(self) -> None:
+        self.cwd = os.getcwd()
+        self.environ = dict(os.environ)
+        self.np_random = np.random.get_state()  # noqa: NPY002 - the global state a ranker may change
+        self.py_random = random.getstate()
+        self.np_err = np.geterr()
+        self.warnings = list(warnings.filters)
+        self.streams = (sys.stdout, sys.stderr)
+        self.main = threading.current_thread() is threading.main_thread()
+        self.sigint = signal.getsignal(signal.SIGINT) if self.main else None
+        self.umask = os.umask(0o022)
+        os.umask(self.umask)
+
+    @classmethod
+    def take(cls) -> _ProcessState:
+        return cls()
+
+    def restore(self) -> list[str]:
+        """Put everything back; the names of what had changed."""
+        changed: list[str] = []
+        with contextlib.suppress(OSError):
+            if os.getcwd() != self.cwd:
+                changed.append(f"the working directory ({os.getcwd()})")
+        if not os.path.isdir(".") or changed:
+            with contextlib.suppress(OSError):
+                os.chdir(self.cwd)
+        if dict(os.environ) != self.environ:
+            keys = sorted(set(os.environ) ^ set(self.environ)
+                          | {k for k in self.environ if os.environ.get(k) != self.environ[k]})
+            changed.append(f"environment variables ({', '.join(keys)})")
+            os.environ.clear()
+            os.environ.update(self.environ)
+        if not _same_np_state(np.random.get_state(), self.np_random):  # noqa: NPY002
+            np.random.set_state(self.np_random)  # noqa: NPY002
+            changed.append("NumPy's global random state")
+        if random.getstate() != self.py_random:
+            random.setstate(self.py_random)
+            changed.append("Python's global random state")
+        if np.geterr() != self.np_err:
+            np.seterr(**self.np_err)
+            changed.append("NumPy's floating-point error handling (np.seterr)")
+        if list(warnings.filters) != self.warnings:
+            warnings.filters[:] = self.warnings  # type: ignore[index]
+            changed.append("the warning filters")
+        if (sys.stdout, sys.stderr) != self.streams:
+            sys.stdout, sys.stderr = self.streams
+            changed.append("sys.stdout / sys.stderr")
+        if self.main and signal.getsignal(signal.SIGINT) != self.sigint:
+            signal.signal(signal.SIGINT, self.sigint)
+            changed.append("the Ctrl-C (SIGINT) handler")
+        if (mask := os.umask(self.umask)) != self.umask:
+            changed.append(f"the umask ({mask:03o})")
+        return changed
+
+
+def _same_np_state(a: Any, b: Any) -> bool:
+    return bool(a[0] == b[0] and np.array_equal(a[1], b[1]) and a[2:] == b[2:])
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Standard output (Python's and file descriptor 1) to standard error for the block."""
+    with contextlib.ExitStack() as stack:
+        saved_fd = None
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            out_fd, err_fd = sys.__stdout__.fileno(), sys.__stderr__.fileno()  # type: ignore[union-attr]
+            if out_fd != err_fd:
+                saved_fd = os.dup(out_fd)
+                os.dup2(err_fd, out_fd)
+        if saved_fd is not None:
+            def back(fd: int = saved_fd, out: int = out_fd) -> None:
+                with contextlib.suppress(AttributeError, OSError, ValueError):
+                    sys.stdout.flush()
+                with contextlib.suppress(OSError):
+                    os.dup2(fd, out)
+                os.close(fd)
+            stack.callback(back)
+        stack.enter_context(contextlib.redirect_stdout(sys.stderr))
+        yield
+
+
+def one_line(text: object) -> str:
+    """``text`` on one line (the lines of a multi-line message joined by `` | ``): the command
+    line prints an error as one line."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return " | ".join(lines)
+
+
 def describe_failure(step: str, exc: BaseException) -> str:
-    """``"fit raised ValueError: ..."``, with a hint when the ranker wrote into a read-only input."""
+    """``"fit raised ValueError: ..."`` (on one line), with a hint when the ranker wrote into a
+    read-only input."""
     if isinstance(exc, SystemExit):
         return f"{step} called sys.exit({exc.code!r}) (SystemExit); a ranker must return or raise"
-    text = f"{step} raised {type(exc).__name__}: {exc}"
+    text = f"{step} raised {type(exc).__name__}: {one_line(exc)}"
     if isinstance(exc, ValueError) and ("read-only" in str(exc) or "WRITEABLE" in str(exc)):
         text += (f" (the arrays ltrbench passes are read-only, so that a ranker cannot change the "
                  f"data of the models after it: {_COPY_HINT})")

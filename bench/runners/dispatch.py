@@ -7,7 +7,7 @@ from dataclasses import replace
 from bench.data.letor import LetorSplits
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.baselines import DEFAULT_ALS, ALSParams, run_als, run_popularity, run_random
-from bench.runners.custom import CustomModel, train_custom
+from bench.runners.custom import CustomModel, train_custom, verify_unchanged
 from bench.runners.gbdt import train_gbdt
 from bench.runners.params import Params
 from bench.runners.registry import get_model
@@ -33,6 +33,7 @@ def run_model(
     user's model named ``model`` (:func:`bench.runners.custom.train_custom`; ``params`` and the
     GBDT options do not apply to it).
     """
+    verify_unchanged(splits)  # a custom model's thread or finaliser wrote into the data since
     if custom is not None:
         if custom.name != model:
             raise ValueError(f"custom model {custom.name!r} given for model {model!r}")

@@ -23,6 +23,15 @@ Layout (every file is written atomically)::
 After each (model, seed) the rows of that pair replace any earlier rows of the same pair in every
 table (:func:`upsert_pair`), so a pair interrupted half-way and run again leaves no duplicates;
 then its status file is written.
+
+Every read of a table checks it (:func:`read_checked`): a file cut while written or copied, a
+line with the wrong number of fields, text or infinity in a number column, a Parquet file that
+is not one, a missing column, each a :class:`~bench.errors.DataError` naming the file, the line
+(CSV) or row (Parquet) and the column, never a pandas traceback. So ``--resume`` over a damaged
+run refuses before it writes (it never adds rows to a file it cannot read whole), and a table
+that vanishes while the run writes (deleted by another program) is an error naming it rather
+than a table silently started again without the pairs already done. A status file that is not
+a JSON object is an error naming it.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import pandas as pd
 
 from bench.data.atomic import atomic_path, write_text
 from bench.data.jsonio import dumps
+from bench.errors import DataError
 
 
 @dataclass(frozen=True)
@@ -163,10 +173,43 @@ def empty_table(name: str) -> pd.DataFrame:
 
 
 def read_table(path: Path) -> pd.DataFrame:
-    """A run table (csv or parquet) as written; an empty frame with its columns when absent."""
+    """A run table (csv or parquet) as written, checked (:func:`read_checked`); an empty frame
+    with its columns when absent."""
     if not path.is_file():
         return empty_table(path.name)
-    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    return read_checked(path)
+
+
+#: What a damaged run file's error tells the user to do.
+_DAMAGED = ("the file is damaged (cut or changed outside ltrbench): start a new run, or leave "
+            "this run out")
+
+
+def read_checked(path: Path) -> pd.DataFrame:
+    """Read a run table, checking the columns its readers need (:data:`TABLES`) and the values
+    of its number columns; a :class:`~bench.errors.DataError` naming the file (line or row,
+    column) for anything else."""
+    is_csv = path.suffix != ".parquet"
+    try:
+        if is_csv:
+            _check_csv_shape(path)
+            frame = pd.read_csv(path, skip_blank_lines=False)
+            while len(frame) and frame.iloc[-1].isna().all():  # blank lines at the end
+                frame = frame.iloc[:-1]
+        else:
+            frame = pd.read_parquet(path)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, DataError) or (isinstance(exc, OSError) and not path.is_file()):
+            raise
+        raise DataError(f"cannot read ({type(exc).__name__}: {exc}); {_DAMAGED}",
+                        path=path) from exc
+    spec = TABLES.get(path.name)
+    required = spec.required if spec else ()
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise DataError(f"missing column(s) {', '.join(missing)}; expected at least "
+                        f"{', '.join(required)}; {_DAMAGED}", path=path)
+    return _checked_values(frame, path, spec, is_csv) if spec is not None else frame
 
 
 def write_table(path: Path, frame: pd.DataFrame) -> None:
@@ -182,8 +225,15 @@ def write_table(path: Path, frame: pd.DataFrame) -> None:
 
 
 def upsert_pair(path: Path, new: pd.DataFrame, model: str, seed: int) -> None:
-    """Replace the rows of ``(model, seed)`` in table ``path`` by ``new`` (atomically)."""
-    old = read_table(path)
+    """Replace the rows of ``(model, seed)`` in table ``path`` by ``new`` (atomically).
+
+    The table must exist (:func:`ensure_tables` made it when the run began): one that vanished
+    while the run wrote is an error, not a new table without the rows of the pairs done."""
+    if not path.is_file():
+        raise DataError("vanished while the run was writing it (deleted or moved by another "
+                        "program?); the rows of the pairs done before are gone with it: start "
+                        "a new run", path=path)
+    old = read_checked(path)
     if len(old):
         keep = ~((old["model"].astype(str) == model) & (old["seed"].astype(np.int64) == seed))
         old = old[keep]
@@ -193,14 +243,33 @@ def upsert_pair(path: Path, new: pd.DataFrame, model: str, seed: int) -> None:
 
 
 def ensure_tables(run_dir: Path, labels: pd.DataFrame) -> None:
-    """Create every per-pair table (empty) and ``labels.parquet`` where they do not exist yet."""
+    """Create every per-pair table (empty) and ``labels.parquet`` where they do not exist yet.
+
+    In a run with pairs done (a resumed run) every table is read and checked first, before
+    anything is written: a damaged one, or one missing although pairs are done, is a
+    :class:`~bench.errors.DataError` naming it (a resume would add rows to a file it cannot
+    read whole, or start a table again without the pairs done)."""
+    status = run_dir / "status"
+    if status.exists() and not status.is_dir():
+        raise DataError("is not a folder (the run's status files go there); the run directory "
+                        "is damaged: start a new run", path=status)
+    done = read_status(run_dir)
+    for name in (*PAIR_TABLES, "labels.parquet"):
+        path = run_dir / name
+        if path.is_file():
+            if done or name == "labels.parquet":
+                read_checked(path)
+        elif done:
+            raise DataError(f"is missing although {len(done)} pair(s) of the run are done "
+                            f"({', '.join(sorted(done)[:3])}{', ...' if len(done) > 3 else ''}); "
+                            "their rows are gone with it: start a new run", path=path)
     for name in PAIR_TABLES:
         if not (run_dir / name).is_file():
-            write_table(run_dir / name, read_table(run_dir / name))
+            write_table(run_dir / name, empty_table(name))
     if not (run_dir / "labels.parquet").is_file():
         with atomic_path(run_dir / "labels.parquet") as tmp:
             labels.to_parquet(tmp, index=False)
-    (run_dir / "status").mkdir(exist_ok=True)
+    status.mkdir(exist_ok=True)
 
 
 def status_key(model: str, seed: int) -> str:
@@ -220,10 +289,20 @@ def write_status(run_dir: Path, model: str, seed: int, body: dict[str, Any], *, 
 
 
 def read_status(run_dir: str | Path) -> dict[str, dict[str, Any]]:
-    """Every status file of a run, by ``<model>-seed<k>``."""
+    """Every status file of a run, by ``<model>-seed<k>``; one that is not a JSON object (cut,
+    or changed outside ltrbench) is a :class:`~bench.errors.DataError` naming it."""
     out = {}
     for p in sorted((Path(run_dir) / "status").glob("*.json")):
-        out[p.stem] = json.loads(p.read_text(encoding="utf-8"))
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DataError(f"not a JSON status file ({exc}); delete it to train that pair "
+                            "again with --resume", path=p) from None
+        if not isinstance(doc, dict):
+            raise DataError(f"expected a JSON object (a pair's status), found a "
+                            f"{type(doc).__name__}; delete it to train that pair again with "
+                            "--resume", path=p)
+        out[p.stem] = doc
     return out
 
 
@@ -233,3 +312,71 @@ def status_summary(status: dict[str, dict[str, Any]]) -> dict[str, str]:
         k: ("done" if v.get("status") == "done" else f"skipped: {v.get('reason', '')}")
         for k, v in status.items()
     }
+
+
+def _check_csv_shape(path: Path) -> None:
+    """Refuse a run CSV whose last line has no line end (cut while written or copied: its last
+    number may be cut too) or whose lines do not all have the header's number of fields."""
+    import csv
+
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        if fh.tell() == 0:
+            raise DataError("empty file: expected a header line and rows", path=path)
+        fh.seek(-1, 2)
+        ends = fh.read(1) in (b"\n", b"\r")
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, [])
+        last = 1
+        for fields in reader:
+            last = reader.line_num
+            if fields and len(fields) != len(header):
+                raise DataError(f"{len(fields)} field(s) where the header has {len(header)} "
+                                f"({', '.join(header)}): a damaged or truncated line",
+                                path=path, line=reader.line_num)
+    if not ends:
+        raise DataError("truncated: the last line has no line end (the file was cut while "
+                        "written or copied); run the benchmark again", path=path, line=last)
+
+
+def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
+                    is_csv: bool) -> pd.DataFrame:
+    """``frame`` with its numeric columns as numbers, or a :class:`DataError` naming the file,
+    the line (CSV: header = line 1) or row (Parquet), the column and the value found. Columns
+    already numeric are checked in place (no copy of a large scores table)."""
+
+    def where(i: int) -> dict[str, int]:
+        return {"line": i + 2} if is_csv else {"row": i + 1}
+
+    for col in spec.required:
+        blank = frame[col].isna()
+        if col not in spec.numeric and blank.any():
+            i = int(blank.to_numpy().argmax())
+            raise DataError(f"empty {col!r}: every row needs one", path=path, column=col,
+                            **where(i))
+    changed: dict[str, pd.Series] = {}
+    for col in spec.numeric:
+        if col not in frame.columns:
+            continue
+        raw = frame[col]
+        if pd.api.types.is_bool_dtype(raw):
+            values = pd.Series(np.nan, index=raw.index)
+        elif pd.api.types.is_numeric_dtype(raw):
+            values = raw
+        else:
+            values = pd.to_numeric(raw, errors="coerce")
+        bad = values.isna() & raw.notna()
+        if col in spec.integers and not pd.api.types.is_integer_dtype(values):
+            bad |= values.isna() | (values != np.floor(values))
+        bad |= np.isinf(values.to_numpy(dtype=float, na_value=np.nan))
+        if bad.any():
+            i = int(bad.to_numpy().argmax())
+            want = "a whole number" if col in spec.integers else "a finite number (or empty)"
+            raise DataError(f"{col!r} is {raw.iloc[i]!r}: expected {want}", path=path,
+                            column=col, **where(i))
+        if values is not raw or (col in spec.integers
+                                 and not pd.api.types.is_integer_dtype(values)):
+            changed[col] = (values.astype(np.int64) if col in spec.integers
+                            else values.astype(float))
+    return frame.assign(**changed) if changed else frame

@@ -6,6 +6,8 @@ now holds an exclusive ``flock`` on ``run_dir/.writer.lock`` for as long as it w
 second writer gets an :class:`~bench.errors.LtrbenchError` naming the holder (pid, host, since
 when). The operating system releases the lock when the holder exits, however it exits, so a
 killed run never leaves a stale lock. Where ``fcntl`` is missing (Windows) there is no lock.
+A lock path that is a symbolic link, a folder or a device is refused: the lock is truncated and
+written, and a link would truncate the file it points to (a copied or hostile run folder).
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ def writer_lock(run_dir: str | os.PathLike[str]) -> Iterator[None]:
         yield
         return
     path = Path(run_dir) / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise LtrbenchError(f"{path}: is not a regular file (a symbolic link, folder or device); "
+                            "the lock file of a run is ltrbench's own: remove it and run again")
+    # O_NOFOLLOW: a link put there after the check is refused, never truncated through
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import json
+import warnings
 from pathlib import Path
 
 from bench.errors import DataError
 from bench.runners.registry import GBDT_LIBRARIES
-from bench.runs.manifest import MANIFEST
+from bench.runs.manifest import MANIFEST, read_manifest
 from bench.runs.naming import dataset_slug, library_of
 from bench.runs.reader import RunDir
+
+
+class DamagedRunWarning(UserWarning):
+    """A run directory whose manifest cannot be read, passed over while looking for a run."""
 
 
 def find_runs(root: str | Path) -> list[RunDir]:
@@ -25,16 +29,19 @@ def find_runs(root: str | Path) -> list[RunDir]:
 
 
 def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
-    """The most recently started run under ``runs`` of config ``config_hash`` that did not finish."""
+    """The most recently started run under ``runs`` of config ``config_hash`` that did not finish.
+
+    A run whose manifest cannot be read (damaged: :func:`bench.runs.manifest.read_manifest`) is
+    passed over with a :class:`DamagedRunWarning` naming it (its config is unknown)."""
     found = []
     if runs.is_dir():
         for d in runs.iterdir():
-            m = d / MANIFEST
-            if not m.is_file():
+            if not (d / MANIFEST).is_file():
                 continue
             try:
-                doc = json.loads(m.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
+                doc = read_manifest(d)
+            except DataError as exc:
+                warnings.warn(f"{exc} (passed over by --resume)", DamagedRunWarning, stacklevel=2)
                 continue
             if doc.get("config_hash") == config_hash and not doc.get("finished"):
                 found.append((str(doc.get("started", "")), d.name, d))
