@@ -186,11 +186,11 @@ def convert_out_named_like_a_parquet_file(tmp: Path) -> str | None:
 
 
 @case(SILENT)
-def convert_deprecated_format_option_still_reads_and_says_so(tmp: Path) -> str | None:
+def convert_removed_format_option_is_refused_naming_its_successor(tmp: Path) -> str | None:
     ratings_csv(tmp / "r.csv")
     argv = [("--format" if a == "--layout" else a) for a in CSV]
     res = cli(tmp, "convert", "--ratings", "r.csv", *argv, "--out", "cv")
-    ok = res.status == 0 and "deprecated" in res.err and (tmp / "cv" / "train.parquet").exists()
+    ok = res.status == 2 and "--layout" in res.err and not (tmp / "cv").exists()
     return None if ok else f"exit {res.status}: {res.err.strip()[-200:]}"
 
 
