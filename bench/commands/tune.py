@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.benchmark.progress import progress_steps
-from bench.commands.run import add_config_arguments, config_from_args
+from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
 from bench.data.atomic import write_text
 from bench.data.outputs import check_output_dir
