@@ -215,9 +215,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
-    from bench.adapters.distributed import check_distributable, convert_distributed
-    from bench.data.dask_cluster import cluster
-    from bench.data.dask_ratings import read_ratings_frame
+    from bench.adapters.distributed import check_distributable
+    from bench.benchmark.dask_jobs import convert_ratings
 
     check_distributable(config)
     if args.ratings == "synthetic" or args.layout not in ("auto", "movielens-csv", "csv"):
@@ -226,14 +225,11 @@ def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
                           f"not --ratings {args.ratings} --layout {args.layout}")
     if args.no_parquet:
         raise ConfigError("--engine dask writes Parquet shards only; drop --no-parquet")
-    ratings = read_ratings_frame(args.ratings, user=args.user, item=args.item,
-                                 rating=args.rating, timestamp=args.timestamp, sep=args.sep)
-
-    say = _say
-
-    with cluster(args.scheduler, workers=args.workers, memory_limit=args.memory_limit) as client:
-        summary = convert_distributed(ratings, args.out, config, client,
-                                      rows_per_block=args.rows_per_block, progress=say)
+    summary = convert_ratings(args.ratings, args.out, config, user=args.user, item=args.item,
+                              rating=args.rating, timestamp=args.timestamp, sep=args.sep,
+                              scheduler=args.scheduler, workers=args.workers,
+                              memory_limit=args.memory_limit,
+                              rows_per_block=args.rows_per_block, progress=_say)
     print_summary(summary, args.out)
     return 0
 
