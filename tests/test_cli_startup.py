@@ -106,7 +106,8 @@ def test_an_unknown_command_is_refused_with_the_list_of_commands(
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'evaluat'" in err
-    assert "'crosscheck-versions'" in err and "'evaluate'" in err
+    assert "'crosscheck-versions'" in err
+    assert "'evaluate'" in err
 
 
 @pytest.mark.parametrize("argv", [["crosscheck-versions", "sklearn==1.0"],
@@ -115,7 +116,9 @@ def test_crosscheck_versions_is_a_command_and_the_old_spelling_still_runs_it(
         argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main([*argv, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "sklearn" in err and len(err.splitlines()) == 1
+    assert err.startswith("error: ")
+    assert "sklearn" in err
+    assert len(err.splitlines()) == 1
 
 
 def test_both_spellings_of_crosscheck_versions_share_the_defaults() -> None:

@@ -65,6 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qrels", metavar="FILE", help="TREC qrels (default: 3 queries written "
                         "to a temporary folder)")
     parser.add_argument("--run", metavar="FILE", help="TREC run of the same queries")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="also time both ltrbench commands with the package of another "
+                        "checkout (PYTHONPATH=DIR), in the same turns: before/after figures")
     parser.add_argument("--out", metavar="FILE.md", help="also write the table here")
 
 
@@ -77,9 +80,15 @@ def _write_pair(folder: Path) -> tuple[Path, Path]:
 
 
 def _timed(argv: list[str]) -> float:
-    """Wall seconds of one run of ``argv`` (output discarded); a failure is an error."""
+    """Wall seconds of one run of ``argv`` (output discarded); a failure is an error. An
+    ``argv`` starting with ``PYTHONPATH=DIR`` runs with that package path."""
+    env = dict(os.environ)
+    if argv[0].startswith("PYTHONPATH="):
+        env["PYTHONPATH"] = argv[0].partition("=")[2]
+        argv = argv[1:]
     start = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False,
+                          env=env)
     took = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: "
@@ -87,15 +96,21 @@ def _timed(argv: list[str]) -> float:
     return took
 
 
-def commands(qrels: Path, run: Path, script: Path) -> dict[str, list[str]]:
-    """The three command lines, by the name the table gives them."""
+def commands(qrels: Path, run: Path, script: Path,
+             baseline: str | None = None) -> dict[str, list[str]]:
+    """The command lines, by the name the table gives them (with ``baseline``, both ltrbench
+    commands again under that checkout's package)."""
     py = sys.executable
-    return {
+    ours = {
         "ltrbench --help": [py, "-m", "bench", "--help"],
         "ltrbench evaluate (TREC pair)": [py, "-m", "bench", "evaluate", "--qrels", str(qrels),
                                           "--run", str(run)],
-        "bare pytrec_eval script": [py, str(script), str(qrels), str(run)],
     }
+    cmds = {**ours, "bare pytrec_eval script": [py, str(script), str(qrels), str(run)]}
+    if baseline is not None:
+        path = str(Path(baseline).resolve())
+        cmds |= {f"baseline: {k}": [f"PYTHONPATH={path}", *v] for k, v in ours.items()}
+    return cmds
 
 
 def measure(cmds: dict[str, list[str]], repeat: int) -> tuple[dict[str, float],
@@ -151,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         script = folder / "bare_pytrec_eval.py"
         write_text(script, BARE_SCRIPT)
         before = _load()
-        warm, times = measure(commands(qrels, trec_run, script), args.repeat)
+        warm, times = measure(commands(qrels, trec_run, script, args.baseline), args.repeat)
         text = report(warm, times, (before, _load()))
     print(text, end="")
     if args.out:
