@@ -138,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ltrbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", action=LazySubParsersAction)
+    assert isinstance(sub, LazySubParsersAction)
     for name, command in COMMANDS.items():
         sub.declare(name, command.help)
     return parser

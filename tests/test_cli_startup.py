@@ -137,3 +137,21 @@ def test_constants_the_light_modules_repeat_agree_with_their_owners() -> None:
 
     assert run_options.CONFIG_DIR == CONFIG_DIR
     assert versions.LOCAL_RESULTS == LOCAL_RESULTS
+
+
+def test_perf_startup_reports_medians_ratios_and_the_targets() -> None:
+    """The benchmark's arithmetic on given times (the timing itself is never tested)."""
+    from bench.perf.startup import commands, report
+
+    cmds = commands(Path("q"), Path("r"), Path("s.py"), baseline="old")
+    assert list(cmds) == ["ltrbench --help", "ltrbench evaluate (TREC pair)",
+                          "bare pytrec_eval script", "baseline: ltrbench --help",
+                          "baseline: ltrbench evaluate (TREC pair)"]
+    assert cmds["baseline: ltrbench --help"][0] == f"PYTHONPATH={Path('old').resolve()}"
+    times = {"ltrbench --help": [0.2, 0.1, 0.9], "ltrbench evaluate (TREC pair)": [0.5, 0.7, 0.6],
+             "bare pytrec_eval script": [0.2, 0.1, 0.15]}
+    text = report(dict.fromkeys(times, 1.0), times, ("0.1", "0.2"))
+    assert "| ltrbench --help | 0.200 | 0.100 | 1.000 | 1.33x |" in text
+    assert "--help: 0.200 s (target <= 0.3 s: met)" in text
+    assert "evaluate: 0.600 s (target <= 0.6 s: met), 4.00x the bare script (target <= 4x: met)" \
+        in text

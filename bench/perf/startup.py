@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from bench.data.atomic import write_text
+from bench.machine import cpu_model, load_average, usable_cpus
 
 HELP_TARGET_S = 0.3
 EVALUATE_TARGET_S = 0.6
@@ -128,8 +129,8 @@ def report(warm: dict[str, float], times: dict[str, list[float]], load: tuple[st
     """The table of medians, minimums and ratios, and the verdict on each target."""
     med = {k: statistics.median(v) for k, v in times.items()}
     bare = med["bare pytrec_eval script"]
-    lines = [f"load average (1, 5, 15 min) before: {load[0]}; after: {load[1]}; "
-             f"CPUs: {os.cpu_count()}", "",
+    lines = [f"CPU: {cpu_model()}, {usable_cpus()} usable; load average (1, 5, 15 min, "
+             f"runnable/tasks) before: {load[0]}; after: {load[1]}", "",
              "| command | median s | min s | warm-up s | / bare script |", "|---|---:|---:|---:|---:|"]
     for name, values in times.items():
         lines.append(f"| {name} | {med[name]:.3f} | {min(values):.3f} | {warm[name]:.3f} | "
@@ -143,10 +144,6 @@ def report(warm: dict[str, float], times: dict[str, list[float]], load: tuple[st
               f"{'met' if eval_s / bare <= EVALUATE_TARGET_RATIO else 'NOT met'})",
               f"median of {len(times['ltrbench --help'])} rounds in turns, after one warm-up round"]
     return "\n".join(lines) + "\n"
-
-
-def _load() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,9 +162,9 @@ def run(args: argparse.Namespace) -> int:
                            else _write_pair(folder))
         script = folder / "bare_pytrec_eval.py"
         write_text(script, BARE_SCRIPT)
-        before = _load()
+        before = load_average()
         warm, times = measure(commands(qrels, trec_run, script, args.baseline), args.repeat)
-        text = report(warm, times, (before, _load()))
+        text = report(warm, times, (before, load_average()))
     print(text, end="")
     if args.out:
         write_text(args.out, "# ltrbench perf startup\n\n" + text)
