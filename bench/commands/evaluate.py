@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.commands.text import examples, plain
-from bench.errors import ConfigError, DataError
-from bench.metrics import PROFILES, evaluate, evaluate_trec, get_profile, parse_metrics
+from bench.errors import ConfigError
+from bench.metrics import PROFILES, evaluate_trec, get_profile, parse_metrics
 from bench.metrics.families import EVALUATE_METRICS
 from bench.metrics.missing import warnings_as_lines
 from bench.metrics.profiles import DEFAULT_PROFILE
@@ -49,7 +49,6 @@ from bench.report.evaluation_render import print_comparison, print_evaluation
 
 if TYPE_CHECKING:
     from bench.metrics import EvaluationResult
-    from bench.metrics.profiles import Profile
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -157,7 +156,11 @@ def run(args: argparse.Namespace) -> int:
         result = evaluate_trec(args.qrels, run_names(args.run)[0][1], metrics=names,
                                profile=given, per_query=per_query)
     else:
-        result = _evaluate_files(args, names, given, per_query)
+        from bench.metrics.scored_file import evaluate_scored_file
+
+        result = evaluate_scored_file(args.data, args.scores, metrics=names, profile=given,
+                                      query_path=args.query, sort_by_qid=args.sort_by_qid,
+                                      per_query=per_query)
     _write_per_query(result, args.per_query)
     print_evaluation(result, args.format)
     return 0
@@ -186,39 +189,6 @@ def _write_per_query(result: EvaluationResult, path: str | None) -> None:
     assert result.per_query is not None
     with atomic_path(path) as tmp:
         result.per_query.to_csv(tmp, index=False)
-
-
-def _evaluate_files(
-    args: argparse.Namespace, names: list[str], profile: Profile | None, per_query: bool
-) -> EvaluationResult:
-    import numpy as np
-
-    from bench.data.scores import read_scores
-    from bench.data.svmlight import line_of_data_row, read_svmlight
-
-    # labels and queries only: the features are checked, never held (a file with index 2e9
-    # once made this build a 1.5 TiB matrix)
-    data = read_svmlight(args.data, query_path=args.query, sort_by_qid=args.sort_by_qid,
-                         features=False)
-    order = data.meta.get("file_order")  # set only when --sort-by-qid moved rows
-    qid_of_line = np.asarray(data.qid)
-    if order is not None:  # scores are in file order; data.qid in sorted order
-        qid_of_line = np.empty_like(qid_of_line)
-        qid_of_line[np.asarray(order)] = np.asarray(data.qid)
-    scores = read_scores(args.scores, data.n_rows, qid_of_line)
-    if order is not None:
-        scores = scores[np.asarray(order)]
-    try:
-        return evaluate(data.y, scores, qid=data.qid, metrics=names, profile=profile,
-                        per_query=per_query)
-    except DataError as exc:
-        if exc.row is None:
-            raise
-        # The evaluator numbers rows from 1 in the order it was given (sorted, with
-        # --sort-by-qid); name the data row and line of the file instead.
-        row = exc.row if order is None else int(np.asarray(order)[exc.row - 1]) + 1
-        raise DataError(exc.reason, path=args.data, line=line_of_data_row(args.data, row),
-                        row=row) from exc
 
 
 def run_names(specs: list[str]) -> list[tuple[str, str]]:
