@@ -47,13 +47,13 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR",
                    help="results folder: DIR/definitions/versions.{md,json} (default: "
                    "results/local)")
-    add_cache_argument(p)
+    add_cache_argument(p, of="the releases")
 
 
-def add_cache_argument(p: argparse.ArgumentParser) -> None:
-    """``--cache-dir``: where the isolated environments are kept."""
+def add_cache_argument(p: argparse.ArgumentParser, of: str = "--versions") -> None:
+    """``--cache-dir``: where the isolated environments (of ``of``) are kept."""
     p.add_argument("--cache-dir", metavar="DIR",
-                   help="virtual environments of --versions (default: the user cache dir)")
+                   help=f"virtual environments of {of} (default: the user cache dir)")
 
 
 def main(args: argparse.Namespace) -> int:
