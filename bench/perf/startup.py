@@ -83,13 +83,13 @@ def _write_pair(folder: Path) -> tuple[Path, Path]:
 def _timed(argv: list[str]) -> float:
     """Wall seconds of one run of ``argv`` (output discarded); a failure is an error. An
     ``argv`` starting with ``PYTHONPATH=DIR`` runs with that package path."""
-    env = dict(os.environ)
-    if argv[0].startswith("PYTHONPATH="):
-        env["PYTHONPATH"] = argv[0].partition("=")[2]
+    env, cwd = dict(os.environ), None
+    if argv[0].startswith("PYTHONPATH="):  # and run there: ``-m`` puts the cwd first on sys.path
+        env["PYTHONPATH"] = cwd = argv[0].partition("=")[2]
         argv = argv[1:]
     start = time.perf_counter()
     done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False,
-                          env=env)
+                          env=env, cwd=cwd)
     took = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: "
@@ -158,8 +158,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("give both --qrels and --run, or neither (3 queries are written)")
     with tempfile.TemporaryDirectory(prefix="ltrbench-startup-") as tmp:
         folder = Path(tmp)
-        qrels, trec_run = ((Path(args.qrels), Path(args.run)) if args.qrels
-                           else _write_pair(folder))
+        qrels, trec_run = ((Path(args.qrels).resolve(), Path(args.run).resolve())
+                           if args.qrels else _write_pair(folder))
         script = folder / "bare_pytrec_eval.py"
         write_text(script, BARE_SCRIPT)
         before = load_average()
