@@ -1,10 +1,14 @@
 """The ``ltrbench`` command line: a thin layer over the library API.
 
 Each sub-command lives in :mod:`bench.commands` as a module with a ``register(subparsers)``
-function that adds its parser and sets ``func`` (``args -> exit status``). Errors that
-ltrbench raises on purpose (:class:`bench.errors.LtrbenchError`) are printed as one line,
-``error: ...``, with exit status 2; so are operating-system errors that reach this level (a full
-disk, a permission lost while running): ``error: PATH: reason``.
+function that adds its parser and sets ``func`` (``args -> exit status``). The commands are
+registered lazily: :data:`COMMANDS` names each command's module and its one-line help, so that
+``ltrbench --help`` imports no command at all and ``ltrbench evaluate ...`` imports the evaluate
+module only (a command's module, and the libraries it needs, are imported when the command is
+parsed; see :class:`LazyCommands`). Errors that ltrbench raises on purpose
+(:class:`bench.errors.LtrbenchError`) are printed as one line, ``error: ...``, with exit status
+2; so are operating-system errors that reach this level (a full disk, a permission lost while
+running): ``error: PATH: reason``.
 """
 
 from __future__ import annotations
@@ -15,27 +19,117 @@ import errno
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from typing import Any, NamedTuple
 
 from bench import __version__
 from bench.errors import LtrbenchError
 
-# Sub-command modules, in the order `ltrbench --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = (
-    "bench.commands.run",
-    "bench.commands.evaluate",
-    "bench.commands.crosscheck",
-    "bench.commands.report",
-    "bench.commands.reproduce",
-    "bench.commands.tune",
-    "bench.commands.convert",
-    "bench.commands.datasets",
-    "bench.commands.metrics",
-    "bench.commands.perf",
-)
+
+class Command(NamedTuple):
+    """Where a sub-command lives and the line ``ltrbench --help`` shows for it (the same text
+    the module's ``register`` passes as ``help=``; ``tests/test_cli_startup.py`` checks it)."""
+
+    module: str
+    help: str
+
+
+#: The sub-commands, in the order ``ltrbench --help`` lists them. A module is imported only
+#: when its command is parsed (or its parser is asked for).
+COMMANDS: dict[str, Command] = {
+    "run": Command("bench.commands.run", "train and evaluate LightGBM/XGBoost/CatBoost rankers "
+                   "and baselines over seeds"),
+    "evaluate": Command("bench.commands.evaluate", "ranking metrics of a scores file or TREC "
+                        "run under a named convention"),
+    "crosscheck": Command("bench.commands.crosscheck", "compare LightGBM/XGBoost/CatBoost "
+                          "built-in ndcg@k with the reference evaluator"),
+    "crosscheck-versions": Command("bench.commands.versions", "which profile reproduces each "
+                                   "release of LightGBM/XGBoost (isolated environments)"),
+    "report": Command("bench.commands.report", "leaderboards (md, csv, json, tex) and plots "
+                      "from run directories"),
+    "reproduce": Command("bench.commands.reproduce", "re-run the configs behind a leaderboard "
+                         "(or a run) and compare every number"),
+    "tune": Command("bench.commands.tune", "group-aware cross-validated grid/random search "
+                    "(folds never split a query)"),
+    "convert": Command("bench.commands.convert", "ratings (MovieLens, CSV/Parquet, or "
+                       "synthetic) -> LETOR train/vali/test files"),
+    "datasets": Command("bench.commands.datasets", "dataset catalogue: list, info, fetch, "
+                        "verify"),
+    "metrics": Command("bench.commands.metrics", "metric names: every accepted spelling and "
+                       "its profile"),
+    "perf": Command("bench.commands.perf", "speed/memory benchmarks with ratios against peers"),
+}
+
+#: Kept for code that listed the modules (the order of ``ltrbench --help``).
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(c.module for c in COMMANDS.values()))
+
+
+def load_command(name: str, prog: str = "ltrbench",
+                 parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+                 ) -> argparse.ArgumentParser:
+    """The parser of command ``name``: its module imported and its ``register`` run on a
+    sub-parser set of its own (``prog`` is the prefix of its usage line)."""
+    module = importlib.import_module(COMMANDS[name].module)
+    own = argparse._SubParsersAction(option_strings=[], prog=prog, parser_class=parser_class)
+    module.register(own)
+    parser: argparse.ArgumentParser = own.choices[name]
+    return parser
+
+
+class LazyCommands(MutableMapping[str, argparse.ArgumentParser]):
+    """Command name -> parser, each parser built (its module imported) on first access.
+
+    This is the ``choices`` of the sub-parser action: argparse looks a command up with ``in``
+    and ``[]`` (which loads it), lists the names with iteration (which loads nothing), and
+    prints ``ltrbench --help`` from the one-line helps alone.
+    """
+
+    def __init__(self, load: Callable[[str], argparse.ArgumentParser]) -> None:
+        self._load = load
+        self._parsers: dict[str, argparse.ArgumentParser | None] = {}
+
+    def declare(self, name: str) -> None:
+        """A command whose parser is built when first asked for."""
+        self._parsers[name] = None
+
+    def __getitem__(self, name: str) -> argparse.ArgumentParser:
+        parser = self._parsers[name]
+        if parser is None:
+            parser = self._parsers[name] = self._load(name)
+        return parser
+
+    def __setitem__(self, name: str, parser: argparse.ArgumentParser) -> None:
+        self._parsers[name] = parser
+
+    def __delitem__(self, name: str) -> None:
+        del self._parsers[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._parsers
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parsers)
+
+    def __len__(self) -> int:
+        return len(self._parsers)
+
+
+class LazySubParsersAction(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """A sub-parser action whose commands come from :data:`COMMANDS`, loaded when used."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._name_parser_map = self.choices = LazyCommands(  # type: ignore[assignment]
+            lambda name: load_command(name, self._prog_prefix, self._parser_class))
+
+    def declare(self, name: str, help: str) -> None:
+        """List ``name`` in ``--help`` with ``help``; its parser is built when it is used."""
+        self._choices_actions.append(self._ChoicesPseudoAction(name, (), help))
+        self.choices.declare(name)  # type: ignore[attr-defined]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``ltrbench`` parser; each command's module is imported only when it is parsed."""
     parser = argparse.ArgumentParser(
         prog="ltrbench",
         description="Learning-to-rank benchmark: LambdaMART in LightGBM, XGBoost and CatBoost (and "
@@ -43,10 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
         "ratings data, with a convention-explicit reference evaluator.",
     )
     parser.add_argument("--version", action="version", version=f"ltrbench {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(name)
-        module.register(sub)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", action=LazySubParsersAction)
+    assert isinstance(sub, LazySubParsersAction)
+    for name, command in COMMANDS.items():
+        sub.declare(name, command.help)
     return parser
 
 

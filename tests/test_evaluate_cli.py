@@ -17,6 +17,7 @@ from bench.commands import evaluate as cmd
 from bench.data.svmlight import read_svmlight
 from bench.errors import LtrbenchError
 from bench.metrics import evaluate
+from bench.report.evaluation_render import print_evaluation
 
 DATA = str(examples.DATA)
 SCORES = str(examples.SCORES)
@@ -274,7 +275,7 @@ def test_one_run_prints_what_the_single_run_evaluation_prints(
     qrels, runs = _three_runs(tmp_path)
     result = evaluate_trec(qrels, runs[0], metrics=["p@2", "mrr"], per_query=True)
     for fmt in ("table", "json", "csv"):
-        cmd._print(result, fmt)
+        print_evaluation(result, fmt)
         expected = capsys.readouterr().out
         for run in (runs[0], f"NAME={runs[0]}"):
             argv = ["--qrels", qrels, "--run", run, "--metrics", "p@2", "mrr", "--format", fmt,

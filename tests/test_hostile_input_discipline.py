@@ -300,7 +300,7 @@ def _dask_ratings(tmp: Path, text: str) -> list[list[float]]:
 
 
 def _scores(tmp: Path, text: str) -> list[float]:
-    from bench.commands.evaluate import read_scores
+    from bench.data.scores import read_scores
 
     return read_scores(_write(tmp, "s.txt", text), 5).tolist()
 

@@ -68,8 +68,8 @@ def test_evaluate_csv_quotes_a_metric_name_that_holds_a_comma(
 
 @pytest.mark.parametrize("width", [80, 120])
 def test_the_terminal_listing_folds_to_the_width_and_keeps_every_row(width: int) -> None:
-    from bench.commands.metrics import folded_table
     from bench.metrics.names import describe_names
+    from bench.metrics.names_listing import folded_table
 
     rows = describe_names()
     lines = folded_table(rows, width).splitlines()

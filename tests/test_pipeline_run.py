@@ -313,7 +313,7 @@ def test_seed_lists_and_ranges():
 
 
 def test_shipped_configs_load_and_name_the_published_table():
-    from bench.commands.run import CONFIG_DIR
+    from bench.benchmark.config import CONFIG_DIR
     from bench.report.published import PUBLISHED, published_for
 
     names = sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))

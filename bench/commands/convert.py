@@ -227,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         print("warning: every rating has the same timestamp; the temporal order is the item "
               "order. Use --split random (or give --timestamp).", file=sys.stderr)
     from bench.adapters.convert import convert
+    from bench.adapters.summary_table import print_summary
 
     started = time.perf_counter()
 
@@ -240,9 +241,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
-    from bench.adapters.distributed import check_distributable, convert_distributed
-    from bench.data.dask_cluster import cluster
-    from bench.data.dask_ratings import read_ratings_frame
+    from bench.adapters.distributed import check_distributable
+    from bench.adapters.summary_table import print_summary
+    from bench.benchmark.dask_jobs import convert_ratings
 
     check_distributable(config)
     if args.ratings == "synthetic" or args.layout not in ("auto", "movielens-csv", "csv"):
@@ -262,14 +263,11 @@ def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
         except ValueError:
             raise ConfigError(f"--memory-limit {args.memory_limit!r}: expected 'auto' or a size "
                               "such as 2GB or 500MiB") from None
-    ratings = read_ratings_frame(args.ratings, user=args.user, item=args.item,
-                                 rating=args.rating, timestamp=args.timestamp, sep=args.sep)
-
-    say = _say
-
-    with cluster(args.scheduler, workers=args.workers, memory_limit=args.memory_limit) as client:
-        summary = convert_distributed(ratings, args.out, config, client,
-                                      rows_per_block=args.rows_per_block, progress=say)
+    summary = convert_ratings(args.ratings, args.out, config, user=args.user, item=args.item,
+                              rating=args.rating, timestamp=args.timestamp, sep=args.sep,
+                              scheduler=args.scheduler, workers=args.workers,
+                              memory_limit=args.memory_limit,
+                              rows_per_block=args.rows_per_block, progress=_say)
     print_summary(summary, args.out)
     return 0
 
@@ -279,30 +277,3 @@ def _say(message: str) -> None:
     get the summary and errors only."""
     if sys.stderr.isatty():
         print(f"convert: {message}", file=sys.stderr, flush=True)
-
-
-def print_summary(summary: dict[str, Any], out: str) -> None:
-    """A table per partition: queries, rows, features, labels, blank queries."""
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"{summary['name']} -> {out}")
-    # fold long cells instead of cutting them to "tra…" on an 80-column terminal
-    for c in ("split", "queries", "rows", "features", "per query", "labels (grade:rows)",
-              "blank"):
-        table.add_column(c, justify="left" if c in ("split", "labels (grade:rows)")
-                         else "right", overflow="fold", min_width=len(c) if c != "labels "
-                         "(grade:rows)" else 8)
-    for name, s in summary["partitions"].items():
-        rpq = s["rows_per_query"]
-        labels = " ".join(f"{k}:{v}" for k, v in s["labels"].items())
-        table.add_row(name, str(s["queries"]), str(s["rows"]), str(s["features"]),
-                      f"{rpq['min']}-{rpq['max']}", labels, str(s["blank_queries"]))
-    console = Console()
-    console.print(table)
-    console.print("features: " + ", ".join(summary["feature_names"]))
-    meta = summary.get("split_meta") or {}
-    skipped = meta.get("features_skipped") or {}
-    if skipped:
-        console.print("skipped: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()))
-    console.print("files: " + ", ".join(summary["files"]))

@@ -14,7 +14,8 @@ profile reproduces each release's built-in ndcg@k / map@k (each release in its o
 virtual environment, ``--cache-dir``; ``LIBRARY==installed`` uses the current interpreter).
 Writes ``<out>/definitions/versions.{md,json}``, prints the Markdown (``--format table`` or
 ``markdown``) or the JSON; progress goes to stderr. Exit status 0 when every release ran and
-every metric is reproduced by a profile, 1 otherwise, 2 on bad input.
+every metric is reproduced by a profile, 1 otherwise, 2 on bad input. This is the command
+``ltrbench crosscheck-versions`` (:mod:`bench.commands.versions`), kept under its old spelling.
 """
 
 from __future__ import annotations
@@ -24,20 +25,14 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench.commands import versions
+from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
-from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
-from bench.data.outputs import check_output_dir
-from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
-from bench.runners.registry import GBDT_LIBRARIES, LAMBDAMART
-from bench.runs.layout import LOCAL_RESULTS, RUN_WRITES
-from bench.runs.naming import library_of
-from bench.runs.search import find_matching_run
+from bench.runs.layout import LOCAL_RESULTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from bench.commands.run import add_config_arguments
-
     p = sub.add_parser(
         "crosscheck",
         help="compare LightGBM/XGBoost/CatBoost built-in ndcg@k with the reference evaluator",
@@ -64,8 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--versions", nargs="+", metavar="LIBRARY==V1,V2",
                    help="which profile each release of LightGBM/XGBoost matches, e.g. "
                    "xgboost==1.7.6,2.1.4 lightgbm==installed (no dataset, no training)")
-    p.add_argument("--cache-dir", metavar="DIR",
-                   help="virtual environments of --versions (default: the user cache dir)")
+    versions.add_cache_argument(p)
     p.set_defaults(func=main)
 
 
@@ -79,34 +73,25 @@ def _requested_models(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
     from bench.benchmark.pipeline import run_benchmark
-    from bench.commands.run import config_from_args
+    from bench.runners.registry import LAMBDAMART
 
     config = config_from_args(args)
     config = replace(config, models=models or LAMBDAMART, crosscheck=False)
     return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
 
 
-def _versions(args: argparse.Namespace) -> int:
-    from bench.crosscheck.version_render import render_versions, versions_json, write_versions
-    from bench.crosscheck.versions import parse_version_specs, run_versions
-
-    specs = parse_version_specs(args.versions)
-    check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
-                     writes=("definitions", "definitions/*"))
-    result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
-                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
-    files = write_versions(result, args.out)
-    if args.format == "json":
-        sys.stdout.write(versions_json(result))
-    else:
-        sys.stdout.write(render_versions(result))
-        print(f"wrote {files['md']} and {files['json']}")
-    return 0 if result.ok else 1
-
-
 def main(args: argparse.Namespace) -> int:
+    """Run ``ltrbench crosscheck``; ``--versions`` runs ``ltrbench crosscheck-versions``."""
     if args.versions is not None:
-        return _versions(args)
+        return versions.main(args)
+    from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
+    from bench.data.outputs import check_output_dir
+    from bench.errors import ConfigError
+    from bench.runners.registry import GBDT_LIBRARIES
+    from bench.runs.layout import RUN_WRITES
+    from bench.runs.naming import library_of
+    from bench.runs.search import find_matching_run
+
     check_output_dir(args.out, option="--out",
                      inputs=[("--run", args.run), ("--runs-dir", args.runs_dir)],
                      writes=RUN_WRITES)

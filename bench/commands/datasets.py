@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 
 from bench.commands.text import examples
-from bench.datasets.catalogue import Card, get_card, load_catalogue, render_markdown
-from bench.datasets.fetch import data_dirs, fetch, find_dataset, verify
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -66,76 +63,33 @@ def _data_dir(p: argparse.ArgumentParser) -> None:
                    help="data directory (default: $LTRBENCH_DATA_DIR, else the user cache dir)")
 
 
-def _rows() -> list[Card]:
-    out = []
-    for card in load_catalogue().values():
-        out.extend([card.with_variant(v) for v in card.variants] or [card])
-    return out
-
-
 def cmd_list(args: argparse.Namespace) -> int:
-    if args.format == "markdown":
-        print(render_markdown(), end="")
-        return 0
-    rows = []
-    for card in _rows():
-        where = find_dataset(card, data_dir=args.data_dir)
-        present = "built in" if card.kind == "synthetic" else (str(where) if where else "absent")
-        rows.append({"name": card.spec, "kind": card.kind, "size": card.size,
-                     "licence": _short_licence(card), "present": present,
-                     "download": "yes" if card.downloadable else "manual"})
-    if args.format == "json":
-        print(json.dumps({"data_dirs": [str(d) for d in data_dirs(args.data_dir)],
-                          "datasets": rows}, indent=2))
-        return 0
-    from rich.console import Console
-    from rich.table import Table
+    from bench.datasets.listing import catalogue_json, print_catalogue
 
-    table = Table(title="ltrbench datasets", show_lines=False)
-    for col in ("name", "kind", "size", "licence", "present"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        status = r["present"] if r["present"] in ("absent", "built in") else "present"
-        table.add_row(r["name"], r["kind"], _short_size(r["size"]), r["licence"], status,
-                      style=None if status == "absent" else "green")
-    console = Console()
-    console.print(table)
-    dirs = data_dirs(args.data_dir)
-    console.print("'ltrbench datasets info NAME' shows the card and where the data is; "
-                  "--format json lists the paths.")
-    console.print(f"data directory: {dirs[0]}" + (
-        f" (also searched: {', '.join(str(d) for d in dirs[1:])})" if len(dirs) > 1 else ""))
+    if args.format == "markdown":
+        from bench.datasets.catalogue import render_markdown
+
+        print(render_markdown(), end="")
+    elif args.format == "json":
+        print(catalogue_json(args.data_dir))
+    else:
+        print_catalogue(args.data_dir)
     return 0
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    card = get_card(args.name)
-    where = find_dataset(card, data_dir=args.data_dir)
-    info = card.as_dict()
-    info.pop("variants", None)
-    info["variants"] = sorted(card.variants)
-    info["present"] = str(where) if where else None
+    from bench.datasets.listing import card_info, card_text
+
     if args.format == "json":
-        print(json.dumps(info, indent=2))
-        return 0
-    print(f"{card.title} ({card.spec})")
-    keys = ("kind", "loader", "size", "homepage", "url", "archive", "archive_sha256",
-            "archive_size", "dir", "aliases", "folds", "variants", "licence",
-            "redistributable", "citation", "hash_source", "notes")
-    for k in keys:
-        v = info.get(k)
-        if v in ("", [], 0, None) and k != "redistributable":
-            continue
-        print(f"  {k}: {', '.join(v) if isinstance(v, list) else v}")
-    if card.files:
-        print("  files (sha256):")
-        for rel, digest in card.files.items():
-            print(f"    {rel}  {digest}")
-    print(f"  present: {info['present'] or 'absent'}")
+        print(json.dumps(card_info(args.name, args.data_dir), indent=2))
+    else:
+        print(card_text(args.name, args.data_dir), end="")
     return 0
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
+    from bench.datasets.fetch import fetch
+
     folder = fetch(args.name, url=args.url, data_dir=args.data_dir, force=args.force,
                    progress=not args.no_progress)
     print(folder)
@@ -143,6 +97,8 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from bench.datasets.fetch import data_dirs, verify
+
     report = verify(args.name, data_dir=args.data_dir)
     if args.format == "json":
         print(json.dumps(report.as_dict(), indent=2))
@@ -164,17 +120,3 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(f"{verdict}: {c['ok']} ok, {c['mismatch']} mismatch, {c['missing']} missing, "
           f"{c['unverified']} without a known digest")
     return 0 if report.ok else 1
-
-
-def _short_size(size: str) -> str:
-    """The card's size without parentheses, up to the first ';'."""
-    return re.sub(r"\s*\([^)]*\)", "", size).split(";")[0].strip()
-
-
-def _short_licence(card: Card) -> str:
-    text = re.sub(r"\s*\([^)]*\)", "", card.licence)
-    first = re.split(r"[:;]|\.\s", text, maxsplit=1)[0].strip().rstrip(".")
-    tag = "redistributable" if card.redistributable else "no redistribution"
-    return f"{first} ({tag})"
-
-

@@ -36,32 +36,19 @@ evaluated partition by partition on a Dask cluster (a loopback-only local one un
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import math
-import sys
 from pathlib import Path
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING
 
 from bench.commands.text import examples, plain
-from bench.data.atomic import atomic_path
-from bench.data.inputs import check_input_file, parse_float, refuse_decimal_ties, text_lines
-from bench.data.outputs import check_output_file
-from bench.data.svmlight import line_of_data_row, query_sidecar, read_svmlight
-from bench.errors import ConfigError, DataError
-from bench.metrics import (
-    PROFILES,
-    EvaluationResult,
-    evaluate,
-    evaluate_trec,
-    get_profile,
-    parse_metrics,
-)
+from bench.errors import ConfigError
+from bench.metrics import PROFILES, evaluate_trec, get_profile, parse_metrics
 from bench.metrics.families import EVALUATE_METRICS
 from bench.metrics.missing import warnings_as_lines
-from bench.metrics.profiles import DEFAULT_PROFILE, Profile
+from bench.metrics.profiles import DEFAULT_PROFILE
+from bench.report.evaluation_render import print_comparison, print_evaluation
+
+if TYPE_CHECKING:
+    from bench.metrics import EvaluationResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -124,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``ltrbench evaluate``; returns the exit status."""
     specs = parse_metrics(args.metrics)
     if args.per_query is not None:  # before any work: never after it, never over an input
+        from bench.data.outputs import check_output_file
+        from bench.data.svmlight import query_sidecar
+
         sidecar = query_sidecar(args.data) if args.data and args.query is None else None
         check_output_file(args.per_query, option="--per-query", inputs=[
             ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
@@ -139,9 +129,13 @@ def run(args: argparse.Namespace) -> int:
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         args.score_column = args.score_column or "score"
         args.workers = 2 if args.workers is None else args.workers
-        result = _evaluate_shards(args, names, profile.name, args.per_query is not None)
+        from bench.benchmark.dask_jobs import evaluate_shards
+
+        result = evaluate_shards(args.data, score_column=args.score_column, metrics=names,
+                                 profile=profile.name, per_query=args.per_query is not None,
+                                 scheduler=args.scheduler, workers=args.workers)
         _write_per_query(result, args.per_query)
-        _print(result, args.format)
+        print_evaluation(result, args.format)
         return 0
     _refuse_unused(args)
     trec = args.qrels is not None or args.run is not None
@@ -162,9 +156,13 @@ def run(args: argparse.Namespace) -> int:
         result = evaluate_trec(args.qrels, run_names(args.run)[0][1], metrics=names,
                                profile=given, per_query=per_query)
     else:
-        result = _evaluate_files(args, names, given, per_query)
+        from bench.metrics.scored_file import evaluate_scored_file
+
+        result = evaluate_scored_file(args.data, args.scores, metrics=names, profile=given,
+                                      query_path=args.query, sort_by_qid=args.sort_by_qid,
+                                      per_query=per_query)
     _write_per_query(result, args.per_query)
-    _print(result, args.format)
+    print_evaluation(result, args.format)
     return 0
 
 
@@ -186,136 +184,11 @@ def _refuse_unused(args: argparse.Namespace) -> None:
 def _write_per_query(result: EvaluationResult, path: str | None) -> None:
     if path is None:
         return
+    from bench.data.atomic import atomic_path
+
     assert result.per_query is not None
     with atomic_path(path) as tmp:
         result.per_query.to_csv(tmp, index=False)
-
-
-def _evaluate_shards(
-    args: argparse.Namespace, names: list[str], profile: str, per_query: bool
-) -> EvaluationResult:
-    from bench.data.dask_cluster import cluster
-    from bench.data.query_shards import read_query_shards, shard_columns
-    from bench.metrics.distributed import evaluate_frame
-
-    columns = ["qid", "label", args.score_column]
-    shard_columns(args.data, columns)
-    with cluster(args.scheduler, workers=args.workers):
-        ddf = read_query_shards(args.data, columns=columns)
-        return evaluate_frame(ddf, score=args.score_column, metrics=names, profile=profile,
-                              per_query=per_query, where=str(args.data))
-
-
-def read_scores(path: str | Path, n_rows: int,
-                qid: NDArray[np.generic] | None = None) -> NDArray[np.float64]:
-    """One finite float per line; a malformed line or the wrong count is a :class:`DataError`.
-
-    Read through :mod:`bench.data.inputs` (a UTF-8 byte-order mark skipped, UTF-16 refused)
-    and parsed strictly: ``0_4``, ``0x1p3``, ``nan``, ``inf`` are errors naming the line.
-    """
-    p = check_input_file(path, expected="a scores file (one number per line)")
-    lines = [(lineno, raw.strip()) for lineno, raw in text_lines(p)]
-    while lines and not lines[-1][1]:
-        lines.pop()
-    if not lines:
-        raise DataError("empty scores file: expected one score per line", path=p)
-    blank = next((lineno for lineno, text in lines if not text), None)
-    if blank is not None:
-        raise DataError("expected one number per line, got an empty line", path=p, line=blank)
-    values = np.fromiter((parse_float(text, what="score", path=p, line=lineno)
-                          for lineno, text in lines), dtype=np.float64, count=len(lines))
-    if values.shape[0] != n_rows:
-        raise DataError(
-            f"{values.shape[0]} scores but the data file has {n_rows} rows: give one score per "
-            "data row, in the same order",
-            path=p,
-        )
-    if qid is not None:  # distinct decimals of one query tied as float64 (bench.data.inputs)
-        refuse_decimal_ties(qid, values, [t.decode() for _, t in lines],
-                            lines=[n for n, _ in lines], path=p)
-    return values
-
-
-def _evaluate_files(
-    args: argparse.Namespace, names: list[str], profile: Profile | None, per_query: bool
-) -> EvaluationResult:
-    # labels and queries only: the features are checked, never held (a file with index 2e9
-    # once made this build a 1.5 TiB matrix)
-    data = read_svmlight(args.data, query_path=args.query, sort_by_qid=args.sort_by_qid,
-                         features=False)
-    order = data.meta.get("file_order")  # set only when --sort-by-qid moved rows
-    qid_of_line = np.asarray(data.qid)
-    if order is not None:  # scores are in file order; data.qid in sorted order
-        qid_of_line = np.empty_like(qid_of_line)
-        qid_of_line[np.asarray(order)] = np.asarray(data.qid)
-    scores = read_scores(args.scores, data.n_rows, qid_of_line)
-    if order is not None:
-        scores = scores[np.asarray(order)]
-    try:
-        return evaluate(data.y, scores, qid=data.qid, metrics=names, profile=profile,
-                        per_query=per_query)
-    except DataError as exc:
-        if exc.row is None:
-            raise
-        # The evaluator numbers rows from 1 in the order it was given (sorted, with
-        # --sort-by-qid); name the data row and line of the file instead.
-        row = exc.row if order is None else int(np.asarray(order)[exc.row - 1]) + 1
-        raise DataError(exc.reason, path=args.data, line=line_of_data_row(args.data, row),
-                        row=row) from exc
-
-
-def _print(result: EvaluationResult, fmt: str) -> None:
-    if fmt == "json":
-        print(json.dumps(result.as_dict(), indent=2))
-        return
-    if fmt == "csv":
-        out = csv.writer(sys.stdout, lineterminator="\n")  # names may hold commas: P(rel=2,...)
-        out.writerow(["metric", "value", "profile"])
-        for k, v in result.metrics.items():
-            out.writerow([k, "" if math.isnan(v) else repr(float(v)), result.profile_of(k)])
-        return
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    d = result.diagnostics
-    table = Table(title=f"profile {result.profile.name}: {d.n_queries} queries, "
-                  f"{d.n_documents} documents")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    table.add_column("profile")
-    counts = {k: result.metric_n_queries.get(k, d.n_queries) for k in result.metrics}
-    several = len(set(counts.values())) > 1  # profiles that score different queries
-    if several:
-        table.add_column("queries", justify="right")
-    blanks = d.n_blank > 0
-    if blanks:
-        table.add_column("blank excluded", justify="right")
-        table.add_column("blank = 0", justify="right")
-        table.add_column("blank = 1", justify="right")
-    for k, v in result.metrics.items():
-        row = [escape(k), _fmt(v), escape(result.profile_of(k))]
-        if several:
-            row.append(str(counts[k]))
-        if blanks:
-            row += [_fmt(m.get(k)) for m in (d.mean_blank_excluded, d.mean_blank_as_0,
-                                             d.mean_blank_as_1)]
-        table.add_row(*row)
-    console = Console()
-    console.print(table)
-    ties = "whole list" if d.ties_k is None else f"top {d.ties_k}"
-    console.print(
-        f"blank queries (no relevant document): {d.n_blank} ({d.blank_policy}); "
-        f"single-document queries: {d.n_single_document}; "
-        f"queries with tied scores in the {ties}: {d.n_queries_with_ties_in_topk}",
-        markup=False,
-    )
-
-
-def _fmt(v: float | None) -> str:
-    if v is None:
-        return "-"
-    return "nan" if math.isnan(v) else f"{v:.6f}"
 
 
 def run_names(specs: list[str]) -> list[tuple[str, str]]:
@@ -355,56 +228,9 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
     profile = None if args.profile is None else get_profile(args.profile)
     result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
     if args.per_query is not None:
+        from bench.data.atomic import atomic_path
+
         with atomic_path(args.per_query) as tmp:
             result.per_query_frame().to_csv(tmp, index=False)
-    if args.format == "json":
-        print(json.dumps(result.as_dict(), indent=2))
-        return 0
-    if args.format == "csv":
-        sys.stdout.write(result.to_frame().to_csv(index=False))
-        return 0
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.measure import Measurement
-    from rich.table import Table
-
-    table = Table(title=f"profile {result.profile}: {len(result.names)} runs, "
-                  f"{result.qids.shape[0]} common queries")
-    table.add_column("run")
-    for m in result.metrics:
-        table.add_column(escape(f"{m} [{result.metric_profiles[m]}]"), justify="right")
-        table.add_column(f"{result.confidence:.0%} CI", justify="right")
-    table.add_column("p rand. Holm", justify="right")
-    table.add_column("p t Holm", justify="right")
-    v = result.versus
-    for i, name in enumerate(result.names):
-        cells = []
-        for m in result.metrics:
-            cells += [f"{result.mean[m][i]:.4f}",
-                      f"{result.ci_low[m][i]:.4f}-{result.ci_high[m][i]:.4f}"]
-        tests = ["best", "best"] if i == v.best else [_p(v.p_randomization_holm[i]),
-                                                      _p(v.p_t_holm[i])]
-        table.add_row(escape(name), *cells, *tests)
-    console = Console()
-    # never cut a number: widen the console to the table (a narrow or piped terminal is 80 wide)
-    need = Measurement.get(console, console.options.update(width=1000), table).maximum
-    console.width = max(console.width, need)
-    console.print(table)
-    console.print(f"queries: {result.query_rule}", markup=False)
-    n_drop = len(result.dropped)
-    if n_drop:
-        console.print(f"  {n_drop} {'query' if n_drop == 1 else 'queries'} dropped from every run "
-                      f"and metric: {result.dropped_text()}", markup=False)
-    for name in result.names:
-        if result.left_out[name]:
-            lost = result.left_out[name]
-            shown = result.dropped_text(lost)
-            console.print(f"  run {name}: {len(lost)} of its {result.evaluated[name]} evaluated "
-                          f"queries left out: {shown}", markup=False)
-    console.print(f"statistics: {result.statistics()}; unadjusted p-values: --format csv/json",
-                  markup=False)
+    print_comparison(result, args.format)
     return 0
-
-
-def _p(v: float) -> str:
-    return "-" if math.isnan(v) else f"{v:.4g}"

@@ -11,18 +11,15 @@ grammar's own tables, so every name it prints parses.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 
 from bench.commands.text import examples, plain
-from bench.metrics.names import describe_names, refused_names
 
 _EPILOG = examples(
     "ltrbench metrics list --format markdown",
     "ltrbench evaluate --qrels qrels.txt --run run.txt --metrics ndcg_cut.5,10 P_5 'P(rel=2)@5'",
 )
-_COLUMNS = ("family", "grammar", "spelling", "example", "profile", "meaning")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,58 +36,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=cmd_list)
 
 
-def folded_table(rows: list[dict[str, str]], width: int) -> str:
-    """The listing as a table ``width`` characters wide at most (without the example column):
-    long cells fold onto further lines of their column, nothing is cut."""
-    import io
-
-    from rich.console import Console
-    from rich.table import Table
-
-    shown = [c for c in _COLUMNS if c != "example"]  # the spelling already shows the pattern
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for c in shown:
-        short = c in ("family", "grammar", "profile")
-        table.add_column(c, overflow="fold", min_width=11 if short else None,
-                         ratio=None if short else (2 if c == "meaning" else 1))
-    for r in rows:
-        table.add_row(*(r[c] for c in shown))
-    out = io.StringIO()
-    Console(file=out, width=width, color_system=None, highlight=False).print(table)
-    return out.getvalue()
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the table of names (``--format``); exit status 0."""
-    rows = describe_names()
-    refused = refused_names()
+    from bench.metrics.names_listing import listing_json, listing_markdown, listing_text
+
     if args.format == "json":
-        print(json.dumps({"names": rows, "not_computed": refused}, indent=2))
-        return 0
-    if args.format == "markdown":
-        print("| " + " | ".join(_COLUMNS) + " |")
-        print("|" + "---|" * len(_COLUMNS))
-        for r in rows:
-            cells = [f"`{r[c]}`" if c in ("spelling", "example") else r[c] for c in _COLUMNS]
-            print("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-        print()
-        for tool, names in refused.items():
-            print(f"Not computed ({tool}): {', '.join(f'`{n}`' for n in names)}")
-        return 0
-    if sys.stdout.isatty():  # a person reading: the table folds to the terminal's width
-        print(folded_table(rows, shutil.get_terminal_size().columns), end="")
-    else:  # a script or a file: one line per name, columns aligned
-        widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in _COLUMNS[:-1]}
-        print("  ".join(c.ljust(widths[c]) for c in _COLUMNS[:-1]) + "  meaning")
-        for r in rows:
-            print("  ".join(r[c].ljust(widths[c]) for c in _COLUMNS[:-1]) + "  " + r["meaning"])
-    print()
-    print("profile \"the call's\": evaluate(..., profile=...) / --profile (evaluate_trec and "
-          "--qrels/--run: trec_eval). PROFILE:NAME picks one for any name.")
-    print("A trec_eval or ir_measures name keeps its tool's profile unless a profile is given; "
-          "then it takes the given profile when that is its tool's (trec_eval names: trec_eval, "
-          "trec_eval-c; ir_measures names: trec_eval-c) and is refused otherwise. Results are "
-          "keyed by the names as written and name each metric's profile.")
-    for tool, names in refused.items():
-        print(f"not computed ({tool}): {', '.join(names)}")
+        print(listing_json())
+    elif args.format == "markdown":
+        print(listing_markdown(), end="")
+    else:  # a person reading a terminal: the table folds to its width
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        print(listing_text(width), end="")
     return 0

@@ -1,4 +1,4 @@
-"""``ltrbench perf evaluator|adapters|runners|loader|scale|dask|dask-convert|gpu``: speed and memory benchmarks against peers in one run.
+"""``ltrbench perf evaluator|adapters|runners|loader|scale|dask|dask-convert|gpu|startup``: speed and memory benchmarks against peers in one run.
 
 Each benchmark lives in :mod:`bench.perf` as a module with ``add_arguments(parser)`` and
 ``run(args) -> int``; targets are met as printed ratios, never in timed unit tests.
@@ -20,6 +20,7 @@ _BENCHMARKS = {
     "dask-convert": ("bench.perf.dask_convert", "convert --engine dask on a table larger than its workers' memory"),
     "gpu": ("bench.perf.gpu", "CPU vs GPU fit per library at an MSLR-like shape (needs an NVIDIA GPU)"),
     "scale": ("bench.perf.scale", "a full-size run step by step: cold load, warm load, fits, peak memory"),
+    "startup": ("bench.perf.startup", "CLI start-up: --help and evaluate of a TREC pair vs a bare pytrec_eval script"),
 }
 
 #: Example command lines of each benchmark (``--help`` shows them; a test parses every one).
@@ -32,6 +33,8 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "dask-convert": ("ltrbench perf dask-convert --ratings 10000000 --memory-limit 1GB",),
     "gpu": ("ltrbench perf gpu --rows 2000000 --trees 500",),
     "scale": ("ltrbench perf scale --n-trees 100",),
+    "startup": ("ltrbench perf startup --repeat 7",
+                "ltrbench perf startup --qrels qrels.txt --run run.txt"),
 }
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from bench.benchmark.progress import progress_steps
-from bench.commands.run import add_config_arguments, config_from_args
+from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
 from bench.errors import ConfigError
 from bench.runs.layout import LOCAL_RESULTS, run_inputs

@@ -1,0 +1,122 @@
+"""The options that build a run's configuration, shared by ``run``, ``tune`` and ``crosscheck``.
+
+Moved out of ``bench/commands/run.py`` so that a command that trains (``tune``, ``crosscheck``)
+declares them without importing another command. Declaring the options imports nothing heavy;
+:func:`config_from_args` imports the configuration layer (:mod:`bench.benchmark.config`) when it
+runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bench.benchmark.config import RunConfig
+
+#: The configs shipped with ltrbench (``bench.benchmark.config.CONFIG_DIR``, found from here so
+#: that ``--help`` imports nothing below the commands; a test checks that the two agree).
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "benchmark" / "configs"
+
+
+def shipped_configs() -> list[str]:
+    """The names ``--config`` accepts for the shipped configs (``experiments-mslr30k``)."""
+    return sorted(x.stem.replace("_", "-") for x in CONFIG_DIR.glob("*.toml"))
+
+
+def add_config_arguments(p: argparse.ArgumentParser) -> None:
+    """The options shared by ``run`` and ``tune`` that build a RunConfig."""
+    p.add_argument("--config", metavar="FILE.toml|NAME",
+                   help="a run config (TOML), or the name of a shipped one: "
+                   + ", ".join(shipped_configs()))
+    p.add_argument("--dataset", metavar="NAME|PATH", help="catalogue name or path (default: synthetic)")
+    p.add_argument("--models", metavar="M1,M2", help="comma-separated models or aliases "
+                   "(lightgbm, xgboost, baselines, gbdt, all)")
+    p.add_argument("--seeds", metavar="0,1,2", help="seeds (list or range 0-4)")
+    p.add_argument("--metrics", metavar="LIST", help="reference metrics, e.g. ndcg@1,3,5,10,mrr")
+    p.add_argument("--profile", help="reference-evaluator profile of metrics.csv (default ltrbench)")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer, smaller trees (n_trees<=20, num_leaves<=15, patience 5)")
+    p.add_argument("--n-trees", metavar="N", help="override params.n_trees")
+    p.add_argument("--threads", metavar="N", help="override params.n_threads (0 = all cores)")
+    p.add_argument("--data-dir", metavar="DIR", help="where catalogue datasets are looked up")
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse LETOR text files again instead of reading <data dir>/cache")
+
+
+def resolve_config_path(value: str) -> Path:
+    """A config path, or a shipped config by name (``experiments-mslr30k``)."""
+    from bench.errors import ConfigError
+
+    p = Path(value)
+    if p.is_file():
+        return p
+    a_path = p.suffix.lower() == ".toml" or "/" in value or value in (".", "..")
+    if a_path and p.exists():  # a folder, a device, a FIFO named as the config file
+        kind = "is a directory" if p.is_dir() else "is not a regular file"
+        raise ConfigError(f"--config {value}: {kind}; expected a TOML file")
+    shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
+    if shipped.is_file():
+        return shipped
+    raise ConfigError(f"no config file {value!r}; shipped configs: {', '.join(shipped_configs())}")
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied.
+
+    Each option goes through the config's schema (:mod:`bench.benchmark.config_schema`), its
+    error naming the option: ``--seeds 1.5`` is refused as ``seeds = [1.5]`` is in a file.
+    """
+    from bench.benchmark.config import RunConfig
+
+    config = RunConfig.load(resolve_config_path(args.config)) if args.config else RunConfig()
+    return _with_options(config, args)
+
+
+def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
+    from bench.benchmark.config import parse_seeds
+    from bench.benchmark.config_schema import TOP_SPECS, cli_int
+    from bench.benchmark.scoring import expand_metrics
+    from bench.runners.params import param_spec
+    from bench.runners.registry import expand_models
+
+    changes: dict[str, Any] = {}
+    if args.dataset is not None:
+        changes["dataset"] = args.dataset
+    if args.models is not None:  # '' is refused (no models), not the default
+        changes["models"] = expand_models(args.models, config.custom_refs)
+    if args.seeds is not None:
+        changes["seeds"] = parse_seeds(args.seeds, where="--seeds")
+    if args.metrics is not None:
+        changes["metrics"] = expand_metrics(args.metrics)
+    if args.profile is not None:
+        changes["profile"] = args.profile
+    if args.quick:
+        changes["quick"] = True
+    if args.data_dir is not None:
+        changes["data_dir"] = args.data_dir
+    if getattr(args, "no_cache", False):
+        changes["cache"] = False
+    params = config.params
+    for option, key in (("--n-trees", "n_trees"), ("--threads", "n_threads")):
+        value = cli_int(getattr(args, key.replace("n_threads", "threads")), param_spec(key), option)
+        if value is not None:
+            params = params.with_overrides(**{key: value})
+    changes["params"] = params
+    for flag in ("permute_check", "permute_retrain", "strict"):
+        if getattr(args, flag, False):
+            changes[flag] = True
+    if getattr(args, "timing", None):
+        changes["timing"] = args.timing
+    for key in ("timing_repeats", "workers"):
+        value = cli_int(getattr(args, key, None), TOP_SPECS[key], f"--{key.replace('_', '-')}")
+        if value is not None:
+            changes[key] = value
+    for key in ("engine", "scheduler", "device"):
+        if getattr(args, key, None) is not None:
+            changes[key] = getattr(args, key)
+    if getattr(args, "no_crosscheck", False):
+        changes["crosscheck"] = False
+    return replace(config, **changes)

@@ -1,0 +1,76 @@
+"""``ltrbench crosscheck-versions lightgbm==3.3.5,4.7.0 xgboost==1.7.6,2.1.4,3.2.0``: which
+profile reproduces each release's built-in ndcg@k / map@k.
+
+Each release runs in its own cached virtual environment (``--cache-dir``; ``LIBRARY==installed``
+uses the current interpreter). Writes ``<out>/definitions/versions.{md,json}``, prints the
+Markdown (``--format table`` or ``markdown``) or the JSON; progress goes to stderr. Exit status 0
+when every release ran and every metric is reproduced by a profile, 1 otherwise, 2 on bad input.
+The old spelling, ``ltrbench crosscheck --versions ...``, runs this command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bench.commands.text import examples, plain
+
+#: Where the results go unless ``--out`` says (``bench.runs.layout.LOCAL_RESULTS``; a test
+#: checks that the two agree, so that ``--help`` imports nothing below the commands).
+LOCAL_RESULTS = "results/local"
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``crosscheck-versions`` sub-command."""
+    p = sub.add_parser(
+        "crosscheck-versions",
+        help="which profile reproduces each release of LightGBM/XGBoost (isolated environments)",
+        description=plain(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples(
+            "ltrbench crosscheck-versions lightgbm==3.3.5,4.7.0 xgboost==1.7.6,2.1.4,3.2.0",
+            "ltrbench crosscheck-versions xgboost==installed --format json",
+        ),
+    )
+    p.add_argument("versions", nargs="+", metavar="LIBRARY==V1,V2",
+                   help="which profile each release of LightGBM/XGBoost matches, e.g. "
+                   "xgboost==1.7.6,2.1.4 lightgbm==installed (no dataset, no training)")
+    add_output_arguments(p)
+    p.add_argument("--format", choices=("table", "markdown", "json"), default="table",
+                   help="table and markdown both print the Markdown report")
+    p.set_defaults(func=main)
+
+
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """``--out`` and ``--cache-dir`` (``crosscheck`` declares its own ``--out``)."""
+    p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR",
+                   help="results folder: DIR/definitions/versions.{md,json} (default: "
+                   "results/local)")
+    add_cache_argument(p, of="the releases")
+
+
+def add_cache_argument(p: argparse.ArgumentParser, of: str = "--versions") -> None:
+    """``--cache-dir``: where the isolated environments (of ``of``) are kept."""
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help=f"virtual environments of {of} (default: the user cache dir)")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run ``ltrbench crosscheck-versions`` (and ``crosscheck --versions``); the exit status."""
+    from bench.crosscheck.version_render import render_versions, versions_json, write_versions
+    from bench.crosscheck.versions import parse_version_specs, run_versions
+    from bench.data.outputs import check_output_dir
+
+    specs = parse_version_specs(args.versions)
+    check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
+                     writes=("definitions", "definitions/*"))
+    result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    files = write_versions(result, args.out)
+    if args.format == "json":
+        sys.stdout.write(versions_json(result))
+    else:
+        sys.stdout.write(render_versions(result))
+        print(f"wrote {files['md']} and {files['json']}")
+    return 0 if result.ok else 1

@@ -1,0 +1,80 @@
+"""The listing of every metric name ltrbench accepts, as text, Markdown or JSON.
+
+What ``ltrbench metrics list`` prints (moved here from ``bench/commands/metrics.py``: the command
+parses and prints, the listing is the names' own). The rows are :func:`bench.metrics.names.
+describe_names`, generated from the grammar's own tables, so every name listed parses.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench.metrics.names import describe_names, refused_names
+
+COLUMNS = ("family", "grammar", "spelling", "example", "profile", "meaning")
+
+
+def folded_table(rows: list[dict[str, str]], width: int) -> str:
+    """The listing as a table ``width`` characters wide at most (without the example column):
+    long cells fold onto further lines of their column, nothing is cut."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    shown = [c for c in COLUMNS if c != "example"]  # the spelling already shows the pattern
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for c in shown:
+        short = c in ("family", "grammar", "profile")
+        table.add_column(c, overflow="fold", min_width=11 if short else None,
+                         ratio=None if short else (2 if c == "meaning" else 1))
+    for r in rows:
+        table.add_row(*(r[c] for c in shown))
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None, highlight=False).print(table)
+    return out.getvalue()
+
+
+
+def listing_json() -> str:
+    """``{"names": [row, ...], "not_computed": {tool: [name, ...]}}``."""
+    return json.dumps({"names": describe_names(), "not_computed": refused_names()}, indent=2)
+
+
+def listing_markdown() -> str:
+    """A Markdown table of every row, then the names each peer tool has that are not computed."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in describe_names():
+        cells = [f"`{r[c]}`" if c in ("spelling", "example") else r[c] for c in COLUMNS]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    lines.append("")
+    for tool, names in refused_names().items():
+        lines.append(f"Not computed ({tool}): {', '.join(f'`{n}`' for n in names)}")
+    return "\n".join(lines) + "\n"
+
+
+def listing_text(width: int | None) -> str:
+    """The listing for a terminal ``width`` columns wide (folded), or with ``None`` one line per
+    name with aligned columns (a script or a file), then the notes on profiles."""
+    rows = describe_names()
+    if width is not None:
+        text = folded_table(rows, width)
+    else:
+        widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in COLUMNS[:-1]}
+        lines = ["  ".join(c.ljust(widths[c]) for c in COLUMNS[:-1]) + "  meaning"]
+        for r in rows:
+            lines.append("  ".join(r[c].ljust(widths[c]) for c in COLUMNS[:-1]) + "  "
+                         + r["meaning"])
+        text = "\n".join(lines) + "\n"
+    notes = [
+        "",
+        "profile \"the call's\": evaluate(..., profile=...) / --profile (evaluate_trec and "
+        "--qrels/--run: trec_eval). PROFILE:NAME picks one for any name.",
+        "A trec_eval or ir_measures name keeps its tool's profile unless a profile is given; "
+        "then it takes the given profile when that is its tool's (trec_eval names: trec_eval, "
+        "trec_eval-c; ir_measures names: trec_eval-c) and is refused otherwise. Results are "
+        "keyed by the names as written and name each metric's profile.",
+    ]
+    notes += [f"not computed ({tool}): {', '.join(names)}"
+              for tool, names in refused_names().items()]
+    return text + "\n".join(notes) + "\n"
