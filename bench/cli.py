@@ -151,7 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return int(args.func(args) or 0)
+        with _one_line_warnings():
+            return int(args.func(args) or 0)
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -166,6 +167,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted; files already written are complete (use --resume to go on)",
               file=sys.stderr)
         return 130
+
+
+@contextlib.contextmanager
+def _one_line_warnings() -> Iterator[None]:
+    """Warnings printed while a command runs read ``warning: <message>`` (``warning: <Category>:
+    <message>`` for another package's), not Python's ``file:line: Category`` and a source line."""
+    import warnings
+
+    def one_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 line: str | None = None) -> str:
+        ours = category.__module__.split(".")[0] == "bench"
+        text = " ".join(str(message).split())
+        return f"warning: {text}\n" if ours else f"warning: {category.__name__}: {text}\n"
+
+    saved = warnings.formatwarning
+    warnings.formatwarning = one_line
+    try:
+        yield
+    finally:
+        warnings.formatwarning = saved
 
 
 def os_error_text(exc: OSError) -> str:
