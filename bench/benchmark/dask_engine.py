@@ -108,12 +108,14 @@ class DaskTrainer:
         sockets (Dask's scheduler, nannies, workers and HTTP routes; sampled at the start and
         after each fit) and every address the GBDT libraries bound on the workers and here
         (recorded as they bind, :mod:`bench.data.loopback`); whether all are on loopback, and
-        how each worker's libraries were confined."""
+        how each worker's libraries were confined; the scheduler's address, whether the user
+        gave it (``--scheduler``: the one way off this machine) and whether it is on loopback."""
         addresses = sorted(self.listened)
+        address = str(getattr(self, "cluster", {}).get("scheduler") or self.scheduler or "")
         return {"addresses": addresses,
                 "loopback_only": all(is_loopback(a) for a in addresses),
-                "scheduler": "local (this machine only)" if self.local_scheduler
-                else "given by the user (--scheduler)",
+                "scheduler": {"address": address, "given_by_user": not self.local_scheduler,
+                              "loopback": bool(address) and is_loopback(address)},
                 "libraries": self.libraries}
 
     def _note_listeners(self) -> None:

@@ -85,9 +85,13 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     of :mod:`bench.data.inputs`: a partition's problem names its file).
 
     :class:`DataError` naming the file when there are no shards, when one is not a readable
-    Parquet file, lacks a ``required`` column, or holds a ``required`` column of another type
-    than the first shard (a qid that is an integer in one shard and text in another: shards
-    are one table), or a ``label``/score column that is not numeric. Only the footers are read.
+    Parquet file, lacks a ``required`` column, holds a ``qid`` of another kind than the first
+    shard (integers of any width, text, floats: a qid that is an integer in one shard and text
+    in another would compare as different ids; shards are one table), a ``label`` that is not
+    numeric, or a score (any other ``required`` column) that is not a number -- booleans
+    included, as :func:`bench.metrics.evaluate` refuses them -- or an integer beyond 2^53 that a
+    float64 cannot hold (it would tie with its neighbours; the row is named). Only the footers
+    are read, and an integer score column only when its statistics reach past 2^53.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -98,7 +102,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     files = sorted(p.glob(SHARD_GLOB))
     if not files:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
-    first: dict[str, object] = {}
+    first: dict[str, tuple[str, object]] = {}
     for f in files:
         try:
             schema = pq.read_schema(f)
@@ -113,15 +117,78 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                             path=f)
         for c in required:
             kind = schema.field(c).type
-            if c != "qid" and not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
-                                   or pa.types.is_boolean(kind)):
+            if pa.types.is_dictionary(kind):
+                kind = kind.value_type
+            if c == "qid":
+                family = _id_family(kind)
+                seen = first.setdefault(c, (family, kind))
+                if seen[0] != family:
+                    raise DataError(f"column of type {kind}, but {seen[1]} in {files[0].name}: "
+                                    "the shards of a folder are one table (ids compare as text: "
+                                    "write every shard's qid with one type)", path=f, column=c)
+                continue
+            numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+            if c == "label" and not (numeric or pa.types.is_boolean(kind)):
                 raise DataError(f"column of type {kind}: expected numbers", path=f, column=c)
-            if c == "qid" and c in first and first[c] != kind:
-                raise DataError(f"column of type {kind}, but {first[c]} in {files[0].name}: the "
-                                "shards of a folder are one table (ids compare as text: "
-                                "write every shard's qid with one type)", path=f, column=c)
-            first.setdefault(c, kind)
+            if c != "label" and not numeric:
+                raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
+                                path=f, column=c)
+            if c != "label" and pa.types.is_integer(kind):
+                _exact_scores(f, c)
     return files
+
+
+def _id_family(kind: Any) -> str:
+    """What a qid column's Arrow type compares as: integers of every width are one family."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(kind):
+        return "integers"
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "text"
+    return str(kind)
+
+
+def _exact_scores(path: Path, column: str) -> None:
+    """Refuse an integer score column of ``path`` holding a value a float64 cannot hold
+    (:func:`bench.data.inputs.first_inexact_integer`); the footer's statistics spare the read
+    when every row group's values lie within 2^53."""
+    import pyarrow.parquet as pq
+
+    from bench.data.inputs import TWO53, first_inexact_integer, inexact_message
+
+    meta = pq.ParquetFile(path).metadata
+    j = meta.schema.to_arrow_schema().get_field_index(column)
+    within = j >= 0 and all(
+        (st := meta.row_group(g).column(j).statistics) is not None and st.has_min_max
+        and abs(int(st.min)) <= TWO53 and abs(int(st.max)) <= TWO53
+        for g in range(meta.num_row_groups))
+    if within:
+        return
+    values = pq.read_table(path, columns=[column]).column(column).to_numpy()
+    bad = first_inexact_integer(values)
+    if bad >= 0:
+        raise DataError(inexact_message("score", values[bad]), path=path, row=bad + 1,
+                        column=column)
+
+
+def unreadable_shard(files: list[str] | None, columns: list[str] | None,
+                     exc: BaseException, where: str) -> DataError:
+    """The DataError for a read that failed inside Dask (``exc``: a damaged page behind a good
+    footer, a file changed since its footer was read): the first of ``files`` that pyarrow
+    cannot read (the error path only), else ``where`` with the reader's own message."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    for f in files or []:
+        try:
+            pq.read_table(f, columns=columns)
+        except (OSError, ValueError, pa.ArrowException) as bad:
+            first = (str(bad).strip().splitlines() or [type(bad).__name__])[0]
+            return DataError(f"not a readable Parquet file ({first}): expected a shard written "
+                             "by ltrbench convert --shards or write_query_shards", path=f)
+    return DataError(f"cannot read the shards ({type(exc).__name__}: {reason})", path=where)
 
 
 def partition_files(ddf: Any, where: str) -> list[str] | None:
@@ -178,8 +245,13 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
     by the check too: persist it first."""
     meta = pd.DataFrame({"qids": pd.Series([], dtype=object), "rows": pd.Series([], dtype="int64"),
                          "broken_row": pd.Series([], dtype="int64")})
-    table = ddf.map_partitions(_partition_queries_of, qid, meta=meta).compute()
+    import pyarrow as pa
+
     files = partition_files(ddf, where)
+    try:
+        table = ddf.map_partitions(_partition_queries_of, qid, meta=meta).compute()
+    except (OSError, pa.ArrowException) as exc:  # a damaged page: name its shard
+        raise unreadable_shard(files, list(ddf.columns), exc, where) from None
     for part, broken in enumerate(table["broken_row"]):
         if broken:
             raise DataError(f"{partition_name(files, where, part)}, row {broken}: a query's rows "
@@ -232,5 +304,6 @@ __all__ = [
     "query_layout",
     "read_query_shards",
     "shard_columns",
+    "unreadable_shard",
     "write_query_shards",
 ]
