@@ -230,6 +230,61 @@ def _manifest_record(scheduler: str | None, address: str) -> dict[str, Any]:
     return trainer.listeners()
 
 
+# --------------------------------------------------------------- the run's shards (training)
+
+
+def _letor(n_queries: int, seed: int) -> Any:
+    from bench.data.letor import LetorData
+
+    rng = np.random.default_rng(seed)
+    n = n_queries * 4
+    X = rng.normal(size=(n, 3))
+    y = np.digitize(X[:, 0], [0.0, 1.0]).astype(float)
+    return LetorData.build(X, y, qid=np.repeat(np.arange(n_queries) + 100 * seed, 4))
+
+
+def _run_shards(prepare: Callable[[Path, Any], None]) -> Callable[[Path], Any]:
+    """The shards a (resumed) Dask run trains on, after ``prepare`` left something in its
+    folder: (rows, qids and labels read back) vs the split's."""
+    def run(tmp: Path) -> Any:
+        from bench.data.query_shards import shards_of
+
+        data = _letor(6, 1)
+        folder = tmp / "run" / "train"
+        prepare(folder, data)
+        files = shards_of(data, folder, rows_per_shard=8)
+        table = pa.concat_tables([pq.read_table(f, columns=["qid", "label"]) for f in files])
+        got = (table.num_rows, table.column("qid").to_pylist(), table.column("label").to_pylist())
+        return got, (data.n_rows, data.qid.tolist(), data.y.tolist())
+    return run
+
+
+def _interrupted_write(folder: Path, data: Any) -> None:
+    from bench.data.query_shards import write_query_shards
+
+    write_query_shards(data.take_queries(np.arange(2)), folder, rows_per_shard=8)
+
+
+def _other_split(folder: Path, data: Any) -> None:
+    from bench.data.query_shards import write_query_shards
+
+    other = _letor(6, 2)  # as many rows, other queries and labels
+    write_query_shards(other, folder, rows_per_shard=8)
+
+
+def _same_split(folder: Path, data: Any) -> None:
+    from bench.data.query_shards import write_query_shards
+
+    write_query_shards(data, folder, rows_per_shard=8)
+
+
+def _partial_folder(folder: Path, data: Any) -> None:
+    from bench.data.query_shards import write_query_shards
+
+    write_query_shards(data.take_queries(np.arange(1)), folder.with_name("train.partial"),
+                       rows_per_shard=8)
+
+
 # ----------------------------------------------------------------------------------- the cases
 
 
@@ -427,6 +482,12 @@ CASES: list[Case] = [
          errors=(ConfigError,)),
     Case("cluster", "memory-limit-garbage", lambda t: _cluster(memory_limit="lots"),
          words=("memory", "lots"), errors=(ConfigError,)),
+    # ------------------------------------------------------------- the run's own shards
+    Case("run-shards", "resume-after-a-write-interrupted-after-the-first-shard",
+         _run_shards(_interrupted_write)),
+    Case("run-shards", "resume-over-shards-of-another-split", _run_shards(_other_split)),
+    Case("run-shards", "resume-over-the-same-shards", _run_shards(_same_split)),
+    Case("run-shards", "a-partial-folder-left-by-a-kill", _run_shards(_partial_folder)),
     # -------------------------------------------------------------------- manifest
     Case("manifest", "user-scheduler-off-this-machine-is-recorded",
          lambda t: (_manifest_record("tcp://10.1.2.3:8786", "tcp://10.1.2.3:8786")["scheduler"],

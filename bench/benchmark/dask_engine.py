@@ -39,7 +39,7 @@ from bench.data.dask_cluster import (
 )
 from bench.data.letor import LetorSplits
 from bench.data.loopback import bound_addresses
-from bench.data.query_shards import read_query_shards, write_query_shards
+from bench.data.query_shards import read_query_shards, shards_of
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
@@ -80,10 +80,8 @@ class DaskTrainer:
             self.partitions: dict[str, int] = {}
             self.frames: dict[str, Any] = {}
             for name, data in splits.splits().items():
-                folder = self.workdir / name
-                if not any(folder.glob("part-*.parquet")):
-                    write_query_shards(data, folder,
-                                       rows_per_shard=rows_per_shard(data.n_rows, n_workers))
+                folder = self.workdir / name  # reused on --resume only if it holds the split
+                shards_of(data, folder, rows_per_shard=rows_per_shard(data.n_rows, n_workers))
                 self.frames[name] = read_query_shards(folder).persist()
                 self.partitions[name] = int(self.frames[name].npartitions)
             self.cluster = describe(self.client)

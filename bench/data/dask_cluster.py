@@ -174,7 +174,7 @@ def _memory_limit(value: object) -> str | int | None:
     from dask.utils import parse_bytes
 
     if value is None or value == "auto":
-        return value  # type: ignore[return-value]
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ConfigError(f"memory limit {value!r}: expected bytes or a size such as 2GB")
     try:

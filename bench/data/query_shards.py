@@ -65,6 +65,47 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     return files
 
 
+def shards_of(data: LetorData, folder: PathLike, *, rows_per_shard: int) -> list[Path]:
+    """The shards of ``data`` in ``folder``: those already there when they hold exactly its rows
+    (query ids and labels, in order: a resumed run reuses them), else written anew.
+
+    Shards are written into a sibling ``.partial`` folder renamed into place when complete, so
+    an interrupted write leaves no folder that looks whole; shards that do not hold ``data``
+    (a write interrupted before this rule, another split) are removed and written again --
+    never trained on (a folder holding the first shard only once trained on a part of the
+    split)."""
+    import shutil
+
+    out = Path(folder)
+    if out.is_dir() and any(out.glob(SHARD_GLOB)):
+        if _holds(out, data):
+            return sorted(out.glob(SHARD_GLOB))
+        shutil.rmtree(out)
+    partial = out.with_name(out.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    write_query_shards(data, partial, rows_per_shard=rows_per_shard)
+    partial.rename(out)
+    return sorted(out.glob(SHARD_GLOB))
+
+
+def _holds(folder: Path, data: LetorData) -> bool:
+    """Whether the shards of ``folder`` hold ``data``'s rows: row count, query ids and labels."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        files = sorted(folder.glob(SHARD_GLOB))
+        if sum(pq.ParquetFile(f).metadata.num_rows for f in files) != data.n_rows:
+            return False
+        table = pa.concat_tables([pq.read_table(f, columns=["qid", "label"]) for f in files])
+        qid = table.column("qid").to_numpy()
+        label = table.column("label").to_numpy()
+    except (OSError, ValueError, KeyError, pa.ArrowException):
+        return False
+    return bool(np.array_equal(qid, np.asarray(data.qid))
+                and np.array_equal(label, np.asarray(data.y, dtype=np.float64)))
+
+
 def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> Any:
     """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order."""
     from bench.data.dask_cluster import require_dask
@@ -304,6 +345,7 @@ __all__ = [
     "query_layout",
     "read_query_shards",
     "shard_columns",
+    "shards_of",
     "unreadable_shard",
     "write_query_shards",
 ]
