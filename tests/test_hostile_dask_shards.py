@@ -285,6 +285,89 @@ def _partial_folder(folder: Path, data: Any) -> None:
                        rows_per_shard=8)
 
 
+def _dataset_folder(shards_seed: int) -> Callable[[Path], Any]:
+    """A dataset folder with {train,vali,test}.parquet and, beside each, a Dask conversion's
+    shard folder of split ``shards_seed`` (1: the same rows): what ``run --dataset`` reads."""
+    def run(tmp: Path) -> Any:
+        from bench.data.parquet import write_parquet
+        from bench.data.query_shards import write_query_shards
+        from bench.datasets.resolve import load_path
+
+        for s in ("train", "vali", "test"):
+            write_parquet(_letor(4, 1), tmp / f"{s}.parquet")
+            write_query_shards(_letor(4, shards_seed), tmp / s, rows_per_shard=8)
+        got = load_path(tmp).train
+        return got.qid.tolist(), _letor(4, 1).qid.tolist()
+    return run
+
+
+# ------------------------------------------------------------------- convert --engine dask
+
+
+def _ratings_frame_csvs(tmp: Path, name: str, *, decimal_ids: bool = False,
+                        duplicate: bool = False) -> Any:
+    """A small ratings table as two CSV shards (users split between them)."""
+    from bench.datasets.synthetic import generate_ratings
+
+    frame = generate_ratings(n_users=30, n_items=120, n_ratings=900, seed=4).frame
+    if duplicate:  # a (user, item) pair of the first shard repeated in the second
+        frame = pd.concat([frame, frame.iloc[[3]]], ignore_index=True)
+    half = frame.shape[0] // 2
+    folder = tmp / name
+    folder.mkdir()
+    for k, part in enumerate((frame.iloc[:half], frame.iloc[half:])):
+        part = part.astype({"user": object}) if decimal_ids and k == 1 else part
+        if decimal_ids and k == 1:
+            part["user"] = [f"{int(u)}.0" for u in part["user"]]
+        part.to_csv(folder / f"part-{k}.csv", index=False)
+    return frame
+
+
+def _convert(folder: Path, out: Path, client: Any) -> list[list[Any]]:
+    from bench.adapters import AdapterConfig
+    from bench.adapters.distributed import convert_distributed
+    from bench.data.dask_ratings import read_ratings_frame
+
+    convert_distributed(read_ratings_frame(folder), out, AdapterConfig(), client)
+    return [pd.read_parquet(f).iloc[:, :3].to_numpy().tolist()
+            for f in sorted((out / "train").glob("part-*.parquet"))]
+
+
+def _convert_decimal_ids(tmp: Path) -> Any:
+    from distributed import get_client
+
+    _ratings_frame_csvs(tmp, "plain")
+    _ratings_frame_csvs(tmp, "decimal", decimal_ids=True)
+    c = get_client()
+    return _convert(tmp / "decimal", tmp / "o1", c), _convert(tmp / "plain", tmp / "o2", c)
+
+
+def _convert_duplicate(tmp: Path) -> Any:
+    from distributed import get_client
+
+    _ratings_frame_csvs(tmp, "dup", duplicate=True)
+    return _convert(tmp / "dup", tmp / "o", get_client())
+
+
+def _cli(tmp: Path, *extra: str) -> None:
+    """``ltrbench evaluate --engine dask`` on good shards with ``extra`` options: exit 2 and one
+    line on stderr are turned back into the ConfigError the line reports."""
+    import contextlib
+    import io
+
+    from bench.cli import main
+
+    folder = _shards(tmp, [A, B])
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = main(["evaluate", "--engine", "dask", "--data", str(folder), *extra])
+    text = err.getvalue().strip()
+    assert "Traceback" not in text, text
+    if status == 2 and len(text.splitlines()) == 1:
+        raise ConfigError(text)
+    raise AssertionError(f"exit {status}: {text!r}")
+
+
 # ----------------------------------------------------------------------------------- the cases
 
 
@@ -459,6 +542,10 @@ CASES: list[Case] = [
     Case("ratings", "parquet-nan-rating-in-second-shard",
          _parquet_ratings([_ratings_table(), _ratings_table(r=[1.0, math.nan])]),
          words=("part-1.parquet", "'r'", "row 2")),
+    Case("convert", "ids-written-7.0-in-one-shard-and-7-in-another-are-one-user",
+         _convert_decimal_ids),
+    Case("convert", "a-user-item-pair-repeated-across-two-shards", _convert_duplicate,
+         words=("duplicate", "user=", "dup")),
     # ----------------------------------------------------------------- cluster options
     Case("cluster", "scheduler-address-unparsable", lambda t: _cluster("tcp://:::"),
          words=("scheduler", "tcp://:::"), errors=(ConfigError,)),
@@ -488,6 +575,16 @@ CASES: list[Case] = [
     Case("run-shards", "resume-over-shards-of-another-split", _run_shards(_other_split)),
     Case("run-shards", "resume-over-the-same-shards", _run_shards(_same_split)),
     Case("run-shards", "a-partial-folder-left-by-a-kill", _run_shards(_partial_folder)),
+    Case("run-shards", "dataset-folder-whose-shards-disagree-with-its-single-files",
+         _dataset_folder(2), words=("train.parquet", "disagrees", "train")),
+    Case("run-shards", "dataset-folder-whose-shards-agree-with-its-single-files",
+         _dataset_folder(1)),
+    Case("cluster", "cli-scheduler-unparsable", lambda t: _cli(t, "--scheduler", "tcp://:::"),
+         words=("tcp://:::",), errors=(ConfigError,)),
+    Case("cluster", "cli-workers-negative", lambda t: _cli(t, "--workers", "-2"),
+         words=("workers",), errors=(ConfigError,)),
+    Case("cluster", "cli-workers-huge", lambda t: _cli(t, "--workers", "100000"),
+         words=("workers", "100000"), errors=(ConfigError,)),
     # -------------------------------------------------------------------- manifest
     Case("manifest", "user-scheduler-off-this-machine-is-recorded",
          lambda t: (_manifest_record("tcp://10.1.2.3:8786", "tcp://10.1.2.3:8786")["scheduler"],

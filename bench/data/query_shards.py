@@ -88,6 +88,17 @@ def shards_of(data: LetorData, folder: PathLike, *, rows_per_shard: int) -> list
     return sorted(out.glob(SHARD_GLOB))
 
 
+def check_shards_agree(file: Path, folder: Path, data: LetorData) -> None:
+    """A :class:`DataError` naming both when ``folder`` holds query shards (a Dask conversion's
+    ``train/``) that do not hold the rows of ``data``, read from ``file`` beside it
+    (``train.parquet``): two copies of a split that disagree would let the local and the Dask
+    engine train on different data; nothing is said when ``folder`` holds no shards."""
+    if folder.is_dir() and any(folder.glob(SHARD_GLOB)) and not _holds(folder, data):
+        raise DataError(f"disagrees with the Parquet shards in {folder} (other rows, query ids "
+                        f"or labels): keep one copy of the {folder.name} split, or convert again "
+                        "into an empty folder", path=file)
+
+
 def _holds(folder: Path, data: LetorData) -> bool:
     """Whether the shards of ``folder`` hold ``data``'s rows: row count, query ids and labels."""
     import pyarrow as pa
@@ -339,6 +350,7 @@ __all__ = [
     "QueryLayout",
     "align_queries",
     "check_query_aligned",
+    "check_shards_agree",
     "partition_files",
     "partition_name",
     "partition_queries",
