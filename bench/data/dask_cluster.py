@@ -253,13 +253,26 @@ def is_loopback(address: str) -> bool:
     return ip.is_loopback
 
 
+def scheduler_identity(client: Any) -> dict[str, Any]:
+    """The scheduler's identity with every worker, fetched now.
+
+    Not ``client.scheduler_info()``: it stores the fetched identity on the client and returns
+    that attribute, which the client's own periodic refresh (``_update_scheduler_info`` with
+    ``n_workers=0``: totals, no workers) can overwrite in between -- on a busy machine a
+    manifest then recorded 0 workers (distributed ``client.py``, ``scheduler_info`` and
+    ``_update_scheduler_info``)."""
+    try:
+        return dict(client.sync(client.scheduler.identity, n_workers=-1))
+    except AttributeError:  # a stand-in without the comm (tests): its own view
+        return dict(client.scheduler_info())
+
+
 def worker_addresses(client: Any) -> list[str]:
-    """The cluster's worker addresses, sorted. Right after a cluster starts the client's view
-    can list none (seen once in CI: a division by zero downstream); then it waits for one."""
-    workers = sorted(client.scheduler_info()["workers"])
+    """The cluster's worker addresses, sorted; waits for one if none has registered yet."""
+    workers = sorted(scheduler_identity(client).get("workers") or {})
     if not workers:
         client.wait_for_workers(1, timeout=120)
-        workers = sorted(client.scheduler_info()["workers"])
+        workers = sorted(scheduler_identity(client).get("workers") or {})
     return workers
 
 
@@ -289,8 +302,8 @@ def holders(client: Any, ddf: Any) -> set[str]:
 
 def describe(client: Any) -> dict[str, Any]:
     """The cluster as a manifest records it: scheduler, workers, threads and memory per worker."""
-    info = client.scheduler_info()
-    workers = info.get("workers", {})
+    info = scheduler_identity(client)
+    workers = info.get("workers") or {}
     return {
         "scheduler": info.get("address"),
         "workers": len(workers),
@@ -315,6 +328,7 @@ __all__ = [
     "listening_addresses",
     "loopback_plugin",
     "require_dask",
+    "scheduler_identity",
     "spread",
     "worker_addresses",
 ]
