@@ -368,6 +368,42 @@ def _cli(tmp: Path, *extra: str) -> None:
     raise AssertionError(f"exit {status}: {text!r}")
 
 
+def _row_groups(tmp: Path) -> Any:
+    """A shard of two row groups with a query across them, beside another shard."""
+    folder = tmp / "shards"
+    folder.mkdir()
+    pq.write_table(_table(A), folder / "part-00000.parquet", row_group_size=2)
+    pq.write_table(_table(B), folder / "part-00001.parquet")
+    return _dask_eval(folder), _local_eval([A, B])
+
+
+def _symlinked_shard(tmp: Path) -> Any:
+    folder = _shards(tmp, [A, B])
+    (folder / "part-00002.parquet").symlink_to(folder / "part-00000.parquet")
+    return _dask_eval(folder)
+
+
+def _glob_chars_in_folder(name: str) -> Callable[[Path], Any]:
+    """Shards in a folder whose name holds glob characters (``[1]``, ``*``): read as a path."""
+    def run(tmp: Path) -> Any:
+        sub = tmp / name
+        sub.mkdir()
+        return _dask_eval(_shards(sub, [A, B])), _local_eval([A, B])
+    return run
+
+
+def _ratings_in_glob_folder(tmp: Path) -> Any:
+    _write(tmp, "r[1]/part-0.csv", RATINGS)
+    return _dask_ratings(tmp / "r[1]"), _local_ratings(_write(tmp, "whole.csv", RATINGS))
+
+
+def _categorical_user_parquet(tmp: Path) -> Any:
+    table = _ratings_table(u=pa.array([1, 2]).dictionary_encode())
+    (tmp / "r").mkdir()
+    pq.write_table(table, tmp / "r" / "part-0.parquet")
+    return _dask_ratings(tmp / "r"), _local_ratings(tmp / "r" / "part-0.parquet")
+
+
 # ----------------------------------------------------------------------------------- the cases
 
 
@@ -546,6 +582,50 @@ CASES: list[Case] = [
          _convert_decimal_ids),
     Case("convert", "a-user-item-pair-repeated-across-two-shards", _convert_duplicate,
          words=("duplicate", "user=", "dup")),
+    # ----------------------------------------------------------------- more shards
+    Case("partitions", "a-query-across-two-row-groups-of-one-shard", _row_groups),
+    Case("partitions", "a-shard-symlinked-to-another-is-a-split-query", _symlinked_shard,
+         words=("part-00000.parquet", "part-00002.parquet")),
+    Case("files", "shards-in-a-folder-named-with-brackets", _glob_chars_in_folder("data[1]")),
+    Case("files", "shards-in-a-folder-named-with-a-star", _glob_chars_in_folder("a*b")),
+    Case("files", "shards-in-a-folder-named-with-a-question-mark", _glob_chars_in_folder("a?b")),
+    Case("ids", "large-string-qid-beside-string-qid",
+         _same_as_local([pa.table({"qid": pa.array(["a"] * 3, pa.large_string()),
+                                   "label": A.label, "score": A.score}),
+                         B.assign(qid=["b", "b"])])),
+    Case("ids", "all-null-qid-column",
+         _shards_eval([A, pa.table({"qid": pa.array([None, None], pa.int64()),
+                                    "label": B.label, "score": B.score})]),
+         words=("part-00001.parquet", "row 1")),
+    Case("values", "all-null-label-column",
+         _shards_eval([A, pa.table({"qid": B.qid, "score": B.score,
+                                    "label": pa.array([None, None], pa.float64())})]),
+         words=("part-00001.parquet", "row 1", "'label'")),
+    Case("schema", "float16-score", _same_as_local(
+        [pa.table({"qid": A.qid, "label": A.label,
+                   "score": pa.array(np.asarray([0.9, 0.1, 0.5], np.float16))}), B])),
+    Case("values", "negative-label", _same_as_local([A.assign(label=[-1.0, 0.0, 1.0]), B])),
+    # ---------------------------------------------------------------- more ratings
+    Case("ratings", "csv-empty-shard-file", _ratings_error([RATINGS, b""]),
+         words=("part-1.csv", "empty")),
+    Case("ratings", "csv-header-only-shard",
+         _ratings_vs_local([RATINGS, "u,i,r,t\n"], RATINGS)),
+    Case("ratings", "csv-ids-with-spaces-and-plus-signs", _ratings_vs_local(
+        ["u,i,r,t\n 7,+10,4,100\n+8, 11 ,3,101\n"], "u,i,r,t\n7,10,4,100\n8,11,3,101\n")),
+    Case("ratings", "csv-ids-in-exponent-form", _ratings_vs_local(
+        ["u,i,r,t\n1e3,10,4,100\n2,11,3,101\n"], "u,i,r,t\n1e3,10,4,100\n2,11,3,101\n")),
+    Case("ratings", "csv-hex-id", _ratings_error(["u,i,r,t\n0x10,10,4,100\n"]),
+         words=("part-0.csv:2", "'u'", "0x10")),
+    Case("ratings", "csv-underscore-id", _ratings_error(["u,i,r,t\n1_000,10,4,100\n"]),
+         words=("part-0.csv:2", "'u'", "1_000")),
+    Case("ratings", "csv-fractional-timestamp", _ratings_error(["u,i,r,t\n1,10,4,100.5\n"]),
+         words=("part-0.csv:2", "'t'", "100.5")),
+    Case("ratings", "csv-missing-id-cell", _ratings_error(["u,i,r,t\n1,10,4,100\n,11,3,101\n"]),
+         words=("part-0.csv:3", "'u'")),
+    Case("ratings", "csv-later-shard-with-another-separator",
+         _ratings_error([RATINGS, "u\ti\tr\tt\n9\t10\t5\t200\n"]), words=("part-1.csv",)),
+    Case("ratings", "csv-folder-named-with-brackets", _ratings_in_glob_folder),
+    Case("ratings", "parquet-dictionary-encoded-user", _categorical_user_parquet),
     # ----------------------------------------------------------------- cluster options
     Case("cluster", "scheduler-address-unparsable", lambda t: _cluster("tcp://:::"),
          words=("scheduler", "tcp://:::"), errors=(ConfigError,)),

@@ -121,12 +121,14 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         else:
             _csv_header(f, sep or ",", use)
     if parquet:
-        raw = dd.read_parquet([str(f) for f in files], columns=use, split_row_groups=True)
+        # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
+        raw = dd.read_parquet([glob.escape(str(f)) for f in files], columns=use,
+                              split_row_groups=True)
         raw = raw.assign(**{_PATH: str(files[0]) if len(files) == 1 else "Parquet shards"})
     else:
         ids = {cols[r] for r in ("user", "item", "timestamp") if cols[r]}
         try:  # ids as their text: checked whole and exact in _typed (1.0000000000000000001 != 1)
-            raw = dd.read_csv([str(f) for f in files], sep=sep, usecols=use,
+            raw = dd.read_csv([glob.escape(str(f)) for f in files], sep=sep, usecols=use,
                               blocksize=blocksize,
                               dtype={c: object if c in ids else "float64" for c in use},
                               include_path_column=_PATH, encoding="utf-8-sig")

@@ -19,6 +19,7 @@ the check reports).
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,7 +129,9 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> 
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
-    return dd.read_parquet([str(f) for f in files], columns=columns, split_row_groups=False,
+    # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
+    return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
+                           split_row_groups=False,
                            aggregate_files=False)
 
 
@@ -262,8 +265,13 @@ def partition_name(files: list[str] | None, where: str, index: int) -> str:
 def partition_queries(q: pd.Series) -> pd.DataFrame:
     """One row for a partition's query-id column: its query ids in order, its row count, and
     the first row (1-based, within the partition) where a query's rows are not contiguous (0 if
-    none) -- :func:`bench.data.groups.offsets_from_qid`'s check, reported instead of raised."""
+    none) -- :func:`bench.data.groups.offsets_from_qid`'s check, reported instead of raised --
+    or, negated, the first row whose query id is missing."""
     values = q.to_numpy()
+    missing = np.flatnonzero(pd.isna(q).to_numpy())
+    if missing.shape[0]:  # (NaN ids are never equal: every row would be a query of its own)
+        return pd.DataFrame({"qids": [values[:0]], "rows": [int(values.shape[0])],
+                             "broken_row": [-int(missing[0]) - 1]})
     try:
         _, qids = offsets_from_qid(values)
         broken = 0
@@ -305,6 +313,9 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
     except (OSError, pa.ArrowException) as exc:  # a damaged page: name its shard
         raise unreadable_shard(files, list(ddf.columns), exc, where) from None
     for part, broken in enumerate(table["broken_row"]):
+        if broken < 0:
+            raise DataError(f"{partition_name(files, where, part)}, row {-broken}, column "
+                            f"{qid!r}: missing query id (null): expected an id on every row")
         if broken:
             raise DataError(f"{partition_name(files, where, part)}, row {broken}: a query's rows "
                             f"are not contiguous (its qid appeared earlier in the partition); sort "
