@@ -397,6 +397,14 @@ def _ratings_in_glob_folder(tmp: Path) -> Any:
     return _dask_ratings(tmp / "r[1]"), _local_ratings(_write(tmp, "whole.csv", RATINGS))
 
 
+def _parquet_row_groups(tmp: Path) -> Any:
+    (tmp / "r").mkdir()
+    table = pa.table({"u": [1, 2, 3], "i": [10, 11, 12], "r": [4.0, 3.0, math.nan],
+                      "t": [100, 101, 102]})
+    pq.write_table(table, tmp / "r" / "part-0.parquet", row_group_size=1)
+    return _dask_ratings(tmp / "r")
+
+
 def _categorical_user_parquet(tmp: Path) -> Any:
     table = _ratings_table(u=pa.array([1, 2]).dictionary_encode())
     (tmp / "r").mkdir()
@@ -625,6 +633,11 @@ CASES: list[Case] = [
     Case("ratings", "csv-later-shard-with-another-separator",
          _ratings_error([RATINGS, "u\ti\tr\tt\n9\t10\t5\t200\n"]), words=("part-1.csv",)),
     Case("ratings", "csv-folder-named-with-brackets", _ratings_in_glob_folder),
+    Case("ratings", "csv-cr-only-bad-value-names-its-line",
+         _ratings_error([RATINGS.replace("2,10,5,102", "2,10,x,102").replace("\n", "\r")]),
+         words=("part-0.csv:4", "'r'", "x")),
+    Case("ratings", "parquet-nan-rating-in-a-later-row-group-names-the-files-row",
+         _parquet_row_groups, words=("part-0.parquet", "row 3", "'r'")),
     Case("ratings", "parquet-dictionary-encoded-user", _categorical_user_parquet),
     # ----------------------------------------------------------------- cluster options
     Case("cluster", "scheduler-address-unparsable", lambda t: _cluster("tcp://:::"),
@@ -731,3 +744,28 @@ def test_the_manifest_counts_the_workers_even_when_the_clients_cache_was_just_em
     assert info["workers"] == 1
     assert len(workers) == 1
     assert info["scheduler"] == client.scheduler.address
+
+
+@pytest.mark.parametrize(("given", "address"), [
+    ("tcp://127.0.0.1:8786", "tcp://127.0.0.1:8786"),
+    ("127.0.0.1:8786", "tcp://127.0.0.1:8786"),
+    ("tcp://[::1]:8786", "tcp://[::1]:8786"),
+    ("tls://scheduler.example.org:8786", "tls://scheduler.example.org:8786"),
+    ("tcp://dask_scheduler:8786", "tcp://dask_scheduler:8786"),
+    ("tcp://10.1.2.3:8786", "tcp://10.1.2.3:8786"),
+])
+def test_a_well_formed_scheduler_address_is_taken_whatever_its_host(given: str,
+                                                                    address: str) -> None:
+    from bench.data.dask_cluster import check_scheduler_address
+
+    assert check_scheduler_address(given) == address
+
+
+@pytest.mark.parametrize("given", ["", " ", "tcp://", "tcp://:8786", "tcp://host:", "tcp://host:0",
+                                   "tcp://host:x", "tcp://a b:1", "tcp://-host:1", "::1:8786",
+                                   "tcp://host/path:1", "udp://host:1"])
+def test_a_malformed_scheduler_address_is_a_config_error_naming_it(given: str) -> None:
+    from bench.data.dask_cluster import check_scheduler_address
+
+    with pytest.raises(ConfigError, match="--scheduler"):
+        check_scheduler_address(given)

@@ -31,6 +31,7 @@ import importlib
 import ipaddress
 import logging
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -142,7 +143,7 @@ def check_scheduler_address(scheduler: object) -> str:
             try:
                 ipaddress.ip_address(host)
             except ValueError:
-                if not all(part and (part.isalnum() or "-" in part) and not part.startswith("-")
+                if not all(re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?", part)
                            for part in host.split(".")):
                     why = f"host {host!r} is not an IP address or a host name"
     if why:

@@ -10,9 +10,14 @@
 * a Parquet file or a folder of ``*.parquet`` shards, columns as for CSV.
 
 Without a rating column every row is an implicit rating of 1; without a timestamp column all
-timestamps are 0. Every partition is checked when it is computed (ids whole numbers, ratings
-finite): a bad value is a :class:`~bench.errors.DataError` naming the file, the column and the
-value.
+timestamps are 0. Every shard's header (CSV) or footer (Parquet) is checked before Dask reads
+any (every column there, of a type the ratings can hold; one format per table), and every
+partition when it is computed: CSV ids and timestamps are read as their text and must spell a
+whole number within int64 by exact decimal value (``7``, ``7.0``, ``1e3``; not ``1.5`` nor
+``1.0000000000000000001``, which a float64 would read as 1) -- the rule of the local reader
+(:mod:`bench.data.tabular`); Parquet integer ids are kept exactly, float ids must be whole and
+below 2^53; ratings finite. A bad value is a :class:`~bench.errors.DataError` naming the file,
+the line (CSV) or row (Parquet), the column and the value.
 """
 
 from __future__ import annotations
