@@ -405,6 +405,20 @@ def _parquet_row_groups(tmp: Path) -> Any:
     return _dask_ratings(tmp / "r")
 
 
+def _letor_parquet(table: pa.Table) -> Callable[[Path], Any]:
+    """A LETOR Parquet file read by the local loader (bench.data.parquet), the training path's
+    other way in: labels and qids read, or refused naming file/row/column."""
+    def run(tmp: Path) -> Any:
+        from bench.data.parquet import read_parquet
+
+        pq.write_table(table, tmp / "train.parquet")
+        d = read_parquet(tmp / "train.parquet")
+        return (d.qid.tolist(), d.y.tolist()), (table.column("qid").to_pylist(),
+                                                 [float(v) for v in table.column("label")
+                                                  .to_pylist()])
+    return run
+
+
 def _categorical_user_parquet(tmp: Path) -> Any:
     table = _ratings_table(u=pa.array([1, 2]).dictionary_encode())
     (tmp / "r").mkdir()
@@ -613,6 +627,18 @@ CASES: list[Case] = [
         [pa.table({"qid": A.qid, "label": A.label,
                    "score": pa.array(np.asarray([0.9, 0.1, 0.5], np.float16))}), B])),
     Case("values", "negative-label", _same_as_local([A.assign(label=[-1.0, 0.0, 1.0]), B])),
+    Case("letor-parquet", "float-qid-1.5", _letor_parquet(
+        pa.table({"qid": [1.0, 1.5], "label": [1.0, 0.0], "f": [0.1, 0.2]})),
+        words=("train.parquet", "row 2", "'qid'", "1.5")),
+    Case("letor-parquet", "decimal-qid", _letor_parquet(
+        pa.table({"qid": pa.array([Decimal("1"), Decimal("1.0000000000000000001")],
+                                  pa.decimal128(38, 19)),
+                  "label": [1.0, 0.0], "f": [0.1, 0.2]})), words=("train.parquet", "'qid'")),
+    Case("letor-parquet", "dictionary-encoded-label", _letor_parquet(
+        pa.table({"qid": [1, 1], "label": pa.array([1.0, 0.0]).dictionary_encode(),
+                  "f": [0.1, 0.2]}))),
+    Case("letor-parquet", "int32-qid", _letor_parquet(
+        pa.table({"qid": pa.array([7, 7], pa.int32()), "label": [1.0, 0.0], "f": [0.1, 0.2]}))),
     # ---------------------------------------------------------------- more ratings
     Case("ratings", "csv-empty-shard-file", _ratings_error([RATINGS, b""]),
          words=("part-1.csv", "empty")),
