@@ -89,6 +89,16 @@ def _local_eval(parts: list[pd.DataFrame | pa.Table], score: str = "score") -> d
     return {k: float(v) for k, v in r.metrics.items()}
 
 
+def _frame_eval(frame: pd.DataFrame) -> Any:
+    """:func:`bench.metrics.distributed.evaluate_frame` on a Dask frame made in Python."""
+    import dask.dataframe as dd
+
+    from bench.metrics.distributed import evaluate_frame
+
+    ddf = dd.from_pandas(frame.reset_index(drop=True), npartitions=1)
+    return evaluate_frame(ddf, metrics=list(METRICS), where="frame")
+
+
 def _same_as_local(parts: list[pd.DataFrame | pa.Table]) -> Callable[[Path], Any]:
     """The oracle's number, or -- where the oracle refuses the rows -- a refusal naming a
     shard file."""
@@ -507,6 +517,9 @@ CASES: list[Case] = [
          _shards_eval([A, B.assign(score=["0.2", "0.8"])]), words=("part-00001.parquet", "'score'")),
     Case("schema", "bool-score-column",
          _same_as_local([A.assign(score=[True, False, False]), B])),
+    Case("schema", "bool-score-column-of-a-frame-built-in-python",
+         lambda t: _frame_eval(pd.concat([A.assign(score=[True, False, False]), B])),
+         words=("partition 0", "'score'")),
     Case("schema", "timestamp-score-column",
          _shards_eval([A, B.assign(score=pd.to_datetime(["2020-01-01", "2021-01-01"]))]),
          words=("part-00001.parquet", "'score'")),
