@@ -124,7 +124,7 @@ def test_movielens_ids_written_as_floats_are_refused_naming_the_line(tmp_path: P
         load_movielens(tmp_path / "ml")
 
 
-@pytest.mark.parametrize("big", ["9007199254740993", "1e20", "inf"])
+@pytest.mark.parametrize("big", ["1e20", "inf"])  # 2^53 + 1 is kept: ids are read as text
 def test_dask_ratings_ids_a_float64_cannot_hold_are_refused_naming_the_line(
         tmp_path: Path, big: str) -> None:
     pytest.importorskip("dask.dataframe")
@@ -132,7 +132,7 @@ def test_dask_ratings_ids_a_float64_cannot_hold_are_refused_naming_the_line(
 
     p = _ratings(tmp_path, ["9007199254740991", big, "1"])
     with pytest.raises(DataError, match=r"r\.csv:3, column 'u': value '[^']+' is not a whole "
-                                        r"number of magnitude below 2\^53"):
+                                        r"number \(ids and timestamps are integers within int64"):
         read_ratings_frame(p, user="u", item="i", rating="r", timestamp="t").frame.compute()
 
 

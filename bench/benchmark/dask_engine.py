@@ -39,7 +39,7 @@ from bench.data.dask_cluster import (
 )
 from bench.data.letor import LetorSplits
 from bench.data.loopback import bound_addresses
-from bench.data.query_shards import read_query_shards, write_query_shards
+from bench.data.query_shards import read_query_shards, shards_of
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
@@ -80,10 +80,8 @@ class DaskTrainer:
             self.partitions: dict[str, int] = {}
             self.frames: dict[str, Any] = {}
             for name, data in splits.splits().items():
-                folder = self.workdir / name
-                if not any(folder.glob("part-*.parquet")):
-                    write_query_shards(data, folder,
-                                       rows_per_shard=rows_per_shard(data.n_rows, n_workers))
+                folder = self.workdir / name  # reused on --resume only if it holds the split
+                shards_of(data, folder, rows_per_shard=rows_per_shard(data.n_rows, n_workers))
                 self.frames[name] = read_query_shards(folder).persist()
                 self.partitions[name] = int(self.frames[name].npartitions)
             self.cluster = describe(self.client)
@@ -108,12 +106,14 @@ class DaskTrainer:
         sockets (Dask's scheduler, nannies, workers and HTTP routes; sampled at the start and
         after each fit) and every address the GBDT libraries bound on the workers and here
         (recorded as they bind, :mod:`bench.data.loopback`); whether all are on loopback, and
-        how each worker's libraries were confined."""
+        how each worker's libraries were confined; the scheduler's address, whether the user
+        gave it (``--scheduler``: the one way off this machine) and whether it is on loopback."""
         addresses = sorted(self.listened)
+        address = str(getattr(self, "cluster", {}).get("scheduler") or self.scheduler or "")
         return {"addresses": addresses,
                 "loopback_only": all(is_loopback(a) for a in addresses),
-                "scheduler": "local (this machine only)" if self.local_scheduler
-                else "given by the user (--scheduler)",
+                "scheduler": {"address": address, "given_by_user": not self.local_scheduler,
+                              "loopback": bool(address) and is_loopback(address)},
                 "libraries": self.libraries}
 
     def _note_listeners(self) -> None:

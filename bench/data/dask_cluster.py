@@ -31,6 +31,7 @@ import importlib
 import ipaddress
 import logging
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -65,19 +66,19 @@ def cluster(
     require_dask()
     from distributed import Client, LocalCluster
 
-    if scheduler:
+    if scheduler is not None:
+        address = check_scheduler_address(scheduler)
         try:
-            client = Client(scheduler, timeout="30s")
-        except OSError as exc:
+            client = Client(address, timeout="30s")
+        except (OSError, ValueError, TypeError) as exc:
             raise ConfigError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
         try:
             yield client
         finally:
             client.close()
         return
-    if workers < 1 or threads < 1:
-        raise ConfigError(f"a local Dask cluster needs workers >= 1 and threads >= 1; got "
-                          f"workers={workers}, threads={threads}")
+    check_local_cluster(workers, threads)
+    memory_limit = _memory_limit(memory_limit)
     # Dask's p2p shuffle logs two WARNING lines per shuffle ("initialized by task",
     # "deactivated due to stimulus"): routine events, not problems.
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
@@ -107,6 +108,84 @@ def cluster(
         local.close()
         if own_dir:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+#: The most worker processes a local cluster starts per usable CPU (beyond, each process's
+#: hundreds of MB and its share of the CPUs only slow the run; a larger cluster is --scheduler's).
+WORKERS_PER_CPU = 4
+_SCHEMES = ("tcp", "tls", "ws", "wss", "inproc", "ucx")
+
+
+def check_scheduler_address(scheduler: object) -> str:
+    """``scheduler`` as a Dask address (``tcp://host:port``, or ``host:port`` for tcp), checked
+    before any connection: :class:`ConfigError` naming it when it is not text, names an unknown
+    protocol, has no host or a port outside 1..65535. Any host is allowed (a user-given
+    scheduler is the one way off this machine; the manifest records it)."""
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise ConfigError(f"--scheduler {scheduler!r}: expected an address such as "
+                          "tcp://127.0.0.1:8786")
+    text = scheduler.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    why = None
+    if scheme not in _SCHEMES:
+        why = f"unknown protocol {scheme!r} (known: {', '.join(_SCHEMES)})"
+    elif scheme != "inproc":
+        host, colon, port = rest.rpartition(":")
+        host = host.strip("[]") if host.startswith("[") and host.endswith("]") else host
+        if not colon or not host or any(c.isspace() or c in "/[]" for c in host) \
+                or (":" in host and not rest.startswith("[")):
+            why = "expected host:port (an IPv6 host in brackets, [::1]:8786)"
+        elif not port.isdigit() or not 1 <= int(port) <= 65535:
+            why = f"port {port!r} is not a number in 1..65535"
+        else:
+            try:
+                ipaddress.ip_address(host)
+            except ValueError:
+                if not all(re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?", part)
+                           for part in host.split(".")):
+                    why = f"host {host!r} is not an IP address or a host name"
+    if why:
+        raise ConfigError(f"--scheduler {scheduler!r}: {why}; expected an address such as "
+                          "tcp://127.0.0.1:8786")
+    return text if sep else f"tcp://{text}"
+
+
+def check_local_cluster(workers: object, threads: object) -> None:
+    """:class:`ConfigError` unless ``workers`` and ``threads`` are integers (not bools) of at
+    least 1, and ``workers`` at most :data:`WORKERS_PER_CPU` per usable CPU of this machine."""
+    from bench.machine import usable_cpus
+
+    for name, value in (("workers", workers), ("threads", threads)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"a local Dask cluster needs {name} >= 1 (an integer); got "
+                              f"{name}={value!r}")
+    most = max(8, WORKERS_PER_CPU * usable_cpus())
+    assert isinstance(workers, int)
+    if workers > most:
+        raise ConfigError(f"workers={workers} is more than a local Dask cluster starts on this "
+                          f"machine (at most {most}: {WORKERS_PER_CPU} per usable CPU); for a "
+                          "larger cluster start one and pass --scheduler")
+
+
+def _memory_limit(value: object) -> str | int | None:
+    """``memory_limit`` checked as Dask reads it (``"auto"``, ``None``/``0`` for none, a byte
+    count or ``"2GB"``): :class:`ConfigError` naming the value otherwise."""
+    from dask.utils import parse_bytes
+
+    if value is None or value == "auto":
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ConfigError(f"memory limit {value!r}: expected bytes or a size such as 2GB")
+    try:
+        n = parse_bytes(value) if isinstance(value, str) else value
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError(f"memory limit {value!r}: expected bytes or a size such as 2GB, "
+                          "or auto") from None
+    if n < 0:
+        raise ConfigError(f"memory limit {value!r}: expected a size >= 0")
+    return value
 
 
 def confine_gbdt_listeners() -> dict[str, str]:
@@ -175,13 +254,26 @@ def is_loopback(address: str) -> bool:
     return ip.is_loopback
 
 
+def scheduler_identity(client: Any) -> dict[str, Any]:
+    """The scheduler's identity with every worker, fetched now.
+
+    Not ``client.scheduler_info()``: it stores the fetched identity on the client and returns
+    that attribute, which the client's own periodic refresh (``_update_scheduler_info`` with
+    ``n_workers=0``: totals, no workers) can overwrite in between -- on a busy machine a
+    manifest then recorded 0 workers (distributed ``client.py``, ``scheduler_info`` and
+    ``_update_scheduler_info``)."""
+    try:
+        return dict(client.sync(client.scheduler.identity, n_workers=-1))
+    except AttributeError:  # a stand-in without the comm (tests): its own view
+        return dict(client.scheduler_info())
+
+
 def worker_addresses(client: Any) -> list[str]:
-    """The cluster's worker addresses, sorted. Right after a cluster starts the client's view
-    can list none (seen once in CI: a division by zero downstream); then it waits for one."""
-    workers = sorted(client.scheduler_info()["workers"])
+    """The cluster's worker addresses, sorted; waits for one if none has registered yet."""
+    workers = sorted(scheduler_identity(client).get("workers") or {})
     if not workers:
         client.wait_for_workers(1, timeout=120)
-        workers = sorted(client.scheduler_info()["workers"])
+        workers = sorted(scheduler_identity(client).get("workers") or {})
     return workers
 
 
@@ -211,8 +303,8 @@ def holders(client: Any, ddf: Any) -> set[str]:
 
 def describe(client: Any) -> dict[str, Any]:
     """The cluster as a manifest records it: scheduler, workers, threads and memory per worker."""
-    info = client.scheduler_info()
-    workers = info.get("workers", {})
+    info = scheduler_identity(client)
+    workers = info.get("workers") or {}
     return {
         "scheduler": info.get("address"),
         "workers": len(workers),
@@ -225,6 +317,9 @@ def describe(client: Any) -> dict[str, Any]:
 __all__ = [
     "INSTALL_HINT",
     "LOOPBACK",
+    "WORKERS_PER_CPU",
+    "check_local_cluster",
+    "check_scheduler_address",
     "cluster",
     "confine_gbdt_listeners",
     "describe",
@@ -234,6 +329,7 @@ __all__ = [
     "listening_addresses",
     "loopback_plugin",
     "require_dask",
+    "scheduler_identity",
     "spread",
     "worker_addresses",
 ]

@@ -10,9 +10,14 @@
 * a Parquet file or a folder of ``*.parquet`` shards, columns as for CSV.
 
 Without a rating column every row is an implicit rating of 1; without a timestamp column all
-timestamps are 0. Every partition is checked when it is computed (ids whole numbers, ratings
-finite): a bad value is a :class:`~bench.errors.DataError` naming the file, the column and the
-value.
+timestamps are 0. Every shard's header (CSV) or footer (Parquet) is checked before Dask reads
+any (every column there, of a type the ratings can hold; one format per table), and every
+partition when it is computed: CSV ids and timestamps are read as their text and must spell a
+whole number within int64 by exact decimal value (``7``, ``7.0``, ``1e3``; not ``1.5`` nor
+``1.0000000000000000001``, which a float64 would read as 1) -- the rule of the local reader
+(:mod:`bench.data.tabular`); Parquet integer ids are kept exactly, float ids must be whole and
+below 2^53; ratings finite. A bad value is a :class:`~bench.errors.DataError` naming the file,
+the line (CSV) or row (Parquet), the column and the value.
 """
 
 from __future__ import annotations
@@ -101,6 +106,10 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     else:
         raise DataError("no such file or folder", path=p)
     parquet = files[0].suffix == ".parquet"
+    other = next((f for f in files if (f.suffix == ".parquet") != parquet), None)
+    if other is not None:
+        raise DataError(f"expected {'Parquet' if parquet else 'CSV/TSV'} files like "
+                        f"{files[0].name} (one table in one format)", path=other)
     if parquet:
         names = _parquet_columns(files[0])
     else:
@@ -111,13 +120,22 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             "rating": _column(names, "rating", rating, files[0], required=False),
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
     use = [c for c in cols.values() if c is not None]
+    for f in files:  # every shard's header or footer, before Dask reads any
+        if parquet:
+            _parquet_columns(f, cols)
+        else:
+            _csv_header(f, sep or ",", use)
     if parquet:
-        raw = dd.read_parquet([str(f) for f in files], columns=use, split_row_groups=True)
+        # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
+        raw = dd.read_parquet([glob.escape(str(f)) for f in files], columns=use,
+                              split_row_groups=True)
         raw = raw.assign(**{_PATH: str(files[0]) if len(files) == 1 else "Parquet shards"})
     else:
-        try:
-            raw = dd.read_csv([str(f) for f in files], sep=sep, usecols=use,
-                              blocksize=blocksize, dtype={c: "float64" for c in use},
+        ids = {cols[r] for r in ("user", "item", "timestamp") if cols[r]}
+        try:  # ids as their text: checked whole and exact in _typed (1.0000000000000000001 != 1)
+            raw = dd.read_csv([glob.escape(str(f)) for f in files], sep=sep, usecols=use,
+                              blocksize=blocksize,
+                              dtype={c: object if c in ids else "float64" for c in use},
                               include_path_column=_PATH, encoding="utf-8-sig")
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             if is_parse_error(exc):
@@ -131,13 +149,53 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                         sep=None if parquet else sep, columns=cols)
 
 
-#: Ids and timestamps of CSV shards are read as float64, exact for whole numbers below 2^53.
+#: Float64 ids (Parquet float columns) are exact whole numbers only below 2^53.
 _EXACT = float(2**53)
-_WHOLE = ("a whole number of magnitude below 2^53 (ids and timestamps are integers, read as float64 by the "
-          "Dask engine; larger or text ids: use --engine local)")
+_INT64_MAX = 2**63 - 1
+_WHOLE = ("a whole number (ids and timestamps are integers within int64, and a float "
+          "column's below 2^53; text ids: use --engine local, which numbers them)")
 _META = pd.DataFrame({"user": pd.Series([], dtype="int64"), "item": pd.Series([], dtype="int64"),
                       "rating": pd.Series([], dtype="float64"),
                       "timestamp": pd.Series([], dtype="int64")})
+
+
+def whole_number(text: str) -> int | None:
+    """The integer a CSV cell spells, by its exact decimal value (``7``, ``7.0`` and ``7e0`` are
+    7; ``1.0000000000000000001`` and ``1.5`` are not whole), if it is one within int64; else
+    None. The rule of the local reader (:mod:`bench.data.tabular`: ids compared by the value as
+    written, never through a float64)."""
+    from decimal import Decimal, InvalidOperation
+
+    from bench.data.inputs import is_plain_float
+
+    cell = text.strip()
+    if not is_plain_float(cell):
+        return None
+    try:
+        d = Decimal(cell)
+    except InvalidOperation:
+        return None
+    if d.adjusted() > 18 or d != d.to_integral_value():
+        return None
+    value = int(d)
+    return value if -(2**63) <= value <= _INT64_MAX else None
+
+
+def _whole_texts(col: pd.Series) -> tuple[np.ndarray, int]:
+    """A text id column as int64 (:func:`whole_number`), and the index of its first cell that
+    is not a whole number within int64 (-1 if none); a missing cell is not one."""
+    text = col.astype(object)
+    fast = text.str.fullmatch(r"\s*[+-]?[0-9]{1,18}\s*").fillna(False).to_numpy(dtype=bool)
+    out = np.zeros(text.shape[0], dtype=np.int64)
+    if fast.any():
+        out[fast] = text[fast].astype(str).str.strip().astype(np.int64).to_numpy()
+    for k in np.flatnonzero(~fast).tolist():
+        cell = text.iloc[k]
+        value = whole_number(cell) if isinstance(cell, str) else None
+        if value is None:
+            return out, k
+        out[k] = value
+    return out, -1
 
 
 def parse_error(exc: BaseException, where: PathLike | str | None) -> DataError:
@@ -172,7 +230,6 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
     partition's refusal names the user's line (:mod:`bench.data.inputs`)."""
     import csv
     import math
-    import re
 
     whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r)}
     wanted = {c for c in cols.values() if c}
@@ -187,13 +244,14 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
                     continue
                 for c, i in index.items():
                     v = row[i].strip() if i < len(row) else ""
-                    try:
-                        x = float(v)
-                    except ValueError:
-                        x = math.nan
-                    if c in whole and re.fullmatch(r"[+-]?[0-9]+", v):
-                        x = float(v) if abs(int(v)) < _EXACT else math.inf  # exact, as text
-                    if not math.isfinite(x) or (c in whole and (x != round(x) or abs(x) >= _EXACT)):
+                    if c in whole:
+                        ok = whole_number(v) is not None
+                    else:
+                        try:
+                            ok = math.isfinite(float(v))
+                        except ValueError:
+                            ok = False
+                    if not ok:
                         what = _WHOLE if c in whole else "a finite number"
                         return DataError(f"value {v!r} is not {what}", path=path,
                                          line=reader.line_num, column=c)
@@ -202,50 +260,69 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
     return None
 
 
-def _parquet_partition_files(files: list[Path], npartitions: int) -> list[str] | None:
-    """The file of each partition of Parquet files read one partition per row group (in file
-    order), so that a partition's bad value names its own file; None if the count differs."""
+def _parquet_partition_files(files: list[Path], npartitions: int) -> list[tuple[str, int]] | None:
+    """The file and first row (0-based, in that file) of each partition of Parquet files read
+    one partition per row group (in file order), so that a partition's bad value names its own
+    file and row; None if the count differs."""
     import pyarrow.parquet as pq
 
+    out: list[tuple[str, int]] = []
     try:
-        out = [str(f) for f in files for _ in range(max(1, pq.ParquetFile(f).num_row_groups))]
+        for f in files:
+            meta = pq.ParquetFile(f).metadata
+            first = 0
+            for g in range(max(1, meta.num_row_groups)):
+                out.append((str(f), first))
+                first += meta.row_group(g).num_rows if g < meta.num_row_groups else 0
     except (OSError, ValueError):
         return None
     return out if len(out) == npartitions else None
 
 
 def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = None,
-           paths: list[str] | None = None,
+           paths: list[tuple[str, int]] | None = None,
            partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
     """One partition in the ratings dtypes; a bad value is a DataError naming file, line (CSV)
-    and column (Parquet: the partition's own file, from ``paths`` and Dask's
-    ``partition_info``)."""
+    or row (Parquet: the partition's own file and the row in it, from ``paths`` and Dask's
+    ``partition_info``) and column."""
     where = str(part[_PATH].iloc[0]) if part.shape[0] and _PATH in part.columns else None
+    first_row: int | None = None
     if paths is not None and partition_info is not None \
             and 0 <= int(partition_info.get("number", -1)) < len(paths):
-        where = paths[int(partition_info["number"])]
+        where, first_row = paths[int(partition_info["number"])]
     if sep is not None and where is not None:
         try:
             return _typed(part, cols)
         except DataError as exc:
             raise bad_line(Path(where), sep, cols) or exc from None
+
+    def row(k: int) -> int | None:
+        return None if first_row is None else first_row + k + 1
+
     out = {}
     for name in ("user", "item", "timestamp"):
         src = cols[name]
         if src is None:
             out[name] = np.zeros(part.shape[0], dtype=np.int64)
             continue
-        if part[src].dtype.kind == "i":  # Parquet int64: kept exactly
-            out[name] = part[src].to_numpy(np.int64)
+        kind = part[src].dtype.kind
+        if kind == "i" or (kind == "u" and (part.shape[0] == 0
+                                            or int(part[src].max()) <= _INT64_MAX)):
+            out[name] = part[src].to_numpy(np.int64)  # Parquet integers: kept exactly
             continue
-        v = pd.to_numeric(part[src], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        # read as float64: a whole number is exact only below 2^53 (beyond, 2^53 and 2^53 + 1,
-        # or 1e20 and 2e20 written as floats, would become one id)
-        bad = ~np.isfinite(v) | (v != np.round(v)) | (np.abs(v) >= _EXACT)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise DataError(f"value {part[src].iloc[k]!r} is not {_WHOLE}", path=where, column=src)
-        out[name] = v.astype(np.int64)
+        if kind in "fu":
+            v = part[src].to_numpy(dtype=np.float64, na_value=np.nan)
+            # a float64 is a whole number exactly only below 2^53 (beyond, 2^53 and 2^53 + 1,
+            # or 1e20 and 2e20, would become one id)
+            bad = ~np.isfinite(v) | (v != np.round(v)) | (np.abs(v) >= _EXACT)
+            k = int(np.flatnonzero(bad)[0]) if bad.any() else -1
+            values = v.astype(np.int64) if k < 0 else v
+        else:  # CSV text, read as written
+            values, k = _whole_texts(part[src])
+        if k >= 0:
+            raise DataError(f"value {part[src].iloc[k]!r} is not {_WHOLE}", path=where,
+                            row=row(k), column=src)
+        out[name] = values
     src = cols["rating"]
     if src is None:
         out["rating"] = np.ones(part.shape[0], dtype=np.float64)
@@ -253,11 +330,15 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         r = pd.to_numeric(part[src], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         if not np.isfinite(r).all():
             k = int(np.flatnonzero(~np.isfinite(r))[0])
-            raise DataError(f"value {part[src].iloc[k]!r} is not a finite number", path=where,
-                            column=src)
+            raise DataError(f"value {_shown(part[src].iloc[k])} is not a finite number",
+                            path=where, row=row(k), column=src)
         out["rating"] = r
     return pd.DataFrame(out, columns=["user", "item", "rating", "timestamp"],
                         index=part.index)
+
+
+def _shown(value: object) -> str:
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _column(names: list[str], role: str, given: str | None, path: Path, *,
@@ -276,21 +357,55 @@ def _column(names: list[str], role: str, given: str | None, path: Path, *,
     return None
 
 
-def _csv_header(path: Path, sep: str) -> list[str]:
+def _csv_header(path: Path, sep: str, needed: list[str] | None = None) -> list[str]:
+    """The column names of a CSV shard's header line; with ``needed``, a DataError naming the
+    file when one of them is absent (every shard of a table has its columns)."""
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            first = f.readline().rstrip("\r\n")
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            first = f.readline()
     except OSError as exc:
         raise DataError(f"cannot read ({exc.strerror})", path=path) from None
+    except UnicodeDecodeError:
+        raise DataError("not UTF-8 text: expected a CSV/TSV file with a header line",
+                        path=path, line=1) from None
+    first = first.split("\r", 1)[0].rstrip("\n")  # CR-only line ends end the header too
     if not first:
         raise DataError("empty file: expected a header line naming the columns", path=path, line=1)
-    return [c.strip() for c in first.split(sep)]
+    names = [c.strip().strip('"') for c in first.split(sep)]
+    missing = [c for c in needed or [] if c not in names]
+    if missing:
+        raise DataError(f"no column {', '.join(map(repr, missing))} in the header line; its "
+                        f"columns are {', '.join(names[:12])} (every shard of a table has its "
+                        "columns)", path=path, line=1, column=missing[0])
+    return names
 
 
-def _parquet_columns(path: Path) -> list[str]:
+def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None) -> list[str]:
+    """The column names of a Parquet shard (its footer only); with ``cols``, a DataError naming
+    the file and column when one is absent or of a type the ratings cannot hold (ids and
+    timestamps integers or floats, ratings numbers)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return list(pq.read_schema(path).names)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"not a readable Parquet file ({exc})", path=path) from None
+        schema = pq.read_schema(path)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise DataError(f"not a readable Parquet file ({first})", path=path) from None
+    names = list(schema.names)
+    for role, c in (cols or {}).items():
+        if c is None:
+            continue
+        if c not in names:
+            raise DataError(f"no column {c!r} (the {role}s); its columns are "
+                            f"{', '.join(names[:12])} (every shard of a table has its columns)",
+                            path=path, column=c)
+        kind = schema.field(c).type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or (
+            role == "rating" and pa.types.is_boolean(kind))
+        if not ok:
+            raise DataError(f"column of type {kind}: expected "
+                            f"{'numbers' if role == 'rating' else _WHOLE}", path=path, column=c)
+    return names

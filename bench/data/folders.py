@@ -306,6 +306,10 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
             raise DataError(f"{s} file {f} {why} (a Parquet dataset folder holds train, vali "
                             "and test.parquet, as 'ltrbench convert' writes them)", path=p)
     parts = {s: read_parquet(f) for s, f in files.items()}
+    from bench.data.query_shards import check_shards_agree
+
+    for s, data in parts.items():  # train/ shards beside train.parquet: one table, or refused
+        check_shards_agree(files[s], p / s, data)
     widths = {s: d.n_features for s, d in parts.items()}
     if len(set(widths.values())) != 1:
         raise DataError(f"the splits have different feature counts {widths}", path=p)

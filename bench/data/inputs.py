@@ -261,7 +261,7 @@ def first_inexact_integer(values: object) -> int:
     a = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if a.dtype.kind in "iu":
         f = a.astype(np.float64)
-        big = np.flatnonzero(np.abs(f) > float(TWO53))
+        big = np.flatnonzero(np.abs(f) >= float(TWO53))  # 2^53 + 1 rounds to 2^53
         if not big.shape[0]:
             return -1
         sub, fs = a[big], f[big]

@@ -19,6 +19,7 @@ the check reports).
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,58 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     return files
 
 
+def shards_of(data: LetorData, folder: PathLike, *, rows_per_shard: int) -> list[Path]:
+    """The shards of ``data`` in ``folder``: those already there when they hold exactly its rows
+    (query ids and labels, in order: a resumed run reuses them), else written anew.
+
+    Shards are written into a sibling ``.partial`` folder renamed into place when complete, so
+    an interrupted write leaves no folder that looks whole; shards that do not hold ``data``
+    (a write interrupted before this rule, another split) are removed and written again --
+    never trained on (a folder holding the first shard only once trained on a part of the
+    split)."""
+    import shutil
+
+    out = Path(folder)
+    if out.is_dir() and any(out.glob(SHARD_GLOB)):
+        if _holds(out, data):
+            return sorted(out.glob(SHARD_GLOB))
+        shutil.rmtree(out)
+    partial = out.with_name(out.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    write_query_shards(data, partial, rows_per_shard=rows_per_shard)
+    partial.rename(out)
+    return sorted(out.glob(SHARD_GLOB))
+
+
+def check_shards_agree(file: Path, folder: Path, data: LetorData) -> None:
+    """A :class:`DataError` naming both when ``folder`` holds query shards (a Dask conversion's
+    ``train/``) that do not hold the rows of ``data``, read from ``file`` beside it
+    (``train.parquet``): two copies of a split that disagree would let the local and the Dask
+    engine train on different data; nothing is said when ``folder`` holds no shards."""
+    if folder.is_dir() and any(folder.glob(SHARD_GLOB)) and not _holds(folder, data):
+        raise DataError(f"disagrees with the Parquet shards in {folder} (other rows, query ids "
+                        f"or labels): keep one copy of the {folder.name} split, or convert again "
+                        "into an empty folder", path=file)
+
+
+def _holds(folder: Path, data: LetorData) -> bool:
+    """Whether the shards of ``folder`` hold ``data``'s rows: row count, query ids and labels."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        files = sorted(folder.glob(SHARD_GLOB))
+        if sum(pq.ParquetFile(f).metadata.num_rows for f in files) != data.n_rows:
+            return False
+        table = pa.concat_tables([pq.read_table(f, columns=["qid", "label"]) for f in files])
+        qid = table.column("qid").to_numpy()
+        label = table.column("label").to_numpy()
+    except (OSError, ValueError, KeyError, pa.ArrowException):
+        return False
+    return bool(np.array_equal(qid, np.asarray(data.qid))
+                and np.array_equal(label, np.asarray(data.y, dtype=np.float64)))
+
+
 def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> Any:
     """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order."""
     from bench.data.dask_cluster import require_dask
@@ -76,7 +129,9 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> 
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
-    return dd.read_parquet([str(f) for f in files], columns=columns, split_row_groups=False,
+    # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
+    return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
+                           split_row_groups=False,
                            aggregate_files=False)
 
 
@@ -85,9 +140,13 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     of :mod:`bench.data.inputs`: a partition's problem names its file).
 
     :class:`DataError` naming the file when there are no shards, when one is not a readable
-    Parquet file, lacks a ``required`` column, or holds a ``required`` column of another type
-    than the first shard (a qid that is an integer in one shard and text in another: shards
-    are one table), or a ``label``/score column that is not numeric. Only the footers are read.
+    Parquet file, lacks a ``required`` column, holds a ``qid`` of another kind than the first
+    shard (integers of any width, text, floats: a qid that is an integer in one shard and text
+    in another would compare as different ids; shards are one table), a ``label`` that is not
+    numeric, or a score (any other ``required`` column) that is not a number -- booleans
+    included, as :func:`bench.metrics.evaluate` refuses them -- or an integer beyond 2^53 that a
+    float64 cannot hold (it would tie with its neighbours; the row is named). Only the footers
+    are read, and an integer score column only when its statistics reach past 2^53.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -98,7 +157,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     files = sorted(p.glob(SHARD_GLOB))
     if not files:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
-    first: dict[str, object] = {}
+    first: dict[str, tuple[str, object]] = {}
     for f in files:
         try:
             schema = pq.read_schema(f)
@@ -113,15 +172,78 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                             path=f)
         for c in required:
             kind = schema.field(c).type
-            if c != "qid" and not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
-                                   or pa.types.is_boolean(kind)):
+            if pa.types.is_dictionary(kind):
+                kind = kind.value_type
+            if c == "qid":
+                family = _id_family(kind)
+                seen = first.setdefault(c, (family, kind))
+                if seen[0] != family:
+                    raise DataError(f"column of type {kind}, but {seen[1]} in {files[0].name}: "
+                                    "the shards of a folder are one table (ids compare as text: "
+                                    "write every shard's qid with one type)", path=f, column=c)
+                continue
+            numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+            if c == "label" and not (numeric or pa.types.is_boolean(kind)):
                 raise DataError(f"column of type {kind}: expected numbers", path=f, column=c)
-            if c == "qid" and c in first and first[c] != kind:
-                raise DataError(f"column of type {kind}, but {first[c]} in {files[0].name}: the "
-                                "shards of a folder are one table (ids compare as text: "
-                                "write every shard's qid with one type)", path=f, column=c)
-            first.setdefault(c, kind)
+            if c != "label" and not numeric:
+                raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
+                                path=f, column=c)
+            if c != "label" and pa.types.is_integer(kind):
+                _exact_scores(f, c)
     return files
+
+
+def _id_family(kind: Any) -> str:
+    """What a qid column's Arrow type compares as: integers of every width are one family."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(kind):
+        return "integers"
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "text"
+    return str(kind)
+
+
+def _exact_scores(path: Path, column: str) -> None:
+    """Refuse an integer score column of ``path`` holding a value a float64 cannot hold
+    (:func:`bench.data.inputs.first_inexact_integer`); the footer's statistics spare the read
+    when every row group's values lie within 2^53."""
+    import pyarrow.parquet as pq
+
+    from bench.data.inputs import TWO53, first_inexact_integer, inexact_message
+
+    meta = pq.ParquetFile(path).metadata
+    j = meta.schema.to_arrow_schema().get_field_index(column)
+    within = j >= 0 and all(
+        (st := meta.row_group(g).column(j).statistics) is not None and st.has_min_max
+        and abs(int(st.min)) <= TWO53 and abs(int(st.max)) <= TWO53
+        for g in range(meta.num_row_groups))
+    if within:
+        return
+    values = pq.read_table(path, columns=[column]).column(column).to_numpy()
+    bad = first_inexact_integer(values)
+    if bad >= 0:
+        raise DataError(inexact_message("score", values[bad]), path=path, row=bad + 1,
+                        column=column)
+
+
+def unreadable_shard(files: list[str] | None, columns: list[str] | None,
+                     exc: BaseException, where: str) -> DataError:
+    """The DataError for a read that failed inside Dask (``exc``: a damaged page behind a good
+    footer, a file changed since its footer was read): the first of ``files`` that pyarrow
+    cannot read (the error path only), else ``where`` with the reader's own message."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    for f in files or []:
+        try:
+            pq.read_table(f, columns=columns)
+        except (OSError, ValueError, pa.ArrowException) as bad:
+            first = (str(bad).strip().splitlines() or [type(bad).__name__])[0]
+            return DataError(f"not a readable Parquet file ({first}): expected a shard written "
+                             "by ltrbench convert --shards or write_query_shards", path=f)
+    return DataError(f"cannot read the shards ({type(exc).__name__}: {reason})", path=where)
 
 
 def partition_files(ddf: Any, where: str) -> list[str] | None:
@@ -143,8 +265,13 @@ def partition_name(files: list[str] | None, where: str, index: int) -> str:
 def partition_queries(q: pd.Series) -> pd.DataFrame:
     """One row for a partition's query-id column: its query ids in order, its row count, and
     the first row (1-based, within the partition) where a query's rows are not contiguous (0 if
-    none) -- :func:`bench.data.groups.offsets_from_qid`'s check, reported instead of raised."""
+    none) -- :func:`bench.data.groups.offsets_from_qid`'s check, reported instead of raised --
+    or, negated, the first row whose query id is missing."""
     values = q.to_numpy()
+    missing = np.flatnonzero(pd.isna(q).to_numpy())
+    if missing.shape[0]:  # (NaN ids are never equal: every row would be a query of its own)
+        return pd.DataFrame({"qids": [values[:0]], "rows": [int(values.shape[0])],
+                             "broken_row": [-int(missing[0]) - 1]})
     try:
         _, qids = offsets_from_qid(values)
         broken = 0
@@ -178,9 +305,17 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
     by the check too: persist it first."""
     meta = pd.DataFrame({"qids": pd.Series([], dtype=object), "rows": pd.Series([], dtype="int64"),
                          "broken_row": pd.Series([], dtype="int64")})
-    table = ddf.map_partitions(_partition_queries_of, qid, meta=meta).compute()
+    import pyarrow as pa
+
     files = partition_files(ddf, where)
+    try:
+        table = ddf.map_partitions(_partition_queries_of, qid, meta=meta).compute()
+    except (OSError, pa.ArrowException) as exc:  # a damaged page: name its shard
+        raise unreadable_shard(files, list(ddf.columns), exc, where) from None
     for part, broken in enumerate(table["broken_row"]):
+        if broken < 0:
+            raise DataError(f"{partition_name(files, where, part)}, row {-broken}, column "
+                            f"{qid!r}: missing query id (null): expected an id on every row")
         if broken:
             raise DataError(f"{partition_name(files, where, part)}, row {broken}: a query's rows "
                             f"are not contiguous (its qid appeared earlier in the partition); sort "
@@ -226,11 +361,14 @@ __all__ = [
     "QueryLayout",
     "align_queries",
     "check_query_aligned",
+    "check_shards_agree",
     "partition_files",
     "partition_name",
     "partition_queries",
     "query_layout",
     "read_query_shards",
     "shard_columns",
+    "shards_of",
+    "unreadable_shard",
     "write_query_shards",
 ]

@@ -125,9 +125,9 @@ def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid
             raise DataError(f"no column {col!r} (the {role}s); columns: {list(frame.columns)}",
                             path=name, column=col)
         v = frame[col].to_numpy()
-        if role != "qid" and v.dtype.kind not in "iufb":
-            raise DataError(f"column of type {frame[col].dtype}: expected numbers", path=name,
-                            column=col)
+        if role != "qid" and v.dtype.kind not in ("iuf" if role == "score" else "iufb"):
+            raise DataError(f"column of type {frame[col].dtype}: expected numbers (a bool "
+                            "score is refused, as by evaluate)", path=name, column=col)
         values[role] = v
     if (inexact := first_inexact_integer(values["score"])) >= 0:
         raise DataError(inexact_message("score", values["score"][inexact]), path=name,
