@@ -1,0 +1,272 @@
+"""Hostile cases: the Python evaluation entry points and run comparison (issue 19, items 1-2).
+
+New instances (not those of ``test_hostile_compare_names.py``, ``test_hostile_profiles.py``,
+``test_hostile_input_discipline.py``, ``test_hostile_ids_and_ties.py``,
+``test_fuzz_entry_points.py``) of the classes:
+
+- ``overflow``: a Python integer beyond a float64 (``10**400``) as a score or label of an
+  array, a DataFrame, a dict or a run frame; before: an ``OverflowError`` traceback.
+- ``exact``: a value a float64 cannot carry (``Decimal('0.10000000000000000001')`` beside
+  ``Decimal('0.1')``, a ``Fraction``) in an array of scores; before: silently tied (ndcg@1 0.5
+  where the ranking gives 1.0); the frame, dict and TREC paths already refused them.
+- ``align``: pandas Series whose indexes disagree (labels, scores, qid, or a frame and its score
+  Series); before: paired by position without a word.
+- ``compare``: ``compare_runs`` given a list instead of a mapping, a confidence of 1.5, 0 bootstrap
+  resamples, a negative seed, run names that are not text or that collide as text; before:
+  ``AttributeError``/``ValueError``/``TypeError`` tracebacks or two columns both printed ``1``.
+- ``names``: ir_measures ``rel=0``/``rel=-1`` (ir_measures refuses them: "relevance_level should
+  be positive"); ``RR@k``, which ir_measures computes with MS MARCO's evaluator (ties by
+  document id ascending, ``providers/msmarco_provider.py:41``); fullwidth look-alikes
+  (``ＮＤＣＧ@10``, read by Python's NFKC identifiers as ``NDCG``); cutoffs spelled ``1_000`` or
+  ``0x10``.
+
+Each case returns ``None`` when it behaves (the oracle's number, or a clear
+:class:`~bench.errors.LtrbenchError` whose message names what it should), else what went wrong.
+Oracles: ir_measures, pytrec_eval, hand arithmetic. Counts before the fixes of this branch:
+see :data:`FAILED_BEFORE`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.metrics import evaluate, evaluate_trec
+from bench.report.compare_runs import compare_runs
+
+ir_measures = pytest.importorskip("ir_measures")
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+FRAME = pd.DataFrame({"qid": [1, 1, 1, 2, 2], "label": [2, 0, 1, 1, 0],
+                      "score": [0.9, 0.8, 0.1, 0.3, 0.4]})
+QRELS = {"q1": {"d1": 2, "d2": 1, "d3": 0, "d9": 1}, "q2": {"d4": 1, "d5": 0, "d6": 1},
+         "q3": {"d7": 1, "d8": 2}}
+RUN_A = {"q1": {"d3": 3.0, "d2": 2.0, "d1": 1.0}, "q2": {"d5": 3.0, "d4": 2.0, "d6": 1.0},
+         "q3": {"d8": 2.0, "d7": 1.0}}
+RUN_B = {"q1": {"d3": 3.0, "d1": 2.0, "d2": 1.0}, "q2": {"d5": 3.0, "d4": 2.0, "d6": 1.0}}
+# Ties under every score: RR@2 depends on which tied document comes first.
+TIE_QRELS = {"q1": {"d12": 1, "d8": 0}, "q2": {"d1": 1, "d2": 0}}
+TIE_RUN = {"q1": {"d8": 5.0, "d12": 5.0, "d3": 1.0}, "q2": {"d1": 2.0, "d2": 2.0}}
+
+
+@dataclass(frozen=True)
+class Case:
+    cls: str
+    name: str
+    run: Callable[[], Any]
+    expect: float | type[LtrbenchError] | None = None  # a value, or the error type
+    says: tuple[str, ...] = ()  # text the error must hold (lower case)
+
+
+def _metric(result: Any) -> float:
+    return float(next(iter(result.metrics.values())))
+
+
+def _ir(name: str, qrels: dict[str, Any], run: dict[str, Any]) -> float:
+    m = ir_measures.parse_measure(name)
+    return float(ir_measures.calc_aggregate([m], qrels, run)[m])
+
+
+def _cmp(runs: Any, **kw: Any) -> Any:
+    return compare_runs(QRELS, runs, metrics=kw.pop("metrics", "ndcg_cut_10"), n_bootstrap=20,
+                        n_permutations=50, **kw)
+
+
+def _mixed_index_frame_scores() -> Any:
+    s = pd.Series([0.1, 0.4, 0.9, 0.8, 0.3], index=[2, 4, 0, 1, 3])  # FRAME's scores, shuffled
+    return evaluate(FRAME.drop(columns="score"), s, metrics="ndcg@10")
+
+
+CASES: list[Case] = [
+    # -- overflow: integers beyond a float64 ----------------------------------------------
+    Case("overflow", "array score 10**400", lambda: evaluate([1, 0], [10**400, 1], group=[2]),
+         DataError, ("10000", "row 1")),
+    Case("overflow", "array label 10**400", lambda: evaluate([10**400, 0], [1.0, 0.0], group=[2]),
+         DataError, ("label", "row 1")),
+    Case("overflow", "frame score 10**400",
+         lambda: evaluate(pd.DataFrame({"qid": [1, 1], "label": [1, 0], "score": [10**400, 1]})),
+         DataError, ("score", "row 1")),
+    Case("overflow", "frame label 10**400",
+         lambda: evaluate(pd.DataFrame({"qid": [1, 1], "label": [10**400, 0], "score": [1.0, 0]})),
+         DataError, ("label", "row 1")),
+    Case("overflow", "run frame score 10**400",
+         lambda: evaluate_trec({"1": {"a": 1}}, pd.DataFrame(
+             {"qid": ["1", "1"], "docno": ["a", "b"], "score": [10**400, 1]}), metrics="P_5"),
+         DataError, ("score", "row 1")),
+    Case("overflow", "run dict score 10**400",
+         lambda: evaluate_trec({"1": {"a": 1}}, {"1": {"a": 10**400, "b": 2}}, metrics="P_5"),
+         DataError, ("['1']['a']", "score")),
+    Case("overflow", "run dict score -10**400",
+         lambda: evaluate_trec({"1": {"a": 1}}, {"1": {"a": 1.0, "b": -(10**400)}}, metrics="P_5"),
+         DataError, ("['1']['b']",)),
+    Case("overflow", "array weights 10**400",
+         lambda: evaluate([1, 0, 1], [1.0, 0.0, 0.5], group=[2, 1], weights=[10**400, 1]),
+         DataError, ("weight",)),
+    # -- exact: values a float64 cannot carry -----------------------------------------------
+    Case("exact", "array Decimal scores that tie as float64",
+         lambda: evaluate([1, 0], [Decimal("0.10000000000000000001"), Decimal("0.1")], group=[2],
+                          metrics="ndcg@1"), DataError, ("decimal", "row 1")),
+    Case("exact", "object array of Decimal scores",
+         lambda: evaluate([1, 0], np.array([Decimal("0.2"), Decimal("0.1")], dtype=object),
+                          group=[2], metrics="ndcg@1"), DataError, ("decimal",)),
+    Case("exact", "array Fraction scores",
+         lambda: evaluate([0, 1], [Fraction(1, 3), Fraction(1, 3) + Fraction(1, 10**30)],
+                          group=[2], metrics="ndcg@1"), DataError, ("fraction", "row 1")),
+    Case("exact", "array Decimal labels",
+         lambda: evaluate([Decimal(1), Decimal(0)], [1.0, 0.0], group=[2], metrics="ndcg@1"),
+         DataError, ("decimal",)),
+    Case("exact", "clean float scores still evaluate",
+         lambda: evaluate([1, 0], [0.2, 0.1], group=[2], metrics="ndcg@1"), 1.0),
+    Case("exact", "numpy float32 and int scores still evaluate",
+         lambda: evaluate([0, 1, 0], np.array([np.float32(0.5), np.int64(2), 1.0], dtype=object),
+                          group=[3], metrics="ndcg@1"), 1.0),
+    # -- align: pandas Series paired by position ------------------------------------------
+    Case("align", "labels and scores Series with different indexes",
+         lambda: evaluate(FRAME.label[::-1], FRAME.score, qid=FRAME.qid, metrics="ndcg@10"),
+         DataError, ("index",)),
+    Case("align", "qid Series with another index",
+         lambda: evaluate(FRAME.label, FRAME.score, qid=FRAME.qid.set_axis([5, 6, 7, 8, 9]),
+                          metrics="ndcg@10"), DataError, ("index", "qid")),
+    Case("align", "frame with a score Series of another order",
+         _mixed_index_frame_scores, DataError, ("index",)),
+    Case("align", "Series with equal indexes are paired",
+         lambda: evaluate(FRAME.label, FRAME.score, qid=FRAME.qid, metrics="ndcg@10"),
+         0.7974350934440554),
+    Case("align", "a Series beside a plain list is paired by position",
+         lambda: evaluate(FRAME.label, list(FRAME.score), qid=FRAME.qid.to_numpy(),
+                          metrics="ndcg@10"), 0.7974350934440554),
+    # -- compare: run comparison's own arguments ------------------------------------------
+    Case("compare", "runs as a list", lambda: _cmp([RUN_A, RUN_B]), ConfigError,
+         ("mapping", "list")),
+    Case("compare", "confidence 1.5", lambda: _cmp({"A": RUN_A, "B": RUN_B}, confidence=1.5),
+         ConfigError, ("confidence",)),
+    Case("compare", "confidence nan",
+         lambda: _cmp({"A": RUN_A, "B": RUN_B}, confidence=float("nan")), ConfigError,
+         ("confidence",)),
+    Case("compare", "0 bootstrap resamples",
+         lambda: compare_runs(QRELS, {"A": RUN_A, "B": RUN_B}, metrics="P_5", n_bootstrap=0),
+         ConfigError, ("n_bootstrap",)),
+    Case("compare", "negative permutations",
+         lambda: compare_runs(QRELS, {"A": RUN_A, "B": RUN_B}, metrics="P_5",
+                              n_permutations=-1), ConfigError, ("n_permutations",)),
+    Case("compare", "negative seed", lambda: _cmp({"A": RUN_A, "B": RUN_B}, seed=-1),
+         ConfigError, ("seed",)),
+    Case("compare", "run names 1 and '1'", lambda: _cmp({1: RUN_A, "1": RUN_B}), ConfigError,
+         ("'1'",)),
+    Case("compare", "run name None", lambda: _cmp({None: RUN_A, "B": RUN_B}), ConfigError,
+         ("name",)),
+]
+
+
+def _compare_self() -> float | None:
+    c = _cmp({"A": RUN_A, "copy": {q: dict(d) for q, d in RUN_A.items()}})
+    assert c.mean["ndcg_cut_10"][0] == c.mean["ndcg_cut_10"][1]
+    return float(np.nanmax(c.versus.p_randomization))
+
+
+def _compare_mixed_types() -> float:
+    """A dict beside a frame (B lacks q3): one query set (q1, q2), A's mean over it."""
+    frame = pd.DataFrame([(q, d, s) for q, v in RUN_B.items() for d, s in v.items()],
+                         columns=["qid", "docno", "score"])
+    c = _cmp({"A": RUN_A, "B": frame})
+    assert c.dropped == ["q3"]
+    return float(c.mean["ndcg_cut_10"][0])
+
+
+def _pytrec_mean(measure: str, qids: list[str]) -> float:
+    ev = pytrec_eval.RelevanceEvaluator(QRELS, {measure})
+    per = ev.evaluate(RUN_A)
+    return float(np.mean([per[q][measure] for q in qids]))
+
+
+CASES += [
+    Case("compare", "a run against itself: p = 1", _compare_self, 1.0),
+    Case("compare", "a dict and a frame on one query set", _compare_mixed_types,
+         _pytrec_mean("ndcg_cut_10", ["q1", "q2"])),
+    # -- names ------------------------------------------------------------------------------
+    Case("names", "RR(rel=0) (ir_measures: relevance_level should be positive)",
+         lambda: evaluate_trec(QRELS, RUN_A, metrics="RR(rel=0)"), ConfigError, ("rel",)),
+    Case("names", "P(rel=-1)@5", lambda: evaluate_trec(QRELS, RUN_A, metrics="P(rel=-1)@5"),
+         ConfigError, ("rel",)),
+    Case("names", "AP(rel=0) on arrays", lambda: evaluate(FRAME, metrics="AP(rel=0)"),
+         ConfigError, ("rel",)),
+    Case("names", "RR@2 with ties equals ir_measures (MS MARCO, doc id ascending)",
+         lambda: _metric(evaluate_trec(TIE_QRELS, TIE_RUN, metrics="RR@2")),
+         _ir("RR@2", TIE_QRELS, TIE_RUN)),
+    Case("names", "RR(rel=2)@3 equals ir_measures",
+         lambda: _metric(evaluate_trec(QRELS, RUN_A, metrics="RR(rel=2)@3")),
+         _ir("RR(rel=2)@3", QRELS, RUN_A)),
+    Case("names", "RR without cutoff keeps trec_eval's ties (pytrec_eval)",
+         lambda: _metric(evaluate_trec(TIE_QRELS, TIE_RUN, metrics="RR")),
+         _ir("RR", TIE_QRELS, TIE_RUN)),
+    Case("names", "fullwidth NDCG look-alike", lambda: evaluate(FRAME, metrics="ＮＤＣＧ@10"),
+         ConfigError, ("u+ff2e",)),
+    Case("names", "Cyrillic look-alike in a trec_eval name",
+         lambda: evaluate_trec(QRELS, RUN_A, metrics="ndcg_сut_10"), ConfigError, ("u+0441",)),
+    Case("names", "fullwidth digit cutoff", lambda: evaluate(FRAME, metrics="ndcg@１０"),
+         ConfigError, ("u+ff11",)),
+    Case("names", "cutoff 1_000", lambda: evaluate_trec(QRELS, RUN_A, metrics="P@1_000"),
+         ConfigError, ("1_000",)),
+    Case("names", "cutoff 0x10", lambda: evaluate(FRAME, metrics="ndcg@0x10"), ConfigError,
+         ("0x10",)),
+    Case("names", "nDCG@10 under its own spelling equals ir_measures",
+         lambda: _metric(evaluate_trec(QRELS, RUN_B, metrics="nDCG@10")),
+         _ir("nDCG@10", QRELS, RUN_B)),
+]
+
+
+def check(case: Case) -> str | None:
+    """``None`` when the case behaves, else what went wrong."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = case.run()
+    except LtrbenchError as exc:
+        if not (isinstance(case.expect, type) and isinstance(exc, case.expect)):
+            return f"unexpected {type(exc).__name__}: {exc}"
+        text = str(exc).lower()
+        missing = [s for s in case.says if s.lower() not in text]
+        if missing or "\n" in str(exc):
+            return f"unclear error (lacks {missing}): {exc}"
+        return None
+    except Exception as exc:  # noqa: BLE001 - a traceback is what the catalogue counts
+        return f"traceback {type(exc).__name__}: {exc}"
+    if isinstance(case.expect, type):
+        return f"accepted, expected {case.expect.__name__}: {got!r}"
+    if case.expect is None:
+        return None
+    value = got if isinstance(got, float) else _metric(got)
+    if value != pytest.approx(case.expect, abs=1e-12):
+        return f"wrong number {value!r}, expected {case.expect!r}"
+    return None
+
+
+#: Cases that failed on the code before this branch's fixes, by class (see the report).
+FAILED_BEFORE = {"overflow": 8, "exact": 4, "align": 3, "compare": 8, "names": 9}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}: {c.name}" for c in CASES])
+def test_hostile_frames_and_comparisons(case: Case) -> None:
+    problem = check(case)
+    assert problem is None, problem
+
+
+if __name__ == "__main__":  # the counts by class
+    from collections import Counter
+
+    failed = Counter(c.cls for c in CASES if check(c) is not None)
+    total = Counter(c.cls for c in CASES)
+    for cls in total:
+        print(f"{cls:10s} {failed[cls]}/{total[cls]} fail")
+    for c in CASES:
+        if (p := check(c)) is not None:
+            print(f"  {c.cls}: {c.name}: {p[:200]}")
