@@ -242,11 +242,18 @@ def parse_float(
 
 
 TWO53 = 2**53
+#: The largest integer a float64 rounds to a finite value (``float(v)`` raises beyond it).
+_FLOAT64_MAX_INT = int(np.finfo(np.float64).max)
 
 
 def inexact_message(what: str, value: object) -> str:
     """The error text of an integer ``value`` that a float64 cannot hold exactly."""
     v = int(value)  # type: ignore[call-overload]
+    if abs(v) > _FLOAT64_MAX_INT:  # 10**400: no float64 at all (float() would overflow)
+        digits = str(abs(v))
+        shown = f"{'-' if v < 0 else ''}{digits[:12]}...({len(digits)} digits)"
+        return (f"{what} {shown} is an integer beyond the range of a float64 (|x| > 1.8e308): "
+                "expected integers within +-2^53, or floats")
     return (f"{what} {v} is an integer beyond 2^53 that a float64 cannot hold exactly (it would "
             f"be ranked as {float(v)!r}, tied with its neighbours): expected integers within "
             "+-2^53, or floats")
@@ -273,7 +280,7 @@ def first_inexact_integer(values: object) -> int:
     if a.dtype.kind == "O":
         for i, v in enumerate(a.tolist()):
             if isinstance(v, int) and not isinstance(v, bool) and abs(v) > TWO53 \
-                    and int(float(v)) != v:
+                    and (abs(v) > _FLOAT64_MAX_INT or int(float(v)) != v):
                 return i
     return -1
 

@@ -15,7 +15,7 @@ import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
-from bench.metrics.frames import frame_arrays, is_frame
+from bench.metrics.frames import frame_arrays, is_frame, same_index
 from bench.metrics.kernels.judged import judged_components
 from bench.metrics.kernels.numba_kernel import numba_components
 from bench.metrics.kernels.numpy_kernel import numpy_components
@@ -124,6 +124,9 @@ def evaluate(
     elif scores is None or label is not None or score is not None:
         raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
                           "evaluate(labels, scores, ...)")
+    else:
+        same_index({"labels": labels, "scores": scores, "qid": qid, "group": group,
+                    "weights": weights, "docno": docno})
     prof = get_profile(profile if profile is not None else "ltrbench")
     specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     if backend not in BACKENDS:

@@ -72,6 +72,26 @@ class FrameArrays:
         return DataError(f"{exc.reason}{extra}", path=_WHERE, row=exc.row, column=column)
 
 
+def same_index(values: dict[str, Any], frame_index: pd.Index | None = None) -> None:
+    """Refuse pandas Series that :func:`bench.metrics.evaluate` would pair by position although
+    their indexes disagree (``evaluate(df.label[::-1], df.score, qid=df.qid)``): each Series
+    among ``values`` (role -> argument) must have the index of the first one, or of
+    ``frame_index`` (the DataFrame whose rows the arrays go with). pandas would align them by
+    label; NumPy, which the evaluator uses, pairs them by position, so a shuffled index would
+    give a silently wrong number. Arrays and lists are paired by position, as documented."""
+    series = [(role, v) for role, v in values.items() if isinstance(v, pd.Series)]
+    if frame_index is None and len(series) < 2:
+        return
+    ref_role, ref = ("the DataFrame", frame_index) if frame_index is not None else \
+        (series[0][0], series[0][1].index)
+    for role, v in series:
+        if not v.index.equals(ref):
+            raise DataError(f"{role} is a pandas Series whose index differs from that of "
+                            f"{ref_role}: rows are paired by position, not by index label; "
+                            "align them first (.reindex(...)) or pass .to_numpy() to pair by "
+                            "position")
+
+
 def is_frame(obj: object) -> TypeGuard[pd.DataFrame]:
     """Whether ``obj`` is a pandas DataFrame (the first argument of ``evaluate`` may be one)."""
     return isinstance(obj, pd.DataFrame)
@@ -104,6 +124,7 @@ def frame_arrays(
         score, scores = scores, None
     if n == 0:
         raise DataError("empty input: the DataFrame has no rows", path=_WHERE)
+    same_index({"scores": scores, "qid": qid, "docno": docno, "weights": weights}, frame.index)
     roles: list[tuple[str, str | None, tuple[str, ...]]] = [("label", label, REL_COLUMNS)]
     if scores is None:
         roles.append(("score", score, SCORE_COLUMNS))

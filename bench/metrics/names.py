@@ -158,6 +158,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     for item in items:
         if not isinstance(item, str):
             raise ConfigError(f"metric names must be strings, got {item!r}")
+        _ascii_only(item)
         tokens.extend(_split(item))
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
@@ -187,6 +188,23 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                 seen.add(spec.label)
                 out.append(spec)
     return out
+
+
+def _ascii_only(item: str) -> None:
+    """Refuse a character outside ASCII in a metric name. Every spelling of every grammar is
+    ASCII; a look-alike (fullwidth ``ＮＤＣＧ``, Cyrillic ``с`` in ``ndcg_сut_10``, a fullwidth
+    digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
+    normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
+    ASCII measure at worst. White space separates names (any Unicode space)."""
+    import unicodedata
+
+    for ch in item:
+        if ch.isascii() or ch.isspace():
+            continue
+        name = unicodedata.name(ch, "unnamed character")
+        raise ConfigError(f"metric name {item.strip()!r} holds {ch!r} (U+{ord(ch):04X} {name}): "
+                          "metric names are ASCII; retype it without the look-alike "
+                          "(nDCG@10, ndcg_cut_10, P@5)")
 
 
 def _split(item: str) -> list[str]:

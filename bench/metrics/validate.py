@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
-from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
+from bench.data.inputs import TWO53, first_inexact_integer, inexact_message, text_ids
 from bench.errors import ConfigError, DataError
 from bench.metrics.kernels.numba_kernel import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
@@ -326,7 +326,28 @@ def _no_text(values: ArrayLike, name: str) -> np.ndarray:
         if text is not None:
             raise DataError(f"{name} must be numbers: {items[text]!r} is text "
                             f"(bench.data.inputs: text is not parsed; {_ROWS})", row=text + 1)
+        _plain_numbers(items, name)
     return raw
+
+
+def _plain_numbers(items: list[object], name: str) -> None:
+    """Every value of an object array is a float64-sized number (or ``None``, refused later as
+    NaN). A ``Decimal`` or ``Fraction`` may hold more digits than the float64 it would be
+    ranked as (``Decimal('0.10000000000000000001')`` and ``Decimal('0.1')`` would tie), as
+    frames, dicts and TREC objects already refuse them (:mod:`bench.data.inputs`); an integer
+    beyond a float64 (``10**400``) has no float64 at all."""
+    for i, v in enumerate(items):
+        if v is None or isinstance(v, float | np.floating | bool | np.bool_):
+            continue
+        if isinstance(v, int | np.integer):
+            if isinstance(v, int) and abs(v) > TWO53 and first_inexact_integer([v]) == 0:
+                what = {"scores": "score", "labels": "label"}.get(name, "weight")
+                raise DataError(f"{inexact_message(what, v)} ({_ROWS})", row=i + 1)
+            continue
+        got = "is missing" if v is pd.NA or v is pd.NaT else f"is a {type(v).__name__}"
+        raise DataError(f"{name} must be plain numbers (int, float): {v!r} {got} (a Decimal or "
+                        "Fraction may hold more digits than the float64 it would be ranked as: "
+                        f"convert with float() first; {_ROWS})", row=i + 1)
 
 
 def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:

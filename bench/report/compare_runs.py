@@ -197,8 +197,7 @@ def compare_runs(
         DataError: a run that cannot be evaluated (the message names it), no query common to all
             runs.
     """
-    if len(runs) < 2:
-        raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
+    _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
     call = get_profile(profile if profile is not None else "trec_eval")
     if missing is not None and missing not in MISSING_RULES:
         raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
@@ -254,6 +253,28 @@ def compare_runs(
         n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
         missing=mode, dropped=dropped,
     )
+
+
+def _check_arguments(runs: object, confidence: object, n_bootstrap: object,
+                     n_permutations: object, seed: object) -> None:
+    """The comparison's own arguments, before any run is read: a :class:`ConfigError` naming
+    the argument and what it must be (never a ``ValueError`` from deep in the statistics)."""
+    if not isinstance(runs, Mapping):
+        raise ConfigError(f"runs must be a mapping {{name: run}} (a dict), got a "
+                          f"{type(runs).__name__}: the names label the table's rows")
+    if len(runs) < 2:
+        raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
+    bad = [name for name in runs if not isinstance(name, str) or not name.strip()]
+    if bad:
+        raise ConfigError(f"run names must be non-empty text, got {bad[0]!r} "
+                          f"({type(bad[0]).__name__}): the names label the table's rows")
+    if not (isinstance(confidence, float | int) and not isinstance(confidence, bool)
+            and 0 < float(confidence) < 1):
+        raise ConfigError(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    for arg, value, low in (("n_bootstrap", n_bootstrap, 1), ("n_permutations", n_permutations, 1),
+                            ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ConfigError(f"{arg} must be an integer >= {low}, got {value!r}")
 
 
 def _with_missing(prof: Profile, mode: str) -> Profile:
