@@ -167,6 +167,42 @@ CASES: list[Case] = [
 ]
 
 
+CASES += [
+    # -- bool: True/False is not a number, nor an id (dicts and TREC frames already said so) ----
+    Case("bool", "array of bool scores",
+         lambda: evaluate([1, 0], np.array([False, True]), group=[2], metrics="ndcg@1"),
+         DataError, ("bool", "scores")),
+    Case("bool", "array of bool labels",
+         lambda: evaluate(np.array([True, False]), [1.0, 0.0], group=[2], metrics="ndcg@1"),
+         DataError, ("bool", "labels")),
+    Case("bool", "bools in an object array of scores",
+         lambda: evaluate([1, 0], [0.5, True], group=[2], metrics="ndcg@1"), DataError,
+         ("bool", "row 2")),
+    Case("bool", "frame with a bool score column",
+         lambda: evaluate(FRAME.assign(score=[True, False, False, True, False])), DataError,
+         ("'score'", "bool", "row 1")),
+    Case("bool", "frame with a bool label column",
+         lambda: evaluate(FRAME.assign(label=[True, False, True, True, False])), DataError,
+         ("'label'", "bool")),
+    Case("bool", "frame with a nullable boolean label column",
+         lambda: evaluate(FRAME.assign(label=pd.array([True, None, True, True, False],
+                                                      dtype="boolean"))), DataError, ("'label'",)),
+    Case("bool", "frame with a bool qid column",
+         lambda: evaluate(FRAME.assign(qid=[True, True, True, False, False])), DataError,
+         ("'qid'", "bool")),
+    Case("bool", "array of bool query ids",
+         lambda: evaluate([1, 0, 1], [0.5, 0.2, 0.1], qid=np.array([True, True, False])),
+         DataError, ("query id", "bool")),
+    Case("bool", "bool weights",
+         lambda: evaluate([1, 0, 1], [1.0, 0.0, 0.5], group=[2, 1], weights=[True, True]),
+         DataError, ("weights", "bool")),
+    Case("bool", "a frame's 0/1 integer label column still evaluates",
+         lambda: _metric(evaluate(FRAME.assign(label=[1, 0, 1, 1, 0]), metrics="ndcg@10")),
+         _metric(evaluate(np.array([1, 0, 1, 1, 0]), FRAME.score.to_numpy(),
+                          qid=FRAME.qid.to_numpy(), metrics="ndcg@10"))),
+]
+
+
 def _compare_self() -> float | None:
     c = _cmp({"A": RUN_A, "copy": {q: dict(d) for q, d in RUN_A.items()}})
     assert c.mean["ndcg_cut_10"][0] == c.mean["ndcg_cut_10"][1]
@@ -251,7 +287,7 @@ def check(case: Case) -> str | None:
 
 
 #: Cases that failed on the code before this branch's fixes, by class (see the report).
-FAILED_BEFORE = {"overflow": 8, "exact": 4, "align": 3, "compare": 8, "names": 9}
+FAILED_BEFORE = {"overflow": 8, "exact": 4, "align": 3, "compare": 8, "bool": 8, "names": 9}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}: {c.name}" for c in CASES])

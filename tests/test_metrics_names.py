@@ -45,9 +45,9 @@ def test_cutoffs_beyond_int32_and_non_ascii_digits_are_config_errors_not_overflo
     with pytest.raises(ConfigError, match=r"1\.\.2147483647, got ndcg@100000000000000000000"):
         parse_metrics("ndcg@100000000000000000000")
     assert parse_metrics("ndcg@2147483647")[0].k == 2147483647
-    with pytest.raises(ConfigError, match=r"'ndcg@\u0663' holds .*U\+0663 ARABIC-INDIC DIGIT THREE"):
+    with pytest.raises(ConfigError, match="unknown metric 'ndcg@\u0663'"):
         parse_metrics("ndcg@\u0663")
-    with pytest.raises(ConfigError, match=r"holds '\u00b2' \(U\+00B2"):
+    with pytest.raises(ConfigError, match="unknown metric '\u00b2'"):
         parse_metrics("ndcg,\u00b2")
     with pytest.raises(ConfigError, match="no metric names given"):
         parse_metrics(" , ")

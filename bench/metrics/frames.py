@@ -169,20 +169,23 @@ def _numeric(col: pd.Series, role: str) -> np.ndarray:
     Checked before any arithmetic (:mod:`bench.data.inputs`): a value that is not a real number
     (text, even ``"0.5"``; a bool in an object column) is an error, as is an integer a float64
     cannot hold exactly."""
-    if col.dtype.kind not in "iufb":
+    if col.dtype.kind not in "iuf":  # a bool column too: a bool is not a number here
         obj = col.to_numpy(dtype=object)
-        ok = np.fromiter((v is None or (isinstance(v, int | float | np.integer | np.floating)
-                                        and not isinstance(v, bool | np.bool_)) for v in obj),
-                         dtype=bool, count=obj.shape[0])
+        ok = np.fromiter((v is None or v is pd.NA or (
+            isinstance(v, int | float | np.integer | np.floating)
+            and not isinstance(v, bool | np.bool_)) for v in obj), dtype=bool, count=obj.shape[0])
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
             v = obj[i]
+            hint = ("a bool is not a number here: convert with .astype(int) if 1/0 is meant"
+                    if isinstance(v, bool | np.bool_) else
+                    "text is not parsed: convert the column with pd.to_numeric")
             raise _row_error(col, i, f"{role} {v!r} is not a number but a {type(v).__name__} "
-                             "(text is not parsed: convert the column with pd.to_numeric)")
+                             f"({hint})")
     bad_int = first_inexact_integer(col.to_numpy())
     if bad_int >= 0:
         raise _row_error(col, bad_int, inexact_message(role, col.iloc[bad_int]))
-    if col.dtype.kind not in "iufb":
+    if col.dtype.kind not in "iuf":
         col = pd.to_numeric(col, errors="coerce")
     values = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
     missing = np.isnan(values)

@@ -158,8 +158,9 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     for item in items:
         if not isinstance(item, str):
             raise ConfigError(f"metric names must be strings, got {item!r}")
-        _ascii_only(item)
-        tokens.extend(_split(item))
+        for token in _split(item):
+            _ascii_only(token)
+            tokens.append(token)
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
@@ -190,7 +191,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     return out
 
 
-def _ascii_only(item: str) -> None:
+def _ascii_only(token: str) -> None:
     """Refuse a character outside ASCII in a metric name. Every spelling of every grammar is
     ASCII; a look-alike (fullwidth ``ＮＤＣＧ``, Cyrillic ``с`` in ``ndcg_сut_10``, a fullwidth
     digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
@@ -198,12 +199,12 @@ def _ascii_only(item: str) -> None:
     ASCII measure at worst. White space separates names (any Unicode space)."""
     import unicodedata
 
-    for ch in item:
-        if ch.isascii() or ch.isspace():
+    for ch in token:
+        if ch.isascii():
             continue
         name = unicodedata.name(ch, "unnamed character")
-        raise ConfigError(f"metric name {item.strip()!r} holds {ch!r} (U+{ord(ch):04X} {name}): "
-                          "metric names are ASCII; retype it without the look-alike "
+        raise ConfigError(f"unknown metric {token!r}: it holds {ch!r} (U+{ord(ch):04X} {name}); "
+                          "metric names are ASCII, retype it without the look-alike "
                           "(nDCG@10, ndcg_cut_10, P@5)")
 
 

@@ -106,7 +106,10 @@ def prepare(
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
-        w = np.asarray(_no_text(weights, "weights"), dtype=np.float64).ravel()
+        w_raw = _no_text(weights, "weights")
+        if w_raw.dtype.kind == "b":
+            _no_bool("weights", 0)
+        w = np.asarray(w_raw, dtype=np.float64).ravel()
         if w.shape[0] not in (n, n_q):
             raise DataError(
                 f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"
@@ -161,8 +164,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
                 f"None id would silently join or split a query; {_ROWS})",
                 row=row + 1,
             )
-    if q.dtype.kind == "O":
-        q = text_ids(q)  # 1 and "1" are one query (bench.data.inputs)
+    if q.dtype.kind in "Ob":
+        q = text_ids(q)  # 1 and "1" are one query; a bool is no id (bench.data.inputs)
     if q.dtype.kind == "O":
         try:
             pd.factorize(q)
@@ -327,6 +330,11 @@ def _no_text(values: ArrayLike, name: str) -> np.ndarray:
             raise DataError(f"{name} must be numbers: {items[text]!r} is text "
                             f"(bench.data.inputs: text is not parsed; {_ROWS})", row=text + 1)
         _plain_numbers(items, name)
+    elif isinstance(values, list | tuple) and raw.dtype.kind in "iuf":
+        # NumPy turns [0.5, True] into [0.5, 1.0]: look at the user's values themselves
+        flag = next((i for i, v in enumerate(values) if isinstance(v, bool | np.bool_)), None)
+        if flag is not None:
+            _no_bool(name, flag)
     return raw
 
 
@@ -337,7 +345,9 @@ def _plain_numbers(items: list[object], name: str) -> None:
     frames, dicts and TREC objects already refuse them (:mod:`bench.data.inputs`); an integer
     beyond a float64 (``10**400``) has no float64 at all."""
     for i, v in enumerate(items):
-        if v is None or isinstance(v, float | np.floating | bool | np.bool_):
+        if isinstance(v, bool | np.bool_):
+            _no_bool(name, i)
+        if v is None or isinstance(v, float | np.floating):
             continue
         if isinstance(v, int | np.integer):
             if isinstance(v, int) and abs(v) > TWO53 and first_inexact_integer([v]) == 0:
@@ -350,8 +360,16 @@ def _plain_numbers(items: list[object], name: str) -> None:
                         f"convert with float() first; {_ROWS})", row=i + 1)
 
 
+def _no_bool(name: str, i: int) -> None:
+    """A bool is not a number here (:mod:`bench.data.inputs`, as dicts and TREC frames say)."""
+    raise DataError(f"{name} must be numbers, not bools (True/False): convert with "
+                    f".astype(int) or .astype(float) if 1/0 is meant ({_ROWS})", row=i + 1)
+
+
 def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
     raw = _no_text(values, name)
+    if raw.dtype.kind == "b":
+        _no_bool(name, 0)
     if raw.dtype.kind in "cmMV":  # complex, dates, durations, raw bytes: no ranking of their own
         raise DataError(f"{name} must be real numbers: got dtype {raw.dtype} (a complex value "
                         "would lose its imaginary part, a date its meaning)")
