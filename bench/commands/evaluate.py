@@ -382,7 +382,8 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
         for m in result.metrics:
             cells += [f"{result.mean[m][i]:.4f}",
                       f"{result.ci_low[m][i]:.4f}-{result.ci_high[m][i]:.4f}"]
-        tests = ["best", "best"] if i == v.best else [_p(v.p_randomization_holm[i]),
+        top = "best (tie)" if result.tied_with_best else "best"  # equal means: no win
+        tests = [top, top] if i == v.best else [_p(v.p_randomization_holm[i]),
                                                       _p(v.p_t_holm[i])]
         table.add_row(escape(name), *cells, *tests)
     console = Console()

@@ -104,12 +104,23 @@ class RunComparison:
 
     @property
     def best(self) -> str:
-        """The name of the run with the highest mean of the primary metric."""
+        """The name of the run with the highest mean of the primary metric (the first of those
+        tied at the highest mean: see :attr:`tied_with_best`)."""
         return self.names[self.versus.best]
+
+    @property
+    def tied_with_best(self) -> list[str]:
+        """The other runs whose mean of the primary metric equals the best one's: "best" is
+        then only the first of equals, not a win (a run compared with itself or a copy)."""
+        means = self.mean[self.primary]
+        top = means[self.versus.best]
+        return [n for i, n in enumerate(self.names)
+                if i != self.versus.best and means[i] == top]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run: ``run``, per metric its mean, ``<metric> ci_low``/``ci_high``, then
-        ``best`` and the paired tests on the primary metric (``p_randomization``,
+        ``best``, ``tied_with_best`` (a run whose primary mean equals the best's: no win) and
+        the paired tests on the primary metric (``p_randomization``,
         ``p_randomization_holm``, ``p_t``, ``p_t_holm``; NaN for the best run) and ``n_queries``
         (the queries the test used); then per metric ``<metric> profile`` (the profile it was
         computed under), ``missing`` (the query rule), ``n_dropped`` and ``dropped`` (the
@@ -121,6 +132,7 @@ class RunComparison:
             cols[f"{m} ci_high"] = self.ci_high[m]
         v = self.versus
         cols["best"] = np.arange(len(self.names)) == v.best
+        cols["tied_with_best"] = [n in self.tied_with_best for n in self.names]
         cols.update(p_randomization=v.p_randomization, p_randomization_holm=v.p_randomization_holm,
                     p_t=v.p_t, p_t_holm=v.p_t_holm, n_queries=v.n_queries)
         for m in self.metrics:
@@ -156,6 +168,7 @@ class RunComparison:
                 "vs_best": vs})
         return {"profile": self.profile, "metric_profiles": dict(self.metric_profiles),
                 "primary": self.primary, "best": self.best,
+                "tied_with_best": self.tied_with_best,
                 "n_queries": int(self.qids.shape[0]), "missing": self.missing,
                 "queries": self.query_rule, "n_dropped": len(self.dropped),
                 "dropped": self.dropped, "runs": runs, "statistics": self.statistics()}
