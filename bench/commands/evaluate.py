@@ -402,6 +402,9 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
             shown = result.dropped_text(lost)
             console.print(f"  run {name}: {len(lost)} of its {result.evaluated[name]} evaluated "
                           f"queries left out: {shown}", markup=False)
+    for m, ids in result.no_value.items():  # blank in some run: left out for every run
+        console.print(f"  {m}: {len(ids)} without a value in some run, left out for every run: "
+                      f"{result.dropped_text(ids)}", markup=False)
     console.print(f"statistics: {result.statistics()}; unadjusted p-values: --format csv/json",
                   markup=False)
     return 0

@@ -19,7 +19,10 @@ statistics the leaderboards use (:mod:`bench.report.stats`):
   (:attr:`RunComparison.dropped`, per run :attr:`RunComparison.left_out`); means in the
   comparison are over the common queries, so they can differ from a run's own ``evaluate``
   mean. A query without a value under the profile (a blank query the profile excludes: NaN) is
-  left out of that metric's mean and tests, as in the leaderboards.
+  left out of that metric's mean and tests, as in the leaderboards, for *every* run when it has
+  no value in one (:attr:`RunComparison.no_value`): under ``ltrbench`` (ideal DCG from the
+  retrieved list) a run that retrieves no relevant document of a query is blank there, and
+  its mean over the other queries once beat a run that answered it.
 * **Means** with a percentile bootstrap interval over queries (:func:`bench.report.stats.bootstrap_ci`,
   Efron & Tibshirani 1993, ch. 13), the same resampled queries for every run.
 * **Paired tests** on the primary (first) metric of every run against the best run (highest mean):
@@ -35,7 +38,7 @@ module compares each run with the best one only, reports both tests and corrects
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -91,6 +94,9 @@ class RunComparison:
     metric_profiles: dict[str, str]
     missing: str
     dropped: list[str]
+    no_value: dict[str, list[str]] = field(default_factory=dict)
+    """Per metric, the common queries without a value in some run (a blank query of the
+    profile), left out of that metric's means and tests for every run."""
 
     @property
     def query_rule(self) -> str:
@@ -171,7 +177,8 @@ class RunComparison:
                 "tied_with_best": self.tied_with_best,
                 "n_queries": int(self.qids.shape[0]), "missing": self.missing,
                 "queries": self.query_rule, "n_dropped": len(self.dropped),
-                "dropped": self.dropped, "runs": runs, "statistics": self.statistics()}
+                "dropped": self.dropped, "no_value": dict(self.no_value), "runs": runs,
+                "statistics": self.statistics()}
 
     def statistics(self) -> str:
         """The statistics in words (printed under the table)."""
@@ -248,6 +255,7 @@ def compare_runs(
     dropped = sorted(set.union(*every.values()) - common_set)
     values = {k: np.vstack([tables[n].loc[common, k].to_numpy(dtype=np.float64) for n in names])
               for k in keys}
+    no_value = _shared_blanks(values, common)
     stacked = np.vstack([values[k] for k in keys])
     ci = stats.bootstrap_ci(stacked, n_resamples=n_bootstrap, confidence=confidence, seed=seed)
     n_runs = len(names)
@@ -264,8 +272,25 @@ def compare_runs(
         versus=versus, evaluated={n: len(every[n]) for n in names},
         left_out=left_out, confidence=confidence, n_bootstrap=n_bootstrap,
         n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
-        missing=mode, dropped=dropped,
+        missing=mode, dropped=dropped, no_value=no_value,
     )
+
+
+def _shared_blanks(values: dict[str, NDArray[np.float64]], qids: NDArray[np.str_]
+                   ) -> dict[str, list[str]]:
+    """Make each metric's blank queries (NaN: no value under the profile) the same for every
+    run, in place, and return them per metric. A profile whose ideal DCG comes from the
+    retrieved list (``ltrbench``) leaves a query blank for a run that retrieved none of its
+    relevant documents: that run's mean would be over fewer queries than the others' (a run
+    that misses a query entirely would tie a run that answers it). A query without a value in
+    some run is left out of that metric for every run, and named."""
+    out: dict[str, list[str]] = {}
+    for k, v in values.items():
+        blank = np.isnan(v).any(axis=0)
+        if blank.any():
+            v[:, blank] = np.nan
+            out[k] = qids[blank].tolist()
+    return out
 
 
 def _check_arguments(runs: object, confidence: object, n_bootstrap: object,
