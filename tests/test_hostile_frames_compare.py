@@ -203,6 +203,43 @@ CASES += [
 ]
 
 
+# PyTerrier's frames: a run holds qid, docid (its integer), docno, rank, score, query (the text).
+PT_RUN = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2"], "docid": [7, 8, 9, 3, 4],
+                       "docno": ["d3", "d2", "d1", "d5", "d4"], "rank": [0, 1, 2, 0, 1],
+                       "score": [3.0, 2.0, 1.0, 3.0, 2.0],
+                       "query": ["cheap flights"] * 3 + ["hotels"] * 2})
+PT_QRELS = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2"],
+                         "docno": ["d1", "d2", "d3", "d4", "d5"], "label": [2, 1, 0, 1, 0]})
+PT_DICT = {"q1": {"d3": 3.0, "d2": 2.0, "d1": 1.0}, "q2": {"d5": 3.0, "d4": 2.0}}
+PT_QRELS_DICT = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d4": 1, "d5": 0}}
+
+
+def _pytrec(qrels: dict[str, Any], run: dict[str, Any], measure: str) -> float:
+    per = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+    return float(np.mean([v[measure] for v in per.values()]))
+
+
+CASES += [
+    # -- columns: common frames of other tools ----------------------------------------------
+    Case("columns", "PyTerrier run and qrels frames (qid beside query text, docno beside docid)",
+         lambda: _metric(evaluate_trec(PT_QRELS, PT_RUN, metrics="ndcg_cut_10")),
+         _pytrec(PT_QRELS_DICT, PT_DICT, "ndcg_cut_10")),
+    Case("columns", "PyTerrier frames compared",
+         lambda: float(compare_runs(PT_QRELS, {"a": PT_RUN, "b": PT_RUN}, metrics="P_2",
+                                    n_bootstrap=20, n_permutations=20).mean["P_2"][1]),
+         _pytrec(PT_QRELS_DICT, PT_DICT, "P_2")),
+    Case("columns", "a frame with qid and a query text column",
+         lambda: _metric(evaluate(FRAME.assign(query="some text"), metrics="ndcg@10")),
+         0.7974350934440554),
+    Case("columns", "two relevance columns: the error says how evaluate_trec names one",
+         lambda: evaluate_trec(PT_QRELS.assign(relevance=1), PT_RUN, metrics="P_2"), DataError,
+         ("'relevance', 'label'", "as_qrels(frame, rel=")),
+    Case("columns", "a run frame without a score column: the error says how to name one",
+         lambda: evaluate_trec(PT_QRELS, PT_RUN.rename(columns={"score": "bm25"}), metrics="P_2"),
+         DataError, ("no score column", "as_run(frame, score=", "'bm25'")),
+]
+
+
 def _compare_self() -> float | None:
     c = _cmp({"A": RUN_A, "copy": {q: dict(d) for q, d in RUN_A.items()}})
     assert c.mean["ndcg_cut_10"][0] == c.mean["ndcg_cut_10"][1]
@@ -351,7 +388,8 @@ def check(case: Case) -> str | None:
 
 
 #: Cases that failed on the code before this branch's fixes, by class (see the report).
-FAILED_BEFORE = {"overflow": 8, "exact": 4, "align": 3, "compare": 12, "bool": 8, "names": 9}
+FAILED_BEFORE = {"overflow": 8, "exact": 4, "align": 3, "compare": 12, "bool": 8, "columns": 5,
+                 "names": 9}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}: {c.name}" for c in CASES])

@@ -4,7 +4,8 @@
 of ``label``, ``score``, ``qid`` is a column name (or a named index level); left out, the column
 is found among common names, case-insensitively (``rel``/``relevance``/``label``/...,
 ``score``/``prediction``/..., ``qid``/``query_id``/``query``/...: the lists of
-:mod:`bench.data.trec_objects`; two candidates present is an error asking which). ``scores``
+:mod:`bench.data.trec_objects`; a ``qid`` column wins over a ``query`` column of text, two
+other candidates present are an error asking which). ``scores``
 (positional) may instead be an array of model scores aligned with the frame's rows.
 ``docno`` and ``weights`` may be column names or arrays; a document-id column with a common name
 is used for the ``docno_desc`` tie rule when present.
