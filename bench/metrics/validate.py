@@ -354,10 +354,13 @@ def _plain_numbers(items: list[object], name: str) -> None:
                 what = {"scores": "score", "labels": "label"}.get(name, "weight")
                 raise DataError(f"{inexact_message(what, v)} ({_ROWS})", row=i + 1)
             continue
-        got = "is missing" if v is pd.NA or v is pd.NaT else f"is a {type(v).__name__}"
-        raise DataError(f"{name} must be plain numbers (int, float): {v!r} {got} (a Decimal or "
-                        "Fraction may hold more digits than the float64 it would be ranked as: "
-                        f"convert with float() first; {_ROWS})", row=i + 1)
+        if v is pd.NA or v is pd.NaT:
+            raise DataError(f"{name}: {v!r} is missing: every row needs a number ({_ROWS})",
+                            row=i + 1)
+        raise DataError(f"{name} must be plain numbers (int, float): {v!r} is a "
+                        f"{type(v).__name__} (a Decimal or Fraction may hold more digits than "
+                        f"the float64 it would be ranked as: convert with float() first; {_ROWS})",
+                        row=i + 1)
 
 
 def _no_bool(name: str, i: int) -> None:

@@ -261,7 +261,8 @@ def compare_runs(
     n_runs = len(names)
     primary = keys[0]
     if np.isnan(values[primary]).all():
-        raise DataError(f"no query has a {primary} value in any run: nothing to compare")
+        raise DataError(f"no query has a {primary} value in every run (a query blank in one "
+                        f"run under profile {call.name!r} is left out of all): nothing to compare")
     versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed)
     return RunComparison(
         names=names, metrics=keys, primary=primary, profile=call.name, qids=common,
