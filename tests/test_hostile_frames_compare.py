@@ -14,6 +14,15 @@ New instances (not those of ``test_hostile_compare_names.py``, ``test_hostile_pr
 - ``compare``: ``compare_runs`` given a list instead of a mapping, a confidence of 1.5, 0 bootstrap
   resamples, a negative seed, run names that are not text or that collide as text; before:
   ``AttributeError``/``ValueError``/``TypeError`` tracebacks or two columns both printed ``1``.
+- ``bool``: ``True``/``False`` as a score, label, weight or query id of an array or a DataFrame;
+  before: taken as 1/0 (dicts and TREC frames already refused them: one rule now).
+- ``columns``: PyTerrier's frames (``qid`` beside the query's text in ``query``, ``docno`` beside
+  its integer ``docid``); before: refused as ambiguous, with advice (``qid=``) that
+  ``evaluate_trec`` does not take.
+- ``parquet``: a ratings table whose timestamps are durations (read as microseconds: silently
+  wrong seconds) or whose ids are lists, structs or bools (numbered by their printed form).
+- ``compare`` also: a query blank in one run only (``ltrbench``: no relevant document retrieved)
+  was left out of that run's mean alone, so a run that missed a query beat one that answered it.
 - ``names``: ir_measures ``rel=0``/``rel=-1`` (ir_measures refuses them: "relevance_level should
   be positive"); ``RR@k``, which ir_measures computes with MS MARCO's evaluator (ties by
   document id ascending, ``providers/msmarco_provider.py:41``); fullwidth look-alikes
@@ -246,6 +255,42 @@ CASES += [
 ]
 
 
+_RATINGS = pd.DataFrame({"u": [1, 1, 2, 2], "i": [10, 11, 10, 12], "r": [4.0, 3.0, 5.0, 1.0],
+                         "t": [100, 101, 102, 103]})
+
+
+def _parquet_ratings(**columns: Any) -> Any:
+    """``load_ratings_table`` of a Parquet file holding ``_RATINGS`` with ``columns`` replaced."""
+    import tempfile
+    from pathlib import Path
+
+    from bench.data.tabular import load_ratings_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.parquet"
+        _RATINGS.assign(**columns).to_parquet(path)
+        return load_ratings_table(path, user="u", item="i", rating="r", timestamp="t")
+
+
+CASES += [
+    # -- parquet: a ratings table's columns of Parquet types that are no id / no time --------
+    Case("parquet", "timestamps as durations (Parquet duration[us])",
+         lambda: _parquet_ratings(t=pd.to_timedelta([100, 101, 102, 103], unit="s")), DataError,
+         ("'t'", "row 1", "not a point in time")),
+    Case("parquet", "user ids as lists", lambda: _parquet_ratings(u=[[1], [1], [2], [2]]),
+         DataError, ("'u'", "row 1", "expected integers or text")),
+    Case("parquet", "user ids as structs",
+         lambda: _parquet_ratings(u=[{"a": 1}, {"a": 1}, {"a": 2}, {"a": 2}]), DataError,
+         ("'u'", "dict")),
+    Case("parquet", "item ids as bools", lambda: _parquet_ratings(i=[True, False, True, True]),
+         DataError, ("'i'", "bool")),
+    Case("parquet", "datetime timestamps with a time zone still load",
+         lambda: float(_parquet_ratings(t=pd.to_datetime([100, 101, 102, 103], unit="s",
+                                                        utc=True)).frame["timestamp"].sum()),
+         406.0),
+]
+
+
 def _compare_self() -> float | None:
     c = _cmp({"A": RUN_A, "copy": {q: dict(d) for q, d in RUN_A.items()}})
     assert c.mean["ndcg_cut_10"][0] == c.mean["ndcg_cut_10"][1]
@@ -395,7 +440,7 @@ def check(case: Case) -> str | None:
 
 #: Cases that failed on the code before this branch's fixes, by class (see the report).
 FAILED_BEFORE = {"overflow": 8, "exact": 6, "align": 3, "compare": 12, "bool": 8, "columns": 5,
-                 "names": 9}
+                 "parquet": 4, "names": 9}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}: {c.name}" for c in CASES])
