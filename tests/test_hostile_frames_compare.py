@@ -177,6 +177,9 @@ CASES: list[Case] = [
          ConfigError, ("seed",)),
     Case("compare", "run names 1 and '1'", lambda: _cmp({1: RUN_A, "1": RUN_B}), ConfigError,
          ("1 (int)",)),
+    Case("compare", "a pointwise metric beside the primary one",
+         lambda: _cmp({"A": RUN_A, "B": RUN_B}, metrics="ndcg_cut_10 rmse"), ConfigError,
+         ("'rmse'", "pointwise")),
     Case("compare", "run name None", lambda: _cmp({None: RUN_A, "B": RUN_B}), ConfigError,
          ("name",)),
 ]
@@ -402,6 +405,10 @@ CASES += [
          lambda: evaluate_trec(QRELS, RUN_A, metrics="ndcg_сut_10"), ConfigError, ("u+0441",)),
     Case("names", "fullwidth digit cutoff", lambda: evaluate(FRAME, metrics="ndcg@１０"),
          ConfigError, ("u+ff11",)),
+    Case("names", "a space before @k", lambda: evaluate(FRAME, metrics="nDCG @10"), ConfigError,
+         ("'@10'", "without a space")),
+    Case("names", "a space after @", lambda: evaluate(FRAME, metrics="P@ 5"), ConfigError,
+         ("'p@'", "without a space")),
     Case("names", "cutoff 1_000", lambda: evaluate_trec(QRELS, RUN_A, metrics="P@1_000"),
          ConfigError, ("1_000",)),
     Case("names", "cutoff 0x10", lambda: evaluate(FRAME, metrics="ndcg@0x10"), ConfigError,
@@ -439,8 +446,8 @@ def check(case: Case) -> str | None:
 
 
 #: Cases that failed on the code before this branch's fixes, by class (see the report).
-FAILED_BEFORE = {"overflow": 8, "exact": 6, "align": 3, "compare": 12, "bool": 8, "columns": 5,
-                 "parquet": 4, "names": 9}
+FAILED_BEFORE = {"overflow": 8, "exact": 6, "align": 3, "compare": 13, "bool": 8, "columns": 5,
+                 "parquet": 4, "names": 11}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}: {c.name}" for c in CASES])

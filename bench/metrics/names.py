@@ -1,7 +1,8 @@
 """Metric names: parse ``"ndcg@10"``, ``"ndcg_cut_10"``, ``"nDCG(dcg='exp-log2')@10"`` into specs.
 
 Three grammars are accepted, names case-insensitive, items separated by commas or white space
-(not inside brackets or quotes)::
+(not inside brackets or quotes; so a name and its ``@k`` take no space between them), every
+character ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is an unknown metric naming it)::
 
     item      := [ profile ":" ] name | k          # a bare k continues the previous name
     name      := ltrbench | trec_eval | ir_measures
@@ -176,6 +177,9 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             readings, qualifier = [previous[0](token)], previous[1]
             labels = [previous[2] + token if previous[2] else ""]
         else:
+            if token.startswith("@") or token.endswith("@"):
+                raise ConfigError(f"unknown metric {token!r}: a name and its @cutoff are written "
+                                  "without a space between them (nDCG@10, ndcg@5,10)")
             qualifier, body = _qualifier(token)
             readings, cont = _read(body, token)
             stem = _stem(token)

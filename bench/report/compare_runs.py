@@ -229,6 +229,11 @@ def compare_runs(
     specs = parse_metrics(metrics)
     if specs[0].pointwise:
         raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
+    pointwise = [s.key for s in specs if s.pointwise]
+    if pointwise:  # its per-query mean is not its value (a root of a mean over all rows)
+        raise ConfigError(f"{pointwise[0]!r} is a pointwise error of scores against labels, not "
+                          "a ranking metric: a run comparison averages per-query values, which "
+                          "would not be its value (evaluate one run for it)")
     keys = [s.key for s in specs]
     q = as_qrels(qrels)
     tables: dict[str, pd.DataFrame] = {}
