@@ -405,6 +405,11 @@ CASES += [
          lambda: evaluate_trec(QRELS, RUN_A, metrics="ndcg_сut_10"), ConfigError, ("u+0441",)),
     Case("names", "fullwidth digit cutoff", lambda: evaluate(FRAME, metrics="ndcg@１０"),
          ConfigError, ("u+ff11",)),
+    Case("names", "a release profile as qualifier (xgboost@1.7:ndcg@5)",
+         lambda: _metric(evaluate([2, 0, 1, 0, 1], [0.9, 0.8, 0.1, 0.3, 0.2], group=[3, 2],
+                                  metrics="xgboost@1.7:ndcg@5")),
+         _metric(evaluate([2, 0, 1, 0, 1], [0.9, 0.8, 0.1, 0.3, 0.2], group=[3, 2],
+                          metrics="ndcg@5", profile="xgboost@1.7"))),
     Case("names", "a space before @k", lambda: evaluate(FRAME, metrics="nDCG @10"), ConfigError,
          ("'@10'", "without a space")),
     Case("names", "a space after @", lambda: evaluate(FRAME, metrics="P@ 5"), ConfigError,
@@ -447,7 +452,7 @@ def check(case: Case) -> str | None:
 
 #: Cases that failed on the code before this branch's fixes, by class (see the report).
 FAILED_BEFORE = {"overflow": 8, "exact": 6, "align": 3, "compare": 13, "bool": 8, "columns": 5,
-                 "parquet": 4, "names": 11}
+                 "parquet": 4, "names": 12}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}: {c.name}" for c in CASES])

@@ -82,7 +82,7 @@ _ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
 _HEADERS = frozenset(f.header for f in FAMILIES.values())
-_QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+-]*):(?P<body>.+)$")
+_QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*):(?P<body>.+)$")  # xgboost@1.7:
 __all__ = ["MAX_CUTOFF", "MetricSpec", "parse_metrics", "valid_metric_names"]
 
 _Continue = Callable[[str], Reading]
