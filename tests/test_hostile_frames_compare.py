@@ -23,6 +23,9 @@ New instances (not those of ``test_hostile_compare_names.py``, ``test_hostile_pr
   wrong seconds) or whose ids are lists, structs or bools (numbered by their printed form).
 - ``compare`` also: a query blank in one run only (``ltrbench``: no relevant document retrieved)
   was left out of that run's mean alone, so a run that missed a query beat one that answered it.
+- ``api``: the entry points' own arguments (``profile=5``, ``metrics=None``,
+  ``per_query="no"`` read as true, ``threads=0``, ``group=[True, 4]``); before: tracebacks or
+  silent coercion.
 - ``names``: ir_measures ``rel=0``/``rel=-1`` (ir_measures refuses them: "relevance_level should
   be positive"); ``RR@k``, which ir_measures computes with MS MARCO's evaluator (ties by
   document id ascending, ``providers/msmarco_provider.py:41``); fullwidth look-alikes
@@ -294,6 +297,35 @@ CASES += [
 ]
 
 
+_Y, _S = [2, 0, 1, 0, 1], [0.9, 0.8, 0.1, 0.3, 0.2]
+
+CASES += [
+    # -- api: the entry points' own arguments -------------------------------------------------
+    Case("api", "profile=5", lambda: evaluate(_Y, _S, group=[3, 2], profile=5), ConfigError,
+         ("profile", "5")),
+    Case("api", "evaluate_trec profile=5",
+         lambda: evaluate_trec(QRELS, RUN_A, metrics="P_5", profile=5), ConfigError,
+         ("profile",)),
+    Case("api", "metrics=None", lambda: evaluate(_Y, _S, group=[3, 2], metrics=None),
+         ConfigError, ("metrics",)),
+    Case("api", "compare_runs metrics=5",
+         lambda: compare_runs(QRELS, {"A": RUN_A, "B": RUN_B}, metrics=5), ConfigError,
+         ("metrics",)),
+    Case("api", "per_query='no' is not read as true",
+         lambda: evaluate(_Y, _S, group=[3, 2], per_query="no"), ConfigError, ("per_query",)),
+    Case("api", "sort_by_qid='no' is not read as true",
+         lambda: evaluate(_Y, _S, qid=[1, 1, 2, 2, 1], sort_by_qid="no"), ConfigError,
+         ("sort_by_qid",)),
+    Case("api", "evaluate_trec per_query=1",
+         lambda: evaluate_trec(QRELS, RUN_A, metrics="P_5", per_query=1), ConfigError,
+         ("per_query",)),
+    Case("api", "threads=0", lambda: evaluate(_Y, _S, group=[3, 2], threads=0), ConfigError,
+         ("threads",)),
+    Case("api", "group sizes with a bool", lambda: evaluate(_Y, _S, group=[True, 4]),
+         DataError, ("group", "bool")),
+]
+
+
 def _compare_self() -> float | None:
     c = _cmp({"A": RUN_A, "copy": {q: dict(d) for q, d in RUN_A.items()}})
     assert c.mean["ndcg_cut_10"][0] == c.mean["ndcg_cut_10"][1]
@@ -452,7 +484,7 @@ def check(case: Case) -> str | None:
 
 #: Cases that failed on the code before this branch's fixes, by class (see the report).
 FAILED_BEFORE = {"overflow": 8, "exact": 6, "align": 3, "compare": 13, "bool": 8, "columns": 5,
-                 "parquet": 4, "names": 12}
+                 "parquet": 4, "api": 9, "names": 12}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.cls}: {c.name}" for c in CASES])

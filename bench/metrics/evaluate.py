@@ -115,6 +115,11 @@ def evaluate(
         >>> round(r.metrics["ndcg@2"], 6)
         0.815465
     """
+    check_flags(per_query=per_query, sort_by_qid=sort_by_qid)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int | np.integer)
+                                or threads < 1):
+        raise ConfigError(f"threads must be an integer >= 1 (or None: the usable CPUs), got "
+                          f"{threads!r}")
     cols = None
     if is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
         cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
@@ -140,6 +145,14 @@ def evaluate(
         if cols is None:
             raise
         raise cols.locate(exc) from None
+
+
+def check_flags(**flags: object) -> None:
+    """A yes/no argument is a bool: ``per_query="no"`` is refused, not read as true."""
+    for name, value in flags.items():
+        if not isinstance(value, bool | np.bool_):
+            raise ConfigError(f"{name} must be True or False, got {type(value).__name__} "
+                              f"{value!r}")
 
 
 def evaluate_prepared(

@@ -154,6 +154,9 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     Raises :class:`ConfigError` naming the grammars and the closest names on anything it does
     not know, and saying so when it is a peer tool's measure that ltrbench does not compute.
     """
+    if not isinstance(metrics, str) and not isinstance(metrics, Iterable):
+        raise ConfigError(f"metrics is a text such as 'ndcg@10 map' or a list of them, got "
+                          f"{type(metrics).__name__} {metrics!r}")
     items = [metrics] if isinstance(metrics, str) else list(metrics)
     tokens: list[str] = []
     for item in items:

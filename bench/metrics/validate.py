@@ -101,7 +101,12 @@ def prepare(
                 q = q[order]
         offsets, query_ids = _offsets(q)
     else:
-        offsets = offsets_from_sizes(np.asarray(group), n)
+        sizes = np.asarray(group)
+        if sizes.dtype.kind == "b" or (isinstance(group, list | tuple) and any(
+                isinstance(g, bool | np.bool_) for g in group)):
+            raise DataError("group sizes must be integers, not bools (True would be a query of "
+                            "1 row)")
+        offsets = offsets_from_sizes(sizes, n)
         query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
