@@ -130,8 +130,8 @@ def evaluate(
         raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
                           "evaluate(labels, scores, ...)")
     else:
-        same_index({"labels": labels, "scores": scores, "qid": qid, "group": group,
-                    "weights": weights, "docno": docno})
+        same_index({"labels": labels, "scores": scores, "qid": qid, "docno": docno,
+                    "weights": weights})  # per-row ones (group sizes are per query)
     prof = get_profile(profile if profile is not None else "ltrbench")
     specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     if backend not in BACKENDS:

@@ -81,6 +81,8 @@ def same_index(values: dict[str, Any], frame_index: pd.Index | None = None) -> N
     label; NumPy, which the evaluator uses, pairs them by position, so a shuffled index would
     give a silently wrong number. Arrays and lists are paired by position, as documented."""
     series = [(role, v) for role, v in values.items() if isinstance(v, pd.Series)]
+    n = len(frame_index) if frame_index is not None else len(series[0][1]) if series else 0
+    series = [(role, v) for role, v in series if len(v) == n]  # per-query weights: not rows
     if frame_index is None and len(series) < 2:
         return
     ref_role, ref = ("the DataFrame", frame_index) if frame_index is not None else \
