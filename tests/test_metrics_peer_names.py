@@ -189,7 +189,7 @@ def _token() -> st.SearchStrategy[str]:
                                "rmse", "mae", "mrr"])
     trec = st.tuples(st.sampled_from(["ndcg_cut", "map_cut", "P", "recall", "success"]),
                      st.sampled_from(["_", "."]), k).map("".join)
-    rel = st.integers(0, 4).map(lambda r: f"(rel={r})")
+    rel = st.integers(1, 4).map(lambda r: f"(rel={r})")  # rel=0: refused as ir_measures does
     ir_at = st.tuples(st.sampled_from(["P", "R", "Success", "AP", "RR"]), rel, k).map(
         lambda t: f"{t[0]}{t[1]}@{t[2]}")
     ir_set = st.tuples(st.sampled_from(["SetP", "SetR", "SetF", "Rprec", "Bpref"]),

@@ -101,7 +101,7 @@ def test_to_frame_has_one_row_per_run_with_the_tests_of_the_primary_metric() -> 
     f = compare_runs(QRELS, RUNS, metrics="p@2 mrr").to_frame()
     assert f["run"].tolist() == ["A", "B", "C"]
     assert f.columns.tolist() == ["run", "p@2", "p@2 ci_low", "p@2 ci_high", "mrr", "mrr ci_low",
-                                  "mrr ci_high", "best", "p_randomization",
+                                  "mrr ci_high", "best", "tied_with_best", "p_randomization",
                                   "p_randomization_holm", "p_t", "p_t_holm", "n_queries",
                                   "p@2 profile", "mrr profile", "missing", "n_dropped", "dropped",
                                   "n_left_out"]

@@ -242,11 +242,18 @@ def parse_float(
 
 
 TWO53 = 2**53
+#: The largest integer a float64 rounds to a finite value (``float(v)`` raises beyond it).
+_FLOAT64_MAX_INT = int(np.finfo(np.float64).max)
 
 
 def inexact_message(what: str, value: object) -> str:
     """The error text of an integer ``value`` that a float64 cannot hold exactly."""
     v = int(value)  # type: ignore[call-overload]
+    if abs(v) > _FLOAT64_MAX_INT:  # 10**400: no float64 at all (float() would overflow)
+        digits = str(abs(v))
+        shown = f"{'-' if v < 0 else ''}{digits[:12]}...({len(digits)} digits)"
+        return (f"{what} {shown} is an integer beyond the range of a float64 (|x| > 1.8e308): "
+                "expected integers within +-2^53, or floats")
     return (f"{what} {v} is an integer beyond 2^53 that a float64 cannot hold exactly (it would "
             f"be ranked as {float(v)!r}, tied with its neighbours): expected integers within "
             "+-2^53, or floats")
@@ -273,7 +280,7 @@ def first_inexact_integer(values: object) -> int:
     if a.dtype.kind == "O":
         for i, v in enumerate(a.tolist()):
             if isinstance(v, int) and not isinstance(v, bool) and abs(v) > TWO53 \
-                    and int(float(v)) != v:
+                    and (abs(v) > _FLOAT64_MAX_INT or int(float(v)) != v):
                 return i
     return -1
 
@@ -325,16 +332,25 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
 
     Arrays without text (integers, floats, a mix of them) and text-only arrays are returned as
     they are (numbers compare as numbers). An object array holding text and integers becomes
-    an array of text (``1`` -> ``"1"``); a float, bool or other value among text ids, or a bool
-    among numbers, is a :class:`DataError` naming ``what``, the row (1-based) and ``column``.
+    an array of text (``1`` -> ``"1"``); a float or other value among text ids, or a bool
+    anywhere (a bool array too: ``True`` is no id, and would join query 1), is a
+    :class:`DataError` naming ``what``, the row (1-based) and ``column``.
     """
     a = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if a.dtype.kind == "b" and a.shape[0]:
+        raise DataError(f"{what} {bool(a.flat[0])!r} is a bool: expected strings or integers "
+                        "(ids compare as their text; True has none)", path=path, row=1,
+                        column=column)
     if a.dtype.kind != "O":
         return a
     items = a.tolist()
     kinds = {_id_kind(v) for v in items}
-    mixed_bool = "bool" in kinds and len(kinds) > 1  # True would join query 1
-    if ("str" not in kinds and not mixed_bool) or "missing" in kinds:
+    if "missing" not in kinds and "bool" in kinds:  # True would join query 1; no one text
+        i = next(k for k, v in enumerate(items) if _id_kind(v) == "bool")
+        raise DataError(f"{what} {items[i]!r} is a bool: expected strings or integers (ids "
+                        "compare as their text; True has none)", path=path, row=i + 1,
+                        column=column)
+    if "str" not in kinds or "missing" in kinds:
         return a  # no text: numbers compare as numbers (a missing id: the caller names it)
     if kinds <= {"int", "str"}:
         return np.asarray([v if isinstance(v, str) else str(int(v)) for v in items], dtype=str)

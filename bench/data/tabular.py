@@ -213,6 +213,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     text (ids compare as text, :mod:`bench.data.inputs`).
     """
     _no_missing(col, p, name, where)
+    _scalar_ids(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
         return col.to_numpy(np.int64), None
@@ -228,6 +229,21 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     if text.str.fullmatch(r"[-+]?\d{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
     return _numbered(text.tolist(), text.tolist(), role)
+
+
+def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
+    """An id is an integer or a text (:mod:`bench.data.inputs`): a bool (``True`` would be the
+    text 'True', or 1), a list, a struct or another nested Parquet value is refused, not
+    numbered by its printed form."""
+    if col.dtype.kind == "b":
+        raise DataError(f"id {_show(col.iloc[0])!r} is a bool: expected integers or text",
+                        path=p, column=name, **where(0))
+    if col.dtype.kind != "O":
+        return
+    for i, v in enumerate(col.tolist()):
+        if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray):
+            raise DataError(f"id {v!r} is a {type(v).__name__}: expected integers or text",
+                            path=p, column=name, **where(i))
 
 
 def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:
@@ -318,6 +334,10 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
     _no_missing(col, p, name, where)
     if col.dtype.kind == "M":
         return _datetime_seconds(pd.to_datetime(col, utc=True))
+    if col.dtype.kind in "mb":  # a duration (microseconds in Parquet) or a bool: no time
+        raise DataError(f"timestamp {_show(col.iloc[0])!r} is a {col.dtype} value, not a point "
+                        "in time: expected seconds since the epoch or a date/time", path=p,
+                        column=name, **where(0))
     numeric = pd.to_numeric(col, errors="coerce")
     if numeric.notna().any():  # a numeric column: every cell must be a number of seconds
         if not numeric.notna().all():

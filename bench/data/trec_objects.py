@@ -7,7 +7,9 @@
 * a **DataFrame** in any row order, with any column names: keyword arguments name the columns
   (``qid=``, ``docno=``, ``rel=`` / ``score=``); otherwise the column is found among common
   names, case-insensitively (:data:`QID_COLUMNS`, :data:`DOCNO_COLUMNS`, :data:`REL_COLUMNS`,
-  :data:`SCORE_COLUMNS`; two candidates present is an error asking which). A column may also
+  :data:`SCORE_COLUMNS`; an id's TREC name, ``qid`` or ``docno``, wins when present, so a
+  PyTerrier frame's ``query`` text and ``docid`` numbers are not taken for ids; two other
+  candidates present is an error asking which). A column may also
   be a named index level. Query and document ids may be strings or integers (integers become
   their decimal text, so ``7`` and ``"7"`` are the same query, as in a TREC file);
 * a **dict of dicts** ``{qid: {docno: rel_or_score}}`` (the layout of pytrec_eval and ranx);
@@ -178,10 +180,12 @@ def find_columns(
             if not found:
                 raise DataError(
                     f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
-                    f"name it with {role}=...; columns: {available}", path=where)
-            if len(found) > 1:
+                    f"name it with {_naming(where, role)}; columns: {available}", path=where)
+            # an id's TREC name (qid, docno) wins: PyTerrier's frames hold qid beside the
+            # query's text (query) and docno beside its own integer docid
+            if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role):
                 raise DataError(f"columns {found} could each be the {role} column: name one with "
-                                f"{role}=...", path=where)
+                                f"{_naming(where, role)}", path=where)
             name = found[0]
         if name in frame.columns:
             col = frame[name]
@@ -191,6 +195,16 @@ def find_columns(
             col = pd.Series(frame.index.get_level_values(name), index=frame.index)
         out.append(col.rename(name))
     return out
+
+
+def _naming(where: str, role: str) -> str:
+    """How the caller names a column: ``evaluate(frame, qid=...)`` takes the keyword itself;
+    ``evaluate_trec`` and ``compare_runs`` take what :func:`as_run` / :func:`as_qrels` return."""
+    for kind, helper in (("run", "as_run"), ("qrels", "as_qrels")):
+        if where.startswith(kind):
+            return (f"bench.data.trec_objects.{helper}(frame, {role}=...) and pass its result "
+                    "(evaluate_trec and compare_runs take it as the frame)")
+    return f"{role}=..."
 
 
 def _ids(values: pd.Series | list[Any], where: str, what: str,

@@ -15,7 +15,7 @@ import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
-from bench.metrics.frames import frame_arrays, is_frame
+from bench.metrics.frames import frame_arrays, is_frame, same_index
 from bench.metrics.kernels.judged import judged_components
 from bench.metrics.kernels.numba_kernel import numba_components
 from bench.metrics.kernels.numpy_kernel import numpy_components
@@ -115,6 +115,11 @@ def evaluate(
         >>> round(r.metrics["ndcg@2"], 6)
         0.815465
     """
+    check_flags(per_query=per_query, sort_by_qid=sort_by_qid)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int | np.integer)
+                                or threads < 1):
+        raise ConfigError(f"threads must be an integer >= 1 (or None: the usable CPUs), got "
+                          f"{threads!r}")
     cols = None
     if is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
         cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
@@ -124,6 +129,9 @@ def evaluate(
     elif scores is None or label is not None or score is not None:
         raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
                           "evaluate(labels, scores, ...)")
+    else:
+        same_index({"labels": labels, "scores": scores, "qid": qid, "docno": docno,
+                    "weights": weights})  # per-row ones (group sizes are per query)
     prof = get_profile(profile if profile is not None else "ltrbench")
     specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     if backend not in BACKENDS:
@@ -137,6 +145,14 @@ def evaluate(
         if cols is None:
             raise
         raise cols.locate(exc) from None
+
+
+def check_flags(**flags: object) -> None:
+    """A yes/no argument is a bool: ``per_query="no"`` is refused, not read as true."""
+    for name, value in flags.items():
+        if not isinstance(value, bool | np.bool_):
+            raise ConfigError(f"{name} must be True or False, got {type(value).__name__} "
+                              f"{value!r}")
 
 
 def evaluate_prepared(

@@ -4,7 +4,8 @@
 of ``label``, ``score``, ``qid`` is a column name (or a named index level); left out, the column
 is found among common names, case-insensitively (``rel``/``relevance``/``label``/...,
 ``score``/``prediction``/..., ``qid``/``query_id``/``query``/...: the lists of
-:mod:`bench.data.trec_objects`; two candidates present is an error asking which). ``scores``
+:mod:`bench.data.trec_objects`; a ``qid`` column wins over a ``query`` column of text, two
+other candidates present are an error asking which). ``scores``
 (positional) may instead be an array of model scores aligned with the frame's rows.
 ``docno`` and ``weights`` may be column names or arrays; a document-id column with a common name
 is used for the ``docno_desc`` tie rule when present.
@@ -72,6 +73,28 @@ class FrameArrays:
         return DataError(f"{exc.reason}{extra}", path=_WHERE, row=exc.row, column=column)
 
 
+def same_index(values: dict[str, Any], frame_index: pd.Index | None = None) -> None:
+    """Refuse pandas Series that :func:`bench.metrics.evaluate` would pair by position although
+    their indexes disagree (``evaluate(df.label[::-1], df.score, qid=df.qid)``): each Series
+    among ``values`` (role -> argument) must have the index of the first one, or of
+    ``frame_index`` (the DataFrame whose rows the arrays go with). pandas would align them by
+    label; NumPy, which the evaluator uses, pairs them by position, so a shuffled index would
+    give a silently wrong number. Arrays and lists are paired by position, as documented."""
+    series = [(role, v) for role, v in values.items() if isinstance(v, pd.Series)]
+    n = len(frame_index) if frame_index is not None else len(series[0][1]) if series else 0
+    series = [(role, v) for role, v in series if len(v) == n]  # per-query weights: not rows
+    if frame_index is None and len(series) < 2:
+        return
+    ref_role, ref = ("the DataFrame", frame_index) if frame_index is not None else \
+        (series[0][0], series[0][1].index)
+    for role, v in series:
+        if not v.index.equals(ref):
+            raise DataError(f"{role} is a pandas Series whose index differs from that of "
+                            f"{ref_role}: rows are paired by position, not by index label; "
+                            "align them first (.reindex(...)) or pass .to_numpy() to pair by "
+                            "position")
+
+
 def is_frame(obj: object) -> TypeGuard[pd.DataFrame]:
     """Whether ``obj`` is a pandas DataFrame (the first argument of ``evaluate`` may be one)."""
     return isinstance(obj, pd.DataFrame)
@@ -104,6 +127,7 @@ def frame_arrays(
         score, scores = scores, None
     if n == 0:
         raise DataError("empty input: the DataFrame has no rows", path=_WHERE)
+    same_index({"scores": scores, "qid": qid, "docno": docno, "weights": weights}, frame.index)
     roles: list[tuple[str, str | None, tuple[str, ...]]] = [("label", label, REL_COLUMNS)]
     if scores is None:
         roles.append(("score", score, SCORE_COLUMNS))
@@ -148,20 +172,23 @@ def _numeric(col: pd.Series, role: str) -> np.ndarray:
     Checked before any arithmetic (:mod:`bench.data.inputs`): a value that is not a real number
     (text, even ``"0.5"``; a bool in an object column) is an error, as is an integer a float64
     cannot hold exactly."""
-    if col.dtype.kind not in "iufb":
+    if col.dtype.kind not in "iuf":  # a bool column too: a bool is not a number here
         obj = col.to_numpy(dtype=object)
-        ok = np.fromiter((v is None or (isinstance(v, int | float | np.integer | np.floating)
-                                        and not isinstance(v, bool | np.bool_)) for v in obj),
-                         dtype=bool, count=obj.shape[0])
+        ok = np.fromiter((v is None or v is pd.NA or (
+            isinstance(v, int | float | np.integer | np.floating)
+            and not isinstance(v, bool | np.bool_)) for v in obj), dtype=bool, count=obj.shape[0])
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
             v = obj[i]
+            hint = ("a bool is not a number here: convert with .astype(int) if 1/0 is meant"
+                    if isinstance(v, bool | np.bool_) else
+                    "text is not parsed: convert the column with pd.to_numeric")
             raise _row_error(col, i, f"{role} {v!r} is not a number but a {type(v).__name__} "
-                             "(text is not parsed: convert the column with pd.to_numeric)")
+                             f"({hint})")
     bad_int = first_inexact_integer(col.to_numpy())
     if bad_int >= 0:
         raise _row_error(col, bad_int, inexact_message(role, col.iloc[bad_int]))
-    if col.dtype.kind not in "iufb":
+    if col.dtype.kind not in "iuf":
         col = pd.to_numeric(col, errors="coerce")
     values = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
     missing = np.isnan(values)

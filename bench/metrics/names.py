@@ -1,7 +1,8 @@
 """Metric names: parse ``"ndcg@10"``, ``"ndcg_cut_10"``, ``"nDCG(dcg='exp-log2')@10"`` into specs.
 
 Three grammars are accepted, names case-insensitive, items separated by commas or white space
-(not inside brackets or quotes)::
+(not inside brackets or quotes; so a name and its ``@k`` take no space between them), every
+character ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is an unknown metric naming it)::
 
     item      := [ profile ":" ] name | k          # a bare k continues the previous name
     name      := ltrbench | trec_eval | ir_measures
@@ -81,7 +82,7 @@ _ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
 _HEADERS = frozenset(f.header for f in FAMILIES.values())
-_QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+-]*):(?P<body>.+)$")
+_QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*):(?P<body>.+)$")  # xgboost@1.7:
 __all__ = ["MAX_CUTOFF", "MetricSpec", "parse_metrics", "valid_metric_names"]
 
 _Continue = Callable[[str], Reading]
@@ -160,12 +161,17 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     ...
     bench.errors.ConfigError: ...ndcg@10...
     """
+    if not isinstance(metrics, str) and not isinstance(metrics, Iterable):
+        raise ConfigError(f"metrics is a text such as 'ndcg@10 map' or a list of them, got "
+                          f"{type(metrics).__name__} {metrics!r}")
     items = [metrics] if isinstance(metrics, str) else list(metrics)
     tokens: list[str] = []
     for item in items:
         if not isinstance(item, str):
             raise ConfigError(f"metric names must be strings, got {item!r}")
-        tokens.extend(_split(item))
+        for token in _split(item):
+            _ascii_only(token)
+            tokens.append(token)
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
@@ -181,6 +187,9 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             readings, qualifier = [previous[0](token)], previous[1]
             labels = [previous[2] + token if previous[2] else ""]
         else:
+            if token.startswith("@") or token.endswith("@"):
+                raise ConfigError(f"unknown metric {token!r}: a name and its @cutoff are written "
+                                  "without a space between them (nDCG@10, ndcg@5,10)")
             qualifier, body = _qualifier(token)
             readings, cont = _read(body, token)
             stem = _stem(token)
@@ -194,6 +203,23 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                 seen.add(spec.label)
                 out.append(spec)
     return out
+
+
+def _ascii_only(token: str) -> None:
+    """Refuse a character outside ASCII in a metric name. Every spelling of every grammar is
+    ASCII; a look-alike (fullwidth ``ＮＤＣＧ``, Cyrillic ``с`` in ``ndcg_сut_10``, a fullwidth
+    digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
+    normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
+    ASCII measure at worst. White space separates names (any Unicode space)."""
+    import unicodedata
+
+    for ch in token:
+        if ch.isascii():
+            continue
+        name = unicodedata.name(ch, "unnamed character")
+        raise ConfigError(f"unknown metric {token!r}: it holds {ch!r} (U+{ord(ch):04X} {name}); "
+                          "metric names are ASCII, retype it without the look-alike "
+                          "(nDCG@10, ndcg_cut_10, P@5)")
 
 
 def _split(item: str) -> list[str]:

@@ -133,6 +133,7 @@ _TREC_BY = {m.name.lower(): m for m in TREC_EVAL}
 _TREC_ORDER = sorted(_TREC_BY, key=len, reverse=True)
 _IR_BY = {n.lower(): m for m in IR_MEASURES for n in (m.name, *m.aliases)}
 _TREC_PARAM = re.compile(r"[0-9][0-9.=]*")
+_DECIMAL_CUTOFF = re.compile(r"\s*\+?[0-9]+\s*")
 
 
 def check_cutoff(k: str | int, what: str) -> int:
@@ -228,6 +229,9 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
                           f"ltrbench; ir_measures names it computes: {_computed(IR_MEASURES)}")
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
         raise ConfigError(f"ir_measures cutoff of {token!r} must be a positive integer")
+    if cutoff is not None and not _DECIMAL_CUTOFF.fullmatch(token.strip().rsplit("@", 1)[-1]):
+        raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no '_', "
+                          "0x, 0o or 0b: bench.data.inputs reads numbers strictly)")
     return ir_reading(measure, params, cutoff), measure, params
 
 
@@ -246,6 +250,11 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
     elif measure.cutoff == "required":
         raise ConfigError(f"ir_measures {measure.name} needs a cutoff: {measure.name}@k")
     overrides, shown = _ir_overrides(measure, params)
+    if measure.name == "RR" and k is not None:
+        # ir_measures computes RR@k with MS MARCO's evaluator, not pytrec_eval (which has no
+        # cutoff for recip_rank): the run sorted by (-score, doc id), ties by document id
+        # ascending (providers/msmarco_provider.py:41); a hit is relevance >= rel (:34).
+        overrides = tuple(sorted((*overrides, ("ties", "docno_asc"))))
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + \
         (f"@{k}" if k is not None else "")
     return Reading(measure.family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures")
@@ -261,6 +270,10 @@ def _ir_overrides(measure: PeerMeasure, params: dict[str, object]) -> tuple[Over
         if key == "rel":
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(f"ir_measures {name}(rel=...) needs an integer, got {value!r}")
+            if value < 1:  # pytrec_eval: "Argument relevance_level should be positive."
+                raise ConfigError(f"ir_measures {name}(rel={value}): rel must be >= 1 (ir_measures "
+                                  "and pytrec_eval refuse a relevance level below 1; every "
+                                  "judged document would count as relevant)")
             if value != 1:
                 out["relevance_threshold"] = float(value)
                 shown.append(f"rel={value}")

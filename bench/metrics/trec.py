@@ -29,7 +29,7 @@ from bench.data.trec import Qrels, Run
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import DataError
 from bench.metrics.components import build_request
-from bench.metrics.evaluate import Judged, query_parts
+from bench.metrics.evaluate import Judged, check_flags, query_parts
 from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
@@ -62,6 +62,7 @@ def evaluate_trec(
     ``profile`` (default ``trec_eval``; given explicitly it applies to every peer name of its
     tool's family and refuses the others: :func:`bench.metrics.qualified.resolve`).
     """
+    check_flags(per_query=per_query)
     prof = get_profile(profile if profile is not None else "trec_eval")
     specs = resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     qrels = as_qrels(qrels_path)

@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
-from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
+from bench.data.inputs import TWO53, first_inexact_integer, inexact_message, text_ids
 from bench.errors import ConfigError, DataError
 from bench.metrics.kernels.numba_kernel import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
@@ -101,12 +101,20 @@ def prepare(
                 q = q[order]
         offsets, query_ids = _offsets(q)
     else:
-        offsets = offsets_from_sizes(np.asarray(group), n)
+        sizes = np.asarray(group)
+        if sizes.dtype.kind == "b" or (isinstance(group, list | tuple) and any(
+                isinstance(g, bool | np.bool_) for g in group)):
+            raise DataError("group sizes must be integers, not bools (True would be a query of "
+                            "1 row)")
+        offsets = offsets_from_sizes(sizes, n)
         query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
-        w = np.asarray(_no_text(weights, "weights"), dtype=np.float64).ravel()
+        w_raw = _no_text(weights, "weights")
+        if w_raw.dtype.kind == "b":
+            _no_bool("weights", 0)
+        w = np.asarray(w_raw, dtype=np.float64).ravel()
         if w.shape[0] not in (n, n_q):
             raise DataError(
                 f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"
@@ -161,8 +169,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
                 f"None id would silently join or split a query; {_ROWS})",
                 row=row + 1,
             )
-    if q.dtype.kind == "O":
-        q = text_ids(q)  # 1 and "1" are one query (bench.data.inputs)
+    if q.dtype.kind in "Ob":
+        q = text_ids(q)  # 1 and "1" are one query; a bool is no id (bench.data.inputs)
     if q.dtype.kind == "O":
         try:
             pd.factorize(q)
@@ -326,11 +334,50 @@ def _no_text(values: ArrayLike, name: str) -> np.ndarray:
         if text is not None:
             raise DataError(f"{name} must be numbers: {items[text]!r} is text "
                             f"(bench.data.inputs: text is not parsed; {_ROWS})", row=text + 1)
+        _plain_numbers(items, name)
+    elif isinstance(values, list | tuple) and raw.dtype.kind in "iuf":
+        # NumPy turns [0.5, True] into [0.5, 1.0]: look at the user's values themselves
+        flag = next((i for i, v in enumerate(values) if isinstance(v, bool | np.bool_)), None)
+        if flag is not None:
+            _no_bool(name, flag)
     return raw
+
+
+def _plain_numbers(items: list[object], name: str) -> None:
+    """Every value of an object array is a float64-sized number (or ``None``, refused later as
+    NaN). A ``Decimal`` or ``Fraction`` may hold more digits than the float64 it would be
+    ranked as (``Decimal('0.10000000000000000001')`` and ``Decimal('0.1')`` would tie), as
+    frames, dicts and TREC objects already refuse them (:mod:`bench.data.inputs`); an integer
+    beyond a float64 (``10**400``) has no float64 at all."""
+    for i, v in enumerate(items):
+        if isinstance(v, bool | np.bool_):
+            _no_bool(name, i)
+        if v is None or isinstance(v, float | np.floating):
+            continue
+        if isinstance(v, int | np.integer):
+            if isinstance(v, int) and abs(v) > TWO53 and first_inexact_integer([v]) == 0:
+                what = {"scores": "score", "labels": "label"}.get(name, "weight")
+                raise DataError(f"{inexact_message(what, v)} ({_ROWS})", row=i + 1)
+            continue
+        if v is pd.NA or v is pd.NaT:
+            raise DataError(f"{name}: {v!r} is missing: every row needs a number ({_ROWS})",
+                            row=i + 1)
+        raise DataError(f"{name} must be plain numbers (int, float): {v!r} is a "
+                        f"{type(v).__name__} (a Decimal or Fraction may hold more digits than "
+                        f"the float64 it would be ranked as: convert with float() first; {_ROWS})",
+                        row=i + 1)
+
+
+def _no_bool(name: str, i: int) -> None:
+    """A bool is not a number here (:mod:`bench.data.inputs`, as dicts and TREC frames say)."""
+    raise DataError(f"{name} must be numbers, not bools (True/False): convert with "
+                    f".astype(int) or .astype(float) if 1/0 is meant ({_ROWS})", row=i + 1)
 
 
 def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
     raw = _no_text(values, name)
+    if raw.dtype.kind == "b":
+        _no_bool(name, 0)
     if raw.dtype.kind in "cmMV":  # complex, dates, durations, raw bytes: no ranking of their own
         raise DataError(f"{name} must be real numbers: got dtype {raw.dtype} (a complex value "
                         "would lose its imaginary part, a date its meaning)")

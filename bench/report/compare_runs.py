@@ -19,7 +19,10 @@ statistics the leaderboards use (:mod:`bench.report.stats`):
   (:attr:`RunComparison.dropped`, per run :attr:`RunComparison.left_out`); means in the
   comparison are over the common queries, so they can differ from a run's own ``evaluate``
   mean. A query without a value under the profile (a blank query the profile excludes: NaN) is
-  left out of that metric's mean and tests, as in the leaderboards.
+  left out of that metric's mean and tests, as in the leaderboards, for *every* run when it has
+  no value in one (:attr:`RunComparison.no_value`): under ``ltrbench`` (ideal DCG from the
+  retrieved list) a run that retrieves no relevant document of a query is blank there, and
+  its mean over the other queries once beat a run that answered it.
 * **Means** with a percentile bootstrap interval over queries (:func:`bench.report.stats.bootstrap_ci`,
   Efron & Tibshirani 1993, ch. 13), the same resampled queries for every run.
 * **Paired tests** on the primary (first) metric of every run against the best run (highest mean):
@@ -35,7 +38,7 @@ module compares each run with the best one only, reports both tests and corrects
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -91,6 +94,9 @@ class RunComparison:
     metric_profiles: dict[str, str]
     missing: str
     dropped: list[str]
+    no_value: dict[str, list[str]] = field(default_factory=dict)
+    """Per metric, the common queries without a value in some run (a blank query of the
+    profile), left out of that metric's means and tests for every run."""
 
     @property
     def query_rule(self) -> str:
@@ -104,12 +110,23 @@ class RunComparison:
 
     @property
     def best(self) -> str:
-        """The name of the run with the highest mean of the primary metric."""
+        """The name of the run with the highest mean of the primary metric (the first of those
+        tied at the highest mean: see :attr:`tied_with_best`)."""
         return self.names[self.versus.best]
+
+    @property
+    def tied_with_best(self) -> list[str]:
+        """The other runs whose mean of the primary metric equals the best one's: "best" is
+        then only the first of equals, not a win (a run compared with itself or a copy)."""
+        means = self.mean[self.primary]
+        top = means[self.versus.best]
+        return [n for i, n in enumerate(self.names)
+                if i != self.versus.best and means[i] == top]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run: ``run``, per metric its mean, ``<metric> ci_low``/``ci_high``, then
-        ``best`` and the paired tests on the primary metric (``p_randomization``,
+        ``best``, ``tied_with_best`` (a run whose primary mean equals the best's: no win) and
+        the paired tests on the primary metric (``p_randomization``,
         ``p_randomization_holm``, ``p_t``, ``p_t_holm``; NaN for the best run) and ``n_queries``
         (the queries the test used); then per metric ``<metric> profile`` (the profile it was
         computed under), ``missing`` (the query rule), ``n_dropped`` and ``dropped`` (the
@@ -121,6 +138,7 @@ class RunComparison:
             cols[f"{m} ci_high"] = self.ci_high[m]
         v = self.versus
         cols["best"] = np.arange(len(self.names)) == v.best
+        cols["tied_with_best"] = [n in self.tied_with_best for n in self.names]
         cols.update(p_randomization=v.p_randomization, p_randomization_holm=v.p_randomization_holm,
                     p_t=v.p_t, p_t_holm=v.p_t_holm, n_queries=v.n_queries)
         for m in self.metrics:
@@ -156,9 +174,11 @@ class RunComparison:
                 "vs_best": vs})
         return {"profile": self.profile, "metric_profiles": dict(self.metric_profiles),
                 "primary": self.primary, "best": self.best,
+                "tied_with_best": self.tied_with_best,
                 "n_queries": int(self.qids.shape[0]), "missing": self.missing,
                 "queries": self.query_rule, "n_dropped": len(self.dropped),
-                "dropped": self.dropped, "runs": runs, "statistics": self.statistics()}
+                "dropped": self.dropped, "no_value": dict(self.no_value), "runs": runs,
+                "statistics": self.statistics()}
 
     def statistics(self) -> str:
         """The statistics in words (printed under the table)."""
@@ -197,8 +217,7 @@ def compare_runs(
         DataError: a run that cannot be evaluated (the message names it), no query common to all
             runs.
     """
-    if len(runs) < 2:
-        raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
+    _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
     call = get_profile(profile if profile is not None else "trec_eval")
     if missing is not None and missing not in MISSING_RULES:
         raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
@@ -210,6 +229,11 @@ def compare_runs(
     specs = parse_metrics(metrics)
     if specs[0].pointwise:
         raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
+    pointwise = [s.key for s in specs if s.pointwise]
+    if pointwise:  # its per-query mean is not its value (a root of a mean over all rows)
+        raise ConfigError(f"{pointwise[0]!r} is a pointwise error of scores against labels, not "
+                          "a ranking metric: a run comparison averages per-query values, which "
+                          "would not be its value (evaluate one run for it)")
     keys = [s.key for s in specs]
     q = as_qrels(qrels)
     tables: dict[str, pd.DataFrame] = {}
@@ -236,12 +260,14 @@ def compare_runs(
     dropped = sorted(set.union(*every.values()) - common_set)
     values = {k: np.vstack([tables[n].loc[common, k].to_numpy(dtype=np.float64) for n in names])
               for k in keys}
+    no_value = _shared_blanks(values, common)
     stacked = np.vstack([values[k] for k in keys])
     ci = stats.bootstrap_ci(stacked, n_resamples=n_bootstrap, confidence=confidence, seed=seed)
     n_runs = len(names)
     primary = keys[0]
     if np.isnan(values[primary]).all():
-        raise DataError(f"no query has a {primary} value in any run: nothing to compare")
+        raise DataError(f"no query has a {primary} value in every run (a query blank in one "
+                        f"run under profile {call.name!r} is left out of all): nothing to compare")
     versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed)
     return RunComparison(
         names=names, metrics=keys, primary=primary, profile=call.name, qids=common,
@@ -252,8 +278,47 @@ def compare_runs(
         versus=versus, evaluated={n: len(every[n]) for n in names},
         left_out=left_out, confidence=confidence, n_bootstrap=n_bootstrap,
         n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
-        missing=mode, dropped=dropped,
+        missing=mode, dropped=dropped, no_value=no_value,
     )
+
+
+def _shared_blanks(values: dict[str, NDArray[np.float64]], qids: NDArray[np.str_]
+                   ) -> dict[str, list[str]]:
+    """Make each metric's blank queries (NaN: no value under the profile) the same for every
+    run, in place, and return them per metric. A profile whose ideal DCG comes from the
+    retrieved list (``ltrbench``) leaves a query blank for a run that retrieved none of its
+    relevant documents: that run's mean would be over fewer queries than the others' (a run
+    that misses a query entirely would tie a run that answers it). A query without a value in
+    some run is left out of that metric for every run, and named."""
+    out: dict[str, list[str]] = {}
+    for k, v in values.items():
+        blank = np.isnan(v).any(axis=0)
+        if blank.any():
+            v[:, blank] = np.nan
+            out[k] = qids[blank].tolist()
+    return out
+
+
+def _check_arguments(runs: object, confidence: object, n_bootstrap: object,
+                     n_permutations: object, seed: object) -> None:
+    """The comparison's own arguments, before any run is read: a :class:`ConfigError` naming
+    the argument and what it must be (never a ``ValueError`` from deep in the statistics)."""
+    if not isinstance(runs, Mapping):
+        raise ConfigError(f"runs must be a mapping {{name: run}} (a dict), got a "
+                          f"{type(runs).__name__}: the names label the table's rows")
+    if len(runs) < 2:
+        raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
+    bad = [name for name in runs if not isinstance(name, str) or not name.strip()]
+    if bad:
+        raise ConfigError(f"run names must be non-empty text, got {bad[0]!r} "
+                          f"({type(bad[0]).__name__}): the names label the table's rows")
+    if not (isinstance(confidence, float | int) and not isinstance(confidence, bool)
+            and 0 < float(confidence) < 1):
+        raise ConfigError(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    for arg, value, low in (("n_bootstrap", n_bootstrap, 1), ("n_permutations", n_permutations, 1),
+                            ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ConfigError(f"{arg} must be an integer >= {low}, got {value!r}")
 
 
 def _with_missing(prof: Profile, mode: str) -> Profile:

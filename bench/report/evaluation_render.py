@@ -106,8 +106,9 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
         for m in result.metrics:
             cells += [f"{result.mean[m][i]:.4f}",
                       f"{result.ci_low[m][i]:.4f}-{result.ci_high[m][i]:.4f}"]
-        tests = ["best", "best"] if i == v.best else [_p(v.p_randomization_holm[i]),
-                                                      _p(v.p_t_holm[i])]
+        top = "best (tie)" if result.tied_with_best else "best"  # equal means: no win
+        tests = [top, top] if i == v.best else [_p(v.p_randomization_holm[i]),
+                                                _p(v.p_t_holm[i])]
         table.add_row(escape(name), *cells, *tests)
     console = Console()
     # never cut a number: widen the console to the table (a narrow or piped terminal is 80 wide)
@@ -131,6 +132,9 @@ def _print_queries(console: Console, result: RunComparison) -> None:
             shown = result.dropped_text(lost)
             say(f"  run {name}: {len(lost)} of its {result.evaluated[name]} evaluated "
                 f"queries left out: {shown}", markup=False)
+    for m, ids in result.no_value.items():  # blank in some run: left out for every run
+        say(f"  {m}: {len(ids)} without a value in some run, left out for every run: "
+            f"{result.dropped_text(ids)}", markup=False)
     say(f"statistics: {result.statistics()}; unadjusted p-values: --format csv/json",
         markup=False)
 
