@@ -36,6 +36,7 @@ import pandas as pd
 
 from bench.benchmark.config import RunConfig
 from bench.data.letor import LetorSplits
+from bench.errors import ConfigError
 from bench.runs.manifest import read_manifest
 
 
@@ -77,6 +78,19 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     if quick is not False:  # checked by the config like every value: "false" is not False
         doc["quick"] = quick
     config = RunConfig.from_dict(doc)  # every value typed and range-checked before any data
+    if splits is not None and not isinstance(splits, LetorSplits):
+        raise ConfigError(f"splits: expected a bench.data.LetorSplits (train, vali, test) or "
+                          f"None; got {type(splits).__name__}")
+    if not isinstance(progress, bool):
+        raise ConfigError(f"progress: expected True or False; got {progress!r}")
+    if out_dir is not None:  # the checks of ``ltrbench run --out``: never over an input
+        from bench.data.outputs import check_output_dir
+        from bench.runs.layout import RUN_INTO, RUN_WRITES
+
+        check_output_dir(out_dir, option="out_dir",
+                         inputs=[("dataset", dataset), ("data_dir", config.data_dir)],
+                         writes=RUN_WRITES if config.crosscheck else (), into=RUN_INTO,
+                         sealed=("dataset",))
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ltrbench-"))
     run_dir = run_benchmark(config, out_dir=out, progress=progress, splits=splits)
     return RunResult(run_dir)
