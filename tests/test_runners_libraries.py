@@ -6,6 +6,7 @@ and the set of library names is written in one module of the package only."""
 from __future__ import annotations
 
 import ast
+import itertools
 import sys
 import types
 from collections.abc import Iterator
@@ -16,8 +17,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.crosscheck.providers import CatBoostMetrics, LightGBMMetrics, XGBoostMetrics
-from bench.crosscheck.providers import builtin_metric, provider
+from bench.crosscheck.providers import (
+    CatBoostMetrics,
+    LightGBMMetrics,
+    XGBoostMetrics,
+    builtin_metric,
+    provider,
+)
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.toml import Spec
 from bench.errors import ConfigError
@@ -28,7 +34,6 @@ from bench.runners.dispatch import run_model
 from bench.runners.gbdt import library_module
 from bench.runners.libraries import LIBRARIES, Library, Objective, get_library, load
 from bench.runners.metric_provider import MetricProvider
-from bench.runners.param_probe import probe_library_params
 from bench.runners.params import Params, check_for_library, check_rows
 from bench.runners.resources import measure
 from bench.runners.result import fit_result
@@ -48,7 +53,7 @@ class _FakeMetrics(MetricProvider):
     def prepare(self, labels: Any, scores: Any, offsets: Any, *, label_gain: str,
                 n_threads: int, weights: Any) -> None:
         self.tops = [float(labels[a:b][np.argmax(scores[a:b])])
-                     for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+                     for a, b in itertools.pairwise(offsets)]
 
     def __call__(self) -> dict[str, float]:
         return {m: float(np.mean(self.tops)) for m in self.metrics}
@@ -102,12 +107,12 @@ FAKE_RECORD = Library(
 
 
 @pytest.fixture
-def fourth(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+def fourth(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """FakeGBM declared: its record in LIBRARIES and its module importable; nothing else."""
     calls: list[str] = []
     monkeypatch.setitem(sys.modules, FAKE, _fake_module(calls))
     monkeypatch.setitem(LIBRARIES, "fakegbm", FAKE_RECORD)
-    yield calls
+    return calls
 
 
 def _data(n_queries: int, per: int, seed: int) -> LetorData:
@@ -212,9 +217,12 @@ def test_every_record_names_code_that_exists(name: str) -> None:
 
     lib = LIBRARIES[name]
     module = library_module(name)
-    assert callable(module.fit) and callable(module.predict)
-    assert callable(load(lib.params)) and callable(load(lib.probe))
-    assert issubclass(provider(name), MetricProvider) and provider(name).title == lib.title
+    assert callable(module.fit)
+    assert callable(module.predict)
+    assert callable(load(lib.params))
+    assert callable(load(lib.probe))
+    assert issubclass(provider(name), MetricProvider)
+    assert provider(name).title == lib.title
     assert get_profile(lib.profile).name == lib.profile
     assert ("cuda" in lib.devices) == (lib.cuda_build is not None)
     if lib.cuda_build is not None:
@@ -222,16 +230,22 @@ def test_every_record_names_code_that_exists(name: str) -> None:
     assert lib.alias in {o.name for o in lib.objectives}
     assert lib.lambdamart in {o.name for o in lib.objectives}
     assert all(registry.get_model(lib.model(o.name)).library == name for o in lib.objectives)
-    assert lib.install.startswith("pip install") and lib.cuda_install
+    assert lib.install.startswith("pip install")
+    assert lib.cuda_install
     assert all(d in manifest.packages() for d in lib.distributions)
 
 
 def test_the_providers_declare_what_they_support() -> None:
-    assert LightGBMMetrics.supports("ndcg@10") and LightGBMMetrics.supports("map@5")
-    assert not LightGBMMetrics.supports("pre@5") and not LightGBMMetrics.supports("ndcg")
-    assert XGBoostMetrics.supports("pre@5") and XGBoostMetrics.supports("ndcg-")
-    assert XGBoostMetrics.supports("p@3") and not XGBoostMetrics.supports("mrr@3")
-    assert CatBoostMetrics.supports("map@3") and not CatBoostMetrics.supports("ndcg@10-")
+    assert LightGBMMetrics.supports("ndcg@10")
+    assert LightGBMMetrics.supports("map@5")
+    assert not LightGBMMetrics.supports("pre@5")
+    assert not LightGBMMetrics.supports("ndcg")
+    assert XGBoostMetrics.supports("pre@5")
+    assert XGBoostMetrics.supports("ndcg-")
+    assert XGBoostMetrics.supports("p@3")
+    assert not XGBoostMetrics.supports("mrr@3")
+    assert CatBoostMetrics.supports("map@3")
+    assert not CatBoostMetrics.supports("ndcg@10-")
     with pytest.raises(ConfigError, match="CatBoost metric 'pre@5' not supported here; "
                                           "valid: ndcg@k, map@k"):
         CatBoostMetrics([0, 1], [0.2, 0.1], [0, 2], ["pre@5"])
