@@ -36,16 +36,11 @@ MAX_LABEL = 30
 LABEL_GAINS = ("exp2", "linear")
 #: Where a GBDT trains: the CPU, or an NVIDIA GPU through each library's CUDA support.
 DEVICES = ("cpu", "cuda")
-#: The raw library tables (``[params.<library>]``) of the libraries declared at import; a
-#: library declared later (:mod:`bench.runners.libraries`) is seen by :func:`raw_tables`.
+#: The raw library tables (``[params.<library>]``) of the libraries declared at import (one
+#: declared later is seen by :func:`~bench.runners.libraries.gbdt_libraries`, read at call time).
 RAW_TABLES: tuple[str, ...] = gbdt_libraries()
 #: A library's raw parameters: ``(key, value)`` pairs sorted by key.
 RawTable = tuple[tuple[str, Any], ...]
-
-
-def raw_tables() -> tuple[str, ...]:
-    """The libraries whose raw parameters a :class:`Params` can hold (declared now)."""
-    return gbdt_libraries()
 
 
 @dataclass(frozen=True)
@@ -109,7 +104,7 @@ class Params:
         """Plain values, then one raw table (a dict) per library, declared ones first even when
         empty, for TOML/JSON (``[params.<library>]``)."""
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "raw"}
-        for lib in dict.fromkeys([*raw_tables(), *(lib for lib, _ in self.raw)]):
+        for lib in dict.fromkeys([*gbdt_libraries(), *(lib for lib, _ in self.raw)]):
             out[lib] = self.raw_params(lib)
         return out
 
@@ -117,7 +112,7 @@ class Params:
         """A copy with some fields changed; a library's name sets its raw table (a dict is merged
         into the table, a tuple of pairs replaces it)."""
         raw: dict[str, Any] = dict(changes.pop("raw", self.raw))
-        for lib in [k for k in changes if k in raw_tables()]:
+        for lib in [k for k in changes if k in gbdt_libraries()]:
             value = changes.pop(lib)
             if isinstance(value, Mapping):
                 value = tuple(sorted({**dict(raw.get(lib, ())), **value}.items()))
@@ -177,7 +172,7 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
     each value of its declared type and in its range, each library's raw table (a key named
     after a library of :mod:`bench.runners.libraries`) in ``raw`` as sorted tuples.
     Errors name the key after ``where`` (``"[model_params.xgboost-ndcg] "``)."""
-    libraries = raw_tables()
+    libraries = gbdt_libraries()
     known = [*(f.name for f in fields(Params) if f.name != "raw"), *libraries]
     out: dict[str, Any] = {}
     raw: list[tuple[str, RawTable]] = []
@@ -209,12 +204,11 @@ def check_params(p: Params, where: str = "") -> None:
 
 def _check_raw(raw: Any, where: str) -> None:
     """``raw`` is ``((library, ((key, value), ...)), ...)`` over declared libraries."""
-    pairs = isinstance(raw, tuple) and all(isinstance(t, tuple) and len(t) == 2 for t in raw)
-    if not pairs:
+    if not isinstance(raw, tuple) or not all(isinstance(t, tuple) and len(t) == 2 for t in raw):
         raise ConfigError(f"{where}raw: expected ((library, table), ...) of raw parameters")
     for lib, items in raw:
         if lib not in LIBRARIES:
-            raise ConfigError(f"{where}{lib}: not a library; valid: {', '.join(raw_tables())}")
+            raise ConfigError(f"{where}{lib}: not a library; valid: {', '.join(gbdt_libraries())}")
         if not isinstance(items, tuple) or not all(isinstance(kv, tuple) and len(kv) == 2 and
                                                    isinstance(kv[0], str) for kv in items):
             raise ConfigError(f"{where}{lib}: expected a table of raw {lib} parameters")
