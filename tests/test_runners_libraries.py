@@ -25,14 +25,13 @@ from bench.crosscheck.providers import (
     provider,
 )
 from bench.data.letor import LetorData, LetorSplits
-from bench.data.toml import Spec
 from bench.errors import ConfigError
 from bench.runners import device as dev
 from bench.runners import libraries as libs
 from bench.runners import registry
 from bench.runners.dispatch import run_model
 from bench.runners.gbdt import library_module
-from bench.runners.libraries import LIBRARIES, Library, Objective, get_library, load
+from bench.runners.libraries import LIBRARIES, Library, Limit, Objective, get_library, load
 from bench.runners.metric_provider import MetricProvider
 from bench.runners.params import Params, check_for_library, check_rows
 from bench.runners.resources import measure
@@ -101,7 +100,7 @@ FAKE_RECORD = Library(
     import_name=FAKE, distributions=("pluggy",), install="pip install fakegbm",
     devices=("cpu", "cuda"), cuda_build=f"{FAKE}:cuda_build",
     cuda_install="a FakeGBM built with CUDA (pip install fakegbm-cuda)",
-    limits=(Spec("num_leaves", int, 2, 64, source="FakeGBM: at most 64 leaves"),),
+    limits=(Limit("num_leaves", 2, 64, source="FakeGBM: at most 64 leaves"),),
     samples_rows=True,
 )
 

@@ -10,7 +10,7 @@ fit/predict module (:mod:`bench.runners.gbdt`), the :class:`~bench.runners.param
 translator, the raw-parameter probe (:mod:`bench.runners.param_probe`) and the built-in metric
 provider (a :class:`bench.runners.metric_provider.MetricProvider`). Code is named by import path
 (``"module:attribute"``) and imported only when used (:func:`load`), so reading a record imports
-no GBDT library.
+no GBDT library (nor numpy: the module imports nothing of the package but its errors).
 
 Every reader (the model registry, dispatch, params validation, the device check, the manifest,
 the cross-check's providers, the run readers) looks the record up here at call time, so adding a
@@ -25,7 +25,6 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from bench.data.toml import Spec
 from bench.errors import ConfigError, did_you_mean
 
 
@@ -38,6 +37,18 @@ class Objective:
     name: str
     native: str
     description: str
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A library's own range of a shared :class:`~bench.runners.params.Params` field, narrower
+    than :data:`~bench.runners.params.PARAM_SPECS` (``lo`` and ``hi`` inclusive), and where the
+    library says so (checked as a :class:`~bench.data.toml.Spec` of the field's kind)."""
+
+    name: str
+    lo: float | None = None
+    hi: float | None = None
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,7 @@ class Library:
     devices: tuple[str, ...] = ("cpu",)
     cuda_build: str | None = None
     cuda_install: str = ""
-    limits: tuple[Spec, ...] = ()
+    limits: tuple[Limit, ...] = ()
     samples_rows: bool = False
 
     def model(self, objective: str) -> str:
@@ -149,8 +160,8 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         import_name="catboost", distributions=("catboost",), install="pip install catboost",
         cuda_install=("nothing yet: ltrbench's CatBoost runner trains on the CPU only (leave the "
                       "catboost-* models out of a cuda run)"),
-        limits=(Spec("max_bin", int, 1, 65535,
-                     source="CatBoost: border_count <= 65535 (binarization_options.cpp)"),),
+        limits=(Limit("max_bin", 1, 65535,
+                      source="CatBoost: border_count <= 65535 (binarization_options.cpp)"),),
         samples_rows=True,
     ),
 )}

@@ -222,8 +222,9 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     lib = LIBRARIES.get(library)
     if lib is None:
         return
-    for spec in lib.limits:
-        spec.check(getattr(p, spec.name), f"{where}{spec.name}")
+    for limit in lib.limits:
+        spec = Spec(limit.name, _SPEC[limit.name].kind, limit.lo, limit.hi, source=limit.source)
+        spec.check(getattr(p, limit.name), f"{where}{limit.name}")
     # the device is checked with the machine (bench.runners.device)
     kwargs = load(lib.params)(replace(p, device="cpu"), objective)
     if p.raw_params(library):  # raw parameters: only the library knows them
