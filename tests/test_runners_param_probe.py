@@ -50,7 +50,7 @@ def test_raw_parameters_the_library_takes_pass_the_probe(library: str) -> None:
     build = {"lightgbm": lightgbm_params, "xgboost": xgboost_params,
              "catboost": catboost_params}[library]
     objective = {"lightgbm": "lambdarank", "xgboost": "ndcg", "catboost": "yetirank"}[library]
-    params = build(Params(**{library: tuple(raw.items())}), objective)  # type: ignore[arg-type]
+    params = build(Params().with_overrides(**{library: raw}), objective)
     probe_library_params(library, params, where="[params] x")  # no error
 
 

@@ -39,7 +39,7 @@ from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
 from bench.report.build import LeaderboardOptions
 from bench.runs.layout import read_table
-from bench.runs.manifest import environment
+from bench.runs.manifest import compared_packages, environment
 
 CROSS_ENV_TOLERANCE = 1e-6
 #: Tables compared between two run directories, with their key columns and value columns.
@@ -198,8 +198,7 @@ def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float
     for key in ("python", "machine", "cpu_model", "cpu_count"):  # BLAS/GBDT paths differ by CPU
         if was.get(key) != now.get(key):
             differ.append(f"{key} {was.get(key)} -> {now.get(key)}")
-    for pkg in ("numpy", "scipy", "pandas", "scikit-learn", "lightgbm", "xgboost", "xgboost-cpu",
-                "catboost", "implicit", "numba"):
+    for pkg in compared_packages():
         a, b = (was.get("packages") or {}).get(pkg), now["packages"].get(pkg)
         if a != b:
             differ.append(f"{pkg} {a} -> {b}")

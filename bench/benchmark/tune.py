@@ -57,14 +57,14 @@ from bench.data.toml import unknown_key
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.gbdt import library_module
-from bench.runners.params import RAW_TABLES, Params, check_for_library, check_rows, param_spec
+from bench.runners.params import Params, check_for_library, check_rows, param_spec
 from bench.runners.registry import get_model
 from bench.runs.layout import RUN_SEALED
 
 #: Params fields a search may vary: not the raw library tables, the seed (``--seed``), the
 #: thread count or the device (set once for a run).
 TUNABLE = tuple(f.name for f in fields(Params)
-                if f.name not in (*RAW_TABLES, "seed", "n_threads", "device"))
+                if f.name not in ("raw", "seed", "n_threads", "device"))
 #: Not tuned, with the option that sets each instead.
 NOT_TUNED = {"device": "the config's device key (device = \"cuda\")", "seed": "--seed",
              "n_threads": "--threads"}

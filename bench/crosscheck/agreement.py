@@ -35,6 +35,7 @@ from bench.metrics.reconcile import (
     reconcile,
     resolve_profile,
 )
+from bench.runners.libraries import LIBRARIES
 
 EXACT_TOL = 1e-9
 CHECK_TOL = 1e-6
@@ -161,7 +162,9 @@ def crosscheck_arrays(
     y = np.asarray(labels)
     s = np.asarray(scores, dtype=np.float64)
     off = np.asarray(offsets, dtype=np.int64)
-    lib_prof = resolve_profile(library if library_profile is None else library_profile)
+    if library_profile is None:  # the profile its record names (a profile name otherwise)
+        library_profile = LIBRARIES[library].profile if library in LIBRARIES else library
+    lib_prof = resolve_profile(library_profile)
     ref_vals, ref_mean_reported = per_query_values(
         y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate
     )

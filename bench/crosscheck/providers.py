@@ -23,6 +23,10 @@ benchmark times only the call) and evaluates it when called:
 * :func:`trec_dicts`, :func:`pytrec_eval_per_query`, :func:`ranx_metrics`: TREC-style dicts and
   the two Python IR evaluators over them.
 
+Every provider is a :class:`~bench.runners.metric_provider.MetricProvider` (the shared input
+checks; the metric names it takes) named by its library's record
+(:mod:`bench.runners.libraries`), which :func:`provider` resolves.
+
 Metric names: ``ndcg@k`` and ``map@k`` for the three GBDT libraries; XGBoost also takes ``pre@k``
 (alias ``p@k``), ``ndcg``/``map``/``pre`` without a cutoff (XGBoost then truncates at 32) and the
 ``-`` suffix (``ndcg@10-``). XGBoost's ``map`` and ``pre`` need binary labels.
@@ -38,32 +42,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import group_index
-from bench.errors import ConfigError, DataError
-from bench.runners.params import LABEL_GAINS, label_gain_table
-from bench.runners.registry import GBDT_LIBRARIES
+from bench.errors import DataError
+from bench.runners.libraries import get_library, load
+from bench.runners.metric_provider import MetricProvider
+from bench.runners.params import label_gain_table
 
-_LGB = re.compile(r"^(ndcg|map)@(\d+)$")
 _XGB = re.compile(r"^(ndcg|map|pre|p)(?:@(\d+))?(-)?$")
 
 
-def _checked(
-    labels: ArrayLike, scores: ArrayLike, offsets: ArrayLike, label_gain: str
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
-    y = np.asarray(labels, dtype=np.float64).ravel()
-    s = np.asarray(scores, dtype=np.float64).ravel()
-    off = np.asarray(offsets, dtype=np.int64).ravel()
-    if y.shape != s.shape:
-        raise DataError(f"{y.shape[0]} labels but {s.shape[0]} scores")
-    if off.shape[0] < 2 or off[0] != 0 or off[-1] != y.shape[0] or np.any(np.diff(off) <= 0):
-        raise DataError(
-            f"group offsets must start at 0, increase strictly and end at {y.shape[0]} (the rows)"
-        )
-    if label_gain not in LABEL_GAINS:
-        raise ConfigError(f"unknown label_gain {label_gain!r}; valid: {', '.join(LABEL_GAINS)}")
-    return y, s, off
-
-
-class LightGBMMetrics:
+class LightGBMMetrics(MetricProvider):
     """LightGBM's built-in ``ndcg@k`` / ``map@k`` of given scores (see the module docstring).
 
     ``weights``: per-row weights (LightGBM stores them as float32). ``n_threads`` is LightGBM's
@@ -71,27 +58,19 @@ class LightGBMMetrics:
     :meth:`set_threads` makes a new booster.
     """
 
-    def __init__(
-        self,
-        labels: ArrayLike,
-        scores: ArrayLike,
-        offsets: ArrayLike,
-        metrics: Sequence[str],
-        *,
-        label_gain: str = "exp2",
-        n_threads: int = 1,
-        weights: ArrayLike | None = None,
-    ) -> None:
+    title = "LightGBM"
+
+    def prepare(self, labels: NDArray[np.float64], scores: NDArray[np.float64],
+                offsets: NDArray[np.int64], *, label_gain: str, n_threads: int,
+                weights: ArrayLike | None) -> None:
+        """A one-column all-zero ``Dataset`` with the scores as ``init_score``, and its booster."""
         import lightgbm as lgb
 
-        y, s, off = _checked(labels, scores, offsets, label_gain)
         families: dict[str, set[int]] = {"ndcg": set(), "map": set()}
-        for m in metrics:
-            match = _LGB.match(m)
-            if not match:
-                raise ConfigError(f"LightGBM metric {m!r} not supported here; valid: ndcg@k, map@k")
+        for m in self.metrics:
+            match = self.pattern.match(m)
+            assert match is not None  # MetricProvider.__init__ checked it
             families[match.group(1)].add(int(match.group(2)))
-        self.metrics = list(metrics)
         self._params: dict[str, Any] = {
             "objective": "none",
             "metric": [f for f, ks in families.items() if ks],
@@ -100,10 +79,10 @@ class LightGBMMetrics:
             "verbosity": -1,
         }
         self._dataset = lgb.Dataset(
-            np.zeros((y.shape[0], 1), dtype=np.float32),
-            label=y,
-            group=np.diff(off),
-            init_score=s,
+            np.zeros((labels.shape[0], 1), dtype=np.float32),
+            label=labels,
+            group=np.diff(offsets),
+            init_score=scores,
             weight=None if weights is None else np.asarray(weights),
             params={"verbosity": -1},
         )
@@ -123,42 +102,35 @@ class LightGBMMetrics:
         return {m: out[m] for m in self.metrics}
 
 
-class XGBoostMetrics:
+class XGBoostMetrics(MetricProvider):
     """XGBoost's built-in ``ndcg@k`` / ``map@k`` / ``pre@k`` of given scores (see the module docstring).
 
     ``weights``: per-group weights (XGBoost's ranking weights are per query).
     """
 
-    def __init__(
-        self,
-        labels: ArrayLike,
-        scores: ArrayLike,
-        offsets: ArrayLike,
-        metrics: Sequence[str],
-        *,
-        label_gain: str = "exp2",
-        n_threads: int = 1,
-        weights: ArrayLike | None = None,
-    ) -> None:
+    title = "XGBoost"
+    pattern = _XGB
+    supported = "ndcg@k, map@k, pre@k (p@k), without @k, with a '-' suffix"
+
+    def prepare(self, labels: NDArray[np.float64], scores: NDArray[np.float64],
+                offsets: NDArray[np.int64], *, label_gain: str, n_threads: int,
+                weights: ArrayLike | None) -> None:
+        """A ``DMatrix`` with the scores as ``base_margin`` and a booster of no trees."""
         import xgboost as xgb
 
-        y, s, off = _checked(labels, scores, offsets, label_gain)
         self.names: dict[str, str] = {}
-        for m in metrics:
-            match = _XGB.match(m)
-            if not match:
-                raise ConfigError(
-                    f"XGBoost metric {m!r} not supported here; valid: ndcg@k, map@k, pre@k (p@k), "
-                    "without @k, with a '-' suffix"
-                )
+        for m in self.metrics:
+            match = self.pattern.match(m)
+            assert match is not None  # MetricProvider.__init__ checked it
             base = "pre" if match.group(1) == "p" else match.group(1)
-            if base in ("map", "pre") and not np.isin(y, (0.0, 1.0)).all():
+            if base in ("map", "pre") and not np.isin(labels, (0.0, 1.0)).all():
                 raise DataError(
                     f"XGBoost's {base} needs binary labels (0/1); binarize first (e.g. label >= 1)"
                 )
             self.names[m] = base + (f"@{match.group(2)}" if match.group(2) else "") + (match.group(3) or "")
         self.dmatrix = xgb.DMatrix(
-            np.zeros((y.shape[0], 1), dtype=np.float32), label=y, qid=group_index(off), base_margin=s
+            np.zeros((labels.shape[0], 1), dtype=np.float32), label=labels,
+            qid=group_index(offsets), base_margin=scores,
         )
         if weights is not None:
             self.dmatrix.set_weight(np.asarray(weights))
@@ -181,35 +153,29 @@ class XGBoostMetrics:
         return {m: values[self.names[m]] for m in self.names}
 
 
-class CatBoostMetrics:
+class CatBoostMetrics(MetricProvider):
     """CatBoost's built-in ``ndcg@k`` / ``map@k`` of given scores (see the module docstring).
 
     ``weights``: per-group weights (``group_weight``; CatBoost's NDCG uses them, its MAP does not).
     """
 
-    def __init__(
-        self,
-        labels: ArrayLike,
-        scores: ArrayLike,
-        offsets: ArrayLike,
-        metrics: Sequence[str],
-        *,
-        label_gain: str = "exp2",
-        n_threads: int = 1,
-        weights: ArrayLike | None = None,
-    ) -> None:
-        y, s, off = _checked(labels, scores, offsets, label_gain)
+    title = "CatBoost"
+
+    def prepare(self, labels: NDArray[np.float64], scores: NDArray[np.float64],
+                offsets: NDArray[np.int64], *, label_gain: str, n_threads: int,
+                weights: ArrayLike | None) -> None:
+        """CatBoost's metric names, the group number of each row and the row weights."""
         self.names: dict[str, str] = {}
-        for m in metrics:
-            match = _LGB.match(m)
-            if not match:
-                raise ConfigError(f"CatBoost metric {m!r} not supported here; valid: ndcg@k, map@k")
+        for m in self.metrics:
+            match = self.pattern.match(m)
+            assert match is not None  # MetricProvider.__init__ checked it
             k = int(match.group(2))
             kind = "Exp" if label_gain == "exp2" else "Base"
             self.names[m] = f"NDCG:top={k};type={kind}" if match.group(1) == "ndcg" else f"MAP:top={k}"
-        self.labels, self.scores = y, s
-        self.group_id = group_index(off)
-        self.group_weight = None if weights is None else np.repeat(np.asarray(weights, np.float64), np.diff(off))
+        self.labels, self.scores = labels, scores
+        self.group_id = group_index(offsets)
+        self.group_weight = (None if weights is None
+                             else np.repeat(np.asarray(weights, np.float64), np.diff(offsets)))
         self.n_threads = n_threads
 
     def __call__(self) -> dict[str, float]:
@@ -223,11 +189,12 @@ class CatBoostMetrics:
         }
 
 
-_PROVIDERS: dict[str, type[LightGBMMetrics] | type[XGBoostMetrics] | type[CatBoostMetrics]] = {
-    "lightgbm": LightGBMMetrics,
-    "xgboost": XGBoostMetrics,
-    "catboost": CatBoostMetrics,
-}
+def provider(library: str) -> type[MetricProvider]:
+    """The built-in metric provider of ``library`` (its record's
+    :attr:`~bench.runners.libraries.Library.metrics`, imported now); a ConfigError lists the
+    valid libraries."""
+    cls: type[MetricProvider] = load(get_library(library).metrics)
+    return cls
 
 
 def builtin_metrics(
@@ -246,11 +213,8 @@ def builtin_metrics(
     ``label_gain`` ``"exp2"`` (2^l − 1, LightGBM's and XGBoost's default; CatBoost's
     ``type=Exp``) or ``"linear"`` (l; CatBoost's default ``type=Base``).
     """
-    try:
-        provider = _PROVIDERS[library]
-    except KeyError:
-        raise ConfigError(f"unknown library {library!r}; valid: {', '.join(GBDT_LIBRARIES)}") from None
-    return provider(labels, scores, offsets, metrics, label_gain=label_gain, n_threads=n_threads)()
+    return provider(library)(labels, scores, offsets, metrics, label_gain=label_gain,
+                             n_threads=n_threads)()
 
 
 def builtin_metric(

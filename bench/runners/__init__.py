@@ -2,9 +2,12 @@
 
 * :mod:`~bench.runners.params`: one :class:`~bench.runners.params.Params` for every library and
   the parity table (:data:`~bench.runners.params.PARITY`, :func:`~bench.runners.params.parity_markdown`);
+* :mod:`~bench.runners.libraries`: one record per GBDT library, the only owner of its facts
+  (package, install hints, devices, objectives, limits, profile, its code by import path);
 * :mod:`~bench.runners.gbdt`: the one skeleton every GBDT is trained through, over the library
   modules :mod:`~bench.runners.lightgbm`, :mod:`~bench.runners.xgboost` and
-  :mod:`~bench.runners.catboost` (``fit``, ``predict``);
+  :mod:`~bench.runners.catboost` (``fit``, ``predict``); their built-in metrics share
+  :class:`~bench.runners.metric_provider.MetricProvider`;
 * :mod:`~bench.runners.custom`: a user's ranker (any ``fit``/``predict``), by factory;
 * :mod:`~bench.runners.baselines`: popularity, random, ALS;
 * :mod:`~bench.runners.registry` (model names) and :func:`~bench.runners.dispatch.run_model`

@@ -22,17 +22,8 @@ import subprocess
 from typing import Any
 
 from bench.errors import ConfigError, did_you_mean
+from bench.runners.libraries import get_library, load
 from bench.runners.params import DEVICES
-
-INSTALL = {
-    "xgboost": ("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
-                "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 wheels "
-                "are built with CUDA)"),
-    "lightgbm": ("a CUDA build of LightGBM: pip install lightgbm --no-binary lightgbm "
-                 "--config-settings=cmake.define.USE_CUDA=ON (needs the CUDA toolkit)"),
-    "catboost": ("nothing yet: ltrbench's CatBoost runner trains on the CPU only (leave the "
-                 "catboost-* models out of a cuda run)"),
-}
 
 
 def visible_gpus() -> list[str]:
@@ -64,28 +55,38 @@ def check_device(device: str, libraries: set[str]) -> None:
     for lib in sorted(libraries):
         if not cuda_build(lib):
             raise ConfigError(f"the installed {lib} cannot train on 'cuda' (no CUDA support in "
-                              f"this build); install {INSTALL[lib]}")
+                              f"this build); install {get_library(lib).cuda_install}")
 
 
 def cuda_build(library: str) -> bool:
-    """Whether the installed ``library`` (xgboost, lightgbm) was built with CUDA."""
-    if library == "xgboost":
-        import xgboost as xgb
+    """Whether the installed ``library`` can train on CUDA: its record lists the device and its
+    :attr:`~bench.runners.libraries.Library.cuda_build` check says yes."""
+    lib = get_library(library)
+    if "cuda" not in lib.devices or lib.cuda_build is None:
+        return False
+    return bool(load(lib.cuda_build)())
 
-        return bool(xgb.build_info().get("USE_CUDA"))
-    if library == "lightgbm":
-        import lightgbm as lgb
-        import numpy as np
 
-        try:
-            lgb.train({"device_type": "cuda", "verbosity": -1, "num_leaves": 2,
-                       "min_data_in_leaf": 1},
-                      lgb.Dataset(np.arange(4.0).reshape(4, 1), np.array([0.0, 1, 0, 1])),
-                      num_boost_round=1)
-        except lgb.basic.LightGBMError:
-            return False
-        return True
-    return False
+def xgboost_cuda_build() -> bool:
+    """``xgboost.build_info()["USE_CUDA"]``."""
+    import xgboost as xgb
+
+    return bool(xgb.build_info().get("USE_CUDA"))
+
+
+def lightgbm_cuda_build() -> bool:
+    """One tree with ``device_type="cuda"``: a CPU build raises "CUDA Tree Learner was not
+    enabled in this build"."""
+    import lightgbm as lgb
+    import numpy as np
+
+    try:
+        lgb.train({"device_type": "cuda", "verbosity": -1, "num_leaves": 2, "min_data_in_leaf": 1},
+                  lgb.Dataset(np.arange(4.0).reshape(4, 1), np.array([0.0, 1, 0, 1])),
+                  num_boost_round=1)
+    except lgb.basic.LightGBMError:
+        return False
+    return True
 
 
 def describe_devices(device: str, libraries: set[str]) -> dict[str, Any]:

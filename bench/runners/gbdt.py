@@ -1,6 +1,7 @@
 """The one skeleton every gradient-boosted ranker is trained through.
 
-A library module (:mod:`bench.runners.lightgbm`, :mod:`bench.runners.xgboost`) provides ``fit``
+A library module (named by its record in :mod:`bench.runners.libraries`: :mod:`bench.runners.lightgbm`,
+:mod:`bench.runners.xgboost`, :mod:`bench.runners.catboost`) provides ``fit``
 (train on the training split with early stopping on the validation split, never the test split;
 returns the booster, the parameters the library got, and a :class:`FitResult` without scores)
 and ``predict`` (scores of one split with the chosen iteration). :func:`train_gbdt` refuses a
@@ -10,7 +11,6 @@ timed.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -18,8 +18,8 @@ import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.metrics.families import PRIMARY_METRIC
+from bench.runners.libraries import LIBRARIES, load_module
 from bench.runners.params import Params, check_rows
-from bench.runners.registry import GBDT_LIBRARIES
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
 
 #: ``predict(booster, data, best_iteration, library_params)`` → scores of ``data``.
@@ -43,10 +43,11 @@ class Fit(Protocol):
 
 
 def library_module(library: str) -> Any:
-    """The runner module of a GBDT library (imported on use: LightGBM, XGBoost and CatBoost load lazily)."""
-    if library not in GBDT_LIBRARIES:
+    """The fit/predict module of a GBDT library (its record's
+    :attr:`~bench.runners.libraries.Library.module`, imported on use: the libraries load lazily)."""
+    if library not in LIBRARIES:
         raise KeyError(library)
-    return importlib.import_module(f"bench.runners.{library}")
+    return load_module(library)
 
 
 def train_gbdt(

@@ -1,7 +1,7 @@
 """Raw library parameters checked by the library itself, before any data is loaded.
 
-``[params.lightgbm]``, ``[params.xgboost]`` and ``[params.catboost]`` pass parameters straight
-to a library (an escape hatch: :data:`bench.runners.params.RAW_TABLES`), so ltrbench cannot
+``[params.<library>]`` tables pass parameters straight to a library (an escape hatch:
+:attr:`bench.runners.params.Params.raw`), so ltrbench cannot
 range-check them from its own table. Instead, :func:`probe_library_params` trains one tree of the
 library on eight rows of made-up data with the exact keyword dictionary the run would use, and
 turns what the library refuses into a :class:`~bench.errors.ConfigError` naming the table:
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from bench.errors import ConfigError
+from bench.runners.libraries import LIBRARIES, load
 
 #: Eight rows in two queries of four, labels 0..3: enough for every ranking objective.
 _X = np.arange(16, dtype=np.float64).reshape(8, 2) % 5
@@ -31,7 +32,8 @@ _Y = np.array([0, 1, 2, 3, 3, 2, 1, 0], dtype=np.float64)
 _QID = np.array([0, 0, 0, 0, 1, 1, 1, 1])
 
 
-def _lightgbm(params: dict[str, Any]) -> None:
+def probe_lightgbm(params: dict[str, Any]) -> None:
+    """One LightGBM tree on the toy data with ``params``."""
     import lightgbm as lgb
 
     p = {"min_data_in_leaf": 1, "min_data_in_bin": 1, **params,  # 8 rows: small leaves unless set
@@ -41,7 +43,8 @@ def _lightgbm(params: dict[str, Any]) -> None:
     lgb.train(p, lgb.Dataset(_X, label=_Y, group=[4, 4]))
 
 
-def _xgboost(params: dict[str, Any]) -> None:
+def probe_xgboost(params: dict[str, Any]) -> None:
+    """One XGBoost tree on the toy data; a "Parameters: { ... } are not used" warning raises."""
     import xgboost as xgb
 
     p = {**params, "nthread": 1, "verbosity": 1}  # 1: warnings, where unused keys are said
@@ -55,7 +58,8 @@ def _xgboost(params: dict[str, Any]) -> None:
         raise ValueError(unused[0])
 
 
-def _catboost(params: dict[str, Any]) -> None:
+def probe_catboost(params: dict[str, Any]) -> None:
+    """One CatBoost tree on the toy data with ``params``."""
     from catboost import CatBoost, Pool
 
     p = {**params, "iterations": 1, "thread_count": 1, "verbose": False,
@@ -84,20 +88,17 @@ def _silenced() -> Iterator[None]:
             os.close(fd)
 
 
-_PROBES: dict[str, Callable[[dict[str, Any]], None]] = {
-    "lightgbm": _lightgbm, "xgboost": _xgboost, "catboost": _catboost,
-}
-
-
 def probe_library_params(library: str, params: dict[str, Any], *, where: str) -> None:
     """Train one tree of ``library`` on toy data with ``params``; what it refuses is a
     :class:`ConfigError` that names ``where`` (e.g. ``[params.lightgbm]``) and quotes the library.
 
-    Libraries that are not GBDT libraries of ltrbench are not probed.
+    The probe is the library's :attr:`~bench.runners.libraries.Library.probe`; libraries that
+    are not GBDT libraries of ltrbench are not probed.
     """
-    probe = _PROBES.get(library)
-    if probe is None:
+    lib = LIBRARIES.get(library)
+    if lib is None:
         return
+    probe: Callable[[dict[str, Any]], None] = load(lib.probe)
     try:
         with _silenced():
             probe(params)

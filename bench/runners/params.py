@@ -27,6 +27,7 @@ from typing import Any
 from bench.data.toml import FLOAT32_MAX, FLOAT32_TINY, Spec, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
+from bench.runners.libraries import LIBRARIES, gbdt_libraries, get_library, load
 
 #: Largest label the exponential gain table covers: LightGBM's default ``label_gain`` has 31
 #: entries (``src/metric/dcg_calculator.cpp``), XGBoost checks labels ≤ 31 with exp gain.
@@ -35,8 +36,11 @@ MAX_LABEL = 30
 LABEL_GAINS = ("exp2", "linear")
 #: Where a GBDT trains: the CPU, or an NVIDIA GPU through each library's CUDA support.
 DEVICES = ("cpu", "cuda")
-#: Fields of :class:`Params` that hold raw library parameters (applied last, per library).
-RAW_TABLES = ("lightgbm", "xgboost", "catboost")
+#: The raw library tables (``[params.<library>]``) of the libraries declared at import (one
+#: declared later is seen by :func:`~bench.runners.libraries.gbdt_libraries`, read at call time).
+RAW_TABLES: tuple[str, ...] = gbdt_libraries()
+#: A library's raw parameters: ``(key, value)`` pairs sorted by key.
+RawTable = tuple[tuple[str, Any], ...]
 
 
 @dataclass(frozen=True)
@@ -45,8 +49,10 @@ class Params:
 
     Defaults are LightGBM's own defaults where the libraries differ (except ``n_threads`` and the
     tree count, chosen so that the default benchmark runs in about a minute on 2 cores).
-    ``lightgbm`` / ``xgboost`` / ``catboost`` hold raw library parameters applied last (an escape hatch; they
-    are recorded in the run config like everything else).
+    ``raw`` holds each library's raw parameters, ``((library, ((key, value), ...)), ...)``,
+    applied last (an escape hatch: the TOML ``[params.<library>]`` tables; recorded in the run
+    config like everything else); :meth:`raw_params` reads one library's, :meth:`with_overrides`
+    sets them by library name (``p.with_overrides(lightgbm={"min_data_in_bin": 7})``).
 
     Learning-rate schedule: at boosting round ``i`` (0-based) the rate is
     ``max(learning_rate_min, learning_rate - learning_rate_decay * i)`` (the schedule LightGBM's
@@ -75,12 +81,13 @@ class Params:
     n_threads: int = 2
     seed: int = 0
     device: str = "cpu"
-    lightgbm: tuple[tuple[str, Any], ...] = field(default=())
-    xgboost: tuple[tuple[str, Any], ...] = field(default=())
-    catboost: tuple[tuple[str, Any], ...] = field(default=())
+    raw: tuple[tuple[str, RawTable], ...] = field(default=())
 
     def __post_init__(self) -> None:
         check_params(self)
+        # one spelling of the same tables: libraries and keys sorted, empty tables dropped
+        object.__setattr__(self, "raw", tuple(sorted(
+            (lib, tuple(sorted(items))) for lib, items in self.raw if items)))
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any], *, where: str = "") -> Params:
@@ -89,22 +96,28 @@ class Params:
         the closest valid name."""
         return cls(**check_param_values(values, where=where))
 
+    def raw_params(self, library: str) -> dict[str, Any]:
+        """The raw parameters of ``library`` (empty when none were given)."""
+        return dict(dict(self.raw).get(library, ()))
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain values (raw library tables as dicts), for TOML/JSON."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            out[f.name] = dict(v) if f.name in RAW_TABLES else v
+        """Plain values, then one raw table (a dict) per library, declared ones first even when
+        empty, for TOML/JSON (``[params.<library>]``)."""
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "raw"}
+        for lib in dict.fromkeys([*gbdt_libraries(), *(lib for lib, _ in self.raw)]):
+            out[lib] = self.raw_params(lib)
         return out
 
     def with_overrides(self, **changes: Any) -> Params:
-        """A copy with some fields changed (raw library tables are merged, not replaced)."""
-        for lib in RAW_TABLES:
-            if lib in changes and isinstance(changes[lib], dict):
-                merged = dict(getattr(self, lib))
-                merged.update(changes[lib])
-                changes[lib] = tuple(sorted(merged.items()))
-        return replace(self, **changes)
+        """A copy with some fields changed; a library's name sets its raw table (a dict is merged
+        into the table, a tuple of pairs replaces it)."""
+        raw: dict[str, Any] = dict(changes.pop("raw", self.raw))
+        for lib in [k for k in changes if k in gbdt_libraries()]:
+            value = changes.pop(lib)
+            if isinstance(value, Mapping):
+                value = tuple(sorted({**dict(raw.get(lib, ())), **value}.items()))
+            raw[lib] = value
+        return replace(self, **changes, raw=tuple(raw.items()))
 
     def resolved_threads(self) -> int:
         """``n_threads``, with 0 resolved to the CPUs this process may use (:func:`bench.machine.usable_cpus`)."""
@@ -146,16 +159,6 @@ PARAM_SPECS: tuple[Spec, ...] = (
     Spec("seed", int, 0, source="LightGBM's seed is a C int, CatBoost's random_seed unsigned"),
     Spec("device", str, choices=DEVICES),
 )
-#: Limits of one library beyond :data:`PARAM_SPECS` (checked for the models of that library).
-LIBRARY_SPECS: dict[str, tuple[Spec, ...]] = {
-    "catboost": (Spec("max_bin", int, 1, 65535, source="CatBoost: border_count <= 65535 "
-                      "(binarization_options.cpp)"),
-                 Spec("num_leaves", int, 2, 65536, source="CatBoost: Lossguide max_leaves <= "
-                      "65536 (oblivious_tree_options.cpp:132)"),
-                 Spec("learning_rate", float, 1.1920930376163597e-07, FLOAT32_MAX, source="CatBoost "
-                      "1.2: a float32 rate above FLT_EPSILON (boosting_options.cpp:79, probed)")),
-    "xgboost": (Spec("colsample", float, 1.1754944e-38, 1, source="XGBoost 3.2 refuses the "
-                     "float32 1.17549435e-38 ('Out of range value', probed)"),)}
 _SPEC = {s.name: s for s in PARAM_SPECS}
 
 
@@ -166,18 +169,22 @@ def param_spec(name: str) -> Spec:
 
 def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[str, Any]:
     """Keyword arguments of :class:`Params` from plain values (a TOML table): names known,
-    each value of its declared type and in its range, raw library tables as sorted tuples.
+    each value of its declared type and in its range, each library's raw table (a key named
+    after a library of :mod:`bench.runners.libraries`) in ``raw`` as sorted tuples.
     Errors name the key after ``where`` (``"[model_params.xgboost-ndcg] "``)."""
-    known = [f.name for f in fields(Params)]
+    libraries = gbdt_libraries()
+    known = [*(f.name for f in fields(Params) if f.name != "raw"), *libraries]
     out: dict[str, Any] = {}
+    raw: list[tuple[str, RawTable]] = []
     for key, value in table(values, where.strip() or "params").items():
-        if key in RAW_TABLES:
-            raw = table(value, f"{where}{key}")
-            out[key] = tuple(sorted(raw.items()))
+        if key in libraries:
+            raw.append((key, tuple(sorted(table(value, f"{where}{key}").items()))))
         elif key in _SPEC:
             out[key] = _SPEC[key].check(value, f"{where}{key}")
         else:
             raise unknown_key(where, key, known, noun="parameter")
+    if raw:
+        out["raw"] = tuple(raw)
     return out
 
 
@@ -187,11 +194,7 @@ def check_params(p: Params, where: str = "") -> None:
     ``config_auto.cpp``)."""
     for spec in PARAM_SPECS:
         spec.check(getattr(p, spec.name), f"{where}{spec.name}")
-    for lib in RAW_TABLES:
-        raw = getattr(p, lib)
-        if not isinstance(raw, tuple) or not all(isinstance(kv, tuple) and len(kv) == 2 and
-                                                 isinstance(kv[0], str) for kv in raw):
-            raise ConfigError(f"{where}{lib}: expected a table of raw {lib} parameters")
+    _check_raw(p.raw, where)
     if p.learning_rate_decay > 0 and p.learning_rate_min <= 0 \
             and p.learning_rate - p.learning_rate_decay * (p.n_trees - 1) <= 0:
         raise ConfigError(f"{where}learning_rate_min: expected a number > 0 with "
@@ -199,20 +202,35 @@ def check_params(p: Params, where: str = "") -> None:
                           f"0 before round {p.n_trees}; LightGBM refuses learning_rate <= 0)")
 
 
+def _check_raw(raw: Any, where: str) -> None:
+    """``raw`` is ``((library, ((key, value), ...)), ...)`` over declared libraries."""
+    if not isinstance(raw, tuple) or not all(isinstance(t, tuple) and len(t) == 2 for t in raw):
+        raise ConfigError(f"{where}raw: expected ((library, table), ...) of raw parameters")
+    for lib, items in raw:
+        if lib not in LIBRARIES:
+            raise ConfigError(f"{where}{lib}: not a library; valid: {', '.join(gbdt_libraries())}")
+        if not isinstance(items, tuple) or not all(isinstance(kv, tuple) and len(kv) == 2 and
+                                                   isinstance(kv[0], str) for kv in items):
+            raise ConfigError(f"{where}{lib}: expected a table of raw {lib} parameters")
+
+
 def check_for_library(p: Params, library: str, objective: str, where: str = "") -> None:
     """What ``library`` refuses of ``p`` beyond :data:`PARAM_SPECS`, before any data: its own
-    limits (:data:`LIBRARY_SPECS`) and what its parameter builder refuses (CatBoost: a rate
-    schedule, a GPU)."""
-    for spec in LIBRARY_SPECS.get(library, ()):
-        spec.check(getattr(p, spec.name), f"{where}{spec.name}")
-    build = {"lightgbm": lightgbm_params, "xgboost": xgboost_params,
-             "catboost": catboost_params}.get(library)
-    if build is not None:  # the device is checked with the machine (bench.runners.device)
-        kwargs = build(replace(p, device="cpu"), objective)
-        if getattr(p, library):  # raw parameters: only the library knows them
-            from bench.runners.param_probe import probe_library_params
+    limits (:attr:`~bench.runners.libraries.Library.limits`) and what its parameter builder
+    refuses (CatBoost: a rate schedule, a GPU); raw parameters go to its probe. Not a GBDT
+    library (a baseline, a custom model): nothing to check."""
+    lib = LIBRARIES.get(library)
+    if lib is None:
+        return
+    for limit in lib.limits:
+        spec = Spec(limit.name, _SPEC[limit.name].kind, limit.lo, limit.hi, source=limit.source)
+        spec.check(getattr(p, limit.name), f"{where}{limit.name}")
+    # the device is checked with the machine (bench.runners.device)
+    kwargs = load(lib.params)(replace(p, device="cpu"), objective)
+    if p.raw_params(library):  # raw parameters: only the library knows them
+        from bench.runners.param_probe import probe_library_params
 
-            probe_library_params(library, kwargs, where=f"{where}{library}")
+        probe_library_params(library, kwargs, where=f"{where}{library}")
 
 
 def check_rows(p: Params, library: str, n_rows: int, *, split: str = "train") -> None:
@@ -221,9 +239,9 @@ def check_rows(p: Params, library: str, n_rows: int, *, split: str = "train") ->
     probability ``subsample`` and fails when a draw holds none ("Too few sampling units",
     ``catboost/private/libs/algo/tensor_search_helpers.cpp``), nearly sure over many rounds when
     ``subsample * rows < 1``."""
-    if library in ("lightgbm", "catboost") and p.subsample < 1 and int(p.subsample * n_rows) < 1:
-        name = {"lightgbm": "LightGBM", "catboost": "CatBoost"}[library]
-        raise ConfigError(f"subsample = {p.subsample!r}: {name} would sample no row of the "
+    lib = LIBRARIES.get(library)
+    if lib is not None and lib.samples_rows and p.subsample < 1 and int(p.subsample * n_rows) < 1:
+        raise ConfigError(f"subsample = {p.subsample!r}: {lib.title} would sample no row of the "
                           f"{n_rows} rows of the {split} split; expected subsample >= "
                           f"{1 / max(n_rows, 1):.3g} (or 1: no sampling)")
 
@@ -237,24 +255,6 @@ def label_gain_table(kind: str) -> list[float]:
     raise ConfigError(f"unknown label_gain {kind!r}; valid: {', '.join(LABEL_GAINS)}")
 
 
-#: LightGBM objectives the runner accepts, by ltrbench objective name.
-LIGHTGBM_OBJECTIVES = {"lambdarank": "lambdarank", "xendcg": "rank_xendcg", "regression": "regression"}
-#: XGBoost objectives the runner accepts, by ltrbench objective name.
-XGBOOST_OBJECTIVES = {
-    "ndcg": "rank:ndcg",
-    "pairwise": "rank:pairwise",
-    "map": "rank:map",
-    "regression": "reg:squarederror",
-}
-
-
-def _library_objective(library: str, table: dict[str, str], objective: str) -> str:
-    """The library's name of an ltrbench objective; a ConfigError lists the valid ones."""
-    if objective not in table:
-        raise ConfigError(f"unknown {library} objective {objective!r}; valid: {', '.join(table)}")
-    return table[objective]
-
-
 def lightgbm_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 3, 5, 10)) -> dict[str, Any]:
     """The ``params`` dictionary for ``lightgbm.train`` (see :data:`PARITY`).
 
@@ -263,7 +263,7 @@ def lightgbm_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
     selected on validation NDCG too, so every model is chosen by the same rule).
     """
     out: dict[str, Any] = {
-        "objective": _library_objective("LightGBM", LIGHTGBM_OBJECTIVES, objective),
+        "objective": get_library("lightgbm").native_objective(objective),
         "boosting": "gbdt",
         "learning_rate": p.learning_rate,
         "num_leaves": p.num_leaves,
@@ -291,7 +291,7 @@ def lightgbm_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
     if p.device == "cuda":  # a CUDA build of LightGBM (bench.runners.device checks it)
         out["device_type"] = "cuda"
         del out["force_row_wise"]  # a CPU histogram layout
-    out.update(dict(p.lightgbm))
+    out.update(p.raw_params("lightgbm"))
     return out
 
 
@@ -302,7 +302,7 @@ def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 
     The tree count is ``num_boost_round``, an argument of ``xgboost.train``, not a parameter.
     """
     out: dict[str, Any] = {
-        "objective": _library_objective("XGBoost", XGBOOST_OBJECTIVES, objective),
+        "objective": get_library("xgboost").native_objective(objective),
         "booster": "gbtree",
         "tree_method": "hist",
         "grow_policy": "lossguide",
@@ -328,17 +328,10 @@ def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 
     }
     if p.device == "cuda":
         out["device"] = "cuda"
-    out.update(dict(p.xgboost))
+    out.update(p.raw_params("xgboost"))
     return out
 
 
-#: CatBoost ranking losses the runner accepts, by ltrbench objective name.
-CATBOOST_OBJECTIVES = {
-    "yetirank": "YetiRank",
-    "pairlogit": "PairLogit",
-    "queryrmse": "QueryRMSE",
-    "lambdamart": "LambdaMart",
-}
 #: CatBoost's deepest tree (``depth`` <= 16): what ``max_depth = -1`` (no limit) becomes.
 CATBOOST_MAX_DEPTH = 16
 
@@ -368,7 +361,7 @@ def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
         raise ConfigError("CatBoost has no per-round learning rate: learning_rate_decay must be 0")
     if p.device != "cpu":
         raise ConfigError("ltrbench trains CatBoost on the CPU only (device 'cpu')")
-    loss = _library_objective("CatBoost", CATBOOST_OBJECTIVES, objective)
+    loss = get_library("catboost").native_objective(objective)
     if objective == "lambdamart":
         loss += f":metric=NDCG;norm={'true' if p.lambdarank_norm else 'false'}"
     others = [catboost_metric(k, p.label_gain, train=log_train) for k in eval_at if k != select_k]
@@ -394,7 +387,7 @@ def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
         "verbose": False,
         "allow_writing_files": False,
     }
-    out.update(dict(p.catboost))
+    out.update(p.raw_params("catboost"))
     return out
 
 

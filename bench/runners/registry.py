@@ -1,9 +1,9 @@
 """The models a run can name, and what each one is.
 
 Names are fixed by the run-directory contract (``status/<model>-seed<k>.json``, the ``model``
-column of every table): ``lightgbm-*``, ``xgboost-*`` and ``catboost-*`` are gradient-boosted
-trees trained by :mod:`bench.runners.lightgbm` / :mod:`bench.runners.xgboost` /
-:mod:`bench.runners.catboost`; ``popularity``, ``random`` and ``als`` are the baselines of
+column of every table): ``<library>-<objective>`` for each objective of each GBDT library
+declared in :mod:`bench.runners.libraries` (trained by its module through
+:mod:`bench.runners.gbdt`); ``popularity``, ``random`` and ``als`` are the baselines of
 :mod:`bench.runners.baselines`. A run may also name its own models (``[custom_models.<name>]``,
 :mod:`bench.runners.custom`): their library is ``custom`` and their names may not collide with
 these.
@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bench.errors import ConfigError, did_you_mean
+from bench.runners.libraries import LIBRARIES, gbdt_libraries
 
-#: Libraries whose models are gradient-boosted trees with a built-in ranking metric.
-GBDT_LIBRARIES: tuple[str, ...] = ("lightgbm", "xgboost", "catboost")
+#: The GBDT libraries declared at import (:data:`bench.runners.libraries.LIBRARIES`, their one
+#: owner; code that must see a library declared later calls :func:`gbdt_libraries`).
+GBDT_LIBRARIES: tuple[str, ...] = gbdt_libraries()
 #: The library of a user's model (:mod:`bench.runners.custom`): no built-in metric ltrbench knows.
 CUSTOM_LIBRARY = "custom"
 #: A custom model's name: a file-name-safe word (it names ``status/<model>-seed<k>.json``).
@@ -30,64 +32,59 @@ class ModelSpec:
     """What a model name means: library, objective, and a one-line description."""
 
     name: str
-    library: str  # "lightgbm", "xgboost", "catboost", "baseline"
-    objective: str  # ltrbench objective name (see bench.runners.params), or the baseline's name
+    library: str  # a GBDT library (bench.runners.libraries), "baseline" or "custom"
+    objective: str  # ltrbench objective name (an Objective of its library), or the baseline's name
     description: str
 
     @property
     def is_gbdt(self) -> bool:
-        return self.library in GBDT_LIBRARIES
+        return self.library in LIBRARIES
 
 
-MODELS: dict[str, ModelSpec] = {
-    m.name: m
-    for m in (
-        ModelSpec("lightgbm-lambdarank", "lightgbm", "lambdarank",
-                  "LightGBM LambdaMART (objective=lambdarank)"),
-        ModelSpec("lightgbm-xendcg", "lightgbm", "xendcg",
-                  "LightGBM XE-NDCG-MART (objective=rank_xendcg)"),
-        ModelSpec("lightgbm-regression", "lightgbm", "regression",
-                  "LightGBM pointwise L2 regression on the labels"),
-        ModelSpec("xgboost-ndcg", "xgboost", "ndcg", "XGBoost LambdaMART (objective=rank:ndcg)"),
-        ModelSpec("xgboost-pairwise", "xgboost", "pairwise",
-                  "XGBoost RankNet-style pairwise (objective=rank:pairwise)"),
-        ModelSpec("xgboost-map", "xgboost", "map",
-                  "XGBoost LambdaMART for MAP (objective=rank:map; trained on label >= 1)"),
-        ModelSpec("xgboost-regression", "xgboost", "regression",
-                  "XGBoost pointwise L2 regression (objective=reg:squarederror)"),
-        ModelSpec("catboost-yetirank", "catboost", "yetirank",
-                  "CatBoost YetiRank (loss_function=YetiRank, Gulin, Kuralenok & Pavlov 2011)"),
-        ModelSpec("catboost-pairlogit", "catboost", "pairlogit",
-                  "CatBoost pairwise logistic loss (loss_function=PairLogit)"),
-        ModelSpec("catboost-queryrmse", "catboost", "queryrmse",
-                  "CatBoost per-query-centred RMSE (loss_function=QueryRMSE)"),
-        ModelSpec("catboost-lambdamart", "catboost", "lambdamart",
-                  "CatBoost LambdaMART (loss_function=LambdaMart:metric=NDCG)"),
-        ModelSpec("popularity", "baseline", "popularity",
-                  "item popularity among relevant train rows (recommender data only)"),
-        ModelSpec("random", "baseline", "random", "uniform random scores (seeded)"),
-        ModelSpec("als", "baseline", "als",
-                  "implicit-feedback ALS, Hu, Koren & Volinsky 2008 (recommender data only)"),
-    )
-}
+_BASELINE_MODELS: tuple[ModelSpec, ...] = (
+    ModelSpec("popularity", "baseline", "popularity",
+              "item popularity among relevant train rows (recommender data only)"),
+    ModelSpec("random", "baseline", "random", "uniform random scores (seeded)"),
+    ModelSpec("als", "baseline", "als",
+              "implicit-feedback ALS, Hu, Koren & Volinsky 2008 (recommender data only)"),
+)
 
-#: The LambdaMART model of each GBDT library: what is compared head to head and cross-checked,
-#: and the GBDTs of the default run. CatBoost's is its ``LambdaMart`` loss (the matched objective;
-#: on the default synthetic data it also fits faster than YetiRank, 3.8 s against 5.9 s a seed).
-LAMBDAMART: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg", "catboost-lambdamart")
+
+def models() -> dict[str, ModelSpec]:
+    """Every built-in model by name: each declared library's objectives (``<library>-<objective>``,
+    in declaration order), then the baselines."""
+    gbdt = {lib.model(o.name): ModelSpec(lib.model(o.name), lib.name, o.name, o.description)
+            for lib in LIBRARIES.values() for o in lib.objectives}
+    return {**gbdt, **{m.name: m for m in _BASELINE_MODELS}}
+
+
+def lambdamart_models() -> tuple[str, ...]:
+    """The LambdaMART model of each GBDT library: what is compared head to head and
+    cross-checked, and the GBDTs of the default run (:attr:`Library.lambdamart`)."""
+    return tuple(lib.model(lib.lambdamart) for lib in LIBRARIES.values())
+
+
 #: The baselines, in the order runs list them.
-BASELINES: tuple[str, ...] = ("popularity", "random", "als")
+BASELINES: tuple[str, ...] = tuple(m.name for m in _BASELINE_MODELS)
 
-#: Short aliases accepted by ``--models``: a library name expands to its LambdaMART model
-#: (CatBoost's to YetiRank, its own ranking loss and the one its ranking benchmark leads with).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "lightgbm": ("lightgbm-lambdarank",),
-    "xgboost": ("xgboost-ndcg",),
-    "catboost": ("catboost-yetirank",),
-    "baselines": BASELINES,
-    "gbdt": tuple(n for n, m in MODELS.items() if m.is_gbdt),
-    "all": tuple(MODELS),
-}
+
+def aliases() -> dict[str, tuple[str, ...]]:
+    """Short aliases accepted by ``--models``: a library name expands to its
+    :attr:`Library.alias` model; ``baselines``, ``gbdt`` and ``all``."""
+    known = models()
+    return {
+        **{lib.name: (lib.model(lib.alias),) for lib in LIBRARIES.values()},
+        "baselines": BASELINES,
+        "gbdt": tuple(n for n, m in known.items() if m.is_gbdt),
+        "all": tuple(known),
+    }
+
+
+#: The models, LambdaMART models and aliases declared at import (listings; lookups call the
+#: functions above, which read the declarations at call time).
+MODELS: dict[str, ModelSpec] = models()
+LAMBDAMART: tuple[str, ...] = lambdamart_models()
+ALIASES: dict[str, tuple[str, ...]] = aliases()
 
 
 def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
@@ -98,14 +95,16 @@ def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
     """
     if custom and name in custom:
         return ModelSpec(name, CUSTOM_LIBRARY, CUSTOM_LIBRARY, f"user model {custom[name]}")
+    known = models()
     try:
-        return MODELS[name]
-    except KeyError:
+        return known[name]
+    except (KeyError, TypeError):
         mine = f"; custom: {', '.join(custom)}" if custom else ""
+        names = aliases()
         raise ConfigError(
-            f"unknown model {name!r}; {did_you_mean(name, [*MODELS, *ALIASES, *(custom or ())])}"
-            f"valid: {', '.join(MODELS)} "
-            f"(aliases: {', '.join(ALIASES)}){mine}"
+            f"unknown model {name!r}; {did_you_mean(str(name), [*known, *names, *(custom or ())])}"
+            f"valid: {', '.join(known)} "
+            f"(aliases: {', '.join(names)}){mine}"
         ) from None
 
 
@@ -116,11 +115,11 @@ def check_custom_name(name: str) -> None:
     if not isinstance(name, str) or not _CUSTOM_NAME.match(name):
         raise ConfigError(f"custom model name {name!r}: use letters, digits, '.', '_' and '-', "
                           "starting with a letter or digit")
-    if name in MODELS or name in ALIASES:
+    if name in models() or name in aliases():
         raise ConfigError(f"custom model name {name!r} is a built-in model or alias; choose "
                           "another name")
     prefix = name.split("-", 1)[0]
-    if "-" in name and prefix in (*GBDT_LIBRARIES, CUSTOM_LIBRARY, "baseline"):
+    if "-" in name and prefix in (*LIBRARIES, CUSTOM_LIBRARY, "baseline"):
         raise ConfigError(f"custom model name {name!r}: a name starting with {prefix + '-'!r} "
                           f"would be read as a {prefix} model; choose another name")
 
@@ -132,15 +131,16 @@ def expand_models(names: list[str] | tuple[str, ...] | str,
     Names of ``custom`` (the run's custom models, see :func:`get_model`) are accepted as they are.
     """
     items = names.split(",") if isinstance(names, str) else list(names)
+    table = aliases()
     out: list[str] = []
     for raw in items:
         name = raw.strip()
         if not name:
             continue
-        for expanded in ALIASES.get(name, (name,)):
+        for expanded in table.get(name, (name,)):
             get_model(expanded, custom)
             if expanded not in out:
                 out.append(expanded)
     if not out:
-        raise ConfigError(f"no models given; valid: {', '.join(MODELS)}")
+        raise ConfigError(f"no models given; valid: {', '.join(models())}")
     return tuple(out)

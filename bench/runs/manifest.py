@@ -27,14 +27,32 @@ from bench.data.jsonio import dumps
 from bench.data.letor import LetorSplits
 from bench.errors import DataError
 from bench.machine import cpu_model
+from bench.runners.libraries import LIBRARIES
 
 MANIFEST = "manifest.json"
 _DAMAGED = "the run directory is damaged (cut or changed outside ltrbench): start a new run"
-#: Distributions whose versions every manifest records.
-PACKAGES: tuple[str, ...] = (
-    "numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboost", "xgboost-cpu", "pyarrow",
-    "rich", "numba", "catboost",
-)
+#: Distributions besides the GBDT libraries whose versions every manifest records.
+BASE_PACKAGES: tuple[str, ...] = ("numpy", "pandas", "scipy", "scikit-learn", "pyarrow", "rich",
+                                  "numba")
+#: Distributions besides the GBDT libraries that change a run's numbers, compared by ``reproduce``.
+NUMERIC_PACKAGES: tuple[str, ...] = ("numpy", "scipy", "pandas", "scikit-learn")
+
+
+def packages() -> tuple[str, ...]:
+    """Distributions whose versions every manifest records: :data:`BASE_PACKAGES` and each
+    declared GBDT library's :attr:`~bench.runners.libraries.Library.distributions`."""
+    return (*BASE_PACKAGES, *(d for lib in LIBRARIES.values() for d in lib.distributions))
+
+
+def compared_packages() -> tuple[str, ...]:
+    """Distributions whose versions ``reproduce`` compares (a change may change the numbers):
+    :data:`NUMERIC_PACKAGES`, the GBDT libraries' distributions, implicit (ALS) and numba."""
+    libraries = (d for lib in LIBRARIES.values() for d in lib.distributions)
+    return (*NUMERIC_PACKAGES, *libraries, "implicit", "numba")
+
+
+#: The distributions recorded with the libraries declared at import (see :func:`packages`).
+PACKAGES: tuple[str, ...] = packages()
 #: Environment variables that change thread counts, recorded when set.
 THREAD_VARIABLES: tuple[str, ...] = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -93,13 +111,14 @@ def environment() -> dict[str, Any]:
     """Python, platform, CPU and package versions of this machine (recorded in every manifest)."""
     from importlib import metadata
 
-    packages = {}
-    for name in PACKAGES:
+    versions = {}
+    for name in packages():
         with contextlib.suppress(metadata.PackageNotFoundError):
-            packages[name] = metadata.version(name)
-    for module in ("lightgbm", "xgboost"):  # the module's own version (xgboost ships as xgboost-cpu)
-        with contextlib.suppress(ImportError, AttributeError):
-            packages[module] = str(__import__(module).__version__)
+            versions[name] = metadata.version(name)
+    for lib in LIBRARIES.values():  # the module's own version (xgboost ships as xgboost-cpu)
+        if lib.version_from_import:
+            with contextlib.suppress(ImportError, AttributeError):
+                versions[lib.name] = str(__import__(lib.import_name).__version__)
     return {
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
@@ -107,7 +126,7 @@ def environment() -> dict[str, Any]:
         "machine": platform.machine(),
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
-        "packages": packages,
+        "packages": versions,
         "env": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
     }
 

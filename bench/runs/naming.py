@@ -6,6 +6,8 @@ import datetime as dt
 import re
 from pathlib import Path
 
+from bench.runners.libraries import library_of_model
+
 
 def dataset_slug(name: str) -> str:
     """A folder name for a dataset: the last path component of a path spec, unsafe characters → '-'.
@@ -22,10 +24,11 @@ def dataset_slug(name: str) -> str:
 def library_of(model: str) -> str:
     """Library of a model name: the prefix before the first '-' (``lightgbm-lambdarank`` → lightgbm).
 
-    Model names of the registry (:data:`bench.runners.registry.MODELS`) follow this rule, and so
-    do the names in run directories written by any version of ltrbench.
+    The rule of the library records (:func:`bench.runners.libraries.library_of_model`, its one
+    owner): model names of the registry follow it, and so do the names in run directories written
+    by any version of ltrbench.
     """
-    return str(model).split("-", 1)[0]
+    return library_of_model(model)
 
 
 def new_run_dir(runs: Path, dataset: str, config_hash: str) -> Path:

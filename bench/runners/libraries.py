@@ -1,0 +1,216 @@
+"""The GBDT libraries ltrbench trains: one :class:`Library` record each, the only owner of their facts.
+
+A record says everything the rest of the package needs to know about a library: its import and
+distribution names (what the manifest records), how to install it, the devices it trains on (and
+how to check a CUDA build, what to install for one), its objectives (so its model names,
+``<library>-<objective>``, its LambdaMART model and its ``--models`` alias), its limits beyond the
+shared :data:`bench.runners.params.PARAM_SPECS` (its raw ``[params.<library>]`` table is keyed by
+its name), the profile that reproduces its built-in metric, and where its code lives: the
+fit/predict module (:mod:`bench.runners.gbdt`), the :class:`~bench.runners.params.Params`
+translator, the raw-parameter probe (:mod:`bench.runners.param_probe`) and the built-in metric
+provider (a :class:`bench.runners.metric_provider.MetricProvider`). Code is named by import path
+(``"module:attribute"``) and imported only when used (:func:`load`), so reading a record imports
+no GBDT library (nor numpy: the module imports nothing of the package but its errors).
+
+Every reader (the model registry, dispatch, params validation, the device check, the manifest,
+the cross-check's providers, the run readers) looks the record up here at call time, so adding a
+library is one :class:`Library` in :data:`LIBRARIES` plus its module (and its profile in
+:mod:`bench.metrics.profiles`); ``tests/test_runners_libraries.py`` registers a fourth one to keep
+that true.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from bench.errors import ConfigError, did_you_mean
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A training objective of a library: ltrbench's ``name`` (the model is
+    ``<library>-<name>``), the library's own name for it (``native``) and the model's one-line
+    description."""
+
+    name: str
+    native: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A library's own range of a shared :class:`~bench.runners.params.Params` field, narrower
+    than :data:`~bench.runners.params.PARAM_SPECS` (``lo`` and ``hi`` inclusive), and where the
+    library says so (checked as a :class:`~bench.data.toml.Spec` of the field's kind)."""
+
+    name: str
+    lo: float | None = None
+    hi: float | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Library:
+    """Everything ltrbench knows about one GBDT library (see the module docstring).
+
+    ``module``: the fit/predict module (``fit``, ``predict``, :mod:`bench.runners.gbdt`);
+    ``params``, ``probe``, ``metrics``, ``cuda_build``: ``"module:attribute"`` of the
+    :class:`~bench.runners.params.Params` translator ``(params, objective) -> dict``, the raw
+    parameter probe ``(dict) -> None`` (raises what the library refuses), the built-in metric
+    provider class, and the CUDA-build check ``() -> bool``. ``samples_rows``: its ``subsample``
+    draws rows, and a draw with none fails (:func:`bench.runners.params.check_rows`).
+    """
+
+    name: str
+    title: str
+    module: str
+    objectives: tuple[Objective, ...]
+    lambdamart: str
+    alias: str
+    profile: str
+    params: str
+    probe: str
+    metrics: str
+    import_name: str
+    distributions: tuple[str, ...]
+    install: str
+    version_from_import: bool = False
+    devices: tuple[str, ...] = ("cpu",)
+    cuda_build: str | None = None
+    cuda_install: str = ""
+    limits: tuple[Limit, ...] = ()
+    samples_rows: bool = False
+
+    def model(self, objective: str) -> str:
+        """The model name of ``objective``: ``<library>-<objective>`` (the run-directory contract:
+        readers of old runs take the prefix before the first '-' as the library)."""
+        return f"{self.name}-{objective}"
+
+    def native_objective(self, objective: str) -> str:
+        """The library's own name of an ltrbench objective; a ConfigError lists the valid ones."""
+        for o in self.objectives:
+            if o.name == objective:
+                return o.native
+        raise ConfigError(f"unknown {self.title} objective {objective!r}; valid: "
+                          f"{', '.join(o.name for o in self.objectives)}")
+
+
+_R = "bench.runners"
+#: The GBDT libraries, in the order models, tables and manifests list them.
+LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
+    Library(
+        name="lightgbm", title="LightGBM", module=f"{_R}.lightgbm",
+        objectives=(
+            Objective("lambdarank", "lambdarank", "LightGBM LambdaMART (objective=lambdarank)"),
+            Objective("xendcg", "rank_xendcg", "LightGBM XE-NDCG-MART (objective=rank_xendcg)"),
+            Objective("regression", "regression", "LightGBM pointwise L2 regression on the labels"),
+        ),
+        lambdamart="lambdarank", alias="lambdarank", profile="lightgbm",
+        params=f"{_R}.params:lightgbm_params", probe=f"{_R}.param_probe:probe_lightgbm",
+        metrics="bench.crosscheck.providers:LightGBMMetrics",
+        import_name="lightgbm", distributions=("lightgbm",), version_from_import=True,
+        install="pip install lightgbm",
+        devices=("cpu", "cuda"), cuda_build=f"{_R}.device:lightgbm_cuda_build",
+        cuda_install=("a CUDA build of LightGBM: pip install lightgbm --no-binary lightgbm "
+                      "--config-settings=cmake.define.USE_CUDA=ON (needs the CUDA toolkit)"),
+        samples_rows=True,
+    ),
+    Library(
+        name="xgboost", title="XGBoost", module=f"{_R}.xgboost",
+        objectives=(
+            Objective("ndcg", "rank:ndcg", "XGBoost LambdaMART (objective=rank:ndcg)"),
+            Objective("pairwise", "rank:pairwise",
+                      "XGBoost RankNet-style pairwise (objective=rank:pairwise)"),
+            Objective("map", "rank:map",
+                      "XGBoost LambdaMART for MAP (objective=rank:map; trained on label >= 1)"),
+            Objective("regression", "reg:squarederror",
+                      "XGBoost pointwise L2 regression (objective=reg:squarederror)"),
+        ),
+        lambdamart="ndcg", alias="ndcg", profile="xgboost",
+        params=f"{_R}.params:xgboost_params", probe=f"{_R}.param_probe:probe_xgboost",
+        metrics="bench.crosscheck.providers:XGBoostMetrics",
+        # the module's own version: ltrbench installs the xgboost-cpu distribution
+        import_name="xgboost", distributions=("xgboost", "xgboost-cpu"), version_from_import=True,
+        install="pip install xgboost-cpu (or xgboost, the build with CUDA)",
+        devices=("cpu", "cuda"), cuda_build=f"{_R}.device:xgboost_cuda_build",
+        limits=(Limit("colsample", 1.1754944e-38, None,
+                      source="XGBoost 3.2 refuses the float32 1.17549435e-38 ('Out of range "
+                      "value', probed)"),),
+        cuda_install=("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
+                      "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 "
+                      "wheels are built with CUDA)"),
+    ),
+    Library(
+        name="catboost", title="CatBoost", module=f"{_R}.catboost",
+        objectives=(
+            Objective("yetirank", "YetiRank",
+                      "CatBoost YetiRank (loss_function=YetiRank, Gulin, Kuralenok & Pavlov 2011)"),
+            Objective("pairlogit", "PairLogit",
+                      "CatBoost pairwise logistic loss (loss_function=PairLogit)"),
+            Objective("queryrmse", "QueryRMSE",
+                      "CatBoost per-query-centred RMSE (loss_function=QueryRMSE)"),
+            Objective("lambdamart", "LambdaMart",
+                      "CatBoost LambdaMART (loss_function=LambdaMart:metric=NDCG)"),
+        ),
+        # LambdaMart is the matched objective (and on the default synthetic data it fits faster
+        # than YetiRank, 3.8 s against 5.9 s a seed); the bare name expands to YetiRank, its own
+        # ranking loss and the one its ranking benchmark leads with.
+        lambdamart="lambdamart", alias="yetirank", profile="catboost",
+        params=f"{_R}.params:catboost_params", probe=f"{_R}.param_probe:probe_catboost",
+        metrics="bench.crosscheck.providers:CatBoostMetrics",
+        import_name="catboost", distributions=("catboost",), install="pip install catboost",
+        cuda_install=("nothing yet: ltrbench's CatBoost runner trains on the CPU only (leave the "
+                      "catboost-* models out of a cuda run)"),
+        limits=(Limit("max_bin", 1, 65535,
+                      source="CatBoost: border_count <= 65535 (binarization_options.cpp)"),
+                Limit("num_leaves", 2, 65536,
+                      source="CatBoost: Lossguide max_leaves <= 65536 "
+                      "(oblivious_tree_options.cpp:132)"),
+                Limit("learning_rate", 1.1920930376163597e-07, None,
+                      source="CatBoost 1.2: a float32 rate above FLT_EPSILON "
+                      "(boosting_options.cpp:79, probed)")),
+        samples_rows=True,
+    ),
+)}
+
+
+def get_library(name: str) -> Library:
+    """The record of the GBDT library ``name``; a ConfigError lists the valid names."""
+    try:
+        return LIBRARIES[name]
+    except (KeyError, TypeError):
+        raise ConfigError(f"unknown library {name!r}; {did_you_mean(str(name), list(LIBRARIES))}"
+                          f"valid: {', '.join(LIBRARIES)}") from None
+
+
+def gbdt_libraries() -> tuple[str, ...]:
+    """The names of the GBDT libraries declared now (read at call time, never cached)."""
+    return tuple(LIBRARIES)
+
+
+def library_of_model(model: str) -> str:
+    """The library part of a model name: the prefix before the first '-' (``lightgbm-lambdarank``
+    -> ``lightgbm``; a name without '-' is its own). The rule of :meth:`Library.model`, applied
+    to names read back from run directories of any ltrbench version."""
+    return str(model).split("-", 1)[0]
+
+
+def load(path: str) -> Any:
+    """The object at ``"module:attribute"`` (or the module at ``"module"``), imported now."""
+    module, _, attribute = path.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, attribute) if attribute else loaded
+
+
+def load_module(library: str) -> Any:
+    """The fit/predict module of ``library`` (imported on use: a GBDT library loads lazily). A
+    library that is not installed is a ConfigError that says how to install it."""
+    lib = get_library(library)
+    try:
+        return load(lib.module)
+    except ModuleNotFoundError as exc:
+        if exc.name != lib.import_name:
+            raise
+        raise ConfigError(f"{lib.title} is not installed; {lib.install}") from None
