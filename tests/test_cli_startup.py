@@ -155,3 +155,22 @@ def test_perf_startup_reports_medians_ratios_and_the_targets() -> None:
     assert "--help: 0.200 s (target <= 0.3 s: met)" in text
     assert "evaluate: 0.600 s (target <= 0.6 s: met), 4.00x the bare script (target <= 4x: met)" \
         in text
+
+
+def test_perf_startup_names_a_failing_timed_command_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 0.5 r\n")
+    status = cli.main(["perf", "startup", "--repeat", "1", "--qrels", "/dev/null",
+                       "--run", str(tmp_path / "run.txt")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("error: the timed command ")
+    assert "/dev/null: is not a regular file" in err
+    assert "Traceback" not in err
+    assert "RuntimeError" not in err
+
+
+def test_perf_startup_refuses_a_baseline_that_is_not_a_checkout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["perf", "startup", "--baseline", str(tmp_path)]) == 2
+    assert "expected a checkout of ltrbench" in capsys.readouterr().err

@@ -91,9 +91,12 @@ def _timed(argv: list[str]) -> float:
     done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False,
                           env=env, cwd=cwd)
     took = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: "
-                           f"{done.stderr.decode(errors='replace')[-500:]}")
+    if done.returncode != 0:  # the timed command's own one-line error, named
+        from bench.errors import ConfigError
+
+        said = " ".join(done.stderr.decode(errors="replace").split())[-500:]
+        raise ConfigError(f"the timed command '{' '.join(argv)}' failed (exit "
+                          f"{done.returncode}): {said}")
     return took
 
 
@@ -156,6 +159,11 @@ def run(args: argparse.Namespace) -> int:
         from bench.errors import ConfigError
 
         raise ConfigError("give both --qrels and --run, or neither (3 queries are written)")
+    if args.baseline is not None and not (Path(args.baseline) / "bench").is_dir():
+        from bench.errors import ConfigError
+
+        raise ConfigError(f"--baseline {args.baseline}: expected a checkout of ltrbench (a "
+                          "folder holding bench/)")
     with tempfile.TemporaryDirectory(prefix="ltrbench-startup-") as tmp:
         folder = Path(tmp)
         qrels, trec_run = ((Path(args.qrels).resolve(), Path(args.run).resolve())
