@@ -99,11 +99,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "queries; see bench.adapters.distributed)")
     p.add_argument("--scheduler", help="dask: address of an existing scheduler "
                                        "(default: a local cluster on 127.0.0.1)")
-    p.add_argument("--workers", type=int, default=2, help="dask: local worker processes (2)")
-    p.add_argument("--memory-limit", default="auto",
+    p.add_argument("--workers", type=int, default=None,
+                   help="dask, no --scheduler: local worker processes (2)")
+    p.add_argument("--memory-limit", default=None,
                    help="dask: memory per local worker, e.g. 2GB (default: the machine's "
                         "memory divided among the workers); beyond it workers spill to disk")
-    p.add_argument("--rows-per-block", type=int, default=2_000_000,
+    p.add_argument("--rows-per-block", type=int, default=None,
                    help="dask: ratings per block of whole users, and about the candidate rows "
                         "per output shard (2000000)")
     p.set_defaults(func=run)
@@ -207,6 +208,28 @@ def converted_files() -> tuple[str, ...]:
     return (*OWNED_FILES, *PARTITIONS, *(f".{p}.partial" for p in PARTITIONS), ".set-*.tmp")
 
 
+def _refuse_ignored(args: argparse.Namespace) -> None:
+    """Options the chosen engine would ignore are refused, not dropped: the Dask options on the
+    local engine; local-cluster options (``--workers``, ``--memory-limit``) beside
+    ``--scheduler`` (that cluster's own workers run). Then the Dask defaults are filled in."""
+    dask_only = (("--scheduler", args.scheduler), ("--workers", args.workers),
+                 ("--memory-limit", args.memory_limit), ("--rows-per-block", args.rows_per_block))
+    if args.engine != "dask":
+        given = [o for o, v in dask_only if v is not None]
+        if given:
+            raise ConfigError(f"{', '.join(given)}: Dask option(s), ignored by the local "
+                              "engine; add --engine dask or leave them out")
+    elif args.scheduler is not None:
+        given = [o for o, v in dask_only[1:3] if v is not None]
+        if given:
+            raise ConfigError(f"{', '.join(given)} start(s) a local cluster; with --scheduler "
+                              f"{args.scheduler} that cluster's own workers run: leave "
+                              f"{' and '.join(given)} out")
+    args.workers = 2 if args.workers is None else args.workers
+    args.memory_limit = "auto" if args.memory_limit is None else args.memory_limit
+    args.rows_per_block = 2_000_000 if args.rows_per_block is None else args.rows_per_block
+
+
 def run(args: argparse.Namespace) -> int:
     if args.old_layout is not None:  # the removed spelling: --format means an output format elsewhere
         raise ConfigError(f"convert: --format was removed; the input layout is --layout "
@@ -218,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
                           "convert creates and fills with train/vali/test files: name a folder")
     check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],
                      writes=converted_files(), sealed=("--ratings",))  # a ratings folder: untouched
+    _refuse_ignored(args)
     if args.engine == "dask":
         return _run_dask(args, config)
     _say(f"reading {args.ratings}")

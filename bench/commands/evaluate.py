@@ -128,6 +128,9 @@ def run(args: argparse.Namespace) -> int:
                               "--missing")
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         args.score_column = args.score_column or "score"
+        if args.scheduler is not None and args.workers is not None:
+            raise ConfigError(f"--workers starts a local cluster; with --scheduler "
+                              f"{args.scheduler} that cluster's own workers run: leave --workers out")
         args.workers = 2 if args.workers is None else args.workers
         from bench.benchmark.dask_jobs import evaluate_shards
 
