@@ -34,11 +34,15 @@ def test_report_without_publish_leaves_the_committed_leaderboard_byte_identical(
 
 
 def test_the_default_output_folder_is_the_ignored_local_one() -> None:
+    from bench.benchmark.pipeline import results_folder
     from bench.runs.layout import LOCAL_RESULTS
 
     ignored = (REPO / ".gitignore").read_text().splitlines()
     assert f"{LOCAL_RESULTS}/" in ignored
     parser = cli.build_parser()
-    for argv in (["run"], ["crosscheck", "--dataset", "x"],
+    for argv in (["crosscheck", "--dataset", "x"],
                  ["tune", "--dataset", "x", "--grid", "num_leaves=7"]):
         assert parser.parse_args(argv).out == LOCAL_RESULTS
+    # run leaves --out empty so that --resume RUN_DIR can default to the run's own folder
+    assert parser.parse_args(["run"]).out is None
+    assert results_folder(parser.parse_args(["run"]).out, False) == Path(LOCAL_RESULTS)
