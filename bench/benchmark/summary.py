@@ -29,6 +29,7 @@ import pandas as pd
 
 from bench.data.jsonio import json_number
 from bench.data.toml import read_toml
+from bench.metrics.families import DEFAULT_METRICS
 from bench.metrics.profiles import DEFAULT_PROFILE
 from bench.report.stats import mean_std
 from bench.runs.layout import read_status, read_table, status_summary
@@ -96,8 +97,31 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
     }
 
 
-def summary_text(summary: dict[str, Any], *, split: str = "test", metrics: tuple[str, ...] = ("ndcg@1", "ndcg@10", "map@10", "mrr")) -> str:
-    """A plain-text table: one row per model, ``mean ± std`` over seeds on ``split``, fit time."""
+#: The columns of the terminal table of a run with the default metrics.
+SUMMARY_COLUMNS = ("ndcg@1", "ndcg@10", "map@10", "mrr")
+#: At most this many columns of a run's own metrics (``run --metrics ...``).
+MAX_COLUMNS = 6
+
+
+def summary_columns(summary: dict[str, Any], split: str = "test") -> tuple[str, ...]:
+    """The metric columns of :func:`summary_text`: :data:`SUMMARY_COLUMNS` for a run of the
+    default metrics, else the run's own metrics in their order (at most :data:`MAX_COLUMNS`),
+    so that ``run --metrics NDCG@10,P@10`` shows those two."""
+    found: list[str] = []
+    for per_split in summary["metrics"].values():
+        for m in per_split.get(split, {}):
+            if m not in found:
+                found.append(m)
+    if set(found) <= set(DEFAULT_METRICS) and any(m in found for m in SUMMARY_COLUMNS):
+        return tuple(m for m in SUMMARY_COLUMNS if m in found)
+    return tuple(found[:MAX_COLUMNS])
+
+
+def summary_text(summary: dict[str, Any], *, split: str = "test",
+                 metrics: tuple[str, ...] | None = None) -> str:
+    """A plain-text table: one row per model, ``mean ± std`` over seeds on ``split``, fit time
+    (columns: ``metrics``, else :func:`summary_columns`)."""
+    metrics = summary_columns(summary, split) if metrics is None else metrics
     header = ["model", *metrics, "fit s (median)"]
     rows = []
     notes = []

@@ -12,13 +12,21 @@ pair by pair with a paired randomization test on the same per-query values (unco
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from bench.errors import LtrbenchError
-from bench.report.build import DEFAULT_OPTIONS, build_table, filter_dataset, per_query_matrix
+from bench.report.build import (
+    DEFAULT_OPTIONS,
+    LeaderboardOptions,
+    build_table,
+    filter_dataset,
+    per_query_matrix,
+)
 from bench.report.stats import randomization_test
 from bench.runners.registry import LAMBDAMART
 from bench.runs.reader import RunDir
@@ -38,13 +46,13 @@ def story(run_dir: str | Path) -> str:
     if not datasets:
         return ""
     try:
-        table = build_table(run, datasets[0], options=DEFAULT_OPTIONS)
+        table = build_table(run, datasets[0], options=_options(run))
     except (LtrbenchError, KeyError, ValueError, OSError):  # a run without what a table needs
         return ""
     primary = table["primary_metric"]
     rows = sorted(table["rows"], key=lambda r: -_mean(r, primary))
-    lines = [f"ranked by {table['split']} {primary} ({table['n_queries']} queries; 95% CI over "
-             f"queries; p: paired randomization test vs the best, Holm-corrected)"]
+    lines = [f"ranked by {table['split']} {primary} ({_queries(table, rows[0], primary)}; 95% CI "
+             f"over queries; p: paired randomization test vs the best, Holm-corrected)"]
     width = max(len(r["model"]) for r in rows)
     for r in rows:
         m = r["metrics"][primary]
@@ -56,6 +64,25 @@ def story(run_dir: str | Path) -> str:
     lines.append(verdict(rows, primary))
     lines += head_to_head(run, table)
     return "\n".join(lines) + "\n"
+
+
+def _options(run: RunDir) -> LeaderboardOptions:
+    """The leaderboard defaults, or, for a run of other metrics (``run --metrics P@10,map``),
+    those metrics with the first as the primary one."""
+    names = [str(m) for m in pd.unique(run.table("metrics.csv")["metric"].astype(str))]
+    if DEFAULT_OPTIONS.primary in names:
+        return DEFAULT_OPTIONS
+    return replace(DEFAULT_OPTIONS, metrics=tuple(names), primary=names[0])
+
+
+def _queries(table: dict[str, Any], best: dict[str, Any], primary: str) -> str:
+    """How many queries the intervals and tests use: the blank queries (no relevant document)
+    have no value under the run's profile and are not among them."""
+    used = best["metrics"][primary].get("n_queries")
+    blank = table.get("blank_queries") or 0
+    if used is None or not blank:
+        return f"{table['n_queries']} queries"
+    return f"{used} of {table['n_queries']} queries; {blank} blank, without a value"
 
 
 def verdict(rows: list[dict[str, Any]], primary: str) -> str:
