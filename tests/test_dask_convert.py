@@ -267,3 +267,18 @@ def test_converting_into_a_folder_with_earlier_shards_is_refused(client: Any, tm
     generate_ratings(n_users=30, n_items=200, n_ratings=1500, seed=2).frame.to_csv(src, index=False)
     with pytest.raises(DataError, match="earlier conversion"):
         convert_distributed(read_ratings_frame(src), tmp_path, AdapterConfig(), client)
+
+
+def test_a_partition_with_no_relevant_row_is_refused_and_nothing_is_written(
+        client: Any, tmp_path: Path) -> None:
+    """As the local adapter does (``bench.adapters.pipeline``): a binary threshold above every
+    rating grades every target 0, and every metric of such a partition would be 0 or blank.
+    Before, the Dask engine wrote the shards and a summary."""
+    src = tmp_path / "x.csv"
+    generate_ratings(n_users=30, n_items=200, n_ratings=1500, seed=2).frame.to_csv(src,
+                                                                                  index=False)
+    out = tmp_path / "o"
+    config = AdapterConfig(labels="binary", binary_threshold=6.0)
+    with pytest.raises(DataError, match=r"partition has no relevant row: labels='binary'"):
+        convert_distributed(read_ratings_frame(src), out, config, client)
+    assert not any(p.name.endswith(".parquet") for p in out.rglob("*")) if out.exists() else True

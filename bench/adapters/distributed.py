@@ -161,6 +161,12 @@ def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config:
                                  pure=False)
                    for k, (qa, a, z) in enumerate(chunks)]
         parts[code_name] = client.gather(futures)
+        if not any(float(k) > 0 for c in parts[code_name] for k, v in c["labels"].items() if v):
+            rule = (f"labels='binary' grades 1 from binary_threshold {config.binary_threshold!r}"
+                    if config.labels == "binary" else f"labels={config.labels!r}")
+            raise DataError(f"the {code_name} partition has no relevant row: {rule} grades "
+                            "every target 0; choose another label mapping or threshold "
+                            "(nothing was written)", path=ratings.source or None)
     from bench.adapters.convert import OWNED_FILES
 
     for stale in OWNED_FILES:  # a single-process conversion's files would be read instead
