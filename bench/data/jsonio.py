@@ -44,3 +44,25 @@ def json_default(obj: Any) -> Any:
 def dumps(doc: Any) -> str:
     """``doc`` as indented JSON text with a final newline (NumPy values and paths converted)."""
     return json.dumps(doc, indent=2, default=json_default) + "\n"
+
+
+def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, Any]:
+    """The JSON object in ``path`` (``what`` it should be, e.g. "the run's manifest"), or a
+    :class:`~bench.errors.DataError` naming the file (and the line of a syntax error) when it is
+    not UTF-8, not JSON, or not an object; ``hint`` (what to do about it) ends the message."""
+    from bench.errors import DataError
+
+    p = Path(path)
+    tail = f"; {hint}" if hint else ""
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text (byte {exc.start}): expected {what}{tail}",
+                        path=p) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON ({exc.msg}): expected {what}{tail}", path=p,
+                        line=exc.lineno) from None
+    if not isinstance(doc, dict):
+        raise DataError(f"expected a JSON object ({what}), found a {type(doc).__name__}{tail}",
+                        path=p)
+    return doc

@@ -14,12 +14,12 @@ traceback after minutes of training, nor "no tables found" with exit 0):
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.data.jsonio import read_json_object
 from bench.errors import DataError
 from bench.report.build import SCHEMA_VERSION, LeaderboardOptions
 from bench.report.table import Table
@@ -43,16 +43,7 @@ def read_document(path: str | Path) -> Document:
     """Read and check ``leaderboard.json`` (see the module); a :class:`~bench.errors.DataError`
     names the file and the key (``tables[0].rows[2].metrics.ndcg@10.mean``) that is wrong."""
     p = Path(path)
-    try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON: {exc.msg}", path=p, line=exc.lineno) from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text (byte {exc.start}): expected the leaderboard JSON "
-                        "written by 'ltrbench report'", path=p) from exc
-    if not isinstance(raw, dict):
-        raise DataError(f"expected a JSON object (a leaderboard document), found "
-                        f"{type(raw).__name__}", path=p)
+    raw = read_json_object(p, "a leaderboard document written by 'ltrbench report'")
     if raw.get("schema") != SCHEMA_VERSION:
         raise DataError(f"'schema' is {raw.get('schema')!r}: this ltrbench reads leaderboard "
                         f"documents of schema {SCHEMA_VERSION}", path=p)

@@ -36,7 +36,6 @@ a JSON object is an error naming it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import atomic_path, write_text
-from bench.data.jsonio import dumps
+from bench.data.jsonio import dumps, read_json_object
 from bench.errors import DataError
 
 
@@ -293,16 +292,8 @@ def read_status(run_dir: str | Path) -> dict[str, dict[str, Any]]:
     or changed outside ltrbench) is a :class:`~bench.errors.DataError` naming it."""
     out = {}
     for p in sorted((Path(run_dir) / "status").glob("*.json")):
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DataError(f"not a JSON status file ({exc}); delete it to train that pair "
-                            "again with --resume", path=p) from None
-        if not isinstance(doc, dict):
-            raise DataError(f"expected a JSON object (a pair's status), found a "
-                            f"{type(doc).__name__}; delete it to train that pair again with "
-                            "--resume", path=p)
-        out[p.stem] = doc
+        out[p.stem] = read_json_object(p, "a pair's status file",
+                                       "delete it to train that pair again with --resume")
     return out
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import json
 import os
 import platform
 import subprocess
@@ -23,9 +22,8 @@ from typing import Any
 import numpy as np
 
 from bench.data.atomic import write_text
-from bench.data.jsonio import dumps
+from bench.data.jsonio import dumps, read_json_object
 from bench.data.letor import LetorSplits
-from bench.errors import DataError
 from bench.machine import cpu_model
 from bench.runners.libraries import LIBRARIES
 
@@ -66,19 +64,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     """The parsed ``manifest.json`` of ``run_dir``; one that is not a JSON object (cut while
     copied, not UTF-8, changed outside ltrbench) is a :class:`~bench.errors.DataError` naming
     the file (and the line of a syntax error)."""
-    path = Path(run_dir) / MANIFEST
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text (byte {exc.start}): expected the run's JSON manifest; "
-                        f"{_DAMAGED}", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg}): expected the run's manifest; {_DAMAGED}",
-                        path=path, line=exc.lineno) from None
-    if not isinstance(doc, dict):
-        raise DataError(f"expected a JSON object (the run's manifest), found a "
-                        f"{type(doc).__name__}; {_DAMAGED}", path=path)
-    return doc
+    return read_json_object(Path(run_dir) / MANIFEST, "the run's manifest", _DAMAGED)
 
 
 def write_manifest(run_dir: Path, doc: dict[str, Any]) -> None:

@@ -9,7 +9,6 @@ column its readers need (:data:`bench.runs.layout.TABLES`) gives a
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +20,7 @@ from bench.data.toml import read_toml
 from bench.errors import ConfigError, DataError
 from bench.metrics.profiles import DEFAULT_PROFILE
 from bench.runs.layout import empty_table, read_checked
-from bench.runs.manifest import MANIFEST
+from bench.runs.manifest import MANIFEST, read_manifest
 
 # Timestamp keys looked up in manifest.json, most specific first.
 _TIME_KEYS = ("finished", "finished_at", "finished_utc", "started", "started_at", "started_utc")
@@ -64,16 +63,7 @@ class RunDir:
         p = self.path / MANIFEST
         if not p.is_file():
             return {}
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON: {exc.msg}", path=p, line=exc.lineno) from exc
-        except UnicodeDecodeError as exc:
-            raise DataError(f"not UTF-8 text (byte {exc.start}): expected the run's JSON "
-                            "manifest", path=p) from exc
-        if not isinstance(data, dict):
-            raise DataError(f"expected a JSON object (the run's manifest), found a "
-                            f"{type(data).__name__}", path=p)
+        data = read_manifest(self.path)
         for key in ("finished", "started"):
             if data.get(key) is not None and not isinstance(data[key], str):
                 raise DataError(f"{key!r} is {data[key]!r}: expected a time as ISO text "
