@@ -228,3 +228,22 @@ def trec_bytes(records: dict[str, dict[str, Any]], kind: str) -> bytes:
         for rank, (d, v) in enumerate(docs.items(), start=1):
             lines.append(f"{q} 0 {d} {v}" if kind == "qrels" else f"{q} Q0 {d} {rank} {v} t")
     return ("\n".join(lines) + "\n").encode()
+
+
+def toy_splits() -> Any:
+    """Small train/vali/test splits (8, 4, 5 queries of 5 rows; labels 0..2 from a feature),
+    fresh arrays on every call: what a hostile ranker may damage."""
+    import numpy as np
+
+    from bench.data.letor import LetorData, LetorSplits
+
+    def part(n_queries: int, per: int, seed: int) -> LetorData:
+        rng = np.random.default_rng(seed)
+        n = n_queries * per
+        X = rng.normal(size=(n, 4))
+        y = np.digitize(X[:, 0] + rng.normal(scale=0.5, size=n), [0.3, 1.2]).astype(float)
+        return LetorData.build(X, y, qid=np.repeat(np.arange(n_queries) + 100 * seed, per),
+                               source=f"part{seed}")
+
+    return LetorSplits(name="toy", train=part(8, 5, 1), vali=part(4, 5, 2), test=part(5, 5, 3),
+                       inputs={})

@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from custom_rankers import Returns, ReusesBuffer
+from hostile_kit import toy_splits
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import run_benchmark
-from bench.data.letor import LetorData, LetorSplits
+from bench.data.letor import LetorSplits
 from bench.errors import ConfigError, LtrbenchError
 from bench.runners.custom import CustomModelTampered, custom_model, train_custom
 from bench.runs import layout
@@ -26,19 +27,9 @@ from bench.runs import layout
 NAME = "hostile"
 
 
-def _part(n_queries: int, per: int, seed: int) -> LetorData:
-    rng = np.random.default_rng(seed)
-    n = n_queries * per
-    X = rng.normal(size=(n, 4))
-    y = np.digitize(X[:, 0] + rng.normal(scale=0.5, size=n), [0.3, 1.2]).astype(float)
-    return LetorData.build(X, y, qid=np.repeat(np.arange(n_queries) + 100 * seed, per),
-                           source=f"part{seed}")
-
-
 @pytest.fixture
 def splits() -> LetorSplits:
-    return LetorSplits(name="toy", train=_part(8, 5, 1), vali=_part(4, 5, 2),
-                       test=_part(5, 5, 3), inputs={})
+    return toy_splits()
 
 
 def _snapshot(splits: LetorSplits) -> dict[str, np.ndarray]:
@@ -80,8 +71,7 @@ def test_a_ranker_that_gets_round_the_read_only_flag_is_caught_and_ends_the_run(
         _train(splits, "FlipsBaseFlag")
     config = RunConfig(dataset="toy", models=("hostile", "random"), seeds=(0,), quick=True,
                        crosscheck=False, custom_models={NAME: "custom_rankers:FlipsBaseFlag"})
-    fresh = LetorSplits(name="toy", train=_part(8, 5, 1), vali=_part(4, 5, 2),
-                        test=_part(5, 5, 3), inputs={})
+    fresh = toy_splits()
     with pytest.raises(CustomModelTampered):
         run_benchmark(config, out_dir=tmp_path, progress=False, splits=fresh)
     run_dir = next(p for p in tmp_path.rglob("manifest.json")).parent

@@ -35,28 +35,18 @@ import numpy as np
 import pandas as pd
 import pytest
 from fault_rankers import Gives
-from hostile_kit import ROOT, Res, cli, letor_folder, refused
+from hostile_kit import ROOT, Res, cli, letor_folder, refused, toy_splits
 
-from bench.data.letor import LetorData, LetorSplits
+from bench.data.letor import LetorSplits
 from bench.errors import ConfigError, LtrbenchError
 from bench.runners.custom import custom_model, train_custom
 
 NAME = "hostile"
 
 
-def _part(n_queries: int, per: int, seed: int) -> LetorData:
-    rng = np.random.default_rng(seed)
-    n = n_queries * per
-    X = rng.normal(size=(n, 4))
-    y = np.digitize(X[:, 0] + rng.normal(scale=0.5, size=n), [0.3, 1.2]).astype(float)
-    return LetorData.build(X, y, qid=np.repeat(np.arange(n_queries) + 100 * seed, per),
-                           source=f"part{seed}")
-
-
 @pytest.fixture
 def splits() -> LetorSplits:
-    return LetorSplits(name="toy", train=_part(8, 5, 1), vali=_part(4, 5, 2),
-                       test=_part(5, 5, 3), inputs={})
+    return toy_splits()
 
 
 def _train(splits: LetorSplits, factory: str) -> Any:
