@@ -78,7 +78,25 @@ def test_an_out_folder_other_than_the_resumed_runs_is_refused_before_loading_dat
 
 def test_the_results_folder_is_the_out_folder_or_the_resumed_runs_home(tmp_path: Path) -> None:
     run_dir = tmp_path / "res" / "runs" / "r1"
+    run_dir.mkdir(parents=True)
+    (run_dir / "manifest.json").write_text("{}")
     assert pipeline.results_folder(None, False) == Path("results/local")
     assert pipeline.results_folder(tmp_path / "x", True) == tmp_path / "x"
     assert pipeline.results_folder(None, run_dir) == (tmp_path / "res").resolve()
     assert pipeline.results_folder(tmp_path / "res", str(run_dir)) == tmp_path / "res"
+
+
+@pytest.mark.parametrize("target", ["a file", "no folder", "a folder without a manifest"])
+def test_resuming_what_is_not_a_run_directory_is_refused_before_loading_data(
+        tmp_path: Path, target: str) -> None:
+    path = {"a file": tmp_path / "f.txt", "no folder": tmp_path / "missing",
+            "a folder without a manifest": tmp_path}[target]
+    if target == "a file":
+        path.write_text("x")
+
+    def no_loading(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("data loaded before the refusal")
+
+    with pytest.raises(ConfigError, match="not a run directory"):
+        pipeline.run_benchmark(replace(CONFIG, dataset="synthetic"), resume=path,
+                               progress=False, loader=no_loading)

@@ -258,12 +258,14 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
     """The results folder of a run: ``out_dir`` when given, else the folder a resumed run
     directory lies in (``<folder>/runs/<run-id>``), else ``results/local``.
 
-    A resumed run's cross-check and report files belong beside it: an ``out_dir`` other than
-    the run's own folder is refused (before any data are loaded) instead of splitting the run's
-    outputs between two folders.
+    Checked before any data are loaded: a resumed run directory must hold a manifest, and as its
+    cross-check and report files belong beside it, an ``out_dir`` other than the run's own folder
+    is refused instead of splitting the run's outputs between two folders.
     """
     home = None
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
+        if not (Path(resume) / "manifest.json").is_file():
+            raise ConfigError(f"{resume}: not a run directory (no manifest.json); cannot resume")
         run_dir = Path(resume).resolve()
         home = run_dir.parent.parent if run_dir.parent.name == "runs" else run_dir.parent
     if out_dir is None:
@@ -283,9 +285,7 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
     chash = config.config_hash()
     run_dir: Path | None = None
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
-        run_dir = Path(resume)
-        if not (run_dir / "manifest.json").is_file():
-            raise ConfigError(f"{run_dir}: not a run directory (no manifest.json); cannot resume")
+        run_dir = Path(resume)  # a run directory: checked by results_folder, before any data
     elif resume:
         run_dir = latest_unfinished(runs, chash)
     if run_dir is not None:
