@@ -22,7 +22,7 @@ from typing import Any
 from bench.data.jsonio import read_json_object
 from bench.errors import DataError
 from bench.report.build import SCHEMA_VERSION, LeaderboardOptions
-from bench.report.table import Table
+from bench.report.table import NUMBER_FIELDS, Table
 
 #: Largest resample counts ``ltrbench report`` accepts (``--bootstrap``, ``--permutations``).
 MOST_BOOTSTRAP = 1_000_000
@@ -68,8 +68,6 @@ def _table(value: Any, i: int, path: Path) -> Table:
     return table
 
 
-_NUMBER_KEYS = {"mean", "std", "ci_low", "ci_high", "ci_mean", "median", "min", "max",
-                "p_randomization", "p_randomization_holm", "p_t", "p_t_holm"}
 
 
 def _check_numbers(value: Any, where: str, path: Path) -> None:
@@ -77,7 +75,7 @@ def _check_numbers(value: Any, where: str, path: Path) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             sub = f"{where}.{key}"
-            if key in _NUMBER_KEYS or where.endswith(".per_seed"):
+            if key in NUMBER_FIELDS or where.endswith(".per_seed"):
                 if item is not None and not _finite_number(item):
                     raise DataError(f"{sub} is {item!r}: expected a number or null", path=path)
             else:

@@ -9,7 +9,7 @@ checks it on the committed ``results/leaderboard.json``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 #: A number as JSON holds it: ``None`` for NaN / missing.
@@ -183,3 +183,10 @@ class Table:
             d["primary_metric"], d["n_queries"], d["blank_queries"], d["best_model"],
             list(d["notes"]), [Row.from_json(r) for r in d["rows"]], d["published"],
         )
+
+
+#: The keys of the statistics a table holds as :data:`Number` (a finite number or ``null``):
+#: read from the field types above, so a new statistic is checked by the document reader too.
+NUMBER_FIELDS: frozenset[str] = frozenset(
+    f.name for cls in (SeedStats, MetricCell, FitTime, PairedTest) for f in fields(cls)
+    if f.type == "Number")
