@@ -78,19 +78,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(func=run)
 
 
-#: Resampling counts a report accepts: at least one, and few enough to finish.
-_RESAMPLES = {"--bootstrap": ("bootstrap", 1_000_000), "--permutations": ("permutations",
-                                                                          10_000_000)}
-
-
 def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
     """``--metrics`` and ``--primary`` as the runs' canonical names (``NDCG@10`` is ``ndcg@10``;
     an unknown name or another tool's spelling is refused before any run is read), and the
     resampling options in range."""
     from bench.benchmark.scoring import expand_metrics
     from bench.errors import ConfigError
+    from bench.report.build import MOST_BOOTSTRAP, MOST_PERMUTATIONS
 
-    for option, (key, most) in _RESAMPLES.items():
+    for option, key, most in (("--bootstrap", "bootstrap", MOST_BOOTSTRAP),
+                              ("--permutations", "permutations", MOST_PERMUTATIONS)):
         value = getattr(args, key)
         if not 1 <= value <= most:
             raise ConfigError(f"{option} {value}: expected an integer from 1 to {most:,}")

@@ -57,6 +57,11 @@ class LeaderboardOptions:
     seed: int = 0
 
 
+#: The most resamples a leaderboard accepts (``report --bootstrap`` / ``--permutations``, and
+#: the ``stats`` of a document read back): enough for any interval, few enough to finish.
+MOST_BOOTSTRAP = 1_000_000
+MOST_PERMUTATIONS = 10_000_000
+
 #: The options of ``ltrbench report`` with no flags (and of every committed leaderboard).
 DEFAULT_OPTIONS = LeaderboardOptions()
 

@@ -21,12 +21,13 @@ from typing import Any
 
 from bench.data.jsonio import read_json_object
 from bench.errors import DataError
-from bench.report.build import SCHEMA_VERSION, LeaderboardOptions
+from bench.report.build import (
+    MOST_BOOTSTRAP,
+    MOST_PERMUTATIONS,
+    SCHEMA_VERSION,
+    LeaderboardOptions,
+)
 from bench.report.table import NUMBER_FIELDS, Table
-
-#: Largest resample counts ``ltrbench report`` accepts (``--bootstrap``, ``--permutations``).
-MOST_BOOTSTRAP = 1_000_000
-MOST_PERMUTATIONS = 10_000_000
 
 
 @dataclass(frozen=True)
