@@ -30,6 +30,13 @@ def _progress(*, transient: bool) -> Any:
                     transient=transient)
 
 
+def _drawn(enabled: bool) -> bool:
+    """Progress is drawn when asked for and stderr is a terminal (rich cannot redraw a log)."""
+    import sys
+
+    return enabled and sys.stderr.isatty()
+
+
 @contextlib.contextmanager
 def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
     """A rich progress bar over ``total`` steps on a terminal; yields :data:`Advance`.
@@ -37,9 +44,7 @@ def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
     Not drawn when stderr is not a terminal (a log file, a pipe, CI): rich cannot redraw there
     and would leave a bar line, or a blank line before an error, in the log.
     """
-    import sys
-
-    if not enabled or not sys.stderr.isatty():
+    if not _drawn(enabled):
         yield lambda _text, _n: None
         return
     with _progress(transient=False) as bar:
@@ -62,9 +67,7 @@ def progress_steps(enabled: bool) -> Iterator[Step]:
     For work whose size is known only once it starts (a search's candidates, a report's runs).
     Shown only on a terminal, and cleared when the work ends (what it made is printed after).
     """
-    import sys
-
-    if not enabled or not sys.stderr.isatty():
+    if not _drawn(enabled):
         yield lambda _text, _done, _total: None
         return
     with _progress(transient=True) as bar:
