@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "runs": 6,
     "crosscheck": 7,
     "report": 7,
+    "engines": 7,
     "benchmark": 8,
     "perf": 9,
     "commands": 10,

@@ -216,7 +216,7 @@ def test_both_libraries_bind_relocations_are_found_and_redirected() -> None:
 
 
 def test_a_library_that_could_not_be_confined_is_a_warning_and_the_manifest_says_so(monkeypatch):
-    import bench.benchmark.dask_engine as engine
+    import bench.engines.dask_trainer as engine
 
     outcome = {"tcp://127.0.0.1:1": {"libxgboost.so": "not confined: darwin",
                                      "lib_lightgbm.so": "confined"}}

@@ -183,7 +183,7 @@ def test_a_worker_killed_mid_fit_is_a_clear_error_and_the_run_resumes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    import bench.benchmark.dask_engine as engine
+    import bench.engines.dask_trainer as engine
     from bench.benchmark.config import RunConfig
     from bench.benchmark.pipeline import run_benchmark
     from bench.errors import LtrbenchError

@@ -230,7 +230,7 @@ def _cluster(scheduler: str | None = None, **kw: Any) -> None:
 
 def _manifest_record(scheduler: str | None, address: str) -> dict[str, Any]:
     """What DaskTrainer records about listeners for a cluster at ``address``."""
-    import bench.benchmark.dask_engine as engine
+    import bench.engines.dask_trainer as engine
 
     trainer = object.__new__(engine.DaskTrainer)
     trainer.client, trainer.scheduler = None, scheduler

@@ -18,13 +18,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from bench.data.toml import INT32_MAX, Spec, show
+from bench.engines import engine_names
 from bench.errors import ConfigError
 from bench.runners.params import DEVICES
 
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
 TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
-#: Where the GBDTs are trained: this process (or isolated children), or a Dask cluster.
-ENGINES: tuple[str, ...] = ("local", "dask")
+#: Where the GBDTs are trained: the names of :data:`bench.engines.table.ENGINES` (this process,
+#: or isolated children; a Dask cluster).
+ENGINES: tuple[str, ...] = engine_names()
 #: At most this many seeds in one run (``"0-999999999"`` would otherwise build a billion).
 MAX_SEEDS = 10_000
 #: A seed: LightGBM's ``seed`` is a C ``int`` (``include/LightGBM/config.h``), CatBoost's

@@ -35,6 +35,7 @@ from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
 from bench.data.split_checks import SplitFinding, check_splits
 from bench.datasets.resolve import load_dataset
+from bench.engines import ClusterOptions, get_engine
 from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.runners.custom import CustomModelFailure, check_custom_model
 from bench.runners.device import check_device, describe_devices
@@ -105,12 +106,10 @@ def run_benchmark(
             advance("writing the splits for isolated training", 0)
             isolated = IsolatedTrainer(splits, run_dir / ".isolated")
             train = isolated
-        elif config.engine == "dask" and todo:
-            from bench.benchmark.dask_engine import DaskTrainer
-
-            advance("starting the Dask engine (shards, cluster)", 0)
-            isolated = DaskTrainer(splits, run_dir / ".dask", scheduler=config.scheduler,
-                                   workers=config.workers)
+        elif todo and (engine := get_engine(config.engine)).trainer is not None:
+            advance(f"starting the {engine.title} engine (shards, cluster)", 0)
+            isolated = engine.open_trainer(splits, run_dir / f".{engine.name}", ClusterOptions(
+                scheduler=config.scheduler, workers=config.workers))
             record = isolated.record()
             update_manifest(run_dir, lambda m: m.update(record))
             train = isolated

@@ -29,6 +29,15 @@ from bench.adapters.config import (
 )
 from bench.commands.text import examples
 from bench.data.outputs import check_output_dir
+from bench.engines import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    ClusterOptions,
+    Engine,
+    RatingColumns,
+    engine_names,
+    get_engine,
+)
 from bench.errors import ConfigError
 
 FORMATS = ("auto", "ml-100k", "ml-1m", "ml-10m", "movielens-csv", "csv")
@@ -93,7 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-parquet", action="store_true", help="write SVMlight files only")
     p.add_argument("--no-svmlight", action="store_true", help="write Parquet files only")
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--engine", default="local", choices=("local", "dask"),
+    p.add_argument("--engine", default=DEFAULT_ENGINE, choices=engine_names(),
                    help="local: in this process; dask: on a Dask cluster, for ratings larger "
                         "than memory (writes OUT/<partition>/part-*.parquet shards of whole "
                         "queries; see bench.adapters.distributed)")
@@ -214,11 +223,13 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
     ``--scheduler`` (that cluster's own workers run). Then the Dask defaults are filled in."""
     dask_only = (("--scheduler", args.scheduler), ("--workers", args.workers),
                  ("--memory-limit", args.memory_limit), ("--rows-per-block", args.rows_per_block))
-    if args.engine != "dask":
+    if not get_engine(args.engine).on_cluster:
         given = [o for o, v in dask_only if v is not None]
         if given:
-            raise ConfigError(f"{', '.join(given)}: Dask option(s), ignored by the local "
-                              "engine; add --engine dask or leave them out")
+            on_cluster = [e for e in ENGINES.values() if e.on_cluster]
+            raise ConfigError(f"{', '.join(given)}: {' / '.join(e.title for e in on_cluster)} "
+                              f"option(s), ignored by the {args.engine} engine; add --engine "
+                              f"{' / '.join(e.name for e in on_cluster)} or leave them out")
     elif args.scheduler is not None:
         given = [o for o, v in dask_only[1:3] if v is not None]
         if given:
@@ -242,8 +253,9 @@ def run(args: argparse.Namespace) -> int:
     check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],
                      writes=converted_files(), sealed=("--ratings",))  # a ratings folder: untouched
     _refuse_ignored(args)
-    if args.engine == "dask":
-        return _run_dask(args, config)
+    engine = get_engine(args.engine)
+    if engine.converter is not None:  # the engine converts on its cluster
+        return _run_on_cluster(args, config, engine)
     _say(f"reading {args.ratings}")
     ratings = load_input(args)
     ts = ratings.frame["timestamp"]
@@ -264,34 +276,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_dask(args: argparse.Namespace, config: AdapterConfig) -> int:
-    from bench.adapters.distributed import check_distributable
+def _run_on_cluster(args: argparse.Namespace, config: AdapterConfig, engine: Engine) -> int:
     from bench.adapters.summary_table import print_summary
-    from bench.benchmark.dask_jobs import convert_ratings
 
-    check_distributable(config)
+    engine.check_convert(config)
     if args.ratings == "synthetic" or args.layout not in ("auto", "movielens-csv", "csv"):
-        raise ConfigError("--engine dask reads MovieLens CSV folders (ratings.csv) and CSV / "
-                          "Parquet ratings tables (a file, a glob or a folder of shards); "
-                          f"not --ratings {args.ratings} --layout {args.layout}")
+        raise ConfigError(f"--engine {engine.name} reads MovieLens CSV folders (ratings.csv) "
+                          "and CSV / Parquet ratings tables (a file, a glob or a folder of "
+                          f"shards); not --ratings {args.ratings} --layout {args.layout}")
     if args.no_parquet:
-        raise ConfigError("--engine dask writes Parquet shards only; drop --no-parquet")
+        raise ConfigError(f"--engine {engine.name} writes Parquet shards only; drop --no-parquet")
     for option, n in (("--workers", args.workers), ("--rows-per-block", args.rows_per_block)):
         if not 1 <= n <= 2**31 - 1:
             raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")
-    if args.memory_limit != "auto":
-        from dask.utils import parse_bytes
-
-        try:
-            parse_bytes(args.memory_limit)
-        except ValueError:
-            raise ConfigError(f"--memory-limit {args.memory_limit!r}: expected 'auto' or a size "
-                              "such as 2GB or 500MiB") from None
-    summary = convert_ratings(args.ratings, args.out, config, user=args.user, item=args.item,
-                              rating=args.rating, timestamp=args.timestamp, sep=args.sep,
-                              scheduler=args.scheduler, workers=args.workers,
-                              memory_limit=args.memory_limit,
-                              rows_per_block=args.rows_per_block, progress=_say)
+    columns = RatingColumns(user=args.user, item=args.item, rating=args.rating,
+                            timestamp=args.timestamp, sep=args.sep)
+    options = ClusterOptions(scheduler=args.scheduler, workers=args.workers,
+                             memory_limit=args.memory_limit)
+    summary = engine.convert(args.ratings, args.out, config, columns=columns, options=options,
+                             rows_per_block=args.rows_per_block, progress=_say)
     print_summary(summary, args.out)
     return 0
 

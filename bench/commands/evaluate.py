@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.commands.text import examples, plain
+from bench.engines import DEFAULT_ENGINE, ENGINES, ClusterOptions, engine_names, get_engine
 from bench.errors import ConfigError
 from bench.metrics import PROFILES, evaluate_trec, get_profile, parse_metrics
 from bench.metrics.families import EVALUATE_METRICS
@@ -92,7 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-query", metavar="OUT.csv", help="also write per-query values to this CSV")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
     eng = p.add_argument_group("engine")
-    eng.add_argument("--engine", choices=("local", "dask"), default="local",
+    eng.add_argument("--engine", choices=engine_names(), default=DEFAULT_ENGINE,
                      help="local (this process) or dask (--data is a folder of Parquet shards)")
     eng.add_argument("--score-column", default=None, metavar="NAME",
                      help="with --engine dask: the shards' score column (default: score)")
@@ -120,27 +121,27 @@ def run(args: argparse.Namespace) -> int:
             *[("--run", path) for _, path in run_names(args.run or [])],
             ("--query", args.query or sidecar)])
     names = [s.key for s in specs]
-    if args.engine == "dask":
+    engine = get_engine(args.engine)
+    if engine.evaluator is not None:  # the engine evaluates a folder of shards
         if args.data is None or args.scores or args.qrels or args.run or args.query or \
                 args.missing:
-            raise ConfigError("--engine dask takes --data SHARDS_DIR (Parquet shards with qid, "
-                              "label and --score-column) and no --scores/--qrels/--run/--query/"
-                              "--missing")
+            raise ConfigError(f"--engine {engine.name} takes --data SHARDS_DIR (Parquet shards "
+                              "with qid, label and --score-column) and no --scores/--qrels/"
+                              "--run/--query/--missing")
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         args.score_column = args.score_column or "score"
         if args.scheduler is not None and args.workers is not None:
             raise ConfigError(f"--workers starts a local cluster; with --scheduler "
                               f"{args.scheduler} that cluster's own workers run: leave --workers out")
         args.workers = 2 if args.workers is None else args.workers
-        from bench.benchmark.dask_jobs import evaluate_shards
-
-        result = evaluate_shards(args.data, score_column=args.score_column, metrics=names,
+        result = engine.evaluate(args.data, score_column=args.score_column, metrics=names,
                                  profile=profile.name, per_query=args.per_query is not None,
-                                 scheduler=args.scheduler, workers=args.workers)
+                                 options=ClusterOptions(scheduler=args.scheduler,
+                                                        workers=args.workers))
         _write_per_query(result, args.per_query)
         print_evaluation(result, args.format)
         return 0
-    _refuse_unused(args)
+    _refuse_unused(args, engine.name)
     trec = args.qrels is not None or args.run is not None
     arrays = args.data is not None or args.scores is not None
     if trec == arrays or (trec and (args.qrels is None or args.run is None)) or (
@@ -169,13 +170,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_unused(args: argparse.Namespace) -> None:
-    """An option the local engine would ignore is an error, never silently dropped."""
+def _refuse_unused(args: argparse.Namespace, engine: str) -> None:
+    """An option the in-process engine would ignore is an error, never silently dropped."""
     unused = [o for o, v in (("--score-column", args.score_column), ("--scheduler", args.scheduler),
                              ("--workers", args.workers)) if v is not None]
     if unused:
-        raise ConfigError(f"{', '.join(unused)} apply to --engine dask only (Parquet shards); "
-                          "the local engine reads --data/--scores or --qrels/--run")
+        shards = " / ".join(e.name for e in ENGINES.values() if e.evaluator is not None)
+        raise ConfigError(f"{', '.join(unused)} apply to --engine {shards} only (Parquet "
+                          f"shards); the {engine} engine reads --data/--scores or --qrels/--run")
     if args.qrels is not None or args.run is not None:
         extra = [o for o, v in (("--query", args.query), ("--sort-by-qid", args.sort_by_qid))
                  if v]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
+from bench.engines import engine_names
 from bench.runs.layout import RUN_INTO, RUN_SEALED, run_inputs, run_writes
 
 
@@ -59,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "device=cuda, LightGBM device_type=cuda); checked before any data are "
                         "loaded: no GPU or a library without CUDA is an error naming what to "
                         "install, never a silent CPU run")
-    p.add_argument("--engine", choices=("local", "dask"),
+    p.add_argument("--engine", choices=engine_names(),
                    help="where the GBDTs train: this process (default) or a Dask cluster")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: an existing scheduler (tcp://host:8786); default: a "

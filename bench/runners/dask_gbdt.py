@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -54,13 +55,10 @@ from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import get_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.validate import prepare
-from bench.runners.params import Params, lightgbm_params, xgboost_params
+from bench.runners.libraries import get_library, load
+from bench.runners.params import Params
 from bench.runners.result import library_eval_at
 
-LIBRARIES = ("lightgbm", "xgboost")
-#: Objectives trained on Dask (``rank:map``'s binarised labels and the regression baselines are
-#: not: the benchmark trains those models locally and says so).
-OBJECTIVES = {"xgboost": ("ndcg", "pairwise"), "lightgbm": ("lambdarank", "xendcg")}
 NON_FEATURES = ("qid", "label", "user", "item", "score")
 
 
@@ -115,11 +113,10 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     ``notes["machines"]``. (A fixed port range was tried: LightGBM still holds its ports when the
     next fit starts -- "Binding port ... failed" -- so every fit takes fresh ones.)
     """
-    if library not in LIBRARIES:
-        raise ConfigError(f"no Dask runner for {library!r}; valid: {', '.join(LIBRARIES)}")
-    if objective not in OBJECTIVES[library]:
+    runner = dask_library(library)
+    if objective not in runner.objectives:
         raise ConfigError(f"objective {objective!r} of {library} is not available on the Dask "
-                          f"engine; valid: {', '.join(OBJECTIVES[library])}")
+                          f"engine; valid: {', '.join(runner.objectives)}")
     layouts = {"train": query_layout(train, where="train"), "vali": query_layout(vali, where="vali")}
     features = feature_columns(train)
     missing = [c for c in features if c not in vali.columns]
@@ -129,11 +126,11 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
         raise ConfigError("learning_rate_decay is not available on the Dask engine (neither "
                           "library's Dask interface takes the per-round callback); use decay 0")
     ks = library_eval_at(select_metric, eval_at)
-    if library == "xgboost":
-        return _train_xgboost(client, train, vali, params, objective, select_metric, ks, features,
-                              callbacks or [], layouts)
-    return _train_lightgbm(client, train, vali, params, objective, select_metric, ks, features,
-                           callbacks or [])
+    lib = load(get_library(library).params)(params, objective, eval_at=ks)
+    for key in runner.dropped:
+        lib.pop(key, None)
+    return runner.train(client, train, vali, params, lib, select_metric, features,
+                        callbacks or [], layouts)
 
 
 # ------------------------------------------------------------------------------------- XGBoost
@@ -161,14 +158,12 @@ def _group_key(frame: pd.DataFrame, first: list[int],
     return pd.Series(base + group_index(offsets), index=frame.index, name="group_key")
 
 
-def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, objective: str,
-                   select_metric: str, ks: tuple[int, ...], features: list[str],
-                   extra: list[Any], layouts: dict[str, QueryLayout]) -> DaskFit:
+def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, lib: dict[str, Any],
+                   select_metric: str, features: list[str], extra: list[Any],
+                   layouts: dict[str, QueryLayout]) -> DaskFit:
     import xgboost as xgb
     import xgboost.dask as dxgb
 
-    lib = xgboost_params(params, objective, eval_at=ks)
-    lib.pop("nthread", None)
     workers = worker_addresses(client)
     if vali.npartitions < len(workers):
         raise ConfigError(
@@ -233,14 +228,12 @@ def _machines(client: Any, workers: list[str]) -> str:
     return ",".join(f"{urlparse(w).hostname}:{int(ports[w])}" for w in workers)
 
 
-def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, objective: str,
-                    select_metric: str, ks: tuple[int, ...], features: list[str],
-                    extra: list[Any]) -> DaskFit:
+def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict[str, Any],
+                    select_metric: str, features: list[str], extra: list[Any],
+                    layouts: dict[str, QueryLayout]) -> DaskFit:
+    """LightGBM on Dask (``layouts`` unused: LightGBM takes per-partition group sizes)."""
     import lightgbm as lgb
 
-    lib = lightgbm_params(params, objective, eval_at=ks)
-    for key in ("num_threads", "metric", "eval_at"):
-        lib.pop(key, None)
     train = spread(client, train)
     lib["machines"] = _machines(client, sorted(holders(client, train)))
     t0 = time.perf_counter()
@@ -293,15 +286,20 @@ def validation_curve(booster: Any, vali: Any, features: list[str], metric: str, 
 # ------------------------------------------------------------------------------------ scoring
 
 
+def _predict_xgboost(fit: DaskFit, X: np.ndarray) -> Any:
+    import xgboost as xgb
+
+    return fit.booster.predict(xgb.DMatrix(X, feature_names=fit.features), output_margin=True,
+                               iteration_range=(0, fit.best_iteration))
+
+
+def _predict_lightgbm(fit: DaskFit, X: np.ndarray) -> Any:
+    return fit.booster.predict(X, num_iteration=fit.best_iteration, raw_score=True)
+
+
 def _predict_partition(frame: pd.DataFrame, fit: DaskFit) -> pd.Series:
     X = frame[fit.features].to_numpy(dtype=np.float32)
-    if fit.library == "xgboost":
-        import xgboost as xgb
-
-        s = fit.booster.predict(xgb.DMatrix(X, feature_names=fit.features), output_margin=True,
-                                iteration_range=(0, fit.best_iteration))
-    else:
-        s = fit.booster.predict(X, num_iteration=fit.best_iteration, raw_score=True)
+    s = dask_library(fit.library).predict(fit, X)
     return pd.Series(np.asarray(s, dtype=np.float64), index=frame.index, name="score")
 
 
@@ -312,5 +310,56 @@ def predict_frame(fit: DaskFit, ddf: Any) -> Any:
     return ddf.assign(score=scores)
 
 
-__all__ = ["LIBRARIES", "OBJECTIVES", "DaskFit", "feature_columns", "predict_frame", "stopping_point",
-           "train_dask", "validation_curve"]
+# ---------------------------------------------------------------------- the libraries on Dask
+
+
+@dataclass(frozen=True)
+class DaskLibrary:
+    """What the Dask engine knows of a GBDT library beyond its
+    :class:`~bench.runners.libraries.Library` record (which has no Dask fields yet): the
+    objectives trained on Dask (``rank:map``'s binarised labels and the regression baselines
+    are not: the benchmark trains those models locally and says so), the parameters of the
+    record's translator dropped on Dask (threads are the workers'; LightGBM's per-worker metric
+    is not used), how it trains and predicts, and whether its validation metric is all-reduced
+    over the workers (``global_metric``: then its log is the run's eval log; otherwise the
+    reference evaluator's curve goes to the notes)."""
+
+    name: str
+    objectives: tuple[str, ...]
+    dropped: tuple[str, ...]
+    train: Callable[..., DaskFit]
+    predict: Callable[[DaskFit, np.ndarray], Any]
+    global_metric: bool
+
+
+#: The libraries with a Dask trainer, in the order :data:`bench.runners.libraries.LIBRARIES`
+#: lists them; every name is a library record's and every objective one of its objectives
+#: (tests/test_engines_table.py checks).
+DASK_LIBRARIES: dict[str, DaskLibrary] = {d.name: d for d in (
+    DaskLibrary("lightgbm", ("lambdarank", "xendcg"), ("num_threads", "metric", "eval_at"),
+                _train_lightgbm, _predict_lightgbm, global_metric=False),
+    DaskLibrary("xgboost", ("ndcg", "pairwise"), ("nthread",), _train_xgboost,
+                _predict_xgboost, global_metric=True),
+)}
+LIBRARIES = tuple(DASK_LIBRARIES)
+#: ``{library: objectives trained on Dask}`` (read from :data:`DASK_LIBRARIES`).
+OBJECTIVES = {name: d.objectives for name, d in DASK_LIBRARIES.items()}
+
+
+def dask_library(library: str) -> DaskLibrary:
+    """The Dask record of ``library``; a ConfigError lists the libraries with one."""
+    try:
+        return DASK_LIBRARIES[library]
+    except (KeyError, TypeError):
+        raise ConfigError(f"no Dask runner for {library!r}; valid: "
+                          f"{', '.join(DASK_LIBRARIES)}") from None
+
+
+def on_dask(library: str, objective: str) -> bool:
+    """Whether the model ``<library>-<objective>`` trains on the Dask engine."""
+    return library in DASK_LIBRARIES and objective in DASK_LIBRARIES[library].objectives
+
+
+__all__ = ["DASK_LIBRARIES", "LIBRARIES", "OBJECTIVES", "DaskFit", "DaskLibrary", "dask_library",
+           "feature_columns", "on_dask", "predict_frame", "stopping_point", "train_dask",
+           "validation_curve"]

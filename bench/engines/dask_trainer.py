@@ -28,9 +28,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
+import pandas as pd
 
 from bench.data.dask_cluster import (
-    cluster,
     describe,
     is_loopback,
     library_listeners,
@@ -40,15 +40,23 @@ from bench.data.dask_cluster import (
 from bench.data.letor import LetorSplits
 from bench.data.loopback import bound_addresses
 from bench.data.query_shards import read_query_shards, shards_of
+from bench.engines.dask_engine import open_cluster
+from bench.engines.table import ClusterOptions
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
-from bench.runners.dask_gbdt import OBJECTIVES, predict_frame, train_dask
+from bench.runners.dask_gbdt import DaskFit, dask_library, on_dask, predict_frame, train_dask
 from bench.runners.dispatch import run_model
 from bench.runners.params import Params
 from bench.runners.registry import get_model
 from bench.runners.resources import Measurement, measure
-from bench.runners.result import FitResult, fit_result
+from bench.runners.result import (
+    EVALLOG_COLUMNS,
+    SELECTION_SPLIT,
+    FitResult,
+    best_iteration_from_log,
+    evallog_frame,
+)
 from bench.runs.manifest import MANIFEST, update_manifest
 
 MAX_ROWS_PER_SHARD = 1_000_000
@@ -67,14 +75,19 @@ class ListenerWarning(UserWarning):
 
 
 class DaskTrainer:
-    """Trains models on a Dask cluster over shards written once under ``workdir``."""
+    """Trains models on a Dask cluster over shards written once under ``workdir``: the Dask
+    engine's :class:`~bench.engines.table.Trainer` (and, called with the splits, the work folder
+    and the cluster options, its :class:`~bench.engines.table.TrainerFactory`). The cluster
+    (one thread per worker) is opened by :func:`bench.engines.dask_engine.open_cluster` here and
+    closed by :meth:`close`."""
 
-    def __init__(self, splits: LetorSplits, workdir: Path, *, scheduler: str | None = None,
-                 workers: int = 2) -> None:
+    def __init__(self, splits: LetorSplits, workdir: Path,
+                 options: ClusterOptions | None = None) -> None:
+        options = replace(options or ClusterOptions(), threads=1)
         self.workdir = Path(workdir)
-        self.scheduler = scheduler
+        self.scheduler = options.scheduler
         self._stack = contextlib.ExitStack()
-        self.client = self._stack.enter_context(cluster(scheduler, workers=workers, threads=1))
+        self.client = self._stack.enter_context(open_cluster(options))
         try:
             n_workers = max(1, len(worker_addresses(self.client)))
             self.partitions: dict[str, int] = {}
@@ -134,14 +147,16 @@ class DaskTrainer:
     def __call__(self, model: str, splits: LetorSplits, params: Params, *, seed: int,
                  eval_at: tuple[int, ...], select_metric: str, log_train: bool,
                  als: ALSParams) -> FitResult:
+        """One (model, seed): a GBDT objective the Dask runner takes is trained on the cluster;
+        any other model in this process (:func:`bench.runners.dispatch.run_model`), its notes
+        saying why. Either way the result is built once, finished."""
         spec = get_model(model)
-        if not spec.is_gbdt or spec.objective not in OBJECTIVES.get(spec.library, ()):
+        if not spec.is_gbdt or not on_dask(spec.library, spec.objective):
             result = run_model(model, splits, params, seed=seed, eval_at=eval_at,
                                select_metric=select_metric, log_train=log_train, als=als)
             why = "baselines are not distributed" if not spec.is_gbdt else (
                 f"objective {spec.objective!r} is not available on Dask")
-            result.notes["engine"] = f"local ({why})"
-            return result
+            return replace(result, notes={**result.notes, "engine": f"local ({why})"})
         p = replace(params, seed=seed)
         cpu0 = self._worker_cpu()
         with measure() as m:
@@ -163,29 +178,35 @@ class DaskTrainer:
         scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
                   .to_numpy(dtype=np.float64) for split in ("vali", "test")}
         predict_s = time.perf_counter() - t0
-        notes = {"engine": "dask", "selection": fit.notes["selection"],
-                 "trees_trained": fit.trees_grown, "stopped_at": fit.stopped_at,
-                 "worker_peak_rss_mb": self._worker_peak_rss_mb(),
-                 "timing": "fit_s: wall time of the whole distributed fit; cpu: this process's "
-                           "plus the workers'; peak RSS: this process's (workers' in "
-                           "worker_peak_rss_mb)"}
+        return self._result(model, seed, fit, m, scores, predict_s, select_metric)
+
+    def _result(self, model: str, seed: int, fit: DaskFit, m: Measurement,
+                scores: dict[str, Any], predict_s: float, select_metric: str) -> FitResult:
+        """The finished :class:`FitResult` of a Dask fit. A library whose validation metric is
+        all-reduced (``DaskLibrary.global_metric``) gives its log as the eval log (so the
+        cross-check compares it with the reference); otherwise the eval log is empty and the
+        reference evaluator's curve goes to the notes (see the module docstring)."""
+        notes: dict[str, Any] = {
+            "engine": "dask", "selection": fit.notes["selection"],
+            "trees_trained": fit.trees_grown, "stopped_at": fit.stopped_at,
+            "worker_peak_rss_mb": self._worker_peak_rss_mb(),
+            "timing": "fit_s: wall time of the whole distributed fit; cpu: this process's "
+                      "plus the workers'; peak RSS: this process's (workers' in "
+                      "worker_peak_rss_mb)"}
         if not self.local:
             notes["other_load"] = "unknown: the workers run on other hosts"
-        if spec.library == "xgboost":
-            result = fit_result("xgboost", seed, {"vali": fit.history}, select_metric, m,
-                                fit.library_params, notes)
+        if dask_library(fit.library).global_metric:
+            log = evallog_frame({SELECTION_SPLIT: fit.history}, {SELECTION_SPLIT: SELECTION_SPLIT})
+            best_iteration_from_log(log, select_metric)  # the selection metric was logged
+            n_trees = int(log["iteration"].max()) if len(log) else 0
         else:
+            log = pd.DataFrame(columns=list(EVALLOG_COLUMNS))
+            n_trees = fit.trees_grown
             notes["validation_curve"] = fit.curve
-            result = FitResult(model="", library="lightgbm", seed=seed, scores={},
-                               best_iteration=fit.best_iteration, n_trees=fit.trees_grown,
-                               fit_s=m.seconds, peak_rss_mb=m.peak_rss_mb, fit=m,
-                               library_params=fit.library_params, notes=notes)
-        result.model = model
-        result.scores = scores
-        result.predict_s = predict_s
-        result.best_iteration = fit.best_iteration
-        result.booster = fit.booster
-        return result
+        return FitResult(model=model, library=fit.library, seed=seed, scores=scores, evallog=log,
+                         best_iteration=fit.best_iteration, n_trees=n_trees, fit_s=m.seconds,
+                         predict_s=predict_s, peak_rss_mb=m.peak_rss_mb, fit=m,
+                         library_params=fit.library_params, notes=notes, booster=fit.booster)
 
     def _worker_cpu(self) -> float:
         return float(sum(self.client.run(time.process_time).values()))

@@ -1,0 +1,214 @@
+"""The engines ltrbench runs its work on: one :class:`Engine` record each, the only place an
+engine is chosen (``run``, ``evaluate`` and ``convert`` read :data:`ENGINES`).
+
+An engine says where the work runs: ``local`` in this process (and its children), ``dask`` on a
+Dask cluster. A record holds the engine's name and one-line description, whether it runs on a
+cluster (the ``--scheduler`` / ``--workers`` options apply), how its cluster is opened and closed
+(a context manager of :class:`ClusterOptions`: clusters are opened here, in this layer, never by
+a command), and its entry points for the three paths, each a :class:`typing.Protocol` below:
+
+* :class:`TrainerFactory` -> :class:`Trainer` (``run``: every (model, seed) trained; called as
+  :func:`bench.runners.dispatch.run_model` is, plus ``record`` and ``close``);
+* :class:`Evaluator` (``evaluate``: a folder of query-aligned shards evaluated);
+* :class:`Converter` (``convert``: a ratings table converted to shards of whole queries).
+
+An entry point left ``None`` means the callers' own in-process path: the local engine trains
+with ``run_model`` (or isolated children, by ``timing``), evaluates the ``--data``/``--scores``
+and ``--qrels``/``--run`` files and converts a loaded ratings table in this process. Code is
+named by import path (``"module:attribute"``) and imported only when used (:func:`load`), so
+reading the table imports no Dask (nor numpy): the command line's ``--engine`` choices come from
+here without slowing its start. The pattern is :mod:`bench.runners.libraries`'.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from bench.errors import ConfigError, did_you_mean
+
+if TYPE_CHECKING:
+    from bench.adapters.config import AdapterConfig
+    from bench.data.letor import LetorSplits
+    from bench.metrics.result import EvaluationResult
+    from bench.runners.baselines import ALSParams
+    from bench.runners.params import Params
+    from bench.runners.result import FitResult
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Where a cluster engine runs: an existing ``scheduler`` (an address), or a new local
+    loopback-only cluster of ``workers`` processes of ``threads`` threads each, with
+    ``memory_limit`` per worker (``"auto"``: the machine's memory shared among them)."""
+
+    scheduler: str | None = None
+    workers: int = 2
+    threads: int = 1
+    memory_limit: str | int | None = "auto"
+
+
+@dataclass(frozen=True)
+class RatingColumns:
+    """The columns of a ratings table as the command line names them (``None``: the reader's
+    default or detection; see :func:`bench.data.dask_ratings.read_ratings_frame`)."""
+
+    user: str | None = None
+    item: str | None = None
+    rating: str | None = None
+    timestamp: str | None = None
+    sep: str | None = None
+
+
+class Trainer(Protocol):
+    """Trains one (model, seed) as :func:`bench.runners.dispatch.run_model` does and returns a
+    finished :class:`~bench.runners.result.FitResult`; ``record()`` is what the run's manifest
+    says of the engine; ``close()`` completes that record and closes the cluster."""
+
+    def __call__(self, model: str, splits: LetorSplits, params: Params, *, seed: int,
+                 eval_at: tuple[int, ...], select_metric: str, log_train: bool,
+                 als: ALSParams) -> FitResult: ...
+
+    def record(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class TrainerFactory(Protocol):
+    """Opens a :class:`Trainer` over ``splits`` (its working files under ``workdir``, inside the
+    run directory) on the cluster ``options`` describe."""
+
+    def __call__(self, splits: LetorSplits, workdir: Path,
+                 options: ClusterOptions) -> Trainer: ...
+
+
+class Evaluator(Protocol):
+    """Metrics of a folder of query-aligned shards (``qid``, ``label``, ``score_column``) under
+    ``profile``, the cluster opened and closed inside the call."""
+
+    def __call__(self, data: str | Path, *, score_column: str, metrics: list[str], profile: str,
+                 per_query: bool, options: ClusterOptions) -> EvaluationResult: ...
+
+
+class Converter(Protocol):
+    """A ratings table (a file, a glob or a folder) converted to LETOR shards of whole queries
+    under ``out``; returns the conversion's summary. ``check`` refuses, before any work, the
+    adapter settings the engine does not run; the cluster is opened and closed inside the call;
+    ``progress`` receives a line per stage."""
+
+    def check(self, config: AdapterConfig) -> None: ...
+
+    def __call__(self, ratings: str, out: str | Path, config: AdapterConfig, *,
+                 columns: RatingColumns, options: ClusterOptions, rows_per_block: int,
+                 progress: Callable[[str], None]) -> dict[str, Any]: ...
+
+
+@contextlib.contextmanager
+def no_cluster(options: ClusterOptions) -> Iterator[None]:
+    """The local engine's cluster: none (the work runs in this process)."""
+    yield None
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One engine (see the module docstring). ``title``: its name in sentences ("Dask");
+    ``cluster``: ``"module:attribute"`` of ``(ClusterOptions) -> context manager`` yielding the
+    cluster's client, ``None`` for no cluster; ``trainer``, ``evaluator``, ``converter``: import
+    paths of a :class:`TrainerFactory`, :class:`Evaluator`, :class:`Converter` (``None``: the
+    caller's in-process path)."""
+
+    name: str
+    title: str
+    description: str
+    cluster: str | None = None
+    trainer: str | None = None
+    evaluator: str | None = None
+    converter: str | None = None
+
+    @property
+    def on_cluster(self) -> bool:
+        """Whether the engine runs on a cluster (so ``--scheduler`` and ``--workers`` apply)."""
+        return self.cluster is not None
+
+    def open(self, options: ClusterOptions) -> AbstractContextManager[Any]:
+        """The engine's cluster for ``options``, opened on entry and closed on exit."""
+        opener: Callable[[ClusterOptions], AbstractContextManager[Any]] = (
+            load(self.cluster) if self.cluster else no_cluster)
+        return opener(options)
+
+    def open_trainer(self, splits: LetorSplits, workdir: Path,
+                     options: ClusterOptions) -> Trainer:
+        """The engine's :class:`Trainer` (its ``close`` closes the cluster it opened)."""
+        factory: TrainerFactory = load(self._entry("trainer", self.trainer))
+        return factory(splits, workdir, options)
+
+    def evaluate(self, data: str | Path, *, score_column: str, metrics: list[str],
+                 profile: str, per_query: bool, options: ClusterOptions) -> EvaluationResult:
+        """``data`` (a folder of query-aligned shards) evaluated by the engine's
+        :class:`Evaluator`."""
+        fn: Evaluator = load(self._entry("evaluator", self.evaluator))
+        return fn(data, score_column=score_column, metrics=metrics, profile=profile,
+                  per_query=per_query, options=options)
+
+    def convert(self, ratings: str, out: str | Path, config: AdapterConfig, *,
+                columns: RatingColumns, options: ClusterOptions, rows_per_block: int,
+                progress: Callable[[str], None]) -> dict[str, Any]:
+        """``ratings`` converted by the engine's :class:`Converter`; returns its summary."""
+        fn: Converter = load(self._entry("converter", self.converter))
+        return fn(ratings, out, config, columns=columns, options=options,
+                  rows_per_block=rows_per_block, progress=progress)
+
+    def check_convert(self, config: AdapterConfig) -> None:
+        """The engine's :class:`Converter` refuses the settings it does not run."""
+        fn: Converter = load(self._entry("converter", self.converter))
+        fn.check(config)
+
+    def _entry(self, what: str, path: str | None) -> str:
+        if path is None:
+            raise ConfigError(f"the {self.name} engine has no {what}: its work runs in this "
+                              "process")
+        return path
+
+
+_E = "bench.engines.dask_engine"
+#: The engines, the default (``local``) first. Adding one is a row here plus its module(s).
+ENGINES: dict[str, Engine] = {e.name: e for e in (
+    Engine(name="local", title="local",
+           description="this process (and, with timing = \"isolated\", one child per fit)"),
+    Engine(name="dask", title="Dask",
+           description="a Dask cluster: a loopback-only local one, or --scheduler's",
+           cluster=f"{_E}:open_cluster", trainer="bench.engines.dask_trainer:DaskTrainer",
+           evaluator=f"{_E}:evaluate_shards", converter=f"{_E}:CONVERTER"),
+)}
+#: The engine of a run, ``evaluate`` and ``convert`` when none is named.
+DEFAULT_ENGINE = "local"
+
+
+def engine_names() -> tuple[str, ...]:
+    """The engines' names, in table order (the ``--engine`` choices, the config's ``engine``)."""
+    return tuple(ENGINES)
+
+
+def get_engine(name: str) -> Engine:
+    """The record of the engine ``name``; a ConfigError lists the valid names."""
+    try:
+        return ENGINES[name]
+    except (KeyError, TypeError):
+        raise ConfigError(f"unknown engine {name!r}; {did_you_mean(str(name), list(ENGINES))}"
+                          f"valid: {', '.join(ENGINES)}") from None
+
+
+def cluster_engines() -> tuple[str, ...]:
+    """The engines that run on a cluster (the ones ``--scheduler`` and ``--workers`` apply to)."""
+    return tuple(e.name for e in ENGINES.values() if e.on_cluster)
+
+
+def load(path: str) -> Any:
+    """The object at ``"module:attribute"``, imported now."""
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
