@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench.engines.table import ClusterOptions, RatingColumns
+from bench.engines.table import ClusterOptions, Converter, Evaluator, RatingColumns
 
 if TYPE_CHECKING:
     from bench.adapters.config import AdapterConfig
@@ -82,8 +82,8 @@ class DaskConverter:
                                rows_per_block=rows_per_block, progress=progress)
 
 
-#: The converter the engine table names.
-CONVERTER = DaskConverter()
+#: The converter the engine table names (typed as the protocol: mypy checks the fit).
+CONVERTER: Converter = DaskConverter()
 
 
 def convert_ratings(ratings: str, out: str | Path, config: AdapterConfig, *,
@@ -108,5 +108,7 @@ def convert_ratings(ratings: str, out: str | Path, config: AdapterConfig, *,
                                                       progress=progress)
     return summary
 
+
+_EVALUATOR: Evaluator = evaluate_shards  # the protocol the table's evaluator must fit (mypy)
 
 __all__ = ["CONVERTER", "DaskConverter", "check_memory_limit", "convert_ratings", "evaluate_shards", "open_cluster"]

@@ -41,7 +41,7 @@ from bench.data.letor import LetorSplits
 from bench.data.loopback import bound_addresses
 from bench.data.query_shards import read_query_shards, shards_of
 from bench.engines.dask_engine import open_cluster
-from bench.engines.table import ClusterOptions
+from bench.engines.table import ClusterOptions, TrainerFactory
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
@@ -237,5 +237,7 @@ class DaskTrainer:
         finally:
             self._stack.close()
 
+
+_FACTORY: TrainerFactory = DaskTrainer  # the protocols the table's trainer must fit (mypy)
 
 __all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "ListenerWarning", "rows_per_shard"]
