@@ -34,7 +34,8 @@ BINARY = ("xgboost", "torchmetrics", "recbole")
 
 def _same(a, b) -> None:  # type: ignore[no-untyped-def]
     """Equal means, per-query values (NaN = NaN) and diagnostics but the backend's name."""
-    assert a.per_query is not None and b.per_query is not None
+    assert a.per_query is not None
+    assert b.per_query is not None
     for col in a.per_query.columns:
         x, y = a.per_query[col].to_numpy(), b.per_query[col].to_numpy()
         assert np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), col

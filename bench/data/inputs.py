@@ -311,8 +311,8 @@ def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequ
     g = np.asarray(groups)
     if values.shape[0] < 2:
         return
-    _, first, inverse = np.unique(g, return_index=True, return_inverse=True)
-    codes = np.argsort(np.argsort(first))[inverse.ravel()]  # numbered by first appearance
+    _, seen_at, inverse = np.unique(g, return_index=True, return_inverse=True)
+    codes = np.argsort(np.argsort(seen_at))[inverse.ravel()]  # numbered by first appearance
     maybe = _repeated_pairs(codes, values)
     if not maybe.shape[0]:
         return
