@@ -43,7 +43,7 @@ class QueryParts:
         ties: whether the query has tied scores in its top ``ties_k``.
         pointwise_sums: pointwise metric -> ``(sum of errors, sum of weights)`` over documents.
         n_documents: documents scored.
-        backend: the kernel that computed them (``"numba"`` or ``"numpy"``).
+        backend: the kernel that computed them (``"numba"``, ``"python"`` or ``"numpy"``).
         ties_k: the cutoff of the tie count.
     """
 
