@@ -86,7 +86,8 @@ def python_components(
     cdisc = [0.0]
     for x in range(n_basis_max):
         cdisc.append(cdisc[x] + float(disc[x]))
-    s = scores.astype(np.float32).astype(np.float64) if f32 else scores
+    with np.errstate(over="ignore"):  # beyond float32: inf, as the compiled cast
+        s = scores.astype(np.float32).astype(np.float64) if f32 else scores
     cap = max_n + 8
     t = _Tables(
         labels=[int(v) for v in labels.tolist()], scores=s.tolist(), gain=gain.tolist(),
