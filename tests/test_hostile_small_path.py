@@ -52,9 +52,10 @@ TIES = ("stable", "average", "pessimistic", "optimistic", "random", "docno_desc"
 def test_the_interpreted_kernel_matches_the_compiled_one(case: str, ties: str) -> None:
     y, s, g = CASES[case]
     metrics = METRICS if y.max() <= 4 else METRICS.replace("err@3 err ", "")  # ERR: grades <= 4
-    for name in ("ltrbench", "trec_eval", "lightgbm"):
+    names = ("ltrbench", "trec_eval", "lightgbm") if ties == "stable" else ("ltrbench", "trec_eval")
+    for name in names:
         prof = dataclasses.replace(get_profile(name), ties=ties)
-        if name == "lightgbm" and ties == "stable":
+        if name == "lightgbm":  # float32 scores: rounding makes new ties
             prof = dataclasses.replace(prof, score_dtype="float32")
         docno = np.asarray([f"d{(i * 7) % len(y)}" for i in range(len(y))])
         a, b = (evaluate(y, s, group=g, metrics=metrics, profile=prof, backend=be,
