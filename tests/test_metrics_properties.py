@@ -79,7 +79,8 @@ def test_average_ties_make_row_order_inside_a_query_irrelevant(q, rnd) -> None: 
 @given(queries(max_queries=4, max_size=6), st.sampled_from(["ltrbench", "lightgbm", "sklearn", "letor4"]))
 def test_fast_path_equals_the_slow_per_query_implementation(q, profile: str) -> None:  # type: ignore[no-untyped-def]
     y, s, g = q
-    r = evaluate(y, s, group=g, metrics=METRICS, profile=profile, per_query=True)
+    r = evaluate(y, s, group=g, metrics=METRICS, profile=profile, per_query=True,
+                 backend="numba")  # auto: interpreted on small inputs while numba is unloaded
     assert r.diagnostics.backend == "numba"
     assert r.per_query is not None
     _, per_q = evaluate_oracle(y, s, g, METRICS, profile)

@@ -113,9 +113,12 @@ def run(args: argparse.Namespace) -> int:
     specs = parse_metrics(args.metrics)
     if args.per_query is not None:  # before any work: never after it, never over an input
         from bench.data.outputs import check_output_file
-        from bench.data.svmlight import query_sidecar
 
-        sidecar = query_sidecar(args.data) if args.data and args.query is None else None
+        sidecar = None
+        if args.data and args.query is None:  # the SVMlight reader only for a data file
+            from bench.data.svmlight import query_sidecar
+
+            sidecar = query_sidecar(args.data)
         check_output_file(args.per_query, option="--per-query", inputs=[
             ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
             *[("--run", path) for _, path in run_names(args.run or [])],

@@ -285,6 +285,17 @@ def first_inexact_integer(values: object) -> int:
     return -1
 
 
+def _repeated_pairs(codes: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Rows whose ``(code, value)`` pair occurs more than once (NaN equal to NaN), ascending."""
+    order = np.lexsort((values, codes))
+    c, v = codes[order], values[order]
+    same = (c[1:] == c[:-1]) & ((v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1])))
+    mark = np.zeros(order.shape[0], dtype=bool)
+    mark[1:] |= same
+    mark[:-1] |= same
+    return np.sort(order[mark])
+
+
 def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequence[str],
                         *, lines: Sequence[int] | None = None, what: str = "score",
                         path: PathLike | None = None) -> None:
@@ -297,13 +308,12 @@ def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequ
     (``1.0`` and ``1.00``) are one score. Only pairs tied as float64 are compared as decimals
     (``values[i]`` was parsed from ``texts[i]``; ``lines[i]`` is its line, default ``i + 1``).
     """
-    import pandas as pd
-
     g = np.asarray(groups)
     if values.shape[0] < 2:
         return
-    codes = pd.factorize(g)[0]  # hashing, not a sort of the texts
-    maybe = np.flatnonzero(pd.DataFrame({"g": codes, "v": values}).duplicated(keep=False))
+    _, seen_at, inverse = np.unique(g, return_index=True, return_inverse=True)
+    codes = np.argsort(np.argsort(seen_at))[inverse.ravel()]  # numbered by first appearance
+    maybe = _repeated_pairs(codes, values)
     if not maybe.shape[0]:
         return
     order = maybe[np.lexsort((values[maybe], codes[maybe]))]

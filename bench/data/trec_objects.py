@@ -32,19 +32,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.inputs import first_inexact_integer, inexact_message
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
 
+if TYPE_CHECKING:  # pandas is imported where a frame or a dict is read, not for a file
+    import pandas as pd
+
 #: What :func:`as_qrels` / :func:`as_run` take (ranx objects are duck-typed, hence ``object``).
-QrelsInput: TypeAlias = str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Qrels | object
-RunInput: TypeAlias = str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Run | object
+QrelsInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Qrels | object"
+RunInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Run | object"
 
 #: Column names tried, in order, for each role (compared case-insensitively).
 QID_COLUMNS = ("qid", "query_id", "q_id", "queryid", "query", "topic")
@@ -71,6 +73,8 @@ def as_qrels(
         return read_qrels(obj)
     if isinstance(obj, Run):
         raise ConfigError("got a Run where qrels were expected (relevance judgments)")
+    import pandas as pd  # a frame, a dict or a ranx object: not for a file
+
     if isinstance(obj, pd.DataFrame):
         where = "qrels DataFrame"
         cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
@@ -107,6 +111,8 @@ def as_run(
         return read_run(obj)
     if isinstance(obj, Qrels):
         raise ConfigError("got Qrels where a run was expected (scored documents)")
+    import pandas as pd  # a frame, a dict or a ranx object: not for a file
+
     if isinstance(obj, pd.DataFrame):
         where = "run DataFrame"
         cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
@@ -164,6 +170,8 @@ def find_columns(
     """The column of each ``(role, given, candidates)``: the column (or named index level) called
     ``given``, else the one of ``candidates`` present (case-insensitive). Absent, or two
     candidates present, is a :class:`DataError` listing the frame's columns."""
+    import pandas as pd
+
     available = [str(c) for c in frame.columns] + [str(n) for n in frame.index.names if n is not None]
     if frame.shape[0] == 0:
         raise DataError("no rows", path=where)
@@ -211,6 +219,8 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
          keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.str_]:
     """Query or document ids as strings; integers become their decimal text (the id rule of
     :mod:`bench.data.inputs`). A dict's bad key is named by its keys ``[q][d]``."""
+    import pandas as pd
+
     s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
     missing = np.asarray(s.isna())
     if missing.any():
@@ -236,6 +246,8 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
 
 def _relevance(values: pd.Series | list[Any], where: str,
                keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.int64]:
+    import pandas as pd
+
     s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
     x = _numbers(s, where, "relevance", keys)
     bad = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
@@ -249,6 +261,8 @@ def _relevance(values: pd.Series | list[Any], where: str,
 
 def _scores(values: pd.Series | list[Any], where: str,
             keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.float64]:
+    import pandas as pd
+
     s = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
     inexact = first_inexact_integer(s.to_numpy())
     if inexact >= 0:  # bench.data.inputs: an integer a float64 cannot hold would tie silently
@@ -288,6 +302,8 @@ def _numbers(s: pd.Series, where: str, what: str,
 def _no_duplicate_pairs(q: NDArray[np.str_], d: NDArray[np.str_], where: str,
                         row_of: Any, verb: str) -> None:
     """A (query, document) pair given twice is an error naming both places."""
+    import pandas as pd
+
     pairs = pd.MultiIndex.from_arrays([q, d])
     dup = pairs.duplicated(keep="first")
     if dup.any():
@@ -312,6 +328,8 @@ def _frame_row(frame: pd.DataFrame, i: int) -> str:
 
 def _index_label(index: pd.Index, i: int) -> str:
     """`` (index L)`` for row ``i`` when its label is not simply its position."""
+    import pandas as pd
+
     label = index[i]
     if isinstance(index, pd.RangeIndex) and label == i:
         return ""

@@ -24,7 +24,9 @@ class Diagnostics:
             the mean of each ranking metric with them left out, scored 0, and scored 1 (the last
             only for ndcg, map, recall, mrr and hits, whose best value is 1), with the profile's
             query weights (but neither LightGBM's unweighted 1 nor XGBoost's clamping).
-        backend: ``"numba"`` or ``"numpy"``.
+        backend: ``"numba"`` (compiled kernel), ``"python"`` (its arithmetic interpreted, small
+            inputs: :mod:`bench.metrics.kernels.small`) or ``"numpy"``; ``"a+b"`` when parts
+            of one evaluation took different ones.
     """
 
     n_queries: int

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
-from bench.metrics.frames import frame_arrays, is_frame, same_index
 from bench.metrics.kernels.judged import judged_components
-from bench.metrics.kernels.numba_kernel import numba_components
 from bench.metrics.kernels.numpy_kernel import numpy_components
+from bench.metrics.kernels.python_kernel import python_components
+from bench.metrics.kernels.small import use_small_path
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.query_parts import QueryParts, summarise
@@ -33,9 +33,13 @@ from bench.metrics.tables import (
 )
 from bench.metrics.validate import Prepared, check_labels, prepare
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: Largest integer label for which the compiled kernel's per-query label counts are used.
 _MAX_TABLE = 256
-BACKENDS = ("auto", "numba", "numpy")
+#: ``python``: the compiled kernel's arithmetic interpreted (:mod:`bench.metrics.kernels.python_kernel`).
+BACKENDS = ("auto", "numba", "numpy", "python")
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,11 @@ def evaluate(
             weights, as LightGBM's ``Metadata::CalculateQueryWeights``).
         docno: document ids, for the ``docno_desc`` tie rule (trec_eval).
         sort_by_qid: reorder rows so each query is contiguous (rows keep their order in a query).
-        backend: ``"auto"`` (compiled kernel when labels are integers, else NumPy),
-            ``"numba"`` or ``"numpy"`` (the vectorised reference).
+        backend: ``"auto"`` (compiled kernel when labels are integers, else NumPy; on inputs
+            of at most :data:`bench.metrics.kernels.small.SMALL_INPUT_ROWS` rows, while numba
+            is not loaded, the same kernel interpreted, without importing numba), ``"numba"``,
+            ``"python"`` (the compiled kernel's arithmetic in Python: the same numbers) or
+            ``"numpy"`` (the vectorised reference).
         threads: threads of the compiled kernel on inputs of at least 2**20 rows (default: the
             CPUs this process may use); results do not depend on it.
         label, score: with a DataFrame, the names of its label and score columns.
@@ -121,7 +128,9 @@ def evaluate(
         raise ConfigError(f"threads must be an integer >= 1 (or None: the usable CPUs), got "
                           f"{threads!r}")
     cols = None
-    if is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
+    if _is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
+        from bench.metrics.frames import frame_arrays
+
         cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
                             docno=docno, weights=weights, group=group)
         labels, scores, qid, docno, weights = cols.labels, cols.scores, cols.qid, cols.docno, cols.weights
@@ -129,7 +138,9 @@ def evaluate(
     elif scores is None or label is not None or score is not None:
         raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
                           "evaluate(labels, scores, ...)")
-    else:
+    elif "pandas" in sys.modules:  # a Series can exist only once pandas is loaded
+        from bench.metrics.frames import same_index
+
         same_index({"labels": labels, "scores": scores, "qid": qid, "docno": docno,
                     "weights": weights})  # per-row ones (group sizes are per query)
     prof = get_profile(profile if profile is not None else "ltrbench")
@@ -145,6 +156,13 @@ def evaluate(
         if cols is None:
             raise
         raise cols.locate(exc) from None
+
+
+def _is_frame(obj: object) -> bool:
+    """Whether ``obj`` is a pandas DataFrame, without importing pandas when it is not loaded
+    (no DataFrame can exist then)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(obj, pandas.DataFrame)
 
 
 def check_flags(**flags: object) -> None:
@@ -293,13 +311,14 @@ def _kernel_components(
     top = prep.max_label
     if judged is not None and judged.labels.shape[0]:
         top = max(top, float(judged.labels.max()))
-    use_numba = backend == "numba" or (
+    use_numba = backend in ("numba", "python") or (
         backend == "auto" and prep.integer_labels and top < _MAX_TABLE
     )
     if use_numba:
         if not prep.integer_labels or top >= _MAX_TABLE:
             raise ConfigError(
-                f"backend 'numba' needs integer labels below {_MAX_TABLE}; use backend='numpy'"
+                f"backend {backend!r} needs integer labels below {_MAX_TABLE}; use "
+                "backend='numpy'"
             )
         tables = label_tables(prof, int(top))
         labels = prep.labels
@@ -310,13 +329,14 @@ def _kernel_components(
         if judged is not None:
             extra_hist = np.zeros((prep.n_queries, tables.size), dtype=np.int64)
             np.add.at(extra_hist, (judged.query, judged.labels.astype(np.int64)), 1)
-        comps = numba_components(
+        kernel, used = _label_table_kernel(backend, labels.shape[0])
+        comps = kernel(
             labels, prep.scores, prep.offsets, f32=f32, ties=prof.ties, tiekey=tiekey,
             gain=tables.gain, rel=tables.rel, err_r=np.nan_to_num(tables.err, nan=0.0),
             order=tables.order, disc=disc, request=request, extra_hist=extra_hist,
             threads=threads,
         )
-        return comps, "numba"
+        return comps, used
     extra: dict[str, Any] = {}
     if judged is not None:
         extra = {
@@ -333,6 +353,16 @@ def _kernel_components(
         _profile_scores(prep, prof), prep.offsets, ties=prof.ties, tiekey=tiekey, request=request, disc=disc, **extra,
     )
     return comps, "numpy"
+
+
+def _label_table_kernel(backend: str, n_rows: int) -> tuple[Any, str]:
+    """The compiled kernel, or its interpreted twin (the same numbers) for ``backend="python"``
+    and for ``auto`` on a small input while numba is not loaded (:mod:`bench.metrics.kernels.small`)."""
+    if backend == "python" or (backend == "auto" and use_small_path(n_rows)):
+        return python_components, "python"
+    from bench.metrics.kernels.numba_kernel import numba_components
+
+    return numba_components, "numba"
 
 
 def _tie_key(prep: Prepared, prof: Profile) -> NDArray[np.int64] | None:

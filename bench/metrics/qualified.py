@@ -40,8 +40,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
-
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
@@ -165,6 +163,8 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
     table = None
     queries = None
     if base.per_query is not None:
+        import pandas as pd
+
         # Groups may score different queries (``missing="zero"`` adds the qrels queries without a
         # run line): rows are joined on the query id, in the order of the union's sorted ids when
         # they differ, and a metric is blank (NaN) on a query its group does not score.

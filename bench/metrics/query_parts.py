@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 import bench.metrics.aggregate as aggregate
@@ -44,7 +43,7 @@ class QueryParts:
         ties: whether the query has tied scores in its top ``ties_k``.
         pointwise_sums: pointwise metric -> ``(sum of errors, sum of weights)`` over documents.
         n_documents: documents scored.
-        backend: the kernel that computed them (``"numba"`` or ``"numpy"``).
+        backend: the kernel that computed them (``"numba"``, ``"python"`` or ``"numpy"``).
         ties_k: the cutoff of the tie count.
     """
 
@@ -148,7 +147,11 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
         mean_blank_as_0=as0,
         mean_blank_as_1=as1,
     )
-    table = pd.DataFrame({"qid": parts.query_ids, **parts.values}) if per_query else None
+    table = None
+    if per_query:  # pandas only where a table is asked for
+        import pandas as pd
+
+        table = pd.DataFrame({"qid": parts.query_ids, **parts.values})
     return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof)
 
 

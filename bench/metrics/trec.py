@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.inputs import line_of_data_row
@@ -103,8 +102,8 @@ class _Joined:
 
 
 def _join(qrels: Qrels, run: Run) -> _Joined | None:
-    """:class:`_Joined` (``None`` when no query of the run has qrels), by pandas joins on
-    (query, document) instead of a Python lookup per row."""
+    """:class:`_Joined` (``None`` when no query of the run has qrels), by a sorted join on
+    (query, document) codes instead of a Python lookup per row (NumPy: no pandas import)."""
     keep = np.isin(run.qid, qrels.qid)
     if not keep.any():
         return None
@@ -112,19 +111,31 @@ def _join(qrels: Qrels, run: Run) -> _Joined | None:
     qindex = qindex.ravel()
     order = np.argsort(qindex, kind="stable")
     qindex, r_doc, r_score = qindex[order], run.docno[keep][order], run.score[keep][order]
-    rows = pd.DataFrame({"qid": names[qindex], "docno": r_doc})
-    judgments = pd.DataFrame({"qid": qrels.qid, "docno": qrels.docno, "rel": qrels.rel})
-    # Left joins keep the left frame's row order; a (query, document) pair is judged once.
-    rel = rows.merge(judgments, on=["qid", "docno"], how="left")["rel"].to_numpy(np.float64)
-    retrieved = judgments.merge(rows.assign(_hit=True), on=["qid", "docno"], how="left")["_hit"]
-    pos = pd.Index(names).get_indexer(qrels.qid)
-    hit = retrieved.notna().to_numpy()
+    # A (query, document) pair is judged once and retrieved once: each run row meets at most
+    # one judgment, each judgment at most one run row.
+    r_code, j_code = _pair_codes(names[qindex], r_doc, qrels.qid, qrels.docno)
+    by_code = np.argsort(j_code, kind="stable")
+    at = np.minimum(np.searchsorted(j_code, r_code, sorter=by_code), max(j_code.shape[0] - 1, 0))
+    found = j_code[by_code[at]] == r_code if j_code.shape[0] else np.zeros(r_code.shape[0], bool)
+    rel = np.where(found, qrels.rel[by_code[at]], np.nan).astype(np.float64)
+    hit = np.isin(j_code, r_code)
+    pos = np.minimum(np.searchsorted(names, qrels.qid), names.shape[0] - 1)
+    pos = np.where(names[pos] == qrels.qid, pos, -1)
     extra = (pos >= 0) & (qrels.rel >= 0) & ~hit
     labels = np.maximum(np.nan_to_num(rel, nan=0.0), 0.0)
     prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc)
     prep.query_ids = names
     return _Joined(prep, rel, qrels.rel[extra].astype(np.float64), pos[extra].astype(np.int64),
                    hit)
+
+
+def _pair_codes(q1: NDArray[np.str_], d1: NDArray[np.str_], q2: NDArray[np.str_],
+                d2: NDArray[np.str_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """One integer per (query, document) pair, equal for equal pairs, for two lists of pairs."""
+    _, qi = np.unique(np.concatenate([q1, q2]), return_inverse=True)
+    docs, di = np.unique(np.concatenate([d1, d2]), return_inverse=True)
+    code = qi.ravel().astype(np.int64) * np.int64(docs.shape[0]) + di.ravel()
+    return code[: q1.shape[0]], code[q1.shape[0]:]
 
 
 def _evaluate_judged(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[MetricSpec],

@@ -13,13 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.inputs import TWO53, first_inexact_integer, inexact_message, text_ids
 from bench.errors import ConfigError, DataError
-from bench.metrics.kernels.numba_kernel import run_offsets, scan_inputs
+from bench.metrics.kernels.small import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
@@ -160,6 +159,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
     if q.ndim != 1 or q.shape[0] != n:
         raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
     if q.dtype.kind in "fcmMO":
+        import pandas as pd
+
         missing = pd.isna(q) if q.dtype.kind != "O" else np.fromiter(
             (_is_missing(v) for v in q), dtype=bool, count=n)
         if missing.any():
@@ -172,6 +173,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
     if q.dtype.kind in "Ob":
         q = text_ids(q)  # 1 and "1" are one query; a bool is no id (bench.data.inputs)
     if q.dtype.kind == "O":
+        import pandas as pd
+
         try:
             pd.factorize(q)
         except TypeError as exc:
@@ -185,6 +188,8 @@ def _is_missing(v: object) -> bool:
     try:
         return bool(v != v)  # NaN, NaT, pd.NA-like values differ from themselves
     except (TypeError, ValueError):
+        import pandas as pd
+
         return pd.isna(v) is True
 
 
@@ -359,6 +364,8 @@ def _plain_numbers(items: list[object], name: str) -> None:
                 what = {"scores": "score", "labels": "label"}.get(name, "weight")
                 raise DataError(f"{inexact_message(what, v)} ({_ROWS})", row=i + 1)
             continue
+        import pandas as pd  # only reached by a value that is refused below
+
         if v is pd.NA or v is pd.NaT:
             raise DataError(f"{name}: {v!r} is missing: every row needs a number ({_ROWS})",
                             row=i + 1)

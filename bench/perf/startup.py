@@ -13,13 +13,18 @@ and the median and minimum wall time of each is printed:
 
 The ratios evaluate / bare script and the targets (``--help`` <= 0.3 s, ``evaluate`` <= 0.6 s and
 <= 4x the bare script) are printed, with the load average before and after (other work on the
-machine slows every command alike, which is why they run in turns). A benchmark, never a timed
-test: ``tests/test_cli_startup.py`` checks what is imported, not how long it takes.
+machine slows every command alike, which is why they run in turns: on a loaded machine the
+ratio is the figure to compare, and the report says so). One more, untimed run of the evaluate
+command lists the heavy libraries it imported (:data:`HEAVY`; none is expected on a small pair:
+:mod:`bench.metrics.kernels.small`). A benchmark, never a timed test:
+``tests/test_cli_startup.py`` and ``tests/test_cli_evaluate_imports.py`` check what is imported,
+not how long it takes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -31,6 +36,17 @@ from pathlib import Path
 from bench.data.atomic import write_text
 from bench.machine import cpu_model, load_average, usable_cpus
 
+#: Libraries ``ltrbench evaluate`` of a small TREC pair should not import (module names).
+HEAVY = ("numba", "pandas", "pyarrow", "scipy", "sklearn", "dask", "distributed", "lightgbm",
+         "xgboost", "catboost", "rich.progress")
+#: A probe: run ``python -m bench ARGV`` and print the :data:`HEAVY` modules loaded, at exit.
+_PROBE = """\
+import atexit, json, runpy, sys
+atexit.register(lambda: sys.__stderr__.write("HEAVY " + json.dumps(
+    [m for m in {heavy!r} if m in sys.modules]) + "\\n"))
+sys.argv = ["bench", *{argv!r}]
+runpy.run_module("bench", run_name="__main__", alter_sys=True)
+"""
 HELP_TARGET_S = 0.3
 EVALUATE_TARGET_S = 0.6
 EVALUATE_TARGET_RATIO = 4.0
@@ -128,8 +144,25 @@ def measure(cmds: dict[str, list[str]], repeat: int) -> tuple[dict[str, float],
     return warm, times
 
 
-def report(warm: dict[str, float], times: dict[str, list[float]], load: tuple[str, str]) -> str:
-    """The table of medians, minimums and ratios, and the verdict on each target."""
+def heavy_imports(argv: list[str]) -> list[str]:
+    """The :data:`HEAVY` modules that ``python -m bench ARGV`` imports (one untimed run)."""
+    code = _PROBE.format(heavy=HEAVY, argv=argv)
+    done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=False, text=True)
+    line = next((x for x in done.stderr.splitlines() if x.startswith("HEAVY ")), None)
+    if done.returncode != 0 or line is None:
+        from bench.errors import ConfigError
+
+        raise ConfigError(f"the import probe of 'ltrbench {' '.join(argv)}' failed (exit "
+                          f"{done.returncode}): {' '.join(done.stderr.split())[-500:]}")
+    loaded: list[str] = json.loads(line.removeprefix("HEAVY "))
+    return loaded
+
+
+def report(warm: dict[str, float], times: dict[str, list[float]], load: tuple[str, str],
+           heavy: list[str] | None = None) -> str:
+    """The table of medians, minimums and ratios, the verdict on each target and (``heavy``)
+    the heavy libraries the evaluate command imported."""
     med = {k: statistics.median(v) for k, v in times.items()}
     bare = med["bare pytrec_eval script"]
     lines = [f"CPU: {cpu_model()}, {usable_cpus()} usable; load average (1, 5, 15 min, "
@@ -146,7 +179,25 @@ def report(warm: dict[str, float], times: dict[str, list[float]], load: tuple[st
               f"bare script (target <= {EVALUATE_TARGET_RATIO:g}x: "
               f"{'met' if eval_s / bare <= EVALUATE_TARGET_RATIO else 'NOT met'})",
               f"median of {len(times['ltrbench --help'])} rounds in turns, after one warm-up round"]
+    busy = _busy(load)
+    if busy:
+        lines.append(f"the machine was busy ({busy}): every command ran slower alike; compare "
+                     "the ratios, not the seconds")
+    if heavy is not None:
+        lines.append("heavy libraries imported by evaluate: "
+                     f"{', '.join(heavy) if heavy else f'none (of {len(HEAVY)} checked)'}")
     return "\n".join(lines) + "\n"
+
+
+def _busy(load: tuple[str, str]) -> str:
+    """``"load average X per usable CPU"`` when the 1-minute load exceeded the usable CPUs
+    before or after the rounds, else ``""``."""
+    try:
+        worst = max(float(x.split()[0]) for x in load)
+    except (ValueError, IndexError):
+        return ""
+    cpus = usable_cpus()
+    return f"1-minute load average up to {worst:g} on {cpus} usable CPUs" if worst > cpus else ""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -172,7 +223,9 @@ def run(args: argparse.Namespace) -> int:
         write_text(script, BARE_SCRIPT)
         before = load_average()
         warm, times = measure(commands(qrels, trec_run, script, args.baseline), args.repeat)
-        text = report(warm, times, (before, load_average()))
+        after = load_average()
+        heavy = heavy_imports(["evaluate", "--qrels", str(qrels), "--run", str(trec_run)])
+        text = report(warm, times, (before, after), heavy)
     print(text, end="")
     if args.out:
         write_text(args.out, "# ltrbench perf startup\n\n" + text)

@@ -15,9 +15,12 @@ module                 what it holds
 ``numba_ties``         expected components of tied groups (``ties="average"``)
 ``numba_scan``         compiled input scans (labels, scores, query runs)
 ``numpy_kernel``       the vectorised NumPy kernel, the oracle of the compiled one
+``python_kernel``      the compiled kernel's arithmetic interpreted (the same numbers, no numba)
+``small``              small inputs without numba: the size limit, the input scans in NumPy
 ``judged``             R-precision and bpref sums (need the judged documents; both backends)
 =====================  ========================================================================
 
-This package imports nothing at import time: import the module you need (the compiled ones load
-numba).
+This package imports nothing at import time: import the module you need (the ``numba_*`` ones
+load numba; :mod:`bench.metrics.evaluate` imports them only for inputs above
+:data:`bench.metrics.kernels.small.SMALL_INPUT_ROWS` rows or once numba is loaded).
 """
