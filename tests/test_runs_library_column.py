@@ -32,7 +32,6 @@ from bench.crosscheck.run import crosscheck_run
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.svmlight import write_svmlight
 from bench.errors import DataError
-from bench.runners.params import Params
 from bench.runs.models import model_libraries
 from bench.runs.reader import RunDir
 from bench.runs.search import find_matching_run
@@ -329,7 +328,8 @@ def test_damaged_library_records_stop_the_cross_check(hostile_run: Path, damage:
     _, where, what = DAMAGES[damage]
     with pytest.raises(DataError) as err:
         crosscheck_run(run)
-    assert what in str(err.value) and where in str(err.value)
+    assert what in str(err.value)
+    assert where in str(err.value)
 
 
 @pytest.mark.parametrize("damage", list(DAMAGES))
@@ -340,7 +340,9 @@ def test_damaged_library_records_stop_the_report(
     status, err = _report(run, capsys)
     assert status == 2, f"{damage}: accepted\n{err}"
     line = next(ln for ln in err.splitlines() if ln.startswith("error: "))
-    assert what in line and where in line and str(run) in line
+    assert what in line
+    assert where in line
+    assert str(run) in line
 
 
 @pytest.mark.parametrize("damage", list(DAMAGES))
@@ -349,7 +351,8 @@ def test_damaged_library_records_stop_the_run_search(hostile_run: Path, damage: 
     _, where, what = DAMAGES[damage]
     with pytest.raises(DataError) as err:
         find_matching_run(run.parent, "toy", ("lightgbm-lambdarank",))
-    assert what in str(err.value) and where in str(err.value)
+    assert what in str(err.value)
+    assert where in str(err.value)
 
 
 def test_scores_of_a_model_no_record_names_are_refused(hostile_run: Path) -> None:
