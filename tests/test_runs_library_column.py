@@ -38,6 +38,8 @@ from bench.runs.search import find_matching_run
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = {"mine1": "lightgbm-foo", "mine2": "xgboost-ndcg2", "mine3": "catboost-x"}
+#: Custom names with the other prefixes a reader once took for a library ("baseline", "custom").
+MORE_HOSTILE = ("baseline-y", "custom-z", "lightgbm-dart")
 FACTORY = "custom_rankers:LinearRanker"
 FAST = ["--bootstrap", "20", "--permutations", "20", "--no-progress", "--no-plots"]
 CSV_TABLES = ("metrics.csv", "timings.csv", "evallog.csv")
@@ -251,6 +253,13 @@ def test_the_run_search_does_not_take_a_custom_model_for_a_library_model(
     assert find_matching_run(root, "toy", ("lightgbm-lambdarank",)) is None
 
 
+def test_a_manifest_listing_models_without_libraries_leaves_the_tables_to_say(
+        hostile_run: Path) -> None:
+    _manifest(hostile_run, lambda d: d.update(models=list(d["models"])))  # a list of names
+    assert {model_libraries(RunDir(hostile_run))[m] for m in HOSTILE.values()} == {"custom"}
+    assert _checked_models(crosscheck_run(hostile_run)) == {"lightgbm-lambdarank"}
+
+
 # --- old run folders: the name's prefix, as before ---------------------------------------------
 
 
@@ -372,10 +381,11 @@ def test_custom_models_named_like_library_models_run_report_and_crosscheck_as_cu
     folder = tmp_path / "toyletor"
     for name, data in splits.splits().items():
         write_svmlight(data, folder / f"{name}.txt")
-    tables = "".join(f'\n[custom_models.{m}]\nfactory = "{FACTORY}"\n' for m in HOSTILE.values())
+    names = (*HOSTILE.values(), *MORE_HOSTILE)
+    tables = "".join(f'\n[custom_models.{m}]\nfactory = "{FACTORY}"\n' for m in names)
     config = tmp_path / "hostile.toml"
     config.write_text(
-        f'dataset = "{folder}"\nmodels = {json.dumps(["lightgbm-lambdarank", *HOSTILE.values()])}'
+        f'dataset = "{folder}"\nmodels = {json.dumps(["lightgbm-lambdarank", *names])}'
         f'\nseeds = [0]\n\n[params]\n' + "".join(f"{k} = {v}\n" for k, v in PARAMS.items())
         + tables, encoding="utf-8")
     out = tmp_path / "results"
@@ -384,19 +394,20 @@ def test_custom_models_named_like_library_models_run_report_and_crosscheck_as_cu
     assert code == 0, captured.err
     run_dir = Path(json.loads(captured.out)["run_dir"])
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert {manifest["models"][m]["library"] for m in HOSTILE.values()} == {"custom"}
+    assert {manifest["models"][m]["library"] for m in names} == {"custom"}
     assert manifest["crosscheck"]["ok"] is True
-    assert set(manifest["crosscheck"]["not_applicable"]) == set(HOSTILE.values())
+    assert set(manifest["crosscheck"]["not_applicable"]) == set(names)
     assert {c["model"] for c in json.loads(
         Path(manifest["crosscheck"]["files"]["json"]).read_text())["cases"]} == {
         "lightgbm-lambdarank"}
     metrics = pd.read_csv(run_dir / "metrics.csv")
-    assert set(metrics[metrics["model"].isin(HOSTILE.values())]["library"]) == {"custom"}
+    assert set(metrics[metrics["model"].isin(names)]["library"]) == {"custom"}
 
     status, err = _report(run_dir, capsys)
     assert status == 0, err
     libraries = _leaderboard_libraries(run_dir)
-    assert {libraries[m] for m in HOSTILE.values()} == {"custom"}
+    assert {libraries[m] for m in names} == {"custom"}
+    assert libraries["lightgbm-lambdarank"] == "lightgbm"
 
     code = cli.main(["crosscheck", "--run", str(run_dir), "--out", str(tmp_path / "cc"),
                      "--format", "json"])
