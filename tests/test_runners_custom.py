@@ -259,7 +259,6 @@ def test_a_factory_that_builds_no_usable_ranker_is_refused_before_any_data(facto
 @pytest.mark.parametrize(("name", "message"), [
     ("lightgbm-lambdarank", "is a built-in model or alias"),
     ("xgboost", "is a built-in model or alias"),
-    ("lightgbm-mine", "would be read as a lightgbm model"),
     ("my model", "use letters, digits"),
 ])
 def test_a_custom_name_that_collides_with_a_built_in_is_refused(name, message):

@@ -127,8 +127,9 @@ def test_the_registry_names_a_declared_librarys_models(fourth: list[str]) -> Non
     assert registry.expand_models("fakegbm") == ("fakegbm-rank",)
     assert "fakegbm-rank" in registry.expand_models("gbdt")
     assert registry.lambdamart_models()[-1] == "fakegbm-rank"
-    with pytest.raises(ConfigError, match="would be read as a fakegbm model"):
-        registry.check_custom_name("fakegbm-mine")
+    registry.check_custom_name("fakegbm-mine")  # a custom model; its run records "custom"
+    with pytest.raises(ConfigError, match="is a built-in model"):
+        registry.check_custom_name("fakegbm-rank")
 
 
 def test_dispatch_trains_a_declared_library_through_its_module(fourth: list[str]) -> None:

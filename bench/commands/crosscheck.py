@@ -87,16 +87,15 @@ def main(args: argparse.Namespace) -> int:
     from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
     from bench.data.outputs import check_output_dir
     from bench.errors import ConfigError
-    from bench.runners.registry import GBDT_LIBRARIES
+    from bench.runners.registry import get_model
     from bench.runs.layout import RUN_WRITES
-    from bench.runs.naming import library_of
     from bench.runs.search import find_matching_run
 
     check_output_dir(args.out, option="--out",
                      inputs=[("--run", args.run), ("--runs-dir", args.runs_dir)],
                      writes=RUN_WRITES)
     models = _requested_models(args)
-    gbdt = tuple(m for m in models if library_of(m) in GBDT_LIBRARIES) if models else None
+    gbdt = tuple(m for m in models if get_model(m).is_gbdt) if models else None
     if models is not None and not gbdt:
         raise ConfigError(
             f"none of {', '.join(models)} is a LightGBM, XGBoost or CatBoost model; the "

@@ -1,6 +1,9 @@
-"""Cross-check every LightGBM / XGBoost model of a run directory.
+"""Cross-check every GBDT model (LightGBM, XGBoost, CatBoost: :mod:`bench.runners.libraries`) of a
+run directory.
 
-For every trained GBDT model and split (vali, test) of a run: the library's built-in metric
+A model's library is the one the run records (:func:`bench.runs.models.model_libraries`), never
+its name's prefix: a user's model named ``lightgbm-mine`` is a ``custom`` model and is not
+checked. For every trained GBDT model and split (vali, test) of a run: the library's built-in metric
 against the reference under the library's profile (:mod:`bench.crosscheck.agreement`), and the
 gap to the run's default profile split into reasons (:mod:`bench.metrics.reconcile`). Outputs
 ``<out>/<dataset>/crosscheck.md`` and ``crosscheck.json`` (:func:`write_crosscheck`).
@@ -23,10 +26,11 @@ from bench.data.atomic import write_text
 from bench.data.groups import offsets_from_qid
 from bench.metrics.families import PRIMARY_METRIC
 from bench.metrics.reconcile import Evaluate
-from bench.runners.registry import GBDT_LIBRARIES
+from bench.runners.libraries import LIBRARIES
 from bench.runners.result import EVAL_SPLITS
 from bench.runs.consistency import check_scores_and_labels
-from bench.runs.naming import dataset_slug, library_of
+from bench.runs.models import gbdt_models, model_libraries
+from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 
 
@@ -122,7 +126,8 @@ def crosscheck_run(
 
     Needs ``labels.parquet`` and ``scores.parquet`` (and ``evallog.csv`` / ``timings.csv`` for the
     eval-log values at the chosen iteration ``best_iteration``). ``models`` restricts the models
-    (names, or library names: ``lightgbm`` selects every ``lightgbm-*``). The default profile is the
+    (names, or library names: ``lightgbm`` selects every model the run records as a LightGBM
+    model). The default profile is the
     run's profile (``ltrbench`` unless the config names another). Problems are collected in
     ``errors`` (the result is not ok); nothing is raised for a mismatch.
     """
@@ -148,25 +153,12 @@ def crosscheck_run(
     log = run.table_or_empty("evallog.csv")
     chosen = _chosen_iterations(run)
 
-    wanted = [str(m) for m in models] if models else None
-    if wanted is not None and any(w in ("gbdt", "all") for w in wanted):
-        wanted = None
-    pairs = scores[["model", "seed"]].drop_duplicates()
-    trained = [
-        (str(m), s)
-        for m, s in pairs.itertuples(index=False)
-        if library_of(str(m)) in GBDT_LIBRARIES
-        and (wanted is None or str(m) in wanted or library_of(str(m)) in wanted)
-    ]
-    if wanted is not None:
-        missing = sorted(
-            w for w in wanted
-            if not any(m == w or library_of(m) == w for m, _ in trained)
-        )
-        if missing:
-            result.errors.append(f"no scores for model(s) {', '.join(missing)} in {run.path}")
+    pairs = [(str(m), s) for m, s in scores[["model", "seed"]].drop_duplicates().itertuples(
+        index=False)]
+    libraries = model_libraries(run, (m for m, _ in pairs))
+    trained = _selected(result, run, pairs, libraries, models)
     if not trained:
-        result.errors.append(f"no LightGBM/XGBoost/CatBoost model with scores in {run.path}")
+        result.errors.append(f"no {_titles()} model with scores in {run.path}")
         return result
 
     for split in splits:
@@ -180,7 +172,7 @@ def crosscheck_run(
         y = lab["label"].to_numpy(dtype=np.float64)
         rows = lab["row"].to_numpy()
         for model, seed in sorted(trained, key=lambda t: (t[0], str(t[1]))):
-            library = library_of(model)
+            library = libraries[model]
             sc = scores[(scores["split"] == split) & (scores["model"] == model) & (scores["seed"] == seed)]
             sc = sc.drop_duplicates("row", keep="last").set_index("row")["score"]
             if len(sc) != len(rows) or not np.isin(rows, sc.index.to_numpy()).all():
@@ -241,6 +233,33 @@ def crosscheck_run(
                     f"no reason explains{extra}"
                 )
     return result
+
+
+def _titles() -> str:
+    return "/".join(lib.title for lib in LIBRARIES.values())
+
+
+def _selected(result: CrosscheckResult, run: RunDir, pairs: list[tuple[str, Any]],
+              libraries: Mapping[str, str], models: Sequence[str] | None) -> list[tuple[str, Any]]:
+    """The (model, seed) pairs to check: those of a GBDT library (by the run's records,
+    :func:`bench.runs.models.model_libraries`, never by the name), narrowed to ``models`` (names
+    or library names); a requested name that is not checked is an error of ``result``."""
+    gbdt = gbdt_models(libraries)
+    wanted = [str(m) for m in models] if models else None
+    if wanted is not None and any(w in ("gbdt", "all") for w in wanted):
+        wanted = None
+    trained = [(m, s) for m, s in pairs
+               if m in gbdt and (wanted is None or m in wanted or libraries[m] in wanted)]
+    unchecked = sorted(w for w in set(wanted or ())
+                       if not any(m == w or libraries[m] == w for m, _ in trained))
+    for w in (w for w in unchecked if w in libraries and w not in gbdt):
+        result.errors.append(
+            f"model {w!r} is a {libraries[w]!r} model (as the run records it): only "
+            f"{_titles()} models have a built-in metric to cross-check")
+    missing = [w for w in unchecked if w not in libraries or w in gbdt]
+    if missing:
+        result.errors.append(f"no scores for model(s) {', '.join(missing)} in {run.path}")
+    return trained
 
 
 def _seed_value(seed: Any) -> int | str:

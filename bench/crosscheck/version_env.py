@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from bench.errors import LtrbenchError
+from bench.runners.libraries import get_library
 
 #: The token that runs the probe with the library installed in the current interpreter.
 INSTALLED = "installed"
@@ -58,7 +59,8 @@ def _release(version: str) -> tuple[int, ...]:
 def requirements(library: str, version: str) -> list[str]:
     """What pip installs for ``library==version``: the release and a NumPy it works with."""
     numpy = "numpy<2" if _release(version) < _NUMPY2_SINCE[library] else "numpy"
-    return [f"{library}=={version}", numpy]
+    # the distribution the library's record names first (bench.runners.libraries)
+    return [f"{get_library(library).distributions[0]}=={version}", numpy]
 
 
 def env_dir(cache_dir: Path, library: str, version: str) -> Path:

@@ -36,18 +36,21 @@ from bench.crosscheck.version_probe import LINEAR_TAG
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate
 from bench.metrics.profiles import PROFILES, Profile
+from bench.runners.libraries import gbdt_libraries
 
 #: Agreement tolerance between a library's number and a profile's.
 TOL = 1e-9
-#: Libraries the probe can read.
-LIBRARIES = ("lightgbm", "xgboost")
 _KS = (1, 3, 5, 10)
+#: What the probe reads of each library it knows (``version_probe._EVALUATORS``): (metrics,
+#: metrics read again with linear gain); LightGBM has no metric without @k.
 _METRICS: dict[str, tuple[list[str], list[str]]] = {
-    # (metrics, metrics read again with linear gain); LightGBM has no metric without @k
     "lightgbm": ([f"ndcg@{k}" for k in _KS] + [f"map@{k}" for k in _KS], ["ndcg@10"]),
     "xgboost": ([f"ndcg@{k}" for k in _KS] + ["ndcg", "ndcg@10-", "ndcg-"]
                 + [f"map@{k}" for k in _KS] + ["map", "map@10-", "map-"], ["ndcg@10", "ndcg"]),
 }
+#: Libraries the probe can read: the declared GBDT libraries (:mod:`bench.runners.libraries`)
+#: that :data:`_METRICS` describes, in declaration order.
+LIBRARIES: tuple[str, ...] = tuple(name for name in gbdt_libraries() if name in _METRICS)
 _VERSION = re.compile(r"^[0-9][0-9A-Za-z.+!-]*$")
 
 Value = float | str  # a number, or "error: ..." when the tool refuses the input
@@ -145,7 +148,7 @@ def parse_version_specs(tokens: Sequence[str]) -> list[tuple[str, list[str]]]:
                               f"(e.g. xgboost==1.7.6,2.1.4 or lightgbm=={INSTALLED})")
         if library not in LIBRARIES:
             raise ConfigError(f"--versions {token!r}: unknown library {library!r}; "
-                              f"valid: {', '.join(LIBRARIES)}")
+                              f"valid: {', '.join(LIBRARIES)} (the libraries the probe reads)")
         if any(lib == library for lib, _ in out):
             raise ConfigError(f"--versions: {library} named twice; list its versions in one token")
         versions = [v.strip() for v in rest.split(",")]

@@ -34,8 +34,7 @@ from typing import Any
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import generate_split, shape_of
 from bench.machine import cpu_model, load_average, peak_rss_kib, usable_cpus
-
-LIBRARIES = ("lightgbm", "xgboost")
+from bench.runners.libraries import get_library
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trees", type=int, default=50)
     parser.add_argument("--leaves", type=int, default=31)
     parser.add_argument("--workers", default="1,2", help="worker counts of the Dask variants")
-    parser.add_argument("--libraries", default=",".join(LIBRARIES))
+    parser.add_argument("--libraries", default=None,
+                        help="comma-separated libraries (default: every library with a Dask "
+                        "trainer, bench.runners.dask_gbdt.LIBRARIES)")
     parser.add_argument("--repeat", type=int, default=1, help="turns (median reported)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", metavar="FILE.md", help="also write the figures as Markdown")
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.metrics import evaluate
     from bench.runners.params import Params
 
-    libraries = [x.strip() for x in args.libraries.split(",") if x.strip()]
+    libraries = _libraries(args.libraries)
     worker_counts = [int(x) for x in str(args.workers).split(",") if x.strip()]
     shape = shape_of(get_card("synthetic-mslr30k"))
     scale = args.rows / shape.rows["train"]
@@ -102,6 +103,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _libraries(option: str | None) -> list[str]:
+    """The ``--libraries`` named (each a declared library), else those with a Dask trainer."""
+    from bench.runners.dask_gbdt import LIBRARIES as DASK_LIBRARIES
+
+    if option is None:
+        return list(DASK_LIBRARIES)
+    return [get_library(x.strip()).name for x in option.split(",") if x.strip()]
+
+
 def _say(library: str, variant: str, rec: dict[str, Any]) -> None:
     print(f"{library:8s} {variant:8s} fit {rec['fit_s']:8.2f} s, eval {rec['eval_s']:6.2f} s, "
           f"NDCG@10 {rec['ndcg']:.4f}", flush=True)
@@ -112,8 +122,8 @@ def _local(library: str, splits: Any, params: Any) -> dict[str, Any]:
     from bench.runners.gbdt import train_gbdt
 
     p = replace(params, n_threads=usable_cpus())
-    objective = "lambdarank" if library == "lightgbm" else "ndcg"
-    result = train_gbdt(library, splits, p, model=f"{library}-perf", objective=objective,
+    lib = get_library(library)
+    result = train_gbdt(library, splits, p, model=lib.model("perf"), objective=lib.lambdamart,
                         eval_at=(10,), select_metric="ndcg@10", log_train=False)
     t0 = time.perf_counter()
     ndcg = evaluate(splits.test.y, result.scores["test"], qid=splits.test.qid,
@@ -130,7 +140,7 @@ def _dask(library: str, work: Path, params: Any, workers: int) -> dict[str, Any]
     from bench.runners.dask_gbdt import predict_frame, train_dask
 
     threads = max(1, usable_cpus() // workers)
-    objective = "lambdarank" if library == "lightgbm" else "ndcg"
+    objective = get_library(library).lambdamart
     with cluster(workers=workers, threads=threads) as client:
         frames = {s: read_query_shards(work / s).persist() for s in ("train", "vali", "test")}
         fit = train_dask(library, client, frames["train"], frames["vali"], params,

@@ -41,6 +41,7 @@ import numpy as np
 from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
 from bench.machine import cpu_model, usable_cpus
+from bench.runners.libraries import LIBRARIES as RECORDS
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
 OURS = "reference: 8 metrics (group sizes)"
@@ -51,7 +52,8 @@ LGB_1T = "LightGBM built-in ndcg@10, 1 thread"
 LGB_MANY = "LightGBM built-in ndcg@1,3,5,10 + map@1,3,5,10"
 XGB = "XGBoost built-in ndcg@10"
 OURS_XGB = "reference: 8 metrics, in turns with XGBoost"
-PEERS = ("lightgbm", "xgboost", "pytrec_eval", "ranx")
+#: The evaluators timed against the reference that are not a GBDT library.
+TOOL_PEERS = ("pytrec_eval", "ranx")
 _TREC_MEASURES = {"ndcg_cut.1,3,5,10", "map_cut.10", "recip_rank", "P.10", "recall.10"}
 _RANX_METRICS = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map@10", "mrr", "precision@10", "recall@10"]
 
@@ -120,10 +122,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_compile_check:
         _compile_time(report)
     _reference(report, labels, scores, sizes, args.repeat)
-    if "lightgbm" in peers:
-        _lightgbm(report, labels, scores, sizes, args.repeat)
-    if "xgboost" in peers:
-        _xgboost(report, labels, scores, sizes, args.repeat)
+    for library, timer in _LIBRARY_TIMERS.items():
+        if library in peers:
+            timer(report, labels, scores, sizes, args.repeat)
     small = min(args.peer_queries, args.queries)
     n_small = int(sizes[:small].sum())
     if "pytrec_eval" in peers:
@@ -320,6 +321,15 @@ def _xgboost(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.n
     ours = evaluate(labels, scores, group=sizes, metrics="ndcg@10", profile="xgboost").metrics["ndcg@10"]
     report.checks.append(f"xgboost profile ndcg@10 {ours:.12f} vs XGBoost {value:.12f} "
                          f"(|diff| {abs(ours - value):.1e})")
+
+
+#: The GBDT libraries whose built-in metric is timed here (each a declared library of
+#: :mod:`bench.runners.libraries`; its timer above).
+_LIBRARY_TIMERS: dict[str, Callable[[Report, np.ndarray, np.ndarray, np.ndarray, int], None]] = {
+    name: timer for name, timer in (("lightgbm", _lightgbm), ("xgboost", _xgboost))
+    if name in RECORDS}
+#: Every peer ``--peers`` takes: the libraries, then the other evaluators.
+PEERS: tuple[str, ...] = (*_LIBRARY_TIMERS, *TOOL_PEERS)
 
 
 def _dicts(

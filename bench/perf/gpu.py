@@ -24,8 +24,12 @@ from dataclasses import replace
 from typing import Any
 
 from bench.machine import cpu_model, load_average, usable_cpus
+from bench.runners.libraries import LIBRARIES as RECORDS
+from bench.runners.libraries import get_library
 
-LIBRARIES = ("lightgbm", "xgboost")
+#: The libraries timed by default: those whose record says they train on CUDA
+#: (:attr:`bench.runners.libraries.Library.devices`).
+LIBRARIES: tuple[str, ...] = tuple(lib.name for lib in RECORDS.values() if "cuda" in lib.devices)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,9 +87,9 @@ def _fit(library: str, splits: Any, params: Any) -> dict[str, float]:
     from bench.metrics import evaluate
     from bench.runners.gbdt import train_gbdt
 
-    objective = "lambdarank" if library == "lightgbm" else "ndcg"
+    lib = get_library(library)
     t0 = time.perf_counter()
-    result = train_gbdt(library, splits, params, model=f"{library}-perf", objective=objective,
+    result = train_gbdt(library, splits, params, model=lib.model("perf"), objective=lib.lambdamart,
                         eval_at=(10,), select_metric="ndcg@10", log_train=False)
     wall = time.perf_counter() - t0
     ndcg = evaluate(splits.test.y, result.scores["test"], qid=splits.test.qid,

@@ -42,8 +42,9 @@ from bench.data.atomic import write_text
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import generate_split, shape_of
 from bench.machine import cpu_model, load_average
+from bench.runners.libraries import LIBRARIES as RECORDS
+from bench.runners.libraries import get_library, load
 
-LIBRARIES = ("lightgbm", "xgboost")
 VARIANTS = ("bare", "ltrbench isolated", "ltrbench in-process")
 TARGET_OVERHEAD = 1.05
 
@@ -66,13 +67,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _params(library: str, trees: int, leaves: int, threads: int, seed: int) -> tuple[Any, dict[str, Any]]:
-    from bench.runners.params import Params, lightgbm_params, xgboost_params
+    """ltrbench's parameters and the library's own for its LambdaMART objective, through the
+    translator its record names (:attr:`bench.runners.libraries.Library.params`)."""
+    from bench.runners.params import Params
 
     p = Params(n_trees=trees, num_leaves=leaves, learning_rate=0.1, n_threads=threads, seed=seed,
                early_stopping_rounds=trees + 1)
     p = replace(p, n_threads=p.resolved_threads())
-    make = lightgbm_params if library == "lightgbm" else xgboost_params
-    return p, make(p, "lambdarank" if library == "lightgbm" else "ndcg", eval_at=(10,))
+    lib = get_library(library)
+    return p, load(lib.params)(p, lib.lambdamart, eval_at=(10,))
 
 
 def _load(workdir: Path, split: str) -> dict[str, np.ndarray]:
@@ -81,25 +84,35 @@ def _load(workdir: Path, split: str) -> dict[str, np.ndarray]:
 
 def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, np.ndarray]:
     """The library alone: the same parameters, evaluation and stopping rule as ltrbench's runner."""
-    train, vali, test = (_load(workdir, s) for s in ("train", "vali", "test"))
-    _, params = _params(library, cfg["trees"], cfg["leaves"], cfg["threads"], cfg["seed"])
-    if library == "lightgbm":
-        import lightgbm as lgb
+    return _BARE_FITS[library](workdir, cfg)
 
-        t0 = time.perf_counter()
-        names = [f"f{j}" for j in range(train["X"].shape[1])]
-        dtrain = lgb.Dataset(train["X"], label=train["y"], group=train["group"], feature_name=names)
-        dvali = lgb.Dataset(vali["X"], label=vali["y"], group=vali["group"], reference=dtrain,
-                            feature_name=names)
-        record: dict[str, Any] = {}
-        booster = lgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], valid_sets=[dvali],
-                            valid_names=["vali"],
-                            callbacks=[lgb.record_evaluation(record),
-                                       lgb.early_stopping(cfg["trees"] + 1, first_metric_only=True,
-                                                          verbose=False)])
-        seconds = time.perf_counter() - t0
-        best = int(np.argmax(record["vali"]["ndcg@10"])) + 1
-        return seconds, np.asarray(booster.predict(test["X"], num_iteration=best), dtype=np.float64)
+
+def _bare_lightgbm(workdir: Path, cfg: dict[str, Any]) -> tuple[float, np.ndarray]:
+    """``lgb.train`` as :mod:`bench.runners.lightgbm` calls it."""
+    train, vali, test = (_load(workdir, s) for s in ("train", "vali", "test"))
+    _, params = _params("lightgbm", cfg["trees"], cfg["leaves"], cfg["threads"], cfg["seed"])
+    import lightgbm as lgb
+
+    t0 = time.perf_counter()
+    names = [f"f{j}" for j in range(train["X"].shape[1])]
+    dtrain = lgb.Dataset(train["X"], label=train["y"], group=train["group"], feature_name=names)
+    dvali = lgb.Dataset(vali["X"], label=vali["y"], group=vali["group"], reference=dtrain,
+                        feature_name=names)
+    record: dict[str, Any] = {}
+    booster = lgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], valid_sets=[dvali],
+                        valid_names=["vali"],
+                        callbacks=[lgb.record_evaluation(record),
+                                   lgb.early_stopping(cfg["trees"] + 1, first_metric_only=True,
+                                                      verbose=False)])
+    seconds = time.perf_counter() - t0
+    best = int(np.argmax(record["vali"]["ndcg@10"])) + 1
+    return seconds, np.asarray(booster.predict(test["X"], num_iteration=best), dtype=np.float64)
+
+
+def _bare_xgboost(workdir: Path, cfg: dict[str, Any]) -> tuple[float, np.ndarray]:
+    """``xgb.train`` on the ``QuantileDMatrix`` :mod:`bench.runners.xgboost` builds."""
+    train, vali, test = (_load(workdir, s) for s in ("train", "vali", "test"))
+    _, params = _params("xgboost", cfg["trees"], cfg["leaves"], cfg["threads"], cfg["seed"])
     import xgboost as xgb
 
     def dm(d: dict[str, np.ndarray], ref: Any = None) -> Any:
@@ -111,7 +124,7 @@ def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, 
     t0 = time.perf_counter()
     dtrain = dm(train)
     dvali = dm(vali, ref=dtrain)
-    record = {}
+    record: dict[str, Any] = {}
     xbooster = xgb.train(dict(params), dtrain, num_boost_round=cfg["trees"], evals=[(dvali, "vali")],
                         evals_result=record, verbose_eval=False,
                         callbacks=[xgb.callback.EarlyStopping(rounds=cfg["trees"] + 1,
@@ -123,6 +136,12 @@ def _bare_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, 
     dtest = xgb.DMatrix(test["X"], nthread=int(params["nthread"]))
     scores = xbooster.predict(dtest, output_margin=True, iteration_range=(0, best))
     return seconds, np.asarray(scores, dtype=np.float64)
+
+
+#: The bare fit of each library this benchmark can time without ltrbench (the code above).
+_BARE_FITS = {"lightgbm": _bare_lightgbm, "xgboost": _bare_xgboost}
+#: The libraries timed: the declared ones (:mod:`bench.runners.libraries`) with a bare fit here.
+LIBRARIES: tuple[str, ...] = tuple(name for name in RECORDS if name in _BARE_FITS)
 
 
 def _ltrbench_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[float, np.ndarray]:
@@ -137,8 +156,8 @@ def _ltrbench_fit(library: str, workdir: Path, cfg: dict[str, Any]) -> tuple[flo
                                                                         d["group"]))
     splits = LetorSplits(name="perf", train=parts["train"], vali=parts["vali"], test=parts["test"])
     p, _ = _params(library, cfg["trees"], cfg["leaves"], cfg["threads"], cfg["seed"])
-    model = "lightgbm-lambdarank" if library == "lightgbm" else "xgboost-ndcg"
-    objective = "lambdarank" if library == "lightgbm" else "ndcg"
+    lib = get_library(library)
+    model, objective = lib.model(lib.lambdamart), lib.lambdamart
     r = train_gbdt(library, splits, p, model=model, objective=objective, eval_at=(10,),
                    select_metric="ndcg@10", log_train=False)
     return r.fit_s, r.scores["test"]
@@ -189,6 +208,12 @@ def run(args: argparse.Namespace) -> int:
     from bench.metrics import evaluate
 
     libraries = [x.strip() for x in args.libraries.split(",") if x.strip()]
+    unknown = [lib for lib in libraries if lib not in LIBRARIES]
+    if unknown:
+        from bench.errors import ConfigError
+
+        raise ConfigError(f"--libraries: no bare fit of {', '.join(map(repr, unknown))} to time "
+                          f"against; valid: {', '.join(LIBRARIES)}")
     cfg = {"trees": args.trees, "leaves": args.leaves, "threads": args.threads, "seed": args.seed}
     with tempfile.TemporaryDirectory(prefix="ltrbench-perf-runners-") as tmp:
         workdir = Path(tmp)

@@ -38,7 +38,7 @@ from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.consistency import check_run_consistency
-from bench.runs.naming import library_of
+from bench.runs.models import model_libraries
 from bench.runs.reader import RunDir
 
 SCHEMA_VERSION = 1
@@ -238,7 +238,8 @@ def table_of(
     src = _sources(run, dataset, options)
     models = _models_in_order(src.main, options.primary, src.metric_names)
     n_blank, n_queries = _blank_count(run, src.pq, options.primary, options.split)
-    rows = [_row(src, model, options) for model in models]
+    libraries = model_libraries(run, models)  # the run's records, never the names
+    rows = [_row(src, model, options, libraries[model]) for model in models]
     notes = _timing_notes(rows)
     have_pq = len(src.pq) > 0
     if not have_pq:
@@ -301,10 +302,8 @@ def _models_in_order(main: pd.DataFrame, primary: str, metric_names: list[str]) 
     return sorted((str(x) for x in pd.unique(main["model"])), key=order)
 
 
-def _row(src: _Sources, model: str, options: LeaderboardOptions) -> Row:
+def _row(src: _Sources, model: str, options: LeaderboardOptions, library: str) -> Row:
     mm = src.main[src.main["model"] == model]
-    named = mm["library"].dropna() if "library" in mm.columns else mm["model"].iloc[0:0]
-    library = str(named.iloc[0]) if len(named) else library_of(model)
     tm = src.timings[src.timings["model"] == model] if len(src.timings) else src.timings
     fit, predict = (_seed_stats(tm, col) if len(tm) and col in tm.columns else
                     SeedStats(None, None) for col in ("fit_s", "predict_s"))

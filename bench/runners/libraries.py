@@ -84,8 +84,9 @@ class Library:
     samples_rows: bool = False
 
     def model(self, objective: str) -> str:
-        """The model name of ``objective``: ``<library>-<objective>`` (the run-directory contract:
-        readers of old runs take the prefix before the first '-' as the library)."""
+        """The model name of ``objective``: ``<library>-<objective>`` (runs record the library
+        besides; only a run folder without those records is read by the name's prefix,
+        :func:`bench.runs.models.model_libraries`)."""
         return f"{self.name}-{objective}"
 
     def native_objective(self, objective: str) -> str:
@@ -193,7 +194,8 @@ def gbdt_libraries() -> tuple[str, ...]:
 def library_of_model(model: str) -> str:
     """The library part of a model name: the prefix before the first '-' (``lightgbm-lambdarank``
     -> ``lightgbm``; a name without '-' is its own). The rule of :meth:`Library.model`, applied
-    to names read back from run directories of any ltrbench version."""
+    only to run folders that record no library (:func:`bench.runs.models.model_libraries`): a
+    user's model may be named ``lightgbm-mine`` and is still ``custom``."""
     return str(model).split("-", 1)[0]
 
 

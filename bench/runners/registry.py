@@ -109,19 +109,15 @@ def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
 
 
 def check_custom_name(name: str) -> None:
-    """Refuse a custom model name that collides with a built-in model or alias, that a run reader
-    would take for a library's model (``lightgbm-...``: the library is the prefix before the
-    first '-'), or that is not safe in a file name."""
+    """Refuse a custom model name that collides with a built-in model or alias, or that is not
+    safe in a file name. A name like ``lightgbm-mine`` is fine: the run records its library
+    (``custom``) and readers take it from there (:func:`bench.runs.models.model_libraries`)."""
     if not isinstance(name, str) or not _CUSTOM_NAME.match(name):
         raise ConfigError(f"custom model name {name!r}: use letters, digits, '.', '_' and '-', "
                           "starting with a letter or digit")
     if name in models() or name in aliases():
         raise ConfigError(f"custom model name {name!r} is a built-in model or alias; choose "
                           "another name")
-    prefix = name.split("-", 1)[0]
-    if "-" in name and prefix in (*LIBRARIES, CUSTOM_LIBRARY, "baseline"):
-        raise ConfigError(f"custom model name {name!r}: a name starting with {prefix + '-'!r} "
-                          f"would be read as a {prefix} model; choose another name")
 
 
 def expand_models(names: list[str] | tuple[str, ...] | str,

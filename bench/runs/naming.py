@@ -1,4 +1,5 @@
-"""Names derived from runs: dataset slugs (folder names), run ids, the library of a model."""
+"""Names derived from runs: dataset slugs (folder names), run ids, and the library a model's name
+implies (read only as the fallback of :func:`bench.runs.models.model_libraries`)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ def library_of(model: str) -> str:
     """Library of a model name: the prefix before the first '-' (``lightgbm-lambdarank`` → lightgbm).
 
     The rule of the library records (:func:`bench.runners.libraries.library_of_model`, its one
-    owner): model names of the registry follow it, and so do the names in run directories written
-    by any version of ltrbench.
+    owner), which built-in model names follow. A user's model need not (``lightgbm-mine`` is a
+    ``custom`` model), so readers of a run never call this: they call
+    :func:`bench.runs.models.model_libraries`, which reads the run's records and falls back to
+    this rule only for a run folder that records no library at all (written by hand or by an old
+    version without the ``library`` column).
     """
     return library_of_model(model)
 

@@ -6,9 +6,10 @@ import warnings
 from pathlib import Path
 
 from bench.errors import DataError
-from bench.runners.registry import GBDT_LIBRARIES
+from bench.runners.registry import models as models_by_name
 from bench.runs.manifest import MANIFEST, read_manifest
-from bench.runs.naming import dataset_slug, library_of
+from bench.runs.models import gbdt_models, model_libraries
+from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 
 
@@ -63,20 +64,27 @@ def find_matching_run(
     runs_dir: str | Path, dataset: str, models: tuple[str, ...] | None
 ) -> RunDir | None:
     """The most recent run under ``runs_dir`` of ``dataset`` with scores and labels for ``models``
-    (every requested LightGBM/XGBoost/CatBoost model; any such model when ``models`` is None)."""
+    (every requested built-in GBDT model; any GBDT model when ``models`` is None).
+
+    A requested name is a GBDT model when the registry says so
+    (:func:`bench.runners.registry.models`); a run's model is one when the run records a GBDT
+    library for it (:func:`bench.runs.models.model_libraries`: a user's model named
+    ``lightgbm-mine`` is ``custom``). Records that disagree are a
+    :class:`~bench.errors.DataError` naming the file."""
     root = Path(runs_dir)
     if not root.is_dir():
         return None
+    known = models_by_name()
+    wanted = {m for m in (models or ()) if m in known and known[m].is_gbdt}
     for run in reversed(find_runs(root)):
         if not (run.has("scores.parquet") and run.has("labels.parquet")):
             continue
         if not _dataset_matches(run, dataset):
             continue
-        trained = {str(m) for m in run.config.get("models") or []}
+        named = {str(m) for m in run.config.get("models") or []}
         if run.has("metrics.csv"):
-            trained |= {str(m) for m in run.table("metrics.csv")["model"].astype(str)}
-        gbdt = {m for m in trained if library_of(m) in GBDT_LIBRARIES}
-        wanted = {m for m in (models or ()) if library_of(m) in GBDT_LIBRARIES}
+            named |= {str(m) for m in run.table("metrics.csv")["model"].astype(str)}
+        gbdt = gbdt_models(model_libraries(run, named))
         if (wanted and wanted <= gbdt) or (not wanted and gbdt):
             return run
     return None
