@@ -135,7 +135,8 @@ def test_a_converted_dataset_has_no_negative_pair_in_two_partitions(split: str) 
         assert (d.y[[(int(u), int(i)) not in rated for u, i in zip(d.user, d.item,
                                                                     strict=True)]] == 0).all()
         pairs[name] = neg
-    assert pairs["train"] and pairs["test"]
+    assert pairs["train"]
+    assert pairs["test"]
     assert not pairs["train"] & pairs["vali"]
     assert not pairs["train"] & pairs["test"]
     assert not pairs["vali"] & pairs["test"]
@@ -202,7 +203,8 @@ def test_a_pool_of_every_unrated_item_is_dealt_in_a_random_order_not_by_item_cod
     drawn = _draw_all(table, role, config)
     low = [np.mean(v) for v in _negatives(drawn[TEST]).values() if len(v) > 6]
     high = [np.mean(v) for v in _negatives(drawn[TRAIN]).values() if len(v) > 6]
-    assert low and abs(np.mean(low) - np.mean(high)) < 5  # item codes 0..89: means near 45
+    assert low
+    assert abs(np.mean(low) - np.mean(high)) < 5  # item codes 0..89: means near 45
 
 
 def test_ml_latest_small_default_conversion_has_no_recurring_negative(shared_data: Path) -> None:

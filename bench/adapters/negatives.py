@@ -173,7 +173,8 @@ def stream_seeds(seed: int, users: NDArray[np.integer], purpose: int) -> NDArray
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(32)).astype(np.int64)
+    out: NDArray[np.int64] = (z >> np.uint64(32)).astype(np.int64)
+    return out
 
 
 @numba.njit(parallel=True, cache=True)
