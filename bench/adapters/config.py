@@ -55,7 +55,10 @@ class AdapterConfig:
             the others train.
 
     Candidates (:mod:`bench.adapters.negatives`):
-        negatives: unrated items sampled per query (relevance 0).
+        negatives: unrated items sampled per query (relevance 0), dealt from one pool per
+            user so that no item is a negative of the same user in two partitions; a user of
+            ``k`` partitions with fewer than ``k * negatives`` unrated items gets each of them
+            once, split evenly (:mod:`bench.adapters.negatives`).
         negative_sampling: ``"uniform"`` over items the user never rated, or ``"popularity"``
             (weight = history count + 1).
 

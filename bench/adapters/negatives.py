@@ -27,13 +27,15 @@ Recommendation"); what is measured is recorded in the dataset's ``meta``.
   train negatives of the same user.)
 - The rows of each query (targets and negatives) are shuffled, so that a learner or metric that
   breaks score ties by input order gains nothing from where the relevant rows are.
-- Every draw comes from seeded streams of the user alone -- one for the pool, one per partition
-  for the shuffle, seeded from ``(seed, user code, purpose)`` by SplitMix64 (Steele, Lea &
-  Flood 2014, "Fast splittable pseudorandom number generators") -- so the result depends on
-  neither the thread count, nor which other users are converted with the user (the out-of-core
-  adapter's chunks, :mod:`bench.adapters.distributed`), nor which partition is built first.
-  One compiled parallel pass per partition over blocks of 256 queries (no Python loop per
-  query); each pass re-draws the user's pool up to the partition's share.
+- Every draw comes from streams of the user alone -- one for the pool, one per partition for
+  the shuffle, SplitMix64 generators (Steele, Lea & Flood 2014, "Fast splittable pseudorandom
+  number generators"; a state is set in one step, where re-seeding NumPy's Mersenne Twister
+  per user cost more than the draws) started from ``(seed, user code, purpose)`` -- so the
+  result depends on neither the thread count, nor which other users are converted with the
+  user (the out-of-core adapter's chunks, :mod:`bench.adapters.distributed`), nor which
+  partition is built first. One compiled parallel pass per partition over blocks of 256
+  queries (no Python loop per query); each pass re-draws the user's pool up to the end of
+  the partition's share.
 """
 
 from __future__ import annotations
@@ -163,18 +165,45 @@ def negative_shares(table: RatingsTable, role: NDArray[np.int8], partition: int,
     return pool, shares[j], shares[:j].sum(axis=0).astype(np.int64)
 
 
-def stream_seeds(seed: int, users: NDArray[np.integer], purpose: int) -> NDArray[np.int64]:
-    """A 32-bit stream seed per user: SplitMix64's finaliser (Steele, Lea & Flood 2014) of the
-    injective 64-bit key ``seed << 33 | user << 2 | purpose`` (``seed``, ``user`` < 2**31,
-    ``purpose`` 0: the pool, 1-3: the partition's shuffle), its high 32 bits."""
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S11, _S27, _S30, _S31 = np.uint64(11), np.uint64(27), np.uint64(30), np.uint64(31)
+_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+def stream_seeds(seed: int, users: NDArray[np.integer], purpose: int) -> NDArray[np.uint64]:
+    """The starting state of a stream per user: SplitMix64's finaliser of the injective 64-bit
+    key ``seed << 33 | user << 2 | purpose`` (``seed``, ``user`` < 2**31; ``purpose`` 0: the
+    pool, 1-3: the partition's shuffle)."""
     z = ((np.uint64(seed) << np.uint64(33)) | (users.astype(np.uint64) << np.uint64(2))
          | np.uint64(purpose))
-    z = z + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    out: NDArray[np.int64] = (z >> np.uint64(32)).astype(np.int64)
+    z = z + _GOLDEN
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    out: NDArray[np.uint64] = z ^ (z >> _S31)
     return out
+
+
+@numba.njit(cache=True, inline="always")
+def _uniform(state: np.ndarray) -> float:  # pragma: no cover - compiled
+    """The next double in [0, 1) of the SplitMix64 stream ``state`` (a one-element uint64
+    array; Steele, Lea & Flood 2014, "Fast splittable pseudorandom number generators": the
+    state advances by the golden gamma, the output is its finaliser; 53 high bits)."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    z = z ^ (z >> _S31)
+    return float(z >> _S11) * _UNIT
+
+
+@numba.njit(cache=True, inline="always")
+def _below(state: np.ndarray, n: int) -> int:  # pragma: no cover - compiled
+    """A uniform integer in ``[0, n)`` from ``state`` (``n < 2**31``: the bias of scaling a
+    53-bit double is below 2**-22)."""
+    k = int(_uniform(state) * n)
+    return k if k < n else n - 1
 
 
 @numba.njit(parallel=True, cache=True)
@@ -188,6 +217,7 @@ def _draw(q_users: np.ndarray, tgt_ptr: np.ndarray, tgt_rows: np.ndarray, rated_
     for blk in numba.prange(n_blocks):
         stamp = np.full(n_items, -1, dtype=np.int32)
         spare = np.empty(n_items, dtype=np.int32)
+        state = np.empty(1, dtype=np.uint64)
         for q in range(blk * QUERY_BLOCK, min(n_q, (blk + 1) * QUERY_BLOCK)):
             u = q_users[q]
             mark = q - blk * QUERY_BLOCK
@@ -201,14 +231,14 @@ def _draw(q_users: np.ndarray, tgt_ptr: np.ndarray, tgt_rows: np.ndarray, rated_
                 a += 1
             if offsets[q + 1] > a:
                 # the user's pool, from the user's own stream, up to the end of this share
-                np.random.seed(pool_seed[q])  # noqa: NPY002
+                state[0] = pool_seed[q]
                 free = n_items - (rated_ptr[u + 1] - rated_ptr[u])
                 _pool(stamp, mark, spare, n_items, free, pool[q], skip[q],
-                      offsets[q + 1] - a, cum, item, rating, a)
-            np.random.seed(shuffle_seed[q])  # noqa: NPY002
+                      offsets[q + 1] - a, cum, state, item, rating, a)
+            state[0] = shuffle_seed[q]
             lo = offsets[q]
             for j in range(offsets[q + 1] - lo - 1, 0, -1):  # Fisher-Yates shuffle of the query
-                k = np.random.randint(0, j + 1)  # noqa: NPY002
+                k = _below(state, j + 1)
                 ti = item[lo + j]
                 item[lo + j] = item[lo + k]
                 item[lo + k] = ti
@@ -219,10 +249,10 @@ def _draw(q_users: np.ndarray, tgt_ptr: np.ndarray, tgt_rows: np.ndarray, rated_
 
 @numba.njit(cache=True)
 def _pool(stamp: np.ndarray, mark: int, spare: np.ndarray, n_items: int, free: int, size: int,
-          skip: int, share: int, cum: np.ndarray, item: np.ndarray, rating: np.ndarray,
-          a: int) -> None:  # pragma: no cover
-    """Items ``skip .. skip + share - 1`` of the user's pool of ``size`` (the stream seeded by
-    the caller) into ``item[a:]``. Every choice depends on ``size``, never on ``skip`` or
+          skip: int, share: int, cum: np.ndarray, state: np.ndarray, item: np.ndarray,
+          rating: np.ndarray, a: int) -> None:  # pragma: no cover
+    """Items ``skip .. skip + share - 1`` of the user's pool of ``size`` (from the stream
+    ``state``) into ``item[a:]``. Every choice depends on ``size``, never on ``skip`` or
     ``share``, so each partition's replay draws the same pool."""
     end = skip + share
     it: int | np.intp  # an item code (annotation only: no bytecode)
@@ -233,7 +263,7 @@ def _pool(stamp: np.ndarray, mark: int, spare: np.ndarray, n_items: int, free: i
                 spare[n] = it
                 n += 1
         for i in range(end):
-            k = np.random.randint(i, n)  # noqa: NPY002
+            k = i + _below(state, n - i)
             t = spare[i]
             spare[i] = spare[k]
             spare[k] = t
@@ -249,11 +279,11 @@ def _pool(stamp: np.ndarray, mark: int, spare: np.ndarray, n_items: int, free: i
     drawn = 0
     while drawn < end:
         if weighted and tries < limit:
-            it = np.searchsorted(cum, np.random.random() * total, side="right")  # noqa: NPY002
+            it = np.searchsorted(cum, _uniform(state) * total, side="right")
             if it >= n_items:
                 it = n_items - 1
         else:
-            it = np.random.randint(0, n_items)  # noqa: NPY002
+            it = _below(state, n_items)
         tries += 1
         if stamp[it] != mark:
             stamp[it] = mark
