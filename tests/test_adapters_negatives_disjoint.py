@@ -254,3 +254,31 @@ def test_the_parsed_file_cache_never_serves_an_earlier_conversion_of_the_same_fo
             assert np.array_equal(loaded[-1].splits()[name].X, d.X)
     assert any((cache / "svmlight").rglob("*"))  # the cache was used
     assert not np.array_equal(loaded[0].test.X, loaded[1].test.X)
+
+
+def test_uniform_negatives_are_uniform_over_each_users_unrated_items() -> None:
+    """Chi-square over items: a user's pool is a uniform sample without replacement of the
+    user's unrated items, so item ``i`` is expected ``sum over users not rating i of
+    pool_u / unrated_u`` times (scipy.stats.chisquare; a p-value this small would say the
+    generator or the rejection step is biased)."""
+    from scipy.stats import chisquare
+
+    rng = np.random.default_rng(8)  # pools of 15 among ~185 unrated items: nearly Poisson
+    rows = [(u, i, 4.0, int(t)) for u in range(2000)
+            for t, i in enumerate(rng.choice(200, int(rng.integers(10, 20)), replace=False))]
+    table = build_table(pd.DataFrame(rows, columns=["user", "item", "rating", "timestamp"]))
+    config = AdapterConfig(target_size=1, min_history=2, negatives=5, seed=2)
+    drawn = _draw_all(table, split_ratings(table, config).role, config)
+    counts = np.zeros(table.n_items)
+    expected = np.zeros(table.n_items)
+    pools: dict[int, int] = {}
+    for c in drawn.values():
+        for u, neg in _negatives(c).items():
+            np.add.at(counts, neg, 1)
+            pools[u] = pools.get(u, 0) + len(neg)
+    for u, pool in pools.items():
+        rated = table.item[table.indptr[u]:table.indptr[u + 1]]
+        unrated = np.setdiff1d(np.arange(table.n_items), rated)
+        expected[unrated] += pool / unrated.size
+    assert counts.sum() == pytest.approx(expected.sum())
+    assert chisquare(counts, expected).pvalue > 1e-4
