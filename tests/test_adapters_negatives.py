@@ -40,6 +40,16 @@ def _sample(table: RatingsTable, role: np.ndarray, part: int, *, negatives: int 
                              item_weight=weight, seed=seed)
 
 
+def _share(table: RatingsTable, role: np.ndarray, u: int, part: int, negatives: int) -> int:
+    """The user's negatives in ``part`` by the documented rule (bench.adapters.negatives): a
+    pool of min(k * negatives, unrated) for a user of k partitions, dealt evenly, the first
+    pool % k partitions in the order test, vali, train one more."""
+    seg = role[table.indptr[u]:table.indptr[u + 1]]
+    mine = [p for p in (3, 2, 1) if (seg == p).any()]
+    pool = min(len(mine) * negatives, table.n_items - seg.size)
+    return pool // len(mine) + (mine.index(part) < pool % len(mine))
+
+
 @pytest.mark.parametrize("split", ["temporal", "random", "kfold", "time-cut"])
 def test_each_query_holds_its_users_whole_target_window_plus_unrated_negatives(split: str) -> None:
     window = {} if split == "time-cut" else {"target_size": 3}  # time-cut: the cuts are windows
@@ -64,7 +74,7 @@ def test_each_query_holds_its_users_whole_target_window_plus_unrated_negatives(s
             neg = items[~is_target]
             assert not set(neg.tolist()) & rated[u]  # never rated anywhere, any role
             assert len(set(neg.tolist())) == neg.size  # no repeats
-            assert neg.size == min(20, table.n_items - len(rated[u]))
+            assert neg.size == _share(table, role, u, part, 20)
             assert [value[(u, int(i))] for i in items[is_target]] == c.rating[rows][
                 is_target].tolist()
         # every user with targets in this partition has a query
@@ -102,14 +112,19 @@ def test_rows_of_a_query_are_shuffled_not_targets_first() -> None:
     assert 0.0 < first_is_target < 0.6  # 5 targets among 25 rows: about 0.2
 
 
-def test_a_user_with_too_few_unrated_items_gets_all_of_them() -> None:
+def test_a_user_with_too_few_unrated_items_gets_all_of_them_over_the_partitions() -> None:
     table, role, _ = _setup(target_size=2, min_history=2)
-    c = _sample(table, role, 1, negatives=10_000)
-    for q in range(c.n_queries):
-        u = int(c.user[c.offsets[q]])
-        neg = c.item[c.offsets[q]:c.offsets[q + 1]][~c.is_target[c.offsets[q]:c.offsets[q + 1]]]
+    got: dict[int, list[int]] = {}
+    for part in PARTITIONS.values():
+        c = _sample(table, role, part, negatives=10_000)
+        for q in range(c.n_queries):
+            u = int(c.user[c.offsets[q]])
+            seg = slice(c.offsets[q], c.offsets[q + 1])
+            got.setdefault(u, []).extend(c.item[seg][~c.is_target[seg]].tolist())
+    assert got
+    for u, neg in got.items():
         rated = set(table.item[table.indptr[u]:table.indptr[u + 1]].tolist())
-        assert set(neg.tolist()) == set(range(table.n_items)) - rated
+        assert sorted(neg) == sorted(set(range(table.n_items)) - rated)  # each once
 
 
 def test_popularity_sampling_follows_the_weights() -> None:
@@ -117,13 +132,14 @@ def test_popularity_sampling_follows_the_weights() -> None:
     weight = np.ones(table.n_items)
     heavy = int(np.argmin(np.bincount(table.item, minlength=table.n_items)))  # least rated item
     weight[heavy] = 1000.0
-    c = _sample(table, role, 1, negatives=3, sampling="popularity", weight=weight)
+    # the test partition: the pool is dealt test first, so the first draw (the heavy item) is there
+    c = _sample(table, role, 3, negatives=3, sampling="popularity", weight=weight)
     not_rated = [q for q in range(c.n_queries)
                  if heavy not in table.item[table.indptr[c.user[c.offsets[q]]]:
                                             table.indptr[c.user[c.offsets[q]] + 1]]]
     hits = sum(heavy in c.item[c.offsets[q]:c.offsets[q + 1]] for q in not_rated)
     assert hits == len(not_rated)  # weight 1000 vs ~80: drawn in every query that may have it
-    u = _sample(table, role, 1, negatives=3)
+    u = _sample(table, role, 3, negatives=3)
     hits_u = sum(heavy in u.item[u.offsets[q]:u.offsets[q + 1]] for q in not_rated)
     assert hits_u < len(not_rated) / 2
 

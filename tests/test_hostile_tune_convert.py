@@ -119,18 +119,19 @@ def test_settings_that_apply_are_accepted() -> None:
     assert AdapterConfig(split="time-cut", target_size=5).target_size == 5  # the default
 
 
-@pytest.mark.xfail(strict=True, reason="found, not fixed: negatives are drawn per partition "
-                   "(bench/adapters/negatives.py), so a never-rated item can be a label-0 "
-                   "candidate of the same user in train and in test, with the same history "
-                   "features (ml-latest-small, temporal: 170 of 30,500 test negatives). "
-                   "Disjoint draws change every converted dataset and the Dask path: a "
-                   "decision for the maintainers")
 def test_no_negative_pair_of_a_user_recurs_in_another_partition(tmp_path: Path) -> None:
+    """Negatives are dealt from one pool per user (bench/adapters/negatives.py): before, a
+    never-rated item could be a label-0 candidate of the same user in train and in test, with
+    the same history features (ml-latest-small, temporal: 170 of 30,500 test negatives)."""
     import pandas as pd
     from hostile_cases_tune import convert
 
     res = convert(tmp_path, "--negatives", "10")  # 30 items, 12 rated: 18 unrated per user
     assert res.status == 0, res.err
-    parts = {s: pd.read_parquet(tmp_path / "cv" / f"{s}.parquet") for s in ("train", "test")}
-    pairs = [set(zip(f.user, f.item, strict=True)) for f in parts.values()]
-    assert not pairs[0] & pairs[1]
+    parts = {s: pd.read_parquet(tmp_path / "cv" / f"{s}.parquet")
+             for s in ("train", "vali", "test")}
+    pairs = [set(zip(f.user[f.label == 0], f.item[f.label == 0], strict=True))
+             for f in parts.values()]
+    assert all(pairs)
+    for a, b in itertools.combinations(pairs, 2):
+        assert not a & b

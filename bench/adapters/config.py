@@ -22,6 +22,14 @@ NEGATIVE_SAMPLING = ("uniform", "popularity")
 FEATURE_GROUPS = ("user", "item", "genre", "svd", "similarity", "als", "tags")
 DEFAULT_FEATURE_GROUPS = ("user", "item", "genre", "svd", "similarity", "tags")
 
+#: The version of the conversion rules, recorded as ``version`` in every conversion's
+#: ``meta["adapter"]`` (a run manifest's ``dataset.meta``, ``convert``'s ``summary.json``, both
+#: engines): raised whenever the same ratings and settings give other numbers, so that a
+#: dataset made by older rules is told apart from a new one. 1: negatives drawn per partition
+#: (a never-rated item could be a label-0 candidate of the same user in train and in test);
+#: 2: one pool per user dealt disjointly to the partitions (:mod:`bench.adapters.negatives`).
+ADAPTER_VERSION = 2
+
 
 @dataclass(frozen=True)
 class AdapterConfig:
@@ -47,7 +55,10 @@ class AdapterConfig:
             the others train.
 
     Candidates (:mod:`bench.adapters.negatives`):
-        negatives: unrated items sampled per query (relevance 0).
+        negatives: unrated items sampled per query (relevance 0), dealt from one pool per
+            user so that no item is a negative of the same user in two partitions; a user of
+            ``k`` partitions with fewer than ``k * negatives`` unrated items gets each of them
+            once, split evenly (:mod:`bench.adapters.negatives`).
         negative_sampling: ``"uniform"`` over items the user never rated, or ``"popularity"``
             (weight = history count + 1).
 
@@ -171,8 +182,9 @@ class AdapterConfig:
         return int(self.target_size)
 
     def as_dict(self) -> dict[str, object]:
-        """Plain-data view for manifests and ``meta``."""
-        return asdict(self)
+        """Plain-data view for manifests and ``meta``: the fields, plus ``version``
+        (:data:`ADAPTER_VERSION`)."""
+        return {**asdict(self), "version": ADAPTER_VERSION}
 
 
 def _one_of(name: str, value: str, valid: tuple[str, ...]) -> None:
@@ -181,8 +193,8 @@ def _one_of(name: str, value: str, valid: tuple[str, ...]) -> None:
 
 
 #: The largest count or seed: a C ``int`` (the compiled kernels' counters, ``numpy.random``
-#: seeds in ``[0, 2**31)``; ``negatives`` streams are seeded ``seed * 1000003 mod 2**31``, so a
-#: larger seed would repeat a smaller one's draws).
+#: seeds in ``[0, 2**31)``; the ``negatives`` streams are keyed by ``seed << 33 | user << 2``,
+#: :func:`bench.adapters.negatives.stream_seeds`, which needs ``seed < 2**31``).
 INT_MAX = 2**31 - 1
 
 

@@ -20,8 +20,9 @@ The ratings (:class:`~bench.data.dask_ratings.RatingsFrame`) never meet in one p
    The client holds ``(users + items) x (k + 10)`` numbers, never the matrix.
 5. **Candidates and features** per chunk of 256-query blocks of each partition: a chunk's users'
    ratings (from the one or two user blocks that hold them) with the whole-history models give
-   the chunk's candidates (negatives from the chunk's own query-block streams) and feature
-   rows, written by the worker to ``OUT/<partition>/part-NNNNN.parquet``
+   the chunk's candidates (each user's negatives from the user's own streams, dealt across
+   the partitions from one pool: :mod:`bench.adapters.negatives`) and feature rows, written
+   by the worker to ``OUT/<partition>/part-NNNNN.parquet``
    (:mod:`bench.data.query_shards` layout: whole queries, one file per chunk).
 
 So on data that fits one process, every partition equals the single-process adapter's bit for
@@ -329,7 +330,7 @@ def _write_chunk(blocks: list[UserBlock], a: int, z: int, first_query: int, name
     weight = ctx["totals"].item_stats.count + 1.0
     cand = sample_candidates(table, role, PARTITIONS[name], negatives=config.negatives,
                              sampling=config.negative_sampling, item_weight=weight,
-                             seed=config.seed, first_block=first_query // QUERY_BLOCK)
+                             seed=config.seed)
     from bench.adapters.features import feature_matrix
 
     X, names = feature_matrix(feature_groups(hist, ctx["models"], config), cand)

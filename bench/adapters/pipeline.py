@@ -62,7 +62,9 @@ def ratings_to_letor(ratings: Ratings, config: AdapterConfig | None = None, *,
 
     Features are computed from the history only (ratings in no target window; see
     :mod:`bench.adapters.splits` for the history rule), each query holds the user's targets of
-    its partition plus ``config.negatives`` sampled never-rated items (label 0), and labels
+    its partition plus ``config.negatives`` sampled never-rated items (label 0; one pool per
+    user dealt across the partitions, so no (user, item) negative is in two of them: see
+    :mod:`bench.adapters.negatives` for a user with too few unrated items), and labels
     follow ``config.labels`` (:mod:`bench.adapters.labels`). ``qid`` and ``user`` are the
     original user ids; ``item`` the original item ids.
 
