@@ -86,7 +86,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--folds", type=int, default=d.n_folds, help="kfold: number of user folds")
     p.add_argument("--fold", type=int, default=d.fold, help="kfold: the test fold")
     p.add_argument("--negatives", type=int, default=d.negatives,
-                   help=f"sampled never-rated items per query (default: {d.negatives})")
+                   help=f"sampled never-rated items per query and partition, one pool per user dealt "
+                   f"disjointly to the partitions (default: {d.negatives})")
     p.add_argument("--negative-sampling", default=d.negative_sampling, choices=NEGATIVE_SAMPLING)
     p.add_argument("--labels", default=d.labels, choices=LABELS,
                    help=f"rating -> grade mapping (default: {d.labels}; see bench.adapters.labels)")
