@@ -34,11 +34,13 @@ from bench.benchmark.record import (
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
 from bench.data.split_checks import SplitFinding, check_splits
-from bench.datasets.resolve import load_dataset
+from bench.datasets.catalogue import DatasetSpec
+from bench.datasets.resolve import load_dataset, resolve_spec
 from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.runners.custom import CustomModelFailure, check_custom_model
 from bench.runners.device import check_device, describe_devices
 from bench.runners.dispatch import run_model
+from bench.runners.registry import ModelSpec
 from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
@@ -113,7 +115,11 @@ def run_benchmark(
                                    workers=config.workers)
             record = isolated.record()
             update_manifest(run_dir, lambda m: m.update(record))
-            train = isolated
+            dask = isolated
+
+            def train(spec: ModelSpec, *args: Any, **kwargs: Any) -> FitResult:
+                result: FitResult = dask(spec.name, *args, **kwargs)  # it takes the name
+                return result
         failures: dict[str, str] = {}
         update_manifest(run_dir, lambda m: m.pop("failures", None))  # this attempt's only
         try:
@@ -160,19 +166,21 @@ NOT_APPLICABLE = "not applicable: user model (no built-in metric ltrbench knows)
 
 
 def load_splits(
-    spec: str,
+    spec: str | DatasetSpec,
     *,
     data_dir: str | None = None,
     loader: Loader | None = None,
     cache: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> LetorSplits:
-    """The dataset ``spec`` through ``loader(spec, data_dir=...)`` or
+    """The dataset ``spec`` through ``loader(spec, data_dir=...)`` (given the text) or
     :func:`bench.datasets.resolve.load_dataset` (with the parsed-file cache unless ``cache`` is
-    false, and ``progress`` told what a long read is doing)."""
+    false, and ``progress`` told what a long read is doing). The text is parsed once, here
+    (:func:`bench.datasets.resolve.resolve_spec`), and the loaders below get the
+    :class:`~bench.datasets.catalogue.DatasetSpec`."""
     if loader is not None:
-        return loader(spec, data_dir=data_dir)
-    return load_dataset(spec, data_dir=data_dir, cache=cache, progress=progress)
+        return loader(spec.text if isinstance(spec, DatasetSpec) else spec, data_dir=data_dir)
+    return load_dataset(resolve_spec(spec), data_dir=data_dir, cache=cache, progress=progress)
 
 
 def _run_pair(
@@ -184,7 +192,7 @@ def _run_pair(
     advance: Advance,
     train: Train,
 ) -> None:
-    spec = config.model_spec(model)
+    spec = config.model_spec(model)  # resolved once, when the config was made
     custom = {"custom": config.custom_models[model]} if model in config.custom_models else {}
     fits = []
     result = None
@@ -193,7 +201,7 @@ def _run_pair(
             step = "" if config.timing_repeats == 1 else f" {repeat + 1}/{config.timing_repeats}"
             advance(f"{model} seed {seed}: training{step}", 0)
             again = train(
-                model,
+                spec,
                 splits,
                 config.params_for(model, seed),
                 seed=seed,

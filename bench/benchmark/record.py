@@ -157,7 +157,8 @@ def pair_tables(
     for split in EVAL_SPLITS:
         data = getattr(splits, split)
         scores = np.asarray(r.scores[split], dtype=np.float64)
-        rows, per_query = evaluate_scores(data, scores, metrics=config.metrics, profile=config.profile)
+        rows, per_query = evaluate_scores(data, scores, metrics=config.metrics,
+                                          profile=config.profile_value, label=config.profile)
         for row in rows:
             metric_rows.append(
                 {"dataset": splits.name, "model": r.model, "library": r.library, "seed": r.seed,

@@ -119,4 +119,5 @@ def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
             changes[key] = getattr(args, key)
     if getattr(args, "no_crosscheck", False):
         changes["crosscheck"] = False
-    return replace(config, **changes)
+    changes = {k: v for k, v in changes.items() if getattr(config, k) != v}
+    return replace(config, **changes) if changes else config  # checked once more only if changed
