@@ -45,13 +45,7 @@ from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
-from bench.runs.manifest import (
-    dataset_fingerprint,
-    now,
-    read_manifest,
-    update_manifest,
-    write_manifest,
-)
+from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now, read_manifest
 from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
 
@@ -94,10 +88,9 @@ def run_benchmark(
                                  cache=config.cache, progress=lambda text: advance(text, 0))
         check_splits_distinct(splits)
         findings = _split_findings(splits, strict=config.strict)
-        run_dir = _open_run_dir(config, splits, Path(out_dir), resume, held)
-        device = describe_devices(config.device, gbdt_libraries)
-        update_manifest(run_dir, lambda m: m.update(
-            {"split_checks": [f.as_dict() for f in findings], "device": device}))
+        checked = {"split_checks": [f.as_dict() for f in findings],
+                   "device": describe_devices(config.device, gbdt_libraries)}
+        run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resume, held, checked)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train: Train = run_model
         isolated: Any = None
@@ -113,15 +106,13 @@ def run_benchmark(
             advance("starting the Dask engine (shards, cluster)", 0)
             isolated = DaskTrainer(splits, run_dir / ".dask", scheduler=config.scheduler,
                                    workers=config.workers)
-            record = isolated.record()
-            update_manifest(run_dir, lambda m: m.update(record))
+            manifest.change(**isolated.record())  # the engine started
             dask = isolated
 
             def train(spec: ModelSpec, *args: Any, **kwargs: Any) -> FitResult:
                 result: FitResult = dask(spec.name, *args, **kwargs)  # it takes the name
                 return result
-        failures: dict[str, str] = {}
-        update_manifest(run_dir, lambda m: m.pop("failures", None))  # this attempt's only
+        failures: dict[str, str] = {}  # this attempt's only (the start or reopen cleared them)
         try:
             for model, seed in pairs:
                 if (model, seed) not in todo:
@@ -131,12 +122,12 @@ def run_benchmark(
                     _run_pair(config, splits, run_dir, model, seed, advance, train)
                 except CustomModelFailure as exc:  # the user's code: the other pairs go on
                     failures[layout.status_key(model, seed)] = str(exc)
-                    update_manifest(run_dir, lambda m: m.update({"failures": dict(failures)}))
+                    manifest.change(failures=dict(failures))
                     advance(f"{model} seed {seed}: failed", 1)
         finally:
             if isolated is not None:
                 isolated.close()
-        _finish_manifest(run_dir, config)
+        _finish_manifest(manifest, config)
         if config.permute_check:
             from bench.benchmark.permute import permute_check_run
 
@@ -145,12 +136,12 @@ def run_benchmark(
         custom = [m for m in config.models if m in config.custom_models]
         if config.crosscheck and any(s.is_gbdt for s in specs.values()):
             advance("cross-check", 0)
-            _crosscheck(run_dir, Path(out_dir), custom)
+            _crosscheck(manifest, Path(out_dir), custom)
         elif config.crosscheck:  # a check that does not apply is not a failure
-            update_manifest(run_dir, lambda m: m.update({"crosscheck": {
+            manifest.change(crosscheck={
                 "ok": None, "skipped": "no LightGBM/XGBoost/CatBoost model in this run: no built-in "
                                        "metric to check", "errors": [],
-                "not_applicable": {c: NOT_APPLICABLE for c in custom}}}))
+                "not_applicable": {c: NOT_APPLICABLE for c in custom}})
         advance(f"done: {run_dir.name}", 0)
     if failures:
         error = CustomModelFailure(
@@ -286,9 +277,11 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
 
 
 def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path,
-                  held: contextlib.ExitStack) -> Path:
+                  held: contextlib.ExitStack,
+                  checked: dict[str, Any]) -> tuple[Path, ManifestWriter]:
     """The run directory (new, or the one resumed), with its writer lock entered into ``held``
-    before anything in it is touched (:mod:`bench.runs.lock`)."""
+    before anything in it is touched (:mod:`bench.runs.lock`), and the writer of its manifest,
+    written once: started (or reopened) with the split checks and devices ``checked``."""
     runs = out_dir / "runs"
     chash = config.config_hash()
     run_dir: Path | None = None
@@ -299,18 +292,21 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
     if run_dir is not None:
         held.enter_context(writer_lock(run_dir))  # one writer per run directory
         _check_resumable(run_dir, chash, splits)
-        update_manifest(run_dir, _reopen)
+        manifest = ManifestWriter.open(run_dir)
+        manifest.change(resumed=[*(manifest.manifest.resumed or []), now()], finished=None,
+                        failures=None, **checked)
         layout.ensure_tables(run_dir, labels_frame(splits))
-        return run_dir
+        return run_dir, manifest
     run_dir = new_run_dir(runs, config.dataset, chash)
     held.enter_context(writer_lock(run_dir))
     write_text(
         run_dir / "config.toml",
         config.to_toml(header=f"ltrbench run config (resolved); run {run_dir.name}; hash {chash}"),
     )
-    write_manifest(run_dir, start_manifest(config, splits, run_dir.name))
+    manifest = ManifestWriter(run_dir, start_manifest(config, splits, run_dir.name, **checked))
+    manifest.write()
     layout.ensure_tables(run_dir, labels_frame(splits))
-    return run_dir
+    return run_dir, manifest
 
 
 def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits) -> None:
@@ -331,29 +327,20 @@ def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits) -> None:
         )
 
 
-def _reopen(manifest: dict[str, Any]) -> None:
-    manifest.setdefault("resumed", []).append(now())
-    manifest["finished"] = None
-
-
-def _finish_manifest(run_dir: Path, config: RunConfig) -> None:
-    status = layout.read_status(run_dir)
+def _finish_manifest(manifest: ManifestWriter, config: RunConfig) -> None:
+    status = layout.read_status(manifest.run_dir)
     expected = {layout.status_key(m, s) for m in config.models for s in config.seeds}
-
-    def finish(manifest: dict[str, Any]) -> None:
-        manifest["status"] = layout.status_summary(status)
-        manifest["finished"] = now() if expected <= set(status) else None
-
-    update_manifest(run_dir, finish)
+    manifest.change(status=layout.status_summary(status),
+                    finished=now() if expected <= set(status) else None)
 
 
-def _crosscheck(run_dir: Path, out_dir: Path, custom: list[str]) -> dict[str, Any]:
+def _crosscheck(manifest: ManifestWriter, out_dir: Path, custom: list[str]) -> dict[str, Any]:
     """Cross-check the run (:mod:`bench.crosscheck`): writes ``<out_dir>/<dataset>/crosscheck.{md,json}``
     and records ``ok``, the errors and the totals by reason in the manifest under ``crosscheck``;
     each of the ``custom`` models is noted as not applicable."""
     from bench.crosscheck import crosscheck_run, write_crosscheck
 
-    result = crosscheck_run(run_dir)
+    result = crosscheck_run(manifest.run_dir)
     result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in custom)
     files = write_crosscheck(result, out_dir)
     record = {
@@ -363,9 +350,5 @@ def _crosscheck(run_dir: Path, out_dir: Path, custom: list[str]) -> dict[str, An
         "files": {k: str(v) for k, v in files.items()},
         "not_applicable": {m: NOT_APPLICABLE for m in custom},
     }
-
-    def store(manifest: dict[str, Any]) -> None:
-        manifest["crosscheck"] = record
-
-    update_manifest(run_dir, store)
+    manifest.change(crosscheck=record)
     return record
