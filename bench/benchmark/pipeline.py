@@ -119,7 +119,7 @@ def run_benchmark(
                     advance(f"{model} seed {seed}: done earlier", 1)
                     continue
                 try:
-                    _run_pair(config, splits, run_dir, model, seed, advance, train)
+                    _run_pair(config, splits, run_dir, specs[model], seed, advance, train)
                 except CustomModelFailure as exc:  # the user's code: the other pairs go on
                     failures[layout.status_key(model, seed)] = str(exc)
                     manifest.change(failures=dict(failures))
@@ -178,12 +178,14 @@ def _run_pair(
     config: RunConfig,
     splits: LetorSplits,
     run_dir: Path,
-    model: str,
+    spec: ModelSpec,
     seed: int,
     advance: Advance,
     train: Train,
 ) -> None:
-    spec = config.model_spec(model)  # resolved once, when the config was made
+    """Train ``spec`` (resolved once, when the config was made) for ``seed``, evaluate it and
+    write its rows and status."""
+    model = spec.name
     custom = {"custom": config.custom_models[model]} if model in config.custom_models else {}
     fits = []
     result = None
