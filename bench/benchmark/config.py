@@ -47,6 +47,7 @@ library accepts before any data are loaded.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Mapping
@@ -68,7 +69,7 @@ from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
 from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
-from bench.metrics.profiles import DEFAULT_PROFILE, get_profile
+from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
@@ -141,16 +142,16 @@ class RunConfig:
         selection split and metric, the profile, the metric and model names, seeds, parameters."""
         self._check_types()
         _named("early_stopping_split", check_selection_split, self.early_stopping_split)
-        _named("select_metric", selection_cutoff, self.select_metric)
-        _named("profile", get_profile, self.profile)
+        object.__setattr__(self, "_selection_k",
+                           _named("select_metric", selection_cutoff, self.select_metric))
+        object.__setattr__(self, "_profile", _named("profile", get_profile, self.profile))
         self._check_custom_models()
         if tuple(expand_metrics(self.metrics)) != tuple(self.metrics):
             raise ConfigError(
                 f"metrics must be canonical names (use RunConfig.from_dict or expand_metrics); "
                 f"got {list(self.metrics)}"
             )
-        if tuple(expand_models(self.models, self.custom_refs)) != tuple(self.models):
-            raise ConfigError(f"models must be registered names, without repeats; got {list(self.models)}")
+        self._resolve_models()
         if self.params.device != "cpu" or any("device" in v for v in self.model_params.values()
                                                if isinstance(v, dict)):
             raise ConfigError("device: the device is set once, at the top of the config (device = "
@@ -240,14 +241,44 @@ class RunConfig:
             raise ConfigError(f"custom model(s) {', '.join(used)}: permute_retrain retrains the "
                               "library models only; leave it off or run the custom models apart")
 
+    def _resolve_models(self) -> None:
+        """Each model name resolved once into its :class:`~bench.runners.registry.ModelSpec`
+        (kept for :meth:`model_spec`); the names must be canonical (no alias, no repeat)."""
+        refs = self.custom_refs
+        try:
+            specs = {m: get_model(m, refs) for m in self.models}
+        except (ConfigError, TypeError):
+            specs = {}
+        # the registry's own error (unknown name, none given), else not canonical
+        if (not self.models or len(specs) != len(self.models)) and tuple(
+                expand_models(self.models, refs)) != tuple(self.models):
+            raise ConfigError(f"models must be registered names, without repeats; got "
+                                  f"{list(self.models)}")
+        object.__setattr__(self, "_model_specs", specs)
+
+    @property
+    def profile_value(self) -> Profile:
+        """The run's :class:`~bench.metrics.profiles.Profile`, resolved once from ``profile``
+        when the config was made (``profile`` keeps the name as written)."""
+        profile: Profile = self.__dict__["_profile"]
+        return profile
+
+    @property
+    def selection_k(self) -> int:
+        """The cutoff ``k`` of ``select_metric`` (``ndcg@k``), parsed once when the config was made."""
+        k: int = self.__dict__["_selection_k"]
+        return k
+
     @property
     def custom_refs(self) -> dict[str, str]:
         """Custom model name -> factory reference (what :func:`expand_models` accepts)."""
         return {n: c.factory for n, c in self.custom_models.items()}
 
     def model_spec(self, model: str) -> ModelSpec:
-        """The :class:`~bench.runners.registry.ModelSpec` of ``model``, a custom model included."""
-        return get_model(model, self.custom_refs)
+        """The :class:`~bench.runners.registry.ModelSpec` of ``model``, a custom model included:
+        for a model of the run, the one resolved when the config was made."""
+        specs: dict[str, ModelSpec] = self.__dict__.get("_model_specs", {})
+        return specs[model] if model in specs else get_model(model, self.custom_refs)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -289,7 +320,7 @@ class RunConfig:
             config = cls.from_dict(tomlio.read_toml(path))
             if not config.custom_models:
                 return config
-            return replace(config, custom_models={
+            return config._unchecked(custom_models={  # the source names errors only: no re-check
                 n: replace(c, source=str(path)) for n, c in config.custom_models.items()})
         except ConfigError as exc:
             msg = str(exc)
@@ -299,12 +330,24 @@ class RunConfig:
 
     # -- resolution ---------------------------------------------------------------------------
     def resolved(self) -> RunConfig:
-        """Quick limits applied, ``n_threads = 0`` replaced by this machine's CPU count."""
+        """Quick limits applied, ``n_threads = 0`` replaced by this machine's CPU count.
+
+        Not validated again: the checks that built this config already ran on these parameters
+        (:meth:`params_for` applies the same limits and thread count when they are checked)."""
         params = self.params
         if self.quick:
             params = _quick(params)
         params = replace(params, n_threads=params.resolved_threads())
-        return replace(self, params=params)
+        return self._unchecked(params=params)
+
+    def _unchecked(self, **changes: Any) -> RunConfig:
+        """A copy with ``changes`` that does not run the validation again: only for changes that
+        the checks already passed keep valid (the values :meth:`resolved` settles, a custom
+        model's source file). Every other change goes through :func:`dataclasses.replace`."""
+        new = copy.copy(self)
+        for key, value in changes.items():
+            object.__setattr__(new, key, value)
+        return new
 
     def params_for(self, model: str, seed: int) -> Params:
         """The parameters ``model`` trains with for ``seed`` (per-model overrides, quick limits)."""

@@ -27,6 +27,7 @@ from bench.errors import LtrbenchError
 from bench.runners.baselines import ALSParams
 from bench.runners.dispatch import run_model
 from bench.runners.params import Params
+from bench.runners.registry import ModelSpec
 from bench.runners.result import FitResult, NotApplicable
 
 _ARRAYS = ("X", "y", "qid", "offsets", "user", "item")
@@ -34,7 +35,7 @@ _ARRAYS = ("X", "y", "qid", "offsets", "user", "item")
 
 @dataclass(frozen=True)
 class _Request:
-    model: str
+    model: dict[str, str]  # the ModelSpec's fields: the child looks nothing up again
     params: dict[str, Any]
     seed: int
     eval_at: list[int]
@@ -63,7 +64,7 @@ class IsolatedTrainer:
 
     def __call__(
         self,
-        model: str,
+        model: ModelSpec,
         splits: LetorSplits,
         params: Params,
         *,
@@ -75,10 +76,10 @@ class IsolatedTrainer:
     ) -> FitResult:
         """:func:`bench.runners.dispatch.run_model` in a fresh process (``splits`` is not sent:
         the child reads the copy written at construction)."""
-        request = _Request(model, params.to_dict(), seed, list(eval_at), select_metric, log_train,
+        request = _Request(asdict(model), params.to_dict(), seed, list(eval_at), select_metric, log_train,
                            asdict(als))
-        req_path = self.workdir / f"{model}-seed{seed}.request.json"
-        out_path = self.workdir / f"{model}-seed{seed}.result.pkl"
+        req_path = self.workdir / f"{model.name}-seed{seed}.request.json"
+        out_path = self.workdir / f"{model.name}-seed{seed}.result.pkl"
         req_path.write_text(json.dumps(asdict(request)), encoding="utf-8")
         out_path.unlink(missing_ok=True)
         done = subprocess.run(
@@ -89,7 +90,7 @@ class IsolatedTrainer:
         if done.returncode != 0 or not out_path.is_file():
             tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
             raise LtrbenchError(
-                f"{model} seed {seed}: the isolated training process failed (exit "
+                f"{model.name} seed {seed}: the isolated training process failed (exit "
                 f"{done.returncode}): {' / '.join(tail)}"
             )
         with open(out_path, "rb") as fh:
@@ -130,7 +131,7 @@ def main(argv: list[str]) -> int:
     splits = _read_splits(workdir)
     try:
         result: FitResult | str = run_model(
-            req.model, splits, Params.from_dict(req.params), seed=req.seed,
+            ModelSpec(**req.model), splits, Params.from_dict(req.params), seed=req.seed,
             eval_at=tuple(req.eval_at), select_metric=req.select_metric,
             log_train=req.log_train, als=ALSParams(**req.als),
         )

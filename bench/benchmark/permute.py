@@ -36,8 +36,8 @@ from bench.crosscheck.providers import builtin_metrics
 from bench.data.groups import group_index
 from bench.data.letor import LetorData, LetorSplits
 from bench.metrics import evaluate
+from bench.metrics.profiles import Profile
 from bench.runners.dispatch import run_model
-from bench.runners.registry import get_model
 from bench.runners.result import EVAL_SPLITS
 from bench.runs.layout import read_table, write_table
 
@@ -81,13 +81,13 @@ def permute_data(data: LetorData, seed: int) -> LetorData:
 
 
 def _reference(y: NDArray[np.float64], s: NDArray[np.float64], qid: NDArray[np.int64],
-               metrics: tuple[str, ...], profile: str) -> dict[str, float]:
+               metrics: tuple[str, ...], profile: Profile | str) -> dict[str, float]:
     res = evaluate(y, s, qid=qid, metrics=metrics, profile=profile)
     return {m: float(res.metrics[m]) for m in metrics}
 
 
 def _evaluators(y: NDArray[np.float64], s: NDArray[np.float64], data: LetorData,
-                metrics: tuple[str, ...], profile: str) -> dict[str, dict[str, float]]:
+                metrics: tuple[str, ...], profile: Profile | str) -> dict[str, dict[str, float]]:
     return {
         "lightgbm": builtin_metrics("lightgbm", y, s, data.offsets, metrics),
         "xgboost": builtin_metrics("xgboost", y, s, data.offsets, metrics),
@@ -114,9 +114,9 @@ def permute_check_run(
         sub = scores[scores["split"].astype(str) == split]
         for (model, mseed), g in sub.groupby(["model", "seed"], sort=True):
             s = g.sort_values("row")["score"].to_numpy(dtype=np.float64)
-            before = _evaluators(data.y, s, data, metrics, config.profile)
+            before = _evaluators(data.y, s, data, metrics, config.profile_value)
             # perm stays inside queries, so data.offsets and data.qid still describe the rows
-            after = _evaluators(data.y[perm], s[perm], data, metrics, config.profile)
+            after = _evaluators(data.y[perm], s[perm], data, metrics, config.profile_value)
             ties = tied_fraction(s, data.offsets)
             for ev, vals in before.items():
                 for m in metrics:
@@ -138,7 +138,8 @@ def _retrain_rows(run_dir: Path, splits: LetorSplits, config: Any, metrics: tupl
     test = splits.test
     rows = []
     for model in config.models:
-        if not get_model(model).is_gbdt:
+        spec = config.model_spec(model)  # resolved when the config was made
+        if not spec.is_gbdt:
             continue
         for mseed in config.seeds:
             g = scores[(scores["model"].astype(str) == model) & (scores["seed"] == mseed)
@@ -146,12 +147,12 @@ def _retrain_rows(run_dir: Path, splits: LetorSplits, config: Any, metrics: tupl
             if g.empty:
                 continue
             s0 = g.sort_values("row")["score"].to_numpy(dtype=np.float64)
-            r = run_model(model, shuffled, config.params_for(model, mseed), seed=mseed,
+            r = run_model(spec, shuffled, config.params_for(model, mseed), seed=mseed,
                           eval_at=config.eval_at, select_metric=config.select_metric,
                           log_train=False)
             s1 = r.scores["test"]
-            a = _reference(test.y, s0, test.qid, metrics, config.profile)
-            b = _reference(test.y, s1, test.qid, metrics, config.profile)
+            a = _reference(test.y, s0, test.qid, metrics, config.profile_value)
+            b = _reference(test.y, s1, test.qid, metrics, config.profile_value)
             for m in metrics:
                 rows.append({"model": model, "seed": int(mseed), "split": "test", "metric": m,
                              "evaluator": "reference", "original": a[m], "permuted": b[m],

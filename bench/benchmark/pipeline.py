@@ -34,23 +34,19 @@ from bench.benchmark.record import (
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
 from bench.data.split_checks import SplitFinding, check_splits
-from bench.datasets.resolve import load_dataset
+from bench.datasets.catalogue import DatasetSpec
+from bench.datasets.resolve import load_dataset, resolve_spec
 from bench.engines import ClusterOptions, get_engine
 from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.runners.custom import CustomModelFailure, check_custom_model
 from bench.runners.device import check_device, describe_devices
 from bench.runners.dispatch import run_model
+from bench.runners.registry import ModelSpec
 from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
-from bench.runs.manifest import (
-    dataset_fingerprint,
-    now,
-    read_manifest,
-    update_manifest,
-    write_manifest,
-)
+from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now, read_manifest
 from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
 
@@ -93,10 +89,9 @@ def run_benchmark(
                                  cache=config.cache, progress=lambda text: advance(text, 0))
         check_splits_distinct(splits)
         findings = _split_findings(splits, strict=config.strict)
-        run_dir = _open_run_dir(config, splits, Path(out_dir), resume, held)
-        device = describe_devices(config.device, gbdt_libraries)
-        update_manifest(run_dir, lambda m: m.update(
-            {"split_checks": [f.as_dict() for f in findings], "device": device}))
+        checked = {"split_checks": [f.as_dict() for f in findings],
+                   "device": describe_devices(config.device, gbdt_libraries)}
+        run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resume, held, checked)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train: Train = run_model
         isolated: Any = None
@@ -110,26 +105,24 @@ def run_benchmark(
             advance(f"starting the {engine.title} engine (shards, cluster)", 0)
             isolated = engine.open_trainer(splits, run_dir / f".{engine.name}", ClusterOptions(
                 scheduler=config.scheduler, workers=config.workers))
-            record = isolated.record()
-            update_manifest(run_dir, lambda m: m.update(record))
+            manifest.change(**isolated.record())  # the engine started
             train = isolated
-        failures: dict[str, str] = {}
-        update_manifest(run_dir, lambda m: m.pop("failures", None))  # this attempt's only
+        failures: dict[str, str] = {}  # this attempt's only (the start or reopen cleared them)
         try:
             for model, seed in pairs:
                 if (model, seed) not in todo:
                     advance(f"{model} seed {seed}: done earlier", 1)
                     continue
                 try:
-                    _run_pair(config, splits, run_dir, model, seed, advance, train)
+                    _run_pair(config, splits, run_dir, specs[model], seed, advance, train)
                 except CustomModelFailure as exc:  # the user's code: the other pairs go on
                     failures[layout.status_key(model, seed)] = str(exc)
-                    update_manifest(run_dir, lambda m: m.update({"failures": dict(failures)}))
+                    manifest.change(failures=dict(failures))
                     advance(f"{model} seed {seed}: failed", 1)
         finally:
             if isolated is not None:
                 isolated.close()
-        _finish_manifest(run_dir, config)
+        _finish_manifest(manifest, config)
         if config.permute_check:
             from bench.benchmark.permute import permute_check_run
 
@@ -138,12 +131,12 @@ def run_benchmark(
         custom = [m for m in config.models if m in config.custom_models]
         if config.crosscheck and any(s.is_gbdt for s in specs.values()):
             advance("cross-check", 0)
-            _crosscheck(run_dir, Path(out_dir), custom)
+            _crosscheck(manifest, Path(out_dir), custom)
         elif config.crosscheck:  # a check that does not apply is not a failure
-            update_manifest(run_dir, lambda m: m.update({"crosscheck": {
+            manifest.change(crosscheck={
                 "ok": None, "skipped": "no LightGBM/XGBoost/CatBoost model in this run: no built-in "
                                        "metric to check", "errors": [],
-                "not_applicable": {c: NOT_APPLICABLE for c in custom}}}))
+                "not_applicable": {c: NOT_APPLICABLE for c in custom}})
         advance(f"done: {run_dir.name}", 0)
     if failures:
         error = CustomModelFailure(
@@ -159,31 +152,35 @@ NOT_APPLICABLE = "not applicable: user model (no built-in metric ltrbench knows)
 
 
 def load_splits(
-    spec: str,
+    spec: str | DatasetSpec,
     *,
     data_dir: str | None = None,
     loader: Loader | None = None,
     cache: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> LetorSplits:
-    """The dataset ``spec`` through ``loader(spec, data_dir=...)`` or
+    """The dataset ``spec`` through ``loader(spec, data_dir=...)`` (given the text) or
     :func:`bench.datasets.resolve.load_dataset` (with the parsed-file cache unless ``cache`` is
-    false, and ``progress`` told what a long read is doing)."""
+    false, and ``progress`` told what a long read is doing). The text is parsed once, here
+    (:func:`bench.datasets.resolve.resolve_spec`), and the loaders below get the
+    :class:`~bench.datasets.catalogue.DatasetSpec`."""
     if loader is not None:
-        return loader(spec, data_dir=data_dir)
-    return load_dataset(spec, data_dir=data_dir, cache=cache, progress=progress)
+        return loader(spec.text if isinstance(spec, DatasetSpec) else spec, data_dir=data_dir)
+    return load_dataset(resolve_spec(spec), data_dir=data_dir, cache=cache, progress=progress)
 
 
 def _run_pair(
     config: RunConfig,
     splits: LetorSplits,
     run_dir: Path,
-    model: str,
+    spec: ModelSpec,
     seed: int,
     advance: Advance,
     train: Train,
 ) -> None:
-    spec = config.model_spec(model)
+    """Train ``spec`` (resolved once, when the config was made) for ``seed``, evaluate it and
+    write its rows and status."""
+    model = spec.name
     custom = {"custom": config.custom_models[model]} if model in config.custom_models else {}
     fits = []
     result = None
@@ -192,7 +189,7 @@ def _run_pair(
             step = "" if config.timing_repeats == 1 else f" {repeat + 1}/{config.timing_repeats}"
             advance(f"{model} seed {seed}: training{step}", 0)
             again = train(
-                model,
+                spec,
                 splits,
                 config.params_for(model, seed),
                 seed=seed,
@@ -277,9 +274,11 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
 
 
 def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path,
-                  held: contextlib.ExitStack) -> Path:
+                  held: contextlib.ExitStack,
+                  checked: dict[str, Any]) -> tuple[Path, ManifestWriter]:
     """The run directory (new, or the one resumed), with its writer lock entered into ``held``
-    before anything in it is touched (:mod:`bench.runs.lock`)."""
+    before anything in it is touched (:mod:`bench.runs.lock`), and the writer of its manifest,
+    written once: started (or reopened) with the split checks and devices ``checked``."""
     runs = out_dir / "runs"
     chash = config.config_hash()
     run_dir: Path | None = None
@@ -290,18 +289,21 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
     if run_dir is not None:
         held.enter_context(writer_lock(run_dir))  # one writer per run directory
         _check_resumable(run_dir, chash, splits)
-        update_manifest(run_dir, _reopen)
+        manifest = ManifestWriter.open(run_dir)
+        manifest.change(resumed=[*(manifest.manifest.resumed or []), now()], finished=None,
+                        failures=None, **checked)
         layout.ensure_tables(run_dir, labels_frame(splits))
-        return run_dir
+        return run_dir, manifest
     run_dir = new_run_dir(runs, config.dataset, chash)
     held.enter_context(writer_lock(run_dir))
     write_text(
         run_dir / "config.toml",
         config.to_toml(header=f"ltrbench run config (resolved); run {run_dir.name}; hash {chash}"),
     )
-    write_manifest(run_dir, start_manifest(config, splits, run_dir.name))
+    manifest = ManifestWriter(run_dir, start_manifest(config, splits, run_dir.name, **checked))
+    manifest.write()
     layout.ensure_tables(run_dir, labels_frame(splits))
-    return run_dir
+    return run_dir, manifest
 
 
 def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits) -> None:
@@ -322,29 +324,20 @@ def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits) -> None:
         )
 
 
-def _reopen(manifest: dict[str, Any]) -> None:
-    manifest.setdefault("resumed", []).append(now())
-    manifest["finished"] = None
-
-
-def _finish_manifest(run_dir: Path, config: RunConfig) -> None:
-    status = layout.read_status(run_dir)
+def _finish_manifest(manifest: ManifestWriter, config: RunConfig) -> None:
+    status = layout.read_status(manifest.run_dir)
     expected = {layout.status_key(m, s) for m in config.models for s in config.seeds}
-
-    def finish(manifest: dict[str, Any]) -> None:
-        manifest["status"] = layout.status_summary(status)
-        manifest["finished"] = now() if expected <= set(status) else None
-
-    update_manifest(run_dir, finish)
+    manifest.change(status=layout.status_summary(status),
+                    finished=now() if expected <= set(status) else None)
 
 
-def _crosscheck(run_dir: Path, out_dir: Path, custom: list[str]) -> dict[str, Any]:
+def _crosscheck(manifest: ManifestWriter, out_dir: Path, custom: list[str]) -> dict[str, Any]:
     """Cross-check the run (:mod:`bench.crosscheck`): writes ``<out_dir>/<dataset>/crosscheck.{md,json}``
     and records ``ok``, the errors and the totals by reason in the manifest under ``crosscheck``;
     each of the ``custom`` models is noted as not applicable."""
     from bench.crosscheck import crosscheck_run, write_crosscheck
 
-    result = crosscheck_run(run_dir)
+    result = crosscheck_run(manifest.run_dir)
     result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in custom)
     files = write_crosscheck(result, out_dir)
     record = {
@@ -354,9 +347,5 @@ def _crosscheck(run_dir: Path, out_dir: Path, custom: list[str]) -> dict[str, An
         "files": {k: str(v) for k, v in files.items()},
         "not_applicable": {m: NOT_APPLICABLE for m in custom},
     }
-
-    def store(manifest: dict[str, Any]) -> None:
-        manifest["crosscheck"] = record
-
-    update_manifest(run_dir, store)
+    manifest.change(crosscheck=record)
     return record

@@ -27,7 +27,7 @@ from bench.runners.resources import (
     Measurement,
 )
 from bench.runners.result import EVAL_SPLITS, SELECTION_SPLIT, FitResult
-from bench.runs.manifest import dataset_fingerprint, environment, git_state, now
+from bench.runs.manifest import Manifest, dataset_fingerprint, environment, git_state, now
 
 
 @dataclass(frozen=True)
@@ -88,15 +88,18 @@ def timing_manifest(config: RunConfig) -> dict[str, Any]:
     }
 
 
-def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str) -> dict[str, Any]:
-    """The manifest a run starts with (``finished`` is set when every pair is done)."""
-    return {
-        "run_id": run_id,
-        "ltrbench_version": __version__,
-        "config_hash": config.config_hash(),
-        "started": now(),
-        "finished": None,
-        "dataset": {
+def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str, *,
+                   split_checks: list[dict[str, Any]] | None = None,
+                   device: dict[str, Any] | None = None) -> Manifest:
+    """The manifest a run starts with (``finished`` is set when every pair is done), with the
+    split checks' findings and the devices: all that the run's first write holds."""
+    return Manifest(
+        run_id=run_id,
+        ltrbench_version=__version__,
+        config_hash=config.config_hash(),
+        started=now(),
+        finished=None,
+        dataset={
             "name": splits.name,
             "spec": config.dataset,
             "inputs": dict(splits.inputs),
@@ -104,34 +107,36 @@ def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str) -> dict[
             "meta": splits.meta,
             "summaries": {s: d.summary() for s, d in splits.splits().items()},
         },
-        "models": {
+        models={
             m: {"library": s.library, "objective": s.objective, "description": s.description}
             for m, s in ((m, config.model_spec(m)) for m in config.models)
         },
-        "seeds": list(config.seeds),
-        "threads": config.params.resolved_threads(),
-        "selection": {
+        seeds=list(config.seeds),
+        threads=config.params.resolved_threads(),
+        selection={
             "split": SELECTION_SPLIT,
             "metric": config.select_metric,
             "rule": "first maximum of the library's validation metric; training stops after "
             f"{config.params.early_stopping_rounds} rounds without a strict improvement",
             "test_split": "predicted once with the selected iteration; never used for a choice",
         },
-        "evaluation": {
+        evaluation={
             "evaluator": "bench.metrics.evaluate",
             "profile": config.profile,
             "metrics": list(config.metrics),
         },
-        "measurements": {
+        measurements={
             "fit_s": "wall time (perf_counter) of dataset construction + boosting with per-round "
             "evaluation on train and validation",
             "predict_s": "wall time of predicting the validation and test splits",
             "peak_rss_mb": f"RSS growth during fit and predict, MiB; method: {PEAK_RSS_METHOD}",
         },
-        "timing": timing_manifest(config),
-        "environment": environment(),
-        "git": git_state(repo_root()),
-    }
+        timing=timing_manifest(config),
+        environment=environment(),
+        git=git_state(repo_root()),
+        split_checks=split_checks,
+        device=device,
+    )
 
 
 def labels_frame(splits: LetorSplits) -> pd.DataFrame:
@@ -157,7 +162,8 @@ def pair_tables(
     for split in EVAL_SPLITS:
         data = getattr(splits, split)
         scores = np.asarray(r.scores[split], dtype=np.float64)
-        rows, per_query = evaluate_scores(data, scores, metrics=config.metrics, profile=config.profile)
+        rows, per_query = evaluate_scores(data, scores, metrics=config.metrics,
+                                          profile=config.profile_value, label=config.profile)
         for row in rows:
             metric_rows.append(
                 {"dataset": splits.name, "model": r.model, "library": r.library, "seed": r.seed,

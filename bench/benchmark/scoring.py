@@ -21,6 +21,8 @@ from bench.data.letor import LetorData
 from bench.errors import ConfigError
 from bench.metrics import evaluate, parse_metrics
 from bench.metrics.families import is_family
+from bench.metrics.profiles import Profile
+from bench.runs.layout import BLANK_VARIANTS
 
 
 def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
@@ -48,14 +50,20 @@ def evaluate_scores(
     scores: NDArray[np.float64],
     *,
     metrics: Sequence[str],
-    profile: str,
+    profile: Profile | str,
+    label: str | None = None,
 ) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Reference metrics of ``scores`` on ``data``.
 
-    Returns ``(rows, per_query)``: ``rows`` are ``{"metric", "value", "profile"}`` dicts (the mean
-    under ``profile``, plus the blank-query variants described in the module docstring);
+    ``profile`` is the run's resolved :class:`~bench.metrics.profiles.Profile` (a name is looked
+    up); ``label`` is what the rows' ``profile`` column says (the config's spelling; default the
+    name given, else the profile's name). Returns ``(rows, per_query)``: ``rows`` are
+    ``{"metric", "value", "profile"}`` dicts (the mean under ``profile``, plus the blank-query
+    variants :data:`bench.runs.layout.BLANK_VARIANTS` described in the module docstring);
     ``per_query`` is a long frame ``qid, metric, value`` (NaN for queries the profile excludes).
     """
+    if label is None:
+        label = profile if isinstance(profile, str) else profile.name
     result = evaluate(
         data.y,
         np.asarray(scores, dtype=np.float64),
@@ -65,7 +73,7 @@ def evaluate_scores(
         per_query=True,
     )
     rows = [
-        {"metric": m, "value": float(result.metrics[m]), "profile": profile} for m in metrics
+        {"metric": m, "value": float(result.metrics[m]), "profile": label} for m in metrics
     ]
     pq = result.per_query
     if pq is None:
@@ -80,9 +88,9 @@ def evaluate_scores(
         blank = np.isnan(values)
         if not blank.any():
             continue
-        for fill, tag in ((0.0, "blank0"), (1.0, "blank1")):
+        for variant in BLANK_VARIANTS:
             # the evaluator's own figure when it reports one, else the plain mean with blanks filled
-            reported = getattr(diag, f"mean_blank_as_{int(fill)}", None) or {}
-            value = reported.get(m, float(np.where(blank, fill, values).mean()))
-            rows.append({"metric": m, "value": float(value), "profile": f"{profile}-{tag}"})
+            reported = getattr(diag, f"mean_blank_as_{int(variant.fill)}", None) or {}
+            value = reported.get(m, float(np.where(blank, variant.fill, values).mean()))
+            rows.append({"metric": m, "value": float(value), "profile": variant.label(label)})
     return rows, long[["qid", "metric", "value"]]

@@ -71,12 +71,16 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     """
     from bench.benchmark.config import RunConfig
 
-    config = RunConfig.load(resolve_config_path(args.config)) if args.config else RunConfig()
-    return _with_options(config, args)
+    if not args.config:  # the defaults and the options: checked once
+        return RunConfig(**_option_changes(None, args))
+    config = RunConfig.load(resolve_config_path(args.config))
+    changes = {k: v for k, v in _option_changes(config, args).items() if getattr(config, k) != v}
+    return replace(config, **changes) if changes else config  # checked again only if changed
 
 
-def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
-    from bench.benchmark.config import parse_seeds
+def _option_changes(config: RunConfig | None, args: argparse.Namespace) -> dict[str, Any]:
+    """The RunConfig fields the options set (over ``config``, else over the defaults)."""
+    from bench.benchmark.config import DEFAULT_RUN_PARAMS, parse_seeds
     from bench.benchmark.config_schema import TOP_SPECS, cli_int
     from bench.benchmark.scoring import expand_metrics
     from bench.runners.params import param_spec
@@ -86,7 +90,7 @@ def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
     if args.dataset is not None:
         changes["dataset"] = args.dataset
     if args.models is not None:  # '' is refused (no models), not the default
-        changes["models"] = expand_models(args.models, config.custom_refs)
+        changes["models"] = expand_models(args.models, config.custom_refs if config else None)
     if args.seeds is not None:
         changes["seeds"] = parse_seeds(args.seeds, where="--seeds")
     if args.metrics is not None:
@@ -99,7 +103,7 @@ def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
         changes["data_dir"] = args.data_dir
     if getattr(args, "no_cache", False):
         changes["cache"] = False
-    params = config.params
+    params = config.params if config else DEFAULT_RUN_PARAMS
     for option, key in (("--n-trees", "n_trees"), ("--threads", "n_threads")):
         value = cli_int(getattr(args, key.replace("n_threads", "threads")), param_spec(key), option)
         if value is not None:
@@ -119,4 +123,4 @@ def _with_options(config: RunConfig, args: argparse.Namespace) -> RunConfig:
             changes[key] = getattr(args, key)
     if getattr(args, "no_crosscheck", False):
         changes["crosscheck"] = False
-    return replace(config, **changes)
+    return changes

@@ -187,19 +187,73 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     return name.strip().lower(), (option.strip() or None) if sep else None
 
 
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A dataset choice, parsed once (:func:`bench.datasets.resolve.resolve_spec`) and passed
+    down as this value: nothing below the door parses the text again.
+
+    ``text`` is what the user wrote (the manifest's ``dataset.spec``, the run folder's slug);
+    ``card`` is the catalogue card with its variant applied, ``None`` for a path (``path``);
+    ``fold`` the LETOR fold (``mslr-web10k:Fold3``), ``scale`` and ``seed`` a generated
+    dataset's options (``synthetic-mslr30k:0.01,seed=2``, see :func:`generation_options`).
+    """
+
+    text: str
+    name: str
+    option: str | None = None
+    card: Card | None = None
+    path: Path | None = None
+    fold: str = "Fold1"
+    scale: float = 1.0
+    seed: int = 0
+
+    @property
+    def display_name(self) -> str:
+        """The dataset's name in the run's tables: the card's spec, ``NAME:FoldK`` for a fold
+        other than the first, ``NAME:SCALE[,seed=N]`` for a generated dataset (as
+        :func:`bench.datasets.letor_shapes.spec_name`); a path's name is its folder's or file's,
+        known when it is read."""
+        card = self.card
+        if card is None:
+            return self.text
+        if card.loader == SHAPES_LOADER:
+            if self.scale == 1.0 and self.seed == 0:
+                return card.name
+            return f"{card.name}:{self.scale:g}" + (f",seed={self.seed}" if self.seed else "")
+        if card.loader == "letor" and card.folds and self.fold != card.folds[0]:
+            return f"{card.name}:{self.fold}"
+        return card.spec
+
+
+def catalogue_spec(text: str, name: str, option: str | None) -> DatasetSpec:
+    """The :class:`DatasetSpec` of a catalogue name already split by :func:`parse_spec`: the card
+    (variant applied), and the fold or generation options it asks for. Unknown names raise
+    :class:`ConfigError` listing the valid ones."""
+    card = _card_for(name, option, text)
+    if card.loader == SHAPES_LOADER:
+        scale, seed = _generation(name, option, text)
+        return DatasetSpec(text, name, option, card, scale=scale, seed=seed)
+    fold = _fold(option, card) if card.loader == "letor" else "Fold1"
+    return DatasetSpec(text, name, option, card, fold=fold)
+
+
 def get_card(spec: str) -> Card:
     """The card for ``NAME`` or ``NAME:VARIANT`` (a fold option is left for the loader).
 
     Unknown names raise :class:`ConfigError` listing the valid ones.
     """
     name, option = parse_spec(spec)
+    return _card_for(name, option, spec)
+
+
+def _card_for(name: str, option: str | None, spec: str) -> Card:
     cards = load_catalogue()
     if name not in cards:
         raise ConfigError(f"unknown dataset {name!r}; {did_you_mean(name, cards)}"
                           f"valid: {', '.join(cards)}")
     card = cards[name]
     if card.loader == SHAPES_LOADER:
-        generation_options(spec)  # a bad SCALE or seed is an error here, naming the grammar
+        _generation(name, option, spec)  # a bad SCALE or seed is an error here, naming the grammar
         return card
     if option and card.folds and option in card.folds and option not in card.variants:
         return card.with_variant(None)
@@ -214,7 +268,11 @@ def generation_options(spec: str) -> tuple[float, int]:
     multiplies the published query and row counts (``0 < SCALE <= 10``); the seed is an
     integer ``>= 0``.
     """
-    _, option = parse_spec(spec)
+    name, option = parse_spec(spec)
+    return _generation(name, option, spec)
+
+
+def _generation(name: str, option: str | None, spec: str) -> tuple[float, int]:
     scale, seed = 1.0, 0
     for item in (option or "").split(","):
         key, sep, value = (p.strip() for p in item.partition("="))
@@ -234,14 +292,17 @@ def generation_options(spec: str) -> tuple[float, int]:
         except ValueError:
             raise ConfigError(
                 f"dataset spec {spec!r}: expected NAME:SCALE[,seed=N] with 0 < SCALE <= 10 and "
-                f"an integer seed >= 0 (e.g. {parse_spec(spec)[0]}:0.01,seed=1); got {item!r}"
+                f"an integer seed >= 0 (e.g. {name}:0.01,seed=1); got {item!r}"
             ) from None
     return scale, seed
 
 
 def fold_of(spec: str, card: Card) -> str:
     """The fold a spec asks for (``mslr-web10k:Fold3`` -> ``Fold3``), else the card's first fold."""
-    _, option = parse_spec(spec)
+    return _fold(parse_spec(spec)[1], card)
+
+
+def _fold(option: str | None, card: Card) -> str:
     if option and option in card.folds:
         return option
     if option and card.folds and option not in card.variants:

@@ -52,10 +52,9 @@ from bench.datasets.catalogue import (
     SHAPES_LOADER,
     UNKNOWN,
     Card,
+    DatasetSpec,
     card_names,
-    fold_of,
-    generation_options,
-    get_card,
+    catalogue_spec,
     parse_spec,
 )
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
@@ -94,29 +93,46 @@ class Reading:
         return cb
 
 
+def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
+    """The :class:`~bench.datasets.catalogue.DatasetSpec` of ``spec``, parsed once: a catalogue
+    name when it is one and has no path characters, else an existing path; a missing path is a
+    :class:`~bench.errors.DataError`, an unknown name a :class:`~bench.errors.ConfigError`
+    listing the valid ones. A ``DatasetSpec`` is returned as it is."""
+    if isinstance(spec, DatasetSpec):
+        return spec
+    name, option = parse_spec(spec)
+    looks_like_path = any(ch in spec for ch in ("/", "\\")) or spec.startswith(".") or "." in name
+    if not looks_like_path and name in card_names():
+        return catalogue_spec(spec, name, option)
+    p = Path(spec).expanduser()
+    if p.exists():
+        return DatasetSpec(spec, spec, path=p)
+    if looks_like_path:
+        raise DataError("no such file or folder (and not a catalogue name)", path=spec)
+    return catalogue_spec(spec, name, option)  # unknown name: ConfigError lists valid ones
+
+
 def load_dataset(
-    spec: str,
+    spec: str | DatasetSpec,
     *,
     data_dir: str | os.PathLike[str] | None = None,
     cache: bool = True,
     progress: Progress | None = None,
 ) -> LetorSplits:
-    """A dataset ready for training, from a catalogue name or a path (see the module docstring).
+    """A dataset ready for training, from a catalogue name or a path (see the module docstring),
+    or its :class:`~bench.datasets.catalogue.DatasetSpec` already resolved (:func:`resolve_spec`).
 
     ``cache``: keep parsed LETOR text files in ``<data dir>/cache`` (:mod:`bench.data.letor_cache`,
     keyed by each file's sha256), so the second load of a file is a memory map, not a parse.
     ``progress(text)`` is told what a long read is doing.
     """
     reading = Reading(primary_data_dir(data_dir) / "cache" if cache else None, progress)
-    p = Path(spec).expanduser()
-    if not _looks_like_path(spec) and parse_spec(spec)[0] in card_names():
-        splits = _load_catalogue(spec, data_dir, reading)
-    elif p.exists():
-        splits = load_path(p, reading=reading)
-    elif _looks_like_path(spec):
-        raise DataError("no such file or folder (and not a catalogue name)", path=spec)
-    else:  # unknown name: ConfigError lists valid ones
-        splits = _load_catalogue(spec, data_dir, reading)
+    ds = resolve_spec(spec)
+    if ds.card is not None:
+        splits = _load_catalogue(ds, data_dir, reading)
+    else:
+        assert ds.path is not None
+        splits = load_path(ds.path, reading=reading)
     return _checked(splits)
 
 
@@ -201,7 +217,7 @@ def synthetic_splits(progress: Progress | None = None) -> LetorSplits:
 
 
 def letor_shape_splits(
-    spec: str, *, data_dir: str | os.PathLike[str] | None = None, reading: Reading = Reading()
+    spec: str | DatasetSpec, *, data_dir: str | os.PathLike[str] | None = None, reading: Reading = Reading()
 ) -> LetorSplits:
     """A generated LETOR shape (``synthetic-mslr30k:0.01``) read back from its text folder.
 
@@ -216,8 +232,10 @@ def letor_shape_splits(
         spec_name,
     )
 
-    card = get_card(spec)
-    scale, seed = generation_options(spec)
+    ds = resolve_spec(spec)
+    card, scale, seed = ds.card, ds.scale, ds.seed
+    if card is None or card.loader != SHAPES_LOADER:
+        raise ConfigError(f"dataset {ds.text!r} is not a generated LETOR shape")
     folder = ensure_letor_shape(card, scale=scale, seed=seed, data_dir=data_dir)
     splits = _read_letor(folder, spec_name(card.name, scale, seed), reading, splits=card.splits)
     record = generation_record(shape_of(card), scale, seed)
@@ -226,9 +244,10 @@ def letor_shape_splits(
 
 
 def _load_catalogue(
-    spec: str, data_dir: str | os.PathLike[str] | None, reading: Reading
+    spec: DatasetSpec, data_dir: str | os.PathLike[str] | None, reading: Reading
 ) -> LetorSplits:
-    card = get_card(spec)
+    card = spec.card
+    assert card is not None
     if card.loader == "synthetic":
         return synthetic_splits(reading.progress)
     if card.loader == SHAPES_LOADER:
@@ -250,9 +269,8 @@ def _load_catalogue(
         splits = read_lightgbm_dir(folder, name=card.spec, cache_dir=reading.cache_dir)
         _check_inputs(card, folder, splits.inputs)
     elif card.loader == "letor":
-        fold = fold_of(spec, card)
-        name = card.spec if not card.folds or fold == card.folds[0] else f"{card.name}:{fold}"
-        splits = _read_letor(folder, name, reading, fold=fold, splits=card.splits or None)
+        splits = _read_letor(folder, spec.display_name, reading, fold=spec.fold,
+                             splits=card.splits or None)
         _check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
@@ -354,8 +372,3 @@ def _pick(columns: list[str], names: tuple[str, ...]) -> str | None:
         if n.lower() in lowered:
             return lowered[n.lower()]
     return None
-
-
-def _looks_like_path(spec: str) -> bool:
-    name, _ = parse_spec(spec)
-    return any(ch in spec for ch in ("/", "\\")) or spec.startswith(".") or "." in name

@@ -48,7 +48,7 @@ from bench.runners.baselines import ALSParams
 from bench.runners.dask_gbdt import DaskFit, dask_library, on_dask, predict_frame, train_dask
 from bench.runners.dispatch import run_model
 from bench.runners.params import Params
-from bench.runners.registry import get_model
+from bench.runners.registry import ModelSpec, get_model
 from bench.runners.resources import Measurement, measure
 from bench.runners.result import (
     EVALLOG_COLUMNS,
@@ -144,15 +144,18 @@ class DaskTrainer:
                           "all interfaces while it trains", ListenerWarning, stacklevel=2)
             self._warned |= open_doors
 
-    def __call__(self, model: str, splits: LetorSplits, params: Params, *, seed: int,
-                 eval_at: tuple[int, ...], select_metric: str, log_train: bool,
+    def __call__(self, model: ModelSpec | str, splits: LetorSplits, params: Params, *,
+                 seed: int, eval_at: tuple[int, ...], select_metric: str, log_train: bool,
                  als: ALSParams) -> FitResult:
         """One (model, seed): a GBDT objective the Dask runner takes is trained on the cluster;
         any other model in this process (:func:`bench.runners.dispatch.run_model`), its notes
-        saying why. Either way the result is built once, finished."""
-        spec = get_model(model)
+        saying why. Either way the result is built once, finished. ``model`` is the run's
+        resolved :class:`~bench.runners.registry.ModelSpec` (a name is looked up, for direct
+        callers)."""
+        spec = model if isinstance(model, ModelSpec) else get_model(model)
+        model = spec.name
         if not spec.is_gbdt or not on_dask(spec.library, spec.objective):
-            result = run_model(model, splits, params, seed=seed, eval_at=eval_at,
+            result = run_model(spec, splits, params, seed=seed, eval_at=eval_at,
                                select_metric=select_metric, log_train=log_train, als=als)
             why = "baselines are not distributed" if not spec.is_gbdt else (
                 f"objective {spec.objective!r} is not available on Dask")

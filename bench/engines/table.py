@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from bench.metrics.result import EvaluationResult
     from bench.runners.baselines import ALSParams
     from bench.runners.params import Params
+    from bench.runners.registry import ModelSpec
     from bench.runners.result import FitResult
 
 
@@ -70,7 +71,7 @@ class Trainer(Protocol):
     finished :class:`~bench.runners.result.FitResult`; ``record()`` is what the run's manifest
     says of the engine; ``close()`` completes that record and closes the cluster."""
 
-    def __call__(self, model: str, splits: LetorSplits, params: Params, *, seed: int,
+    def __call__(self, model: ModelSpec, splits: LetorSplits, params: Params, *, seed: int,
                  eval_at: tuple[int, ...], select_metric: str, log_train: bool,
                  als: ALSParams) -> FitResult: ...
 

@@ -10,12 +10,12 @@ from bench.runners.baselines import DEFAULT_ALS, ALSParams, run_als, run_popular
 from bench.runners.custom import CustomModel, train_custom, verify_unchanged
 from bench.runners.gbdt import train_gbdt
 from bench.runners.params import Params
-from bench.runners.registry import get_model
+from bench.runners.registry import ModelSpec, get_model
 from bench.runners.result import FitResult
 
 
 def run_model(
-    model: str,
+    model: str | ModelSpec,
     splits: LetorSplits,
     params: Params,
     *,
@@ -31,22 +31,25 @@ def run_model(
     Early stopping and every choice use the validation split; baselines that do not apply to the
     data raise :class:`~bench.runners.result.NotApplicable`. ``custom``: the definition of a
     user's model named ``model`` (:func:`bench.runners.custom.train_custom`; ``params`` and the
-    GBDT options do not apply to it).
+    GBDT options do not apply to it). ``model`` is its resolved
+    :class:`~bench.runners.registry.ModelSpec` (what the benchmark passes: nothing is looked up
+    again) or a built-in model's name, looked up here.
     """
     verify_unchanged(splits)  # a custom model's thread or finaliser wrote into the data since
+    name = model.name if isinstance(model, ModelSpec) else model
     if custom is not None:
-        if custom.name != model:
-            raise ValueError(f"custom model {custom.name!r} given for model {model!r}")
+        if custom.name != name:
+            raise ValueError(f"custom model {custom.name!r} given for model {name!r}")
         return train_custom(custom, splits, seed=seed)
-    spec = get_model(model)
+    spec = model if isinstance(model, ModelSpec) else get_model(model)
     p = replace(params, seed=seed)
     if spec.is_gbdt:
         return train_gbdt(
-            spec.library, splits, p, model=model, objective=spec.objective, eval_at=eval_at,
+            spec.library, splits, p, model=name, objective=spec.objective, eval_at=eval_at,
             select_metric=select_metric, log_train=log_train,
         )
-    if model == "popularity":
+    if name == "popularity":
         return run_popularity(splits, seed)
-    if model == "random":
+    if name == "random":
         return run_random(splits, seed)
     return run_als(splits, seed, params=als, n_threads=p.resolved_threads())

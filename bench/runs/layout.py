@@ -49,6 +49,36 @@ from bench.errors import DataError
 
 
 @dataclass(frozen=True)
+class BlankVariant:
+    """A blank-query variant of a run's profile in ``metrics.csv`` (the ``profile`` column reads
+    ``<profile>-<tag>``): NDCG's mean with queries without a relevant document scored ``fill``
+    (0: scikit-learn / trec_eval; 1: LightGBM / XGBoost, e.g. LightGBM ``rank_metric.hpp``
+    ``if (max_dcg <= 0) result = 1``)."""
+
+    tag: str
+    fill: float
+
+    def label(self, profile: str) -> str:
+        """The ``profile`` column of this variant's rows."""
+        return f"{profile}-{self.tag}"
+
+
+#: The blank-query variants a run writes, in order (the one owner of the ``-blank0``/``-blank1``
+#: labels; :func:`blank_variant_of` reads a label back).
+BLANK_VARIANTS: tuple[BlankVariant, ...] = (BlankVariant("blank0", 0.0), BlankVariant("blank1", 1.0))
+
+
+def blank_variant_of(label: str) -> tuple[str, BlankVariant | None]:
+    """``"ltrbench-blank0"`` -> ``("ltrbench", BLANK_VARIANTS[0])``; a plain profile -> ``(label,
+    None)``."""
+    for variant in BLANK_VARIANTS:
+        suffix = f"-{variant.tag}"
+        if label.endswith(suffix):
+            return label[: -len(suffix)], variant
+    return label, None
+
+
+@dataclass(frozen=True)
 class TableSpec:
     """One table of a run directory: the columns written (in order) and those a reader needs."""
 

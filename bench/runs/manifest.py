@@ -16,6 +16,7 @@ import platform
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,109 @@ def update_manifest(run_dir: Path, change: Callable[[dict[str, Any]], None]) -> 
     change(doc)
     write_manifest(run_dir, doc)
     return doc
+
+
+#: Optional keys written only once they hold something (a run that never resumed has no
+#: ``resumed``; one without failures no ``failures``), as the manifests of earlier runs.
+_OPTIONAL = ("split_checks", "device", "resumed", "failures", "status", "crosscheck")
+
+
+@dataclass
+class Manifest:
+    """``manifest.json`` of a run as a typed value (the keys, in the order they are written).
+
+    :func:`start_manifest <bench.benchmark.record.start_manifest>` fills the fields a run starts
+    with; :class:`ManifestWriter` changes it at each state change of the run and writes it whole.
+    Keys that other parts of ltrbench record (the Dask engine's ``engine``, ``cluster``,
+    ``partitions``, ``shards``, ``listeners``) and keys of a newer ltrbench are kept in
+    ``extra``, so that :meth:`from_dict` of any manifest and :meth:`to_dict` give it back.
+    """
+
+    run_id: str
+    ltrbench_version: str
+    config_hash: str
+    started: str
+    finished: str | None
+    dataset: dict[str, Any]
+    models: dict[str, dict[str, Any]]
+    seeds: list[int]
+    threads: int
+    selection: dict[str, Any]
+    evaluation: dict[str, Any]
+    measurements: dict[str, Any]
+    timing: dict[str, Any]
+    environment: dict[str, Any]
+    git: dict[str, Any]
+    split_checks: list[dict[str, Any]] | None = None
+    device: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: required keys that a manifest read back lacked (an earlier ltrbench's): not written either
+    absent: frozenset[str] = frozenset()
+    resumed: list[str] | None = None
+    failures: dict[str, str] | None = None
+    status: dict[str, Any] | None = None
+    crosscheck: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object written (the optional keys only once they are set; ``extra`` in place)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "extra":
+                out.update(value)
+            elif f.name == "absent" or (f.name in self.absent and value is None):
+                continue
+            elif value is not None or f.name not in _OPTIONAL:
+                out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Manifest:
+        """The typed value of a parsed manifest (a key it does not know goes to ``extra``)."""
+        missing = frozenset(k for k in _FIELDS if k not in doc and k not in _OPTIONAL)
+        values: dict[str, Any] = {k: None for k in missing}
+        values.update((k, v) for k, v in doc.items() if k in _FIELDS)
+        return cls(**values, extra={k: v for k, v in doc.items() if k not in _FIELDS},
+                   absent=missing)
+
+
+class ManifestWriter:
+    """The one writer of a run's ``manifest.json``: it holds the :class:`Manifest` and writes it
+    whole (atomically) once per state change (start or reopen, the engine started, a model
+    failed, finish, cross-check). Keys another part wrote into the file meanwhile (the Dask
+    engine's ``listeners``) are kept."""
+
+    def __init__(self, run_dir: Path, manifest: Manifest) -> None:
+        self.run_dir = Path(run_dir)
+        self.manifest = manifest
+
+    @classmethod
+    def open(cls, run_dir: Path) -> ManifestWriter:
+        """The writer of an existing run (resumed), holding its manifest as read."""
+        return cls(run_dir, Manifest.from_dict(read_manifest(run_dir)))
+
+    def change(self, **values: Any) -> None:
+        """Set fields (a name that is no field goes to ``extra``) and write the manifest once."""
+        for key, value in values.items():
+            if key in _FIELDS:
+                setattr(self.manifest, key, value)
+            else:
+                self.manifest.extra[key] = value
+        self.write(set(values))
+
+    def write(self, just_set: set[str] | None = None) -> None:
+        """Write the manifest (``manifest.json``, atomically). A key that is no field and that
+        another part wrote into the file since (the Dask engine's ``listeners``) is taken from
+        the file unless it is among ``just_set``."""
+        if (self.run_dir / MANIFEST).is_file():
+            for key, value in read_manifest(self.run_dir).items():
+                if key not in _FIELDS and key not in (just_set or set()):
+                    self.manifest.extra[key] = value
+        write_manifest(self.run_dir, self.manifest.to_dict())
+
+
+#: The fields of :class:`Manifest` (``extra`` holds the other keys).
+_FIELDS: frozenset[str] = frozenset(f.name for f in fields(Manifest)) - {"extra", "absent"}
 
 
 def dataset_fingerprint(splits: LetorSplits) -> dict[str, str]:
