@@ -21,7 +21,7 @@ from bench.errors import ConfigError
 PACKAGE = Path(__file__).resolve().parents[1] / "bench"
 #: The modules that choose an engine: each reads the table and spells no engine's name.
 CHOOSERS = ("commands/evaluate.py", "commands/convert.py", "commands/run.py",
-            "benchmark/pipeline.py", "benchmark/config_schema.py")
+            "benchmark/pipeline.py", "benchmark/config_schema.py", "benchmark/config.py")
 
 
 def _choices(command: str) -> tuple[str, ...]:

@@ -67,6 +67,7 @@ from bench.benchmark.config_schema import (
 )
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
+from bench.engines import DEFAULT_ENGINE, cluster_engines, get_engine
 from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
 from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
@@ -156,19 +157,21 @@ class RunConfig:
                                                if isinstance(v, dict)):
             raise ConfigError("device: the device is set once, at the top of the config (device = "
                               "\"cuda\") or with --device, not among the parameters")
-        if self.engine == "dask" and self.device != "cpu":
-            raise ConfigError("device 'cuda' applies to the local engine; the Dask workers' "
-                              "devices are not managed by ltrbench")
-        if self.engine != "dask" and (self.scheduler is not None or self.workers != 2):
+        engine = get_engine(self.engine)
+        if engine.on_cluster and self.device != "cpu":
+            raise ConfigError(f"device 'cuda' applies to the local engine; the {engine.title} "
+                              "workers' devices are not managed by ltrbench")
+        if not engine.on_cluster and (self.scheduler is not None or self.workers != 2):
             given = "scheduler" if self.scheduler is not None else f"workers = {self.workers}"
-            raise ConfigError(f"{given} applies to engine 'dask' (--engine dask); the local "
+            on = " or ".join(f"engine {e!r} (--engine {e})" for e in cluster_engines())
+            raise ConfigError(f"{given} applies to {on}; the local "
                               "engine trains in this process and would ignore it")
         if self.permute_retrain and not self.permute_check:
             raise ConfigError("permute_retrain (--permute-retrain) goes with permute_check "
                               "(--permute-check), which it extends; alone it would be ignored")
-        if self.engine == "dask" and self.timing != "inprocess":
-            raise ConfigError("--timing isolated applies to the local engine; a Dask fit runs "
-                              "on the cluster's worker processes already")
+        if engine.on_cluster and self.timing != "inprocess":
+            raise ConfigError(f"--timing isolated applies to the local engine; a {engine.title} "
+                              "fit runs on the cluster's worker processes already")
         self._check_model_params()
 
     def _check_types(self) -> None:
@@ -234,7 +237,7 @@ class RunConfig:
         if used and self.timing != "inprocess":
             raise ConfigError(f"custom model(s) {', '.join(used)}: timing {self.timing!r} is not "
                               "available for custom models (they are trained in this process)")
-        if used and self.engine != "local":
+        if used and self.engine != DEFAULT_ENGINE:
             raise ConfigError(f"custom model(s) {', '.join(used)}: engine {self.engine!r} is not "
                               "available for custom models (they are trained in this process)")
         if used and self.permute_retrain:
@@ -381,7 +384,7 @@ class RunConfig:
     def config_hash(self) -> str:
         """12 hex digits of the SHA-256 of the number-changing part of the config (canonical JSON)."""
         doc = {k: v for k, v in self.to_dict().items() if k not in _UNHASHED}
-        if self.engine == "local":  # the default engine leaves the hash of earlier runs as it was
+        if self.engine == DEFAULT_ENGINE:  # the default engine leaves the hash of earlier runs as it was
             doc.pop("engine", None)
             doc.pop("workers", None)
         if self.device == "cpu":  # so does the default device
