@@ -34,7 +34,7 @@ CLASSES = {
     "test_tied_rows_are_all_bold_and_the_best_row_is_bold": "silently wrong",
     "test_two_datasets_of_one_run_with_one_slug_get_two_plot_folders": "silently wrong",
     "test_a_dataset_named_runs_does_not_write_plots_into_the_runs_folder": "silent accept",
-    "test_a_dataset_named_like_a_leaderboard_file_gets_its_own_folder": "traceback",
+    "test_a_dataset_named_like_a_leaderboard_file_gets_its_own_folder": "unclear error",
     "test_out_inside_a_run_directory_is_refused": "input destroyed",
     "test_out_that_is_a_run_directory_is_refused": "input destroyed",
     "test_out_that_holds_the_run_directories_is_refused": "silent accept",
