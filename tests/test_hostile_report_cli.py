@@ -38,6 +38,8 @@ CLASSES = {
     "test_out_inside_a_run_directory_is_refused": "input destroyed",
     "test_out_that_is_a_run_directory_is_refused": "input destroyed",
     "test_out_that_holds_the_run_directories_is_refused": "silent accept",
+    "test_a_very_long_dataset_name_gets_a_plot_folder_that_can_be_created": "unclear error",
+    "test_an_empty_out_or_runs_is_refused_not_read_as_the_working_directory": "silent accept",
 }
 
 
@@ -253,3 +255,31 @@ def test_out_that_holds_the_run_directories_is_refused(
     assert status == 2
     assert "--out" in err and "run director" in err
     assert not (runs / "leaderboard.md").exists()
+
+
+def test_a_very_long_dataset_name_gets_a_plot_folder_that_can_be_created(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``error: ...dddd...: File name too long`` (exit 2, the reason not said)."""
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-a", dataset="d" * 300,
+              models={"m" * 500: 0.1, "random": 0.0})
+    status, _, err = _report(["--out", str(out)], capsys)
+    assert status == 0, err
+    (folder,) = [p.parent for p in out.glob("*/ndcg_at_k.png")]
+    assert len(folder.name) <= 100
+
+
+@pytest.mark.parametrize("option", ["--out", "--runs"])
+def test_an_empty_out_or_runs_is_refused_not_read_as_the_working_directory(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        option: str) -> None:
+    """``--out ''`` wrote the report into the working directory, ``--runs ''`` read it."""
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-a")
+    monkeypatch.chdir(out)
+    argv = ["--runs", str(out / "runs"), "--out", ""] if option == "--out" else [
+        "--out", str(out), "--runs", ""]
+    status, _, err = _report([*argv, "--no-plots"], capsys)
+    assert status == 2
+    assert f"{option} ''" in err
+    assert not (out / "leaderboard.md").exists()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import json
 import os
 import re
@@ -48,6 +49,8 @@ def render_json(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
+#: The longest plot folder name (a longer dataset name is cut and given a digest suffix).
+_LONGEST = 100
 #: Names a plot folder never takes: the report's own files and the default folder of runs.
 _RESERVED = frozenset({"runs", *LEADERBOARD_FILES, REPORT_FILES})
 
@@ -56,7 +59,8 @@ def plot_folders(choices: list[Choice]) -> list[str]:
     """The plot folder of each table, one per table: ``<dataset-slug>``, or
     ``<dataset-slug>@<run-id>`` when several tables share a slug (``--all``; two datasets whose
     names end alike, ``/a/OHSUMED`` and ``/b/OHSUMED``) or the slug is one of the report's own
-    names (``runs``, ``leaderboard.md``); ``-2``, ``-3`` ... when even that repeats."""
+    names (``runs``, ``leaderboard.md``); ``-2``, ``-3`` ... when even that repeats. A name
+    over :data:`_LONGEST` characters is cut and ends with 8 hex digits of its SHA-256."""
     slugs = [dataset_slug(c.dataset) for c in choices]
     folders: list[str] = []
     for slug, choice in zip(slugs, choices, strict=True):
@@ -64,6 +68,8 @@ def plot_folders(choices: list[Choice]) -> list[str]:
         if slugs.count(slug) > 1 or slug.lower() in _RESERVED:
             run = re.sub(r"[^A-Za-z0-9._-]+", "-", choice.run.run_id).strip("-.") or "run"
             name = f"{slug}@{run}"
+        if len(name) > _LONGEST:  # a file name holds 255 bytes: a long name is cut, kept apart
+            name = f"{name[:_LONGEST - 9]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
         base, n = name, 2
         while name.lower() in {f.lower() for f in folders}:  # case-insensitive file systems
             name, n = f"{base}-{n}", n + 1

@@ -97,6 +97,9 @@ def resolve_runs(items: Iterable[str | Path | RunDir],
         if isinstance(item, RunDir):
             named.append(item)
             continue
+        if str(item).strip() == "":
+            raise ConfigError("--runs '': empty; expected a run directory, a folder of runs or "
+                              "a run id")
         path = Path(item)
         if (path / "metrics.csv").is_file():
             named.append(RunDir(path))
