@@ -1,4 +1,4 @@
-"""Hostile ``ltrbench datasets fetch`` cases (issue 19): an archive given with ``--url`` that
+"""Hostile ``ltrbench datasets fetch`` and ``crosscheck-versions`` cases (issue 19): an archive given with ``--url`` that
 lies in the folder the fetch replaces, a file where the dataset's folder goes. The right
 behaviour: refused before any download, nothing touched.
 
@@ -23,6 +23,7 @@ from bench.errors import ConfigError
 CLASSES = {
     "test_an_archive_inside_the_dataset_folder_is_not_deleted_by_fetch_force": "input destroyed",
     "test_a_file_where_the_dataset_folder_goes_is_refused_before_the_download": "input destroyed",
+    "test_crosscheck_versions_cache_dir_that_is_a_file_or_empty_is_refused": "unclear error",
 }
 
 
@@ -61,3 +62,20 @@ def test_a_file_where_the_dataset_folder_goes_is_refused_before_the_download(
         fetch(card, url=str(archive), data_dir=data, force=True, progress=False,
               log=lambda _m: None)
     assert mine.read_text() == "my notes\n"
+
+
+@pytest.mark.parametrize("cache", ["file", ""])
+def test_crosscheck_versions_cache_dir_that_is_a_file_or_empty_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], cache: str) -> None:
+    """Before: ``error: <file>/py3.11: Not a directory`` (the option not named), and ``''``
+    made the environments in the working directory."""
+    from bench import cli
+
+    path = tmp_path / "afile"
+    path.write_text("x\n")
+    status = cli.main(["crosscheck-versions", "lightgbm==3.3.5", "--cache-dir",
+                       str(path) if cache else "", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "--cache-dir" in err
+    assert path.read_text() == "x\n"

@@ -63,6 +63,13 @@ def main(args: argparse.Namespace) -> int:
     from bench.data.outputs import check_output_dir
 
     specs = parse_version_specs(args.versions)
+    if args.cache_dir is not None:
+        from bench.errors import ConfigError
+
+        cache = Path(args.cache_dir)
+        if not str(args.cache_dir).strip() or (cache.exists() and not cache.is_dir()):
+            raise ConfigError(f"--cache-dir {args.cache_dir!r}: expected a folder for the "
+                              "isolated environments (created when missing)")
     check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
                      writes=("definitions", "definitions/*"))
     result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
