@@ -40,6 +40,8 @@ CLASSES = {
     "test_out_that_holds_the_run_directories_is_refused": "silent accept",
     "test_a_very_long_dataset_name_gets_a_plot_folder_that_can_be_created": "unclear error",
     "test_an_empty_out_or_runs_is_refused_not_read_as_the_working_directory": "silent accept",
+    "test_the_newest_run_is_chosen_by_the_instant_not_the_text_of_its_time": "silently wrong",
+    "test_a_finish_time_that_is_not_a_time_is_one_clear_line": "silent accept",
 }
 
 
@@ -100,7 +102,8 @@ def test_a_dataset_name_cannot_close_the_table_comment(
     assert _report(["--out", str(out), "--no-plots"], capsys)[0] == 0
     md = (out / "leaderboard.md").read_text()
     line = next(ln for ln in md.splitlines() if ln.startswith("<!-- ltrbench-table"))
-    assert line.count("-->") == 1 and line.endswith("-->")
+    assert line.count("-->") == 1
+    assert line.endswith("-->")
     body = line[len("<!-- ltrbench-table dataset="):].split(" run_id=")[0]
     assert json.loads(body) == "x --> <img src=y>"
     assert "<img" not in md
@@ -195,7 +198,8 @@ def test_two_datasets_of_one_run_with_one_slug_get_two_plot_folders(
     status, _, err = _report(["--out", str(out)], capsys)
     assert status == 0, err
     folders = sorted(p.parent.name for p in out.glob("*/ndcg_at_k.png"))
-    assert len(folders) == 2 and len(set(folders)) == 2, folders
+    assert len(folders) == 2, folders
+    assert len(set(folders)) == 2, folders
 
 
 def test_a_dataset_named_runs_does_not_write_plots_into_the_runs_folder(
@@ -230,7 +234,8 @@ def test_out_inside_a_run_directory_is_refused(
     before = sorted(p.name for p in run.iterdir())
     status, _, err = _report(["--out", str(run / "report"), "--runs", str(root / "runs")], capsys)
     assert status == 2
-    assert "--out" in err and "20260101-000000-a" in err
+    assert "--out" in err
+    assert "20260101-000000-a" in err
     assert sorted(p.name for p in run.iterdir()) == before
 
 
@@ -241,7 +246,8 @@ def test_out_that_is_a_run_directory_is_refused(
     before = sorted(p.name for p in run.iterdir())
     status, _, err = _report(["--out", str(run), "--runs", str(run)], capsys)
     assert status == 2
-    assert "--out" in err and "20260101-000000-a" in err
+    assert "--out" in err
+    assert "20260101-000000-a" in err
     assert sorted(p.name for p in run.iterdir()) == before
 
 
@@ -253,7 +259,8 @@ def test_out_that_holds_the_run_directories_is_refused(
     write_run(runs, "20260101-000000-a")
     status, _, err = _report(["--out", str(runs), "--runs", str(runs)], capsys)
     assert status == 2
-    assert "--out" in err and "run director" in err
+    assert "--out" in err
+    assert "run director" in err
     assert not (runs / "leaderboard.md").exists()
 
 
@@ -283,3 +290,32 @@ def test_an_empty_out_or_runs_is_refused_not_read_as_the_working_directory(
     assert status == 2
     assert f"{option} ''" in err
     assert not (out / "leaderboard.md").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# which run is newest: instants, not text
+# ------------------------------------------------------------------------------------------
+
+
+def test_the_newest_run_is_chosen_by_the_instant_not_the_text_of_its_time(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``2026-01-02T00:00:00+05:00`` is 2026-01-01 19:00 UTC, an hour before the other run;
+    before, the text comparison used it as the newest."""
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-east", finished="2026-01-02T00:00:00+05:00")
+    write_run(out / "runs", "20260101-000000-west", finished="2026-01-01T20:00:00+00:00",
+              models={"random": 0.0})
+    status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
+    assert status == 0, err
+    assert "using 20260101-000000-west" in err
+
+
+def test_a_finish_time_that_is_not_a_time_is_one_clear_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-a", finished="yesterday")
+    write_run(out / "runs", "20260101-000000-b")
+    status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
+    assert status == 2
+    assert "manifest.json" in err
+    assert "'yesterday'" in err

@@ -30,6 +30,8 @@ CLASSES = {
     "test_a_damaged_manifest_of_a_run_is_one_clear_line": "traceback",
     "test_a_damaged_manifest_beside_a_leaderboard_is_one_clear_line": "traceback",
     "test_a_tolerance_that_is_not_a_finite_number_at_least_zero_is_refused": "silently wrong",
+    "test_a_leaderboard_argument_that_is_not_md_or_json_is_refused": "silent accept",
+    "test_a_leaderboard_folder_reads_its_leaderboard_json": "unclear error",
 }
 
 
@@ -119,14 +121,15 @@ def test_a_damaged_manifest_of_a_run_is_one_clear_line(
     err = capsys.readouterr().err
     assert status == 2
     assert "Traceback" not in err
-    assert err.startswith("error: ") and "manifest.json" in err
+    assert err.startswith("error: ")
+    assert "manifest.json" in err
 
 
 def test_a_damaged_manifest_beside_a_leaderboard_is_one_clear_line(
         board: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = next((board / "runs").iterdir())
     (run / "manifest.json").write_text("{not json")
-    with pytest.raises(LtrbenchError, match="manifest.json"):
+    with pytest.raises(LtrbenchError, match=r"manifest\.json"):
         reproduce_leaderboard(board / "leaderboard.json", loader=_loader)
 
 
@@ -137,4 +140,19 @@ def test_a_tolerance_that_is_not_a_finite_number_at_least_zero_is_refused(
     status = cli.main(["reproduce", "--run", str(original), f"--tolerance={tol}", "--no-progress"])
     err = capsys.readouterr().err
     assert status == 2
-    assert "--tolerance" in err and tol in err
+    assert "--tolerance" in err
+    assert tol in err
+
+
+def test_a_leaderboard_argument_that_is_not_md_or_json_is_refused(board: Path) -> None:
+    """``reproduce notes.txt`` read ``notes.json`` beside it as the leaderboard."""
+    (board / "notes.txt").write_text("my notes\n")
+    (board / "notes.json").write_text((board / "leaderboard.json").read_text())
+    _refused(lambda: reproduce_leaderboard(board / "notes.txt", loader=_loader),
+             "notes.txt", "leaderboard.md or leaderboard.json")
+
+
+def test_a_leaderboard_folder_reads_its_leaderboard_json(board: Path) -> None:
+    """``reproduce results/`` looked for ``results.json`` beside the folder."""
+    (outcome,) = reproduce_leaderboard(board, loader=_loader)
+    assert outcome.status == "match", outcome.differences[:3]

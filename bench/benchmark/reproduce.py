@@ -297,6 +297,12 @@ def reproduce_leaderboard(
     """Reproduce every table of a leaderboard (``.md`` or ``.json``; the JSON beside the ``.md`` is read)."""
     check_tolerance(tolerance)
     path = Path(leaderboard)
+    if path.is_dir():  # the folder the report wrote
+        path = path / "leaderboard.json"
+    if path.suffix not in (".md", ".json"):
+        raise ConfigError(f"{path}: expected a leaderboard written by 'ltrbench report' "
+                          "(leaderboard.md or leaderboard.json, or the folder holding them), "
+                          "or give a run directory with --run DIR")
     json_path = path if path.suffix == ".json" else path.with_suffix(".json")
     if not json_path.is_file():
         raise ConfigError(

@@ -11,7 +11,6 @@ import pandas as pd
 
 from bench.metrics.families import metric_header
 
-
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
