@@ -42,6 +42,8 @@ CLASSES = {
     "test_an_empty_out_or_runs_is_refused_not_read_as_the_working_directory": "silent accept",
     "test_the_newest_run_is_chosen_by_the_instant_not_the_text_of_its_time": "silently wrong",
     "test_a_finish_time_that_is_not_a_time_is_one_clear_line": "silent accept",
+    "test_an_unfinished_run_used_with_include_unfinished_is_not_called_finished":
+        "unclear error",
 }
 
 
@@ -89,8 +91,8 @@ def test_html_in_a_model_or_dataset_name_is_shown_as_text(
     md = (out / "leaderboard.md").read_text()
     assert "<script>" not in md
     assert "<b>" not in md
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md
-    assert "## &lt;b&gt;set&lt;/b&gt;" in md
+    assert "&lt;script>alert(1)&lt;/script>" in md
+    assert "## &lt;b>set&lt;/b>" in md
 
 
 def test_a_dataset_name_cannot_close_the_table_comment(
@@ -319,3 +321,18 @@ def test_a_finish_time_that_is_not_a_time_is_one_clear_line(
     assert status == 2
     assert "manifest.json" in err
     assert "'yesterday'" in err
+
+
+def test_an_unfinished_run_used_with_include_unfinished_is_not_called_finished(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``using <run> (newest finished run, dated ...)`` for a run that never finished."""
+    out = tmp_path / "res"
+    run = write_run(out / "runs", "20260101-000000-a")
+    (run / "manifest.json").write_text(json.dumps(
+        {"finished": None, "started": "2026-01-01T00:00:00+00:00", "seeds": [0, 1, 2]}))
+    status, _, err = _report(["--out", str(out), "--no-plots", "--include-unfinished"], capsys)
+    assert status == 0, err
+    line = next(ln for ln in err.splitlines() if "using 20260101-000000-a" in ln)
+    assert "finished run" not in line
+    assert "unfinished" in line
+    assert "started 2026-01-01" in line

@@ -17,12 +17,12 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 def md_text(text: object) -> str:
     """A name from a run (dataset, model, run id, profile) as Markdown that shows it as itself:
-    on one line (line breaks and other control characters become a space), HTML characters as
-    entities (``<script>`` is text, never markup), and the characters Markdown reads
+    on one line (line breaks and other control characters become a space), ``&`` and ``<`` as
+    entities (``<script>`` is text, never markup: no tag can open), and the characters Markdown reads
     (``\\ ` * [ ] | ~``, a ``_`` at a word's edge) escaped with a backslash (GFM: "Any ASCII
     punctuation character may be backslash-escaped"; ``\\|`` keeps a table cell whole)."""
     one_line = _CONTROL.sub(" ", str(text))
-    html = one_line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    html = one_line.replace("&", "&amp;").replace("<", "&lt;")  # no tag can open
     return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), html)
 
 

@@ -84,8 +84,10 @@ def _models(run: RunDir, dataset: str) -> str:
 
 
 def _when(run: RunDir) -> str:
-    finished = run.manifest.get("finished")
-    return f"finished {finished}" if finished else f"dated {run.timestamp}"
+    finished, started = run.manifest.get("finished"), run.manifest.get("started")
+    if finished:
+        return f"finished {finished}"
+    return f"started {started}" if started else f"dated {run.timestamp}"
 
 
 def moment(run: RunDir) -> dt.datetime:
@@ -169,6 +171,9 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
                               "for one table per run")
         if picked:
             use, why = picked[0], "named with --runs"
+        elif is_unfinished(runs[-1]):  # --include-unfinished
+            use, why = runs[-1], ("newest run, unfinished (no finish time in its manifest; "
+                                  f"--include-unfinished), {_when(runs[-1])}")
         else:
             use, why = runs[-1], f"newest finished run, {_when(runs[-1])}"
         skipped = [(r, "not named with --runs" if picked else f"older, {_when(r)}")
