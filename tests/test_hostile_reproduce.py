@@ -32,6 +32,7 @@ CLASSES = {
     "test_a_tolerance_that_is_not_a_finite_number_at_least_zero_is_refused": "silently wrong",
     "test_a_leaderboard_argument_that_is_not_md_or_json_is_refused": "silent accept",
     "test_a_leaderboard_folder_reads_its_leaderboard_json": "unclear error",
+    "test_reproduce_out_in_the_run_directory_it_reproduces_is_refused": "input destroyed",
 }
 
 
@@ -156,3 +157,22 @@ def test_a_leaderboard_folder_reads_its_leaderboard_json(board: Path) -> None:
     """``reproduce results/`` looked for ``results.json`` beside the folder."""
     (outcome,) = reproduce_leaderboard(board, loader=_loader)
     assert outcome.status == "match", outcome.differences[:3]
+
+
+@pytest.mark.parametrize("where", ["itself", "inside"])
+def test_reproduce_out_in_the_run_directory_it_reproduces_is_refused(
+        original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str) -> None:
+    """``reproduce --run R --out R`` wrote the new run into ``R/runs/``, among the files of the
+    run it compares against."""
+    import shutil
+
+    run = tmp_path / original.name
+    shutil.copytree(original, run)
+    before = sorted(p.name for p in run.iterdir())
+    out = run if where == "itself" else run / "again"
+    status = cli.main(["reproduce", "--run", str(run), "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "--out" in err
+    assert "--run" in err
+    assert sorted(p.name for p in run.iterdir()) == before
