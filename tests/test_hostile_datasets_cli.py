@@ -24,6 +24,7 @@ CLASSES = {
     "test_an_archive_inside_the_dataset_folder_is_not_deleted_by_fetch_force": "input destroyed",
     "test_a_file_where_the_dataset_folder_goes_is_refused_before_the_download": "input destroyed",
     "test_crosscheck_versions_cache_dir_that_is_a_file_or_empty_is_refused": "unclear error",
+    "test_crosscheck_versions_alias_refuses_options_it_would_ignore": "silent accept",
 }
 
 
@@ -79,3 +80,23 @@ def test_crosscheck_versions_cache_dir_that_is_a_file_or_empty_is_refused(
     assert status == 2
     assert "--cache-dir" in err
     assert path.read_text() == "x\n"
+
+
+@pytest.mark.parametrize(("extra", "named"), [
+    (["--dataset", "synthetic"], "--dataset"),
+    (["--run", "results/runs/x"], "--run"),
+    (["--metric", "map@10"], "--metric"),
+    (["--models", "lightgbm", "--quick"], "--models, --quick"),
+])
+def test_crosscheck_versions_alias_refuses_options_it_would_ignore(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], named: str) -> None:
+    """``crosscheck --versions lightgbm==installed --dataset synthetic`` checked the releases and
+    said nothing about the dataset it never used."""
+    from bench import cli
+
+    status = cli.main(["crosscheck", "--versions", "lightgbm==installed", *extra,
+                       "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert named in err
+    assert not (tmp_path / "out").exists()
