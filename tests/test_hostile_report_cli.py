@@ -44,6 +44,7 @@ CLASSES = {
     "test_a_finish_time_that_is_not_a_time_is_one_clear_line": "silent accept",
     "test_an_unfinished_run_used_with_include_unfinished_is_not_called_finished":
         "unclear error",
+    "test_a_model_name_with_dollars_is_plotted_as_written_not_as_mathtext": "traceback",
 }
 
 
@@ -336,3 +337,16 @@ def test_an_unfinished_run_used_with_include_unfinished_is_not_called_finished(
     assert "finished run" not in line
     assert "unfinished" in line
     assert "started 2026-01-01" in line
+
+
+def test_a_model_name_with_dollars_is_plotted_as_written_not_as_mathtext(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``m$\\frac{$x`` as a legend label was parsed as Matplotlib mathtext: ValueError
+    (a traceback), and ``a$b$c`` drawn as an italic b."""
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-a",
+              models={"m$\\frac{$x": 0.1, "a$b$c": 0.0, "random": -0.1})
+    status, _, err = _report(["--out", str(out)], capsys)
+    assert status == 0, err
+    assert (out / "toy_set" / "ndcg_at_k.png").is_file()
+    assert (out / "toy_set" / "quality_vs_fit_time.png").is_file()
