@@ -134,3 +134,17 @@ def test_a_run_whose_files_disagree_is_refused_naming_the_file(
     assert expected in line
     assert str(run) in line
     assert not (run.parent.parent / "out" / "leaderboard.md").exists()
+
+
+@pytest.mark.parametrize("column", ["fit_s", "predict_s", "n_trees"])
+def test_a_negative_time_or_count_in_timings_is_refused(
+        run: Path, capsys: pytest.CaptureFixture[str], column: str) -> None:
+    """Before: ``fit_s = -1`` printed ``-1.00 [-1.00–-1.00]`` in the leaderboard (exit 0)."""
+    t = pd.read_csv(run / "timings.csv")
+    t.loc[2, column] = -1
+    t.to_csv(run / "timings.csv", index=False)
+    status, err = _report(run, capsys)
+    assert status == 2
+    assert "timings.csv:4" in err
+    assert f"'{column}'" in err
+    assert ">= 0" in err

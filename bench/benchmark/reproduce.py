@@ -214,8 +214,41 @@ def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float
 # ------------------------------------------------------------------------------------------
 
 
-def _rerun(config_path: Path, out_dir: Path, loader: Loader | None, progress: bool) -> tuple[RunConfig, Path]:
+def check_tolerance(tolerance: float | None) -> float | None:
+    """``tolerance`` once it is ``None`` or a finite number >= 0 (``nan`` makes every
+    comparison false, so every number would "match"; a negative one makes every number
+    differ)."""
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
+        raise ConfigError(f"--tolerance {tolerance}: expected a finite number >= 0 (the largest "
+                          "absolute difference accepted)")
+    return tolerance
+
+
+def _manifest_of(run_dir: Path | None) -> dict[str, Any] | None:
+    """The original run's manifest (a damaged one is a :class:`DataError` naming it), or
+    ``None`` when there is none to read."""
+    if run_dir is None or not (run_dir / "manifest.json").is_file():
+        return None
+    from bench.runs.manifest import read_manifest
+
+    return read_manifest(run_dir)
+
+
+def _check_recorded(config: RunConfig, config_path: Path, manifest: dict[str, Any] | None) -> None:
+    """Refuse a ``config.toml`` changed since the run: its hash is not the manifest's
+    ``config_hash`` (the hash the run wrote, :meth:`RunConfig.config_hash`), so the config run
+    again is not the one that made the numbers."""
+    recorded = (manifest or {}).get("config_hash")
+    if recorded and config.config_hash() != recorded:
+        raise ConfigError(f"{config_path}: edited after the run (its hash {config.config_hash()} "
+                          f"is not the manifest's config_hash {recorded}); reproduce runs the "
+                          "config that made the numbers: restore it, or start a new run")
+
+
+def _rerun(config_path: Path, out_dir: Path, loader: Loader | None, progress: bool,
+           manifest: dict[str, Any] | None) -> tuple[RunConfig, Path]:
     config = RunConfig.load(config_path)
+    _check_recorded(config, config_path, manifest)
     config = replace(config, crosscheck=False, permute_check=False, permute_retrain=False)
     new = run_benchmark(config, out_dir=out_dir, progress=progress, loader=loader)
     return config, new
@@ -234,11 +267,12 @@ def reproduce_run(
     config_path = run_dir / "config.toml"
     if not config_path.is_file():
         raise ConfigError(f"{run_dir}: no config.toml (not a run directory)")
-    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    check_tolerance(tolerance)
+    manifest = _manifest_of(run_dir) or {}
     outcome = Outcome(source=str(run_dir), status="skipped", config=str(config_path), original_run=str(run_dir))
     with _out(out_dir) as out:
         try:
-            config, new = _rerun(config_path, out, loader, progress)
+            config, new = _rerun(config_path, out, loader, progress, manifest)
         except DataError as exc:
             outcome.reason = f"data not available: {exc}"
             return outcome
@@ -261,7 +295,14 @@ def reproduce_leaderboard(
     progress: bool = False,
 ) -> list[Outcome]:
     """Reproduce every table of a leaderboard (``.md`` or ``.json``; the JSON beside the ``.md`` is read)."""
+    check_tolerance(tolerance)
     path = Path(leaderboard)
+    if path.is_dir():  # the folder the report wrote
+        path = path / "leaderboard.json"
+    if path.suffix not in (".md", ".json"):
+        raise ConfigError(f"{path}: expected a leaderboard written by 'ltrbench report' "
+                          "(leaderboard.md or leaderboard.json, or the folder holding them), "
+                          "or give a run directory with --run DIR")
     json_path = path if path.suffix == ".json" else path.with_suffix(".json")
     if not json_path.is_file():
         raise ConfigError(
@@ -274,28 +315,60 @@ def reproduce_leaderboard(
     if not document.tables:
         raise DataError("'tables' is empty: nothing to reproduce", path=json_path)
     base = json_path.parent
-    return [_reproduce_table(table, document.options, base, out_dir, tolerance, loader, progress)
-            for table in document.raw["tables"]]
+    places = [_places(table, i, base, json_path) for i, table in enumerate(document.raw["tables"])]
+    return [_reproduce_table(table, where, document.options, out_dir, tolerance, loader, progress)
+            for table, where in zip(document.raw["tables"], places, strict=True)]
 
 
-def _locate(base: Path, value: Any) -> Path | None:
-    if not value:
+def _locate(base: Path, value: Any, key: str, json_path: Path, *, file: str | None) -> Path | None:
+    """``value`` (a table's ``run_config`` or ``run_dir``) as a path, read against ``base`` (the
+    folder holding the leaderboard, never the working directory): a relative path may not climb
+    out of it (``..``); an absolute one must name a run directory (with ``metrics.csv``; its
+    ``config.toml`` when ``file``) -- a leaderboard cannot make reproduce read, or run,
+    ``/etc/passwd``. ``None`` when it is absent."""
+    if value is None or value == "":
         return None
-    p = Path(str(value))
-    for cand in (p, base / p):
-        if cand.exists():
-            return cand
-    return None
+    text = str(value)
+    p = Path(text)
+    cand = p if p.is_absolute() else base / p
+    run = cand.parent if file else cand
+    if ".." in p.parts or (file and p.name != file) or (
+            p.is_absolute() and cand.exists() and not (run / "metrics.csv").is_file()):
+        what = f"the {file} of a run directory" if file else "a run directory"
+        raise DataError(f"{key} {text!r}: expected {what} beside the leaderboard (runs/<id>) or "
+                        "an absolute path to one; it points outside the folder holding the "
+                        "leaderboard or at another file", path=json_path)
+    return cand if cand.exists() else None
 
 
-def _reproduce_table(table: dict[str, Any], options: LeaderboardOptions, base: Path, out_dir: str | Path | None,
+def _places(table: dict[str, Any], i: int, base: Path,
+            json_path: Path) -> tuple[Path | None, Path | None]:
+    """``(config, original run directory)`` of table ``i``, each ``None`` when absent; a path
+    that points outside the leaderboard's folder is refused (:func:`_locate`)."""
+    run_id = table.get("run_id")
+    if run_id is not None and (not isinstance(run_id, str) or run_id in ("", ".", "..")
+                               or "/" in run_id or "\\" in run_id):
+        raise DataError(f"tables[{i}].run_id {run_id!r}: expected the name of a run directory "
+                        "(no path separators)", path=json_path)
+    config_path = _locate(base, table.get("run_config"), f"tables[{i}].run_config", json_path,
+                          file="config.toml")
+    if config_path is None and run_id:
+        config_path = _locate(base, f"runs/{run_id}/config.toml", f"tables[{i}].run_id",
+                              json_path, file="config.toml")
+    original = _locate(base, table.get("run_dir"), f"tables[{i}].run_dir", json_path, file=None)
+    if original is None and run_id:
+        original = _locate(base, f"runs/{run_id}", f"tables[{i}].run_id", json_path, file=None)
+    _manifest_of(original)  # a damaged manifest is an error before anything runs
+    return config_path, original
+
+
+def _reproduce_table(table: dict[str, Any], where: tuple[Path | None, Path | None],
+                     options: LeaderboardOptions, out_dir: str | Path | None,
                      tolerance: float | None, loader: Loader | None, progress: bool) -> Outcome:
     dataset = str(table.get("dataset", "?"))
     run_id = table.get("run_id")
     outcome = Outcome(source=f"table {dataset!r} (run {run_id})", status="skipped")
-    config_path = _locate(base, table.get("run_config"))
-    if config_path is None and run_id:
-        config_path = _locate(base, Path("runs") / str(run_id) / "config.toml")
+    config_path, original = where
     if config_path is None:
         outcome.reason = (
             f"config not found (run_config {table.get('run_config')!r}, run_id {run_id!r}); "
@@ -303,20 +376,16 @@ def _reproduce_table(table: dict[str, Any], options: LeaderboardOptions, base: P
         )
         return outcome
     outcome.config = str(config_path)
-    original = _locate(base, table.get("run_dir"))
-    if original is None and run_id:
-        original = _locate(base, Path("runs") / str(run_id))
-    manifest_path = (original / "manifest.json") if original is not None else None
+    manifest = _manifest_of(original)
     with _out(out_dir) as out:
         try:
-            config, new = _rerun(config_path, out, loader, progress)
+            config, new = _rerun(config_path, out, loader, progress, manifest)
         except DataError as exc:
             outcome.reason = f"data not available: {exc}"
             return outcome
         if tolerance is not None:
             tol, why = tolerance, "given"
-        elif manifest_path is not None and manifest_path.is_file():
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        elif manifest is not None:
             tol, why = environment_tolerance(manifest, config.resolved().params.resolved_threads())
         else:
             tol, why = CROSS_ENV_TOLERANCE, "original manifest not available"

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
+from collections.abc import Callable
+from types import ModuleType
 
 from bench.commands.text import examples
 
@@ -38,6 +41,96 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The range of every whole-number option of the benchmarks (by destination), checked when
+#: the command line is parsed, before any data are generated: ``--rows 0`` or ``--repeat 0``
+#: measured nothing (or a default) without a word, ``--workers 0`` divided by zero,
+#: ``--trees 0`` and ``--threads -1`` failed in a child process, ``--queries -1`` in NumPy.
+_RANGES: dict[str, tuple[int, int]] = {
+    "rows": (1, 10**9), "queries": (1, 10**9), "peer_queries": (1, 10**9),
+    "docs_per_query": (1, 100_000), "ratings": (1, 10**10), "users": (1, 10**9),
+    "items": (1, 10**9), "rows_per_block": (1, 10**9), "repeat": (1, 1_000),
+    "sklearn_repeat": (1, 1_000), "trees": (1, 1_000_000), "n_trees": (1, 1_000_000),
+    "leaves": (2, 131_072), "threads": (0, 65_536), "workers": (1, 1_024),
+    "seed": (0, 2**32 - 1),
+}
+#: Per-benchmark exceptions: dask-convert's ``--trees 0`` trains nothing, on purpose.
+_OWN_RANGES: dict[tuple[str, str], tuple[int, int]] = {("dask-convert", "trees"): (0, 1_000_000)}
+
+
+def _whole(least: int, most: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not least <= value <= most:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from {least:,} to {most:,}; got {text!r}")
+        return value
+    return parse
+
+
+def _listed(valid: tuple[str, ...] | None, least: int = 1, most: int = 1_024) -> Callable[[str], str]:
+    """A comma-separated list: names out of ``valid``, or (``valid`` None) whole numbers."""
+    def parse(text: str) -> str:
+        items = [x.strip() for x in text.split(",")]
+        if not text.strip() or "" in items:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list; got {text!r}")
+        if valid is None:
+            for x in items:
+                _whole(least, most)(x)
+        elif unknown := [x for x in items if x not in valid]:
+            raise argparse.ArgumentTypeError(
+                f"unknown {', '.join(map(repr, unknown))}; valid: {', '.join(valid)}")
+        if len(set(items)) != len(items):
+            raise argparse.ArgumentTypeError(f"{text!r} names an entry twice")
+        return text
+    return parse
+
+
+def _check_ranges(name: str, parser: argparse.ArgumentParser, module: ModuleType) -> None:
+    """Give each numeric or list option of benchmark ``name`` its checked type (see
+    :data:`_RANGES`)."""
+    for action in parser._actions:
+        dest = action.dest
+        if dest == "workers" and action.type is None:  # dask: a list of worker counts
+            action.type = _listed(None)
+        elif dest == "libraries" and hasattr(module, "LIBRARIES"):
+            action.type = _listed(tuple(module.LIBRARIES))
+        elif action.type is int and (name, dest) in _OWN_RANGES:
+            action.type = _whole(*_OWN_RANGES[(name, dest)])
+        elif action.type is int and dest in _RANGES:
+            action.type = _whole(*_RANGES[dest])
+        elif action.type is float:
+            action.type = _positive_float
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0; got {text!r}")
+    return value
+
+
+def _out_apart(module: ModuleType) -> Callable[[argparse.Namespace], int]:
+    """The benchmark's ``run`` once ``--out FILE.md`` is neither an input of the benchmark (``--qrels``,
+    ``--run``, ``--data``, ``--config``, ``--baseline``), a folder, a device nor a FIFO."""
+    def checked(args: argparse.Namespace) -> int:
+        if getattr(args, "out", None):
+            from bench.data.outputs import check_output_file
+
+            inputs = [(f"--{k}", getattr(args, k, None))
+                      for k in ("qrels", "run", "data", "config", "baseline")]
+            check_output_file(args.out, option="--out",
+                              inputs=[(k, v) for k, v in inputs if isinstance(v, str)])
+        status: int = module.run(args)
+        return status
+    return checked
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("perf", help="speed/memory benchmarks with ratios against peers")
     inner = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
@@ -47,4 +140,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                              epilog=examples(*_EXAMPLES[name]))
         module = importlib.import_module(module_name)
         module.add_arguments(p)
-        p.set_defaults(func=module.run)
+        _check_ranges(name, p, module)
+        p.set_defaults(func=_out_apart(module))

@@ -105,6 +105,11 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
 def run(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = PUBLISHED_RESULTS if args.publish else LOCAL_RESULTS
+    if not str(args.out).strip():
+        from bench.errors import ConfigError
+
+        raise ConfigError("--out '': empty; expected a folder (default: "
+                          f"{LOCAL_RESULTS})")
     out = check_output_dir(args.out, option="--out", inputs=[("--runs", r) for r in
                                                               args.runs or ()])
     runs = args.runs or [out / "runs"]

@@ -57,7 +57,8 @@ def main(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_output_dir(args.out, option="--out", inputs=[
             ("leaderboard", None if args.run else args.leaderboard),
-            *[("--run", d) for d in args.run]], writes=RUN_WRITES)
+            *[("--run", d) for d in args.run]], writes=RUN_WRITES, into=("runs",),
+            sealed=("--run",))  # never into the run directory being reproduced
     if args.run:
         outcomes = [
             reproduce_run(Path(d), out_dir=args.out, tolerance=args.tolerance, progress=progress)

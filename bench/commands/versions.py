@@ -56,13 +56,42 @@ def add_cache_argument(p: argparse.ArgumentParser, of: str = "--versions") -> No
                    help=f"virtual environments of {of} (default: the user cache dir)")
 
 
+#: Options of ``ltrbench crosscheck`` (a dataset or a run) that the version check does not use.
+_RUN_OPTIONS = ("config", "dataset", "models", "seeds", "metrics", "profile", "quick", "n_trees",
+                "threads", "data_dir", "no_cache", "run", "runs_dir", "retrain")
+
+
+def _refuse_run_options(args: argparse.Namespace) -> None:
+    """``crosscheck --versions ... --dataset X`` (or ``--run``, ``--metric`` ...): those options
+    were ignored without a word; the version check takes no dataset and no run."""
+    from bench.errors import ConfigError
+    from bench.metrics.families import PRIMARY_METRIC
+
+    given = [f"--{d.replace('_', '-')}" for d in _RUN_OPTIONS
+             if getattr(args, d, None) not in (None, False)]
+    if getattr(args, "metric", PRIMARY_METRIC) != PRIMARY_METRIC:
+        given.append("--metric")
+    if given:
+        raise ConfigError(f"--versions checks library releases on built-in cases (no dataset, "
+                          f"no run): it does not use {', '.join(given)}; run 'ltrbench crosscheck' "
+                          "without --versions to cross-check a dataset or a run")
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``ltrbench crosscheck-versions`` (and ``crosscheck --versions``); the exit status."""
     from bench.crosscheck.version_render import render_versions, versions_json, write_versions
     from bench.crosscheck.versions import parse_version_specs, run_versions
     from bench.data.outputs import check_output_dir
 
+    _refuse_run_options(args)
     specs = parse_version_specs(args.versions)
+    if args.cache_dir is not None:
+        from bench.errors import ConfigError
+
+        cache = Path(args.cache_dir)
+        if not str(args.cache_dir).strip() or (cache.exists() and not cache.is_dir()):
+            raise ConfigError(f"--cache-dir {args.cache_dir!r}: expected a folder for the "
+                              "isolated environments (created when missing)")
     check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
                      writes=("definitions", "definitions/*"))
     result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,

@@ -247,8 +247,9 @@ def fetch(
         url = card.url
 
     parent = primary_data_dir(data_dir)
-    parent.mkdir(parents=True, exist_ok=True)
     dest = parent / (card.dir or card.name)
+    _check_source_apart(url, dest)
+    parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.fetch-", dir=parent))
     try:
         record: dict[str, object] = {
@@ -429,6 +430,23 @@ def _as_url(url: str) -> str:
     if parsed.scheme in ("http", "https", "file", "ftp"):
         return url
     return Path(url).expanduser().resolve().as_uri()
+
+
+def _check_source_apart(url: str | None, dest: Path) -> None:
+    """Refuse, before any work, a ``--url`` archive on this machine that lies in the dataset's
+    folder (``fetch --force`` replaces that folder, and would delete the archive read), and a
+    dataset folder that is a file (not a folder the fetch may replace)."""
+    if dest.exists() and not dest.is_dir():
+        raise ConfigError(f"{os.fspath(dest)!r} is a file where the dataset's folder goes: move "
+                          "it away (fetch writes a folder there)")
+    if url is None or urllib.parse.urlparse(url).scheme != "file":
+        return
+    source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
+    real, folder = Path(os.path.realpath(source)), Path(os.path.realpath(dest))
+    if real == folder or folder in real.parents:
+        raise ConfigError(f"--url {os.fspath(source)!r} lies inside the dataset folder "
+                          f"{os.fspath(dest)!r}, which the fetch replaces (the archive would be "
+                          "deleted): move the archive out of it first")
 
 
 def _format_from_name(url: str) -> str:

@@ -19,7 +19,11 @@ _TEX_ESCAPES = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 
 def _label(name: str) -> str:
@@ -27,8 +31,10 @@ def _label(name: str) -> str:
 
 
 def tex_escape(text: str) -> str:
-    """Escape LaTeX special characters in plain text."""
-    return "".join(_TEX_ESCAPES.get(ch, ch) for ch in str(text))
+    """Plain text as LaTeX that prints it: the special characters escaped, ``<``, ``>`` and
+    ``|`` (other glyphs in the default OT1 font encoding) as text commands, line breaks and
+    other control characters as a space."""
+    return "".join(_TEX_ESCAPES.get(ch, ch) for ch in _CONTROL.sub(" ", str(text)))
 
 
 def _tex_ms(entry: dict[str, Any] | None, bold: bool, digits: int = 4) -> str:
@@ -83,7 +89,7 @@ def render_latex(doc: dict[str, Any]) -> str:
         out.append("\\midrule")
         for row in table["rows"]:
             cells = [tex_escape(row["model"])]
-            cells += [_tex_ms(row["metrics"][m], best.get(m) == row["model"]) for m in metrics]
+            cells += [_tex_ms(row["metrics"][m], row["model"] in best.get(m, ())) for m in metrics]
             cells.append(fmt_fit_time(row["fit_s"]).replace("†", r"$^\dagger$").replace("–", "--"))
             if with_tests:
                 e = row["metrics"][primary]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import json
 import os
 import re
@@ -27,7 +28,7 @@ from typing import Any
 
 from bench.data.atomic import replace_file_set, write_text
 from bench.data.outputs import check_output_dir
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 from bench.report.build import DEFAULT_OPTIONS, LeaderboardOptions, build_leaderboard
 from bench.report.latex import render_latex
 from bench.report.plots import PLOT_NAMES
@@ -48,12 +49,51 @@ def render_json(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
+#: The longest plot folder name (a longer dataset name is cut and given a digest suffix).
+_LONGEST = 100
+#: Names a plot folder never takes: the report's own files and the default folder of runs.
+_RESERVED = frozenset({"runs", *LEADERBOARD_FILES, REPORT_FILES})
+
+
 def plot_folders(choices: list[Choice]) -> list[str]:
-    """The plot folder of each table: ``<dataset-slug>``, or ``<dataset-slug>@<run-id>`` when
-    several tables show one dataset (``--all``)."""
+    """The plot folder of each table, one per table: ``<dataset-slug>``, or
+    ``<dataset-slug>@<run-id>`` when several tables share a slug (``--all``; two datasets whose
+    names end alike, ``/a/OHSUMED`` and ``/b/OHSUMED``) or the slug is one of the report's own
+    names (``runs``, ``leaderboard.md``); ``-2``, ``-3`` ... when even that repeats. A name
+    over :data:`_LONGEST` characters is cut and ends with 8 hex digits of its SHA-256."""
     slugs = [dataset_slug(c.dataset) for c in choices]
-    return [s if slugs.count(s) == 1 else f"{s}@{c.run.run_id}" for s, c in zip(slugs, choices,
-                                                                                 strict=True)]
+    folders: list[str] = []
+    for slug, choice in zip(slugs, choices, strict=True):
+        name = slug
+        if slugs.count(slug) > 1 or slug.lower() in _RESERVED:
+            run = re.sub(r"[^A-Za-z0-9._-]+", "-", choice.run.run_id).strip("-.") or "run"
+            name = f"{slug}@{run}"
+        if len(name) > _LONGEST:  # a file name holds 255 bytes: a long name is cut, kept apart
+            name = f"{name[:_LONGEST - 9]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+        base, n = name, 2
+        while name.lower() in {f.lower() for f in folders}:  # case-insensitive file systems
+            name, n = f"{base}-{n}", n + 1
+        folders.append(name)
+    return folders
+
+
+def check_out_apart(out: Path, choices: list[Choice]) -> None:
+    """Refuse an output folder that is, or lies inside, a run directory the report reads (its
+    files would be written among the run's), or that holds the run directories themselves
+    (``--out results/local/runs``: leaderboards and plot folders among the runs)."""
+    real = Path(os.path.realpath(out))
+    for c in choices:
+        run = Path(os.path.realpath(c.run.path))
+        if real == run or run in real.parents:
+            how = "is" if real == run else "lies inside"
+            raise ConfigError(f"--out {os.fspath(out)!r} {how} the run directory "
+                              f"{c.run.run_id!r} ({os.fspath(c.run.path)!r}), which the report "
+                              "reads: write the report outside it")
+        if run.parent == real:
+            raise ConfigError(f"--out {os.fspath(out)!r} holds the run directories themselves "
+                              f"({c.run.run_id!r} is in it): the report's files and plot "
+                              "folders would sit among the runs; write to the folder above "
+                              f"({os.fspath(real.parent)!r}), which reads its runs/ by default")
 
 
 def earlier_report_files(out: Path) -> list[str]:
@@ -119,6 +159,7 @@ def write_leaderboard(
                *(f"{f}/{n}" for f in folders for n in PLOT_NAMES if plots)]
     check_output_dir(out, option="--out", inputs=[("--runs", c.run.path) for c in choices],
                      writes=[glob.escape(n) for n in (*planned, *earlier)])
+    check_out_apart(out, choices)
     steps = len(choices) * (2 if plots else 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

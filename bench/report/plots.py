@@ -208,10 +208,16 @@ PLOT_NAMES = ("ndcg_at_k.png", "learning_curves.png", "quality_vs_fit_time.png")
 
 def plot_files(table: dict[str, Any], run: RunDir, folder: Path) -> list[Path]:
     """All plots of one leaderboard table into ``folder`` (names :data:`PLOT_NAMES`); returns
-    the paths of the plots made (a plot without data is not made)."""
-    made = [
-        plot_ndcg_at_k(table, run, folder / "ndcg_at_k.png"),
-        plot_learning_curves(table, run, folder / "learning_curves.png"),
-        plot_quality_vs_time(table, folder / "quality_vs_fit_time.png"),
-    ]
+    the paths of the plots made (a plot without data is not made). Every text is drawn as
+    written: a model or dataset name holding ``$`` is not Matplotlib mathtext
+    (``text.parse_math`` off; ``m$\\frac{$x`` raised a ValueError, ``a$b$c`` lost its
+    dollars)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        made = [
+            plot_ndcg_at_k(table, run, folder / "ndcg_at_k.png"),
+            plot_learning_curves(table, run, folder / "learning_curves.png"),
+            plot_quality_vs_time(table, folder / "quality_vs_fit_time.png"),
+        ]
     return [p for p in made if p is not None]

@@ -4,11 +4,42 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 import pandas as pd
 
 from bench.metrics.families import metric_header
+
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+
+
+def md_text(text: object) -> str:
+    """A name from a run (dataset, model, run id, profile) as Markdown that shows it as itself:
+    on one line (line breaks and other control characters become a space), ``&`` and ``<`` as
+    entities (``<script>`` is text, never markup: no tag can open), and the characters Markdown reads
+    (``\\ ` * [ ] | ~``, a ``_`` at a word's edge) escaped with a backslash (GFM: "Any ASCII
+    punctuation character may be backslash-escaped"; ``\\|`` keeps a table cell whole)."""
+    one_line = _CONTROL.sub(" ", str(text))
+    html = one_line.replace("&", "&amp;").replace("<", "&lt;")  # no tag can open
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), html)
+
+
+def md_code(text: object) -> str:
+    """``text`` as a code span when it is safe in one (no backtick, ``|`` or control
+    character), else as escaped text (:func:`md_text`): a code span shows backslashes as they
+    are, so it cannot hold an escaped character."""
+    s = str(text)
+    if "`" in s or "|" in s or _CONTROL.search(s):
+        return md_text(s)
+    return f"`{s}`"
+
+
+def comment_json(value: object) -> str:
+    """``value`` as JSON that cannot end an HTML comment (``<`` and ``>`` as ``\\u003c`` /
+    ``\\u003e``: the same string to a JSON reader)."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _fmt(v: float | None, digits: int = 4) -> str:
@@ -44,8 +75,10 @@ def _fmt_ci(entry: dict[str, Any]) -> str:
     return f"[{entry['ci_low']:.4f}, {entry['ci_high']:.4f}]"
 
 
-def best_by_metric(table: dict[str, Any]) -> dict[str, str]:
-    best: dict[str, str] = {}
+def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
+    """The models shown in bold per metric: every row whose mean equals the column's largest
+    (a tie bolds each tied row; the tie is never broken by the models' names)."""
+    best: dict[str, set[str]] = {}
     for metric in table["metrics"]:
         means = [
             (r["metrics"][metric]["mean"], r["model"])
@@ -53,18 +86,20 @@ def best_by_metric(table: dict[str, Any]) -> dict[str, str]:
             if r["metrics"].get(metric, {}).get("mean") is not None
         ]
         if means:
-            best[metric] = max(means)[1]
+            top = max(v for v, _ in means)
+            best[metric] = {model for v, model in means if v == top}
     return best
 
 
 def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str]:
     seeds = ", ".join(str(s) for s in table["seeds"])
     lines = [
-        f"## {table['dataset']} — {table['split']} split, profile `{table['profile']}`",
+        f"## {md_text(table['dataset'])} — {table['split']} split, profile "
+        f"{md_code(table['profile'])}",
         "",
-        f"<!-- ltrbench-table dataset={json.dumps(table['dataset'])} run_id={json.dumps(table['run_id'])} "
-        f"run_config={json.dumps(table['run_config'])} -->",
-        f"Run `{table['run_id']}` · config `{table['run_config']}` · seeds {seeds} · "
+        f"<!-- ltrbench-table dataset={comment_json(table['dataset'])} run_id="
+        f"{comment_json(table['run_id'])} run_config={comment_json(table['run_config'])} -->",
+        f"Run {md_code(table['run_id'])} · config {md_code(table['run_config'])} · seeds {seeds} · "
         f"{table['n_queries']} {table['split']} queries",
     ]
     if table.get("unfinished"):
@@ -73,7 +108,7 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
     if table["blank_queries"]:
         lines[-1] += (
             f" ({table['blank_queries']} blank: no relevant document; excluded from the means "
-            f"under profile `{table['profile']}`, see the blank-query table)"
+            f"under profile {md_code(table['profile'])}, see the blank-query table)"
         )
     lines.append("")
     if table.get("rows"):  # the plain verdict: the best row, and who is not told apart from it
@@ -81,17 +116,17 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
 
         rows = sorted(table["rows"], key=lambda r: -(r["metrics"].get(table["primary_metric"], {})
                                                      .get("mean") or float("-inf")))
-        lines += [verdict(rows, table["primary_metric"]).replace("verdict: ", "Verdict: ", 1)
+        lines += [md_text(verdict(rows, table["primary_metric"]).replace("verdict: ", "Verdict: ", 1))
                   + " (Holm-corrected paired randomization tests).", ""]
     return lines
 
 
 def _selection_lines(sel: dict[str, Any]) -> list[str]:
     """Why this run supplies the table, and the other runs of the dataset left out."""
-    line = f"Run chosen: {sel['why']}; {sel['found']} run(s) of this dataset found"
+    line = f"Run chosen: {md_text(sel['why'])}; {sel['found']} run(s) of this dataset found"
     if sel["skipped"]:
         line += f", {len(sel['skipped'])} skipped (" + "; ".join(
-            f"`{s['run']}`: {s['why']}" for s in sel["skipped"]) + ")"
+            f"{md_code(s['run'])}: {md_text(s['why'])}" for s in sel["skipped"]) + ")"
     return [line + ".", ""]
 
 
@@ -124,10 +159,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
         for row in table["rows"]:
-            cells = [row["model"]]
+            cells = [md_text(row["model"])]
             for m in metrics:
                 text = _fmt_ms(row["metrics"][m])
-                cells.append(f"**{text}**" if best.get(m) == row["model"] and text else text)
+                cells.append(f"**{text}**" if row["model"] in best.get(m, ()) and text else text)
             cells.append(fmt_fit_time(row["fit_s"]))
             if primary in metrics:
                 cells.append(_fmt_ci(row["metrics"][primary]))
@@ -144,7 +179,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             out.append("| " + " | ".join(["Model", *[metric_header(m) for m in metrics]]) + " |")
             out.append("|" + "|".join(["---"] + ["---:"] * len(metrics)) + "|")
             for row in table["rows"]:
-                cells = [row["model"], *[_fmt_ci(row["metrics"][m]) for m in metrics]]
+                cells = [md_text(row["model"]), *[_fmt_ci(row["metrics"][m]) for m in metrics]]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
         blank_metrics = [m for m in metrics if any(m in r["blank"] for r in table["rows"])]
@@ -153,7 +188,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         if table["blank_queries"] and blank_metrics:
             out.append(
                 f"{table['blank_queries']} blank {table['split']} queries: NDCG with blank queries "
-                f"excluded (profile `{table['profile']}`), scored 0 and scored 1 "
+                f"excluded (profile {md_code(table['profile'])}), scored 0 and scored 1 "
                 "(LightGBM and XGBoost score them 1):"
             )
             out.append("")
@@ -164,7 +199,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             out.append("| " + " | ".join(head) + " |")
             out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
             for row in table["rows"]:
-                cells = [row["model"]]
+                cells = [md_text(row["model"])]
                 for m in blank_metrics:
                     b = row["blank"].get(m, {})
                     cells += [
@@ -176,7 +211,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             out.append("")
         out.extend(_published_lines(table))
         for note in table["notes"]:
-            out.append(f"Note: {note}.")
+            out.append(f"Note: {md_text(note)}.")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -191,7 +226,7 @@ def _published_lines(table: dict[str, Any]) -> list[str]:
     lines = [
         f"Published numbers ({first['source']}, <{first['url']}>) beside ours. Published: "
         f"{first['selection']}; computed by {first['evaluator']}. Ours: the iteration chosen on "
-        f"the validation split, test evaluated once, profile `{table['profile']}`; the two are "
+        f"the validation split, test evaluated once, profile {md_code(table['profile'])}; the two are "
         "not the same measurement.",
         "",
     ]
@@ -201,7 +236,7 @@ def _published_lines(table: dict[str, Any]) -> list[str]:
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---", "---"] + ["---:"] * (len(head) - 2)) + "|")
     for p in published:
-        cells = [p["row"], p["model"] or "(none)"]
+        cells = [md_text(p["row"]), md_text(p["model"]) if p["model"] else "(none)"]
         for m in metrics:
             v = p["metrics"].get(m) or {}
             cells += [_fmt(v.get("published"), 6), _fmt(v.get("ours"))]

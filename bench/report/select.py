@@ -6,8 +6,8 @@ test run replaced an eleven-model table. The rule now (:func:`select_runs`):
 * every run found is listed per dataset, with the one used, the reason, and the others skipped
   (each with its reason and its number of models);
 * by default the **newest finished** run of each dataset is used (finish time from the manifest,
-  else start time, else the folder's time; a run whose manifest has no finish time is skipped
-  unless ``include_unfinished``);
+  else start time, else the folder's time, compared as instants: :func:`moment`; a run whose
+  manifest has no finish time is skipped unless ``include_unfinished``);
 * runs named one by one (``--runs DIR`` of a run directory, or a run id looked up under the
   runs folder) are used as named, finished or not; two named runs of one dataset are an error
   unless ``every`` (``--all``: one table per run).
@@ -18,6 +18,7 @@ run is a :class:`~bench.errors.DataError` naming the file, the line and the colu
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.errors import ConfigError, DataError
-from bench.runs.reader import RunDir
+from bench.runs.reader import _TIME_KEYS, RunDir
 from bench.runs.search import find_runs
 
 
@@ -83,8 +84,25 @@ def _models(run: RunDir, dataset: str) -> str:
 
 
 def _when(run: RunDir) -> str:
-    finished = run.manifest.get("finished")
-    return f"finished {finished}" if finished else f"dated {run.timestamp}"
+    finished, started = run.manifest.get("finished"), run.manifest.get("started")
+    if finished:
+        return f"finished {finished}"
+    return f"started {started}" if started else f"dated {run.timestamp}"
+
+
+def moment(run: RunDir) -> dt.datetime:
+    """When ``run`` finished (else started, else its folder's time) as an aware time, so that
+    runs compare by the instant, not by the text (``2026-01-02T00:00:00+05:00`` is before
+    ``2026-01-01T20:00:00+00:00``); a time without an offset is read as UTC. A manifest time
+    that is not ISO 8601 is a :class:`DataError` naming the file."""
+    text = run.timestamp
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        key = next((k for k in _TIME_KEYS if run.manifest.get(k)), "finished")
+        raise DataError(f"{key!r} is {text!r}: expected an ISO 8601 time such as "
+                        "2026-01-01T12:00:00+00:00", path=run.path / "manifest.json") from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
 
 
 def resolve_runs(items: Iterable[str | Path | RunDir],
@@ -97,6 +115,9 @@ def resolve_runs(items: Iterable[str | Path | RunDir],
         if isinstance(item, RunDir):
             named.append(item)
             continue
+        if str(item).strip() == "":
+            raise ConfigError("--runs '': empty; expected a run directory, a folder of runs or "
+                              "a run id")
         path = Path(item)
         if (path / "metrics.csv").is_file():
             named.append(RunDir(path))
@@ -134,7 +155,7 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         selection.unfinished = [r for r in found if is_unfinished(r)]
         found = [r for r in found if not is_unfinished(r)]
     by_dataset: dict[str, list[RunDir]] = {}
-    for run in sorted([*named, *found], key=lambda r: (r.timestamp, r.run_id)):
+    for run in sorted([*named, *found], key=lambda r: (moment(r), r.run_id)):
         for dataset in run.datasets():
             by_dataset.setdefault(dataset, []).append(run)
     for dataset in sorted(by_dataset):
@@ -150,6 +171,9 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
                               "for one table per run")
         if picked:
             use, why = picked[0], "named with --runs"
+        elif is_unfinished(runs[-1]):  # --include-unfinished
+            use, why = runs[-1], ("newest run, unfinished (no finish time in its manifest; "
+                                  f"--include-unfinished), {_when(runs[-1])}")
         else:
             use, why = runs[-1], f"newest finished run, {_when(runs[-1])}"
         skipped = [(r, "not named with --runs" if picked else f"older, {_when(r)}")

@@ -16,7 +16,8 @@ from part of it:
   for every model of a split, and its mean equals ``metrics.csv``'s value: under the run's
   profile the mean over the queries with a value (blank queries are NaN), under
   ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
-  run loop writes both files with (:mod:`bench.benchmark.record`).
+  run loop writes both files with (:mod:`bench.benchmark.record`);
+* ``timings.csv``'s times, memory and tree counts are never negative.
 
 The comparison tolerance is :data:`TOLERANCE` (absolute): the two files are written from the
 same per-query values, so only the order of the summation may differ.
@@ -51,6 +52,7 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
     _check_profile(run, metrics, path)
     main = metrics[metrics["profile"] == profile] if "profile" in metrics.columns else metrics
     _check_grid(main, path)
+    _check_timings(run)
     if not run.has("per_query.parquet"):
         return
     pq = _keyed(run.table("per_query.parquet"))
@@ -223,6 +225,28 @@ def check_scores_and_labels(run: RunDir, labels: pd.DataFrame, scores: pd.DataFr
             raise DataError(f"model {model!r}, seed {seed}, split {split!r}: {n} score(s) for rows "
                             f"{lo}..{hi} where labels.parquet has {want} rows: every labelled row "
                             "needs one score; the file is damaged", path=sc_path)
+
+
+#: ``timings.csv`` columns that count or measure (seconds, megabytes, trees): never negative.
+_NOT_NEGATIVE = ("fit_s", "predict_s", "peak_rss_mb", "best_iteration", "n_trees")
+
+
+def _check_timings(run: RunDir) -> None:
+    """``timings.csv``'s times, memory and tree counts are >= 0 where given (a negative fit
+    time was printed as ``-1.00 [-1.00–-1.00]`` and placed on the plots' log axis)."""
+    if not run.has("timings.csv"):
+        return
+    timings = run.table("timings.csv")
+    for column in _NOT_NEGATIVE:
+        if column not in timings.columns:
+            continue
+        values = pd.to_numeric(timings[column], errors="coerce").to_numpy(dtype=np.float64)
+        bad = values < 0
+        if bad.any():
+            i = int(bad.argmax())
+            raise DataError(f"{column} {float(values[i])!r}: expected a number >= 0 (a time, "
+                            "a size or a count); the run is damaged or was edited",
+                            path=run.path / "timings.csv", line=i + 2, column=column)
 
 
 def _check_finite(frame: pd.DataFrame, column: str, path: Any) -> None:
