@@ -158,3 +158,11 @@ def test_committed_catalogue_table_is_up_to_date() -> None:
     committed = (REPO / "datasets" / "catalogue.md").read_text(encoding="utf-8")
     assert committed == render_markdown(), (
         "regenerate: ltrbench datasets list --format markdown > datasets/catalogue.md")
+
+
+@pytest.mark.parametrize("spec", ["istella:", "ohsumed: ", "synthetic-mslr30k:"])
+def test_a_colon_with_nothing_after_it_is_refused_not_read_as_the_default(spec: str) -> None:
+    from bench.datasets.catalogue import parse_spec
+
+    with pytest.raises(ConfigError, match="nothing after ':'"):
+        parse_spec(spec)

@@ -182,8 +182,14 @@ def card_names() -> list[str]:
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
-    """``"istella:s"`` -> ``("istella", "s")``; ``"ml-25m"`` -> ``("ml-25m", None)``."""
+    """``"istella:s"`` -> ``("istella", "s")``; ``"ml-25m"`` -> ``("ml-25m", None)``.
+
+    A colon with nothing after it (``"istella:"``) is a :class:`ConfigError`: it names no
+    variant, and reading it as the default would hide a half-typed option."""
     name, sep, option = spec.partition(":")
+    if sep and not option.strip():
+        raise ConfigError(f"dataset {spec!r}: nothing after ':'; give a variant, fold or scale "
+                          f"(e.g. {name.strip() or 'NAME'}:Fold1) or leave out the ':'")
     return name.strip().lower(), (option.strip() or None) if sep else None
 
 

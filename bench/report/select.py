@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.errors import ConfigError, DataError
-from bench.runs.reader import _TIME_KEYS, RunDir
+from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
 
 
@@ -91,18 +91,8 @@ def _when(run: RunDir) -> str:
 
 
 def moment(run: RunDir) -> dt.datetime:
-    """When ``run`` finished (else started, else its folder's time) as an aware time, so that
-    runs compare by the instant, not by the text (``2026-01-02T00:00:00+05:00`` is before
-    ``2026-01-01T20:00:00+00:00``); a time without an offset is read as UTC. A manifest time
-    that is not ISO 8601 is a :class:`DataError` naming the file."""
-    text = run.timestamp
-    try:
-        when = dt.datetime.fromisoformat(text)
-    except ValueError:
-        key = next((k for k in _TIME_KEYS if run.manifest.get(k)), "finished")
-        raise DataError(f"{key!r} is {text!r}: expected an ISO 8601 time such as "
-                        "2026-01-01T12:00:00+00:00", path=run.path / "manifest.json") from None
-    return when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
+    """When ``run`` finished (else started, else its folder's time): :attr:`RunDir.moment`."""
+    return run.moment
 
 
 def resolve_runs(items: Iterable[str | Path | RunDir],

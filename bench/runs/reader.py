@@ -81,6 +81,21 @@ class RunDir:
         return dt.datetime.fromtimestamp(mtime, tz=dt.timezone.utc).isoformat()
 
     @property
+    def moment(self) -> dt.datetime:
+        """:attr:`timestamp` as an aware time, so that runs compare by the instant, not by the
+        text (``2026-01-02T00:00:00+05:00`` is before ``2026-01-01T20:00:00+00:00``); a time
+        without an offset is read as UTC. A manifest time that is not ISO 8601 is a
+        :class:`DataError` naming the file."""
+        text = self.timestamp
+        try:
+            when = dt.datetime.fromisoformat(text)
+        except ValueError:
+            key = next((k for k in _TIME_KEYS if self.manifest.get(k)), "finished")
+            raise DataError(f"{key!r} is {text!r}: expected an ISO 8601 time such as "
+                            "2026-01-01T12:00:00+00:00", path=self.path / MANIFEST) from None
+        return when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
+
+    @property
     def profile(self) -> str:
         """The run's evaluation profile (config ``profile``, else ``evaluation.profile``, else ltrbench)."""
         cfg = self.config

@@ -19,14 +19,14 @@ class DamagedRunWarning(UserWarning):
 
 def find_runs(root: str | Path) -> list[RunDir]:
     """Run directories under ``root``: ``root`` itself if it holds ``metrics.csv``, else its
-    sub-folders that do, oldest first (by :attr:`RunDir.timestamp`, then name)."""
+    sub-folders that do, oldest first (by the instant :attr:`RunDir.moment`, then name)."""
     root = Path(root)
     if (root / "metrics.csv").is_file():
         return [RunDir(root)]
     if not root.is_dir():
         raise DataError("runs folder not found", path=root)
     runs = [RunDir(p) for p in sorted(root.iterdir()) if (p / "metrics.csv").is_file()]
-    return sorted(runs, key=lambda r: (r.timestamp, r.run_id))
+    return sorted(runs, key=lambda r: (r.moment, r.run_id))
 
 
 def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
