@@ -46,3 +46,17 @@ def test_the_default_output_folder_is_the_ignored_local_one() -> None:
     # run leaves --out empty so that --resume RUN_DIR can default to the run's own folder
     assert parser.parse_args(["run"]).out is None
     assert results_folder(parser.parse_args(["run"]).out, False) == Path(LOCAL_RESULTS)
+
+
+def test_blank_fills_reads_only_the_given_profiles_variants() -> None:
+    import math
+
+    import pandas as pd
+
+    from bench.runs.layout import blank_fills
+
+    labels = pd.Series(["ltrbench", "ltrbench-blank0", "ltrbench-blank1", "lightgbm-blank0",
+                        "lightgbm", "ltrbench2-blank1", "ltrbench-blank2"])
+    got = blank_fills(labels, "ltrbench").tolist()
+    assert math.isnan(got[0]) and got[1:3] == [0.0, 1.0]
+    assert got[3:] == [None, None, None, None]  # other profiles' rows, an unknown suffix

@@ -38,6 +38,7 @@ from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.consistency import check_run_consistency
+from bench.runs.layout import blank_fills, blank_variant_of
 from bench.runs.models import model_libraries
 from bench.runs.reader import RunDir
 
@@ -119,7 +120,7 @@ def _main_profile(metrics: pd.DataFrame, run: RunDir) -> str:
     if "profile" not in metrics.columns:
         return run.profile
     profiles = [str(p) for p in metrics["profile"].dropna().astype(str)]
-    plain = [p for p in profiles if not p.endswith(("-blank0", "-blank1"))]
+    plain = [p for p in profiles if blank_variant_of(p)[1] is None]
     if run.profile in plain:
         return run.profile
     if not plain:
@@ -269,9 +270,10 @@ def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources
     check_run_consistency(run, profile)
     m = metrics_all[metrics_all["split"].astype(str) == split]
     if "profile" in m.columns:
-        prof = m["profile"].astype(str)
-        main, blank0, blank1 = (m[prof == profile], m[prof.str.endswith("-blank0")],
-                                m[prof.str.endswith("-blank1")])
+        fills = blank_fills(m["profile"], profile)
+        main, blank0, blank1 = (m[(m["profile"].astype(str) == profile).to_numpy()],
+                                m[(fills == 0.0).to_numpy(dtype=bool)],
+                                m[(fills == 1.0).to_numpy(dtype=bool)])
     else:
         main, blank0, blank1 = m, m.iloc[0:0], m.iloc[0:0]
     if main.empty:

@@ -31,12 +31,12 @@ import numpy as np
 import pandas as pd
 
 from bench.errors import DataError
+from bench.runs.layout import blank_fills, blank_variant_of
 from bench.runs.reader import RunDir
 
 #: Largest difference allowed between a ``metrics.csv`` value and its per-query mean.
 TOLERANCE = 1e-9
 
-_BLANK_FILL = {"-blank0": 0.0, "-blank1": 1.0}
 _CELL = ["dataset", "model", "seed", "split", "metric"]
 
 
@@ -124,7 +124,7 @@ def _check_profile(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
     declared = configured if configured is not None else recorded
     if declared is None or "profile" not in metrics.columns:
         return
-    plain = [p for p in pd.unique(metrics["profile"]) if not p.endswith(tuple(_BLANK_FILL))]
+    plain = [p for p in pd.unique(metrics["profile"]) if blank_variant_of(str(p))[1] is None]
     if str(declared) not in plain:
         raise DataError(f"rows computed under profile(s) {', '.join(map(repr, plain))} where the "
                         f"run was configured with {declared!r}: the file is not this run's",
@@ -168,9 +168,9 @@ def _check_means(metrics: pd.DataFrame, pq: pd.DataFrame, profile: str, path: An
     grouped = keyed.groupby(_CELL, sort=False, as_index=False)[["filled", "blank", "n"]].sum()
     prof = (metrics["profile"] if "profile" in metrics.columns
             else pd.Series(profile, index=metrics.index))
-    suffix = prof.str.slice(len(profile))
-    fill = suffix.map(_BLANK_FILL).where(prof.str.startswith(profile))
-    checked = (prof == profile) | fill.notna()
+    fills = blank_fills(prof, profile)
+    checked = fills.notna() | (prof.astype(str) == profile)
+    fill = fills.where(fills.notna(), np.nan)
     rows = metrics[_CELL].assign(value=metrics["value"].to_numpy(dtype=np.float64),
                                  fill=fill.to_numpy(dtype=np.float64), line=np.arange(len(metrics)) + 2,
                                  profile=prof)[checked.to_numpy()]

@@ -78,6 +78,22 @@ def blank_variant_of(label: str) -> tuple[str, BlankVariant | None]:
     return label, None
 
 
+def blank_fills(labels: pd.Series, profile: str) -> pd.Series:
+    """For each ``profile`` label of a metrics table: ``NaN`` for ``profile`` itself, the
+    variant's fill (0.0 / 1.0) for ``<profile>-blank0`` / ``-blank1``, and ``None`` for any
+    other label (another profile's rows), read with :func:`blank_variant_of` once per distinct
+    label."""
+    def fill(label: str) -> float | None:
+        base, variant = blank_variant_of(label)
+        if base != profile:
+            return None
+        return float("nan") if variant is None else variant.fill
+
+    text = labels.astype(str)
+    mapping = {u: fill(u) for u in pd.unique(text)}
+    return text.map(mapping).astype(object)
+
+
 @dataclass(frozen=True)
 class TableSpec:
     """One table of a run directory: the columns written (in order) and those a reader needs."""
