@@ -170,9 +170,8 @@ def _check_means(metrics: pd.DataFrame, pq: pd.DataFrame, profile: str, path: An
             else pd.Series(profile, index=metrics.index))
     fills = blank_fills(prof, profile)
     checked = fills.notna() | (prof.astype(str) == profile)
-    fill = fills.where(fills.notna(), np.nan)
     rows = metrics[_CELL].assign(value=metrics["value"].to_numpy(dtype=np.float64),
-                                 fill=fill.to_numpy(dtype=np.float64), line=np.arange(len(metrics)) + 2,
+                                 fill=fills.to_numpy(dtype=np.float64), line=np.arange(len(metrics)) + 2,
                                  profile=prof)[checked.to_numpy()]
     joined = rows.merge(grouped, on=_CELL, how="left", indicator=True)
     absent = (joined["_merge"] == "left_only").to_numpy()

@@ -79,19 +79,17 @@ def blank_variant_of(label: str) -> tuple[str, BlankVariant | None]:
 
 
 def blank_fills(labels: pd.Series, profile: str) -> pd.Series:
-    """For each ``profile`` label of a metrics table: ``NaN`` for ``profile`` itself, the
-    variant's fill (0.0 / 1.0) for ``<profile>-blank0`` / ``-blank1``, and ``None`` for any
-    other label (another profile's rows), read with :func:`blank_variant_of` once per distinct
-    label."""
-    def fill(label: str) -> float | None:
+    """For each ``profile`` label of a metrics table, the blank-query fill of its rows: 0.0 /
+    1.0 for ``<profile>-blank0`` / ``-blank1``, NaN for every other label (``profile`` itself,
+    whose rows are ``labels == profile``, and other profiles' rows). Read with
+    :func:`blank_variant_of` once per distinct label."""
+    def fill(label: str) -> float:
         base, variant = blank_variant_of(label)
-        if base != profile:
-            return None
-        return float("nan") if variant is None else variant.fill
+        return variant.fill if base == profile and variant is not None else float("nan")
 
     text = labels.astype(str)
     mapping = {u: fill(u) for u in pd.unique(text)}
-    return text.map(mapping).astype(object)
+    return text.map(mapping).astype(np.float64)
 
 
 @dataclass(frozen=True)
