@@ -37,10 +37,14 @@ import pandas as pd
 
 from bench.data.inputs import (
     INT64_MAX,
+    MISSING_SPELLINGS,
+    STRAY_TEXT,
     bom_length,
     check_input_file,
     is_plain_float,
     parse_float,
+    stray_character,
+    text_lines,
 )
 from bench.data.ratings import Ratings
 from bench.errors import ConfigError, DataError
@@ -147,11 +151,18 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                as_text: bool = False) -> pd.DataFrame:
     sep = sep or _guess_sep(p)
     first = _first_line(p)
+    stray = stray_character(first.encode("utf-8", "replace"))
+    if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
+        raise DataError(stray, path=p, line=1)
     if header:
         names = [c.strip().strip('"') for c in _split(first, sep)]
         for role, c in cols.items():
             if c not in names:
                 raise DataError(f"{role} column {c!r} is not in the header; columns are {names}",
+                                path=p, line=1, column=str(c))
+            if names.count(str(c)) > 1:  # pandas would read the first, renaming the other
+                raise DataError(f"{role} column {c!r} appears {names.count(str(c))} times in "
+                                f"the header {names}: expected one column of that name",
                                 path=p, line=1, column=str(c))
         usecols = list(dict.fromkeys(cols.values()))
     else:
@@ -174,6 +185,9 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
             skipinitialspace=True,
         )
     except (ValueError, pd.errors.ParserError) as exc:
+        if isinstance(exc, UnicodeDecodeError):  # name the line (bench.data.inputs' reader)
+            for _ in text_lines(p, expected="a ratings table (CSV, TSV or Parquet)", plain=False):
+                pass
         raise DataError(f"could not parse with separator {sep!r}: {exc}", path=p) from exc
 
 
@@ -214,6 +228,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     """
     _no_missing(col, p, name, where)
     _scalar_ids(col, p, name, where)
+    _text_ids(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
         return col.to_numpy(np.int64), None
@@ -244,6 +259,27 @@ def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ign
         if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray):
             raise DataError(f"id {v!r} is a {type(v).__name__}: expected integers or text",
                             path=p, column=name, **where(i))
+
+
+def _text_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
+    """Text ids under :mod:`bench.data.inputs`' rules: a cell spelled as a missing value
+    (``NA``, ``nan``, ``null``: :data:`~bench.data.inputs.MISSING_SPELLINGS`) is a missing
+    id, and a NUL byte, a byte-order mark or a line separator inside an id
+    (:func:`~bench.data.inputs.stray_character`) would make ``\ufeff1`` a user apart from
+    ``1``: both are errors naming the line (row) and column."""
+    if col.dtype.kind not in "OSUT" and not pd.api.types.is_string_dtype(col.dtype):
+        return
+    text = col.astype(str)
+    bad = text.str.strip().isin(MISSING_SPELLINGS) | text.str.contains(STRAY_TEXT, regex=True)
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad.to_numpy(dtype=bool))[0])
+    cell = text.iloc[i]
+    why = stray_character(cell.encode("utf-8", "replace"))
+    if why is None:
+        why = (f"id {cell.strip()!r} is a spelling of a missing value (pandas reads it as NaN): "
+               "expected an id in every row")
+    raise DataError(why, path=p, column=name, **where(i))
 
 
 def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:

@@ -133,7 +133,7 @@ _TREC_BY = {m.name.lower(): m for m in TREC_EVAL}
 _TREC_ORDER = sorted(_TREC_BY, key=len, reverse=True)
 _IR_BY = {n.lower(): m for m in IR_MEASURES for n in (m.name, *m.aliases)}
 _TREC_PARAM = re.compile(r"[0-9][0-9.=]*")
-_DECIMAL_CUTOFF = re.compile(r"\s*\+?[0-9]+\s*")
+_DECIMAL_CUTOFF = re.compile(r"\s*[0-9]+\s*")  # no sign: ndcg@+5 is no name
 
 
 def check_cutoff(k: str | int, what: str) -> int:
@@ -230,8 +230,8 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
         raise ConfigError(f"ir_measures cutoff of {token!r} must be a positive integer")
     if cutoff is not None and not _DECIMAL_CUTOFF.fullmatch(token.strip().rsplit("@", 1)[-1]):
-        raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no '_', "
-                          "0x, 0o or 0b: bench.data.inputs reads numbers strictly)")
+        raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no sign, "
+                          "'_', 0x, 0o or 0b: bench.data.inputs reads numbers strictly)")
     return ir_reading(measure, params, cutoff), measure, params
 
 
