@@ -367,6 +367,30 @@ def frame_with_multiindex_columns(tmp: Path) -> str | None:
     return _api_refused(lambda: evaluate(f, metrics="ndcg@10"), "label")
 
 
+@case(ACCEPT)
+def frame_column_named_for_two_roles(tmp: Path) -> str | None:
+    import pandas as pd
+
+    from bench.metrics import evaluate
+
+    f = pd.DataFrame({"qid": [1, 1, 1, 2, 2], "label": [2, 0, 1, 1, 0],
+                      "score": [0.1, 0.9, 0.5, 0.2, 0.8]})
+    # qid='label' ranked every query by its own labels: ndcg@10 1.0, exit 0
+    for kw in ({"qid": "label"}, {"label": "score", "score": "score"}, {"weights": "score"}):
+        bad = _api_refused(lambda kw=kw: evaluate(f, metrics="ndcg@10", **kw), "both")
+        if bad:
+            return f"{kw}: {bad}"
+    return None
+
+
+@case(UNCLEAR)
+def metrics_given_as_bytes(tmp: Path) -> str | None:
+    from bench.metrics import evaluate
+
+    return _api_refused(lambda: evaluate([1, 0], [0.5, 0.1], group=[2], metrics=b"ndcg@10"),
+                        "bytes")
+
+
 @case(WRONG)
 def run_frame_nullable_int64_qid_against_text_qrels(tmp: Path) -> str | None:
     import pandas as pd
@@ -486,6 +510,19 @@ def convert_parquet_nan_rating(tmp: Path) -> str | None:
 def convert_parquet_user_id_text_na(tmp: Path) -> str | None:
     res = _parquet(tmp, lambda f: f.assign(user=f.user.astype(str).where(f.index != 4, "NA")))
     return refused(res, "r.parquet", "row 5", "user")
+
+
+@case(TRACE)
+def convert_parquet_with_two_rating_columns(tmp: Path) -> str | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.table([pa.array([1, 1, 2]), pa.array([1, 2, 1]), pa.array([1.0, 2, 3]),
+                  pa.array([5.0, 4, 3]), pa.array([1, 2, 3])],
+                 names=["user", "item", "rating", "rating", "timestamp"])
+    buf = io.BytesIO()
+    pq.write_table(t, buf)
+    return refused(_convert(tmp, buf.getvalue(), "r.parquet"), "r.parquet", "rating", "2 times")
 
 
 def _summary_queries(tmp: Path) -> list[int]:

@@ -142,9 +142,16 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
         if name not in names:
             raise DataError(f"{role} column not in the file; columns are {names}", path=p,
                             column=str(c))
+        if names.count(name) > 1:  # Parquet allows it; which one is meant cannot be told
+            raise DataError(f"{role} column {name!r} appears {names.count(name)} times in the "
+                            f"file's columns {names}: expected one column of that name", path=p,
+                            column=str(name))
         cols[role] = name
         resolved.append(name)
-    return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
+    try:
+        return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
+    except (pa.ArrowException, OSError) as exc:  # a damaged row group, an unreadable type
+        raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
 
 
 def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,

@@ -194,7 +194,19 @@ def find_columns(
         else:
             col = pd.Series(frame.index.get_level_values(name), index=frame.index)
         out.append(col.rename(name))
+    distinct_roles([r[0] for r in roles], [str(c.name) for c in out], where)
     return out
+
+
+def distinct_roles(roles: Sequence[str], names: Sequence[str], where: str) -> None:
+    """Each role reads its own column: ``evaluate(frame, qid="label")`` would rank every query
+    by its own labels (a silently meaningless number), so one column named for two roles is a
+    :class:`DataError` naming both roles."""
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            first = roles[names.index(name)]
+            raise DataError(f"column {name!r} is given as both {first}= and {roles[i]}=: each "
+                            "role needs its own column", path=where)
 
 
 def _naming(where: str, role: str) -> str:

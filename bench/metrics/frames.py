@@ -38,6 +38,7 @@ from bench.data.trec_objects import (
     QID_COLUMNS,
     REL_COLUMNS,
     SCORE_COLUMNS,
+    distinct_roles,
     find_columns,
 )
 from bench.errors import ConfigError, DataError
@@ -141,6 +142,8 @@ def frame_arrays(
     columns = {role: str(col.name) for role, col in found.items()}
     if isinstance(weights, str):
         columns["weights"] = weights
+    named = {**columns, **({"docno": docno} if isinstance(docno, str) else {})}
+    distinct_roles(list(named), list(named.values()), _WHERE)
     return FrameArrays(y, s, q, _optional(frame, docno, n, "docno", DOCNO_COLUMNS),
                        _optional(frame, weights, n, "weights", ()), columns, frame.index)
 
