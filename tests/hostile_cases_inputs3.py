@@ -486,6 +486,19 @@ def convert_csv_whose_header_repeats_the_rating_column(tmp: Path) -> str | None:
     return refused(_convert(tmp, data), "r.csv:1", "rating", "2 times")
 
 
+@case(ACCEPT)
+def convert_csv_line_with_a_field_too_many(tmp: Path) -> str | None:
+    # pandas drops a line's extra fields when it reads only some columns: '1,5,3,1005,9'
+    data = _cell(3, "1005,9")
+    return refused(_convert(tmp, data), "r.csv:6", "5 fields", "expected 4")
+
+
+@case(ACCEPT)
+def convert_quoted_csv_line_with_a_field_too_many(tmp: Path) -> str | None:
+    data = _cell(1, '"5,6",7')  # a quoted item id holding the separator, then a field too many
+    return refused(_convert(tmp, data), "r.csv:6", "5 fields")
+
+
 @case(UNCLEAR)
 def convert_csv_rating_with_a_decimal_comma(tmp: Path) -> str | None:
     return refused(_convert(tmp, _cell(2, '"3,5"')), "r.csv:6", "rating", "3,5")
