@@ -480,7 +480,7 @@ def convert_csv_lines_ended_by_u2028(tmp: Path) -> str | None:
 
 @case(ACCEPT)
 def convert_csv_whose_header_repeats_the_rating_column(tmp: Path) -> str | None:
-    rows = [r + [str(6 - int(r[2]))] for r in _BASE]  # which 'rating' is meant?
+    rows = [[*r, str(6 - int(r[2]))] for r in _BASE]  # which 'rating' is meant?
     data = b"user,item,rating,timestamp,rating\n" + "".join(
         ",".join(r) + "\n" for r in rows).encode()
     return refused(_convert(tmp, data), "r.csv:1", "rating", "2 times")

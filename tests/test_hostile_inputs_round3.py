@@ -64,7 +64,8 @@ def test_text_lines_refuses_a_stray_character_naming_file_and_line(tmp_path: Pat
     p.write_bytes(b"\xef\xbb\xbfa\nb\r\n\xef\xbb\xbfc\n")  # the first mark is skipped
     with pytest.raises(DataError) as err:
         list(text_lines(p))
-    assert "f.txt:3" in str(err.value) and "byte-order mark" in str(err.value)
+    assert "f.txt:3" in str(err.value)
+    assert "byte-order mark" in str(err.value)
 
 
 def test_text_lines_plain_false_keeps_the_bytes(tmp_path: Path) -> None:
@@ -83,7 +84,8 @@ def test_a_ratings_id_spelled_as_a_missing_value_is_refused(tmp_path: Path,
     p.write_text(f"u,i,r,t\n1,10,4,1\n{spelling},11,3,2\n2,10,5,3\n")
     with pytest.raises(DataError) as err:
         load_ratings_table(p, user="u", item="i", rating="r", timestamp="t")
-    assert "r.csv:3" in str(err.value) and "'u'" in str(err.value)
+    assert "r.csv:3" in str(err.value)
+    assert "'u'" in str(err.value)
 
 
 def test_ratings_text_ids_that_are_not_missing_stay_ids(tmp_path: Path) -> None:

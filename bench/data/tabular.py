@@ -254,9 +254,9 @@ def _separators_per_line(data: bytes, sep: str) -> np.ndarray:
         at = np.flatnonzero(b == sep.encode()[0])
         counts = np.searchsorted(at, ends) - np.searchsorted(at, starts)
     else:
-        counts = np.asarray([data[a:z].count(sep.encode()) for a, z in zip(starts, ends)],
+        counts = np.asarray([data[a:z].count(sep.encode()) for a, z in zip(starts, ends, strict=True)],
                             dtype=np.int64)
-    blank = np.asarray([not data[a:z].strip() for a, z in zip(starts, ends)]) \
+    blank = np.asarray([not data[a:z].strip() for a, z in zip(starts, ends, strict=True)]) \
         if (counts == 0).any() else np.zeros(counts.shape[0], dtype=bool)
     return np.where(blank, -1, counts)
 
