@@ -238,6 +238,18 @@ def metric_cutoff_zero_negative_and_fractional(tmp: Path) -> str | None:
 
 
 @case(WRONG)
+def metric_ndcg_gain_beyond_float64(tmp: Path) -> str | None:
+    # gains={1:1e400} is an infinite gain: every nDCG became NaN, exit 0
+    return refused(_trec(tmp, metric="nDCG(gains={1:1e400})@5"), "gains", "finite")
+
+
+@case(ACCEPT)
+def metric_ndcg_gain_table_with_a_label_twice(tmp: Path) -> str | None:
+    # Python's literal {1: 1, 1: 2} keeps the last entry without a word
+    return refused(_trec(tmp, metric="nDCG(gains={1:1,1:2})@5"), "gains", "twice")
+
+
+@case(WRONG)
 def metric_list_with_a_trailing_comma_and_upper_case(tmp: Path) -> str | None:
     res = _trec(tmp, metric="ndcg_cut_10,")
     return value_or_refused(res, "ndcg_cut_10", _oracle(), "ndcg_cut_10")

@@ -25,6 +25,7 @@ rule) and turns one token of either grammar into :class:`Reading` s.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 
@@ -215,6 +216,10 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
         if tree.args or any(kw.arg is None for kw in tree.keywords):
             raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
         for kw in tree.keywords:
+            if isinstance(kw.value, ast.Dict) and len(set(map(ast.dump, kw.value.keys))) != \
+                    len(kw.value.keys):  # {1: 1, 1: 2}: Python keeps the last, silently
+                raise ConfigError(f"ir_measures parameter {kw.arg} of {token!r} gives a key "
+                                  "twice: expected each label once")
             try:
                 params[str(kw.arg)] = ast.literal_eval(kw.value)
             except ValueError:
@@ -310,10 +315,10 @@ def _gain_table(value: object) -> tuple[tuple[float, ...], str]:
     dropped, as ir_measures' ``Measure._param_repr``); ``""`` when it is the identity."""
     if not isinstance(value, dict) or not value or any(
             isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 31 or
-            isinstance(g, bool) or not isinstance(g, (int, float)) or not g >= 0
-            for k, g in value.items()):
+            isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 <= g < math.inf
+            for k, g in value.items()):  # 1e400 is inf: an inf gain makes every nDCG NaN
         raise ConfigError("ir_measures nDCG(gains=...) is a dict {label: gain}, labels 0..31, "
-                          f"gains >= 0; got {value!r}")
+                          f"finite gains >= 0; got {value!r}")
     table = tuple(float(value.get(label, label)) for label in range(32))
     items = [(k, value[k]) for k in sorted(value) if float(value[k]) != float(k)]
     text = "{" + ",".join(f"{k}:{_num(g)}" for k, g in items) + "}" if items else ""
