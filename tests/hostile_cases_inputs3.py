@@ -220,6 +220,35 @@ def scores_file_minus_zero_trailing_blanks_and_empty_last_lines(tmp: Path) -> st
     return value_or_refused(res, "ndcg@10", (1 + 1 / math.log2(3)) / 2)
 
 
+def _svm(tmp: Path, data: bytes) -> Any:
+    write(tmp, {"d.txt": data, "s.txt": SCORES})
+    return cli(tmp, "evaluate", "--data", "d.txt", "--scores", "s.txt", "--metrics", "ndcg@10",
+               "--format", "csv")
+
+
+_SVM = b"2 qid:1 1:0.5 2:1\n0 qid:1 1:0.1\n1 qid:1 2:0.3\n1 qid:2 1:0.2\n0 qid:2 1:0.9\n"
+
+
+@case(UNCLEAR)
+def svmlight_with_a_byte_order_mark_inside(tmp: Path) -> str | None:
+    return refused(_svm(tmp, _sub(_SVM, b"\n1 qid:2", b"\n\xef\xbb\xbf1 qid:2")), "d.txt:4",
+                   "byte-order mark")
+
+
+@case(UNCLEAR)
+def svmlight_in_utf16_without_a_byte_order_mark(tmp: Path) -> str | None:
+    return refused(_svm(tmp, _SVM.decode().encode("utf-16-le")), "d.txt:1", "UTF-16")
+
+
+@case(WRONG)
+def svmlight_features_out_of_order_or_repeated(tmp: Path) -> str | None:
+    for old, new in ((b"1:0.5 2:1", b"2:1 1:0.5"), (b"1:0.5 2:1", b"1:0.5 1:0.7")):
+        bad = refused(_svm(tmp, _sub(_SVM, old, new)), "d.txt:1", "increasing")
+        if bad:
+            return f"{new!r}: {bad}"
+    return None
+
+
 # --------------------------------------------------------------------- metric names (--metrics)
 @case(ACCEPT)
 def metric_cutoff_with_a_plus_sign(tmp: Path) -> str | None:

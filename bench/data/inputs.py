@@ -180,7 +180,7 @@ _STRAY_NAMES = {b"\x0b": "vertical tab", b"\x0c": "form feed", b"\x1c": "file se
                 b"\xe2\x80\xa9": "paragraph separator"}
 
 
-def stray_character(raw: bytes) -> str | None:
+def stray_character(raw: bytes, first_column: int = 1) -> str | None:
     """Why line ``raw`` (UTF-8 bytes, no line end) cannot be read as it stands, or ``None``.
 
     The one rule of every text reader for characters that would silently change what a line
@@ -191,12 +191,12 @@ def stray_character(raw: bytes) -> str | None:
     (VT, FF, NEL, U+2028, U+2029, FS/GS/RS: Python's ``str.splitlines`` ends a line there,
     trec_eval and ``bytes.split`` do not, so a file so separated would be read as one line,
     its fields past the sixth ignored). The text names the character and its column (1-based,
-    in characters) and what was expected.
+    in characters; ``raw`` starts at column ``first_column``) and what was expected.
     """
     m = _STRAY.search(raw)
     if m is None:
         return None
-    column = len(raw[:m.start()].decode("utf-8", "replace")) + 1
+    column = len(raw[:m.start()].decode("utf-8", "replace")) + first_column
     found = m.group()
     if found == b"\x00":
         order = "BE" if column == 1 else "LE"  # big-endian: the NUL comes first
