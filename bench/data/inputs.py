@@ -9,6 +9,11 @@ byte for byte, so offsets and line numbers stay those of the file), ratings CSV/
 MovieLens files (pandas' C parser and Python's universal newlines read a lone CR as a line end
 too). These are Python's universal newlines, and what trec_eval's peers do with a CR-only run
 (pytrec_eval and ir_measures read it as lines). Line numbers count lines so ended, from 1.
+No other character ends a line or hides in one (:func:`stray_character`, applied by
+:func:`text_lines`, to ratings tables' headers and text ids, and named in SVMlight errors): a
+NUL byte (UTF-16 without a byte-order mark), a byte-order mark inside a file (two files
+joined), VT, FF, NEL, U+2028/U+2029 are errors naming line and column (the SVMlight scanner
+alone reads VT and FF as white space between tokens, as sklearn's reader does).
 
 **Ids.** Query and document ids compare as their text on every path: ``7`` and ``"7"`` are one
 query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and

@@ -216,8 +216,9 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
         if tree.args or any(kw.arg is None for kw in tree.keywords):
             raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
         for kw in tree.keywords:
-            if isinstance(kw.value, ast.Dict) and len(set(map(ast.dump, kw.value.keys))) != \
-                    len(kw.value.keys):  # {1: 1, 1: 2}: Python keeps the last, silently
+            keys = [ast.dump(k) for k in kw.value.keys if k is not None] \
+                if isinstance(kw.value, ast.Dict) else []
+            if len(set(keys)) != len(keys):  # {1: 1, 1: 2}: Python keeps the last, silently
                 raise ConfigError(f"ir_measures parameter {kw.arg} of {token!r} gives a key "
                                   "twice: expected each label once")
             try:
