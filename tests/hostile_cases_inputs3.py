@@ -432,6 +432,32 @@ def metrics_given_as_bytes(tmp: Path) -> str | None:
                         "bytes")
 
 
+@case(TRACE)
+def api_paths_holding_a_nul_byte(tmp: Path) -> str | None:
+    from bench.data.svmlight import read_svmlight
+    from bench.data.tabular import load_ratings_table
+    from bench.metrics import evaluate_trec
+
+    for fn in (lambda: evaluate_trec("q\x00.txt", "r.txt", metrics="map"),
+               lambda: load_ratings_table("r\x00.csv", user="u", item="i"),
+               lambda: read_svmlight("d\x00.txt")):
+        bad = _api_refused(fn, "NUL")
+        if bad:
+            return bad
+    return None
+
+
+@case(UNCLEAR)
+def empty_paths_are_named_as_empty(tmp: Path) -> str | None:
+    write(tmp, {"r.txt": RUN})
+    for argv in (("evaluate", "--qrels", "", "--run", "r.txt"), ("convert", "--ratings", "",
+                                                                 "--out", "o")):
+        bad = refused(cli(tmp, *argv), "empty path")
+        if bad:
+            return f"{argv}: {bad}"
+    return None
+
+
 @case(WRONG)
 def run_frame_nullable_int64_qid_against_text_qrels(tmp: Path) -> str | None:
     import pandas as pd

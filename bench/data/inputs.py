@@ -97,6 +97,8 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
     A missing path, a directory, something that is not a regular file or a file this process
     may not read is a :class:`DataError` naming the path and saying what was ``expected``.
     """
+    if os.fspath(path) == "":  # Path("") is ".", a directory: say what was given
+        raise DataError(f"an empty path: expected {expected}", path="''")
     p = Path(path)
     try:
         st = p.stat()
@@ -104,6 +106,9 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
         raise DataError(f"no such file: expected {expected}", path=p) from None
     except OSError as exc:
         raise DataError(f"cannot be read ({exc.strerror}): expected {expected}", path=p) from None
+    except ValueError:  # os.stat: "embedded null byte"
+        raise DataError(f"the path holds a NUL byte: expected {expected}",
+                        path=repr(os.fspath(path))) from None
     if stat.S_ISDIR(st.st_mode):
         raise DataError(f"is a directory: expected {expected}", path=p)
     if not stat.S_ISREG(st.st_mode):

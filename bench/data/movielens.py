@@ -62,7 +62,7 @@ _CSV_HEADER = ("userId", "movieId", "rating", "timestamp")
 
 def detect_layout(path: PathLike) -> str:
     """The MovieLens layout of a folder (or of the folder of a ratings file)."""
-    folder = _folder(Path(path))
+    folder = _folder(_given(path))
     if (folder / "u.data").is_file():
         return "ml-100k"
     if (folder / "ratings.dat").is_file():
@@ -82,7 +82,7 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
     ``path`` is the folder (``ml-25m/``), a ratings file inside it, or a folder holding exactly
     one such folder (``ml-10m/ml-10M100K/``). ``layout`` forces one of :data:`LAYOUTS`.
     """
-    folder = _folder(Path(path))
+    folder = _folder(_given(path))
     if layout is None:
         layout = detect_layout(folder)
     elif layout not in LAYOUTS:
@@ -409,6 +409,12 @@ def _items_frame(ids: Sequence[int] | np.ndarray, titles: Sequence[str],
         "year": _years(title),
         "genres": pd.Series(list(genres), dtype=object),
     })
+
+
+def _given(path: PathLike) -> Path:
+    if os.fspath(path) == "":  # Path("") is the working directory: say what was given
+        raise DataError("an empty path: expected a MovieLens folder or ratings file", path="''")
+    return Path(path)
 
 
 def _folder(p: Path) -> Path:
