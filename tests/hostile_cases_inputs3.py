@@ -571,6 +571,18 @@ def convert_csv_rating_with_a_decimal_comma(tmp: Path) -> str | None:
     return refused(_convert(tmp, _cell(2, '"3,5"')), "r.csv:6", "rating", "3,5")
 
 
+@case(TRACE)
+def convert_rating_beyond_2_53(tmp: Path) -> str | None:
+    # 1e308 overflowed the history features (sums of squares) into NaN: a sklearn traceback
+    for value, labels in (("-1e308", "graded"), ("1e308", "binary"), ("1e308", "rated")):
+        extra = ("--labels", labels) + (("--binary-threshold", "3") if labels == "binary" else ())
+        res = _convert(tmp / f"{labels}{value}", _cell(2, value), "r.csv", *extra)
+        bad = refused(res, "r.csv", "row 5", "rating")
+        if bad:
+            return f"{value} --labels {labels}: {bad}"
+    return None
+
+
 def _parquet(tmp: Path, change: Callable[[Any], Any]) -> Any:
     import pandas as pd
 
