@@ -92,7 +92,8 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
     rating = frame["rating"].to_numpy(dtype=np.float64)
     huge = np.flatnonzero(np.abs(rating) > MAX_RATING)
     if huge.shape[0]:
-        raise DataError(f"rating {float(rating[huge[0]])!r} is beyond +-2^53 (9.0e15): expected ratings "
-                        "a float64 holds exactly, whose squares the history features can sum",
+        raise DataError(f"rating {float(rating[huge[0]])!r} is beyond +-2^53 (9.0e15): "
+                        "expected ratings a float64 holds exactly, whose squares the history "
+                        "features can sum",
                         path=where, row=int(huge[0]) + 1, column="rating")
     check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)
