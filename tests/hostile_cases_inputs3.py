@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -321,6 +322,28 @@ def per_query_is_the_qrels_through_dot_dot(tmp: Path) -> str | None:
     (tmp / "x").mkdir()
     res = _trec(tmp, QRELS, RUN, "--per-query", "x/../q.txt")
     return untouched({"q.txt": QRELS}, tmp) or refused(res, "--per-query", "q.txt")
+
+
+@case(UNCLEAR)
+def per_query_into_proc_names_the_path(tmp: Path) -> str | None:
+    # the temporary file of the atomic writer was named instead: '/proc/.version.123-x.tmp'
+    if not Path("/proc/version").is_file():
+        return None
+    return refused(_trec(tmp, QRELS, RUN, "--per-query", "/proc/version"), "/proc/version")
+
+
+@case(UNCLEAR)
+def per_query_in_a_folder_this_user_may_not_write(tmp: Path) -> str | None:
+    import unittest.mock
+
+    def no_write(path: Any, mode: int) -> bool:
+        return not (mode & os.W_OK and os.fspath(path).endswith("ro"))
+
+    (tmp / "ro").mkdir()
+    with unittest.mock.patch("bench.data.outputs.os.access", no_write):  # as root, 0555 writes
+        res = _trec(tmp, QRELS, RUN, "--per-query", "ro/pq.csv")
+    return refused(res, "--per-query", "ro/pq.csv", "may not be written") or (
+        "a per-query file was written" if (tmp / "ro/pq.csv").exists() else None)
 
 
 # ------------------------------------------------------------------ the Python API and frames
