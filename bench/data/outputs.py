@@ -7,7 +7,8 @@ destroyed file) after the work is done.
   reaches it through a symlinked folder -- when it is an existing file inside an input folder,
   when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
   would replace the device node with a file; a FIFO would block the writer), when it is a
-  directory, or when a component of its folder is an existing file.
+  directory, when a component of its folder is an existing file, or when the folder it goes in
+  may not be written by this user (``os.access``) or is on a read-only file system.
 - :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component of
   it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing; and
   when an entry the command writes there (``writes``: file names and ``fnmatch`` patterns relative
