@@ -250,6 +250,56 @@ def svmlight_features_out_of_order_or_repeated(tmp: Path) -> str | None:
     return None
 
 
+def _letor_parquet(tmp: Path, columns: dict[str, Any], *words: str) -> str | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.data.parquet import read_parquet
+
+    names = list(columns)
+    pq.write_table(pa.table([pa.array(v) for v in columns.values()], names=names),
+                   tmp / "d.parquet")
+    return _api_refused(lambda: read_parquet(tmp / "d.parquet"), "d.parquet", *words)
+
+
+@case(WRONG)
+def letor_parquet_feature_beyond_float32(tmp: Path) -> str | None:
+    # 1e300 became inf in the float32 matrix (a RuntimeWarning, exit 0)
+    return _letor_parquet(tmp, {"qid": [1, 1], "label": [1.0, 0.0], "f1": [1e300, 0.1]},
+                          "row 1", "f1")
+
+
+@case(WRONG)
+def letor_parquet_qid_beyond_int64(tmp: Path) -> str | None:
+    import pyarrow as pa
+
+    # uint64 2^64 - 1 wrapped to qid -1; a float 1e20 to an undefined int64
+    for q in (pa.array([2**64 - 1] * 2, type=pa.uint64()), pa.array([1e20, 1e20])):
+        bad = _letor_parquet(tmp, {"qid": q, "label": [1.0, 0.0], "f1": [0.5, 0.1]}, "qid")
+        if bad:
+            return bad
+    return None
+
+
+@case(ACCEPT)
+def letor_parquet_bool_labels(tmp: Path) -> str | None:
+    return _letor_parquet(tmp, {"qid": [1, 1], "label": [True, False], "f1": [0.5, 0.1]},
+                          "label")
+
+
+@case(UNCLEAR)
+def letor_parquet_with_a_label_column_twice(tmp: Path) -> str | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.data.parquet import read_parquet
+
+    t = pa.table([pa.array([1, 1]), pa.array([1.0, 0]), pa.array([0.0, 2]), pa.array([.5, .1])],
+                 names=["qid", "label", "label", "f1"])
+    pq.write_table(t, tmp / "d.parquet")
+    return _api_refused(lambda: read_parquet(tmp / "d.parquet"), "label", "2 times")
+
+
 # --------------------------------------------------------------------- metric names (--metrics)
 @case(ACCEPT)
 def metric_cutoff_with_a_plus_sign(tmp: Path) -> str | None:
