@@ -595,6 +595,20 @@ def convert_user_id_with_a_byte_order_mark_inside(tmp: Path) -> str | None:
     return refused(_convert(tmp, _cell(0, "\ufeff1")), "r.csv:6", "user", "byte-order mark")
 
 
+@case(WRONG)
+def convert_user_id_in_arabic_indic_digits_is_not_user_12(tmp: Path) -> str | None:
+    from bench.data.tabular import load_ratings_table
+
+    # '١٢' matched the regex \\d (Unicode digits) and int() read it as 12: two users became one
+    write(tmp, {"r.csv": "u,i,r,t\n12,1,4,1\n\u0661\u0662,2,3,2\n7,1,5,3\n".encode()})
+    r, exc = call(lambda: load_ratings_table(tmp / "r.csv", user="u", item="i", rating="r",
+                                             timestamp="t"))
+    if exc is not None:
+        return api_refused(exc, "r.csv", "u")
+    n = int(r.frame["user"].nunique())
+    return None if n == 3 else f"3 distinct user ids became {n}"
+
+
 @case(ACCEPT)
 def convert_item_id_with_a_nul_byte(tmp: Path) -> str | None:
     return refused(_convert(tmp, _cell(1, "1\x002")), "r.csv:6", "item", "NUL")

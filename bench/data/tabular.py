@@ -256,7 +256,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
             else written.astype(str).str.strip().tolist()
         return _by_value(cells, p, name, where, role)
     text = col.astype(str).str.strip()
-    if text.str.fullmatch(r"[-+]?\d{1,18}").all():
+    if text.str.fullmatch(r"[-+]?[0-9]{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
     return _numbered(text.tolist(), text.tolist(), role)
 
