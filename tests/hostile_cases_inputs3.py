@@ -599,7 +599,7 @@ def convert_user_id_with_a_byte_order_mark_inside(tmp: Path) -> str | None:
 def convert_user_id_in_arabic_indic_digits_is_not_user_12(tmp: Path) -> str | None:
     from bench.data.tabular import load_ratings_table
 
-    # '١٢' matched the regex \\d (Unicode digits) and int() read it as 12: two users became one
+    # '١٢' matched the regex \d (Unicode digits) and int() read it as 12: two users became one
     write(tmp, {"r.csv": "u,i,r,t\n12,1,4,1\n\u0661\u0662,2,3,2\n7,1,5,3\n".encode()})
     r, exc = call(lambda: load_ratings_table(tmp / "r.csv", user="u", item="i", rating="r",
                                              timestamp="t"))
