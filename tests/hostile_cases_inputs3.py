@@ -497,6 +497,33 @@ def frame_column_named_for_two_roles(tmp: Path) -> str | None:
     return None
 
 
+def _docno_refused(docno: list[Any], *words: str) -> str | None:
+    import pandas as pd
+
+    from bench.metrics import evaluate
+
+    f = pd.DataFrame({"qid": [1, 1, 1], "label": [1, 0, 2], "score": [0.5, 0.5, 0.5],
+                      "docno": docno})  # tied scores: trec_eval breaks ties by docno
+    return _api_refused(lambda: evaluate(f, metrics="ndcg@10", profile="trec_eval"), "docno",
+                        *words)
+
+
+@case(WRONG)
+def frame_docno_missing_breaks_ties_silently(tmp: Path) -> str | None:
+    return _docno_refused([None, "b", "c"], "row 1", "missing")
+
+
+@case(WRONG)
+def frame_docno_twice_in_one_query(tmp: Path) -> str | None:
+    # a run file refuses a document retrieved twice; the frame gave ndcg@10 1.0
+    return _docno_refused(["a", "a", "c"], "row 2", "twice")
+
+
+@case(ACCEPT)
+def frame_docno_bools(tmp: Path) -> str | None:
+    return _docno_refused([True, False, True], "bool")
+
+
 @case(UNCLEAR)
 def metrics_given_as_bytes(tmp: Path) -> str | None:
     from bench.metrics import evaluate
