@@ -573,6 +573,22 @@ def run_frame_nullable_int64_qid_against_text_qrels(tmp: Path) -> str | None:
     return None if close(got, _oracle()) else f"ndcg_cut_10 {got} != {_oracle()}"
 
 
+@case(WRONG)
+def dict_qrels_query_that_judges_nothing_under_ranx(tmp: Path) -> str | None:
+    import ranx
+
+    from bench.metrics import evaluate_trec
+
+    q = {"1": {}, "2": {"d": 1, "e": 0}}
+    r = {"1": {"a": 0.4}, "2": {"d": 0.2, "e": 0.8}}
+    want = float(ranx.evaluate(ranx.Qrels(q), ranx.Run(r), "ndcg@10"))  # ranx: query 1 is 0
+    got, exc = call(lambda: evaluate_trec(q, r, metrics="ndcg@10", profile="ranx"))
+    if exc is not None:
+        return api_refused(exc, "'1'", "no document")
+    v = got.metrics["ndcg@10"]
+    return None if close(v, want) else f"ranx profile ndcg@10 {v}, ranx gives {want}"
+
+
 @case(UNCLEAR)
 def dict_qrels_fractional_relevance_names_its_keys(tmp: Path) -> str | None:
     from bench.metrics import evaluate_trec

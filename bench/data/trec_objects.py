@@ -80,6 +80,12 @@ def as_qrels(
         _no_duplicate_pairs(q, d, where, lambda i: _frame_row(obj, i), "judged twice")
         return Qrels(q, d, r, where)
     where, mapping = _mapping_of(obj, "qrels", "Qrels")
+    empty = next((k for k, docs in mapping.items() if isinstance(docs, Mapping) and not docs),
+                 None)
+    if empty is not None:  # pytrec_eval leaves it out, ranx scores it 0: no one number
+        raise DataError(f"[{empty!r}] judges no document: trec_eval and pytrec_eval ignore such "
+                        "a query, ranx scores it 0; remove it, or judge its documents (all "
+                        "relevance 0 makes a query without relevant documents)", path=where)
     qs, ds, vs = _flatten(mapping, where)
     q, d = _ids(qs, where, "query id", (qs, ds)), _ids(ds, where, "document id", (qs, ds))
     r = _relevance(vs, where, keys=(qs, ds))
