@@ -589,6 +589,20 @@ def dict_qrels_query_that_judges_nothing_under_ranx(tmp: Path) -> str | None:
     return None if close(v, want) else f"ranx profile ndcg@10 {v}, ranx gives {want}"
 
 
+@case(WRONG)
+def dict_run_query_that_retrieves_nothing(tmp: Path) -> str | None:
+    from bench.metrics import evaluate_trec
+
+    q = {"1": {"a": 1, "b": 0}, "2": {"d": 1, "e": 0}}
+    r: dict[str, dict[str, float]] = {"1": {}, "2": {"d": 0.2, "e": 0.8}}
+    want = pytrec(q, r, "ndcg_cut_10")  # pytrec_eval: query 1 is in the run, scored 0
+    got, exc = call(lambda: evaluate_trec(q, r, metrics="ndcg_cut_10"))
+    if exc is not None:
+        return api_refused(exc, "'1'", "no document")
+    v = got.metrics["ndcg_cut_10"]
+    return None if close(v, want) else f"ndcg_cut_10 {v}, pytrec_eval gives {want}"
+
+
 @case(UNCLEAR)
 def dict_qrels_fractional_relevance_names_its_keys(tmp: Path) -> str | None:
     from bench.metrics import evaluate_trec

@@ -122,6 +122,13 @@ def as_run(
         _no_duplicate_pairs(q, d, where, lambda i: _frame_row(obj, i), "retrieved twice")
     else:
         where, mapping = _mapping_of(obj, "run", "Run")
+        empty = next((k for k, docs in mapping.items() if isinstance(docs, Mapping) and not docs),
+                     None)
+        if empty is not None:  # pytrec_eval scores it 0; a run file cannot hold it
+            raise DataError(f"[{empty!r}] retrieves no document: pytrec_eval scores such a query "
+                            "0, a TREC run file cannot hold it; remove the key, and the profile's "
+                            "rule for a query without run lines applies (missing='zero', as "
+                            "trec_eval -c, scores it 0)", path=where)
         qs, ds, vs = _flatten(mapping, where)
         q, d = _ids(qs, where, "query id", (qs, ds)), _ids(ds, where, "document id", (qs, ds))
         s = _scores(vs, where, keys=(qs, ds))
