@@ -524,6 +524,17 @@ def frame_docno_bools(tmp: Path) -> str | None:
     return _docno_refused([True, False, True], "bool")
 
 
+@case(ACCEPT)
+def frame_qid_both_a_column_and_an_index_level(tmp: Path) -> str | None:
+    import pandas as pd
+
+    from bench.metrics import evaluate
+
+    f = pd.DataFrame({"qid": [1, 1, 1, 2, 2], "label": [2, 0, 1, 1, 0],
+                      "score": [0.1, 0.9, 0.5, 0.2, 0.8]}).set_index(pd.Index([9] * 5, name="qid"))
+    return _api_refused(lambda: evaluate(f, metrics="ndcg@10"), "qid", "index level")
+
+
 @case(UNCLEAR)
 def metrics_given_as_bytes(tmp: Path) -> str | None:
     from bench.metrics import evaluate

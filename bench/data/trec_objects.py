@@ -200,6 +200,9 @@ def find_columns(
                 raise DataError(f"columns {found} could each be the {role} column: name one with "
                                 f"{_naming(where, role)}", path=where)
             name = found[0]
+        if name in frame.columns and name in frame.index.names:  # pandas: "ambiguous" too
+            raise DataError(f"{name!r} is both a column and an index level: name one of them "
+                            f"differently (the {role} could be either)", path=where)
         if name in frame.columns:
             col = frame[name]
             if isinstance(col, pd.DataFrame):
