@@ -284,11 +284,12 @@ def _text_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignor
     ``1``: both are errors naming the line (row) and column."""
     if col.dtype.kind not in "OSUT" and not pd.api.types.is_string_dtype(col.dtype):
         return
-    text = col.astype(str)
-    bad = text.str.strip().isin(MISSING_SPELLINGS) | text.str.contains(STRAY_TEXT, regex=True)
+    uniq = pd.Series(pd.unique(col.astype(str)))  # ids repeat: check each text once
+    bad = uniq.str.strip().isin(MISSING_SPELLINGS) | uniq.str.contains(STRAY_TEXT, regex=True)
     if not bad.any():
         return
-    i = int(np.flatnonzero(bad.to_numpy(dtype=bool))[0])
+    text = col.astype(str)
+    i = int(np.flatnonzero(text.isin(uniq[bad]).to_numpy(dtype=bool))[0])
     cell = text.iloc[i]
     why = stray_character(cell.encode("utf-8", "replace"))
     if why is None:
