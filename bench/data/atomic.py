@@ -31,8 +31,12 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     dest = Path(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
     _remove_orphans(dest)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.{os.getpid()}-", suffix=".tmp",
-                               dir=dest.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.{os.getpid()}-", suffix=".tmp",
+                                   dir=dest.parent)
+    except OSError as exc:  # /proc, a read-only folder: name the user's path, not the temporary
+        raise OSError(exc.errno, f"cannot create a file in its folder ({exc.strerror})",
+                      str(dest)) from exc
     os.close(fd)
     tmp_path = Path(tmp)
     os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual file mode

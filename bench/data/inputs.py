@@ -9,6 +9,11 @@ byte for byte, so offsets and line numbers stay those of the file), ratings CSV/
 MovieLens files (pandas' C parser and Python's universal newlines read a lone CR as a line end
 too). These are Python's universal newlines, and what trec_eval's peers do with a CR-only run
 (pytrec_eval and ir_measures read it as lines). Line numbers count lines so ended, from 1.
+No other character ends a line or hides in one (:func:`stray_character`, applied by
+:func:`text_lines`, to ratings tables' headers and text ids, and named in SVMlight errors): a
+NUL byte (UTF-16 without a byte-order mark), a byte-order mark inside a file (two files
+joined), VT, FF, NEL, U+2028/U+2029 are errors naming line and column (the SVMlight scanner
+alone reads VT and FF as white space between tokens, as sklearn's reader does).
 
 **Ids.** Query and document ids compare as their text on every path: ``7`` and ``"7"`` are one
 query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and
@@ -92,6 +97,8 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
     A missing path, a directory, something that is not a regular file or a file this process
     may not read is a :class:`DataError` naming the path and saying what was ``expected``.
     """
+    if os.fspath(path) == "":  # Path("") is ".", a directory: say what was given
+        raise DataError(f"an empty path: expected {expected}", path="''")
     p = Path(path)
     try:
         st = p.stat()
@@ -99,6 +106,9 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
         raise DataError(f"no such file: expected {expected}", path=p) from None
     except OSError as exc:
         raise DataError(f"cannot be read ({exc.strerror}): expected {expected}", path=p) from None
+    except ValueError:  # os.stat: "embedded null byte"
+        raise DataError(f"the path holds a NUL byte: expected {expected}",
+                        path=repr(os.fspath(path))) from None
     if stat.S_ISDIR(st.st_mode):
         raise DataError(f"is a directory: expected {expected}", path=p)
     if not stat.S_ISREG(st.st_mode):
@@ -130,13 +140,17 @@ def bom_length(head: bytes, path: PathLike) -> int:
     return 0
 
 
-def text_lines(path: PathLike, *, expected: str = "a text file") -> Iterator[tuple[int, bytes]]:
+def text_lines(path: PathLike, *, expected: str = "a text file",
+               plain: bool = True) -> Iterator[tuple[int, bytes]]:
     """``(line number, line)`` of a UTF-8 text file, lines as bytes without the line end.
 
     Opens through :func:`check_input_file`, skips a UTF-8 byte-order mark, refuses UTF-16 and
     UTF-32 and names the first line that is not valid UTF-8. LF, CRLF and a lone CR each end a
-    line (the module doc's rule); a file ending without a line end has a last line all the same. Lines are bytes so that callers
-    split them on ASCII white space only (``bytes.split()``) and decode the fields they keep.
+    line (the module doc's rule); a file ending without a line end has a last line all the same.
+    Lines are bytes so that callers split them on ASCII white space only (``bytes.split()``) and
+    decode the fields they keep. ``plain`` (default) also refuses the characters of
+    :func:`stray_character` (a NUL byte, a byte-order mark inside the file, a line separator
+    other than LF/CR) naming the line and column.
     """
     p = check_input_file(path, expected=expected)
     lineno = 0
@@ -159,7 +173,54 @@ def text_lines(path: PathLike, *, expected: str = "a text file") -> Iterator[tup
                         path=p,
                         line=lineno,
                     ) from None
+                if plain:
+                    stray = stray_character(raw)
+                    if stray is not None:
+                        raise DataError(stray, path=p, line=lineno)
                 yield lineno, raw
+
+
+#: What :func:`stray_character` refuses: a NUL byte, a UTF-8 byte-order mark, and the
+#: characters Python's ``str.splitlines`` reads as line ends besides LF and CR (VT, FF, the
+#: ASCII separators FS/GS/RS, NEL U+0085, U+2028, U+2029).
+_STRAY = re.compile(rb"[\x00\x0b\x0c\x1c-\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf")
+_STRAY_NAMES = {b"\x0b": "vertical tab", b"\x0c": "form feed", b"\x1c": "file separator",
+                b"\x1d": "group separator", b"\x1e": "record separator",
+                b"\xc2\x85": "next-line character", b"\xe2\x80\xa8": "line separator",
+                b"\xe2\x80\xa9": "paragraph separator"}
+
+
+def stray_character(raw: bytes, first_column: int = 1) -> str | None:
+    """Why line ``raw`` (UTF-8 bytes, no line end) cannot be read as it stands, or ``None``.
+
+    The one rule of every text reader for characters that would silently change what a line
+    holds: a **NUL byte** (UTF-16 text without a byte-order mark has one after every ASCII
+    character; C readers such as trec_eval stop a field there), a **byte-order mark inside
+    the file** (two files joined: it would become part of the first id of the line, so
+    ``\ufeff2`` and ``2`` would be two queries), and a **line end other than LF, CRLF or CR**
+    (VT, FF, NEL, U+2028, U+2029, FS/GS/RS: Python's ``str.splitlines`` ends a line there,
+    trec_eval and ``bytes.split`` do not, so a file so separated would be read as one line,
+    its fields past the sixth ignored). The text names the character and its column (1-based,
+    in characters; ``raw`` starts at column ``first_column``) and what was expected.
+    """
+    m = _STRAY.search(raw)
+    if m is None:
+        return None
+    column = len(raw[:m.start()].decode("utf-8", "replace")) + first_column
+    found = m.group()
+    if found == b"\x00":
+        order = "BE" if column == 1 else "LE"  # big-endian: the NUL comes first
+        return (f"a NUL byte at column {column}: expected UTF-8 text (a NUL beside every "
+                "character is UTF-16 text without a byte-order mark: convert it, e.g. "
+                f"iconv -f UTF-16{order} -t UTF-8)")
+    if found == UTF8_BOM:
+        return (f"a byte-order mark (U+FEFF) at column {column}, inside the file (were two "
+                "files joined?): it would become part of a field; expected one only at the "
+                "start of the file: remove it")
+    code = ord(found.decode("utf-8"))
+    return (f"a {_STRAY_NAMES[found]} (U+{code:04X}) at column {column}: expected LF, CRLF or "
+            "CR line ends and spaces or tabs between fields (Python's str.splitlines ends a "
+            "line there, trec_eval does not: refused rather than guessed)")
 
 
 def line_of_data_row(path: PathLike, row: int, *, comment: bytes = b"#") -> int | None:
@@ -169,7 +230,7 @@ def line_of_data_row(path: PathLike, row: int, *, comment: bytes = b"#") -> int 
     Lines end at LF, CRLF or a lone CR, as in every reader. Reads the file (error paths only).
     """
     seen = 0
-    for lineno, raw in text_lines(path, expected="a text file of data rows"):
+    for lineno, raw in text_lines(path, expected="a text file of data rows", plain=False):
         if raw.split(comment, 1)[0].strip():
             seen += 1
             if seen == row:
@@ -385,6 +446,17 @@ def _id_kind(v: object) -> str:
     if isinstance(v, float | np.floating):
         return "float"
     return type(v).__name__
+
+
+#: Cells a text table reader takes for a missing value (pandas' default ``na_values``,
+#: ``pandas.read_csv`` docs): in an id column of a ratings file they are refused as missing,
+#: never read as an id (``NA`` would become one user holding every row without a user).
+MISSING_SPELLINGS = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+
+#: The characters of :func:`stray_character`, as a ``str`` pattern for a column of text cells.
+STRAY_TEXT = "[\x00\x0b\x0c\x1c-\x1e\x85\u2028\u2029\ufeff]"
 
 
 def is_plain_float(token: bytes | str) -> bool:

@@ -62,7 +62,7 @@ _CSV_HEADER = ("userId", "movieId", "rating", "timestamp")
 
 def detect_layout(path: PathLike) -> str:
     """The MovieLens layout of a folder (or of the folder of a ratings file)."""
-    folder = _folder(Path(path))
+    folder = _folder(_given(path))
     if (folder / "u.data").is_file():
         return "ml-100k"
     if (folder / "ratings.dat").is_file():
@@ -82,7 +82,7 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
     ``path`` is the folder (``ml-25m/``), a ratings file inside it, or a folder holding exactly
     one such folder (``ml-10m/ml-10M100K/``). ``layout`` forces one of :data:`LAYOUTS`.
     """
-    folder = _folder(Path(path))
+    folder = _folder(_given(path))
     if layout is None:
         layout = detect_layout(folder)
     elif layout not in LAYOUTS:
@@ -233,7 +233,7 @@ def _read_u_genre(path: Path) -> tuple[str, ...]:
         if not line.strip():
             continue
         name, _, idx = line.rpartition("|")
-        if not name or not idx.strip().isdigit():
+        if not name or not _digits(idx.strip()):
             raise DataError(f"expected 'genre|index', got {line!r}", path=path, line=lineno)
         names[int(idx)] = name
     if sorted(names) != list(range(len(names))):
@@ -302,7 +302,7 @@ def _read_movies_dat(path: Path) -> pd.DataFrame:
             continue
         head, sep1, rest = line.partition("::")
         title, sep2, g = rest.rpartition("::")
-        if not sep1 or not sep2 or not head.strip().isdigit():
+        if not sep1 or not sep2 or not _digits(head.strip()):
             raise DataError(f"expected 'MovieID::Title::Genres', got {line[:60]!r}", path=path,
                             line=lineno)
         ids.append(int(head))
@@ -317,8 +317,8 @@ def _read_users_dat(path: Path) -> pd.DataFrame:
         if not line.strip():
             continue
         parts = line.split("::")
-        if len(parts) != 5 or not parts[0].isdigit() or not parts[2].isdigit() \
-                or not parts[3].isdigit():
+        if len(parts) != 5 or not _digits(parts[0]) or not _digits(parts[2]) \
+                or not _digits(parts[3]):
             raise DataError(f"expected 'UserID::Gender::Age::Occupation::Zip-code', got "
                             f"{line[:60]!r}", path=path, line=lineno)
         rows.append((int(parts[0]), parts[1], int(parts[2]), int(parts[3]), parts[4]))
@@ -335,7 +335,7 @@ def _read_tags_dat(path: Path) -> pd.DataFrame:
         u, s1, rest = line.partition("::")
         i, s2, rest = rest.partition("::")
         tag, s3, ts = rest.rpartition("::")
-        if not (s1 and s2 and s3) or not (u.isdigit() and i.isdigit() and ts.strip().isdigit()):
+        if not (s1 and s2 and s3) or not (_digits(u) and _digits(i) and _digits(ts.strip())):
             raise DataError(f"expected 'UserID::MovieID::Tag::Timestamp', got {line[:60]!r}",
                             path=path, line=lineno)
         users.append(int(u))
@@ -409,6 +409,18 @@ def _items_frame(ids: Sequence[int] | np.ndarray, titles: Sequence[str],
         "year": _years(title),
         "genres": pd.Series(list(genres), dtype=object),
     })
+
+
+def _digits(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` is true for ``"١٢"`` (Arabic-Indic), which ``int``
+    reads as 12, so such an id would silently join id 12."""
+    return text.isascii() and text.isdigit()
+
+
+def _given(path: PathLike) -> Path:
+    if os.fspath(path) == "":  # Path("") is the working directory: say what was given
+        raise DataError("an empty path: expected a MovieLens folder or ratings file", path="''")
+    return Path(path)
 
 
 def _folder(p: Path) -> Path:

@@ -7,7 +7,8 @@ destroyed file) after the work is done.
   reaches it through a symlinked folder -- when it is an existing file inside an input folder,
   when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
   would replace the device node with a file; a FIFO would block the writer), when it is a
-  directory, or when a component of its folder is an existing file.
+  directory, when a component of its folder is an existing file, or when the folder it goes in
+  may not be written by this user (``os.access``) or is on a read-only file system.
 - :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component of
   it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing; and
   when an entry the command writes there (``writes``: file names and ``fnmatch`` patterns relative
@@ -31,6 +32,7 @@ onto itself: coreutils ``src/copy.c``, ``same_file_ok``.)
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import stat
@@ -283,4 +285,17 @@ def _check_parents(folder: Path, option: str, target: Path) -> None:
                 what = special_kind(parent) or "file, not a folder"
                 raise ConfigError(f"{option} {os.fspath(target)!r}: {os.fspath(parent)!r} is a "
                                   f"{what}, so nothing can be written under it")
+            _check_writable(parent, option, target)
             return
+
+
+def _check_writable(folder: Path, option: str, target: Path) -> None:
+    """Refuse, before any work, a folder this process may not write in (``os.access``) or one on
+    a read-only file system (``statvfs``): the atomic writer creates its temporary file there."""
+    read_only = False
+    with contextlib.suppress(OSError):
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    if read_only or not os.access(folder, os.W_OK | os.X_OK):
+        why = "is on a read-only file system" if read_only else "may not be written by this user"
+        raise ConfigError(f"{option} {os.fspath(target)!r}: the folder {os.fspath(folder)!r} "
+                          f"{why}: choose a writable folder")

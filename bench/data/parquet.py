@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from bench.data.atomic import atomic_path
 from bench.data.groups import offsets_from_qid
+from bench.data.inputs import INT64_MAX
 from bench.data.letor import LetorData
 from bench.errors import DataError
 
@@ -105,6 +106,11 @@ def read_parquet(path: PathLike) -> LetorData:
     if not p.is_file():
         raise DataError("no such file", path=p)
     try:
+        names = pq.read_schema(p).names
+        twice = next((c for c in names if names.count(c) > 1), None)
+        if twice is not None:  # Parquet allows it; which one is meant cannot be told
+            raise DataError(f"column {twice!r} appears {names.count(twice)} times: expected one "
+                            "column of each name", path=p, column=twice)
         table = pq.read_table(p)
     except (pa.ArrowException, OSError) as exc:
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
@@ -132,9 +138,10 @@ def read_parquet(path: PathLike) -> LetorData:
 
     qid = _int_column(table, "qid", p, required=True)
     assert qid is not None
-    if not _is_numeric(table.schema.field("label").type):  # text is refused, never parsed
-        raise DataError(f"column of type {table.schema.field('label').type}: expected numbers "
-                        "(bench.data.inputs: text is not parsed)", path=p, column="label")
+    label_type = table.schema.field("label").type
+    if not _is_numeric(label_type) or pa.types.is_boolean(label_type):  # text is never parsed
+        raise DataError(f"column of type {label_type}: expected numbers (bench.data.inputs: "
+                        "text is not parsed, a bool is no label)", path=p, column="label")
     label = table.column("label").to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
     if not np.all(np.isfinite(label)):
         bad = int(np.flatnonzero(~np.isfinite(label))[0])
@@ -147,7 +154,13 @@ def read_parquet(path: PathLike) -> LetorData:
         if col.null_count:
             bad = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
             raise DataError("missing feature value (null)", path=p, row=bad + 1, column=c)
-        X[:, j] = col.to_numpy(zero_copy_only=False)
+        with np.errstate(over="ignore"):
+            X[:, j] = col.to_numpy(zero_copy_only=False)
+        if np.isinf(X[:, j]).any():  # inf, or beyond float32 (3.4e38); NaN is a missing value
+            bad = int(np.flatnonzero(np.isinf(X[:, j]))[0])
+            raise DataError(f"feature value {col[bad].as_py()!r} is not a finite float32 "
+                            "(|x| <= 3.4e38; NaN marks a missing value)", path=p, row=bad + 1,
+                            column=c)
     offsets, _ = offsets_from_qid(qid, path=p)
     return LetorData(
         X=X,
@@ -185,6 +198,12 @@ def _int_column(table: pa.Table, name: str, p: Path, *, required: bool) -> np.nd
                             column=name)
     elif values.dtype.kind not in "iu":
         raise DataError(f"has type {col.type}, expected integers", path=p, column=name)
+    if values.dtype.kind in "uf" and values.shape[0]:  # 2^64 - 1 would wrap to -1
+        out = np.flatnonzero(~(np.abs(values.astype(np.float64)) < 2.0**63)) \
+            if values.dtype.kind == "f" else np.flatnonzero(values > INT64_MAX)
+        if out.shape[0]:
+            raise DataError(f"value {values[out[0]].item()!r} is beyond int64: expected integer "
+                            "ids within +-2^63", path=p, row=int(out[0]) + 1, column=name)
     return values.astype(np.int64, copy=False)
 
 

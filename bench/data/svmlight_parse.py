@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data import svmlight_scan as scan
+from bench.data.inputs import stray_character
 from bench.errors import DataError
 from bench.machine import usable_cpus
 
@@ -438,6 +439,8 @@ def _located_error(path: Path, buf: np.ndarray, info: np.ndarray) -> DataError:
     tok = tok if len(tok) <= 40 else tok[:37] + "..."
     column = ts - int(info[scan.I_LINE_START]) + 1
     reason = _MESSAGES[code].format(extra=int(info[scan.I_EXTRA]))
+    stray = stray_character(buf[ts:te].tobytes(), column)  # NUL, a mark inside, U+2028: say so
+    reason = reason if stray is None else f"{reason}; {stray}"
     return DataError(f"malformed SVMlight line: column {column}, {tok!r}: {reason}", path=path,
                      line=int(info[scan.I_LINE]))
 

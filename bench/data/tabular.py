@@ -18,6 +18,11 @@
   interaction (largest timestamp; the later line on ties); ``"mean"`` averages the ratings and
   keeps the latest timestamp.
 
+An id cell spelled as a missing value (``NA``, ``nan``, ``null``, ...) or holding a NUL byte or a
+byte-order mark is an error (:mod:`bench.data.inputs`); so is a line whose field count differs
+from the first line's (pandas would silently drop its extra fields) and a column name the header
+(or the Parquet schema) holds twice.
+
 Columns are named as in the header; integer positions (0-based) mean the file has no header.
 The separator is taken from ``sep``, else from the extension (``.csv`` comma, ``.tsv``/``.tab``
 tab), else guessed from the first line (tab, comma, semicolon, ``|``, ``::``). Every bad value is
@@ -35,12 +40,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.data.delimited import check_field_counts
 from bench.data.inputs import (
     INT64_MAX,
+    MISSING_SPELLINGS,
+    STRAY_TEXT,
     bom_length,
     check_input_file,
     is_plain_float,
     parse_float,
+    stray_character,
+    text_lines,
 )
 from bench.data.ratings import Ratings
 from bench.errors import ConfigError, DataError
@@ -138,20 +148,34 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
         if name not in names:
             raise DataError(f"{role} column not in the file; columns are {names}", path=p,
                             column=str(c))
+        if names.count(name) > 1:  # Parquet allows it; which one is meant cannot be told
+            raise DataError(f"{role} column {name!r} appears {names.count(name)} times in the "
+                            f"file's columns {names}: expected one column of that name", path=p,
+                            column=str(name))
         cols[role] = name
         resolved.append(name)
-    return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
+    try:
+        return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
+    except (pa.ArrowException, OSError) as exc:  # a damaged row group, an unreadable type
+        raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
 
 
 def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                as_text: bool = False) -> pd.DataFrame:
     sep = sep or _guess_sep(p)
     first = _first_line(p)
+    stray = stray_character(first.encode("utf-8", "replace"))
+    if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
+        raise DataError(stray, path=p, line=1)
     if header:
         names = [c.strip().strip('"') for c in _split(first, sep)]
         for role, c in cols.items():
             if c not in names:
                 raise DataError(f"{role} column {c!r} is not in the header; columns are {names}",
+                                path=p, line=1, column=str(c))
+            if names.count(str(c)) > 1:  # pandas would read the first, renaming the other
+                raise DataError(f"{role} column {c!r} appears {names.count(str(c))} times in "
+                                f"the header {names}: expected one column of that name",
                                 path=p, line=1, column=str(c))
         usecols = list(dict.fromkeys(cols.values()))
     else:
@@ -162,6 +186,8 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                 raise DataError(f"{role} column {c} is beyond the {width} columns of line 1",
                                 path=p, line=1)
         usecols = sorted(set(cols.values()))
+    if not as_text:  # pandas' C parser drops the extra fields of a line when usecols is given
+        check_field_counts(p, sep)
     try:
         return pd.read_csv(
             p,
@@ -174,6 +200,9 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
             skipinitialspace=True,
         )
     except (ValueError, pd.errors.ParserError) as exc:
+        if isinstance(exc, UnicodeDecodeError):  # name the line (bench.data.inputs' reader)
+            for _ in text_lines(p, expected="a ratings table (CSV, TSV or Parquet)", plain=False):
+                pass
         raise DataError(f"could not parse with separator {sep!r}: {exc}", path=p) from exc
 
 
@@ -214,6 +243,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     """
     _no_missing(col, p, name, where)
     _scalar_ids(col, p, name, where)
+    _text_ids(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
         return col.to_numpy(np.int64), None
@@ -226,7 +256,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
             else written.astype(str).str.strip().tolist()
         return _by_value(cells, p, name, where, role)
     text = col.astype(str).str.strip()
-    if text.str.fullmatch(r"[-+]?\d{1,18}").all():
+    if text.str.fullmatch(r"[-+]?[0-9]{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
     return _numbered(text.tolist(), text.tolist(), role)
 
@@ -244,6 +274,28 @@ def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ign
         if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray):
             raise DataError(f"id {v!r} is a {type(v).__name__}: expected integers or text",
                             path=p, column=name, **where(i))
+
+
+def _text_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
+    """Text ids under :mod:`bench.data.inputs`' rules: a cell spelled as a missing value
+    (``NA``, ``nan``, ``null``: :data:`~bench.data.inputs.MISSING_SPELLINGS`) is a missing
+    id, and a NUL byte, a byte-order mark or a line separator inside an id
+    (:func:`~bench.data.inputs.stray_character`) would make ``\ufeff1`` a user apart from
+    ``1``: both are errors naming the line (row) and column."""
+    if col.dtype.kind not in "OSUT" and not pd.api.types.is_string_dtype(col.dtype):
+        return
+    uniq = pd.Series(pd.unique(col.astype(str)))  # ids repeat: check each text once
+    bad = uniq.str.strip().isin(MISSING_SPELLINGS) | uniq.str.contains(STRAY_TEXT, regex=True)
+    if not bad.any():
+        return
+    text = col.astype(str)
+    i = int(np.flatnonzero(text.isin(uniq[bad]).to_numpy(dtype=bool))[0])
+    cell = text.iloc[i]
+    why = stray_character(cell.encode("utf-8", "replace"))
+    if why is None:
+        why = (f"id {cell.strip()!r} is a spelling of a missing value (pandas reads it as NaN): "
+               "expected an id in every row")
+    raise DataError(why, path=p, column=name, **where(i))
 
 
 def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:

@@ -30,7 +30,10 @@ sorting by score); ``rel`` and ``score`` are parsed strictly (trec_eval's ``atol
 ``1.5`` as 1 and ``high`` as 0).
 
 Files are read through :mod:`bench.data.inputs` (the input discipline of every path): LF, CRLF
-and a lone CR each end a line (pytrec_eval and ir_measures read a CR-only run as lines too);
+and a lone CR each end a line (pytrec_eval and ir_measures read a CR-only run as lines too), and
+no other character does: a NUL byte, a byte-order mark inside the file, VT, FF, NEL or U+2028 is
+an error naming line and column (joined by U+2028, a run would be one line whose fields past
+the sixth are ignored);
 an integer score beyond 2^53 that a float64 cannot hold exactly is an error (trec_eval's
 ``atof`` would tie it with its neighbours), and so are two distinct decimal scores of one query
 that a float64 ties (``0.10000000000000000001`` and ``0.1``); query ids are text, so ``7`` and ``"7"`` given as

@@ -84,6 +84,12 @@ def as_qrels(
         _no_duplicate_pairs(q, d, where, lambda i: _frame_row(obj, i), "judged twice")
         return Qrels(q, d, r, where)
     where, mapping = _mapping_of(obj, "qrels", "Qrels")
+    empty = next((k for k, docs in mapping.items() if isinstance(docs, Mapping) and not docs),
+                 None)
+    if empty is not None:  # pytrec_eval leaves it out, ranx scores it 0: no one number
+        raise DataError(f"[{empty!r}] judges no document: trec_eval and pytrec_eval ignore such "
+                        "a query, ranx scores it 0; remove it, or judge its documents (all "
+                        "relevance 0 makes a query without relevant documents)", path=where)
     qs, ds, vs = _flatten(mapping, where)
     q, d = _ids(qs, where, "query id", (qs, ds)), _ids(ds, where, "document id", (qs, ds))
     r = _relevance(vs, where, keys=(qs, ds))
@@ -122,6 +128,13 @@ def as_run(
         _no_duplicate_pairs(q, d, where, lambda i: _frame_row(obj, i), "retrieved twice")
     else:
         where, mapping = _mapping_of(obj, "run", "Run")
+        empty = next((k for k, docs in mapping.items() if isinstance(docs, Mapping) and not docs),
+                     None)
+        if empty is not None:  # pytrec_eval scores it 0; a run file cannot hold it
+            raise DataError(f"[{empty!r}] retrieves no document: pytrec_eval scores such a query "
+                            "0, a TREC run file cannot hold it; remove the key, and the profile's "
+                            "rule for a query without run lines applies (missing='zero', as "
+                            "trec_eval -c, scores it 0)", path=where)
         qs, ds, vs = _flatten(mapping, where)
         q, d = _ids(qs, where, "query id", (qs, ds)), _ids(ds, where, "document id", (qs, ds))
         s = _scores(vs, where, keys=(qs, ds))
@@ -195,6 +208,9 @@ def find_columns(
                 raise DataError(f"columns {found} could each be the {role} column: name one with "
                                 f"{_naming(where, role)}", path=where)
             name = found[0]
+        if name in frame.columns and name in frame.index.names:  # pandas: "ambiguous" too
+            raise DataError(f"{name!r} is both a column and an index level: name one of them "
+                            f"differently (the {role} could be either)", path=where)
         if name in frame.columns:
             col = frame[name]
             if isinstance(col, pd.DataFrame):
@@ -202,7 +218,19 @@ def find_columns(
         else:
             col = pd.Series(frame.index.get_level_values(name), index=frame.index)
         out.append(col.rename(name))
+    distinct_roles([r[0] for r in roles], [str(c.name) for c in out], where)
     return out
+
+
+def distinct_roles(roles: Sequence[str], names: Sequence[str], where: str) -> None:
+    """Each role reads its own column: ``evaluate(frame, qid="label")`` would rank every query
+    by its own labels (a silently meaningless number), so one column named for two roles is a
+    :class:`DataError` naming both roles."""
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            first = roles[names.index(name)]
+            raise DataError(f"column {name!r} is given as both {first}= and {roles[i]}=: each "
+                            "role needs its own column", path=where)
 
 
 def _naming(where: str, role: str) -> str:

@@ -38,6 +38,7 @@ from bench.data.trec_objects import (
     QID_COLUMNS,
     REL_COLUMNS,
     SCORE_COLUMNS,
+    distinct_roles,
     find_columns,
 )
 from bench.errors import ConfigError, DataError
@@ -63,7 +64,8 @@ class FrameArrays:
         if exc.path is not None or exc.row is None or self.columns is None or self.index is None:
             return exc
         role = next((r for r, prefix in (("label", "label"), ("score", "score"),
-                                         ("qid", "query id"), ("weights", "weight"))
+                                         ("qid", "query id"), ("weights", "weight"),
+                                         ("docno", "document id"))
                      if exc.reason.startswith(prefix) or f" {prefix} " in exc.reason[:40]), None)
         i = exc.row - 1
         label = self.index[i] if 0 <= i < len(self.index) else i
@@ -141,22 +143,28 @@ def frame_arrays(
     columns = {role: str(col.name) for role, col in found.items()}
     if isinstance(weights, str):
         columns["weights"] = weights
-    return FrameArrays(y, s, q, _optional(frame, docno, n, "docno", DOCNO_COLUMNS),
-                       _optional(frame, weights, n, "weights", ()), columns, frame.index)
+    docs, docs_name = _optional(frame, docno, n, "docno", DOCNO_COLUMNS)
+    if docs_name is not None:
+        columns["docno"] = docs_name
+    distinct_roles(list(columns), list(columns.values()), _WHERE)
+    return FrameArrays(y, s, q, docs, _optional(frame, weights, n, "weights", ())[0], columns,
+                       frame.index)
 
 
 def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
-              candidates: tuple[str, ...]) -> np.ndarray | None:
-    """A column named by ``value``, an array, or (``value`` None) the one common-name column."""
+              candidates: tuple[str, ...]) -> tuple[np.ndarray | None, str | None]:
+    """A column named by ``value``, an array, or (``value`` None) the one common-name column;
+    with the column's name (``None`` for an array)."""
     if value is None:
         lower = {str(c).lower() for c in frame.columns}
         if not any(c in lower for c in candidates):
-            return None
-        return np.asarray(find_columns(frame, _WHERE, [(role, None, candidates)])[0])
+            return None, None
+        col = find_columns(frame, _WHERE, [(role, None, candidates)])[0]
+        return np.asarray(col), str(col.name)
     if isinstance(value, str):
         col = find_columns(frame, _WHERE, [(role, value, ())])[0]
-        return _numeric(col, "weight") if role == "weights" else np.asarray(col)
-    return _aligned(value, n, role)
+        return (_numeric(col, "weight") if role == "weights" else np.asarray(col)), str(col.name)
+    return _aligned(value, n, role), None
 
 
 def _aligned(value: Any, n: int, name: str) -> np.ndarray:

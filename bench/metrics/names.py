@@ -161,7 +161,8 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     ...
     bench.errors.ConfigError: ...ndcg@10...
     """
-    if not isinstance(metrics, str) and not isinstance(metrics, Iterable):
+    if isinstance(metrics, bytes | bytearray) or (
+            not isinstance(metrics, str) and not isinstance(metrics, Iterable)):
         raise ConfigError(f"metrics is a text such as 'ndcg@10 map' or a list of them, got "
                           f"{type(metrics).__name__} {metrics!r}")
     items = [metrics] if isinstance(metrics, str) else list(metrics)

@@ -25,6 +25,7 @@ rule) and turns one token of either grammar into :class:`Reading` s.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 
@@ -133,7 +134,7 @@ _TREC_BY = {m.name.lower(): m for m in TREC_EVAL}
 _TREC_ORDER = sorted(_TREC_BY, key=len, reverse=True)
 _IR_BY = {n.lower(): m for m in IR_MEASURES for n in (m.name, *m.aliases)}
 _TREC_PARAM = re.compile(r"[0-9][0-9.=]*")
-_DECIMAL_CUTOFF = re.compile(r"\s*\+?[0-9]+\s*")
+_DECIMAL_CUTOFF = re.compile(r"\s*[0-9]+\s*")  # no sign: ndcg@+5 is no name
 
 
 def check_cutoff(k: str | int, what: str) -> int:
@@ -215,6 +216,11 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
         if tree.args or any(kw.arg is None for kw in tree.keywords):
             raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
         for kw in tree.keywords:
+            keys = [ast.dump(k) for k in kw.value.keys if k is not None] \
+                if isinstance(kw.value, ast.Dict) else []
+            if len(set(keys)) != len(keys):  # {1: 1, 1: 2}: Python keeps the last, silently
+                raise ConfigError(f"ir_measures parameter {kw.arg} of {token!r} gives a key "
+                                  "twice: expected each label once")
             try:
                 params[str(kw.arg)] = ast.literal_eval(kw.value)
             except ValueError:
@@ -230,8 +236,8 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
         raise ConfigError(f"ir_measures cutoff of {token!r} must be a positive integer")
     if cutoff is not None and not _DECIMAL_CUTOFF.fullmatch(token.strip().rsplit("@", 1)[-1]):
-        raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no '_', "
-                          "0x, 0o or 0b: bench.data.inputs reads numbers strictly)")
+        raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no sign, "
+                          "'_', 0x, 0o or 0b: bench.data.inputs reads numbers strictly)")
     return ir_reading(measure, params, cutoff), measure, params
 
 
@@ -310,10 +316,10 @@ def _gain_table(value: object) -> tuple[tuple[float, ...], str]:
     dropped, as ir_measures' ``Measure._param_repr``); ``""`` when it is the identity."""
     if not isinstance(value, dict) or not value or any(
             isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 31 or
-            isinstance(g, bool) or not isinstance(g, (int, float)) or not g >= 0
-            for k, g in value.items()):
+            isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 <= g < math.inf
+            for k, g in value.items()):  # 1e400 is inf: an inf gain makes every nDCG NaN
         raise ConfigError("ir_measures nDCG(gains=...) is a dict {label: gain}, labels 0..31, "
-                          f"gains >= 0; got {value!r}")
+                          f"finite gains >= 0; got {value!r}")
     table = tuple(float(value.get(label, label)) for label in range(32))
     items = [(k, value[k]) for k in sorted(value) if float(value[k]) != float(k)]
     text = "{" + ",".join(f"{k}:{_num(g)}" for k, g in items) + "}" if items else ""

@@ -123,7 +123,8 @@ def _join(qrels: Qrels, run: Run) -> _Joined | None:
     pos = np.where(names[pos] == qrels.qid, pos, -1)
     extra = (pos >= 0) & (qrels.rel >= 0) & ~hit
     labels = np.maximum(np.nan_to_num(rel, nan=0.0), 0.0)
-    prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc)
+    prep = prepare(labels, r_score, qid=qindex, group=None, weights=None, docno=r_doc,
+                   docno_checked=True)  # the TREC readers refused missing and repeated ids
     prep.query_ids = names
     return _Joined(prep, rel, qrels.rel[extra].astype(np.float64), pos[extra].astype(np.int64),
                    hit)

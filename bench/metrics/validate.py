@@ -56,8 +56,14 @@ def prepare(
     docno: ArrayLike | None = None,
     sort_by_qid: bool = False,
     threads: int | None = None,
+    docno_checked: bool = False,
 ) -> Prepared:
-    """Check lengths, finiteness, signs and query groups; return float64 arrays and offsets."""
+    """Check lengths, finiteness, signs and query groups; return float64 arrays and offsets.
+
+    ``docno`` (document ids, for the ``docno_*`` tie rules) is checked as a TREC run's are: no
+    missing or bool id, each document once per query; ``docno_checked`` skips that for ids a
+    TREC reader (:mod:`bench.data.trec`, :mod:`bench.data.trec_objects`) has checked already.
+    """
     y = _vector(labels, "labels")
     s = _vector(scores, "scores")
     if y.shape[0] != s.shape[0]:
@@ -81,9 +87,7 @@ def prepare(
             f"label {_num(y[negative])} is negative: relevance labels must be >= 0 ({_ROWS})",
             row=negative + 1,
         )
-    dn = None if docno is None else np.asarray(docno)
-    if dn is not None and dn.shape != (n,):
-        raise DataError(f"docno has shape {dn.shape}, expected ({n},)")
+    dn = None if docno is None else np.asarray(docno) if docno_checked else _doc_ids(docno, n)
     if (qid is None) == (group is None):
         raise ConfigError(
             "give exactly one of qid= (one query id per row) or group= (group sizes); "
@@ -135,6 +139,8 @@ def prepare(
         s = s[order]
         if dn is not None:
             dn = dn[order]
+    if dn is not None and not docno_checked:
+        _unique_per_query(dn, offsets, order)
     return Prepared(
         labels=y,
         scores=s,
@@ -180,6 +186,39 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
         except TypeError as exc:
             raise DataError(f"query ids must be hashable values (numbers, strings): {exc}") from None
     return q
+
+
+def _doc_ids(docno: ArrayLike, n: int) -> np.ndarray:
+    """Document ids (they break score ties under the ``docno_*`` rules) under the id rule of
+    :mod:`bench.data.inputs`, as in a TREC run: a missing id (None, NaN), a bool, or a float
+    among text is an error naming its row; ``1`` and ``"1"`` are one id."""
+    dn = np.asarray(docno)
+    if dn.ndim != 1 or dn.shape[0] != n:
+        raise DataError(f"docno has shape {dn.shape}, expected ({n},)")
+    if dn.dtype.kind in "fcmMO":
+        missing = pd.isna(dn) if dn.dtype.kind != "O" else np.fromiter(
+            (_is_missing(v) for v in dn), dtype=bool, count=n)
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
+            raise DataError(f"document id {_shown(dn[row])} is missing: every row needs one "
+                            f"(it breaks score ties; {_ROWS})", row=row + 1)
+    return text_ids(dn, what="document id", column="docno")
+
+
+def _unique_per_query(dn: np.ndarray, offsets: np.ndarray, order: np.ndarray | None) -> None:
+    """A document listed twice in one query is an error naming both rows, as in a TREC run
+    (:func:`bench.data.trec.read_run`): its tie order, and its gain, would be counted twice."""
+    qi = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
+    codes = pd.factorize(dn.astype(str) if dn.dtype.kind != "U" else dn)[0].astype(np.int64)
+    twice = pd.Series(qi * (int(codes.max()) + 1) + codes).duplicated().to_numpy()
+    if twice.any():
+        texts = dn.astype(str)
+        k = int(np.flatnonzero(twice)[0])
+        first = int(np.flatnonzero((qi == qi[k]) & (codes == codes[k]))[0])
+        rows = (first, k) if order is None else (int(order[first]), int(order[k]))
+        raise DataError(f"document id {str(texts[k])!r} appears twice in one query (rows "
+                        f"{min(rows) + 1} and {max(rows) + 1}): each document at most once per "
+                        f"query ({_ROWS})", row=max(rows) + 1)
 
 
 def _is_missing(v: object) -> bool:

@@ -1,0 +1,85 @@
+"""Field counts of a delimited text file (CSV, TSV): every line has the fields of the first.
+
+``pandas.read_csv`` with ``usecols`` silently drops the extra fields of a line (and its C
+parser raises only without ``usecols``), so a line ``1,5,3,999,4`` under the header
+``user,item,rating,timestamp`` would lose a value, or hide a shifted row, without a word.
+:func:`check_field_counts` reads the file once more, in blocks, and names the first line whose
+field count differs. Lines end as in every reader of :mod:`bench.data.inputs` (LF, CRLF, a lone
+CR); blank lines are not rows; a file holding a double quote is counted by :mod:`csv` (a quoted
+field may hold the separator or a line end).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from bench.data.inputs import bom_length
+from bench.errors import DataError
+
+
+def check_field_counts(p: Path, sep: str) -> None:
+    """Every non-blank line has the fields of the first (the header), else a DataError naming
+    the line: with ``usecols`` pandas silently drops a line's extra fields, so ``1,5,3,999,4``
+    under ``user,item,rating,timestamp`` would lose a value or hide a shifted row. Lines end
+    as in every reader (LF, CRLF, a lone CR: :mod:`bench.data.inputs`); the file is read in
+    blocks, separators counted with NumPy. A file holding quotes is counted by :mod:`csv` (a
+    quoted field may hold the separator or a line end)."""
+    import csv
+
+    expected, done, rest = None, 0, b""
+    with open(p, "rb") as fh:
+        fh.seek(bom_length(fh.read(4), p))
+        while True:
+            block = fh.read(1 << 24)
+            data = rest + block
+            cut = len(data) if not block else data.rfind(b"\n") + 1
+            data, rest = data[:cut], data[cut:]
+            if b'"' in data:
+                break
+            counts = _separators_per_line(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+                                          if b"\r" in data else data, sep)
+            filled = np.flatnonzero(counts >= 0)
+            if expected is None and filled.shape[0]:
+                expected = int(counts[filled[0]])
+            wrong = filled[counts[filled] != expected]
+            if wrong.shape[0]:
+                k = int(wrong[0])
+                raise _misfit(p, done + k + 1, int(counts[k]) + 1, int(expected or 0) + 1)
+            done += counts.shape[0]
+            if not block:
+                return
+    with open(p, encoding="utf-8", errors="replace", newline="") as text:
+        reader = csv.reader(text, delimiter=sep)
+        for row in reader:
+            if row and any(f.strip() for f in row):
+                expected = len(row) if expected is None else expected
+                if len(row) != expected:
+                    raise _misfit(p, reader.line_num, len(row), expected)
+
+
+def _separators_per_line(data: bytes, sep: str) -> np.ndarray:
+    """Separators on each LF-ended line of ``data`` (the last line may lack its LF); -1 for a
+    blank line."""
+    if not data:
+        return np.zeros(0, dtype=np.int64)
+    b = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(b == 10)
+    if not ends.shape[0] or ends[-1] != b.shape[0] - 1:
+        ends = np.append(ends, b.shape[0])
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    if len(sep.encode()) == 1:
+        at = np.flatnonzero(b == sep.encode()[0])
+        counts = np.searchsorted(at, ends) - np.searchsorted(at, starts)
+    else:
+        counts = np.asarray([data[a:z].count(sep.encode()) for a, z in zip(starts, ends, strict=True)],
+                            dtype=np.int64)
+    blank = np.asarray([not data[a:z].strip() for a, z in zip(starts, ends, strict=True)]) \
+        if (counts == 0).any() else np.zeros(counts.shape[0], dtype=bool)
+    return np.where(blank, -1, counts)
+
+
+def _misfit(p: Path, line: int, fields: int, expected: int) -> DataError:
+    return DataError(f"{fields} fields, expected {expected} as on the first line: a field too "
+                     "many or too few would shift or hide a value", path=p, line=line)
