@@ -57,7 +57,8 @@ def test_the_interpreted_kernel_matches_the_compiled_one(case: str, ties: str) -
         prof = dataclasses.replace(get_profile(name), ties=ties)
         if name == "lightgbm":  # float32 scores: rounding makes new ties
             prof = dataclasses.replace(prof, score_dtype="float32")
-        docno = np.asarray([f"d{(i * 7) % len(y)}" for i in range(len(y))])
+        # unique (a document at most once per query) and not in row order: 10007 is prime
+        docno = np.asarray([f"d{(i * 7919) % 10007:05d}" for i in range(len(y))])
         a, b = (evaluate(y, s, group=g, metrics=metrics, profile=prof, backend=be,
                          per_query=True, docno=docno) for be in ("numba", "python"))
         assert a.per_query is not None

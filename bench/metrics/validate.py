@@ -196,8 +196,9 @@ def _doc_ids(docno: ArrayLike, n: int) -> np.ndarray:
     if dn.ndim != 1 or dn.shape[0] != n:
         raise DataError(f"docno has shape {dn.shape}, expected ({n},)")
     if dn.dtype.kind in "fcmMO":
-        missing = pd.isna(dn) if dn.dtype.kind != "O" else np.fromiter(
-            (_is_missing(v) for v in dn), dtype=bool, count=n)
+        kind = dn.dtype.kind
+        missing = (np.isnan(dn) if kind in "fc" else np.isnat(dn) if kind in "mM" else
+                   np.fromiter((_is_missing(v) for v in dn), dtype=bool, count=n))
         if missing.any():
             row = int(np.flatnonzero(missing)[0])
             raise DataError(f"document id {_shown(dn[row])} is missing: every row needs one "
@@ -208,9 +209,14 @@ def _doc_ids(docno: ArrayLike, n: int) -> np.ndarray:
 def _unique_per_query(dn: np.ndarray, offsets: np.ndarray, order: np.ndarray | None) -> None:
     """A document listed twice in one query is an error naming both rows, as in a TREC run
     (:func:`bench.data.trec.read_run`): its tie order, and its gain, would be counted twice."""
+    if dn.shape[0] < 2:
+        return
     qi = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
-    codes = pd.factorize(dn.astype(str) if dn.dtype.kind != "U" else dn)[0].astype(np.int64)
-    twice = pd.Series(qi * (int(codes.max()) + 1) + codes).duplicated().to_numpy()
+    codes = np.unique(dn.astype(str) if dn.dtype.kind != "U" else dn,
+                      return_inverse=True)[1].astype(np.int64).ravel()
+    key = qi * (int(codes.max()) + 1) + codes
+    twice = np.ones(key.shape[0], dtype=bool)
+    twice[np.unique(key, return_index=True)[1]] = False  # each pair's first row is not a repeat
     if twice.any():
         texts = dn.astype(str)
         k = int(np.flatnonzero(twice)[0])
