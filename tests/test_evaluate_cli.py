@@ -332,3 +332,19 @@ def test_run_names_keep_an_existing_path_with_an_equals_sign(tmp_path: Path) -> 
         ("k1=0.9", str(odd)), ("x", str(odd)), ("k1=0.9-2", str(odd))]
     with pytest.raises(LtrbenchError, match="'x' is given twice"):
         cmd.run_names(["x=a.run", "x=b.run"])
+
+
+def test_a_stem_that_another_run_gives_as_its_name_is_refused() -> None:
+    # the row named 'b' would be r.txt, and b.txt would print as 'b-2'
+    with pytest.raises(LtrbenchError, match=r"--run b.txt would be named 'b'.*b=r.txt"):
+        cmd.run_names(["b=r.txt", "b.txt"])
+    with pytest.raises(LtrbenchError, match=r"label it: --run NAME=dir/b.run"):
+        cmd.run_names(["dir/b.run", "b=x.run"])
+
+
+def test_column_and_port_numbers_are_ascii_digits_only() -> None:
+    # str.isdigit() is true for Arabic-Indic digits, which int() reads: '١' would pick column 1
+    from bench.data.dask_cluster import check_scheduler_address
+
+    with pytest.raises(LtrbenchError, match="not a number"):
+        check_scheduler_address("127.0.0.1:٨٧٨٦")

@@ -180,7 +180,7 @@ def load_input(args: argparse.Namespace) -> Any:
         from bench.data.tabular import load_ratings_table
 
         def col(v: str | None) -> str | int | None:
-            return int(v) if v is not None and v.isdigit() else v
+            return int(v) if v is not None and v.isascii() and v.isdigit() else v
 
         user, item = col(args.user), col(args.item)
         assert user is not None  # checked above

@@ -203,7 +203,9 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
     """``(name, path)`` of each ``--run``: ``NAME=PATH``, or a path named by its file stem.
 
     A value that is an existing file is a path even if it contains ``=``. Stems that collide get
-    ``-2``, ``-3``, ... in order; two explicit names that are equal are an error.
+    ``-2``, ``-3``, ... in order; two explicit names that are equal are an error, and so is a
+    file's stem that another ``--run`` gives as its explicit name (``--run b=r.txt --run b.txt``
+    would print ``b`` for r.txt beside ``b-2`` for b.txt).
     """
     pairs: list[tuple[str, str, bool]] = []
     for spec in specs:
@@ -217,6 +219,11 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
         dup = next(n for n in explicit if explicit.count(n) > 1)
         raise ConfigError(f"--run name {dup!r} is given twice: names must differ")
     taken = set(explicit)
+    clash = next(((n, p) for n, p, given in pairs if not given and n in taken), None)
+    if clash is not None:
+        named = next(p for n, p, given in pairs if given and n == clash[0])
+        raise ConfigError(f"--run {clash[1]} would be named {clash[0]!r}, the name --run "
+                          f"{clash[0]}={named} gives another file; label it: --run NAME={clash[1]}")
     out = []
     for name, path, given in pairs:
         final = name

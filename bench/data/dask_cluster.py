@@ -137,7 +137,7 @@ def check_scheduler_address(scheduler: object) -> str:
         if not colon or not host or any(c.isspace() or c in "/[]" for c in host) \
                 or (":" in host and not rest.startswith("[")):
             why = "expected host:port (an IPv6 host in brackets, [::1]:8786)"
-        elif not port.isdigit() or not 1 <= int(port) <= 65535:
+        elif not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
             why = f"port {port!r} is not a number in 1..65535"
         else:
             try:
