@@ -13,20 +13,24 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from bench.crosscheck.agreement import CHECK_TOL, crosscheck_arrays
+from bench.crosscheck.agreement import CHECK_TOL, ArrayCrosscheck, crosscheck_arrays
 from bench.crosscheck.render import render_markdown
 from bench.crosscheck.result import Case, CrosscheckResult
 from bench.data.atomic import write_text
 from bench.data.groups import offsets_from_qid
 from bench.metrics.families import PRIMARY_METRIC
-from bench.metrics.reconcile import Evaluate
+from bench.metrics.profiles import Profile
+from bench.metrics.reconcile import Evaluate, resolve_profile
 from bench.runners.libraries import LIBRARIES
+from bench.runners.registry import CUSTOM_LIBRARY
 from bench.runners.result import EVAL_SPLITS
 from bench.runs.consistency import check_scores_and_labels
 from bench.runs.models import gbdt_models, model_libraries
@@ -111,6 +115,42 @@ def _logged_value(
     return float(hit["value"].iloc[-1]), it
 
 
+#: What the cross-check says of a user's model (a run's ``custom`` model): the one text of both
+#: paths, ``ltrbench crosscheck --run DIR`` and the cross-check inside ``ltrbench run``.
+NOT_APPLICABLE = "not applicable: user model (no built-in metric ltrbench knows)"
+
+
+@dataclass(frozen=True)
+class _Split:
+    """One split of the run's labels, in row order: what every model of the split is scored on."""
+
+    name: str
+    labels: NDArray[np.float64]
+    rows: NDArray[Any]
+    offsets: NDArray[np.int64]
+    qid: NDArray[Any]
+
+
+@dataclass
+class _Context:
+    """What :func:`crosscheck_run` resolves once per run and hands to every (model, seed, split):
+    the run's tables, each model's library (from the run's records), each library's
+    :class:`~bench.metrics.profiles.Profile` and the default one (resolved once each; a name
+    that does not resolve is kept as its error, reported for every pair as before)."""
+
+    run: RunDir
+    result: CrosscheckResult
+    scores: pd.DataFrame
+    log: pd.DataFrame
+    chosen: dict[tuple[str, str], int]
+    libraries: Mapping[str, str]
+    profiles: dict[str, Profile | Exception]
+    default: Profile | Exception
+    evaluate: Evaluate | None
+    builtin: Callable[..., float] | None
+    recompute: bool
+
+
 def crosscheck_run(
     run_dir: str | Path,
     *,
@@ -129,10 +169,57 @@ def crosscheck_run(
     (names, or library names: ``lightgbm`` selects every model the run records as a LightGBM
     model). The default profile is the
     run's profile (``ltrbench`` unless the config names another). Problems are collected in
-    ``errors`` (the result is not ok); nothing is raised for a mismatch.
+    ``errors`` (the result is not ok); nothing is raised for a mismatch. Each of the run's
+    user models (library ``custom``) is noted as :data:`NOT_APPLICABLE`.
     """
     run = RunDir(Path(run_dir))
     labels, scores = _split_frames(run)
+    result = _empty_result(run, metric, default_profile or run.profile)
+    result.blank_queries = _blank_queries(run, labels)
+    pairs = [(str(m), s) for m, s in scores[["model", "seed"]].drop_duplicates().itertuples(
+        index=False)]
+    libraries = model_libraries(run, (m for m, _ in pairs))
+    trained = _selected(result, run, pairs, libraries, models)
+    if not trained:
+        result.errors.append(f"no {_titles()} model with scores in {run.path}")
+    else:
+        ctx = _Context(
+            run=run, result=result, scores=scores, log=run.table_or_empty("evallog.csv"),
+            chosen=_chosen_iterations(run), libraries=libraries,
+            profiles={lib: _resolve(LIBRARIES[lib].profile)
+                      for lib in dict.fromkeys(libraries[m] for m, _ in trained)},
+            default=_resolve(result.default_profile), evaluate=evaluate, builtin=builtin,
+            recompute=recompute)
+        for name in splits:
+            split = _labelled_split(run, labels, name)
+            if split is None:
+                result.notes.append(f"no {name} labels in labels.parquet")
+                continue
+            for model, seed in sorted(trained, key=lambda t: (t[0], str(t[1]))):
+                _check_pair(ctx, split, model, seed)
+    result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in not_applicable(run, libraries))
+    return result
+
+
+def not_applicable(run: RunDir, libraries: Mapping[str, str]) -> list[str]:
+    """The run's user models (library ``custom`` in ``libraries``, a :func:`model_libraries`
+    result), in the order of the run's ``models``: the cross-check does not apply to them."""
+    named = run.config.get("models")
+    order = [str(m) for m in named] if isinstance(named, list) else []
+    return [m for m in dict.fromkeys([*order, *libraries]) if libraries.get(m) == CUSTOM_LIBRARY]
+
+
+def _resolve(name: str) -> Profile | Exception:
+    """The profile ``name`` (:func:`bench.metrics.reconcile.resolve_profile`), or the error its
+    lookup raised (each pair reports it, as when every pair looked the name up)."""
+    try:
+        return resolve_profile(name)
+    except Exception as exc:  # reported per (model, seed, split) by _check_pair
+        return exc
+
+
+def _empty_result(run: RunDir, metric: str, default_profile: str) -> CrosscheckResult:
+    """The result before any check: the dataset's name from ``metrics.csv``, else the config."""
     datasets = run.datasets() if run.has("metrics.csv") else []
     cfg_ds = run.config.get("dataset")
     if datasets:
@@ -141,98 +228,104 @@ def crosscheck_run(
         dataset = str(cfg_ds.get("name") or cfg_ds.get("spec") or run.run_id)
     else:
         dataset = str(cfg_ds or run.run_id)
-    dflt_name = default_profile or run.profile
-    result = CrosscheckResult(
-        dataset=dataset,
-        run_dir=str(run.path),
-        run_id=run.run_id,
-        metric=metric,
-        default_profile=dflt_name,
-    )
-    result.blank_queries = _blank_queries(run, labels)
-    log = run.table_or_empty("evallog.csv")
-    chosen = _chosen_iterations(run)
+    return CrosscheckResult(dataset=dataset, run_dir=str(run.path), run_id=run.run_id,
+                            metric=metric, default_profile=default_profile)
 
-    pairs = [(str(m), s) for m, s in scores[["model", "seed"]].drop_duplicates().itertuples(
-        index=False)]
-    libraries = model_libraries(run, (m for m, _ in pairs))
-    trained = _selected(result, run, pairs, libraries, models)
-    if not trained:
-        result.errors.append(f"no {_titles()} model with scores in {run.path}")
-        return result
 
-    for split in splits:
-        lab = labels[labels["split"] == split].sort_values("row", kind="stable")
-        if lab.empty:
-            result.notes.append(f"no {split} labels in labels.parquet")
-            continue
-        offsets, group_qid = offsets_from_qid(
-            lab["qid"].to_numpy(), path=run.path / "labels.parquet"
+def _labelled_split(run: RunDir, labels: pd.DataFrame, name: str) -> _Split | None:
+    """The labels of split ``name`` in row order with their group offsets; None without labels."""
+    lab = labels[labels["split"] == name].sort_values("row", kind="stable")
+    if lab.empty:
+        return None
+    offsets, group_qid = offsets_from_qid(lab["qid"].to_numpy(), path=run.path / "labels.parquet")
+    return _Split(name, lab["label"].to_numpy(dtype=np.float64), lab["row"].to_numpy(),
+                  offsets, group_qid)
+
+
+def _pair_scores(ctx: _Context, split: _Split, model: str, seed: Any) -> NDArray[np.float64] | None:
+    """The scores of (model, seed) on ``split`` in the labels' row order; None (an error of the
+    result) when they do not cover exactly the labelled rows."""
+    scores = ctx.scores
+    sc = scores[(scores["split"] == split.name) & (scores["model"] == model)
+                & (scores["seed"] == seed)]
+    sc = sc.drop_duplicates("row", keep="last").set_index("row")["score"]
+    if len(sc) != len(split.rows) or not np.isin(split.rows, sc.index.to_numpy()).all():
+        ctx.result.errors.append(
+            f"{model} seed {seed} {split.name}: {len(sc)} scores for {len(split.rows)} labelled rows"
         )
-        y = lab["label"].to_numpy(dtype=np.float64)
-        rows = lab["row"].to_numpy()
-        for model, seed in sorted(trained, key=lambda t: (t[0], str(t[1]))):
-            library = libraries[model]
-            sc = scores[(scores["split"] == split) & (scores["model"] == model) & (scores["seed"] == seed)]
-            sc = sc.drop_duplicates("row", keep="last").set_index("row")["score"]
-            if len(sc) != len(rows) or not np.isin(rows, sc.index.to_numpy()).all():
-                result.errors.append(
-                    f"{model} seed {seed} {split}: {len(sc)} scores for {len(rows)} labelled rows"
-                )
-                continue
-            s = sc.reindex(rows).to_numpy(dtype=np.float64)
-            logged, it = (None, None)
-            if split == "vali":
-                it_chosen = chosen.get((model, str(seed)))
-                logged, it = _logged_value(log, model, str(seed), split, metric, it_chosen)
-                if logged is None and len(log):
-                    result.notes.append(
-                        f"{model} seed {seed}: no {metric} in evallog.csv at iteration {it}"
-                    )
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    out = crosscheck_arrays(
-                        library, y, s, offsets,
-                        metric=metric,
-                        default_profile=dflt_name,
-                        qid=group_qid,
-                        logged=logged,
-                        logged_iteration=it,
-                        recompute=recompute,
-                        model=model,
-                        seed=_seed_value(seed),
-                        split=split,
-                        evaluate=evaluate,
-                        builtin=builtin,
-                    )
-            except ImportError:
-                raise
-            except Exception as exc:  # a library or evaluator refusing the data: an error, kept
-                result.errors.append(f"{model} seed {seed} {split}: {type(exc).__name__}: {exc}")
-                continue
-            result.checks.extend(out.checks)
-            for chk in out.checks:
-                if not chk.ok:
-                    result.errors.append(
-                        f"{model} seed {seed} {split}: built-in {metric} ({chk.source}) "
-                        f"{chk.builtin:.12f} vs reference {chk.reference:.12f} under profile "
-                        f"{library}: |diff| {chk.abs_diff:.3g} > {CHECK_TOL:g}"
-                    )
-            rec = out.reconciliation
-            result.cases.append(Case(model, library, _seed_value(seed), split, rec))
-            if not rec.explained:
-                extra = (
-                    f"; profile fields outside the walk differ: {', '.join(rec.unexplained_fields)}"
-                    if rec.unexplained_fields else ""
-                )
-                result.errors.append(
-                    f"{model} seed {seed} {split}: gap {rec.gap:.3g} between profiles "
-                    f"{rec.library_profile} and {rec.default_profile} leaves residual "
-                    f"{rec.residual:.3g} (largest per query {rec.max_query_residual:.3g}) that "
-                    f"no reason explains{extra}"
-                )
-    return result
+        return None
+    return sc.reindex(split.rows).to_numpy(dtype=np.float64)
+
+
+def _logged(ctx: _Context, split: _Split, model: str, seed: Any) -> tuple[float | None, int | None]:
+    """The eval log's value at the chosen iteration (vali only); a note when it is missing."""
+    if split.name != "vali":
+        return None, None
+    metric = ctx.result.metric
+    it_chosen = ctx.chosen.get((model, str(seed)))
+    logged, it = _logged_value(ctx.log, model, str(seed), split.name, metric, it_chosen)
+    if logged is None and len(ctx.log):
+        ctx.result.notes.append(f"{model} seed {seed}: no {metric} in evallog.csv at iteration {it}")
+    return logged, it
+
+
+def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
+    """Cross-check one (model, seed) on one split; its checks, case and errors go to the result."""
+    result, library = ctx.result, ctx.libraries[model]
+    s = _pair_scores(ctx, split, model, seed)
+    if s is None:
+        return
+    logged, it = _logged(ctx, split, model, seed)
+    try:
+        lib_prof, dflt = _profile(ctx.profiles[library]), _profile(ctx.default)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out = crosscheck_arrays(
+                library, split.labels, s, split.offsets, metric=result.metric,
+                default_profile=dflt, library_profile=lib_prof, qid=split.qid, logged=logged,
+                logged_iteration=it, recompute=ctx.recompute, model=model,
+                seed=_seed_value(seed), split=split.name, evaluate=ctx.evaluate,
+                builtin=ctx.builtin)
+    except ImportError:
+        raise
+    except Exception as exc:  # a library or evaluator refusing the data: an error, kept
+        result.errors.append(f"{model} seed {seed} {split.name}: {type(exc).__name__}: {exc}")
+        return
+    _record(result, out, model, library, seed, split.name)
+
+
+def _profile(value: Profile | Exception) -> Profile:
+    if isinstance(value, Exception):
+        raise value
+    return value
+
+
+def _record(result: CrosscheckResult, out: ArrayCrosscheck, model: str, library: str,
+            seed: Any, split: str) -> None:
+    """Add one ranking's checks and reconciliation to ``result``, with an error for each check
+    beyond the tolerance and for a gap no reason explains."""
+    metric = result.metric
+    result.checks.extend(out.checks)
+    for chk in out.checks:
+        if not chk.ok:
+            result.errors.append(
+                f"{model} seed {seed} {split}: built-in {metric} ({chk.source}) "
+                f"{chk.builtin:.12f} vs reference {chk.reference:.12f} under profile "
+                f"{library}: |diff| {chk.abs_diff:.3g} > {CHECK_TOL:g}"
+            )
+    rec = out.reconciliation
+    result.cases.append(Case(model, library, _seed_value(seed), split, rec))
+    if not rec.explained:
+        extra = (
+            f"; profile fields outside the walk differ: {', '.join(rec.unexplained_fields)}"
+            if rec.unexplained_fields else ""
+        )
+        result.errors.append(
+            f"{model} seed {seed} {split}: gap {rec.gap:.3g} between profiles "
+            f"{rec.library_profile} and {rec.default_profile} leaves residual "
+            f"{rec.residual:.3g} (largest per query {rec.max_query_residual:.3g}) that "
+            f"no reason explains{extra}"
+        )
 
 
 def _titles() -> str:
