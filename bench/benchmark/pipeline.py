@@ -133,6 +133,8 @@ def run_benchmark(
             advance("cross-check", 0)
             _crosscheck(manifest, Path(out_dir), custom)
         elif config.crosscheck:  # a check that does not apply is not a failure
+            from bench.crosscheck.run import NOT_APPLICABLE
+
             manifest.change(crosscheck={
                 "ok": None, "skipped": "no LightGBM/XGBoost/CatBoost model in this run: no built-in "
                                        "metric to check", "errors": [],
@@ -145,10 +147,6 @@ def run_benchmark(
         error.run_dir = run_dir
         raise error
     return run_dir
-
-
-#: What the cross-check says of a custom model.
-NOT_APPLICABLE = "not applicable: user model (no built-in metric ltrbench knows)"
 
 
 def load_splits(
@@ -336,9 +334,9 @@ def _crosscheck(manifest: ManifestWriter, out_dir: Path, custom: list[str]) -> d
     and records ``ok``, the errors and the totals by reason in the manifest under ``crosscheck``;
     each of the ``custom`` models is noted as not applicable."""
     from bench.crosscheck import crosscheck_run, write_crosscheck
+    from bench.crosscheck.run import NOT_APPLICABLE
 
-    result = crosscheck_run(manifest.run_dir)
-    result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in custom)
+    result = crosscheck_run(manifest.run_dir)  # notes each custom model as NOT_APPLICABLE
     files = write_crosscheck(result, out_dir)
     record = {
         "ok": bool(result.ok),

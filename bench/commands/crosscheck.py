@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -63,56 +64,31 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=main)
 
 
-def _requested_models(args: argparse.Namespace) -> tuple[str, ...] | None:
-    if not args.models:
-        return None
-    from bench.runners.registry import expand_models
+def _trainer(args: argparse.Namespace) -> Callable[[tuple[str, ...]], Path]:
+    """How the cross-check trains a run when it has none: the run's options with ``models``."""
 
-    return expand_models(args.models)
+    def train(models: tuple[str, ...]) -> Path:
+        from bench.benchmark.pipeline import run_benchmark
 
+        config = replace(config_from_args(args), models=models, crosscheck=False)
+        return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
 
-def _train(args: argparse.Namespace, models: tuple[str, ...] | None) -> Path:
-    from bench.benchmark.pipeline import run_benchmark
-    from bench.runners.registry import LAMBDAMART
-
-    config = config_from_args(args)
-    config = replace(config, models=models or LAMBDAMART, crosscheck=False)
-    return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
+    return train
 
 
 def main(args: argparse.Namespace) -> int:
     """Run ``ltrbench crosscheck``; ``--versions`` runs ``ltrbench crosscheck-versions``."""
     if args.versions is not None:
         return versions.main(args)
-    from bench.crosscheck import crosscheck_run, render_markdown, write_crosscheck
-    from bench.data.outputs import check_output_dir
-    from bench.errors import ConfigError
-    from bench.runners.registry import get_model
-    from bench.runs.layout import RUN_WRITES
-    from bench.runs.search import find_matching_run
+    from bench.crosscheck.find import CrosscheckRequest, crosscheck_request
+    from bench.crosscheck.render import render_markdown
 
-    check_output_dir(args.out, option="--out",
-                     inputs=[("--run", args.run), ("--runs-dir", args.runs_dir)],
-                     writes=RUN_WRITES)
-    models = _requested_models(args)
-    gbdt = tuple(m for m in models if get_model(m).is_gbdt) if models else None
-    if models is not None and not gbdt:
-        raise ConfigError(
-            f"none of {', '.join(models)} is a LightGBM, XGBoost or CatBoost model; the "
-            "cross-check compares library built-in metrics, which only those models have"
-        )
-    if args.run:
-        run_dir = Path(args.run)
-    else:
-        run = None
-        if not args.retrain:
-            runs_dir = Path(args.runs_dir) if args.runs_dir else Path(args.out) / "runs"
-            run = find_matching_run(runs_dir, args.dataset or "synthetic", gbdt)
-        run_dir = run.path if run is not None else _train(args, models)
-        if run is not None and args.format == "table":
-            print(f"reusing run {run.run_id} ({run.path})", file=sys.stderr)
-    result = crosscheck_run(run_dir, models=gbdt, metric=args.metric)
-    files = write_crosscheck(result, args.out)
+    request = CrosscheckRequest(out=args.out, run=args.run, runs_dir=args.runs_dir,
+                                dataset=args.dataset, models=args.models, metric=args.metric,
+                                retrain=args.retrain)
+    say = (lambda line: print(line, file=sys.stderr)) if args.format == "table" else None
+    outcome = crosscheck_request(request, train=_trainer(args), say=say)
+    result, files = outcome.result, outcome.files
     if args.format == "json":
         sys.stdout.write(result.to_json())
     else:

@@ -123,6 +123,58 @@ def _flipped_dtype_reference(
     return mean_defined(vals)
 
 
+def _reference(
+    labels: NDArray[Any],
+    scores: NDArray[np.float64],
+    offsets: NDArray[np.int64],
+    *,
+    metric: str,
+    profile: Profile,
+    evaluate: Evaluate | None,
+) -> float:
+    """The reference mean of ``metric`` under ``profile``: the mean of the evaluator's per-query
+    values, which must equal the mean it reports (a DataError otherwise)."""
+    ref_vals, ref_mean_reported = per_query_values(
+        labels, scores, offsets, metric=metric, profile=profile, evaluate=evaluate
+    )
+    reference = mean_defined(ref_vals)
+    if not math.isnan(ref_mean_reported) and abs(reference - ref_mean_reported) > EXACT_TOL:
+        raise DataError(
+            f"the evaluator's mean {metric} ({ref_mean_reported!r}) differs from the mean of its "
+            f"per-query values ({reference!r}) under profile {profile.name}"
+        )
+    return reference
+
+
+@dataclass
+class _FlippedReference:
+    """The reference with the score precision flipped (:func:`_flipped_dtype_reference`),
+    computed on first use and kept: only a gap in (1e-9, 1e-6] needs it."""
+
+    labels: NDArray[Any]
+    scores: NDArray[np.float64]
+    offsets: NDArray[np.int64]
+    metric: str
+    profile: Profile
+    evaluate: Evaluate | None
+    _value: list[float] = dataclasses.field(default_factory=list)
+
+    def __call__(self) -> float:
+        if not self._value:
+            self._value.append(_flipped_dtype_reference(
+                self.labels, self.scores, self.offsets, metric=self.metric,
+                profile=self.profile, evaluate=self.evaluate))
+        return self._value[0]
+
+
+def _agreement(value: float, reference: float, flipped: _FlippedReference) -> tuple[float, str]:
+    """:func:`classify_agreement` of one built-in value, the flipped-precision reference
+    computed only when the gap is in (1e-9, 1e-6]."""
+    diff = abs(value - reference)
+    f32 = flipped() if EXACT_TOL < diff <= CHECK_TOL else None
+    return classify_agreement(value, reference, float32_reference=f32)
+
+
 @dataclass
 class ArrayCrosscheck:
     """Result of :func:`crosscheck_arrays`: the checks and the reconciliation of one ranking."""
@@ -165,52 +217,20 @@ def crosscheck_arrays(
     if library_profile is None:  # the profile its record names (a profile name otherwise)
         library_profile = LIBRARIES[library].profile if library in LIBRARIES else library
     lib_prof = resolve_profile(library_profile)
-    ref_vals, ref_mean_reported = per_query_values(
-        y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate
-    )
-    reference = mean_defined(ref_vals)
-    if not math.isnan(ref_mean_reported) and abs(reference - ref_mean_reported) > EXACT_TOL:
-        raise DataError(
-            f"the evaluator's mean {metric} ({ref_mean_reported!r}) differs from the mean of its "
-            f"per-query values ({reference!r}) under profile {lib_prof.name}"
-        )
-    flipped: list[float] = []
-
-    def _float32_ref() -> float:
-        if not flipped:
-            flipped.append(
-                _flipped_dtype_reference(
-                    y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate
-                )
-            )
-        return flipped[0]
-
-    checks: list[Check] = []
+    reference = _reference(y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate)
     candidates: list[tuple[str, float, int | None]] = []
     if logged is not None and not (isinstance(logged, float) and math.isnan(logged)):
         candidates.append(("evallog", float(logged), logged_iteration))
     if recompute:
         value = float((builtin_metric if builtin is None else builtin)(library, y, s, off, metric))
         candidates.append(("recomputed", value, None))
+    flipped = _FlippedReference(y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate)
+    checks: list[Check] = []
     for source, value, iteration in candidates:
-        diff = abs(value - reference)
-        f32 = _float32_ref() if EXACT_TOL < diff <= CHECK_TOL else None
-        diff, agreement = classify_agreement(value, reference, float32_reference=f32)
-        checks.append(
-            Check(
-                model=model,
-                library=library,
-                seed=seed,
-                split=split,
-                metric=metric,
-                source=source,
-                builtin=value,
-                reference=reference,
-                abs_diff=diff,
-                agreement=agreement,
-                iteration=iteration,
-            )
-        )
+        diff, agreement = _agreement(value, reference, flipped)
+        checks.append(Check(model=model, library=library, seed=seed, split=split, metric=metric,
+                            source=source, builtin=value, reference=reference,
+                            abs_diff=diff, agreement=agreement, iteration=iteration))
     rec = reconcile(
         y, s, off,
         library_profile=lib_prof,

@@ -23,29 +23,41 @@ def _g(x: float | None) -> str:
 
 def render_markdown(res: CrosscheckResult, *, top: int = 25) -> str:
     """``crosscheck.md``: agreement table, totals by reason, largest per-query contributions."""
-    out = [f"# Cross-check of built-in {res.metric}: {res.dataset}", ""]
-    out.append(
+    out = [*_header(res), *_agreement_table(res), *_gap_table(res), *_top_queries(res, top),
+           *_listed("Errors", res.errors), *_listed("Notes", res.notes)]
+    return "\n".join(out)
+
+
+def _header(res: CrosscheckResult) -> list[str]:
+    """The title, what is compared, the status and the blank queries."""
+    bq = res.blank_queries
+    status = "**OK**" if res.ok else "**FAILED**"
+    return [
+        f"# Cross-check of built-in {res.metric}: {res.dataset}",
+        "",
         f"Run `{res.run_id}`. Each library's built-in {res.metric} (its eval log at the chosen "
         "iteration, and recomputed on the final scores) beside the reference evaluator under the "
         f"library's profile: |diff| ≤ {CHECK_TOL:g} required; above {EXACT_TOL:g} it must be "
         "explained by float32 scores. Then the gap to the default profile "
-        f"`{res.default_profile}`, split into reasons by changing one profile field at a time."
-    )
-    out.append("")
-    status = "**OK**" if res.ok else "**FAILED**"
-    out.append(f"Status: {status} ({len(res.checks)} checks, {len(res.cases)} reconciliations).")
-    out.append("")
-    bq = res.blank_queries
-    out.append(
+        f"`{res.default_profile}`, split into reasons by changing one profile field at a time.",
+        "",
+        f"Status: {status} ({len(res.checks)} checks, {len(res.cases)} reconciliations).",
+        "",
         "Blank queries (no relevant document): "
         + ", ".join(f"{k} {'?' if v is None else v}" for k, v in bq.items())
-        + "."
-    )
-    out.append("")
-    out.append("## Built-in metric vs reference evaluator (library profile)")
-    out.append("")
-    out.append("| Model | Seed | Split | Source | Built-in | Reference | abs diff | Agreement |")
-    out.append("|---|---:|---|---|---:|---:|---:|---|")
+        + ".",
+        "",
+    ]
+
+
+def _agreement_table(res: CrosscheckResult) -> list[str]:
+    """One row per built-in value beside the reference under the library's profile."""
+    out = [
+        "## Built-in metric vs reference evaluator (library profile)",
+        "",
+        "| Model | Seed | Split | Source | Built-in | Reference | abs diff | Agreement |",
+        "|---|---:|---|---|---:|---:|---:|---|",
+    ]
     for c in res.checks:
         src = c.source if c.iteration is None else f"{c.source} (iter {c.iteration})"
         out.append(
@@ -53,16 +65,22 @@ def render_markdown(res: CrosscheckResult, *, top: int = 25) -> str:
             f"{_f(c.reference, 9)} | {c.abs_diff:.2e} | {c.agreement} |"
         )
     out.append("")
-    out.append(f"## Gap between the library's convention and `{res.default_profile}`, by reason")
-    out.append("")
-    out.append(
-        "Gap = library-profile value − default-profile value; each reason column is that "
-        "convention's share of the gap (they add up to the gap; the residual must be ≤ 1e-9)."
-    )
-    out.append("")
+    return out
+
+
+def _gap_table(res: CrosscheckResult) -> list[str]:
+    """The gap to the default profile split into reasons, per case and as a mean, and the number
+    of queries each reason changed."""
     head = ["Model", "Seed", "Split", "Library profile", "Default", "Gap", *REASONS, "Residual"]
-    out.append("| " + " | ".join(head) + " |")
-    out.append("|" + "|".join(["---", "---:", "---"] + ["---:"] * (len(head) - 3)) + "|")
+    out = [
+        f"## Gap between the library's convention and `{res.default_profile}`, by reason",
+        "",
+        "Gap = library-profile value − default-profile value; each reason column is that "
+        "convention's share of the gap (they add up to the gap; the residual must be ≤ 1e-9).",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join(["---", "---:", "---"] + ["---:"] * (len(head) - 3)) + "|",
+    ]
     for case in res.cases:
         r = case.reconciliation
         cells = [
@@ -72,16 +90,10 @@ def render_markdown(res: CrosscheckResult, *, top: int = 25) -> str:
         ]
         out.append("| " + " | ".join(cells) + " |")
     totals = res.reasons
-    out.append(
-        "| **mean over cases** | | | | | "
-        + _g(
-            math.fsum(c.reconciliation.gap for c in res.cases if c.reconciliation.defined)
-            / max(1, sum(c.reconciliation.defined for c in res.cases))
-        )
-        + " | "
-        + " | ".join(_g(totals[k]) for k in REASONS)
-        + " | |"
-    )
+    mean_gap = (math.fsum(c.reconciliation.gap for c in res.cases if c.reconciliation.defined)
+                / max(1, sum(c.reconciliation.defined for c in res.cases)))
+    out.append("| **mean over cases** | | | | | " + _g(mean_gap) + " | "
+               + " | ".join(_g(totals[k]) for k in REASONS) + " | |")
     out.append("")
     rq = res.reason_queries()
     out.append(
@@ -90,27 +102,32 @@ def render_markdown(res: CrosscheckResult, *, top: int = 25) -> str:
         + "."
     )
     out.append("")
+    return out
+
+
+def _top_queries(res: CrosscheckResult, top: int) -> list[str]:
+    """The ``top`` largest per-query contributions to the gap (nothing when there is none)."""
     tq = res.top_queries(top)
-    if len(tq):
-        out.append(f"## Largest per-query contributions (top {len(tq)})")
-        out.append("")
-        out.append("| Model | Seed | Split | qid | Reason | Before | After | Share of the gap |")
-        out.append("|---|---:|---|---:|---|---:|---:|---:|")
-        for row in tq.itertuples(index=False):
-            out.append(
-                f"| {row.model} | {row.seed} | {row.split} | {row.qid} | {row.reason} | "
-                f"{_f(row.before, 4) or 'excluded'} | {_f(row.after, 4) or 'excluded'} | "
-                f"{row.contribution:+.3g} |"
-            )
-        out.append("")
-    if res.errors:
-        out.append("## Errors")
-        out.append("")
-        out.extend(f"- {e}" for e in res.errors)
-        out.append("")
-    if res.notes:
-        out.append("## Notes")
-        out.append("")
-        out.extend(f"- {n}" for n in res.notes)
-        out.append("")
-    return "\n".join(out)
+    if not len(tq):
+        return []
+    out = [
+        f"## Largest per-query contributions (top {len(tq)})",
+        "",
+        "| Model | Seed | Split | qid | Reason | Before | After | Share of the gap |",
+        "|---|---:|---|---:|---|---:|---:|---:|",
+    ]
+    for row in tq.itertuples(index=False):
+        out.append(
+            f"| {row.model} | {row.seed} | {row.split} | {row.qid} | {row.reason} | "
+            f"{_f(row.before, 4) or 'excluded'} | {_f(row.after, 4) or 'excluded'} | "
+            f"{row.contribution:+.3g} |"
+        )
+    out.append("")
+    return out
+
+
+def _listed(title: str, items: list[str]) -> list[str]:
+    """A section of bullet points (nothing when ``items`` is empty)."""
+    if not items:
+        return []
+    return [f"## {title}", "", *(f"- {item}" for item in items), ""]

@@ -12,7 +12,7 @@ gap to the run's default profile split into reasons (:mod:`bench.metrics.reconci
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -197,16 +197,19 @@ def crosscheck_run(
                 continue
             for model, seed in sorted(trained, key=lambda t: (t[0], str(t[1]))):
                 _check_pair(ctx, split, model, seed)
-    result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in not_applicable(run, libraries))
+    unchecked = not_applicable(run, libraries, (m for m, _ in pairs))
+    result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in unchecked)
     return result
 
 
-def not_applicable(run: RunDir, libraries: Mapping[str, str]) -> list[str]:
-    """The run's user models (library ``custom`` in ``libraries``, a :func:`model_libraries`
-    result), in the order of the run's ``models``: the cross-check does not apply to them."""
+def not_applicable(run: RunDir, libraries: Mapping[str, str], scored: Iterable[str] = ()) -> list[str]:
+    """The user models the run trains (its config's ``models``, then the ``scored`` ones) whose
+    library is ``custom`` in ``libraries`` (a :func:`model_libraries` result), in that order: the
+    cross-check does not apply to them. A ``[custom_models]`` table the run does not train is
+    not named."""
     named = run.config.get("models")
     order = [str(m) for m in named] if isinstance(named, list) else []
-    return [m for m in dict.fromkeys([*order, *libraries]) if libraries.get(m) == CUSTOM_LIBRARY]
+    return [m for m in dict.fromkeys([*order, *scored]) if libraries.get(m) == CUSTOM_LIBRARY]
 
 
 def _resolve(name: str) -> Profile | Exception:
@@ -254,7 +257,8 @@ def _pair_scores(ctx: _Context, split: _Split, model: str, seed: Any) -> NDArray
             f"{model} seed {seed} {split.name}: {len(sc)} scores for {len(split.rows)} labelled rows"
         )
         return None
-    return sc.reindex(split.rows).to_numpy(dtype=np.float64)
+    ordered: NDArray[np.float64] = sc.reindex(split.rows).to_numpy(dtype=np.float64)
+    return ordered
 
 
 def _logged(ctx: _Context, split: _Split, model: str, seed: Any) -> tuple[float | None, int | None]:

@@ -1,0 +1,108 @@
+"""``ltrbench crosscheck`` as one call: which models apply, which run to check (the one given, the
+latest matching one, or a new one), the check and its files.
+
+:func:`crosscheck_request` takes the command's options as a :class:`CrosscheckRequest` and
+returns the result and the files it wrote (``<out>/<dataset>/crosscheck.{md,json}``,
+:func:`bench.crosscheck.run.write_crosscheck`); the command only parses and prints. Training is
+the benchmark's (a layer above this one), so the caller hands it in as ``train``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.crosscheck.result import CrosscheckResult
+from bench.crosscheck.run import crosscheck_run, write_crosscheck
+from bench.data.outputs import check_output_dir
+from bench.errors import ConfigError
+from bench.metrics.families import PRIMARY_METRIC
+from bench.runners.registry import LAMBDAMART, expand_models, get_model
+from bench.runs.layout import RUN_WRITES
+from bench.runs.search import find_matching_run
+
+#: Trains ``models`` on the request's dataset and returns the new run's folder (the command
+#: passes :func:`bench.benchmark.pipeline.run_benchmark` over its own configuration).
+Train = Callable[[tuple[str, ...]], Path]
+
+
+@dataclass(frozen=True)
+class CrosscheckRequest:
+    """The options of ``ltrbench crosscheck`` (see :mod:`bench.commands.crosscheck`).
+
+    ``models`` is the ``--models`` text as given (comma-separated names or aliases), ``None``
+    (or empty) for every GBDT model of the run; ``dataset`` names the dataset whose latest run is
+    reused (``synthetic`` when ``None``).
+    """
+
+    out: str | Path
+    run: str | Path | None = None
+    runs_dir: str | Path | None = None
+    dataset: str | None = None
+    models: str | None = None
+    metric: str = PRIMARY_METRIC
+    retrain: bool = False
+
+
+@dataclass(frozen=True)
+class CrosscheckOutcome:
+    """What :func:`crosscheck_request` found and wrote."""
+
+    result: CrosscheckResult
+    files: dict[str, Path]
+
+
+def crosscheck_request(
+    request: CrosscheckRequest,
+    *,
+    train: Train,
+    say: Callable[[str], None] | None = None,
+) -> CrosscheckOutcome:
+    """Cross-check the run ``request`` names (``run``), else the most recent run of its dataset
+    under ``runs_dir`` (default ``<out>/runs``) that trained the requested GBDT models, else a new
+    one made by ``train`` (also when ``retrain``); write ``crosscheck.{md,json}`` under ``out``.
+
+    ``say`` is told when an earlier run is reused. A ConfigError when ``out`` cannot take the
+    files or is an input, a model name is unknown, or none of the requested models is a GBDT
+    model (only those have a built-in metric).
+    """
+    check_output_dir(request.out, option="--out",
+                     inputs=[("--run", request.run), ("--runs-dir", request.runs_dir)],
+                     writes=RUN_WRITES)
+    models = expand_models(request.models) if request.models else None
+    gbdt = _gbdt_models(models)
+    run_dir = _run_to_check(request, models, gbdt, train, say)
+    result = crosscheck_run(run_dir, models=gbdt, metric=request.metric)
+    return CrosscheckOutcome(result, write_crosscheck(result, request.out))
+
+
+def _gbdt_models(models: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The requested models that have a built-in metric (each name resolved once into its
+    :class:`~bench.runners.registry.ModelSpec`); None when every model is wanted."""
+    if models is None:
+        return None
+    gbdt = tuple(m for m, spec in ((m, get_model(m)) for m in models) if spec.is_gbdt)
+    if not gbdt:
+        raise ConfigError(
+            f"none of {', '.join(models)} is a LightGBM, XGBoost or CatBoost model; the "
+            "cross-check compares library built-in metrics, which only those models have"
+        )
+    return gbdt
+
+
+def _run_to_check(request: CrosscheckRequest, models: tuple[str, ...] | None,
+                  gbdt: tuple[str, ...] | None, train: Train,
+                  say: Callable[[str], None] | None) -> Path:
+    """The run given, else the latest matching one (unless ``retrain``), else a new one that
+    ``train`` makes of the requested models (LambdaMART of every library when none is named)."""
+    if request.run:
+        return Path(request.run)
+    if not request.retrain:
+        runs_dir = Path(request.runs_dir) if request.runs_dir else Path(request.out) / "runs"
+        run = find_matching_run(runs_dir, request.dataset or "synthetic", gbdt)
+        if run is not None:
+            if say is not None:
+                say(f"reusing run {run.run_id} ({run.path})")
+            return run.path
+    return train(models or LAMBDAMART)
