@@ -5,6 +5,8 @@ library's profile, and the gap to the default profile explained query by query.
   XGBoost, pytrec_eval, ranx), wrapped once;
 * :mod:`~bench.crosscheck.agreement`: one ranking, built-in vs reference, with tolerances;
 * :mod:`~bench.crosscheck.run`: a whole run directory; :mod:`~bench.crosscheck.result`: its result;
+* :mod:`~bench.crosscheck.find`: ``ltrbench crosscheck`` as one call (which models apply, which
+  run: the one given, the latest matching one or a new one, the check and its files);
 * :mod:`~bench.crosscheck.render`: ``crosscheck.md``.
 
 The decomposition of a gap into reasons is metric logic: :mod:`bench.metrics.reconcile`.

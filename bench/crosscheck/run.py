@@ -7,6 +7,11 @@ checked. For every trained GBDT model and split (vali, test) of a run: the libra
 against the reference under the library's profile (:mod:`bench.crosscheck.agreement`), and the
 gap to the run's default profile split into reasons (:mod:`bench.metrics.reconcile`). Outputs
 ``<out>/<dataset>/crosscheck.md`` and ``crosscheck.json`` (:func:`write_crosscheck`).
+
+Each choice is resolved once per run and passed down as a value: the models' libraries (the
+run's records), each checked library's :class:`~bench.metrics.profiles.Profile` and the
+default profile. A user's model (library ``custom``) is noted as :data:`NOT_APPLICABLE`, the
+one text of both paths (``ltrbench crosscheck --run DIR`` and the check inside ``ltrbench run``).
 """
 
 from __future__ import annotations
@@ -176,6 +181,7 @@ def crosscheck_run(
     labels, scores = _split_frames(run)
     result = _empty_result(run, metric, default_profile or run.profile)
     result.blank_queries = _blank_queries(run, labels)
+    log, chosen = run.table_or_empty("evallog.csv"), _chosen_iterations(run)
     pairs = [(str(m), s) for m, s in scores[["model", "seed"]].drop_duplicates().itertuples(
         index=False)]
     libraries = model_libraries(run, (m for m, _ in pairs))
@@ -184,8 +190,7 @@ def crosscheck_run(
         result.errors.append(f"no {_titles()} model with scores in {run.path}")
     else:
         ctx = _Context(
-            run=run, result=result, scores=scores, log=run.table_or_empty("evallog.csv"),
-            chosen=_chosen_iterations(run), libraries=libraries,
+            run=run, result=result, scores=scores, log=log, chosen=chosen, libraries=libraries,
             profiles={lib: _resolve(LIBRARIES[lib].profile)
                       for lib in dict.fromkeys(libraries[m] for m, _ in trained)},
             default=_resolve(result.default_profile), evaluate=evaluate, builtin=builtin,
