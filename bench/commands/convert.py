@@ -18,7 +18,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench.adapters.config import (
     DEFAULT_FEATURE_GROUPS,
@@ -39,6 +39,9 @@ from bench.engines import (
     get_engine,
 )
 from bench.errors import ConfigError
+
+if TYPE_CHECKING:
+    from bench.datasets.ratings_source import RatingsSource
 
 FORMATS = ("auto", "ml-100k", "ml-1m", "ml-10m", "movielens-csv", "csv")
 LABELS = ("graded", "liked", "halfstar", "binary", "rated")
@@ -146,65 +149,15 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
     )
 
 
-def load_input(args: argparse.Namespace) -> Any:
-    """The :class:`~bench.data.ratings.Ratings` that ``--ratings`` / ``--layout`` name."""
-    if args.ratings == "synthetic":
-        from bench.datasets.synthetic import generate_ratings
+def source_from_args(args: argparse.Namespace) -> RatingsSource:
+    """The ratings input ``--ratings`` / ``--layout`` and the column options name."""
+    from bench.datasets.ratings_source import RatingsSource
 
-        for option, n in (("--synthetic-users", args.synthetic_users),
-                          ("--synthetic-items", args.synthetic_items),
-                          ("--synthetic-ratings", args.synthetic_ratings)):
-            if not 1 <= n <= 2**31 - 1:
-                raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")
-
-        return generate_ratings(n_users=args.synthetic_users, n_items=args.synthetic_items,
-                                n_ratings=args.synthetic_ratings, seed=args.seed)
-    columns = [o for o, v in (("--user", args.user), ("--item", args.item),
-                              ("--rating", args.rating), ("--timestamp", args.timestamp),
-                              ("--sep", args.sep)) if v is not None]
-    if args.layout == "auto" and columns:  # column options name a table's columns
-        args.layout = "csv"
-    if args.layout != "csv" and columns:
-        raise ConfigError(f"{', '.join(columns)} name the columns of a table (--layout csv); "
-                          f"--layout {args.layout} reads MovieLens files, whose columns are fixed")
-    if args.layout == "auto" and Path(args.ratings).is_file() and Path(args.ratings).name not in (
-            "u.data", "ratings.dat", "ratings.csv"):
-        raise ConfigError(f"--ratings {args.ratings}: not a MovieLens ratings file (u.data, "
-                          "ratings.dat or ratings.csv); for a table of your own name its columns: "
-                          "--user COL --item COL [--rating COL] [--timestamp COL] (--layout csv)")
-    if args.layout == "csv":
-        if not args.user or not args.item:
-            raise ConfigError("--layout csv needs --user and --item (and usually --rating, "
-                              "--timestamp)")
-        _distinct_columns(args)
-        from bench.data.tabular import load_ratings_table
-
-        def col(v: str | None) -> str | int | None:
-            return int(v) if v is not None and v.isascii() and v.isdigit() else v
-
-        user, item = col(args.user), col(args.item)
-        assert user is not None  # checked above
-        assert item is not None
-        return load_ratings_table(args.ratings, user=user, item=item,
-                                  rating=col(args.rating), timestamp=col(args.timestamp),
-                                  sep=args.sep, duplicates=args.duplicates)
-    from bench.data.movielens import load_movielens
-
-    return load_movielens(args.ratings, layout=None if args.layout == "auto" else args.layout)
-
-
-def _distinct_columns(args: argparse.Namespace) -> None:
-    """Refuse one column named by two options (``--user 0 --item 0``) and an empty ``--sep``."""
-    if args.sep == "":
-        raise ConfigError("--sep '': expected a field separator (leave --sep out to detect it)")
-    named = [(o, v) for o, v in (("--user", args.user), ("--item", args.item),
-                                 ("--rating", args.rating), ("--timestamp", args.timestamp))
-             if v is not None]
-    for i, (o, v) in enumerate(named):
-        for o2, v2 in named[:i]:
-            if v == v2:
-                raise ConfigError(f"{o2} and {o} both name column {v!r}: each names its own "
-                                  "column of the ratings table")
+    return RatingsSource(
+        ratings=args.ratings, layout=args.layout or "auto", user=args.user, item=args.item,
+        rating=args.rating, timestamp=args.timestamp, sep=args.sep, duplicates=args.duplicates,
+        seed=args.seed,
+        synthetic=(args.synthetic_users, args.synthetic_items, args.synthetic_ratings))
 
 
 def converted_files() -> tuple[str, ...]:
@@ -258,11 +211,11 @@ def run(args: argparse.Namespace) -> int:
     if engine.converter is not None:  # the engine converts on its cluster
         return _run_on_cluster(args, config, engine)
     _say(f"reading {args.ratings}")
-    ratings = load_input(args)
-    ts = ratings.frame["timestamp"]
-    if config.split != "random" and len(ts) and ts.min() == ts.max():
-        print("warning: every rating has the same timestamp; the temporal order is the item "
-              "order. Use --split random (or give --timestamp).", file=sys.stderr)
+    from bench.datasets.ratings_source import read_ratings
+
+    ratings, warnings = read_ratings(source_from_args(args), split=config.split)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
     from bench.adapters.convert import convert
     from bench.adapters.summary_table import print_summary
 

@@ -122,31 +122,11 @@ def evaluate(
         >>> round(r.metrics["ndcg@2"], 6)
         0.815465
     """
-    check_flags(per_query=per_query, sort_by_qid=sort_by_qid)
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int | np.integer)
-                                or threads < 1):
-        raise ConfigError(f"threads must be an integer >= 1 (or None: the usable CPUs), got "
-                          f"{threads!r}")
-    cols = None
-    if _is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
-        from bench.metrics.frames import frame_arrays
-
-        cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
-                            docno=docno, weights=weights, group=group)
-        labels, scores, qid, docno, weights = cols.labels, cols.scores, cols.qid, cols.docno, cols.weights
-        sort_by_qid = True
-    elif scores is None or label is not None or score is not None:
-        raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
-                          "evaluate(labels, scores, ...)")
-    elif "pandas" in sys.modules:  # a Series can exist only once pandas is loaded
-        from bench.metrics.frames import same_index
-
-        same_index({"labels": labels, "scores": scores, "qid": qid, "docno": docno,
-                    "weights": weights})  # per-row ones (group sizes are per query)
-    prof = get_profile(profile if profile is not None else "ltrbench")
-    specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    _check_options(per_query=per_query, sort_by_qid=sort_by_qid, threads=threads)
+    cols, (labels, scores, qid, docno, weights, sort_by_qid) = _input_arrays(
+        labels, scores, qid=qid, group=group, weights=weights, docno=docno,
+        sort_by_qid=sort_by_qid, label=label, score=score)
+    prof, specs = _profile_and_specs(profile, metrics, backend)
     try:
         prep = prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
                        sort_by_qid=sort_by_qid, threads=threads)
@@ -156,6 +136,52 @@ def evaluate(
         if cols is None:
             raise
         raise cols.locate(exc) from None
+
+
+def _check_options(*, per_query: bool, sort_by_qid: bool, threads: int | None) -> None:
+    """The flags are bools; ``threads`` is ``None`` or an integer >= 1 (a bool is refused)."""
+    check_flags(per_query=per_query, sort_by_qid=sort_by_qid)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int | np.integer)
+                                or threads < 1):
+        raise ConfigError(f"threads must be an integer >= 1 (or None: the usable CPUs), got "
+                          f"{threads!r}")
+
+
+def _profile_and_specs(profile: str | Profile | None, metrics: str | Iterable[str],
+                       backend: str) -> tuple[Profile, list[MetricSpec]]:
+    """The profile (default ``ltrbench``) and the metrics resolved against it (peer names keep
+    their tool's profile unless ``profile`` is given); then ``backend`` checked."""
+    prof = get_profile(profile if profile is not None else "ltrbench")
+    specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    return prof, specs
+
+
+def _input_arrays(
+    labels: Any, scores: Any, *, qid: Any, group: Any, weights: Any, docno: Any,
+    sort_by_qid: bool, label: str | None, score: str | None,
+) -> tuple[Any, tuple[Any, Any, Any, Any, Any, bool]]:
+    """:func:`evaluate`'s inputs as arrays: a DataFrame's columns (rows grouped stably by query,
+    returned with the frame's columns to locate errors), or the arrays given, after checking
+    that pandas Series among them share one index. Returns ``(frame columns or None, (labels,
+    scores, qid, docno, weights, sort_by_qid))``."""
+    cols = None
+    if _is_frame(labels):  # a DataFrame: its columns, rows grouped stably by query
+        from bench.metrics.frames import frame_arrays
+
+        cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
+                            docno=docno, weights=weights, group=group)
+        return cols, (cols.labels, cols.scores, cols.qid, cols.docno, cols.weights, True)
+    if scores is None or label is not None or score is not None:
+        raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
+                          "evaluate(labels, scores, ...)")
+    if "pandas" in sys.modules:  # a Series can exist only once pandas is loaded
+        from bench.metrics.frames import same_index
+
+        same_index({"labels": labels, "scores": scores, "qid": qid, "docno": docno,
+                    "weights": weights})  # per-row ones (group sizes are per query)
+    return cols, (labels, scores, qid, docno, weights, sort_by_qid)
 
 
 def _is_frame(obj: object) -> bool:

@@ -195,24 +195,7 @@ def reconcile(
     off = np.asarray(offsets, dtype=np.int64)
     n_q = off.shape[0] - 1
     qids = np.arange(n_q) if qid is None else np.asarray(qid)
-    fields = _field_names(lib)
-
-    profiles = [lib]
-    reasons_order: list[str] = []
-    current = lib
-    for reason, names in STEPS:
-        changes: dict[str, Any] = {
-            f: getattr(dflt, f) for f in names if getattr(current, f) != getattr(dflt, f)
-        }
-        if changes:
-            changes["name"] = f"{current.name}+{reason}"
-            current = dataclasses.replace(current, **changes)
-        profiles.append(current)
-        reasons_order.append(reason)
-    skip = {"name", "description"} | {f for _, names in STEPS for f in names}
-    unexplained = tuple(
-        sorted(f for f in fields if f not in skip and getattr(current, f) != getattr(dflt, f))
-    )
+    profiles, reasons_order, unexplained = _step_profiles(lib, dflt)
 
     cache: dict[int, NDArray[np.float64]] = {}
 
@@ -227,28 +210,9 @@ def reconcile(
     values = [_values(p) for p in profiles]
     dflt_vals = _values(dflt)
 
-    reasons: dict[str, float] = dict.fromkeys(REASONS, 0.0)
-    affected: dict[str, int] = dict.fromkeys(REASONS, 0)
-    frames: list[pd.DataFrame] = []
-    for step, reason in enumerate(reasons_order):
-        before, after = values[step], values[step + 1]
-        contrib, change = step_contributions(before, after)
-        # Gap convention: library - default, so a step's share is minus its change of the mean.
-        share = -contrib
-        reasons[reason] += -change if not math.isnan(change) else math.nan
-        changed = _changed(before, after)
-        affected[reason] += int(changed.sum())
-        if changed.any():
-            frames.append(_query_rows(changed, qids, reason, before, after, share))
+    reasons, affected, frames = _step_shares(values, reasons_order, qids)
     lib_vals, last_vals = values[0], values[-1]
-    res_contrib, res_change = step_contributions(last_vals, dflt_vals)
-    residual = -res_change if not math.isnan(res_change) else math.nan
-    changed = _changed(last_vals, dflt_vals)
-    max_q = float(np.nanmax(np.abs(dflt_vals - last_vals)[changed])) if changed.any() else 0.0
-    if np.any(np.isnan(last_vals) != np.isnan(dflt_vals)):
-        max_q = math.inf
-    if changed.any():
-        frames.append(_query_rows(changed, qids, "residual", last_vals, dflt_vals, -res_contrib))
+    residual, max_q = _residual(last_vals, dflt_vals, qids, frames)
     lib_mean, dflt_mean = mean_defined(lib_vals), mean_defined(dflt_vals)
     per_query = (
         pd.concat(frames, ignore_index=True)
@@ -271,6 +235,66 @@ def reconcile(
         per_query=per_query,
         unexplained_fields=unexplained,
     )
+
+
+def _step_profiles(lib: Profile, dflt: Profile) -> tuple[list[Profile], list[str], tuple[str, ...]]:
+    """The library profile and, after each step of :data:`STEPS`, the profile with that step's
+    fields set to the default's (a step that changes nothing keeps the same object); the step
+    reasons in order; the fields that still differ and no step explains."""
+    fields = _field_names(lib)
+    profiles = [lib]
+    reasons_order: list[str] = []
+    current = lib
+    for reason, names in STEPS:
+        changes: dict[str, Any] = {
+            f: getattr(dflt, f) for f in names if getattr(current, f) != getattr(dflt, f)
+        }
+        if changes:
+            changes["name"] = f"{current.name}+{reason}"
+            current = dataclasses.replace(current, **changes)
+        profiles.append(current)
+        reasons_order.append(reason)
+    skip = {"name", "description"} | {f for _, names in STEPS for f in names}
+    unexplained = tuple(
+        sorted(f for f in fields if f not in skip and getattr(current, f) != getattr(dflt, f))
+    )
+    return profiles, reasons_order, unexplained
+
+
+def _step_shares(
+    values: list[NDArray[np.float64]], reasons_order: list[str], qids: NDArray[Any],
+) -> tuple[dict[str, float], dict[str, int], list[pd.DataFrame]]:
+    """Per reason its share of the gap and the queries it changes, and the per-query rows of
+    every step that changes a query."""
+    reasons: dict[str, float] = dict.fromkeys(REASONS, 0.0)
+    affected: dict[str, int] = dict.fromkeys(REASONS, 0)
+    frames: list[pd.DataFrame] = []
+    for step, reason in enumerate(reasons_order):
+        before, after = values[step], values[step + 1]
+        contrib, change = step_contributions(before, after)
+        # Gap convention: library - default, so a step's share is minus its change of the mean.
+        share = -contrib
+        reasons[reason] += -change if not math.isnan(change) else math.nan
+        changed = _changed(before, after)
+        affected[reason] += int(changed.sum())
+        if changed.any():
+            frames.append(_query_rows(changed, qids, reason, before, after, share))
+    return reasons, affected, frames
+
+
+def _residual(last_vals: NDArray[np.float64], dflt_vals: NDArray[np.float64],
+              qids: NDArray[Any], frames: list[pd.DataFrame]) -> tuple[float, float]:
+    """The gap left after the last step (last profile vs the default) and its largest per-query
+    size (infinite when a query is blank under one only); its rows are appended to ``frames``."""
+    res_contrib, res_change = step_contributions(last_vals, dflt_vals)
+    residual = -res_change if not math.isnan(res_change) else math.nan
+    changed = _changed(last_vals, dflt_vals)
+    max_q = float(np.nanmax(np.abs(dflt_vals - last_vals)[changed])) if changed.any() else 0.0
+    if np.any(np.isnan(last_vals) != np.isnan(dflt_vals)):
+        max_q = math.inf
+    if changed.any():
+        frames.append(_query_rows(changed, qids, "residual", last_vals, dflt_vals, -res_contrib))
+    return residual, max_q
 
 
 def _query_rows(

@@ -71,6 +71,36 @@ def prepare(
             f"labels has {y.shape[0]} rows but scores has {s.shape[0]}: give one score per labelled row"
         )
     n = y.shape[0]
+    nonint, top = _check_rows(y, s, threads)
+    dn = None if docno is None else np.asarray(docno) if docno_checked else _doc_ids(docno, n)
+    order, offsets, query_ids = _query_offsets(qid, group, n, sort_by_qid)
+    w_rows, w_query = _query_weights(weights, n, offsets, order)
+    if order is not None:
+        y = y[order]
+        s = s[order]
+        if dn is not None:
+            dn = dn[order]
+    if dn is not None and not docno_checked:
+        _unique_per_query(dn, offsets, order)
+    return Prepared(
+        labels=y,
+        scores=s,
+        offsets=offsets,
+        query_ids=query_ids,
+        query_weights=w_query,
+        row_weights=w_rows,
+        docno=dn,
+        max_label=top,
+        integer_labels=nonint < 0,
+        order=order,
+    )
+
+
+def _check_rows(y: np.ndarray, s: np.ndarray, threads: int | None) -> tuple[int, float]:
+    """Refuse an empty input, a score that is not finite, a label that is not finite or is
+    negative (the first such row named). Returns ``(first non-integer label's row or -1,
+    the largest label)`` from :func:`scan_inputs`."""
+    n = y.shape[0]
     if n == 0:
         raise DataError("empty input: no documents to evaluate")
     bad, nonfinite, negative, nonint, top = scan_inputs(y, s, threads)
@@ -87,7 +117,13 @@ def prepare(
             f"label {_num(y[negative])} is negative: relevance labels must be >= 0 ({_ROWS})",
             row=negative + 1,
         )
-    dn = None if docno is None else np.asarray(docno) if docno_checked else _doc_ids(docno, n)
+    return nonint, top
+
+
+def _query_offsets(qid: ArrayLike | None, group: ArrayLike | None, n: int,
+                   sort_by_qid: bool) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Exactly one of ``qid`` / ``group`` turned into ``(row order or None, query offsets,
+    query ids)``; ``sort_by_qid`` groups the rows of a query stably."""
     if (qid is None) == (group is None):
         raise ConfigError(
             "give exactly one of qid= (one query id per row) or group= (group sizes); "
@@ -111,6 +147,13 @@ def prepare(
                             "1 row)")
         offsets = offsets_from_sizes(sizes, n)
         query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
+    return order, offsets, query_ids
+
+
+def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
+                   order: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``(row weights, query weights)``: one weight per row (a query's is its rows' mean, as
+    LightGBM's ``Metadata::CalculateQueryWeights``) or per query; ``(None, None)`` without."""
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
@@ -134,25 +177,7 @@ def prepare(
             w_rows = np.repeat(w, np.diff(offsets))
         if not np.sum(w_query) > 0:
             raise DataError("the query weights add up to 0")
-    if order is not None:
-        y = y[order]
-        s = s[order]
-        if dn is not None:
-            dn = dn[order]
-    if dn is not None and not docno_checked:
-        _unique_per_query(dn, offsets, order)
-    return Prepared(
-        labels=y,
-        scores=s,
-        offsets=offsets,
-        query_ids=query_ids,
-        query_weights=w_query,
-        row_weights=w_rows,
-        docno=dn,
-        max_label=top,
-        integer_labels=nonint < 0,
-        order=order,
-    )
+    return w_rows, w_query
 
 
 def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:

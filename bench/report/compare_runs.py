@@ -46,6 +46,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.jsonio import json_number
+from bench.data.trec import Qrels
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, get_profile, parse_metrics
@@ -218,37 +219,9 @@ def compare_runs(
             runs.
     """
     _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
-    call = get_profile(profile if profile is not None else "trec_eval")
-    if missing is not None and missing not in MISSING_RULES:
-        raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
-                          "(drop: a query a run lacks is left out of every run; zero: scored 0)")
-    mode = missing or ("zero" if call.missing == "zero" else "drop")
-    given: str | Profile | None = profile
-    if mode != call.missing:
-        given = call = _with_missing(call, mode)
-    specs = parse_metrics(metrics)
-    if specs[0].pointwise:
-        raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
-    pointwise = [s.key for s in specs if s.pointwise]
-    if pointwise:  # its per-query mean is not its value (a root of a mean over all rows)
-        raise ConfigError(f"{pointwise[0]!r} is a pointwise error of scores against labels, not "
-                          "a ranking metric: a run comparison averages per-query values, which "
-                          "would not be its value (evaluate one run for it)")
-    keys = [s.key for s in specs]
-    q = as_qrels(qrels)
-    tables: dict[str, pd.DataFrame] = {}
-    scored: dict[str, list[set[str]]] = {}
-    metric_profiles: dict[str, str] = {}
-    for name, run in runs.items():
-        try:
-            result = evaluate_trec(q, run, metrics=metrics, profile=given, per_query=True)
-        except DataError as exc:
-            raise DataError(f"run {name!r}: {exc}") from None
-        assert result.per_query is not None
-        assert result.metric_queries is not None
-        tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
-        scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
-        metric_profiles = {k: result.profile_of(k) for k in keys}
+    given, call, mode = _profile_and_missing(profile, missing)
+    keys = _ranking_keys(metrics)
+    tables, scored, metric_profiles = _evaluate_runs(as_qrels(qrels), runs, metrics, given, keys)
     names = list(tables)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
@@ -280,6 +253,56 @@ def compare_runs(
         n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
         missing=mode, dropped=dropped, no_value=no_value,
     )
+
+
+def _profile_and_missing(profile: str | Profile | None,
+                         missing: str | None) -> tuple[str | Profile | None, Profile, str]:
+    """The profile handed to ``evaluate_trec`` (``profile``, or a copy with ``missing``'s rule),
+    the profile it resolves to, and the missing-query rule (``drop`` / ``zero``)."""
+    call = get_profile(profile if profile is not None else "trec_eval")
+    if missing is not None and missing not in MISSING_RULES:
+        raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
+                          "(drop: a query a run lacks is left out of every run; zero: scored 0)")
+    mode = missing or ("zero" if call.missing == "zero" else "drop")
+    given: str | Profile | None = profile
+    if mode != call.missing:
+        given = call = _with_missing(call, mode)
+    return given, call, mode
+
+
+def _ranking_keys(metrics: str | Iterable[str]) -> list[str]:
+    """The metric keys (the user's spellings, expanded); every one a ranking metric."""
+    specs = parse_metrics(metrics)
+    if specs[0].pointwise:
+        raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
+    pointwise = [s.key for s in specs if s.pointwise]
+    if pointwise:  # its per-query mean is not its value (a root of a mean over all rows)
+        raise ConfigError(f"{pointwise[0]!r} is a pointwise error of scores against labels, not "
+                          "a ranking metric: a run comparison averages per-query values, which "
+                          "would not be its value (evaluate one run for it)")
+    return [s.key for s in specs]
+
+
+def _evaluate_runs(
+    q: Qrels, runs: Mapping[str, RunInput], metrics: str | Iterable[str],
+    given: str | Profile | None, keys: list[str],
+) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str]]:
+    """Each run evaluated per query: its table indexed by qid, per metric the queries that
+    received a value, and each metric's profile (the same for every run)."""
+    tables: dict[str, pd.DataFrame] = {}
+    scored: dict[str, list[set[str]]] = {}
+    metric_profiles: dict[str, str] = {}
+    for name, run in runs.items():
+        try:
+            result = evaluate_trec(q, run, metrics=metrics, profile=given, per_query=True)
+        except DataError as exc:
+            raise DataError(f"run {name!r}: {exc}") from None
+        assert result.per_query is not None
+        assert result.metric_queries is not None
+        tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
+        scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
+        metric_profiles = {k: result.profile_of(k) for k in keys}
+    return tables, scored, metric_profiles
 
 
 def _shared_blanks(values: dict[str, NDArray[np.float64]], qids: NDArray[np.str_]

@@ -150,70 +150,96 @@ def render_markdown(doc: dict[str, Any]) -> str:
         out.extend(_header_lines(table, so))
         if i < len(selection):
             out.extend(_selection_lines(selection[i]))
-        metrics = table["metrics"]
-        best = best_by_metric(table)
-        primary = table["primary_metric"]
-        head = ["Model", *[metric_header(m) for m in metrics], "Fit s: median [range]"]
-        if primary in metrics:
-            head += [f"{metric_header(primary)} {conf}% CI", "p rand. (Holm)", "p t (Holm)"]
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
-        for row in table["rows"]:
-            cells = [md_text(row["model"])]
-            for m in metrics:
-                text = _fmt_ms(row["metrics"][m])
-                cells.append(f"**{text}**" if row["model"] in best.get(m, ()) and text else text)
-            cells.append(fmt_fit_time(row["fit_s"]))
-            if primary in metrics:
-                cells.append(_fmt_ci(row["metrics"][primary]))
-                vs = row["vs_best"]
-                if vs is None:
-                    cells += ["best", "best"] if row["model"] == table["best_model"] else ["", ""]
-                else:
-                    cells += [_fmt_p(vs["p_randomization_holm"]), _fmt_p(vs["p_t_holm"])]
-            out.append("| " + " | ".join(cells) + " |")
-        out.append("")
-        if any(row["metrics"][m].get("ci_low") is not None for row in table["rows"] for m in metrics):
-            out.append(f"{conf}% bootstrap CI over queries:")
-            out.append("")
-            out.append("| " + " | ".join(["Model", *[metric_header(m) for m in metrics]]) + " |")
-            out.append("|" + "|".join(["---"] + ["---:"] * len(metrics)) + "|")
-            for row in table["rows"]:
-                cells = [md_text(row["model"]), *[_fmt_ci(row["metrics"][m]) for m in metrics]]
-                out.append("| " + " | ".join(cells) + " |")
-            out.append("")
-        blank_metrics = [m for m in metrics if any(m in r["blank"] for r in table["rows"])]
-        if primary in blank_metrics:  # keep the pasted table narrow; the JSON/CSV have all
-            blank_metrics = [primary]
-        if table["blank_queries"] and blank_metrics:
-            out.append(
-                f"{table['blank_queries']} blank {table['split']} queries: NDCG with blank queries "
-                f"excluded (profile {md_code(table['profile'])}), scored 0 and scored 1 "
-                "(LightGBM and XGBoost score them 1):"
-            )
-            out.append("")
-            head = ["Model"]
-            for m in blank_metrics:
-                h = metric_header(m)
-                head += [f"{h} excl.", f"{h} blank=0", f"{h} blank=1"]
-            out.append("| " + " | ".join(head) + " |")
-            out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
-            for row in table["rows"]:
-                cells = [md_text(row["model"])]
-                for m in blank_metrics:
-                    b = row["blank"].get(m, {})
-                    cells += [
-                        _fmt_ms(row["metrics"][m]),
-                        _fmt_ms(b.get("blank0")),
-                        _fmt_ms(b.get("blank1")),
-                    ]
-                out.append("| " + " | ".join(cells) + " |")
-            out.append("")
+        out.extend(_main_table_lines(table, conf))
+        out.extend(_ci_table_lines(table, conf))
+        out.extend(_blank_table_lines(table))
         out.extend(_published_lines(table))
         for note in table["notes"]:
             out.append(f"Note: {md_text(note)}.")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _main_table_lines(table: dict[str, Any], conf: int) -> list[str]:
+    """A table's main Markdown table: mean ± std per metric (best in bold), fit time, and for
+    the primary metric its CI and the Holm-corrected p-values against the best row."""
+    out: list[str] = []
+    metrics = table["metrics"]
+    best = best_by_metric(table)
+    primary = table["primary_metric"]
+    head = ["Model", *[metric_header(m) for m in metrics], "Fit s: median [range]"]
+    if primary in metrics:
+        head += [f"{metric_header(primary)} {conf}% CI", "p rand. (Holm)", "p t (Holm)"]
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    for row in table["rows"]:
+        cells = [md_text(row["model"])]
+        for m in metrics:
+            text = _fmt_ms(row["metrics"][m])
+            cells.append(f"**{text}**" if row["model"] in best.get(m, ()) and text else text)
+        cells.append(fmt_fit_time(row["fit_s"]))
+        if primary in metrics:
+            cells.append(_fmt_ci(row["metrics"][primary]))
+            vs = row["vs_best"]
+            if vs is None:
+                cells += ["best", "best"] if row["model"] == table["best_model"] else ["", ""]
+            else:
+                cells += [_fmt_p(vs["p_randomization_holm"]), _fmt_p(vs["p_t_holm"])]
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
+def _ci_table_lines(table: dict[str, Any], conf: int) -> list[str]:
+    """The bootstrap CI of every metric per model (nothing when no CI was computed)."""
+    out: list[str] = []
+    metrics = table["metrics"]
+    if any(row["metrics"][m].get("ci_low") is not None for row in table["rows"] for m in metrics):
+        out.append(f"{conf}% bootstrap CI over queries:")
+        out.append("")
+        out.append("| " + " | ".join(["Model", *[metric_header(m) for m in metrics]]) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * len(metrics)) + "|")
+        for row in table["rows"]:
+            cells = [md_text(row["model"]), *[_fmt_ci(row["metrics"][m]) for m in metrics]]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return out
+
+
+def _blank_table_lines(table: dict[str, Any]) -> list[str]:
+    """Blank queries excluded, scored 0 and scored 1 (the primary metric only when it has
+    blank variants; nothing without blank queries)."""
+    out: list[str] = []
+    metrics = table["metrics"]
+    primary = table["primary_metric"]
+    blank_metrics = [m for m in metrics if any(m in r["blank"] for r in table["rows"])]
+    if primary in blank_metrics:  # keep the pasted table narrow; the JSON/CSV have all
+        blank_metrics = [primary]
+    if table["blank_queries"] and blank_metrics:
+        out.append(
+            f"{table['blank_queries']} blank {table['split']} queries: NDCG with blank queries "
+            f"excluded (profile {md_code(table['profile'])}), scored 0 and scored 1 "
+            "(LightGBM and XGBoost score them 1):"
+        )
+        out.append("")
+        head = ["Model"]
+        for m in blank_metrics:
+            h = metric_header(m)
+            head += [f"{h} excl.", f"{h} blank=0", f"{h} blank=1"]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+        for row in table["rows"]:
+            cells = [md_text(row["model"])]
+            for m in blank_metrics:
+                b = row["blank"].get(m, {})
+                cells += [
+                    _fmt_ms(row["metrics"][m]),
+                    _fmt_ms(b.get("blank0")),
+                    _fmt_ms(b.get("blank1")),
+                ]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return out
 
 
 def _published_lines(table: dict[str, Any]) -> list[str]:

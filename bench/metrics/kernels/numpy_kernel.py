@@ -57,45 +57,15 @@ def numpy_components(
     rs = rel[order]
     pos0 = np.arange(n_rows, dtype=np.int64) - offsets[gidx]
 
-    # Groups of equal score inside a query (for the diagnostic and for average ties).
-    new = np.ones(n_rows, dtype=bool)
-    if n_rows > 1:
-        new[1:] = (gidx[1:] != gidx[:-1]) | (ss[1:] != ss[:-1])
-    tie_starts = np.flatnonzero(new)
-    tie_sizes = np.diff(np.append(tie_starts, n_rows))
-    tk = _clip_k(request.ties_k, sizes)
-    tied = (tie_sizes >= 2) & (pos0[tie_starts] < tk[gidx[tie_starts]])
-    ties_flag = np.bincount(gidx[tie_starts], weights=tied, minlength=n_q) > 0
-
-    if ties == "average":
-        starts, t_size = tie_starts, tie_sizes
-    else:
-        starts, t_size = np.arange(n_rows, dtype=np.int64), np.ones(n_rows, dtype=np.int64)
-    grp = np.repeat(np.arange(starts.shape[0], dtype=np.int64), t_size)
-    t_row = t_size[grp].astype(np.float64)
-    j_row = (np.arange(n_rows, dtype=np.int64) - starts[grp] + 1).astype(np.float64)
+    ties_flag, starts, t_size, grp, t_row, j_row = _tie_groups(
+        gidx, ss, pos0, sizes, ties, request)
     g_sum = np.bincount(grp, weights=gs, minlength=starts.shape[0])
     r_sum = np.bincount(grp, weights=rs, minlength=starts.shape[0])
     eg = g_sum[grp] / t_row
     r_row = r_sum[grp]
     er = r_row / t_row
 
-    # np.bincount's stub says intp whatever the weights; with float weights it returns float64.
-    r_list = cast(NDArray[np.float64], np.bincount(gidx, weights=rel, minlength=n_q))
-    out = Components(
-        n=sizes.astype(np.int64),
-        r_list=r_list,
-        r_basis=r_list.copy(),
-        has_gain=np.bincount(gidx, weights=gain > 0, minlength=n_q) > 0,
-        ties=ties_flag,
-    )
-    if extra_query is not None and extra_query.shape[0]:
-        assert extra_gain is not None
-        assert extra_rel is not None
-        out.r_basis = r_list + cast(
-            NDArray[np.float64], np.bincount(extra_query, weights=extra_rel, minlength=n_q)
-        )
-        out.has_gain |= np.bincount(extra_query, weights=extra_gain > 0, minlength=n_q) > 0
+    out = _counts(gain, rel, gidx, sizes, n_q, ties_flag, extra_gain, extra_rel, extra_query)
 
     def cut_sum(values: NDArray[np.float64], k: int | None) -> NDArray[np.float64]:
         w = values if k is None else np.where(pos0 < k, values, 0.0)
@@ -126,6 +96,63 @@ def numpy_components(
             out.values[(comp, k)] = cut_sum(contrib, k)
     if request.ks.get("idcg"):
         _ideal(out, gain, gidx, offsets, n_q, request, disc, extra_gain, extra_query)
+    return out
+
+
+def _tie_groups(
+    gidx: NDArray[np.int64], ss: NDArray[np.float64], pos0: NDArray[np.int64],
+    sizes: NDArray[np.int64], ties: str, request: Request,
+) -> tuple[NDArray[np.bool_], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64],
+           NDArray[np.float64], NDArray[np.float64]]:
+    """Per query whether a tie falls within ``request.ties_k``; the groups a row's gain is
+    averaged over (tied groups under ``average`` ties, else one row each): their starts and
+    sizes, each row's group, its group's size and its 1-based place in it (float)."""
+    n_rows = ss.shape[0]
+    n_q = sizes.shape[0]
+    # Groups of equal score inside a query (for the diagnostic and for average ties).
+    new = np.ones(n_rows, dtype=bool)
+    if n_rows > 1:
+        new[1:] = (gidx[1:] != gidx[:-1]) | (ss[1:] != ss[:-1])
+    tie_starts = np.flatnonzero(new)
+    tie_sizes = np.diff(np.append(tie_starts, n_rows))
+    tk = _clip_k(request.ties_k, sizes)
+    tied = (tie_sizes >= 2) & (pos0[tie_starts] < tk[gidx[tie_starts]])
+    ties_flag = np.bincount(gidx[tie_starts], weights=tied, minlength=n_q) > 0
+
+    if ties == "average":
+        starts, t_size = tie_starts, tie_sizes
+    else:
+        starts, t_size = np.arange(n_rows, dtype=np.int64), np.ones(n_rows, dtype=np.int64)
+    grp = np.repeat(np.arange(starts.shape[0], dtype=np.int64), t_size)
+    t_row = t_size[grp].astype(np.float64)
+    j_row = (np.arange(n_rows, dtype=np.int64) - starts[grp] + 1).astype(np.float64)
+    return ties_flag, starts, t_size, grp, t_row, j_row
+
+
+def _counts(
+    gain: NDArray[np.float64], rel: NDArray[np.float64], gidx: NDArray[np.int64],
+    sizes: NDArray[np.int64], n_q: int, ties_flag: NDArray[np.bool_],
+    extra_gain: NDArray[np.float64] | None, extra_rel: NDArray[np.float64] | None,
+    extra_query: NDArray[np.int64] | None,
+) -> Components:
+    """The per-query counts: rows, relevant rows (scored, and with the judged documents not
+    scored), whether any gain, whether ties; no component values yet."""
+    # np.bincount's stub says intp whatever the weights; with float weights it returns float64.
+    r_list = cast(NDArray[np.float64], np.bincount(gidx, weights=rel, minlength=n_q))
+    out = Components(
+        n=sizes.astype(np.int64),
+        r_list=r_list,
+        r_basis=r_list.copy(),
+        has_gain=np.bincount(gidx, weights=gain > 0, minlength=n_q) > 0,
+        ties=ties_flag,
+    )
+    if extra_query is not None and extra_query.shape[0]:
+        assert extra_gain is not None
+        assert extra_rel is not None
+        out.r_basis = r_list + cast(
+            NDArray[np.float64], np.bincount(extra_query, weights=extra_rel, minlength=n_q)
+        )
+        out.has_gain |= np.bincount(extra_query, weights=extra_gain > 0, minlength=n_q) > 0
     return out
 
 

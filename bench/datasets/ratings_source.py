@@ -1,0 +1,145 @@
+"""Which reader a ratings input needs: ``ltrbench convert --ratings ... --layout ...`` resolved.
+
+The command line names a ratings input by a path (a MovieLens folder or ratings file, a CSV /
+TSV / Parquet table) or ``synthetic``, an optional ``--layout`` and, for a table, its columns.
+:class:`RatingsSource` holds those choices as given; :func:`read_ratings` decides the reader
+(the embedded generator :func:`bench.datasets.synthetic.generate_ratings`, the table reader
+:func:`bench.data.tabular.load_ratings_table` or the MovieLens reader
+:func:`bench.data.movielens.load_movielens`), refuses contradictory choices with a
+:class:`~bench.errors.ConfigError` naming the options, and reads the ratings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from bench.errors import ConfigError
+
+if TYPE_CHECKING:  # pandas is imported by the readers, when they run
+    from bench.data.ratings import Ratings
+
+#: Names of the MovieLens ratings files the MovieLens reader recognises.
+MOVIELENS_FILES = ("u.data", "ratings.dat", "ratings.csv")
+
+
+@dataclass(frozen=True)
+class RatingsSource:
+    """A ratings input as the options name it (``None``: the option was not given).
+
+    ``layout`` is ``"auto"`` (detect MovieLens), a MovieLens layout or ``"csv"`` (a table);
+    ``user`` / ``item`` / ``rating`` / ``timestamp`` name a table's columns (a name, or a 0-based
+    position written in ASCII digits); ``synthetic`` holds ``(users, items, ratings)`` for
+    ``ratings == "synthetic"``.
+    """
+
+    ratings: str
+    layout: str = "auto"
+    user: str | None = None
+    item: str | None = None
+    rating: str | None = None
+    timestamp: str | None = None
+    sep: str | None = None
+    duplicates: str = "error"
+    seed: int = 0
+    synthetic: tuple[int, int, int] = field(default=(600, 9000, 100_000))
+
+    def column_options(self) -> list[tuple[str, str]]:
+        """``(option, value)`` of the column options given, ``--sep`` last."""
+        return [(o, v) for o, v in (("--user", self.user), ("--item", self.item),
+                                    ("--rating", self.rating), ("--timestamp", self.timestamp),
+                                    ("--sep", self.sep)) if v is not None]
+
+
+class RatingsRead(NamedTuple):
+    """The ratings read and the warnings for the person converting them (one line each)."""
+
+    ratings: Ratings
+    warnings: list[str]
+
+
+def read_ratings(source: RatingsSource, *, split: str) -> RatingsRead:
+    """Read the ratings ``source`` names with the reader its layout and columns choose.
+
+    ``split`` is the adapter's split (:data:`bench.adapters.config.SPLITS`): a temporal split of
+    ratings that all share one timestamp gets a warning (the order is then the item order).
+    """
+    ratings = _load(source)
+    ts = ratings.frame["timestamp"]
+    warnings = []
+    if split != "random" and len(ts) and ts.min() == ts.max():
+        warnings.append("warning: every rating has the same timestamp; the temporal order is "
+                        "the item order. Use --split random (or give --timestamp).")
+    return RatingsRead(ratings, warnings)
+
+
+def _load(source: RatingsSource) -> Ratings:
+    if source.ratings == "synthetic":
+        return _synthetic(source)
+    layout = _layout(source)
+    if layout == "csv":
+        return _table(source)
+    from bench.data.movielens import load_movielens
+
+    return load_movielens(source.ratings, layout=None if layout == "auto" else layout)
+
+
+def _synthetic(source: RatingsSource) -> Ratings:
+    from bench.datasets.synthetic import generate_ratings
+
+    users, items, n_ratings = source.synthetic
+    for option, n in (("--synthetic-users", users), ("--synthetic-items", items),
+                      ("--synthetic-ratings", n_ratings)):
+        if not 1 <= n <= 2**31 - 1:
+            raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")
+    return generate_ratings(n_users=users, n_items=items, n_ratings=n_ratings, seed=source.seed)
+
+
+def _layout(source: RatingsSource) -> str:
+    """The layout to read: ``auto`` becomes ``csv`` when column options name a table's columns;
+    column options with a MovieLens layout, and ``auto`` on a file that is not a MovieLens
+    ratings file, are refused."""
+    columns = [o for o, _ in source.column_options()]
+    layout = source.layout
+    if layout == "auto" and columns:  # column options name a table's columns
+        layout = "csv"
+    if layout != "csv" and columns:
+        raise ConfigError(f"{', '.join(columns)} name the columns of a table (--layout csv); "
+                          f"--layout {layout} reads MovieLens files, whose columns are fixed")
+    path = Path(source.ratings)
+    if layout == "auto" and path.is_file() and path.name not in MOVIELENS_FILES:
+        raise ConfigError(f"--ratings {source.ratings}: not a MovieLens ratings file (u.data, "
+                          "ratings.dat or ratings.csv); for a table of your own name its columns: "
+                          "--user COL --item COL [--rating COL] [--timestamp COL] (--layout csv)")
+    return layout
+
+
+def _table(source: RatingsSource) -> Ratings:
+    if not source.user or not source.item:
+        raise ConfigError("--layout csv needs --user and --item (and usually --rating, "
+                          "--timestamp)")
+    _distinct_columns(source)
+    from bench.data.tabular import load_ratings_table
+
+    def col(v: str | None) -> str | int | None:
+        return int(v) if v is not None and v.isascii() and v.isdigit() else v
+
+    user, item = col(source.user), col(source.item)
+    assert user is not None  # checked above
+    assert item is not None
+    return load_ratings_table(source.ratings, user=user, item=item,
+                              rating=col(source.rating), timestamp=col(source.timestamp),
+                              sep=source.sep, duplicates=source.duplicates)
+
+
+def _distinct_columns(source: RatingsSource) -> None:
+    """Refuse one column named by two options (``--user 0 --item 0``) and an empty ``--sep``."""
+    if source.sep == "":
+        raise ConfigError("--sep '': expected a field separator (leave --sep out to detect it)")
+    named = [(o, v) for o, v in source.column_options() if o != "--sep"]
+    for i, (o, v) in enumerate(named):
+        for o2, v2 in named[:i]:
+            if v == v2:
+                raise ConfigError(f"{o2} and {o} both name column {v!r}: each names its own "
+                                  "column of the ratings table")
