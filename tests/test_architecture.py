@@ -195,9 +195,6 @@ COMPILED_KERNELS: dict[str, str] = {
 #: the same time; split them into named steps and drop the entry (a stale entry fails).
 NOT_YET_SPLIT: dict[str, str] = {
     "bench/benchmark/pipeline.py::run_benchmark": "the run loop, being reworked (issue 20)",
-    "bench/crosscheck/agreement.py::crosscheck_arrays": "cross-check, being reworked (issue 20)",
-    "bench/crosscheck/render.py::render_markdown": "cross-check, being reworked (issue 20)",
-    "bench/crosscheck/run.py::crosscheck_run": "cross-check, being reworked (issue 20)",
 }
 
 
