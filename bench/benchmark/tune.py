@@ -139,13 +139,11 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
     return out
 
 
-def check_candidates(model: str | ModelSpec, cands: Sequence[Mapping[str, Any]],
+def check_candidates(spec: ModelSpec, cands: Sequence[Mapping[str, Any]],
                      base: Params | None = None) -> None:
-    """Every candidate of the search for ``model`` (its resolved
-    :class:`~bench.runners.registry.ModelSpec`, or a name looked up here) as the parameters it
+    """Every candidate of the search for the model ``spec`` resolves to as the parameters it
     would train with, checked before any fit (ranges together, e.g. a rate schedule, and what
     the library refuses)."""
-    spec = model if isinstance(model, ModelSpec) else get_model(model)
     for cand in cands:
         shown = ", ".join(f"{k}={v}" for k, v in cand.items())
         try:
