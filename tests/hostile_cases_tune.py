@@ -229,7 +229,7 @@ def tune_out_is_a_hard_link_of_a_dataset_file(tmp: Path) -> str | None:
 
 @case(TRACE)
 def tune_twice_in_the_same_second_keeps_both(tmp: Path) -> str | None:
-    import bench.commands.tune as cmd
+    import bench.benchmark.tune_run as cmd  # the folder name is stamped where the tune runs
 
     class Frozen(datetime.datetime):
         @classmethod

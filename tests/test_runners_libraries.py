@@ -35,7 +35,7 @@ from bench.runners.libraries import LIBRARIES, Library, Limit, Objective, get_li
 from bench.runners.metric_provider import MetricProvider
 from bench.runners.params import Params, check_for_library, check_rows
 from bench.runners.resources import measure
-from bench.runners.result import fit_result
+from bench.runners.result import Selection, fit_result
 from bench.runs import manifest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,13 +74,13 @@ def _fake_module(calls: list[str]) -> types.ModuleType:
             raise ValueError("unknown parameter 'bad'")
 
     def fit(train: LetorData, vali: LetorData, p: Params, *, objective: str,
-            eval_at: tuple[int, ...], select_metric: str, log_train: bool) -> Any:
+            eval_at: tuple[int, ...], selection: Selection, log_train: bool) -> Any:
         calls.append("fit")
         with measure() as m:
             curve = [0.1, 0.3, 0.2]
         records = {split: {f"ndcg@{k}": curve for k in eval_at} for split in ("train", "vali")}
         lib = params(p, objective)
-        return "booster", lib, fit_result("fakegbm", p.seed, records, select_metric, m, lib)
+        return "booster", lib, fit_result("fakegbm", p.seed, records, selection, m, lib)
 
     def predict(booster: Any, data: LetorData, best: int, lib: dict[str, Any]) -> np.ndarray:
         calls.append(f"predict@{best}")

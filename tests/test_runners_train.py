@@ -22,7 +22,7 @@ from bench.runners.gbdt import train_gbdt
 from bench.runners.lightgbm import fit_lightgbm
 from bench.runners.params import Params
 from bench.runners.resources import measure
-from bench.runners.result import NotApplicable, best_iteration_from_log
+from bench.runners.result import NotApplicable, Selection, best_iteration_from_log
 
 SMALL = Params(n_trees=15, num_leaves=7, min_data_in_leaf=5, early_stopping_rounds=5, n_threads=1)
 
@@ -229,7 +229,7 @@ def test_lightgbm_own_lambdarank_check_passes_as_published(shared_data):
 def test_our_runner_passes_the_same_check_with_the_same_eval_set(shared_data):
     """Our runner with the same settings, rank.test in the role the library's test gives it."""
     train, test = _lightgbm_example(shared_data)
-    _, _, r = fit_lightgbm(train, test, LGB_TEST_PARAMS, eval_at=(1, 3), select_metric="ndcg@3")
+    _, _, r = fit_lightgbm(train, test, LGB_TEST_PARAMS, eval_at=(1, 3), selection=Selection(3))
     at_best = r.evallog[(r.evallog.split == "vali") & (r.evallog.iteration == r.best_iteration)]
     values = dict(zip(at_best.metric, at_best.value, strict=True))
     assert r.best_iteration <= 24

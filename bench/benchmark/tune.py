@@ -58,7 +58,8 @@ from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.gbdt import library_module
 from bench.runners.params import Params, check_for_library, check_rows, param_spec
-from bench.runners.registry import get_model
+from bench.runners.registry import ModelSpec, get_model
+from bench.runners.result import Selection, selection_at_door
 from bench.runs.layout import RUN_SEALED
 
 #: Params fields a search may vary: not the raw library tables, the seed (``--seed``), the
@@ -138,10 +139,11 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
     return out
 
 
-def check_candidates(model: str, cands: Sequence[Mapping[str, Any]], base: Params | None = None) -> None:
-    """Every candidate of the search for ``model`` as the parameters it would train with, checked
-    before any fit (ranges together, e.g. a rate schedule, and what the library refuses)."""
-    spec = get_model(model)
+def check_candidates(spec: ModelSpec, cands: Sequence[Mapping[str, Any]],
+                     base: Params | None = None) -> None:
+    """Every candidate of the search for the model ``spec`` resolves to as the parameters it
+    would train with, checked before any fit (ranges together, e.g. a rate schedule, and what
+    the library refuses)."""
     for cand in cands:
         shown = ", ".join(f"{k}={v}" for k, v in cand.items())
         try:
@@ -284,7 +286,7 @@ class TuneResult:
 
 def tune(
     splits: LetorSplits,
-    model: str,
+    model: str | ModelSpec,
     space: dict[str, list[Any]],
     *,
     base: Params | None = None,
@@ -292,23 +294,50 @@ def tune(
     n_iter: int = 10,
     n_folds: int = 3,
     seed: int = 0,
-    select_metric: str = PRIMARY_METRIC,
+    select_metric: str | Selection = PRIMARY_METRIC,
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
     use: str = "train",
     progress: Step | None = None,
 ) -> TuneResult:
     """Cross-validated search for ``model`` (a GBDT model; see the module docstring).
 
-    ``progress(text, done, total)`` is told each fit before it starts (``total`` = candidates x
-    folds).
+    The Python entry point: ``model`` (a name, or its resolved
+    :class:`~bench.runners.registry.ModelSpec`), ``space`` and ``select_metric`` (a name, or its
+    :class:`~bench.runners.result.Selection`) are resolved here, once, and the candidates built
+    and checked; :func:`search` then trains them. ``progress(text, done, total)`` is told each
+    fit before it starts (``total`` = candidates x folds).
     """
-    spec = get_model(model)
+    spec = model if isinstance(model, ModelSpec) else get_model(model)
     if not spec.is_gbdt:
-        raise ConfigError(f"only GBDT models (LightGBM, XGBoost, CatBoost) are tuned; {model!r} "
+        raise ConfigError(f"only GBDT models (LightGBM, XGBoost, CatBoost) are tuned; {spec.name!r} "
                           "has no parameters to tune")
-    space = check_space(space)
-    cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
-    check_candidates(model, cands, base)
+    selection = (select_metric if isinstance(select_metric, Selection)
+                 else selection_at_door(None, select_metric))
+    cands = candidates(check_space(space), search=search, n_iter=n_iter, seed=seed)
+    check_candidates(spec, cands, base)
+    return search_candidates(splits, spec, cands, base=base, n_folds=n_folds, seed=seed,
+                             selection=selection, eval_at=eval_at, use=use, progress=progress)
+
+
+def search_candidates(
+    splits: LetorSplits,
+    spec: ModelSpec,
+    cands: Sequence[Mapping[str, Any]],
+    *,
+    base: Params | None,
+    n_folds: int,
+    seed: int,
+    selection: Selection,
+    eval_at: tuple[int, ...],
+    use: str,
+    progress: Step | None = None,
+) -> TuneResult:
+    """Train every candidate of ``cands`` (checked: :func:`check_candidates`) once per query fold
+    and rank them (see the module docstring). Takes resolved values only: nothing is looked up
+    by name here."""
+    if not spec.is_gbdt:
+        raise ConfigError(f"only GBDT models (LightGBM, XGBoost, CatBoost) are tuned; {spec.name!r} "
+                          "has no parameters to tune")
     data = _tuning_data(splits, use)
     if data.n_queries < n_folds:
         raise ConfigError(f"{n_folds} folds (--folds) need at least {n_folds} queries; the "
@@ -328,17 +357,21 @@ def tune(
                          ci * len(folds) + fi, total)
             _, _, res = fit(
                 train, data.take_queries(va), params, objective=spec.objective,
-                eval_at=eval_at, select_metric=select_metric, log_train=False,
+                eval_at=eval_at, selection=selection, log_train=False,
             )
             log = res.evallog
-            hit = log[(log["split"] == "vali") & (log["metric"] == select_metric)
+            hit = log[(log["split"] == "vali") & (log["metric"] == selection.metric)
                       & (log["iteration"] == res.best_iteration)]
             rows.append({"candidate": ci, "params": json.dumps(cand, sort_keys=True), "fold": fi,
                          "score": float(hit["value"].iloc[0]), "best_iteration": res.best_iteration,
                          "fit_s": res.fit_s})
     if progress is not None:
         progress(f"{len(cands)} candidates x {len(folds)} folds done", total, total)
-    folds_frame = pd.DataFrame(rows)
+    return _result(spec, selection, n_folds, pd.DataFrame(rows))
+
+
+def _result(spec: ModelSpec, selection: Selection, n_folds: int, folds_frame: pd.DataFrame) -> TuneResult:
+    """The :class:`TuneResult` of the per-fold rows: candidates ranked by their mean, best first."""
     summary = (
         folds_frame.groupby(["candidate", "params"], sort=True)
         .agg(mean=("score", "mean"), std=("score", "std"), best_iteration=("best_iteration", "mean"))
@@ -348,8 +381,8 @@ def tune(
     )
     top = summary.iloc[0]
     return TuneResult(
-        model=model,
-        select_metric=select_metric,
+        model=spec.name,
+        select_metric=selection.metric,
         n_folds=n_folds,
         folds=folds_frame,
         summary=summary,

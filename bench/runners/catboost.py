@@ -25,12 +25,13 @@ import numpy as np
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData
-from bench.metrics.families import PRIMARY_METRIC, selection_cutoff
 from bench.runners.params import Params, catboost_params
 from bench.runners.resources import measure
 from bench.runners.result import (
+    DEFAULT_SELECTION,
     SELECTION_SPLIT,
     FitResult,
+    Selection,
     check_ranking_labels,
     fit_result,
     library_eval_at,
@@ -73,28 +74,28 @@ def fit_catboost(
     *,
     objective: str = "yetirank",
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = PRIMARY_METRIC,
+    selection: Selection = DEFAULT_SELECTION,
     log_train: bool = True,
 ) -> tuple[Any, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(model, library params, result)``.
 
     The result has the eval log (train and validation, ``ndcg@k``), ``best_iteration`` (first
-    maximum of ``select_metric`` on the validation split), ``n_trees`` grown and ``fit_s``; no
+    maximum of the ``selection`` metric on the validation split), ``n_trees`` grown and ``fit_s``; no
     scores yet (:func:`bench.runners.gbdt.train_gbdt` adds them).
     """
     from catboost import CatBoost
 
-    ks = library_eval_at(select_metric, eval_at)
+    ks = library_eval_at(selection, eval_at)
     check_ranking_labels(train, "train", what=f"CatBoost objective {objective!r}")
     check_ranking_labels(vali, "vali", what="CatBoost's NDCG metric")
     lib_params = catboost_params(params, objective, eval_at=ks,
-                                 select_k=selection_cutoff(select_metric), log_train=log_train)
+                                 select_k=selection.k, log_train=log_train)
     with measure() as m:
         model = CatBoost(dict(lib_params))
         model.fit(pool(train), eval_set=pool(vali))
     record = _record(model.get_evals_result(), ks)
     notes = {"library_best_iteration": int(model.get_best_iteration()) + 1}
-    result = fit_result("catboost", params.seed, record, select_metric, m, lib_params, notes)
+    result = fit_result("catboost", params.seed, record, selection, m, lib_params, notes)
     return model, lib_params, result
 
 

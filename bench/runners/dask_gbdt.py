@@ -57,7 +57,7 @@ from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.validate import prepare
 from bench.runners.libraries import get_library, load
 from bench.runners.params import Params
-from bench.runners.result import library_eval_at
+from bench.runners.result import Selection, library_eval_at
 
 NON_FEATURES = ("qid", "label", "user", "item", "score")
 
@@ -125,7 +125,7 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     if params.learning_rate_decay > 0:
         raise ConfigError("learning_rate_decay is not available on the Dask engine (neither "
                           "library's Dask interface takes the per-round callback); use decay 0")
-    ks = library_eval_at(select_metric, eval_at)
+    ks = library_eval_at(Selection.parse(select_metric), eval_at)
     lib = load(get_library(library).params)(params, objective, eval_at=ks)
     for key in runner.dropped:
         lib.pop(key, None)

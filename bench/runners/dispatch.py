@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bench.data.letor import LetorSplits
-from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.baselines import DEFAULT_ALS, ALSParams, run_als, run_popularity, run_random
 from bench.runners.custom import CustomModel, train_custom, verify_unchanged
 from bench.runners.gbdt import train_gbdt
 from bench.runners.params import Params
 from bench.runners.registry import ModelSpec, get_model
-from bench.runners.result import FitResult
+from bench.runners.result import FitResult, Selection, selection_at_door
 
 
 def run_model(
@@ -21,10 +20,11 @@ def run_model(
     *,
     seed: int,
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = PRIMARY_METRIC,
+    selection: Selection | None = None,
     log_train: bool = True,
     als: ALSParams = DEFAULT_ALS,
     custom: CustomModel | None = None,
+    select_metric: str | None = None,
 ) -> FitResult:
     """Train ``model`` with ``params`` (its ``seed`` replaced by ``seed``) and score vali and test.
 
@@ -33,8 +33,12 @@ def run_model(
     user's model named ``model`` (:func:`bench.runners.custom.train_custom`; ``params`` and the
     GBDT options do not apply to it). ``model`` is its resolved
     :class:`~bench.runners.registry.ModelSpec` (what the benchmark passes: nothing is looked up
-    again) or a built-in model's name, looked up here.
+    again) or a built-in model's name, looked up here. ``selection``: the metric early stopping
+    watches, resolved (what the benchmark passes, from
+    :attr:`bench.benchmark.config.RunConfig.selection_k`); ``select_metric``, a name parsed
+    here once, is for callers that hold none.
     """
+    chosen = selection_at_door(selection, select_metric)
     verify_unchanged(splits)  # a custom model's thread or finaliser wrote into the data since
     name = model.name if isinstance(model, ModelSpec) else model
     if custom is not None:
@@ -46,7 +50,7 @@ def run_model(
     if spec.is_gbdt:
         return train_gbdt(
             spec.library, splits, p, model=name, objective=spec.objective, eval_at=eval_at,
-            select_metric=select_metric, log_train=log_train,
+            selection=chosen, log_train=log_train,
         )
     if name == "popularity":
         return run_popularity(splits, seed)

@@ -17,17 +17,22 @@ from typing import Any, Protocol
 import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
-from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.libraries import LIBRARIES, load_module
 from bench.runners.params import Params, check_rows
-from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
+from bench.runners.result import (
+    FitResult,
+    Selection,
+    check_splits_distinct,
+    score_eval_splits,
+    selection_at_door,
+)
 
 #: ``predict(booster, data, best_iteration, library_params)`` → scores of ``data``.
 Predict = Callable[[Any, LetorData, int, dict[str, Any]], np.ndarray]
 
 
 class Fit(Protocol):
-    """``fit(train, vali, params, *, objective, eval_at, select_metric, log_train)``."""
+    """``fit(train, vali, params, *, objective, eval_at, selection, log_train)``."""
 
     def __call__(
         self,
@@ -37,7 +42,7 @@ class Fit(Protocol):
         *,
         objective: str,
         eval_at: tuple[int, ...],
-        select_metric: str,
+        selection: Selection,
         log_train: bool,
     ) -> tuple[Any, dict[str, Any], FitResult]: ...
 
@@ -58,15 +63,18 @@ def train_gbdt(
     model: str,
     objective: str,
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = PRIMARY_METRIC,
+    selection: Selection | None = None,
     log_train: bool = True,
+    select_metric: str | None = None,
 ) -> FitResult:
     """Train one ``library`` model and score the validation and test splits with its best iteration.
 
-    The best iteration is the first maximum of the library's ``select_metric`` on the validation
-    split (:func:`~bench.runners.result.best_iteration_from_log`); the test split is predicted
-    once, at the end, and chooses nothing.
+    The best iteration is the first maximum of the library's ``selection`` metric on the
+    validation split (:func:`~bench.runners.result.best_iteration_from_log`); the test split is
+    predicted once, at the end, and chooses nothing. ``select_metric`` (a name, parsed once
+    here) is for callers that hold no :class:`~bench.runners.result.Selection`.
     """
+    chosen = selection_at_door(selection, select_metric)
     module = library_module(library)
     fit: Fit = module.fit
     predict: Predict = module.predict
@@ -74,7 +82,7 @@ def train_gbdt(
     check_rows(params, library, splits.train.n_rows)
     booster, lib_params, result = fit(
         splits.train, splits.vali, params,
-        objective=objective, eval_at=eval_at, select_metric=select_metric, log_train=log_train,
+        objective=objective, eval_at=eval_at, selection=chosen, log_train=log_train,
     )
     best = int(result.best_iteration or 0)
     return score_eval_splits(

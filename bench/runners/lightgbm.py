@@ -17,12 +17,13 @@ import numpy as np
 
 from bench.data.letor import LetorData
 from bench.errors import ConfigError
-from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.params import Params, lightgbm_params
 from bench.runners.resources import measure
 from bench.runners.result import (
+    DEFAULT_SELECTION,
     SELECTION_SPLIT,
     FitResult,
+    Selection,
     check_ranking_labels,
     fit_result,
     library_eval_at,
@@ -83,22 +84,22 @@ def fit_lightgbm(
     *,
     objective: str = "lambdarank",
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = PRIMARY_METRIC,
+    selection: Selection = DEFAULT_SELECTION,
     log_train: bool = True,
 ) -> tuple[lgb.Booster, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``.
 
-    The result has the eval log, ``best_iteration`` (first maximum of ``select_metric`` on the
+    The result has the eval log, ``best_iteration`` (first maximum of the ``selection`` metric on the
     validation split), ``n_trees`` grown and ``fit_s``; no scores yet
     (:func:`bench.runners.gbdt.train_gbdt` adds them).
     """
-    ks = library_eval_at(select_metric, eval_at)
+    ks = library_eval_at(selection, eval_at)
     if objective != "regression":
         check_ranking_labels(train, "train", what=f"LightGBM objective {objective!r}")
     check_ranking_labels(vali, "vali", what="LightGBM's ndcg metric")
     lib_params = lightgbm_params(params, objective, eval_at=ks)
     record: dict[str, dict[str, list[float]]] = {}
-    stopper = _StopOnValidation(params.early_stopping_rounds, SELECTION_SPLIT, select_metric)
+    stopper = _StopOnValidation(params.early_stopping_rounds, SELECTION_SPLIT, selection.metric)
     callbacks: list[Any] = [lgb.record_evaluation(record), stopper]
     if params.learning_rate_decay > 0:
         callbacks.append(lgb.reset_parameter(learning_rate=params.learning_rate_at))
@@ -115,7 +116,7 @@ def fit_lightgbm(
             valid_names=valid_names,
             callbacks=callbacks,
         )
-    result = fit_result("lightgbm", params.seed, record, select_metric, m, lib_params)
+    result = fit_result("lightgbm", params.seed, record, selection, m, lib_params)
     result.notes["library_best_iteration"] = int(booster.best_iteration) or result.best_iteration
     return booster, lib_params, result
 

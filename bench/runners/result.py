@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError, DataError, LtrbenchError
-from bench.metrics.families import selection_cutoff
+from bench.metrics.families import PRIMARY_METRIC, SELECTION_FAMILY, selection_cutoff
 from bench.runners.resources import Measurement, measure
 
 #: The only split early stopping and model selection may use.
@@ -25,6 +25,50 @@ SELECTION_SPLIT = "vali"
 EVAL_SPLITS = ("vali", "test")
 #: Columns of the library eval log (``evallog.csv`` adds ``model`` and ``seed``).
 EVALLOG_COLUMNS = ("iteration", "split", "metric", "value")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The metric early stopping and model selection watch, resolved once: the libraries' NDCG
+    at cutoff ``k`` (:data:`~bench.metrics.families.SELECTION_FAMILY`), logged by every library
+    under the name :attr:`metric` (``ndcg@k``).
+
+    A run makes it from :attr:`bench.benchmark.config.RunConfig.selection_k` (parsed when the
+    config was made); :meth:`parse` reads a ``select_metric`` name once, at a door that takes one.
+    """
+
+    k: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise ConfigError(f"the selection cutoff must be an integer >= 1; got {self.k!r}")
+
+    @property
+    def metric(self) -> str:
+        """The name the libraries log it under and the eval log holds (``ndcg@k``)."""
+        return f"{SELECTION_FAMILY}@{self.k}"
+
+    @classmethod
+    def parse(cls, select_metric: str) -> Selection:
+        """``"ndcg@10"`` -> ``Selection(10)``; anything but the libraries' NDCG at a cutoff is
+        refused (:func:`bench.metrics.families.selection_cutoff`)."""
+        return cls(selection_cutoff(select_metric))
+
+
+#: The selection of a run that names none (``select_metric = "ndcg@10"``).
+DEFAULT_SELECTION = Selection.parse(PRIMARY_METRIC)
+
+
+def selection_at_door(selection: Selection | None, select_metric: str | None) -> Selection:
+    """The :class:`Selection` a public entry point (:func:`bench.runners.dispatch.run_model`,
+    :func:`bench.runners.gbdt.train_gbdt`) was given: the value itself (what the benchmark
+    passes), else a ``select_metric`` name parsed here, once, else :data:`DEFAULT_SELECTION`."""
+    if selection is not None and select_metric is not None and select_metric != selection.metric:
+        raise ConfigError(f"select_metric {select_metric!r} and selection {selection.metric!r} "
+                          "disagree; give one")
+    if selection is not None:
+        return selection
+    return DEFAULT_SELECTION if select_metric is None else Selection.parse(select_metric)
 
 
 class NotApplicable(LtrbenchError):
@@ -131,25 +175,22 @@ def best_iteration_from_log(log: pd.DataFrame, metric: str) -> int:
     return int(sel["iteration"].to_numpy()[int(np.argmax(values))])
 
 
-def library_eval_at(select_metric: str, eval_at: tuple[int, ...]) -> tuple[int, ...]:
-    """The cutoffs a library logs: ``eval_at`` with the selection metric's k added, sorted.
-
-    ``select_metric`` was validated by the run config (:func:`bench.metrics.families.selection_cutoff`).
-    """
-    return tuple(sorted(set(eval_at) | {selection_cutoff(select_metric)}))
+def library_eval_at(selection: Selection, eval_at: tuple[int, ...]) -> tuple[int, ...]:
+    """The cutoffs a library logs: ``eval_at`` with the selection cutoff ``k`` added, sorted."""
+    return tuple(sorted(set(eval_at) | {selection.k}))
 
 
 def fit_result(
     library: str,
     seed: int,
     records: dict[str, dict[str, list[float]]],
-    select_metric: str,
+    selection: Selection,
     fit: Measurement,
     library_params: dict[str, Any],
     notes: dict[str, Any] | None = None,
 ) -> FitResult:
     """The :class:`FitResult` of a trained GBDT: its eval log (train and validation), the
-    chosen iteration (first maximum of ``select_metric`` on the validation split), the number
+    chosen iteration (first maximum of the ``selection`` metric on the validation split), the number
     of trees grown, fit time and memory. Scores come later, from :func:`score_eval_splits`."""
     log = evallog_frame(records, {"train": "train", SELECTION_SPLIT: SELECTION_SPLIT})
     return FitResult(
@@ -158,7 +199,7 @@ def fit_result(
         seed=seed,
         scores={},
         evallog=log,
-        best_iteration=best_iteration_from_log(log, select_metric),
+        best_iteration=best_iteration_from_log(log, selection.metric),
         n_trees=int(log["iteration"].max()) if len(log) else 0,
         fit_s=fit.seconds,
         peak_rss_mb=fit.peak_rss_mb,

@@ -23,12 +23,13 @@ import xgboost as xgb
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData
-from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.params import Params, xgboost_params
 from bench.runners.resources import measure
 from bench.runners.result import (
+    DEFAULT_SELECTION,
     SELECTION_SPLIT,
     FitResult,
+    Selection,
     check_ranking_labels,
     fit_result,
     library_eval_at,
@@ -86,11 +87,11 @@ def fit_xgboost(
     *,
     objective: str = "ndcg",
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
-    select_metric: str = PRIMARY_METRIC,
+    selection: Selection = DEFAULT_SELECTION,
     log_train: bool = True,
 ) -> tuple[xgb.Booster, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``."""
-    ks = library_eval_at(select_metric, eval_at)
+    ks = library_eval_at(selection, eval_at)
     notes: dict[str, Any] = {}
     train_label = None
     if objective == "map":
@@ -105,7 +106,7 @@ def fit_xgboost(
     callbacks: list[Any] = [
         xgb.callback.EarlyStopping(
             rounds=params.early_stopping_rounds,
-            metric_name=select_metric,
+            metric_name=selection.metric,
             data_name=SELECTION_SPLIT,
             maximize=True,
             save_best=False,
@@ -128,7 +129,7 @@ def fit_xgboost(
             callbacks=callbacks,
         )
     notes["library_best_iteration"] = int(booster.best_iteration) + 1
-    result = fit_result("xgboost", params.seed, record, select_metric, m, lib_params, notes)
+    result = fit_result("xgboost", params.seed, record, selection, m, lib_params, notes)
     return booster, lib_params, result
 
 
