@@ -35,10 +35,11 @@ from pathlib import Path
 
 from bench.data.atomic import write_text
 from bench.machine import cpu_model, load_average, usable_cpus
+from bench.runners.libraries import LIBRARIES
 
 #: Libraries ``ltrbench evaluate`` of a small TREC pair should not import (module names).
-HEAVY = ("numba", "pandas", "pyarrow", "scipy", "sklearn", "dask", "distributed", "lightgbm",
-         "xgboost", "catboost", "rich.progress")
+HEAVY = ("numba", "pandas", "pyarrow", "scipy", "sklearn", "dask", "distributed",
+         *(lib.import_name for lib in LIBRARIES.values()), "rich.progress")
 #: A probe: run ``python -m bench ARGV`` and print the :data:`HEAVY` modules loaded, at exit.
 _PROBE = """\
 import atexit, json, runpy, sys
