@@ -210,6 +210,51 @@ def dask_csv_rating_with_a_decimal_comma(tmp: Path) -> str | None:
     return _refused(tmp, _cell(2, '"3,5"'), "r.csv:6", "rating", "3,5")
 
 
+# ------------------------------------------------------------- number grammar and ranges
+@case(UNCLEAR)
+def dask_rating_with_an_underscore_names_the_line(tmp: Path) -> str | None:
+    return _refused(tmp, _cell(2, "1_000"), "r.csv:6", "rating", "plain decimal number")
+
+
+@case(UNCLEAR)
+def dask_rating_in_hex_names_the_grammar(tmp: Path) -> str | None:
+    return _refused(tmp, _cell(2, "0x10"), "r.csv:6", "rating", "plain decimal number")
+
+
+@case(ACCEPT)
+def dask_csv_timestamp_beyond_10_12_seconds(tmp: Path) -> str | None:
+    return _refused(tmp, _cell(3, "99999999999999"), "r.csv:6", "timestamp", "10^12")
+
+
+@case(ACCEPT)
+def dask_parquet_timestamp_beyond_10_12_seconds(tmp: Path) -> str | None:
+    t = pa.table({"user": [1, 2], "item": [1, 1], "rating": [1.0, 2.0],
+                  "timestamp": [1, 10**15]})
+    return _refused(tmp, _parquet_bytes(t), "r.parquet", "row 2", "timestamp", "10^12",
+                    name="r.parquet")
+
+
+@case(ACCEPT)
+def dask_parquet_bool_ratings(tmp: Path) -> str | None:
+    t = pa.table({"user": [1, 2], "item": [1, 1], "rating": [True, False], "timestamp": [1, 2]})
+    return _refused(tmp, _parquet_bytes(t), "r.parquet", "rating", "bool", name="r.parquet")
+
+
+@case(UNCLEAR)
+def dask_later_csv_shard_in_utf16_without_a_mark(tmp: Path) -> str | None:
+    folder = tmp / "r"
+    folder.mkdir()
+    (folder / "part-0.csv").write_bytes(_cell(1, "3"))
+    return _refused(folder, _cell(1, "3").decode().encode("utf-16-le"), "part-1.csv:1",
+                    "UTF-16", name="part-1.csv")
+
+
+@case(ACCEPT)
+def dask_tsv_line_with_a_field_too_many(tmp: Path) -> str | None:
+    return _refused(tmp, _cell(3, "1005,9").replace(b",", b"\t"), "r.tsv:6", "5 fields",
+                    name="r.tsv")
+
+
 # ---------------------------------------------------------------------------- rating magnitude
 @case(WRONG)
 def dask_rating_beyond_2_53(tmp: Path) -> str | None:
@@ -301,6 +346,73 @@ def _eval_refused(tmp: Path, table: pa.Table, *words: str) -> str | None:
     except Exception as exc:  # any other type: a traceback
         return f"traceback: {type(exc).__name__}: {str(exc)[:200]}"
     return f"accepted ({got}), expected a clear error"
+
+
+def _eval_as_local(tmp: Path, table: pa.Table) -> str | None:
+    """The local engine's numbers on the same rows bit for bit, or -- where it refuses them --
+    a refusal naming the shard file and the column the local one names."""
+    from bench.metrics.evaluate import evaluate
+
+    try:
+        want = evaluate(table.to_pandas(), label="label", score="score", qid="qid",
+                        metrics=["ndcg@10"]).metrics
+    except LtrbenchError as exc:
+        return _eval_refused(tmp, table, "part-00000.parquet", f"'{exc.column}'")
+    try:
+        got = _evaluate(_shards(tmp, table))
+    except Exception as exc:  # any refusal where the local engine gives a number
+        return f"{type(exc).__name__}: {str(exc)[:200]}; the local engine gives {want}"
+    return None if dict(got) == dict(want) else f"{dict(got)}, the local engine {dict(want)}"
+
+
+def _qls(**cols: Any) -> pa.Table:
+    return pa.table({"qid": [1, 1, 1, 2, 2], "label": [2.0, 0.0, 1.0, 1.0, 0.0],
+                     "score": [0.9, 0.1, 0.5, 0.2, 0.8], **cols})
+
+
+@case(WRONG)
+def dask_shards_label_above_31(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(label=[100.0, 0.0, 1.0, 1.0, 0.0]))
+
+
+@case(WRONG)
+def dask_shards_nan_label(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(label=[float("nan"), 0.0, 1.0, 1.0, 0.0]))
+
+
+@case(WRONG)
+def dask_shards_negative_label(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(label=[-1.0, 0.0, 1.0, 1.0, 0.0]))
+
+
+@case(WRONG)
+def dask_shards_fractional_label(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(label=[1.5, 0.0, 1.0, 1.0, 0.0]))
+
+
+@case(WRONG)
+def dask_shards_nan_score(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(score=[float("nan"), 0.1, 0.5, 0.2, 0.8]))
+
+
+@case(WRONG)
+def dask_shards_infinite_score(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(score=[float("inf"), 0.1, 0.5, 0.2, 0.8]))
+
+
+@case(WRONG)
+def dask_shards_float_qid_nan(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(qid=[1.0, 1.0, 1.0, float("nan"), float("nan")]))
+
+
+@case(WRONG)
+def dask_shards_text_qid_na_is_an_id_as_locally(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(qid=["NA", "NA", "NA", "b", "b"]))
+
+
+@case(WRONG)
+def dask_shards_tied_scores(tmp: Path) -> str | None:
+    return _eval_as_local(tmp, _qls(score=[0.5, 0.5, 0.5, 0.2, 0.2]))
 
 
 @case(ACCEPT)

@@ -276,7 +276,8 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
     partition's refusal names the user's line (:mod:`bench.data.inputs`)."""
     import csv
 
-    from bench.data.inputs import id_cell_problem, stray_character
+    from bench.data.inputs import id_cell_problem, parse_float, stray_character
+    from bench.data.tabular import MAX_SECONDS, timestamp_message
 
     ids = {cols[r] for r in ("user", "item") if cols.get(r)}
     whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r)}
@@ -295,13 +296,16 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
                     why = id_cell_problem(cell) if c in ids else \
                         stray_character(cell.encode("utf-8", "replace"))
                     v = cell.strip()
-                    if why is None and c in whole and whole_number(v) is None:
-                        why = f"value {v!r} is not {_WHOLE}"
-                    elif why is None and c not in whole:
+                    if why is None and c in whole:
+                        n = whole_number(v)
+                        why = f"value {v!r} is not {_WHOLE}" if n is None else \
+                            timestamp_message(v) if c == cols.get("timestamp") \
+                            and not abs(n) < MAX_SECONDS else None
+                    elif why is None:  # bench.data.inputs' grammar of a number, then its range
                         try:
-                            why = rating_problem(float(v))
-                        except ValueError:
-                            why = f"value {v!r} is not a finite number"
+                            why = rating_problem(parse_float(v, what="value"))
+                        except DataError as exc:
+                            why = exc.reason
                     if why is not None:
                         return DataError(why, path=path, line=reader.line_num, column=c)
     except (OSError, UnicodeDecodeError, csv.Error):
@@ -358,6 +362,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         if kind == "i" or (kind == "u" and (part.shape[0] == 0
                                             or int(part[src].max()) <= _INT64_MAX)):
             out[name] = part[src].to_numpy(np.int64)  # Parquet integers: kept exactly
+            if name == "timestamp":  # the local rule: seconds within +-10^12
+                _check_seconds(out[name], part[src], where, row, src)
             continue
         if kind in "fu":
             v = part[src].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -371,6 +377,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         if k >= 0:
             raise DataError(f"value {part[src].iloc[k]!r} is not {_WHOLE}", path=where,
                             row=row(k), column=src)
+        if name == "timestamp":  # the local rule: seconds within +-10^12
+            _check_seconds(values, part[src], where, row, src)
         out[name] = values
     src = cols["rating"]
     if src is None:
@@ -388,6 +396,20 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         out["rating"] = r
     return pd.DataFrame(out, columns=["user", "item", "rating", "timestamp"],
                         index=part.index)
+
+
+def _check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
+                   row: Any, column: str) -> None:
+    """A DataError (:func:`bench.data.tabular.timestamp_message`) for the first timestamp not
+    within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule."""
+    from bench.data.tabular import MAX_SECONDS, timestamp_message
+
+    far = np.flatnonzero(~(np.abs(values.astype(np.float64)) < MAX_SECONDS))
+    if far.shape[0]:
+        k = int(far[0])
+        cell = cells.iloc[k]
+        raise DataError(timestamp_message(cell.item() if isinstance(cell, np.generic) else cell),
+                        path=where, row=row(k), column=column)
 
 
 def _shown(value: object) -> str:
@@ -473,9 +495,8 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None) -> l
         kind = schema.field(c).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
-        ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or (
-            role == "rating" and pa.types.is_boolean(kind))
-        if not ok:
-            raise DataError(f"column of type {kind}: expected "
-                            f"{'numbers' if role == 'rating' else _WHOLE}", path=path, column=c)
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):  # a bool neither:
+            raise DataError(f"column of type {kind}: expected "  # the local reader refuses it
+                            f"{'numbers (a bool is not a rating)' if role == 'rating' else _WHOLE}",
+                            path=path, column=c)
     return names

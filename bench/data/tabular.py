@@ -62,7 +62,7 @@ DUPLICATES = ("error", "last", "mean")
 _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
-_MAX_SECONDS = 1e12
+MAX_SECONDS = 1e12
 #: A numeric id spelling: a plain decimal number, or an infinity.
 _NUMBER_ID = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)",
                         re.IGNORECASE)
@@ -389,12 +389,10 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
                             "the epoch, as the other cells of the column are", path=p,
                             column=name, **where(i))
         values: np.ndarray = numeric.to_numpy(dtype=np.float64)
-        frac = (values != np.floor(values)) | ~(np.abs(values) < _MAX_SECONDS)
+        frac = (values != np.floor(values)) | ~(np.abs(values) < MAX_SECONDS)
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
-            raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a whole number of seconds "
-                            "within +-10^12 (about 31,700 years either side of 1970)",
-                            path=p, column=name, **where(i))
+            raise DataError(timestamp_message(col.iloc[i]), path=p, column=name, **where(i))
         return values.astype(np.int64)
     parsed = pd.to_datetime(col, utc=True, errors="coerce", format="mixed")
     if parsed.isna().any():
@@ -402,6 +400,13 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
         raise DataError(f"timestamp {_show(col.iloc[i])!r} is neither seconds since the epoch nor a "
                         "date/time", path=p, column=name, **where(i))
     return _datetime_seconds(parsed)
+
+
+def timestamp_message(value: object) -> str:
+    """The refusal of a numeric timestamp that is not whole or not within +-:data:`MAX_SECONDS`
+    (the rule of every ratings reader: local here, Dask :mod:`bench.data.dask_ratings`)."""
+    return (f"timestamp {_show(value)!r} is not a whole number of seconds within +-10^12 "
+            "(about 31,700 years either side of 1970)")
 
 
 def _show(value: object) -> object:
