@@ -112,6 +112,40 @@ def dask_timestamp_empty_cell_is_a_missing_value(tmp: Path) -> str | None:
     return _refused(tmp, _cell(3, ""), "r.csv:6", "timestamp")
 
 
+def _as_local(tmp: Path, data: bytes) -> str | None:
+    """The local reader's rows (user, item, rating, timestamp) bit for bit, in order."""
+    from bench.data.tabular import load_ratings_table
+
+    p = tmp / "r.csv"
+    p.write_bytes(data)
+    want = load_ratings_table(p, user="user", item="item", rating="rating",
+                              timestamp="timestamp").frame
+    try:
+        got = _read(p)
+    except Exception as exc:  # any refusal where the local engine reads the rows
+        return f"{type(exc).__name__}: {str(exc)[:200]}; the local engine reads the rows"
+    same = got.reset_index(drop=True).equals(want.reset_index(drop=True))
+    return None if same else f"rows differ from the local engine's: {got.iloc[4].tolist()}"
+
+
+@case(WRONG)
+def dask_ids_spelled_with_blanks_signs_and_decimals_as_locally(tmp: Path) -> str | None:
+    for cell in (" 16 ", "+16", "16\u00a0", "16.0", "1.6e1", "\t16"):
+        bad = _as_local(tmp, _cell(0, cell))
+        if bad:
+            return f"user {cell!r}: {bad}"
+    return None
+
+
+@case(WRONG)
+def dask_ratings_spelled_with_blanks_and_exponents_as_locally(tmp: Path) -> str | None:
+    for cell in (" 3 ", "3.", ".5", "5e-1", "-0", "+2"):
+        bad = _as_local(tmp, _cell(2, cell))
+        if bad:
+            return f"rating {cell!r}: {bad}"
+    return None
+
+
 # ------------------------------------------------------------------- stray characters in ids
 @case(UNCLEAR)
 def dask_user_id_with_a_byte_order_mark_inside(tmp: Path) -> str | None:

@@ -214,7 +214,7 @@ def whole_number(text: str) -> int | None:
 
     from bench.data.inputs import is_plain_float, stray_character
 
-    cell = text.strip(" \t")
+    cell = text.strip()  # after the stray check: VT, FF, NEL, U+2028 are refused, not stripped
     if stray_character(text.encode("utf-8", "replace")) is not None or not is_plain_float(cell):
         return None
     try:
