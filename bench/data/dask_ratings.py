@@ -16,8 +16,15 @@ partition when it is computed: CSV ids and timestamps are read as their text and
 whole number within int64 by exact decimal value (``7``, ``7.0``, ``1e3``; not ``1.5`` nor
 ``1.0000000000000000001``, which a float64 would read as 1) -- the rule of the local reader
 (:mod:`bench.data.tabular`); Parquet integer ids are kept exactly, float ids must be whole and
-below 2^53; ratings finite. A bad value is a :class:`~bench.errors.DataError` naming the file,
-the line (CSV) or row (Parquet), the column and the value.
+below 2^53; ratings finite and within +-2^53. The local reader's other rules hold too, from
+:mod:`bench.data.inputs` and :mod:`bench.data.delimited` (one owner each): a CSV file is UTF-8
+(UTF-16/32 and a stray character in the header refused), every line has the header's field
+count (``dd.read_csv(usecols=...)`` drops extra fields silently; checked per file before Dask
+reads any), a column named twice is refused (CSV header, Parquet schema), and a text id spelled
+as a missing value (``NA``, ``nan``, ``null``) or holding a stray character (NUL, an inner
+byte-order mark, VT/FF/NEL/U+2028) is named as such. A bad value is a
+:class:`~bench.errors.DataError` naming the file, the line (CSV) or row (Parquet), the column
+and the value.
 """
 
 from __future__ import annotations
@@ -124,7 +131,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         if parquet:
             _parquet_columns(f, cols)
         else:
-            _csv_header(f, sep or ",", use)
+            _csv_header(f, sep or ",", cols)
+            _check_csv_text(f, sep or ",")
     if parquet:
         # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
         raw = dd.read_parquet([glob.escape(str(f)) for f in files], columns=use,
@@ -149,6 +157,44 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                         sep=None if parquet else sep, columns=cols)
 
 
+def _check_csv_text(path: Path, sep: str) -> None:
+    """The file-wide rules of the local reader (:mod:`bench.data.tabular`), before Dask reads
+    any block: UTF-8 text (the first line that is not is named, by
+    :func:`bench.data.inputs.text_lines`) and every line with the fields of the header
+    (:func:`bench.data.delimited.check_field_counts`: ``dd.read_csv(usecols=...)`` drops a
+    line's extra fields silently). One streamed pass each, in blocks."""
+    import codecs
+
+    from bench.data.delimited import check_field_counts
+    from bench.data.inputs import text_lines
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(1 << 24):
+                decoder.decode(block)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        for _ in text_lines(path, expected="a ratings CSV/TSV file", plain=False):
+            pass
+    except OSError as exc:
+        raise DataError(f"cannot read ({exc.strerror})", path=path) from None
+    check_field_counts(path, sep)
+
+
+def rating_problem(value: float) -> str | None:
+    """Why ``value`` is no rating, or None: not finite, or beyond +-2^53
+    (:data:`bench.data.ratings.MAX_RATING`, the local rule: the history features sum squares)."""
+    from bench.data.ratings import MAX_RATING
+
+    if not np.isfinite(value):
+        return f"value {value!r} is not a finite number"
+    if abs(value) > MAX_RATING:
+        return (f"rating {value!r} is beyond +-2^53 (9.0e15): expected ratings a float64 holds "
+                "exactly, whose squares the history features can sum")
+    return None
+
+
 #: Float64 ids (Parquet float columns) are exact whole numbers only below 2^53.
 _EXACT = float(2**53)
 _INT64_MAX = 2**63 - 1
@@ -166,10 +212,10 @@ def whole_number(text: str) -> int | None:
     written, never through a float64)."""
     from decimal import Decimal, InvalidOperation
 
-    from bench.data.inputs import is_plain_float
+    from bench.data.inputs import is_plain_float, stray_character
 
-    cell = text.strip()
-    if not is_plain_float(cell):
+    cell = text.strip()  # after the stray check: VT, FF, NEL, U+2028 are refused, not stripped
+    if stray_character(text.encode("utf-8", "replace")) is not None or not is_plain_float(cell):
         return None
     try:
         d = Decimal(cell)
@@ -185,10 +231,10 @@ def _whole_texts(col: pd.Series) -> tuple[np.ndarray, int]:
     """A text id column as int64 (:func:`whole_number`), and the index of its first cell that
     is not a whole number within int64 (-1 if none); a missing cell is not one."""
     text = col.astype(object)
-    fast = text.str.fullmatch(r"\s*[+-]?[0-9]{1,18}\s*").fillna(False).to_numpy(dtype=bool)
+    fast = text.str.fullmatch(r"[ \t]*[+-]?[0-9]{1,18}[ \t]*").fillna(False).to_numpy(dtype=bool)
     out = np.zeros(text.shape[0], dtype=np.int64)
     if fast.any():
-        out[fast] = text[fast].astype(str).str.strip().astype(np.int64).to_numpy()
+        out[fast] = text[fast].astype(str).str.strip(" \t").astype(np.int64).to_numpy()
     for k in np.flatnonzero(~fast).tolist():
         cell = text.iloc[k]
         value = whole_number(cell) if isinstance(cell, str) else None
@@ -229,8 +275,11 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
     finite numbers), or None. Read again with :mod:`csv` on the error path only, so that a
     partition's refusal names the user's line (:mod:`bench.data.inputs`)."""
     import csv
-    import math
 
+    from bench.data.inputs import id_cell_problem, parse_float, stray_character
+    from bench.data.tabular import MAX_SECONDS, timestamp_message
+
+    ids = {cols[r] for r in ("user", "item") if cols.get(r)}
     whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r)}
     wanted = {c for c in cols.values() if c}
     try:
@@ -243,18 +292,22 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
                 if not row:
                     continue
                 for c, i in index.items():
-                    v = row[i].strip() if i < len(row) else ""
-                    if c in whole:
-                        ok = whole_number(v) is not None
-                    else:
+                    cell = row[i] if i < len(row) else ""
+                    why = id_cell_problem(cell) if c in ids else \
+                        stray_character(cell.encode("utf-8", "replace"))
+                    v = cell.strip()
+                    if why is None and c in whole:
+                        n = whole_number(v)
+                        why = f"value {v!r} is not {_WHOLE}" if n is None else \
+                            timestamp_message(v) if c == cols.get("timestamp") \
+                            and not abs(n) < MAX_SECONDS else None
+                    elif why is None:  # bench.data.inputs' grammar of a number, then its range
                         try:
-                            ok = math.isfinite(float(v))
-                        except ValueError:
-                            ok = False
-                    if not ok:
-                        what = _WHOLE if c in whole else "a finite number"
-                        return DataError(f"value {v!r} is not {what}", path=path,
-                                         line=reader.line_num, column=c)
+                            why = rating_problem(parse_float(v, what="value"))
+                        except DataError as exc:
+                            why = exc.reason
+                    if why is not None:
+                        return DataError(why, path=path, line=reader.line_num, column=c)
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
     return None
@@ -309,6 +362,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         if kind == "i" or (kind == "u" and (part.shape[0] == 0
                                             or int(part[src].max()) <= _INT64_MAX)):
             out[name] = part[src].to_numpy(np.int64)  # Parquet integers: kept exactly
+            if name == "timestamp":  # the local rule: seconds within +-10^12
+                _check_seconds(out[name], part[src], where, row, src)
             continue
         if kind in "fu":
             v = part[src].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -322,19 +377,39 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         if k >= 0:
             raise DataError(f"value {part[src].iloc[k]!r} is not {_WHOLE}", path=where,
                             row=row(k), column=src)
+        if name == "timestamp":  # the local rule: seconds within +-10^12
+            _check_seconds(values, part[src], where, row, src)
         out[name] = values
     src = cols["rating"]
     if src is None:
         out["rating"] = np.ones(part.shape[0], dtype=np.float64)
     else:
+        from bench.data.ratings import MAX_RATING
+
         r = pd.to_numeric(part[src], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        if not np.isfinite(r).all():
-            k = int(np.flatnonzero(~np.isfinite(r))[0])
-            raise DataError(f"value {_shown(part[src].iloc[k])} is not a finite number",
-                            path=where, row=row(k), column=src)
+        bad = ~np.isfinite(r) | (np.abs(np.nan_to_num(r)) > MAX_RATING)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            why = rating_problem(float(r[k])) if np.isfinite(r[k]) else \
+                f"value {_shown(part[src].iloc[k])} is not a finite number"
+            raise DataError(str(why), path=where, row=row(k), column=src)
         out["rating"] = r
     return pd.DataFrame(out, columns=["user", "item", "rating", "timestamp"],
                         index=part.index)
+
+
+def _check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
+                   row: Any, column: str) -> None:
+    """A DataError (:func:`bench.data.tabular.timestamp_message`) for the first timestamp not
+    within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule."""
+    from bench.data.tabular import MAX_SECONDS, timestamp_message
+
+    far = np.flatnonzero(~(np.abs(values.astype(np.float64)) < MAX_SECONDS))
+    if far.shape[0]:
+        k = int(far[0])
+        cell = cells.iloc[k]
+        raise DataError(timestamp_message(cell.item() if isinstance(cell, np.generic) else cell),
+                        path=where, row=row(k), column=column)
 
 
 def _shown(value: object) -> str:
@@ -357,26 +432,40 @@ def _column(names: list[str], role: str, given: str | None, path: Path, *,
     return None
 
 
-def _csv_header(path: Path, sep: str, needed: list[str] | None = None) -> list[str]:
-    """The column names of a CSV shard's header line; with ``needed``, a DataError naming the
-    file when one of them is absent (every shard of a table has its columns)."""
+def _csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) -> list[str]:
+    """The column names of a CSV shard's header line, read under the local reader's rules
+    (:mod:`bench.data.inputs`: UTF-16/32 refused, no stray character); with ``cols``, a
+    DataError naming the file when one of them is absent (every shard of a table has its
+    columns) or appears twice (:func:`bench.data.delimited.check_column_once`)."""
+    from bench.data.delimited import check_column_once
+    from bench.data.inputs import bom_length, stray_character
+
     try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            first = f.readline()
+        with open(path, "rb") as f:
+            raw = f.readline()
     except OSError as exc:
         raise DataError(f"cannot read ({exc.strerror})", path=path) from None
+    raw = raw[bom_length(raw[:4], path):].split(b"\r", 1)[0].rstrip(b"\n")  # CR-only ends too
+    why = stray_character(raw)
+    if why is not None:  # UTF-16 without a mark, lines ended by U+2028 / FF / NEL
+        raise DataError(why, path=path, line=1)
+    try:
+        first = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise DataError("not UTF-8 text: expected a CSV/TSV file with a header line",
                         path=path, line=1) from None
-    first = first.split("\r", 1)[0].rstrip("\n")  # CR-only line ends end the header too
     if not first:
         raise DataError("empty file: expected a header line naming the columns", path=path, line=1)
     names = [c.strip().strip('"') for c in first.split(sep)]
-    missing = [c for c in needed or [] if c not in names]
+    needed = [c for c in (cols or {}).values() if c is not None]
+    missing = [c for c in needed if c not in names]
     if missing:
         raise DataError(f"no column {', '.join(map(repr, missing))} in the header line; its "
                         f"columns are {', '.join(names[:12])} (every shard of a table has its "
                         "columns)", path=path, line=1, column=missing[0])
+    for role, c in (cols or {}).items():
+        if c is not None:
+            check_column_once(names, role, c, path)
     return names
 
 
@@ -392,10 +481,13 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None) -> l
     except (OSError, ValueError, pa.ArrowException) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DataError(f"not a readable Parquet file ({first})", path=path) from None
+    from bench.data.delimited import check_column_once
+
     names = list(schema.names)
     for role, c in (cols or {}).items():
         if c is None:
             continue
+        check_column_once(names, role, c, path, line=None)
         if c not in names:
             raise DataError(f"no column {c!r} (the {role}s); its columns are "
                             f"{', '.join(names[:12])} (every shard of a table has its columns)",
@@ -403,9 +495,8 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None) -> l
         kind = schema.field(c).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
-        ok = pa.types.is_integer(kind) or pa.types.is_floating(kind) or (
-            role == "rating" and pa.types.is_boolean(kind))
-        if not ok:
-            raise DataError(f"column of type {kind}: expected "
-                            f"{'numbers' if role == 'rating' else _WHOLE}", path=path, column=c)
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):  # a bool neither:
+            raise DataError(f"column of type {kind}: expected "  # the local reader refuses it
+                            f"{'numbers (a bool is not a rating)' if role == 'rating' else _WHOLE}",
+                            path=path, column=c)
     return names

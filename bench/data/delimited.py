@@ -59,6 +59,19 @@ def check_field_counts(p: Path, sep: str) -> None:
                     raise _misfit(p, reader.line_num, len(row), expected)
 
 
+def check_column_once(names: list[str], role: str, column: str, p: Path | str, *,
+                      line: int | None = 1) -> None:
+    """A DataError naming ``p`` (its header ``line``; ``None``: a Parquet schema), the
+    ``role``'s ``column`` and how often it appears when ``names`` hold it more than once:
+    pandas would read the first and rename the other (``rating.1``), Parquet allows both, and
+    which one is meant cannot be told."""
+    if names.count(column) > 1:
+        where = "the header" if line is not None else "the file's columns"
+        raise DataError(f"{role} column {column!r} appears {names.count(column)} times in "
+                        f"{where} {names}: expected one column of that name", path=p, line=line,
+                        column=column)
+
+
 def _separators_per_line(data: bytes, sep: str) -> np.ndarray:
     """Separators on each LF-ended line of ``data`` (the last line may lack its LF); -1 for a
     blank line."""

@@ -459,6 +459,19 @@ MISSING_SPELLINGS = frozenset({
 STRAY_TEXT = "[\x00\x0b\x0c\x1c-\x1e\x85\u2028\u2029\ufeff]"
 
 
+def id_cell_problem(cell: str) -> str | None:
+    """Why the text id ``cell`` (as written) is no id, or ``None``: a stray character
+    (:func:`stray_character`: ``\ufeff1`` would be a user apart from ``1``) or a spelling of a
+    missing value (:data:`MISSING_SPELLINGS`: ``NA`` would be one user holding every row without
+    a user). The rule of every ratings reader (local :mod:`bench.data.tabular`, Dask
+    :mod:`bench.data.dask_ratings`)."""
+    why = stray_character(cell.encode("utf-8", "replace"))
+    if why is None and cell.strip() in MISSING_SPELLINGS:
+        why = (f"id {cell.strip()!r} is a spelling of a missing value (pandas reads it as NaN): "
+               "expected an id in every row")
+    return why
+
+
 def is_plain_float(token: bytes | str) -> bool:
     """Whether ``token`` is a plain decimal number spelling (no finiteness check)."""
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token

@@ -140,16 +140,18 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     of :mod:`bench.data.inputs`: a partition's problem names its file).
 
     :class:`DataError` naming the file when there are no shards, when one is not a readable
-    Parquet file, lacks a ``required`` column, holds a ``qid`` of another kind than the first
+    Parquet file, lacks a ``required`` column or holds it twice, holds a ``qid`` of another kind than the first
     shard (integers of any width, text, floats: a qid that is an integer in one shard and text
     in another would compare as different ids; shards are one table), a ``label`` that is not
-    numeric, or a score (any other ``required`` column) that is not a number -- booleans
+    numeric (a bool neither, as :func:`bench.metrics.evaluate` refuses it), or a score (any other ``required`` column) that is not a number -- booleans
     included, as :func:`bench.metrics.evaluate` refuses them -- or an integer beyond 2^53 that a
     float64 cannot hold (it would tie with its neighbours; the row is named). Only the footers
     are read, and an integer score column only when its statistics reach past 2^53.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from bench.data.delimited import check_column_once
 
     p = Path(folder)
     if not p.is_dir():
@@ -171,6 +173,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                             f"{', '.join(names[:12])}{' ...' if len(names) > 12 else ''}",
                             path=f)
         for c in required:
+            check_column_once(names, "the " + c, c, f, line=None)
             kind = schema.field(c).type
             if pa.types.is_dictionary(kind):
                 kind = kind.value_type
@@ -183,8 +186,10 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                                     "write every shard's qid with one type)", path=f, column=c)
                 continue
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-            if c == "label" and not (numeric or pa.types.is_boolean(kind)):
-                raise DataError(f"column of type {kind}: expected numbers", path=f, column=c)
+            if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
+                raise DataError(f"column of type {kind}: expected numbers (a bool is not a "
+                                "number here: write the labels as integers if 1/0 is meant)",
+                                path=f, column=c)
             if c != "label" and not numeric:
                 raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
                                 path=f, column=c)

@@ -40,13 +40,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bench.data.delimited import check_field_counts
+from bench.data.delimited import check_column_once, check_field_counts
 from bench.data.inputs import (
     INT64_MAX,
     MISSING_SPELLINGS,
     STRAY_TEXT,
     bom_length,
     check_input_file,
+    id_cell_problem,
     is_plain_float,
     parse_float,
     stray_character,
@@ -61,7 +62,7 @@ DUPLICATES = ("error", "last", "mean")
 _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
-_MAX_SECONDS = 1e12
+MAX_SECONDS = 1e12
 #: A numeric id spelling: a plain decimal number, or an infinity.
 _NUMBER_ID = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)",
                         re.IGNORECASE)
@@ -148,10 +149,7 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
         if name not in names:
             raise DataError(f"{role} column not in the file; columns are {names}", path=p,
                             column=str(c))
-        if names.count(name) > 1:  # Parquet allows it; which one is meant cannot be told
-            raise DataError(f"{role} column {name!r} appears {names.count(name)} times in the "
-                            f"file's columns {names}: expected one column of that name", path=p,
-                            column=str(name))
+        check_column_once(names, role, str(name), p, line=None)  # Parquet allows it
         cols[role] = name
         resolved.append(name)
     try:
@@ -173,10 +171,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
             if c not in names:
                 raise DataError(f"{role} column {c!r} is not in the header; columns are {names}",
                                 path=p, line=1, column=str(c))
-            if names.count(str(c)) > 1:  # pandas would read the first, renaming the other
-                raise DataError(f"{role} column {c!r} appears {names.count(str(c))} times in "
-                                f"the header {names}: expected one column of that name",
-                                path=p, line=1, column=str(c))
+            check_column_once(names, role, str(c), p)  # pandas would rename the other
         usecols = list(dict.fromkeys(cols.values()))
     else:
         width = len(_split(first, sep))
@@ -291,11 +286,7 @@ def _text_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignor
     text = col.astype(str)
     i = int(np.flatnonzero(text.isin(uniq[bad]).to_numpy(dtype=bool))[0])
     cell = text.iloc[i]
-    why = stray_character(cell.encode("utf-8", "replace"))
-    if why is None:
-        why = (f"id {cell.strip()!r} is a spelling of a missing value (pandas reads it as NaN): "
-               "expected an id in every row")
-    raise DataError(why, path=p, column=name, **where(i))
+    raise DataError(id_cell_problem(cell) or "not an id", path=p, column=name, **where(i))
 
 
 def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:
@@ -398,12 +389,10 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
                             "the epoch, as the other cells of the column are", path=p,
                             column=name, **where(i))
         values: np.ndarray = numeric.to_numpy(dtype=np.float64)
-        frac = (values != np.floor(values)) | ~(np.abs(values) < _MAX_SECONDS)
+        frac = (values != np.floor(values)) | ~(np.abs(values) < MAX_SECONDS)
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
-            raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a whole number of seconds "
-                            "within +-10^12 (about 31,700 years either side of 1970)",
-                            path=p, column=name, **where(i))
+            raise DataError(timestamp_message(col.iloc[i]), path=p, column=name, **where(i))
         return values.astype(np.int64)
     parsed = pd.to_datetime(col, utc=True, errors="coerce", format="mixed")
     if parsed.isna().any():
@@ -411,6 +400,13 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
         raise DataError(f"timestamp {_show(col.iloc[i])!r} is neither seconds since the epoch nor a "
                         "date/time", path=p, column=name, **where(i))
     return _datetime_seconds(parsed)
+
+
+def timestamp_message(value: object) -> str:
+    """The refusal of a numeric timestamp that is not whole or not within +-:data:`MAX_SECONDS`
+    (the rule of every ratings reader: local here, Dask :mod:`bench.data.dask_ratings`)."""
+    return (f"timestamp {_show(value)!r} is not a whole number of seconds within +-10^12 "
+            "(about 31,700 years either side of 1970)")
 
 
 def _show(value: object) -> object:
