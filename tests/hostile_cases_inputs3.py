@@ -729,7 +729,9 @@ def convert_csv_rating_with_a_decimal_comma(tmp: Path) -> str | None:
 @case(TRACE)
 def convert_rating_beyond_2_53(tmp: Path) -> str | None:
     # 1e308 overflowed the history features (sums of squares) into NaN: a sklearn traceback
-    for value, labels in (("-1e308", "graded"), ("1e308", "binary"), ("1e308", "rated")):
+    # 9007199254740993 = 2^53 + 1 reads as 2^53 through float64: off by one, silently
+    for value, labels in (("-1e308", "graded"), ("1e308", "binary"), ("1e308", "rated"),
+                          ("9007199254740993", "rated")):
         extra = ("--labels", labels) + (("--binary-threshold", "3") if labels == "binary" else ())
         res = _convert(tmp / f"{labels}{value}", _cell(2, value), "r.csv", *extra)
         bad = refused(res, "r.csv", "row 5", "rating")

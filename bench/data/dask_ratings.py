@@ -189,8 +189,8 @@ def rating_problem(value: float) -> str | None:
 
     if not np.isfinite(value):
         return f"value {value!r} is not a finite number"
-    if abs(value) > MAX_RATING:
-        return (f"rating {value!r} is beyond +-2^53 (9.0e15): expected ratings a float64 holds "
+    if abs(value) >= MAX_RATING:  # 2^53 + 1 reads as 2^53
+        return (f"rating {value!r} is at or beyond +-2^53 (9.0e15): expected ratings a float64 holds "
                 "exactly, whose squares the history features can sum")
     return None
 
@@ -387,7 +387,7 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         from bench.data.ratings import MAX_RATING
 
         r = pd.to_numeric(part[src], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(r) | (np.abs(np.nan_to_num(r)) > MAX_RATING)
+        bad = ~np.isfinite(r) | (np.abs(np.nan_to_num(r)) >= MAX_RATING)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             why = rating_problem(float(r[k])) if np.isfinite(r[k]) else \

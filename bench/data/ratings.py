@@ -19,8 +19,8 @@ from bench.data.checks import check_ratings_pairs
 from bench.errors import DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
-#: The largest rating magnitude, 2^53: beyond it a float64 holds no longer every integer (two
-#: play counts would merge), and the history features (means, variances: sums of squares over
+#: The bound on a rating's magnitude, 2^53, refused from 2^53 on (2^53 + 1 reads as 2^53):
+#: beyond it a float64 holds no longer every integer (two play counts would merge), and the history features (means, variances: sums of squares over
 #: a user's ratings) overflow to inf/NaN long before 1.8e308 (1e308 squared).
 MAX_RATING = float(2**53)
 
@@ -90,9 +90,9 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
             raise DataError(f"value {values[bad]!r} is not a finite number", path=where,
                             row=bad + 1, column=col)
     rating = frame["rating"].to_numpy(dtype=np.float64)
-    huge = np.flatnonzero(np.abs(rating) > MAX_RATING)
+    huge = np.flatnonzero(np.abs(rating) >= MAX_RATING)  # 2^53 + 1 reads as 2^53
     if huge.shape[0]:
-        raise DataError(f"rating {float(rating[huge[0]])!r} is beyond +-2^53 (9.0e15): "
+        raise DataError(f"rating {float(rating[huge[0]])!r} is at or beyond +-2^53 (9.0e15): "
                         "expected ratings a float64 holds exactly, whose squares the history "
                         "features can sum",
                         path=where, row=int(huge[0]) + 1, column="rating")
