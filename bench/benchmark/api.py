@@ -29,13 +29,16 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from bench.benchmark.config import RunConfig
+from bench.benchmark.config_schema import check_data_dir
 from bench.data.letor import LetorSplits
+from bench.data.toml import show
 from bench.errors import ConfigError
 from bench.runs.manifest import read_manifest
 
@@ -69,6 +72,9 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     """
     from bench.benchmark.pipeline import run_benchmark
 
+    if custom_models is not None and not isinstance(custom_models, Mapping):
+        raise ConfigError(f"custom_models: expected a mapping of name -> class, factory or "
+                          f"\"package.module:attribute\"; got {show(custom_models)}")
     doc: dict[str, Any] = {"dataset": dataset, **options}
     for key, value in (("models", models), ("seeds", seeds), ("profile", profile),
                        ("metrics", metrics), ("params", params),
@@ -77,12 +83,17 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
             doc[key] = value
     if quick is not False:  # checked by the config like every value: "false" is not False
         doc["quick"] = quick
+    doc = {k: (v if k == "custom_models" else python_value(v)) for k, v in doc.items()}
     config = RunConfig.from_dict(doc)  # every value typed and range-checked before any data
+    check_data_dir(config.data_dir)
     if splits is not None and not isinstance(splits, LetorSplits):
         raise ConfigError(f"splits: expected a bench.data.LetorSplits (train, vali, test) or "
                           f"None; got {type(splits).__name__}")
     if not isinstance(progress, bool):
         raise ConfigError(f"progress: expected True or False; got {progress!r}")
+    if out_dir is not None and (not isinstance(out_dir, str | PathLike) or not str(out_dir)):
+        raise ConfigError(f"out_dir: expected a folder path (a non-empty str or Path) or None; "
+                          f"got {show(out_dir)}")
     if out_dir is not None:  # the checks of ``ltrbench run --out``: never over an input
         from bench.data.outputs import check_output_dir
         from bench.runs.layout import RUN_INTO, RUN_WRITES
@@ -94,6 +105,32 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ltrbench-"))
     run_dir = run_benchmark(config, out_dir=out, progress=progress, splits=splits)
     return RunResult(run_dir)
+
+
+def python_value(value: Any) -> Any:
+    """A Python argument as the value it stands for, so that it meets the config's schema as the
+    same value from a TOML file would: a NumPy integer, float or bool scalar as ``int``,
+    ``float``, ``bool`` (``np.int64(3)`` is the seed 3; ``np.float64(1.0)`` stays a float, not a
+    seed); a 1-D NumPy array or a ``range`` as a list of such values; a ``Path`` as its string;
+    lists, tuples and dicts item by item. Anything else is left for the schema to judge (a set,
+    a generator, bytes are refused there)."""
+    import numpy as np
+
+    if isinstance(value, np.generic) and value.shape == ():
+        item = value.item()
+        return item if isinstance(item, bool | int | float | str) else value
+    if isinstance(value, np.ndarray):
+        return [python_value(v) for v in value.tolist()] if value.ndim == 1 else value
+    if isinstance(value, range):
+        return list(value)
+    if isinstance(value, PathLike) and not isinstance(value, str | bytes):
+        path = fspath(value)
+        return path if isinstance(path, str) else value
+    if isinstance(value, list | tuple):
+        return type(value)(python_value(v) for v in value)
+    if isinstance(value, dict):
+        return {k: python_value(v) for k, v in value.items()}
+    return value
 
 
 @dataclass(frozen=True, eq=False)

@@ -60,6 +60,7 @@ from bench.benchmark.config_schema import (
     TIMING_MODES,
     TOP_SPECS,
     check_als,
+    check_data_dir,
     check_scalars,
     name_list,
     parse_eval_at,
@@ -321,6 +322,7 @@ class RunConfig:
         so does every later error of a custom model it defines (:attr:`CustomModel.source`)."""
         try:
             config = cls.from_dict(tomlio.read_toml(path))
+            check_data_dir(config.data_dir)
             if not config.custom_models:
                 return config
             return config._unchecked(custom_models={  # the source names errors only: no re-check
