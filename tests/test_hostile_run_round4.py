@@ -245,3 +245,76 @@ def test_splits_that_the_profile_refuses_are_refused_from_python_naming_the_spli
     with pytest.raises(DataError, match=r"te.*above 31|te.*0\.\.31"):
         bb.run("mine", models="lightgbm-lambdarank", seeds=[0], splits=splits, quick=True,
                crosscheck=False, out_dir=here / "o")
+
+
+@pytest.mark.parametrize(("tables", "pattern"), [
+    ('[model_params.lightgbm-lambdarank]\nn_trees = 3\n',
+     r"\[model_params\.lightgbm-lambdarank\]: 'lightgbm-lambdarank' is not among the models"),
+    ("[als]\nfactors = 8\n", r"\[als\]: 'als' is not among the models"),
+    ('[custom_models.mine]\nfactory = "custom_rankers:LinearRanker"\n',
+     r"\[custom_models\.mine\]: 'mine' is not among the models; not trained"),
+])
+def test_a_table_for_a_model_the_run_does_not_train_is_warned(here: Path, tables: str,
+                                                              pattern: str) -> None:
+    from bench.benchmark.pipeline import ConfigWarning
+
+    argv = _config(here, BASE + tables)
+    with pytest.warns(ConfigWarning, match=pattern):
+        assert cli.main(argv) == 0
+
+
+def test_a_published_table_that_does_not_exist_is_refused_when_the_config_is_read(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = _config(here, BASE + 'published = "lightgbm-experimnts"\n')
+    _refused(argv, capsys, "c.toml", "published", "lightgbm-experimnts", "valid:")
+
+
+def test_an_empty_out_folder_name_is_refused(here: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    _refused(["run", "--dataset", "./letor", "--models", "random", "--seeds", "0",
+              "--no-progress", "--out", ""], capsys, "--out", "empty")
+    assert not (here / "runs").exists()
+
+
+# --- splits= from Python: what LetorData.build and the run accept -------------------------------
+
+def _part(seed: int, *, nf: int = 4, y: object = None, qid: object = None) -> object:
+    from bench.data.letor import LetorData
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(20, nf))
+    labels = np.digitize(X[:, 0], [0.3, 1.2]).astype(float) if y is None else y
+    return LetorData.build(X, labels, qid=np.repeat(np.arange(4) + 10 * seed, 5)
+                           if qid is None else qid, source=f"part{seed}")
+
+
+@pytest.mark.parametrize("nf", [2, 6])
+def test_splits_with_different_feature_counts_are_one_clear_error(here: Path, nf: int) -> None:
+    from bench.data.letor import LetorSplits
+
+    splits = LetorSplits(name="mine", train=_part(1), vali=_part(2), test=_part(3, nf=nf))  # type: ignore[arg-type]
+    with pytest.raises(DataError, match=rf"different numbers of feature columns.*train 4.*test {nf}"):
+        bb.run("mine", models="lightgbm-lambdarank", seeds=[0], splits=splits, quick=True,
+               crosscheck=False, out_dir=here / "o")
+
+
+@pytest.mark.parametrize(("kw", "pattern"), [
+    ({"y": np.r_[np.nan, np.zeros(19)]}, r"part1, row 1, column 'label': label nan is not a finite"),
+    ({"y": np.r_[np.inf, np.zeros(19)]}, r"row 1, column 'label': label inf"),
+    ({"y": np.array(["1"] * 20)}, r"part1.*y \(labels\) must be real numbers"),
+    ({"y": np.zeros(20, dtype=complex)}, r"must be real numbers; got dtype complex128"),
+    ({"qid": np.repeat([1.2, 1.7, 2.0, 3.0], 5)}, r"row 1, column 'qid': qid 1.2 is not an integer"),
+    ({"qid": np.repeat(["a", "b", "c", "d"], 5)}, r"column 'qid': qid must be integers"),
+    ({"qid": np.r_[np.nan, np.ones(19)]}, r"row 1, column 'qid': qid nan"),
+    ({"qid": np.repeat(np.array([2**63 + 5, 1, 2, 3], dtype=np.uint64), 5)}, r"beyond int64"),
+    ({"qid": np.repeat([True, False, True, False], 5)}, r"qid must be integers; got dtype bool"),
+])
+def test_arrays_that_are_no_ranking_data_are_refused_when_built(kw: dict, pattern: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(DataError, match=pattern):
+        _part(1, **kw)
+
+
+def test_integer_valued_float_qids_and_boolean_labels_are_accepted() -> None:
+    d = _part(1, qid=np.repeat([1.0, 2.0, 3.0, 4.0], 5), y=np.tile([True, False], 10))
+    assert d.qid.tolist() == np.repeat([1, 2, 3, 4], 5).tolist()  # type: ignore[attr-defined]
+    assert d.y.tolist() == [1.0, 0.0] * 10  # type: ignore[attr-defined]

@@ -34,7 +34,7 @@ from bench.benchmark.record import (
 from bench.benchmark.scoring import check_scorable
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
-from bench.data.split_checks import SplitFinding, check_splits
+from bench.data.split_checks import SplitFinding, check_same_features, check_splits
 from bench.datasets.catalogue import DatasetSpec
 from bench.datasets.resolve import load_dataset, resolve_spec
 from bench.engines import ClusterOptions, get_engine
@@ -80,7 +80,7 @@ def run_benchmark(
     specs = {m: config.model_spec(m) for m in config.models}
     gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
     check_device(config.device, gbdt_libraries)  # before any data: never a silent CPU run
-    _warn_unused_tables(config, gbdt_libraries)
+    _warn_unused_tables(config)
     for m in config.models:  # a factory that builds no ranker fails before any data
         if m in config.custom_models:
             check_custom_model(config.custom_models[m], config.seeds[0])
@@ -89,6 +89,7 @@ def run_benchmark(
             advance(f"loading {config.dataset}", 0)
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
                                  cache=config.cache, progress=lambda text: advance(text, 0))
+        check_same_features(splits)
         check_splits_distinct(splits)
         check_scorable([(s, getattr(splits, s)) for s in EVAL_SPLITS], metrics=config.metrics,
                        profile=config.profile_value)
@@ -250,18 +251,11 @@ def _split_findings(splits: LetorSplits, *, strict: bool) -> list[SplitFinding]:
     return findings
 
 
-def _warn_unused_tables(config: RunConfig, libraries: set[str]) -> None:
-    """A ``[params.<library>]`` table for a library none of the run's models uses is said, not
-    dropped without a word (a shared config with ``--models`` narrowing it stays usable)."""
-    from bench.runners.libraries import LIBRARIES
-
-    for lib, items in config.params.raw:
-        if items and lib not in libraries:
-            title = LIBRARIES[lib].title if lib in LIBRARIES else lib
-            warnings.warn(f"[params.{lib}]: no {title} model in this run (models: "
-                          f"{', '.join(config.models)}); its {len(items)} parameter(s) "
-                          f"({', '.join(k for k, _ in items)}) are not used", ConfigWarning,
-                          stacklevel=3)
+def _warn_unused_tables(config: RunConfig) -> None:
+    """What the config sets for models the run does not train (:meth:`RunConfig.unused`) is
+    said, not dropped without a word; a shared config narrowed by ``--models`` stays usable."""
+    for text in config.unused():
+        warnings.warn(text, ConfigWarning, stacklevel=3)
 
 
 class ConfigWarning(UserWarning):
