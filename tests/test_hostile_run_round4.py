@@ -318,3 +318,41 @@ def test_integer_valued_float_qids_and_boolean_labels_are_accepted() -> None:
     d = _part(1, qid=np.repeat([1.0, 2.0, 3.0, 4.0], 5), y=np.tile([True, False], 10))
     assert d.qid.tolist() == np.repeat([1, 2, 3, 4], 5).tolist()  # type: ignore[attr-defined]
     assert d.y.tolist() == [1.0, 0.0] * 10  # type: ignore[attr-defined]
+
+
+# --- RunResult: save and to_frame ------------------------------------------------------------------
+
+@pytest.fixture
+def result(here: Path) -> object:
+    return bb.run("./letor", models="random", seeds=[0], crosscheck=False, out_dir=here / "o")
+
+
+def test_saving_a_run_into_itself_is_refused_and_leaves_it_as_it_was(result: object) -> None:
+    run_dir = result.run_dir  # type: ignore[attr-defined]
+    before = sorted(p.name for p in run_dir.iterdir())
+    for inside in (run_dir, run_dir / "sub"):
+        with pytest.raises(ConfigError, match="inside the run directory"):
+            result.save(inside)  # type: ignore[attr-defined]
+    assert sorted(p.name for p in run_dir.iterdir()) == before
+
+
+@pytest.mark.parametrize("where", ["parent", "twice", "file", "under-file", "int", "empty"])
+def test_saving_where_a_copy_cannot_go_is_one_clear_error(result: object, here: Path,
+                                                          where: str) -> None:
+    (here / "afile").write_text("x")
+    folder: object = {"parent": result.run_dir.parent, "twice": here / "s",  # type: ignore[attr-defined]
+                      "file": here / "afile", "under-file": here / "afile" / "x", "int": 5,
+                      "empty": ""}[where]
+    if where == "twice":
+        result.save(folder)  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="save: "):
+        result.save(folder)  # type: ignore[attr-defined]
+    assert (here / "afile").read_text() == "x"
+
+
+@pytest.mark.parametrize("split", ["train", "nope", 5])
+def test_a_frame_of_a_split_the_run_did_not_evaluate_is_refused_not_empty(result: object,
+                                                                         split: object) -> None:
+    with pytest.raises(ConfigError, match=r"split: expected one of the run's evaluated splits"):
+        result.to_frame(split)  # type: ignore[attr-defined]
+    assert not result.to_frame("test").empty  # type: ignore[attr-defined]

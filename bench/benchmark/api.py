@@ -24,6 +24,7 @@ numbers as ``ltrbench run``) with Python arguments, writing into a temporary fol
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -185,6 +186,10 @@ class RunResult:
 
     def to_frame(self, split: str = "test") -> pd.DataFrame:
         """Models (rows, in run order) x (metric, ``mean``/``std`` over seeds) on ``split``."""
+        present = list(dict.fromkeys(self.metrics["split"].astype(str)))
+        if not isinstance(split, str) or split not in present:
+            raise ConfigError(f"split: expected one of the run's evaluated splits "
+                              f"{', '.join(present)}; got {show(split)}")
         m = self.metrics[self.metrics["split"].astype(str) == split]
         stats = m.groupby(["model", "metric"], sort=False)["value"].agg(["mean", "std"])
         wide = stats.unstack("metric")
@@ -219,7 +224,26 @@ class RunResult:
         return pd.DataFrame(rows).set_index("model")
 
     def save(self, folder: str | Path) -> Path:
-        """Copy the run directory into ``folder`` (as ``folder/<run-id>``); returns the copy."""
-        dest = Path(folder).resolve() / self.run_dir.name
+        """Copy the run directory into ``folder`` (as ``folder/<run-id>``); returns the copy.
+
+        Refused with a :class:`~bench.errors.ConfigError`, before anything is written: a
+        ``folder`` that is not a path, is a file or lies under one, lies inside the run directory
+        (the copy would land in what it copies), or already holds ``<run-id>`` (the copy never
+        merges into or replaces another folder)."""
+        if not isinstance(folder, str | PathLike) or not str(folder):
+            raise ConfigError(f"save: expected a folder path (a non-empty str or Path); got "
+                              f"{show(folder)}")
+        base = Path(folder).resolve()
+        dest = base / self.run_dir.name
+        src = self.run_dir.resolve()
+        if base == src or src in base.parents:
+            raise ConfigError(f"save: {folder} lies inside the run directory {src}; the copy "
+                              "would land in what it copies: choose a folder outside it")
+        for up in (base, *base.parents):
+            if up.exists() and not up.is_dir():
+                raise ConfigError(f"save: {up} is a file, not a folder")
+        if os.path.lexists(dest):
+            raise ConfigError(f"save: {dest} already exists; the copy never replaces or merges "
+                              "into a folder: choose another folder or remove it")
         shutil.copytree(self.run_dir, dest, ignore=shutil.ignore_patterns(".writer.lock"))
         return dest
