@@ -356,3 +356,23 @@ def test_a_frame_of_a_split_the_run_did_not_evaluate_is_refused_not_empty(result
     with pytest.raises(ConfigError, match=r"split: expected one of the run's evaluated splits"):
         result.to_frame(split)  # type: ignore[attr-defined]
     assert not result.to_frame("test").empty  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("options", "pattern"), [
+    ({"primry": "ndcg@10"}, r"leaderboard: unknown option 'primry'; did you mean 'primary'"),
+    ({"confidence": 2}, r"leaderboard: .*confidence"),
+])
+def test_a_leaderboard_option_that_does_not_exist_or_fit_is_one_clear_error(
+        result: object, options: dict, pattern: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(ConfigError, match=pattern):
+        result.leaderboard(**options)  # type: ignore[attr-defined]
+
+
+def test_a_run_result_is_read_from_a_string_path_and_refused_for_a_folder_that_is_no_run(
+        result: object, here: Path) -> None:
+    from bench.benchmark.api import RunResult
+
+    again = RunResult(str(result.run_dir))  # type: ignore[arg-type, attr-defined]
+    assert again.to_frame().equals(result.to_frame())  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="not a run directory"):
+        RunResult(here / "nope")

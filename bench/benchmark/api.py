@@ -40,7 +40,7 @@ from bench.benchmark.config import RunConfig
 from bench.benchmark.config_schema import check_data_dir
 from bench.data.letor import LetorSplits
 from bench.data.toml import show
-from bench.errors import ConfigError
+from bench.errors import ConfigError, LtrbenchError
 from bench.runs.manifest import read_manifest
 
 
@@ -141,6 +141,17 @@ class RunResult:
 
     run_dir: Path
 
+    def __post_init__(self) -> None:
+        """``run_dir`` as a :class:`Path` (a string is accepted), and a run directory: one
+        holding ``manifest.json`` (else a :class:`~bench.errors.ConfigError` naming it)."""
+        if not isinstance(self.run_dir, str | PathLike) or not str(self.run_dir):
+            raise ConfigError(f"run_dir: expected a run directory path; got {show(self.run_dir)}")
+        path = Path(self.run_dir)
+        if not (path / "manifest.json").is_file():
+            raise ConfigError(f"run_dir: {path} is not a run directory (no manifest.json); "
+                              "expected <out>/runs/<run-id>")
+        object.__setattr__(self, "run_dir", path)
+
     @cached_property
     def manifest(self) -> dict[str, Any]:
         """``manifest.json``: config hash, dataset, device, cross-check, split checks, times."""
@@ -203,12 +214,28 @@ class RunResult:
         the mean over seeds, the bootstrap CI of the primary metric and the Holm-corrected paired
         tests against the best row. ``options``: :class:`~bench.report.build.LeaderboardOptions`
         fields (``metrics``, ``primary``, ``confidence`` ...)."""
+        from dataclasses import fields
+
+        from bench.errors import did_you_mean
         from bench.report.build import LeaderboardOptions, build_table
         from bench.runs.reader import RunDir
 
-        opts = LeaderboardOptions(**options)
+        valid = [f.name for f in fields(LeaderboardOptions)]
+        for key in options:
+            if key not in valid:
+                raise ConfigError(f"leaderboard: unknown option {key!r}; "
+                                  f"{did_you_mean(key, valid)}valid: {', '.join(valid)}")
+        try:
+            opts = LeaderboardOptions(**options)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"leaderboard: {exc}") from None
         run = RunDir(self.run_dir)
-        table = build_table(run, run.datasets()[0], options=opts)
+        try:
+            table = build_table(run, run.datasets()[0], options=opts)
+        except ValueError as exc:  # an option out of range (the report's own errors pass)
+            if isinstance(exc, LtrbenchError):
+                raise
+            raise ConfigError(f"leaderboard: {exc}") from None
         rows = []
         for row in table["rows"]:
             rec: dict[str, Any] = {"model": row["model"]}
