@@ -376,3 +376,18 @@ def test_a_run_result_is_read_from_a_string_path_and_refused_for_a_folder_that_i
     assert again.to_frame().equals(result.to_frame())  # type: ignore[attr-defined]
     with pytest.raises(ConfigError, match="not a run directory"):
         RunResult(here / "nope")
+
+
+def test_relative_paths_in_a_config_are_relative_to_the_current_folder_not_the_config(
+        here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Decided and documented in :mod:`bench.benchmark.config`: as on the command line."""
+    (here / "sub").mkdir()
+    (here / "sub" / "c.toml").write_text(BASE)  # dataset = "./letor": here/letor, not sub/letor
+    assert cli.main(["run", "--config", "sub/c.toml", "--no-progress", "--out", "res"]) == 0
+    manifest = next((here / "res").rglob("manifest.json")).read_text()
+    assert "letor/train.txt" in manifest
+    assert "sub/letor" not in manifest
+    _letor(here / "sub" / "letor")
+    (here / "letor" / "train.txt").unlink()  # only sub/letor is whole now: still not read
+    _refused(["run", "--config", "sub/c.toml", "--no-progress", "--out", "res2"], capsys,
+             "letor")

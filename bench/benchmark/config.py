@@ -36,6 +36,10 @@ A custom model's name may not be a built-in model or alias; ``quick``, ``[params
 ``[model_params]`` and the thread count do not apply to it (its ``params`` are its own), and
 it is trained in this process (not with ``timing = "isolated"`` or ``engine = "dask"``).
 
+Relative paths in a config (``dataset``, ``data_dir``) are relative to the current directory,
+as on the command line, not to the config file's folder: ``ltrbench run --config sub/c.toml``
+with ``dataset = "./letor"`` reads ``./letor``.
+
 Any key naming the test split for early stopping or selection raises
 :class:`~bench.errors.ConfigError`: the test split is evaluated once, after training.
 
