@@ -127,8 +127,10 @@ def python_value(value: Any) -> Any:
     if isinstance(value, PathLike) and not isinstance(value, str | bytes):
         path = fspath(value)
         return path if isinstance(path, str) else value
-    if isinstance(value, list | tuple):
-        return type(value)(python_value(v) for v in value)
+    if isinstance(value, tuple):  # a named tuple too: its items, as a plain tuple
+        return tuple(python_value(v) for v in value)
+    if isinstance(value, list):
+        return [python_value(v) for v in value]
     if isinstance(value, dict):
         return {k: python_value(v) for k, v in value.items()}
     return value
