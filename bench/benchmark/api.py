@@ -24,19 +24,23 @@ numbers as ``ltrbench run``) with Python arguments, writing into a temporary fol
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from bench.benchmark.config import RunConfig
+from bench.benchmark.config_schema import check_data_dir
 from bench.data.letor import LetorSplits
-from bench.errors import ConfigError
+from bench.data.toml import show
+from bench.errors import ConfigError, LtrbenchError
 from bench.runs.manifest import read_manifest
 
 
@@ -69,6 +73,9 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     """
     from bench.benchmark.pipeline import run_benchmark
 
+    if custom_models is not None and not isinstance(custom_models, Mapping):
+        raise ConfigError(f"custom_models: expected a mapping of name -> class, factory or "
+                          f"\"package.module:attribute\"; got {show(custom_models)}")
     doc: dict[str, Any] = {"dataset": dataset, **options}
     for key, value in (("models", models), ("seeds", seeds), ("profile", profile),
                        ("metrics", metrics), ("params", params),
@@ -77,12 +84,17 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
             doc[key] = value
     if quick is not False:  # checked by the config like every value: "false" is not False
         doc["quick"] = quick
+    doc = {k: (v if k == "custom_models" else python_value(v)) for k, v in doc.items()}
     config = RunConfig.from_dict(doc)  # every value typed and range-checked before any data
+    check_data_dir(config.data_dir)
     if splits is not None and not isinstance(splits, LetorSplits):
         raise ConfigError(f"splits: expected a bench.data.LetorSplits (train, vali, test) or "
                           f"None; got {type(splits).__name__}")
     if not isinstance(progress, bool):
         raise ConfigError(f"progress: expected True or False; got {progress!r}")
+    if out_dir is not None and (not isinstance(out_dir, str | PathLike) or not str(out_dir)):
+        raise ConfigError(f"out_dir: expected a folder path (a non-empty str or Path) or None; "
+                          f"got {show(out_dir)}")
     if out_dir is not None:  # the checks of ``ltrbench run --out``: never over an input
         from bench.data.outputs import check_output_dir
         from bench.runs.layout import RUN_INTO, RUN_WRITES
@@ -96,12 +108,51 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     return RunResult(run_dir)
 
 
+def python_value(value: Any) -> Any:
+    """A Python argument as the value it stands for, so that it meets the config's schema as the
+    same value from a TOML file would: a NumPy integer, float or bool scalar as ``int``,
+    ``float``, ``bool`` (``np.int64(3)`` is the seed 3; ``np.float64(1.0)`` stays a float, not a
+    seed); a 1-D NumPy array or a ``range`` as a list of such values; a ``Path`` as its string;
+    lists, tuples and dicts item by item. Anything else is left for the schema to judge (a set,
+    a generator, bytes are refused there)."""
+    import numpy as np
+
+    if isinstance(value, np.generic) and value.shape == ():
+        item = value.item()
+        return item if isinstance(item, bool | int | float | str) else value
+    if isinstance(value, np.ndarray):
+        return [python_value(v) for v in value.tolist()] if value.ndim == 1 else value
+    if isinstance(value, range):
+        return list(value)
+    if isinstance(value, PathLike) and not isinstance(value, str | bytes):
+        path = fspath(value)
+        return path if isinstance(path, str) else value
+    if isinstance(value, tuple):  # a named tuple too: its items, as a plain tuple
+        return tuple(python_value(v) for v in value)
+    if isinstance(value, list):
+        return [python_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: python_value(v) for k, v in value.items()}
+    return value
+
+
 @dataclass(frozen=True, eq=False)
 class RunResult:
     """A finished run read back from its directory (``run_dir``): the same files the CLI writes
     (see :mod:`bench.runs.layout`)."""
 
     run_dir: Path
+
+    def __post_init__(self) -> None:
+        """``run_dir`` as a :class:`Path` (a string is accepted), and a run directory: one
+        holding ``manifest.json`` (else a :class:`~bench.errors.ConfigError` naming it)."""
+        if not isinstance(self.run_dir, str | PathLike) or not str(self.run_dir):
+            raise ConfigError(f"run_dir: expected a run directory path; got {show(self.run_dir)}")
+        path = Path(self.run_dir)
+        if not (path / "manifest.json").is_file():
+            raise ConfigError(f"run_dir: {path} is not a run directory (no manifest.json); "
+                              "expected <out>/runs/<run-id>")
+        object.__setattr__(self, "run_dir", path)
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
@@ -148,6 +199,10 @@ class RunResult:
 
     def to_frame(self, split: str = "test") -> pd.DataFrame:
         """Models (rows, in run order) x (metric, ``mean``/``std`` over seeds) on ``split``."""
+        present = list(dict.fromkeys(self.metrics["split"].astype(str)))
+        if not isinstance(split, str) or split not in present:
+            raise ConfigError(f"split: expected one of the run's evaluated splits "
+                              f"{', '.join(present)}; got {show(split)}")
         m = self.metrics[self.metrics["split"].astype(str) == split]
         stats = m.groupby(["model", "metric"], sort=False)["value"].agg(["mean", "std"])
         wide = stats.unstack("metric")
@@ -161,12 +216,28 @@ class RunResult:
         the mean over seeds, the bootstrap CI of the primary metric and the Holm-corrected paired
         tests against the best row. ``options``: :class:`~bench.report.build.LeaderboardOptions`
         fields (``metrics``, ``primary``, ``confidence`` ...)."""
+        from dataclasses import fields
+
+        from bench.errors import did_you_mean
         from bench.report.build import LeaderboardOptions, build_table
         from bench.runs.reader import RunDir
 
-        opts = LeaderboardOptions(**options)
+        valid = [f.name for f in fields(LeaderboardOptions)]
+        for key in options:
+            if key not in valid:
+                raise ConfigError(f"leaderboard: unknown option {key!r}; "
+                                  f"{did_you_mean(key, valid)}valid: {', '.join(valid)}")
+        try:
+            opts = LeaderboardOptions(**options)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"leaderboard: {exc}") from None
         run = RunDir(self.run_dir)
-        table = build_table(run, run.datasets()[0], options=opts)
+        try:
+            table = build_table(run, run.datasets()[0], options=opts)
+        except ValueError as exc:  # an option out of range (the report's own errors pass)
+            if isinstance(exc, LtrbenchError):
+                raise
+            raise ConfigError(f"leaderboard: {exc}") from None
         rows = []
         for row in table["rows"]:
             rec: dict[str, Any] = {"model": row["model"]}
@@ -182,7 +253,26 @@ class RunResult:
         return pd.DataFrame(rows).set_index("model")
 
     def save(self, folder: str | Path) -> Path:
-        """Copy the run directory into ``folder`` (as ``folder/<run-id>``); returns the copy."""
-        dest = Path(folder).resolve() / self.run_dir.name
+        """Copy the run directory into ``folder`` (as ``folder/<run-id>``); returns the copy.
+
+        Refused with a :class:`~bench.errors.ConfigError`, before anything is written: a
+        ``folder`` that is not a path, is a file or lies under one, lies inside the run directory
+        (the copy would land in what it copies), or already holds ``<run-id>`` (the copy never
+        merges into or replaces another folder)."""
+        if not isinstance(folder, str | PathLike) or not str(folder):
+            raise ConfigError(f"save: expected a folder path (a non-empty str or Path); got "
+                              f"{show(folder)}")
+        base = Path(folder).resolve()
+        dest = base / self.run_dir.name
+        src = self.run_dir.resolve()
+        if base == src or src in base.parents:
+            raise ConfigError(f"save: {folder} lies inside the run directory {src}; the copy "
+                              "would land in what it copies: choose a folder outside it")
+        for up in (base, *base.parents):
+            if up.exists() and not up.is_dir():
+                raise ConfigError(f"save: {up} is a file, not a folder")
+        if os.path.lexists(dest):
+            raise ConfigError(f"save: {dest} already exists; the copy never replaces or merges "
+                              "into a folder: choose another folder or remove it")
         shutil.copytree(self.run_dir, dest, ignore=shutil.ignore_patterns(".writer.lock"))
         return dest

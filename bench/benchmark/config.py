@@ -36,6 +36,10 @@ A custom model's name may not be a built-in model or alias; ``quick``, ``[params
 ``[model_params]`` and the thread count do not apply to it (its ``params`` are its own), and
 it is trained in this process (not with ``timing = "isolated"`` or ``engine = "dask"``).
 
+Relative paths in a config (``dataset``, ``data_dir``) are relative to the current directory,
+as on the command line, not to the config file's folder: ``ltrbench run --config sub/c.toml``
+with ``dataset = "./letor"`` reads ``./letor``.
+
 Any key naming the test split for early stopping or selection raises
 :class:`~bench.errors.ConfigError`: the test split is evaluated once, after training.
 
@@ -60,6 +64,7 @@ from bench.benchmark.config_schema import (
     TIMING_MODES,
     TOP_SPECS,
     check_als,
+    check_data_dir,
     check_scalars,
     name_list,
     parse_eval_at,
@@ -173,6 +178,37 @@ class RunConfig:
             raise ConfigError(f"--timing isolated applies to the local engine; a {engine.title} "
                               "fit runs on the cluster's worker processes already")
         self._check_model_params()
+        if self.published:  # said now, not when ``report`` reads the run
+            from bench.errors import did_you_mean
+            from bench.report.published import PUBLISHED
+
+            if self.published not in PUBLISHED:
+                raise ConfigError(f"published: unknown published table {self.published!r}; "
+                                  f"{did_you_mean(self.published, PUBLISHED)}valid: "
+                                  f"{', '.join(sorted(PUBLISHED))} (or leave it out)")
+
+    def unused(self) -> list[str]:
+        """What this config sets that none of its models uses, in words (the run warns about
+        each, :func:`bench.benchmark.pipeline.run_benchmark`): a ``[params.<library>]`` table
+        without a model of that library, ``[model_params.<model>]`` of a model not in
+        ``models``, ``[als]`` without ``als``, a custom model that is not in ``models``."""
+        from bench.runners.libraries import LIBRARIES
+
+        libraries = {s.library for s in self.__dict__.get("_model_specs", {}).values()
+                     if s.is_gbdt}
+        out = []
+        for lib, items in self.params.raw:
+            if items and lib not in libraries:
+                title = LIBRARIES[lib].title if lib in LIBRARIES else lib
+                out.append(f"[params.{lib}]: no {title} model in this run; its parameter(s) "
+                           f"{', '.join(k for k, _ in items)} are not used")
+        out += [f"[model_params.{m}]: {m!r} is not among the models; not used"
+                for m in self.model_params if m not in self.models]
+        if self.als != ALSParams() and "als" not in self.models:
+            out.append("[als]: 'als' is not among the models; not used")
+        out += [f"[custom_models.{m}]: {m!r} is not among the models; not trained"
+                for m in self.custom_models if m not in self.models]
+        return [f"{text} (models: {', '.join(self.models)})" for text in out]
 
     def _check_types(self) -> None:
         """Every field of its declared type and range (:mod:`bench.benchmark.config_schema`),
@@ -321,6 +357,7 @@ class RunConfig:
         so does every later error of a custom model it defines (:attr:`CustomModel.source`)."""
         try:
             config = cls.from_dict(tomlio.read_toml(path))
+            check_data_dir(config.data_dir)
             if not config.custom_models:
                 return config
             return config._unchecked(custom_models={  # the source names errors only: no re-check

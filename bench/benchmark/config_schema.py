@@ -14,7 +14,9 @@ file's path in front, the command line the option's name (``--seeds``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from bench.data.toml import INT32_MAX, Spec, show
@@ -184,3 +186,19 @@ def cli_int(text: str | None, spec: Spec, option: str) -> int | None:
     if not spec.accepts(value):
         raise ConfigError(f"{option}: expected {spec.expected()}; got {value}")
     return value
+
+
+def check_data_dir(value: str | None, where: str = "data_dir") -> None:
+    """``data_dir`` (``--data-dir``): folders separated by ``os.pathsep`` (as
+    ``$LTRBENCH_DATA_DIR``, :func:`bench.datasets.fetch.data_dirs`), each relative to the
+    current directory, as a dataset path is (not to the config file's folder). A folder that does
+    not exist yet is fine (fetched and generated datasets create it); an entry that exists and is
+    not a folder (a file, a device) is refused: no dataset could be found or written there."""
+    if value is None:
+        return
+    for entry in str(value).split(os.pathsep):
+        p = Path(entry).expanduser()
+        if entry and p.exists() and not p.is_dir():
+            raise ConfigError(f"{where}: {entry!r} is not a folder (it is a file or device); "
+                              f"expected the folder where datasets live, or folders separated "
+                              f"by {os.pathsep!r}")

@@ -31,9 +31,10 @@ from bench.benchmark.record import (
     pair_tables,
     start_manifest,
 )
+from bench.benchmark.scoring import check_scorable
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
-from bench.data.split_checks import SplitFinding, check_splits
+from bench.data.split_checks import SplitFinding, check_same_features, check_splits
 from bench.datasets.catalogue import DatasetSpec
 from bench.datasets.resolve import load_dataset, resolve_spec
 from bench.engines import ClusterOptions, get_engine
@@ -42,7 +43,7 @@ from bench.runners.custom import CustomModelFailure, check_custom_model
 from bench.runners.device import check_device, describe_devices
 from bench.runners.dispatch import run_model
 from bench.runners.registry import ModelSpec
-from bench.runners.result import FitResult, NotApplicable, check_splits_distinct
+from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable, check_splits_distinct
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
@@ -79,6 +80,7 @@ def run_benchmark(
     specs = {m: config.model_spec(m) for m in config.models}
     gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
     check_device(config.device, gbdt_libraries)  # before any data: never a silent CPU run
+    _warn_unused_tables(config)
     for m in config.models:  # a factory that builds no ranker fails before any data
         if m in config.custom_models:
             check_custom_model(config.custom_models[m], config.seeds[0])
@@ -87,7 +89,10 @@ def run_benchmark(
             advance(f"loading {config.dataset}", 0)
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
                                  cache=config.cache, progress=lambda text: advance(text, 0))
+        check_same_features(splits)
         check_splits_distinct(splits)
+        check_scorable([(s, getattr(splits, s)) for s in EVAL_SPLITS], metrics=config.metrics,
+                       profile=config.profile_value)
         findings = _split_findings(splits, strict=config.strict)
         checked = {"split_checks": [f.as_dict() for f in findings],
                    "device": describe_devices(config.device, gbdt_libraries)}
@@ -242,6 +247,17 @@ def _split_findings(splits: LetorSplits, *, strict: bool) -> list[SplitFinding]:
         warnings.warn(f"dataset {splits.name!r} [{f.code}]: {f.message}", SplitWarning,
                       stacklevel=3)
     return findings
+
+
+def _warn_unused_tables(config: RunConfig) -> None:
+    """What the config sets for models the run does not train (:meth:`RunConfig.unused`) is
+    said, not dropped without a word; a shared config narrowed by ``--models`` stays usable."""
+    for text in config.unused():
+        warnings.warn(text, ConfigWarning, stacklevel=3)
+
+
+class ConfigWarning(UserWarning):
+    """A config value that the run does not use (said, as the run goes on)."""
 
 
 class SplitWarning(UserWarning):

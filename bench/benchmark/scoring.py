@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorData
-from bench.errors import ConfigError
+from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate, parse_metrics
 from bench.metrics.families import is_family
 from bench.metrics.profiles import Profile
@@ -94,3 +94,20 @@ def evaluate_scores(
             value = reported.get(m, float(np.where(blank, variant.fill, values).mean()))
             rows.append({"metric": m, "value": float(value), "profile": variant.label(label)})
     return rows, long[["qid", "metric", "value"]]
+
+
+def check_scorable(parts: Sequence[tuple[str, LetorData]], *, metrics: Sequence[str],
+                   profile: Profile) -> None:
+    """Each evaluated split's labels under the run's profile, before any model is trained: a
+    label the profile refuses (above ``recbole``'s 1, not an integer under an exponential gain)
+    is one :class:`~bench.errors.DataError` naming the split and its file, not a failure after
+    the first fit that names an internal row only. The check is the evaluation itself (constant
+    scores), so it refuses exactly what scoring the split would."""
+    for split, data in parts:
+        try:
+            evaluate(data.y, np.zeros(data.n_rows, dtype=np.float64), qid=data.qid,
+                     metrics=tuple(metrics), profile=profile)
+        except DataError as exc:
+            raise DataError(f"{split} split: {exc.reason} (profile {profile.name!r} evaluates "
+                            f"this split)", path=exc.path or data.source or None, row=exc.row,
+                            column=exc.column) from None

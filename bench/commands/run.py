@@ -78,6 +78,10 @@ def main(args: argparse.Namespace) -> int:
     from bench.benchmark.summary import summarize_run, summary_text
     from bench.data.outputs import check_output_dir
 
+    if args.out is not None and not args.out.strip():
+        from bench.errors import ConfigError
+
+        raise ConfigError("--out: an empty folder name; give a folder (--out . for this one)")
     resume = args.resume
     if isinstance(resume, str):
         run_dir = Path(resume)

@@ -54,7 +54,7 @@ def resolve_config_path(value: str) -> Path:
     if p.is_file():
         return p
     a_path = p.suffix.lower() == ".toml" or "/" in value or value in (".", "..")
-    if a_path and p.exists():  # a folder, a device, a FIFO named as the config file
+    if p.exists() and (a_path or not (CONFIG_DIR / f"{value.replace('-', '_')}.toml").is_file()):  # a folder, a device, a FIFO named as the config file
         kind = "is a directory" if p.is_dir() else "is not a regular file"
         raise ConfigError(f"--config {value}: {kind}; expected a TOML file")
     shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
@@ -81,8 +81,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 def _option_changes(config: RunConfig | None, args: argparse.Namespace) -> dict[str, Any]:
     """The RunConfig fields the options set (over ``config``, else over the defaults)."""
     from bench.benchmark.config import DEFAULT_RUN_PARAMS, parse_seeds
-    from bench.benchmark.config_schema import TOP_SPECS, cli_int
+    from bench.benchmark.config_schema import TOP_SPECS, check_data_dir, cli_int
     from bench.benchmark.scoring import expand_metrics
+    from bench.errors import ConfigError
     from bench.runners.params import param_spec
     from bench.runners.registry import expand_models
 
@@ -90,7 +91,10 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace) -> dict[
     if args.dataset is not None:
         changes["dataset"] = args.dataset
     if args.models is not None:  # '' is refused (no models), not the default
-        changes["models"] = expand_models(args.models, config.custom_refs if config else None)
+        try:
+            changes["models"] = expand_models(args.models, config.custom_refs if config else None)
+        except ConfigError as exc:
+            raise ConfigError(f"--models: {exc}") from None
     if args.seeds is not None:
         changes["seeds"] = parse_seeds(args.seeds, where="--seeds")
     if args.metrics is not None:
@@ -100,6 +104,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace) -> dict[
     if args.quick:
         changes["quick"] = True
     if args.data_dir is not None:
+        check_data_dir(args.data_dir, "--data-dir")
         changes["data_dir"] = args.data_dir
     if getattr(args, "no_cache", False):
         changes["cache"] = False

@@ -93,6 +93,11 @@ def find_split_files(
     for base in _candidate_bases(p, fold):
         found = {s: _find_one(base, s) for s in SPLITS}
         if found["train"] is not None and found["test"] is not None:
+            if base == p / fold and (flat := _find_one(p, "train")) is not None \
+                    and _find_one(p, "test") is not None:
+                raise DataError(f"two datasets in one folder: {fold}/{found['train'].name} and "
+                                f"{flat.name} beside it, each with a test file; name the folder "
+                                f"you mean ({p / fold}) or move one set away", path=p)
             if found["vali"] is None and (bad := _bad_entry(base, "vali")) is not None:
                 raise DataError(f"{bad[0]} {bad[1]}: the validation file must be a readable "
                                 "file (or absent: then it is carved from train)", path=p)

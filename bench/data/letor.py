@@ -9,6 +9,7 @@ ids behind each row (a user is a query, an item a document).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -73,9 +74,18 @@ class LetorData:
         item: ArrayLike | None = None,
         source: str = "",
     ) -> LetorData:
-        """Build from arrays, with either per-row ``qid`` or LightGBM-style ``group`` sizes."""
-        Xa = np.ascontiguousarray(X, dtype=np.float32)
-        ya = np.asarray(y, dtype=np.float64).ravel()
+        """Build from arrays, with either per-row ``qid`` or LightGBM-style ``group`` sizes.
+
+        ``X`` and ``y`` must be real numbers or booleans (``y`` finite: a NaN label grades nothing); ``qid``
+        integers, or floats with integer values, within int64 (``1.2`` and ``1.7`` would both
+        become query 1; strings, booleans and NaN are refused): a :class:`DataError` naming
+        ``source`` and the first bad row, never a NumPy traceback."""
+        Xa = _real(X, "X", source, np.float32)
+        ya = _real(y, "y (labels)", source, np.float64).ravel()
+        if not np.isfinite(ya).all():
+            row = int(np.flatnonzero(~np.isfinite(ya))[0])
+            raise DataError(f"label {ya[row]} is not a finite number; expected a relevance "
+                            "grade", path=source or None, row=row + 1, column="label")
         if Xa.ndim != 2:
             raise DataError(f"X must be two-dimensional, got shape {Xa.shape}", path=source or None)
         if (qid is None) == (group is None):
@@ -86,8 +96,8 @@ class LetorData:
                 raise DataError(
                     f"qid has {qa.shape[0]} entries for {ya.shape[0]} rows", path=source or None
                 )
+            qa = _int_ids(qa, source)
             offsets, _ = offsets_from_qid(qa, path=source or None)
-            qa = qa.astype(np.int64)
         else:
             offsets = offsets_from_sizes(np.asarray(group), ya.shape[0], path=source or None)
             qa = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
@@ -194,3 +204,30 @@ class LetorSplits:
     def splits(self) -> dict[str, LetorData]:
         """The three parts by name, in pipeline order."""
         return {"train": self.train, "vali": self.vali, "test": self.test}
+
+
+def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any]]) -> NDArray[Any]:
+    """``values`` as ``dtype`` when they are real numbers (booleans as 0 and 1; complex numbers,
+    text and objects refused)."""
+    a = np.asarray(values)
+    if a.dtype.kind not in "biuf":
+        raise DataError(f"{name} must be real numbers; got dtype {a.dtype}", path=source or None)
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _int_ids(qa: NDArray[Any], source: str) -> NDArray[np.int64]:
+    """Query ids as int64: integer dtypes within int64, or floats whose values are integers."""
+    where = source or None
+    if qa.dtype.kind not in "iuf":
+        raise DataError(f"qid must be integers; got dtype {qa.dtype} (map other ids to "
+                        "integers first)", path=where, column="qid")
+    if qa.dtype.kind == "f":
+        bad = ~np.isfinite(qa) | (qa != np.floor(qa)) | (np.abs(qa) >= 2.0**63)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise DataError(f"qid {qa[row]} is not an integer; query ids are integers",
+                            path=where, row=row + 1, column="qid")
+    elif qa.dtype.kind == "u" and qa.size and int(qa.max()) > np.iinfo(np.int64).max:
+        row = int(np.argmax(qa))
+        raise DataError(f"qid {qa[row]} is beyond int64", path=where, row=row + 1, column="qid")
+    return qa.astype(np.int64)

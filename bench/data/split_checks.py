@@ -52,6 +52,21 @@ class SplitFinding:
         return asdict(self)
 
 
+def check_same_features(splits: LetorSplits) -> None:
+    """Every split has the training split's number of feature columns: a model trained on ``d``
+    columns scores rows of ``d`` columns (LightGBM stops with a ``LightGBMError``; a ranker that
+    slices columns would score other features without a word). A :class:`DataError` naming each
+    split, its source and its width. (SVMlight folders are read to one width, the widest file's.)"""
+    widths = {name: d.n_features for name, d in splits.splits().items()}
+    if len(set(widths.values())) > 1:
+        from bench.errors import DataError
+
+        parts = ", ".join(f"{name} {w} ({getattr(splits, name).source or 'arrays'})"
+                          for name, w in widths.items())
+        raise DataError(f"dataset {splits.name!r}: the splits have different numbers of feature "
+                        f"columns: {parts}; every split needs the same columns")
+
+
 def check_splits(splits: LetorSplits) -> list[SplitFinding]:
     """Every finding of the module docstring for ``splits`` (empty when none)."""
     found: list[SplitFinding] = []

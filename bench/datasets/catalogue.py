@@ -263,6 +263,12 @@ def _card_for(name: str, option: str | None, spec: str) -> Card:
         return card
     if option and card.folds and option in card.folds and option not in card.variants:
         return card.with_variant(None)
+    if option and not card.variants:  # neither a variant nor a fold: say what it does take
+        if card.folds:
+            raise ConfigError(f"dataset {name!r} has no fold {option!r}; valid: "
+                              f"{', '.join(card.folds)} (e.g. {name}:{card.folds[0]})")
+        raise ConfigError(f"dataset {name!r} takes no option after ':' (no variants, folds, scale "
+                          f"or seed); got {option!r} in {spec!r}: write {name!r}")
     return card.with_variant(option)
 
 

@@ -239,6 +239,7 @@ def generate_letor_shape(shape: LetorShape, *, scale: float = 1.0, seed: int = 0
     :func:`bench.data.folders.carve_validation` (fraction 0.2, seed 0), as the LETOR reader does
     for the real files, so this equals what reading the written folder gives.
     """
+    check_scale(shape, scale, spec_name(shape.name, scale, seed))
     parts = {s: generate_split(shape, s, scale=scale, seed=seed) for s in shape.splits}
     meta: dict[str, object] = {"generated": generation_record(shape, scale, seed)}
     if "vali" not in parts:
@@ -246,6 +247,26 @@ def generate_letor_shape(shape: LetorShape, *, scale: float = 1.0, seed: int = 0
             parts["train"], fraction=DEFAULT_VALI_FRACTION, seed=DEFAULT_SEED)
     return LetorSplits(name=spec_name(shape.name, scale, seed), train=parts["train"],
                        vali=parts["vali"], test=parts["test"], meta=meta)
+
+
+def check_scale(shape: LetorShape, scale: float, spec: str) -> None:
+    """Refuse a scale so small that a split's queries hold one document on average (fewer rows
+    than twice its queries, :meth:`LetorShape.size`): one document per query ranks nothing, and
+    every metric of such a split is a constant. The error names the smallest scale that works."""
+    def short(s: float) -> list[str]:
+        return [split for split in shape.splits
+                if (size := shape.size(split, s))[1] < 2 * size[0]]
+
+    bad = short(scale)
+    if not bad:
+        return
+    enough = scale
+    while short(enough) and enough < 10.0:
+        enough *= 2.0
+    n_q, n = shape.size(bad[0], scale)
+    raise ConfigError(f"dataset {spec!r}: scale {scale:g} leaves the {bad[0]} split {n} row(s) "
+                      f"for {n_q} quer{'y' if n_q == 1 else 'ies'}, about one document per "
+                      f"query: nothing to rank; use a scale of at least {enough:.2g}")
 
 
 def write_letor_shape(
@@ -274,6 +295,7 @@ def ensure_letor_shape(card: Card, *, scale: float = 1.0, seed: int = 0,
     directory and renamed into place, so a failed or concurrent run never leaves a partial one.
     """
     shape = shape_of(card)
+    check_scale(shape, scale, spec_name(card.name, scale, seed))
     name = shape_folder(card, scale, seed)
     for d in data_dirs(data_dir):
         if (d / name).is_dir():

@@ -107,6 +107,9 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
     p = Path(spec).expanduser()
     if p.exists():
         return DatasetSpec(spec, spec, path=p)
+    if p.is_symlink():  # a link whose target is missing or a loop (``exists`` is False for both)
+        raise DataError(f"a symbolic link to {os.readlink(p)!r}, which does not resolve (a "
+                        "missing target or a link loop)", path=spec)
     if looks_like_path:
         raise DataError("no such file or folder (and not a catalogue name)", path=spec)
     return catalogue_spec(spec, name, option)  # unknown name: ConfigError lists valid ones

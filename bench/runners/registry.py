@@ -124,15 +124,24 @@ def expand_models(names: list[str] | tuple[str, ...] | str,
                   custom: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Model names from a list or comma-separated string, aliases expanded, order kept, no repeats.
 
+    The same name written twice is refused (as a repeated seed is); an alias and a model it
+    covers (``lightgbm``, ``lightgbm-lambdarank``) give that model once.
+
     Names of ``custom`` (the run's custom models, see :func:`get_model`) are accepted as they are.
     """
     items = names.split(",") if isinstance(names, str) else list(names)
     table = aliases()
     out: list[str] = []
+    written: set[str] = set()
     for raw in items:
         name = raw.strip()
         if not name:
             continue
+        if name in written:  # as seeds and cutoffs: a repeat is a slip, never two rows
+            raise ConfigError(f"model {name!r} named twice; name each model once (an alias "
+                              "that covers a named model, lightgbm with lightgbm-lambdarank, "
+                              "is fine)")
+        written.add(name)
         for expanded in table.get(name, (name,)):
             get_model(expanded, custom)
             if expanded not in out:
