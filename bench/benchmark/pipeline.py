@@ -79,71 +79,24 @@ def run_benchmark(
     pairs = [(m, s) for m in config.models for s in config.seeds]
     specs = {m: config.model_spec(m) for m in config.models}
     gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
-    check_device(config.device, gbdt_libraries)  # before any data: never a silent CPU run
-    _warn_unused_tables(config)
-    for m in config.models:  # a factory that builds no ranker fails before any data
-        if m in config.custom_models:
-            check_custom_model(config.custom_models[m], config.seeds[0])
+    _check_before_data(config, gbdt_libraries)
     with progress_bar(progress, len(pairs)) as advance, contextlib.ExitStack() as held:
         if splits is None:
             advance(f"loading {config.dataset}", 0)
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
                                  cache=config.cache, progress=lambda text: advance(text, 0))
-        check_same_features(splits)
-        check_splits_distinct(splits)
-        check_scorable([(s, getattr(splits, s)) for s in EVAL_SPLITS], metrics=config.metrics,
-                       profile=config.profile_value)
-        findings = _split_findings(splits, strict=config.strict)
-        checked = {"split_checks": [f.as_dict() for f in findings],
-                   "device": describe_devices(config.device, gbdt_libraries)}
+        checked = _check_splits(config, splits, gbdt_libraries)
         run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resume, held, checked)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
-        train: Train = run_model
-        isolated: Any = None
-        if config.timing == "isolated" and todo:
-            from bench.benchmark.isolated import IsolatedTrainer
-
-            advance("writing the splits for isolated training", 0)
-            isolated = IsolatedTrainer(splits, run_dir / ".isolated")
-            train = isolated
-        elif todo and (engine := get_engine(config.engine)).trainer is not None:
-            advance(f"starting the {engine.title} engine (shards, cluster)", 0)
-            isolated = engine.open_trainer(splits, run_dir / f".{engine.name}", ClusterOptions(
-                scheduler=config.scheduler, workers=config.workers))
-            manifest.change(**isolated.record())  # the engine started
-            train = isolated
-        failures: dict[str, str] = {}  # this attempt's only (the start or reopen cleared them)
+        train, trainer = _open_trainer(config, splits, run_dir, manifest, advance, bool(todo))
         try:
-            for model, seed in pairs:
-                if (model, seed) not in todo:
-                    advance(f"{model} seed {seed}: done earlier", 1)
-                    continue
-                try:
-                    _run_pair(config, splits, run_dir, specs[model], seed, advance, train)
-                except CustomModelFailure as exc:  # the user's code: the other pairs go on
-                    failures[layout.status_key(model, seed)] = str(exc)
-                    manifest.change(failures=dict(failures))
-                    advance(f"{model} seed {seed}: failed", 1)
+            failures = _train_pairs(config, splits, run_dir, manifest, specs, pairs, todo,
+                                    train, advance)
         finally:
-            if isolated is not None:
-                isolated.close()
+            if trainer is not None:
+                trainer.close()
         _finish_manifest(manifest, config)
-        if config.permute_check:
-            from bench.benchmark.permute import permute_check_run
-
-            advance("permute check", 0)
-            permute_check_run(run_dir, splits, config=config, retrain=config.permute_retrain)
-        custom = [m for m in config.models if m in config.custom_models]
-        if config.crosscheck and any(s.is_gbdt for s in specs.values()):
-            advance("cross-check", 0)
-            _crosscheck(manifest, Path(out_dir), custom)
-        elif config.crosscheck:  # a check that does not apply is not a failure
-            from bench.crosscheck.run import NOT_APPLICABLE
-
-            manifest.change(crosscheck={
-                "ok": None, "skipped": "no LightGBM/XGBoost/CatBoost model in this run: no built-in "
-                                       "metric to check", "errors": [],
-                "not_applicable": {c: NOT_APPLICABLE for c in custom}})
+        _after_training(config, splits, run_dir, manifest, specs, Path(out_dir), advance)
         advance(f"done: {run_dir.name}", 0)
     if failures:
         error = CustomModelFailure(
@@ -152,6 +105,89 @@ def run_benchmark(
         error.run_dir = run_dir
         raise error
     return run_dir
+
+
+def _check_before_data(config: RunConfig, gbdt_libraries: set[str]) -> None:
+    """What fails without data fails before any is loaded: the device (never a silent CPU
+    run), tables the run does not use (warned), a factory that builds no ranker."""
+    check_device(config.device, gbdt_libraries)
+    _warn_unused_tables(config)
+    for m in config.models:
+        if m in config.custom_models:
+            check_custom_model(config.custom_models[m], config.seeds[0])
+
+
+def _check_splits(config: RunConfig, splits: LetorSplits,
+                  gbdt_libraries: set[str]) -> dict[str, Any]:
+    """The splits' checks before training (same width, distinct, scorable under the profile,
+    the findings of :func:`_split_findings`) and what the manifest records of them."""
+    check_same_features(splits)
+    check_splits_distinct(splits)
+    check_scorable([(s, getattr(splits, s)) for s in EVAL_SPLITS], metrics=config.metrics,
+                   profile=config.profile_value)
+    findings = _split_findings(splits, strict=config.strict)
+    return {"split_checks": [f.as_dict() for f in findings],
+            "device": describe_devices(config.device, gbdt_libraries)}
+
+
+def _open_trainer(config: RunConfig, splits: LetorSplits, run_dir: Path, manifest: ManifestWriter,
+                  advance: Advance, needed: bool) -> tuple[Train, Any]:
+    """``(train, trainer)``: how each pair is trained (:func:`run_model`, the isolated trainer
+    or the engine's) and the trainer to close afterwards (``None`` for in-process training)."""
+    if config.timing == "isolated" and needed:
+        from bench.benchmark.isolated import IsolatedTrainer
+
+        advance("writing the splits for isolated training", 0)
+        isolated = IsolatedTrainer(splits, run_dir / ".isolated")
+        return isolated, isolated
+    if needed and (engine := get_engine(config.engine)).trainer is not None:
+        advance(f"starting the {engine.title} engine (shards, cluster)", 0)
+        trainer = engine.open_trainer(splits, run_dir / f".{engine.name}", ClusterOptions(
+            scheduler=config.scheduler, workers=config.workers))
+        manifest.change(**trainer.record())  # the engine started
+        return trainer, trainer
+    return run_model, None
+
+
+def _train_pairs(config: RunConfig, splits: LetorSplits, run_dir: Path, manifest: ManifestWriter,
+                 specs: dict[str, ModelSpec], pairs: list[tuple[str, int]],
+                 todo: list[tuple[str, int]], train: Train, advance: Advance) -> dict[str, str]:
+    """Train every (model, seed) not done earlier; a user's model that fails is recorded and
+    the other pairs go on. Returns this attempt's failures (the start or reopen cleared any
+    earlier ones)."""
+    failures: dict[str, str] = {}
+    for model, seed in pairs:
+        if (model, seed) not in todo:
+            advance(f"{model} seed {seed}: done earlier", 1)
+            continue
+        try:
+            _run_pair(config, splits, run_dir, specs[model], seed, advance, train)
+        except CustomModelFailure as exc:  # the user's code: the other pairs go on
+            failures[layout.status_key(model, seed)] = str(exc)
+            manifest.change(failures=dict(failures))
+            advance(f"{model} seed {seed}: failed", 1)
+    return failures
+
+
+def _after_training(config: RunConfig, splits: LetorSplits, run_dir: Path, manifest: ManifestWriter,
+                    specs: dict[str, ModelSpec], out_dir: Path, advance: Advance) -> None:
+    """The permute check (when asked) and the cross-check (or why it does not apply)."""
+    if config.permute_check:
+        from bench.benchmark.permute import permute_check_run
+
+        advance("permute check", 0)
+        permute_check_run(run_dir, splits, config=config, retrain=config.permute_retrain)
+    custom = [m for m in config.models if m in config.custom_models]
+    if config.crosscheck and any(s.is_gbdt for s in specs.values()):
+        advance("cross-check", 0)
+        _crosscheck(manifest, out_dir, custom)
+    elif config.crosscheck:  # a check that does not apply is not a failure
+        from bench.crosscheck.run import NOT_APPLICABLE
+
+        manifest.change(crosscheck={
+            "ok": None, "skipped": "no LightGBM/XGBoost/CatBoost model in this run: no built-in "
+                                   "metric to check", "errors": [],
+            "not_applicable": {c: NOT_APPLICABLE for c in custom}})
 
 
 def load_splits(
