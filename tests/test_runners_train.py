@@ -443,3 +443,16 @@ def test_xgboost_quantile_matrices_train_the_model_a_dmatrix_trains() -> None:
         out.append((log["vali"]["ndcg@10"], booster.predict(dmatrix(va), output_margin=True)))
     assert out[0][0] == out[1][0]
     np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
+def test_a_ranking_label_error_prints_the_number_not_numpys_repr() -> None:
+    import numpy as np
+
+    from bench.data.letor import LetorData
+    from bench.errors import DataError
+    from bench.runners.result import check_ranking_labels
+
+    data = LetorData.build(X=np.zeros((2, 1)), y=np.array([1.0, 40.0]), qid=np.array([1, 1]))
+    with pytest.raises(DataError) as info:
+        check_ranking_labels(data, "train", what="LightGBM objective 'lambdarank'")
+    assert "train label 40.0 is not" in str(info.value) and "np.float64" not in str(info.value)

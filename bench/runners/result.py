@@ -131,7 +131,7 @@ def check_ranking_labels(data: LetorData, split: str, *, what: str) -> None:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise DataError(
-            f"{what} needs integer relevance labels in 0..30; {split} label {y[row]!r} is not",
+            f"{what} needs integer relevance labels in 0..30; {split} label {float(y[row])!r} is not",
             path=data.source or None,
             row=row + 1,
         )
