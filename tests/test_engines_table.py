@@ -189,13 +189,13 @@ def test_the_dask_trainer_returns_a_finished_result(library: str) -> None:
 def test_a_model_trained_locally_by_the_dask_trainer_is_a_new_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import bench.engines.dask_trainer as dask_trainer
-    from bench.runners.result import FitResult
+    from bench.runners.result import FitResult, Selection
 
     local = FitResult(model="random", library="baseline", seed=0, scores={},
                       evallog=pd.DataFrame(), notes={"a": 1})
     monkeypatch.setattr(dask_trainer, "run_model", lambda *a, **k: local)
     result = _bare_trainer()("random", None, None, seed=0, eval_at=(10,),
-                             select_metric="ndcg@10", log_train=False, als=None)
+                             selection=Selection(10), log_train=False, als=None)
     assert result is not local
     assert local.notes == {"a": 1}
     assert result.notes == {"a": 1, "engine": "local (baselines are not distributed)"}

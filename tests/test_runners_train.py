@@ -455,4 +455,5 @@ def test_a_ranking_label_error_prints_the_number_not_numpys_repr() -> None:
     data = LetorData.build(X=np.zeros((2, 1)), y=np.array([1.0, 40.0]), qid=np.array([1, 1]))
     with pytest.raises(DataError) as info:
         check_ranking_labels(data, "train", what="LightGBM objective 'lambdarank'")
-    assert "train label 40.0 is not" in str(info.value) and "np.float64" not in str(info.value)
+    assert "train label 40.0 is not" in str(info.value)
+    assert "np.float64" not in str(info.value)

@@ -80,7 +80,7 @@ from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
 from bench.runners.registry import BASELINES, LAMBDAMART, ModelSpec, expand_models, get_model
-from bench.runners.result import SELECTION_SPLIT
+from bench.runners.result import SELECTION_SPLIT, Selection
 
 #: The configs shipped with ltrbench (``ltrbench run --config NAME``).
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
@@ -301,6 +301,12 @@ class RunConfig:
         when the config was made (``profile`` keeps the name as written)."""
         profile: Profile = self.__dict__["_profile"]
         return profile
+
+    @property
+    def selection(self) -> Selection:
+        """The selection metric as the value the trainers take (:class:`Selection`, ``k`` =
+        :attr:`selection_k`)."""
+        return Selection(self.selection_k)
 
     @property
     def selection_k(self) -> int:

@@ -28,7 +28,7 @@ from bench.runners.baselines import ALSParams
 from bench.runners.dispatch import run_model
 from bench.runners.params import Params
 from bench.runners.registry import ModelSpec
-from bench.runners.result import FitResult, NotApplicable
+from bench.runners.result import FitResult, NotApplicable, Selection
 
 _ARRAYS = ("X", "y", "qid", "offsets", "user", "item")
 
@@ -39,7 +39,7 @@ class _Request:
     params: dict[str, Any]
     seed: int
     eval_at: list[int]
-    select_metric: str
+    selection_k: int  # the Selection's k: the child builds the same value
     log_train: bool
     als: dict[str, Any]
 
@@ -70,13 +70,13 @@ class IsolatedTrainer:
         *,
         seed: int,
         eval_at: tuple[int, ...],
-        select_metric: str,
+        selection: Selection,
         log_train: bool,
         als: ALSParams,
     ) -> FitResult:
         """:func:`bench.runners.dispatch.run_model` in a fresh process (``splits`` is not sent:
         the child reads the copy written at construction)."""
-        request = _Request(asdict(model), params.to_dict(), seed, list(eval_at), select_metric, log_train,
+        request = _Request(asdict(model), params.to_dict(), seed, list(eval_at), selection.k, log_train,
                            asdict(als))
         req_path = self.workdir / f"{model.name}-seed{seed}.request.json"
         out_path = self.workdir / f"{model.name}-seed{seed}.result.pkl"
@@ -132,7 +132,7 @@ def main(argv: list[str]) -> int:
     try:
         result: FitResult | str = run_model(
             ModelSpec(**req.model), splits, Params.from_dict(req.params), seed=req.seed,
-            eval_at=tuple(req.eval_at), select_metric=req.select_metric,
+            eval_at=tuple(req.eval_at), selection=Selection(req.selection_k),
             log_train=req.log_train, als=ALSParams(**req.als),
         )
         assert isinstance(result, FitResult)

@@ -148,7 +148,7 @@ def _retrain_rows(run_dir: Path, splits: LetorSplits, config: Any, metrics: tupl
                 continue
             s0 = g.sort_values("row")["score"].to_numpy(dtype=np.float64)
             r = run_model(spec, shuffled, config.params_for(model, mseed), seed=mseed,
-                          eval_at=config.eval_at, select_metric=config.select_metric,
+                          eval_at=config.eval_at, selection=config.selection,
                           log_train=False)
             s1 = r.scores["test"]
             a = _reference(test.y, s0, test.qid, metrics, config.profile_value)

@@ -233,7 +233,7 @@ def _run_pair(
                 config.params_for(model, seed),
                 seed=seed,
                 eval_at=config.eval_at,
-                select_metric=config.select_metric,
+                selection=config.selection,
                 log_train=config.log_train,
                 als=config.als,
                 **custom,

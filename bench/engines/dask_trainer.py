@@ -54,6 +54,7 @@ from bench.runners.result import (
     EVALLOG_COLUMNS,
     SELECTION_SPLIT,
     FitResult,
+    Selection,
     best_iteration_from_log,
     evallog_frame,
 )
@@ -145,7 +146,7 @@ class DaskTrainer:
             self._warned |= open_doors
 
     def __call__(self, model: ModelSpec | str, splits: LetorSplits, params: Params, *,
-                 seed: int, eval_at: tuple[int, ...], select_metric: str, log_train: bool,
+                 seed: int, eval_at: tuple[int, ...], selection: Selection, log_train: bool,
                  als: ALSParams) -> FitResult:
         """One (model, seed): a GBDT objective the Dask runner takes is trained on the cluster;
         any other model in this process (:func:`bench.runners.dispatch.run_model`), its notes
@@ -156,7 +157,7 @@ class DaskTrainer:
         model = spec.name
         if not spec.is_gbdt or not on_dask(spec.library, spec.objective):
             result = run_model(spec, splits, params, seed=seed, eval_at=eval_at,
-                               select_metric=select_metric, log_train=log_train, als=als)
+                               selection=selection, log_train=log_train, als=als)
             why = "baselines are not distributed" if not spec.is_gbdt else (
                 f"objective {spec.objective!r} is not available on Dask")
             return replace(result, notes={**result.notes, "engine": f"local ({why})"})
@@ -166,7 +167,7 @@ class DaskTrainer:
             try:
                 fit = train_dask(spec.library, self.client, self.frames["train"],
                                  self.frames["vali"], p, objective=spec.objective,
-                                 select_metric=select_metric, eval_at=eval_at)
+                                 select_metric=selection.metric, eval_at=eval_at)
             except LtrbenchError:
                 raise
             except Exception as exc:  # a worker died, the collective broke, a library error
@@ -181,7 +182,7 @@ class DaskTrainer:
         scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
                   .to_numpy(dtype=np.float64) for split in ("vali", "test")}
         predict_s = time.perf_counter() - t0
-        return self._result(model, seed, fit, m, scores, predict_s, select_metric)
+        return self._result(model, seed, fit, m, scores, predict_s, selection.metric)
 
     def _result(self, model: str, seed: int, fit: DaskFit, m: Measurement,
                 scores: dict[str, Any], predict_s: float, select_metric: str) -> FitResult:

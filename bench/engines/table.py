@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from bench.runners.baselines import ALSParams
     from bench.runners.params import Params
     from bench.runners.registry import ModelSpec
-    from bench.runners.result import FitResult
+    from bench.runners.result import FitResult, Selection
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Trainer(Protocol):
     says of the engine; ``close()`` completes that record and closes the cluster."""
 
     def __call__(self, model: ModelSpec, splits: LetorSplits, params: Params, *, seed: int,
-                 eval_at: tuple[int, ...], select_metric: str, log_train: bool,
+                 eval_at: tuple[int, ...], selection: Selection, log_train: bool,
                  als: ALSParams) -> FitResult: ...
 
     def record(self) -> dict[str, Any]: ...
