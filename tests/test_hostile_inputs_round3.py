@@ -96,3 +96,26 @@ def test_ratings_text_ids_that_are_not_missing_stay_ids(tmp_path: Path) -> None:
     r = load_ratings_table(p, user="u", item="i", rating="r", timestamp="t")
     assert r.users is not None
     assert sorted(r.users["external_id"]) == ["NAB", "nan2"]
+
+
+@pytest.mark.parametrize(("ids", "name"), [
+    (["1", "1", "\ufeff1", "\ufeff1"], "byte-order mark"),
+    (["a", "a", "b\x00", "b\x00"], "NUL byte"),
+    (["a", "a", "b\u2028", "b\u2028"], "line separator"),
+])
+def test_a_frame_or_array_id_with_a_stray_character_is_refused_as_a_file_line_is(
+        ids: list[str], name: str) -> None:
+    # a file with "\ufeff1" is refused (stray_character); a frame with the same ids made two
+    # queries of "1" and "\ufeff1" (one rule for ids on every path)
+    import numpy as np
+    import pandas as pd
+
+    from bench.errors import DataError
+    from bench.metrics import evaluate
+
+    frame = pd.DataFrame({"qid": ids, "label": [1, 0, 0, 1], "score": [0.9, 0.1, 0.2, 0.3]})
+    with pytest.raises(DataError, match=f"row 3, column 'qid'.*{name}"):
+        evaluate(frame, metrics=["ndcg@10"])
+    with pytest.raises(DataError, match=name):
+        evaluate(np.array([1.0, 0, 0, 1]), np.array([0.9, 0.1, 0.2, 0.3]),
+                 qid=np.array(ids, dtype=object), metrics=["ndcg@10"])

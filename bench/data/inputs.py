@@ -408,6 +408,7 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
     :class:`DataError` naming ``what``, the row (1-based) and ``column``.
     """
     a = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    _refuse_stray_ids(a, what=what, path=path, column=column)
     if a.dtype.kind == "b" and a.shape[0]:
         raise DataError(f"{what} {bool(a.flat[0])!r} is a bool: expected strings or integers "
                         "(ids compare as their text; True has none)", path=path, row=1,
@@ -432,6 +433,33 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
     raise DataError(f"{what} {v!r} is a {type(v).__name__} among ids that are {among}: expected "
                     "strings or integers (ids compare as their text; 1.0 and True have none)",
                     path=path, row=i + 1, column=column)
+
+
+def _refuse_stray_ids(a: np.ndarray, *, what: str, path: PathLike | None,
+                      column: str | None) -> None:
+    """Text ids holding a character :func:`stray_character` refuses in a file (a NUL, a
+    byte-order mark: ``"\ufeff1"`` would be a query apart from ``"1"``, a line end other than
+    LF/CR) are refused on every path, frames and arrays included, naming the first row. One
+    regular-expression pass over the distinct ids joined by LF (which is no stray character)."""
+    if a.dtype.kind == "U":
+        texts = [str(u) for u in np.unique(a)] if a.size else []
+    elif a.dtype.kind == "O":
+        texts = list({v for v in a.tolist() if isinstance(v, str)})
+    else:
+        return
+    if not texts or _STRAY.search("\n".join(texts).encode("utf-8", "replace")) is None:
+        return
+    bad = next(s for s in texts if _STRAY.search(s.encode("utf-8", "replace")))
+    row = int(np.flatnonzero(a == bad)[0]) if a.dtype.kind == "U" else next(
+        i for i, v in enumerate(a.tolist()) if v == bad)
+    m = _STRAY.search(bad.encode("utf-8", "replace"))
+    assert m is not None
+    char = m.group().decode("utf-8")
+    name = {b"\x00": "a NUL byte", b"\xef\xbb\xbf": "a byte-order mark"}.get(
+        m.group(), f"a {_STRAY_NAMES.get(m.group(), 'control character')}")
+    raise DataError(f"{what} {bad!r} holds {name} (U+{ord(char):04X}): it would be an id apart "
+                    f"from the same text without it; expected ids of printable text", path=path,
+                    row=row + 1, column=column)
 
 
 def _id_kind(v: object) -> str:
