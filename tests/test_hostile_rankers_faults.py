@@ -444,6 +444,44 @@ def test_a_crash_in_a_custom_ranker_then_resume_loses_nothing(tmp_path, monkeypa
     assert json.loads((run / "manifest.json").read_text())["finished"]
 
 
+_EDITED_RANKER = """\
+import os
+
+import numpy as np
+
+
+class Mine:
+    def fit(self, X, y, *, group, **kwargs):
+        if not os.environ.get("FAULT_RANKER_FIXED"):
+            raise RuntimeError("out of memory on the GPU")
+        return self
+
+    def predict(self, X):
+        return np.asarray(X)[:, 0] * {factor}
+"""
+
+
+def test_resume_after_the_custom_rankers_code_changed_is_refused(tmp_path, monkeypatch):
+    # the config hash names the factory, not its code: without the recorded digest the resumed
+    # run would mix 'random' (old) with 'mine' of another version, exit 0
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = tmp_path / "edited_ranker_mod.py"
+    module.write_text(_EDITED_RANKER.format(factor="1.0"))
+    (tmp_path / "c.toml").write_text('[custom_models.mine]\nfactory = "edited_ranker_mod:Mine"\n')
+    monkeypatch.delenv("FAULT_RANKER_FIXED", raising=False)
+    args = ("--config", "c.toml", "--models", "random,mine", "--out", "res")
+    assert _run(tmp_path, *args).status == 2
+    run = next((tmp_path / "res/runs").iterdir())
+    recorded = json.loads((run / "manifest.json").read_text())["models"]["mine"]
+    assert len(recorded["source_sha256"]) == 64
+    module.write_text(_EDITED_RANKER.format(factor="-1.0"))  # the user edits the code
+    monkeypatch.setenv("FAULT_RANKER_FIXED", "1")
+    res = _run(tmp_path, *args, "--resume")
+    assert refused(res, "custom model 'mine'", "source file changed", "start a new run") is None
+    module.write_text(_EDITED_RANKER.format(factor="1.0"))  # put back as it was: resumes
+    assert _run(tmp_path, *args, "--resume").status == 0
+
+
 def _interrupted_run(tmp: Path) -> Path:
     """A run of ``random`` and a crashing custom model: unfinished, resumable."""
     (tmp / "c.toml").write_text(

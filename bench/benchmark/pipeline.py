@@ -338,7 +338,7 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
         run_dir = latest_unfinished(runs, chash)
     if run_dir is not None:
         held.enter_context(writer_lock(run_dir))  # one writer per run directory
-        _check_resumable(run_dir, chash, splits)
+        _check_resumable(run_dir, chash, splits, config)
         manifest = ManifestWriter.open(run_dir)
         manifest.change(resumed=[*(manifest.manifest.resumed or []), now()], finished=None,
                         failures=None, **checked)
@@ -356,7 +356,7 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
     return run_dir, manifest
 
 
-def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits) -> None:
+def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits, config: RunConfig) -> None:
     manifest = read_manifest(run_dir)
     if manifest.get("config_hash") != chash:
         raise ConfigError(
@@ -372,6 +372,27 @@ def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits) -> None:
             f"{run_dir}: the loaded dataset differs from the one the run started with "
             f"(fingerprint {fingerprint} vs {dataset_fingerprint(splits)}); start a new run"
         )
+    _check_same_user_code(run_dir, manifest, config)
+
+
+def _check_same_user_code(run_dir: Path, manifest: dict[str, Any], config: RunConfig) -> None:
+    """A user's model whose factory's source file changed since the run started is refused:
+    the pairs done earlier came from the other version (the config hash names the factory, not
+    its code). Runs that recorded no digest (older ones, a factory without a source file) are
+    not checked."""
+    recorded = manifest.get("models")
+    models: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    for name, model in config.custom_models.items():
+        entry = models.get(name)
+        before = entry.get("source_sha256") if isinstance(entry, dict) else None
+        if before is None or name not in config.models:
+            continue
+        now_digest = model.source_digest()
+        if now_digest != before:
+            raise ConfigError(
+                f"{run_dir}: custom model {name!r} ({model.factory}): its source file changed "
+                "since the run started, so resuming would mix results of two versions of its "
+                "code; start a new run (or put the code back as it was)")
 
 
 def _finish_manifest(manifest: ManifestWriter, config: RunConfig) -> None:

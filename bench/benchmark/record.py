@@ -108,7 +108,9 @@ def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str, *,
             "summaries": {s: d.summary() for s, d in splits.splits().items()},
         },
         models={
-            m: {"library": s.library, "objective": s.objective, "description": s.description}
+            m: {"library": s.library, "objective": s.objective, "description": s.description,
+                **({"source_sha256": config.custom_models[m].source_digest()}
+                   if m in config.custom_models else {})}
             for m, s in ((m, config.model_spec(m)) for m in config.models)
         },
         seeds=list(config.seeds),

@@ -125,6 +125,19 @@ class CustomModel:
         every error about this model begins."""
         return _where(self.name, self.factory, self.source)
 
+    def source_digest(self) -> str | None:
+        """SHA-256 of the source file that defines the factory (:func:`inspect.getsourcefile`),
+        or ``None`` when it has none (a factory typed into an interactive session): the run's
+        manifest records it, so that ``--resume`` refuses to mix results of two versions of the
+        user's code (the config hash names the factory, not its code)."""
+        from bench.data.hashing import sha256_file
+
+        try:
+            source = inspect.getsourcefile(inspect.unwrap(self.target))
+        except TypeError:  # a builtin or a C extension
+            return None
+        return sha256_file(Path(source)) if source and Path(source).is_file() else None
+
     def to_dict(self) -> dict[str, Any]:
         """The ``[custom_models.<name>]`` table: ``factory`` and ``params`` (part of the config hash)."""
         return {"factory": self.factory, "params": dict(self.params)}
