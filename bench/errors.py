@@ -72,3 +72,12 @@ def did_you_mean(name: str, valid: Iterable[str]) -> str:
     lowered = {n.lower(): n for n in names}
     close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return f"did you mean {lowered[close[0]]!r}? " if close else ""
+
+
+def unknown(what: str, name: object, valid: Iterable[str]) -> ConfigError:
+    """The one "unknown <what>" error of a table lookup: the name as given, the closest valid
+    name (:func:`did_you_mean`) and every valid name, e.g. ``unknown engine 'dsak'; did you mean
+    'dask'? valid: local, dask``."""
+    names = list(valid)
+    return ConfigError(f"unknown {what} {name!r}; {did_you_mean(str(name), names)}"
+                       f"valid: {', '.join(names)}")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bench.errors import ConfigError, did_you_mean
+from bench.errors import ConfigError, unknown
 
 if TYPE_CHECKING:
     from bench.adapters.config import AdapterConfig
@@ -200,8 +200,7 @@ def get_engine(name: str) -> Engine:
     try:
         return ENGINES[name]
     except (KeyError, TypeError):
-        raise ConfigError(f"unknown engine {name!r}; {did_you_mean(str(name), list(ENGINES))}"
-                          f"valid: {', '.join(ENGINES)}") from None
+        raise unknown("engine", name, ENGINES) from None
 
 
 def cluster_engines() -> tuple[str, ...]:

@@ -18,7 +18,6 @@ run is a :class:`~bench.errors.DataError` naming the file, the line and the colu
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -90,11 +89,6 @@ def _when(run: RunDir) -> str:
     return f"started {started}" if started else f"dated {run.timestamp}"
 
 
-def moment(run: RunDir) -> dt.datetime:
-    """When ``run`` finished (else started, else its folder's time): :attr:`RunDir.moment`."""
-    return run.moment
-
-
 def resolve_runs(items: Iterable[str | Path | RunDir],
                  runs_root: str | Path | None = None) -> tuple[list[RunDir], list[RunDir]]:
     """``(named, found)``: run directories named one by one (a run directory, a
@@ -145,7 +139,7 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         selection.unfinished = [r for r in found if is_unfinished(r)]
         found = [r for r in found if not is_unfinished(r)]
     by_dataset: dict[str, list[RunDir]] = {}
-    for run in sorted([*named, *found], key=lambda r: (moment(r), r.run_id)):
+    for run in sorted([*named, *found], key=lambda r: (r.moment, r.run_id)):
         for dataset in run.datasets():
             by_dataset.setdefault(dataset, []).append(run)
     for dataset in sorted(by_dataset):

@@ -21,7 +21,7 @@ import shutil
 import subprocess
 from typing import Any
 
-from bench.errors import ConfigError, did_you_mean
+from bench.errors import ConfigError, unknown
 from bench.runners.libraries import get_library, load
 from bench.runners.params import DEVICES
 
@@ -44,8 +44,7 @@ def visible_gpus() -> list[str]:
 def check_device(device: str, libraries: set[str]) -> None:
     """:class:`ConfigError` naming what is missing when ``libraries`` cannot train on ``device``."""
     if device not in DEVICES:
-        raise ConfigError(f"unknown device {device!r}; {did_you_mean(device, DEVICES)}"
-                          f"valid: {', '.join(DEVICES)}")
+        raise unknown("device", device, DEVICES)
     if device == "cpu" or not libraries:
         return
     if not visible_gpus():

@@ -25,7 +25,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from bench.errors import ConfigError, did_you_mean
+from bench.errors import ConfigError, unknown
 
 
 @dataclass(frozen=True)
@@ -182,8 +182,7 @@ def get_library(name: str) -> Library:
     try:
         return LIBRARIES[name]
     except (KeyError, TypeError):
-        raise ConfigError(f"unknown library {name!r}; {did_you_mean(str(name), list(LIBRARIES))}"
-                          f"valid: {', '.join(LIBRARIES)}") from None
+        raise unknown("library", name, LIBRARIES) from None
 
 
 def gbdt_libraries() -> tuple[str, ...]:

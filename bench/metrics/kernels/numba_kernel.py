@@ -26,6 +26,7 @@ from bench.machine import usable_cpus
 from bench.metrics.kernels.components import Components, Request
 from bench.metrics.kernels.numba_query import FULL, components_kernel
 from bench.metrics.kernels.numba_scan import _run_starts, _scan
+from bench.metrics.kernels.offsets import unless_split
 
 #: Inputs of at least this many rows are split over threads.
 _PARALLEL_ROWS = 1 << 20
@@ -125,13 +126,7 @@ def run_offsets(qid: NDArray[np.int64]) -> NDArray[np.int64] | None:
     ``None`` means some query id appears in two separate runs; the caller then reports the
     first offending row. (A faster stand-in for ``offsets_from_qid`` on large inputs.)
     """
-    offsets: NDArray[np.int64] = _run_starts(qid)
-    heads = qid[offsets[:-1]]
-    if heads.shape[0] > 1 and not np.all(heads[1:] > heads[:-1]):
-        ordered = np.sort(heads)
-        if np.any(ordered[1:] == ordered[:-1]):
-            return None
-    return offsets
+    return unless_split(qid, _run_starts(qid))
 
 
 def scan_inputs(

@@ -18,6 +18,8 @@ import sys
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.metrics.kernels.offsets import unless_split
+
 #: Largest input (rows = scored documents) evaluated without numba while it is not loaded.
 #:
 #: Measured on the 2-core development machine (AMD EPYC, load average about 10 from other
@@ -68,13 +70,7 @@ def run_offsets(qid: NDArray[np.int64]) -> NDArray[np.int64] | None:
 
         return compiled(qid)
     starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-    offsets = np.concatenate(([0], starts, [qid.shape[0]])).astype(np.int64)
-    heads = qid[offsets[:-1]]
-    if heads.shape[0] > 1 and not np.all(heads[1:] > heads[:-1]):
-        ordered = np.sort(heads)
-        if np.any(ordered[1:] == ordered[:-1]):
-            return None
-    return offsets
+    return unless_split(qid, np.concatenate(([0], starts, [qid.shape[0]])).astype(np.int64))
 
 
 def _first(mask: NDArray[np.bool_]) -> int:
