@@ -1,0 +1,189 @@
+"""LETOR's five folds: which query parts train, validate and test each fold, and reading one.
+
+The LETOR 3.0 / 4.0 and MSLR-WEB releases cut the queries of a dataset into five parts
+``S1`` … ``S5`` and publish five folds by rotation (the MSLR-WEB download page's fold table;
+T. Qin and T.-Y. Liu, "Introducing LETOR 4.0 Datasets", arXiv:1306.2597, 2013, section 3):
+fold *k* trains on ``S(k)``, ``S(k+1)``, ``S(k+2)``, validates on ``S(k+3)`` and tests on
+``S(k+4)``, the indices taken cyclically in 1 … 5. Every query is therefore in the test split
+of exactly one fold, which is why a published LETOR result is the mean over the five folds and
+why the per-query values of the five test splits together describe every query once.
+
+A fold is read from ``Fold<k>/`` when the folder has it (as shipped by MSLR-WEB and MQ2007/8),
+else composed from ``S1.txt`` … ``S5.txt`` beside it by the rotation above (as LETOR 3.0's
+OHSUMED and the MQ2007/8 ``S*.txt`` files are shipped). Each part file is parsed once and kept
+in the LETOR cache keyed by its SHA-256 (:mod:`bench.data.letor_cache`), so the five folds of a
+root cost five parses, not fifteen.
+
+>>> rotation(1)
+FoldPlan(fold=1, train=(1, 2, 3), vali=4, test=5)
+>>> rotation(4)
+FoldPlan(fold=4, train=(4, 5, 1), vali=2, test=3)
+>>> parse_folds("all"), parse_folds("1,3,5")
+((1, 2, 3, 4, 5), (1, 3, 5))
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bench.data.folders import find_split_files, read_letor_folder
+from bench.data.groups import offsets_from_qid
+from bench.data.letor import LetorData, LetorSplits
+from bench.data.svmlight import read_svmlight_files_with_digests
+from bench.data.svmlight_parse import Progress
+from bench.errors import ConfigError, DataError
+
+PathLike = str | os.PathLike[str]
+
+N_FOLDS = 5
+"""How many folds (and query parts) a LETOR dataset has."""
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    """Which parts ``S<i>`` make the train, validation and test splits of fold ``fold``."""
+
+    fold: int
+    train: tuple[int, int, int]
+    vali: int
+    test: int
+
+
+def rotation(fold: int) -> FoldPlan:
+    """The published LETOR rotation for ``fold`` (1 … 5): train ``S(k..k+2)``, vali ``S(k+3)``,
+    test ``S(k+4)``, cyclic (see the module docstring for the source)."""
+    if not 1 <= fold <= N_FOLDS:
+        raise ConfigError(f"fold {fold} is not one of 1..{N_FOLDS}")
+
+    def part(i: int) -> int:
+        return (fold - 1 + i) % N_FOLDS + 1
+
+    return FoldPlan(fold=fold, train=(part(0), part(1), part(2)), vali=part(3), test=part(4))
+
+
+def parse_folds(text: str, *, option: str = "--folds") -> tuple[int, ...]:
+    """``"all"`` → ``(1, 2, 3, 4, 5)``; ``"1,3,5"`` → ``(1, 3, 5)`` (the order given kept).
+
+    Refused, naming ``option``: an empty list, a fold outside 1 … 5, a repeated fold, anything
+    that is not a whole number (``1.0``, ``Fold1``, ``-1``).
+    """
+    t = text.strip()
+    if t.lower() == "all":
+        return tuple(range(1, N_FOLDS + 1))
+    items = [s.strip() for s in t.split(",")]
+    if not t or any(not s for s in items):
+        raise ConfigError(f"{option}: expected 'all' or fold numbers 1..{N_FOLDS} separated by "
+                          f"commas (e.g. 1,3,5); got {text!r}")
+    folds: list[int] = []
+    for s in items:
+        if not (s.isascii() and s.isdigit()) or not 1 <= int(s) <= N_FOLDS:
+            raise ConfigError(f"{option}: fold {s!r} is not one of 1..{N_FOLDS} "
+                              f"(or 'all'); got {text!r}")
+        if int(s) in folds:
+            raise ConfigError(f"{option}: fold {int(s)} is named twice in {text!r}")
+        folds.append(int(s))
+    return tuple(folds)
+
+
+def part_files(root: PathLike) -> dict[int, Path] | None:
+    """``{1: root/S1.txt, …, 5: root/S5.txt}`` when all five part files are there, else
+    ``None``; a root with some of them but not all is refused naming the missing ones."""
+    p = Path(root)
+    found = {i: p / f"S{i}.txt" for i in range(1, N_FOLDS + 1)}
+    present = [i for i, f in found.items() if f.is_file()]
+    if not present:
+        return None
+    if len(present) < N_FOLDS:
+        missing = ", ".join(f"S{i}.txt" for i in found if i not in present)
+        raise DataError(f"a LETOR root needs all five part files S1.txt..S5.txt to build its "
+                        f"folds; missing: {missing}", path=p)
+    return found
+
+
+def fold_source(root: PathLike, fold: int) -> str:
+    """How fold ``fold`` of ``root`` is read: ``"folder"`` (``Fold<k>/`` has train and test) or
+    ``"parts"`` (composed from ``S1..S5``); a root with neither is refused naming what it lacks."""
+    p = Path(root)
+    sub = p / f"Fold{fold}"
+    if sub.is_dir():
+        try:
+            find_split_files(p, fold=sub.name)
+            return "folder"
+        except DataError:
+            if part_files(p) is None:
+                raise
+    if part_files(p) is not None:
+        return "parts"
+    raise DataError(f"no Fold{fold}/ folder and no S1.txt..S5.txt part files to build fold "
+                    f"{fold} from", path=p)
+
+
+def read_fold(root: PathLike, fold: int, *, name: str | None = None,
+              cache_dir: PathLike | None = None, progress: Progress | None = None) -> LetorSplits:
+    """Fold ``fold`` of the LETOR root ``root`` as :class:`~bench.data.letor.LetorSplits`.
+
+    From ``Fold<k>/`` when present (:func:`bench.data.folders.read_letor_folder`), else built
+    from the part files by :func:`rotation`: the train split is ``S(k)``, ``S(k+1)``, ``S(k+2)``
+    concatenated in that order. A query id found in two parts is refused (the parts of a LETOR
+    dataset are disjoint sets of queries; a clash means the files are not one dataset's parts).
+    ``meta["fold"]`` is ``"Fold<k>"`` either way; ``meta["parts"]`` records the plan when built.
+    """
+    p = Path(root)
+    display = name or p.resolve().name
+    if fold_source(p, fold) == "folder":
+        splits = read_letor_folder(p, fold=f"Fold{fold}", name=display, cache_dir=cache_dir,
+                                   progress=progress)
+        return LetorSplits(name=splits.name, train=splits.train, vali=splits.vali,
+                           test=splits.test, inputs=splits.inputs,
+                           meta={**splits.meta, "fold": f"Fold{fold}", "fold_source": "folder"})
+    files = part_files(p)
+    assert files is not None  # fold_source said "parts"
+    plan = rotation(fold)
+    loaded, digests = read_svmlight_files_with_digests(
+        [files[i] for i in range(1, N_FOLDS + 1)], cache_dir=cache_dir, progress=progress)
+    parts = dict(zip(range(1, N_FOLDS + 1), loaded, strict=True))
+    _refuse_shared_queries(parts, files)
+    train = _concat([parts[i] for i in plan.train], source=f"{p}/S{plan.train}")
+    meta: dict[str, object] = {
+        "layout": "letor", "fold": f"Fold{fold}", "fold_source": "parts",
+        "parts": {"train": [f"S{i}" for i in plan.train], "vali": f"S{plan.vali}",
+                  "test": f"S{plan.test}"},
+        "files": {"train": [str(files[i]) for i in plan.train], "vali": str(files[plan.vali]),
+                  "test": str(files[plan.test])},
+        "n_features": train.n_features,
+        "validation": {"rule": "file", "file": str(files[plan.vali])},
+    }
+    used = (*plan.train, plan.vali, plan.test)
+    inputs = {str(files[i]): digests[i - 1] for i in used}
+    return LetorSplits(name=display, train=train, vali=parts[plan.vali], test=parts[plan.test],
+                       inputs=inputs, meta=meta)
+
+
+def _refuse_shared_queries(parts: dict[int, LetorData], files: dict[int, Path]) -> None:
+    """A query id in two part files is refused, naming both files and the id."""
+    qids = [np.unique(parts[i].qid) for i in sorted(parts)]
+    every = np.concatenate(qids)
+    values, counts = np.unique(every, return_counts=True)
+    if (counts > 1).any():
+        q = int(values[np.argmax(counts > 1)])
+        owners = [f"S{i}.txt" for i, u in zip(sorted(parts), qids, strict=True)
+                  if np.isin(q, u)]
+        raise DataError(f"query {q} is in {' and '.join(owners)}: the five parts of a LETOR "
+                        "dataset hold disjoint queries", path=files[1].parent)
+
+
+def _concat(parts: list[LetorData], *, source: str) -> LetorData:
+    """Row-wise concatenation of parts with disjoint queries (offsets rebuilt)."""
+    qid = np.concatenate([d.qid for d in parts])
+    return LetorData(X=np.concatenate([d.X for d in parts]),
+                     y=np.concatenate([d.y for d in parts]), qid=qid,
+                     offsets=offsets_from_qid(qid)[0], feature_names=parts[0].feature_names,
+                     source=source)
+
+
+__all__ = ["N_FOLDS", "FoldPlan", "fold_source", "parse_folds", "part_files", "read_fold",
+           "rotation"]
