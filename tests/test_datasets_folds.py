@@ -118,3 +118,42 @@ def test_ohsumed_five_test_folds_partition_its_106_queries() -> None:
         assert not sets[0] & sets[2]
         assert not sets[1] & sets[2]
         assert sum(map(len, sets)) == 106
+
+
+def test_path_colon_fold_reads_that_fold_and_names_the_root(tmp_path: Path) -> None:
+    from bench.datasets.resolve import load_dataset
+
+    root = _parts_root(tmp_path)
+    splits = load_dataset(f"{root}:Fold4", cache=False)
+    assert splits.name == "MQtiny"
+    assert sorted(np.unique(splits.test.qid)) == [30, 31]
+
+
+def test_a_root_of_parts_alone_reads_fold_1(tmp_path: Path) -> None:
+    from bench.datasets.resolve import load_dataset
+
+    splits = load_dataset(str(_parts_root(tmp_path)), cache=False)
+    assert splits.meta["fold"] == "Fold1"
+    assert sorted(np.unique(splits.test.qid)) == [50, 51]
+
+
+@pytest.mark.parametrize("option", ["Fold6", "Fold0", "fold", "S1", "1"])
+def test_path_colon_other_than_a_fold_is_refused_naming_the_valid_ones(tmp_path: Path,
+                                                                       option: str) -> None:
+    from bench.datasets.resolve import resolve_spec
+
+    root = _parts_root(tmp_path)
+    with pytest.raises(ConfigError, match=r"is not a fold of the LETOR root .*:Fold1 \.\. .*:Fold5"):
+        resolve_spec(f"{root}:{option}")
+
+
+@needs_ohsumed
+def test_the_ohsumed_card_offers_five_folds_built_from_its_parts() -> None:
+    from bench.datasets.resolve import load_dataset
+
+    splits = load_dataset("ohsumed:Fold3", data_dir=OHSUMED.parent, cache=False)
+    assert splits.meta["fold_source"] == "parts"
+    # fold 3 tests on S2: its queries, read independently
+    s2 = {int(line.split()[1].removeprefix("qid:"))
+          for line in (OHSUMED / "S2.txt").read_text().splitlines()}
+    assert set(splits.test.qid.tolist()) == s2

@@ -58,6 +58,7 @@ from bench.datasets.catalogue import (
     parse_spec,
 )
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
+from bench.datasets.folds import N_FOLDS, part_files, read_fold
 from bench.datasets.memory import check_fits, estimate_letor
 from bench.errors import ConfigError, DataError
 
@@ -107,12 +108,28 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
     p = Path(spec).expanduser()
     if p.exists():
         return DatasetSpec(spec, spec, path=p)
+    if (fold := _path_fold(spec)) is not None:
+        return fold
     if p.is_symlink():  # a link whose target is missing or a loop (``exists`` is False for both)
         raise DataError(f"a symbolic link to {os.readlink(p)!r}, which does not resolve (a "
                         "missing target or a link loop)", path=spec)
     if looks_like_path:
         raise DataError("no such file or folder (and not a catalogue name)", path=spec)
     return catalogue_spec(spec, name, option)  # unknown name: ConfigError lists valid ones
+
+
+def _path_fold(spec: str) -> DatasetSpec | None:
+    """``PATH:FoldK`` (K in 1..5) for an existing LETOR root ``PATH``, else ``None``."""
+    head, sep, option = spec.rpartition(":")
+    root = Path(head).expanduser()
+    if not sep or not head or not root.is_dir():
+        return None
+    folds = {f"fold{k}": f"Fold{k}" for k in range(1, N_FOLDS + 1)}
+    fold = folds.get(option.strip().lower())
+    if fold is None:
+        raise ConfigError(f"dataset {spec!r}: {option!r} is not a fold of the LETOR root {head}; "
+                          f"expected {head}:Fold1 .. {head}:Fold{N_FOLDS}")
+    return DatasetSpec(spec, spec, path=root, fold=fold, option=fold)
 
 
 def load_dataset(
@@ -135,14 +152,20 @@ def load_dataset(
         splits = _load_catalogue(ds, data_dir, reading)
     else:
         assert ds.path is not None
-        splits = load_path(ds.path, reading=reading)
+        splits = load_path(ds.path, reading=reading, fold=ds.fold if ds.option else None)
     return _checked(splits)
 
 
-def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> LetorSplits:
-    """Load a dataset given by path (no catalogue involved)."""
+def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
+              fold: str | None = None) -> LetorSplits:
+    """Load a dataset given by path (no catalogue involved). ``fold`` (``"Fold3"``, from
+    ``PATH:Fold3``) picks a fold of a LETOR root: its ``Fold3/`` folder, or the fold built from
+    ``S1.txt..S5.txt`` (:func:`bench.datasets.folds.read_fold`); a root holding only the part
+    files reads fold 1 when no fold is named."""
     p = Path(path).expanduser()
     name = p.resolve().name
+    if p.is_dir() and (fold is not None or (detect_layout(p) is None and part_files(p))):
+        return _read_fold(p, name, reading, fold or "Fold1")
     if p.is_dir():
         layout = detect_layout(p)
         if layout == "lightgbm":
@@ -271,6 +294,9 @@ def _load_catalogue(
     elif card.loader == "lightgbm":
         splits = read_lightgbm_dir(folder, name=card.spec, cache_dir=reading.cache_dir)
         _check_inputs(card, folder, splits.inputs)
+    elif card.loader == "letor" and not (folder / spec.fold).is_dir() and part_files(folder):
+        splits = _read_fold(folder, spec.display_name, reading, spec.fold)
+        _check_inputs(card, folder, splits.inputs)
     elif card.loader == "letor":
         splits = _read_letor(folder, spec.display_name, reading, fold=spec.fold,
                              splits=card.splits or None)
@@ -294,6 +320,16 @@ def _read_letor(
     check_fits(estimate_letor(files), what=name)
     return read_letor_folder(folder, fold=fold, splits=splits, name=name,
                              cache_dir=reading.cache_dir, progress=reading.callback(files, name))
+
+
+def _read_fold(root: Path, name: str, reading: Reading, fold: str) -> LetorSplits:
+    """Fold ``fold`` of a LETOR root (its folder, or built from the parts), memory checked."""
+    parts = part_files(root)
+    files = list(parts.values()) if parts is not None and not (root / fold).is_dir() else \
+        [f for f in find_split_files(root, fold=fold).values() if f is not None]
+    check_fits(estimate_letor(files), what=name)
+    return read_fold(root, int(fold.removeprefix("Fold")), name=name,
+                     cache_dir=reading.cache_dir, progress=reading.callback(files, name))
 
 
 def _check_inputs(card: Card, folder: Path, inputs: dict[str, str]) -> None:
