@@ -1,0 +1,104 @@
+"""Run a benchmark on several folds of a LETOR dataset and write its fold table.
+
+``run_folds(config, (1, 2, 3, 4, 5))`` runs ``config`` once per fold, each an ordinary run
+directory (``<out>/runs/<run-id>/``, its ``config.toml`` naming the fold: ``ohsumed:Fold3`` or
+``PATH:Fold3``, so ``ltrbench reproduce`` re-runs a fold as it re-runs any run), then writes the
+fold tables of the runs (:mod:`bench.report.folds`) to ``<out>/folds/<name>-<folds>.md`` and
+``.json``. The folds are chosen and checked before the first fold trains: the dataset must be a
+LETOR root (a catalogue card with five folds, or a folder with ``Fold1..Fold5/`` or
+``S1..S5.txt``, see :mod:`bench.datasets.folds`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.benchmark.config import RunConfig
+from bench.benchmark.pipeline import results_folder, run_benchmark
+from bench.data.atomic import write_text
+from bench.data.jsonio import json_number
+from bench.datasets.catalogue import DatasetSpec
+from bench.datasets.folds import N_FOLDS, fold_source
+from bench.datasets.resolve import resolve_spec
+from bench.errors import ConfigError
+from bench.report.folds import FoldTable, fold_table, render_fold_markdown
+from bench.runs.reader import RunDir
+
+
+@dataclass(frozen=True)
+class FoldRuns:
+    """The run directories of the folds (in the order run) and the fold table files."""
+
+    runs: tuple[Path, ...]
+    tables: tuple[FoldTable, ...]
+    markdown: Path
+    json: Path
+
+
+def fold_datasets(dataset: str | DatasetSpec, folds: Sequence[int]) -> list[str]:
+    """The dataset text of each fold (``ohsumed:Fold3``, ``PATH:Fold3``), checked before any run:
+    a dataset that is not a LETOR root with these folds is refused saying what it is."""
+    spec = resolve_spec(dataset)
+    if spec.card is not None:
+        card = spec.card
+        missing = [k for k in folds if f"Fold{k}" not in card.folds]
+        if card.loader != "letor" or missing:
+            have = ", ".join(card.folds) if card.loader == "letor" and card.folds else "none"
+            raise ConfigError(f"--folds: dataset {card.spec!r} has no fold "
+                              f"{', '.join(f'Fold{k}' for k in missing or folds)} (its LETOR "
+                              f"folds: {have}); folds apply to LETOR datasets with "
+                              f"Fold1..Fold{N_FOLDS} or S1..S{N_FOLDS}")
+        return [f"{card.spec}:Fold{k}" for k in folds]
+    assert spec.path is not None
+    root = spec.path
+    if not root.is_dir():
+        raise ConfigError(f"--folds: {root} is a file; folds apply to a LETOR root folder with "
+                          f"Fold1..Fold{N_FOLDS}/ or S1..S{N_FOLDS}.txt")
+    for k in folds:
+        fold_source(root, k)  # refuses a fold the root cannot give, naming what it lacks
+    return [f"{root}:Fold{k}" for k in folds]
+
+
+def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | None = None,
+              progress: bool = True, metrics: Sequence[str] | None = None) -> FoldRuns:
+    """Run ``config`` on each of ``folds`` and write the fold tables of ``metrics`` (default: the
+    config's metrics); see the module docstring."""
+    datasets = fold_datasets(config.dataset, folds)
+    out = results_folder(out_dir)
+    runs = []
+    for text in datasets:
+        fold_config = dataclasses.replace(config, dataset=text)
+        runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
+    dirs = [RunDir(r) for r in runs]
+    tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
+    stem = f"{_slug(tables[0].dataset)}-folds{''.join(str(k) for k in folds)}"
+    folder = out / "folds"
+    folder.mkdir(parents=True, exist_ok=True)
+    md = write_text(folder / f"{stem}.md", "\n".join(render_fold_markdown(t) for t in tables))
+    doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),
+           "runs": [str(r) for r in runs], "tables": [_table_json(t) for t in tables]}
+    js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
+    return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "dataset"
+
+
+def _table_json(t: FoldTable) -> dict[str, object]:
+    return {"metric": t.metric, "profile": t.profile, "folds": list(t.folds),
+            "run_ids": list(t.run_ids), "n_queries": t.n_queries,
+            "rows": [{"model": r.model, "per_fold": [json_number(v) for v in r.per_fold],
+                      "mean": json_number(r.mean), "std": json_number(r.std),
+                      "pooled_mean": json_number(r.pooled_mean),
+                      "ci": [json_number(r.ci_low), json_number(r.ci_high)],
+                      "p_holm_vs_best": None if r.p_holm is None else json_number(r.p_holm)}
+                     for r in t.rows]}
+
+
+__all__ = ["FoldRuns", "fold_datasets", "run_folds"]

@@ -1,0 +1,172 @@
+"""The five-fold table of a LETOR dataset: each fold's value, the mean ± std over folds, and the
+statistics of all test queries pooled.
+
+Published LETOR results are means over the five folds (see :mod:`bench.datasets.folds`). Each
+fold is an ordinary run directory; this module reads the runs of the folds of one dataset and
+builds, per model and metric (test split, the runs' profile):
+
+* the fold values: ``metrics.csv``'s value averaged over the run's seeds, one per fold;
+* ``mean ± std`` over the folds (sample std, ``ddof = 1``, :func:`bench.report.stats.mean_std`),
+  the number a LETOR paper prints;
+* the pooled mean, 95% percentile bootstrap interval and the paired tests against the best model
+  over **all test queries of the folds together**: every query is in exactly one test fold, so
+  the folds' per-query values (``per_query.parquet``, averaged over seeds) form one sample of
+  the whole dataset (784 queries on MQ2008, 106 on OHSUMED). The tests are the leaderboard's
+  (randomization and paired t, Holm-corrected: :func:`bench.report.stats.compare_with_best`).
+
+The runs must hold the same models and metrics under the same profile, and their test queries
+must be disjoint: a query in two test folds means these runs are not one rotation's folds, and
+is refused naming the query and both runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+import pandas as pd
+
+from bench.errors import DataError
+from bench.report import stats
+from bench.runs.reader import RunDir
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class FoldRow:
+    """One model's line of a fold table (one metric)."""
+
+    model: str
+    per_fold: tuple[float, ...]
+    mean: float
+    std: float
+    pooled_mean: float
+    ci_low: float
+    ci_high: float
+    p_holm: float | None
+    """Randomization test against the best model over the pooled queries, Holm-corrected
+    (``None`` on the best model's own row)."""
+
+
+@dataclass(frozen=True)
+class FoldTable:
+    """The fold table of one dataset and metric."""
+
+    dataset: str
+    metric: str
+    profile: str
+    folds: tuple[str, ...]
+    run_ids: tuple[str, ...]
+    n_queries: int
+    rows: tuple[FoldRow, ...]
+
+
+def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
+               bootstrap_resamples: int = 1000, randomization_resamples: int = 10_000,
+               seed: int = 0) -> FoldTable:
+    """The fold table of ``metric`` over the fold runs ``runs`` (see the module docstring)."""
+    if not runs:
+        raise DataError("no fold runs to tabulate")
+    profile = _one("profile", [r.profile for r in runs], runs)
+    folds = tuple(_fold_of(r) for r in runs)
+    values = [_fold_values(r, metric, split, profile) for r in runs]
+    models = _one("models", [tuple(sorted(v)) for v in values], runs)
+    pooled = _pooled(runs, metric, split, list(models))
+    ci = stats.bootstrap_ci(pooled, n_resamples=bootstrap_resamples, seed=seed)
+    versus = stats.compare_with_best(pooled, n_resamples=randomization_resamples, seed=seed)
+    rows = []
+    for i, model in enumerate(models):
+        per_fold = tuple(v[model] for v in values)
+        mean, std = stats.mean_std(per_fold)
+        rows.append(FoldRow(
+            model=model, per_fold=per_fold, mean=mean, std=std,
+            pooled_mean=float(np.nanmean(pooled[i])), ci_low=float(ci.low[i]),
+            ci_high=float(ci.high[i]),
+            p_holm=None if i == versus.best else float(versus.p_randomization_holm[i])))
+    rows.sort(key=lambda r: -r.mean if np.isfinite(r.mean) else np.inf)
+    return FoldTable(dataset=_dataset_name(runs[0]), metric=metric, profile=profile,
+                     folds=folds, run_ids=tuple(r.run_id for r in runs),
+                     n_queries=int(pooled.shape[1]), rows=tuple(rows))
+
+
+def render_fold_markdown(table: FoldTable) -> str:
+    """The fold table as a Markdown table (one column per fold, then mean ± std over folds, the
+    pooled mean with its 95% interval and the Holm-corrected p against the best)."""
+    head = ["model", *table.folds, "mean ± std (folds)",
+            f"pooled ({table.n_queries} queries) [95% CI]", "p (Holm) vs best"]
+    lines = [f"**{table.dataset}**: {table.metric} on the test folds, profile "
+             f"`{table.profile}`", "", "| " + " | ".join(head) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+    for r in table.rows:
+        cells = [r.model, *(f"{v:.4f}" for v in r.per_fold), f"{r.mean:.4f} ± {r.std:.4f}",
+                 f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
+                 "best" if r.p_holm is None else f"{r.p_holm:.4f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _one(what: str, found: list[_T], runs: Sequence[RunDir]) -> _T:
+    """The one value every run agrees on, else an error naming the first run that differs."""
+    for run, value in zip(runs, found, strict=True):
+        if value != found[0]:
+            raise DataError(f"the fold runs differ in their {what}: {runs[0].run_id} has "
+                            f"{found[0]!r}, {run.run_id} has {value!r}; a fold table compares "
+                            "runs of one configuration", path=run.path)
+    return found[0]
+
+
+def _fold_of(run: RunDir) -> str:
+    """The run's fold, as its dataset recorded it (``Fold3``)."""
+    dataset = run.manifest.get("dataset") or {}
+    meta = dataset.get("meta") if isinstance(dataset, dict) else None
+    fold = (meta or {}).get("fold") if isinstance(meta, dict) else None
+    if fold is None and isinstance(dataset, dict):
+        spec = str(dataset.get("spec") or "")
+        fold = spec.rpartition(":")[2] if spec.lower().rpartition(":")[2].startswith("fold") else None
+    if not fold:
+        raise DataError("the run records no LETOR fold (manifest dataset.meta.fold)",
+                        path=run.path / "manifest.json")
+    return str(fold)
+
+
+def _dataset_name(run: RunDir) -> str:
+    dataset = run.manifest.get("dataset") or {}
+    name = str(dataset.get("name") or run.run_id) if isinstance(dataset, dict) else run.run_id
+    return name.rpartition(":")[0] if name.lower().rpartition(":")[2].startswith("fold") else name
+
+
+def _fold_values(run: RunDir, metric: str, split: str, profile: str) -> dict[str, float]:
+    """model -> the metric's mean over the run's seeds (``metrics.csv``)."""
+    m = run.table("metrics.csv")
+    sub = m[(m["split"].astype(str) == split) & (m["metric"].astype(str) == metric)
+            & (m["profile"].astype(str) == profile)]
+    if sub.empty:
+        raise DataError(f"no {metric!r} on the {split} split under profile {profile!r}",
+                        path=run.path / "metrics.csv")
+    return {str(k): float(v) for k, v in sub.groupby("model")["value"].mean().items()}
+
+
+def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) -> np.ndarray:
+    """(n_models, n_queries) per-query values of every fold's test queries, averaged over seeds;
+    a query in two folds' test splits is refused."""
+    blocks: list[pd.DataFrame] = []
+    owner: dict[object, str] = {}
+    for run in runs:
+        pq = run.table("per_query.parquet")
+        sub = pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == metric)]
+        wide = sub.groupby(["model", "qid"], sort=True)["value"].mean().unstack("qid")
+        for q in wide.columns:
+            if q in owner:
+                raise DataError(f"query {q} is in the {split} split of both {owner[q]} and "
+                                f"{run.run_id}: these runs are not the folds of one rotation",
+                                path=run.path / "per_query.parquet")
+            owner[q] = run.run_id
+        blocks.append(wide.reindex(models))
+    pooled: np.ndarray = pd.concat(blocks, axis=1).to_numpy(dtype=np.float64)
+    return pooled
+
+
+__all__ = ["FoldRow", "FoldTable", "fold_table", "render_fold_markdown"]

@@ -1,0 +1,109 @@
+"""Five-fold runs (bench/benchmark/folds.py, bench/report/folds.py): one run per fold, the fold
+table's numbers equal the fold runs' own files read independently, bad fold requests refused
+before any training."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench.benchmark.config import RunConfig
+from bench.benchmark.folds import fold_datasets, run_folds
+from bench.errors import ConfigError, DataError
+from bench.report.folds import fold_table
+from bench.runs.reader import RunDir
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+OHSUMED = SHARED / "letor3-OHSUMED-QueryLevelNorm"
+needs_ohsumed = pytest.mark.skipif(not (OHSUMED / "S5.txt").is_file(),
+                                   reason=f"LETOR 3.0 OHSUMED not found at {OHSUMED}")
+
+
+@pytest.fixture(scope="module")
+def ohsumed_folds(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    out = tmp_path_factory.mktemp("folds")
+    cfg = RunConfig(dataset=str(OHSUMED), models=("random", "lightgbm-lambdarank"), seeds=(0, 1),
+                    quick=True, crosscheck=False, metrics=("ndcg@10", "map@10"),
+                    params=RunConfig().params.with_overrides(n_trees=5))
+    return run_folds(cfg, (1, 2, 3, 4, 5), out_dir=out, progress=False)
+
+
+@needs_ohsumed
+def test_each_fold_is_its_own_run_naming_its_fold(ohsumed_folds) -> None:  # type: ignore[no-untyped-def]
+    specs = [json.loads((r / "manifest.json").read_text())["dataset"]["spec"]
+             for r in ohsumed_folds.runs]
+    assert specs == [f"{OHSUMED}:Fold{k}" for k in range(1, 6)]
+
+
+@needs_ohsumed
+def test_fold_values_and_their_mean_are_the_fold_runs_own_numbers(ohsumed_folds) -> None:  # type: ignore[no-untyped-def]
+    for table in ohsumed_folds.tables:
+        for row in table.rows:
+            own = []
+            for run in ohsumed_folds.runs:
+                m = pd.read_csv(run / "metrics.csv")
+                sel = m[(m.model == row.model) & (m.split == "test") & (m.metric == table.metric)
+                        & (m.profile == "ltrbench")]
+                assert len(sel) == 2  # two seeds
+                own.append(sel.value.mean())
+            np.testing.assert_allclose(row.per_fold, own, rtol=0, atol=1e-15)
+            assert row.mean == pytest.approx(np.mean(own), abs=1e-15)
+            assert row.std == pytest.approx(np.std(own, ddof=1), abs=1e-15)
+
+
+@needs_ohsumed
+def test_pooled_values_cover_the_106_queries_once(ohsumed_folds) -> None:  # type: ignore[no-untyped-def]
+    table = ohsumed_folds.tables[0]
+    assert table.n_queries == 106
+    frames = [pd.read_parquet(r / "per_query.parquet") for r in ohsumed_folds.runs]
+    pq = pd.concat(frames)
+    for row in table.rows:
+        sel = pq[(pq.model == row.model) & (pq.split == "test") & (pq.metric == table.metric)]
+        per_query = sel.groupby("qid").value.mean()
+        assert per_query.size == 106
+        assert row.pooled_mean == pytest.approx(per_query.mean(), abs=1e-12)
+        assert row.ci_low <= row.pooled_mean <= row.ci_high
+
+
+@needs_ohsumed
+def test_the_fold_table_files_are_written(ohsumed_folds) -> None:  # type: ignore[no-untyped-def]
+    doc = json.loads(ohsumed_folds.json.read_text())
+    assert doc["folds"] == [f"Fold{k}" for k in range(1, 6)]
+    assert [t["metric"] for t in doc["tables"]] == ["ndcg@10", "map@10"]
+    text = ohsumed_folds.markdown.read_text()
+    assert "mean ± std (folds)" in text
+    assert "pooled (106 queries)" in text
+
+
+@needs_ohsumed
+def test_runs_whose_test_queries_overlap_are_not_a_fold_table(ohsumed_folds) -> None:  # type: ignore[no-untyped-def]
+    first = RunDir(ohsumed_folds.runs[0])
+    with pytest.raises(DataError, match=r"query \d+ is in the test split of both"):
+        fold_table([first, RunDir(ohsumed_folds.runs[0])], "ndcg@10")
+
+
+@pytest.mark.parametrize("dataset", ["synthetic", "lightgbm-lambdarank", "ml-latest-small",
+                                     "synthetic-mslr30k"])
+def test_folds_of_a_dataset_without_letor_folds_are_refused(dataset: str) -> None:
+    with pytest.raises(ConfigError, match=r"--folds: dataset .* has no fold"):
+        fold_datasets(dataset, (1, 2))
+
+
+def test_folds_of_a_folder_without_them_are_refused_naming_what_it_lacks(tmp_path: Path) -> None:
+    (tmp_path / "Fold1").mkdir()
+    for split in ("train", "vali", "test"):
+        (tmp_path / "Fold1" / f"{split}.txt").write_text("0 qid:1 1:0.5\n1 qid:1 1:0.7\n")
+    assert fold_datasets(str(tmp_path), (1,)) == [f"{tmp_path}:Fold1"]
+    with pytest.raises(DataError, match=r"no Fold2/ folder and no S1\.txt\.\.S5\.txt"):
+        fold_datasets(str(tmp_path), (1, 2))
+
+
+def test_a_refused_fold_request_trains_nothing(tmp_path: Path) -> None:
+    cfg = RunConfig(dataset="synthetic", models=("random",), seeds=(0,))
+    with pytest.raises(ConfigError, match="--folds"):
+        run_folds(cfg, (1, 2), out_dir=tmp_path, progress=False)
+    assert not any(tmp_path.iterdir())
