@@ -107,3 +107,15 @@ def test_a_refused_fold_request_trains_nothing(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--folds"):
         run_folds(cfg, (1, 2), out_dir=tmp_path, progress=False)
     assert not any(tmp_path.iterdir())
+
+
+@needs_ohsumed
+def test_a_chosen_name_is_the_dataset_name_of_every_table(tmp_path: Path) -> None:
+    from bench.benchmark.pipeline import run_benchmark
+
+    cfg = RunConfig(dataset=f"{OHSUMED}:Fold2", models=("random",), seeds=(0,),
+                    crosscheck=False, metrics=("ndcg@10",), name="OHSUMED-QLN")
+    run = run_benchmark(cfg, out_dir=tmp_path, progress=False)
+    assert json.loads((run / "manifest.json").read_text())["dataset"]["name"] == "OHSUMED-QLN"
+    assert set(pd.read_csv(run / "metrics.csv").dataset) == {"OHSUMED-QLN"}
+    assert set(pd.read_parquet(run / "per_query.parquet").dataset) == {"OHSUMED-QLN"}

@@ -15,6 +15,7 @@ directory.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -85,6 +86,8 @@ def run_benchmark(
             advance(f"loading {config.dataset}", 0)
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
                                  cache=config.cache, progress=lambda text: advance(text, 0))
+        if config.name:  # the display name the user chose (``--name``, ``name =``)
+            splits = dataclasses.replace(splits, name=config.name)
         checked = _check_splits(config, splits, gbdt_libraries)
         run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resume, held, checked)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
