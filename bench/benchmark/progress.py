@@ -14,7 +14,8 @@ Step = Callable[[str, int, int], None]
 
 
 def _progress(*, transient: bool) -> Any:
-    """The one look of every progress line: spinner, step, bar, n/total, elapsed, on stderr."""
+    """The one look of every progress line: spinner, step, bar, n/total, elapsed and the time
+    left (rich's estimate from the steps done so far: ``-:--:--`` until it has one), on stderr."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -23,10 +24,12 @@ def _progress(*, transient: bool) -> Any:
         SpinnerColumn,
         TextColumn,
         TimeElapsedColumn,
+        TimeRemainingColumn,
     )
 
     return Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True),
+                    MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+                    TimeRemainingColumn(), console=Console(stderr=True),
                     transient=transient)
 
 
