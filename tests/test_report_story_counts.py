@@ -60,3 +60,15 @@ def test_a_run_of_other_metrics_is_shown_with_them(tmp_path: Path) -> None:
 def test_a_default_run_keeps_the_four_default_columns(default_run: Path) -> None:
     header = summary_text(summarize_run(default_run)).splitlines()[1].split()
     assert header[:5] == ["model", "ndcg@1", "ndcg@10", "map@10", "mrr"]
+
+
+def test_a_contended_fit_note_says_how_to_get_a_clean_time() -> None:
+    summary = {"dataset": "d", "profile": "ltrbench", "seeds": [0], "models": ["m"],
+               "metrics": {"m": {"test": {"ndcg@10": {"mean": 0.5, "std": None}}}},
+               "timings": {"m": {"fit_s": 1.0, "contended": 1}}, "status": {},
+               "crosscheck": None, "run_dir": "r"}
+    text = summary_text(summary)
+    assert "1.00 †" in text
+    assert "--timing isolated" in text
+    assert "--timing-repeats 3" in text
+    assert "idle machine" in text

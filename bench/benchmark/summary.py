@@ -156,7 +156,9 @@ def summary_text(summary: dict[str, Any], *, split: str = "test",
     lines += notes
     if any(t.get("contended") for t in summary["timings"].values()):
         lines.append("† fit timed while other processes used the machine: not a clean time "
-                     "(see timings.csv other_load)")
+                     "(see timings.csv other_load). For clean times rerun on an idle machine, "
+                     "or with --timing isolated (each fit in its own process) and "
+                     "--timing-repeats 3 (the median of three fits)")
     cc = summary.get("crosscheck")
     if cc is not None and cc.get("skipped"):
         lines.append(f"cross-check: not applicable ({cc['skipped']})")
