@@ -44,6 +44,49 @@ def _k_of(metric: str) -> int | None:
     return cutoff_of(metric) if is_family(metric, "ndcg") else None
 
 
+#: Twenty colours that read apart: matplotlib's ``tab10`` (strong tones) then the pale tone of
+#: each ``tab20`` hue, and seven marker shapes. 20 and 7 share no factor, so the (colour,
+#: marker) pair of model ``i`` (colour ``i mod 20``, marker ``i mod 7``) repeats only after 140
+#: models, and no two of the first twenty models share a colour.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def _palette() -> list[Any]:
+    from matplotlib import colormaps
+
+    strong = [colormaps["tab10"](i) for i in range(10)]
+    pale = [colormaps["tab20"](i) for i in range(1, 20, 2)]
+    return strong + pale
+
+
+def model_styles(models: list[str]) -> dict[str, dict[str, Any]]:
+    """``{model: {"color": ..., "marker": ...}}`` for the models in table order, the same in
+    every plot of a table (see :data:`MARKERS` for why no two models look alike)."""
+    colours = _palette()
+    return {m: {"color": colours[i % len(colours)], "marker": MARKERS[i % len(MARKERS)]}
+            for i, m in enumerate(models)}
+
+
+def _styles(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return model_styles([str(r["model"]) for r in table["rows"]])
+
+
+def _legend_outside(ax: Any, n: int, **kwargs: Any) -> Any:
+    """The legend to the right of the axes (never over the data), in two columns past 16
+    entries; the saved figure grows to hold it (``bbox_inches="tight"``)."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                     fontsize=7, ncol=1 if n <= 16 else 2, **kwargs)
+
+
+#: A second panel of the learned models alone is drawn when the baselines spread the y-axis this
+#: many times wider than the learned models' own spread (they would sit in a flat strip).
+FLATTEN_RATIO = 3.0
+
+
+def _is_baseline(row: dict[str, Any]) -> bool:
+    return str(row.get("library", "")) == "baseline"
+
+
 def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path | None:
     """NDCG@k against k for every model of a leaderboard table (all ``ndcg@k`` in ``metrics.csv``).
 
@@ -60,22 +103,42 @@ def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path
         return None
     per_seed = m.groupby(["model", "k", "seed"])["value"].mean()
     agg = per_seed.groupby(["model", "k"]).agg(["mean", "std"]).reset_index()
-    fig = _figure()
-    ax = fig.add_subplot(1, 1, 1)
-    for row in table["rows"]:
-        sub = agg[agg["model"].astype(str) == row["model"]].sort_values("k")
-        if sub.empty:
-            continue
-        ax.errorbar(
-            sub["k"], sub["mean"], yerr=sub["std"].fillna(0.0), marker="o", ms=3, capsize=2,
-            label=row["model"],
-        )
-    ax.set_xlabel("k")
+    learned = [r for r in table["rows"] if not _is_baseline(r)]
+    zoom = _flattened(agg, table["rows"], learned)
+    fig = _figure(width=10.5 if zoom else 6.4)
+    ax = fig.add_subplot(1, 2 if zoom else 1, 1)
+    styles = _styles(table)
+    panels = [(ax, table["rows"])]
+    if zoom:
+        panels.append((fig.add_subplot(1, 2, 2), learned))
+    for axis, rows in panels:
+        for row in rows:
+            sub = agg[agg["model"].astype(str) == row["model"]].sort_values("k")
+            if not sub.empty:
+                axis.errorbar(sub["k"], sub["mean"], yerr=sub["std"].fillna(0.0), ms=4,
+                              capsize=2, label=row["model"], **styles[str(row["model"])])
+        axis.set_xlabel("k")
+        axis.grid(alpha=0.3)
     ax.set_ylabel(f"NDCG@k ({table['split']}, profile {table['profile']})")
-    ax.set_title(f"{table['dataset']}: NDCG@k (error bars: ± std over seeds)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.set_title(f"{table['dataset']}: NDCG@k (error bars: ± std over seeds)", fontsize=9)
+    if zoom:
+        panels[1][0].set_title("learned models only (the baselines flatten them)", fontsize=9)
+    _legend_outside(panels[-1][0], len(table["rows"]),
+                    handles=ax.get_legend_handles_labels()[0],
+                    labels=ax.get_legend_handles_labels()[1])
     return _save(fig, Path(path))
+
+
+def _flattened(agg: pd.DataFrame, rows: list[dict[str, Any]],
+               learned: list[dict[str, Any]]) -> bool:
+    """Whether the baselines widen the y-range more than :data:`FLATTEN_RATIO` times the learned
+    models' own range (then the learned models get a panel of their own)."""
+    if len(learned) < 2 or len(learned) == len(rows):
+        return False
+    names = {str(r["model"]) for r in learned}
+    own = agg[agg["model"].astype(str).isin(names)]["mean"]
+    spread_all, spread_own = float(np.ptp(agg["mean"])), float(np.ptp(own))
+    return spread_all > FLATTEN_RATIO * max(spread_own, 1e-9)
 
 
 def _pick_metric(names: list[str], preferred: str) -> str | None:
@@ -102,6 +165,7 @@ def plot_learning_curves(
     timings = run.table_or_empty("timings.csv")
     fig = _figure()
     ax = fig.add_subplot(1, 1, 1)
+    styles = _styles(table)
     plotted = 0
     for row in table["rows"]:
         sub = log[log["model"].astype(str) == row["model"]]
@@ -110,7 +174,10 @@ def plot_learning_curves(
             continue
         sub = sub[sub["metric"].astype(str) == metric]
         curve = sub.groupby("iteration")["value"].mean().sort_index()
-        (line,) = ax.plot(curve.index, curve.to_numpy(), lw=1.2, label=f"{row['model']} ({metric})")
+        style = styles[str(row["model"])]
+        (line,) = ax.plot(curve.index, curve.to_numpy(), lw=1.2, color=style["color"],
+                          marker=style["marker"], markevery=max(1, len(curve) // 8), ms=3,
+                          label=f"{row['model']} ({metric})")
         plotted += 1
         if "best_iteration" in timings.columns:
             bi = pd.to_numeric(
@@ -120,15 +187,16 @@ def plot_learning_curves(
             if len(bi):
                 it = round(float(bi.mean()))
                 nearest = curve.index[np.argmin(np.abs(curve.index.to_numpy() - it))]
-                ax.plot([nearest], [curve.loc[nearest]], "o", color=line.get_color(), ms=5)
+                ax.plot([nearest], [curve.loc[nearest]], marker=style["marker"], ls="none",
+                        color=line.get_color(), ms=7, mec="black", mew=0.8)
     if not plotted:
         return None
     ax.set_xlabel("boosting iteration")
     ax.set_ylabel("validation metric (library built-in)")
-    ax.set_title(f"{table['dataset']}: validation curves, mean over seeds (dot = mean chosen iteration)",
-                 fontsize=9)
+    ax.set_title(f"{table['dataset']}: validation curves, mean over seeds (outlined mark = mean "
+                 "chosen iteration)", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend_outside(ax, plotted)
     return _save(fig, Path(path))
 
 
@@ -165,6 +233,7 @@ def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None
         return None
     fig = _figure()
     ax = fig.add_subplot(1, 1, 1)
+    styles = _styles(table)
     timed = [(m, f, q) for m, f, q in pts if float(_fit_centre(f) or 0.0) >= INSTANT_FIT_S]
     instant = [(m, f, q) for m, f, q in pts if float(_fit_centre(f) or 0.0) < INSTANT_FIT_S]
     for model, fit, q in timed:
@@ -173,15 +242,11 @@ def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None
         hi = fit.get("max") if fit.get("max") is not None else x
         ax.errorbar(  # the left bar stops short of 0 (log axis)
             [x], [q["mean"]], xerr=[[max(0.0, min(x - lo, 0.9 * x))], [max(0.0, hi - x)]],
-            yerr=[[q["std"] or 0.0]] * 2, marker="o", ms=4, capsize=2,
+            yerr=[[q["std"] or 0.0]] * 2, ms=5, capsize=2, **styles[str(model)],
             label=model + (" †" if fit.get("contended") else ""))
-    for model, _, q in instant:  # no time to place on a log axis: a level, not a point
-        ax.axhline(q["mean"], ls=":", lw=1, color="grey")
-        ax.annotate(f"{model} (fit < {1000 * INSTANT_FIT_S:.0f} ms)", (0.01, q["mean"]),
-                    xycoords=("axes fraction", "data"), fontsize=6, color="dimgrey",
-                    xytext=(0, 2), textcoords="offset points")
+    _instant_levels(fig, ax, timed, instant)
     if timed:  # names in a legend: labels beside close points overlapped
-        ax.legend(fontsize=6, loc="best", title="y bars: ± std over seeds", title_fontsize=6)
+        _legend_outside(ax, len(timed), title="y bars: ± std over seeds", title_fontsize=7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ax.set_xscale("log")
@@ -191,10 +256,32 @@ def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None
     ax.set_ylabel(f"{metric} ({table['split']}, profile {table['profile']})")
     title = f"{table['dataset']}: quality against fit time (timing: {', '.join(modes)})"
     if any(f.get("contended") for _, f, _ in pts):
-        title += "\n† timed while the machine was busy"
+        title += ("\n† timed while the machine was busy: not a clean time (rerun idle, or with "
+                  "--timing isolated)")
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3, which="both")
     return _save(fig, Path(path))
+
+
+def _instant_levels(fig: Any, ax: Any, timed: list[Any], instant: list[Any]) -> None:
+    """Models fitted in no measurable time, as dotted levels across the plot; a level that would
+    stretch the y-axis past :data:`FLATTEN_RATIO` times the timed models' spread (a random
+    baseline far below the GBDTs) is listed under the plot instead."""
+    means = [q["mean"] for _, _, q in timed]
+    lo, hi = (min(means), max(means)) if means else (0.0, 0.0)
+    reach = FLATTEN_RATIO * max(hi - lo, 0.02)
+    away = []
+    for model, _, q in instant:
+        if len(means) > 1 and not lo - reach <= q["mean"] <= hi + reach:
+            away.append(f"{model} {q['mean']:.4f}")
+            continue
+        ax.axhline(q["mean"], ls=":", lw=1, color="grey")
+        ax.annotate(f"{model} (fit < {1000 * INSTANT_FIT_S:.0f} ms)", (0.01, q["mean"]),
+                    xycoords=("axes fraction", "data"), fontsize=7, color="dimgrey",
+                    xytext=(0, 2), textcoords="offset points")
+    if away:
+        fig.text(0.01, -0.02, "fitted in < 1 ms, off this scale: " + ", ".join(away),
+                 fontsize=7, color="dimgrey", va="top")
 
 
 def _fit_centre(fit: dict[str, Any]) -> float | None:
