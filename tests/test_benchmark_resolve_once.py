@@ -143,14 +143,14 @@ def test_committed_manifests_read_back_unchanged() -> None:
         assert Manifest.from_dict(doc).to_dict() == doc, path
 
 
-def test_manifest_writer_keeps_keys_written_by_others(tmp_path: Path) -> None:
+def test_manifest_writer_records_an_engines_keys_and_keeps_them(tmp_path: Path) -> None:
+    """The engine's record at start and what its close returns (the Dask engine's listeners)
+    go through the writer, the manifest's one owner, and stay in its later writes."""
     doc = json.loads(sorted((ROOT / "results" / "runs").glob(f"*/{MANIFEST}"))[0]
                      .read_text(encoding="utf-8"))
     writer = ManifestWriter(tmp_path, Manifest.from_dict(doc))
-    writer.change(engine="dask", listeners={"addresses": []})
-    on_disk = json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
-    on_disk["listeners"] = {"addresses": ["127.0.0.1:1"]}  # the Dask engine's own update
-    (tmp_path / MANIFEST).write_text(json.dumps(on_disk), encoding="utf-8")
+    writer.change(engine="dask", listeners={"addresses": []})  # the engine started
+    writer.change(listeners={"addresses": ["127.0.0.1:1"]})  # what its close returned
     writer.change(finished="2026-01-01T00:00:00+00:00", failures=None)
     final = json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
     assert final["listeners"] == {"addresses": ["127.0.0.1:1"]}

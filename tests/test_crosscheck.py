@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from bench import crosscheck as cc
 from bench.crosscheck.render import render_markdown
+from bench.runners.metric_provider import MetricProvider
 
 LOG3 = math.log2(3)
 
@@ -147,6 +148,22 @@ def injected_builtin(library: str, labels, scores, offsets, metric: str) -> floa
     k = int(metric.split("@")[1])
     fn = lightgbm_ndcg if library == "lightgbm" else xgboost_ndcg
     return fn(np.asarray(labels, float), np.asarray(scores, float), np.asarray(offsets), k)
+
+
+def injected_provider(library: str) -> type[MetricProvider]:
+    """A built-in metric provider of ``library`` whose value is :func:`injected_builtin`'s (the
+    library's own metric through the helpers above, not through bench.crosscheck.providers)."""
+
+    class Injected(MetricProvider):
+        title = library
+
+        def prepare(self, labels, scores, offsets, *, label_gain, n_threads, weights) -> None:
+            self.data = (labels, scores, offsets)
+
+        def __call__(self) -> dict[str, float]:
+            return {m: injected_builtin(library, *self.data, m) for m in self.metrics}
+
+    return Injected
 
 
 # ------------------------------------------------------------------------------------------
@@ -329,7 +346,7 @@ def test_library_builtin_matches_the_slow_reference_under_its_profile(library: s
     offsets = np.concatenate([offsets, offsets[-1] + np.arange(10, 201, 10)])
     out = cc.crosscheck_arrays(
         library, labels, scores, offsets, metric="ndcg@3", library_profile=profile,
-        default_profile=LTR, evaluate=slow_evaluate, builtin=injected_builtin, logged=None,
+        default_profile=LTR, evaluate=slow_evaluate, provider=injected_provider(library), logged=None,
     )
     (check,) = out.checks
     assert check.source == "recomputed"
@@ -348,7 +365,7 @@ def test_xgboost_float32_tie_is_invisible_to_a_float64_reference() -> None:
     wrong = dataclasses.replace(XGB, score_dtype="float64")
     out = cc.crosscheck_arrays("xgboost", labels, scores, offsets, metric="ndcg@1",
                                library_profile=wrong, default_profile=LTR,
-                               evaluate=slow_evaluate, builtin=injected_builtin)
+                               evaluate=slow_evaluate, provider=injected_provider("xgboost"))
     assert out.checks[0].builtin == 1.0  # tie in float32, input order: the relevant doc first
     assert out.checks[0].reference == 0.0
     assert out.checks[0].agreement == "mismatch"
@@ -422,14 +439,15 @@ def write_xrun(root: Path, *, shift_builtin: float = 0.0) -> Path:
 
 @pytest.fixture
 def fake_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Route the module's default evaluator, built-in metric and profile lookup to the slow
+    """Route the module's default evaluator, each library's built-in metric provider (its
+    record's :meth:`~bench.runners.libraries.Library.provider`) and profile lookup to the slow
     reference, the injected built-ins and the stand-in profiles."""
-    from bench.crosscheck import agreement
     from bench.metrics import reconcile
+    from bench.runners.libraries import Library
 
     monkeypatch.setattr(reconcile, "reference_evaluate", slow_evaluate)
     monkeypatch.setattr(reconcile, "get_profile", FAKE_PROFILES.__getitem__)
-    monkeypatch.setattr(agreement, "builtin_metric", injected_builtin)
+    monkeypatch.setattr(Library, "provider", lambda self: injected_provider(self.name))
 
 
 @pytest.mark.usefixtures("fake_reference")
@@ -563,7 +581,7 @@ def test_real_evaluator_agrees_with_the_library_on_injected_scores(library: str)
     scores = np.round(rng.normal(size=sizes.sum()), 1)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     out = cc.crosscheck_arrays(library, labels, scores, offsets, metric="ndcg@10",
-                               builtin=injected_builtin)
+                               provider=injected_provider(library))
     assert out.checks[0].agreement == "exact", out.checks[0]
     assert out.reconciliation.explained
 

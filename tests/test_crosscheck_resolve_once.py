@@ -27,11 +27,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.crosscheck import agreement
 from bench.crosscheck.find import CrosscheckRequest, crosscheck_request
 from bench.crosscheck.run import NOT_APPLICABLE, crosscheck_run
 from bench.errors import ConfigError
 from bench.metrics import reconcile
+from bench.runners.libraries import Library
+from bench.runners.metric_provider import MetricProvider
 from bench.runners.registry import LAMBDAMART
 
 GBDT = ("lightgbm-lambdarank", "xgboost-ndcg")
@@ -89,14 +90,37 @@ def stand_in_evaluate(labels: Any, scores: Any, *, group: Any, metrics: list[str
                            metrics={metrics[0]: float(values.mean())})
 
 
-def stand_in_builtin(library: str, labels: Any, scores: Any, offsets: Any, metric: str) -> float:
-    return float(_mean_labels(labels, offsets).mean())
+class StandInMetrics(MetricProvider):
+    """The stand-in built-in metric: the mean over queries of the mean label."""
+
+    title = "stand-in"
+
+    def prepare(self, labels: Any, scores: Any, offsets: Any, *, label_gain: str,
+                n_threads: int, weights: Any) -> None:
+        self.value = float(_mean_labels(labels, offsets).mean())
+
+    def __call__(self) -> dict[str, float]:
+        return {m: self.value for m in self.metrics}
 
 
 @pytest.fixture
-def lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def providers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every library whose built-in metric provider the cross-check resolves (its record's
+    :meth:`~bench.runners.libraries.Library.provider`), each given the stand-in provider."""
+    resolved: list[str] = []
+
+    def stand_in(self: Library) -> type[MetricProvider]:
+        resolved.append(self.name)
+        return StandInMetrics
+
+    monkeypatch.setattr(Library, "provider", stand_in)
+    return resolved
+
+
+@pytest.fixture
+def lookups(monkeypatch: pytest.MonkeyPatch, providers: list[str]) -> list[str]:
     """Every profile name the cross-check looks up (through :mod:`bench.metrics.reconcile`),
-    with the stand-in evaluator and built-in metric."""
+    with the stand-in evaluator and built-in metric provider."""
     names: list[str] = []
     real = reconcile.get_profile
 
@@ -107,7 +131,6 @@ def lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(reconcile, "get_profile", counted)
     monkeypatch.setattr(reconcile, "reference_evaluate", stand_in_evaluate)
-    monkeypatch.setattr(agreement, "builtin_metric", stand_in_builtin)
     return names
 
 
@@ -116,6 +139,34 @@ def test_each_profile_is_looked_up_once_per_run(tmp_path: Path, lookups: list[st
     assert result.ok, result.errors
     assert len(result.cases) == 2 * 2 * 2  # models x seeds x splits
     assert sorted(lookups) == ["lightgbm", "ltrbench", "xgboost"]
+
+
+def test_each_builtin_metric_provider_is_resolved_once_per_run(
+        tmp_path: Path, lookups: list[str], providers: list[str]) -> None:
+    """Resolved from the library's record once per run and passed down (it was looked up by the
+    library's name for every (model, seed, split): 8 times here)."""
+    result = crosscheck_run(write_run(tmp_path))
+    assert result.ok, result.errors
+    assert len([c for c in result.checks if c.source == "recomputed"]) == 2 * 2 * 2
+    assert sorted(providers) == ["lightgbm", "xgboost"]
+
+
+def test_a_provider_that_does_not_resolve_is_an_error_of_each_of_its_pairs(
+        tmp_path: Path, lookups: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: Library) -> type[MetricProvider]:
+        raise ConfigError(f"{self.name}: no provider")
+
+    monkeypatch.setattr(Library, "provider", broken)
+    result = crosscheck_run(write_run(tmp_path))
+    assert len(result.errors) == 8
+    assert all("ConfigError: " in e and ": no provider" in e for e in result.errors)
+
+
+def test_no_provider_is_resolved_without_recomputing(
+        tmp_path: Path, lookups: list[str], providers: list[str]) -> None:
+    result = crosscheck_run(write_run(tmp_path), recompute=False)
+    assert result.ok, result.errors
+    assert providers == []
 
 
 def test_an_unknown_default_profile_is_still_an_error_of_every_pair(

@@ -138,12 +138,15 @@ def test_a_new_engine_is_one_row_and_evaluate_runs_on_it(
 
 
 def test_the_dask_libraries_are_library_records_with_their_objectives() -> None:
-    from bench.runners.dask_gbdt import DASK_LIBRARIES
-    from bench.runners.libraries import LIBRARIES
+    from bench.runners.libraries import LIBRARIES, dask_libraries, load
 
-    for name, d in DASK_LIBRARIES.items():
-        assert name in LIBRARIES
+    assert dask_libraries() == ("lightgbm", "xgboost")
+    for name in dask_libraries():
+        d = LIBRARIES[name].dask
+        assert d is not None
         assert set(d.objectives) <= {o.name for o in LIBRARIES[name].objectives}
+        assert callable(load(d.train))
+        assert callable(load(d.predict))
 
 
 def _bare_trainer() -> Any:

@@ -8,8 +8,10 @@ not move at all.
 
 For every (model, seed, split) of a run, the rows of each query are permuted with a seeded
 random permutation (queries stay where they are; scores and labels move together), and each
-evaluator is run on the original and the permuted order: ``lightgbm`` and ``xgboost``
-(:func:`bench.crosscheck.providers.builtin_metrics`) and ``reference`` (:func:`bench.metrics.evaluate`
+evaluator is run on the original and the permuted order: the built-in metric of every declared
+library whose provider keeps tied scores in row order
+(:attr:`bench.runners.metric_provider.MetricProvider.ties_in_row_order`: ``lightgbm`` and
+``xgboost``; :func:`library_evaluators`) and ``reference`` (:func:`bench.metrics.evaluate`
 under the run's profile). With ``retrain=True`` the LightGBM/XGBoost models are also trained again
 on the training split with its rows permuted inside queries (XGBoost issue #10025: row order
 changes the model), and the reference metric of the new test scores is compared with the
@@ -32,12 +34,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from bench.crosscheck.providers import builtin_metrics
 from bench.data.groups import group_index
 from bench.data.letor import LetorData, LetorSplits
 from bench.metrics import evaluate
 from bench.metrics.profiles import Profile
 from bench.runners.dispatch import run_model
+from bench.runners.libraries import LIBRARIES
+from bench.runners.metric_provider import MetricProvider
 from bench.runners.result import EVAL_SPLITS
 from bench.runs.layout import read_table, write_table
 
@@ -86,13 +89,20 @@ def _reference(y: NDArray[np.float64], s: NDArray[np.float64], qid: NDArray[np.i
     return {m: float(res.metrics[m]) for m in metrics}
 
 
+def library_evaluators() -> dict[str, type[MetricProvider]]:
+    """``{library: provider}`` of the declared libraries (:data:`bench.runners.libraries.LIBRARIES`,
+    read now) whose built-in metric provider keeps tied scores in row order
+    (:attr:`~bench.runners.metric_provider.MetricProvider.ties_in_row_order`): the built-in
+    metrics a permutation can move, in declaration order."""
+    providers = {name: lib.provider() for name, lib in LIBRARIES.items() if lib.metrics}
+    return {name: cls for name, cls in providers.items() if cls.ties_in_row_order}
+
+
 def _evaluators(y: NDArray[np.float64], s: NDArray[np.float64], data: LetorData,
-                metrics: tuple[str, ...], profile: Profile | str) -> dict[str, dict[str, float]]:
-    return {
-        "lightgbm": builtin_metrics("lightgbm", y, s, data.offsets, metrics),
-        "xgboost": builtin_metrics("xgboost", y, s, data.offsets, metrics),
-        "reference": _reference(y, s, data.qid, metrics, profile),
-    }
+                metrics: tuple[str, ...], profile: Profile | str,
+                libraries: dict[str, type[MetricProvider]]) -> dict[str, dict[str, float]]:
+    out = {name: cls(y, s, data.offsets, metrics)() for name, cls in libraries.items()}
+    return {**out, "reference": _reference(y, s, data.qid, metrics, profile)}
 
 
 def permute_check_run(
@@ -107,6 +117,7 @@ def permute_check_run(
     run_dir = Path(run_dir)
     metrics = tuple(dict.fromkeys(("ndcg@1", config.select_metric)))
     scores = read_table(run_dir / "scores.parquet")
+    libraries = library_evaluators()  # resolved once per check
     rows: list[dict[str, Any]] = []
     for split_i, split in enumerate(EVAL_SPLITS):
         data = getattr(splits, split)
@@ -114,9 +125,10 @@ def permute_check_run(
         sub = scores[scores["split"].astype(str) == split]
         for (model, mseed), g in sub.groupby(["model", "seed"], sort=True):
             s = g.sort_values("row")["score"].to_numpy(dtype=np.float64)
-            before = _evaluators(data.y, s, data, metrics, config.profile_value)
+            before = _evaluators(data.y, s, data, metrics, config.profile_value, libraries)
             # perm stays inside queries, so data.offsets and data.qid still describe the rows
-            after = _evaluators(data.y[perm], s[perm], data, metrics, config.profile_value)
+            after = _evaluators(data.y[perm], s[perm], data, metrics, config.profile_value,
+                                libraries)
             ties = tied_fraction(s, data.offsets)
             for ev, vals in before.items():
                 for m in metrics:

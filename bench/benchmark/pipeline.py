@@ -96,8 +96,8 @@ def run_benchmark(
             failures = _train_pairs(config, splits, run_dir, manifest, specs, pairs, todo,
                                     train, advance)
         finally:
-            if trainer is not None:
-                trainer.close()
+            if trainer is not None and (completed := trainer.close()):
+                manifest.change(**completed)  # the engine closed: its record completed
         _finish_manifest(manifest, config)
         _after_training(config, splits, run_dir, manifest, specs, Path(out_dir), advance)
         advance(f"done: {run_dir.name}", 0)

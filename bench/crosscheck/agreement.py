@@ -1,7 +1,8 @@
 """Agreement: a library's built-in metric beside the reference evaluator under that library's profile.
 
 The library's own ``ndcg@k`` (read from its eval log at the chosen iteration, and recomputed on the
-final scores by :func:`bench.crosscheck.providers.builtin_metric`) beside the reference evaluator
+final scores by its built-in metric provider, :meth:`bench.runners.libraries.Library.provider`,
+resolved once by the caller and passed down) beside the reference evaluator
 :func:`bench.metrics.evaluate` under the library's profile. The absolute difference must be ≤
 :data:`CHECK_TOL` (1e-6); a difference above :data:`EXACT_TOL` (1e-9) is labelled ``float32`` when
 re-evaluating with the scores rounded to float32 (or, for a float32 profile, kept in float64)
@@ -14,14 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bench.crosscheck.providers import builtin_metric
 from bench.data.jsonio import json_number
 from bench.errors import DataError
 from bench.metrics.families import PRIMARY_METRIC
@@ -35,7 +34,8 @@ from bench.metrics.reconcile import (
     reconcile,
     resolve_profile,
 )
-from bench.runners.libraries import LIBRARIES
+from bench.runners.libraries import LIBRARIES, get_library
+from bench.runners.metric_provider import MetricProvider
 
 EXACT_TOL = 1e-9
 CHECK_TOL = 1e-6
@@ -45,7 +45,7 @@ class Check:
     """One built-in value beside the reference under the library's profile.
 
     ``source``: ``evallog`` (the library's eval log at the chosen ``iteration``) or ``recomputed``
-    (``builtin_metric`` on the final scores). ``agreement``: ``exact`` (≤ 1e-9), ``float32``
+    (the library's provider on the final scores). ``agreement``: ``exact`` (≤ 1e-9), ``float32``
     (≤ 1e-6 and explained by float32 rounding of the scores), ``rounding`` (≤ 1e-6, not explained
     by float32: e.g. a value logged with fewer digits), ``mismatch`` (> 1e-6: an error).
     """
@@ -201,13 +201,15 @@ def crosscheck_arrays(
     seed: int | str = 0,
     split: str = "",
     evaluate: Evaluate | None = None,
-    builtin: Callable[..., float] | None = None,
+    provider: type[MetricProvider] | None = None,
 ) -> ArrayCrosscheck:
     """Cross-check one ranking (labels, scores, group offsets) of a ``library`` model.
 
-    * ``recompute``: call ``builtin(library, labels, scores, offsets, metric)`` (default
-      :func:`bench.crosscheck.providers.builtin_metric`) and compare it with the reference under the
-      library's profile (``library_profile``, default the profile named ``library``);
+    * ``recompute``: the library's own value of ``metric`` from ``provider`` (its built-in
+      metric provider, :meth:`bench.runners.libraries.Library.provider`, as the caller resolved
+      it once: :func:`bench.crosscheck.run.crosscheck_run` does so per library of the run;
+      default: looked up from the record of ``library`` here), compared with the reference
+      under the library's profile (``library_profile``, default the profile its record names);
     * ``logged``: a value from the library's eval log, compared the same way;
     * then :func:`reconcile` the library profile with ``default_profile``.
     """
@@ -222,7 +224,8 @@ def crosscheck_arrays(
     if logged is not None and not (isinstance(logged, float) and math.isnan(logged)):
         candidates.append(("evallog", float(logged), logged_iteration))
     if recompute:
-        value = float((builtin_metric if builtin is None else builtin)(library, y, s, off, metric))
+        cls = get_library(library).provider() if provider is None else provider
+        value = float(cls(y, s, off, [metric])()[metric])
         candidates.append(("recomputed", value, None))
     flipped = _FlippedReference(y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate)
     checks: list[Check] = []

@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import group_index
 from bench.errors import DataError
-from bench.runners.libraries import get_library, load
+from bench.runners.libraries import get_library
 from bench.runners.metric_provider import MetricProvider
 from bench.runners.params import label_gain_table
 
@@ -59,6 +59,7 @@ class LightGBMMetrics(MetricProvider):
     """
 
     title = "LightGBM"
+    ties_in_row_order = True  # std::stable_sort by score (src/metric/dcg_calculator.cpp)
 
     def prepare(self, labels: NDArray[np.float64], scores: NDArray[np.float64],
                 offsets: NDArray[np.int64], *, label_gain: str, n_threads: int,
@@ -109,6 +110,7 @@ class XGBoostMetrics(MetricProvider):
     """
 
     title = "XGBoost"
+    ties_in_row_order = True  # common::ArgSort, a stable sort (src/metric/rank_metric.cc)
     pattern = _XGB
     supported = "ndcg@k, map@k, pre@k (p@k), without @k, with a '-' suffix"
 
@@ -193,8 +195,7 @@ def provider(library: str) -> type[MetricProvider]:
     """The built-in metric provider of ``library`` (its record's
     :attr:`~bench.runners.libraries.Library.metrics`, imported now); a ConfigError lists the
     valid libraries."""
-    cls: type[MetricProvider] = load(get_library(library).metrics)
-    return cls
+    return get_library(library).provider()
 
 
 def builtin_metrics(

@@ -9,8 +9,8 @@ gap to the run's default profile split into reasons (:mod:`bench.metrics.reconci
 ``<out>/<dataset>/crosscheck.md`` and ``crosscheck.json`` (:func:`write_crosscheck`).
 
 Each choice is resolved once per run and passed down as a value: the models' libraries (the
-run's records), each checked library's :class:`~bench.metrics.profiles.Profile` and the
-default profile. A user's model (library ``custom``) is noted as :data:`NOT_APPLICABLE`, the
+run's records), each checked library's :class:`~bench.metrics.profiles.Profile` and built-in
+metric provider (:meth:`bench.runners.libraries.Library.provider`), and the default profile. A user's model (library ``custom``) is noted as :data:`NOT_APPLICABLE`, the
 one text of both paths (``ltrbench crosscheck --run DIR`` and the check inside ``ltrbench run``).
 """
 
@@ -19,8 +19,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ from bench.metrics.families import PRIMARY_METRIC
 from bench.metrics.profiles import Profile
 from bench.metrics.reconcile import Evaluate, resolve_profile
 from bench.runners.libraries import LIBRARIES
+from bench.runners.metric_provider import MetricProvider
 from bench.runners.registry import CUSTOM_LIBRARY
 from bench.runners.result import EVAL_SPLITS
 from bench.runs.consistency import check_scores_and_labels
@@ -140,8 +142,9 @@ class _Split:
 class _Context:
     """What :func:`crosscheck_run` resolves once per run and hands to every (model, seed, split):
     the run's tables, each model's library (from the run's records), each library's
-    :class:`~bench.metrics.profiles.Profile` and the default one (resolved once each; a name
-    that does not resolve is kept as its error, reported for every pair as before)."""
+    :class:`~bench.metrics.profiles.Profile` and built-in metric provider, and the default
+    profile (resolved once each; one that does not resolve is kept as its error, reported for
+    every pair as before)."""
 
     run: RunDir
     result: CrosscheckResult
@@ -152,8 +155,11 @@ class _Context:
     profiles: dict[str, Profile | Exception]
     default: Profile | Exception
     evaluate: Evaluate | None
-    builtin: Callable[..., float] | None
+    providers: dict[str, type[MetricProvider] | Exception]
     recompute: bool
+
+
+_T = TypeVar("_T")
 
 
 def crosscheck_run(
@@ -164,7 +170,6 @@ def crosscheck_run(
     default_profile: str | None = None,
     splits: Sequence[str] = EVAL_SPLITS,
     evaluate: Evaluate | None = None,
-    builtin: Callable[..., float] | None = None,
     recompute: bool = True,
 ) -> CrosscheckResult:
     """Cross-check every LightGBM/XGBoost/CatBoost model of a run directory (see the module docstring).
@@ -189,11 +194,14 @@ def crosscheck_run(
     if not trained:
         result.errors.append(f"no {_titles()} model with scores in {run.path}")
     else:
+        checked = [LIBRARIES[lib] for lib in dict.fromkeys(libraries[m] for m, _ in trained)]
         ctx = _Context(
             run=run, result=result, scores=scores, log=log, chosen=chosen, libraries=libraries,
-            profiles={lib: _resolve(LIBRARIES[lib].profile)
-                      for lib in dict.fromkeys(libraries[m] for m, _ in trained)},
-            default=_resolve(result.default_profile), evaluate=evaluate, builtin=builtin,
+            profiles={lib.name: _resolve(partial(resolve_profile, lib.profile))
+                      for lib in checked},
+            default=_resolve(partial(resolve_profile, result.default_profile)),
+            evaluate=evaluate,
+            providers={lib.name: _resolve(lib.provider) for lib in checked if recompute},
             recompute=recompute)
         for name in splits:
             split = _labelled_split(run, labels, name)
@@ -217,11 +225,12 @@ def not_applicable(run: RunDir, libraries: Mapping[str, str], scored: Iterable[s
     return [m for m in dict.fromkeys([*order, *scored]) if libraries.get(m) == CUSTOM_LIBRARY]
 
 
-def _resolve(name: str) -> Profile | Exception:
-    """The profile ``name`` (:func:`bench.metrics.reconcile.resolve_profile`), or the error its
-    lookup raised (each pair reports it, as when every pair looked the name up)."""
+def _resolve(lookup: Callable[[], _T]) -> _T | Exception:
+    """``lookup()`` (a profile by :func:`bench.metrics.reconcile.resolve_profile`, a library's
+    :meth:`~bench.runners.libraries.Library.provider`), or the error it raised (each pair
+    reports it, as when every pair looked the name up)."""
     try:
-        return resolve_profile(name)
+        return lookup()
     except Exception as exc:  # reported per (model, seed, split) by _check_pair
         return exc
 
@@ -286,7 +295,8 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
         return
     logged, it = _logged(ctx, split, model, seed)
     try:
-        lib_prof, dflt = _profile(ctx.profiles[library]), _profile(ctx.default)
+        lib_prof, dflt = _resolved(ctx.profiles[library]), _resolved(ctx.default)
+        provider = _resolved(ctx.providers[library]) if ctx.recompute else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             out = crosscheck_arrays(
@@ -294,7 +304,7 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
                 default_profile=dflt, library_profile=lib_prof, qid=split.qid, logged=logged,
                 logged_iteration=it, recompute=ctx.recompute, model=model,
                 seed=_seed_value(seed), split=split.name, evaluate=ctx.evaluate,
-                builtin=ctx.builtin)
+                provider=provider)
     except ImportError:
         raise
     except Exception as exc:  # a library or evaluator refusing the data: an error, kept
@@ -303,7 +313,8 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
     _record(result, out, model, library, seed, split.name)
 
 
-def _profile(value: Profile | Exception) -> Profile:
+def _resolved(value: _T | Exception) -> _T:
+    """A value resolved once, or the error its resolution raised, raised again."""
     if isinstance(value, Exception):
         raise value
     return value

@@ -45,8 +45,9 @@ from bench.engines.table import ClusterOptions, TrainerFactory
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
-from bench.runners.dask_gbdt import DaskFit, dask_library, on_dask, predict_frame, train_dask
+from bench.runners.dask_gbdt import DaskFit, on_dask, predict_frame, train_dask
 from bench.runners.dispatch import run_model
+from bench.runners.libraries import dask_support
 from bench.runners.params import Params
 from bench.runners.registry import ModelSpec, get_model
 from bench.runners.resources import Measurement, measure
@@ -58,7 +59,6 @@ from bench.runners.result import (
     best_iteration_from_log,
     evallog_frame,
 )
-from bench.runs.manifest import MANIFEST, update_manifest
 
 MAX_ROWS_PER_SHARD = 1_000_000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -187,7 +187,7 @@ class DaskTrainer:
     def _result(self, model: str, seed: int, fit: DaskFit, m: Measurement,
                 scores: dict[str, Any], predict_s: float, select_metric: str) -> FitResult:
         """The finished :class:`FitResult` of a Dask fit. A library whose validation metric is
-        all-reduced (``DaskLibrary.global_metric``) gives its log as the eval log (so the
+        all-reduced (:attr:`bench.runners.libraries.DaskSupport.global_metric`) gives its log as the eval log (so the
         cross-check compares it with the reference); otherwise the eval log is empty and the
         reference evaluator's curve goes to the notes (see the module docstring)."""
         notes: dict[str, Any] = {
@@ -199,7 +199,7 @@ class DaskTrainer:
                       "worker_peak_rss_mb)"}
         if not self.local:
             notes["other_load"] = "unknown: the workers run on other hosts"
-        if dask_library(fit.library).global_metric:
+        if dask_support(fit.library).global_metric:
             log = evallog_frame({SELECTION_SPLIT: fit.history}, {SELECTION_SPLIT: SELECTION_SPLIT})
             best_iteration_from_log(log, select_metric)  # the selection metric was logged
             n_trees = int(log["iteration"].max()) if len(log) else 0
@@ -228,16 +228,15 @@ class DaskTrainer:
         elif m.other_cpu_s is not None:
             m.other_cpu_s = max(0.0, m.other_cpu_s - worker_cpu_s)
 
-    def close(self) -> None:
-        """Record the addresses listened on in the run's manifest (``workdir``'s parent is the
-        run directory) and stop the cluster."""
+    def close(self) -> dict[str, Any]:
+        """Stop the cluster and return what completes the engine's record: ``{"listeners":
+        ...}``, every address listened on (sampled once more before the cluster stops). The
+        run's manifest writer records it (:class:`bench.runs.manifest.ManifestWriter`, the
+        manifest's one owner); the trainer writes no file."""
         try:
             with contextlib.suppress(Exception):
                 self._note_listeners()
-            run_dir = self.workdir.parent
-            if (run_dir / MANIFEST).is_file():
-                listeners = self.listeners()
-                update_manifest(run_dir, lambda m: m.update({"listeners": listeners}))
+            return {"listeners": self.listeners()}
         finally:
             self._stack.close()
 

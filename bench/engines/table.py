@@ -69,7 +69,8 @@ class RatingColumns:
 class Trainer(Protocol):
     """Trains one (model, seed) as :func:`bench.runners.dispatch.run_model` does and returns a
     finished :class:`~bench.runners.result.FitResult`; ``record()`` is what the run's manifest
-    says of the engine; ``close()`` completes that record and closes the cluster."""
+    says of the engine; ``close()`` closes the cluster and returns what completes that record
+    (the manifest's writer records both: a trainer writes no manifest)."""
 
     def __call__(self, model: ModelSpec, splits: LetorSplits, params: Params, *, seed: int,
                  eval_at: tuple[int, ...], selection: Selection, log_train: bool,
@@ -77,7 +78,7 @@ class Trainer(Protocol):
 
     def record(self) -> dict[str, Any]: ...
 
-    def close(self) -> None: ...
+    def close(self) -> dict[str, Any]: ...
 
 
 class TrainerFactory(Protocol):

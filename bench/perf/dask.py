@@ -34,7 +34,7 @@ from typing import Any
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import generate_split, shape_of
 from bench.machine import cpu_model, load_average, peak_rss_kib, usable_cpus
-from bench.runners.libraries import get_library
+from bench.runners.libraries import dask_libraries, get_library
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", default="1,2", help="worker counts of the Dask variants")
     parser.add_argument("--libraries", default=None,
                         help="comma-separated libraries (default: every library with a Dask "
-                        "trainer, bench.runners.dask_gbdt.LIBRARIES)")
+                        "trainer, bench.runners.libraries.dask_libraries)")
     parser.add_argument("--repeat", type=int, default=1, help="turns (median reported)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", metavar="FILE.md", help="also write the figures as Markdown")
@@ -105,10 +105,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _libraries(option: str | None) -> list[str]:
     """The ``--libraries`` named (each a declared library), else those with a Dask trainer."""
-    from bench.runners.dask_gbdt import LIBRARIES as DASK_LIBRARIES
-
     if option is None:
-        return list(DASK_LIBRARIES)
+        return list(dask_libraries())
     return [get_library(x.strip()).name for x in option.split(",") if x.strip()]
 
 

@@ -32,6 +32,10 @@ same mapping as the local runners -- and chooses the iteration on the validation
   therefore not reproducible fit to fit here (XGBoost's are: tested).
 
 Library threads are the workers' threads (``nthread`` / ``num_threads`` are not passed).
+Which libraries and objectives train here, the parameters dropped, the train and predict
+functions below and whether the metric is all-reduced are each library's record
+(:class:`bench.runners.libraries.DaskSupport`, :func:`bench.runners.libraries.dask_support`):
+another library on Dask is its record's ``dask`` and its own functions, no table here.
 """
 
 from __future__ import annotations
@@ -49,13 +53,13 @@ import pandas as pd
 from bench.data.dask_cluster import LOOPBACK, holders, is_loopback, spread, worker_addresses
 from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
 from bench.data.query_shards import QueryLayout, query_layout
-from bench.errors import ConfigError
+from bench.errors import ConfigError, unknown
 from bench.metrics.evaluate import query_parts
 from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import get_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.validate import prepare
-from bench.runners.libraries import get_library, load
+from bench.runners.libraries import LIBRARIES, dask_support, get_library, load
 from bench.runners.params import Params
 from bench.runners.result import Selection, library_eval_at
 
@@ -113,10 +117,9 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     ``notes["machines"]``. (A fixed port range was tried: LightGBM still holds its ports when the
     next fit starts -- "Binding port ... failed" -- so every fit takes fresh ones.)
     """
-    runner = dask_library(library)
-    if objective not in runner.objectives:
-        raise ConfigError(f"objective {objective!r} of {library} is not available on the Dask "
-                          f"engine; valid: {', '.join(runner.objectives)}")
+    support = dask_support(library)
+    if objective not in support.objectives:
+        raise unknown(f"{library} objective on the Dask engine", objective, support.objectives)
     layouts = {"train": query_layout(train, where="train"), "vali": query_layout(vali, where="vali")}
     features = feature_columns(train)
     missing = [c for c in features if c not in vali.columns]
@@ -127,10 +130,11 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
                           "library's Dask interface takes the per-round callback); use decay 0")
     ks = library_eval_at(Selection.parse(select_metric), eval_at)
     lib = load(get_library(library).params)(params, objective, eval_at=ks)
-    for key in runner.dropped:
+    for key in support.dropped:
         lib.pop(key, None)
-    return runner.train(client, train, vali, params, lib, select_metric, features,
-                        callbacks or [], layouts)
+    fit: DaskFit = load(support.train)(client, train, vali, params, lib, select_metric, features,
+                                       callbacks or [], layouts)
+    return fit
 
 
 # ------------------------------------------------------------------------------------- XGBoost
@@ -158,9 +162,11 @@ def _group_key(frame: pd.DataFrame, first: list[int],
     return pd.Series(base + group_index(offsets), index=frame.index, name="group_key")
 
 
-def _train_xgboost(client: Any, train: Any, vali: Any, params: Params, lib: dict[str, Any],
-                   select_metric: str, features: list[str], extra: list[Any],
-                   layouts: dict[str, QueryLayout]) -> DaskFit:
+def train_xgboost(client: Any, train: Any, vali: Any, params: Params, lib: dict[str, Any],
+                  select_metric: str, features: list[str], extra: list[Any],
+                  layouts: dict[str, QueryLayout]) -> DaskFit:
+    """XGBoost on Dask (its record's :attr:`~bench.runners.libraries.DaskSupport.train`; see
+    the module docstring)."""
     import xgboost as xgb
     import xgboost.dask as dxgb
 
@@ -228,10 +234,11 @@ def _machines(client: Any, workers: list[str]) -> str:
     return ",".join(f"{urlparse(w).hostname}:{int(ports[w])}" for w in workers)
 
 
-def _train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict[str, Any],
-                    select_metric: str, features: list[str], extra: list[Any],
-                    layouts: dict[str, QueryLayout]) -> DaskFit:
-    """LightGBM on Dask (``layouts`` unused: LightGBM takes per-partition group sizes)."""
+def train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict[str, Any],
+                   select_metric: str, features: list[str], extra: list[Any],
+                   layouts: dict[str, QueryLayout]) -> DaskFit:
+    """LightGBM on Dask (its record's :attr:`~bench.runners.libraries.DaskSupport.train`;
+    ``layouts`` unused: LightGBM takes per-partition group sizes)."""
     import lightgbm as lgb
 
     train = spread(client, train)
@@ -286,80 +293,44 @@ def validation_curve(booster: Any, vali: Any, features: list[str], metric: str, 
 # ------------------------------------------------------------------------------------ scoring
 
 
-def _predict_xgboost(fit: DaskFit, X: np.ndarray) -> Any:
+def predict_xgboost(fit: DaskFit, X: np.ndarray) -> Any:
+    """XGBoost's margin of ``X`` up to the chosen iteration (run on a worker)."""
     import xgboost as xgb
 
     return fit.booster.predict(xgb.DMatrix(X, feature_names=fit.features), output_margin=True,
                                iteration_range=(0, fit.best_iteration))
 
 
-def _predict_lightgbm(fit: DaskFit, X: np.ndarray) -> Any:
+def predict_lightgbm(fit: DaskFit, X: np.ndarray) -> Any:
+    """LightGBM's raw score of ``X`` up to the chosen iteration (run on a worker)."""
     return fit.booster.predict(X, num_iteration=fit.best_iteration, raw_score=True)
 
 
-def _predict_partition(frame: pd.DataFrame, fit: DaskFit) -> pd.Series:
+def _predict_partition(frame: pd.DataFrame, fit: DaskFit,
+                       predict: Callable[[DaskFit, np.ndarray], Any]) -> pd.Series:
     X = frame[fit.features].to_numpy(dtype=np.float32)
-    s = dask_library(fit.library).predict(fit, X)
+    s = predict(fit, X)
     return pd.Series(np.asarray(s, dtype=np.float64), index=frame.index, name="score")
 
 
 def predict_frame(fit: DaskFit, ddf: Any) -> Any:
     """``ddf`` with a ``score`` column: the model's scores at its chosen iteration, computed on
     the workers partition by partition (the booster travels, the rows stay)."""
-    scores = ddf.map_partitions(_predict_partition, fit, meta=("score", "f8"))
+    predict = load(dask_support(fit.library).predict)  # resolved once, sent with the booster
+    scores = ddf.map_partitions(_predict_partition, fit, predict, meta=("score", "f8"))
     return ddf.assign(score=scores)
 
 
-# ---------------------------------------------------------------------- the libraries on Dask
-
-
-@dataclass(frozen=True)
-class DaskLibrary:
-    """What the Dask engine knows of a GBDT library beyond its
-    :class:`~bench.runners.libraries.Library` record (which has no Dask fields yet): the
-    objectives trained on Dask (``rank:map``'s binarised labels and the regression baselines
-    are not: the benchmark trains those models locally and says so), the parameters of the
-    record's translator dropped on Dask (threads are the workers'; LightGBM's per-worker metric
-    is not used), how it trains and predicts, and whether its validation metric is all-reduced
-    over the workers (``global_metric``: then its log is the run's eval log; otherwise the
-    reference evaluator's curve goes to the notes)."""
-
-    name: str
-    objectives: tuple[str, ...]
-    dropped: tuple[str, ...]
-    train: Callable[..., DaskFit]
-    predict: Callable[[DaskFit, np.ndarray], Any]
-    global_metric: bool
-
-
-#: The libraries with a Dask trainer, in the order :data:`bench.runners.libraries.LIBRARIES`
-#: lists them; every name is a library record's and every objective one of its objectives
-#: (tests/test_engines_table.py checks).
-DASK_LIBRARIES: dict[str, DaskLibrary] = {d.name: d for d in (
-    DaskLibrary("lightgbm", ("lambdarank", "xendcg"), ("num_threads", "metric", "eval_at"),
-                _train_lightgbm, _predict_lightgbm, global_metric=False),
-    DaskLibrary("xgboost", ("ndcg", "pairwise"), ("nthread",), _train_xgboost,
-                _predict_xgboost, global_metric=True),
-)}
-LIBRARIES = tuple(DASK_LIBRARIES)
-#: ``{library: objectives trained on Dask}`` (read from :data:`DASK_LIBRARIES`).
-OBJECTIVES = {name: d.objectives for name, d in DASK_LIBRARIES.items()}
-
-
-def dask_library(library: str) -> DaskLibrary:
-    """The Dask record of ``library``; a ConfigError lists the libraries with one."""
-    try:
-        return DASK_LIBRARIES[library]
-    except (KeyError, TypeError):
-        raise ConfigError(f"no Dask runner for {library!r}; valid: "
-                          f"{', '.join(DASK_LIBRARIES)}") from None
+# ------------------------------------------------------------------ the libraries' Dask records
 
 
 def on_dask(library: str, objective: str) -> bool:
-    """Whether the model ``<library>-<objective>`` trains on the Dask engine."""
-    return library in DASK_LIBRARIES and objective in DASK_LIBRARIES[library].objectives
+    """Whether the model ``<library>-<objective>`` trains on the Dask engine (its library's
+    record declares :attr:`~bench.runners.libraries.Library.dask` with that objective)."""
+    lib = LIBRARIES.get(library)
+    return lib is not None and lib.dask is not None and objective in lib.dask.objectives
 
 
-__all__ = ["DASK_LIBRARIES", "LIBRARIES", "OBJECTIVES", "DaskFit", "DaskLibrary", "dask_library",
-           "feature_columns", "on_dask", "predict_frame", "stopping_point", "train_dask",
+__all__ = ["DaskFit", "feature_columns", "on_dask", "predict_frame", "predict_lightgbm",
+           "predict_xgboost", "stopping_point", "train_dask", "train_lightgbm", "train_xgboost",
            "validation_curve"]

@@ -8,7 +8,8 @@ shared :data:`bench.runners.params.PARAM_SPECS` (its raw ``[params.<library>]`` 
 its name), the profile that reproduces its built-in metric, and where its code lives: the
 fit/predict module (:mod:`bench.runners.gbdt`), the :class:`~bench.runners.params.Params`
 translator, the raw-parameter probe (:mod:`bench.runners.param_probe`) and the built-in metric
-provider (a :class:`bench.runners.metric_provider.MetricProvider`). Code is named by import path
+provider (a :class:`bench.runners.metric_provider.MetricProvider`, :meth:`Library.provider`) and,
+for a library the Dask engine trains, its :class:`DaskSupport`. Code is named by import path
 (``"module:attribute"``) and imported only when used (:func:`load`), so reading a record imports
 no GBDT library (nor numpy: the module imports nothing of the package but its errors).
 
@@ -52,6 +53,27 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class DaskSupport:
+    """How a library trains on the Dask engine (:mod:`bench.runners.dask_gbdt`).
+
+    ``objectives``: those trained on Dask (XGBoost's ``rank:map`` with its binarised labels and
+    the regression baselines are not: the benchmark trains those models locally and says so);
+    ``dropped``: keys of the record's :class:`~bench.runners.params.Params` translator not passed
+    on Dask (threads are the workers'; LightGBM's per-worker metric is not used); ``train`` and
+    ``predict``: ``"module:attribute"`` of the distributed fit ``(client, train, vali, params,
+    library_params, select_metric, features, callbacks, layouts) -> DaskFit`` and of the scorer
+    ``(fit, X) -> scores`` run on a worker; ``global_metric``: the library all-reduces its
+    validation metric over the workers (then its log is the run's eval log; otherwise the
+    reference evaluator's curve goes to the notes)."""
+
+    objectives: tuple[str, ...]
+    dropped: tuple[str, ...]
+    train: str
+    predict: str
+    global_metric: bool
+
+
+@dataclass(frozen=True)
 class Library:
     """Everything ltrbench knows about one GBDT library (see the module docstring).
 
@@ -60,7 +82,8 @@ class Library:
     :class:`~bench.runners.params.Params` translator ``(params, objective) -> dict``, the raw
     parameter probe ``(dict) -> None`` (raises what the library refuses), the built-in metric
     provider class, and the CUDA-build check ``() -> bool``. ``samples_rows``: its ``subsample``
-    draws rows, and a draw with none fails (:func:`bench.runners.params.check_rows`).
+    draws rows, and a draw with none fails (:func:`bench.runners.params.check_rows`). ``dask``:
+    how the Dask engine trains it (``None``: it has no Dask trainer, its models train locally).
     """
 
     name: str
@@ -82,6 +105,7 @@ class Library:
     cuda_install: str = ""
     limits: tuple[Limit, ...] = ()
     samples_rows: bool = False
+    dask: DaskSupport | None = None
 
     def model(self, objective: str) -> str:
         """The model name of ``objective``: ``<library>-<objective>`` (runs record the library
@@ -96,6 +120,14 @@ class Library:
                 return o.native
         raise ConfigError(f"unknown {self.title} objective {objective!r}; valid: "
                           f"{', '.join(o.name for o in self.objectives)}")
+
+    def provider(self) -> type[Any]:
+        """The built-in metric provider class, a
+        :class:`~bench.runners.metric_provider.MetricProvider` (:attr:`metrics`, imported now;
+        importing it imports no GBDT library: a provider imports its library when it is built).
+        Typed ``type[Any]``: the base class's module imports this one."""
+        cls: type[Any] = load(self.metrics)
+        return cls
 
 
 _R = "bench.runners"
@@ -117,6 +149,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         cuda_install=("a CUDA build of LightGBM: pip install lightgbm --no-binary lightgbm "
                       "--config-settings=cmake.define.USE_CUDA=ON (needs the CUDA toolkit)"),
         samples_rows=True,
+        dask=DaskSupport(objectives=("lambdarank", "xendcg"),
+                         dropped=("num_threads", "metric", "eval_at"),
+                         train=f"{_R}.dask_gbdt:train_lightgbm",
+                         predict=f"{_R}.dask_gbdt:predict_lightgbm", global_metric=False),
     ),
     Library(
         name="xgboost", title="XGBoost", module=f"{_R}.xgboost",
@@ -142,6 +178,9 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         cuda_install=("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
                       "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 "
                       "wheels are built with CUDA)"),
+        dask=DaskSupport(objectives=("ndcg", "pairwise"), dropped=("nthread",),
+                         train=f"{_R}.dask_gbdt:train_xgboost",
+                         predict=f"{_R}.dask_gbdt:predict_xgboost", global_metric=True),
     ),
     Library(
         name="catboost", title="CatBoost", module=f"{_R}.catboost",
@@ -188,6 +227,22 @@ def get_library(name: str) -> Library:
 def gbdt_libraries() -> tuple[str, ...]:
     """The names of the GBDT libraries declared now (read at call time, never cached)."""
     return tuple(LIBRARIES)
+
+
+def dask_libraries() -> tuple[str, ...]:
+    """The names of the declared libraries the Dask engine trains (a record with
+    :attr:`Library.dask`), in declaration order, read at call time."""
+    return tuple(name for name, lib in LIBRARIES.items() if lib.dask is not None)
+
+
+def dask_support(library: str) -> DaskSupport:
+    """How the Dask engine trains ``library`` (its record's :attr:`Library.dask`); a library
+    without one is the one "unknown" error (:func:`bench.errors.unknown`) listing those with
+    one."""
+    lib = LIBRARIES.get(library) if isinstance(library, str) else None
+    if lib is None or lib.dask is None:
+        raise unknown("library on the Dask engine", library, dask_libraries())
+    return lib.dask
 
 
 def library_of_model(model: str) -> str:

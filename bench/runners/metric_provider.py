@@ -57,6 +57,11 @@ class MetricProvider:
     pattern: ClassVar[re.Pattern[str]] = re.compile(r"^(ndcg|map)@(\d+)$")
     #: :attr:`pattern` in words, for the error that refuses another name.
     supported: ClassVar[str] = "ndcg@k, map@k"
+    #: Whether equal scores keep their row order (a stable sort, as LightGBM's and XGBoost's
+    #: metrics): then the value can move when rows are permuted inside a query, which
+    #: ``--permute-check`` measures (:mod:`bench.benchmark.permute`). CatBoost puts the lower
+    #: label first (``dcg.cpp``): no row order.
+    ties_in_row_order: ClassVar[bool] = False
 
     def __init__(
         self,

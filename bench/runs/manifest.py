@@ -15,7 +15,6 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -73,14 +72,6 @@ def write_manifest(run_dir: Path, doc: dict[str, Any]) -> None:
     write_text(run_dir / MANIFEST, dumps(doc))
 
 
-def update_manifest(run_dir: Path, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Read the manifest, apply ``change`` to it in place, write it back; returns it."""
-    doc = read_manifest(run_dir)
-    change(doc)
-    write_manifest(run_dir, doc)
-    return doc
-
-
 #: Optional keys written only once they hold something (a run that never resumed has no
 #: ``resumed``; one without failures no ``failures``), as the manifests of earlier runs.
 _OPTIONAL = ("split_checks", "device", "resumed", "failures", "status", "crosscheck")
@@ -92,9 +83,11 @@ class Manifest:
 
     :func:`start_manifest <bench.benchmark.record.start_manifest>` fills the fields a run starts
     with; :class:`ManifestWriter` changes it at each state change of the run and writes it whole.
-    Keys that other parts of ltrbench record (the Dask engine's ``engine``, ``cluster``,
-    ``partitions``, ``shards``, ``listeners``) and keys of a newer ltrbench are kept in
-    ``extra``, so that :meth:`from_dict` of any manifest and :meth:`to_dict` give it back.
+    Keys an engine's record adds (the Dask engine's ``engine``, ``cluster``, ``partitions``,
+    ``shards``, ``listeners``: :meth:`bench.engines.table.Trainer.record` and what its
+    ``close`` returns, recorded through :meth:`ManifestWriter.change`) and keys of a newer
+    ltrbench are kept in ``extra``, so that :meth:`from_dict` of any manifest and
+    :meth:`to_dict` give it back.
     """
 
     run_id: str
@@ -148,8 +141,8 @@ class Manifest:
 class ManifestWriter:
     """The one writer of a run's ``manifest.json``: it holds the :class:`Manifest` and writes it
     whole (atomically) once per state change (start or reopen, the engine started, a model
-    failed, finish, cross-check). Keys another part wrote into the file meanwhile (the Dask
-    engine's ``listeners``) are kept."""
+    failed, the engine closed, finish, cross-check). Nothing else writes the file: an engine
+    hands its record (the Dask engine's ``listeners``) to :meth:`change`."""
 
     def __init__(self, run_dir: Path, manifest: Manifest) -> None:
         self.run_dir = Path(run_dir)
@@ -167,16 +160,10 @@ class ManifestWriter:
                 setattr(self.manifest, key, value)
             else:
                 self.manifest.extra[key] = value
-        self.write(set(values))
+        self.write()
 
-    def write(self, just_set: set[str] | None = None) -> None:
-        """Write the manifest (``manifest.json``, atomically). A key that is no field and that
-        another part wrote into the file since (the Dask engine's ``listeners``) is taken from
-        the file unless it is among ``just_set``."""
-        if (self.run_dir / MANIFEST).is_file():
-            for key, value in read_manifest(self.run_dir).items():
-                if key not in _FIELDS and key not in (just_set or set()):
-                    self.manifest.extra[key] = value
+    def write(self) -> None:
+        """Write the manifest (``manifest.json``, atomically) as held."""
         write_manifest(self.run_dir, self.manifest.to_dict())
 
 
