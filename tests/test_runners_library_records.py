@@ -88,7 +88,15 @@ def test_the_dask_libraries_are_the_records_with_dask_support() -> None:
     assert dask_support("lightgbm").global_metric is False
 
 
-@pytest.mark.parametrize("library", ["catboost", "nosuch", "LightGBM", "", None, 3])
+def test_a_known_library_without_a_dask_trainer_is_named_as_such_without_a_guess() -> None:
+    with pytest.raises(ConfigError, match=r"^CatBoost has no Dask trainer; the Dask engine trains "
+                                          r"lightgbm, xgboost \(train catboost with the local "
+                                          r"engine\)$"):
+        dask_support("catboost")
+    assert not dask_gbdt.on_dask("catboost", "ndcg")
+
+
+@pytest.mark.parametrize("library", ["nosuch", "LightGBM", "", None, 3])
 def test_a_library_without_a_dask_trainer_is_the_shared_unknown_error(library: Any) -> None:
     with pytest.raises(ConfigError, match=r"^unknown library on the Dask engine .*"
                                           r"valid: lightgbm, xgboost$"):

@@ -240,6 +240,9 @@ def dask_support(library: str) -> DaskSupport:
     without one is the one "unknown" error (:func:`bench.errors.unknown`) listing those with
     one."""
     lib = LIBRARIES.get(library) if isinstance(library, str) else None
+    if lib is not None and lib.dask is None:  # a known library: no "did you mean" another one
+        raise ConfigError(f"{lib.title} has no Dask trainer; the Dask engine trains "
+                          f"{', '.join(dask_libraries())} (train {library} with the local engine)")
     if lib is None or lib.dask is None:
         raise unknown("library on the Dask engine", library, dask_libraries())
     return lib.dask
