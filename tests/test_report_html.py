@@ -144,12 +144,12 @@ def test_one_leaderboard_per_table_with_its_rows_and_numbers(report: dict[str, A
         ci_col = header.index("NDCG@10 95% CI")
         for got, row in zip(rows, table["rows"], strict=True):
             m = row["metrics"]["ndcg@10"]
-            assert got[col] == "%.4f ± %.4f" % (m["mean"], m["std"])
-            assert got[ci_col] == "[%.4f, %.4f]" % (m["ci_low"], m["ci_high"])
+            assert got[col] == "{:.4f} ± {:.4f}".format(m["mean"], m["std"])
+            assert got[ci_col] == "[{:.4f}, {:.4f}]".format(m["ci_low"], m["ci_high"])
             p = (row["vs_best"] or {}).get("p_randomization_holm")
-            want_p = "best" if p is None else ("<0.001" if p < 0.001 else "%.3f" % p)
+            want_p = "best" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
             assert got[header.index("p rand. (Holm)")] == want_p
-            assert got[-1].startswith("%.2f" % row["fit_s"]["median"])
+            assert got[-1].startswith("{:.2f}".format(row["fit_s"]["median"]))
         # every numeric cell sorts on its full-precision value
         sort_keys = [c.get("data-v") for c in board["cells"] if "data-v" in c]
         means = [r["metrics"]["ndcg@10"]["mean"] for r in table["rows"]]
@@ -163,7 +163,8 @@ def test_the_page_says_the_verdict_the_choice_of_run_and_the_contention_mark(
     best = table["rows"][0]
     assert f"Verdict: best ndcg@10 is {best['model']} (%.4f)" % best["metrics"]["ndcg@10"][
         "mean"] in text
-    assert sel["run"] in text and sel["why"] in text
+    assert sel["run"] in text
+    assert sel["why"] in text
     assert "† a fit ran while other processes used more than" in text
 
 
@@ -176,9 +177,12 @@ def test_nothing_is_fetched_from_outside_the_file(report: dict[str, Any]) -> Non
         == len(list((report["out"] / "synthetic").glob("*.png"))) >= 1
     assert not {"link", "iframe", "object", "embed", "base"} & set(page.elements)
     for css in page.styles:
-        assert "url(" not in css and "@import" not in css
+        assert "url(" not in css
+        assert "@import" not in css
     for js in page.scripts:
-        assert "fetch" not in js and "XMLHttpRequest" not in js and "http" not in js
+        assert "fetch" not in js
+        assert "XMLHttpRequest" not in js
+        assert "http" not in js
     assert "default-src 'none'" in report["text"]
 
 
@@ -231,8 +235,10 @@ def test_cross_check_absent_is_said_and_present_is_shown_per_library(
     cc = [t for t in page.tables if "crosscheck" in t["cls"]]
     assert len(cc) == 1
     header, row = cc[0]["rows"]
-    assert row[:2] == ["<b>lib</b>", "2"] and row[header.index("Cases explained")] == "1/1"
-    assert "ties +2.00e-03 (7 queries)" in row[-1] and "gain" not in row[-1]
+    assert row[:2] == ["<b>lib</b>", "2"]
+    assert row[header.index("Cases explained")] == "1/1"
+    assert "ties +2.00e-03 (7 queries)" in row[-1]
+    assert "gain" not in row[-1]
     assert "This cross-check is of run other-run" in "".join(page.text)
 
 
@@ -264,11 +270,13 @@ def test_hostile_names_are_text_never_markup(report: dict[str, Any], tmp_path: P
     assert page.elements.count("script") == 1  # the page's own sorter only
     assert "img" not in page.elements or all(
         v.startswith("data:") for t, k, v in page.urls if t == "img")
-    assert "<script>alert" not in text and "<img src=x" not in text
+    assert "<script>alert" not in text
+    assert "<img src=x" not in text
     board = _leaderboards(page)[0]
     assert [r[0] for r in board["rows"][1:]] == list(HOSTILE_MODELS)
     joined = "".join(page.text)
-    assert HOSTILE_DATASET in joined and "<script>alert('note')</script>" in joined
+    assert HOSTILE_DATASET in joined
+    assert "<script>alert('note')</script>" in joined
     want = _expected_scatter(out / doc["tables"][0]["run_dir"], *HOSTILE_MODELS,
                              dataset=HOSTILE_DATASET)
     assert len(page.points) == len(want) > 0
@@ -300,7 +308,8 @@ def test_fold_tables_are_shown_when_given(report: dict[str, Any], tmp_path: Path
     folds = [t for t in page.tables if "folds" in t["cls"]]
     assert len(folds) == 1
     header, best, worst = folds[0]["rows"]
-    assert header[:3] == ["Model", "Fold1", "Fold2"] and "pooled (784 queries)" in header
+    assert header[:3] == ["Model", "Fold1", "Fold2"]
+    assert "pooled (784 queries)" in header
     assert best == ["lambda&mart", "0.5000", "0.6000", "0.5500 ± 0.0707", "0.5510",
                     "[0.5200, 0.5800]", "best"]
     assert worst == ["random", "0.2000", "–", "0.2000 ± –", "0.2100", "[0.1900, 0.2300]",
