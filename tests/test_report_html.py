@@ -149,7 +149,7 @@ def test_one_leaderboard_per_table_with_its_rows_and_numbers(report: dict[str, A
             p = (row["vs_best"] or {}).get("p_randomization_holm")
             want_p = "best" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
             assert got[header.index("p rand. (Holm)")] == want_p
-            assert got[-1].startswith("{:.2f}".format(row["fit_s"]["median"]))
+            assert got[header.index("Fit s: median [range]")].startswith("{:.2f}".format(row["fit_s"]["median"]))
         # every numeric cell sorts on its full-precision value
         sort_keys = [c.get("data-v") for c in board["cells"] if "data-v" in c]
         means = [r["metrics"]["ndcg@10"]["mean"] for r in table["rows"]]

@@ -58,7 +58,8 @@ max-width:1400px;padding:0 1em;color:#1b1b1b;background:#fff}
 h1{font-size:1.6em}h2{border-bottom:2px solid #2b5797;padding-bottom:.2em;margin-top:2em}
 h3{font-size:1.1em;margin-top:1.4em}
 table{border-collapse:collapse;margin:.6em 0;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ccd;padding:.25em .5em;text-align:right;white-space:nowrap}
+th,td{border:1px solid #ccd;padding:.2em .4em;text-align:right;white-space:nowrap;
+font-size:13px}.sd{color:#666;font-size:11px}
 th:first-child,td:first-child{text-align:left}thead th{background:#eef2f8}
 th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0}
 th button:focus{outline:2px solid #2b5797}
@@ -152,38 +153,52 @@ def _ordered_rows(table: dict[str, Any]) -> list[dict[str, Any]]:
                                                  .get("mean") or float("-inf")))
 
 
+def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: int) -> str:
+    """A metric cell: mean ± std over seeds (bold when the column's best), its interval in the
+    tooltip, sorting on the mean."""
+    c = row["metrics"].get(m) or {}
+    text = _num(c.get("mean")) + ("" if c.get("std") is None else
+                                  f' <span class="sd">± {_num(c["std"])}</span>')
+    title = (f"{conf}% CI [{_num(c['ci_low'])}, {_num(c['ci_high'])}] over "
+             f"{c.get('n_queries')} queries" if c.get("ci_low") is not None else "")
+    return _td(text, c.get("mean"), title=title,
+               cls="best" if row["model"] in best.get(m, ()) else "")
+
+
+def _board_row(table: dict[str, Any], row: dict[str, Any], best: dict[str, set[str]],
+               conf: int) -> str:
+    """One leaderboard row: model, library, the primary metric with its interval and p-values,
+    the fit time, then the other metrics (the column order of :func:`leaderboard_html`)."""
+    metrics, primary = list(table["metrics"]), table["primary_metric"]
+    cells = [f'<th scope="row">{esc(row["model"])}</th>', f"<td>{esc(row['library'])}</td>"]
+    if primary in metrics:
+        c = row["metrics"][primary]
+        ci = f"[{_num(c['ci_low'])}, {_num(c['ci_high'])}]" if c.get("ci_low") is not None \
+            else "–"
+        vs = row.get("vs_best") or {}
+        is_best = row.get("vs_best") is None and row["model"] == table["best_model"]
+        cells += [_metric_td(row, primary, best, conf), _td(ci, c.get("ci_low")),
+                  _td("best" if is_best else _p(vs.get("p_randomization_holm")),
+                      2.0 if is_best else vs.get("p_randomization_holm")),
+                  _td("best" if is_best else _p(vs.get("p_t_holm")),
+                      2.0 if is_best else vs.get("p_t_holm"))]
+    fit = row.get("fit_s") or {}
+    cells.append(_td(esc(fmt_fit_time(fit) or "–"), fit.get("median", fit.get("mean"))))
+    cells += [_metric_td(row, m, best, conf) for m in metrics if m != primary]
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
 def leaderboard_html(table: dict[str, Any], conf: int) -> str:
-    """The sortable leaderboard of one table, with the † and timing explanation below it."""
+    """The sortable leaderboard of one table (the primary metric, its interval and p-values and
+    the fit time first, then the other metrics), with the † and timing explanation below it."""
     metrics, primary = list(table["metrics"]), table["primary_metric"]
     best = best_by_metric(table)
-    head = ["Model", "Library", *(metric_header(m) for m in metrics)]
+    head = ["Model", "Library"]
     if primary in metrics:
-        head += [f"{metric_header(primary)} {conf}% CI", "p rand. (Holm)", "p t (Holm)"]
-    head.append("Fit s: median [range]")
-    body = []
-    for row in table["rows"]:
-        cells = [f'<th scope="row">{esc(row["model"])}</th>', f"<td>{esc(row['library'])}</td>"]
-        for m in metrics:
-            c = row["metrics"].get(m) or {}
-            text = _num(c.get("mean")) + ("" if c.get("std") is None else f" ± {_num(c['std'])}")
-            title = (f"{conf}% CI [{_num(c['ci_low'])}, {_num(c['ci_high'])}] over "
-                     f"{c.get('n_queries')} queries" if c.get("ci_low") is not None else "")
-            cells.append(_td(text, c.get("mean"), title=title,
-                             cls="best" if row["model"] in best.get(m, ()) else ""))
-        if primary in metrics:
-            c = row["metrics"][primary]
-            ci = f"[{_num(c['ci_low'])}, {_num(c['ci_high'])}]" if c.get("ci_low") is not None \
-                else "–"
-            vs = row.get("vs_best") or {}
-            is_best = row.get("vs_best") is None and row["model"] == table["best_model"]
-            cells += [_td(ci, c.get("ci_low")),
-                      _td("best" if is_best else _p(vs.get("p_randomization_holm")),
-                          2.0 if is_best else vs.get("p_randomization_holm")),
-                      _td("best" if is_best else _p(vs.get("p_t_holm")),
-                          2.0 if is_best else vs.get("p_t_holm"))]
-        fit = row.get("fit_s") or {}
-        cells.append(_td(esc(fmt_fit_time(fit) or "–"), fit.get("median", fit.get("mean"))))
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        head += [metric_header(primary), f"{metric_header(primary)} {conf}% CI",
+                 "p rand. (Holm)", "p t (Holm)"]
+    head += ["Fit s: median [range]", *(metric_header(m) for m in metrics if m != primary)]
+    body = [_board_row(table, row, best, conf) for row in table["rows"]]
     out = [f'<div class="wide"><table class="sortable leaderboard">{_head(head)}<tbody>'
            f'{"".join(body)}</tbody></table></div>']
     modes = sorted({str(r["fit_s"].get("timing")) for r in table["rows"]
