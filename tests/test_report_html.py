@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.report.html import read_fold_docs, render_html, write_html
+from bench.report.html import read_fold_docs, render_html, scatter_svg, write_html
 
 HOSTILE_MODELS = ("<script>alert('m')</script>", 'a&b "quoted" \'single\' <i>')
 HOSTILE_DATASET = "Ünïcødé 模型 <img src=x onerror=alert(1)> & co"
@@ -283,6 +283,29 @@ def test_hostile_names_are_text_never_markup(report: dict[str, Any], tmp_path: P
     q = sorted(want)[0]
     title = {p["data-qid"]: p["title"] for p in page.points}[q]
     assert title == f"query {q}: {HOSTILE_MODELS[0]} %.4f, {HOSTILE_MODELS[1]} %.4f" % want[q]
+
+
+def test_string_query_ids_are_escaped_in_the_scatter() -> None:
+    qids = ['<q>&"1"', "q'2", "クエリ3"]
+    svg = scatter_svg(qids, np.array([0.1, 0.5, 0.9]), np.array([0.2, 0.5, 0.3]),
+                      ("<a>", "b&b"), "ndcg@10")
+    page = parse(svg)
+    assert [p["data-qid"] for p in page.points] == qids
+    assert page.points[0]["title"] == 'query <q>&"1": <a> 0.1000, b&b 0.2000'
+    assert "<q>" not in svg
+    assert "<a>" not in svg
+
+
+def test_a_report_whose_runs_are_gone_still_renders(report: dict[str, Any],
+                                                    tmp_path: Path) -> None:
+    page = parse(render_html(report["doc"], base=tmp_path))
+    text = "".join(page.text)
+    assert len(_leaderboards(page)) == 1
+    assert "The run directory is not here" in text
+    assert "(not found here)" in text
+    assert not page.points
+    assert not page.details
+    assert "No plots in the report folder" in text
 
 
 def _fold_doc() -> dict[str, Any]:
