@@ -242,6 +242,29 @@ def test_cross_check_absent_is_said_and_present_is_shown_per_library(
     assert "This cross-check is of run other-run" in "".join(page.text)
 
 
+def test_a_table_of_several_runs_finds_its_own_cross_check(report: dict[str, Any],
+                                                          tmp_path: Path) -> None:
+    """``report --all``: plots in ``<slug>@<run>/``, the run's cross-check in ``<slug>/``."""
+    out = tmp_path / "all"
+    shutil.copytree(report["out"], out)
+    run_id = report["doc"]["tables"][0]["run_id"]
+    (out / "synthetic").rename(out / f"synthetic@{run_id}")
+    (out / "synthetic").mkdir()
+    (out / "synthetic" / "crosscheck.json").write_text(json.dumps(
+        {"ok": False, "metric": "ndcg@10", "run_id": run_id, "errors": ["<b>mismatch</b>"],
+         "checks": [{"library": "xgboost", "agreement": "mismatch", "abs_diff": 0.1}]}))
+    doc = copy.deepcopy(report["doc"])
+    doc["tables"].append(copy.deepcopy(doc["tables"][0]))
+    page = parse(render_html(doc, base=out))
+    text = "".join(page.text)
+    assert text.count("Status: FAILED") == 2
+    assert "This cross-check is of run" not in text
+    assert "<b>mismatch</b>" in text
+    assert sum(1 for t, k, v in page.urls if t == "img") == 2 * len(
+        list((report["out"] / "synthetic").glob("*.png")))
+    assert text.count(f"synthetic {run_id}") == 2  # the contents tell the tables apart
+
+
 def _hostile_copy(report: dict[str, Any], tmp_path: Path) -> tuple[dict[str, Any], Path]:
     """The report with its models and dataset renamed to hostile names, in the document and
     in a copy of the run's per_query.parquet."""

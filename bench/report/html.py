@@ -54,43 +54,37 @@ _CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em auto;
-max-width:1400px;padding:0 1em;color:#1b1b1b;background:#fff}
-h1{font-size:1.6em}h2{border-bottom:2px solid #2b5797;padding-bottom:.2em;margin-top:2em}
-h3{font-size:1.1em;margin-top:1.4em}
-table{border-collapse:collapse;margin:.6em 0;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ccd;padding:.2em .4em;text-align:right;white-space:nowrap;
-font-size:13px}.sd{color:#666;font-size:11px}
-th:first-child,td:first-child{text-align:left}thead th{background:#eef2f8}
-th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0}
-th button:focus{outline:2px solid #2b5797}
+max-width:1400px;padding:0 1em;color:#1b1b1b;background:#fff}h1{font-size:1.6em}
+h2{border-bottom:2px solid #2b5797;padding-bottom:.2em;margin-top:2em}h3{font-size:1.1em;
+margin-top:1.4em}table{border-collapse:collapse;margin:.6em 0;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #ccd;padding:.2em .4em;text-align:right;white-space:nowrap;font-size:13px}
+.sd{color:#666;font-size:11px}th:first-child,td:first-child{text-align:left}
+thead th{background:#eef2f8}th button{font:inherit;font-weight:600;background:none;border:0;
+cursor:pointer;padding:0}th button:focus{outline:2px solid #2b5797}
 th[aria-sort=ascending] button::after{content:" \\25B2"}
-th[aria-sort=descending] button::after{content:" \\25BC"}
-td.best{font-weight:700}.verdict{font-size:1.1em;background:#f4f8ee;padding:.5em;
-border-left:4px solid #5a8f29}.note{color:#555}.warn{color:#a33}
-svg .pt{fill:#2b5797;fill-opacity:.55}svg .pt:hover{fill:#d33;fill-opacity:1}
-svg .axis{stroke:#333}svg .diag{stroke:#999;stroke-dasharray:4 3}
-img{max-width:100%;border:1px solid #dde;margin:.4em 0}
-.wide{overflow-x:auto;max-width:100%}
-pre{background:#f6f6f6;padding:.6em;overflow:auto;max-height:40em}
+th[aria-sort=descending] button::after{content:" \\25BC"}td.best{font-weight:700}
+.verdict{font-size:1.1em;background:#f4f8ee;padding:.5em;border-left:4px solid #5a8f29}
+.note{color:#555}.warn{color:#a33}svg .pt{fill:#2b5797;fill-opacity:.55}svg .pt:hover{fill:#d33;
+fill-opacity:1}svg .axis{stroke:#333}svg .diag{stroke:#999;stroke-dasharray:4 3}img{max-width:100%;
+border:1px solid #dde;margin:.4em 0}.wide{overflow-x:auto;max-width:100%}pre{background:#f6f6f6;
+padding:.6em;overflow:auto;max-height:40em}
 """
 
 _SCRIPT = """
-(function(){
-function key(td){var v=td.getAttribute('data-v');if(v===null){return td.textContent;}
+(function(){function key(td){var v=td.getAttribute('data-v');if(v===null){return td.textContent;}
 if(v===''){return null;}var x=parseFloat(v);return isNaN(x)?null:x;}
 function sortBy(t,i,th){var asc=th.getAttribute('aria-sort')!=='ascending';
 Array.prototype.forEach.call(t.tHead.rows[0].cells,function(c){c.removeAttribute('aria-sort');});
 th.setAttribute('aria-sort',asc?'ascending':'descending');var body=t.tBodies[0];
-var rows=Array.prototype.slice.call(body.rows);rows.sort(function(a,b){
-var x=key(a.cells[i]),y=key(b.cells[i]);if(x===null&&y===null){return 0;}
-if(x===null){return 1;}if(y===null){return -1;}var d=(typeof x==='number'&&typeof y==='number')
-?x-y:String(x).localeCompare(String(y));return asc?d:-d;});
-rows.forEach(function(r){body.appendChild(r);});}
+var rows=Array.prototype.slice.call(body.rows);
+rows.sort(function(a,b){var x=key(a.cells[i]),y=key(b.cells[i]);if(x===null&&y===null){return 0;}
+if(x===null){return 1;}if(y===null){return -1;}
+var d=(typeof x==='number'&&typeof y==='number')?x-y:String(x).localeCompare(String(y));
+return asc?d:-d;});rows.forEach(function(r){body.appendChild(r);});}
 Array.prototype.forEach.call(document.querySelectorAll('table.sortable'),function(t){
 Array.prototype.forEach.call(t.tHead.rows[0].cells,function(th,i){
 var b=th.querySelector('button');if(b){b.addEventListener('click',function(){sortBy(t,i,th);});}});
-t.setAttribute('data-sorter','ready');});
-})();
+t.setAttribute('data-sorter','ready');});})();
 """
 
 
@@ -101,16 +95,13 @@ def esc(text: object) -> str:
 
 def _num(value: Any, digits: int = 4) -> str:
     """A number with ``digits`` decimals; ``–`` for a missing one (``None``, NaN)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{float(value):.{digits}f}"
+    missing = value is None or (isinstance(value, float) and math.isnan(value))
+    return "–" if missing else f"{float(value):.{digits}f}"
 
 
 def _p(value: Any) -> str:
     """A p-value as the Markdown leaderboard prints it (``<0.001`` below 0.001)."""
-    if value is None:
-        return "–"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+    return "–" if value is None else "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def _td(text: str, sort: Any = None, *, cls: str = "", title: str = "") -> str:
@@ -227,18 +218,25 @@ def _selection_html(sel: dict[str, Any] | None) -> str:
     return f'<p class="selection">{text}.</p>'
 
 
-def crosscheck_html(table: dict[str, Any], folder: Path) -> str:
+def crosscheck_html(table: dict[str, Any], folders: Sequence[Path]) -> str:
     """The cross-check per library (built-in metric vs the reference evaluator, and the gap to
-    the default profile split into reasons) from ``folder/crosscheck.json``."""
-    path = folder / "crosscheck.json"
-    if not path.is_file():
+    the default profile split into reasons) from ``crosscheck.json`` in the first of
+    ``folders`` that has one of the table's run (else the first that has one)."""
+    docs = []
+    for path in (f / "crosscheck.json" for f in dict.fromkeys(folders)):
+        try:
+            docs += [json.loads(path.read_text(encoding="utf-8"))] if path.is_file() else []
+        except (ValueError, OSError) as exc:
+            return f'<p class="warn">{esc(path.name)} unreadable: {esc(exc)}</p>'
+    if not docs:
         return ('<p class="note">No cross-check for this table (no <code>crosscheck.json</code> '
-                f"in <code>{esc(folder.name)}/</code>): run <code>ltrbench crosscheck</code> "
+                f"in <code>{esc(folders[0].name)}/</code>): run <code>ltrbench crosscheck</code> "
                 "on the run to check each library's built-in metric.</p>")
+    cc = next((d for d in docs if isinstance(d, dict) and d.get("run_id") == table["run_id"]),
+              docs[0])
     try:
-        cc = json.loads(path.read_text(encoding="utf-8"))
         checks, cases = list(cc.get("checks") or []), list(cc.get("cases") or [])
-    except (ValueError, OSError, AttributeError, TypeError) as exc:
+    except (AttributeError, TypeError) as exc:
         return f'<p class="warn">crosscheck.json unreadable: {esc(exc)}</p>'
     out = [f"<p>Status: <strong>{'OK' if cc.get('ok') else 'FAILED'}</strong> "
            f"({len(checks)} checks of {esc(cc.get('metric', ''))}, {len(cases)} "
@@ -349,12 +347,13 @@ def drilldown_html(table: dict[str, Any], run: RunDir | None,
                 f"{esc(chosen[1])} in the run.</p>")
     a, b, q = mat[0][keep], mat[1][keep], [qids[i] for i in np.flatnonzero(keep)]
     why = "chosen" if pair is not None and chosen == pair else "the best row and the runner-up"
+    n_a, n_b = int((a > b).sum()), int((b > a).sum())
     text = (f"<p>Per-query {esc(metric_header(metric))} ({esc(table['split'])} split, "
-            f"averaged over seeds) of <strong>{esc(chosen[0])}</strong> (x) and <strong>{esc(chosen[1])}"
-            f"</strong> (y), {why}: {len(q)} queries; {esc(chosen[0])} higher on "
-            f"{int((a > b).sum())}, {esc(chosen[1])} higher on {int((b > a).sum())}, equal on "
-            f"{int((a == b).sum())}" + (f"; {int((~keep).sum())} without a value (blank) "
-                                        "left out" if (~keep).any() else "")
+            f"averaged over seeds) of <strong>{esc(chosen[0])}</strong> (x) and "
+            f"<strong>{esc(chosen[1])}</strong> (y), {why}: {len(q)} queries; "
+            f"{esc(chosen[0])} higher on {n_a}, {esc(chosen[1])} higher on {n_b}, equal on "
+            f"{len(q) - n_a - n_b}" + (f"; {int((~keep).sum())} without a value (blank) "
+                                       "left out" if (~keep).any() else "")
             + ". Hover a point for its query id.</p>")
     return text + scatter_svg(q, a, b, chosen, metric)
 
@@ -430,7 +429,8 @@ def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
         parts.append(f'<p class="verdict">{esc(said)} '
                      "(Holm-corrected paired randomization tests).</p>")
     parts += [_selection_html(selection), leaderboard_html(table, conf),
-              "<h3>Cross-check per library</h3>", crosscheck_html(table, folder),
+              "<h3>Cross-check per library</h3>", crosscheck_html(
+                  table, [folder, base / dataset_slug(str(table["dataset"]))]),
               "<h3>Per-query drill-down</h3>", drilldown_html(table, run, pair),
               "<h3>Plots</h3>", figures_html(folder), "<h3>Run</h3>",
               f"<p>Run <code>{esc(table['run_id'])}</code>, finished "
@@ -454,8 +454,10 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
     conf = round(float(so.get("confidence", 0.95)) * 100)
     tables = list(doc.get("tables") or [])
     selection = list(doc.get("selection") or [])
-    toc = "".join(f'<li><a href="#t{i}">{esc(t["dataset"])}</a></li>'
-                  for i, t in enumerate(tables))
+    names = [t["dataset"] for t in tables]  # --all: a dataset's tables told apart by run
+    toc = "".join(f'<li><a href="#t{i}">{esc(t["dataset"])}</a>'
+                  + (f" <code>{esc(t['run_id'])}</code>" if names.count(t["dataset"]) > 1 else "")
+                  + "</li>" for i, t in enumerate(tables))
     if folds:
         toc += '<li><a href="#folds">Folds</a></li>'
     intro = (f"Metrics on the {esc(so.get('split', 'test'))} split: mean ± sample std over "
