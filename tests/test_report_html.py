@@ -406,6 +406,8 @@ def test_the_page_renders_in_headless_chromium_offline(report: dict[str, Any],
     shot = tmp_path / "leaderboard.png"
     done = _browser(report["path"], tmp_path, f"--screenshot={shot}")
     assert shot.is_file(), done.stderr[-2000:]
+    if os.environ.get("LTRBENCH_SCREENSHOT"):  # CI keeps it as an artifact
+        shutil.copyfile(shot, os.environ["LTRBENCH_SCREENSHOT"])
     import matplotlib.image
 
     pixels = np.asarray(matplotlib.image.imread(str(shot)), dtype=np.float64)
