@@ -37,6 +37,10 @@ def test_each_fold_is_its_own_run_naming_its_fold(ohsumed_folds) -> None:  # typ
     specs = [json.loads((r / "manifest.json").read_text())["dataset"]["spec"]
              for r in ohsumed_folds.runs]
     assert specs == [f"{OHSUMED}:Fold{k}" for k in range(1, 6)]
+    names = [json.loads((r / "manifest.json").read_text())["dataset"]["name"]
+             for r in ohsumed_folds.runs]
+    assert names == [f"{OHSUMED.name}:Fold{k}" for k in range(1, 6)]
+    assert ohsumed_folds.tables[0].dataset == OHSUMED.name
 
 
 @needs_ohsumed

@@ -2,7 +2,8 @@
 
 ``run_folds(config, (1, 2, 3, 4, 5))`` runs ``config`` once per fold, each an ordinary run
 directory (``<out>/runs/<run-id>/``, its ``config.toml`` naming the fold: ``ohsumed:Fold3`` or
-``PATH:Fold3``, so ``ltrbench reproduce`` re-runs a fold as it re-runs any run), then writes the
+``PATH:Fold3``, so ``ltrbench reproduce`` re-runs a fold as it re-runs any run; its dataset named
+``NAME:Fold3``, ``NAME`` the config's ``name`` or the dataset's own), then writes the
 fold tables of the runs (:mod:`bench.report.folds`) to ``<out>/folds/<name>-<folds>.md`` and
 ``.json``. The folds are chosen and checked before the first fold trains: the dataset must be a
 LETOR root (a catalogue card with five folds, or a folder with ``Fold1..Fold5/`` or
@@ -69,10 +70,13 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     """Run ``config`` on each of ``folds`` and write the fold tables of ``metrics`` (default: the
     config's metrics); see the module docstring."""
     datasets = fold_datasets(config.dataset, folds)
+    base = config.name or _base_name(config.dataset)
     out = results_folder(out_dir)
     runs = []
-    for text in datasets:
-        fold_config = dataclasses.replace(config, dataset=text)
+    for k, text in zip(folds, datasets, strict=True):
+        # each fold its own dataset name (NAME:FoldK): its tables, cross-check and plot
+        # folder apart from the other folds'; the fold table names the dataset NAME
+        fold_config = dataclasses.replace(config, dataset=text, name=f"{base}:Fold{k}")
         runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
     dirs = [RunDir(r) for r in runs]
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
@@ -84,6 +88,15 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
            "runs": [str(r) for r in runs], "tables": [_table_json(t) for t in tables]}
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
+
+
+def _base_name(dataset: str) -> str:
+    """The dataset's name without a fold: the card's spec, or the LETOR root folder's name."""
+    spec = resolve_spec(dataset)
+    if spec.card is not None:
+        return spec.card.spec
+    assert spec.path is not None
+    return spec.path.resolve().name
 
 
 def _slug(name: str) -> str:
