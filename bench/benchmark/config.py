@@ -329,24 +329,23 @@ class RunConfig:
         specs: dict[str, ModelSpec] = self.__dict__.get("_model_specs", {})
         return specs[model] if model in specs else get_model(model, self.custom_refs)
 
-    def for_model(self, spec: ModelSpec, params: Mapping[str, Any] | None = None) -> RunConfig:
-        """This config for the GBDT model ``spec`` alone, ``params`` over its ``[model_params]``
-        table (what ``ltrbench tune`` searches with, and its ``best.toml``). Not validated again
-        whole (each check holds for fewer models); what may be new is checked as the validation
-        does: ``params`` as a table, and the model's parameters against its library."""
-        if not spec.is_gbdt:
-            raise ConfigError(f"only GBDT models (LightGBM, XGBoost, CatBoost) are tuned; "
-                              f"{spec.name!r} has no parameters to tune")
-        model = spec.name
-        changes: dict[str, Any] = {"models": ModelNames((spec,))}
-        if params:
-            values = {**self.model_params.get(model, {}), **params}
-            self._check_model_table(spec, values, f"[model_params.{model}]")
-            changes["model_params"] = {**self.model_params, model: values}
-        new = self._unchecked(**changes)
-        object.__setattr__(new, "_model_specs", {model: spec})
-        if params or model not in self.models:
+    def for_model(self, spec: ModelSpec) -> RunConfig:
+        """This config for its model ``spec`` alone (what ``ltrbench tune`` searches with), not
+        validated again: each check holds for fewer models; a model it did not hold gets the one
+        check that is new, its parameters against its library."""
+        new = self._unchecked(models=ModelNames((spec,)))
+        object.__setattr__(new, "_model_specs", {spec.name: spec})
+        if spec.name not in self.models:
             new._check_library_params(spec)
+        return new
+
+    def with_model_params(self, spec: ModelSpec, params: Mapping[str, Any]) -> RunConfig:
+        """This config with ``params`` over the ``[model_params]`` table of its GBDT model
+        ``spec`` (tune's ``best.toml``), checked as the validation checks a table."""
+        values = {**self.model_params.get(spec.name, {}), **params}
+        self._check_model_table(spec, values, f"[model_params.{spec.name}]")
+        new = self._unchecked(model_params={**self.model_params, spec.name: values})
+        new._check_library_params(spec)
         return new
 
     # -- construction -------------------------------------------------------------------------

@@ -5,9 +5,10 @@ The command (:mod:`bench.commands.tune`) parses its options into a :class:`TuneR
 in this order (so that errors come as they always did): the output folder
 (:func:`~bench.benchmark.tune.check_tune_out`), the one model (its
 :class:`~bench.runners.registry.ModelSpec`, looked up once), ``--random`` / ``--folds`` /
-``--seed`` as integers, the run config (validated once, by ``make_config``, then narrowed to the
-one model with :meth:`~bench.benchmark.config.RunConfig.for_model`, which ``best.toml`` is made
-with too), the search space, every candidate
+``--seed`` as integers, the run config (validated once, by ``make_config``, then narrowed to
+the one model with :meth:`~bench.benchmark.config.RunConfig.for_model`; ``best.toml`` adds the
+winning parameters with :meth:`~bench.benchmark.config.RunConfig.with_model_params`), the
+search space, every candidate
 (:func:`~bench.benchmark.tune.check_candidates`) and the device. The plan holds typed values
 only (the ``ModelSpec``, the run's ``Profile``, the selection cutoff as a
 :class:`~bench.runners.result.Selection`, the checked candidates); :func:`run_tune` loads the
@@ -168,7 +169,7 @@ def run_tune(plan: TunePlan, *, show_progress: bool) -> TuneOutcome:
                                    n_folds=plan.n_folds, seed=plan.seed, selection=plan.selection,
                                    eval_at=config.eval_at, use=plan.use, progress=step)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    best = config.for_model(plan.spec, result.best_params)  # the plan's config, not re-validated
+    best = config.with_model_params(plan.spec, result.best_params)  # not validated again
     folder = write_tune_folder(plan.out, f"{dataset_slug(splits.name)}-{model}-{stamp}", {
         "folds.csv": result.folds.to_csv(index=False),
         "summary.csv": result.summary.to_csv(index=False),
