@@ -190,12 +190,13 @@ def test_for_model_checks_what_is_new() -> None:
 
 def test_model_names_carry_their_specs_through_copies() -> None:
     names = expand_models("lightgbm,random")
-    assert names == ("lightgbm-lambdarank", "random")
-    assert repr(names) == "('lightgbm-lambdarank', 'random')"
+    specs = names.specs
+    assert names.by_name()["random"] == get_model("random")
     for other in (copy.copy(names), copy.deepcopy(names), pickle.loads(pickle.dumps(names))):
         assert isinstance(other, ModelNames)
-        assert other.specs == names.specs
-    assert names.by_name()["random"] == get_model("random")
+        assert other.specs == specs
+    assert names == ("lightgbm-lambdarank", "random")
+    assert repr(names) == "('lightgbm-lambdarank', 'random')"
 
 
 def test_replace_looks_nothing_up_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -213,8 +214,8 @@ def test_replace_looks_nothing_up_again(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_a_carried_custom_model_that_is_no_longer_declared_is_unknown() -> None:
-    config = RunConfig(models=("random", "mine"),
-                       custom_models={"mine": {"factory": "custom_rankers:make_linear"}})
+    table: dict[str, Any] = {"mine": {"factory": "custom_rankers:make_linear"}}
+    config = RunConfig(models=("random", "mine"), custom_models=table)
     with pytest.raises(ConfigError, match="unknown model 'mine'"):
         replace(config, custom_models={})
 
