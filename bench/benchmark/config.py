@@ -79,13 +79,19 @@ from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
-from bench.runners.registry import BASELINES, LAMBDAMART, ModelSpec, expand_models, get_model
+from bench.runners.registry import (
+    DEFAULT_MODELS,
+    ModelNames,
+    ModelSpec,
+    expand_models,
+    get_model,
+    run_models,
+    table_model,
+)
 from bench.runners.result import SELECTION_SPLIT, Selection
 
 #: The configs shipped with ltrbench (``ltrbench run --config NAME``).
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-#: Models of ``ltrbench run`` with no arguments (the baselines skip themselves on non-recommender data).
-DEFAULT_MODELS: tuple[str, ...] = (*LAMBDAMART, *BASELINES)
 #: Parameters of a config that gives no ``[params]``: the Params defaults (LightGBM's defaults)
 #: with room for 300 trees (early stopping on the validation split decides how many are used)
 #: plus row and feature subsampling, so that each seed trains a different model. With
@@ -232,33 +238,39 @@ class RunConfig:
     def _check_model_params(self) -> None:
         """``[model_params.<model>]``: a table per model, its keys and values checked like
         ``[params]``; then every GBDT model's parameters against its library's limits."""
+        specs: dict[str, ModelSpec] = self.__dict__["_model_specs"]
         for model, values in self.model_params.items():
             where = f"[model_params.{model}]"
             if model in self.custom_models:
                 raise ConfigError(f"{where}: {model!r} is a custom model; its parameters go in "
                                   f"[custom_models.{model}] params")
-            try:
-                expand_models([model])
-            except ConfigError as exc:
-                raise ConfigError(f"{where}: {exc}") from None
-            check_param_values(tomlio.table(values, where), where=f"{where} ")
-            if not get_model(model).is_gbdt:
-                raise ConfigError(f"{where}: {model!r} is not a LightGBM, XGBoost or CatBoost "
-                                  "model; its parameters are not these (ALS: the [als] table)")
-            try:
-                self.params.with_overrides(**values)
-            except ConfigError as exc:
-                raise ConfigError(f"{where} {exc}") from None
+            spec = specs[model] if model in specs else _named(where, table_model, model)
+            self._check_model_table(spec, values, where)
         for model in self.models:
-            spec = self.model_spec(model)
-            if spec.is_gbdt:
-                where = f"[model_params.{model}] " if model in self.model_params else "[params] "
-                try:
-                    check_for_library(self.params_for(model, self.seeds[0]), spec.library,
-                                      spec.objective, where)
-                except ConfigError as exc:
-                    msg = str(exc)
-                    raise ConfigError(msg if msg.startswith("[") else f"{model}: {msg}") from None
+            if specs[model].is_gbdt:
+                self._check_library_params(specs[model])
+
+    def _check_model_table(self, spec: ModelSpec, values: Any, where: str) -> None:
+        """``[model_params.<model>]`` of the GBDT model ``spec``, checked as ``[params]``."""
+        check_param_values(tomlio.table(values, where), where=f"{where} ")
+        if not spec.is_gbdt:
+            raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
+                              "model; its parameters are not these (ALS: the [als] table)")
+        try:
+            self.params.with_overrides(**values)
+        except ConfigError as exc:
+            raise ConfigError(f"{where} {exc}") from None
+
+    def _check_library_params(self, spec: ModelSpec) -> None:
+        """What the GBDT model ``spec`` trains with, against its library's limits."""
+        model = spec.name
+        where = f"[model_params.{model}] " if model in self.model_params else "[params] "
+        try:
+            check_for_library(self.params_for(model, self.seeds[0]), spec.library,
+                              spec.objective, where)
+        except ConfigError as exc:
+            msg = str(exc)
+            raise ConfigError(msg if msg.startswith("[") else f"{model}: {msg}") from None
 
     def _check_custom_models(self) -> None:
         """Custom models as :class:`CustomModel` (a factory reference or callable is resolved
@@ -281,19 +293,11 @@ class RunConfig:
                               "library models only; leave it off or run the custom models apart")
 
     def _resolve_models(self) -> None:
-        """Each model name resolved once into its :class:`~bench.runners.registry.ModelSpec`
-        (kept for :meth:`model_spec`); the names must be canonical (no alias, no repeat)."""
-        refs = self.custom_refs
-        try:
-            specs = {m: get_model(m, refs) for m in self.models}
-        except (ConfigError, TypeError):
-            specs = {}
-        # the registry's own error (unknown name, none given), else not canonical
-        if (not self.models or len(specs) != len(self.models)) and tuple(
-                expand_models(self.models, refs)) != tuple(self.models):
-            raise ConfigError(f"models must be registered names, without repeats; got "
-                                  f"{list(self.models)}")
-        object.__setattr__(self, "_model_specs", specs)
+        """Each name resolved once (:func:`~bench.runners.registry.run_models`) into ``models``,
+        :class:`~bench.runners.registry.ModelNames` carrying the specs (:meth:`model_spec`)."""
+        names = run_models(self.models, self.custom_refs)
+        object.__setattr__(self, "models", names)
+        object.__setattr__(self, "_model_specs", names.by_name())
 
     @property
     def profile_value(self) -> Profile:
@@ -324,6 +328,25 @@ class RunConfig:
         for a model of the run, the one resolved when the config was made."""
         specs: dict[str, ModelSpec] = self.__dict__.get("_model_specs", {})
         return specs[model] if model in specs else get_model(model, self.custom_refs)
+
+    def for_model(self, spec: ModelSpec) -> RunConfig:
+        """This config for its model ``spec`` alone (what ``ltrbench tune`` searches with), not
+        validated again: each check holds for fewer models; a model it did not hold gets the one
+        check that is new, its parameters against its library."""
+        new = self._unchecked(models=ModelNames((spec,)))
+        object.__setattr__(new, "_model_specs", {spec.name: spec})
+        if spec.name not in self.models:
+            new._check_library_params(spec)
+        return new
+
+    def with_model_params(self, spec: ModelSpec, params: Mapping[str, Any]) -> RunConfig:
+        """This config with ``params`` over the ``[model_params]`` table of its GBDT model
+        ``spec`` (tune's ``best.toml``), checked as the validation checks a table."""
+        values = {**self.model_params.get(spec.name, {}), **params}
+        self._check_model_table(spec, values, f"[model_params.{spec.name}]")
+        new = self._unchecked(model_params={**self.model_params, spec.name: values})
+        new._check_library_params(spec)
+        return new
 
     # -- construction -------------------------------------------------------------------------
     @classmethod

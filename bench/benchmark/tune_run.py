@@ -5,7 +5,10 @@ The command (:mod:`bench.commands.tune`) parses its options into a :class:`TuneR
 in this order (so that errors come as they always did): the output folder
 (:func:`~bench.benchmark.tune.check_tune_out`), the one model (its
 :class:`~bench.runners.registry.ModelSpec`, looked up once), ``--random`` / ``--folds`` /
-``--seed`` as integers, the run config, the search space, every candidate
+``--seed`` as integers, the run config (validated once, by ``make_config``, then narrowed to
+the one model with :meth:`~bench.benchmark.config.RunConfig.for_model`; ``best.toml`` adds the
+winning parameters with :meth:`~bench.benchmark.config.RunConfig.with_model_params`), the
+search space, every candidate
 (:func:`~bench.benchmark.tune.check_candidates`) and the device. The plan holds typed values
 only (the ``ModelSpec``, the run's ``Profile``, the selection cutoff as a
 :class:`~bench.runners.result.Selection`, the checked candidates); :func:`run_tune` loads the
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -100,18 +103,18 @@ def one_model(model: str | None, models: str | None) -> ModelSpec:
     """The :class:`ModelSpec` of the model ``--model`` names (an alias such as ``lightgbm`` names
     its model); ``--models`` (a run's option) is refused rather than ignored, so that no other
     model is tuned."""
-    from bench.runners.registry import GBDT_LIBRARIES, expand_models, get_model
+    from bench.runners.registry import GBDT_LIBRARIES, expand_models
 
     if models:
         hint = f": use --model {models}" if model is None else ""
         raise ConfigError(f"--models {models!r}: tune takes one model with --model (--models "
                           f"is for ltrbench run){hint}")
     model = model or DEFAULT_TUNE_MODEL
-    named = expand_models((model,))
+    named = expand_models((model,))  # looked up once: the spec comes with the name
     if len(named) != 1:
         raise ConfigError(f"tune takes one model; {model!r} names {len(named)}: "
                           f"{', '.join(named)}")
-    spec = get_model(named[0])
+    spec = named.specs[0]
     if spec.library not in GBDT_LIBRARIES:
         raise ConfigError(f"--model {model}: only GBDT models (LightGBM, XGBoost, CatBoost) are "
                           "tuned; it has no parameters to tune")
@@ -140,10 +143,7 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
     out = check_tune_out(request.out, request.inputs)  # never into the dataset folder, as run
     spec = one_model(request.model, request.models)
     search, n_iter, n_folds, seed = search_options(request)
-    config = make_config()
-    if spec.name not in config.models:
-        config = replace(config, models=(spec.name,))
-    config = config.resolved()
+    config = make_config().for_model(spec).resolved()  # validated once, by make_config
     space = parse_space(request.grid)
     base = config.params_for(spec.name, seed)
     cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
@@ -169,12 +169,7 @@ def run_tune(plan: TunePlan, *, show_progress: bool) -> TuneOutcome:
                                    n_folds=plan.n_folds, seed=plan.seed, selection=plan.selection,
                                    eval_at=config.eval_at, use=plan.use, progress=step)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    best = replace(
-        config,
-        models=(model,),
-        model_params={**config.model_params,
-                      model: {**config.model_params.get(model, {}), **result.best_params}},
-    )
+    best = config.with_model_params(plan.spec, result.best_params)  # not validated again
     folder = write_tune_folder(plan.out, f"{dataset_slug(splits.name)}-{model}-{stamp}", {
         "folds.csv": result.folds.to_csv(index=False),
         "summary.csv": result.summary.to_csv(index=False),

@@ -70,7 +70,7 @@ def _trainer(args: argparse.Namespace) -> Callable[[tuple[str, ...]], Path]:
     def train(models: tuple[str, ...]) -> Path:
         from bench.benchmark.pipeline import run_benchmark
 
-        config = replace(config_from_args(args), models=models, crosscheck=False)
+        config = replace(config_from_args(args, models=models), crosscheck=False)
         return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
 
     return train

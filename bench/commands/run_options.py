@@ -63,22 +63,29 @@ def resolve_config_path(value: str) -> Path:
     raise ConfigError(f"no config file {value!r}; shipped configs: {', '.join(shipped_configs())}")
 
 
-def config_from_args(args: argparse.Namespace) -> RunConfig:
+def config_from_args(args: argparse.Namespace, *,
+                     models: tuple[str, ...] | None = None) -> RunConfig:
     """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied.
 
     Each option goes through the config's schema (:mod:`bench.benchmark.config_schema`), its
     error naming the option: ``--seeds 1.5`` is refused as ``seeds = [1.5]`` is in a file.
+    ``models``, when given, replaces ``--models``: names the caller has resolved already
+    (:class:`~bench.runners.registry.ModelNames`, e.g. the cross-check's), not looked up again.
+    Each model name is looked up once: ``--models`` names that the config file also lists take
+    the spec resolved when the file was read.
     """
     from bench.benchmark.config import RunConfig
 
     if not args.config:  # the defaults and the options: checked once
-        return RunConfig(**_option_changes(None, args))
+        return RunConfig(**_option_changes(None, args, models))
     config = RunConfig.load(resolve_config_path(args.config))
-    changes = {k: v for k, v in _option_changes(config, args).items() if getattr(config, k) != v}
+    changes = {k: v for k, v in _option_changes(config, args, models).items()
+               if getattr(config, k) != v}
     return replace(config, **changes) if changes else config  # checked again only if changed
 
 
-def _option_changes(config: RunConfig | None, args: argparse.Namespace) -> dict[str, Any]:
+def _option_changes(config: RunConfig | None, args: argparse.Namespace,
+                    models: tuple[str, ...] | None = None) -> dict[str, Any]:
     """The RunConfig fields the options set (over ``config``, else over the defaults)."""
     from bench.benchmark.config import DEFAULT_RUN_PARAMS, parse_seeds
     from bench.benchmark.config_schema import TOP_SPECS, check_data_dir, cli_int
@@ -90,9 +97,13 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace) -> dict[
     changes: dict[str, Any] = {}
     if args.dataset is not None:
         changes["dataset"] = args.dataset
-    if args.models is not None:  # '' is refused (no models), not the default
+    if models is not None:
+        changes["models"] = models
+    elif args.models is not None:  # '' is refused (no models), not the default
+        known = {m: config.model_spec(m) for m in config.models} if config else None
         try:
-            changes["models"] = expand_models(args.models, config.custom_refs if config else None)
+            changes["models"] = expand_models(args.models, config.custom_refs if config else None,
+                                              known=known)
         except ConfigError as exc:
             raise ConfigError(f"--models: {exc}") from None
     if args.seeds is not None:

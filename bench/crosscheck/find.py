@@ -18,12 +18,13 @@ from bench.crosscheck.run import crosscheck_run, write_crosscheck
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
-from bench.runners.registry import LAMBDAMART, expand_models, get_model
+from bench.runners.registry import LAMBDAMART, ModelNames, expand_models
 from bench.runs.layout import RUN_WRITES
 from bench.runs.search import find_matching_run
 
 #: Trains ``models`` on the request's dataset and returns the new run's folder (the command
-#: passes :func:`bench.benchmark.pipeline.run_benchmark` over its own configuration).
+#: passes :func:`bench.benchmark.pipeline.run_benchmark` over its own configuration). Named
+#: models come as :class:`~bench.runners.registry.ModelNames`, resolved once: pass them on.
 Train = Callable[[tuple[str, ...]], Path]
 
 
@@ -77,12 +78,13 @@ def crosscheck_request(
     return CrosscheckOutcome(result, write_crosscheck(result, request.out))
 
 
-def _gbdt_models(models: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    """The requested models that have a built-in metric (each name resolved once into its
-    :class:`~bench.runners.registry.ModelSpec`); None when every model is wanted."""
+def _gbdt_models(models: ModelNames | None) -> tuple[str, ...] | None:
+    """The requested models that have a built-in metric (each name's
+    :class:`~bench.runners.registry.ModelSpec` comes with it, resolved once by
+    :func:`~bench.runners.registry.expand_models`); None when every model is wanted."""
     if models is None:
         return None
-    gbdt = tuple(m for m, spec in ((m, get_model(m)) for m in models) if spec.is_gbdt)
+    gbdt = tuple(spec.name for spec in models.specs if spec.is_gbdt)
     if not gbdt:
         raise ConfigError(
             f"none of {', '.join(models)} is a LightGBM, XGBoost or CatBoost model; the "

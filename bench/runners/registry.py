@@ -12,8 +12,9 @@ these.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from bench.errors import ConfigError, did_you_mean
 from bench.runners.libraries import LIBRARIES, gbdt_libraries
@@ -87,6 +88,43 @@ LAMBDAMART: tuple[str, ...] = lambdamart_models()
 ALIASES: dict[str, tuple[str, ...]] = aliases()
 
 
+class ModelNames(tuple[str, ...]):
+    """Model names resolved once: a tuple of the names (what a config, its TOML and the tables
+    hold) that carries each name's :class:`ModelSpec` (:attr:`specs`), so that whoever is handed
+    it looks nothing up again (:func:`expand_models` makes it; ``RunConfig.models`` keeps it).
+
+    It compares, prints and is written as the plain tuple of names; a copy, a pickle and
+    :func:`dataclasses.replace` of the config that holds it keep the specs.
+    """
+
+    specs: tuple[ModelSpec, ...]
+
+    def __new__(cls, specs: Iterable[ModelSpec]) -> ModelNames:
+        specs = tuple(specs)
+        new = super().__new__(cls, (s.name for s in specs))
+        new.specs = specs
+        return new
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ModelNames, (self.specs,))
+
+    def by_name(self) -> dict[str, ModelSpec]:
+        """Name -> :class:`ModelSpec`, in order."""
+        return {s.name: s for s in self.specs}
+
+
+#: Models of ``ltrbench run`` with no arguments (the baselines skip themselves on non-recommender
+#: data; ``bench.benchmark.config.DEFAULT_MODELS``), resolved at import as the listings above.
+DEFAULT_MODELS = ModelNames(MODELS[m] for m in (*LAMBDAMART, *BASELINES))
+
+
+def custom_spec(name: str, factory: str) -> ModelSpec:
+    """The :class:`ModelSpec` of the run's custom model ``name`` built by ``factory`` (its
+    ``[custom_models.<name>]`` declaration, :mod:`bench.runners.custom`): library
+    :data:`CUSTOM_LIBRARY`. Made from the declaration the run holds; nothing is looked up."""
+    return ModelSpec(name, CUSTOM_LIBRARY, CUSTOM_LIBRARY, f"user model {factory}")
+
+
 def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
     """The :class:`ModelSpec` of ``name``; a ConfigError lists the valid names.
 
@@ -94,7 +132,7 @@ def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
     (:mod:`bench.runners.custom`); such a model's library is :data:`CUSTOM_LIBRARY`.
     """
     if custom and name in custom:
-        return ModelSpec(name, CUSTOM_LIBRARY, CUSTOM_LIBRARY, f"user model {custom[name]}")
+        return custom_spec(name, custom[name])
     known = models()
     try:
         return known[name]
@@ -121,17 +159,21 @@ def check_custom_name(name: str) -> None:
 
 
 def expand_models(names: list[str] | tuple[str, ...] | str,
-                  custom: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Model names from a list or comma-separated string, aliases expanded, order kept, no repeats.
+                  custom: Mapping[str, str] | None = None, *,
+                  known: Mapping[str, ModelSpec] | None = None) -> ModelNames:
+    """Model names from a list or comma-separated string, aliases expanded, order kept, no
+    repeats, each resolved once: the :class:`ModelNames` carry every name's :class:`ModelSpec`.
 
     The same name written twice is refused (as a repeated seed is); an alias and a model it
     covers (``lightgbm``, ``lightgbm-lambdarank``) give that model once.
 
     Names of ``custom`` (the run's custom models, see :func:`get_model`) are accepted as they are.
+    A name of ``known`` (specs this run resolved already, e.g. a config file's models under
+    ``--models``) takes its spec from there instead of a second look-up.
     """
     items = names.split(",") if isinstance(names, str) else list(names)
     table = aliases()
-    out: list[str] = []
+    out: dict[str, ModelSpec] = {}
     written: set[str] = set()
     for raw in items:
         name = raw.strip()
@@ -143,9 +185,51 @@ def expand_models(names: list[str] | tuple[str, ...] | str,
                               "is fine)")
         written.add(name)
         for expanded in table.get(name, (name,)):
-            get_model(expanded, custom)
             if expanded not in out:
-                out.append(expanded)
+                out[expanded] = (known[expanded] if known and expanded in known
+                                 else get_model(expanded, custom))
     if not out:
         raise ConfigError(f"no models given; valid: {', '.join(models())}")
-    return tuple(out)
+    return ModelNames(out.values())
+
+
+def canonical_models(names: Iterable[str], custom: Mapping[str, str] | None = None) -> ModelNames:
+    """Model names given as they are to be used (``RunConfig(models=(...))``), looked up once
+    each: an unknown or repeated name is refused with :func:`expand_models`'s error, an alias
+    (``lightgbm``) as not canonical."""
+    if isinstance(names, str):
+        raise ConfigError(f"models: expected a tuple of model names; got the string {names!r} "
+                          "(RunConfig.from_dict takes a comma-separated string)")
+    names = tuple(names)
+    try:
+        specs = {m: get_model(m, custom) for m in names}
+    except (ConfigError, TypeError):
+        specs = {}
+    if len(specs) == len(names):
+        return ModelNames(specs.values())
+    expanded = expand_models(names, custom)  # the registry's own error: unknown, repeated
+    if tuple(expanded) != names:
+        raise ConfigError(f"models must be registered names, without repeats; got {list(names)}")
+    return expanded
+
+
+def run_models(models: Iterable[str], custom: Mapping[str, str]) -> ModelNames:
+    """A run's ``models`` resolved, each name once: :class:`ModelNames` (resolved at the door by
+    :func:`expand_models`, or carried by a config) are taken as they come, a custom model's spec
+    made from ``custom`` (its declaration); plain names go through :func:`canonical_models`. A
+    custom model that ``custom`` does not declare (any more) is refused as unknown."""
+    if isinstance(models, ModelNames) and len(set(models)) == len(models) and all(
+            s.library != CUSTOM_LIBRARY or s.name in custom for s in models.specs):
+        return ModelNames(custom_spec(s.name, custom[s.name]) if s.name in custom else s
+                          for s in models.specs)
+    return canonical_models(models, custom)
+
+
+def table_model(name: str) -> ModelSpec:
+    """The spec of a model a table names (``[model_params.<name>]``): a built-in model's own
+    name; an alias is refused with the model(s) it stands for."""
+    expands = aliases().get(name)
+    if expands is not None:
+        raise ConfigError(f"{name!r} is an alias of {', '.join(expands)}; name the model "
+                          f"itself ([model_params.{expands[0]}])")
+    return get_model(name)
