@@ -347,7 +347,7 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
                         failures=None, **checked)
         layout.ensure_tables(run_dir, labels_frame(splits))
         return run_dir, manifest
-    run_dir = new_run_dir(runs, config.dataset, chash)
+    run_dir = new_run_dir(runs, config.name or config.dataset, chash)
     held.enter_context(writer_lock(run_dir))
     write_text(
         run_dir / "config.toml",

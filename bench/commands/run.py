@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
@@ -30,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "ltrbench run",
             "ltrbench run --dataset ml-latest-small --models lightgbm,xgboost,catboost --seeds 0,1,2",
             "ltrbench run --config ohsumed --quick --format json",
+            "ltrbench run --dataset ohsumed --folds all --models lightgbm,xgboost --quick",
         ),
     )
     add_config_arguments(p)
@@ -40,6 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--resume", nargs="?", const=True, default=False, metavar="RUN_DIR",
                    help="continue the latest unfinished run of this config, or RUN_DIR "
                    "(with its own config.toml)")
+    p.add_argument("--folds", metavar="all|1,3,5",
+                   help="run each of these folds of a LETOR dataset (Fold1..Fold5/, or built "
+                        "from S1..S5.txt by the published rotation) and write the fold table: "
+                        "per-fold values, mean ± std over folds, intervals and paired tests over "
+                        "all test queries together (DIR/folds/)")
     p.add_argument("--permute-check", action="store_true",
                    help="also re-evaluate every model with rows permuted inside queries "
                    "(writes permute.csv in the run directory)")
@@ -91,7 +98,10 @@ def main(args: argparse.Namespace) -> int:
     args.out = results_folder(args.out, resume)
     check_output_dir(args.out, option="--out", inputs=run_inputs(args), writes=run_writes(args),
                      into=RUN_INTO, sealed=RUN_SEALED)
+    folds = _folds(args)
     config = config_from_args(args)
+    if folds is not None:
+        return _run_folds(args, config, folds)
     run_dir = run_benchmark(
         config,
         out_dir=args.out,
@@ -111,3 +121,40 @@ def main(args: argparse.Namespace) -> int:
                          f"and plots in {args.out}/)\n")
     cc = summary.get("crosscheck")
     return 1 if cc is not None and cc.get("ok") is False else 0
+
+
+def _folds(args: argparse.Namespace) -> tuple[int, ...] | None:
+    """``--folds`` parsed at the door (``None`` without it); refused with ``--resume``."""
+    if args.folds is None:
+        return None
+    from bench.datasets.folds import parse_folds
+    from bench.errors import ConfigError
+
+    if args.resume:
+        raise ConfigError("--folds with --resume: each fold is a run of its own; resume the "
+                          "unfinished fold with --resume RUN_DIR, then run the other folds")
+    return parse_folds(args.folds)
+
+
+def _run_folds(args: argparse.Namespace, config: Any, folds: tuple[int, ...]) -> int:
+    """Each fold as a run, then the fold table of the primary metric on the terminal."""
+    from bench.benchmark.folds import run_folds
+    from bench.benchmark.summary import summarize_run
+    from bench.report.folds import render_fold_markdown
+
+    result = run_folds(config, folds, out_dir=args.out,
+                       progress=not args.no_progress and args.format == "text")
+    summaries = [summarize_run(r) for r in result.runs]
+    if args.format == "json":
+        doc = json.loads(result.json.read_text(encoding="utf-8"))
+        json.dump({**doc, "fold_runs": summaries}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        primary = next((t for t in result.tables if t.metric == config.select_metric),
+                       result.tables[0])
+        sys.stdout.write(render_fold_markdown(primary))
+        for run in result.runs:
+            sys.stdout.write(f"fold run: {run}\n")
+        sys.stdout.write(f"fold tables (every metric): {result.markdown} and {result.json.name}\n")
+    failed = [s for s in summaries if (s.get("crosscheck") or {}).get("ok") is False]
+    return 1 if failed else 0

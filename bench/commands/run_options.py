@@ -41,6 +41,9 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
                    help="fewer, smaller trees (n_trees<=20, num_leaves<=15, patience 5)")
     p.add_argument("--n-trees", metavar="N", help="override params.n_trees")
     p.add_argument("--threads", metavar="N", help="override params.n_threads (0 = all cores)")
+    p.add_argument("--name", metavar="NAME",
+                   help="the dataset's name in the run's tables and folders (default: the "
+                        "catalogue name, or the folder's or file's name)")
     p.add_argument("--data-dir", metavar="DIR", help="where catalogue datasets are looked up")
     p.add_argument("--no-cache", action="store_true",
                    help="parse LETOR text files again instead of reading <data dir>/cache")
@@ -61,6 +64,21 @@ def resolve_config_path(value: str) -> Path:
     if shipped.is_file():
         return shipped
     raise ConfigError(f"no config file {value!r}; shipped configs: {', '.join(shipped_configs())}")
+
+
+def display_name(text: str, where: str) -> str:
+    """A dataset display name as given, refused when empty, with control characters (a line
+    end or tab would break the tables it heads) or over 100 characters."""
+    from bench.errors import ConfigError
+
+    if not text.strip():
+        raise ConfigError(f"{where}: an empty name; give the dataset a name, or leave it out")
+    if any((ch.isspace() and ch != " ") or not ch.isprintable() for ch in text):
+        raise ConfigError(f"{where}: {text!r} holds a control character (a line end or tab); "
+                          "a name is one line of printable text")
+    if len(text) > 100:
+        raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
+    return text
 
 
 def config_from_args(args: argparse.Namespace, *,
@@ -97,6 +115,8 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     changes: dict[str, Any] = {}
     if args.dataset is not None:
         changes["dataset"] = args.dataset
+    if getattr(args, "name", None) is not None:
+        changes["name"] = display_name(args.name, "--name")
     if models is not None:
         changes["models"] = models
     elif args.models is not None:  # '' is refused (no models), not the default

@@ -1,0 +1,44 @@
+"""``ltrbench run --folds`` and ``--name``: parsed at the door, refused clearly, and a fold run
+printing its fold table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hostile_kit import cli
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+OHSUMED = SHARED / "letor3-OHSUMED-QueryLevelNorm"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("--folds", "0"), "--folds: fold '0' is not one of 1..5"),
+    (("--folds", "1,1"), "--folds: fold 1 is named twice"),
+    (("--folds", ""), "--folds: expected 'all' or fold numbers"),
+    (("--folds", "all", "--resume"), "--folds with --resume"),
+    (("--folds", "all"), "--folds: dataset 'synthetic' has no fold"),
+    (("--name", ""), "--name: an empty name"),
+    (("--name", "a\nb"), "--name: 'a\\nb' holds a control character"),
+    (("--name", "x" * 101), "--name: 101 characters"),
+])
+def test_bad_folds_and_names_are_one_line_errors(tmp_path: Path, argv: tuple[str, ...],
+                                                 message: str) -> None:
+    res = cli(tmp_path, "run", "--models", "random", "--seeds", "0", "--out", str(tmp_path / "o"),
+              *argv)
+    assert res.status == 2
+    assert message in res.err
+    assert not res.traceback
+
+
+@pytest.mark.skipif(not (OHSUMED / "S5.txt").is_file(), reason=f"OHSUMED not found at {OHSUMED}")
+def test_a_fold_run_prints_its_fold_table_under_the_chosen_name(tmp_path: Path) -> None:
+    res = cli(tmp_path, "run", "--dataset", str(OHSUMED), "--folds", "2,4", "--name", "OHS",
+              "--models", "random", "--seeds", "0,1", "--metrics", "ndcg@10",
+              "--no-crosscheck", "--out", str(tmp_path / "o"))
+    assert res.status == 0, res.err
+    assert "**OHS**: ndcg@10 on the test folds" in res.out
+    assert "| model | Fold2 | Fold4 | mean ± std (folds) | pooled (42 queries)" in res.out
+    assert (tmp_path / "o" / "folds" / "OHS-folds24.md").is_file()
+    assert sorted(p.name.split("-2026")[0]
+                  for p in (tmp_path / "o" / "runs").iterdir()) == ["OHS-Fold2", "OHS-Fold4"]
