@@ -261,6 +261,12 @@ def _qualifier(token: str) -> tuple[str | None, str]:
         return None, token
     profile = m.group("profile").lower()
     if profile not in PROFILES:
+        if "=" in m.group("body"):  # NDCG:top=10;type=Base, CatBoost's spelling of a metric
+            raise ConfigError(
+                f"unknown metric {token!r}: CatBoost's metric spellings (NDCG:top=10;type=Exp, "
+                "MAP:top=10, PrecisionAt:top=10) are not metric names here; write "
+                "catboost:ndcg@10 (CatBoost's type=Exp), catboost:map@10, catboost:p@10 "
+                "('ltrbench metrics list' shows every name)")
         raise ConfigError(f"unknown profile {m.group('profile')!r} in {token!r} (PROFILE:NAME); "
                           f"valid profiles: {', '.join(PROFILES)}")
     return profile, m.group("body")
@@ -286,6 +292,11 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     if ir is not None:
         _, ir_measure, params = ir
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
+    if body.endswith("-") and _read_ltrbench(body[:-1]) is not None:
+        # XGBoost's ndcg@10- / map- (a group without relevant documents scores 0): a profile
+        raise ConfigError(f"unknown metric {token!r}: XGBoost's '-' suffix (a query without "
+                          "relevant documents scores 0) is the profile xgboost-: write "
+                          f"xgboost-:{body[:-1]} (or --profile xgboost- with {body[:-1]})")
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 

@@ -139,7 +139,8 @@ PROFILES: dict[str, Profile] = {
         description=(
             "ranx 0.3 (ranx/metrics/*.py): ndcg is Jarvelin's linear gain with 1/log2(rank+1) "
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
-            "hit_rate@k = hits@k, empty queries score 0. A qrels query without a run line scores "
+            "ranx's hit_rate@k is ltrbench's hits@k (ranx's own hits@k, a count of relevant "
+            "documents, is refused on qrels and runs), empty queries score 0. A qrels query without a run line scores "
             "0 and counts in the mean: ranx.evaluate refuses runs whose query ids differ from the "
             "qrels' unless make_comparable=True (meta/evaluate.py check_keys), which adds an "
             "empty result for every qrels query missing from the run and removes run queries "

@@ -1,0 +1,254 @@
+"""Hostile cases, round 5: ``ltrbench evaluate`` and the metric names (issue 19, classes 1-3).
+
+Instances not in the earlier catalogues (``test_hostile_compare_names.py``,
+``test_hostile_profiles.py``, ``test_metrics_peer_names.py``, ...): a spelling that a profile's
+own tool uses for another metric (ranx's ``hits@k`` is a count), a table that cut the metric
+name or its profile to the terminal's width, a warning that named metrics in ltrbench's
+spelling instead of the user's, a refusal that suggested a name losing the user's ``rel=``,
+options of one value given twice (the last silently won: ``--qrels a --qrels b`` evaluated b),
+``--metrics`` given twice (the first list silently dropped), XGBoost's and CatBoost's own
+spellings answered with an error about something else. Oracles: ranx, ir_measures,
+pytrec_eval, hand arithmetic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import warnings
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from bench.commands import evaluate as cmd
+from bench.errors import ConfigError, LtrbenchError
+from bench.metrics import evaluate, evaluate_trec
+from bench.metrics.missing import MissingQueriesWarning
+from bench.report.compare_runs import compare_runs
+
+TOL = 1e-12
+# q1: three relevant documents retrieved at ranks 1-3; q2: one relevant at rank 2; q3 judged,
+# no run line.
+QRELS = ("q1 0 a 1\nq1 0 b 1\nq1 0 c 1\nq1 0 x 0\n"
+         "q2 0 d 1\nq2 0 e 0\n"
+         "q3 0 f 2\n")
+RUN = ("q1 Q0 a 1 4.0 t\nq1 Q0 b 2 3.0 t\nq1 Q0 c 3 2.0 t\nq1 Q0 x 4 1.0 t\n"
+       "q2 Q0 e 1 2.0 t\nq2 Q0 d 2 1.0 t\n")
+
+
+def _files(tmp_path: Path) -> tuple[str, str]:
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    return str(tmp_path / "q.txt"), str(tmp_path / "r.txt")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ltrbench")
+    cmd.register(parser.add_subparsers(dest="command"))
+    return parser
+
+
+def _main(argv: list[str]) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of ``ltrbench evaluate ARGV`` (argparse errors: 2)."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err), warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingQueriesWarning)
+        try:
+            args = _parser().parse_args(["evaluate", *argv])
+            code = int(args.func(args))
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        except LtrbenchError as exc:
+            print(f"error: {exc}", file=err)
+            code = 2
+    return code, out.getvalue(), err.getvalue()
+
+
+# -- a spelling its profile's tool uses for another metric ------------------------------------
+
+RANX_Q = {"q1": {"a": 1, "b": 1, "c": 1}}
+RANX_R = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+
+
+@pytest.mark.parametrize("name", ["hits@2", "Hits@2", "hits", "ranx:hits@2"])
+@pytest.mark.parametrize("profile", ["ranx", "ranx-burges"])
+def test_ranx_hits_at_k_is_refused_under_ranx_not_the_hit_rate(name: str, profile: str) -> None:
+    """ranx's hits@2 here is 2.0 (two relevant documents in the top 2, ranx/metrics/hits.py
+    ``_hits``); ltrbench's hits@2 is the hit rate, 1.0: under a ranx profile the column would
+    read 1.0 where ranx prints 2.0. It is refused, naming hit_rate@k."""
+    with pytest.raises(ConfigError, match="hit_rate@k"):
+        evaluate_trec(RANX_Q, RANX_R, metrics=name, profile=profile)
+
+
+def test_ranx_hits_equal_ranx_where_they_are_accepted() -> None:
+    """hit_rate@2 is ranx's hit_rate@2 (1.0) and hits@1 is both tools' 0 or 1."""
+    r = evaluate_trec(RANX_Q, RANX_R, metrics="hit_rate@2 hits@1", profile="ranx")
+    assert r.metrics == {"hit_rate@2": 1.0, "hits@1": 1.0}
+    ranx = pytest.importorskip("ranx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.evaluate(ranx.Qrels(RANX_Q), ranx.Run(RANX_R), ["hit_rate@2", "hits@1",
+                                                                      "hits@2"])
+    assert theirs["hit_rate@2"] == 1.0 and theirs["hits@1"] == 1.0
+    assert theirs["hits@2"] == 2.0  # the number the refused spelling would have hidden
+
+
+def test_ranx_hits_is_refused_on_the_command_line_in_one_line(tmp_path: Path) -> None:
+    q, r = _files(tmp_path)
+    code, out, err = _main(["--qrels", q, "--run", r, "--profile", "ranx", "--metrics",
+                            "hits@10"])
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "hit_rate@k" in err
+
+
+def test_hits_keeps_its_meaning_under_every_other_profile() -> None:
+    """trec_eval's success_2 and ltrbench's hits@2 are the hit rate: 1.0."""
+    r = evaluate_trec(RANX_Q, RANX_R, metrics="hits@2 success_2")
+    assert r.metrics == {"hits@2": 1.0, "success_2": 1.0}
+
+
+# -- the table names every metric and its profile in full --------------------------------------
+
+def test_the_table_never_cuts_a_metric_name_or_its_profile(tmp_path: Path) -> None:
+    """rich cut cells to an 80-column terminal: 'trec_eval-c:P(rel=2)@5' was printed as
+    'trec_eval-c…' and its profile 'trec_eval-c+relevance_threshold=2.0' as 'trec_eval-c…',
+    so two rows could not be told apart."""
+    q, r = _files(tmp_path)
+    code, out, _ = _main(["--qrels", q, "--run", r, "--metrics", "nDCG@10", "AP", "P@5",
+                          "trec_eval-c:P(rel=2)@5", "trec_eval-c:RR(rel=2)"])
+    assert code == 0
+    assert "…" not in out
+    for text in ("trec_eval-c:P(rel=2)@5", "trec_eval-c+relevance_threshold=2.0",
+                 "trec_eval-c:RR(rel=2)"):
+        assert text in out, text
+
+
+# -- the warning speaks the user's spelling ---------------------------------------------------
+
+def test_the_missing_query_warning_names_metrics_as_the_user_spelled_them(tmp_path: Path) -> None:
+    """``P@5`` and ``ERR@10`` were named ``p@5`` and ``err@10`` in the warning, ``Judged@10``
+    as written; every other output keys them as written."""
+    q, r = _files(tmp_path)
+    with pytest.warns(MissingQueriesWarning) as caught:
+        res = evaluate_trec(q, r, metrics="nDCG@10 P@5 ERR@10 Judged@10")
+    text = str(caught[0].message)
+    for key in res.metrics:
+        assert key in text, (key, text)
+    assert "p@5" not in text and "err@10" not in text
+
+
+# -- a refusal suggests names that keep the user's parameters ---------------------------------
+
+def test_refusing_a_peer_name_with_rel_suggests_a_name_that_keeps_rel() -> None:
+    """Under an explicit ltrbench profile P(rel=2)@5 is refused; the suggestion was 'p@5',
+    which counts label 1 as relevant. It is now 'ltrbench:P(rel=2)@5', which keeps rel=2:
+    q1 has one document of label >= 2 at rank 1 of 5, P = 1/5."""
+    q = {"q1": {"a": 2, "b": 1, "c": 1}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    with pytest.raises(ConfigError) as info:
+        evaluate_trec(q, run, metrics="P(rel=2)@5", profile="ltrbench")
+    assert "ltrbench:P(rel=2)@5" in str(info.value)
+    assert " p@5 " not in str(info.value)
+    got = evaluate_trec(q, run, metrics="ltrbench:P(rel=2)@5", profile="ltrbench")
+    assert got.metrics["ltrbench:P(rel=2)@5"] == pytest.approx(1 / 5, abs=TOL)
+
+
+def test_refusing_a_peer_name_without_parameters_still_suggests_the_plain_name() -> None:
+    with pytest.raises(ConfigError, match=r"or p@5 for its value under 'ltrbench'"):
+        evaluate_trec(RANX_Q, RANX_R, metrics="P_5", profile="ltrbench")
+
+
+# -- options of one value given twice ---------------------------------------------------------
+
+@pytest.mark.parametrize(("option", "first", "second"), [
+    ("--qrels", "q.txt", "other.txt"),
+    ("--profile", "ranx", "trec_eval"),
+    ("--missing", "zero", "drop"),
+    ("--format", "csv", "json"),
+    ("--per-query", "a.csv", "b.csv"),
+])
+def test_an_option_of_one_value_given_twice_is_refused(tmp_path: Path, option: str, first: str,
+                                                       second: str) -> None:
+    """argparse kept the last value silently: ``--qrels q.txt --qrels other.txt`` evaluated
+    other.txt, ``--profile ranx --profile trec_eval`` printed trec_eval's numbers."""
+    q, r = _files(tmp_path)
+    (tmp_path / "other.txt").write_text("q1 0 a 0\n")
+    args = ["--run", r, "--run", r, "--metrics", "ndcg@10"]
+    if option != "--qrels":
+        args += ["--qrels", q]
+    words = [option, str(tmp_path / first) if option == "--qrels" else first,
+             option, str(tmp_path / second) if option == "--qrels" else second]
+    code, out, err = _main(args + words)
+    assert code == 2 and out == ""
+    assert f"argument {option}: given twice" in err
+    assert not (tmp_path / "a.csv").exists() and not (tmp_path / "b.csv").exists()
+
+
+@pytest.mark.parametrize("option", ["--data", "--scores", "--query", "--score-column",
+                                    "--scheduler", "--workers", "--engine"])
+def test_other_single_value_options_given_twice_are_refused(option: str) -> None:
+    value = {"--workers": "2", "--engine": "local"}.get(option, "x")
+    with pytest.raises(SystemExit) as info, redirect_stderr(io.StringIO()) as err:
+        _parser().parse_args(["evaluate", option, value, option, value])
+    assert info.value.code == 2
+    assert f"argument {option}: given twice" in err.getvalue()
+
+
+def test_metrics_given_twice_computes_both_lists(tmp_path: Path) -> None:
+    """``--metrics ndcg@10 --metrics map`` printed map only (ndcg@10 silently dropped)."""
+    q, r = _files(tmp_path)
+    code, out, _ = _main(["--qrels", q, "--run", r, "--metrics", "ndcg@10", "--metrics", "map",
+                          "--format", "csv"])
+    assert code == 0
+    assert [ln.split(",")[0] for ln in out.splitlines()[1:]] == ["ndcg@10", "map"]
+    # trec_eval: q1 perfect (1.0), q2 relevant at rank 2 (1/log2(3) and AP 1/2); q3 dropped
+    rows = dict(ln.split(",")[:2] for ln in out.splitlines()[1:])
+    assert float(rows["ndcg@10"]) == pytest.approx((1 + 1 / 1.584962500721156) / 2, abs=TOL)
+    assert float(rows["map"]) == pytest.approx(0.75, abs=TOL)
+
+
+def test_without_metrics_the_default_list_is_used(tmp_path: Path) -> None:
+    from bench.metrics.families import EVALUATE_METRICS
+    from bench.metrics.names import parse_metrics
+
+    q, r = _files(tmp_path)
+    code, out, _ = _main(["--qrels", q, "--run", r, "--format", "csv"])
+    assert code == 0
+    assert [ln.split(",")[0] for ln in out.splitlines()[1:]] == \
+        [s.key for s in parse_metrics(EVALUATE_METRICS)]
+
+
+# -- other tools' own spellings are answered with their ltrbench name --------------------------
+
+@pytest.mark.parametrize(("name", "hint"), [
+    ("ndcg@10-", "xgboost-:ndcg@10"),
+    ("map-", "xgboost-:map"),
+    ("map@5-", "xgboost-:map@5"),
+])
+def test_xgboost_minus_spellings_name_the_xgboost_minus_profile(name: str, hint: str) -> None:
+    with pytest.raises(ConfigError, match=hint):
+        evaluate_trec(RANX_Q, RANX_R, metrics=name)
+
+
+def test_the_named_xgboost_minus_spelling_scores_a_blank_query_zero() -> None:
+    """XGBoost's ndcg@2-: a group without relevant documents scores 0 (hand: q1 1.0, q2 0)."""
+    r = evaluate([1, 0, 0, 0], [2.0, 1.0, 2.0, 1.0], group=[2, 2], metrics="xgboost-:ndcg@2")
+    assert r.metrics["xgboost-:ndcg@2"] == pytest.approx(0.5, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ["NDCG:top=10;type=Base", "NDCG:top=10", "MAP:top=5",
+                                  "PrecisionAt:top=10"])
+def test_catboost_spellings_are_named_as_catboost_metrics_not_unknown_profiles(name: str) -> None:
+    """'NDCG:top=10' was answered 'unknown profile NDCG'."""
+    with pytest.raises(ConfigError) as info:
+        evaluate_trec(RANX_Q, RANX_R, metrics=name)
+    text = str(info.value)
+    assert "unknown profile" not in text
+    assert "CatBoost" in text and "catboost:ndcg@10" in text
+
+
+def test_compare_runs_refuses_ranx_hits_too(tmp_path: Path) -> None:
+    q, r = _files(tmp_path)
+    with pytest.raises(ConfigError, match="hit_rate@k"):
+        compare_runs(q, {"A": r, "B": r}, metrics="ndcg@10 hits@5", profile="ranx")
