@@ -90,7 +90,8 @@ def test_ranx_hits_equal_ranx_where_they_are_accepted() -> None:
         warnings.simplefilter("ignore")
         theirs = ranx.evaluate(ranx.Qrels(RANX_Q), ranx.Run(RANX_R), ["hit_rate@2", "hits@1",
                                                                       "hits@2"])
-    assert theirs["hit_rate@2"] == 1.0 and theirs["hits@1"] == 1.0
+    assert theirs["hit_rate@2"] == 1.0
+    assert theirs["hits@1"] == 1.0
     assert theirs["hits@2"] == 2.0  # the number the refused spelling would have hidden
 
 
@@ -98,8 +99,10 @@ def test_ranx_hits_is_refused_on_the_command_line_in_one_line(tmp_path: Path) ->
     q, r = _files(tmp_path)
     code, out, err = _main(["--qrels", q, "--run", r, "--profile", "ranx", "--metrics",
                             "hits@10"])
-    assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "hit_rate@k" in err
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "hit_rate@k" in err
 
 
 def test_hits_keeps_its_meaning_under_every_other_profile() -> None:
@@ -135,7 +138,8 @@ def test_the_missing_query_warning_names_metrics_as_the_user_spelled_them(tmp_pa
     text = str(caught[0].message)
     for key in res.metrics:
         assert key in text, (key, text)
-    assert "p@5" not in text and "err@10" not in text
+    assert "p@5" not in text
+    assert "err@10" not in text
 
 
 # -- a refusal suggests names that keep the user's parameters ---------------------------------
@@ -177,12 +181,15 @@ def test_an_option_of_one_value_given_twice_is_refused(tmp_path: Path, option: s
     args = ["--run", r, "--run", r, "--metrics", "ndcg@10"]
     if option != "--qrels":
         args += ["--qrels", q]
-    words = [option, str(tmp_path / first) if option == "--qrels" else first,
-             option, str(tmp_path / second) if option == "--qrels" else second]
+    in_tmp = option in ("--qrels", "--per-query")
+    words = [option, str(tmp_path / first) if in_tmp else first,
+             option, str(tmp_path / second) if in_tmp else second]
     code, out, err = _main(args + words)
-    assert code == 2 and out == ""
+    assert code == 2
+    assert out == ""
     assert f"argument {option}: given twice" in err
-    assert not (tmp_path / "a.csv").exists() and not (tmp_path / "b.csv").exists()
+    assert not (tmp_path / "a.csv").exists()
+    assert not (tmp_path / "b.csv").exists()
 
 
 @pytest.mark.parametrize("option", ["--data", "--scores", "--query", "--score-column",
@@ -245,10 +252,49 @@ def test_catboost_spellings_are_named_as_catboost_metrics_not_unknown_profiles(n
         evaluate_trec(RANX_Q, RANX_R, metrics=name)
     text = str(info.value)
     assert "unknown profile" not in text
-    assert "CatBoost" in text and "catboost:ndcg@10" in text
+    assert "CatBoost" in text
+    assert "catboost:ndcg@10" in text
 
 
 def test_compare_runs_refuses_ranx_hits_too(tmp_path: Path) -> None:
     q, r = _files(tmp_path)
     with pytest.raises(ConfigError, match="hit_rate@k"):
         compare_runs(q, {"A": r, "B": r}, metrics="ndcg@10 hits@5", profile="ranx")
+
+
+# -- a run's blank-variant labels are not profiles, and the message says what they are -------
+
+@pytest.mark.parametrize(("argv", "base", "fill"), [
+    (["--profile", "ltrbench-blank0"], "ltrbench", "0"),
+    (["--profile", "LightGBM-blank1"], "lightgbm", "1"),
+    (["--metrics", "ltrbench-blank1:ndcg@10"], "ltrbench", "1"),
+])
+def test_a_blank_variant_label_is_explained_not_answered_did_you_mean(
+        tmp_path: Path, argv: list[str], base: str, fill: str) -> None:
+    """A run's metrics.csv labels rows ``ltrbench-blank0``; ``--profile ltrbench-blank0`` was
+    answered "did you mean 'ltrbench'?", whose means leave blank queries out: another number."""
+    q, r = _files(tmp_path)
+    code, out, err = _main(["--qrels", q, "--run", r, *argv])
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "did you mean" not in err
+    assert f"--profile {base}" in err
+    assert f"blank = {fill}" in err
+
+
+def test_the_blank_zero_mean_it_points_to_is_the_mean_with_blank_queries_scored_0() -> None:
+    """q1 ndcg@2 = 1, q2 (no relevant document) blank: excluded 1.0, scored 0: 0.5."""
+    r = evaluate([1, 0, 0, 0], [2.0, 1.0, 2.0, 1.0], group=[2, 2], metrics="ndcg@2",
+                 profile="ltrbench")
+    assert r.metrics["ndcg@2"] == 1.0
+    assert r.diagnostics.mean_blank_as_0["ndcg@2"] == pytest.approx(0.5, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ["ndcg@1e3", "nDCG@10.0", "nDCG@True", "P_5 map@1e1"])
+def test_a_cutoff_not_in_decimal_digits_is_refused_without_blaming_ir_measures(name: str) -> None:
+    """'ndcg@1e3' (an ltrbench name) was refused as 'ir_measures cutoff of ...'."""
+    with pytest.raises(ConfigError) as info:
+        evaluate_trec(RANX_Q, RANX_R, metrics=name)
+    assert "ir_measures cutoff" not in str(info.value)
+    assert "decimal digits" in str(info.value)

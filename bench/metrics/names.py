@@ -67,7 +67,7 @@ from bench.metrics.peer_names import (
     read_trec_eval,
     trec_reading,
 )
-from bench.metrics.profiles import PROFILES
+from bench.metrics.profiles import PROFILES, get_profile
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -267,6 +267,11 @@ def _qualifier(token: str) -> tuple[str | None, str]:
                 "MAP:top=10, PrecisionAt:top=10) are not metric names here; write "
                 "catboost:ndcg@10 (CatBoost's type=Exp), catboost:map@10, catboost:p@10 "
                 "('ltrbench metrics list' shows every name)")
+        if profile.rpartition("-")[2] in ("blank0", "blank1"):  # a run's metrics.csv label
+            try:
+                get_profile(profile)
+            except ConfigError as exc:
+                raise ConfigError(f"{token!r} (PROFILE:NAME): {exc}") from None
         raise ConfigError(f"unknown profile {m.group('profile')!r} in {token!r} (PROFILE:NAME); "
                           f"valid profiles: {', '.join(PROFILES)}")
     return profile, m.group("body")

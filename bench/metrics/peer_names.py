@@ -234,7 +234,9 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
         raise ConfigError(f"ir_measures measure {measure.name!r} ({token!r}) is not computed by "
                           f"ltrbench; ir_measures names it computes: {_computed(IR_MEASURES)}")
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
-        raise ConfigError(f"ir_measures cutoff of {token!r} must be a positive integer")
+        # ndcg@1e3, nDCG@10.0, nDCG@True: whatever grammar the name is meant in
+        raise ConfigError(f"cutoff of {token!r} must be a positive integer written in decimal "
+                          f"digits (1000, not 1e3, 10.0 or True)")
     if cutoff is not None and not _DECIMAL_CUTOFF.fullmatch(token.strip().rsplit("@", 1)[-1]):
         raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no sign, "
                           "'_', 0x, 0o or 0b: bench.data.inputs reads numbers strictly)")

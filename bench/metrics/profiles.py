@@ -392,6 +392,13 @@ def get_profile(name: str | Profile) -> Profile:
     try:
         return PROFILES[str(name).strip().lower()]
     except KeyError:
+        base, _, tag = str(name).strip().lower().rpartition("-")
+        if base in PROFILES and tag in ("blank0", "blank1"):  # a run's metrics.csv label
+            raise ConfigError(
+                f"{name!r} is a column of a run's metrics table (profile {base!r} with queries "
+                f"without a relevant document scored {tag[-1]}), not a profile: evaluate under "
+                f"--profile {base}, which prints that mean beside each metric ('blank = "
+                f"{tag[-1]}'; JSON: diagnostics.mean_blank_as_{tag[-1]})") from None
         raise ConfigError(
             f"unknown profile {name!r}; {did_you_mean(name, PROFILES)}"
             f"valid profiles: {', '.join(PROFILES)}"
