@@ -298,3 +298,48 @@ def test_a_cutoff_not_in_decimal_digits_is_refused_without_blaming_ir_measures(n
         evaluate_trec(RANX_Q, RANX_R, metrics=name)
     assert "ir_measures cutoff" not in str(info.value)
     assert "decimal digits" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["Judged@10", "judged@10"])
+def test_refusing_judged_under_trec_eval_suggests_a_name_that_is_accepted(name: str) -> None:
+    """The refusal suggested 'judged@10 for its value under trec_eval', itself refused the same
+    way. The suggestion now parses under the call's profile: trec_eval:Judged@10, 1 judged
+    document of 2 retrieved = 0.5 (the run's queries; the missing one left out)."""
+    q = {"q1": {"a": 1}, "q2": {"z": 1}}
+    run = {"q1": {"a": 2.0, "b": 1.0}}
+    with pytest.raises(ConfigError) as info:
+        evaluate_trec(q, run, metrics=name, profile="trec_eval")
+    suggestion = f"trec_eval:{name}"
+    assert f"or {suggestion} for its value under 'trec_eval'" in str(info.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingQueriesWarning)
+        got = evaluate_trec(q, run, metrics=suggestion, profile="trec_eval")
+    assert got.metrics[suggestion] == pytest.approx(0.5, abs=TOL)
+
+
+# -- ir_measures' RR@k ranks as MS MARCO's evaluator does: Python floats --------------------
+
+def test_rr_at_k_ranks_a_subnormal_score_above_zero_as_ir_measures() -> None:
+    """ir_measures computes RR@k with MS MARCO's evaluator, sorting Python floats
+    (providers/msmarco_provider.py:41): 1e-320 ranks above 0.0, so the relevant document '1'
+    is first (RR@2 = 1). It was computed with trec_eval's float32 scores, where both are 0 and
+    the tie by document id ascending put '1' first too -- but '8' after '13', '16', '29': RR@3
+    was 0 where ir_measures prints 1/3. trec_eval's recip_rank (no cutoff) keeps float32 and
+    its ties by document id descending, as pytrec_eval does: '9' first, 1/2."""
+    import ir_measures
+    import pytrec_eval
+
+    cases = [({"q": {"1": 1, "9": 0}}, {"q": {"1": 1e-320, "9": 0.0}}, "RR@2", 1.0),
+             ({"q": {"8": 1, "13": 0}},
+              {"q": {"26": 3.0, "28": 1.0, "8": 1e-320, "13": 0.0, "16": 0.0, "29": 0.0}},
+              "RR@3", 1 / 3)]
+    for qrels, run, name, hand in cases:
+        r = evaluate_trec(qrels, run, metrics=name)
+        theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(name)], qrels, run)
+        assert r.metrics[name] == pytest.approx(hand, abs=TOL)
+        assert r.metrics[name] == pytest.approx(next(iter(theirs.values())), abs=TOL)
+    qrels, run = cases[0][0], cases[0][1]
+    te = evaluate_trec(qrels, run, metrics="recip_rank")
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"]
+    assert te.metrics["recip_rank"] == pytest.approx(want, abs=TOL)
+    assert want == 0.5

@@ -261,8 +261,11 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
     if measure.name == "RR" and k is not None:
         # ir_measures computes RR@k with MS MARCO's evaluator, not pytrec_eval (which has no
         # cutoff for recip_rank): the run sorted by (-score, doc id), ties by document id
-        # ascending (providers/msmarco_provider.py:41); a hit is relevance >= rel (:34).
-        overrides = tuple(sorted((*overrides, ("ties", "docno_asc"))))
+        # ascending (providers/msmarco_provider.py:41), the scores Python floats (float64:
+        # 1e-320 ranks above 0, where trec_eval's float32 ties them); a hit is
+        # relevance >= rel (:34).
+        overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
+                                  ("ties", "docno_asc"))))
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + \
         (f"@{k}" if k is not None else "")
     return Reading(measure.family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures")

@@ -81,7 +81,9 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
             continue
         plain = spec.family if spec.k is None else f"{spec.family}@{spec.k}"
-        if spec.overrides:  # P(rel=2)@5: a plain p@5 would drop rel=2; the qualifier keeps it
+        if spec.overrides or spec.family not in FAMILIES:
+            # P(rel=2)@5: a plain p@5 would drop rel=2; Judged@10 has no ltrbench spelling
+            # (judged@10 is ir_measures' again): the qualifier keeps the name as it is
             plain = f"{_base_name(call)}:{spec.key}"
         raise ConfigError(
             f"{spec.key} is {_article(spec.grammar)} {spec.grammar} name: {spec.grammar} computes it as profile "
