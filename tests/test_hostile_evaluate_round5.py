@@ -343,3 +343,26 @@ def test_rr_at_k_ranks_a_subnormal_score_above_zero_as_ir_measures() -> None:
     want = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"]
     assert te.metrics["recip_rank"] == pytest.approx(want, abs=TOL)
     assert want == 0.5
+
+
+# -- the warning names the run's queries without qrels beside the qrels' without run lines ----
+
+def test_a_zero_padded_run_id_is_named_beside_the_qrels_id_it_missed(tmp_path: Path) -> None:
+    """Run '01' and qrels '1' are two queries (ids compare as text): '1' was named as missing
+    from the run and '01' silently ignored; the warning now names both."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n2 0 b 1\n")
+    (tmp_path / "r.txt").write_text("01 Q0 a 1 2 t\n2 Q0 b 1 2 t\n")
+    with pytest.warns(MissingQueriesWarning) as caught:
+        r = evaluate_trec(tmp_path / "q.txt", tmp_path / "r.txt", metrics="ndcg_cut_10")
+    text = str(caught[0].message)
+    assert "(1)" in text
+    assert "without qrels (01)" in text
+    assert "'01' is not '1'" in text
+    assert r.metrics["ndcg_cut_10"] == 1.0  # query 2 only, as trec_eval
+
+
+def test_no_clause_about_run_only_queries_when_there_are_none(tmp_path: Path) -> None:
+    q, r = _files(tmp_path)
+    with pytest.warns(MissingQueriesWarning) as caught:
+        evaluate_trec(q, r, metrics="ndcg@10")
+    assert "without qrels" not in str(caught[0].message)

@@ -78,9 +78,11 @@ def evaluate_trec(
         mine = [s for s in judged if (get_profile(s.profile) if s.profile else prof) is base]
         plan.append((base, mine))
         results.append(_evaluate_judged(qrels, run, joined, mine, base, backend, per_query))
-    warn_missing(missing_query_ids(qrels.qid, run.qid), run.path,
+    lacking = missing_query_ids(qrels.qid, run.qid)
+    warn_missing(lacking, run.path,
                  [(g, [(s.key, g.missing_for(s.family)) for s in g_specs])
-                  for g, g_specs in plan])
+                  for g, g_specs in plan],  # and the run's queries without qrels, if any
+                 run_only=missing_query_ids(run.qid, qrels.qid) if lacking.shape[0] else None)
     return merge(results, specs, prof)
 
 
