@@ -140,13 +140,15 @@ PROFILES: dict[str, Profile] = {
             "ranx 0.3 (ranx/metrics/*.py): ndcg is Jarvelin's linear gain with 1/log2(rank+1) "
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
             "ranx's hit_rate@k is ltrbench's hits@k (ranx's own hits@k, a count of relevant "
-            "documents, is refused on qrels and runs), empty queries score 0. A qrels query without a run line scores "
-            "0 and counts in the mean: ranx.evaluate refuses runs whose query ids differ from the "
-            "qrels' unless make_comparable=True (meta/evaluate.py check_keys), which adds an "
+            "documents, is refused on qrels and runs), empty queries score 0. A qrels query "
+            "without a run line scores 0 and counts in the mean: ranx.evaluate refuses runs "
+            "whose query ids differ from the qrels' unless make_comparable=True (meta/evaluate.py check_keys), which adds an "
             "empty result for every qrels query missing from the run and removes run queries "
             "without qrels (data_structures/run.py Run.make_comparable). ranx's own order among "
             "tied scores is a numba quicksort (not defined for lists longer than ~15); this "
-            "profile uses row order."
+            "profile uses row order. bpref is trec_eval's: ranx 0.3.21's bpref "
+            "(metrics/bpref.py) scores every query 0 when one judged query has no relevant "
+            "document, which this profile does not reproduce."
         ),
     ),
     "catboost": Profile(
