@@ -408,6 +408,11 @@ def describe_names() -> list[dict[str, str]]:
         spec = parse_metrics(example)[0]
         meaning = FAMILIES[family].meaning if family in FAMILIES else QRELS_ONLY[family] + \
             " (TREC qrels and runs only)"
+        if spec.grammar != grammar and grammar in ("trec_eval", "ir_measures"):
+            # ERR@10, P@10, R@10: spelled as ltrbench's table headers, read as ltrbench's
+            meaning += (f"; this spelling is read as the {spec.grammar} name (computed under "
+                        f"{spec.profile or 'the call' + chr(39) + 's'} profile), not as "
+                        f"{grammar}'s own measure")
         if spec.overrides:
             meaning += "; profile overrides " + ", ".join(
                 f"{f}={v!r}" if not isinstance(v, tuple) else
