@@ -366,3 +366,15 @@ def test_no_clause_about_run_only_queries_when_there_are_none(tmp_path: Path) ->
     with pytest.warns(MissingQueriesWarning) as caught:
         evaluate_trec(q, r, metrics="ndcg@10")
     assert "without qrels" not in str(caught[0].message)
+
+
+@pytest.mark.parametrize("label", ["trec_eval-c+relevance_threshold=2.0", "trec_eval-c+judged"])
+def test_a_profile_label_with_overrides_is_explained_not_answered_did_you_mean(label: str) -> None:
+    """The table prints 'trec_eval-c+relevance_threshold=2.0' as P(rel=2)@5's profile; given
+    back as a profile it was answered "did you mean 'trec_eval-c'?", which drops rel=2."""
+    with pytest.raises(ConfigError) as info:
+        evaluate_trec(RANX_Q, RANX_R, metrics="P@5", profile=label)
+    text = str(info.value)
+    assert "did you mean" not in text
+    assert "not a profile" in text
+    assert "'trec_eval-c'" in text

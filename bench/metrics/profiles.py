@@ -394,13 +394,23 @@ def get_profile(name: str | Profile) -> Profile:
     try:
         return PROFILES[str(name).strip().lower()]
     except KeyError:
+        head, plus, changes = str(name).strip().partition("+")
+        if plus and head.lower() in PROFILES:  # a result's label: trec_eval-c+relevance_...
+            raise ConfigError(
+                f"{name!r} is the label of a metric computed under profile {head.lower()!r} "
+                f"with overrides ({changes}), not a profile: give the profile {head.lower()!r} "
+                "(--profile, profile=) and "
+                "a metric name that carries the override (P(rel=2)@5 for "
+                "relevance_threshold=2.0, nDCG(gains={...})@10 for a gain table, "
+                f"{head.lower()}:P(rel=2)@5 beside other profiles)") from None
         base, _, tag = str(name).strip().lower().rpartition("-")
         if base in PROFILES and tag in ("blank0", "blank1"):  # a run's metrics.csv label
             raise ConfigError(
                 f"{name!r} is a column of a run's metrics table (profile {base!r} with queries "
                 f"without a relevant document scored {tag[-1]}), not a profile: evaluate under "
-                f"--profile {base}, which prints that mean beside each metric ('blank = "
-                f"{tag[-1]}'; JSON: diagnostics.mean_blank_as_{tag[-1]})") from None
+                f"--profile {base} (profile={base!r}), which prints that mean beside each "
+                f"metric ('blank = {tag[-1]}'; JSON: diagnostics.mean_blank_as_{tag[-1]})"
+            ) from None
         raise ConfigError(
             f"unknown profile {name!r}; {did_you_mean(name, PROFILES)}"
             f"valid profiles: {', '.join(PROFILES)}"
