@@ -378,3 +378,57 @@ def test_a_profile_label_with_overrides_is_explained_not_answered_did_you_mean(l
     assert "did you mean" not in text
     assert "not a profile" in text
     assert "'trec_eval-c'" in text
+
+
+# -- random hostile qrels and runs against ir_measures and pytrec_eval ------------------------
+
+_IR_NAMES = ["nDCG@5", "nDCG", "AP", "AP@3", "RR", "RR@3", "Precision@3", "Recall@5",
+             "Success@2", "RPrec", "Bpref", "SetP", "SetR", "SetF", "Judged@4", "P(rel=2)@3",
+             "AP(rel=2)", "nDCG(gains={0:0,1:1,2:3,3:7})@5"]
+_TE_NAMES = ["ndcg", "ndcg_cut_5", "map", "map_cut_3", "recip_rank", "P_3", "recall_5",
+             "success_2", "Rprec", "bpref", "set_P", "set_recall", "set_F"]
+
+
+def _random_case(rng: object) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """Negative, zero and graded judgments; scores tied, -0.0 beside 0.0, subnormal (1e-320:
+    0 in float32, above 0 in float64); qrels queries without a run line, a run query without
+    qrels; document ids that sort differently as text and as numbers."""
+    import numpy as np
+
+    assert isinstance(rng, np.random.Generator)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {"999": {"1": 1.0}}
+    for q in range(int(rng.integers(2, 6))):
+        docs = rng.choice(30, size=int(rng.integers(1, 10)), replace=False)
+        qrels[str(q * 10)] = {str(d): int(rng.choice([-1, 0, 0, 1, 1, 2, 3])) for d in docs}
+        if rng.random() < 0.8 or q == 0:
+            ranked = rng.choice(30, size=int(rng.integers(1, 12)), replace=False)
+            scores = rng.choice([0.0, -0.0, 1.0, 2.0, 0.5, 1e-320, 3.0, -1.0], size=len(ranked))
+            run[str(q * 10)] = {str(d): float(s) for d, s in zip(ranked, scores, strict=True)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", [*range(4), 36, 67])  # 36, 67: RR@3 differed
+def test_random_hostile_runs_equal_ir_measures_and_pytrec_eval(seed: int) -> None:
+    """ir_measures' own spellings (a qrels query without a run line scores 0) and trec_eval's
+    (without and with -c) against the tools, name by name. RR@3 differed on subnormal scores
+    before ir_measures' RR@k ranked Python floats here."""
+    import ir_measures
+    import numpy as np
+    import pytrec_eval
+
+    qrels, run = _random_case(np.random.default_rng(seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours_ir = evaluate_trec(qrels, run, metrics=_IR_NAMES).metrics
+        ours_te = evaluate_trec(qrels, run, metrics=_TE_NAMES).metrics
+        ours_c = evaluate_trec(qrels, run, metrics=_TE_NAMES, profile="trec_eval-c").metrics
+    parsed = [ir_measures.parse_measure(n) for n in _IR_NAMES]
+    theirs = ir_measures.calc_aggregate(parsed, qrels, run)
+    for name, measure in zip(_IR_NAMES, parsed, strict=True):
+        assert ours_ir[name] == pytest.approx(theirs[measure], abs=1e-9), name
+    per_q = pytrec_eval.RelevanceEvaluator(qrels, set(_TE_NAMES)).evaluate(run)
+    for name in _TE_NAMES:
+        values = [v[name] for v in per_q.values()]
+        assert ours_te[name] == pytest.approx(sum(values) / len(values), abs=1e-9), name
+        assert ours_c[name] == pytest.approx(sum(values) / len(qrels), abs=1e-9), name
