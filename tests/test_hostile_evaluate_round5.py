@@ -432,3 +432,24 @@ def test_random_hostile_runs_equal_ir_measures_and_pytrec_eval(seed: int) -> Non
         values = [v[name] for v in per_q.values()]
         assert ours_te[name] == pytest.approx(sum(values) / len(values), abs=1e-9), name
         assert ours_c[name] == pytest.approx(sum(values) / len(qrels), abs=1e-9), name
+
+
+def test_an_err_grade_above_the_profiles_says_what_a_user_can_do(tmp_path: Path) -> None:
+    """'set the profile's err_max_grade' named no way to do it; the way it names works:
+    grades 5 and 1 with g_max 5, R = 31/32 at rank 1, then 1/32 at rank 2:
+    ERR = 31/32 + (1 - 31/32) * (1/32) / 2."""
+    from dataclasses import replace
+
+    from bench.errors import DataError
+    from bench.metrics import get_profile
+
+    (tmp_path / "q.txt").write_text("1 0 a 5\n1 0 b 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    q, r = str(tmp_path / "q.txt"), str(tmp_path / "r.txt")
+    with pytest.raises(DataError) as info:
+        evaluate_trec(q, r, metrics="ERR@10", profile="ltrbench")
+    assert "q.txt:1" in str(info.value)
+    assert "err_max_grade=N" in str(info.value)
+    wider = replace(get_profile("ltrbench"), err_max_grade=5)
+    got = evaluate_trec(q, r, metrics="ERR@10", profile=wider).metrics["ERR@10"]
+    assert got == pytest.approx(31 / 32 + (1 / 32) * (1 / 32) / 2, abs=TOL)
