@@ -216,7 +216,8 @@ def test_ir_measures_spellings_without_a_profile_equal_ir_measures(tmp_path: Pat
     assert r.per_query is not None
     assert dict(zip(r.per_query["qid"], r.per_query[name], strict=True)) == pytest.approx(per_q, abs=1e-12)
     # RR@k is MS MARCO's evaluator in ir_measures: trec_eval -c with ties by doc id ascending
-    tie = "+ties='docno_asc'" if name.startswith("RR@") else ""
+    # and the scores as Python floats
+    tie = "+score_dtype='float64',ties='docno_asc'" if name.startswith("RR@") else ""
     assert r.metric_profiles[name] == "trec_eval-c" + tie
 
 

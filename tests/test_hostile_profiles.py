@@ -249,7 +249,7 @@ def test_missing_by_family_is_validated() -> None:
 
 @pytest.mark.parametrize(("profile", "names"), [
     ("ranx", {"ndcg@3": "ndcg@3", "map@5": "map@5", "recall@5": "recall@5", "mrr": "mrr",
-              "precision@2": "p@2", "hit_rate@2": "hits@2", "ndcg": "ndcg"}),
+              "precision@2": "p@2", "hit_rate@2": "hit_rate@2", "ndcg": "ndcg"}),
     ("ranx-burges", {"ndcg_burges@3": "ndcg@3", "ndcg_burges": "ndcg"}),
 ])
 def test_ranx_profiles_equal_ranx_make_comparable_with_missing_queries(

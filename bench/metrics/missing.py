@@ -83,22 +83,24 @@ SHOWN_IDS = 5
 
 
 def missing_query_ids(qrels_qid: NDArray[Any], run_qid: NDArray[Any]) -> NDArray[Any]:
-    """The qrels query ids (any judgment) that have no run line, sorted as strings."""
+    """The qrels query ids (any judgment) that have no run line, sorted as strings (with the
+    arguments swapped: the run's query ids without qrels)."""
     names = np.unique(np.asarray(qrels_qid).astype(str))
     return names[~np.isin(names, np.asarray(run_qid).astype(str))]
 
 
 def warn_missing(ids: NDArray[Any], run_path: str,
                  plan: Sequence[tuple[Profile, Sequence[tuple[str, str]]]], *,
-                 stacklevel: int = 3) -> None:
+                 stacklevel: int = 3, run_only: NDArray[Any] | None = None) -> None:
     """Issue a :class:`MissingQueriesWarning` for the qrels queries ``ids`` that ``run_path``
     lacks; ``plan``: ``[(profile, [(metric name, "drop" | "zero"), ...]), ...]``, one entry
-    per profile the metrics were computed under. Nothing when ``ids`` is empty."""
+    per profile the metrics were computed under. ``run_only``: the run's query ids without
+    qrels (ignored, as trec_eval ignores them), named too: ``01`` in the run beside ``1`` in
+    the qrels is two queries, and the warning says so. Nothing when ``ids`` is empty."""
     if not ids.shape[0]:
         return
     n = int(ids.shape[0])
-    shown = ", ".join(_printable(str(q)) for q in ids[:SHOWN_IDS]) + (
-        ", ..." if n > SHOWN_IDS else "")
+    shown = _shown(ids)
     head = (f"{n} qrels {'query has' if n == 1 else 'queries have'} no run line in {run_path} "
             f"({shown})")
     policies = {pol for _, metrics in plan for _, pol in metrics}
@@ -116,7 +118,18 @@ def warn_missing(ids: NDArray[Any], run_path: str,
     if any(p.empty is None and pol == "zero" for p, metrics in plan for _, pol in metrics):
         tail += ("; under 'scored 0', a query without a relevant judgment is blank and left out "
                  "(empty=None)")
+    if run_only is not None and run_only.shape[0]:
+        m = int(run_only.shape[0])
+        tail += (f"; the run's {m} {'query' if m == 1 else 'queries'} without qrels "
+                 f"({_shown(run_only)}) {'is' if m == 1 else 'are'} ignored (query ids are "
+                 "compared as text: '01' is not '1')")
     warnings.warn(f"{head}: {tail}", MissingQueriesWarning, stacklevel=stacklevel)
+
+
+def _shown(ids: NDArray[Any]) -> str:
+    """The first :data:`SHOWN_IDS` of ``ids``, ``", ..."`` when there are more."""
+    return ", ".join(_printable(str(q)) for q in ids[:SHOWN_IDS]) + (
+        ", ..." if ids.shape[0] > SHOWN_IDS else "")
 
 
 def _printable(qid: str) -> str:

@@ -67,7 +67,7 @@ from bench.metrics.peer_names import (
     read_trec_eval,
     trec_reading,
 )
-from bench.metrics.profiles import PROFILES
+from bench.metrics.profiles import PROFILES, get_profile
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -261,6 +261,17 @@ def _qualifier(token: str) -> tuple[str | None, str]:
         return None, token
     profile = m.group("profile").lower()
     if profile not in PROFILES:
+        if "=" in m.group("body"):  # NDCG:top=10;type=Base, CatBoost's spelling of a metric
+            raise ConfigError(
+                f"unknown metric {token!r}: CatBoost's metric spellings (NDCG:top=10;type=Exp, "
+                "MAP:top=10, PrecisionAt:top=10) are not metric names here; write "
+                "catboost:ndcg@10 (CatBoost's type=Exp), catboost:map@10, catboost:p@10 "
+                "('ltrbench metrics list' shows every name)")
+        if profile.rpartition("-")[2] in ("blank0", "blank1"):  # a run's metrics.csv label
+            try:
+                get_profile(profile)
+            except ConfigError as exc:
+                raise ConfigError(f"{token!r} (PROFILE:NAME): {exc}") from None
         raise ConfigError(f"unknown profile {m.group('profile')!r} in {token!r} (PROFILE:NAME); "
                           f"valid profiles: {', '.join(PROFILES)}")
     return profile, m.group("body")
@@ -286,6 +297,11 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     if ir is not None:
         _, ir_measure, params = ir
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
+    if body.endswith("-") and _read_ltrbench(body[:-1]) is not None:
+        # XGBoost's ndcg@10- / map- (a group without relevant documents scores 0): a profile
+        raise ConfigError(f"unknown metric {token!r}: XGBoost's '-' suffix (a query without "
+                          "relevant documents scores 0) is the profile xgboost-: write "
+                          f"xgboost-:{body[:-1]} (or --profile xgboost- with {body[:-1]})")
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 
@@ -392,6 +408,11 @@ def describe_names() -> list[dict[str, str]]:
         spec = parse_metrics(example)[0]
         meaning = FAMILIES[family].meaning if family in FAMILIES else QRELS_ONLY[family] + \
             " (TREC qrels and runs only)"
+        if spec.grammar != grammar and grammar in ("trec_eval", "ir_measures"):
+            # ERR@10, P@10, R@10: spelled as ltrbench's table headers, read as ltrbench's
+            meaning += (f"; this spelling is read as the {spec.grammar} name (computed under "
+                        f"{spec.profile or 'the call' + chr(39) + 's'} profile), not as "
+                        f"{grammar}'s own measure")
         if spec.overrides:
             meaning += "; profile overrides " + ", ".join(
                 f"{f}={v!r}" if not isinstance(v, tuple) else

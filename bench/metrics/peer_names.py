@@ -234,7 +234,9 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
         raise ConfigError(f"ir_measures measure {measure.name!r} ({token!r}) is not computed by "
                           f"ltrbench; ir_measures names it computes: {_computed(IR_MEASURES)}")
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
-        raise ConfigError(f"ir_measures cutoff of {token!r} must be a positive integer")
+        # ndcg@1e3, nDCG@10.0, nDCG@True: whatever grammar the name is meant in
+        raise ConfigError(f"cutoff of {token!r} must be a positive integer written in decimal "
+                          f"digits (1000, not 1e3, 10.0 or True)")
     if cutoff is not None and not _DECIMAL_CUTOFF.fullmatch(token.strip().rsplit("@", 1)[-1]):
         raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no sign, "
                           "'_', 0x, 0o or 0b: bench.data.inputs reads numbers strictly)")
@@ -259,8 +261,11 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
     if measure.name == "RR" and k is not None:
         # ir_measures computes RR@k with MS MARCO's evaluator, not pytrec_eval (which has no
         # cutoff for recip_rank): the run sorted by (-score, doc id), ties by document id
-        # ascending (providers/msmarco_provider.py:41); a hit is relevance >= rel (:34).
-        overrides = tuple(sorted((*overrides, ("ties", "docno_asc"))))
+        # ascending (providers/msmarco_provider.py:41), the scores Python floats (float64:
+        # 1e-320 ranks above 0, where trec_eval's float32 ties them); a hit is
+        # relevance >= rel (:34).
+        overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
+                                  ("ties", "docno_asc"))))
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + \
         (f"@{k}" if k is not None else "")
     return Reading(measure.family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures")

@@ -139,13 +139,16 @@ PROFILES: dict[str, Profile] = {
         description=(
             "ranx 0.3 (ranx/metrics/*.py): ndcg is Jarvelin's linear gain with 1/log2(rank+1) "
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
-            "hit_rate@k = hits@k, empty queries score 0. A qrels query without a run line scores "
-            "0 and counts in the mean: ranx.evaluate refuses runs whose query ids differ from the "
-            "qrels' unless make_comparable=True (meta/evaluate.py check_keys), which adds an "
+            "ranx's hit_rate@k is ltrbench's hits@k (ranx's own hits@k, a count of relevant "
+            "documents, is refused on qrels and runs), empty queries score 0. A qrels query "
+            "without a run line scores 0 and counts in the mean: ranx.evaluate refuses runs "
+            "whose query ids differ from the qrels' unless make_comparable=True (meta/evaluate.py check_keys), which adds an "
             "empty result for every qrels query missing from the run and removes run queries "
             "without qrels (data_structures/run.py Run.make_comparable). ranx's own order among "
             "tied scores is a numba quicksort (not defined for lists longer than ~15); this "
-            "profile uses row order."
+            "profile uses row order. bpref is trec_eval's: ranx 0.3.21's bpref "
+            "(metrics/bpref.py) scores every query 0 when one judged query has no relevant "
+            "document, which this profile does not reproduce."
         ),
     ),
     "catboost": Profile(
@@ -391,6 +394,23 @@ def get_profile(name: str | Profile) -> Profile:
     try:
         return PROFILES[str(name).strip().lower()]
     except KeyError:
+        head, plus, changes = str(name).strip().partition("+")
+        if plus and head.lower() in PROFILES:  # a result's label: trec_eval-c+relevance_...
+            raise ConfigError(
+                f"{name!r} is the label of a metric computed under profile {head.lower()!r} "
+                f"with overrides ({changes}), not a profile: give the profile {head.lower()!r} "
+                "(--profile, profile=) and "
+                "a metric name that carries the override (P(rel=2)@5 for "
+                "relevance_threshold=2.0, nDCG(gains={...})@10 for a gain table, "
+                f"{head.lower()}:P(rel=2)@5 beside other profiles)") from None
+        base, _, tag = str(name).strip().lower().rpartition("-")
+        if base in PROFILES and tag in ("blank0", "blank1"):  # a run's metrics.csv label
+            raise ConfigError(
+                f"{name!r} is a column of a run's metrics table (profile {base!r} with queries "
+                f"without a relevant document scored {tag[-1]}), not a profile: evaluate under "
+                f"--profile {base} (profile={base!r}), which prints that mean beside each "
+                f"metric ('blank = {tag[-1]}'; JSON: diagnostics.mean_blank_as_{tag[-1]})"
+            ) from None
         raise ConfigError(
             f"unknown profile {name!r}; {did_you_mean(name, PROFILES)}"
             f"valid profiles: {', '.join(PROFILES)}"

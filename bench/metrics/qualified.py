@@ -36,6 +36,7 @@ the same prepared queries; :func:`merge` puts the results back into one
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -80,12 +81,48 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
             continue
         plain = spec.family if spec.k is None else f"{spec.family}@{spec.k}"
+        if spec.overrides or spec.family not in FAMILIES:
+            # P(rel=2)@5: a plain p@5 would drop rel=2; Judged@10 has no ltrbench spelling
+            # (judged@10 is ir_measures' again): the qualifier keeps the name as it is
+            plain = f"{_base_name(call)}:{spec.key}"
         raise ConfigError(
             f"{spec.key} is {_article(spec.grammar)} {spec.grammar} name: {spec.grammar} computes it as profile "
             f"{spec.profile!r} does, not as the profile {call.name!r} given for this call; write "
             f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
             f"{plain} for its value under {call.name!r}")
     return out
+
+
+#: Spellings that a profile's own tool uses for another metric than ltrbench's: ``(profiles,
+#: spelling) -> why``. ranx's ``hits@k`` is the *number* of relevant documents in the top k
+#: (``ranx/metrics/hits.py:11-34``, ``_hits``: ``hits += 1.0`` per relevant document), while
+#: ltrbench's ``hits@k`` is the hit rate (ranx's ``hit_rate@k``): under a ranx profile the
+#: spelling would silently give another number than ranx prints.
+HOMONYMS: dict[tuple[tuple[str, ...], str], str] = {
+    (("ranx", "ranx-burges"), "hits"): (
+        "ranx's hits@k is the number of relevant documents in the top k "
+        "(ranx/metrics/hits.py), ltrbench's hits@k the hit rate (ranx's hit_rate@k); write "
+        "hit_rate@k for the hit rate, or p@k times k for ranx's count"),
+}
+
+
+def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile) -> None:
+    """A ConfigError for a spec spelled as its profile's tool spells *another* metric
+    (:data:`HOMONYMS`): ``--profile ranx --metrics hits@10`` (or ``ranx:hits@10``) would print
+    the hit rate under a column that ranx fills with a count. At ``@1`` both are the same
+    number (0 or 1) and the name is kept. :func:`bench.metrics.evaluate_trec` calls it: TREC
+    qrels and runs (files, dicts, ranx objects) are how ranx is fed; an evaluation of labelled
+    rows keeps ltrbench's meaning of every ltrbench name under every profile."""
+    for spec in specs:
+        if spec.k == 1:
+            continue
+        profile = _base_name(get_profile(spec.profile)) if spec.profile else _base_name(call)
+        body = spec.key.split(":", 1)[1] if spec.explicit else spec.key
+        word = re.match(r"[A-Za-z_]*", body)
+        stem = word.group(0).lower() if word else ""
+        for (profiles, spelling), why in HOMONYMS.items():
+            if profile in profiles and stem == spelling:
+                raise ConfigError(f"{spec.key} under profile {profile!r}: {why}")
 
 
 def spec_profile(spec: MetricSpec, call: Profile) -> Profile:
@@ -195,8 +232,8 @@ def _overrides_text(spec: MetricSpec) -> str:
                     for f, v in spec.overrides)
 
 
-__all__ = ["FAMILY_PROFILES", "groups", "merge", "require_call_profile", "resolve",
-           "spec_profile"]
+__all__ = ["FAMILY_PROFILES", "HOMONYMS", "groups", "merge", "refuse_homonyms",
+           "require_call_profile", "resolve", "spec_profile"]
 
 
 def _article(word: str) -> str:

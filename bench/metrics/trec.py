@@ -32,7 +32,7 @@ from bench.metrics.evaluate import Judged, check_flags, query_parts
 from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
-from bench.metrics.qualified import groups, merge, resolve
+from bench.metrics.qualified import groups, merge, refuse_homonyms, resolve
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import gains, relevant_rows
@@ -64,6 +64,7 @@ def evaluate_trec(
     check_flags(per_query=per_query)
     prof = get_profile(profile if profile is not None else "trec_eval")
     specs = resolve(parse_metrics(metrics), prof, explicit=profile is not None)
+    refuse_homonyms(specs, prof)  # ranx's hits@k is a count: never ltrbench's hit rate under it
     qrels = as_qrels(qrels_path)
     run = as_run(run_path)
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics
@@ -77,9 +78,11 @@ def evaluate_trec(
         mine = [s for s in judged if (get_profile(s.profile) if s.profile else prof) is base]
         plan.append((base, mine))
         results.append(_evaluate_judged(qrels, run, joined, mine, base, backend, per_query))
-    warn_missing(missing_query_ids(qrels.qid, run.qid), run.path,
-                 [(g, [(s.name, g.missing_for(s.family)) for s in g_specs])
-                  for g, g_specs in plan])
+    lacking = missing_query_ids(qrels.qid, run.qid)
+    warn_missing(lacking, run.path,
+                 [(g, [(s.key, g.missing_for(s.family)) for s in g_specs])
+                  for g, g_specs in plan],  # and the run's queries without qrels, if any
+                 run_only=missing_query_ids(run.qid, qrels.qid) if lacking.shape[0] else None)
     return merge(results, specs, prof)
 
 

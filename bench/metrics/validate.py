@@ -335,8 +335,10 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
         if prep.max_label > profile.err_max_grade:
             row = _first(prep, y > profile.err_max_grade)
             raise fail(row, f"{{}} is above err's largest grade {profile.err_max_grade}",
-                       f"R = (2^g - 1) / 2^{profile.err_max_grade}; set the profile's "
-                       "err_max_grade")
+                       f"R = (2^g - 1) / 2^{profile.err_max_grade}, a probability only "
+                       f"for grades up to {profile.err_max_grade}; leave err out, or in "
+                       "Python give a profile with a larger err_max_grade: "
+                       "dataclasses.replace(get_profile(...), err_max_grade=N)")
     if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
         row = _first(prep, (y != 0) & (y != 1))
         raise fail(row, f"{{}}: profile {profile.name!r} computes map and p only on binary "
