@@ -93,11 +93,8 @@ def find_split_files(
     for base in _candidate_bases(p, fold):
         found = {s: _find_one(base, s) for s in SPLITS}
         if found["train"] is not None and found["test"] is not None:
-            if base == p / fold and (flat := _find_one(p, "train")) is not None \
-                    and _find_one(p, "test") is not None:
-                raise DataError(f"two datasets in one folder: {fold}/{found['train'].name} and "
-                                f"{flat.name} beside it, each with a test file; name the folder "
-                                f"you mean ({p / fold}) or move one set away", path=p)
+            if base == p / fold and (two := _two_datasets(p, fold)) is not None:
+                raise DataError(two, path=p)
             if found["vali"] is None and (bad := _bad_entry(base, "vali")) is not None:
                 raise DataError(f"{bad[0]} {bad[1]}: the validation file must be a readable "
                                 "file (or absent: then it is carved from train)", path=p)
@@ -125,6 +122,12 @@ def near_miss(path: PathLike, *, fold: str = "Fold1",
     p = Path(path)
     if not p.is_dir():
         return None
+    try:
+        two = _two_datasets(p, fold)
+    except DataError as exc:  # several train files: the layouts below name them
+        two = None if exc.reason.startswith("several") else exc.reason
+    if two is not None:
+        return two
     best: tuple[int, list[str]] | None = None
     for present, problems in _layouts(p, fold, ratings_files):
         if present and problems and (best is None or present > best[0]):
@@ -404,6 +407,16 @@ def _candidate_bases(p: Path, fold: str) -> list[Path]:
         inner = subdirs[0]
         bases += [inner / fold, inner] if (inner / fold).is_dir() else [inner]
     return bases
+
+
+def _two_datasets(p: Path, fold: str) -> str | None:
+    """Why ``p`` is ambiguous when ``p/<fold>/`` and ``p`` itself each hold train and test."""
+    inner, flat = _find_one(p / fold, "train"), _find_one(p, "train")
+    if inner is None or flat is None or _find_one(p / fold, "test") is None \
+            or _find_one(p, "test") is None:
+        return None
+    return (f"two datasets in one folder: {fold}/{inner.name} and {flat.name} beside it, each "
+            f"with a test file; name the folder you mean ({p / fold}) or move one set away")
 
 
 def _find_one(base: Path, split: str) -> Path | None:

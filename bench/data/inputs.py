@@ -12,8 +12,8 @@ too). These are Python's universal newlines, and what trec_eval's peers do with 
 No other character ends a line or hides in one (:func:`stray_character`, applied by
 :func:`text_lines`, to ratings tables' headers and text ids, and named in SVMlight errors): a
 NUL byte (UTF-16 without a byte-order mark), a byte-order mark inside a file (two files
-joined), VT, FF, NEL, U+2028/U+2029 are errors naming line and column (the SVMlight scanner
-alone reads VT and FF as white space between tokens, as sklearn's reader does).
+joined), VT, FF, NEL, U+2028/U+2029 are errors naming line and column (in SVMlight files too,
+where sklearn's reader takes VT and FF for white space).
 
 **Ids.** Query and document ids compare as their text on every path: ``7`` and ``"7"`` are one
 query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and
@@ -86,6 +86,12 @@ _WIDE_BOMS = (
     (b"\xfe\xff", "UTF-16 (big-endian)"),
     (b"\xff\xfe", "UTF-16 (little-endian)"),
 )
+#: Signatures of compressed files (RFC 1952; bzip2; xz; RFC 8878; PKWARE APPNOTE 4.3.7): a
+#: bzip2 file is told from text starting ``BZh9`` by its block magic, so only a ``head`` of 10
+#: bytes or more names bzip2.
+_COMPRESSED = ((rb"\x1f\x8b", "gzip", "gunzip FILE"), (rb"\xfd7zXZ\x00", "xz", "unxz FILE"),
+               (rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", "bzip2", "bunzip2 FILE"),
+               (rb"\x28\xb5\x2f\xfd", "zstd", "unzstd FILE"), (rb"PK\x03\x04", "zip", "unzip FILE"))
 _INT = re.compile(rb"[+-]?[0-9]+")
 _FLOAT = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 NUMBER_FORMS = "e.g. 2, 0.5, -3 or 1.5e-4; no '_', hex, inf or nan"
@@ -125,10 +131,16 @@ def bom_length(head: bytes, path: PathLike) -> int:
     """How many bytes of a byte-order mark start ``head`` (the first bytes of ``path``).
 
     3 for a UTF-8 mark, 0 for none; a UTF-16/UTF-32 mark is a :class:`DataError` (the readers
-    take UTF-8 text only).
+    take UTF-8 text only), and so is the signature of a compressed file (gzip, bzip2, xz, zstd,
+    zip: none is UTF-8 text), naming the tool that decompresses it.
     """
     if head.startswith(UTF8_BOM):
         return len(UTF8_BOM)
+    for mark, name, tool in _COMPRESSED:
+        if re.match(mark, head):
+            raise DataError(f"the file is {name}-compressed (it starts with that signature); "
+                            f"expected UTF-8 text: decompress it first, e.g. {tool}",
+                            path=path, line=1)
     for mark, name in _WIDE_BOMS:
         if head.startswith(mark):
             raise DataError(

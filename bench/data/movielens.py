@@ -151,7 +151,7 @@ def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise DataError("empty file: expected ratings 'user item rating timestamp'", path=path)
     with open(path, "rb") as fh:
-        bom_length(fh.read(4), path)  # UTF-16/32 is refused; pyarrow skips a UTF-8 mark
+        bom_length(fh.read(16), path)  # UTF-16/32, compressed refused; pyarrow skips a UTF-8 mark
     if sep == "::":
         names = ["user", "_1", "item", "_2", "rating", "_3", "timestamp"]
         delimiter = ":"
@@ -174,14 +174,14 @@ def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise _locate_bad_ratings_line(path, sep, header, exc) from exc
+    if table.num_rows == 0:  # before the checks below: pc.all of nothing is null, not true
+        raise DataError("no ratings (only a header)", path=path)
     if any(table.column(c).null_count for c in types) or not pc.all(
             pc.is_finite(table.column("rating"))).as_py():  # pyarrow reads 'nan' and 'inf'
         raise _locate_bad_ratings_line(path, sep, header, None)
     # split_blocks + self_destruct: no consolidation copy, Arrow buffers freed as they convert
     frame = table.select(list(types)).to_pandas(split_blocks=True, self_destruct=True)
     del table
-    if frame.shape[0] == 0:
-        raise DataError("no ratings (only a header)", path=path)
     return frame
 
 

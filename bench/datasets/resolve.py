@@ -45,6 +45,7 @@ from bench.data.folders import (
     read_lightgbm_dir,
     read_parquet_folder,
 )
+from bench.data.inputs import check_input_file, text_lines
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
 from bench.data.ratings import Ratings
@@ -142,6 +143,8 @@ def load_dataset(
 def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> LetorSplits:
     """Load a dataset given by path (no catalogue involved)."""
     p = Path(path).expanduser()
+    if not p.is_dir():  # a missing path, a FIFO, a device, a symlink loop: named, never opened
+        check_input_file(p, expected="a dataset folder or a ratings file")
     name = p.resolve().name
     if p.is_dir():
         layout = detect_layout(p)
@@ -173,8 +176,9 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> 
 
 def _holds(p: Path) -> str:
     """What folder ``p`` holds, in a few names, so that a refusal says what was found."""
-    names = sorted(f.name + ("/" if f.is_dir() else "") for f in p.iterdir()
-                   if not f.name.startswith("."))
+    names = sorted(f.name + ("/" if f.is_dir() else " (a broken symbolic link)"
+                             if f.is_symlink() and not f.exists() else "")
+                   for f in p.iterdir() if not f.name.startswith("."))
     if not names:
         return "it is empty"
     return f"it holds {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}"
@@ -339,9 +343,14 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
     from bench.data.tabular import load_ratings_table
 
     if p.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        columns = pq.read_schema(p).names
+        try:
+            columns = pq.read_schema(p).names
+        except (pa.ArrowException, OSError) as exc:  # not Parquet, empty, truncated
+            raise DataError(f"not a readable Parquet file ({exc}): expected a ratings table",
+                            path=p) from None
         if "qid" in columns and "label" in columns:
             raise DataError("a single LETOR Parquet file: give the folder holding "
                             "train/vali/test.parquet", path=p)
@@ -349,12 +358,8 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
         raise DataError("a single LETOR file: give the folder holding train/vali/test "
                         "(Fold1/ or flat) or rank.train/rank.test", path=p)
     else:
-        import pandas as pd
 
-        try:
-            columns = list(pd.read_csv(p, sep=None, engine="python", nrows=0).columns)
-        except (ValueError, pd.errors.ParserError) as exc:
-            raise DataError(f"could not read a header: {exc}", path=p) from exc
+        columns = _header(p)
     user, item = _pick(columns, _USER_NAMES), _pick(columns, _ITEM_NAMES)
     if user is None or item is None:
         raise DataError(
@@ -364,6 +369,27 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
         )
     return load_ratings_table(p, user=user, item=item, rating=_pick(columns, _RATING_NAMES),
                               timestamp=_pick(columns, _TIME_NAMES))
+
+
+def _header(p: Path) -> list[str]:
+    """The column names of a CSV/TSV ratings table's first line (its separator guessed), or a
+    :class:`DataError` naming the file and line 1: an empty file, UTF-16/32, bytes that are not
+    UTF-8 and a line without a separator are refused here rather than in pandas' sniffer."""
+    import csv
+
+    import pandas as pd
+
+    lines = text_lines(p, expected="a ratings table (CSV, TSV or Parquet)")
+    first = next(lines, None)
+    if first is None:
+        raise DataError("empty file: expected a header line naming the user and item columns",
+                        path=p)
+    try:
+        return list(pd.read_csv(p, sep=None, engine="python", nrows=0,
+                                encoding="utf-8-sig").columns)
+    except (ValueError, csv.Error, pd.errors.ParserError) as exc:
+        raise DataError(f"could not read a header ({exc}): expected column names separated by "
+                        "',', ';', a tab or a space", path=p, line=first[0]) from None
 
 
 def _pick(columns: list[str], names: tuple[str, ...]) -> str | None:
