@@ -73,6 +73,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.compressed import refuse_compressed
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -86,12 +87,6 @@ _WIDE_BOMS = (
     (b"\xfe\xff", "UTF-16 (big-endian)"),
     (b"\xff\xfe", "UTF-16 (little-endian)"),
 )
-#: Signatures of compressed files (RFC 1952; bzip2; xz; RFC 8878; PKWARE APPNOTE 4.3.7): a
-#: bzip2 file is told from text starting ``BZh9`` by its block magic, so only a ``head`` of 10
-#: bytes or more names bzip2.
-_COMPRESSED = ((rb"\x1f\x8b", "gzip", "gunzip FILE"), (rb"\xfd7zXZ\x00", "xz", "unxz FILE"),
-               (rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", "bzip2", "bunzip2 FILE"),
-               (rb"\x28\xb5\x2f\xfd", "zstd", "unzstd FILE"), (rb"PK\x03\x04", "zip", "unzip FILE"))
 _INT = re.compile(rb"[+-]?[0-9]+")
 _FLOAT = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 NUMBER_FORMS = "e.g. 2, 0.5, -3 or 1.5e-4; no '_', hex, inf or nan"
@@ -131,16 +126,11 @@ def bom_length(head: bytes, path: PathLike) -> int:
     """How many bytes of a byte-order mark start ``head`` (the first bytes of ``path``).
 
     3 for a UTF-8 mark, 0 for none; a UTF-16/UTF-32 mark is a :class:`DataError` (the readers
-    take UTF-8 text only), and so is the signature of a compressed file (gzip, bzip2, xz, zstd,
-    zip: none is UTF-8 text), naming the tool that decompresses it.
+    take UTF-8 text only), and so is a compressed file (:mod:`bench.data.compressed`).
     """
     if head.startswith(UTF8_BOM):
         return len(UTF8_BOM)
-    for mark, name, tool in _COMPRESSED:
-        if re.match(mark, head):
-            raise DataError(f"the file is {name}-compressed (it starts with that signature); "
-                            f"expected UTF-8 text: decompress it first, e.g. {tool}",
-                            path=path, line=1)
+    refuse_compressed(head, path)
     for mark, name in _WIDE_BOMS:
         if head.startswith(mark):
             raise DataError(
