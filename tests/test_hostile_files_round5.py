@@ -10,8 +10,9 @@ Each case takes a fresh folder and returns ``None`` when ltrbench behaved (a
 :class:`~bench.errors.DataError` naming the file, the line / row / column and what was
 expected, or the oracle's value) and otherwise one line saying what went wrong. Oracles:
 sklearn's ``load_svmlight_file`` for valid SVMlight spellings, hand arithmetic, pyarrow's own
-reading of the Parquet columns. Counts on the code before this round's fixes: 31 of 33 cases
-failed (9 silently wrong numbers, 15 unclear errors, 7 tracebacks or a hang); after: 0
+reading of the Parquet columns. Counts on the code before this round's fixes: 33 of 37 cases
+failed (9 silently wrong numbers, 15 unclear errors, 7 tracebacks or a hang, 2 silent
+accepts); after: 0
 (``python tests/test_hostile_files_round5.py`` prints the counts).
 """
 
@@ -217,6 +218,31 @@ def movielens_csv_with_only_its_header_says_so(tmp: Path) -> str | None:
     return _error(lambda: load_movielens(tmp), "ratings.csv", "no ratings (only a header)")
 
 
+@case(ACCEPT)
+def movielens_ratings_dat_with_text_between_its_colons_is_refused(tmp: Path) -> str | None:
+    """Read with ':' as the delimiter, '1:7:2:8:3:9:101' passed as user 1, item 2, rating 3."""
+    from bench.data.movielens import load_movielens
+
+    (tmp / "ratings.dat").write_bytes(b"1::1::5::100\n1:7:2:8:3:9:101\n2::1::4::102\n")
+    return _error(lambda: load_movielens(tmp), "ratings.dat:2", "1:7:2:8:3:9:101",
+                  "user::item::rating::timestamp")
+
+
+@case(WRONG)
+def movielens_ratings_dat_valid_lines_read_as_pandas_reads_them(tmp: Path) -> str | None:
+    import pandas as pd
+
+    from bench.data.movielens import load_movielens
+
+    text = b"1::10::5::100\r\n1::20::3.5::101\n2::10::4::102"
+    (tmp / "ratings.dat").write_bytes(text)
+    got = load_movielens(tmp).frame[["user", "item", "rating", "timestamp"]]
+    want = pd.read_csv(tmp / "ratings.dat", sep="::", engine="python",
+                       names=["user", "item", "rating", "timestamp"])
+    same = got.to_numpy(dtype=float).tolist() == want.to_numpy(dtype=float).tolist()
+    return None if same else f"read {got.to_numpy().tolist()}, pandas {want.to_numpy().tolist()}"
+
+
 # ------------------------------------------------------------------ load_path
 def _load(p: Path, *words: str) -> str | None:
     from bench.datasets.resolve import load_path
@@ -297,6 +323,29 @@ def load_path_of_a_folder_whose_fold_is_a_symlink_loop_says_so(tmp: Path) -> str
     (tmp / "ds").mkdir()
     os.symlink(tmp / "ds" / "Fold1", tmp / "ds" / "Fold1")
     return _load(tmp / "ds", "Fold1 (a broken symbolic link)")
+
+
+@case(ACCEPT)
+def letor_folder_with_vali_txt_and_valid_txt_names_both(tmp: Path) -> str | None:
+    """Two validation files of different content: which one was meant cannot be told."""
+    from bench.data.folders import read_letor_folder
+
+    line = b"1 qid:1 1:1\n0 qid:1 1:2\n"
+    for s in ("train", "vali", "test"):
+        (tmp / f"{s}.txt").write_bytes(line)
+    (tmp / "valid.txt").write_bytes(line.replace(b"1:2", b"1:3"))
+    return _error(lambda: read_letor_folder(tmp), "several vali files", "vali.txt, valid.txt")
+
+
+@case(WRONG)
+def letor_folder_with_valid_txt_a_link_to_vali_txt_reads(tmp: Path) -> str | None:
+    from bench.data.folders import read_letor_folder
+
+    for s in ("train", "vali", "test"):
+        (tmp / f"{s}.txt").write_bytes(b"1 qid:1 1:1\n0 qid:1 1:2\n")
+    os.symlink("vali.txt", tmp / "valid.txt")
+    got = read_letor_folder(tmp).vali.X[:, 0].tolist()
+    return None if got == [1.0, 2.0] else f"vali feature 1: {got}"
 
 
 # ------------------------------------------------------------------ LETOR Parquet

@@ -422,9 +422,12 @@ def _two_datasets(p: Path, fold: str) -> str | None:
 def _find_one(base: Path, split: str) -> Path | None:
     if not base.is_dir():
         return None
-    for n in _NAMES[split]:
-        if (base / n).is_file():
-            return base / n
+    named = [base / n for n in _NAMES[split] if (base / n).is_file()]
+    if any(not os.path.samefile(named[0], other) for other in named[1:]):  # vali.txt + valid.txt
+        raise DataError(f"several {split} files ({', '.join(m.name for m in named)}): name the "
+                        "one to use (or remove the others)", path=base)
+    if named:
+        return named[0]
     matches = sorted(
         f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split])
     )
