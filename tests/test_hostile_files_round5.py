@@ -10,8 +10,8 @@ Each case takes a fresh folder and returns ``None`` when ltrbench behaved (a
 :class:`~bench.errors.DataError` naming the file, the line / row / column and what was
 expected, or the oracle's value) and otherwise one line saying what went wrong. Oracles:
 sklearn's ``load_svmlight_file`` for valid SVMlight spellings, hand arithmetic, pyarrow's own
-reading of the Parquet columns. Counts on the code before this round's fixes: 33 of 37 cases
-failed (9 silently wrong numbers, 15 unclear errors, 7 tracebacks or a hang, 2 silent
+reading of the Parquet columns. Counts on the code before this round's fixes: 34 of 38 cases
+failed (10 silently wrong numbers, 15 unclear errors, 7 tracebacks or a hang, 2 silent
 accepts); after: 0
 (``python tests/test_hostile_files_round5.py`` prints the counts).
 """
@@ -404,6 +404,21 @@ def parquet_decimal_feature_column_is_kept(tmp: Path) -> str | None:
 def parquet_null_label_says_missing(tmp: Path) -> str | None:
     p = _parquet(tmp, {**_BASE, "label": pa.array([2, None, 1, 0], pa.int64())})
     return _read_parquet(p, "row 2", "column 'label'", "missing label (null)")
+
+
+@case(WRONG)
+def parquet_folder_whose_test_split_orders_its_features_otherwise_is_refused(
+        tmp: Path) -> str | None:
+    """Same feature count, columns swapped: the model would read f2 as f1 on the test set."""
+    from bench.data.folders import read_parquet_folder
+
+    for s in ("train", "vali", "test"):
+        cols = dict(_BASE)
+        if s == "test":
+            cols = {"qid": cols["qid"], "label": cols["label"], "f2": cols["f2"], "f1": cols["f1"]}
+        pq.write_table(pa.table(cols), tmp / f"{s}.parquet")
+    return _error(lambda: read_parquet_folder(tmp), "test.parquet", "column 'f2'",
+                  "same feature columns in the same order")
 
 
 # ------------------------------------------------------------------ the test

@@ -321,6 +321,13 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
     widths = {s: d.n_features for s, d in parts.items()}
     if len(set(widths.values())) != 1:
         raise DataError(f"the splits have different feature counts {widths}", path=p)
+    for s in ("vali", "test"):  # same count, other columns or order: features would be swapped
+        names, train_names = parts[s].feature_names, parts["train"].feature_names
+        if names != train_names:
+            j = next(j for j, (a, b) in enumerate(zip(names, train_names, strict=True)) if a != b)
+            raise DataError(f"feature column {j + 1} is {names[j]!r} where train.parquet has "
+                            f"{train_names[j]!r}: expected the same feature columns in the same "
+                            "order in every split", path=files[s], column=names[j])
     return LetorSplits(
         name=name or _default_name(p),
         train=parts["train"],
