@@ -10,8 +10,8 @@ Each case takes a fresh folder and returns ``None`` when ltrbench behaved (a
 :class:`~bench.errors.DataError` naming the file, the line / row / column and what was
 expected, or the oracle's value) and otherwise one line saying what went wrong. Oracles:
 sklearn's ``load_svmlight_file`` for valid SVMlight spellings, hand arithmetic, pyarrow's own
-reading of the Parquet columns. Counts on the code before this round's fixes: 34 of 38 cases
-failed (10 silently wrong numbers, 15 unclear errors, 7 tracebacks or a hang, 2 silent
+reading of the Parquet columns. Counts on the code before this round's fixes: 35 of 39 cases
+failed (11 silently wrong numbers, 15 unclear errors, 7 tracebacks or a hang, 2 silent
 accepts); after: 0
 (``python tests/test_hostile_files_round5.py`` prints the counts).
 """
@@ -130,6 +130,22 @@ def svmlight_spellings_sklearn_reads_the_same_stay_accepted(tmp: Path) -> str | 
             and np.array_equal(d.qid, q)):
         return f"X={d.X.tolist()} y={d.y.tolist()} qid={d.qid.tolist()} differ from sklearn's"
     return None
+
+
+@case(WRONG)
+def svmlight_rewritten_with_the_same_size_while_read_is_refused(tmp: Path) -> str | None:
+    """evaluate reads labels only, through no cache: the size alone did not tell a rewrite."""
+    from bench.data.svmlight import read_svmlight
+
+    p = tmp / "d.txt"
+    p.write_bytes(DATA)
+    os.utime(p, ns=(10**9, 10**9))  # a clock tick apart from the rewrite below, surely
+
+    def rewrite(done_bytes: int, done_rows: int) -> None:
+        p.write_bytes(DATA.replace(b"2 qid:1", b"0 qid:1"))  # same size, other labels
+
+    return _error(lambda: read_svmlight(p, features=False, progress=rewrite), "d.txt",
+                  "changed while it was read")
 
 
 # ------------------------------------------------------------------ compressed text files
