@@ -10,8 +10,8 @@ Each case takes a fresh folder and returns ``None`` when ltrbench behaved (a
 :class:`~bench.errors.DataError` naming the file, the line / row / column and what was
 expected, or the oracle's value) and otherwise one line saying what went wrong. Oracles:
 sklearn's ``load_svmlight_file`` for valid SVMlight spellings, hand arithmetic, pyarrow's own
-reading of the Parquet columns. Counts on the code before this round's fixes: 35 of 39 cases
-failed (11 silently wrong numbers, 15 unclear errors, 7 tracebacks or a hang, 2 silent
+reading of the Parquet columns. Counts on the code before this round's fixes: 39 of 43 cases
+failed (11 silently wrong numbers, 15 unclear errors, 9 tracebacks or a hang, 4 silent
 accepts); after: 0
 (``python tests/test_hostile_files_round5.py`` prints the counts).
 """
@@ -269,6 +269,50 @@ def _load(p: Path, *words: str) -> str | None:
 @case(TRACE)
 def load_path_of_a_missing_ratings_file_names_it(tmp: Path) -> str | None:
     return _load(tmp / "nope.csv", "nope.csv", "no such file")
+
+
+@case(ACCEPT)
+def load_path_of_an_empty_path_is_refused_not_the_working_folder(tmp: Path) -> str | None:
+    """Path('') is '.': a dataset in the working folder would load without being named."""
+    from bench.datasets.resolve import load_path
+
+    line = b"1 qid:1 1:1\n0 qid:1 1:2\n"
+    for s in ("train", "vali", "test"):
+        (tmp / f"{s}.txt").write_bytes(line)
+    old = Path.cwd()
+    os.chdir(tmp)
+    try:
+        return _error(lambda: load_path(""), "an empty path")
+    finally:
+        os.chdir(old)
+
+
+@case(ACCEPT)
+def load_dataset_of_an_empty_name_is_refused_not_the_working_folder(tmp: Path) -> str | None:
+    from bench.datasets.resolve import load_dataset
+
+    line = b"1 qid:1 1:1\n0 qid:1 1:2\n"
+    for s in ("train", "vali", "test"):
+        (tmp / f"{s}.txt").write_bytes(line)
+    old = Path.cwd()
+    os.chdir(tmp)
+    try:
+        return _error(lambda: load_dataset("", cache=False), "an empty dataset")
+    finally:
+        os.chdir(old)
+
+
+@case(TRACE)
+def load_dataset_of_an_unknown_users_home_names_it(tmp: Path) -> str | None:
+    from bench.datasets.resolve import load_dataset
+
+    return _error(lambda: load_dataset("~nosuchuser-b3r5/x", cache=False),
+                  "~nosuchuser-b3r5/x", "cannot expand '~'")
+
+
+@case(TRACE)
+def load_path_of_an_unknown_users_home_names_it(tmp: Path) -> str | None:
+    return _load(Path("~nosuchuser-b3r5/x"), "~nosuchuser-b3r5/x", "cannot expand '~'")
 
 
 @case(TRACE)

@@ -101,11 +101,16 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
     listing the valid ones. A ``DatasetSpec`` is returned as it is."""
     if isinstance(spec, DatasetSpec):
         return spec
+    if not spec.strip():  # Path("") is ".": the working folder would load unasked
+        raise DataError("an empty dataset: expected a catalogue name or a path", path=repr(spec))
     name, option = parse_spec(spec)
     looks_like_path = any(ch in spec for ch in ("/", "\\")) or spec.startswith(".") or "." in name
     if not looks_like_path and name in card_names():
         return catalogue_spec(spec, name, option)
-    p = Path(spec).expanduser()
+    try:
+        p = Path(spec).expanduser()
+    except RuntimeError as exc:  # '~nosuchuser/x'
+        raise DataError(f"cannot expand '~' ({exc})", path=spec) from None
     if p.exists():
         return DatasetSpec(spec, spec, path=p)
     if p.is_symlink():  # a link whose target is missing or a loop (``exists`` is False for both)
@@ -142,7 +147,12 @@ def load_dataset(
 
 def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading()) -> LetorSplits:
     """Load a dataset given by path (no catalogue involved)."""
-    p = Path(path).expanduser()
+    if os.fspath(path) == "":  # Path("") is ".": the working folder would load unasked
+        raise DataError("an empty path: expected a dataset folder or a ratings file", path="''")
+    try:
+        p = Path(path).expanduser()
+    except RuntimeError as exc:  # '~nosuchuser/x'
+        raise DataError(f"cannot expand '~' ({exc})", path=os.fspath(path)) from None
     if not p.is_dir():  # a missing path, a FIFO, a device, a symlink loop: named, never opened
         check_input_file(p, expected="a dataset folder or a ratings file")
     name = p.resolve().name
