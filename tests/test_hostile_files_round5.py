@@ -3,15 +3,16 @@
 SVMlight/LETOR text (VT and FF between tokens, compressed files), TREC runs and qrels and
 MovieLens files given compressed, ratings tables and LETOR folders given to
 ``bench.datasets.resolve.load_path`` (a missing path, a symlink loop, a FIFO, an empty or
-non-Parquet file, an ambiguous folder) and LETOR Parquet files whose ``ltrbench`` metadata lists
-a reserved, repeated or text column as a feature.
+non-Parquet file, an ambiguous folder), LETOR Parquet files whose ``ltrbench`` metadata lists
+a reserved, repeated or text column as a feature, MovieLens side tables (an id listed twice, a
+short line, a folder, a bad field) and ``::`` files with text between the colons.
 
 Each case takes a fresh folder and returns ``None`` when ltrbench behaved (a
 :class:`~bench.errors.DataError` naming the file, the line / row / column and what was
 expected, or the oracle's value) and otherwise one line saying what went wrong. Oracles:
 sklearn's ``load_svmlight_file`` for valid SVMlight spellings, hand arithmetic, pyarrow's own
-reading of the Parquet columns. Counts on the code before this round's fixes: 40 of 44 cases
-failed (11 silently wrong numbers, 16 unclear errors, 9 tracebacks or a hang, 4 silent
+reading of the Parquet columns. Counts on the code before this round's fixes: 49 of 54 cases
+failed (14 silently wrong numbers, 20 unclear errors, 9 tracebacks or a hang, 6 silent
 accepts); after: 0
 (``python tests/test_hostile_files_round5.py`` prints the counts).
 """
@@ -257,6 +258,93 @@ def movielens_ratings_dat_valid_lines_read_as_pandas_reads_them(tmp: Path) -> st
                        names=["user", "item", "rating", "timestamp"])
     same = got.to_numpy(dtype=float).tolist() == want.to_numpy(dtype=float).tolist()
     return None if same else f"read {got.to_numpy().tolist()}, pandas {want.to_numpy().tolist()}"
+
+
+UDATA = b"1\t1\t5\t100\n1\t2\t3\t101\n2\t1\t4\t102\n"
+UITEM = ("1|Toy Story (1995)|01-Jan-1995||http://x" + "|0" * 19 + "\n"
+         "2|GoldenEye (1995)|01-Jan-1995||http://x" + "|0" * 19 + "\n")
+
+
+def _side(tmp: Path, files: dict[str, bytes | None], *words: str) -> str | None:
+    from bench.data.movielens import load_movielens
+
+    for name, data in files.items():
+        if data is None:
+            (tmp / name).mkdir()
+        else:
+            (tmp / name).write_bytes(data)
+    return _error(lambda: load_movielens(tmp), *words)
+
+
+@case(WRONG)
+def movielens_u_item_listing_an_item_twice_is_refused(tmp: Path) -> str | None:
+    """A second row of item 1 gives it two titles and genres, and doubles it when joined."""
+    dup = UITEM + UITEM.splitlines()[0].replace("Toy Story", "Other") + "\n"
+    return _side(tmp, {"u.data": UDATA, "u.item": dup.encode("latin-1")}, "u.item",
+                 "item id 1 is listed twice", "rows 1 and 3")
+
+
+@case(WRONG)
+def movielens_movies_csv_listing_a_movie_twice_is_refused(tmp: Path) -> str | None:
+    return _side(tmp, {"ratings.csv": b"userId,movieId,rating,timestamp\n1,1,5,100\n",
+                       "movies.csv": b"movieId,title,genres\n1,A (1995),Comedy\n1,B (1990),Drama\n"},
+                 "movies.csv", "item id 1 is listed twice")
+
+
+@case(WRONG)
+def movielens_u_user_listing_a_user_twice_is_refused(tmp: Path) -> str | None:
+    return _side(tmp, {"u.data": UDATA, "u.user": b"1|24|M|tech|1\n1|25|F|art|2\n"}, "u.user",
+                 "user id 1 is listed twice")
+
+
+@case(ACCEPT)
+def movielens_u_user_line_without_its_zip_field_is_refused(tmp: Path) -> str | None:
+    return _side(tmp, {"u.data": UDATA, "u.user": b"1|24|M|tech|1\n2|25|F|art\n"}, "u.user:2",
+                 "4 fields, expected 5")
+
+
+@case(ACCEPT)
+def movielens_u_item_that_is_a_folder_is_refused_not_skipped(tmp: Path) -> str | None:
+    return _side(tmp, {"u.data": UDATA, "u.item": None}, "u.item", "is a directory")
+
+
+@case(UNCLEAR)
+def movielens_u_item_with_a_text_id_names_the_line(tmp: Path) -> str | None:
+    bad = UITEM.replace("2|Golden", "x|Golden")
+    return _side(tmp, {"u.data": UDATA, "u.item": bad.encode("latin-1")}, "u.item:2", "'x'")
+
+
+@case(UNCLEAR)
+def movielens_u_item_in_utf16_says_utf16(tmp: Path) -> str | None:
+    return _side(tmp, {"u.data": UDATA, "u.item": UITEM.encode("utf-16")}, "u.item:1", "UTF-16")
+
+
+@case(UNCLEAR)
+def movielens_tags_csv_with_a_text_timestamp_names_the_line(tmp: Path) -> str | None:
+    return _side(tmp, {"ratings.csv": b"userId,movieId,rating,timestamp\n1,1,5,100\n",
+                       "tags.csv": b"userId,movieId,tag,timestamp\n1,1,\"a, b\",100\n1,1,c,abc\n"},
+                 "tags.csv:3", "'abc'")
+
+
+@case(UNCLEAR)
+def movielens_movies_csv_in_latin1_names_the_line(tmp: Path) -> str | None:
+    return _side(tmp, {"ratings.csv": b"userId,movieId,rating,timestamp\n1,1,5,100\n",
+                       "movies.csv": "movieId,title,genres\n1,Am\xe9lie (2001),Comedy\n"
+                       .encode("latin-1")}, "movies.csv:2", "not UTF-8")
+
+
+@case(WRONG)
+def movielens_side_tables_that_are_fine_still_read(tmp: Path) -> str | None:
+    from bench.data.movielens import load_movielens
+
+    (tmp / "u.data").write_bytes(UDATA)
+    (tmp / "u.item").write_bytes(UITEM.replace("Toy Story", "Am\xe9lie").encode("latin-1"))
+    (tmp / "u.user").write_bytes(b"1|24|M|tech|85711\n2|53|F|other|94043\n")
+    r = load_movielens(tmp)
+    if r.items is None or r.users is None:
+        return "items or users not read"
+    got = (r.items["title"].tolist(), r.users["age"].tolist())
+    return None if got == (["Am\xe9lie (1995)", "GoldenEye (1995)"], [24, 53]) else str(got)
 
 
 # ------------------------------------------------------------------ load_path
