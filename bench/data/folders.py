@@ -427,23 +427,20 @@ def _two_datasets(p: Path, fold: str) -> str | None:
 
 
 def _find_one(base: Path, split: str) -> Path | None:
+    """The one file of ``split`` in ``base`` (a name of :data:`_NAMES`, or one ending in a
+    suffix of :data:`_SUFFIXES`), ``None`` when there is none; two distinct ones (``vali.txt``
+    and ``valid.txt``, ``train.txt`` and ``set1.train.txt``, two links to one file are one) are
+    a :class:`DataError` naming them: which one was meant cannot be told."""
     if not base.is_dir():
         return None
-    named = [base / n for n in _NAMES[split] if (base / n).is_file()]
-    if any(not os.path.samefile(named[0], other) for other in named[1:]):  # vali.txt + valid.txt
-        raise DataError(f"several {split} files ({', '.join(m.name for m in named)}): name the "
-                        "one to use (or remove the others)", path=base)
-    if named:
-        return named[0]
-    matches = sorted(
-        f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split])
-    )
-    if len(matches) > 1:
-        raise DataError(
-            f"several {split} files ({', '.join(m.name for m in matches)}): name the one to use",
-            path=base,
-        )
-    return matches[0] if matches else None
+    found = [base / n for n in _NAMES[split] if (base / n).is_file()]
+    found += sorted(f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split]))
+    distinct = [f for i, f in enumerate(found)
+                if not any(os.path.samefile(f, g) for g in found[:i])]
+    if len(distinct) > 1:
+        raise DataError(f"several {split} files ({', '.join(m.name for m in distinct)}): name "
+                        "the one to use (or remove the others)", path=base)
+    return distinct[0] if distinct else None
 
 
 def _uses_fold(p: Path, files: dict[str, Path | None], fold: str) -> bool:
