@@ -11,8 +11,8 @@ Each case takes a fresh folder and returns ``None`` when ltrbench behaved (a
 :class:`~bench.errors.DataError` naming the file, the line / row / column and what was
 expected, or the oracle's value) and otherwise one line saying what went wrong. Oracles:
 sklearn's ``load_svmlight_file`` for valid SVMlight spellings, hand arithmetic, pyarrow's own
-reading of the Parquet columns. Counts on the code before this round's fixes: 50 of 55 cases
-failed (14 silently wrong numbers, 20 unclear errors, 9 tracebacks or a hang, 7 silent
+reading of the Parquet columns. Counts on the code before this round's fixes: 51 of 56 cases
+failed (14 silently wrong numbers, 21 unclear errors, 9 tracebacks or a hang, 7 silent
 accepts); after: 0
 (``python tests/test_hostile_files_round5.py`` prints the counts).
 """
@@ -454,6 +454,22 @@ def load_path_of_a_utf16_csv_names_utf16_and_line_1(tmp: Path) -> str | None:
 def load_path_of_a_latin1_header_names_line_1(tmp: Path) -> str | None:
     (tmp / "r.csv").write_bytes("user,item,\xe9valuation\n1,2,3\n".encode("latin-1"))
     return _load(tmp / "r.csv", "r.csv:1", "not UTF-8", "0xe9")
+
+
+@case(UNCLEAR)
+def load_path_of_a_ratings_txt_is_not_called_a_letor_file(tmp: Path) -> str | None:
+    """'ratings.txt' with a header 'user<TAB>item<TAB>rating' is a ratings table."""
+    from bench.datasets.resolve import load_path
+    from bench.errors import DataError
+
+    (tmp / "ratings.txt").write_bytes(b"user\titem\trating\n1\t1\t5\n1\t2\t3\n")
+    (tmp / "train.txt").write_bytes(b"1 qid:1 1:1\n0 qid:1 1:2\n")
+    try:
+        load_path(tmp / "ratings.txt")
+    except DataError as exc:
+        if "LETOR" in str(exc):
+            return f"a ratings table called a LETOR file: {exc}"
+    return _load(tmp / "train.txt", "train.txt", "a single LETOR file")
 
 
 @case(UNCLEAR)

@@ -32,6 +32,7 @@ reports are in ``meta["checks"]``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -364,10 +365,11 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
         if "qid" in columns and "label" in columns:
             raise DataError("a single LETOR Parquet file: give the folder holding "
                             "train/vali/test.parquet", path=p)
-    elif p.suffix.lower() in (".txt", ".svm", ".svmlight", ".libsvm") or p.name.startswith("rank."):
+    elif (p.suffix.lower() in (".txt", ".svm", ".svmlight", ".libsvm")
+          or p.name.startswith("rank.")) and _looks_like_svmlight(p):
         raise DataError("a single LETOR file: give the folder holding train/vali/test "
                         "(Fold1/ or flat) or rank.train/rank.test", path=p)
-    else:
+    else:  # a ratings table, 'ratings.txt' with a header 'user<TAB>item<TAB>rating' too
 
         columns = _header(p)
     user, item = _pick(columns, _USER_NAMES), _pick(columns, _ITEM_NAMES)
@@ -379,6 +381,16 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
         )
     return load_ratings_table(p, user=user, item=item, rating=_pick(columns, _RATING_NAMES),
                               timestamp=_pick(columns, _TIME_NAMES))
+
+
+def _looks_like_svmlight(p: Path) -> bool:
+    """Whether the first data line of ``p`` is SVMlight (``label qid:Q i:v`` or ``label i:v``),
+    not a ratings table's header: only then is a ``.txt`` file called a single LETOR file."""
+    for _, raw in text_lines(p, expected="a dataset file"):
+        tokens = raw.split()
+        if tokens and not tokens[0].startswith(b"#"):
+            return any(re.fullmatch(rb"qid:.*|[0-9]+:.*", t) for t in tokens[1:3])
+    return True  # no data line: the LETOR message says what to give
 
 
 def _header(p: Path) -> list[str]:
