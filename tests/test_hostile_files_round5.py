@@ -11,8 +11,8 @@ Each case takes a fresh folder and returns ``None`` when ltrbench behaved (a
 :class:`~bench.errors.DataError` naming the file, the line / row / column and what was
 expected, or the oracle's value) and otherwise one line saying what went wrong. Oracles:
 sklearn's ``load_svmlight_file`` for valid SVMlight spellings, hand arithmetic, pyarrow's own
-reading of the Parquet columns. Counts on the code before this round's fixes: 51 of 56 cases
-failed (14 silently wrong numbers, 21 unclear errors, 9 tracebacks or a hang, 7 silent
+reading of the Parquet columns. Counts on the code before this round's fixes: 53 of 58 cases
+failed (14 silently wrong numbers, 23 unclear errors, 9 tracebacks or a hang, 7 silent
 accepts); after: 0
 (``python tests/test_hostile_files_round5.py`` prints the counts).
 """
@@ -214,6 +214,22 @@ def ratings_table_csv_gz_is_refused_naming_gzip(tmp: Path) -> str | None:
 
     (tmp / "r.csv.gz").write_bytes(_compressed("gzip", b"user,item,rating\n1,2,3\n"))
     return _error(lambda: load_path(tmp / "r.csv.gz"), "r.csv.gz:1", "gzip-compressed")
+
+
+@case(UNCLEAR)
+def cli_evaluate_with_qrels_and_run_swapped_says_so(tmp: Path) -> str | None:
+    (tmp / "q.txt").write_bytes(QRELS)
+    (tmp / "r.txt").write_bytes(RUN)
+    return refused(cli(tmp, "evaluate", "--qrels", "r.txt", "--run", "q.txt"), "r.txt:1",
+                   "expected 4 fields", "swapped")
+
+
+@case(UNCLEAR)
+def trec_run_given_a_qrels_file_says_so(tmp: Path) -> str | None:
+    from bench.data.trec import read_run
+
+    (tmp / "q.txt").write_bytes(QRELS)
+    return _error(lambda: read_run(tmp / "q.txt"), "q.txt:1", "expected 6 fields", "swapped")
 
 
 @case(WRONG)
