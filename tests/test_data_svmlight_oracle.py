@@ -157,7 +157,7 @@ GENERATED = {
                    "3:0.1000000014901161 4:16777217 5:1.00000005960464477539\n"),
     "tiny_and_huge": "1 qid:1 1:1e-320 2:4.9e-324 3:1e-400 4:3.4028235e38 5:1.4e-45\n",
     "leading_zeros": "0001 qid:007 0002:00.50 010:0e5\n",
-    "tabs_and_spaces": "1\tqid:1\t1:1  \t 2:2\x0b3:3\x0c\n",
+    "tabs_and_spaces": "1\tqid:1\t1:1  \t 2:2 \t3:3\t\n",  # VT and FF are refused (inputs.py)
     "no_trailing_newline": "1 qid:1 1:1\n0 qid:1 2:2",
     "label_only": "1 qid:1\n0 qid:1 2:2\n",
     "comment_glued": "1 qid:1 1:0.5#c 2:9\n0 qid:1 2:2 #x:1\n",

@@ -93,11 +93,8 @@ def find_split_files(
     for base in _candidate_bases(p, fold):
         found = {s: _find_one(base, s) for s in SPLITS}
         if found["train"] is not None and found["test"] is not None:
-            if base == p / fold and (flat := _find_one(p, "train")) is not None \
-                    and _find_one(p, "test") is not None:
-                raise DataError(f"two datasets in one folder: {fold}/{found['train'].name} and "
-                                f"{flat.name} beside it, each with a test file; name the folder "
-                                f"you mean ({p / fold}) or move one set away", path=p)
+            if base == p / fold and (two := _two_datasets(p, fold)) is not None:
+                raise DataError(two, path=p)
             if found["vali"] is None and (bad := _bad_entry(base, "vali")) is not None:
                 raise DataError(f"{bad[0]} {bad[1]}: the validation file must be a readable "
                                 "file (or absent: then it is carved from train)", path=p)
@@ -125,6 +122,12 @@ def near_miss(path: PathLike, *, fold: str = "Fold1",
     p = Path(path)
     if not p.is_dir():
         return None
+    try:
+        two = _two_datasets(p, fold)
+    except DataError as exc:  # several train files: the layouts below name them
+        two = None if exc.reason.startswith("several") else exc.reason
+    if two is not None:
+        return two
     best: tuple[int, list[str]] | None = None
     for present, problems in _layouts(p, fold, ratings_files):
         if present and problems and (best is None or present > best[0]):
@@ -318,6 +321,13 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
     widths = {s: d.n_features for s, d in parts.items()}
     if len(set(widths.values())) != 1:
         raise DataError(f"the splits have different feature counts {widths}", path=p)
+    for s in ("vali", "test"):  # same count, other columns or order: features would be swapped
+        names, train_names = parts[s].feature_names, parts["train"].feature_names
+        if names != train_names:
+            j = next(j for j, (a, b) in enumerate(zip(names, train_names, strict=True)) if a != b)
+            raise DataError(f"feature column {j + 1} is {names[j]!r} where train.parquet has "
+                            f"{train_names[j]!r}: expected the same feature columns in the same "
+                            "order in every split", path=files[s], column=names[j])
     return LetorSplits(
         name=name or _default_name(p),
         train=parts["train"],
@@ -406,21 +416,31 @@ def _candidate_bases(p: Path, fold: str) -> list[Path]:
     return bases
 
 
+def _two_datasets(p: Path, fold: str) -> str | None:
+    """Why ``p`` is ambiguous when ``p/<fold>/`` and ``p`` itself each hold train and test."""
+    inner, flat = _find_one(p / fold, "train"), _find_one(p, "train")
+    if inner is None or flat is None or _find_one(p / fold, "test") is None \
+            or _find_one(p, "test") is None:
+        return None
+    return (f"two datasets in one folder: {fold}/{inner.name} and {flat.name} beside it, each "
+            f"with a test file; name the folder you mean ({p / fold}) or move one set away")
+
+
 def _find_one(base: Path, split: str) -> Path | None:
+    """The one file of ``split`` in ``base`` (a name of :data:`_NAMES`, or one ending in a
+    suffix of :data:`_SUFFIXES`), ``None`` when there is none; two distinct ones (``vali.txt``
+    and ``valid.txt``, ``train.txt`` and ``set1.train.txt``, two links to one file are one) are
+    a :class:`DataError` naming them: which one was meant cannot be told."""
     if not base.is_dir():
         return None
-    for n in _NAMES[split]:
-        if (base / n).is_file():
-            return base / n
-    matches = sorted(
-        f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split])
-    )
-    if len(matches) > 1:
-        raise DataError(
-            f"several {split} files ({', '.join(m.name for m in matches)}): name the one to use",
-            path=base,
-        )
-    return matches[0] if matches else None
+    found = [base / n for n in _NAMES[split] if (base / n).is_file()]
+    found += sorted(f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split]))
+    distinct = [f for i, f in enumerate(found)
+                if not any(os.path.samefile(f, g) for g in found[:i])]
+    if len(distinct) > 1:
+        raise DataError(f"several {split} files ({', '.join(m.name for m in distinct)}): name "
+                        "the one to use (or remove the others)", path=base)
+    return distinct[0] if distinct else None
 
 
 def _uses_fold(p: Path, files: dict[str, Path | None], fold: str) -> bool:

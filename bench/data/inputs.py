@@ -12,8 +12,8 @@ too). These are Python's universal newlines, and what trec_eval's peers do with 
 No other character ends a line or hides in one (:func:`stray_character`, applied by
 :func:`text_lines`, to ratings tables' headers and text ids, and named in SVMlight errors): a
 NUL byte (UTF-16 without a byte-order mark), a byte-order mark inside a file (two files
-joined), VT, FF, NEL, U+2028/U+2029 are errors naming line and column (the SVMlight scanner
-alone reads VT and FF as white space between tokens, as sklearn's reader does).
+joined), VT, FF, NEL, U+2028/U+2029 are errors naming line and column (in SVMlight files too,
+where sklearn's reader takes VT and FF for white space).
 
 **Ids.** Query and document ids compare as their text on every path: ``7`` and ``"7"`` are one
 query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and
@@ -73,6 +73,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.compressed import refuse_compressed
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -125,10 +126,11 @@ def bom_length(head: bytes, path: PathLike) -> int:
     """How many bytes of a byte-order mark start ``head`` (the first bytes of ``path``).
 
     3 for a UTF-8 mark, 0 for none; a UTF-16/UTF-32 mark is a :class:`DataError` (the readers
-    take UTF-8 text only).
+    take UTF-8 text only), and so is a compressed file (:mod:`bench.data.compressed`).
     """
     if head.startswith(UTF8_BOM):
         return len(UTF8_BOM)
+    refuse_compressed(head, path)
     for mark, name in _WIDE_BOMS:
         if head.startswith(mark):
             raise DataError(

@@ -212,6 +212,15 @@ def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any
     a = np.asarray(values)
     if a.dtype.kind not in "biuf":
         raise DataError(f"{name} must be real numbers; got dtype {a.dtype}", path=source or None)
+    top = np.finfo(dtype).max
+    if a.dtype.kind == "f" and a.dtype.itemsize > np.dtype(dtype).itemsize:
+        big = np.isfinite(a) & (np.abs(a) > top)  # 1e39 would become inf in the cast, unsaid
+        if big.any():
+            at = tuple(int(i) for i in np.argwhere(big)[0])
+            where = f"row {at[0] + 1}" + (f", column {at[1] + 1}" if len(at) > 1 else "")
+            raise DataError(f"{name} value {float(a[at])!r} ({where}) does not fit a "
+                            f"{np.dtype(dtype).name} (|x| <= {float(top):.4g})",
+                            path=source or None)
     return np.ascontiguousarray(a, dtype=dtype)
 
 

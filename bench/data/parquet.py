@@ -123,18 +123,7 @@ def read_parquet(path: PathLike) -> LetorData:
                 path=p,
                 column=required,
             )
-    if meta.get("format") == _FORMAT:
-        feature_columns = list(meta["feature_columns"])
-        feature_names = tuple(meta["feature_names"])
-    else:
-        feature_columns = [
-            c for c in table.column_names
-            if c not in RESERVED_COLUMNS and _is_numeric(table.schema.field(c).type)
-        ]
-        feature_names = tuple(feature_columns)
-    missing = [c for c in feature_columns if c not in table.column_names]
-    if missing:
-        raise DataError("feature column listed in the metadata is absent", path=p, column=missing[0])
+    feature_columns, feature_names = _feature_columns(table, meta, p)
 
     qid = _int_column(table, "qid", p, required=True)
     assert qid is not None
@@ -142,6 +131,10 @@ def read_parquet(path: PathLike) -> LetorData:
     if not _is_numeric(label_type) or pa.types.is_boolean(label_type):  # text is never parsed
         raise DataError(f"column of type {label_type}: expected numbers (bench.data.inputs: "
                         "text is not parsed, a bool is no label)", path=p, column="label")
+    if table.column("label").null_count:
+        bad = int(np.flatnonzero(table.column("label").is_null().to_numpy(
+            zero_copy_only=False))[0])
+        raise DataError("missing label (null)", path=p, row=bad + 1, column="label")
     label = table.column("label").to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
     if not np.all(np.isfinite(label)):
         bad = int(np.flatnonzero(~np.isfinite(label))[0])
@@ -154,6 +147,8 @@ def read_parquet(path: PathLike) -> LetorData:
         if col.null_count:
             bad = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
             raise DataError("missing feature value (null)", path=p, row=bad + 1, column=c)
+        if pa.types.is_decimal(col.type):
+            col = col.cast(pa.float64())
         with np.errstate(over="ignore"):
             X[:, j] = col.to_numpy(zero_copy_only=False)
         if np.isinf(X[:, j]).any():  # inf, or beyond float32 (3.4e38); NaN is a missing value
@@ -173,6 +168,32 @@ def read_parquet(path: PathLike) -> LetorData:
         source=str(meta.get("source") or p),
         meta=dict(meta["meta"]) if isinstance(meta.get("meta"), dict) else {},
     )
+
+
+def _feature_columns(table: pa.Table, meta: dict[str, Any], p: Path
+                     ) -> tuple[list[str], tuple[str, ...]]:
+    """The feature columns and names: those the ``ltrbench`` metadata lists (each present,
+    numeric, listed once and none of :data:`RESERVED_COLUMNS`: a label listed as a feature would
+    leak the answer into the model), else every numeric column (decimals included) that is not
+    reserved; text, list and date columns of a foreign table (a docid) are no features."""
+    if meta.get("format") != _FORMAT:
+        columns = [c for c in table.column_names if c not in RESERVED_COLUMNS
+                   and (_is_numeric(t := table.schema.field(c).type) or pa.types.is_decimal(t))]
+        return columns, tuple(columns)
+    columns = list(meta["feature_columns"])
+    for i, c in enumerate(columns):
+        if c not in table.column_names:
+            raise DataError("feature column listed in the metadata is absent", path=p, column=c)
+        if c in RESERVED_COLUMNS or c in columns[:i]:
+            why = "is reserved" if c in RESERVED_COLUMNS else "is listed twice"
+            raise DataError(f"damaged ltrbench metadata: feature column {c!r} {why} (expected "
+                            f"each feature once, none of {', '.join(RESERVED_COLUMNS)})",
+                            path=p, column=c)
+        t = table.schema.field(c).type
+        if not (_is_numeric(t) or pa.types.is_decimal(t)):
+            raise DataError(f"feature column of type {t}: expected numbers (text is not parsed)",
+                            path=p, column=c)
+    return columns, tuple(meta["feature_names"])
 
 
 def _optional_ids(values: np.ndarray | None, n: int) -> pa.Array:

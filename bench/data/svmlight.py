@@ -237,7 +237,7 @@ def _check_readable(p: Path) -> None:
     if p.stat().st_size == 0:
         raise DataError("empty file: expected SVMlight lines 'label [qid:Q] index:value ...'", path=p)
     with open(p, "rb") as fh:
-        bom_length(fh.read(4), p)  # UTF-16/32 refused; the parser skips a UTF-8 mark
+        bom_length(fh.read(16), p)  # UTF-16/32, compressed refused; the parser skips a UTF-8 mark
 
 
 def line_of_data_row(path: PathLike, row: int) -> int | None:

@@ -83,6 +83,7 @@ class _Plan:
     max_index_line: int
     has_qid: bool
     lone_cr: list[bool]  # per chunk: whether the count pass met a lone CR (a line end)
+    mtime_ns: int = 0  # when the count pass began: a rewrite of the same size is told by it
 
     @property
     def n_rows(self) -> int:
@@ -189,7 +190,8 @@ class RichProgress:
 def _count(path: Path, pool: ThreadPoolExecutor) -> _Plan:
     if not path.is_file():
         raise DataError("no such file", path=path)
-    size = path.stat().st_size
+    st = path.stat()
+    size = st.st_size
     chunks = _chunk_bounds(path, size)
     results = list(pool.map(lambda ab: _count_chunk(path, ab), chunks))
     rows = [int(r[scan.C_ROWS]) for r in results]
@@ -205,7 +207,7 @@ def _count(path: Path, pool: ThreadPoolExecutor) -> _Plan:
             has_qid, seen_qid = bool(r[scan.C_FIRST_QID]), True
         line0 += n_lines
     return _Plan(path, size, chunks, rows, lines, best, best_line, has_qid,
-                 [bool(r[scan.COUNT_SIZE]) for r in results])
+                 [bool(r[scan.COUNT_SIZE]) for r in results], st.st_mtime_ns)
 
 
 def _chunk_bounds(path: Path, size: int) -> list[tuple[int, int]]:
@@ -362,8 +364,10 @@ def _fill(pl: _Plan, width: int, pool: ThreadPoolExecutor, progress: Progress | 
         for f in futures:
             f.cancel()
         raise
-    if pl.path.stat().st_size != pl.size:
-        raise DataError("the file changed while it was read (its size changed)", path=pl.path)
+    after = pl.path.stat()
+    if (after.st_size, after.st_mtime_ns) != (pl.size, pl.mtime_ns):
+        raise DataError("the file changed while it was read (its size or modification time "
+                        "changed): read it again once it is complete", path=pl.path)
     return ParsedSvmlight(X, y, qid if pl.has_qid else None, pl.max_index, pl.max_index_line)
 
 

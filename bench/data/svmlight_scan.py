@@ -10,7 +10,11 @@ Grammar of a line (bytes; ``\\n`` ends a line, ``\\r`` is whitespace so CRLF fil
     number  := [+-] ( digits [ '.' digits* ] | '.' digits ) [ (e|E) [+-] digits ]
     integer := [+-] digits          (must fit int64)
     index   := digits               (>= 1, strictly increasing along the line)
-    ws      := space, tab, \\r, \\v, \\f
+    ws      := space, tab, \\r
+
+VT and FF are no white space here (sklearn's ``load_svmlight_file`` splits on them, as
+``bytes.split`` does): the one rule of :mod:`bench.data.inputs` for every text reader refuses
+them, so a token holding one is an error whose message names the character and its column.
 
 A line without ``data`` (blank, or only a comment) is not a data row. Numbers are converted
 exactly (:mod:`bench.data.decimal_float`); anything else -- ``0_4``, ``0x1p3``, ``nan``,
@@ -68,7 +72,7 @@ _INT64_MAX = np.uint64((1 << 63) - 1)
 
 
 _WS = np.zeros(256, dtype=np.bool_)
-_WS[[32, 9, 13, 11, 12]] = True  # space, tab, CR, VT, FF: what bytes.split() splits on, but \n
+_WS[[32, 9, 13]] = True  # space, tab, CR (of CRLF; a lone CR became LF before the scan)
 _END = _WS.copy()
 _END[[_NL, _HASH]] = True  # what ends a token
 

@@ -102,9 +102,11 @@ def read_qrels(path: PathLike) -> Qrels:
     seen: dict[tuple[str, str], int] = {}
     for lineno, parts in _lines(p):
         if len(parts) != 4:
+            swapped = "; this line is a run line: were --qrels and --run swapped?" \
+                if len(parts) >= 6 and parts[1] == "Q0" else ""
             raise DataError(
                 f"expected 4 fields 'qid iter docno rel', got {len(parts)} (trec_eval refuses "
-                "other counts too; a comment line starts with '#')",
+                f"other counts too; a comment line starts with '#'){swapped}",
                 path=p,
                 line=lineno,
             )
@@ -138,9 +140,11 @@ def read_run(path: PathLike) -> Run:
     seen: dict[tuple[str, str], int] = {}
     for lineno, parts in _lines(p):
         if len(parts) < 6:
+            swapped = "; this line is a qrels line: were --qrels and --run swapped?" \
+                if len(parts) == 4 and parts[1] != "Q0" else ""
             raise DataError(
                 f"expected 6 fields 'qid Q0 docno rank score tag' (more are ignored, as "
-                f"trec_eval does), got {len(parts)}",
+                f"trec_eval does), got {len(parts)}{swapped}",
                 path=p,
                 line=lineno,
             )

@@ -32,6 +32,7 @@ reports are in ``meta["checks"]``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,6 +46,7 @@ from bench.data.folders import (
     read_lightgbm_dir,
     read_parquet_folder,
 )
+from bench.data.inputs import check_input_file, text_lines
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
 from bench.data.ratings import Ratings
@@ -101,11 +103,16 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
     listing the valid ones. A ``DatasetSpec`` is returned as it is."""
     if isinstance(spec, DatasetSpec):
         return spec
+    if not spec.strip():  # Path("") is ".": the working folder would load unasked
+        raise DataError("an empty dataset: expected a catalogue name or a path", path=repr(spec))
     name, option = parse_spec(spec)
     looks_like_path = any(ch in spec for ch in ("/", "\\")) or spec.startswith(".") or "." in name
     if not looks_like_path and name in card_names():
         return catalogue_spec(spec, name, option)
-    p = Path(spec).expanduser()
+    try:
+        p = Path(spec).expanduser()
+    except RuntimeError as exc:  # '~nosuchuser/x'
+        raise DataError(f"cannot expand '~' ({exc})", path=spec) from None
     if p.exists():
         return DatasetSpec(spec, spec, path=p)
     if (fold := _path_fold(spec)) is not None:
@@ -162,7 +169,14 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
     ``PATH:Fold3``) picks a fold of a LETOR root: its ``Fold3/`` folder, or the fold built from
     ``S1.txt..S5.txt`` (:func:`bench.datasets.folds.read_fold`); a root holding only the part
     files reads fold 1 when no fold is named."""
-    p = Path(path).expanduser()
+    if os.fspath(path) == "":  # Path("") is ".": the working folder would load unasked
+        raise DataError("an empty path: expected a dataset folder or a ratings file", path="''")
+    try:
+        p = Path(path).expanduser()
+    except RuntimeError as exc:  # '~nosuchuser/x'
+        raise DataError(f"cannot expand '~' ({exc})", path=os.fspath(path)) from None
+    if not p.is_dir():  # a missing path, a FIFO, a device, a symlink loop: named, never opened
+        check_input_file(p, expected="a dataset folder or a ratings file")
     name = p.resolve().name
     if p.is_dir() and (fold is not None or (detect_layout(p) is None and part_files(p))):
         return _read_fold(p, name, reading, fold or "Fold1")
@@ -196,8 +210,9 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
 
 def _holds(p: Path) -> str:
     """What folder ``p`` holds, in a few names, so that a refusal says what was found."""
-    names = sorted(f.name + ("/" if f.is_dir() else "") for f in p.iterdir()
-                   if not f.name.startswith("."))
+    names = sorted(f.name + ("/" if f.is_dir() else " (a broken symbolic link)"
+                             if f.is_symlink() and not f.exists() else "")
+                   for f in p.iterdir() if not f.name.startswith("."))
     if not names:
         return "it is empty"
     return f"it holds {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}"
@@ -375,22 +390,24 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
     from bench.data.tabular import load_ratings_table
 
     if p.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        columns = pq.read_schema(p).names
+        try:
+            columns = pq.read_schema(p).names
+        except (pa.ArrowException, OSError) as exc:  # not Parquet, empty, truncated
+            raise DataError(f"not a readable Parquet file ({exc}): expected a ratings table",
+                            path=p) from None
         if "qid" in columns and "label" in columns:
             raise DataError("a single LETOR Parquet file: give the folder holding "
                             "train/vali/test.parquet", path=p)
-    elif p.suffix.lower() in (".txt", ".svm", ".svmlight", ".libsvm") or p.name.startswith("rank."):
+    elif (p.suffix.lower() in (".txt", ".svm", ".svmlight", ".libsvm")
+          or p.name.startswith("rank.")) and _looks_like_svmlight(p):
         raise DataError("a single LETOR file: give the folder holding train/vali/test "
                         "(Fold1/ or flat) or rank.train/rank.test", path=p)
-    else:
-        import pandas as pd
+    else:  # a ratings table, 'ratings.txt' with a header 'user<TAB>item<TAB>rating' too
 
-        try:
-            columns = list(pd.read_csv(p, sep=None, engine="python", nrows=0).columns)
-        except (ValueError, pd.errors.ParserError) as exc:
-            raise DataError(f"could not read a header: {exc}", path=p) from exc
+        columns = _header(p)
     user, item = _pick(columns, _USER_NAMES), _pick(columns, _ITEM_NAMES)
     if user is None or item is None:
         raise DataError(
@@ -400,6 +417,37 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
         )
     return load_ratings_table(p, user=user, item=item, rating=_pick(columns, _RATING_NAMES),
                               timestamp=_pick(columns, _TIME_NAMES))
+
+
+def _looks_like_svmlight(p: Path) -> bool:
+    """Whether the first data line of ``p`` is SVMlight (``label qid:Q i:v`` or ``label i:v``),
+    not a ratings table's header: only then is a ``.txt`` file called a single LETOR file."""
+    for _, raw in text_lines(p, expected="a dataset file"):
+        tokens = raw.split()
+        if tokens and not tokens[0].startswith(b"#"):
+            return any(re.fullmatch(rb"qid:.*|[0-9]+:.*", t) for t in tokens[1:3])
+    return True  # no data line: the LETOR message says what to give
+
+
+def _header(p: Path) -> list[str]:
+    """The column names of a CSV/TSV ratings table's first line (its separator guessed), or a
+    :class:`DataError` naming the file and line 1: an empty file, UTF-16/32, bytes that are not
+    UTF-8 and a line without a separator are refused here rather than in pandas' sniffer."""
+    import csv
+
+    import pandas as pd
+
+    lines = text_lines(p, expected="a ratings table (CSV, TSV or Parquet)")
+    first = next(lines, None)
+    if first is None:
+        raise DataError("empty file: expected a header line naming the user and item columns",
+                        path=p)
+    try:
+        return list(pd.read_csv(p, sep=None, engine="python", nrows=0,
+                                encoding="utf-8-sig").columns)
+    except (ValueError, csv.Error, pd.errors.ParserError) as exc:
+        raise DataError(f"could not read a header ({exc}): expected column names separated by "
+                        "',', ';', a tab or a space", path=p, line=first[0]) from None
 
 
 def _pick(columns: list[str], names: tuple[str, ...]) -> str | None:
