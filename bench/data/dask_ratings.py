@@ -100,7 +100,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         items, tags, side = read_side_tables(p)
         files = [p / "ratings.csv"]
     elif p.is_dir():
-        files = sorted(p.glob("*.parquet")) or sorted(p.glob("*.csv")) or sorted(p.glob("*.tsv"))
+        files = _data_files(p, "*.parquet") or _data_files(p, "*.csv") or _data_files(p, "*.tsv")
         if not files:
             raise DataError("expected a MovieLens folder (ratings.csv) or a folder of *.parquet "
                             "/ *.csv shards", path=p)
@@ -155,6 +155,12 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
                         files=[*files, *side], implicit=cols["rating"] is None,
                         sep=None if parquet else sep, columns=cols)
+
+
+def _data_files(folder: Path, pattern: str) -> list[Path]:
+    """The files of ``folder`` matching ``pattern``, without hidden and ``_``-prefixed names
+    (``.part-0.parquet.crc``, ``_metadata``: pyarrow.dataset's ``ignore_prefixes``)."""
+    return sorted(f for f in folder.glob(pattern) if not f.name.startswith((".", "_")))
 
 
 def _check_csv_text(path: Path, sep: str) -> None:
@@ -375,8 +381,11 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         else:  # CSV text, read as written
             values, k = _whole_texts(part[src])
         if k >= 0:
-            raise DataError(f"value {part[src].iloc[k]!r} is not {_WHOLE}", path=where,
-                            row=row(k), column=src)
+            cell = part[src].iloc[k]
+            what = "a timestamp" if name == "timestamp" else f"a {name} id"
+            why = f"missing value (null): expected {what} on every row" if pd.isna(cell) \
+                else f"value {_shown(cell)} is not {_WHOLE}"
+            raise DataError(why, path=where, row=row(k), column=src)
         if name == "timestamp":  # the local rule: seconds within +-10^12
             _check_seconds(values, part[src], where, row, src)
         out[name] = values

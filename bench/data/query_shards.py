@@ -169,9 +169,9 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         names = schema.names
         missing = [c for c in required if c not in names]
         if missing:
+            shown = ", ".join(names[:12]) or "none"
             raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
-                            f"{', '.join(names[:12])}{' ...' if len(names) > 12 else ''}",
-                            path=f)
+                            f"{shown}{' ...' if len(names) > 12 else ''}", path=f)
         for c in required:
             check_column_once(names, "the " + c, c, f, line=None)
             kind = schema.field(c).type
@@ -179,11 +179,16 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 kind = kind.value_type
             if c == "qid":
                 family = _id_family(kind)
+                if family is None:
+                    raise DataError(f"column of type {kind}: expected query ids that are "
+                                    "integers or text (or floats)", path=f, column=c)
                 seen = first.setdefault(c, (family, kind))
                 if seen[0] != family:
                     raise DataError(f"column of type {kind}, but {seen[1]} in {files[0].name}: "
-                                    "the shards of a folder are one table (ids compare as text: "
-                                    "write every shard's qid with one type)", path=f, column=c)
+                                    "the shards of a folder are one table (ids of "
+                                    f"{seen[0]} and ids of {family} would not compare as one "
+                                    "kind: write every shard's qid with one type)",
+                                    path=f, column=c)
                 continue
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
             if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
@@ -198,15 +203,21 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     return files
 
 
-def _id_family(kind: Any) -> str:
-    """What a qid column's Arrow type compares as: integers of every width are one family."""
+def _id_family(kind: Any) -> str | None:
+    """What a qid column's Arrow type compares as: integers of every width are one family, text
+    of every layout (``string``, ``large_string``, ``string_view``) another; floats, decimals and
+    times their own type; None for a type that holds no id (a list, a struct, a map, a null
+    column: a list or struct id used to end in ``TypeError: unhashable type``)."""
     import pyarrow as pa
 
     if pa.types.is_integer(kind):
         return "integers"
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) \
+            or (hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)):
         return "text"
-    return str(kind)
+    if pa.types.is_nested(kind) or pa.types.is_null(kind) or pa.types.is_union(kind):
+        return None
+    return str(kind)  # floats, decimals, bytes, times (a bool: refused per row by the checks)
 
 
 def _exact_scores(path: Path, column: str) -> None:

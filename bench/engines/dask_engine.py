@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.engines.table import ClusterOptions, Converter, Evaluator, RatingColumns
+from bench.errors import ConfigError
 
 if TYPE_CHECKING:
     from bench.adapters.config import AdapterConfig
@@ -40,6 +41,11 @@ def evaluate_shards(data: str | Path, *, score_column: str, metrics: list[str], 
     from bench.data.query_shards import read_query_shards, shard_columns
     from bench.metrics.distributed import evaluate_frame
 
+    if score_column in ("qid", "label") or not isinstance(score_column, str) \
+            or not score_column.strip():
+        raise ConfigError(f"--score-column {score_column!r}: expected the name of the shards' "
+                          "column of scores (not 'qid' nor 'label', which the engine reads as "
+                          "the query ids and the labels)")
     columns = ["qid", "label", score_column]
     shard_columns(data, columns)
     with open_cluster(options):
@@ -54,8 +60,6 @@ def check_memory_limit(memory_limit: str) -> None:
     if memory_limit == "auto":
         return
     from dask.utils import parse_bytes
-
-    from bench.errors import ConfigError
 
     try:
         parse_bytes(memory_limit)

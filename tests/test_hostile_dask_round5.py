@@ -1,0 +1,344 @@
+"""Hostile Dask inputs, round 5 (issue 19: the Dask surfaces): new instances of the classes of
+``tests/test_hostile_dask_shards.py`` and ``tests/test_hostile_dask_inputs.py``.
+
+Every case either gives the local engine's number on the same rows (the oracle:
+:func:`bench.metrics.evaluate` on the shards read by pyarrow into one frame; for text query ids
+also pytrec_eval), or a one-line :class:`~bench.errors.LtrbenchError` naming the shard's file,
+the row / column where it applies and what was expected; a scheduler nothing listens at is
+refused at once (Dask's own client retries a refused port for 30 s); a local cluster whose
+workers never start is one line, closed all the same.
+
+Classes: query-id types a shard may hold (struct, list, ``string_view`` beside ``string``,
+``large_string`` and dictionary text, text ids as pytrec_eval reads them), a score column that
+is the label or the query id, a shard with no columns, labels out of range in partition 7 of 8,
+a null id in a ratings shard, hidden and ``_`` files beside ratings shards, scheduler addresses
+(closed port, ``inproc``, ``ucx``), a cluster whose workers never register. One in-process
+LocalCluster (one worker) serves the module; no test starts worker processes.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hostile_kit import cli, refused
+
+from bench.errors import ConfigError, DataError
+
+pytest.importorskip("distributed")
+
+METRICS = ["ndcg@10", "map", "mrr@10"]
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as lc, Client(lc) as c:
+        yield c
+
+
+def _shards(tmp: Path, parts: list[pd.DataFrame | pa.Table]) -> Path:
+    folder = tmp / "shards"
+    folder.mkdir(exist_ok=True)
+    for k, part in enumerate(parts):
+        table = part if isinstance(part, pa.Table) else pa.Table.from_pandas(
+            part, preserve_index=False)
+        pq.write_table(table, folder / f"part-{k:05d}.parquet")
+    return folder
+
+
+def _dask(folder: Path, score: str = "score") -> dict[str, float]:
+    """What ``ltrbench evaluate --engine dask --data folder`` computes (the module's client)."""
+    from bench.data.query_shards import read_query_shards, shard_columns
+    from bench.metrics.distributed import evaluate_frame
+
+    cols = ["qid", "label", score]
+    shard_columns(folder, cols)
+    r = evaluate_frame(read_query_shards(folder, columns=cols), score=score, metrics=METRICS,
+                       where=str(folder))
+    return {k: float(v) for k, v in r.metrics.items()}
+
+
+def _local(folder: Path) -> dict[str, float]:
+    """The local engine on the same rows (every shard read by pyarrow, in file order)."""
+    from bench.metrics import evaluate
+
+    frame = pd.concat([pq.read_table(f).to_pandas() for f in sorted(folder.glob("part-*"))],
+                      ignore_index=True)
+    r = evaluate(frame, label="label", score="score", qid="qid", metrics=METRICS)
+    return {k: float(v) for k, v in r.metrics.items()}
+
+
+A = pd.DataFrame({"qid": ["a", "a", "b"], "label": [1.0, 0.0, 2.0], "score": [0.1, 0.5, 0.3]})
+B = pd.DataFrame({"qid": ["c", "c"], "label": [0.0, 1.0], "score": [0.2, 0.9]})
+
+
+# ------------------------------------------------------------------------ query-id types
+
+
+@pytest.mark.parametrize("ids", [pa.array([{"a": 1}, {"a": 1}]), pa.array([[1], [1]]),
+                                 pa.array([None, None], pa.null())],
+                         ids=["struct", "list", "null-type"])
+def test_a_qid_column_of_a_type_that_holds_no_id_names_its_shard(ids: pa.Array, tmp_path: Path,
+                                                                  client: Any) -> None:
+    folder = _shards(tmp_path, [B, pa.table({"qid": ids, "label": [1.0, 0.0],
+                                             "score": [0.1, 0.2]})])
+    with pytest.raises(DataError, match=r"part-00001\.parquet, column 'qid'.*expected query ids"):
+        _dask(folder)
+
+
+def test_string_view_qids_beside_string_qids_are_one_table(tmp_path: Path, client: Any) -> None:
+    if not hasattr(pa, "string_view"):
+        pytest.skip("pyarrow without string_view")
+    first = pa.table({"qid": pa.array(["a", "a", "b"], pa.string_view()),
+                      "label": [1.0, 0.0, 2.0], "score": [0.1, 0.5, 0.3]})
+    folder = _shards(tmp_path, [first, B])
+    assert _dask(folder) == _local(folder)
+
+
+def test_text_qids_in_three_layouts_equal_the_local_engine_and_pytrec_eval(
+        tmp_path: Path, client: Any) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    parts = [pa.table({"qid": pa.array(["q1", "q1", "q1"]).dictionary_encode(),
+                       "label": [2, 0, 1], "score": [0.1, 0.5, 0.3]}),
+             pa.table({"qid": pa.array(["q2", "q2"], pa.large_string()),
+                       "label": [0, 1], "score": [0.9, 0.2]}),
+             pa.table({"qid": ["1", "1", "01"], "label": [1, 0, 1], "score": [0.3, 0.4, 0.5]})]
+    folder = _shards(tmp_path, parts)
+    got = _dask(folder)
+    assert got == _local(folder)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for t in parts:
+        for k, (q, lab, s) in enumerate(zip(*(t.column(c).to_pylist()
+                                             for c in ("qid", "label", "score")), strict=True)):
+            qrels.setdefault(q, {})[f"{q}-{k}"] = int(lab)
+            run.setdefault(q, {})[f"{q}-{k}"] = float(s)
+    per = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut", "map"}).evaluate(run)
+    # pytrec_eval's ndcg uses gain = label; ltrbench's 2^l - 1: equal for labels 0/1 only
+    assert got["map"] == pytest.approx(sum(v["map"] for v in per.values()) / len(per), abs=1e-12)
+    assert len(per) == 4  # "1" and "01" are two queries, as text
+
+
+def test_int_qids_beside_float_qids_are_refused_naming_both_types(tmp_path: Path,
+                                                                  client: Any) -> None:
+    folder = _shards(tmp_path, [
+        pa.table({"qid": pa.array([1.0, 1.0]), "label": [1.0, 0.0], "score": [0.1, 0.2]}),
+        pa.table({"qid": pa.array([3, 3]), "label": [1.0, 0.0], "score": [0.1, 0.2]})])
+    with pytest.raises(DataError) as info:
+        _dask(folder)
+    message = str(info.value)
+    assert "part-00001.parquet" in message and "int64" in message and "double" in message
+    assert "compare as text" not in message  # integers and floats are no text
+
+
+# ------------------------------------------------------------------------ columns
+
+
+@pytest.mark.parametrize("column", ["label", "qid"])
+def test_a_score_column_that_is_the_label_or_the_qid_is_refused(column: str,
+                                                                tmp_path: Path) -> None:
+    from bench.engines.dask_engine import evaluate_shards
+    from bench.engines.table import ClusterOptions
+
+    folder = _shards(tmp_path, [A, B])
+    with pytest.raises(ConfigError, match=f"--score-column '{column}'"):
+        evaluate_shards(folder, score_column=column, metrics=METRICS, profile="ltrbench",
+                        per_query=False, options=ClusterOptions(workers=1))
+
+
+def test_evaluate_frame_refuses_one_column_read_as_score_and_label(tmp_path: Path,
+                                                                   client: Any) -> None:
+    from bench.data.query_shards import read_query_shards
+    from bench.metrics.distributed import evaluate_frame
+
+    ddf = read_query_shards(_shards(tmp_path, [A, B]))
+    with pytest.raises(ConfigError, match="a column of its own"):
+        evaluate_frame(ddf, score="label", metrics=METRICS)
+
+
+def test_the_cli_refuses_score_column_label_in_one_line(tmp_path: Path) -> None:
+    folder = _shards(tmp_path, [A, B])
+    res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", str(folder),
+              "--score-column", "label", "--workers", "1")
+    assert refused(res, "--score-column") is None, refused(res, "--score-column")
+
+
+def test_a_shard_without_any_column_says_it_has_none(tmp_path: Path) -> None:
+    from bench.data.query_shards import shard_columns
+
+    folder = _shards(tmp_path, [A, pa.table({})])
+    with pytest.raises(DataError, match=r"part-00001\.parquet: no column .*its columns are none"):
+        shard_columns(folder, ["qid", "label", "score"])
+
+
+# ------------------------------------------------------------------------ values
+
+
+def test_a_label_out_of_range_in_partition_7_names_its_shard_row_and_column(
+        tmp_path: Path, client: Any) -> None:
+    parts = [pd.DataFrame({"qid": [k, k], "label": [1.0, 0.0], "score": [0.5, 0.1]})
+             for k in range(8)]
+    parts[7] = pd.DataFrame({"qid": [7, 7, 7], "label": [1.0, 0.0, 100.0],
+                             "score": [0.5, 0.1, 0.3]})
+    with pytest.raises(DataError, match=r"part-00007\.parquet, row 3, column 'label': label 100"):
+        _dask(_shards(tmp_path, parts))
+
+
+def test_a_null_score_in_a_nullable_column_names_its_shard_and_row(tmp_path: Path,
+                                                                   client: Any) -> None:
+    folder = _shards(tmp_path, [A, pa.table({"qid": ["c", "c"], "label": [0.0, 1.0],
+                                             "score": pa.array([0.2, None])})])
+    with pytest.raises(DataError, match=r"part-00001\.parquet, row 2, column 'score'"):
+        _dask(folder)
+
+
+def test_one_row_in_all_equals_the_local_engine(tmp_path: Path, client: Any) -> None:
+    folder = _shards(tmp_path, [A.iloc[:0], A.iloc[:1]])
+    assert _dask(folder) == _local(folder)
+
+
+# ------------------------------------------------------------------------ ratings shards
+
+
+def _ratings(folder: Path, tables: dict[str, pa.Table | bytes]) -> Path:
+    folder.mkdir(exist_ok=True)
+    for name, t in tables.items():
+        if isinstance(t, bytes):
+            (folder / name).write_bytes(t)
+        else:
+            pq.write_table(t, folder / name)
+    return folder
+
+
+_R = pa.table({"user": [1, 1, 2], "item": [10, 11, 10], "rating": [4.0, 3.0, 5.0],
+               "timestamp": [1, 2, 3]})
+
+
+def test_a_null_user_id_in_a_ratings_shard_is_named_a_missing_value(tmp_path: Path,
+                                                                   client: Any) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    folder = _ratings(tmp_path / "r", {"a.parquet": _R, "b.parquet": pa.table({
+        "user": pa.array([3, None], pa.int64()), "item": [10, 11], "rating": [4.0, 1.0],
+        "timestamp": [5, 6]})})
+    with pytest.raises(DataError) as info:
+        read_ratings_frame(folder).frame.compute()
+    message = str(info.value)
+    assert "b.parquet, row 2, column 'user': missing value" in message, message
+    assert "np.float64" not in message
+
+
+def test_hidden_and_underscore_files_beside_ratings_shards_are_not_read(tmp_path: Path,
+                                                                       client: Any) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    clean = _ratings(tmp_path / "clean", {"a.parquet": _R})
+    noisy = _ratings(tmp_path / "noisy", {"a.parquet": _R, ".a.parquet.crc": b"crc",
+                                          ".hidden.parquet": b"junk", "_metadata.parquet": b"x",
+                                          "_SUCCESS": b""})
+    want = read_ratings_frame(clean).frame.compute()
+    pd.testing.assert_frame_equal(read_ratings_frame(noisy).frame.compute(), want)
+
+
+def test_text_user_ids_in_a_ratings_shard_are_refused_pointing_to_the_local_engine(
+        tmp_path: Path, client: Any) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    folder = _ratings(tmp_path / "r", {"a.parquet": _R, "b.parquet": pa.table({
+        "user": pa.array(["u1"], pa.large_string()).dictionary_encode(), "item": [10],
+        "rating": [4.0], "timestamp": [5]})})
+    with pytest.raises(DataError, match=r"b\.parquet, column 'user'.*--engine local"):
+        read_ratings_frame(folder)
+
+
+# ------------------------------------------------------------------------ scheduler, cluster
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _connect(address: str) -> None:
+    from bench.data.dask_cluster import cluster
+
+    with cluster(address):
+        pass
+
+
+@pytest.mark.parametrize("form", ["tcp://127.0.0.1:{port}", "127.0.0.1:{port}",
+                                  "ws://127.0.0.1:{port}"])
+def test_a_scheduler_address_nothing_listens_at_is_refused_at_once(form: str) -> None:
+    address = form.format(port=_closed_port())
+    t0 = time.monotonic()
+    with pytest.raises(ConfigError, match="connection refused"):
+        _connect(address)
+    assert time.monotonic() - t0 < 10  # Dask's client alone retried for 30 s
+
+
+@pytest.mark.parametrize(("address", "words"), [
+    ("inproc://x", "inproc://"), ("ucx://127.0.0.1:1", "UCX")])
+def test_a_scheduler_address_of_a_protocol_that_cannot_serve_here_says_why(
+        address: str, words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        _connect(address)
+    message = str(info.value)
+    assert words in message and "tcp://" in message, message
+    assert "unpack" not in message and "abstract" not in message
+
+
+def test_the_cli_refuses_an_unreachable_scheduler_in_one_line_fast(tmp_path: Path) -> None:
+    folder = _shards(tmp_path, [A, B])
+    t0 = time.monotonic()
+    res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", str(folder),
+              "--scheduler", f"tcp://127.0.0.1:{_closed_port()}")
+    assert refused(res, "scheduler", "connection refused") is None, \
+        refused(res, "scheduler", "connection refused")
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_local_cluster_whose_workers_never_start_is_one_line_and_closed(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import distributed
+
+    from bench.data import dask_cluster
+
+    closed: list[str] = []
+
+    class Local:
+        def __init__(self, **kw: Any) -> None:
+            self.scratch = Path(kw["local_directory"])
+
+        def close(self) -> None:
+            closed.append("cluster")
+
+    class Client:
+        def __init__(self, cluster: Any) -> None:
+            pass
+
+        def wait_for_workers(self, n: int, timeout: float) -> None:
+            raise TimeoutError(f"only 0 of {n} workers")
+
+        def close(self) -> None:
+            closed.append("client")
+
+    monkeypatch.setattr(distributed, "LocalCluster", Local)
+    monkeypatch.setattr(distributed, "Client", Client)
+    made: list[str] = []
+    real = dask_cluster.tempfile.mkdtemp
+    monkeypatch.setattr(dask_cluster.tempfile, "mkdtemp",
+                        lambda **kw: made.append(real(dir=tmp_path, **kw)) or made[-1])
+    with pytest.raises(ConfigError, match="did not all start"), dask_cluster.cluster(workers=2):
+        pass
+    assert closed == ["client", "cluster"]
+    assert made and not Path(made[0]).exists()  # the scratch folder removed too
