@@ -383,9 +383,9 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         if k >= 0:
             cell = part[src].iloc[k]
             what = "a timestamp" if name == "timestamp" else f"a {name} id"
-            why = f"missing value (null): expected {what} on every row" if pd.isna(cell) \
+            bad_id = f"missing value (null): expected {what} on every row" if pd.isna(cell) \
                 else f"value {_shown(cell)} is not {_WHOLE}"
-            raise DataError(why, path=where, row=row(k), column=src)
+            raise DataError(bad_id, path=where, row=row(k), column=src)
         if name == "timestamp":  # the local rule: seconds within +-10^12
             _check_seconds(values, part[src], where, row, src)
         out[name] = values
