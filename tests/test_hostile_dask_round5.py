@@ -18,6 +18,7 @@ LocalCluster (one worker) serves the module; no test starts worker processes.
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from pathlib import Path
@@ -347,3 +348,28 @@ def test_a_local_cluster_whose_workers_never_start_is_one_line_and_closed(
     assert closed == ["client", "cluster"]
     assert made
     assert not Path(made[0]).exists()
+
+
+# ------------------------------------------------------------------------ files that block
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_named_like_a_shard_is_refused_not_read_for_ever(tmp_path: Path) -> None:
+    from bench.data.query_shards import shard_columns
+
+    folder = _shards(tmp_path, [A])
+    os.mkfifo(folder / "part-00001.parquet")  # read_schema blocked until a writer came
+    with pytest.raises(DataError, match=r"part-00001\.parquet: is not a regular file"):
+        shard_columns(folder, ["qid", "label", "score"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("given", ["folder", "file"])
+def test_a_fifo_among_ratings_shards_is_refused_not_read_for_ever(given: str,
+                                                                  tmp_path: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    folder = _ratings(tmp_path / "r", {"a.parquet": _R})
+    os.mkfifo(folder / "b.parquet")
+    with pytest.raises(DataError, match=r"b\.parquet: is not a regular file"):
+        read_ratings_frame(folder if given == "folder" else folder / "b.parquet")

@@ -108,10 +108,14 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         files = [Path(f) for f in sorted(glob.glob(str(path)))]
         if not files:
             raise DataError("no file matches this pattern", path=str(path))
-    elif p.is_file():
+    elif p.exists():  # a FIFO or a device too: refused below, named
         files = [p]
     else:
         raise DataError("no such file or folder", path=p)
+    from bench.data.inputs import check_input_file
+
+    for f in files:  # a FIFO named r.csv blocked the first read for ever; a folder, a dead link
+        check_input_file(f, expected="a ratings file (CSV, TSV or Parquet)")
     parquet = files[0].suffix == ".parquet"
     other = next((f for f in files if (f.suffix == ".parquet") != parquet), None)
     if other is not None:

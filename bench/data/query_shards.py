@@ -152,6 +152,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     import pyarrow.parquet as pq
 
     from bench.data.delimited import check_column_once
+    from bench.data.inputs import check_input_file
 
     p = Path(folder)
     if not p.is_dir():
@@ -161,6 +162,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
     first: dict[str, tuple[str, object]] = {}
     for f in files:
+        # a FIFO named part-00001.parquet blocked read_schema for ever; a folder, a broken link
+        check_input_file(f, expected="a Parquet shard (a regular file)")
         try:
             schema = pq.read_schema(f)
         except (OSError, ValueError, pa.ArrowException) as exc:
@@ -185,10 +188,9 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 seen = first.setdefault(c, (family, kind))
                 if seen[0] != family:
                     raise DataError(f"column of type {kind}, but {seen[1]} in {files[0].name}: "
-                                    "the shards of a folder are one table (ids of "
-                                    f"{seen[0]} and ids of {family} would not compare as one "
-                                    "kind: write every shard's qid with one type)",
-                                    path=f, column=c)
+                                    "the shards of a folder are one table, and its query ids "
+                                    f"are not both {seen[0]} and {family} (write every shard's "
+                                    "qid with one type)", path=f, column=c)
                 continue
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
             if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
