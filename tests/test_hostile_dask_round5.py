@@ -302,6 +302,33 @@ def test_a_scheduler_address_of_a_protocol_that_cannot_serve_here_says_why(
     assert "abstract" not in message
 
 
+def test_a_listener_that_sends_no_dask_handshake_is_refused_not_waited_on_for_ever(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dask's client read the handshake of a peer that accepts and says nothing for ever
+    (measured: still waiting after 200 s, whatever ``timeout=``)."""
+    from bench.data import dask_cluster
+
+    monkeypatch.setattr(dask_cluster, "CONNECT_TIMEOUT_S", 1.0)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        t0 = time.monotonic()
+        with pytest.raises(ConfigError, match="no Dask handshake"):
+            _connect(f"tcp://127.0.0.1:{silent.getsockname()[1]}")
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_real_tcp_scheduler_passes_the_probe() -> None:
+    from distributed import LocalCluster
+
+    from bench.data.dask_cluster import cluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+                      protocol="tcp", scheduler_port=0, dashboard_address=None) as lc, \
+            cluster(lc.scheduler_address) as c:
+        assert c.submit(sum, [40, 2]).result() == 42
+
+
 def test_the_cli_refuses_an_unreachable_scheduler_in_one_line_fast(tmp_path: Path) -> None:
     folder = _shards(tmp_path, [A, B])
     t0 = time.monotonic()

@@ -114,7 +114,7 @@ def cluster(
 #: TCP connection (a refused connection is reported at once: Dask's own connect retries a
 #: refused port until its 30 s timeout).
 WORKERS_TIMEOUT_S = 120
-CONNECT_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = 10.0
 
 
 def _first_line(exc: BaseException) -> str:
@@ -138,10 +138,26 @@ def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
         client.close()
 
 
+def _first_bytes(sock: Any, given: str) -> None:
+    """Refuse a ``tcp://`` peer that accepts a connection but sends no handshake within
+    :data:`CONNECT_TIMEOUT_S` (Dask's client then waits for ever: ``comm.read()`` of the
+    handshake has no timeout in distributed's ``comm.core.connect``), or closes it at once."""
+    try:
+        data = sock.recv(1)
+    except TimeoutError:
+        raise ConfigError(f"--scheduler {given!r}: something listens there but sent no Dask "
+                          f"handshake within {CONNECT_TIMEOUT_S:g} s: not a Dask scheduler? "
+                          "check the address and port") from None
+    if not data:
+        raise ConfigError(f"--scheduler {given!r}: the connection was closed without a Dask "
+                          "handshake: not a Dask scheduler? check the address and port")
+
+
 def probe_scheduler(address: str, given: str) -> None:
     """Refuse at once, before Dask's client retries for 30 s, a scheduler address nothing
     listens at: for ``tcp``/``tls``/``ws``/``wss``, one TCP connection of at most
-    :data:`CONNECT_TIMEOUT_S` seconds (a refused port answers at once); ``inproc`` names a
+    :data:`CONNECT_TIMEOUT_S` seconds (a refused port answers at once), and for ``tcp`` the
+    first byte of the scheduler's handshake (:func:`_first_bytes`); ``inproc`` names a
     scheduler of this process only, ``ucx`` needs the UCX comm package. :class:`ConfigError`
     naming ``given``."""
     import socket
@@ -163,8 +179,9 @@ def probe_scheduler(address: str, given: str) -> None:
     host, _, port = rest.rpartition(":")
     try:
         with socket.create_connection((host.strip("[]"), int(port)),
-                                      timeout=CONNECT_TIMEOUT_S):
-            pass
+                                      timeout=CONNECT_TIMEOUT_S) as sock:
+            if scheme == "tcp":  # a Dask listener speaks first: its handshake, on accept
+                _first_bytes(sock, given)  # (distributed/comm/core.py, on_connection)
     except OSError as exc:
         why = "nothing listens there (connection refused)" \
             if isinstance(exc, ConnectionRefusedError) else \
