@@ -252,6 +252,16 @@ def test_hidden_and_underscore_files_beside_ratings_shards_are_not_read(tmp_path
     pd.testing.assert_frame_equal(read_ratings_frame(noisy).frame.compute(), want)
 
 
+def test_a_folder_of_ratings_shards_in_two_formats_is_refused_not_half_read(
+        tmp_path: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    folder = _ratings(tmp_path / "r", {"a.parquet": _R,
+                                       "b.csv": b"user,item,rating,timestamp\n9,10,4,5\n"})
+    with pytest.raises(DataError, match=r"a\.parquet, b\.csv.*one table in one format"):
+        read_ratings_frame(folder)  # the CSV's ratings were dropped without a word
+
+
 def test_text_user_ids_in_a_ratings_shard_are_refused_pointing_to_the_local_engine(
         tmp_path: Path, client: Any) -> None:
     from bench.data.dask_ratings import read_ratings_frame

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.inputs import check_input_file
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -100,8 +101,11 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         items, tags, side = read_side_tables(p)
         files = [p / "ratings.csv"]
     elif p.is_dir():
-        files = _data_files(p, "*.parquet") or _data_files(p, "*.csv") or _data_files(p, "*.tsv")
-        if not files:
+        kinds = [k for k in (_data_files(p, f"*.{x}") for x in ("parquet", "csv", "tsv")) if k]
+        if len(kinds) > 1:  # reading one kind would drop the others' ratings without a word
+            raise DataError(f"holds ratings shards in two formats ({kinds[0][0].name}, "
+                            f"{kinds[1][0].name}): expected one table in one format", path=p)
+        if not (files := kinds[0] if kinds else []):
             raise DataError("expected a MovieLens folder (ratings.csv) or a folder of *.parquet "
                             "/ *.csv shards", path=p)
     elif any(ch in str(path) for ch in "*?["):
@@ -112,8 +116,6 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         files = [p]
     else:
         raise DataError("no such file or folder", path=p)
-    from bench.data.inputs import check_input_file
-
     for f in files:  # a FIFO named r.csv blocked the first read for ever; a folder, a dead link
         check_input_file(f, expected="a ratings file (CSV, TSV or Parquet)")
     parquet = files[0].suffix == ".parquet"
@@ -162,8 +164,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
 
 
 def _data_files(folder: Path, pattern: str) -> list[Path]:
-    """The files of ``folder`` matching ``pattern``, without hidden and ``_``-prefixed names
-    (``.part-0.parquet.crc``, ``_metadata``: pyarrow.dataset's ``ignore_prefixes``)."""
+    """The files of ``folder`` matching ``pattern`` but hidden and ``_`` ones (``.x.parquet``,
+    ``_metadata.parquet``: pyarrow.dataset's ``ignore_prefixes``)."""
     return sorted(f for f in folder.glob(pattern) if not f.name.startswith((".", "_")))
 
 
