@@ -262,6 +262,25 @@ def test_a_folder_of_ratings_shards_in_two_formats_is_refused_not_half_read(
         read_ratings_frame(folder)  # the CSV's ratings were dropped without a word
 
 
+def test_a_damaged_page_in_a_ratings_shard_names_the_shard_in_one_line(tmp_path: Path,
+                                                                        client: Any) -> None:
+    """The footer is intact (the checks before Dask pass); the first data page is garbage: the
+    conversion's first read ended in ``OSError: Couldn't deserialize thrift``."""
+    from bench.adapters.config import AdapterConfig
+    from bench.adapters.distributed import convert_distributed
+    from bench.data.dask_ratings import read_ratings_frame
+
+    folder = _ratings(tmp_path / "r", {"a.parquet": _R})
+    pq.write_table(_R, folder / "b.parquet", compression="none")
+    raw = bytearray((folder / "b.parquet").read_bytes())
+    for i in range(8, 40):  # the first column chunk, after the magic bytes
+        raw[i] ^= 0x5A
+    (folder / "b.parquet").write_bytes(bytes(raw))
+    with pytest.raises(DataError, match=r"b\.parquet: not a readable Parquet file.*ratings"):
+        convert_distributed(read_ratings_frame(folder), tmp_path / "out", AdapterConfig(), client)
+    assert not any((tmp_path / "out").glob("*/part-*"))
+
+
 def test_text_user_ids_in_a_ratings_shard_are_refused_pointing_to_the_local_engine(
         tmp_path: Path, client: Any) -> None:
     from bench.data.dask_ratings import read_ratings_frame

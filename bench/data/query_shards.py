@@ -246,7 +246,9 @@ def _exact_scores(path: Path, column: str) -> None:
 
 
 def unreadable_shard(files: list[str] | None, columns: list[str] | None,
-                     exc: BaseException, where: str) -> DataError:
+                     exc: BaseException, where: str, *,
+                     expected: str = "a shard written by ltrbench convert --shards or "
+                                     "write_query_shards") -> DataError:
     """The DataError for a read that failed inside Dask (``exc``: a damaged page behind a good
     footer, a file changed since its footer was read): the first of ``files`` that pyarrow
     cannot read (the error path only), else ``where`` with the reader's own message."""
@@ -259,8 +261,8 @@ def unreadable_shard(files: list[str] | None, columns: list[str] | None,
             pq.read_table(f, columns=columns)
         except (OSError, ValueError, pa.ArrowException) as bad:
             first = (str(bad).strip().splitlines() or [type(bad).__name__])[0]
-            return DataError(f"not a readable Parquet file ({first}): expected a shard written "
-                             "by ltrbench convert --shards or write_query_shards", path=f)
+            return DataError(f"not a readable Parquet file ({first}): expected {expected}",
+                             path=f)
     return DataError(f"cannot read the shards ({type(exc).__name__}: {reason})", path=where)
 
 
