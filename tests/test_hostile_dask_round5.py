@@ -18,10 +18,12 @@ LocalCluster (one worker) serves the module; no test starts worker processes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
@@ -429,3 +431,23 @@ def test_a_fifo_among_ratings_shards_is_refused_not_read_for_ever(given: str,
     os.mkfifo(folder / "b.parquet")
     with pytest.raises(DataError, match=r"b\.parquet: is not a regular file"):
         read_ratings_frame(folder if given == "folder" else folder / "b.parquet")
+
+
+def test_a_worker_that_dies_during_an_evaluation_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path: Path) -> None:
+    from distributed.scheduler import KilledWorker
+
+    from bench.engines import dask_engine
+    from bench.engines.table import ClusterOptions
+    from bench.errors import LtrbenchError
+    from bench.metrics import distributed as metrics_distributed
+
+    def dies(*args: Any, **kwargs: Any) -> None:
+        raise KilledWorker("partition-3", SimpleNamespace(address="tcp://127.0.0.1:40001"), 3)
+
+    monkeypatch.setattr(dask_engine, "open_cluster", lambda options: contextlib.nullcontext())
+    monkeypatch.setattr(metrics_distributed, "evaluate_frame", dies)
+    with pytest.raises(LtrbenchError, match="the Dask evaluation failed \\(KilledWorker"):
+        dask_engine.evaluate_shards(_shards(tmp_path, [A, B]), score_column="score",
+                                    metrics=METRICS, profile="ltrbench", per_query=False,
+                                    options=ClusterOptions(workers=1))
