@@ -451,3 +451,28 @@ def test_a_worker_that_dies_during_an_evaluation_is_one_line(monkeypatch: pytest
         dask_engine.evaluate_shards(_shards(tmp_path, [A, B]), score_column="score",
                                     metrics=METRICS, profile="ltrbench", per_query=False,
                                     options=ClusterOptions(workers=1))
+
+
+def test_a_scheduler_without_workers_is_refused_not_waited_on_for_ever(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every compute on a scheduler no worker joined waits for ever (measured: evaluate hung)."""
+    from distributed import LocalCluster
+
+    from bench.data import dask_cluster
+
+    monkeypatch.setattr(dask_cluster, "WORKERS_TIMEOUT_S", 1)
+    with LocalCluster(n_workers=0, processes=False, host="127.0.0.1", protocol="tcp",
+                      scheduler_port=0, dashboard_address=None) as lc, \
+            pytest.raises(ConfigError, match="has no worker"):
+        _connect(lc.scheduler_address)
+
+
+@pytest.mark.parametrize(("workers", "threads"), [(0, 1), (10**6, 1), (1, 0), (True, 1),
+                                                  (1.5, 1)])
+def test_a_local_cluster_of_no_or_absurd_workers_is_refused_before_any_start(
+        workers: Any, threads: Any) -> None:
+    from bench.data.dask_cluster import cluster
+
+    with pytest.raises(ConfigError, match=r"workers|threads"), cluster(workers=workers,
+                                                                      threads=threads):
+        pass

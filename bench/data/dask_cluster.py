@@ -133,6 +133,13 @@ def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
         raise ConfigError(f"cannot reach the Dask scheduler at {scheduler!r}: "
                           f"{_first_line(exc)}") from None
     try:
+        try:  # a scheduler without workers: every compute would wait for ever
+            client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
+        except (TimeoutError, OSError) as exc:
+            raise ConfigError(f"the Dask scheduler at {scheduler!r} has no worker (none joined "
+                              f"within {WORKERS_TIMEOUT_S} s: {_first_line(exc)}); start "
+                              "workers (dask worker ADDRESS) or leave --scheduler out for a "
+                              "local cluster") from None
         yield client
     finally:
         client.close()
