@@ -476,3 +476,26 @@ def test_a_local_cluster_of_no_or_absurd_workers_is_refused_before_any_start(
     with pytest.raises(ConfigError, match=r"workers|threads"), cluster(workers=workers,
                                                                       threads=threads):
         pass
+
+
+def test_an_evaluation_refused_on_a_real_cluster_leaves_no_worker_process(tmp_path: Path) -> None:
+    """The one test here that starts worker processes: a partition's refusal raised through
+    ``evaluate_shards`` closes the local cluster (only multiprocessing's resource tracker, which
+    lives as long as this process, may remain)."""
+    psutil = pytest.importorskip("psutil")
+    from bench.engines.dask_engine import evaluate_shards
+    from bench.engines.table import ClusterOptions
+
+    def children() -> set[int]:
+        return {p.pid for p in psutil.Process().children(recursive=True)
+                if "resource_tracker" not in " ".join(p.cmdline())}
+
+    before = children()
+    bad = pd.DataFrame({"qid": ["z", "z"], "label": [1.0, 100.0], "score": [0.1, 0.2]})
+    with pytest.raises(DataError, match=r"part-00001\.parquet, row 2, column 'label'"):
+        evaluate_shards(_shards(tmp_path, [A, bad]), score_column="score", metrics=METRICS,
+                        profile="ltrbench", per_query=False, options=ClusterOptions(workers=1))
+    deadline = time.monotonic() + 30
+    while children() - before and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not children() - before

@@ -188,9 +188,9 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 seen = first.setdefault(c, (family, kind))
                 if seen[0] != family:
                     raise DataError(f"column of type {kind}, but {seen[1]} in {files[0].name}: "
-                                    "the shards of a folder are one table, and its query ids "
-                                    f"are not both {seen[0]} and {family} (write every shard's "
-                                    "qid with one type)", path=f, column=c)
+                                    "the shards of a folder are one table, whose query ids "
+                                    f"cannot be {seen[0]} in one shard and {family} in another "
+                                    "(write every shard's qid with one type)", path=f, column=c)
                 continue
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
             if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
