@@ -499,3 +499,24 @@ def test_an_evaluation_refused_on_a_real_cluster_leaves_no_worker_process(tmp_pa
     while children() - before and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not children() - before
+
+
+def test_scratch_folders_of_killed_runs_are_removed_and_live_ones_kept(tmp_path: Path) -> None:
+    """A run killed with SIGKILL leaves its scratch folder (its workers' spilled partitions);
+    the next local cluster removes those whose process is gone."""
+    import subprocess
+    import sys
+
+    from bench.data.dask_cluster import SCRATCH_PREFIX, remove_stale_scratch
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = tmp_path / f"{SCRATCH_PREFIX}{int(gone.stdout)}-abc123"
+    live = tmp_path / f"{SCRATCH_PREFIX}{os.getpid()}-def456"
+    other = tmp_path / "ltrbench-dask-notapid"
+    for folder in (dead, live, other):
+        (folder / "worker-1").mkdir(parents=True)
+    assert remove_stale_scratch(str(tmp_path)) == [dead.name]
+    assert not dead.exists()
+    assert live.exists()
+    assert other.exists()

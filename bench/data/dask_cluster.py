@@ -76,7 +76,10 @@ def cluster(
     # "deactivated due to stimulus"): routine events, not problems.
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
     own_dir = local_directory is None
-    scratch = tempfile.mkdtemp(prefix="ltrbench-dask-") if own_dir else str(local_directory)
+    if own_dir:
+        remove_stale_scratch()
+    scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") if own_dir \
+        else str(local_directory)
     with contextlib.ExitStack() as stack:  # closed in reverse order on every exit, errors too
         if own_dir:
             stack.callback(shutil.rmtree, scratch, ignore_errors=True)
@@ -115,6 +118,40 @@ def cluster(
 #: refused port until its 30 s timeout).
 WORKERS_TIMEOUT_S = 120
 CONNECT_TIMEOUT_S = 10.0
+
+
+#: The scratch folder of a local cluster: ``<temp>/ltrbench-dask-<pid>-<random>``.
+SCRATCH_PREFIX = "ltrbench-dask-"
+
+
+def remove_stale_scratch(temp: str | None = None) -> list[str]:
+    """Remove the scratch folders (:data:`SCRATCH_PREFIX`) of ltrbench processes that no longer
+    run: a run killed with SIGKILL cannot remove its own, and its workers' spilled partitions
+    would stay in the temp folder for good. A folder whose process id is alive (maybe reused by
+    another program) is kept; returns the folders removed."""
+    removed: list[str] = []
+    root = temp or tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        m = re.fullmatch(re.escape(SCRATCH_PREFIX) + r"(\d+)-\w+", name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        removed.append(name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or a number no process has: keep it
+    return True
 
 
 def _first_line(exc: BaseException) -> str:
@@ -406,6 +443,7 @@ __all__ = [
     "CONNECT_TIMEOUT_S",
     "INSTALL_HINT",
     "LOOPBACK",
+    "SCRATCH_PREFIX",
     "WORKERS_PER_CPU",
     "check_local_cluster",
     "check_scheduler_address",
@@ -418,6 +456,7 @@ __all__ = [
     "listening_addresses",
     "loopback_plugin",
     "probe_scheduler",
+    "remove_stale_scratch",
     "require_dask",
     "scheduler_identity",
     "spread",
