@@ -520,3 +520,32 @@ def test_scratch_folders_of_killed_runs_are_removed_and_live_ones_kept(tmp_path:
     assert not dead.exists()
     assert live.exists()
     assert other.exists()
+
+
+def test_a_scratch_folder_whose_worker_lock_is_held_is_kept(tmp_path: Path) -> None:
+    """A process of another PID namespace sharing the temp folder looks gone by its id; its
+    workers' directory locks (Dask's ``*.dirlock``, held with locket) say it runs."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("locket")
+    from bench.data.dask_cluster import SCRATCH_PREFIX, remove_stale_scratch
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    held = tmp_path / f"{SCRATCH_PREFIX}{int(gone.stdout)}-abc123"
+    (held / "dask-scratch-space").mkdir(parents=True)
+    lock = held / "dask-scratch-space" / "worker-x.dirlock"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import locket, sys, time; l = locket.lock_file(sys.argv[1]); l.acquire(); "
+        "print('held', flush=True); time.sleep(60)"), str(lock)], stdout=subprocess.PIPE,
+        text=True)
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
+        assert remove_stale_scratch(str(tmp_path)) == []
+        assert held.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert remove_stale_scratch(str(tmp_path)) == [held.name]
