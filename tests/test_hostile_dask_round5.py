@@ -413,12 +413,14 @@ def test_a_local_cluster_whose_workers_never_start_is_one_line_and_closed(
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_named_like_a_shard_is_refused_not_read_for_ever(tmp_path: Path) -> None:
-    from bench.data.query_shards import shard_columns
+    from bench.data.query_shards import read_query_shards, shard_columns
 
     folder = _shards(tmp_path, [A])
     os.mkfifo(folder / "part-00001.parquet")  # read_schema blocked until a writer came
     with pytest.raises(DataError, match=r"part-00001\.parquet: is not a regular file"):
         shard_columns(folder, ["qid", "label", "score"])
+    with pytest.raises(DataError, match=r"part-00001\.parquet: is not a regular file"):
+        read_query_shards(folder)  # the API's reader too
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

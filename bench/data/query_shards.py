@@ -129,6 +129,10 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> 
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
+    from bench.data.inputs import check_input_file
+
+    for f in files:  # a FIFO named like a shard would block the read for ever
+        check_input_file(f, expected="a Parquet shard (a regular file)")
     # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
     return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
                            split_row_groups=False,
