@@ -283,6 +283,22 @@ def test_a_damaged_page_in_a_ratings_shard_names_the_shard_in_one_line(tmp_path:
     assert not any((tmp_path / "out").glob("*/part-*"))
 
 
+@pytest.mark.parametrize("roles", [{"rating": "user"}, {"timestamp": "rating"}])
+def test_one_parquet_column_named_for_two_roles_reads_as_the_local_engine_reads_it(
+        roles: dict[str, str], tmp_path: Path, client: Any) -> None:
+    """``--rating user`` on Parquet ratings ended in ``AttributeError: 'DataFrame' object has no
+    attribute 'dtype'`` (the column read twice); the local reader and Dask's CSV path take it."""
+    from bench.data.dask_ratings import read_ratings_frame
+    from bench.data.tabular import load_ratings_table
+
+    folder = _ratings(tmp_path / "r", {"a.parquet": _R})
+    names = {"user": "user", "item": "item", "rating": "rating", "timestamp": "timestamp",
+             **roles}
+    local = load_ratings_table(folder / "a.parquet", **names).frame
+    got = read_ratings_frame(folder, **roles).frame.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, local, check_dtype=False)
+
+
 def test_text_user_ids_in_a_ratings_shard_are_refused_pointing_to_the_local_engine(
         tmp_path: Path, client: Any) -> None:
     from bench.data.dask_ratings import read_ratings_frame

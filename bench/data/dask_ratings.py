@@ -132,7 +132,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             "item": _column(names, "item", item, files[0]),
             "rating": _column(names, "rating", rating, files[0], required=False),
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
-    use = [c for c in cols.values() if c is not None]
+    use = list(dict.fromkeys(c for c in cols.values() if c is not None))  # one column, two roles
     for f in files:  # every shard's header or footer, before Dask reads any
         if parquet:
             _parquet_columns(f, cols)
