@@ -11,9 +11,12 @@ workers never start is one line, closed all the same.
 Classes: query-id types a shard may hold (struct, list, ``string_view`` beside ``string``,
 ``large_string`` and dictionary text, text ids as pytrec_eval reads them), a score column that
 is the label or the query id, a shard with no columns, labels out of range in partition 7 of 8,
-a null id in a ratings shard, hidden and ``_`` files beside ratings shards, scheduler addresses
-(closed port, ``inproc``, ``ucx``), a cluster whose workers never register. One in-process
-LocalCluster (one worker) serves the module; no test starts worker processes.
+a null id in a ratings shard, hidden and ``_`` files beside ratings shards, ratings shards in two
+formats, a damaged page behind a good footer, one column named for two roles, FIFOs named like
+shards, scheduler addresses (closed port, a listener that never speaks, a scheduler without
+workers, ``inproc``, ``ucx``), a cluster whose workers never register, a worker that dies,
+scratch folders of killed runs. One in-process LocalCluster (one worker) serves the module;
+one test starts worker processes (the no-leak check after an error).
 """
 
 from __future__ import annotations
