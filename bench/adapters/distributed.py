@@ -97,11 +97,15 @@ def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: Adapte
     partial = {name: out / f".{name}.partial" for name in PARTITIONS}
     for folder in partial.values():
         shutil.rmtree(folder, ignore_errors=True)  # left by an interrupted conversion
+    import pyarrow as pa
+
     try:
         summary = _convert(ratings, out, partial, config, client, rows_per_block,
                            progress or (lambda _msg: None))
     except LtrbenchError:
         raise
+    except (OSError, pa.ArrowException) as exc:  # a damaged page behind a good footer
+        raise _io_error(ratings, exc) from None
     except Exception as exc:  # a worker died (memory limit), the cluster went away
         if type(exc).__module__.split(".")[0] not in ("distributed", "dask"):
             raise
@@ -114,6 +118,22 @@ def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: Adapte
         for folder in partial.values():
             shutil.rmtree(folder, ignore_errors=True)
     return summary
+
+
+def _io_error(ratings: RatingsFrame, exc: BaseException) -> LtrbenchError:
+    """A read or write that failed inside Dask as one line: the first ratings Parquet file
+    pyarrow cannot read (:func:`bench.data.query_shards.unreadable_shard`; a damaged page
+    behind a good footer was an ``OSError: Couldn't deserialize thrift`` traceback), else the
+    file the ``OSError`` names."""
+    from bench.data.query_shards import unreadable_shard
+
+    parquet = [str(f) for f in ratings.files if f.suffix == ".parquet"]
+    where = ratings.source or "the ratings"
+    found = unreadable_shard(parquet, None, exc, where, expected="a ratings table")
+    if found.path != where or not isinstance(exc, OSError) or not exc.filename:
+        return found
+    return LtrbenchError(f"{exc.filename}: {exc.strerror or exc} (the Dask conversion stopped; "
+                         "nothing was written to the output folder)")
 
 
 def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config: AdapterConfig,

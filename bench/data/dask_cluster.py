@@ -67,15 +67,8 @@ def cluster(
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        address = check_scheduler_address(scheduler)
-        try:
-            client = Client(address, timeout="30s")
-        except (OSError, ValueError, TypeError) as exc:
-            raise ConfigError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
-        try:
+        with _scheduler_client(scheduler, Client) as client:
             yield client
-        finally:
-            client.close()
         return
     check_local_cluster(workers, threads)
     memory_limit = _memory_limit(memory_limit)
@@ -83,31 +76,187 @@ def cluster(
     # "deactivated due to stimulus"): routine events, not problems.
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
     own_dir = local_directory is None
-    scratch = tempfile.mkdtemp(prefix="ltrbench-dask-") if own_dir else str(local_directory)
-    local = LocalCluster(
-        n_workers=workers, threads_per_worker=threads, processes=True, host=LOOPBACK,
-        # a task that refuses bad input is raised in the client as one line; the workers' own
-        # "Compute Failed ... Traceback:" log of it would read as a crash (bench.data.inputs)
-        silence_logs=logging.CRITICAL,
-        dashboard_address=None, local_directory=scratch, memory_limit=memory_limit,
-        # no dashboard; the scheduler's own health/metrics HTTP routes on a free loopback port
-        # (without this they take 8787, or warn and move when it is taken)
-        scheduler_kwargs={"dashboard": False, "dashboard_address": f"{LOOPBACK}:0"},
-    )
-    client = Client(local)
-    # every local worker registered, and the client's view of the scheduler refreshed with them
-    # (right after the start, scheduler_info() could list no worker: a division by zero in
-    # spread() once in CI)
-    client.wait_for_workers(workers, timeout=120)
-    client.register_plugin(loopback_plugin(), name="ltrbench-loopback")
-    confine_gbdt_listeners()  # this process: where the scheduler (and XGBoost's tracker) runs
+    if own_dir:
+        remove_stale_scratch()
+    scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") if own_dir \
+        else str(local_directory)
+    with contextlib.ExitStack() as stack:  # closed in reverse order on every exit, errors too
+        if own_dir:
+            stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+        local = LocalCluster(
+            n_workers=workers, threads_per_worker=threads, processes=True, host=LOOPBACK,
+            # a task that refuses bad input is raised in the client as one line; the workers'
+            # own "Compute Failed ... Traceback:" log of it would read as a crash
+            # (bench.data.inputs)
+            silence_logs=logging.CRITICAL,
+            dashboard_address=None, local_directory=scratch, memory_limit=memory_limit,
+            # no dashboard; the scheduler's own health/metrics HTTP routes on a free loopback
+            # port (without this they take 8787, or warn and move when it is taken)
+            scheduler_kwargs={"dashboard": False, "dashboard_address": f"{LOOPBACK}:0"},
+        )
+        stack.callback(local.close)
+        client = Client(local)
+        stack.callback(client.close)
+        # every local worker registered, and the client's view of the scheduler refreshed with
+        # them (right after the start, scheduler_info() could list no worker: a division by
+        # zero in spread() once in CI); a worker that never starts (a memory limit too small
+        # to run Python, a full temp disk) is one line, and the cluster is closed all the same
+        try:
+            client.wait_for_workers(workers, timeout=WORKERS_TIMEOUT_S)
+        except (TimeoutError, OSError) as exc:
+            raise ConfigError(f"the local Dask cluster's {workers} worker(s) did not all start "
+                              f"within {WORKERS_TIMEOUT_S} s ({type(exc).__name__}: "
+                              f"{_first_line(exc)}); check --memory-limit and the free space of "
+                              f"{scratch}") from None
+        client.register_plugin(loopback_plugin(), name="ltrbench-loopback")
+        confine_gbdt_listeners()  # this process: where the scheduler (and XGBoost's tracker) runs
+        yield client
+
+
+#: Seconds a local cluster's workers have to register, and a scheduler to answer a first
+#: TCP connection (a refused connection is reported at once: Dask's own connect retries a
+#: refused port until its 30 s timeout).
+WORKERS_TIMEOUT_S = 120
+CONNECT_TIMEOUT_S = 10.0
+
+
+#: The scratch folder of a local cluster: ``<temp>/ltrbench-dask-<pid>-<random>``.
+SCRATCH_PREFIX = "ltrbench-dask-"
+
+
+def remove_stale_scratch(temp: str | None = None) -> list[str]:
+    """Remove the scratch folders (:data:`SCRATCH_PREFIX`) of ltrbench processes that no longer
+    run: a run killed with SIGKILL cannot remove its own, and its workers' spilled partitions
+    would stay in the temp folder for good. A folder whose process id is alive (maybe reused by
+    another program) is kept, and so is one where a Dask worker holds a directory lock
+    (:func:`_locked`); returns the folders removed."""
+    removed: list[str] = []
+    root = temp or tempfile.gettempdir()
     try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        m = re.fullmatch(re.escape(SCRATCH_PREFIX) + r"(\d+)-\w+", name)
+        if m is None or _alive(int(m.group(1))) or _locked(os.path.join(root, name)):
+            continue
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        removed.append(name)
+    return removed
+
+
+def _locked(folder: str) -> bool:
+    """Whether a Dask worker still holds a directory lock under ``folder`` (a process of another
+    PID namespace sharing the temp folder looks gone by its id; Dask's own purge of worker
+    folders asks their locks the same way: distributed/diskutils.py, _check_lock_or_purge)."""
+    import glob as globbing
+
+    try:
+        import locket
+    except ImportError:
+        return False
+    for path in globbing.glob(os.path.join(globbing.escape(folder), "**", "*.dirlock"),
+                              recursive=True):
+        lock = locket.lock_file(path, timeout=0)
+        try:
+            lock.acquire()
+        except locket.LockError:
+            return True
+        except OSError:
+            continue
+        lock.release()
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or a number no process has: keep it
+    return True
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+
+
+@contextlib.contextmanager
+def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
+    """A client of the user's ``scheduler`` (checked by :func:`check_scheduler_address`, then
+    :func:`probe_scheduler`), closed on exit; the scheduler is left running."""
+    address = check_scheduler_address(scheduler)
+    probe_scheduler(address, scheduler)
+    try:
+        client = client_type(address, timeout="30s")
+    except (OSError, ValueError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"cannot reach the Dask scheduler at {scheduler!r}: "
+                          f"{_first_line(exc)}") from None
+    try:
+        try:  # a scheduler without workers: every compute would wait for ever
+            client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
+        except (TimeoutError, OSError) as exc:
+            raise ConfigError(f"the Dask scheduler at {scheduler!r} has no worker (none joined "
+                              f"within {WORKERS_TIMEOUT_S} s: {_first_line(exc)}); start "
+                              "workers (dask worker ADDRESS) or leave --scheduler out for a "
+                              "local cluster") from None
         yield client
     finally:
         client.close()
-        local.close()
-        if own_dir:
-            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _first_bytes(sock: Any, given: str) -> None:
+    """Refuse a ``tcp://`` peer that accepts a connection but sends no handshake within
+    :data:`CONNECT_TIMEOUT_S` (Dask's client then waits for ever: ``comm.read()`` of the
+    handshake has no timeout in distributed's ``comm.core.connect``), or closes it at once."""
+    try:
+        data = sock.recv(1)
+    except TimeoutError:
+        raise ConfigError(f"--scheduler {given!r}: something listens there but sent no Dask "
+                          f"handshake within {CONNECT_TIMEOUT_S:g} s: not a Dask scheduler? "
+                          "check the address and port") from None
+    if not data:
+        raise ConfigError(f"--scheduler {given!r}: the connection was closed without a Dask "
+                          "handshake: not a Dask scheduler? check the address and port")
+
+
+def probe_scheduler(address: str, given: str) -> None:
+    """Refuse at once, before Dask's client retries for 30 s, a scheduler address nothing
+    listens at: for ``tcp``/``tls``/``ws``/``wss``, one TCP connection of at most
+    :data:`CONNECT_TIMEOUT_S` seconds (a refused port answers at once), and for ``tcp`` the
+    first byte of the scheduler's handshake (:func:`_first_bytes`); ``inproc`` names a
+    scheduler of this process only, ``ucx`` needs the UCX comm package. :class:`ConfigError`
+    naming ``given``."""
+    import socket
+
+    scheme, _, rest = address.partition("://")
+    if scheme == "inproc":
+        raise ConfigError(f"--scheduler {given!r}: an inproc:// address names a scheduler inside "
+                          "this very process, which ltrbench does not start; give the "
+                          "scheduler's tcp:// address")
+    if scheme == "ucx":
+        import importlib.util
+
+        if importlib.util.find_spec("distributed_ucxx") is None \
+                and importlib.util.find_spec("ucp") is None:
+            raise ConfigError(f"--scheduler {given!r}: the ucx protocol needs the UCX comm "
+                              "package (distributed-ucxx), which is not installed; give the "
+                              "scheduler's tcp:// address")
+        return
+    host, _, port = rest.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)),
+                                      timeout=CONNECT_TIMEOUT_S) as sock:
+            if scheme == "tcp":  # a Dask listener speaks first: its handshake, on accept
+                _first_bytes(sock, given)  # (distributed/comm/core.py, on_connection)
+    except OSError as exc:
+        why = "nothing listens there (connection refused)" \
+            if isinstance(exc, ConnectionRefusedError) else \
+            f"no answer within {CONNECT_TIMEOUT_S:g} s" if isinstance(exc, TimeoutError) else \
+            (exc.strerror or _first_line(exc))
+        raise ConfigError(f"cannot reach the Dask scheduler at {given!r}: {why}; start it "
+                          "(dask scheduler) or check the address") from None
 
 
 #: The most worker processes a local cluster starts per usable CPU (beyond, each process's
@@ -315,8 +464,10 @@ def describe(client: Any) -> dict[str, Any]:
 
 
 __all__ = [
+    "CONNECT_TIMEOUT_S",
     "INSTALL_HINT",
     "LOOPBACK",
+    "SCRATCH_PREFIX",
     "WORKERS_PER_CPU",
     "check_local_cluster",
     "check_scheduler_address",
@@ -328,6 +479,8 @@ __all__ = [
     "library_listeners",
     "listening_addresses",
     "loopback_plugin",
+    "probe_scheduler",
+    "remove_stale_scratch",
     "require_dask",
     "scheduler_identity",
     "spread",

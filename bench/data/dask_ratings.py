@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.inputs import check_input_file
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -100,18 +101,23 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         items, tags, side = read_side_tables(p)
         files = [p / "ratings.csv"]
     elif p.is_dir():
-        files = sorted(p.glob("*.parquet")) or sorted(p.glob("*.csv")) or sorted(p.glob("*.tsv"))
-        if not files:
+        kinds = [k for k in (_data_files(p, f"*.{x}") for x in ("parquet", "csv", "tsv")) if k]
+        if len(kinds) > 1:  # reading one kind would drop the others' ratings without a word
+            raise DataError(f"holds ratings shards in two formats ({kinds[0][0].name}, "
+                            f"{kinds[1][0].name}): expected one table in one format", path=p)
+        if not (files := kinds[0] if kinds else []):
             raise DataError("expected a MovieLens folder (ratings.csv) or a folder of *.parquet "
                             "/ *.csv shards", path=p)
     elif any(ch in str(path) for ch in "*?["):
         files = [Path(f) for f in sorted(glob.glob(str(path)))]
         if not files:
             raise DataError("no file matches this pattern", path=str(path))
-    elif p.is_file():
+    elif p.exists():  # a FIFO or a device too: refused below, named
         files = [p]
     else:
         raise DataError("no such file or folder", path=p)
+    for f in files:  # a FIFO named r.csv blocked the first read for ever; a folder, a dead link
+        check_input_file(f, expected="a ratings file (CSV, TSV or Parquet)")
     parquet = files[0].suffix == ".parquet"
     other = next((f for f in files if (f.suffix == ".parquet") != parquet), None)
     if other is not None:
@@ -126,7 +132,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             "item": _column(names, "item", item, files[0]),
             "rating": _column(names, "rating", rating, files[0], required=False),
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
-    use = [c for c in cols.values() if c is not None]
+    use = list(dict.fromkeys(c for c in cols.values() if c is not None))  # one column, two roles
     for f in files:  # every shard's header or footer, before Dask reads any
         if parquet:
             _parquet_columns(f, cols)
@@ -155,6 +161,12 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
                         files=[*files, *side], implicit=cols["rating"] is None,
                         sep=None if parquet else sep, columns=cols)
+
+
+def _data_files(folder: Path, pattern: str) -> list[Path]:
+    """The files of ``folder`` matching ``pattern`` but hidden and ``_`` ones (``.x.parquet``,
+    ``_metadata.parquet``: pyarrow.dataset's ``ignore_prefixes``)."""
+    return sorted(f for f in folder.glob(pattern) if not f.name.startswith((".", "_")))
 
 
 def _check_csv_text(path: Path, sep: str) -> None:
@@ -375,8 +387,11 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         else:  # CSV text, read as written
             values, k = _whole_texts(part[src])
         if k >= 0:
-            raise DataError(f"value {part[src].iloc[k]!r} is not {_WHOLE}", path=where,
-                            row=row(k), column=src)
+            cell = part[src].iloc[k]
+            what = "a timestamp" if name == "timestamp" else f"a {name} id"
+            bad_id = f"missing value (null): expected {what} on every row" if pd.isna(cell) \
+                else f"value {_shown(cell)} is not {_WHOLE}"
+            raise DataError(bad_id, path=where, row=row(k), column=src)
         if name == "timestamp":  # the local rule: seconds within +-10^12
             _check_seconds(values, part[src], where, row, src)
         out[name] = values

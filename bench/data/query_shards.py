@@ -129,6 +129,10 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> 
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
+    from bench.data.inputs import check_input_file
+
+    for f in files:  # a FIFO named like a shard would block the read for ever
+        check_input_file(f, expected="a Parquet shard (a regular file)")
     # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
     return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
                            split_row_groups=False,
@@ -152,6 +156,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     import pyarrow.parquet as pq
 
     from bench.data.delimited import check_column_once
+    from bench.data.inputs import check_input_file
 
     p = Path(folder)
     if not p.is_dir():
@@ -161,6 +166,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
     first: dict[str, tuple[str, object]] = {}
     for f in files:
+        # a FIFO named part-00001.parquet blocked read_schema for ever; a folder, a broken link
+        check_input_file(f, expected="a Parquet shard (a regular file)")
         try:
             schema = pq.read_schema(f)
         except (OSError, ValueError, pa.ArrowException) as exc:
@@ -169,9 +176,9 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         names = schema.names
         missing = [c for c in required if c not in names]
         if missing:
+            shown = ", ".join(names[:12]) or "none"
             raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
-                            f"{', '.join(names[:12])}{' ...' if len(names) > 12 else ''}",
-                            path=f)
+                            f"{shown}{' ...' if len(names) > 12 else ''}", path=f)
         for c in required:
             check_column_once(names, "the " + c, c, f, line=None)
             kind = schema.field(c).type
@@ -179,11 +186,15 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 kind = kind.value_type
             if c == "qid":
                 family = _id_family(kind)
+                if family is None:
+                    raise DataError(f"column of type {kind}: expected query ids that are "
+                                    "integers or text (or floats)", path=f, column=c)
                 seen = first.setdefault(c, (family, kind))
                 if seen[0] != family:
                     raise DataError(f"column of type {kind}, but {seen[1]} in {files[0].name}: "
-                                    "the shards of a folder are one table (ids compare as text: "
-                                    "write every shard's qid with one type)", path=f, column=c)
+                                    "the shards of a folder are one table, whose query ids "
+                                    f"cannot be {seen[0]} in one shard and {family} in another "
+                                    "(write every shard's qid with one type)", path=f, column=c)
                 continue
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
             if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
@@ -198,15 +209,21 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     return files
 
 
-def _id_family(kind: Any) -> str:
-    """What a qid column's Arrow type compares as: integers of every width are one family."""
+def _id_family(kind: Any) -> str | None:
+    """What a qid column's Arrow type compares as: integers of every width are one family, text
+    of every layout (``string``, ``large_string``, ``string_view``) another; floats, decimals and
+    times their own type; None for a type that holds no id (a list, a struct, a map, a null
+    column: a list or struct id used to end in ``TypeError: unhashable type``)."""
     import pyarrow as pa
 
     if pa.types.is_integer(kind):
         return "integers"
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) \
+            or (hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)):
         return "text"
-    return str(kind)
+    if pa.types.is_nested(kind) or pa.types.is_null(kind) or pa.types.is_union(kind):
+        return None
+    return str(kind)  # floats, decimals, bytes, times (a bool: refused per row by the checks)
 
 
 def _exact_scores(path: Path, column: str) -> None:
@@ -233,7 +250,9 @@ def _exact_scores(path: Path, column: str) -> None:
 
 
 def unreadable_shard(files: list[str] | None, columns: list[str] | None,
-                     exc: BaseException, where: str) -> DataError:
+                     exc: BaseException, where: str, *,
+                     expected: str = "a shard written by ltrbench convert --shards or "
+                                     "write_query_shards") -> DataError:
     """The DataError for a read that failed inside Dask (``exc``: a damaged page behind a good
     footer, a file changed since its footer was read): the first of ``files`` that pyarrow
     cannot read (the error path only), else ``where`` with the reader's own message."""
@@ -246,8 +265,8 @@ def unreadable_shard(files: list[str] | None, columns: list[str] | None,
             pq.read_table(f, columns=columns)
         except (OSError, ValueError, pa.ArrowException) as bad:
             first = (str(bad).strip().splitlines() or [type(bad).__name__])[0]
-            return DataError(f"not a readable Parquet file ({first}): expected a shard written "
-                             "by ltrbench convert --shards or write_query_shards", path=f)
+            return DataError(f"not a readable Parquet file ({first}): expected {expected}",
+                             path=f)
     return DataError(f"cannot read the shards ({type(exc).__name__}: {reason})", path=where)
 
 

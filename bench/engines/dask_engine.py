@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.engines.table import ClusterOptions, Converter, Evaluator, RatingColumns
+from bench.errors import ConfigError, LtrbenchError
 
 if TYPE_CHECKING:
     from bench.adapters.config import AdapterConfig
@@ -40,12 +41,34 @@ def evaluate_shards(data: str | Path, *, score_column: str, metrics: list[str], 
     from bench.data.query_shards import read_query_shards, shard_columns
     from bench.metrics.distributed import evaluate_frame
 
+    if score_column in ("qid", "label") or not isinstance(score_column, str) \
+            or not score_column.strip():
+        raise ConfigError(f"--score-column {score_column!r}: expected the name of the shards' "
+                          "column of scores (not 'qid' nor 'label', which the engine reads as "
+                          "the query ids and the labels)")
     columns = ["qid", "label", score_column]
     shard_columns(data, columns)
     with open_cluster(options):
         ddf = read_query_shards(data, columns=columns)
-        return evaluate_frame(ddf, score=score_column, metrics=metrics, profile=profile,
-                              per_query=per_query, where=str(data))
+        try:
+            return evaluate_frame(ddf, score=score_column, metrics=metrics, profile=profile,
+                                  per_query=per_query, where=str(data))
+        except LtrbenchError:
+            raise
+        except Exception as exc:  # a worker died (KilledWorker), the scheduler went away
+            if type(exc).__module__.split(".")[0] not in ("distributed", "dask"):
+                raise
+            raise cluster_failure("evaluation", exc) from None
+
+
+def cluster_failure(what: str, exc: BaseException) -> LtrbenchError:
+    """One line for a Dask ``what`` the cluster failed under (``exc``: Dask's own error, a
+    ``KilledWorker`` when a worker died at its memory limit, a lost scheduler), never a
+    traceback: the error's type and first line, and what to try."""
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return LtrbenchError(f"the Dask {what} failed ({type(exc).__name__}: {first}); a worker "
+                         "that dies at its memory limit needs more memory per worker (fewer "
+                         "--workers) or smaller shards")
 
 
 def check_memory_limit(memory_limit: str) -> None:
@@ -54,8 +77,6 @@ def check_memory_limit(memory_limit: str) -> None:
     if memory_limit == "auto":
         return
     from dask.utils import parse_bytes
-
-    from bench.errors import ConfigError
 
     try:
         parse_bytes(memory_limit)
@@ -111,4 +132,4 @@ def convert_ratings(ratings: str, out: str | Path, config: AdapterConfig, *,
 
 _EVALUATOR: Evaluator = evaluate_shards  # the protocol the table's evaluator must fit (mypy)
 
-__all__ = ["CONVERTER", "DaskConverter", "check_memory_limit", "convert_ratings", "evaluate_shards", "open_cluster"]
+__all__ = ["CONVERTER", "DaskConverter", "check_memory_limit", "cluster_failure", "convert_ratings", "evaluate_shards", "open_cluster"]

@@ -69,6 +69,10 @@ def evaluate_frame(
     if isinstance(ddf, pd.DataFrame):  # pandas, not Dask: one process, rows grouped stably
         return evaluate(ddf, label=label, score=score, qid=qid, weights=weight, metrics=metrics,
                         profile=profile, per_query=per_query)
+    if len({label, score, qid}) < 3 or weight in (label, score, qid):
+        raise ConfigError(f"label={label!r}, score={score!r}, qid={qid!r}, weight={weight!r}: "
+                          "expected a column of its own for each (one column read as two "
+                          "would rank the rows by their labels or their query ids)")
     prof = get_profile(profile)
     if prof.ties == "random":
         raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "
