@@ -76,6 +76,11 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     if custom_models is not None and not isinstance(custom_models, Mapping):
         raise ConfigError(f"custom_models: expected a mapping of name -> class, factory or "
                           f"\"package.module:attribute\"; got {show(custom_models)}")
+    for key in custom_models or {}:
+        if not isinstance(key, str):
+            raise ConfigError(f"custom_models: the model name {show(key)} is not a string; "
+                              "expected names such as \"mine\" (they go in models=[...])")
+    progress = python_value(progress)
     doc: dict[str, Any] = {"dataset": dataset, **options}
     for key, value in (("models", models), ("seeds", seeds), ("profile", profile),
                        ("metrics", metrics), ("params", params),
@@ -84,7 +89,7 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
             doc[key] = value
     if quick is not False:  # checked by the config like every value: "false" is not False
         doc["quick"] = quick
-    doc = {k: (v if k == "custom_models" else python_value(v)) for k, v in doc.items()}
+    doc = {k: python_value(v) for k, v in doc.items()}  # a factory itself is left as it is
     config = RunConfig.from_dict(doc)  # every value typed and range-checked before any data
     check_data_dir(config.data_dir)
     if splits is not None and not isinstance(splits, LetorSplits):

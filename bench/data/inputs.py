@@ -19,7 +19,9 @@ alone reads VT and FF as white space between tokens, as sklearn's reader does).
 query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and
 Parquet shards. An integer id becomes its decimal text; a float, bool or missing id among
 text ids is an error naming the column (or the dict keys), since ``1.0`` and ``True`` have no
-one text (:func:`text_ids`). A column without text (integers, floats) keeps its values (they
+one text (:func:`text_ids`); so is a text id that is empty, has white space at either end or
+holds a line end (``"a "`` would be a query apart from ``"a"``, and no TREC file can hold it;
+a ratings table's cells are CSV fields, whose surrounding spaces the reader strips). A column without text (integers, floats) keeps its values (they
 compare as numbers). Parquet shards are one table: a ``qid`` column whose type differs between
 two shards (an integer in one, text in another) is an error naming both files, and a label or
 score column must be numeric in every shard (:func:`bench.data.query_shards.shard_columns`).
@@ -97,6 +99,10 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
     A missing path, a directory, something that is not a regular file or a file this process
     may not read is a :class:`DataError` naming the path and saying what was ``expected``.
     """
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike) \
+            or not isinstance(os.fspath(path), str):
+        raise DataError(f"{type(path).__name__} {path!r:.60} is not a path: expected {expected} "
+                        "(a str or pathlib.Path)")
     if os.fspath(path) == "":  # Path("") is ".", a directory: say what was given
         raise DataError(f"an empty path: expected {expected}", path="''")
     p = Path(path)
@@ -372,6 +378,8 @@ def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequ
     g = np.asarray(groups)
     if values.shape[0] < 2:
         return
+    if g.dtype.kind == "O":  # 1 and "1" one query (text_ids); np.unique cannot order a mix
+        g = np.asarray([str(v) for v in text_ids(g).tolist()], dtype=str)
     _, seen_at, inverse = np.unique(g, return_index=True, return_inverse=True)
     codes = np.argsort(np.argsort(seen_at))[inverse.ravel()]  # numbered by first appearance
     maybe = _repeated_pairs(codes, values)
@@ -439,14 +447,31 @@ def _refuse_stray_ids(a: np.ndarray, *, what: str, path: PathLike | None,
                       column: str | None) -> None:
     """Text ids holding a character :func:`stray_character` refuses in a file (a NUL, a
     byte-order mark: ``"\ufeff1"`` would be a query apart from ``"1"``, a line end other than
-    LF/CR) are refused on every path, frames and arrays included, naming the first row. One
-    regular-expression pass over the ids joined by LF (which is no stray character): 0.22 s for
-    1M ids, a third of finding their distinct values first (0.64 s, measured here)."""
+    LF/CR) are refused on every path, frames and arrays included, naming the first row; so is
+    an id that is empty, has white space at either end or holds a line end (``"a "`` would be
+    a query apart from ``"a"``; no TREC file can hold it). One pass over the ids joined by LF:
+    when all are printable (no stray character, no white space but the space) substring tests
+    suffice, else a regular expression (0.22 s for 1M ids, a third of finding their distinct
+    values first, 0.64 s)."""
     if a.dtype.kind not in "UO" or not a.size:
         return
     items = a.tolist()
     texts = items if a.dtype.kind == "U" else [v for v in items if isinstance(v, str)]
-    if not texts or _STRAY.search("\n".join(texts).encode("utf-8", "replace")) is None:
+    if not texts:
+        return
+    joined = "\n".join(texts)
+    printable = joined.replace("\n", "").isprintable()  # no stray character, no white space
+    if _padded(joined, len(texts), printable):  # but the space: the common case, fast
+        row, bad = next((i, v) for i, v in enumerate(items) if isinstance(v, str)
+                        and (v != v.strip() or not v or "\n" in v or "\r" in v))
+        why = ("is empty: expected an id in every row" if not bad.strip() else
+               "holds a line end: expected an id on one line" if bad.strip() != bad.strip()
+               .replace("\n", "").replace("\r", "") else
+               f"has white space around it, so it would be an id apart from {bad.strip()!r}: "
+               "expected no white space at either end")
+        raise DataError(f"{what} {bad!r} {why} (no TREC file can hold such an id: fields there "
+                        "are split at white space)", path=path, row=row + 1, column=column)
+    if printable or _STRAY.search(joined.encode("utf-8", "replace")) is None:
         return
     row, bad = next((i, v) for i, v in enumerate(items)
                     if isinstance(v, str) and _STRAY.search(v.encode("utf-8", "replace")))
@@ -458,6 +483,22 @@ def _refuse_stray_ids(a: np.ndarray, *, what: str, path: PathLike | None,
     raise DataError(f"{what} {bad!r} holds {name} (U+{ord(char):04X}): it would be an id apart "
                     f"from the same text without it; expected ids of printable text", path=path,
                     row=row + 1, column=column)
+
+
+def _padded(joined: str, n: int, printable: bool) -> bool:
+    """Whether one of ``n`` text ids joined by LF is empty, starts or ends with white space or
+    holds a line end (``"a "`` and ``"a"`` would be two queries). Substring tests alone when
+    every character but LF is ``printable`` (the only white space then is the space)."""
+    if joined.count("\n") != n - 1:
+        return True
+    if not joined or joined[0].isspace() or joined[-1].isspace() or "\n\n" in joined:
+        return True
+    if printable:
+        return " \n" in joined or "\n " in joined
+    return _PADDED.search(joined) is not None
+
+
+_PADDED = re.compile(r"\s\n|\n\s|\r")
 
 
 def _id_kind(v: object) -> str:
