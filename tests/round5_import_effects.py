@@ -14,4 +14,4 @@ os.environ["ROUND5_IMPORT_EFFECT"] = "1"
 _real_argsort = np.argsort
 np.argsort = lambda a, *args, **kw: _real_argsort(a, *args, **kw)[::-1]
 
-from round5_rankers import Base as Ranker  # noqa: E402
+from round5_rankers import Base as Ranker  # noqa: E402, F401 - the factory

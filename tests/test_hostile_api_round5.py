@@ -154,7 +154,8 @@ def test_the_import_of_a_ranker_module_changes_nothing_and_prints_nothing_to_std
     assert model.factory == "round5_import_effects:Ranker"
     assert "round5" not in out, out  # --format json keeps stdout for its one document
     assert "round5: printed" in err
-    assert np.array_equal(after[0][1], state[1]) and after[0][2] == state[2]
+    assert np.array_equal(after[0][1], state[1])
+    assert after[0][2] == state[2]
     assert after[1] == filters
     assert after[2] is real
     assert after[3] is None
@@ -175,7 +176,8 @@ def test_a_ranker_calling_os_exit_fails_naming_it_and_the_run_is_no_success(tmp_
     res = _run_child(tmp_path, "ExitsTheProcess")
     assert res.returncode != 0, (res.stdout, res.stderr)
     assert "Traceback" not in res.stderr, res.stderr
-    assert "'mine'" in res.stderr and "os._exit(0)" in res.stderr, res.stderr
+    assert "'mine'" in res.stderr, res.stderr
+    assert "os._exit(0)" in res.stderr, res.stderr
     metrics = pd.read_csv(next((tmp_path / "res").glob("runs/*/metrics.csv")))
     assert set(metrics["model"]) == {"random"}  # the other model went on
 
@@ -185,7 +187,8 @@ def test_a_ranker_that_forks_leaves_one_process_and_one_copy_of_every_row(tmp_pa
     assert res.returncode == 0, res.stderr
     assert "Traceback" not in res.stderr, res.stderr
     assert json.loads(res.stdout)["run_id"]
-    assert "forked" in res.stderr and "'mine'" in res.stderr, res.stderr
+    assert "forked" in res.stderr, res.stderr
+    assert "'mine'" in res.stderr, res.stderr
     metrics = pd.read_csv(next((tmp_path / "res").glob("runs/*/metrics.csv")))
     keys = ["model", "seed", "split", "metric", "profile"]
     assert not metrics.duplicated(keys).any(), metrics[metrics.duplicated(keys, keep=False)]
@@ -212,7 +215,8 @@ def test_numpy_scalars_in_custom_params_and_progress_are_values_as_elsewhere(kwa
     with pytest.raises(LtrbenchError) as err:
         run("no-such-dataset-r5", **kwargs)
     text = str(err.value)
-    assert "parameters must be" not in text and "progress" not in text, text
+    assert "parameters must be" not in text, text
+    assert "progress" not in text, text
     assert "unknown dataset" in text or "unexpected keyword argument" in text, text
 
 
