@@ -217,3 +217,18 @@ class SetsPrintOptions(Base):
     def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
         np.set_printoptions(precision=1, legacy="1.13")
         return self
+
+
+class _RaisingSignature:
+    """A callable ``fit`` whose ``__signature__`` lookup raises."""
+
+    @property
+    def __signature__(self) -> Any:
+        raise RuntimeError("no signature here")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+
+class FitSignatureRaises(Base):
+    fit = _RaisingSignature()  # type: ignore[assignment]

@@ -352,3 +352,38 @@ def test_read_scores_with_query_ids_mixing_1_and_text_1_finds_their_decimal_tie(
 def test_random_state_of_the_test_process_is_untouched():
     """Guard of this file: nothing above left Python's global generator seeded."""
     assert random.random() != random.Random(12345).random()
+
+
+# ================================================= 5. more rankers and RunResult options
+def test_a_fit_whose_signature_lookup_raises_is_called_as_taking_anything(splits):
+    result = _train(splits, "FitSignatureRaises")  # fit(X, y, group=..., eval_set=...) taken
+    np.testing.assert_array_equal(result.scores["test"], splits.test.X[:, 0])
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run("synthetic", models=["random"], seeds=[0], quick=True,
+                   out_dir=tmp_path_factory.mktemp("r5run"))
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    ({"metrics": 5}, r"metrics: expected metric names .* got 5 \(an integer\)"),
+    ({"metrics": []}, r"metrics: expected metric names"),
+    ({"metrics": ["ndcg@10", 3]}, r"metrics: expected metric names"),
+    ({"primary": 3}, r"primary: expected a name; got 3"),
+    ({"split": None}, r"split: expected a name; got None"),
+    ({"confidence": "0.9"}, r"confidence: expected a number; got '0\.9' \(a string\)"),
+    ({"seed": True}, r"seed: expected an integer; got true \(a boolean\)"),
+    ({"bootstrap_resamples": 1.5}, r"bootstrap_resamples: expected an integer; got 1\.5"),
+])
+def test_a_leaderboard_option_of_the_wrong_type_is_a_config_error_naming_it(finished, options,
+                                                                            words):
+    with pytest.raises(ConfigError, match=rf"leaderboard: {words}"):
+        finished.leaderboard(**options)
+
+
+def test_leaderboard_metrics_as_one_string_and_numpy_integers_are_values(finished):
+    table = finished.leaderboard(metrics="ndcg@10, map@10", seed=np.int64(3))
+    assert list(table.columns[:2]) == ["ndcg@10", "map@10"]

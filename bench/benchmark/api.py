@@ -141,6 +141,27 @@ def python_value(value: Any) -> Any:
     return value
 
 
+def _leaderboard_option(key: str, value: Any) -> Any:
+    """A :meth:`RunResult.leaderboard` option of the type its
+    :class:`~bench.report.build.LeaderboardOptions` field holds, else a :class:`ConfigError`
+    naming it (``metrics=5`` was a ``TypeError`` inside the report): ``metrics`` a list of
+    names or one comma-separated string; ``primary``, ``split`` a name; ``confidence`` a
+    number; the resample counts and ``seed`` integers (not bools)."""
+    if key == "metrics":
+        names = [m.strip() for m in value.split(",")] if isinstance(value, str) else value
+        if not isinstance(names, list | tuple) or not names \
+                or not all(isinstance(m, str) and m for m in names):
+            raise ConfigError(f"leaderboard: metrics: expected metric names (a list, or one "
+                              f"comma-separated string); got {show(value)}")
+        return tuple(names)
+    expected: tuple[type, ...] = {"primary": (str,), "split": (str,),
+                                  "confidence": (int, float)}.get(key, (int,))
+    if isinstance(value, bool) or not isinstance(value, expected):
+        what = {str: "a name", float: "a number"}.get(expected[-1], "an integer")
+        raise ConfigError(f"leaderboard: {key}: expected {what}; got {show(value)}")
+    return value
+
+
 @dataclass(frozen=True, eq=False)
 class RunResult:
     """A finished run read back from its directory (``run_dir``): the same files the CLI writes
@@ -232,6 +253,7 @@ class RunResult:
             if key not in valid:
                 raise ConfigError(f"leaderboard: unknown option {key!r}; "
                                   f"{did_you_mean(key, valid)}valid: {', '.join(valid)}")
+        options = {k: _leaderboard_option(k, python_value(v)) for k, v in options.items()}
         try:
             opts = LeaderboardOptions(**options)
         except (TypeError, ValueError) as exc:

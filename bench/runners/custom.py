@@ -424,6 +424,8 @@ def _parameters(func: Any) -> tuple[set[str], bool]:
         sig = inspect.signature(func)
     except (TypeError, ValueError):  # a builtin without a signature: assume it takes anything
         return set(), True
+    except Exception:  # the user's __signature__ raised: nothing known, so the same
+        return set(), True
     names = {p.name for p in sig.parameters.values()
              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     return names, any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
