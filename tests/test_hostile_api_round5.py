@@ -387,3 +387,28 @@ def test_a_leaderboard_option_of_the_wrong_type_is_a_config_error_naming_it(fini
 def test_leaderboard_metrics_as_one_string_and_numpy_integers_are_values(finished):
     table = finished.leaderboard(metrics="ndcg@10, map@10", seed=np.int64(3))
     assert list(table.columns[:2]) == ["ndcg@10", "map@10"]
+
+
+@pytest.mark.parametrize(("model", "feature", "bad"), [("popularity", "item_popularity", np.nan),
+                                                       ("als", "als", -np.inf)])
+def test_a_baseline_scoring_by_a_non_finite_feature_names_the_baseline_and_feature(
+        model, feature, bad, tmp_path):
+    from bench.data.letor import LetorData
+
+    def part(n_queries: int, seed: int, broken: bool = False) -> LetorData:
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(n_queries * 5, 2))
+        if broken:
+            X[3, 1] = bad
+        return LetorData.build(X, (rng.random(n_queries * 5) > 0.5).astype(float),
+                               qid=np.repeat(np.arange(n_queries) + 100 * seed, 5),
+                               feature_names=["f", feature], source=f"part{seed}")
+
+    splits = LetorSplits(name="t", train=part(4, 1), vali=part(3, 2, broken=True),
+                         test=part(3, 3), inputs={})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataError, match=rf"the {model} baseline scores rows by feature "
+                                            rf"'{feature}', which is {bad} in row 4 of the vali "
+                                            r"split \(query '200'"):
+            run("t", models=[model], splits=splits, seeds=[0], quick=True, out_dir=tmp_path)
