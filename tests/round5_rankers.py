@@ -232,3 +232,18 @@ class _RaisingSignature:
 
 class FitSignatureRaises(Base):
     fit = _RaisingSignature()  # type: ignore[assignment]
+
+
+def _square(v: float) -> float:
+    return v * v
+
+
+class UsesAForkPool(Base):
+    """Trains with a ``multiprocessing`` pool of forked workers (which leave by ``os._exit``)."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            self.total = sum(pool.map(_square, [float(v) for v in X[:8, 0]]))
+        return self

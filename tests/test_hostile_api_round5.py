@@ -412,3 +412,39 @@ def test_a_baseline_scoring_by_a_non_finite_feature_names_the_baseline_and_featu
                                             rf"'{feature}', which is {bad} in row 4 of the vali "
                                             r"split \(query '200'"):
             run("t", models=[model], splits=splits, seeds=[0], quick=True, out_dir=tmp_path)
+
+
+def test_a_ranker_training_with_a_fork_pool_is_not_taken_for_a_fork_that_returned(splits):
+    """Forked workers leave by ``os._exit`` (guarded only in the process that started the run)."""
+    result = _train(splits, "UsesAForkPool")
+    assert "process" not in result.notes, result.notes
+
+
+TREC_OBJECT_IDS = {
+    # pytrec_eval keys ids as given: "2 " and "2" are two queries; trec_eval -c scores the
+    # qrels query "2 " 0 (no run line), so 0.5 came out where the ids as one query give 1.0
+    "dict qrels key with a space": ({"1": {"a": 1}, "2 ": {"b": 1}},
+                                    {"1": {"a": 1.0}, "2": {"b": 1.0}},
+                                    r"qrels dict: \['2 '\]\['b'\]: query id '2 ' has white space"),
+    "dict run docno with a space": ({"1": {"a": 1}}, {"1": {"a ": 1.0, "b": 2.0}},
+                                    r"run dict: \['1'\]\['a '\]: document id 'a ' has white"),
+    "dict empty key": ({"": {"a": 1}}, {"": {"a": 1.0}}, r"qrels dict: \[''\]\['a'\]: query id "
+                                                         r"'' is empty"),
+    "dict key with a byte-order mark": ({"1": {"a": 1}}, {"\ufeff1": {"a": 1.0}, "1": {"b": 1.0}},
+                                        r"run dict: \['\\ufeff1'\]\['a'\]: .*byte-order mark"),
+    "frame run qid with a space": ({"1": {"a": 1}, "2": {"b": 1}},
+                                   pd.DataFrame({"qid": ["1", "2 "], "docno": ["a", "b"],
+                                                 "score": [1.0, 1.0]}),
+                                   r"run DataFrame, row 2, column 'qid': query id '2 ' has white"),
+}
+
+
+@pytest.mark.parametrize("case", list(TREC_OBJECT_IDS))
+def test_evaluate_trec_ids_no_trec_file_can_hold_are_refused_naming_the_keys(case):
+    from bench.metrics import evaluate_trec
+
+    qrels, run_, words = TREC_OBJECT_IDS[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataError, match=words):
+            evaluate_trec(qrels, run_, metrics="ndcg_cut_10", profile="trec_eval-c")
