@@ -247,3 +247,10 @@ class UsesAForkPool(Base):
         with multiprocessing.get_context("fork").Pool(2) as pool:
             self.total = sum(pool.map(_square, [float(v) for v in X[:8, 0]]))
         return self
+
+
+class RaisesInDel(Base):
+    """Its finaliser raises once the run drops the ranker."""
+
+    def __del__(self) -> None:
+        raise RuntimeError("finaliser failed")

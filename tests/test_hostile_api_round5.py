@@ -448,3 +448,11 @@ def test_evaluate_trec_ids_no_trec_file_can_hold_are_refused_naming_the_keys(cas
         warnings.simplefilter("ignore")
         with pytest.raises(DataError, match=words):
             evaluate_trec(qrels, run_, metrics="ndcg_cut_10", profile="trec_eval-c")
+
+
+def test_a_ranker_whose_finaliser_raises_is_one_line_naming_it_not_a_traceback(tmp_path):
+    res = _run_child(tmp_path, "RaisesInDel")
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr, res.stderr
+    assert "'mine'" in res.stderr, res.stderr
+    assert "finaliser (__del__) raised RuntimeError: finaliser failed" in res.stderr

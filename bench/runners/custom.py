@@ -91,7 +91,7 @@ from bench.runners.custom_checks import (
     user_attribute,
 )
 from bench.runners.custom_checks import verify_unchanged as verify_unchanged
-from bench.runners.custom_process import isolated_process, one_line
+from bench.runners.custom_process import isolated_process, one_line, watch_finaliser
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
@@ -308,6 +308,7 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
         raise ConfigError(f"{where}: the factory returned {type(ranker).__name__!s}, which has no "
                           f"{' and no '.join(missing)} method; a ranker needs fit(X, y, group=...) "
                           "and predict(X)")
+    watch_finaliser(ranker, where)
     if not given and _sklearn_random_state(ranker, where):
         try:
             with isolated_process(where):

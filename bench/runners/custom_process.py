@@ -37,6 +37,7 @@ import signal
 import sys
 import threading
 import warnings
+import weakref
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -295,6 +296,36 @@ def _stdout_to_stderr() -> Iterator[None]:
             stack.callback(back)
         stack.enter_context(contextlib.redirect_stdout(sys.stderr))
         yield
+
+
+#: Classes of the rankers built so far -> how errors name their model (see :func:`watch_finaliser`).
+_FINALISED: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+_previous_hook: list[Any] = []
+
+
+def watch_finaliser(ranker: object, where: str) -> None:
+    """Report an exception raised by ``ranker``'s finaliser (``__del__``, run whenever the
+    ranker is dropped, long after its calls) as one line naming ``where`` on stderr, instead of
+    Python's ``Exception ignored in ... Traceback`` block. Installs a ``sys.unraisablehook``
+    once, which hands every other unraisable exception to the hook it replaced."""
+    if type(ranker).__module__ == "builtins":  # a function or a dict is no class of the user's
+        return
+    _FINALISED[type(ranker)] = where
+    if sys.unraisablehook is not _unraisable:
+        _previous_hook[:] = [sys.unraisablehook]
+        sys.unraisablehook = _unraisable
+
+
+def _unraisable(unraisable: Any) -> None:
+    obj = unraisable.object
+    where = next((w for t, w in list(_FINALISED.items())
+                  if obj is getattr(t, "__del__", None) or isinstance(obj, t)), None)
+    if where is None:
+        (_previous_hook[0] if _previous_hook else sys.__unraisablehook__)(unraisable)
+        return
+    exc = unraisable.exc_value
+    print(f"warning: {where}: its finaliser (__del__) raised {type(exc).__name__}: "
+          f"{one_line(exc)} (ignored)", file=sys.stderr)
 
 
 def one_line(text: object) -> str:
