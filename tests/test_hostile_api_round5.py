@@ -456,3 +456,21 @@ def test_a_ranker_whose_finaliser_raises_is_one_line_naming_it_not_a_traceback(t
     assert "Traceback" not in res.stderr, res.stderr
     assert "'mine'" in res.stderr, res.stderr
     assert "finaliser (__del__) raised RuntimeError: finaliser failed" in res.stderr
+
+
+def test_parquet_dates_of_every_arrow_unit_are_seconds_and_far_ones_are_refused(tmp_path):
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def load(arr: Any) -> list[int]:
+        pq.write_table(pa.table({"user": [1, 2], "item": [1, 2], "ts": arr}), tmp_path / "r.parquet")
+        return load_ratings_table(tmp_path / "r.parquet", user="user", item="item",
+                                  timestamp="ts").frame["timestamp"].tolist()
+
+    assert load(pa.array([dt.date(2020, 1, 1), dt.date(1969, 12, 31)], pa.date32())) == \
+        [1577836800, -86400]  # 18262 days of 86400 s; the day before the epoch
+    assert load(pa.array([0, 10**18], pa.timestamp("ns", tz="UTC"))) == [0, 10**9]
+    with pytest.raises(DataError, match=r"r\.parquet, row 2, column 'ts'.*10000000000000 seconds"):
+        load(pa.array([0, 10**13], pa.timestamp("s")))

@@ -400,7 +400,14 @@ def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: 
 def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
     _no_missing(col, p, name, where)
     if col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype):
-        return _datetime_seconds(col)
+        seconds = _datetime_seconds(col)
+        far = np.flatnonzero(~(np.abs(seconds) < MAX_SECONDS))  # the numeric rule's range
+        if far.shape[0]:
+            i = int(far[0])
+            raise DataError(f"timestamp {col.iloc[i]} is {seconds[i]} seconds from 1970: "
+                            "expected a date within +-10^12 seconds (about 31,700 years)",
+                            path=p, column=name, **where(i))
+        return seconds
     if col.dtype.kind in "mb":  # a duration (microseconds in Parquet) or a bool: no time
         raise DataError(f"timestamp {_show(col.iloc[0])!r} is a {col.dtype} value, not a point "
                         "in time: expected seconds since the epoch or a date/time", path=p,
