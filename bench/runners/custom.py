@@ -88,6 +88,7 @@ from bench.runners.custom_checks import (
     describe_failure,
     guarded_splits,
     read_only,
+    seed_by_set_params,
     user_attribute,
 )
 from bench.runners.custom_checks import verify_unchanged as verify_unchanged
@@ -181,11 +182,12 @@ def custom_model(name: str, spec: Any) -> CustomModel:
             same = resolve_factory(name, reference) is spec
         except ConfigError:
             same = False
-        if not same:
+        if not same:  # a lambda, a partial, a nested function, an instance with __call__
             raise ConfigError(
-                f"custom model {name!r}: {spec!r} cannot be named as \"module:attribute\" "
+                f"custom model {name!r}: {spec!r:.80} cannot be named as \"module:attribute\" "
                 f"(tried {reference!r}); define the class or factory at the top level of a "
-                "module so that the run's config.toml can name it"
+                "module so that the run's config.toml can name it, or give that name as a "
+                "string (\"package.module:attribute\"; an object with __call__ works so)"
             )
         return CustomModel(name, reference, dict(params), spec)
     raise ConfigError(f"[custom_models] {_toml_key(name)}: expected a table with factory = "
@@ -309,15 +311,7 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
                           f"{' and no '.join(missing)} method; a ranker needs fit(X, y, group=...) "
                           "and predict(X)")
     watch_finaliser(ranker, where)
-    if not given and _sklearn_random_state(ranker, where):
-        try:
-            with isolated_process(where):
-                ranker.set_params(random_state=seed)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:
-            raise ConfigError(f"{where}: set_params(random_state={seed}) "
-                              f"{describe_failure('', exc).strip()}") from None
+    if not given and seed_by_set_params(ranker, seed, where):
         given = {"random_state": seed}
     return ranker, given
 
@@ -430,20 +424,6 @@ def _parameters(func: Any) -> tuple[set[str], bool]:
     names = {p.name for p in sig.parameters.values()
              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     return names, any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-
-
-def _sklearn_random_state(ranker: Any, where: str) -> bool:
-    """Whether ``ranker`` follows scikit-learn's ``get_params`` / ``set_params`` with a
-    ``random_state`` parameter; whatever its ``get_params`` raises (``SystemExit`` included)
-    means no."""
-    try:
-        with isolated_process(where):
-            return callable(getattr(ranker, "set_params", None)) \
-                and "random_state" in ranker.get_params()
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
-        return False
 
 
 def _fit_style(model: CustomModel, ranker: Any, signature: tuple[set[str], bool]) -> str:

@@ -185,6 +185,32 @@ def user_attribute(obj: Any, name: str, where: str) -> Any:
                           "attribute") from None
 
 
+def seed_by_set_params(ranker: Any, seed: int, where: str) -> bool:
+    """``ranker.set_params(random_state=seed)`` when ``ranker`` follows scikit-learn's
+    ``get_params`` / ``set_params`` with a ``random_state`` parameter (``XGBRanker``); whether
+    it did. Whatever ``get_params`` raises (``SystemExit`` included) means no; a ``set_params``
+    that raises is a :class:`~bench.errors.ConfigError` naming ``where``."""
+    try:
+        with isolated_process(where):
+            takes = callable(getattr(ranker, "set_params", None)) \
+                and "random_state" in ranker.get_params()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return False
+    if not takes:
+        return False
+    try:
+        with isolated_process(where):
+            ranker.set_params(random_state=seed)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise ConfigError(f"{where}: set_params(random_state={seed}) "
+                          f"{describe_failure('', exc).strip()}") from None
+    return True
+
+
 def describe_failure(step: str, exc: BaseException) -> str:
     """``"fit raised ValueError: ..."`` (on one line), with a hint when the ranker wrote into a
     read-only input."""
