@@ -254,3 +254,20 @@ class RaisesInDel(Base):
 
     def __del__(self) -> None:
         raise RuntimeError("finaliser failed")
+
+
+class CompilesWithNumba(Base):
+    """Compiles a numba function in ``fit`` (numba changes its own state as it compiles)."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        import numba
+
+        @numba.njit(cache=False)
+        def total(a: Any) -> float:
+            s = 0.0
+            for v in a:
+                s += v
+            return s
+
+        self.total = total(np.ascontiguousarray(X[:, 0]))
+        return self

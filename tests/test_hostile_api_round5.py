@@ -474,3 +474,9 @@ def test_parquet_dates_of_every_arrow_unit_are_seconds_and_far_ones_are_refused(
     assert load(pa.array([0, 10**18], pa.timestamp("ns", tz="UTC"))) == [0, 10**9]
     with pytest.raises(DataError, match=r"r\.parquet, row 2, column 'ts'.*10000000000000 seconds"):
         load(pa.array([0, 10**13], pa.timestamp("s")))
+
+
+def test_a_ranker_compiling_with_numba_trains_and_changes_nothing_it_is_blamed_for(splits):
+    result = _train(splits, "CompilesWithNumba")
+    assert "process" not in result.notes, result.notes
+    np.testing.assert_array_equal(result.scores["test"], splits.test.X[:, 0])
