@@ -76,6 +76,11 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     if custom_models is not None and not isinstance(custom_models, Mapping):
         raise ConfigError(f"custom_models: expected a mapping of name -> class, factory or "
                           f"\"package.module:attribute\"; got {show(custom_models)}")
+    for key in custom_models or {}:
+        if not isinstance(key, str):
+            raise ConfigError(f"custom_models: the model name {show(key)} is not a string; "
+                              "expected names such as \"mine\" (they go in models=[...])")
+    progress = python_value(progress)
     doc: dict[str, Any] = {"dataset": dataset, **options}
     for key, value in (("models", models), ("seeds", seeds), ("profile", profile),
                        ("metrics", metrics), ("params", params),
@@ -84,7 +89,7 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
             doc[key] = value
     if quick is not False:  # checked by the config like every value: "false" is not False
         doc["quick"] = quick
-    doc = {k: (v if k == "custom_models" else python_value(v)) for k, v in doc.items()}
+    doc = {k: python_value(v) for k, v in doc.items()}  # a factory itself is left as it is
     config = RunConfig.from_dict(doc)  # every value typed and range-checked before any data
     check_data_dir(config.data_dir)
     if splits is not None and not isinstance(splits, LetorSplits):
@@ -133,6 +138,27 @@ def python_value(value: Any) -> Any:
         return [python_value(v) for v in value]
     if isinstance(value, dict):
         return {k: python_value(v) for k, v in value.items()}
+    return value
+
+
+def _leaderboard_option(key: str, value: Any) -> Any:
+    """A :meth:`RunResult.leaderboard` option of the type its
+    :class:`~bench.report.build.LeaderboardOptions` field holds, else a :class:`ConfigError`
+    naming it (``metrics=5`` was a ``TypeError`` inside the report): ``metrics`` a list of
+    names or one comma-separated string; ``primary``, ``split`` a name; ``confidence`` a
+    number; the resample counts and ``seed`` integers (not bools)."""
+    if key == "metrics":
+        names = [m.strip() for m in value.split(",")] if isinstance(value, str) else value
+        if not isinstance(names, list | tuple) or not names \
+                or not all(isinstance(m, str) and m for m in names):
+            raise ConfigError(f"leaderboard: metrics: expected metric names (a list, or one "
+                              f"comma-separated string); got {show(value)}")
+        return tuple(names)
+    expected: tuple[type, ...] = {"primary": (str,), "split": (str,),
+                                  "confidence": (int, float)}.get(key, (int,))
+    if isinstance(value, bool) or not isinstance(value, expected):
+        what = {str: "a name", float: "a number"}.get(expected[-1], "an integer")
+        raise ConfigError(f"leaderboard: {key}: expected {what}; got {show(value)}")
     return value
 
 
@@ -227,6 +253,7 @@ class RunResult:
             if key not in valid:
                 raise ConfigError(f"leaderboard: unknown option {key!r}; "
                                   f"{did_you_mean(key, valid)}valid: {', '.join(valid)}")
+        options = {k: _leaderboard_option(k, python_value(v)) for k, v in options.items()}
         try:
             opts = LeaderboardOptions(**options)
         except (TypeError, ValueError) as exc:

@@ -19,7 +19,9 @@ where sklearn's reader takes VT and FF for white space).
 query (a TREC file has only text), in files, DataFrames, dicts, ranx objects, arrays and
 Parquet shards. An integer id becomes its decimal text; a float, bool or missing id among
 text ids is an error naming the column (or the dict keys), since ``1.0`` and ``True`` have no
-one text (:func:`text_ids`). A column without text (integers, floats) keeps its values (they
+one text (:func:`text_ids`); so is a text id that is empty, has white space at either end or
+holds a line end (``"a "`` would be a query apart from ``"a"``, and no TREC file can hold it;
+a ratings table's cells are CSV fields, whose surrounding spaces the reader strips). A column without text (integers, floats) keeps its values (they
 compare as numbers). Parquet shards are one table: a ``qid`` column whose type differs between
 two shards (an integer in one, text in another) is an error naming both files, and a label or
 score column must be numeric in every shard (:func:`bench.data.query_shards.shard_columns`).
@@ -74,13 +76,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.compressed import refuse_compressed
+from bench.data.input_ids import UTF8_BOM as UTF8_BOM
+from bench.data.input_ids import stray_character as stray_character
+from bench.data.input_ids import text_ids as text_ids
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
-UTF8_BOM = b"\xef\xbb\xbf"
 _WIDE_BOMS = (
     (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
     (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
@@ -98,6 +102,10 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
     A missing path, a directory, something that is not a regular file or a file this process
     may not read is a :class:`DataError` naming the path and saying what was ``expected``.
     """
+    if isinstance(path, bytes) or not isinstance(path, str | os.PathLike) \
+            or not isinstance(os.fspath(path), str):
+        raise DataError(f"{type(path).__name__} {path!r:.60} is not a path: expected {expected} "
+                        "(a str or pathlib.Path)")
     if os.fspath(path) == "":  # Path("") is ".", a directory: say what was given
         raise DataError(f"an empty path: expected {expected}", path="''")
     p = Path(path)
@@ -180,49 +188,6 @@ def text_lines(path: PathLike, *, expected: str = "a text file",
                     if stray is not None:
                         raise DataError(stray, path=p, line=lineno)
                 yield lineno, raw
-
-
-#: What :func:`stray_character` refuses: a NUL byte, a UTF-8 byte-order mark, and the
-#: characters Python's ``str.splitlines`` reads as line ends besides LF and CR (VT, FF, the
-#: ASCII separators FS/GS/RS, NEL U+0085, U+2028, U+2029).
-_STRAY = re.compile(rb"[\x00\x0b\x0c\x1c-\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf")
-_STRAY_NAMES = {b"\x0b": "vertical tab", b"\x0c": "form feed", b"\x1c": "file separator",
-                b"\x1d": "group separator", b"\x1e": "record separator",
-                b"\xc2\x85": "next-line character", b"\xe2\x80\xa8": "line separator",
-                b"\xe2\x80\xa9": "paragraph separator"}
-
-
-def stray_character(raw: bytes, first_column: int = 1) -> str | None:
-    """Why line ``raw`` (UTF-8 bytes, no line end) cannot be read as it stands, or ``None``.
-
-    The one rule of every text reader for characters that would silently change what a line
-    holds: a **NUL byte** (UTF-16 text without a byte-order mark has one after every ASCII
-    character; C readers such as trec_eval stop a field there), a **byte-order mark inside
-    the file** (two files joined: it would become part of the first id of the line, so
-    ``\ufeff2`` and ``2`` would be two queries), and a **line end other than LF, CRLF or CR**
-    (VT, FF, NEL, U+2028, U+2029, FS/GS/RS: Python's ``str.splitlines`` ends a line there,
-    trec_eval and ``bytes.split`` do not, so a file so separated would be read as one line,
-    its fields past the sixth ignored). The text names the character and its column (1-based,
-    in characters; ``raw`` starts at column ``first_column``) and what was expected.
-    """
-    m = _STRAY.search(raw)
-    if m is None:
-        return None
-    column = len(raw[:m.start()].decode("utf-8", "replace")) + first_column
-    found = m.group()
-    if found == b"\x00":
-        order = "BE" if column == 1 else "LE"  # big-endian: the NUL comes first
-        return (f"a NUL byte at column {column}: expected UTF-8 text (a NUL beside every "
-                "character is UTF-16 text without a byte-order mark: convert it, e.g. "
-                f"iconv -f UTF-16{order} -t UTF-8)")
-    if found == UTF8_BOM:
-        return (f"a byte-order mark (U+FEFF) at column {column}, inside the file (were two "
-                "files joined?): it would become part of a field; expected one only at the "
-                "start of the file: remove it")
-    code = ord(found.decode("utf-8"))
-    return (f"a {_STRAY_NAMES[found]} (U+{code:04X}) at column {column}: expected LF, CRLF or "
-            "CR line ends and spaces or tabs between fields (Python's str.splitlines ends a "
-            "line there, trec_eval does not: refused rather than guessed)")
 
 
 def line_of_data_row(path: PathLike, row: int, *, comment: bytes = b"#") -> int | None:
@@ -374,6 +339,8 @@ def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequ
     g = np.asarray(groups)
     if values.shape[0] < 2:
         return
+    if g.dtype.kind == "O":  # 1 and "1" one query (text_ids); np.unique cannot order a mix
+        g = np.asarray([str(v) for v in text_ids(g).tolist()], dtype=str)
     _, seen_at, inverse = np.unique(g, return_index=True, return_inverse=True)
     codes = np.argsort(np.argsort(seen_at))[inverse.ravel()]  # numbered by first appearance
     maybe = _repeated_pairs(codes, values)
@@ -397,83 +364,6 @@ def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequ
             f"{float(values[first])!r}): they would be ranked as a tie, as trec_eval's atof "
             "ties them; expected scores that differ within float64 precision (about 15 "
             "significant digits)", path=path, line=line_of(later), column=what)
-
-
-def text_ids(values: object, *, what: str = "query id", path: PathLike | None = None,
-             column: str | None = None) -> np.ndarray:
-    """Ids under the module doc's rule: a column mixing integers and text becomes text.
-
-    Arrays without text (integers, floats, a mix of them) and text-only arrays are returned as
-    they are (numbers compare as numbers). An object array holding text and integers becomes
-    an array of text (``1`` -> ``"1"``); a float or other value among text ids, or a bool
-    anywhere (a bool array too: ``True`` is no id, and would join query 1), is a
-    :class:`DataError` naming ``what``, the row (1-based) and ``column``.
-    """
-    a = np.asarray(values) if not isinstance(values, np.ndarray) else values
-    _refuse_stray_ids(a, what=what, path=path, column=column)
-    if a.dtype.kind == "b" and a.shape[0]:
-        raise DataError(f"{what} {bool(a.flat[0])!r} is a bool: expected strings or integers "
-                        "(ids compare as their text; True has none)", path=path, row=1,
-                        column=column)
-    if a.dtype.kind != "O":
-        return a
-    items = a.tolist()
-    kinds = {_id_kind(v) for v in items}
-    if "missing" not in kinds and "bool" in kinds:  # True would join query 1; no one text
-        i = next(k for k, v in enumerate(items) if _id_kind(v) == "bool")
-        raise DataError(f"{what} {items[i]!r} is a bool: expected strings or integers (ids "
-                        "compare as their text; True has none)", path=path, row=i + 1,
-                        column=column)
-    if "str" not in kinds or "missing" in kinds:
-        return a  # no text: numbers compare as numbers (a missing id: the caller names it)
-    if kinds <= {"int", "str"}:
-        return np.asarray([v if isinstance(v, str) else str(int(v)) for v in items], dtype=str)
-    ok = ("int", "str") if "str" in kinds else ("int", "float")
-    i = next(k for k, v in enumerate(items) if _id_kind(v) not in ok)
-    v = items[i]
-    among = "text" if "str" in kinds else "numbers"
-    raise DataError(f"{what} {v!r} is a {type(v).__name__} among ids that are {among}: expected "
-                    "strings or integers (ids compare as their text; 1.0 and True have none)",
-                    path=path, row=i + 1, column=column)
-
-
-def _refuse_stray_ids(a: np.ndarray, *, what: str, path: PathLike | None,
-                      column: str | None) -> None:
-    """Text ids holding a character :func:`stray_character` refuses in a file (a NUL, a
-    byte-order mark: ``"\ufeff1"`` would be a query apart from ``"1"``, a line end other than
-    LF/CR) are refused on every path, frames and arrays included, naming the first row. One
-    regular-expression pass over the ids joined by LF (which is no stray character): 0.22 s for
-    1M ids, a third of finding their distinct values first (0.64 s, measured here)."""
-    if a.dtype.kind not in "UO" or not a.size:
-        return
-    items = a.tolist()
-    texts = items if a.dtype.kind == "U" else [v for v in items if isinstance(v, str)]
-    if not texts or _STRAY.search("\n".join(texts).encode("utf-8", "replace")) is None:
-        return
-    row, bad = next((i, v) for i, v in enumerate(items)
-                    if isinstance(v, str) and _STRAY.search(v.encode("utf-8", "replace")))
-    m = _STRAY.search(bad.encode("utf-8", "replace"))
-    assert m is not None
-    char = m.group().decode("utf-8")
-    name = {b"\x00": "a NUL byte", b"\xef\xbb\xbf": "a byte-order mark"}.get(
-        m.group(), f"a {_STRAY_NAMES.get(m.group(), 'control character')}")
-    raise DataError(f"{what} {bad!r} holds {name} (U+{ord(char):04X}): it would be an id apart "
-                    f"from the same text without it; expected ids of printable text", path=path,
-                    row=row + 1, column=column)
-
-
-def _id_kind(v: object) -> str:
-    if isinstance(v, bool | np.bool_):
-        return "bool"
-    if isinstance(v, int | np.integer):
-        return "int"
-    if isinstance(v, str):
-        return "str"
-    if v is None or (isinstance(v, float | np.floating) and v != v):
-        return "missing"
-    if isinstance(v, float | np.floating):
-        return "float"
-    return type(v).__name__
 
 
 #: Cells a text table reader takes for a missing value (pandas' default ``na_values``,

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.inputs import check_input_file, parse_float, refuse_decimal_ties, text_lines
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 
 
 def read_scores(path: str | Path, n_rows: int,
@@ -33,6 +33,11 @@ def read_scores(path: str | Path, n_rows: int,
     ...     read_scores(p, 3).tolist()
     [0.5, -1.0, 20.0]
     """
+    if isinstance(n_rows, bool) or not isinstance(n_rows, int | np.integer) or n_rows < 0:
+        raise ConfigError(f"n_rows={n_rows!r}: expected the data file's row count (an int >= 0)")
+    if qid is not None and np.shape(qid) != (int(n_rows),):
+        raise ConfigError(f"qid has shape {np.shape(qid)}: expected one query id per data row "
+                          f"({int(n_rows)},)")
     p = check_input_file(path, expected="a scores file (one number per line)")
     lines = [(lineno, raw.strip()) for lineno, raw in text_lines(p)]
     while lines and not lines[-1][1]:

@@ -81,8 +81,12 @@ def load_ratings_table(
     """Load a CSV / TSV / Parquet interactions table (see the module docstring)."""
     from bench.data.hashing import sha256_file
 
-    if duplicates not in DUPLICATES:
+    if not isinstance(duplicates, str) or duplicates not in DUPLICATES:
         raise ConfigError(f"duplicates={duplicates!r}; valid: {', '.join(DUPLICATES)}")
+    _check_columns(user=user, item=item, rating=rating, timestamp=timestamp)
+    if sep is not None and (not isinstance(sep, str) or not sep):
+        raise ConfigError(f"sep={sep!r}: expected the column separator as a non-empty string "
+                          "(e.g. ',' or '\\t'), or None to take it from the extension")
     p = check_input_file(path, expected="a ratings table (CSV, TSV or Parquet)")
     if p.stat().st_size == 0:
         raise DataError("empty file", path=p)
@@ -133,6 +137,26 @@ def load_ratings_table(
         sha256={p.name: sha256_file(p)},
         implicit=rating is None,
     )
+
+
+def _check_columns(**roles: object) -> None:
+    """Each role's column is a name (``str``) or a 0-based position (``int >= 0``, not a bool),
+    ``user`` and ``item`` are given, and no two roles name the same column (``user="id",
+    item="id"`` would make every user an item of itself): a :class:`ConfigError` naming the
+    roles."""
+    for role, c in roles.items():
+        if c is None and role in ("user", "item"):
+            raise ConfigError(f"{role}=None: the {role} column is required (a name in the "
+                              "header, or a 0-based position for a file without one)")
+        if c is not None and (isinstance(c, bool) or not isinstance(c, str | int)
+                              or (isinstance(c, int) and c < 0) or c == ""):
+            raise ConfigError(f"{role}={c!r}: expected a column name (a non-empty str) or a "
+                              "0-based position (an int >= 0)")
+    seen: dict[object, str] = {}
+    for role, c in roles.items():
+        if c is not None and (other := seen.setdefault(c, role)) != role:
+            raise ConfigError(f"{other}={c!r} and {role}={c!r} name the same column: expected "
+                              "one column per role")
 
 
 def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
@@ -375,8 +399,15 @@ def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: 
 
 def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
     _no_missing(col, p, name, where)
-    if col.dtype.kind == "M":
-        return _datetime_seconds(pd.to_datetime(col, utc=True))
+    if col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype):
+        seconds = _datetime_seconds(col)
+        far = np.flatnonzero(~(np.abs(seconds) < MAX_SECONDS))  # the numeric rule's range
+        if far.shape[0]:
+            i = int(far[0])
+            raise DataError(f"timestamp {col.iloc[i]} is {seconds[i]} seconds from 1970: "
+                            "expected a date within +-10^12 seconds (about 31,700 years)",
+                            path=p, column=name, **where(i))
+        return seconds
     if col.dtype.kind in "mb":  # a duration (microseconds in Parquet) or a bool: no time
         raise DataError(f"timestamp {_show(col.iloc[0])!r} is a {col.dtype} value, not a point "
                         "in time: expected seconds since the epoch or a date/time", path=p,
@@ -415,7 +446,12 @@ def _show(value: object) -> object:
 
 
 def _datetime_seconds(s: pd.Series) -> np.ndarray:
-    seconds: np.ndarray = (s.astype("datetime64[ns, UTC]").astype("int64") // 1_000_000_000).to_numpy(np.int64)
+    """Whole seconds since the epoch (UTC; floored, so 1969-12-31 23:59:59.5 is -1) at the
+    column's own resolution: a Parquet date of microseconds beyond 2262 (past int64
+    nanoseconds) is no overflow."""
+    if isinstance(s.dtype, pd.DatetimeTZDtype):
+        s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+    seconds: np.ndarray = s.to_numpy().astype("datetime64[s]").astype(np.int64)
     return seconds
 
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.data.inputs import first_inexact_integer, inexact_message
+from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
 
@@ -260,7 +260,7 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
                    "strings or integers (convert integral floats with .astype('int64'))", keys)
     inferred = pd.api.types.infer_dtype(s, skipna=False)
     if kind in "iu" or inferred in ("string", "integer"):
-        return np.asarray(s.astype(str).to_numpy(dtype=str))
+        return _text_rule(np.asarray(s.astype(str).to_numpy(dtype=str)), s, where, what, keys)
     ok = np.fromiter((isinstance(v, str) or (isinstance(v, int | np.integer)
                                               and not isinstance(v, bool | np.bool_))
                       for v in s.to_numpy(dtype=object)), dtype=bool, count=s.shape[0])
@@ -269,7 +269,20 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
         v = s.iloc[i]
         raise _bad(s, i, where, f"{what} {_shown(v)} is a {type(v).__name__}: expected a "
                    "string or an integer", keys)
-    return np.asarray([str(v) for v in s.to_numpy(dtype=object)], dtype=str)
+    return _text_rule(np.asarray([str(v) for v in s.to_numpy(dtype=object)], dtype=str), s,
+                      where, what, keys)
+
+
+def _text_rule(ids: NDArray[np.str_], s: pd.Series, where: str, what: str,
+               keys: tuple[list[Any], list[Any]] | None) -> NDArray[np.str_]:
+    """``ids`` once :func:`bench.data.inputs.text_ids` finds no stray character, empty id or
+    white space around one (``"2 "`` would be a query apart from ``"2"``), else its error at
+    the frame's row or the dict's keys."""
+    try:
+        text_ids(ids, what=what)
+    except DataError as exc:
+        raise _bad(s, (exc.row or 1) - 1, where, exc.reason, keys) from None
+    return ids
 
 
 def _relevance(values: pd.Series | list[Any], where: str,

@@ -65,6 +65,26 @@ def _feature(data: LetorData, names: tuple[str, ...]) -> int | None:
     return None
 
 
+def _feature_scores(splits: LetorSplits, split: str, col: int, model: str) -> NDArray[np.float64]:
+    """Feature ``col`` of ``split`` as the baseline's scores; a NaN or infinite value (a missing
+    feature in a Parquet or NumPy dataset) is a :class:`~bench.errors.DataError` naming the
+    baseline, the split, the feature and the row (the evaluator's own message named none of
+    them: ``row 1: score nan is not a finite number``)."""
+    data = getattr(splits, split)
+    values = np.asarray(data.X[:, col], dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.shape[0]:
+        from bench.errors import DataError
+
+        i = int(bad[0])
+        raise DataError(f"the {model} baseline scores rows by feature "
+                        f"{data.feature_names[col]!r}, which is {values[i]} in row {i + 1} of the "
+                        f"{split} split (query {str(data.qid[i])!r}; rows so: {bad.shape[0]}): "
+                        "expected finite values (NaN and infinity cannot be ranked)",
+                        column=data.feature_names[col])
+    return values
+
+
 def run_popularity(splits: LetorSplits, seed: int = 0) -> FitResult:
     """Item popularity among relevant training rows (see the module docstring)."""
     train = splits.train
@@ -81,7 +101,7 @@ def run_popularity(splits: LetorSplits, seed: int = 0) -> FitResult:
             pass
         with measure() as pred:
             for split in EVAL_SPLITS:
-                scores[split] = getattr(splits, split).X[:, col].astype(np.float64)
+                scores[split] = _feature_scores(splits, split, col, "popularity")
         source = f"feature {train.feature_names[col]!r}"
     else:
         assert train.item is not None  # has_items
@@ -119,7 +139,7 @@ def run_als(
     col = _feature(train, ALS_FEATURES)
     if col is not None:
         with measure() as pred:
-            scores = {s: getattr(splits, s).X[:, col].astype(np.float64) for s in EVAL_SPLITS}
+            scores = {s: _feature_scores(splits, s, col, "als") for s in EVAL_SPLITS}
         return _baseline_result(
             "als", seed, scores, pred, notes={"source": f"adapter feature {train.feature_names[col]!r}"}
         )

@@ -52,9 +52,13 @@ it (``[custom_models.mine] factory``) and what was expected. A custom model name
 :data:`MAX_NAME` characters (it is part of file names: ``status/<name>-seed<k>.json``).
 
 Whatever the ranker changes in ltrbench's process (working directory, environment, global random
-state, ``sys.stdout``, the Ctrl-C handler, the umask, ...) is put back after each of its calls
-and noted in the status file (:func:`bench.runners.custom_checks.isolated_process`); what it
-prints goes to standard error. A ``KeyboardInterrupt`` it raises stops the run as Ctrl-C does.
+state, ``sys.stdout``, signal handlers, the umask, library functions it replaced, ...) is put
+back after each of its calls, the import of its module included, and noted in the status file
+(:func:`bench.runners.custom_process.isolated_process`); what it prints goes to standard error.
+A ``KeyboardInterrupt`` it raises stops the run as Ctrl-C does; ``os._exit`` is its failure, not
+the end of ltrbench; a process it forks is ended when it returns into ltrbench. A ``fit`` or
+``predict`` attribute whose lookup raises (a property, ``__getattr__``) is a ConfigError naming
+the model.
 """
 
 from __future__ import annotations
@@ -83,11 +87,12 @@ from bench.runners.custom_checks import (
     checked_scores,
     describe_failure,
     guarded_splits,
-    isolated_process,
-    one_line,
     read_only,
+    seed_by_set_params,
+    user_attribute,
 )
 from bench.runners.custom_checks import verify_unchanged as verify_unchanged
+from bench.runners.custom_process import isolated_process, one_line, watch_finaliser
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
@@ -177,11 +182,12 @@ def custom_model(name: str, spec: Any) -> CustomModel:
             same = resolve_factory(name, reference) is spec
         except ConfigError:
             same = False
-        if not same:
+        if not same:  # a lambda, a partial, a nested function, an instance with __call__
             raise ConfigError(
-                f"custom model {name!r}: {spec!r} cannot be named as \"module:attribute\" "
+                f"custom model {name!r}: {spec!r:.80} cannot be named as \"module:attribute\" "
                 f"(tried {reference!r}); define the class or factory at the top level of a "
-                "module so that the run's config.toml can name it"
+                "module so that the run's config.toml can name it, or give that name as a "
+                "string (\"package.module:attribute\"; an object with __call__ works so)"
             )
         return CustomModel(name, reference, dict(params), spec)
     raise ConfigError(f"[custom_models] {_toml_key(name)}: expected a table with factory = "
@@ -239,19 +245,24 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
         raise ConfigError(f"{where}: expected \"package.module:attribute\", e.g. "
                           "\"lightgbm:LGBMRanker\" or \"mypackage.rankers:make_ranker\"")
     module_name, _, attributes = reference.partition(":")
-    try:
-        obj: Any = importlib.import_module(module_name)
+    try:  # the user's module runs here: what it prints goes to stderr, what it changes is put back
+        with isolated_process(where):
+            obj: Any = importlib.import_module(module_name)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # an import error, or the user's module failed or exited
-        what = (f"the module called sys.exit({exc.code!r}) while imported"
+        what = (describe_failure("the module", exc).removeprefix("the module ")
                 if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {one_line(exc)}")
-        raise ConfigError(f"{where}: cannot import module {module_name!r} ({what})") from None
+        raise ConfigError(f"{where}: cannot import module {module_name!r} ({what} while "
+                          "imported)") from None
     for attribute in attributes.split("."):
-        if not hasattr(obj, attribute):
+        try:
+            found, obj = True, user_attribute(obj, attribute, where)
+        except AttributeError:
+            found = False
+        if not found:
             raise ConfigError(f"{where}: {getattr(obj, '__name__', obj)!s} has no attribute "
                               f"{attribute!r}{_shadow_hint(obj)}")
-        obj = getattr(obj, attribute)
     if not callable(obj):
         raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
     return obj  # type: ignore[no-any-return]
@@ -294,21 +305,31 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
         raise ConfigError(f"{where}: the factory returned the class {ranker.__name__}, not a "
                           f"ranker; name the class itself as the factory, or return "
                           f"{ranker.__name__}(...)")
-    missing = [m for m in ("fit", "predict") if not callable(getattr(ranker, m, None))]
+    missing = [m for m in ("fit", "predict") if not callable(_method(ranker, m, where))]
     if missing:
         raise ConfigError(f"{where}: the factory returned {type(ranker).__name__!s}, which has no "
                           f"{' and no '.join(missing)} method; a ranker needs fit(X, y, group=...) "
                           "and predict(X)")
-    if not given and _sklearn_random_state(ranker):
-        ranker.set_params(random_state=seed)
+    watch_finaliser(ranker, where)
+    if not given and seed_by_set_params(ranker, seed, where):
         given = {"random_state": seed}
     return ranker, given
+
+
+def _method(ranker: Any, name: str, where: str) -> Any:
+    """``ranker.<name>`` or ``None`` when it has none; a lookup that raises something else (a
+    ``fit`` property whose getter fails, a ``__getattr__`` raising ``TypeError``) is a
+    :class:`ConfigError` naming the model."""
+    try:
+        return user_attribute(ranker, name, where)
+    except AttributeError:
+        return None
 
 
 def check_custom_model(model: CustomModel, seed: int) -> None:
     """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data."""
     ranker, _ = build_ranker(model, seed)
-    _fit_style(model, ranker, _parameters(ranker.fit))
+    _fit_style(model, ranker, _parameters(_method(ranker, "fit", model.where)))
 
 
 def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
@@ -322,7 +343,7 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     check_splits_distinct(splits)
     verify_unchanged(splits)
     ranker, seeded = build_ranker(model, seed)
-    signature = _parameters(ranker.fit)
+    signature = _parameters(_method(ranker, "fit", model.where))
     style = _fit_style(model, ranker, signature)
     where = f"{model.where}, seed {seed}"
     restored: list[str] = []
@@ -398,16 +419,11 @@ def _parameters(func: Any) -> tuple[set[str], bool]:
         sig = inspect.signature(func)
     except (TypeError, ValueError):  # a builtin without a signature: assume it takes anything
         return set(), True
+    except Exception:  # the user's __signature__ raised: nothing known, so the same
+        return set(), True
     names = {p.name for p in sig.parameters.values()
              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     return names, any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-
-
-def _sklearn_random_state(ranker: Any) -> bool:
-    try:
-        return callable(getattr(ranker, "set_params", None)) and "random_state" in ranker.get_params()
-    except Exception:
-        return False
 
 
 def _fit_style(model: CustomModel, ranker: Any, signature: tuple[set[str], bool]) -> str:

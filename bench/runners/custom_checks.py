@@ -25,16 +25,8 @@ trains: :func:`verify_unchanged` compares the digests taken when the custom mode
 (:func:`bench.runners.dispatch.run_model` calls it first) and raises
 :class:`CustomModelTampered` naming the model.
 
-**The process** (:func:`isolated_process`): the ranker runs in ltrbench's process, so whatever
-it changes there is put back after each of its calls (build, fit, predict) and noted in its
-status file: the working directory (the run writes to relative paths), the environment
-variables, NumPy's and Python's global random generators (a resumed run then gives the numbers
-of an uninterrupted one), NumPy's floating-point error handling (``np.seterr``), the warning
-filters, ``sys.stdout`` / ``sys.stderr``, the ``SIGINT`` handler (Ctrl-C must still stop the
-run) and the umask (later files must stay readable). What it prints to standard output (Python's
-or file descriptor 1) goes to standard error, so ``--format json`` stays one JSON document on
-stdout. An exception in a thread it started is one line on stderr naming the model, not a
-traceback.
+**The process**: whatever the ranker changes in ltrbench's process is put back after each of
+its calls and named (:func:`bench.runners.custom_process.isolated_process`).
 
 :func:`checked_scores` turns ``predict``'s return value into float64 scores or refuses it with
 the model's name: ``None``, scalars, strings, dicts, generators and iterators; anything not 1-D
@@ -53,12 +45,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
-import os
-import random
-import signal
-import sys
-import threading
-import warnings
 import weakref
 from collections.abc import Iterator
 from typing import Any, NoReturn
@@ -67,7 +53,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorSplits
-from bench.errors import LtrbenchError
+from bench.errors import ConfigError, LtrbenchError
+from bench.runners.custom_process import ProcessExit, isolated_process, one_line
 
 #: float64 holds every integer of magnitude up to 2^53 exactly (IEEE 754 binary64).
 EXACT_INTEGER_LIMIT = 2**53
@@ -105,12 +92,14 @@ def guarded_splits(splits: LetorSplits, where: str) -> Iterator[Any]:
     arrays = [(f"{name} {attr}", a) for name, data in splits.splits().items() for attr in _ARRAYS
               if isinstance(a := getattr(data, attr, None), np.ndarray)]
     before = [_digest(a) for _, a in arrays]
+    bound = _bindings(splits)
     flags = [a.flags.writeable for _, a in arrays]
     for _, a in arrays:
         a.flags.writeable = False
 
     def check(step: str) -> None:
         changed = [label for (label, a), d in zip(arrays, before, strict=True) if _digest(a) != d]
+        changed += _rebound(splits, bound)
         if changed:
             raise CustomModelTampered(
                 f"{where}: {step} modified the run's data in place ({', '.join(changed)}) although "
@@ -119,7 +108,7 @@ def guarded_splits(splits: LetorSplits, where: str) -> Iterator[Any]:
 
     try:
         yield check
-        _WATCHED.setdefault(splits, _Watch([], arrays, before)).models.append(where)
+        _WATCHED.setdefault(splits, _Watch([], arrays, before, bound)).models.append(where)
     finally:
         for (_, a), flag in zip(arrays, flags, strict=True):
             if flag:
@@ -133,8 +122,29 @@ class _Watch:
     """The digests of a run's arrays when its custom models finished (see :func:`verify_unchanged`)."""
 
     def __init__(self, models: list[str], arrays: list[tuple[str, NDArray[Any]]],
-                 digests: list[bytes]) -> None:
-        self.models, self.arrays, self.digests = models, arrays, digests
+                 digests: list[bytes], bound: dict[str, int]) -> None:
+        self.models, self.arrays, self.digests, self.bound = models, arrays, digests, bound
+
+
+def _bindings(splits: LetorSplits) -> dict[str, int]:
+    """Which object each split and each of its arrays is (``id``): a ranker that never writes
+    into an array but rebinds one (``object.__setattr__(data, "X", other)``, reaching the
+    run's :class:`~bench.data.letor.LetorData` through the garbage collector or the call stack)
+    would otherwise hand every later model other data while the digests of the arrays it was
+    given stay the same."""
+    bound = {}
+    for name, data in splits.splits().items():
+        bound[name] = id(data)
+        for attr in _ARRAYS:
+            bound[f"{name} {attr}"] = id(getattr(data, attr, None))
+    return bound
+
+
+def _rebound(splits: LetorSplits, bound: dict[str, int]) -> list[str]:
+    """The labels of :func:`_bindings` whose object changed (``'train y' (rebound)``)."""
+    now = _bindings(splits)
+    return [f"{label} (rebound to another object)" for label, ident in bound.items()
+            if now.get(label) != ident]
 
 
 #: Splits a custom model was given -> the digests its data must keep (weak: gone with the splits).
@@ -150,6 +160,7 @@ def verify_unchanged(splits: LetorSplits) -> None:
         return
     changed = [label for (label, a), d in zip(watch.arrays, watch.digests, strict=True)
                if _digest(a) != d]
+    changed += _rebound(splits, watch.bound)
     if changed:
         raise CustomModelTampered(
             f"{'; '.join(dict.fromkeys(watch.models))}: the run's data changed after the custom "
@@ -159,125 +170,53 @@ def verify_unchanged(splits: LetorSplits) -> None:
             "and predict return")
 
 
-@contextlib.contextmanager
-def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[list[str]]:
-    """Run the block (a custom ranker's code) with the process state put back afterwards (see
-    the module docstring); each thing put back is named, on the way out, in ``restored`` (a new
-    list when not given), which is yielded."""
-    restored = [] if restored is None else restored
-    saved = _ProcessState.take()
-    hook = threading.excepthook
-
-    def thread_failed(args: Any) -> None:
-        text = f"{args.exc_type.__name__}: {one_line(args.exc_value)}"
-        print(f"warning: {where}: a thread it started raised {text}", file=sys.stderr)
-        restored.append(f"a thread it started raised {text}")
-
-    threading.excepthook = thread_failed
+def user_attribute(obj: Any, name: str, where: str) -> Any:
+    """``getattr(obj, name)``, which runs the user's code when ``obj`` is theirs (a property, a
+    ``__getattr__``, a module's ``__getattr__``): an ``AttributeError`` passes (no such
+    attribute); anything else it raises is a :class:`~bench.errors.ConfigError` naming ``where``."""
     try:
-        with _stdout_to_stderr():
-            yield restored
-    finally:
-        threading.excepthook = hook
-        restored.extend(saved.restore())
+        with isolated_process(where):
+            return getattr(obj, name)
+    except (KeyboardInterrupt, AttributeError):
+        raise
+    except BaseException as exc:
+        raise ConfigError(f"{where}: looking up {name!r} on {type(obj).__name__} "
+                          f"{describe_failure('', exc).strip()}; expected a plain "
+                          "attribute") from None
 
 
-class _ProcessState:
-    """What a custom ranker may change in ltrbench's process, taken before it runs."""
-
-    def __init__(self) -> None:
-        self.cwd = os.getcwd()
-        self.environ = dict(os.environ)
-        self.np_random = np.random.get_state()  # noqa: NPY002 - the global state a ranker may change
-        self.py_random = random.getstate()
-        self.np_err = np.geterr()
-        self.warnings = list(warnings.filters)
-        self.streams = (sys.stdout, sys.stderr)
-        self.main = threading.current_thread() is threading.main_thread()
-        self.sigint = signal.getsignal(signal.SIGINT) if self.main else None
-        self.umask = os.umask(0o022)
-        os.umask(self.umask)
-
-    @classmethod
-    def take(cls) -> _ProcessState:
-        return cls()
-
-    def restore(self) -> list[str]:
-        """Put everything back; the names of what had changed."""
-        changed: list[str] = []
-        with contextlib.suppress(OSError):
-            if os.getcwd() != self.cwd:
-                changed.append(f"the working directory ({os.getcwd()})")
-        if not os.path.isdir(".") or changed:
-            with contextlib.suppress(OSError):
-                os.chdir(self.cwd)
-        if dict(os.environ) != self.environ:
-            keys = sorted(set(os.environ) ^ set(self.environ)
-                          | {k for k in self.environ if os.environ.get(k) != self.environ[k]})
-            changed.append(f"environment variables ({', '.join(keys)})")
-            os.environ.clear()
-            os.environ.update(self.environ)
-        if not _same_np_state(np.random.get_state(), self.np_random):  # noqa: NPY002
-            np.random.set_state(self.np_random)  # noqa: NPY002
-            changed.append("NumPy's global random state")
-        if random.getstate() != self.py_random:
-            random.setstate(self.py_random)
-            changed.append("Python's global random state")
-        if np.geterr() != self.np_err:
-            np.seterr(**self.np_err)
-            changed.append("NumPy's floating-point error handling (np.seterr)")
-        if list(warnings.filters) != self.warnings:
-            warnings.filters[:] = self.warnings  # type: ignore[index]
-            changed.append("the warning filters")
-        if (sys.stdout, sys.stderr) != self.streams:
-            sys.stdout, sys.stderr = self.streams
-            changed.append("sys.stdout / sys.stderr")
-        if self.main and signal.getsignal(signal.SIGINT) != self.sigint:
-            signal.signal(signal.SIGINT, self.sigint)
-            changed.append("the Ctrl-C (SIGINT) handler")
-        if (mask := os.umask(self.umask)) != self.umask:
-            changed.append(f"the umask ({mask:03o})")
-        return changed
-
-
-def _same_np_state(a: Any, b: Any) -> bool:
-    return bool(a[0] == b[0] and np.array_equal(a[1], b[1]) and a[2:] == b[2:])
-
-
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Standard output (Python's and file descriptor 1) to standard error for the block."""
-    with contextlib.ExitStack() as stack:
-        saved_fd = None
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            sys.stdout.flush()
-            sys.stderr.flush()
-            out_fd, err_fd = sys.__stdout__.fileno(), sys.__stderr__.fileno()  # type: ignore[union-attr]
-            if out_fd != err_fd:
-                saved_fd = os.dup(out_fd)
-                os.dup2(err_fd, out_fd)
-        if saved_fd is not None:
-            def back(fd: int = saved_fd, out: int = out_fd) -> None:
-                with contextlib.suppress(AttributeError, OSError, ValueError):
-                    sys.stdout.flush()
-                with contextlib.suppress(OSError):
-                    os.dup2(fd, out)
-                os.close(fd)
-            stack.callback(back)
-        stack.enter_context(contextlib.redirect_stdout(sys.stderr))
-        yield
-
-
-def one_line(text: object) -> str:
-    """``text`` on one line (the lines of a multi-line message joined by `` | ``): the command
-    line prints an error as one line."""
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
-    return " | ".join(lines)
+def seed_by_set_params(ranker: Any, seed: int, where: str) -> bool:
+    """``ranker.set_params(random_state=seed)`` when ``ranker`` follows scikit-learn's
+    ``get_params`` / ``set_params`` with a ``random_state`` parameter (``XGBRanker``); whether
+    it did. Whatever ``get_params`` raises (``SystemExit`` included) means no; a ``set_params``
+    that raises is a :class:`~bench.errors.ConfigError` naming ``where``."""
+    try:
+        with isolated_process(where):
+            takes = callable(getattr(ranker, "set_params", None)) \
+                and "random_state" in ranker.get_params()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return False
+    if not takes:
+        return False
+    try:
+        with isolated_process(where):
+            ranker.set_params(random_state=seed)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise ConfigError(f"{where}: set_params(random_state={seed}) "
+                          f"{describe_failure('', exc).strip()}") from None
+    return True
 
 
 def describe_failure(step: str, exc: BaseException) -> str:
     """``"fit raised ValueError: ..."`` (on one line), with a hint when the ranker wrote into a
     read-only input."""
+    if isinstance(exc, ProcessExit):
+        return (f"{step} called os._exit({exc.code!r}), which would have ended ltrbench with no "
+                "word of the unfinished run; a ranker must return or raise")
     if isinstance(exc, SystemExit):
         return f"{step} called sys.exit({exc.code!r}) (SystemExit); a ranker must return or raise"
     text = f"{step} raised {type(exc).__name__}: {one_line(exc)}"

@@ -1,0 +1,340 @@
+"""User code isolated from ltrbench's process: whatever a custom ranker changes there is put back
+after each of its calls (build, fit, predict; the import of its module too) and named.
+
+The ranker runs in ltrbench's process (:mod:`bench.runners.custom`), so :func:`isolated_process`
+takes the process state before each call and puts it back afterwards, noting in the model's
+status file what had changed: the working directory (the run writes to relative paths), the
+environment variables, NumPy's and Python's global random generators (a resumed run then gives
+the numbers of an uninterrupted one), NumPy's floating-point error handling (``np.seterr``) and
+print options, the warning filters, ``sys.stdout`` / ``sys.stderr``, ``sys.excepthook``, a
+trace or profile function, the recursion limit, the thread switch interval, the garbage
+collector's state, the C locale (C number parsers read ``1,5`` under a German one), the signal
+handlers (``SIGINT``: Ctrl-C must still stop the run; ``SIGTERM``, ``SIGHUP``, ``SIGALRM``,
+``SIGCHLD``, ``SIGPIPE``), an interval timer it left running (``signal.alarm``: its ``SIGALRM``
+would end the run later), the soft resource limits (open files, file size, CPU time, memory),
+the umask (later files must stay readable), modules it swapped in ``sys.modules``, and the
+functions of NumPy, pandas, SciPy, ltrbench, the GBDT libraries and the built-ins that it
+replaced (``np.argsort = ...`` would reverse every later ranking; attributes of classes are not
+covered). What it prints to standard output (Python's or file descriptor 1) goes to standard
+error, so ``--format json`` stays one JSON document on stdout. An exception in a thread it
+started is one line on stderr naming the model, not a traceback.
+
+Two ways out of the process are closed: ``os._exit(status)`` during a call raises
+:class:`ProcessExit` (a ``SystemExit``) instead, which the caller reports as the ranker's failure
+(exit status 0 would call an unfinished run a success); and a process the ranker forks
+(``os.fork()``) that returns from the ranker's call is ended there, before it writes a second
+copy of every later model's rows into the run directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import locale
+import os
+import random
+import signal
+import sys
+import threading
+import warnings
+import weakref
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[list[str]]:
+    """Run the block (a custom ranker's code) with the process state put back afterwards (see
+    the module docstring); each thing put back is named, on the way out, in ``restored`` (a new
+    list when not given), which is yielded."""
+    restored = [] if restored is None else restored
+    saved = _ProcessState.take()
+    hook = threading.excepthook
+    real_exit = os._exit
+
+    def exit_guard(status: int) -> NoReturn:  # os._exit would end the run with no word
+        if os.getpid() != saved.pid:  # a process the ranker forked: let it go
+            real_exit(status)
+        raise ProcessExit(status)
+
+    def thread_failed(args: Any) -> None:
+        text = f"{args.exc_type.__name__}: {one_line(args.exc_value)}"
+        print(f"warning: {where}: a thread it started raised {text}", file=sys.stderr)
+        restored.append(f"a thread it started raised {text}")
+
+    threading.excepthook = thread_failed
+    os._exit = exit_guard
+    try:
+        with _stdout_to_stderr():
+            yield restored
+    finally:
+        if os.getpid() != saved.pid:  # a fork's child came back from the ranker's call
+            _leave_forked_child(where)
+        threading.excepthook = hook
+        os._exit = real_exit
+        restored.extend(saved.restore())
+
+
+class ProcessExit(SystemExit):
+    """``os._exit(status)`` called by a ranker in ltrbench's process: raised instead of ending
+    the process (whose exit status 0 would report an unfinished run as a success)."""
+
+
+def _leave_forked_child(where: str) -> NoReturn:
+    """End a process the ranker forked (``os.fork()``) that returned from the ranker's call: it
+    holds a copy of the whole run, and going on would write every later model's rows into the
+    run directory a second time, beside the parent's."""
+    with contextlib.suppress(Exception):
+        os.write(2, (f"warning: {where}: a process it forked (pid {os.getpid()}) returned into "
+                     "ltrbench; ended it (only the process that started the run goes on)\n")
+                 .encode("utf-8", "replace"))
+    os._exit(70)  # EX_SOFTWARE
+
+
+class _ProcessState:
+    """What a custom ranker may change in ltrbench's process, taken before it runs."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.cwd = os.getcwd()
+        self.sys_modules = dict(sys.modules)
+        self.patched = _library_functions()
+        self.environ = dict(os.environ)
+        self.np_random = np.random.get_state()  # noqa: NPY002 - the global state a ranker may change
+        self.py_random = random.getstate()
+        self.np_err = np.geterr()
+        self.warnings = list(warnings.filters)
+        self.streams = (sys.stdout, sys.stderr)
+        self.main = threading.current_thread() is threading.main_thread()
+        self.sigint = signal.getsignal(signal.SIGINT) if self.main else None
+        self.umask = os.umask(0o022)
+        os.umask(self.umask)
+        self.interpreter = _interpreter_state()
+        self.handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS} if self.main else {}
+        self.timer = signal.getitimer(signal.ITIMER_REAL)
+        self.limits = _soft_limits()
+
+    @classmethod
+    def take(cls) -> _ProcessState:
+        return cls()
+
+    def restore(self) -> list[str]:
+        """Put everything back; the names of what had changed."""
+        changed: list[str] = []
+        with contextlib.suppress(OSError):
+            if os.getcwd() != self.cwd:
+                changed.append(f"the working directory ({os.getcwd()})")
+        if not os.path.isdir(".") or changed:
+            with contextlib.suppress(OSError):
+                os.chdir(self.cwd)
+        if dict(os.environ) != self.environ:
+            keys = sorted(set(os.environ) ^ set(self.environ)
+                          | {k for k in self.environ if os.environ.get(k) != self.environ[k]})
+            changed.append(f"environment variables ({', '.join(keys)})")
+            os.environ.clear()
+            os.environ.update(self.environ)
+        if not _same_np_state(np.random.get_state(), self.np_random):  # noqa: NPY002
+            np.random.set_state(self.np_random)  # noqa: NPY002
+            changed.append("NumPy's global random state")
+        if random.getstate() != self.py_random:
+            random.setstate(self.py_random)
+            changed.append("Python's global random state")
+        if np.geterr() != self.np_err:
+            np.seterr(**self.np_err)
+            changed.append("NumPy's floating-point error handling (np.seterr)")
+        if list(warnings.filters) != self.warnings:
+            warnings.filters[:] = self.warnings  # type: ignore[index]
+            changed.append("the warning filters")
+        if (sys.stdout, sys.stderr) != self.streams:
+            sys.stdout, sys.stderr = self.streams
+            changed.append("sys.stdout / sys.stderr")
+        if self.main and signal.getsignal(signal.SIGINT) != self.sigint:
+            signal.signal(signal.SIGINT, self.sigint)
+            changed.append("the Ctrl-C (SIGINT) handler")
+        changed.extend(self._restore_interpreter())
+        if (mask := os.umask(self.umask)) != self.umask:
+            changed.append(f"the umask ({mask:03o})")
+        swapped = [k for k, m in self.sys_modules.items() if sys.modules.get(k) is not m]
+        if swapped:
+            sys.modules.update({k: self.sys_modules[k] for k in swapped})
+            changed.append(f"sys.modules ({', '.join(sorted(swapped)[:5])})")
+        changed.extend(_put_back_functions(self.patched))
+        return changed
+
+
+    def _restore_interpreter(self) -> list[str]:
+        """The rest of the module docstring's list: interpreter settings, signal handlers, an
+        interval timer, soft resource limits."""
+        changed = [what for what, (value, put_back) in _interpreter_state().items()
+                   if value != self.interpreter[what][0]
+                   and _done(put_back, self.interpreter[what][0])]
+        for sig, handler in self.handlers.items():
+            if signal.getsignal(sig) != handler and handler is not None:
+                signal.signal(sig, handler)
+                changed.append(f"the {signal.Signals(sig).name} handler")
+        if self.timer == (0.0, 0.0) and signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+            signal.setitimer(signal.ITIMER_REAL, 0)  # a signal.alarm left running: cancelled
+            changed.append("an alarm it set (signal.alarm / setitimer), cancelled")
+        for name, (res, soft) in _soft_limits().items():
+            if soft != self.limits[name][1]:
+                with contextlib.suppress(ValueError, OSError):  # a hard limit it lowered stays
+                    import resource
+
+                    resource.setrlimit(res, (self.limits[name][1], resource.getrlimit(res)[1]))
+                changed.append(f"the soft limit {name}")
+        return changed
+
+
+def _done(put_back: Any, value: Any) -> bool:
+    """Call ``put_back(value)``; ``True`` (for the list of what changed)."""
+    with contextlib.suppress(Exception):
+        put_back(value)
+    return True
+
+
+#: Signals whose handlers are put back (SIGINT has its own line in the notes).
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGALRM", "SIGCHLD",
+                                                    "SIGPIPE", "SIGUSR1", "SIGUSR2")
+                 if hasattr(signal, name))
+
+
+def _interpreter_state() -> dict[str, tuple[Any, Any]]:
+    """``{what: (value now, how to put a value back)}`` of the interpreter's settings."""
+    return {
+        "the recursion limit": (sys.getrecursionlimit(), sys.setrecursionlimit),
+        "the thread switch interval": (sys.getswitchinterval(), sys.setswitchinterval),
+        "the garbage collector (gc.enable / gc.disable)": (
+            gc.isenabled(), lambda on: gc.enable() if on else gc.disable()),
+        "the garbage collector's thresholds": (gc.get_threshold(),
+                                               lambda t: gc.set_threshold(*t)),
+        "a trace function (sys.settrace)": (sys.gettrace(), sys.settrace),
+        "a profile function (sys.setprofile)": (sys.getprofile(), sys.setprofile),
+        "sys.excepthook": (sys.excepthook, lambda h: setattr(sys, "excepthook", h)),
+        "the C locale (locale.setlocale)": (locale.setlocale(locale.LC_ALL),
+                                            lambda v: locale.setlocale(locale.LC_ALL, v)),
+        "NumPy's print options": (np.get_printoptions(), lambda o: np.set_printoptions(**o)),
+    }
+
+
+def _soft_limits() -> dict[str, tuple[int, int]]:
+    """``{name: (resource, soft limit)}`` of the limits a ranker could lower for the run after it
+    (open files, file size, CPU seconds, address space); empty where ``resource`` is missing."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return {}
+    names = ("RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_DATA")
+    return {n: (getattr(resource, n), resource.getrlimit(getattr(resource, n))[0])
+            for n in names if hasattr(resource, n)}
+
+
+#: Top-level packages whose module-level functions and classes a ranker must not replace
+#: (``np.argsort = ...`` would reverse every later ranking): NumPy, pandas, SciPy, ltrbench,
+#: the GBDT libraries, the built-ins and ``math``. Checked by identity after each call, put
+#: back and named (about 20 ms for 35,000 functions); attributes of classes are not covered.
+#: numba is left out: its dispatchers and registries rebind their own module globals as they
+#: compile, which a ranker using numba triggers legitimately.
+_GUARDED_PACKAGES = frozenset({"numpy", "pandas", "scipy", "bench", "lightgbm", "xgboost",
+                               "catboost", "builtins", "math", "operator"})
+
+
+def _library_functions() -> list[tuple[str, Any, dict[str, Any]]]:
+    """``(module name, module, {name: callable})`` of the loaded modules of
+    :data:`_GUARDED_PACKAGES`."""
+    taken = []
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] in _GUARDED_PACKAGES:
+            namespace = getattr(module, "__dict__", None)
+            if isinstance(namespace, dict):
+                taken.append((name, module, {k: v for k, v in list(namespace.items())
+                                             if callable(v)}))
+    return taken
+
+
+def _put_back_functions(taken: list[tuple[str, Any, dict[str, Any]]]) -> list[str]:
+    """Put back every function of :func:`_library_functions` that was replaced or removed;
+    what was, by name (``numpy.argsort replaced``)."""
+    changed = []
+    for name, module, functions in taken:
+        namespace = module.__dict__
+        for key, value in functions.items():
+            if namespace.get(key, _MISSING) is not value:
+                namespace[key] = value
+                changed.append(f"{name}.{key}")
+    if not changed:
+        return []
+    more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+    return [f"library functions it replaced ({', '.join(changed[:5])}{more})"]
+
+
+_MISSING = object()
+
+
+def _same_np_state(a: Any, b: Any) -> bool:
+    return bool(a[0] == b[0] and np.array_equal(a[1], b[1]) and a[2:] == b[2:])
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Standard output (Python's and file descriptor 1) to standard error for the block."""
+    with contextlib.ExitStack() as stack:
+        saved_fd = None
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            out_fd, err_fd = sys.__stdout__.fileno(), sys.__stderr__.fileno()  # type: ignore[union-attr]
+            if out_fd != err_fd:
+                saved_fd = os.dup(out_fd)
+                os.dup2(err_fd, out_fd)
+        if saved_fd is not None:
+            def back(fd: int = saved_fd, out: int = out_fd) -> None:
+                with contextlib.suppress(AttributeError, OSError, ValueError):
+                    sys.stdout.flush()
+                with contextlib.suppress(OSError):
+                    os.dup2(fd, out)
+                os.close(fd)
+            stack.callback(back)
+        stack.enter_context(contextlib.redirect_stdout(sys.stderr))
+        yield
+
+
+#: Classes of the rankers built so far -> how errors name their model (see :func:`watch_finaliser`).
+_FINALISED: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+_previous_hook: list[Any] = []
+
+
+def watch_finaliser(ranker: object, where: str) -> None:
+    """Report an exception raised by ``ranker``'s finaliser (``__del__``, run whenever the
+    ranker is dropped, long after its calls) as one line naming ``where`` on stderr, instead of
+    Python's ``Exception ignored in ... Traceback`` block. Installs a ``sys.unraisablehook``
+    once, which hands every other unraisable exception to the hook it replaced."""
+    if type(ranker).__module__ == "builtins":  # a function or a dict is no class of the user's
+        return
+    _FINALISED[type(ranker)] = where
+    if sys.unraisablehook is not _unraisable:
+        _previous_hook[:] = [sys.unraisablehook]
+        sys.unraisablehook = _unraisable
+
+
+def _unraisable(unraisable: Any) -> None:
+    obj = unraisable.object
+    where = next((w for t, w in list(_FINALISED.items())
+                  if obj is getattr(t, "__del__", None) or isinstance(obj, t)), None)
+    if where is None:
+        (_previous_hook[0] if _previous_hook else sys.__unraisablehook__)(unraisable)
+        return
+    exc = unraisable.exc_value
+    print(f"warning: {where}: its finaliser (__del__) raised {type(exc).__name__}: "
+          f"{one_line(exc)} (ignored)", file=sys.stderr)
+
+
+def one_line(text: object) -> str:
+    """``text`` on one line (the lines of a multi-line message joined by `` | ``): the command
+    line prints an error as one line."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return " | ".join(lines)
+
+
+
