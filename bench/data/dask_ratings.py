@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.inputs import check_input_file
+from bench.data.tabular import check_columns
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -132,7 +133,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             "item": _column(names, "item", item, files[0]),
             "rating": _column(names, "rating", rating, files[0], required=False),
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
-    use = list(dict.fromkeys(c for c in cols.values() if c is not None))  # one column, two roles
+    check_columns(**cols)  # one column for two roles: refused, as the local reader refuses it
+    use = list(dict.fromkeys(c for c in cols.values() if c is not None))
     for f in files:  # every shard's header or footer, before Dask reads any
         if parquet:
             _parquet_columns(f, cols)

@@ -83,7 +83,7 @@ def load_ratings_table(
 
     if not isinstance(duplicates, str) or duplicates not in DUPLICATES:
         raise ConfigError(f"duplicates={duplicates!r}; valid: {', '.join(DUPLICATES)}")
-    _check_columns(user=user, item=item, rating=rating, timestamp=timestamp)
+    check_columns(user=user, item=item, rating=rating, timestamp=timestamp)
     if sep is not None and (not isinstance(sep, str) or not sep):
         raise ConfigError(f"sep={sep!r}: expected the column separator as a non-empty string "
                           "(e.g. ',' or '\\t'), or None to take it from the extension")
@@ -139,7 +139,7 @@ def load_ratings_table(
     )
 
 
-def _check_columns(**roles: object) -> None:
+def check_columns(**roles: object) -> None:
     """Each role's column is a name (``str``) or a 0-based position (``int >= 0``, not a bool),
     ``user`` and ``item`` are given, and no two roles name the same column (``user="id",
     item="id"`` would make every user an item of itself): a :class:`ConfigError` naming the
