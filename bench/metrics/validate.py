@@ -186,6 +186,7 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
     Any hashable ids are accepted (integers, strings, floats, Python ints beyond int64, a mix
     of types in an object array); a missing one would otherwise silently join or split a query (NaN differs from itself).
     """
+    no_mask(qid, "qid")
     q = np.asarray(qid)
     if q.ndim != 1 or q.shape[0] != n:
         raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
@@ -399,8 +400,19 @@ def _no_long_double_ties(raw: np.ndarray) -> None:
                         "expected scores that float64 tells apart", row=i + 1)
 
 
+def no_mask(values: object, name: str) -> None:
+    """A NumPy masked array with masked entries is refused, naming the first masked row: the
+    values under a mask are not data, and ``np.asarray`` would read them as if they were."""
+    if isinstance(values, np.ma.MaskedArray) and (mask := np.ma.getmaskarray(values)).any():
+        first = int(np.flatnonzero(mask.ravel())[0])
+        raise DataError(f"{name} is a masked array with {int(mask.sum())} masked value(s): "
+                        "masked values are not data; fill them (a.filled(value)) or drop their "
+                        "rows from every array", row=first + 1)
+
+
 def _no_text(values: ArrayLike, name: str) -> np.ndarray:
     """``values`` as an array; text is refused, never parsed (``"1_0"`` would read as 10)."""
+    no_mask(values, name)
     try:
         raw = values if isinstance(values, np.ndarray) else np.asarray(values)
     except (TypeError, ValueError) as exc:
