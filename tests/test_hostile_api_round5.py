@@ -489,3 +489,16 @@ def test_a_ranker_compiling_with_numba_trains_and_changes_nothing_it_is_blamed_f
     result = _train(splits, "CompilesWithNumba")
     assert "process" not in result.notes, result.notes
     np.testing.assert_array_equal(result.scores["test"], splits.test.X[:, 0])
+
+
+def test_a_scalar_where_a_frame_column_is_named_says_how_to_name_it() -> None:
+    import pandas as pd
+
+    from bench.errors import ConfigError
+
+    frame = pd.DataFrame({0: [1, 1, 2], "label": [1, 0, 1], "score": [0.3, 0.2, 0.1]})
+    with pytest.raises(ConfigError, match=r"qid=0 is one value: expected a column name .*"
+                                          r"rename\(columns=str\)"):
+        evaluate(frame, qid=0, metrics="ndcg@3")
+    renamed = evaluate(frame.rename(columns=str), qid="0", metrics="ndcg@3")
+    assert renamed.metrics["ndcg@3"] == pytest.approx(1.0)

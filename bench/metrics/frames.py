@@ -169,6 +169,10 @@ def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
 
 def _aligned(value: Any, n: int, name: str) -> np.ndarray:
     a = np.asarray(value)
+    if a.ndim == 0:  # qid=0 meant the column named 0: say how to name it
+        raise ConfigError(f"{name}={value!r} is one value: expected a column name (text) or one "
+                          f"value per DataFrame row ({n},); a column whose name is not text is "
+                          "named after frame.rename(columns=str)")
     if a.ndim != 1 or a.shape[0] != n:
         raise DataError(f"{name} has shape {a.shape}: expected one value per DataFrame row ({n},)")
     return a
