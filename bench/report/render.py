@@ -305,8 +305,33 @@ def csv_frame(doc: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: Injection": ``=``, ``+``, ``-``, ``@``, tab, carriage return; LibreOffice also reads a
+#: full-width ``＝`` ``＋`` ``－`` ``＠`` as its ASCII twin).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_cell(text: str) -> str:
+    """A name from a run as a ``leaderboard.csv`` cell that no spreadsheet runs as a formula:
+    a name that starts with one of :data:`FORMULA_START` gets a leading ``'`` (OWASP, "CSV
+    Injection", https://owasp.org/www-community/attacks/CSV_Injection: "prepend each cell
+    field with a single quote"), so ``=HYPERLINK(...)`` reads ``'=HYPERLINK(...)``. Spreadsheets
+    hide that quote; other readers see it. ``leaderboard.json`` holds every name exactly as
+    written. Numbers are never changed (a negative number is a number, not a name)."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+#: The text columns of :func:`csv_frame` (every other column holds numbers).
+_TEXT_COLUMNS = ("dataset", "run_id", "run_config", "profile", "split", "model", "library")
+
+
 def render_csv(doc: dict[str, Any]) -> str:
-    """``leaderboard.csv`` (full float precision; empty cells for missing values)."""
+    """``leaderboard.csv`` (full float precision; empty cells for missing values; names that a
+    spreadsheet would run as a formula neutralised by :func:`csv_cell`)."""
+    frame = csv_frame(doc)
+    for col in _TEXT_COLUMNS:
+        if col in frame.columns:
+            frame[col] = [v if not isinstance(v, str) else csv_cell(v) for v in frame[col]]
     buf = io.StringIO()
-    csv_frame(doc).to_csv(buf, index=False, float_format="%.10g")
+    frame.to_csv(buf, index=False, float_format="%.10g")
     return buf.getvalue()
