@@ -147,7 +147,8 @@ def test_two_non_ascii_datasets_get_two_latex_labels(tmp_path: Path,
     status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
     assert status == 0, err
     labels = _labels((out / "leaderboard.tex").read_text())
-    assert len(labels) == 2 and len(set(labels)) == 2, labels
+    assert len(labels) == 2, labels
+    assert len(set(labels)) == 2, labels
 
 
 def test_two_tables_of_one_dataset_get_two_latex_labels(
@@ -158,7 +159,8 @@ def test_two_tables_of_one_dataset_get_two_latex_labels(
     status, _, err = _report(["--out", str(out), "--no-plots", "--all"], capsys)
     assert status == 0, err
     labels = _labels((out / "leaderboard.tex").read_text())
-    assert len(labels) == 2 and len(set(labels)) == 2, labels
+    assert len(labels) == 2, labels
+    assert len(set(labels)) == 2, labels
 
 
 def test_a_name_beyond_latin1_says_which_engine_compiles_the_tex(
@@ -172,7 +174,10 @@ def test_a_name_beyond_latin1_says_which_engine_compiles_the_tex(
     assert status == 0, err
     head = (out / "leaderboard.tex").read_text().splitlines()[:3]
     note = [ln for ln in head if "XeLaTeX" in ln]
-    assert note and note[0].startswith("%") and "数" in note[0] and "é" not in note[0], head
+    assert note, head
+    assert note[0].startswith("%"), head
+    assert "数" in note[0], head
+    assert "é" not in note[0], head
     write_run(out / "runs", "20260102-000000-b", dataset="données", models={"a-b": 0.1},
               finished="2026-01-02T00:00:00+00:00")
     status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
@@ -209,7 +214,8 @@ def test_a_very_long_dataset_name_makes_a_run_folder(tmp_path: Path) -> None:
     """Before: a 300-character name made a 330-character folder name (``File name too
     long``)."""
     folder = new_run_dir(tmp_path, "x" * 300, "0" * 64)
-    assert folder.is_dir() and len(folder.name) < 200
+    assert folder.is_dir()
+    assert len(folder.name) < 200
     assert dataset_slug("x" * 300) != dataset_slug("x" * 301)
 
 
@@ -237,7 +243,8 @@ def _damaged(tmp_path: Path) -> tuple[Path, Path]:
 def _one_line_error(status: int, err: str, *words: str) -> None:
     assert status == 2, err
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: "), err
     for w in words:
         assert w in lines[0], (w, err)
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from bench.runners.libraries import library_of_model
 
-
 #: The longest slug: a run folder adds a 16-character stamp and a hash to it, and a file name
 #: holds 255 bytes.
 SLUG_LONGEST = 100
