@@ -83,9 +83,11 @@ _GIVEN = "_ltrbench_given"
 
 
 class _Once:
-    """Mixed into a store action: a second value for the same destination is an error
+    """Mixed into a store action: a second, different value for the same destination is said
     (``--config a.toml --config b.toml`` used ``b.toml`` in silence, argparse's last-wins;
-    ``--crosscheck --no-crosscheck`` likewise). The same value twice is harmless and kept."""
+    ``--crosscheck --no-crosscheck`` likewise). The last value still wins, the convention of
+    command lines (a wrapper or alias that sets a default the user overrides), but a line on
+    standard error names both values and the one used. The same value twice says nothing."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
@@ -94,15 +96,16 @@ class _Once:
         given: dict[str, tuple[str, Any]] = namespace.__dict__.setdefault(_GIVEN, {})
         if option_string is not None and dest in given and given[dest][1] != value:
             first, before = given[dest]
-            parser.error(f"argument {option_string}: given twice ({first} {before!r}, then "
-                         f"{option_string} {value!r}); give it once")
+            print(f"warning: {parser.prog}: {option_string} given twice ({first} {before!r}, "
+                  f"then {option_string} {value!r}): using the last, {value!r}",
+                  file=sys.stderr)
         if option_string is not None:
             given[dest] = (option_string, value)
         super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]
 
 
 def once_per_option(parser: argparse.ArgumentParser) -> None:
-    """Make every single-valued option of ``parser`` (and of its sub-commands) refuse a second,
+    """Make every single-valued option of ``parser`` (and of its sub-commands) say a second,
     different value: see :class:`_Once`. Options that add up (``append``, ``count``) are kept."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

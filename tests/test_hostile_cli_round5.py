@@ -54,6 +54,7 @@ CLASSES = {
     "test_an_empty_manifest_is_an_unfinished_run": "silent accept",
     "test_a_seed_beyond_int64_is_named_as_written": "unclear error",
     "test_a_run_being_written_is_refused_naming_the_writer": "silent accept",
+    "test_a_glyph_the_plot_font_lacks_is_one_warning_per_plot": "unclear error",
 }
 
 
@@ -328,3 +329,25 @@ def test_a_run_being_written_is_refused_naming_the_writer(
     _one_line_error(status, err, run.name, "being written now", f"pid {os.getpid()}")
     status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
     assert status == 0, err  # the lock released: reported as before
+
+
+def test_a_glyph_the_plot_font_lacks_is_one_warning_per_plot(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: matplotlib's ``Glyph 25968 (\\N{CJK UNIFIED IDEOGRAPH-6570}) missing`` once per
+    character per draw (15 lines for one name), naming no plot."""
+    import warnings
+
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-a", dataset="数据集")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status, _, err = _report(["--out", str(out)], capsys)
+    assert status == 0, err
+    texts = [str(w.message) for w in caught]
+    assert not [t for t in texts if t.startswith("Glyph ")], texts
+    said = [t for t in texts if "has no glyph" in t]
+    assert len(said) <= 3, said  # one per plot at most (none where a font has them)
+    for text in said:
+        assert ".png" in text, text
+        assert ".set-" not in text, text
+        assert "数" in text, text
