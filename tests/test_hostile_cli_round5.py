@@ -55,6 +55,7 @@ CLASSES = {
     "test_a_seed_beyond_int64_is_named_as_written": "unclear error",
     "test_a_run_being_written_is_refused_naming_the_writer": "silent accept",
     "test_a_glyph_the_plot_font_lacks_is_one_warning_per_plot": "unclear error",
+    "test_names_printed_by_report_cannot_drive_the_terminal": "silent accept",
 }
 
 
@@ -351,3 +352,20 @@ def test_a_glyph_the_plot_font_lacks_is_one_warning_per_plot(
         assert ".png" in text, text
         assert ".set-" not in text, text
         assert "数" in text, text
+
+
+def test_names_printed_by_report_cannot_drive_the_terminal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: a run id or model name holding ESC sequences (colour, window title), a line end
+    (a forged ``report:`` line) or a bidirectional override reached the terminal raw."""
+    out = tmp_path / "res"
+    run_id = "20260101-000000-a\x1b[31mRED\nforged\u202e"
+    write_run(out / "runs", run_id, models={"m\x1b]0;title\x07": 0.1, "lightgbm-x": 0.0})
+    status, stdout, err = _report(["--out", str(out), "--no-plots"], capsys)
+    assert status == 0, err
+    for text in (stdout, err):
+        assert not re.search("[\x1b\x07\u202e]", text), text
+        assert all(ln.startswith(("report: ", "wrote ", "toy_set: ", "warning: "))
+                   for ln in text.splitlines()), text
+    assert "\\x1b[31mRED\\nforged\\u202e" in err
+    assert "m\\x1b]0;title\\x07" in stdout

@@ -1,4 +1,5 @@
-"""Docstrings as help text: the reStructuredText markup a terminal would show raw, removed."""
+"""Text for the terminal: docstrings as help text (the reStructuredText markup a terminal would
+show raw, removed), and names read from files printed so that they cannot drive the terminal."""
 
 from __future__ import annotations
 
@@ -20,3 +21,18 @@ def examples(*commands: str) -> str:
     """An ``argparse`` epilog listing example command lines, one per line (use with
     ``formatter_class=argparse.RawDescriptionHelpFormatter`` so the lines are kept)."""
     return "examples:\n" + "\n".join(f"  {c}" for c in commands)
+
+
+#: Characters a terminal acts on instead of showing: C0 controls (ESC starts colour, title and
+#: clipboard sequences; a line end forges a line), DEL, C1 controls (``\x9b`` is a one-byte CSI),
+#: the Unicode line and paragraph separators, and the bidirectional overrides and isolates that
+#: reorder what is shown (CVE-2021-42574, "Trojan Source").
+_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_line(text: object) -> str:
+    """``text`` for one line of a terminal: every character of :data:`_TERMINAL` written as its
+    Python escape (``\\x1b``, ``\\n``, ``\\u202e``), so a run id or model name read from a
+    run's files shows as itself and never moves the cursor, recolours, retitles or splits the
+    line."""
+    return _TERMINAL.sub(lambda m: ascii(m.group(0))[1:-1], str(text))
