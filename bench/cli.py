@@ -92,13 +92,18 @@ class _Once:
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
         dest = self.dest  # type: ignore[attr-defined]
-        value = values if not isinstance(self, argparse._StoreConstAction) else self.const
+        value = values
+        if isinstance(self, argparse._StoreConstAction):
+            value = self.const
+        elif isinstance(self, argparse.BooleanOptionalAction) and option_string is not None:
+            value = not option_string.startswith("--no-")
         given: dict[str, tuple[str, Any]] = namespace.__dict__.setdefault(_GIVEN, {})
         if option_string is not None and dest in given and given[dest][1] != value:
             first, before = given[dest]
-            print(f"warning: {parser.prog}: {option_string} given twice ({first} {before!r}, "
-                  f"then {option_string} {value!r}): using the last, {value!r}",
-                  file=sys.stderr)
+            how = ("given twice" if first == option_string
+                   else f"after {first} (both set {dest!r})")
+            print(f"warning: {parser.prog}: {option_string} {how} ({first} {before!r}, then "
+                  f"{option_string} {value!r}): using the last, {value!r}", file=sys.stderr)
         if option_string is not None:
             given[dest] = (option_string, value)
         super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]

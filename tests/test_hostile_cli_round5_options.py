@@ -27,6 +27,7 @@ CLASSES = {
     "test_an_option_given_twice_with_two_values_is_said": "silent accept",
     "test_an_option_given_twice_with_one_value_is_kept": "silent accept",
     "test_a_repeatable_option_still_adds_up": "silent accept",
+    "test_two_flags_of_one_setting_are_said": "silent accept",
     "test_hostile_config_round5": "traceback / unclear error",
     "test_a_config_the_toml_spec_allows_is_read_as_written": "silent accept",
     "test_a_raw_table_that_overrides_ltrbench_is_refused": "silently wrong",
@@ -158,3 +159,28 @@ def test_a_raw_table_that_overrides_ltrbench_is_refused(
     line = _run(["run", "--config", "c.toml", "--out", "res"], tmp_path, monkeypatch, capsys)
     assert "[params" in line, line
     assert "lightgbm" in line, line
+
+
+def test_two_flags_of_one_setting_are_said() -> None:
+    """``--x --no-x`` and two flags that set one destination: the last wins and is said."""
+    import argparse
+    import contextlib
+    import io
+
+    from bench.cli import once_per_option
+
+    parser = argparse.ArgumentParser(prog="t")
+    parser.add_argument("--x", action=argparse.BooleanOptionalAction)
+    parser.add_argument("--v", action="store_const", const=1, dest="level")
+    parser.add_argument("--w", action="store_const", const=2, dest="level")
+    once_per_option(parser)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        args = parser.parse_args(["--x", "--no-x", "--v", "--w", "--v", "--v"])
+    assert (args.x, args.level) == (False, 1)
+    lines = err.getvalue().splitlines()
+    assert lines[0] == ("warning: t: --no-x after --x (both set 'x') (--x True, then --no-x "
+                        "False): using the last, False"), lines
+    assert lines[1].startswith("warning: t: --w after --v"), lines
+    assert lines[2].startswith("warning: t: --v after --w"), lines
+    assert len(lines) == 3, lines  # the same value again says nothing
