@@ -28,6 +28,7 @@ CLASSES = {
     "test_an_option_given_twice_with_one_value_is_kept": "silent accept",
     "test_a_repeatable_option_still_adds_up": "silent accept",
     "test_two_flags_of_one_setting_are_said": "silent accept",
+    "test_a_report_number_is_ascii_digits_as_for_run": "silent accept",
     "test_hostile_config_round5": "traceback / unclear error",
     "test_a_config_the_toml_spec_allows_is_read_as_written": "silent accept",
     "test_a_raw_table_that_overrides_ltrbench_is_refused": "silently wrong",
@@ -184,3 +185,16 @@ def test_two_flags_of_one_setting_are_said() -> None:
     assert lines[1].startswith("warning: t: --w after --v"), lines
     assert lines[2].startswith("warning: t: --v after --w"), lines
     assert len(lines) == 3, lines  # the same value again says nothing
+
+
+@pytest.mark.parametrize("text", ["２０", "٢٠", "2_0", "20.0", "0x14"])
+def test_a_report_number_is_ascii_digits_as_for_run(
+        text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``report --bootstrap ２０`` and ``--bootstrap 2_0`` were 20 (Python's ``int``),
+    while ``run --n-trees ２０`` is refused."""
+    for option in ("--bootstrap", "--permutations", "--seed"):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["report", option, text, "--runs", "none"])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2, err
+        assert f"argument {option}: expected a whole number" in err, err

@@ -61,11 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--primary", default=None,
                         help=f"metric of the paired tests (default: {PRIMARY_METRIC}, or the first "
                         "of --metrics when they leave it out)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument("--bootstrap", type=ascii_int, default=1000, help="bootstrap resamples")
     parser.add_argument(
-        "--permutations", type=int, default=10_000, help="randomization-test sign flips"
+        "--permutations", type=ascii_int, default=10_000, help="randomization-test sign flips"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    parser.add_argument("--seed", type=ascii_int, default=0, help="seed of the resampling")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--include-unfinished", action="store_true",
                         help="also use runs whose manifest has no finish time (killed, failed or "
@@ -76,6 +76,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
+
+
+def ascii_int(text: str) -> int:
+    """An integer option as ``ltrbench run`` reads one
+    (:func:`bench.benchmark.config_schema.cli_int`): ASCII digits with an optional sign, so
+    ``２０`` (full-width), ``٢٠`` (Arabic-Indic) and ``2_0`` are refused, not read as 20 by
+    Python's ``int``."""
+    body = text.strip()
+    digits = body[1:] if body[:1] in "+-" else body
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected a whole number written in ASCII digits; "
+                                          f"got {text!r}")
+    return int(body)
 
 
 def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
