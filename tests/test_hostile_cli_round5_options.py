@@ -29,6 +29,8 @@ CLASSES = {
     "test_a_repeatable_option_still_adds_up": "silent accept",
     "test_two_flags_of_one_setting_are_said": "silent accept",
     "test_a_report_number_is_ascii_digits_as_for_run": "silent accept",
+    "test_a_convert_number_is_ascii_as_for_run": "silent accept",
+    "test_a_reproduce_tolerance_is_ascii": "silent accept",
     "test_hostile_config_round5": "traceback / unclear error",
     "test_a_config_the_toml_spec_allows_is_read_as_written": "silent accept",
     "test_a_raw_table_that_overrides_ltrbench_is_refused": "silently wrong",
@@ -198,3 +200,26 @@ def test_a_report_number_is_ascii_digits_as_for_run(
         err = capsys.readouterr().err
         assert exc.value.code == 2, err
         assert f"argument {option}: expected a whole number" in err, err
+
+
+@pytest.mark.parametrize(("option", "text"), [
+    ("--target-size", "２"), ("--target-size", "0_5"), ("--negatives", "１０"),
+    ("--negatives", "1_0"), ("--seed", "٣"), ("--binary-threshold", "３"),
+])
+def test_a_convert_number_is_ascii_as_for_run(option: str, text: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``convert --target-size ２`` converted with a target of 2 (Python's ``float``
+    reads full-width digits), ``--negatives 1_0`` drew 10 negatives."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["convert", "--ratings", "none.csv", option, text, "--out", "cv"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2, err
+    assert f"argument {option}: expected a" in err, err
+    assert "ASCII" in err, err
+
+
+def test_a_reproduce_tolerance_is_ascii(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["reproduce", "--tolerance", "１e-6"])
+    assert exc.value.code == 2
+    assert "argument --tolerance: expected a number written in ASCII" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import json
 import sys
 
 from bench.benchmark.progress import progress_steps
-from bench.commands.text import examples, terminal_line
+from bench.commands.text import ascii_int, examples, terminal_line
 from bench.data.outputs import check_output_dir
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
 from bench.report.build import LeaderboardOptions
@@ -76,19 +76,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
-
-
-def ascii_int(text: str) -> int:
-    """An integer option as ``ltrbench run`` reads one
-    (:func:`bench.benchmark.config_schema.cli_int`): ASCII digits with an optional sign, so
-    ``２０`` (full-width), ``٢٠`` (Arabic-Indic) and ``2_0`` are refused, not read as 20 by
-    Python's ``int``."""
-    body = text.strip()
-    digits = body[1:] if body[:1] in "+-" else body
-    if not (digits.isascii() and digits.isdigit()):
-        raise argparse.ArgumentTypeError(f"expected a whole number written in ASCII digits; "
-                                          f"got {text!r}")
-    return int(body)
 
 
 def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:

@@ -1,8 +1,10 @@
 """Text for the terminal: docstrings as help text (the reStructuredText markup a terminal would
-show raw, removed), and names read from files printed so that they cannot drive the terminal."""
+show raw, removed), names read from files printed so that they cannot drive the terminal, and
+numbers of options read as ASCII (:func:`ascii_int`, :func:`ascii_float`)."""
 
 from __future__ import annotations
 
+import argparse
 import re
 
 _ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc):`~?([^`]+)`")
@@ -36,3 +38,32 @@ def terminal_line(text: object) -> str:
     run's files shows as itself and never moves the cursor, recolours, retitles or splits the
     line."""
     return _TERMINAL.sub(lambda m: ascii(m.group(0))[1:-1], str(text))
+
+
+#: A float as written in ASCII: digits, one point, an exponent; or nan / inf (which the checks
+#: of each option then refuse by name where they do not apply).
+_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
+                    re.IGNORECASE)
+
+
+def ascii_int(text: str) -> int:
+    """An integer option as ``ltrbench run`` reads one
+    (:func:`bench.benchmark.config_schema.cli_int`): ASCII digits with an optional sign, so
+    ``２０`` (full-width), ``٢٠`` (Arabic-Indic) and ``2_0`` are refused, not read as 20 by
+    Python's ``int``. An ``argparse`` ``type=``."""
+    body = text.strip()
+    digits = body[1:] if body[:1] in "+-" else body
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected a whole number written in ASCII digits; "
+                                          f"got {text!r}")
+    return int(body)
+
+
+def ascii_float(text: str) -> float:
+    """A number option written in ASCII (``0.8``, ``1e-3``, ``5``): Python's ``float`` also
+    reads ``２`` and ``1_0``, which are refused here. An ``argparse`` ``type=``."""
+    body = text.strip()
+    if not (body.isascii() and _FLOAT.fullmatch(body)):
+        raise argparse.ArgumentTypeError(f"expected a number written in ASCII (e.g. 0.8, "
+                                          f"1e-3); got {text!r}")
+    return float(body)
