@@ -56,6 +56,8 @@ CLASSES = {
     "test_a_run_being_written_is_refused_naming_the_writer": "silent accept",
     "test_a_glyph_the_plot_font_lacks_is_one_warning_per_plot": "unclear error",
     "test_names_printed_by_report_cannot_drive_the_terminal": "silent accept",
+    "test_a_plot_folder_that_is_a_link_is_refused": "input destroyed",
+    "test_a_plot_folder_that_is_a_file_is_refused": "unclear error",
 }
 
 
@@ -369,3 +371,30 @@ def test_names_printed_by_report_cannot_drive_the_terminal(
                    for ln in text.splitlines()), text
     assert "\\x1b[31mRED\\nforged\\u202e" in err
     assert "m\\x1b]0;title\\x07" in stdout
+
+
+@pytest.mark.parametrize("target", ["run", "elsewhere"])
+def test_a_plot_folder_that_is_a_link_is_refused(tmp_path: Path, target: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``res/toy_set`` linked to the run directory got the three PNGs written among the
+    run's files (an input), or into any folder it pointed to, exit 0."""
+    out, run = _damaged(tmp_path)
+    elsewhere = tmp_path / "mine"
+    elsewhere.mkdir()
+    (out / "toy_set").symlink_to(run if target == "run" else elsewhere)
+    before = sorted(p.name for p in run.iterdir())
+    status, _, err = _report(["--out", str(out)], capsys)
+    _one_line_error(status, err, "toy_set", "symbolic link")
+    assert sorted(p.name for p in run.iterdir()) == before
+    assert not list(elsewhere.iterdir())
+    status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
+    assert status == 0, err
+
+
+def test_a_plot_folder_that_is_a_file_is_refused(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out, _ = _damaged(tmp_path)
+    (out / "toy_set").write_text("my notes\n")
+    status, _, err = _report(["--out", str(out)], capsys)
+    _one_line_error(status, err, "toy_set", "not a folder")
+    assert (out / "toy_set").read_text() == "my notes\n"
