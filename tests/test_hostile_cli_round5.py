@@ -58,6 +58,7 @@ CLASSES = {
     "test_names_printed_by_report_cannot_drive_the_terminal": "silent accept",
     "test_a_plot_folder_that_is_a_link_is_refused": "input destroyed",
     "test_a_plot_folder_that_is_a_file_is_refused": "unclear error",
+    "test_bidi_overrides_in_names_do_not_reach_the_documents": "silent accept",
 }
 
 
@@ -398,3 +399,19 @@ def test_a_plot_folder_that_is_a_file_is_refused(tmp_path: Path,
     status, _, err = _report(["--out", str(out)], capsys)
     _one_line_error(status, err, "toy_set", "not a folder")
     assert (out / "toy_set").read_text() == "my notes\n"
+
+
+def test_bidi_overrides_in_names_do_not_reach_the_documents(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """U+202E (right-to-left override) in a model name reorders what a reader of
+    leaderboard.md / .tex sees after it ("Trojan Source"); before, it was kept."""
+    out = tmp_path / "res"
+    write_run(out / "runs", "20260101-000000-a",
+              models={"lightgbm-\u202egnp.exe": 0.1, "a\u2066b\u0085c": 0.0})
+    status, _, err = _report(["--out", str(out), "--no-plots"], capsys)
+    assert status == 0, err
+    for name in ("leaderboard.md", "leaderboard.tex"):
+        text = (out / name).read_text()
+        assert not re.search("[\u202a-\u202e\u2066-\u2069\u0085]", text), name
+    doc = json.loads((out / "leaderboard.json").read_text())
+    assert "lightgbm-\u202egnp.exe" in {r["model"] for r in doc["tables"][0]["rows"]}
