@@ -73,7 +73,53 @@ def load_command(name: str, prog: str = "ltrbench",
     own = argparse._SubParsersAction(option_strings=[], prog=prog, parser_class=parser_class)
     module.register(own)
     parser: argparse.ArgumentParser = own.choices[name]
+    once_per_option(parser)
     return parser
+
+
+#: The attribute of a parsed namespace that holds the options given so far, by destination
+#: (removed by :func:`main` once parsing is done).
+_GIVEN = "_ltrbench_given"
+
+
+class _Once:
+    """Mixed into a store action: a second, different value for the same destination is said
+    (``--config a.toml --config b.toml`` used ``b.toml`` in silence, argparse's last-wins;
+    ``--crosscheck --no-crosscheck`` likewise). The last value still wins, the convention of
+    command lines (a wrapper or alias that sets a default the user overrides), but a line on
+    standard error names both values and the one used. The same value twice says nothing."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        dest = self.dest  # type: ignore[attr-defined]
+        value = values
+        if isinstance(self, argparse._StoreConstAction):
+            value = self.const
+        elif isinstance(self, argparse.BooleanOptionalAction) and option_string is not None:
+            value = not option_string.startswith("--no-")
+        given: dict[str, tuple[str, Any]] = namespace.__dict__.setdefault(_GIVEN, {})
+        if option_string is not None and dest in given and given[dest][1] != value:
+            first, before = given[dest]
+            how = ("given twice" if first == option_string
+                   else f"after {first} (both set {dest!r})")
+            print(f"warning: {parser.prog}: {option_string} {how} ({first} {before!r}, then "
+                  f"{option_string} {value!r}): using the last, {value!r}", file=sys.stderr)
+        if option_string is not None:
+            given[dest] = (option_string, value)
+        super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]
+
+
+def once_per_option(parser: argparse.ArgumentParser) -> None:
+    """Make every single-valued option of ``parser`` (and of its sub-commands) say a second,
+    different value: see :class:`_Once`. Options that add up (``append``, ``count``) are kept."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                once_per_option(sub)
+        elif type(action) in (argparse._StoreAction, argparse._StoreConstAction,
+                              argparse._StoreTrueAction, argparse._StoreFalseAction,
+                              argparse.BooleanOptionalAction) and action.option_strings:
+            action.__class__ = type(f"Once{type(action).__name__}", (_Once, type(action)), {})
 
 
 class LazyCommands(MutableMapping[str, argparse.ArgumentParser]):
@@ -147,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    vars(args).pop(_GIVEN, None)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -27,7 +27,7 @@ from bench.adapters.config import (
     SPLITS,
     AdapterConfig,
 )
-from bench.commands.text import examples
+from bench.commands.text import ascii_float, ascii_int, examples
 from bench.data.outputs import check_output_dir
 from bench.engines import (
     DEFAULT_ENGINE,
@@ -79,30 +79,30 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d = AdapterConfig()
     p.add_argument("--split", default=d.split, choices=SPLITS,
                    help=f"how targets are chosen (default: {d.split})")
-    p.add_argument("--target-size", type=float, default=d.target_size,
+    p.add_argument("--target-size", type=ascii_float, default=d.target_size,
                    help="ratings per user per target window: a count >= 1 or a fraction < 1 "
                         f"(default: {d.target_size})")
-    p.add_argument("--min-history", type=int, default=d.min_history,
+    p.add_argument("--min-history", type=ascii_int, default=d.min_history,
                    help=f"history ratings a user needs to become a query (default: {d.min_history})")
     p.add_argument("--time-cuts", help="time-cut: three Unix timestamps c1,c2,c3 "
                                        "(default: the 0.7/0.8/0.9 timestamp quantiles)")
-    p.add_argument("--folds", type=int, default=d.n_folds, help="kfold: number of user folds")
-    p.add_argument("--fold", type=int, default=d.fold, help="kfold: the test fold")
-    p.add_argument("--negatives", type=int, default=d.negatives,
+    p.add_argument("--folds", type=ascii_int, default=d.n_folds, help="kfold: number of user folds")
+    p.add_argument("--fold", type=ascii_int, default=d.fold, help="kfold: the test fold")
+    p.add_argument("--negatives", type=ascii_int, default=d.negatives,
                    help=f"sampled never-rated items per query and partition, one pool per user dealt "
                    f"disjointly to the partitions (default: {d.negatives})")
     p.add_argument("--negative-sampling", default=d.negative_sampling, choices=NEGATIVE_SAMPLING)
     p.add_argument("--labels", default=d.labels, choices=LABELS,
                    help=f"rating -> grade mapping (default: {d.labels}; see bench.adapters.labels)")
-    p.add_argument("--binary-threshold", type=float, default=d.binary_threshold)
+    p.add_argument("--binary-threshold", type=ascii_float, default=d.binary_threshold)
     p.add_argument("--features", default=",".join(DEFAULT_FEATURE_GROUPS),
                    help=f"comma-separated feature groups, or 'all' ({', '.join(FEATURE_GROUPS)})")
-    p.add_argument("--svd-factors", type=int, default=d.svd_factors)
-    p.add_argument("--similarity-history", type=int, default=d.similarity_history)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--synthetic-users", type=int, default=600)
-    p.add_argument("--synthetic-items", type=int, default=9000)
-    p.add_argument("--synthetic-ratings", type=int, default=100_000)
+    p.add_argument("--svd-factors", type=ascii_int, default=d.svd_factors)
+    p.add_argument("--similarity-history", type=ascii_int, default=d.similarity_history)
+    p.add_argument("--seed", type=ascii_int, default=d.seed)
+    p.add_argument("--synthetic-users", type=ascii_int, default=600)
+    p.add_argument("--synthetic-items", type=ascii_int, default=9000)
+    p.add_argument("--synthetic-ratings", type=ascii_int, default=100_000)
     p.add_argument("--no-parquet", action="store_true", help="write SVMlight files only")
     p.add_argument("--no-svmlight", action="store_true", help="write Parquet files only")
     p.add_argument("--out", required=True, help="output folder")
@@ -112,12 +112,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "queries; see bench.adapters.distributed)")
     p.add_argument("--scheduler", help="dask: address of an existing scheduler "
                                        "(default: a local cluster on 127.0.0.1)")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=ascii_int, default=None,
                    help="dask, no --scheduler: local worker processes (2)")
     p.add_argument("--memory-limit", default=None,
                    help="dask: memory per local worker, e.g. 2GB (default: the machine's "
                         "memory divided among the workers); beyond it workers spill to disk")
-    p.add_argument("--rows-per-block", type=int, default=None,
+    p.add_argument("--rows-per-block", type=ascii_int, default=None,
                    help="dask: ratings per block of whole users, and about the candidate rows "
                         "per output shard (2000000)")
     p.set_defaults(func=run)

@@ -14,7 +14,7 @@ import json
 import sys
 
 from bench.benchmark.progress import progress_steps
-from bench.commands.text import examples
+from bench.commands.text import ascii_int, examples, terminal_line
 from bench.data.outputs import check_output_dir
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
 from bench.report.build import LeaderboardOptions
@@ -61,11 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--primary", default=None,
                         help=f"metric of the paired tests (default: {PRIMARY_METRIC}, or the first "
                         "of --metrics when they leave it out)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument("--bootstrap", type=ascii_int, default=1000, help="bootstrap resamples")
     parser.add_argument(
-        "--permutations", type=int, default=10_000, help="randomization-test sign flips"
+        "--permutations", type=ascii_int, default=10_000, help="randomization-test sign flips"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    parser.add_argument("--seed", type=ascii_int, default=0, help="seed of the resampling")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--include-unfinished", action="store_true",
                         help="also use runs whose manifest has no finish time (killed, failed or "
@@ -126,26 +126,26 @@ def run(args: argparse.Namespace) -> int:
                                     include_unfinished=args.include_unfinished, progress=step,
                                     every=args.every, runs_root=out / "runs")
     for line in written["selection"].lines():
-        print(f"report: {line}", file=sys.stderr)
+        print(terminal_line(f"report: {line}"), file=sys.stderr)
     for run_dir in written["skipped"]:
-        print(f"report: skipped unfinished run {run_dir.path} (no finish time in its manifest; "
-              "--include-unfinished to use it)", file=sys.stderr)
+        print(terminal_line(f"report: skipped unfinished run {run_dir.path} (no finish time in "
+                            "its manifest; --include-unfinished to use it)"), file=sys.stderr)
     for path in written["removed"]:
-        print(f"report: removed {path} (written by an earlier report, not part of this one)",
-              file=sys.stderr)
+        print(terminal_line(f"report: removed {path} (written by an earlier report, not part "
+                            "of this one)"), file=sys.stderr)
     if args.format == "json":
         json.dump(written["document"], sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     doc = written["document"]
     for table, chosen in zip(doc["tables"], doc["selection"], strict=True):
-        print(
+        print(terminal_line(
             f"{table['dataset']}: {len(table['rows'])} models from run {table['run_id']} "
             f"(profile {table['profile']}, best {table['best_model']}; {chosen['why']}; "
             f"{len(chosen['skipped'])} other run(s) of this dataset skipped)"
-        )
+        ))
     for key in ("md", "csv", "json", "tex"):
-        print(f"wrote {written[key]}")
+        print(terminal_line(f"wrote {written[key]}"))
     for p in written["plots"]:
-        print(f"wrote {p}")
+        print(terminal_line(f"wrote {p}"))
     return 0

@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench.commands.text import examples, plain
+from bench.commands.text import ascii_float, examples, plain
 from bench.data.outputs import check_output_dir
 from bench.runs.layout import RUN_WRITES
 
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="leaderboard .md or .json (default: results/leaderboard.md)")
     p.add_argument("--run", action="append", metavar="DIR", default=[],
                    help="reproduce this run directory (repeatable) instead of a leaderboard")
-    p.add_argument("--tolerance", type=float, metavar="TOL",
+    p.add_argument("--tolerance", type=ascii_float, metavar="TOL",
                    help="absolute tolerance for every number (default: 0 in the same environment, "
                    "else 1e-6)")
     p.add_argument("--out", metavar="DIR",

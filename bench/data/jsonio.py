@@ -62,6 +62,9 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     except json.JSONDecodeError as exc:
         raise DataError(f"not valid JSON ({exc.msg}): expected {what}{tail}", path=p,
                         line=exc.lineno) from None
+    except RecursionError:  # "[[[[...": nested deeper than the parser's stack
+        raise DataError(f"not valid JSON (nested too deep): expected {what}{tail}",
+                        path=p) from None
     if not isinstance(doc, dict):
         raise DataError(f"expected a JSON object ({what}), found a {type(doc).__name__}{tail}",
                         path=p)

@@ -96,6 +96,22 @@ def check_out_apart(out: Path, choices: list[Choice]) -> None:
                               f"({os.fspath(real.parent)!r}), which reads its runs/ by default")
 
 
+def check_plot_folders(out: Path, folders: list[str]) -> None:
+    """Refuse a plot folder that is a symbolic link, or not a folder: the plots would be written
+    wherever it points (into a run directory the report reads, or any folder of the user's),
+    outside the report's own folder."""
+    for folder in folders:
+        path = out / folder
+        if path.is_symlink():
+            raise ConfigError(f"{os.fspath(path)!r} is a symbolic link (to "
+                              f"{os.readlink(path)!r}): the report writes the plots of that "
+                              "table into a folder of its own there; remove the link, or "
+                              "report with --no-plots")
+        if os.path.lexists(path) and not path.is_dir():
+            raise ConfigError(f"{os.fspath(path)!r} is not a folder: the report writes the "
+                              "plots of that table there; move it, or report with --no-plots")
+
+
 def earlier_report_files(out: Path) -> list[str]:
     """The files an earlier report wrote in ``out`` (from :data:`REPORT_FILES`) that may be
     replaced or removed: the report's own names only, plain files inside ``out``."""
@@ -160,6 +176,8 @@ def write_leaderboard(
     check_output_dir(out, option="--out", inputs=[("--runs", c.run.path) for c in choices],
                      writes=[glob.escape(n) for n in (*planned, *earlier)])
     check_out_apart(out, choices)
+    if plots:
+        check_plot_folders(out, folders)
     steps = len(choices) * (2 if plots else 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -12,6 +12,9 @@ global pyplot state and the user's backend are never touched.
 
 from __future__ import annotations
 
+import contextlib
+import re
+import unicodedata
 import warnings
 from pathlib import Path
 from typing import Any
@@ -33,9 +36,44 @@ def _figure(width: float = 6.4, height: float = 4.2) -> Any:
     return fig
 
 
+class MissingGlyphWarning(UserWarning):
+    """A plot draws names holding characters its font lacks (as empty boxes)."""
+
+
+_GLYPH = re.compile(r"Glyph \d+ \((.+?)\) missing from font")
+
+
+def _char(text: str) -> str:
+    """A character as matplotlib names it (``\\N{KATAKANA LETTER DE}``, or the character),
+    printable (a control character as its escape)."""
+    if text.startswith("\\N{") and text.endswith("}"):
+        with contextlib.suppress(KeyError):
+            text = unicodedata.lookup(text[3:-1])
+    return text if text.isprintable() else ascii(text)[1:-1]
+
+
 def _save(fig: Any, path: Path) -> Path:
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", bbox_inches="tight")
+    """Write ``fig`` as PNG; matplotlib's warning per missing glyph (one per character, per
+    draw: fifteen lines for one name in CJK) becomes one warning naming the file, the
+    characters and what to do."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format="png", bbox_inches="tight")
+    missing: list[str] = []
+    for w in caught:
+        hit = _GLYPH.search(str(w.message))
+        if hit is None:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif _char(hit.group(1)) not in missing:
+            missing.append(_char(hit.group(1)))
+    if missing:
+        chars = " ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
+        shown = path.parent.parent / path.name if path.parent.name.startswith(".set-") else path
+        warnings.warn(f"{shown}: the plot's font has no glyph for {len(missing)} character(s) "
+                      f"of the names ({chars}): drawn as empty boxes; the tables show them. "
+                      "Set matplotlib's font.family (matplotlibrc) to a font that has them",
+                      MissingGlyphWarning, stacklevel=2)
     return path
 
 

@@ -12,16 +12,20 @@ import pandas as pd
 from bench.metrics.families import metric_header
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+#: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
+#: and paragraph separators, and the bidirectional overrides and isolates that reorder the text
+#: shown around them (CVE-2021-42574, "Trojan Source"): each run of them becomes a space.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 
 
 def md_text(text: object) -> str:
     """A name from a run (dataset, model, run id, profile) as Markdown that shows it as itself:
-    on one line (line breaks and other control characters become a space), ``&`` and ``<`` as
+    on one line (line breaks, other control characters and bidirectional overrides become a
+    space: :data:`CONTROL`), ``&`` and ``<`` as
     entities (``<script>`` is text, never markup: no tag can open), and the characters Markdown reads
     (``\\ ` * [ ] | ~``, a ``_`` at a word's edge) escaped with a backslash (GFM: "Any ASCII
     punctuation character may be backslash-escaped"; ``\\|`` keeps a table cell whole)."""
-    one_line = _CONTROL.sub(" ", str(text))
+    one_line = CONTROL.sub(" ", str(text))
     html = one_line.replace("&", "&amp;").replace("<", "&lt;")  # no tag can open
     return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), html)
 
@@ -31,7 +35,7 @@ def md_code(text: object) -> str:
     character), else as escaped text (:func:`md_text`): a code span shows backslashes as they
     are, so it cannot hold an escaped character."""
     s = str(text)
-    if "`" in s or "|" in s or _CONTROL.search(s):
+    if "`" in s or "|" in s or CONTROL.search(s):
         return md_text(s)
     return f"`{s}`"
 
@@ -305,8 +309,33 @@ def csv_frame(doc: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: Injection": ``=``, ``+``, ``-``, ``@``, tab, carriage return; LibreOffice also reads a
+#: full-width ``＝`` ``＋`` ``－`` ``＠`` as its ASCII twin).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_cell(text: str) -> str:
+    """A name from a run as a ``leaderboard.csv`` cell that no spreadsheet runs as a formula:
+    a name that starts with one of :data:`FORMULA_START` gets a leading ``'`` (OWASP, "CSV
+    Injection", https://owasp.org/www-community/attacks/CSV_Injection: "prepend each cell
+    field with a single quote"), so ``=HYPERLINK(...)`` reads ``'=HYPERLINK(...)``. Spreadsheets
+    hide that quote; other readers see it. ``leaderboard.json`` holds every name exactly as
+    written. Numbers are never changed (a negative number is a number, not a name)."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+#: The text columns of :func:`csv_frame` (every other column holds numbers).
+_TEXT_COLUMNS = ("dataset", "run_id", "run_config", "profile", "split", "model", "library")
+
+
 def render_csv(doc: dict[str, Any]) -> str:
-    """``leaderboard.csv`` (full float precision; empty cells for missing values)."""
+    """``leaderboard.csv`` (full float precision; empty cells for missing values; names that a
+    spreadsheet would run as a formula neutralised by :func:`csv_cell`)."""
+    frame = csv_frame(doc)
+    for col in _TEXT_COLUMNS:
+        if col in frame.columns:
+            frame[col] = [v if not isinstance(v, str) else csv_cell(v) for v in frame[col]]
     buf = io.StringIO()
-    csv_frame(doc).to_csv(buf, index=False, float_format="%.10g")
+    frame.to_csv(buf, index=False, float_format="%.10g")
     return buf.getvalue()

@@ -32,9 +32,8 @@ from bench.runs.search import find_runs
 def is_unfinished(run: RunDir) -> bool:
     """A run whose manifest exists but has no ``finished`` time: still running, killed, or
     failed (a run directory without a manifest, written by hand or by another tool, counts as
-    finished)."""
-    manifest = run.manifest
-    return bool(manifest) and not manifest.get("finished")
+    finished; an empty manifest, ``{}``, has no finish time: unfinished)."""
+    return run.has_manifest and not run.manifest.get("finished")
 
 
 @dataclass(frozen=True)
@@ -146,6 +145,8 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         runs = by_dataset[dataset]
         n = len(runs) + sum(dataset in _safe_datasets(r) for r in selection.unfinished)
         if every:
+            for r in runs:
+                _not_being_written(r)
             selection.choices += [Choice(dataset, r, "--all: one table per run", n) for r in runs]
             continue
         picked = [r for r in runs if os.path.realpath(r.path) in named_keys]
@@ -164,9 +165,19 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
                    for r in runs if r is not use]
         skipped += [(r, "unfinished: no finish time in its manifest")
                     for r in selection.unfinished if dataset in _safe_datasets(r)]
+        _not_being_written(use)
         selection.choices.append(Choice(dataset, use, why, n, tuple(
             (r, f"{w}, {_models(r, dataset)}") for r, w in skipped)))
     return selection
+
+
+def _not_being_written(run: RunDir) -> None:
+    """Refuse a run that a process is writing now (its writer lock held): its tables may hold
+    part of a model's seeds, and a table built from them would be a snapshot nobody asked for."""
+    holder = run.writer()
+    if holder is not None:
+        raise DataError(f"is being written now ({holder}): wait for the run to finish (or stop "
+                        "it), then report it", path=run.path)
 
 
 def _safe_datasets(run: RunDir) -> list[str]:

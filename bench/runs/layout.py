@@ -363,6 +363,10 @@ def _check_csv_shape(path: Path) -> None:
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, [])
+        twice = sorted({h for h in header if header.count(h) > 1})
+        if twice:
+            raise DataError(f"column(s) {', '.join(map(repr, twice))} appear more than once in "
+                            f"the header ({', '.join(header)}); {_DAMAGED}", path=path, line=1)
         last = 1
         for fields in reader:
             last = reader.line_num
@@ -404,10 +408,14 @@ def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
         bad = values.isna() & raw.notna()
         if col in spec.integers and not pd.api.types.is_integer_dtype(values):
             bad |= values.isna() | (values != np.floor(values))
-        bad |= np.isinf(values.to_numpy(dtype=float, na_value=np.nan))
+        as_float = values.to_numpy(dtype=float, na_value=np.nan)
+        bad |= np.isinf(as_float)
+        if col in spec.integers:  # "99999999999999999999999" would wrap to -2**63 as int64
+            bad |= np.abs(as_float) >= 2.0**63
         if bad.any():
             i = int(bad.to_numpy().argmax())
-            want = "a whole number" if col in spec.integers else "a finite number (or empty)"
+            want = ("a whole number (below 2**63)" if col in spec.integers
+                    else "a finite number (or empty)")
             raise DataError(f"{col!r} is {raw.iloc[i]!r}: expected {want}", path=path,
                             column=col, **where(i))
         if values is not raw or (col in spec.integers

@@ -4,22 +4,38 @@ implies (read only as the fallback of :func:`bench.runs.models.model_libraries`)
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
+import unicodedata
 from pathlib import Path
 
 from bench.runners.libraries import library_of_model
 
+#: The longest slug: a run folder adds a 16-character stamp and a hash to it, and a file name
+#: holds 255 bytes.
+SLUG_LONGEST = 100
+
 
 def dataset_slug(name: str) -> str:
-    """A folder name for a dataset: the last path component of a path spec, unsafe characters → '-'.
+    """A folder name for a dataset: the last path component of a path spec, letters with accents
+    written without them (NFKD), other unsafe characters → '-'.
 
-    ``"/data/letor/OHSUMED/"`` → ``"OHSUMED"``; ``"ml-latest-small"`` stays as it is; an empty
-    result becomes ``"dataset"``.
+    ``"/data/letor/OHSUMED/"`` → ``"OHSUMED"``; ``"ml-latest-small"`` stays as it is. A name
+    the slug cannot spell as it is (``"données"``, ``"データ"``, ``"a b"``, one over
+    :data:`SLUG_LONGEST` characters) ends with ``-`` and 8 hex digits of its SHA-256, so two names
+    never share a folder silently (``"データ"`` → ``"dataset-…"``, ``"数据"`` → another;
+    ``"a b"`` is not ``"a-b"``); an empty result is ``"dataset"``.
     """
     text = str(name).strip().rstrip("/\\")
     tail = re.split(r"[/\\]", text)[-1]
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip("-.")
-    return slug or "dataset"
+    plain = unicodedata.normalize("NFKD", tail).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", plain).strip("-.")
+    if slug and slug == tail and len(slug) <= SLUG_LONGEST:
+        return slug
+    if not tail:
+        return "dataset"
+    digest = hashlib.sha256(tail.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{slug[:SLUG_LONGEST - 9].rstrip('-.') or 'dataset'}-{digest}"
 
 
 def library_of(model: str) -> str:

@@ -9,6 +9,7 @@ column its readers need (:data:`bench.runs.layout.TABLES`) gives a
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +21,7 @@ from bench.data.toml import read_toml
 from bench.errors import ConfigError, DataError
 from bench.metrics.profiles import DEFAULT_PROFILE
 from bench.runs.layout import empty_table, read_checked
+from bench.runs.lock import LOCK_NAME
 from bench.runs.manifest import MANIFEST, read_manifest
 
 # Timestamp keys looked up in manifest.json, most specific first.
@@ -62,6 +64,9 @@ class RunDir:
         """The manifest (empty dict when ``manifest.json`` is absent)."""
         p = self.path / MANIFEST
         if not p.is_file():
+            if os.path.lexists(p):
+                raise DataError("is not a regular file (a folder, FIFO, device or a broken "
+                                "link): expected the run's manifest (JSON)", path=p)
             return {}
         data = read_manifest(self.path)
         for key in ("finished", "started"):
@@ -69,6 +74,37 @@ class RunDir:
                 raise DataError(f"{key!r} is {data[key]!r}: expected a time as ISO text "
                                 "(e.g. 2026-01-01T00:00:00+00:00) or null", path=p)
         return data
+
+    @property
+    def has_manifest(self) -> bool:
+        """Whether the run has a ``manifest.json`` (an empty one, ``{}``, included)."""
+        return bool(self.manifest) or (self.path / MANIFEST).is_file()
+
+    def writer(self) -> str | None:
+        """Who is writing this run now (``"pid N on HOST since T"``, from the lock that
+        :func:`bench.runs.lock.writer_lock` holds), or ``None`` when no process holds it. Only
+        the lock's holder is read: nothing is created or changed."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no lock to ask
+            return None
+        path = self.path / LOCK_NAME
+        if not path.is_file():
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                text = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
+                return text or "another process"
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
 
     @property
     def timestamp(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -25,8 +26,22 @@ def find_runs(root: str | Path) -> list[RunDir]:
         return [RunDir(root)]
     if not root.is_dir():
         raise DataError("runs folder not found", path=root)
-    runs = [RunDir(p) for p in sorted(root.iterdir()) if (p / "metrics.csv").is_file()]
+    runs = [RunDir(p) for p in sorted(root.iterdir()) if _holds_metrics(p)]
     return sorted(runs, key=lambda r: (r.moment, r.run_id))
+
+
+def _holds_metrics(folder: Path) -> bool:
+    """Whether ``folder`` is a run (its ``metrics.csv`` a regular file); a ``metrics.csv`` that
+    is there but is a folder, FIFO, device or a link to one is a :class:`DataError` naming it,
+    never a run passed over in silence (nor a read that blocks on a FIFO)."""
+    table = folder / "metrics.csv"
+    if table.is_file():
+        return True
+    if os.path.lexists(table) and folder.is_dir():
+        raise DataError("is not a regular file (a folder, FIFO, device or a broken link): "
+                        "expected the run's metrics table; the run directory is damaged: "
+                        "remove it or move it out of the runs folder", path=table)
+    return False
 
 
 def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
