@@ -427,3 +427,44 @@ def test_the_page_renders_in_headless_chromium_offline(report: dict[str, Any],
     want = [r["model"] for r in sorted(table["rows"],
                                        key=lambda r: r["metrics"]["ndcg@10"]["mean"])]
     assert order == want
+
+
+def test_report_html_writes_the_page_and_a_later_report_without_it_removes_it(
+        tmp_path: Path) -> None:
+    """``ltrbench report --html`` (with ``--drill``) writes leaderboard.html beside the other
+    files; a later report without ``--html`` removes the stale page (it is one of the report's
+    own files)."""
+    import shutil
+
+    from hostile_kit import cli
+
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.pipeline import run_benchmark
+
+    out = tmp_path / "res"
+    run_benchmark(RunConfig(dataset="synthetic", models=("random", "popularity"), seeds=(0,),
+                            quick=True, crosscheck=False), out_dir=out, progress=False)
+    res = cli(tmp_path, "report", "--out", str(out), "--html", "--drill", "popularity,random",
+              "--no-plots", "--no-progress")
+    assert res.status == 0, res.err
+    page = (out / "leaderboard.html").read_text(encoding="utf-8")
+    assert "<strong>popularity</strong> (x) and <strong>random</strong> (y)" in page
+    assert f"wrote {out / 'leaderboard.html'}" in res.out
+    res = cli(tmp_path, "report", "--out", str(out), "--no-plots", "--no-progress")
+    assert res.status == 0, res.err
+    assert not (out / "leaderboard.html").exists()
+    shutil.rmtree(out / "runs")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("--drill", "a,b"), "--drill chooses the drill-down of the HTML page: add --html"),
+    (("--html", "--drill", "a"), "--drill 'a': expected two different model names"),
+    (("--html", "--drill", "a,a"), "--drill 'a,a': expected two different model names"),
+])
+def test_report_drill_is_checked_at_the_door(tmp_path: Path, argv: tuple[str, ...],
+                                             message: str) -> None:
+    from hostile_kit import cli
+
+    res = cli(tmp_path, "report", "--out", str(tmp_path), *argv)
+    assert res.status == 2
+    assert message in res.err

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 from bench.benchmark.progress import progress_steps
 from bench.commands.text import ascii_int, examples, terminal_line
@@ -67,6 +69,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("--seed", type=ascii_int, default=0, help="seed of the resampling")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument("--html", action="store_true",
+                        help="also write leaderboard.html: one self-contained page (no network) "
+                             "with the tables, cross-checks, a per-query drill-down, plots, "
+                             "folds and manifests")
+    parser.add_argument("--drill", default=None, metavar="A,B",
+                        help="with --html: the two models of the per-query drill-down "
+                             "(default: the best and the runner-up)")
     parser.add_argument("--include-unfinished", action="store_true",
                         help="also use runs whose manifest has no finish time (killed, failed or "
                              "still running); their tables say so. Default: skip them")
@@ -102,7 +111,40 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
     return metrics, primary[0]
 
 
+def _drill_pair(text: str | None, doc: dict[str, Any]) -> tuple[str, str] | None:
+    """``--drill A,B``: two models of the report, else a one-line error naming the models."""
+    from bench.errors import ConfigError
+
+    if text is None:
+        return None
+    names = [s.strip() for s in text.split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise ConfigError(f"--drill {text!r}: expected two different model names, A,B")
+    known = {str(r["model"]) for t in doc["tables"] for r in t["rows"]}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise ConfigError(f"--drill: {', '.join(missing)} not in the report; models: "
+                          f"{', '.join(sorted(known))}")
+    return names[0], names[1]
+
+
+def _write_html(args: argparse.Namespace, out: Path, doc: dict[str, Any]) -> Path:
+    """``leaderboard.html`` beside the other files, with the fold tables of ``out/folds/``."""
+    from bench.report.html import read_fold_docs, write_html
+
+    return write_html(doc, out / "leaderboard.html", pair=_drill_pair(args.drill, doc),
+                      folds=read_fold_docs(out / "folds"))
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.drill is not None:  # said before any statistics are computed
+        from bench.errors import ConfigError
+
+        if not args.html:
+            raise ConfigError("--drill chooses the drill-down of the HTML page: add --html")
+        names = [s.strip() for s in args.drill.split(",")]
+        if len(names) != 2 or not all(names) or names[0] == names[1]:
+            raise ConfigError(f"--drill {args.drill!r}: expected two different model names, A,B")
     if args.out is None:
         args.out = PUBLISHED_RESULTS if args.publish else LOCAL_RESULTS
     if not str(args.out).strip():
@@ -146,6 +188,8 @@ def run(args: argparse.Namespace) -> int:
         ))
     for key in ("md", "csv", "json", "tex"):
         print(terminal_line(f"wrote {written[key]}"))
+    if args.html:
+        print(terminal_line(f"wrote {_write_html(args, out, doc)}"))
     for p in written["plots"]:
         print(terminal_line(f"wrote {p}"))
     return 0

@@ -39,7 +39,10 @@ from bench.runs.reader import RunDir
 
 #: The list of files the last report wrote (relative to its folder), for the next one.
 REPORT_FILES = ".ltrbench-report.json"
-LEADERBOARD_FILES = tuple(f"leaderboard.{k}" for k in ("md", "csv", "json", "tex"))
+#: The report's own top-level files; ``leaderboard.html`` (``report --html``) is written after
+#: the set, since it embeds the set's plots, and a report without ``--html`` removes an
+#: earlier one.
+LEADERBOARD_FILES = tuple(f"leaderboard.{k}" for k in ("md", "csv", "json", "tex", "html"))
 _PLOT_PATH = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9_.@+-]*/(?:"
                         + "|".join(re.escape(n) for n in PLOT_NAMES) + ")")
 
