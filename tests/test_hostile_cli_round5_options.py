@@ -159,10 +159,12 @@ def test_a_config_the_toml_spec_allows_is_read_as_written(
     assert RunConfig.load("c.toml") == RunConfig.load("plain.toml")
 
 
-@pytest.mark.xfail(reason="bench/runners (not this round's files): a raw [params.lightgbm] "
-                   "objective/metric replaces ltrbench's own in silence", strict=False)
-@pytest.mark.parametrize("table", ['objective = "regression"', 'metric = "auc"',
-                                   "verbosity = 1.5", "num_leafs = 7"])
+@pytest.mark.parametrize("table", [
+    'objective = "regression"', 'metric = "auc"', 'Seed = 5', "n_jobs = 3", 'eval_at = [3]',
+    pytest.param("verbosity = 1.5", marks=pytest.mark.xfail(
+        reason="the probe forces verbosity = -1; LightGBM refuses 1.5 only when training")),
+    pytest.param("num_leafs = 7", marks=pytest.mark.xfail(
+        reason="a misspelt raw key is a LightGBM log line only, hidden by verbosity = -1"))])
 def test_a_raw_table_that_overrides_ltrbench_is_refused(
         table: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

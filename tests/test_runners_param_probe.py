@@ -14,7 +14,7 @@ from bench.runners.param_probe import probe_library_params
 
 BAD = [
     ("lightgbm", "num_leaves = -5", "Check failed: (num_leaves) > (1)"),
-    ("lightgbm", 'objective = "nosuch"', "nosuch"),
+    ("lightgbm", 'boosting = "nosuch"', "nosuch"),
     ("xgboost", 'max_depth = "deep"', "Invalid Parameter format for max_depth"),
     ("xgboost", "nosuch_param = 3", "nosuch_param"),
     ("catboost", "nosuchparam = 3", "Unknown option {nosuchparam}"),

@@ -43,6 +43,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from bench.runners.libraries import LIBRARIES
+
 
 @contextlib.contextmanager
 def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[list[str]]:
@@ -236,8 +238,8 @@ def _soft_limits() -> dict[str, tuple[int, int]]:
 #: back and named (about 20 ms for 35,000 functions); attributes of classes are not covered.
 #: numba is left out: its dispatchers and registries rebind their own module globals as they
 #: compile, which a ranker using numba triggers legitimately.
-_GUARDED_PACKAGES = frozenset({"numpy", "pandas", "scipy", "bench", "lightgbm", "xgboost",
-                               "catboost", "builtins", "math", "operator"})
+_GUARDED_PACKAGES = frozenset({"numpy", "pandas", "scipy", "bench", "builtins", "math",
+                               "operator", *(lib.import_name for lib in LIBRARIES.values())})
 
 
 def _library_functions() -> list[tuple[str, Any, dict[str, Any]]]:

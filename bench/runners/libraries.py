@@ -84,6 +84,9 @@ class Library:
     provider class, and the CUDA-build check ``() -> bool``. ``samples_rows``: its ``subsample``
     draws rows, and a draw with none fails (:func:`bench.runners.params.check_rows`). ``dask``:
     how the Dask engine trains it (``None``: it has no Dask trainer, its models train locally).
+    ``owned``: the raw parameters ltrbench sets itself, each group of a key and its aliases with
+    what sets it; a ``[params.<library>]`` table may not name them (the run would record one
+    model and train another).
     """
 
     name: str
@@ -106,6 +109,7 @@ class Library:
     limits: tuple[Limit, ...] = ()
     samples_rows: bool = False
     dask: DaskSupport | None = None
+    owned: tuple[tuple[tuple[str, ...], str], ...] = ()
 
     def model(self, objective: str) -> str:
         """The model name of ``objective``: ``<library>-<objective>`` (runs record the library
@@ -149,6 +153,15 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         cuda_install=("a CUDA build of LightGBM: pip install lightgbm --no-binary lightgbm "
                       "--config-settings=cmake.define.USE_CUDA=ON (needs the CUDA toolkit)"),
         samples_rows=True,
+        # LightGBM's aliases: docs/Parameters.rst (objective, metric, eval_at, seed, num_threads)
+        owned=((("objective", "objective_type", "app", "application", "loss"),
+                "the model name (lightgbm-lambdarank, lightgbm-xendcg, lightgbm-regression)"),
+               (("metric", "metrics", "metric_types", "eval_at", "ndcg_eval_at", "ndcg_at",
+                 "map_eval_at", "map_at"), "select_metric and eval_at"),
+               (("seed", "random_seed", "random_state"), "the run's seeds"),
+               (("num_threads", "num_thread", "nthread", "nthreads", "n_jobs"),
+                "[params] n_threads (--threads)"),
+               (("device_type", "device"), "device (--device)")),
         dask=DaskSupport(objectives=("lambdarank", "xendcg"),
                          dropped=("num_threads", "metric", "eval_at"),
                          train=f"{_R}.dask_gbdt:train_lightgbm",
@@ -178,6 +191,11 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         cuda_install=("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
                       "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 "
                       "wheels are built with CUDA)"),
+        owned=((("objective",), "the model name (xgboost-ndcg, xgboost-pairwise, ...)"),
+               (("eval_metric",), "select_metric and eval_at"),
+               (("seed", "random_state"), "the run's seeds"),
+               (("nthread", "n_jobs"), "[params] n_threads (--threads)"),
+               (("device",), "device (--device)")),
         dask=DaskSupport(objectives=("ndcg", "pairwise"), dropped=("nthread",),
                          train=f"{_R}.dask_gbdt:train_xgboost",
                          predict=f"{_R}.dask_gbdt:predict_xgboost", global_metric=True),
@@ -212,6 +230,11 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                       source="CatBoost 1.2: a float32 rate above FLT_EPSILON "
                       "(boosting_options.cpp:79, probed)")),
         samples_rows=True,
+        owned=((("loss_function", "objective"), "the model name (catboost-yetirank, ...)"),
+               (("eval_metric", "custom_metric"), "select_metric and eval_at"),
+               (("random_seed", "random_state"), "the run's seeds"),
+               (("thread_count",), "[params] n_threads (--threads)"),
+               (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)")),
     ),
 )}
 

@@ -225,6 +225,12 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     for limit in lib.limits:
         spec = Spec(limit.name, _SPEC[limit.name].kind, limit.lo, limit.hi, source=limit.source)
         spec.check(getattr(p, limit.name), f"{where}{limit.name}")
+    for key in p.raw_params(library):
+        setting = next((what for keys, what in lib.owned if key.lower() in keys), None)
+        if setting is not None:
+            raise ConfigError(f"{where}{library} {key}: ltrbench sets it itself, from "
+                              f"{setting}; a raw table may not replace it (the run would "
+                              "record one model and train another)")
     # the device is checked with the machine (bench.runners.device)
     kwargs = load(lib.params)(replace(p, device="cpu"), objective)
     if p.raw_params(library):  # raw parameters: only the library knows them
