@@ -156,6 +156,8 @@ def test_tune_looks_its_model_up_once_and_validates_once(tmp_path: Path, lookups
     best = next((tmp_path / "res" / "tune").glob("*/best.toml"))
     config = RunConfig.load(best)
     assert config.models == ("xgboost-ndcg",)
+    # the dataset as an absolute path: best.toml run from another folder reads the same data
+    assert config.dataset == str((tmp_path / "letor").resolve())
     assert config.model_params["xgboost-ndcg"]["max_depth"] in (2, 3)
     assert config.params.n_trees == 5
     run = cli(tmp_path, "run", "--config", str(best), "--seeds", "0", "--no-crosscheck",

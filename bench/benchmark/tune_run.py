@@ -155,6 +155,18 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
                     out=out)
 
 
+def _portable_dataset(text: str) -> str:
+    """A dataset path as an absolute path (``best.toml`` read from another folder finds the same
+    data; relative paths in a config are read from the current folder); a catalogue name as
+    it is."""
+    from bench.datasets.resolve import resolve_spec
+
+    spec = resolve_spec(text)
+    if spec.path is None:
+        return text
+    return str(spec.path.resolve()) + (f":{spec.option}" if spec.option else "")
+
+
 def run_tune(plan: TunePlan, *, show_progress: bool) -> TuneOutcome:
     """Load the splits, search the plan's candidates, and write ``<out>/tune/<dataset>-<model>-
     <time>/`` (``folds.csv``, ``summary.csv``, ``best.toml``)."""
@@ -170,6 +182,7 @@ def run_tune(plan: TunePlan, *, show_progress: bool) -> TuneOutcome:
                                    eval_at=config.eval_at, use=plan.use, progress=step)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     best = config.with_model_params(plan.spec, result.best_params)  # not validated again
+    best = best._unchecked(dataset=_portable_dataset(config.dataset))  # same data, any folder
     folder = write_tune_folder(plan.out, f"{dataset_slug(splits.name)}-{model}-{stamp}", {
         "folds.csv": result.folds.to_csv(index=False),
         "summary.csv": result.summary.to_csv(index=False),
