@@ -415,3 +415,14 @@ def test_bidi_overrides_in_names_do_not_reach_the_documents(
         assert not re.search("[\u202a-\u202e\u2066-\u2069\u0085]", text), name
     doc = json.loads((out / "leaderboard.json").read_text())
     assert "lightgbm-\u202egnp.exe" in {r["model"] for r in doc["tables"][0]["rows"]}
+
+
+def test_a_manifest_holding_a_key_twice_is_named(tmp_path: Path) -> None:
+    """json keeps the last of a key given twice, in silence; a run's manifest with a key twice
+    is damaged (written by hand or cut and rejoined) and is named as such."""
+    from bench.errors import DataError
+    from bench.runs.manifest import read_manifest
+
+    (tmp_path / "manifest.json").write_text('{"finished": null, "finished": "2026-01-01"}')
+    with pytest.raises(DataError, match=r"manifest\.json.*the key 'finished' appears twice"):
+        read_manifest(tmp_path)
