@@ -246,3 +246,24 @@ def test_the_models_option_keeps_its_origin_and_hint(tmp_path: Path) -> None:
     assert res.status == 2
     assert res.err.startswith("error: --models: unknown model 'lightgbmm'; did you mean "
                               "'lightgbm'?")
+
+
+def test_a_run_result_reads_its_config_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``RunResult.config`` (and ``.profile``, ``.metrics`` through it) read and validated
+    ``config.toml`` again at every access."""
+    from bench.benchmark.api import RunResult
+
+    run = next((Path(__file__).resolve().parents[1] / "results" / "runs").glob("synthetic-*"))
+    calls = []
+    real = RunConfig.from_dict.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[RunConfig], doc: Any) -> RunConfig:
+        calls.append(1)
+        return real(cls, doc)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(RunConfig, "from_dict", classmethod(counted))
+    result = RunResult(run)
+    assert result.config is result.config
+    assert result.profile == result.profile
+    assert len(result.metrics) > 0
+    assert len(calls) == 1

@@ -185,9 +185,9 @@ class RunResult:
         """``manifest.json``: config hash, dataset, device, cross-check, split checks, times."""
         return read_manifest(self.run_dir)
 
-    @property
+    @cached_property
     def config(self) -> RunConfig:
-        """The run's resolved configuration (``config.toml``)."""
+        """The run's resolved configuration (``config.toml``), read and validated once."""
         from bench.data.toml import read_toml
 
         return RunConfig.from_dict(read_toml(self.run_dir / "config.toml"))
