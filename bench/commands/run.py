@@ -153,6 +153,10 @@ def _run_folds(args: argparse.Namespace, config: Any, folds: tuple[int, ...]) ->
         primary = next((t for t in result.tables if t.metric == config.select_metric),
                        result.tables[0])
         sys.stdout.write(render_fold_markdown(primary))
+        skipped = {f"{key.rsplit('-seed', 1)[0]} {why}" for sm in summaries
+                   for key, why in sm["status"].items() if str(why).startswith("skipped")}
+        for line in sorted(skipped):  # a model left out of every fold is said, as run says it
+            sys.stdout.write(f"{line}\n")
         for run in result.runs:
             sys.stdout.write(f"fold run: {run}\n")
         sys.stdout.write(f"fold tables (every metric): {result.markdown} and {result.json.name}\n")
