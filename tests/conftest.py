@@ -27,6 +27,11 @@ from pathlib import Path
 
 import pytest
 
+#: Helper modules of hostile tests that change the process when imported (the point of them):
+#: ``--doctest-modules`` would import them while collecting, and their patch of ``np.argsort``
+#: then reversed every ranking of the session (a test of the synthetic generator looped).
+collect_ignore = ["round5_import_effects.py"]
+
 # Resolved, as the code resolves it: ../shared may be a symbolic link.
 SHARED_DATA = (Path(__file__).resolve().parents[2] / "shared" / "data").resolve()
 NETNS_VAR = "LTRBENCH_TEST_NETNS"
