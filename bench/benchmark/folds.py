@@ -44,7 +44,12 @@ class FoldRuns:
 def fold_datasets(dataset: str | DatasetSpec, folds: Sequence[int]) -> list[str]:
     """The dataset text of each fold (``ohsumed:Fold3``, ``PATH:Fold3``), checked before any run:
     a dataset that is not a LETOR root with these folds is refused saying what it is."""
-    spec = resolve_spec(dataset)
+    return _fold_plan(resolve_spec(dataset), folds)[0]
+
+
+def _fold_plan(spec: DatasetSpec, folds: Sequence[int]) -> tuple[list[str], str]:
+    """The fold datasets of :func:`fold_datasets` and the dataset's name without a fold (the
+    card's spec, or the LETOR root folder's name)."""
     if spec.card is not None:
         card = spec.card
         missing = [k for k in folds if f"Fold{k}" not in card.folds]
@@ -54,7 +59,7 @@ def fold_datasets(dataset: str | DatasetSpec, folds: Sequence[int]) -> list[str]
                               f"{', '.join(f'Fold{k}' for k in missing or folds)} (its LETOR "
                               f"folds: {have}); folds apply to LETOR datasets with "
                               f"Fold1..Fold{N_FOLDS} or S1..S{N_FOLDS}")
-        return [f"{card.spec}:Fold{k}" for k in folds]
+        return [f"{card.spec}:Fold{k}" for k in folds], card.spec
     assert spec.path is not None
     root = spec.path
     if not root.is_dir():
@@ -62,15 +67,15 @@ def fold_datasets(dataset: str | DatasetSpec, folds: Sequence[int]) -> list[str]
                           f"Fold1..Fold{N_FOLDS}/ or S1..S{N_FOLDS}.txt")
     for k in folds:
         fold_source(root, k)  # refuses a fold the root cannot give, naming what it lacks
-    return [f"{root}:Fold{k}" for k in folds]
+    return [f"{root}:Fold{k}" for k in folds], root.resolve().name
 
 
 def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | None = None,
               progress: bool = True, metrics: Sequence[str] | None = None) -> FoldRuns:
     """Run ``config`` on each of ``folds`` and write the fold tables of ``metrics`` (default: the
     config's metrics); see the module docstring."""
-    datasets = fold_datasets(config.dataset, folds)
-    base = config.name or _base_name(config.dataset)
+    datasets, own_name = _fold_plan(resolve_spec(config.dataset), folds)  # parsed once
+    base = config.name or own_name
     out = results_folder(out_dir)
     runs = []
     for k, text in zip(folds, datasets, strict=True):
@@ -88,15 +93,6 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
            "runs": [str(r) for r in runs], "tables": [_table_json(t) for t in tables]}
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
-
-
-def _base_name(dataset: str) -> str:
-    """The dataset's name without a fold: the card's spec, or the LETOR root folder's name."""
-    spec = resolve_spec(dataset)
-    if spec.card is not None:
-        return spec.card.spec
-    assert spec.path is not None
-    return spec.path.resolve().name
 
 
 def _slug(name: str) -> str:
