@@ -46,6 +46,10 @@ def test_each_fold_is_its_own_run_naming_its_fold(ohsumed_folds) -> None:  # typ
 @needs_ohsumed
 def test_fold_values_and_their_mean_are_the_fold_runs_own_numbers(ohsumed_folds) -> None:  # type: ignore[no-untyped-def]
     for table in ohsumed_folds.tables:
+        # ranked by the mean over folds; the first row is the one the others are tested against
+        assert [r.mean for r in table.rows] == sorted((r.mean for r in table.rows), reverse=True)
+        assert table.rows[0].p_holm is None
+        assert all(r.p_holm is not None for r in table.rows[1:])
         for row in table.rows:
             own = []
             for run in ohsumed_folds.runs:

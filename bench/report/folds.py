@@ -76,7 +76,11 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     models = _one("models", [tuple(sorted(v)) for v in values], runs)
     pooled = _pooled(runs, metric, split, list(models))
     ci = stats.bootstrap_ci(pooled, n_resamples=bootstrap_resamples, seed=seed)
-    versus = stats.compare_with_best(pooled, n_resamples=randomization_resamples, seed=seed)
+    means = [float(np.nanmean([v[m] for v in values])) for m in models]
+    best = int(np.nanargmax(means)) if not np.all(np.isnan(means)) else None
+    # the best row is the one the table ranks first (mean over folds), tested on pooled queries
+    versus = stats.compare_with_best(pooled, best=best, n_resamples=randomization_resamples,
+                                     seed=seed)
     rows = []
     for i, model in enumerate(models):
         per_fold = tuple(v[model] for v in values)
