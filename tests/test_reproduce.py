@@ -215,3 +215,27 @@ def test_another_cpu_model_is_named_and_not_held_to_bit_identity() -> None:
     same, why_same = environment_tolerance({"environment": now, "threads": None}, threads=2)
     assert same == 0.0
     assert "same environment" in why_same
+
+
+def test_reproducing_says_only_its_comparison_not_the_datasets_warnings(tmp_path):
+    """A split warning (here: test rows repeating training rows) was said when the run was made
+    and is in its manifest; the rerun of ``reproduce`` printed it again before its result."""
+    import warnings
+
+    from bench.benchmark.pipeline import SplitWarning
+
+    leaky = LetorSplits(name="tiny", train=SPLITS.train, vali=SPLITS.vali,
+                        test=LetorData.build(SPLITS.train.X[:16], SPLITS.train.y[:16],
+                                             qid=SPLITS.train.qid[:16] + 1000))
+
+    def loader(spec: str, data_dir=None) -> LetorSplits:
+        return leaky
+
+    config = RunConfig(dataset="tiny", models=("random",), seeds=(0,), crosscheck=False)
+    with pytest.warns(SplitWarning, match="repeat a training row"):
+        run = run_benchmark(config, out_dir=tmp_path / "a", progress=False, loader=loader)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        outcome = reproduce_run(run, out_dir=tmp_path / "b", loader=loader)
+    assert outcome.status == "match"
+    assert not [w for w in seen if issubclass(w.category, SplitWarning)]

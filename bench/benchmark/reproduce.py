@@ -26,6 +26,7 @@ import json
 import math
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from bench.benchmark.config import RunConfig
-from bench.benchmark.pipeline import Loader, run_benchmark
+from bench.benchmark.pipeline import Loader, SplitWarning, run_benchmark
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
 from bench.report.build import LeaderboardOptions
@@ -250,7 +251,9 @@ def _rerun(config_path: Path, out_dir: Path, loader: Loader | None, progress: bo
     config = RunConfig.load(config_path)
     _check_recorded(config, config_path, manifest)
     config = replace(config, crosscheck=False, permute_check=False, permute_retrain=False)
-    new = run_benchmark(config, out_dir=out_dir, progress=progress, loader=loader)
+    with warnings.catch_warnings():  # said when the run was made, and in its manifest: the
+        warnings.simplefilter("ignore", SplitWarning)  # rerun prints only its comparison
+        new = run_benchmark(config, out_dir=out_dir, progress=progress, loader=loader)
     return config, new
 
 
