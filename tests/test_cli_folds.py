@@ -43,3 +43,4 @@ def test_a_fold_run_prints_its_fold_table_under_the_chosen_name(tmp_path: Path) 
     # 'OHS:Fold2' is not a folder name as spelt: the slug adds a digest (bench.runs.naming)
     runs = sorted(p.name for p in (tmp_path / "o" / "runs").iterdir())
     assert [r[:10] for r in runs] == ["OHS-Fold2-", "OHS-Fold4-"]
+

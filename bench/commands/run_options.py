@@ -81,6 +81,18 @@ def display_name(text: str, where: str) -> str:
     return text
 
 
+def _warn_if_empty(path: Path) -> None:
+    """A config file that sets nothing (empty, or comments only) is said: the defaults run (the
+    synthetic dataset, every default model), which a half-written file did not mean."""
+    import warnings
+
+    from bench.data.toml import read_toml
+
+    if not read_toml(path):
+        warnings.warn(f"{path}: sets nothing (empty, or comments only): the defaults run",
+                      stacklevel=2)
+
+
 def config_from_args(args: argparse.Namespace, *,
                      models: tuple[str, ...] | None = None) -> RunConfig:
     """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied.
@@ -96,7 +108,9 @@ def config_from_args(args: argparse.Namespace, *,
 
     if not args.config:  # the defaults and the options: checked once
         return RunConfig(**_option_changes(None, args, models))
-    config = RunConfig.load(resolve_config_path(args.config))
+    path = resolve_config_path(args.config)
+    config = RunConfig.load(path)
+    _warn_if_empty(path)
     changes = {k: v for k, v in _option_changes(config, args, models).items()
                if getattr(config, k) != v}
     return replace(config, **changes) if changes else config  # checked again only if changed
