@@ -14,7 +14,9 @@ between the library's profile and the default one.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,23 +108,6 @@ def classify_agreement(
     return diff, "mismatch"
 
 
-def _flipped_dtype_reference(
-    labels: NDArray[Any],
-    scores: NDArray[np.float64],
-    offsets: NDArray[np.int64],
-    *,
-    metric: str,
-    profile: Profile,
-    evaluate: Evaluate | None,
-) -> float:
-    other = "float64" if profile.score_dtype == "float32" else "float32"
-    flipped = dataclasses.replace(profile, score_dtype=other)
-    vals, _ = per_query_values(
-        labels, scores, offsets, metric=metric, profile=flipped, evaluate=evaluate
-    )
-    return mean_defined(vals)
-
-
 def _reference(
     labels: NDArray[Any],
     scores: NDArray[np.float64],
@@ -146,28 +131,7 @@ def _reference(
     return reference
 
 
-@dataclass
-class _FlippedReference:
-    """The reference with the score precision flipped (:func:`_flipped_dtype_reference`),
-    computed on first use and kept: only a gap in (1e-9, 1e-6] needs it."""
-
-    labels: NDArray[Any]
-    scores: NDArray[np.float64]
-    offsets: NDArray[np.int64]
-    metric: str
-    profile: Profile
-    evaluate: Evaluate | None
-    _value: list[float] = dataclasses.field(default_factory=list)
-
-    def __call__(self) -> float:
-        if not self._value:
-            self._value.append(_flipped_dtype_reference(
-                self.labels, self.scores, self.offsets, metric=self.metric,
-                profile=self.profile, evaluate=self.evaluate))
-        return self._value[0]
-
-
-def _agreement(value: float, reference: float, flipped: _FlippedReference) -> tuple[float, str]:
+def _agreement(value: float, reference: float, flipped: Callable[[], float]) -> tuple[float, str]:
     """:func:`classify_agreement` of one built-in value, the flipped-precision reference
     computed only when the gap is in (1e-9, 1e-6]."""
     diff = abs(value - reference)
@@ -227,7 +191,10 @@ def crosscheck_arrays(
         cls = get_library(library).provider() if provider is None else provider
         value = float(cls(y, s, off, [metric])()[metric])
         candidates.append(("recomputed", value, None))
-    flipped = _FlippedReference(y, s, off, metric=metric, profile=lib_prof, evaluate=evaluate)
+    other = "float64" if lib_prof.score_dtype == "float32" else "float32"
+    flipped = functools.cache(lambda: _reference(  # the score precision flipped, on first need
+        y, s, off, metric=metric, evaluate=evaluate,
+        profile=dataclasses.replace(lib_prof, score_dtype=other)))
     checks: list[Check] = []
     for source, value, iteration in candidates:
         diff, agreement = _agreement(value, reference, flipped)
