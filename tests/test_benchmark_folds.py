@@ -127,3 +127,12 @@ def test_a_chosen_name_is_the_dataset_name_of_every_table(tmp_path: Path) -> Non
     assert json.loads((run / "manifest.json").read_text())["dataset"]["name"] == "OHSUMED-QLN"
     assert set(pd.read_csv(run / "metrics.csv").dataset) == {"OHSUMED-QLN"}
     assert set(pd.read_parquet(run / "per_query.parquet").dataset) == {"OHSUMED-QLN"}
+
+
+@pytest.mark.parametrize("folds", [(), (1, 1), (0,), (6,), ("1",), (True,), (1.0,), [[1]], "12"])
+def test_folds_that_are_not_distinct_fold_numbers_are_refused_before_any_run(
+        tmp_path: Path, folds: object) -> None:
+    cfg = RunConfig(dataset="ohsumed", models=("random",), seeds=(0,))
+    with pytest.raises(ConfigError, match=r"folds: expected distinct fold numbers 1\.\.5"):
+        run_folds(cfg, folds, out_dir=tmp_path, progress=False)  # type: ignore[arg-type]
+    assert not any(tmp_path.iterdir())

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +23,11 @@ from bench.benchmark.pipeline import results_folder, run_benchmark
 from bench.data.atomic import write_text
 from bench.data.jsonio import json_number
 from bench.datasets.catalogue import DatasetSpec
-from bench.datasets.folds import N_FOLDS, fold_source
+from bench.datasets.folds import N_FOLDS, fold_name, fold_source
 from bench.datasets.resolve import resolve_spec
 from bench.errors import ConfigError
 from bench.report.folds import FoldTable, fold_table, render_fold_markdown
+from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 
 
@@ -50,6 +50,10 @@ def fold_datasets(dataset: str | DatasetSpec, folds: Sequence[int]) -> list[str]
 def _fold_plan(spec: DatasetSpec, folds: Sequence[int]) -> tuple[list[str], str]:
     """The fold datasets of :func:`fold_datasets` and the dataset's name without a fold (the
     card's spec, or the LETOR root folder's name)."""
+    if not folds or any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= N_FOLDS
+                        for k in folds) or len(set(folds)) != len(folds):
+        raise ConfigError(f"folds: expected distinct fold numbers 1..{N_FOLDS} (at least one); "
+                          f"got {list(folds)!r}")
     if spec.card is not None:
         card = spec.card
         missing = [k for k in folds if f"Fold{k}" not in card.folds]
@@ -81,11 +85,11 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     for k, text in zip(folds, datasets, strict=True):
         # each fold its own dataset name (NAME:FoldK): its tables, cross-check and plot
         # folder apart from the other folds'; the fold table names the dataset NAME
-        fold_config = dataclasses.replace(config, dataset=text, name=f"{base}:Fold{k}")
+        fold_config = dataclasses.replace(config, dataset=text, name=fold_name(base, k))
         runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
     dirs = [RunDir(r) for r in runs]
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
-    stem = f"{_slug(tables[0].dataset)}-folds{''.join(str(k) for k in folds)}"
+    stem = f"{dataset_slug(tables[0].dataset)}-folds{''.join(str(k) for k in folds)}"
     folder = out / "folds"
     folder.mkdir(parents=True, exist_ok=True)
     md = write_text(folder / f"{stem}.md", "\n".join(render_fold_markdown(t) for t in tables))
@@ -93,10 +97,6 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
            "runs": [str(r) for r in runs], "tables": [_table_json(t) for t in tables]}
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "dataset"
 
 
 def _table_json(t: FoldTable) -> dict[str, object]:

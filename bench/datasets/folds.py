@@ -89,6 +89,24 @@ def parse_folds(text: str, *, option: str = "--folds") -> tuple[int, ...]:
     return tuple(folds)
 
 
+def fold_name(name: str, fold: int) -> str:
+    """The name of fold ``fold`` of the dataset ``name``: ``NAME:Fold3`` (its runs, their tables)."""
+    return f"{name}:Fold{fold}"
+
+
+def fold_suffix(text: str) -> tuple[str, str | None]:
+    """``"NAME:Fold3"`` → ``("NAME", "Fold3")`` (any case of ``fold``, any number); text without
+    a fold after its last colon → ``(text, None)``. The one reader of :func:`fold_name`'s form.
+
+    >>> fold_suffix("ohsumed:Fold3"), fold_suffix("data/MQ2008"), fold_suffix("a:b")
+    (('ohsumed', 'Fold3'), ('data/MQ2008', None), ('a:b', None))
+    """
+    head, sep, tail = text.rpartition(":")
+    if sep and head and tail.lower().startswith("fold") and tail[4:].isdigit():
+        return head, tail
+    return text, None
+
+
 def part_files(root: PathLike) -> dict[int, Path] | None:
     """``{1: root/S1.txt, …, 5: root/S5.txt}`` when all five part files are there, else
     ``None``; a root with some of them but not all is refused naming the missing ones."""
@@ -185,5 +203,5 @@ def _concat(parts: list[LetorData], *, source: str) -> LetorData:
                      source=source)
 
 
-__all__ = ["N_FOLDS", "FoldPlan", "fold_source", "parse_folds", "part_files", "read_fold",
-           "rotation"]
+__all__ = ["N_FOLDS", "FoldPlan", "fold_name", "fold_source", "fold_suffix", "parse_folds",
+           "part_files", "read_fold", "rotation"]

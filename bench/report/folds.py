@@ -28,6 +28,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
+from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
 from bench.report import stats
 from bench.runs.reader import RunDir
@@ -123,13 +124,13 @@ def _one(what: str, found: list[_T], runs: Sequence[RunDir]) -> _T:
 
 
 def _fold_of(run: RunDir) -> str:
-    """The run's fold, as its dataset recorded it (``Fold3``)."""
-    dataset = run.manifest.get("dataset") or {}
-    meta = dataset.get("meta") if isinstance(dataset, dict) else None
-    fold = (meta or {}).get("fold") if isinstance(meta, dict) else None
-    if fold is None and isinstance(dataset, dict):
-        spec = str(dataset.get("spec") or "")
-        fold = spec.rpartition(":")[2] if spec.lower().rpartition(":")[2].startswith("fold") else None
+    """The run's fold, as its dataset recorded it (``Fold3``), else as its spec names it."""
+    dataset = run.manifest.get("dataset")
+    dataset = dataset if isinstance(dataset, dict) else {}
+    meta = dataset.get("meta")
+    fold = meta.get("fold") if isinstance(meta, dict) else None
+    if not fold:
+        fold = fold_suffix(str(dataset.get("spec") or ""))[1]
     if not fold:
         raise DataError("the run records no LETOR fold (manifest dataset.meta.fold)",
                         path=run.path / "manifest.json")
@@ -137,9 +138,10 @@ def _fold_of(run: RunDir) -> str:
 
 
 def _dataset_name(run: RunDir) -> str:
-    dataset = run.manifest.get("dataset") or {}
-    name = str(dataset.get("name") or run.run_id) if isinstance(dataset, dict) else run.run_id
-    return name.rpartition(":")[0] if name.lower().rpartition(":")[2].startswith("fold") else name
+    """The run's dataset name without its fold (``NAME`` of ``NAME:Fold3``)."""
+    dataset = run.manifest.get("dataset")
+    name = dataset.get("name") if isinstance(dataset, dict) else None
+    return fold_suffix(str(name or run.run_id))[0]
 
 
 def _fold_values(run: RunDir, metric: str, split: str, profile: str) -> dict[str, float]:
