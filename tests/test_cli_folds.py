@@ -44,3 +44,19 @@ def test_a_fold_run_prints_its_fold_table_under_the_chosen_name(tmp_path: Path) 
     runs = sorted(p.name for p in (tmp_path / "o" / "runs").iterdir())
     assert [r[:10] for r in runs] == ["OHS-Fold2-", "OHS-Fold4-"]
 
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ('"a\\nb"', "name: 'a\\nb' holds a control character"),
+    ('"   "', "name: an empty name"),
+    ('"' + "x" * 101 + '"', "name: 101 characters"),
+    ("5", "name: expected"),
+])
+def test_a_config_name_is_checked_as_the_option_is(tmp_path: Path, value: str,
+                                                   message: str) -> None:
+    (tmp_path / "c.toml").write_text(f'models = ["random"]\nname = {value}\n', encoding="utf-8")
+    res = cli(tmp_path, "run", "--config", "c.toml", "--out", str(tmp_path / "o"))
+    assert res.status == 2, res.err
+    assert "c.toml" in res.err
+    assert message in res.err
+    assert not res.traceback

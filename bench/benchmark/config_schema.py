@@ -155,10 +155,26 @@ def name_list(value: Any, where: str) -> str | list[str]:
 
 
 def check_scalars(values: Mapping[str, Any]) -> None:
-    """Each scalar key of :data:`TOP_SPECS` in ``values`` (``None`` allowed for :data:`OPTIONAL`)."""
+    """Each scalar key of :data:`TOP_SPECS` in ``values`` (``None`` allowed for :data:`OPTIONAL`);
+    a ``name`` other than ``""`` (no name) by :func:`check_name`."""
     for key, spec in TOP_SPECS.items():
         if key in values and not (key in OPTIONAL and values[key] is None):
             spec.check(values[key], key)
+    if values.get("name"):
+        check_name(values["name"], "name")
+
+
+def check_name(text: str, where: str) -> str:
+    """A dataset display name (``name =``, ``--name``) as given, refused when empty, with control
+    characters (a line end or tab would break the tables it heads) or over 100 characters."""
+    if not text.strip():
+        raise ConfigError(f"{where}: an empty name; give the dataset a name, or leave it out")
+    if any((ch.isspace() and ch != " ") or not ch.isprintable() for ch in text):
+        raise ConfigError(f"{where}: {text!r} holds a control character (a line end or tab); "
+                          "a name is one line of printable text")
+    if len(text) > 100:
+        raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
+    return text
 
 
 def check_als(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -66,21 +66,6 @@ def resolve_config_path(value: str) -> Path:
     raise ConfigError(f"no config file {value!r}; shipped configs: {', '.join(shipped_configs())}")
 
 
-def display_name(text: str, where: str) -> str:
-    """A dataset display name as given, refused when empty, with control characters (a line
-    end or tab would break the tables it heads) or over 100 characters."""
-    from bench.errors import ConfigError
-
-    if not text.strip():
-        raise ConfigError(f"{where}: an empty name; give the dataset a name, or leave it out")
-    if any((ch.isspace() and ch != " ") or not ch.isprintable() for ch in text):
-        raise ConfigError(f"{where}: {text!r} holds a control character (a line end or tab); "
-                          "a name is one line of printable text")
-    if len(text) > 100:
-        raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
-    return text
-
-
 def _warn_if_empty(path: Path) -> None:
     """A config file that sets nothing (empty, or comments only) is said: the defaults run (the
     synthetic dataset, every default model), which a half-written file did not mean."""
@@ -120,7 +105,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
                     models: tuple[str, ...] | None = None) -> dict[str, Any]:
     """The RunConfig fields the options set (over ``config``, else over the defaults)."""
     from bench.benchmark.config import DEFAULT_RUN_PARAMS, parse_seeds
-    from bench.benchmark.config_schema import TOP_SPECS, check_data_dir, cli_int
+    from bench.benchmark.config_schema import TOP_SPECS, check_data_dir, check_name, cli_int
     from bench.benchmark.scoring import expand_metrics
     from bench.errors import ConfigError
     from bench.runners.params import param_spec
@@ -130,7 +115,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     if args.dataset is not None:
         changes["dataset"] = args.dataset
     if getattr(args, "name", None) is not None:
-        changes["name"] = display_name(args.name, "--name")
+        changes["name"] = check_name(args.name, "--name")
     if models is not None:
         changes["models"] = models
     elif args.models is not None:  # '' is refused (no models), not the default
