@@ -111,21 +111,29 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
     return metrics, primary[0]
 
 
+def _drill_names(text: str) -> tuple[str, str]:
+    """``--drill A,B`` split: two different, non-empty model names, else a one-line error."""
+    from bench.errors import ConfigError
+
+    names = [s.strip() for s in text.split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise ConfigError(f"--drill {text!r}: expected two different model names, A,B")
+    return names[0], names[1]
+
+
 def _drill_pair(text: str | None, doc: dict[str, Any]) -> tuple[str, str] | None:
     """``--drill A,B``: two models of the report, else a one-line error naming the models."""
     from bench.errors import ConfigError
 
     if text is None:
         return None
-    names = [s.strip() for s in text.split(",")]
-    if len(names) != 2 or not all(names) or names[0] == names[1]:
-        raise ConfigError(f"--drill {text!r}: expected two different model names, A,B")
+    names = _drill_names(text)
     known = {str(r["model"]) for t in doc["tables"] for r in t["rows"]}
     missing = [n for n in names if n not in known]
     if missing:
         raise ConfigError(f"--drill: {', '.join(missing)} not in the report; models: "
                           f"{', '.join(sorted(known))}")
-    return names[0], names[1]
+    return names
 
 
 def _write_html(args: argparse.Namespace, out: Path, doc: dict[str, Any]) -> Path:
@@ -142,9 +150,7 @@ def run(args: argparse.Namespace) -> int:
 
         if not args.html:
             raise ConfigError("--drill chooses the drill-down of the HTML page: add --html")
-        names = [s.strip() for s in args.drill.split(",")]
-        if len(names) != 2 or not all(names) or names[0] == names[1]:
-            raise ConfigError(f"--drill {args.drill!r}: expected two different model names, A,B")
+        _drill_names(args.drill)
     if args.out is None:
         args.out = PUBLISHED_RESULTS if args.publish else LOCAL_RESULTS
     if not str(args.out).strip():

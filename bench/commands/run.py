@@ -13,12 +13,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
 from bench.engines import engine_names
 from bench.runs.layout import RUN_INTO, RUN_SEALED, run_inputs, run_writes
+
+if TYPE_CHECKING:
+    from bench.benchmark.config import RunConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -136,7 +139,7 @@ def _folds(args: argparse.Namespace) -> tuple[int, ...] | None:
     return parse_folds(args.folds)
 
 
-def _run_folds(args: argparse.Namespace, config: Any, folds: tuple[int, ...]) -> int:
+def _run_folds(args: argparse.Namespace, config: RunConfig, folds: tuple[int, ...]) -> int:
     """Each fold as a run, then the fold table of the primary metric on the terminal."""
     from bench.benchmark.folds import run_folds
     from bench.benchmark.summary import summarize_run

@@ -161,9 +161,8 @@ def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path
     ax.set_title(f"{table['dataset']}: NDCG@k (error bars: ± std over seeds)", fontsize=9)
     if zoom:
         panels[1][0].set_title("learned models only (the baselines flatten them)", fontsize=9)
-    _legend_outside(panels[-1][0], len(table["rows"]),
-                    handles=ax.get_legend_handles_labels()[0],
-                    labels=ax.get_legend_handles_labels()[1])
+    handles, labels = ax.get_legend_handles_labels()  # every model is on the first panel
+    _legend_outside(panels[-1][0], len(table["rows"]), handles=handles, labels=labels)
     return _save(fig, Path(path))
 
 
