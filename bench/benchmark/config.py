@@ -36,12 +36,8 @@ A custom model's name may not be a built-in model or alias; ``quick``, ``[params
 ``[model_params]`` and the thread count do not apply to it (its ``params`` are its own), and
 it is trained in this process (not with ``timing = "isolated"`` or ``engine = "dask"``).
 
-Relative paths in a config (``dataset``, ``data_dir``) are relative to the current directory,
-as on the command line, not to the config file's folder: ``ltrbench run --config sub/c.toml``
-with ``dataset = "./letor"`` reads ``./letor``.
-
-Any key naming the test split for early stopping or selection raises
-:class:`~bench.errors.ConfigError`: the test split is evaluated once, after training.
+Relative paths in a config (``dataset``, ``data_dir``) are relative to the current directory, as
+on the command line: ``--config sub/c.toml`` with ``dataset = "./letor"`` reads ``./letor``.
 
 Every value is typed and range-checked, never coerced (:mod:`bench.benchmark.config_schema`):
 the same checks run for a file, for ``RunConfig(...)`` / ``from_dict`` in Python and for the
@@ -54,6 +50,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -385,7 +382,11 @@ class RunConfig:
         """Read a TOML config file (see the module docstring); every error names the file, and
         so does every later error of a custom model it defines (:attr:`CustomModel.source`)."""
         try:
-            config = cls.from_dict(tomlio.read_toml(path))
+            doc = tomlio.read_toml(path)
+            if not doc:  # empty, or comments only: the defaults run, which it did not mean
+                warnings.warn(f"{path}: sets nothing (empty, or comments only): the defaults "
+                              "run", stacklevel=2)
+            config = cls.from_dict(doc)
             check_data_dir(config.data_dir)
             if not config.custom_models:
                 return config

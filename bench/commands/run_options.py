@@ -66,18 +66,6 @@ def resolve_config_path(value: str) -> Path:
     raise ConfigError(f"no config file {value!r}; shipped configs: {', '.join(shipped_configs())}")
 
 
-def _warn_if_empty(path: Path) -> None:
-    """A config file that sets nothing (empty, or comments only) is said: the defaults run (the
-    synthetic dataset, every default model), which a half-written file did not mean."""
-    import warnings
-
-    from bench.data.toml import read_toml
-
-    if not read_toml(path):
-        warnings.warn(f"{path}: sets nothing (empty, or comments only): the defaults run",
-                      stacklevel=2)
-
-
 def config_from_args(args: argparse.Namespace, *,
                      models: tuple[str, ...] | None = None) -> RunConfig:
     """The RunConfig of ``--config`` (or the defaults) with the command-line overrides applied.
@@ -93,9 +81,7 @@ def config_from_args(args: argparse.Namespace, *,
 
     if not args.config:  # the defaults and the options: checked once
         return RunConfig(**_option_changes(None, args, models))
-    path = resolve_config_path(args.config)
-    config = RunConfig.load(path)
-    _warn_if_empty(path)
+    config = RunConfig.load(resolve_config_path(args.config))
     changes = {k: v for k, v in _option_changes(config, args, models).items()
                if getattr(config, k) != v}
     return replace(config, **changes) if changes else config  # checked again only if changed
