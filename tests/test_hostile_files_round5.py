@@ -37,7 +37,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import DATA, QRELS, RUN, SCORES, cli, refused
+from hostile_kit import DATA, QRELS, RUN, SCORES, chdir, cli, refused
 
 Fn = Callable[[Path], "str | None"]
 CASES: list[tuple[str, Fn]] = []
@@ -375,35 +375,29 @@ def load_path_of_a_missing_ratings_file_names_it(tmp: Path) -> str | None:
     return _load(tmp / "nope.csv", "nope.csv", "no such file")
 
 
+def _refused_in_a_letor_folder(tmp: Path, call: Callable[[], object], *words: str) -> str | None:
+    """``call`` run in ``tmp`` holding a LETOR dataset: an empty path or name must not load it."""
+    line = b"1 qid:1 1:1\n0 qid:1 1:2\n"
+    for s in ("train", "vali", "test"):
+        (tmp / f"{s}.txt").write_bytes(line)
+    with chdir(tmp):
+        return _error(call, *words)
+
+
 @case(ACCEPT)
 def load_path_of_an_empty_path_is_refused_not_the_working_folder(tmp: Path) -> str | None:
     """Path('') is '.': a dataset in the working folder would load without being named."""
     from bench.datasets.resolve import load_path
 
-    line = b"1 qid:1 1:1\n0 qid:1 1:2\n"
-    for s in ("train", "vali", "test"):
-        (tmp / f"{s}.txt").write_bytes(line)
-    old = Path.cwd()
-    os.chdir(tmp)
-    try:
-        return _error(lambda: load_path(""), "an empty path")
-    finally:
-        os.chdir(old)
+    return _refused_in_a_letor_folder(tmp, lambda: load_path(""), "an empty path")
 
 
 @case(ACCEPT)
 def load_dataset_of_an_empty_name_is_refused_not_the_working_folder(tmp: Path) -> str | None:
     from bench.datasets.resolve import load_dataset
 
-    line = b"1 qid:1 1:1\n0 qid:1 1:2\n"
-    for s in ("train", "vali", "test"):
-        (tmp / f"{s}.txt").write_bytes(line)
-    old = Path.cwd()
-    os.chdir(tmp)
-    try:
-        return _error(lambda: load_dataset("", cache=False), "an empty dataset")
-    finally:
-        os.chdir(old)
+    return _refused_in_a_letor_folder(tmp, lambda: load_dataset("", cache=False),
+                                      "an empty dataset")
 
 
 @case(TRACE)
