@@ -323,6 +323,20 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.fixture
+def no_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dask's client may not start: the address must be refused before it (the client retries
+    for 30 s, or waits for ever on a silent peer). A structural check, not a wall-clock one, so
+    a busy machine cannot fail it."""
+    import distributed
+
+    class Refused:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise AssertionError("Dask's client was started: the address was not refused first")
+
+    monkeypatch.setattr(distributed, "Client", Refused)
+
+
 def _connect(address: str) -> None:
     from bench.data.dask_cluster import cluster
 
@@ -332,12 +346,11 @@ def _connect(address: str) -> None:
 
 @pytest.mark.parametrize("form", ["tcp://127.0.0.1:{port}", "127.0.0.1:{port}",
                                   "ws://127.0.0.1:{port}"])
-def test_a_scheduler_address_nothing_listens_at_is_refused_at_once(form: str) -> None:
+def test_a_scheduler_address_nothing_listens_at_is_refused_at_once(form: str,
+                                                                    no_client: None) -> None:
     address = form.format(port=_closed_port())
-    t0 = time.monotonic()
-    with pytest.raises(ConfigError, match="connection refused"):
+    with pytest.raises(ConfigError, match="connection refused"):  # Dask's client retried 30 s
         _connect(address)
-    assert time.monotonic() - t0 < 10  # Dask's client alone retried for 30 s
 
 
 @pytest.mark.parametrize(("address", "words"), [
@@ -354,7 +367,7 @@ def test_a_scheduler_address_of_a_protocol_that_cannot_serve_here_says_why(
 
 
 def test_a_listener_that_sends_no_dask_handshake_is_refused_not_waited_on_for_ever(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, no_client: None) -> None:
     """Dask's client read the handshake of a peer that accepts and says nothing for ever
     (measured: still waiting after 200 s, whatever ``timeout=``)."""
     from bench.data import dask_cluster
@@ -363,10 +376,8 @@ def test_a_listener_that_sends_no_dask_handshake_is_refused_not_waited_on_for_ev
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(1)
-        t0 = time.monotonic()
         with pytest.raises(ConfigError, match="no Dask handshake"):
             _connect(f"tcp://127.0.0.1:{silent.getsockname()[1]}")
-    assert time.monotonic() - t0 < 10
 
 
 def test_a_real_tcp_scheduler_passes_the_probe() -> None:
@@ -380,14 +391,13 @@ def test_a_real_tcp_scheduler_passes_the_probe() -> None:
         assert c.submit(sum, [40, 2]).result() == 42
 
 
-def test_the_cli_refuses_an_unreachable_scheduler_in_one_line_fast(tmp_path: Path) -> None:
+def test_the_cli_refuses_an_unreachable_scheduler_in_one_line_fast(tmp_path: Path,
+                                                                   no_client: None) -> None:
     folder = _shards(tmp_path, [A, B])
-    t0 = time.monotonic()
     res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", str(folder),
               "--scheduler", f"tcp://127.0.0.1:{_closed_port()}")
     assert refused(res, "scheduler", "connection refused") is None, \
         refused(res, "scheduler", "connection refused")
-    assert time.monotonic() - t0 < 10
 
 
 def test_a_local_cluster_whose_workers_never_start_is_one_line_and_closed(
