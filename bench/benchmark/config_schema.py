@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bench.data.inputs import is_plain_int
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
 from bench.errors import ConfigError
@@ -195,8 +196,7 @@ def cli_int(text: str | None, spec: Spec, option: str) -> int | None:
     if text is None:
         return None
     raw = text.strip()
-    body = raw[1:] if raw[:1] in "+-" else raw
-    if not (body.isascii() and body.isdigit()):
+    if not is_plain_int(raw):
         raise ConfigError(f"{option}: expected {spec.expected()}; got {text!r}")
     value = int(raw)
     if not spec.accepts(value):

@@ -51,9 +51,10 @@ def ascii_int(text: str) -> int:
     (:func:`bench.benchmark.config_schema.cli_int`): ASCII digits with an optional sign, so
     ``２０`` (full-width), ``٢٠`` (Arabic-Indic) and ``2_0`` are refused, not read as 20 by
     Python's ``int``. An ``argparse`` ``type=``."""
+    from bench.data.inputs import is_plain_int
+
     body = text.strip()
-    digits = body[1:] if body[:1] in "+-" else body
-    if not (digits.isascii() and digits.isdigit()):
+    if not is_plain_int(body):
         raise argparse.ArgumentTypeError(f"expected a whole number written in ASCII digits; "
                                           f"got {text!r}")
     return int(body)

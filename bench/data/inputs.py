@@ -390,6 +390,13 @@ def id_cell_problem(cell: str) -> str | None:
     return why
 
 
+def is_plain_int(token: bytes | str) -> bool:
+    """Whether ``token`` is a plain integer spelling: an optional sign and ASCII digits (``1_0``,
+    ``２０`` and ``٢٠`` are not; Python's ``int`` reads all three)."""
+    raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
+    return _INT.fullmatch(raw) is not None
+
+
 def is_plain_float(token: bytes | str) -> bool:
     """Whether ``token`` is a plain decimal number spelling (no finiteness check)."""
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
