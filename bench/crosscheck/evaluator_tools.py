@@ -1,0 +1,221 @@
+"""The evaluation libraries as the evaluator cross-check runs them: one :class:`Tool` record per
+library (how to find it, its version, the function that computes its measures per query) and
+those functions.
+
+Every function has the signature ``compute(qrels, run, measures) -> {label: {qid: value}}``:
+``qrels`` ``{qid: {docno: relevance}}``, ``run`` ``{qid: {docno: score}}`` (documents in run
+order), ``measures`` a list of ``(provider, measure)`` (``provider`` is ``""`` except for
+ir_measures), ``label`` :func:`measure_label`, and ``value`` a float (NaN where the tool says
+NaN) or ``None`` where the tool refuses the query (scikit-learn on a query of one document).
+The functions import their tool when called, so a missing tool costs nothing; they run in a
+worker process per tool (:mod:`bench.crosscheck.evaluator_worker`), because ir_measures and
+pytrec_eval were seen returning other numbers when they shared a process
+(``tests/test_hostile_evaluate_round5.py``).
+
+Sources: pytrec_eval ``RelevanceEvaluator(qrels, measures).evaluate(run)`` (py/__init__.py);
+ir_measures 0.4.3 ``providers.registry[name].evaluator(measures, qrels).iter_calc(run)``
+(ir_measures/providers/base.py); ranx 0.3.21 ``evaluate(Qrels, Run, metrics,
+make_comparable=True)`` with the per-query values left in ``Run.scores`` (ranx/meta/evaluate.py);
+scikit-learn ``ndcg_score`` / ``dcg_score`` / ``roc_auc_score`` on one query at a time
+(sklearn/metrics/_ranking.py); torchmetrics ``functional.retrieval_*`` on one query at a time
+(src/torchmetrics/functional/retrieval/).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import math
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+QrelsDict = dict[str, dict[str, int]]
+RunDict = dict[str, dict[str, float]]
+Measures = list[tuple[str, str]]
+Values = dict[str, dict[str, float | None]]
+Compute = Callable[[QrelsDict, RunDict, Measures], Values]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """An evaluation library: ``name`` (as the table names it), ``module`` (imported to find
+    it), ``distribution`` (its version is read from this), ``compute`` (``"module:attr"`` of the
+    function that computes its measures) and the ``hint`` to install it."""
+
+    name: str
+    module: str
+    distribution: str
+    compute: str
+    hint: str = ""
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool("pytrec_eval", "pytrec_eval", "pytrec_eval-terrier",
+         "bench.crosscheck.evaluator_tools:pytrec_eval_values", "pip install pytrec-eval-terrier"),
+    Tool("ir_measures", "ir_measures", "ir_measures",
+         "bench.crosscheck.evaluator_tools:ir_measures_values", "pip install ir-measures"),
+    Tool("ranx", "ranx", "ranx", "bench.crosscheck.evaluator_tools:ranx_values",
+         "pip install ranx"),
+    Tool("sklearn", "sklearn", "scikit-learn", "bench.crosscheck.evaluator_tools:sklearn_values",
+         "pip install scikit-learn"),
+    Tool("torchmetrics", "torchmetrics", "torchmetrics",
+         "bench.crosscheck.evaluator_tools:torchmetrics_values", "pip install torchmetrics"),
+)
+
+
+def measure_label(provider: str, measure: str) -> str:
+    """``measure``, or ``provider:measure`` for an ir_measures provider."""
+    return f"{provider}:{measure}" if provider else measure
+
+
+def tool_version(tool: Tool) -> str | None:
+    """The installed version of ``tool``, or ``None`` when it cannot be imported (checked by a
+    real import: an installed distribution whose import fails counts as missing)."""
+    if importlib.util.find_spec(tool.module) is None:
+        return None
+    try:
+        return importlib.metadata.version(tool.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def load_compute(path: str) -> Compute:
+    """The function named by ``"module:attr"``."""
+    module, _, attr = path.partition(":")
+    fn: Compute = getattr(importlib.import_module(module), attr)
+    return fn
+
+
+def _num(v: Any) -> float:
+    return float(v)
+
+
+def pytrec_eval_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
+    """pytrec_eval's per-query values (trec_eval 9.0.8: queries of the run that have qrels)."""
+    import pytrec_eval
+
+    names = {m for _, m in measures}
+    res = pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
+    out: Values = {}
+    for provider, m in measures:
+        key = re.sub(r"\.", "_", m)
+        out[measure_label(provider, m)] = {q: _num(v[key]) for q, v in res.items() if key in v}
+    return out
+
+
+def ir_measures_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
+    """ir_measures' per-query values through the provider each measure names."""
+    import ir_measures
+
+    out: Values = {}
+    for provider, m in measures:
+        measure = ir_measures.parse_measure(m)
+        evaluator = ir_measures.providers.registry[provider].evaluator([measure], qrels)
+        values: dict[str, float | None] = {}
+        for metric in evaluator.iter_calc(run):
+            values[str(metric.query_id)] = _num(metric.value)
+        out[measure_label(provider, m)] = values
+    return out
+
+
+def ranx_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
+    """ranx's per-query values (``Run.scores`` after ``evaluate``, ``make_comparable=True``)."""
+    import ranx
+
+    out: Values = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for provider, m in measures:
+            r = ranx.Run({q: dict(d) for q, d in run.items()})
+            ranx.evaluate(ranx.Qrels({q: dict(d) for q, d in qrels.items()}), r, [m],
+                          make_comparable=True)
+            out[measure_label(provider, m)] = {str(q): _num(v) for q, v in r.scores[m].items()}
+    return out
+
+
+def _query_arrays(qrels: QrelsDict, run: RunDict) -> list[tuple[str, list[float], list[float]]]:
+    """Per query of the run that has qrels: the labels (unjudged and negative: 0) and scores of
+    its documents in run order."""
+    rows = []
+    for q, docs in run.items():
+        if q not in qrels:
+            continue
+        judged = qrels[q]
+        rows.append((q, [float(max(judged.get(d, 0), 0)) for d in docs],
+                     [float(s) for s in docs.values()]))
+    return rows
+
+
+_SK_MEASURE = re.compile(r"^(ndcg_score|dcg_score|roc_auc_score)(?:\(([a-z_]+=\w+(?:,\s*"
+                         r"[a-z_]+=\w+)*)\))?$")
+
+
+def _sk_call(m: str) -> tuple[Any, dict[str, Any]]:
+    """scikit-learn's function and keyword arguments of ``ndcg_score(k=10, ignore_ties=True)``."""
+    import sklearn.metrics as skm
+
+    match = _SK_MEASURE.match(m)
+    if match is None:
+        raise ValueError(f"unknown scikit-learn measure {m!r}")
+    kwargs: dict[str, Any] = {}
+    for part in filter(None, (match.group(2) or "").split(",")):
+        key, _, value = part.strip().partition("=")
+        kwargs[key] = {"True": True, "False": False}.get(value, value)
+        if value.isdigit():
+            kwargs[key] = int(value)
+    return getattr(skm, match.group(1)), kwargs
+
+
+def sklearn_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
+    """scikit-learn's ranking functions on one query (one row) at a time; a query the function
+    refuses (one document, one class) is ``None``."""
+    import numpy as np
+
+    out: Values = {}
+    for provider, m in measures:
+        fn, kwargs = _sk_call(m)
+        values: dict[str, float | None] = {}
+        for q, labels, scores in _query_arrays(qrels, run):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    if fn.__name__ == "roc_auc_score":
+                        v = fn(np.asarray(labels) > 0, np.asarray(scores))
+                    else:
+                        v = fn(np.asarray([labels]), np.asarray([scores]), **kwargs)
+            except ValueError:
+                values[q] = None
+                continue
+            values[q] = _num(v)
+        out[measure_label(provider, m)] = values
+    return out
+
+
+_TM_MEASURE = re.compile(r"^(retrieval_[a-z_]+)(?:\(top_k=(\d+)\))?$")
+
+
+def torchmetrics_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
+    """torchmetrics' functional retrieval metrics on one query at a time (float32 tensors)."""
+    import torch
+    import torchmetrics.functional.retrieval as tmr
+
+    out: Values = {}
+    for provider, m in measures:
+        match = _TM_MEASURE.match(m)
+        if match is None:
+            raise ValueError(f"unknown torchmetrics measure {m!r}")
+        fn = getattr(tmr, match.group(1))
+        kwargs = {} if match.group(2) is None else {"top_k": int(match.group(2))}
+        values: dict[str, float | None] = {}
+        for q, labels, scores in _query_arrays(qrels, run):
+            target = torch.tensor(labels)
+            if match.group(1) != "retrieval_normalized_dcg":
+                target = target > 0
+            v = float(fn(torch.tensor(scores, dtype=torch.float32), target, **kwargs))
+            values[q] = v if not math.isnan(v) else math.nan
+        out[measure_label(provider, m)] = values
+    return out
