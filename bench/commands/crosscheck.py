@@ -9,6 +9,15 @@ and prints the JSON document (``--format json``, shape in :mod:`bench.crosscheck
 Markdown report. Exit status 0 when every check agrees and every gap is explained, 1 otherwise,
 2 on bad input.
 
+``ltrbench crosscheck --evaluators [--qrels FILE --trec-run FILE | --data FILE --scores FILE]``:
+every installed evaluation library (pytrec_eval, ir_measures and its providers, ranx,
+scikit-learn, torchmetrics) on the same qrels and run (the built-in probe cases when no file is
+given), compared per query with the ltrbench profile that claims to reproduce each measure; each
+disagreement is named a convention (the profile field) or a defect of the tool (with the smallest
+input that shows it). ``--tools`` picks libraries. Writes ``<out>/definitions/evaluators.{md,json}``
+(:mod:`bench.crosscheck.evaluators`). Exit status 0 when no defect was found and no library
+failed, 1 otherwise, 2 on bad input.
+
 ``ltrbench crosscheck --versions lightgbm==3.3.5,4.7.0 xgboost==1.7.6,2.1.4,3.2.0``: which
 profile reproduces each release's built-in ndcg@k / map@k (each release in its own cached
 virtual environment, ``--cache-dir``; ``LIBRARY==installed`` uses the current interpreter).
@@ -44,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "ltrbench crosscheck --dataset ml-latest-small --models lightgbm,catboost --quick",
             "ltrbench crosscheck --run results/runs/ohsumed-20261123T013851Z-188f9011",
             "ltrbench crosscheck --versions lightgbm==3.3.5,4.7.0 xgboost==1.7.6,2.1.4,3.2.0",
+            "ltrbench crosscheck --evaluators --out results",
+            "ltrbench crosscheck --evaluators --qrels qrels.txt --trec-run run.txt --tools ranx",
         ),
     )
     add_config_arguments(p)
@@ -61,6 +72,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="which profile each release of LightGBM/XGBoost matches, e.g. "
                    "xgboost==1.7.6,2.1.4 lightgbm==installed (no dataset, no training)")
     versions.add_cache_argument(p)
+    e = p.add_argument_group("evaluation libraries (--evaluators)")
+    e.add_argument("--evaluators", action="store_true",
+                   help="check pytrec_eval, ir_measures, ranx, scikit-learn, torchmetrics per "
+                   "query against ltrbench's profiles (no training)")
+    e.add_argument("--qrels", metavar="FILE", help="TREC qrels ('qid iter docno rel')")
+    e.add_argument("--trec-run", metavar="FILE", help="TREC run ('qid Q0 docno rank score tag')")
+    e.add_argument("--data", metavar="FILE", help="a LETOR/SVMlight file (with --scores)")
+    e.add_argument("--scores", metavar="FILE", help="one score per row of --data")
+    e.add_argument("--tools", metavar="LIST",
+                   help="comma-separated libraries (default: every installed one)")
     p.set_defaults(func=main)
 
 
@@ -78,8 +99,11 @@ def _trainer(args: argparse.Namespace) -> Callable[[tuple[str, ...]], Path]:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``ltrbench crosscheck``; ``--versions`` runs ``ltrbench crosscheck-versions``."""
+    _refuse_mixed(args)
     if args.versions is not None:
         return versions.main(args)
+    if args.evaluators:
+        return evaluators_main(args)
     from bench.crosscheck.find import CrosscheckRequest, crosscheck_request
     from bench.crosscheck.render import render_markdown
 
@@ -93,5 +117,73 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write(result.to_json())
     else:
         sys.stdout.write(render_markdown(result))
+        print(f"wrote {files['md']} and {files['json']}")
+    return 0 if result.ok else 1
+
+
+_EVALUATOR_FILES = ("qrels", "trec_run", "data", "scores", "tools")
+
+
+def _refuse_mixed(args: argparse.Namespace) -> None:
+    """``--evaluators`` takes no dataset, run or release; its file options need it."""
+    from bench.errors import ConfigError
+
+    given = [f"--{d.replace('_', '-')}" for d in _EVALUATOR_FILES
+             if getattr(args, d, None) is not None]
+    if not args.evaluators:
+        if given:
+            raise ConfigError(f"{', '.join(given)} belong to --evaluators; add --evaluators")
+        return
+    if args.versions is not None:
+        raise ConfigError("--evaluators and --versions are two checks: run them one at a time")
+    others = [f"--{d.replace('_', '-')}" for d in ("config", "dataset", "models", "run",
+                                                   "runs_dir", "retrain", "quick", "cache_dir")
+              if getattr(args, d, None) not in (None, False)]
+    if getattr(args, "metric", PRIMARY_METRIC) != PRIMARY_METRIC:
+        others.append("--metric")
+    if others:
+        raise ConfigError(f"--evaluators checks evaluation libraries on qrels and a run (or the "
+                          f"built-in cases): it does not use {', '.join(others)}")
+
+
+def evaluators_main(args: argparse.Namespace) -> int:
+    """``ltrbench crosscheck --evaluators``: the report, its files, the exit status."""
+    from bench.crosscheck.evaluator_render import (
+        evaluators_json,
+        render_evaluators,
+        write_evaluators,
+    )
+    from bench.crosscheck.evaluators import crosscheck_evaluators, letor_input, trec_input
+    from bench.data.outputs import check_output_dir
+    from bench.errors import ConfigError
+
+    pairs = {"--qrels": args.qrels, "--trec-run": args.trec_run, "--data": args.data,
+             "--scores": args.scores}
+    if (args.qrels is None) != (args.trec_run is None) or (args.data is None) != (args.scores is None):
+        partner = {"--qrels": "--trec-run", "--trec-run": "--qrels", "--data": "--scores",
+                   "--scores": "--data"}
+        missing = [partner[k] for k, v in pairs.items() if v is not None and pairs[partner[k]] is None]
+        raise ConfigError(f"--qrels goes with --trec-run, --data with --scores: missing "
+                          f"{', '.join(missing)}")
+    if args.qrels is not None and args.data is not None:
+        raise ConfigError("give --qrels/--trec-run or --data/--scores, not both")
+    tools = None
+    if args.tools is not None:
+        tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    inputs = None
+    if args.qrels is not None:
+        inputs = [trec_input(args.qrels, args.trec_run)]
+    elif args.data is not None:
+        inputs = [letor_input(args.data, args.scores)]
+    check_output_dir(args.out, option="--out",
+                     inputs=[(k, v) for k, v in pairs.items() if v is not None],
+                     writes=("definitions", "definitions/*"))
+    result = crosscheck_evaluators(inputs, only=tools,
+                                   progress=lambda m: print(m, file=sys.stderr, flush=True))
+    files = write_evaluators(result, args.out)
+    if args.format == "json":
+        sys.stdout.write(evaluators_json(result))
+    else:
+        sys.stdout.write(render_evaluators(result))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1

@@ -255,11 +255,12 @@ def shrink(row: EvaluatorRow, inp: EvaluatorInput, target: str, runner: Runner,
                 for q in dict.fromkeys([*inp.qrels, *inp.run])}
     if not test(all_docs):
         return None
+    base = [target] if target in all_docs else []  # a query the tool made up: not in the input
     others: list[str] = []
-    if not test({target: all_docs[target]}):  # the defect needs other queries too
+    if not base or not test({target: all_docs[target]}):  # the defect needs other queries too
         others = ddmin([q for q in all_docs if q != target],
-                       lambda qs: test({q: all_docs[q] for q in [target, *qs]}))
-    kept = {q: all_docs[q] for q in [target, *others]}
+                       lambda qs: test({q: all_docs[q] for q in [*base, *qs]}))
+    kept = {q: all_docs[q] for q in [*base, *others]}
     for q in list(kept):
         kept[q] = ddmin(kept[q], lambda ds, q=q: test({**kept, q: ds}))  # type: ignore[misc]
     test(kept)  # leaves ``last`` at the final input
