@@ -94,7 +94,8 @@ class Disagreement:
         """The reason in words."""
         if self.kind == "convention":
             said = ", ".join(f"{k}={v!r}" for k, v in self.fields.items())
-            held = f" (as profile {', '.join(repr(p) for p in self.profiles)})" if self.profiles else ""
+            names = [repr(p) for p in self.profiles[:3]] + (["..."] if len(self.profiles) > 3 else [])
+            held = f" (as profile {', '.join(names)})" if names else ""
             return f"convention: {said}{held}"
         if self.context:
             return ("defect of the tool: the query agrees when evaluated alone; its value depends "

@@ -21,7 +21,7 @@ SHOWN = 8
 
 def _num(x: float | None) -> str:
     if x is None:
-        return "refused"
+        return "no value"
     return "NaN" if math.isnan(x) else f"{x:.6g}"
 
 
@@ -58,6 +58,19 @@ def result_dict(result: EvaluatorsResult) -> dict[str, Any]:
                   "disagreements": [_disagreement_dict(d) for d in r.disagreements]}
                  for r in result.rows],
     }
+
+
+def _environment() -> str:
+    """The versions of the libraries the tools stand on (NumPy, pandas, numba)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for dist in ("numpy", "pandas", "numba"):
+        try:
+            out.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            out.append(f"{dist} not installed")
+    return ", ".join(out)
 
 
 def _verdict(r: RowResult) -> str:
@@ -109,6 +122,9 @@ def render_evaluators(result: EvaluatorsResult) -> str:
         "disagrees (delta debugging).", "", "Tools:", ""]
     lines += [f"- {t}: {v if v is not None else 'not installed'}"
               for t, v in result.versions.items()]
+    lines += ["", f"Environment: {_environment()}. Reproduce with `ltrbench crosscheck "
+              "--evaluators --out <folder>` (the built-in cases below), or on your data with "
+              "`--qrels FILE --trec-run FILE` or `--data FILE --scores FILE`."]
     lines += ["", "Inputs:", ""]
     lines += [f"- `{i.name}` ({i.n_queries} queries): {i.description}" for i in result.inputs]
     compared = [r for r in result.rows if r.status == "compared"]

@@ -65,6 +65,8 @@ _TORCH = (("retrieval_normalized_dcg(top_k=10)", "ndcg@10"), ("retrieval_average
           ("retrieval_precision(top_k=10)", "p@10"), ("retrieval_recall(top_k=10)", "recall@10"),
           ("retrieval_reciprocal_rank", "mrr"))
 
+#: A value printed with 5 decimals is within 5e-6 of the true one (and float rounding on top).
+_FIVE_DECIMALS = 5e-6 + 1e-12
 _GDEVAL = "gdeval.pl prints 5 decimals (printf '%.5f'); it refuses query ids that are not numbers"
 
 #: Every row the cross-check knows: tool, the tool's measure, the ltrbench metric, its profile.
@@ -74,8 +76,8 @@ TABLE: tuple[EvaluatorRow, ...] = (
     *_rows("ir_measures", "ranx", _IR_RANX, "ranx"),
     EvaluatorRow("ir_measures", "nDCG(dcg='exp-log2')@10", "ndcg@10", "ranx-burges", "ranx"),
     EvaluatorRow("ir_measures", "nDCG(dcg='exp-log2')@10", "ndcg@10", "gdeval", "gdeval",
-                 _GDEVAL, 5e-6),
-    EvaluatorRow("ir_measures", "ERR@10", "err@10", "gdeval", "gdeval", _GDEVAL, 5e-6),
+                 _GDEVAL, _FIVE_DECIMALS),
+    EvaluatorRow("ir_measures", "ERR@10", "err@10", "gdeval", "gdeval", _GDEVAL, _FIVE_DECIMALS),
     EvaluatorRow("ir_measures", "Judged@10", "judged@10", "trec_eval-c", "judged"),
     EvaluatorRow("ir_measures", "RR@10", "mrr@10", "msmarco", "msmarco",
                  "MS MARCO's MRR@10: ties by document id ascending, float64"),
