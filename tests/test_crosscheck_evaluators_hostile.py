@@ -16,7 +16,12 @@ import pytest
 from bench.crosscheck.evaluator_render import evaluators_json, render_evaluators
 from bench.crosscheck.evaluator_table import EvaluatorInput, EvaluatorRow
 from bench.crosscheck.evaluator_tools import Tool
-from bench.crosscheck.evaluators import crosscheck_evaluators, letor_input, trec_input
+from bench.crosscheck.evaluators import (
+    EvaluatorsResult,
+    crosscheck_evaluators,
+    letor_input,
+    trec_input,
+)
 from bench.errors import ConfigError, DataError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,7 +63,7 @@ def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return "h23x_fake_tools"
 
 
-def _run(fn: str, module: str, isolate: bool) -> tuple[object, str]:
+def _run(fn: str, module: str, isolate: bool) -> tuple[EvaluatorsResult, str]:
     tool = Tool("fake", "json", "pytest", f"{module}:{fn}")
     row = EvaluatorRow("fake", "m", "ndcg@10", "trec_eval")
     result = crosscheck_evaluators([CASE], tools=[tool], rows=[row], isolate=isolate)
@@ -72,14 +77,14 @@ def _run(fn: str, module: str, isolate: bool) -> tuple[object, str]:
 def test_a_tool_that_raises_fails_its_row_with_the_message(fakes: str, isolate: bool) -> None:
     result, status = _run("raises", fakes, isolate)
     assert status == "failed"
-    assert "boom inside the tool" in result.rows[0].note  # type: ignore[attr-defined]
-    assert not result.ok  # type: ignore[attr-defined]
+    assert "boom inside the tool" in result.rows[0].note
+    assert not result.ok
 
 
 def test_a_tool_that_returns_nan_is_a_disagreement_not_a_crash(fakes: str) -> None:
     result, status = _run("nan", fakes, False)
     assert status == "compared"
-    row = result.rows[0]  # type: ignore[attr-defined]
+    row = result.rows[0]
     assert row.agreeing == 0
     assert row.disagreements
     assert all(d.kind == "defect" for d in row.disagreements)
@@ -93,14 +98,14 @@ def test_a_tool_that_returns_text_fails_its_row(fakes: str) -> None:
 
 def test_a_tool_that_answers_for_other_queries_disagrees(fakes: str) -> None:
     result, _ = _run("others", fakes, False)
-    row = result.rows[0]  # type: ignore[attr-defined]
+    row = result.rows[0]
     assert row.agreeing == 0
     assert sum(len(d.queries) for d in row.disagreements) == 3
 
 
 def test_a_tool_that_refuses_every_query_is_counted_as_refusing(fakes: str) -> None:
     result, status = _run("refuses", fakes, False)
-    row = result.rows[0]  # type: ignore[attr-defined]
+    row = result.rows[0]
     assert status == "compared"
     assert row.refused == 2
     assert not row.disagreements
