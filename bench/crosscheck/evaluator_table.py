@@ -2,8 +2,8 @@
 metric, the ltrbench profile that claims to reproduce it), and the built-in probe cases.
 
 A row whose profile or metric ltrbench does not have (yet) is kept in the table and skipped with
-a note (:func:`row_gap`): the profiles ``msmarco``, ``tf-ranking``, ``allrank`` and the metric
-``auc`` are being added (issue 23), and their rows start to count once they exist. Rows of a tool
+a note (:func:`row_gap`): the profiles ``msmarco``, ``tf-ranking``, ``allrank`` and the metrics
+``auc`` and ``f1@k`` are being added (issue 23), and their rows start to count once they exist. Rows of a tool
 that is not installed are skipped too (the report says so).
 """
 
@@ -64,6 +64,9 @@ _RANX = (("ndcg@10", "ndcg@10"), ("ndcg", "ndcg"), ("map", "map"), ("map@10", "m
 _TORCH = (("retrieval_normalized_dcg(top_k=10)", "ndcg@10"), ("retrieval_average_precision", "map"),
           ("retrieval_precision(top_k=10)", "p@10"), ("retrieval_recall(top_k=10)", "recall@10"),
           ("retrieval_reciprocal_rank", "mrr"))
+_TFR = (("NDCGMetric(k=10)", "ndcg@10"), ("MRRMetric(k=10)", "mrr@10"),
+        ("MeanAveragePrecisionMetric(k=10)", "map@10"), ("PrecisionMetric(k=10)", "p@10"),
+        ("RecallMetric(k=10)", "recall@10"))
 
 #: A value printed with 5 decimals is within 5e-6 of the true one (and float rounding on top).
 _FIVE_DECIMALS = 5e-6 + 1e-12
@@ -91,6 +94,8 @@ TABLE: tuple[EvaluatorRow, ...] = (
                  "sklearn-ignore-ties", note="only tie-free queries are defined"),
     EvaluatorRow("sklearn", "roc_auc_score", "auc", "sklearn"),
     *_rows("torchmetrics", "torchmetrics", _TORCH),
+    *_rows("tf-ranking", "tf-ranking", _TFR),
+    *_rows("allrank", "allrank", (("ndcg(k=10)", "ndcg@10"), ("mrr(k=10)", "mrr@10"))),
 )
 
 

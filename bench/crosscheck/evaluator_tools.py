@@ -18,7 +18,11 @@ ir_measures 0.4.3 ``providers.registry[name].evaluator(measures, qrels).iter_cal
 make_comparable=True)`` with the per-query values left in ``Run.scores`` (ranx/meta/evaluate.py);
 scikit-learn ``ndcg_score`` / ``dcg_score`` / ``roc_auc_score`` on one query at a time
 (sklearn/metrics/_ranking.py); torchmetrics ``functional.retrieval_*`` on one query at a time
-(src/torchmetrics/functional/retrieval/).
+(src/torchmetrics/functional/retrieval/); TF-Ranking ``tfr.keras.metrics.<Name>Metric(topn=k)``
+on a batch of one list (tensorflow_ranking/python/keras/metrics.py); allRank
+``allrank.models.metrics.ndcg`` / ``mrr`` ``(y_pred, y_true, ats=[k])`` on a slate of one
+(allrank/models/metrics.py). TF-Ranking and allRank are not installed where this was written: their
+functions follow those sources and have not been run here.
 """
 
 from __future__ import annotations
@@ -64,6 +68,10 @@ TOOLS: tuple[Tool, ...] = (
          "pip install scikit-learn"),
     Tool("torchmetrics", "torchmetrics", "torchmetrics",
          "bench.crosscheck.evaluator_tools:torchmetrics_values", "pip install torchmetrics"),
+    Tool("tf-ranking", "tensorflow_ranking", "tensorflow-ranking",
+         "bench.crosscheck.evaluator_tools:tf_ranking_values", "pip install tensorflow-ranking"),
+    Tool("allrank", "allrank", "allRank", "bench.crosscheck.evaluator_tools:allrank_values",
+         "pip install allRank"),
 )
 
 
@@ -217,5 +225,50 @@ def torchmetrics_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> V
                 target = target > 0
             v = float(fn(torch.tensor(scores, dtype=torch.float32), target, **kwargs))
             values[q] = v if not math.isnan(v) else math.nan
+        out[measure_label(provider, m)] = values
+    return out
+
+
+_AT = re.compile(r"^([A-Za-z_]+)(?:\(k=(\d+)\))?$")
+
+
+def _named(m: str, tool: str) -> tuple[str, int | None]:
+    match = _AT.match(m)
+    if match is None:
+        raise ValueError(f"unknown {tool} measure {m!r}")
+    return match.group(1), None if match.group(2) is None else int(match.group(2))
+
+
+def tf_ranking_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
+    """TF-Ranking's Keras metrics (``NDCGMetric(topn=k)`` ...) on one list at a time."""
+    import tensorflow_ranking as tfr
+
+    out: Values = {}
+    for provider, m in measures:
+        name, k = _named(m, "TF-Ranking")
+        cls = getattr(tfr.keras.metrics, name)
+        values: dict[str, float | None] = {}
+        for q, labels, scores in _query_arrays(qrels, run):
+            metric = cls(topn=k)
+            metric.update_state([labels], [scores])
+            values[q] = float(metric.result())
+        out[measure_label(provider, m)] = values
+    return out
+
+
+def allrank_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
+    """allRank's ``ndcg`` / ``mrr`` ``(y_pred, y_true, ats=[k])`` on a slate of one list."""
+    import torch
+    from allrank.models import metrics
+
+    out: Values = {}
+    for provider, m in measures:
+        name, k = _named(m, "allRank")
+        fn = getattr(metrics, name)
+        values: dict[str, float | None] = {}
+        for q, labels, scores in _query_arrays(qrels, run):
+            v = fn(torch.tensor([scores]), torch.tensor([labels]),
+                   ats=None if k is None else [k])
+            values[q] = float(v.reshape(-1)[0])
         out[measure_label(provider, m)] = values
     return out

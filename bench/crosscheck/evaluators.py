@@ -173,7 +173,9 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
         mine = _tool_rows(tool, rows)
         if versions[tool.name] is None:
             hint = f" ({tool.hint})" if tool.hint else ""
-            results += [RowResult(r, "skipped", f"{tool.name} is not installed{hint}") for r in mine]
+            results += [RowResult(r, "skipped", f"{tool.name} is not installed{hint}"
+                                  + (f"; {gap}" if (gap := row_gap(r)) else ""))
+                        for r in mine]
             continue
         if progress is not None:
             progress(f"{tool.name} {versions[tool.name]}: {len(mine)} measures")
