@@ -64,7 +64,7 @@ def best_so_far_figure(folder: TuneFolder,
                     color=st["color"], label=label if ax is left else None)
         if test_values and model in test_values and np.isfinite(test_values[model]):
             left.plot([count[-1]], [test_values[model]], linestyle="none", marker=st["marker"],
-                      markerfacecolor="none", markeredgecolor=st["color"], markersize=9,
+                      color=st["color"], markerfacecolor="none", markersize=9,
                       label=f"{model}: test, tuned run")
     metric = _metric_label(folder)
     left.set(xlabel="trials run", ylabel=f"best validation {metric} so far")
