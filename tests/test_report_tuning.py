@@ -6,7 +6,6 @@ same pairs read straight from the runs' files."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,10 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_rgba
 from scipy import stats as sst
-from test_reproduce import CONFIG, _loader
-from tuning_fixture import make_tune_folder
+from test_reproduce import _loader
+from tuning_fixture import make_runs, make_tune_folder
 
 from bench import cli
-from bench.benchmark.pipeline import run_benchmark
 from bench.benchmark.reproduce import reproduce_leaderboard
 from bench.report import tuning_plots
 from bench.report.plots import model_styles
@@ -38,15 +36,6 @@ from bench.runs.reader import RunDir
 matplotlib.use("Agg")
 
 MODELS = ("lightgbm-lambdarank", "xgboost-ndcg")
-TUNED = {"lightgbm-lambdarank": {"num_leaves": 7, "learning_rate": 0.3},
-         "xgboost-ndcg": {"learning_rate": 0.3}}
-
-
-def tuned_config() -> Any:
-    cfg = replace(CONFIG, models=MODELS)
-    for model, params in TUNED.items():
-        cfg = cfg.with_model_params(cfg.model_spec(model), params)
-    return cfg
 
 
 @pytest.fixture(scope="module")
@@ -54,11 +43,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """``(results folder, default run, tuned run)`` on the same tiny splits and seeds, and a
     tune folder of the same models (its best.toml is the tuned run's config)."""
     out = tmp_path_factory.mktemp("results")
-    default = run_benchmark(replace(CONFIG, models=MODELS), out_dir=out, progress=False,
-                            loader=_loader)
-    tuned = run_benchmark(tuned_config(), out_dir=out, progress=False, loader=_loader)
-    folder = make_tune_folder(out / "tune" / "t1", MODELS, dataset="tiny")
-    (folder / "best.toml").write_text(tuned_config().to_toml(), encoding="utf-8")
+    default, tuned, _ = make_runs(out, MODELS)
     return out, default, tuned
 
 
@@ -89,7 +74,8 @@ def test_best_so_far_draws_three_libraries_in_the_leaderboard_styles(tmp_path: P
         assert line.get_marker() == styles[model]["marker"]
     # the hollow marker of the tuned run's test score sits at the last trial
     hollow = [ln for ln in left.lines if ln.get_label() == "xgboost-ndcg: test, tuned run"]
-    assert len(hollow) == 1 and hollow[0].get_markerfacecolor() == "none"
+    assert len(hollow) == 1
+    assert hollow[0].get_markerfacecolor() == "none"
     assert hollow[0].get_xdata()[0] == len(folder.of("xgboost-ndcg"))
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -108,14 +94,15 @@ def test_the_curves_are_the_running_maximum_over_trials_and_cpu_seconds(tmp_path
                for i in range(len(values))]
     steps = [ln for ln in left.lines if ln.get_drawstyle() == "steps-post"]
     np.testing.assert_allclose(steps[0].get_ydata(), by_hand)
-    cpu = [ln for ln in right.lines if ln.get_drawstyle() == "steps-post"][0].get_xdata()
+    cpu = next(ln for ln in right.lines if ln.get_drawstyle() == "steps-post").get_xdata()
     np.testing.assert_allclose(cpu, np.cumsum(sub["cpu_s"].to_numpy()))
 
 
 def test_one_trial_only_draws_a_point(tmp_path: Path) -> None:
     folder = read_tune_dir(make_tune_folder(tmp_path / "t", n_trials=1))
     path, notes = tuning_plots.plot_best_so_far(folder, tmp_path / "b.png")
-    assert path.stat().st_size > 0 and notes == []
+    assert path.stat().st_size > 0
+    assert notes == []
     imp = param_importances(folder)
     assert all(isinstance(v, str) and f"at least {MIN_IMPORTANCE_TRIALS}" in v
                for v in imp.values())
@@ -126,7 +113,8 @@ def test_all_pruned_is_a_note_not_a_crash(tmp_path: Path) -> None:
     folder = read_tune_dir(make_tune_folder(tmp_path / "t", n_trials=3, prune_all=True))
     path, notes = tuning_plots.plot_best_so_far(folder, tmp_path / "b.png")
     assert path.is_file()
-    assert len(notes) == 3 and all("no complete trial" in n for n in notes)
+    assert len(notes) == 3
+    assert all("no complete trial" in n for n in notes)
     rows = trials_summary(folder)
     assert all(r["best_value"] is None and r["pruned"] == 3 for r in rows)
     assert "| – |" in render_trials_markdown(rows)
@@ -165,7 +153,9 @@ def test_trials_table_counts_by_hand(tmp_path: Path) -> None:
     assert row["best_value"] == done["value"].max()
     assert row["best_trial"] == int(done.loc[done["value"].idxmax(), "trial"])
     md = render_trials_markdown([row])
-    assert md.count("\n") == 3 and "xgboost-ndcg" in md and "8 trials" in md
+    assert md.count("\n") == 3
+    assert "xgboost-ndcg" in md
+    assert "8 trials" in md
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,10 +247,12 @@ def test_report_tuned_writes_the_set_and_reproduce_reruns_both_configs(
     assert entry["default_run"]["run_dir"] == f"runs/{default.name}"
     assert entry["tuned_run"]["run_config"] == f"runs/{tuned.name}/config.toml"
     html = (out / "leaderboard-tuned-tiny.html").read_text(encoding="utf-8")
-    assert 'id="tuning"' in html and "data:image/png;base64," in html
+    assert 'id="tuning"' in html
+    assert "data:image/png;base64," in html
     assert "Tuned against default" in html
     md = (out / "leaderboard-tuned-tiny.md").read_text(encoding="utf-8")
-    assert "lightgbm-lambdarank (tuned)" in md and "## Trials" in md
+    assert "lightgbm-lambdarank (tuned)" in md
+    assert "## Trials" in md
     (outcome,) = reproduce_leaderboard(out / "leaderboard-tuned-tiny.json", loader=_loader)
     assert outcome.status == "match", outcome.differences[:3]
     assert outcome.compared > 1000

@@ -73,3 +73,38 @@ def make_tune_folder(folder: Path, models: tuple[str, ...] = tuple(LIBRARIES), *
     (folder / "best.toml").write_text(f'dataset = "{dataset}"\nmodels = [{names}]\n',
                                       encoding="utf-8")
     return folder
+
+
+def make_runs(out: Path, models: tuple[str, ...] = ("lightgbm-lambdarank", "xgboost-ndcg")
+              ) -> tuple[Path, Path, Path]:
+    """``(default run, tuned run, tune folder)`` in ``out``: two tiny runs on the same splits and
+    seeds (tests/test_reproduce.py's), the second with ``[model_params]``, and a tune folder of
+    the same models whose ``best.toml`` is the tuned run's config."""
+    from dataclasses import replace
+
+    from test_reproduce import CONFIG, _loader
+
+    from bench.benchmark.pipeline import run_benchmark
+
+    default = run_benchmark(replace(CONFIG, models=models), out_dir=out, progress=False,
+                            loader=_loader)
+    tuned = run_benchmark(tuned_config(models), out_dir=out, progress=False, loader=_loader)
+    folder = make_tune_folder(out / "tune" / "t1", models, dataset="tiny")
+    (folder / "best.toml").write_text(tuned_config(models).to_toml(), encoding="utf-8")
+    return default, tuned, folder
+
+
+TUNED_PARAMS = {"lightgbm-lambdarank": {"num_leaves": 7, "learning_rate": 0.3},
+                "xgboost-ndcg": {"learning_rate": 0.3}}
+
+
+def tuned_config(models: tuple[str, ...]) -> object:
+    """tests/test_reproduce.py's config of ``models`` with :data:`TUNED_PARAMS`."""
+    from dataclasses import replace
+
+    from test_reproduce import CONFIG
+
+    cfg = replace(CONFIG, models=models)
+    for model in models:
+        cfg = cfg.with_model_params(cfg.model_spec(model), TUNED_PARAMS[model])
+    return cfg

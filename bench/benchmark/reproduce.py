@@ -433,9 +433,10 @@ def _tuned_places(raw: dict[str, Any], base: Path, json_path: Path
                         f"one per table ({len(raw['tables'])})", path=json_path)
     out = []
     for i, entry in enumerate(entries):
-        refs = [entry.get(k) if isinstance(entry, dict) else None
-                for k in ("default_run", "tuned_run")]
-        if not all(isinstance(r, dict) for r in refs):
+        got = [entry.get(k) if isinstance(entry, dict) else None
+               for k in ("default_run", "tuned_run")]
+        refs: list[dict[str, Any]] = [r for r in got if isinstance(r, dict)]
+        if len(refs) != 2:
             raise DataError(f"tuned[{i}]: expected default_run and tuned_run objects (run_id, "
                             "run_dir, run_config)", path=json_path)
         out.append(tuple(_places(r, i, base, json_path) for r in refs))

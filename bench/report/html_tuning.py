@@ -44,7 +44,7 @@ def _trials_table(rows: Sequence[dict[str, Any]]) -> str:
                  r["budget"] or "–", params or "–"]
         body.append(f"<tr><th scope='row'>{esc(r['model'])}</th>"
                     + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
-    return (f'<div class="wide"><table class="tuning"><thead><tr>'
+    return ('<div class="wide"><table class="tuning"><thead><tr>'
             + "".join(f'<th scope="col">{esc(h)}</th>' for h in head)
             + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
 
