@@ -256,3 +256,24 @@ def test_report_tuned_writes_the_set_and_reproduce_reruns_both_configs(
     (outcome,) = reproduce_leaderboard(out / "leaderboard-tuned-tiny.json", loader=_loader)
     assert outcome.status == "match", outcome.differences[:3]
     assert outcome.compared > 1000
+
+
+def test_without_runs_the_newest_pair_of_best_toml_is_found(
+        runs: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    out, default, tuned = runs
+    status = cli.main(["report", "--tuned", str(out / "tune" / "t1"), "--out", str(out),
+                       "--no-plots", "--no-progress", "--format", "json", "--bootstrap", "50",
+                       "--permutations", "50"])
+    assert status == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["tuned"][0]["default_run"]["run_id"] == default.name
+    assert doc["tuned"][0]["tuned_run"]["run_id"] == tuned.name
+
+
+def test_a_run_of_best_toml_is_reproduced_bit_for_bit(runs: tuple[Path, Path, Path]) -> None:
+    from bench.benchmark.reproduce import reproduce_run
+
+    _, _, tuned = runs
+    outcome = reproduce_run(tuned, loader=_loader)
+    assert outcome.status == "match", outcome.differences[:3]
+    assert outcome.compared > 0

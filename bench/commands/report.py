@@ -87,9 +87,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--tuned", default=None, metavar="TUNE_DIR",
-        help="the tuned leaderboard of a tune folder (DIR/tune/<name>/): --runs names two runs "
-             "of its dataset, the defaults and 'ltrbench run --config TUNE_DIR/best.toml' (same "
-             "splits and seeds), joined per query into one table of default and tuned rows; "
+        help="the tuned leaderboard of a tune folder (DIR/tune/<name>/): two runs of its "
+             "dataset, the defaults and 'ltrbench run --config TUNE_DIR/best.toml' (same splits "
+             "and seeds; --runs DEFAULT TUNED, else the newest of each in <out>/runs), joined "
+             "per query into one table of default and tuned rows; "
              "writes leaderboard-tuned-<dataset>.{md,csv,json,tex} and tuned-<dataset>/ (the "
              "best-so-far figure, parameter importances, the trials table)")
     parser.set_defaults(func=run)
@@ -221,11 +222,15 @@ def _run_tuned(args: argparse.Namespace, out: Path, metrics: tuple[str, ...], pr
     if args.every or args.drill is not None:
         raise ConfigError("--tuned makes one table of default and tuned rows: --all and --drill "
                           "do not apply")
-    if not args.runs or len(args.runs) != 2:
-        raise ConfigError("--tuned TUNE_DIR needs --runs DEFAULT_RUN TUNED_RUN: the run of the "
-                          "defaults and the run of TUNE_DIR/best.toml ('ltrbench run --config "
-                          "TUNE_DIR/best.toml'), on the same dataset, splits and seeds")
-    runs = [Path(r) if Path(r).is_dir() else out / "runs" / str(r) for r in args.runs]
+    if args.runs is not None and len(args.runs) != 2:
+        raise ConfigError(f"--tuned TUNE_DIR with --runs: expected two runs, DEFAULT_RUN "
+                          f"TUNED_RUN (the defaults and 'ltrbench run --config "
+                          f"TUNE_DIR/best.toml', same dataset, splits and seeds), got "
+                          f"{len(args.runs)}")
+    from bench.report.tuning_report import find_pair
+
+    runs = ([Path(r) if Path(r).is_dir() else out / "runs" / str(r) for r in args.runs]
+            if args.runs is not None else find_pair(args.tuned, out / "runs"))
     options = LeaderboardOptions(metrics=metrics, primary=primary,
                                  bootstrap_resamples=args.bootstrap,
                                  randomization_resamples=args.permutations, seed=args.seed)

@@ -158,10 +158,22 @@ def tuned_table(default: RunDir, tuned: RunDir, dataset: str, *,
              "dataset, splits, seeds and test queries; rows joined per query"]
     if left:
         notes.append(f"not tuned, left out: {', '.join(left)}")
+    notes += [_crosscheck_note(run, tag) for run, tag in ((default, "default"), (tuned, "tuned"))]
     table = replace(t_tuned, rows=rows, metrics=metrics, notes=notes, published=[],
                     best_model=rows[0].model if rows else None)
     versus = tuned_vs_default(pq, models, options)
     return TunedBoard(table, versus, default, tuned)
+
+
+def _crosscheck_note(run: RunDir, tag: str) -> str:
+    """What the run's manifest says of its cross-check (built-in metric vs the reference)."""
+    cc = run.manifest.get("crosscheck") if run.has_manifest else None
+    if not isinstance(cc, dict):
+        return (f"cross-check of the {tag} run {run.run_id}: not run (ltrbench crosscheck "
+                f"--run {run.path.name})")
+    errors = cc.get("errors") or []
+    return (f"cross-check of the {tag} run {run.run_id}: "
+            + ("OK" if cc.get("ok") else "FAILED" + (f" ({errors[0]})" if errors else "")))
 
 
 def _order(row: Row, primary: str) -> tuple[int, float, str]:

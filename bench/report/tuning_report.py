@@ -51,6 +51,36 @@ def _run_ref(run: RunDir, base: Path) -> dict[str, str]:
             "run_config": _display_path(run.config_path, base)}
 
 
+def find_pair(tune_dir: str | Path, runs_root: Path) -> list[RunDir]:
+    """The newest finished run in ``runs_root`` of ``best.toml`` (its ``[model_params]`` and
+    dataset) and the newest finished run of the same dataset and seeds without
+    ``[model_params]`` for those models: what ``report --tuned`` uses when ``--runs`` is not
+    given. A :class:`ConfigError` says which is missing and how to make it."""
+    from bench.report.select import is_unfinished
+
+    best_path = Path(tune_dir) / "best.toml"
+    if not best_path.is_file():
+        raise ConfigError(f"{best_path}: not found; a tune folder holds best.toml")
+    best = read_toml(best_path)
+    want = best.get("model_params") or {}
+    found = sorted((RunDir(p) for p in (runs_root.iterdir() if runs_root.is_dir() else ())
+                    if (p / "metrics.csv").is_file()), key=lambda r: r.moment, reverse=True)
+    found = [r for r in found if not is_unfinished(r)
+             and str(r.config.get("dataset")) == str(best.get("dataset"))
+             and r.config.get("seeds") == best.get("seeds")]
+    params = [r.config.get("model_params") or {} for r in found]
+    tuned = [r for r, p in zip(found, params, strict=True)
+             if want and all(p.get(m) == v for m, v in want.items())]
+    default = [r for r, p in zip(found, params, strict=True) if not any(m in p for m in want)]
+    if not tuned or not default:
+        which = "the run of best.toml" if not tuned else "a run of the defaults"
+        raise ConfigError(f"--tuned {tune_dir}: no finished run in {runs_root} is {which} (same "
+                          "dataset and seeds); run 'ltrbench run --config "
+                          f"{best_path}' and the same config without [model_params], or name "
+                          "both with --runs DEFAULT_RUN TUNED_RUN")
+    return [default[0], tuned[0]]
+
+
 def tuned_document(tune_dir: str | Path, runs: list[str | Path | RunDir], base: Path, *,
                    options: LeaderboardOptions = DEFAULT_OPTIONS) -> tuple[dict[str, Any],
                                                                           TunedBoard]:
@@ -172,4 +202,4 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
             "document": doc}
 
 
-__all__ = ["FIGURES", "tuned_document", "write_tuned_report"]
+__all__ = ["FIGURES", "find_pair", "tuned_document", "write_tuned_report"]
