@@ -25,7 +25,7 @@ def make_tune_folder(folder: Path, models: tuple[str, ...] = tuple(LIBRARIES), *
     folder.mkdir(parents=True, exist_ok=True)
     storage = f"sqlite:///{(folder / 'study.db').as_posix()}"
     rows: list[dict[str, object]] = []
-    summary: dict[str, object] = {}
+    summary: dict[str, object] = {}  # the layout of h22a's bench/benchmark/tune_out.py
     (folder / "best").mkdir(exist_ok=True)
     for i, model in enumerate(models):
         study = optuna.create_study(study_name=f"{dataset}:{model}", storage=storage,
@@ -56,19 +56,26 @@ def make_tune_folder(folder: Path, models: tuple[str, ...] = tuple(LIBRARIES), *
                          "best_iteration": 10 + t.number, "params": json.dumps(t.params)})
         done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
         top = max(done, key=lambda t: t.value or 0.0) if done else None
-        summary[model] = {"trials": n_trials, "complete": len(done),
-                          "pruned": n_trials - len(done),
+        summary[model] = {"model": model, "library": LIBRARIES.get(model, "custom"),
+                          "trials_run": n_trials, "complete": len(done),
+                          "pruned": n_trials - len(done), "failed": 0,
                           "best_value": None if top is None else top.value,
                           "best_trial": None if top is None else top.number,
-                          "best_params": {} if top is None else top.params,
-                          "metric": "ndcg@10", "profile": "ltrbench", "budget_kind": "trials",
-                          "budget": n_trials, "cpu_s": cum, "sampler": "tpe", "seed": seed}
+                          "best_params": None if top is None else top.params,
+                          "metric": "ndcg@10", "profile": "ltrbench",
+                          "budget": {"kind": "trials", "amount": n_trials}, "cpu_s": cum,
+                          "sampler": "tpe", "pruner": "median", "seed": seed,
+                          "study": f"{dataset}:{model}"}
         (folder / "best" / f"{model}.toml").write_text(
             f'dataset = "{dataset}"\nmodels = ["{model}"]\n', encoding="utf-8")
     frame = pd.DataFrame(rows)
     frame.to_csv(folder / "trials.csv", index=False)
     frame.to_parquet(folder / "trials.parquet", index=False)
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    (folder / "summary.json").write_text(json.dumps(
+        {"dataset": dataset, "folder": str(folder), "storage": storage, "metric": "ndcg@10",
+         "profile": "ltrbench", "scored_on": "validation split", "models": summary}, indent=2),
+        encoding="utf-8")
+    (folder / "complete").write_text("2026-11-26T00:00:00+00:00\n", encoding="utf-8")
     names = ", ".join(f'"{m}"' for m in models)
     (folder / "best.toml").write_text(f'dataset = "{dataset}"\nmodels = [{names}]\n',
                                       encoding="utf-8")

@@ -67,6 +67,11 @@ class TuneFolder:
         """The Optuna storage of the studies."""
         return self.path / "study.db"
 
+    @property
+    def finished(self) -> bool:
+        """Whether tune wrote ``complete`` (its last file): else a killed or running study."""
+        return (self.path / "complete").exists()
+
     def best_config(self, model: str | None = None) -> Path:
         """``best/<model>.toml``, or ``best.toml`` (every model) when ``model`` is None."""
         return self.path / "best.toml" if model is None else self.path / "best" / f"{model}.toml"
@@ -198,17 +203,24 @@ def param_importances(folder: TuneFolder, seed: int = 0) -> dict[str, dict[str, 
     import optuna
     from optuna.importance import FanovaImportanceEvaluator, get_param_importances
 
-    names = study_names(folder.study_db)
-    by_model = {n.rsplit(":", 1)[-1]: n for n in names}
+    remote = str(folder.summary.get("storage") or "")
+    remote = "" if folder.study_db.exists() or remote.startswith("sqlite:") else remote
+    names = [] if remote else study_names(folder.study_db)
     out: dict[str, dict[str, float] | str] = {}
     with tempfile.TemporaryDirectory(prefix="ltrbench-study-") as tmp:
-        copy = Path(tmp) / "study.db"
-        shutil.copyfile(folder.study_db, copy)  # Optuna's storage may write to what it opens
-        storage = f"sqlite:///{copy.as_posix()}"
+        storage = remote  # tune --storage URL: a shared database, read where it lives
+        if not remote:
+            copy = Path(tmp) / "study.db"
+            shutil.copyfile(folder.study_db, copy)  # Optuna's storage may write what it opens
+            storage = f"sqlite:///{copy.as_posix()}"
+        else:
+            names = list(optuna.get_all_study_names(storage=storage))
+        by_model = {n.rsplit(":", 1)[-1]: n for n in names}
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         for model in folder.models:
             if model not in by_model:
-                out[model] = f"no study named '<dataset>:{model}' in study.db"
+                out[model] = (f"no study named '<dataset>:{model}' in "
+                              f"{remote or 'study.db'}")
                 continue
             study = optuna.load_study(study_name=by_model[model], storage=storage)
             n = sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
@@ -252,10 +264,11 @@ def trials_summary(folder: TuneFolder) -> list[dict[str, Any]]:
 
 
 def _budget_text(entry: dict[str, Any]) -> str:
-    kind, amount = entry.get("budget_kind"), entry.get("budget")
-    if kind is None and amount is None:
-        return ""
-    return f"{amount} {kind}" if kind is not None else str(amount)
+    """``"50 trials"`` / ``"600 cpu_s"`` from a model's ``budget`` (``{"kind", "amount"}``)."""
+    budget = entry.get("budget")
+    if isinstance(budget, dict):
+        return f"{budget.get('amount', '?')} {budget.get('kind', '')}".strip()
+    return "" if budget is None else str(budget)
 
 
 def _params(text: str) -> dict[str, Any]:

@@ -66,12 +66,13 @@ def find_pair(tune_dir: str | Path, runs_root: Path) -> list[RunDir]:
     found = sorted((RunDir(p) for p in (runs_root.iterdir() if runs_root.is_dir() else ())
                     if (p / "metrics.csv").is_file()), key=lambda r: r.moment, reverse=True)
     found = [r for r in found if not is_unfinished(r)
-             and str(r.config.get("dataset")) == str(best.get("dataset"))
              and r.config.get("seeds") == best.get("seeds")]
     params = [r.config.get("model_params") or {} for r in found]
     tuned = [r for r, p in zip(found, params, strict=True)
-             if want and all(p.get(m) == v for m, v in want.items())]
-    default = [r for r, p in zip(found, params, strict=True) if not any(m in p for m in want)]
+             if want and all(p.get(m) == v for m, v in want.items())
+             and str(r.config.get("dataset")) == str(best.get("dataset"))]
+    default = [r for r, p in zip(found, params, strict=True) if not any(m in p for m in want)
+               and tuned and r.datasets() == tuned[0].datasets()]  # the splits' own name
     if not tuned or not default:
         which = "the run of best.toml" if not tuned else "a run of the defaults"
         raise ConfigError(f"--tuned {tune_dir}: no finished run in {runs_root} is {which} (same "
@@ -120,7 +121,9 @@ def tuned_document(tune_dir: str | Path, runs: list[str | Path | RunDir], base: 
         "tuned": [{"dataset": table["dataset"], "tune_dir": _display_path(folder.path, base),
                    "default_run": _run_ref(default, base), "tuned_run": _run_ref(tuned, base),
                    "versus_default": board.versus_default, "trials": trials_summary(folder),
-                   "notes": []}],
+                   "notes": [] if folder.finished else [
+                       "the tune did not finish (no 'complete' file in its folder): the "
+                       "trials so far"]}],
     }
     return doc, board
 
