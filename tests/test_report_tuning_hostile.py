@@ -246,3 +246,13 @@ def test_a_tuned_document_with_a_broken_tuned_entry_is_refused_before_any_run(
     finally:
         path.unlink()
     assert CONFIG.models  # the shared config was not touched
+
+
+def test_a_default_run_with_other_base_params_is_refused(world: dict[str, Path],
+                                                         tmp_path: Path) -> None:
+    out = tmp_path / "res"
+    params = replace(CONFIG.params, n_trees=5)
+    other = run_benchmark(replace(CONFIG, models=MODELS, params=params), out_dir=out,
+                          progress=False, loader=lambda spec, data_dir=None: SPLITS)
+    with pytest.raises(ConfigError, match=r"\[params\] n_trees = 5"):
+        tuned_document(world["tune"], [other, world["tuned"]], world["out"])

@@ -13,6 +13,12 @@ Two sources of recorded configs:
   directory is still there it is compared as above; in any case the table is rebuilt from the new
   run with :func:`bench.report.build.build_table` and the same statistics options, and
   every number of it is compared with the stored table (times, run ids and paths excepted).
+* a tuned leaderboard (``leaderboard-tuned-<dataset>.json``, ``ltrbench report --tuned``): each
+  table joins two runs, named in ``tuned[i].default_run`` and ``tuned_run``; both configs (the
+  defaults and tune's ``best.toml`` as the run recorded it) are run again and compared with
+  their runs, and the joined table is rebuilt from the two new runs
+  (:func:`bench.report.tuning_board.tuned_table`) and compared with the stored one. A run made
+  from ``best.toml`` is an ordinary run directory: ``--run DIR`` reproduces it alone.
 
 Tolerance: 0 (bit-identical) when the environment matches the original run's manifest (package
 versions, Python, machine, CPU count and threads): LightGBM runs with ``deterministic=true``

@@ -15,7 +15,8 @@ A paired test compares two systems on the same query, so the runs are refused un
 the same dataset (name and, where both manifests record it, the fingerprint of the splits),
 the same seeds and, for every model and metric, the same test queries; every model of the tuned
 run must be in the default run; the default run may not carry ``[model_params]`` for those
-models (it would not be the defaults); and, when a tune folder is given, the tuned run's
+models (it would not be the defaults) nor other ``[params]`` than the tuned run (but for the
+threads: :data:`TIMING_ONLY`); and, when a tune folder is given, the tuned run's
 ``[model_params]`` must be ``best.toml``'s and its ``dataset`` the same.
 """
 
@@ -38,6 +39,9 @@ from bench.report.table import MetricCell, PairedTest, Row, Table
 from bench.runs.reader import RunDir
 
 DEFAULT_TAG, TUNED_TAG = "(default)", "(tuned)"
+#: ``[params]`` keys that change how fast a fit runs, never what it learns: the default and
+#: the tuned run may differ in them.
+TIMING_ONLY = frozenset({"n_threads"})
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,15 @@ def _check_pair(default: RunDir, tuned: RunDir, dataset: str, models: list[str],
     if best is not None and str(best.get("dataset")) != str(tuned.config.get("dataset")):
         raise ConfigError(f"best.toml is of dataset {best.get('dataset')!r}, the tuned run of "
                           f"{tuned.config.get('dataset')!r}: not the run of this tune folder")
+    base = [(k, default.config.get("params", {}).get(k), v)
+            for k, v in (tuned.config.get("params") or {}).items()
+            if k not in TIMING_ONLY and default.config.get("params", {}).get(k) != v]
+    if base:
+        k, was, now = base[0]
+        raise ConfigError(f"the default run {default.run_id} has [params] {k} = {was!r}, the "
+                          f"tuned run {now!r}: the rows would differ by more than the tuned "
+                          "parameters; run the defaults with best.toml's [params] (the same "
+                          "config without [model_params])")
     stray = [m for m in models if m in _model_params(default)]
     if stray:
         raise ConfigError(f"the default run {default.run_id} sets [model_params.{stray[0]}]: "
