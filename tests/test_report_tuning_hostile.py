@@ -256,3 +256,20 @@ def test_a_default_run_with_other_base_params_is_refused(world: dict[str, Path],
                           progress=False, loader=lambda spec, data_dir=None: SPLITS)
     with pytest.raises(ConfigError, match=r"\[params\] n_trees = 5"):
         tuned_document(world["tune"], [other, world["tuned"]], world["out"])
+
+
+def test_names_with_dollars_and_markup_are_drawn_and_written_as_they_are(tmp_path: Path) -> None:
+    from bench.report.tuning import render_trials_markdown, trials_summary
+    from bench.report.tuning_plots import plot_best_so_far, plot_importances
+
+    odd = "m$\\frac{$x|<b>"
+    folder = make_tune_folder(tmp_path / "t", ("xgboost-ndcg",), n_trials=3)
+    frame = pd.read_csv(folder / "trials.csv")
+    frame["model"] = odd
+    frame.to_csv(folder / "trials.csv", index=False)
+    tf = read_tune_dir(folder)
+    path, _ = plot_best_so_far(tf, tmp_path / "b.png", {odd: 0.5})
+    assert path.stat().st_size > 0
+    assert plot_importances({odd: "a note"}, tmp_path / "i.png").stat().st_size > 0
+    md = render_trials_markdown(trials_summary(tf))
+    assert "\\|" in md and "<b>" not in md.replace("&lt;b&gt;", "")

@@ -81,9 +81,13 @@ def best_so_far_figure(folder: TuneFolder,
 
 def plot_best_so_far(folder: TuneFolder, path: str | Path,
                      test_values: Mapping[str, float] | None = None) -> tuple[Path, list[str]]:
-    """Write ``best_so_far.png`` (see :func:`best_so_far_figure`); returns it and its notes."""
-    fig, notes = best_so_far_figure(folder, test_values)
-    return _save(fig, Path(path)), notes
+    """Write ``best_so_far.png`` (see :func:`best_so_far_figure`); returns it and its notes.
+    Names are drawn as written (``$`` is not mathtext, as :func:`bench.report.plots.plot_files`)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        fig, notes = best_so_far_figure(folder, test_values)
+        return _save(fig, Path(path)), notes
 
 
 def importance_figure(importances: Mapping[str, dict[str, float] | str]) -> Any:
@@ -128,8 +132,11 @@ def _wrap(text: str, width: int = 34) -> str:
 
 def plot_importances(importances: Mapping[str, dict[str, float] | str],
                      path: str | Path) -> Path:
-    """Write ``importances.png`` (see :func:`importance_figure`)."""
-    return _save(importance_figure(importances), Path(path))
+    """Write ``importances.png`` (see :func:`importance_figure`; names drawn as written)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}):
+        return _save(importance_figure(importances), Path(path))
 
 
 __all__ = ["SHOWN_PARAMS", "best_so_far_figure", "importance_figure", "plot_best_so_far",
