@@ -272,4 +272,5 @@ def test_names_with_dollars_and_markup_are_drawn_and_written_as_they_are(tmp_pat
     assert path.stat().st_size > 0
     assert plot_importances({odd: "a note"}, tmp_path / "i.png").stat().st_size > 0
     md = render_trials_markdown(trials_summary(tf))
-    assert "\\|" in md and "<b>" not in md.replace("&lt;b&gt;", "")
+    assert "\\|" in md
+    assert "<b>" not in md.replace("&lt;b&gt;", "")
