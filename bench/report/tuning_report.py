@@ -164,7 +164,7 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
     """Write the tuned report (module docstring) into ``out``; returns ``{"files": [paths],
     "document": the JSON document}``."""
     out = Path(out)
-    doc, board = tuned_document(tune_dir, runs, out, options=options)
+    doc, _ = tuned_document(tune_dir, runs, out, options=options)
     table, tuned = doc["tables"][0], doc["tuned"][0]
     slug = dataset_slug(str(table["dataset"]))
     stem, sub = f"leaderboard-tuned-{slug}", f"tuned-{slug}"
@@ -183,7 +183,10 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
         if plots:
             _figures(Path(tune_dir), tmp, test, tuned["notes"])
         figures = [tmp / f for f in FIGURES if (tmp / f).is_file()]
-        md = (render_markdown(doc) + "\n" + _versus_markdown(tuned["versus_default"]) + "\n"
+        board_md = render_markdown(doc).replace(
+            "# ltrbench leaderboard", "# ltrbench tuned leaderboard: each library's default and "
+            "tuned rows", 1)
+        md = (board_md + "\n" + _versus_markdown(tuned["versus_default"]) + "\n"
               + "## Trials\n\n" + render_trials_markdown(rows)
               + "".join(f"\nNote: {md_text(n)}.\n" for n in tuned["notes"]))
         files = {f"{stem}.md": md, f"{stem}.csv": render_csv(doc),
@@ -199,7 +202,6 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
         with replace_file_set(out, own) as top:
             for name, text in files.items():
                 write_text(top / name, text)
-    del board
     return {"files": [out / n for n in files] + [out / sub / n for n in (*texts, *FIGURES)
                                                 if plots or n in texts],
             "document": doc}
