@@ -13,6 +13,12 @@ Two sources of recorded configs:
   directory is still there it is compared as above; in any case the table is rebuilt from the new
   run with :func:`bench.report.build.build_table` and the same statistics options, and
   every number of it is compared with the stored table (times, run ids and paths excepted).
+* a tuned leaderboard (``leaderboard-tuned-<dataset>.json``, ``ltrbench report --tuned``): each
+  table joins two runs, named in ``tuned[i].default_run`` and ``tuned_run``; both configs (the
+  defaults and tune's ``best.toml`` as the run recorded it) are run again and compared with
+  their runs, and the joined table is rebuilt from the two new runs
+  (:func:`bench.report.tuning_board.tuned_table`) and compared with the stored one. A run made
+  from ``best.toml`` is an ordinary run directory: ``--run DIR`` reproduces it alone.
 
 Tolerance: 0 (bit-identical) when the environment matches the original run's manifest (package
 versions, Python, machine, CPU count and threads): LightGBM runs with ``deterministic=true``
@@ -318,6 +324,11 @@ def reproduce_leaderboard(
     if not document.tables:
         raise DataError("'tables' is empty: nothing to reproduce", path=json_path)
     base = json_path.parent
+    if "tuned" in document.raw:  # report --tuned: each table joins two runs
+        pairs = _tuned_places(document.raw, base, json_path)
+        return [_reproduce_tuned(table, pair, document.options, out_dir, tolerance, loader,
+                                 progress)
+                for table, pair in zip(document.raw["tables"], pairs, strict=True)]
     places = [_places(table, i, base, json_path) for i, table in enumerate(document.raw["tables"])]
     return [_reproduce_table(table, where, document.options, out_dir, tolerance, loader, progress)
             for table, where in zip(document.raw["tables"], places, strict=True)]
@@ -415,6 +426,72 @@ def _compare_rebuilt(table: dict[str, Any], options: LeaderboardOptions, new: Pa
     rebuilt = build_table(RunDir(new), str(table["dataset"]), options=options)
     rebuilt = json.loads(json.dumps(rebuilt, default=str))
     return compare_tables(table, rebuilt, tolerance=tol)
+
+
+def _tuned_places(raw: dict[str, Any], base: Path, json_path: Path
+                  ) -> list[tuple[tuple[Path | None, Path | None], ...]]:
+    """Per table of a tuned document (``ltrbench report --tuned``), the places of its default
+    and tuned runs (:func:`_places` of ``tuned[i].default_run`` / ``tuned_run``)."""
+    entries = raw["tuned"]
+    if not isinstance(entries, list) or len(entries) != len(raw["tables"]):
+        raise DataError(f"'tuned' is {type(entries).__name__} of "
+                        f"{len(entries) if isinstance(entries, list) else '?'} entries: expected "
+                        f"one per table ({len(raw['tables'])})", path=json_path)
+    out = []
+    for i, entry in enumerate(entries):
+        got = [entry.get(k) if isinstance(entry, dict) else None
+               for k in ("default_run", "tuned_run")]
+        refs: list[dict[str, Any]] = [r for r in got if isinstance(r, dict)]
+        if len(refs) != 2:
+            raise DataError(f"tuned[{i}]: expected default_run and tuned_run objects (run_id, "
+                            "run_dir, run_config)", path=json_path)
+        out.append(tuple(_places(r, i, base, json_path) for r in refs))
+    return out
+
+
+def _reproduce_tuned(table: dict[str, Any], pair: tuple[tuple[Path | None, Path | None], ...],
+                     options: LeaderboardOptions, out_dir: str | Path | None,
+                     tolerance: float | None, loader: Loader | None, progress: bool) -> Outcome:
+    """Run the default and the tuned configs again, compare each with its original run, and
+    rebuild the joined table (:func:`bench.report.tuning_board.tuned_table`) from the new runs."""
+    from bench.report.tuning_board import tuned_table
+    from bench.runs.reader import RunDir
+
+    dataset = str(table.get("dataset", "?"))
+    outcome = Outcome(source=f"tuned table {dataset!r} (default and tuned runs)", status="skipped")
+    if any(config is None for config, _ in pair):
+        outcome.reason = "config of the default or the tuned run not found; commit both runs"
+        return outcome
+    outcome.config = " + ".join(str(c) for c, _ in pair)
+    manifests = [_manifest_of(original) for _, original in pair]
+    with _out(out_dir) as out:
+        news = []
+        for (config_path, original), manifest in zip(pair, manifests, strict=True):
+            assert config_path is not None
+            try:
+                config, new = _rerun(config_path, out, loader, progress, manifest)
+            except DataError as exc:
+                outcome.reason = f"data not available: {exc}"
+                return outcome
+            tol, why = ((tolerance, "given") if tolerance is not None else
+                        environment_tolerance(manifest, config.resolved().params.resolved_threads())
+                        if manifest is not None else (CROSS_ENV_TOLERANCE, "original manifest "
+                                                      "not available"))
+            outcome.tolerance, outcome.tolerance_reason = max(outcome.tolerance, tol), why
+            if original is not None:
+                n, diffs = compare_runs(original, new, tolerance=tol)
+                outcome.compared, outcome.differences = outcome.compared + n, outcome.differences + diffs
+            news.append(new)
+        outcome.new_run = " + ".join(str(n) for n in news) if out_dir is not None else ""
+        outcome.original_run = " + ".join(str(o) for _, o in pair if o is not None)
+        board = tuned_table(RunDir(news[0]), RunDir(news[1]), dataset, options=options)
+        rebuilt = json.loads(json.dumps(board.table.to_json(), default=str))
+        n, diffs = compare_tables(table, rebuilt, tolerance=outcome.tolerance)
+    outcome.compared += n
+    outcome.differences += diffs
+    outcome.n_differences = len(outcome.differences)
+    outcome.status = "match" if not outcome.differences else "mismatch"
+    return outcome
 
 
 class _out:

@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "ltrbench report --runs results/local/runs --metrics ndcg@10,map@10 --no-plots",
             "ltrbench report --runs results/local/runs/20260101-120000-mslr-web10k-ab12cd --all",
             "ltrbench report --publish",
+            "ltrbench report --tuned results/local/tune/NAME --runs DEFAULT_RUN TUNED_RUN --html",
         ),
     )
     parser.add_argument(
@@ -84,6 +85,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="print the written paths (table) or the leaderboard document (json)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--tuned", default=None, metavar="TUNE_DIR",
+        help="the tuned leaderboard of a tune folder (DIR/tune/<name>/): two runs of its "
+             "dataset, the defaults and 'ltrbench run --config TUNE_DIR/best.toml' (same splits "
+             "and seeds; --runs DEFAULT TUNED, else the newest of each in <out>/runs), joined "
+             "per query into one table of default and tuned rows; "
+             "writes leaderboard-tuned-<dataset>.{md,csv,json,tex} and tuned-<dataset>/ (the "
+             "best-so-far figure, parameter importances, the trials table)")
     parser.set_defaults(func=run)
 
 
@@ -158,10 +167,13 @@ def run(args: argparse.Namespace) -> int:
 
         raise ConfigError("--out '': empty; expected a folder (default: "
                           f"{LOCAL_RESULTS})")
-    out = check_output_dir(args.out, option="--out", inputs=[("--runs", r) for r in
-                                                              args.runs or ()])
+    out = check_output_dir(args.out, option="--out", inputs=[
+        *(("--runs", r) for r in args.runs or ()),
+        *((("--tuned", args.tuned),) if args.tuned is not None else ())])
     runs = args.runs or [out / "runs"]
     metrics, primary = _metrics_and_primary(args)
+    if args.tuned is not None:
+        return _run_tuned(args, out, metrics, primary)
     options = LeaderboardOptions(
         metrics=metrics,
         primary=primary,
@@ -198,4 +210,45 @@ def run(args: argparse.Namespace) -> int:
         print(terminal_line(f"wrote {_write_html(args, out, doc)}"))
     for p in written["plots"]:
         print(terminal_line(f"wrote {p}"))
+    return 0
+
+
+def _run_tuned(args: argparse.Namespace, out: Path, metrics: tuple[str, ...], primary: str) -> int:
+    """``--tuned TUNE_DIR --runs DEFAULT TUNED``: the tuned report
+    (:func:`bench.report.tuning_report.write_tuned_report`)."""
+    from bench.errors import ConfigError
+    from bench.report.tuning_report import write_tuned_report
+
+    if args.every or args.drill is not None:
+        raise ConfigError("--tuned makes one table of default and tuned rows: --all and --drill "
+                          "do not apply")
+    if args.runs is not None and len(args.runs) != 2:
+        raise ConfigError(f"--tuned TUNE_DIR with --runs: expected two runs, DEFAULT_RUN "
+                          f"TUNED_RUN (the defaults and 'ltrbench run --config "
+                          f"TUNE_DIR/best.toml', same dataset, splits and seeds), got "
+                          f"{len(args.runs)}")
+    from bench.report.tuning_report import find_pair
+
+    runs = ([Path(r) if Path(r).is_dir() else out / "runs" / str(r) for r in args.runs]
+            if args.runs is not None else find_pair(args.tuned, out / "runs"))
+    options = LeaderboardOptions(metrics=metrics, primary=primary,
+                                 bootstrap_resamples=args.bootstrap,
+                                 randomization_resamples=args.permutations, seed=args.seed)
+    written = write_tuned_report(args.tuned, list(runs), out, options=options,
+                                 plots=not args.no_plots, html=args.html)
+    doc = written["document"]
+    if args.format == "json":
+        json.dump(doc, sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    for r in doc["tuned"][0]["versus_default"]:
+        p = r["p_randomization_holm"]
+        print(terminal_line(f"{r['model']}: {r['metric']} default {r['default']:.4f} -> tuned "
+                            f"{r['tuned']:.4f} (Holm p {'n/a' if p is None else f'{p:.3g}'})"
+                            if r["default"] is not None and r["tuned"] is not None
+                            else f"{r['model']}: no paired values"))
+    for note in doc["tuned"][0]["notes"]:
+        print(terminal_line(f"report: {note}"), file=sys.stderr)
+    for path in written["files"]:
+        print(terminal_line(f"wrote {path}"))
     return 0

@@ -3,7 +3,9 @@
 For each table of the leaderboard (its JSON twin holds ``run_config`` / ``run_id``) whose data is
 available, the config is run again and every number is compared: bit-identical when the
 environment matches the original run's manifest, else within 1e-6 (``--tolerance`` overrides).
-``--run DIR`` reproduces one run directory instead. Exit 0 when everything that ran matches,
+``--run DIR`` reproduces one run directory instead (a run of tune's best.toml too). A tuned
+leaderboard (leaderboard-tuned-<dataset>.json, from report --tuned) re-runs both its runs, the
+defaults and the tuned configs, and rebuilds the joined table. Exit 0 when everything that ran matches,
 1 with a diff otherwise.
 
 JSON shape (``--format json``)::

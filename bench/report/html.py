@@ -441,15 +441,16 @@ def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
 
 
 def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None = None,
-                folds: Sequence[dict[str, Any]] = (), title: str = "ltrbench leaderboard"
-                ) -> str:
+                folds: Sequence[dict[str, Any]] = (), title: str = "ltrbench leaderboard",
+                sections: Sequence[tuple[str, str]] = ()) -> str:
     """The leaderboard document ``doc`` (:func:`bench.report.build.build_leaderboard`, or
     ``leaderboard.json`` read back) as one self-contained HTML page (module docstring).
 
     ``base``: the folder of ``leaderboard.json`` (run directories, plots and cross-checks are
     found from it); ``pair``: the two models of the per-query drill-down (default, and for a
     table without both: the best row and the runner-up); ``folds``: fold documents
-    (``<out>/folds/*.json``, :func:`read_fold_docs`)."""
+    (``<out>/folds/*.json``, :func:`read_fold_docs`); ``sections``: ``(id, html)`` placed
+    after the tables (the tuning section, :mod:`bench.report.html_tuning`)."""
     so = doc.get("stats") or {}
     conf = round(float(so.get("confidence", 0.95)) * 100)
     tables = list(doc.get("tables") or [])
@@ -471,6 +472,8 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
     if folds:
         body.append('<section id="folds"><h2>Folds</h2>'
                     + "\n".join(fold_html(d) for d in folds) + "</section>")
+    body += [text for _, text in sections]
+    toc += "".join(f'<li><a href="#{esc(i)}">{esc(i.capitalize())}</a></li>' for i, _ in sections)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -489,12 +492,12 @@ def read_fold_docs(folder: Path) -> list[dict[str, Any]]:
 
 
 def write_html(doc: dict[str, Any], out: Path, *, base: Path | None = None,
-               pair: tuple[str, str] | None = None, folds: Sequence[dict[str, Any]] = ()
-               ) -> Path:
+               pair: tuple[str, str] | None = None, folds: Sequence[dict[str, Any]] = (),
+               sections: Sequence[tuple[str, str]] = ()) -> Path:
     """Write :func:`render_html` of ``doc`` to ``out`` atomically
     (:func:`bench.data.atomic.write_text`); ``base`` defaults to ``out``'s folder."""
     return write_text(out, render_html(doc, base=base if base is not None else out.parent,
-                                       pair=pair, folds=folds))
+                                       pair=pair, folds=folds, sections=sections))
 
 
 __all__ = ["esc", "read_fold_docs", "render_html", "write_html"]

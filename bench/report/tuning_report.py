@@ -1,0 +1,210 @@
+"""``ltrbench report --tuned DIR``'s files: the tuned leaderboard, the tuning figures and tables.
+
+Given a tune folder (:mod:`bench.report.tuning`) and two runs of its dataset, the defaults and
+``best.toml``'s (:mod:`bench.report.tuning_board` pairs and checks them), writes into ``out``:
+
+* ``leaderboard-tuned-<dataset>.{md,csv,json,tex}`` (``.html`` with ``html``): one table whose
+  rows are ``<model> (default)`` and ``<model> (tuned)``, rendered by the default leaderboard's
+  renderers, then the tuned-vs-default tests and the trials table. The JSON is a leaderboard
+  document (``tables``, ``stats``, ``selection``) plus ``tuned``: per table the two runs
+  (``default_run``, ``tuned_run``: ``run_id``, ``run_dir``, ``run_config``), the tune folder,
+  ``versus_default``, the ``trials`` summary and the notes; ``ltrbench reproduce`` reads it and
+  runs both configs again. It sits beside ``runs/`` so that the run paths in it are relative
+  (``runs/<id>``) when the runs lie in ``out/runs``;
+* ``tuned-<dataset>/``: ``best_so_far.png``, ``importances.png``, ``trials.md``, ``trials.tex``
+  and ``trials.csv`` (a copy of the tune folder's, so a committed report holds its trials).
+
+The files are one set (:func:`bench.data.atomic.replace_file_set`): complete before any earlier
+one is replaced.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bench.data.atomic import replace_file_set, write_text
+from bench.data.toml import read_toml
+from bench.errors import ConfigError
+from bench.report.build import DEFAULT_OPTIONS, SCHEMA_VERSION, LeaderboardOptions, _display_path
+from bench.report.latex import render_latex
+from bench.report.leaderboard import render_json
+from bench.report.render import md_text, render_csv, render_markdown
+from bench.report.tuning import (
+    read_tune_dir,
+    render_trials_latex,
+    render_trials_markdown,
+    trials_summary,
+)
+from bench.report.tuning_board import TunedBoard, pair_runs, tuned_table
+from bench.runs.naming import dataset_slug
+from bench.runs.reader import RunDir
+
+#: The figures of the tuning folder, in the order the HTML shows them.
+FIGURES = ("best_so_far.png", "importances.png")
+
+
+def _run_ref(run: RunDir, base: Path) -> dict[str, str]:
+    return {"run_id": run.run_id, "run_dir": _display_path(run.path, base),
+            "run_config": _display_path(run.config_path, base)}
+
+
+def find_pair(tune_dir: str | Path, runs_root: Path) -> list[RunDir]:
+    """The newest finished run in ``runs_root`` of ``best.toml`` (its ``[model_params]`` and
+    dataset) and the newest finished run of the same dataset and seeds without
+    ``[model_params]`` for those models: what ``report --tuned`` uses when ``--runs`` is not
+    given. A :class:`ConfigError` says which is missing and how to make it."""
+    from bench.report.select import is_unfinished
+
+    best_path = Path(tune_dir) / "best.toml"
+    if not best_path.is_file():
+        raise ConfigError(f"{best_path}: not found; a tune folder holds best.toml")
+    best = read_toml(best_path)
+    want = best.get("model_params") or {}
+    found = sorted((RunDir(p) for p in (runs_root.iterdir() if runs_root.is_dir() else ())
+                    if (p / "metrics.csv").is_file()), key=lambda r: r.moment, reverse=True)
+    found = [r for r in found if not is_unfinished(r)
+             and r.config.get("seeds") == best.get("seeds")]
+    params = [r.config.get("model_params") or {} for r in found]
+    tuned = [r for r, p in zip(found, params, strict=True)
+             if want and all(p.get(m) == v for m, v in want.items())
+             and str(r.config.get("dataset")) == str(best.get("dataset"))]
+    default = [r for r, p in zip(found, params, strict=True) if not any(m in p for m in want)
+               and tuned and r.datasets() == tuned[0].datasets()]  # the splits' own name
+    if not tuned or not default:
+        which = "the run of best.toml" if not tuned else "a run of the defaults"
+        raise ConfigError(f"--tuned {tune_dir}: no finished run in {runs_root} is {which} (same "
+                          "dataset and seeds); run 'ltrbench run --config "
+                          f"{best_path}' and the same config without [model_params], or name "
+                          "both with --runs DEFAULT_RUN TUNED_RUN")
+    return [default[0], tuned[0]]
+
+
+def tuned_document(tune_dir: str | Path, runs: list[str | Path | RunDir], base: Path, *,
+                   options: LeaderboardOptions = DEFAULT_OPTIONS) -> tuple[dict[str, Any],
+                                                                          TunedBoard]:
+    """The tuned leaderboard document (module docstring) and the board it was built from."""
+    from bench import __version__
+
+    folder = read_tune_dir(tune_dir)
+    best_path = folder.best_config()
+    if not best_path.is_file():
+        raise ConfigError(f"{best_path}: not found; a tune folder holds best.toml")
+    best = read_toml(best_path)
+    pair = [r if isinstance(r, RunDir) else RunDir(Path(r)) for r in runs]
+    default, tuned = pair_runs(pair, best)
+    datasets = tuned.datasets()
+    if len(datasets) != 1:
+        raise ConfigError(f"the tuned run {tuned.run_id} holds {len(datasets)} datasets; "
+                          "expected the one of the tune folder")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        board = tuned_table(default, tuned, datasets[0], options=options, best=best,
+                            base_dir=base)
+    stats = asdict(options)
+    stats["metrics"] = list(options.metrics)
+    stats["tests"] = (f"paired per-query {options.primary} vs the best row (default and tuned "
+                      "rows together): randomization (sign flips) and t (scipy.stats.ttest_rel),"
+                      " Holm-corrected; and each tuned row vs its own default row, Holm over "
+                      "the models")
+    table = board.table.to_json()
+    doc = {
+        "schema": SCHEMA_VERSION, "generated_by": f"ltrbench {__version__}", "stats": stats,
+        "paths": "run_dir and run_config are relative to the folder holding this file unless "
+                 "absolute",
+        "tables": [table],
+        "selection": [{"dataset": table["dataset"], "run": tuned.run_id, "found": 2,
+                       "why": f"the run of best.toml, joined per query with the default run "
+                              f"{default.run_id}", "skipped": []}],
+        "tuned": [{"dataset": table["dataset"], "tune_dir": _display_path(folder.path, base),
+                   "default_run": _run_ref(default, base), "tuned_run": _run_ref(tuned, base),
+                   "versus_default": board.versus_default, "trials": trials_summary(folder),
+                   "notes": [] if folder.finished else [
+                       "the tune did not finish (no 'complete' file in its folder): the "
+                       "trials so far"]}],
+    }
+    return doc, board
+
+
+def _versus_markdown(rows: list[dict[str, Any]]) -> str:
+    def n(v: Any, d: int = 4) -> str:
+        return "–" if v is None else f"{float(v):.{d}f}"
+    lines = ["## Tuned against default, per model", "",
+             "Paired per query (test split, values averaged over seeds): randomization (sign "
+             "flips) and t tests of each tuned row against the same model's default row, "
+             "Holm-corrected over the models.", "",
+             "| model | metric | default | tuned | Δ | p rand. | p rand. (Holm) | p t | "
+             "p t (Holm) | queries |", "|" + "---|" * 10]
+    for r in rows:
+        lines.append(f"| {md_text(r['model'])} | {md_text(r['metric'])} | {n(r['default'])} | "
+                     f"{n(r['tuned'])} | {n(r['delta'])} | {n(r['p_randomization'], 3)} | "
+                     f"{n(r['p_randomization_holm'], 3)} | {n(r['p_t'], 3)} | "
+                     f"{n(r['p_t_holm'], 3)} | {r['n_queries']} |")
+    return "\n".join(lines) + "\n"
+
+
+def _figures(tune_dir: Path, folder: Path, test: dict[str, float],
+             notes: list[str]) -> None:
+    from bench.report.tuning import param_importances
+    from bench.report.tuning_plots import plot_best_so_far, plot_importances
+
+    tf = read_tune_dir(tune_dir)
+    _, said = plot_best_so_far(tf, folder / FIGURES[0], test)
+    notes += said
+    importances = param_importances(tf)
+    notes += [f"{m}: {v}" for m, v in importances.items() if isinstance(v, str)]
+    plot_importances(importances, folder / FIGURES[1])
+
+
+def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
+                       out: str | Path, *, options: LeaderboardOptions = DEFAULT_OPTIONS,
+                       plots: bool = True, html: bool = False) -> dict[str, Any]:
+    """Write the tuned report (module docstring) into ``out``; returns ``{"files": [paths],
+    "document": the JSON document}``."""
+    out = Path(out)
+    doc, _ = tuned_document(tune_dir, runs, out, options=options)
+    table, tuned = doc["tables"][0], doc["tuned"][0]
+    slug = dataset_slug(str(table["dataset"]))
+    stem, sub = f"leaderboard-tuned-{slug}", f"tuned-{slug}"
+    primary = options.primary
+    test = {r["model"].rsplit(" ", 1)[0]: r["metrics"][primary]["mean"] for r in table["rows"]
+            if r["model"].endswith("(tuned)") and r["metrics"].get(primary, {}).get("mean")
+            is not None}
+    tf = read_tune_dir(tune_dir)
+    rows = tuned["trials"]
+    texts = {"trials.md": render_trials_markdown(rows), "trials.tex": render_trials_latex(rows),
+             "trials.csv": tf.trials.to_csv(index=False)}
+    own = [f"{stem}.{k}" for k in ("md", "csv", "json", "tex", "html")]
+    with replace_file_set(out / sub, [*texts, *FIGURES]) as tmp:
+        for name, text in texts.items():
+            write_text(tmp / name, text)
+        if plots:
+            _figures(Path(tune_dir), tmp, test, tuned["notes"])
+        figures = [tmp / f for f in FIGURES if (tmp / f).is_file()]
+        board_md = render_markdown(doc).replace(
+            "# ltrbench leaderboard", "# ltrbench tuned leaderboard: each library's default and "
+            "tuned rows", 1)
+        md = (board_md + "\n" + _versus_markdown(tuned["versus_default"]) + "\n"
+              + "## Trials\n\n" + render_trials_markdown(rows)
+              + "".join(f"\nNote: {md_text(n)}.\n" for n in tuned["notes"]))
+        files = {f"{stem}.md": md, f"{stem}.csv": render_csv(doc),
+                 f"{stem}.json": render_json(doc),
+                 f"{stem}.tex": render_latex(doc) + "\n" + render_trials_latex(rows)}
+        if html:
+            from bench.report.html import render_html
+            from bench.report.html_tuning import tuning_section
+
+            files[f"{stem}.html"] = render_html(
+                doc, base=out, title=f"ltrbench tuned leaderboard: {table['dataset']}",
+                sections=[("tuning", tuning_section(tuned, figures))])
+        with replace_file_set(out, own) as top:
+            for name, text in files.items():
+                write_text(top / name, text)
+    return {"files": [out / n for n in files] + [out / sub / n for n in (*texts, *FIGURES)
+                                                if plots or n in texts],
+            "document": doc}
+
+
+__all__ = ["FIGURES", "find_pair", "tuned_document", "write_tuned_report"]
