@@ -1,4 +1,5 @@
-"""Facts about the machine a process runs on: its CPU model and the CPUs it may use.
+"""Facts about the machine a process runs on: its CPU model, the CPUs it may use, how its OpenMP
+threads wait, and how long each of its threads has run.
 
 The one place every layer asks (the parser's and the evaluator's thread pools, manifests, perf
 reports), so that "how many threads" and "which CPU" are answered the same way everywhere.
@@ -49,3 +50,35 @@ def peak_rss_kib() -> int:
     Linux, bytes on macOS). Dask workers are asked for theirs with ``client.run(peak_rss_kib)``."""
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(r // 1024) if sys.platform == "darwin" else int(r)
+
+
+#: The variables that say how an OpenMP runtime's idle threads wait once a parallel region
+#: ends, each read once, when the runtime is loaded: GNU libgomp (LightGBM's, XGBoost's)
+#: reads ``OMP_WAIT_POLICY`` and ``GOMP_SPINCOUNT``, LLVM's and Intel's libomp
+#: ``OMP_WAIT_POLICY`` and ``KMP_BLOCKTIME``.
+OPENMP_WAIT_VARIABLES: tuple[str, ...] = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")
+
+
+def openmp_wait_policy() -> str:
+    """How this process's OpenMP threads wait, as its environment says, for perf reports.
+
+    With none of :data:`OPENMP_WAIT_VARIABLES` set, GNU libgomp spins 300,000 times ("3 msec
+    blocking when OMP_WAIT_POLICY is not specified", libgomp/env.c, ``initialize_env``) and then
+    sleeps on a futex; ``passive`` sleeps at once, ``active`` spins for minutes."""
+    said = [f"{k}={os.environ[k]}" for k in OPENMP_WAIT_VARIABLES if k in os.environ]
+    if said:
+        return ", ".join(said)
+    return ("OMP_WAIT_POLICY, GOMP_SPINCOUNT and KMP_BLOCKTIME unset (GNU libgomp's default: "
+            "spin 300,000 times after a parallel region, then sleep)")
+
+
+def thread_run_seconds() -> dict[int, float]:
+    """CPU seconds each live thread of this process has run so far, by native thread id
+    (``/proc/self/task/<tid>/schedstat``, first field, nanoseconds); ``{}`` where the file is
+    missing (not Linux). A thread that ends between the listing and the read is left out."""
+    out: dict[int, float] = {}
+    with contextlib.suppress(OSError):
+        for tid in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                out[int(tid)] = int(Path(f"/proc/self/task/{tid}/schedstat").read_text().split()[0]) / 1e9
+    return out

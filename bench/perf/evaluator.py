@@ -16,10 +16,17 @@ N(0, 1)) and times, on the same arrays:
   metrics, at ``--peer-queries`` queries (they hold every document in Python dicts) and scaled
   linearly to ``--queries``; ranx's numba compile is excluded (warm-up call first).
 
-Times are the minimum of ``--repeat`` runs. Peak extra memory is tracemalloc's peak during one
-call (NumPy allocations; the compiled kernel allocates only per-query scratch) and the peak RSS
-increase (``/proc/self/clear_refs``), per document. Results are printed and, with ``--out``,
-written as Markdown.
+Times are the minimum of ``--repeat`` runs (medians in the notes). "In turns": each side's
+evaluator is built (for 1 thread, rebuilt once) before an untimed warm-up call of each, then the
+two are timed alternately, so that a busy machine slows both alike and nothing excluded from one
+side's time runs right before the other's. (Timed right after each booster rebuild, which frees
+and allocates hundreds of MB, the reference's next call spent 0.1-0.3 s more zeroing the fresh
+pages it faults in: ``clear_page_erms`` in ``perf record``, this VM reporting free pages to its
+host; 0.51-0.55 s in turns against 0.39 s alone at 41M documents.) Each call in turns also notes
+its system CPU time and the run time that older threads (LightGBM's OpenMP team spinning after its
+parallel region, :func:`bench.machine.openmp_wait_policy`) took inside it. Peak extra memory:
+tracemalloc's peak during one call and the peak RSS increase (``/proc/self/clear_refs``), per
+document. Results are printed and, with ``--out``, written as Markdown.
 """
 
 from __future__ import annotations
@@ -28,9 +35,11 @@ import argparse
 import gc
 import os
 import platform
+import resource
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -40,7 +49,7 @@ import numpy as np
 
 from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
-from bench.machine import cpu_model, usable_cpus
+from bench.machine import cpu_model, thread_run_seconds, usable_cpus
 from bench.runners.libraries import LIBRARIES as RECORDS
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
@@ -117,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     labels, scores, sizes = generate(args.queries, args.docs_per_query, args.seed)
     report = Report(n_queries=args.queries, n_docs=int(labels.shape[0]))
+    from bench.machine import load_average, openmp_wait_policy
+
+    report.notes += [f"OpenMP wait: {openmp_wait_policy()}", f"load average at the start: {load_average()}"]
     print(f"{args.queries} queries, {report.n_docs} documents (generated in "
           f"{time.perf_counter() - t0:.1f} s)", flush=True)
     if not args.no_compile_check:
@@ -131,12 +143,63 @@ def run(args: argparse.Namespace) -> int:
         _pytrec_eval(report, labels[:n_small], scores[:n_small], sizes[:small], args.repeat)
     if "ranx" in peers:
         _ranx(report, labels[:n_small], scores[:n_small], sizes[:small], args.repeat)
+    report.notes.append(f"load average at the end: {load_average()}")
     text = render(report)
     print(text)
     if args.out:
         write_text(args.out, text)
         print(f"wrote {args.out}")
     return 0
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One timed call: wall seconds, the process's system CPU seconds (page faults: zeroing the
+    fresh pages), and the run seconds of the threads that existed before the call other than the
+    caller's (an OpenMP team still spinning, or any other library's threads)."""
+
+    wall: float
+    system: float
+    others: float
+
+
+def measure(fn: Callable[[], object]) -> tuple[Sample, object]:
+    """``fn()`` timed as a :class:`Sample`, and its result."""
+    me = threading.get_native_id()
+    before = {t: s for t, s in thread_run_seconds().items() if t != me}
+    sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
+    t = time.perf_counter()
+    out = fn()
+    wall = time.perf_counter() - t
+    system = resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys0
+    after = thread_run_seconds()
+    others = sum(after[k] - v for k, v in before.items() if k in after)
+    return Sample(wall, system, others), out
+
+
+def in_turns(first: Callable[[], object], second: Callable[[], object],
+             repeat: int) -> tuple[list[Sample], list[Sample], object]:
+    """``first`` and ``second`` timed alternately ``repeat`` times after one untimed warm-up call of
+    each (which absorbs what building them left behind); the last result of ``second``."""
+    first()
+    out = second()
+    a: list[Sample] = []
+    b: list[Sample] = []
+    for _ in range(max(1, repeat)):
+        for samples, fn in ((a, first), (b, second)):
+            gc.collect()
+            sample, result = measure(fn)
+            samples.append(sample)
+            if fn is second:
+                out = result
+    return a, b, out
+
+
+def describe(samples: list[Sample]) -> str:
+    """The median wall time, system CPU and other threads' run time of ``samples``."""
+    wall, system, others = np.median([[x.wall, x.system, x.others] for x in samples], axis=0)
+    return (f"median {wall:.3f} s, system CPU {system:.3f} s, older threads ran {1e3 * others:.1f} ms "
+            "inside each call (median)")
 
 
 def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
@@ -209,7 +272,12 @@ def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np
          lambda: evaluate(labels, scores, group=sizes, metrics=METRICS, profile="lightgbm")),
     ]
     for name, fn in cases:
-        seconds, result = _timed(fn, repeat)
+        samples: list[Sample] = []
+        for _ in range(max(1, repeat)):
+            gc.collect()
+            sample, result = measure(fn)
+            samples.append(sample)
+        seconds = min(x.wall for x in samples)
         peak, rss = _peak_memory(fn)
         note = f"tracemalloc peak {peak / n:.1f} B/doc"
         if rss is not None:
@@ -217,6 +285,7 @@ def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np
         report.rows.append(Row(name, seconds, note, bytes_per_doc=peak / n))
         print(f"{name}: {seconds:.3f} s ({note})", flush=True)
         if name == OURS:
+            report.notes.append(f"reference alone (8 metrics): {describe(samples)}")
             report.notes.append("reference values: " + ", ".join(
                 f"{k} {v:.6f}" for k, v in result.metrics.items()))  # type: ignore[attr-defined]
     report.notes.append(f"compiled kernel threads: {usable_cpus()}")
@@ -225,7 +294,7 @@ def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np
 def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
               repeat: int) -> None:
     """LightGBM's eval, timed in turns with the reference (both threaded, then both on 1 thread),
-    so that a busy machine slows both sides alike."""
+    so that a busy machine slows both sides alike (see the module docstring)."""
     try:
         import lightgbm  # noqa: F401
     except ImportError:
@@ -237,26 +306,23 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
     offsets = offsets_from_sizes(sizes, labels.shape[0])
     all_cores = usable_cpus()
     t = time.perf_counter()
-    # num_threads is process-wide in LightGBM (OpenMP, set when a Booster is made), so the
-    # booster is made again right before each timed turn (outside the timing)
     lgb_eval = LightGBMMetrics(labels, scores, offsets, ["ndcg@10"], n_threads=all_cores)
     build = time.perf_counter() - t
     ours = {
         0: lambda: evaluate(labels, scores, group=sizes, metrics=METRICS),
         1: lambda: evaluate(labels, scores, group=sizes, metrics=METRICS, threads=1),
     }
-    best: dict[str, float] = {}
+    turns: dict[int, tuple[list[Sample], list[Sample]]] = {}
     value = float("nan")
-    for _ in range(max(1, repeat)):
-        for th in (0, 1):
-            lgb_eval.set_threads(all_cores if th == 0 else 1)
-            for key, fn in ((f"ours{th}", ours[th]), (f"lgb{th}", lgb_eval)):
-                gc.collect()
-                t = time.perf_counter()
-                out = fn()
-                best[key] = min(best.get(key, float("inf")), time.perf_counter() - t)
-                if key == "lgb0":
-                    value = float(out["ndcg@10"])
+    for th in (0, 1):
+        if th:  # num_threads is process-wide in LightGBM (OpenMP, set when a Booster is made):
+            lgb_eval.set_threads(1)  # rebuilt once, before the warm-up, never between turns
+        reference_samples, lgb_samples, out = in_turns(ours[th], lgb_eval, repeat)
+        turns[th] = (reference_samples, lgb_samples)
+        if th == 0:
+            value = float(out["ndcg@10"])  # type: ignore[index]
+    best = {f"{side}{th}": min(x.wall for x in turns[th][i])
+            for th in (0, 1) for i, side in enumerate(("ours", "lgb"))}
     lgb_eval.set_threads(all_cores)
     _, rss = _peak_memory(lgb_eval)
     note = f"Dataset+Booster construction {build:.1f} s excluded"
@@ -264,10 +330,14 @@ def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.
         note += f"; peak RSS +{rss / labels.shape[0]:.1f} B/doc"
     report.rows += [
         Row(LGB_MT, best["lgb0"], f"num_threads={all_cores}; {note}"),
-        Row(OURS_MT, best["ours0"], "timed in turns with the row above"),
+        Row(OURS_MT, best["ours0"], f"threads={all_cores}, timed in turns with the row above"),
         Row(LGB_1T, best["lgb1"], "num_threads=1"),
         Row(OURS_1T, best["ours1"], "threads=1, timed in turns with the row above"),
     ]
+    report.notes += [f"reference in turns with LightGBM ({all_cores} threads): {describe(turns[0][0])}",
+                     f"LightGBM in turns ({all_cores} threads): {describe(turns[0][1])}",
+                     f"reference in turns with LightGBM (1 thread): {describe(turns[1][0])}",
+                     f"LightGBM in turns (1 thread): {describe(turns[1][1])}"]
     print(f"LightGBM ndcg@10: {best['lgb0']:.3f} s, 1 thread {best['lgb1']:.3f} s; reference "
           f"in turns {best['ours0']:.3f} s, 1 thread {best['ours1']:.3f} s", flush=True)
     mine = evaluate(labels, scores, group=sizes, metrics="ndcg@10", profile="lightgbm").metrics["ndcg@10"]
@@ -302,14 +372,10 @@ def _xgboost(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.n
     t = time.perf_counter()
     first = xgb_eval()
     first_s = time.perf_counter() - t
-    best = {"xgb": float("inf"), "ours": float("inf")}
-    for _ in range(max(1, repeat)):  # in turns with the reference, as for LightGBM
-        for key, fn in (("ours", lambda: evaluate(labels, scores, group=sizes, metrics=METRICS)),
-                        ("xgb", xgb_eval)):
-            gc.collect()
-            t = time.perf_counter()
-            fn()
-            best[key] = min(best[key], time.perf_counter() - t)
+    mine, peer, _ = in_turns(lambda: evaluate(labels, scores, group=sizes, metrics=METRICS), xgb_eval,
+                             repeat)  # in turns with the reference, as for LightGBM
+    best = {"ours": min(x.wall for x in mine), "xgb": min(x.wall for x in peer)}
+    report.notes.append(f"reference in turns with XGBoost: {describe(mine)}")
     value = first["ndcg@10"]
     report.rows += [
         Row(XGB, best["xgb"], f"DMatrix+train construction {build:.1f} s excluded; first eval "
