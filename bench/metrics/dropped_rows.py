@@ -155,8 +155,9 @@ def _no_straddle(prep: Prepared, prof: Profile, pos: NDArray[np.int64]) -> None:
     if tied.shape[0]:
         q = int(query[first_out][tied[0]])
         value = float(at_depth[q])
+        qid = prep.query_ids[q]
         raise DataError(
-            f"query {prep.query_ids[q]!r}: documents tied at score {value!r} straddle "
+            f"query {qid.item() if isinstance(qid, np.generic) else qid!r}: documents tied at score {value!r} straddle "
             f"rank {depth} (run_depth, trec_eval -M): under ties='average' the top {depth} "
             "is not one set of documents; choose a tie rule that orders ties (stable, "
             "docno_desc, ...) for run_depth")
