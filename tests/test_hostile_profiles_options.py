@@ -42,7 +42,8 @@ def test_a_bad_run_depth_is_refused_naming_the_field(depth: Any) -> None:
 
 def test_a_numpy_integer_run_depth_is_a_plain_int() -> None:
     prof = replace(get_profile("trec_eval"), run_depth=np.int64(3))
-    assert prof.run_depth == 3 and type(prof.run_depth) is int
+    assert prof.run_depth == 3
+    assert type(prof.run_depth) is int
 
 
 @pytest.mark.parametrize("flag", ["yes", 1, None, np.bool_(True)])
@@ -197,7 +198,8 @@ def test_run_depth_keeps_the_cut_relevant_documents_in_r_under_qrels_basis() -> 
     qrels = {"1": {"a": 1, "b": 1}}
     run = {"1": {"a": 0.9, "b": 0.5}}
     r = _trec(qrels, run, ["recall_1000", "map"], replace(get_profile("trec_eval"), run_depth=1))
-    assert r.per_query["recall_1000"].iloc[0] == 0.5 and r.per_query["map"].iloc[0] == 0.5
+    assert r.per_query["recall_1000"].iloc[0] == 0.5
+    assert r.per_query["map"].iloc[0] == 0.5
 
 
 # --- reconcile ------------------------------------------------------------------------------------
@@ -208,12 +210,14 @@ def test_reconcile_explains_a_library_profile_with_max_label_none(library: str) 
     labels = [1, 0, 2, 0, 0, 0, 3, 1]
     scores = [0.1, 0.2, 0.3, 0.4, 0.1, 0.2, 0.5, 0.5]
     rec = reconcile(labels, scores, [0, 2, 4, 6, 8], library_profile=library, metric="ndcg@2")
-    assert math.isfinite(rec.gap) and rec.reasons["gain"] == rec.reasons["gain"]
+    assert math.isfinite(rec.gap)
+    assert rec.reasons["gain"] == rec.reasons["gain"]
 
 
 def test_reconcile_puts_run_depth_under_truncation() -> None:
     lib = replace(get_profile("lightgbm"), name="lightgbm-M1", run_depth=1)
     rec = reconcile([0, 1, 1, 0], [0.9, 0.5, 0.9, 0.5], [0, 2, 4], library_profile=lib,
                     default_profile="lightgbm", metric="ndcg")
-    assert rec.explained and rec.reasons["truncation"] != 0.0
+    assert rec.explained
+    assert rec.reasons["truncation"] != 0.0
     assert "run_depth" not in rec.unexplained_fields

@@ -89,7 +89,8 @@ def test_judged_only_equals_trec_eval_minus_J() -> None:
 
 def test_judged_only_leaves_a_query_without_judged_documents_at_zero() -> None:
     ours = _ours(replace(get_profile("trec_eval"), judged_only=True))
-    assert ours["2"]["map"] == 0.0 and ours["2"]["ndcg"] == 0.0
+    assert ours["2"]["map"] == 0.0
+    assert ours["2"]["ndcg"] == 0.0
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])

@@ -20,9 +20,9 @@ from bench.metrics.kernels.judged import judged_components
 from bench.metrics.kernels.numpy_kernel import numpy_components
 from bench.metrics.kernels.python_kernel import python_components
 from bench.metrics.kernels.small import use_small_path
+from bench.metrics.missing import missing_parts
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
-from bench.metrics.missing import missing_parts
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import (

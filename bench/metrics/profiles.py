@@ -254,6 +254,7 @@ PROFILES.update({
             "'sklearn'."
         ),
     ),
+    "torchmetrics": LIBRARY_PROFILES["torchmetrics"],
     "recbole": Profile(
         name="recbole",
         ties="stable",
