@@ -221,3 +221,37 @@ def test_reconcile_puts_run_depth_under_truncation() -> None:
     assert rec.explained
     assert rec.reasons["truncation"] != 0.0
     assert "run_depth" not in rec.unexplained_fields
+
+
+# --- nonpositive_scores ---------------------------------------------------------------------------
+
+def test_hits_is_refused_where_torchmetrics_hit_rate_would_not_filter() -> None:
+    with pytest.raises(ConfigError, match="retrieval_hit_rate"):
+        evaluate([1, 0], [-0.5, 0.2], group=[2], metrics=["hits@1"], profile="torchmetrics")
+
+
+@pytest.mark.parametrize("value", ["drop", None, True])
+def test_an_unknown_nonpositive_scores_value_is_refused(value: Any) -> None:
+    with pytest.raises(ConfigError, match="unknown nonpositive_scores"):
+        replace(get_profile("torchmetrics"), nonpositive_scores=value)
+
+
+def test_a_score_of_minus_zero_is_not_positive_and_ties_with_zero() -> None:
+    r = evaluate([1, 1, 0], [-0.0, 0.0, -1.0], group=[3], metrics=["mrr", "recall@3", "ndcg"],
+                 profile="torchmetrics")
+    assert r.metrics["mrr"] == 0.0
+    assert r.metrics["recall@3"] == 0.0
+    assert r.metrics["ndcg"] == pytest.approx(1.0, abs=1e-7)
+
+
+def test_nonpositive_scores_with_padding_and_trec_qrels_basis_keep_r() -> None:
+    prof = replace(get_profile("torchmetrics"), padding="minus_one")
+    r = evaluate([1, -1, 1, 0], [0.4, 9.0, -0.1, 0.2], group=[4], metrics=["recall@3", "p@3"],
+                 profile=prof)
+    assert r.metrics["recall@3"] == pytest.approx(1 / 2, abs=1e-7)
+    assert r.metrics["p@3"] == pytest.approx(1 / 3, abs=1e-7)
+    q = {"1": {"a": 1, "b": 1, "z": 1}}
+    run = {"1": {"a": 0.5, "b": -0.5}}
+    tm_qrels = replace(get_profile("torchmetrics"), idcg_basis="qrels")
+    rr = _trec(q, run, ["recall@5"], tm_qrels).per_query
+    assert rr["recall@5"].iloc[0] == pytest.approx(1 / 3, abs=1e-7)  # a only; R = 3

@@ -156,3 +156,32 @@ def test_torchmetrics_and_sklearn_agree_on_linear_averaged_ndcg() -> None:
     y, s = np.asarray([[3, 2, 0, 1, 1]]), np.asarray([[0.5, 0.5, 0.1, 0.9, 0.2]])
     ours = evaluate(y[0], s[0], group=[5], metrics=["ndcg@3"], profile="torchmetrics")
     assert ours.metrics["ndcg@3"] == pytest.approx(sk.ndcg_score(y, s, k=3), rel=1e-6)
+
+
+# torchmetrics >= 1.7.4 (#3160): preds <= 0 are no hits in P, AP, RR, recall; NDCG keeps them.
+# Ranked by score: 0.5 (0), 0.3 (1), 0.0 (1, not > 0), -0.2 (1) -> filtered hits [0, 1, 0, 0];
+# a second query whose relevant documents are all scored <= 0 (not blank: the targets count).
+TM_LABELS, TM_SCORES, TM_GROUP = [0, 1, 1, 1, 1, 1], [0.5, -0.2, 0.3, 0.0, -1.0, -2.0], [4, 2]
+
+
+@pytest.mark.parametrize("backend", ["numba", "python", "numpy"])
+def test_torchmetrics_nonpositive_scores_are_no_hits(backend: str) -> None:
+    res = evaluate(TM_LABELS, TM_SCORES, group=TM_GROUP, metrics=["p@2", "p@4", "mrr", "map",
+                   "recall@4", "ndcg"], profile="torchmetrics", per_query=True, backend=backend)
+    pq = res.per_query
+    assert list(pq["p@2"]) == pytest.approx([1 / 2, 0.0], abs=1e-7)   # top_k = 2
+    assert list(pq["p@4"]) == pytest.approx([1 / 4, 0.0], abs=1e-7)
+    assert list(pq["mrr"]) == pytest.approx([1 / 2, 0.0], abs=1e-7)
+    assert list(pq["map"]) == pytest.approx([(1 / 2) / 1, 0.0], abs=1e-7)  # mean over hits
+    assert list(pq["recall@4"]) == pytest.approx([1 / 3, 0.0], abs=1e-7)  # / target.sum()
+    nd = (L3 + L4 + 1 / math.log2(5)) / (1 + L3 + L4)  # ndcg.py: every gain kept
+    assert list(pq["ndcg"]) == pytest.approx([nd, 1.0], abs=1e-6)
+    assert res.metrics["map"] == pytest.approx(0.25, abs=1e-7)  # both queries count
+
+
+def test_torchmetrics_before_1_7_4_ranks_nonpositive_scores_as_any_other() -> None:
+    old = replace(get_profile("torchmetrics"), nonpositive_scores="rank")
+    res = evaluate(TM_LABELS, TM_SCORES, group=TM_GROUP, metrics=["p@4", "recall@4"],
+                   profile=old, per_query=True)
+    assert list(res.per_query["p@4"]) == pytest.approx([3 / 4, 2 / 4], abs=1e-7)
+    assert list(res.per_query["recall@4"]) == pytest.approx([1.0, 1.0], abs=1e-7)

@@ -25,6 +25,13 @@ from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
+from bench.metrics.score_rules import (
+    hidden_counts,
+    hidden_extras,
+    hidden_rows,
+    hide_labels,
+    refuse_unfiltered,
+)
 from bench.metrics.tables import (
     discount_table,
     err_probability,
@@ -245,6 +252,7 @@ def query_parts(
         return _with_empty_queries(prep, specs, prof, empty, backend=backend, judged=judged,
                                    threads=threads)
     check_labels(prep, prof, specs)
+    refuse_unfiltered({s.family for s in specs}, prof)
     request = build_request(specs, prof)
     comps, used = _components(prep, prof, request, backend, judged, threads)
     values: dict[str, NDArray[np.float64]] = {}
@@ -383,6 +391,8 @@ def _kernel_components(
     if judged is not None and judged.query.shape[0]:
         extra_n = np.bincount(judged.query, minlength=prep.n_queries)
         max_n = max(max_n, int(np.max(np.diff(prep.offsets) + extra_n)))
+    if prof.nonpositive_scores == "not_relevant":  # a hidden row also enters R as an extra
+        max_n *= 2
     disc = discount_table(prof, max_n + 1)
     top = prep.max_label
     if judged is not None and judged.labels.shape[0]:
@@ -401,10 +411,16 @@ def _kernel_components(
         if zero is not None:  # unjudged rows take a stand-in label of gain 0
             labels = np.where(zero, float(tables.size), labels)
             tables = with_zero_label(tables)
+        hide = hidden_rows(prof, _profile_scores(prep, prof),
+                           tables.rel[labels.astype(np.int64)] > 0)
+        if hide is not None:  # nonpositive_scores: no hit, still in R (bench.metrics.score_rules)
+            labels, tables = hide_labels(labels, tables, hide)
         extra_hist = None
         if judged is not None:
             extra_hist = np.zeros((prep.n_queries, tables.size), dtype=np.int64)
             np.add.at(extra_hist, (judged.query, judged.labels.astype(np.int64)), 1)
+        if hide is not None:
+            extra_hist = hidden_counts(extra_hist, hide, prep.offsets, tables.size)
         kernel, used = _label_table_kernel(backend, labels.shape[0])
         comps = kernel(
             labels, prep.scores, prep.offsets, f32=f32, ties=prof.ties, tiekey=tiekey,
@@ -421,6 +437,9 @@ def _kernel_components(
             "extra_query": judged.query,
         }
     g, rel = _row_gains(prof, prep.labels, zero)
+    hide = hidden_rows(prof, _profile_scores(prep, prof), rel)
+    if hide is not None:
+        rel, extra = rel & ~hide, hidden_extras(extra, hide, prep.offsets)
     err_r = err_probability(prof, prep.labels) if request.needs_err else None
     if zero is not None and err_r is not None:
         err_r = np.where(zero, 0.0, err_r)

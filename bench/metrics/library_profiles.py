@@ -93,6 +93,7 @@ TORCHMETRICS = Profile(
     integer_labels=False,
     binary_labels_for_binary_metrics=True,
     arithmetic_dtype="float32",
+    nonpositive_scores="not_relevant",
     description=(
         "torchmetrics 1.9 functional retrieval metrics (src/torchmetrics/functional/"
         "retrieval/): retrieval_normalized_dcg (ndcg.py:21-113) linear gain, 1/log2(i+2), "
@@ -102,11 +103,14 @@ TORCHMETRICS = Profile(
         "(denominator = hits in the top k) in float32; retrieval_precision divides by top_k "
         "(precision.py:59-71); recall by the sum of targets; binary targets for those; a "
         "query without a positive target scores 0 (functional) and counts in the mean "
-        "(module: empty_target_action='neg', retrieval/base.py:148-183). Not modelled: since "
-        "v1.7.4/1.8.0 (#3160) P, AP, RR and recall treat documents scored <= 0 as non-relevant "
+        "(module: empty_target_action='neg', retrieval/base.py:148-183). Since v1.7.4/1.8.0 "
+        "(#3160) P, AP, RR and recall treat documents scored <= 0 as non-relevant "
         "(torch.where(preds > 0, target, 0), precision.py, reciprocal_rank.py) while the "
-        "denominators keep every target -- this profile agrees only for positive scores -- and "
-        "torch.topk's order among tied scores in P/AP/RR."
+        "blank test and recall's denominator keep every target and NDCG every gain "
+        "(nonpositive_scores='not_relevant'; hit_rate.py does not filter, so hits@k is refused "
+        "under this profile). Not modelled: torch.topk's order among tied scores in P/AP/RR "
+        "(this profile averages ties), releases before 1.7.4 (replace(..., "
+        "nonpositive_scores='rank'))."
     ),
 )
 

@@ -29,6 +29,7 @@ _RANKING_FAMILIES = ("dcg", "ndcg", "map", "mrr", "p", "recall", "err", "hits", 
 _UNJUDGED = ("label0", "zero")
 _REL_LEVEL = ("keep", "zero")
 _PADDING = ("none", "minus_one", "negative")
+_NONPOSITIVE = ("rank", "not_relevant")
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,12 @@ class Profile:
             read (NaN and infinity allowed); a query with padding rows only is a query without
             documents: it scores the profile's blank value (``empty``) and counts as any blank
             query does. Padding rows with per-row weights are refused.
+        nonpositive_scores: ``"rank"`` (a score is only a rank) or ``"not_relevant"``
+            (torchmetrics >= 1.7.4, PR #3160: ``torch.where(preds > 0, target, 0)`` in
+            ``retrieval/precision.py``, ``reciprocal_rank.py``, ``average_precision.py``,
+            ``recall.py``): a relevant document scored <= 0 keeps its rank and its gain (NDCG,
+            DCG) but is no hit in P, AP, RR, hits and recall, while ``R`` (recall's denominator,
+            the blank-query test) still counts it (:mod:`bench.metrics.score_rules`).
         description: what the profile reproduces, with sources.
     """
 
@@ -163,6 +170,7 @@ class Profile:
     judged_only: bool = False
     rel_level: str = "keep"
     padding: str = "none"
+    nonpositive_scores: str = "rank"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -188,6 +196,7 @@ class Profile:
         _check(self.name, "query_weights", self.query_weights, ("use", "ignore"))
         _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
         _check(self.name, "padding", self.padding, _PADDING)
+        _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):
