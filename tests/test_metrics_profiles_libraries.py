@@ -185,3 +185,14 @@ def test_torchmetrics_before_1_7_4_ranks_nonpositive_scores_as_any_other() -> No
                    profile=old, per_query=True)
     assert list(res.per_query["p@4"]) == pytest.approx([3 / 4, 2 / 4], abs=1e-7)
     assert list(res.per_query["recall@4"]) == pytest.approx([1.0, 1.0], abs=1e-7)
+
+
+def test_msmarco_is_the_profile_that_ir_measures_rr_at_k_names_carry() -> None:
+    """ir_measures' RR@k (bench/metrics/peer_names.py: trec_eval-c with docno_asc ties and
+    float64 scores) and the named profile are one set of conventions."""
+    from bench.metrics import parse_metrics
+    from bench.metrics.qualified import spec_profile
+
+    carried = spec_profile(parse_metrics("RR@10")[0], get_profile("ltrbench"))
+    ms = get_profile("msmarco")
+    assert replace(carried, name=ms.name, description=ms.description) == ms
