@@ -255,3 +255,16 @@ def test_nonpositive_scores_with_padding_and_trec_qrels_basis_keep_r() -> None:
     tm_qrels = replace(get_profile("torchmetrics"), idcg_basis="qrels")
     rr = _trec(q, run, ["recall@5"], tm_qrels).per_query
     assert rr["recall@5"].iloc[0] == pytest.approx(1 / 3, abs=1e-7)  # a only; R = 3
+
+
+def test_run_depth_with_random_ties_is_refused() -> None:
+    with pytest.raises(ConfigError, match="run_depth with ties='random'"):
+        replace(get_profile("ltrbench"), ties="random", run_depth=5)
+
+
+@pytest.mark.parametrize(("ties", "kept"), [("pessimistic", 0.0), ("optimistic", 1.0)])
+def test_run_depth_cuts_a_tied_group_in_the_tie_rules_order(ties: str, kept: float) -> None:
+    """Pessimistic ties (CatBoost's) put the lower gain first: the cut at 1 keeps label 0."""
+    prof = replace(get_profile("ltrbench"), empty=0.0, ties=ties, run_depth=1)
+    r = evaluate([1, 0], [0.5, 0.5], group=[2], metrics=["ndcg"], profile=prof)
+    assert r.metrics["ndcg"] == kept  # the list is the kept document alone (IDCG over the list)

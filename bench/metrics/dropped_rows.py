@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from bench.errors import ConfigError, DataError
 from bench.metrics.profiles import Profile
+from bench.metrics.tables import gains
 from bench.metrics.validate import Prepared
 
 #: :class:`bench.metrics.evaluate.Judged` (not imported: evaluate imports this module).
@@ -85,7 +86,7 @@ def ranking_position(prep: Prepared, prof: Profile, tiekey: NDArray[np.int64] | 
                      ) -> NDArray[np.int64]:
     """0-based position of each row in its query's ranking under ``prof``: score descending
     (float32 first under ``score_dtype``), then the tie rule (``tiekey`` ascending, row order
-    for ``stable``, the lower / higher label first for ``pessimistic`` / ``optimistic``)."""
+    for ``stable``, the lower / higher gain first for ``pessimistic`` / ``optimistic``)."""
     n = prep.labels.shape[0]
     sizes = np.diff(prep.offsets)
     query = np.repeat(np.arange(sizes.shape[0]), sizes)
@@ -93,10 +94,9 @@ def ranking_position(prep: Prepared, prof: Profile, tiekey: NDArray[np.int64] | 
         else prep.scores
     rows = np.arange(n)
     second: NDArray[Any] = rows if tiekey is None else tiekey
-    if prof.ties == "pessimistic":
-        second = prep.labels
-    elif prof.ties == "optimistic":
-        second = -prep.labels
+    if prof.ties in ("pessimistic", "optimistic"):  # the lower / higher gain first
+        g = gains(prof, prep.labels)
+        second = g if prof.ties == "pessimistic" else -g
     order = np.lexsort((rows, second, -s, query))
     pos = np.empty(n, dtype=np.int64)
     pos[order] = np.arange(n) - np.repeat(prep.offsets[:-1], sizes)

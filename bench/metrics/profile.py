@@ -258,6 +258,10 @@ def _check_options(p: Profile) -> None:
             raise ConfigError(f"profile {p.name!r}: run_depth (trec_eval -M) must be a whole "
                               f"number >= 1, or None for every document; got {depth!r}")
         object.__setattr__(p, "run_depth", int(depth))
+        if p.ties == "random":
+            raise ConfigError(f"profile {p.name!r}: run_depth with ties='random' is not "
+                              "supported (the cut and the ranking of what is left would draw "
+                              "two tie orders); choose stable, docno_desc, ... for run_depth")
     if not isinstance(p.judged_only, bool):
         raise ConfigError(f"profile {p.name!r}: judged_only (trec_eval -J) must be True or "
                           f"False, got {p.judged_only!r}")
