@@ -57,7 +57,8 @@ def test_the_named_profiles_are_the_ones_of_the_design() -> None:
     assert list(PROFILES) == ["ltrbench", "lightgbm", "xgboost", "xgboost-", "sklearn",
                               "trec_eval", "ranx", "catboost", "letor4", "trec_eval-c",
                               "gdeval", "ranx-burges", "sklearn-ignore-ties", "torchmetrics",
-                              "recbole", "recommenders", "xgboost@1.7", "xgboost@1.7-"]
+                              "recbole", "recommenders", "msmarco", "tf-ranking", "allrank",
+                              "xgboost@1.7", "xgboost@1.7-"]
     for name, prof in PROFILES.items():
         assert prof.name == name
         assert prof.description

@@ -74,7 +74,10 @@ def test_the_interpreted_kernel_gives_the_compiled_numbers_on_ohsumed(shared_dat
         yb = (y > 0).astype(np.float64)  # the binary-label profiles
         for profile in BINARY:
             prof = dataclasses.replace(get_profile(profile), ties=ties)
-            _same(*_both(yb, s, q, prof, METRICS.replace("err@5 err ", "")))
+            names = METRICS.replace("err@5 err ", "")
+            if prof.nonpositive_scores == "not_relevant":  # torchmetrics: hits@k is refused
+                names = " ".join(m for m in names.split() if not m.startswith("hits"))
+            _same(*_both(yb, s, q, prof, names))
         assert name
 
 

@@ -36,16 +36,17 @@ evaluated partition by partition on a Dask cluster (a loopback-only local one un
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bench.commands.text import examples, plain
+from bench.commands.text import ascii_float, ascii_int, examples, plain
 from bench.engines import DEFAULT_ENGINE, ENGINES, ClusterOptions, engine_names, get_engine
 from bench.errors import ConfigError
 from bench.metrics import PROFILES, evaluate_trec, get_profile, parse_metrics
 from bench.metrics.families import EVALUATE_METRICS
 from bench.metrics.missing import warnings_as_lines
-from bench.metrics.profiles import DEFAULT_PROFILE
+from bench.metrics.profiles import DEFAULT_PROFILE, Profile
 from bench.report.evaluation_render import print_comparison, print_evaluation
 
 if TYPE_CHECKING:
@@ -111,6 +112,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with several --run: a qrels query a run has no line for is dropped from "
                    "every run and metric (drop) or scored 0 (zero, as trec_eval -c); default: "
                    "the profile's own rule")
+    opt = p.add_argument_group("profile options (trec_eval's -M, -J, -l)")
+    opt.add_argument("--run-depth", type=ascii_int, default=None, metavar="N", action=_Once,
+                     help="only the top N documents of each query's ranking count (trec_eval "
+                     "-M N; the profile's run_depth)")
+    opt.add_argument("--judged-only", action="store_true",
+                     help="with --qrels/--run: unjudged documents leave the ranking first "
+                     "(trec_eval -J; the profile's judged_only)")
+    opt.add_argument("--relevance-level", type=ascii_float, default=None, metavar="L",
+                     action=_Once,
+                     help="relevant = label >= L (trec_eval -l L keeps lower labels' gains, "
+                     "ranx's rel_lvl zeroes them: the profile's rel_level says which)")
     p.add_argument("--per-query", metavar="OUT.csv", action=_Once,
                    help="also write per-query values to this CSV")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", action=_Once)
@@ -149,10 +161,11 @@ def run(args: argparse.Namespace) -> int:
     engine = get_engine(args.engine)
     if engine.evaluator is not None:  # the engine evaluates a folder of shards
         if args.data is None or args.scores or args.qrels or args.run or args.query or \
-                args.missing:
+                args.missing or _option_changes(args):
             raise ConfigError(f"--engine {engine.name} takes --data SHARDS_DIR (Parquet shards "
                               "with qid, label and --score-column) and no --scores/--qrels/"
-                              "--run/--query/--missing")
+                              "--run/--query/--missing/--run-depth/--judged-only/"
+                              "--relevance-level")
         profile = get_profile(args.profile or DEFAULT_PROFILE)
         args.score_column = args.score_column or "score"
         if args.scheduler is not None and args.workers is not None:
@@ -180,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--missing chooses the queries of a comparison of several --run; for "
                           "one run pick the profile (trec_eval-c scores a qrels query without a "
                           "run line 0)")
-    given = None if args.profile is None else get_profile(args.profile)
+    given = _profile_with_options(args, trec)
     if trec:
         result = evaluate_trec(args.qrels, run_names(args.run)[0][1], metrics=names,
                                profile=given, per_query=per_query)
@@ -193,6 +206,35 @@ def run(args: argparse.Namespace) -> int:
     _write_per_query(result, args.per_query)
     print_evaluation(result, args.format)
     return 0
+
+
+def _option_changes(args: argparse.Namespace) -> dict[str, Any]:
+    """The profile fields that --run-depth, --judged-only and --relevance-level set."""
+    changes: dict[str, Any] = {}
+    if args.run_depth is not None:
+        changes["run_depth"] = args.run_depth
+    if args.judged_only:
+        changes["judged_only"] = True
+    if args.relevance_level is not None:
+        changes["relevance_threshold"] = args.relevance_level
+    return changes
+
+
+def _profile_with_options(args: argparse.Namespace, trec: bool) -> Profile | None:
+    """``--profile`` (default: trec_eval for --qrels/--run, else ltrbench) with the options
+    applied as fields, named ``PROFILE+field=value``; ``None`` without --profile and options
+    (peer names keep their tools' profiles). The fields are checked by :class:`Profile`."""
+    changes = _option_changes(args)
+    if args.judged_only and not trec:
+        raise ConfigError("--judged-only (trec_eval -J) drops unjudged documents of a --run; "
+                          "every row of a --data file is judged: give --qrels/--run")
+    if args.profile is None and not changes:
+        return None
+    base = get_profile(args.profile or ("trec_eval" if trec else DEFAULT_PROFILE))
+    if not changes:
+        return base
+    label = ",".join(f"{k}={v!r}" for k, v in changes.items())
+    return dataclasses.replace(base, name=f"{base.name}+{label}", **changes)
 
 
 def _refuse_unused(args: argparse.Namespace, engine: str) -> None:
@@ -262,7 +304,7 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
     from bench.report.compare_runs import compare_runs
 
     runs = dict(run_names(args.run))
-    profile = None if args.profile is None else get_profile(args.profile)
+    profile = _profile_with_options(args, True)
     result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
     if args.per_query is not None:
         from bench.data.atomic import atomic_path

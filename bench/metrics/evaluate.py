@@ -15,14 +15,23 @@ import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
+from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
 from bench.metrics.kernels.judged import judged_components
 from bench.metrics.kernels.numpy_kernel import numpy_components
 from bench.metrics.kernels.python_kernel import python_components
 from bench.metrics.kernels.small import use_small_path
+from bench.metrics.missing import missing_parts
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
-from bench.metrics.query_parts import QueryParts, summarise
+from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
+from bench.metrics.score_rules import (
+    hidden_counts,
+    hidden_extras,
+    hidden_rows,
+    hide_labels,
+    refuse_unfiltered,
+)
 from bench.metrics.tables import (
     discount_table,
     err_probability,
@@ -127,9 +136,10 @@ def evaluate(
         labels, scores, qid=qid, group=group, weights=weights, docno=docno,
         sort_by_qid=sort_by_qid, label=label, score=score)
     prof, specs = _profile_and_specs(profile, metrics, backend)
+    labels, scores, padding = padding_mask(labels, scores, prof)  # Profile.padding: the call's
     try:
-        prep = prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
-                       sort_by_qid=sort_by_qid, threads=threads)
+        prep = unpad(prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
+                             sort_by_qid=sort_by_qid, threads=threads), padding, weights)
         return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
                                  threads=threads)
     except DataError as exc:  # a frame's rows: name the frame's column (bench.data.inputs)
@@ -235,7 +245,14 @@ def query_parts(
     """The per-query pieces of :func:`evaluate_prepared` (see :mod:`bench.metrics.query_parts`)."""
     if prof.query_weights == "ignore":
         prep = dataclasses.replace(prep, query_weights=None, row_weights=None)
+    if prof.run_depth is not None or prof.judged_only:  # trec_eval -M, -J
+        prep, judged = cut_run(prep, prof, judged, _tie_key(prep, prof))
+    empty = np.diff(prep.offsets) == 0
+    if empty.any():  # padding only, or nothing judged under -J: ranked as an empty list
+        return _with_empty_queries(prep, specs, prof, empty, backend=backend, judged=judged,
+                                   threads=threads)
     check_labels(prep, prof, specs)
+    refuse_unfiltered({s.family for s in specs}, prof)
     request = build_request(specs, prof)
     comps, used = _components(prep, prof, request, backend, judged, threads)
     values: dict[str, NDArray[np.float64]] = {}
@@ -255,6 +272,47 @@ def query_parts(
         has_gain=comps.has_gain, n=comps.n, ties=comps.ties, pointwise_sums=sums,
         n_documents=int(prep.labels.shape[0]), backend=used, ties_k=request.ties_k,
     )
+
+
+def _with_empty_queries(prep: Prepared, specs: list[MetricSpec], prof: Profile,
+                        empty: NDArray[np.bool_], *, backend: str, judged: Judged | None,
+                        threads: int | None) -> QueryParts:
+    """:func:`query_parts` where some queries have no document left (padding rows only, or
+    nothing judged under ``judged_only``): those are evaluated as queries the run does not rank
+    (:func:`bench.metrics.missing.missing_parts`: R and the gains from the judged documents not
+    retrieved, if the IDCG basis collects them), the others as usual; queries keep their order."""
+    full = np.flatnonzero(~empty)
+    idle = np.flatnonzero(empty)
+    parts: list[QueryParts] = []
+    ties_k = build_request(specs, prof).ties_k
+    if full.shape[0]:
+        renumber = np.cumsum(~empty) - 1
+        sub_judged = judged
+        if judged is not None:
+            inside = ~empty[judged.query]
+            sub_judged = dataclasses.replace(judged, labels=judged.labels[inside],
+                                             query=renumber[judged.query[inside]])
+        sub = dataclasses.replace(
+            prep, offsets=np.concatenate([prep.offsets[:-1][full], prep.offsets[-1:]]),
+            query_ids=prep.query_ids[full],
+            query_weights=None if prep.query_weights is None else prep.query_weights[full])
+        parts.append(query_parts(sub, specs, prof, backend=backend, judged=sub_judged,
+                                 threads=threads))
+    r_judged = np.zeros(idle.shape[0])
+    has_gain = np.zeros(idle.shape[0], dtype=bool)
+    if judged is not None and judged.labels.shape[0]:
+        where = np.searchsorted(idle, judged.query)
+        mine = (where < idle.shape[0]) & (idle[np.minimum(where, idle.shape[0] - 1)] == judged.query)
+        r_judged = np.bincount(where[mine], weights=relevant_rows(prof, judged.labels[mine]),
+                               minlength=idle.shape[0]).astype(np.float64)
+        has_gain = np.bincount(where[mine], weights=gains(prof, judged.labels[mine]) > 0,
+                               minlength=idle.shape[0]) > 0
+    blank = missing_parts(prep.query_ids[idle], r_judged, has_gain, specs, prof, ties_k=ties_k,
+                          backend=parts[0].backend if parts else "none")
+    if prep.query_weights is not None:
+        blank = dataclasses.replace(blank, query_weights=prep.query_weights[idle])
+    every = combine([*parts, blank])
+    return take(every, np.argsort(np.concatenate([full, idle]), kind="stable"))
 
 
 def _components(
@@ -333,6 +391,8 @@ def _kernel_components(
     if judged is not None and judged.query.shape[0]:
         extra_n = np.bincount(judged.query, minlength=prep.n_queries)
         max_n = max(max_n, int(np.max(np.diff(prep.offsets) + extra_n)))
+    if prof.nonpositive_scores == "not_relevant":  # a hidden row also enters R as an extra
+        max_n *= 2
     disc = discount_table(prof, max_n + 1)
     top = prep.max_label
     if judged is not None and judged.labels.shape[0]:
@@ -351,10 +411,16 @@ def _kernel_components(
         if zero is not None:  # unjudged rows take a stand-in label of gain 0
             labels = np.where(zero, float(tables.size), labels)
             tables = with_zero_label(tables)
+        hide = hidden_rows(prof, _profile_scores(prep, prof),
+                           tables.rel[labels.astype(np.int64)] > 0)
+        if hide is not None:  # nonpositive_scores: no hit, still in R (bench.metrics.score_rules)
+            labels, tables = hide_labels(labels, tables, hide)
         extra_hist = None
         if judged is not None:
             extra_hist = np.zeros((prep.n_queries, tables.size), dtype=np.int64)
             np.add.at(extra_hist, (judged.query, judged.labels.astype(np.int64)), 1)
+        if hide is not None:
+            extra_hist = hidden_counts(extra_hist, hide, prep.offsets, tables.size)
         kernel, used = _label_table_kernel(backend, labels.shape[0])
         comps = kernel(
             labels, prep.scores, prep.offsets, f32=f32, ties=prof.ties, tiekey=tiekey,
@@ -371,6 +437,9 @@ def _kernel_components(
             "extra_query": judged.query,
         }
     g, rel = _row_gains(prof, prep.labels, zero)
+    hide = hidden_rows(prof, _profile_scores(prep, prof), rel)
+    if hide is not None:
+        rel, extra = rel & ~hide, hidden_extras(extra, hide, prep.offsets)
     err_r = err_probability(prof, prep.labels) if request.needs_err else None
     if zero is not None and err_r is not None:
         err_r = np.where(zero, 0.0, err_r)

@@ -7,6 +7,7 @@ definitions every profile shares.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, fields
 
 from bench.errors import ConfigError
@@ -26,6 +27,9 @@ _MISSING = ("drop", "zero")
 _RANKING_FAMILIES = ("dcg", "ndcg", "map", "mrr", "p", "recall", "err", "hits", "rprec", "bpref",
                      "set_p", "set_recall", "set_f", "judged")
 _UNJUDGED = ("label0", "zero")
+_REL_LEVEL = ("keep", "zero")
+_PADDING = ("none", "minus_one", "negative")
+_NONPOSITIVE = ("rank", "not_relevant")
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,37 @@ class Profile:
         query_weights: ``"use"`` the query (or row) weights given, or ``"ignore"`` them: an
             unweighted mean whatever the input carries (XGBoost 1.x ``rank_metric.cc:225``,
             ``sum / ngroups``).
+        run_depth: trec_eval ``-M N``: only the top ``N`` documents of each query's ranking (in
+            the profile's order: ``score_dtype``, then ``ties``) are evaluated; the rest are
+            dropped before any metric, and under ``idcg_basis="qrels"`` a dropped judged
+            document counts as judged and not retrieved (``form_res_rels.c``: the run is sorted,
+            then ``num_results`` is cut to ``max_num_docs_per_topic``). ``None``: every
+            document. Under ``ties="average"`` a tied group that straddles rank ``N`` has no
+            top ``N`` and is an error naming the query.
+        judged_only: trec_eval ``-J``: scored documents without a judgment (or with a negative
+            one) are dropped from the ranking before any metric, after ``run_depth``
+            (``form_res_rels.c``, ``judged_docs_only_flag``: the judged documents keep their
+            order, the ranks close up). TREC input only: labelled rows are all judged. A query
+            left without a document scores as one the run does not rank (R from the qrels).
+        rel_level: what the relevance level ``relevance_threshold`` does to gains: ``"keep"``
+            (trec_eval ``-l N``: it decides only binary relevance, NDCG keeps every label's
+            gain, ``m_ndcg.c``) or ``"zero"`` (ranx ``rel_lvl``: a judgment below the level is
+            removed, ``ranx/metrics/common.py`` ``clean_qrels``, so it gains 0 as well).
+        padding: labels that mark padding rows of a dense batch, dropped before anything else:
+            ``"none"`` (a negative label is an error), ``"minus_one"`` (label ``-1`` exactly:
+            allRank ``PADDED_Y_VALUE``, ``allrank/models/metrics.py``
+            ``__apply_mask_and_get_true_sorted_by_preds``; other negatives stay errors) or
+            ``"negative"`` (every label below 0: TF-Ranking ``utils.is_label_valid``, masked in
+            ``metrics_impl.py`` ``_prepare_and_validate_params``). A padding row's score is not
+            read (NaN and infinity allowed); a query with padding rows only is a query without
+            documents: it scores the profile's blank value (``empty``) and counts as any blank
+            query does. Padding rows with per-row weights are refused.
+        nonpositive_scores: ``"rank"`` (a score is only a rank) or ``"not_relevant"``
+            (torchmetrics >= 1.7.4, PR #3160: ``torch.where(preds > 0, target, 0)`` in
+            ``retrieval/precision.py``, ``reciprocal_rank.py``, ``average_precision.py``,
+            ``recall.py``): a relevant document scored <= 0 keeps its rank and its gain (NDCG,
+            DCG) but is no hit in P, AP, RR, hits and recall, while ``R`` (recall's denominator,
+            the blank-query test) still counts it (:mod:`bench.metrics.score_rules`).
         description: what the profile reproduces, with sources.
     """
 
@@ -131,6 +166,11 @@ class Profile:
     arithmetic_dtype: str = "float64"
     discount_base: float = 2.0
     query_weights: str = "use"
+    run_depth: int | None = None
+    judged_only: bool = False
+    rel_level: str = "keep"
+    padding: str = "none"
+    nonpositive_scores: str = "rank"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -154,6 +194,10 @@ class Profile:
         _check(self.name, "unjudged_gain", self.unjudged_gain, _UNJUDGED)
         _check(self.name, "arithmetic_dtype", self.arithmetic_dtype, _DTYPES)
         _check(self.name, "query_weights", self.query_weights, ("use", "ignore"))
+        _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
+        _check(self.name, "padding", self.padding, _PADDING)
+        _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)
+        _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):
             raise ConfigError(
@@ -204,6 +248,23 @@ class Profile:
             v = getattr(self, f.name)
             out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
+
+
+def _check_options(p: Profile) -> None:
+    """``run_depth`` is ``None`` or a whole number >= 1; ``judged_only`` a bool."""
+    depth = p.run_depth
+    if depth is not None:
+        if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
+            raise ConfigError(f"profile {p.name!r}: run_depth (trec_eval -M) must be a whole "
+                              f"number >= 1, or None for every document; got {depth!r}")
+        object.__setattr__(p, "run_depth", int(depth))
+        if p.ties == "random":
+            raise ConfigError(f"profile {p.name!r}: run_depth with ties='random' is not "
+                              "supported (the cut and the ranking of what is left would draw "
+                              "two tie orders); choose stable, docno_desc, ... for run_depth")
+    if not isinstance(p.judged_only, bool):
+        raise ConfigError(f"profile {p.name!r}: judged_only (trec_eval -J) must be True or "
+                          f"False, got {p.judged_only!r}")
 
 
 def _check(profile: str, field: str, value: object, valid: tuple[str, ...], extra: str = "") -> None:

@@ -27,6 +27,7 @@ import math
 from dataclasses import replace
 
 from bench.errors import ConfigError, did_you_mean
+from bench.metrics.library_profiles import LIBRARY_PROFILES
 from bench.metrics.profile import Profile
 
 __all__ = ["DEFAULT_PROFILE", "LTRBENCH", "PROFILES", "Profile", "get_profile"]
@@ -136,11 +137,14 @@ PROFILES: dict[str, Profile] = {
         map_denominator="r",
         max_label=None,
         missing="zero",
+        rel_level="zero",
         description=(
             "ranx 0.3 (ranx/metrics/*.py): ndcg is Jarvelin's linear gain with 1/log2(rank+1) "
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
             "ranx's hit_rate@k is ltrbench's hits@k (ranx's own hits@k, a count of relevant "
-            "documents, is refused on qrels and runs), empty queries score 0. A qrels query "
+            "documents, is refused on qrels and runs), empty queries score 0, a judgment below the "
+            "relevance level (relevance_threshold, ranx's rel_lvl) is dropped, so it gains 0 "
+            "too (rel_level='zero': metrics/common.py clean_qrels). A qrels query "
             "without a run line scores 0 and counts in the mean: ranx.evaluate refuses runs "
             "whose query ids differ from the qrels' unless make_comparable=True (meta/evaluate.py check_keys), which adds an "
             "empty result for every qrels query missing from the run and removes run queries "
@@ -250,31 +254,7 @@ PROFILES.update({
             "'sklearn'."
         ),
     ),
-    "torchmetrics": Profile(
-        name="torchmetrics",
-        gain="linear",
-        ties="average",
-        empty=0.0,
-        map_denominator="hits_k",
-        max_label=None,
-        integer_labels=False,
-        binary_labels_for_binary_metrics=True,
-        arithmetic_dtype="float32",
-        description=(
-            "torchmetrics 1.9 functional retrieval metrics (src/torchmetrics/functional/"
-            "retrieval/): retrieval_normalized_dcg (ndcg.py:21-113) linear gain, 1/log2(i+2), "
-            "ties averaged (a port of sklearn's _tie_averaged_dcg) in float32, ideal DCG from "
-            "the sorted targets cut at top_k, all-irrelevant -> 0; retrieval_average_precision "
-            "(average_precision.py:51-62): mean over the hits in the top k of hits_i/pos_i "
-            "(denominator = hits in the top k) in float32; retrieval_precision divides by top_k "
-            "(precision.py:59-71); recall by the sum of targets; binary targets for those; a "
-            "query without a positive target scores 0 (functional) and counts in the mean "
-            "(module: empty_target_action='neg', retrieval/base.py:148-183). Not modelled: since "
-            "v1.7.4/1.8.0 (#3160) P, AP, RR and recall treat documents scored <= 0 as non-relevant "
-            "(torch.where(preds > 0, target, 0), average_precision.py:55) -- this profile agrees "
-            "only for positive scores -- and torch.topk's order among tied scores in P/AP/RR."
-        ),
-    ),
+    "torchmetrics": LIBRARY_PROFILES["torchmetrics"],
     "recbole": Profile(
         name="recbole",
         ties="stable",
@@ -335,6 +315,8 @@ PROFILES.update({
         ),
     ),
 })
+
+PROFILES.update(LIBRARY_PROFILES)  # msmarco, tf-ranking, allrank, torchmetrics
 
 # Version-qualified profiles: a release whose definition differs from the unqualified profile
 # (measured by `ltrbench crosscheck --versions`, results/definitions/versions.md).

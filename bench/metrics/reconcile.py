@@ -4,11 +4,15 @@
 (the default ``ltrbench``), changing one convention at a time with :func:`dataclasses.replace`
 (:data:`STEPS`)::
 
-    empty (blank_query) → ties → gain, discount_base (gain) → k_beyond_n / default_k (truncation)
-    → score_dtype, arithmetic_dtype (float32)
+    empty (blank_query) → ties → gain, discount_base, rel_level (gain) → k_beyond_n / default_k /
+    run_depth (truncation) → score_dtype, arithmetic_dtype (float32)
 
-(``discount_base`` moves DCG only, ``arithmetic_dtype`` float32 rounding of the values, so they
-ride with the nearest reason rather than adding a column.)
+(``discount_base`` moves DCG only, ``rel_level`` the gains below the relevance level,
+``run_depth`` cuts every query's ranking at N, ``arithmetic_dtype`` float32 rounding of the
+values, so they ride with the nearest reason rather than adding a column. The gain step also
+takes the default's ``max_label`` and ``integer_labels``, which change no value but must match the
+gain: sklearn's linear gain with ``max_label=None`` turned to exp2 would be a profile its own
+checks refuse.)
 
 Each step's change of the mean is attributed to queries (:func:`step_contributions`), so the
 per-query contributions add up to the gap exactly (a telescoping sum). When a step changes the set
@@ -41,8 +45,10 @@ REASONS: tuple[str, ...] = ("blank_query", "ties", "gain", "truncation", "float3
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("blank_query", ("empty", "empty_by_family")),
     ("ties", ("ties",)),
-    ("gain", ("gain", "discount_base")),
-    ("truncation", ("k_beyond_n", "default_k")),
+    # max_label / integer_labels only say which labels a profile accepts; they move with the
+    # gain so that a step never builds a profile its own checks refuse (exp2 with max_label=None)
+    ("gain", ("gain", "discount_base", "rel_level", "max_label", "integer_labels")),
+    ("truncation", ("k_beyond_n", "default_k", "run_depth")),
     ("float32", ("score_dtype", "arithmetic_dtype")),
 )
 
@@ -247,8 +253,9 @@ def _step_profiles(lib: Profile, dflt: Profile) -> tuple[list[Profile], list[str
     current = lib
     for reason, names in STEPS:
         changes: dict[str, Any] = {
-            f: getattr(dflt, f) for f in names if getattr(current, f) != getattr(dflt, f)
-        }
+            f: getattr(dflt, f) for f in names
+            if f in fields and getattr(current, f) != getattr(dflt, f)
+        }  # a duck-typed profile (the cross-check tests' stand-in) may lack newer fields
         if changes:
             changes["name"] = f"{current.name}+{reason}"
             current = dataclasses.replace(current, **changes)

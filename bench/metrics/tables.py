@@ -51,6 +51,7 @@ def label_tables(profile: Profile, max_label: int) -> LabelTables:
         gain = np.zeros(size, dtype=np.float64)
         m = min(size, table.shape[0])
         gain[:m] = table[:m]
+    gain = _level_gain(profile, labels, gain)
     rel = relevant(profile, labels).astype(np.float64)
     if profile.labels_beyond_gain_table == "zero" and isinstance(profile.gain, tuple):
         rel[len(profile.gain):] = 0.0
@@ -68,17 +69,29 @@ def relevant(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.bool_]
 
 
 def gains(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Gain of each label (any real label for ``linear``; integer labels otherwise)."""
+    """Gain of each label (any real label for ``linear``; integer labels otherwise); 0 below
+    the relevance level under ``rel_level="zero"``."""
     if profile.gain == "linear":
-        return np.asarray(labels, dtype=np.float64)
+        return _level_gain(profile, labels, np.asarray(labels, dtype=np.float64))
     if profile.gain == "exp2":
-        return np.exp2(labels) - 1.0
+        return _level_gain(profile, labels, np.exp2(labels) - 1.0)
     table = np.asarray(profile.gain, dtype=np.float64)
     idx = labels.astype(np.int64)
     out = np.zeros(labels.shape[0], dtype=np.float64)
     inside = idx < table.shape[0]
     out[inside] = table[idx[inside]]
-    return out
+    return _level_gain(profile, labels, out)
+
+
+def _level_gain(profile: Profile, labels: NDArray[np.float64],
+                gain: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``gain`` with labels below ``relevance_threshold`` set to 0 under ``rel_level="zero"``
+    (ranx: ``clean_qrels`` drops the judgments below ``rel_lvl``, ``ranx/metrics/common.py``, so
+    ``_dcg`` finds no gain for them, ``ranx/metrics/ndcg.py``); unchanged under ``"keep"``
+    (trec_eval ``-l``: the level decides binary relevance only)."""
+    if profile.rel_level != "zero":
+        return gain
+    return np.where(labels < profile.relevance_threshold, 0.0, gain)
 
 
 def relevant_rows(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.bool_]:

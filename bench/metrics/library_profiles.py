@@ -1,0 +1,120 @@
+"""Profiles of evaluation libraries that are not a GBDT's or trec_eval's own (issue 23).
+
+:data:`LIBRARY_PROFILES` (``msmarco``, ``tf-ranking``, ``allrank``, ``torchmetrics``) joins
+:data:`bench.metrics.profiles.PROFILES`; each description cites the source lines it follows and
+says what it does not model. Golden tests: ``tests/test_metrics_profiles_libraries.py``.
+"""
+
+from __future__ import annotations
+
+from bench.metrics.profile import Profile
+
+MSMARCO = Profile(
+    name="msmarco",
+    gain="linear",
+    ties="docno_asc",
+    empty=0.0,
+    idcg_basis="qrels",
+    map_denominator="r",
+    max_label=None,
+    unjudged_gain="zero",
+    missing="zero",
+    description=(
+        "ir_measures' MS MARCO provider, the one behind RR@k and MS MARCO's MRR@10 "
+        "(ir_measures/providers/msmarco_provider.py, _iter_calc: the run sorted by "
+        "key=(-score, doc_id), so tied scores put the smaller document id first, scores as "
+        "Python floats = float64; ir_measures/bin/msmarco_eval.py compute_metrics: 1/rank of the "
+        "first document with relevance >= rel among the top max_rank, 0 without one). A query "
+        "without a relevant judgment is not scored by the provider and ir_measures fills 0 for "
+        "it (providers/base.py), as for a qrels query without a run line: both count in the "
+        "mean (empty=0, missing='zero'). Other metrics under this profile are trec_eval -c's "
+        "with these ties and float64 scores (the provider computes RR only)."
+    ),
+)
+
+TF_RANKING = Profile(
+    name="tf-ranking",
+    gain="exp2",
+    ties="average",
+    empty=0.0,
+    map_denominator="r",
+    precision_denominator="min_k_n",
+    score_dtype="float32",
+    arithmetic_dtype="float32",
+    padding="negative",
+    description=(
+        "TF-Ranking 0.5 metrics (tensorflow_ranking/python/metrics_impl.py): labels < 0 are "
+        "padding (utils.is_label_valid: label >= 0), masked before sorting "
+        "(_prepare_and_validate_params: label 0, score below the list's minimum) and so "
+        "ignored; scores cast to float32 (utils.sort_by_scores) with ties shuffled at random "
+        "(shuffle_ties=True: this profile gives the expected value over tie orders); gain "
+        "2^l - 1 (_DEFAULT_GAIN_FN) and discount log(2)/log1p(rank) = 1/log2(rank + 1) "
+        "(_DEFAULT_RANK_DISCOUNT_FN); topn is the cutoff k (None: the whole list); NDCG's "
+        "ideal DCG over the list's labels cut at topn; relevant = label >= 1; MAP divides by "
+        "every relevant document of the list whatever topn (MeanAveragePrecisionMetric: "
+        "'total relevance regardless of self._topn'); precision by min(topn, valid documents) "
+        "(_per_list_precision); recall by the relevant documents (_per_list_recall); a list "
+        "without a relevant document scores 0 (divide_no_nan) and, with unit weights, counts "
+        "with weight 1 (_per_example_weights_to_per_list_weights: the average weight), as does "
+        "a list of padding only (its weights are not masked): empty=0, counted. Arithmetic in "
+        "float32: agreement to float32 precision. Not modelled: per-example weights "
+        "(per-list weight sum(w * rel) / sum(rel)); give one weight per query."
+    ),
+)
+
+ALLRANK = Profile(
+    name="allrank",
+    gain="exp2",
+    ties="stable",
+    empty=1.0,
+    padding="minus_one",
+    description=(
+        "allRank (allrank/models/metrics.py, since 2021, PR #25): y_true == -1 marks padding "
+        "(PADDED_Y_VALUE; __apply_mask_and_get_true_sorted_by_preds sets the padded "
+        "predictions to -inf and their labels to 0, so they rank last with no gain: ignored); "
+        "other negative labels are errors here. ndcg: gain_function 2^x - 1, discount "
+        "1/log2(i + 2), ats clipped to the slate length, ideal DCG over the slate's labels, "
+        "and a slate without a relevant item (idcg == 0) scores filler_value = 1.0 (a slate of "
+        "padding only too). Ties: torch.sort(descending=True), which does not promise an "
+        "order; this profile keeps row order. Not modelled: allRank's mrr takes the rank of "
+        "the slate's highest label (torch.max), not of the first relevant item, so it agrees "
+        "on binary labels only, and scores a slate without a relevant item 1 unless the whole "
+        "batch has none (zero_sum_mask sums the batch)."
+    ),
+)
+
+TORCHMETRICS = Profile(
+    name="torchmetrics",
+    gain="linear",
+    ties="average",
+    empty=0.0,
+    map_denominator="hits_k",
+    max_label=None,
+    integer_labels=False,
+    binary_labels_for_binary_metrics=True,
+    arithmetic_dtype="float32",
+    nonpositive_scores="not_relevant",
+    description=(
+        "torchmetrics 1.9 functional retrieval metrics (src/torchmetrics/functional/"
+        "retrieval/): retrieval_normalized_dcg (ndcg.py:21-113) linear gain, 1/log2(i+2), "
+        "ties averaged (a port of sklearn's _tie_averaged_dcg) in float32, ideal DCG from "
+        "the sorted targets cut at top_k, all-irrelevant -> 0; retrieval_average_precision "
+        "(average_precision.py:51-62): mean over the hits in the top k of hits_i/pos_i "
+        "(denominator = hits in the top k) in float32; retrieval_precision divides by top_k "
+        "(precision.py:59-71); recall by the sum of targets; binary targets for those; a "
+        "query without a positive target scores 0 (functional) and counts in the mean "
+        "(module: empty_target_action='neg', retrieval/base.py:148-183). Since v1.7.4/1.8.0 "
+        "(#3160) P, AP, RR and recall treat documents scored <= 0 as non-relevant "
+        "(torch.where(preds > 0, target, 0), precision.py, reciprocal_rank.py) while the "
+        "blank test and recall's denominator keep every target and NDCG every gain "
+        "(nonpositive_scores='not_relevant'; hit_rate.py does not filter, so hits@k is refused "
+        "under this profile). Not modelled: torch.topk's order among tied scores in P/AP/RR "
+        "(this profile averages ties), releases before 1.7.4 (replace(..., "
+        "nonpositive_scores='rank'))."
+    ),
+)
+
+#: The profiles of this module by name.
+LIBRARY_PROFILES: dict[str, Profile] = {
+    p.name: p for p in (MSMARCO, TF_RANKING, ALLRANK, TORCHMETRICS)
+}
