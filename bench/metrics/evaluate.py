@@ -15,6 +15,7 @@ import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
+from bench.metrics.kernels.components import ranked_request
 from bench.metrics.kernels.judged import judged_components
 from bench.metrics.kernels.numpy_kernel import numpy_components
 from bench.metrics.kernels.python_kernel import python_components
@@ -267,9 +268,8 @@ def _components(
 ) -> tuple[Components, str]:
     tiekey = _tie_key(prep, prof)  # one key (a sort of the document ids) for every kernel
     comps, used = _kernel_components(prep, prof, request, backend, judged, threads, tiekey)
-    if request.ks.get("rprec") or request.ks.get("bpref"):
-        comps.values.update({(name, None): v for name, v in _judged_values(
-            prep, prof, request, judged, comps, tiekey).items()})
+    if ranked_request(request):
+        comps.values.update(_judged_values(prep, prof, request, judged, comps, tiekey))
     return comps, used
 
 
@@ -301,8 +301,9 @@ def _row_gains(prof: Profile, labels: NDArray[np.float64], zero: NDArray[np.bool
 def _judged_values(
     prep: Prepared, prof: Profile, request: Request, judged: Judged | None, comps: Components,
     tiekey: NDArray[np.int64] | None,
-) -> dict[str, NDArray[np.float64]]:
-    """R-precision and bpref sums (:mod:`bench.metrics.kernels.judged`), for either backend."""
+) -> dict[tuple[str, int | None], NDArray[np.float64]]:
+    """R-precision, bpref and the other ranked sums (:mod:`bench.metrics.kernels.judged`), for
+    either backend."""
     unjudged = None if judged is None else judged.unjudged
     g, rel = _row_gains(prof, prep.labels, _unjudged_zero(prof, judged))
     nonrel = ~rel if unjudged is None else ~rel & ~unjudged
@@ -314,7 +315,7 @@ def _judged_values(
     return judged_components(
         rel.astype(np.float64), nonrel.astype(np.float64), g, _profile_scores(prep, prof),
         prep.offsets, ties=prof.ties, tiekey=tiekey, r_basis=comps.r_basis, n_nonrel=n_nonrel,
-        need_rprec=bool(request.ks.get("rprec")), need_bpref=bool(request.ks.get("bpref")),
+        request=request, unjudged=unjudged,
     )
 
 

@@ -79,7 +79,7 @@ NORMALISED_FAMILIES: frozenset[str] = frozenset(f.name for f in FAMILIES.values(
 #: The grammars, in the order that decides a name two of them read.
 GRAMMARS = ("ltrbench", "trec_eval", "ir_measures")
 _ALIASES = ALIASES
-_ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
+_ITEM = re.compile(r"^(?P<family>[a-z][a-z0-9_]*)(?:\((?P<param>[0-9.]*)\))?(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
 _HEADERS = frozenset(f.header for f in FAMILIES.values())
 _QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*):(?P<body>.+)$")  # xgboost@1.7:
@@ -108,6 +108,7 @@ class MetricSpec:
     name: str
     profile: str | None = None
     overrides: Overrides = ()
+    param: float | None = None
     label: str = field(default="", compare=False)
     grammar: str = field(default="ltrbench", compare=False)
     explicit: bool = field(default=False, compare=False)
@@ -286,8 +287,8 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
         if peer is not None:
             return peer
     if lt is not None:
-        family = lt.family
-        cont = None if family in POINTWISE_FAMILIES else (lambda k: _ltrbench(family, k))
+        family, lt_param = lt.family, lt.param
+        cont = None if family in POINTWISE_FAMILIES else (lambda k: _ltrbench(family, k, lt_param))
         return [lt], cont
     trec = read_trec_eval(body)
     if trec is not None:
@@ -311,7 +312,7 @@ def _ltrbench_exact(body: str) -> bool:
     ``recip_rank``) or a table header (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``Rprec``)."""
     if _ITEM.match(body) is not None:
         return True
-    return body.partition("@")[0] in _HEADERS
+    return body.partition("@")[0].partition("(")[0] in _HEADERS
 
 
 def _read_peer_exact(body: str) -> tuple[list[Reading], _Continue | None] | None:
@@ -341,27 +342,56 @@ def _read_ltrbench(body: str) -> Reading | None:
     if family not in RANKING_FAMILIES and family not in POINTWISE_FAMILIES:
         return None
     k = m.group("k")
+    spec = FAMILIES[family].param
+    if spec is not None and spec.default is None and m.group("param") is None:
+        return None  # iprec_at_recall, Rprec_mult without (x): trec_eval's default list
+    if spec is None and m.group("param") is not None:
+        return None  # ndcg(1): not an ltrbench name (ir_measures says why)
     if k is not None and family in POINTWISE_FAMILIES:
         raise ConfigError(f"{family} is pointwise and takes no @k (got {body!r})")
     if k is not None and not FAMILIES[family].cutoff:
         raise ConfigError(f"{family} is over the whole list and takes no @k (got {body!r})")
-    return _ltrbench(family, k)
+    return _ltrbench(family, k, _param(family, m.group("param"), body))
 
 
-def _ltrbench(family: str, k: str | None) -> Reading:
+def _param(family: str, text: str | None, body: str) -> float | None:
+    """The parameter of ``rbp(0.95)``: a decimal number in the family's range; ``None`` for
+    the default (a required one missing is an error)."""
+    spec = FAMILIES[family].param
+    if spec is None:
+        if text is not None:
+            raise ConfigError(f"{family} takes no parameter (got {body!r})")
+        return None
+    if text is None:
+        if spec.default is None:
+            raise ConfigError(f"{family} needs its {spec.name}: {family}(0.5) (got {body!r})")
+        return None
+    if not re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", text):
+        raise ConfigError(f"the parameter of {body!r} must be a decimal number such as 0.5")
+    v = spec.check(float(text), body)
+    return None if v == spec.default else v
+
+
+def param_text(value: float | None) -> str:
+    """``"(0.95)"`` for a parameter, ``""`` for none (the family's default)."""
+    return "" if value is None else f"({value!r})"
+
+
+def _ltrbench(family: str, k: str | None, param: float | None = None) -> Reading:
+    head = family + param_text(param)
     if k is None:
-        return Reading(family, None, None, (), family, "ltrbench")
+        return Reading(family, None, None, (), head, "ltrbench", param)
     if not FAMILIES[family].cutoff:
         raise ConfigError(f"{family} is over the whole list and takes no cutoff (got {k})")
     kk = check_cutoff(k, f"{family}@{k}")
-    return Reading(family, kk, None, (), f"{family}@{kk}", "ltrbench")
+    return Reading(family, kk, None, (), f"{head}@{kk}", "ltrbench", param)
 
 
 def _spec(reading: Reading, qualifier: str | None) -> MetricSpec:
     """The spec of a reading under an explicit ``profile:`` and its canonical name."""
     r = reading if qualifier is None else replace(reading, profile=qualifier)
     return MetricSpec(r.family, r.k, _name(r, reading.profile), r.profile, r.overrides,
-                      grammar=reading.grammar, explicit=qualifier is not None)
+                      r.param, grammar=reading.grammar, explicit=qualifier is not None)
 
 
 def _name(r: Reading, implied: str | None) -> str:
@@ -372,7 +402,8 @@ def _name(r: Reading, implied: str | None) -> str:
     if _grammar_of(r.spelling) == r.grammar:
         return r.spelling if r.profile == implied else f"{r.profile}:{r.spelling}"
     assert not r.overrides, r
-    plain = r.family if r.k is None else f"{r.family}@{r.k}"
+    head = r.family + param_text(r.param)
+    plain = head if r.k is None else f"{head}@{r.k}"
     return f"{r.profile}:{plain}"
 
 

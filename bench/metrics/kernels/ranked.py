@@ -1,0 +1,165 @@
+"""Vectorised sums over the ranking of every query at once (NumPy, both backends).
+
+:func:`bench.metrics.kernels.judged.judged_components` orders every query once
+(:class:`Layout`) and computes here, for every query at once, the components of
+:data:`bench.metrics.kernels.components.RANKED` that are not R-precision or bpref. Positions are
+0-based (``i``), ``rel_i`` / ``non_i`` / ``unj_i`` say whether the document at ``i`` is relevant,
+judged non-relevant, unjudged; ``k' = min(k, n)``:
+
+================  ==================================================================================
+``nonrel``        ``N``: judged non-relevant documents of the query (the whole qrels under the
+                  ``qrels`` basis)
+``fall@k``        ``sum_{i < k'} non_i`` (fall-out's numerator)
+``crr@k``         ``sum_{i < k'} rel_i / (i + 1)`` (cumulative reciprocal rank, NCRR's numerator)
+``rprec_mult=x``  ``sum_{i < c} rel_i``, ``c = floor(x R + 0.9)`` (trec_eval ``m_Rprec_mult.c``)
+``rbp=p@k``       ``sum_{i < k'} rel_i (1 - p) p^i`` (Moffat & Zobel, TOIS 27(1), 2008, eq. 6)
+``rbp_residual``  ``sum_{i < k'} unj_i (1 - p) p^i + p^k'``: what unjudged documents and the
+  ``=p@k``        unseen tail could add (Moffat & Zobel 2008, section 5, "residual")
+``iprec=x``       ``max_{j >= i_c} P(j)``, ``P(j)`` the precision at rank ``j``, ``i_c`` the rank of
+                  the ``c``-th relevant document, ``c = lround(x R)`` (``c = 0``: every rank),
+                  0 when fewer than ``c`` relevant are retrieved (trec_eval
+                  ``m_iprec_at_recall.c``)
+``auc``           ``sum`` over (relevant, judged non-relevant) pairs of the query of
+                  ``[s_rel > s_non] + 0.5 [s_rel = s_non]`` (Mann-Whitney U; sklearn
+                  ``roc_auc_score`` of one query), ``auc_pairs`` the number of such pairs
+================  ==================================================================================
+
+Under ``ties="average"`` ``fall``, ``crr``, ``rprec_mult`` and the RBP sums are linear in the
+documents at each position, so their expectation over every order of a tied group is the same
+sum with each position's indicator replaced by its group's mean (McSherry & Najork, ECIR 2008):
+exact. ``iprec`` is a maximum, without such a form: its family is refused under ``average``
+(:func:`bench.metrics.components.build_request`). ``auc`` does not depend on the tie rule (a
+tied pair counts one half, as sklearn).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Every query's rows in ranking order (rows of a query contiguous, as ``offsets``).
+
+    Attributes:
+        gidx: query of each position; ``pos0``: 0-based position in its query.
+        rel, non, unj: expected relevance, judged non-relevance and unjudgedness per position
+            (0/1; under ``average`` ties the tied group's mean).
+        offsets: query offsets; ``n_q``: queries.
+    """
+
+    gidx: NDArray[np.int64]
+    pos0: NDArray[np.int64]
+    rel: Array
+    non: Array
+    unj: Array
+    offsets: NDArray[np.int64]
+
+    @property
+    def n_q(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    def per_query(self, w: Array) -> Array:
+        """``sum`` of the per-position values ``w`` of each query."""
+        return cast(Array, np.bincount(self.gidx, weights=w, minlength=self.n_q))
+
+    def cut(self, w: Array, k: int | None) -> Array:
+        """``sum_{i < k} w_i`` per query (``None``: the whole list)."""
+        return self.per_query(w if k is None else np.where(self.pos0 < k, w, 0.0))
+
+
+def fall(lay: Layout, k: int | None) -> Array:
+    """Judged non-relevant documents in the top ``k``."""
+    return lay.cut(lay.non, k)
+
+
+def crr(lay: Layout, k: int | None) -> Array:
+    """``sum_{i < k} rel_i / (i + 1)``."""
+    return lay.cut(lay.rel / (lay.pos0 + 1.0), k)
+
+
+def rprec_mult(lay: Layout, r: Array, x: float) -> Array:
+    """Relevant documents in the top ``floor(x R + 0.9)`` (trec_eval's ``(long)(x R + 0.9)``)."""
+    c = np.floor(x * r + 0.9)
+    return lay.per_query(np.where(lay.pos0 < c[lay.gidx], lay.rel, 0.0))
+
+
+def _weights(lay: Layout, p: float) -> Array:
+    return (1.0 - p) * np.power(p, lay.pos0.astype(np.float64))
+
+
+def rbp(lay: Layout, p: float, k: int | None) -> Array:
+    """``sum_{i < k} rel_i (1 - p) p^i``."""
+    return lay.cut(lay.rel * _weights(lay, p), k)
+
+
+def rbp_residual(lay: Layout, p: float, k: int | None) -> Array:
+    """``sum_{i < k} unj_i (1 - p) p^i + p^min(k, n)``."""
+    n = np.diff(lay.offsets).astype(np.float64)
+    depth = n if k is None else np.minimum(n, float(k))
+    return lay.cut(lay.unj * _weights(lay, p), k) + np.power(p, depth)
+
+
+def lround(v: Array) -> Array:
+    """C's ``lround`` of values ``>= 0``: halves away from zero (``np.rint`` rounds them to even)."""
+    low = np.floor(v)
+    return np.where(v - low >= 0.5, low + 1.0, low)
+
+
+def iprec(lay: Layout, r: Array, x: float) -> Array:
+    """Interpolated precision at recall ``x`` (trec_eval ``m_iprec_at_recall.c``): the largest
+    precision at or after the rank of the ``lround(x R)``-th relevant document (every rank for
+    0), 0 when fewer relevant documents were retrieved. Needs a tie rule that orders (0/1 ``rel``)."""
+    n_rows = lay.rel.shape[0]
+    is_rel = lay.rel > 0.5
+    h = np.cumsum(is_rel)
+    first = np.zeros(lay.n_q, dtype=np.int64)
+    first[:] = np.concatenate([[0], h])[lay.offsets[:-1]]
+    hits = np.concatenate([[0], h])[lay.offsets[1:]] - first
+    h_q = h - first[lay.gidx]  # relevant documents up to and including each position
+    prec = np.where(is_rel, h_q / (lay.pos0 + 1.0), 0.0)
+    c = lround(x * r).astype(np.int64)
+    rel_rows = np.flatnonzero(is_rel)
+    take = np.maximum(c, 1)
+    ok = take <= hits
+    if not ok.any():
+        return np.zeros(lay.n_q, dtype=np.float64)
+    start = rel_rows[np.where(ok, first + take - 1, 0)]
+    out = np.zeros(lay.n_q, dtype=np.float64)
+    padded = np.append(prec, 0.0)
+    idx = np.empty(2 * lay.n_q, dtype=np.int64)
+    idx[0::2] = np.where(ok, start, n_rows)
+    idx[1::2] = np.where(ok, lay.offsets[1:], n_rows)
+    best = np.maximum.reduceat(padded, idx)[0::2]
+    out[ok] = best[ok]
+    return out
+
+
+def auc_sums(gidx: NDArray[np.int64], scores: Array, rel: Array, non: Array,
+             n_q: int) -> tuple[Array, Array]:
+    """Per query: the Mann-Whitney count of (relevant, judged non-relevant) pairs ordered right
+    (a tied pair counts 1/2) and the number of such pairs. Rows in any order within a query."""
+    order = np.lexsort((scores, gidx))  # score ascending within each query
+    g, s, rr, nn = gidx[order], scores[order], rel[order], non[order]
+    n_rows = s.shape[0]
+    new = np.ones(n_rows, dtype=bool)
+    if n_rows > 1:
+        new[1:] = (g[1:] != g[:-1]) | (s[1:] != s[:-1])
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, n_rows))
+    grp = np.repeat(np.arange(starts.shape[0], dtype=np.int64), sizes)
+    cum = np.zeros(n_rows + 1, dtype=np.float64)
+    np.cumsum(nn, out=cum[1:])
+    q_start = np.searchsorted(g, g[starts], side="left")  # first row of each group's query
+    below = cum[starts] - cum[q_start]  # judged non-relevant with a lower score
+    tied = np.bincount(grp, weights=nn, minlength=starts.shape[0])
+    wins = rr * (below + 0.5 * tied)[grp]
+    r_q = np.bincount(g, weights=rr, minlength=n_q)
+    n_non = np.bincount(g, weights=nn, minlength=n_q)
+    return cast(Array, np.bincount(g, weights=wins, minlength=n_q)), r_q * n_non
