@@ -453,13 +453,16 @@ def describe_names() -> list[dict[str, str]]:
                      "profile": spec.profile or "the call's"})
 
     for fam in FAMILIES.values():
+        par = fam.param is not None and fam.param.default is None  # iprec_at_recall(x)
+        ex = "(0.5)" if par else ""
+        pat = f"({fam.param.name})" if fam.param is not None else ""
         if fam.pointwise or not fam.cutoff:
-            add(fam.name, "ltrbench", fam.name, fam.name)
+            add(fam.name, "ltrbench", fam.name + pat, fam.name + ex)
         else:
-            add(fam.name, "ltrbench", f"{fam.name}@k, {fam.name}", f"{fam.name}@10")
+            add(fam.name, "ltrbench", f"{fam.name}{pat}@k, {fam.name}{pat}", f"{fam.name}{ex}@10")
         for alias in sorted(a for a, c in _ALIASES.items() if c == fam.name):
-            add(fam.name, "ltrbench", alias + ("@k" if fam.cutoff and fam.ranking else ""),
-                alias + ("@10" if fam.cutoff and fam.ranking else ""))
+            add(fam.name, "ltrbench", alias + pat + ("@k" if fam.cutoff and fam.ranking else ""),
+                alias + ex + ("@10" if fam.cutoff and fam.ranking else ""))
         if fam.ranking and fam.header.lower() != fam.name:
             head = fam.header + ("@k" if fam.cutoff else "")
             add(fam.name, "ltrbench", f"{head} (table header)", head.replace("@k", "@10"))
@@ -468,17 +471,25 @@ def describe_names() -> list[dict[str, str]]:
             continue
         if m.cutoff == "param":
             add(m.family, "trec_eval", f"{m.name}_k, {m.name}.k1,k2", f"{m.name}_10")
+        elif m.cutoff == "real":
+            add(m.family, "trec_eval", f"{m.name}_x, {m.name} (its default list)",
+                f"{m.name}_0.20")
         else:
             add(m.family, "trec_eval", m.name, m.name)
     for m in IR_MEASURES:
         if m.family is None:
             continue
+        if m.cutoff == "recall":
+            add(m.family, "ir_measures", f"{m.name}@recall", f"{m.name}@0.1")
+            continue
         at = {"none": "", "optional": "[@k]", "required": "@k"}[m.cutoff]
         params = f"({', '.join(p + '=' for p in m.params)})" if m.params else ""
-        example = m.name + ("@10" if m.cutoff != "none" else "")
+        call = "(rel=1)" if m.name == "RBP" else ""  # ir_measures' RBP without rel= is graded
+        example = m.name + call + ("@10" if m.cutoff != "none" else "")
         add(m.family, "ir_measures", f"{m.name}{params}{at}", example)
         if "rel" in m.params:
-            add(m.family, "ir_measures", f"{m.name}(rel=n){at}",
+            fam_rel = "num_rel_ret" if m.name == "NumRet" else m.family  # NumRet(rel=n)
+            add(fam_rel, "ir_measures", f"{m.name}(rel=n){at}",
                 f"{m.name}(rel=2)" + ("@10" if m.cutoff != "none" else ""))
     add("ndcg", "ir_measures", "nDCG(gains={label:gain})[@k]", "nDCG(gains={0:0,1:1,2:3})@10")
     add("ndcg", "ir_measures", "nDCG(dcg='exp-log2')@k (gdeval)", "nDCG(dcg='exp-log2')@10")
