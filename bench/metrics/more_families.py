@@ -25,7 +25,9 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
 ir_measures' ``NumRet`` aggregate are sums, ``te_calc_avg_meas_s`` is not called for them);
 ``gm_map``'s per-query value is trec_eval's own (``-q``): the logarithm, and its mean the
 exponential of the mean of the logarithms (``te_calc_avg_meas_s_gm``), so a query with AP = 0
-counts as AP = 1e-5 instead of zeroing the product. GAUC's per-query value is the query's AUC;
+counts as AP = 1e-5 instead of zeroing the product; under ``ties="average"`` the logarithm is
+taken of the query's tie-averaged AP (the value ``map`` reports), not averaged over tied orders,
+so that ``gm_map`` stays the geometric mean of the per-query APs. GAUC's per-query value is the query's AUC;
 its mean weighs each query by its document count (not by the query weights) and leaves out the
 queries without both a relevant and a judged non-relevant document whatever the profile's
 ``empty``. Every other family is averaged as usual.

@@ -325,9 +325,9 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
                                   ("ties", "docno_asc"))))
     if measure.name == "RBP" and param is not None:
         shown.insert(0, f"p={param!r}")
-    if measure.name == "NumRet" and family == "num_rel_ret" and not any(
-            x.startswith("rel=") for x in shown):
-        shown.append("rel=1")  # NumRet(rel=1) is NumRelRet; bare NumRet is num_ret
+    if (measure.name == "RBP" or (measure.name == "NumRet" and family == "num_rel_ret")) and \
+            not any(x.startswith("rel=") for x in shown):
+        shown.append("rel=1")  # NumRet(rel=1) is NumRelRet, bare NumRet num_ret; RBP needs rel
     at = f"@{k}" if k is not None else (f"@{recall!r}" if recall is not None else "")
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + at
     return Reading(family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures", param)
