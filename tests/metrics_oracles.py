@@ -229,13 +229,13 @@ def more_on_ranking(profile: Profile, family: str, k: int | None, ranked: Sequen
         return 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
     if family == "ncrr":  # cornac: sum 1/rank over relevant / sum_{i <= min(R, k')} 1/i
         ideal = sum(1.0 / i for i in range(1, min(r_total, top) + 1))
-        return sum(1.0 / (i + 1) for i in range(top) if rel[i]) / ideal
+        return sum(1.0 / (i + 1) for i in range(top) if rel[i]) / ideal if ideal else 0.0
     assert param is not None
     if family == "rprec_mult":  # m_Rprec_mult.c: cutoff (long)(x R + 0.9)
         cut = int(param * r_total + 0.9)
         return sum(rel[:cut]) / cut if cut else 0.0
-    if family == "iprec_at_recall":  # m_iprec_at_recall.c: lround(x R) relevant documents
-        c = int(math.floor(param * r_total + 0.5))
+    if family == "iprec_at_recall":  # trec_eval 9.0.8: (long)(x R + 0.9) relevant documents
+        c = int(param * r_total + 0.9)
         best = 0.0
         seen = 0
         for i in range(n):

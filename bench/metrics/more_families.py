@@ -11,8 +11,8 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     f1@k           = 2 P R / (P + R) = 2 hits@k / (k + R)    (P's denominator as p@k's; ranx f1)
     fallout@k      = fall@k / N          (non-relevant retrieved / all non-relevant; 0/0 when N = 0)
     rprec_mult(x)  = hits@c / c,  c = floor(x R + 0.9)       (trec_eval m_Rprec_mult.c)
-    iprec_at_recall(x) = max precision at or after the lround(x R)-th relevant document
-                                                             (trec_eval m_iprec_at_recall.c)
+    iprec_at_recall(x) = max precision at or after the c-th relevant document, c = floor(x R + 0.9)
+                                                             (trec_eval 9.0.8 m_iprec_at_recall.c)
     rbp(p)@k       = (1 - p) sum_{i < k'} rel_i p^i          (Moffat & Zobel, TOIS 2008, eq. 6)
     rbp_residual(p)@k = (1 - p) sum_{i < k', unjudged} p^i + p^k'   (ibid., section 5)
     ncrr@k         = sum_{i < k'} rel_i / (i + 1) / H(min(R, k'))   (cornac metrics/ranking.py NCRR)
@@ -66,6 +66,12 @@ def _f1(q: Inputs) -> Array:
 def _rprec_mult(q: Inputs) -> Array:
     assert q.param is not None
     return q.ratio(q.comp["rprec_mult"], np.floor(q.param * q.r + 0.9))
+
+
+def _rbp_residual(q: Inputs) -> Array:
+    assert q.param is not None
+    depth = q.n if q.k is None else np.minimum(q.n, float(q.k))
+    return q.value("rbp_residual") + np.power(q.param, depth)  # + the ranks below the top k
 
 
 def harmonic(m: Array) -> Array:
@@ -124,7 +130,7 @@ def more_families() -> dict[str, Family]:
                param=_PERSISTENCE),
         Family("rbp_residual", "RBP_residual", "RBP's residual: what unjudged documents and the "
                "ranks below the top k could add (Moffat & Zobel 2008)", ("rbp_residual",),
-               lambda q: q.value("rbp_residual"), param=_PERSISTENCE),
+               _rbp_residual, param=_PERSISTENCE),
         Family("ncrr", "NCRR", "normalised cumulative reciprocal rank: sum of 1/rank of the "
                "relevant documents in the top k over its ideal (cornac NCRR)", ("crr",), _ncrr,
                normalised=True, blank_scores_one=True),

@@ -13,12 +13,13 @@ judged non-relevant, unjudged; ``k' = min(k, n)``:
 ``crr@k``         ``sum_{i < k'} rel_i / (i + 1)`` (cumulative reciprocal rank, NCRR's numerator)
 ``rprec_mult=x``  ``sum_{i < c} rel_i``, ``c = floor(x R + 0.9)`` (trec_eval ``m_Rprec_mult.c``)
 ``rbp=p@k``       ``sum_{i < k'} rel_i (1 - p) p^i`` (Moffat & Zobel, TOIS 27(1), 2008, eq. 6)
-``rbp_residual``  ``sum_{i < k'} unj_i (1 - p) p^i + p^k'``: what unjudged documents and the
-  ``=p@k``        unseen tail could add (Moffat & Zobel 2008, section 5, "residual")
+``rbp_residual``  ``sum_{i < k'} unj_i (1 - p) p^i``: what unjudged documents could add (Moffat &
+  ``=p@k``        Zobel 2008, section 5, "residual"; the family adds the unseen tail ``p^k'``)
 ``iprec=x``       ``max_{j >= i_c} P(j)``, ``P(j)`` the precision at rank ``j``, ``i_c`` the rank of
-                  the ``c``-th relevant document, ``c = lround(x R)`` (``c = 0``: every rank),
-                  0 when fewer than ``c`` relevant are retrieved (trec_eval
-                  ``m_iprec_at_recall.c``)
+                  the ``c``-th relevant document, ``c = floor(x R + 0.9)`` (``c = 0``: every
+                  rank), 0 when fewer than ``c`` relevant are retrieved (trec_eval 9.0.8
+                  ``m_iprec_at_recall.c``, as pytrec_eval bundles it; trec_eval's later
+                  sources round ``x R`` instead, ``lround``, which this does not follow)
 ``auc``           ``sum`` over (relevant, judged non-relevant) pairs of the query of
                   ``[s_rel > s_non] + 0.5 [s_rel = s_non]`` (Mann-Whitney U; sklearn
                   ``roc_auc_score`` of one query), ``auc_pairs`` the number of such pairs
@@ -100,22 +101,15 @@ def rbp(lay: Layout, p: float, k: int | None) -> Array:
 
 
 def rbp_residual(lay: Layout, p: float, k: int | None) -> Array:
-    """``sum_{i < k} unj_i (1 - p) p^i + p^min(k, n)``."""
-    n = np.diff(lay.offsets).astype(np.float64)
-    depth = n if k is None else np.minimum(n, float(k))
-    return lay.cut(lay.unj * _weights(lay, p), k) + np.power(p, depth)
-
-
-def lround(v: Array) -> Array:
-    """C's ``lround`` of values ``>= 0``: halves away from zero (``np.rint`` rounds them to even)."""
-    low = np.floor(v)
-    return np.where(v - low >= 0.5, low + 1.0, low)
+    """``sum_{i < k} unj_i (1 - p) p^i`` (the family adds the tail ``p^min(k, n)``)."""
+    return lay.cut(lay.unj * _weights(lay, p), k)
 
 
 def iprec(lay: Layout, r: Array, x: float) -> Array:
-    """Interpolated precision at recall ``x`` (trec_eval ``m_iprec_at_recall.c``): the largest
-    precision at or after the rank of the ``lround(x R)``-th relevant document (every rank for
-    0), 0 when fewer relevant documents were retrieved. Needs a tie rule that orders (0/1 ``rel``)."""
+    """Interpolated precision at recall ``x`` (trec_eval 9.0.8 ``m_iprec_at_recall.c``): the
+    largest precision at or after the rank of the ``c``-th relevant document,
+    ``c = (long)(x R + 0.9)`` (every rank for ``c = 0``), 0 when fewer relevant documents were
+    retrieved. Needs a tie rule that orders (0/1 ``rel``)."""
     n_rows = lay.rel.shape[0]
     is_rel = lay.rel > 0.5
     h = np.cumsum(is_rel)
@@ -124,7 +118,7 @@ def iprec(lay: Layout, r: Array, x: float) -> Array:
     hits = np.concatenate([[0], h])[lay.offsets[1:]] - first
     h_q = h - first[lay.gidx]  # relevant documents up to and including each position
     prec = np.where(is_rel, h_q / (lay.pos0 + 1.0), 0.0)
-    c = lround(x * r).astype(np.int64)
+    c = np.floor(x * r + 0.9).astype(np.int64)
     rel_rows = np.flatnonzero(is_rel)
     take = np.maximum(c, 1)
     ok = take <= hits
