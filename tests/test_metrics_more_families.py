@@ -78,8 +78,10 @@ def test_auc_per_query_equals_sklearn_roc_auc_score_ties_included() -> None:
             assert table["auc"][q] == pytest.approx(v, abs=TOL)
             assert table["gauc"][q] == pytest.approx(v, abs=TOL)
         else:  # one class: AUC is 0/0, left out (ltrbench: empty=None); GAUC skips it always
-            assert math.isnan(table["auc"][q]) and math.isnan(table["gauc"][q])
-    assert len(want) >= 20 and len(want) < len(sizes)
+            assert math.isnan(table["auc"][q])
+            assert math.isnan(table["gauc"][q])
+    assert len(want) >= 20
+    assert len(want) < len(sizes)
     assert r.metrics["auc"] == pytest.approx(np.mean(want), abs=TOL)
     assert r.metrics["gauc"] == pytest.approx(np.average(want, weights=weights), abs=TOL)
 
@@ -148,19 +150,20 @@ def test_fallout_and_counts_by_hand() -> None:
     r = evaluate(labels, scores, group=[5, 2], per_query=True, profile="lightgbm",
                  metrics="fallout@3 num_ret num_rel num_rel_ret set_map")
     assert r.metrics["fallout@3"] == pytest.approx((2 / 3 + 1.0) / 2)  # lightgbm: blank = 1
-    assert r.metrics["num_ret"] == 7.0 and r.metrics["num_rel"] == 4.0
+    assert r.metrics["num_ret"] == 7.0
+    assert r.metrics["num_rel"] == 4.0
     assert r.metrics["num_rel_ret"] == 4.0
     assert r.metrics["set_map"] == pytest.approx((4 / 10 + 1.0) / 2)
 
 
 def test_iprec_at_recall_is_refused_where_ties_are_averaged() -> None:
-    with pytest.raises(ConfigError, match="one order of the documents.*trec_eval:"):
+    with pytest.raises(ConfigError, match=r"one order of the documents.*trec_eval:"):
         evaluate([1, 0], [1, 1], group=[2], metrics="iprec_at_recall(0.5)")
     r = evaluate([1, 0], [1, 1], group=[2], metrics="trec_eval:iprec_at_recall(0.5)")
     assert r.metrics["trec_eval:iprec_at_recall(0.5)"] == pytest.approx(0.5)  # row 2 first
 
 
-@pytest.mark.parametrize("bad, match", [
+@pytest.mark.parametrize(("bad", "match"), [
     ("rbp(1.5)", r"p must be in \(0, 1\)"), ("rbp(0)", r"p must be in \(0, 1\)"),
     ("iprec_at_recall(1.2)", r"x must be in \[0, 1\]"), ("rprec_mult(0)", r"x must be in \(0"),
     ("rbp(.5.)", "decimal number"), ("RBP(p=0.5)@10", "graded RBP"), ("RBP(p=2,rel=1)", "p must be"),
@@ -188,7 +191,10 @@ def test_every_new_canonical_name_parses_back_to_an_equal_spec(name: str) -> Non
 def test_the_new_records_declare_a_formula_a_meaning_and_known_components() -> None:
     for name in more_families():
         fam = FAMILIES[name]
-        assert fam.finish is not None and fam.meaning and fam.header, name
-    assert FAMILIES["gm_map"].mean == "geometric" and FAMILIES["gauc"].mean == "documents"
+        assert fam.finish is not None, name
+        assert fam.meaning, name
+        assert fam.header, name
+    assert FAMILIES["gm_map"].mean == "geometric"
+    assert FAMILIES["gauc"].mean == "documents"
     assert {f for f, r in FAMILIES.items() if r.mean == "sum"} == {
         "num_ret", "num_rel", "num_rel_ret"}

@@ -117,7 +117,7 @@ def test_fallout_rbp_residual_and_ncrr_on_trec_input_equal_the_slow_oracle(tmp_p
             qrels, run = _random_trec(seed, n_q=25)
             ours = evaluate_trec(*_write(tmp_path, qrels, run), metrics=metrics, profile=profile,
                                  per_query=True)
-            means, per_q = trec_oracle(qrels, run, metrics, profile)
+            _means, per_q = trec_oracle(qrels, run, metrics, profile)
             t = ours.per_query
             assert t is not None
             t = t.set_index("qid")

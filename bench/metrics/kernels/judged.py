@@ -21,6 +21,7 @@ non-relevant documents of earlier groups), summed in closed form.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
@@ -74,8 +75,7 @@ def judged_components(
     pos0 = np.arange(n_rows, dtype=np.int64) - offsets[gidx]
 
     def mean_of_group(v: NDArray[np.float64]) -> NDArray[np.float64]:
-        return cast(NDArray[np.float64],
-                    (np.bincount(grp, weights=v, minlength=starts.shape[0]) / sizes)[grp])
+        return (np.bincount(grp, weights=v, minlength=starts.shape[0]) / sizes)[grp]
 
     us = np.zeros(n_rows) if unjudged is None else unjudged[order].astype(np.float64)
     lay = ranked.Layout(gidx=gidx, pos0=pos0, rel=mean_of_group(rs), non=mean_of_group(ns),
@@ -103,8 +103,10 @@ def judged_components(
     return out
 
 
-_BY_CUTOFF = {"fall": ranked.fall, "crr": ranked.crr}
-_BY_PARAM = {
+_Array = NDArray[np.float64]
+_BY_CUTOFF: dict[str, Callable[[ranked.Layout, int | None], _Array]] = {
+    "fall": ranked.fall, "crr": ranked.crr}
+_BY_PARAM: dict[str, Callable[[ranked.Layout, _Array, float, int | None], _Array]] = {
     "rprec_mult": lambda lay, r, x, k: ranked.rprec_mult(lay, r, x),
     "iprec": lambda lay, r, x, k: ranked.iprec(lay, r, x),
     "rbp": lambda lay, r, p, k: ranked.rbp(lay, p, k),

@@ -154,6 +154,6 @@ def auc_sums(gidx: NDArray[np.int64], scores: Array, rel: Array, non: Array,
     below = cum[starts] - cum[q_start]  # judged non-relevant with a lower score
     tied = np.bincount(grp, weights=nn, minlength=starts.shape[0])
     wins = rr * (below + 0.5 * tied)[grp]
-    r_q = np.bincount(g, weights=rr, minlength=n_q)
-    n_non = np.bincount(g, weights=nn, minlength=n_q)
+    r_q = cast(Array, np.bincount(g, weights=rr, minlength=n_q))
+    n_non = cast(Array, np.bincount(g, weights=nn, minlength=n_q))
     return cast(Array, np.bincount(g, weights=wins, minlength=n_q)), r_q * n_non
