@@ -179,10 +179,11 @@ def metric_on_ranking(
 
 #: Issue 23's families (their textbook loops are in :func:`more_on_ranking`).
 MORE_FAMILIES = ("num_ret", "num_rel", "num_rel_ret", "set_map", "gm_map", "f1", "fallout",
-                 "rprec_mult", "iprec_at_recall", "rbp", "rbp_residual", "ncrr", "auc", "gauc")
+                 "rprec_mult", "iprec_at_recall", "rbp", "rbp_residual", "ncrr", "auc", "gauc",
+                 "infap")
 #: Families over the whole list whatever the profile's default_k (a bare rprec too).
 WHOLE_LIST = ("rprec", "bpref", "set_p", "set_recall", "set_f", "num_ret", "num_rel", "num_rel_ret",
-              "set_map", "gm_map", "rprec_mult", "iprec_at_recall", "auc", "gauc")
+              "set_map", "gm_map", "rprec_mult", "iprec_at_recall", "auc", "gauc", "infap")
 #: Defaults of the families' parameters (RBP's persistence: ir_measures' p=0.8).
 PARAM_DEFAULTS = {"rbp": 0.8, "rbp_residual": 0.8}
 
@@ -220,6 +221,15 @@ def more_on_ranking(profile: Profile, family: str, k: int | None, ranked: Sequen
         return None
     if family == "set_map":
         return sum(rel) ** 2 / (n * r_total) if n else 0.0
+    if family == "infap":  # m_infAP.c with every document judged or outside the pool
+        a = b = 0
+        total = 0.0
+        for j in (j for j in range(n) if judged[j]):
+            if rel[j]:
+                total += 1.0 if j == 0 else 1 / (j + 1) + (j / (j + 1)) * ((a + b) / j) * (
+                    (a + 1e-5) / (a + b + 2e-5))
+            a, b = a + rel[j], b + (not rel[j])
+        return total / r_total
     if family == "gm_map":
         return math.log(max(average_precision_sum(profile, ranked, None) / r_total, 1e-5))
     if family == "f1":

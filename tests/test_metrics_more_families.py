@@ -24,7 +24,7 @@ TOL = 1e-12
 _COMMON = ("num_ret num_rel num_rel_ret set_map gm_map f1@3 f1 fallout@3 fallout rprec@2 rprec "
            "rprec_mult(0.5) rprec_mult(1.5) rbp@5 rbp(0.5) rbp_residual@3 rbp_residual(0.9) "
            "ncrr@3 ncrr auc gauc")
-_ORDERED = " iprec_at_recall(0.0) iprec_at_recall(0.3) iprec_at_recall(1.0)"
+_ORDERED = " iprec_at_recall(0.0) iprec_at_recall(0.3) iprec_at_recall(1.0) infap"
 
 
 def _check(labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray, metrics: str, profile: str,

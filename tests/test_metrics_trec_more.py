@@ -1,6 +1,6 @@
 """Issue 23's trec_eval measures on TREC qrels and runs (``evaluate_trec``) against pytrec_eval
-(trec_eval 9.0.8) per query, ir_measures 0.4.3 (NumRet, NumRel, NumRet(rel=1), SetAP, IPrec)
-and the slow oracle: num_ret, num_rel, num_rel_ret, set_map, gm_map, Rprec_mult,
+(trec_eval 9.0.8) per query, ir_measures 0.4.3 (NumRet, NumRel, NumRet(rel=1), SetAP, IPrec,
+infAP) and the slow oracle: num_ret, num_rel, num_rel_ret, set_map, gm_map, infAP, Rprec_mult,
 iprec_at_recall, R-precision with the run cut at k (trec_eval ``-M k``), fall-out and the RBP
 residual (unjudged documents). The random qrels/runs hold tied scores, unjudged retrieved
 documents, negative judgments, judged documents that were not retrieved, qrels queries without
@@ -22,7 +22,7 @@ from bench.metrics.trec import evaluate_trec
 
 TOL = 1e-9
 _COUNTS = {"num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
-           "set_map": "set_map", "gm_map": "gm_map"}
+           "set_map": "set_map", "gm_map": "gm_map", "infAP": "infAP"}
 _REALS = [f"Rprec_mult_{x:.2f}" for x in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)] + \
     [f"iprec_at_recall_{x:.2f}" for x in np.linspace(0.0, 1.0, 11)]
 
@@ -61,7 +61,7 @@ def test_ir_measures_names_equal_ir_measures_aggregates(tmp_path: Path) -> None:
     an ir_measures name) counts the query's relevant judgments: see the next test."""
     ir_measures = pytest.importorskip("ir_measures")
     names = ["NumRet", "NumRel", "NumRet(rel=1)", "NumRelRet", "SetAP", "IPrec@0.1", "IPrec@0.5",
-             "IPrec@1.0", "NumRet(rel=2)", "SetAP(rel=2)"]
+             "IPrec@1.0", "NumRet(rel=2)", "SetAP(rel=2)", "infAP", "infAP(rel=2)"]
     for seed in range(3):
         qrels, run = _random_trec(seed)
         qrels = {q: j for q, j in qrels.items() if q in run}
@@ -125,6 +125,20 @@ def test_fallout_rbp_residual_and_ncrr_on_trec_input_equal_the_slow_oracle(tmp_p
                 want = np.array([per_q[spec.name][q] for q in t.index])
                 np.testing.assert_allclose(t[spec.name].to_numpy(), want, rtol=0, atol=TOL,
                                            err_msg=f"{profile} {seed} {spec.name}")
+
+
+def test_infap_tells_a_pooled_unjudged_document_from_one_outside_the_pool(tmp_path: Path) -> None:
+    """m_infAP.c: a negative judgment (in the pool, unjudged) counts in the estimate of the
+    precision above a relevant document, a document without a judgment does not. Ranking
+    a (0), b, c (1) of R = 2 (e relevant, not retrieved): at c, j = 2, a = 0, n = 1, u = 1 if b
+    is pooled: 1/3 + (2/3) ((0 + 1 + u) / 2) (eps / (1 + 2 eps)), divided by R."""
+    eps = 1e-5
+    run = {"1": {"a": 5.0, "b": 4.0, "c": 3.0}}
+    for u, judgments in ((1, {"a": 0, "b": -1, "c": 1, "e": 1}), (0, {"a": 0, "c": 1, "e": 1})):
+        qp, rp = _write(tmp_path, {"1": judgments}, run)
+        r = evaluate_trec(qp, rp, metrics="infAP", profile="trec_eval")
+        want = (1 / 3 + (2 / 3) * ((1 + u) / 2) * (eps / (1 + 2 * eps))) / 2
+        assert r.metrics["infAP"] == pytest.approx(want, abs=1e-15)
 
 
 def test_the_rbp_residual_counts_unjudged_documents_by_hand(tmp_path: Path) -> None:

@@ -53,11 +53,15 @@ class Judged:
         unjudged: per scored row, True when the document has no judgment or a negative one
             (its label is then 0); ``None`` = every row judged. Used by ``unjudged_gain`` and
             bpref (unjudged documents are skipped).
+        pooled: per scored row, True when its judgment is negative (in the pool, unjudged:
+            trec_eval's ``RELVALUE_UNJUDGED``, which infAP tells from a document without a
+            judgment); ``None`` = none.
     """
 
     labels: NDArray[np.float64]
     query: NDArray[np.int64]
     unjudged: NDArray[np.bool_] | None = None
+    pooled: NDArray[np.bool_] | None = None
 
 
 def evaluate(
@@ -315,7 +319,7 @@ def _judged_values(
     return judged_components(
         rel.astype(np.float64), nonrel.astype(np.float64), g, _profile_scores(prep, prof),
         prep.offsets, ties=prof.ties, tiekey=tiekey, r_basis=comps.r_basis, n_nonrel=n_nonrel,
-        request=request, unjudged=unjudged,
+        request=request, unjudged=unjudged, pooled=None if judged is None else judged.pooled,
     )
 
 

@@ -16,6 +16,7 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     rbp(p)@k       = (1 - p) sum_{i < k'} rel_i p^i          (Moffat & Zobel, TOIS 2008, eq. 6)
     rbp_residual(p)@k = (1 - p) sum_{i < k', unjudged} p^i + p^k'   (ibid., section 5)
     ncrr@k         = sum_{i < k'} rel_i / (i + 1) / H(min(R, k'))   (cornac metrics/ranking.py NCRR)
+    infap          = infAP sum / R  (trec_eval 9.0.8 m_infAP.c; kernels/ranked.py infap)
     auc            = U / (R_n N_n)  (pairs of a relevant and a judged non-relevant document ranked
                                      right, ties 1/2: sklearn roc_auc_score of the query)
     gauc           = sum_q n_q auc_q / sum_q n_q over the queries with both classes
@@ -134,6 +135,11 @@ def more_families() -> dict[str, Family]:
         Family("ncrr", "NCRR", "normalised cumulative reciprocal rank: sum of 1/rank of the "
                "relevant documents in the top k over its ideal (cornac NCRR)", ("crr",), _ncrr,
                normalised=True, blank_scores_one=True),
+        Family("infap", "infAP", "inferred AP (Yilmaz & Aslam, CIKM 2006) from a sampled "
+               "judgment pool: negative judgments are pooled but unjudged, documents without a "
+               "judgment outside the pool (trec_eval infAP)", ("infap",),
+               lambda q: q.ratio(q.comp["infap"], q.r), normalised=True, cutoff=False,
+               ordered=True, aliases=("inf_ap",)),
         Family("auc", "AUC", "area under the ROC curve of the query: pairs of a relevant and a "
                "judged non-relevant document ranked right, ties 1/2 (sklearn roc_auc_score)",
                ("auc", "auc_pairs"), _auc, blank_when="one_class", normalised=True, cutoff=False),

@@ -100,13 +100,14 @@ TREC_EVAL: tuple[PeerMeasure, ...] = (
     PeerMeasure("num_rel_ret", "num_rel_ret"),
     PeerMeasure("set_map", "set_map"),
     PeerMeasure("gm_map", "gm_map"),
+    PeerMeasure("infAP", "infap"),
     PeerMeasure("Rprec_mult", "rprec_mult", "real",
                 reals=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     PeerMeasure("iprec_at_recall", "iprec_at_recall", "real",
                 reals=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
     *(PeerMeasure(n, None) for n in (
         "runid", "num_q",
-        "relstring", "infAP", "gm_bpref", "utility", "11pt_avg", "binG", "G",
+        "relstring", "gm_bpref", "utility", "11pt_avg", "binG", "G",
         "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "num_nonrel_judged_ret",
         "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
         "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
@@ -137,11 +138,12 @@ IR_MEASURES: tuple[PeerMeasure, ...] = (
     PeerMeasure("SetAP", "set_map", params=("rel",)),
     PeerMeasure("IPrec", "iprec_at_recall", "recall", params=("rel",)),
     PeerMeasure("RBP", "rbp", "optional", params=("p", "rel")),
+    PeerMeasure("infAP", "infap", params=("rel",)),
     *(PeerMeasure(n, None) for n in (
         "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "MAP_IA",
         "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "NumQ",
         "P_IA", "SDCG", "SetRelP", "StRecall", "alpha_DCG", "alpha_nDCG",
-        "infAP", "nERR_IA", "nNRBP",
+        "nERR_IA", "nNRBP",
     )),
 )
 #: Families computed from TREC qrels only (which documents are judged): ``evaluate_trec`` computes

@@ -46,6 +46,7 @@ def judged_components(
     n_nonrel: NDArray[np.float64],
     request: Request,
     unjudged: NDArray[np.bool_] | None = None,
+    pooled: NDArray[np.bool_] | None = None,
 ) -> dict[tuple[str, int | None], NDArray[np.float64]]:
     """The components of :data:`~bench.metrics.kernels.components.RANKED` that ``request``
     asks for, keyed as :class:`~bench.metrics.kernels.components.Components` keys them
@@ -53,7 +54,8 @@ def judged_components(
 
     ``rel`` (0/1) and ``nonrel`` (1 = judged and not relevant) are per row, ``scores`` already
     rounded as the profile says, ``r_basis`` = R and ``n_nonrel`` = N per query, ``unjudged``
-    per row (``None``: every row judged).
+    per row (``None``: every row judged), ``pooled`` per row: a negative judgment (in the pool,
+    unjudged; infAP).
     """
     n_rows = scores.shape[0]
     n_q = offsets.shape[0] - 1
@@ -78,8 +80,9 @@ def judged_components(
         return (np.bincount(grp, weights=v, minlength=starts.shape[0]) / sizes)[grp]
 
     us = np.zeros(n_rows) if unjudged is None else unjudged[order].astype(np.float64)
+    ps = np.zeros(n_rows) if pooled is None else pooled[order].astype(np.float64)
     lay = ranked.Layout(gidx=gidx, pos0=pos0, rel=mean_of_group(rs), non=mean_of_group(ns),
-                        unj=mean_of_group(us), offsets=offsets)
+                        unj=mean_of_group(us), offsets=offsets, pool=ps)
     out: dict[tuple[str, int | None], NDArray[np.float64]] = {}
     auc: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
     for name, ks in request.ks.items():
@@ -95,6 +98,8 @@ def judged_components(
             elif base in _BY_PARAM:
                 assert param is not None, name
                 out[(name, k)] = _BY_PARAM[base](lay, r_basis, param, k)
+            elif base == "infap":
+                out[(name, k)] = ranked.infap(lay)
             elif base == "nonrel":
                 out[(name, k)] = n_nonrel.astype(np.float64)
             elif base in ("auc", "auc_pairs"):

@@ -51,7 +51,8 @@ class Layout:
     Attributes:
         gidx: query of each position; ``pos0``: 0-based position in its query.
         rel, non, unj: expected relevance, judged non-relevance and unjudgedness per position
-            (0/1; under ``average`` ties the tied group's mean).
+            (0/1; under ``average`` ties the tied group's mean); ``pool``: a negative judgment
+            (in the pool, unjudged) at the position (rows in order; ``None``: none).
         offsets: query offsets; ``n_q``: queries.
     """
 
@@ -61,6 +62,7 @@ class Layout:
     non: Array
     unj: Array
     offsets: NDArray[np.int64]
+    pool: Array | None = None
 
     @property
     def n_q(self) -> int:
@@ -133,6 +135,29 @@ def iprec(lay: Layout, r: Array, x: float) -> Array:
     best = np.maximum.reduceat(padded, idx)[0::2]
     out[ok] = best[ok]
     return out
+
+
+#: trec_eval's ``INFAP_EPSILON`` (``trec_eval.h``): keeps infAP's ratio defined.
+INFAP_EPSILON = 0.00001
+
+
+def infap(lay: Layout) -> Array:
+    """trec_eval's infAP sum (``m_infAP.c``; Yilmaz & Aslam, CIKM 2006): over the judged relevant
+    documents at 0-based rank ``j`` (every retrieved document counts in ``j``), 1 at ``j = 0``,
+    else ``1/(j+1) + (j/(j+1)) ((a+n+u)/j) ((a+eps)/(a+n+2 eps))`` with ``a``, ``n``, ``u`` the
+    judged relevant, judged non-relevant and pooled-unjudged (negative judgment) documents
+    above it; documents without a judgment are skipped. Needs one order (0/1 indicators)."""
+    pool = np.zeros_like(lay.rel) if lay.pool is None else lay.pool
+    before = {}
+    for key, v in (("a", lay.rel), ("n", lay.non), ("u", pool)):
+        cum = np.concatenate([[0.0], np.cumsum(v)])
+        before[key] = cum[:-1] - cum[lay.offsets[lay.gidx]]  # in the query, above the position
+    j = lay.pos0.astype(np.float64)
+    jj = np.maximum(j, 1.0)
+    a, n, u = before["a"], before["n"], before["u"]
+    term = 1.0 / (jj + 1.0) + (jj / (jj + 1.0)) * ((a + n + u) / jj) * (
+        (a + INFAP_EPSILON) / ((a + n) + 2 * INFAP_EPSILON))
+    return lay.per_query(np.where(lay.rel > 0.5, np.where(j == 0, 1.0, term), 0.0))
 
 
 def auc_sums(gidx: NDArray[np.int64], scores: Array, rel: Array, non: Array,
