@@ -374,8 +374,9 @@ def evaluate_oracle(
                 docno=None if docno is None else list(docno[sl]),
                 tiekey=None if tiekey is None else list(tiekey[sl]), param=spec.param,
             )
-            if v is not None and prof.empty is None and _blank(prof, spec.family, lab):
-                v = None  # the exclusion policy drops blank queries from every metric
+            if v is not None and prof.empty is None and _blank(prof, spec.family, lab) and \
+                    not spec.family.startswith("num_"):
+                v = None  # the exclusion policy drops blank queries from every metric but counts
             if v is not None and prof.arithmetic_dtype == "float32":
                 v = float(np.float32(v))
             blanks.append(v is None)
@@ -505,7 +506,8 @@ def trec_oracle(
                     prof, spec.family, k, [labels[i] for i in ranking], basis,
                     judged=[is_judged[i] for i in ranking], n_nonrel=n_nonrel, param=spec.param))
             v = None if outcomes[0] is None else sum(outcomes) / len(outcomes)  # type: ignore[arg-type]
-            if v is not None and prof.empty is None and _blank(prof, spec.family, basis):
+            if v is not None and prof.empty is None and _blank(prof, spec.family, basis) and \
+                    not spec.family.startswith("num_"):
                 v = None
             vals[q] = (math.nan if prof.empty is None else float(prof.empty)) if v is None else v
         per_q[spec.name] = vals

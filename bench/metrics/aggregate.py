@@ -4,7 +4,8 @@ Each family's formula, components and blank rule are its record in :mod:`bench.m
 :func:`per_query_values` applies them. Blank queries (no relevant document; for ndcg, dcg and
 err: no document with a positive gain) take the profile's ``empty`` value in the normalised
 families (ndcg, map, recall, ...); the other metrics keep their natural value there (0), except
-under ``empty=None``, which leaves blank queries out of every ranking metric. The mean is
+under ``empty=None``, which leaves blank queries out of every ranking metric but the counts
+(``num_ret``, ``num_rel``, ``num_rel_ret``: summed over every query). The mean is
 ``sum w_q v_q / sum w_q`` over the queries with a value. LightGBM and XGBoost add a blank
 query's NDCG unweighted (``blank_ndcg_weight="one"``), and XGBoost clamps the NDCG mean to 1
 (``clamp_ndcg_mean``).
@@ -50,9 +51,10 @@ def per_query_values(
     elif spec.normalised:
         empty = profile.empty_for(spec.family)
         v[blank] = np.nan if empty is None else float(empty)
-    elif profile.empty is None:
+    elif profile.empty is None and fam.mean != "sum":
         # Excluding blank queries excludes them from every ranking metric, so that all the
-        # metrics of one evaluation average the same queries.
+        # metrics of one evaluation average the same queries; a count (num_ret, ...) is a sum
+        # over every query, not an average, and keeps them.
         v[blank] = np.nan
     return v, blank
 
