@@ -6,8 +6,8 @@ character ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is an unknown m
 
     item      := [ profile ":" ] name | k          # a bare k continues the previous name
     name      := ltrbench | trec_eval | ir_measures
-    ltrbench  := family [ "@" k ]                   # ndcg@10, map, p@5, NDCG@10, R@10, rprec
-    trec_eval := measure [ ("_" | ".") param ]      # ndcg_cut_10, ndcg_cut.5,10, P_5, success_10
+    ltrbench  := family [ "(" x ")" ] [ "@" k ]     # ndcg@10, map, p@5, NDCG@10, R@10, rbp(0.95)@10
+    trec_eval := measure [ ("_" | ".") param ]      # ndcg_cut_10, ndcg_cut.5,10, P_5, Rprec_mult_0.20
     ir_measures := Name [ "(" key=value, ... ")" ] [ "@" k ]   # P(rel=2)@5, SetF, Success@10
 
 **What a name means** is what its tool means: an ltrbench name is computed under the profile of
@@ -34,7 +34,11 @@ trec_eval means. trec_eval comes before ir_measures for ``success`` (trec_eval's
 is ``ndcg_cut_5, ndcg_cut_10``. An ltrbench name without ``@k`` is over the whole list, unless
 the profile has a ``default_k`` (XGBoost truncates a bare ``ndcg``/``map``/``pre`` at 32:
 ``rank_metric.cc:219-228``, ``ranking_utils.h:66-127``). ``rmse`` and ``mae`` are pointwise and
-take no ``@k``; nor do ``rprec``, ``bpref`` and the set measures.
+take no ``@k``; nor do ``bpref``, the set measures, the counts, ``auc`` and ``gauc``. A
+family's real parameter is written in brackets (``rbp(0.95)@10``, ``iprec_at_recall(0.1)``;
+``Family.param``): a decimal number in its range, left out for its default (RBP's 0.8); a
+family whose parameter has no default, spelled without it (``iprec_at_recall``,
+``Rprec_mult``), is trec_eval's name: its default list of parameters.
 
 A spec's ``name`` is its canonical spelling, which parses back to the same spec: ``p@10`` for
 ``precision@10``, the tool's spelling for a peer name (``ndcg_cut_10``, ``P(rel=2)@5``), with
@@ -136,7 +140,12 @@ class MetricSpec:
 
 def valid_metric_names() -> str:
     """Human-readable list of accepted metric names, for error messages and ``--help``."""
-    ranked = ", ".join(f"{f}@k" if FAMILIES[f].cutoff else f for f in RANKING_FAMILIES)
+    def shown(f: str) -> str:
+        param = FAMILIES[f].param
+        head = f + (f"({param.name})" if param is not None else "")
+        return f"{head}@k" if FAMILIES[f].cutoff else head
+
+    ranked = ", ".join(shown(f) for f in RANKING_FAMILIES)
     bare = ", ".join(f for f in RANKING_FAMILIES if FAMILIES[f].cutoff)
     aliases = ", ".join(f"{a}={c}" for a, c in sorted(_ALIASES.items()))
     return (
