@@ -58,7 +58,6 @@ def judged_components(
     unjudged; infAP).
     """
     n_rows = scores.shape[0]
-    n_q = offsets.shape[0] - 1
     gidx = group_index(offsets)
     order = rank_order(gidx, scores, gain, ties, tiekey)
     ss = scores[order]
@@ -103,7 +102,7 @@ def judged_components(
             elif base == "nonrel":
                 out[(name, k)] = n_nonrel.astype(np.float64)
             elif base in ("auc", "auc_pairs"):
-                auc = auc or ranked.auc_sums(gidx, scores, rel, nonrel, n_q)
+                auc = auc or ranked.auc_sums(gidx, ss, rs, ns, offsets)
                 out[(name, k)] = auc[0] if base == "auc" else auc[1]
     return out
 

@@ -160,25 +160,26 @@ def infap(lay: Layout) -> Array:
     return lay.per_query(np.where(lay.rel > 0.5, np.where(j == 0, 1.0, term), 0.0))
 
 
-def auc_sums(gidx: NDArray[np.int64], scores: Array, rel: Array, non: Array,
-             n_q: int) -> tuple[Array, Array]:
+def auc_sums(gidx: NDArray[np.int64], ss: Array, rs: Array, ns: Array, offsets: NDArray[np.int64]
+             ) -> tuple[Array, Array]:
     """Per query: the Mann-Whitney count of (relevant, judged non-relevant) pairs ordered right
-    (a tied pair counts 1/2) and the number of such pairs. Rows in any order within a query."""
-    order = np.lexsort((scores, gidx))  # score ascending within each query
-    g, s, rr, nn = gidx[order], scores[order], rel[order], non[order]
-    n_rows = s.shape[0]
+    (a tied pair counts 1/2) and the number of such pairs. ``ss``, ``rs``, ``ns``: scores,
+    relevance and judged non-relevance in ranking order (score descending within each query,
+    equal scores adjacent whatever the tie rule), ``gidx`` their queries."""
+    n_rows = ss.shape[0]
+    n_q = offsets.shape[0] - 1
     new = np.ones(n_rows, dtype=bool)
     if n_rows > 1:
-        new[1:] = (g[1:] != g[:-1]) | (s[1:] != s[:-1])
+        new[1:] = (gidx[1:] != gidx[:-1]) | (ss[1:] != ss[:-1])
     starts = np.flatnonzero(new)
-    sizes = np.diff(np.append(starts, n_rows))
-    grp = np.repeat(np.arange(starts.shape[0], dtype=np.int64), sizes)
+    ends = np.append(starts[1:], n_rows)
+    grp = np.repeat(np.arange(starts.shape[0], dtype=np.int64), ends - starts)
     cum = np.zeros(n_rows + 1, dtype=np.float64)
-    np.cumsum(nn, out=cum[1:])
-    q_start = np.searchsorted(g, g[starts], side="left")  # first row of each group's query
-    below = cum[starts] - cum[q_start]  # judged non-relevant with a lower score
-    tied = np.bincount(grp, weights=nn, minlength=starts.shape[0])
-    wins = rr * (below + 0.5 * tied)[grp]
-    r_q = cast(Array, np.bincount(g, weights=rr, minlength=n_q))
-    n_non = cast(Array, np.bincount(g, weights=nn, minlength=n_q))
-    return cast(Array, np.bincount(g, weights=wins, minlength=n_q)), r_q * n_non
+    np.cumsum(ns, out=cum[1:])
+    gq = gidx[starts]
+    n_non = cum[offsets[1:]] - cum[offsets[:-1]]
+    below = n_non[gq] - (cum[ends] - cum[offsets[gq]])  # judged non-relevant scored lower
+    tied = cum[ends] - cum[starts]
+    wins = rs * (below + 0.5 * tied)[grp]
+    r_q = cast(Array, np.bincount(gidx, weights=rs, minlength=n_q))
+    return cast(Array, np.bincount(gidx, weights=wins, minlength=n_q)), r_q * n_non
