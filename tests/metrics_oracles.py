@@ -111,17 +111,23 @@ def bpref(profile: Profile, ranked: Sequence[float], judged: Sequence[bool], r_t
 def metric_on_ranking(
     profile: Profile, family: str, k: int | None, ranked: Sequence[float], basis: Sequence[float],
     judged: Sequence[bool] | None = None, n_nonrel: int | None = None,
+    param: float | None = None,
 ) -> float | None:
     """One metric of one ranked list of labels; ``None`` marks 0/0 (blank query).
 
     ``judged`` (bpref): per ranked document, whether it is judged (default: all);
-    ``n_nonrel``: the query's judged non-relevant documents (default: those of ``basis``)."""
+    ``n_nonrel``: the query's judged non-relevant documents (default: those of ``basis``);
+    ``param``: the family's parameter (RBP's p, ...)."""
     n = len(ranked)
     r_total = sum(1 for lab in basis if is_relevant(profile, lab))
+    if family in MORE_FAMILIES:
+        jd = [True] * n if judged is None else list(judged)
+        nn = sum(1 for lab in basis if not is_relevant(profile, lab)) if n_nonrel is None else n_nonrel
+        return more_on_ranking(profile, family, k, ranked, jd, r_total, nn, param)
     if family in ("rprec", "bpref", "set_recall", "set_f") and r_total == 0:
         return None
     if family == "rprec":
-        return hits_in(profile, ranked, r_total) / r_total
+        return hits_in(profile, ranked, r_total if k is None else min(r_total, k)) / r_total
     if family == "bpref":
         nn = sum(1 for lab in basis if not is_relevant(profile, lab)) if n_nonrel is None else n_nonrel
         return bpref(profile, ranked, [True] * n if judged is None else judged, r_total, nn)
@@ -169,6 +175,100 @@ def metric_on_ranking(
     if family == "hits":
         return 1.0 if hits_in(profile, ranked, k) > 0 else 0.0
     raise ValueError(family)
+
+
+#: Issue 23's families (their textbook loops are in :func:`more_on_ranking`).
+MORE_FAMILIES = ("num_ret", "num_rel", "num_rel_ret", "set_map", "gm_map", "f1", "fallout",
+                 "rprec_mult", "iprec_at_recall", "rbp", "rbp_residual", "ncrr", "auc", "gauc",
+                 "infap")
+#: Families over the whole list whatever the profile's default_k (a bare rprec too).
+WHOLE_LIST = ("rprec", "bpref", "set_p", "set_recall", "set_f", "num_ret", "num_rel", "num_rel_ret",
+              "set_map", "gm_map", "rprec_mult", "iprec_at_recall", "auc", "gauc", "infap")
+#: Defaults of the families' parameters (RBP's persistence: ir_measures' p=0.8).
+PARAM_DEFAULTS = {"rbp": 0.8, "rbp_residual": 0.8}
+
+
+def more_on_ranking(profile: Profile, family: str, k: int | None, ranked: Sequence[float],
+                    judged: Sequence[bool], r_total: int, n_nonrel: int,
+                    param: float | None) -> float | None:
+    """Issue 23's families on one ranked list, as their sources write them (no shortcuts)."""
+    n = len(ranked)
+    rel = [is_relevant(profile, lab) for lab in ranked]
+    top = n if k is None else min(k, n)
+    p = PARAM_DEFAULTS.get(family) if param is None else param
+    if family == "num_ret":
+        return float(n)
+    if family == "num_rel":
+        return float(r_total)
+    if family == "num_rel_ret":
+        return float(sum(rel))
+    if family in ("auc", "gauc"):  # every (relevant, judged non-relevant) pair, ties 1/2
+        return None  # scores needed: see auc_oracle
+    if family == "fallout":
+        if n_nonrel == 0:
+            return None
+        return sum(1 for i in range(top) if judged[i] and not rel[i]) / n_nonrel
+    if family == "rbp":
+        assert p is not None
+        return sum((1 - p) * p**i for i in range(top) if rel[i])
+    if family == "rbp_residual":
+        assert p is not None
+        return sum((1 - p) * p**i for i in range(top) if not judged[i]) + p**top
+    if r_total == 0:
+        if family == "gm_map":  # trec_eval: log(max(0, MIN_GEO_MEAN)) (profile empty = 0)
+            e = profile.empty if profile.empty is not None else 0.0
+            return math.log(max(e, 1e-5))
+        return None
+    if family == "set_map":
+        return sum(rel) ** 2 / (n * r_total) if n else 0.0
+    if family == "infap":  # m_infAP.c with every document judged or outside the pool
+        a = b = 0
+        total = 0.0
+        for j in (j for j in range(n) if judged[j]):
+            if rel[j]:
+                total += 1.0 if j == 0 else 1 / (j + 1) + (j / (j + 1)) * ((a + b) / j) * (
+                    (a + 1e-5) / (a + b + 2e-5))
+            a, b = a + rel[j], b + (not rel[j])
+        return total / r_total
+    if family == "gm_map":
+        return math.log(max(average_precision_sum(profile, ranked, None) / r_total, 1e-5))
+    if family == "f1":
+        prec_den = top if (k is None or profile.precision_denominator == "min_k_n") else k
+        prec = sum(rel[:top]) / prec_den if prec_den else 0.0
+        rec = sum(rel[:top]) / r_total
+        return 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
+    if family == "ncrr":  # cornac: sum 1/rank over relevant / sum_{i <= min(R, k')} 1/i
+        ideal = sum(1.0 / i for i in range(1, min(r_total, top) + 1))
+        return sum(1.0 / (i + 1) for i in range(top) if rel[i]) / ideal if ideal else 0.0
+    assert param is not None
+    if family == "rprec_mult":  # m_Rprec_mult.c: cutoff (long)(x R + 0.9)
+        cut = int(param * r_total + 0.9)
+        return sum(rel[:cut]) / cut if cut else 0.0
+    if family == "iprec_at_recall":  # trec_eval 9.0.8: (long)(x R + 0.9) relevant documents
+        c = int(param * r_total + 0.9)
+        best = 0.0
+        seen = 0
+        for i in range(n):
+            if rel[i]:
+                seen += 1
+                if seen >= max(c, 1):
+                    best = max(best, seen / (i + 1))
+        return best if sum(rel) >= c else 0.0
+    raise ValueError(family)
+
+
+def auc_oracle(profile: Profile, labels: Sequence[float], scores: Sequence[float],
+               judged: Sequence[bool] | None = None) -> float | None:
+    """Every pair of a relevant and a judged non-relevant document: 1 when the relevant one
+    scores higher, 1/2 when tied (sklearn roc_auc_score); ``None`` without such a pair."""
+    jd = [True] * len(labels) if judged is None else list(judged)
+    pos = [s for lab, s in zip(labels, scores, strict=True) if is_relevant(profile, lab)]
+    neg = [s for lab, s, j in zip(labels, scores, jd, strict=True)
+           if j and not is_relevant(profile, lab)]
+    if not pos or not neg:
+        return None
+    wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in pos for b in neg)
+    return wins / (len(pos) * len(neg))
 
 
 def rankings(
@@ -221,12 +321,22 @@ def query_value(
     docno: Sequence[str] | None = None,
     tiekey: Sequence[int] | None = None,
     judged_extra: Sequence[float] = (),
+    param: float | None = None,
 ) -> float | None:
     """Mean of the metric over the rankings the tie rule allows (None: blank and undefined)."""
     basis = list(labels) + (list(judged_extra) if profile.idcg_basis == "qrels" else [])
+    if family == "gm_map":  # the logarithm of the query's AP (averaged over tied orders)
+        ap = query_value(profile, "map", None, labels, scores, docno=docno, tiekey=tiekey,
+                         judged_extra=judged_extra)
+        return math.log(max(ap if ap is not None else (profile.empty or 0.0), 1e-5))
+    if family in ("auc", "gauc"):
+        s32 = [float(np.float32(x)) if profile.score_dtype == "float32" else float(x)
+               for x in scores]
+        return auc_oracle(profile, labels, s32)
     values = []
     for ranking in rankings(profile, labels, scores, docno, tiekey):
-        values.append(metric_on_ranking(profile, family, k, [labels[i] for i in ranking], basis))
+        values.append(metric_on_ranking(profile, family, k, [labels[i] for i in ranking], basis,
+                                        param=param))
     if values[0] is None:
         return None
     return sum(values) / len(values)
@@ -250,7 +360,7 @@ def evaluate_oracle(
     per_q: dict[str, list[float]] = {}
     for spec in specs:
         k = spec.k if spec.k is not None else prof.default_k
-        if spec.family in ("rprec", "bpref", "set_p", "set_recall", "set_f"):
+        if spec.family in WHOLE_LIST and spec.k is None:
             k = None
         vals: list[float] = []
         blanks: list[bool] = []
@@ -262,18 +372,23 @@ def evaluate_oracle(
             v = query_value(
                 prof, spec.family, k, lab, list(scores[sl]),
                 docno=None if docno is None else list(docno[sl]),
-                tiekey=None if tiekey is None else list(tiekey[sl]),
+                tiekey=None if tiekey is None else list(tiekey[sl]), param=spec.param,
             )
-            if v is not None and prof.empty is None and _blank(prof, spec.family, lab):
-                v = None  # the exclusion policy drops blank queries from every metric
+            if v is not None and prof.empty is None and _blank(prof, spec.family, lab) and \
+                    not spec.family.startswith("num_"):
+                v = None  # the exclusion policy drops blank queries from every metric but counts
             if v is not None and prof.arithmetic_dtype == "float32":
                 v = float(np.float32(v))
             blanks.append(v is None)
             if v is None:
-                vals.append(math.nan if prof.empty is None else float(prof.empty))
+                vals.append(math.nan if prof.empty is None or spec.family == "gauc"
+                            else float(prof.empty))
             else:
                 vals.append(v)
         per_q[spec.name] = vals
+        if spec.family in ("num_ret", "num_rel", "num_rel_ret", "gm_map", "gauc"):
+            means[spec.name] = more_mean(spec.family, vals, blanks, list(sizes))
+            continue
         w = [1.0] * len(vals) if query_weights is None else list(query_weights)
         num = 0.0
         den = 0.0
@@ -292,9 +407,27 @@ def evaluate_oracle(
     return means, per_q
 
 
+def more_mean(family: str, vals: Sequence[float], blanks: Sequence[bool],
+              sizes: Sequence[int]) -> float:
+    """Counts summed; gm_map ``exp`` of the mean of its logarithms (trec_eval
+    ``te_calc_avg_meas_s_gm``); GAUC ``sum n_q AUC_q / sum n_q`` over the queries with both
+    classes (Zhou et al., KDD 2018)."""
+    kept = [(v, n) for v, b, n in zip(vals, blanks, sizes, strict=True) if not math.isnan(v)
+            and not (family == "gauc" and b)]
+    if not kept:
+        return math.nan
+    if family == "gm_map":
+        return math.exp(sum(v for v, _ in kept) / len(kept))
+    if family == "gauc":
+        return sum(v * n for v, n in kept) / sum(n for _, n in kept)
+    return float(sum(v for v, _ in kept))
+
+
 def _blank(profile: Profile, family: str, labels: Sequence[float]) -> bool:
     if family in ("dcg", "err", "ndcg"):
         return all(gain(profile, lab) <= 0 for lab in labels)
+    if family == "fallout":
+        return all(is_relevant(profile, lab) for lab in labels)
     return not any(is_relevant(profile, lab) for lab in labels)
 
 
@@ -353,7 +486,7 @@ def trec_oracle(
     means: dict[str, float] = {}
     for spec in parse_metrics(metrics):
         k = spec.k if spec.k is not None else prof.default_k
-        if spec.family in ("rprec", "bpref", "set_p", "set_recall", "set_f"):
+        if spec.family in WHOLE_LIST and spec.k is None:
             k = None
         vals: dict[str, float] = {}
         for q in queries:
@@ -371,9 +504,10 @@ def trec_oracle(
             for ranking in rankings(prof, labels, [run[q][d] for d in docs], docs):
                 outcomes.append(metric_on_ranking(
                     prof, spec.family, k, [labels[i] for i in ranking], basis,
-                    judged=[is_judged[i] for i in ranking], n_nonrel=n_nonrel))
+                    judged=[is_judged[i] for i in ranking], n_nonrel=n_nonrel, param=spec.param))
             v = None if outcomes[0] is None else sum(outcomes) / len(outcomes)  # type: ignore[arg-type]
-            if v is not None and prof.empty is None and _blank(prof, spec.family, basis):
+            if v is not None and prof.empty is None and _blank(prof, spec.family, basis) and \
+                    not spec.family.startswith("num_"):
                 v = None
             vals[q] = (math.nan if prof.empty is None else float(prof.empty)) if v is None else v
         per_q[spec.name] = vals

@@ -104,11 +104,13 @@ def test_describe_is_json_ready() -> None:
 def test_every_table_header_parses_back_to_the_same_metric_under_the_call_profile(
         family: str) -> None:
     """Leaderboard headers (NDCG@10, MAP@10, MRR, P@10, R@10, ...) are ltrbench names."""
-    names = [family] + ([f"{family}@10"] if FAMILIES[family].cutoff and FAMILIES[family].ranking
-                        else [])
+    fam = FAMILIES[family]
+    head = family + ("(0.5)" if fam.param is not None and fam.param.default is None else "")
+    names = [head] + ([f"{head}@10"] if fam.cutoff and fam.ranking else [])
     for name in names:
         (spec,) = parse_metrics(metric_header(name))
-        assert (spec.name, spec.family, spec.profile, spec.overrides) == (name, family, None, ())
+        assert (spec.name, spec.family, spec.profile, spec.overrides) == (name, family, None, ()), \
+            metric_header(name)
 
 
 def test_ir_measures_and_trec_eval_spellings_of_the_headers_stay_ltrbench() -> None:

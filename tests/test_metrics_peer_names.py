@@ -34,10 +34,16 @@ def _write(path: Path, text: str) -> Path:
 
 # -- trec_eval names ---------------------------------------------------------------------------
 
+#: Computed since issue 23, tested against pytrec_eval in tests/test_metrics_trec_more.py (ir_measures
+#: 0.4.3's parse_trec_measure reads none of them: "known trec name ..., but not yet supported").
+NEW_TREC_NAMES = ("num_ret", "num_rel", "num_rel_ret", "set_map", "gm_map", "Rprec_mult", "infAP",
+                  "iprec_at_recall")
+
 @pytest.mark.parametrize("name", [m.name for m in TREC_EVAL if m.family is not None
                                   and m.name not in ("ndcg", "map", "recip_rank", "Rprec",
                                                      "bpref", "set_P", "set_recall", "set_F",
-                                                     "P", "recall")])
+                                                     "P", "recall")
+                                  and m.name not in NEW_TREC_NAMES])
 def test_a_bare_trec_eval_name_expands_to_the_cutoffs_ir_measures_reads_from_trec_eval(
         name: str) -> None:
     """ir_measures.parse_trec_measure knows trec_eval's default cutoffs (util.py:364-400)."""
@@ -64,7 +70,7 @@ def test_trec_eval_spellings_are_the_printed_keys() -> None:
                   "success_1"]
 
 
-@pytest.mark.parametrize("name", ["infAP", "num_q", "gm_map", "iprec_at_recall_0.10", "P_avgjg",
+@pytest.mark.parametrize("name", ["runid", "num_q", "gm_bpref", "utility", "P_avgjg",
                                   "Rndcg", "prefs_simp", "11pt_avg"])
 def test_trec_eval_measures_without_a_family_are_refused_as_not_computed(name: str) -> None:
     with pytest.raises(ConfigError, match="is not computed by ltrbench"):
@@ -127,7 +133,7 @@ def test_ir_measures_parameters_become_profile_overrides() -> None:
     ("nDCG(gains={0:-1})@10", "gains >= 0"),
     ("P(rel='x')@5", "needs an integer"),
     ("nDCG(1)@10", "parameters are named"),
-    ("infAP", "is not computed by ltrbench"),
+    ("NRBP", "is not computed by ltrbench"),
     ("alpha_nDCG@10", "is not computed by ltrbench"),
 ])
 def test_ir_measures_names_ltrbench_cannot_honour_are_config_errors(name: str, message: str) -> None:

@@ -4,7 +4,8 @@ Each family's formula, components and blank rule are its record in :mod:`bench.m
 :func:`per_query_values` applies them. Blank queries (no relevant document; for ndcg, dcg and
 err: no document with a positive gain) take the profile's ``empty`` value in the normalised
 families (ndcg, map, recall, ...); the other metrics keep their natural value there (0), except
-under ``empty=None``, which leaves blank queries out of every ranking metric. The mean is
+under ``empty=None``, which leaves blank queries out of every ranking metric but the counts
+(``num_ret``, ``num_rel``, ``num_rel_ret``: summed over every query). The mean is
 ``sum w_q v_q / sum w_q`` over the queries with a value. LightGBM and XGBoost add a blank
 query's NDCG unweighted (``blank_ndcg_weight="one"``), and XGBoost clamps the NDCG mean to 1
 (``clamp_ndcg_mean``).
@@ -18,7 +19,7 @@ from numpy.typing import NDArray
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import metric_cutoff
 from bench.metrics.families import FAMILIES, Inputs
-from bench.metrics.kernels.components import Components
+from bench.metrics.kernels.components import Components, split_param
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
@@ -38,18 +39,60 @@ def per_query_values(
     if fam.finish is None:
         raise ConfigError(f"{spec.name} is not a ranking metric (no per-query formula)")
     k = metric_cutoff(spec, profile.default_k)
-    inputs = Inputs(comp={c: comps.values[(c, k)] for c in fam.components_for(profile)},
-                    n=comps.n.astype(np.float64), r=comps.r_basis, k=k, profile=profile)
+    param = family_param(spec)
+    inputs = Inputs(comp={split_param(c)[0]: comps.values[(c, k)]
+                          for c in fam.components_for(profile, param)},
+                    n=comps.n.astype(np.float64), r=comps.r_basis, k=k, profile=profile,
+                    r_list=comps.r_list, param=param)
     v = fam.finish(inputs)
-    blank = comps.blank_gain if fam.blank_when == "no_gain" else comps.blank_rel
-    if spec.normalised:
+    blank = _blank(fam.blank_when, inputs, comps)
+    if fam.mean == "documents":
+        v[blank] = np.nan  # GAUC: a query with one class is left out whatever the profile
+    elif spec.normalised:
         empty = profile.empty_for(spec.family)
         v[blank] = np.nan if empty is None else float(empty)
-    elif profile.empty is None:
+    elif profile.empty is None and fam.mean != "sum":
         # Excluding blank queries excludes them from every ranking metric, so that all the
-        # metrics of one evaluation average the same queries.
+        # metrics of one evaluation average the same queries; a count (num_ret, ...) is a sum
+        # over every query, not an average, and keeps them.
         v[blank] = np.nan
     return v, blank
+
+
+def family_param(spec: MetricSpec) -> float | None:
+    """The parameter a metric is computed at: its own, else its family's default."""
+    fam = FAMILIES[spec.family]
+    if fam.param is None:
+        return None
+    return spec.param if spec.param is not None else fam.param.default
+
+
+def _blank(rule: str, inputs: Inputs, comps: Components) -> NDArray[np.bool_]:
+    if rule == "no_gain":
+        return comps.blank_gain
+    if rule == "no_nonrelevant":
+        return np.asarray(inputs.comp["nonrel"] <= 0)
+    if rule == "one_class":
+        return np.asarray(inputs.comp["auc_pairs"] <= 0)
+    return comps.blank_rel
+
+
+def family_mean(family: str, values: NDArray[np.float64], weights: NDArray[np.float64] | None,
+                n: NDArray[np.int64] | None = None, f32: bool = False) -> float:
+    """The mean of a family's per-query values as its ``Family.mean`` says: the weighted mean,
+    the sum (counts; NaN entries left out, weights ignored), ``exp`` of the weighted mean
+    (``gm_map``: the values are logarithms), or the mean weighted by the document counts ``n``
+    (GAUC). See :mod:`bench.metrics.more_families`."""
+    how = FAMILIES[family].mean
+    if how == "sum":
+        ok = ~np.isnan(values)
+        return float(np.sum(values[ok])) if ok.any() else float("nan")
+    if how == "geometric":
+        return float(np.exp(weighted_mean(values, weights)))
+    if how == "documents":
+        assert n is not None
+        return weighted_mean(values, n.astype(np.float64))
+    return weighted_mean(values, weights, f32)
 
 
 def weighted_mean(values: NDArray[np.float64], weights: NDArray[np.float64] | None,
@@ -77,8 +120,10 @@ def profile_mean(
     blank: NDArray[np.bool_],
     profile: Profile,
     weights: NDArray[np.float64] | None,
+    n: NDArray[np.int64] | None = None,
 ) -> float:
-    """The mean as the profile's tool prints it (LightGBM/XGBoost quirks included)."""
+    """The mean as the profile's tool prints it (LightGBM/XGBoost quirks included; a family
+    averaged otherwise than by the mean: :func:`family_mean`, ``n`` the document counts)."""
     if (
         spec.family == "ndcg"
         and weights is not None
@@ -90,7 +135,7 @@ def profile_mean(
         num = float(np.sum(np.where(blank, 0.0, values * weights))) + profile.empty * int(blank.sum())
         mean = num / float(np.sum(weights))
     else:
-        mean = weighted_mean(values, weights, profile.arithmetic_dtype == "float32")
+        mean = family_mean(spec.family, values, weights, n, profile.arithmetic_dtype == "float32")
     if spec.family == "ndcg" and profile.clamp_ndcg_mean and not np.isnan(mean):
         if mean > 1.0 + _XGB_EPS:
             raise DataError(
@@ -106,12 +151,16 @@ def blank_policy_means(
     values: NDArray[np.float64],
     blank: NDArray[np.bool_],
     weights: NDArray[np.float64] | None,
+    family: str | None = None,
+    n: NDArray[np.int64] | None = None,
 ) -> tuple[float, float, float]:
-    """Mean with blank queries excluded, scored 0 and scored 1 (plain weighting)."""
-    excluded = weighted_mean(np.where(blank, np.nan, values), weights)
-    as0 = weighted_mean(np.where(blank, 0.0, values), weights)
-    as1 = weighted_mean(np.where(blank, 1.0, values), weights)
-    return excluded, as0, as1
+    """Mean with blank queries excluded, scored 0 and scored 1 (plain weighting; the family's
+    own averaging, :func:`family_mean`, when ``family`` is given)."""
+    def mean(v: NDArray[np.float64]) -> float:
+        return weighted_mean(v, weights) if family is None else family_mean(family, v, weights, n)
+
+    return (mean(np.where(blank, np.nan, values)), mean(np.where(blank, 0.0, values)),
+            mean(np.where(blank, 1.0, values)))
 
 
 def pointwise(

@@ -16,6 +16,7 @@ import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
 from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
+from bench.metrics.kernels.components import ranked_request
 from bench.metrics.kernels.judged import judged_components
 from bench.metrics.kernels.numpy_kernel import numpy_components
 from bench.metrics.kernels.python_kernel import python_components
@@ -61,11 +62,15 @@ class Judged:
         unjudged: per scored row, True when the document has no judgment or a negative one
             (its label is then 0); ``None`` = every row judged. Used by ``unjudged_gain`` and
             bpref (unjudged documents are skipped).
+        pooled: per scored row, True when its judgment is negative (in the pool, unjudged:
+            trec_eval's ``RELVALUE_UNJUDGED``, which infAP tells from a document without a
+            judgment); ``None`` = none.
     """
 
     labels: NDArray[np.float64]
     query: NDArray[np.int64]
     unjudged: NDArray[np.bool_] | None = None
+    pooled: NDArray[np.bool_] | None = None
 
 
 def evaluate(
@@ -325,9 +330,8 @@ def _components(
 ) -> tuple[Components, str]:
     tiekey = _tie_key(prep, prof)  # one key (a sort of the document ids) for every kernel
     comps, used = _kernel_components(prep, prof, request, backend, judged, threads, tiekey)
-    if request.ks.get("rprec") or request.ks.get("bpref"):
-        comps.values.update({(name, None): v for name, v in _judged_values(
-            prep, prof, request, judged, comps, tiekey).items()})
+    if ranked_request(request):
+        comps.values.update(_judged_values(prep, prof, request, judged, comps, tiekey))
     return comps, used
 
 
@@ -359,8 +363,9 @@ def _row_gains(prof: Profile, labels: NDArray[np.float64], zero: NDArray[np.bool
 def _judged_values(
     prep: Prepared, prof: Profile, request: Request, judged: Judged | None, comps: Components,
     tiekey: NDArray[np.int64] | None,
-) -> dict[str, NDArray[np.float64]]:
-    """R-precision and bpref sums (:mod:`bench.metrics.kernels.judged`), for either backend."""
+) -> dict[tuple[str, int | None], NDArray[np.float64]]:
+    """R-precision, bpref and the other ranked sums (:mod:`bench.metrics.kernels.judged`), for
+    either backend."""
     unjudged = None if judged is None else judged.unjudged
     g, rel = _row_gains(prof, prep.labels, _unjudged_zero(prof, judged))
     nonrel = ~rel if unjudged is None else ~rel & ~unjudged
@@ -372,7 +377,7 @@ def _judged_values(
     return judged_components(
         rel.astype(np.float64), nonrel.astype(np.float64), g, _profile_scores(prep, prof),
         prep.offsets, ties=prof.ties, tiekey=tiekey, r_basis=comps.r_basis, n_nonrel=n_nonrel,
-        need_rprec=bool(request.ks.get("rprec")), need_bpref=bool(request.ks.get("bpref")),
+        request=request, unjudged=unjudged, pooled=None if judged is None else judged.pooled,
     )
 
 

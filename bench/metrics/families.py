@@ -17,8 +17,16 @@ in the profile's IDCG basis, ``k' = min(k, n)``) the formulas are::
     recall@k = hits@k / R                           (0/0 when R = 0: profile.empty)
     p@k      = hits@k / k   or  hits@k / k'
     rprec    = hits@R / R,  bpref = bpref sum / R   (0/0 when R = 0: profile.empty)
+    rprec@k  = hits@min(R, k) / R                   (trec_eval Rprec with -M k)
     set_p    = hits / n,  set_recall = hits / R,  set_f = 2 hits / (n + R)   (whole list)
     dcg, mrr, err, hits: the component itself (0 on a query without relevant documents)
+
+and those of :mod:`bench.metrics.more_families` (counts, set_map, gm_map, F1@k, fall-out@k,
+Rprec_mult, iprec_at_recall, RBP and its residual, NCRR, AUC, GAUC), whose docstring gives
+their formulas and sources. A family may take a real parameter (``Family.param``: RBP's
+persistence ``p``, the recall level of ``iprec_at_recall``), written ``rbp(0.95)@10``, and may
+be averaged otherwise than by the mean (``Family.mean``: counts are summed as trec_eval and
+ir_measures sum them, ``gm_map`` is a geometric mean, GAUC weighs queries by their documents).
 
 :func:`bench.metrics.aggregate.per_query_values` applies them and the blank rule. A metric built
 from existing components is one more record here (and its tests); one that needs a new
@@ -27,121 +35,24 @@ component adds it to the kernels (:mod:`bench.metrics.kernels`) too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Literal
-
 import numpy as np
-from numpy.typing import NDArray
 
 from bench.errors import ConfigError
+from bench.metrics.family_record import (
+    Array,
+    Family,
+    Inputs,
+    Param,
+    map_value,
+    precision_denominator,
+    ratio,
+)
+from bench.metrics.more_families import more_families
 from bench.metrics.profile import Profile
 
-Array = NDArray[np.float64]
-
-
-def ratio(num: Array, den: Array, f32: bool = False) -> Array:
-    """``num / den`` where ``den > 0``, else 0 (blank queries are filled by the caller);
-    ``f32``: both rounded to float32 and divided in float32 (``arithmetic_dtype``)."""
-    if f32:
-        out32 = np.zeros(num.shape[0], dtype=np.float32)
-        np.divide(num.astype(np.float32), den.astype(np.float32), out=out32, where=den > 0)
-        return out32.astype(np.float64)
-    out = np.zeros(num.shape[0], dtype=np.float64)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """What a finishing formula reads, per query, for one metric under one profile.
-
-    Attributes:
-        comp: component name -> its per-query sum at the metric's cutoff (the family's
-            components only).
-        n: scored documents per query (float64).
-        r: relevant documents per query in the profile's IDCG basis.
-        k: the metric's cutoff (``None``: whole list).
-        profile: the profile it is computed under.
-    """
-
-    comp: Mapping[str, Array]
-    n: Array
-    r: Array
-    k: int | None
-    profile: Profile
-
-    @property
-    def f32(self) -> bool:
-        """True when the profile divides in float32 (``arithmetic_dtype``)."""
-        return self.profile.arithmetic_dtype == "float32"
-
-    def ratio(self, num: Array, den: Array) -> Array:
-        """:func:`ratio` in the profile's arithmetic."""
-        return ratio(num, den, self.f32)
-
-    def value(self, name: str) -> Array:
-        """A component as the metric's value (a copy, rounded to float32 under
-        ``arithmetic_dtype="float32"``)."""
-        v: Array = self.comp[name].copy()
-        return v.astype(np.float32).astype(np.float64) if self.f32 else v
-
-
-#: A family's finishing formula: its per-query values (a new array) from its components.
-Finish = Callable[[Inputs], Array]
-
-
-@dataclass(frozen=True)
-class Family:
-    """One metric family, declared once.
-
-    Attributes:
-        name: canonical name (``ndcg``); ``header``: its table header (``NDCG``), which parses
-            back; ``meaning``: one line for ``ltrbench metrics list``; ``aliases``: other
-            accepted spellings.
-        components: kernel components it is finished from, at its cutoff; ``more_components``:
-            those a profile adds (AP's ``hits`` under ``map_denominator="hits_k"``).
-        finish: the formula from :class:`Inputs` to per-query values (ranking families).
-        blank_when: the queries that are blank for it: ``"no_relevant"`` (no relevant document)
-            or ``"no_gain"`` (no document with a positive gain: NDCG, DCG, ERR).
-        normalised: its value on a blank query is 0/0, decided by the profile's ``empty``;
-            else it keeps its natural value there (0) except under ``empty=None``.
-        blank_scores_one: "a blank query scores 1" is a meaningful alternative (best value 1),
-            reported among the diagnostics' blank policies.
-        cutoff: takes ``@k`` (else always over the whole list).
-        error: pointwise families only: the per-document error of ``score - label``;
-            ``root``: the value is the square root of its mean (RMSE).
-    """
-
-    name: str
-    header: str
-    meaning: str
-    components: tuple[str, ...] = ()
-    finish: Finish | None = None
-    blank_when: Literal["no_relevant", "no_gain"] = "no_relevant"
-    normalised: bool = False
-    blank_scores_one: bool = False
-    cutoff: bool = True
-    aliases: tuple[str, ...] = ()
-    more_components: Callable[[Profile], tuple[str, ...]] | None = None
-    error: Callable[[Array], Array] | None = None
-    root: bool = False
-
-    @property
-    def pointwise(self) -> bool:
-        """True for the families of per-document errors (rmse, mae): no ranking, no ``@k``."""
-        return self.error is not None
-
-    @property
-    def ranking(self) -> bool:
-        """True for the families computed on a ranking (most take ``@k``: see ``cutoff``)."""
-        return not self.pointwise
-
-    def components_for(self, profile: Profile) -> tuple[str, ...]:
-        """The components this family needs under ``profile``."""
-        more = self.more_components(profile) if self.more_components is not None else ()
-        return (*self.components, *more)
-
+__all__ = ["ALIASES", "DEFAULT_METRICS", "EVALUATE_METRICS", "FAMILIES", "PRIMARY_METRIC",
+           "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "cutoff_of", "is_family",
+           "metric_header", "precision_denominator", "ratio", "selection_cutoff", "split_name"]
 
 def _ndcg(q: Inputs) -> Array:
     v = q.ratio(q.comp["dcg"], q.comp["idcg"])
@@ -150,24 +61,8 @@ def _ndcg(q: Inputs) -> Array:
     return v
 
 
-def _map(q: Inputs) -> Array:
-    den_rule = q.profile.map_denominator
-    if den_rule == "hits_k":
-        den = q.comp["hits"]
-    else:
-        den = q.r if (den_rule == "r" or q.k is None) else np.minimum(q.r, float(q.k))
-    return q.ratio(q.comp["ap"], den)
-
-
 def _map_more(profile: Profile) -> tuple[str, ...]:
     return ("hits",) if profile.map_denominator == "hits_k" else ()
-
-
-def precision_denominator(q: Inputs) -> Array:
-    """P@k's denominator: ``k`` or ``min(k, n)`` (``precision_denominator``); ``n`` uncut."""
-    if q.k is not None and q.profile.precision_denominator == "k":
-        return np.full(q.n.shape[0], float(q.k))
-    return q.n if q.k is None else np.minimum(q.n, float(q.k))
 
 
 def _squared(d: Array) -> Array:
@@ -186,7 +81,7 @@ FAMILIES: dict[str, Family] = {
         Family("ndcg", "NDCG", "DCG@k divided by the ideal DCG@k", ("dcg", "idcg"), _ndcg,
                blank_when="no_gain", normalised=True, blank_scores_one=True),
         Family("map", "MAP", "average precision of the top k (mean over queries: MAP)", ("ap",),
-               _map, normalised=True, blank_scores_one=True,
+               map_value, normalised=True, blank_scores_one=True,
                aliases=("ap", "mean_average_precision"), more_components=_map_more),
         Family("mrr", "MRR", "reciprocal rank of the first relevant document within the top k",
                ("rr",), lambda q: q.value("rr"), blank_scores_one=True,
@@ -203,8 +98,8 @@ FAMILIES: dict[str, Family] = {
                ("any",), lambda q: q.value("any"), blank_scores_one=True,
                aliases=("hit_rate", "hr")),
         Family("rprec", "Rprec", "R-precision: precision at rank R, R = relevant documents of the "
-               "query (trec_eval Rprec)", ("rprec",), lambda q: q.ratio(q.comp["rprec"], q.r),
-               normalised=True, cutoff=False),
+               "query (trec_eval Rprec); rprec@k: the run cut at k (trec_eval -M k)", ("rprec",),
+               lambda q: q.ratio(q.comp["rprec"], q.r), normalised=True, bare_whole=True),
         Family("bpref", "bpref", "binary preference (Buckley & Voorhees, SIGIR 2004): judged "
                "non-relevant documents ranked above each relevant one (trec_eval bpref)",
                ("bpref",), lambda q: q.ratio(q.comp["bpref"], q.r), normalised=True, cutoff=False),
@@ -223,6 +118,7 @@ FAMILIES: dict[str, Family] = {
         Family("mae", "MAE", "mean absolute error of score against label", error=_absolute),
     )
 }
+FAMILIES.update(more_families())
 #: Spellings accepted for a family besides its canonical name (``ltrbench`` and peer tools').
 ALIASES: dict[str, str] = {a: f.name for f in FAMILIES.values() for a in f.aliases}
 #: The metrics ltrbench computes and reports when none are named (runs, leaderboards).
@@ -238,9 +134,10 @@ EVALUATE_METRICS = "ndcg@1,3,5,10 map@10 mrr"
 
 
 def split_name(metric: str) -> tuple[str, int | None]:
-    """``"ndcg@10"`` → ``("ndcg", 10)``; ``"mrr"`` → ``("mrr", None)`` (canonical names only)."""
+    """``"ndcg@10"`` → ``("ndcg", 10)``; ``"mrr"`` → ``("mrr", None)``; ``"rbp(0.9)@10"`` →
+    ``("rbp", 10)`` (canonical names only)."""
     family, _, k = metric.partition("@")
-    return family, (int(k) if k.isdigit() else None)
+    return family.partition("(")[0], (int(k) if k.isdigit() else None)
 
 
 def cutoff_of(metric: str) -> int | None:
@@ -253,6 +150,8 @@ def metric_header(metric: str) -> str:
     family, k = split_name(metric)
     known = FAMILIES.get(family)
     head = known.header if known else family.upper()
+    paren = metric.partition("@")[0][len(family):]  # "(0.9)" of rbp(0.9)@10
+    head += paren if known else paren.upper()
     return f"{head}@{k}" if k is not None else head
 
 

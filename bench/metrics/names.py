@@ -6,8 +6,8 @@ character ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is an unknown m
 
     item      := [ profile ":" ] name | k          # a bare k continues the previous name
     name      := ltrbench | trec_eval | ir_measures
-    ltrbench  := family [ "@" k ]                   # ndcg@10, map, p@5, NDCG@10, R@10, rprec
-    trec_eval := measure [ ("_" | ".") param ]      # ndcg_cut_10, ndcg_cut.5,10, P_5, success_10
+    ltrbench  := family [ "(" x ")" ] [ "@" k ]     # ndcg@10, map, p@5, NDCG@10, R@10, rbp(0.95)@10
+    trec_eval := measure [ ("_" | ".") param ]      # ndcg_cut_10, ndcg_cut.5,10, P_5, Rprec_mult_0.20
     ir_measures := Name [ "(" key=value, ... ")" ] [ "@" k ]   # P(rel=2)@5, SetF, Success@10
 
 **What a name means** is what its tool means: an ltrbench name is computed under the profile of
@@ -34,7 +34,11 @@ trec_eval means. trec_eval comes before ir_measures for ``success`` (trec_eval's
 is ``ndcg_cut_5, ndcg_cut_10``. An ltrbench name without ``@k`` is over the whole list, unless
 the profile has a ``default_k`` (XGBoost truncates a bare ``ndcg``/``map``/``pre`` at 32:
 ``rank_metric.cc:219-228``, ``ranking_utils.h:66-127``). ``rmse`` and ``mae`` are pointwise and
-take no ``@k``; nor do ``rprec``, ``bpref`` and the set measures.
+take no ``@k``; nor do ``bpref``, the set measures, the counts, ``auc`` and ``gauc``. A
+family's real parameter is written in brackets (``rbp(0.95)@10``, ``iprec_at_recall(0.1)``;
+``Family.param``): a decimal number in its range, left out for its default (RBP's 0.8); a
+family whose parameter has no default, spelled without it (``iprec_at_recall``,
+``Rprec_mult``), is trec_eval's name: its default list of parameters.
 
 A spec's ``name`` is its canonical spelling, which parses back to the same spec: ``p@10`` for
 ``precision@10``, the tool's spelling for a peer name (``ndcg_cut_10``, ``P(rel=2)@5``), with
@@ -79,7 +83,7 @@ NORMALISED_FAMILIES: frozenset[str] = frozenset(f.name for f in FAMILIES.values(
 #: The grammars, in the order that decides a name two of them read.
 GRAMMARS = ("ltrbench", "trec_eval", "ir_measures")
 _ALIASES = ALIASES
-_ITEM = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[0-9]+))?$")
+_ITEM = re.compile(r"^(?P<family>[a-z][a-z0-9_]*)(?:\((?P<param>[0-9.]*)\))?(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
 _HEADERS = frozenset(f.header for f in FAMILIES.values())
 _QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*):(?P<body>.+)$")  # xgboost@1.7:
@@ -108,6 +112,7 @@ class MetricSpec:
     name: str
     profile: str | None = None
     overrides: Overrides = ()
+    param: float | None = None
     label: str = field(default="", compare=False)
     grammar: str = field(default="ltrbench", compare=False)
     explicit: bool = field(default=False, compare=False)
@@ -135,7 +140,12 @@ class MetricSpec:
 
 def valid_metric_names() -> str:
     """Human-readable list of accepted metric names, for error messages and ``--help``."""
-    ranked = ", ".join(f"{f}@k" if FAMILIES[f].cutoff else f for f in RANKING_FAMILIES)
+    def shown(f: str) -> str:
+        param = FAMILIES[f].param
+        head = f + (f"({param.name})" if param is not None else "")
+        return f"{head}@k" if FAMILIES[f].cutoff else head
+
+    ranked = ", ".join(shown(f) for f in RANKING_FAMILIES)
     bare = ", ".join(f for f in RANKING_FAMILIES if FAMILIES[f].cutoff)
     aliases = ", ".join(f"{a}={c}" for a, c in sorted(_ALIASES.items()))
     return (
@@ -286,8 +296,8 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
         if peer is not None:
             return peer
     if lt is not None:
-        family = lt.family
-        cont = None if family in POINTWISE_FAMILIES else (lambda k: _ltrbench(family, k))
+        family, lt_param = lt.family, lt.param
+        cont = None if family in POINTWISE_FAMILIES else (lambda k: _ltrbench(family, k, lt_param))
         return [lt], cont
     trec = read_trec_eval(body)
     if trec is not None:
@@ -311,7 +321,7 @@ def _ltrbench_exact(body: str) -> bool:
     ``recip_rank``) or a table header (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``Rprec``)."""
     if _ITEM.match(body) is not None:
         return True
-    return body.partition("@")[0] in _HEADERS
+    return body.partition("@")[0].partition("(")[0] in _HEADERS
 
 
 def _read_peer_exact(body: str) -> tuple[list[Reading], _Continue | None] | None:
@@ -341,27 +351,56 @@ def _read_ltrbench(body: str) -> Reading | None:
     if family not in RANKING_FAMILIES and family not in POINTWISE_FAMILIES:
         return None
     k = m.group("k")
+    spec = FAMILIES[family].param
+    if spec is not None and spec.default is None and m.group("param") is None:
+        return None  # iprec_at_recall, Rprec_mult without (x): trec_eval's default list
+    if spec is None and m.group("param") is not None:
+        return None  # ndcg(1): not an ltrbench name (ir_measures says why)
     if k is not None and family in POINTWISE_FAMILIES:
         raise ConfigError(f"{family} is pointwise and takes no @k (got {body!r})")
     if k is not None and not FAMILIES[family].cutoff:
         raise ConfigError(f"{family} is over the whole list and takes no @k (got {body!r})")
-    return _ltrbench(family, k)
+    return _ltrbench(family, k, _param(family, m.group("param"), body))
 
 
-def _ltrbench(family: str, k: str | None) -> Reading:
+def _param(family: str, text: str | None, body: str) -> float | None:
+    """The parameter of ``rbp(0.95)``: a decimal number in the family's range; ``None`` for
+    the default (a required one missing is an error)."""
+    spec = FAMILIES[family].param
+    if spec is None:
+        if text is not None:
+            raise ConfigError(f"{family} takes no parameter (got {body!r})")
+        return None
+    if text is None:
+        if spec.default is None:
+            raise ConfigError(f"{family} needs its {spec.name}: {family}(0.5) (got {body!r})")
+        return None
+    if not re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", text):
+        raise ConfigError(f"the parameter of {body!r} must be a decimal number such as 0.5")
+    v = spec.check(float(text), body)
+    return None if v == spec.default else v
+
+
+def param_text(value: float | None) -> str:
+    """``"(0.95)"`` for a parameter, ``""`` for none (the family's default)."""
+    return "" if value is None else f"({value!r})"
+
+
+def _ltrbench(family: str, k: str | None, param: float | None = None) -> Reading:
+    head = family + param_text(param)
     if k is None:
-        return Reading(family, None, None, (), family, "ltrbench")
+        return Reading(family, None, None, (), head, "ltrbench", param)
     if not FAMILIES[family].cutoff:
         raise ConfigError(f"{family} is over the whole list and takes no cutoff (got {k})")
     kk = check_cutoff(k, f"{family}@{k}")
-    return Reading(family, kk, None, (), f"{family}@{kk}", "ltrbench")
+    return Reading(family, kk, None, (), f"{head}@{kk}", "ltrbench", param)
 
 
 def _spec(reading: Reading, qualifier: str | None) -> MetricSpec:
     """The spec of a reading under an explicit ``profile:`` and its canonical name."""
     r = reading if qualifier is None else replace(reading, profile=qualifier)
     return MetricSpec(r.family, r.k, _name(r, reading.profile), r.profile, r.overrides,
-                      grammar=reading.grammar, explicit=qualifier is not None)
+                      r.param, grammar=reading.grammar, explicit=qualifier is not None)
 
 
 def _name(r: Reading, implied: str | None) -> str:
@@ -372,7 +411,8 @@ def _name(r: Reading, implied: str | None) -> str:
     if _grammar_of(r.spelling) == r.grammar:
         return r.spelling if r.profile == implied else f"{r.profile}:{r.spelling}"
     assert not r.overrides, r
-    plain = r.family if r.k is None else f"{r.family}@{r.k}"
+    head = r.family + param_text(r.param)
+    plain = head if r.k is None else f"{head}@{r.k}"
     return f"{r.profile}:{plain}"
 
 
@@ -422,13 +462,16 @@ def describe_names() -> list[dict[str, str]]:
                      "profile": spec.profile or "the call's"})
 
     for fam in FAMILIES.values():
+        par = fam.param is not None and fam.param.default is None  # iprec_at_recall(x)
+        ex = "(0.5)" if par else ""
+        pat = f"({fam.param.name})" if fam.param is not None else ""
         if fam.pointwise or not fam.cutoff:
-            add(fam.name, "ltrbench", fam.name, fam.name)
+            add(fam.name, "ltrbench", fam.name + pat, fam.name + ex)
         else:
-            add(fam.name, "ltrbench", f"{fam.name}@k, {fam.name}", f"{fam.name}@10")
+            add(fam.name, "ltrbench", f"{fam.name}{pat}@k, {fam.name}{pat}", f"{fam.name}{ex}@10")
         for alias in sorted(a for a, c in _ALIASES.items() if c == fam.name):
-            add(fam.name, "ltrbench", alias + ("@k" if fam.cutoff and fam.ranking else ""),
-                alias + ("@10" if fam.cutoff and fam.ranking else ""))
+            add(fam.name, "ltrbench", alias + pat + ("@k" if fam.cutoff and fam.ranking else ""),
+                alias + ex + ("@10" if fam.cutoff and fam.ranking else ""))
         if fam.ranking and fam.header.lower() != fam.name:
             head = fam.header + ("@k" if fam.cutoff else "")
             add(fam.name, "ltrbench", f"{head} (table header)", head.replace("@k", "@10"))
@@ -437,17 +480,25 @@ def describe_names() -> list[dict[str, str]]:
             continue
         if m.cutoff == "param":
             add(m.family, "trec_eval", f"{m.name}_k, {m.name}.k1,k2", f"{m.name}_10")
+        elif m.cutoff == "real":
+            add(m.family, "trec_eval", f"{m.name}_x, {m.name} (its default list)",
+                f"{m.name}_0.20")
         else:
             add(m.family, "trec_eval", m.name, m.name)
     for m in IR_MEASURES:
         if m.family is None:
             continue
+        if m.cutoff == "recall":
+            add(m.family, "ir_measures", f"{m.name}@recall", f"{m.name}@0.1")
+            continue
         at = {"none": "", "optional": "[@k]", "required": "@k"}[m.cutoff]
         params = f"({', '.join(p + '=' for p in m.params)})" if m.params else ""
-        example = m.name + ("@10" if m.cutoff != "none" else "")
+        call = "(rel=1)" if m.name == "RBP" else ""  # ir_measures' RBP without rel= is graded
+        example = m.name + call + ("@10" if m.cutoff != "none" else "")
         add(m.family, "ir_measures", f"{m.name}{params}{at}", example)
         if "rel" in m.params:
-            add(m.family, "ir_measures", f"{m.name}(rel=n){at}",
+            fam_rel = "num_rel_ret" if m.name == "NumRet" else m.family  # NumRet(rel=n)
+            add(fam_rel, "ir_measures", f"{m.name}(rel=n){at}",
                 f"{m.name}(rel=2)" + ("@10" if m.cutoff != "none" else ""))
     add("ndcg", "ir_measures", "nDCG(gains={label:gain})[@k]", "nDCG(gains={0:0,1:1,2:3})@10")
     add("ndcg", "ir_measures", "nDCG(dcg='exp-log2')@k (gdeval)", "nDCG(dcg='exp-log2')@10")

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from bench.errors import ConfigError
+from bench.metrics.families import FAMILIES
 
 #: Largest cutoff ``@k`` accepted (int32, what the kernels' rank arithmetic is safe with).
 MAX_CUTOFF = 2**31 - 1
@@ -55,18 +56,21 @@ class Reading:
     overrides: Overrides
     spelling: str
     grammar: str
+    param: float | None = None
 
     @property
-    def core(self) -> tuple[str, int | None, str | None, Overrides]:
+    def core(self) -> tuple[str, int | None, str | None, Overrides, float | None]:
         """What the metric is, whatever its spelling."""
-        return (self.family, self.k, self.profile, self.overrides)
+        return (self.family, self.k, self.profile, self.overrides, self.param)
 
 
 @dataclass(frozen=True)
 class PeerMeasure:
     """A peer tool's measure: its spelling, the ltrbench family (``None``: not computed here),
-    its cutoff rule (``"none"``, ``"optional"``, ``"required"``; trec_eval: ``"param"``), the
-    cutoffs of the bare name (trec_eval), and the keyword parameters it takes (ir_measures)."""
+    its cutoff rule (``"none"``, ``"optional"``, ``"required"``; trec_eval: ``"param"``, or
+    ``"real"`` for the family's real parameter, ``Rprec_mult_0.20``; ir_measures: ``"recall"``,
+    ``IPrec@0.1``), the cutoffs (``reals``: parameters) of the bare name (trec_eval), and the
+    keyword parameters it takes (ir_measures)."""
 
     name: str
     family: str | None
@@ -74,6 +78,7 @@ class PeerMeasure:
     defaults: tuple[int, ...] = ()
     params: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    reals: tuple[float, ...] = ()
 
 
 TREC_EVAL: tuple[PeerMeasure, ...] = (
@@ -90,10 +95,20 @@ TREC_EVAL: tuple[PeerMeasure, ...] = (
     PeerMeasure("set_P", "set_p"),
     PeerMeasure("set_recall", "set_recall"),
     PeerMeasure("set_F", "set_f", "beta"),
+    PeerMeasure("num_ret", "num_ret"),
+    PeerMeasure("num_rel", "num_rel"),
+    PeerMeasure("num_rel_ret", "num_rel_ret"),
+    PeerMeasure("set_map", "set_map"),
+    PeerMeasure("gm_map", "gm_map"),
+    PeerMeasure("infAP", "infap"),
+    PeerMeasure("Rprec_mult", "rprec_mult", "real",
+                reals=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    PeerMeasure("iprec_at_recall", "iprec_at_recall", "real",
+                reals=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
     *(PeerMeasure(n, None) for n in (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map", "iprec_at_recall",
-        "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
-        "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map", "num_nonrel_judged_ret",
+        "runid", "num_q",
+        "relstring", "gm_bpref", "utility", "11pt_avg", "binG", "G",
+        "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "num_nonrel_judged_ret",
         "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
         "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
         "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
@@ -117,11 +132,18 @@ IR_MEASURES: tuple[PeerMeasure, ...] = (
     PeerMeasure("SetR", "set_recall", params=("rel",)),
     PeerMeasure("SetF", "set_f", params=("rel", "beta", "judged_only")),
     PeerMeasure("Judged", "judged", "optional"),
+    PeerMeasure("NumRet", "num_ret", params=("rel",)),  # with rel=: NumRelRet (ir_measures)
+    PeerMeasure("NumRel", "num_rel", params=("rel",)),
+    PeerMeasure("NumRelRet", "num_rel_ret", params=("rel",)),
+    PeerMeasure("SetAP", "set_map", params=("rel",)),
+    PeerMeasure("IPrec", "iprec_at_recall", "recall", params=("rel",)),
+    PeerMeasure("RBP", "rbp", "optional", params=("p", "rel")),
+    PeerMeasure("infAP", "infap", params=("rel",)),
     *(PeerMeasure(n, None) for n in (
-        "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "IPrec", "MAP_IA",
-        "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "NumQ", "NumRel", "NumRelRet", "NumRet",
-        "P_IA", "RBP", "SDCG", "SetAP", "SetRelP", "StRecall", "alpha_DCG", "alpha_nDCG",
-        "infAP", "nERR_IA", "nNRBP",
+        "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "MAP_IA",
+        "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "NumQ",
+        "P_IA", "SDCG", "SetRelP", "StRecall", "alpha_DCG", "alpha_nDCG",
+        "nERR_IA", "nNRBP",
     )),
 )
 #: Families computed from TREC qrels only (which documents are judged): ``evaluate_trec`` computes
@@ -173,6 +195,8 @@ def read_trec_eval(token: str) -> tuple[list[Reading], PeerMeasure] | None:
     if param is None:
         if measure.cutoff == "param" and measure.defaults:
             return [trec_reading(measure, str(k)) for k in measure.defaults], measure
+        if measure.cutoff == "real":
+            return [trec_reading(measure, repr(x)) for x in measure.reals], measure
         return [trec_reading(measure, None)], measure
     return [trec_reading(measure, param)], measure
 
@@ -182,6 +206,8 @@ def trec_reading(measure: PeerMeasure, param: str | None) -> Reading:
     assert measure.family is not None
     if param is None:
         return Reading(measure.family, None, TREC_EVAL_PROFILE, (), measure.name, "trec_eval")
+    if measure.cutoff == "real":
+        return _real_reading(measure, param)
     if measure.cutoff == "beta":
         if float(param) != 1.0:
             raise ConfigError(f"trec_eval set_F with beta {param}: ltrbench computes beta 1 only")
@@ -193,6 +219,23 @@ def trec_reading(measure: PeerMeasure, param: str | None) -> Reading:
                           f"ltrbench{hint}")
     k = check_cutoff(param, f"{measure.name}_{param}")
     return Reading(measure.family, k, TREC_EVAL_PROFILE, (), f"{measure.name}_{k}", "trec_eval")
+
+
+def _real_reading(measure: PeerMeasure, param: str) -> Reading:
+    """``Rprec_mult_0.20``, ``iprec_at_recall_0.10``: the family at a real parameter, spelled
+    as trec_eval prints it (two decimals where they say it exactly)."""
+    assert measure.family is not None
+    try:
+        x = float(param)
+    except ValueError:
+        raise ConfigError(f"trec_eval {measure.name}_{param}: the parameter is a decimal number "
+                          f"such as {measure.name}_0.20") from None
+    spec = FAMILIES[measure.family].param
+    assert spec is not None
+    x = spec.check(x, f"trec_eval {measure.name}_{param}")
+    shown = f"{x:.2f}" if float(f"{x:.2f}") == x else repr(x)
+    return Reading(measure.family, None, TREC_EVAL_PROFILE, (), f"{measure.name}_{shown}",
+                   "trec_eval", None if x == spec.default else x)
 
 
 # -- ir_measures -------------------------------------------------------------------------------
@@ -233,6 +276,8 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     if measure.family is None:
         raise ConfigError(f"ir_measures measure {measure.name!r} ({token!r}) is not computed by "
                           f"ltrbench; ir_measures names it computes: {_computed(IR_MEASURES)}")
+    if measure.cutoff == "recall":
+        return _recall_reading(measure, params, cutoff, token), measure, params
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
         # ndcg@1e3, nDCG@10.0, nDCG@True: whatever grammar the name is meant in
         raise ConfigError(f"cutoff of {token!r} must be a positive integer written in decimal "
@@ -243,9 +288,23 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     return ir_reading(measure, params, cutoff), measure, params
 
 
-def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | None) -> Reading:
-    """One ir_measures measure with its parameters and cutoff (see the module docstring)."""
+def _recall_reading(measure: PeerMeasure, params: dict[str, object], cutoff: object,
+                    token: str) -> Reading:
+    """ir_measures ``IPrec@0.1``: the "cutoff" is the recall level (``measures/iprec.py``)."""
+    if cutoff is None or isinstance(cutoff, bool) or not isinstance(cutoff, int | float):
+        raise ConfigError(f"ir_measures {measure.name} needs a recall level: {measure.name}@0.1 "
+                          f"(got {token!r})")
+    return ir_reading(measure, params, None, recall=float(cutoff))
+
+
+def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | None,
+               recall: float | None = None) -> Reading:
+    """One ir_measures measure with its parameters and cutoff (see the module docstring);
+    ``recall``: ``IPrec``'s recall level."""
     assert measure.family is not None
+    if measure.cutoff == "recall" and recall is None:
+        raise ConfigError(f"ir_measures {measure.name} needs a recall level: {measure.name}@0.1")
+    family, param, params = _ir_family(measure, params, recall)
     unknown = sorted(set(params) - set(measure.params))
     if unknown:
         raise ConfigError(f"ir_measures {measure.name} takes no parameter {', '.join(unknown)} "
@@ -266,9 +325,48 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         # relevance >= rel (:34).
         overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
                                   ("ties", "docno_asc"))))
-    spelling = measure.name + (f"({','.join(shown)})" if shown else "") + \
-        (f"@{k}" if k is not None else "")
-    return Reading(measure.family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures")
+    if measure.name == "RBP" and param is not None:
+        shown.insert(0, f"p={param!r}")
+    if (measure.name == "RBP" or (measure.name == "NumRet" and family == "num_rel_ret")) and \
+            not any(x.startswith("rel=") for x in shown):
+        shown.append("rel=1")  # NumRet(rel=1) is NumRelRet, bare NumRet num_ret; RBP needs rel
+    at = f"@{k}" if k is not None else (f"@{recall!r}" if recall is not None else "")
+    spelling = measure.name + (f"({','.join(shown)})" if shown else "") + at
+    return Reading(family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures", param)
+
+
+def _ir_family(measure: PeerMeasure, params: dict[str, object], recall: float | None
+               ) -> tuple[str, float | None, dict[str, object]]:
+    """The family, its real parameter and the parameters left for the profile overrides:
+    ``NumRet(rel=n)`` is ``NumRelRet`` (ir_measures ``measures/num_ret.py``), ``RBP(p=...)``'s
+    persistence is RBP's parameter and its ``rel=`` is required (without it ir_measures'
+    RBP is graded, through cwl_eval, which ltrbench does not compute), ``IPrec@x`` is
+    ``iprec_at_recall(x)``."""
+    assert measure.family is not None
+    family = measure.family
+    if measure.name == "NumRet" and "rel" in params:
+        family = "num_rel_ret"
+    fam = FAMILIES.get(family)
+    if fam is None:  # a qrels-only family (Judged)
+        return family, None, params
+    param: float | None = None
+    if measure.name == "RBP":
+        if "rel" not in params:
+            raise ConfigError("ir_measures RBP without rel= is graded RBP (cwl_eval), which "
+                              "ltrbench does not compute; write RBP(rel=1) for binary RBP "
+                              "(Moffat & Zobel 2008)")
+        p = params.get("p", fam.param.default if fam.param else None)
+        if isinstance(p, bool) or not isinstance(p, int | float):
+            raise ConfigError(f"ir_measures RBP(p=...) is a number in (0, 1), got {p!r}")
+        assert fam.param is not None
+        param = fam.param.check(float(p), "ir_measures RBP")
+        params = {key: v for key, v in params.items() if key != "p"}
+    if recall is not None:
+        assert fam.param is not None
+        param = fam.param.check(recall, f"ir_measures {measure.name}@{recall!r}")
+    if fam.param is not None and param == fam.param.default:
+        param = None
+    return family, param, params
 
 
 def _ir_overrides(measure: PeerMeasure, params: dict[str, object]) -> tuple[Overrides, list[str]]:

@@ -127,9 +127,9 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
             means[spec.name] = aggregate.pointwise_total(spec.family, *parts.pointwise_sums[spec.name])
             continue
         blank = parts.blank[spec.name]
-        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq)
+        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq, parts.n)
         if blank.any():
-            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq)
+            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq, spec.family, parts.n)
             excl[spec.name], as0[spec.name] = e, a0
             if FAMILIES[spec.family].blank_scores_one:
                 as1[spec.name] = a1

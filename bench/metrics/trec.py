@@ -253,7 +253,8 @@ def _run_parts(qrels: Qrels, joined: _Joined, specs: list[MetricSpec], prof: Pro
     unjudged = ~(joined.rel >= 0)  # not in the qrels (NaN), or judged with a negative relevance
     extra = prof.idcg_basis == "qrels"
     judged = Judged(joined.extra_rel if extra else joined.extra_rel[:0],
-                    joined.extra_query if extra else joined.extra_query[:0], unjudged=unjudged)
+                    joined.extra_query if extra else joined.extra_query[:0], unjudged=unjudged,
+                    pooled=joined.rel < 0)  # NaN (no judgment) compares False
     return query_parts(joined.prep, specs, prof, judged=judged, backend=backend)
 
 

@@ -14,12 +14,15 @@ component  per query, for cutoff ``k`` (``None`` = whole list), ``i < min(k, n)`
 ``rr``     ``sum rel_i / (i + 1) * prod_{j<i} (1 - rel_j)`` (reciprocal rank of the first hit)
 ``err``    ``sum R_i / (i + 1) * prod_{j<i} (1 - R_j)`` with ERR's stopping probabilities
 ``any``    ``sum rel_i * prod_{j<i} (1 - rel_j)`` (1 if the top k holds a relevant document)
-``rprec``  ``hits`` at the query's own cutoff ``R`` (whole list only)
+``rprec``  ``hits`` at the query's own cutoff ``min(R, k)`` (trec_eval Rprec, with ``-M k``)
 ``bpref``  trec_eval's bpref sum (whole list only; :mod:`bench.metrics.kernels.judged`)
 =========  ===========================================================================
 
-``rprec`` and ``bpref`` come from :mod:`bench.metrics.kernels.judged` whatever the backend; the
-others from :mod:`bench.metrics.kernels.numba_kernel` or its oracle
+The components of :data:`RANKED` -- ``rprec``, ``bpref`` and those of
+:mod:`bench.metrics.kernels.ranked` (``nonrel``, ``fall``, ``crr``, ``rprec_mult``, ``rbp``,
+``rbp_residual``, ``iprec``, ``auc``, ``auc_pairs``, ``infap``) -- come from
+:mod:`bench.metrics.kernels.judged` whatever the backend (one vectorised NumPy pass over every
+query, exact under ``ties="average"`` where the sum is linear in the ranking); the others from :mod:`bench.metrics.kernels.numba_kernel` or its oracle
 :mod:`bench.metrics.kernels.numpy_kernel`. Which components a metric needs is said by its
 family (:class:`bench.metrics.families.Family`); :func:`bench.metrics.components.build_request`
 turns a list of metrics into a :class:`Request`.
@@ -34,7 +37,29 @@ import numpy as np
 from numpy.typing import NDArray
 
 #: Every component a kernel computes, in the order a :class:`Request` lists them.
-COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any", "rprec", "bpref")
+COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any", "rprec", "bpref", "nonrel", "fall",
+              "crr", "rprec_mult", "rbp", "rbp_residual", "iprec", "auc", "auc_pairs", "infap")
+#: The components computed by :func:`bench.metrics.kernels.judged.judged_components` (NumPy,
+#: both backends), not by the per-query kernels.
+RANKED = ("rprec", "bpref", "nonrel", "fall", "crr", "rprec_mult", "rbp", "rbp_residual", "iprec",
+          "auc", "auc_pairs", "infap")
+
+
+def with_param(component: str, param: float | None) -> str:
+    """The name of a component at a parameter: ``rbp`` at ``p = 0.8`` is ``"rbp=0.8"``
+    (``None``: the component itself). A :class:`Request` and :class:`Components` key it so."""
+    return component if param is None else f"{component}={param!r}"
+
+
+def split_param(name: str) -> tuple[str, float | None]:
+    """``"rbp=0.8"`` -> ``("rbp", 0.8)``; ``"hits"`` -> ``("hits", None)``."""
+    base, sep, value = name.partition("=")
+    return base, (float(value) if sep else None)
+
+
+def ranked_request(request: Request) -> bool:
+    """Whether ``request`` asks for a component of :data:`RANKED`."""
+    return any(split_param(c)[0] in RANKED for c in request.ks)
 
 
 @dataclass(frozen=True)

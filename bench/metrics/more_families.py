@@ -1,0 +1,150 @@
+"""The families of issue 23: counts, set and geometric MAP, F1, fall-out, Rprec_mult, 11-point
+interpolated precision, RBP and its residual, NCRR, AUC and GAUC (one :class:`Family` each).
+
+Per query (``n`` scored documents, ``R`` relevant in the profile's IDCG basis, ``N`` judged
+non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, components of
+:mod:`bench.metrics.kernels.ranked`)::
+
+    num_ret        = n                 num_rel = R          num_rel_ret = hits   (summed over queries)
+    set_map        = hits^2 / (n R)                          (trec_eval m_set_map.c; 0/0 when R = 0)
+    gm_map         = log(max(AP, 1e-5))   mean: exp(mean)    (trec_eval m_gm_map.c, MIN_GEO_MEAN)
+    f1@k           = 2 P R / (P + R) = 2 hits@k / (k + R)    (P's denominator as p@k's; ranx f1)
+    fallout@k      = fall@k / N          (non-relevant retrieved / all non-relevant; 0/0 when N = 0)
+    rprec_mult(x)  = hits@c / c,  c = floor(x R + 0.9)       (trec_eval m_Rprec_mult.c)
+    iprec_at_recall(x) = max precision at or after the c-th relevant document, c = floor(x R + 0.9)
+                                                             (trec_eval 9.0.8 m_iprec_at_recall.c)
+    rbp(p)@k       = (1 - p) sum_{i < k'} rel_i p^i          (Moffat & Zobel, TOIS 2008, eq. 6)
+    rbp_residual(p)@k = (1 - p) sum_{i < k', unjudged} p^i + p^k'   (ibid., section 5)
+    ncrr@k         = sum_{i < k'} rel_i / (i + 1) / H(min(R, k'))   (cornac metrics/ranking.py NCRR)
+    infap          = infAP sum / R  (trec_eval 9.0.8 m_infAP.c; kernels/ranked.py infap)
+    auc            = U / (R_n N_n)  (pairs of a relevant and a judged non-relevant document ranked
+                                     right, ties 1/2: sklearn roc_auc_score of the query)
+    gauc           = sum_q n_q auc_q / sum_q n_q over the queries with both classes
+                     (Zhou et al., Deep Interest Network, KDD 2018, "GAUC"; weighted by documents)
+
+**Per-query value and mean.** The counts are summed over queries (trec_eval's ``all`` line and
+ir_measures' ``NumRet`` aggregate are sums, ``te_calc_avg_meas_s`` is not called for them);
+``gm_map``'s per-query value is trec_eval's own (``-q``): the logarithm, and its mean the
+exponential of the mean of the logarithms (``te_calc_avg_meas_s_gm``), so a query with AP = 0
+counts as AP = 1e-5 instead of zeroing the product; under ``ties="average"`` the logarithm is
+taken of the query's tie-averaged AP (the value ``map`` reports), not averaged over tied orders,
+so that ``gm_map`` stays the geometric mean of the per-query APs. GAUC's per-query value is the query's AUC;
+its mean weighs each query by its document count (not by the query weights) and leaves out the
+queries without both a relevant and a judged non-relevant document whatever the profile's
+``empty``. Every other family is averaged as usual.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.metrics.family_record import (
+    Array,
+    Family,
+    Inputs,
+    Param,
+    map_value,
+    precision_denominator,
+)
+
+#: trec_eval's floor of a geometric mean's terms (``trec_eval.h``: ``#define MIN_GEO_MEAN .00001``).
+MIN_GEO_MEAN = 1e-5
+#: RBP's persistence when none is given (ir_measures ``RBP``: ``p=0.8``; Moffat & Zobel's middle).
+RBP_P = 0.8
+
+
+def _gm_map(q: Inputs) -> Array:
+    ap = map_value(q)
+    blank = q.r <= 0  # AP is 0/0: the profile's empty value (0 in trec_eval)
+    ap[blank] = q.profile.empty if q.profile.empty is not None else 0.0
+    return np.log(np.maximum(ap, MIN_GEO_MEAN))
+
+
+def _f1(q: Inputs) -> Array:
+    return q.ratio(2.0 * q.comp["hits"], precision_denominator(q) + q.r)
+
+
+def _rprec_mult(q: Inputs) -> Array:
+    assert q.param is not None
+    return q.ratio(q.comp["rprec_mult"], np.floor(q.param * q.r + 0.9))
+
+
+def _rbp_residual(q: Inputs) -> Array:
+    assert q.param is not None
+    depth = q.n if q.k is None else np.minimum(q.n, float(q.k))
+    return q.value("rbp_residual") + np.power(q.param, depth)  # + the ranks below the top k
+
+
+def harmonic(m: Array) -> Array:
+    """``H(m) = 1 + 1/2 + ... + 1/m`` per entry (``m`` whole numbers >= 0; ``H(0) = 0``)."""
+    top = int(m.max()) if m.shape[0] else 0
+    table = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1.0, top + 1.0))])
+    return table[m.astype(np.int64)]
+
+
+def _ncrr(q: Inputs) -> Array:
+    depth = q.n if q.k is None else np.minimum(q.n, float(q.k))
+    return q.ratio(q.comp["crr"], harmonic(np.minimum(q.r, depth)))
+
+
+def _auc(q: Inputs) -> Array:
+    return q.ratio(q.comp["auc"], q.comp["auc_pairs"])
+
+
+_RECALL = Param("x", None, 0.0, 1.0)
+_PERSISTENCE = Param("p", RBP_P, 0.0, 1.0, open_low=True, open_high=True, trec="{!r}")
+_MULTIPLE = Param("x", None, 0.0, 1e6, open_low=True)
+
+
+def more_families() -> dict[str, Family]:
+    """The records of this module's families, by name."""
+    fams = (
+        Family("num_ret", "num_ret", "documents retrieved (scored) for the query; summed over "
+               "queries (trec_eval num_ret)", (), lambda q: q.n.copy(), cutoff=False, mean="sum"),
+        Family("num_rel", "num_rel", "relevant documents of the query (R); summed over queries "
+               "(trec_eval num_rel)", (), lambda q: q.r.copy(), cutoff=False, mean="sum"),
+        Family("num_rel_ret", "num_rel_ret", "relevant documents retrieved; summed over queries "
+               "(trec_eval num_rel_ret)", ("hits",), lambda q: q.value("hits"), cutoff=False,
+               mean="sum"),
+        Family("set_map", "set_map", "set MAP: hits^2 / (retrieved * relevant), set precision "
+               "times set recall (trec_eval set_map)", ("hits",),
+               lambda q: q.ratio(q.comp["hits"] * q.comp["hits"], q.n * q.r), normalised=True,
+               cutoff=False),
+        Family("gm_map", "gm_map", "geometric MAP: per query log(max(AP, 1e-5)), the mean is "
+               "exp of their mean (trec_eval gm_map)", ("ap",), _gm_map, cutoff=False,
+               mean="geometric"),
+        Family("f1", "F1", "F1 of the top k: 2 P@k R@k / (P@k + R@k) = 2 hits / (k + R) (ranx f1)",
+               ("hits",), _f1, normalised=True, blank_scores_one=True),
+        Family("fallout", "Fallout", "fall-out: judged non-relevant documents in the top k "
+               "divided by all judged non-relevant documents", ("fall", "nonrel"),
+               lambda q: q.ratio(q.comp["fall"], q.comp["nonrel"]), blank_when="no_nonrelevant",
+               normalised=True, aliases=("fall_out",)),
+        Family("rprec_mult", "Rprec_mult", "precision at rank floor(x R + 0.9), a multiple x of R "
+               "(trec_eval Rprec_mult)", ("rprec_mult",), _rprec_mult, normalised=True,
+               cutoff=False, param=_MULTIPLE),
+        Family("iprec_at_recall", "iprec_at_recall", "interpolated precision at recall level x: "
+               "the best precision at or after the rank reaching it (trec_eval iprec_at_recall, "
+               "the 11-point curve)", ("iprec",), lambda q: q.value("iprec"), normalised=True,
+               cutoff=False, param=_RECALL, ordered=True, aliases=("iprec",)),
+        Family("rbp", "RBP", "rank-biased precision (Moffat & Zobel 2008) with persistence p "
+               "(default 0.8) over the top k", ("rbp",), lambda q: q.value("rbp"),
+               param=_PERSISTENCE),
+        Family("rbp_residual", "RBP_residual", "RBP's residual: what unjudged documents and the "
+               "ranks below the top k could add (Moffat & Zobel 2008)", ("rbp_residual",),
+               _rbp_residual, param=_PERSISTENCE),
+        Family("ncrr", "NCRR", "normalised cumulative reciprocal rank: sum of 1/rank of the "
+               "relevant documents in the top k over its ideal (cornac NCRR)", ("crr",), _ncrr,
+               normalised=True, blank_scores_one=True),
+        Family("infap", "infAP", "inferred AP (Yilmaz & Aslam, CIKM 2006) from a sampled "
+               "judgment pool: negative judgments are pooled but unjudged, documents without a "
+               "judgment outside the pool (trec_eval infAP)", ("infap",),
+               lambda q: q.ratio(q.comp["infap"], q.r), normalised=True, cutoff=False,
+               ordered=True, aliases=("inf_ap",)),
+        Family("auc", "AUC", "area under the ROC curve of the query: pairs of a relevant and a "
+               "judged non-relevant document ranked right, ties 1/2 (sklearn roc_auc_score)",
+               ("auc", "auc_pairs"), _auc, blank_when="one_class", normalised=True, cutoff=False),
+        Family("gauc", "GAUC", "group AUC: each query's AUC weighted by its documents, queries "
+               "with one class left out (Zhou et al., KDD 2018)", ("auc", "auc_pairs"), _auc,
+               blank_when="one_class", cutoff=False, mean="documents"),
+    )
+    return {f.name: f for f in fams}
