@@ -16,9 +16,8 @@ parts:
 - **Pruning**: the library's own validation value of the selection metric at each boosting
   round is reported to the trial (``trial.report(value, step)``, the step the 1-based round, plus
   ``(fold - 1) x n_trees`` under ``--cv``) through the runners' ``on_iteration`` hook
-  (``IterationHook``: the 1-based round and its value); when the pruner says so, ``optuna.TrialPruned``
-  ends the fit. A runner without the hook gets its logged curve replayed after the fit (the
-  same decisions, no time saved).
+  (:data:`bench.runners.iteration.IterationHook`); when the pruner says so,
+  ``optuna.TrialPruned`` raised by the hook ends the fit and leaves it unchanged.
 - **The budget** (:class:`Budget`) is the same for every model: a number of trials, or CPU
   seconds (``time.process_time`` over the trial: every thread of this process). A trial is
   counted when it finished (complete, pruned or failed); a trial killed while running
@@ -44,6 +43,7 @@ from bench.data.letor import LetorData
 from bench.errors import ConfigError, LtrbenchError
 from bench.metrics.profile import Profile
 from bench.runners.gbdt import library_module
+from bench.runners.iteration import IterationHook
 from bench.runners.params import Params, check_for_library, check_rows
 from bench.runners.registry import ModelSpec
 from bench.runners.result import Selection
@@ -252,7 +252,7 @@ def run_trial(trial: Any, task: TrialTask) -> float:
     return float(np.mean(values))
 
 
-def _reporter(trial: Any, *, offset: int) -> Callable[[int, float], None]:
+def _reporter(trial: Any, *, offset: int) -> IterationHook:
     """The ``on_iteration`` hook of one fit: report, and raise ``TrialPruned`` when told to."""
     import optuna
 
@@ -265,32 +265,17 @@ def _reporter(trial: Any, *, offset: int) -> Callable[[int, float], None]:
 
 
 def fit_and_score(task: TrialTask, params: Params, train: LetorData, held: LetorData,
-                  hook: Callable[[int, float], None] | None = None) -> tuple[float, int]:
+                  hook: IterationHook | None = None) -> tuple[float, int]:
     """``(reference value, best iteration)`` of ``params`` trained on ``train`` with early
     stopping on ``held``: the selection metric under the task's profile of the held-out scores
     at the best iteration."""
-    import inspect
-
     module = library_module(task.spec.library)
-    kwargs: dict[str, Any] = {}
-    hooked = hook is not None and "on_iteration" in inspect.signature(module.fit).parameters
-    if hooked:
-        kwargs["on_iteration"] = hook
     booster, lib_params, res = module.fit(
         train, held, params, objective=task.spec.objective, eval_at=task.eval_at,
-        selection=task.selection, log_train=False, **kwargs)
-    if hook is not None and not hooked:
-        replay_curve(res.evallog, task.selection.metric, hook)
+        selection=task.selection, log_train=False, on_iteration=hook)
     best = int(res.best_iteration or 0)
     scores = np.asarray(module.predict(booster, held, best, lib_params), dtype=np.float64)
     return reference_value(held, scores, task.selection.metric, task.profile), best
-
-
-def replay_curve(log: Any, metric: str, hook: Callable[[int, float], None]) -> None:
-    """Feed a fit's logged validation curve of ``metric`` to ``hook``, round by round."""
-    rows = log[(log["split"] == "vali") & (log["metric"] == metric)].sort_values("iteration")
-    for it, value in zip(rows["iteration"], rows["value"], strict=True):
-        hook(int(it), float(value))
 
 
 def reference_value(data: LetorData, scores: np.ndarray, metric: str, profile: Profile) -> float:
