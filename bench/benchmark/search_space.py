@@ -93,23 +93,20 @@ def _f(name: str, low: float, high: float, log: bool = False) -> Dimension:
     return Dimension(name, "float", low, high, log)
 
 
-_SHARED = (
-    _f("learning_rate", 0.01, 0.3, log=True),
-    _i("min_data_in_leaf", 1, 200, log=True),
-    _f("subsample", 0.5, 1.0),
-    _f("colsample", 0.5, 1.0),
-)
+_RATE = _f("learning_rate", 0.01, 0.3, log=True)
+_ROWS = _i("min_data_in_leaf", 1, 200, log=True)  # XGBoost has none (its min_child_weight only)
+_SAMPLING = (_f("subsample", 0.5, 1.0), _f("colsample", 0.5, 1.0))
 #: The declared space of each GBDT library (ltrbench names; ``<library>.<key>`` raw ones).
 SPACES: dict[str, tuple[Dimension, ...]] = {
     "lightgbm": (
-        _i("num_leaves", 7, 255, log=True), *_SHARED,
+        _i("num_leaves", 7, 255, log=True), _RATE, _ROWS, *_SAMPLING,
         _f("min_child_weight", 1e-3, 10.0, log=True),
         _f("l1", 1e-8, 10.0, log=True), _f("l2", 1e-8, 10.0, log=True),
         _f("min_split_gain", 0.0, 1.0),
         _i("truncation_level", 10, 100, log=True),  # lambdarank_truncation_level
     ),
     "xgboost": (
-        _i("num_leaves", 7, 255, log=True), *_SHARED,
+        _i("num_leaves", 7, 255, log=True), _RATE, *_SAMPLING,
         _f("min_child_weight", 1e-3, 10.0, log=True),
         _f("l1", 1e-8, 10.0, log=True), _f("l2", 1e-8, 10.0, log=True),
         _f("min_split_gain", 0.0, 1.0),  # gamma
@@ -117,7 +114,7 @@ SPACES: dict[str, tuple[Dimension, ...]] = {
         Dimension("xgboost.lambdarank_pair_method", "categorical", choices=("topk", "mean")),
     ),
     "catboost": (
-        _i("num_leaves", 7, 64, log=True), *_SHARED,
+        _i("num_leaves", 7, 64, log=True), _RATE, _ROWS, *_SAMPLING,
         _f("l2", 1e-3, 10.0, log=True),  # l2_leaf_reg
         _f("catboost.random_strength", 1e-3, 10.0, log=True),
     ),

@@ -155,6 +155,7 @@ def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) 
     resumed one marks the trials a killed process left running as failed and ``interrupted``."""
     import optuna
 
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # the tune's own lines say what happens
     try:
         storage = optuna.storages.RDBStorage(storage_url)
     except Exception as exc:  # SQLAlchemy's and Optuna's errors, said in one line
@@ -186,9 +187,6 @@ def run_study(study: Any, task: TrialTask, options: StudyOptions,
               on_trial: Callable[[Any], None] | None = None) -> None:
     """Run trials of ``task`` into ``study`` one at a time until the budget is spent (or a grid
     is exhausted); ``on_trial(study)`` after each (tables, progress)."""
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
     size = grid_size(task.space) if options.sampler == "grid" else None
     while True:
         done = counted(study)

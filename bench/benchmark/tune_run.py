@@ -14,6 +14,7 @@ the tune folder as it goes (:mod:`bench.benchmark.tune_out`).
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,8 @@ from bench.runs.naming import dataset_slug
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
 #: The trial budget when none is given (and no ``--grid`` sets it).
 DEFAULT_TRIALS = 20
+#: The largest grid whose every point is checked before any data are read.
+MAX_CHECKED_POINTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ class TuneRequest:
     """What the command line asks, as written (numbers still text)."""
 
     grid: str | None = None
+    #: ``--model`` (one model; its name is in the config's models)
+    model: str | None = None
     space_file: str | None = None
     budget_trials: str | None = None
     budget_cpu_s: float | None = None
@@ -149,35 +154,35 @@ def study_options(request: TuneRequest, grid: int | None) -> StudyOptions:
 
 
 def model_spaces(request: TuneRequest, specs: tuple[ModelSpec, ...]) -> dict[str, tuple[Dimension, ...]]:
-    """Each model's space: ``--grid`` (the same grid for every model), else ``--space FILE``'s
-    table for it, else its library's declared one."""
-    if request.grid is not None and request.space_file is not None:
-        raise ConfigError("--grid and --space: give one search space")
-    if request.grid is not None:
-        grid = grid_space(parse_space(request.grid))
-        return {s.name: grid for s in specs}
+    """Each model's space: ``--space FILE``'s table for it, else its library's declared one
+    (``--grid``, the same grid for every model, is read before)."""
     given = load_space_file(request.space_file, {s.name: s.library for s in specs}) \
         if request.space_file else {}
     return {s.name: given.get(s.name) or default_space(s.library) for s in specs}
 
 
 def check_space_for(spec: ModelSpec, base: Params, space: tuple[Dimension, ...]) -> None:
-    """Every choice and both ends of every range of ``space``, one at a time over ``base``,
-    against what ``spec``'s library accepts (before any data are read)."""
+    """``space``'s values over ``base`` against what ``spec``'s library accepts, before any data
+    are read: every point of a grid (up to :data:`MAX_CHECKED_POINTS`; beyond, and for ranges,
+    each choice and both ends of each range one at a time)."""
     for dim in space:
-        if "." in dim.name:
-            if not dim.name.startswith(f"{spec.library}."):
-                raise ConfigError(f"{spec.name}: {dim.name} is not a {spec.library} parameter")
-            continue
-        values = dim.choices if dim.kind == "categorical" else (dim.low, dim.high)
-        for value in values:
-            value = int(value) if dim.kind == "int" else value
-            try:
-                check_for_library(base.with_overrides(**overrides({dim.name: value})),
-                                  spec.library, spec.objective)
-            except ConfigError as exc:
-                raise ConfigError(f"search space of {spec.name}: {dim.name} = {value!r}: "
-                                  f"{exc}") from None
+        if "." in dim.name and not dim.name.startswith(f"{spec.library}."):
+            raise ConfigError(f"{spec.name}: {dim.name} is not a {spec.library} parameter")
+    size = grid_size(space)
+    if size is not None and size <= MAX_CHECKED_POINTS:
+        names = [d.name for d in space]
+        points = [dict(zip(names, p, strict=True))
+                  for p in itertools.product(*(d.choices for d in space))]
+    else:
+        points = [{d.name: int(v) if d.kind == "int" else v}
+                  for d in space for v in (d.choices if d.kind == "categorical" else (d.low, d.high))]
+    for point in points:
+        shown = ", ".join(f"{k} = {v!r}" for k, v in point.items())
+        try:
+            check_for_library(base.with_overrides(**overrides(
+                {k: v for k, v in point.items() if "." not in k})), spec.library, spec.objective)
+        except ConfigError as exc:
+            raise ConfigError(f"search space of {spec.name}: {shown}: {exc}") from None
 
 
 def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> TunePlan:
@@ -192,11 +197,17 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
     if request.use != "train" and cv is None:
         raise ConfigError(f"--use {request.use}: the folds of --cv K are made from it; without "
                           "--cv trials are scored on the validation split")
+    if request.grid is not None and request.space_file is not None:
+        raise ConfigError("--grid and --space: give one search space")
+    grid = grid_space(parse_space(request.grid)) if request.grid is not None else None
+    options = study_options(request, None if grid is None else grid_size(grid))
     config = make_config().resolved()  # validated once, by make_config
     specs = tuned_specs(config)
-    spaces = model_spaces(request, specs)
-    sizes = {grid_size(s) for s in spaces.values()}
-    options = study_options(request, sizes.pop() if len(sizes) == 1 else None)
+    if request.model is not None and len(specs) != 1:
+        raise ConfigError(f"--model {request.model}: tune takes one model with --model; "
+                          f"{request.model!r} names {len(specs)}: {', '.join(config.models)} "
+                          "(give several with --models)")
+    spaces = {s.name: grid for s in specs} if grid is not None else model_spaces(request, specs)
     bases = {s.name: config.params_for(s.name, options.seed) for s in specs}
     for s in specs:
         check_space_for(s, bases[s.name], spaces[s.name])

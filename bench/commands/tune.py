@@ -72,9 +72,12 @@ def main(args: argparse.Namespace) -> int:
 
     if args.model is not None and args.models is not None:
         raise ConfigError(f"--model {args.model} and --models {args.models}: give one")
+    if args.model is not None and "," in args.model:
+        raise ConfigError(f"unknown model {args.model!r}: --model takes one model (several: "
+                          "--models M1,M2)")
     if args.models is None:
         args.models = args.model if args.model is not None or args.config else DEFAULT_TUNE_MODEL
-    request = TuneRequest(grid=args.grid, space_file=args.space_file,
+    request = TuneRequest(grid=args.grid, model=args.model, space_file=args.space_file,
                           budget_trials=args.budget_trials, budget_cpu_s=args.budget_cpu_s,
                           sampler=args.sampler, pruner=args.pruner, cv=args.cv, seed=args.seed,
                           use=args.use, storage=args.storage, resume=args.resume, out=args.out,
