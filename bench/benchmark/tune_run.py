@@ -64,6 +64,8 @@ DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
 DEFAULT_TRIALS = 20
 #: The largest grid whose every point is checked before any data are read.
 MAX_CHECKED_POINTS = 10_000
+#: The largest grid the grid sampler searches (Optuna's ``GridSampler`` lists every point).
+MAX_GRID = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -221,11 +223,16 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
 
 
 def grid_size_or_refuse(space: tuple[Dimension, ...], model: str) -> int:
-    """The grid's size; a space with ranges cannot be a grid (``--sampler grid`` needs ``--grid``)."""
+    """The grid's size; a space with ranges cannot be a grid (``--sampler grid`` needs ``--grid``),
+    nor one of more than :data:`MAX_GRID` points (Optuna's grid sampler lists every point)."""
     size = grid_size(space)
     if size is None:
         raise ConfigError(f"--sampler grid: the space of {model} has ranges; give the grid's "
                           "values with --grid \"name=v1,v2;...\"")
+    if size > MAX_GRID:
+        raise ConfigError(f"--grid: {size:,} combinations are more than the grid sampler lists "
+                          f"({MAX_GRID:,}); sample them with --sampler random or tpe and a "
+                          "--budget-trials, or give fewer values")
     return size
 
 
@@ -257,8 +264,8 @@ def parts_of(plan: TunePlan, train: LetorData, vali: LetorData) -> tuple[tuple[L
         return ((train, vali),)
     data = tuning_data(train, vali, plan.use)
     if data.n_queries < plan.cv:
-        raise ConfigError(f"--cv {plan.cv} needs at least {plan.cv} queries; the tuning data "
-                          f"({plan.use}) have {data.n_queries}")
+        raise ConfigError(f"--cv {plan.cv}: {plan.cv} query folds need at least {plan.cv} "
+                          f"queries; the tuning data ({plan.use}) have {data.n_queries}")
     return tuple((data.take_queries(tr), data.take_queries(va))
                  for tr, va in query_folds(data.n_queries, plan.cv, plan.options.seed))
 
@@ -280,6 +287,7 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None) -
     test split is never read), writing the folder as it goes (:mod:`bench.benchmark.tune_out`)."""
     slug = dataset_slug(splits.name)
     record = plan_record(plan, splits.name)
+    parts = parts_of(plan, splits.train, splits.vali)  # checked before any folder is made
     if plan.resume is not None:
         folder = resumable(plan.out, plan.resume or None, slug)
         check_resume(folder, record)
@@ -288,7 +296,6 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None) -
         folder = reserve_folder(plan.out, f"{slug}-{stamp}")
         write_plan(folder, record)
     storage = plan.storage or f"sqlite:///{folder.resolve() / 'study.db'}"
-    parts = parts_of(plan, splits.train, splits.vali)
     frames: dict[str, Any] = {}
     models: dict[str, Any] = {}
     for spec in plan.specs:
