@@ -111,7 +111,9 @@ class TrialTask:
 
 
 def sampler_seed(seed: int, n_done: int) -> int:
-    """The sampler's seed before the trial that follows ``n_done`` counted trials."""
+    """The sampler's seed before the trial that follows ``n_done`` counted trials. The model is
+    not part of it: trial ``n`` of every model draws from the same stream (common random
+    numbers), so the libraries' random start-up trials set their shared parameters alike."""
     return int(np.random.SeedSequence([seed, n_done]).generate_state(1)[0])
 
 
@@ -152,7 +154,8 @@ def grid_size(space: Sequence[Dimension]) -> int | None:
 def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) -> tuple[Any, Any]:
     """``(study, storage)``: the study ``study_name`` in the Optuna storage ``storage_url``,
     maximising. A new tune refuses a study that already exists (``--resume`` continues it); a
-    resumed one marks the trials a killed process left running as failed and ``interrupted``."""
+    resumed one marks the trials a killed process left running as failed and ``interrupted``
+    (so no other process may be running the same study when it is resumed)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # the tune's own lines say what happens
