@@ -139,6 +139,8 @@ def load_space_file(path: str | Path, libraries: Mapping[str, str]) -> dict[str,
     """The spaces of ``--space FILE`` for the tuned models (``libraries``: model -> library):
     model -> its dimensions, for the models whose library or name has a table (a model's table
     wins over its library's). A table naming neither a tuned model nor a library is refused."""
+    if not Path(path).is_file():
+        raise ConfigError(f"--space {path}: no such file (expected a TOML file of search spaces)")
     doc = read_toml(path)
     known = [*LIBRARIES, *libraries]
     for key, value in doc.items():

@@ -68,7 +68,8 @@ class Budget:
         if self.kind not in ("trials", "cpu_s"):
             raise ConfigError(f"budget kind {self.kind!r}; valid: trials, cpu_s")
         if not (math.isfinite(self.amount) and self.amount > 0):
-            raise ConfigError(f"a {self.kind} budget must be > 0; got {self.amount!r}")
+            option = "--budget-trials" if self.kind == "trials" else "--budget-cpu-s"
+            raise ConfigError(f"{option}: expected a finite number > 0; got {self.amount!r}")
 
     def spent(self, n_trials: int, cpu_s: float) -> bool:
         """Whether a study with ``n_trials`` counted trials and ``cpu_s`` CPU seconds is done."""
@@ -151,6 +152,18 @@ def grid_size(space: Sequence[Dimension]) -> int | None:
     return math.prod(len(d.choices) for d in space)
 
 
+def open_storage(storage_url: str) -> Any:
+    """Optuna's storage of ``storage_url`` (an SQLAlchemy database URL), or a one-line error."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # the tune's own lines say what happens
+    try:
+        return optuna.storages.RDBStorage(storage_url)
+    except Exception as exc:  # SQLAlchemy's and Optuna's errors, said in one line
+        raise ConfigError(f"--storage {storage_url!r}: Optuna cannot open it: "
+                          f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
 def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) -> tuple[Any, Any]:
     """``(study, storage)``: the study ``study_name`` in the Optuna storage ``storage_url``,
     maximising. A new tune refuses a study that already exists (``--resume`` continues it); a
@@ -158,12 +171,7 @@ def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) 
     (so no other process may be running the same study when it is resumed)."""
     import optuna
 
-    optuna.logging.set_verbosity(optuna.logging.ERROR)  # the tune's own lines say what happens
-    try:
-        storage = optuna.storages.RDBStorage(storage_url)
-    except Exception as exc:  # SQLAlchemy's and Optuna's errors, said in one line
-        raise ConfigError(f"--storage {storage_url!r}: Optuna cannot open it: "
-                          f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    storage = open_storage(storage_url)
     names = {s.study_name for s in optuna.get_all_study_summaries(storage)}
     if study_name in names and not resume:
         raise ConfigError(f"study {study_name!r} already exists in {storage_url}; continue it with "

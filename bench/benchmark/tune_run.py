@@ -35,6 +35,7 @@ from bench.benchmark.study import (
     StudyOptions,
     TrialTask,
     grid_size,
+    open_storage,
     open_study,
     run_study,
 )
@@ -216,6 +217,8 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
         if options.sampler == "grid":
             grid_size_or_refuse(spaces[s.name], s.name)
     check_device(config.device, {s.library for s in specs})
+    if request.storage is not None:
+        open_storage(request.storage)  # a URL Optuna cannot open is said before any data are read
     return TunePlan(config=config, specs=specs, profile=config.profile_value,
                     selection=Selection(config.selection_k), spaces=spaces, bases=bases,
                     options=options, cv=cv, use=request.use, storage=request.storage,
