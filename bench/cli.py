@@ -49,8 +49,8 @@ COMMANDS: dict[str, Command] = {
                       "from run directories"),
     "reproduce": Command("bench.commands.reproduce", "re-run the configs behind a leaderboard "
                          "(or a run) and compare every number"),
-    "tune": Command("bench.commands.tune", "group-aware cross-validated grid/random search "
-                    "(folds never split a query)"),
+    "tune": Command("bench.commands.tune", "tune GBDT models on Optuna with one budget "
+                    "(scored by the reference evaluator)"),
     "convert": Command("bench.commands.convert", "ratings (MovieLens, CSV/Parquet, or "
                        "synthetic) -> LETOR train/vali/test files"),
     "datasets": Command("bench.commands.datasets", "dataset catalogue: list, info, fetch, "

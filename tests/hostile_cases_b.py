@@ -6,6 +6,7 @@ Each function takes a fresh folder and returns None (ltrbench behaved) or what w
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -357,8 +358,9 @@ def tune_models_plural_tunes_lightgbm(tmp: Path) -> str | None:
               "--out", "t")
     if res.status == 2 and not res.traceback:
         return refused(res, "--model")
-    tuned = [p.name for p in (tmp / "t/tune").glob("*")] if (tmp / "t/tune").exists() else []
-    if res.status == 0 and tuned and all("xgboost" in t for t in tuned):
+    done = list((tmp / "t/tune").glob("*/summary.json")) if (tmp / "t/tune").exists() else []
+    tuned = [m for d in done for m in json.loads(d.read_text())["models"]]
+    if res.status == 0 and tuned == ["xgboost-ndcg"]:
         return None
     return f"exit {res.status}; tuned {tuned} for --models xgboost"
 

@@ -14,14 +14,12 @@ import contextlib
 import datetime
 import json
 import os
-import subprocess
-import sys
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hostile_kit import ROOT, Res, api_refused, call, cli, letor_folder, refused, snapshot
+from hostile_kit import Res, call, cli, letor_folder, refused, snapshot
 
 Case = Callable[[Path], "str | None"]
 CASES: list[tuple[str, Case]] = []
@@ -68,18 +66,19 @@ def convert_refused(tmp: Path, *extra_and_words: str, sep: str = "|") -> str | N
 @contextlib.contextmanager
 def no_fit() -> Iterator[None]:
     """Any model fit of tune raises: a case that must be refused before any fit."""
-    import bench.benchmark.tune as tune_mod
+    import bench.benchmark.study as study_mod
+
+    def fit(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("a model was fitted before the refusal")
 
     def refuse(_library: str) -> Any:
-        def fit(*_a: Any, **_k: Any) -> Any:
-            raise AssertionError("a model was fitted before the refusal")
-        return fit
-    old = tune_mod._fitter
-    tune_mod._fitter = refuse  # type: ignore[assignment]
+        return types.SimpleNamespace(fit=fit, predict=fit)
+    old = study_mod.library_module
+    study_mod.library_module = refuse  # type: ignore[assignment]
     try:
         yield
     finally:
-        tune_mod._fitter = old  # type: ignore[assignment]
+        study_mod.library_module = old  # type: ignore[assignment]
 
 
 def tune(tmp: Path, *args: str, out: str = "res", fit: bool = False) -> Res:
@@ -121,43 +120,35 @@ def tune_grid_gives_one_learning_rate_as_int_and_float(tmp: Path) -> str | None:
 
 
 @case(SILENT)
-def tune_random_asks_more_than_the_grid_holds(tmp: Path) -> str | None:
-    return tune_refused(tmp, "num_leaves=3,7", "--random 5", "2", extra=("--random", "5"))
+def tune_trial_budget_above_the_grid_runs_each_point_once(tmp: Path) -> str | None:
+    res = tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3,7", "--budget-trials", "5",
+               "--format", "json", fit=True)
+    if res.status != 0:
+        return f"exit {res.status}: {res.err.strip()[-200:]}"
+    n = json.loads(res.out)["models"]["lightgbm-lambdarank"]["trials_run"]
+    return None if n == 2 else f"{n} trials for a grid of 2 points"
 
 
 @case(SILENT)
-def tune_full_grid_of_27000_combinations(tmp: Path) -> str | None:
-    from bench.benchmark.tune import candidates
-
-    space = {"num_leaves": list(range(2, 32)), "min_data_in_leaf": list(range(1, 31)),
-             "max_depth": list(range(1, 31))}
-    _, exc = call(lambda: candidates(space, search="grid"))
-    return api_refused(exc, "27,000", "--random")
+def tune_two_budgets_at_once(tmp: Path) -> str | None:
+    return tune_refused(tmp, "num_leaves=3,7", "--budget-trials", "--budget-cpu-s", "one budget",
+                        extra=("--budget-trials", "2", "--budget-cpu-s", "3"))
 
 
 @case(TRACE)
-def tune_random_draw_from_a_grid_of_10_to_the_20(tmp: Path) -> str | None:
-    """Three draws from 20 lists of 10 values: listing 10^20 combinations never ends (run in a
-    child process under a 2 GB address-space limit and a 60 s timeout)."""
-    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30));"
-            "from bench.benchmark.tune import candidates;"
-            "s = {f'p{j}': list(range(10)) for j in range(20)};"
-            "c = candidates(s, search='random', n_iter=3, seed=0);"
-            "assert len(c) == 3 and len({tuple(x.values()) for x in c}) == 3; print('ok')")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    try:
-        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                           text=True, timeout=60, cwd=tmp)
-    except subprocess.TimeoutExpired:
-        return "drawing 3 candidates did not finish in 60 s"
-    return None if p.stdout.strip() == "ok" else f"failed: {p.stderr.strip()[-200:]}"
+def tune_grid_of_10_to_the_7_points(tmp: Path) -> str | None:
+    """Optuna's grid sampler lists every point: 10^7 of them is refused before it starts."""
+    grid = ";".join(f"{name}={','.join(str(v) for v in range(2, 12))}" for name in (
+        "num_leaves", "max_bin", "min_data_in_leaf", "max_depth", "truncation_level",
+        "early_stopping_rounds", "n_trees"))
+    return tune_refused(tmp, grid, "10,000,000", "--sampler random")
 
 
 # ---------------------------------------------------------------------------- tune: folds
 @case(UNCLEAR)
 def tune_folds_more_than_the_training_queries(tmp: Path) -> str | None:
     return refused(tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", "--folds", "40"),
-                   "--folds", "40", "20")
+                   "--cv", "40", "20")
 
 
 @case(SILENT)
@@ -168,8 +159,9 @@ def tune_use_test_split_is_refused(tmp: Path) -> str | None:
 
 @case(WRONG)
 def tune_never_touches_the_test_split(tmp: Path) -> str | None:
-    """``tune()`` given splits whose test part raises on any access."""
-    from bench.benchmark.tune import tune as run_tune
+    """The engine given splits whose test part raises on any access."""
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.tune_run import TuneRequest, plan_tune, tune_loaded
     from bench.datasets.resolve import load_dataset
     from bench.runners.params import Params
 
@@ -182,12 +174,14 @@ def tune_never_touches_the_test_split(tmp: Path) -> str | None:
 
     splits = types.SimpleNamespace(train=real.train, vali=real.vali, test=Sealed(),
                                    name=real.name)
-    base = Params(n_trees=5, num_leaves=3, early_stopping_rounds=2)
-    for use in ("train", "train+vali"):
-        _, exc = call(lambda u=use: run_tune(splits, "lightgbm-lambdarank",  # type: ignore[misc]
-                                             {"num_leaves": [3]}, base=base, n_folds=2, use=u))
+    config = RunConfig(dataset=str(tmp / "letor"), models=("lightgbm-lambdarank",),
+                       params=Params(n_trees=5, num_leaves=3, early_stopping_rounds=2))
+    for use, cv in (("train", None), ("train", "2"), ("train+vali", "2")):
+        plan = plan_tune(TuneRequest(grid="num_leaves=3", cv=cv, use=use,
+                                     out=str(tmp / f"res-{use}-{cv}")), lambda: config)
+        _, exc = call(lambda p=plan: tune_loaded(p, splits))  # type: ignore[misc]
         if exc is not None:
-            return f"use={use}: {type(exc).__name__}: {exc}"
+            return f"use={use} cv={cv}: {type(exc).__name__}: {exc}"
     return None
 
 
@@ -247,12 +241,15 @@ def tune_twice_in_the_same_second_keeps_both(tmp: Path) -> str | None:
         return "; ".join(f"exit {r.status}: {r.err.strip()[-160:]}" for r in runs)
     folders = sorted((tmp / "res" / "tune").iterdir())
     files = [sorted(p.name for p in f.iterdir()) for f in folders]
-    want = [["best.toml", "folds.csv", "summary.csv"]] * 2
+    want = [["best", "best.toml", "complete", "plan.json", "study.db", "summary.json",
+             "trials.csv", "trials.parquet"]] * 2
     return None if files == want else f"folders {[f.name for f in folders]} hold {files}"
 
 
 @case(SILENT)
-def tune_interrupted_while_writing_leaves_no_partial_folder(tmp: Path) -> str | None:
+def tune_interrupted_while_writing_is_unfinished_and_resumes(tmp: Path) -> str | None:
+    """A study is written as it goes: an interrupted tune leaves a folder without ``complete``
+    (never one that looks finished), and ``--resume`` finishes it."""
     from bench.benchmark.config import RunConfig
 
     def stop(*_a: Any, **_k: Any) -> str:
@@ -263,9 +260,13 @@ def tune_interrupted_while_writing_leaves_no_partial_folder(tmp: Path) -> str | 
         tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", fit=True)
     finally:
         RunConfig.to_toml = old  # type: ignore[method-assign]
-    tuned = tmp / "res" / "tune"
-    left = [p.name for p in tuned.iterdir()] if tuned.exists() else []
-    return None if not left else f"left {left} behind"
+    (folder,) = (tmp / "res" / "tune").iterdir()
+    if (folder / "complete").exists() or (folder / "best.toml").exists():
+        return f"an interrupted tune looks finished: {sorted(p.name for p in folder.iterdir())}"
+    res = tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", "--resume", fit=True)
+    if res.status != 0:
+        return f"--resume: exit {res.status}: {res.err.strip()[-200:]}"
+    return None if (folder / "complete").exists() else "--resume did not finish it"
 
 
 # ---------------------------------------------------------------------------- tune: numbers
@@ -276,18 +277,19 @@ def tune_json_names_the_profile_of_its_scores(tmp: Path) -> str | None:
     if res.status != 0:
         return f"exit {res.status}: {res.err.strip()[-200:]}"
     doc = json.loads(res.out)
-    got = (doc.get("select_profile"), doc.get("run_profile"))
-    return None if got == ("lightgbm", "ltrbench") else f"select/run profile {got}"
+    entry = doc["models"]["lightgbm-lambdarank"]
+    got = (doc.get("profile"), doc.get("metric"), entry.get("profile"), entry.get("metric"))
+    return None if got == ("ltrbench", "ndcg@10") * 2 else f"profile/metric {got}"
 
 
 @case(SILENT)
-def tune_under_profile_trec_eval_says_its_scores_are_lightgbm_s(tmp: Path) -> str | None:
+def tune_under_profile_trec_eval_scores_under_trec_eval(tmp: Path) -> str | None:
     res = tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", "--profile", "trec_eval",
                fit=True)
     if res.status != 0:
         return f"exit {res.status}: {res.err.strip()[-200:]}"
     line = next((ln for ln in res.out.splitlines() if ln.startswith("scores:")), "")
-    ok = "'lightgbm'" in line and "'trec_eval'" in line and "built-in" in line
+    ok = "'trec_eval'" in line and "reference evaluator" in line
     return None if ok else f"no line naming both profiles in {res.out[-300:]!r}"
 
 
@@ -298,14 +300,16 @@ def tune_model_xgboost_tunes_xgboost(tmp: Path) -> str | None:
     if res.status != 0:
         return f"exit {res.status}: {res.err.strip()[-200:]}"
     doc = json.loads(res.out)
-    ok = doc["model"] == "xgboost-ndcg" and doc.get("select_profile", "xgboost") == "xgboost" \
-        and "xgboost-ndcg" in Path(doc["folder"]).name and len(doc["candidates"]) == 2
-    return None if ok else f"tuned {doc['model']} into {doc['folder']}"
+    models = doc["models"]
+    ok = list(models) == ["xgboost-ndcg"] and models["xgboost-ndcg"]["trials_run"] == 2 \
+        and Path(models["xgboost-ndcg"]["best_config"]).name == "xgboost-ndcg.toml"
+    return None if ok else f"tuned {list(models)}"
 
 
 @case(SILENT)
-def tune_random_count_beyond_any_grid(tmp: Path) -> str | None:
-    return tune_refused(tmp, "num_leaves=3,7", "--random", extra=("--random", "9" * 20))
+def tune_trial_budget_beyond_any_count(tmp: Path) -> str | None:
+    return tune_refused(tmp, "num_leaves=3,7", "--budget-trials",
+                        extra=("--budget-trials", "9" * 20))
 
 
 @case(DESTROYED)

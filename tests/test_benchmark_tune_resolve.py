@@ -1,7 +1,8 @@
-"""``ltrbench tune`` resolves each choice once (issue 20, item 1): the model's ``ModelSpec``,
-the run's ``Profile``, the selection cutoff as a :class:`~bench.runners.result.Selection` and the
-checked candidates are built by :func:`bench.benchmark.tune_run.plan_tune`; nothing below looks a
-name up again, and the library runners take the cutoff as a number, never a name to re-parse."""
+"""``ltrbench tune`` resolves each choice once (issue 20, item 1): the models' ``ModelSpec``s,
+the run's ``Profile``, the selection cutoff as a :class:`~bench.runners.result.Selection`, the
+checked search spaces and the study options are built by
+:func:`bench.benchmark.tune_run.plan_tune`; nothing below looks a name up again, and the library
+runners take the cutoff as a number, never a name to re-parse."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from typing import Any
 import pytest
 from hostile_kit import letor_folder
 
-from bench.benchmark import tune as tune_module
 from bench.benchmark.config import RunConfig
-from bench.benchmark.tune_run import TuneRequest, plan_tune, run_tune
+from bench.benchmark.search_space import Dimension
+from bench.benchmark.study import Budget
+from bench.benchmark.tune_run import TuneRequest, plan_tune, run_tune, tune_loaded
 from bench.errors import ConfigError
 from bench.metrics import families
 from bench.metrics.profiles import get_profile
@@ -34,7 +36,7 @@ def _refuse(*_: Any, **__: Any) -> Any:
 
 def _request(tmp_path: Path, **changes: Any) -> TuneRequest:
     folder = letor_folder(tmp_path / "letor")
-    fields: dict[str, Any] = {"grid": "num_leaves=3,7", "model": "lightgbm", "folds": "2",
+    fields: dict[str, Any] = {"grid": "num_leaves=3,7", "cv": "2",
                               "out": str(tmp_path / "res"),
                               "inputs": [("--dataset", str(folder))]}
     return TuneRequest(**{**fields, **changes})
@@ -42,6 +44,7 @@ def _request(tmp_path: Path, **changes: Any) -> TuneRequest:
 
 def _config(tmp_path: Path, **changes: Any) -> RunConfig:
     params = Params(n_trees=5, num_leaves=3, early_stopping_rounds=2, n_threads=1)
+    changes.setdefault("models", ("lightgbm-lambdarank",))
     return RunConfig(dataset=str(tmp_path / "letor"), cache=False, params=params, **changes)
 
 
@@ -72,16 +75,17 @@ def test_a_door_given_a_selection_and_a_different_name_refuses_both() -> None:
 
 
 def test_the_plan_holds_typed_values_resolved_once(tmp_path: Path) -> None:
-    request = _request(tmp_path, random="1", seed="4")
+    request = _request(tmp_path, sampler="random", seed="4")
     plan = plan_tune(request, lambda: _config(tmp_path, select_metric="ndcg@3",
                                               profile="trec_eval"))
-    assert plan.spec == get_model("lightgbm-lambdarank")
+    assert plan.specs == (get_model("lightgbm-lambdarank"),)
     assert plan.profile == get_profile("trec_eval")
     assert plan.selection == Selection(3)
-    assert (plan.search, plan.n_iter, plan.n_folds, plan.seed) == ("random", 1, 2, 4)
-    assert plan.space == {"num_leaves": [3, 7]}
-    assert len(plan.cands) == 1
-    assert "lightgbm-lambdarank" in plan.config.models  # replaced only when absent, as before
+    assert (plan.options.sampler, plan.options.seed, plan.cv) == ("random", 4, 2)
+    assert plan.options.budget == Budget("trials", 2)  # the grid's size
+    assert plan.spaces == {"lightgbm-lambdarank": (Dimension("num_leaves", "categorical",
+                                                             choices=(3, 7)),)}
+    assert plan.bases["lightgbm-lambdarank"].seed == 4
 
 
 def test_the_output_folder_is_checked_before_the_model_and_the_config(tmp_path: Path) -> None:
@@ -95,16 +99,20 @@ def test_the_output_folder_is_checked_before_the_model_and_the_config(tmp_path: 
         plan_tune(request, no_config)
 
 
-def test_the_model_and_search_options_are_checked_before_the_config(tmp_path: Path) -> None:
+def test_the_search_options_are_checked_before_the_config(tmp_path: Path) -> None:
     def no_config() -> RunConfig:
         raise AssertionError("the config was built first")
 
-    with pytest.raises(ConfigError, match="--models"):
-        plan_tune(_request(tmp_path, models="xgboost"), no_config)
+    with pytest.raises(ConfigError, match="--cv"):
+        plan_tune(_request(tmp_path, cv="1"), no_config)
+    with pytest.raises(ConfigError, match="--budget-trials"):
+        plan_tune(_request(tmp_path, budget_trials="0"), no_config)
+    with pytest.raises(ConfigError, match="--seed"):
+        plan_tune(_request(tmp_path, seed="-1"), no_config)
+    with pytest.raises(ConfigError, match="--grid num_leaf"):
+        plan_tune(_request(tmp_path, grid="num_leaf=3"), no_config)
     with pytest.raises(ConfigError, match="only GBDT"):
-        plan_tune(_request(tmp_path, model="random"), no_config)
-    with pytest.raises(ConfigError, match="--folds"):
-        plan_tune(_request(tmp_path, folds="1"), no_config)
+        plan_tune(_request(tmp_path), lambda: _config(tmp_path, models=("random",)))
 
 
 def test_nothing_below_the_plan_looks_a_name_up_again(tmp_path: Path,
@@ -113,17 +121,14 @@ def test_nothing_below_the_plan_looks_a_name_up_again(tmp_path: Path,
 
     plan = plan_tune(_request(tmp_path), lambda: _config(tmp_path, select_metric="ndcg@3"))
     splits = load_splits(plan.config.dataset, cache=False)
-    for module, name in ((registry, "get_model"), (tune_module, "get_model"),
-                         (families, "selection_cutoff")):
+    for module, name in ((registry, "get_model"), (families, "selection_cutoff")):
         monkeypatch.setattr(module, name, _refuse)
     monkeypatch.setattr("bench.runners.result.selection_cutoff", _refuse)
-    result = tune_module.search_candidates(
-        splits, plan.spec, plan.cands, base=plan.base, n_folds=plan.n_folds, seed=plan.seed,
-        selection=plan.selection, eval_at=plan.config.eval_at, use=plan.use)
-    assert result.select_metric == "ndcg@3"
-    assert set(result.folds["candidate"]) == {0, 1}
-    assert result.model == "lightgbm-lambdarank"
-    assert result.select_profile == "lightgbm"
+    outcome = tune_loaded(plan, splits)
+    entry = outcome.summary["models"]["lightgbm-lambdarank"]
+    assert entry["metric"] == "ndcg@3"
+    assert entry["trials_run"] == 2
+    assert entry["profile"] == "ltrbench"
 
 
 def test_run_tune_writes_the_folder_the_outcome_names(tmp_path: Path) -> None:
@@ -132,9 +137,10 @@ def test_run_tune_writes_the_folder_the_outcome_names(tmp_path: Path) -> None:
     assert (outcome.folder / "best.toml").is_file()
     assert outcome.folder.parent == tmp_path / "res" / "tune"
     doc = outcome.as_dict()
-    assert doc["best_config"] == str(outcome.folder / "best.toml")
-    assert doc["run_profile"] == plan.config.profile
-    assert doc["select_metric"] == "ndcg@10"
+    entry = doc["models"]["lightgbm-lambdarank"]
+    assert entry["best_config"] == str(outcome.folder / "best" / "lightgbm-lambdarank.toml")
+    assert doc["profile"] == plan.config.profile
+    assert doc["metric"] == "ndcg@10"
 
 
 def test_the_library_logs_the_selection_cutoff_it_is_given(tmp_path: Path,

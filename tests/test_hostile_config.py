@@ -210,8 +210,8 @@ CONFIG_CASES: list[Case] = [
 ]
 
 TUNE_CASES: list[Case] = [
-    Case("tune-models-names-xgboost", args=("--models", "xgboost", "--grid", "num_leaves=3,7"),
-         words=("--models", "--model")),
+    Case("tune-model-and-models", args=("--model", "lightgbm", "--models", "xgboost", "--grid",
+                                         "num_leaves=3,7"), words=("--models", "--model", "give one")),
     Case("tune-grid-device-cuda", args=("--model", "lightgbm", "--grid", "device=cpu,cuda"),
          words=("--grid", "device", "set once for the run")),
     Case("tune-config-device-cuda", top={"device": '"cuda"'},
@@ -229,10 +229,10 @@ TUNE_CASES: list[Case] = [
     Case("tune-grid-catboost-decay", args=("--model", "catboost", "--grid",
                                            "learning_rate_decay=0.01;learning_rate_min=0.01"),
          words=("CatBoost", "learning_rate_decay")),
-    Case("tune-random-zero", args=("--model", "lightgbm", "--grid", "num_leaves=3,7",
-                                   "--random", "0"), words=("--random", "1")),
-    Case("tune-folds-one", args=("--model", "lightgbm", "--grid", "num_leaves=3,7", "--folds",
-                                 "1"), words=("--folds", "2")),
+    Case("tune-budget-zero", args=("--model", "lightgbm", "--grid", "num_leaves=3,7",
+                                   "--budget-trials", "0"), words=("--budget-trials", "1")),
+    Case("tune-folds-one", args=("--model", "lightgbm", "--grid", "num_leaves=3,7", "--cv",
+                                 "1"), words=("--cv", "2")),
     Case("tune-seed-negative", args=("--model", "lightgbm", "--grid", "num_leaves=3,7", "--seed",
                                      "-1"), words=("--seed", "2147483647")),
     Case("tune-seeds-float", args=("--model", "lightgbm", "--grid", "num_leaves=3,7", "--seeds",
@@ -279,7 +279,7 @@ def test_hostile_tune(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     if case.top or case.tables:
         (tmp_path / "c.toml").write_bytes(_text(case))
         config = ("--config", "c.toml")
-    folds = [] if "--folds" in case.args else ["--folds", "2"]  # an option is given once
+    folds = [] if "--cv" in case.args else ["--cv", "2"]  # an option is given once
     line = _run(["tune", *config, "--dataset", "./letor", "--no-progress", *folds,
                  "--quick", "--out", "res", *case.args], tmp_path, monkeypatch, capsys)
     for word in case.words:

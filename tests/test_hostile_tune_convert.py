@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import hostile_cases_convert  # noqa: F401 - its cases join CASES
-import numpy as np
 import pytest
 from hostile_cases_tune import CASES
 
 from bench.adapters.config import INT_MAX, AdapterConfig
-from bench.benchmark.tune import MAX_GRID, candidates, grid_size, parse_space, write_tune_folder
+from bench.benchmark.tune import parse_space
+from bench.benchmark.tune_out import reserve_folder
 from bench.errors import ConfigError
 
 
@@ -39,28 +39,6 @@ def test_the_catalogue_covers_tune_and_convert_in_every_class() -> None:
 
 
 # ------------------------------------------------------------------------------ tune: the grid
-def test_a_random_draw_is_the_same_combinations_as_indexing_the_listed_grid() -> None:
-    """The digit-by-digit decoding equals :func:`itertools.product` order (the independent
-    oracle): the draws of a small grid are the ones the listed grid gave before."""
-    space = {"num_leaves": [3, 7, 15], "learning_rate": [0.05, 0.1], "max_depth": [2, 4, 6, 8]}
-    listed = [dict(zip(space, c, strict=True)) for c in itertools.product(*space.values())]
-    assert grid_size(space) == 3 * 2 * 4 == len(listed)
-    for seed in range(5):
-        pick = np.random.default_rng(seed).choice(24, size=7, replace=False)
-        assert candidates(space, search="random", n_iter=7, seed=seed) == [listed[i] for i in pick]
-    assert candidates(space, search="random", n_iter=24, seed=1) != listed  # a permutation
-    assert sorted(map(str, candidates(space, search="random", n_iter=24, seed=1))) == \
-        sorted(map(str, listed))
-
-
-def test_the_full_grid_limit_is_inclusive() -> None:
-    ok = {"num_leaves": list(range(2, 102)), "max_depth": list(range(1, 101))}  # 100 x 100
-    assert grid_size(ok) == MAX_GRID == 10_000
-    assert len(candidates(ok)) == 10_000
-    with pytest.raises(ConfigError, match="10,100 combinations"):
-        candidates({**ok, "num_leaves": list(range(2, 103))})  # 101 x 100
-
-
 def test_a_grid_is_read_once_per_name_and_value() -> None:
     assert parse_space(" num_leaves = 3 , 7 ; learning_rate=0.1 ;") == {
         "num_leaves": [3, 7], "learning_rate": [0.1]}
@@ -71,28 +49,13 @@ def test_a_grid_is_read_once_per_name_and_value() -> None:
 
 
 # ------------------------------------------------------------------------------ tune: the folder
-def test_a_tune_folder_is_written_whole_or_not_at_all(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    files = {"folds.csv": "a\n1\n", "summary.csv": "b\n2\n", "best.toml": "x = 1\n"}
-    first = write_tune_folder(tmp_path, "d-m-T", files)
-    second = write_tune_folder(tmp_path, "d-m-T", {**files, "best.toml": "x = 2\n"})
-    assert (first.name, second.name) == ("d-m-T", "d-m-T-2")
-    assert (first / "best.toml").read_text() == "x = 1\n"  # the first one untouched
-    assert (second / "best.toml").read_text() == "x = 2\n"
-    calls = []
-    real = Path.write_text
-
-    def failing(self: Path, text: str, *a: Any, **k: Any) -> int:
-        calls.append(self.name)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        return real(self, text, *a, **k)
-
-    monkeypatch.setattr(Path, "write_text", failing)
-    with pytest.raises(OSError, match="No space"):
-        write_tune_folder(tmp_path, "d-m-U", files)
-    monkeypatch.undo()
-    assert sorted(p.name for p in (tmp_path / "tune").iterdir()) == ["d-m-T", "d-m-T-2"]
+def test_two_tunes_of_one_name_get_two_folders(tmp_path: Path) -> None:
+    first = reserve_folder(tmp_path, "d-T")
+    (first / "plan.json").write_text("{}")
+    second = reserve_folder(tmp_path, "d-T")
+    assert (first.name, second.name) == ("d-T", "d-T-2")
+    assert (first / "plan.json").read_text() == "{}"  # the first one untouched
+    assert list(second.iterdir()) == []
 
 
 # ------------------------------------------------------------------------------ convert: config

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bench.benchmark import pipeline
 from bench.benchmark.config import RunConfig, parse_seeds
 from bench.benchmark.permute import permutation_within_queries, tied_fraction
-from bench.benchmark.tune import _tuning_data, parse_space, query_folds, tune
+from bench.benchmark.tune import parse_space, query_folds, tuning_data
 from bench.crosscheck.providers import builtin_metric
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.svmlight import write_svmlight
@@ -420,35 +420,47 @@ def test_query_folds_hold_out_every_query_exactly_once_and_never_split_one(n, k,
     assert max(sizes) - min(sizes) <= 1
 
 
-def test_tune_selects_on_held_out_folds_of_the_training_split(splits):
-    result = tune(splits, "lightgbm-lambdarank", parse_space("num_leaves=3,7;learning_rate=0.1"),
-                  base=SMALL, n_folds=3, seed=0)
-    assert len(result.summary) == 2
-    assert len(result.folds) == 6
-    assert result.best_params in ({"num_leaves": 3, "learning_rate": 0.1},
-                                  {"num_leaves": 7, "learning_rate": 0.1})
-    assert result.best_score == result.summary["mean"].max()
-    best_rows = result.folds[result.folds.params == json.dumps(result.best_params, sort_keys=True)]
-    assert result.best_score == pytest.approx(best_rows.score.mean())
+def _tune_plan(tmp_path, models=("lightgbm-lambdarank",), **request):
+    from bench.benchmark.tune_run import TuneRequest, plan_tune
+
+    config = RunConfig(dataset="synthetic", models=models, params=SMALL)
+    return plan_tune(TuneRequest(out=str(tmp_path / "res"), **request), lambda: config)
+
+
+def test_tune_selects_on_held_out_folds_of_the_training_split(splits, tmp_path):
+    from bench.benchmark.tune_run import tune_loaded
+
+    plan = _tune_plan(tmp_path, grid="num_leaves=3,7;learning_rate=0.1", cv="3")
+    outcome = tune_loaded(plan, splits)
+    table = pd.read_csv(outcome.folder / "trials.csv")
+    assert len(table) == 2
+    assert sorted(json.loads(p)["num_leaves"] for p in table["params"]) == [3, 7]
+    entry = outcome.summary["models"]["lightgbm-lambdarank"]
+    assert entry["best_params"] in ({"num_leaves": 3, "learning_rate": 0.1},
+                                    {"num_leaves": 7, "learning_rate": 0.1})
+    assert entry["best_value"] == table["value"].max()
+    assert outcome.summary["scored_on"] == "3 query folds of train"
     with pytest.raises(ConfigError, match="never test"):
-        _tuning_data(splits, "test")
+        tuning_data(splits.train, splits.vali, "test")
 
 
-def test_tune_reports_each_fit_before_it_starts_and_the_end(splits):
+def test_tune_reports_each_trial_as_it_ends(splits, tmp_path):
+    from bench.benchmark.tune_run import tune_loaded
+
     seen: list[tuple[str, int, int]] = []
-    tune(splits, "lightgbm-lambdarank", parse_space("num_leaves=3,7"), base=SMALL, n_folds=2,
-         seed=0, progress=lambda text, done, total: seen.append((text, done, total)))
-    # 2 candidates x 2 folds: four fits announced (0..3 done of 4), then the end (4 of 4).
-    assert [(d, t) for _, d, t in seen] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
-    assert seen[0][0] == "candidate 1/2 (num_leaves=3), fold 1/2"
-    assert seen[3][0] == "candidate 2/2 (num_leaves=7), fold 2/2"
+    tune_loaded(_tune_plan(tmp_path, grid="num_leaves=3,7"), splits,
+                lambda text, done, total: seen.append((text, done, total)))
+    # the start, then each of the 2 trials when it ends
+    assert [(d, t) for _, d, t in seen] == [(0, 2), (1, 2), (2, 2)]
+    assert seen[0][0] == "lightgbm-lambdarank: starting"
+    assert seen[2][0].startswith("lightgbm-lambdarank: trial 1 complete")
 
 
-def test_tune_refuses_unknown_parameters_and_baselines(splits):
+def test_tune_refuses_unknown_parameters_and_baselines(tmp_path):
     with pytest.raises(ConfigError, match="cannot tune 'depth'"):
         parse_space("depth=3")
     with pytest.raises(ConfigError, match="only GBDT models"):
-        tune(splits, "random", {"n_trees": [5]})
+        _tune_plan(tmp_path, models=("random",), grid="n_trees=5")
 
 
 def test_ltrbench_tune_writes_a_runnable_best_config(splits, tmp_path, capsys):
@@ -462,13 +474,13 @@ def test_ltrbench_tune_writes_a_runnable_best_config(splits, tmp_path, capsys):
     tune_cmd.register(parser.add_subparsers())
     args = parser.parse_args([
         "tune", "--dataset", str(folder), "--model", "xgboost-ndcg", "--grid",
-        "num_leaves=3,5;learning_rate=0.1,0.3", "--random", "3", "--folds", "2", "--quick",
-        "--threads", "1", "--out", str(tmp_path / "results"), "--format", "json",
+        "num_leaves=3,5;learning_rate=0.1,0.3", "--sampler", "random", "--budget-trials", "3",
+        "--cv", "2", "--quick", "--threads", "1", "--out", str(tmp_path / "results"),
+        "--format", "json",
     ])
     assert args.func(args) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert len(doc["candidates"]) == 3
-    assert doc["best_params"] == doc["candidates"][0]["params"]
+    doc = json.loads(capsys.readouterr().out)["models"]["xgboost-ndcg"]
+    assert doc["trials_run"] == 3
     best = RunConfig.load(doc["best_config"])
     assert best.models == ("xgboost-ndcg",)
     p = best.params_for("xgboost-ndcg", 0)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from bench.benchmark.config import RunConfig
-from bench.benchmark.progress import Advance, progress_bar
+from bench.benchmark.progress import Advance, heartbeat, progress_bar
 from bench.benchmark.record import (
     FitTiming,
     labels_frame,
@@ -230,16 +230,20 @@ def _run_pair(
         for repeat in range(config.timing_repeats):
             step = "" if config.timing_repeats == 1 else f" {repeat + 1}/{config.timing_repeats}"
             advance(f"{model} seed {seed}: training{step}", 0)
+            params = config.params_for(model, seed)
+            beat = _heartbeat(train, spec, advance, f"{model} seed {seed}: training{step}",
+                              params.n_trees, config)
             again = train(
                 spec,
                 splits,
-                config.params_for(model, seed),
+                params,
                 seed=seed,
                 eval_at=config.eval_at,
                 selection=config.selection,
                 log_train=config.log_train,
                 als=config.als,
                 **custom,
+                **beat,
             )
             if result is not None:
                 _check_same_model(result, again)
@@ -261,6 +265,17 @@ def _run_pair(
         run_dir, model, seed, pair_status(result, spec.objective, timing), finished=now()
     )
     advance(f"{model} seed {seed}: done", 1)
+
+
+def _heartbeat(train: Train, spec: ModelSpec, advance: Advance, prefix: str, n_trees: int,
+               config: RunConfig) -> dict[str, Any]:
+    """``{"on_iteration": hook}`` for a GBDT fit in this process (the progress line's heartbeat,
+    :func:`bench.benchmark.progress.heartbeat`); nothing for other models, the isolated child
+    and the engines' trainers (they take no hook)."""
+    if train is not run_model or not spec.is_gbdt:
+        return {}
+    return {"on_iteration": heartbeat(advance, prefix, total=n_trees,
+                                      metric=config.selection.metric)}
 
 
 def _check_same_model(first: FitResult, again: FitResult) -> None:

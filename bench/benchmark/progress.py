@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from bench.runners.iteration import IterationHook
+
 #: ``advance(text, n)``: show ``text`` as the current step and move the bar by ``n``.
 Advance = Callable[[str, int], None]
+#: Seconds between two heartbeats of a long fit on the progress line (at most one per period).
+HEARTBEAT_S = 2.0
 #: ``step(text, done, total)``: show ``text`` as the current step, ``done`` of ``total`` steps
 #: finished (``total`` 0: not known yet, a spinner without a bar's end).
 Step = Callable[[str, int, int], None]
@@ -80,3 +85,22 @@ def progress_steps(enabled: bool) -> Iterator[Step]:
             bar.update(task, description=text, completed=done, total=total or None)
 
         yield step
+
+
+def heartbeat(advance: Advance, prefix: str, *, total: int, metric: str,
+              every: float | None = None, clock: Callable[[], float] = time.monotonic) -> IterationHook:
+    """An :data:`~bench.runners.iteration.IterationHook` that shows ``"<prefix>: iteration i/n,
+    <metric> on vali <v>"`` as the current step, at most once per ``every`` seconds
+    (:data:`HEARTBEAT_S`) of ``clock``: the first after ``every`` seconds of fitting, so a short
+    fit shows none. ``total`` is the most rounds the fit may grow (early stopping may end it
+    sooner). With progress off ``advance`` draws nothing and neither does the heartbeat."""
+    period = HEARTBEAT_S if every is None else every
+    last = [clock()]
+
+    def beat(iteration: int, value: float) -> None:
+        now = clock()
+        if now - last[0] >= period:
+            last[0] = now
+            advance(f"{prefix}: iteration {iteration}/{total}, {metric} on vali {value:.4f}", 0)
+
+    return beat

@@ -1,63 +1,92 @@
 """``ltrbench tune`` as one call: the request resolved once into a :class:`TunePlan`, then run.
 
 The command (:mod:`bench.commands.tune`) parses its options into a :class:`TuneRequest` and calls
-:func:`tune_command`. :func:`plan_tune` checks and resolves everything before any data are read,
-in this order (so that errors come as they always did): the output folder
-(:func:`~bench.benchmark.tune.check_tune_out`), the one model (its
-:class:`~bench.runners.registry.ModelSpec`, looked up once), ``--random`` / ``--folds`` /
-``--seed`` as integers, the run config (validated once, by ``make_config``, then narrowed to
-the one model with :meth:`~bench.benchmark.config.RunConfig.for_model`; ``best.toml`` adds the
-winning parameters with :meth:`~bench.benchmark.config.RunConfig.with_model_params`), the
-search space, every candidate
-(:func:`~bench.benchmark.tune.check_candidates`) and the device. The plan holds typed values
-only (the ``ModelSpec``, the run's ``Profile``, the selection cutoff as a
-:class:`~bench.runners.result.Selection`, the checked candidates); :func:`run_tune` loads the
-splits, searches (:func:`~bench.benchmark.tune.search_candidates`) and writes the tune folder,
-and nothing below it looks a name up again.
+:func:`tune_command`. :func:`plan_tune` checks and resolves everything before any data are read:
+the output folder (:func:`~bench.benchmark.tune.check_tune_out`), the budget, sampler, pruner,
+seed and folds, the run config (validated once, by ``make_config``; its models, each looked up
+once, are the tuned ones and must all be GBDT models), the search space of each model
+(:mod:`bench.benchmark.search_space`: the declared one, ``--space FILE`` or ``--grid``), each
+space's values against the model's library, and the device. :func:`run_tune` loads the splits,
+runs one Optuna study per model with the same budget (:mod:`bench.benchmark.study`) and writes
+the tune folder as it goes (:mod:`bench.benchmark.tune_out`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.benchmark.config import RunConfig
-from bench.benchmark.tune import (
-    TuneResult,
-    candidates,
-    check_candidates,
-    check_tune_out,
-    parse_space,
-    search_candidates,
-    write_tune_folder,
+from bench.benchmark.progress import Step
+from bench.benchmark.search_space import (
+    Dimension,
+    default_space,
+    grid_space,
+    load_space_file,
+    overrides,
+    space_table,
 )
+from bench.benchmark.study import (
+    Budget,
+    StudyOptions,
+    TrialTask,
+    grid_size,
+    open_storage,
+    open_study,
+    run_study,
+)
+from bench.benchmark.tune import check_tune_out, parse_space, query_folds, tuning_data
+from bench.benchmark.tune_out import (
+    check_resume,
+    model_summary,
+    reserve_folder,
+    resumable,
+    trials_frame,
+    write_plan,
+    write_results,
+    write_trials,
+)
+from bench.data.letor import LetorData, LetorSplits
 from bench.errors import ConfigError
 from bench.metrics.profile import Profile
-from bench.runners.params import Params
-from bench.runners.registry import ModelSpec
+from bench.runners.params import Params, check_for_library
+from bench.runners.registry import ModelNames, ModelSpec
 from bench.runners.result import Selection
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import dataset_slug
 
-#: The model tuned when ``--model`` is not given.
+#: The model tuned when neither ``--models`` nor a config names one.
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
+#: The trial budget when none is given (and no ``--grid`` sets it).
+DEFAULT_TRIALS = 20
+#: The largest grid whose every point is checked before any data are read.
+MAX_CHECKED_POINTS = 10_000
+#: The largest grid the grid sampler searches (Optuna's ``GridSampler`` lists every point).
+MAX_GRID = 1_000_000
 
 
 @dataclass(frozen=True)
 class TuneRequest:
-    """What the command line asks, as written (``random``, ``folds``, ``seed`` still text)."""
+    """What the command line asks, as written (numbers still text)."""
 
-    grid: str
+    grid: str | None = None
+    #: ``--model`` (one model; its name is in the config's models)
     model: str | None = None
-    #: ``--models`` (a run's option): refused, so that no other model is tuned
-    models: str | None = None
-    random: str | None = None
-    folds: str = "3"
+    space_file: str | None = None
+    budget_trials: str | None = None
+    budget_cpu_s: float | None = None
+    sampler: str | None = None
+    pruner: str = "median"
+    cv: str | None = None
     seed: str = "0"
     use: str = "train"
+    storage: str | None = None
+    #: ``None``: a new tune; ``""``: the newest unfinished one; else its folder
+    resume: str | None = None
     out: str = LOCAL_RESULTS
     #: the ``(option, path)`` inputs the output folder must stay clear of
     inputs: list[tuple[str, str | None]] = field(default_factory=list)
@@ -68,97 +97,151 @@ class TunePlan:
     """A tune resolved once: every value typed and checked before any data are read."""
 
     config: RunConfig
-    spec: ModelSpec
-    #: the run's profile (``config.profile`` keeps the name as written, which the texts show)
+    specs: tuple[ModelSpec, ...]
     profile: Profile
     selection: Selection
-    space: dict[str, list[Any]]
-    cands: list[dict[str, Any]]
-    base: Params
-    search: str
-    n_iter: int
-    n_folds: int
-    seed: int
+    spaces: dict[str, tuple[Dimension, ...]]
+    bases: dict[str, Params]
+    options: StudyOptions
+    cv: int | None
     use: str
+    storage: str | None
+    resume: str | None
     out: Path
 
 
 @dataclass(frozen=True)
 class TuneOutcome:
-    """A finished tune: its plan, its result, the dataset's name and the folder written."""
+    """A finished tune: its plan, its summary (``summary.json``) and the folder written."""
 
     plan: TunePlan
-    result: TuneResult
-    dataset: str
+    summary: dict[str, Any]
     folder: Path
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON shape of ``ltrbench tune --format json``."""
-        return {**self.result.as_dict(), "run_profile": self.plan.config.profile,
-                "dataset": self.dataset, "folder": str(self.folder),
-                "best_config": str(self.folder / "best.toml")}
+        """JSON shape of ``ltrbench tune --format json`` (the summary)."""
+        return self.summary
 
 
-def one_model(model: str | None, models: str | None) -> ModelSpec:
-    """The :class:`ModelSpec` of the model ``--model`` names (an alias such as ``lightgbm`` names
-    its model); ``--models`` (a run's option) is refused rather than ignored, so that no other
-    model is tuned."""
-    from bench.runners.registry import GBDT_LIBRARIES, expand_models
-
-    if models:
-        hint = f": use --model {models}" if model is None else ""
-        raise ConfigError(f"--models {models!r}: tune takes one model with --model (--models "
-                          f"is for ltrbench run){hint}")
-    model = model or DEFAULT_TUNE_MODEL
-    named = expand_models((model,))  # looked up once: the spec comes with the name
-    if len(named) != 1:
-        raise ConfigError(f"tune takes one model; {model!r} names {len(named)}: "
-                          f"{', '.join(named)}")
-    spec = named.specs[0]
-    if spec.library not in GBDT_LIBRARIES:
-        raise ConfigError(f"--model {model}: only GBDT models (LightGBM, XGBoost, CatBoost) are "
-                          "tuned; it has no parameters to tune")
-    return spec
+def tuned_specs(config: RunConfig) -> tuple[ModelSpec, ...]:
+    """The config's models (resolved once, when it was made), each a GBDT model."""
+    specs = config.models.specs if isinstance(config.models, ModelNames) else \
+        tuple(config.model_spec(m) for m in config.models)
+    other = [s.name for s in specs if not s.is_gbdt]
+    if other:
+        raise ConfigError(f"--models: only GBDT models (LightGBM, XGBoost, CatBoost) are tuned; "
+                          f"{', '.join(other)} ha{'s' if len(other) == 1 else 've'} no "
+                          "parameters to tune")
+    return specs
 
 
-def search_options(request: TuneRequest) -> tuple[str, int, int, int]:
-    """``(search, n_iter, n_folds, seed)``: ``--random``, ``--folds`` and ``--seed`` checked as
-    integers in range (``--random 0`` is not the full grid)."""
+def study_options(request: TuneRequest, grid: int | None) -> StudyOptions:
+    """Sampler (``grid`` when ``--grid`` is given and no sampler is named), pruner, seed and the
+    budget: ``--budget-trials`` or ``--budget-cpu-s``, not both; else the grid's size, else
+    :data:`DEFAULT_TRIALS` trials."""
     from bench.benchmark.config_schema import SEED, cli_int
     from bench.data.toml import Spec
 
-    n_iter = cli_int(request.random, Spec("--random", int, 1, 1_000_000), "--random")
-    n_folds = cli_int(request.folds, Spec("--folds", int, 2, 10_000), "--folds")
     seed = cli_int(request.seed, SEED, "--seed")
-    if n_folds is None or seed is None:  # the options have defaults: only a direct caller
-        raise ConfigError("--folds and --seed need a value")
-    return ("grid" if n_iter is None else "random"), n_iter or 0, n_folds, seed
+    trials = cli_int(request.budget_trials, Spec("--budget-trials", int, 1, 1_000_000),
+                     "--budget-trials")
+    if trials is not None and request.budget_cpu_s is not None:
+        raise ConfigError("--budget-trials and --budget-cpu-s: give one budget (every model "
+                          "gets the same)")
+    if request.budget_cpu_s is not None:
+        budget = Budget("cpu_s", request.budget_cpu_s)
+    else:
+        budget = Budget("trials", trials or grid or DEFAULT_TRIALS)
+    sampler = request.sampler or ("grid" if request.grid else "tpe")
+    return StudyOptions(sampler=sampler, pruner=request.pruner, seed=seed or 0, budget=budget)
+
+
+def model_spaces(request: TuneRequest, specs: tuple[ModelSpec, ...]) -> dict[str, tuple[Dimension, ...]]:
+    """Each model's space: ``--space FILE``'s table for it, else its library's declared one
+    (``--grid``, the same grid for every model, is read before)."""
+    given = load_space_file(request.space_file, {s.name: s.library for s in specs}) \
+        if request.space_file else {}
+    return {s.name: given.get(s.name) or default_space(s.library) for s in specs}
+
+
+def check_space_for(spec: ModelSpec, base: Params, space: tuple[Dimension, ...]) -> None:
+    """``space``'s values over ``base`` against what ``spec``'s library accepts, before any data
+    are read: every point of a grid (up to :data:`MAX_CHECKED_POINTS`; beyond, and for ranges,
+    each choice and both ends of each range one at a time)."""
+    for dim in space:
+        if "." in dim.name and not dim.name.startswith(f"{spec.library}."):
+            raise ConfigError(f"{spec.name}: {dim.name} is not a {spec.library} parameter")
+    size = grid_size(space)
+    if size is not None and size <= MAX_CHECKED_POINTS:
+        names = [d.name for d in space]
+        points = [dict(zip(names, p, strict=True))
+                  for p in itertools.product(*(d.choices for d in space))]
+    else:
+        points = [{d.name: int(v) if d.kind == "int" else v}
+                  for d in space for v in (d.choices if d.kind == "categorical" else (d.low, d.high))]
+    for point in points:
+        shown = ", ".join(f"{k} = {v!r}" for k, v in point.items())
+        try:
+            check_for_library(base.with_overrides(**overrides(
+                {k: v for k, v in point.items() if "." not in k})), spec.library, spec.objective)
+        except ConfigError as exc:
+            raise ConfigError(f"search space of {spec.name}: {shown}: {exc}") from None
 
 
 def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> TunePlan:
     """Resolve ``request`` once (see the module docstring); ``make_config`` builds the run config
-    (from ``--config`` and the options), called after the model and search options are checked."""
+    (from ``--config`` and the options, the tuned models its ``models``)."""
+    from bench.benchmark.config_schema import cli_int
+    from bench.data.toml import Spec
     from bench.runners.device import check_device
 
     out = check_tune_out(request.out, request.inputs)  # never into the dataset folder, as run
-    spec = one_model(request.model, request.models)
-    search, n_iter, n_folds, seed = search_options(request)
-    config = make_config().for_model(spec).resolved()  # validated once, by make_config
-    space = parse_space(request.grid)
-    base = config.params_for(spec.name, seed)
-    cands = candidates(space, search=search, n_iter=n_iter, seed=seed)
-    check_candidates(spec, cands, base)  # before any data are read
-    check_device(config.device, {spec.library})
-    return TunePlan(config=config, spec=spec, profile=config.profile_value,
-                    selection=Selection(config.selection_k), space=space, cands=cands, base=base,
-                    search=search, n_iter=n_iter, n_folds=n_folds, seed=seed, use=request.use,
-                    out=out)
+    cv = cli_int(request.cv, Spec("--cv", int, 2, 10_000), "--cv")
+    if request.use != "train" and cv is None:
+        raise ConfigError(f"--use {request.use}: the folds of --cv K are made from it; without "
+                          "--cv trials are scored on the validation split")
+    if request.grid is not None and request.space_file is not None:
+        raise ConfigError("--grid and --space: give one search space")
+    grid = grid_space(parse_space(request.grid)) if request.grid is not None else None
+    options = study_options(request, None if grid is None else grid_size(grid))
+    config = make_config().resolved()  # validated once, by make_config
+    specs = tuned_specs(config)
+    if request.model is not None and len(specs) != 1:
+        raise ConfigError(f"--model {request.model}: tune takes one model with --model; "
+                          f"{request.model!r} names {len(specs)}: {', '.join(config.models)} "
+                          "(give several with --models)")
+    spaces = {s.name: grid for s in specs} if grid is not None else model_spaces(request, specs)
+    bases = {s.name: config.params_for(s.name, options.seed) for s in specs}
+    for s in specs:
+        check_space_for(s, bases[s.name], spaces[s.name])
+        if options.sampler == "grid":
+            grid_size_or_refuse(spaces[s.name], s.name)
+    check_device(config.device, {s.library for s in specs})
+    if request.storage is not None:
+        open_storage(request.storage)  # a URL Optuna cannot open is said before any data are read
+    return TunePlan(config=config, specs=specs, profile=config.profile_value,
+                    selection=Selection(config.selection_k), spaces=spaces, bases=bases,
+                    options=options, cv=cv, use=request.use, storage=request.storage,
+                    resume=request.resume, out=out)
+
+
+def grid_size_or_refuse(space: tuple[Dimension, ...], model: str) -> int:
+    """The grid's size; a space with ranges cannot be a grid (``--sampler grid`` needs ``--grid``),
+    nor one of more than :data:`MAX_GRID` points (Optuna's grid sampler lists every point)."""
+    size = grid_size(space)
+    if size is None:
+        raise ConfigError(f"--sampler grid: the space of {model} has ranges; give the grid's "
+                          "values with --grid \"name=v1,v2;...\"")
+    if size > MAX_GRID:
+        raise ConfigError(f"--grid: {size:,} combinations are more than the grid sampler lists "
+                          f"({MAX_GRID:,}); sample them with --sampler random or tpe and a "
+                          "--budget-trials, or give fewer values")
+    return size
 
 
 def _portable_dataset(text: str) -> str:
     """A dataset path as an absolute path (``best.toml`` read from another folder finds the same
-    data; relative paths in a config are read from the current folder); a catalogue name as
-    it is."""
+    data); a catalogue name as it is."""
     from bench.datasets.resolve import resolve_spec
 
     spec = resolve_spec(text)
@@ -167,29 +250,116 @@ def _portable_dataset(text: str) -> str:
     return str(spec.path.resolve()) + (f":{spec.option}" if spec.option else "")
 
 
+def plan_record(plan: TunePlan, dataset: str) -> dict[str, Any]:
+    """``plan.json``: what the tune asked, in plain values (``--resume`` compares them)."""
+    return {"dataset": dataset, "models": [s.name for s in plan.specs],
+            "budget": plan.options.budget.as_dict(), "sampler": plan.options.sampler,
+            "pruner": plan.options.pruner, "seed": plan.options.seed, "cv": plan.cv,
+            "use": plan.use, "metric": plan.selection.metric, "profile": plan.config.profile,
+            "space": space_table(plan.spaces), "storage": plan.storage,
+            "base_params": {m: p.to_dict() for m, p in plan.bases.items()}}
+
+
+def parts_of(plan: TunePlan, train: LetorData, vali: LetorData) -> tuple[tuple[LetorData, LetorData], ...]:
+    """The ``(training, held-out)`` parts trials are scored on: the validation split, or the
+    ``--cv`` query folds of the training split (with ``--use train+vali`` both)."""
+    if plan.cv is None:
+        return ((train, vali),)
+    data = tuning_data(train, vali, plan.use)
+    if data.n_queries < plan.cv:
+        raise ConfigError(f"--cv {plan.cv}: {plan.cv} query folds need at least {plan.cv} "
+                          f"queries; the tuning data ({plan.use}) have {data.n_queries}")
+    return tuple((data.take_queries(tr), data.take_queries(va))
+                 for tr, va in query_folds(data.n_queries, plan.cv, plan.options.seed))
+
+
 def run_tune(plan: TunePlan, *, show_progress: bool) -> TuneOutcome:
-    """Load the splits, search the plan's candidates, and write ``<out>/tune/<dataset>-<model>-
-    <time>/`` (``folds.csv``, ``summary.csv``, ``best.toml``)."""
+    """Load the splits, then :func:`tune_loaded`."""
     from bench.benchmark.pipeline import load_splits
     from bench.benchmark.progress import progress_steps
 
-    config, model = plan.config, plan.spec.name
+    config = plan.config
     with progress_steps(show_progress) as step:
         splits = load_splits(config.dataset, data_dir=config.data_dir, cache=config.cache,
                              progress=lambda text: step(f"loading {text}", 0, 0))
-        result = search_candidates(splits, plan.spec, plan.cands, base=plan.base,
-                                   n_folds=plan.n_folds, seed=plan.seed, selection=plan.selection,
-                                   eval_at=config.eval_at, use=plan.use, progress=step)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    best = config.with_model_params(plan.spec, result.best_params)  # not validated again
-    best = best._unchecked(dataset=_portable_dataset(config.dataset))  # same data, any folder
-    folder = write_tune_folder(plan.out, f"{dataset_slug(splits.name)}-{model}-{stamp}", {
-        "folds.csv": result.folds.to_csv(index=False),
-        "summary.csv": result.summary.to_csv(index=False),
-        "best.toml": best.to_toml(
-            header=f"ltrbench tune: best of {len(result.summary)} candidates by "
-            f"{result.selection(config.profile)} ({result.best_score:.6f})")})
-    return TuneOutcome(plan=plan, result=result, dataset=splits.name, folder=folder)
+        return tune_loaded(plan, splits, step)
+
+
+def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None) -> TuneOutcome:
+    """Tune every model of ``plan`` on ``splits`` (its training and validation parts only: the
+    test split is never read), writing the folder as it goes (:mod:`bench.benchmark.tune_out`)."""
+    slug = dataset_slug(splits.name)
+    record = plan_record(plan, splits.name)
+    parts = parts_of(plan, splits.train, splits.vali)  # checked before any folder is made
+    if plan.resume is not None:
+        folder = resumable(plan.out, plan.resume or None, slug)
+        check_resume(folder, record)
+    else:
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        folder = reserve_folder(plan.out, f"{slug}-{stamp}")
+        write_plan(folder, record)
+    storage = plan.storage or f"sqlite:///{folder.resolve() / 'study.db'}"
+    frames: dict[str, Any] = {}
+    models: dict[str, Any] = {}
+    for spec in plan.specs:
+        task = TrialTask(spec=spec, space=plan.spaces[spec.name], base=plan.bases[spec.name],
+                         profile=plan.profile, selection=plan.selection,
+                         eval_at=plan.config.eval_at, parts=parts)
+        study, _ = open_study(storage, f"{splits.name}:{spec.name}", plan.options.pruner,
+                              resume=plan.resume is not None)
+
+        def after(study: Any, spec: ModelSpec = spec) -> None:
+            frames[spec.name] = trials_frame(study, spec.name, spec.library,
+                                             plan.selection.metric, plan.config.profile)
+            write_trials(folder, list(frames.values()))
+            if step is not None:
+                _progress(step, spec.name, frames[spec.name], plan.options.budget)
+
+        after(study)
+        run_study(study, task, plan.options, after)
+        models[spec.name] = model_summary(study, frames[spec.name], _info(plan, spec, folder))
+    summary = {"dataset": splits.name, "folder": str(folder), "storage": storage,
+               "metric": plan.selection.metric, "profile": plan.config.profile,
+               "scored_on": "validation split" if plan.cv is None else
+               f"{plan.cv} query folds of {plan.use}", "models": models}
+    _write_best(plan, folder, summary)
+    return TuneOutcome(plan=plan, summary=summary, folder=folder)
+
+
+def _info(plan: TunePlan, spec: ModelSpec, folder: Path) -> dict[str, Any]:
+    o = plan.options
+    return {"model": spec.name, "library": spec.library, "metric": plan.selection.metric,
+            "profile": plan.config.profile, "budget": o.budget.as_dict(), "sampler": o.sampler,
+            "pruner": o.pruner, "seed": o.seed, "cv": plan.cv,
+            "best_config": str(folder / "best" / f"{spec.name}.toml")}
+
+
+def _progress(step: Step, model: str, frame: Any, budget: Budget) -> None:
+    if frame.empty:
+        step(f"{model}: starting", 0, int(budget.amount) if budget.kind == "trials" else 0)
+        return
+    last = frame.iloc[-1]
+    shown = "" if last["value"] != last["value"] else f" {last['value']:.4f}"
+    step(f"{model}: trial {last['trial']} {last['state'].lower()}{shown}, best "
+         f"{last['best_so_far']:.4f}", len(frame),
+         int(budget.amount) if budget.kind == "trials" else 0)
+
+
+def _write_best(plan: TunePlan, folder: Path, summary: dict[str, Any]) -> None:
+    """The best configs (one per model, and all models in ``best.toml``) and the summary."""
+    config = plan.config._unchecked(dataset=_portable_dataset(plan.config.dataset))
+    header = (f"ltrbench tune of {summary['dataset']}: best trial by {summary['metric']} under "
+              f"profile {summary['profile']!r} (reference evaluator, {summary['scored_on']})")
+    configs, best_all = {}, config
+    for spec in plan.specs:
+        entry = summary["models"][spec.name]
+        params = overrides(entry["best_params"] or {})
+        one = config.for_model(spec).with_model_params(spec, params)
+        value = entry["best_value"]
+        configs[spec.name] = one.to_toml(header=f"{header}: {spec.name} "
+                                         f"{'no complete trial' if value is None else f'{value:.6f}'}")
+        best_all = best_all.with_model_params(spec, params)
+    write_results(folder, summary, configs, best_all.to_toml(header=header))
 
 
 def tune_command(request: TuneRequest, make_config: Callable[[], RunConfig], *,

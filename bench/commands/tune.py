@@ -1,10 +1,14 @@
-"""``ltrbench tune``: group-aware cross-validated grid or random search for one GBDT model.
+"""``ltrbench tune``: one Optuna study per model, the same budget for every model.
 
-Folds never split a query; selection uses the held-out folds of the training split only (see
-:mod:`bench.benchmark.tune`). Writes ``<out>/tune/<dataset>-<model>-<time>/`` with ``folds.csv``,
-``summary.csv`` and ``best.toml`` (a run config with the winning parameters as
-``[model_params.<model>]``, ready for ``ltrbench run --config``). The command parses; the
-tune is resolved once and run by :func:`bench.benchmark.tune_run.tune_command`.
+Each trial trains the model with sampled parameters (TPE by default, seeded; random or grid
+with --sampler), prunes on the early-stopping curve (--pruner), and is scored by the reference
+evaluator under the run's profile on the validation split (or on --cv K query folds of the
+training split); the test split is never read. Writes ``<out>/tune/<dataset>-<time>/``:
+``plan.json``, ``study.db`` (SQLite, one study per model), ``trials.csv`` / ``trials.parquet``
+(as it goes), then ``best/<model>.toml``, ``best.toml`` (run configs with the best parameters,
+ready for ``ltrbench run --config``), ``summary.json`` and ``complete``. ``--resume``
+continues a killed tune. The command parses; the tune is resolved once and run by
+:func:`bench.benchmark.tune_run.tune_command`.
 """
 
 from __future__ import annotations
@@ -14,33 +18,48 @@ import json
 import sys
 
 from bench.commands.run_options import add_config_arguments, config_from_args
-from bench.commands.text import examples, plain
+from bench.commands.text import ascii_float, examples, plain
 from bench.runs.layout import LOCAL_RESULTS, run_inputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "tune",
-        help="group-aware cross-validated grid/random search (folds never split a query)",
+        help="tune GBDT models on Optuna with one budget (scored by the reference evaluator)",
         description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=examples(
+            "ltrbench tune --dataset lightgbm-lambdarank --models lightgbm,xgboost "
+            "--budget-trials 50",
+            "ltrbench tune --models catboost --budget-cpu-s 600 --cv 5",
             'ltrbench tune --model lightgbm --grid "num_leaves=15,31,63;learning_rate=0.05,0.1"',
-            'ltrbench tune --model xgboost --dataset ml-latest-small --grid "max_depth=4,6,8" '
-            "--random 2 --folds 5",
         ),
     )
     add_config_arguments(p)
-    p.add_argument("--model", help="the model to tune (default lightgbm-lambdarank); one "
-                   "LightGBM, XGBoost or CatBoost model (--models is for ltrbench run)")
-    p.add_argument("--grid", required=True, metavar="SPACE",
-                   help='search space, e.g. "num_leaves=15,31,63;learning_rate=0.05,0.1"')
-    p.add_argument("--random", metavar="N",
-                   help="random search: N distinct combinations of the grid (default: full grid)")
-    p.add_argument("--folds", default="3", help="number of query folds (default 3)")
-    p.add_argument("--seed", default="0", help="seed of the folds, the search and the models")
+    p.add_argument("--model", help="one model to tune (the same as --models with one name)")
+    p.add_argument("--budget-trials", metavar="N", help="trials per model (default 20, or the "
+                   "size of --grid)")
+    p.add_argument("--budget-cpu-s", metavar="S", type=ascii_float,
+                   help="CPU seconds per model instead of a number of trials")
+    p.add_argument("--sampler", choices=("tpe", "random", "grid"),
+                   help="Optuna sampler (default tpe; grid with --grid)")
+    p.add_argument("--pruner", choices=("none", "median", "halving"), default="median",
+                   help="prune on the early-stopping curve (default median)")
+    p.add_argument("--grid", metavar="SPACE",
+                   help='a grid instead of the declared spaces, e.g. "num_leaves=15,31;'
+                   'learning_rate=0.05,0.1"')
+    p.add_argument("--space", metavar="FILE.toml", dest="space_file",
+                   help="search spaces: one [<library>] or [<model>] table each")
+    p.add_argument("--cv", "--folds", dest="cv", metavar="K",
+                   help="score on K query folds of the training split (default: the "
+                   "validation split)")
     p.add_argument("--use", choices=("train", "train+vali"), default="train",
-                   help="which splits the folds are made from (never test)")
+                   help="which splits --cv folds are made from (never test)")
+    p.add_argument("--seed", default="0", help="seed of the sampler, the folds and the models")
+    p.add_argument("--storage", metavar="URL", help="an Optuna storage URL (default: study.db "
+                   "in the tune folder)")
+    p.add_argument("--resume", nargs="?", const="", metavar="FOLDER",
+                   help="continue a killed tune (default: the newest unfinished one)")
     p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -48,24 +67,39 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from bench.benchmark.tune_run import TuneRequest, tune_command
+    from bench.benchmark.tune_run import DEFAULT_TUNE_MODEL, TuneRequest, tune_command
+    from bench.errors import ConfigError
 
-    request = TuneRequest(grid=args.grid, model=args.model, models=args.models,
-                          random=args.random, folds=args.folds, seed=args.seed, use=args.use,
-                          out=args.out, inputs=run_inputs(args))
+    if args.model is not None and args.models is not None:
+        raise ConfigError(f"--model {args.model} and --models {args.models}: give one")
+    if args.model is not None and "," in args.model:
+        raise ConfigError(f"unknown model {args.model!r}: --model takes one model (several: "
+                          "--models M1,M2)")
+    if args.models is None:
+        args.models = args.model if args.model is not None or args.config else DEFAULT_TUNE_MODEL
+    request = TuneRequest(grid=args.grid, model=args.model, space_file=args.space_file,
+                          budget_trials=args.budget_trials, budget_cpu_s=args.budget_cpu_s,
+                          sampler=args.sampler, pruner=args.pruner, cv=args.cv, seed=args.seed,
+                          use=args.use, storage=args.storage, resume=args.resume, out=args.out,
+                          inputs=run_inputs(args))
     outcome = tune_command(request, lambda: config_from_args(args),
                            show_progress=not args.no_progress and args.format == "text")
-    result, plan, folder = outcome.result, outcome.plan, outcome.folder
+    summary = outcome.summary
     if args.format == "json":
-        json.dump(outcome.as_dict(), sys.stdout, indent=2)
+        json.dump(summary, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"{plan.spec.name} on {outcome.dataset}: {len(result.summary)} candidates x "
-          f"{plan.n_folds} query folds")
-    for r in result.summary.head(10).itertuples():
-        std = "" if r.std != r.std else f" ± {r.std:.4f}"
-        print(f"  {r.mean:.4f}{std}  best iteration {r.best_iteration:.0f}  {r.params}")
-    print(f"best: {json.dumps(result.best_params)}  ({result.select_metric} {result.best_score:.4f})")
-    print(f"scores: {result.selection(plan.config.profile)}")
-    print(f"run it: ltrbench run --config {folder / 'best.toml'}")
+    models = summary["models"]
+    first = next(iter(models.values()))
+    print(f"{summary['dataset']}: {len(models)} model{'s' if len(models) != 1 else ''}, "
+          f"budget {first['budget']['amount']} {first['budget']['kind'].replace('_', ' ')} each, "
+          f"sampler {first['sampler']} (seed {first['seed']}), pruner {first['pruner']}")
+    print(f"scores: {summary['metric']} by the reference evaluator under profile "
+          f"{summary['profile']!r}, on the {summary['scored_on']}")
+    for name, m in models.items():
+        best = "no complete trial" if m["best_value"] is None else \
+            f"best {m['best_value']:.4f} (trial {m['best_trial']}) {json.dumps(m['best_params'])}"
+        print(f"  {name}: {m['trials_run']} trials ({m['complete']} complete, {m['pruned']} "
+              f"pruned, {m['failed']} failed), {m['cpu_s']:.1f} CPU s; {best}")
+    print(f"run them: ltrbench run --config {outcome.folder / 'best.toml'}")
     return 0

@@ -25,6 +25,7 @@ import numpy as np
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData
+from bench.runners.iteration import HookFailure, IterationHook
 from bench.runners.params import Params, catboost_params
 from bench.runners.resources import measure
 from bench.runners.result import (
@@ -67,6 +68,29 @@ def _record(evals: dict[str, dict[str, list[float]]], ks: tuple[int, ...]) -> di
     return out
 
 
+class _OnIteration:
+    """CatBoost's callback object (``callbacks=[...]`` of ``fit``: ``after_iteration(info)``,
+    ``info.iteration`` 1-based, ``info.metrics`` the log so far by CatBoost's data set and metric
+    names; catboost ``python-package/catboost/core.py`` ``_TrainCallbacksWrapper``): calls the
+    hook with the last validation value of ``NDCG:top=k`` (the metric :func:`_record` keeps as
+    ``ndcg@k``). CatBoost wraps a callback's exception in its own error, so the hook's is kept
+    in a :class:`~bench.runners.iteration.HookFailure` and training stopped."""
+
+    def __init__(self, hook: IterationHook, k: int) -> None:
+        self.failure = HookFailure(hook)
+        self.k = k
+
+    def after_iteration(self, info: Any) -> bool:
+        for data_name, metrics in info.metrics.items():
+            if _LOG_NAMES.get(data_name) != SELECTION_SPLIT:
+                continue
+            for name, values in metrics.items():
+                match = _NDCG.match(name)
+                if match and int(match.group(1)) == self.k and len(values):
+                    return self.failure.call(int(info.iteration), float(values[-1]))
+        return True
+
+
 def fit_catboost(
     train: LetorData,
     vali: LetorData,
@@ -76,12 +100,14 @@ def fit_catboost(
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
     selection: Selection = DEFAULT_SELECTION,
     log_train: bool = True,
+    on_iteration: IterationHook | None = None,
 ) -> tuple[Any, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(model, library params, result)``.
 
     The result has the eval log (train and validation, ``ndcg@k``), ``best_iteration`` (first
     maximum of the ``selection`` metric on the validation split), ``n_trees`` grown and ``fit_s``; no
-    scores yet (:func:`bench.runners.gbdt.train_gbdt` adds them).
+    scores yet (:func:`bench.runners.gbdt.train_gbdt` adds them). ``on_iteration``: called after
+    each round (:mod:`bench.runners.iteration`); what it raises ends the fit and propagates.
     """
     from catboost import CatBoost
 
@@ -90,9 +116,17 @@ def fit_catboost(
     check_ranking_labels(vali, "vali", what="CatBoost's NDCG metric")
     lib_params = catboost_params(params, objective, eval_at=ks,
                                  select_k=selection.k, log_train=log_train)
+    hook = None if on_iteration is None else _OnIteration(on_iteration, selection.k)
     with measure() as m:
         model = CatBoost(dict(lib_params))
-        model.fit(pool(train), eval_set=pool(vali))
+        try:
+            model.fit(pool(train), eval_set=pool(vali), **({} if hook is None else {"callbacks": [hook]}))
+        except BaseException:
+            if hook is not None:
+                hook.failure.reraise()
+            raise
+    if hook is not None:
+        hook.failure.reraise()
     record = _record(model.get_evals_result(), ks)
     notes = {"library_best_iteration": int(model.get_best_iteration()) + 1}
     result = fit_result("catboost", params.seed, record, selection, m, lib_params, notes)

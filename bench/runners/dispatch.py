@@ -8,6 +8,7 @@ from bench.data.letor import LetorSplits
 from bench.runners.baselines import DEFAULT_ALS, ALSParams, run_als, run_popularity, run_random
 from bench.runners.custom import CustomModel, train_custom, verify_unchanged
 from bench.runners.gbdt import train_gbdt
+from bench.runners.iteration import IterationHook
 from bench.runners.params import Params
 from bench.runners.registry import ModelSpec, get_model
 from bench.runners.result import FitResult, Selection, selection_at_door
@@ -25,6 +26,7 @@ def run_model(
     als: ALSParams = DEFAULT_ALS,
     custom: CustomModel | None = None,
     select_metric: str | None = None,
+    on_iteration: IterationHook | None = None,
 ) -> FitResult:
     """Train ``model`` with ``params`` (its ``seed`` replaced by ``seed``) and score vali and test.
 
@@ -36,7 +38,8 @@ def run_model(
     again) or a built-in model's name, looked up here. ``selection``: the metric early stopping
     watches, resolved (what the benchmark passes, from
     :attr:`bench.benchmark.config.RunConfig.selection_k`); ``select_metric``, a name parsed
-    here once, is for callers that hold none.
+    here once, is for callers that hold none. ``on_iteration``: a GBDT model's per-round hook
+    (:mod:`bench.runners.iteration`); user models and baselines never call it.
     """
     chosen = selection_at_door(selection, select_metric)
     verify_unchanged(splits)  # a custom model's thread or finaliser wrote into the data since
@@ -50,7 +53,7 @@ def run_model(
     if spec.is_gbdt:
         return train_gbdt(
             spec.library, splits, p, model=name, objective=spec.objective, eval_at=eval_at,
-            selection=chosen, log_train=log_train,
+            selection=chosen, log_train=log_train, on_iteration=on_iteration,
         )
     if name == "popularity":
         return run_popularity(splits, seed)

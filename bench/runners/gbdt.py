@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
+from bench.runners.iteration import IterationHook
 from bench.runners.libraries import LIBRARIES, load_module
 from bench.runners.params import Params, check_rows
 from bench.runners.result import (
@@ -32,7 +33,8 @@ Predict = Callable[[Any, LetorData, int, dict[str, Any]], np.ndarray]
 
 
 class Fit(Protocol):
-    """``fit(train, vali, params, *, objective, eval_at, selection, log_train)``."""
+    """``fit(train, vali, params, *, objective, eval_at, selection, log_train[, on_iteration])``
+    (``on_iteration`` is passed only when a caller gives one: :mod:`bench.runners.iteration`)."""
 
     def __call__(
         self,
@@ -44,6 +46,7 @@ class Fit(Protocol):
         eval_at: tuple[int, ...],
         selection: Selection,
         log_train: bool,
+        on_iteration: IterationHook | None = None,
     ) -> tuple[Any, dict[str, Any], FitResult]: ...
 
 
@@ -66,6 +69,7 @@ def train_gbdt(
     selection: Selection | None = None,
     log_train: bool = True,
     select_metric: str | None = None,
+    on_iteration: IterationHook | None = None,
 ) -> FitResult:
     """Train one ``library`` model and score the validation and test splits with its best iteration.
 
@@ -73,6 +77,9 @@ def train_gbdt(
     validation split (:func:`~bench.runners.result.best_iteration_from_log`); the test split is
     predicted once, at the end, and chooses nothing. ``select_metric`` (a name, parsed once
     here) is for callers that hold no :class:`~bench.runners.result.Selection`.
+    ``on_iteration`` (:data:`~bench.runners.iteration.IterationHook`) is called once per boosting
+    round with the validation value of the selection metric; an exception it raises propagates
+    from here unchanged and no result is made.
     """
     chosen = selection_at_door(selection, select_metric)
     module = library_module(library)
@@ -80,9 +87,10 @@ def train_gbdt(
     predict: Predict = module.predict
     check_splits_distinct(splits)
     check_rows(params, library, splits.train.n_rows)
+    hook: dict[str, IterationHook] = {} if on_iteration is None else {"on_iteration": on_iteration}
     booster, lib_params, result = fit(
         splits.train, splits.vali, params,
-        objective=objective, eval_at=eval_at, selection=chosen, log_train=log_train,
+        objective=objective, eval_at=eval_at, selection=chosen, log_train=log_train, **hook,
     )
     best = int(result.best_iteration or 0)
     return score_eval_splits(

@@ -17,6 +17,7 @@ import numpy as np
 
 from bench.data.letor import LetorData
 from bench.errors import ConfigError
+from bench.runners.iteration import IterationHook
 from bench.runners.params import Params, lightgbm_params
 from bench.runners.resources import measure
 from bench.runners.result import (
@@ -66,6 +67,26 @@ class _StopOnValidation:
             raise lgb.callback.EarlyStopException(self.best_round, self.best_results)
 
 
+class _OnIteration:
+    """Calls an :data:`~bench.runners.iteration.IterationHook` with each round's validation
+    value of ``metric`` from ``env.evaluation_result_list`` (the list ``record_evaluation``
+    keeps: LightGBM ``python-package/lightgbm/callback.py``). Order 25: after the log (20),
+    before early stopping (30), so the round that stops training is seen too."""
+
+    def __init__(self, hook: IterationHook, data_name: str, metric: str) -> None:
+        self.order = 25
+        self.before_iteration = False
+        self.hook = hook
+        self.data_name = data_name
+        self.metric = metric
+
+    def __call__(self, env: lgb.callback.CallbackEnv) -> None:
+        for result in env.evaluation_result_list or []:
+            if result[0] == self.data_name and result[1] == self.metric:
+                self.hook(env.iteration - env.begin_iteration + 1, float(result[2]))
+                return
+
+
 def _dataset(data: LetorData, *, reference: lgb.Dataset | None = None, label: np.ndarray | None = None) -> lgb.Dataset:
     return lgb.Dataset(
         data.X,
@@ -86,12 +107,14 @@ def fit_lightgbm(
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
     selection: Selection = DEFAULT_SELECTION,
     log_train: bool = True,
+    on_iteration: IterationHook | None = None,
 ) -> tuple[lgb.Booster, dict[str, Any], FitResult]:
     """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``.
 
     The result has the eval log, ``best_iteration`` (first maximum of the ``selection`` metric on the
     validation split), ``n_trees`` grown and ``fit_s``; no scores yet
-    (:func:`bench.runners.gbdt.train_gbdt` adds them).
+    (:func:`bench.runners.gbdt.train_gbdt` adds them). ``on_iteration``: called after each
+    round (:mod:`bench.runners.iteration`); what it raises ends the fit and propagates.
     """
     ks = library_eval_at(selection, eval_at)
     if objective != "regression":
@@ -101,6 +124,8 @@ def fit_lightgbm(
     record: dict[str, dict[str, list[float]]] = {}
     stopper = _StopOnValidation(params.early_stopping_rounds, SELECTION_SPLIT, selection.metric)
     callbacks: list[Any] = [lgb.record_evaluation(record), stopper]
+    if on_iteration is not None:
+        callbacks.append(_OnIteration(on_iteration, SELECTION_SPLIT, selection.metric))
     if params.learning_rate_decay > 0:
         callbacks.append(lgb.reset_parameter(learning_rate=params.learning_rate_at))
     with measure() as m:

@@ -23,6 +23,7 @@ import xgboost as xgb
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData
+from bench.runners.iteration import IterationHook
 from bench.runners.params import Params, xgboost_params
 from bench.runners.resources import measure
 from bench.runners.result import (
@@ -50,6 +51,27 @@ class _RateBeforeRound(xgb.callback.TrainingCallback):
 
     def before_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
         model.set_param("eta", self.rate(epoch))
+        return False
+
+
+class _OnIteration(xgb.callback.TrainingCallback):
+    """Calls an :data:`~bench.runners.iteration.IterationHook` with each round's last value of
+    ``evals_log[data_name][metric]`` (the history ``evals_result`` is copied from: XGBoost
+    ``python-package/xgboost/callback.py`` ``CallbackContainer.after_iteration``). It must come
+    before ``EarlyStopping`` in the list: the container's ``any(...)`` stops asking the callbacks
+    after the first that ends training."""
+
+    def __init__(self, hook: IterationHook, data_name: str, metric: str) -> None:
+        super().__init__()
+        self.hook = hook
+        self.data_name = data_name
+        self.metric = metric
+
+    def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
+        values = evals_log.get(self.data_name, {}).get(self.metric)
+        if values:
+            last = values[-1]
+            self.hook(epoch + 1, float(last[0] if isinstance(last, tuple) else last))
         return False
 
 
@@ -89,8 +111,12 @@ def fit_xgboost(
     eval_at: tuple[int, ...] = (1, 3, 5, 10),
     selection: Selection = DEFAULT_SELECTION,
     log_train: bool = True,
+    on_iteration: IterationHook | None = None,
 ) -> tuple[xgb.Booster, dict[str, Any], FitResult]:
-    """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``."""
+    """Train on ``train`` with early stopping on ``vali``; returns ``(booster, library params, result)``.
+
+    ``on_iteration``: called after each round (:mod:`bench.runners.iteration`); what it raises
+    ends the fit and propagates."""
     ks = library_eval_at(selection, eval_at)
     notes: dict[str, Any] = {}
     train_label = None
@@ -103,7 +129,10 @@ def fit_xgboost(
     lib_params = xgboost_params(params, objective, eval_at=ks)
     nthread = int(lib_params["nthread"])
     record: dict[str, Any] = {}
+    hooks: list[Any] = [] if on_iteration is None else [
+        _OnIteration(on_iteration, SELECTION_SPLIT, selection.metric)]
     callbacks: list[Any] = [
+        *hooks,
         xgb.callback.EarlyStopping(
             rounds=params.early_stopping_rounds,
             metric_name=selection.metric,

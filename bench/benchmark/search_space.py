@@ -1,0 +1,263 @@
+"""Search spaces of ``ltrbench tune``, declared as data: one :class:`Dimension` per parameter,
+one tuple of them per GBDT library (:data:`SPACES`), overridable from a TOML file (``--space``).
+
+A dimension is named by ltrbench's parameter name (a field of
+:class:`~bench.runners.params.Params`, checked against
+:data:`~bench.runners.params.PARAM_SPECS`), so that one name means the same thing in every
+library (``num_leaves`` is LightGBM's ``num_leaves``, XGBoost's ``max_leaves`` under
+``grow_policy=lossguide``, CatBoost's ``max_leaves`` under ``Lossguide``:
+:data:`bench.runners.params.PARITY`), or by ``<library>.<key>`` for a raw parameter the library
+alone has (XGBoost's ``lambdarank_pair_method``, CatBoost's ``random_strength``).
+
+Ranges come from each library's documentation and the LTR tuning literature: LightGBM
+``docs/Parameters-Tuning.rst`` (num_leaves, min_data_in_leaf, bagging/feature fraction, lambda_l1/l2,
+min_gain_to_split), XGBoost ``doc/parameter.rst`` and ``doc/tutorials/learning_to_rank.rst``
+(``lambdarank_pair_method``: ``topk`` or ``mean``, ``lambdarank_num_pair_per_sample``), CatBoost
+``parameter-tuning.md`` (``l2_leaf_reg``, ``random_strength``; ``max_leaves`` at most 64 for
+Lossguide) and the log-uniform rate and regularisation ranges of Grinsztajn et al. (NeurIPS
+2022, Table 4). ``label_gain`` is not tuned: it changes the gain of the libraries' own NDCG,
+the early-stopping curve the pruner watches. YetiRank's ``permutations`` is a parameter of the
+loss string, which ltrbench owns (the model name), so it is not in CatBoost's space.
+
+TOML override (``--space FILE``): one table per library (or per model, which wins), which
+replaces that library's whole space::
+
+    [lightgbm]
+    num_leaves = {low = 7, high = 63, log = true}
+    learning_rate = {low = 0.02, high = 0.2, log = true}
+    [xgboost]
+    learning_rate = {low = 0.02, high = 0.2, log = true}
+    "xgboost.lambdarank_pair_method" = {choices = ["topk", "mean"]}
+
+Every error names the file and the key: an unknown parameter (the closest name), a parameter set
+once for the run (``device``, ``seed``, ``n_threads``), a value of the wrong type, an empty
+range (``low >= high``, no choices), a log range with ``low <= 0``, a bound the parameter's
+range refuses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from bench.data.toml import read_toml, unknown_key
+from bench.errors import ConfigError
+from bench.runners.libraries import LIBRARIES
+from bench.runners.params import Params, param_spec
+
+#: Params fields a search may vary: not the raw library tables, the seed (``--seed``), the
+#: thread count or the device (set once for a run).
+TUNABLE = tuple(f.name for f in fields(Params)
+                if f.name not in ("raw", "seed", "n_threads", "device"))
+#: Not tuned, with the option that sets each instead.
+NOT_TUNED = {"device": "the config's device key (device = \"cuda\")", "seed": "--seed",
+             "n_threads": "--threads"}
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One searched parameter: ``int`` / ``float`` in ``[low, high]`` (log-uniform when
+    ``log``), or ``categorical`` over ``choices``."""
+
+    name: str
+    kind: str
+    low: float = 0.0
+    high: float = 0.0
+    log: bool = False
+    choices: tuple[Any, ...] = ()
+
+    def suggest(self, trial: Any) -> Any:
+        """The value of an Optuna ``trial`` (``suggest_int`` / ``suggest_float`` /
+        ``suggest_categorical`` under this dimension's name)."""
+        if self.kind == "categorical":
+            return trial.suggest_categorical(self.name, list(self.choices))
+        if self.kind == "int":
+            return trial.suggest_int(self.name, int(self.low), int(self.high), log=self.log)
+        return trial.suggest_float(self.name, self.low, self.high, log=self.log)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The TOML/JSON shape (what ``--space`` reads)."""
+        if self.kind == "categorical":
+            return {"choices": list(self.choices)}
+        return {"low": self.low, "high": self.high, "log": self.log}
+
+
+def _i(name: str, low: int, high: int, log: bool = False) -> Dimension:
+    return Dimension(name, "int", low, high, log)
+
+
+def _f(name: str, low: float, high: float, log: bool = False) -> Dimension:
+    return Dimension(name, "float", low, high, log)
+
+
+_RATE = _f("learning_rate", 0.01, 0.3, log=True)
+_ROWS = _i("min_data_in_leaf", 1, 200, log=True)  # XGBoost has none (its min_child_weight only)
+_SAMPLING = (_f("subsample", 0.5, 1.0), _f("colsample", 0.5, 1.0))
+#: The declared space of each GBDT library (ltrbench names; ``<library>.<key>`` raw ones).
+SPACES: dict[str, tuple[Dimension, ...]] = {
+    "lightgbm": (
+        _i("num_leaves", 7, 255, log=True), _RATE, _ROWS, *_SAMPLING,
+        _f("min_child_weight", 1e-3, 10.0, log=True),
+        _f("l1", 1e-8, 10.0, log=True), _f("l2", 1e-8, 10.0, log=True),
+        _f("min_split_gain", 0.0, 1.0),
+        _i("truncation_level", 10, 100, log=True),  # lambdarank_truncation_level
+    ),
+    "xgboost": (
+        _i("num_leaves", 7, 255, log=True), _RATE, *_SAMPLING,
+        _f("min_child_weight", 1e-3, 10.0, log=True),
+        _f("l1", 1e-8, 10.0, log=True), _f("l2", 1e-8, 10.0, log=True),
+        _f("min_split_gain", 0.0, 1.0),  # gamma
+        _i("truncation_level", 4, 64, log=True),  # lambdarank_num_pair_per_sample
+        Dimension("xgboost.lambdarank_pair_method", "categorical", choices=("topk", "mean")),
+    ),
+    "catboost": (
+        _i("num_leaves", 7, 64, log=True), _RATE, _ROWS, *_SAMPLING,
+        _f("l2", 1e-3, 10.0, log=True),  # l2_leaf_reg
+        _f("catboost.random_strength", 1e-3, 10.0, log=True),
+    ),
+}
+
+
+def default_space(library: str) -> tuple[Dimension, ...]:
+    """The declared space of ``library`` (a GBDT library of :data:`SPACES`)."""
+    if library not in SPACES:
+        raise ConfigError(f"no declared search space for library {library!r}; give one in "
+                          f"--space FILE as a [{library}] table")
+    return SPACES[library]
+
+
+def grid_space(grid: Mapping[str, list[Any]]) -> tuple[Dimension, ...]:
+    """The dimensions of a checked ``--grid`` (every value a choice, in order)."""
+    return tuple(Dimension(name, "categorical", choices=tuple(values))
+                 for name, values in grid.items())
+
+
+def load_space_file(path: str | Path, libraries: Mapping[str, str]) -> dict[str, tuple[Dimension, ...]]:
+    """The spaces of ``--space FILE`` for the tuned models (``libraries``: model -> library):
+    model -> its dimensions, for the models whose library or name has a table (a model's table
+    wins over its library's). A table naming neither a tuned model nor a library is refused."""
+    if not Path(path).is_file():
+        raise ConfigError(f"--space {path}: no such file (expected a TOML file of search spaces)")
+    doc = read_toml(path)
+    known = [*LIBRARIES, *libraries]
+    for key, value in doc.items():
+        if key not in known:
+            raise ConfigError(f"{path}: {unknown_key('', key, known, noun='table').args[0]}")
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{path}: {key}: expected a table of parameters; got {value!r}")
+    out: dict[str, tuple[Dimension, ...]] = {}
+    for model, library in libraries.items():
+        found = model if model in doc else library if library in doc else None
+        if found is not None:
+            out[model] = parse_dimensions(doc[found], library, where=f"{path}: [{found}] ")
+    return out
+
+
+def parse_dimensions(values: Mapping[str, Any], library: str, *, where: str = "") -> tuple[Dimension, ...]:
+    """The dimensions of one TOML table (see the module docstring), each checked."""
+    if not values:
+        raise ConfigError(f"{where}no parameters: an empty search space")
+    return tuple(parse_dimension(name, spec, library, where=where) for name, spec in values.items())
+
+
+def parse_dimension(name: str, spec: Any, library: str, *, where: str = "") -> Dimension:
+    """One dimension ``name = {low, high, log}`` or ``{choices = [...]}``, checked."""
+    at = f"{where}{name}"
+    raw = _raw_key(name, library, at)
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{at}: expected a table {{low = .., high = .., log = ..}} or "
+                          f"{{choices = [..]}}; got {spec!r}")
+    extra = set(spec) - {"low", "high", "log", "choices"}
+    if extra:
+        raise ConfigError(f"{at}: unknown key {sorted(extra)[0]!r}; valid: low, high, log, choices")
+    if "choices" in spec:
+        if set(spec) - {"choices"}:
+            raise ConfigError(f"{at}: give either choices or low/high, not both")
+        return _choices(name, spec["choices"], raw, at)
+    if "low" not in spec or "high" not in spec:
+        raise ConfigError(f"{at}: a range needs both low and high")
+    low, high, log = spec["low"], spec["high"], spec.get("log", False)
+    if not isinstance(log, bool):
+        raise ConfigError(f"{at}.log: expected true or false; got {log!r}")
+    kind = _range_kind(name, low, high, raw, at)
+    if not low < high:
+        raise ConfigError(f"{at}: empty range: low = {low!r} must be below high = {high!r} "
+                          "(a fixed value goes in [model_params], not in the search space)")
+    if log and low <= 0:
+        raise ConfigError(f"{at}: a log range needs low > 0; got low = {low!r}")
+    if not raw:
+        for bound in (low, high):
+            param_spec(name).check(int(bound) if kind == "int" else float(bound), at)
+    return Dimension(name, kind, low, high, log)
+
+
+def _raw_key(name: str, library: str, at: str) -> bool:
+    """Whether ``name`` is a raw ``<library>.<key>``; else it must be a tunable Params field."""
+    lib, dot, key = name.partition(".")
+    if dot:
+        if lib != library or not key:
+            raise ConfigError(f"{at}: a raw parameter of this table is named {library}.<key>")
+        return True
+    if name in NOT_TUNED:
+        raise ConfigError(f"{at}: cannot tune {name!r}: it is set once for the run, with "
+                          f"{NOT_TUNED[name]}")
+    if name not in TUNABLE:
+        raise ConfigError(f"cannot tune {name!r}: "
+                          f"{unknown_key(at[: -len(name)], name, TUNABLE, noun='parameter').args[0]}")
+    return False
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _range_kind(name: str, low: Any, high: Any, raw: bool, at: str) -> str:
+    """``int`` or ``float``: the parameter's type (a raw one: int when both bounds are)."""
+    for label, bound in (("low", low), ("high", high)):
+        if not _number(bound):
+            raise ConfigError(f"{at}.{label}: expected a finite number; got {bound!r}")
+    if raw:
+        return "int" if isinstance(low, int) and isinstance(high, int) else "float"
+    kind = param_spec(name).kind
+    if kind is int:
+        for label, bound in (("low", low), ("high", high)):
+            if not isinstance(bound, int):
+                raise ConfigError(f"{at}.{label}: {name} is an integer; got {bound!r}")
+        return "int"
+    if kind is float:
+        return "float"
+    raise ConfigError(f"{at}: {name} takes {param_spec(name).expected()}: give choices = [...]")
+
+
+def _choices(name: str, values: Any, raw: bool, at: str) -> Dimension:
+    if not isinstance(values, list) or not values:
+        raise ConfigError(f"{at}.choices: expected a non-empty list of values; got {values!r}")
+    for v in values:
+        if not isinstance(v, str | int | float | bool) or (isinstance(v, float) and not math.isfinite(v)):
+            raise ConfigError(f"{at}.choices: {v!r} is not a string, number or boolean")
+        if not raw:
+            param_spec(name).check(v, f"{at}.choices")
+    if len({(type(v), v) for v in values}) != len(values):
+        raise ConfigError(f"{at}.choices: a value repeats: {values!r}")
+    return Dimension(name, "categorical", choices=tuple(values))
+
+
+def overrides(sampled: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of :meth:`~bench.runners.params.Params.with_overrides` for sampled
+    values: raw ``<library>.<key>`` values gathered into that library's table."""
+    out: dict[str, Any] = {}
+    for name, value in sampled.items():
+        lib, dot, key = name.partition(".")
+        if dot:
+            out.setdefault(lib, {})[key] = value
+        else:
+            out[name] = value
+    return out
+
+
+def space_table(spaces: Mapping[str, tuple[Dimension, ...]]) -> dict[str, dict[str, Any]]:
+    """model -> {parameter: its TOML shape}: the spaces as recorded (``plan.json``)."""
+    return {model: {d.name: d.as_dict() for d in dims} for model, dims in spaces.items()}

@@ -1,0 +1,298 @@
+"""The tuning engine of ``ltrbench tune``: one Optuna study per (dataset, model), the same budget
+for every model, pruning on the early-stopping curve, scored by the reference evaluator.
+
+Optuna does the search (samplers, pruners, storage); this module keeps the ranking-specific
+parts:
+
+- **A trial** (:func:`run_trial`) samples the model's :class:`~bench.benchmark.search_space.Dimension`
+  values, trains the library's ``fit`` (the contract of :mod:`bench.runners.gbdt`) on each
+  ``(training, held-out)`` part of :attr:`TrialTask.parts` (the training and validation splits,
+  or ``--cv K`` query folds of the training split) with early stopping on the held-out part,
+  predicts the held-out part at the best iteration and scores it with the reference evaluator
+  (:func:`bench.metrics.evaluate`) under the run's profile at the selection metric: the trial's
+  value is the mean over the parts. The test split is not among the inputs: a
+  :class:`TrialTask` holds no test data (``tests/test_benchmark_tune_engine.py`` hands the
+  loader a test split that raises on any access).
+- **Pruning**: the library's own validation value of the selection metric at each boosting
+  round is reported to the trial (``trial.report(value, step)``, the step the 1-based round, plus
+  ``(fold - 1) x n_trees`` under ``--cv``) through the runners' ``on_iteration`` hook
+  (:data:`bench.runners.iteration.IterationHook`); when the pruner says so,
+  ``optuna.TrialPruned`` raised by the hook ends the fit and leaves it unchanged.
+- **The budget** (:class:`Budget`) is the same for every model: a number of trials, or CPU
+  seconds (``time.process_time`` over the trial: every thread of this process). A trial is
+  counted when it finished (complete, pruned or failed); a trial killed while running
+  (``kill -9``) is marked failed and ``interrupted`` on ``--resume`` and not counted.
+- **Reproducible resume**: before each trial the sampler is made anew with a seed drawn from
+  ``(seed, number of counted trials)`` (:func:`sampler_seed`), so its state is a function of the
+  study's history alone; with trials run one at a time a resumed study samples what the
+  uninterrupted one would have (TPE and random sampling see only finished trials).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bench.benchmark.search_space import Dimension, overrides
+from bench.data.letor import LetorData
+from bench.errors import ConfigError, LtrbenchError
+from bench.metrics.profile import Profile
+from bench.runners.gbdt import library_module
+from bench.runners.iteration import IterationHook
+from bench.runners.params import Params, check_for_library, check_rows
+from bench.runners.registry import ModelSpec
+from bench.runners.result import Selection
+
+#: ``--sampler`` choices (Optuna's TPE, random and grid samplers).
+SAMPLERS = ("tpe", "random", "grid")
+#: ``--pruner`` choices: none, Optuna's MedianPruner, its SuccessiveHalvingPruner.
+PRUNERS = ("none", "median", "halving")
+#: Consecutive failed trials after which a model's study stops with the last error.
+MAX_FAILURES_IN_A_ROW = 3
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The budget of every model's study: ``kind`` ``trials`` (a count) or ``cpu_s`` (CPU
+    seconds of this process over the model's trials)."""
+
+    kind: str
+    amount: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("trials", "cpu_s"):
+            raise ConfigError(f"budget kind {self.kind!r}; valid: trials, cpu_s")
+        if not (math.isfinite(self.amount) and self.amount > 0):
+            option = "--budget-trials" if self.kind == "trials" else "--budget-cpu-s"
+            raise ConfigError(f"{option}: expected a finite number > 0; got {self.amount!r}")
+
+    def spent(self, n_trials: int, cpu_s: float) -> bool:
+        """Whether a study with ``n_trials`` counted trials and ``cpu_s`` CPU seconds is done."""
+        return n_trials >= self.amount if self.kind == "trials" else cpu_s >= self.amount
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"kind": ..., "amount": ...}`` (``summary.json``)."""
+        return {"kind": self.kind, "amount": int(self.amount) if self.kind == "trials" else self.amount}
+
+
+@dataclass(frozen=True)
+class StudyOptions:
+    """How every model's study searches: sampler, pruner, seed, budget."""
+
+    sampler: str = "tpe"
+    pruner: str = "median"
+    seed: int = 0
+    budget: Budget = Budget("trials", 20)
+
+    def __post_init__(self) -> None:
+        if self.sampler not in SAMPLERS:
+            raise ConfigError(f"--sampler {self.sampler!r}; valid: {', '.join(SAMPLERS)}")
+        if self.pruner not in PRUNERS:
+            raise ConfigError(f"--pruner {self.pruner!r}; valid: {', '.join(PRUNERS)}")
+
+
+@dataclass(frozen=True)
+class TrialTask:
+    """What one model's trials need, resolved: the model, its space, the parameters the sampled
+    values go over, the run's profile and selection, and the ``(training, held-out)`` parts
+    (never the test split)."""
+
+    spec: ModelSpec
+    space: tuple[Dimension, ...]
+    base: Params
+    profile: Profile
+    selection: Selection
+    eval_at: tuple[int, ...]
+    parts: tuple[tuple[LetorData, LetorData], ...]
+
+
+def sampler_seed(seed: int, n_done: int) -> int:
+    """The sampler's seed before the trial that follows ``n_done`` counted trials. The model is
+    not part of it: trial ``n`` of every model draws from the same stream (common random
+    numbers), so the libraries' random start-up trials set their shared parameters alike."""
+    return int(np.random.SeedSequence([seed, n_done]).generate_state(1)[0])
+
+
+def make_sampler(name: str, seed: int, space: Sequence[Dimension]) -> Any:
+    """Optuna's sampler ``name`` seeded with ``seed``; ``grid`` needs a space of choices only."""
+    import optuna
+
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    ranged = [d.name for d in space if d.kind != "categorical"]
+    if ranged:
+        raise ConfigError(f"--sampler grid needs a grid of values (--grid \"name=v1,v2;...\"); "
+                          f"the space has ranges: {', '.join(ranged)}")
+    return optuna.samplers.GridSampler({d.name: list(d.choices) for d in space}, seed=seed)
+
+
+def make_pruner(name: str) -> Any:
+    """Optuna's pruner ``name`` (:data:`PRUNERS`): the median rule after 5 trials and 10
+    rounds, or successive halving with its defaults."""
+    import optuna
+
+    if name == "median":
+        return optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=10)
+    if name == "halving":
+        return optuna.pruners.SuccessiveHalvingPruner()
+    return optuna.pruners.NopPruner()
+
+
+def grid_size(space: Sequence[Dimension]) -> int | None:
+    """How many points a grid of ``space`` has (``None`` unless every dimension is a choice)."""
+    if any(d.kind != "categorical" for d in space):
+        return None
+    return math.prod(len(d.choices) for d in space)
+
+
+def open_storage(storage_url: str) -> Any:
+    """Optuna's storage of ``storage_url`` (an SQLAlchemy database URL), or a one-line error."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # the tune's own lines say what happens
+    try:
+        return optuna.storages.RDBStorage(storage_url)
+    except Exception as exc:  # SQLAlchemy's and Optuna's errors, said in one line
+        raise ConfigError(f"--storage {storage_url!r}: Optuna cannot open it: "
+                          f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) -> tuple[Any, Any]:
+    """``(study, storage)``: the study ``study_name`` in the Optuna storage ``storage_url``,
+    maximising. A new tune refuses a study that already exists (``--resume`` continues it); a
+    resumed one marks the trials a killed process left running as failed and ``interrupted``
+    (so no other process may be running the same study when it is resumed)."""
+    import optuna
+
+    storage = open_storage(storage_url)
+    names = {s.study_name for s in optuna.get_all_study_summaries(storage)}
+    if study_name in names and not resume:
+        raise ConfigError(f"study {study_name!r} already exists in {storage_url}; continue it with "
+                          "--resume, or tune into another --out / --storage")
+    study = optuna.create_study(study_name=study_name, storage=storage, direction="maximize",
+                                pruner=make_pruner(pruner), load_if_exists=True)
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        storage.set_trial_user_attr(t._trial_id, "interrupted", True)
+        storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
+    return study, storage
+
+
+def counted(study: Any) -> list[Any]:
+    """The study's finished trials the budget counts (not those a kill interrupted), in order."""
+    import optuna
+
+    done = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED,
+            optuna.trial.TrialState.FAIL)
+    return [t for t in study.get_trials(deepcopy=False, states=done)
+            if not t.user_attrs.get("interrupted")]
+
+
+def run_study(study: Any, task: TrialTask, options: StudyOptions,
+              on_trial: Callable[[Any], None] | None = None) -> None:
+    """Run trials of ``task`` into ``study`` one at a time until the budget is spent (or a grid
+    is exhausted); ``on_trial(study)`` after each (tables, progress)."""
+    size = grid_size(task.space) if options.sampler == "grid" else None
+    while True:
+        done = counted(study)
+        cpu = sum(float(t.user_attrs.get("cpu_s", 0.0)) for t in done)
+        if options.budget.spent(len(done), cpu) or (size is not None and len(done) >= size):
+            return
+        _check_failures(task, done)
+        study.sampler = make_sampler(options.sampler, sampler_seed(options.seed, len(done)),
+                                     task.space)
+        study.optimize(lambda trial: timed_trial(trial, task), n_trials=1, catch=(Exception,),
+                       gc_after_trial=False)
+        if on_trial is not None:
+            on_trial(study)
+
+
+def _check_failures(task: TrialTask, done: Sequence[Any]) -> None:
+    """Stop a model whose last :data:`MAX_FAILURES_IN_A_ROW` trials all failed, with the error."""
+    last = done[-MAX_FAILURES_IN_A_ROW:]
+    if len(last) == MAX_FAILURES_IN_A_ROW and all(t.state.name == "FAIL" for t in last):
+        raise ConfigError(f"{task.spec.name}: {MAX_FAILURES_IN_A_ROW} trials in a row failed; "
+                          f"the last: {last[-1].user_attrs.get('error', 'no message')}")
+
+
+def timed_trial(trial: Any, task: TrialTask) -> float:
+    """:func:`run_trial` with its CPU and wall seconds (and an error's message) recorded as the
+    trial's user attributes ``cpu_s``, ``wall_s`` (``error``)."""
+    import optuna
+
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    try:
+        return run_trial(trial, task)
+    except optuna.TrialPruned:
+        raise
+    except Exception as exc:
+        trial.set_user_attr("error", f"{type(exc).__name__}: {exc}".splitlines()[0][:500])
+        raise
+    finally:
+        trial.set_user_attr("cpu_s", time.process_time() - cpu0)
+        trial.set_user_attr("wall_s", time.perf_counter() - wall0)
+
+
+def run_trial(trial: Any, task: TrialTask) -> float:
+    """One trial: the sampled parameters trained on every part of ``task`` and scored by the
+    reference evaluator on its held-out queries (see the module docstring); the mean."""
+    sampled = {d.name: d.suggest(trial) for d in task.space}
+    try:
+        params = task.base.with_overrides(**overrides(sampled))
+        check_for_library(params, task.spec.library, task.spec.objective)
+    except ConfigError as exc:
+        raise ConfigError(f"{task.spec.name} trial {trial.number} ({sampled}): {exc}") from None
+    values, iterations = [], []
+    for i, (train, held) in enumerate(task.parts):
+        check_rows(params, task.spec.library, train.n_rows)
+        value, best = fit_and_score(task, params, train, held,
+                                    _reporter(trial, offset=i * params.n_trees))
+        values.append(value)
+        iterations.append(best)
+    trial.set_user_attr("best_iteration", round(float(np.mean(iterations))))
+    if len(values) > 1:
+        trial.set_user_attr("fold_values", values)
+    return float(np.mean(values))
+
+
+def _reporter(trial: Any, *, offset: int) -> IterationHook:
+    """The ``on_iteration`` hook of one fit: report, and raise ``TrialPruned`` when told to."""
+    import optuna
+
+    def hook(iteration: int, value: float) -> None:
+        trial.report(float(value), offset + int(iteration))
+        if trial.should_prune():
+            raise optuna.TrialPruned(f"pruned at round {iteration} ({value:.6f})")
+
+    return hook
+
+
+def fit_and_score(task: TrialTask, params: Params, train: LetorData, held: LetorData,
+                  hook: IterationHook | None = None) -> tuple[float, int]:
+    """``(reference value, best iteration)`` of ``params`` trained on ``train`` with early
+    stopping on ``held``: the selection metric under the task's profile of the held-out scores
+    at the best iteration."""
+    module = library_module(task.spec.library)
+    booster, lib_params, res = module.fit(
+        train, held, params, objective=task.spec.objective, eval_at=task.eval_at,
+        selection=task.selection, log_train=False, on_iteration=hook)
+    best = int(res.best_iteration or 0)
+    scores = np.asarray(module.predict(booster, held, best, lib_params), dtype=np.float64)
+    return reference_value(held, scores, task.selection.metric, task.profile), best
+
+
+def reference_value(data: LetorData, scores: np.ndarray, metric: str, profile: Profile) -> float:
+    """The reference evaluator's ``metric`` of ``scores`` on ``data`` under ``profile``."""
+    from bench.metrics import evaluate
+
+    try:
+        result = evaluate(data.y, scores, qid=data.qid, metrics=(metric,), profile=profile)
+    except LtrbenchError as exc:
+        raise ConfigError(f"scoring the held-out queries: {exc}") from None
+    return float(result.metrics[metric])

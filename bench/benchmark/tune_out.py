@@ -1,0 +1,159 @@
+"""The folder of one ``ltrbench tune``: ``<out>/tune/<name>/``, written as the study goes.
+
+A study can be killed and resumed, so the folder cannot be written whole at the end as before;
+it is written in this order instead, and is finished only when ``complete`` exists:
+
+- ``plan.json`` first (what was asked: dataset, models, budget, sampler, pruner, seed, folds,
+  metric, profile, the space of each model; ``--resume`` refuses a request that differs);
+- ``study.db``: the SQLite database of the Optuna studies, one per model, named
+  ``<dataset>:<model>`` (unless ``--storage`` names another database);
+- ``trials.csv`` and ``trials.parquet``, replaced after every trial (:data:`TRIAL_COLUMNS`,
+  one row per counted trial: a trial a kill interrupted is left out);
+- at the end ``best/<model>.toml`` (a run config of that model with its best parameters in
+  ``[model_params.<model>]``), ``best.toml`` (all models), ``summary.json``, then ``complete``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.data.atomic import write_bytes, write_text
+from bench.errors import ConfigError
+
+#: The columns of ``trials.csv`` / ``trials.parquet``, in order.
+TRIAL_COLUMNS = ("model", "library", "trial", "state", "value", "metric", "profile", "cpu_s",
+                 "wall_s", "cum_cpu_s", "best_so_far", "best_iteration", "params")
+#: The file whose presence says the tune finished (written last).
+COMPLETE = "complete"
+PLAN = "plan.json"
+#: Keys of ``plan.json`` a resumed tune must ask alike.
+RESUME_KEYS = ("dataset", "models", "budget", "sampler", "pruner", "seed", "cv", "use", "metric",
+               "profile", "space", "base_params", "storage")
+
+
+def reserve_folder(out: Path, name: str) -> Path:
+    """A new empty folder ``out/tune/<name>`` (``<name>-2``, ... when taken)."""
+    parent = out / "tune"
+    parent.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        folder = parent / (name if n == 1 else f"{name}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def resumable(out: Path, folder: str | None, slug: str) -> Path:
+    """The folder ``--resume`` continues: the one named (a path, or a name under ``out/tune``),
+    else the newest unfinished one of the dataset ``slug`` under ``out/tune``."""
+    if folder:
+        path = Path(folder)
+        path = path if path.is_dir() else out / "tune" / folder
+        if not (path / PLAN).is_file():
+            raise ConfigError(f"--resume {folder}: not a tune folder (no {PLAN} in {path})")
+        if (path / COMPLETE).exists():
+            raise ConfigError(f"--resume {folder}: {path} is complete; nothing to resume")
+        return path
+    parent = out / "tune"
+    found = sorted((p for p in parent.glob(f"{slug}-*") if (p / PLAN).is_file()
+                    and not (p / COMPLETE).exists()), key=lambda p: (p / PLAN).stat().st_mtime)
+    if not found:
+        raise ConfigError(f"--resume: no unfinished tune of {slug} under {parent}; start one "
+                          "without --resume")
+    return found[-1]
+
+
+def write_plan(folder: Path, plan: Mapping[str, Any]) -> None:
+    """``plan.json`` (written before the first trial)."""
+    write_text(folder / PLAN, json.dumps(plan, indent=2, sort_keys=True) + "\n")
+
+
+def check_resume(folder: Path, plan: Mapping[str, Any]) -> None:
+    """Refuse to resume ``folder`` with a request that differs from the one it was started with
+    (another budget or sampler would not continue the same study)."""
+    from bench.data.jsonio import read_json_object
+
+    old = read_json_object(folder / PLAN, "the plan of a tune (plan.json)")
+    for key in RESUME_KEYS:
+        if old.get(key) != json.loads(json.dumps(plan.get(key))):
+            raise ConfigError(f"--resume {folder}: {key} differs from the tune it continues: "
+                              f"{json.dumps(old.get(key))} then, {json.dumps(plan.get(key))} now")
+
+
+def trials_frame(study: Any, model: str, library: str, metric: str, profile: str) -> pd.DataFrame:
+    """One row per counted trial of ``study`` (:data:`TRIAL_COLUMNS`), in trial order."""
+    from bench.benchmark.study import counted
+
+    rows = []
+    cum, best = 0.0, -math.inf
+    for t in counted(study):
+        cpu = float(t.user_attrs.get("cpu_s", math.nan))
+        cum += 0.0 if math.isnan(cpu) else cpu
+        value = float(t.value) if t.state.name == "COMPLETE" and t.value is not None else math.nan
+        best = max(best, value) if not math.isnan(value) else best
+        rows.append({"model": model, "library": library, "trial": t.number, "state": t.state.name,
+                     "value": value, "metric": metric, "profile": profile, "cpu_s": cpu,
+                     "wall_s": float(t.user_attrs.get("wall_s", math.nan)), "cum_cpu_s": cum,
+                     "best_so_far": best if best > -math.inf else math.nan,
+                     "best_iteration": float(t.user_attrs.get("best_iteration", math.nan))
+                     if t.state.name == "COMPLETE" else math.nan,
+                     "params": json.dumps(t.params, sort_keys=True)})
+    return pd.DataFrame(rows, columns=list(TRIAL_COLUMNS))
+
+
+def write_trials(folder: Path, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """``trials.csv`` and ``trials.parquet`` of every model so far, each replaced atomically."""
+    import io
+
+    table = pd.concat(list(frames), ignore_index=True) if frames else \
+        pd.DataFrame(columns=list(TRIAL_COLUMNS))
+    table = table.astype({"trial": np.int64, "value": np.float64, "cpu_s": np.float64,
+                          "wall_s": np.float64, "cum_cpu_s": np.float64,
+                          "best_so_far": np.float64, "best_iteration": np.float64})
+    write_text(folder / "trials.csv", table.to_csv(index=False))
+    buf = io.BytesIO()
+    table.to_parquet(buf, index=False)
+    write_bytes(folder / "trials.parquet", buf.getvalue())
+    return table
+
+
+def model_summary(study: Any, trials: pd.DataFrame, info: Mapping[str, Any]) -> dict[str, Any]:
+    """A model's entry of ``summary.json``: ``info`` (model, library, metric, profile, budget,
+    sampler, pruner, seed, ...) with the counts, the best trial and its parameters, CPU seconds."""
+    states = trials["state"].value_counts()
+    complete = trials[trials["state"] == "COMPLETE"]
+    out: dict[str, Any] = {**info, "study": study.study_name, "trials_run": len(trials),
+                           "complete": int(states.get("COMPLETE", 0)),
+                           "pruned": int(states.get("PRUNED", 0)),
+                           "failed": int(states.get("FAIL", 0)),
+                           "cpu_s": float(trials["cpu_s"].sum()),
+                           "wall_s": float(trials["wall_s"].sum()),
+                           "best_value": None, "best_trial": None, "best_params": None,
+                           "best_iteration": None}
+    if not complete.empty:
+        top = complete.loc[complete["value"].idxmax()]  # the first maximum: the earlier trial
+        out.update(best_value=float(top["value"]), best_trial=int(top["trial"]),
+                   best_params=json.loads(top["params"]),
+                   best_iteration=int(top["best_iteration"]))
+    return out
+
+
+def write_results(folder: Path, summary: Mapping[str, Any], configs: Mapping[str, str],
+                  best_all: str) -> None:
+    """``best/<model>.toml``, ``best.toml``, ``summary.json``, then ``complete`` (last)."""
+    for model, text in configs.items():
+        write_text(folder / "best" / f"{model}.toml", text)
+    write_text(folder / "best.toml", best_all)
+    write_text(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
+    write_text(folder / COMPLETE, dt.datetime.now(dt.timezone.utc).isoformat() + "\n")
