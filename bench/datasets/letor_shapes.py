@@ -323,6 +323,37 @@ def ensure_letor_shape(card: Card, *, scale: float = 1.0, seed: int = 0,
     return dest
 
 
+def ensure_shape_parts(card: Card, *, scale: float = 1.0, seed: int = 0,
+                       data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The folder ``folds/`` (beside the shape's files) holding its five parts ``S1..S5.txt``,
+    written on first use: the queries of its splits pooled (train, vali, test) and cut into five
+    parts of equal size (:func:`bench.datasets.folds.write_parts`), lines copied. For the MSLR
+    shape the cut falls on the split boundaries (train = S1..S3, vali = S4, test = S5), so its
+    fold 1 is its single split. Staged and renamed into place, as :func:`ensure_letor_shape`."""
+    from bench.datasets.folds import write_parts
+
+    shape = shape_of(card)
+    folder = ensure_letor_shape(card, scale=scale, seed=seed, data_dir=data_dir)
+    dest = folder / "folds"
+    if dest.is_dir():
+        return dest
+    staging = folder / f".folds.generate-{uuid.uuid4().hex[:12]}"
+    staging.mkdir()
+    try:
+        write_parts([folder / shape.files[s] for s in shape.splits], staging,
+                    sum(shape.size(s, scale)[0] for s in shape.splits))
+        try:
+            os.rename(staging, dest)
+        except OSError:
+            if not dest.is_dir():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)  # another process finished first
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return dest
+
+
 def shape_folder(card: Card, scale: float, seed: int) -> str:
     """``<dir>-v<GENERATOR_VERSION>-scale<scale>-seed<seed>``: sizes and seeds never collide."""
     return f"{card.dir or card.name}-v{GENERATOR_VERSION}-scale{scale:g}-seed{seed}"
