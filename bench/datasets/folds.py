@@ -97,12 +97,14 @@ def fold_name(name: str, fold: int) -> str:
 def fold_suffix(text: str) -> tuple[str, str | None]:
     """``"NAME:Fold3"`` → ``("NAME", "Fold3")`` (any case of ``fold``, any number); text without
     a fold after its last colon → ``(text, None)``. The one reader of :func:`fold_name`'s form.
+    The number is ASCII digits (``Fold٣`` is no fold).
 
     >>> fold_suffix("ohsumed:Fold3"), fold_suffix("data/MQ2008"), fold_suffix("a:b")
     (('ohsumed', 'Fold3'), ('data/MQ2008', None), ('a:b', None))
     """
     head, sep, tail = text.rpartition(":")
-    if sep and head and tail.lower().startswith("fold") and tail[4:].isdigit():
+    if sep and head and tail.lower().startswith("fold") and tail[4:].isascii() \
+            and tail[4:].isdigit():
         return head, tail
     return text, None
 

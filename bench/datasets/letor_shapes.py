@@ -35,7 +35,8 @@ block of rows), so the result depends on the seed only, never on memory or timin
 
 :func:`ensure_letor_shape` writes a shape once into the data directory as a LETOR text folder in
 the real dataset's layout, which :func:`bench.datasets.resolve.load_dataset` reads with the
-LETOR folder reader, the same code that reads the real files.
+LETOR folder reader, the same code that reads the real files; :func:`ensure_shape_parts` adds
+the five parts ``S1..S5`` its folds (``synthetic-mslr30k:0.01:Fold3``) are built from.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ when it is one and has no path characters, else a path:
 - a generated LETOR shape (``synthetic-mslr30k``, ``synthetic-yahoo``, ``synthetic-istella``, with
   ``:SCALE[,seed=N]``): :func:`bench.datasets.letor_shapes.ensure_letor_shape` writes it once
   into the data directory as a LETOR text folder in the real dataset's layout, which is then read
-  by :func:`bench.data.folders.read_letor_folder` like the real files;
+  by :func:`bench.data.folders.read_letor_folder` like the real files; ``NAME[:SCALE]:FoldK``
+  is fold K of its five parts (:func:`bench.datasets.letor_shapes.ensure_shape_parts`, read by
+  :func:`bench.datasets.folds.read_fold`);
 - a LETOR dataset: :func:`bench.data.folders.read_letor_folder` (``ohsumed`` ->
   ``letor3-OHSUMED-QueryLevelNorm/Fold1``; ``mslr-web10k:Fold3`` picks a fold) or
   :func:`bench.data.folders.read_lightgbm_dir` (``lightgbm-lambdarank``: validation carved from
@@ -133,14 +135,18 @@ def _shape_fold(spec: str) -> DatasetSpec | None:
     fold K of its five parts (:func:`bench.datasets.letor_shapes.ensure_shape_parts`), else
     ``None`` (not a shape with a fold after its last colon)."""
     head, fold = fold_suffix(spec)
-    if fold is None:
-        return None
-    name, option = parse_spec(head)
+    name, option = parse_spec(head if fold else spec.partition(":")[0])
     cards = load_catalogue()
     if name not in cards or cards[name].loader != SHAPES_LOADER:
         return None
+    if fold is None or "fold" in (option or "").lower():
+        if "fold" in spec.partition(":")[2].lower():  # a fold not last, or not FoldK, or twice
+            raise ConfigError(f"dataset {spec!r}: a generated dataset's fold goes last, after "
+                              f"its scale and seed: NAME[:SCALE[,seed=N]]:FoldK, K in "
+                              f"1..{N_FOLDS} (e.g. {name}:0.01,seed=1:Fold3)")
+        return None
     k = int(fold[4:])
-    if not 1 <= k <= N_FOLDS:
+    if not 1 <= k <= N_FOLDS or fold[4:] != str(k):
         raise ConfigError(f"dataset {spec!r}: {fold!r} is not a fold of {name!r}; expected "
                           f"{head}:Fold1 .. {head}:Fold{N_FOLDS}")
     return replace(catalogue_spec(head, name, option), text=spec, fold=f"Fold{k}",
