@@ -86,7 +86,7 @@ def test_an_in_process_run_shows_the_heartbeat_of_each_gbdt_fit(tmp_path, monkey
     pipeline.run_benchmark(config, out_dir=tmp_path, progress=True, splits=splits)
     beats = [t for t in shown if "iteration" in t]
     for model in ("lightgbm-lambdarank", "xgboost-ndcg"):
-        mine = [t for t in beats if t.startswith(f"{model} seed 0: training: ")]
+        mine = [t for t in beats if t.startswith(f"{model} seed 0: iteration ")]
         assert [re.search(r"iteration (\d+)/8,", t).group(1) for t in mine] == [  # type: ignore[union-attr]
             str(i) for i in range(1, 9)]
         assert all(re.search(r", ndcg@10 on vali 0\.\d{4}$", t) for t in mine)

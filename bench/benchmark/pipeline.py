@@ -231,8 +231,8 @@ def _run_pair(
             step = "" if config.timing_repeats == 1 else f" {repeat + 1}/{config.timing_repeats}"
             advance(f"{model} seed {seed}: training{step}", 0)
             params = config.params_for(model, seed)
-            beat = _heartbeat(train, spec, advance, f"{model} seed {seed}: training{step}",
-                              params.n_trees, config)
+            beat = _heartbeat(train, spec, advance, f"{model} seed {seed}{step}", params.n_trees,
+                              config)
             again = train(
                 spec,
                 splits,
