@@ -94,8 +94,7 @@ def test_runs_whose_test_queries_overlap_are_not_a_fold_table(ohsumed_folds) -> 
         fold_table([first, RunDir(ohsumed_folds.runs[0])], "ndcg@10")
 
 
-@pytest.mark.parametrize("dataset", ["synthetic", "lightgbm-lambdarank", "ml-latest-small",
-                                     "synthetic-mslr30k"])
+@pytest.mark.parametrize("dataset", ["synthetic", "lightgbm-lambdarank", "ml-latest-small"])
 def test_folds_of_a_dataset_without_letor_folds_are_refused(dataset: str) -> None:
     with pytest.raises(ConfigError, match=r"--folds: dataset .* has no fold"):
         fold_datasets(dataset, (1, 2))

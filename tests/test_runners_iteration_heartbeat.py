@@ -86,8 +86,37 @@ def test_an_in_process_run_shows_the_heartbeat_of_each_gbdt_fit(tmp_path, monkey
     pipeline.run_benchmark(config, out_dir=tmp_path, progress=True, splits=splits)
     beats = [t for t in shown if "iteration" in t]
     for model in ("lightgbm-lambdarank", "xgboost-ndcg"):
-        mine = [t for t in beats if t.startswith(f"{model} seed 0: training: ")]
+        mine = [t for t in beats if t.startswith(f"{model} seed 0: iteration ")]
         assert [re.search(r"iteration (\d+)/8,", t).group(1) for t in mine] == [  # type: ignore[union-attr]
             str(i) for i in range(1, 9)]
         assert all(re.search(r", ndcg@10 on vali 0\.\d{4}$", t) for t in mine)
     assert not [t for t in beats if t.startswith("random")]
+
+
+def test_the_isolated_child_sends_its_iterations_to_the_parent_s_hook(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bench.benchmark import isolated
+    from bench.runners.registry import get_model
+    from bench.runners.result import Selection
+
+    monkeypatch.setattr(isolated, "_SEND_EVERY_S", 0.0)  # every round: no clock in the test
+    splits = LetorSplits(name="toy", train=_part(1), vali=_part(2), test=_part(3))
+    trainer = isolated.IsolatedTrainer(splits, tmp_path / "iso")
+    seen: list[tuple[int, float]] = []
+    config = RunConfig(dataset="toy", models=("lightgbm-lambdarank",), seeds=(0,), params=SMALL)
+    result = trainer(get_model("lightgbm-lambdarank"), splits, SMALL, seed=0, eval_at=(10,),
+                     selection=Selection(10), log_train=False, als=config.als,
+                     on_iteration=lambda i, v: seen.append((i, v)))
+    log = result.evallog[(result.evallog.split == "vali") & (result.evallog.metric == "ndcg@10")]
+    assert [i for i, _ in seen] == list(range(1, 9))
+    assert [v for _, v in seen] == log.sort_values("iteration").value.tolist()
+
+    class Stop(Exception):
+        pass
+
+    def stop(i: int, v: float) -> None:
+        raise Stop
+
+    with pytest.raises(Stop):  # the parent's hook ends the child too
+        trainer(get_model("lightgbm-lambdarank"), splits, SMALL, seed=0, eval_at=(10,),
+                selection=Selection(10), log_train=False, als=config.als, on_iteration=stop)
+    trainer.close()

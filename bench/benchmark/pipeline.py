@@ -231,8 +231,8 @@ def _run_pair(
             step = "" if config.timing_repeats == 1 else f" {repeat + 1}/{config.timing_repeats}"
             advance(f"{model} seed {seed}: training{step}", 0)
             params = config.params_for(model, seed)
-            beat = _heartbeat(train, spec, advance, f"{model} seed {seed}: training{step}",
-                              params.n_trees, config)
+            beat = _heartbeat(train, spec, advance, f"{model} seed {seed}{step}", params.n_trees,
+                              config)
             again = train(
                 spec,
                 splits,
@@ -269,10 +269,10 @@ def _run_pair(
 
 def _heartbeat(train: Train, spec: ModelSpec, advance: Advance, prefix: str, n_trees: int,
                config: RunConfig) -> dict[str, Any]:
-    """``{"on_iteration": hook}`` for a GBDT fit in this process (the progress line's heartbeat,
-    :func:`bench.benchmark.progress.heartbeat`); nothing for other models, the isolated child
-    and the engines' trainers (they take no hook)."""
-    if train is not run_model or not spec.is_gbdt:
+    """``{"on_iteration": hook}`` for a GBDT fit in this process or the isolated child (the
+    progress line's heartbeat, :func:`bench.benchmark.progress.heartbeat`); nothing for other
+    models and the engines' trainers (they take no hook)."""
+    if not (train is run_model or getattr(train, "takes_hook", False)) or not spec.is_gbdt:
         return {}
     return {"on_iteration": heartbeat(advance, prefix, total=n_trees,
                                       metric=config.selection.metric)}

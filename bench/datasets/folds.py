@@ -97,12 +97,14 @@ def fold_name(name: str, fold: int) -> str:
 def fold_suffix(text: str) -> tuple[str, str | None]:
     """``"NAME:Fold3"`` → ``("NAME", "Fold3")`` (any case of ``fold``, any number); text without
     a fold after its last colon → ``(text, None)``. The one reader of :func:`fold_name`'s form.
+    The number is ASCII digits (``Fold٣`` is no fold).
 
     >>> fold_suffix("ohsumed:Fold3"), fold_suffix("data/MQ2008"), fold_suffix("a:b")
     (('ohsumed', 'Fold3'), ('data/MQ2008', None), ('a:b', None))
     """
     head, sep, tail = text.rpartition(":")
-    if sep and head and tail.lower().startswith("fold") and tail[4:].isdigit():
+    if sep and head and tail.lower().startswith("fold") and tail[4:].isascii() \
+            and tail[4:].isdigit():
         return head, tail
     return text, None
 
@@ -181,6 +183,46 @@ def read_fold(root: PathLike, fold: int, *, name: str | None = None,
                        inputs=inputs, meta=meta)
 
 
+def part_bounds(n_queries: int) -> tuple[int, ...]:
+    """Query index where each of the five parts of ``n_queries`` pooled queries starts, and the
+    end: ``round(i * n / 5)`` for ``i`` = 0 … 5 (parts of equal size, give or take one query).
+
+    >>> part_bounds(315)  # synthetic-mslr30k:0.01: train 189 = S1..S3, vali 63 = S4, test 63 = S5
+    (0, 63, 126, 189, 252, 315)
+    """
+    if n_queries < N_FOLDS:
+        raise ConfigError(f"{n_queries} queries cannot be cut into {N_FOLDS} parts")
+    return tuple(round(i * n_queries / N_FOLDS) for i in range(N_FOLDS + 1))
+
+
+def write_parts(files: list[Path], dest: PathLike, n_queries: int) -> dict[int, Path]:
+    """Cut the LETOR text ``files`` (one query's lines together, query ids unique across the
+    files) into ``S1.txt`` … ``S5.txt`` in ``dest``: their queries pooled in file order and cut
+    at :func:`part_bounds` of ``n_queries`` (how many queries the files hold: checked). Lines are
+    copied as they are (the values read back are the files' own). Returns part -> file."""
+    bounds = part_bounds(n_queries)
+    out = {i: Path(dest) / f"S{i}.txt" for i in range(1, N_FOLDS + 1)}
+    handles = [open(out[i], "wb") for i in out]  # noqa: SIM115 - closed below
+    seen, last, part = 0, b"", 0
+    try:
+        for f in files:
+            with open(f, "rb") as lines:
+                for line in lines:
+                    qid = line.split(maxsplit=2)[1] if line.strip() else last
+                    if qid != last:
+                        seen, last = seen + 1, qid
+                        while part < N_FOLDS - 1 and seen > bounds[part + 1]:
+                            part += 1
+                    handles[part].write(line)
+    finally:
+        for h in handles:
+            h.close()
+    if seen != n_queries:
+        raise DataError(f"expected {n_queries} queries in {', '.join(map(str, files))}, read "
+                        f"{seen}", path=Path(dest))
+    return out
+
+
 def _refuse_shared_queries(parts: dict[int, LetorData], files: dict[int, Path]) -> None:
     """A query id in two part files is refused, naming both files and the id."""
     qids = [np.unique(parts[i].qid) for i in sorted(parts)]
@@ -204,4 +246,4 @@ def _concat(parts: list[LetorData], *, source: str) -> LetorData:
 
 
 __all__ = ["N_FOLDS", "FoldPlan", "fold_name", "fold_source", "fold_suffix", "parse_folds",
-           "part_files", "read_fold", "rotation"]
+           "part_bounds", "part_files", "read_fold", "rotation", "write_parts"]

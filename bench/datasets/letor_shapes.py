@@ -35,7 +35,8 @@ block of rows), so the result depends on the seed only, never on memory or timin
 
 :func:`ensure_letor_shape` writes a shape once into the data directory as a LETOR text folder in
 the real dataset's layout, which :func:`bench.datasets.resolve.load_dataset` reads with the
-LETOR folder reader, the same code that reads the real files.
+LETOR folder reader, the same code that reads the real files; :func:`ensure_shape_parts` adds
+the five parts ``S1..S5`` its folds (``synthetic-mslr30k:0.01:Fold3``) are built from.
 """
 
 from __future__ import annotations
@@ -311,6 +312,37 @@ def ensure_letor_shape(card: Card, *, scale: float = 1.0, seed: int = 0,
         write_letor_shape(shape, staging, scale=scale, seed=seed)
         record = generation_record(shape, scale, seed)
         (staging / RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        try:
+            os.rename(staging, dest)
+        except OSError:
+            if not dest.is_dir():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)  # another process finished first
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return dest
+
+
+def ensure_shape_parts(card: Card, *, scale: float = 1.0, seed: int = 0,
+                       data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The folder ``folds/`` (beside the shape's files) holding its five parts ``S1..S5.txt``,
+    written on first use: the queries of its splits pooled (train, vali, test) and cut into five
+    parts of equal size (:func:`bench.datasets.folds.write_parts`), lines copied. For the MSLR
+    shape the cut falls on the split boundaries (train = S1..S3, vali = S4, test = S5), so its
+    fold 1 is its single split. Staged and renamed into place, as :func:`ensure_letor_shape`."""
+    from bench.datasets.folds import write_parts
+
+    shape = shape_of(card)
+    folder = ensure_letor_shape(card, scale=scale, seed=seed, data_dir=data_dir)
+    dest = folder / "folds"
+    if dest.is_dir():
+        return dest
+    staging = folder / f".folds.generate-{uuid.uuid4().hex[:12]}"
+    staging.mkdir()
+    try:
+        write_parts([folder / shape.files[s] for s in shape.splits], staging,
+                    sum(shape.size(s, scale)[0] for s in shape.splits))
         try:
             os.rename(staging, dest)
         except OSError:

@@ -10,7 +10,9 @@ when it is one and has no path characters, else a path:
 - a generated LETOR shape (``synthetic-mslr30k``, ``synthetic-yahoo``, ``synthetic-istella``, with
   ``:SCALE[,seed=N]``): :func:`bench.datasets.letor_shapes.ensure_letor_shape` writes it once
   into the data directory as a LETOR text folder in the real dataset's layout, which is then read
-  by :func:`bench.data.folders.read_letor_folder` like the real files;
+  by :func:`bench.data.folders.read_letor_folder` like the real files; ``NAME[:SCALE]:FoldK``
+  is fold K of its five parts (:func:`bench.datasets.letor_shapes.ensure_shape_parts`, read by
+  :func:`bench.datasets.folds.read_fold`);
 - a LETOR dataset: :func:`bench.data.folders.read_letor_folder` (``ohsumed`` ->
   ``letor3-OHSUMED-QueryLevelNorm/Fold1``; ``mslr-web10k:Fold3`` picks a fold) or
   :func:`bench.data.folders.read_lightgbm_dir` (``lightgbm-lambdarank``: validation carved from
@@ -57,10 +59,11 @@ from bench.datasets.catalogue import (
     DatasetSpec,
     card_names,
     catalogue_spec,
+    load_catalogue,
     parse_spec,
 )
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
-from bench.datasets.folds import N_FOLDS, part_files, read_fold
+from bench.datasets.folds import N_FOLDS, fold_name, fold_suffix, part_files, read_fold
 from bench.datasets.memory import check_fits, estimate_letor
 from bench.errors import ConfigError, DataError
 
@@ -105,6 +108,8 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
         return spec
     if not spec.strip():  # Path("") is ".": the working folder would load unasked
         raise DataError("an empty dataset: expected a catalogue name or a path", path=repr(spec))
+    if (shape_fold := _shape_fold(spec)) is not None:
+        return shape_fold
     name, option = parse_spec(spec)
     looks_like_path = any(ch in spec for ch in ("/", "\\")) or spec.startswith(".") or "." in name
     if not looks_like_path and name in card_names():
@@ -123,6 +128,29 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
     if looks_like_path:
         raise DataError("no such file or folder (and not a catalogue name)", path=spec)
     return catalogue_spec(spec, name, option)  # unknown name: ConfigError lists valid ones
+
+
+def _shape_fold(spec: str) -> DatasetSpec | None:
+    """``NAME[:SCALE[,seed=N]]:FoldK`` of a generated LETOR shape (``synthetic-mslr30k:0.01:Fold3``):
+    fold K of its five parts (:func:`bench.datasets.letor_shapes.ensure_shape_parts`), else
+    ``None`` (not a shape with a fold after its last colon)."""
+    head, fold = fold_suffix(spec)
+    name, option = parse_spec(head if fold else spec.partition(":")[0])
+    cards = load_catalogue()
+    if name not in cards or cards[name].loader != SHAPES_LOADER:
+        return None
+    if fold is None or "fold" in (option or "").lower():
+        if "fold" in spec.partition(":")[2].lower():  # a fold not last, or not FoldK, or twice
+            raise ConfigError(f"dataset {spec!r}: a generated dataset's fold goes last, after "
+                              f"its scale and seed: NAME[:SCALE[,seed=N]]:FoldK, K in "
+                              f"1..{N_FOLDS} (e.g. {name}:0.01,seed=1:Fold3)")
+        return None
+    k = int(fold[4:])
+    if not 1 <= k <= N_FOLDS or fold[4:] != str(k):
+        raise ConfigError(f"dataset {spec!r}: {fold!r} is not a fold of {name!r}; expected "
+                          f"{head}:Fold1 .. {head}:Fold{N_FOLDS}")
+    return replace(catalogue_spec(head, name, option), text=spec, fold=f"Fold{k}",
+                   option=f"{option}:Fold{k}" if option else f"Fold{k}")
 
 
 def _path_fold(spec: str) -> DatasetSpec | None:
@@ -268,6 +296,7 @@ def letor_shape_splits(
     """
     from bench.datasets.letor_shapes import (
         ensure_letor_shape,
+        ensure_shape_parts,
         generation_record,
         shape_of,
         spec_name,
@@ -277,9 +306,15 @@ def letor_shape_splits(
     card, scale, seed = ds.card, ds.scale, ds.seed
     if card is None or card.loader != SHAPES_LOADER:
         raise ConfigError(f"dataset {ds.text!r} is not a generated LETOR shape")
+    record = generation_record(shape_of(card), scale, seed)
+    if fold_suffix(ds.text)[1] is not None:  # one of its five folds, built from its parts
+        parts = ensure_shape_parts(card, scale=scale, seed=seed, data_dir=data_dir)
+        name = fold_name(spec_name(card.name, scale, seed), int(ds.fold[4:]))
+        splits = _read_fold(parts, name, reading, ds.fold)
+        return replace(splits, meta={**splits.meta, "card": card.name, "variant": None,
+                                     "folder": str(parts.parent), "generated": record})
     folder = ensure_letor_shape(card, scale=scale, seed=seed, data_dir=data_dir)
     splits = _read_letor(folder, spec_name(card.name, scale, seed), reading, splits=card.splits)
-    record = generation_record(shape_of(card), scale, seed)
     return replace(splits, meta={**splits.meta, "card": card.name, "variant": None,
                                  "folder": str(folder), "generated": record})
 

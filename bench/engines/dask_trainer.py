@@ -6,7 +6,9 @@ at most a million rows each), read back as Dask frames and persisted round-robin
 Each GBDT is trained by :func:`bench.runners.dask_gbdt.train_dask` with the run's parameters,
 and its validation and test scores are computed on the workers and brought back in row order;
 from there the run is the local one: the same tables, the reference evaluator, the cross-check.
-Baselines (popularity, random, ALS) and the GBDT objectives the Dask runner does not take
+The libraries' own logs (LightGBM's network lines, XGBoost's tracker ranks, their warnings) go
+to ``dask-libraries.log`` in the run directory, not the terminal
+(:mod:`bench.engines.library_log`). Baselines (popularity, random, ALS) and the GBDT objectives the Dask runner does not take
 (XGBoost ``rank:map``, the regression baselines) are trained in this process and say so in their
 status notes.
 
@@ -41,6 +43,7 @@ from bench.data.letor import LetorSplits
 from bench.data.loopback import bound_addresses
 from bench.data.query_shards import read_query_shards, shards_of
 from bench.engines.dask_engine import open_cluster
+from bench.engines.library_log import LIBRARY_LOG, library_log, workers_log_to
 from bench.engines.table import ClusterOptions, TrainerFactory
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
@@ -104,6 +107,10 @@ class DaskTrainer:
             self.listened: set[str] = set()
             self._warned: set[str] = set()
             self.libraries: dict[str, Any] = {}
+            #: where the libraries' own logs go (the run directory), not the terminal
+            self.log = self.workdir.parent / LIBRARY_LOG
+            if self.scheduler is None:  # our own local cluster: its workers' output too
+                workers_log_to(self.client, self.log)
             self._note_listeners()
         except BaseException:
             self._stack.close()
@@ -163,7 +170,7 @@ class DaskTrainer:
             return replace(result, notes={**result.notes, "engine": f"local ({why})"})
         p = replace(params, seed=seed)
         cpu0 = self._worker_cpu()
-        with measure() as m:
+        with measure() as m, library_log(self.log):
             try:
                 fit = train_dask(spec.library, self.client, self.frames["train"],
                                  self.frames["vali"], p, objective=spec.objective,
@@ -179,8 +186,9 @@ class DaskTrainer:
         self._charge_workers(m, self._worker_cpu() - cpu0)
         self._note_listeners()
         t0 = time.perf_counter()
-        scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
-                  .to_numpy(dtype=np.float64) for split in ("vali", "test")}
+        with library_log(self.log):
+            scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
+                      .to_numpy(dtype=np.float64) for split in ("vali", "test")}
         predict_s = time.perf_counter() - t0
         return self._result(model, seed, fit, m, scores, predict_s, selection.metric)
 
