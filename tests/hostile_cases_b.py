@@ -171,7 +171,7 @@ def report_over_an_empty_metrics_csv(tmp: Path) -> str | None:
 def _tune(tmp: Path, grid: str, *words: str, extra: tuple[str, ...] = ()) -> str | None:
     letor_folder(tmp / "letor")
     res = cli(tmp, "tune", "--dataset", "./letor", "--model", "lightgbm", "--grid", grid,
-              "--quick", "--no-cache", "--no-progress", "--folds", "2", "--out", "t", *extra)
+              "--quick", "--no-cache", "--no-progress", "--cv", "2", "--out", "t", *extra)
     return refused(res, *words)
 
 
@@ -354,7 +354,7 @@ def convert_negative_rating_graded_relevant_without_a_word(tmp: Path) -> str | N
 def tune_models_plural_tunes_lightgbm(tmp: Path) -> str | None:
     letor_folder(tmp / "letor")
     res = cli(tmp, "tune", "--dataset", "./letor", "--models", "xgboost", "--grid",
-              "num_leaves=3,7", "--quick", "--no-cache", "--no-progress", "--folds", "2",
+              "num_leaves=3,7", "--quick", "--no-cache", "--no-progress", "--cv", "2",
               "--out", "t")
     if res.status == 2 and not res.traceback:
         return refused(res, "--model")

@@ -84,7 +84,7 @@ def no_fit() -> Iterator[None]:
 def tune(tmp: Path, *args: str, out: str = "res", fit: bool = False) -> Res:
     if not (tmp / "letor").exists():
         letor_folder(tmp / "letor")
-    argv = ("tune", "--dataset", "./letor", "--quick", "--no-progress", "--folds", "2",
+    argv = ("tune", "--dataset", "./letor", "--quick", "--no-progress", "--cv", "2",
             "--out", out, *args)
     if fit:
         return cli(tmp, *argv)
@@ -147,7 +147,7 @@ def tune_grid_of_10_to_the_7_points(tmp: Path) -> str | None:
 # ---------------------------------------------------------------------------- tune: folds
 @case(UNCLEAR)
 def tune_folds_more_than_the_training_queries(tmp: Path) -> str | None:
-    return refused(tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", "--folds", "40"),
+    return refused(tune(tmp, "--model", "lightgbm", "--grid", "num_leaves=3", "--cv", "40"),
                    "--cv", "40", "20")
 
 

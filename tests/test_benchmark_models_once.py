@@ -148,7 +148,7 @@ def test_tune_looks_its_model_up_once_and_validates_once(tmp_path: Path, lookups
     validated config and still is a config that ``ltrbench run --config`` takes."""
     letor_folder(tmp_path / "letor")
     res = cli(tmp_path, "tune", "--dataset", "letor", "--model", "xgboost", "--grid",
-              "max_depth=2,3", "--folds", "2", "--n-trees", "5", "--threads", "1",
+              "max_depth=2,3", "--cv", "2", "--n-trees", "5", "--threads", "1",
               "--no-progress", "--out", "res")
     assert res.status == 0, res.err
     _once(lookups, "xgboost-ndcg")

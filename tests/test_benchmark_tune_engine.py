@@ -142,6 +142,8 @@ def test_a_cpu_budget_stops_each_model_once_it_is_spent(tmp_path: Path) -> None:
     (("--grid", "num_leaves=3", "--space", "nosuch.toml"), ("--grid and --space",)),
     (("--model", "lightgbm,xgboost"), ("--model", "unknown model")),
     (("--model", "gbdt"), ("--model gbdt", "one model", "--models")),
+    (("--folds", "all"), ("--folds all", "ltrbench run", "--cv K")),
+    (("--folds", "3"), ("--folds 3", "--cv K")),
 ])
 def test_a_bad_tune_request_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...],
                                                    words: tuple[str, ...]) -> None:

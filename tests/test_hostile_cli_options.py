@@ -200,7 +200,7 @@ def test_tune_out_into_the_dataset_folder_is_refused_before_any_fit(
     before = {p.name: p.read_bytes() for p in letor.iterdir()}
     monkeypatch.chdir(tmp_path)
     status, err = _run(capsys, "tune", "--model", "lightgbm", "--dataset", "./letor", "--quick",
-                       "--grid", "num_leaves=7", "--folds", "2", "--no-progress", "--out", "letor")
+                       "--grid", "num_leaves=7", "--cv", "2", "--no-progress", "--out", "letor")
     assert status == 2
     assert "is the input folder --dataset" in err
     assert {p.name: p.read_bytes() for p in letor.iterdir()} == before  # nothing written there

@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    'learning_rate=0.05,0.1"')
     p.add_argument("--space", metavar="FILE.toml", dest="space_file",
                    help="search spaces: one [<library>] or [<model>] table each")
-    p.add_argument("--cv", "--folds", dest="cv", metavar="K",
+    p.add_argument("--folds", dest="letor_folds", metavar="K", help=argparse.SUPPRESS)
+    p.add_argument("--cv", dest="cv", metavar="K",
                    help="score on K query folds of the training split (default: the "
                    "validation split)")
     p.add_argument("--use", choices=("train", "train+vali"), default="train",
@@ -70,6 +71,9 @@ def main(args: argparse.Namespace) -> int:
     from bench.benchmark.tune_run import DEFAULT_TUNE_MODEL, TuneRequest, tune_command
     from bench.errors import ConfigError
 
+    if args.letor_folds is not None:
+        raise ConfigError(f"--folds {args.letor_folds}: tune searches on one split (--folds picks "
+                          "LETOR folds in ltrbench run); K query folds of the training split: --cv K")
     if args.model is not None and args.models is not None:
         raise ConfigError(f"--model {args.model} and --models {args.models}: give one")
     if args.model is not None and "," in args.model:
