@@ -381,8 +381,8 @@ def evaluate_oracle(
                 v = float(np.float32(v))
             blanks.append(v is None)
             if v is None:
-                vals.append(math.nan if prof.empty is None or spec.family == "gauc"
-                            else float(prof.empty))
+                empty = prof.empty_for(spec.family)
+                vals.append(math.nan if empty is None or spec.family == "gauc" else float(empty))
             else:
                 vals.append(v)
         per_q[spec.name] = vals
@@ -509,7 +509,8 @@ def trec_oracle(
             if v is not None and prof.empty is None and _blank(prof, spec.family, basis) and \
                     not spec.family.startswith("num_"):
                 v = None
-            vals[q] = (math.nan if prof.empty is None else float(prof.empty)) if v is None else v
+            empty = prof.empty_for(spec.family)
+            vals[q] = (math.nan if empty is None else float(empty)) if v is None else v
         per_q[spec.name] = vals
         kept = [v for v in vals.values() if not math.isnan(v)]
         means[spec.name] = sum(kept) / len(kept) if kept else math.nan

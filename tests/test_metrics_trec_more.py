@@ -149,3 +149,31 @@ def test_the_rbp_residual_counts_unjudged_documents_by_hand(tmp_path: Path) -> N
     assert r.metrics["rbp(0.5)"] == pytest.approx(0.5)
     assert r.metrics["rbp_residual(0.5)"] == pytest.approx(0.25 + 0.125)
     assert r.metrics["fallout@2"] == 0.0  # the unjudged b is not a non-relevant document
+
+
+def test_auc_of_a_trec_run_counts_unjudged_documents_as_non_relevant_unless_judged_only(
+        tmp_path: Path) -> None:
+    """sklearn roc_auc_score sees the label array of the ranked list, where an unjudged document
+    is a 0; trec_eval's -J (``judged_only``) leaves it out, and then only the judged documents
+    pair up. A relevant judged document that was not retrieved is in neither."""
+    from dataclasses import replace
+
+    from sklearn.metrics import roc_auc_score
+
+    from bench.metrics import get_profile
+
+    qrels = {"101": {"a": 0, "b": 3, "c": 0, "d": 2, "e": 2, "x": 1}}
+    run = {"101": {"a": 0.4, "b": 0.6, "c": 0.8, "d": 0.0, "e": 0.2, "u": 0.5}}
+    qp, rp = _write(tmp_path, qrels, run)
+    docs = list(run["101"])
+    labels = [qrels["101"].get(d, 0) > 0 for d in docs]
+    scores = [run["101"][d] for d in docs]
+    whole = evaluate_trec(qp, rp, metrics="auc", profile="trec_eval")
+    assert whole.metrics["auc"] == pytest.approx(roc_auc_score(labels, scores), abs=1e-15)
+    judged = [i for i, d in enumerate(docs) if d in qrels["101"]]
+    only = evaluate_trec(qp, rp, metrics="auc",
+                         profile=replace(get_profile("trec_eval"), judged_only=True))
+    assert only.metrics["auc"] == pytest.approx(
+        roc_auc_score([labels[i] for i in judged], [scores[i] for i in judged]), abs=1e-15)
+    assert whole.metrics["auc"] == pytest.approx(2 / 9)
+    assert only.metrics["auc"] == pytest.approx(1 / 6)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -227,14 +228,21 @@ def _sub(inp: EvaluatorInput, docs: dict[str, list[str]]) -> tuple[QrelsDict, Ru
     return {q: v for q, v in qrels.items() if v}, {q: v for q, v in run.items() if v}
 
 
+def _undefined(value: float | None) -> bool:
+    return value is None or math.isnan(value)
+
+
 def shrink(row: EvaluatorRow, inp: EvaluatorInput, target: str, runner: Runner,
            tol: float) -> Reproducer | None:
-    """The smallest input found on which ``target`` still disagrees (``None``: the full input
-    does not show it again, e.g. a tool that is not deterministic)."""
+    """The smallest input found on which ``target`` still disagrees in the same way (a value
+    on both sides, or the same side undefined, as on the full input: a shrunk query where the
+    tool says NaN is another disagreement than the one found), ``None`` when the full input does
+    not show it again (e.g. a tool that is not deterministic)."""
     profile = get_profile(row.profile)
     label = measure_label(row.provider, row.measure)
     budget = [0]
     last: dict[str, Any] = {}
+    kind: dict[str, tuple[bool, bool]] = {}  # which side is undefined, fixed by the full input
 
     def test(docs: dict[str, list[str]]) -> bool:
         if budget[0] >= BUDGET:
@@ -247,6 +255,9 @@ def shrink(row: EvaluatorRow, inp: EvaluatorInput, target: str, runner: Runner,
         except (ToolFailure, LtrbenchError, KeyError):
             return False
         if target not in compare(tool, ours, tol)[1]:
+            return False
+        shape = (_undefined(tool.get(target)), _undefined(ours.get(target)))
+        if kind.setdefault("shape", shape) != shape:  # another disagreement (e.g. NaN vs 0)
             return False
         last.update(qrels=qrels, run=run, tool=tool.get(target), ours=ours.get(target))
         return True

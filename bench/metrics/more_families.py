@@ -17,7 +17,7 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     rbp_residual(p)@k = (1 - p) sum_{i < k', unjudged} p^i + p^k'   (ibid., section 5)
     ncrr@k         = sum_{i < k'} rel_i / (i + 1) / H(min(R, k'))   (cornac metrics/ranking.py NCRR)
     infap          = infAP sum / R  (trec_eval 9.0.8 m_infAP.c; kernels/ranked.py infap)
-    auc            = U / (R_n N_n)  (pairs of a relevant and a judged non-relevant document ranked
+    auc            = U / (R_n N_n)  (pairs of a relevant and a non-relevant ranked document ordered
                                      right, ties 1/2: sklearn roc_auc_score of the query)
     gauc           = sum_q n_q auc_q / sum_q n_q over the queries with both classes
                      (Zhou et al., Deep Interest Network, KDD 2018, "GAUC"; weighted by documents)
@@ -30,7 +30,7 @@ counts as AP = 1e-5 instead of zeroing the product; under ``ties="average"`` the
 taken of the query's tie-averaged AP (the value ``map`` reports), not averaged over tied orders,
 so that ``gm_map`` stays the geometric mean of the per-query APs. GAUC's per-query value is the query's AUC;
 its mean weighs each query by its document count (not by the query weights) and leaves out the
-queries without both a relevant and a judged non-relevant document whatever the profile's
+queries without both a relevant and a non-relevant ranked document whatever the profile's
 ``empty``. Every other family is averaged as usual.
 """
 
@@ -141,7 +141,7 @@ def more_families() -> dict[str, Family]:
                lambda q: q.ratio(q.comp["infap"], q.r), normalised=True, cutoff=False,
                ordered=True, aliases=("inf_ap",)),
         Family("auc", "AUC", "area under the ROC curve of the query: pairs of a relevant and a "
-               "judged non-relevant document ranked right, ties 1/2 (sklearn roc_auc_score)",
+               "non-relevant document ranked right (unjudged: non-relevant), ties 1/2 (sklearn roc_auc_score)",
                ("auc", "auc_pairs"), _auc, blank_when="one_class", normalised=True, cutoff=False),
         Family("gauc", "GAUC", "group AUC: each query's AUC weighted by its documents, queries "
                "with one class left out (Zhou et al., KDD 2018)", ("auc", "auc_pairs"), _auc,

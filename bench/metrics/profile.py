@@ -22,7 +22,7 @@ _P_DEN = ("k", "min_k_n")
 _DTYPES = ("float64", "float32")
 _BEYOND_TABLE = ("error", "zero")
 _BLANK_WEIGHT = ("query", "one")
-_EMPTY_FAMILIES = ("ndcg", "map", "recall")
+_EMPTY_FAMILIES = ("ndcg", "map", "recall", "auc")
 _MISSING = ("drop", "zero")
 _RANKING_FAMILIES = ("dcg", "ndcg", "map", "mrr", "p", "recall", "err", "hits", "rprec", "bpref",
                      "set_p", "set_recall", "set_f", "judged")
@@ -56,7 +56,8 @@ class Profile:
             natural value there (DCG, P, RR, ERR, hits: 0) keep it, except under ``None``, which
             leaves blank queries out of every ranking metric (one query set per evaluation).
         empty_by_family: per-family exceptions to ``empty``, ``(("map", 0.0),)``: CatBoost
-            scores a blank query 1 in NDCG but 0 in MAP. Families: ndcg, map, recall.
+            scores a blank query 1 in NDCG but 0 in MAP. Families: ndcg, map, recall, auc; a
+            value may be ``None`` (left out: sklearn's ``roc_auc_score`` refuses one class).
         idcg_basis: ``"list"`` (the scored documents) or ``"qrels"`` (every judged document,
             also those not retrieved: trec_eval, ranx). Also decides ``R`` for AP and recall.
         k_beyond_n: ``"clip"`` (k > n is n) or ``"zero"`` (LETOR 4.0: NDCG@k = 0 when n < k).
@@ -143,7 +144,7 @@ class Profile:
     discount: str = "log2"
     ties: str = "average"
     empty: float | None = None
-    empty_by_family: tuple[tuple[str, float], ...] = ()
+    empty_by_family: tuple[tuple[str, float | None], ...] = ()
     idcg_basis: str = "list"
     k_beyond_n: str = "clip"
     map_denominator: str = "min_r_k"
@@ -206,12 +207,12 @@ class Profile:
         object.__setattr__(self, "discount_base", float(base))
         if self.empty is not None and self.empty not in (0.0, 1.0):
             raise ConfigError(f"profile {self.name!r}: empty must be 0.0, 1.0 or None")
-        by_family = tuple((str(f), float(v)) for f, v in self.empty_by_family)
+        by_family = tuple((str(f), None if v is None else float(v)) for f, v in self.empty_by_family)
         if self.empty_by_family and (self.empty is None or any(
-                f not in _EMPTY_FAMILIES or v not in (0.0, 1.0) for f, v in by_family)):
+                f not in _EMPTY_FAMILIES or v not in (0.0, 1.0, None) for f, v in by_family)):
             raise ConfigError(
                 f"profile {self.name!r}: empty_by_family maps {', '.join(_EMPTY_FAMILIES)} to "
-                "0.0 or 1.0, and needs empty set (not None)"
+                "0.0, 1.0 or None (left out), and needs empty set (not None)"
             )
         object.__setattr__(self, "empty_by_family", by_family)
         by_missing = tuple((str(f), str(v)) for f, v in self.missing_by_family)

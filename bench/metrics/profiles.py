@@ -98,13 +98,15 @@ PROFILES: dict[str, Profile] = {
         gain="linear",
         ties="average",
         empty=0.0,
+        empty_by_family=(("auc", None),),
         integer_labels=False,
         max_label=None,
         description=(
             "scikit-learn ndcg_score / dcg_score (sklearn/metrics/_ranking.py): linear gain "
             "(the y_true value, non-integer allowed), 1/log2(i+2), ties averaged (ignore_ties="
             "False), all-irrelevant rows score 0 and count in the mean, k > n is the full list, "
-            "np.average with sample_weight (one weight per query)."
+            "np.average with sample_weight (one weight per query); roc_auc_score refuses a "
+            "query of one class (ValueError in _binary_roc_auc_score), so its AUC is left out."
         ),
     ),
     "trec_eval": Profile(

@@ -102,7 +102,7 @@ def judged_components(
             elif base == "nonrel":
                 out[(name, k)] = n_nonrel.astype(np.float64)
             elif base in ("auc", "auc_pairs"):
-                auc = auc or ranked.auc_sums(gidx, ss, rs, ns, offsets)
+                auc = auc or ranked.auc_sums(gidx, ss, rs, 1.0 - rs, offsets)  # every non-relevant row
                 out[(name, k)] = auc[0] if base == "auc" else auc[1]
     return out
 

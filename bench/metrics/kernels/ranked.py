@@ -20,9 +20,11 @@ judged non-relevant, unjudged; ``k' = min(k, n)``:
                   rank), 0 when fewer than ``c`` relevant are retrieved (trec_eval 9.0.8
                   ``m_iprec_at_recall.c``, as pytrec_eval bundles it; trec_eval's later
                   sources round ``x R`` instead, ``lround``, which this does not follow)
-``auc``           ``sum`` over (relevant, judged non-relevant) pairs of the query of
+``auc``           ``sum`` over (relevant, non-relevant) pairs of the query's ranked documents of
                   ``[s_rel > s_non] + 0.5 [s_rel = s_non]`` (Mann-Whitney U; sklearn
-                  ``roc_auc_score`` of one query), ``auc_pairs`` the number of such pairs
+                  ``roc_auc_score`` of one query), ``auc_pairs`` the number of such pairs; an
+                  unjudged document of a TREC run is non-relevant here, as in the label array
+                  sklearn would see (``judged_only``, trec_eval's ``-J``, leaves it out)
 ================  ==================================================================================
 
 Under ``ties="average"`` ``fall``, ``crr``, ``rprec_mult`` and the RBP sums are linear in the
@@ -162,9 +164,9 @@ def infap(lay: Layout) -> Array:
 
 def auc_sums(gidx: NDArray[np.int64], ss: Array, rs: Array, ns: Array, offsets: NDArray[np.int64]
              ) -> tuple[Array, Array]:
-    """Per query: the Mann-Whitney count of (relevant, judged non-relevant) pairs ordered right
+    """Per query: the Mann-Whitney count of (relevant, non-relevant) pairs ordered right
     (a tied pair counts 1/2) and the number of such pairs. ``ss``, ``rs``, ``ns``: scores,
-    relevance and judged non-relevance in ranking order (score descending within each query,
+    relevance and non-relevance (the caller decides which rows count) in ranking order (score descending within each query,
     equal scores adjacent whatever the tie rule), ``gidx`` their queries."""
     n_rows = ss.shape[0]
     n_q = offsets.shape[0] - 1
