@@ -8,8 +8,8 @@
   a key twice, numbers beyond int64, ``-0.0``, a non-ASCII key, a byte-order mark, CRLF):
   each a clear error naming the file and the key, or read as written.
 * Raw library tables (``[params.lightgbm]``) that override what ltrbench sets itself
-  (objective, evaluation metric) or that LightGBM reads only at training time: ``xfail``, their
-  owner is ``bench/runners/`` (the report of this round lists them).
+  (objective, evaluation metric) or that LightGBM reads only at training time (``verbosity =
+  1.5``, a misspelt ``num_leafs``: xfail in round 5, refused since round 6).
 
 :data:`CLASSES` maps each case to its class for the closing counts.
 """
@@ -161,10 +161,7 @@ def test_a_config_the_toml_spec_allows_is_read_as_written(
 
 @pytest.mark.parametrize("table", [
     'objective = "regression"', 'metric = "auc"', 'Seed = 5', "n_jobs = 3", 'eval_at = [3]',
-    pytest.param("verbosity = 1.5", marks=pytest.mark.xfail(
-        reason="the probe forces verbosity = -1; LightGBM refuses 1.5 only when training")),
-    pytest.param("num_leafs = 7", marks=pytest.mark.xfail(
-        reason="a misspelt raw key is a LightGBM log line only, hidden by verbosity = -1"))])
+    "verbosity = 1.5", "num_leafs = 7"])  # round 6: both refused (param_probe.probe_lightgbm)
 def test_a_raw_table_that_overrides_ltrbench_is_refused(
         table: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
