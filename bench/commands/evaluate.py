@@ -200,10 +200,11 @@ def _write_per_query(result: EvaluationResult, path: str | None) -> None:
     if path is None:
         return
     from bench.data.atomic import atomic_path
+    from bench.data.outputs import formula_safe_frame
 
     assert result.per_query is not None
     with atomic_path(path) as tmp:
-        result.per_query.to_csv(tmp, index=False)
+        formula_safe_frame(result.per_query).to_csv(tmp, index=False)
 
 
 def run_names(specs: list[str]) -> list[tuple[str, str]]:
@@ -251,8 +252,9 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
     result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
     if args.per_query is not None:
         from bench.data.atomic import atomic_path
+        from bench.data.outputs import formula_safe_frame
 
         with atomic_path(args.per_query) as tmp:
-            result.per_query_frame().to_csv(tmp, index=False)
+            formula_safe_frame(result.per_query_frame()).to_csv(tmp, index=False)
     print_comparison(result, args.format)
     return 0
