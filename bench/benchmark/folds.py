@@ -23,7 +23,7 @@ from bench.benchmark.pipeline import results_folder, run_benchmark
 from bench.data.atomic import write_text
 from bench.data.jsonio import json_number
 from bench.datasets.catalogue import DatasetSpec
-from bench.datasets.folds import N_FOLDS, fold_name, fold_source
+from bench.datasets.folds import N_FOLDS, fold_name, fold_source, fold_suffix
 from bench.datasets.resolve import resolve_spec
 from bench.errors import ConfigError
 from bench.report.folds import FoldTable, fold_table, render_fold_markdown
@@ -54,6 +54,11 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int]) -> tuple[list[str], str]
                         for k in folds) or len(set(folds)) != len(folds):
         raise ConfigError(f"folds: expected distinct fold numbers 1..{N_FOLDS} (at least one); "
                           f"got {list(folds)!r}")
+    head, named = fold_suffix(spec.text)
+    if named is not None:  # ``PATH:Fold2 --folds 1`` ran Fold1 and dropped Fold2 in silence
+        raise ConfigError(f"--folds: dataset {spec.text!r} names one fold ({named}) and --folds "
+                          f"picks folds of its root; give the root ({head!r}) with --folds, or "
+                          f"{spec.text!r} without --folds")
     if spec.card is not None:
         card = spec.card
         missing = [k for k in folds if f"Fold{k}" not in card.folds]

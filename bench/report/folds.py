@@ -106,7 +106,8 @@ def render_fold_markdown(table: FoldTable) -> str:
              f"`{table.profile}`", "", "| " + " | ".join(head) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for r in table.rows:
-        cells = [r.model, *(f"{v:.4f}" for v in r.per_fold), f"{r.mean:.4f} ± {r.std:.4f}",
+        spread = f" ± {r.std:.4f}" if np.isfinite(r.std) else " (one fold: no std)"
+        cells = [r.model, *(f"{v:.4f}" for v in r.per_fold), f"{r.mean:.4f}{spread}",
                  f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
                  "best" if r.p_holm is None else f"{r.p_holm:.4f}"]
         lines.append("| " + " | ".join(cells) + " |")
