@@ -102,7 +102,7 @@ def test_a_ranker_in_another_thread_is_stopped_too(splits: LetorSplits) -> None:
     def work() -> None:
         try:
             train_custom(_model("SpinsInFit", timeout=1), splits, seed=0)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+        except BaseException as exc:  # handed to the test thread
             caught.append(exc)
 
     thread = threading.Thread(target=work)

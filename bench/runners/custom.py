@@ -372,7 +372,7 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
             try:
                 with isolated_process(where, restored):
                     returned = limited(lambda: _fit(ranker, args, kwargs, where),
-                                       model.timeout_s, where, "fit")
+                                       model.timeout_s, where, "fit", restored)
             except (KeyboardInterrupt, CustomModelFailure):
                 raise
             except BaseException as exc:
@@ -422,7 +422,8 @@ def _predict(ranker: Any, data: LetorData, where: str, restored: list[str],
              limit_s: float = DEFAULT_TIMEOUT_S) -> NDArray[np.float64]:
     try:
         with isolated_process(where, restored):
-            raw = limited(lambda: ranker.predict(read_only(data.X)), limit_s, where, "predict")
+            raw = limited(lambda: ranker.predict(read_only(data.X)), limit_s, where, "predict",
+                          restored)
             if inspect.iscoroutine(raw):
                 raw.close()
                 raise CustomModelFailure(f"{where}: predict returned a coroutine (an async "

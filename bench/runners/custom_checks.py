@@ -317,11 +317,12 @@ def _digest(array: NDArray[Any]) -> bytes:
     return hashlib.sha1(data.data, usedforsecurity=False).digest()
 
 
-def limited(call: Callable[[], Any], limit_s: float, where: str, step: str) -> Any:
+def limited(call: Callable[[], Any], limit_s: float, where: str, step: str,
+            changed: list[str] | None = None) -> Any:
     """``call()`` (a user's ranker's code) stopped after ``limit_s`` seconds
     (:func:`~bench.runners.custom_process.time_limit`): a :class:`CustomModelFailure` naming the
     model, the step and the table key that raises the limit."""
-    with time_limit(limit_s) as expired:
+    with time_limit(limit_s, changed) as expired:
         try:
             value = call()
         except RankerTimeout:

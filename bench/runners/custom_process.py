@@ -398,6 +398,11 @@ def one_line(text: object) -> str:
 DEFAULT_TIMEOUT_S = 3600.0
 
 
+#: The repeat interval of the time limit's timer (again every second past the limit); a timer
+#: with another interval when the call returns was set or cancelled by the ranker.
+_REPEAT = 1.0
+
+
 class RankerTimeout(BaseException):
     """Raised inside a user's ranker whose call ran past its time limit (a ``BaseException``,
     so that a ranker's ``except Exception`` does not swallow it; one that swallows it anyway is
@@ -405,7 +410,7 @@ class RankerTimeout(BaseException):
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[threading.Event]:
+def time_limit(seconds: float, changed: list[str] | None = None) -> Iterator[threading.Event]:
     """Stop the block (a user's ranker's call) after ``seconds``: yields an event that is set
     once the limit has passed; the caller fails the call when it is set, however the block ended.
 
@@ -414,7 +419,9 @@ def time_limit(seconds: float) -> Iterator[threading.Event]:
     bytecodes), again every second while the block goes on; in the main thread an interval
     timer's ``SIGALRM`` also interrupts a blocking system call (``time.sleep``: PEP 475 retries it
     unless the handler raises). A call that stays inside native code (a C extension's loop) is
-    stopped when it returns to Python. Nothing is left pending once the block is over.
+    stopped when it returns to Python. Nothing is left pending once the block is over; an
+    interval timer or ``SIGALRM`` handler the block set or cancelled is put back and named in
+    ``changed`` (as :func:`isolated_process` names it).
     """
     import ctypes
 
@@ -443,7 +450,7 @@ def time_limit(seconds: float) -> Iterator[threading.Event]:
     handler, timer = None, (0.0, 0.0)
     if main:
         handler = signal.signal(signal.SIGALRM, alarm)
-        timer = signal.setitimer(signal.ITIMER_REAL, seconds)
+        timer = signal.setitimer(signal.ITIMER_REAL, seconds, _REPEAT)
     watchdog = threading.Thread(target=fire, name="ltrbench-ranker-time-limit", daemon=True)
     watchdog.start()
     def stop() -> None:
@@ -459,6 +466,8 @@ def time_limit(seconds: float) -> Iterator[threading.Event]:
             with contextlib.suppress(RankerTimeout):
                 stop()
         if main:
-            signal.setitimer(signal.ITIMER_REAL, *timer)
-            signal.signal(signal.SIGALRM, handler)
+            if signal.setitimer(signal.ITIMER_REAL, *timer)[1] != _REPEAT and changed is not None:
+                changed.append("an alarm it set (signal.alarm / setitimer), cancelled")
+            if signal.signal(signal.SIGALRM, handler) is not alarm and changed is not None:
+                changed.append("the SIGALRM handler")
         watchdog.join()
