@@ -14,6 +14,8 @@ issue 21 and leftovers of round 5).
    prints alike; ``--name MQ:Fold3`` passed a plain run off as fold 3 of MQ; two datasets given
    one ``--name`` were reported as an older and a newer run of one dataset.
 5. **Plots**: a table of no rows over a run with values ended in a matplotlib ``ValueError``.
+6. **The run's closing words**: a test split of blank queries only (no relevant document) was
+   "random -inf" and "verdict: best ndcg@10 is random (-inf)".
 
 :data:`CLASSES` maps each test to its class for the closing counts.
 """
@@ -36,6 +38,7 @@ CLASSES = {
     "test_a_name_with_spaces_or_a_fold_suffix_is_refused": "silent accept",
     "test_two_datasets_under_one_name_are_said_in_the_report": "silent accept",
     "test_plots_of_a_table_with_no_rows_are_no_traceback": "traceback",
+    "test_a_run_of_blank_queries_only_prints_no_number": "silently wrong",
 }
 
 QUICK = ("--models", "random", "--seeds", "0", "--no-crosscheck", "--metrics", "ndcg@10")
@@ -153,3 +156,13 @@ def test_plots_of_a_table_with_no_rows_are_no_traceback(tmp_path: Path) -> None:
     run, table = _run(tmp_path, 3, ("random",))
     table["rows"] = []
     assert plots.plot_files(table, run, tmp_path / "plots") == []
+
+
+def test_a_run_of_blank_queries_only_prints_no_number(tmp_path: Path) -> None:
+    data = letor_folder(tmp_path / "blank")
+    lines = (data / "test.txt").read_text().splitlines()
+    (data / "test.txt").write_text("".join("0" + ln[1:] + "\n" for ln in lines))
+    res = cli(tmp_path, "run", "--dataset", str(data), *QUICK, "--out", "o")
+    assert res.status == 0, res.err
+    assert "inf" not in res.out, res.out
+    assert "verdict: none; no model has a ndcg@10 value" in res.out, res.out
