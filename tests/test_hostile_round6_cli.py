@@ -14,6 +14,9 @@ issue 21 and leftovers of round 5).
    prints alike; ``--name MQ:Fold3`` passed a plain run off as fold 3 of MQ; two datasets given
    one ``--name`` were reported as an older and a newer run of one dataset.
 5. **Plots**: a table of no rows over a run with values ended in a matplotlib ``ValueError``.
+7. **A damaged fold document** (``<out>/folds/*.json``) under ``report --html``: JSON that does
+   not parse, a list, a text where a number goes: tracebacks (``JSONDecodeError``,
+   ``AttributeError``, ``ValueError``); now an error naming the file and the place.
 6. **The run's closing words**: a test split of blank queries only (no relevant document) was
    "random -inf" and "verdict: best ndcg@10 is random (-inf)".
 
@@ -39,6 +42,7 @@ CLASSES = {
     "test_two_datasets_under_one_name_are_said_in_the_report": "silent accept",
     "test_plots_of_a_table_with_no_rows_are_no_traceback": "traceback",
     "test_a_run_of_blank_queries_only_prints_no_number": "silently wrong",
+    "test_a_damaged_fold_document_is_a_clear_error_in_the_html_report": "traceback",
 }
 
 QUICK = ("--models", "random", "--seeds", "0", "--no-crosscheck", "--metrics", "ndcg@10")
@@ -166,3 +170,32 @@ def test_a_run_of_blank_queries_only_prints_no_number(tmp_path: Path) -> None:
     assert res.status == 0, res.err
     assert "inf" not in res.out, res.out
     assert "verdict: none; no model has a ndcg@10 value" in res.out, res.out
+
+
+BAD_FOLD_DOCS = {
+    "cut.json": (b'{"tables": [', "not a fold document (JSON)"),
+    "latin1.json": ('{"dataset": "caf\u00e9"}'.encode("latin-1"), "not a fold document"),
+    "list.json": (b"[1, 2]", "the document: expected an object"),
+    "rows.json": (b'{"tables": [{"rows": 5}]}', "tables[0]: expected"),
+    "text.json": (b'{"tables": [{"folds": ["Fold1"], "rows": [{"model": "m", "per_fold": '
+                  b'["0.5"], "mean": 0.5}]}]}', "tables[0].rows[0] value 1: expected a number"),
+    "mean.json": (b'{"tables": [{"rows": [{"model": "m", "mean": "high"}]}]}',
+                  "tables[0].rows[0].mean: expected a number"),
+}
+
+
+def test_a_damaged_fold_document_is_a_clear_error_in_the_html_report(tmp_path: Path) -> None:
+    data = letor_folder(tmp_path / "d")
+    assert cli(tmp_path, "run", "--dataset", str(data), *QUICK, "--out", "o").status == 0
+    folds = tmp_path / "o" / "folds"
+    folds.mkdir()
+    for name, (body, words) in BAD_FOLD_DOCS.items():
+        for old in folds.iterdir():
+            old.unlink()
+        (folds / name).write_bytes(body)
+        res = cli(tmp_path, "report", "--out", "o", "--html", "--no-plots", "--bootstrap", "20",
+                  "--permutations", "20", "--metrics", "ndcg@10")
+        assert res.status == 2, (name, res.err)
+        assert "Traceback" not in res.err, (name, res.err)
+        last = res.err.strip().splitlines()[-1]
+        assert name in last and words in last, (name, last)
