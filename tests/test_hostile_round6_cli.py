@@ -67,7 +67,8 @@ def test_a_second_different_value_is_refused_by_every_command(tmp_path: Path,
     assert "given twice" in res.err or "given after" in res.err, res.err
     assert "give it once" in res.err, res.err
     assert "Traceback" not in res.err
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not (tmp_path / "a").exists()
+    assert not (tmp_path / "b").exists()
 
 
 @pytest.mark.parametrize("argv", [
@@ -96,7 +97,8 @@ def test_per_query_cells_that_start_a_formula_are_neutralised(tmp_path: Path) ->
               "+cmd=s.txt", "--metrics", "ndcg@2", "--per-query", "two.csv")
     assert res.status == 0, res.err
     head = (tmp_path / "two.csv").read_text().splitlines()[0].split(",")
-    assert "'@x" in head and "'+cmd" in head, head
+    assert "'@x" in head, head
+    assert "'+cmd" in head, head
 
 
 def _parts_root(folder: Path) -> Path:
@@ -134,7 +136,8 @@ def test_a_name_with_spaces_or_a_fold_suffix_is_refused(tmp_path: Path, name: st
     data = letor_folder(tmp_path / "d")
     res = cli(tmp_path, "run", "--dataset", str(data), "--name", name, *QUICK, "--out", "o")
     assert res.status == 2, res.err
-    assert f"--name: {name!r}" in res.err and words in res.err, res.err
+    assert f"--name: {name!r}" in res.err, res.err
+    assert words in res.err, res.err
     assert "Traceback" not in res.err
 
 
@@ -149,7 +152,8 @@ def test_two_datasets_under_one_name_are_said_in_the_report(tmp_path: Path) -> N
     assert res.status == 0, res.err
     line = next(ln for ln in res.err.splitlines() if ln.startswith("report: same:"))
     assert "ANOTHER DATASET under this name" in line, line
-    assert str(a) in line and str(b) in line, line
+    assert str(a) in line, line
+    assert str(b) in line, line
 
 
 def test_plots_of_a_table_with_no_rows_are_no_traceback(tmp_path: Path) -> None:
@@ -198,4 +202,5 @@ def test_a_damaged_fold_document_is_a_clear_error_in_the_html_report(tmp_path: P
         assert res.status == 2, (name, res.err)
         assert "Traceback" not in res.err, (name, res.err)
         last = res.err.strip().splitlines()[-1]
-        assert name in last and words in last, (name, last)
+        assert name in last, (name, last)
+        assert words in last, (name, last)
