@@ -17,6 +17,8 @@ issue 21 and leftovers of round 5).
 7. **A damaged fold document** (``<out>/folds/*.json``) under ``report --html``: JSON that does
    not parse, a list, a text where a number goes: tracebacks (``JSONDecodeError``,
    ``AttributeError``, ``ValueError``); now an error naming the file and the place.
+8. **A fold table that cannot be written** (``<out>/folds`` a file, ``<stem>.md`` a folder):
+   ``error: .../folds: File exists`` after every fold had trained; now refused before the first.
 6. **The run's closing words**: a test split of blank queries only (no relevant document) was
    "random -inf" and "verdict: best ndcg@10 is random (-inf)".
 
@@ -43,6 +45,7 @@ CLASSES = {
     "test_plots_of_a_table_with_no_rows_are_no_traceback": "traceback",
     "test_a_run_of_blank_queries_only_prints_no_number": "silently wrong",
     "test_a_damaged_fold_document_is_a_clear_error_in_the_html_report": "traceback",
+    "test_a_fold_table_that_cannot_be_written_is_refused_before_training": "unclear error",
 }
 
 QUICK = ("--models", "random", "--seeds", "0", "--no-crosscheck", "--metrics", "ndcg@10")
@@ -204,3 +207,19 @@ def test_a_damaged_fold_document_is_a_clear_error_in_the_html_report(tmp_path: P
         last = res.err.strip().splitlines()[-1]
         assert name in last, (name, last)
         assert words in last, (name, last)
+
+
+@pytest.mark.parametrize("shape", ["folds-is-a-file", "table-is-a-folder"])
+def test_a_fold_table_that_cannot_be_written_is_refused_before_training(tmp_path: Path,
+                                                                        shape: str) -> None:
+    root = _parts_root(tmp_path / "root")
+    (tmp_path / "o").mkdir()
+    if shape == "folds-is-a-file":
+        (tmp_path / "o" / "folds").write_text("a file")
+    else:
+        (tmp_path / "o" / "folds" / "root-folds1.md").mkdir(parents=True)
+    res = cli(tmp_path, "run", "--dataset", str(root), "--folds", "1", *QUICK, "--out", "o")
+    assert res.status == 2, res.err
+    assert "--out" in res.err, res.err
+    assert "root-folds1.md" in res.err, res.err
+    assert not (tmp_path / "o" / "runs").exists()

@@ -22,6 +22,7 @@ from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import results_folder, run_benchmark
 from bench.data.atomic import write_text
 from bench.data.jsonio import json_number
+from bench.data.outputs import check_output_file
 from bench.datasets.catalogue import DatasetSpec
 from bench.datasets.folds import N_FOLDS, fold_name, fold_source, fold_suffix
 from bench.datasets.resolve import resolve_spec
@@ -86,6 +87,10 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     datasets, own_name = _fold_plan(resolve_spec(config.dataset), folds)  # parsed once
     base = config.name or own_name
     out = results_folder(out_dir)
+    folder = out / "folds"
+    stem = f"{dataset_slug(base)}-folds{''.join(str(k) for k in folds)}"
+    for suffix in (".md", ".json"):  # checked before the first fold trains, not after the last
+        check_output_file(folder / f"{stem}{suffix}", option="--out")
     runs = []
     for k, text in zip(folds, datasets, strict=True):
         # each fold its own dataset name (NAME:FoldK): its tables, cross-check and plot
@@ -94,8 +99,6 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
         runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
     dirs = [RunDir(r) for r in runs]
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
-    stem = f"{dataset_slug(tables[0].dataset)}-folds{''.join(str(k) for k in folds)}"
-    folder = out / "folds"
     folder.mkdir(parents=True, exist_ok=True)
     md = write_text(folder / f"{stem}.md", "\n".join(render_fold_markdown(t) for t in tables))
     doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),
