@@ -51,17 +51,17 @@ CLASSES = {
 QUICK = ("--models", "random", "--seeds", "0", "--no-crosscheck", "--metrics", "ndcg@10")
 
 
-@pytest.mark.parametrize("argv", [
-    ("run", "--out", "a", "--out", "b"),
-    ("run", "--timing", "inprocess", "--timing", "isolated"),
-    ("run", "--name", "a", "--name", "b"),
-    ("run", "--seeds", "0", "--seeds", "1"),
-    ("report", "--metrics", "ndcg@10", "--metrics", "map"),
+@pytest.mark.parametrize("argv", [  # each with an input that is not there: fails fast if parsed
+    ("run", "--dataset", "nowhere", "--out", "a", "--out", "b"),
+    ("run", "--dataset", "nowhere", "--timing", "inprocess", "--timing", "isolated"),
+    ("run", "--dataset", "nowhere", "--name", "a", "--name", "b"),
+    ("run", "--dataset", "nowhere", "--seeds", "0", "--seeds", "1"),
+    ("report", "--runs", "none", "--metrics", "ndcg@10", "--metrics", "map"),
     ("evaluate", "--qrels", "q", "--qrels", "r"),
     ("convert", "--ratings", "a.csv", "--ratings", "b.csv"),
     ("datasets", "list", "--format", "json", "--format", "table"),
     ("reproduce", "--tolerance", "1e-9", "--tolerance", "1e-6"),
-    ("crosscheck", "--profile", "lightgbm", "--profile", "xgboost"),
+    ("crosscheck", "--dataset", "nowhere", "--profile", "lightgbm", "--profile", "xgboost"),
 ])
 def test_a_second_different_value_is_refused_by_every_command(tmp_path: Path,
                                                               argv: tuple[str, ...]) -> None:
