@@ -83,11 +83,16 @@ _GIVEN = "_ltrbench_given"
 
 
 class _Once:
-    """Mixed into a store action: a second, different value for the same destination is said
-    (``--config a.toml --config b.toml`` used ``b.toml`` in silence, argparse's last-wins;
-    ``--crosscheck --no-crosscheck`` likewise). The last value still wins, the convention of
-    command lines (a wrapper or alias that sets a default the user overrides), but a line on
-    standard error names both values and the one used. The same value twice says nothing."""
+    """Mixed into a store action: the one rule of every command for an option given twice.
+
+    A second, *different* value for the same destination is a usage error (exit 2) naming both
+    values: ``--config a.toml --config b.toml`` trained ``b.toml`` in silence (argparse's
+    last-wins), ``evaluate --profile ranx --profile trec_eval`` printed trec_eval's numbers, and
+    ``--crosscheck --no-crosscheck`` left the user guessing. Round 5 warned for ``run`` and
+    ``report`` and refused for ``evaluate``; one grammar now refuses everywhere, since every such
+    option chooses a number, a file or an output. The same value twice is accepted silently
+    (``--format json --format=json``); options that add up (``append``, ``extend``, ``count``)
+    are not single-valued and are left alone."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
@@ -100,17 +105,19 @@ class _Once:
         given: dict[str, tuple[str, Any]] = namespace.__dict__.setdefault(_GIVEN, {})
         if option_string is not None and dest in given and given[dest][1] != value:
             first, before = given[dest]
-            how = ("given twice" if first == option_string
-                   else f"after {first} (both set {dest!r})")
-            print(f"warning: {parser.prog}: {option_string} {how} ({first} {before!r}, then "
-                  f"{option_string} {value!r}): using the last, {value!r}", file=sys.stderr)
+            if first == option_string:
+                how = f"given twice ({before!r}, then {value!r})"
+            else:
+                how = f"given after {first} (both set {dest!r}: {before!r}, then {value!r})"
+            raise argparse.ArgumentError(self,  # type: ignore[arg-type]
+                                         f"{how}: give it once")
         if option_string is not None:
             given[dest] = (option_string, value)
         super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]
 
 
 def once_per_option(parser: argparse.ArgumentParser) -> None:
-    """Make every single-valued option of ``parser`` (and of its sub-commands) say a second,
+    """Make every single-valued option of ``parser`` (and of its sub-commands) refuse a second,
     different value: see :class:`_Once`. Options that add up (``append``, ``count``) are kept."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

@@ -45,8 +45,11 @@ def _files(tmp_path: Path) -> tuple[str, str]:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from bench.cli import once_per_option
+
     parser = argparse.ArgumentParser(prog="ltrbench")
     cmd.register(parser.add_subparsers(dest="command"))
+    once_per_option(parser)  # the command line's one rule for an option given twice
     return parser
 
 
@@ -196,9 +199,10 @@ def test_an_option_of_one_value_given_twice_is_refused(tmp_path: Path, option: s
 @pytest.mark.parametrize("option", ["--data", "--scores", "--query", "--score-column",
                                     "--scheduler", "--workers", "--engine"])
 def test_other_single_value_options_given_twice_are_refused(option: str) -> None:
-    value = {"--workers": "2", "--engine": "local"}.get(option, "x")
+    value, other = {"--workers": ("2", "3"), "--engine": ("local", "dask")}.get(option,
+                                                                                ("x", "y"))
     with pytest.raises(SystemExit) as info, redirect_stderr(io.StringIO()) as err:
-        _parser().parse_args(["evaluate", option, value, option, value])
+        _parser().parse_args(["evaluate", option, value, option, other])
     assert info.value.code == 2
     assert f"argument {option}: given twice" in err.getvalue()
 

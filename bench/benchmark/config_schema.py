@@ -175,6 +175,8 @@ def check_name(text: str, where: str) -> str:
                           "a name is one line of printable text")
     if len(text) > 100:
         raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
+    if text != text.strip():  # ' x' and 'x' print alike in every table, two datasets apart
+        raise ConfigError(f"{where}: {text!r} begins or ends with a space; write {text.strip()!r}")
     return text
 
 

@@ -22,8 +22,9 @@ from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import results_folder, run_benchmark
 from bench.data.atomic import write_text
 from bench.data.jsonio import json_number
+from bench.data.outputs import check_output_file
 from bench.datasets.catalogue import SHAPES_LOADER, DatasetSpec
-from bench.datasets.folds import N_FOLDS, fold_name, fold_source
+from bench.datasets.folds import N_FOLDS, fold_name, fold_source, fold_suffix
 from bench.datasets.resolve import resolve_spec
 from bench.errors import ConfigError
 from bench.report.folds import FoldTable, fold_table, render_fold_markdown
@@ -54,6 +55,11 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int]) -> tuple[list[str], str]
                         for k in folds) or len(set(folds)) != len(folds):
         raise ConfigError(f"folds: expected distinct fold numbers 1..{N_FOLDS} (at least one); "
                           f"got {list(folds)!r}")
+    head, named = fold_suffix(spec.text)
+    if named is not None:  # ``PATH:Fold2 --folds 1`` ran Fold1 and dropped Fold2 in silence
+        raise ConfigError(f"--folds: dataset {spec.text!r} names one fold ({named}) and --folds "
+                          f"picks folds of its root; give the root ({head!r}) with --folds, or "
+                          f"{spec.text!r} without --folds")
     if spec.card is not None:
         card = spec.card
         if card.loader == SHAPES_LOADER:  # a stand-in: five folds of its generated parts
@@ -83,6 +89,10 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     datasets, own_name = _fold_plan(resolve_spec(config.dataset), folds)  # parsed once
     base = config.name or own_name
     out = results_folder(out_dir)
+    folder = out / "folds"
+    stem = f"{dataset_slug(base)}-folds{''.join(str(k) for k in folds)}"
+    for suffix in (".md", ".json"):  # checked before the first fold trains, not after the last
+        check_output_file(folder / f"{stem}{suffix}", option="--out")
     runs = []
     for k, text in zip(folds, datasets, strict=True):
         # each fold its own dataset name (NAME:FoldK): its tables, cross-check and plot
@@ -91,8 +101,6 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
         runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
     dirs = [RunDir(r) for r in runs]
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
-    stem = f"{dataset_slug(tables[0].dataset)}-folds{''.join(str(k) for k in folds)}"
-    folder = out / "folds"
     folder.mkdir(parents=True, exist_ok=True)
     md = write_text(folder / f"{stem}.md", "\n".join(render_fold_markdown(t) for t in tables))
     doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),

@@ -72,69 +72,53 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-class _Once(argparse.Action):
-    """Store an option's value, refusing the option given twice: argparse's ``store`` keeps the
-    last one silently, so ``--qrels a.txt --qrels b.txt`` evaluated b.txt and ``--profile ranx
-    --profile trec_eval`` printed trec_eval's numbers with no word about the first."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
-        seen: set[str] = namespace.__dict__.setdefault("_given_once", set())
-        if self.dest in seen:
-            raise argparse.ArgumentError(
-                self, f"given twice ({getattr(namespace, self.dest)!r}, then {values!r}): "
-                "give it once")
-        seen.add(self.dest)
-        setattr(namespace, self.dest, values)
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``ltrbench evaluate``. An option of one value given twice is an error
-    (:class:`_Once`); ``--metrics`` given twice computes the names of both."""
+    """The options of ``ltrbench evaluate``. An option of one value given twice with two
+    values is an error (the rule of every command: :func:`bench.cli.once_per_option`);
+    ``--metrics`` given twice computes the names of both."""
     src = p.add_argument_group("input (either --data and --scores, or --qrels and --run)")
-    src.add_argument("--data", metavar="FILE", action=_Once,
+    src.add_argument("--data", metavar="FILE",
                      help="SVMlight/LETOR file with labels and qid:")
-    src.add_argument("--query", metavar="FILE", action=_Once,
+    src.add_argument("--query", metavar="FILE",
                      help="group sizes for a --data file without qid: "
                      "(default: FILE.query beside it)")
-    src.add_argument("--scores", metavar="FILE", action=_Once,
+    src.add_argument("--scores", metavar="FILE",
                      help="one score per line, in --data row order")
-    src.add_argument("--qrels", metavar="FILE", action=_Once,
+    src.add_argument("--qrels", metavar="FILE",
                      help="TREC qrels 'qid iter docno rel'")
     src.add_argument("--run", metavar="[NAME=]FILE", action="append",
                      help="TREC run 'qid Q0 docno rank score tag'; repeat to compare runs")
     p.add_argument("--metrics", nargs="+", action="extend", default=None, metavar="NAME",
                    help=f"metric names, e.g. 'ndcg@1,3,5,10 map@10 mrr' (default: {EVALUATE_METRICS})")
-    p.add_argument("--profile", default=None, metavar="NAME", action=_Once,
+    p.add_argument("--profile", default=None, metavar="NAME",
                    help=f"convention: {', '.join(PROFILES)} (default: ltrbench; trec_eval for "
                    "--qrels/--run)")
-    p.add_argument("--missing", choices=("drop", "zero"), default=None, action=_Once,
+    p.add_argument("--missing", choices=("drop", "zero"), default=None,
                    help="with several --run: a qrels query a run has no line for is dropped from "
                    "every run and metric (drop) or scored 0 (zero, as trec_eval -c); default: "
                    "the profile's own rule")
     opt = p.add_argument_group("profile options (trec_eval's -M, -J, -l)")
-    opt.add_argument("--run-depth", type=ascii_int, default=None, metavar="N", action=_Once,
+    opt.add_argument("--run-depth", type=ascii_int, default=None, metavar="N",
                      help="only the top N documents of each query's ranking count (trec_eval "
                      "-M N; the profile's run_depth)")
     opt.add_argument("--judged-only", action="store_true",
                      help="with --qrels/--run: unjudged documents leave the ranking first "
                      "(trec_eval -J; the profile's judged_only)")
     opt.add_argument("--relevance-level", type=ascii_float, default=None, metavar="L",
-                     action=_Once,
                      help="relevant = label >= L (trec_eval -l L keeps lower labels' gains, "
                      "ranx's rel_lvl zeroes them: the profile's rel_level says which)")
-    p.add_argument("--per-query", metavar="OUT.csv", action=_Once,
+    p.add_argument("--per-query", metavar="OUT.csv",
                    help="also write per-query values to this CSV")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table", action=_Once)
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
     eng = p.add_argument_group("engine")
-    eng.add_argument("--engine", choices=engine_names(), default=DEFAULT_ENGINE, action=_Once,
+    eng.add_argument("--engine", choices=engine_names(), default=DEFAULT_ENGINE,
                      help="local (this process) or dask (--data is a folder of Parquet shards)")
-    eng.add_argument("--score-column", default=None, metavar="NAME", action=_Once,
+    eng.add_argument("--score-column", default=None, metavar="NAME",
                      help="with --engine dask: the shards' score column (default: score)")
-    eng.add_argument("--scheduler", metavar="ADDRESS", action=_Once,
+    eng.add_argument("--scheduler", metavar="ADDRESS",
                      help="with --engine dask: an existing scheduler (tcp://host:8786); default: "
                      "a local cluster on 127.0.0.1")
-    eng.add_argument("--workers", type=int, default=None, action=_Once,
+    eng.add_argument("--workers", type=int, default=None,
                      help="with --engine dask and no --scheduler: local worker processes (2)")
     p.add_argument("--sort-by-qid", action="store_true",
                    help="accept a --data file whose queries are not contiguous (rows are grouped "
@@ -257,10 +241,11 @@ def _write_per_query(result: EvaluationResult, path: str | None) -> None:
     if path is None:
         return
     from bench.data.atomic import atomic_path
+    from bench.data.outputs import formula_safe_frame
 
     assert result.per_query is not None
     with atomic_path(path) as tmp:
-        result.per_query.to_csv(tmp, index=False)
+        formula_safe_frame(result.per_query).to_csv(tmp, index=False)
 
 
 def run_names(specs: list[str]) -> list[tuple[str, str]]:
@@ -308,8 +293,9 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
     result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
     if args.per_query is not None:
         from bench.data.atomic import atomic_path
+        from bench.data.outputs import formula_safe_frame
 
         with atomic_path(args.per_query) as tmp:
-            result.per_query_frame().to_csv(tmp, index=False)
+            formula_safe_frame(result.per_query_frame()).to_csv(tmp, index=False)
     print_comparison(result, args.format)
     return 0

@@ -93,6 +93,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     from bench.benchmark.config import DEFAULT_RUN_PARAMS, parse_seeds
     from bench.benchmark.config_schema import TOP_SPECS, check_data_dir, check_name, cli_int
     from bench.benchmark.scoring import expand_metrics
+    from bench.datasets.folds import fold_suffix
     from bench.errors import ConfigError
     from bench.runners.params import param_spec
     from bench.runners.registry import expand_models
@@ -102,6 +103,10 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
         changes["dataset"] = args.dataset
     if getattr(args, "name", None) is not None:
         changes["name"] = check_name(args.name, "--name")
+        if fold_suffix(args.name)[1] is not None:  # a plain run would pass for a fold of NAME
+            raise ConfigError(f"--name: {args.name!r} ends as ltrbench names a dataset's fold "
+                              "(NAME:FoldK, given to each fold of --folds); name the dataset "
+                              "without it")
     if models is not None:
         changes["models"] = models
     elif args.models is not None:  # '' is refused (no models), not the default

@@ -21,9 +21,11 @@ is refused naming the query and both runs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -106,11 +108,60 @@ def render_fold_markdown(table: FoldTable) -> str:
              f"`{table.profile}`", "", "| " + " | ".join(head) + " |",
              "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for r in table.rows:
-        cells = [r.model, *(f"{v:.4f}" for v in r.per_fold), f"{r.mean:.4f} ± {r.std:.4f}",
+        spread = f" ± {r.std:.4f}" if np.isfinite(r.std) else " (one fold: no std)"
+        cells = [r.model, *(f"{v:.4f}" for v in r.per_fold), f"{r.mean:.4f}{spread}",
                  f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
                  "best" if r.p_holm is None else f"{r.p_holm:.4f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def read_fold_docs(folder: Path) -> list[dict[str, Any]]:
+    """The fold documents in ``folder`` (``<out>/folds/*.json``, written by
+    :func:`bench.benchmark.folds.run_folds`), sorted by name; none when the folder is absent.
+    A document that is not JSON, not UTF-8, or not of that shape (``tables`` of ``rows`` with
+    numbers where numbers go) is a :class:`DataError` naming the file and the place, not a
+    traceback in the HTML report."""
+    if not folder.is_dir():
+        return []
+    docs = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise DataError(f"not a fold document (JSON): {exc}", path=path) from None
+        except OSError as exc:
+            raise DataError(f"cannot be read: {exc.strerror or exc}", path=path) from None
+        _check_fold_doc(doc, path)
+        docs.append(doc)
+    return docs
+
+
+def _check_fold_doc(doc: Any, path: Path) -> None:
+    """The shape :func:`bench.benchmark.folds.run_folds` writes, else a DataError naming where."""
+    def bad(where: str, what: str) -> DataError:
+        return DataError(f"{where}: expected {what}; a fold document as `ltrbench run --folds` "
+                         "writes it", path=path)
+
+    def number(value: Any, where: str) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise bad(where, f"a number or null, got {value!r:.40}")
+
+    if not isinstance(doc, dict) or not isinstance(doc.get("tables", []), list):
+        raise bad("the document", "an object with a list of tables")
+    for i, table in enumerate(doc.get("tables", [])):
+        if not isinstance(table, dict) or not isinstance(table.get("rows", []), list) \
+                or not isinstance(table.get("folds", []), list):
+            raise bad(f"tables[{i}]", "an object with lists 'folds' and 'rows'")
+        for j, row in enumerate(table.get("rows", [])):
+            where = f"tables[{i}].rows[{j}]"
+            if not isinstance(row, dict) or not isinstance(row.get("per_fold", []), list) \
+                    or not isinstance(row.get("ci", []), list) or len(row.get("ci", [])) > 2:
+                raise bad(where, "an object with lists 'per_fold' and 'ci' (two numbers)")
+            for key in ("mean", "std", "pooled_mean", "p_holm_vs_best"):
+                number(row.get(key), f"{where}.{key}")
+            for k, value in enumerate([*row.get("per_fold", []), *row.get("ci", [])]):
+                number(value, f"{where} value {k + 1}")
 
 
 def _one(what: str, found: list[_T], runs: Sequence[RunDir]) -> _T:

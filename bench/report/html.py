@@ -43,6 +43,7 @@ from bench.data.atomic import write_text
 from bench.errors import LtrbenchError
 from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset, per_query_matrix
+from bench.report.folds import read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
 from bench.report.story import verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
@@ -481,14 +482,6 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
             f"<h1>{esc(title)}</h1><p class=\"note\">{esc(doc.get('generated_by', ''))}</p>"
             f"<p>{intro}</p><nav><ul>{toc}</ul></nav>\n" + "\n".join(body)
             + f"\n<script>{_SCRIPT}</script></body></html>\n")
-
-
-def read_fold_docs(folder: Path) -> list[dict[str, Any]]:
-    """The fold documents in ``folder`` (``<out>/folds/*.json``), sorted by name; none when the
-    folder is absent."""
-    if not folder.is_dir():
-        return []
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
 
 
 def write_html(doc: dict[str, Any], out: Path, *, base: Path | None = None,

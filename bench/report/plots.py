@@ -162,6 +162,8 @@ def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path
     if zoom:
         panels[1][0].set_title("learned models only (the baselines flatten them)", fontsize=9)
     handles, labels = ax.get_legend_handles_labels()  # every model is on the first panel
+    if not handles:  # no model of the table has ndcg@k values here (a table of no rows)
+        return None
     _legend_outside(panels[-1][0], len(table["rows"]), handles=handles, labels=labels)
     return _save(fig, Path(path))
 

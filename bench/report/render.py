@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.data.outputs import FORMULA_START as _FORMULA_START
 from bench.metrics.families import metric_header
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
@@ -309,10 +310,9 @@ def csv_frame(doc: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-#: The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
-#: Injection": ``=``, ``+``, ``-``, ``@``, tab, carriage return; LibreOffice also reads a
-#: full-width ``＝`` ``＋`` ``－`` ``＠`` as its ASCII twin).
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+#: The first characters that make a spreadsheet read a cell as a formula: owned by
+#: :mod:`bench.data.outputs` (:data:`~bench.data.outputs.FORMULA_START`).
+FORMULA_START = _FORMULA_START
 
 
 def csv_cell(text: str) -> str:

@@ -161,14 +161,33 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
                                   f"--include-unfinished), {_when(runs[-1])}")
         else:
             use, why = runs[-1], f"newest finished run, {_when(runs[-1])}"
-        skipped = [(r, "not named with --runs" if picked else f"older, {_when(r)}")
-                   for r in runs if r is not use]
+        skipped = [(r, ("not named with --runs" if picked else f"older, {_when(r)}")
+                    + _other_data(r, use)) for r in runs if r is not use]
         skipped += [(r, "unfinished: no finish time in its manifest")
                     for r in selection.unfinished if dataset in _safe_datasets(r)]
         _not_being_written(use)
         selection.choices.append(Choice(dataset, use, why, n, tuple(
             (r, f"{w}, {_models(r, dataset)}") for r, w in skipped)))
     return selection
+
+
+def _spec(run: RunDir) -> str | None:
+    """The dataset a run read, as its manifest records it (``dataset.spec``: a catalogue name or
+    a resolved path), or ``None`` when it records none."""
+    dataset = run.manifest.get("dataset") if run.has_manifest else None
+    spec = dataset.get("spec") if isinstance(dataset, dict) else None
+    return spec if isinstance(spec, str) else None
+
+
+def _other_data(run: RunDir, used: RunDir) -> str:
+    """``"; ANOTHER DATASET under this name (...)"`` when ``run`` read another dataset than the
+    run used (``--name same`` given to two datasets: the older was skipped as an older run of
+    the same data, in silence), else ``""``."""
+    a, b = _spec(run), _spec(used)
+    if a is None or b is None or a == b:
+        return ""
+    return (f"; ANOTHER DATASET under this name ({a!r}; the table's run read {b!r}): "
+            "give one of them another --name, or name the run with --runs")
 
 
 def _not_being_written(run: RunDir) -> None:

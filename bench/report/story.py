@@ -12,6 +12,7 @@ pair by pair with a paired randomization test on the same per-query values (unco
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,7 @@ def story(run_dir: str | Path) -> str:
               else "")
         vs = r["vs_best"]
         p = "best" if vs is None else f"p {vs['p_randomization_holm']:.3g}"
-        lines.append(f"  {r['model']:<{width}}  {_mean(r, primary):.4f}  {ci:<18}  {p}")
+        lines.append(f"  {r['model']:<{width}}  {_shown(r, primary):>6}  {ci:<18}  {p}")
     lines.append(verdict(rows, primary))
     lines += head_to_head(run, table)
     return "\n".join(lines) + "\n"
@@ -88,6 +89,9 @@ def _queries(table: dict[str, Any], best: dict[str, Any], primary: str) -> str:
 def verdict(rows: list[dict[str, Any]], primary: str) -> str:
     """``best: X; not distinguishable from it: Y, Z`` (Holm-corrected p >= ALPHA)."""
     best = rows[0]
+    if not math.isfinite(_mean(best, primary)):  # every query blank: no model has a value
+        return (f"verdict: none; no model has a {primary} value (every query blank under the "
+                "run's profile, or the metric not computed)")
     ties = [r["model"] for r in rows[1:]
             if r["vs_best"] is not None and r["vs_best"]["p_randomization_holm"] is not None
             and r["vs_best"]["p_randomization_holm"] >= ALPHA]
@@ -116,6 +120,13 @@ def head_to_head(run: RunDir, table: dict[str, Any]) -> list[str]:
         out.append(f"head to head: {a} - {b} = {d:+.4f} {primary} (paired randomization "
                    f"p {p:.3g}{', a real difference' if p < ALPHA else ', no clear winner'})")
     return out
+
+
+def _shown(row: dict[str, Any], metric: str) -> str:
+    """The mean as printed: four decimals, ``–`` where there is none (``-inf`` is only the
+    sorting key of a row without a value, never a number to print)."""
+    value = _mean(row, metric)
+    return f"{value:.4f}" if math.isfinite(value) else "–"
 
 
 def _mean(row: dict[str, Any], metric: str) -> float:

@@ -56,7 +56,11 @@ state, ``sys.stdout``, signal handlers, the umask, library functions it replaced
 back after each of its calls, the import of its module included, and noted in the status file
 (:func:`bench.runners.custom_process.isolated_process`); what it prints goes to standard error.
 A ``KeyboardInterrupt`` it raises stops the run as Ctrl-C does; ``os._exit`` is its failure, not
-the end of ltrbench; a process it forks is ended when it returns into ltrbench. A ``fit`` or
+the end of ltrbench; a process it forks is ended when it returns into ltrbench. Each call (the
+factory, ``fit``, each ``predict``) has a time limit, ``timeout = SECONDS`` in its table (default
+:data:`~bench.runners.custom_process.DEFAULT_TIMEOUT_S`, one hour): a call past it is stopped and
+is a :class:`CustomModelFailure` naming the model and the key
+(:func:`bench.runners.custom_checks.limited`). A ``fit`` or
 ``predict`` attribute whose lookup raises (a property, ``__getattr__``) is a ConfigError naming
 the model.
 """
@@ -84,15 +88,22 @@ from bench.errors import ConfigError
 from bench.runners.custom_checks import CustomModelFailure as CustomModelFailure
 from bench.runners.custom_checks import CustomModelTampered as CustomModelTampered
 from bench.runners.custom_checks import (
+    check_timeout,
     checked_scores,
     describe_failure,
     guarded_splits,
+    limited,
     read_only,
     seed_by_set_params,
     user_attribute,
 )
 from bench.runners.custom_checks import verify_unchanged as verify_unchanged
-from bench.runners.custom_process import isolated_process, one_line, watch_finaliser
+from bench.runners.custom_process import (
+    DEFAULT_TIMEOUT_S,
+    isolated_process,
+    one_line,
+    watch_finaliser,
+)
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
@@ -102,7 +113,7 @@ _REFERENCE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-
 #: Parameter names the run owns (the seed of each run).
 _SEED_KEYS = ("seed", "random_state", "random_seed")
 #: Keys of a ``[custom_models.<name>]`` table.
-_TABLE_KEYS = ("factory", "params")
+_TABLE_KEYS = ("factory", "params", "timeout")
 #: The longest custom model name: ``status/<name>-seed<k>.json`` must stay under the 255 bytes
 #: of a file name on common file systems (ext4, APFS, NTFS).
 MAX_NAME = 128
@@ -123,6 +134,8 @@ class CustomModel:
     params: Mapping[str, Any]
     target: Callable[..., Any] = field(compare=False, repr=False)
     source: str = field(default="", compare=False)
+    #: Seconds one call (factory, ``fit``, each ``predict``) may run: ``timeout`` in the table.
+    timeout_s: float = DEFAULT_TIMEOUT_S
 
     @property
     def where(self) -> str:
@@ -144,8 +157,10 @@ class CustomModel:
         return sha256_file(Path(source)) if source and Path(source).is_file() else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``[custom_models.<name>]`` table: ``factory`` and ``params`` (part of the config hash)."""
-        return {"factory": self.factory, "params": dict(self.params)}
+        """The ``[custom_models.<name>]`` table: ``factory``, ``params`` and a ``timeout`` other
+        than the default (part of the config hash)."""
+        limit = {} if self.timeout_s == DEFAULT_TIMEOUT_S else {"timeout": self.timeout_s}
+        return {"factory": self.factory, "params": dict(self.params), **limit}
 
 
 def custom_model(name: str, spec: Any) -> CustomModel:
@@ -159,8 +174,9 @@ def custom_model(name: str, spec: Any) -> CustomModel:
     table = table_key(name)
     _check_name(name, table)
     if isinstance(spec, CustomModel):
-        spec = {"factory": spec.factory, "params": dict(spec.params)}
+        spec = spec.to_dict()
     params: Any = {}
+    limit = DEFAULT_TIMEOUT_S
     if isinstance(spec, Mapping):
         for key in spec:
             if key not in _TABLE_KEYS:
@@ -169,13 +185,15 @@ def custom_model(name: str, spec: Any) -> CustomModel:
             raise ConfigError(f"{table}: no factory; expected factory = "
                               "\"package.module:attribute\"")
         params = spec.get("params", {})
+        limit = check_timeout(spec.get("timeout", DEFAULT_TIMEOUT_S), f"{table} timeout")
         spec = spec["factory"]
         if not isinstance(spec, str) and not callable(spec):
             raise ConfigError(f"{table} factory: expected \"package.module:attribute\", e.g. "
                               f"\"lightgbm:LGBMRanker\"; got {show(spec)}")
     _check_params(name, params)
     if isinstance(spec, str):
-        return CustomModel(name, spec, dict(params), resolve_factory(name, spec))
+        return CustomModel(name, spec, dict(params), resolve_factory(name, spec),
+                           timeout_s=limit)
     if callable(spec):
         reference = f"{getattr(spec, '__module__', '?')}:{getattr(spec, '__qualname__', '?')}"
         try:
@@ -189,7 +207,7 @@ def custom_model(name: str, spec: Any) -> CustomModel:
                 "module so that the run's config.toml can name it, or give that name as a "
                 "string (\"package.module:attribute\"; an object with __call__ works so)"
             )
-        return CustomModel(name, reference, dict(params), spec)
+        return CustomModel(name, reference, dict(params), spec, timeout_s=limit)
     raise ConfigError(f"[custom_models] {_toml_key(name)}: expected a table with factory = "
                       "\"package.module:attribute\" (and params), a reference string, or in "
                       f"Python a class or function; got {show(spec)}")
@@ -295,8 +313,9 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
     params = copy.deepcopy(dict(model.params))  # the factory may change its own copy, not the run's
     try:
         with isolated_process(where):
-            ranker = model.target(**params, **given)
-    except KeyboardInterrupt:
+            ranker = limited(lambda: model.target(**params, **given), model.timeout_s, where,
+                             "the factory")
+    except (KeyboardInterrupt, CustomModelFailure):
         raise
     except BaseException as exc:
         raise ConfigError(f"{where}: calling the factory with {dict(model.params)!r} and "
@@ -352,7 +371,8 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
             args, kwargs = _fit_arguments(style, signature, splits.train, splits.vali)
             try:
                 with isolated_process(where, restored):
-                    returned = _fit(ranker, args, kwargs, where)
+                    returned = limited(lambda: _fit(ranker, args, kwargs, where),
+                                       model.timeout_s, where, "fit", restored)
             except (KeyboardInterrupt, CustomModelFailure):
                 raise
             except BaseException as exc:
@@ -374,7 +394,8 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
         )
         try:
             return score_eval_splits(result, splits, model=model.name, booster=ranker,
-                                     predict=lambda data: _predict(ranker, data, where, restored))
+                                     predict=lambda data: _predict(ranker, data, where, restored,
+                                                                   model.timeout_s))
         finally:
             if restored:
                 notes["process"] = ("put back after the ranker changed it: "
@@ -397,11 +418,12 @@ def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str)
     return returned
 
 
-def _predict(ranker: Any, data: LetorData, where: str,
-             restored: list[str]) -> NDArray[np.float64]:
+def _predict(ranker: Any, data: LetorData, where: str, restored: list[str],
+             limit_s: float = DEFAULT_TIMEOUT_S) -> NDArray[np.float64]:
     try:
         with isolated_process(where, restored):
-            raw = ranker.predict(read_only(data.X))
+            raw = limited(lambda: ranker.predict(read_only(data.X)), limit_s, where, "predict",
+                          restored)
             if inspect.iscoroutine(raw):
                 raw.close()
                 raise CustomModelFailure(f"{where}: predict returned a coroutine (an async "

@@ -45,8 +45,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
+import math
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import numpy as np
@@ -54,7 +55,13 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorSplits
 from bench.errors import ConfigError, LtrbenchError
-from bench.runners.custom_process import ProcessExit, isolated_process, one_line
+from bench.runners.custom_process import (
+    ProcessExit,
+    RankerTimeout,
+    isolated_process,
+    one_line,
+    time_limit,
+)
 
 #: float64 holds every integer of magnitude up to 2^53 exactly (IEEE 754 binary64).
 EXACT_INTEGER_LIMIT = 2**53
@@ -308,3 +315,41 @@ def _digest(array: NDArray[Any]) -> bytes:
         return b""
     data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
     return hashlib.sha1(data.data, usedforsecurity=False).digest()
+
+
+def limited(call: Callable[[], Any], limit_s: float, where: str, step: str,
+            changed: list[str] | None = None) -> Any:
+    """``call()`` (a user's ranker's code) stopped after ``limit_s`` seconds
+    (:func:`~bench.runners.custom_process.time_limit`): a :class:`CustomModelFailure` naming the
+    model, the step and the table key that raises the limit."""
+    with time_limit(limit_s, changed) as expired:
+        try:
+            value = call()
+        except RankerTimeout:
+            expired.set()
+        except BaseException:
+            if not expired.is_set():
+                raise
+    if expired.is_set():
+        raise CustomModelFailure(
+            f"{where}: {step} ran past its time limit of {limit_s:g} s and was stopped; give it "
+            "more with timeout = SECONDS in its [custom_models.<name>] table (from Python: "
+            "{'factory': ..., 'timeout': SECONDS})")
+    return value
+
+
+#: The longest time limit of one call of a user's ranker: a week.
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+
+
+def check_timeout(value: Any, key: str) -> float:
+    """A ranker's ``timeout`` (``key``: ``[custom_models.mine] timeout``): a number of seconds,
+    more than 0 and at most :data:`MAX_TIMEOUT_S`; a bool, a string, NaN or infinity is a
+    :class:`ConfigError` naming the key."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ConfigError(f"{key}: expected a number of seconds (e.g. 600); got {value!r}")
+    seconds = float(value)
+    if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIMEOUT_S:
+        raise ConfigError(f"{key}: expected a number of seconds > 0 and <= {MAX_TIMEOUT_S:g} "
+                          f"(a week); got {value!r}")
+    return seconds

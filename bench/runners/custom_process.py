@@ -14,8 +14,10 @@ handlers (``SIGINT``: Ctrl-C must still stop the run; ``SIGTERM``, ``SIGHUP``, `
 would end the run later), the soft resource limits (open files, file size, CPU time, memory),
 the umask (later files must stay readable), modules it swapped in ``sys.modules``, and the
 functions of NumPy, pandas, SciPy, ltrbench, the GBDT libraries and the built-ins that it
-replaced (``np.argsort = ...`` would reverse every later ranking; attributes of classes are not
-covered). What it prints to standard output (Python's or file descriptor 1) goes to standard
+replaced (``np.argsort = ...`` would reverse every later ranking), and the methods, properties
+and class or static methods of those packages' classes that it replaced, removed or added
+(``lightgbm.Booster.predict = ...``, ``pandas.DataFrame.sort_values = ...``: the run's own
+models and evaluation call them). What it prints to standard output (Python's or file descriptor 1) goes to standard
 error, so ``--format json`` stays one JSON document on stdout. An exception in a thread it
 started is one line on stderr naming the model, not a traceback.
 
@@ -36,6 +38,7 @@ import random
 import signal
 import sys
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Iterator
@@ -103,6 +106,7 @@ class _ProcessState:
         self.cwd = os.getcwd()
         self.sys_modules = dict(sys.modules)
         self.patched = _library_functions()
+        self.classes = _library_classes()
         self.environ = dict(os.environ)
         self.np_random = np.random.get_state()  # noqa: NPY002 - the global state a ranker may change
         self.py_random = random.getstate()
@@ -163,6 +167,7 @@ class _ProcessState:
             sys.modules.update({k: self.sys_modules[k] for k in swapped})
             changed.append(f"sys.modules ({', '.join(sorted(swapped)[:5])})")
         changed.extend(_put_back_functions(self.patched))
+        changed.extend(_put_back_classes(self.classes))
         return changed
 
 
@@ -235,7 +240,8 @@ def _soft_limits() -> dict[str, tuple[int, int]]:
 #: Top-level packages whose module-level functions and classes a ranker must not replace
 #: (``np.argsort = ...`` would reverse every later ranking): NumPy, pandas, SciPy, ltrbench,
 #: the GBDT libraries, the built-ins and ``math``. Checked by identity after each call, put
-#: back and named (about 20 ms for 35,000 functions); attributes of classes are not covered.
+#: back and named (about 20 ms for 35,000 functions); the methods of their classes too
+#: (:func:`_library_classes`).
 #: numba is left out: its dispatchers and registries rebind their own module globals as they
 #: compile, which a ranker using numba triggers legitimately.
 _GUARDED_PACKAGES = frozenset({"numpy", "pandas", "scipy", "bench", "builtins", "math",
@@ -272,6 +278,51 @@ def _put_back_functions(taken: list[tuple[str, Any, dict[str, Any]]]) -> list[st
 
 
 _MISSING = object()
+
+#: ``type.__flags__`` bit of a type whose attributes cannot be set (``Py_TPFLAGS_IMMUTABLETYPE``,
+#: CPython ``Include/object.h``): ``numpy.ndarray``, ``int``; nothing to guard there.
+_IMMUTABLE_TYPE = 1 << 8
+
+
+def _is_method(value: Any) -> bool:
+    return callable(value) or isinstance(value, (classmethod, staticmethod, property))
+
+
+def _library_classes() -> list[tuple[str, type, dict[str, Any]]]:
+    """``(dotted name, class, {name: method})`` of the mutable classes defined in the loaded
+    modules of :data:`_GUARDED_PACKAGES` (about 1,800 classes and 15,000 methods, 70 ms):
+    methods, properties, class and static methods, the things that change behaviour."""
+    taken = []
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] not in _GUARDED_PACKAGES:
+            continue
+        for value in list(getattr(module, "__dict__", {}).values()):
+            if isinstance(value, type) and value.__module__ == name \
+                    and not value.__flags__ & _IMMUTABLE_TYPE:
+                taken.append((f"{name}.{value.__qualname__}", value,
+                              {k: v for k, v in list(vars(value).items()) if _is_method(v)}))
+    return taken
+
+
+def _put_back_classes(taken: list[tuple[str, type, dict[str, Any]]]) -> list[str]:
+    """Put back every method of :func:`_library_classes` that was replaced or removed, remove one
+    that was added (it would shadow a base class's); what was, by name."""
+    changed = []
+    for name, cls, methods in taken:
+        now = vars(cls)
+        for key, value in methods.items():
+            if now.get(key, _MISSING) is not value:
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(cls, key, value)
+                changed.append(f"{name}.{key}")
+        for key in [k for k, v in list(now.items()) if k not in methods and _is_method(v)]:
+            with contextlib.suppress(AttributeError, TypeError):
+                delattr(cls, key)
+            changed.append(f"{name}.{key} (added)")
+    if not changed:
+        return []
+    more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+    return [f"methods of library classes it replaced ({', '.join(changed[:5])}{more})"]
 
 
 def _same_np_state(a: Any, b: Any) -> bool:
@@ -340,3 +391,88 @@ def one_line(text: object) -> str:
 
 
 
+
+
+#: How long one call of a user's ranker (its factory, ``fit``, each ``predict``) may run unless
+#: its table says otherwise (``timeout = SECONDS`` in ``[custom_models.<name>]``): one hour,
+#: four times the longest built-in fit measured here (LightGBM on MSLR-WEB30K, 857 s).
+DEFAULT_TIMEOUT_S = 3600.0
+
+
+#: The repeat interval of the time limit's timer (again every second past the limit); a timer
+#: with another interval when the call returns was set or cancelled by the ranker.
+_REPEAT = 1.0
+
+
+class RankerTimeout(BaseException):
+    """Raised inside a user's ranker whose call ran past its time limit (a ``BaseException``,
+    so that a ranker's ``except Exception`` does not swallow it; one that swallows it anyway is
+    stopped again every second, and is failed when it returns)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, changed: list[str] | None = None) -> Iterator[threading.Event]:
+    """Stop the block (a user's ranker's call) after ``seconds``: yields an event that is set
+    once the limit has passed; the caller fails the call when it is set, however the block ended.
+
+    A watchdog thread raises :class:`RankerTimeout` in the calling thread
+    (``PyThreadState_SetAsyncExc``, CPython ``Python/pystate.c``: delivered between two
+    bytecodes), again every second while the block goes on; in the main thread an interval
+    timer's ``SIGALRM`` also interrupts a blocking system call (``time.sleep``: PEP 475 retries it
+    unless the handler raises). A call that stays inside native code (a C extension's loop) is
+    stopped when it returns to Python. Nothing is left pending once the block is over; an
+    interval timer or ``SIGALRM`` handler the block set or cancelled is put back and named in
+    ``changed`` (as :func:`isolated_process` names it).
+    """
+    import ctypes
+
+    expired, done, lock = threading.Event(), threading.Event(), threading.Lock()
+    target = threading.get_ident()
+    main = threading.current_thread() is threading.main_thread()
+
+    def fire() -> None:
+        if done.wait(seconds):
+            return
+        while True:
+            with lock:
+                if done.is_set():
+                    return
+                expired.set()
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target),
+                                                           ctypes.py_object(RankerTimeout))
+            if done.wait(1.0):
+                return
+
+    def alarm(signum: int, frame: Any) -> None:
+        if not done.is_set():
+            expired.set()
+            raise RankerTimeout
+
+    handler, timer, start = None, (0.0, 0.0), time.monotonic()
+    if main:
+        handler = signal.signal(signal.SIGALRM, alarm)
+        timer = signal.setitimer(signal.ITIMER_REAL, seconds, _REPEAT)
+    watchdog = threading.Thread(target=fire, name="ltrbench-ranker-time-limit", daemon=True)
+    watchdog.start()
+
+    def stop() -> None:
+        with lock:
+            done.set()
+            if expired.is_set():  # an exception not yet delivered: cleared
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), None)
+
+    try:
+        yield expired
+    finally:
+        while not done.is_set():  # a RankerTimeout delivered here, before done: stop again
+            with contextlib.suppress(RankerTimeout):
+                stop()
+        if main:
+            left = max(timer[0] - (time.monotonic() - start), 1e-6) if timer[0] else 0.0
+            if signal.setitimer(signal.ITIMER_REAL, left, timer[1])[1] != _REPEAT \
+                    and changed is not None:  # an outer timer (pytest-timeout) runs on as before
+                changed.append("an alarm it set (signal.alarm / setitimer), cancelled")
+            back = handler if handler is not None else signal.SIG_DFL  # None: set outside Python
+            if signal.signal(signal.SIGALRM, back) is not alarm and changed is not None:
+                changed.append("the SIGALRM handler")
+        watchdog.join()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, did_you_mean
 from bench.runners.libraries import LIBRARIES, load
 
 #: Eight rows in two queries of four, labels 0..3: enough for every ranking objective.
@@ -32,12 +32,37 @@ _Y = np.array([0, 1, 2, 3, 3, 2, 1, 0], dtype=np.float64)
 _QID = np.array([0, 0, 0, 0, 1, 1, 1, 1])
 
 
+def lightgbm_names() -> dict[str, str]:
+    """Every parameter name LightGBM knows, aliases included, to its main name: its own list,
+    dumped by the C API ``LGBM_DumpParamAliases`` (``src/io/config_auto.cpp``, read through
+    ``lightgbm.basic._ConfigAliases``); empty when this LightGBM has no such list."""
+    from lightgbm.basic import _ConfigAliases
+
+    try:
+        table = _ConfigAliases._get_all_param_aliases()
+    except Exception:  # an older or newer LightGBM without the private helper: no list
+        return {}
+    return {a: main for main, aliases in table.items() for a in (main, *aliases)}
+
+
 def probe_lightgbm(params: dict[str, Any]) -> None:
-    """One LightGBM tree on the toy data with ``params``."""
+    """One LightGBM tree on the toy data with ``params``. A key that is not in LightGBM's own
+    parameter list (:func:`lightgbm_names`) is refused first with the closest name: LightGBM
+    itself only logs ``Unknown parameter: num_leafs``, a line ``verbosity = -1`` hides. The
+    user's ``verbosity`` is kept (LightGBM refuses ``1.5`` when it trains), the output silenced
+    by the caller."""
     import lightgbm as lgb
 
-    p = {"min_data_in_leaf": 1, "min_data_in_bin": 1, **params,  # 8 rows: small leaves unless set
-         "verbosity": -1, "num_iterations": 1, "num_threads": 1}
+    names = lightgbm_names()
+    unknown = [k for k in params if names and k not in names]
+    if unknown:
+        hint = did_you_mean(unknown[0], names)
+        close = hint.split("'")[1] if hint else ""
+        raise ValueError(f"{unknown[0]!r} is not a LightGBM parameter (LightGBM's own list, "
+                         "with aliases)" + (f"; did you mean {names[close]!r}?" if close else ""))
+    quiet = {} if {"verbosity", "verbose"} & set(params) else {"verbosity": -1}
+    p = {"min_data_in_leaf": 1, "min_data_in_bin": 1, **quiet, **params,  # 8 rows: small leaves
+         "num_iterations": 1, "num_threads": 1}
     for key in ("early_stopping_round", "early_stopping_rounds"):  # no validation set here
         p.pop(key, None)
     lgb.train(p, lgb.Dataset(_X, label=_Y, group=[4, 4]))
