@@ -339,9 +339,10 @@ def test_a_killed_study_resumes_to_the_best_trial_of_an_uninterrupted_one(
     assert b["best_params"] == a["best_params"]
     assert b["best_value"] == a["best_value"]
     assert (folder / "complete").exists()
-    again = subprocess.run([*_tune_args(tmp_path / "cut"), "--budget-trials", "6", "--resume",
-                            str(folder)], env=env, capture_output=True, text=True, timeout=600,
-                           cwd=tmp_path)
+    args = _tune_args(tmp_path / "cut")
+    args[args.index("--budget-trials") + 1] = "6"  # another budget: the option given once
+    again = subprocess.run([*args, "--resume", str(folder)], env=env, capture_output=True,
+                           text=True, timeout=600, cwd=tmp_path)
     assert again.returncode == 2
     assert "complete" in again.stderr
 

@@ -35,6 +35,8 @@ TRIAL_COLUMNS = ("model", "library", "trial", "state", "value", "metric", "profi
 #: The file whose presence says the tune finished (written last).
 COMPLETE = "complete"
 PLAN = "plan.json"
+#: The study's SQLite file in the tune folder (the default storage).
+STUDY_DB = "study.db"
 #: Keys of ``plan.json`` a resumed tune must ask alike.
 RESUME_KEYS = ("dataset", "models", "budget", "sampler", "pruner", "seed", "cv", "use", "metric",
                "profile", "space", "base_params", "storage")

@@ -41,6 +41,7 @@ from bench.benchmark.study import (
 )
 from bench.benchmark.tune import check_tune_out, parse_space, query_folds, tuning_data
 from bench.benchmark.tune_out import (
+    STUDY_DB,
     check_resume,
     model_summary,
     reserve_folder,
@@ -298,7 +299,7 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None) -
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         folder = reserve_folder(plan.out, f"{slug}-{stamp}")
         write_plan(folder, record)
-    storage = plan.storage or f"sqlite:///{folder.resolve() / 'study.db'}"
+    storage = plan.storage or f"sqlite:///{folder.resolve() / STUDY_DB}"
     frames: dict[str, Any] = {}
     models: dict[str, Any] = {}
     for spec in plan.specs:
@@ -318,7 +319,9 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None) -
         after(study)
         run_study(study, task, plan.options, after)
         models[spec.name] = model_summary(study, frames[spec.name], _info(plan, spec, folder))
-    summary = {"dataset": splits.name, "folder": str(folder), "storage": storage,
+    # The default storage is said as the file of this folder, not as an absolute URL: a
+    # committed tune folder reads the same on another machine.
+    summary = {"dataset": splits.name, "folder": str(folder), "storage": plan.storage or STUDY_DB,
                "metric": plan.selection.metric, "profile": plan.config.profile,
                "scored_on": "validation split" if plan.cv is None else
                f"{plan.cv} query folds of {plan.use}", "models": models}

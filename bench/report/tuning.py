@@ -204,7 +204,8 @@ def param_importances(folder: TuneFolder, seed: int = 0) -> dict[str, dict[str, 
     from optuna.importance import FanovaImportanceEvaluator, get_param_importances
 
     remote = str(folder.summary.get("storage") or "")
-    remote = "" if folder.study_db.exists() or remote.startswith("sqlite:") else remote
+    remote = "" if folder.study_db.exists() or remote.startswith("sqlite:") or remote == "study.db" \
+        else remote
     names = [] if remote else study_names(folder.study_db)
     out: dict[str, dict[str, float] | str] = {}
     with tempfile.TemporaryDirectory(prefix="ltrbench-study-") as tmp:
