@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hostile_kit import Res, call, cli, letor_folder, refused, snapshot
+from hostile_kit import Res, call, cli, letor_folder, overridden, refused, snapshot
 
 Case = Callable[[Path], "str | None"]
 CASES: list[tuple[str, Case]] = []
@@ -52,7 +52,7 @@ CSV = ("--layout", "csv", "--user", "user", "--item", "item", "--rating", "ratin
 def convert(tmp: Path, *extra: str, ratings: str = "r.csv", out: str = "cv") -> Res:
     if not (tmp / "r.csv").exists():
         ratings_csv(tmp / "r.csv")
-    return cli(tmp, "convert", "--ratings", ratings, *CSV, "--out", out, *extra)
+    return cli(tmp, "convert", "--ratings", ratings, "--out", out, *overridden(CSV, extra))
 
 
 def convert_refused(tmp: Path, *extra_and_words: str, sep: str = "|") -> str | None:
@@ -84,8 +84,8 @@ def no_fit() -> Iterator[None]:
 def tune(tmp: Path, *args: str, out: str = "res", fit: bool = False) -> Res:
     if not (tmp / "letor").exists():
         letor_folder(tmp / "letor")
-    argv = ("tune", "--dataset", "./letor", "--quick", "--no-progress", "--cv", "2",
-            "--out", out, *args)
+    argv = ("tune", *overridden(("--dataset", "./letor", "--quick", "--no-progress", "--cv", "2",
+                                 "--out", out), args))
     if fit:
         return cli(tmp, *argv)
     with no_fit():

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -247,3 +247,21 @@ def toy_splits() -> Any:
 
     return LetorSplits(name="toy", train=part(8, 5, 1), vali=part(4, 5, 2), test=part(5, 5, 3),
                        inputs={})
+
+
+def overridden(base: Sequence[str], extra: Sequence[str]) -> tuple[str, ...]:
+    """``base`` options (``--name value`` pairs) without those ``extra`` gives again, then
+    ``extra``: a case overrides a default instead of giving an option twice, which every
+    command refuses (one rule, :func:`bench.cli.once_per_option`)."""
+    given = {a for a in extra if a.startswith("--")}
+    out: list[str] = []
+    skip = False
+    for i, a in enumerate(base):
+        if skip:
+            skip = False
+            continue
+        if a in given:
+            skip = i + 1 < len(base) and not base[i + 1].startswith("--")
+            continue
+        out.append(a)
+    return (*out, *extra)

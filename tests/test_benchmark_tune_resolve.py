@@ -13,7 +13,6 @@ import pytest
 from hostile_kit import letor_folder
 
 from bench.benchmark.config import RunConfig
-from bench.benchmark.search_space import Dimension
 from bench.benchmark.study import Budget
 from bench.benchmark.tune_run import TuneRequest, plan_tune, run_tune, tune_loaded
 from bench.errors import ConfigError
@@ -28,6 +27,7 @@ from bench.runners.result import (
     library_eval_at,
     selection_at_door,
 )
+from bench.runners.search_dimension import Dimension
 
 
 def _refuse(*_: Any, **__: Any) -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hostile_kit import overridden
 from test_report_leaderboard import write_run
 
 from bench import cli
@@ -19,7 +20,7 @@ FAST = ["--bootstrap", "50", "--permutations", "100", "--no-progress"]
 
 
 def _report(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    status = cli.main(["report", *FAST, *argv])
+    status = cli.main(["report", *overridden(FAST, argv)])
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
     return status, captured.out, captured.err

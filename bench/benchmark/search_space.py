@@ -1,5 +1,7 @@
-"""Search spaces of ``ltrbench tune``, declared as data: one :class:`Dimension` per parameter,
-one tuple of them per GBDT library (:data:`SPACES`), overridable from a TOML file (``--space``).
+"""Search spaces of ``ltrbench tune``, declared as data: one
+:class:`~bench.runners.search_dimension.Dimension` per parameter, one tuple of them per GBDT
+library in its :class:`~bench.runners.libraries.Library` record (``space``; gathered here in
+:data:`SPACES`), overridable from a TOML file (``--space``).
 
 A dimension is named by ltrbench's parameter name (a field of
 :class:`~bench.runners.params.Params`, checked against
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,7 @@ from bench.data.toml import read_toml, unknown_key
 from bench.errors import ConfigError
 from bench.runners.libraries import LIBRARIES
 from bench.runners.params import Params, param_spec
+from bench.runners.search_dimension import Dimension
 
 #: Params fields a search may vary: not the raw library tables, the seed (``--seed``), the
 #: thread count or the device (set once for a run).
@@ -57,68 +60,10 @@ NOT_TUNED = {"device": "the config's device key (device = \"cuda\")", "seed": "-
              "n_threads": "--threads"}
 
 
-@dataclass(frozen=True)
-class Dimension:
-    """One searched parameter: ``int`` / ``float`` in ``[low, high]`` (log-uniform when
-    ``log``), or ``categorical`` over ``choices``."""
-
-    name: str
-    kind: str
-    low: float = 0.0
-    high: float = 0.0
-    log: bool = False
-    choices: tuple[Any, ...] = ()
-
-    def suggest(self, trial: Any) -> Any:
-        """The value of an Optuna ``trial`` (``suggest_int`` / ``suggest_float`` /
-        ``suggest_categorical`` under this dimension's name)."""
-        if self.kind == "categorical":
-            return trial.suggest_categorical(self.name, list(self.choices))
-        if self.kind == "int":
-            return trial.suggest_int(self.name, int(self.low), int(self.high), log=self.log)
-        return trial.suggest_float(self.name, self.low, self.high, log=self.log)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The TOML/JSON shape (what ``--space`` reads)."""
-        if self.kind == "categorical":
-            return {"choices": list(self.choices)}
-        return {"low": self.low, "high": self.high, "log": self.log}
-
-
-def _i(name: str, low: int, high: int, log: bool = False) -> Dimension:
-    return Dimension(name, "int", low, high, log)
-
-
-def _f(name: str, low: float, high: float, log: bool = False) -> Dimension:
-    return Dimension(name, "float", low, high, log)
-
-
-_RATE = _f("learning_rate", 0.01, 0.3, log=True)
-_ROWS = _i("min_data_in_leaf", 1, 200, log=True)  # XGBoost has none (its min_child_weight only)
-_SAMPLING = (_f("subsample", 0.5, 1.0), _f("colsample", 0.5, 1.0))
-#: The declared space of each GBDT library (ltrbench names; ``<library>.<key>`` raw ones).
-SPACES: dict[str, tuple[Dimension, ...]] = {
-    "lightgbm": (
-        _i("num_leaves", 7, 255, log=True), _RATE, _ROWS, *_SAMPLING,
-        _f("min_child_weight", 1e-3, 10.0, log=True),
-        _f("l1", 1e-8, 10.0, log=True), _f("l2", 1e-8, 10.0, log=True),
-        _f("min_split_gain", 0.0, 1.0),
-        _i("truncation_level", 10, 100, log=True),  # lambdarank_truncation_level
-    ),
-    "xgboost": (
-        _i("num_leaves", 7, 255, log=True), _RATE, *_SAMPLING,
-        _f("min_child_weight", 1e-3, 10.0, log=True),
-        _f("l1", 1e-8, 10.0, log=True), _f("l2", 1e-8, 10.0, log=True),
-        _f("min_split_gain", 0.0, 1.0),  # gamma
-        _i("truncation_level", 4, 64, log=True),  # lambdarank_num_pair_per_sample
-        Dimension("xgboost.lambdarank_pair_method", "categorical", choices=("topk", "mean")),
-    ),
-    "catboost": (
-        _i("num_leaves", 7, 64, log=True), _RATE, _ROWS, *_SAMPLING,
-        _f("l2", 1e-3, 10.0, log=True),  # l2_leaf_reg
-        _f("catboost.random_strength", 1e-3, 10.0, log=True),
-    ),
-}
+#: The declared space of each GBDT library (ltrbench names; ``<library>.<key>`` raw ones): each
+#: :class:`~bench.runners.libraries.Library` record's ``space``.
+SPACES: dict[str, tuple[Dimension, ...]] = {name: lib.space for name, lib in LIBRARIES.items()
+                                            if lib.space}
 
 
 def default_space(library: str) -> tuple[Dimension, ...]:

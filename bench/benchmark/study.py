@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.benchmark.search_space import Dimension, overrides
+from bench.benchmark.search_space import overrides
 from bench.data.letor import LetorData
 from bench.errors import ConfigError, LtrbenchError
 from bench.metrics.profile import Profile
@@ -47,6 +47,7 @@ from bench.runners.iteration import IterationHook
 from bench.runners.params import Params, check_for_library, check_rows
 from bench.runners.registry import ModelSpec
 from bench.runners.result import Selection
+from bench.runners.search_dimension import Dimension
 
 #: ``--sampler`` choices (Optuna's TPE, random and grid samplers).
 SAMPLERS = ("tpe", "random", "grid")

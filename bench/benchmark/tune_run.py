@@ -23,7 +23,6 @@ from typing import Any
 from bench.benchmark.config import RunConfig
 from bench.benchmark.progress import Step
 from bench.benchmark.search_space import (
-    Dimension,
     default_space,
     grid_space,
     load_space_file,
@@ -57,6 +56,7 @@ from bench.metrics.profile import Profile
 from bench.runners.params import Params, check_for_library
 from bench.runners.registry import ModelNames, ModelSpec
 from bench.runners.result import Selection
+from bench.runners.search_dimension import Dimension
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import dataset_slug
 

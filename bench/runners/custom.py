@@ -68,11 +68,9 @@ the model.
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 import json
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +105,7 @@ from bench.runners.custom_process import (
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
+from bench.runners.user_import import import_user_module, shadow_hint
 
 #: ``package.module:attribute[.attribute]``.
 _REFERENCE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -265,7 +264,7 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
     module_name, _, attributes = reference.partition(":")
     try:  # the user's module runs here: what it prints goes to stderr, what it changes is put back
         with isolated_process(where):
-            obj: Any = importlib.import_module(module_name)
+            obj: Any = import_user_module(module_name)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # an import error, or the user's module failed or exited
@@ -280,28 +279,10 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
             found = False
         if not found:
             raise ConfigError(f"{where}: {getattr(obj, '__name__', obj)!s} has no attribute "
-                              f"{attribute!r}{_shadow_hint(obj)}")
+                              f"{attribute!r}{shadow_hint(obj)}")
     if not callable(obj):
         raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
     return obj  # type: ignore[no-any-return]
-
-
-def _shadow_hint(module: Any) -> str:
-    """`` (module loaded from <file>; your <path> of the same name is not it: rename yours)``
-    when a module of the same top-level name lies in the working directory or on ``sys.path``
-    but another one was imported (Python's standard library, ltrbench itself, a package)."""
-    loaded = getattr(module, "__file__", None)
-    if not inspect.ismodule(module):
-        return ""
-    text = f" (module loaded from {loaded or 'a built-in module'}"
-    top = module.__name__.split(".")[0]
-    for folder in dict.fromkeys(["", *sys.path]):
-        for candidate in (Path(folder or ".") / f"{top}.py", Path(folder or ".") / top):
-            if candidate.exists() and (loaded is None or not Path(loaded).resolve()
-                                       .is_relative_to(candidate.resolve())):
-                return (f"{text}; your {candidate} is another module of the same name, which "
-                        f"Python does not import: rename it)")
-    return text + ")"
 
 
 def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:

@@ -27,6 +27,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.errors import ConfigError, unknown
+from bench.runners.search_dimension import (
+    MIN_ROWS,
+    RATE,
+    SAMPLING,
+    Dimension,
+    choice,
+    float_range,
+    int_range,
+)
 
 
 @dataclass(frozen=True)
@@ -86,7 +95,9 @@ class Library:
     how the Dask engine trains it (``None``: it has no Dask trainer, its models train locally).
     ``owned``: the raw parameters ltrbench sets itself, each group of a key and its aliases with
     what sets it; a ``[params.<library>]`` table may not name them (the run would record one
-    model and train another).
+    model and train another). ``space``: what ``ltrbench tune`` searches by default (ltrbench
+    parameter names, ``<library>.<key>`` for a raw one; ranges and sources:
+    :mod:`bench.benchmark.search_space`); empty: the library cannot be tuned without ``--space``.
     """
 
     name: str
@@ -110,6 +121,7 @@ class Library:
     samples_rows: bool = False
     dask: DaskSupport | None = None
     owned: tuple[tuple[tuple[str, ...], str], ...] = ()
+    space: tuple[Dimension, ...] = ()
 
     def model(self, objective: str) -> str:
         """The model name of ``objective``: ``<library>-<objective>`` (runs record the library
@@ -166,6 +178,11 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                          dropped=("num_threads", "metric", "eval_at"),
                          train=f"{_R}.dask_gbdt:train_lightgbm",
                          predict=f"{_R}.dask_gbdt:predict_lightgbm", global_metric=False),
+        space=(int_range("num_leaves", 7, 255, log=True), RATE, MIN_ROWS, *SAMPLING,
+               float_range("min_child_weight", 1e-3, 10.0, log=True),
+               float_range("l1", 1e-8, 10.0, log=True), float_range("l2", 1e-8, 10.0, log=True),
+               float_range("min_split_gain", 0.0, 1.0),
+               int_range("truncation_level", 10, 100, log=True)),  # lambdarank_truncation_level
     ),
     Library(
         name="xgboost", title="XGBoost", module=f"{_R}.xgboost",
@@ -199,6 +216,12 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         dask=DaskSupport(objectives=("ndcg", "pairwise"), dropped=("nthread",),
                          train=f"{_R}.dask_gbdt:train_xgboost",
                          predict=f"{_R}.dask_gbdt:predict_xgboost", global_metric=True),
+        space=(int_range("num_leaves", 7, 255, log=True), RATE, *SAMPLING,
+               float_range("min_child_weight", 1e-3, 10.0, log=True),
+               float_range("l1", 1e-8, 10.0, log=True), float_range("l2", 1e-8, 10.0, log=True),
+               float_range("min_split_gain", 0.0, 1.0),  # gamma
+               int_range("truncation_level", 4, 64, log=True),  # lambdarank_num_pair_per_sample
+               choice("xgboost.lambdarank_pair_method", "topk", "mean")),
     ),
     Library(
         name="catboost", title="CatBoost", module=f"{_R}.catboost",
@@ -235,6 +258,9 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("random_seed", "random_state"), "the run's seeds"),
                (("thread_count",), "[params] n_threads (--threads)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)")),
+        space=(int_range("num_leaves", 7, 64, log=True), RATE, MIN_ROWS, *SAMPLING,
+               float_range("l2", 1e-3, 10.0, log=True),  # l2_leaf_reg
+               float_range("catboost.random_strength", 1e-3, 10.0, log=True)),
     ),
 )}
 
