@@ -135,3 +135,53 @@ def test_folds_that_are_not_distinct_fold_numbers_are_refused_before_any_run(
     with pytest.raises(ConfigError, match=r"folds: expected distinct fold numbers 1\.\.5"):
         run_folds(cfg, folds, out_dir=tmp_path, progress=False)  # type: ignore[arg-type]
     assert not any(tmp_path.iterdir())
+
+
+def _moved(ohsumed_folds, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """The fold table's results folder copied elsewhere (as a commit would carry it)."""
+    import shutil
+
+    source = ohsumed_folds.json.parent.parent
+    shutil.copytree(source, tmp_path / "moved")
+    return tmp_path / "moved" / "folds" / ohsumed_folds.json.name
+
+
+@needs_ohsumed
+def test_a_fold_table_reproduces_every_fold_bit_for_bit_from_another_folder(
+        ohsumed_folds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from bench.benchmark.reproduce_folds import reproduce_document
+
+    doc = _moved(ohsumed_folds, tmp_path)
+    assert all(not Path(r).is_absolute() for r in json.loads(doc.read_text())["runs"])
+    (outcome,) = reproduce_document(doc.with_suffix(".md"))
+    assert outcome.status == "match", outcome.differences[:3]
+    assert outcome.tolerance == 0.0
+    # five runs compared file by file, then two tables of two rows rebuilt number by number
+    assert outcome.compared > 5 * 2 * 2 * 106 // 5
+
+
+@needs_ohsumed
+def test_a_fold_value_that_the_runs_do_not_give_is_a_mismatch(
+        ohsumed_folds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from bench.benchmark.reproduce_folds import reproduce_folds
+
+    doc = _moved(ohsumed_folds, tmp_path)
+    raw = json.loads(doc.read_text())
+    raw["tables"][0]["rows"][0]["per_fold"][2] += 1e-3
+    doc.write_text(json.dumps(raw))
+    (outcome,) = reproduce_folds(doc)
+    assert outcome.status == "mismatch"
+    assert [d for d in outcome.differences if "per_fold" in json.dumps(d)]
+
+
+@needs_ohsumed
+def test_a_fold_run_that_is_not_there_is_named(ohsumed_folds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from bench.benchmark.reproduce_folds import reproduce_folds
+
+    doc = _moved(ohsumed_folds, tmp_path)
+    third = json.loads(doc.read_text())["tables"][0]["run_ids"][2]
+    shutil.rmtree(doc.parent.parent / "runs" / third)
+    with pytest.raises(DataError, match=r"fold run 3 .* not found"):
+        reproduce_folds(doc)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,12 +105,13 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     folder.mkdir(parents=True, exist_ok=True)
     md = write_text(folder / f"{stem}.md", "\n".join(render_fold_markdown(t) for t in tables))
     doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),
-           "runs": [str(r) for r in runs], "tables": [_table_json(t) for t in tables]}
+           # relative to the document's folder: a committed fold table finds its runs anywhere
+           "runs": [os.path.relpath(r, folder) for r in runs], "tables": [table_json(t) for t in tables]}
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
 
 
-def _table_json(t: FoldTable) -> dict[str, object]:
+def table_json(t: FoldTable) -> dict[str, object]:
     return {"metric": t.metric, "profile": t.profile, "folds": list(t.folds),
             "run_ids": list(t.run_ids), "n_queries": t.n_queries,
             "rows": [{"model": r.model, "per_fold": [json_number(v) for v in r.per_fold],
@@ -120,4 +122,4 @@ def _table_json(t: FoldTable) -> dict[str, object]:
                      for r in t.rows]}
 
 
-__all__ = ["FoldRuns", "fold_datasets", "run_folds"]
+__all__ = ["FoldRuns", "fold_datasets", "run_folds", "table_json"]

@@ -5,7 +5,9 @@ available, the config is run again and every number is compared: bit-identical w
 environment matches the original run's manifest, else within 1e-6 (``--tolerance`` overrides).
 ``--run DIR`` reproduces one run directory instead (a run of tune's best.toml too). A tuned
 leaderboard (leaderboard-tuned-<dataset>.json, from report --tuned) re-runs both its runs, the
-defaults and the tuned configs, and rebuilds the joined table. Exit 0 when everything that ran matches,
+defaults and the tuned configs, and rebuilds the joined table. A fold table
+(<out>/folds/<name>-folds12345.json or .md, from run --folds) re-runs every fold and rebuilds
+its tables. Exit 0 when everything that ran matches,
 1 with a diff otherwise.
 
 JSON shape (``--format json``)::
@@ -39,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         ),
     )
     p.add_argument("leaderboard", nargs="?", default="results/leaderboard.md",
-                   help="leaderboard .md or .json (default: results/leaderboard.md)")
+                   help="leaderboard or fold table, .md or .json (default: "
+                   "results/leaderboard.md)")
     p.add_argument("--run", action="append", metavar="DIR", default=[],
                    help="reproduce this run directory (repeatable) instead of a leaderboard")
     p.add_argument("--tolerance", type=ascii_float, metavar="TOL",
@@ -53,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from bench.benchmark.reproduce import reproduce_leaderboard, reproduce_run
+    from bench.benchmark.reproduce import reproduce_run
+    from bench.benchmark.reproduce_folds import reproduce_document
 
     progress = not args.no_progress and args.format == "text"
     if args.out is not None:
@@ -67,7 +71,7 @@ def main(args: argparse.Namespace) -> int:
             for d in args.run
         ]
     else:
-        outcomes = reproduce_leaderboard(
+        outcomes = reproduce_document(
             args.leaderboard, out_dir=args.out, tolerance=args.tolerance, progress=progress
         )
     ok = all(o.status != "mismatch" for o in outcomes)

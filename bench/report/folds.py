@@ -124,17 +124,20 @@ def read_fold_docs(folder: Path) -> list[dict[str, Any]]:
     traceback in the HTML report."""
     if not folder.is_dir():
         return []
-    docs = []
-    for path in sorted(folder.glob("*.json")):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise DataError(f"not a fold document (JSON): {exc}", path=path) from None
-        except OSError as exc:
-            raise DataError(f"cannot be read: {exc.strerror or exc}", path=path) from None
-        _check_fold_doc(doc, path)
-        docs.append(doc)
-    return docs
+    return [read_fold_doc(path) for path in sorted(folder.glob("*.json"))]
+
+
+def read_fold_doc(path: Path) -> dict[str, Any]:
+    """One fold document, checked as :func:`read_fold_docs` checks each (a :class:`DataError`
+    naming the file and the place)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise DataError(f"not a fold document (JSON): {exc}", path=path) from None
+    except OSError as exc:
+        raise DataError(f"cannot be read: {exc.strerror or exc}", path=path) from None
+    _check_fold_doc(doc, path)
+    return doc  # type: ignore[no-any-return]
 
 
 def _check_fold_doc(doc: Any, path: Path) -> None:
