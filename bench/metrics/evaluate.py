@@ -416,8 +416,8 @@ def _kernel_components(
         if zero is not None:  # unjudged rows take a stand-in label of gain 0
             labels = np.where(zero, float(tables.size), labels)
             tables = with_zero_label(tables)
-        hide = hidden_rows(prof, _profile_scores(prep, prof),
-                           tables.rel[labels.astype(np.int64)] > 0)
+        hide = hidden_rows(prof, lambda: _profile_scores(prep, prof),
+                           lambda: tables.rel[labels.astype(np.int64)] > 0)
         if hide is not None:  # nonpositive_scores: no hit, still in R (bench.metrics.score_rules)
             labels, tables = hide_labels(labels, tables, hide)
         extra_hist = None
@@ -442,7 +442,7 @@ def _kernel_components(
             "extra_query": judged.query,
         }
     g, rel = _row_gains(prof, prep.labels, zero)
-    hide = hidden_rows(prof, _profile_scores(prep, prof), rel)
+    hide = hidden_rows(prof, lambda: _profile_scores(prep, prof), lambda: rel)
     if hide is not None:
         rel, extra = rel & ~hide, hidden_extras(extra, hide, prep.offsets)
     err_r = err_probability(prof, prep.labels) if request.needs_err else None
