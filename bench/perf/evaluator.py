@@ -6,7 +6,7 @@ N(0, 1)) and times, on the same arrays:
 
 * the reference evaluator (``bench.metrics.evaluate``, default profile, average ties) computing
   ndcg@1,3,5,10, map@10, mrr, p@10 and recall@10 together, and ndcg@10 alone; the first call in a
-  fresh numba cache (compile) is timed separately in a subprocess;
+  fresh numba cache (compile: an input above the small-input path) timed in a subprocess;
 * LightGBM's built-in eval (scores as ``init_score``, a booster with 0 trees,
   ``Booster.eval_train``; Dataset construction excluded), for ndcg@10 alone and for
   ndcg@1,3,5,10 + map@1,3,5,10;
@@ -26,8 +26,7 @@ host; 0.51-0.55 s in turns against 0.39 s alone at 41M documents.) Each call in 
 its system CPU time and the run time that older threads (LightGBM's OpenMP team spinning after its
 parallel region, :func:`bench.machine.openmp_wait_policy`) took inside it. Peak extra memory:
 tracemalloc's peak during one call and the peak RSS increase (``/proc/self/clear_refs``), per
-document. Results are printed and, with ``--out``, written as Markdown.
-"""
+document. Printed, and with ``--out`` written as Markdown."""
 
 from __future__ import annotations
 
@@ -38,6 +37,7 @@ import platform
 import resource
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -50,6 +50,7 @@ import numpy as np
 from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
 from bench.machine import cpu_model, thread_run_seconds, usable_cpus
+from bench.metrics.kernels.small import SMALL_INPUT_ROWS
 from bench.runners.libraries import LIBRARIES as RECORDS
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
@@ -230,15 +231,14 @@ def _peak_memory(fn: Callable[[], object]) -> tuple[float, float | None]:
 
 
 def _compile_time(report: Report) -> None:
-    import tempfile
-
     code = textwrap.dedent(
         f"""
         import time, numpy as np
         t = time.perf_counter()
         from bench.metrics import evaluate
         t1 = time.perf_counter()
-        evaluate(np.array([1.0, 0.0]), np.array([0.2, 0.1]), group=[2], metrics={METRICS!r})
+        n = {SMALL_INPUT_ROWS + 2}  # above the small-input path, which never compiles
+        evaluate(np.tile([1.0, 0.0], n // 2), np.linspace(1, 0, n), group=[2] * (n // 2), metrics={METRICS!r})
         print(t1 - t, time.perf_counter() - t1)
         """
     )
