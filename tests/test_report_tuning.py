@@ -250,6 +250,10 @@ def test_report_tuned_writes_the_set_and_reproduce_reruns_both_configs(
     assert 'id="tuning"' in html
     assert "data:image/png;base64," in html
     assert "Tuned against default" in html
+    # the drill-down of the joined table reads both runs' per-query values (it said "no
+    # per-query values" for rows named "<model> (tuned)", which no run holds)
+    assert '<svg class="scatter"' in html
+    assert "No per-query" not in html
     md = (out / "leaderboard-tuned-tiny.md").read_text(encoding="utf-8")
     assert "lightgbm-lambdarank (tuned)" in md
     assert "## Trials" in md

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from bench.data.atomic import write_text
 from bench.errors import LtrbenchError
@@ -326,17 +327,22 @@ def scatter_svg(qids: Sequence[Any], a: np.ndarray, b: np.ndarray, names: tuple[
 
 
 def drilldown_html(table: dict[str, Any], run: RunDir | None,
-                   pair: tuple[str, str] | None, metric: str | None = None) -> str:
+                   pair: tuple[str, str] | None, metric: str | None = None,
+                   values: pd.DataFrame | None = None) -> str:
     """The per-query drill-down of two models (:func:`drill_pair`) on ``metric`` (default the
-    table's primary metric): counts of queries each wins, and :func:`scatter_svg`."""
+    table's primary metric): counts of queries each wins, and :func:`scatter_svg`. ``values``:
+    per-query values in ``per_query.parquet``'s columns instead of the run's (a table that
+    joins two runs, :mod:`bench.report.tuning_board`)."""
     chosen = drill_pair(table, pair)
     metric = metric or table["primary_metric"]
     if chosen is None:
         return '<p class="note">One model only: no per-query comparison.</p>'
-    if run is None:
+    if run is None and values is None:
         return '<p class="note">The run directory is not here: no per-query values.</p>'
     try:
-        pq = filter_dataset(run.table_or_empty("per_query.parquet"), str(table["dataset"]))
+        pq = filter_dataset(values if values is not None else
+                            run.table_or_empty("per_query.parquet"),  # type: ignore[union-attr]
+                            str(table["dataset"]))
         pq = pq[pq["split"].astype(str) == table["split"]] if len(pq) else pq
         pq = pq.assign(model=pq["model"].astype(str), metric=pq["metric"].astype(str))
         mat, qids = per_query_matrix(pq, metric, list(chosen))
@@ -411,7 +417,8 @@ def fold_html(doc: dict[str, Any]) -> str:
 
 
 def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
-               selection: dict[str, Any] | None, pair: tuple[str, str] | None) -> str:
+               selection: dict[str, Any] | None, pair: tuple[str, str] | None,
+               drill_values: pd.DataFrame | None = None) -> str:
     """Everything the report shows of one table (module docstring), as one ``<section>``."""
     path = run_path(table, base)
     run = RunDir(path) if path.is_dir() else None
@@ -432,7 +439,8 @@ def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
     parts += [_selection_html(selection), leaderboard_html(table, conf),
               "<h3>Cross-check per library</h3>", crosscheck_html(
                   table, [folder, base / dataset_slug(str(table["dataset"]))]),
-              "<h3>Per-query drill-down</h3>", drilldown_html(table, run, pair),
+              "<h3>Per-query drill-down</h3>", drilldown_html(table, run, pair,
+                                                              values=drill_values),
               "<h3>Plots</h3>", figures_html(folder), "<h3>Run</h3>",
               f"<p>Run <code>{esc(table['run_id'])}</code>, finished "
               f"{esc(table.get('run_timestamp', ''))}, directory <code>{esc(table['run_dir'])}"
@@ -443,7 +451,8 @@ def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
 
 def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None = None,
                 folds: Sequence[dict[str, Any]] = (), title: str = "ltrbench leaderboard",
-                sections: Sequence[tuple[str, str]] = ()) -> str:
+                sections: Sequence[tuple[str, str]] = (),
+                drill_values: pd.DataFrame | None = None) -> str:
     """The leaderboard document ``doc`` (:func:`bench.report.build.build_leaderboard`, or
     ``leaderboard.json`` read back) as one self-contained HTML page (module docstring).
 
@@ -451,7 +460,8 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
     found from it); ``pair``: the two models of the per-query drill-down (default, and for a
     table without both: the best row and the runner-up); ``folds``: fold documents
     (``<out>/folds/*.json``, :func:`read_fold_docs`); ``sections``: ``(id, html)`` placed
-    after the tables (the tuning section, :mod:`bench.report.html_tuning`)."""
+    after the tables (the tuning section, :mod:`bench.report.html_tuning`); ``drill_values``:
+    the drill-down's per-query values when the table joins two runs (:func:`drilldown_html`)."""
     so = doc.get("stats") or {}
     conf = round(float(so.get("confidence", 0.95)) * 100)
     tables = list(doc.get("tables") or [])
@@ -467,7 +477,7 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
              f"{esc(so.get('bootstrap_resamples', ''))} resamples, of the per-query values "
              f"averaged over seeds). p: {esc(so.get('tests', 'paired tests vs the best row'))}. "
              "Best value per column in bold; click a column header to sort.")
-    body = [table_html(t, i, base=base, conf=conf, pair=pair,
+    body = [table_html(t, i, base=base, conf=conf, pair=pair, drill_values=drill_values,
                        selection=selection[i] if i < len(selection) else None)
             for i, t in enumerate(tables)]
     if folds:

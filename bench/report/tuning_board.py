@@ -53,6 +53,9 @@ class TunedBoard:
     versus_default: list[dict[str, Any]]
     default_run: RunDir
     tuned_run: RunDir
+    #: Both runs' per-query values, models named as the rows are (``<model> (tuned)``): what
+    #: the HTML page's drill-down of a joined table reads.
+    per_query: pd.DataFrame
 
 
 def _model_params(run: RunDir) -> dict[str, Any]:
@@ -175,7 +178,7 @@ def tuned_table(default: RunDir, tuned: RunDir, dataset: str, *,
     table = replace(t_tuned, rows=rows, metrics=metrics, notes=notes, published=[],
                     best_model=rows[0].model if rows else None)
     versus = tuned_vs_default(pq, models, options)
-    return TunedBoard(table, versus, default, tuned)
+    return TunedBoard(table, versus, default, tuned, pq)
 
 
 def _crosscheck_note(run: RunDir, tag: str) -> str:

@@ -164,7 +164,7 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
     """Write the tuned report (module docstring) into ``out``; returns ``{"files": [paths],
     "document": the JSON document}``."""
     out = Path(out)
-    doc, _ = tuned_document(tune_dir, runs, out, options=options)
+    doc, board = tuned_document(tune_dir, runs, out, options=options)
     table, tuned = doc["tables"][0], doc["tuned"][0]
     slug = dataset_slug(str(table["dataset"]))
     stem, sub = f"leaderboard-tuned-{slug}", f"tuned-{slug}"
@@ -198,6 +198,7 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
 
             files[f"{stem}.html"] = render_html(
                 doc, base=out, title=f"ltrbench tuned leaderboard: {table['dataset']}",
+                drill_values=board.per_query,
                 sections=[("tuning", tuning_section(tuned, figures))])
         with replace_file_set(out, own) as top:
             for name, text in files.items():
