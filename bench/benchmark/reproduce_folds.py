@@ -117,7 +117,11 @@ def reproduce_document(path: str | Path, *, out_dir: str | Path | None = None,
 
     p = Path(path)
     twin = p.with_suffix(".json") if p.suffix == ".md" else p
-    if twin.suffix == ".json" and twin.is_file() and is_fold_document(read_json(twin)):
+    try:  # a file that is not JSON is the leaderboard reader's to name (line and column)
+        fold = twin.suffix == ".json" and twin.is_file() and is_fold_document(read_json(twin))
+    except DataError:
+        fold = False
+    if fold:
         return reproduce_folds(twin, out_dir=out_dir, tolerance=tolerance, loader=loader,
                                progress=progress)
     return reproduce_leaderboard(p, out_dir=out_dir, tolerance=tolerance, loader=loader,
