@@ -157,3 +157,26 @@ def test_the_ohsumed_card_offers_five_folds_built_from_its_parts() -> None:
     s2 = {int(line.split()[1].removeprefix("qid:"))
           for line in (OHSUMED / "S2.txt").read_text().splitlines()}
     assert set(splits.test.qid.tolist()) == s2
+
+
+def test_a_fold_folder_that_is_incomplete_is_named_not_replaced_by_the_parts(
+        tmp_path: Path) -> None:
+    """Before: an incomplete Fold3/ beside S1..S5 was ignored and the fold built from the
+    parts in silence (h19, round 6)."""
+    root = _parts_root(tmp_path)
+    (root / "Fold3").mkdir()
+    (root / "Fold3" / "train.txt").write_text("")
+    with pytest.raises(DataError, match=r"Fold3/ is not a usable fold .*remove it to build fold 3"):
+        fold_source(root, 3)
+    assert fold_source(root, 2) == "parts"
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling link"])
+def test_a_fold_that_is_a_file_or_a_link_to_nothing_is_named(tmp_path: Path, kind: str) -> None:
+    root = _parts_root(tmp_path)
+    if kind == "file":
+        (root / "Fold1").write_text("not a folder\n")
+    else:
+        (root / "Fold1").symlink_to(root / "nowhere")
+    with pytest.raises(DataError, match=r"Fold1 is not a folder"):
+        read_fold(root, 1)

@@ -126,16 +126,24 @@ def part_files(root: PathLike) -> dict[int, Path] | None:
 
 def fold_source(root: PathLike, fold: int) -> str:
     """How fold ``fold`` of ``root`` is read: ``"folder"`` (``Fold<k>/`` has train and test) or
-    ``"parts"`` (composed from ``S1..S5``); a root with neither is refused naming what it lacks."""
+    ``"parts"`` (composed from ``S1..S5``, when there is no ``Fold<k>``); a root with neither is
+    refused naming what it lacks, and so is a ``Fold<k>`` that is incomplete, a file or a link
+    to nothing (the parts would build a fold other than the one the folder holds)."""
     p = Path(root)
     sub = p / f"Fold{fold}"
-    if sub.is_dir():
+    if sub.is_dir():  # a shipped fold is read as shipped, never replaced by the parts in silence
         try:
             find_split_files(p, fold=sub.name)
-            return "folder"
-        except DataError:
-            if part_files(p) is None:
-                raise
+        except DataError as exc:
+            hint = (f"; remove it to build fold {fold} from S1.txt..S5.txt"
+                    if part_files(p) is not None else "")
+            raise DataError(f"Fold{fold}/ is not a usable fold ({exc}){hint}",
+                            path=sub) from None
+        return "folder"
+    if sub.exists() or sub.is_symlink():  # a file, or a link to nothing
+        raise DataError(f"Fold{fold} is not a folder (a file, or a link to nothing): make it the "
+                        f"fold's folder, or remove it to build fold {fold} from S1.txt..S5.txt",
+                        path=sub)
     if part_files(p) is not None:
         return "parts"
     raise DataError(f"no Fold{fold}/ folder and no S1.txt..S5.txt part files to build fold "
