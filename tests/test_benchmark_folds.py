@@ -185,3 +185,27 @@ def test_a_fold_run_that_is_not_there_is_named(ohsumed_folds, tmp_path: Path) ->
     shutil.rmtree(doc.parent.parent / "runs" / third)
     with pytest.raises(DataError, match=r"fold run 3 .* not found"):
         reproduce_folds(doc)
+
+
+@needs_ohsumed
+@pytest.mark.parametrize(("runs", "said"), [
+    (["../../../etc"], r"runs\[0\] '\.\./\.\./\.\./etc': expected a run directory"),
+    (["/etc"], r"runs\[0\] '/etc': expected a run directory"),
+    ([3, 4], r"'runs': expected the list of the fold runs' folders"),
+    ([], r"'runs': expected the list"),
+    ([""], r"'runs': expected the list"),
+])
+def test_a_fold_document_cannot_make_reproduce_run_what_lies_outside_its_folder(
+        ohsumed_folds, tmp_path: Path, runs: list[object], said: str) -> None:  # type: ignore[no-untyped-def]
+    """The fold runs are read with the leaderboard's path rules: a hand-edited document naming
+    ../../../etc or /etc is refused before anything is read or run."""
+    from bench.benchmark.reproduce_folds import reproduce_document
+
+    doc = _moved(ohsumed_folds, tmp_path)
+    raw = json.loads(doc.read_text())
+    raw["runs"] = runs
+    for table in raw["tables"]:
+        table["run_ids"] = []
+    doc.write_text(json.dumps(raw))
+    with pytest.raises(DataError, match=said):
+        reproduce_document(doc)

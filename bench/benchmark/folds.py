@@ -105,8 +105,9 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     folder.mkdir(parents=True, exist_ok=True)
     md = write_text(folder / f"{stem}.md", "\n".join(render_fold_markdown(t) for t in tables))
     doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),
-           # relative to the document's folder: a committed fold table finds its runs anywhere
-           "runs": [os.path.relpath(r, folder) for r in runs], "tables": [table_json(t) for t in tables]}
+           # relative to the results folder holding folds/ and runs/: a committed fold table
+           # finds its runs anywhere (bench.benchmark.reproduce_folds)
+           "runs": [os.path.relpath(r, out) for r in runs], "tables": [table_json(t) for t in tables]}
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
 

@@ -93,9 +93,7 @@ class Outcome:
         }
 
 
-# ------------------------------------------------------------------------------------------
-# Comparing
-# ------------------------------------------------------------------------------------------
+# --- Comparing ----------------------------------------------------------------------------
 
 
 def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.0) -> tuple[int, list[dict[str, Any]]]:
@@ -334,7 +332,7 @@ def reproduce_leaderboard(
             for table, where in zip(document.raw["tables"], places, strict=True)]
 
 
-def _locate(base: Path, value: Any, key: str, json_path: Path, *, file: str | None) -> Path | None:
+def locate(base: Path, value: Any, key: str, json_path: Path, *, file: str | None) -> Path | None:
     """``value`` (a table's ``run_config`` or ``run_dir``) as a path, read against ``base`` (the
     folder holding the leaderboard, never the working directory): a relative path may not climb
     out of it (``..``); an absolute one must name a run directory (with ``metrics.csv``; its
@@ -358,20 +356,20 @@ def _locate(base: Path, value: Any, key: str, json_path: Path, *, file: str | No
 def _places(table: dict[str, Any], i: int, base: Path,
             json_path: Path) -> tuple[Path | None, Path | None]:
     """``(config, original run directory)`` of table ``i``, each ``None`` when absent; a path
-    that points outside the leaderboard's folder is refused (:func:`_locate`)."""
+    that points outside the leaderboard's folder is refused (:func:`locate`)."""
     run_id = table.get("run_id")
     if run_id is not None and (not isinstance(run_id, str) or run_id in ("", ".", "..")
                                or "/" in run_id or "\\" in run_id):
         raise DataError(f"tables[{i}].run_id {run_id!r}: expected the name of a run directory "
                         "(no path separators)", path=json_path)
-    config_path = _locate(base, table.get("run_config"), f"tables[{i}].run_config", json_path,
+    config_path = locate(base, table.get("run_config"), f"tables[{i}].run_config", json_path,
                           file="config.toml")
     if config_path is None and run_id:
-        config_path = _locate(base, f"runs/{run_id}/config.toml", f"tables[{i}].run_id",
+        config_path = locate(base, f"runs/{run_id}/config.toml", f"tables[{i}].run_id",
                               json_path, file="config.toml")
-    original = _locate(base, table.get("run_dir"), f"tables[{i}].run_dir", json_path, file=None)
+    original = locate(base, table.get("run_dir"), f"tables[{i}].run_dir", json_path, file=None)
     if original is None and run_id:
-        original = _locate(base, f"runs/{run_id}", f"tables[{i}].run_id", json_path, file=None)
+        original = locate(base, f"runs/{run_id}", f"tables[{i}].run_id", json_path, file=None)
     _manifest_of(original)  # a damaged manifest is an error before anything runs
     return config_path, original
 
@@ -428,6 +426,23 @@ def _compare_rebuilt(table: dict[str, Any], options: LeaderboardOptions, new: Pa
     return compare_tables(table, rebuilt, tolerance=tol)
 
 
+def rerun_compared(config_path: Path, original: Path | None, manifest: dict[str, Any] | None,
+                   outcome: Outcome, out: Path, tolerance: float | None, loader: Loader | None,
+                   progress: bool) -> Path:
+    """Run ``config_path`` again into ``out``, add its comparison with ``original`` (if any) to
+    ``outcome`` (tolerance: the largest of its runs'); the new run. A rerun's DataError propagates."""
+    config, new = _rerun(config_path, out, loader, progress, manifest)
+    tol, why = ((tolerance, "given") if tolerance is not None else
+                environment_tolerance(manifest, config.resolved().params.resolved_threads())
+                if manifest is not None else (CROSS_ENV_TOLERANCE, "original manifest "
+                                              "not available"))
+    outcome.tolerance, outcome.tolerance_reason = max(outcome.tolerance, tol), why
+    if original is not None:
+        n, diffs = compare_runs(original, new, tolerance=tol)
+        outcome.compared, outcome.differences = outcome.compared + n, outcome.differences + diffs
+    return new
+
+
 def _tuned_places(raw: dict[str, Any], base: Path, json_path: Path
                   ) -> list[tuple[tuple[Path | None, Path | None], ...]]:
     """Per table of a tuned document (``ltrbench report --tuned``), the places of its default
@@ -469,19 +484,11 @@ def _reproduce_tuned(table: dict[str, Any], pair: tuple[tuple[Path | None, Path 
         for (config_path, original), manifest in zip(pair, manifests, strict=True):
             assert config_path is not None
             try:
-                config, new = _rerun(config_path, out, loader, progress, manifest)
+                news.append(rerun_compared(config_path, original, manifest, outcome, out,
+                                           tolerance, loader, progress))
             except DataError as exc:
                 outcome.reason = f"data not available: {exc}"
                 return outcome
-            tol, why = ((tolerance, "given") if tolerance is not None else
-                        environment_tolerance(manifest, config.resolved().params.resolved_threads())
-                        if manifest is not None else (CROSS_ENV_TOLERANCE, "original manifest "
-                                                      "not available"))
-            outcome.tolerance, outcome.tolerance_reason = max(outcome.tolerance, tol), why
-            if original is not None:
-                n, diffs = compare_runs(original, new, tolerance=tol)
-                outcome.compared, outcome.differences = outcome.compared + n, outcome.differences + diffs
-            news.append(new)
         outcome.new_run = " + ".join(str(n) for n in news) if out_dir is not None else ""
         outcome.original_run = " + ".join(str(o) for _, o in pair if o is not None)
         board = tuned_table(RunDir(news[0]), RunDir(news[1]), dataset, options=options)

@@ -6,33 +6,32 @@ in it) and compared with the original run as :func:`bench.benchmark.reproduce.re
 compares one run; then each stored fold table (per-fold values, mean ± std over folds, the
 pooled mean, its bootstrap interval and the Holm-corrected p-values) is rebuilt from the new
 runs with :func:`bench.report.folds.fold_table` and compared number by number. A fold run is
-found where the document says (a path relative to the document's folder, as ``run_folds``
-writes it, or an absolute one), else by its run id under ``runs/`` beside ``folds/``. A fold
+found where the document says (``runs/<id>`` relative to the folder holding ``folds/``, as
+``run_folds`` writes it, or an absolute path to a run directory; never a path climbing out of
+that folder), else by its run id under ``runs/``. A fold
 whose data are missing skips the whole table, with the reason: a partial rebuild would be
 another table. Tolerance as in :mod:`bench.benchmark.reproduce`.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from bench.benchmark.folds import table_json
 from bench.benchmark.pipeline import Loader
 from bench.benchmark.reproduce import (
-    CROSS_ENV_TOLERANCE,
     Outcome,
     _manifest_of,
     _out,
-    _rerun,
     check_tolerance,
-    compare_runs,
     compare_tables,
-    environment_tolerance,
+    locate,
+    rerun_compared,
 )
+from bench.data.jsonio import read_json_object
 from bench.errors import DataError
-from bench.report.folds import fold_table, read_fold_doc
+from bench.report.folds import check_fold_doc, fold_table, read_fold_doc
 from bench.runs.reader import RunDir
 
 
@@ -44,19 +43,21 @@ def is_fold_document(raw: Any) -> bool:
 
 
 def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
-    """Where each fold's original run lies (module docstring); a run found nowhere is a
-    :class:`DataError` naming it."""
+    """Where each fold's original run lies (module docstring), read against the folder that
+    holds ``folds/`` with the leaderboard's path rules
+    (:func:`~bench.benchmark.reproduce.locate`: nothing outside it); a run found nowhere is
+    a :class:`DataError` naming it."""
     runs = doc.get("runs")
     ids = (doc.get("tables") or [{}])[0].get("run_ids") or []
-    if not isinstance(runs, list) or not runs or not all(isinstance(r, str) for r in runs):
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, str) and r for r in runs):
         raise DataError("'runs': expected the list of the fold runs' folders", path=path)
+    base = path.parent.parent
     found = []
     for i, entry in enumerate(runs):
-        candidates = [Path(entry) if Path(entry).is_absolute() else path.parent / entry]
-        if i < len(ids) and isinstance(ids[i], str):
-            candidates.append(path.parent.parent / "runs" / ids[i])
-        here = next((c for c in candidates if (c / "config.toml").is_file()), None)
-        if here is None:
+        here = locate(base, entry, f"runs[{i}]", path, file=None)
+        if here is None and i < len(ids) and isinstance(ids[i], str) and "/" not in ids[i]:
+            here = locate(base, f"runs/{ids[i]}", f"tables[0].run_ids[{i}]", path, file=None)
+        if here is None or not (here / "config.toml").is_file():
             raise DataError(f"fold run {i + 1} ({entry}) not found: no config.toml there or "
                             "under runs/ beside folds/; commit the fold runs with the table",
                             path=path)
@@ -66,11 +67,15 @@ def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
 
 def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
                     tolerance: float | None = None, loader: Loader | None = None,
-                    progress: bool = False) -> list[Outcome]:
-    """Run every fold of a fold table again and compare the runs and the rebuilt tables."""
+                    progress: bool = False, doc: dict[str, Any] | None = None) -> list[Outcome]:
+    """Run every fold of a fold table again and compare the runs and the rebuilt tables
+    (``doc``: the document when the caller has read it already)."""
     check_tolerance(tolerance)
     path = Path(document)
-    doc = read_fold_doc(path)
+    if doc is None:
+        doc = read_fold_doc(path)
+    else:
+        check_fold_doc(doc, path)
     originals = _fold_runs(doc, path)
     outcome = Outcome(source=f"fold table {doc.get('dataset', '?')!r} "
                              f"({len(originals)} folds)", status="skipped")
@@ -79,20 +84,13 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
     with _out(out_dir) as out:
         news = []
         for original in originals:
-            manifest = _manifest_of(original)
             try:
-                config, new = _rerun(original / "config.toml", out, loader, progress, manifest)
+                news.append(rerun_compared(original / "config.toml", original,
+                                           _manifest_of(original), outcome, out, tolerance,
+                                           loader, progress))
             except DataError as exc:
                 outcome.reason = f"data not available ({original.name}): {exc}"
                 return [outcome]
-            tol, why = ((tolerance, "given") if tolerance is not None else
-                        environment_tolerance(manifest, config.resolved().params.resolved_threads())
-                        if manifest is not None else (CROSS_ENV_TOLERANCE, "original manifest "
-                                                      "not available"))
-            outcome.tolerance, outcome.tolerance_reason = max(outcome.tolerance, tol), why
-            n, diffs = compare_runs(original, new, tolerance=tol)
-            outcome.compared, outcome.differences = outcome.compared + n, outcome.differences + diffs
-            news.append(new)
         outcome.new_run = " + ".join(str(n) for n in news) if out_dir is not None else ""
         dirs = [RunDir(n) for n in news]
         for stored in doc["tables"]:
@@ -117,23 +115,17 @@ def reproduce_document(path: str | Path, *, out_dir: str | Path | None = None,
 
     p = Path(path)
     twin = p.with_suffix(".json") if p.suffix == ".md" else p
-    try:  # a file that is not JSON is the leaderboard reader's to name (line and column)
-        fold = twin.suffix == ".json" and twin.is_file() and is_fold_document(read_json(twin))
-    except DataError:
-        fold = False
-    if fold:
+    raw: Any = None
+    if twin.suffix == ".json" and twin.is_file():
+        try:  # a file that is not JSON is the leaderboard reader's to name (line and column)
+            raw = read_json_object(twin, "a leaderboard or a fold table")
+        except DataError:
+            raw = None
+    if is_fold_document(raw):
         return reproduce_folds(twin, out_dir=out_dir, tolerance=tolerance, loader=loader,
-                               progress=progress)
+                               progress=progress, doc=raw)
     return reproduce_leaderboard(p, out_dir=out_dir, tolerance=tolerance, loader=loader,
                                  progress=progress)
 
 
-def read_json(path: Path) -> Any:
-    """The parsed JSON of ``path`` (a :class:`DataError` naming it when it is not JSON)."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise DataError(f"not JSON: {exc}", path=path) from None
-
-
-__all__ = ["is_fold_document", "read_json", "reproduce_document", "reproduce_folds"]
+__all__ = ["is_fold_document", "reproduce_document", "reproduce_folds"]

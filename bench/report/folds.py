@@ -136,11 +136,11 @@ def read_fold_doc(path: Path) -> dict[str, Any]:
         raise DataError(f"not a fold document (JSON): {exc}", path=path) from None
     except OSError as exc:
         raise DataError(f"cannot be read: {exc.strerror or exc}", path=path) from None
-    _check_fold_doc(doc, path)
+    check_fold_doc(doc, path)
     return doc  # type: ignore[no-any-return]
 
 
-def _check_fold_doc(doc: Any, path: Path) -> None:
+def check_fold_doc(doc: Any, path: Path) -> None:
     """The shape :func:`bench.benchmark.folds.run_folds` writes, else a DataError naming where."""
     def bad(where: str, what: str) -> DataError:
         return DataError(f"{where}: expected {what}; a fold document as `ltrbench run --folds` "
