@@ -10,9 +10,13 @@ import pytest
 from bench.perf import evaluator
 
 
-def test_perf_evaluator_writes_a_report_with_ratios_and_agreement(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_perf_evaluator_writes_a_report_with_ratios_and_agreement(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's figures, ratios and agreement, and what it says of the machine: the OpenMP
+    wait policy, the kernel's threads, the load average, the medians and the older threads' run
+    time inside each call (tests/test_perf_evaluator_turns.py checks how the turns are timed)."""
     pytest.importorskip("lightgbm")
+    monkeypatch.setenv("OMP_WAIT_POLICY", "passive")
     parser = argparse.ArgumentParser()
     evaluator.add_arguments(parser)
     out = tmp_path / "perf.md"
@@ -27,6 +31,13 @@ def test_perf_evaluator_writes_a_report_with_ratios_and_agreement(tmp_path: Path
     diff = float(text.split("(|diff| ")[1].split(")")[0])
     assert diff < 1e-9
     assert "bytes/document" in capsys.readouterr().out
+    assert "- OpenMP wait: OMP_WAIT_POLICY=passive" in text
+    assert "- compiled kernel threads: " in text
+    assert "- load average at the start: " in text
+    assert "- load average at the end: " in text
+    assert "- reference alone (8 metrics): median " in text
+    assert "older threads ran " in text
+    assert "| reference: 8 metrics, in turns with LightGBM | " in text
 
 
 def test_generated_queries_have_the_documented_shape() -> None:

@@ -4,7 +4,6 @@ medians). No timing is asserted: every check is on the order of calls or on coun
 
 from __future__ import annotations
 
-import argparse
 import threading
 from pathlib import Path
 from typing import Any
@@ -138,23 +137,3 @@ def test_turns_rebuild_the_booster_once_before_the_warm_up_never_between_timed_c
     assert names[:4] == [evaluator.LGB_MT, evaluator.OURS_MT, evaluator.LGB_1T, evaluator.OURS_1T]
     assert any(n.startswith("reference in turns with LightGBM (2 threads): median ") for n in report.notes)
     assert any(n.startswith("reference in turns with LightGBM (1 thread): median ") for n in report.notes)
-
-
-def test_report_says_wait_policy_threads_load_and_medians(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("lightgbm")
-    monkeypatch.setenv("OMP_WAIT_POLICY", "passive")
-    parser = argparse.ArgumentParser()
-    evaluator.add_arguments(parser)
-    out = tmp_path / "perf.md"
-    args = parser.parse_args(["--queries", "200", "--peers", "lightgbm", "--repeat", "2",
-                              "--no-compile-check", "--out", str(out)])
-    assert evaluator.run(args) == 0
-    text = out.read_text()
-    assert "- OpenMP wait: OMP_WAIT_POLICY=passive" in text
-    assert "- compiled kernel threads: " in text
-    assert "- load average at the start: " in text
-    assert "- load average at the end: " in text
-    assert "- reference alone (8 metrics): median " in text
-    assert "older threads ran " in text
-    assert "| reference: 8 metrics, in turns with LightGBM | " in text
