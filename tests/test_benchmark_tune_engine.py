@@ -30,12 +30,12 @@ from bench.benchmark.search_space import (
     parse_dimension,
 )
 from bench.benchmark.study import Budget, _reporter, sampler_seed
-from bench.benchmark.tune_out import TRIAL_COLUMNS
 from bench.benchmark.tune_run import TuneRequest, plan_tune, tune_loaded
 from bench.errors import ConfigError
 from bench.metrics import evaluate
 from bench.runners.gbdt import train_gbdt
 from bench.runners.params import Params
+from bench.runs.tune_layout import TRIAL_COLUMNS
 
 SMALL = Params(n_trees=5, num_leaves=3, min_data_in_leaf=1, early_stopping_rounds=3,
                n_threads=1)

@@ -28,15 +28,16 @@ import pandas as pd
 
 from bench.data.atomic import write_bytes, write_text
 from bench.errors import ConfigError
+from bench.runs.tune_layout import (
+    BEST,
+    COMPLETE,
+    PLAN,
+    SUMMARY,
+    TRIAL_COLUMNS,
+    TRIALS_CSV,
+    TRIALS_PARQUET,
+)
 
-#: The columns of ``trials.csv`` / ``trials.parquet``, in order.
-TRIAL_COLUMNS = ("model", "library", "trial", "state", "value", "metric", "profile", "cpu_s",
-                 "wall_s", "cum_cpu_s", "best_so_far", "best_iteration", "params")
-#: The file whose presence says the tune finished (written last).
-COMPLETE = "complete"
-PLAN = "plan.json"
-#: The study's SQLite file in the tune folder (the default storage).
-STUDY_DB = "study.db"
 #: Keys of ``plan.json`` a resumed tune must ask alike.
 RESUME_KEYS = ("dataset", "models", "budget", "sampler", "pruner", "seed", "cv", "use", "metric",
                "profile", "space", "base_params", "storage")
@@ -123,10 +124,10 @@ def write_trials(folder: Path, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     table = table.astype({"trial": np.int64, "value": np.float64, "cpu_s": np.float64,
                           "wall_s": np.float64, "cum_cpu_s": np.float64,
                           "best_so_far": np.float64, "best_iteration": np.float64})
-    write_text(folder / "trials.csv", table.to_csv(index=False))
+    write_text(folder / TRIALS_CSV, table.to_csv(index=False))
     buf = io.BytesIO()
     table.to_parquet(buf, index=False)
-    write_bytes(folder / "trials.parquet", buf.getvalue())
+    write_bytes(folder / TRIALS_PARQUET, buf.getvalue())
     return table
 
 
@@ -156,6 +157,6 @@ def write_results(folder: Path, summary: Mapping[str, Any], configs: Mapping[str
     """``best/<model>.toml``, ``best.toml``, ``summary.json``, then ``complete`` (last)."""
     for model, text in configs.items():
         write_text(folder / "best" / f"{model}.toml", text)
-    write_text(folder / "best.toml", best_all)
-    write_text(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
+    write_text(folder / BEST, best_all)
+    write_text(folder / SUMMARY, json.dumps(summary, indent=2) + "\n")
     write_text(folder / COMPLETE, dt.datetime.now(dt.timezone.utc).isoformat() + "\n")

@@ -40,7 +40,6 @@ from bench.benchmark.study import (
 )
 from bench.benchmark.tune import check_tune_out, parse_space, query_folds, tuning_data
 from bench.benchmark.tune_out import (
-    STUDY_DB,
     check_resume,
     model_summary,
     reserve_folder,
@@ -59,6 +58,7 @@ from bench.runners.result import Selection
 from bench.runners.search_dimension import Dimension
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import dataset_slug
+from bench.runs.tune_layout import STUDY_DB
 
 #: The model tuned when neither ``--models`` nor a config names one.
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"

@@ -38,12 +38,16 @@ from bench.data.jsonio import read_json_object
 from bench.errors import DataError
 from bench.report.latex import tex_escape
 from bench.report.render import md_text
+from bench.runs.tune_layout import (
+    BEST,
+    COMPLETE,
+    STATES,
+    STUDY_DB,
+    SUMMARY,
+    TRIAL_COLUMNS,
+    TRIALS_CSV,
+)
 
-#: The columns of ``trials.csv``, in the order tune writes them.
-TRIAL_COLUMNS = ("model", "library", "trial", "state", "value", "metric", "profile", "cpu_s",
-                 "wall_s", "cum_cpu_s", "best_so_far", "best_iteration", "params")
-#: The trial states tune records (Optuna's ``TrialState`` names of a finished trial).
-STATES = ("COMPLETE", "PRUNED", "FAIL")
 #: fANOVA's random forest needs a spread of complete trials; below this count a study's
 #: importances would be noise and the figure says so instead of drawing bars.
 MIN_IMPORTANCE_TRIALS = 5
@@ -65,16 +69,16 @@ class TuneFolder:
     @property
     def study_db(self) -> Path:
         """The Optuna storage of the studies."""
-        return self.path / "study.db"
+        return self.path / STUDY_DB
 
     @property
     def finished(self) -> bool:
         """Whether tune wrote ``complete`` (its last file): else a killed or running study."""
-        return (self.path / "complete").exists()
+        return (self.path / COMPLETE).exists()
 
     def best_config(self, model: str | None = None) -> Path:
         """``best/<model>.toml``, or ``best.toml`` (every model) when ``model`` is None."""
-        return self.path / "best.toml" if model is None else self.path / "best" / f"{model}.toml"
+        return self.path / BEST if model is None else self.path / "best" / f"{model}.toml"
 
     def model_summary(self, model: str) -> dict[str, Any]:
         """The entry of ``model`` in ``summary.json`` (``{}`` when it has none)."""
@@ -97,8 +101,8 @@ def read_tune_dir(path: str | Path) -> TuneFolder:
     if not folder.is_dir():
         raise DataError("not a folder: expected a tune folder (DIR/tune/<name>/, written by "
                         "'ltrbench tune')", path=folder)
-    trials = _read_trials(folder / "trials.csv")
-    summary_path = folder / "summary.json"
+    trials = _read_trials(folder / TRIALS_CSV)
+    summary_path = folder / SUMMARY
     summary = (read_json_object(summary_path, "tune's summary (per model: trials, best value)")
                if summary_path.is_file() else {})
     models = [str(m) for m in pd.unique(trials["model"])]
@@ -204,14 +208,14 @@ def param_importances(folder: TuneFolder, seed: int = 0) -> dict[str, dict[str, 
     from optuna.importance import FanovaImportanceEvaluator, get_param_importances
 
     remote = str(folder.summary.get("storage") or "")
-    remote = "" if folder.study_db.exists() or remote.startswith("sqlite:") or remote == "study.db" \
+    remote = "" if folder.study_db.exists() or remote.startswith("sqlite:") or remote == STUDY_DB \
         else remote
     names = [] if remote else study_names(folder.study_db)
     out: dict[str, dict[str, float] | str] = {}
     with tempfile.TemporaryDirectory(prefix="ltrbench-study-") as tmp:
         storage = remote  # tune --storage URL: a shared database, read where it lives
         if not remote:
-            copy = Path(tmp) / "study.db"
+            copy = Path(tmp) / STUDY_DB
             shutil.copyfile(folder.study_db, copy)  # Optuna's storage may write what it opens
             storage = f"sqlite:///{copy.as_posix()}"
         else:
