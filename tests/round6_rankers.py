@@ -133,7 +133,7 @@ def slow_factory(seed: int = 0) -> Base:
 
 
 class FastEnough(Base):
-    """``fit`` takes 0.2 s: well inside a 5 s limit."""
+    """``fit`` takes 0.2 s: well inside its limit, however busy the machine."""
 
     def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
         time.sleep(0.2)
