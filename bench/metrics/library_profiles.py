@@ -114,7 +114,70 @@ TORCHMETRICS = Profile(
     ),
 )
 
+CATALYST = Profile(
+    name="catalyst",
+    gain="exp2",
+    ties="stable",
+    empty=0.0,
+    map_denominator="hits_k",
+    description=(
+        "catalyst 21.x/22.x recsys metrics (catalyst/metrics/functional/): a batch of slates, "
+        "each row sorted by its outputs (_misc.py process_recsys_components: torch.argsort "
+        "descending; ties not defined, row order here); _ndcg.py dcg with the default "
+        "gain_function='exp_rank' (2^l - 1, 1/log2(i + 2)), ndcg's ideal DCG from the row's "
+        "targets sorted and cut at k, a row without a relevant target scores 0 "
+        "(ndcg_score[idcg_mask] = 0.0) and counts in torch.mean; _mrr.py reciprocal_rank: "
+        "1/rank of the first target in the top k, 0 without one; _average_precision.py "
+        "average_precision: the mean of precision@i over the relevant items in the top k, "
+        "i.e. divided by the hits in the top k (map_denominator='hits_k'), 0 without one; "
+        "binary_average_precision without weights is the same over the whole list; relevant "
+        "= target >= 1. gain_function='linear_rank' is the profile 'catalyst-linear'. Not "
+        "modelled: binary_average_precision's per-item weights."
+    ),
+)
+
+CATALYST_LINEAR = Profile(
+    name="catalyst-linear",
+    gain="linear",
+    discount="letor4",
+    ties="stable",
+    empty=0.0,
+    map_denominator="hits_k",
+    max_label=None,
+    description=(
+        "catalyst _ndcg.py dcg/ndcg with gain_function='linear_rank': gain l and discounts "
+        "1/log2(i + 1) for 0-based i with discounts[0] = 1, i.e. ranks 1 and 2 undiscounted, "
+        "then 1/log2(rank) (this is discount='letor4'); otherwise as 'catalyst'."
+    ),
+)
+
+CORNAC = Profile(
+    name="cornac",
+    gain=(0.0, 1.0),  # binary: an item of the user's test set gains 1
+    ties="stable",
+    empty=None,
+    idcg_basis="qrels",
+    precision_denominator="min_k_n",
+    max_label=None,
+    labels_beyond_gain_table="error",
+    missing="drop",
+    description=(
+        "cornac 1.x/2.x cornac/metrics/ranking.py, compute(gt_pos, pd_rank): binary relevance "
+        "(gt_pos, items with a test rating above the threshold), pd_rank the items ranked "
+        "(k=-1: all of them); NDCG = DCG of the hits in the top k (1/log2(rank + 1)) over the "
+        "ideal DCG of min(|gt_pos|, k) hits, so relevant items the list does not rank count "
+        "(idcg_basis='qrels'); NCRR = sum of 1/rank of the hits over sum_{i <= min(|gt_pos|, "
+        "k)} 1/i; MRR = 1/rank of the first hit; Precision@k = tp / tp_fp with tp_fp the items "
+        "recommended in the top k (precision_denominator='min_k_n'); Recall@k = tp / |gt_pos|; "
+        "FMeasure@k their harmonic mean (0 when both are 0); AUC = the share of (positive, "
+        "negative) pairs ranked right, ties 1/2 (sklearn's). Users without a test item are not "
+        "evaluated (eval_methods/base_method.py ranking_eval skips them: empty=None); ties in "
+        "row order (numpy argsort of -scores is not stable: tie-free rankings only)."
+    ),
+)
+
 #: The profiles of this module by name.
 LIBRARY_PROFILES: dict[str, Profile] = {
-    p.name: p for p in (MSMARCO, TF_RANKING, ALLRANK, TORCHMETRICS)
+    p.name: p for p in (MSMARCO, TF_RANKING, ALLRANK, TORCHMETRICS, CATALYST, CATALYST_LINEAR,
+                        CORNAC)
 }

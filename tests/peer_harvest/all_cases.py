@@ -1,0 +1,25 @@
+"""Every project's cases, in one list (:data:`ALL_CASES`)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from peer_harvest import Case
+
+#: The ten projects of the harvest (module names).
+PROJECTS = ("ranx", "torchmetrics", "tf_ranking", "ir_measures", "cornac", "catalyst",
+            "ignite", "allrank", "pytorchltr", "recbole")
+
+
+def _load() -> list[Case]:
+    out: list[Case] = []
+    for name in PROJECTS:
+        try:
+            module = import_module(f"peer_harvest.{name}")
+        except ModuleNotFoundError:
+            continue
+        out.extend(module.CASES)
+    return out
+
+
+ALL_CASES: list[Case] = _load()
