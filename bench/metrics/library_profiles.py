@@ -7,6 +7,8 @@ says what it does not model. Golden tests: ``tests/test_metrics_profiles_librari
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bench.metrics.profile import Profile
 
 MSMARCO = Profile(
@@ -114,6 +116,19 @@ TORCHMETRICS = Profile(
     ),
 )
 
+ALLRANK_140 = replace(
+    ALLRANK,
+    name="allrank@1.4.0",
+    empty=0.0,
+    description=(
+        "allRank releases up to 1.4.0 (allrank/models/metrics.py before commit 79b5d32, "
+        "2021-03-30): as 'allrank', but ndcg of a slate without a relevant item is 0 "
+        "(ndcg_[idcg_mask] = 0.); allRank's own tests/losses/test_ndcg.py "
+        "test_ndcg_zero_when_no_relevant still asserts this value at HEAD (1.4.3), where the "
+        "code returns filler_value=1.0."
+    ),
+)
+
 CATALYST = Profile(
     name="catalyst",
     gain="exp2",
@@ -176,8 +191,38 @@ CORNAC = Profile(
     ),
 )
 
+PYTORCHLTR = Profile(
+    name="pytorchltr",
+    gain="exp2",
+    ties="average",
+    empty=0.0,
+    score_dtype="float32",
+    description=(
+        "pytorchltr 0.2 pytorchltr/evaluation/dcg.py (read at 625416e): dcg/ndcg with "
+        "exp=True (the default): gain 2^y - 1, discount 1/log2(rank + 1), the cumulative DCG "
+        "cut at k (k beyond the list: the whole list), ndcg's ideal DCG from the list's own "
+        "relevance (dcg(relevance, relevance, n)), a list without a relevant document has "
+        "idcg set to 1, so it scores 0 and counts; padded documents (beyond n) are placed "
+        "last (utils/tensor_operations.py mask_padded_values) and ties broken at random "
+        "(tiebreak_argsort: this profile gives the expected value over tie orders); scores "
+        "are FloatTensors (float32). exp=False is the profile 'pytorchltr-linear'. ARP "
+        "(evaluation/arp.py) has no ltrbench family."
+    ),
+)
+
+PYTORCHLTR_LINEAR = replace(
+    PYTORCHLTR,
+    name="pytorchltr-linear",
+    gain="linear",
+    max_label=None,
+    description=(
+        "pytorchltr dcg/ndcg with exp=False (pytorchltr/evaluation/dcg.py: gain y, "
+        "rel_sort used as is); otherwise as 'pytorchltr'."
+    ),
+)
+
 #: The profiles of this module by name.
 LIBRARY_PROFILES: dict[str, Profile] = {
-    p.name: p for p in (MSMARCO, TF_RANKING, ALLRANK, TORCHMETRICS, CATALYST, CATALYST_LINEAR,
-                        CORNAC)
+    p.name: p for p in (MSMARCO, TF_RANKING, ALLRANK, TORCHMETRICS, ALLRANK_140, CATALYST, CATALYST_LINEAR,
+                        CORNAC, PYTORCHLTR, PYTORCHLTR_LINEAR)
 }
