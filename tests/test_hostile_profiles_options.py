@@ -225,9 +225,13 @@ def test_reconcile_puts_run_depth_under_truncation() -> None:
 
 # --- nonpositive_scores ---------------------------------------------------------------------------
 
-def test_hits_is_refused_where_torchmetrics_hit_rate_would_not_filter() -> None:
-    with pytest.raises(ConfigError, match="retrieval_hit_rate"):
-        evaluate([1, 0], [-0.5, 0.2], group=[2], metrics=["hits@1"], profile="torchmetrics")
+def test_hits_under_torchmetrics_is_its_hit_rate_which_does_not_filter() -> None:
+    # torchmetrics functional/retrieval/hit_rate.py: the top k of the unfiltered targets, so
+    # the relevant document scored -0.5 at rank 2 is a hit at k = 2 (it was refused before)
+    r = evaluate([1, 0], [-0.5, 0.2], group=[2], metrics=["hits@1", "hits@2", "p@2"],
+                 profile="torchmetrics")
+    assert r.metrics == {"hits@1": 0.0, "hits@2": 1.0, "p@2": 0.0}
+    assert set(r.metric_profiles.values()) == {"torchmetrics"}
 
 
 @pytest.mark.parametrize("value", ["drop", None, True])

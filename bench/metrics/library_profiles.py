@@ -109,8 +109,9 @@ TORCHMETRICS = Profile(
         "(#3160) P, AP, RR and recall treat documents scored <= 0 as non-relevant "
         "(torch.where(preds > 0, target, 0), precision.py, reciprocal_rank.py) while the "
         "blank test and recall's denominator keep every target and NDCG every gain "
-        "(nonpositive_scores='not_relevant'; hit_rate.py does not filter, so hits@k is refused "
-        "under this profile). Not modelled: torch.topk's order among tied scores in P/AP/RR "
+        "(nonpositive_scores='not_relevant'); hit_rate.py does not filter, so hits@k is "
+        "computed without the rule (metrics/score_rules.py UNFILTERED), as are NDCG, "
+        "r_precision and fall_out, which do not filter either. Not modelled: torch.topk's order among tied scores in P/AP/RR "
         "(this profile averages ties), releases before 1.7.4 (replace(..., "
         "nonpositive_scores='rank'))."
     ),

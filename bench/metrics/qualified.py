@@ -47,6 +47,7 @@ from bench.metrics.names import MetricSpec
 from bench.metrics.peer_names import IR_MEASURES_PROFILE, QRELS_ONLY, TREC_EVAL_PROFILE
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.result import EvaluationResult
+from bench.metrics.score_rules import UNFILTERED
 
 #: The call profiles under which a peer grammar's names take the call's profile (its tool's family).
 FAMILY_PROFILES: dict[str, tuple[str, ...]] = {
@@ -146,14 +147,17 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
             raise ConfigError(f"{spec.name}: {QRELS_ONLY.get(spec.family, spec.family)} needs "
                               "TREC qrels (which documents are judged): evaluate it with "
                               "evaluate_trec or ltrbench evaluate --qrels/--run")
-    out: dict[tuple[str | None, object], tuple[Profile, list[MetricSpec]]] = {}
+    out: dict[tuple[str | None, object, bool], tuple[Profile, list[MetricSpec]]] = {}
     for spec in specs:
         own = spec.profile is not None and spec.profile != call.name
-        key = (spec.profile if own else None, spec.overrides)
+        prof = spec_profile(spec, call) if own or spec.overrides else call
+        # torchmetrics' hit rate ignores its own score rule (score_rules.UNFILTERED)
+        plain = prof.nonpositive_scores == "not_relevant" and spec.family in UNFILTERED
+        key = (spec.profile if own else None, spec.overrides, plain)
         if key not in out:
-            out[key] = (spec_profile(spec, call) if own or spec.overrides else call, [])
+            out[key] = (replace(prof, nonpositive_scores="rank") if plain else prof, [])
         out[key][1].append(spec)
-    ordered = sorted(out.items(), key=lambda kv: kv[0] != (None, ()))
+    ordered = sorted(out.items(), key=lambda kv: kv[0] != (None, (), False))
     return [group for _, group in ordered]
 
 

@@ -77,12 +77,20 @@ def hidden_extras(extra: dict[str, Any], hide: NDArray[np.bool_],
     return {"extra_gain": gain, "extra_rel": rel, "extra_query": query}
 
 
+#: Families torchmetrics computes without the rule: ``retrieval_hit_rate`` counts the top k of
+#: the unfiltered targets (``functional/retrieval/hit_rate.py``, read at dab0333). Under
+#: ``nonpositive_scores="not_relevant"`` they are evaluated in a group of their own with
+#: ``nonpositive_scores="rank"`` (:func:`bench.metrics.qualified.groups`).
+UNFILTERED = ("hits",)
+
+
 def refuse_unfiltered(families: set[str], prof: Profile) -> None:
     """torchmetrics' ``retrieval_hit_rate`` does not apply the rule (``hit_rate.py``: the top k
     of the unfiltered targets), while ltrbench's hits@k reads the same relevance as P@k: under
     ``nonpositive_scores="not_relevant"`` it would print a number torchmetrics does not, so it
-    is refused."""
-    if prof.nonpositive_scores == "not_relevant" and "hits" in families:
+    is refused where one pass must compute both (``evaluate`` and ``evaluate_trec`` put hits@k
+    in a group of its own, :data:`UNFILTERED`)."""
+    if prof.nonpositive_scores == "not_relevant" and families & set(UNFILTERED):
         raise ConfigError(
             f"hits@k under profile {prof.name!r}: its nonpositive_scores='not_relevant' rule "
             "(torchmetrics' precision, AP, RR, recall) is not applied by torchmetrics' "
