@@ -222,8 +222,50 @@ PYTORCHLTR_LINEAR = replace(
     ),
 )
 
+IGNITE = Profile(
+    name="ignite",
+    gain="exp2",
+    ties="stable",
+    empty=None,
+    rel_level="zero",
+    description=(
+        "pytorch-ignite >= 0.5.4 ignite/metrics/rec_sys (read at de08e79): NDCG with its "
+        "defaults gain_function='exp_rank' (2^y - 1) and 1/log2(rank + 1) (ndcg.py "
+        "_compute_dcg), the ranking by torch.argsort(descending=True, stable=True) (ties in row "
+        "order), labels below relevance_threshold (default 1) set to 0 before DCG and IDCG "
+        "(y_for_dcg = torch.where(y >= threshold, y, 0): rel_level='zero'), ideal DCG from the "
+        "user's own labels sorted and cut at k, k clipped to the list; HitRate: 1 if a target "
+        "> 0 is in the top k (hitrate.py); ignore_zero_hits=True (the default) leaves users "
+        "without a relevant item out of the mean (empty=None). ignore_zero_hits=False is "
+        "'ignite-zero-hits', gain_function='linear_rank' 'ignite-linear'."
+    ),
+)
+
+IGNITE_ZERO_HITS = replace(
+    IGNITE,
+    name="ignite-zero-hits",
+    empty=0.0,
+    description=(
+        "pytorch-ignite NDCG / HitRate with ignore_zero_hits=False: a user without a relevant "
+        "item scores 0 (NDCG: torch.where(idcg_k > 0, dcg_k / idcg_k, 0)) and counts in the "
+        "mean (_num_examples += y.shape[0]); otherwise as 'ignite'."
+    ),
+)
+
+IGNITE_LINEAR = replace(
+    IGNITE,
+    name="ignite-linear",
+    gain="linear",
+    max_label=None,
+    description=(
+        "pytorch-ignite NDCG with gain_function='linear_rank' (gain y, ndcg.py "
+        "_compute_dcg); otherwise as 'ignite' (ignore_zero_hits=True)."
+    ),
+)
+
 #: The profiles of this module by name.
 LIBRARY_PROFILES: dict[str, Profile] = {
     p.name: p for p in (MSMARCO, TF_RANKING, ALLRANK, TORCHMETRICS, ALLRANK_140, CATALYST, CATALYST_LINEAR,
-                        CORNAC, PYTORCHLTR, PYTORCHLTR_LINEAR)
+                        CORNAC, PYTORCHLTR, PYTORCHLTR_LINEAR, IGNITE,
+                        IGNITE_ZERO_HITS, IGNITE_LINEAR)
 }
