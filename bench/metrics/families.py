@@ -113,6 +113,9 @@ FAMILIES: dict[str, Family] = {
         Family("set_f", "set_F", "set F1: harmonic mean of set precision and set recall "
                "(trec_eval set_F, beta 1)", ("hits",),
                lambda q: q.ratio(2.0 * q.comp["hits"], q.n + q.r), normalised=True, cutoff=False),
+        Family("num_q", "num_q", "queries evaluated: 1 per query, summed over queries "
+               "(trec_eval num_q, ir_measures NumQ)", (),
+               lambda q: np.ones(q.n.shape[0]), cutoff=False, mean="sum"),
         Family("rmse", "RMSE", "root mean squared error of score against label",
                error=_squared, root=True),
         Family("mae", "MAE", "mean absolute error of score against label", error=_absolute),
