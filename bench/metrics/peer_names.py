@@ -98,6 +98,7 @@ TREC_EVAL: tuple[PeerMeasure, ...] = (
     PeerMeasure("num_ret", "num_ret"),
     PeerMeasure("num_rel", "num_rel"),
     PeerMeasure("num_rel_ret", "num_rel_ret"),
+    PeerMeasure("num_q", "num_q"),
     PeerMeasure("set_map", "set_map"),
     PeerMeasure("gm_map", "gm_map"),
     PeerMeasure("infAP", "infap"),
@@ -106,7 +107,7 @@ TREC_EVAL: tuple[PeerMeasure, ...] = (
     PeerMeasure("iprec_at_recall", "iprec_at_recall", "real",
                 reals=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)),
     *(PeerMeasure(n, None) for n in (
-        "runid", "num_q",
+        "runid",
         "relstring", "gm_bpref", "utility", "11pt_avg", "binG", "G",
         "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "num_nonrel_judged_ret",
         "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
@@ -135,13 +136,14 @@ IR_MEASURES: tuple[PeerMeasure, ...] = (
     PeerMeasure("NumRet", "num_ret", params=("rel",)),  # with rel=: NumRelRet (ir_measures)
     PeerMeasure("NumRel", "num_rel", params=("rel",)),
     PeerMeasure("NumRelRet", "num_rel_ret", params=("rel",)),
+    PeerMeasure("NumQ", "num_q"),
     PeerMeasure("SetAP", "set_map", params=("rel",)),
     PeerMeasure("IPrec", "iprec_at_recall", "recall", params=("rel",)),
     PeerMeasure("RBP", "rbp", "optional", params=("p", "rel")),
     PeerMeasure("infAP", "infap", params=("rel",)),
     *(PeerMeasure(n, None) for n in (
         "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "MAP_IA",
-        "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "NumQ",
+        "NERR8", "NERR9", "NERR10", "NERR11", "NRBP",
         "P_IA", "SDCG", "SetRelP", "StRecall", "alpha_DCG", "alpha_nDCG",
         "nERR_IA", "nNRBP",
     )),
