@@ -89,8 +89,9 @@ def _cases() -> list[Case]:
 
 CASES: list[Case] = [
     *_cases(),
-    Case("ir_measures", REPO, PATH, "TestPytrecEval.test_NumQ", "NumQ", "trec_eval-c",
-         inexpressible="NumQ (trec_eval num_q: 1 per query, summed: 2 here) has no ltrbench "
-         "family; the count of evaluated queries is in the result's diagnostics "
-         "(n_queries), not a metric name", extra={"per_query": (1, 1), "aggregate": 2}),
+    *(Case("ir_measures", REPO, PATH, f"TestPytrecEval.test_NumQ[{how}]", "NumQ", "trec_eval-c",
+           qrels=_parse(QRELS_NUMRET, RUN_A)[0], run=_parse(QRELS_NUMRET, RUN_A)[1], tol=0.0,
+           **value)  # type: ignore[arg-type]
+      for how, value in (("iter_calc", {"per_query": (1.0, 1.0)}),
+                         ("calc_aggregate", {"mean": 2.0}))),
 ]
