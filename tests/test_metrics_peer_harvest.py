@@ -33,7 +33,8 @@ def replay(case: Case) -> list[float]:
             res = evaluate_trec(case.qrels, case.run, metrics=[case.metric], profile=case.profile,
                                 per_query=per_query)
         else:
-            assert case.labels is not None and case.scores is not None
+            assert case.labels is not None
+            assert case.scores is not None
             labels = [v for row in case.labels for v in row]
             scores = [v for row in case.scores for v in row]
             qid = [i for i, row in enumerate(case.labels) for _ in row]
@@ -97,7 +98,9 @@ def test_fewer_than_five_cases_are_inexpressible() -> None:
 
 def test_every_case_cites_where_its_number_comes_from() -> None:
     for case in ALL_CASES:
-        assert "/" in case.repo and case.path and case.test, case.name
+        assert "/" in case.repo, case.name
+        assert case.path, case.name
+        assert case.test, case.name
         if case.inexpressible is None and case.out_of_scope is None:
             assert (case.mean is None) != (case.per_query is None), case.name
             assert (case.labels is None) != (case.qrels is None), case.name
@@ -124,7 +127,7 @@ if __name__ == "__main__":  # PYTHONPATH=.:tests python tests/test_metrics_peer_
     for c in REPLAYED:
         try:
             ok = agrees(c)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             print("ERROR", c.name, type(exc).__name__, str(exc)[:200])
             continue
         if not ok:

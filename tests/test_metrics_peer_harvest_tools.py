@@ -40,7 +40,8 @@ IR_CASES = [c for c in ALL_CASES if c.project == "ir_measures" and c.qrels]
 @pytest.mark.parametrize("case", RANX_CASES, ids=[c.name for c in RANX_CASES])
 def test_ranx_itself_gives_the_number_its_test_expects(case: Case) -> None:
     ranx = pytest.importorskip("ranx")
-    assert case.qrels is not None and case.run is not None
+    assert case.qrels is not None
+    assert case.run is not None
     name = _ranx_name(case)
     qrels = {q: {d: int(r) for d, r in docs.items()} for q, docs in case.qrels.items()}
     out = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(dict(case.run)), name,
@@ -55,7 +56,8 @@ def test_ranx_itself_gives_the_number_its_test_expects(case: Case) -> None:
 @pytest.mark.parametrize("case", IR_CASES, ids=[c.name for c in IR_CASES])
 def test_ir_measures_itself_gives_the_number_its_test_expects(case: Case) -> None:
     ir_measures = pytest.importorskip("ir_measures")
-    assert case.qrels is not None and case.run is not None
+    assert case.qrels is not None
+    assert case.run is not None
     measure = ir_measures.parse_measure(case.metric)
     qrels = {q: {d: int(r) for d, r in docs.items()} for q, docs in case.qrels.items()}
     provider = ir_measures.providers.PytrecEvalProvider()

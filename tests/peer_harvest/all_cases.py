@@ -14,11 +14,7 @@ PROJECTS = ("ranx", "torchmetrics", "tf_ranking", "ir_measures", "cornac", "cata
 def _load() -> list[Case]:
     out: list[Case] = []
     for name in PROJECTS:
-        try:
-            module = import_module(f"peer_harvest.{name}")
-        except ModuleNotFoundError:
-            continue
-        out.extend(module.CASES)
+        out.extend(import_module(f"peer_harvest.{name}").CASES)
     return out
 
 

@@ -91,7 +91,7 @@ CASES: list[Case] = [
     *_cases(),
     *(Case("ir_measures", REPO, PATH, f"TestPytrecEval.test_NumQ[{how}]", "NumQ", "trec_eval-c",
            qrels=_parse(QRELS_NUMRET, RUN_A)[0], run=_parse(QRELS_NUMRET, RUN_A)[1], tol=0.0,
-           **value)  # type: ignore[arg-type]
+           **value)
       for how, value in (("iter_calc", {"per_query": (1.0, 1.0)}),
                          ("calc_aggregate", {"mean": 2.0}))),
 ]

@@ -74,6 +74,11 @@ def _ranks_with_sum(n: int, p: int, total: int) -> tuple[float, ...]:
     return tuple(1.0 if r in ranks else 0.0 for r in range(1, n + 1))
 
 
+def _descending_like(labels: tuple[tuple[float, ...], ...]) -> tuple[tuple[float, ...], ...]:
+    """Scores ranking each list in row order."""
+    return tuple(tuple(float(len(r) - i) for i in range(len(r))) for r in labels)
+
+
 def _gauc_cases() -> list[Case]:
     out = []
     users0 = ((2, 1, 1), (3, 2, 4), (5, 3, 9))
@@ -81,8 +86,7 @@ def _gauc_cases() -> list[Case]:
     expect0 = (1 * ((2 - 0 / 2 - 1 / 1) / (2 - 1)) + 2 * ((3 - 1 / 2 - 4 / 2) / (3 - 2))
                + 3 * ((5 - 2 / 2 - 9 / 3) / (5 - 3))) / (1 + 2 + 3)
     out.append(Case("recbole", REPO, RANK, "TestRankMetrics.test_gauc[case0]", "auc", "recbole",
-                    labels=labels0, scores=lists(*((float(len(r) - i) for i in range(len(r)))
-                                                   for r in labels0)),
+                    labels=labels0, scores=_descending_like(labels0),
                     weights=(1.0, 2.0, 3.0), mean=expect0, tol=1e-12,
                     note="RecBole's GAUC (evaluator/metrics.py GAUC) weighs each user's AUC by "
                     "its positives (pos_len), ltrbench's gauc by its documents (Zhou et al.): "
@@ -90,8 +94,7 @@ def _gauc_cases() -> list[Case]:
     # case 1: a user of 3 with its positive last, one without positives, one of positives only
     labels1 = lists((0, 0, 1), (0, 0, 0, 0, 0, 0), (1, 1, 1, 1))
     out.append(Case("recbole", REPO, RANK, "TestRankMetrics.test_gauc[case1]", "gauc", "recbole",
-                    labels=labels1, scores=lists(*((float(len(r) - i) for i in range(len(r)))
-                                                   for r in labels1)),
+                    labels=labels1, scores=_descending_like(labels1),
                     mean=(3 - 0 - 3 / 1) / (3 - 1), tol=1e-12,
                     note="users of one class are left out (RecBole: pos_len 0 or all positive)"))
     return out

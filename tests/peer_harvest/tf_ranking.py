@@ -37,7 +37,7 @@ W3Z = (4.25, 3.0, 5.5)  # (3 + 5.5) / 2, 3, 5.5
 
 
 def _dcg(label: float, rank: int, weight: float = 1.0) -> float:
-    return weight * (2.0**label - 1.0) / math.log2(rank + 1.0)
+    return float(weight * (2.0**label - 1.0) / math.log2(rank + 1.0))
 
 
 def _c(test: str, metric: str, labels: tuple[tuple[float, ...], ...],
