@@ -197,4 +197,4 @@ def test_the_new_records_declare_a_formula_a_meaning_and_known_components() -> N
     assert FAMILIES["gm_map"].mean == "geometric"
     assert FAMILIES["gauc"].mean == "documents"
     assert {f for f, r in FAMILIES.items() if r.mean == "sum"} == {
-        "num_ret", "num_rel", "num_rel_ret"}
+        "num_ret", "num_rel", "num_rel_ret", "num_q"}

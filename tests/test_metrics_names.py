@@ -58,7 +58,9 @@ def test_the_named_profiles_are_the_ones_of_the_design() -> None:
                               "trec_eval", "ranx", "catboost", "letor4", "trec_eval-c",
                               "gdeval", "ranx-burges", "sklearn-ignore-ties", "torchmetrics",
                               "recbole", "recommenders", "msmarco", "tf-ranking", "allrank",
-                              "xgboost@1.7", "xgboost@1.7-"]
+                              "allrank@1.4.0", "catalyst", "catalyst-linear", "cornac",
+                              "pytorchltr", "pytorchltr-linear", "ignite", "ignite-zero-hits",
+                              "ignite-linear", "xgboost@1.7", "xgboost@1.7-"]
     for name, prof in PROFILES.items():
         assert prof.name == name
         assert prof.description

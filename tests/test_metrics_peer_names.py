@@ -24,7 +24,7 @@ IR_FAMILY = {"nDCG": "ndcg", "AP": "map", "RR": "mrr", "P": "p", "R": "recall",
              "SetR": "set_recall", "SetF": "set_f", "Judged": "judged"}
 TREC_FAMILY = {"nDCG": "ndcg", "AP": "map", "RR": "mrr", "P": "p", "R": "recall",
                "Success": "hits", "Rprec": "rprec", "Bpref": "bpref", "SetP": "set_p",
-               "SetR": "set_recall", "SetF": "set_f"}
+               "SetR": "set_recall", "SetF": "set_f", "NumQ": "num_q"}
 
 
 def _write(path: Path, text: str) -> Path:
@@ -37,7 +37,7 @@ def _write(path: Path, text: str) -> Path:
 #: Computed since issue 23, tested against pytrec_eval in tests/test_metrics_trec_more.py (ir_measures
 #: 0.4.3's parse_trec_measure reads none of them: "known trec name ..., but not yet supported").
 NEW_TREC_NAMES = ("num_ret", "num_rel", "num_rel_ret", "set_map", "gm_map", "Rprec_mult", "infAP",
-                  "iprec_at_recall")
+                  "iprec_at_recall", "num_q")
 
 @pytest.mark.parametrize("name", [m.name for m in TREC_EVAL if m.family is not None
                                   and m.name not in ("ndcg", "map", "recip_rank", "Rprec",
@@ -70,7 +70,7 @@ def test_trec_eval_spellings_are_the_printed_keys() -> None:
                   "success_1"]
 
 
-@pytest.mark.parametrize("name", ["runid", "num_q", "gm_bpref", "utility", "P_avgjg",
+@pytest.mark.parametrize("name", ["runid", "gm_bpref", "utility", "P_avgjg",
                                   "Rndcg", "prefs_simp", "11pt_avg"])
 def test_trec_eval_measures_without_a_family_are_refused_as_not_computed(name: str) -> None:
     with pytest.raises(ConfigError, match="is not computed by ltrbench"):
