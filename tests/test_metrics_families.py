@@ -46,7 +46,8 @@ def test_the_records_keep_the_former_aliases_blank_rules_and_scored_one_families
     assert {f.name: f.components for f in FAMILIES.values() if f.ranking} == {
         "dcg": ("dcg",), "ndcg": ("dcg", "idcg"), "map": ("ap",), "mrr": ("rr",), "p": ("hits",),
         "recall": ("hits",), "err": ("err",), "hits": ("any",), "rprec": ("rprec",),
-        "bpref": ("bpref",), "set_p": ("hits",), "set_recall": ("hits",), "set_f": ("hits",)}
+        "bpref": ("bpref",), "set_p": ("hits",), "set_recall": ("hits",), "set_f": ("hits",),
+        "num_q": ()}
     assert FAMILIES["map"].components_for(get_profile("torchmetrics")) == ("ap", "hits")
 
 

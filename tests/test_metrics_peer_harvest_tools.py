@@ -1,5 +1,5 @@
 """The harvest's transcription checked against the tools themselves where they install here
-(ranx, ir_measures): each ranx case's qrels and run through ``ranx.evaluate`` and each
+(ranx, ir_measures, pytrec_eval): each ranx case's qrels and run through ``ranx.evaluate`` and each
 ir_measures case through its pytrec_eval provider must give the number the peer's test expects,
 so a case that agrees with ltrbench cannot hide a mistranscribed input. Skips where the tool is
 missing.
@@ -68,3 +68,19 @@ def test_ir_measures_itself_gives_the_number_its_test_expects(case: Case) -> Non
         rows = sorted(provider.iter_calc([measure], qrels, dict(case.run)),
                       key=lambda m: m.query_id)
         assert [m.value for m in rows] == pytest.approx(list(case.per_query), abs=case.tol)
+
+
+PYTREC_CASES = [c for c in ALL_CASES if c.project == "pytrec_eval"]
+
+
+@pytest.mark.parametrize("case", PYTREC_CASES, ids=[c.name for c in PYTREC_CASES])
+def test_pytrec_eval_itself_gives_the_number_its_test_expects(case: Case) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    assert case.qrels is not None
+    assert case.run is not None
+    assert case.per_query is not None
+    qrels = {q: {d: int(r) for d, r in docs.items()} for q, docs in case.qrels.items()}
+    measure = case.metric.replace("ndcg_cut_", "ndcg_cut.")
+    got = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(dict(case.run))
+    assert [v[case.metric] for _, v in sorted(got.items())] == pytest.approx(
+        list(case.per_query), abs=case.tol)
