@@ -201,7 +201,8 @@ def _rank(qrels: Qrels, run: Run, prof: Profile, zero: bool, ties_k: int | None)
     rel = (qrels.rel > 0) & (qrels.rel >= prof.relevance_threshold) & np.isin(qrels.qid, names)
     j_q = np.searchsorted(names, qrels.qid[rel])
     j_doc = np.searchsorted(docs, qrels.docno[rel])
-    j_sub = qrels.subtopic[rel]
+    _, j_sub = np.unique(qrels.subtopic[rel], return_inverse=True)  # dense, order kept
+    j_sub = j_sub.ravel().astype(np.int64)
     width = int(j_sub.max(initial=0)) + 1
     slots, j_slot = np.unique(j_q * width + j_sub, return_inverse=True)
     n_sub = np.bincount(slots // width, minlength=n_q).astype(np.float64)
