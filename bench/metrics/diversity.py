@@ -137,10 +137,10 @@ def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
            per_query: bool) -> EvaluationResult:
     policies = sorted({prof.missing_for(s.family) for s in specs}, key=lambda p: p != "zero")
     if len(policies) > 1:
-        parts = [_group(qrels, run, [s for s in specs if prof.missing_for(s.family) == pol],
+        split = [_group(qrels, run, [s for s in specs if prof.missing_for(s.family) == pol],
                         replace(prof, missing=pol, missing_by_family=()), per_query)
                  for pol in policies]
-        return replace(merge(parts, specs, parts[0].profile), profile=prof)
+        return replace(merge(split, specs, split[0].profile), profile=prof)
     if prof.ties not in TIES:
         raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} orders tied "
                           f"scores by {prof.ties!r}; a diversity metric needs one order of the "
@@ -151,18 +151,20 @@ def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
     values: dict[str, NDArray[np.float64]] = {}
     blank: dict[str, NDArray[np.bool_]] = {}
     n_q = int(ranked.query_ids.shape[0])
-    for spec in specs:
-        alpha = family_param(spec)
+    cut = {s.name: metric_cutoff(s, prof.default_k) for s in specs}
+    for alpha in dict.fromkeys(family_param(s) for s in specs):  # each alpha's sums once
         assert alpha is not None
-        k = metric_cutoff(spec, prof.default_k)
-        dcg = kernel.run_alpha_dcg(ranked.run_q, ranked.run_pos, ranked.run_slot, n_q, alpha,
-                                   (k,))[k]
+        mine = [s for s in specs if family_param(s) == alpha]
+        at = tuple(dict.fromkeys(cut[s.name] for s in mine))
+        dcg = kernel.run_alpha_dcg(ranked.run_q, ranked.run_pos, ranked.run_slot, n_q, alpha, at)
         idcg = kernel.ideal_alpha_dcg(ranked.cand_q, ranked.cand_key, ranked.tri_cand,
-                                      ranked.tri_slot, n_q, ranked.n_slots, alpha, (k,))[k]
-        comps = Components(n=ranked.n, r_list=ranked.n_sub, r_basis=ranked.n_sub,
-                           has_gain=ranked.n_sub > 0, ties=ranked.ties,
-                           values={("alpha_dcg", k): dcg, ("alpha_idcg", k): idcg})
-        values[spec.name], blank[spec.name] = per_query_values(spec, comps, prof)
+                                      ranked.tri_slot, n_q, ranked.n_slots, alpha, at)
+        for spec in mine:
+            k = cut[spec.name]
+            comps = Components(n=ranked.n, r_list=ranked.n_sub, r_basis=ranked.n_sub,
+                               has_gain=ranked.n_sub > 0, ties=ranked.ties,
+                               values={("alpha_dcg", k): dcg[k], ("alpha_idcg", k): idcg[k]})
+            values[spec.name], blank[spec.name] = per_query_values(spec, comps, prof)
     parts = QueryParts(query_ids=ranked.query_ids, values=values, blank=blank, query_weights=None,
                        has_gain=ranked.n_sub > 0, n=ranked.n, ties=ranked.ties,
                        pointwise_sums={}, n_documents=ranked.n_documents, backend="numpy",

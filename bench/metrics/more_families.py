@@ -161,7 +161,7 @@ def more_families() -> dict[str, Family]:
                "gain for a subtopic decays by (1 - alpha) with each document above covering it, "
                "over ndeval's greedy ideal; needs subtopic qrels (ndeval alpha-nDCG)",
                ("alpha_dcg", "alpha_idcg"), _alpha_ndcg, normalised=True, param=_ALPHA,
-               ordered=True, subtopics=True, aliases=("a_ndcg",)),
+               ordered=True, subtopics=True),
         Family("alpha_dcg", "ALPHA_DCG", "alpha-DCG (Clarke et al., SIGIR 2008), unnormalised: "
                "the numerator of alpha-nDCG; needs subtopic qrels", ("alpha_dcg",),
                lambda q: q.value("alpha_dcg"), param=_ALPHA, ordered=True, subtopics=True),

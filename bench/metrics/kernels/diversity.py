@@ -32,7 +32,8 @@ Index = NDArray[np.int64]
 
 def discount(size: int) -> Array:
     """``log(2) / log(i + 2)`` for ``i = 0..size-1`` (ndeval ``discount``; 1 at ``i = 0``)."""
-    return np.log(2.0) / np.log(np.arange(size, dtype=np.float64) + 2.0)
+    out: Array = np.log(2.0) / np.log(np.arange(size, dtype=np.float64) + 2.0)
+    return out
 
 
 def gain_powers(alpha: float, count: int) -> Array:
@@ -68,7 +69,7 @@ def run_alpha_dcg(q: Index, pos: Index, slot: Index, n_q: int, alpha: float,
     term = score * discount(int(pos.max()) + 1)[cell_pos]
     for k in ks:  # cells are in (query, position) order: each query's sum in rank order
         keep = slice(None) if k is None else cell_pos < k
-        out[k] = np.bincount(cell_q[keep], weights=term[keep], minlength=n_q)
+        out[k] = np.bincount(cell_q[keep], weights=term[keep], minlength=n_q).astype(np.float64)
     return out
 
 
@@ -103,8 +104,9 @@ def ideal_alpha_dcg(cand_q: Index, cand_key: Index, tri_cand: Index, tri_slot: I
         pick = by[last]
         placed[pick] = True
         running[cand_q[pick]] += score[pick] * disc[rank]
-        hit = np.isin(tri_cand, pick)
-        sub_gain[tri_slot[hit]] *= b
+        now = np.zeros(n_c, dtype=bool)
+        now[pick] = True
+        sub_gain[tri_slot[now[tri_cand]]] *= b
         for k in ks:
             if k is not None and k == rank + 1:
                 out[k] = running.copy()
