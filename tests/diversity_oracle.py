@@ -18,9 +18,9 @@ def covered(judgments: dict[str, set[int]], doc: str) -> list[int]:
 
 
 def alpha_dcg_list(ranking: list[str], judgments: dict[str, set[int]], alpha: float,
-                   k: int | None) -> float:
+                   k: int | None, reciprocal: bool = False) -> float:
     """alpha-DCG@k of ``ranking`` (document ids, best first); ``judgments``: document ->
-    subtopics it is relevant to."""
+    subtopics it is relevant to; ``reciprocal``: the discount 1/(i + 1) (ndeval computeERR)."""
     gain_of: dict[int, float] = {}
     total = 0.0
     for i, doc in enumerate(ranking):
@@ -31,7 +31,7 @@ def alpha_dcg_list(ranking: list[str], judgments: dict[str, set[int]], alpha: fl
             g = gain_of.get(j, 1.0)
             score += g
             gain_of[j] = g * (1.0 - alpha)
-        total += score * (math.log(2.0) / math.log(i + 2.0))
+        total += score / (i + 1.0) if reciprocal else score * (math.log(2.0) / math.log(i + 2.0))
     return total
 
 
@@ -66,9 +66,10 @@ def ranked(run: dict[str, float], ties: str) -> list[str]:
 
 
 def alpha_ndcg(run: dict[str, float], judgments: dict[str, set[int]], alpha: float,
-               k: int | None, ties: str = "docno_desc") -> float:
-    """alpha-nDCG@k of one query (0 when no document is relevant to a subtopic, as ndeval)."""
-    ideal = alpha_dcg_list(ideal_ranking(judgments, alpha), judgments, alpha, k)
+               k: int | None, ties: str = "docno_desc", reciprocal: bool = False) -> float:
+    """alpha-nDCG@k of one query (0 when no document is relevant to a subtopic, as ndeval);
+    ``reciprocal``: nERR-IA@k."""
+    ideal = alpha_dcg_list(ideal_ranking(judgments, alpha), judgments, alpha, k, reciprocal)
     if ideal == 0.0:
         return 0.0
-    return alpha_dcg_list(ranked(run, ties), judgments, alpha, k) / ideal
+    return alpha_dcg_list(ranked(run, ties), judgments, alpha, k, reciprocal) / ideal

@@ -68,11 +68,11 @@ def test_hand_worked_example_follows_the_papers_definition(tmp_path: Path) -> No
 pyndeval = pytest.importorskip("pyndeval", reason="pyndeval (ndeval) is the golden tool")
 
 
-def _pyndeval(qrels: list[Qrel], run: list[ScoredDoc], ks: list[int], alpha: float = 0.5
-              ) -> dict[str, dict[str, float]]:
+def _pyndeval(qrels: list[Qrel], run: list[ScoredDoc], ks: list[int], alpha: float = 0.5,
+              measure: str = "alpha-nDCG") -> dict[str, dict[str, float]]:
     run_sorted = sorted(run, key=lambda x: x[0])  # pyndeval reads one query's lines together
-    out = pyndeval.ndeval(qrels, run_sorted, [f"alpha-nDCG@{k}" for k in ks], alpha=alpha)
-    return {q: {f"@{k}": v[f"alpha-nDCG@{k}"] for k in ks} for q, v in out.items()}
+    out = pyndeval.ndeval(qrels, run_sorted, [f"{measure}@{k}" for k in ks], alpha=alpha)
+    return {q: {f"@{k}": v[f"{measure}@{k}"] for k in ks} for q, v in out.items()}
 
 
 def test_greedy_ideal_gives_ties_to_the_largest_document_id_and_can_be_beaten(
@@ -135,15 +135,26 @@ def _random_case(seed: int) -> tuple[list[Qrel], list[ScoredDoc], float]:
 
 @pytest.mark.parametrize("seed", range(25))
 def test_equals_pyndeval_on_random_cases(tmp_path: Path, seed: int) -> None:
+    """alpha-nDCG at random alphas; nERR-IA (ir_measures' nERR_IA, pyndeval at alpha 0.5, and
+    ltrbench's nerr_ia at the case's alpha under the same order) against pyndeval."""
     qrels, run, alpha = _random_case(seed)
     q, r = _files(tmp_path, qrels, run)
     ks = [1, 2, 3, 5, 10, 20]
-    got = _per_query(q, r, ",".join(f"alpha_nDCG(alpha={alpha})@{k}" for k in ks))
+    names = [f"alpha_nDCG(alpha={alpha})@{k}" for k in ks] + [f"nERR_IA@{k}" for k in ks] + [
+        f"trec_eval-c:nerr_ia({alpha})@{k}" for k in ks]
+    got = _per_query(q, r, ",".join(names))
     want = _pyndeval(qrels, run, ks, alpha)
+    err = _pyndeval(qrels, run, ks, 0.5, "nERR-IA")
+    err_alpha = _pyndeval(qrels, run, ks, alpha, "nERR-IA")
     for qid, values in want.items():
         for k in ks:
             key = f"alpha_nDCG(alpha={alpha})@{k}"
             assert got[qid][key] == pytest.approx(values[f"@{k}"], abs=1e-15), (qid, k)
+            assert got[qid][f"nERR_IA@{k}"] == pytest.approx(err[qid][f"@{k}"], abs=1e-15)
+            if not any(s1 == s2 and d1 != d2 and qq1 == qq2 == qid for qq1, d1, s1 in run
+                       for qq2, d2, s2 in run):  # trec_eval-c: ties by id descending
+                assert got[qid][f"trec_eval-c:nerr_ia({alpha})@{k}"] == pytest.approx(
+                    err_alpha[qid][f"@{k}"], abs=1e-15)
 
 
 @pytest.mark.parametrize("seed", range(15))
@@ -156,7 +167,7 @@ def test_equals_the_oracle_with_trec_eval_ties_and_cutoffs_beyond_ndevals_20(
     q, r = _files(tmp_path, qrels, run)
     a = "" if alpha == 0.5 else f"({alpha!r})"
     names = [f"alpha_ndcg{a}@1", f"alpha_ndcg{a}@3", f"alpha_ndcg{a}@30", f"alpha_ndcg{a}"]
-    got = _per_query(q, r, ",".join(names))
+    got = _per_query(q, r, ",".join([*names, f"nerr_ia{a}@30"]))
     for qid, row in got.items():
         judged = {}
         for qq, s, d, j in qrels:
@@ -166,6 +177,8 @@ def test_equals_the_oracle_with_trec_eval_ties_and_cutoffs_beyond_ndevals_20(
         for name, k in zip(names, [1, 3, 30, None], strict=True):
             assert row[name] == pytest.approx(oracle_alpha_ndcg(scored, judged, alpha, k),
                                               abs=1e-15)
+        assert row[f"nerr_ia{a}@30"] == pytest.approx(
+            oracle_alpha_ndcg(scored, judged, alpha, 30, reciprocal=True), abs=1e-15)
 
 
 def test_ir_measures_alpha_ndcg_is_what_ir_measures_computes(tmp_path: Path) -> None:
@@ -176,10 +189,10 @@ def test_ir_measures_alpha_ndcg_is_what_ir_measures_computes(tmp_path: Path) -> 
     qrels.append(("9", "1", "zz", 1))  # a query without a run line
     q, r = _files(tmp_path, qrels, run)
     want = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(
-        [ir_measures.parse_measure("alpha_nDCG@5"), ir_measures.parse_measure("alpha_nDCG@10")],
+        [ir_measures.parse_measure(m) for m in ("alpha_nDCG@5", "alpha_nDCG@10", "nERR_IA@5")],
         [ir_measures.Qrel(a, d, j, s) for a, s, d, j in qrels],
         [ir_measures.ScoredDoc(a, d, s) for a, d, s in run])}
-    got = _per_query(q, r, "alpha_nDCG@5,alpha_nDCG@10")
+    got = _per_query(q, r, "alpha_nDCG@5,alpha_nDCG@10,nERR_IA@5")
     assert {qid for qid, _ in want} == set(got)
     for (qid, measure), value in want.items():
         assert got[qid][measure] == pytest.approx(value, abs=1e-15)

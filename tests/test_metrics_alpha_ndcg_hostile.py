@@ -60,6 +60,8 @@ REFUSED: list[tuple[str, str, str, type[Exception], str]] = [
     ("ir_measures alpha_DCG (ndeval's ideal-ideal normalisation)", GOOD, "alpha_DCG@5",
      ConfigError, r"not computed by ltrbench"),
     ("no run query has qrels", "7 1 a 1\n", "alpha_ndcg@5", DataError, r"no query of the run"),
+    ("ir_measures nERR_IA past 20", GOOD, "nERR_IA@25", ConfigError, r"up to 20"),
+    ("nerr_ia beside ndcg", GOOD, "nerr_ia@5 ndcg@5", ConfigError, r"cannot be evaluated"),
 ]
 
 

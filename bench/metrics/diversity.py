@@ -1,4 +1,4 @@
-"""Diversity metrics of a TREC run against subtopic qrels: alpha-nDCG and alpha-DCG.
+"""Diversity metrics of a TREC run against subtopic qrels: alpha-nDCG, alpha-DCG and nERR-IA.
 
 **Qrels.** Diversity qrels as the TREC Web track distributes them and ndeval reads them
 (``ndeval.c`` ``processQrels``): ``topic subtopic docno judgment``, the second column the
@@ -19,6 +19,9 @@ qrels are one judgment per document; evaluate them with an ordinary qrels file).
     alpha_dcg(a)@k  = sum_{i < k} sum_{j: d_i relevant to j} (1 - a)^{c_j(i)} / log2(i + 2)
     alpha_ndcg(a)@k = alpha_dcg(a)@k / (the same of ndeval's greedy ideal ranking of every
                       document the qrels judge relevant to a subtopic)
+    nerr_ia(a)@k    = the same ratio with the discount 1 / (i + 1) instead of 1 / log2(i + 2)
+                      (ndeval ``computeERR`` and ``renormalize``: nERR-IA, Chapelle et al.,
+                      CIKM 2009, intent-aware ERR over the same greedy ideal)
 
 with ``c_j(i)`` the documents above position ``i`` relevant to subtopic ``j`` and ``a`` the
 family's parameter (ndeval ``-alpha``, default 0.5). A query none of whose documents is relevant
@@ -65,6 +68,11 @@ from bench.metrics.result import EvaluationResult
 #: Tie rules a diversity metric can follow (one order of the documents; the gain of a document
 #: depends on the ones above it, so no tie-averaged or gain-ordered form).
 TIES = ("docno_desc", "docno_asc", "stable", "row_desc")
+#: The components of the diversity families (``Family.components``): the discount
+#: (:func:`bench.metrics.kernels.diversity.weigh`) and whether it is the greedy ideal's sum.
+COMPONENTS: dict[str, tuple[str, bool]] = {
+    "alpha_dcg": ("log2", False), "alpha_idcg": ("log2", True),
+    "err_ia": ("reciprocal", False), "err_ia_ideal": ("reciprocal", True)}
 
 
 def is_diversity(spec: MetricSpec) -> bool:
@@ -81,7 +89,7 @@ def subtopic_qrels(obj: QrelsInput) -> Qrels:
     elif isinstance(obj, Qrels) and obj.subtopic is not None:
         qrels = obj
     else:
-        raise ConfigError("diversity metrics (alpha_ndcg, alpha_dcg) need subtopic qrels: a TREC "
+        raise ConfigError("diversity metrics (alpha_ndcg, alpha_dcg, nerr_ia) need subtopic qrels: a TREC "
                           "file 'topic subtopic docno judgment' (or bench.data.trec.read_qrels("
                           f"path, subtopics=True)); got {type(obj).__name__}")
     assert qrels.subtopic is not None
@@ -100,7 +108,7 @@ def evaluate_diversity(qrels_in: QrelsInput, run_in: RunInput, specs: list[Metri
     other = [s.key for s in specs if not is_diversity(s)]
     if other:
         raise ConfigError(f"{', '.join(other)} cannot be evaluated beside diversity metrics "
-                          "(alpha_ndcg, alpha_dcg): those read subtopic qrels (one judgment per "
+                          "(alpha_ndcg, alpha_dcg, nerr_ia): those read subtopic qrels (one judgment per "
                           "query, subtopic and document), the others one judgment per document; "
                           "evaluate them apart, with an ordinary qrels file")
     qrels = subtopic_qrels(qrels_in)
@@ -150,26 +158,43 @@ def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
     ranked = _rank(qrels, run, prof, policies[0] == "zero", ties_k)
     values: dict[str, NDArray[np.float64]] = {}
     blank: dict[str, NDArray[np.bool_]] = {}
-    n_q = int(ranked.query_ids.shape[0])
     cut = {s.name: metric_cutoff(s, prof.default_k) for s in specs}
     for alpha in dict.fromkeys(family_param(s) for s in specs):  # each alpha's sums once
         assert alpha is not None
         mine = [s for s in specs if family_param(s) == alpha]
-        at = tuple(dict.fromkeys(cut[s.name] for s in mine))
-        dcg = kernel.run_alpha_dcg(ranked.run_q, ranked.run_pos, ranked.run_slot, n_q, alpha, at)
-        idcg = kernel.ideal_alpha_dcg(ranked.cand_q, ranked.cand_key, ranked.tri_cand,
-                                      ranked.tri_slot, n_q, ranked.n_slots, alpha, at)
+        sums = _sums(ranked, alpha, {c: tuple(dict.fromkeys(
+            cut[s.name] for s in mine if c in FAMILIES[s.family].components_for(prof)))
+            for s in mine for c in FAMILIES[s.family].components_for(prof)})
         for spec in mine:
             k = cut[spec.name]
             comps = Components(n=ranked.n, r_list=ranked.n_sub, r_basis=ranked.n_sub,
                                has_gain=ranked.n_sub > 0, ties=ranked.ties,
-                               values={("alpha_dcg", k): dcg[k], ("alpha_idcg", k): idcg[k]})
+                               values={(c, k): sums[(c, k)]
+                                       for c in FAMILIES[spec.family].components_for(prof)})
             values[spec.name], blank[spec.name] = per_query_values(spec, comps, prof)
     parts = QueryParts(query_ids=ranked.query_ids, values=values, blank=blank, query_weights=None,
                        has_gain=ranked.n_sub > 0, n=ranked.n, ties=ranked.ties,
                        pointwise_sums={}, n_documents=ranked.n_documents, backend="numpy",
                        ties_k=ties_k)
     return summarise(parts, specs, prof, per_query=per_query)
+
+
+def _sums(ranked: _Ranked, alpha: float, want: dict[str, tuple[int | None, ...]]
+          ) -> dict[tuple[str, int | None], NDArray[np.float64]]:
+    """The components ``want`` asks for (:data:`COMPONENTS`: the run's or the greedy ideal's
+    sum, discounted as the family says), at their cutoffs, per query."""
+    n_q = int(ranked.query_ids.shape[0])
+    out: dict[tuple[str, int | None], NDArray[np.float64]] = {}
+    for comp, ks in want.items():
+        kind, ideal = COMPONENTS[comp]
+        if ideal:
+            got = kernel.ideal_alpha_dcg(ranked.cand_q, ranked.cand_key, ranked.tri_cand,
+                                         ranked.tri_slot, n_q, ranked.n_slots, alpha, ks, kind)
+        else:
+            got = kernel.run_alpha_dcg(ranked.run_q, ranked.run_pos, ranked.run_slot, n_q, alpha,
+                                       ks, kind)
+        out.update({(comp, k): v for k, v in got.items()})
+    return out
 
 
 def _rank(qrels: Qrels, run: Run, prof: Profile, zero: bool, ties_k: int | None) -> _Ranked:

@@ -1,6 +1,6 @@
 """The families of issue 23: counts, set and geometric MAP, F1, fall-out, Rprec_mult, 11-point
-interpolated precision, RBP and its residual, NCRR, AUC and GAUC, alpha-nDCG and alpha-DCG
-(one :class:`Family` each).
+interpolated precision, RBP and its residual, NCRR, AUC and GAUC, alpha-nDCG, alpha-DCG and
+nERR-IA (one :class:`Family` each).
 
 Per query (``n`` scored documents, ``R`` relevant in the profile's IDCG basis, ``N`` judged
 non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, components of
@@ -25,6 +25,7 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     alpha_dcg(a)@k = sum_{i < k'} sum_{j covered by d_i} (1 - a)^{c_j(i)} / log2(i + 2)
     alpha_ndcg(a)@k = alpha_dcg / the same of ndeval's greedy ideal  (Clarke et al., SIGIR 2008;
                      subtopic qrels: bench.metrics.diversity, bench.metrics.kernels.diversity)
+    nerr_ia(a)@k   = the same ratio with the discount 1/(i + 1)      (ndeval nERR-IA)
 
 **Per-query value and mean.** The counts are summed over queries (trec_eval's ``all`` line and
 ir_measures' ``NumRet`` aggregate are sums, ``te_calc_avg_meas_s`` is not called for them);
@@ -165,5 +166,10 @@ def more_families() -> dict[str, Family]:
         Family("alpha_dcg", "ALPHA_DCG", "alpha-DCG (Clarke et al., SIGIR 2008), unnormalised: "
                "the numerator of alpha-nDCG; needs subtopic qrels", ("alpha_dcg",),
                lambda q: q.value("alpha_dcg"), param=_ALPHA, ordered=True, subtopics=True),
+        Family("nerr_ia", "NERR_IA", "intent-aware ERR over ndeval's greedy ideal (Chapelle et "
+               "al., CIKM 2009; ndeval nERR-IA): alpha-nDCG's gains discounted by 1/rank; needs "
+               "subtopic qrels", ("err_ia", "err_ia_ideal"),
+               lambda q: q.ratio(q.comp["err_ia"], q.comp["err_ia_ideal"]), normalised=True,
+               param=_ALPHA, ordered=True, subtopics=True),
     )
     return {f.name: f for f in fams}

@@ -140,11 +140,12 @@ IR_MEASURES: tuple[PeerMeasure, ...] = (
     PeerMeasure("RBP", "rbp", "optional", params=("p", "rel")),
     PeerMeasure("infAP", "infap", params=("rel",)),
     PeerMeasure("alpha_nDCG", "alpha_ndcg", "required", params=("alpha", "rel", "judged_only")),
+    PeerMeasure("nERR_IA", "nerr_ia", "required", params=_REL),
     *(PeerMeasure(n, None) for n in (
         "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "MAP_IA",
         "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "NumQ",
         "P_IA", "SDCG", "SetRelP", "StRecall", "alpha_DCG",
-        "nERR_IA", "nNRBP",
+        "nNRBP",
     )),
 )
 #: Families computed from TREC qrels only (which documents are judged): ``evaluate_trec`` computes
@@ -326,8 +327,8 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         # relevance >= rel (:34).
         overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
                                   ("ties", "docno_asc"))))
-    if measure.name == "alpha_nDCG":
-        overrides, shown = _pyndeval(k, param, overrides, shown)
+    if measure.name in ("alpha_nDCG", "nERR_IA"):
+        overrides, shown = _pyndeval(measure.name, k, param, overrides, shown)
     if measure.name == "RBP" and param is not None:
         shown.insert(0, f"p={param!r}")
     if (measure.name == "RBP" or (measure.name == "NumRet" and family == "num_rel_ret")) and \
@@ -379,15 +380,16 @@ def _ir_family(measure: PeerMeasure, params: dict[str, object], recall: float | 
     return family, param, params
 
 
-def _pyndeval(k: int | None, alpha: float | None, overrides: Overrides, shown: list[str]
-              ) -> tuple[Overrides, list[str]]:
-    """ir_measures ``alpha_nDCG`` is pyndeval's (``providers/pyndeval_provider.py``): the run
+def _pyndeval(name: str, k: int | None, alpha: float | None, overrides: Overrides,
+              shown: list[str]) -> tuple[Overrides, list[str]]:
+    """ir_measures ``alpha_nDCG`` and ``nERR_IA`` (alpha 0.5: ``DEFAULT_ALPHA``) are pyndeval's
+    (``providers/pyndeval_provider.py``): the run
     sorted by ``(-score, doc id)`` in Python floats (pyndeval ``_coerce_run_iter``: ties by
     document id ascending, float64), cutoffs up to 20 (``assert max_cutoff <= 20``: ndeval's
     ``DEPTH``)."""
     if k is not None and k > 20:
-        raise ConfigError(f"ir_measures alpha_nDCG@{k}: pyndeval computes cutoffs up to 20 "
-                          f"(ndeval's DEPTH); ltrbench's alpha_ndcg@{k} has no such limit")
+        raise ConfigError(f"ir_measures {name}@{k}: pyndeval computes cutoffs up to 20 "
+                          f"(ndeval's DEPTH); ltrbench's {name.lower()}@{k} has no such limit")
     if alpha is not None:
         shown.insert(0, f"alpha={alpha!r}")
     return tuple(sorted((*overrides, ("score_dtype", "float64"), ("ties", "docno_asc")))), shown

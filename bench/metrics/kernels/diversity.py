@@ -36,6 +36,16 @@ def discount(size: int) -> Array:
     return out
 
 
+def weigh(score: Array, pos: Index, kind: str) -> Array:
+    """A position's gain discounted: ``score * log(2) / log(i + 2)`` (``"log2"``: alpha-DCG,
+    ndeval ``computeDCG``) or ``score / (i + 1)`` (``"reciprocal"``: ERR-IA, ndeval
+    ``computeERR``, a division as there)."""
+    if kind == "reciprocal":
+        out: Array = score / (pos + 1.0)
+        return out
+    return score * discount(int(pos.max(initial=0)) + 1)[pos]
+
+
 def gain_powers(alpha: float, count: int) -> Array:
     """``[1, b, b*b, ...]`` (``count + 1`` entries), ``b = 1 - alpha``, as running products."""
     steps = np.full(count + 1, 1.0 - alpha)
@@ -44,10 +54,10 @@ def gain_powers(alpha: float, count: int) -> Array:
 
 
 def run_alpha_dcg(q: Index, pos: Index, slot: Index, n_q: int, alpha: float,
-                  ks: tuple[int | None, ...]) -> dict[int | None, Array]:
+                  ks: tuple[int | None, ...], kind: str = "log2") -> dict[int | None, Array]:
     """alpha-DCG@k per query of the ranked run, for each ``k`` in ``ks`` (``None``: the whole
     list). ``q``, ``pos``, ``slot``: one entry per (retrieved document, subtopic it is relevant
-    to), ``pos`` its 0-based rank in its query."""
+    to), ``pos`` its 0-based rank in its query; ``kind``: the discount (:func:`weigh`)."""
     out: dict[int | None, Array] = {}
     if not q.shape[0]:
         return {k: np.zeros(n_q) for k in ks}
@@ -63,10 +73,11 @@ def run_alpha_dcg(q: Index, pos: Index, slot: Index, n_q: int, alpha: float,
     order = np.lexsort((slot, pos, q))
     cell_key = q[order] * (int(pos.max()) + 1) + pos[order]
     cells, cell_of = np.unique(cell_key, return_inverse=True)
-    score = np.bincount(cell_of.ravel(), weights=gain[order], minlength=cells.shape[0])
+    score = np.bincount(cell_of.ravel(), weights=gain[order],
+                        minlength=cells.shape[0]).astype(np.float64)
     cell_pos = cells % (int(pos.max()) + 1)
     cell_q = cells // (int(pos.max()) + 1)
-    term = score * discount(int(pos.max()) + 1)[cell_pos]
+    term = weigh(score, cell_pos, kind)
     for k in ks:  # cells are in (query, position) order: each query's sum in rank order
         keep = slice(None) if k is None else cell_pos < k
         out[k] = np.bincount(cell_q[keep], weights=term[keep], minlength=n_q).astype(np.float64)
@@ -74,28 +85,28 @@ def run_alpha_dcg(q: Index, pos: Index, slot: Index, n_q: int, alpha: float,
 
 
 def ideal_alpha_dcg(cand_q: Index, cand_key: Index, tri_cand: Index, tri_slot: Index,
-                    n_q: int, n_slots: int, alpha: float,
-                    ks: tuple[int | None, ...]) -> dict[int | None, Array]:
+                    n_q: int, n_slots: int, alpha: float, ks: tuple[int | None, ...],
+                    kind: str = "log2") -> dict[int | None, Array]:
     """alpha-DCG@k per query of ndeval's greedy ideal ranking (see the module docstring).
 
     ``cand_q``, ``cand_key``: per candidate document (a document relevant to a subtopic of its
     query), its query and its document id's rank in ascending byte order (ties go to the
     largest); ``tri_cand``, ``tri_slot``: one entry per (candidate, subtopic it is relevant to),
-    sorted by candidate then slot (the order the gains are summed in)."""
+    sorted by candidate then slot (the order the gains are summed in); ``kind``: the discount
+    (:func:`weigh`)."""
     n_c = int(cand_q.shape[0])
     per_q = np.bincount(cand_q, minlength=n_q)
     depth = int(per_q.max(initial=0))
     finite = [k for k in ks if k is not None]
     if finite and None not in ks:
         depth = min(depth, max(finite))
-    disc = discount(max(depth, 1))
     sub_gain = np.ones(n_slots)
     placed = np.zeros(n_c, dtype=bool)
     running = np.zeros(n_q)
     out = {k: np.zeros(n_q) for k in ks}
     b = 1.0 - alpha
     for rank in range(depth):
-        score = np.bincount(tri_cand, weights=sub_gain[tri_slot], minlength=n_c)
+        score = np.bincount(tri_cand, weights=sub_gain[tri_slot], minlength=n_c).astype(np.float64)
         open_c = np.flatnonzero(~placed)
         # the last of each query after sorting by (query, score, key): the best, ties to the
         # largest document id
@@ -103,7 +114,7 @@ def ideal_alpha_dcg(cand_q: Index, cand_key: Index, tri_cand: Index, tri_slot: I
         last = np.r_[cand_q[by][1:] != cand_q[by][:-1], True]
         pick = by[last]
         placed[pick] = True
-        running[cand_q[pick]] += score[pick] * disc[rank]
+        running[cand_q[pick]] += weigh(score[pick], np.full(pick.shape[0], rank), kind)
         now = np.zeros(n_c, dtype=bool)
         now[pick] = True
         sub_gain[tri_slot[now[tri_cand]]] *= b
