@@ -153,3 +153,23 @@ def test_cli_says_one_line_and_exits_2_on_a_bad_subtopic(tmp_path: Path) -> None
     assert out.returncode == 0, out.stderr
     assert "alpha_ndcg@5" in out.stdout
     assert "alpha_nDCG@5" in out.stdout
+
+
+def test_several_runs_are_compared_on_subtopic_qrels(tmp_path: Path) -> None:
+    """compare_runs (evaluate with several --run) reads the qrels once: as subtopic qrels when
+    a diversity metric asks (an ordinary read would refuse a document judged per subtopic)."""
+    from bench.report.compare_runs import compare_runs
+
+    q, r1, r2 = tmp_path / "qrels.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    q.write_text("1 1 a 1\n1 2 a 1\n1 2 b 1\n2 1 x 1\n")
+    r1.write_text(RUN)
+    r2.write_text(RUN.replace("2.0", "0.5"))
+    res = compare_runs(str(q), {"a": str(r1), "b": str(r2)}, metrics="alpha_ndcg@2")
+    single = {name: evaluate_trec(str(q), str(path), metrics="alpha_ndcg@2").metrics
+              for name, path in (("a", r1), ("b", r2))}
+    assert single["a"]["alpha_ndcg@2"] == pytest.approx(1.0)  # a {1, 2} then b: the ideal
+    assert single["b"]["alpha_ndcg@2"] < 1.0
+    names = res.names
+    for run in ("a", "b"):
+        assert res.mean["alpha_ndcg@2"][names.index(run)] == pytest.approx(
+            single[run]["alpha_ndcg@2"], abs=1e-15)
