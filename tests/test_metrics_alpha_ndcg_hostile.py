@@ -173,3 +173,40 @@ def test_several_runs_are_compared_on_subtopic_qrels(tmp_path: Path) -> None:
     for run in ("a", "b"):
         assert res.mean["alpha_ndcg@2"][names.index(run)] == pytest.approx(
             single[run]["alpha_ndcg@2"], abs=1e-15)
+
+
+def test_judged_only_and_run_depth_cut_the_run_as_ndeval_and_pyndeval_do(tmp_path: Path) -> None:
+    """judged_only (trec_eval -J, pyndeval's judged_only filter) drops documents without a qrels
+    line before ranking; run_depth (ndeval/trec_eval -M) keeps each query's top N. Either equals
+    the plain evaluation of the run cut so by hand."""
+    from dataclasses import replace
+
+    from bench.metrics.profiles import get_profile
+
+    q, r, cut = tmp_path / "qrels.txt", tmp_path / "run.txt", tmp_path / "cut.txt"
+    q.write_text("1 1 a 1\n1 2 b 1\n1 1 c 0\n1 3 d 1\n")
+    r.write_text("1 Q0 u 1 9 t\n1 Q0 c 2 8 t\n1 Q0 a 3 7 t\n1 Q0 d 4 6 t\n1 Q0 b 5 5 t\n")
+    base = get_profile("trec_eval")
+    names = "alpha_ndcg@3,nerr_ia@3,alpha_dcg@5"
+    judged = evaluate_trec(str(q), str(r), metrics=names,
+                           profile=replace(base, judged_only=True)).metrics
+    cut.write_text("".join(x for x in r.read_text().splitlines(keepends=True) if " u " not in x))
+    assert judged == evaluate_trec(str(q), str(cut), metrics=names, profile=base).metrics
+    deep = evaluate_trec(str(q), str(r), metrics=names, profile=replace(base, run_depth=2)).metrics
+    cut.write_text("".join(r.read_text().splitlines(keepends=True)[:2]))
+    assert deep == evaluate_trec(str(q), str(cut), metrics=names, profile=base).metrics
+    assert deep["alpha_dcg@5"] == 0.0  # u is unjudged, c judged 0
+
+
+def test_profiles_that_drop_rows_no_diversity_tool_drops_are_refused(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from bench.metrics.profiles import get_profile
+
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text(GOOD)
+    r.write_text(RUN)
+    for change in ({"padding": "minus_one"}, {"nonpositive_scores": "not_relevant"}):
+        with pytest.raises(ConfigError, match="no diversity evaluator does"):
+            evaluate_trec(str(q), str(r), metrics="alpha_ndcg@5",
+                          profile=replace(get_profile("trec_eval"), **change))

@@ -149,6 +149,10 @@ def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
                         replace(prof, missing=pol, missing_by_family=()), per_query)
                  for pol in policies]
         return replace(merge(split, specs, split[0].profile), profile=prof)
+    if prof.padding != "none" or prof.nonpositive_scores != "rank":
+        raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} drops padding "
+                          "labels or non-positive scores, which no diversity evaluator does; use "
+                          f"trec_eval:{specs[0].name} or the ir_measures name")
     if prof.ties not in TIES:
         raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} orders tied "
                           f"scores by {prof.ties!r}; a diversity metric needs one order of the "
@@ -197,6 +201,34 @@ def _sums(ranked: _Ranked, alpha: float, want: dict[str, tuple[int | None, ...]]
     return out
 
 
+def _ranked_rows(qrels: Qrels, run: Run, names: NDArray[Any], docs: NDArray[Any], prof: Profile
+                 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64],
+                            NDArray[np.int64]]:
+    """The run's rows of the queries ``names`` in ranked order: query, document (index into
+    ``docs``), score (as the profile rounds it) and 0-based position. ``judged_only`` (trec_eval
+    ``-J``, pyndeval ``judged_only``) drops the documents without a qrels line first;
+    ``run_depth`` (trec_eval and ndeval ``-M``) keeps the top ``run_depth`` of each query."""
+    keep = np.isin(run.qid, names)
+    if prof.judged_only:
+        keep &= np.isin(np.char.add(np.char.add(run.qid, " "), run.docno),  # ids hold no space
+                        np.char.add(np.char.add(qrels.qid, " "), qrels.docno))
+    r_q = np.searchsorted(names, run.qid[keep]).astype(np.int64)
+    scores = run.score[keep]
+    if prof.score_dtype == "float32":
+        scores = scores.astype(np.float32).astype(np.float64)
+    r_doc = np.searchsorted(docs, run.docno[keep]).astype(np.int64)
+    rows = np.arange(r_q.shape[0])
+    tiekey = {"docno_desc": -r_doc, "docno_asc": r_doc, "stable": rows, "row_desc": -rows}
+    order = np.lexsort((tiekey[prof.ties], -scores, r_q))
+    r_q, r_doc, scores = r_q[order], r_doc[order], scores[order]
+    n = np.bincount(r_q, minlength=names.shape[0])
+    pos = np.arange(r_q.shape[0]) - np.r_[0, np.cumsum(n)[:-1]][r_q]
+    if prof.run_depth is not None:
+        top = pos < prof.run_depth
+        r_q, r_doc, scores, pos = r_q[top], r_doc[top], scores[top], pos[top]
+    return r_q, r_doc, scores, pos.astype(np.int64)
+
+
 def _rank(qrels: Qrels, run: Run, prof: Profile, zero: bool, ties_k: int | None) -> _Ranked:
     """The queries (the run's with qrels lines; with ``zero`` every qrels query), the run's
     documents ranked under the profile, and the relevant judgments as kernel triples."""
@@ -207,20 +239,9 @@ def _rank(qrels: Qrels, run: Run, prof: Profile, zero: bool, ties_k: int | None)
         raise DataError("no query of the run has relevance judgments in the qrels file "
                         f"{qrels.path} (query ids are compared as strings)", path=run.path)
     n_q = int(names.shape[0])
-    keep = np.isin(run.qid, names)
-    r_q = np.searchsorted(names, run.qid[keep])
-    scores = run.score[keep]
-    if prof.score_dtype == "float32":
-        scores = scores.astype(np.float32).astype(np.float64)
     docs = np.unique(np.concatenate([run.docno, qrels.docno]))
-    r_doc = np.searchsorted(docs, run.docno[keep])
-    rows = np.arange(r_q.shape[0])
-    tiekey = {"docno_desc": -r_doc, "docno_asc": r_doc, "stable": rows, "row_desc": -rows}
-    order = np.lexsort((tiekey[prof.ties], -scores, r_q))
-    r_q, r_doc, scores = r_q[order], r_doc[order], scores[order]
+    r_q, r_doc, scores, pos = _ranked_rows(qrels, run, names, docs, prof)
     n = np.bincount(r_q, minlength=n_q).astype(np.int64)
-    starts = np.r_[0, np.cumsum(n)[:-1]]
-    pos = np.arange(r_q.shape[0]) - starts[r_q]
     same = np.r_[False, (r_q[1:] == r_q[:-1]) & (scores[1:] == scores[:-1])]
     tied = same & ((pos < ties_k) if ties_k is not None else True)
     ties = np.bincount(r_q[tied], minlength=n_q) > 0
