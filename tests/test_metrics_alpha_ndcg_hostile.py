@@ -210,3 +210,10 @@ def test_profiles_that_drop_rows_no_diversity_tool_drops_are_refused(tmp_path: P
         with pytest.raises(ConfigError, match="no diversity evaluator does"):
             evaluate_trec(str(q), str(r), metrics="alpha_ndcg@5",
                           profile=replace(get_profile("trec_eval"), **change))
+
+
+def test_a_run_config_asking_for_alpha_ndcg_fails_before_training() -> None:
+    from bench.benchmark.scoring import expand_metrics
+
+    with pytest.raises(ConfigError, match="alpha_ndcg@10: needs subtopic qrels"):
+        expand_metrics(["ndcg@10", "alpha_ndcg@10"])
