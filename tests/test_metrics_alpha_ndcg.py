@@ -181,6 +181,35 @@ def test_equals_the_oracle_with_trec_eval_ties_and_cutoffs_beyond_ndevals_20(
             oracle_alpha_ndcg(scored, judged, alpha, 30, reciprocal=True), abs=1e-15)
 
 
+def test_many_queries_at_once_equal_the_oracle_query_by_query(tmp_path: Path) -> None:
+    """The greedy ideal advances every query in one step per rank: queries of very different
+    sizes (1 to 40 candidates, 1 to 8 subtopics) must not disturb each other."""
+    rng = random.Random(7)
+    qrels: list[Qrel] = []
+    run: list[ScoredDoc] = []
+    for qn in range(30):
+        docs = [f"d{i:03d}" for i in range(rng.randint(1, 40))]
+        for d in docs:
+            for s in range(1, rng.randint(1, 8) + 1):
+                if rng.random() < 0.4:
+                    qrels.append((f"q{qn}", str(s), d, 1))
+        for d in rng.sample(docs, rng.randint(1, len(docs))):
+            run.append((f"q{qn}", d, float(rng.randint(0, 5)) + 0.5))
+    q, r = _files(tmp_path, qrels, run)
+    got = _per_query(q, r, "alpha_ndcg@5,alpha_ndcg@20,alpha_ndcg,nerr_ia@10")
+    for qid, row in got.items():
+        judged: dict[str, set[int]] = {}
+        for qq, s, d, _ in qrels:
+            if qq == qid:
+                judged.setdefault(d, set()).add(int(s))
+        scored = {d: sc for qq, d, sc in run if qq == qid}
+        for name, k in (("alpha_ndcg@5", 5), ("alpha_ndcg@20", 20), ("alpha_ndcg", None)):
+            assert row[name] == pytest.approx(oracle_alpha_ndcg(scored, judged, 0.5, k),
+                                              abs=1e-15), (qid, name)
+        assert row["nerr_ia@10"] == pytest.approx(
+            oracle_alpha_ndcg(scored, judged, 0.5, 10, reciprocal=True), abs=1e-15)
+
+
 def test_ir_measures_alpha_ndcg_is_what_ir_measures_computes(tmp_path: Path) -> None:
     """ir_measures runs pyndeval with the qrels' iteration column as the subtopic and scores a
     qrels query without a run line 0."""
@@ -240,9 +269,10 @@ def test_alpha_ndcg_is_nonnegative_at_most_one_at_rank_one_and_dcg_grows_with_k(
     q, r = _case(tmp_path, judged, scored)
     a = f"({alpha!r})"
     got = _per_query(q, r, f"alpha_ndcg{a}@1,alpha_ndcg{a}@5,alpha_dcg{a}@2,alpha_dcg{a}@5,"
-                           f"alpha_dcg{a}")
+                           f"alpha_dcg{a},nerr_ia{a}@1")
     for row in got.values():
         assert 0.0 <= row[f"alpha_ndcg{a}@1"] <= 1.0
+        assert row[f"nerr_ia{a}@1"] == row[f"alpha_ndcg{a}@1"]  # 1/1 = log(2)/log(2) at rank 1
         assert row[f"alpha_ndcg{a}@5"] >= 0.0
         assert row[f"alpha_dcg{a}@2"] <= row[f"alpha_dcg{a}@5"] <= row[f"alpha_dcg{a}"]
 
