@@ -39,6 +39,13 @@ ranked by score (rounded as the profile's ``score_dtype``), ties by the profile'
 ``row_desc`` row order; ndeval without ``-traditional`` sorts by the rank column, which
 ltrbench never reads. ndeval computes ranks 1..20 only (``DEPTH``); cutoffs beyond 20 and the
 whole list are computed here by the same definition.
+
+Sources (pyndeval commit ``acde21d``): ``src/ndeval.c`` ``processQrels`` ``:882-930``
+(``judgment > 1`` read as 1 ``:923``; a judgment added to its subtopic's count ``:847``),
+``resultCompareByScore`` ``:470-483`` (``-traditional``: score, then document id descending),
+``applyQrels`` ``:1177`` (run topics without qrels skipped), ``actualSubtopics == 0`` leaves
+every value 0 (``:676``); ``pyndeval/__init__.py`` ``:153``, ``:160`` (the run sorted by
+``(-score, doc id)``), ``:132`` (``relevance >= relevance_level``), ``:76`` (cutoffs <= 20).
 """
 
 from __future__ import annotations

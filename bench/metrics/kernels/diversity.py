@@ -19,6 +19,11 @@ subtopic's gain is ``1.0`` multiplied by ``1 - alpha`` once per covering documen
 product, not ``pow``); a document's gain sums its subtopics in ascending subtopic order; DCG
 adds the positions in rank order. The discount is ndeval's ``log(2) / log(i + 2)``
 (``discount``).
+
+Lines of ``src/ndeval.c`` at pyndeval commit ``acde21d``: ``DEPTH`` 20 and ``ALPHA`` 0.5
+``:69-70``, ``idealResult`` ``:367-415`` (the tie rule ``:400``), ``discount`` ``:583``,
+``computeERR`` ``:613-658``, ``computeDCG`` ``:667-713`` (its "ideal ideal" division skips
+rank 1: ``for (i = 1; ...)`` ``:703``, ``:711``), ``renormalize`` ``:1159``.
 """
 
 from __future__ import annotations
