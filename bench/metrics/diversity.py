@@ -40,7 +40,7 @@ ranked by score (rounded as the profile's ``score_dtype``), ties by the profile'
 ltrbench never reads. ndeval computes ranks 1..20 only (``DEPTH``); cutoffs beyond 20 and the
 whole list are computed here by the same definition.
 
-Sources (pyndeval commit ``acde21d``): ``src/ndeval.c`` ``processQrels`` ``:882-930``
+Sources (pyndeval commit ``acde21d``): ``src/ndeval.c`` ``processQrels`` ``:882-935``
 (``judgment > 1`` read as 1 ``:923``; a judgment added to its subtopic's count ``:847``),
 ``resultCompareByScore`` ``:470-483`` (``-traditional``: score, then document id descending),
 ``applyQrels`` ``:1177`` (run topics without qrels skipped), ``actualSubtopics == 0`` leaves
