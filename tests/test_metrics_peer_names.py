@@ -134,7 +134,7 @@ def test_ir_measures_parameters_become_profile_overrides() -> None:
     ("P(rel='x')@5", "needs an integer"),
     ("nDCG(1)@10", "parameters are named"),
     ("NRBP", "is not computed by ltrbench"),
-    ("alpha_nDCG@10", "is not computed by ltrbench"),
+    ("alpha_DCG@10", "is not computed by ltrbench"),
 ])
 def test_ir_measures_names_ltrbench_cannot_honour_are_config_errors(name: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):

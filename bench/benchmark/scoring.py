@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from bench.data.letor import LetorData
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate, parse_metrics
+from bench.metrics.diversity import is_diversity
 from bench.metrics.families import is_family
 from bench.metrics.profiles import Profile
 from bench.runs.layout import BLANK_VARIANTS
@@ -36,6 +37,9 @@ def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
     ``PROFILE:NAME``) are refused here, before any training.
     """
     specs = parse_metrics(names)
+    if any(is_diversity(s) for s in specs):  # alpha_ndcg: TREC subtopic qrels, no LETOR labels
+        raise ConfigError(f"{', '.join(s.name for s in specs if is_diversity(s))}: needs "
+                          "subtopic qrels; evaluate a run's scores with ltrbench evaluate --qrels")
     other = [s.name for s in specs if s.qualified]
     if other:
         raise ConfigError(

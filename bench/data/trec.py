@@ -67,12 +67,14 @@ PathLike = str | os.PathLike[str]
 
 @dataclass(frozen=True, eq=False)
 class Qrels:
-    """Relevance judgments: one row per (query, document)."""
+    """Relevance judgments: one row per (query, document); read with ``subtopics=True``, one
+    row per (query, subtopic, document) and ``subtopic`` holds the second column."""
 
     qid: NDArray[np.str_]
     docno: NDArray[np.str_]
     rel: NDArray[np.int64]
     path: str
+    subtopic: NDArray[np.int64] | None = None
 
     def __len__(self) -> int:
         return int(self.rel.shape[0])
@@ -93,13 +95,20 @@ class Run:
         return int(self.score.shape[0])
 
 
-def read_qrels(path: PathLike) -> Qrels:
-    """Read a qrels file: ``qid iter docno rel`` with an integer ``rel`` (negative = unjudged)."""
+def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
+    """Read a qrels file: ``qid iter docno rel`` with an integer ``rel`` (negative = unjudged).
+
+    ``subtopics``: the file is diversity qrels as ndeval reads them (TREC Web track,
+    ``topic subtopic docno judgment``; ``ndeval.c`` ``processQrels``): the second column is
+    the subtopic number, a whole number ``>= 0`` kept in ``Qrels.subtopic``, and a document
+    may be judged once per subtopic ((query, subtopic, document) twice is an error: ndeval
+    would add both judgments to the subtopic's count but keep the last one)."""
     p = _existing(path)
     qids: list[str] = []
     docs: list[str] = []
     rels: list[int] = []
-    seen: dict[tuple[str, str], int] = {}
+    subs: list[int] = []
+    seen: dict[tuple[str, ...], int] = {}
     for lineno, parts in _lines(p):
         if len(parts) != 4:
             swapped = "; this line is a run line: were --qrels and --run swapped?" \
@@ -110,12 +119,16 @@ def read_qrels(path: PathLike) -> Qrels:
                 path=p,
                 line=lineno,
             )
-        q, _, d, r = parts
+        q, it, d, r = parts
         rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
-        first = seen.setdefault((q, d), lineno)
+        if subtopics:
+            subs.append(parse_int(it, what="subtopic (the second column of diversity qrels: a "
+                                  "whole number)", path=p, line=lineno, column="subtopic", low=0))
+        first = seen.setdefault((q, str(subs[-1]), d) if subtopics else (q, d), lineno)
         if first != lineno:
             raise DataError(
-                f"document {d!r} is judged twice for query {q!r} (first on line {first})",
+                f"document {d!r} is judged twice for query {q!r}"
+                + (f" and subtopic {subs[-1]}" if subtopics else "") + f" (first on line {first})",
                 path=p,
                 line=lineno,
             )
@@ -124,7 +137,8 @@ def read_qrels(path: PathLike) -> Qrels:
         rels.append(rel)
     if not rels:
         raise DataError("empty qrels file: expected lines 'qid iter docno rel'", path=p)
-    return Qrels(np.asarray(qids), np.asarray(docs), np.asarray(rels, dtype=np.int64), str(p))
+    return Qrels(np.asarray(qids), np.asarray(docs), np.asarray(rels, dtype=np.int64), str(p),
+                 np.asarray(subs, dtype=np.int64) if subtopics else None)
 
 
 def read_run(path: PathLike) -> Run:

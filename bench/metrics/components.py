@@ -37,6 +37,9 @@ def build_request(specs: Sequence[MetricSpec], profile: Profile) -> Request:
         else:
             finite.append(k)
         fam = FAMILIES[spec.family]
+        if fam.subtopics:
+            raise ConfigError(f"{spec.key} needs subtopic qrels ('topic subtopic docno judgment'):"
+                              " evaluate it with evaluate_trec or ltrbench evaluate --qrels/--run")
         if fam.ordered and profile.ties == "average":
             raise ConfigError(
                 f"{spec.key} needs one order of the documents, and profile {profile.name!r} "

@@ -135,6 +135,8 @@ class Family:
             profile's ``default_k`` (``rprec``).
         ordered: it needs one order of the documents: refused under ``ties="average"``
             (a maximum over ranks has no closed-form expectation over tied orders).
+        subtopics: it needs subtopic (diversity) qrels: computed by
+            :mod:`bench.metrics.diversity` from TREC qrels and a run, never by the kernels.
     """
 
     name: str
@@ -154,6 +156,7 @@ class Family:
     mean: Mean = "mean"
     bare_whole: bool = False
     ordered: bool = False
+    subtopics: bool = False
 
     @property
     def pointwise(self) -> bool:

@@ -1,5 +1,6 @@
 """The families of issue 23: counts, set and geometric MAP, F1, fall-out, Rprec_mult, 11-point
-interpolated precision, RBP and its residual, NCRR, AUC and GAUC (one :class:`Family` each).
+interpolated precision, RBP and its residual, NCRR, AUC and GAUC, alpha-nDCG, alpha-DCG and
+nERR-IA (one :class:`Family` each).
 
 Per query (``n`` scored documents, ``R`` relevant in the profile's IDCG basis, ``N`` judged
 non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, components of
@@ -21,6 +22,10 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
                                      right, ties 1/2: sklearn roc_auc_score of the query)
     gauc           = sum_q n_q auc_q / sum_q n_q over the queries with both classes
                      (Zhou et al., Deep Interest Network, KDD 2018, "GAUC"; weighted by documents)
+    alpha_dcg(a)@k = sum_{i < k'} sum_{j covered by d_i} (1 - a)^{c_j(i)} / log2(i + 2)
+    alpha_ndcg(a)@k = alpha_dcg / the same of ndeval's greedy ideal  (Clarke et al., SIGIR 2008;
+                     subtopic qrels: bench.metrics.diversity, bench.metrics.kernels.diversity)
+    nerr_ia(a)@k   = the same ratio with the discount 1/(i + 1)      (ndeval nERR-IA)
 
 **Per-query value and mean.** The counts are summed over queries (trec_eval's ``all`` line and
 ir_measures' ``NumRet`` aggregate are sums, ``te_calc_avg_meas_s`` is not called for them);
@@ -91,7 +96,14 @@ def _auc(q: Inputs) -> Array:
     return q.ratio(q.comp["auc"], q.comp["auc_pairs"])
 
 
+def _alpha_ndcg(q: Inputs) -> Array:
+    return q.ratio(q.comp["alpha_dcg"], q.comp["alpha_idcg"])
+
+
+#: alpha's default (ndeval ``#define ALPHA 0.5``; ir_measures ``alpha_nDCG``: 0.5).
+ALPHA = 0.5
 _RECALL = Param("x", None, 0.0, 1.0)
+_ALPHA = Param("alpha", ALPHA, 0.0, 1.0, trec="{!r}")
 _PERSISTENCE = Param("p", RBP_P, 0.0, 1.0, open_low=True, open_high=True, trec="{!r}")
 _MULTIPLE = Param("x", None, 0.0, 1e6, open_low=True)
 
@@ -146,5 +158,18 @@ def more_families() -> dict[str, Family]:
         Family("gauc", "GAUC", "group AUC: each query's AUC weighted by its documents, queries "
                "with one class left out (Zhou et al., KDD 2018)", ("auc", "auc_pairs"), _auc,
                blank_when="one_class", cutoff=False, mean="documents"),
+        Family("alpha_ndcg", "ALPHA_NDCG", "alpha-nDCG (Clarke et al., SIGIR 2008): DCG whose "
+               "gain for a subtopic decays by (1 - alpha) with each document above covering it, "
+               "over ndeval's greedy ideal; needs subtopic qrels (ndeval alpha-nDCG)",
+               ("alpha_dcg", "alpha_idcg"), _alpha_ndcg, normalised=True, param=_ALPHA,
+               ordered=True, subtopics=True),
+        Family("alpha_dcg", "ALPHA_DCG", "alpha-DCG (Clarke et al., SIGIR 2008), unnormalised: "
+               "the numerator of alpha-nDCG; needs subtopic qrels", ("alpha_dcg",),
+               lambda q: q.value("alpha_dcg"), param=_ALPHA, ordered=True, subtopics=True),
+        Family("nerr_ia", "NERR_IA", "intent-aware ERR over ndeval's greedy ideal (Chapelle et "
+               "al., CIKM 2009; ndeval nERR-IA): alpha-nDCG's gains discounted by 1/rank; needs "
+               "subtopic qrels", ("err_ia", "err_ia_ideal"),
+               lambda q: q.ratio(q.comp["err_ia"], q.comp["err_ia_ideal"]), normalised=True,
+               param=_ALPHA, ordered=True, subtopics=True),
     )
     return {f.name: f for f in fams}

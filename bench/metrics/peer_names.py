@@ -141,11 +141,13 @@ IR_MEASURES: tuple[PeerMeasure, ...] = (
     PeerMeasure("IPrec", "iprec_at_recall", "recall", params=("rel",)),
     PeerMeasure("RBP", "rbp", "optional", params=("p", "rel")),
     PeerMeasure("infAP", "infap", params=("rel",)),
+    PeerMeasure("alpha_nDCG", "alpha_ndcg", "required", params=("alpha", "rel", "judged_only")),
+    PeerMeasure("nERR_IA", "nerr_ia", "required", params=_REL),
     *(PeerMeasure(n, None) for n in (
         "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "MAP_IA",
         "NERR8", "NERR9", "NERR10", "NERR11", "NRBP",
-        "P_IA", "SDCG", "SetRelP", "StRecall", "alpha_DCG", "alpha_nDCG",
-        "nERR_IA", "nNRBP",
+        "P_IA", "SDCG", "SetRelP", "StRecall", "alpha_DCG",
+        "nNRBP",
     )),
 )
 #: Families computed from TREC qrels only (which documents are judged): ``evaluate_trec`` computes
@@ -327,6 +329,8 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         # relevance >= rel (:34).
         overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
                                   ("ties", "docno_asc"))))
+    if measure.name in ("alpha_nDCG", "nERR_IA"):
+        overrides, shown = _pyndeval(measure.name, k, param, overrides, shown)
     if measure.name == "RBP" and param is not None:
         shown.insert(0, f"p={param!r}")
     if (measure.name == "RBP" or (measure.name == "NumRet" and family == "num_rel_ret")) and \
@@ -363,12 +367,34 @@ def _ir_family(measure: PeerMeasure, params: dict[str, object], recall: float | 
         assert fam.param is not None
         param = fam.param.check(float(p), "ir_measures RBP")
         params = {key: v for key, v in params.items() if key != "p"}
+    if measure.name == "alpha_nDCG" and "alpha" in params:
+        a = params["alpha"]
+        if isinstance(a, bool) or not isinstance(a, int | float):
+            raise ConfigError(f"ir_measures alpha_nDCG(alpha=...) is a number in [0, 1], got {a!r}")
+        assert fam.param is not None
+        param = fam.param.check(float(a), "ir_measures alpha_nDCG")
+        params = {key: v for key, v in params.items() if key != "alpha"}
     if recall is not None:
         assert fam.param is not None
         param = fam.param.check(recall, f"ir_measures {measure.name}@{recall!r}")
     if fam.param is not None and param == fam.param.default:
         param = None
     return family, param, params
+
+
+def _pyndeval(name: str, k: int | None, alpha: float | None, overrides: Overrides,
+              shown: list[str]) -> tuple[Overrides, list[str]]:
+    """ir_measures ``alpha_nDCG`` and ``nERR_IA`` (alpha 0.5: ``DEFAULT_ALPHA``) are pyndeval's
+    (``providers/pyndeval_provider.py``): the run
+    sorted by ``(-score, doc id)`` in Python floats (pyndeval ``_coerce_run_iter``: ties by
+    document id ascending, float64), cutoffs up to 20 (``assert max_cutoff <= 20``: ndeval's
+    ``DEPTH``)."""
+    if k is not None and k > 20:
+        raise ConfigError(f"ir_measures {name}@{k}: pyndeval computes cutoffs up to 20 "
+                          f"(ndeval's DEPTH); ltrbench's {name.lower()}@{k} has no such limit")
+    if alpha is not None:
+        shown.insert(0, f"alpha={alpha!r}")
+    return tuple(sorted((*overrides, ("score_dtype", "float64"), ("ties", "docno_asc")))), shown
 
 
 def _ir_overrides(measure: PeerMeasure, params: dict[str, object]) -> tuple[Overrides, list[str]]:

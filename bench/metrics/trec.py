@@ -28,6 +28,7 @@ from bench.data.trec import Qrels, Run
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import DataError
 from bench.metrics.components import build_request
+from bench.metrics.diversity import evaluate_diversity, is_diversity
 from bench.metrics.evaluate import Judged, check_flags, query_parts
 from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
@@ -65,6 +66,8 @@ def evaluate_trec(
     prof = get_profile(profile if profile is not None else "trec_eval")
     specs = resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     refuse_homonyms(specs, prof)  # ranx's hits@k is a count: never ltrbench's hit rate under it
+    if any(is_diversity(s) for s in specs):  # subtopic qrels: read and evaluated apart
+        return evaluate_diversity(qrels_path, run_path, specs, prof, per_query)
     qrels = as_qrels(qrels_path)
     run = as_run(run_path)
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics

@@ -50,6 +50,7 @@ from bench.data.trec import Qrels
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, get_profile, parse_metrics
+from bench.metrics.diversity import is_diversity, subtopic_qrels
 from bench.metrics.profiles import PROFILES, Profile
 from bench.report import stats
 
@@ -221,7 +222,9 @@ def compare_runs(
     _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
     given, call, mode = _profile_and_missing(profile, missing)
     keys = _ranking_keys(metrics)
-    tables, scored, metric_profiles = _evaluate_runs(as_qrels(qrels), runs, metrics, given, keys)
+    subtopics = any(is_diversity(s) for s in parse_metrics(metrics))  # alpha_ndcg: subtopic qrels
+    loaded = subtopic_qrels(qrels) if subtopics else as_qrels(qrels)
+    tables, scored, metric_profiles = _evaluate_runs(loaded, runs, metrics, given, keys)
     names = list(tables)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
