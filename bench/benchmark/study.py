@@ -224,7 +224,28 @@ def check_sqlite_url(storage_url: str) -> Path:
         if head != SQLITE_HEADER:
             raise ConfigError(f"{where}: {path} is not a SQLite database (its first bytes are "
                               f"{head[:16]!r}); give a new file or an Optuna study database")
+        tables = _sqlite_tables(path, where)
+        if tables and not {"studies", "version_info"} <= tables:
+            shown = ", ".join(sorted(tables)[:5])
+            raise ConfigError(f"{where}: {path} is not an Optuna storage (its tables: {shown}); "
+                              "Optuna would add its own tables to it: give a new file")
     return path
+
+
+def _sqlite_tables(path: Path, where: str) -> set[str]:
+    """The table names of the SQLite database ``path``, read without writing to it."""
+    import sqlite3
+    from urllib.parse import quote
+
+    try:
+        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        try:
+            return {str(r[0]) for r in
+                    con.execute("select name from sqlite_master where type = 'table'")}
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise ConfigError(f"{where}: {path} cannot be read as a SQLite database ({exc})") from None
 
 
 def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) -> tuple[Any, Any]:

@@ -42,7 +42,9 @@ from bench.benchmark.study import (
 from bench.benchmark.tune import check_tune_out, parse_space, query_folds, tuning_data
 from bench.benchmark.tune_out import (
     check_resume,
+    check_resumed_study,
     model_summary,
+    recorded_trials,
     reserve_folder,
     resumable,
     trials_frame,
@@ -61,7 +63,7 @@ from bench.runners.result import Selection
 from bench.runners.search_dimension import Dimension
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import dataset_slug
-from bench.runs.tune_layout import STUDY_DB
+from bench.runs.tune_layout import STUDY_DB, TRIALS_CSV
 
 #: The model tuned when neither ``--models`` nor a config names one.
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
@@ -335,9 +337,14 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
     slug = dataset_slug(splits.name)
     record = plan_record(plan, splits.name)
     parts = parts_of(plan, splits.train, splits.vali)  # checked before any folder is made
+    recorded = None
     if plan.resume is not None:
         folder = resumable(plan.out, plan.resume or None, slug)
         check_resume(folder, record)
+        recorded = recorded_trials(folder)
+        if plan.storage is None and not (folder / STUDY_DB).is_file() and not recorded.empty:
+            raise ConfigError(f"--resume {folder}: {STUDY_DB} is missing; the trials of "
+                              f"{TRIALS_CSV} cannot be continued without it: start a new tune")
     else:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         folder = reserve_folder(plan.out, f"{slug}-{stamp}")
@@ -352,6 +359,8 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
                              eval_at=plan.config.eval_at, parts=parts)
             study, _ = open_study(storage, f"{splits.name}:{spec.name}", plan.options.pruner,
                                   resume=plan.resume is not None)
+            if recorded is not None:
+                check_resumed_study(folder, study, spec.name, recorded)
 
             def after(study: Any, spec: ModelSpec = spec) -> None:
                 frames[spec.name] = trials_frame(study, spec.name, spec.library,
