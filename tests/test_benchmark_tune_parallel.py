@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -235,37 +235,7 @@ def test_a_parallel_tune_that_cannot_run_is_refused_before_any_data(
     assert all(w in str(err.value) for w in words), str(err.value)
 
 
-# --- the real Dask pool: one local cluster for the module -------------------------------------
-
-@pytest.fixture(scope="module")
-def dask_pool() -> Iterator[tuple[Any, Any]]:
-    pytest.importorskip("distributed")
-    if not Path("/proc/net/tcp").is_file():
-        pytest.skip("needs Linux /proc")
-    from test_dask_loopback import Listeners
-
-    from bench.engines import ClusterOptions, get_engine
-
-    with Listeners() as seen, get_engine("dask").open_trials(ClusterOptions(workers=2)) as pool:
-        yield pool, seen
-
-
-def test_a_dask_tune_runs_its_budget_on_loopback_only(tmp_path: Path, dask_pool: Any) -> None:
-    from test_dask_loopback import _loopback
-
-    pool, seen = dask_pool
-    plan, data = _plan(tmp_path, workers=2, budget_trials="4")
-    outcome = tune_loaded(plan, load_splits(str(data)), pool=pool)
-    table = pd.read_csv(outcome.folder / "trials.csv")
-    assert table.groupby("model").size().to_dict() == {"lightgbm-lambdarank": 4}
-    assert outcome.summary["threads_per_trial"] == 1
-    assert set(table["state"]) <= {"COMPLETE", "PRUNED"}
-    assert (table["cpu_s"] > 0).all()
-    assert pool.record()["workers"] == 2
-    assert seen.seen, "the sampler saw no listener at all"
-    outside = sorted(a for a in seen.seen if not _loopback(a))
-    assert not outside, f"listeners outside 127.0.0.0/8: {outside}"
-
+# --- the real Dask pool: one local cluster, one test (so that pytest-xdist starts one) ------
 
 def _die_once(marker: str) -> int:
     if not os.path.exists(marker):
@@ -274,14 +244,36 @@ def _die_once(marker: str) -> int:
     return os.getpid()
 
 
-def test_a_call_whose_worker_is_killed_runs_again_on_a_worker(tmp_path: Path,
-                                                              dask_pool: Any) -> None:
-    pool, _ = dask_pool
-    key = pool.submit(_die_once, str(tmp_path / "marker"))
-    done: list[Any] = []
-    for _ in range(600):
-        done += pool.finished(1.0)
-        if done:
-            break
-    assert [(k, e) for k, _, e in done] == [(key, None)]
-    assert (tmp_path / "marker").exists()
+def test_a_dask_tune_runs_its_budget_on_loopback_only_and_outlives_a_killed_worker(
+        tmp_path: Path) -> None:
+    """A default Dask trial pool (``engines/dask_trials.py``, opened by the engine record):
+    a tune of 4 trials on 2 workers, every socket of this process tree on 127.0.0.0/8 while it
+    runs (``/proc/net/tcp*``), and a call whose worker dies is run again on a worker."""
+    pytest.importorskip("distributed")
+    if not Path("/proc/net/tcp").is_file():
+        pytest.skip("needs Linux /proc")
+    from test_dask_loopback import Listeners, _loopback
+
+    from bench.engines import ClusterOptions, get_engine
+
+    plan, data = _plan(tmp_path, workers=2, budget_trials="4")
+    splits = load_splits(str(data))
+    with Listeners() as seen, get_engine("dask").open_trials(ClusterOptions(workers=2)) as pool:
+        outcome = tune_loaded(plan, splits, pool=pool)
+        assert pool.record()["workers"] == 2
+        key = pool.submit(_die_once, str(tmp_path / "marker"))
+        done: list[Any] = []
+        for _ in range(600):
+            done += pool.finished(1.0)
+            if done:
+                break
+    table = pd.read_csv(outcome.folder / "trials.csv")
+    assert table.groupby("model").size().to_dict() == {"lightgbm-lambdarank": 4}
+    assert set(table["state"]) <= {"COMPLETE", "PRUNED"}
+    assert (table["cpu_s"] > 0).all()
+    assert outcome.summary["threads_per_trial"] == 1
+    assert [(k, e) for k, _, e in done] == [(key, None)]  # run again, not failed
+    assert (tmp_path / "marker").exists()  # (it did die once)
+    assert seen.seen, "the sampler saw no listener at all"
+    outside = sorted(a for a in seen.seen if not _loopback(a))
+    assert not outside, f"listeners outside 127.0.0.0/8: {outside}"
