@@ -460,6 +460,20 @@ def dask_engine_with_a_configs_scheduler(tmp: Path) -> str | None:
 
 
 @case
+def dask_engine_with_the_grid_sampler_is_planned_as_a_grid(tmp: Path) -> str | None:
+    """Grid and parallel workers go together (each point once: the grid sampler deals points by
+    trial number, ``tests/test_benchmark_tune_parallel.py``); the plan says both."""
+    err = _budget_of(tmp, "--engine", "dask", "--workers", "2", "--grid", "num_leaves=3,5,7")
+    return None if "Budget(kind='trials', amount=3)" in err else f"not a grid of 3: {err[-200:]}"
+
+
+@case
+def dask_engine_with_the_grid_sampler_and_ranges(tmp: Path) -> str | None:
+    return _refused(tmp, "--engine", "dask", "--sampler", "grid", "|", "--sampler grid",
+                    "ranges")
+
+
+@case
 def dask_engine_with_an_unknown_engine(tmp: Path) -> str | None:
     return _refused(tmp, "--engine", "ray", "|", "--engine")
 

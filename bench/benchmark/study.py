@@ -25,7 +25,11 @@ parts:
 - **Reproducible resume**: before each trial the sampler is made anew with a seed drawn from
   ``(seed, number of counted trials)`` (:func:`sampler_seed`), so its state is a function of the
   study's history alone; with trials run one at a time a resumed study samples what the
-  uninterrupted one would have (TPE and random sampling see only finished trials).
+  uninterrupted one would have (TPE and random sampling see only finished trials). The grid
+  sampler keeps the run's seed (:func:`trial_sampler`: it deals its shuffled points by trial
+  number). Trials side by side (``--engine dask``): :mod:`bench.benchmark.tune_parallel`.
+- **Storage**: an Optuna RDB URL; a SQLite file is checked first and opened with a lock timeout
+  (:func:`open_storage`, :func:`check_sqlite_url`), so that several processes may write it.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ A study can be killed and resumed, so the folder cannot be written whole at the 
 it is written in this order instead, and is finished only when ``complete`` exists:
 
 - ``plan.json`` first (what was asked: dataset, models, budget, sampler, pruner, seed, folds,
-  metric, profile, the space of each model; ``--resume`` refuses a request that differs);
+  metric, profile, the space of each model, the engine and its workers; ``--resume`` refuses a
+  request that differs, and a study database that lacks a trial of ``trials.csv``:
+  :func:`check_resumed_study`);
 - ``study.db``: the SQLite database of the Optuna studies, one per model, named
   ``<dataset>:<model>`` (unless ``--storage`` names another database);
 - ``trials.csv`` and ``trials.parquet``, replaced after every trial (:data:`TRIAL_COLUMNS`,

@@ -247,12 +247,13 @@ def parallel_trials(config: RunConfig, threads_option: str | None,
     trial at a time in this process (the parameters' own thread count), else the engine's
     local cluster of ``workers`` processes with every trial pinned to ``--threads`` (1 when not
     given; 0, every core, would let the trials fight over the cores)."""
-    from bench.data.dask_cluster import check_local_cluster
+    from bench.data.dask_cluster import check_local_cluster, require_dask
     from bench.engines import get_engine
 
     engine = get_engine(config.engine)
     if engine.trials is None:
         return 1, None
+    require_dask()  # its install hint now, not after the data are loaded
     if config.scheduler is not None:
         raise ConfigError(f"scheduler {config.scheduler!r}: tune --engine {engine.name} runs its "
                           "trials on a local cluster of this machine (the study lives in the "
