@@ -80,13 +80,27 @@ def grid_space(grid: Mapping[str, list[Any]]) -> tuple[Dimension, ...]:
                  for name, values in grid.items())
 
 
+#: The largest ``--space`` file read (a search space is a few lines; a bigger file is a mistake).
+MAX_SPACE_BYTES = 1 << 20
+#: The most choices of one dimension (a grid of them is checked point by point before any fit).
+MAX_CHOICES = 10_000
+
+
 def load_space_file(path: str | Path, libraries: Mapping[str, str]) -> dict[str, tuple[Dimension, ...]]:
     """The spaces of ``--space FILE`` for the tuned models (``libraries``: model -> library):
     model -> its dimensions, for the models whose library or name has a table (a model's table
-    wins over its library's). A table naming neither a tuned model nor a library is refused."""
-    if not Path(path).is_file():
+    wins over its library's). A table naming neither a tuned model nor a library is refused, and
+    so is a file none of whose tables applies to a tuned model (it would change nothing)."""
+    p = Path(path)
+    if not p.exists() and not p.is_symlink():
         raise ConfigError(f"--space {path}: no such file (expected a TOML file of search spaces)")
-    doc = read_toml(path)
+    if p.is_file() and p.stat().st_size > MAX_SPACE_BYTES:
+        raise ConfigError(f"--space {path}: {p.stat().st_size:,} bytes; a search space file is at "
+                          f"most {MAX_SPACE_BYTES:,} bytes")
+    try:
+        doc = read_toml(path)
+    except ConfigError as exc:
+        raise ConfigError(f"--space {exc}") from None
     known = [*LIBRARIES, *libraries]
     for key, value in doc.items():
         if key not in known:
@@ -98,6 +112,10 @@ def load_space_file(path: str | Path, libraries: Mapping[str, str]) -> dict[str,
         found = model if model in doc else library if library in doc else None
         if found is not None:
             out[model] = parse_dimensions(doc[found], library, where=f"{path}: [{found}] ")
+    if not out:
+        tables = ", ".join(f"[{k}]" for k in doc) or "no table"
+        wanted = ", ".join(f"[{m}] or [{lib}]" for m, lib in libraries.items())
+        raise ConfigError(f"{path}: {tables}: nothing for the tuned models; give {wanted}")
     return out
 
 
@@ -180,12 +198,18 @@ def _range_kind(name: str, low: Any, high: Any, raw: bool, at: str) -> str:
 def _choices(name: str, values: Any, raw: bool, at: str) -> Dimension:
     if not isinstance(values, list) or not values:
         raise ConfigError(f"{at}.choices: expected a non-empty list of values; got {values!r}")
+    if len(values) > MAX_CHOICES:
+        raise ConfigError(f"{at}.choices: {len(values):,} values; at most {MAX_CHOICES:,} (a "
+                          "range, {low = .., high = ..}, samples between two bounds)")
     for v in values:
         if not isinstance(v, str | int | float | bool) or (isinstance(v, float) and not math.isfinite(v)):
             raise ConfigError(f"{at}.choices: {v!r} is not a string, number or boolean")
         if not raw:
             param_spec(name).check(v, f"{at}.choices")
-    if len({(type(v), v) for v in values}) != len(values):
+    # 1 and 1.0 are one learning rate (never true and 1: a boolean is not a number here)
+    keys = {(bool, v) if isinstance(v, bool) else (float, v) if isinstance(v, int | float)
+            else (type(v), v) for v in values}
+    if len(keys) != len(values):
         raise ConfigError(f"{at}.choices: a value repeats: {values!r}")
     return Dimension(name, "categorical", choices=tuple(values))
 

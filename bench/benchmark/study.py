@@ -25,15 +25,21 @@ parts:
 - **Reproducible resume**: before each trial the sampler is made anew with a seed drawn from
   ``(seed, number of counted trials)`` (:func:`sampler_seed`), so its state is a function of the
   study's history alone; with trials run one at a time a resumed study samples what the
-  uninterrupted one would have (TPE and random sampling see only finished trials).
+  uninterrupted one would have (TPE and random sampling see only finished trials). The grid
+  sampler keeps the run's seed (:func:`trial_sampler`: it deals its shuffled points by trial
+  number). Trials side by side (``--engine dask``): :mod:`bench.benchmark.tune_parallel`.
+- **Storage**: an Optuna RDB URL; a SQLite file is checked first and opened with a lock timeout
+  (:func:`open_storage`, :func:`check_sqlite_url`), so that several processes may write it.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,6 +125,16 @@ def sampler_seed(seed: int, n_done: int) -> int:
     return int(np.random.SeedSequence([seed, n_done]).generate_state(1)[0])
 
 
+def trial_sampler(options: StudyOptions, space: Sequence[Dimension], n_done: int) -> Any:
+    """The sampler of the trial after ``n_done`` counted ones: seeded anew from ``(seed,
+    n_done)`` (:func:`sampler_seed`), except the grid sampler, always seeded with ``seed``: it
+    deals its shuffled grid by trial number (Optuna's ``GridSampler`` shuffles the points with
+    its seed and gives trial ``n`` point ``n``), so a seed per trial would deal one point to
+    several trials and skip others. Its state is the study's trials, so a resume deals alike."""
+    seed = options.seed if options.sampler == "grid" else sampler_seed(options.seed, n_done)
+    return make_sampler(options.sampler, seed, space)
+
+
 def make_sampler(name: str, seed: int, space: Sequence[Dimension]) -> Any:
     """Optuna's sampler ``name`` seeded with ``seed``; ``grid`` needs a space of choices only."""
     import optuna
@@ -153,16 +169,87 @@ def grid_size(space: Sequence[Dimension]) -> int | None:
     return math.prod(len(d.choices) for d in space)
 
 
+#: Seconds a SQLite writer waits for another one's lock (the trials of ``--engine dask`` write
+#: their intermediate values while this process writes the finished ones).
+SQLITE_TIMEOUT_S = 120.0
+
+
 def open_storage(storage_url: str) -> Any:
-    """Optuna's storage of ``storage_url`` (an SQLAlchemy database URL), or a one-line error."""
+    """Optuna's storage of ``storage_url`` (an SQLAlchemy database URL), or a one-line error.
+    A SQLite file is checked first (:func:`check_sqlite_url`) and opened with a lock timeout of
+    :data:`SQLITE_TIMEOUT_S`, so that several processes may write it at once (SQLite serialises
+    the writers; Optuna's ``RDBStorage`` keeps each write one short transaction)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # the tune's own lines say what happens
+    kwargs: dict[str, Any] = {}
+    if storage_url.split(":", 1)[0].split("+", 1)[0].lower() == "sqlite":
+        check_sqlite_url(storage_url)
+        kwargs["engine_kwargs"] = {"connect_args": {"timeout": SQLITE_TIMEOUT_S}}
     try:
-        return optuna.storages.RDBStorage(storage_url)
+        return optuna.storages.RDBStorage(storage_url, **kwargs)
     except Exception as exc:  # SQLAlchemy's and Optuna's errors, said in one line
         raise ConfigError(f"--storage {storage_url!r}: Optuna cannot open it: "
                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+#: The first bytes of every SQLite 3 database (https://www.sqlite.org/fileformat.html, 1.3.1).
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_sqlite_url(storage_url: str) -> Path:
+    """The file of a ``sqlite:///PATH`` URL, refused in one line unless tune can keep its study
+    there: an in-memory database (lost when tune ends, so never resumable), a folder that does
+    not exist or cannot be written, a path that is a folder or a device, or a file that is not a
+    SQLite database (SQLite would say "file is not a database" only at the first query)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    where = f"--storage {storage_url!r}"
+    try:
+        database = make_url(storage_url).database
+    except (ArgumentError, ValueError) as exc:
+        raise ConfigError(f"{where}: not a database URL ({exc})") from None
+    if not database or database == ":memory:" or database.startswith("file::memory:"):
+        raise ConfigError(f"{where}: an in-memory database is lost when tune ends (no --resume, "
+                          "no report); give a file: sqlite:///PATH/study.db")
+    path = Path(database).expanduser()
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        raise ConfigError(f"{where}: {path} is {kind}; expected a SQLite database file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ConfigError(f"{where}: no folder {folder} for the database file")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"{where}: {path if path.exists() else folder} is not writable")
+    if path.exists() and path.stat().st_size:
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+        if head != SQLITE_HEADER:
+            raise ConfigError(f"{where}: {path} is not a SQLite database (its first bytes are "
+                              f"{head[:16]!r}); give a new file or an Optuna study database")
+        tables = _sqlite_tables(path, where)
+        if tables and not {"studies", "version_info"} <= tables:
+            shown = ", ".join(sorted(tables)[:5])
+            raise ConfigError(f"{where}: {path} is not an Optuna storage (its tables: {shown}); "
+                              "Optuna would add its own tables to it: give a new file")
+    return path
+
+
+def _sqlite_tables(path: Path, where: str) -> set[str]:
+    """The table names of the SQLite database ``path``, read without writing to it."""
+    import sqlite3
+    from urllib.parse import quote
+
+    try:
+        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        try:
+            return {str(r[0]) for r in
+                    con.execute("select name from sqlite_master where type = 'table'")}
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise ConfigError(f"{where}: {path} cannot be read as a SQLite database ({exc})") from None
 
 
 def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) -> tuple[Any, Any]:
@@ -206,8 +293,7 @@ def run_study(study: Any, task: TrialTask, options: StudyOptions,
         if options.budget.spent(len(done), cpu) or (size is not None and len(done) >= size):
             return
         _check_failures(task, done)
-        study.sampler = make_sampler(options.sampler, sampler_seed(options.seed, len(done)),
-                                     task.space)
+        study.sampler = trial_sampler(options, task.space, len(done))
         study.optimize(lambda trial: timed_trial(trial, task), n_trials=1, catch=(Exception,),
                        gc_after_trial=False)
         if on_trial is not None:
@@ -243,22 +329,39 @@ def timed_trial(trial: Any, task: TrialTask) -> float:
 def run_trial(trial: Any, task: TrialTask) -> float:
     """One trial: the sampled parameters trained on every part of ``task`` and scored by the
     reference evaluator on its held-out queries (see the module docstring); the mean."""
+    params = sample_params(trial, task)
+    return score_params(task, params, lambda offset: _reporter(trial, offset=offset),
+                        trial.set_user_attr)
+
+
+def sample_params(trial: Any, task: TrialTask) -> Params:
+    """The trial's sampled values of ``task``'s space over its base parameters, checked against
+    the library (a combination it refuses fails the trial, naming the values)."""
     sampled = {d.name: d.suggest(trial) for d in task.space}
     try:
         params = task.base.with_overrides(**overrides(sampled))
         check_for_library(params, task.spec.library, task.spec.objective)
     except ConfigError as exc:
         raise ConfigError(f"{task.spec.name} trial {trial.number} ({sampled}): {exc}") from None
+    return params
+
+
+def score_params(task: TrialTask, params: Params,
+                 reporter: Callable[[int], IterationHook] | None,
+                 record: Callable[[str, Any], None]) -> float:
+    """``params`` trained on every part of ``task`` and scored (the mean over the parts);
+    ``reporter(offset)`` is the pruning hook of the part starting at step ``offset``, ``record``
+    stores the trial's ``best_iteration`` (and ``fold_values`` under ``--cv``)."""
     values, iterations = [], []
     for i, (train, held) in enumerate(task.parts):
         check_rows(params, task.spec.library, train.n_rows)
-        value, best = fit_and_score(task, params, train, held,
-                                    _reporter(trial, offset=i * params.n_trees))
+        hook = None if reporter is None else reporter(i * params.n_trees)
+        value, best = fit_and_score(task, params, train, held, hook)
         values.append(value)
         iterations.append(best)
-    trial.set_user_attr("best_iteration", round(float(np.mean(iterations))))
+    record("best_iteration", round(float(np.mean(iterations))))
     if len(values) > 1:
-        trial.set_user_attr("fold_values", values)
+        record("fold_values", values)
     return float(np.mean(values))
 
 

@@ -4,7 +4,9 @@ A study can be killed and resumed, so the folder cannot be written whole at the 
 it is written in this order instead, and is finished only when ``complete`` exists:
 
 - ``plan.json`` first (what was asked: dataset, models, budget, sampler, pruner, seed, folds,
-  metric, profile, the space of each model; ``--resume`` refuses a request that differs);
+  metric, profile, the space of each model, the engine and its workers; ``--resume`` refuses a
+  request that differs, and a study database that lacks a trial of ``trials.csv``:
+  :func:`check_resumed_study`);
 - ``study.db``: the SQLite database of the Optuna studies, one per model, named
   ``<dataset>:<model>`` (unless ``--storage`` names another database);
 - ``trials.csv`` and ``trials.parquet``, replaced after every trial (:data:`TRIAL_COLUMNS`,
@@ -92,6 +94,42 @@ def check_resume(folder: Path, plan: Mapping[str, Any]) -> None:
         if old.get(key) != json.loads(json.dumps(plan.get(key))):
             raise ConfigError(f"--resume {folder}: {key} differs from the tune it continues: "
                               f"{json.dumps(old.get(key))} then, {json.dumps(plan.get(key))} now")
+
+
+def recorded_trials(folder: Path) -> pd.DataFrame:
+    """The trials ``trials.csv`` of a resumed folder lists (``model``, ``trial``, ``params``;
+    empty when there is none yet)."""
+    path = folder / TRIALS_CSV
+    if not path.is_file():
+        return pd.DataFrame(columns=["model", "trial", "params"])
+    try:
+        table = pd.read_csv(path, dtype={"model": str, "params": str}, keep_default_na=False)
+        return table[["model", "trial", "params"]]
+    except (ValueError, KeyError, pd.errors.ParserError) as exc:
+        raise ConfigError(f"--resume {folder}: {TRIALS_CSV} cannot be read ({exc}); it is "
+                          "rewritten from the study: remove it to resume") from None
+
+
+def check_resumed_study(folder: Path, study: Any, model: str, recorded: pd.DataFrame) -> None:
+    """Refuse to resume ``model``'s study when it lacks a trial ``trials.csv`` lists (the
+    database was deleted, or replaced by another tune's): continuing would replace those trials
+    in silence. The study may hold more (a kill between its write and the table's)."""
+    mine = recorded[recorded["model"] == model]
+    if mine.empty:
+        return
+    held = {t.number: json.dumps(t.params, sort_keys=True) for t in counted_trials(study)}
+    for row in mine.itertuples():
+        if held.get(int(row.trial)) != row.params:
+            raise ConfigError(f"--resume {folder}: the study of {model} does not hold trial "
+                              f"{row.trial} of {TRIALS_CSV} ({row.params}): its database is "
+                              "not this tune's (deleted or replaced); start a new tune")
+
+
+def counted_trials(study: Any) -> list[Any]:
+    """:func:`bench.benchmark.study.counted` (imported when used)."""
+    from bench.benchmark.study import counted
+
+    return counted(study)
 
 
 def trials_frame(study: Any, model: str, library: str, metric: str, profile: str) -> pd.DataFrame:

@@ -13,10 +13,11 @@ the tune folder as it goes (:mod:`bench.benchmark.tune_out`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,9 @@ from bench.benchmark.study import (
 from bench.benchmark.tune import check_tune_out, parse_space, query_folds, tuning_data
 from bench.benchmark.tune_out import (
     check_resume,
+    check_resumed_study,
     model_summary,
+    recorded_trials,
     reserve_folder,
     resumable,
     trials_frame,
@@ -49,7 +52,9 @@ from bench.benchmark.tune_out import (
     write_results,
     write_trials,
 )
+from bench.benchmark.tune_parallel import NOT_DETERMINISTIC, run_parallel
 from bench.data.letor import LetorData, LetorSplits
+from bench.engines.table import TrialPool
 from bench.errors import ConfigError
 from bench.metrics.profile import Profile
 from bench.runners.params import Params, check_for_library
@@ -58,7 +63,7 @@ from bench.runners.result import Selection
 from bench.runners.search_dimension import Dimension
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import dataset_slug
-from bench.runs.tune_layout import STUDY_DB
+from bench.runs.tune_layout import STUDY_DB, TRIALS_CSV
 
 #: The model tuned when neither ``--models`` nor a config names one.
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
@@ -91,6 +96,8 @@ class TuneRequest:
     out: str = LOCAL_RESULTS
     #: the ``(option, path)`` inputs the output folder must stay clear of
     inputs: list[tuple[str, str | None]] = field(default_factory=list)
+    #: ``--threads`` as written (``None``: not given; a parallel tune then pins 1 per trial)
+    threads: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,9 @@ class TunePlan:
     storage: str | None
     resume: str | None
     out: Path
+    #: where trials run (a row of :data:`bench.engines.table.ENGINES`) and how many at once
+    engine: str = "local"
+    workers: int = 1
 
 
 @dataclass(frozen=True)
@@ -205,7 +215,9 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
         raise ConfigError("--grid and --space: give one search space")
     grid = grid_space(parse_space(request.grid)) if request.grid is not None else None
     options = study_options(request, None if grid is None else grid_size(grid))
-    config = make_config().resolved()  # validated once, by make_config
+    made = make_config()  # validated once
+    raw_threads = made.params.n_threads  # before 0 (every core) is resolved to a count
+    config = made.resolved()
     specs = tuned_specs(config)
     if request.model is not None and len(specs) != 1:
         raise ConfigError(f"--model {request.model}: tune takes one model with --model; "
@@ -218,12 +230,42 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
         if options.sampler == "grid":
             grid_size_or_refuse(spaces[s.name], s.name)
     check_device(config.device, {s.library for s in specs})
+    workers, threads = parallel_trials(config, request.threads, raw_threads)
+    if threads is not None:  # one thread count for every library's trials
+        bases = {m: replace(p, n_threads=threads) for m, p in bases.items()}
     if request.storage is not None:
         open_storage(request.storage)  # a URL Optuna cannot open is said before any data are read
     return TunePlan(config=config, specs=specs, profile=config.profile_value,
                     selection=Selection(config.selection_k), spaces=spaces, bases=bases,
                     options=options, cv=cv, use=request.use, storage=request.storage,
-                    resume=request.resume, out=out)
+                    resume=request.resume, out=out, engine=config.engine, workers=workers)
+
+
+def parallel_trials(config: RunConfig, threads_option: str | None,
+                    raw_threads: int) -> tuple[int, int | None]:
+    """``(trials at once, threads per trial)`` of the config's engine: ``(1, None)`` for one
+    trial at a time in this process (the parameters' own thread count), else the engine's
+    local cluster of ``workers`` processes with every trial pinned to ``--threads`` (1 when not
+    given; 0, every core, would let the trials fight over the cores)."""
+    from bench.data.dask_cluster import check_local_cluster, require_dask
+    from bench.engines import get_engine
+
+    engine = get_engine(config.engine)
+    if engine.trials is None:
+        return 1, None
+    require_dask()  # its install hint now, not after the data are loaded
+    if config.scheduler is not None:
+        raise ConfigError(f"scheduler {config.scheduler!r}: tune --engine {engine.name} runs its "
+                          "trials on a local cluster of this machine (the study lives in the "
+                          "tune folder); leave the scheduler out")
+    check_local_cluster(config.workers, 1)
+    if threads_option is None:
+        return config.workers, 1
+    if raw_threads == 0:
+        raise ConfigError(f"--threads 0 (every core) with --engine {engine.name}: each of the "
+                          f"{config.workers} workers' trials would use every core; give the "
+                          "threads of one trial, --threads N >= 1 (default 1)")
+    return config.workers, raw_threads
 
 
 def grid_size_or_refuse(space: tuple[Dimension, ...], model: str) -> int:
@@ -257,6 +299,7 @@ def plan_record(plan: TunePlan, dataset: str) -> dict[str, Any]:
             "budget": plan.options.budget.as_dict(), "sampler": plan.options.sampler,
             "pruner": plan.options.pruner, "seed": plan.options.seed, "cv": plan.cv,
             "use": plan.use, "metric": plan.selection.metric, "profile": plan.config.profile,
+            "engine": plan.engine, "workers": plan.workers,
             "space": space_table(plan.spaces), "storage": plan.storage,
             "base_params": {m: p.to_dict() for m, p in plan.bases.items()}}
 
@@ -286,15 +329,23 @@ def run_tune(plan: TunePlan, *, show_progress: bool) -> TuneOutcome:
         return tune_loaded(plan, splits, step)
 
 
-def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None) -> TuneOutcome:
+def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *,
+                pool: TrialPool | None = None) -> TuneOutcome:
     """Tune every model of ``plan`` on ``splits`` (its training and validation parts only: the
-    test split is never read), writing the folder as it goes (:mod:`bench.benchmark.tune_out`)."""
+    test split is never read), writing the folder as it goes (:mod:`bench.benchmark.tune_out`).
+    Trials run one at a time in this process, or side by side on the trial pool of the plan's
+    engine (:mod:`bench.benchmark.tune_parallel`; ``pool``: one already open)."""
     slug = dataset_slug(splits.name)
     record = plan_record(plan, splits.name)
     parts = parts_of(plan, splits.train, splits.vali)  # checked before any folder is made
+    recorded = None
     if plan.resume is not None:
         folder = resumable(plan.out, plan.resume or None, slug)
         check_resume(folder, record)
+        recorded = recorded_trials(folder)
+        if plan.storage is None and not (folder / STUDY_DB).is_file() and not recorded.empty:
+            raise ConfigError(f"--resume {folder}: {STUDY_DB} is missing; the trials of "
+                              f"{TRIALS_CSV} cannot be continued without it: start a new tune")
     else:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         folder = reserve_folder(plan.out, f"{slug}-{stamp}")
@@ -302,31 +353,64 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None) -
     storage = plan.storage or f"sqlite:///{folder.resolve() / STUDY_DB}"
     frames: dict[str, Any] = {}
     models: dict[str, Any] = {}
-    for spec in plan.specs:
-        task = TrialTask(spec=spec, space=plan.spaces[spec.name], base=plan.bases[spec.name],
-                         profile=plan.profile, selection=plan.selection,
-                         eval_at=plan.config.eval_at, parts=parts)
-        study, _ = open_study(storage, f"{splits.name}:{spec.name}", plan.options.pruner,
-                              resume=plan.resume is not None)
+    with _trial_pool(plan, pool) as trials:
+        for spec in plan.specs:
+            task = TrialTask(spec=spec, space=plan.spaces[spec.name], base=plan.bases[spec.name],
+                             profile=plan.profile, selection=plan.selection,
+                             eval_at=plan.config.eval_at, parts=parts)
+            study, _ = open_study(storage, f"{splits.name}:{spec.name}", plan.options.pruner,
+                                  resume=plan.resume is not None)
+            if recorded is not None:
+                check_resumed_study(folder, study, spec.name, recorded)
 
-        def after(study: Any, spec: ModelSpec = spec) -> None:
-            frames[spec.name] = trials_frame(study, spec.name, spec.library,
-                                             plan.selection.metric, plan.config.profile)
-            write_trials(folder, list(frames.values()))
-            if step is not None:
-                _progress(step, spec.name, frames[spec.name], plan.options.budget)
+            def after(study: Any, spec: ModelSpec = spec) -> None:
+                frames[spec.name] = trials_frame(study, spec.name, spec.library,
+                                                 plan.selection.metric, plan.config.profile)
+                write_trials(folder, list(frames.values()))
+                if step is not None:
+                    _progress(step, spec.name, frames[spec.name], plan.options.budget)
 
-        after(study)
-        run_study(study, task, plan.options, after)
-        models[spec.name] = model_summary(study, frames[spec.name], _info(plan, spec, folder))
+            after(study)
+            if trials is None:
+                run_study(study, task, plan.options, after)
+            else:
+                run_parallel(study, task, plan.options, trials, storage, after)
+            models[spec.name] = model_summary(study, frames[spec.name], _info(plan, spec, folder))
     # The default storage is said as the file of this folder, not as an absolute URL: a
     # committed tune folder reads the same on another machine.
     summary = {"dataset": splits.name, "folder": str(folder), "storage": plan.storage or STUDY_DB,
                "metric": plan.selection.metric, "profile": plan.config.profile,
                "scored_on": "validation split" if plan.cv is None else
-               f"{plan.cv} query folds of {plan.use}", "models": models}
+               f"{plan.cv} query folds of {plan.use}", **engine_summary(plan),
+               "models": models}
     _write_best(plan, folder, summary)
     return TuneOutcome(plan=plan, summary=summary, folder=folder)
+
+
+@contextlib.contextmanager
+def _trial_pool(plan: TunePlan, given: TrialPool | None) -> Iterator[TrialPool | None]:
+    """``given``, else the trial pool of the plan's engine (its record's ``trials``), else
+    ``None``: trials one at a time in this process."""
+    from bench.engines import ClusterOptions, get_engine
+
+    engine = get_engine(plan.engine)
+    if given is not None or engine.trials is None:
+        yield given
+        return
+    with engine.open_trials(ClusterOptions(workers=plan.workers, threads=1)) as pool:
+        yield pool
+
+
+def engine_summary(plan: TunePlan) -> dict[str, Any]:
+    """What ``summary.json`` says of where the trials ran: the engine, its workers, the threads
+    of each trial and whether the tune is deterministic."""
+    threads = {p.n_threads for p in plan.bases.values()}
+    out: dict[str, Any] = {"engine": plan.engine, "workers": plan.workers,
+                           "threads_per_trial": threads.pop() if len(threads) == 1 else
+                           sorted(threads), "deterministic": plan.workers == 1}
+    if plan.workers > 1:
+        out["determinism"] = NOT_DETERMINISTIC
+    return out
 
 
 def _info(plan: TunePlan, spec: ModelSpec, folder: Path) -> dict[str, Any]:

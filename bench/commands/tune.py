@@ -7,7 +7,10 @@ training split); the test split is never read. Writes ``<out>/tune/<dataset>-<ti
 ``plan.json``, ``study.db`` (SQLite, one study per model), ``trials.csv`` / ``trials.parquet``
 (as it goes), then ``best/<model>.toml``, ``best.toml`` (run configs with the best parameters,
 ready for ``ltrbench run --config``), ``summary.json`` and ``complete``. ``--resume``
-continues a killed tune. The command parses; the tune is resolved once and run by
+continues a killed tune. ``--engine dask --workers N`` runs N trials at once on a local
+loopback-only Dask cluster, each pinned to --threads threads (1 by default), with the same
+budget (trials in total, or CPU seconds summed over the workers); parallel TPE is not
+deterministic (one trial at a time is). The command parses; the tune is resolved once and run by
 :func:`bench.benchmark.tune_run.tune_command`.
 """
 
@@ -19,6 +22,7 @@ import sys
 
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import ascii_float, examples, plain
+from bench.engines import engine_names
 from bench.runs.layout import LOCAL_RESULTS, run_inputs
 
 
@@ -33,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "--budget-trials 50",
             "ltrbench tune --models catboost --budget-cpu-s 600 --cv 5",
             'ltrbench tune --model lightgbm --grid "num_leaves=15,31,63;learning_rate=0.05,0.1"',
+            "ltrbench tune --models lightgbm,xgboost --budget-trials 40 --engine dask --workers 4",
         ),
     )
     add_config_arguments(p)
@@ -61,6 +66,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "in the tune folder)")
     p.add_argument("--resume", nargs="?", const="", metavar="FOLDER",
                    help="continue a killed tune (default: the newest unfinished one)")
+    p.add_argument("--engine", choices=engine_names(),
+                   help="where trials run: one at a time in this process (default) or side by "
+                   "side on a local Dask cluster")
+    p.add_argument("--workers", metavar="N",
+                   help="with --engine dask: trials at once, one per local worker process (2)")
     p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -85,7 +95,7 @@ def main(args: argparse.Namespace) -> int:
                           budget_trials=args.budget_trials, budget_cpu_s=args.budget_cpu_s,
                           sampler=args.sampler, pruner=args.pruner, cv=args.cv, seed=args.seed,
                           use=args.use, storage=args.storage, resume=args.resume, out=args.out,
-                          inputs=run_inputs(args))
+                          inputs=run_inputs(args), threads=args.threads)
     outcome = tune_command(request, lambda: config_from_args(args),
                            show_progress=not args.no_progress and args.format == "text")
     summary = outcome.summary
@@ -98,6 +108,10 @@ def main(args: argparse.Namespace) -> int:
     print(f"{summary['dataset']}: {len(models)} model{'s' if len(models) != 1 else ''}, "
           f"budget {first['budget']['amount']} {first['budget']['kind'].replace('_', ' ')} each, "
           f"sampler {first['sampler']} (seed {first['seed']}), pruner {first['pruner']}")
+    if summary["workers"] > 1:
+        print(f"engine {summary['engine']}: {summary['workers']} trials at once, "
+              f"{summary['threads_per_trial']} thread(s) each; parallel TPE is not "
+              "deterministic (trials one at a time are)")
     print(f"scores: {summary['metric']} by the reference evaluator under profile "
           f"{summary['profile']!r}, on the {summary['scored_on']}")
     for name, m in models.items():

@@ -10,7 +10,8 @@ a command), and its entry points for the three paths, each a :class:`typing.Prot
 * :class:`TrainerFactory` -> :class:`Trainer` (``run``: every (model, seed) trained; called as
   :func:`bench.runners.dispatch.run_model` is, plus ``record`` and ``close``);
 * :class:`Evaluator` (``evaluate``: a folder of query-aligned shards evaluated);
-* :class:`Converter` (``convert``: a ratings table converted to shards of whole queries).
+* :class:`Converter` (``convert``: a ratings table converted to shards of whole queries);
+* a :class:`TrialPool` opener (``tune``: independent trials run side by side, one per worker).
 
 An entry point left ``None`` means the callers' own in-process path: the local engine trains
 with ``run_model`` (or isolated children, by ``timing``), evaluates the ``--data``/``--scores``
@@ -110,6 +111,25 @@ class Converter(Protocol):
                  progress: Callable[[str], None]) -> dict[str, Any]: ...
 
 
+class TrialPool(Protocol):
+    """Runs independent calls side by side (``ltrbench tune``'s trials, one per worker at a
+    time): ``share`` sends a large argument to every worker once, ``submit`` starts a call and
+    returns its key, ``finished`` returns ``(key, result, error)`` of the calls done within
+    ``timeout`` seconds (``error``: the engine's own failure, e.g. the worker running it died;
+    the call's exceptions are the caller's to catch inside the call), ``record`` says where the
+    calls run (the summary records it)."""
+
+    workers: int
+
+    def share(self, value: Any) -> Any: ...
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> int: ...
+
+    def finished(self, timeout: float) -> list[tuple[int, Any, BaseException | None]]: ...
+
+    def record(self) -> dict[str, Any]: ...
+
+
 @contextlib.contextmanager
 def no_cluster(options: ClusterOptions) -> Iterator[None]:
     """The local engine's cluster: none (the work runs in this process)."""
@@ -122,7 +142,8 @@ class Engine:
     ``cluster``: ``"module:attribute"`` of ``(ClusterOptions) -> context manager`` yielding the
     cluster's client, ``None`` for no cluster; ``trainer``, ``evaluator``, ``converter``: import
     paths of a :class:`TrainerFactory`, :class:`Evaluator`, :class:`Converter` (``None``: the
-    caller's in-process path)."""
+    caller's in-process path); ``trials``: of ``(ClusterOptions) -> context manager`` yielding a
+    :class:`TrialPool` (``None``: tune runs its trials one at a time in this process)."""
 
     name: str
     title: str
@@ -131,6 +152,7 @@ class Engine:
     trainer: str | None = None
     evaluator: str | None = None
     converter: str | None = None
+    trials: str | None = None
 
     @property
     def on_cluster(self) -> bool:
@@ -170,6 +192,12 @@ class Engine:
         fn: Converter = load(self._entry("converter", self.converter))
         fn.check(config)
 
+    def open_trials(self, options: ClusterOptions) -> AbstractContextManager[TrialPool]:
+        """The engine's :class:`TrialPool` on the cluster ``options`` describe (closed on exit)."""
+        opener: Callable[[ClusterOptions], AbstractContextManager[TrialPool]] = load(
+            self._entry("trial pool", self.trials))
+        return opener(options)
+
     def _entry(self, what: str, path: str | None) -> str:
         if path is None:
             raise ConfigError(f"the {self.name} engine has no {what}: its work runs in this "
@@ -185,7 +213,8 @@ ENGINES: dict[str, Engine] = {e.name: e for e in (
     Engine(name="dask", title="Dask",
            description="a Dask cluster: a loopback-only local one, or --scheduler's",
            cluster=f"{_E}:open_cluster", trainer="bench.engines.dask_trainer:DaskTrainer",
-           evaluator=f"{_E}:evaluate_shards", converter=f"{_E}:CONVERTER"),
+           evaluator=f"{_E}:evaluate_shards", converter=f"{_E}:CONVERTER",
+           trials="bench.engines.dask_trials:open_trial_pool"),
 )}
 #: The engine of a run, ``evaluate`` and ``convert`` when none is named.
 DEFAULT_ENGINE = "local"
