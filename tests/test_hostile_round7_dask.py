@@ -357,3 +357,42 @@ def test_padding_in_partitions_equals_evaluate_on_random_frames(tmp_path: Path,
     assert got.keys() == want.keys()
     for k in got:
         assert got[k] == pytest.approx(want[k], rel=0, abs=1e-12), k
+
+
+# ---------------------------------------------------------------- more schemas, convert globs
+
+
+def test_a_later_shard_with_the_qid_column_renamed_is_named(tmp_path: Path, client: Any) -> None:
+    folder = _shards(tmp_path, [A, B.rename(columns={"qid": "query"})])
+    with pytest.raises(DataError) as info:
+        _dask(folder)
+    _refused(info.value, "part-00001.parquet", "'qid'", "query")
+
+
+def test_int32_qids_beside_text_qids_are_refused_naming_both_types(tmp_path: Path,
+                                                                   client: Any) -> None:
+    ints = _table(A).cast(pa.schema([("qid", pa.int32()), ("label", pa.float64()),
+                                     ("score", pa.float64())]))
+    folder = _shards(tmp_path, [ints, B.assign(qid=["2", "2"])])
+    with pytest.raises(DataError) as info:
+        _dask(folder)
+    _refused(info.value, "part-00001.parquet", "'qid'", "int32", "string")
+
+
+@pytest.mark.parametrize(("ratings", "words"), [
+    ("out/train/*.parquet", "destroy the input"), ("out/*/part-*.parquet", "destroy the input"),
+    ("nothing-*.csv", "no file matches"), ("out/tr[ai]in", "destroy the input")])
+def test_convert_on_dask_refuses_a_glob_of_nothing_or_of_its_own_output(
+        tmp_path: Path, ratings: str, words: str) -> None:
+    """A ratings glob that matches nothing, or the shards the conversion would write (an
+    earlier conversion into the same --out), is one line before any cluster starts."""
+    from hostile_kit import cli, refused
+
+    shard = tmp_path / "out" / "train" / "part-00000.parquet"
+    shard.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"userId": [1], "movieId": [2], "rating": [4.0],
+                             "timestamp": [100]}), shard)
+    res = cli(tmp_path, "convert", "--engine", "dask", "--ratings", ratings, "--out", "out")
+    why = refused(res, words)
+    assert why is None, why
+    assert shard.is_file()  # the input the glob names is left as it was

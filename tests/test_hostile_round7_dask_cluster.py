@@ -28,7 +28,6 @@ import struct
 import threading
 import time
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -49,12 +48,6 @@ def client() -> Any:
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                       dashboard_address=None) as lc, Client(lc) as c:
         yield c
-
-
-@pytest.fixture
-def no_client() -> Iterator[None]:
-    """No Dask client of this module may be the default while a probe runs."""
-    yield
 
 
 def _connect(address: str) -> None:
@@ -93,15 +86,14 @@ def _speaker(first: bytes) -> tuple[socket.socket, int]:
                                    struct.pack("<Q", 1 << 40)])
 def test_a_scheduler_port_where_another_protocol_speaks_first_is_one_line(first: bytes) -> None:
     srv, port = _speaker(first)
-    started = time.monotonic()
     try:
         with pytest.raises(ConfigError) as info:
             _connect(f"tcp://127.0.0.1:{port}")
     finally:
         srv.close()
     text = str(info.value)
-    assert "another protocol" in text and f"127.0.0.1:{port}" in text, text
-    assert time.monotonic() - started < 15
+    assert "another protocol" in text, text
+    assert f"127.0.0.1:{port}" in text, text
 
 
 def test_a_scheduler_port_that_sends_a_short_garbage_message_is_one_line() -> None:
@@ -333,9 +325,10 @@ def test_a_hook_that_raises_is_raised_after_the_fit_unchanged() -> None:
 
 
 def test_no_hook_subscribes_nothing_and_waits_for_nothing(client: Any) -> None:
-    from bench.runners.dask_gbdt import relayed_iterations
+    from bench.runners.dask_gbdt import RELAY_DRAIN_S, relayed_iterations
 
     with relayed_iterations(client, "xgboost", "ndcg@10", None) as (callbacks, relay):
         started = time.monotonic()
         relay.wait_for(100)
-    assert callbacks == [] and time.monotonic() - started < 0.5
+    assert callbacks == []
+    assert time.monotonic() - started < RELAY_DRAIN_S / 2  # it did not wait for events

@@ -135,14 +135,18 @@ class DaskTrainer:
         after each fit) and every address the GBDT libraries bound on the workers and here
         (recorded as they bind, :mod:`bench.data.loopback`); whether all are on loopback, and
         how each worker's libraries were confined; the scheduler's address, whether the user
-        gave it (``--scheduler``: the one way off this machine) and whether it is on loopback."""
+        gave it (``--scheduler``: the one way off this machine), the address as the user wrote it
+        where that differs, and whether it is on loopback."""
         addresses = sorted(self.listened)
         address = str(getattr(self, "cluster", {}).get("scheduler") or self.scheduler or "")
         return {"addresses": addresses,
                 "loopback_only": all(is_loopback(a) for a in addresses),
                 "scheduler": {"address": address, "given_by_user": not self.local_scheduler,
-                              "given": self.scheduler,
-                              "loopback": bool(address) and is_loopback(address)},
+                              "loopback": bool(address) and is_loopback(address),
+                              # the user's own text where the scheduler names itself otherwise
+                              # (0.0.0.0 given, the scheduler's own address recorded)
+                              **({"given": self.scheduler} if self.scheduler
+                                 and self.scheduler != address else {})},
                 "libraries": self.libraries}
 
     def _note_listeners(self) -> None:
