@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
+from bench.data.dask_scratch import SCRATCH_PREFIX, remove_stale_scratch
 from bench.errors import ConfigError
 
 LOOPBACK = "127.0.0.1"
@@ -120,64 +121,6 @@ WORKERS_TIMEOUT_S = 120
 CONNECT_TIMEOUT_S = 10.0
 
 
-#: The scratch folder of a local cluster: ``<temp>/ltrbench-dask-<pid>-<random>``.
-SCRATCH_PREFIX = "ltrbench-dask-"
-
-
-def remove_stale_scratch(temp: str | None = None) -> list[str]:
-    """Remove the scratch folders (:data:`SCRATCH_PREFIX`) of ltrbench processes that no longer
-    run: a run killed with SIGKILL cannot remove its own, and its workers' spilled partitions
-    would stay in the temp folder for good. A folder whose process id is alive (maybe reused by
-    another program) is kept, and so is one where a Dask worker holds a directory lock
-    (:func:`_locked`); returns the folders removed."""
-    removed: list[str] = []
-    root = temp or tempfile.gettempdir()
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return removed
-    for name in names:
-        m = re.fullmatch(re.escape(SCRATCH_PREFIX) + r"(\d+)-\w+", name)
-        if m is None or _alive(int(m.group(1))) or _locked(os.path.join(root, name)):
-            continue
-        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-        removed.append(name)
-    return removed
-
-
-def _locked(folder: str) -> bool:
-    """Whether a Dask worker still holds a directory lock under ``folder`` (a process of another
-    PID namespace sharing the temp folder looks gone by its id; Dask's own purge of worker
-    folders asks their locks the same way: distributed/diskutils.py, _check_lock_or_purge)."""
-    import glob as globbing
-
-    try:
-        import locket
-    except ImportError:
-        return False
-    for path in globbing.glob(os.path.join(globbing.escape(folder), "**", "*.dirlock"),
-                              recursive=True):
-        lock = locket.lock_file(path, timeout=0)
-        try:
-            lock.acquire()
-        except locket.LockError:
-            return True
-        except OSError:
-            continue
-        lock.release()
-    return False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True  # another user's process, or a number no process has: keep it
-    return True
-
-
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
@@ -187,10 +130,11 @@ def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
     """A client of the user's ``scheduler`` (checked by :func:`check_scheduler_address`, then
     :func:`probe_scheduler`), closed on exit; the scheduler is left running."""
     address = check_scheduler_address(scheduler)
+    warn_wildcard(address, scheduler)
     probe_scheduler(address, scheduler)
     try:
         client = client_type(address, timeout="30s")
-    except (OSError, ValueError, TypeError, AttributeError) as exc:
+    except Exception as exc:  # Dask's connect: OSError, a handshake it cannot read, ...
         raise ConfigError(f"cannot reach the Dask scheduler at {scheduler!r}: "
                           f"{_first_line(exc)}") from None
     try:
@@ -206,19 +150,67 @@ def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
         client.close()
 
 
+class WildcardAddressWarning(UserWarning):
+    """A ``--scheduler`` address that names every interface (``0.0.0.0``, ``::``)."""
+
+
+def warn_wildcard(address: str, given: str) -> bool:
+    """Warn (:class:`WildcardAddressWarning`) when ``address`` names the wildcard host
+    (``0.0.0.0``, ``[::]``): a client reaches this machine's scheduler through it, but a
+    scheduler one reaches so was usually started with ``--host 0.0.0.0`` and listens on every
+    interface, open to other machines (and the rows sent to its workers with it). Allowed,
+    since the user wrote it; said, and recorded in the run's manifest as given. Returns whether
+    it warned."""
+    import warnings
+
+    host = urlparse(address).hostname if "://" in address else None
+    try:
+        wildcard = host is not None and ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        wildcard = False
+    if wildcard:
+        warnings.warn(f"--scheduler {given!r}: {host} is the wildcard address; a scheduler "
+                      "reached through it listens on every interface of this machine, open "
+                      "to other machines: give 127.0.0.1 for one of this machine only",
+                      WildcardAddressWarning, stacklevel=3)
+    return wildcard
+
+
 def _first_bytes(sock: Any, given: str) -> None:
     """Refuse a ``tcp://`` peer that accepts a connection but sends no handshake within
     :data:`CONNECT_TIMEOUT_S` (Dask's client then waits for ever: ``comm.read()`` of the
-    handshake has no timeout in distributed's ``comm.core.connect``), or closes it at once."""
+    handshake has no timeout in distributed's ``comm.core.connect``), closes it at once, or
+    speaks another protocol first (an SSH server's ``SSH-2.0-...`` banner). A Dask message
+    begins with its length, 8 bytes of a native ``uint64`` (distributed ``comm/tcp.py``,
+    ``TCP.read``: ``struct.unpack("Q", ...)``); an SSH banner read so is 2.8e18 bytes, which
+    Dask's client then tried to allocate (``_ArrayMemoryError``, a traceback). A handshake is a
+    few hundred bytes: a length beyond :data:`HANDSHAKE_MAX_BYTES` is not Dask's."""
+    import struct
+
+    head, timed_out = b"", False
     try:
-        data = sock.recv(1)
+        while len(head) < 8:
+            data = sock.recv(8 - len(head))
+            if not data:
+                break
+            head += data
     except TimeoutError:
+        timed_out = True
+    if not head and timed_out:
         raise ConfigError(f"--scheduler {given!r}: something listens there but sent no Dask "
                           f"handshake within {CONNECT_TIMEOUT_S:g} s: not a Dask scheduler? "
-                          "check the address and port") from None
-    if not data:
+                          "check the address and port")
+    if not head:
         raise ConfigError(f"--scheduler {given!r}: the connection was closed without a Dask "
                           "handshake: not a Dask scheduler? check the address and port")
+    if len(head) < 8 or struct.unpack("Q", head)[0] > HANDSHAKE_MAX_BYTES:
+        raise ConfigError(f"--scheduler {given!r}: the service listening there speaks another "
+                          f"protocol (it began with {head!r}), not Dask's: check the address "
+                          "and port")
+
+
+#: The largest first message taken for a Dask handshake (measured: a few hundred bytes).
+HANDSHAKE_MAX_BYTES = 1 << 20
 
 
 def probe_scheduler(address: str, given: str) -> None:
@@ -469,6 +461,7 @@ __all__ = [
     "LOOPBACK",
     "SCRATCH_PREFIX",
     "WORKERS_PER_CPU",
+    "WildcardAddressWarning",
     "check_local_cluster",
     "check_scheduler_address",
     "cluster",
@@ -484,5 +477,6 @@ __all__ = [
     "require_dask",
     "scheduler_identity",
     "spread",
+    "warn_wildcard",
     "worker_addresses",
 ]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
 from bench.runners.dask_gbdt import DaskFit, on_dask, predict_frame, train_dask
 from bench.runners.dispatch import run_model
+from bench.runners.iteration import IterationHook
 from bench.runners.libraries import dask_support
 from bench.runners.params import Params
 from bench.runners.registry import ModelSpec, get_model
@@ -85,6 +87,10 @@ class DaskTrainer:
     (one thread per worker) is opened by :func:`bench.engines.dask_engine.open_cluster` here and
     closed by :meth:`close`."""
 
+    #: the pipeline passes this trainer the progress line's heartbeat (``on_iteration``),
+    #: relayed from the workers (:func:`bench.runners.dask_gbdt.relayed_iterations`)
+    takes_hook = True
+
     def __init__(self, splits: LetorSplits, workdir: Path,
                  options: ClusterOptions | None = None) -> None:
         options = replace(options or ClusterOptions(), threads=1)
@@ -99,7 +105,8 @@ class DaskTrainer:
             for name, data in splits.splits().items():
                 folder = self.workdir / name  # reused on --resume only if it holds the split
                 shards_of(data, folder, rows_per_shard=rows_per_shard(data.n_rows, n_workers))
-                self.frames[name] = read_query_shards(folder).persist()
+                with on_cluster(f"loading the {name} shards onto the workers"):
+                    self.frames[name] = read_query_shards(folder).persist()
                 self.partitions[name] = int(self.frames[name].npartitions)
             self.cluster = describe(self.client)
             self.local = all(str(urlparse(w).hostname) in LOCAL_HOSTS
@@ -128,13 +135,18 @@ class DaskTrainer:
         after each fit) and every address the GBDT libraries bound on the workers and here
         (recorded as they bind, :mod:`bench.data.loopback`); whether all are on loopback, and
         how each worker's libraries were confined; the scheduler's address, whether the user
-        gave it (``--scheduler``: the one way off this machine) and whether it is on loopback."""
+        gave it (``--scheduler``: the one way off this machine), the address as the user wrote it
+        where that differs, and whether it is on loopback."""
         addresses = sorted(self.listened)
         address = str(getattr(self, "cluster", {}).get("scheduler") or self.scheduler or "")
         return {"addresses": addresses,
                 "loopback_only": all(is_loopback(a) for a in addresses),
                 "scheduler": {"address": address, "given_by_user": not self.local_scheduler,
-                              "loopback": bool(address) and is_loopback(address)},
+                              "loopback": bool(address) and is_loopback(address),
+                              # the user's own text where the scheduler names itself otherwise
+                              # (0.0.0.0 given, the scheduler's own address recorded)
+                              **({"given": self.scheduler} if self.scheduler
+                                 and self.scheduler != address else {})},
                 "libraries": self.libraries}
 
     def _note_listeners(self) -> None:
@@ -154,43 +166,47 @@ class DaskTrainer:
 
     def __call__(self, model: ModelSpec | str, splits: LetorSplits, params: Params, *,
                  seed: int, eval_at: tuple[int, ...], selection: Selection, log_train: bool,
-                 als: ALSParams) -> FitResult:
+                 als: ALSParams, on_iteration: IterationHook | None = None) -> FitResult:
         """One (model, seed): a GBDT objective the Dask runner takes is trained on the cluster;
         any other model in this process (:func:`bench.runners.dispatch.run_model`), its notes
         saying why. Either way the result is built once, finished. ``model`` is the run's
         resolved :class:`~bench.runners.registry.ModelSpec` (a name is looked up, for direct
-        callers)."""
+        callers). ``on_iteration``: the per-round hook, called here as the workers' rounds end
+        (a model trained in this process gets it as :func:`run_model` does). A cluster that
+        fails at any step (a worker killed during the fit or the scoring) is one line."""
         spec = model if isinstance(model, ModelSpec) else get_model(model)
         model = spec.name
         if not spec.is_gbdt or not on_dask(spec.library, spec.objective):
             result = run_model(spec, splits, params, seed=seed, eval_at=eval_at,
-                               selection=selection, log_train=log_train, als=als)
+                               selection=selection, log_train=log_train, als=als,
+                               on_iteration=on_iteration if spec.is_gbdt else None)
             why = "baselines are not distributed" if not spec.is_gbdt else (
                 f"objective {spec.objective!r} is not available on Dask")
             return replace(result, notes={**result.notes, "engine": f"local ({why})"})
         p = replace(params, seed=seed)
-        cpu0 = self._worker_cpu()
-        with measure() as m, library_log(self.log):
-            try:
-                fit = train_dask(spec.library, self.client, self.frames["train"],
-                                 self.frames["vali"], p, objective=spec.objective,
-                                 select_metric=selection.metric, eval_at=eval_at)
-            except LtrbenchError:
-                raise
-            except Exception as exc:  # a worker died, the collective broke, a library error
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                raise LtrbenchError(
-                    f"{model} seed {seed}: the distributed fit failed ({type(exc).__name__}: "
-                    f"{first[:300]}). The pairs finished so far are kept in the run directory; "
-                    "continue it with ltrbench run --resume") from exc
-        self._charge_workers(m, self._worker_cpu() - cpu0)
+        what = f"{model} seed {seed}: the distributed"
+        with on_cluster(f"{what} fit"):
+            cpu0 = self._worker_cpu()
+        with measure() as m, library_log(self.log), on_cluster(f"{what} fit"):
+            fit = train_dask(spec.library, self.client, self.frames["train"],
+                             self.frames["vali"], p, objective=spec.objective,
+                             select_metric=selection.metric, eval_at=eval_at,
+                             on_iteration=on_iteration)
+        with on_cluster(f"{what} fit"):
+            self._charge_workers(m, self._worker_cpu() - cpu0)
         self._note_listeners()
         t0 = time.perf_counter()
-        with library_log(self.log):
+        with library_log(self.log), on_cluster(f"{what} scoring"):
             scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
                       .to_numpy(dtype=np.float64) for split in ("vali", "test")}
         predict_s = time.perf_counter() - t0
-        return self._result(model, seed, fit, m, scores, predict_s, selection.metric)
+        result = self._result(model, seed, fit, m, scores, predict_s, selection.metric)
+        # n_threads is not passed on Dask (each library takes its worker's threads): said, not
+        # dropped in silence (`run --engine dask --threads 8` trains on the workers' threads)
+        threads = sorted(set(self.cluster.get("threads") or [])) or ["?"]
+        return replace(result, notes={**result.notes, "threads": (
+            f"{'/'.join(map(str, threads))} per worker, the Dask workers' own; n_threads="
+            f"{params.n_threads} is not used on the Dask engine")})
 
     def _result(self, model: str, seed: int, fit: DaskFit, m: Measurement,
                 scores: dict[str, Any], predict_s: float, select_metric: str) -> FitResult:
@@ -249,6 +265,23 @@ class DaskTrainer:
             self._stack.close()
 
 
+@contextlib.contextmanager
+def on_cluster(what: str) -> Iterator[None]:
+    """A step on the cluster: an ltrbench error passes as it is; anything else (a worker died:
+    ``KilledWorker``, the collective broke, the scheduler went away, a library error) becomes
+    one :class:`LtrbenchError` naming ``what`` failed, the error's type and first line, and that
+    the pairs finished so far are kept (``--resume``)."""
+    try:
+        yield
+    except LtrbenchError:
+        raise
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise LtrbenchError(
+            f"{what} failed ({type(exc).__name__}: {first[:300]}). The pairs finished so far "
+            "are kept in the run directory; continue it with ltrbench run --resume") from exc
+
+
 _FACTORY: TrainerFactory = DaskTrainer  # the protocols the table's trainer must fit (mypy)
 
-__all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "ListenerWarning", "rows_per_shard"]
+__all__ = ["MAX_ROWS_PER_SHARD", "DaskTrainer", "ListenerWarning", "on_cluster", "rows_per_shard"]

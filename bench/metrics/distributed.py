@@ -27,6 +27,7 @@ import pandas as pd
 from bench.data.inputs import first_inexact_integer, inexact_message
 from bench.data.query_shards import check_query_aligned, partition_files, partition_name
 from bench.errors import ConfigError, DataError
+from bench.metrics.dropped_rows import padding_mask, unpad
 from bench.metrics.evaluate import evaluate, query_parts
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
@@ -88,6 +89,8 @@ def evaluate_frame(
              for i, d in enumerate(ddf.to_delayed())]
     computed: list[QueryParts | _Refusal | None] = list(dask.compute(*parts))
     refused = next((p for p in computed if isinstance(p, _Refusal)), None)
+    if refused is not None and refused.setting:
+        raise ConfigError(f"{refused.path}: {refused.reason}")
     if refused is not None:
         raise DataError(refused.reason, path=refused.path, row=refused.row, column=refused.column)
     present = [p for p in computed if isinstance(p, QueryParts)]
@@ -105,6 +108,9 @@ class _Refusal:
     path: str | None
     row: int | None
     column: str | None
+    #: a ConfigError (a setting the rows cannot be evaluated under: per-row weights beside
+    #: padding rows), raised as one in the client
+    setting: bool = False
 
 
 def _partition_or_error(*args: Any) -> QueryParts | _Refusal | None:
@@ -112,6 +118,8 @@ def _partition_or_error(*args: Any) -> QueryParts | _Refusal | None:
         return _partition_parts(*args)
     except DataError as exc:
         return _Refusal(exc.reason, exc.path, exc.row, exc.column)
+    except ConfigError as exc:
+        return _Refusal(str(exc), str(args[1]), None, None, setting=True)
 
 
 def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid: str,
@@ -133,13 +141,17 @@ def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid
             raise DataError(f"column of type {frame[col].dtype}: expected numbers (a bool "
                             "score is refused, as by evaluate)", path=name, column=col)
         values[role] = v
-    if (inexact := first_inexact_integer(values["score"])) >= 0:
-        raise DataError(inexact_message("score", values["score"][inexact]), path=name,
+    # Profile.padding (allRank's -1, TF-Ranking's negative labels): the padding rows are found
+    # before any check, their scores not read, and dropped after prepare -- as evaluate does
+    # (bench.metrics.dropped_rows), so a partition gives evaluate's number on its rows
+    labels, scores, padding = padding_mask(values["label"], values["score"], prof)
+    if (inexact := first_inexact_integer(scores)) >= 0:
+        raise DataError(inexact_message("score", scores[inexact]), path=name,
                         row=inexact + 1, column=score)
     try:
-        prep = prepare(values["label"].astype(np.float64), values["score"].astype(np.float64),
+        prep = prepare(np.asarray(labels, dtype=np.float64), np.asarray(scores, dtype=np.float64),
                        qid=values["qid"], group=None, weights=values.get("weight"), threads=1)
-        return query_parts(prep, specs, prof, threads=1)
+        return query_parts(unpad(prep, padding, values.get("weight")), specs, prof, threads=1)
     except DataError as exc:
         about = next((r for r, prefix in (("label", "label"), ("score", "score"),
                                           ("qid", "query id"), ("weight", "weight"))

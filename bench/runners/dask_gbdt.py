@@ -40,9 +40,11 @@ another library on Dask is its record's ``dask`` and its own functions, no table
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -59,6 +61,7 @@ from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import get_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.validate import prepare
+from bench.runners.iteration import HookFailure, IterationHook
 from bench.runners.libraries import LIBRARIES, dask_support, get_library, load
 from bench.runners.params import Params
 from bench.runners.result import Selection, library_eval_at
@@ -108,11 +111,14 @@ def stopping_point(curve: list[float], patience: int) -> tuple[int, int]:
 
 def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params, *,
                objective: str, select_metric: str = "ndcg@10",
-               eval_at: tuple[int, ...] = (10,), callbacks: list[Any] | None = None) -> DaskFit:
+               eval_at: tuple[int, ...] = (10,), callbacks: list[Any] | None = None,
+               on_iteration: IterationHook | None = None) -> DaskFit:
     """Train ``library`` on the cluster of ``client``; see the module docstring.
 
     ``callbacks``: extra library callbacks, run on the workers (XGBoost ``TrainingCallback``
-    objects, LightGBM callables). LightGBM's ``machines`` is built from the addresses of the
+    objects, LightGBM callables). ``on_iteration``: the per-round hook
+    (:data:`bench.runners.iteration.IterationHook`), called in this process as the workers'
+    rounds end (:func:`relayed_iterations`). LightGBM's ``machines`` is built from the addresses of the
     workers holding training rows, each with a port found free on its host, and recorded in
     ``notes["machines"]``. (A fixed port range was tried: LightGBM still holds its ports when the
     next fit starts -- "Binding port ... failed" -- so every fit takes fresh ones.)
@@ -132,9 +138,102 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     lib = load(get_library(library).params)(params, objective, eval_at=ks)
     for key in support.dropped:
         lib.pop(key, None)
-    fit: DaskFit = load(support.train)(client, train, vali, params, lib, select_metric, features,
-                                       callbacks or [], layouts)
+    with relayed_iterations(client, library, select_metric, on_iteration) as (relay, failure):
+        fit: DaskFit = load(support.train)(client, train, vali, params, lib, select_metric,
+                                           features, [*(callbacks or []), *relay], layouts)
+        failure.wait_for(fit.trees_grown)
+    failure.reraise()
     return fit
+
+
+# ------------------------------------------------------------------- the per-round heartbeat
+
+#: Seconds this process waits, after a fit returns, for the workers' last round events.
+RELAY_DRAIN_S = 2.0
+
+
+class _Relay(HookFailure):
+    """The hook, called with each round once (the first worker to report it), in round order;
+    an exception it raises is kept (:class:`~bench.runners.iteration.HookFailure`) and raised
+    after the fit: the fit runs on, since the call happens in the client's event thread."""
+
+    def __init__(self, hook: IterationHook | None) -> None:
+        super().__init__(hook or (lambda i, v: None))
+        self.last = 0
+        self.active = False  # subscribed: events are coming
+
+    def event(self, event: Any) -> None:
+        iteration, value = event[1]
+        if iteration > self.last and self.error is None:
+            self.last = int(iteration)
+            self.call(int(iteration), float(value))
+
+    def wait_for(self, rounds: int) -> None:
+        """Wait (at most :data:`RELAY_DRAIN_S`) for the events of the fit's last rounds, which
+        reach the client a moment after the fit returns."""
+        end = time.monotonic() + RELAY_DRAIN_S
+        while self.active and self.last < rounds and self.error is None and time.monotonic() < end:
+            time.sleep(0.02)
+
+
+def _send(topic: str, iteration: int, value: float) -> None:
+    """On a worker: the round's event to the scheduler, which forwards it to the client."""
+    from distributed import get_worker
+
+    with contextlib.suppress(ValueError):  # not inside a worker: nothing to send
+        get_worker().log_event(topic, (iteration, value))
+
+
+def _xgboost_callback(topic: str, metric: str) -> Any:
+    """An XGBoost ``TrainingCallback`` sending each round's all-reduced validation ``metric``
+    from rank 0 (every worker holds the same value)."""
+    import xgboost as xgb
+    from xgboost import collective
+
+    class Rounds(xgb.callback.TrainingCallback):
+        def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
+            if collective.get_rank() == 0:
+                _send(topic, epoch + 1, float(evals_log["vali"][metric][-1]))
+            return False
+
+    return Rounds()
+
+
+def _lightgbm_callback(topic: str, metric: str) -> Any:
+    """A LightGBM callback sending each round's number; the value is NaN: LightGBM-Dask has no
+    validation value during the fit (its metric is per worker; see the module docstring)."""
+    def rounds(env: Any) -> None:
+        _send(topic, int(env.iteration) + 1, float("nan"))
+
+    rounds.order = 30  # type: ignore[attr-defined]  # after LightGBM's own callbacks
+    return rounds
+
+
+#: How each library's workers report a round (the Dask records' libraries; table, not ifs).
+_ROUND_CALLBACKS: dict[str, Callable[[str, str], Any]] = {
+    "xgboost": _xgboost_callback, "lightgbm": _lightgbm_callback}
+
+
+@contextlib.contextmanager
+def relayed_iterations(client: Any, library: str, metric: str,
+                       hook: IterationHook | None) -> Iterator[tuple[list[Any], _Relay]]:
+    """``(callbacks, relay)``: library callbacks that send each boosting round from the workers
+    (Dask's ``Worker.log_event`` on a topic of this fit) and the relay that calls ``hook`` here
+    as the client receives them (``Client.subscribe_topic``): the run's heartbeat during a
+    distributed fit, as :func:`bench.runners.gbdt.train_gbdt` gives one locally. No hook, or a
+    library without a round callback: no callback, no subscription."""
+    relay = _Relay(hook)
+    if hook is None or library not in _ROUND_CALLBACKS:
+        yield [], relay
+        return
+    topic = f"ltrbench-rounds-{uuid.uuid4().hex}"
+    client.subscribe_topic(topic, relay.event)
+    relay.active = True
+    try:
+        yield [_ROUND_CALLBACKS[library](topic, metric)], relay
+    finally:
+        with contextlib.suppress(Exception):  # a cluster already gone: nothing to undo
+            client.unsubscribe_topic(topic)
 
 
 # ------------------------------------------------------------------------------------- XGBoost

@@ -16,8 +16,10 @@ made. CatBoost wraps an exception raised inside its callback in a ``CatBoostErro
 runner keeps the exception in a :class:`HookFailure`, stops the fit, and raises it afterwards.
 
 User models (:mod:`bench.runners.custom`) and the baselines (:mod:`bench.runners.baselines`)
-have no boosting rounds and never call the hook; nor do the Dask trainers
-(:mod:`bench.runners.dask_gbdt`).
+have no boosting rounds and never call the hook. On the Dask engine the rounds end on the
+workers: :func:`bench.runners.dask_gbdt.relayed_iterations` sends each one to this process, where
+the hook is called (XGBoost's all-reduced validation value; LightGBM-Dask has none during the fit,
+so its value is NaN); an exception it raises there is kept and raised once the fit returns.
 """
 
 from __future__ import annotations
