@@ -43,6 +43,18 @@ def test_the_heartbeat_shows_at_most_one_line_per_period_of_the_clock() -> None:
     ]
 
 
+def test_a_round_without_a_validation_value_shows_the_round_without_nan() -> None:
+    """LightGBM on Dask relays the round number only (its value is NaN): the line names the
+    round and leaves the metric out instead of printing "nan"."""
+    shown: list[str] = []
+    clock = FakeClock()
+    beat = heartbeat(lambda text, n: shown.append(text), "m", total=9, metric="ndcg@10",
+                     every=1.0, clock=clock)
+    clock.now += 2.0
+    beat(4, float("nan"))
+    assert shown == ["m: iteration 4/9"]
+
+
 def test_a_fit_shorter_than_the_period_shows_no_heartbeat() -> None:
     shown: list[str] = []
     clock = FakeClock()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -93,7 +94,9 @@ def heartbeat(advance: Advance, prefix: str, *, total: int, metric: str,
     <metric> on vali <v>"`` as the current step, at most once per ``every`` seconds
     (:data:`HEARTBEAT_S`) of ``clock``: the first after ``every`` seconds of fitting, so a short
     fit shows none. ``total`` is the most rounds the fit may grow (early stopping may end it
-    sooner). With progress off ``advance`` draws nothing and neither does the heartbeat."""
+    sooner). A NaN value (LightGBM on Dask relays the round only: its fit computes no global
+    validation value) leaves the metric out. With progress off ``advance`` draws nothing and
+    neither does the heartbeat."""
     period = HEARTBEAT_S if every is None else every
     last = [clock()]
 
@@ -101,6 +104,7 @@ def heartbeat(advance: Advance, prefix: str, *, total: int, metric: str,
         now = clock()
         if now - last[0] >= period:
             last[0] = now
-            advance(f"{prefix}: iteration {iteration}/{total}, {metric} on vali {value:.4f}", 0)
+            shown = "" if math.isnan(value) else f", {metric} on vali {value:.4f}"
+            advance(f"{prefix}: iteration {iteration}/{total}{shown}", 0)
 
     return beat
