@@ -161,7 +161,8 @@ def test_the_record_picks_the_kernel_per_backend(monkeypatch: pytest.MonkeyPatch
     assert asked == [{"fall", "auc"}]
     _kernel(x, "stable", ks, "auto")
     assert asked[1] == {n for n in ("fall", "auc") if judged.KERNELS[n].twin_default}
-    assert not judged.KERNELS["bpref"].twin and not judged.KERNELS["nonrel"].twin
+    assert not judged.KERNELS["bpref"].twin
+    assert not judged.KERNELS["nonrel"].twin
 
 
 def test_the_numpy_path_never_imports_numba() -> None:

@@ -26,6 +26,7 @@ The sums and their order of operations are those of the NumPy pass
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -205,7 +206,7 @@ def ranked_components(
     rows on, blocks of queries run in ``threads`` threads (default: the CPUs this process may
     use)."""
     n_q = offsets.shape[0] - 1
-    jobs: list[Callable[[int, int], None]] = []
+    jobs: list[tuple[Callable[..., None], tuple[Any, ...]]] = []  # (kernel, its own arguments)
     out: dict[tuple[str, int | None], Array] = {}
     auc: tuple[Array, Array] | None = None
     for name, cut in ks.items():
@@ -215,25 +216,26 @@ def ranked_components(
             karr = np.asarray([FULL if k is None else k for k in cut], dtype=np.int64)
             res = np.zeros((karr.shape[0], n_q), dtype=np.float64)
             x = 0.0 if param is None else float(param)
-            jobs.append(lambda a, b, v=rows[src], w=wkind, c=mode, kk=karr, o=res, x=x: _linear(
-                order, offsets, a, b, v, scores, average, w, x, kk, r_basis, c, x, o))
+            jobs.append((_linear, (rows[src], scores, average, wkind, x, karr, r_basis, mode, x,
+                                   res)))
             out.update({(name, k): res[t] for t, k in enumerate(cut)})
             continue
         res = np.zeros(n_q, dtype=np.float64)
         if base == "iprec":
             assert param is not None, name
-            jobs.append(lambda a, b, o=res, x=float(param): _iprec(
-                order, offsets, a, b, rows["rel"], r_basis, x, o))
+            jobs.append((_iprec, (rows["rel"], r_basis, float(param), res)))
         elif base == "infap":
-            jobs.append(lambda a, b, o=res: _infap(
-                order, offsets, a, b, rows["rel"], rows["non"], rows["pool"], eps, o))
+            jobs.append((_infap, (rows["rel"], rows["non"], rows["pool"], eps, res)))
         elif base in ("auc", "auc_pairs"):
             if auc is None:
                 auc = (res, np.zeros(n_q, dtype=np.float64))
-                jobs.append(lambda a, b, o=auc[0], o2=auc[1]: _auc(
-                    order, offsets, a, b, rows["rel"], scores, o, o2))
+                jobs.append((_auc, (rows["rel"], scores, auc[0], auc[1])))
             res = auc[0] if base == "auc" else auc[1]
         out.update({(name, k): res for k in cut})
     n_threads = usable_cpus(threads) if order.shape[0] >= _PARALLEL_ROWS else 1
-    _run_blocks(lambda a, b: [job(a, b) for job in jobs], offsets, n_threads)
+    def block(q0: int, q1: int) -> None:
+        for kernel, args in jobs:  # each query's rows once per kernel, in ranking order
+            kernel(order, offsets, q0, q1, *args)
+
+    _run_blocks(block, offsets, n_threads)
     return out
