@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -196,3 +197,23 @@ def test_property_the_compiled_twins_equal_the_numpy_pass(case: tuple[dict[str, 
     compiled = _kernel(x, ties, ks, "numba")
     for key, got in _kernel(x, ties, ks, "numpy").items():
         np.testing.assert_allclose(compiled[key], got, rtol=0, atol=TOL, err_msg=str(key))
+
+
+def test_the_perf_benchmark_times_every_component_on_both_sides(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ltrbench perf ranked`` (tiny): a row per component in each of its two tables, a ratio
+    each, the Markdown written."""
+    import argparse
+
+    from bench.perf.ranked import CASES, run
+
+    out = tmp_path / "ranked.md"
+    args = argparse.Namespace(queries=50, docs_per_query=12, ties="docno_desc", repeat=1, seed=0,
+                              out=str(out), compile_check=False)
+    assert run(args) == 0
+    text = out.read_text()
+    assert text.startswith("# ltrbench perf ranked: ")
+    assert text.splitlines()[0] in capsys.readouterr().out
+    for name in CASES:
+        assert text.count(f"| {name} |") == 2, name
+    assert text.count("x |") == 2 * len(CASES)

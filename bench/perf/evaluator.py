@@ -6,8 +6,7 @@ N(0, 1)) and times, on the same arrays:
 
 * the reference evaluator (``bench.metrics.evaluate``, default profile, average ties) computing
   ndcg@1,3,5,10, map@10, mrr, p@10 and recall@10 together, and ndcg@10 alone; the first call in a
-  fresh numba cache (compile: an input above the small-input path) timed in a subprocess, and
-  after it the first call of the ranked families (``RANKED_METRICS``: their compiled twins);
+  fresh numba cache (compile: an input above the small-input path) timed in a subprocess;
 * LightGBM's built-in eval (scores as ``init_score``, a booster with 0 trees,
   ``Booster.eval_train``; Dataset construction excluded), for ndcg@10 alone and for
   ndcg@1,3,5,10 + map@1,3,5,10;
@@ -55,8 +54,6 @@ from bench.metrics.kernels.small import SMALL_INPUT_ROWS
 from bench.runners.libraries import LIBRARIES as RECORDS
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
-#: One metric per compiled twin of :mod:`bench.metrics.kernels.numba_ranked` (the compile check).
-RANKED_METRICS = "fallout@10 rbp iprec_at_recall(0.5) infap auc"
 OURS = "reference: 8 metrics (group sizes)"
 OURS_MT = "reference: 8 metrics, in turns with LightGBM"
 OURS_1T = "reference: 8 metrics, 1 thread, in turns with LightGBM"
@@ -241,11 +238,8 @@ def _compile_time(report: Report) -> None:
         from bench.metrics import evaluate
         t1 = time.perf_counter()
         n = {SMALL_INPUT_ROWS + 2}  # above the small-input path, which never compiles
-        y, s, g = np.tile([1.0, 0.0], n // 2), np.linspace(1, 0, n), [2] * (n // 2)
-        evaluate(y, s, group=g, metrics={METRICS!r})
-        t2 = time.perf_counter()
-        evaluate(y, s, group=g, metrics={RANKED_METRICS!r}, profile="trec_eval")
-        print(t1 - t, t2 - t1, time.perf_counter() - t2)
+        evaluate(np.tile([1.0, 0.0], n // 2), np.linspace(1, 0, n), group=[2] * (n // 2), metrics={METRICS!r})
+        print(t1 - t, time.perf_counter() - t1)
         """
     )
     timings = []
@@ -259,9 +253,6 @@ def _compile_time(report: Report) -> None:
                            "subprocess; import not included"))
     report.rows.append(Row("reference: first call, numba cache filled", timings[1][1],
                            "what every later process pays"))
-    for cache, t in (("empty numba cache (compile)", timings[0][2]), ("numba cache filled", timings[1][2])):
-        report.rows.append(Row(f"reference: then the ranked families' first call, {cache}", t,
-                               f"{RANKED_METRICS} (their compiled twins, numba_ranked)"))
 
 
 def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
