@@ -47,10 +47,13 @@ _W_ONE, _W_RANK, _W_RBP = 0, 1, 2
 
 @njit(inline="always", error_model="numpy")
 def _below(cut, n):  # type: ignore[no-untyped-def]
-    """The positions ``i < n`` with ``i < cut`` (``cut`` a float), as a count."""
-    if cut <= 0.0:
+    """The positions ``i < n`` with ``i < cut`` (``cut`` a float), as a count: 0 for a NaN cut,
+    ``n`` for one at or past the end (never a float too large for an integer converted)."""
+    if not cut > 0.0:
         return 0
-    return min(n, int(np.ceil(cut)))
+    if cut >= n:
+        return n
+    return int(np.ceil(cut))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -110,7 +113,7 @@ def _iprec(order, offsets, q0, q1, rel, r, x, out):  # type: ignore[no-untyped-d
     for q in range(q0, q1):
         start = offsets[q]
         n = offsets[q + 1] - start
-        take = max(int(np.floor(x * r[q] + 0.9)), 1)
+        take = max(np.floor(x * r[q] + 0.9), 1.0)  # a float: x R past 2**63 is no integer
         seen = 0
         best = 0.0
         for i in range(n):
