@@ -86,25 +86,28 @@ def judged_components(
     ``order``: the rows in ranking order when the caller has it (else sorted here, ``rank_order``).
     """
     gidx = group_index(offsets)
-    if order is None:
-        order = rank_order(gidx, scores, gain, ties, tiekey)
     wanted = {n: ks for n, ks in request.ks.items() if split_param(n)[0] in KERNELS}
     use_twin = _TWIN_RULE[backend]
     twins = {n: ks for n, ks in wanted.items() if use_twin(KERNELS[split_param(n)[0]])}
     out: dict[tuple[str, int | None], NDArray[np.float64]] = {}
     n_rows = scores.shape[0]
     if twins:
-        from bench.metrics.kernels.numba_ranked import ranked_components
+        import bench.metrics.kernels.numba_ranked as compiled
+        from bench.metrics.kernels.numba_kernel import MODES
 
+        if order is None:  # each query sorted on its own, compiled: rank_order's order
+            order = compiled.rank_order(scores, gain, offsets, MODES[ties], tiekey, threads)
         zeros = np.zeros(n_rows)
         rows = {"rel": rel, "non": nonrel,
                 "unj": zeros if unjudged is None else unjudged.astype(np.float64),
                 "pool": zeros if pooled is None else pooled.astype(np.float64)}
-        out.update(ranked_components(order, scores, offsets, rows, r_basis=r_basis,
-                                     average=ties == "average", ks=twins,
-                                     eps=ranked.INFAP_EPSILON, threads=threads))
+        out.update(compiled.ranked_components(
+            order, scores, offsets, rows, r_basis=r_basis, average=ties == "average", ks=twins,
+            eps=ranked.INFAP_EPSILON, threads=threads))
     rest = {n: ks for n, ks in wanted.items() if n not in twins}
     if rest:
+        if order is None:
+            order = rank_order(gidx, scores, gain, ties, tiekey)
         ps = _Pass.build(rel, nonrel, scores, offsets, gidx, order, ties, r_basis, n_nonrel,
                          unjudged, pooled)
         for name, ks in rest.items():
