@@ -1,10 +1,12 @@
 """Compiled twins of the ranked components (:mod:`bench.metrics.kernels.ranked`): one pass per query.
 
-:func:`ranked_components` takes the order every query's rows are ranked in (computed once by
-:func:`bench.metrics.kernels.judged.judged_components`, the tie rule applied) and computes the
-requested components of :data:`TWINS` query by query, each query's rows read in that order
-once, queries in blocks of about equal row counts run in parallel threads (the kernels release
-the GIL), as :func:`bench.metrics.kernels.numba_kernel.numba_components` does. Each kernel is
+:func:`rank_order` sorts each query's rows on its own, under the tie rule (the same permutation
+as :func:`bench.metrics.kernels.numpy_kernel.rank_order`'s global ``np.lexsort``, which took
+most of the time of the NumPy path); :func:`ranked_components` then computes the requested
+components of :data:`TWINS` query by query, each query's rows read in that order once. Both run
+queries in blocks of about equal row counts in parallel threads (the kernels release the GIL),
+as :func:`bench.metrics.kernels.numba_kernel.numba_components` does;
+:func:`bench.metrics.kernels.judged.judged_components` calls them. Each kernel is
 compiled on its first call only (a request without ``auc`` never compiles :func:`_auc`), and
 cached on disk (``cache=True``: every helper is in this file, whose change renews the cache).
 
