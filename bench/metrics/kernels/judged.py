@@ -189,9 +189,10 @@ def _param(p: float | None) -> float:
 #: Each component of :data:`~bench.metrics.kernels.components.RANKED`: its NumPy sum and whether
 #: a compiled twin exists and is the default (the record :func:`judged_components` reads).
 #: ``twin_default`` from :mod:`bench.perf.ranked` (2M documents, 100k queries, 2 cores at load
-#: average 25, in turns, docno_desc ties): end to end (the compiled per-query sort against
-#: ``np.lexsort``) the twins took 0.03-0.07x the NumPy path's time, the components alone (one
-#: order given to both) 0.10-0.20x: every twin is faster, every one is the default.
+#: average 15-25, in turns): end to end (the compiled per-query sort against ``np.lexsort``) the
+#: twins took 0.03-0.07x the NumPy path's time under docno_desc ties, 0.10-0.19x under average
+#: ties; the components alone (one order given to both) 0.07-0.26x: every twin is faster, every
+#: one is the default.
 KERNELS: dict[str, RankedKernel] = {
     "rprec": RankedKernel(lambda ps, p, k: ps.rprec(k), twin=True, twin_default=True),
     "bpref": RankedKernel(lambda ps, p, k: ps.bpref()),
