@@ -1,4 +1,4 @@
-"""``ltrbench perf evaluator|adapters|runners|loader|scale|dask|dask-convert|gpu|startup``: speed and memory benchmarks against peers in one run.
+"""``ltrbench perf evaluator|ranked|adapters|runners|loader|scale|dask|dask-convert|gpu|startup``: speed and memory benchmarks against peers in one run.
 
 Each benchmark lives in :mod:`bench.perf` as a module with ``add_arguments(parser)`` and
 ``run(args) -> int``; targets are met as printed ratios, never in timed unit tests.
@@ -16,6 +16,7 @@ from bench.commands.text import examples
 
 _BENCHMARKS = {
     "evaluator": ("bench.perf.evaluator", "reference evaluator vs LightGBM, XGBoost, pytrec_eval, ranx"),
+    "ranked": ("bench.perf.ranked", "the ranked components: compiled twins vs their NumPy pass, in turns"),
     "adapters": ("bench.perf.adapters", "ratings -> LETOR conversion at ML-25M size"),
     "runners": ("bench.perf.runners", "a bare library fit vs the same fit through ltrbench"),
     "loader": ("bench.perf.loader", "SVMlight/LETOR loading: sklearn vs the compiled parser vs the cache"),
@@ -29,6 +30,7 @@ _BENCHMARKS = {
 #: Example command lines of each benchmark (``--help`` shows them; a test parses every one).
 _EXAMPLES: dict[str, tuple[str, ...]] = {
     "evaluator": ("ltrbench perf evaluator --queries 100000 --out results/perf/evaluator.md",),
+    "ranked": ("ltrbench perf ranked --queries 100000 --ties docno_desc",),
     "adapters": ("ltrbench perf adapters --ratings 1000000 --users 10000 --items 5000",),
     "runners": ("ltrbench perf runners --rows 200000 --libraries lightgbm,xgboost --repeat 3",),
     "loader": ("ltrbench perf loader --rows 300000", "ltrbench perf loader --data ~/data/MSLR-WEB30K/Fold1"),

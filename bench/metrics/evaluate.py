@@ -331,7 +331,8 @@ def _components(
     tiekey = _tie_key(prep, prof)  # one key (a sort of the document ids) for every kernel
     comps, used = _kernel_components(prep, prof, request, backend, judged, threads, tiekey)
     if ranked_request(request):
-        comps.values.update(_judged_values(prep, prof, request, judged, comps, tiekey))
+        twins = backend if used == "numba" else "numpy"  # compiled twins beside the compiled kernel
+        comps.values.update(_judged_values(prep, prof, request, judged, comps, tiekey, twins, threads))
     return comps, used
 
 
@@ -362,10 +363,10 @@ def _row_gains(prof: Profile, labels: NDArray[np.float64], zero: NDArray[np.bool
 
 def _judged_values(
     prep: Prepared, prof: Profile, request: Request, judged: Judged | None, comps: Components,
-    tiekey: NDArray[np.int64] | None,
+    tiekey: NDArray[np.int64] | None, twins: str, threads: int | None,
 ) -> dict[tuple[str, int | None], NDArray[np.float64]]:
     """R-precision, bpref and the other ranked sums (:mod:`bench.metrics.kernels.judged`), for
-    either backend."""
+    either backend (``twins``: which compiled twins, ``judged_components``' ``backend``)."""
     unjudged = None if judged is None else judged.unjudged
     g, rel = _row_gains(prof, prep.labels, _unjudged_zero(prof, judged))
     nonrel = ~rel if unjudged is None else ~rel & ~unjudged
@@ -378,6 +379,7 @@ def _judged_values(
         rel.astype(np.float64), nonrel.astype(np.float64), g, _profile_scores(prep, prof),
         prep.offsets, ties=prof.ties, tiekey=tiekey, r_basis=comps.r_basis, n_nonrel=n_nonrel,
         request=request, unjudged=unjudged, pooled=None if judged is None else judged.pooled,
+        backend=twins, threads=threads,
     )
 
 

@@ -17,7 +17,10 @@ module                 what it holds
 ``numpy_kernel``       the vectorised NumPy kernel, the oracle of the compiled one
 ``python_kernel``      the compiled kernel's arithmetic interpreted (the same numbers, no numba)
 ``small``              small inputs without numba: the size limit, the input scans in NumPy
-``judged``             R-precision and bpref sums (need the judged documents; both backends)
+``judged``             the ranked components (``RANKED``: R-precision, bpref, ``ranked``'s),
+                       both backends; which kernel computes each: its record, ``KERNELS``
+``ranked``             the ranked components' vectorised NumPy sums (oracle of the twins)
+``numba_ranked``       their compiled twins: one pass per query over the computed order
 =====================  ========================================================================
 
 This package imports nothing at import time: import the module you need (the ``numba_*`` ones

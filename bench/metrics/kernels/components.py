@@ -21,8 +21,10 @@ component  per query, for cutoff ``k`` (``None`` = whole list), ``i < min(k, n)`
 The components of :data:`RANKED` -- ``rprec``, ``bpref`` and those of
 :mod:`bench.metrics.kernels.ranked` (``nonrel``, ``fall``, ``crr``, ``rprec_mult``, ``rbp``,
 ``rbp_residual``, ``iprec``, ``auc``, ``auc_pairs``, ``infap``) -- come from
-:mod:`bench.metrics.kernels.judged` whatever the backend (one vectorised NumPy pass over every
-query, exact under ``ties="average"`` where the sum is linear in the ranking); the others from :mod:`bench.metrics.kernels.numba_kernel` or its oracle
+:mod:`bench.metrics.kernels.judged` whatever the backend (after one sort of every query: a
+vectorised NumPy pass over every query, or beside the compiled kernel their compiled twins,
+:mod:`bench.metrics.kernels.numba_ranked`; exact under ``ties="average"`` where the sum is
+linear in the ranking); the others from :mod:`bench.metrics.kernels.numba_kernel` or its oracle
 :mod:`bench.metrics.kernels.numpy_kernel`. Which components a metric needs is said by its
 family (:class:`bench.metrics.families.Family`); :func:`bench.metrics.components.build_request`
 turns a list of metrics into a :class:`Request`.
@@ -39,8 +41,8 @@ from numpy.typing import NDArray
 #: Every component a kernel computes, in the order a :class:`Request` lists them.
 COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any", "rprec", "bpref", "nonrel", "fall",
               "crr", "rprec_mult", "rbp", "rbp_residual", "iprec", "auc", "auc_pairs", "infap")
-#: The components computed by :func:`bench.metrics.kernels.judged.judged_components` (NumPy,
-#: both backends), not by the per-query kernels.
+#: The components computed by :func:`bench.metrics.kernels.judged.judged_components` (both
+#: backends: NumPy, or compiled twins), not by the per-query kernels.
 RANKED = ("rprec", "bpref", "nonrel", "fall", "crr", "rprec_mult", "rbp", "rbp_residual", "iprec",
           "auc", "auc_pairs", "infap")
 

@@ -1,4 +1,5 @@
-"""Vectorised sums over the ranking of every query at once (NumPy, both backends).
+"""Vectorised sums over the ranking of every query at once (NumPy; their compiled twins, one
+pass per query, are in :mod:`bench.metrics.kernels.numba_ranked`).
 
 :func:`bench.metrics.kernels.judged.judged_components` orders every query once
 (:class:`Layout`) and computes here, for every query at once, the components of
