@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from bench.data.hashing import sha256_file
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
+from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError
 
 ENV_VAR = "LTRBENCH_DATA_DIR"
@@ -218,8 +219,9 @@ def fetch(
     parent = primary_data_dir(data_dir)
     dest = parent / (card.dir or card.name)
     _check_source_apart(url, dest)
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.fetch-", dir=parent))
+    with writing_into(parent, card.name):
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.fetch-", dir=parent))
     try:
         record: dict[str, object] = {
             "name": card.name,
