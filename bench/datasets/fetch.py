@@ -68,7 +68,10 @@ def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
         raw, where = os.fspath(data_dir), "--data-dir"
     else:
         raw, where = os.environ.get(ENV_VAR, ""), f"${ENV_VAR}"
-    listed = [Path(x).expanduser() for x in (p.strip() for p in raw.split(os.pathsep)) if x]
+    try:
+        listed = [Path(x).expanduser() for x in (p.strip() for p in raw.split(os.pathsep)) if x]
+    except RuntimeError as exc:  # '~nosuchuser/x'
+        raise ConfigError(f"{where} {raw!r}: cannot expand '~' ({exc})") from None
     if raw.strip() and not listed:
         raise ConfigError(f"{where} {raw!r} names no folder: expected the data directory, or "
                           f"folders separated by {os.pathsep!r} (the first one writable)")
