@@ -374,6 +374,43 @@ def ratings_users_1_000_and_1000_are_not_merged(tmp: Path) -> str | None:
     return None if n == 3 else f"{n} users, expected 3 ('1', '1_000', '1000')"
 
 
+def _n_users(tmp: Path, data: bytes, want: int) -> str | None:
+    from bench.data.tabular import load_ratings_table
+
+    (tmp / "r.csv").write_bytes(data)
+    try:
+        r = load_ratings_table(tmp / "r.csv", user="user", item="item", rating="rating")
+    except Exception as exc:
+        return _judged(exc, "r.csv")
+    n = r.frame["user"].nunique()
+    return None if n == want else f"{n} users, expected {want}"
+
+
+@case(WRONG)
+def ratings_user_ending_in_a_no_break_space_is_its_own_user_as_in_trec(tmp: Path) -> str | None:
+    return _n_users(tmp, "user,item,rating\nu1\u00a0,10,4\nu1,11,2\n".encode(), 2)
+
+
+@case(WRONG)
+def ratings_numeric_user_ending_in_a_no_break_space_is_not_user_1(tmp: Path) -> str | None:
+    return _n_users(tmp, "user,item,rating\n1\u00a0,10,4\n1,11,2\n".encode(), 2)
+
+
+@case(WRONG)
+def ratings_user_ending_in_an_ideographic_space_is_its_own_user(tmp: Path) -> str | None:
+    return _n_users(tmp, "user,item,rating\nu1\u3000,10,4\nu1,11,2\n".encode(), 2)
+
+
+@case(WRONG)
+def ratings_users_1_and_1_point_0_are_one_user_by_value_as_documented(tmp: Path) -> str | None:
+    return _n_users(tmp, b"user,item,rating\n1.0,10,4\n1,11,2\n", 1)
+
+
+@case(WRONG)
+def ratings_user_in_full_width_digits_is_not_user_1(tmp: Path) -> str | None:
+    return _n_users(tmp, "user,item,rating\n１,10,4\n1,11,2\n".encode(), 2)
+
+
 @case(WRONG)
 def ratings_timestamp_in_hex_is_refused(tmp: Path) -> str | None:
     return _ratings_csv(tmp, _R.replace(b",101\n", b",0x65\n"), "r.csv:3", "timestamp")
