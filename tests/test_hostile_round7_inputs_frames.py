@@ -177,6 +177,28 @@ def arrays_qid_of_tuples_is_refused_as_on_a_dict() -> str | None:
                                    qid=qid), "(1,)", "tuple")
 
 
+@case(UNCLEAR)
+def arrays_group_size_that_is_fractional_names_its_place_not_a_line() -> str | None:
+    from bench.metrics import evaluate
+
+    problem = _error(lambda: evaluate(np.asarray(LABELS, dtype=float), np.asarray(SCORES),
+                                      group=[1.5, 4.5]), "group[0]", "1.5")
+    if problem is None:
+        try:
+            evaluate(np.asarray(LABELS, dtype=float), np.asarray(SCORES), group=[1.5, 4.5])
+        except Exception as exc:
+            return f"a Python list has no lines: {exc}" if "line 1" in str(exc) else None
+    return problem
+
+
+@case(UNCLEAR)
+def arrays_group_size_zero_names_its_place() -> str | None:
+    from bench.metrics import evaluate
+
+    return _error(lambda: evaluate(np.asarray(LABELS, dtype=float), np.asarray(SCORES),
+                                   group=[6, 0]), "group[1]")
+
+
 # ------------------------------------------------------------------ frames: labels
 @case(WRONG)
 def frame_nullable_int64_label_with_na_is_refused_naming_the_row() -> str | None:
