@@ -573,6 +573,25 @@ def letor_root_whose_s3_is_a_dangling_link_says_so(tmp: Path) -> str | None:
     return _error(lambda: load_path(tmp), "S3.txt", "link", "nowhere.txt")
 
 
+@case(ACCEPT)
+def a_folder_here_named_like_a_catalogue_dataset_is_said_not_skipped_in_silence(
+        tmp: Path) -> str | None:
+    import warnings
+
+    from hostile_kit import chdir
+
+    from bench.datasets.resolve import resolve_spec
+
+    (tmp / "synthetic").mkdir()
+    with chdir(tmp), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec = resolve_spec("synthetic")
+    said = [str(w.message) for w in caught if "./synthetic" in str(w.message)]
+    if spec.card is None:
+        return None  # the folder was read: also a choice the user can see
+    return None if said else "the catalogue's 'synthetic' was used without a word about ./synthetic"
+
+
 def _unwritable(tmp: Path) -> Path | None:
     """A folder this process cannot write into: a mode-555 folder, or, as root (who ignores
     the mode), a sysfs folder (no file can be made there); None when there is none."""
