@@ -85,8 +85,8 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
         return a
     items = a.tolist()
     kinds = {_id_kind(v) for v in items}
-    if kinds - _ID_KINDS:  # a tuple, bytes, a Decimal: no id of a file, refused as on a dict
-        i = next(k for k, v in enumerate(items) if _id_kind(v) not in _ID_KINDS)
+    if kinds & _NO_ID_KINDS:  # a tuple, bytes: no id of a file, refused as on a dict
+        i = next(k for k, v in enumerate(items) if _id_kind(v) in _NO_ID_KINDS)
         raise DataError(f"{what} {items[i]!r} is a {type(items[i]).__name__}: expected strings "
                         "or integers (ids compare as their text)", path=path, row=i + 1,
                         column=column)
@@ -165,8 +165,11 @@ def _padded(joined: str, n: int, printable: bool) -> bool:
 _PADDED = re.compile(r"\s\n|\n\s|\r")
 
 
-#: What :func:`_id_kind` calls the values an object array of ids may hold.
-_ID_KINDS = frozenset({"bool", "int", "str", "missing", "float"})
+#: What :func:`_id_kind` calls values that are no id on any path (a dict key of these kinds is
+#: refused, and so is a ratings cell: ``bench.data.tabular``): containers and bytes (``b"1"``
+#: would be the query ``"b'1'"``, not ``"1"``).
+_NO_ID_KINDS = frozenset({"tuple", "list", "dict", "set", "frozenset", "ndarray", "bytes",
+                          "bytearray", "bytes_", "memoryview"})
 
 
 def _id_kind(v: object) -> str:
@@ -176,7 +179,8 @@ def _id_kind(v: object) -> str:
         return "int"
     if isinstance(v, str):
         return "str"
-    if v is None or (isinstance(v, float | np.floating) and v != v):
+    if v is None or (isinstance(v, float | np.floating) and v != v) \
+            or type(v).__name__ in ("NAType", "NaTType"):  # pandas' missing values
         return "missing"
     if isinstance(v, float | np.floating):
         return "float"
