@@ -72,7 +72,7 @@ def test_a_fold_built_from_parts_holds_the_queries_of_its_parts(tmp_path: Path, 
 def test_a_root_missing_a_part_is_refused_naming_it(tmp_path: Path) -> None:
     root = _parts_root(tmp_path)
     (root / "S3.txt").unlink()
-    with pytest.raises(DataError, match=r"missing: S3\.txt"):
+    with pytest.raises(DataError, match=r"not a file: S3\.txt \(missing\)"):
         read_fold(root, 2)
 
 

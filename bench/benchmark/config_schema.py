@@ -215,7 +215,10 @@ def check_data_dir(value: str | None, where: str = "data_dir") -> None:
     if value is None:
         return
     for entry in str(value).split(os.pathsep):
-        p = Path(entry).expanduser()
+        try:
+            p = Path(entry).expanduser()
+        except RuntimeError as exc:  # '~nosuchuser/x'
+            raise ConfigError(f"{where}: cannot expand '~' in {entry!r} ({exc})") from None
         if entry and p.exists() and not p.is_dir():
             raise ConfigError(f"{where}: {entry!r} is not a folder (it is a file or device); "
                               f"expected the folder where datasets live, or folders separated "

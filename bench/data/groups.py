@@ -71,18 +71,20 @@ def offsets_from_sizes(
     if s.dtype.kind not in "iuf":  # None, huge Python ints, strings: check one by one
         for i, v in enumerate(s.ravel().tolist()):
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 2**62:
-                raise DataError(f"group size {v!r} is not a positive integer", path=path,
-                                line=i + 1)
+                raise DataError(f"group size {v!r}{_at(i, path)} is not a positive integer",
+                                path=path, line=i + 1 if path else None)
         s = s.astype(np.float64)
     if s.ndim != 1:
         raise DataError(f"group sizes must be one-dimensional, got shape {s.shape}", path=path)
     if s.size and (s.dtype.kind == "f" and not np.all(np.isfinite(s) & (s == np.round(s)))):
         bad = int(np.flatnonzero(~(np.isfinite(s) & (s == np.round(s))))[0])
-        raise DataError(f"group size {s[bad].item()!r} is not an integer", path=path, line=bad + 1)
+        raise DataError(f"group size {s[bad].item()!r}{_at(bad, path)} is not an integer",
+                        path=path, line=bad + 1 if path else None)
     s = s.astype(np.int64)
     if np.any(s <= 0):
         bad = int(np.flatnonzero(s <= 0)[0])
-        raise DataError(f"group size {s[bad]} must be positive", path=path, line=bad + 1)
+        raise DataError(f"group size {s[bad]}{_at(bad, path)} must be positive", path=path,
+                        line=bad + 1 if path else None)
     total = int(s.sum())
     if total != n_rows:
         raise DataError(
@@ -92,6 +94,11 @@ def offsets_from_sizes(
     offsets = np.zeros(s.shape[0] + 1, dtype=np.int64)
     np.cumsum(s, out=offsets[1:])
     return offsets
+
+
+def _at(i: int, path: object) -> str:
+    """Where a bad size of a Python sequence is (``group[2]``); a file's line is the error's."""
+    return "" if path else f" (group[{i}])"
 
 
 def sizes_from_offsets(offsets: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -85,6 +85,11 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
         return a
     items = a.tolist()
     kinds = {_id_kind(v) for v in items}
+    if kinds & _NO_ID_KINDS:  # a tuple, bytes: no id of a file, refused as on a dict
+        i = next(k for k, v in enumerate(items) if _id_kind(v) in _NO_ID_KINDS)
+        raise DataError(f"{what} {items[i]!r} is a {type(items[i]).__name__}: expected strings "
+                        "or integers (ids compare as their text)", path=path, row=i + 1,
+                        column=column)
     if "missing" not in kinds and "bool" in kinds:  # True would join query 1; no one text
         i = next(k for k, v in enumerate(items) if _id_kind(v) == "bool")
         raise DataError(f"{what} {items[i]!r} is a bool: expected strings or integers (ids "
@@ -160,6 +165,13 @@ def _padded(joined: str, n: int, printable: bool) -> bool:
 _PADDED = re.compile(r"\s\n|\n\s|\r")
 
 
+#: What :func:`_id_kind` calls values that are no id on any path (a dict key of these kinds is
+#: refused, and so is a ratings cell: ``bench.data.tabular``): containers and bytes (``b"1"``
+#: would be the query ``"b'1'"``, not ``"1"``).
+_NO_ID_KINDS = frozenset({"tuple", "list", "dict", "set", "frozenset", "ndarray", "bytes",
+                          "bytearray", "bytes_", "memoryview"})
+
+
 def _id_kind(v: object) -> str:
     if isinstance(v, bool | np.bool_):
         return "bool"
@@ -167,8 +179,22 @@ def _id_kind(v: object) -> str:
         return "int"
     if isinstance(v, str):
         return "str"
-    if v is None or (isinstance(v, float | np.floating) and v != v):
+    if v is None or (isinstance(v, float | np.floating) and v != v) \
+            or type(v).__name__ in ("NAType", "NaTType"):  # pandas' missing values
         return "missing"
     if isinstance(v, float | np.floating):
         return "float"
     return type(v).__name__
+
+
+def id_array(values: object) -> np.ndarray:
+    """``np.asarray(values)``, except that Python strings stay Python strings (an object array)
+    when NumPy's fixed-width text would drop a trailing NUL: ``np.asarray(["1\\0"])`` is
+    ``["1"]``, which would silently join query ``"1"`` instead of being refused by
+    :func:`text_ids` as a file line holding a NUL is."""
+    a = np.asarray(values)
+    if a.dtype.kind == "U" and not isinstance(values, np.ndarray) and a.ndim == 1:
+        items = list(values)  # type: ignore[call-overload]
+        if any(isinstance(v, str) and v.endswith("\0") for v in items):
+            return np.asarray(items, dtype=object)
+    return a

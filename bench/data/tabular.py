@@ -63,6 +63,9 @@ _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
 MAX_SECONDS = 1e12
+#: What is stripped around an id cell: ASCII spaces and tabs only (``str.strip()`` would also
+#: strip U+00A0 or U+3000, making ``u1\u00a0`` user ``u1`` where a TREC file keeps them apart).
+ASCII_BLANKS = " \t"
 #: A numeric id spelling: a plain decimal number, or an infinity.
 _NUMBER_ID = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)",
                         re.IGNORECASE)
@@ -274,7 +277,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
         cells = [repr(float(v)) for v in values] if written is None \
             else written.astype(str).str.strip().tolist()
         return _by_value(cells, p, name, where, role)
-    text = col.astype(str).str.strip()
+    text = col.astype(str).str.strip(ASCII_BLANKS)  # a no-break space is part of the id, as in TREC
     if text.str.fullmatch(r"[-+]?[0-9]{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
     return _numbered(text.tolist(), text.tolist(), role)

@@ -174,7 +174,21 @@ def _flatten(mapping: Mapping[Any, Any], where: str) -> tuple[list[Any], list[An
         vs.extend(docs.values())
     if not vs:
         raise DataError("no (query, document) entries", path=where)
+    _distinct_query_keys(mapping, where)
     return qs, ds, vs
+
+
+def _distinct_query_keys(mapping: Mapping[Any, Any], where: str) -> None:
+    """Two keys of one dict that are one query id as text (``1`` and ``"1"``): their documents
+    would silently become one query's; refused naming both (ids compare as their text)."""
+    seen: dict[str, Any] = {}
+    for q in mapping:
+        if isinstance(q, bool | np.bool_) or not isinstance(q, str | int | np.integer):
+            continue  # no id at all: refused with its keys by _ids
+        first = seen.setdefault(str(q), q)
+        if first is not q and not (type(first) is type(q) and first == q):
+            raise DataError(f"keys {first!r} and {q!r} are one query id ({str(q)!r}: ids compare "
+                            "as their text): give each query once", path=where)
 
 
 def find_columns(
@@ -260,7 +274,7 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
                    "strings or integers (convert integral floats with .astype('int64'))", keys)
     inferred = pd.api.types.infer_dtype(s, skipna=False)
     if kind in "iu" or inferred in ("string", "integer"):
-        return _text_rule(np.asarray(s.astype(str).to_numpy(dtype=str)), s, where, what, keys)
+        return _text_rule(s.astype(str).tolist(), s, where, what, keys)
     ok = np.fromiter((isinstance(v, str) or (isinstance(v, int | np.integer)
                                               and not isinstance(v, bool | np.bool_))
                       for v in s.to_numpy(dtype=object)), dtype=bool, count=s.shape[0])
@@ -269,20 +283,20 @@ def _ids(values: pd.Series | list[Any], where: str, what: str,
         v = s.iloc[i]
         raise _bad(s, i, where, f"{what} {_shown(v)} is a {type(v).__name__}: expected a "
                    "string or an integer", keys)
-    return _text_rule(np.asarray([str(v) for v in s.to_numpy(dtype=object)], dtype=str), s,
-                      where, what, keys)
+    return _text_rule([str(v) for v in s.to_numpy(dtype=object)], s, where, what, keys)
 
 
-def _text_rule(ids: NDArray[np.str_], s: pd.Series, where: str, what: str,
+def _text_rule(texts: list[str], s: pd.Series, where: str, what: str,
                keys: tuple[list[Any], list[Any]] | None) -> NDArray[np.str_]:
-    """``ids`` once :func:`bench.data.inputs.text_ids` finds no stray character, empty id or
-    white space around one (``"2 "`` would be a query apart from ``"2"``), else its error at
-    the frame's row or the dict's keys."""
+    """``texts`` as an array once :func:`bench.data.inputs.text_ids` finds no stray character,
+    empty id or white space around one (``"2 "`` would be a query apart from ``"2"``), else its
+    error at the frame's row or the dict's keys. Checked as Python strings, before NumPy's
+    fixed-width text, which drops trailing NULs (``"b\0"`` would become document ``"b"``)."""
     try:
-        text_ids(ids, what=what)
+        text_ids(np.asarray(texts, dtype=object), what=what)
     except DataError as exc:
         raise _bad(s, (exc.row or 1) - 1, where, exc.reason, keys) from None
-    return ids
+    return np.asarray(texts, dtype=str)
 
 
 def _relevance(values: pd.Series | list[Any], where: str,

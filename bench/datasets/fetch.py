@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from bench.data.hashing import sha256_file
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
+from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError
 
 ENV_VAR = "LTRBENCH_DATA_DIR"
@@ -67,7 +68,10 @@ def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
         raw, where = os.fspath(data_dir), "--data-dir"
     else:
         raw, where = os.environ.get(ENV_VAR, ""), f"${ENV_VAR}"
-    listed = [Path(x).expanduser() for x in (p.strip() for p in raw.split(os.pathsep)) if x]
+    try:
+        listed = [Path(x).expanduser() for x in (p.strip() for p in raw.split(os.pathsep)) if x]
+    except RuntimeError as exc:  # '~nosuchuser/x'
+        raise ConfigError(f"{where} {raw!r}: cannot expand '~' ({exc})") from None
     if raw.strip() and not listed:
         raise ConfigError(f"{where} {raw!r} names no folder: expected the data directory, or "
                           f"folders separated by {os.pathsep!r} (the first one writable)")
@@ -218,8 +222,9 @@ def fetch(
     parent = primary_data_dir(data_dir)
     dest = parent / (card.dir or card.name)
     _check_source_apart(url, dest)
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.fetch-", dir=parent))
+    with writing_into(parent, card.name):
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.fetch-", dir=parent))
     try:
         record: dict[str, object] = {
             "name": card.name,

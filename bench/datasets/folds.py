@@ -118,10 +118,20 @@ def part_files(root: PathLike) -> dict[int, Path] | None:
     if not present:
         return None
     if len(present) < N_FOLDS:
-        missing = ", ".join(f"S{i}.txt" for i in found if i not in present)
+        missing = ", ".join(f"S{i}.txt{_what_is(f)}" for i, f in found.items()
+                            if i not in present)
         raise DataError(f"a LETOR root needs all five part files S1.txt..S5.txt to build its "
-                        f"folds; missing: {missing}", path=p)
+                        f"folds; not a file: {missing}", path=p)
     return found
+
+
+def _what_is(path: Path) -> str:
+    """What stands at ``path`` instead of a part file: `` (missing)``, `` (a folder)``, ..."""
+    if path.is_symlink() and not path.exists():
+        return f" (a symbolic link to {os.readlink(path)!r}, which does not resolve)"
+    if not path.exists():
+        return " (missing)"
+    return " (a folder)" if path.is_dir() else " (not a regular file)"
 
 
 def fold_source(root: PathLike, fold: int) -> str:

@@ -62,6 +62,7 @@ from bench.data.letor import LetorData, LetorSplits
 from bench.datasets.catalogue import SHAPES_LOADER, Card
 from bench.datasets.fetch import data_dirs, primary_data_dir
 from bench.datasets.letor_text import write_letor_text
+from bench.datasets.writable import writing_into
 from bench.errors import ConfigError
 
 #: Bumped whenever the generated values change; part of the folder name, so no stale copy is read.
@@ -302,12 +303,13 @@ def ensure_letor_shape(card: Card, *, scale: float = 1.0, seed: int = 0,
         if (d / name).is_dir():
             return d / name
     parent = primary_data_dir(data_dir)
-    parent.mkdir(parents=True, exist_ok=True)
     dest = parent / name
     say = log or (lambda msg: print(msg, file=sys.stderr))
     say(f"{spec_name(card.name, scale, seed)}: generating {name} in {parent} (once)")
     staging = parent / f".{name}.generate-{uuid.uuid4().hex[:12]}"
-    staging.mkdir()
+    with writing_into(parent, f"the stand-in {name}"):
+        parent.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()
     try:
         write_letor_shape(shape, staging, scale=scale, seed=seed)
         record = generation_record(shape, scale, seed)
@@ -339,7 +341,8 @@ def ensure_shape_parts(card: Card, *, scale: float = 1.0, seed: int = 0,
     if dest.is_dir():
         return dest
     staging = folder / f".folds.generate-{uuid.uuid4().hex[:12]}"
-    staging.mkdir()
+    with writing_into(folder.parent, f"the five parts of {folder.name}"):
+        staging.mkdir()
     try:
         write_parts([folder / shape.files[s] for s in shape.splits], staging,
                     sum(shape.size(s, scale)[0] for s in shape.splits))

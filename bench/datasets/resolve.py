@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -113,6 +114,10 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
     name, option = parse_spec(spec)
     looks_like_path = any(ch in spec for ch in ("/", "\\")) or spec.startswith(".") or "." in name
     if not looks_like_path and name in card_names():
+        if os.path.lexists(name):  # the user's own ./ml-100k: said, never read in silence
+            warnings.warn(f"dataset {spec!r} is a catalogue name: the catalogue's dataset is "
+                          f"used, not {name!r} in the working directory (write ./{name} for "
+                          "that one)", stacklevel=2)
         return catalogue_spec(spec, name, option)
     try:
         p = Path(spec).expanduser()

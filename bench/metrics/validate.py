@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
+from bench.data.input_ids import id_array
 from bench.data.inputs import TWO53, first_inexact_integer, inexact_message, text_ids
 from bench.errors import ConfigError, DataError
 from bench.metrics.kernels.small import run_offsets, scan_inputs
@@ -187,7 +188,7 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
     of types in an object array); a missing one would otherwise silently join or split a query (NaN differs from itself).
     """
     no_mask(qid, "qid")
-    q = np.asarray(qid)
+    q = id_array(qid)  # a trailing NUL kept, to be refused
     if q.ndim != 1 or q.shape[0] != n:
         raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
     if q.dtype.kind in "fcmMO":
@@ -218,7 +219,7 @@ def _doc_ids(docno: ArrayLike, n: int) -> np.ndarray:
     """Document ids (they break score ties under the ``docno_*`` rules) under the id rule of
     :mod:`bench.data.inputs`, as in a TREC run: a missing id (None, NaN), a bool, or a float
     among text is an error naming its row; ``1`` and ``"1"`` are one id."""
-    dn = np.asarray(docno)
+    dn = id_array(docno)
     if dn.ndim != 1 or dn.shape[0] != n:
         raise DataError(f"docno has shape {dn.shape}, expected ({n},)")
     if dn.dtype.kind in "fcmMO":

@@ -6,7 +6,8 @@ takes the process state before each call and puts it back afterwards, noting in 
 status file what had changed: the working directory (the run writes to relative paths), the
 environment variables, NumPy's and Python's global random generators (a resumed run then gives
 the numbers of an uninterrupted one), NumPy's floating-point error handling (``np.seterr``) and
-print options, the warning filters, ``sys.stdout`` / ``sys.stderr``, ``sys.excepthook``, a
+print options, pandas' options, the CPUs the process may use (``os.sched_setaffinity``),
+Python's limit on integer digits, the warning filters, ``sys.stdout`` / ``sys.stderr``, ``sys.excepthook``, a
 trace or profile function, the recursion limit, the thread switch interval, the garbage
 collector's state, the C locale (C number parsers read ``1,5`` under a German one), the signal
 handlers (``SIGINT``: Ctrl-C must still stop the run; ``SIGTERM``, ``SIGHUP``, ``SIGALRM``,
@@ -222,7 +223,37 @@ def _interpreter_state() -> dict[str, tuple[Any, Any]]:
         "the C locale (locale.setlocale)": (locale.setlocale(locale.LC_ALL),
                                             lambda v: locale.setlocale(locale.LC_ALL, v)),
         "NumPy's print options": (np.get_printoptions(), lambda o: np.set_printoptions(**o)),
+        "pandas' options (pd.set_option)": (_pandas_options(), _set_pandas_options),
+        **({"the CPUs the process may use (os.sched_setaffinity)": (
+            os.sched_getaffinity(0), lambda cpus: os.sched_setaffinity(0, cpus))}
+           if hasattr(os, "sched_setaffinity") else {}),
+        **({"the limit on integer digits (sys.set_int_max_str_digits)": (
+            sys.get_int_max_str_digits(), sys.set_int_max_str_digits)}
+           if hasattr(sys, "get_int_max_str_digits") else {}),
     }
+
+
+def _pandas_options() -> dict[str, Any]:
+    """Every registered pandas option's value (``{}`` before pandas is imported): a ranker's
+    ``pd.set_option("future.infer_string", True)`` would change how later inputs are read."""
+    pandas = sys.modules.get("pandas")
+    registered = getattr(getattr(getattr(pandas, "_config", None), "config", None),
+                         "_registered_options", None)
+    if pandas is None or not isinstance(registered, dict):
+        return {}
+    with warnings.catch_warnings():  # a deprecated option warns when read
+        warnings.simplefilter("ignore")
+        return {k: pandas.get_option(k) for k in registered}
+
+
+def _set_pandas_options(values: dict[str, Any]) -> None:
+    pandas = sys.modules.get("pandas")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k, v in values.items():
+            with contextlib.suppress(Exception):
+                if pandas.get_option(k) != v:  # type: ignore[union-attr]
+                    pandas.set_option(k, v)  # type: ignore[union-attr]
 
 
 def _soft_limits() -> dict[str, tuple[int, int]]:

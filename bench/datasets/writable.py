@@ -1,0 +1,37 @@
+"""A data directory ltrbench cannot write into, said with the remedy.
+
+Generating a stand-in (``synthetic-mslr30k:0.01``) or fetching a dataset writes into the
+first data directory (:func:`bench.datasets.fetch.primary_data_dir`); when that folder is
+read-only (a shared mount, a folder of another user) the raw ``PermissionError`` named a
+hidden staging folder and no way out. :func:`writing_into` turns it into a
+:class:`~bench.errors.DataError` naming the data directory, what was being written and the two
+ways to name another one (``--data-dir``, ``LTRBENCH_DATA_DIR``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from bench.errors import DataError
+
+#: The errors of a folder that cannot be written (permission, a read-only file system).
+_NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+@contextmanager
+def writing_into(data_dir: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """Run the block; a permission or read-only error inside it is a :class:`DataError` naming
+    ``data_dir`` (the data directory written), ``what`` and the remedy."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _NOT_WRITABLE:
+            raise
+        raise DataError(
+            f"cannot write {what} into the data directory {os.fspath(data_dir)!r} "
+            f"({exc.strerror or exc}): name a writable one with --data-dir or "
+            f"LTRBENCH_DATA_DIR (its first folder is written; the others are only read)",
+            path=data_dir) from None
