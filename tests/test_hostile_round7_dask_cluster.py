@@ -332,3 +332,18 @@ def test_no_hook_subscribes_nothing_and_waits_for_nothing(client: Any) -> None:
         relay.wait_for(100)
     assert callbacks == []
     assert time.monotonic() - started < RELAY_DRAIN_S / 2  # it did not wait for events
+
+
+@pytest.mark.parametrize("given", ["bad address", "udp://host:1", "tcp://host:0"])
+def test_a_malformed_scheduler_in_a_config_is_refused_when_the_config_is_read(
+        given: str, tmp_path: Path) -> None:
+    """Found by round 7: a malformed ``scheduler`` was refused only once the cluster opened,
+    after the dataset had loaded; the config refuses it (the file named) before any data."""
+    from bench.benchmark.config import RunConfig
+
+    with pytest.raises(ConfigError, match="scheduler"):
+        RunConfig(engine="dask", scheduler=given)
+    config = tmp_path / "run.toml"
+    config.write_text(f'engine = "dask"\nscheduler = "{given}"\n')
+    with pytest.raises(ConfigError, match="run.toml"):
+        RunConfig.load(config)

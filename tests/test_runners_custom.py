@@ -259,7 +259,8 @@ def test_a_factory_that_builds_no_usable_ranker_is_refused_before_any_data(facto
 @pytest.mark.parametrize(("name", "message"), [
     ("lightgbm-lambdarank", "is a built-in model or alias"),
     ("xgboost", "is a built-in model or alias"),
-    ("my model", "use letters, digits"),
+    ("my model", "use ASCII letters and digits"),
+    ("café", "use ASCII letters and digits"),
 ])
 def test_a_custom_name_that_collides_with_a_built_in_is_refused(name, message):
     with pytest.raises(ConfigError, match=message):

@@ -62,6 +62,7 @@ from bench.benchmark.config_schema import (
     TOP_SPECS,
     check_als,
     check_data_dir,
+    check_published,
     check_scalars,
     name_list,
     parse_eval_at,
@@ -69,6 +70,7 @@ from bench.benchmark.config_schema import (
 )
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
+from bench.data.dask_cluster import check_scheduler_address
 from bench.engines import DEFAULT_ENGINE, cluster_engines, get_engine
 from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
@@ -174,6 +176,8 @@ class RunConfig:
             on = " or ".join(f"engine {e!r} (--engine {e})" for e in cluster_engines())
             raise ConfigError(f"{given} applies to {on}; the local "
                               "engine trains in this process and would ignore it")
+        if engine.on_cluster and self.scheduler is not None:  # a typo said before any data
+            check_scheduler_address(self.scheduler)
         if self.permute_retrain and not self.permute_check:
             raise ConfigError("permute_retrain (--permute-retrain) goes with permute_check "
                               "(--permute-check), which it extends; alone it would be ignored")
@@ -181,14 +185,7 @@ class RunConfig:
             raise ConfigError(f"--timing isolated applies to the local engine; a {engine.title} "
                               "fit runs on the cluster's worker processes already")
         self._check_model_params()
-        if self.published:  # said now, not when ``report`` reads the run
-            from bench.errors import did_you_mean
-            from bench.report.published import PUBLISHED
-
-            if self.published not in PUBLISHED:
-                raise ConfigError(f"published: unknown published table {self.published!r}; "
-                                  f"{did_you_mean(self.published, PUBLISHED)}valid: "
-                                  f"{', '.join(sorted(PUBLISHED))} (or leave it out)")
+        check_published(self.published)  # said now, not when ``report`` reads the run
 
     def unused(self) -> list[str]:
         """What this config sets that none of its models uses, in words (the run warns about

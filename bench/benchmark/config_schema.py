@@ -223,3 +223,18 @@ def check_data_dir(value: str | None, where: str = "data_dir") -> None:
             raise ConfigError(f"{where}: {entry!r} is not a folder (it is a file or device); "
                               f"expected the folder where datasets live, or folders separated "
                               f"by {os.pathsep!r}")
+
+
+def check_published(name: str | None) -> None:
+    """``published``: the name of a published table ``report`` sets beside the run
+    (:data:`bench.report.published.PUBLISHED`), or ``None``; an unknown name is refused when
+    the config is read, not when ``report`` reads the run."""
+    if not name:
+        return
+    from bench.errors import did_you_mean
+    from bench.report.published import PUBLISHED
+
+    if name not in PUBLISHED:
+        raise ConfigError(f"published: unknown published table {name!r}; "
+                          f"{did_you_mean(name, PUBLISHED)}valid: "
+                          f"{', '.join(sorted(PUBLISHED))} (or leave it out)")

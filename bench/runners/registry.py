@@ -151,7 +151,7 @@ def check_custom_name(name: str) -> None:
     safe in a file name. A name like ``lightgbm-mine`` is fine: the run records its library
     (``custom``) and readers take it from there (:func:`bench.runs.models.model_libraries`)."""
     if not isinstance(name, str) or not _CUSTOM_NAME.match(name):
-        raise ConfigError(f"custom model name {name!r}: use letters, digits, '.', '_' and '-', "
+        raise ConfigError(f"custom model name {name!r}: use ASCII letters and digits, '.', '_' and '-', "
                           "starting with a letter or digit")
     if name in models() or name in aliases():
         raise ConfigError(f"custom model name {name!r} is a built-in model or alias; choose "
