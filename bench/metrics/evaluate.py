@@ -15,6 +15,7 @@ import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
+from bench.metrics.diversity_labels import evaluate_subtopics, split_diversity
 from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
 from bench.metrics.kernels.components import ranked_request
 from bench.metrics.kernels.judged import judged_components
@@ -89,6 +90,7 @@ def evaluate(
     threads: int | None = None,
     label: str | None = None,
     score: str | None = None,
+    subtopics: Any = None,
 ) -> EvaluationResult:
     """Ranking metrics of ``scores`` against relevance ``labels``, one value per query and the mean.
 
@@ -122,6 +124,8 @@ def evaluate(
         threads: threads of the compiled kernel on inputs of at least 2**20 rows (default: the
             CPUs this process may use); results do not depend on it.
         label, score: with a DataFrame, the names of its label and score columns.
+        subtopics: per row its subtopic labels, rows x subtopics (a frame's column names), for
+            alpha_dcg, precision_ia, ... (:mod:`bench.metrics.diversity_labels`).
 
     Returns:
         :class:`EvaluationResult`.
@@ -137,6 +141,7 @@ def evaluate(
         0.815465
     """
     _check_options(per_query=per_query, sort_by_qid=sort_by_qid, threads=threads)
+    frame = labels if _is_frame(labels) else None
     cols, (labels, scores, qid, docno, weights, sort_by_qid) = _input_arrays(
         labels, scores, qid=qid, group=group, weights=weights, docno=docno,
         sort_by_qid=sort_by_qid, label=label, score=score)
@@ -145,12 +150,28 @@ def evaluate(
     try:
         prep = unpad(prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
                              sort_by_qid=sort_by_qid, threads=threads), padding, weights)
+        if subtopics is not None or split_diversity(specs)[0]:  # bench.metrics.diversity_labels
+            sub = (subtopics, frame, len(np.asarray(labels)))
+            return _with_subtopics(prep, sub, specs, prof, per_query, backend, threads)
         return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
                                  threads=threads)
     except DataError as exc:  # a frame's rows: name the frame's column (bench.data.inputs)
         if cols is None:
             raise
         raise cols.locate(exc) from None
+
+
+def _with_subtopics(prep: Prepared, sub: tuple[Any, Any, int], specs: list[MetricSpec],
+                    prof: Profile, per_query: bool, backend: str, threads: int | None
+                    ) -> EvaluationResult:
+    """The diversity metrics from ``sub`` (subtopics, the frame or ``None``, the input's row
+    count), the others as usual, merged."""
+    div, rest = split_diversity(specs)
+    results = [evaluate_subtopics(prep, *sub, div, prof, per_query=per_query)]
+    if rest:
+        results.insert(0, evaluate_prepared(prep, rest, prof, per_query=per_query,
+                                            backend=backend, threads=threads))
+    return qualified.merge(results, specs, prof)
 
 
 def _check_options(*, per_query: bool, sort_by_qid: bool, threads: int | None) -> None:
