@@ -58,7 +58,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.diversity import Ranked, cutoffs, is_diversity, ranked_parts
 from bench.metrics.names import MetricSpec
 from bench.metrics.profile import Profile
-from bench.metrics.qualified import groups, merge
+from bench.metrics.qualified import groups
 from bench.metrics.query_parts import summarise
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import relevant_rows
@@ -179,11 +179,12 @@ def checked_values(sub: SubtopicRows, order: NDArray[np.int64]) -> NDArray[np.fl
     return vals
 
 
-def evaluate_subtopics(prep: Prepared, subtopics: Any, frame: Any, n_rows: int,
-                       specs: list[MetricSpec], prof: Profile, *, per_query: bool
-                       ) -> EvaluationResult:
-    """The diversity metrics among ``specs`` from per-row subtopic labels (the module
-    docstring), each under its own profile; ``specs`` are all diversity metrics."""
+def subtopic_results(prep: Prepared, subtopics: Any, frame: Any, n_rows: int,
+                     specs: list[MetricSpec], prof: Profile, *, per_query: bool
+                     ) -> list[EvaluationResult]:
+    """The diversity metrics ``specs`` from per-row subtopic labels (the module docstring),
+    one result per profile (:func:`bench.metrics.qualified.groups`), for
+    :func:`bench.metrics.qualified.merge`."""
     if subtopics is None:
         raise ConfigError(f"{', '.join(s.key for s in specs)} need(s) subtopic labels: "
                           "evaluate(..., subtopics=<rows x subtopics array>) (TF-Ranking's "
@@ -201,7 +202,7 @@ def evaluate_subtopics(prep: Prepared, subtopics: Any, frame: Any, n_rows: int,
         ranked = rank_labels(prep, values, g_prof, ties_k, g_specs)
         results.append(summarise(ranked_parts(ranked, g_specs, g_prof, ties_k), g_specs,
                                  g_prof, per_query=per_query))
-    return merge(results, specs, prof)
+    return results
 
 
 def _positions(prep: Prepared, prof: Profile, specs: list[MetricSpec]

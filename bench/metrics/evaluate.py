@@ -15,7 +15,7 @@ import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
-from bench.metrics.diversity_labels import evaluate_subtopics, split_diversity
+from bench.metrics.diversity_labels import split_diversity, subtopic_results
 from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
 from bench.metrics.kernels.components import ranked_request
 from bench.metrics.kernels.judged import judged_components
@@ -167,10 +167,10 @@ def _with_subtopics(prep: Prepared, sub: tuple[Any, Any, int], specs: list[Metri
     """The diversity metrics from ``sub`` (subtopics, the frame or ``None``, the input's row
     count), the others as usual, merged."""
     div, rest = split_diversity(specs)
-    results = [evaluate_subtopics(prep, *sub, div, prof, per_query=per_query)]
-    if rest:
-        results.insert(0, evaluate_prepared(prep, rest, prof, per_query=per_query,
-                                            backend=backend, threads=threads))
+    results = [summarise(query_parts(prep, g_specs, g_prof, backend=backend, threads=threads),
+                         g_specs, g_prof, per_query=per_query)
+               for g_prof, g_specs in (qualified.groups(rest, prof) if rest else [])]
+    results += subtopic_results(prep, *sub, div, prof, per_query=per_query)
     return qualified.merge(results, specs, prof)
 
 
