@@ -114,10 +114,11 @@ def subtopic_rows(subtopics: Any, frame: Any, n_rows: int) -> SubtopicRows:
     if hasattr(subtopics, "columns"):
         names = names or tuple(str(c) for c in subtopics.columns)
         subtopics = subtopics.to_numpy()
-    if isinstance(subtopics, list | tuple):
+    nested = isinstance(subtopics, list | tuple)
+    if nested:
         _same_width(subtopics)
     arr = np.asarray(subtopics)
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufO":
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufOUS":
         raise DataError(f"subtopics: numbers expected (a label per row and subtopic), got "
                         f"{'booleans' if arr.dtype.kind == 'b' else arr.dtype}",
                         column="subtopics")
@@ -128,18 +129,25 @@ def subtopic_rows(subtopics: Any, frame: Any, n_rows: int) -> SubtopicRows:
     if arr.shape[0] != n_rows:
         raise DataError(f"subtopics has {arr.shape[0]} rows but labels has {n_rows}: give one "
                         "row of subtopic labels per document", column="subtopics")
-    try:
-        values = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        bad = next(i for i, row in enumerate(arr) if not _numeric_row(row))
-        raise DataError("subtopic label is not a number", row=bad + 1,
-                        column="subtopics") from None
-    cols = names or tuple(f"subtopics[:, {j}]" for j in range(values.shape[1]))
-    return SubtopicRows(values, cols, index)
+    cols = names or tuple(f"subtopics[:, {j}]" for j in range(arr.shape[1]))
+    sub = SubtopicRows(np.zeros(arr.shape), cols, index)
+    text = arr.dtype.kind in "US"
+    cells = subtopics if nested else arr  # a list's own cells: [True, 1] is no number row
+    bad = [(i, j, v) for i, row in enumerate(cells) for j, v in enumerate(row)
+           if not _number(v, text and not nested)] if nested or text or arr.dtype.kind == "O" \
+        else []
+    if bad:
+        i, j, v = bad[0]
+        shown = v.item() if isinstance(v, np.generic) else v
+        raise DataError(f"subtopic label {shown!r} is not a number{sub.label(i)}",
+                        **sub.where(i, j))
+    return SubtopicRows(arr.astype(np.float64), cols, index)
 
 
 def _same_width(rows: Sequence[Any]) -> None:
     """Nested lists: every row a sequence of the first row's width (a ragged row named)."""
+    if rows and not isinstance(rows[0], str) and not hasattr(rows[0], "__len__"):
+        return  # a flat list: the shape check names it
     width: int | None = None
     for i, row in enumerate(rows):
         if isinstance(row, str) or not hasattr(row, "__len__"):
@@ -153,9 +161,13 @@ def _same_width(rows: Sequence[Any]) -> None:
                             "document does not cover it)", row=i + 1, column="subtopics")
 
 
-def _numeric_row(row: Any) -> bool:
+def _number(value: Any, text: bool) -> bool:
+    """A cell that is a number (text never is: ``"1"`` is refused as a label, not parsed);
+    ``None`` is (NaN, refused later as not finite)."""
+    if text or isinstance(value, str | bytes | bool | np.bool_):
+        return False
     try:
-        np.asarray(row, dtype=np.float64)
+        float(value if value is not None else np.nan)
     except (TypeError, ValueError):
         return False
     return True
@@ -295,6 +307,7 @@ def _tie_groups(ranked: NDArray[np.int64], same: NDArray[np.bool_], pos: NDArray
         bad = np.flatnonzero(differs & within)
         if bad.shape[0]:
             q = prep.query_ids[np.searchsorted(prep.offsets, ranked[bad[0]], side="right") - 1]
+            q = q.item() if isinstance(q, np.generic) else q
             raise ConfigError(
                 f"{', '.join(s.key for s in specs if s.family != 'precision_ia')}: query {q!r} "
                 "has tied scores on documents with different subtopic labels, and ties='average'"
