@@ -63,7 +63,7 @@ def test_subtopics_beside_only_metrics_that_do_not_read_them_are_refused() -> No
 @pytest.mark.parametrize("metric", ["alpha_dcg", "alpha_ndcg@5", "nerr_ia@5", "precision_ia@5",
                                     "P_IA@5"])
 def test_a_diversity_metric_without_subtopics_is_refused(metric: str) -> None:
-    with pytest.raises(ConfigError, match="subtopic labels.*subtopics=.*subtopic qrels"):
+    with pytest.raises(ConfigError, match=r"subtopic labels.*subtopics=.*subtopic qrels"):
         evaluate(Y, S, group=[3], metrics=metric)
 
 
@@ -85,7 +85,7 @@ def test_averaged_ties_below_the_cutoff_do_not_matter() -> None:
 
 
 def test_a_profile_that_hides_nonpositive_scores_is_refused() -> None:
-    with pytest.raises(ConfigError, match="torchmetrics|non-positive"):
+    with pytest.raises(ConfigError, match=r"torchmetrics|non-positive"):
         _run(GOOD, profile="torchmetrics")
 
 
@@ -115,7 +115,7 @@ def test_a_missing_frame_column_is_named() -> None:
 
 def test_a_subtopic_frame_with_another_index_is_refused() -> None:
     other = _frame()[["a", "b"]].iloc[::-1]
-    with pytest.raises(ConfigError, match="index is not the evaluated frame's"):
+    with pytest.raises(ConfigError, match=r"index is not the evaluated frame.s"):
         evaluate(_frame(), metrics="alpha_dcg", subtopics=other)
 
 

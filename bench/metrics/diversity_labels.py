@@ -107,9 +107,9 @@ def subtopic_rows(subtopics: Any, frame: Any, n_rows: int) -> SubtopicRows:
             raise ConfigError(f"subtopics: no column {', '.join(map(repr, lacking))} in the "
                               f"DataFrame (columns: {', '.join(map(str, frame.columns))})")
         names, subtopics = tuple(wanted), frame[wanted]
-    elif frame is not None and hasattr(subtopics, "index") and hasattr(subtopics, "columns"):
-        if not subtopics.index.equals(frame.index):
-            raise ConfigError("subtopics: a DataFrame whose index is not the evaluated frame's "
+    elif frame is not None and hasattr(subtopics, "index") and hasattr(subtopics, "columns") \
+            and not subtopics.index.equals(frame.index):
+        raise ConfigError("subtopics: a DataFrame whose index is not the evaluated frame's "
                               "(rows are paired by position; reindex it first)")
     if hasattr(subtopics, "columns"):
         names = names or tuple(str(c) for c in subtopics.columns)

@@ -103,8 +103,7 @@ def evaluate(
             aligned with its rows, or left out to use its score column.
         qid: query id per row, rows of a query contiguous (or ``sort_by_qid=True``).
         group: alternatively, query sizes in row order (LightGBM's ``group``).
-        metrics: names such as ``"ndcg@10"``, ``"map"``, ``"ndcg@1,3,5,10"`` (see
-            :mod:`bench.metrics.names`).
+        metrics: names such as ``"ndcg@10"``, ``"map"``, ``"ndcg@1,3"`` (:mod:`bench.metrics.names`).
         profile: a name in :data:`PROFILES` or a :class:`Profile` (default ``"ltrbench"``:
             gain ``2^l - 1``, ``1/log2(rank + 1)``, ties averaged, blank queries excluded).
             Given explicitly, it applies to every name: a peer name of its tool family
@@ -124,8 +123,7 @@ def evaluate(
         threads: threads of the compiled kernel on inputs of at least 2**20 rows (default: the
             CPUs this process may use); results do not depend on it.
         label, score: with a DataFrame, the names of its label and score columns.
-        subtopics: per row its subtopic labels, rows x subtopics (a frame's column names), for
-            alpha_dcg, precision_ia, ... (:mod:`bench.metrics.diversity_labels`).
+        subtopics: per row its subtopic labels (:mod:`bench.metrics.diversity_labels`).
 
     Returns:
         :class:`EvaluationResult`.
@@ -150,11 +148,8 @@ def evaluate(
     try:
         prep = unpad(prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
                              sort_by_qid=sort_by_qid, threads=threads), padding, weights)
-        if subtopics is not None or split_diversity(specs)[0]:  # bench.metrics.diversity_labels
-            sub = (subtopics, frame, len(np.asarray(labels)))
-            return _with_subtopics(prep, sub, specs, prof, per_query, backend, threads)
-        return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
-                                 threads=threads)
+        sub = (subtopics, frame, len(np.asarray(labels)))
+        return _with_subtopics(prep, sub, specs, prof, per_query, backend, threads)
     except DataError as exc:  # a frame's rows: name the frame's column (bench.data.inputs)
         if cols is None:
             raise
@@ -164,9 +159,13 @@ def evaluate(
 def _with_subtopics(prep: Prepared, sub: tuple[Any, Any, int], specs: list[MetricSpec],
                     prof: Profile, per_query: bool, backend: str, threads: int | None
                     ) -> EvaluationResult:
-    """The diversity metrics from ``sub`` (subtopics, the frame or ``None``, the input's row
-    count), the others as usual, merged."""
+    """:func:`evaluate_prepared`, and where ``specs`` or ``sub`` (subtopics, the frame or
+    ``None``, the input's row count) name subtopics, the diversity metrics from those
+    (:mod:`bench.metrics.diversity_labels`), the others as usual, merged."""
     div, rest = split_diversity(specs)
+    if sub[0] is None and not div:
+        return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
+                                 threads=threads)
     results = [summarise(query_parts(prep, g_specs, g_prof, backend=backend, threads=threads),
                          g_specs, g_prof, per_query=per_query)
                for g_prof, g_specs in (qualified.groups(rest, prof) if rest else [])]
