@@ -148,3 +148,20 @@ def test_a_query_of_padding_only_is_blank_and_counts_as_zero_under_tf_ranking() 
     got = evaluate([1.0, 0.0, -1.0], [2.0, 1.0, 0.0], qid=[1, 1, 2], metrics="precision_ia",
                    profile="tf-ranking", subtopics=[[1.0], [0.0], [-1.0]], per_query=True)
     assert list(got.per_query["precision_ia"]) == pytest.approx([0.5, 0.0])
+
+
+def test_subtopic_qrels_under_a_profile_that_grades_subtopic_labels_are_refused(
+        tmp_path: Any) -> None:
+    """ndeval's qrels are binary per subtopic: a graded-subtopic profile cannot apply there."""
+    from dataclasses import replace
+
+    from bench.metrics import evaluate_trec, get_profile
+
+    q = tmp_path / "qrels"
+    r = tmp_path / "run"
+    q.write_text("1 1 a 1\n1 2 b 1\n")
+    r.write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n")
+    graded = replace(get_profile("trec_eval"), name="graded", subtopic_gain="label")
+    with pytest.raises(ConfigError, match="subtopic_gain='label'"):
+        evaluate_trec(q, r, metrics="alpha_dcg@2", profile=graded)
+    assert evaluate_trec(q, r, metrics="precision_ia@2").metrics["precision_ia@2"] == 0.5

@@ -1,4 +1,5 @@
-"""Diversity metrics of a TREC run against subtopic qrels: alpha-nDCG, alpha-DCG and nERR-IA.
+"""Diversity metrics of a TREC run against subtopic qrels: alpha-nDCG, alpha-DCG, nERR-IA and
+Precision-IA (from per-row subtopic labels instead: :mod:`bench.metrics.diversity_labels`).
 
 **Qrels.** Diversity qrels as the TREC Web track distributes them and ndeval reads them
 (``ndeval.c`` ``processQrels``): ``topic subtopic docno judgment``, the second column the
@@ -22,6 +23,9 @@ qrels are one judgment per document; evaluate them with an ordinary qrels file).
     nerr_ia(a)@k    = the same ratio with the discount 1 / (i + 1) instead of 1 / log2(i + 2)
                       (ndeval ``computeERR`` and ``renormalize``: nERR-IA, Chapelle et al.,
                       CIKM 2009, intent-aware ERR over the same greedy ideal)
+    precision_ia@k  = (relevant (document, subtopic) pairs in the top k) / (k * subtopics with
+                      a relevant judgment): ndeval ``computePrecision`` ``:752-774`` (P-IA,
+                      ir_measures ``P_IA``; ``min(k, n)`` under ``precision_denominator="min_k_n"``)
 
 with ``c_j(i)`` the documents above position ``i`` relevant to subtopic ``j`` and ``a`` the
 family's parameter (ndeval ``-alpha``, default 0.5). A query none of whose documents is relevant
@@ -96,7 +100,7 @@ def subtopic_qrels(obj: QrelsInput) -> Qrels:
     elif isinstance(obj, Qrels) and obj.subtopic is not None:
         qrels = obj
     else:
-        raise ConfigError("diversity metrics (alpha_ndcg, alpha_dcg, nerr_ia) need subtopic qrels: a TREC "
+        raise ConfigError("diversity metrics (alpha_ndcg, alpha_dcg, nerr_ia, precision_ia) need subtopic qrels: a TREC "
                           "file 'topic subtopic docno judgment' (or bench.data.trec.read_qrels("
                           f"path, subtopics=True)); got {type(obj).__name__}")
     assert qrels.subtopic is not None
@@ -115,7 +119,7 @@ def evaluate_diversity(qrels_in: QrelsInput, run_in: RunInput, specs: list[Metri
     other = [s.key for s in specs if not is_diversity(s)]
     if other:
         raise ConfigError(f"{', '.join(other)} cannot be evaluated beside diversity metrics "
-                          "(alpha_ndcg, alpha_dcg, nerr_ia): those read subtopic qrels (one judgment per "
+                          "(alpha_ndcg, alpha_dcg, nerr_ia, precision_ia): those read subtopic qrels (one judgment per "
                           "query, subtopic and document), the others one judgment per document; "
                           "evaluate them apart, with an ordinary qrels file")
     qrels = subtopic_qrels(qrels_in)
@@ -177,6 +181,11 @@ def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
         raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} drops padding "
                           "labels or non-positive scores, which no diversity evaluator does; use "
                           f"trec_eval:{specs[0].name} or the ir_measures name")
+    if prof.subtopic_gain != "binary":
+        raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} grades "
+                          "subtopic labels (subtopic_gain='label'), which subtopic qrels do not "
+                          "carry (ndeval reads them as binary); give labels with evaluate("
+                          "subtopics=...) or use trec_eval:" + specs[0].name)
     if prof.ties not in TIES:
         raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} orders tied "
                           f"scores by {prof.ties!r}; a diversity metric needs one order of the "
