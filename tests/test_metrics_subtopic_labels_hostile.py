@@ -165,3 +165,19 @@ def test_subtopic_qrels_under_a_profile_that_grades_subtopic_labels_are_refused(
     with pytest.raises(ConfigError, match="subtopic_gain='label'"):
         evaluate_trec(q, r, metrics="alpha_dcg@2", profile=graded)
     assert evaluate_trec(q, r, metrics="precision_ia@2").metrics["precision_ia@2"] == 0.5
+
+
+def test_per_row_weights_that_differ_within_a_query_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"per-row weights differ within query 2"):
+        evaluate([1, 1, 1, 0], [2.0, 1.0, 2.0, 1.0], qid=[1, 1, 2, 2], metrics="precision_ia",
+                 profile="tf-ranking", subtopics=[[1], [1], [1], [0]],
+                 weights=[3.0, 3.0, 1.0, 2.0])
+
+
+def test_per_row_weights_constant_within_each_query_are_query_weights() -> None:
+    args = dict(qid=[1, 1, 2, 2], metrics="precision_ia", profile="tf-ranking",
+                subtopics=[[1], [1], [1], [0]])
+    rows = evaluate([1, 1, 1, 0], [2.0, 1.0, 2.0, 1.0], weights=[3.0, 3.0, 1.0, 1.0], **args)
+    per_query = evaluate([1, 1, 1, 0], [2.0, 1.0, 2.0, 1.0], weights=[3.0, 1.0], **args)
+    assert rows.metrics == per_query.metrics
+    assert rows.metrics["precision_ia"] == pytest.approx((1.0 * 3 + 0.5 * 1) / 4, rel=1e-6)

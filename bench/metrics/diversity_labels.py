@@ -205,6 +205,7 @@ def subtopic_results(prep: Prepared, subtopics: Any, frame: Any, n_rows: int,
     if not specs:
         raise ConfigError("subtopics= given, but none of the metrics reads subtopic labels "
                           f"({_FAMILIES}); leave it out, or ask for one of those")
+    _one_weight_per_query(prep, specs)
     sub = subtopic_rows(subtopics, frame, n_rows)
     order = np.arange(n_rows, dtype=np.int64) if prep.order is None else prep.order
     values = checked_values(sub, order)
@@ -215,6 +216,24 @@ def subtopic_results(prep: Prepared, subtopics: Any, frame: Any, n_rows: int,
         results.append(summarise(ranked_parts(ranked, g_specs, g_prof, ties_k), g_specs,
                                  g_prof, per_query=per_query))
     return results
+
+
+def _one_weight_per_query(prep: Prepared, specs: list[MetricSpec]) -> None:
+    """Per-row weights that differ within a query are refused: ndeval has no weights, and
+    TF-Ranking's per-example weights scale each document's gain and make the list weight the
+    mean over the relevant documents only (``_per_example_weights_to_per_list_weights``
+    ``metrics_impl.py:63-119``), neither of which ltrbench's mean of the rows is."""
+    w, wq = prep.row_weights, prep.query_weights
+    if w is None or wq is None:
+        return
+    differ = w != np.repeat(wq, np.diff(prep.offsets))
+    if differ.any():
+        q = prep.query_ids[np.searchsorted(prep.offsets, int(np.argmax(differ)), "right") - 1]
+        raise ConfigError(f"{', '.join(s.key for s in specs)}: per-row weights differ within "
+                          f"query {q.item() if isinstance(q, np.generic) else q!r}; give one "
+                          "weight per query (TF-Ranking's per-list weight): per-example weights "
+                          "of diversity metrics (TF-Ranking scales each document's gain) are "
+                          "not modelled")
 
 
 def _positions(prep: Prepared, prof: Profile, specs: list[MetricSpec]
