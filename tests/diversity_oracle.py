@@ -73,3 +73,20 @@ def alpha_ndcg(run: dict[str, float], judgments: dict[str, set[int]], alpha: flo
     if ideal == 0.0:
         return 0.0
     return alpha_dcg_list(ranked(run, ties), judgments, alpha, k, reciprocal) / ideal
+
+
+def graded_alpha_dcg(ranked_labels: list[list[float]], alpha: float, k: int | None) -> float:
+    """TF-Ranking's alpha-DCG@k of one list already in rank order (``metrics_impl.py``
+    ``_alpha_dcg_gain_fn``): document ``i`` gains ``sum_j l_ij (1 - alpha)^(sum of l_hj above
+    it)``, discounted by ``1 / log2(i + 2)``; loops, ``math.pow``, no NumPy."""
+    above: dict[int, float] = {}
+    total = 0.0
+    for i, labels in enumerate(ranked_labels):
+        if k is not None and i >= k:
+            break
+        gain = 0.0
+        for j, v in enumerate(labels):
+            gain += v * math.pow(1.0 - alpha, above.get(j, 0.0))
+            above[j] = above.get(j, 0.0) + v
+        total += gain / math.log2(i + 2.0)
+    return total

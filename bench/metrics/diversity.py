@@ -1,4 +1,5 @@
-"""Diversity metrics of a TREC run against subtopic qrels: alpha-nDCG, alpha-DCG and nERR-IA.
+"""Diversity metrics of a TREC run against subtopic qrels: alpha-nDCG, alpha-DCG, nERR-IA and
+Precision-IA (from per-row subtopic labels instead: :mod:`bench.metrics.diversity_labels`).
 
 **Qrels.** Diversity qrels as the TREC Web track distributes them and ndeval reads them
 (``ndeval.c`` ``processQrels``): ``topic subtopic docno judgment``, the second column the
@@ -22,6 +23,9 @@ qrels are one judgment per document; evaluate them with an ordinary qrels file).
     nerr_ia(a)@k    = the same ratio with the discount 1 / (i + 1) instead of 1 / log2(i + 2)
                       (ndeval ``computeERR`` and ``renormalize``: nERR-IA, Chapelle et al.,
                       CIKM 2009, intent-aware ERR over the same greedy ideal)
+    precision_ia@k  = (relevant (document, subtopic) pairs in the top k) / (k * subtopics with
+                      a relevant judgment): ndeval ``computePrecision`` ``:752-774`` (P-IA,
+                      ir_measures ``P_IA``; ``min(k, n)`` under ``precision_denominator="min_k_n"``)
 
 with ``c_j(i)`` the documents above position ``i`` relevant to subtopic ``j`` and ``a`` the
 family's parameter (ndeval ``-alpha``, default 0.5). A query none of whose documents is relevant
@@ -96,7 +100,7 @@ def subtopic_qrels(obj: QrelsInput) -> Qrels:
     elif isinstance(obj, Qrels) and obj.subtopic is not None:
         qrels = obj
     else:
-        raise ConfigError("diversity metrics (alpha_ndcg, alpha_dcg, nerr_ia) need subtopic qrels: a TREC "
+        raise ConfigError("diversity metrics (alpha_ndcg, alpha_dcg, nerr_ia, precision_ia) need subtopic qrels: a TREC "
                           "file 'topic subtopic docno judgment' (or bench.data.trec.read_qrels("
                           f"path, subtopics=True)); got {type(obj).__name__}")
     assert qrels.subtopic is not None
@@ -115,7 +119,7 @@ def evaluate_diversity(qrels_in: QrelsInput, run_in: RunInput, specs: list[Metri
     other = [s.key for s in specs if not is_diversity(s)]
     if other:
         raise ConfigError(f"{', '.join(other)} cannot be evaluated beside diversity metrics "
-                          "(alpha_ndcg, alpha_dcg, nerr_ia): those read subtopic qrels (one judgment per "
+                          "(alpha_ndcg, alpha_dcg, nerr_ia, precision_ia): those read subtopic qrels (one judgment per "
                           "query, subtopic and document), the others one judgment per document; "
                           "evaluate them apart, with an ordinary qrels file")
     qrels = subtopic_qrels(qrels_in)
@@ -130,8 +134,14 @@ def evaluate_diversity(qrels_in: QrelsInput, run_in: RunInput, specs: list[Metri
 
 
 @dataclass(frozen=True)
-class _Ranked:
-    """The selected queries' judgments and ranked run, as triples for the kernel."""
+class Ranked:
+    """The selected queries' judgments and ranked run, as triples for the kernel (the TREC
+    path's :func:`_rank`; the array path's :func:`bench.metrics.diversity_labels.rank_labels`).
+
+    ``run_value`` / ``tri_value``: graded labels of the run's / the candidates' triples
+    (``Profile.subtopic_gain="label"``), ``None``: binary (every triple 1); ``run_rel``: the run
+    triples relevant for Precision-IA (``None``: all); ``tie_group``: where tied scores are
+    averaged, each run triple's tied group as (first position, size)."""
 
     query_ids: NDArray[Any]
     n: NDArray[np.int64]            # retrieved documents per query
@@ -146,6 +156,17 @@ class _Ranked:
     tri_slot: NDArray[np.int64]
     n_slots: int
     n_documents: int
+    run_value: NDArray[np.float64] | None = None
+    tri_value: NDArray[np.float64] | None = None
+    run_rel: NDArray[np.bool_] | None = None
+    tie_group: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+    query_weights: NDArray[np.float64] | None = None
+
+
+def cutoffs(specs: list[MetricSpec], prof: Profile) -> int | None:
+    """The deepest cutoff the specs ask (``None``: a whole list): where tied scores matter."""
+    ks = [metric_cutoff(s, prof.default_k) for s in specs]
+    return None if None in ks else max(k for k in ks if k is not None)
 
 
 def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
@@ -160,18 +181,28 @@ def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
         raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} drops padding "
                           "labels or non-positive scores, which no diversity evaluator does; use "
                           f"trec_eval:{specs[0].name} or the ir_measures name")
+    if prof.subtopic_gain != "binary":
+        raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} grades "
+                          "subtopic labels (subtopic_gain='label'), which subtopic qrels do not "
+                          "carry (ndeval reads them as binary); give labels with evaluate("
+                          "subtopics=...) or use trec_eval:" + specs[0].name)
     if prof.ties not in TIES:
         raise ConfigError(f"{', '.join(s.key for s in specs)}: profile {prof.name!r} orders tied "
                           f"scores by {prof.ties!r}; a diversity metric needs one order of the "
                           f"documents ({', '.join(TIES)}): e.g. trec_eval:{specs[0].name}")
-    ks = sorted({metric_cutoff(s, prof.default_k) for s in specs}, key=lambda k: (k is None, k))
-    ties_k = None if None in ks else max(k for k in ks if k is not None)
+    ties_k = cutoffs(specs, prof)
     ranked = _rank(qrels, run, prof, policies[0] == "zero", ties_k)
+    return summarise(ranked_parts(ranked, specs, prof, ties_k), specs, prof, per_query=per_query)
+
+
+def ranked_parts(ranked: Ranked, specs: list[MetricSpec], prof: Profile, ties_k: int | None
+                 ) -> QueryParts:
+    """Each spec's per-query values from ``ranked`` (its components, the family's formula and
+    blank rule: :func:`bench.metrics.aggregate.per_query_values`)."""
     values: dict[str, NDArray[np.float64]] = {}
     blank: dict[str, NDArray[np.bool_]] = {}
     cut = {s.name: metric_cutoff(s, prof.default_k) for s in specs}
     for alpha in dict.fromkeys(family_param(s) for s in specs):  # each alpha's sums once
-        assert alpha is not None
         mine = [s for s in specs if family_param(s) == alpha]
         sums = _sums(ranked, alpha, {c: tuple(dict.fromkeys(
             cut[s.name] for s in mine if c in FAMILIES[s.family].components_for(prof)))
@@ -183,27 +214,36 @@ def _group(qrels: Qrels, run: Run, specs: list[MetricSpec], prof: Profile,
                                values={(c, k): sums[(c, k)]
                                        for c in FAMILIES[spec.family].components_for(prof)})
             values[spec.name], blank[spec.name] = per_query_values(spec, comps, prof)
-    parts = QueryParts(query_ids=ranked.query_ids, values=values, blank=blank, query_weights=None,
-                       has_gain=ranked.n_sub > 0, n=ranked.n, ties=ranked.ties,
-                       pointwise_sums={}, n_documents=ranked.n_documents, backend="numpy",
-                       ties_k=ties_k)
-    return summarise(parts, specs, prof, per_query=per_query)
+    return QueryParts(query_ids=ranked.query_ids, values=values, blank=blank,
+                      query_weights=ranked.query_weights, has_gain=ranked.n_sub > 0, n=ranked.n,
+                      ties=ranked.ties, pointwise_sums={}, n_documents=ranked.n_documents,
+                      backend="numpy", ties_k=ties_k)
 
 
-def _sums(ranked: _Ranked, alpha: float, want: dict[str, tuple[int | None, ...]]
+def _sums(ranked: Ranked, alpha: float | None, want: dict[str, tuple[int | None, ...]]
           ) -> dict[tuple[str, int | None], NDArray[np.float64]]:
     """The components ``want`` asks for (:data:`COMPONENTS`: the run's or the greedy ideal's
-    sum, discounted as the family says), at their cutoffs, per query."""
+    sum, discounted as the family says; ``p_ia``: Precision-IA's count), at their cutoffs, per
+    query."""
     n_q = int(ranked.query_ids.shape[0])
     out: dict[tuple[str, int | None], NDArray[np.float64]] = {}
     for comp, ks in want.items():
+        if comp == "p_ia":
+            rel = slice(None) if ranked.run_rel is None else ranked.run_rel
+            group = None if ranked.tie_group is None else (ranked.tie_group[0][rel],
+                                                           ranked.tie_group[1][rel])
+            got = kernel.run_precision_ia(ranked.run_q[rel], ranked.run_pos[rel], n_q, ks, group)
+            out.update({(comp, k): v for k, v in got.items()})
+            continue
+        assert alpha is not None
         kind, ideal = COMPONENTS[comp]
         if ideal:
             got = kernel.ideal_alpha_dcg(ranked.cand_q, ranked.cand_key, ranked.tri_cand,
-                                         ranked.tri_slot, n_q, ranked.n_slots, alpha, ks, kind)
+                                         ranked.tri_slot, n_q, ranked.n_slots, alpha, ks, kind,
+                                         ranked.tri_value)
         else:
             got = kernel.run_alpha_dcg(ranked.run_q, ranked.run_pos, ranked.run_slot, n_q, alpha,
-                                       ks, kind)
+                                       ks, kind, ranked.run_value)
         out.update({(comp, k): v for k, v in got.items()})
     return out
 
@@ -236,7 +276,7 @@ def _ranked_rows(qrels: Qrels, run: Run, names: NDArray[Any], docs: NDArray[Any]
     return r_q, r_doc, scores, pos.astype(np.int64)
 
 
-def _rank(qrels: Qrels, run: Run, prof: Profile, zero: bool, ties_k: int | None) -> _Ranked:
+def _rank(qrels: Qrels, run: Run, prof: Profile, zero: bool, ties_k: int | None) -> Ranked:
     """The queries (the run's with qrels lines; with ``zero`` every qrels query), the run's
     documents ranked under the profile, and the relevant judgments as kernel triples."""
     assert qrels.subtopic is not None
@@ -274,7 +314,7 @@ def _rank(qrels: Qrels, run: Run, prof: Profile, zero: bool, ties_k: int | None)
     at = np.minimum(np.searchsorted(code_sorted, want), max(code_sorted.shape[0] - 1, 0))
     hit = code_sorted[at] == want if code_sorted.shape[0] else np.zeros(want.shape[0], bool)
     rows_hit = by_code[at[hit]]
-    return _Ranked(query_ids=names, n=n, ties=ties, n_sub=n_sub,
+    return Ranked(query_ids=names, n=n, ties=ties, n_sub=n_sub,
                    run_q=j_q[hit], run_pos=pos[rows_hit], run_slot=j_slot[hit],
                    cand_q=cands // n_docs, cand_key=cands % n_docs, tri_cand=j_cand[by],
                    tri_slot=j_slot[by], n_slots=int(slots.shape[0]),

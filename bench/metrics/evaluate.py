@@ -15,6 +15,7 @@ import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
+from bench.metrics.diversity_labels import split_diversity, subtopic_results
 from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
 from bench.metrics.kernels.components import ranked_request
 from bench.metrics.kernels.judged import judged_components
@@ -89,6 +90,7 @@ def evaluate(
     threads: int | None = None,
     label: str | None = None,
     score: str | None = None,
+    subtopics: Any = None,
 ) -> EvaluationResult:
     """Ranking metrics of ``scores`` against relevance ``labels``, one value per query and the mean.
 
@@ -101,8 +103,7 @@ def evaluate(
             aligned with its rows, or left out to use its score column.
         qid: query id per row, rows of a query contiguous (or ``sort_by_qid=True``).
         group: alternatively, query sizes in row order (LightGBM's ``group``).
-        metrics: names such as ``"ndcg@10"``, ``"map"``, ``"ndcg@1,3,5,10"`` (see
-            :mod:`bench.metrics.names`).
+        metrics: names such as ``"ndcg@10"``, ``"map"``, ``"ndcg@1,3"`` (:mod:`bench.metrics.names`).
         profile: a name in :data:`PROFILES` or a :class:`Profile` (default ``"ltrbench"``:
             gain ``2^l - 1``, ``1/log2(rank + 1)``, ties averaged, blank queries excluded).
             Given explicitly, it applies to every name: a peer name of its tool family
@@ -122,6 +123,7 @@ def evaluate(
         threads: threads of the compiled kernel on inputs of at least 2**20 rows (default: the
             CPUs this process may use); results do not depend on it.
         label, score: with a DataFrame, the names of its label and score columns.
+        subtopics: per row its subtopic labels (:mod:`bench.metrics.diversity_labels`).
 
     Returns:
         :class:`EvaluationResult`.
@@ -137,6 +139,7 @@ def evaluate(
         0.815465
     """
     _check_options(per_query=per_query, sort_by_qid=sort_by_qid, threads=threads)
+    frame = labels if _is_frame(labels) else None
     cols, (labels, scores, qid, docno, weights, sort_by_qid) = _input_arrays(
         labels, scores, qid=qid, group=group, weights=weights, docno=docno,
         sort_by_qid=sort_by_qid, label=label, score=score)
@@ -145,12 +148,29 @@ def evaluate(
     try:
         prep = unpad(prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
                              sort_by_qid=sort_by_qid, threads=threads), padding, weights)
-        return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
-                                 threads=threads)
+        sub = (subtopics, frame, len(np.asarray(labels)))
+        return _with_subtopics(prep, sub, specs, prof, per_query, backend, threads)
     except DataError as exc:  # a frame's rows: name the frame's column (bench.data.inputs)
         if cols is None:
             raise
         raise cols.locate(exc) from None
+
+
+def _with_subtopics(prep: Prepared, sub: tuple[Any, Any, int], specs: list[MetricSpec],
+                    prof: Profile, per_query: bool, backend: str, threads: int | None
+                    ) -> EvaluationResult:
+    """:func:`evaluate_prepared`, and where ``specs`` or ``sub`` (subtopics, the frame or
+    ``None``, the input's row count) name subtopics, the diversity metrics from those
+    (:mod:`bench.metrics.diversity_labels`), the others as usual, merged."""
+    div, rest = split_diversity(specs)
+    if sub[0] is None and not div:
+        return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,
+                                 threads=threads)
+    results = [summarise(query_parts(prep, g_specs, g_prof, backend=backend, threads=threads),
+                         g_specs, g_prof, per_query=per_query)
+               for g_prof, g_specs in (qualified.groups(rest, prof) if rest else [])]
+    results += subtopic_results(prep, *sub, div, prof, per_query=per_query)
+    return qualified.merge(results, specs, prof)
 
 
 def _check_options(*, per_query: bool, sort_by_qid: bool, threads: int | None) -> None:

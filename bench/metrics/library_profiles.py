@@ -44,6 +44,7 @@ TF_RANKING = Profile(
     score_dtype="float32",
     arithmetic_dtype="float32",
     padding="negative",
+    subtopic_gain="label",  # AlphaDCGMetric: graded subtopic labels (bench.metrics.diversity_labels)
     description=(
         "TF-Ranking 0.5 metrics (tensorflow_ranking/python/metrics_impl.py): labels < 0 are "
         "padding (utils.is_label_valid: label >= 0), masked before sorting "

@@ -1,6 +1,6 @@
 """The families of issue 23: counts, set and geometric MAP, F1, fall-out, Rprec_mult, 11-point
 interpolated precision, RBP and its residual, NCRR, AUC and GAUC, alpha-nDCG, alpha-DCG and
-nERR-IA (one :class:`Family` each).
+nERR-IA, Precision-IA (one :class:`Family` each).
 
 Per query (``n`` scored documents, ``R`` relevant in the profile's IDCG basis, ``N`` judged
 non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, components of
@@ -26,6 +26,9 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     alpha_ndcg(a)@k = alpha_dcg / the same of ndeval's greedy ideal  (Clarke et al., SIGIR 2008;
                      subtopic qrels: bench.metrics.diversity, bench.metrics.kernels.diversity)
     nerr_ia(a)@k   = the same ratio with the discount 1/(i + 1)      (ndeval nERR-IA)
+    precision_ia@k = sum_{i < k'} |{j: d_i relevant to j}| / (D S), S the subtopics with a
+                     relevant document, D = k or min(k, n) (precision_denominator)
+                     (ndeval computePrecision P-IA; TF-Ranking PrecisionIAMetric)
 
 **Per-query value and mean.** The counts are summed over queries (trec_eval's ``all`` line and
 ir_measures' ``NumRet`` aggregate are sums, ``te_calc_avg_meas_s`` is not called for them);
@@ -94,6 +97,10 @@ def _ncrr(q: Inputs) -> Array:
 
 def _auc(q: Inputs) -> Array:
     return q.ratio(q.comp["auc"], q.comp["auc_pairs"])
+
+
+def _precision_ia(q: Inputs) -> Array:
+    return q.ratio(q.comp["p_ia"], precision_denominator(q) * q.r)
 
 
 def _alpha_ndcg(q: Inputs) -> Array:
@@ -171,5 +178,9 @@ def more_families() -> dict[str, Family]:
                "subtopic qrels", ("err_ia", "err_ia_ideal"),
                lambda q: q.ratio(q.comp["err_ia"], q.comp["err_ia_ideal"]), normalised=True,
                param=_ALPHA, ordered=True, subtopics=True),
+        Family("precision_ia", "PRECISION_IA", "intent-aware precision (Clarke et al., TREC 2009 "
+               "Web track): relevant (document, subtopic) pairs in the top k over k times the "
+               "subtopics (ndeval P-IA, TF-Ranking PrecisionIAMetric); needs subtopics",
+               ("p_ia",), _precision_ia, normalised=True, subtopics=True),
     )
     return {f.name: f for f in fams}

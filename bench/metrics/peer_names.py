@@ -143,10 +143,11 @@ IR_MEASURES: tuple[PeerMeasure, ...] = (
     PeerMeasure("infAP", "infap", params=("rel",)),
     PeerMeasure("alpha_nDCG", "alpha_ndcg", "required", params=("alpha", "rel", "judged_only")),
     PeerMeasure("nERR_IA", "nerr_ia", "required", params=_REL),
+    PeerMeasure("P_IA", "precision_ia", "required", params=_REL),  # pyndeval P-IA
     *(PeerMeasure(n, None) for n in (
         "AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "MAP_IA",
         "NERR8", "NERR9", "NERR10", "NERR11", "NRBP",
-        "P_IA", "SDCG", "SetRelP", "StRecall", "alpha_DCG",
+        "SDCG", "SetRelP", "StRecall", "alpha_DCG",
         "nNRBP",
     )),
 )
@@ -329,7 +330,7 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         # relevance >= rel (:34).
         overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
                                   ("ties", "docno_asc"))))
-    if measure.name in ("alpha_nDCG", "nERR_IA"):
+    if measure.name in ("alpha_nDCG", "nERR_IA", "P_IA"):
         overrides, shown = _pyndeval(measure.name, k, param, overrides, shown)
     if measure.name == "RBP" and param is not None:
         shown.insert(0, f"p={param!r}")

@@ -30,6 +30,7 @@ _UNJUDGED = ("label0", "zero")
 _REL_LEVEL = ("keep", "zero")
 _PADDING = ("none", "minus_one", "negative")
 _NONPOSITIVE = ("rank", "not_relevant")
+_SUBTOPIC_GAIN = ("binary", "label")
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,10 @@ class Profile:
             ``recall.py``): a relevant document scored <= 0 keeps its rank and its gain (NDCG,
             DCG) but is no hit in P, AP, RR, hits and recall, while ``R`` (recall's denominator,
             the blank-query test) still counts it (:mod:`bench.metrics.score_rules`).
+        subtopic_gain: a subtopic label's gain in alpha-DCG (``evaluate(subtopics=...)``):
+            ``"binary"`` (1 when ``label >= relevance_threshold``: ndeval, pyndeval) or
+            ``"label"`` (the label itself, its decay ``(1 - alpha)^(sum of the labels above)``:
+            TF-Ranking ``_alpha_dcg_gain_fn``, :mod:`bench.metrics.diversity_labels`).
         description: what the profile reproduces, with sources.
     """
 
@@ -172,6 +177,7 @@ class Profile:
     rel_level: str = "keep"
     padding: str = "none"
     nonpositive_scores: str = "rank"
+    subtopic_gain: str = "binary"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -198,6 +204,7 @@ class Profile:
         _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
         _check(self.name, "padding", self.padding, _PADDING)
         _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)
+        _check(self.name, "subtopic_gain", self.subtopic_gain, _SUBTOPIC_GAIN)
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):

@@ -11,7 +11,8 @@ lists make the weighted value the unweighted one). The other per-example-weight 
 and NDCG gains scaled per document, MAP@k divided by weighted relevance) are a TF-Ranking
 convention the profile does not model ("per-example weights: not modelled") and are not
 harvested. OPA, ARP, alpha-DCG and Precision-IA have no ltrbench family: one case per test,
-counted as inexpressible.
+counted as inexpressible. alpha-DCG and Precision-IA take TF-Ranking's [list, doc, subtopic]
+labels as ``evaluate(subtopics=...)`` rows (``extra["subtopics"]``).
 """
 
 from __future__ import annotations
@@ -158,33 +159,78 @@ def _map_ndcg_dcg() -> list[Case]:
     ]
 
 
+def _d(test: str, metric: str, subtopics: tuple[tuple[tuple[float, ...], ...], ...],
+       scores: tuple[tuple[float, ...], ...], mean: float,
+       weights: tuple[float, ...] | None = None) -> Case:
+    """A diversity case: per list, per document its subtopic labels (TF-Ranking's [list, doc,
+    subtopic] array), as ``evaluate(subtopics=...)`` rows; ``labels`` mark a relevant row."""
+    rows = tuple(row for lst in subtopics for row in lst)
+    labels = tuple(tuple(float(max(row) >= 1) for row in lst) for lst in subtopics)
+    return Case("tf_ranking", REPO, PATH, f"MetricsTest.{test}", metric, "tf-ranking",
+                labels=labels, scores=scores, weights=weights, mean=mean, tol=5e-6,
+                extra={"subtopics": rows})
+
+
+def _alpha(label: tuple[float, ...], cum: tuple[float, ...], rank: int) -> float:
+    """The test's _alpha_dcg addend (alpha 0.5, weight 1): sum l 0.5^c / log2(rank + 1)."""
+    return sum(v * 0.5**c for v, c in zip(label, cum, strict=True)) / math.log2(rank + 1.0)
+
+
+S2 = S[:2]
+SUB_A = (((0.0, 0.0), (0.0, 1.0), (0.0, 1.0)), ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0)))
+SUB_P = (((0.0, 0.0), (0.0, 0.0), (1.0, 0.0)), SUB_A[1])
+SUB_0 = (((0.0, 0.0), (0.0, 0.0), (0.0, 0.0)), SUB_A[1])
+_A1 = _alpha((0, 1), (0, 0), 1) + _alpha((0, 1), (0, 1), 2) + _alpha((0, 0), (0, 2), 3)
+_A2 = _alpha((1, 1), (0, 0), 1) + _alpha((1, 0), (1, 1), 2) + _alpha((0, 0), (2, 1), 3)
+
+
+def _diversity() -> list[Case]:
+    """alpha-DCG and Precision-IA (metrics_test.py MetricsTest): subtopic labels; list weights
+    as query weights (per-list weights, or the per-example ones where the per-list value does
+    not depend on them: Precision-IA)."""
+    a, r, p = ("test_alpha_discounted_cumulative_gain",
+               "test_restored_alpha_discounted_cumulative_gain", "test_precision_ia")
+    return [
+        _d(a, "alpha_dcg", SUB_A[:1], S2[:1], _A1), _d(a, "alpha_dcg", SUB_A, S2, (_A1 + _A2) / 2),
+        _d(r, "alpha_dcg", SUB_A[:1], S2[:1], _A1), _d(r, "alpha_dcg", SUB_A, S2, (_A1 + _A2) / 2),
+        _d(a + "_with_zero_relevance", "alpha_dcg", SUB_0, S2, (0 + _A2) / 2),
+        _d(a + "_with_weights", "alpha_dcg", SUB_A, S2, (_A1 + 2 * _A2) / 3, weights=(1.0, 2.0)),
+        _d(p, "precision_ia", SUB_P[:1], S2[:1], 1 / 3),
+        _d(p, "precision_ia@1", SUB_P[:1], S2[:1], 0.0),
+        _d(p, "precision_ia", SUB_P, S2, (1 / 3 + 3 / 6) / 2),
+        _d(p + "_with_zero_relevance", "precision_ia", SUB_0[:1], S2[:1], 0.0),
+        _d(p + "_with_zero_relevance", "precision_ia", SUB_0, S2, (0 + 3 / 6) / 2),
+        _d(p + "_with_weights", "precision_ia", SUB_P, S2, (1 / 3 * 3 + 3 / 6 * 5.5) / 8.5,
+           weights=MRW[:2]),
+        _d(p + "_with_weights", "precision_ia@2", SUB_P, S2, (1 / 2 * 3 + 3 / 4 * 5.5) / 8.5,
+           weights=MRW[:2]),
+        _d(p + "_with_weights", "precision_ia", SUB_P, S2, (1 / 3 * 1 + 3 / 6 * 2) / 3,
+           weights=(1.0, 2.0)),
+        _d(p + "_weights_with_zero_relevance", "precision_ia@2",
+           (SUB_0[0], SUB_P[0], SUB_P[1]), S3, (0 * 4.25 + 1 / 2 * 3 + 3 / 4 * 5.5) / sum(W3Z),
+           weights=W3Z),
+    ]
+
+
 _NO_FAMILY = {
     "opa": "OPA (ordered pair accuracy: correctly ordered pairs of different labels over all "
            "such pairs, pooled over lists) has no ltrbench family",
     "arp": "ARP (average relevance position: sum of rank x label over the sum of labels) has "
            "no ltrbench family: no kernel component sums rank times gain",
-    "alpha_dcg": "alpha-DCG needs subtopic labels ([doc, subtopic] relevance): ltrbench's "
-                 "inputs hold one label per document and it has no alpha-DCG family",
-    "precision_ia": "Precision-IA (intent-aware precision over subtopics) needs subtopic "
-                    "labels, which ltrbench's inputs do not hold",
+    "alpha_dcg": "alpha-DCG with per-example weights: every assertion of this test weighs "
+                 "documents (TF-Ranking AlphaDCGMetric divides sum(w * gain * discount) by the "
+                 "list weight, metrics_impl.py:814-822) or gives every list weight 0, and "
+                 "ltrbench takes one weight per query (refusing weights that add up to 0)",
 }
 _GAP_TESTS = (
     ("test_ordered_pair_accuracy", "opa"),
     ("test_ordered_pair_accuracy_with_ragged_inputs", "opa"),
     ("test_average_relevance_position", "arp"),
-    ("test_alpha_discounted_cumulative_gain", "alpha_dcg"),
-    ("test_restored_alpha_discounted_cumulative_gain", "alpha_dcg"),
-    ("test_alpha_discounted_cumulative_gain_with_zero_relevance", "alpha_dcg"),
-    ("test_alpha_discounted_cumulative_gain_with_weights", "alpha_dcg"),
     ("test_alpha_discounted_cumulative_gain_with_weights_zero_relevance", "alpha_dcg"),
-    ("test_precision_ia", "precision_ia"),
-    ("test_precision_ia_with_zero_relevance", "precision_ia"),
-    ("test_precision_ia_with_weights", "precision_ia"),
-    ("test_precision_ia_weights_with_zero_relevance", "precision_ia"),
 )
 
 CASES: list[Case] = [
-    *_mrr(), *_hits(), *_precision_recall(), *_map_ndcg_dcg(),
+    *_mrr(), *_hits(), *_precision_recall(), *_map_ndcg_dcg(), *_diversity(),
     _c("GetMetricsTest.test_get_single_metric", "mrr", LB, S, (1 / 2 + 1 + 1 / 3) / 3),
     _c("GetMetricsTest.test_get_single_metric", "mrr@2", LB, S, (1 / 2 + 1 + 0) / 3),
     *(Case("tf_ranking", REPO, PATH, f"MetricsTest.{test}", metric, "tf-ranking",

@@ -59,10 +59,17 @@ def gain_powers(alpha: float, count: int) -> Array:
 
 
 def run_alpha_dcg(q: Index, pos: Index, slot: Index, n_q: int, alpha: float,
-                  ks: tuple[int | None, ...], kind: str = "log2") -> dict[int | None, Array]:
+                  ks: tuple[int | None, ...], kind: str = "log2",
+                  value: Array | None = None) -> dict[int | None, Array]:
     """alpha-DCG@k per query of the ranked run, for each ``k`` in ``ks`` (``None``: the whole
     list). ``q``, ``pos``, ``slot``: one entry per (retrieved document, subtopic it is relevant
-    to), ``pos`` its 0-based rank in its query; ``kind``: the discount (:func:`weigh`)."""
+    to), ``pos`` its 0-based rank in its query; ``kind``: the discount (:func:`weigh`).
+
+    ``value``: graded subtopic labels, one per entry (``None``: every entry 1, ndeval's binary
+    judgments). Then a document gains ``l * (1 - alpha)^C`` per subtopic, ``C`` the sum of the
+    labels above it for that subtopic: TF-Ranking ``_alpha_dcg_gain_fn``
+    (``tensorflow_ranking/python/metrics_impl.py:36-60``: ``cumsum(labels, exclusive=True)``,
+    ``labels * pow(1 - alpha, cum)``), equal to the binary form when every label is 1."""
     out: dict[int | None, Array] = {}
     if not q.shape[0]:
         return {k: np.zeros(n_q) for k in ks}
@@ -71,9 +78,16 @@ def run_alpha_dcg(q: Index, pos: Index, slot: Index, n_q: int, alpha: float,
     s_sorted = slot[by_slot]
     first = np.r_[True, s_sorted[1:] != s_sorted[:-1]]
     start = np.maximum.accumulate(np.where(first, np.arange(s_sorted.shape[0]), 0))
-    seen = np.empty_like(pos)
-    seen[by_slot] = np.arange(s_sorted.shape[0]) - start
-    gain = gain_powers(alpha, int(seen.max()))[seen]
+    if value is None:
+        seen = np.empty_like(pos)
+        seen[by_slot] = np.arange(s_sorted.shape[0]) - start
+        gain = gain_powers(alpha, int(seen.max()))[seen]
+    else:  # the labels above, summed per subtopic (exclusive), as TF-Ranking's cumsum
+        v_sorted = value[by_slot]
+        upto = np.cumsum(v_sorted) - v_sorted
+        above = np.empty_like(value)
+        above[by_slot] = upto - upto[start]
+        gain = value * np.power(1.0 - alpha, above)
     # per (query, position): its subtopics' gains summed in ascending subtopic order
     order = np.lexsort((slot, pos, q))
     cell_key = q[order] * (int(pos.max()) + 1) + pos[order]
@@ -91,14 +105,17 @@ def run_alpha_dcg(q: Index, pos: Index, slot: Index, n_q: int, alpha: float,
 
 def ideal_alpha_dcg(cand_q: Index, cand_key: Index, tri_cand: Index, tri_slot: Index,
                     n_q: int, n_slots: int, alpha: float, ks: tuple[int | None, ...],
-                    kind: str = "log2") -> dict[int | None, Array]:
+                    kind: str = "log2", tri_value: Array | None = None
+                    ) -> dict[int | None, Array]:
     """alpha-DCG@k per query of ndeval's greedy ideal ranking (see the module docstring).
 
     ``cand_q``, ``cand_key``: per candidate document (a document relevant to a subtopic of its
     query), its query and its document id's rank in ascending byte order (ties go to the
     largest); ``tri_cand``, ``tri_slot``: one entry per (candidate, subtopic it is relevant to),
     sorted by candidate then slot (the order the gains are summed in); ``kind``: the discount
-    (:func:`weigh`)."""
+    (:func:`weigh`); ``tri_value``: graded labels per entry (``None``: 1, ndeval), a
+    subtopic's gain then multiplied by ``(1 - alpha)^l`` per covering document of label ``l``
+    (the ideal of :func:`run_alpha_dcg`'s graded form, greedy as ndeval's)."""
     n_c = int(cand_q.shape[0])
     per_q = np.bincount(cand_q, minlength=n_q)
     depth = int(per_q.max(initial=0))
@@ -111,7 +128,8 @@ def ideal_alpha_dcg(cand_q: Index, cand_key: Index, tri_cand: Index, tri_slot: I
     out = {k: np.zeros(n_q) for k in ks}
     b = 1.0 - alpha
     for rank in range(depth):
-        score = np.bincount(tri_cand, weights=sub_gain[tri_slot], minlength=n_c).astype(np.float64)
+        weight = sub_gain[tri_slot] if tri_value is None else tri_value * sub_gain[tri_slot]
+        score = np.bincount(tri_cand, weights=weight, minlength=n_c).astype(np.float64)
         open_c = np.flatnonzero(~placed)
         # the last of each query after sorting by (query, score, key): the best, ties to the
         # largest document id
@@ -122,11 +140,38 @@ def ideal_alpha_dcg(cand_q: Index, cand_key: Index, tri_cand: Index, tri_slot: I
         running[cand_q[pick]] += weigh(score[pick], np.full(pick.shape[0], rank), kind)
         now = np.zeros(n_c, dtype=bool)
         now[pick] = True
-        sub_gain[tri_slot[now[tri_cand]]] *= b
+        if tri_value is None:
+            sub_gain[tri_slot[now[tri_cand]]] *= b
+        else:
+            hit = now[tri_cand]
+            sub_gain[tri_slot[hit]] *= np.power(b, tri_value[hit])
         for k in ks:
             if k is not None and k == rank + 1:
                 out[k] = running.copy()
     for k in ks:
         if k is None or k > depth:
             out[k] = running.copy()
+    return out
+
+
+def run_precision_ia(q: Index, pos: Index, n_q: int, ks: tuple[int | None, ...],
+                     group: tuple[Index, Index] | None = None) -> dict[int | None, Array]:
+    """The numerator of Precision-IA@k per query: the (document, subtopic) pairs of the top
+    ``k`` whose document is relevant to the subtopic (ndeval ``computePrecision``, ``count``;
+    TF-Ranking ``PrecisionIAMetric``: ``sum(sorted_labels >= 1)`` over the top ``topn``).
+
+    ``q``, ``pos``: one entry per relevant (document, subtopic) pair, its query and 0-based
+    rank. ``group``: where ties are averaged, each entry's tied group as (first position,
+    size); an entry then counts with the share of its group's places that fall in the top
+    ``k`` (the expectation over the group's orders: every order is equally likely)."""
+    out: dict[int | None, Array] = {}
+    for k in ks:
+        if k is None:
+            share = np.ones(q.shape[0])
+        elif group is None:
+            share = (pos < k).astype(np.float64)
+        else:
+            first, size = group
+            share = np.clip((k - first) / size, 0.0, 1.0)
+        out[k] = np.bincount(q, weights=share, minlength=n_q).astype(np.float64)
     return out
