@@ -345,5 +345,5 @@ def test_a_malformed_scheduler_in_a_config_is_refused_when_the_config_is_read(
         RunConfig(engine="dask", scheduler=given)
     config = tmp_path / "run.toml"
     config.write_text(f'engine = "dask"\nscheduler = "{given}"\n')
-    with pytest.raises(ConfigError, match="run.toml"):
+    with pytest.raises(ConfigError, match=r"run\.toml"):
         RunConfig.load(config)
