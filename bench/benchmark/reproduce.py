@@ -17,7 +17,8 @@ Two sources of recorded configs:
   table joins two runs, named in ``tuned[i].default_run`` and ``tuned_run``; both configs (the
   defaults and tune's ``best.toml`` as the run recorded it) are run again and compared with
   their runs, and the joined table is rebuilt from the two new runs
-  (:func:`bench.report.tuning_board.tuned_table`) and compared with the stored one. A run made
+  (:func:`bench.report.tuning_board.tuned_table`) and compared with the stored one, and so are
+  ``versus_default`` and ``trials`` (:mod:`bench.benchmark.reproduce_tuned`). A run made
   from ``best.toml`` is an ordinary run directory: ``--run DIR`` reproduces it alone.
 
 Tolerance: 0 (bit-identical) when the environment matches the original run's manifest (package
@@ -323,10 +324,13 @@ def reproduce_leaderboard(
         raise DataError("'tables' is empty: nothing to reproduce", path=json_path)
     base = json_path.parent
     if "tuned" in document.raw:  # report --tuned: each table joins two runs
-        pairs = _tuned_places(document.raw, base, json_path)
-        return [_reproduce_tuned(table, pair, document.options, out_dir, tolerance, loader,
-                                 progress)
-                for table, pair in zip(document.raw["tables"], pairs, strict=True)]
+        from bench.benchmark.reproduce_tuned import reproduce_tuned, tuned_places
+
+        pairs = tuned_places(document.raw, base, json_path)
+        return [reproduce_tuned(table, entry, pair, base, document.options, out_dir,
+                                tolerance, loader, progress)
+                for table, entry, pair in zip(document.raw["tables"], document.raw["tuned"],
+                                              pairs, strict=True)]
     places = [_places(table, i, base, json_path) for i, table in enumerate(document.raw["tables"])]
     return [_reproduce_table(table, where, document.options, out_dir, tolerance, loader, progress)
             for table, where in zip(document.raw["tables"], places, strict=True)]
@@ -350,6 +354,9 @@ def locate(base: Path, value: Any, key: str, json_path: Path, *, file: str | Non
         raise DataError(f"{key} {text!r}: expected {what} beside the leaderboard (runs/<id>) or "
                         "an absolute path to one; it points outside the folder holding the "
                         "leaderboard or at another file", path=json_path)
+    if not file and cand.exists() and not cand.is_dir():
+        raise DataError(f"{key} {text!r}: a file, not a run directory (runs/<id>/ with "
+                        "metrics.csv and config.toml)", path=json_path)
     return cand if cand.exists() else None
 
 
@@ -441,64 +448,6 @@ def rerun_compared(config_path: Path, original: Path | None, manifest: dict[str,
         n, diffs = compare_runs(original, new, tolerance=tol)
         outcome.compared, outcome.differences = outcome.compared + n, outcome.differences + diffs
     return new
-
-
-def _tuned_places(raw: dict[str, Any], base: Path, json_path: Path
-                  ) -> list[tuple[tuple[Path | None, Path | None], ...]]:
-    """Per table of a tuned document (``ltrbench report --tuned``), the places of its default
-    and tuned runs (:func:`_places` of ``tuned[i].default_run`` / ``tuned_run``)."""
-    entries = raw["tuned"]
-    if not isinstance(entries, list) or len(entries) != len(raw["tables"]):
-        raise DataError(f"'tuned' is {type(entries).__name__} of "
-                        f"{len(entries) if isinstance(entries, list) else '?'} entries: expected "
-                        f"one per table ({len(raw['tables'])})", path=json_path)
-    out = []
-    for i, entry in enumerate(entries):
-        got = [entry.get(k) if isinstance(entry, dict) else None
-               for k in ("default_run", "tuned_run")]
-        refs: list[dict[str, Any]] = [r for r in got if isinstance(r, dict)]
-        if len(refs) != 2:
-            raise DataError(f"tuned[{i}]: expected default_run and tuned_run objects (run_id, "
-                            "run_dir, run_config)", path=json_path)
-        out.append(tuple(_places(r, i, base, json_path) for r in refs))
-    return out
-
-
-def _reproduce_tuned(table: dict[str, Any], pair: tuple[tuple[Path | None, Path | None], ...],
-                     options: LeaderboardOptions, out_dir: str | Path | None,
-                     tolerance: float | None, loader: Loader | None, progress: bool) -> Outcome:
-    """Run the default and the tuned configs again, compare each with its original run, and
-    rebuild the joined table (:func:`bench.report.tuning_board.tuned_table`) from the new runs."""
-    from bench.report.tuning_board import tuned_table
-    from bench.runs.reader import RunDir
-
-    dataset = str(table.get("dataset", "?"))
-    outcome = Outcome(source=f"tuned table {dataset!r} (default and tuned runs)", status="skipped")
-    if any(config is None for config, _ in pair):
-        outcome.reason = "config of the default or the tuned run not found; commit both runs"
-        return outcome
-    outcome.config = " + ".join(str(c) for c, _ in pair)
-    manifests = [_manifest_of(original) for _, original in pair]
-    with _out(out_dir) as out:
-        news = []
-        for (config_path, original), manifest in zip(pair, manifests, strict=True):
-            assert config_path is not None
-            try:
-                news.append(rerun_compared(config_path, original, manifest, outcome, out,
-                                           tolerance, loader, progress))
-            except DataError as exc:
-                outcome.reason = f"data not available: {exc}"
-                return outcome
-        outcome.new_run = " + ".join(str(n) for n in news) if out_dir is not None else ""
-        outcome.original_run = " + ".join(str(o) for _, o in pair if o is not None)
-        board = tuned_table(RunDir(news[0]), RunDir(news[1]), dataset, options=options)
-        rebuilt = json.loads(json.dumps(board.table.to_json(), default=str))
-        n, diffs = compare_tables(table, rebuilt, tolerance=outcome.tolerance)
-    outcome.compared += n
-    outcome.differences += diffs
-    outcome.n_differences = len(outcome.differences)
-    outcome.status = "match" if not outcome.differences else "mismatch"
-    return outcome
 
 
 class _out:

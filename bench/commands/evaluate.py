@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,7 +105,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     opt.add_argument("--judged-only", action="store_true",
                      help="with --qrels/--run: unjudged documents leave the ranking first "
                      "(trec_eval -J; the profile's judged_only)")
-    opt.add_argument("--relevance-level", type=ascii_float, default=None, metavar="L",
+    opt.add_argument("--relevance-level", type=_level, default=None, metavar="L",
                      help="relevant = label >= L (trec_eval -l L keeps lower labels' gains, "
                      "ranx's rel_lvl zeroes them: the profile's rel_level says which)")
     p.add_argument("--per-query", metavar="OUT.csv",
@@ -190,6 +191,16 @@ def run(args: argparse.Namespace) -> int:
     _write_per_query(result, args.per_query)
     print_evaluation(result, args.format)
     return 0
+
+
+def _level(text: str) -> float:
+    """``--relevance-level``: a finite number (``nan`` or ``inf`` would make every document
+    irrelevant without a word: ``label >= nan`` is false). An ``argparse`` ``type=``."""
+    value = ascii_float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number (a label: relevant = label "
+                                          f">= L); got {text!r}")
+    return value
 
 
 def _option_changes(args: argparse.Namespace) -> dict[str, Any]:
