@@ -62,7 +62,8 @@ def test_ir_measures_ranx_rows_agree_on_a_user_run(tmp_path: Path) -> None:
               "--tools", "ir_measures", "--out", "out")
     assert res.status == 0, res.err[-2000:]
     ranx_rows = [ln for ln in res.out.splitlines() if ln.startswith("| ir_measures[ranx]")]
-    assert len(ranx_rows) == 8 and all(ln.endswith("| agrees |") for ln in ranx_rows), ranx_rows
+    assert len(ranx_rows) == 8, ranx_rows
+    assert all(ln.endswith("| agrees |") for ln in ranx_rows), ranx_rows
 
 
 def _absent_tool() -> Tool:

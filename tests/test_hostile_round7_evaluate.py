@@ -151,8 +151,10 @@ def test_the_msmarco_profile_computes_ir_measures_rr_at_k_as_the_provider_does(
     want = ir_measures.calc_aggregate([measure], list(ir_measures.read_trec_qrels(qrels)),
                                       list(ir_measures.read_trec_run(tie)))[measure]
     got = csv_values(res)
-    assert close(got["RR@10"], want) and close(got["mrr@10"], want), (got, want)
-    assert "msmarco" in res.out and "docno_asc" not in res.out  # the column names the profile
+    assert close(got["RR@10"], want), (got, want)
+    assert close(got["mrr@10"], want), (got, want)
+    assert "msmarco" in res.out  # the column names the profile
+    assert "docno_asc" not in res.out
 
 
 def test_another_profile_for_rr_at_k_names_the_overrides_it_differs_by(

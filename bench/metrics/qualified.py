@@ -67,7 +67,8 @@ def _same_convention(call: Profile, spec: MetricSpec) -> bool:
     float64 scores and ascending document-id ties), so refusing it would refuse the tool's own
     profile."""
     assert spec.profile is not None
-    own = replace(get_profile(spec.profile), **dict(spec.overrides))
+    changes: dict[str, Any] = dict(spec.overrides)
+    own = replace(get_profile(spec.profile), **changes)
     return all(getattr(own, f) == getattr(call, f) for f in own.__dataclass_fields__
                if f not in ("name", "description"))
 
