@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.benchmark.folds import table_json
 from bench.benchmark.pipeline import Loader
-from bench.benchmark.reproduce import (
+from bench.benchmark.reproduce_steps import (
     Outcome,
     _manifest_of,
     _out,
@@ -52,7 +52,7 @@ def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
     if not isinstance(runs, list) or not runs or not all(isinstance(r, str) and r for r in runs):
         raise DataError("'runs': expected the list of the fold runs' folders", path=path)
     base = path.parent.parent
-    found = []
+    found: list[Path] = []
     for i, entry in enumerate(runs):
         here = locate(base, entry, f"runs[{i}]", path, file=None)
         if here is None and i < len(ids) and isinstance(ids[i], str) and "/" not in ids[i]:

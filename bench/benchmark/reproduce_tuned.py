@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.benchmark.pipeline import Loader
-from bench.benchmark.reproduce import (
+from bench.benchmark.reproduce_steps import (
     Outcome,
     _manifest_of,
     _out,
