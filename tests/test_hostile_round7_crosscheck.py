@@ -11,7 +11,12 @@
 2. **A tool asked for by name that is not installed**: ``--tools torchmetrics`` without
    torchmetrics printed a table of ``skipped`` rows and exited 0, as if the check had passed.
    Now the command refuses (exit 2, one line naming the tool and how to install it).
-3. Guards on the user's data (each kept right): a qrels file of CR-only line ends, query ids
+3. **An output that cannot be written**: ``<out>/definitions/evaluators.json`` a folder failed
+   after every tool had run, naming a temporary file (``.set-.../evaluators.json -> ...: Is a
+   directory``); a link there to the user's qrels was replaced in silence. Both are refused now
+   before the first tool runs, by the rules every output of ltrbench follows
+   (:func:`bench.data.outputs.check_output_file`).
+4. Guards on the user's data (each kept right): a qrels file of CR-only line ends, query ids
    beyond 2^64, one query, a qrels without a relevant document, NaN scores (refused naming the
    line), an output folder that holds an input (refused before any work).
 
@@ -36,6 +41,8 @@ CLASSES = {
     "test_a_tool_named_but_not_installed_is_refused": "silent accept",
     "test_a_tool_named_but_not_installed_is_one_line_on_the_command_line": "silent accept",
     "test_hostile_user_files_agree_or_are_refused": "traceback",
+    "test_an_output_folder_holding_an_input_is_refused_before_any_work": "input destroyed",
+    "test_an_output_file_that_cannot_be_written_is_refused_before_any_work": "unclear error",
 }
 
 QRELS = "1 0 d1 2\n1 0 d2 0\n1 0 d3 1\n2 0 e1 1\n2 0 e2 0\n"
@@ -135,3 +142,23 @@ def test_an_output_folder_holding_an_input_is_refused_before_any_work(tmp_path: 
               "--trec-run", "r.txt", "--tools", "pytrec_eval", "--out", "out")
     assert refused(res, "destroy the input") is None, res
     assert (tmp_path / "out" / "definitions" / "evaluators.md").read_text() == QRELS
+
+
+@pytest.mark.parametrize("shape", ["folder", "link to an input"])
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_work(tmp_path: Path,
+                                                                          shape: str) -> None:
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    target = tmp_path / "out" / "definitions" / "evaluators.json"
+    target.parent.mkdir(parents=True)
+    if shape == "folder":
+        target.mkdir()
+        words: tuple[str, ...] = ("evaluators.json is a folder",)
+    else:
+        target.symlink_to(tmp_path / "q.txt")
+        words = ("evaluators.json", "the input --qrels")
+    res = cli(tmp_path, "crosscheck", "--evaluators", "--qrels", "q.txt", "--trec-run", "r.txt",
+              "--tools", "pytrec_eval", "--out", "out")
+    assert refused(res, *words) is None, res
+    assert "pytrec_eval" not in res.err  # before the first tool ran
+    assert (tmp_path / "q.txt").read_text() == QRELS

@@ -5,7 +5,8 @@ measures), as a user and as an attacker would try them. Oracles: pytrec_eval and
 
 1. **The relevance level** (``--relevance-level`` / ``Profile.relevance_threshold``): ``nan``,
    ``inf``, ``1e309`` were accepted and made every document irrelevant (``label >= nan`` is
-   false: map 0, P 0, RR 0, exit 0); in Python a text level (``"1"``) or ``None`` ended in
+   false: map 0, P 0, RR 0, exit 0); a negative level was taken as 0, where trec_eval counts a
+   retrieved unjudged document (its -1, ``form_res_rels.c``) as relevant; in Python a text level (``"1"``) or ``None`` ended in
    NumPy's ``UFuncTypeError`` / ``TypeError``, and ``True`` was taken as 1. Now the command
    line refuses a level that is not a finite number (exit 2, one line) and every evaluation
    refuses such a profile (ConfigError naming the field).
@@ -85,13 +86,13 @@ def _dicts(qrels: str, run: str) -> tuple[dict[str, dict[str, int]], dict[str, d
 
 # -- 1. the relevance level ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("level", ["nan", "inf", "-inf", "1e309", "NaN", "-1e400"])
+@pytest.mark.parametrize("level", ["nan", "inf", "-inf", "1e309", "NaN", "-1e400", "-1", "-0.5"])
 def test_a_relevance_level_that_is_not_a_finite_number_is_refused_on_the_command_line(
         files: tuple[str, str, str], tmp_path: Path, level: str) -> None:
     qrels, run, _ = files
     res = cli(tmp_path, "evaluate", "--qrels", qrels, "--run", run, "--metrics", "map", "P_5",
               f"--relevance-level={level}", "--format", "csv")
-    assert refused(res, "--relevance-level", "finite") is None, res
+    assert refused(res, "--relevance-level", "finite number >= 0") is None, res
 
 
 @pytest.mark.parametrize("level", [math.nan, math.inf, -math.inf, "1", None, True, [1]])

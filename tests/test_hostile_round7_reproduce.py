@@ -13,6 +13,8 @@
    parameters. Now refused before anything runs, naming the key.
 3. **A run folder replaced by a file**: skipped as "config not found"; now an error naming the
    key and saying it is a file. A missing config names which run (default or tuned) and where.
+   ``report --tuned --runs DEFAULT RUN/metrics.csv`` said "<out>/runs/RUN/metrics.csv: run
+   directory not found", a path the user never gave; now the value, and that it is a file.
 
 :data:`CLASSES` maps each test to its class for the closing counts.
 """
@@ -39,6 +41,7 @@ CLASSES = {
     "test_an_untouched_tuned_document_still_matches": "silently wrong",
     "test_a_tuned_document_that_contradicts_itself_is_refused_before_any_run": "silent accept",
     "test_a_missing_config_names_the_run_it_belongs_to": "unclear error",
+    "test_report_tuned_names_a_runs_value_that_is_not_a_run_directory": "unclear error",
 }
 
 
@@ -160,3 +163,19 @@ def test_a_missing_config_names_the_run_it_belongs_to(world: Path, tmp_path: Pat
     assert outcome.status == "skipped"
     assert f"the {role.replace('_', ' ')}'s config.toml not found" in outcome.reason
     assert "config.toml'" in outcome.reason  # the place the document gives
+
+
+@pytest.mark.parametrize("shape", ["a file of the run", "a name found nowhere"])
+def test_report_tuned_names_a_runs_value_that_is_not_a_run_directory(world: Path, tmp_path: Path,
+                                                                     shape: str) -> None:
+    from hostile_kit import cli, refused
+
+    (doc_path,) = world.glob("leaderboard-tuned-*.json")
+    doc = json.loads(doc_path.read_text())
+    default = _run_dir(doc, world, "default_run")
+    second = str(default / "metrics.csv") if shape == "a file of the run" else "nowhere"
+    res = cli(tmp_path, "report", "--tuned", str(world / _entry(doc)["tune_dir"]), "--runs",
+              str(default), second, "--out", str(tmp_path / "rep"), "--no-plots")
+    words = ("a file, not a run directory",) if shape == "a file of the run" else (
+        "no run directory there nor at", str(tmp_path / "rep" / "runs" / "nowhere"))
+    assert refused(res, f"--runs {second}", *words) is None, res

@@ -194,12 +194,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _level(text: str) -> float:
-    """``--relevance-level``: a finite number (``nan`` or ``inf`` would make every document
-    irrelevant without a word: ``label >= nan`` is false). An ``argparse`` ``type=``."""
+    """``--relevance-level``: a finite number >= 0 (``nan`` or ``inf`` would make every document
+    irrelevant without a word: ``label >= nan`` is false; below 0 trec_eval counts a retrieved
+    document without a judgment, its RELVALUE_NONPOOL -1 (``form_res_rels.c``), as relevant,
+    which ltrbench's labels >= 0 cannot say). An ``argparse`` ``type=``."""
     value = ascii_float(text)
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number (a label: relevant = label "
-                                          f">= L); got {text!r}")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0 (a label: relevant = "
+                                          f"label >= L); got {text!r}")
     return value
 
 
