@@ -101,7 +101,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     opt = p.add_argument_group("profile options (trec_eval's -M, -J, -l)")
     opt.add_argument("--run-depth", type=ascii_int, default=None, metavar="N",
                      help="only the top N documents of each query's ranking count (trec_eval "
-                     "-M N; the profile's run_depth)")
+                     "-M N; the profile's run_depth). With --qrels/--run a cut judged document "
+                     "still counts in R; with --data the cut rows leave the list, R and the "
+                     "ideal ranking too, as cutting the file first would")
     opt.add_argument("--judged-only", action="store_true",
                      help="with --qrels/--run: unjudged documents leave the ranking first "
                      "(trec_eval -J; the profile's judged_only)")
