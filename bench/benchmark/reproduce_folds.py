@@ -5,7 +5,8 @@ Every fold's run is run again from its ``config.toml`` (the fold's dataset and d
 in it) and compared with the original run as :func:`bench.benchmark.reproduce.reproduce_run`
 compares one run; then each stored fold table (per-fold values, mean ± std over folds, the
 pooled mean, its bootstrap interval and the Holm-corrected p-values) is rebuilt from the new
-runs with :func:`bench.report.folds.fold_table` and compared number by number. A fold run is
+runs with :func:`bench.report.folds.fold_table` and compared number by number, and so are the
+document's own ``dataset`` and ``folds`` (the title every rendering prints). A fold run is
 found where the document says (``runs/<id>`` relative to the folder holding ``folds/``, as
 ``run_folds`` writes it, or an absolute path to a run directory; never a path climbing out of
 that folder), else by its run id under ``runs/``. A fold
@@ -20,7 +21,7 @@ from typing import Any
 
 from bench.benchmark.folds import table_json
 from bench.benchmark.pipeline import Loader
-from bench.benchmark.reproduce import (
+from bench.benchmark.reproduce_steps import (
     Outcome,
     _manifest_of,
     _out,
@@ -38,8 +39,7 @@ from bench.runs.reader import RunDir
 def is_fold_document(raw: Any) -> bool:
     """Whether a parsed JSON document is a fold document (``dataset``, ``folds``, ``runs`` and
     ``tables``), not a leaderboard."""
-    return isinstance(raw, dict) and {"folds", "runs", "tables"} <= set(raw) and \
-        "format" not in raw
+    return isinstance(raw, dict) and {"folds", "runs", "tables"} <= set(raw)
 
 
 def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
@@ -52,7 +52,7 @@ def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
     if not isinstance(runs, list) or not runs or not all(isinstance(r, str) and r for r in runs):
         raise DataError("'runs': expected the list of the fold runs' folders", path=path)
     base = path.parent.parent
-    found = []
+    found: list[Path] = []
     for i, entry in enumerate(runs):
         here = locate(base, entry, f"runs[{i}]", path, file=None)
         if here is None and i < len(ids) and isinstance(ids[i], str) and "/" not in ids[i]:
@@ -61,8 +61,46 @@ def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
             raise DataError(f"fold run {i + 1} ({entry}) not found: no config.toml there or "
                             "under runs/ beside folds/; commit the fold runs with the table",
                             path=path)
+        twin = next((j for j, other in enumerate(found) if other.resolve() == here.resolve()),
+                    None)
+        if twin is not None:
+            raise DataError(f"runs[{twin}] and runs[{i}] name the same run ({entry}): a fold "
+                            "table holds one run per fold", path=path)
         found.append(here)
     return found
+
+
+def _check_document(doc: dict[str, Any], path: Path) -> None:
+    """What a fold document must say before anything runs: at least one table, and no format
+    marker (``run_folds`` writes none: a ``schema`` or ``format`` key is another writer's, e.g.
+    a newer ltrbench's, whose tables this one would misread)."""
+    marks = {key: doc[key] for key in ("schema", "format") if key in doc}
+    if marks:
+        raise DataError(f"a fold document of another format ({', '.join(f'{k} {v!r}' for k, v in marks.items())}): "
+                        "this ltrbench writes and reads fold documents without one; reproduce "
+                        "it with the ltrbench that wrote it", path=path)
+    if not doc.get("tables"):
+        raise DataError("'tables' is empty: a fold document holds one table per metric; "
+                        "nothing to reproduce", path=path)
+
+
+def _check_metrics(doc: dict[str, Any], originals: list[Path], path: Path) -> None:
+    """Each table's metric is one the fold runs computed (their ``metrics.csv``), checked before
+    any fold runs again: otherwise the rebuild fails after every rerun, naming a file of the
+    temporary folder."""
+    import pandas as pd
+
+    for i, table in enumerate(doc["tables"]):
+        metric = table.get("metric") if isinstance(table, dict) else None
+        for original in originals:
+            try:
+                have = set(pd.read_csv(original / "metrics.csv", usecols=["metric"])["metric"])
+            except (OSError, ValueError, KeyError):
+                continue  # the run comparison names a damaged metrics.csv
+            if metric not in have:
+                raise DataError(f"tables[{i}].metric {metric!r}: the fold run {original.name} "
+                                f"did not compute it (it has {', '.join(sorted(map(str, have)))})",
+                                path=path)
 
 
 def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
@@ -76,7 +114,9 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
         doc = read_fold_doc(path)
     else:
         check_fold_doc(doc, path)
+    _check_document(doc, path)
     originals = _fold_runs(doc, path)
+    _check_metrics(doc, originals, path)
     outcome = Outcome(source=f"fold table {doc.get('dataset', '?')!r} "
                              f"({len(originals)} folds)", status="skipped")
     outcome.config = " + ".join(str(o / "config.toml") for o in originals)
@@ -94,12 +134,16 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
         outcome.new_run = " + ".join(str(n) for n in news) if out_dir is not None else ""
         dirs = [RunDir(n) for n in news]
         for stored in doc["tables"]:
-            rebuilt = table_json(fold_table(dirs, str(stored.get("metric"))))
+            table = fold_table(dirs, str(stored.get("metric")))
+            rebuilt = table_json(table)
             mine = {k: v for k, v in stored.items() if k != "run_ids"}
             n, diffs = compare_tables(mine, {k: v for k, v in rebuilt.items() if k != "run_ids"},
                                       tolerance=outcome.tolerance,
                                       path=f"tables[{stored.get('metric')}]")
-            outcome.compared, outcome.differences = outcome.compared + n, outcome.differences + diffs
+            heading = {"dataset": table.dataset, "folds": list(table.folds)}
+            k, more = compare_tables({key: doc.get(key) for key in heading}, heading)
+            outcome.compared, outcome.differences = (outcome.compared + n + k,
+                                                     outcome.differences + diffs + more)
     outcome.n_differences = len(outcome.differences)
     outcome.status = "match" if not outcome.differences else "mismatch"
     return [outcome]

@@ -154,7 +154,7 @@ def evaluators_main(args: argparse.Namespace) -> int:
         write_evaluators,
     )
     from bench.crosscheck.evaluators import crosscheck_evaluators, letor_input, trec_input
-    from bench.data.outputs import check_output_dir
+    from bench.data.outputs import check_output_dir, check_output_file
     from bench.errors import ConfigError
 
     pairs = {"--qrels": args.qrels, "--trec-run": args.trec_run, "--data": args.data,
@@ -175,9 +175,15 @@ def evaluators_main(args: argparse.Namespace) -> int:
         inputs = [trec_input(args.qrels, args.trec_run)]
     elif args.data is not None:
         inputs = [letor_input(args.data, args.scores)]
-    check_output_dir(args.out, option="--out",
-                     inputs=[(k, v) for k, v in pairs.items() if v is not None],
+    given = [(k, v) for k, v in pairs.items() if v is not None]
+    check_output_dir(args.out, option="--out", inputs=given,
                      writes=("definitions", "definitions/*"))
+    for name in ("evaluators.md", "evaluators.json"):  # refused before any work, not after it
+        target = Path(args.out) / "definitions" / name
+        if target.is_dir() and not target.is_symlink():
+            raise ConfigError(f"--out {args.out!r}: {target} is a folder, where the command "
+                              "writes a file of its table: move it away or choose another --out")
+        check_output_file(target, option="--out", inputs=given)
     result = crosscheck_evaluators(inputs, only=tools,
                                    progress=lambda m: print(m, file=sys.stderr, flush=True))
     files = write_evaluators(result, args.out)

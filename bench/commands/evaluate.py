@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,11 +101,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     opt = p.add_argument_group("profile options (trec_eval's -M, -J, -l)")
     opt.add_argument("--run-depth", type=ascii_int, default=None, metavar="N",
                      help="only the top N documents of each query's ranking count (trec_eval "
-                     "-M N; the profile's run_depth)")
+                     "-M N; the profile's run_depth). With --qrels/--run a cut judged document "
+                     "still counts in R; with --data the cut rows leave the list, R and the "
+                     "ideal ranking too, as cutting the file first would")
     opt.add_argument("--judged-only", action="store_true",
                      help="with --qrels/--run: unjudged documents leave the ranking first "
                      "(trec_eval -J; the profile's judged_only)")
-    opt.add_argument("--relevance-level", type=ascii_float, default=None, metavar="L",
+    opt.add_argument("--relevance-level", type=_level, default=None, metavar="L",
                      help="relevant = label >= L (trec_eval -l L keeps lower labels' gains, "
                      "ranx's rel_lvl zeroes them: the profile's rel_level says which)")
     p.add_argument("--per-query", metavar="OUT.csv",
@@ -190,6 +193,18 @@ def run(args: argparse.Namespace) -> int:
     _write_per_query(result, args.per_query)
     print_evaluation(result, args.format)
     return 0
+
+
+def _level(text: str) -> float:
+    """``--relevance-level``: a finite number >= 0 (``nan`` or ``inf`` would make every document
+    irrelevant without a word: ``label >= nan`` is false; below 0 trec_eval counts a retrieved
+    document without a judgment, its RELVALUE_NONPOOL -1 (``form_res_rels.c``), as relevant,
+    which ltrbench's labels >= 0 cannot say). An ``argparse`` ``type=``."""
+    value = ascii_float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0 (a label: relevant = "
+                                          f"label >= L); got {text!r}")
+    return value
 
 
 def _option_changes(args: argparse.Namespace) -> dict[str, Any]:

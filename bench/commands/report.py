@@ -213,6 +213,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_dir(given: str, out: Path) -> Path:
+    """A ``--runs`` value of ``--tuned``: a run folder as given, else a run id under
+    ``<out>/runs``; a file, or a name found in neither place, is a ConfigError naming both."""
+    from bench.errors import ConfigError
+
+    here, there = Path(given), out / "runs" / given
+    for place in (here, there):
+        if place.is_dir():
+            return place
+    if here.exists() or there.exists():
+        raise ConfigError(f"--runs {given}: {here if here.exists() else there} is a file, not a "
+                          "run directory (runs/<id>/ with metrics.csv and config.toml)")
+    raise ConfigError(f"--runs {given}: no run directory there nor at {there}")
+
+
 def _run_tuned(args: argparse.Namespace, out: Path, metrics: tuple[str, ...], primary: str) -> int:
     """``--tuned TUNE_DIR --runs DEFAULT TUNED``: the tuned report
     (:func:`bench.report.tuning_report.write_tuned_report`)."""
@@ -229,7 +244,7 @@ def _run_tuned(args: argparse.Namespace, out: Path, metrics: tuple[str, ...], pr
                           f"{len(args.runs)}")
     from bench.report.tuning_report import find_pair
 
-    runs = ([Path(r) if Path(r).is_dir() else out / "runs" / str(r) for r in args.runs]
+    runs = ([_run_dir(str(r), out) for r in args.runs]
             if args.runs is not None else find_pair(args.tuned, out / "runs"))
     options = LeaderboardOptions(metrics=metrics, primary=primary,
                                  bootstrap_resamples=args.bootstrap,

@@ -132,7 +132,7 @@ def render_evaluators(result: EvaluatorsResult) -> str:
               f"{sum(not r.disagreements for r in compared)}, with a convention difference: "
               f"{sum(any(d.kind == 'convention' for d in r.disagreements) for r in compared)}, "
               f"with a defect: {sum(bool(r.defects) for r in compared)}, failed: "
-              f"{sum(r.status == 'failed' for r in result.rows)}, skipped: "
+              f"{sum(r.status == 'failed' for r in result.rows)}{_partly(compared)}, skipped: "
               f"{sum(r.status == 'skipped' for r in result.rows)}.", "",
               "| tool | measure | ltrbench metric | profile | queries | agree | verdict |",
               "|---|---|---|---|---|---|---|"]
@@ -160,3 +160,10 @@ def write_evaluators(result: EvaluatorsResult, out: str | Path) -> dict[str, Pat
         (tmp / "evaluators.md").write_text(render_evaluators(result), encoding="utf-8")
         (tmp / "evaluators.json").write_text(evaluators_json(result), encoding="utf-8")
     return {"md": dest / "evaluators.md", "json": dest / "evaluators.json"}
+
+
+def _partly(compared: list[RowResult]) -> str:
+    """`` (and N on some inputs)``: compared rows whose tool failed on some inputs (the summary
+    counts as failed only rows that failed on every input)."""
+    n = sum(bool(r.failures) for r in compared)
+    return f" (and {n} on some inputs)" if n else ""

@@ -27,13 +27,14 @@ functions follow those sources and have not been run here.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import importlib.util
 import math
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,12 +123,39 @@ def ir_measures_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Va
     out: Values = {}
     for provider, m in measures:
         measure = ir_measures.parse_measure(m)
-        evaluator = ir_measures.providers.registry[provider].evaluator([measure], qrels)
         values: dict[str, float | None] = {}
-        for metric in evaluator.iter_calc(run):
-            values[str(metric.query_id)] = _num(metric.value)
+        with _object_strings():
+            evaluator = ir_measures.providers.registry[provider].evaluator([measure], qrels)
+            for metric in evaluator.iter_calc(run):
+                values[str(metric.query_id)] = _num(metric.value)
         out[measure_label(provider, m)] = values
     return out
+
+
+@contextlib.contextmanager
+def _object_strings() -> Iterator[None]:
+    """pandas 3 stores text columns as ``str`` by default; ir_measures 0.4.3's ranx provider
+    builds its qrels and run DataFrames from Python strings and hands them to ranx 0.3.21's
+    ``Qrels.from_df``, which asserts ``dtype == object`` (``ranx/data_structures/qrels.py``:
+    "DataFrame Query IDs column dtype must be `object`"), so every ir_measures[ranx] measure
+    failed under pandas 3 whatever the input. The option that keeps pandas 2's object columns
+    is set for the call (a no-op where pandas has no such option)."""
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pandas 3 says the option is deprecated
+        try:
+            ctx: contextlib.AbstractContextManager[Any] = pd.option_context(
+                "future.infer_string", False)
+            ctx.__enter__()
+        except (KeyError, ValueError, pd.errors.OptionError):
+            ctx = contextlib.nullcontext()
+    try:
+        yield
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ctx.__exit__(None, None, None)
 
 
 def ranx_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:

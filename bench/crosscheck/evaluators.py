@@ -152,7 +152,9 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
                           progress: Progress | None = None) -> EvaluatorsResult:
     """Run every installed tool of ``tools`` on ``inputs`` (default: the probe cases) and compare
     each row of ``rows`` per query with ltrbench (see the module docstring). ``only``: the tool
-    names to run (a ConfigError names the valid ones); ``isolate``: one worker process per tool.
+    names to run (a ConfigError names the valid ones, and a named tool that is not installed:
+    without ``only`` such a tool's rows are skipped, with the reason); ``isolate``: one worker
+    process per tool.
     """
     from bench.crosscheck.evaluator_table import probe_cases
 
@@ -168,6 +170,11 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
                               f"; valid: {', '.join(names)}")
         tools = [t for t in tools if t.name in only]
     versions = {t.name: tool_version(t) for t in tools}
+    absent = [t for t in tools if only is not None and versions[t.name] is None]
+    if absent:  # asked for by name: compared, or refused -- never a row of 'skipped' and exit 0
+        raise ConfigError("evaluation tool named but not installed: " + "; ".join(
+            f"{t.name}{f' ({t.hint})' if t.hint else ''}" for t in absent)
+            + "; install it or leave it out of the tools")
     results: list[RowResult] = []
     for tool in tools:
         mine = _tool_rows(tool, rows)

@@ -61,6 +61,25 @@ def _base_name(profile: Profile) -> str:
     return profile.name.partition("+")[0]
 
 
+def _same_convention(call: Profile, spec: MetricSpec) -> bool:
+    """Whether the call's profile is, field for field (name and description aside), the profile
+    a peer spec carries with its overrides: ``--profile msmarco --metrics RR@10`` asks for the
+    very convention ir_measures' MS MARCO provider computes RR@10 with (``trec_eval-c`` with
+    float64 scores and ascending document-id ties), so refusing it would refuse the tool's own
+    profile."""
+    assert spec.profile is not None
+    changes: dict[str, Any] = dict(spec.overrides)
+    own = replace(get_profile(spec.profile), **changes)
+    return all(getattr(own, f) == getattr(call, f) for f in own.__dataclass_fields__
+               if f not in ("name", "description"))
+
+
+def _with(spec: MetricSpec) -> str:
+    """`` with ties='docno_asc'``: the overrides a peer name adds to its tool's profile."""
+    return "".join(f"{' with ' if i == 0 else ', '}{k}={v!r}"
+                   for i, (k, v) in enumerate(spec.overrides))
+
+
 def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> list[MetricSpec]:
     """``specs`` with the call's profile applied (see the module docstring).
 
@@ -81,6 +100,9 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
         if _base_name(call) in FAMILY_PROFILES[spec.grammar]:
             out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
             continue
+        if _same_convention(call, spec):  # RR@10 under msmarco: the call's profile is the tool's
+            out.append(replace(spec, profile=None, overrides=()))
+            continue
         plain = spec.family if spec.k is None else f"{spec.family}@{spec.k}"
         if spec.overrides or spec.family not in FAMILIES:
             # P(rel=2)@5: a plain p@5 would drop rel=2; Judged@10 has no ltrbench spelling
@@ -88,7 +110,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             plain = f"{_base_name(call)}:{spec.key}"
         raise ConfigError(
             f"{spec.key} is {_article(spec.grammar)} {spec.grammar} name: {spec.grammar} computes it as profile "
-            f"{spec.profile!r} does, not as the profile {call.name!r} given for this call; write "
+            f"{spec.profile!r}{_with(spec)} does, not as the profile {call.name!r} given for this call; write "
             f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
             f"{plain} for its value under {call.name!r}")
     return out

@@ -9,6 +9,8 @@ depend on the profile (integer labels, the largest label, binary labels) are in
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -298,6 +300,19 @@ Locate = Callable[[int], Where]
 """0-based input row -> its :class:`Where`."""
 
 
+def check_threshold(profile: Profile) -> None:
+    """The profile's relevance level (``relevance_threshold``, trec_eval ``-l``, ranx
+    ``rel_lvl``) is a finite real number: ``label >= nan`` is false for every label and
+    ``label >= inf`` too, so NaN or an infinite level would make every query silently
+    irrelevant (and text or ``None`` fail inside NumPy's comparison). ``True`` is refused as
+    a number that is not one."""
+    level = profile.relevance_threshold
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or \
+            not math.isfinite(float(level)):
+        raise ConfigError(f"profile {profile.name!r}: relevance_threshold (the relevance "
+                          f"level, trec_eval -l) must be a finite number; got {level!r}")
+
+
 def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
                  locate: Locate | None = None) -> None:
     """Profile-dependent label rules: integers, the largest label, ERR grades, binary labels.
@@ -305,6 +320,7 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
     The error names the first offending row in input order: its 1-based row, or where
     ``locate`` says that row came from (e.g. ``q.txt:3`` for a qrels judgment).
     """
+    check_threshold(profile)
     y = prep.labels
 
     def fail(i: int, text: str, note: str = "") -> DataError:
