@@ -1,5 +1,6 @@
 """The families of issue 23: counts, set and geometric MAP, F1, fall-out, Rprec_mult, 11-point
-interpolated precision, RBP and its residual, NCRR, AUC and GAUC (one :class:`Family` each).
+interpolated precision, RBP and its residual, NCRR, AUC, GAUC, ARP and OPA (one :class:`Family`
+each).
 
 Per query (``n`` scored documents, ``R`` relevant in the profile's IDCG basis, ``N`` judged
 non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, components of
@@ -20,7 +21,15 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     auc            = U / (R_n N_n)  (pairs of a relevant and a non-relevant ranked document ordered
                                      right, ties 1/2: sklearn roc_auc_score of the query)
     gauc           = sum_q n_q auc_q / sum_q n_q over the queries with both classes
-                     (Zhou et al., Deep Interest Network, KDD 2018, "GAUC"; weighted by documents)
+                     (Zhou et al., Deep Interest Network, KDD 2018, "GAUC"; weighted by documents;
+                     under gauc_weight="relevant" n_q is the query's relevant ranked documents:
+                     RecBole recbole/evaluator/metrics.py GAUC.metric_info, lines 272-317)
+    arp            = sum_i i y_i / sum_i y_i   (i the 1-based rank, y_i the raw label; average
+                     relevance position, lower is better: pytorchltr pytorchltr/evaluation/arp.py
+                     lines 32-42, TF-Ranking metrics_impl.py ARPMetric; kernels/pairs.py)
+    opa            = pairs y_i > y_j ranked right / pairs y_i > y_j   (ordered pair accuracy:
+                     TF-Ranking metrics_impl.py OPAMetric; kernels/pairs.py, tied scores as
+                     Profile.pair_ties says)
 
 **Per-query value and mean.** The counts are summed over queries (trec_eval's ``all`` line and
 ir_measures' ``NumRet`` aggregate are sums, ``te_calc_avg_meas_s`` is not called for them);
@@ -31,10 +40,18 @@ taken of the query's tie-averaged AP (the value ``map`` reports), not averaged o
 so that ``gm_map`` stays the geometric mean of the per-query APs. GAUC's per-query value is the query's AUC;
 its mean weighs each query by its document count (not by the query weights) and leaves out the
 queries without both a relevant and a non-relevant ranked document whatever the profile's
-``empty``. Every other family is averaged as usual.
+``empty``. ARP and OPA are ratios that are 0/0 on a query with labels summing to 0 (ARP) or
+without two different labels (OPA): there they keep the natural value 0 (pytorchltr's ARP of a
+list without relevance: ``nrp`` set to 1, so 0) except under ``empty=None`` (left out). Their
+mean weighs each query by its weight (``Profile.list_weight="query"``) or by its weight times
+the ratio's denominator (``"denominator"``: ``sum w num / sum w den``, TF-Ranking's Keras mean
+of the per-list values with ``per_list_weights`` = the denominator; a blank query weighs 0;
+every query blank: NaN, where TF-Ranking prints 0). Every other family is averaged as usual.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -91,6 +108,22 @@ def _auc(q: Inputs) -> Array:
     return q.ratio(q.comp["auc"], q.comp["auc_pairs"])
 
 
+def _gauc_weight(q: Inputs) -> Array:
+    """GAUC's weight per query: its documents, or its relevant ones (``Profile.gauc_weight``)."""
+    if q.profile.gauc_weight == "relevant":
+        assert q.r_list is not None
+        return q.r_list.copy()
+    return q.n.copy()
+
+
+def _pooled(den: str) -> Callable[[Inputs], Array | None]:
+    """The per-query weight of ARP / OPA: the denominator ``den`` under
+    ``list_weight="denominator"``, else ``None`` (the query weights)."""
+    def weight(q: Inputs) -> Array | None:
+        return q.comp[den].copy() if q.profile.list_weight == "denominator" else None
+    return weight
+
+
 _RECALL = Param("x", None, 0.0, 1.0)
 _PERSISTENCE = Param("p", RBP_P, 0.0, 1.0, open_low=True, open_high=True, trec="{!r}")
 _MULTIPLE = Param("x", None, 0.0, 1e6, open_low=True)
@@ -145,6 +178,14 @@ def more_families() -> dict[str, Family]:
                ("auc", "auc_pairs"), _auc, blank_when="one_class", normalised=True, cutoff=False),
         Family("gauc", "GAUC", "group AUC: each query's AUC weighted by its documents, queries "
                "with one class left out (Zhou et al., KDD 2018)", ("auc", "auc_pairs"), _auc,
-               blank_when="one_class", cutoff=False, mean="documents"),
+               blank_when="one_class", cutoff=False, mean="documents", weight=_gauc_weight),
+        Family("arp", "ARP", "average relevance position: the label-weighted mean rank, "
+               "sum rank x label / sum label, lower is better (pytorchltr arp, TF-Ranking ARP)",
+               ("arp", "arp_labels"), lambda q: q.ratio(q.comp["arp"], q.comp["arp_labels"]),
+               blank_when="no_label", cutoff=False, weight=_pooled("arp_labels")),
+        Family("opa", "OPA", "ordered pair accuracy: pairs of different labels ranked in label "
+               "order over all such pairs (TF-Ranking OPAMetric)", ("opa", "opa_pairs"),
+               lambda q: q.ratio(q.comp["opa"], q.comp["opa_pairs"]), blank_when="no_pair",
+               cutoff=False, weight=_pooled("opa_pairs")),
     )
     return {f.name: f for f in fams}

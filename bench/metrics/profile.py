@@ -30,6 +30,9 @@ _UNJUDGED = ("label0", "zero")
 _REL_LEVEL = ("keep", "zero")
 _PADDING = ("none", "minus_one", "negative")
 _NONPOSITIVE = ("rank", "not_relevant")
+_LIST_WEIGHT = ("query", "denominator")
+_PAIR_TIES = ("rank", "wrong")
+_GAUC_WEIGHT = ("documents", "relevant")
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,21 @@ class Profile:
             ``recall.py``): a relevant document scored <= 0 keeps its rank and its gain (NDCG,
             DCG) but is no hit in P, AP, RR, hits and recall, while ``R`` (recall's denominator,
             the blank-query test) still counts it (:mod:`bench.metrics.score_rules`).
+        list_weight: how ARP and OPA weigh a query in their mean: ``"query"`` (its weight:
+            the mean of the per-query ratios; pytorchltr ``evaluation/arp.py`` returns one ARP
+            per list) or ``"denominator"`` (its weight times its ratio's denominator -- the sum
+            of its labels for ARP, its pairs of different labels for OPA -- so the mean is
+            ``sum w num / sum w den`` and a blank query weighs 0: TF-Ranking
+            ``metrics_impl.py`` ``ARPMetric`` / ``OPAMetric`` return that denominator as the
+            per-list weight of the Keras mean).
+        pair_ties: OPA's pair of different labels and equal scores: ``"rank"`` (as ``ties``
+            ranks them: 1/2 under ``"average"``, else the order the tie rule makes) or
+            ``"wrong"`` (never correct: TF-Ranking ``OPAMetric``, ``pair_pred_diff > 0``;
+            rax ``opa_metric``: "pairs with equal scores are considered incorrectly ordered").
+        gauc_weight: GAUC's weight of a query's AUC: ``"documents"`` (its ranked documents,
+            Zhou et al., KDD 2018) or ``"relevant"`` (its relevant ranked documents: RecBole
+            ``recbole/evaluator/metrics.py`` ``GAUC.metric_info``,
+            ``(user_auc * pos_len_list).sum() / pos_len_list.sum()``).
         description: what the profile reproduces, with sources.
     """
 
@@ -172,6 +190,9 @@ class Profile:
     rel_level: str = "keep"
     padding: str = "none"
     nonpositive_scores: str = "rank"
+    list_weight: str = "query"
+    pair_ties: str = "rank"
+    gauc_weight: str = "documents"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -198,6 +219,9 @@ class Profile:
         _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
         _check(self.name, "padding", self.padding, _PADDING)
         _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)
+        _check(self.name, "list_weight", self.list_weight, _LIST_WEIGHT)
+        _check(self.name, "pair_ties", self.pair_ties, _PAIR_TIES)
+        _check(self.name, "gauc_weight", self.gauc_weight, _GAUC_WEIGHT)
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):

@@ -20,7 +20,8 @@ component  per query, for cutoff ``k`` (``None`` = whole list), ``i < min(k, n)`
 
 The components of :data:`RANKED` -- ``rprec``, ``bpref`` and those of
 :mod:`bench.metrics.kernels.ranked` (``nonrel``, ``fall``, ``crr``, ``rprec_mult``, ``rbp``,
-``rbp_residual``, ``iprec``, ``auc``, ``auc_pairs``, ``infap``) -- come from
+``rbp_residual``, ``iprec``, ``auc``, ``auc_pairs``, ``infap``) and of
+:mod:`bench.metrics.kernels.pairs` (``arp``, ``arp_labels``, ``opa``, ``opa_pairs``) -- come from
 :mod:`bench.metrics.kernels.judged` whatever the backend (one vectorised NumPy pass over every
 query, exact under ``ties="average"`` where the sum is linear in the ranking); the others from :mod:`bench.metrics.kernels.numba_kernel` or its oracle
 :mod:`bench.metrics.kernels.numpy_kernel`. Which components a metric needs is said by its
@@ -38,11 +39,12 @@ from numpy.typing import NDArray
 
 #: Every component a kernel computes, in the order a :class:`Request` lists them.
 COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any", "rprec", "bpref", "nonrel", "fall",
-              "crr", "rprec_mult", "rbp", "rbp_residual", "iprec", "auc", "auc_pairs", "infap")
+              "crr", "rprec_mult", "rbp", "rbp_residual", "iprec", "auc", "auc_pairs", "infap",
+              "arp", "arp_labels", "opa", "opa_pairs")
 #: The components computed by :func:`bench.metrics.kernels.judged.judged_components` (NumPy,
 #: both backends), not by the per-query kernels.
 RANKED = ("rprec", "bpref", "nonrel", "fall", "crr", "rprec_mult", "rbp", "rbp_residual", "iprec",
-          "auc", "auc_pairs", "infap")
+          "auc", "auc_pairs", "infap", "arp", "arp_labels", "opa", "opa_pairs")
 
 
 def with_param(component: str, param: float | None) -> str:

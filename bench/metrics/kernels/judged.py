@@ -27,6 +27,7 @@ from typing import cast
 import numpy as np
 from numpy.typing import NDArray
 
+import bench.metrics.kernels.pairs as pairs
 import bench.metrics.kernels.ranked as ranked
 from bench.data.groups import group_index
 from bench.metrics.kernels.components import Request, split_param
@@ -47,6 +48,8 @@ def judged_components(
     request: Request,
     unjudged: NDArray[np.bool_] | None = None,
     pooled: NDArray[np.bool_] | None = None,
+    labels: NDArray[np.float64] | None = None,
+    pair_ties: str = "rank",
 ) -> dict[tuple[str, int | None], NDArray[np.float64]]:
     """The components of :data:`~bench.metrics.kernels.components.RANKED` that ``request``
     asks for, keyed as :class:`~bench.metrics.kernels.components.Components` keys them
@@ -55,7 +58,8 @@ def judged_components(
     ``rel`` (0/1) and ``nonrel`` (1 = judged and not relevant) are per row, ``scores`` already
     rounded as the profile says, ``r_basis`` = R and ``n_nonrel`` = N per query, ``unjudged``
     per row (``None``: every row judged), ``pooled`` per row: a negative judgment (in the pool,
-    unjudged; infAP).
+    unjudged; infAP); ``labels`` per row and ``pair_ties`` for ARP and OPA
+    (:mod:`bench.metrics.kernels.pairs`).
     """
     n_rows = scores.shape[0]
     gidx = group_index(offsets)
@@ -84,6 +88,7 @@ def judged_components(
                         unj=mean_of_group(us), offsets=offsets, pool=ps)
     out: dict[tuple[str, int | None], NDArray[np.float64]] = {}
     auc: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+    sums: dict[str, NDArray[np.float64]] = {}
     for name, ks in request.ks.items():
         base, param = split_param(name)
         for k in ks:
@@ -104,6 +109,11 @@ def judged_components(
             elif base in ("auc", "auc_pairs"):
                 auc = auc or ranked.auc_sums(gidx, ss, rs, 1.0 - rs, offsets)  # every non-relevant row
                 out[(name, k)] = auc[0] if base == "auc" else auc[1]
+            elif base in pairs.PAIR_COMPONENTS:
+                assert labels is not None, "ARP and OPA need the labels"
+                sums = sums or pairs.pair_values(request.ks, gidx, ss, labels[order], offsets,
+                                                 ties, pair_ties)
+                out[(name, k)] = sums[base]
     return out
 
 
