@@ -112,8 +112,8 @@ def _gauc_weight(q: Inputs) -> Array:
     """GAUC's weight per query: its documents, or its relevant ones (``Profile.gauc_weight``)."""
     if q.profile.gauc_weight == "relevant":
         assert q.r_list is not None
-        return q.r_list.copy()
-    return q.n.copy()
+        return np.asarray(q.r_list, dtype=np.float64).copy()
+    return np.asarray(q.n, dtype=np.float64).copy()
 
 
 def _pooled(den: str) -> Callable[[Inputs], Array | None]:

@@ -58,8 +58,7 @@ def judged_components(
     ``rel`` (0/1) and ``nonrel`` (1 = judged and not relevant) are per row, ``scores`` already
     rounded as the profile says, ``r_basis`` = R and ``n_nonrel`` = N per query, ``unjudged``
     per row (``None``: every row judged), ``pooled`` per row: a negative judgment (in the pool,
-    unjudged; infAP); ``labels`` per row and ``pair_ties`` for ARP and OPA
-    (:mod:`bench.metrics.kernels.pairs`).
+    unjudged; infAP); ``labels``, ``pair_ties``: ARP, OPA (:mod:`bench.metrics.kernels.pairs`).
     """
     n_rows = scores.shape[0]
     gidx = group_index(offsets)
@@ -111,8 +110,8 @@ def judged_components(
                 out[(name, k)] = auc[0] if base == "auc" else auc[1]
             elif base in pairs.PAIR_COMPONENTS:
                 assert labels is not None, "ARP and OPA need the labels"
-                sums = sums or pairs.pair_values(request.ks, gidx, ss, labels[order], offsets,
-                                                 ties, pair_ties)
+                sums = sums or pairs.pair_values(request.ks, gidx, ss, labels[order], offsets, ties,
+                                                 pair_ties)
                 out[(name, k)] = sums[base]
     return out
 

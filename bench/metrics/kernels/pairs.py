@@ -99,8 +99,9 @@ def opa_sums(gidx: NDArray[np.int64], ss: Array, ys: Array, offsets: NDArray[np.
 
 def pair_values(names: Iterable[str], gidx: NDArray[np.int64], ss: Array, ys: Array,
                 offsets: NDArray[np.int64], ties: str, pair_ties: str) -> dict[str, Array]:
-    """The components of :data:`PAIR_COMPONENTS` among ``names``, each sum computed once; ``ties`` the profile's tie rule, ``pair_ties`` its OPA rule
-    (``"rank"``: as the tie rule orders, ``"wrong"``: a tied pair is wrong)."""
+    """The components of :data:`PAIR_COMPONENTS` among ``names``, each sum computed once;
+    ``ties`` the profile's tie rule, ``pair_ties`` its OPA rule (``"rank"``: as the tie rule
+    orders, ``"wrong"``: a tied pair is wrong)."""
     wanted = set(names) & set(PAIR_COMPONENTS)
     out: dict[str, Array] = {}
     if wanted & {"arp", "arp_labels"}:
