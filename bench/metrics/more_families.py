@@ -112,8 +112,9 @@ def _gauc_weight(q: Inputs) -> Array:
     """GAUC's weight per query: its documents, or its relevant ones (``Profile.gauc_weight``)."""
     if q.profile.gauc_weight == "relevant":
         assert q.r_list is not None
-        return np.asarray(q.r_list, dtype=np.float64).copy()
-    return np.asarray(q.n, dtype=np.float64).copy()
+        out: Array = np.array(q.r_list, dtype=np.float64)
+        return out
+    return np.array(q.n, dtype=np.float64)
 
 
 def _pooled(den: str) -> Callable[[Inputs], Array | None]:
