@@ -304,7 +304,10 @@ def test_a_query_the_run_misses_weighs_nothing_in_the_pooled_mean() -> None:
     run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}
     prof = dataclasses.replace(PROFILES["trec_eval"], missing="zero", list_weight="denominator",
                                name="trec-pooled")
-    r = evaluate_trec(qrels, run, metrics=["arp", "opa"], profile=prof, per_query=True)
+    with pytest.warns(UserWarning, match="no run line"):
+        r = evaluate_trec(qrels, run, metrics=["arp", "opa"], profile=prof, per_query=True)
+    assert r.per_query is not None
+    assert math.isnan(r.per_query["arp"].iloc[1]) or r.per_query["arp"].iloc[1] == 0.0
     assert r.metrics["arp"] == pytest.approx((2 * 1 + 1 * 3) / 3, abs=TOL)
     assert r.metrics["opa"] == pytest.approx(2 / 3, abs=TOL)
 
