@@ -25,7 +25,9 @@ any other tie rule with ``pair_ties="rank"``) or ``"wrong"`` (0 whatever the ord
 ``pair_pred_diff > 0`` is false for equal scores; ``pair_ties="wrong"``).
 
 **Cost.** ARP is one pass. OPA loops over the distinct label values ``L`` (not over queries):
-one cumulative count per value, ``O(N L)`` for ``N`` rows; graded labels have a handful.
+one cumulative count per value, ``O(N L)`` for ``N`` rows, while ``L`` is at most
+:data:`LEVEL_PASSES_MAX` (graded labels have a handful); above (real-valued labels), a bottom-up
+merge count over every query at once, ``O(N log N log n)`` for a longest query of ``n`` rows.
 """
 
 from __future__ import annotations
@@ -73,12 +75,32 @@ def arp_sums(gidx: NDArray[np.int64], ss: Array, ys: Array, offsets: NDArray[np.
     return cast(Array, num), cast(Array, den)
 
 
+#: Up to this many distinct labels OPA counts by one pass per label value; above, by merging.
+LEVEL_PASSES_MAX = 32
+
+
 def opa_sums(gidx: NDArray[np.int64], ss: Array, ys: Array, offsets: NDArray[np.int64],
-             rule: PairRule) -> tuple[Array, Array]:
+             rule: PairRule, merge: bool | None = None) -> tuple[Array, Array]:
     """Per query ``(pairs y_i > y_j ranked right, pairs y_i > y_j)``; a pair of equal scores
-    counts as ``rule`` says. Rows in ranking order (equal scores adjacent)."""
-    n_rows = ys.shape[0]
+    counts as ``rule`` says. Rows in ranking order (equal scores adjacent). ``merge``: count by
+    :func:`_merge_counts` (``None``: when there are more than :data:`LEVEL_PASSES_MAX` labels),
+    else by :func:`_level_counts`; both give the same integers."""
+    levels, rank = np.unique(ys, return_inverse=True)
+    if merge is None:
+        merge = levels.shape[0] > LEVEL_PASSES_MAX
+    count = _merge_counts if merge else _level_counts
+    right, lower = count(gidx, ss, ys, rank.astype(np.int64), levels, offsets, rule)
     n_q = offsets.shape[0] - 1
+    return (cast(Array, np.bincount(gidx, weights=right, minlength=n_q)),
+            cast(Array, np.bincount(gidx, weights=lower, minlength=n_q)))
+
+
+def _level_counts(gidx: NDArray[np.int64], ss: Array, ys: Array, rank: NDArray[np.int64],
+                  levels: Array, offsets: NDArray[np.int64], rule: PairRule
+                  ) -> tuple[Array, Array]:
+    """Per row: lower-labelled rows it is ranked right against (ties as ``rule``), and all
+    lower-labelled rows of its query; one cumulative count per label value, ``O(N L)``."""
+    n_rows = ys.shape[0]
     g_start, g_end = score_groups(gidx, ss, rule != "order")
     q_start = offsets[:-1][gidx]
     q_end = offsets[1:][gidx]
@@ -86,15 +108,68 @@ def opa_sums(gidx: NDArray[np.int64], ss: Array, ys: Array, offsets: NDArray[np.
     right = np.zeros(n_rows, dtype=np.float64)
     lower = np.zeros(n_rows, dtype=np.float64)
     cum = np.zeros(n_rows + 1, dtype=np.float64)
-    for level in np.unique(ys)[1:]:  # one pass per label value: rows below it
-        np.cumsum(ys < level, out=cum[1:])
-        at = ys == level
+    for r in range(1, levels.shape[0]):  # one pass per label value: rows below it
+        np.cumsum(rank < r, out=cum[1:])
+        at = rank == r
         after = cum[q_end] - cum[g_end]  # lower-labelled rows ranked after the row's group
         tied = cum[g_end] - cum[g_start]  # lower-labelled rows with the row's score
         right += np.where(at, after + tie_share * tied, 0.0)
         lower += np.where(at, cum[q_end] - cum[q_start], 0.0)
-    return (cast(Array, np.bincount(gidx, weights=right, minlength=n_q)),
-            cast(Array, np.bincount(gidx, weights=lower, minlength=n_q)))
+    return right, lower
+
+
+def _merge_counts(gidx: NDArray[np.int64], ss: Array, ys: Array, rank: NDArray[np.int64],
+                  levels: Array, offsets: NDArray[np.int64], rule: PairRule
+                  ) -> tuple[Array, Array]:
+    """:func:`_level_counts`' sums in ``O(N log N log n)`` (``n`` the longest query), carried
+    per query on its first row: a bottom-up merge count of the later lower-labelled rows
+    (:func:`_later_lower`), every query at once. Under ``"half"`` and ``"wrong"`` each tied
+    group is first put in ascending label order, so that its own pairs count 0, and then
+    ``tie_share`` times its pairs of different labels is added."""
+    n_rows = ys.shape[0]
+    n_levels = int(levels.shape[0])
+    q_start = offsets[:-1][gidx]
+    pos = np.arange(n_rows, dtype=np.int64) - q_start
+    right = np.zeros(n_rows, dtype=np.float64)
+    ranked = rank
+    if rule != "order":
+        g_start, _ = score_groups(gidx, ss, True)
+        ranked = rank[np.lexsort((rank, g_start))]  # groups in place, each in ascending label
+        if rule == "half":
+            right += 0.5 * _different_pairs(g_start, rank, n_levels)
+    right += _later_lower(q_start, pos, ranked, n_levels, int(np.max(pos, initial=0)) + 1)
+    return right, _different_pairs(q_start, rank, n_levels)
+
+
+def _different_pairs(seg: NDArray[np.int64], rank: NDArray[np.int64], n_levels: int) -> Array:
+    """Per row: the pairs of different labels of the segment (a query, a tied group) that
+    starts at that row (``seg``: each row's segment start), ``(size^2 - sum_l c_l^2) / 2``;
+    0 on the other rows."""
+    n_rows = rank.shape[0]
+    keys, c = np.unique(seg * n_levels + rank, return_counts=True)
+    sumsq = np.bincount(keys // n_levels, weights=(c * c).astype(np.float64), minlength=n_rows)
+    size = np.bincount(seg, minlength=n_rows).astype(np.float64)
+    out: Array = (size * size - sumsq) / 2.0
+    return out
+
+
+def _later_lower(seg: NDArray[np.int64], pos: NDArray[np.int64], rank: NDArray[np.int64],
+                 n_levels: int, longest: int) -> Array:
+    """Per row: the rows after it in its segment with a lower label rank. Blocks of 1, 2, 4,
+    ... positions: at block size ``b`` each row of a left block counts the lower-labelled rows
+    of the right block beside it (one sorted key array and two binary searches for every
+    block pair at once); each pair of rows meets in exactly one block pair."""
+    out = np.zeros(rank.shape[0], dtype=np.float64)
+    b = 1
+    while b < longest:
+        pair = seg + (pos // (2 * b)) * (2 * b)  # a row id: unique per (segment, block pair)
+        left = (pos // b) % 2 == 0
+        keys = np.sort(pair[~left] * n_levels + rank[~left])
+        base = pair[left] * n_levels
+        out[left] += (np.searchsorted(keys, base + rank[left], "left")
+                      - np.searchsorted(keys, base, "left"))
+        b *= 2
+    return out
 
 
 def pair_values(names: Iterable[str], gidx: NDArray[np.int64], ss: Array, ys: Array,
