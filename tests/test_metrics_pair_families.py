@@ -337,3 +337,29 @@ def test_the_named_profiles_hold_their_tools_conventions() -> None:
     assert PROFILES["pytorchltr"].list_weight == "query"
     assert PROFILES["recbole"].gauc_weight == "relevant"
     assert PROFILES["ltrbench"].gauc_weight == "documents"
+
+
+def test_parts_of_disjoint_queries_combine_to_the_single_evaluation() -> None:
+    # Dask partitions and files go through combine/summarise: the families' own mean weights
+    # (GAUC's documents or positives, ARP's and OPA's denominators) must travel with the parts.
+    from bench.metrics.evaluate import query_parts
+    from bench.metrics.query_parts import combine, summarise
+    from bench.metrics.validate import prepare
+
+    rng = np.random.default_rng(21)
+    labels, scores, sizes = random_queries(rng, 30, max_size=8, max_label=2)
+    qid = np.repeat(np.arange(sizes.shape[0]), sizes)
+    w = rng.uniform(0.5, 2.0, size=sizes.shape[0])
+    cut = int(np.cumsum(sizes)[14])
+    for name in ("tf-ranking", "recbole-like", "ltrbench"):
+        prof = (dataclasses.replace(PROFILES["ltrbench"], gauc_weight="relevant", name=name)
+                if name == "recbole-like" else PROFILES[name])
+        specs = parse_metrics("arp opa gauc auc")
+        whole = evaluate(labels, scores, qid=qid, metrics="arp opa gauc auc", profile=prof,
+                         weights=w)
+        parts = [query_parts(prepare(labels[a:b], scores[a:b], qid=qid[a:b], group=None,
+                                     weights=w[np.unique(qid[a:b])]), specs, prof)
+                 for a, b in ((0, cut), (cut, labels.shape[0]))]
+        joined = summarise(combine(parts), specs, prof)
+        for key, value in whole.metrics.items():
+            assert joined.metrics[key] == pytest.approx(value, abs=1e-12), (name, key)
