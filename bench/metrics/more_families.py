@@ -26,9 +26,9 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
                      RecBole recbole/evaluator/metrics.py GAUC.metric_info, lines 272-317)
     arp            = sum_i i y_i / sum_i y_i   (i the 1-based rank, y_i the raw label; average
                      relevance position, lower is better: pytorchltr pytorchltr/evaluation/arp.py
-                     lines 32-42, TF-Ranking metrics_impl.py ARPMetric; kernels/pairs.py)
+                     lines 32-42, TF-Ranking metrics_impl.py ARPMetric lines 509-536; kernels/pairs.py)
     opa            = pairs y_i > y_j ranked right / pairs y_i > y_j   (ordered pair accuracy:
-                     TF-Ranking metrics_impl.py OPAMetric; kernels/pairs.py, tied scores as
+                     TF-Ranking metrics_impl.py OPAMetric lines 708-742; kernels/pairs.py, ties as
                      Profile.pair_ties says)
 
 **Per-query value and mean.** The counts are summed over queries (trec_eval's ``all`` line and

@@ -144,11 +144,13 @@ class Profile:
             per list) or ``"denominator"`` (its weight times its ratio's denominator -- the sum
             of its labels for ARP, its pairs of different labels for OPA -- so the mean is
             ``sum w num / sum w den`` and a blank query weighs 0: TF-Ranking
-            ``metrics_impl.py`` ``ARPMetric`` / ``OPAMetric`` return that denominator as the
-            per-list weight of the Keras mean).
+            ``metrics_impl.py`` ``ARPMetric`` / ``OPAMetric`` (lines 531-536, 737-742 at
+            053cdcd) return that denominator as the per-list weight, the ``sample_weight`` of
+            the Keras mean, ``keras/metrics.py`` line 193).
         pair_ties: OPA's pair of different labels and equal scores: ``"rank"`` (as ``ties``
             ranks them: 1/2 under ``"average"``, else the order the tie rule makes) or
-            ``"wrong"`` (never correct: TF-Ranking ``OPAMetric``, ``pair_pred_diff > 0``;
+            ``"wrong"`` (never correct: TF-Ranking ``OPAMetric``, ``pair_pred_diff > 0``,
+            ``metrics_impl.py`` line 732;
             rax ``opa_metric``: "pairs with equal scores are considered incorrectly ordered").
         gauc_weight: GAUC's weight of a query's AUC: ``"documents"`` (its ranked documents,
             Zhou et al., KDD 2018) or ``"relevant"`` (its relevant ranked documents: RecBole

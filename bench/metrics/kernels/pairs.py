@@ -8,10 +8,10 @@ gain: both tools below weigh positions by the label itself):
 ==============  ================================================================================
 ``arp``         ``sum_i i y_i``: ARP's numerator (pytorchltr ``pytorchltr/evaluation/arp.py``
                 lines 32-42, ``srp = sum(arange * rel_sort)``; TF-Ranking ``metrics_impl.py``
-                ``ARPMetric._compute_impl``: ``sum(position * weighted_labels)``)
+                at 053cdcd, ``ARPMetric`` lines 509-536: ``sum(position * weighted_labels)``)
 ``arp_labels``  ``sum_i y_i``: its denominator (``nrp``; TF-Ranking's per-list weight)
 ``opa``         the pairs ``y_i > y_j`` whose higher-labelled document is ranked above the other
-                (TF-Ranking ``metrics_impl.py`` ``OPAMetric._compute_impl``:
+                (TF-Ranking ``metrics_impl.py`` ``OPAMetric`` lines 708-742:
                 ``sum I[y_i > y_j] I[s_i > s_j]``)
 ``opa_pairs``   the pairs ``y_i > y_j`` of the query (pairs of equal labels never count)
 ==============  ================================================================================
@@ -22,7 +22,8 @@ the group (McSherry & Najork, ECIR 2008); under any other tie rule the order it 
 OPA's rule for a pair of tied scores is ``rule``: ``"half"`` (the expectation over tied orders,
 1/2: ``ties="average"`` with ``pair_ties="rank"``), ``"order"`` (the order the tie rule makes:
 any other tie rule with ``pair_ties="rank"``) or ``"wrong"`` (0 whatever the order: TF-Ranking,
-``pair_pred_diff > 0`` is false for equal scores; ``pair_ties="wrong"``).
+``pair_pred_diff > 0`` is false for equal scores, ``metrics_impl.py`` line 732;
+``pair_ties="wrong"``).
 
 **Cost.** ARP is one pass. OPA loops over the distinct label values ``L`` (not over queries):
 one cumulative count per value, ``O(N L)`` for ``N`` rows, while ``L`` is at most
