@@ -38,12 +38,7 @@ def per_query_values(
     fam = FAMILIES[spec.family]
     if fam.finish is None:
         raise ConfigError(f"{spec.name} is not a ranking metric (no per-query formula)")
-    k = metric_cutoff(spec, profile.default_k)
-    param = family_param(spec)
-    inputs = Inputs(comp={split_param(c)[0]: comps.values[(c, k)]
-                          for c in fam.components_for(profile, param)},
-                    n=comps.n.astype(np.float64), r=comps.r_basis, k=k, profile=profile,
-                    r_list=comps.r_list, param=param)
+    inputs = _inputs(spec, comps, profile)
     v = fam.finish(inputs)
     blank = _blank(fam.blank_when, inputs, comps)
     if fam.mean == "documents":
@@ -57,6 +52,24 @@ def per_query_values(
         # over every query, not an average, and keeps them.
         v[blank] = np.nan
     return v, blank
+
+
+def _inputs(spec: MetricSpec, comps: Components, profile: Profile) -> Inputs:
+    """What the family's formula reads for ``spec``: its components at its cutoff and param."""
+    fam = FAMILIES[spec.family]
+    k = metric_cutoff(spec, profile.default_k)
+    param = family_param(spec)
+    return Inputs(comp={split_param(c)[0]: comps.values[(c, k)]
+                        for c in fam.components_for(profile, param)},
+                  n=comps.n.astype(np.float64), r=comps.r_basis, k=k, profile=profile,
+                  r_list=comps.r_list, param=param)
+
+
+def mean_weight(spec: MetricSpec, comps: Components, profile: Profile) -> NDArray[np.float64] | None:
+    """The per-query weight of the metric's mean its family declares (``Family.weight``: GAUC's
+    documents or relevant documents, ARP's and OPA's denominators), or ``None``."""
+    fam = FAMILIES[spec.family]
+    return None if fam.weight is None else fam.weight(_inputs(spec, comps, profile))
 
 
 def family_param(spec: MetricSpec) -> float | None:
@@ -74,16 +87,26 @@ def _blank(rule: str, inputs: Inputs, comps: Components) -> NDArray[np.bool_]:
         return np.asarray(inputs.comp["nonrel"] <= 0)
     if rule == "one_class":
         return np.asarray(inputs.comp["auc_pairs"] <= 0)
+    if rule == "no_label":
+        return np.asarray(inputs.comp["arp_labels"] <= 0)
+    if rule == "no_pair":
+        return np.asarray(inputs.comp["opa_pairs"] <= 0)
     return comps.blank_rel
 
 
 def family_mean(family: str, values: NDArray[np.float64], weights: NDArray[np.float64] | None,
-                n: NDArray[np.int64] | None = None, f32: bool = False) -> float:
+                n: NDArray[np.int64] | None = None, f32: bool = False,
+                mw: NDArray[np.float64] | None = None) -> float:
     """The mean of a family's per-query values as its ``Family.mean`` says: the weighted mean,
     the sum (counts; NaN entries left out, weights ignored), ``exp`` of the weighted mean
     (``gm_map``: the values are logarithms), or the mean weighted by the document counts ``n``
-    (GAUC). See :mod:`bench.metrics.more_families`."""
+    (GAUC). ``mw``: the family's own per-query weights (``Family.weight``, :func:`mean_weight`),
+    which replace ``n`` (GAUC) or multiply the query weights. See
+    :mod:`bench.metrics.more_families`."""
     how = FAMILIES[family].mean
+    if mw is not None and how in ("mean", "documents"):
+        both = mw if weights is None or how == "documents" else mw * weights
+        return weighted_mean(values, both)
     if how == "sum":
         ok = ~np.isnan(values)
         return float(np.sum(values[ok])) if ok.any() else float("nan")
@@ -121,6 +144,7 @@ def profile_mean(
     profile: Profile,
     weights: NDArray[np.float64] | None,
     n: NDArray[np.int64] | None = None,
+    mw: NDArray[np.float64] | None = None,
 ) -> float:
     """The mean as the profile's tool prints it (LightGBM/XGBoost quirks included; a family
     averaged otherwise than by the mean: :func:`family_mean`, ``n`` the document counts)."""
@@ -135,7 +159,8 @@ def profile_mean(
         num = float(np.sum(np.where(blank, 0.0, values * weights))) + profile.empty * int(blank.sum())
         mean = num / float(np.sum(weights))
     else:
-        mean = family_mean(spec.family, values, weights, n, profile.arithmetic_dtype == "float32")
+        mean = family_mean(spec.family, values, weights, n, profile.arithmetic_dtype == "float32",
+                           mw)
     if spec.family == "ndcg" and profile.clamp_ndcg_mean and not np.isnan(mean):
         if mean > 1.0 + _XGB_EPS:
             raise DataError(
@@ -153,11 +178,13 @@ def blank_policy_means(
     weights: NDArray[np.float64] | None,
     family: str | None = None,
     n: NDArray[np.int64] | None = None,
+    mw: NDArray[np.float64] | None = None,
 ) -> tuple[float, float, float]:
     """Mean with blank queries excluded, scored 0 and scored 1 (plain weighting; the family's
     own averaging, :func:`family_mean`, when ``family`` is given)."""
     def mean(v: NDArray[np.float64]) -> float:
-        return weighted_mean(v, weights) if family is None else family_mean(family, v, weights, n)
+        return weighted_mean(v, weights) if family is None else family_mean(family, v, weights, n,
+                                                                             mw=mw)
 
     return (mean(np.where(blank, np.nan, values)), mean(np.where(blank, 0.0, values)),
             mean(np.where(blank, 1.0, values)))

@@ -292,10 +292,13 @@ def query_parts(
             sums[spec.name] = (err_sum, weight_sum)
             continue
         values[spec.name], blanks[spec.name] = aggregate.per_query_values(spec, comps, prof)
+    mean_weights = {s.name: w for s in specs if not s.pointwise
+                    if (w := aggregate.mean_weight(s, comps, prof)) is not None}
     return QueryParts(
         query_ids=prep.query_ids, values=values, blank=blanks, query_weights=prep.query_weights,
         has_gain=comps.has_gain, n=comps.n, ties=comps.ties, pointwise_sums=sums,
         n_documents=int(prep.labels.shape[0]), backend=used, ties_k=request.ties_k,
+        mean_weights=mean_weights,
     )
 
 
@@ -400,6 +403,7 @@ def _judged_values(
         prep.offsets, ties=prof.ties, tiekey=tiekey, r_basis=comps.r_basis, n_nonrel=n_nonrel,
         request=request, unjudged=unjudged, pooled=None if judged is None else judged.pooled,
         backend=twins, threads=threads,
+        labels=prep.labels, pair_ties=prof.pair_ties,
     )
 
 

@@ -78,7 +78,9 @@ Finish = Callable[[Inputs], Array]
 #: mean weighted by each query's document count, blank queries always left out: GAUC).
 Mean = Literal["mean", "sum", "geometric", "documents"]
 #: Which queries are blank (0/0) for a family (see :class:`Family`).
-Blank = Literal["no_relevant", "no_gain", "no_nonrelevant", "one_class"]
+Blank = Literal["no_relevant", "no_gain", "no_nonrelevant", "one_class", "no_label", "no_pair"]
+#: The per-query weight of a family's mean (``None``: the query weights), see ``Family.weight``.
+Weight = Callable[[Inputs], Array | None]
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,9 @@ class Family:
         finish: the formula from :class:`Inputs` to per-query values (ranking families).
         blank_when: the queries that are blank for it: ``"no_relevant"`` (no relevant document),
             ``"no_gain"`` (no document with a positive gain: NDCG, DCG, ERR),
-            ``"no_nonrelevant"`` (no judged non-relevant document: fall-out) or ``"one_class"``
-            (no pair of a relevant and a judged non-relevant document: AUC).
+            ``"no_nonrelevant"`` (no judged non-relevant document: fall-out), ``"one_class"``
+            (no pair of a relevant and a judged non-relevant document: AUC), ``"no_label"``
+            (labels summing to 0: ARP) or ``"no_pair"`` (no two different labels: OPA).
         normalised: its value on a blank query is 0/0, decided by the profile's ``empty``;
             else it keeps its natural value there (0) except under ``empty=None``.
         blank_scores_one: "a blank query scores 1" is a meaningful alternative (best value 1),
@@ -137,6 +140,10 @@ class Family:
             (a maximum over ranks has no closed-form expectation over tied orders).
         subtopics: it needs subtopic (diversity) qrels: computed by
             :mod:`bench.metrics.diversity` from TREC qrels and a run, never by the kernels.
+        weight: the per-query weight its mean uses, from its :class:`Inputs` (it may read the
+            profile): multiplied by the query weights under ``mean="mean"``, alone under
+            ``mean="documents"``; ``None``, or a return of ``None``: the query weights
+            (``documents``: the document counts).
     """
 
     name: str
@@ -157,6 +164,7 @@ class Family:
     bare_whole: bool = False
     ordered: bool = False
     subtopics: bool = False
+    weight: Weight | None = None
 
     @property
     def pointwise(self) -> bool:

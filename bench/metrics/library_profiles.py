@@ -45,6 +45,8 @@ TF_RANKING = Profile(
     arithmetic_dtype="float32",
     padding="negative",
     subtopic_gain="label",  # AlphaDCGMetric: graded subtopic labels (bench.metrics.diversity_labels)
+    list_weight="denominator",
+    pair_ties="wrong",
     description=(
         "TF-Ranking 0.5 metrics (tensorflow_ranking/python/metrics_impl.py): labels < 0 are "
         "padding (utils.is_label_valid: label >= 0), masked before sorting "
@@ -61,7 +63,11 @@ TF_RANKING = Profile(
         "with weight 1 (_per_example_weights_to_per_list_weights: the average weight), as does "
         "a list of padding only (its weights are not masked): empty=0, counted. Arithmetic in "
         "float32: agreement to float32 precision. Not modelled: per-example weights "
-        "(per-list weight sum(w * rel) / sum(rel)); give one weight per query."
+        "(per-list weight sum(w * rel) / sum(rel)); give one weight per query. ARP "
+        "(ARPMetric: sum(position * label) / sum(label)) and OPA (OPAMetric: pairs of "
+        "different labels ordered right, a pair of equal scores wrong: pair_ties='wrong') "
+        "return their denominator as the per-list weight, so their mean is pooled: "
+        "list_weight='denominator'."
     ),
 )
 
@@ -208,7 +214,9 @@ PYTORCHLTR = Profile(
         "last (utils/tensor_operations.py mask_padded_values) and ties broken at random "
         "(tiebreak_argsort: this profile gives the expected value over tie orders); scores "
         "are FloatTensors (float32). exp=False is the profile 'pytorchltr-linear'. ARP "
-        "(evaluation/arp.py) has no ltrbench family."
+        "(evaluation/arp.py lines 32-42, at 625416e): sum(rank * relevance) / sum(relevance) "
+        "with the raw relevance whatever exp, padded documents' relevance masked to 0, a list "
+        "without relevance scores 0 (nrp set to 1); one value per list (list_weight='query')."
     ),
 )
 

@@ -1,6 +1,6 @@
 """The families of issue 23: counts, set and geometric MAP, F1, fall-out, Rprec_mult, 11-point
-interpolated precision, RBP and its residual, NCRR, AUC and GAUC, alpha-nDCG, alpha-DCG and
-nERR-IA, Precision-IA (one :class:`Family` each).
+interpolated precision, RBP and its residual, NCRR, AUC and GAUC, ARP and OPA, alpha-nDCG,
+alpha-DCG and nERR-IA, Precision-IA (one :class:`Family` each).
 
 Per query (``n`` scored documents, ``R`` relevant in the profile's IDCG basis, ``N`` judged
 non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, components of
@@ -21,7 +21,9 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     auc            = U / (R_n N_n)  (pairs of a relevant and a non-relevant ranked document ordered
                                      right, ties 1/2: sklearn roc_auc_score of the query)
     gauc           = sum_q n_q auc_q / sum_q n_q over the queries with both classes
-                     (Zhou et al., Deep Interest Network, KDD 2018, "GAUC"; weighted by documents)
+                     (Zhou et al., Deep Interest Network, KDD 2018, "GAUC"; weighted by documents;
+                     under gauc_weight="relevant" n_q is the query's relevant ranked documents:
+                     RecBole recbole/evaluator/metrics.py GAUC.metric_info, lines 272-317)
     alpha_dcg(a)@k = sum_{i < k'} sum_{j covered by d_i} (1 - a)^{c_j(i)} / log2(i + 2)
     alpha_ndcg(a)@k = alpha_dcg / the same of ndeval's greedy ideal  (Clarke et al., SIGIR 2008;
                      subtopic qrels: bench.metrics.diversity, bench.metrics.kernels.diversity)
@@ -29,6 +31,12 @@ non-relevant, ``hits@k`` relevant in the top ``k``, ``k' = min(k, n)``, componen
     precision_ia@k = sum_{i < k'} |{j: d_i relevant to j}| / (D S), S the subtopics with a
                      relevant document, D = k or min(k, n) (precision_denominator)
                      (ndeval computePrecision P-IA; TF-Ranking PrecisionIAMetric)
+    arp            = sum_i i y_i / sum_i y_i   (i the 1-based rank, y_i the raw label; average
+                     relevance position, lower is better: pytorchltr pytorchltr/evaluation/arp.py
+                     lines 32-42, TF-Ranking metrics_impl.py ARPMetric lines 509-536; kernels/pairs.py)
+    opa            = pairs y_i > y_j ranked right / pairs y_i > y_j   (ordered pair accuracy:
+                     TF-Ranking metrics_impl.py OPAMetric lines 708-742; kernels/pairs.py, ties as
+                     Profile.pair_ties says)
 
 **Per-query value and mean.** The counts are summed over queries (trec_eval's ``all`` line and
 ir_measures' ``NumRet`` aggregate are sums, ``te_calc_avg_meas_s`` is not called for them);
@@ -39,10 +47,18 @@ taken of the query's tie-averaged AP (the value ``map`` reports), not averaged o
 so that ``gm_map`` stays the geometric mean of the per-query APs. GAUC's per-query value is the query's AUC;
 its mean weighs each query by its document count (not by the query weights) and leaves out the
 queries without both a relevant and a non-relevant ranked document whatever the profile's
-``empty``. Every other family is averaged as usual.
+``empty``. ARP and OPA are ratios that are 0/0 on a query with labels summing to 0 (ARP) or
+without two different labels (OPA): there they keep the natural value 0 (pytorchltr's ARP of a
+list without relevance: ``nrp`` set to 1, so 0) except under ``empty=None`` (left out). Their
+mean weighs each query by its weight (``Profile.list_weight="query"``) or by its weight times
+the ratio's denominator (``"denominator"``: ``sum w num / sum w den``, TF-Ranking's Keras mean
+of the per-list values with ``per_list_weights`` = the denominator; a blank query weighs 0;
+every query blank: NaN, where TF-Ranking prints 0). Every other family is averaged as usual.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -109,6 +125,25 @@ def _alpha_ndcg(q: Inputs) -> Array:
 
 #: alpha's default (ndeval ``#define ALPHA 0.5``; ir_measures ``alpha_nDCG``: 0.5).
 ALPHA = 0.5
+
+
+def _gauc_weight(q: Inputs) -> Array:
+    """GAUC's weight per query: its documents, or its relevant ones (``Profile.gauc_weight``)."""
+    if q.profile.gauc_weight == "relevant":
+        assert q.r_list is not None
+        out: Array = np.array(q.r_list, dtype=np.float64)
+        return out
+    return np.array(q.n, dtype=np.float64)
+
+
+def _pooled(den: str) -> Callable[[Inputs], Array | None]:
+    """The per-query weight of ARP / OPA: the denominator ``den`` under
+    ``list_weight="denominator"``, else ``None`` (the query weights)."""
+    def weight(q: Inputs) -> Array | None:
+        return q.comp[den].copy() if q.profile.list_weight == "denominator" else None
+    return weight
+
+
 _RECALL = Param("x", None, 0.0, 1.0)
 _ALPHA = Param("alpha", ALPHA, 0.0, 1.0, trec="{!r}")
 _PERSISTENCE = Param("p", RBP_P, 0.0, 1.0, open_low=True, open_high=True, trec="{!r}")
@@ -164,7 +199,7 @@ def more_families() -> dict[str, Family]:
                ("auc", "auc_pairs"), _auc, blank_when="one_class", normalised=True, cutoff=False),
         Family("gauc", "GAUC", "group AUC: each query's AUC weighted by its documents, queries "
                "with one class left out (Zhou et al., KDD 2018)", ("auc", "auc_pairs"), _auc,
-               blank_when="one_class", cutoff=False, mean="documents"),
+               blank_when="one_class", cutoff=False, mean="documents", weight=_gauc_weight),
         Family("alpha_ndcg", "ALPHA_NDCG", "alpha-nDCG (Clarke et al., SIGIR 2008): DCG whose "
                "gain for a subtopic decays by (1 - alpha) with each document above covering it, "
                "over ndeval's greedy ideal; needs subtopic qrels (ndeval alpha-nDCG)",
@@ -182,5 +217,13 @@ def more_families() -> dict[str, Family]:
                "Web track): relevant (document, subtopic) pairs in the top k over k times the "
                "subtopics (ndeval P-IA, TF-Ranking PrecisionIAMetric); needs subtopics",
                ("p_ia",), _precision_ia, normalised=True, subtopics=True),
+        Family("arp", "ARP", "average relevance position: the label-weighted mean rank, "
+               "sum rank x label / sum label, lower is better (pytorchltr arp, TF-Ranking ARP)",
+               ("arp", "arp_labels"), lambda q: q.ratio(q.comp["arp"], q.comp["arp_labels"]),
+               blank_when="no_label", cutoff=False, weight=_pooled("arp_labels")),
+        Family("opa", "OPA", "ordered pair accuracy: pairs of different labels ranked in label "
+               "order over all such pairs (TF-Ranking OPAMetric)", ("opa", "opa_pairs"),
+               lambda q: q.ratio(q.comp["opa"], q.comp["opa_pairs"]), blank_when="no_pair",
+               cutoff=False, weight=_pooled("opa_pairs")),
     )
     return {f.name: f for f in fams}

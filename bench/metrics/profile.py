@@ -31,6 +31,9 @@ _REL_LEVEL = ("keep", "zero")
 _PADDING = ("none", "minus_one", "negative")
 _NONPOSITIVE = ("rank", "not_relevant")
 _SUBTOPIC_GAIN = ("binary", "label")
+_LIST_WEIGHT = ("query", "denominator")
+_PAIR_TIES = ("rank", "wrong")
+_GAUC_WEIGHT = ("documents", "relevant")
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,23 @@ class Profile:
             ``"binary"`` (1 when ``label >= relevance_threshold``: ndeval, pyndeval) or
             ``"label"`` (the label itself, its decay ``(1 - alpha)^(sum of the labels above)``:
             TF-Ranking ``_alpha_dcg_gain_fn``, :mod:`bench.metrics.diversity_labels`).
+        list_weight: how ARP and OPA weigh a query in their mean: ``"query"`` (its weight:
+            the mean of the per-query ratios; pytorchltr ``evaluation/arp.py`` returns one ARP
+            per list) or ``"denominator"`` (its weight times its ratio's denominator -- the sum
+            of its labels for ARP, its pairs of different labels for OPA -- so the mean is
+            ``sum w num / sum w den`` and a blank query weighs 0: TF-Ranking
+            ``metrics_impl.py`` ``ARPMetric`` / ``OPAMetric`` (lines 531-536, 737-742 at
+            053cdcd) return that denominator as the per-list weight, the ``sample_weight`` of
+            the Keras mean, ``keras/metrics.py`` line 193).
+        pair_ties: OPA's pair of different labels and equal scores: ``"rank"`` (as ``ties``
+            ranks them: 1/2 under ``"average"``, else the order the tie rule makes) or
+            ``"wrong"`` (never correct: TF-Ranking ``OPAMetric``, ``pair_pred_diff > 0``,
+            ``metrics_impl.py`` line 732;
+            rax ``opa_metric``: "pairs with equal scores are considered incorrectly ordered").
+        gauc_weight: GAUC's weight of a query's AUC: ``"documents"`` (its ranked documents,
+            Zhou et al., KDD 2018) or ``"relevant"`` (its relevant ranked documents: RecBole
+            ``recbole/evaluator/metrics.py`` ``GAUC.metric_info``,
+            ``(user_auc * pos_len_list).sum() / pos_len_list.sum()``).
         description: what the profile reproduces, with sources.
     """
 
@@ -178,6 +198,9 @@ class Profile:
     padding: str = "none"
     nonpositive_scores: str = "rank"
     subtopic_gain: str = "binary"
+    list_weight: str = "query"
+    pair_ties: str = "rank"
+    gauc_weight: str = "documents"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -205,6 +228,9 @@ class Profile:
         _check(self.name, "padding", self.padding, _PADDING)
         _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)
         _check(self.name, "subtopic_gain", self.subtopic_gain, _SUBTOPIC_GAIN)
+        _check(self.name, "list_weight", self.list_weight, _LIST_WEIGHT)
+        _check(self.name, "pair_ties", self.pair_ties, _PAIR_TIES)
+        _check(self.name, "gauc_weight", self.gauc_weight, _GAUC_WEIGHT)
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):

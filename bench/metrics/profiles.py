@@ -265,6 +265,7 @@ PROFILES.update({
         max_label=1,
         idcg_basis="qrels",
         missing="zero",
+        gauc_weight="relevant",
         description=(
             "RecBole 1.x recbole/evaluator/metrics.py (TopkMetric, read at 7b02be5e): binary "
             "relevance (pos_index: is the item in the user's ground truth) and pos_len = |R(u)|, "
@@ -283,7 +284,9 @@ PROFILES.update({
             "ranked) scores 0 in every metric and counts (missing='zero'); a user without a "
             "judgment >= 1 has no ground truth and is left out (empty=None). Array input (the "
             "labels of the list only): |R| from the list. Order among tied scores is "
-            "torch.topk's (unspecified); this profile uses row order."
+            "torch.topk's (unspecified); this profile uses row order. GAUC weighs each user's "
+            "AUC by its positive items (GAUC.metric_info :272-317: (user_auc * pos_len_list)"
+            ".sum() / pos_len_list.sum(), users of one class left out): gauc_weight='relevant'."
         ),
     ),
     "recommenders": Profile(

@@ -14,7 +14,7 @@ a float64 sum (partial sums added in another order; within 1e-15 relative).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,9 @@ class QueryParts:
         n_documents: documents scored.
         backend: the kernel that computed them (``"numba"``, ``"python"`` or ``"numpy"``).
         ties_k: the cutoff of the tie count.
+        mean_weights: ranking metric name -> the per-query weight its family's mean uses
+            (``Family.weight``: GAUC, ARP, OPA), where it declares one; a part without an
+            entry (queries the run misses) weighs 0 there.
     """
 
     query_ids: NDArray[Any]
@@ -58,6 +61,7 @@ class QueryParts:
     n_documents: int
     backend: str
     ties_k: int | None
+    mean_weights: dict[str, NDArray[np.float64]] = field(default_factory=dict)
 
     @property
     def n_queries(self) -> int:
@@ -97,6 +101,9 @@ def combine(parts: Sequence[QueryParts]) -> QueryParts:
         n_documents=sum(p.n_documents for p in parts),
         backend="+".join(backends),
         ties_k=first.ties_k,
+        mean_weights={k: np.concatenate([p.mean_weights.get(k, np.zeros(p.n_queries))
+                                         for p in parts])
+                      for k in dict.fromkeys(k for p in parts for k in p.mean_weights)},
     )
 
 
@@ -110,6 +117,7 @@ def take(parts: QueryParts, order: NDArray[np.int64]) -> QueryParts:
         has_gain=parts.has_gain[order], n=parts.n[order], ties=parts.ties[order],
         pointwise_sums=parts.pointwise_sums, n_documents=parts.n_documents,
         backend=parts.backend, ties_k=parts.ties_k,
+        mean_weights={k: v[order] for k, v in parts.mean_weights.items()},
     )
 
 
@@ -127,9 +135,10 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
             means[spec.name] = aggregate.pointwise_total(spec.family, *parts.pointwise_sums[spec.name])
             continue
         blank = parts.blank[spec.name]
-        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq, parts.n)
+        mw = parts.mean_weights.get(spec.name)
+        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq, parts.n, mw)
         if blank.any():
-            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq, spec.family, parts.n)
+            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq, spec.family, parts.n, mw)
             excl[spec.name], as0[spec.name] = e, a0
             if FAMILIES[spec.family].blank_scores_one:
                 as1[spec.name] = a1

@@ -85,12 +85,11 @@ def _gauc_cases() -> list[Case]:
     labels0 = lists(*(_ranks_with_sum(n, p, s) for n, p, s in users0))
     expect0 = (1 * ((2 - 0 / 2 - 1 / 1) / (2 - 1)) + 2 * ((3 - 1 / 2 - 4 / 2) / (3 - 2))
                + 3 * ((5 - 2 / 2 - 9 / 3) / (5 - 3))) / (1 + 2 + 3)
-    out.append(Case("recbole", REPO, RANK, "TestRankMetrics.test_gauc[case0]", "auc", "recbole",
-                    labels=labels0, scores=_descending_like(labels0),
-                    weights=(1.0, 2.0, 3.0), mean=expect0, tol=1e-12,
-                    note="RecBole's GAUC (evaluator/metrics.py GAUC) weighs each user's AUC by "
-                    "its positives (pos_len), ltrbench's gauc by its documents (Zhou et al.): "
-                    "re-expressed as auc with the query weights pos_len = (1, 2, 3)"))
+    out.append(Case("recbole", REPO, RANK, "TestRankMetrics.test_gauc[case0]", "gauc", "recbole",
+                    labels=labels0, scores=_descending_like(labels0), mean=expect0, tol=1e-12,
+                    note="RecBole's GAUC (evaluator/metrics.py GAUC.metric_info) weighs each "
+                    "user's AUC by its positives (pos_len = 1, 2, 3): the recbole profile's "
+                    "gauc_weight='relevant'"))
     # case 1: a user of 3 with its positive last, one without positives, one of positives only
     labels1 = lists((0, 0, 1), (0, 0, 0, 0, 0, 0), (1, 1, 1, 1))
     out.append(Case("recbole", REPO, RANK, "TestRankMetrics.test_gauc[case1]", "gauc", "recbole",

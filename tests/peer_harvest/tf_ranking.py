@@ -10,9 +10,11 @@ weights otherwise (P, R, MRR, hits: the list weight is all they do; NDCG/MAP whe
 lists make the weighted value the unweighted one). The other per-example-weight assertions (DCG
 and NDCG gains scaled per document, MAP@k divided by weighted relevance) are a TF-Ranking
 convention the profile does not model ("per-example weights: not modelled") and are not
-harvested. OPA, ARP, alpha-DCG and Precision-IA have no ltrbench family: one case per test,
-counted as inexpressible. alpha-DCG and Precision-IA take TF-Ranking's [list, doc, subtopic]
-labels as ``evaluate(subtopics=...)`` rows (``extra["subtopics"]``).
+harvested. ARP and OPA are pooled (``list_weight="denominator"``: the per-list weight is the
+ratio's denominator) and OPA counts a pair of equal scores wrong (``pair_ties="wrong"``); their
+per-example-weight assertions (``item_weights``, ragged ``weights``) are not harvested either.
+alpha-DCG and Precision-IA take TF-Ranking's [list, doc, subtopic] labels as
+``evaluate(subtopics=...)`` rows (``extra["subtopics"]``).
 """
 
 from __future__ import annotations
@@ -213,24 +215,36 @@ def _diversity() -> list[Case]:
 
 
 _NO_FAMILY = {
-    "opa": "OPA (ordered pair accuracy: correctly ordered pairs of different labels over all "
-           "such pairs, pooled over lists) has no ltrbench family",
-    "arp": "ARP (average relevance position: sum of rank x label over the sum of labels) has "
-           "no ltrbench family: no kernel component sums rank times gain",
     "alpha_dcg": "alpha-DCG with per-example weights: every assertion of this test weighs "
                  "documents (TF-Ranking AlphaDCGMetric divides sum(w * gain * discount) by the "
                  "list weight, metrics_impl.py:814-822) or gives every list weight 0, and "
                  "ltrbench takes one weight per query (refusing weights that add up to 0)",
 }
 _GAP_TESTS = (
-    ("test_ordered_pair_accuracy", "opa"),
-    ("test_ordered_pair_accuracy_with_ragged_inputs", "opa"),
-    ("test_average_relevance_position", "arp"),
     ("test_alpha_discounted_cumulative_gain_with_weights_zero_relevance", "alpha_dcg"),
 )
 
+OPA_S = lists((1, 3, 2), (1, 2, 3))
+OPA_L = lists((-1, 0, 1), (0, 1, 2))  # -1: padding (utils.is_label_valid), dropped
+
+
+def _pairs() -> list[Case]:
+    """OPA (test_ordered_pair_accuracy*) and ARP (test_average_relevance_position)."""
+    t = "test_ordered_pair_accuracy"
+    return [
+        _c(t, "opa", OPA_L[:1], OPA_S[:1], 0.0),  # its one pair (label 1 over 0) is reversed
+        _c(t, "opa", OPA_L[1:], OPA_S[1:], 1.0),
+        _c(t, "opa", OPA_L, OPA_S, (0.0 + 3.0) / (1.0 + 3.0)),
+        _c(t, "opa", OPA_L, OPA_S, (0.0 + 3.0 * 2.0) / (1.0 + 3.0 * 2.0), weights=(1.0, 2.0)),
+        _c(t + "_with_ragged_inputs", "opa", RL, RS, (1.0 + 1.0 + 3.0) / (2.0 + 1.0 + 5.0)),
+        _c("test_average_relevance_position", "arp", LB[:1], S[:1], 2.0),
+        _c("test_average_relevance_position", "arp", LB[:2], S[:2],
+           (1.0 * 2.0 + 2.0 * 1.0 + 1.0 * 2.0) / 4.0),
+    ]
+
+
 CASES: list[Case] = [
-    *_mrr(), *_hits(), *_precision_recall(), *_map_ndcg_dcg(), *_diversity(),
+    *_mrr(), *_hits(), *_precision_recall(), *_map_ndcg_dcg(), *_diversity(), *_pairs(),
     _c("GetMetricsTest.test_get_single_metric", "mrr", LB, S, (1 / 2 + 1 + 1 / 3) / 3),
     _c("GetMetricsTest.test_get_single_metric", "mrr@2", LB, S, (1 / 2 + 1 + 0) / 3),
     *(Case("tf_ranking", REPO, PATH, f"MetricsTest.{test}", metric, "tf-ranking",

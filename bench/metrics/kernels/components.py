@@ -20,7 +20,8 @@ component  per query, for cutoff ``k`` (``None`` = whole list), ``i < min(k, n)`
 
 The components of :data:`RANKED` -- ``rprec``, ``bpref`` and those of
 :mod:`bench.metrics.kernels.ranked` (``nonrel``, ``fall``, ``crr``, ``rprec_mult``, ``rbp``,
-``rbp_residual``, ``iprec``, ``auc``, ``auc_pairs``, ``infap``) -- come from
+``rbp_residual``, ``iprec``, ``auc``, ``auc_pairs``, ``infap``) and of
+:mod:`bench.metrics.kernels.pairs` (``arp``, ``arp_labels``, ``opa``, ``opa_pairs``) -- come from
 :mod:`bench.metrics.kernels.judged` whatever the backend (after one sort of every query: a
 vectorised NumPy pass over every query, or beside the compiled kernel their compiled twins,
 :mod:`bench.metrics.kernels.numba_ranked`; exact under ``ties="average"`` where the sum is
@@ -40,11 +41,12 @@ from numpy.typing import NDArray
 
 #: Every component a kernel computes, in the order a :class:`Request` lists them.
 COMPONENTS = ("dcg", "idcg", "hits", "ap", "rr", "err", "any", "rprec", "bpref", "nonrel", "fall",
-              "crr", "rprec_mult", "rbp", "rbp_residual", "iprec", "auc", "auc_pairs", "infap")
+              "crr", "rprec_mult", "rbp", "rbp_residual", "iprec", "auc", "auc_pairs", "infap",
+              "arp", "arp_labels", "opa", "opa_pairs")
 #: The components computed by :func:`bench.metrics.kernels.judged.judged_components` (both
 #: backends: NumPy, or compiled twins), not by the per-query kernels.
 RANKED = ("rprec", "bpref", "nonrel", "fall", "crr", "rprec_mult", "rbp", "rbp_residual", "iprec",
-          "auc", "auc_pairs", "infap")
+          "auc", "auc_pairs", "infap", "arp", "arp_labels", "opa", "opa_pairs")
 
 
 def with_param(component: str, param: float | None) -> str:

@@ -31,6 +31,7 @@ from typing import cast
 import numpy as np
 from numpy.typing import NDArray
 
+import bench.metrics.kernels.pairs as pairs
 import bench.metrics.kernels.ranked as ranked
 from bench.data.groups import group_index
 from bench.metrics.kernels.components import Request, split_param
@@ -71,6 +72,8 @@ def judged_components(
     backend: str = "numpy",
     threads: int | None = None,
     order: NDArray[np.int64] | None = None,
+    labels: NDArray[np.float64] | None = None,
+    pair_ties: str = "rank",
 ) -> dict[tuple[str, int | None], NDArray[np.float64]]:
     """The components of :data:`~bench.metrics.kernels.components.RANKED` that ``request``
     asks for, keyed as :class:`~bench.metrics.kernels.components.Components` keys them
@@ -83,7 +86,8 @@ def judged_components(
     there (:data:`KERNELS`' ``twin``), ``"auto"`` those whose twin is the default
     (``twin_default``), ``"numpy"`` / ``"python"`` none (numba is not imported); ``threads``
     for the compiled twins as in :func:`bench.metrics.kernels.numba_kernel.numba_components`;
-    ``order``: the rows in ranking order when the caller has it (else sorted here, ``rank_order``).
+    ``order``: the rows in ranking order when the caller has it (else sorted here, ``rank_order``);
+    ``labels``, ``pair_ties``: ARP, OPA (:mod:`bench.metrics.kernels.pairs`).
     """
     gidx = group_index(offsets)
     wanted = {n: ks for n, ks in request.ks.items() if split_param(n)[0] in KERNELS}
@@ -110,6 +114,8 @@ def judged_components(
             order = rank_order(gidx, scores, gain, ties, tiekey)
         ps = _Pass.build(rel, nonrel, scores, offsets, gidx, order, ties, r_basis, n_nonrel,
                          unjudged, pooled)
+        ps.pairs = _PairInputs(tuple(rest), None if labels is None else labels[order], ties,
+                               pair_ties)
         for name, ks in rest.items():
             base, param = split_param(name)
             for k in ks:
@@ -131,6 +137,7 @@ class _Pass:
     r_basis: NDArray[np.float64]
     n_nonrel: NDArray[np.float64]
     auc: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+    pairs: _PairInputs | None = None
 
     @classmethod
     def build(cls, rel: NDArray[np.float64], nonrel: NDArray[np.float64],
@@ -177,6 +184,29 @@ class _Pass:
                                                lay.offsets)
         return self.auc[1] if pairs else self.auc[0]
 
+    def pair_sum(self, name: str) -> NDArray[np.float64]:
+        """ARP's and OPA's sums (:func:`bench.metrics.kernels.pairs.pair_values`), every
+        one asked for computed once."""
+        p = self.pairs
+        assert p is not None, "ARP and OPA need their inputs"
+        assert p.labels is not None, "ARP and OPA need the labels"
+        if p.sums is None:
+            p.sums = pairs.pair_values(p.names, self.lay.gidx, self.ss, p.labels,
+                                       self.lay.offsets, p.ties, p.pair_ties)
+        return p.sums[name]
+
+
+@dataclass
+class _PairInputs:
+    """What ARP and OPA read beyond the ranking: the components asked for, the labels in
+    ranking order, the tie rule and the OPA tie rule; their sums once computed."""
+
+    names: tuple[str, ...]
+    labels: NDArray[np.float64] | None
+    ties: str
+    pair_ties: str
+    sums: dict[str, NDArray[np.float64]] | None = None
+
 
 _Array = NDArray[np.float64]
 
@@ -184,6 +214,11 @@ _Array = NDArray[np.float64]
 def _param(p: float | None) -> float:
     assert p is not None, "a parameterised component without its parameter"
     return p
+
+
+def _pair_sum(name: str) -> Callable[[_Pass, float | None, int | None], NDArray[np.float64]]:
+    """The NumPy sum of ARP / OPA component ``name`` (one pass for all of them)."""
+    return lambda ps, p, k: ps.pair_sum(name)
 
 
 #: Each component of :data:`~bench.metrics.kernels.components.RANKED`: its NumPy sum and whether
@@ -210,6 +245,7 @@ KERNELS: dict[str, RankedKernel] = {
     "infap": RankedKernel(lambda ps, p, k: ranked.infap(ps.lay), twin=True, twin_default=True),
     "auc": RankedKernel(lambda ps, p, k: ps.auc_sums(False), twin=True, twin_default=True),
     "auc_pairs": RankedKernel(lambda ps, p, k: ps.auc_sums(True), twin=True, twin_default=True),
+    **{name: RankedKernel(_pair_sum(name)) for name in pairs.PAIR_COMPONENTS},
 }
 #: Which records' twins a backend takes (:func:`judged_components`).
 _TWIN_RULE: dict[str, Callable[[RankedKernel], bool]] = {
