@@ -79,6 +79,7 @@ from bench.data.compressed import refuse_compressed
 from bench.data.input_ids import UTF8_BOM as UTF8_BOM
 from bench.data.input_ids import stray_character as stray_character
 from bench.data.input_ids import text_ids as text_ids
+from bench.data.subnormal import FLUSH_CAUSE, flushes_subnormals
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -324,6 +325,9 @@ def _repeated_pairs(codes: NDArray[np.intp], values: NDArray[np.float64]) -> NDA
     return np.sort(order[mark])
 
 
+_SMALLEST_NORMAL = Decimal(2) ** -1022
+
+
 def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequence[str],
                         *, lines: Sequence[int] | None = None, what: str = "score",
                         path: PathLike | None = None) -> None:
@@ -358,6 +362,11 @@ def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequ
             continue
         first, later = sorted((a, b))
         line_of = (lambda i: lines[i]) if lines is not None else (lambda i: i + 1)
+        tiny = [i for i in (first, later) if 0 < abs(Decimal(texts[i])) < _SMALLEST_NORMAL]
+        if tiny and flushes_subnormals():  # tied by FTZ/DAZ (parsed as 0), not by float64
+            i = tiny[0]
+            raise DataError(f"{what} {texts[i]!r} is below the smallest normal number, 2**-1022, "
+                            f"and {FLUSH_CAUSE}", path=path, line=line_of(i), column=what)
         raise DataError(
             f"{what} {texts[later]!r} and {what} {texts[first]!r} (line {line_of(first)}) of "
             f"query {str(g[first])!r} are distinct decimals that a float64 cannot tell apart (both are "

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 import bench.metrics.aggregate as aggregate
 import bench.metrics.qualified as qualified
+from bench.data.subnormal import refuse_flushed_scores
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
 from bench.metrics.diversity_labels import split_diversity, subtopic_results
@@ -258,6 +259,15 @@ def evaluate_prepared(
     return qualified.merge(results, specs, prof)
 
 
+def _score_place(prep: Prepared, i: int) -> tuple[int | None, str]:
+    """What names prepared row ``i`` in an error: its query and document where the input has
+    document ids (TREC runs: their rows are not the file's lines), else its 1-based input row."""
+    if prep.docno is None:
+        return (i if prep.order is None else int(prep.order[i])) + 1, ""
+    q = int(np.searchsorted(prep.offsets, i, side="right")) - 1
+    return None, f" (query {prep.query_ids[q]!s}, document {prep.docno[i]!s})"
+
+
 def query_parts(
     prep: Prepared,
     specs: list[MetricSpec],
@@ -277,6 +287,7 @@ def query_parts(
         return _with_empty_queries(prep, specs, prof, empty, backend=backend, judged=judged,
                                    threads=threads)
     check_labels(prep, prof, specs)
+    refuse_flushed_scores(prep.scores, prof.score_dtype, lambda i: _score_place(prep, i))
     refuse_unfiltered({s.family for s in specs}, prof)
     request = build_request(specs, prof)
     comps, used = _components(prep, prof, request, backend, judged, threads)
