@@ -169,3 +169,19 @@ def test_run_depth_under_averaged_ties_is_exact_when_no_tie_straddles_the_cut() 
     got = evaluate([1, 1, 0, 2], [0.5, 0.5, 0.1, 0.0], group=[4], metrics=["ndcg"], profile=prof)
     want = evaluate([1, 1], [0.5, 0.5], group=[2], metrics=["ndcg"])
     assert got.metrics["ndcg"] == want.metrics["ndcg"] == 1.0
+
+
+def test_run_depth_on_arrays_keeps_a_cut_judged_row_in_r_as_trec_eval_m_does() -> None:
+    """Found by round 7: under trec_eval with run_depth=1 (-M 1), two relevant documents scored
+    0.9 and 0.5 gave map 1.0 as arrays (the cut row left R) and 0.5 as qrels and run. trec_eval
+    keeps every judgment of the topic in R (form_res_rels.c counts rel_levels before the cut):
+    AP = (1/1) / R = 1/2, recall@5 = 1/2, P@5 = 1/5, Rprec = 1/2 (hand arithmetic), on both
+    paths."""
+    prof = replace(get_profile("trec_eval"), run_depth=1)
+    names = "map recall@5 P@5 Rprec"
+    arrays = evaluate([1, 1], [0.9, 0.5], group=[2], metrics=names, profile=prof).metrics
+    trec = evaluate_trec({"q": {"a": 1, "b": 1}}, {"q": {"a": 0.9, "b": 0.5}}, metrics=names,
+                         profile=prof).metrics
+    expected = {"map": 0.5, "recall@5": 0.5, "P@5": 0.2, "Rprec": 0.5}
+    assert arrays == pytest.approx(expected, abs=1e-15)
+    assert trec == pytest.approx(expected, abs=1e-15)

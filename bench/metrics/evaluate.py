@@ -281,6 +281,8 @@ def query_parts(
     if prof.query_weights == "ignore":
         prep = dataclasses.replace(prep, query_weights=None, row_weights=None)
     if prof.run_depth is not None or prof.judged_only:  # trec_eval -M, -J
+        if judged is None and prof.idcg_basis == "qrels":  # arrays: every row is judged, and
+            judged = Judged(np.zeros(0), np.zeros(0, dtype=np.int64))  # a cut one stays so
         prep, judged = cut_run(prep, prof, judged, _tie_key(prep, prof))
     empty = np.diff(prep.offsets) == 0
     if empty.any():  # padding only, or nothing judged under -J: ranked as an empty list
