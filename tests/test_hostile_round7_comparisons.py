@@ -82,7 +82,7 @@ def test_a_run_file_named_qid_run_is_one_line_on_the_cli(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("first", "second"), [("=A", "'=A"), ("B", " B"), ("B", "B\t"),
-                                                ("+1", "'+1")])
+                                                ("@x", "'@x"), ("-x", "'-x")])
 def test_run_names_that_collide_once_written_are_refused(tmp_path: Path, first: str,
                                                           second: str) -> None:
     """``=A`` is written ``'=A`` in a CSV (formula-safe), and ``" B"`` prints as ``B``: two
@@ -232,7 +232,8 @@ def test_every_per_query_row_names_its_metrics_profile(tmp_path: Path) -> None:
 def test_the_tests_on_one_or_two_common_queries_give_no_false_certainty(tmp_path: Path,
                                                                         n_common: int) -> None:
     """One query: no t-test (NaN, printed '-'), the randomization test's p is 1 (2 sign flips);
-    two: the exact randomization p is at least 0.5. Never p < 0.05."""
+    two: the exact randomization p is at least 0.5 (4 sign flips), the t-test's p is scipy's
+    ``ttest_rel`` on the two differences (df = 1)."""
     keep = ("q1",) if n_common == 1 else ("q1", "q2")
     b = "".join(line + "\n" for line in RUN_B.splitlines() if line.startswith(keep))
     f = _write(tmp_path, q_txt=QRELS, a_run=RUN_A, b_run=b)
@@ -243,7 +244,10 @@ def test_the_tests_on_one_or_two_common_queries_give_no_false_certainty(tmp_path
     if n_common == 1:
         assert np.isnan(r.versus.p_t[other])
     else:
-        assert r.versus.p_t[other] >= 0.05
+        from scipy import stats
+        v = r.values["ndcg@10"]
+        want = stats.ttest_rel(v[r.versus.best], v[other]).pvalue
+        assert r.versus.p_t[other] == pytest.approx(want, rel=1e-12)
 
 
 def test_a_query_blank_in_one_run_is_left_out_of_every_run_and_named(tmp_path: Path) -> None:
