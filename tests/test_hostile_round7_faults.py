@@ -225,3 +225,19 @@ def test_kill_during_a_convert_like_write_never_leaves_a_truncated_file(tmp_path
     proc.wait(timeout=30)
     assert not out.exists() or out.stat().st_size == 50_000_000
 
+
+
+@pytest.mark.parametrize("compare", [False, True], ids=["one run", "comparison"])
+def test_a_closed_standard_output_is_one_line_not_a_traceback(tmp_path: Path,
+                                                              compare: bool) -> None:
+    """``ltrbench evaluate ... >&-``: Python's sys.stdout is None; before, a TypeError /
+    AttributeError traceback at the first print."""
+    argv = _argv(tmp_path, tmp_path / "pq.csv", compare)[:-4]  # no --per-query
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    got = subprocess.run([sys.executable, "-m", "bench", "evaluate", *argv], env=env,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.close(1),
+                         check=False, timeout=120)
+    assert got.returncode == 2
+    lines = [x for x in got.stderr.splitlines() if not x.startswith("warning:")]
+    assert lines == ["error: standard output is closed (the command was started with >&-): "
+                     "redirect it to a file or /dev/null"]
