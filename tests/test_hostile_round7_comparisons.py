@@ -82,7 +82,8 @@ def test_a_run_file_named_qid_run_is_one_line_on_the_cli(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("first", "second"), [("=A", "'=A"), ("B", " B"), ("B", "B\t"),
-                                                ("@x", "'@x"), ("-x", "'-x")])
+                                                ("@x", "'@x"), ("-x", "'-x"),
+                                                ("A", "\uff21"), ("ﬁt", "fit")])
 def test_run_names_that_collide_once_written_are_refused(tmp_path: Path, first: str,
                                                           second: str) -> None:
     """``=A`` is written ``'=A`` in a CSV (formula-safe), and ``" B"`` prints as ``B``: two
@@ -92,10 +93,10 @@ def test_run_names_that_collide_once_written_are_refused(tmp_path: Path, first: 
         compare_runs(f["q_txt"], {first: f["a_run"], second: f["b_run"]}, metrics="ndcg@10")
 
 
-@pytest.mark.parametrize("name", ["a\nb", "a\rb", "a\x1bb", "a\x00b"])
+@pytest.mark.parametrize("name", ["a\nb", "a\rb", "a\x1bb", "a\x00b", "a\u200bb", "a\u2028b"])
 def test_a_run_name_with_a_control_character_is_refused(tmp_path: Path, name: str) -> None:
     f = _write(tmp_path, q_txt=QRELS, a_run=RUN_A, b_run=RUN_B)
-    with pytest.raises(ConfigError, match="control character"):
+    with pytest.raises(ConfigError, match="invisible or control character"):
         compare_runs(f["q_txt"], {name: f["a_run"], "B": f["b_run"]}, metrics="ndcg@10")
 
 

@@ -38,6 +38,7 @@ module compares each run with the best one only, reports both tests and corrects
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -360,9 +361,10 @@ RESERVED_NAMES = ("qid", "metric", "profile")
 
 def _check_names(names: list[str]) -> None:
     """Run names label the table's rows and the per-query file's columns: a name that is one
-    of :data:`RESERVED_NAMES`, holds a control character (a line break would split a row), or
-    reads as another name once written (surrounding blanks trimmed by the table; ``=A`` written
-    ``'=A`` by :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError`."""
+    of :data:`RESERVED_NAMES`, holds a control or invisible character (a line break would split
+    a row), or reads as another name once written (surrounding blanks trimmed by the table,
+    full-width ``Ａ`` read as ``A`` (NFKC); ``=A`` written ``'=A`` by
+    :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError`."""
     from bench.data.outputs import formula_safe
 
     label = "label the run differently (on the command line: --run NAME=PATH)"
@@ -373,9 +375,9 @@ def _check_names(names: list[str]) -> None:
                               f"({', '.join(RESERVED_NAMES)}): {label}")
         control = next((c for c in name if not c.isprintable() and c != " "), None)
         if control is not None:
-            raise ConfigError(f"run names must be printable text: {name!r} holds a control "
-                              f"character (U+{ord(control):04X}); {label}")
-        key = formula_safe(name.strip())
+            raise ConfigError(f"run names must be printable text: {name!r} holds an invisible "
+                              f"or control character (U+{ord(control):04X}); {label}")
+        key = formula_safe(unicodedata.normalize("NFKC", name).strip())  # 'Ａ' reads as 'A'
         if key in seen:
             raise ConfigError(f"run names {seen[key]!r} and {name!r} would read as one run "
                               f"({key!r}) in the table and the CSV files: {label}")
