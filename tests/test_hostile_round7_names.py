@@ -282,3 +282,14 @@ def test_every_listed_name_evaluates_under_its_own_key(tmp_path: Path, files: tu
     assert next(iter(result.metrics)) == specs[0].key
     value = result[specs[0].key]
     assert np.isnan(value) or np.isfinite(value)
+
+
+@pytest.mark.parametrize("profile", ["trec_eval", None])
+def test_ir_measures_counts_under_trec_eval_are_ir_measures_counts(files: tuple[str, str],
+                                                                   profile: str | None) -> None:
+    """ir_measures' NumQ / NumRel count the queries the run answered (trec_eval without -c):
+    under an explicit trec_eval profile they are accepted, not refused with 'computes it as
+    profile trec_eval does, not as the profile trec_eval given'."""
+    kw = {} if profile is None else {"profile": profile}
+    got = _evaluate(files, "NumQ,NumRel", **kw)
+    assert got == {"NumQ": _ir("NumQ"), "NumRel": _ir("NumRel")}

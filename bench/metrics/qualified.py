@@ -78,7 +78,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
         if spec.explicit or spec.grammar not in FAMILY_PROFILES or spec.profile is None:
             out.append(spec)
             continue
-        if _base_name(call) in FAMILY_PROFILES[spec.grammar]:
+        if _base_name(call) in (*FAMILY_PROFILES[spec.grammar], spec.profile):  # NumQ: trec_eval
             out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
             continue
         plain = spec.family if spec.k is None else f"{spec.family}@{spec.k}"
