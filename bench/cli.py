@@ -198,6 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stdout is None:  # started with standard output closed (>&-): no traceback at print
+        print("error: standard output is closed (the command was started with >&-): "
+              "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     vars(args).pop(_GIVEN, None)

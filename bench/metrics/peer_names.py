@@ -269,6 +269,7 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
             if len(set(keys)) != len(keys):  # {1: 1, 1: 2}: Python keeps the last, silently
                 raise ConfigError(f"ir_measures parameter {kw.arg} of {token!r} gives a key "
                                   "twice: expected each label once")
+            _ir_literal(kw.value, str(kw.arg), token)
             try:
                 params[str(kw.arg)] = ast.literal_eval(kw.value)
             except ValueError:
@@ -339,7 +340,29 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         shown.append("rel=1")  # NumRet(rel=1) is NumRelRet, bare NumRet num_ret; RBP needs rel
     at = f"@{k}" if k is not None else (f"@{recall!r}" if recall is not None else "")
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + at
-    return Reading(family, k, IR_MEASURES_PROFILE, overrides, spelling, "ir_measures", param)
+    profile = TREC_EVAL_PROFILE if measure.name in _IR_COUNTS_OF_RUN_QUERIES else IR_MEASURES_PROFILE
+    return Reading(family, k, profile, overrides, spelling, "ir_measures", param)
+
+
+#: ir_measures measures that are sums over queries. ir_measures scores a qrels query without a
+#: run line 0 in every measure (``providers/base.py:18-27``), so its ``NumQ`` counts and its
+#: ``NumRel`` sums the queries the run answered: trec_eval without ``-c`` (``-c`` counts every
+#: qrels query, and ``trec_eval-c`` would give NumQ 3 where ir_measures gives 2).
+_IR_COUNTS_OF_RUN_QUERIES = ("NumQ", "NumRel")
+
+
+def _ir_literal(node: ast.expr, name: str, token: str) -> None:
+    """An ir_measures parameter as ir_measures reads it (``util.py`` ``_ast_to_value``): a
+    number, string or True/False written as is (a dict is checked as a gain table); ``+2``,
+    ``-1``, ``1+1``, tuples and sets are refused by ir_measures, so they are a
+    :class:`ConfigError` here."""
+    if isinstance(node, ast.Dict):  # a gain table: its own checks say what each entry needs
+        return
+    if not isinstance(node, ast.Constant) or isinstance(node.value, complex | bytes):
+        raise ConfigError(f"ir_measures parameter {name} of {token!r} must be written as "
+                          "ir_measures reads it: a number without a sign or an operator, a "
+                          "string, True/False, or {int: number} (ir_measures util.py "
+                          "_ast_to_value)")
 
 
 def _ir_family(measure: PeerMeasure, params: dict[str, object], recall: float | None

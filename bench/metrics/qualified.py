@@ -97,7 +97,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
         if spec.explicit or spec.grammar not in FAMILY_PROFILES or spec.profile is None:
             out.append(spec)
             continue
-        if _base_name(call) in FAMILY_PROFILES[spec.grammar]:
+        if _base_name(call) in (*FAMILY_PROFILES[spec.grammar], spec.profile):  # NumQ: trec_eval
             out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
             continue
         if _same_convention(call, spec):  # RR@10 under msmarco: the call's profile is the tool's

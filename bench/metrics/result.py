@@ -44,8 +44,8 @@ class EvaluationResult:
 
     def __getitem__(self, metric: str) -> float:
         """``result["nDCG@10"]``: the mean of a metric, by the spelling it was asked with."""
-        try:
-            return self.metrics[metric]
+        try:  # 'ndcg@10 ' was asked as ndcg@10: blanks around a name are not part of it
+            return self.metrics[metric if metric in self.metrics else str(metric).strip()]
         except KeyError:
             raise KeyError(f"{metric!r} is not a metric of this result (its metrics, as they were "
                            f"spelled: {', '.join(self.metrics)})") from None

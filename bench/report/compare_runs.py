@@ -37,6 +37,8 @@ module compares each run with the best one only, reports both tests and corrects
 
 from __future__ import annotations
 
+import os
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -52,6 +54,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, get_profile, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
 from bench.metrics.profiles import PROFILES, Profile
+from bench.metrics.qualified import refuse_homonyms, resolve
 from bench.report import stats
 
 #: What :class:`RunComparison` says about the queries it uses, per ``missing`` rule.
@@ -222,6 +225,9 @@ def compare_runs(
     _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
     given, call, mode = _profile_and_missing(profile, missing)
     keys = _ranking_keys(metrics)
+    specs = resolve(parse_metrics(metrics), call, explicit=given is not None)
+    refuse_homonyms(specs, call)  # every name against the profile before any file is read
+    _check_files(runs)
     subtopics = any(is_diversity(s) for s in parse_metrics(metrics))  # alpha_ndcg: subtopic qrels
     loaded = subtopic_qrels(qrels) if subtopics else as_qrels(qrels)
     tables, scored, metric_profiles = _evaluate_runs(loaded, runs, metrics, given, keys)
@@ -338,6 +344,7 @@ def _check_arguments(runs: object, confidence: object, n_bootstrap: object,
     if bad:
         raise ConfigError(f"run names must be non-empty text, got {bad[0]!r} "
                           f"({type(bad[0]).__name__}): the names label the table's rows")
+    _check_names(list(runs))
     if not (isinstance(confidence, float | int) and not isinstance(confidence, bool)
             and 0 < float(confidence) < 1):
         raise ConfigError(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
@@ -345,6 +352,52 @@ def _check_arguments(runs: object, confidence: object, n_bootstrap: object,
                             ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
             raise ConfigError(f"{arg} must be an integer >= {low}, got {value!r}")
+
+
+#: The per-query file's own columns (:meth:`RunComparison.per_query_frame`): a run of that
+#: name would overwrite them.
+RESERVED_NAMES = ("qid", "metric", "profile")
+
+
+def _check_names(names: list[str]) -> None:
+    """Run names label the table's rows and the per-query file's columns: a name that is one
+    of :data:`RESERVED_NAMES`, holds a control or invisible character (a line break would split
+    a row), or reads as another name once written (surrounding blanks trimmed by the table,
+    full-width ``Ａ`` read as ``A`` (NFKC); ``=A`` written ``'=A`` by
+    :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError`."""
+    from bench.data.outputs import formula_safe
+
+    label = "label the run differently (on the command line: --run NAME=PATH)"
+    seen: dict[str, str] = {}
+    for name in names:
+        if name in RESERVED_NAMES:
+            raise ConfigError(f"run name {name!r} is a column of the per-query file "
+                              f"({', '.join(RESERVED_NAMES)}): {label}")
+        control = next((c for c in name if not c.isprintable() and c != " "), None)
+        if control is not None:
+            raise ConfigError(f"run names must be printable text: {name!r} holds an invisible "
+                              f"or control character (U+{ord(control):04X}); {label}")
+        key = formula_safe(unicodedata.normalize("NFKC", name).strip())  # 'Ａ' reads as 'A'
+        if key in seen:
+            raise ConfigError(f"run names {seen[key]!r} and {name!r} would read as one run "
+                              f"({key!r}) in the table and the CSV files: {label}")
+        seen[key] = name
+
+
+def _check_files(runs: Mapping[str, object]) -> None:
+    """Two runs that are one file (the same path, a symlink or a hard link to it) are a
+    :class:`ConfigError` naming both: a run compared with itself says nothing (a copy is
+    allowed and is shown as a tie)."""
+    seen: dict[tuple[int, int], str] = {}
+    for name, run in runs.items():
+        if not isinstance(run, str | os.PathLike) or not os.path.isfile(run):
+            continue
+        st = os.stat(run)
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            raise ConfigError(f"runs {seen[key]!r} and {name!r} are the same file "
+                              f"({os.fspath(run)}): give each run once")
+        seen[key] = name
 
 
 def _with_missing(prof: Profile, mode: str) -> Profile:

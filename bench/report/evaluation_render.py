@@ -98,7 +98,9 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
         print(json.dumps(result.as_dict(), indent=2))
         return
     if fmt == "csv":
-        sys.stdout.write(result.to_frame().to_csv(index=False))
+        from bench.data.outputs import formula_safe_frame  # a run named '=...' is no formula
+
+        sys.stdout.write(formula_safe_frame(result.to_frame()).to_csv(index=False))
         return
     from rich.console import Console
     from rich.markup import escape
