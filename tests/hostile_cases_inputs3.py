@@ -337,9 +337,16 @@ def metric_list_with_a_trailing_comma_and_upper_case(tmp: Path) -> str | None:
 
 # --------------------------------------------------------------------- comparisons (--run x2)
 @case(WRONG)
-def compare_the_same_file_twice_is_a_tie(tmp: Path) -> str | None:
-    write(tmp, {"q.txt": QRELS, "r.txt": RUN})
-    res = cli(tmp, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--run", "r.txt",
+def compare_the_same_file_twice_is_refused_and_a_copy_ties(tmp: Path) -> str | None:
+    # one file given twice was compared with itself without a word: refused now, naming both
+    # runs; a copy of it is another run, which ties with it
+    write(tmp, {"q.txt": QRELS, "r.txt": RUN, "copy.txt": RUN})
+    twice = cli(tmp, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--run", "r.txt",
+                "--metrics", "ndcg_cut_10", "--format", "csv")
+    why = refused(twice, "the same file")
+    if why:
+        return why
+    res = cli(tmp, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--run", "copy.txt",
               "--metrics", "ndcg_cut_10", "--format", "csv")
     import csv as _csv
 

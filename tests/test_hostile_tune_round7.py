@@ -515,3 +515,46 @@ def test_round7_covers_every_surface_of_the_brief() -> None:
     for prefix in ("storage_", "space_", "budget_", "resume_", "out_", "workers_",
                    "dask_engine_", "grid_"):
         assert any(n.startswith(prefix) for n in names), prefix
+
+
+def test_a_study_database_a_killed_writer_left_a_hot_journal_in_is_accepted(tmp_path: Path) -> None:
+    """Found by the full suite: ``kill -9`` during a trial's write leaves ``study.db-journal``
+    (a hot journal); the storage check read the database in read-only mode, where SQLite cannot
+    roll the journal back ("attempt to write a readonly database"), so the killed tune could
+    not be resumed. The check now lets SQLite roll it back, as the next writer would."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from bench.benchmark.study import check_sqlite_url
+
+    db = tmp_path / "study.db"
+    con = sqlite3.connect(db)
+    con.execute("create table studies (x)")
+    con.execute("create table version_info (x)")
+    con.commit()
+    con.close()
+    ready = tmp_path / "ready"
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, time, pathlib\n"
+        f"con = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+        "con.execute('pragma cache_size=1')\n"
+        "con.execute('begin')\n"
+        "for i in range(20000): con.execute('insert into studies values (?)', ('x' * 100,))\n"
+        f"pathlib.Path({str(ready)!r}).touch()\n"
+        "time.sleep(600)\n")])
+    try:
+        deadline = time.monotonic() + 600
+        while not ready.exists():
+            assert writer.poll() is None, "the writer ended before it wrote"
+            assert time.monotonic() < deadline, "the writer never got ready"
+            time.sleep(0.05)
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    assert (tmp_path / "study.db-journal").exists()
+    assert check_sqlite_url(f"sqlite:///{db}") == db
+    con = sqlite3.connect(db)
+    assert con.execute("select count(*) from studies").fetchone() == (0,)  # rolled back
+    con.close()

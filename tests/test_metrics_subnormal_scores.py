@@ -1,9 +1,11 @@
 """Subnormal scores under the processor's flush-to-zero modes (FTZ/DAZ): refused, not ranked as 0.
 
-Found by a helper's run: a random hostile case (scores 1e-320 beside 0.0) gave other numbers in a
-test worker than in a fresh process. The same qrels and run give other RR@3 / Judged@4 values
-once the process's MXCSR has FTZ and DAZ set, which a library built with ``-ffast-math`` does
-when it is loaded. Each flushing case runs in a child process that sets the two bits itself
+Found while looking for why a random hostile case (scores 1e-320 beside 0.0) gave other numbers
+in a test worker than in a fresh process. That flake was ir_measures answering by hash seed
+(tests/test_hostile_evaluate_round5.py), but one suspect proved real: the same qrels and run
+give other RR@3 / Judged@4 values once the process's MXCSR has FTZ and DAZ set, which a library
+built with ``-ffast-math`` does when it is loaded (no library of this suite did, checked after
+every test of a full run). Each flushing case runs in a child process that sets the two bits itself
 (llvmlite, numba's code generator, JIT-compiles a call to ``llvm.x86.sse.ldmxcsr``), so nothing
 leaks into the other tests of this worker.
 """

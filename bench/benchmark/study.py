@@ -237,19 +237,31 @@ def check_sqlite_url(storage_url: str) -> Path:
 
 
 def _sqlite_tables(path: Path, where: str) -> set[str]:
-    """The table names of the SQLite database ``path``, read without writing to it."""
+    """The table names of the SQLite database ``path``, read without writing to it, unless a
+    killed writer left a hot journal: then SQLite must roll it back before anything can be
+    read ("attempt to write a readonly database" in read-only mode), as the next writer would,
+    and the names are read through an ordinary connection (found: a tune killed by ``kill -9``
+    could not be resumed)."""
     import sqlite3
     from urllib.parse import quote
 
-    try:
-        con = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    query = "select name from sqlite_master where type = 'table'"
+    for uri in (f"file:{quote(str(path.resolve()))}?mode=ro", f"file:{quote(str(path.resolve()))}"):
         try:
-            return {str(r[0]) for r in
-                    con.execute("select name from sqlite_master where type = 'table'")}
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise ConfigError(f"{where}: {path} cannot be read as a SQLite database ({exc})") from None
+            con = sqlite3.connect(uri, uri=True)
+            try:
+                return {str(r[0]) for r in con.execute(query)}
+            finally:
+                con.close()
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) and uri.endswith("?mode=ro"):
+                continue
+            raise ConfigError(f"{where}: {path} cannot be read as a SQLite database ({exc})") \
+                from None
+        except sqlite3.Error as exc:
+            raise ConfigError(f"{where}: {path} cannot be read as a SQLite database ({exc})") \
+                from None
+    raise AssertionError("unreachable: the ordinary connection returns or raises")
 
 
 def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) -> tuple[Any, Any]:

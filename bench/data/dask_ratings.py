@@ -228,7 +228,7 @@ def whole_number(text: str) -> int | None:
 
     from bench.data.inputs import is_plain_float, stray_character
 
-    cell = text.strip()  # after the stray check: VT, FF, NEL, U+2028 are refused, not stripped
+    cell = text.strip(" \t")  # ASCII blanks only, as the local reader (tabular.ASCII_BLANKS)
     if stray_character(text.encode("utf-8", "replace")) is not None or not is_plain_float(cell):
         return None
     try:
@@ -309,7 +309,7 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
                     cell = row[i] if i < len(row) else ""
                     why = id_cell_problem(cell) if c in ids else \
                         stray_character(cell.encode("utf-8", "replace"))
-                    v = cell.strip()
+                    v = cell.strip(" \t")
                     if why is None and c in whole:
                         n = whole_number(v)
                         why = f"value {v!r} is not {_WHOLE}" if n is None else \
