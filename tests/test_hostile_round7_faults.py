@@ -175,7 +175,8 @@ def test_a_writer_killed_mid_file_leaves_the_old_file_and_no_complete_looking_pa
     out.write_text(OLD)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env)
+                            stderr=subprocess.DEVNULL, env=env,  # SIGINT as from a terminal:
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == b"writing"
     proc.send_signal(sig)

@@ -176,12 +176,12 @@ CATALYST_LINEAR = Profile(
 
 CORNAC = Profile(
     name="cornac",
-    gain=(0.0, 1.0),  # binary: an item of the user's test set gains 1
+    gain=(0.0, 1.0),  # binary: an item of the user's test set gains 1; labels above 1 refused
     ties="stable",
     empty=None,
     idcg_basis="qrels",
     precision_denominator="min_k_n",
-    max_label=None,
+    max_label=1,
     labels_beyond_gain_table="error",
     missing="drop",
     description=(
