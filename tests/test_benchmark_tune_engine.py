@@ -70,8 +70,10 @@ def test_two_models_get_the_same_trial_budget_and_every_file(tmp_path: Path) -> 
     folder = _one_tune(tmp_path)
     for name in ("plan.json", "study.db", "trials.csv", "trials.parquet", "best.toml",
                  "summary.json", "complete", "best/lightgbm-lambdarank.toml",
-                 "best/xgboost-ndcg.toml"):
+                 "best/xgboost-ndcg.toml", "best_so_far.png"):
         assert (folder / name).is_file(), name
+    with (folder / "best_so_far.png").open("rb") as png:  # the figure, a real PNG
+        assert png.read(8) == b"\x89PNG\r\n\x1a\n"
     assert json.loads((folder / "summary.json").read_text()) == summary
     table = pd.read_csv(folder / "trials.csv")
     assert tuple(table.columns) == TRIAL_COLUMNS

@@ -384,7 +384,19 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
                f"{plan.cv} query folds of {plan.use}", **engine_summary(plan),
                "models": models}
     _write_best(plan, folder, summary)
+    _best_so_far_figure(folder)
     return TuneOutcome(plan=plan, summary=summary, folder=folder)
+
+
+def _best_so_far_figure(folder: Path) -> None:
+    """``best_so_far.png`` in the finished tune folder: every model's best validation score so
+    far against trials and CPU seconds (:func:`bench.report.tuning_plots.plot_best_so_far`;
+    ``report --tuned`` draws it again with the test values of the best trials)."""
+    from bench.report.tuning import read_tune_dir
+    from bench.report.tuning_plots import plot_best_so_far
+    from bench.runs.tune_layout import BEST_SO_FAR
+
+    plot_best_so_far(read_tune_dir(folder), folder / BEST_SO_FAR)
 
 
 @contextlib.contextmanager

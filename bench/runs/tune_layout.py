@@ -23,6 +23,8 @@ TRIALS_PARQUET = "trials.parquet"
 BEST = "best.toml"
 #: Per model: trials, best value and parameters, budget, sampler.
 SUMMARY = "summary.json"
+#: The best validation score so far against trials and CPU seconds, every model on one figure.
+BEST_SO_FAR = "best_so_far.png"
 
-__all__ = ["BEST", "COMPLETE", "PLAN", "STATES", "STUDY_DB", "SUMMARY", "TRIALS_CSV",
+__all__ = ["BEST", "BEST_SO_FAR", "COMPLETE", "PLAN", "STATES", "STUDY_DB", "SUMMARY", "TRIALS_CSV",
            "TRIALS_PARQUET", "TRIAL_COLUMNS"]
