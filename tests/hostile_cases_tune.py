@@ -241,7 +241,7 @@ def tune_twice_in_the_same_second_keeps_both(tmp: Path) -> str | None:
         return "; ".join(f"exit {r.status}: {r.err.strip()[-160:]}" for r in runs)
     folders = sorted((tmp / "res" / "tune").iterdir())
     files = [sorted(p.name for p in f.iterdir()) for f in folders]
-    want = [["best", "best.toml", "complete", "plan.json", "study.db", "summary.json",
+    want = [["best", "best.toml", "best_so_far.png", "complete", "plan.json", "study.db", "summary.json",
              "trials.csv", "trials.parquet"]] * 2
     return None if files == want else f"folders {[f.name for f in folders]} hold {files}"
 
