@@ -151,6 +151,15 @@ def api_refused(exc: BaseException | None, *words: str) -> str | None:
     return f"message {str(exc)!r} lacks {missing}" if missing else None
 
 
+def own_error(fn: Callable[[], Any], *words: str) -> str | None:
+    """None when ``fn()`` raises ltrbench's own error containing every word
+    (:func:`api_refused` of :func:`call`); an accepted call names what it returned."""
+    value, exc = call(fn)
+    if exc is None:
+        return f"accepted, expected an error naming {words}: got {str(value)[:100]}"
+    return api_refused(exc, *words)
+
+
 def csv_values(res: Res) -> dict[str, float]:
     """``metric -> value`` of ``evaluate --format csv`` (one run)."""
     out: dict[str, float] = {}

@@ -29,6 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_kit import DATA, QRELS, RUN, SCORES, cli, pytrec, refused, value_or_refused
+from hostile_kit import own_error as _error
 
 Fn = Callable[[Path], "str | None"]
 CASES: list[tuple[str, Fn]] = []
@@ -46,18 +47,6 @@ def case(klass: str) -> Callable[[Fn], Fn]:
     return add
 
 
-def _error(fn: Callable[[], Any], *words: str) -> str | None:
-    """None when ``fn()`` raises ltrbench's own error whose text holds every word."""
-    from bench.errors import LtrbenchError
-
-    try:
-        got = fn()
-    except LtrbenchError as exc:
-        missing = [w for w in words if w not in str(exc)]
-        return f"message {str(exc)[:200]!r} lacks {missing}" if missing else None
-    except Exception as exc:
-        return f"traceback: {type(exc).__name__}: {str(exc)[:160]}"
-    return f"accepted, expected an error naming {words}: got {str(got)[:100]}"
 
 
 def _judged(exc: BaseException, *words: str) -> str | None:

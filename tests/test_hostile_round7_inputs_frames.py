@@ -28,6 +28,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from hostile_kit import own_error as _error
 from hostile_kit import pytrec
 
 Fn = Callable[[], "str | None"]
@@ -48,17 +49,6 @@ def case(klass: str) -> Callable[[Fn], Fn]:
     return add
 
 
-def _error(fn: Callable[[], Any], *words: str) -> str | None:
-    from bench.errors import LtrbenchError
-
-    try:
-        got = fn()
-    except LtrbenchError as exc:
-        missing = [w for w in words if w not in str(exc)]
-        return f"message {str(exc)[:200]!r} lacks {missing}" if missing else None
-    except Exception as exc:
-        return f"traceback: {type(exc).__name__}: {str(exc)[:160]}"
-    return f"accepted, expected an error naming {words}: got {str(got)[:100]}"
 
 
 def _mean(result: Any, metric: str = "ndcg@10") -> float:
