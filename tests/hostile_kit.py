@@ -231,6 +231,21 @@ def pytrec(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], m
     return total / (len(qrels) if complete else len(per_q))
 
 
+def pytrec_per_query(qrels: str, run: str, measure: str) -> dict[str, float]:
+    """pytrec_eval's value of ``measure`` per query, from qrels and run TEXT (4- and 6-column
+    lines split on blanks: the independent oracle, not ltrbench's reader)."""
+    import pytrec_eval
+
+    def rows(text: str, cast: type) -> dict[str, dict[str, object]]:
+        out: dict[str, dict[str, object]] = {}
+        for line in text.splitlines():
+            f = line.split()
+            out.setdefault(f[0], {})[f[2]] = cast(f[3] if len(f) == 4 else f[4])
+        return out
+    got = pytrec_eval.RelevanceEvaluator(rows(qrels, int), {measure}).evaluate(rows(run, float))
+    return {q: v[measure] for q, v in got.items()}
+
+
 def trec_bytes(records: dict[str, dict[str, Any]], kind: str) -> bytes:
     lines = []
     for q, docs in records.items():

@@ -26,6 +26,8 @@ from bench.report.compare_runs import compare_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
+from hostile_kit import pytrec_per_query  # noqa: E402
+
 # q3 is judged but run B has no line for it; A ranks badly on q1 and q2 and perfectly on q3.
 QRELS = ("q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq1 0 d9 1\n"
          "q2 0 d4 1\nq2 0 d5 0\nq2 0 d6 1\n"
@@ -66,16 +68,6 @@ def _ir(name: str, qrels: str, run: str) -> tuple[float, dict[str, float]]:
     m = ir_measures.parse_measure(name)
     return m.calc_aggregate(q, r), {v.query_id: v.value for v in m.iter_calc(q, r)}
 
-
-def _pytrec(measure: str, qrels: str, run: str) -> dict[str, float]:
-    def rows(text: str, cast: type) -> dict[str, dict[str, object]]:
-        out: dict[str, dict[str, object]] = {}
-        for line in text.splitlines():
-            f = line.split()
-            out.setdefault(f[0], {})[f[2]] = cast(f[3] if len(f) == 4 else f[4])
-        return out
-    got = pytrec_eval.RelevanceEvaluator(rows(qrels, int), {measure}).evaluate(rows(run, float))
-    return {q: v[measure] for q, v in got.items()}
 
 
 # -- one query set for every metric and every run --------------------------------------------
@@ -226,7 +218,7 @@ def test_ir_measures_spellings_without_a_profile_equal_ir_measures(tmp_path: Pat
 def test_trec_eval_names_without_a_profile_equal_pytrec_eval(tmp_path: Path, name: str) -> None:
     q, _, b = _files(tmp_path)
     r = evaluate_trec(q, b, metrics=[name], per_query=True)
-    theirs = _pytrec(name, QRELS, RUN_B)
+    theirs = pytrec_per_query(QRELS, RUN_B, name)
     assert r.per_query is not None
     assert dict(zip(r.per_query["qid"], r.per_query[name], strict=True)) == pytest.approx(theirs, abs=1e-12)
     assert r.metrics[name] == pytest.approx(sum(theirs.values()) / len(theirs), abs=1e-12)
@@ -286,7 +278,7 @@ def test_the_cli_refuses_a_mismatched_name_in_one_line(tmp_path: Path,
 def test_the_qualifier_still_picks_any_profile(tmp_path: Path) -> None:
     q, a, _ = _files(tmp_path)
     r = evaluate_trec(q, a, metrics="trec_eval:ndcg_cut_10 ndcg@10", profile="lightgbm")
-    theirs = _pytrec("ndcg_cut_10", QRELS, RUN_A)
+    theirs = pytrec_per_query(QRELS, RUN_A, "ndcg_cut_10")
     assert r.metrics["trec_eval:ndcg_cut_10"] == pytest.approx(
         sum(theirs.values()) / len(theirs), abs=1e-12)
     assert r.metric_profiles == {"trec_eval:ndcg_cut_10": "trec_eval", "ndcg@10": "lightgbm"}
@@ -359,7 +351,7 @@ def test_missing_drop_under_trec_eval_c_is_trec_eval(tmp_path: Path) -> None:
     assert r.profile == "trec_eval"
     assert r.dropped == ["q3"]
     for i, run in enumerate((RUN_A, RUN_B)):
-        theirs = _pytrec("ndcg_cut_10", QRELS, run)
+        theirs = pytrec_per_query(QRELS, run, "ndcg_cut_10")
         assert r.mean["ndcg_cut_10"][i] == pytest.approx((theirs["q1"] + theirs["q2"]) / 2,
                                                          abs=1e-12)
 
@@ -450,7 +442,7 @@ def test_an_explicit_qualifier_keeps_its_own_profile_under_another_family(tmp_pa
                                  "ndcg_cut_10": "trec_eval"}
     assert r.metrics["trec_eval-c:ndcg_cut_10"] == pytest.approx(
         _ir("nDCG@10", QRELS, RUN_B)[0], abs=1e-12)
-    theirs = _pytrec("ndcg_cut_10", QRELS, RUN_B)
+    theirs = pytrec_per_query(QRELS, RUN_B, "ndcg_cut_10")
     assert r.metrics["ndcg_cut_10"] == pytest.approx(sum(theirs.values()) / 2, abs=1e-12)
 
 

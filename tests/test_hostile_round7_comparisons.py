@@ -23,6 +23,8 @@ from bench.report.compare_runs import compare_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
+from hostile_kit import pytrec_per_query  # noqa: E402
+
 QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d4 1\nq2 0 d5 0\nq3 0 d6 1\nq3 0 d7 0\n"
 RUN_A = ("q1 Q0 d3 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq1 Q0 d1 3 1.0 a\n"
          "q2 Q0 d5 1 2.0 a\nq2 Q0 d4 2 1.0 a\nq3 Q0 d6 1 2.0 a\nq3 Q0 d7 2 1.0 a\n")
@@ -46,15 +48,6 @@ def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return rc, got.out, got.err
 
 
-def _pytrec(qrels: str, run: str, measure: str) -> dict[str, float]:
-    def rows(text: str, cast: type) -> dict[str, dict[str, object]]:
-        out: dict[str, dict[str, object]] = {}
-        for line in text.splitlines():
-            f = line.split()
-            out.setdefault(f[0], {})[f[2]] = cast(f[3] if len(f) == 4 else f[4])
-        return out
-    got = pytrec_eval.RelevanceEvaluator(rows(qrels, int), {measure}).evaluate(rows(run, float))
-    return {q: v[measure] for q, v in got.items()}
 
 
 # -- run names -----------------------------------------------------------------------------
@@ -186,7 +179,7 @@ def test_fifty_runs_each_equal_pytrec_eval_and_holm_over_49(tmp_path: Path) -> N
     (tmp_path / "q.txt").write_text(QRELS)
     r = compare_runs(str(tmp_path / "q.txt"), runs, metrics="ndcg_cut_10", n_permutations=200)
     for i, name in enumerate(r.names):
-        want = np.mean(list(_pytrec(QRELS, texts[name], "ndcg_cut_10").values()))
+        want = np.mean(list(pytrec_per_query(QRELS, texts[name], "ndcg_cut_10").values()))
         assert r.mean["ndcg_cut_10"][i] == pytest.approx(want, abs=1e-12)
     held = ~np.isnan(r.versus.p_t)
     assert held.sum() == 49
@@ -202,7 +195,7 @@ def test_doc_ids_07_and_7_are_two_documents_as_in_trec_eval(tmp_path: Path) -> N
     f = _write(tmp_path, q_txt=qrels, a_run=run_07, b_run=run_7)
     r = compare_runs(f["q_txt"], {"A": f["a_run"], "B": f["b_run"]}, metrics="ndcg_cut_10")
     for i, text in enumerate((run_07, run_7)):
-        want = np.mean(list(_pytrec(qrels, text, "ndcg_cut_10").values()))
+        want = np.mean(list(pytrec_per_query(qrels, text, "ndcg_cut_10").values()))
         assert r.mean["ndcg_cut_10"][i] == pytest.approx(want, abs=1e-15)
     assert r.mean["ndcg_cut_10"].tolist() == [0.5, 1.0]
 
