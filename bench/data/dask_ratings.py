@@ -7,8 +7,8 @@
 * a CSV/TSV file, a glob of them (``ratings-*.csv``) or a folder of ``*.csv`` shards, with a
   header; columns by name (``--user`` ...) or the usual names (``user``/``userId``/``user_id``,
   ``item``/``movieId``/``item_id``, ``rating``, ``timestamp``);
-* a Parquet file or a folder of ``*.parquet`` shards, columns as for CSV.
-
+* a Parquet file or a folder of ``*.parquet`` shards, columns as for CSV (any other data file
+  in a folder, ``x.CSV``, ``x.csv.gz``, a hive sub-folder, is refused: it would not be read).
 Without a rating column every row is an implicit rating of 1; without a timestamp column all
 timestamps are 0. Every shard's header (CSV) or footer (Parquet) is checked before Dask reads
 any (every column there, of a type the ratings can hold; one format per table), and every
@@ -24,8 +24,7 @@ reads any), a column named twice is refused (CSV header, Parquet schema), and a 
 as a missing value (``NA``, ``nan``, ``null``) or holding a stray character (NUL, an inner
 byte-order mark, VT/FF/NEL/U+2028) is named as such. A bad value is a
 :class:`~bench.errors.DataError` naming the file, the line (CSV) or row (Parquet), the column
-and the value.
-"""
+and the value."""
 
 from __future__ import annotations
 
@@ -39,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.inputs import check_input_file
+from bench.data.query_shards import stray_data, stray_error
 from bench.data.tabular import check_columns
 from bench.errors import ConfigError, DataError
 
@@ -80,7 +80,6 @@ class RatingsFrame:
     def sha256(self) -> dict[str, str]:
         """Digest of every file read (streamed)."""
         from bench.data.hashing import sha256_file
-
         return {f.name: sha256_file(f) for f in self.files}
 
 
@@ -109,6 +108,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         if not (files := kinds[0] if kinds else []):
             raise DataError("expected a MovieLens folder (ratings.csv) or a folder of *.parquet "
                             "/ *.csv shards", path=p)
+        if (stray := stray_data(p, files)) is not None:  # x.CSV, x.csv.gz, hive sub-folders
+            raise stray_error(stray, "a folder is read as its *.parquet, *.csv or *.tsv files")
     elif any(ch in str(path) for ch in "*?["):
         files = [Path(f) for f in sorted(glob.glob(str(path)))]
         if not files:
@@ -166,8 +167,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
 
 
 def _data_files(folder: Path, pattern: str) -> list[Path]:
-    """The files of ``folder`` matching ``pattern`` but hidden and ``_`` ones (``.x.parquet``,
-    ``_metadata.parquet``: pyarrow.dataset's ``ignore_prefixes``)."""
+    """The files of ``folder`` matching ``pattern`` but hidden and ``_`` ones (pyarrow.dataset's
+    ``ignore_prefixes``); any other data file there is refused (``stray_data``)."""
     return sorted(f for f in folder.glob(pattern) if not f.name.startswith((".", "_")))
 
 

@@ -8,7 +8,8 @@ destroyed file) after the work is done.
   when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
   would replace the device node with a file; a FIFO would block the writer), when it is a
   directory, when a component of its folder is an existing file, or when the folder it goes in
-  may not be written by this user (``os.access``) or is on a read-only file system.
+  may not be written by this user (``os.access``) or is on a read-only file system; and
+  a path holding a NUL byte or a name over the file system's ``NAME_MAX`` (both commands).
 - :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component of
   it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing; and
   when an entry the command writes there (``writes``: file names and ``fnmatch`` patterns relative
@@ -117,6 +118,38 @@ def _input_over(target: Path, inputs: list[tuple[str, Path]]) -> tuple[str, Path
     return None
 
 
+def _check_name(option: str, path: PathLike) -> None:
+    """Refuse, before any work, a path no file system can hold: a NUL byte (``open`` raises
+    ``ValueError: embedded null byte``, a traceback), or a name of more bytes than the file
+    system allows per name (``NAME_MAX``, 255 on Linux file systems: ``File name too long``
+    came only once the work was done, naming no option)."""
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise ConfigError(f"{option} {text!r}: the path holds a NUL byte, which no file name "
+                          "can hold; choose another path")
+    for part in Path(text).parts:
+        size, limit = len(os.fsencode(part)), _name_max(Path(text))
+        if size > limit:
+            raise ConfigError(f"{option} {_cut(text, 60)}: the name {_cut(part, 24)} is {size} "
+                              f"bytes, over the file system's limit of {limit} bytes per name; "
+                              "choose a shorter name")
+
+
+def _cut(text: str, n: int) -> str:
+    """``repr(text)``, its first ``n`` characters and ``...`` when longer."""
+    return repr(text) if len(text) <= n else f"{text[:n]!r}..."
+
+
+def _name_max(path: Path) -> int:
+    """``NAME_MAX`` of the file system of ``path``'s nearest existing folder (255 if unknown)."""
+    for folder in path.absolute().parents:
+        if folder.is_dir():
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                return int(os.pathconf(folder, "PC_NAME_MAX"))
+            break
+    return 255
+
+
 def _refuse_special(option: str, path: Path, target: Path | None = None) -> None:
     """Refuse ``target`` (default ``path``) when it is a symlink, a device node, a FIFO or a
     socket: ltrbench replaces files by renaming a finished temporary file over them, which would
@@ -140,6 +173,7 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     skipped; a folder counts with every file below it), so the message can say which input
     would be overwritten.
     """
+    _check_name(option, path)
     p = Path(path)
     found = _expand(inputs)
     hit = _input_over(p, found) if os.path.lexists(p) else None
@@ -182,6 +216,7 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     holds the input folder (``--out work --dataset work/letor``) writes beside it, not into it;
     an input file's folder (the config file's) is not sealed.
     """
+    _check_name(option, path)
     p = Path(path)
     found = _expand(inputs)
     _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),

@@ -162,6 +162,9 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     if not p.is_dir():
         raise DataError("expected a folder of Parquet shards (part-*.parquet)", path=p)
     files = sorted(p.glob(SHARD_GLOB))
+    stray = stray_data(p, files)
+    if stray is not None:
+        raise stray_error(stray, f"only {SHARD_GLOB} files of the folder itself are read")
     if not files:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
     first: dict[str, tuple[str, object]] = {}
@@ -207,6 +210,57 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
             if c != "label" and pa.types.is_integer(kind):
                 _exact_scores(f, c)
     return files
+
+
+#: Name endings of a file that holds a table (any letter case; a compression suffix after one):
+#: such a file in a shard folder that is not read is data dropped without a word.
+DATA_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".feather", ".arrow", ".orc",
+                 ".avro", ".jsonl", ".ndjson")
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zstd", ".lz4", ".snappy", ".zip")
+
+
+def looks_like_data(name: str) -> bool:
+    """Whether a file named ``name`` holds a table by its ending (``x.PARQUET``, ``x.csv.gz``,
+    ``part-00001.pq``): :data:`DATA_SUFFIXES` in any letter case, a compression suffix allowed
+    after one; hidden and ``_`` names (``_SUCCESS``, ``_metadata``, ``.x.crc``: what Spark,
+    Hadoop and Dask write beside shards, and what ``pyarrow.dataset`` ignores by its
+    ``ignore_prefixes``) never."""
+    low = name.lower()
+    if low.startswith((".", "_")):
+        return False
+    for z in _COMPRESSED:
+        if low.endswith(z):
+            low = low[: -len(z)]
+            break
+    return low.endswith(DATA_SUFFIXES)
+
+
+def stray_data(folder: Path, read: list[Path]) -> Path | None:
+    """The first entry of ``folder`` that holds data but is not among the files ``read``: a file
+    that :func:`looks_like_data` (``part-00001.PARQUET``, ``part-00002.csv`` beside
+    ``part-*.parquet`` shards), or a sub-folder (not hidden) with such a file anywhere below it
+    (hive partitions ``qid=1/``, nested shards). Reading the folder without it would silently
+    give a number over part of the data, so the caller refuses it (:func:`stray_error`)."""
+    taken = {f.name for f in read}
+    for entry in sorted(folder.iterdir()):
+        if entry.name in taken or entry.name.startswith((".", "_")):
+            continue
+        if entry.is_dir():
+            below = (f for f in entry.rglob("*") if looks_like_data(f.name) and f.is_file())
+            if next(below, None) is not None:
+                return entry
+        elif looks_like_data(entry.name):
+            return entry
+    return None
+
+
+def stray_error(entry: Path, rule: str) -> DataError:
+    """The :class:`DataError` for :func:`stray_data`'s ``entry``, saying the reading ``rule``."""
+    what = ("a folder holding data files (hive partitions or nested shards are not read)"
+            if entry.is_dir() else "a data file that would not be read")
+    return DataError(f"is {what}: {rule}, so its rows would be left out of the result without "
+                     "a word; move it out of the folder, or write it as one of the read files",
+                     path=entry)
 
 
 def _id_family(kind: Any) -> str | None:
