@@ -236,6 +236,8 @@ def probe_scheduler(address: str, given: str) -> None:
                               "package (distributed-ucxx), which is not installed; give the "
                               "scheduler's tcp:// address")
         return
+    if scheme in ("tls", "wss"):
+        _check_tls_config(given)
     host, _, port = rest.rpartition(":")
     try:
         with socket.create_connection((host.strip("[]"), int(port)),
@@ -249,6 +251,22 @@ def probe_scheduler(address: str, given: str) -> None:
             (exc.strerror or _first_line(exc))
         raise ConfigError(f"cannot reach the Dask scheduler at {given!r}: {why}; start it "
                           "(dask scheduler) or check the address") from None
+
+
+def _check_tls_config(given: str) -> None:
+    """Refuse a ``tls://`` / ``wss://`` scheduler when Dask's configuration names no CA file for
+    this client: distributed builds the client's ``ssl_context`` from
+    ``distributed.comm.tls.ca-file`` (``distributed/security.py``, ``Security._get_tls_context``
+    returns None without one), and its connect then fails with "TLS expects a ssl_context
+    argument ... Instead got None", which says nothing of what to set."""
+    import dask
+
+    if not dask.config.get("distributed.comm.tls.ca-file", None):
+        raise ConfigError(f"--scheduler {given!r}: a TLS scheduler needs this client's "
+                          "certificates, and Dask's configuration names none: set "
+                          "distributed.comm.tls.ca-file, .client.cert and .client.key (e.g. "
+                          "DASK_DISTRIBUTED__COMM__TLS__CA_FILE=ca.pem), or give the "
+                          "scheduler's tcp:// address")
 
 
 #: The most worker processes a local cluster starts per usable CPU (beyond, each process's
