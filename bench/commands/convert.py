@@ -201,11 +201,11 @@ def run(args: argparse.Namespace) -> int:
                           f"(--layout {args.old_layout})")
     args.layout = args.layout or "auto"
     config = config_from_args(args)
+    check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],
+                     writes=converted_files(), sealed=("--ratings",))  # a ratings folder: untouched
     if not Path(args.out).exists() and Path(args.out).suffix.lower() in FILE_SUFFIXES:
         raise ConfigError(f"--out {args.out!r} looks like a file name; --out is the folder that "
                           "convert creates and fills with train/vali/test files: name a folder")
-    check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],
-                     writes=converted_files(), sealed=("--ratings",))  # a ratings folder: untouched
     _refuse_ignored(args)
     engine = get_engine(args.engine)
     if engine.converter is not None:  # the engine converts on its cluster

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import hashlib
 import os
 import shutil
 import tempfile
@@ -32,7 +33,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     dest.parent.mkdir(parents=True, exist_ok=True)
     _remove_orphans(dest)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.{os.getpid()}-", suffix=".tmp",
+        fd, tmp = tempfile.mkstemp(prefix=f".{_stem(dest)}.{os.getpid()}-", suffix=".tmp",
                                    dir=dest.parent)
     except OSError as exc:  # /proc, a read-only folder: name the user's path, not the temporary
         raise OSError(exc.errno, f"cannot create a file in its folder ({exc.strerror})",
@@ -114,10 +115,30 @@ def _named(exc: OSError, dest: Path) -> OSError:
         else OSError(errno.EIO, str(exc), str(dest))
 
 
+#: The most bytes of the destination's name a temporary name repeats: the temporary adds about
+#: 25 bytes (dot, pid, random part, ``.tmp``), and a name may hold 255 bytes on Linux.
+STEM_MAX_BYTES = 200
+
+
+def _stem(dest: Path) -> str:
+    """The destination's name as the temporary name repeats it: the name itself, or, for a name
+    over :data:`STEM_MAX_BYTES` bytes (a valid 255-byte name failed with "File name too long"
+    once the work was done), its start and a digest of the whole name."""
+    name = dest.name
+    if len(os.fsencode(name)) <= STEM_MAX_BYTES:
+        return name
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
+    cut = name
+    while len(os.fsencode(cut)) > STEM_MAX_BYTES - 13:
+        cut = cut[:-1]
+    return f"{cut}~{digest}"
+
+
 def _remove_orphans(dest: Path) -> None:
     """Remove ``.<name>.<pid>-*.tmp`` files beside ``dest`` whose writer process is gone."""
-    for old in dest.parent.glob(f".{glob.escape(dest.name)}.*-*.tmp"):
-        pid = old.name[len(dest.name) + 2:].split("-", 1)[0]
+    stem = _stem(dest)
+    for old in dest.parent.glob(f".{glob.escape(stem)}.*-*.tmp"):
+        pid = old.name[len(stem) + 2:].split("-", 1)[0]
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(OSError):
                 old.unlink()
