@@ -41,6 +41,7 @@ from bench.report.render import md_text
 from bench.runs.tune_layout import (
     BEST,
     COMPLETE,
+    PLAN,
     STATES,
     STUDY_DB,
     SUMMARY,
@@ -101,6 +102,12 @@ def read_tune_dir(path: str | Path) -> TuneFolder:
     if not folder.is_dir():
         raise DataError("not a folder: expected a tune folder (DIR/tune/<name>/, written by "
                         "'ltrbench tune')", path=folder)
+    if not (folder / TRIALS_CSV).is_file() and (folder / PLAN).is_file() \
+            and not (folder / COMPLETE).exists():  # a tune killed before its first trial ended
+        raise DataError(f"no {TRIALS_CSV} yet: the tune did not finish (killed or still running: "
+                        "no 'complete' file) and no trial of it has ended; finish it with "
+                        f"'ltrbench tune --resume {folder}' (its other options as before)",
+                        path=folder)
     trials = _read_trials(folder / TRIALS_CSV)
     summary_path = folder / SUMMARY
     summary = (read_json_object(summary_path, "tune's summary (per model: trials, best value)")

@@ -41,6 +41,7 @@ from bench.report.tuning import (
 from bench.report.tuning_board import TunedBoard, pair_runs, tuned_table
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
+from bench.runs.tune_layout import COMPLETE
 
 #: The figures of the tuning folder, in the order the HTML shows them.
 FIGURES = ("best_so_far.png", "importances.png")
@@ -51,6 +52,22 @@ def _run_ref(run: RunDir, base: Path) -> dict[str, str]:
             "run_config": _display_path(run.config_path, base)}
 
 
+def _check_best(best_path: Path) -> None:
+    """A :class:`ConfigError` when the tune folder has no ``best.toml``; a tune killed (or still
+    running) has none yet -- it is written with ``complete`` when the tune ends
+    (:func:`bench.benchmark.tune_out.write_results`) -- so the message says so and how to
+    finish it, instead of only that a file is missing."""
+    if best_path.is_file():
+        return
+    folder = best_path.parent
+    if folder.is_dir() and not (folder / COMPLETE).exists():
+        raise ConfigError(f"{best_path}: not found: the tune in {folder} did not finish (killed "
+                          "or still running: no 'complete' file), and best.toml is written when "
+                          f"it does; finish it with 'ltrbench tune --resume {folder}' (its "
+                          "other options as before), then report again")
+    raise ConfigError(f"{best_path}: not found; a tune folder holds best.toml")
+
+
 def find_pair(tune_dir: str | Path, runs_root: Path) -> list[RunDir]:
     """The newest finished run in ``runs_root`` of ``best.toml`` (its ``[model_params]`` and
     dataset) and the newest finished run of the same dataset and seeds without
@@ -59,8 +76,7 @@ def find_pair(tune_dir: str | Path, runs_root: Path) -> list[RunDir]:
     from bench.report.select import is_unfinished
 
     best_path = Path(tune_dir) / "best.toml"
-    if not best_path.is_file():
-        raise ConfigError(f"{best_path}: not found; a tune folder holds best.toml")
+    _check_best(best_path)
     best = read_toml(best_path)
     want = best.get("model_params") or {}
     found = sorted((RunDir(p) for p in (runs_root.iterdir() if runs_root.is_dir() else ())
@@ -90,8 +106,7 @@ def tuned_document(tune_dir: str | Path, runs: list[str | Path | RunDir], base: 
 
     folder = read_tune_dir(tune_dir)
     best_path = folder.best_config()
-    if not best_path.is_file():
-        raise ConfigError(f"{best_path}: not found; a tune folder holds best.toml")
+    _check_best(best_path)
     best = read_toml(best_path)
     pair = [r if isinstance(r, RunDir) else RunDir(Path(r)) for r in runs]
     default, tuned = pair_runs(pair, best)

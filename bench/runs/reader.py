@@ -147,6 +147,10 @@ class RunDir:
         if name in self._cache:
             return self._cache[name]
         p = self.path / name
+        if not p.is_file() and not self.path.is_dir():  # listed, then deleted or moved
+            raise DataError("the run directory is gone: it was removed or moved after it was "
+                            "listed, while this command read the runs; run the command again",
+                            path=self.path)
         if not p.is_file():
             raise DataError(f"missing run file (expected {name} in the run directory)", path=p)
         frame = read_checked(p)
