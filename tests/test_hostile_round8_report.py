@@ -93,7 +93,8 @@ def test_a_damaged_metrics_csv_is_one_line_naming_it(
     edit(write_run(out / "runs", "20260101-000000-a") / "metrics.csv")
     status, err = _report(out, capsys)
     assert status == 2
-    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
     for w in words:
         assert w in err, (w, err)
 
@@ -144,7 +145,8 @@ def test_a_run_folder_removed_after_the_listing_is_one_line_saying_so(
     assert status == 2
     assert err.count("\n") == 1, err
     gone = (old if which == "older" else new).name
-    assert gone in err and "the run directory is gone" in err and "again" in err, err
+    for word in (gone, "the run directory is gone", "again"):
+        assert word in err, (word, err)
 
 
 def _killed(folder: Path, *, trials: bool) -> Path:
@@ -168,7 +170,10 @@ def test_report_tuned_on_a_killed_tune_says_it_did_not_finish_and_how_to_resume(
     out = tmp_path / "res"
     tune = _killed(out / "tune" / "t", trials=trials)
     runs = [str(write_run(out / "runs", f"2026010{k}-000000-{k}")) for k in (1, 2)]
-    status, err = _report(out, capsys, "--tuned", str(tune), *(["--runs", *runs] if named else []))
+    named_runs = ["--runs", *runs] if named else []
+    status, err = _report(out, capsys, "--tuned", str(tune), *named_runs)
     assert status == 2
-    assert err.startswith("error: ") and err.count("\n") == 1, err
-    assert "did not finish" in err and f"ltrbench tune --resume {tune}" in err, err
+    assert err.startswith("error: "), err
+    assert err.count("\n") == 1, err
+    assert "did not finish" in err, err
+    assert f"ltrbench tune --resume {tune}" in err, err

@@ -20,6 +20,8 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from bench.errors import DataError
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
@@ -75,9 +77,10 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
     earlier set's leftovers) are removed, then each new file is moved in with ``os.replace``.
 
     Every new file is complete before any old one is touched, so an interrupted writer leaves
-    the old set whole; the switch itself is a few renames. On an exception the temporary folder
-    is removed and ``dest`` is left as it was. Temporary folders of writers that died (their
-    process is gone) are removed on the next use.
+    the old set whole; the switch itself is a few renames, and a writer killed among them
+    leaves a note that readers refuse (:func:`interrupted_switch`). On an exception the
+    temporary folder is removed and ``dest`` is left as it was. Temporary folders of writers
+    that died (their process is gone) are removed on the next use.
     """
     out = Path(dest)
     out.mkdir(parents=True, exist_ok=True)
@@ -94,6 +97,9 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
                 raise _named(exc, out) from exc
             raise
         new = {f.name for f in tmp.iterdir()}
+        # the switch is several renames: a writer killed among them leaves part of each set;
+        # this note (removed with the folder once all are in) lets a reader say so
+        (tmp / SWITCHING).write_text("".join(f"{n}\n" for n in sorted(new)))
         for name in owned:
             if name not in new:
                 with contextlib.suppress(FileNotFoundError):
@@ -102,6 +108,33 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
             os.replace(tmp / name, out / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+#: The note inside a :func:`replace_file_set` temporary folder while its files are moved in.
+SWITCHING = ".switching"
+
+
+def interrupted_switch(folder: str | os.PathLike[str]) -> Path | None:
+    """The temporary folder of a :func:`replace_file_set` whose writer died while moving its
+    files into ``folder`` (its :data:`SWITCHING` note is there and its process is gone): the
+    files of ``folder`` are then part of the new set and part of the old one -- a ``train.txt``
+    of one conversion beside the ``test.txt`` of another -- so a reader must refuse them
+    (:func:`check_switch_finished`). None when there is none."""
+    for tmp in sorted(Path(folder).glob(".set-*.tmp")):
+        pid = tmp.name.split("-")[1].split(".")[0] if tmp.name.count("-") >= 2 else ""
+        if (tmp / SWITCHING).is_file() and pid.isdigit() and not _alive(int(pid)):
+            return tmp
+    return None
+
+
+def check_switch_finished(folder: str | os.PathLike[str]) -> None:
+    """A :class:`~bench.errors.DataError` naming ``folder`` when :func:`interrupted_switch`
+    finds a set of files whose replacement was cut short (the writer killed mid-switch)."""
+    tmp = interrupted_switch(folder)
+    if tmp is not None:
+        raise DataError(f"its files were being replaced when the writer was killed ({tmp.name} "
+                        "is left): some are the new set, some the old one; run the command that "
+                        "wrote them (ltrbench convert) again", path=folder)
 
 
 def _unnamed(exc: OSError, tmp: Path) -> bool:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.data.atomic import check_switch_finished
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.parquet import read_parquet
 from bench.data.svmlight import query_sidecar, read_svmlight_files_with_digests
@@ -227,6 +228,7 @@ def read_letor_folder(
     rows_done)`` is called while parsing, over the files together.
     """
     p = Path(path)
+    check_switch_finished(p)  # a conversion killed while it replaced the files: mixed sets
     files = find_split_files(p, fold=fold, splits=splits)
     order = [s for s in SPLITS if files[s] is not None]
     loaded, digests = read_svmlight_files_with_digests(
@@ -308,6 +310,7 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
     from bench.data.hashing import sha256_file
 
     p = Path(path)
+    check_switch_finished(p)  # a conversion killed while it replaced the files: mixed sets
     files = {s: p / f"{s}.parquet" for s in SPLITS}
     for s, f in files.items():
         if (why := entry_problem(f)) is not None:
