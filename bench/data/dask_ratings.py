@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.inputs import check_input_file
-from bench.data.query_shards import stray_data, stray_error
+from bench.data.query_shards import folder_shards
 from bench.data.tabular import check_columns
 from bench.errors import ConfigError, DataError
 
@@ -101,15 +101,9 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         items, tags, side = read_side_tables(p)
         files = [p / "ratings.csv"]
     elif p.is_dir():
-        kinds = [k for k in (_data_files(p, f"*.{x}") for x in ("parquet", "csv", "tsv")) if k]
-        if len(kinds) > 1:  # reading one kind would drop the others' ratings without a word
-            raise DataError(f"holds ratings shards in two formats ({kinds[0][0].name}, "
-                            f"{kinds[1][0].name}): expected one table in one format", path=p)
-        if not (files := kinds[0] if kinds else []):
-            raise DataError("expected a MovieLens folder (ratings.csv) or a folder of *.parquet "
-                            "/ *.csv shards", path=p)
-        if (stray := stray_data(p, files)) is not None:  # x.CSV, x.csv.gz, hive sub-folders
-            raise stray_error(stray, "a folder is read as its *.parquet, *.csv or *.tsv files")
+        files = folder_shards(p, ("parquet", "csv", "tsv"), what="ratings shards",
+                              expected="a MovieLens folder (ratings.csv) or a folder of "
+                                       "*.parquet / *.csv shards")
     elif any(ch in str(path) for ch in "*?["):
         files = [Path(f) for f in sorted(glob.glob(str(path)))]
         if not files:
@@ -164,12 +158,6 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
                         files=[*files, *side], implicit=cols["rating"] is None,
                         sep=None if parquet else sep, columns=cols)
-
-
-def _data_files(folder: Path, pattern: str) -> list[Path]:
-    """The files of ``folder`` matching ``pattern`` but hidden and ``_`` ones (pyarrow.dataset's
-    ``ignore_prefixes``); any other data file there is refused (``stray_data``)."""
-    return sorted(f for f in folder.glob(pattern) if not f.name.startswith((".", "_")))
 
 
 def _check_csv_text(path: Path, sep: str) -> None:

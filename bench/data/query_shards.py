@@ -254,6 +254,25 @@ def stray_data(folder: Path, read: list[Path]) -> Path | None:
     return None
 
 
+def folder_shards(folder: Path, suffixes: tuple[str, ...], *, what: str,
+                  expected: str) -> list[Path]:
+    """The shards of ``folder``: its files ending in one of ``suffixes`` (``"parquet"``,
+    ``"csv"``, ...), all of one format, hidden and ``_`` names left out (pyarrow.dataset's
+    ``ignore_prefixes``); a :class:`DataError` naming the folder when it holds two formats of
+    ``what`` or none (``expected`` says what was), and naming the entry when it holds data that would not be read (:func:`stray_data`)."""
+    kinds = [k for k in (sorted(f for f in folder.glob(f"*.{x}")
+                                if not f.name.startswith((".", "_"))) for x in suffixes) if k]
+    if len(kinds) > 1:  # reading one kind would drop the others' rows without a word
+        raise DataError(f"holds {what} in two formats ({kinds[0][0].name}, {kinds[1][0].name}): "
+                        "expected one table in one format", path=folder)
+    if not (files := kinds[0] if kinds else []):
+        raise DataError(f"expected {expected}", path=folder)
+    if (stray := stray_data(folder, files)) is not None:  # x.CSV, x.csv.gz, hive sub-folders
+        raise stray_error(stray, "a folder is read as its "
+                          f"{', '.join('*.' + x for x in suffixes)} files")
+    return files
+
+
 def stray_error(entry: Path, rule: str) -> DataError:
     """The :class:`DataError` for :func:`stray_data`'s ``entry``, saying the reading ``rule``."""
     what = ("a folder holding data files (hive partitions or nested shards are not read)"
