@@ -19,6 +19,7 @@ Every case: exit 2 with one ``error:`` line naming the option, inputs byte-ident
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -128,3 +129,40 @@ def test_a_name_of_exactly_255_bytes_is_written(tmp_path: Path) -> None:
     assert res.status == 0, res.err
     assert (tmp_path / name).is_file()
     assert untouched(before, tmp_path / "in") is None
+
+
+# ------------------------------------------------------------------------- tune --storage
+
+
+def _tune(tmp: Path, storage: str, *extra: str) -> tuple[str | None, dict[str, bytes]]:
+    letor_folder(tmp / "letor")
+    (tmp / "c.toml").write_text("")  # an empty config: the defaults (a SQLite file may start so)
+    before = snapshot(tmp)
+    res = cli(tmp, "tune", "--dataset", "./letor", "--model", "lightgbm", "--quick",
+              "--budget-trials", "1", "--no-progress", "--out", "res", "--storage", storage,
+              *extra)
+    return refused(res, "--storage"), before
+
+
+@pytest.mark.parametrize("where", ["letor/study.db", "letor/sub/../study.db"])
+def test_tune_storage_inside_the_dataset_folder_is_refused(tmp_path: Path, where: str) -> None:
+    """Found here: ``--storage sqlite:///letor/study.db`` wrote the study among the splits'
+    files (exit 0), where ``--out letor`` is refused."""
+    (tmp_path / "letor" / "sub").mkdir(parents=True)
+    verdict, _ = _tune(tmp_path, f"sqlite:///{tmp_path / where}")
+    assert verdict is None, verdict
+    assert sorted(p.name for p in (tmp_path / "letor").iterdir()) == [
+        "sub", "test.txt", "train.txt", "vali.txt"]
+
+
+@pytest.mark.parametrize("victim", ["c.toml", "hard-link.db"])
+def test_tune_storage_that_is_the_config_file_or_a_link_of_it_is_refused_and_the_file_kept(
+        tmp_path: Path, victim: str) -> None:
+    """Found here: an empty ``--config`` file named as ``--storage`` (or a hard link of it)
+    became a SQLite database (SQLite takes a 0-byte file for an empty database)."""
+    if victim != "c.toml":
+        (tmp_path / "c.toml").write_text("")
+        os.link(tmp_path / "c.toml", tmp_path / victim)
+    verdict, before = _tune(tmp_path, f"sqlite:///{tmp_path / victim}", "--config", "c.toml")
+    assert verdict is None, verdict
+    assert untouched(before, tmp_path) is None

@@ -39,7 +39,13 @@ from bench.benchmark.study import (
     open_study,
     run_study,
 )
-from bench.benchmark.tune import check_tune_out, parse_space, query_folds, tuning_data
+from bench.benchmark.tune import (
+    check_tune_out,
+    check_tune_storage,
+    parse_space,
+    query_folds,
+    tuning_data,
+)
 from bench.benchmark.tune_out import (
     check_resume,
     check_resumed_study,
@@ -233,7 +239,8 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
     workers, threads = parallel_trials(config, request.threads, raw_threads)
     if threads is not None:  # one thread count for every library's trials
         bases = {m: replace(p, n_threads=threads) for m, p in bases.items()}
-    if request.storage is not None:
+    if request.storage is not None:  # never over an input, nor into the dataset folder
+        check_tune_storage(request.storage, [*request.inputs, ("--space", request.space_file)])
         open_storage(request.storage)  # a URL Optuna cannot open is said before any data are read
     return TunePlan(config=config, specs=specs, profile=config.profile_value,
                     selection=Selection(config.selection_k), spaces=spaces, bases=bases,
