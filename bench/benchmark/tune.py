@@ -138,34 +138,29 @@ def check_tune_out(out: str | os.PathLike[str], inputs: Inputs) -> Path:
 def check_tune_storage(storage: str, inputs: Inputs) -> None:
     """Refuse, before Optuna creates or opens it, a ``sqlite:///PATH`` ``--storage`` that is an
     input (the ``--config`` or ``--space`` file, a hard or symbolic link of one: an empty config
-    was replaced by a SQLite database), a device node or FIFO, or that lies inside the dataset
-    folder (a ``study.db`` written among the splits' files), as ``--out`` is refused
-    (:func:`check_tune_out`). Other database URLs are not files of this machine: left to
-    :func:`bench.benchmark.study.open_storage`."""
-    from bench.data.outputs import check_output_file
+    was replaced by a SQLite database) or that lies inside the dataset folder (a ``study.db``
+    written among the splits' files), as ``--out`` is refused (:func:`check_tune_out`); the
+    file's own checks first (:func:`bench.benchmark.study.check_sqlite_url`: a folder, a
+    device, a file that is not SQLite). Other database URLs are not files of this machine."""
+    from bench.benchmark.study import check_sqlite_url
+    from bench.data.outputs import same_file
 
     if storage.split(":", 1)[0].split("+", 1)[0].lower() != "sqlite":
         return
-    from sqlalchemy.engine import make_url
-
-    try:
-        database = make_url(storage).database
-    except Exception:  # open_storage says why, in one line
-        return
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return
-    path = Path(database).expanduser()
-    inputs = list(inputs)
-    check_output_file(path, option="--storage", inputs=inputs)
+    path = check_sqlite_url(storage)
     real = Path(os.path.realpath(path))
     for name, given in inputs:
-        if name in RUN_SEALED and given is not None and os.path.isdir(given):
-            folder = Path(os.path.realpath(given))
-            if folder == real.parent or folder in real.parents:
-                raise ConfigError(f"--storage {storage!r}: {path} lies inside the input folder "
-                                  f"{name} {given!r}: tune would write its database among the "
-                                  "dataset's files; keep it elsewhere (the default is study.db "
-                                  "in the tune folder)")
+        if given is None or not os.path.lexists(given):
+            continue
+        if not os.path.isdir(given) and same_file(path, given):
+            raise ConfigError(f"--storage {storage!r}: {path} is the input {name} {given!r}: "
+                              "Optuna would write its database over it; choose another file")
+        folder = Path(os.path.realpath(given))
+        if name in RUN_SEALED and folder.is_dir() and folder in real.parents:
+            raise ConfigError(f"--storage {storage!r}: {path} lies inside the input folder "
+                              f"{name} {given!r}: tune would write its database among the "
+                              "dataset's files; keep it elsewhere (the default is study.db "
+                              "in the tune folder)")
 
 
 def tuning_data(train: LetorData, vali: LetorData, use: str) -> LetorData:
