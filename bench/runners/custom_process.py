@@ -47,6 +47,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from bench.runners.custom_streams import one_line, stdout_to_stderr
 from bench.runners.libraries import LIBRARIES
 
 
@@ -73,7 +74,7 @@ def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[
     threading.excepthook = thread_failed
     os._exit = exit_guard
     try:
-        with _stdout_to_stderr():
+        with stdout_to_stderr():
             yield restored
     finally:
         if os.getpid() != saved.pid:  # a fork's child came back from the ranker's call
@@ -130,10 +131,12 @@ class _ProcessState:
     def restore(self) -> list[str]:
         """Put everything back; the names of what had changed."""
         changed: list[str] = []
-        with contextlib.suppress(OSError):
-            if os.getcwd() != self.cwd:
-                changed.append(f"the working directory ({os.getcwd()})")
-        if not os.path.isdir(".") or changed:
+        try:
+            now = os.getcwd()
+        except OSError:  # it moved into a folder and removed it ("." still reads as a folder)
+            now = "a folder it removed"
+        if now != self.cwd:
+            changed.append(f"the working directory ({now})")
             with contextlib.suppress(OSError):
                 os.chdir(self.cwd)
         if dict(os.environ) != self.environ:
@@ -360,30 +363,6 @@ def _same_np_state(a: Any, b: Any) -> bool:
     return bool(a[0] == b[0] and np.array_equal(a[1], b[1]) and a[2:] == b[2:])
 
 
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Standard output (Python's and file descriptor 1) to standard error for the block."""
-    with contextlib.ExitStack() as stack:
-        saved_fd = None
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            sys.stdout.flush()
-            sys.stderr.flush()
-            out_fd, err_fd = sys.__stdout__.fileno(), sys.__stderr__.fileno()  # type: ignore[union-attr]
-            if out_fd != err_fd:
-                saved_fd = os.dup(out_fd)
-                os.dup2(err_fd, out_fd)
-        if saved_fd is not None:
-            def back(fd: int = saved_fd, out: int = out_fd) -> None:
-                with contextlib.suppress(AttributeError, OSError, ValueError):
-                    sys.stdout.flush()
-                with contextlib.suppress(OSError):
-                    os.dup2(fd, out)
-                os.close(fd)
-            stack.callback(back)
-        stack.enter_context(contextlib.redirect_stdout(sys.stderr))
-        yield
-
-
 #: Classes of the rankers built so far -> how errors name their model (see :func:`watch_finaliser`).
 _FINALISED: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
 _previous_hook: list[Any] = []
@@ -412,16 +391,6 @@ def _unraisable(unraisable: Any) -> None:
     exc = unraisable.exc_value
     print(f"warning: {where}: its finaliser (__del__) raised {type(exc).__name__}: "
           f"{one_line(exc)} (ignored)", file=sys.stderr)
-
-
-def one_line(text: object) -> str:
-    """``text`` on one line (the lines of a multi-line message joined by `` | ``): the command
-    line prints an error as one line."""
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
-    return " | ".join(lines)
-
-
-
 
 
 #: How long one call of a user's ranker (its factory, ``fit``, each ``predict``) may run unless
