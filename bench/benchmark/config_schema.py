@@ -42,16 +42,16 @@ CUTOFF = Spec("eval_at", int, 1, INT32_MAX, source="LightGBM's eval_at is a list
 
 #: The scalar keys of a run config (the lists and tables are parsed by the functions below).
 TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
-    Spec("dataset", str, nonempty=True),
-    Spec("profile", str, nonempty=True),
+    Spec("dataset", str, nonempty=True, one_line=True),
+    Spec("profile", str, nonempty=True, one_line=True),
     Spec("quick", bool),
-    Spec("select_metric", str, nonempty=True),
-    Spec("early_stopping_split", str, nonempty=True),
+    Spec("select_metric", str, nonempty=True, one_line=True),
+    Spec("early_stopping_split", str, nonempty=True, one_line=True),
     Spec("log_train", bool),
     Spec("name", str),
     Spec("description", str),
     Spec("published", str),
-    Spec("data_dir", str, nonempty=True),
+    Spec("data_dir", str, nonempty=True, one_line=True),
     Spec("crosscheck", bool),
     Spec("permute_check", bool),
     Spec("permute_retrain", bool),
@@ -60,7 +60,7 @@ TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
     Spec("timing_repeats", int, 1, 1000),
     Spec("cache", bool),
     Spec("engine", str, choices=ENGINES),
-    Spec("scheduler", str, nonempty=True),
+    Spec("scheduler", str, nonempty=True, one_line=True),
     Spec("workers", int, 1, 1024),
     Spec("device", str, choices=DEVICES),
 )}

@@ -24,13 +24,14 @@ from bench.data.inputs import bom_length, stray_character
 from bench.errors import DataError
 
 
-def check_field_counts(p: Path, sep: str) -> None:
+def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> None:
     """Every non-blank line has the fields of the first (the header), else a DataError naming
     the line: with ``usecols`` pandas silently drops a line's extra fields, so ``1,5,3,999,4``
     under ``user,item,rating,timestamp`` would lose a value or hide a shifted row. Lines end
     as in every reader (LF, CRLF, a lone CR: :mod:`bench.data.inputs`); the file is read in
     blocks, separators counted with NumPy. A file holding quotes is counted by :mod:`csv` (a
-    quoted field may hold the separator or a line end)."""
+    quoted field may hold the separator or a line end). A stray character is refused naming
+    its line and, with the header's ``names``, its column."""
     import csv
 
     expected, done, rest = None, 0, b""
@@ -44,7 +45,7 @@ def check_field_counts(p: Path, sep: str) -> None:
             if b'"' in data:
                 break
             lf = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in data else data
-            _refuse_stray(p, lf, done)
+            _refuse_stray(p, lf, done, sep, names)
             counts = _separators_per_line(lf, sep)
             filled = np.flatnonzero(counts >= 0)
             if expected is None and filled.shape[0]:
@@ -56,7 +57,7 @@ def check_field_counts(p: Path, sep: str) -> None:
             done += counts.shape[0]
             if not block:
                 return
-    _refuse_stray_in_file(p)
+    _refuse_stray_in_file(p, sep, names)
     with open(p, encoding="utf-8", errors="replace", newline="") as text:
         reader = csv.reader(text, delimiter=sep)
         for row in reader:
@@ -105,20 +106,23 @@ def _misfit(p: Path, line: int, fields: int, expected: int) -> DataError:
                      "many or too few would shift or hide a value", path=p, line=line)
 
 
-def _refuse_stray(p: Path, lf: bytes, done: int) -> None:
-    """A DataError naming the line (``done`` lines before ``lf``, whose lines end at LF) and
-    column of the first stray character (:func:`bench.data.inputs.stray_character`) in ``lf``."""
+def _refuse_stray(p: Path, lf: bytes, done: int, sep: str, names: list[str] | None) -> None:
+    """A DataError naming the line (``done`` lines before ``lf``, whose lines end at LF), the
+    field (its header name in ``names``) and the character column of the first stray character
+    (:func:`bench.data.inputs.stray_character`) in ``lf``."""
     m = STRAY_BYTES.search(lf)
     if m is None:
         return
     start = lf.rfind(b"\n", 0, m.start()) + 1
     end = lf.find(b"\n", m.start())
     line = lf[start:] if end < 0 else lf[start:end]
+    field = lf[start:m.start()].count(sep.encode())
     raise DataError(stray_character(line) or "a stray character", path=p,
-                    line=done + lf.count(b"\n", 0, start) + 1)
+                    line=done + lf.count(b"\n", 0, start) + 1,
+                    column=names[field] if names and field < len(names) else None)
 
 
-def _refuse_stray_in_file(p: Path) -> None:
+def _refuse_stray_in_file(p: Path, sep: str, names: list[str] | None) -> None:
     """:func:`_refuse_stray` over the whole file (the quoted path, read by :mod:`csv`)."""
     done, rest = 0, b""
     with open(p, "rb") as fh:
@@ -129,7 +133,7 @@ def _refuse_stray_in_file(p: Path) -> None:
             cut = len(data) if not block else data.rfind(b"\n") + 1
             data, rest = data[:cut], data[cut:]
             lf = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in data else data
-            _refuse_stray(p, lf, done)
+            _refuse_stray(p, lf, done, sep, names)
             done += lf.count(b"\n")
             if not block:
                 return

@@ -210,7 +210,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                                 path=p, line=1)
         usecols = sorted({int(c) for c in cols.values()})
     if not as_text:  # pandas' C parser drops the extra fields of a line when usecols is given
-        check_field_counts(p, sep)
+        check_field_counts(p, sep, names if header else None)
     try:
         frame = pd.read_csv(
             p,
