@@ -246,6 +246,7 @@ _ROWS = st.lists(st.tuples(st.sampled_from(["1", "2", "3"]), st.sampled_from(lis
                  min_size=1, max_size=12, unique_by=lambda r: (r[0], r[1]))
 
 
+@pytest.mark.filterwarnings("ignore:.*no run line")
 @fuzz_settings(25)
 @given(rows=_ROWS)
 def test_random_runs_as_a_multiindex_series_give_the_dicts_number(rows: list[Any]) -> None:

@@ -153,7 +153,7 @@ def _named(exc: BaseException | None, *words: str) -> str | None:
 # ------------------------------------------------------------------ process state
 def ranker_closing_sys_stdout_leaves_ltrbench_s_stderr_open() -> str | None:
     err = sys.stderr
-    result, exc = _train("ClosesStdout")
+    _, exc = _train("ClosesStdout")
     if getattr(err, "closed", False):
         return "ltrbench's standard error was closed by the ranker"
     return f"refused: {exc}" if exc is not None else None
@@ -161,7 +161,7 @@ def ranker_closing_sys_stdout_leaves_ltrbench_s_stderr_open() -> str | None:
 
 def ranker_removing_its_working_directory_is_put_back_where_it_was() -> str | None:
     before = os.getcwd()
-    result, exc = _train("RemovesItsWorkingDirectory")
+    _, exc = _train("RemovesItsWorkingDirectory")
     try:
         now = os.getcwd()
     except OSError:
