@@ -26,9 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from fuzz_helpers import fuzz_settings
 from hostile_kit import DATA, QRELS, RUN, pytrec, value_or_refused
 from hostile_kit import cli as _cli
 from hostile_kit import own_error as _error
@@ -288,6 +291,48 @@ def ratings_dat_with_a_line_separator_is_refused(tmp: Path) -> str | None:
 def ratings_dat_byte_order_mark_inside_is_refused(tmp: Path) -> str | None:
     return _error(_movielens(tmp, DAT.replace(b"\n2::10", b"\n\xef\xbb\xbf2::10")), "ratings.dat:3",
                   "byte-order mark")
+
+
+# ------------------------------------------------------------------ one rule, every reader
+_STRAY_TOKENS = (b"\x00", b"\x0b", b"\x0c", b"\x1c", b"\x1e", "\u0085".encode(),
+                 "\u2028".encode(), "\u2029".encode(), b"\xef\xbb\xbf")
+
+
+def _reader(kind: str, tmp: Path) -> tuple[bytes, str, Callable[[], Any]]:
+    """A valid file of ``kind`` (at least 3 lines), its name, and the call that reads it."""
+    from bench.data.svmlight import read_svmlight
+    from bench.data.trec import read_qrels, read_run
+
+    if kind == "run":
+        return RUN, "r.txt", lambda: read_run(tmp / "r.txt")
+    if kind == "qrels":
+        return QRELS, "q.txt", lambda: read_qrels(tmp / "q.txt")
+    if kind == "svmlight":
+        return DATA, "d.txt", lambda: read_svmlight(tmp / "d.txt")
+    if kind == "ratings.csv":
+        return RATINGS, "r.csv", _table(tmp, RATINGS)
+    return DAT, "ratings.dat", _movielens(tmp, DAT)
+
+
+@fuzz_settings(60)
+@given(kind=st.sampled_from(["run", "qrels", "svmlight", "ratings.csv", "ratings.dat"]),
+       token=st.sampled_from(_STRAY_TOKENS), where=st.floats(0.05, 0.999))
+def test_a_stray_character_anywhere_after_the_first_byte_is_refused_naming_its_line(
+        tmp_path_factory: pytest.TempPathFactory, kind: str, token: bytes, where: float) -> None:
+    """NUL, an inner byte-order mark, VT, FF, FS/RS, NEL, U+2028/U+2029: inserted at any byte
+    of a valid file of any text format, the file is refused naming it and the line where the
+    character sits (the same rule for every reader, :func:`bench.data.inputs.stray_character`)."""
+    tmp = tmp_path_factory.mktemp("stray")
+    data, name, read = _reader(kind, tmp)
+    at = max(1, int(where * len(data)))
+    while at < len(data) and data[at - 1:at] != b"\n" and data[at] & 0xC0 == 0x80:
+        at += 1  # never inside a UTF-8 sequence
+    bad = data[:at] + token + data[at:]
+    path = tmp / ("ml/ratings.dat" if kind == "ratings.dat" else name)
+    path.write_bytes(bad)
+    line = bad[:at].count(b"\n") + 1
+    problem = _error(read, f"{name}:{line}")
+    assert problem is None, (kind, token, at, problem)
 
 
 # ------------------------------------------------------------------ the test

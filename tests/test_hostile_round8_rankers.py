@@ -10,6 +10,8 @@ traceback; a 10 MB exception message became a 10 MB error line. Beside them, new
 the classes earlier rounds covered: ``fit`` raising ``StopIteration`` or ltrbench's own
 ``ConfigError`` (still the ranker's failure, named), ``fit`` changing the recursion limit,
 ``sys.excepthook``, ``threading.excepthook``, the garbage collector or an alarm (each put back),
+the processor's flush-to-zero modes (FTZ/DAZ, as a ``-ffast-math`` library sets them: left on
+before, every later ranking tied subnormal scores with 0; now put back and named),
 and ``predict`` returning a read-only array, an ndarray subclass, a lazy Dask array, a chunked
 pyarrow array, integers, an (n, 1) column, text in an object array, a nullable boolean Series.
 
@@ -120,6 +122,39 @@ class SetsAnAlarm(Base):
         signal.alarm(300)
 
 
+_FLUSH_IR = """
+declare void @llvm.x86.sse.ldmxcsr(ptr)
+declare void @llvm.x86.sse.stmxcsr(ptr)
+define void @flush() {
+  %p = alloca i32
+  call void @llvm.x86.sse.stmxcsr(ptr %p)
+  %v = load i32, ptr %p
+  %w = or i32 %v, 32832
+  store i32 %w, ptr %p
+  call void @llvm.x86.sse.ldmxcsr(ptr %p)
+  ret void
+}"""
+
+
+def set_flush_to_zero() -> None:
+    """What loading a library built with -ffast-math does: FTZ (0x8000) and DAZ (0x40) on."""
+    import ctypes
+
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(_FLUSH_IR),
+                                        llvm.Target.from_default_triple().create_target_machine())
+    engine.finalize_object()
+    ctypes.CFUNCTYPE(None)(engine.get_function_address("flush"))()
+
+
+class SetsFlushToZero(Base):
+    def go(self) -> None:
+        set_flush_to_zero()
+
+
 class Gives(Base):
     """``predict`` returns ``Gives.make(X)``."""
 
@@ -222,6 +257,26 @@ def ranker_setting_an_alarm_has_it_cancelled() -> str | None:
     return problem
 
 
+def ranker_turning_on_flush_to_zero_is_put_back_and_named() -> str | None:
+    import platform
+
+    from bench.data.subnormal import flushes_subnormals
+    from bench.runners.custom_process import isolated_process
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None  # FTZ/DAZ are x86 MXCSR bits
+    with isolated_process("test") as said:
+        set_flush_to_zero()
+    if flushes_subnormals():
+        return "the process still flushes subnormal numbers to zero"
+    _, exc = _train("SetsFlushToZero")
+    if flushes_subnormals():
+        return "the process flushes subnormal numbers to zero after the ranker"
+    if not any("FTZ" in line for line in said):
+        return f"not named: {said}"
+    return f"refused: {exc}" if exc is not None else None
+
+
 # ------------------------------------------------------------------ predict outputs
 def _scores(make: Callable[[Any], Any], *refusal: str) -> str | None:
     """``refusal`` empty: the scores must be ``make(X)`` as float64; else a clear error."""
@@ -287,6 +342,7 @@ CASES: list[tuple[str, Callable[[], str | None]]] = [
         ranker_setting_threading_excepthook_is_put_back,
         ranker_disabling_the_garbage_collector_is_put_back,
         ranker_setting_an_alarm_has_it_cancelled,
+        ranker_turning_on_flush_to_zero_is_put_back_and_named,
     )] + [(f"predict_returns_{k.replace(' ', '_')}", fn) for k, fn in OUTPUTS.items()]
 
 

@@ -9,7 +9,9 @@ the numbers of an uninterrupted one), NumPy's floating-point error handling (``n
 print options, pandas' options, the CPUs the process may use (``os.sched_setaffinity``),
 Python's limit on integer digits, the warning filters, ``sys.stdout`` / ``sys.stderr``, ``sys.excepthook``, a
 trace or profile function, the recursion limit, the thread switch interval, the garbage
-collector's state, the C locale (C number parsers read ``1,5`` under a German one), the signal
+collector's state, the C locale (C number parsers read ``1,5`` under a German one), the
+processor's flush-to-zero modes (FTZ/DAZ, which a ``-ffast-math`` library turns on: scores
+below 2^-1022 would tie with 0; :func:`bench.data.subnormal.clear_flush_modes`), the signal
 handlers (``SIGINT``: Ctrl-C must still stop the run; ``SIGTERM``, ``SIGHUP``, ``SIGALRM``,
 ``SIGCHLD``, ``SIGPIPE``), an interval timer it left running (``signal.alarm``: its ``SIGALRM``
 would end the run later), the soft resource limits (open files, file size, CPU time, memory),
@@ -18,8 +20,9 @@ functions of NumPy, pandas, SciPy, ltrbench, the GBDT libraries and the built-in
 replaced (``np.argsort = ...`` would reverse every later ranking), and the methods, properties
 and class or static methods of those packages' classes that it replaced, removed or added
 (``lightgbm.Booster.predict = ...``, ``pandas.DataFrame.sort_values = ...``: the run's own
-models and evaluation call them). What it prints to standard output (Python's or file descriptor 1) goes to standard
-error, so ``--format json`` stays one JSON document on stdout. An exception in a thread it
+models and evaluation call them). What it prints to standard output (Python's or file
+descriptor 1) goes to standard error, so ``--format json`` stays one JSON document on stdout
+(:mod:`bench.runners.custom_streams`; closing it leaves ltrbench's standard error open). An exception in a thread it
 started is one line on stderr naming the model, not a traceback.
 
 Two ways out of the process are closed: ``os._exit(status)`` during a call raises
@@ -47,6 +50,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from bench.data.subnormal import clear_flush_modes, flushes_subnormals
 from bench.runners.custom_streams import one_line, stdout_to_stderr
 from bench.runners.libraries import LIBRARIES
 
@@ -226,6 +230,8 @@ def _interpreter_state() -> dict[str, tuple[Any, Any]]:
         "the C locale (locale.setlocale)": (locale.setlocale(locale.LC_ALL),
                                             lambda v: locale.setlocale(locale.LC_ALL, v)),
         "NumPy's print options": (np.get_printoptions(), lambda o: np.set_printoptions(**o)),
+        "the processor's flush-to-zero modes (FTZ/DAZ: a library built with -ffast-math)": (
+            flushes_subnormals(), lambda on: on or clear_flush_modes()),
         "pandas' options (pd.set_option)": (_pandas_options(), _set_pandas_options),
         **({"the CPUs the process may use (os.sched_setaffinity)": (
             os.sched_getaffinity(0), lambda cpus: os.sched_setaffinity(0, cpus))}
