@@ -153,8 +153,7 @@ class Spec:
         if self.kind is str:
             if self.choices:
                 return "one of " + ", ".join(repr(c) for c in self.choices)
-            text = "a non-empty string" if self.nonempty else "a string"
-            return text + (" on one line, without control characters" if self.one_line else "")
+            return "a non-empty string" if self.nonempty else "a string"
         noun = "an integer" if self.kind is int else "a finite number"
         lo, hi = self._bounds()
         if self.kind is int and lo is not None and hi is not None and not self.lo_open \
@@ -176,6 +175,9 @@ class Spec:
     def check(self, value: Any, where: str) -> Any:
         """``value`` unchanged when it is of this kind and in range, else a ConfigError
         ``"<where>: expected <what>; got <value> (<its type>)"``."""
+        if self.one_line and isinstance(value, str) and _control(value):
+            raise ConfigError(f"{where}: {value!r} holds a control character (a line end, a tab): "
+                              f"expected {self.expected()} on one line")
         if not self.accepts(value):
             raise ConfigError(f"{where}: expected {self.expected()}; got {show(value)}"
                               + (f" ({self.source})" if self.source and self._typed(value) else ""))
@@ -197,8 +199,7 @@ class Spec:
         if self.kind is bool:
             return True
         if self.kind is str:
-            if self.one_line and any(unicodedata.category(ch) in ("Cc", "Zl", "Zp")
-                                     for ch in value):
+            if self.one_line and _control(value):
                 return False
             return (value in self.choices) if self.choices else bool(value) or not self.nonempty
         if isinstance(value, float) and not math.isfinite(value):
@@ -243,6 +244,11 @@ def table(value: Any, where: str) -> dict[str, Any]:
         raise ConfigError(f"{where}: expected a table ([{where.strip('[] ')}] with key = value "
                           f"lines); got {show(value)}")
     return dict(value)
+
+
+def _control(text: str) -> bool:
+    """Whether ``text`` holds a control character or a line or paragraph separator."""
+    return any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in text)
 
 
 def _num(x: float) -> str:
