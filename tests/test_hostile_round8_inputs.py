@@ -293,6 +293,47 @@ def ratings_dat_byte_order_mark_inside_is_refused(tmp: Path) -> str | None:
                   "byte-order mark")
 
 
+# ------------------------------------------------------------------ dataset folders
+def _letor(tmp: Path) -> Path:
+    from hostile_kit import letor_folder
+
+    return letor_folder(tmp / "letor")
+
+
+@case(ACCEPT)
+def letor_folder_whose_test_file_links_to_train_is_refused(tmp: Path) -> str | None:
+    from bench.datasets.resolve import load_dataset
+
+    folder = _letor(tmp)
+    (folder / "test.txt").unlink()
+    (folder / "test.txt").symlink_to("train.txt")
+    return _error(lambda: load_dataset(str(folder)), "test.txt", "train.txt", "one file")
+
+
+@case(ACCEPT)
+def letor_folder_whose_vali_file_is_a_hard_link_of_test_is_refused(tmp: Path) -> str | None:
+    from bench.datasets.resolve import load_dataset
+
+    folder = _letor(tmp)
+    (folder / "vali.txt").unlink()
+    os.link(folder / "test.txt", folder / "vali.txt")
+    return _error(lambda: load_dataset(str(folder)), "vali.txt", "test.txt", "one file")
+
+
+@case(UNCLEAR)
+def dataset_path_ending_in_a_line_end_is_named_on_one_line(tmp: Path) -> str | None:
+    from bench.datasets.resolve import load_dataset
+
+    spec = str(_letor(tmp)) + "\n"
+    problem = _error(lambda: load_dataset(spec), "no such file")
+    if problem is None:
+        try:
+            load_dataset(spec)
+        except Exception as exc:
+            return "a two-line message" if "\n" in str(exc) else None
+    return problem
+
+
 # ------------------------------------------------------------------ one rule, every reader
 _STRAY_TOKENS = (b"\x00", b"\x0b", b"\x0c", b"\x1c", b"\x1e", "\u0085".encode(),
                  "\u2028".encode(), "\u2029".encode(), b"\xef\xbb\xbf")
