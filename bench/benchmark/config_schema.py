@@ -32,6 +32,8 @@ TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
 ENGINES: tuple[str, ...] = engine_names()
 #: At most this many seeds in one run (``"0-999999999"`` would otherwise build a billion).
 MAX_SEEDS = 10_000
+#: At most this many ``eval_at`` cutoffs (each is computed on every validation round).
+MAX_CUTOFFS = 1_000
 #: A seed: LightGBM's ``seed`` is a C ``int`` (``include/LightGBM/config.h``), CatBoost's
 #: ``random_seed`` unsigned (``-1`` is refused), NumPy's ``default_rng`` takes no negative seed.
 SEED = Spec("seeds", int, 0, INT32_MAX, source="LightGBM's seed is a C int; CatBoost's is unsigned")
@@ -40,16 +42,16 @@ CUTOFF = Spec("eval_at", int, 1, INT32_MAX, source="LightGBM's eval_at is a list
 
 #: The scalar keys of a run config (the lists and tables are parsed by the functions below).
 TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
-    Spec("dataset", str, nonempty=True),
-    Spec("profile", str, nonempty=True),
+    Spec("dataset", str, nonempty=True, one_line=True),
+    Spec("profile", str, nonempty=True, one_line=True),
     Spec("quick", bool),
-    Spec("select_metric", str, nonempty=True),
-    Spec("early_stopping_split", str, nonempty=True),
+    Spec("select_metric", str, nonempty=True, one_line=True),
+    Spec("early_stopping_split", str, nonempty=True, one_line=True),
     Spec("log_train", bool),
     Spec("name", str),
     Spec("description", str),
     Spec("published", str),
-    Spec("data_dir", str, nonempty=True),
+    Spec("data_dir", str, nonempty=True, one_line=True),
     Spec("crosscheck", bool),
     Spec("permute_check", bool),
     Spec("permute_retrain", bool),
@@ -58,7 +60,7 @@ TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
     Spec("timing_repeats", int, 1, 1000),
     Spec("cache", bool),
     Spec("engine", str, choices=ENGINES),
-    Spec("scheduler", str, nonempty=True),
+    Spec("scheduler", str, nonempty=True, one_line=True),
     Spec("workers", int, 1, 1024),
     Spec("device", str, choices=DEVICES),
 )}
@@ -132,9 +134,11 @@ def _seed_text(text: str, where: str, shape: str) -> list[int]:
 
 
 def parse_eval_at(value: Any, where: str = "eval_at") -> tuple[int, ...]:
-    """The cutoffs of the libraries' NDCG: a non-empty list of integers from 1 to 2147483647."""
+    """The cutoffs of the libraries' NDCG: a non-empty list of integers from 1 to 2147483647,
+    at most :data:`MAX_CUTOFFS` (100,000 cutoffs kept a 5-row run busy for 285 s, silently)."""
     return _distinct_ints(value, CUTOFF, where, "a list of integers like [1, 3, 5, 10]",
-                          "a list like [1, 3, 5, 10]", "a cutoff repeats")
+                          "a list like [1, 3, 5, 10]", "a cutoff repeats", most=MAX_CUTOFFS,
+                          noun="cutoffs")
 
 
 def name_list(value: Any, where: str) -> str | list[str]:

@@ -134,6 +134,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
         value = cli_int(getattr(args, key.replace("n_threads", "threads")), param_spec(key), option)
         if value is not None:
             params = params.with_overrides(**{key: value})
+            _refuse_shadowed(option, value, key, config, args)
     changes["params"] = params
     for flag in ("permute_check", "permute_retrain", "strict"):
         if getattr(args, flag, False):
@@ -150,3 +151,18 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     if getattr(args, "no_crosscheck", False):
         changes["crosscheck"] = False
     return changes
+
+
+def _refuse_shadowed(option: str, value: int, key: str, config: RunConfig | None,
+                     args: argparse.Namespace) -> None:
+    """A ConfigError when the config file's ``[model_params.<model>]`` sets ``key`` too: that
+    value would win for that model (:meth:`RunConfig.params_for`), so ``--n-trees 3`` would
+    train another number of trees without a word."""
+    from bench.errors import ConfigError
+
+    shadowed = [m for m, table in (config.model_params.items() if config else ()) if key in table]
+    if shadowed and config is not None:
+        m = shadowed[0]
+        raise ConfigError(f"{option} {value}: the config file {args.config} sets "
+                          f"[model_params.{m}] {key} = {config.model_params[m][key]!r}, which "
+                          f"wins for {m} over the option; remove one of the two")

@@ -6,7 +6,11 @@ parser raises only without ``usecols``), so a line ``1,5,3,999,4`` under the hea
 :func:`check_field_counts` reads the file once more, in blocks, and names the first line whose
 field count differs. Lines end as in every reader of :mod:`bench.data.inputs` (LF, CRLF, a lone
 CR); blank lines are not rows; a file holding a double quote is counted by :mod:`csv` (a quoted
-field may hold the separator or a line end).
+field may hold the separator or a line end). The same pass refuses the characters no text
+reader lets through (:func:`bench.data.inputs.stray_character`: a NUL byte, an inner
+byte-order mark, a VT, FF, NEL or U+2028 line end) on any line, in any field: pandas would
+strip a VT from ``2\x0b`` and read the user ``2``, where the TREC and SVMlight readers refuse
+the line.
 """
 
 from __future__ import annotations
@@ -15,17 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.data.inputs import bom_length
+from bench.data.input_ids import STRAY_BYTES
+from bench.data.inputs import bom_length, stray_character
 from bench.errors import DataError
 
 
-def check_field_counts(p: Path, sep: str) -> None:
+def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> None:
     """Every non-blank line has the fields of the first (the header), else a DataError naming
     the line: with ``usecols`` pandas silently drops a line's extra fields, so ``1,5,3,999,4``
     under ``user,item,rating,timestamp`` would lose a value or hide a shifted row. Lines end
     as in every reader (LF, CRLF, a lone CR: :mod:`bench.data.inputs`); the file is read in
     blocks, separators counted with NumPy. A file holding quotes is counted by :mod:`csv` (a
-    quoted field may hold the separator or a line end)."""
+    quoted field may hold the separator or a line end). A stray character is refused naming
+    its line and, with the header's ``names``, its column."""
     import csv
 
     expected, done, rest = None, 0, b""
@@ -38,8 +44,9 @@ def check_field_counts(p: Path, sep: str) -> None:
             data, rest = data[:cut], data[cut:]
             if b'"' in data:
                 break
-            counts = _separators_per_line(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-                                          if b"\r" in data else data, sep)
+            lf = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in data else data
+            _refuse_stray(p, lf, done, sep, names)
+            counts = _separators_per_line(lf, sep)
             filled = np.flatnonzero(counts >= 0)
             if expected is None and filled.shape[0]:
                 expected = int(counts[filled[0]])
@@ -50,6 +57,7 @@ def check_field_counts(p: Path, sep: str) -> None:
             done += counts.shape[0]
             if not block:
                 return
+    _refuse_stray_in_file(p, sep, names)
     with open(p, encoding="utf-8", errors="replace", newline="") as text:
         reader = csv.reader(text, delimiter=sep)
         for row in reader:
@@ -96,3 +104,36 @@ def _separators_per_line(data: bytes, sep: str) -> np.ndarray:
 def _misfit(p: Path, line: int, fields: int, expected: int) -> DataError:
     return DataError(f"{fields} fields, expected {expected} as on the first line: a field too "
                      "many or too few would shift or hide a value", path=p, line=line)
+
+
+def _refuse_stray(p: Path, lf: bytes, done: int, sep: str, names: list[str] | None) -> None:
+    """A DataError naming the line (``done`` lines before ``lf``, whose lines end at LF), the
+    field (its header name in ``names``) and the character column of the first stray character
+    (:func:`bench.data.inputs.stray_character`) in ``lf``."""
+    m = STRAY_BYTES.search(lf)
+    if m is None:
+        return
+    start = lf.rfind(b"\n", 0, m.start()) + 1
+    end = lf.find(b"\n", m.start())
+    line = lf[start:] if end < 0 else lf[start:end]
+    field = lf[start:m.start()].count(sep.encode())
+    raise DataError(stray_character(line) or "a stray character", path=p,
+                    line=done + lf.count(b"\n", 0, start) + 1,
+                    column=names[field] if names and field < len(names) else None)
+
+
+def _refuse_stray_in_file(p: Path, sep: str, names: list[str] | None) -> None:
+    """:func:`_refuse_stray` over the whole file (the quoted path, read by :mod:`csv`)."""
+    done, rest = 0, b""
+    with open(p, "rb") as fh:
+        fh.seek(bom_length(fh.read(4), p))
+        while True:
+            block = fh.read(1 << 24)
+            data = rest + block
+            cut = len(data) if not block else data.rfind(b"\n") + 1
+            data, rest = data[:cut], data[cut:]
+            lf = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in data else data
+            _refuse_stray(p, lf, done, sep, names)
+            done += lf.count(b"\n")
+            if not block:
+                return

@@ -108,6 +108,21 @@ def find_split_files(
     )
 
 
+def _distinct_splits(found: dict[str, Path | None], p: Path) -> dict[str, Path | None]:
+    """``found`` when no two splits are one file (a symbolic or hard link, the same name in a
+    split table): a test file that is the training file scores the training data, and the run
+    would only warn that its rows repeat."""
+    named = [(s, f) for s, f in found.items() if f is not None]
+    for i, (split, f) in enumerate(named):
+        for other, g in named[:i]:
+            if os.path.samefile(f, g):
+                raise DataError(f"the {split} file {f.name} and the {other} file {g.name} are "
+                                f"one file (a link, or one name twice): the {split} score would "
+                                f"measure the {other} data; expected a file of its own per split",
+                                path=p)
+    return found
+
+
 def near_miss(path: PathLike, *, fold: str = "Fold1",
               ratings_files: tuple[str, ...] = ()) -> str | None:
     """What keeps folder ``path`` from being a dataset, when it almost is one; else ``None``.
@@ -229,7 +244,7 @@ def read_letor_folder(
     """
     p = Path(path)
     check_switch_finished(p)  # a conversion killed while it replaced the files: mixed sets
-    files = find_split_files(p, fold=fold, splits=splits)
+    files = _distinct_splits(find_split_files(p, fold=fold, splits=splits), p)
     order = [s for s in SPLITS if files[s] is not None]
     loaded, digests = read_svmlight_files_with_digests(
         [files[s] for s in order], sort_by_qid=sort_by_qid, cache_dir=cache_dir,  # type: ignore[misc]

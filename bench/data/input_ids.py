@@ -26,6 +26,8 @@ UTF8_BOM = b"\xef\xbb\xbf"
 #: characters Python's ``str.splitlines`` reads as line ends besides LF and CR (VT, FF, the
 #: ASCII separators FS/GS/RS, NEL U+0085, U+2028, U+2029).
 _STRAY = re.compile(rb"[\x00\x0b\x0c\x1c-\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf")
+#: The same pattern for readers that scan whole blocks of a file (:mod:`bench.data.delimited`).
+STRAY_BYTES = _STRAY
 _STRAY_NAMES = {b"\x0b": "vertical tab", b"\x0c": "form feed", b"\x1c": "file separator",
                 b"\x1d": "group separator", b"\x1e": "record separator",
                 b"\xc2\x85": "next-line character", b"\xe2\x80\xa8": "line separator",
@@ -52,9 +54,10 @@ def stray_character(raw: bytes, first_column: int = 1) -> str | None:
     found = m.group()
     if found == b"\x00":
         order = "BE" if column == 1 else "LE"  # big-endian: the NUL comes first
+        bits = "32" if b"\x00\x00\x00" in raw else "16"  # UTF-32: three NULs per ASCII letter
         return (f"a NUL byte at column {column}: expected UTF-8 text (a NUL beside every "
-                "character is UTF-16 text without a byte-order mark: convert it, e.g. "
-                f"iconv -f UTF-16{order} -t UTF-8)")
+                f"character is UTF-{bits} text without a byte-order mark: convert it, e.g. "
+                f"iconv -f UTF-{bits}{order} -t UTF-8)")
     if found == UTF8_BOM:
         return (f"a byte-order mark (U+FEFF) at column {column}, inside the file (were two "
                 "files joined?): it would become part of a field; expected one only at the "

@@ -123,6 +123,7 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
         frame = _read_numeric(ratings_path, sep=",", header=True)
         items = optional("movies.csv", _read_movies_csv)
         tags = optional("tags.csv", _read_tags_csv)
+    _refuse_repeated_pairs(frame, ratings_path, header=layout not in ("ml-100k", "ml-1m", "ml-10m"))
     return Ratings(
         frame=frame,
         items=items,
@@ -147,6 +148,22 @@ def read_side_tables(folder: PathLike) -> tuple[pd.DataFrame | None, pd.DataFram
 
 
 # --------------------------------------------------------------------------- ratings files
+
+
+def _refuse_repeated_pairs(frame: pd.DataFrame, path: Path, *, header: bool) -> None:
+    """A pair rated twice: an error naming the ratings file and both lines (not a folder, row)."""
+    from bench.data.checks import duplicate_pair_rows
+    from bench.data.inputs import line_of_data_row
+
+    user, item = frame["user"].to_numpy(), frame["item"].to_numpy()
+    dup = duplicate_pair_rows(user, item)
+    if dup.size:
+        r = int(dup[0])
+        first = int(np.flatnonzero((user == user[r]) & (item == item[r]))[0])
+        lines = [line_of_data_row(path, k + 1 + header) for k in (first, r)]
+        raise DataError(f"user {user[r]} rates item {item[r]} again (first on line {lines[0]}; "
+                        f"{dup.size} repeated pairs in all): expected one rating per (user, item) "
+                        "pair; keep one row per pair, e.g. the latest rating", path=path, line=lines[1])
 
 
 def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:

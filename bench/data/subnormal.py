@@ -78,3 +78,49 @@ def shown(value: np.float64) -> str:
     """``value`` written by NumPy's Dragon4 (integer arithmetic): Python's own ``repr`` of a
     subnormal goes through floating-point operations and prints ``0.0`` under DAZ."""
     return np.format_float_scientific(value, unique=True, trim="-")
+
+
+#: LLVM IR of ``clear_flush()``: this thread's MXCSR with FTZ (bit 15) and DAZ (bit 6) cleared
+#: (``and`` with ``~0x8040``; Intel SDM vol. 1, 10.2.3 "MXCSR Control and Status Register").
+_CLEAR_IR = """
+declare void @llvm.x86.sse.ldmxcsr(ptr)
+declare void @llvm.x86.sse.stmxcsr(ptr)
+define void @clear_flush() {
+  %p = alloca i32
+  call void @llvm.x86.sse.stmxcsr(ptr %p)
+  %v = load i32, ptr %p
+  %w = and i32 %v, -32833
+  store i32 %w, ptr %p
+  call void @llvm.x86.sse.ldmxcsr(ptr %p)
+  ret void
+}"""
+_compiled: list[object] = []  # the execution engine and the function, kept alive
+
+
+def clear_flush_modes() -> bool:
+    """Turn FTZ and DAZ off in this thread (a user's code that loaded a ``-ffast-math`` library
+    turned them on for the process: every later ranking would tie subnormal scores with 0).
+    Compiled once with llvmlite (numba's code generator); ``True`` when the modes are off
+    afterwards, ``False`` where they cannot be cleared (not x86-64, no llvmlite)."""
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return not flushes_subnormals()
+    if not _compiled:
+        try:
+            import ctypes
+
+            import llvmlite.binding as llvm
+
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            engine = llvm.create_mcjit_compiler(
+                llvm.parse_assembly(_CLEAR_IR),
+                llvm.Target.from_default_triple().create_target_machine())
+            engine.finalize_object()
+            _compiled[:] = [engine, ctypes.CFUNCTYPE(None)(engine.get_function_address(
+                "clear_flush"))]
+        except Exception:  # an llvmlite without opaque pointers, or none: leave them
+            return not flushes_subnormals()
+    _compiled[1]()  # type: ignore[operator]
+    return not flushes_subnormals()

@@ -199,7 +199,8 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                 raise DataError(f"{role} column {c!r} is not in the header; columns are {names}",
                                 path=p, line=1, column=str(c))
             check_column_once(names, role, str(c), p)  # pandas would rename the other
-        usecols = list(dict.fromkeys(cols.values()))
+        # by position: pandas keeps a header's blanks (" user " is not "user"), the check above not
+        usecols = sorted({names.index(str(c)) for c in cols.values()})
     else:
         width = len(_split(first, sep))
         for role, c in cols.items():
@@ -207,11 +208,11 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
             if c >= width:
                 raise DataError(f"{role} column {c} is beyond the {width} columns of line 1",
                                 path=p, line=1)
-        usecols = sorted(set(cols.values()))
+        usecols = sorted({int(c) for c in cols.values()})
     if not as_text:  # pandas' C parser drops the extra fields of a line when usecols is given
-        check_field_counts(p, sep)
+        check_field_counts(p, sep, names if header else None)
     try:
-        return pd.read_csv(
+        frame = pd.read_csv(
             p,
             sep=sep,
             header=0 if header else None,
@@ -226,6 +227,9 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
             for _ in text_lines(p, expected="a ratings table (CSV, TSV or Parquet)", plain=False):
                 pass
         raise DataError(f"could not parse with separator {sep!r}: {exc}", path=p) from exc
+    if header:
+        frame.columns = [names[i] for i in usecols]
+    return frame
 
 
 def _first_line(p: Path) -> str:

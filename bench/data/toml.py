@@ -12,7 +12,9 @@ finite. Every error names the key and says what was expected and what was given.
 from __future__ import annotations
 
 import math
+import re
 import sys
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +64,20 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         doc: dict[str, Any] = tomllib.loads(text)
         return doc
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
+        raise ConfigError(f"{p}: not valid TOML: {exc}{_offending_line(text, str(exc))}") from exc
+
+
+def _offending_line(text: str, message: str) -> str:
+    """``: line 7 reads 'quick = false'`` for a parser message ending ``(at line 7, column
+    14)`` (a key given twice names only the place), with a hint for a key or table given twice."""
+    m = re.search(r"\(at line (\d+), column \d+\)$", message)
+    lines = text.splitlines()
+    if m is None or not 0 < int(m.group(1)) <= len(lines):
+        return ""
+    shown = lines[int(m.group(1)) - 1].strip()
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    twice = message.startswith(("Cannot overwrite", "Cannot declare"))
+    return f"; line {m.group(1)} reads {shown!r}" + (" (a key or table given twice?)" if twice else "")
 
 
 def loads(text: str) -> dict[str, Any]:
@@ -129,6 +144,7 @@ class Spec:
     choices: tuple[str, ...] = ()
     source: str = ""
     nonempty: bool = False
+    one_line: bool = False  # a string without control characters (a line end, a tab, NUL)
 
     def expected(self) -> str:
         """What a value must be, in words: ``an integer from 1 to 2147483647``."""
@@ -159,6 +175,9 @@ class Spec:
     def check(self, value: Any, where: str) -> Any:
         """``value`` unchanged when it is of this kind and in range, else a ConfigError
         ``"<where>: expected <what>; got <value> (<its type>)"``."""
+        if self.one_line and isinstance(value, str) and _control(value):
+            raise ConfigError(f"{where}: {value!r} holds a control character (a line end, a tab): "
+                              f"expected {self.expected()} on one line")
         if not self.accepts(value):
             raise ConfigError(f"{where}: expected {self.expected()}; got {show(value)}"
                               + (f" ({self.source})" if self.source and self._typed(value) else ""))
@@ -180,6 +199,8 @@ class Spec:
         if self.kind is bool:
             return True
         if self.kind is str:
+            if self.one_line and _control(value):
+                return False
             return (value in self.choices) if self.choices else bool(value) or not self.nonempty
         if isinstance(value, float) and not math.isfinite(value):
             return False
@@ -223,6 +244,11 @@ def table(value: Any, where: str) -> dict[str, Any]:
         raise ConfigError(f"{where}: expected a table ([{where.strip('[] ')}] with key = value "
                           f"lines); got {show(value)}")
     return dict(value)
+
+
+def _control(text: str) -> bool:
+    """Whether ``text`` holds a control character or a line or paragraph separator."""
+    return any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in text)
 
 
 def _num(x: float) -> str:

@@ -75,8 +75,12 @@ def as_qrels(
         raise ConfigError("got a Run where qrels were expected (relevance judgments)")
     import pandas as pd  # a frame, a dict or a ranx object: not for a file
 
-    if isinstance(obj, pd.DataFrame):
+    if isinstance(obj, pd.Series):
+        obj, rel = series_frame(obj, "qrels", "rel"), "rel"
+        where = "qrels Series"
+    else:
         where = "qrels DataFrame"
+    if isinstance(obj, pd.DataFrame):
         cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
                                      ("rel", rel, REL_COLUMNS)))
         q, d = _ids(cols[0], where, "query id"), _ids(cols[1], where, "document id")
@@ -119,8 +123,12 @@ def as_run(
         raise ConfigError("got Qrels where a run was expected (scored documents)")
     import pandas as pd  # a frame, a dict or a ranx object: not for a file
 
-    if isinstance(obj, pd.DataFrame):
+    if isinstance(obj, pd.Series):
+        obj, score = series_frame(obj, "run", "score"), "score"
+        where = "run Series"
+    else:
         where = "run DataFrame"
+    if isinstance(obj, pd.DataFrame):
         cols = find_columns(obj, where, (("qid", qid, QID_COLUMNS), ("docno", docno, DOCNO_COLUMNS),
                                      ("score", score, SCORE_COLUMNS)))
         q, d = _ids(cols[0], where, "query id"), _ids(cols[1], where, "document id")
@@ -140,6 +148,26 @@ def as_run(
         s = _scores(vs, where, keys=(qs, ds))
         _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "retrieved twice")
     return Run(q, d, _ranks(q, s), s, np.full(q.shape[0], tag), where)
+
+
+def series_frame(s: Any, role: str, value: str) -> Any:
+    """A pandas Series indexed by (query id, document id), as a frame of three columns: the
+    index levels, by their names when they have them (``query_id``, ``doc_id``, ...: the
+    frame's column rules apply), else ``qid`` and ``docno``, and the values as ``value``.
+    ``frame.set_index(["qid", "docno"])["score"]`` is such a Series; any other index is an
+    error saying so (``Series.to_dict()`` would give ``{(qid, docno): value}``)."""
+    import pandas as pd
+
+    if s.index.nlevels != 2:
+        raise ConfigError(f"{role} Series: expected an index of two levels (query id, document "
+                          "id), e.g. frame.set_index(['qid', 'docno'])['score']; got "
+                          f"{s.index.nlevels} level(s)")
+    names = [("qid", "docno")[k] if n is None else n for k, n in enumerate(s.index.names)]
+    if names[0] == names[1] or value in names:
+        raise ConfigError(f"{role} Series: index levels named {names}: expected a query id "
+                          f"and a document id level with distinct names, not {value!r}")
+    return pd.DataFrame({names[0]: s.index.get_level_values(0).array,
+                         names[1]: s.index.get_level_values(1).array, value: s.array})
 
 
 def _mapping_of(obj: object, role: str, ranx_class: str) -> tuple[str, Mapping[Any, Any]]:

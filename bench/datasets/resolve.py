@@ -131,7 +131,8 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
         raise DataError(f"a symbolic link to {os.readlink(p)!r}, which does not resolve (a "
                         "missing target or a link loop)", path=spec)
     if looks_like_path:
-        raise DataError("no such file or folder (and not a catalogue name)", path=spec)
+        raise DataError("no such file or folder (and not a catalogue name)",  # one line:
+                        path=spec if spec.isprintable() else repr(spec))  # a line end shown
     return catalogue_spec(spec, name, option)  # unknown name: ConfigError lists valid ones
 
 

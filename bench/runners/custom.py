@@ -99,9 +99,9 @@ from bench.runners.custom_checks import verify_unchanged as verify_unchanged
 from bench.runners.custom_process import (
     DEFAULT_TIMEOUT_S,
     isolated_process,
-    one_line,
     watch_finaliser,
 )
+from bench.runners.custom_streams import one_line
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits

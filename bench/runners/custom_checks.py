@@ -59,9 +59,9 @@ from bench.runners.custom_process import (
     ProcessExit,
     RankerTimeout,
     isolated_process,
-    one_line,
     time_limit,
 )
+from bench.runners.custom_streams import one_line
 
 #: float64 holds every integer of magnitude up to 2^53 exactly (IEEE 754 binary64).
 EXACT_INTEGER_LIMIT = 2**53
@@ -226,8 +226,9 @@ def describe_failure(step: str, exc: BaseException) -> str:
                 "word of the unfinished run; a ranker must return or raise")
     if isinstance(exc, SystemExit):
         return f"{step} called sys.exit({exc.code!r}) (SystemExit); a ranker must return or raise"
-    text = f"{step} raised {type(exc).__name__}: {one_line(exc)}"
-    if isinstance(exc, ValueError) and ("read-only" in str(exc) or "WRITEABLE" in str(exc)):
+    shown = one_line(exc)  # never raises, even when the exception's __str__ does
+    text = f"{step} raised {type(exc).__name__}: {shown}"
+    if isinstance(exc, ValueError) and ("read-only" in shown or "WRITEABLE" in shown):
         text += (f" (the arrays ltrbench passes are read-only, so that a ranker cannot change the "
                  f"data of the models after it: {_COPY_HINT})")
     return text

@@ -9,7 +9,9 @@ the numbers of an uninterrupted one), NumPy's floating-point error handling (``n
 print options, pandas' options, the CPUs the process may use (``os.sched_setaffinity``),
 Python's limit on integer digits, the warning filters, ``sys.stdout`` / ``sys.stderr``, ``sys.excepthook``, a
 trace or profile function, the recursion limit, the thread switch interval, the garbage
-collector's state, the C locale (C number parsers read ``1,5`` under a German one), the signal
+collector's state, the C locale (C number parsers read ``1,5`` under a German one), the
+processor's flush-to-zero modes (FTZ/DAZ, which a ``-ffast-math`` library turns on: scores
+below 2^-1022 would tie with 0; :func:`bench.data.subnormal.clear_flush_modes`), the signal
 handlers (``SIGINT``: Ctrl-C must still stop the run; ``SIGTERM``, ``SIGHUP``, ``SIGALRM``,
 ``SIGCHLD``, ``SIGPIPE``), an interval timer it left running (``signal.alarm``: its ``SIGALRM``
 would end the run later), the soft resource limits (open files, file size, CPU time, memory),
@@ -18,8 +20,9 @@ functions of NumPy, pandas, SciPy, ltrbench, the GBDT libraries and the built-in
 replaced (``np.argsort = ...`` would reverse every later ranking), and the methods, properties
 and class or static methods of those packages' classes that it replaced, removed or added
 (``lightgbm.Booster.predict = ...``, ``pandas.DataFrame.sort_values = ...``: the run's own
-models and evaluation call them). What it prints to standard output (Python's or file descriptor 1) goes to standard
-error, so ``--format json`` stays one JSON document on stdout. An exception in a thread it
+models and evaluation call them). What it prints to standard output (Python's or file
+descriptor 1) goes to standard error, so ``--format json`` stays one JSON document on stdout
+(:mod:`bench.runners.custom_streams`; closing it leaves ltrbench's standard error open). An exception in a thread it
 started is one line on stderr naming the model, not a traceback.
 
 Two ways out of the process are closed: ``os._exit(status)`` during a call raises
@@ -47,6 +50,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from bench.data.subnormal import clear_flush_modes, flushes_subnormals
+from bench.runners.custom_streams import one_line, stdout_to_stderr
 from bench.runners.libraries import LIBRARIES
 
 
@@ -73,7 +78,7 @@ def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[
     threading.excepthook = thread_failed
     os._exit = exit_guard
     try:
-        with _stdout_to_stderr():
+        with stdout_to_stderr():
             yield restored
     finally:
         if os.getpid() != saved.pid:  # a fork's child came back from the ranker's call
@@ -130,10 +135,12 @@ class _ProcessState:
     def restore(self) -> list[str]:
         """Put everything back; the names of what had changed."""
         changed: list[str] = []
-        with contextlib.suppress(OSError):
-            if os.getcwd() != self.cwd:
-                changed.append(f"the working directory ({os.getcwd()})")
-        if not os.path.isdir(".") or changed:
+        try:
+            now = os.getcwd()
+        except OSError:  # it moved into a folder and removed it ("." still reads as a folder)
+            now = "a folder it removed"
+        if now != self.cwd:
+            changed.append(f"the working directory ({now})")
             with contextlib.suppress(OSError):
                 os.chdir(self.cwd)
         if dict(os.environ) != self.environ:
@@ -223,6 +230,8 @@ def _interpreter_state() -> dict[str, tuple[Any, Any]]:
         "the C locale (locale.setlocale)": (locale.setlocale(locale.LC_ALL),
                                             lambda v: locale.setlocale(locale.LC_ALL, v)),
         "NumPy's print options": (np.get_printoptions(), lambda o: np.set_printoptions(**o)),
+        "the processor's flush-to-zero modes (FTZ/DAZ: a library built with -ffast-math)": (
+            flushes_subnormals(), lambda on: on or clear_flush_modes()),
         "pandas' options (pd.set_option)": (_pandas_options(), _set_pandas_options),
         **({"the CPUs the process may use (os.sched_setaffinity)": (
             os.sched_getaffinity(0), lambda cpus: os.sched_setaffinity(0, cpus))}
@@ -360,30 +369,6 @@ def _same_np_state(a: Any, b: Any) -> bool:
     return bool(a[0] == b[0] and np.array_equal(a[1], b[1]) and a[2:] == b[2:])
 
 
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Standard output (Python's and file descriptor 1) to standard error for the block."""
-    with contextlib.ExitStack() as stack:
-        saved_fd = None
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            sys.stdout.flush()
-            sys.stderr.flush()
-            out_fd, err_fd = sys.__stdout__.fileno(), sys.__stderr__.fileno()  # type: ignore[union-attr]
-            if out_fd != err_fd:
-                saved_fd = os.dup(out_fd)
-                os.dup2(err_fd, out_fd)
-        if saved_fd is not None:
-            def back(fd: int = saved_fd, out: int = out_fd) -> None:
-                with contextlib.suppress(AttributeError, OSError, ValueError):
-                    sys.stdout.flush()
-                with contextlib.suppress(OSError):
-                    os.dup2(fd, out)
-                os.close(fd)
-            stack.callback(back)
-        stack.enter_context(contextlib.redirect_stdout(sys.stderr))
-        yield
-
-
 #: Classes of the rankers built so far -> how errors name their model (see :func:`watch_finaliser`).
 _FINALISED: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
 _previous_hook: list[Any] = []
@@ -412,16 +397,6 @@ def _unraisable(unraisable: Any) -> None:
     exc = unraisable.exc_value
     print(f"warning: {where}: its finaliser (__del__) raised {type(exc).__name__}: "
           f"{one_line(exc)} (ignored)", file=sys.stderr)
-
-
-def one_line(text: object) -> str:
-    """``text`` on one line (the lines of a multi-line message joined by `` | ``): the command
-    line prints an error as one line."""
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
-    return " | ".join(lines)
-
-
-
 
 
 #: How long one call of a user's ranker (its factory, ``fit``, each ``predict``) may run unless
