@@ -57,6 +57,8 @@ class Reading:
     spelling: str
     grammar: str
     param: float | None = None
+    #: the name says ``judged_only=False`` (ir_measures): refused beside ``--judged-only``
+    denies_judged_only: bool = False
 
     @property
     def core(self) -> tuple[str, int | None, str | None, Overrides, float | None]:
@@ -323,6 +325,10 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
     elif measure.cutoff == "required":
         raise ConfigError(f"ir_measures {measure.name} needs a cutoff: {measure.name}@k")
     overrides, shown = _ir_overrides(measure, params)
+    if measure.name == "RR" and k is not None and params.get("judged_only") is True:
+        raise ConfigError("ir_measures RR(judged_only=True)@k is not a measure ir_measures "
+                          "computes (its RR@k is MS MARCO's evaluator, without judged_only); "
+                          "write RR(judged_only=True) for trec_eval's recip_rank -J")
     if measure.name == "RR" and k is not None:
         # ir_measures computes RR@k with MS MARCO's evaluator, not pytrec_eval (which has no
         # cutoff for recip_rank): the run sorted by (-score, doc id), ties by document id
@@ -341,7 +347,8 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
     at = f"@{k}" if k is not None else (f"@{recall!r}" if recall is not None else "")
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + at
     profile = TREC_EVAL_PROFILE if measure.name in _IR_COUNTS_OF_RUN_QUERIES else IR_MEASURES_PROFILE
-    return Reading(family, k, profile, overrides, spelling, "ir_measures", param)
+    return Reading(family, k, profile, overrides, spelling, "ir_measures", param,
+                   denies_judged_only=params.get("judged_only") is False)
 
 
 #: ir_measures measures that are sums over queries. ir_measures scores a qrels query without a
@@ -439,9 +446,9 @@ def _ir_overrides(measure: PeerMeasure, params: dict[str, object]) -> tuple[Over
                 out["relevance_threshold"] = float(value)
                 shown.append(f"rel={value}")
         elif key == "judged_only":
-            if value is not False:
-                raise ConfigError(f"ir_measures {name}(judged_only=True) (trec_eval -J, unjudged "
-                                  "documents removed) is not supported by ltrbench yet")
+            if _judged_only(name, value):
+                out["judged_only"] = True
+                shown.append("judged_only=True")
         elif key in ("relative", "beta"):
             if (key == "relative" and value is not False) or (
                     key == "beta" and (isinstance(value, bool) or value != 1)):
@@ -463,6 +470,19 @@ def _ir_overrides(measure: PeerMeasure, params: dict[str, object]) -> tuple[Over
                 out["gain"] = table
                 shown.append(f"gains={text}")
     return tuple(sorted(out.items())), shown
+
+
+def _judged_only(name: str, value: object) -> bool:
+    """ir_measures ``judged_only=`` (pytrec_eval's ``judged_docs_only_flag``, trec_eval ``-J``:
+    unjudged documents leave the ranking first; ``providers/pytrec_eval_provider.py``) as the
+    profile field ``judged_only``. ``False`` is kept as an override too, so that a name that
+    says ``judged_only=False`` beside ``--judged-only`` is refused, not silently overruled
+    (:func:`bench.metrics.qualified.resolve`). ``RR(judged_only=True)@k`` is refused as
+    ir_measures refuses it ("Unsupported measures": its RR@k is MS MARCO's evaluator, which
+    has no such option: see :func:`ir_reading`)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"ir_measures {name}(judged_only=...) is True or False, got {value!r}")
+    return value
 
 
 def _gain_table(value: object) -> tuple[tuple[float, ...], str]:

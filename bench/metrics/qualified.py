@@ -90,15 +90,18 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
     Raises:
         ConfigError: ``explicit`` and a peer name of another tool family than the call's profile.
     """
+    specs = [_judged_only(spec, call, explicit) for spec in specs]
     if not explicit:
-        return list(specs)
+        return specs
     out: list[MetricSpec] = []
     for spec in specs:
         if spec.explicit or spec.grammar not in FAMILY_PROFILES or spec.profile is None:
             out.append(spec)
             continue
         if _base_name(call) in (*FAMILY_PROFILES[spec.grammar], spec.profile):  # NumQ: trec_eval
-            out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
+            # an override the call's profile already has is no override (no +judged_only twice)
+            own = tuple(o for o in spec.overrides if getattr(call, o[0]) != o[1])
+            out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}", overrides=own))
             continue
         if _same_convention(call, spec):  # RR@10 under msmarco: the call's profile is the tool's
             out.append(replace(spec, profile=None, overrides=()))
@@ -114,6 +117,18 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
             f"{plain} for its value under {call.name!r}")
     return out
+
+
+def _judged_only(spec: MetricSpec, call: Profile, explicit: bool) -> MetricSpec:
+    """``spec`` checked against the call's ``judged_only`` (``--judged-only``, trec_eval ``-J``):
+    an ir_measures name that says ``judged_only=False`` (:attr:`MetricSpec.denies_judged_only`)
+    under a call profile that removes unjudged documents contradicts it (ConfigError), where it
+    would otherwise be silently computed with ``-J``."""
+    if explicit and call.judged_only and spec.denies_judged_only:
+        raise ConfigError(f"{spec.key} says judged_only=False but the call's profile "
+                          f"{call.name!r} removes unjudged documents (--judged-only, trec_eval "
+                          "-J): drop one of the two")
+    return spec
 
 
 #: Spellings that a profile's own tool uses for another metric than ltrbench's: ``(profiles,
