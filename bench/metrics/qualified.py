@@ -37,9 +37,9 @@ the same prepared queries; :func:`merge` puts the results back into one
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
@@ -48,6 +48,8 @@ from bench.metrics.peer_names import IR_MEASURES_PROFILE, QRELS_ONLY, TREC_EVAL_
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.result import EvaluationResult
 from bench.metrics.score_rules import UNFILTERED
+
+_V = TypeVar("_V")
 
 #: The call profiles under which a peer grammar's names take the call's profile (its tool's family).
 FAMILY_PROFILES: dict[str, tuple[str, ...]] = {
@@ -237,6 +239,7 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         mean_blank_excluded=_ordered(specs, (r.diagnostics.mean_blank_excluded for r in results)),
         mean_blank_as_0=_ordered(specs, (r.diagnostics.mean_blank_as_0 for r in results)),
         mean_blank_as_1=_ordered(specs, (r.diagnostics.mean_blank_as_1 for r in results)),
+        blank_by_metric=_ordered(specs, (r.diagnostics.blank_by_metric for r in results)),
     )
     table = None
     queries = None
@@ -263,7 +266,7 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
                                                                              strict=True)})
 
 
-def _ordered(specs: Sequence[MetricSpec], dicts: Iterable[dict[str, float]]) -> dict[str, float]:
+def _ordered(specs: Sequence[MetricSpec], dicts: Iterable[Mapping[str, _V]]) -> dict[str, _V]:
     found = {k: v for d in dicts for k, v in d.items()}
     return {s.key: found[s.name] for s in specs if s.name in found}
 

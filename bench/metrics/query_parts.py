@@ -128,6 +128,7 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
     excl: dict[str, float] = {}
     as0: dict[str, float] = {}
     as1: dict[str, float] = {}
+    n_blank: dict[str, int] = {}
     wq = parts.query_weights
     for spec in specs:
         v = parts.values[spec.name]
@@ -135,6 +136,7 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
             means[spec.name] = aggregate.pointwise_total(spec.family, *parts.pointwise_sums[spec.name])
             continue
         blank = parts.blank[spec.name]
+        n_blank[spec.name] = int(blank.sum())
         mw = parts.mean_weights.get(spec.name)
         means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq, parts.n, mw)
         if blank.any():
@@ -155,6 +157,7 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
         mean_blank_excluded=excl,
         mean_blank_as_0=as0,
         mean_blank_as_1=as1,
+        blank_by_metric=n_blank,
     )
     table = None
     if per_query:  # pandas only where a table is asked for
