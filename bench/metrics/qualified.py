@@ -41,6 +41,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
+
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
@@ -243,6 +246,7 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
     )
     table = None
     queries = None
+    weights: dict[str, NDArray[np.float64]] = {}
     if base.per_query is not None:
         import pandas as pd
 
@@ -258,12 +262,17 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         table = pd.DataFrame({"qid": index.to_numpy(),
                               **{k: columns[n].to_numpy() for k, n in zip(keys, order, strict=True)}})
         queries = {k: scored[n] for k, n in zip(keys, order, strict=True)}
+        own = {n: pd.Series(w, index=f.index).reindex(index).to_numpy(dtype=np.float64)
+               for r, f in zip((r for r in results if r.per_query is not None), frames,
+                               strict=True) for n, w in r.metric_weights.items()}
+        weights = {k: own[n] for k, n in zip(keys, order, strict=True) if n in own}
     return EvaluationResult(metrics={k: metrics[n] for k, n in zip(keys, order, strict=True)},
                             diagnostics=merged, per_query=table, profile=base.profile,
                             metric_profiles={k: profile_of[n] for k, n in zip(keys, order, strict=True)},
                             metric_queries=queries,
                             metric_n_queries={k: count_of[n] for k, n in zip(keys, order,
-                                                                             strict=True)})
+                                                                             strict=True)},
+                            metric_weights=weights)
 
 
 def _ordered(specs: Sequence[MetricSpec], dicts: Iterable[Mapping[str, _V]]) -> dict[str, _V]:

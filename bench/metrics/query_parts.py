@@ -164,7 +164,22 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
         import pandas as pd
 
         table = pd.DataFrame({"qid": parts.query_ids, **parts.values})
-    return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof)
+    return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof,
+                            metric_weights=_mean_weights(parts, specs) if per_query else {})
+
+
+def _mean_weights(parts: QueryParts, specs: Sequence[MetricSpec]) -> dict[str, NDArray[np.float64]]:
+    """Each query's weight in the mean of the metrics whose mean is weighted by the family
+    (``Family.weight``, or the documents of ``mean="documents"``), as
+    :func:`bench.metrics.aggregate.family_mean` weighs them (the query weights aside)."""
+    out: dict[str, NDArray[np.float64]] = {}
+    for spec in specs:
+        mw = parts.mean_weights.get(spec.name)
+        if mw is None and FAMILIES[spec.family].mean == "documents":
+            mw = parts.n.astype(np.float64)
+        if mw is not None and not spec.pointwise:
+            out[spec.name] = np.asarray(mw, dtype=np.float64)
+    return out
 
 
 __all__ = ["QueryParts", "combine", "summarise"]
