@@ -211,6 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # rich's Console turns a broken pipe into SystemExit(1)
         if isinstance(exc.__context__, BrokenPipeError):
             return _pipe_closed()
+        try:  # argparse's --help / usage exit: its text is flushed here, not at exit
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _pipe_closed()
         raise
 
 
