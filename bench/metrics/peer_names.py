@@ -265,6 +265,11 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     if isinstance(tree, ast.Call):
         if tree.args or any(kw.arg is None for kw in tree.keywords):
             raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
+        given = [str(kw.arg) for kw in tree.keywords]
+        twice = sorted({a for a in given if given.count(a) > 1})
+        if twice:  # AP(rel=2,rel=3): ast keeps both, ir_measures the last, silently
+            raise ConfigError(f"ir_measures parameter {', '.join(twice)} of {token!r} is given "
+                              "twice: give each parameter once")
         for kw in tree.keywords:
             keys = [ast.dump(k) for k in kw.value.keys if k is not None] \
                 if isinstance(kw.value, ast.Dict) else []
