@@ -116,7 +116,7 @@ class MetricSpec:
     label: str = field(default="", compare=False)
     grammar: str = field(default="ltrbench", compare=False)
     explicit: bool = field(default=False, compare=False)
-    denies_judged_only: bool = field(default=False, compare=False)  # ir_measures judged_only=False
+    stated: Overrides = field(default=(), compare=False)  # fields the name states (peer_names)
 
     @property
     def key(self) -> str:
@@ -402,7 +402,7 @@ def _spec(reading: Reading, qualifier: str | None) -> MetricSpec:
     r = reading if qualifier is None else replace(reading, profile=qualifier)
     return MetricSpec(r.family, r.k, _name(r, reading.profile), r.profile, r.overrides,
                       r.param, grammar=reading.grammar, explicit=qualifier is not None,
-                      denies_judged_only=reading.denies_judged_only)
+                      stated=reading.stated)
 
 
 def _name(r: Reading, implied: str | None) -> str:

@@ -57,8 +57,11 @@ class Reading:
     spelling: str
     grammar: str
     param: float | None = None
-    #: the name says ``judged_only=False`` (ir_measures): refused beside ``--judged-only``
-    denies_judged_only: bool = False
+    #: the profile fields the name states itself, defaults included (``P(rel=1)``:
+    #: ``relevance_threshold`` 1.0; ``judged_only=False``), whether or not they are overrides:
+    #: a call option that sets the field otherwise contradicts the name
+    #: (:func:`bench.metrics.qualified.resolve`)
+    stated: Overrides = ()
 
     @property
     def core(self) -> tuple[str, int | None, str | None, Overrides, float | None]:
@@ -353,7 +356,17 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + at
     profile = TREC_EVAL_PROFILE if measure.name in _IR_COUNTS_OF_RUN_QUERIES else IR_MEASURES_PROFILE
     return Reading(family, k, profile, overrides, spelling, "ir_measures", param,
-                   denies_judged_only=params.get("judged_only") is False)
+                   stated=_stated(params))
+
+
+def _stated(params: dict[str, object]) -> Overrides:
+    """The profile fields an ir_measures name states (:attr:`Reading.stated`)."""
+    out: list[tuple[str, object]] = []
+    if isinstance(params.get("rel"), int) and not isinstance(params.get("rel"), bool):
+        out.append(("relevance_threshold", float(params["rel"])))  # type: ignore[arg-type]
+    if isinstance(params.get("judged_only"), bool):
+        out.append(("judged_only", params["judged_only"]))
+    return tuple(sorted(out))
 
 
 #: ir_measures measures that are sums over queries. ir_measures scores a qrels query without a

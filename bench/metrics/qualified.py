@@ -95,7 +95,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
     Raises:
         ConfigError: ``explicit`` and a peer name of another tool family than the call's profile.
     """
-    specs = [_judged_only(spec, call, explicit) for spec in specs]
+    specs = [_stated(spec, call, explicit) for spec in specs]
     if not explicit:
         return specs
     out: list[MetricSpec] = []
@@ -124,15 +124,32 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
     return out
 
 
-def _judged_only(spec: MetricSpec, call: Profile, explicit: bool) -> MetricSpec:
-    """``spec`` checked against the call's ``judged_only`` (``--judged-only``, trec_eval ``-J``):
-    an ir_measures name that says ``judged_only=False`` (:attr:`MetricSpec.denies_judged_only`)
-    under a call profile that removes unjudged documents contradicts it (ConfigError), where it
-    would otherwise be silently computed with ``-J``."""
-    if explicit and call.judged_only and spec.denies_judged_only:
-        raise ConfigError(f"{spec.key} says judged_only=False but the call's profile "
-                          f"{call.name!r} removes unjudged documents (--judged-only, trec_eval "
-                          "-J): drop one of the two")
+#: How an ir_measures name spells the profile fields it can state.
+_PARAM_OF = {"relevance_threshold": "rel", "judged_only": "judged_only"}
+
+
+def _stated(spec: MetricSpec, call: Profile, explicit: bool) -> MetricSpec:
+    """``spec`` checked against the fields the call's options set (``--relevance-level``,
+    ``--judged-only``: fields of ``call`` that differ from its named profile's): an ir_measures
+    name that states another value (``P(rel=1)@5`` beside ``--relevance-level 2``,
+    ``nDCG(judged_only=False)`` beside ``--judged-only``) contradicts them (ConfigError), where
+    it would otherwise be silently computed with the option's value under its own key."""
+    if not explicit or not spec.stated or spec.explicit:  # trec_eval-c:P(rel=1)@5: its own
+        return spec
+    try:
+        named = get_profile(_base_name(call))
+    except ConfigError:  # a profile object of the caller's own: every field is its choice
+        named = None
+    for field, value in spec.stated:
+        mine = getattr(call, field)
+        if named is not None and mine == getattr(named, field):
+            continue  # the profile's own value: the name's override applies
+        if mine != value:
+            shown = int(value) if isinstance(value, float) and value.is_integer() else value
+            raise ConfigError(
+                f"{spec.key} says {_PARAM_OF.get(field, field)}={shown!r} but the call's profile "
+                f"{call.name!r} sets {field}={mine!r} (--relevance-level / --judged-only): drop "
+                "one of the two")
     return spec
 
 
