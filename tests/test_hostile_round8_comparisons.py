@@ -99,7 +99,8 @@ def test_one_file_under_two_paths_is_refused_and_two_equal_files_tie(tmp_path: P
               "--metrics", "map", "--format", "csv")
     assert res.status == 0, res.err
     rows = _rows(res.out)
-    assert rows["a"]["best"] == "True" and rows["copy"]["tied_with_best"] == "True"
+    assert rows["a"]["best"] == "True"
+    assert rows["copy"]["tied_with_best"] == "True"
     assert float(rows["copy"]["p_randomization"]) == 1.0
 
 
@@ -124,7 +125,8 @@ def test_a_comparison_on_one_query_has_no_t_test(tmp_path: Path) -> None:
               "--metrics", "map", "--format", "csv")
     assert res.status == 0, res.err
     rows = _rows(res.out)
-    assert rows["a"]["n_queries"] == "1" and rows["a"]["dropped"] == "2, 3"
+    assert rows["a"]["n_queries"] == "1"
+    assert rows["a"]["dropped"] == "2, 3"
     assert rows["a"]["p_t"] == ""  # one difference has no variance: no t statistic
     assert float(rows["a"]["p_randomization"]) == 1.0  # both sign flips are as extreme
     # AP on query 1: a (2) first, c (1) third of R = 2 -> (1 + 2/3) / 2; d: c then a -> 1

@@ -55,6 +55,7 @@ CLASSES = {
     "test_a_padding_rows_nan_score_in_a_frame_is_not_read": "silent accept",
     "test_arp_refuses_labels_whose_sums_overflow": "silently wrong",
     "test_a_label_of_1e308_under_a_gain_table_is_no_traceback": "traceback",
+    "test_an_ideal_dcg_that_overflows_is_refused_not_printed_as_0": "silently wrong",
 }
 
 
@@ -143,7 +144,8 @@ def test_the_footer_counts_blank_queries_at_the_relevance_level(tmp_path: Path) 
     assert res.status == 0, res.err
     footer = " ".join(res.out.split())
     assert f"{n_blank} for map, P_5" in footer, footer
-    assert "0 for ndcg_cut_10" in footer and "label >= 3" in footer
+    assert "0 for ndcg_cut_10" in footer
+    assert "label >= 3" in footer
     assert "blank = 0" in footer  # the blank-policy columns are shown
     js = evaluate_trec(qf, rf, metrics=["map", "ndcg_cut_10"], profile="trec_eval",
                        per_query=False)
@@ -270,6 +272,25 @@ def test_arp_refuses_labels_whose_sums_overflow(profile: str) -> None:
         assert res.metrics["arp"] == pytest.approx((8 / 3 + 1) / 2), res.metrics
     else:
         assert api_refused(exc, "ARP", "overflow") is None
+
+
+@pytest.mark.parametrize("profile", ["sklearn", "trec_eval", "catalyst-linear", "torchmetrics"])
+def test_an_ideal_dcg_that_overflows_is_refused_not_printed_as_0(profile: str) -> None:
+    """Linear gain, labels 1e308: query 1's DCG@3 is 1e308 + 0 + 1e308 / 2 (finite) but its
+    ideal DCG 1e308 (1 + 1/log2(3) + 1/2) is inf, so NDCG was printed as 0 (x / inf) beside
+    query 2's 1: 0.5 where the true mean is (1.5 / 2.1309 + 1) / 2 = 0.852."""
+    y = np.array([1e308, 1e308, 0.0, 1e308, 1.0, 0.0])
+    s = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.1])
+    res, exc = call(lambda: evaluate(y, s, group=[4, 2], metrics=["ndcg@3"], profile=profile))
+    if exc is None:
+        ideal = 1 + 1 / math.log2(3) + 1 / 2
+        assert res.metrics["ndcg@3"] == pytest.approx((1.5 / ideal + 1) / 2), res.metrics
+    else:
+        assert api_refused(exc, "ndcg@3", "overflow") is None
+    # the same labels scaled down are fine and give that number (trec_eval's arithmetic)
+    scaled = evaluate(y / 1e300, s, group=[4, 2], metrics=["ndcg@3"], profile="sklearn")
+    assert scaled.metrics["ndcg@3"] == pytest.approx(((1 + 0.5) / (1 + 1 / math.log2(3) + 0.5)
+                                                      + 1.0 / 1.0) / 2)
 
 
 def test_a_label_of_1e308_under_a_gain_table_is_no_traceback() -> None:

@@ -62,7 +62,6 @@ from bench.metrics.peer_names import (
     MAX_CUTOFF,
     QRELS_ONLY,
     TREC_EVAL,
-    Overrides,
     Reading,
     check_cutoff,
     ir_reading,
@@ -71,6 +70,7 @@ from bench.metrics.peer_names import (
     read_trec_eval,
     trec_reading,
 )
+from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
 
 #: Ranking metric families (canonical names) and what they compute.
