@@ -345,6 +345,12 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
                                   ("ties", "docno_asc"))))
     if measure.name in ("alpha_nDCG", "nERR_IA", "P_IA"):
+        if params.get("judged_only") is True:  # no value of the tool's to be equal to
+            raise ConfigError(
+                f"ir_measures {measure.name}(judged_only=True): ir_measures 0.4.3's pyndeval "
+                "provider fails on judged_only (TypeError in pyndeval_provider.py iter_calc); "
+                f"ltrbench computes it as {measure.family}@k with --judged-only (or a "
+                "profile with judged_only=True), pyndeval's judged_only filter")
         overrides, shown = _pyndeval(measure.name, k, param, overrides, shown)
     if measure.name == "RBP" and param is not None:
         shown.insert(0, f"p={param!r}")
