@@ -27,7 +27,8 @@ class Diagnostics:
         blank_by_metric: each ranking metric's blank queries (its 0/0 queries: for ndcg no
             positive gain, for map, P, recall, mrr... no document at or above the profile's
             relevance level, trec_eval's ``num_rel`` = 0 under ``-l``), keyed as ``metrics``.
-            ``n_blank`` counts ndcg's; under ``--relevance-level 3`` map's can be more.
+            ``n_blank`` counts ndcg's; under ``--relevance-level 3`` map's can be more
+            (:meth:`as_dict` includes it only then).
         backend: ``"numba"`` (compiled kernel), ``"python"`` (its arithmetic interpreted, small
             inputs: :mod:`bench.metrics.kernels.small`) or ``"numpy"``; ``"a+b"`` when parts
             of one evaluation took different ones.
@@ -51,6 +52,8 @@ class Diagnostics:
         out = asdict(self)
         for key in ("mean_blank_excluded", "mean_blank_as_0", "mean_blank_as_1"):
             out[key] = {k: (None if math.isnan(v) else v) for k, v in out[key].items()}
+        if all(n == self.n_blank for n in self.blank_by_metric.values()):
+            del out["blank_by_metric"]  # said by n_blank; shown when a metric's count differs
         return out
 
 
