@@ -51,6 +51,7 @@ CLASSES = {
     "test_the_footer_counts_blank_queries_at_the_relevance_level": "silently wrong",
     "test_reconcile_values_are_the_evaluators_means": "silently wrong",
     "test_a_closed_pipe_downstream_ends_every_command_with_status_0": "unclear error",
+    "test_per_query_dash_is_refused_not_a_file_named_dash": "silent accept",
     "test_a_padding_judgment_in_qrels_reads_as_padding_in_arrays": "silently wrong",
     "test_a_padding_rows_nan_score_in_a_frame_is_not_read": "silent accept",
     "test_arp_refuses_labels_whose_sums_overflow": "silently wrong",
@@ -207,7 +208,7 @@ def test_reconcile_values_are_the_evaluators_means() -> None:
 
 @pytest.mark.parametrize("argv", [
     ("evaluate", "--qrels", "{q}", "--run", "{r}", "--metrics", "map", "--format", "table"),
-    ("evaluate", "--qrels", "{q}", "--run", "{r}", "--metrics", "map", "--per-query", "-",
+    ("evaluate", "--qrels", "{q}", "--run", "{r}", "--metrics", "map", "--per-query", "pq.csv",
      "--format", "csv"),
     ("metrics", "list"),
     ("datasets", "list"),
@@ -226,6 +227,16 @@ def test_a_closed_pipe_downstream_ends_every_command_with_status_0(
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert p.stdout.strip() == "0", (p.stdout, (tmp_path / "err").read_text())
     assert (tmp_path / "err").read_text() == ""
+
+
+def test_per_query_dash_is_refused_not_a_file_named_dash(tmp_path: Path) -> None:
+    """``--per-query -`` wrote a CSV named '-' into the working folder (exit 0), where '-'
+    means standard output to most tools; standard output carries the summary, so it is refused."""
+    qf, rf, _, _ = _corpus(tmp_path)
+    res = cli(tmp_path, "evaluate", "--qrels", qf, "--run", rf, "--metrics", "map",
+              "--per-query", "-")
+    assert refused(res, "--per-query") is None, res.err
+    assert not (tmp_path / "-").exists()
 
 
 @pytest.mark.parametrize(("profile", "pad"), [("allrank", -1), ("tf-ranking", -1),
