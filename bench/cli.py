@@ -198,26 +198,53 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status. A reader that closed the pipe (``| head``) is a normal
+    end: status 0, nothing on stderr (see :func:`_pipe_closed`)."""
     if sys.stdout is None:  # started with standard output closed (>&-): no traceback at print
         print("error: standard output is closed (the command was started with >&-): "
               "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
         return 2
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
+        return _pipe_closed()
+    except SystemExit as exc:  # rich's Console turns a broken pipe into SystemExit(1)
+        if isinstance(exc.__context__, BrokenPipeError):
+            return _pipe_closed()
+        try:  # argparse's --help / usage exit: its text is flushed here, not at exit
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _pipe_closed()
+        raise
+
+
+def _pipe_closed() -> int:
+    """The status of a command whose reader stopped early (``ltrbench ... | head -1``): 0, as
+    ``head`` users expect (the output they asked for was written); standard output is pointed at
+    /dev/null so that Python's flush at exit raises no second error."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     vars(args).pop(_GIVEN, None)
     if not getattr(args, "func", None):
         parser.print_help()
+        sys.stdout.flush()
         return 0
     try:
         with _one_line_warnings():
-            return int(args.func(args) or 0)
+            status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
+        return status
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
-        with contextlib.suppress(OSError):  # no second error when Python flushes at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, the status of a tool killed by the broken pipe
+    except BrokenPipeError:
+        raise
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
         print(f"error: {os_error_text(exc)}", file=sys.stderr)
         return 2

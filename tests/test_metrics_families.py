@@ -40,7 +40,8 @@ def test_the_records_keep_the_former_aliases_blank_rules_and_scored_one_families
     FAMILIES = {n: f for n, f in families.FAMILIES.items() if n not in new}
     assert {a: c for a, c in ALIASES.items() if c not in new} == {"precision": "p", "pre": "p", "prec": "p", "ap": "map",
                        "mean_average_precision": "map", "rr": "mrr", "recip_rank": "mrr",
-                       "hit_rate": "hits", "hr": "hits", "r": "recall"}
+                       "hit_rate": "hits", "hr": "hits", "r": "recall",
+                       "hit": "hits"}  # hit: RecBole Hit@k (round 8)
     assert {f.name for f in FAMILIES.values() if f.blank_scores_one} == {
         "ndcg", "map", "recall", "mrr", "hits"}
     assert {f.name for f in FAMILIES.values() if f.blank_when == "no_gain"} == {"ndcg", "dcg", "err"}

@@ -123,7 +123,7 @@ def test_ir_measures_parameters_become_profile_overrides() -> None:
 
 
 @pytest.mark.parametrize(("name", "message"), [
-    ("nDCG(judged_only=True)@10", "not supported by ltrbench yet"),
+    ("RR(judged_only=True)@10", "not a measure ir_measures computes"),
     ("SetF(beta=2.0)", "default beta only"),
     ("SetP(relative=True)", "default relative only"),
     ("AP(gains={0:1})", "takes no parameter gains"),

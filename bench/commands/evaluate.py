@@ -133,6 +133,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``ltrbench evaluate``; returns the exit status."""
     specs = parse_metrics(args.metrics if args.metrics is not None else [EVALUATE_METRICS])
     if args.per_query is not None:  # before any work: never after it, never over an input
+        if args.per_query.strip() == "-":  # not a file named '-' in the working folder
+            raise ConfigError("--per-query - : standard output carries the summary; give the "
+                              "per-query CSV a file path (e.g. --per-query per_query.csv)")
         from bench.data.outputs import check_output_file
 
         sidecar = None

@@ -13,6 +13,8 @@ query's NDCG unweighted (``blank_ndcg_weight="one"``), and XGBoost clamps the ND
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -39,7 +41,9 @@ def per_query_values(
     if fam.finish is None:
         raise ConfigError(f"{spec.name} is not a ranking metric (no per-query formula)")
     inputs = _inputs(spec, comps, profile)
+    _refuse_overflow(spec, inputs.comp)
     v = fam.finish(inputs)
+    _refuse_overflow(spec, {"value": v})
     blank = _blank(fam.blank_when, inputs, comps)
     if fam.mean == "documents":
         v[blank] = np.nan  # GAUC: a query with one class is left out whatever the profile
@@ -52,6 +56,18 @@ def per_query_values(
         # over every query, not an average, and keeps them.
         v[blank] = np.nan
     return v, blank
+
+
+def _refuse_overflow(spec: MetricSpec, arrays: Mapping[str, NDArray[np.float64]]) -> None:
+    """A DataError when a per-query sum is infinite: labels near 1e308 under a linear gain make
+    the ideal DCG ``inf``, and NDCG ``x / inf`` = 0 (or ``inf / inf`` NaN) would be printed as a
+    number. No metric's component is infinite on finite input that fits a float64."""
+    for name, arr in arrays.items():
+        bad = np.isinf(arr)
+        if bad.any():
+            raise DataError(f"{spec.name}: its {name} is infinite on {int(bad.sum())} of "
+                            f"{arr.shape[0]} queries: the labels' gains overflow a float64 "
+                            "(labels near 1e308 under a linear gain); rescale the labels")
 
 
 def _inputs(spec: MetricSpec, comps: Components, profile: Profile) -> Inputs:

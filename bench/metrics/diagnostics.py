@@ -24,6 +24,11 @@ class Diagnostics:
             the mean of each ranking metric with them left out, scored 0, and scored 1 (the last
             only for ndcg, map, recall, mrr and hits, whose best value is 1), with the profile's
             query weights (but neither LightGBM's unweighted 1 nor XGBoost's clamping).
+        blank_by_metric: each ranking metric's blank queries (its 0/0 queries: for ndcg no
+            positive gain, for map, P, recall, mrr... no document at or above the profile's
+            relevance level, trec_eval's ``num_rel`` = 0 under ``-l``), keyed as ``metrics``.
+            ``n_blank`` counts ndcg's; under ``--relevance-level 3`` map's can be more
+            (:meth:`as_dict` includes it only then).
         backend: ``"numba"`` (compiled kernel), ``"python"`` (its arithmetic interpreted, small
             inputs: :mod:`bench.metrics.kernels.small`) or ``"numpy"``; ``"a+b"`` when parts
             of one evaluation took different ones.
@@ -40,10 +45,30 @@ class Diagnostics:
     mean_blank_excluded: dict[str, float] = field(default_factory=dict)
     mean_blank_as_0: dict[str, float] = field(default_factory=dict)
     mean_blank_as_1: dict[str, float] = field(default_factory=dict)
+    blank_by_metric: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         """Plain dict (NaN becomes ``None`` so that the result is valid JSON)."""
         out = asdict(self)
         for key in ("mean_blank_excluded", "mean_blank_as_0", "mean_blank_as_1"):
             out[key] = {k: (None if math.isnan(v) else v) for k, v in out[key].items()}
+        if all(n == self.n_blank for n in self.blank_by_metric.values()):
+            del out["blank_by_metric"]  # said by n_blank; shown when a metric's count differs
         return out
+
+
+def blank_counts(d: Diagnostics, relevance_threshold: float) -> str:
+    """The footer's count of blank queries, true per metric: ``"0 (scored 0)"`` when every
+    metric has ``d.n_blank`` of them, else each count with its metrics, e.g. ``"8 for map, P_5;
+    0 for ndcg_cut_10 (relevant: label >= 3; scored 0)"``: under a relevance level above 1
+    (trec_eval ``-l 3``, whose ``num_rel`` counts labels >= 3) map and P have 0/0 queries that
+    ndcg, graded by every positive label, does not."""
+    counts = d.blank_by_metric
+    if all(n == d.n_blank for n in counts.values()):
+        return f"{d.n_blank} ({d.blank_policy})"
+    by_count: dict[int, list[str]] = {}
+    for key, n in counts.items():
+        by_count.setdefault(n, []).append(key)
+    parts = "; ".join(f"{n} for {', '.join(keys)}"
+                      for n, keys in sorted(by_count.items(), reverse=True))
+    return f"{parts} (relevant: label >= {relevance_threshold:g}; {d.blank_policy})"

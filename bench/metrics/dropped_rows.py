@@ -68,6 +68,20 @@ def unpad(prep: Prepared, mask: NDArray[np.bool_] | None, weights: Any) -> Prepa
     return drop_rows(prep, pad)
 
 
+def padding_judgments(rel: NDArray[np.float64], profile: Profile) -> NDArray[np.bool_] | None:
+    """The retrieved documents of a TREC run whose qrels judgment the profile reads as padding
+    (``Profile.padding``: allRank's ``-1``, TF-Ranking's negative labels), ``None`` if none.
+    One reading for every input: a -1 label in arrays, a DataFrame or a qrels file is padding
+    under these profiles (the peer masks the row before sorting: it takes no rank), where
+    trec_eval's reading (an unjudged document that keeps its rank) would move every rank below
+    it. ``rel``: each run row's judgment (NaN: no judgment, never padding)."""
+    if profile.padding == "none":
+        return None
+    with np.errstate(invalid="ignore"):
+        mask = (rel == -1) if profile.padding == "minus_one" else (rel < 0)
+    return mask if mask.any() else None
+
+
 def drop_rows(prep: Prepared, drop: NDArray[np.bool_]) -> Prepared:
     """``prep`` without the rows ``drop`` (prepared order); queries keep their place (a query
     may be left empty), ``order`` still maps each row to its input row."""

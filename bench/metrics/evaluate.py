@@ -141,10 +141,10 @@ def evaluate(
     """
     _check_options(per_query=per_query, sort_by_qid=sort_by_qid, threads=threads)
     frame = labels if _is_frame(labels) else None
+    prof, specs = _profile_and_specs(profile, metrics, backend)
     cols, (labels, scores, qid, docno, weights, sort_by_qid) = _input_arrays(
         labels, scores, qid=qid, group=group, weights=weights, docno=docno,
-        sort_by_qid=sort_by_qid, label=label, score=score)
-    prof, specs = _profile_and_specs(profile, metrics, backend)
+        sort_by_qid=sort_by_qid, label=label, score=score, padding=prof.padding)
     labels, scores, padding = padding_mask(labels, scores, prof)  # Profile.padding: the call's
     try:
         prep = unpad(prepare(labels, scores, qid=qid, group=group, weights=weights, docno=docno,
@@ -196,7 +196,7 @@ def _profile_and_specs(profile: str | Profile | None, metrics: str | Iterable[st
 
 def _input_arrays(
     labels: Any, scores: Any, *, qid: Any, group: Any, weights: Any, docno: Any,
-    sort_by_qid: bool, label: str | None, score: str | None,
+    sort_by_qid: bool, label: str | None, score: str | None, padding: str = "none",
 ) -> tuple[Any, tuple[Any, Any, Any, Any, Any, bool]]:
     """:func:`evaluate`'s inputs as arrays: a DataFrame's columns (rows grouped stably by query,
     returned with the frame's columns to locate errors), or the arrays given, after checking
@@ -207,7 +207,7 @@ def _input_arrays(
         from bench.metrics.frames import frame_arrays
 
         cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
-                            docno=docno, weights=weights, group=group)
+                            docno=docno, weights=weights, group=group, padding=padding)
         return cols, (cols.labels, cols.scores, cols.qid, cols.docno, cols.weights, True)
     if scores is None or label is not None or score is not None:
         raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "

@@ -96,7 +96,7 @@ FAMILIES: dict[str, Family] = {
                ("err",), lambda q: q.value("err"), blank_when="no_gain"),
         Family("hits", "Hits", "1 if the top k holds a relevant document, else 0 (hit rate)",
                ("any",), lambda q: q.value("any"), blank_scores_one=True,
-               aliases=("hit_rate", "hr")),
+               aliases=("hit_rate", "hr", "hit")),  # hit: RecBole's Hit@k (metrics.py Hit)
         Family("rprec", "Rprec", "R-precision: precision at rank R, R = relevant documents of the "
                "query (trec_eval Rprec); rprec@k: the run cut at k (trec_eval -M k)", ("rprec",),
                lambda q: q.ratio(q.comp["rprec"], q.r), normalised=True, bare_whole=True),

@@ -112,11 +112,14 @@ def frame_arrays(
     docno: Any = None,
     weights: Any = None,
     group: Any = None,
+    padding: str = "none",
 ) -> FrameArrays:
     """Labels, scores, query ids (and document ids, weights) of ``frame`` as arrays.
 
     See the module docstring for how columns are chosen. A string ``qid``/``docno``/``weights``
-    names a column; anything else is taken as an array aligned with the rows.
+    names a column; anything else is taken as an array aligned with the rows. ``padding``: the
+    profile's ``Profile.padding``; a padding row's score is not read (NaN allowed there, as in
+    arrays: TF-Ranking masks label < 0 before it reads a score, allRank label -1).
     """
     n = frame.shape[0]
     if group is not None:
@@ -137,7 +140,8 @@ def frame_arrays(
         roles.append(("qid", qid, QID_COLUMNS))
     found = dict(zip([r[0] for r in roles], find_columns(frame, _WHERE, roles), strict=True))
     y = _numeric(found["label"], "label")
-    s = _numeric(found["score"], "score") if "score" in found else _aligned(scores, n, "scores")
+    s = _numeric(found["score"], "score", _padding_rows(y, padding)) if "score" in found \
+        else _aligned(scores, n, "scores")
     q = found["qid"].to_numpy() if "qid" in found else _aligned(qid, n, "qid")
     q = text_ids(q, path=_WHERE, column=str(found["qid"].name) if "qid" in found else "qid")
     columns = {role: str(col.name) for role, col in found.items()}
@@ -178,7 +182,16 @@ def _aligned(value: Any, n: int, name: str) -> np.ndarray:
     return a
 
 
-def _numeric(col: pd.Series, role: str) -> np.ndarray:
+def _padding_rows(y: np.ndarray, padding: str) -> np.ndarray | None:
+    """The rows ``Profile.padding`` reads as padding (``"minus_one"``: label -1; ``"negative"``:
+    label < 0), ``None`` under ``"none"`` (the rule of :func:`bench.metrics.dropped_rows.padding_mask`)."""
+    if padding == "none":
+        return None
+    mask: np.ndarray = (y == -1) if padding == "minus_one" else (y < 0)
+    return mask
+
+
+def _numeric(col: pd.Series, role: str, unread: np.ndarray | None = None) -> np.ndarray:
     """float64 values of a label/score column; non-numeric or missing values name their row.
 
     Checked before any arithmetic (:mod:`bench.data.inputs`): a value that is not a real number
@@ -204,6 +217,8 @@ def _numeric(col: pd.Series, role: str) -> np.ndarray:
         col = pd.to_numeric(col, errors="coerce")
     values = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
     missing = np.isnan(values)
+    if unread is not None:  # padding rows: their scores are not read
+        missing &= ~unread
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
         raise _row_error(col, i, f"{role} is missing (NaN): every row needs a {role}")

@@ -62,7 +62,6 @@ from bench.metrics.peer_names import (
     MAX_CUTOFF,
     QRELS_ONLY,
     TREC_EVAL,
-    Overrides,
     Reading,
     check_cutoff,
     ir_reading,
@@ -71,6 +70,7 @@ from bench.metrics.peer_names import (
     read_trec_eval,
     trec_reading,
 )
+from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
 
 #: Ranking metric families (canonical names) and what they compute.
@@ -104,7 +104,7 @@ class MetricSpec:
     :attr:`EvaluationResult.metrics`. ``grammar`` is the grammar that read the name and
     ``explicit`` says whether ``profile`` came from a ``PROFILE:`` qualifier (else from the
     grammar): :func:`bench.metrics.qualified.resolve` decides from them what an explicitly given
-    call profile does with the name. The last three fields do not take part in equality.
+    call profile does with the name. The last four fields do not take part in equality.
     """
 
     family: str
@@ -116,6 +116,7 @@ class MetricSpec:
     label: str = field(default="", compare=False)
     grammar: str = field(default="ltrbench", compare=False)
     explicit: bool = field(default=False, compare=False)
+    stated: Overrides = field(default=(), compare=False)  # fields the name states (peer_names)
 
     @property
     def key(self) -> str:
@@ -400,7 +401,8 @@ def _spec(reading: Reading, qualifier: str | None) -> MetricSpec:
     """The spec of a reading under an explicit ``profile:`` and its canonical name."""
     r = reading if qualifier is None else replace(reading, profile=qualifier)
     return MetricSpec(r.family, r.k, _name(r, reading.profile), r.profile, r.overrides,
-                      r.param, grammar=reading.grammar, explicit=qualifier is not None)
+                      r.param, grammar=reading.grammar, explicit=qualifier is not None,
+                      stated=reading.stated)
 
 
 def _name(r: Reading, implied: str | None) -> str:

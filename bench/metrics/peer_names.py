@@ -25,12 +25,12 @@ rule) and turns one token of either grammar into :class:`Reading` s.
 from __future__ import annotations
 
 import ast
-import math
 import re
 from dataclasses import dataclass
 
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
+from bench.metrics.peer_params import Overrides, ir_literal, ir_overrides, stated_fields
 
 #: Largest cutoff ``@k`` accepted (int32, what the kernels' rank arithmetic is safe with).
 MAX_CUTOFF = 2**31 - 1
@@ -42,7 +42,6 @@ IR_MEASURES_PROFILE = "trec_eval-c"
 #: trec_eval's default cutoffs of ``P``, ``recall``, ``ndcg_cut``, ``map_cut`` (``m_P.c``).
 _TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
-Overrides = tuple[tuple[str, object], ...]
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,11 @@ class Reading:
     spelling: str
     grammar: str
     param: float | None = None
+    #: the profile fields the name states itself, defaults included (``P(rel=1)``:
+    #: ``relevance_threshold`` 1.0; ``judged_only=False``), whether or not they are overrides:
+    #: a call option that sets the field otherwise contradicts the name
+    #: (:func:`bench.metrics.qualified.resolve`)
+    stated: Overrides = ()
 
     @property
     def core(self) -> tuple[str, int | None, str | None, Overrides, float | None]:
@@ -263,13 +267,18 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     if isinstance(tree, ast.Call):
         if tree.args or any(kw.arg is None for kw in tree.keywords):
             raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
+        given = [str(kw.arg) for kw in tree.keywords]
+        twice = sorted({a for a in given if given.count(a) > 1})
+        if twice:  # AP(rel=2,rel=3): ast keeps both, ir_measures the last, silently
+            raise ConfigError(f"ir_measures parameter {', '.join(twice)} of {token!r} is given "
+                              "twice: give each parameter once")
         for kw in tree.keywords:
             keys = [ast.dump(k) for k in kw.value.keys if k is not None] \
                 if isinstance(kw.value, ast.Dict) else []
             if len(set(keys)) != len(keys):  # {1: 1, 1: 2}: Python keeps the last, silently
                 raise ConfigError(f"ir_measures parameter {kw.arg} of {token!r} gives a key "
                                   "twice: expected each label once")
-            _ir_literal(kw.value, str(kw.arg), token)
+            ir_literal(kw.value, str(kw.arg), token)
             try:
                 params[str(kw.arg)] = ast.literal_eval(kw.value)
             except ValueError:
@@ -322,7 +331,11 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         k = check_cutoff(cutoff, f"{measure.name}@{cutoff}")
     elif measure.cutoff == "required":
         raise ConfigError(f"ir_measures {measure.name} needs a cutoff: {measure.name}@k")
-    overrides, shown = _ir_overrides(measure, params)
+    overrides, shown = ir_overrides(measure.name, params)
+    if measure.name == "RR" and k is not None and params.get("judged_only") is True:
+        raise ConfigError("ir_measures RR(judged_only=True)@k is not a measure ir_measures "
+                          "computes (its RR@k is MS MARCO's evaluator, without judged_only); "
+                          "write RR(judged_only=True) for trec_eval's recip_rank -J")
     if measure.name == "RR" and k is not None:
         # ir_measures computes RR@k with MS MARCO's evaluator, not pytrec_eval (which has no
         # cutoff for recip_rank): the run sorted by (-score, doc id), ties by document id
@@ -332,6 +345,12 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
         overrides = tuple(sorted((*overrides, ("score_dtype", "float64"),
                                   ("ties", "docno_asc"))))
     if measure.name in ("alpha_nDCG", "nERR_IA", "P_IA"):
+        if params.get("judged_only") is True:  # no value of the tool's to be equal to
+            raise ConfigError(
+                f"ir_measures {measure.name}(judged_only=True): ir_measures 0.4.3's pyndeval "
+                "provider fails on judged_only (TypeError in pyndeval_provider.py iter_calc); "
+                f"ltrbench computes it as {measure.family}@k with --judged-only (or a "
+                "profile with judged_only=True), pyndeval's judged_only filter")
         overrides, shown = _pyndeval(measure.name, k, param, overrides, shown)
     if measure.name == "RBP" and param is not None:
         shown.insert(0, f"p={param!r}")
@@ -341,7 +360,8 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
     at = f"@{k}" if k is not None else (f"@{recall!r}" if recall is not None else "")
     spelling = measure.name + (f"({','.join(shown)})" if shown else "") + at
     profile = TREC_EVAL_PROFILE if measure.name in _IR_COUNTS_OF_RUN_QUERIES else IR_MEASURES_PROFILE
-    return Reading(family, k, profile, overrides, spelling, "ir_measures", param)
+    return Reading(family, k, profile, overrides, spelling, "ir_measures", param,
+                   stated=stated_fields(params))
 
 
 #: ir_measures measures that are sums over queries. ir_measures scores a qrels query without a
@@ -350,19 +370,6 @@ def ir_reading(measure: PeerMeasure, params: dict[str, object], cutoff: int | No
 #: qrels query, and ``trec_eval-c`` would give NumQ 3 where ir_measures gives 2).
 _IR_COUNTS_OF_RUN_QUERIES = ("NumQ", "NumRel")
 
-
-def _ir_literal(node: ast.expr, name: str, token: str) -> None:
-    """An ir_measures parameter as ir_measures reads it (``util.py`` ``_ast_to_value``): a
-    number, string or True/False written as is (a dict is checked as a gain table); ``+2``,
-    ``-1``, ``1+1``, tuples and sets are refused by ir_measures, so they are a
-    :class:`ConfigError` here."""
-    if isinstance(node, ast.Dict):  # a gain table: its own checks say what each entry needs
-        return
-    if not isinstance(node, ast.Constant) or isinstance(node.value, complex | bytes):
-        raise ConfigError(f"ir_measures parameter {name} of {token!r} must be written as "
-                          "ir_measures reads it: a number without a sign or an operator, a "
-                          "string, True/False, or {int: number} (ir_measures util.py "
-                          "_ast_to_value)")
 
 
 def _ir_family(measure: PeerMeasure, params: dict[str, object], recall: float | None
@@ -419,70 +426,6 @@ def _pyndeval(name: str, k: int | None, alpha: float | None, overrides: Override
     if alpha is not None:
         shown.insert(0, f"alpha={alpha!r}")
     return tuple(sorted((*overrides, ("score_dtype", "float64"), ("ties", "docno_asc")))), shown
-
-
-def _ir_overrides(measure: PeerMeasure, params: dict[str, object]) -> tuple[Overrides, list[str]]:
-    """Profile overrides and the canonical parameter spellings (defaults dropped, sorted)."""
-    out: dict[str, object] = {}
-    shown: list[str] = []
-    name = measure.name
-    for key in sorted(params):
-        value = params[key]
-        if key == "rel":
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError(f"ir_measures {name}(rel=...) needs an integer, got {value!r}")
-            if value < 1:  # pytrec_eval: "Argument relevance_level should be positive."
-                raise ConfigError(f"ir_measures {name}(rel={value}): rel must be >= 1 (ir_measures "
-                                  "and pytrec_eval refuse a relevance level below 1; every "
-                                  "judged document would count as relevant)")
-            if value != 1:
-                out["relevance_threshold"] = float(value)
-                shown.append(f"rel={value}")
-        elif key == "judged_only":
-            if value is not False:
-                raise ConfigError(f"ir_measures {name}(judged_only=True) (trec_eval -J, unjudged "
-                                  "documents removed) is not supported by ltrbench yet")
-        elif key in ("relative", "beta"):
-            if (key == "relative" and value is not False) or (
-                    key == "beta" and (isinstance(value, bool) or value != 1)):
-                raise ConfigError(f"ir_measures {name}({key}={value!r}): ltrbench computes "
-                                  f"{name} with the default {key} only")
-        elif key == "dcg":
-            if value not in ("log2", "exp-log2"):
-                raise ConfigError(f"ir_measures nDCG(dcg=...) is 'log2' or 'exp-log2', "
-                                  f"got {value!r}")
-            if value == "exp-log2":
-                if "gains" in params:
-                    raise ConfigError("ir_measures nDCG(dcg='exp-log2') takes no gains= "
-                                      "(gdeval has its own gain, 2^l - 1)")
-                out.update(gain="exp2", max_label=4, score_dtype="float64")
-                shown.append("dcg='exp-log2'")
-        elif key == "gains":
-            table, text = _gain_table(value)
-            if text:
-                out["gain"] = table
-                shown.append(f"gains={text}")
-    return tuple(sorted(out.items())), shown
-
-
-def _gain_table(value: object) -> tuple[tuple[float, ...], str]:
-    """``{label: gain}`` as a gain tuple over labels 0..31 (a label without an entry gains its
-    own value: trec_eval ``gain_init.c:58-72``) and its canonical spelling (identity entries
-    dropped, as ir_measures' ``Measure._param_repr``); ``""`` when it is the identity."""
-    if not isinstance(value, dict) or not value or any(
-            isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 31 or
-            isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 <= g < math.inf
-            for k, g in value.items()):  # 1e400 is inf: an inf gain makes every nDCG NaN
-        raise ConfigError("ir_measures nDCG(gains=...) is a dict {label: gain}, labels 0..31, "
-                          f"finite gains >= 0; got {value!r}")
-    table = tuple(float(value.get(label, label)) for label in range(32))
-    items = [(k, value[k]) for k in sorted(value) if float(value[k]) != float(k)]
-    text = "{" + ",".join(f"{k}:{_num(g)}" for k, g in items) + "}" if items else ""
-    return table, text
-
-
-def _num(g: object) -> str:
-    return str(int(g)) if isinstance(g, (int, float)) and float(g).is_integer() else repr(g)
 
 
 def _computed(table: tuple[PeerMeasure, ...]) -> str:

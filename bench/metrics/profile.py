@@ -133,7 +133,11 @@ class Profile:
             ``metrics_impl.py`` ``_prepare_and_validate_params``). A padding row's score is not
             read (NaN and infinity allowed); a query with padding rows only is a query without
             documents: it scores the profile's blank value (``empty``) and counts as any blank
-            query does. Padding rows with per-row weights are refused.
+            query does. Padding rows with per-row weights are refused. One reading on every
+            input path: a DataFrame's padding row may have a NaN score, and a TREC qrels
+            judgment the rule reads as padding makes its retrieved document padding (it leaves
+            the ranking, :func:`bench.metrics.dropped_rows.padding_judgments`), where
+            trec_eval would keep it ranked as unjudged.
         nonpositive_scores: ``"rank"`` (a score is only a rank) or ``"not_relevant"``
             (torchmetrics >= 1.7.4, PR #3160: ``torch.where(preds > 0, target, 0)`` in
             ``retrieval/precision.py``, ``reciprocal_rank.py``, ``average_precision.py``,

@@ -37,9 +37,12 @@ the same prepared queries; :func:`merge` puts the results back into one
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
@@ -48,6 +51,8 @@ from bench.metrics.peer_names import IR_MEASURES_PROFILE, QRELS_ONLY, TREC_EVAL_
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.result import EvaluationResult
 from bench.metrics.score_rules import UNFILTERED
+
+_V = TypeVar("_V")
 
 #: The call profiles under which a peer grammar's names take the call's profile (its tool's family).
 FAMILY_PROFILES: dict[str, tuple[str, ...]] = {
@@ -90,15 +95,18 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
     Raises:
         ConfigError: ``explicit`` and a peer name of another tool family than the call's profile.
     """
+    specs = [_stated(spec, call, explicit) for spec in specs]
     if not explicit:
-        return list(specs)
+        return specs
     out: list[MetricSpec] = []
     for spec in specs:
         if spec.explicit or spec.grammar not in FAMILY_PROFILES or spec.profile is None:
             out.append(spec)
             continue
         if _base_name(call) in (*FAMILY_PROFILES[spec.grammar], spec.profile):  # NumQ: trec_eval
-            out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}"))
+            # an override the call's profile already has is no override (no +judged_only twice)
+            own = tuple(o for o in spec.overrides if getattr(call, o[0]) != o[1])
+            out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}", overrides=own))
             continue
         if _same_convention(call, spec):  # RR@10 under msmarco: the call's profile is the tool's
             out.append(replace(spec, profile=None, overrides=()))
@@ -114,6 +122,35 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
             f"{plain} for its value under {call.name!r}")
     return out
+
+
+#: How an ir_measures name spells the profile fields it can state.
+_PARAM_OF = {"relevance_threshold": "rel", "judged_only": "judged_only"}
+
+
+def _stated(spec: MetricSpec, call: Profile, explicit: bool) -> MetricSpec:
+    """``spec`` checked against the fields the call's options set (``--relevance-level``,
+    ``--judged-only``: fields of ``call`` that differ from its named profile's): an ir_measures
+    name that states another value (``P(rel=1)@5`` beside ``--relevance-level 2``,
+    ``nDCG(judged_only=False)`` beside ``--judged-only``) contradicts them (ConfigError), where
+    it would otherwise be silently computed with the option's value under its own key."""
+    if not explicit or not spec.stated or spec.explicit:  # trec_eval-c:P(rel=1)@5: its own
+        return spec
+    try:
+        named = get_profile(_base_name(call))
+    except ConfigError:  # a profile object of the caller's own: every field is its choice
+        named = None
+    for field, value in spec.stated:
+        mine = getattr(call, field)
+        if named is not None and mine == getattr(named, field):
+            continue  # the profile's own value: the name's override applies
+        if mine != value:
+            shown = int(value) if isinstance(value, float) and value.is_integer() else value
+            raise ConfigError(
+                f"{spec.key} says {_PARAM_OF.get(field, field)}={shown!r} but the call's profile "
+                f"{call.name!r} sets {field}={mine!r} (--relevance-level / --judged-only): drop "
+                "one of the two")
+    return spec
 
 
 #: Spellings that a profile's own tool uses for another metric than ltrbench's: ``(profiles,
@@ -222,9 +259,11 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         mean_blank_excluded=_ordered(specs, (r.diagnostics.mean_blank_excluded for r in results)),
         mean_blank_as_0=_ordered(specs, (r.diagnostics.mean_blank_as_0 for r in results)),
         mean_blank_as_1=_ordered(specs, (r.diagnostics.mean_blank_as_1 for r in results)),
+        blank_by_metric=_ordered(specs, (r.diagnostics.blank_by_metric for r in results)),
     )
     table = None
     queries = None
+    weights: dict[str, NDArray[np.float64]] = {}
     if base.per_query is not None:
         import pandas as pd
 
@@ -240,15 +279,20 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         table = pd.DataFrame({"qid": index.to_numpy(),
                               **{k: columns[n].to_numpy() for k, n in zip(keys, order, strict=True)}})
         queries = {k: scored[n] for k, n in zip(keys, order, strict=True)}
+        own = {n: pd.Series(w, index=f.index).reindex(index).to_numpy(dtype=np.float64)
+               for r, f in zip((r for r in results if r.per_query is not None), frames,
+                               strict=True) for n, w in r.metric_weights.items()}
+        weights = {k: own[n] for k, n in zip(keys, order, strict=True) if n in own}
     return EvaluationResult(metrics={k: metrics[n] for k, n in zip(keys, order, strict=True)},
                             diagnostics=merged, per_query=table, profile=base.profile,
                             metric_profiles={k: profile_of[n] for k, n in zip(keys, order, strict=True)},
                             metric_queries=queries,
                             metric_n_queries={k: count_of[n] for k, n in zip(keys, order,
-                                                                             strict=True)})
+                                                                             strict=True)},
+                            metric_weights=weights)
 
 
-def _ordered(specs: Sequence[MetricSpec], dicts: Iterable[dict[str, float]]) -> dict[str, float]:
+def _ordered(specs: Sequence[MetricSpec], dicts: Iterable[Mapping[str, _V]]) -> dict[str, _V]:
     found = {k: v for d in dicts for k, v in d.items()}
     return {s.key: found[s.name] for s in specs if s.name in found}
 

@@ -128,6 +128,7 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
     excl: dict[str, float] = {}
     as0: dict[str, float] = {}
     as1: dict[str, float] = {}
+    n_blank: dict[str, int] = {}
     wq = parts.query_weights
     for spec in specs:
         v = parts.values[spec.name]
@@ -135,6 +136,7 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
             means[spec.name] = aggregate.pointwise_total(spec.family, *parts.pointwise_sums[spec.name])
             continue
         blank = parts.blank[spec.name]
+        n_blank[spec.name] = int(blank.sum())
         mw = parts.mean_weights.get(spec.name)
         means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq, parts.n, mw)
         if blank.any():
@@ -155,13 +157,29 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
         mean_blank_excluded=excl,
         mean_blank_as_0=as0,
         mean_blank_as_1=as1,
+        blank_by_metric=n_blank,
     )
     table = None
     if per_query:  # pandas only where a table is asked for
         import pandas as pd
 
         table = pd.DataFrame({"qid": parts.query_ids, **parts.values})
-    return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof)
+    return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof,
+                            metric_weights=_mean_weights(parts, specs) if per_query else {})
+
+
+def _mean_weights(parts: QueryParts, specs: Sequence[MetricSpec]) -> dict[str, NDArray[np.float64]]:
+    """Each query's weight in the mean of the metrics whose mean is weighted by the family
+    (``Family.weight``, or the documents of ``mean="documents"``), as
+    :func:`bench.metrics.aggregate.family_mean` weighs them (the query weights aside)."""
+    out: dict[str, NDArray[np.float64]] = {}
+    for spec in specs:
+        mw = parts.mean_weights.get(spec.name)
+        if mw is None and FAMILIES[spec.family].mean == "documents":
+            mw = parts.n.astype(np.float64)
+        if mw is not None and not spec.pointwise:
+            out[spec.name] = np.asarray(mw, dtype=np.float64)
+    return out
 
 
 __all__ = ["QueryParts", "combine", "summarise"]

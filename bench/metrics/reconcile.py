@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from bench.errors import DataError
+from bench.errors import DataError, LtrbenchError
 from bench.metrics.evaluate import evaluate as reference_evaluate
 from bench.metrics.families import PRIMARY_METRIC
 from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
@@ -82,6 +82,18 @@ def per_query_values(
     Calls ``evaluate(labels, scores, group=sizes, metrics=[metric], profile=profile,
     per_query=True)`` and reads the ``metric`` column of ``.per_query`` in group order.
     """
+    values, _, mean = per_query_weighted(labels, scores, offsets, metric=metric, profile=profile,
+                                         evaluate=evaluate)
+    return values, mean
+
+
+def per_query_weighted(
+    labels: ArrayLike, scores: ArrayLike, offsets: ArrayLike, *, metric: str,
+    profile: ProfileLike, evaluate: Evaluate | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, float]:
+    """:func:`per_query_values` with each query's weight in the metric's mean
+    (:attr:`~bench.metrics.result.EvaluationResult.metric_weights`: GAUC's documents, ARP's and
+    OPA's denominators under the profile; ``None``: equal weights)."""
     ev: Evaluate = reference_evaluate if evaluate is None else evaluate
     sizes = np.diff(np.asarray(offsets, dtype=np.int64))
     res = ev(
@@ -98,45 +110,79 @@ def per_query_values(
         raise DataError(
             f"the evaluator returned {values.shape[0]} per-query values for {sizes.shape[0]} queries"
         )
-    return values, float(res.metrics[metric]) if res.metrics.get(metric) is not None else math.nan
+    own = getattr(res, "metric_weights", {}).get(metric)  # a duck-typed evaluator has none
+    weights = None if own is None else np.asarray(own, dtype=np.float64)
+    mean = float(res.metrics[metric]) if res.metrics.get(metric) is not None else math.nan
+    return values, weights, mean
 
 
-def mean_defined(x: NDArray[np.float64]) -> float:
-    """The mean over the defined (non-NaN) values, by :func:`math.fsum`; NaN when there is none."""
+def mean_defined(x: NDArray[np.float64], weights: NDArray[np.float64] | None = None,
+                 how: str = "mean") -> float:
+    """The mean over the defined (non-NaN) values, by :func:`math.fsum`; NaN when there is none.
+    ``weights``: each query's weight (GAUC, ARP, OPA); ``how``: the family's ``Family.mean``
+    (``"sum"``: counts, summed; ``"geometric"``: ``exp`` of the mean of the values, which are
+    logarithms: trec_eval ``gm_map``)."""
     keep = ~np.isnan(x)
-    return float(math.fsum(x[keep]) / keep.sum()) if keep.any() else math.nan
+    if how == "sum":
+        return float(math.fsum(x[keep])) if keep.any() else math.nan
+    w = np.ones(x.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = math.fsum(w[keep]) if keep.any() else 0.0
+    mean = float(math.fsum(w[keep] * x[keep]) / total) if total > 0 else math.nan
+    return math.exp(mean) if how == "geometric" and not math.isnan(mean) else mean
 
 
 def step_contributions(
-    before: ArrayLike, after: ArrayLike
+    before: ArrayLike, after: ArrayLike, w_before: ArrayLike | None = None,
+    w_after: ArrayLike | None = None, how: str = "mean",
 ) -> tuple[NDArray[np.float64], float]:
-    """Per-query attribution of ``mean(after) - mean(before)`` (means over the non-NaN queries).
+    """Per-query attribution of ``mean(after) - mean(before)`` (means over the non-NaN queries,
+    aggregated as the family does: ``how`` and the per-query weights, see :func:`mean_defined`).
 
     With ``A``/``B`` the queries that have a value before/after and ``I = A ∩ B``, the change goes
-    in three exact phases: drop ``A \\ I`` (query ``q`` carries ``(mean_I(before) - before_q) /
-    |A|``), change the values on ``I`` (``(after_q - before_q) / |I|``), add ``B \\ I``
-    (``(after_q - mean_I(after)) / |B|``). Each phase's terms sum to that phase's change of the
-    mean, so the returned contributions sum to the total change. Returns ``(contributions,
-    change)``; the change is NaN (and contributions NaN) when either mean is undefined.
+    in three exact phases: drop ``A \\ I`` (query ``q`` carries ``w_q (mean_I(before) -
+    before_q) / W_A``), change the values and weights on ``I`` (``w_q (after_q - before_q) / W_I
+    + (w'_q / W'_I - w_q / W_I) after_q``), add ``B \\ I`` (``w'_q (after_q - mean_I(after)) /
+    W'_B``), ``W`` the sums of the weights (1 each by default). Each phase's terms sum to that
+    phase's change of the mean, so the returned contributions sum to the total change. A sum
+    (``how="sum"``) changes by each query's own change; a geometric mean (``gm_map``) by the
+    contributions in log space times the secant ``(exp(m_B) - exp(m_A)) / (m_B - m_A)``, which
+    keeps the sum exact. Returns ``(contributions, change)``; the change is NaN (and
+    contributions NaN) when either mean is undefined.
     """
     a = np.asarray(before, dtype=np.float64)
     b = np.asarray(after, dtype=np.float64)
-    in_a, in_b = ~np.isnan(a), ~np.isnan(b)
+    if how == "sum":
+        if np.isnan(a).all() and np.isnan(b).all():
+            return np.zeros(a.shape[0]), 0.0
+        total = mean_defined(b, how="sum") - mean_defined(a, how="sum")
+        if math.isnan(total):
+            return np.full(a.shape[0], np.nan), math.nan
+        return np.nan_to_num(b) - np.nan_to_num(a), total
+    wa = np.ones(a.shape[0]) if w_before is None else np.asarray(w_before, dtype=np.float64)
+    wb = np.ones(b.shape[0]) if w_after is None else np.asarray(w_after, dtype=np.float64)
+    in_a, in_b = ~np.isnan(a) & (wa > 0), ~np.isnan(b) & (wb > 0)
     both = in_a & in_b
     out = np.zeros(a.shape[0])
-    na, nb, ni = int(in_a.sum()), int(in_b.sum()), int(both.sum())
-    if na == 0 or nb == 0 or ni == 0:
-        if na == nb == 0:
+    sa, sb, si_a, si_b = (float(np.sum(w[m])) for w, m in
+                          ((wa, in_a), (wb, in_b), (wa, both), (wb, both)))
+    if sa == 0 or sb == 0 or si_a == 0 or si_b == 0:
+        if sa == sb == 0:
             return out, 0.0
         return np.full(a.shape[0], np.nan), math.nan
-    mean_a_i = mean_defined(np.where(both, a, np.nan))
-    mean_b_i = mean_defined(np.where(both, b, np.nan))
+    mean_a_i = mean_defined(np.where(both, a, np.nan), wa)
+    mean_b_i = mean_defined(np.where(both, b, np.nan), wb)
     dropped = in_a & ~both
     added = in_b & ~both
-    out[dropped] = (mean_a_i - a[dropped]) / na
-    out[both] = (b[both] - a[both]) / ni
-    out[added] = (b[added] - mean_b_i) / nb
-    return out, mean_defined(b) - mean_defined(a)
+    out[dropped] = wa[dropped] * (mean_a_i - a[dropped]) / sa
+    out[both] = wa[both] * (b[both] - a[both]) / si_a + (wb[both] / si_b - wa[both] / si_a) * b[both]
+    out[added] = wb[added] * (b[added] - mean_b_i) / sb
+    m_a = mean_defined(np.where(in_a, a, np.nan), wa)
+    m_b = mean_defined(np.where(in_b, b, np.nan), wb)
+    if how != "geometric":
+        return out, m_b - m_a
+    change = math.exp(m_b) - math.exp(m_a)
+    secant = change / (m_b - m_a) if m_b != m_a else math.exp(m_a)
+    return out * secant, change
 
 
 @dataclass
@@ -203,14 +249,15 @@ def reconcile(
     qids = np.arange(n_q) if qid is None else np.asarray(qid)
     profiles, reasons_order, unexplained = _step_profiles(lib, dflt)
 
-    cache: dict[int, NDArray[np.float64]] = {}
+    cache: dict[int, _Values] = {}
+    how = _aggregation(metric)
 
-    def _values(prof: Profile) -> NDArray[np.float64]:
+    def _values(prof: Profile) -> _Values:
         # Consecutive steps that change nothing share one Profile object: evaluate it once.
         if id(prof) not in cache:
-            cache[id(prof)] = per_query_values(
-                labels, scores, off, metric=metric, profile=prof, evaluate=evaluate
-            )[0]
+            v, w, _ = per_query_weighted(labels, scores, off, metric=metric, profile=prof,
+                                         evaluate=evaluate)
+            cache[id(prof)] = (v, w, how)
         return cache[id(prof)]
 
     values = [_values(p) for p in profiles]
@@ -219,7 +266,7 @@ def reconcile(
     reasons, affected, frames = _step_shares(values, reasons_order, qids)
     lib_vals, last_vals = values[0], values[-1]
     residual, max_q = _residual(last_vals, dflt_vals, qids, frames)
-    lib_mean, dflt_mean = mean_defined(lib_vals), mean_defined(dflt_vals)
+    lib_mean, dflt_mean = mean_defined(*lib_vals), mean_defined(*dflt_vals)
     per_query = (
         pd.concat(frames, ignore_index=True)
         if frames
@@ -237,10 +284,29 @@ def reconcile(
         max_query_residual=max_q,
         affected=affected,
         n_queries=n_q,
-        n_blank=int(np.sum(np.isnan(dflt_vals) & ~np.isnan(lib_vals))),
+        n_blank=int(np.sum(np.isnan(dflt_vals[0]) & ~np.isnan(lib_vals[0]))),
         per_query=per_query,
         unexplained_fields=unexplained,
     )
+
+
+#: A profile's per-query values, their weights in the mean (``None``: equal) and how the
+#: family aggregates them (``Family.mean``).
+_Values = tuple[NDArray[np.float64], NDArray[np.float64] | None, str]
+
+
+def _aggregation(metric: str) -> str:
+    """How ``metric``'s per-query values become its mean (``Family.mean``): ``"mean"``,
+    ``"documents"`` (a weighted mean too), ``"sum"`` or ``"geometric"``."""
+    from bench.metrics.families import FAMILIES
+    from bench.metrics.names import parse_metrics
+
+    try:
+        (spec,) = parse_metrics(metric)
+    except (ValueError, LtrbenchError):  # a duck-typed evaluator's own name: a plain mean
+        return "mean"
+    how = FAMILIES[spec.family].mean if spec.family in FAMILIES else "mean"
+    return "mean" if how == "documents" else how
 
 
 def _step_profiles(lib: Profile, dflt: Profile) -> tuple[list[Profile], list[str], tuple[str, ...]]:
@@ -269,7 +335,7 @@ def _step_profiles(lib: Profile, dflt: Profile) -> tuple[list[Profile], list[str
 
 
 def _step_shares(
-    values: list[NDArray[np.float64]], reasons_order: list[str], qids: NDArray[Any],
+    values: list[_Values], reasons_order: list[str], qids: NDArray[Any],
 ) -> tuple[dict[str, float], dict[str, int], list[pd.DataFrame]]:
     """Per reason its share of the gap and the queries it changes, and the per-query rows of
     every step that changes a query."""
@@ -277,26 +343,28 @@ def _step_shares(
     affected: dict[str, int] = dict.fromkeys(REASONS, 0)
     frames: list[pd.DataFrame] = []
     for step, reason in enumerate(reasons_order):
-        before, after = values[step], values[step + 1]
-        contrib, change = step_contributions(before, after)
+        (before, w_before, how), (after, w_after, _) = values[step], values[step + 1]
+        contrib, change = step_contributions(before, after, w_before, w_after, how)
         # Gap convention: library - default, so a step's share is minus its change of the mean.
         share = -contrib
         reasons[reason] += -change if not math.isnan(change) else math.nan
-        changed = _changed(before, after)
+        changed = _changed(before, after) | _moved(share)  # a weight change moves it too
         affected[reason] += int(changed.sum())
         if changed.any():
             frames.append(_query_rows(changed, qids, reason, before, after, share))
     return reasons, affected, frames
 
 
-def _residual(last_vals: NDArray[np.float64], dflt_vals: NDArray[np.float64],
-              qids: NDArray[Any], frames: list[pd.DataFrame]) -> tuple[float, float]:
+def _residual(last: _Values, dflt: _Values, qids: NDArray[Any],
+              frames: list[pd.DataFrame]) -> tuple[float, float]:
     """The gap left after the last step (last profile vs the default) and its largest per-query
     size (infinite when a query is blank under one only); its rows are appended to ``frames``."""
-    res_contrib, res_change = step_contributions(last_vals, dflt_vals)
+    (last_vals, w_last, how), (dflt_vals, w_dflt, _) = last, dflt
+    res_contrib, res_change = step_contributions(last_vals, dflt_vals, w_last, w_dflt, how)
     residual = -res_change if not math.isnan(res_change) else math.nan
     changed = _changed(last_vals, dflt_vals)
     max_q = float(np.nanmax(np.abs(dflt_vals - last_vals)[changed])) if changed.any() else 0.0
+    changed |= _moved(res_contrib)
     if np.any(np.isnan(last_vals) != np.isnan(dflt_vals)):
         max_q = math.inf
     if changed.any():
@@ -324,6 +392,13 @@ def _query_rows(
             "contribution": contribution[idx],
         }
     )
+
+
+def _moved(contribution: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """The queries whose share of a step is more than rounding."""
+    with np.errstate(invalid="ignore"):
+        moved: NDArray[np.bool_] = np.abs(contribution) > AFFECTED_TOL
+    return moved
 
 
 def _changed(before: NDArray[np.float64], after: NDArray[np.float64]) -> NDArray[np.bool_]:

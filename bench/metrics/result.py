@@ -30,6 +30,10 @@ class EvaluationResult:
             empty: every metric under :attr:`profile`.
         metric_queries: with ``per_query``, metric -> the query ids it was computed on (metrics
             of different profiles may score different queries: ``missing="zero"``).
+        metric_weights: with ``per_query``, metric -> each query's weight in the metric's mean
+            (rows of :attr:`per_query`), for the families whose mean is not the plain one
+            (GAUC's documents, ARP's and OPA's denominators: ``Family.weight``); a metric
+            without an entry is averaged plainly (or summed / geometric: ``Family.mean``).
         metric_n_queries: metric -> how many queries it was computed on; empty: every metric
             on :attr:`n_queries`.
     """
@@ -41,6 +45,7 @@ class EvaluationResult:
     metric_profiles: dict[str, str] = field(default_factory=dict)
     metric_queries: dict[str, NDArray[Any]] | None = None
     metric_n_queries: dict[str, int] = field(default_factory=dict)
+    metric_weights: dict[str, NDArray[np.float64]] = field(default_factory=dict)
 
     def __getitem__(self, metric: str) -> float:
         """``result["nDCG@10"]``: the mean of a metric, by the spelling it was asked with."""

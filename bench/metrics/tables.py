@@ -76,10 +76,10 @@ def gains(profile: Profile, labels: NDArray[np.float64]) -> NDArray[np.float64]:
     if profile.gain == "exp2":
         return _level_gain(profile, labels, np.exp2(labels) - 1.0)
     table = np.asarray(profile.gain, dtype=np.float64)
-    idx = labels.astype(np.int64)
     out = np.zeros(labels.shape[0], dtype=np.float64)
-    inside = idx < table.shape[0]
-    out[inside] = table[idx[inside]]
+    # compared as floats first: a label of 1e308 cast to int64 is -2^63, an index from the end
+    inside = (labels >= 0) & (labels < table.shape[0])
+    out[inside] = table[labels[inside].astype(np.int64)]
     return _level_gain(profile, labels, out)
 
 

@@ -29,6 +29,7 @@ from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import DataError
 from bench.metrics.components import build_request
 from bench.metrics.diversity import evaluate_diversity, is_diversity
+from bench.metrics.dropped_rows import drop_rows, padding_judgments
 from bench.metrics.evaluate import Judged, check_flags, query_parts
 from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
@@ -253,12 +254,16 @@ def _run_parts(qrels: Qrels, joined: _Joined, specs: list[MetricSpec], prof: Pro
                backend: str) -> QueryParts:
     """Per-query parts of the run's queries that have qrels (judged documents that were not
     retrieved enter under an IDCG basis ``"qrels"``)."""
-    unjudged = ~(joined.rel >= 0)  # not in the qrels (NaN), or judged with a negative relevance
+    rel, prep = joined.rel, joined.prep
+    pad = padding_judgments(rel, prof)  # allRank -1 / TF-Ranking < 0: padding, as in arrays
+    if pad is not None:
+        rel, prep = rel[~pad], drop_rows(prep, pad)
+    unjudged = ~(rel >= 0)  # not in the qrels (NaN), or judged with a negative relevance
     extra = prof.idcg_basis == "qrels"
     judged = Judged(joined.extra_rel if extra else joined.extra_rel[:0],
                     joined.extra_query if extra else joined.extra_query[:0], unjudged=unjudged,
-                    pooled=joined.rel < 0)  # NaN (no judgment) compares False
-    return query_parts(joined.prep, specs, prof, judged=judged, backend=backend)
+                    pooled=rel < 0)  # NaN (no judgment) compares False
+    return query_parts(prep, specs, prof, judged=judged, backend=backend)
 
 
 def _missing_queries(

@@ -38,6 +38,8 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from bench.metrics.diagnostics import blank_counts
+
     d = result.diagnostics
     table = Table(title=f"profile {result.profile.name}: {d.n_queries} queries, "
                   f"{d.n_documents} documents")
@@ -48,7 +50,7 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
     several = len(set(counts.values())) > 1  # profiles that score different queries
     if several:
         table.add_column("queries", justify="right")
-    blanks = d.n_blank > 0
+    blanks = d.n_blank > 0 or any(d.blank_by_metric.values())
     if blanks:
         table.add_column("blank excluded", justify="right")
         table.add_column("blank = 0", justify="right")
@@ -65,7 +67,7 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
     console.print(table)
     ties = "whole list" if d.ties_k is None else f"top {d.ties_k}"
     console.print(
-        f"blank queries (no relevant document): {d.n_blank} ({d.blank_policy}); "
+        f"blank queries (no relevant document): {blank_counts(d, result.profile.relevance_threshold)}; "
         f"single-document queries: {d.n_single_document}; "
         f"queries with tied scores in the {ties}: {d.n_queries_with_ties_in_topk}",
         markup=False,

@@ -71,8 +71,16 @@ def arp_sums(gidx: NDArray[np.int64], ss: Array, ys: Array, offsets: NDArray[np.
     g_start, g_end = score_groups(gidx, ss, average)
     first = offsets[:-1][gidx]
     pos = (g_start + g_end + 1).astype(np.float64) / 2.0 - first  # mean of start+1 .. end
-    num = np.bincount(gidx, weights=ys * pos, minlength=n_q)
-    den = np.bincount(gidx, weights=ys, minlength=n_q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        num = np.bincount(gidx, weights=ys * pos, minlength=n_q)
+        den = np.bincount(gidx, weights=ys, minlength=n_q)
+        finite = np.isfinite(np.sum(num)) and np.isfinite(np.sum(den))
+    if not finite:  # labels near 1e308: sum rank x label is inf, inf / inf NaN, never printed
+        from bench.errors import DataError
+
+        raise DataError(f"ARP: the sums of rank x label overflow a float64 (largest label "
+                        f"{float(np.max(np.abs(ys))):g}); ARP = sum rank x label / sum label "
+                        "needs labels whose sums stay finite: rescale the labels")
     return cast(Array, num), cast(Array, den)
 
 
