@@ -236,7 +236,7 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()
         return 0
     try:
-        with _one_line_warnings():
+        with _one_line_warnings(), _sigterm_as_interrupt():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
         return status
@@ -248,10 +248,39 @@ def _main(argv: Sequence[str] | None) -> int:
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
         print(f"error: {os_error_text(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted; files already written are complete (use --resume to go on)",
+    except KeyboardInterrupt as exc:
+        how = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
+        print(f"{how}; files already written are complete (use --resume to go on)",
               file=sys.stderr)
-        return 130
+        return 143 if isinstance(exc, _Terminated) else 130
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a batch system's stop) seen as Ctrl-C is: the same clean stop."""
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While a command runs, SIGTERM stops it as Ctrl-C does: the ``finally`` blocks run (a
+    Dask cluster and worker processes are shut, locks released, temporaries removed) and the
+    status is 143 (128 + 15, what a shell reports for a process SIGTERM ended), where Python's
+    default ends the process at once. Only from the main thread, and only where SIGTERM has
+    its default action (an embedding program's own handler is kept)."""
+    import signal
+    import threading
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Terminated()
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextlib.contextmanager

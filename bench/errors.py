@@ -52,7 +52,8 @@ class ConfigError(LtrbenchError, ValueError):
 def _located(
     message: str, path: str | None, line: int | None, row: int | None, column: str | None
 ) -> str:
-    where = path or ""
+    # a path with a line end or another control character is shown escaped, on one line
+    where = (path if path.isprintable() else repr(path)[1:-1]) if path else ""
     if line is not None:
         where = f"{where}:{line}" if where else f"line {line}"
     parts = [where] if where else []

@@ -28,6 +28,7 @@ from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
+from bench.metrics.row_inputs import check_rows
 from bench.metrics.score_rules import (
     hidden_counts,
     hidden_extras,
@@ -209,9 +210,7 @@ def _input_arrays(
         cols = frame_arrays(labels, scores=scores, label=label, score=score, qid=qid,
                             docno=docno, weights=weights, group=group, padding=padding)
         return cols, (cols.labels, cols.scores, cols.qid, cols.docno, cols.weights, True)
-    if scores is None or label is not None or score is not None:
-        raise ConfigError("label=/score= name columns of a DataFrame; with arrays give "
-                          "evaluate(labels, scores, ...)")
+    check_rows(labels, scores, label, score)  # qrels, a dict of columns, a pyarrow Table ...
     if "pandas" in sys.modules:  # a Series can exist only once pandas is loaded
         from bench.metrics.frames import same_index
 

@@ -1,0 +1,48 @@
+"""What :func:`bench.metrics.evaluate` says when its first argument is not rows of documents.
+
+``evaluate`` reads arrays (labels, scores, qid ...) or one pandas DataFrame. Qrels and runs
+(dicts ``{qid: {docno: value}}``, ranx ``Qrels``/``Run``) belong to
+:func:`bench.metrics.evaluate_trec`; a dict of columns, a NumPy structured array or a pyarrow
+Table is wrapped in a DataFrame first. Each is named here with what to do, before any array
+arithmetic could fail on it (a ranx object reached numba and ended in its ``TypingError``).
+"""
+
+from __future__ import annotations
+
+from bench.errors import ConfigError
+
+
+def check_rows(labels: object, scores: object, label: str | None, score: str | None) -> None:
+    """Raise the :class:`~bench.errors.ConfigError` that says how to pass ``labels`` when it
+    is not an array of labels beside ``scores`` (a DataFrame is checked before this)."""
+    if (scores is None or label is not None or score is not None or isinstance(labels, dict)
+            or type(labels).__module__.split(".")[0] == "ranx"):
+        raise _not_rows(labels, scores, named=label is not None or score is not None)
+
+
+def _not_rows(labels: object, scores: object, *, named: bool) -> ConfigError:
+    """The error for :func:`bench.metrics.evaluate` given one table that is not a pandas
+    DataFrame (a dict of columns, a NumPy structured array, a pyarrow Table ...) or
+    ``label=``/``score=`` beside arrays: it names what was given and how to pass it."""
+    module = type(labels).__module__
+    kind = type(labels).__qualname__ if module == "builtins" else f"{module}.{type(labels).__qualname__}"
+    if module.split(".")[0] == "ranx" or (isinstance(labels, dict) and labels and all(
+            isinstance(v, dict) for v in labels.values())):
+        return ConfigError("evaluate() reads rows of documents; qrels and runs (dicts {qid: "
+                           "{docno: value}}, ranx Qrels/Run) are evaluated by "
+                           "evaluate_trec(qrels, run, ...)")
+    if named or (scores is not None and not isinstance(labels, dict)):
+        return ConfigError(f"label=/score= name columns of a DataFrame, but labels is a {kind}; "
+                           f"with arrays give evaluate(labels, scores, ...)")
+    if getattr(getattr(labels, "dtype", None), "names", None):
+        how = "wrap it: pandas.DataFrame(array)"
+    elif hasattr(labels, "to_pandas"):
+        how = "convert it: table.to_pandas()"
+    elif isinstance(labels, dict):
+        how = "wrap it: pandas.DataFrame(columns)"
+    else:
+        how = "or give scores"
+    given = "a dict" if isinstance(labels, dict) else f"a {kind} and no scores"
+    return ConfigError(f"evaluate() was given {given}: rows with their columns are "
+                       f"read from a pandas DataFrame ({how}); arrays are given as "
+                       f"evaluate(labels, scores, qid=...)")
