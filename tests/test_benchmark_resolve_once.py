@@ -87,7 +87,7 @@ def test_run_config_resolves_models_profile_and_cutoff_once(
     resolved = config.resolved()
     assert resolved.model_spec("random") == get_model("random")
     assert resolved.profile_value is get_profile("lightgbm")
-    assert resolved.profile == " LightGBM "  # the name as written stays the rows' label
+    assert resolved.profile == "lightgbm"  # recorded by its canonical name (rows, manifest)
     assert resolved.selection_k == 5
 
 

@@ -155,7 +155,9 @@ class RunConfig:
         _named("early_stopping_split", check_selection_split, self.early_stopping_split)
         object.__setattr__(self, "_selection_k",
                            _named("select_metric", selection_cutoff, self.select_metric))
-        object.__setattr__(self, "_profile", _named("profile", get_profile, self.profile))
+        prof = _named("profile", get_profile, self.profile)  # " LightGBM" is lightgbm
+        object.__setattr__(self, "_profile", prof)
+        object.__setattr__(self, "profile", prof.name)  # recorded as the canonical name
         self._check_custom_models()
         if tuple(expand_metrics(self.metrics)) != tuple(self.metrics):
             raise ConfigError(
@@ -296,7 +298,8 @@ class RunConfig:
     @property
     def profile_value(self) -> Profile:
         """The run's :class:`~bench.metrics.profiles.Profile`, resolved once from ``profile``
-        when the config was made (``profile`` keeps the name as written)."""
+        when the config was made (``profile`` holds its canonical name: ``" LightGBM "`` is
+        recorded as ``lightgbm`` in the manifest, metrics.csv and the report)."""
         profile: Profile = self.__dict__["_profile"]
         return profile
 

@@ -163,6 +163,7 @@ def write_leaderboard(
     statistics, its plots) before it starts.
     """
     out = Path(out_dir)
+    runs = list(runs)  # named again in the error below
     selection = select_runs(runs, runs_root=runs_root, include_unfinished=include_unfinished,
                             every=every)
     choices = selection.choices
@@ -170,8 +171,9 @@ def write_leaderboard(
         skipped = selection.unfinished
         extra = (f"; {len(skipped)} unfinished run(s) skipped ({skipped[0].path}, ...): "
                  "--include-unfinished to use them" if skipped else "")
-        raise DataError(f"no finished run directory with a metrics.csv found{extra}",
-                        path=os.fspath(out))
+        looked = ", ".join(os.fspath(r.path if isinstance(r, RunDir) else r) for r in runs)
+        raise DataError(f"no finished run directory with a metrics.csv found in {looked}"
+                        f"{extra}")
     folders = plot_folders(choices)
     earlier = earlier_report_files(out)
     planned = [*LEADERBOARD_FILES, REPORT_FILES,

@@ -105,7 +105,10 @@ def resolve_runs(items: Iterable[str | Path | RunDir],
         if (path / "metrics.csv").is_file():
             named.append(RunDir(path))
         elif path.is_dir():
-            found.extend(find_runs(path))
+            runs = find_runs(path)
+            if not runs and (path / "runs").is_dir():  # a results folder (run --out DIR)
+                runs = find_runs(path / "runs")
+            found.extend(runs)
         elif runs_root is not None and os.sep not in str(item) and \
                 (Path(runs_root) / str(item) / "metrics.csv").is_file():
             named.append(RunDir(Path(runs_root) / str(item)))
