@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import locale
+import operator
 import os
 import random
 import signal
@@ -45,7 +46,7 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
 
 import numpy as np
@@ -289,26 +290,25 @@ _GUARDED_PACKAGES = frozenset({"numpy", "pandas", "scipy", "bench", "builtins", 
 
 
 def _library_functions() -> list[tuple[str, Any, dict[str, Any]]]:
-    """``(module name, module, {name: callable})`` of the loaded modules of
-    :data:`_GUARDED_PACKAGES`."""
-    taken = []
-    for name, module in list(sys.modules.items()):
-        if name.partition(".")[0] in _GUARDED_PACKAGES:
-            namespace = getattr(module, "__dict__", None)
-            if isinstance(namespace, dict):
-                taken.append((name, module, {k: v for k, v in list(namespace.items())
-                                             if callable(v)}))
-    return taken
+    """``(module name, module, a copy of its namespace)`` of the loaded modules of
+    :data:`_GUARDED_PACKAGES`; only the callables in it are guarded (:func:`_put_back_functions`).
+    The copy is one C-level ``dict()`` per module: the callables are picked out at put-back time,
+    among the names that changed, not in every snapshot."""
+    return [(name, module, dict(namespace)) for name, module in list(sys.modules.items())
+            if name.partition(".")[0] in _GUARDED_PACKAGES
+            and isinstance(namespace := getattr(module, "__dict__", None), dict)]
 
 
 def _put_back_functions(taken: list[tuple[str, Any, dict[str, Any]]]) -> list[str]:
     """Put back every function of :func:`_library_functions` that was replaced or removed;
     what was, by name (``numpy.argsort replaced``)."""
     changed = []
-    for name, module, functions in taken:
+    for name, module, namespace_then in taken:
         namespace = module.__dict__
-        for key, value in functions.items():
-            if namespace.get(key, _MISSING) is not value:
+        if _unchanged(namespace, namespace_then):
+            continue
+        for key, value in namespace_then.items():
+            if namespace.get(key, _MISSING) is not value and callable(value):
                 namespace[key] = value
                 changed.append(f"{name}.{key}")
     if not changed:
@@ -319,6 +319,14 @@ def _put_back_functions(taken: list[tuple[str, Any, dict[str, Any]]]) -> list[st
 
 _MISSING = object()
 
+
+def _unchanged(now: Mapping[str, Any], then: dict[str, Any]) -> bool:
+    """Whether a namespace holds the same names in the same order, each bound to the very same
+    object as when ``then`` was copied: the common case, checked at C speed (list equality and
+    ``map(operator.is_)``) before any name is looked at one by one."""
+    return len(now) == len(then) and list(now) == list(then) \
+        and all(map(operator.is_, now.values(), then.values()))
+
 #: ``type.__flags__`` bit of a type whose attributes cannot be set (``Py_TPFLAGS_IMMUTABLETYPE``,
 #: CPython ``Include/object.h``): ``numpy.ndarray``, ``int``; nothing to guard there.
 _IMMUTABLE_TYPE = 1 << 8
@@ -328,37 +336,55 @@ def _is_method(value: Any) -> bool:
     return callable(value) or isinstance(value, (classmethod, staticmethod, property))
 
 
+#: The mutable classes each guarded module defines, found once per module object and namespace
+#: size (a module that grows is searched again): finding them is a walk over every name of every
+#: module (about 60 ms), taking their attributes is one ``dict()`` each.
+_CLASSES_OF: dict[str, tuple[Any, int, list[type]]] = {}
+
+
+def _classes_of(name: str, module: Any) -> list[type]:
+    namespace = getattr(module, "__dict__", {})
+    known = _CLASSES_OF.get(name)
+    if known is not None and known[0] is module and known[1] == len(namespace):
+        return known[2]
+    classes = [value for value in list(namespace.values())
+               if isinstance(value, type) and value.__module__ == name
+               and not value.__flags__ & _IMMUTABLE_TYPE]
+    _CLASSES_OF[name] = (module, len(namespace), classes)
+    return classes
+
+
 def _library_classes() -> list[tuple[str, type, dict[str, Any]]]:
-    """``(dotted name, class, {name: method})`` of the mutable classes defined in the loaded
-    modules of :data:`_GUARDED_PACKAGES` (about 1,800 classes and 15,000 methods, 70 ms):
-    methods, properties, class and static methods, the things that change behaviour."""
-    taken = []
-    for name, module in list(sys.modules.items()):
-        if name.partition(".")[0] not in _GUARDED_PACKAGES:
-            continue
-        for value in list(getattr(module, "__dict__", {}).values()):
-            if isinstance(value, type) and value.__module__ == name \
-                    and not value.__flags__ & _IMMUTABLE_TYPE:
-                taken.append((f"{name}.{value.__qualname__}", value,
-                              {k: v for k, v in list(vars(value).items()) if _is_method(v)}))
-    return taken
+    """``(module name, class, a copy of its attributes)`` of the mutable classes defined in the
+    loaded modules of :data:`_GUARDED_PACKAGES` (about 1,800 classes and 15,000 methods): the
+    methods, properties, class and static methods among them are guarded, the things that change
+    behaviour (:func:`_put_back_classes`)."""
+    return [(name, cls, dict(vars(cls)))
+            for name, module in list(sys.modules.items())
+            if name.partition(".")[0] in _GUARDED_PACKAGES
+            for cls in _classes_of(name, module)]
 
 
 def _put_back_classes(taken: list[tuple[str, type, dict[str, Any]]]) -> list[str]:
     """Put back every method of :func:`_library_classes` that was replaced or removed, remove one
     that was added (it would shadow a base class's); what was, by name."""
     changed = []
-    for name, cls, methods in taken:
+    for module, cls, attributes in taken:
         now = vars(cls)
-        for key, value in methods.items():
-            if now.get(key, _MISSING) is not value:
+        if _unchanged(now, attributes):
+            continue
+        name = f"{module}.{cls.__qualname__}"
+        for key, value in attributes.items():
+            if (current := now.get(key, _MISSING)) is not value and (
+                    _is_method(value) or _is_method(current)):
                 with contextlib.suppress(AttributeError, TypeError):
                     setattr(cls, key, value)
                 changed.append(f"{name}.{key}")
-        for key in [k for k, v in list(now.items()) if k not in methods and _is_method(v)]:
-            with contextlib.suppress(AttributeError, TypeError):
-                delattr(cls, key)
-            changed.append(f"{name}.{key} (added)")
+        for key in now.keys() - attributes.keys():
+            if _is_method(now[key]):
+                with contextlib.suppress(AttributeError, TypeError):
+                    delattr(cls, key)
+                changed.append(f"{name}.{key} (added)")
     if not changed:
         return []
     more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
