@@ -184,6 +184,13 @@ class Family:
                      for c in (*self.components, *more))
 
 
+def map_components(profile: Profile) -> tuple[str, ...]:
+    """The components AP-based families add under ``profile``: ``hits`` when AP@k is divided by
+    the hits in the top k (``map_denominator="hits_k"``: torchmetrics, catalyst), read by
+    :func:`map_value` for ``map`` and ``gm_map`` alike."""
+    return ("hits",) if profile.map_denominator == "hits_k" else ()
+
+
 def map_value(q: Inputs) -> Array:
     """AP@k divided by ``min(R, k)``, ``R`` or ``hits@k`` (``map_denominator``)."""
     den_rule = q.profile.map_denominator

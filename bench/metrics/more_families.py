@@ -67,6 +67,7 @@ from bench.metrics.family_record import (
     Family,
     Inputs,
     Param,
+    map_components,
     map_value,
     precision_denominator,
 )
@@ -166,7 +167,7 @@ def more_families() -> dict[str, Family]:
                cutoff=False),
         Family("gm_map", "gm_map", "geometric MAP: per query log(max(AP, 1e-5)), the mean is "
                "exp of their mean (trec_eval gm_map)", ("ap",), _gm_map, cutoff=False,
-               mean="geometric"),
+               mean="geometric", more_components=map_components),
         Family("f1", "F1", "F1 of the top k: 2 P@k R@k / (P@k + R@k) = 2 hits / (k + R) (ranx f1)",
                ("hits",), _f1, normalised=True, blank_scores_one=True),
         Family("fallout", "Fallout", "fall-out: judged non-relevant documents in the top k "
