@@ -51,9 +51,9 @@ from bench.data.jsonio import json_number
 from bench.data.trec import Qrels
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels
 from bench.errors import ConfigError, DataError
-from bench.metrics import evaluate_trec, get_profile, parse_metrics
+from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
-from bench.metrics.profiles import PROFILES, Profile
+from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve
 from bench.report import stats
 
@@ -268,12 +268,12 @@ def _profile_and_missing(profile: str | Profile | None,
                          missing: str | None) -> tuple[str | Profile | None, Profile, str]:
     """The profile handed to ``evaluate_trec`` (``profile``, or a copy with ``missing``'s rule),
     the profile it resolves to, and the missing-query rule (``drop`` / ``zero``)."""
-    call = get_profile(profile if profile is not None else "trec_eval")
+    call = given_profile(profile if profile is not None else "trec_eval")
     if missing is not None and missing not in MISSING_RULES:
         raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
                           "(drop: a query a run lacks is left out of every run; zero: scored 0)")
     mode = missing or ("zero" if call.missing == "zero" else "drop")
-    given: str | Profile | None = profile
+    given: str | Profile | None = None if profile is None else call
     if mode != call.missing:
         given = call = _with_missing(call, mode)
     return given, call, mode
