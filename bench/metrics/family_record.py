@@ -144,6 +144,8 @@ class Family:
             profile): multiplied by the query weights under ``mean="mean"``, alone under
             ``mean="documents"``; ``None``, or a return of ``None``: the query weights
             (``documents``: the document counts).
+        lower_is_better: True for the families whose best value is the lowest (ARP: a rank);
+            a run comparison picks its best run by it.
     """
 
     name: str
@@ -165,6 +167,7 @@ class Family:
     ordered: bool = False
     subtopics: bool = False
     weight: Weight | None = None
+    lower_is_better: bool = False
 
     @property
     def pointwise(self) -> bool:

@@ -221,7 +221,8 @@ def more_families() -> dict[str, Family]:
         Family("arp", "ARP", "average relevance position: the label-weighted mean rank, "
                "sum rank x label / sum label, lower is better (pytorchltr arp, TF-Ranking ARP)",
                ("arp", "arp_labels"), lambda q: q.ratio(q.comp["arp"], q.comp["arp_labels"]),
-               blank_when="no_label", cutoff=False, weight=_pooled("arp_labels")),
+               blank_when="no_label", cutoff=False, weight=_pooled("arp_labels"),
+               lower_is_better=True),
         Family("opa", "OPA", "ordered pair accuracy: pairs of different labels ranked in label "
                "order over all such pairs (TF-Ranking OPAMetric)", ("opa", "opa_pairs"),
                lambda q: q.ratio(q.comp["opa"], q.comp["opa_pairs"]), blank_when="no_pair",

@@ -53,6 +53,7 @@ from bench.data.trec_objects import QrelsInput, RunInput, as_qrels
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
+from bench.metrics.families import FAMILIES
 from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve
 from bench.report import stats
@@ -115,8 +116,9 @@ class RunComparison:
 
     @property
     def best(self) -> str:
-        """The name of the run with the highest mean of the primary metric (the first of those
-        tied at the highest mean: see :attr:`tied_with_best`)."""
+        """The name of the run with the best mean of the primary metric, the highest (the lowest
+        for ARP, a rank: ``Family.lower_is_better``), the first of those tied at it: see
+        :attr:`tied_with_best`."""
         return self.names[self.versus.best]
 
     @property
@@ -250,14 +252,12 @@ def compare_runs(
     if np.isnan(values[primary]).all():
         raise DataError(f"no query has a {primary} value in every run (a query blank in one "
                         f"run under profile {call.name!r} is left out of all): nothing to compare")
-    versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed)
+    versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed,
+                                     higher_is_better=_higher_is_better(metrics))
+    mean, ci_low, ci_high = _family_means(metrics, keys, values, ci, n_runs)
     return RunComparison(
         names=names, metrics=keys, primary=primary, profile=call.name, qids=common,
-        values=values,
-        mean={k: ci.mean[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
-        ci_low={k: ci.low[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
-        ci_high={k: ci.high[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
-        versus=versus, evaluated={n: len(every[n]) for n in names},
+        values=values, mean=mean, ci_low=ci_low, ci_high=ci_high, versus=versus, evaluated={n: len(every[n]) for n in names},
         left_out=left_out, confidence=confidence, n_bootstrap=n_bootstrap,
         n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
         missing=mode, dropped=dropped, no_value=no_value,
@@ -280,7 +280,8 @@ def _profile_and_missing(profile: str | Profile | None,
 
 
 def _ranking_keys(metrics: str | Iterable[str]) -> list[str]:
-    """The metric keys (the user's spellings, expanded); every one a ranking metric."""
+    """The metric keys (the user's spellings, expanded); every one a ranking metric whose mean
+    a comparison can give (:func:`_family_means`), the primary one with a best value."""
     specs = parse_metrics(metrics)
     if specs[0].pointwise:
         raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
@@ -289,7 +290,57 @@ def _ranking_keys(metrics: str | Iterable[str]) -> list[str]:
         raise ConfigError(f"{pointwise[0]!r} is a pointwise error of scores against labels, not "
                           "a ranking metric: a run comparison averages per-query values, which "
                           "would not be its value (evaluate one run for it)")
+    for spec in specs:
+        how = FAMILIES[spec.family].mean if spec.family in FAMILIES else "mean"
+        if how == "documents":
+            _refuse_weighted(spec.key, "each query's documents")
+    first = specs[0]
+    if first.family in FAMILIES and FAMILIES[first.family].mean == "sum":
+        raise ConfigError(f"the primary (first) metric {first.key!r} is a count summed over "
+                          "queries, not a measure with a best run: put a ranking measure "
+                          "(ndcg@10, map) first")
     return [s.key for s in specs]
+
+
+def _refuse_weighted(key: str, by: str) -> None:
+    """A metric whose mean weighs queries (by ``by``) is refused: the comparison's means,
+    intervals and tests are over queries weighted alike, which would not be its value."""
+    raise ConfigError(f"{key!r}: its mean weighs queries by {by}, while a run comparison "
+                      "weighs every query alike (its means, intervals and tests would not be "
+                      f"{key}'s value): evaluate each run for it (evaluate_trec, or ltrbench "
+                      "evaluate with one --run)")
+
+
+def _family_means(metrics: str | Iterable[str], keys: list[str],
+                  values: dict[str, NDArray[np.float64]], ci: stats.BootstrapCI,
+                  n_runs: int) -> tuple[dict[str, NDArray[np.float64]], ...]:
+    """Per metric, the ``(n_runs,)`` means and interval bounds as the metric's family averages
+    (:func:`bench.metrics.aggregate.family_mean`): the bootstrap's per-query means as they are,
+    a count's (``num_q``, ``num_ret``: ``mean="sum"``) times the queries with a value (the sum
+    over the compared queries), a geometric mean's (``gm_map``, whose per-query value is the
+    logarithm, as ``trec_eval -q``) exponentiated (exp is increasing: the bounds stay the
+    percentiles). Before, ``gm_map`` printed the mean of the logarithms (-0.62 for 0.54) and
+    ``num_q`` 1.0 for 2 queries under the names that evaluate_trec gives as 0.54 and 2."""
+    out: tuple[dict[str, NDArray[np.float64]], ...] = ({}, {}, {})
+    kinds = {s.key: FAMILIES[s.family].mean if s.family in FAMILIES else "mean"
+             for s in parse_metrics(metrics)}
+    for j, k in enumerate(keys):
+        rows = slice(j * n_runs, (j + 1) * n_runs)
+        got = (ci.mean[rows], ci.low[rows], ci.high[rows])
+        if kinds[k] == "sum":
+            n = (~np.isnan(values[k])).sum(axis=1)
+            got = tuple(np.where(n > 0, g * n, np.nan) for g in got)  # type: ignore[assignment]
+        elif kinds[k] == "geometric":
+            got = tuple(np.exp(g) for g in got)  # type: ignore[assignment]
+        for d, g in zip(out, got, strict=True):
+            d[k] = np.asarray(g, dtype=np.float64)
+    return out
+
+
+def _higher_is_better(metrics: str | Iterable[str]) -> bool:
+    """Whether the primary metric's best run has the highest mean (not so for ARP, a rank)."""
+    first = parse_metrics(metrics)[0]
+    return not (first.family in FAMILIES and FAMILIES[first.family].lower_is_better)
 
 
 def _evaluate_runs(
@@ -310,6 +361,9 @@ def _evaluate_runs(
         assert result.metric_queries is not None
         tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
         scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
+        for k in keys:
+            if k in result.metric_weights:  # ARP / OPA under list_weight="denominator"
+                _refuse_weighted(k, f"their weight under profile {result.profile_of(k)!r}")
         metric_profiles = {k: result.profile_of(k) for k in keys}
     return tables, scored, metric_profiles
 
