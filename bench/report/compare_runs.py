@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 
 from bench.data.jsonio import json_number
 from bench.data.trec import Qrels
-from bench.data.trec_objects import QrelsInput, RunInput, as_qrels
+from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
@@ -232,7 +232,7 @@ def compare_runs(
     _check_files(runs)
     subtopics = any(is_diversity(s) for s in parse_metrics(metrics))  # alpha_ndcg: subtopic qrels
     loaded = subtopic_qrels(qrels) if subtopics else as_qrels(qrels)
-    tables, scored, metric_profiles = _evaluate_runs(loaded, runs, metrics, given, keys)
+    tables, scored, metric_profiles, answered = _evaluate_runs(loaded, runs, metrics, given, keys)
     names = list(tables)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
@@ -240,6 +240,7 @@ def compare_runs(
     if common.shape[0] == 0:
         raise DataError("the runs have no query in common (after each run's queries without qrels "
                         "are left out): nothing to compare")
+    mode = _rule_applied(mode, missing, common_set, answered)
     left_out = {n: sorted(every[n] - common_set) for n in names}
     dropped = sorted(set.union(*every.values()) - common_set)
     values = {k: np.vstack([tables[n].loc[common, k].to_numpy(dtype=np.float64) for n in names])
@@ -346,26 +347,45 @@ def _higher_is_better(metrics: str | Iterable[str]) -> bool:
 def _evaluate_runs(
     q: Qrels, runs: Mapping[str, RunInput], metrics: str | Iterable[str],
     given: str | Profile | None, keys: list[str],
-) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str]]:
+) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str], dict[str, set[str]]]:
     """Each run evaluated per query: its table indexed by qid, per metric the queries that
-    received a value, and each metric's profile (the same for every run)."""
+    received a value, each metric's profile (the same for every run) and the queries each run
+    has a line for (read once: a file is not read twice)."""
     tables: dict[str, pd.DataFrame] = {}
     scored: dict[str, list[set[str]]] = {}
     metric_profiles: dict[str, str] = {}
+    answered: dict[str, set[str]] = {}
     for name, run in runs.items():
         try:
-            result = evaluate_trec(q, run, metrics=metrics, profile=given, per_query=True)
+            try:
+                read = as_run(run)
+            except ConfigError as exc:  # 'run: expected a path ...': which of the runs
+                raise ConfigError(f"run {name!r}: {exc}") from None
+            result = evaluate_trec(q, read, metrics=metrics, profile=given, per_query=True)
         except DataError as exc:
             raise DataError(f"run {name!r}: {exc}") from None
         assert result.per_query is not None
         assert result.metric_queries is not None
+        answered[name] = set(np.unique(read.qid).astype(str).tolist())
         tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
         scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
         for k in keys:
             if k in result.metric_weights:  # ARP / OPA under list_weight="denominator"
                 _refuse_weighted(k, f"their weight under profile {result.profile_of(k)!r}")
         metric_profiles = {k: result.profile_of(k) for k in keys}
-    return tables, scored, metric_profiles
+    return tables, scored, metric_profiles, answered
+
+
+def _rule_applied(mode: str, missing: str | None, common: set[str],
+                  answered: dict[str, set[str]]) -> str:
+    """The missing-query rule the comparison applied. Left to the profiles (``missing=None``),
+    a peer name keeps its tool's rule (``nDCG@10``: ir_measures, trec_eval -c), so under the
+    ``trec_eval`` profile, whose own rule is ``drop``, a comparison of ``nDCG@10`` alone scores
+    a query a run lacks 0: it printed ``missing: drop`` ("never scored 0") beside those zeros.
+    The rule is then ``zero`` when a compared query is one some run has no line for."""
+    if missing is None and any(common - mine for mine in answered.values()):
+        return "zero"
+    return mode
 
 
 def _shared_blanks(values: dict[str, NDArray[np.float64]], qids: NDArray[np.str_]
