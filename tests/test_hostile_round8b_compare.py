@@ -94,7 +94,8 @@ def _compare(runs: Any, **kw: Any) -> Any:
 def test_mixed_inputs_in_one_call_equal_ranx(tmp_path: Path) -> None:
     runs = {"dict": RA, "frame": _frame(RB), "ranx": ranx.Run(RA), "file": _file(tmp_path, "f", RB)}
     c = _compare(runs, metrics="ndcg@10", profile="ranx")
-    assert c.missing == "zero" and c.qids.tolist() == ["1", "2", "3", "4"]
+    assert c.missing == "zero"
+    assert c.qids.tolist() == ["1", "2", "3", "4"]
     for i, run in enumerate((RA, RB, RA, RB)):
         want = ranx.evaluate(ranx.Qrels(QRELS), ranx.Run(run), "ndcg@10", make_comparable=True)
         assert c.mean["ndcg@10"][i] == pytest.approx(want, abs=1e-12), c.names[i]
@@ -158,7 +159,8 @@ def test_a_modified_profile_object_is_named_by_what_it_computes() -> None:
 
 def test_three_profile_groups_over_different_queries() -> None:
     c = _compare({"a": RA, "b": RB}, metrics=["map", "P(rel=2)@5", "trec_eval-c:P_5"])
-    assert c.qids.tolist() == ["1", "2", "3"] and c.missing == "drop"
+    assert c.qids.tolist() == ["1", "2", "3"]
+    assert c.missing == "drop"
     for i, run in enumerate((RA, RB)):
         p5 = _pytrec(run, "P_5")
         assert c.mean["trec_eval-c:P_5"][i] == pytest.approx(
