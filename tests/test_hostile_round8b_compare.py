@@ -12,7 +12,9 @@ ranx and hand arithmetic. Found and fixed in this round:
 * three profile groups scoring different queries (``map``, ``P(rel=2)@5``,
   ``trec_eval-c:P_5``) crashed with a numpy ``ValueError``;
 * left to the profiles, a peer name alone (``nDCG@10`` under ``trec_eval``) scored the queries a
-  run lacks 0 while the comparison printed ``missing: drop`` ("never scored 0");
+  run lacks 0 while the comparison printed ``missing: drop`` ("never scored 0"), and
+  ``missing="drop"`` asked for explicitly did the same; ``lightgbm:ndcg@10`` alone under
+  ``trec_eval-c`` dropped them under ``missing: zero``;
 * a run that is not a run (``None`` among 12) was an error that did not say which run.
 
 :data:`CLASSES` maps each test to its class for the closing counts.
@@ -167,13 +169,18 @@ def test_three_profile_groups_over_different_queries() -> None:
             statistics.fmean(p5[q] for q in ("1", "2", "3")), abs=1e-12)
 
 
-@pytest.mark.parametrize(("metrics", "rule", "n"), [("nDCG@10", "zero", 4), ("AP", "zero", 4),
-                                                    ("map nDCG@10", "drop", 3),
-                                                    ("map", "drop", 3)])
-def test_the_printed_missing_rule_is_the_one_applied(metrics: str, rule: str, n: int) -> None:
-    c = _compare({"a": RA, "b": RB}, metrics=metrics)
+@pytest.mark.parametrize(("metrics", "profile", "missing", "rule", "n"), [
+    ("nDCG@10", None, None, "zero", 4), ("AP", None, None, "zero", 4),
+    ("map nDCG@10", None, None, "drop", 3), ("map", None, None, "drop", 3),
+    ("nDCG@10", None, "drop", "drop", 3), ("AP(rel=2)", None, "drop", "drop", 3),
+    ("lightgbm:ndcg@10", "trec_eval-c", None, "drop", 3),
+])
+def test_the_printed_missing_rule_is_the_one_applied(metrics: str, profile: str | None,
+                                                     missing: str | None, rule: str,
+                                                     n: int) -> None:
+    c = _compare({"a": RA, "b": RB}, metrics=metrics, profile=profile, missing=missing)
     assert (c.missing, len(c.qids)) == (rule, n)
-    if metrics in ("nDCG@10", "AP"):  # alone: every judged query, as ir_measures
+    if missing is None and metrics in ("nDCG@10", "AP"):  # every judged query: ir_measures
         measure = ir_measures.parse_measure(metrics)
         for i, run in enumerate((RA, RB)):
             want = ir_measures.calc_aggregate([measure], QRELS, run)[measure]

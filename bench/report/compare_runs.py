@@ -236,6 +236,8 @@ def compare_runs(
     names = list(tables)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
+    if missing == "drop":  # asked for: a metric of its own zero profile (nDCG@10) drops them too
+        common_set &= set.intersection(*answered.values())
     common = np.asarray(sorted(common_set), dtype=str)
     if common.shape[0] == 0:
         raise DataError("the runs have no query in common (after each run's queries without qrels "
@@ -349,12 +351,13 @@ def _evaluate_runs(
     given: str | Profile | None, keys: list[str],
 ) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str], dict[str, set[str]]]:
     """Each run evaluated per query: its table indexed by qid, per metric the queries that
-    received a value, each metric's profile (the same for every run) and the queries each run
-    has a line for (read once: a file is not read twice)."""
+    received a value, each metric's profile (the same for every run) and the judged queries
+    each run has a line for (each run read once)."""
     tables: dict[str, pd.DataFrame] = {}
     scored: dict[str, list[set[str]]] = {}
     metric_profiles: dict[str, str] = {}
     answered: dict[str, set[str]] = {}
+    judged = set(np.unique(q.qid).astype(str).tolist())
     for name, run in runs.items():
         try:
             try:
@@ -366,7 +369,7 @@ def _evaluate_runs(
             raise DataError(f"run {name!r}: {exc}") from None
         assert result.per_query is not None
         assert result.metric_queries is not None
-        answered[name] = set(np.unique(read.qid).astype(str).tolist())
+        answered[name] = set(np.unique(read.qid).astype(str).tolist()) & judged
         tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
         scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
         for k in keys:
@@ -381,10 +384,16 @@ def _rule_applied(mode: str, missing: str | None, common: set[str],
     """The missing-query rule the comparison applied. Left to the profiles (``missing=None``),
     a peer name keeps its tool's rule (``nDCG@10``: ir_measures, trec_eval -c), so under the
     ``trec_eval`` profile, whose own rule is ``drop``, a comparison of ``nDCG@10`` alone scores
-    a query a run lacks 0: it printed ``missing: drop`` ("never scored 0") beside those zeros.
-    The rule is then ``zero`` when a compared query is one some run has no line for."""
-    if missing is None and any(common - mine for mine in answered.values()):
+    a query a run lacks 0: it printed ``missing: drop`` ("never scored 0") beside those zeros;
+    under ``trec_eval-c`` a ``lightgbm:ndcg@10`` alone drops them under ``missing: zero``. The
+    rule is then ``zero`` when a compared query is one some run has no line for, ``drop`` when
+    such queries were all left out, else the profile's (no run lacks a compared query)."""
+    if missing is not None:
+        return mode
+    if any(common - mine for mine in answered.values()):
         return "zero"
+    if any(mine != set.union(*answered.values()) for mine in answered.values()):
+        return "drop"
     return mode
 
 
