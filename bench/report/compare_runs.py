@@ -237,7 +237,7 @@ def compare_runs(
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
     if missing == "drop":  # asked for: a metric of its own zero profile (nDCG@10) drops them too
-        common_set &= set.intersection(*answered.values())
+        common_set = {q for q in common_set if all(q in mine for mine in answered.values())}
     common = np.asarray(sorted(common_set), dtype=str)
     if common.shape[0] == 0:
         raise DataError("the runs have no query in common (after each run's queries without qrels "
