@@ -15,7 +15,9 @@ ir_measures and hand arithmetic. Found and fixed in this round:
   ``trec_eval -c`` numbers: now labelled by what it computes (``trec_eval-c``, else
   ``trec_eval+judged_only=True``);
 * the per-query table of three or more profile groups scoring different queries held a query
-  once per group (``P(rel=2)@5``, ``trec_eval-c:P_5`` and ``map``: six rows for three queries).
+  once per group (``P(rel=2)@5``, ``trec_eval-c:P_5`` and ``map``: six rows for three queries);
+* ``rbp(nan)``, ``rprec_mult(-1)``, ``alpha_ndcg(nan)@5`` were refused with ir_measures'
+  grammar only ("parameters are named, Name(p=v)@k"): now as the ltrbench name they are.
 
 :data:`CLASSES` maps each test to its class for the closing counts.
 """
@@ -26,6 +28,7 @@ import csv
 import io
 import json
 import math
+import re
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -51,6 +54,7 @@ CLASSES = {
     "test_a_modified_profile_label_is_refused_as_a_profile_naming_its_base": "unclear error",
     "test_per_query_table_of_three_profile_groups_has_one_row_per_query": "silently wrong",
     "test_cli_rows_parse_back_to_their_numbers": "silently wrong",
+    "test_a_bad_parameter_of_an_ltrbench_name_is_refused_as_that_name": "unclear error",
 }
 
 #: Graded qrels; query 4 has no run line, run query 5 has no qrels, query 3 has a tie.
@@ -212,3 +216,14 @@ def test_cli_rows_parse_back_to_their_numbers(tmp_path: Path) -> None:
     for key, value in doc["metrics"].items():
         again = evaluate_trec(q, r, metrics=key, profile=_base(doc["metric_profiles"][key]))
         assert value == pytest.approx(again[key], rel=1e-15)
+
+
+@pytest.mark.parametrize(("name", "family"), [
+    ("rbp(nan)", "rbp(p)"), ("rbp(inf)", "rbp(p)"), ("rbp(1e-400)", "rbp(p)"),
+    ("rprec_mult(-1)", "rprec_mult(x)"), ("rprec_mult(1e308)", "rprec_mult(x)"),
+    ("alpha_ndcg(nan)@5", "alpha_ndcg(alpha)"), ("RBP(nan)", "rbp(p)"),
+])
+def test_a_bad_parameter_of_an_ltrbench_name_is_refused_as_that_name(name: str,
+                                                                       family: str) -> None:
+    with pytest.raises(ConfigError, match=rf"parameter of {re.escape(family)} is a number"):
+        _evaluate(name)
