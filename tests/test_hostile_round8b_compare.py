@@ -15,7 +15,9 @@ ranx and hand arithmetic. Found and fixed in this round:
   run lacks 0 while the comparison printed ``missing: drop`` ("never scored 0"), and
   ``missing="drop"`` asked for explicitly did the same; ``lightgbm:ndcg@10`` alone under
   ``trec_eval-c`` dropped them under ``missing: zero``;
-* a run that is not a run (``None`` among 12) was an error that did not say which run.
+* a run that is not a run (``None`` among 12) was an error that did not say which run;
+* metrics given as a generator: "no metric names given" (read again for every run); as a set
+  of several names: a primary metric (and best run) that changed with ``PYTHONHASHSEED``.
 
 :data:`CLASSES` maps each test to its class for the closing counts.
 """
@@ -54,6 +56,8 @@ CLASSES = {
     "test_a_bad_run_among_many_is_named": "unclear error",
     "test_run_names_equal_to_metric_names_keep_their_columns": "silently wrong",
     "test_three_spellings_of_map_are_three_columns": "silently wrong",
+    "test_metrics_given_as_a_generator_are_read_once": "unclear error",
+    "test_a_set_of_several_metrics_has_no_primary_and_is_refused": "silent accept",
 }
 
 QRELS: dict[str, dict[str, int]] = {
@@ -215,3 +219,18 @@ def test_three_spellings_of_map_are_three_columns() -> None:
     assert c.metric_profiles["AP"] == "trec_eval-c"
     for k in c.metrics:  # one query set: the same AP values under every spelling
         np.testing.assert_allclose(c.mean[k], c.mean["map"], atol=1e-12)
+
+
+def test_metrics_given_as_a_generator_are_read_once() -> None:
+    listed = _compare({"a": RA, "b": RB}, metrics=["map", "ndcg@10"])
+    generated = _compare({"a": RA, "b": RB}, metrics=(m for m in ["map", "ndcg@10"]))
+    assert generated.metrics == ["map", "ndcg@10"]
+    for k in listed.metrics:
+        np.testing.assert_array_equal(generated.mean[k], listed.mean[k])
+
+
+def test_a_set_of_several_metrics_has_no_primary_and_is_refused() -> None:
+    with pytest.raises(ConfigError, match="set has no order"):
+        _compare({"a": RA, "b": RB}, metrics={"map", "ndcg@10"})
+    one = _compare({"a": RA, "b": RB}, metrics={"map"})
+    assert one.primary == "map"

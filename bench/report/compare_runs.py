@@ -225,6 +225,7 @@ def compare_runs(
             runs.
     """
     _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
+    metrics = _metric_names(metrics)
     given, call, mode = _profile_and_missing(profile, missing)
     keys = _ranking_keys(metrics)
     specs = resolve(parse_metrics(metrics), call, explicit=given is not None)
@@ -303,6 +304,22 @@ def _ranking_keys(metrics: str | Iterable[str]) -> list[str]:
                           "queries, not a measure with a best run: put a ranking measure "
                           "(ndcg@10, map) first")
     return [s.key for s in specs]
+
+
+def _metric_names(metrics: str | Iterable[str]) -> str | list[str]:
+    """``metrics`` read once: a generator is parsed again for every run (the second reading
+    found it empty: "no metric names given"), and a set of several names has no order, so its
+    first name (the primary metric, which picks the best run) would change between runs of
+    Python (``PYTHONHASHSEED``): a :class:`ConfigError` asking for a list."""
+    if isinstance(metrics, str):
+        return metrics
+    if isinstance(metrics, set | frozenset) and len(metrics) > 1:
+        raise ConfigError(f"metrics is a set {sorted(map(str, metrics))}: a set has no order, and "
+                          "the first metric is the primary one that picks the best run; give a "
+                          "list or a text such as 'ndcg@10 map'")
+    if not isinstance(metrics, Iterable):
+        return metrics  # parse_metrics says what it expected
+    return list(metrics)
 
 
 def _refuse_weighted(key: str, by: str) -> None:
