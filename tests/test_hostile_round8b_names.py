@@ -55,6 +55,7 @@ CLASSES = {
     "test_per_query_table_of_three_profile_groups_has_one_row_per_query": "silently wrong",
     "test_cli_rows_parse_back_to_their_numbers": "silently wrong",
     "test_a_bad_parameter_of_an_ltrbench_name_is_refused_as_that_name": "unclear error",
+    "test_spellings_of_one_measure_are_one_column_each_on_every_path": "silently wrong",
 }
 
 #: Graded qrels; query 4 has no run line, run query 5 has no qrels, query 3 has a tie.
@@ -227,3 +228,22 @@ def test_a_bad_parameter_of_an_ltrbench_name_is_refused_as_that_name(name: str,
                                                                        family: str) -> None:
     with pytest.raises(ConfigError, match=rf"parameter of {re.escape(family)} is a number"):
         _evaluate(name)
+
+
+def test_spellings_of_one_measure_are_one_column_each_on_every_path() -> None:
+    import numpy as np
+
+    from bench.metrics import evaluate
+
+    names = ["map", "AP", "trec_eval:map", "MAP", "ap"]
+    res = _evaluate(names, per_query=True)
+    assert list(res.metrics) == names
+    assert list(res.per_query.columns) == ["qid", *names]
+    assert res.profile_of("AP") == "trec_eval-c"  # its own profile: scores query 4 as 0
+    ap = pytrec_eval.RelevanceEvaluator(QRELS, {"map"}).evaluate(RUN)
+    assert res["map"] == pytest.approx(sum(v["map"] for v in ap.values()) / 3, abs=1e-12)
+    assert res["AP"] == pytest.approx(sum(v["map"] for v in ap.values()) / 4, abs=1e-12)
+    rows = evaluate(np.array([1, 0, 1]), np.array([0.3, 0.2, 0.1]), qid=np.array([1, 1, 2]),
+                    metrics=["map", "ap", "MAP", "ltrbench:map"], per_query=True)
+    assert list(rows.per_query.columns) == ["qid", "map", "ap", "MAP", "ltrbench:map"]
+    assert set(rows.metrics.values()) == {1.0}
