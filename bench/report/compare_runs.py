@@ -15,7 +15,9 @@ statistics the leaderboards use (:mod:`bench.report.stats`):
   treated: ``"drop"`` (left out of every run and metric: a paired test compares two systems on
   the same query, and a query one run did not answer has no observed value to pair) or
   ``"zero"`` (scored 0, as ``trec_eval -c``: the call's profile with ``missing="zero"``); the
-  default is the call's profile's own rule. The queries dropped are counted and named
+  default is each metric's profile's own rule, and :attr:`RunComparison.missing` says which
+  one was applied (``nDCG@10`` alone under ``trec_eval`` scores a query a run lacks 0, as
+  ir_measures: ``zero``); ``"drop"`` asked for drops such a query for every metric. The queries dropped are counted and named
   (:attr:`RunComparison.dropped`, per run :attr:`RunComparison.left_out`); means in the
   comparison are over the common queries, so they can differ from a run's own ``evaluate``
   mean. A query without a value under the profile (a blank query the profile excludes: NaN) is
