@@ -30,7 +30,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.dropped_rows import padding_mask, unpad
 from bench.metrics.evaluate import evaluate, query_parts
 from bench.metrics.names import MetricSpec, parse_metrics
-from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.profiles import Profile, given_profile
 from bench.metrics.qualified import merge, require_call_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.result import EvaluationResult
@@ -74,7 +74,7 @@ def evaluate_frame(
         raise ConfigError(f"label={label!r}, score={score!r}, qid={qid!r}, weight={weight!r}: "
                           "expected a column of its own for each (one column read as two "
                           "would rank the rows by their labels or their query ids)")
-    prof = get_profile(profile)
+    prof = given_profile(profile)
     if prof.ties == "random":
         raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "
                           "rows, which partitions cannot reproduce; use it with the local engine")

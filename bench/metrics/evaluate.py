@@ -25,7 +25,7 @@ from bench.metrics.kernels.python_kernel import python_components
 from bench.metrics.kernels.small import use_small_path
 from bench.metrics.missing import missing_parts
 from bench.metrics.names import MetricSpec, parse_metrics
-from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.profiles import Profile, given_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
 from bench.metrics.row_inputs import check_rows
@@ -188,7 +188,7 @@ def _profile_and_specs(profile: str | Profile | None, metrics: str | Iterable[st
                        backend: str) -> tuple[Profile, list[MetricSpec]]:
     """The profile (default ``ltrbench``) and the metrics resolved against it (peer names keep
     their tool's profile unless ``profile`` is given); then ``backend`` checked."""
-    prof = get_profile(profile if profile is not None else "ltrbench")
+    prof = given_profile(profile if profile is not None else "ltrbench")
     specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")

@@ -43,12 +43,12 @@ from bench.metrics.family_record import (
     Family,
     Inputs,
     Param,
+    map_components,
     map_value,
     precision_denominator,
     ratio,
 )
 from bench.metrics.more_families import more_families
-from bench.metrics.profile import Profile
 
 __all__ = ["ALIASES", "DEFAULT_METRICS", "EVALUATE_METRICS", "FAMILIES", "PRIMARY_METRIC",
            "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "cutoff_of", "is_family",
@@ -59,10 +59,6 @@ def _ndcg(q: Inputs) -> Array:
     if q.profile.k_beyond_n == "zero" and q.k is not None:
         v[q.n < q.k] = 0.0  # LETOR 4.0: NDCG@k = 0 when the query has fewer than k documents
     return v
-
-
-def _map_more(profile: Profile) -> tuple[str, ...]:
-    return ("hits",) if profile.map_denominator == "hits_k" else ()
 
 
 def _squared(d: Array) -> Array:
@@ -82,7 +78,7 @@ FAMILIES: dict[str, Family] = {
                blank_when="no_gain", normalised=True, blank_scores_one=True),
         Family("map", "MAP", "average precision of the top k (mean over queries: MAP)", ("ap",),
                map_value, normalised=True, blank_scores_one=True,
-               aliases=("ap", "mean_average_precision"), more_components=_map_more),
+               aliases=("ap", "mean_average_precision"), more_components=map_components),
         Family("mrr", "MRR", "reciprocal rank of the first relevant document within the top k",
                ("rr",), lambda q: q.value("rr"), blank_scores_one=True,
                aliases=("rr", "recip_rank")),

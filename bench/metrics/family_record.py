@@ -144,6 +144,8 @@ class Family:
             profile): multiplied by the query weights under ``mean="mean"``, alone under
             ``mean="documents"``; ``None``, or a return of ``None``: the query weights
             (``documents``: the document counts).
+        lower_is_better: True for the families whose best value is the lowest (ARP: a rank);
+            a run comparison picks its best run by it.
     """
 
     name: str
@@ -165,6 +167,7 @@ class Family:
     ordered: bool = False
     subtopics: bool = False
     weight: Weight | None = None
+    lower_is_better: bool = False
 
     @property
     def pointwise(self) -> bool:
@@ -182,6 +185,13 @@ class Family:
         more = self.more_components(profile) if self.more_components is not None else ()
         return tuple(with_param(c, param) if c in _PARAM_COMPONENTS else c
                      for c in (*self.components, *more))
+
+
+def map_components(profile: Profile) -> tuple[str, ...]:
+    """The components AP-based families add under ``profile``: ``hits`` when AP@k is divided by
+    the hits in the top k (``map_denominator="hits_k"``: torchmetrics, catalyst), read by
+    :func:`map_value` for ``map`` and ``gm_map`` alike."""
+    return ("hits",) if profile.map_denominator == "hits_k" else ()
 
 
 def map_value(q: Inputs) -> Array:

@@ -67,6 +67,7 @@ from bench.metrics.family_record import (
     Family,
     Inputs,
     Param,
+    map_components,
     map_value,
     precision_denominator,
 )
@@ -166,7 +167,7 @@ def more_families() -> dict[str, Family]:
                cutoff=False),
         Family("gm_map", "gm_map", "geometric MAP: per query log(max(AP, 1e-5)), the mean is "
                "exp of their mean (trec_eval gm_map)", ("ap",), _gm_map, cutoff=False,
-               mean="geometric"),
+               mean="geometric", more_components=map_components),
         Family("f1", "F1", "F1 of the top k: 2 P@k R@k / (P@k + R@k) = 2 hits / (k + R) (ranx f1)",
                ("hits",), _f1, normalised=True, blank_scores_one=True),
         Family("fallout", "Fallout", "fall-out: judged non-relevant documents in the top k "
@@ -220,7 +221,8 @@ def more_families() -> dict[str, Family]:
         Family("arp", "ARP", "average relevance position: the label-weighted mean rank, "
                "sum rank x label / sum label, lower is better (pytorchltr arp, TF-Ranking ARP)",
                ("arp", "arp_labels"), lambda q: q.ratio(q.comp["arp"], q.comp["arp_labels"]),
-               blank_when="no_label", cutoff=False, weight=_pooled("arp_labels")),
+               blank_when="no_label", cutoff=False, weight=_pooled("arp_labels"),
+               lower_is_better=True),
         Family("opa", "OPA", "ordered pair accuracy: pairs of different labels ranked in label "
                "order over all such pairs (TF-Ranking OPAMetric)", ("opa", "opa_pairs"),
                lambda q: q.ratio(q.comp["opa"], q.comp["opa_pairs"]), blank_when="no_pair",

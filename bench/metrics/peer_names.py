@@ -249,6 +249,22 @@ def _real_reading(measure: PeerMeasure, param: str) -> Reading:
 
 # -- ir_measures -------------------------------------------------------------------------------
 
+def _refuse_positional(tree: ast.Call, token: str) -> None:
+    """A call with a positional argument: an ltrbench name with a parameter its grammar does
+    not read (``rbp(nan)``, ``rprec_mult(-1)``, ``rbp(1e-400)``: digits and a point only) is
+    refused as that name, not as an ir_measures name (that message named ``Name(p=v)`` syntax
+    to a user who wrote ``rbp(p)``); anything else as ir_measures' grammar."""
+    name = tree.func.id.lower() if isinstance(tree.func, ast.Name) else ""
+    fam = FAMILIES.get(name)
+    if fam is not None and fam.param is not None:
+        example = fam.param.default if fam.param.default is not None else 0.5
+        raise ConfigError(f"{token.strip()!r}: the parameter of {name}({fam.param.name}) is a "
+                          f"number written in decimal digits and a point, such as "
+                          f"{name}({example}) (no sign, exponent, nan or inf; ir_measures "
+                          "parameters are named, Name(p=v)@k)")
+    raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
+
+
 def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object]] | None:
     """An ir_measures token (``nDCG(dcg='exp-log2')@10``) as a reading, with its measure and
     parameters (so that a following bare number continues it); ``None`` if it is not one."""
@@ -266,7 +282,7 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     params: dict[str, object] = {}
     if isinstance(tree, ast.Call):
         if tree.args or any(kw.arg is None for kw in tree.keywords):
-            raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
+            _refuse_positional(tree, token)
         given = [str(kw.arg) for kw in tree.keywords]
         twice = sorted({a for a in given if given.count(a) > 1})
         if twice:  # AP(rel=2,rel=3): ast keeps both, ir_measures the last, silently

@@ -30,7 +30,7 @@ from bench.errors import ConfigError, did_you_mean
 from bench.metrics.library_profiles import LIBRARY_PROFILES
 from bench.metrics.profile import Profile
 
-__all__ = ["DEFAULT_PROFILE", "LTRBENCH", "PROFILES", "Profile", "get_profile"]
+__all__ = ["DEFAULT_PROFILE", "LTRBENCH", "PROFILES", "Profile", "get_profile", "given_profile"]
 
 
 LTRBENCH = Profile(
@@ -402,3 +402,38 @@ def get_profile(name: str | Profile) -> Profile:
             f"unknown profile {name!r}; {did_you_mean(name, PROFILES)}"
             f"valid profiles: {', '.join(PROFILES)}"
         ) from None
+
+
+def given_profile(profile: str | Profile) -> Profile:
+    """A caller's profile as :func:`get_profile` reads it, named for what it computes.
+
+    A :class:`Profile` object that keeps a registered profile's name but changes its fields
+    (``dataclasses.replace(get_profile("trec_eval"), missing="zero")``) would print that name
+    beside numbers the named profile does not give (``map`` 0.125 labelled ``trec_eval``, which
+    gives 0.25), and a result's label must parse back to the profile that computed it. Such an
+    object is the registered profile it equals field for field (name and description aside:
+    ``trec_eval`` with ``missing="zero"`` is ``trec_eval-c``), else it is renamed
+    ``NAME+field=value,...`` as the command line names ``--relevance-level 2``
+    (``trec_eval+relevance_threshold=2.0``). Names and other objects are returned as
+    :func:`get_profile` returns them.
+
+    >>> given_profile(replace(get_profile("trec_eval"), missing="zero")).name
+    'trec_eval-c'
+    >>> given_profile(replace(get_profile("trec_eval"), judged_only=True)).name
+    'trec_eval+judged_only=True'
+    """
+    prof = get_profile(profile)
+    known = PROFILES.get(prof.name)
+    if not isinstance(profile, Profile) or known is None or known == prof:
+        return prof
+    skip = ("name", "description")
+    changes = {f: getattr(prof, f) for f in prof.__dataclass_fields__
+               if f not in skip and getattr(prof, f) != getattr(known, f)}
+    if not changes:
+        return known
+    for other in PROFILES.values():
+        if all(getattr(other, f) == getattr(prof, f) for f in prof.__dataclass_fields__
+               if f not in skip):
+            return other
+    label = ",".join(f"{k}={v!r}" for k, v in changes.items())
+    return replace(prof, name=f"{prof.name}+{label}")

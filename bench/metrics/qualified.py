@@ -272,8 +272,10 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         # they differ, and a metric is blank (NaN) on a query its group does not score.
         frames = [r.per_query.set_index("qid") for r in results if r.per_query is not None]
         same = all(f.index.equals(frames[0].index) for f in frames)
-        index = frames[0].index if same else frames[0].index.union(
-            [q for f in frames[1:] for q in f.index], sort=False).sort_values()
+        # unique ids: Index.union keeps an id as often as the list repeats it (three groups
+        # scoring query 3 made three rows of it in the per-query table)
+        index = frames[0].index if same else pd.Index(pd.unique(np.concatenate(
+            [f.index.to_numpy() for f in frames])), name="qid").sort_values()
         columns = {c: f[c].reindex(index) for f in frames for c in f.columns}
         scored = {c: f.index.to_numpy() for f in frames for c in f.columns}
         table = pd.DataFrame({"qid": index.to_numpy(),

@@ -33,7 +33,7 @@ from bench.metrics.dropped_rows import drop_rows, padding_judgments
 from bench.metrics.evaluate import Judged, check_flags, query_parts
 from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
-from bench.metrics.profiles import Profile, get_profile
+from bench.metrics.profiles import Profile, get_profile, given_profile
 from bench.metrics.qualified import groups, merge, refuse_homonyms, resolve
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
@@ -64,7 +64,7 @@ def evaluate_trec(
     tool's family and refuses the others: :func:`bench.metrics.qualified.resolve`).
     """
     check_flags(per_query=per_query)
-    prof = get_profile(profile if profile is not None else "trec_eval")
+    prof = given_profile(profile if profile is not None else "trec_eval")
     specs = resolve(parse_metrics(metrics), prof, explicit=profile is not None)
     refuse_homonyms(specs, prof)  # ranx's hits@k is a count: never ltrbench's hit rate under it
     if any(is_diversity(s) for s in specs):  # subtopic qrels: read and evaluated apart

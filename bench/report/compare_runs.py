@@ -15,7 +15,9 @@ statistics the leaderboards use (:mod:`bench.report.stats`):
   treated: ``"drop"`` (left out of every run and metric: a paired test compares two systems on
   the same query, and a query one run did not answer has no observed value to pair) or
   ``"zero"`` (scored 0, as ``trec_eval -c``: the call's profile with ``missing="zero"``); the
-  default is the call's profile's own rule. The queries dropped are counted and named
+  default is each metric's profile's own rule, and :attr:`RunComparison.missing` says which
+  one was applied (``nDCG@10`` alone under ``trec_eval`` scores a query a run lacks 0, as
+  ir_measures: ``zero``); ``"drop"`` asked for drops such a query for every metric. The queries dropped are counted and named
   (:attr:`RunComparison.dropped`, per run :attr:`RunComparison.left_out`); means in the
   comparison are over the common queries, so they can differ from a run's own ``evaluate``
   mean. A query without a value under the profile (a blank query the profile excludes: NaN) is
@@ -49,11 +51,12 @@ from numpy.typing import NDArray
 
 from bench.data.jsonio import json_number
 from bench.data.trec import Qrels
-from bench.data.trec_objects import QrelsInput, RunInput, as_qrels
+from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import ConfigError, DataError
-from bench.metrics import evaluate_trec, get_profile, parse_metrics
+from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
-from bench.metrics.profiles import PROFILES, Profile
+from bench.metrics.families import FAMILIES
+from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve
 from bench.report import stats
 
@@ -115,8 +118,9 @@ class RunComparison:
 
     @property
     def best(self) -> str:
-        """The name of the run with the highest mean of the primary metric (the first of those
-        tied at the highest mean: see :attr:`tied_with_best`)."""
+        """The name of the run with the best mean of the primary metric, the highest (the lowest
+        for ARP, a rank: ``Family.lower_is_better``), the first of those tied at it: see
+        :attr:`tied_with_best`."""
         return self.names[self.versus.best]
 
     @property
@@ -223,6 +227,7 @@ def compare_runs(
             runs.
     """
     _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
+    metrics = _metric_names(metrics)
     given, call, mode = _profile_and_missing(profile, missing)
     keys = _ranking_keys(metrics)
     specs = resolve(parse_metrics(metrics), call, explicit=given is not None)
@@ -230,14 +235,17 @@ def compare_runs(
     _check_files(runs)
     subtopics = any(is_diversity(s) for s in parse_metrics(metrics))  # alpha_ndcg: subtopic qrels
     loaded = subtopic_qrels(qrels) if subtopics else as_qrels(qrels)
-    tables, scored, metric_profiles = _evaluate_runs(loaded, runs, metrics, given, keys)
+    tables, scored, metric_profiles, answered = _evaluate_runs(loaded, runs, metrics, given, keys)
     names = list(tables)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
+    if missing == "drop":  # asked for: a metric of its own zero profile (nDCG@10) drops them too
+        common_set = {q for q in common_set if all(q in mine for mine in answered.values())}
     common = np.asarray(sorted(common_set), dtype=str)
     if common.shape[0] == 0:
         raise DataError("the runs have no query in common (after each run's queries without qrels "
                         "are left out): nothing to compare")
+    mode = _rule_applied(mode, missing, common_set, answered)
     left_out = {n: sorted(every[n] - common_set) for n in names}
     dropped = sorted(set.union(*every.values()) - common_set)
     values = {k: np.vstack([tables[n].loc[common, k].to_numpy(dtype=np.float64) for n in names])
@@ -250,14 +258,12 @@ def compare_runs(
     if np.isnan(values[primary]).all():
         raise DataError(f"no query has a {primary} value in every run (a query blank in one "
                         f"run under profile {call.name!r} is left out of all): nothing to compare")
-    versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed)
+    versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed,
+                                     higher_is_better=_higher_is_better(metrics))
+    mean, ci_low, ci_high = _family_means(metrics, keys, values, ci, n_runs)
     return RunComparison(
         names=names, metrics=keys, primary=primary, profile=call.name, qids=common,
-        values=values,
-        mean={k: ci.mean[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
-        ci_low={k: ci.low[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
-        ci_high={k: ci.high[j * n_runs:(j + 1) * n_runs] for j, k in enumerate(keys)},
-        versus=versus, evaluated={n: len(every[n]) for n in names},
+        values=values, mean=mean, ci_low=ci_low, ci_high=ci_high, versus=versus, evaluated={n: len(every[n]) for n in names},
         left_out=left_out, confidence=confidence, n_bootstrap=n_bootstrap,
         n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
         missing=mode, dropped=dropped, no_value=no_value,
@@ -268,19 +274,20 @@ def _profile_and_missing(profile: str | Profile | None,
                          missing: str | None) -> tuple[str | Profile | None, Profile, str]:
     """The profile handed to ``evaluate_trec`` (``profile``, or a copy with ``missing``'s rule),
     the profile it resolves to, and the missing-query rule (``drop`` / ``zero``)."""
-    call = get_profile(profile if profile is not None else "trec_eval")
+    call = given_profile(profile if profile is not None else "trec_eval")
     if missing is not None and missing not in MISSING_RULES:
         raise ConfigError(f"unknown missing rule {missing!r}; valid: {', '.join(MISSING_RULES)} "
                           "(drop: a query a run lacks is left out of every run; zero: scored 0)")
     mode = missing or ("zero" if call.missing == "zero" else "drop")
-    given: str | Profile | None = profile
+    given: str | Profile | None = None if profile is None else call
     if mode != call.missing:
         given = call = _with_missing(call, mode)
     return given, call, mode
 
 
 def _ranking_keys(metrics: str | Iterable[str]) -> list[str]:
-    """The metric keys (the user's spellings, expanded); every one a ranking metric."""
+    """The metric keys (the user's spellings, expanded); every one a ranking metric whose mean
+    a comparison can give (:func:`_family_means`), the primary one with a best value."""
     specs = parse_metrics(metrics)
     if specs[0].pointwise:
         raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
@@ -289,29 +296,124 @@ def _ranking_keys(metrics: str | Iterable[str]) -> list[str]:
         raise ConfigError(f"{pointwise[0]!r} is a pointwise error of scores against labels, not "
                           "a ranking metric: a run comparison averages per-query values, which "
                           "would not be its value (evaluate one run for it)")
+    for spec in specs:
+        how = FAMILIES[spec.family].mean if spec.family in FAMILIES else "mean"
+        if how == "documents":
+            _refuse_weighted(spec.key, "each query's documents")
+    first = specs[0]
+    if first.family in FAMILIES and FAMILIES[first.family].mean == "sum":
+        raise ConfigError(f"the primary (first) metric {first.key!r} is a count summed over "
+                          "queries, not a measure with a best run: put a ranking measure "
+                          "(ndcg@10, map) first")
     return [s.key for s in specs]
+
+
+def _metric_names(metrics: str | Iterable[str]) -> str | list[str]:
+    """``metrics`` read once: a generator is parsed again for every run (the second reading
+    found it empty: "no metric names given"), and a set of several names has no order, so its
+    first name (the primary metric, which picks the best run) would change between runs of
+    Python (``PYTHONHASHSEED``): a :class:`ConfigError` asking for a list."""
+    if isinstance(metrics, str):
+        return metrics
+    if isinstance(metrics, set | frozenset) and len(metrics) > 1:
+        raise ConfigError(f"metrics is a set {sorted(map(str, metrics))}: a set has no order, and "
+                          "the first metric is the primary one that picks the best run; give a "
+                          "list or a text such as 'ndcg@10 map'")
+    if not isinstance(metrics, Iterable):
+        return metrics  # parse_metrics says what it expected
+    return list(metrics)
+
+
+def _refuse_weighted(key: str, by: str) -> None:
+    """A metric whose mean weighs queries (by ``by``) is refused: the comparison's means,
+    intervals and tests are over queries weighted alike, which would not be its value."""
+    raise ConfigError(f"{key!r}: its mean weighs queries by {by}, while a run comparison "
+                      "weighs every query alike (its means, intervals and tests would not be "
+                      f"{key}'s value): evaluate each run for it (evaluate_trec, or ltrbench "
+                      "evaluate with one --run)")
+
+
+def _family_means(metrics: str | Iterable[str], keys: list[str],
+                  values: dict[str, NDArray[np.float64]], ci: stats.BootstrapCI,
+                  n_runs: int) -> tuple[dict[str, NDArray[np.float64]], ...]:
+    """Per metric, the ``(n_runs,)`` means and interval bounds as the metric's family averages
+    (:func:`bench.metrics.aggregate.family_mean`): the bootstrap's per-query means as they are,
+    a count's (``num_q``, ``num_ret``: ``mean="sum"``) times the queries with a value (the sum
+    over the compared queries), a geometric mean's (``gm_map``, whose per-query value is the
+    logarithm, as ``trec_eval -q``) exponentiated (exp is increasing: the bounds stay the
+    percentiles). Before, ``gm_map`` printed the mean of the logarithms (-0.62 for 0.54) and
+    ``num_q`` 1.0 for 2 queries under the names that evaluate_trec gives as 0.54 and 2."""
+    out: tuple[dict[str, NDArray[np.float64]], ...] = ({}, {}, {})
+    kinds = {s.key: FAMILIES[s.family].mean if s.family in FAMILIES else "mean"
+             for s in parse_metrics(metrics)}
+    for j, k in enumerate(keys):
+        rows = slice(j * n_runs, (j + 1) * n_runs)
+        got = (ci.mean[rows], ci.low[rows], ci.high[rows])
+        if kinds[k] == "sum":
+            n = (~np.isnan(values[k])).sum(axis=1)
+            got = tuple(np.where(n > 0, g * n, np.nan) for g in got)  # type: ignore[assignment]
+        elif kinds[k] == "geometric":
+            got = tuple(np.exp(g) for g in got)  # type: ignore[assignment]
+        for d, g in zip(out, got, strict=True):
+            d[k] = np.asarray(g, dtype=np.float64)
+    return out
+
+
+def _higher_is_better(metrics: str | Iterable[str]) -> bool:
+    """Whether the primary metric's best run has the highest mean (not so for ARP, a rank)."""
+    first = parse_metrics(metrics)[0]
+    return not (first.family in FAMILIES and FAMILIES[first.family].lower_is_better)
 
 
 def _evaluate_runs(
     q: Qrels, runs: Mapping[str, RunInput], metrics: str | Iterable[str],
     given: str | Profile | None, keys: list[str],
-) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str]]:
+) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str], dict[str, set[str]]]:
     """Each run evaluated per query: its table indexed by qid, per metric the queries that
-    received a value, and each metric's profile (the same for every run)."""
+    received a value, each metric's profile (the same for every run) and the judged queries
+    each run has a line for (each run read once)."""
     tables: dict[str, pd.DataFrame] = {}
     scored: dict[str, list[set[str]]] = {}
     metric_profiles: dict[str, str] = {}
+    answered: dict[str, set[str]] = {}
+    judged = set(np.unique(q.qid).astype(str).tolist())
     for name, run in runs.items():
         try:
-            result = evaluate_trec(q, run, metrics=metrics, profile=given, per_query=True)
+            try:
+                read = as_run(run)
+            except ConfigError as exc:  # 'run: expected a path ...': which of the runs
+                raise ConfigError(f"run {name!r}: {exc}") from None
+            result = evaluate_trec(q, read, metrics=metrics, profile=given, per_query=True)
         except DataError as exc:
             raise DataError(f"run {name!r}: {exc}") from None
         assert result.per_query is not None
         assert result.metric_queries is not None
+        answered[name] = set(np.unique(read.qid).astype(str).tolist()) & judged
         tables[name] = result.per_query.set_index(result.per_query["qid"].astype(str))
         scored[name] = [set(result.metric_queries[k].astype(str).tolist()) for k in keys]
+        for k in keys:
+            if k in result.metric_weights:  # ARP / OPA under list_weight="denominator"
+                _refuse_weighted(k, f"their weight under profile {result.profile_of(k)!r}")
         metric_profiles = {k: result.profile_of(k) for k in keys}
-    return tables, scored, metric_profiles
+    return tables, scored, metric_profiles, answered
+
+
+def _rule_applied(mode: str, missing: str | None, common: set[str],
+                  answered: dict[str, set[str]]) -> str:
+    """The missing-query rule the comparison applied. Left to the profiles (``missing=None``),
+    a peer name keeps its tool's rule (``nDCG@10``: ir_measures, trec_eval -c), so under the
+    ``trec_eval`` profile, whose own rule is ``drop``, a comparison of ``nDCG@10`` alone scores
+    a query a run lacks 0: it printed ``missing: drop`` ("never scored 0") beside those zeros;
+    under ``trec_eval-c`` a ``lightgbm:ndcg@10`` alone drops them under ``missing: zero``. The
+    rule is then ``zero`` when a compared query is one some run has no line for, ``drop`` when
+    such queries were all left out, else the profile's (no run lacks a compared query)."""
+    if missing is not None:
+        return mode
+    if any(common - mine for mine in answered.values()):
+        return "zero"
+    if any(mine != set.union(*answered.values()) for mine in answered.values()):
+        return "drop"
+    return mode
 
 
 def _shared_blanks(values: dict[str, NDArray[np.float64]], qids: NDArray[np.str_]
