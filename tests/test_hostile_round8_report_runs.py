@@ -67,3 +67,37 @@ def test_a_profile_spelled_with_blanks_and_capitals_is_recorded_by_its_canonical
 def test_run_config_holds_the_canonical_profile_name(spelling: str) -> None:
     config = RunConfig(profile=spelling)
     assert config.profile == "lightgbm" == config.profile_value.name
+
+
+@pytest.fixture(scope="module")
+def arp_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A report whose primary metric is ARP (a mean rank: lower is better) over two models, and
+    the model with the lowest test ARP in metrics.csv (the oracle, read with pandas)."""
+    out = tmp_path_factory.mktemp("arp")
+    assert main(["run", "--dataset", "synthetic", "--models", "random,popularity", "--quick",
+                 "--seeds", "0", "--metrics", "ndcg@10,arp", "--out", str(out)]) == 0
+    assert main(["report", "--out", str(out), "--metrics", "ndcg@10,arp", "--primary", "arp",
+                 "--no-plots", "--html"]) == 0
+    (run,) = (out / "runs").iterdir()
+    metrics = pd.read_csv(run / "metrics.csv")
+    test_arp = metrics[(metrics["split"] == "test") & (metrics["metric"] == "arp")]
+    return out, str(test_arp.groupby("model")["value"].mean().idxmin())
+
+
+def test_a_lower_is_better_primary_ranks_the_lowest_first_in_every_output(
+        arp_report: tuple[Path, str]) -> None:
+    """Before: the rows were ordered and bolded by the highest ARP and the verdict named the
+    worst model as the best."""
+    out, lowest = arp_report
+    board = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert f"Verdict: best arp is {lowest} " in board
+    first_row = next(line for line in board.splitlines() if line.startswith("| ")
+                     and not line.startswith("| Model") and not line.startswith("|---"))
+    assert first_row.startswith(f"| {lowest} |")
+    assert first_row.count("**") == 4  # its NDCG@10 and its ARP are the columns' best
+    assert "| best | best |" in first_row  # the paired tests compare against it
+    page = (out / "leaderboard.html").read_text(encoding="utf-8")
+    assert f"Verdict: best arp is {lowest} " in page
+    table = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = table["tables"][0]["rows"] if "tables" in table else table["rows"]
+    assert rows[0]["model"] == lowest

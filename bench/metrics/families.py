@@ -154,6 +154,13 @@ def metric_header(metric: str) -> str:
     return f"{head}@{k}" if k is not None else head
 
 
+def best_is_lowest(metric: str) -> bool:
+    """True when the best value of ``metric`` (a canonical name) is its lowest: ARP, a mean rank
+    (``Family.lower_is_better``); leaderboards order and test such a metric that way."""
+    known = FAMILIES.get(split_name(metric)[0])
+    return bool(known and known.lower_is_better)
+
+
 def is_family(metric: str, family: str) -> bool:
     """True when ``metric`` belongs to ``family`` (``is_family("ndcg@10", "ndcg")``)."""
     return split_name(metric)[0] == family

@@ -31,7 +31,7 @@ import pandas as pd
 
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
-from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, is_family
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, best_is_lowest, is_family
 from bench.report import stats
 from bench.report.published import PUBLISHED
 from bench.report.select import Choice, is_unfinished, select_runs
@@ -293,13 +293,15 @@ def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources
 
 
 def _models_in_order(main: pd.DataFrame, primary: str, metric_names: list[str]) -> list[str]:
-    """Best primary-metric mean first (NaN last), then by name."""
+    """Best primary-metric mean first (the highest; the lowest for ARP, a rank), NaN last, then
+    by name."""
     means = (main[main["metric"] == primary].groupby("model")["value"].mean()
              if primary in metric_names else pd.Series(dtype=float))
+    sign = 1.0 if best_is_lowest(primary) else -1.0
 
     def order(name: str) -> tuple[int, float, str]:
         v = float(means.get(name, np.nan))
-        return (0, -v, name) if not np.isnan(v) else (1, 0.0, name)
+        return (0, sign * v, name) if not np.isnan(v) else (1, 0.0, name)
 
     return sorted((str(x) for x in pd.unique(main["model"])), key=order)
 

@@ -32,6 +32,7 @@ import pandas as pd
 
 from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
+from bench.metrics.families import best_is_lowest
 from bench.report import stats
 from bench.runs.reader import RunDir
 
@@ -80,7 +81,8 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     pooled = _pooled(runs, metric, split, list(models))
     ci = stats.bootstrap_ci(pooled, n_resamples=bootstrap_resamples, seed=seed)
     means = [float(np.nanmean([v[m] for v in values])) for m in models]
-    best = int(np.nanargmax(means)) if not np.all(np.isnan(means)) else None
+    pick = np.nanargmin if best_is_lowest(metric) else np.nanargmax  # ARP: a rank
+    best = int(pick(means)) if not np.all(np.isnan(means)) else None
     # the best row is the one the table ranks first (mean over folds), tested on pooled queries
     versus = stats.compare_with_best(pooled, best=best, n_resamples=randomization_resamples,
                                      seed=seed)

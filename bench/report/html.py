@@ -46,7 +46,7 @@ from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset, per_query_matrix
 from bench.report.folds import read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
-from bench.report.story import verdict
+from bench.report.story import rows_best_first, verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
@@ -142,8 +142,7 @@ def table_folder(table: dict[str, Any], base: Path) -> Path:
 def _ordered_rows(table: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows best primary-metric mean first (the order the verdict reads)."""
     primary = table["primary_metric"]
-    return sorted(table["rows"], key=lambda r: -((r["metrics"].get(primary) or {})
-                                                 .get("mean") or float("-inf")))
+    return rows_best_first(table["rows"], primary)
 
 
 def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: int) -> str:

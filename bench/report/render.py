@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from bench.data.outputs import FORMULA_START as _FORMULA_START
-from bench.metrics.families import metric_header
+from bench.metrics.families import best_is_lowest, metric_header
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
@@ -81,8 +81,9 @@ def _fmt_ci(entry: dict[str, Any]) -> str:
 
 
 def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
-    """The models shown in bold per metric: every row whose mean equals the column's largest
-    (a tie bolds each tied row; the tie is never broken by the models' names)."""
+    """The models shown in bold per metric: every row whose mean equals the column's best (the
+    largest; the smallest for ARP, a rank); a tie bolds each tied row (never broken by the
+    models' names)."""
     best: dict[str, set[str]] = {}
     for metric in table["metrics"]:
         means = [
@@ -91,7 +92,7 @@ def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
             if r["metrics"].get(metric, {}).get("mean") is not None
         ]
         if means:
-            top = max(v for v, _ in means)
+            top = (min if best_is_lowest(metric) else max)(v for v, _ in means)
             best[metric] = {model for v, model in means if v == top}
     return best
 
@@ -117,10 +118,9 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
         )
     lines.append("")
     if table.get("rows"):  # the plain verdict: the best row, and who is not told apart from it
-        from bench.report.story import verdict
+        from bench.report.story import rows_best_first, verdict
 
-        rows = sorted(table["rows"], key=lambda r: -(r["metrics"].get(table["primary_metric"], {})
-                                                     .get("mean") or float("-inf")))
+        rows = rows_best_first(table["rows"], table["primary_metric"])
         lines += [md_text(verdict(rows, table["primary_metric"]).replace("verdict: ", "Verdict: ", 1))
                   + " (Holm-corrected paired randomization tests).", ""]
     return lines

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from bench.errors import LtrbenchError
+from bench.metrics.families import best_is_lowest
 from bench.report.build import (
     DEFAULT_OPTIONS,
     LeaderboardOptions,
@@ -51,7 +52,7 @@ def story(run_dir: str | Path) -> str:
     except (LtrbenchError, KeyError, ValueError, OSError):  # a run without what a table needs
         return ""
     primary = table["primary_metric"]
-    rows = sorted(table["rows"], key=lambda r: -_mean(r, primary))
+    rows = rows_best_first(table["rows"], primary)
     lines = [f"ranked by {table['split']} {primary} ({_queries(table, rows[0], primary)}; 95% CI "
              f"over queries; p: paired randomization test vs the best, Holm-corrected)"]
     width = max(len(r["model"]) for r in rows)
@@ -84,6 +85,19 @@ def _queries(table: dict[str, Any], best: dict[str, Any], primary: str) -> str:
     if used is None or not blank:
         return f"{table['n_queries']} queries"
     return f"{used} of {table['n_queries']} queries; {blank} blank, without a value"
+
+
+def rows_best_first(rows: list[dict[str, Any]], metric: str) -> list[dict[str, Any]]:
+    """Leaderboard rows, best mean of ``metric`` first (the highest; the lowest for ARP, a rank:
+    :func:`bench.metrics.families.best_is_lowest`), rows without a mean last; a stable sort, so
+    tied rows keep the table's order. The one order every verdict, page and table reads."""
+    sign = 1.0 if best_is_lowest(metric) else -1.0
+
+    def key(row: dict[str, Any]) -> tuple[int, float]:
+        mean = (row["metrics"].get(metric) or {}).get("mean")
+        return (1, 0.0) if mean is None or mean != mean else (0, sign * float(mean))
+
+    return sorted(rows, key=key)
 
 
 def verdict(rows: list[dict[str, Any]], primary: str) -> str:
