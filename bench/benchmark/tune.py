@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.benchmark.search_space import NOT_TUNED, TUNABLE
+from bench.benchmark.search_space import MAX_CHOICES, NOT_TUNED, TUNABLE
 from bench.data.letor import LetorData
 from bench.data.outputs import Inputs, check_output_dir
 from bench.data.toml import unknown_key
@@ -94,22 +94,25 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
             raise ConfigError(f"cannot tune {name!r}: {err}")
         if isinstance(values, str | bytes) or not isinstance(values, Sequence):
             raise ConfigError(f"--grid {name}: expected a list of values; got {values!r}")
+        if len(values) > MAX_CHOICES:  # the repeat check below was quadratic: 131,071
+            raise ConfigError(f"--grid {name}: {len(values):,} values; at most {MAX_CHOICES:,} "
+                              "(a range in --space FILE, {low = .., high = ..}, samples between "
+                              "two bounds)")  # num_leaves values took over an hour to refuse
         vals = [param_spec(name).check(v, f"--grid {name}") for v in values]
         if not vals:
             raise ConfigError(f"--grid {name}: no values")
-        again = [b for i, b in enumerate(vals) if any(_same(a, b) for a in vals[:i])]
-        if again:  # 1 and 1.0 are one learning rate: the same candidate twice
-            raise ConfigError(f"--grid {name}: a value repeats: {', '.join(map(repr, vals))} "
-                              f"({again[0]!r} is given twice)")
+        seen: set[tuple[Any, Any]] = set()
+        for v in vals:  # 1 and 1.0 are one learning rate: the same candidate twice
+            key = (bool, v) if isinstance(v, bool) else (float, v) \
+                if isinstance(v, int | float) else (type(v), v)
+            if key in seen:
+                shown = ", ".join(map(repr, vals))
+                raise ConfigError(f"--grid {name}: a value repeats: "
+                                  f"{shown if len(shown) <= 200 else shown[:197] + '...'} "
+                                  f"({v!r} is given twice)")
+            seen.add(key)
         out[name] = vals
     return out
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two grid values set the parameter alike (``1`` and ``1.0``; never ``True``/``1``)."""
-    return (type(a) is type(b) and a == b) or (
-        isinstance(a, int | float) and isinstance(b, int | float)
-        and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
 
 
 def _value(text: str) -> Any:
