@@ -9,7 +9,11 @@ beside ``num_leaves``) each made every trial fail, and ``tune`` exited 0 with "n
 trial" and a ``best.toml`` of nothing. Now each is refused before any data is read, naming the
 model, the dimension and the value. A ``--grid`` of many values per parameter was checked for
 repeats pair by pair (8,000 values: 15 s; every ``num_leaves`` from 2 to 131,072: hours before
-anything was said); now at most 10,000 values, as in a ``--space`` file. Beside them, instances of the same class that already held
+anything was said); now at most 10,000 values, as in a ``--space`` file. A ``--grid`` value
+was read by TOML's rules (``num_leaves=0x10`` the grid point 16, where ``--seeds 0x1`` is
+refused), and the Python grid checker :func:`bench.benchmark.tune.check_space` ended in an
+``AttributeError`` for a key that is not a string or a space that is not a mapping, and
+refused the NumPy integers that ``bench.benchmark.run`` takes. Beside them, instances of the same class that already held
 (log ranges from 0, empty ranges, ``step``, float bounds of an integer, repeated keys or tables,
 ``--grid`` spellings), kept so they stay held.
 
@@ -24,11 +28,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import cli, refused
+from hostile_kit import api_refused, call, cli, refused
 
 LGB = ("--model", "lightgbm-lambdarank")
 XGB = ("--model", "xgboost-ndcg")
@@ -82,6 +87,10 @@ CASES: dict[str, tuple[tuple[str, ...], str | None, str | None, tuple[str, ...],
     "grid-of-10001-values": (  # the repeat check was quadratic: 8,000 values took 15 s,
         LGB, None, "num_leaves=" + ",".join(str(v) for v in range(2, 10_003)),  # 131,071 hours
         ("--grid num_leaves", "10,001 values", "at most 10,000"), True),
+    "grid-a-hex-integer": (LGB, None, "num_leaves=0x10", ("--grid num_leaves", "'0x10'"), True),
+    "grid-an-integer-with-an-underscore": (LGB, None, "num_leaves=1_5",
+                                           ("--grid num_leaves", "'1_5'"), True),
+    "grid-an-empty-name": (LGB, None, "=7", ("--grid", "''", "not a name"), True),
     # ------------------------------------------------------------- held before, kept held
     "log-range-from-zero": (LGB, "[lightgbm]\nl1 = {low = 0.0, high = 1.0, log = true}\n", None,
                             ("l1", "log range needs low > 0"), False),
@@ -118,6 +127,39 @@ CASES: dict[str, tuple[tuple[str, ...], str | None, str | None, tuple[str, ...],
 }
 
 
+#: The Python grid checker (:func:`bench.benchmark.tune.check_space`): name -> (its argument,
+#: words of the error, or None: accepted as the values it stands for), fixed in round 8b.
+PYTHON: dict[str, tuple[object, tuple[str, ...] | None, bool]] = {
+    "an-integer-key": ({1: [2]}, ("--grid", "1 (an integer)", "not a name"), True),
+    "a-none-key": ({None: [2]}, ("--grid", "None", "not a name"), True),
+    "a-string-not-a-mapping": ("num_leaves=7", ("--grid", "mapping"), True),
+    "a-list-of-pairs": ([("num_leaves", [7])], ("--grid", "mapping"), True),
+    "numpy-integers": ({"num_leaves": [np.int64(7), np.int64(15)]}, None, True),
+    "a-numpy-array": ({"num_leaves": np.array([7, 15])}, None, True),
+    "a-set-of-values": ({"num_leaves": {7, 15}}, ("--grid num_leaves", "list"), False),
+    "a-string-of-values": ({"num_leaves": "7,15"}, ("--grid num_leaves", "list"), False),
+}
+
+
+def _python_case(name: str) -> str | None:
+    from bench.benchmark.tune import check_space
+
+    space, words, _ = PYTHON[name]
+    value, exc = call(lambda: check_space(space))  # type: ignore[arg-type]
+    if words is not None:
+        return api_refused(exc, *words)
+    if exc is not None:
+        return f"refused: {type(exc).__name__}: {exc}"
+    got = value["num_leaves"]
+    return None if got == [7, 15] and all(type(v) is int for v in got) else f"got {got!r}"
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON))
+def test_hostile_round8b_python_grid(name: str) -> None:
+    problem = _python_case(name)
+    assert problem is None, f"{name}: {problem}"
+
+
 def _judge(name: str, tmp: Path) -> str | None:
     model, space, grid, words, _ = CASES[name]
     args = ["tune", "--dataset", "synthetic", "--quick", *model, "--budget-trials", "1",
@@ -145,4 +187,5 @@ if __name__ == "__main__":  # the counts (a case that is accepted trains one tri
         with tempfile.TemporaryDirectory() as folder:
             if _judge(case, Path(folder)) is not None:
                 failing.append(case)
-    print(f"{len(CASES)} cases, {len(failing)} failing: {', '.join(failing)}")
+    failing += [case for case in PYTHON if _python_case(case) is not None]
+    print(f"{len(CASES) + len(PYTHON)} cases, {len(failing)} failing: {', '.join(failing)}")
