@@ -13,9 +13,9 @@ from bench.errors import ConfigError
 from bench.runners.param_probe import probe_library_params
 
 BAD = [
-    ("lightgbm", "num_leaves = -5", "Check failed: (num_leaves) > (1)"),
+    ("lightgbm", "min_data_in_bin = 0", "Check failed: (min_data_in_bin) > (0)"),
     ("lightgbm", 'boosting = "nosuch"', "nosuch"),
-    ("xgboost", 'max_depth = "deep"', "Invalid Parameter format for max_depth"),
+    ("xgboost", 'max_delta_step = "deep"', "Invalid Parameter format for max_delta_step"),
     ("xgboost", "nosuch_param = 3", "nosuch_param"),
     ("catboost", "nosuchparam = 3", "Unknown option {nosuchparam}"),
     ("catboost", 'bootstrap_type = "Nosuch"', "Nosuch"),

@@ -216,7 +216,40 @@ def _manifest_of(run_dir: Path | None) -> dict[str, Any] | None:
         return None
     from bench.runs.manifest import read_manifest
 
-    return read_manifest(run_dir)
+    manifest = read_manifest(run_dir)
+    check_manifest_fields(manifest, run_dir / "manifest.json")
+    return manifest
+
+
+#: The manifest fields reproduce reads, and the JSON type each must hold when present.
+_MANIFEST_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
+    ("config_hash", (str,), "the config's hash, a string of hex digits"),
+    ("environment", (dict,), "an object (python, machine, packages ...)"),
+    ("environment.packages", (dict,), "an object of package -> version"),
+    ("dataset", (dict,), "an object (name, fingerprint ...)"),
+    ("dataset.fingerprint", (dict,), "an object of file -> hash"),
+    ("threads", (int, type(None)), "an integer"),
+)
+
+
+def check_manifest_fields(manifest: dict[str, Any], path: Path) -> None:
+    """The fields reproduce reads from ``manifest`` hold their JSON types (:data:`_MANIFEST_FIELDS`;
+    a missing field is an older run's and passes), else a :class:`ConfigError` naming the file and
+    the field: ``"environment": [1, 2]`` was an ``AttributeError`` traceback, ``"config_hash":
+    null`` skipped the check that ``config.toml`` is the config that made the numbers."""
+    for dotted, types, what in _MANIFEST_FIELDS:
+        parent, _, key = dotted.rpartition(".")
+        holder = manifest.get(parent) if parent else manifest
+        if not isinstance(holder, dict) or key not in holder:
+            continue
+        value = holder[key]
+        ok = isinstance(value, types) and not isinstance(value, bool)
+        if dotted == "config_hash":
+            ok = ok and bool(value) and all(c in "0123456789abcdef" for c in value)
+        if not ok:
+            raise ConfigError(f"{path}: field {dotted!r} holds {json.dumps(value)[:60]}; expected "
+                              f"{what}. The run directory is damaged (changed outside ltrbench): "
+                              "start a new run")
 
 
 def _check_recorded(config: RunConfig, config_path: Path, manifest: dict[str, Any] | None) -> None:

@@ -21,6 +21,7 @@ dataset folder, and an ``out/tune`` that is a file, a FIFO or a device.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.benchmark.search_space import NOT_TUNED, TUNABLE
+from bench.benchmark.search_space import MAX_CHOICES, NOT_TUNED, TUNABLE
 from bench.data.letor import LetorData
 from bench.data.outputs import Inputs, check_output_dir
-from bench.data.toml import unknown_key
+from bench.data.toml import show, unknown_key
 from bench.errors import ConfigError
 from bench.runners.params import param_spec
 from bench.runs.layout import RUN_SEALED
+
+#: A float written in ASCII: digits, one point, an exponent; or nan / inf (the option reader's
+#: rule, :func:`bench.commands.text.ascii_float`).
+_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
+                    re.IGNORECASE)
 
 
 def query_folds(n_queries: int, n_folds: int, seed: int = 0) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
@@ -82,10 +88,18 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
     """Validate names against :data:`TUNABLE` (the closest one for a typo), that every list is
     non-empty without repeats, and every value against its
     :func:`~bench.runners.params.param_spec` (type and range; errors name ``--grid <name>``)."""
+    from bench.benchmark.api import python_value
+
+    if not isinstance(space, Mapping):
+        raise ConfigError(f"--grid: expected a mapping of parameter -> values; got {show(space)}")
     if not space:
         raise ConfigError("--grid: empty search space")
     out = {}
-    for name, values in space.items():
+    for name, given in space.items():
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"--grid: the parameter name {show(name)} is not a name; expected "
+                              f"one of {', '.join(TUNABLE)}")
+        values = python_value(given)  # numpy values as Python's, as run(...) takes them
         if name in NOT_TUNED:
             raise ConfigError(f"--grid {name}: cannot tune {name!r}: it is set once for the run, "
                               f"with {NOT_TUNED[name]}")
@@ -94,35 +108,48 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
             raise ConfigError(f"cannot tune {name!r}: {err}")
         if isinstance(values, str | bytes) or not isinstance(values, Sequence):
             raise ConfigError(f"--grid {name}: expected a list of values; got {values!r}")
+        if len(values) > MAX_CHOICES:  # the repeat check below was quadratic: 131,071
+            raise ConfigError(f"--grid {name}: {len(values):,} values; at most {MAX_CHOICES:,} "
+                              "(a range in --space FILE, {low = .., high = ..}, samples between "
+                              "two bounds)")  # num_leaves values took over an hour to refuse
         vals = [param_spec(name).check(v, f"--grid {name}") for v in values]
         if not vals:
             raise ConfigError(f"--grid {name}: no values")
-        again = [b for i, b in enumerate(vals) if any(_same(a, b) for a in vals[:i])]
-        if again:  # 1 and 1.0 are one learning rate: the same candidate twice
-            raise ConfigError(f"--grid {name}: a value repeats: {', '.join(map(repr, vals))} "
-                              f"({again[0]!r} is given twice)")
+        seen: set[tuple[Any, Any]] = set()
+        for v in vals:  # 1 and 1.0 are one learning rate: the same candidate twice
+            key = (bool, v) if isinstance(v, bool) else (float, v) \
+                if isinstance(v, int | float) else (type(v), v)
+            if key in seen:
+                shown = ", ".join(map(repr, vals))
+                raise ConfigError(f"--grid {name}: a value repeats: "
+                                  f"{shown if len(shown) <= 200 else shown[:197] + '...'} "
+                                  f"({v!r} is given twice)")
+            seen.add(key)
         out[name] = vals
     return out
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Whether two grid values set the parameter alike (``1`` and ``1.0``; never ``True``/``1``)."""
-    return (type(a) is type(b) and a == b) or (
-        isinstance(a, int | float) and isinstance(b, int | float)
-        and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
-
-
 def _value(text: str) -> Any:
-    """A grid value as TOML would read it: ``true``/``false``, an integer, a float, else a
-    string (``nan``/``inf`` are floats, refused by the parameter's range)."""
+    """A grid value as the command line reads one: ``true``/``false``; an integer or a float
+    written in ASCII as ``--n-trees`` and ``--learning-rate`` take them (``0x10``, ``1_5`` and
+    ``１５`` stay strings, which the parameter's type then refuses: TOML's own reading made
+    ``num_leaves=0x10`` the grid point 16, where ``--seeds 0x1`` is refused); a quoted TOML
+    string; else the text itself (``nan``/``inf`` are floats, refused by the parameter's range)."""
+    from bench.data.inputs import is_plain_int
     from bench.data.toml import TOMLDecodeError, loads
 
     if text in ("true", "false"):
         return text == "true"
-    try:
-        return loads(f"v = {text}")["v"]
-    except TOMLDecodeError:
-        return text
+    if is_plain_int(text):
+        return int(text)
+    if text.isascii() and _FLOAT.fullmatch(text):
+        return float(text)
+    if text[:1] in ("'", '"'):
+        try:
+            return loads(f"v = {text}")["v"]
+        except TOMLDecodeError:
+            return text
+    return text
 
 
 def check_tune_out(out: str | os.PathLike[str], inputs: Inputs) -> Path:

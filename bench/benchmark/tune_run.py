@@ -77,6 +77,9 @@ DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
 DEFAULT_TRIALS = 20
 #: The largest grid whose every point is checked before any data are read.
 MAX_CHECKED_POINTS = 10_000
+#: The most grid points checked whole when the space holds raw library parameters (each is a
+#: toy fit of the library); beyond, each raw value is probed on its own.
+MAX_PROBED_POINTS = 64
 #: The largest grid the grid sampler searches (Optuna's ``GridSampler`` lists every point).
 MAX_GRID = 1_000_000
 
@@ -189,7 +192,10 @@ def check_space_for(spec: ModelSpec, base: Params, space: tuple[Dimension, ...])
         if "." in dim.name and not dim.name.startswith(f"{spec.library}."):
             raise ConfigError(f"{spec.name}: {dim.name} is not a {spec.library} parameter")
     size = grid_size(space)
-    if size is not None and size <= MAX_CHECKED_POINTS:
+    # a raw <library>.<key> value is the library's to judge: each point with one trains a toy
+    # tree (bench.runners.param_probe), so fewer whole points are tried
+    limit = MAX_PROBED_POINTS if any("." in d.name for d in space) else MAX_CHECKED_POINTS
+    if size is not None and size <= limit:
         names = [d.name for d in space]
         points = [dict(zip(names, p, strict=True))
                   for p in itertools.product(*(d.choices for d in space))]
@@ -199,8 +205,8 @@ def check_space_for(spec: ModelSpec, base: Params, space: tuple[Dimension, ...])
     for point in points:
         shown = ", ".join(f"{k} = {v!r}" for k, v in point.items())
         try:
-            check_for_library(base.with_overrides(**overrides(
-                {k: v for k, v in point.items() if "." not in k})), spec.library, spec.objective)
+            check_for_library(base.with_overrides(**overrides(point)), spec.library,
+                              spec.objective)
         except ConfigError as exc:
             raise ConfigError(f"search space of {spec.name}: {shown}: {exc}") from None
 

@@ -98,6 +98,9 @@ class Library:
     model and train another). ``space``: what ``ltrbench tune`` searches by default (ltrbench
     parameter names, ``<library>.<key>`` for a raw one; ranges and sources:
     :mod:`bench.benchmark.search_space`); empty: the library cannot be tuned without ``--space``.
+    ``shadowed``: (library key or alias, the ltrbench field that sets it) pairs a raw table may
+    not name either (:mod:`bench.runners.raw_keys`); ``names``: ``"module:attribute"`` of
+    ``() -> {alias: main name}``, the library's own alias list, when it has one.
     """
 
     name: str
@@ -122,6 +125,8 @@ class Library:
     dask: DaskSupport | None = None
     owned: tuple[tuple[tuple[str, ...], str], ...] = ()
     space: tuple[Dimension, ...] = ()
+    shadowed: tuple[tuple[str, str], ...] = ()
+    names: str | None = None
 
     def model(self, objective: str) -> str:
         """The model name of ``objective``: ``<library>-<objective>`` (runs record the library
@@ -174,6 +179,17 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("num_threads", "num_thread", "nthread", "nthreads", "n_jobs"),
                 "[params] n_threads (--threads)"),
                (("device_type", "device"), "device (--device)")),
+        # the main names lightgbm_params passes; aliases from LightGBM's own list (names)
+        shadowed=(("num_iterations", "n_trees"), ("learning_rate", "learning_rate"),
+                  ("num_leaves", "num_leaves"), ("max_depth", "max_depth"),
+                  ("max_bin", "max_bin"), ("min_sum_hessian_in_leaf", "min_child_weight"),
+                  ("min_data_in_leaf", "min_data_in_leaf"),
+                  ("min_gain_to_split", "min_split_gain"), ("bagging_fraction", "subsample"),
+                  ("feature_fraction", "colsample"), ("lambda_l1", "l1"), ("lambda_l2", "l2"),
+                  ("lambdarank_truncation_level", "truncation_level"),
+                  ("lambdarank_norm", "lambdarank_norm"), ("label_gain", "label_gain"),
+                  ("early_stopping_round", "early_stopping_rounds")),
+        names=f"{_R}.param_probe:lightgbm_names",
         dask=DaskSupport(objectives=("lambdarank", "xendcg"),
                          dropped=("num_threads", "metric", "eval_at"),
                          train=f"{_R}.dask_gbdt:train_lightgbm",
@@ -213,6 +229,17 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("seed", "random_state"), "the run's seeds"),
                (("nthread", "n_jobs"), "[params] n_threads (--threads)"),
                (("device",), "device (--device)")),
+        # what xgboost_params passes, and the aliases of src/tree/param.h (DMLC_DECLARE_ALIAS)
+        shadowed=(("eta", "learning_rate"), ("learning_rate", "learning_rate"),
+                  ("max_leaves", "num_leaves"), ("max_depth", "max_depth"),
+                  ("max_bin", "max_bin"), ("min_child_weight", "min_child_weight"),
+                  ("gamma", "min_split_gain"), ("min_split_loss", "min_split_gain"),
+                  ("subsample", "subsample"), ("colsample_bytree", "colsample"),
+                  ("alpha", "l1"), ("reg_alpha", "l1"), ("lambda", "l2"), ("reg_lambda", "l2"),
+                  ("lambdarank_num_pair_per_sample", "truncation_level"),
+                  ("lambdarank_normalization", "lambdarank_norm"),
+                  ("lambdarank_score_normalization", "lambdarank_norm"),
+                  ("ndcg_exp_gain", "label_gain")),
         dask=DaskSupport(objectives=("ndcg", "pairwise"), dropped=("nthread",),
                          train=f"{_R}.dask_gbdt:train_xgboost",
                          predict=f"{_R}.dask_gbdt:predict_xgboost", global_metric=True),
@@ -258,6 +285,18 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("random_seed", "random_state"), "the run's seeds"),
                (("thread_count",), "[params] n_threads (--threads)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)")),
+        # what catboost_params passes, and its aliases (catboost/private/libs/options/)
+        shadowed=(("iterations", "n_trees"), ("num_boost_round", "n_trees"),
+                  ("n_estimators", "n_trees"), ("num_trees", "n_trees"),
+                  ("learning_rate", "learning_rate"), ("eta", "learning_rate"),
+                  ("max_leaves", "num_leaves"), ("num_leaves", "num_leaves"),
+                  ("depth", "max_depth"), ("max_depth", "max_depth"),
+                  ("border_count", "max_bin"), ("max_bin", "max_bin"),
+                  ("min_data_in_leaf", "min_data_in_leaf"),
+                  ("min_child_samples", "min_data_in_leaf"), ("subsample", "subsample"),
+                  ("rsm", "colsample"), ("colsample_bylevel", "colsample"),
+                  ("l2_leaf_reg", "l2"), ("reg_lambda", "l2"),
+                  ("early_stopping_rounds", "early_stopping_rounds")),
         space=(int_range("num_leaves", 7, 64, log=True), RATE, MIN_ROWS, *SAMPLING,
                float_range("l2", 1e-3, 10.0, log=True),  # l2_leaf_reg
                float_range("catboost.random_strength", 1e-3, 10.0, log=True)),

@@ -28,6 +28,7 @@ from bench.data.toml import FLOAT32_MAX, FLOAT32_TINY, Spec, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
 from bench.runners.libraries import LIBRARIES, gbdt_libraries, get_library, load
+from bench.runners.raw_keys import check_raw_keys
 
 #: Largest label the exponential gain table covers: LightGBM's default ``label_gain`` has 31
 #: entries (``src/metric/dcg_calculator.cpp``), XGBoost checks labels ≤ 31 with exp gain.
@@ -225,12 +226,7 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     for limit in lib.limits:
         spec = Spec(limit.name, _SPEC[limit.name].kind, limit.lo, limit.hi, source=limit.source)
         spec.check(getattr(p, limit.name), f"{where}{limit.name}")
-    for key in p.raw_params(library):
-        setting = next((what for keys, what in lib.owned if key.lower() in keys), None)
-        if setting is not None:
-            raise ConfigError(f"{where}{library} {key}: ltrbench sets it itself, from "
-                              f"{setting}; a raw table may not replace it (the run would "
-                              "record one model and train another)")
+    check_raw_keys(library, p.raw_params(library), where)  # owned or shadowed keys
     # the device is checked with the machine (bench.runners.device)
     kwargs = load(lib.params)(replace(p, device="cpu"), objective)
     if p.raw_params(library):  # raw parameters: only the library knows them

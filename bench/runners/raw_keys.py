@@ -1,0 +1,49 @@
+"""Which keys a raw library table (``[params.<library>]``, ``<library>.<key>`` in a search space)
+may hold: not one that ltrbench sets itself (the library record's
+:attr:`~bench.runners.libraries.Library.owned`: the objective, the metric, the seed, the
+threads, the device), and not one that is the library's name, or an alias, of a parameter that
+an ltrbench field already sets (:attr:`~bench.runners.libraries.Library.shadowed`).
+``[params.lightgbm] num_iterations = 5`` beside ``n_trees = 300`` trained 5 trees
+(``lightgbm.train`` lets ``num_iterations`` in ``params`` win over ``num_boost_round``,
+``python-package/lightgbm/engine.py``) and recorded 300; ``max_leaves = 5`` beside
+``num_leaves = 31`` is one LightGBM parameter given twice (LightGBM keeps one and logs that it
+ignores the other, ``src/io/config.cpp`` ``KeyAliasTransform``); ``[params.xgboost] eta``
+beside ``learning_rate``: one value recorded, another trained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from bench.errors import ConfigError
+from bench.runners.libraries import LIBRARIES, load
+
+
+def shadowed_field(library: str, key: str) -> str | None:
+    """The ltrbench field that ``key`` of ``library`` sets too (by its name or, through the
+    library's own alias list, an alias of it), or None."""
+    lib = LIBRARIES[library]
+    table = dict(lib.shadowed)
+    if lib.names is not None:
+        names: Callable[[], dict[str, str]] = load(lib.names)
+        main = names().get(key, key)
+        return table.get(main) or table.get(key)
+    return table.get(key) or table.get(key.lower())
+
+
+def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
+    """Refuse a raw key of ``library`` that ltrbench sets itself or that an ltrbench field sets,
+    naming the key and where to set it instead."""
+    lib = LIBRARIES[library]
+    for key in keys:
+        setting = next((what for names, what in lib.owned if key.lower() in names), None)
+        if setting is not None:
+            raise ConfigError(f"{where}{library} {key}: ltrbench sets it itself, from "
+                              f"{setting}; a raw table may not replace it (the run would "
+                              "record one model and train another)")
+        field = shadowed_field(library, key)
+        if field is not None:
+            raise ConfigError(f"{where}{library} {key}: {lib.title}'s name for ltrbench's "
+                              f"{field}; set {field} (in [params] or [model_params.<model>]) "
+                              f"instead: a raw {key} beside it would train one value and "
+                              "record another")
