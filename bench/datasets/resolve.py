@@ -63,6 +63,7 @@ from bench.datasets.catalogue import (
     load_catalogue,
     parse_spec,
 )
+from bench.datasets.card_checks import check_card_shape
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
 from bench.datasets.folds import N_FOLDS, fold_name, fold_suffix, part_files, read_fold
 from bench.datasets.memory import check_fits, estimate_letor
@@ -359,6 +360,8 @@ def _load_catalogue(
         _check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
+    if card.kind == "letor":
+        check_card_shape(card, splits)
     return replace(splits, meta={**splits.meta, "card": card.name,
                                  "variant": card.variant or None, "folder": str(folder)})
 
