@@ -26,17 +26,16 @@ import json
 import os
 import shutil
 import sys
-import tarfile
 import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bench.data.hashing import sha256_file
+from bench.datasets.archives import extract
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError
@@ -323,7 +322,7 @@ def _download_into(card: Card, url: str | None, fmt: str, staging: Path,
         record.update(url=url, archive=archive_name, archive_sha256=digest,
                       archive_verified=expected != UNKNOWN)
         extracted = staging / "extracted"
-        _extract(archive, extracted, fmt)
+        extract(archive, extracted, fmt)
         archive.unlink()
         root = _archive_root(extracted, card)
     return root
@@ -405,45 +404,6 @@ def _check_digest(expected: str, actual: str, *, what: str, url: str) -> None:
             "or not the published file; nothing was installed",
             path=url,
         )
-
-
-def _extract(archive: Path, into: Path, fmt: str) -> None:
-    into.mkdir(parents=True, exist_ok=True)
-    if fmt == "zip":
-        try:
-            with zipfile.ZipFile(archive) as zf:
-                for member in zf.namelist():
-                    _check_member(member, archive)
-                zf.extractall(into)
-        except zipfile.BadZipFile as exc:
-            raise DataError(f"not a zip archive: {exc}", path=archive.name) from exc
-        return
-    if fmt in ("tar.gz", "tar.bz2"):
-        try:
-            with tarfile.open(archive, "r:*") as tf:
-                for m in tf.getmembers():
-                    _check_member(m.name, archive)
-                    if m.issym() or m.islnk():
-                        raise DataError(f"archive member {m.name!r} is a link; refused",
-                                        path=archive.name)
-                try:
-                    tf.extractall(into, filter="data")
-                except TypeError:  # pragma: no cover - Python without extraction filters
-                    tf.extractall(into)
-        except tarfile.TarError as exc:
-            raise DataError(f"not a {fmt} archive: {exc}", path=archive.name) from exc
-        return
-    raise DataError(
-        f"cannot unpack a {fmt!r} archive: unpack it by hand into the data directory",
-        path=archive.name,
-    )
-
-
-def _check_member(name: str, archive: Path) -> None:
-    pure = PurePosixPath(name.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or (pure.parts and ":" in pure.parts[0]):
-        raise DataError(f"archive member {name!r} would be written outside the folder; refused",
-                        path=archive.name)
 
 
 def _archive_root(extracted: Path, card: Card) -> Path:

@@ -53,6 +53,7 @@ from bench.data.inputs import check_input_file, text_lines
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
 from bench.data.ratings import Ratings
+from bench.datasets.card_checks import check_card_shape
 from bench.datasets.catalogue import (
     SHAPES_LOADER,
     UNKNOWN,
@@ -63,7 +64,6 @@ from bench.datasets.catalogue import (
     load_catalogue,
     parse_spec,
 )
-from bench.datasets.card_checks import check_card_shape
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
 from bench.datasets.folds import N_FOLDS, fold_name, fold_suffix, part_files, read_fold
 from bench.datasets.memory import check_fits, estimate_letor
