@@ -144,7 +144,8 @@ def _present(tmp: Path, data: bytes) -> Card:
 def test_verify_names_a_tampered_file(tmp_path: Path) -> None:
     card = _present(tmp_path, FILES["ratings.csv"].replace(b"4.0", b"5.0"))
     report = verify(card, data_dir=tmp_path / "data")
-    assert not report.ok and report.files[0].status == "mismatch"
+    assert not report.ok
+    assert report.files[0].status == "mismatch"
 
 
 def test_verify_names_a_half_downloaded_file(tmp_path: Path) -> None:

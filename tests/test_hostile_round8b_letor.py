@@ -89,7 +89,8 @@ def test_istella_full_label_5_is_refused_in_the_carved_training_file(tmp_path: P
 
 def test_the_shared_ohsumed_copy_matches_its_card(shared_data: Path, tmp_path: Path) -> None:
     s = load_dataset("ohsumed", data_dir=with_shared_data(tmp_path))
-    assert s.train.n_features == 45 and float(s.test.y.max()) == 2.0
+    assert s.train.n_features == 45
+    assert float(s.test.y.max()) == 2.0
 
 
 def test_a_folder_loaded_by_path_is_not_held_to_a_card(tmp_path: Path) -> None:
@@ -171,7 +172,7 @@ def test_unsorted_but_contiguous_qids_keep_their_groups(tmp_path: Path) -> None:
     assert _read(tmp_path, "1 qid:3 1:0.5\n0 qid:3 1:0.25\n2 qid:1 1:0.125\n")[2] == [0, 2, 3]
 
 
-@pytest.mark.parametrize("line,where", [("1 qid:1 2:0.5 1:0.2\n", "strictly increasing"),
+@pytest.mark.parametrize(("line", "where"), [("1 qid:1 2:0.5 1:0.2\n", "strictly increasing"),
                                         ("1 qid:1 1:0.5 1:0.2\n", "strictly increasing"),
                                         ("1 qid:1 0:0.5\n", "start at 1"),
                                         ("1 1:0.5 qid:1\n", "right after the label"),
@@ -183,7 +184,7 @@ def test_malformed_letor_lines_are_refused_at_their_column(tmp_path: Path, line:
         _read(tmp_path, line)
 
 
-@pytest.mark.parametrize("sizes,what", [("2\n2\n", "add up to 4 rows but the data has 3"),
+@pytest.mark.parametrize(("sizes", "what"), [("2\n2\n", "add up to 4 rows but the data has 3"),
                                         ("3\n0\n", "out of range"), ("4\n-1\n", "out of range"),
                                         ("1.5\n1.5\n", "not an integer"),
                                         ("# sizes\n3\n", "not an integer")])
@@ -199,6 +200,7 @@ def test_a_hash_glued_to_a_value_starts_the_comment_as_in_sklearn(tmp_path: Path
     ltrbench reads the same numbers."""
     sklearn = pytest.importorskip("sklearn.datasets")
     p = _files(tmp_path, {"g.txt": "1 qid:1 1:0.5#3 2:1\n0 qid:1 1:0.25 2:1\n"}) / "g.txt"
-    X, y, qid = sklearn.load_svmlight_file(str(p), query_id=True, n_features=2)
+    X, y, _qid = sklearn.load_svmlight_file(str(p), query_id=True, n_features=2)
     d = read_svmlight(p, n_features=2)
-    assert np.array_equal(d.X, X.toarray().astype(np.float32)) and np.array_equal(d.y, y)
+    assert np.array_equal(d.X, X.toarray().astype(np.float32))
+    assert np.array_equal(d.y, y)

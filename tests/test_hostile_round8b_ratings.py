@@ -50,7 +50,7 @@ def test_milliseconds_beyond_the_readers_limit_are_refused(tmp_path: Path) -> No
         _load(tmp_path, "1,1,4,1500000000\n1,2,4,1500000000000\n")
 
 
-@pytest.mark.parametrize("rows,what", [
+@pytest.mark.parametrize(("rows", "what"), [
     ("1,1,4,10\n1,1,5,11\n", r"r.csv:3: duplicate \(user=1, item=1\)"),
     ("1,1.0,4,10\n1,1,5,11\n", r"r.csv:3: duplicate \(user=1, item=1"),
     ("1,01,4,10\n1,1,5,11\n", r"r.csv:3: duplicate \(user=1, item=1\)"),
@@ -74,8 +74,8 @@ def _frame(rows: list[tuple[int, int, float, int]]) -> pd.DataFrame:
 def _roles(rows: list[tuple[int, int, float, int]], config: AdapterConfig) -> dict[tuple[int, int], int]:
     table = build_table(_frame(rows))
     split = split_ratings(table, config)
-    pairs = zip(table.user_ids[table.user].tolist(), table.item_ids[table.item].tolist())
-    return dict(zip(pairs, split.role.tolist()))
+    pairs = zip(table.user_ids[table.user].tolist(), table.item_ids[table.item].tolist(), strict=False)
+    return dict(zip(pairs, split.role.tolist(), strict=False))
 
 
 def test_negative_timestamps_order_as_numbers(tmp_path: Path) -> None:
@@ -116,7 +116,8 @@ def test_every_rating_has_one_role_and_targets_follow_their_users_history(
     rows = [(u, i, float(1 + (u * i) % 5), 10 * i) for u in range(1, 7) for i in range(1, 9)]
     table = build_table(_frame(rows))
     role = split_ratings(table, config).role
-    assert role.shape[0] == len(rows) and set(role.tolist()) <= {HISTORY, TRAIN, VALI, TEST, UNUSED}
+    assert role.shape[0] == len(rows)
+    assert set(role.tolist()) <= {HISTORY, TRAIN, VALI, TEST, UNUSED}
     users = table.user_ids[table.user]
     for u in np.unique(users):
         mine = role[users == u]
