@@ -198,3 +198,21 @@ def test_ltrbench_data_dir_of_separators_only_is_refused(monkeypatch: pytest.Mon
 
 def test_a_nonexistent_data_dir_searches_and_finds_nothing(tmp_path: Path) -> None:
     assert verify(_card(), data_dir=tmp_path / "missing").folder is None
+
+
+def test_a_broken_symlink_where_the_dataset_folder_goes_is_refused_before_download(
+        tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "toy").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ConfigError, match=r"broken symbolic link .*nowhere"):
+        _fetch(tmp_path, _zip(tmp_path, []))
+    assert [p.name for p in (tmp_path / "data").iterdir()] == ["toy"]  # no staging left
+
+
+def test_a_symlink_to_a_folder_elsewhere_is_a_present_dataset(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "ratings.csv").write_bytes(FILES["ratings.csv"])
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "toy").symlink_to(elsewhere)
+    assert _fetch(tmp_path, _zip(tmp_path, [])) == tmp_path / "data" / "toy"

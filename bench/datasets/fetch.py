@@ -436,6 +436,10 @@ def _check_source_apart(url: str | None, dest: Path) -> None:
     if dest.exists() and not dest.is_dir():
         raise ConfigError(f"{os.fspath(dest)!r} is a file where the dataset's folder goes: move "
                           "it away (fetch writes a folder there)")
+    if dest.is_symlink() and not dest.exists():
+        raise ConfigError(f"{os.fspath(dest)!r} is a broken symbolic link (to "
+                          f"{os.readlink(dest)!r}) where the dataset's folder goes: remove it, or "
+                          "make its target a folder")
     if url is None or urllib.parse.urlparse(url).scheme != "file":
         return
     source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
