@@ -122,3 +122,18 @@ def test_every_rating_has_one_role_and_targets_follow_their_users_history(
     for u in np.unique(users):
         mine = role[users == u]
         assert (mine == HISTORY).sum() >= 1  # every user with a query keeps a history
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("ratings.csv", "userId,movieId,rating,timestamp\n1,1,4,978300760\n1,2,4,978300760000\n"),
+    ("ratings.dat", "1::1::4::978300760\n1::2::4::978300760000\n"),
+    ("u.data", "1\t1\t4\t978300760\n1\t2\t4\t978300760000\n"),
+])
+def test_movielens_seconds_beside_milliseconds_are_refused(tmp_path: Path, name: str,
+                                                          text: str) -> None:
+    from bench.data.movielens import load_movielens
+
+    (tmp_path / name).write_text(text)
+    with pytest.raises(DataError, match=rf"{name}, row 2, column 'timestamp': timestamp "
+                                        r"978300760000 .*\(row 1\): milliseconds beside seconds"):
+        load_movielens(tmp_path)

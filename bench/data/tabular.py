@@ -53,7 +53,7 @@ from bench.data.inputs import (
     stray_character,
     text_lines,
 )
-from bench.data.ratings import Ratings
+from bench.data.ratings import Ratings, refuse_mixed_units
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -431,7 +431,7 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
             raise DataError(timestamp_message(col.iloc[i]), path=p, column=name, **where(i))
-        _one_unit(values, col, p, name, where)
+        refuse_mixed_units(values, path=p, column=name, where=where)
         return values.astype(np.int64)
     parsed = pd.to_datetime(col, utc=True, errors="coerce", format="mixed")
     if parsed.isna().any():
@@ -439,22 +439,6 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
         raise DataError(f"timestamp {_show(col.iloc[i])!r} is neither seconds since the epoch nor a "
                         "date/time", path=p, column=name, **where(i))
     return _datetime_seconds(parsed)
-
-
-def _one_unit(values: np.ndarray, col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
-    """Seconds (1973..2286: ``[1e8, 1e10)``) beside values of 1e11 and more (milliseconds of any
-    date after 1973; as seconds, after the year 5138) are two units in one column: the temporal
-    split would put every millisecond rating after every other one. Refused at the first large
-    value, naming a seconds value's line."""
-    big = np.flatnonzero(values >= 1e11)
-    secs = np.flatnonzero((values >= 1e8) & (values < 1e10))
-    if big.shape[0] and secs.shape[0]:
-        i, j = int(big[0]), int(secs[0])
-        place = ", ".join(f"{k} {v}" for k, v in where(j).items())
-        raise DataError(f"timestamp {_show(col.iloc[i])!r} is at least 10 times beyond "
-                        f"{_show(col.iloc[j])!r} ({place}): milliseconds beside seconds? "
-                        "expected one unit, seconds since the epoch", path=p, column=name,
-                        **where(i))
 
 
 def timestamp_message(value: object) -> str:
