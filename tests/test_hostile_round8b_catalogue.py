@@ -216,3 +216,26 @@ def test_a_symlink_to_a_folder_elsewhere_is_a_present_dataset(tmp_path: Path) ->
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "toy").symlink_to(elsewhere)
     assert _fetch(tmp_path, _zip(tmp_path, [])) == tmp_path / "data" / "toy"
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
+def test_a_url_that_is_not_a_regular_file_is_refused_before_reading(tmp_path: Path,
+                                                                    kind: str) -> None:
+    source = {"device": Path("/dev/zero"), "fifo": tmp_path / "toy.zip",
+              "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(source)
+    card = _card(url="http://127.0.0.1:9/toy.zip")  # never reached
+    for url in (str(source), source.as_uri()):
+        with pytest.raises(ConfigError, match=r"is not a regular file"):
+            fetch(card, url=url, data_dir=tmp_path / "data", progress=False, log=lambda _m: None)
+
+
+def test_a_download_beyond_the_cards_archive_size_stops(tmp_path: Path) -> None:
+    good = _zip(tmp_path, [])
+    size = good.stat().st_size
+    longer = tmp_path / "longer.zip"
+    longer.write_bytes(good.read_bytes() + b"\0" * 1000)
+    with pytest.raises(DataError, match=rf"passed the card's archive size, {size:,} bytes"):
+        _fetch(tmp_path, longer, archive_size=size)
+    assert [p.name for p in (tmp_path / "data").iterdir()] == []  # the staging folder removed

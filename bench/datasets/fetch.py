@@ -311,8 +311,10 @@ def _download_into(card: Card, url: str | None, fmt: str, staging: Path,
         assert url is not None
         archive_name = card.archive or _name_from_url(url)
         archive = staging / archive_name
+        same = fmt == card.archive_format  # the card's archive: its size bounds the download
         digest = _download(url, archive, progress=progress, timeout=timeout,
-                           label=archive_name, size_hint=card.archive_size)
+                           label=archive_name, size_hint=card.archive_size,
+                           limit=card.archive_size if same else 0)
         # an overriding URL may be a different archive format than the card's
         expected = card.archive_sha256 if fmt == card.archive_format else UNKNOWN
         _check_digest(expected, digest, what=archive_name, url=url)
@@ -353,8 +355,11 @@ def _download(
     timeout: float,
     label: str,
     size_hint: int = 0,
+    limit: int = 0,
 ) -> str:
-    """Stream ``url`` into ``target`` (hashing on the way); returns the sha256."""
+    """Stream ``url`` into ``target`` (hashing on the way); returns the sha256. A download
+    beyond ``limit`` bytes (the card's ``archive_size``; 0: none) stops: it is not the
+    published archive (an endless ``file:///dev/zero`` would fill the disk)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     h = hashlib.sha256()
     try:
@@ -382,6 +387,7 @@ def _download(
             disable=not progress,
         ) as bar, open(target, "wb") as out:
             task = bar.add_task(label, total=total)
+            done = 0
             while True:
                 try:
                     block = response.read(_CHUNK)
@@ -389,6 +395,10 @@ def _download(
                     raise DataError(f"download interrupted: {exc}", path=url) from exc
                 if not block:
                     break
+                done += len(block)
+                if limit and done > limit:
+                    raise DataError(f"the download passed the card's archive size, {limit:,} "
+                                    "bytes: not the published archive; stopped", path=url)
                 out.write(block)
                 h.update(block)
                 bar.advance(task, len(block))
@@ -423,10 +433,18 @@ def _archive_root(extracted: Path, card: Card) -> Path:
 
 
 def _as_url(url: str) -> str:
+    """``url`` as a URL (a local path made a ``file://`` one); a local source that exists but
+    is not a regular file (a device such as ``/dev/zero``, a FIFO, a folder) is refused."""
     parsed = urllib.parse.urlparse(url)
-    if parsed.scheme in ("http", "https", "file", "ftp"):
-        return url
-    return Path(url).expanduser().resolve().as_uri()
+    if parsed.scheme not in ("http", "https", "file", "ftp"):
+        url = Path(url).expanduser().resolve().as_uri()
+        parsed = urllib.parse.urlparse(url)
+    if parsed.scheme == "file":
+        local = Path(urllib.request.url2pathname(parsed.path))
+        if local.exists() and not local.is_file():
+            raise ConfigError(f"--url {os.fspath(local)!r} is not a regular file (a folder, "
+                              "device or FIFO): expected the dataset's archive")
+    return url
 
 
 def _check_source_apart(url: str | None, dest: Path) -> None:
