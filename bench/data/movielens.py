@@ -8,9 +8,8 @@ Layouts (GroupLens, https://grouplens.org/datasets/movielens/; each archive's RE
 - ``ml-1m``: ``::``-separated ``ratings.dat`` (``UserID::MovieID::Rating::Timestamp``),
   ``movies.dat`` (``MovieID::Title::Genres``, genres ``|``-separated), ``users.dat``
   (``UserID::Gender::Age::Occupation::Zip-code``; age and occupation are codes).
-- ``ml-10m``: as ``ml-1m`` with half-star ratings, ``tags.dat``
-  (``UserID::MovieID::Tag::Timestamp``) and no ``users.dat`` (the archive unpacks to
-  ``ml-10M100K/``).
+- ``ml-10m``: as ``ml-1m`` with half-star ratings, ``tags.dat`` (``UserID::MovieID::Tag::``
+  ``Timestamp``) and no ``users.dat`` (the archive unpacks to ``ml-10M100K/``).
 - ``movielens-csv`` (``ml-latest-small``, ``ml-latest``, ``ml-20m``, ``ml-25m``, ``ml-32m``):
   ``ratings.csv`` (``userId,movieId,rating,timestamp``), ``movies.csv`` (``movieId,title,genres``;
   titles with commas are quoted; ``(no genres listed)`` means none), ``tags.csv``
@@ -18,12 +17,12 @@ Layouts (GroupLens, https://grouplens.org/datasets/movielens/; each archive's RE
 
 The layout is detected from the files present. The ratings file is parsed by pyarrow's
 multi-threaded CSV reader (``::`` files are read with ``:`` as the delimiter, every other column
-being the empty string between the two colons), so ML-25M's 25M rows load in seconds. When a
-file cannot be parsed, it is scanned again to name the first malformed line.
+being the empty string between the two colons), so ML-25M's 25M rows load in seconds; a bad
+file is scanned again to name its first malformed line (seconds beside milliseconds: a row).
 
-Items: ``item``, ``title`` (as in the file), ``year`` (the ``(YYYY)`` at the end of the title;
-missing when absent), ``genres`` (tuple of strings). The sha256 of every file read is recorded
-in ``Ratings.sha256`` (file name -> digest); ``Ratings.source`` is the folder.
+Items: ``item``, ``title`` (as in the file), ``year`` (the title's final ``(YYYY)``; missing
+when absent), ``genres`` (tuple of strings). ``Ratings.sha256``: file name -> digest of every
+file read; ``Ratings.source`` is the folder.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
-from bench.data.ratings import Ratings
+from bench.data.ratings import Ratings, refuse_mixed_units
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -205,6 +204,8 @@ def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
     # split_blocks + self_destruct: no consolidation copy, Arrow buffers freed as they convert
     frame = table.select(list(types)).to_pandas(split_blocks=True, self_destruct=True)
     del table
+    refuse_mixed_units(frame["timestamp"].to_numpy(), path=path, column="timestamp",
+                       where=lambda i: {"row": i + 1})
     return frame
 
 

@@ -10,6 +10,7 @@ the Unix epoch; 0 when the source has none). Optional side tables carry item met
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,3 +98,24 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                         "features can sum",
                         path=where, row=int(huge[0]) + 1, column="rating")
     check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)
+
+
+def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
+                       where: Callable[[int], dict[str, object]]) -> None:
+    """Refuse a timestamp column with seconds beside milliseconds (the rule of every ratings
+    reader: :mod:`bench.data.tabular`, :mod:`bench.data.movielens`).
+
+    Seconds of 1973..2286 (``[1e8, 1e10)``) beside values of ``1e11`` and more (milliseconds of
+    any date after 1973; as seconds, after the year 5138) are two units in one column: a
+    temporal split would put every millisecond rating after every other one. Refused at the
+    first large value (``where(i)``: its ``line`` or ``row``), naming a seconds value's place.
+    """
+    big = np.flatnonzero(values >= 1e11)
+    secs = np.flatnonzero((values >= 1e8) & (values < 1e10))
+    if big.shape[0] and secs.shape[0]:
+        i, j = int(big[0]), int(secs[0])
+        place = ", ".join(f"{k} {v}" for k, v in where(j).items())
+        raise DataError(f"timestamp {int(values[i])} is at least 10 times beyond "
+                        f"{int(values[j])} ({place}): milliseconds beside seconds? expected one "
+                        "unit, seconds since the epoch", path=str(path), column=column,
+                        **where(i))  # type: ignore[arg-type]

@@ -7,6 +7,8 @@ number without meaning, found in one vectorised pass each.
   a hash with probability about ``n^2 / 2^64``.
 - ``leak_documents``: (query, document) pairs present in train and in test or validation, where
   the data name their documents (``item`` ids, as converted ratings do).
+- ``leak_queries``: query ids of LETOR text files (no document ids) in train and in test or
+  validation: LETOR folds partition the queries, so the same query is on both sides.
 - ``no_relevant``: a split in which no row has a label above 0 (nothing to learn from, or every
   query blank).
 - ``label_shift``: the label distributions of train and test differ by a total variation
@@ -82,6 +84,10 @@ def check_splits(splits: LetorSplits) -> list[SplitFinding]:
         if shared is not None:
             _leaks(found, "leak_documents", name, shared, other.y,
                    "(query, document) pair(s) are also in train")
+        else:
+            _shared_queries(found, ("train", name), train, other)
+    if parts["vali"].item is None:
+        _shared_queries(found, ("vali", "test"), parts["vali"], parts["test"])
     for name, d in parts.items():
         if d.n_rows and not (d.y > 0).any():
             found.append(SplitFinding(
@@ -151,6 +157,25 @@ def _shared_documents(a: LetorData, b: LetorData) -> NDArray[np.bool_] | None:
     kb = pd.MultiIndex.from_arrays([b.qid, b.item])
     out: NDArray[np.bool_] = np.asarray(kb.isin(ka), dtype=bool)
     return out
+
+
+def _shared_queries(found: list[SplitFinding], names: tuple[str, str], train: LetorData,
+                    other: LetorData) -> None:
+    """``leak_queries``: query ids of LETOR text files (``qid:`` fields, no document ids) found in
+    both splits ``names`` (train and validation or test, validation and test). LETOR's folds partition the queries (MSLR-WEB, MQ2007/8, OHSUMED:
+    each query in one part S1..S5), so a shared id is the same query on both sides: a file of
+    another fold, or a copy of the training file, in the split's place."""
+    if train.meta.get("qids") != "file" or other.meta.get("qids") != "file":
+        return
+    both = np.intersect1d(train.query_ids, other.query_ids)
+    name, first = names[1], names[0]
+    if both.size:
+        shown = ", ".join(str(int(q)) for q in both[:5]) + (", ..." if both.size > 5 else "")
+        found.append(SplitFinding(
+            "leak_queries", names, int(both.size),
+            f"{both.size} {name} query id(s) are also {first} queries ({shown}; "
+            f"{other.source or name} and {train.source or first}): LETOR folds hold each "
+            "query in one split; is a file of another fold in its place?"))
 
 
 def _label_distance(a: NDArray[np.floating], b: NDArray[np.floating]) -> float:

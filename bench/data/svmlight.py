@@ -169,7 +169,7 @@ def _to_letor(
         bad = int(np.flatnonzero(~np.isfinite(y))[0])
         raise DataError(f"label {float(y[bad])} is not a finite number", path=p, row=bad + 1)
     names = tuple(f"f{j + 1}" for j in range(dense.shape[1]))
-    meta: dict[str, object] = {}
+    meta: dict[str, object] = {"qids": "file"}  # the file's own ids (read by split_checks)
     if qid is not None and query_path is not None:
         raise DataError(
             f"the file has 'qid:' fields, so the group sizes in {os.fspath(query_path)!r} would be "

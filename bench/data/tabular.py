@@ -53,7 +53,7 @@ from bench.data.inputs import (
     stray_character,
     text_lines,
 )
-from bench.data.ratings import Ratings
+from bench.data.ratings import Ratings, refuse_mixed_units
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -431,6 +431,7 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
             raise DataError(timestamp_message(col.iloc[i]), path=p, column=name, **where(i))
+        refuse_mixed_units(values, path=p, column=name, where=where)
         return values.astype(np.int64)
     parsed = pd.to_datetime(col, utc=True, errors="coerce", format="mixed")
     if parsed.isna().any():

@@ -26,17 +26,16 @@ import json
 import os
 import shutil
 import sys
-import tarfile
 import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bench.data.hashing import sha256_file
+from bench.datasets.archives import extract
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError
@@ -312,8 +311,10 @@ def _download_into(card: Card, url: str | None, fmt: str, staging: Path,
         assert url is not None
         archive_name = card.archive or _name_from_url(url)
         archive = staging / archive_name
+        same = fmt == card.archive_format  # the card's archive: its size bounds the download
         digest = _download(url, archive, progress=progress, timeout=timeout,
-                           label=archive_name, size_hint=card.archive_size)
+                           label=archive_name, size_hint=card.archive_size,
+                           limit=card.archive_size if same else 0)
         # an overriding URL may be a different archive format than the card's
         expected = card.archive_sha256 if fmt == card.archive_format else UNKNOWN
         _check_digest(expected, digest, what=archive_name, url=url)
@@ -323,7 +324,7 @@ def _download_into(card: Card, url: str | None, fmt: str, staging: Path,
         record.update(url=url, archive=archive_name, archive_sha256=digest,
                       archive_verified=expected != UNKNOWN)
         extracted = staging / "extracted"
-        _extract(archive, extracted, fmt)
+        extract(archive, extracted, fmt)
         archive.unlink()
         root = _archive_root(extracted, card)
     return root
@@ -354,8 +355,11 @@ def _download(
     timeout: float,
     label: str,
     size_hint: int = 0,
+    limit: int = 0,
 ) -> str:
-    """Stream ``url`` into ``target`` (hashing on the way); returns the sha256."""
+    """Stream ``url`` into ``target`` (hashing on the way); returns the sha256. A download
+    beyond ``limit`` bytes (the card's ``archive_size``; 0: none) stops: it is not the
+    published archive (an endless ``file:///dev/zero`` would fill the disk)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     h = hashlib.sha256()
     try:
@@ -383,6 +387,7 @@ def _download(
             disable=not progress,
         ) as bar, open(target, "wb") as out:
             task = bar.add_task(label, total=total)
+            done = 0
             while True:
                 try:
                     block = response.read(_CHUNK)
@@ -390,6 +395,10 @@ def _download(
                     raise DataError(f"download interrupted: {exc}", path=url) from exc
                 if not block:
                     break
+                done += len(block)
+                if limit and done > limit:
+                    raise DataError(f"the download passed the card's archive size, {limit:,} "
+                                    "bytes: not the published archive; stopped", path=url)
                 out.write(block)
                 h.update(block)
                 bar.advance(task, len(block))
@@ -405,45 +414,6 @@ def _check_digest(expected: str, actual: str, *, what: str, url: str) -> None:
             "or not the published file; nothing was installed",
             path=url,
         )
-
-
-def _extract(archive: Path, into: Path, fmt: str) -> None:
-    into.mkdir(parents=True, exist_ok=True)
-    if fmt == "zip":
-        try:
-            with zipfile.ZipFile(archive) as zf:
-                for member in zf.namelist():
-                    _check_member(member, archive)
-                zf.extractall(into)
-        except zipfile.BadZipFile as exc:
-            raise DataError(f"not a zip archive: {exc}", path=archive.name) from exc
-        return
-    if fmt in ("tar.gz", "tar.bz2"):
-        try:
-            with tarfile.open(archive, "r:*") as tf:
-                for m in tf.getmembers():
-                    _check_member(m.name, archive)
-                    if m.issym() or m.islnk():
-                        raise DataError(f"archive member {m.name!r} is a link; refused",
-                                        path=archive.name)
-                try:
-                    tf.extractall(into, filter="data")
-                except TypeError:  # pragma: no cover - Python without extraction filters
-                    tf.extractall(into)
-        except tarfile.TarError as exc:
-            raise DataError(f"not a {fmt} archive: {exc}", path=archive.name) from exc
-        return
-    raise DataError(
-        f"cannot unpack a {fmt!r} archive: unpack it by hand into the data directory",
-        path=archive.name,
-    )
-
-
-def _check_member(name: str, archive: Path) -> None:
-    pure = PurePosixPath(name.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or (pure.parts and ":" in pure.parts[0]):
-        raise DataError(f"archive member {name!r} would be written outside the folder; refused",
-                        path=archive.name)
 
 
 def _archive_root(extracted: Path, card: Card) -> Path:
@@ -463,10 +433,18 @@ def _archive_root(extracted: Path, card: Card) -> Path:
 
 
 def _as_url(url: str) -> str:
+    """``url`` as a URL (a local path made a ``file://`` one); a local source that exists but
+    is not a regular file (a device such as ``/dev/zero``, a FIFO, a folder) is refused."""
     parsed = urllib.parse.urlparse(url)
-    if parsed.scheme in ("http", "https", "file", "ftp"):
-        return url
-    return Path(url).expanduser().resolve().as_uri()
+    if parsed.scheme not in ("http", "https", "file", "ftp"):
+        url = Path(url).expanduser().resolve().as_uri()
+        parsed = urllib.parse.urlparse(url)
+    if parsed.scheme == "file":
+        local = Path(urllib.request.url2pathname(parsed.path))
+        if local.exists() and not local.is_file():
+            raise ConfigError(f"--url {os.fspath(local)!r} is not a regular file (a folder, "
+                              "device or FIFO): expected the dataset's archive")
+    return url
 
 
 def _check_source_apart(url: str | None, dest: Path) -> None:
@@ -476,6 +454,10 @@ def _check_source_apart(url: str | None, dest: Path) -> None:
     if dest.exists() and not dest.is_dir():
         raise ConfigError(f"{os.fspath(dest)!r} is a file where the dataset's folder goes: move "
                           "it away (fetch writes a folder there)")
+    if dest.is_symlink() and not dest.exists():
+        raise ConfigError(f"{os.fspath(dest)!r} is a broken symbolic link (to "
+                          f"{os.readlink(dest)!r}) where the dataset's folder goes: remove it, or "
+                          "make its target a folder")
     if url is None or urllib.parse.urlparse(url).scheme != "file":
         return
     source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))

@@ -53,6 +53,7 @@ from bench.data.inputs import check_input_file, text_lines
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
 from bench.data.ratings import Ratings
+from bench.datasets.card_checks import check_card_shape
 from bench.datasets.catalogue import (
     SHAPES_LOADER,
     UNKNOWN,
@@ -359,6 +360,8 @@ def _load_catalogue(
         _check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
+    if card.kind == "letor":
+        check_card_shape(card, splits)
     return replace(splits, meta={**splits.meta, "card": card.name,
                                  "variant": card.variant or None, "folder": str(folder)})
 
