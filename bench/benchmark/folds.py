@@ -25,7 +25,13 @@ from bench.data.atomic import write_text
 from bench.data.jsonio import json_number
 from bench.data.outputs import check_output_file
 from bench.datasets.catalogue import SHAPES_LOADER, DatasetSpec
-from bench.datasets.folds import N_FOLDS, fold_name, fold_source, fold_suffix
+from bench.datasets.folds import (
+    N_FOLDS,
+    check_distinct_test_folds,
+    fold_name,
+    fold_source,
+    fold_suffix,
+)
 from bench.datasets.resolve import resolve_spec
 from bench.errors import ConfigError
 from bench.report.folds import FoldTable, fold_table, render_fold_markdown
@@ -80,6 +86,7 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int]) -> tuple[list[str], str]
                           f"Fold1..Fold{N_FOLDS}/ or S1..S{N_FOLDS}.txt")
     for k in folds:
         fold_source(root, k)  # refuses a fold the root cannot give, naming what it lacks
+    check_distinct_test_folds(root, folds)  # Fold2/test.txt a copy of Fold1's: pooled twice
     return [f"{root}:Fold{k}" for k in folds], root.resolve().name
 
 

@@ -25,6 +25,7 @@ FoldPlan(fold=4, train=(4, 5, 1), vali=2, test=3)
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,6 +159,45 @@ def fold_source(root: PathLike, fold: int) -> str:
         return "parts"
     raise DataError(f"no Fold{fold}/ folder and no S1.txt..S5.txt part files to build fold "
                     f"{fold} from", path=p)
+
+
+def check_distinct_test_folds(root: PathLike, folds: Sequence[int]) -> None:
+    """Refuse folds of ``root`` whose ``Fold<k>/`` test files are one file or equal bytes (a copy
+    of another fold's test file, a link to it): LETOR's five test folds partition the queries,
+    so a fold table would pool the same queries twice without a word. Sizes are compared first
+    and only files of equal size are hashed (SHA-256); folds built from ``S1..S5`` are disjoint
+    by construction (:func:`read_fold` refuses a query id in two parts)."""
+    files: dict[int, Path] = {}
+    for k in folds:
+        if fold_source(root, k) == "folder":
+            test = find_split_files(Path(root), fold=f"Fold{k}")["test"]
+            if test is not None:
+                files[k] = test
+    by_size: dict[int, list[int]] = {}
+    for k, f in files.items():
+        by_size.setdefault(f.stat().st_size, []).append(k)
+    for same in (ks for ks in by_size.values() if len(ks) > 1):
+        seen: dict[str, int] = {}
+        for k in same:
+            digest = _sha256(files[k])
+            if digest in seen:
+                first = seen[digest]
+                raise DataError(f"the test file of Fold{k} ({files[k]}) holds the same bytes as "
+                                f"Fold{first}'s ({files[first]}): LETOR's test folds are disjoint "
+                                "sets of queries, and a fold table would count these queries "
+                                "twice; put each fold's own test file in place",
+                                path=Path(root))
+            seen[digest] = k
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def read_fold(root: PathLike, fold: int, *, name: str | None = None,
