@@ -75,3 +75,13 @@ def test_an_error_whose_path_holds_a_control_character_is_one_line(path: str) ->
     assert text.isprintable(), text
     assert text.endswith(":3: bad value")
     assert repr(path)[1:-1] in text  # shown escaped, so the user still sees which file
+
+
+@pytest.mark.parametrize(("key", "shown"), [("", "key '';"), (" seeds", "key ' seeds';"),
+                                            ("a\tb", r"key 'a\tb';")])
+def test_an_unknown_config_key_that_would_not_show_is_quoted(key: str, shown: str) -> None:
+    from bench.benchmark import run
+
+    with pytest.raises(ConfigError) as caught:
+        run(**{key: 1})
+    assert f"unknown config {shown}" in str(caught.value)  # was "unknown config key ; valid"
