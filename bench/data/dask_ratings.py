@@ -407,7 +407,9 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
 def _check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
                    row: Any, column: str) -> None:
     """A DataError (:func:`bench.data.tabular.timestamp_message`) for the first timestamp not
-    within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule."""
+    within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule, and for seconds
+    beside milliseconds within one partition (:func:`bench.data.ratings.refuse_mixed_units`;
+    shards of two units are not compared with each other)."""
     from bench.data.tabular import MAX_SECONDS, timestamp_message
 
     far = np.flatnonzero(~(np.abs(values.astype(np.float64)) < MAX_SECONDS))
@@ -416,6 +418,10 @@ def _check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
         cell = cells.iloc[k]
         raise DataError(timestamp_message(cell.item() if isinstance(cell, np.generic) else cell),
                         path=where, row=row(k), column=column)
+    from bench.data.ratings import refuse_mixed_units  # seconds beside milliseconds in a shard
+
+    refuse_mixed_units(values.astype(np.float64), path=where, column=column,
+                       where=lambda i: {} if row(i) is None else {"row": row(i)})
 
 
 def _shown(value: object) -> str:

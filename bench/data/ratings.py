@@ -114,7 +114,7 @@ def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
     secs = np.flatnonzero((values >= 1e8) & (values < 1e10))
     if big.shape[0] and secs.shape[0]:
         i, j = int(big[0]), int(secs[0])
-        place = ", ".join(f"{k} {v}" for k, v in where(j).items())
+        place = ", ".join(f"{k} {v}" for k, v in where(j).items()) or "in the same file"
         raise DataError(f"timestamp {int(values[i])} is at least 10 times beyond "
                         f"{int(values[j])} ({place}): milliseconds beside seconds? expected one "
                         "unit, seconds since the epoch", path=str(path), column=column,
