@@ -233,9 +233,9 @@ def unknown_key(where: str, key: str, valid: Iterable[str], *, noun: str = "key"
     parameter [params] num_leaf; did you mean 'num_leaves'? valid: ...`` (the closest valid name
     by :func:`bench.errors.did_you_mean`, then every valid one)."""
     names = sorted(valid)
-    if not key or not key.isprintable() or key != key.strip():  # '' or ' x' would not show
-        key = repr(key)
-    return ConfigError(f"unknown {noun} {where}{key}; {did_you_mean(key, names)}valid: "
+    # '' or ' x' or an invisible character would not show: quoted, escaped
+    shown = key if key and key.isprintable() and key == key.strip() else repr(key)
+    return ConfigError(f"unknown {noun} {where}{shown}; {did_you_mean(key, names)}valid: "
                        f"{', '.join(names)}")
 
 
