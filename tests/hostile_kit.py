@@ -289,3 +289,22 @@ def overridden(base: Sequence[str], extra: Sequence[str]) -> tuple[str, ...]:
             continue
         out.append(a)
     return (*out, *extra)
+
+
+def print_counts(cases: Sequence[tuple[str, Callable[..., str | None]]], *,
+                 in_folder: bool) -> None:
+    """``python tests/test_hostile_<...>.py``: run every ``(class, case)`` and print the failing
+    ones and the counts by class (each case given a fresh temporary folder when ``in_folder``)."""
+    import tempfile
+
+    failed: dict[str, int] = {}
+    for klass, fn in cases:
+        if in_folder:
+            with tempfile.TemporaryDirectory() as d:
+                problem = fn(Path(d))
+        else:
+            problem = fn()
+        if problem is not None:
+            failed[klass] = failed.get(klass, 0) + 1
+            print(f"FAIL [{klass}] {fn.__name__}: {problem}")
+    print(f"{sum(failed.values())} of {len(cases)} cases failed: {failed}")

@@ -625,13 +625,6 @@ def test_hostile_file(klass: str, fn: Fn, tmp_path: Path) -> None:
 
 
 if __name__ == "__main__":  # counts by class
-    import tempfile
+    from hostile_kit import print_counts
 
-    failed: dict[str, int] = {}
-    for klass, fn in CASES:
-        with tempfile.TemporaryDirectory() as d:
-            problem = fn(Path(d))
-        if problem is not None:
-            failed[klass] = failed.get(klass, 0) + 1
-            print(f"FAIL [{klass}] {fn.__name__}: {problem}")
-    print(f"{sum(failed.values())} of {len(CASES)} cases failed: {failed}")
+    print_counts(CASES, in_folder=True)

@@ -36,32 +36,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from dask_kit import NDCG_AB, A, B, in_process_client
+from dask_kit import parquet_table as _table
 
 from bench.errors import ConfigError, DataError
 
 pytest.importorskip("distributed")
+client = in_process_client  # the module's fixture (dask_kit)
 
 METRICS = ["ndcg@10", "map", "mrr@10"]
-A = pd.DataFrame({"qid": [1, 1, 1], "label": [2.0, 0.0, 1.0], "score": [0.9, 0.1, 0.5]})
-B = pd.DataFrame({"qid": [2, 2], "label": [1.0, 0.0], "score": [0.3, 0.4]})
-#: ndcg@10 of A and B by hand: A is ranked ideally (1); B puts its relevant document second
-#: (1 / log2(3) over an ideal 1); the mean over both queries
-NDCG_AB = (1.0 + 1.0 / math.log2(3.0)) / 2.0
-
-
-@pytest.fixture(scope="module")
-def client() -> Any:
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as lc, Client(lc) as c:
-        yield c
-
-
-def _table(part: pd.DataFrame | pa.Table) -> pa.Table:
-    return part if isinstance(part, pa.Table) else pa.Table.from_pandas(part, preserve_index=False)
-
-
 def _shards(tmp: Path, parts: list[pd.DataFrame | pa.Table],
             names: list[str] | None = None) -> Path:
     folder = tmp / "shards"

@@ -517,10 +517,6 @@ def test_hostile_round7_frame(klass: str, fn: Fn) -> None:
 
 
 if __name__ == "__main__":  # counts by class
-    failed: dict[str, int] = {}
-    for klass, fn in CASES:
-        problem = fn()
-        if problem is not None:
-            failed[klass] = failed.get(klass, 0) + 1
-            print(f"FAIL [{klass}] {fn.__name__}: {problem}")
-    print(f"{sum(failed.values())} of {len(CASES)} cases failed: {failed}")
+    from hostile_kit import print_counts
+
+    print_counts(CASES, in_folder=False)

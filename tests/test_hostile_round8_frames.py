@@ -265,10 +265,6 @@ def test_random_runs_as_a_multiindex_series_give_the_dicts_number(rows: list[Any
 
 
 if __name__ == "__main__":  # counts by class
-    failed: dict[str, int] = {}
-    for klass, fn in CASES:
-        problem = fn()
-        if problem is not None:
-            failed[klass] = failed.get(klass, 0) + 1
-            print(f"FAIL [{klass}] {fn.__name__}: {problem}")
-    print(f"{sum(failed.values())} of {len(CASES)} cases failed: {failed}")
+    from hostile_kit import print_counts
+
+    print_counts(CASES, in_folder=False)

@@ -5,8 +5,6 @@ looked at one by one (take + put back went from about 35 ms to 16 ms per ranker 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 
@@ -20,15 +18,6 @@ def test_two_library_functions_swapped_are_both_put_back_and_named() -> None:
     assert np.sort is sort
     assert np.argsort is argsort
     assert any("numpy.sort" in r and "numpy.argsort" in r for r in restored), restored
-
-
-def test_a_name_removed_and_bound_again_to_the_same_object_is_no_change() -> None:
-    loads = json.loads
-    with isolated_process("ranker 'rebind'") as restored:
-        del json.loads  # its key moves to the end of the namespace: the slow path runs
-        json.loads = loads
-    assert json.loads is loads
-    assert restored == []  # json is not guarded, and nothing guarded changed
 
 
 def test_a_guarded_name_removed_and_bound_again_to_the_same_object_is_no_change() -> None:
