@@ -32,4 +32,18 @@ with warnings.catch_warnings():
     run = {str(q): {str(d): float(s[q * per + d]) for d in range(per)} for q in range(n_q)}
     evaluate_trec(qrels, run, metrics="ndcg_cut_10 map P_10 recall_10 bpref Rprec infAP",
                   per_query=True)
+# ranx (the tests' oracle, and a `crosscheck --evaluators` row) compiles its builders per width
+# of its document-id arrays; bench.crosscheck.ranx_objects and the test session widen every id
+# array to 64 characters (longer ids: 128, 256 ...), so one compile here covers nearly all of it.
+with contextlib.suppress(ImportError), warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import ranx
+
+    from bench.crosscheck import ranx_objects
+
+    ranx_qrels = ranx_objects.qrels({q: dict(d) for q, d in list(qrels.items())[:50]})
+    ranx_run = ranx_objects.run({q: dict(d) for q, d in list(run.items())[:50]})
+    ranx.evaluate(ranx_qrels, ranx_run, ["ndcg@10", "ndcg", "map@10", "map", "mrr", "precision@10",
+                                         "recall@10", "hits@10", "r-precision", "bpref",
+                                         "dcg@10", "rbp.8"], make_comparable=True)
 print("numba kernels compiled into the cache")

@@ -159,15 +159,18 @@ def _object_strings() -> Iterator[None]:
 
 
 def ranx_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Values:
-    """ranx's per-query values (``Run.scores`` after ``evaluate``, ``make_comparable=True``)."""
+    """ranx's per-query values (``Run.scores`` after ``evaluate``, ``make_comparable=True``), its
+    objects built by :mod:`bench.crosscheck.ranx_objects` (one numba compile for every id length)."""
     import ranx
+
+    from bench.crosscheck import ranx_objects
 
     out: Values = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for provider, m in measures:
-            r = ranx.Run({q: dict(d) for q, d in run.items()})
-            ranx.evaluate(ranx.Qrels({q: dict(d) for q, d in qrels.items()}), r, [m],
+            r = ranx_objects.run({q: dict(d) for q, d in run.items()})
+            ranx.evaluate(ranx_objects.qrels({q: dict(d) for q, d in qrels.items()}), r, [m],
                           make_comparable=True)
             out[measure_label(provider, m)] = {str(q): _num(v) for q, v in r.scores[m].items()}
     return out
