@@ -38,9 +38,9 @@ def test_widened_objects_give_pytrec_eval_numbers_per_query() -> None:
 
 
 def test_an_input_without_document_ids_is_left_to_ranx_itself() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="empty"):
         ranx.Qrels({})  # what ranx says: no longest id
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="empty"):
         ranx_objects.qrels({})
 
 
