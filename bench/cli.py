@@ -229,7 +229,9 @@ def _pipe_closed() -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # argparse reports them with the top-level usage, which lists no option
+        _unrecognized(_command_parser(parser, args), extras)
     vars(args).pop(_GIVEN, None)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -253,6 +255,35 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"{how}; files already written are complete (use --resume to go on)",
               file=sys.stderr)
         return 143 if isinstance(exc, _Terminated) else 130
+
+
+def _command_parser(parser: argparse.ArgumentParser,
+                    args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` chose (``ltrbench perf runners``): an option it
+    does not know is reported under that command's usage, which lists its options, not under
+    ``ltrbench [-h] [--version] COMMAND``."""
+    while True:
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)),
+                   None)
+        chosen = getattr(args, sub.dest, None) if sub is not None and sub.dest else None
+        if sub is None or not isinstance(chosen, str) or chosen not in sub.choices:
+            return parser
+        parser = sub.choices[chosen]
+
+
+def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
+    """Exit 2 under ``parser``'s usage naming the unknown arguments and, for an unknown option,
+    the closest option of that command (``--n-tree`` -> ``--n-trees``)."""
+    import difflib
+
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for word in extras:
+        name = word.split("=", 1)[0]
+        if name.startswith("--") and (close := difflib.get_close_matches(name, options, n=1)):
+            hints.append(f"{name}: did you mean {close[0]}?")
+    hint = f" ({'; '.join(hints)})" if hints else ""
+    parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
 
 
 class _Terminated(KeyboardInterrupt):
