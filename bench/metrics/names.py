@@ -1,7 +1,8 @@
 """Metric names: parse ``"ndcg@10"``, ``"ndcg_cut_10"``, ``"nDCG(dcg='exp-log2')@10"`` into specs.
 
 Three grammars are accepted, names case-insensitive, items separated by commas or white space
-(not inside brackets or quotes; so a name and its ``@k`` take no space between them), every
+(not inside brackets or quotes; so a name and its ``@k`` take no space between them; an empty
+name between commas is refused, :mod:`bench.metrics.name_tokens`), every
 character ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is an unknown metric naming it)::
 
     item      := [ profile ":" ] name | k          # a bare k continues the previous name
@@ -57,6 +58,7 @@ from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
+from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
     MAX_CUTOFF,
@@ -177,13 +179,10 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
         raise ConfigError(f"metrics is a text such as 'ndcg@10 map' or a list of them, got "
                           f"{type(metrics).__name__} {metrics!r}")
     items = [metrics] if isinstance(metrics, str) else list(metrics)
-    tokens: list[str] = []
     for item in items:
         if not isinstance(item, str):
             raise ConfigError(f"metric names must be strings, got {item!r}")
-        for token in _split(item):
-            _ascii_only(token)
-            tokens.append(token)
+    tokens = _tokens(items)
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
@@ -215,48 +214,6 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                 seen.add(spec.label)
                 out.append(spec)
     return out
-
-
-def _ascii_only(token: str) -> None:
-    """Refuse a character outside ASCII in a metric name. Every spelling of every grammar is
-    ASCII; a look-alike (fullwidth ``ＮＤＣＧ``, Cyrillic ``с`` in ``ndcg_сut_10``, a fullwidth
-    digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
-    normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
-    ASCII measure at worst. White space separates names (any Unicode space)."""
-    import unicodedata
-
-    for ch in token:
-        if ch.isascii():
-            continue
-        name = unicodedata.name(ch, "unnamed character")
-        raise ConfigError(f"unknown metric {token!r}: it holds {ch!r} (U+{ord(ch):04X} {name}); "
-                          "metric names are ASCII, retype it without the look-alike "
-                          "(nDCG@10, ndcg_cut_10, P@5)")
-
-
-def _split(item: str) -> list[str]:
-    """Tokens of ``item``: split at commas and white space outside brackets and quotes."""
-    tokens: list[str] = []
-    current: list[str] = []
-    depth, quote = 0, ""
-    for ch in item:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth <= 0 and (ch == "," or ch.isspace()):
-            if current:
-                tokens.append("".join(current))
-            current = []
-            continue
-        current.append(ch)
-    if current:
-        tokens.append("".join(current))
-    return tokens
 
 
 def _stem(token: str) -> str:
