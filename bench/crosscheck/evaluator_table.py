@@ -99,6 +99,28 @@ TABLE: tuple[EvaluatorRow, ...] = (
 )
 
 
+#: Measures this check does not compare, and why (``--tools`` naming their tool is refused
+#: with the reason, and ``evaluators.md`` says it). The diversity measures (alpha-nDCG,
+#: alpha-DCG, nERR-IA, :mod:`bench.metrics.diversity`) need subtopic qrels (``qid subtopic
+#: docno rel``, ndeval's format), where every input of this check (:class:`EvaluatorInput`,
+#: ``--qrels``, ``--data``/``--scores``, the probe cases) is one relevance per (query,
+#: document): a row for them would compare one subtopic per query, which is nDCG-like and
+#: proves nothing of the greedy ideal or the redundancy penalty. They are compared with
+#: pyndeval (ndeval) and ir_measures' ``alpha_nDCG`` / ``NERR_IA``, per query, by the test
+#: suite instead (``tests/test_metrics_alpha_ndcg.py``).
+DIVERSITY_REASON = (
+    "the diversity measures (alpha_ndcg, alpha_dcg, nerr_ia; pyndeval / ndeval, ir_measures' "
+    "alpha_nDCG and NERR_IA) are not cross-checked by --evaluators: they need subtopic qrels "
+    "('qid subtopic docno rel'), and this check's inputs carry one relevance per query and "
+    "document; they are compared with pyndeval per query by the test suite "
+    "(tests/test_metrics_alpha_ndcg.py), and 'ltrbench evaluate --qrels SUBTOPIC_QRELS --run "
+    "RUN --metrics alpha_ndcg@20' computes them")
+NOT_CROSSCHECKED: dict[str, str] = {
+    name: DIVERSITY_REASON for name in ("pyndeval", "ndeval", "alpha_ndcg", "alpha_nDCG",
+                                        "alpha-ndcg", "nerr_ia", "nERR_IA", "NERR_IA",
+                                        "ERR_IA", "alpha_dcg")}
+
+
 def row_gap(row: EvaluatorRow) -> str | None:
     """Why ``row`` cannot be compared in this ltrbench (its profile or metric is missing), or
     ``None``."""

@@ -156,7 +156,7 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
     without ``only`` such a tool's rows are skipped, with the reason); ``isolate``: one worker
     process per tool.
     """
-    from bench.crosscheck.evaluator_table import probe_cases
+    from bench.crosscheck.evaluator_table import NOT_CROSSCHECKED, probe_cases
 
     cases = list(probe_cases() if inputs is None else inputs)
     if not cases:
@@ -165,6 +165,9 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
     names = [t.name for t in tools]
     if only is not None:
         unknown = [n for n in only if n not in names]
+        said = next((NOT_CROSSCHECKED[n] for n in unknown if n in NOT_CROSSCHECKED), None)
+        if said is not None:
+            raise ConfigError(f"{', '.join(map(repr, unknown))}: {said}")
         if unknown or not only:
             raise ConfigError(f"unknown evaluation tool {', '.join(map(repr, unknown)) or '(none)'}"
                               f"; valid: {', '.join(names)}")

@@ -204,8 +204,8 @@ class RunComparison:
         notes = []
         for row, n, d in stats.constant_differences(best, self.values[self.primary]):
             if row != v.best:
-                notes.append(f"{self.names[row]}: all {n} differences equal ({d:+.6g}), t "
-                             f"undefined (no variance), randomization p = "
+                notes.append(f"{self.names[row]}: all {n} differences to the best run equal "
+                             f"({d:+.6g}), t undefined (no variance), randomization p = "
                              f"{float(v.p_randomization[row]):.4g}")
         return "; " + "; ".join(notes) if notes else ""
 
