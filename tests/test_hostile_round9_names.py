@@ -15,10 +15,12 @@ item 2). New instances beyond round 8, found and fixed here:
    ``recommenders`` because ir_measures spells them so; now the tool's metric under the call's
    profile. ir_measures' own spellings that are not the tool's (``nDCG@10``, ``AP``) stay
    refused, and ``Recall@10`` under ``trec_eval`` too.
-4. **crosscheck --evaluators and the diversity measures**: ``--tools pyndeval`` said "unknown
-   evaluation tool"; now it says why they are not compared (subtopic qrels) and where they
-   are checked, and ``evaluators.json`` / ``.md`` say it. ``--tools ranx,,sklearn`` skipped the
-   empty name: now refused.
+4. **crosscheck --evaluators and the diversity measures**: there were no alpha_nDCG / nERR_IA
+   rows and ``--tools pyndeval`` said "unknown evaluation tool". Now ir_measures' pyndeval
+   provider has rows (alpha_nDCG@5, @20, alpha=0.8, nERR_IA@20) read on subtopic qrels (the
+   built-in 'graded' case, or a ``--qrels`` file in ndeval's format), ``--tools pyndeval``
+   names the tool to ask for, and ``evaluators.json`` / ``.md`` say which inputs those rows
+   read. ``--tools ranx,,sklearn`` skipped the empty name: now refused.
 
 Oracles: ir_measures, pytrec_eval, hand arithmetic from RecBole's and Recommenders' sources.
 :data:`CLASSES` maps each test to its class for the closing counts.
@@ -27,6 +29,7 @@ Oracles: ir_measures, pytrec_eval, hand arithmetic from RecBole's and Recommende
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from pathlib import Path
 
@@ -50,8 +53,9 @@ CLASSES = {
     "test_recboles_recall_and_precision_are_recboles": "unclear error",
     "test_recommenders_recall_and_precision_are_recommenders": "unclear error",
     "test_ir_measures_spellings_that_are_not_the_tools_stay_refused": "silently wrong",
-    "test_crosscheck_says_why_diversity_measures_are_not_compared": "unclear error",
-    "test_crosscheck_reports_name_what_they_do_not_compare": "silent accept",
+    "test_crosscheck_names_the_tool_of_the_diversity_measures": "unclear error",
+    "test_crosscheck_compares_the_diversity_measures_on_subtopic_qrels": "unclear error",
+    "test_crosscheck_reports_say_which_inputs_the_diversity_rows_read": "silent accept",
     "test_an_empty_tool_name_is_refused": "silent accept",
 }
 
@@ -185,22 +189,60 @@ def test_ir_measures_spellings_that_are_not_the_tools_stay_refused(name: str,
 
 
 @pytest.mark.parametrize("tool", ["pyndeval", "alpha_nDCG", "nerr_ia"])
-def test_crosscheck_says_why_diversity_measures_are_not_compared(
+def test_crosscheck_names_the_tool_of_the_diversity_measures(
         tmp_path: Path, files: tuple[str, str], tool: str) -> None:
     q, r = files
     res = cli(tmp_path, "crosscheck", "--evaluators", "--qrels", q, "--trec-run", r, "--tools",
               tool, "--out", str(tmp_path / "out"))
-    assert refused(res, "subtopic qrels", "test_metrics_alpha_ndcg") is None, res.err
+    assert refused(res, "--tools ir_measures", "subtopic qrels") is None, res.err
     assert not (tmp_path / "out").exists()
 
 
-def test_crosscheck_reports_name_what_they_do_not_compare() -> None:
+def _pyndeval(lines: list[tuple[str, str, str, int]], run: dict[str, dict[str, float]],
+              measure: str) -> dict[str, float]:
+    m = ir_measures.parse_measure(measure)
+    qrels = [ir_measures.Qrel(q, d, rel, t) for q, t, d, rel in lines]
+    return {x.query_id: float(x.value) for x in ir_measures.providers.registry["pyndeval"]
+            .evaluator([m], qrels).iter_calc(run)}
+
+
+def test_crosscheck_compares_the_diversity_measures_on_subtopic_qrels(tmp_path: Path) -> None:
+    """A --qrels file in ndeval's format gives the diversity rows an input: each row compared
+    per query with ir_measures' pyndeval provider (ndeval), which agrees with ltrbench here
+    (both checked against ndeval by tests/test_metrics_alpha_ndcg.py); the ordinary rows
+    skip it (a document judged once per subtopic is no ordinary qrels)."""
+    from bench.crosscheck.evaluator_table import TABLE
+    from bench.crosscheck.evaluators import crosscheck_evaluators, trec_input
+
+    lines = [("1", "1", "a", 1), ("1", "2", "a", 1), ("1", "2", "b", 1), ("1", "3", "c", 1),
+             ("2", "1", "x", 1), ("2", "2", "y", 0)]
+    run = {"1": {"b": 3.0, "a": 2.0, "c": 1.0, "u": 0.5}, "2": {"y": 2.0, "x": 1.0}}
+    (tmp_path / "q").write_text("".join(f"{q} {t} {d} {rel}\n" for q, t, d, rel in lines))
+    (tmp_path / "r").write_text("".join(f"{q} Q0 {d} {i} {s} t\n" for q, docs in run.items()
+                                        for i, (d, s) in enumerate(docs.items(), 1)))
+    inp = trec_input(tmp_path / "q", tmp_path / "r")
+    assert inp.subtopics is not None and inp.qrels == {}
+    rows = [r for r in TABLE if r.provider == "pyndeval"] + [TABLE[0]]
+    result = crosscheck_evaluators([inp], rows=rows, only=["ir_measures", "pytrec_eval"],
+                                   isolate=False)
+    by = {r.row.label: r for r in result.rows}
+    for row in rows[:-1]:
+        got = by[row.label]
+        assert got.status == "compared" and got.n_queries == 2 and got.agreeing == 2, got
+    assert by[rows[-1].label].status == "skipped"
+    # query 2 by hand: y (no subtopic) then x (subtopic 1, gain 1 at rank 2: 1/log2(3)); the
+    # ideal puts x first (1/log2(2) = 1)
+    assert _pyndeval(lines, run, "alpha_nDCG@5")["2"] == pytest.approx(1 / math.log2(3),
+                                                                       rel=1e-14)
+
+
+def test_crosscheck_reports_say_which_inputs_the_diversity_rows_read() -> None:
     from bench.crosscheck.evaluator_render import render_evaluators, result_dict
     from bench.crosscheck.evaluators import crosscheck_evaluators
 
     result = crosscheck_evaluators(tools=(), rows=())
-    assert "subtopic qrels" in json.loads(json.dumps(result_dict(result)))["not_compared"]
-    assert "Not compared here" in render_evaluators(result)
+    assert "subtopic qrels" in json.loads(json.dumps(result_dict(result)))["diversity"]
+    assert "Diversity rows" in render_evaluators(result)
 
 
 @pytest.mark.parametrize("tools", ["ranx,,sklearn", "ranx,", ",ranx"])
