@@ -70,11 +70,13 @@ def test_equal_non_zero_differences_have_no_t_p_value(tmp_path: Path) -> None:
     f = _files(tmp_path, q=QRELS, a=RUN_A, b=RUN_B)
     c = _compare(f["q"], {"a": f["a"], "b": f["b"]}, "recip_rank")
     assert c.best == "a"
-    assert math.isnan(c.versus.p_t[1]) and math.isnan(c.versus.p_t_holm[1])
+    assert math.isnan(c.versus.p_t[1])
+    assert math.isnan(c.versus.p_t_holm[1])
     assert c.versus.p_randomization[1] == pytest.approx(2 / 2 ** N, abs=1e-15)  # exact: 2 of 2^5
     text = c.statistics()
     assert "b: all 5 differences to the best run equal (+0.5)" in text
-    assert "t undefined" in text and "randomization p = 0.0625" in text
+    assert "t undefined" in text
+    assert "randomization p = 0.0625" in text
     assert c.as_dict()["runs"][1]["vs_best"]["p_t"] is None
 
 
@@ -85,7 +87,8 @@ def test_the_cli_says_why_t_is_missing_in_every_format(tmp_path: Path) -> None:
     table = cli(tmp_path, *base)
     assert table.status == 0, table.err
     flat = " ".join(table.out.split())
-    assert "t undefined" in flat and "p t Holm" in flat
+    assert "t undefined" in flat
+    assert "p t Holm" in flat
     assert "0.0000" not in flat.split("statistics:")[0].split("best")[-1]
     js = cli(tmp_path, *base, "--format", "json")
     doc = json.loads(js.out)
@@ -93,7 +96,8 @@ def test_the_cli_says_why_t_is_missing_in_every_format(tmp_path: Path) -> None:
     assert "t undefined" in doc["statistics"]
     rows = {r["run"]: r for r in csv.DictReader(io.StringIO(
         cli(tmp_path, *base, "--format", "csv").out))}
-    assert rows["b"]["p_t"] == "" and rows["b"]["p_randomization"] == "0.0625"
+    assert rows["b"]["p_t"] == ""
+    assert rows["b"]["p_randomization"] == "0.0625"
 
 
 def test_paired_t_on_equal_differences_over_non_blank_queries() -> None:
@@ -133,7 +137,8 @@ def test_run_names_with_commas_and_metric_names_round_trip_in_csv(tmp_path: Path
     assert res.status == 0, res.err
     rows = {r["run"]: r for r in csv.DictReader(io.StringIO(res.out))}
     assert set(rows) == {"x,y", "P_1"}
-    assert float(rows["x,y"]["P_1"]) == 1.0 and float(rows["P_1"]["P_1"]) == 0.0
+    assert float(rows["x,y"]["P_1"]) == 1.0
+    assert float(rows["P_1"]["P_1"]) == 0.0
     per = list(csv.DictReader((tmp_path / "pq.csv").open()))
     assert {k for k in per[0]} == {"qid", "metric", "profile", "x,y", "P_1"}
     assert all(r["metric"] == "P_1" and float(r["x,y"]) == 1.0 and float(r["P_1"]) == 0.0
@@ -149,7 +154,8 @@ def test_a_run_file_name_with_an_equals_sign_is_a_path(tmp_path: Path) -> None:
               "--metrics", "P_1", "--format", "csv")
     assert res.status == 0, res.err
     rows = {r["run"]: r for r in csv.DictReader(io.StringIO(res.out))}
-    assert float(rows["run=a"]["P_1"]) == 1.0 and float(rows["b"]["P_1"]) == 0.0
+    assert float(rows["run=a"]["P_1"]) == 1.0
+    assert float(rows["b"]["P_1"]) == 0.0
 
 
 def test_leading_zero_ids_are_two_queries_in_every_output(tmp_path: Path) -> None:

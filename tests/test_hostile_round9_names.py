@@ -221,14 +221,15 @@ def test_crosscheck_compares_the_diversity_measures_on_subtopic_qrels(tmp_path: 
     (tmp_path / "r").write_text("".join(f"{q} Q0 {d} {i} {s} t\n" for q, docs in run.items()
                                         for i, (d, s) in enumerate(docs.items(), 1)))
     inp = trec_input(tmp_path / "q", tmp_path / "r")
-    assert inp.subtopics is not None and inp.qrels == {}
+    assert inp.subtopics is not None
+    assert inp.qrels == {}
     rows = [r for r in TABLE if r.provider == "pyndeval"] + [TABLE[0]]
     result = crosscheck_evaluators([inp], rows=rows, only=["ir_measures", "pytrec_eval"],
                                    isolate=False)
     by = {r.row.label: r for r in result.rows}
     for row in rows[:-1]:
         got = by[row.label]
-        assert got.status == "compared" and got.n_queries == 2 and got.agreeing == 2, got
+        assert (got.status, got.n_queries, got.agreeing) == ("compared", 2, 2), got
     assert by[rows[-1].label].status == "skipped"
     # query 2 by hand: y (no subtopic) then x (subtopic 1, gain 1 at rank 2: 1/log2(3)); the
     # ideal puts x first (1/log2(2) = 1)
