@@ -8,7 +8,8 @@ item 2). New instances beyond round 8, found and fixed here:
    ``expand_metrics``); a text of separators only still says "no metric names given".
 2. **Spaces around a profile qualifier's ':'** (``" trec_eval-c : P_5"``) said "unknown metric
    'trec_eval-c'": now the qualifier applies to the name after it, as without the spaces; a
-   qualifier without a name (``trec_eval-c:``) is refused naming it.
+   qualifier without a name (``trec_eval-c:``) is refused naming it; a bracket or quote left
+   open (``P(rel=2@5,map``) is said, where every name after it was one unknown name.
 3. **A recommender library's own spelling under its profile**: RecBole's ``Recall@10`` /
    ``Precision@10`` (``recbole/evaluator/metrics.py``, ``class Recall``, ``class Precision``;
    MS Recommenders prints the same) were refused under ``--profile recbole`` /
@@ -50,6 +51,7 @@ CLASSES = {
     "test_separators_alone_are_no_names": "unclear error",
     "test_spaces_around_a_profile_qualifier_apply_it": "unclear error",
     "test_a_profile_qualifier_without_a_name_is_refused": "unclear error",
+    "test_an_open_bracket_or_quote_is_said": "unclear error",
     "test_recboles_recall_and_precision_are_recboles": "unclear error",
     "test_recommenders_recall_and_precision_are_recommenders": "unclear error",
     "test_ir_measures_spellings_that_are_not_the_tools_stay_refused": "silently wrong",
@@ -147,6 +149,16 @@ def test_a_profile_qualifier_without_a_name_is_refused(text: str) -> None:
     assert api_refused(exc) is None
     assert isinstance(exc, ConfigError)
     assert "qualifier" in str(exc) or "empty" in str(exc), exc
+
+
+@pytest.mark.parametrize(("text", "word"), [("P(rel=2@5,map", "bracket"),
+                                            ("nDCG(dcg='exp-log2)@10,map", "quote"),
+                                            ("AP(rel=2 ndcg@10", "bracket")])
+def test_an_open_bracket_or_quote_is_said(text: str, word: str) -> None:
+    """Every name after an open bracket or quote was read as one unknown name ("unknown metric
+    'P(rel=2@5,map'" and the list of every grammar): now the open bracket / quote is said."""
+    _, exc = call(lambda: parse_metrics(text))
+    assert api_refused(exc, word, "not closed") is None
 
 
 #: Ground truth and ranked lists: user u has a and b relevant and retrieves a (hit) and c; user v

@@ -13,6 +13,7 @@ One rule for every entry point that takes metric names (``--metrics``, a config 
 * white space around a profile qualifier's ``:`` (``"trec_eval-c : P_5"``) is no separator: the
   qualifier applies to the name after it (``trec_eval-c:P_5``), as without the spaces; a ``:``
   with nothing after it is refused naming the qualifier;
+* a bracket or quote left open is refused (every name after it would be one unknown name);
 * every character is ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is refused naming it).
 """
 
@@ -81,6 +82,7 @@ def _split(item: str) -> list[str]:
             continue
         current.append(ch)
     fields.append("".join(current))
+    _balanced(item, depth, quote)
     if not any(f.strip() for f in fields):
         return []  # nothing but separators: "no metric names given"
     out: list[str] = []
@@ -98,6 +100,17 @@ def _split(item: str) -> list[str]:
         raise ConfigError(f"empty metric name in {item!r}: {place}; remove the extra comma or "
                           "write the name (or cutoff) that was left out")
     return out
+
+
+def _balanced(item: str, depth: int, quote: str) -> None:
+    """Refuse a bracket or quote left open at the end of ``item``: every name after it (commas
+    included) would be read as one unknown name (``P(rel=2@5,map``)."""
+    if quote:
+        raise ConfigError(f"unknown metric {item!r}: the quote {quote} is not closed (names "
+                          "with a text parameter: nDCG(dcg='exp-log2')@10)")
+    if depth > 0:
+        raise ConfigError(f"unknown metric {item!r}: a bracket is not closed (parameters are "
+                          "written in brackets before the cutoff: P(rel=2)@5)")
 
 
 def _words(text: str, item: str) -> list[str]:
