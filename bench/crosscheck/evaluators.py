@@ -214,18 +214,19 @@ def trec_input(qrels_path: str | Path, run_path: str | Path) -> EvaluatorInput:
     """A qrels file and a run file (:func:`bench.data.trec.read_qrels`, ``read_run``)."""
     from bench.data.trec import read_qrels, read_run
 
-    run_file = read_run(run_path)
-    subtopics = _subtopic_input(qrels_path)
     qrels: QrelsDict = {}
     try:
         qrels_file = read_qrels(qrels_path)
-    except DataError:
+    except DataError:  # a document judged once per subtopic: only the diversity rows read it
+        subtopics = _subtopic_input(qrels_path)
         if subtopics is None:
             raise
     else:  # ordinary qrels (and perhaps subtopic ones too: one judgment per document)
+        subtopics = _subtopic_input(qrels_path)
         for q, d, r in zip(qrels_file.qid.tolist(), qrels_file.docno.tolist(),
                            qrels_file.rel.tolist(), strict=True):
             qrels.setdefault(str(q), {})[str(d)] = int(r)
+    run_file = read_run(run_path)
     run: RunDict = {}
     for q, d, s in zip(run_file.qid.tolist(), run_file.docno.tolist(), run_file.score.tolist(),
                        strict=True):
