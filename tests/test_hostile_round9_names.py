@@ -9,7 +9,8 @@ item 2). New instances beyond round 8, found and fixed here:
 2. **Spaces around a profile qualifier's ':'** (``" trec_eval-c : P_5"``) said "unknown metric
    'trec_eval-c'": now the qualifier applies to the name after it, as without the spaces; a
    qualifier without a name (``trec_eval-c:``) is refused naming it; a bracket or quote left
-   open (``P(rel=2@5,map``) is said, where every name after it was one unknown name.
+   open (``P(rel=2@5,map``) is said, where every name after it was one unknown name; ranx's
+   relevance-level suffix (``ndcg@3-l2``) names the option that asks for it.
 3. **A recommender library's own spelling under its profile**: RecBole's ``Recall@10`` /
    ``Precision@10`` (``recbole/evaluator/metrics.py``, ``class Recall``, ``class Precision``;
    MS Recommenders prints the same) were refused under ``--profile recbole`` /
@@ -52,6 +53,7 @@ CLASSES = {
     "test_spaces_around_a_profile_qualifier_apply_it": "unclear error",
     "test_a_profile_qualifier_without_a_name_is_refused": "unclear error",
     "test_an_open_bracket_or_quote_is_said": "unclear error",
+    "test_ranx_relevance_level_suffix_names_the_option": "unclear error",
     "test_recboles_recall_and_precision_are_recboles": "unclear error",
     "test_recommenders_recall_and_precision_are_recommenders": "unclear error",
     "test_ir_measures_spellings_that_are_not_the_tools_stay_refused": "silently wrong",
@@ -159,6 +161,33 @@ def test_an_open_bracket_or_quote_is_said(text: str, word: str) -> None:
     'P(rel=2@5,map'" and the list of every grammar): now the open bracket / quote is said."""
     _, exc = call(lambda: parse_metrics(text))
     assert api_refused(exc, word, "not closed") is None
+
+
+@pytest.mark.parametrize("name", ["ndcg@3-l2", "precision@3-l2", "map-l2", "ranx:mrr@5-l1"])
+def test_ranx_relevance_level_suffix_names_the_option(tmp_path: Path, name: str) -> None:
+    """ranx spells a relevance level into the name (``ndcg@3-l2``: a judgment >= 2 is
+    relevant); it was an unknown metric followed by every grammar. Now the message names the
+    option that asks for it, and that option gives ranx's number."""
+    _, exc = call(lambda: parse_metrics(name))
+    assert api_refused(exc, "-l", "--relevance-level", "ranx") is None
+    ranx = pytest.importorskip("ranx")
+    qrels = {"1": {"a": 1, "b": 2, "c": 0}, "2": {"x": 1, "y": 0}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}, "2": {"x": 1.0, "y": 2.0}}
+    (tmp_path / "q").write_text("".join(f"{q} 0 {d} {r}\n" for q, v in qrels.items()
+                                        for d, r in v.items()))
+    (tmp_path / "r").write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, v in run.items()
+                                        for d, s in v.items()))
+    res = cli(tmp_path, "evaluate", "--qrels", "q", "--run", "r", "--profile", "ranx",
+              "--relevance-level", "2", "--metrics", "ndcg@3,precision@3,map", "--format", "csv")
+    assert res.status == 0, res.err
+    got = csv_values(res)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run),
+                             ["ndcg@3-l2", "precision@3-l2", "map-l2"], make_comparable=True)
+    assert close(got["ndcg@3"], float(want["ndcg@3-l2"]), 1e-12)
+    assert close(got["precision@3"], float(want["precision@3-l2"]), 1e-12)
+    assert close(got["map"], float(want["map-l2"]), 1e-12)
 
 
 #: Ground truth and ranked lists: user u has a and b relevant and retrieves a (hit) and c; user v

@@ -270,6 +270,14 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
         raise ConfigError(f"unknown metric {token!r}: XGBoost's '-' suffix (a query without "
                           "relevant documents scores 0) is the profile xgboost-: write "
                           f"xgboost-:{body[:-1]} (or --profile xgboost- with {body[:-1]})")
+    level = re.fullmatch(r"(?P<base>.+)-l(?P<level>[0-9]+)", body)
+    if level is not None and _read_ltrbench(level["base"].lower()) is not None:
+        # ranx's ndcg@10-l2 (ranx/metrics: a judgment >= 2 is relevant): an option here
+        base, n = level["base"], int(level["level"])
+        raise ConfigError(f"unknown metric {token!r}: ranx's '-l{n}' suffix (a judgment >= {n} "
+                          f"is relevant) is an option here: {base} with --profile ranx "
+                          f"--relevance-level {n} (in Python profile=dataclasses.replace("
+                          f"get_profile('ranx'), relevance_threshold={n}))")
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 
