@@ -10,7 +10,9 @@ item 2). New instances beyond round 8, found and fixed here:
    'trec_eval-c'": now the qualifier applies to the name after it, as without the spaces; a
    qualifier without a name (``trec_eval-c:``) is refused naming it; a bracket or quote left
    open (``P(rel=2@5,map``) is said, where every name after it was one unknown name; ranx's
-   relevance-level suffix (``ndcg@3-l2``) names the option that asks for it.
+   relevance-level suffix (``ndcg@3-l2``) names the option that asks for it; a set of several
+   names (no order: the columns changed with the process's hash seed) or a dict (its values
+   ignored) is refused, as ``compare_runs`` already refused a set.
 3. **A recommender library's own spelling under its profile**: RecBole's ``Recall@10`` /
    ``Precision@10`` (``recbole/evaluator/metrics.py``, ``class Recall``, ``class Precision``;
    MS Recommenders prints the same) were refused under ``--profile recbole`` /
@@ -54,6 +56,7 @@ CLASSES = {
     "test_a_profile_qualifier_without_a_name_is_refused": "unclear error",
     "test_an_open_bracket_or_quote_is_said": "unclear error",
     "test_ranx_relevance_level_suffix_names_the_option": "unclear error",
+    "test_an_unordered_or_mapped_metric_list_is_refused": "silently wrong",
     "test_recboles_recall_and_precision_are_recboles": "unclear error",
     "test_recommenders_recall_and_precision_are_recommenders": "unclear error",
     "test_ir_measures_spellings_that_are_not_the_tools_stay_refused": "silently wrong",
@@ -188,6 +191,20 @@ def test_ranx_relevance_level_suffix_names_the_option(tmp_path: Path, name: str)
     assert close(got["ndcg@3"], float(want["ndcg@3-l2"]), 1e-12)
     assert close(got["precision@3"], float(want["precision@3-l2"]), 1e-12)
     assert close(got["map"], float(want["map-l2"]), 1e-12)
+
+
+def test_an_unordered_or_mapped_metric_list_is_refused(files: tuple[str, str]) -> None:
+    """A set of names has no order (a str's hash differs per process, so the columns and a
+    comparison's primary metric changed from run to run); a dict's values were ignored.
+    Ordered iterables (a tuple, a dict's keys, a generator) keep their order; a one-name set
+    has one."""
+    q, r = files
+    for bad in ({"map", "ndcg@10"}, frozenset({"P_5", "map"}), {"map": 1}):
+        _, exc = call(lambda b=bad: evaluate_trec(q, r, metrics=b))  # type: ignore[misc]
+        assert api_refused(exc, type(bad).__name__) is None, bad
+    for good in (("map", "P_5"), {"map": 1, "P_5": 2}.keys(), (m for m in ["map", "P_5"])):
+        assert [s.label for s in parse_metrics(good)] == ["map", "P_5"]
+    assert [s.label for s in parse_metrics({"map"})] == ["map"]
 
 
 #: Ground truth and ranked lists: user u has a and b relevant and retrieves a (hit) and c; user v

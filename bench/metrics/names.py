@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
@@ -178,6 +178,12 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             not isinstance(metrics, str) and not isinstance(metrics, Iterable)):
         raise ConfigError(f"metrics is a text such as 'ndcg@10 map' or a list of them, got "
                           f"{type(metrics).__name__} {metrics!r}")
+    if isinstance(metrics, Mapping) or (isinstance(metrics, set | frozenset) and len(metrics) > 1):
+        why = ("maps names to values that would be ignored" if isinstance(metrics, Mapping)
+               else "has no order (the columns follow the order asked, a comparison's "
+               "primary metric is the first)")  # and a str hash differs per process
+        raise ConfigError(f"metrics is a {type(metrics).__name__}, which {why}: give a list or "
+                          "a text such as 'ndcg@10 map'")
     items = [metrics] if isinstance(metrics, str) else list(metrics)
     for item in items:
         if not isinstance(item, str):
