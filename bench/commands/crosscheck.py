@@ -169,7 +169,11 @@ def evaluators_main(args: argparse.Namespace) -> int:
         raise ConfigError("give --qrels/--trec-run or --data/--scores, not both")
     tools = None
     if args.tools is not None:
-        tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+        tools = [t.strip() for t in args.tools.split(",")]
+        if len(tools) > 1 and not all(tools):  # "ranx,,sklearn": a name left out, never skipped
+            raise ConfigError(f"--tools {args.tools!r}: an empty name between commas (or at "
+                              "either end); write the tool names separated by single commas")
+        tools = [t for t in tools if t]
     inputs = None
     if args.qrels is not None:
         inputs = [trec_input(args.qrels, args.trec_run)]

@@ -5,11 +5,13 @@ row, and the records of a disagreement (:mod:`bench.crosscheck.evaluators` runs 
 from __future__ import annotations
 
 import math
+import tempfile
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from bench.crosscheck.evaluator_tools import QrelsDict, RunDict
+from bench.crosscheck.evaluator_tools import QrelsDict, RunDict, subtopic_lines
 from bench.metrics.profiles import Profile
 
 #: Largest |tool - ltrbench| of an agreeing query (float32 arithmetic profiles: :func:`tolerance`).
@@ -32,17 +34,24 @@ def agree(a: float | None, b: float | None, tol: float) -> bool:
 
 
 def ltrbench_values(qrels: QrelsDict, run: RunDict, metric: str,
-                    profile: Profile) -> dict[str, float]:
-    """ltrbench's per-query values of ``metric`` under ``profile`` (``{}`` for an empty run)."""
+                    profile: Profile, *, subtopics: bool = False) -> dict[str, float]:
+    """ltrbench's per-query values of ``metric`` under ``profile`` (``{}`` for an empty run);
+    ``subtopics``: ``qrels`` are subtopic judgments keyed by
+    :func:`~bench.crosscheck.evaluator_tools.subtopic_key`, read as a TREC subtopic file."""
     from bench.metrics.trec import evaluate_trec
 
     run = {q: d for q, d in run.items() if d}
     qrels = {q: d for q, d in qrels.items() if d}
     if not run or not qrels:
         return {}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), tempfile.TemporaryDirectory() as tmp:
         warnings.simplefilter("ignore")
-        res = evaluate_trec(qrels, run, metrics=[metric], profile=profile, per_query=True)
+        given: Any = qrels
+        if subtopics:
+            given = Path(tmp) / "subtopics.qrels"
+            given.write_text("".join(f"{q} {t} {d} {r}\n" for q, t, d, r in subtopic_lines(qrels)),
+                             encoding="utf-8")
+        res = evaluate_trec(given, run, metrics=[metric], profile=profile, per_query=True)
     pq = res.per_query
     assert pq is not None
     column = [c for c in pq.columns if c != "qid"][-1]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.crosscheck.evaluator_compare import FLOAT32_TOL, TOL, Disagreement
+from bench.crosscheck.evaluator_table import DIVERSITY_NOTE
 from bench.crosscheck.evaluators import EvaluatorsResult, RowResult
 from bench.data.atomic import replace_file_set
 
@@ -57,6 +58,7 @@ def result_dict(result: EvaluatorsResult) -> dict[str, Any]:
                   "refused": r.refused, "failures": r.failures,
                   "disagreements": [_disagreement_dict(d) for d in r.disagreements]}
                  for r in result.rows],
+        "diversity": DIVERSITY_NOTE,
     }
 
 
@@ -122,6 +124,7 @@ def render_evaluators(result: EvaluatorsResult) -> str:
         "disagrees (delta debugging).", "", "Tools:", ""]
     lines += [f"- {t}: {v if v is not None else 'not installed'}"
               for t, v in result.versions.items()]
+    lines += ["", f"Diversity rows: {DIVERSITY_NOTE}."]
     lines += ["", f"Environment: {_environment()}. Reproduce with `ltrbench crosscheck "
               "--evaluators --out <folder>` (the built-in cases below), or on your data with "
               "`--qrels FILE --trec-run FILE` or `--data FILE --scores FILE`."]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.crosscheck.evaluator_tools import QrelsDict, RunDict
+from bench.crosscheck.evaluator_tools import QrelsDict, RunDict, subtopic_key
 from bench.errors import ConfigError
 from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import PROFILES
@@ -34,6 +34,16 @@ class EvaluatorRow:
     provider: str = ""
     note: str = ""
     tol: float | None = None
+
+    @property
+    def subtopics(self) -> bool:
+        """Whether the metric is a diversity measure (it reads subtopic qrels)."""
+        from bench.metrics.diversity import is_diversity
+
+        try:
+            return any(is_diversity(s) for s in parse_metrics([self.metric]))
+        except ConfigError:
+            return False
 
     @property
     def label(self) -> str:
@@ -57,6 +67,12 @@ _IR_TREC = (("nDCG@10", "ndcg@10"), ("nDCG", "ndcg"), ("AP", "map"), ("AP@10", "
             ("SetF", "set_f"))
 _IR_RANX = (("nDCG@10", "ndcg@10"), ("AP", "map"), ("RR", "mrr"), ("P@10", "p@10"),
             ("R@10", "recall@10"), ("Success@1", "hits@1"), ("Rprec", "rprec"))
+#: ndeval's measures as ir_measures runs them (pyndeval: the qrels' iteration column is the
+#: subtopic), against the same ir_measures spellings in ltrbench (ties by document id
+#: ascending, as pyndeval sorts them); ndeval's cutoffs stop at 20.
+_IR_DIVERSITY = (("alpha_nDCG@5", "alpha_nDCG@5"), ("alpha_nDCG@20", "alpha_nDCG@20"),
+                 ("alpha_nDCG(alpha=0.8)@10", "alpha_nDCG(alpha=0.8)@10"),
+                 ("nERR_IA@20", "nERR_IA@20"))
 _RANX = (("ndcg@10", "ndcg@10"), ("ndcg", "ndcg"), ("map", "map"), ("map@10", "map@10"),
          ("precision@10", "p@10"), ("recall@10", "recall@10"), ("mrr", "mrr"),
          ("mrr@10", "mrr@10"), ("hit_rate@10", "hit_rate@10"), ("r-precision", "rprec"),
@@ -82,6 +98,7 @@ TABLE: tuple[EvaluatorRow, ...] = (
                  _GDEVAL, _FIVE_DECIMALS),
     EvaluatorRow("ir_measures", "ERR@10", "err@10", "gdeval", "gdeval", _GDEVAL, _FIVE_DECIMALS),
     EvaluatorRow("ir_measures", "Judged@10", "judged@10", "trec_eval-c", "judged"),
+    *_rows("ir_measures", "trec_eval-c", _IR_DIVERSITY, "pyndeval"),
     EvaluatorRow("ir_measures", "RR@10", "mrr@10", "msmarco", "msmarco",
                  "MS MARCO's MRR@10: ties by document id ascending, float64"),
     EvaluatorRow("ir_measures", "RR", "mrr", "msmarco", "msmarco"),
@@ -97,6 +114,18 @@ TABLE: tuple[EvaluatorRow, ...] = (
     *_rows("tf-ranking", "tf-ranking", _TFR),
     *_rows("allrank", "allrank", (("ndcg(k=10)", "ndcg@10"), ("mrr(k=10)", "mrr@10"))),
 )
+
+
+#: What ``evaluators.md`` / ``.json`` say of the diversity rows, and ``--tools`` when it names
+#: ndeval's measures as a tool (they are ir_measures' ``pyndeval`` provider's rows).
+DIVERSITY_NOTE = (
+    "the diversity measures (ir_measures' alpha_nDCG and nERR_IA through its pyndeval provider, "
+    "ndeval's definitions; ltrbench's alpha_ndcg and nerr_ia) need subtopic qrels ('qid "
+    "subtopic docno rel', subtopics from 1): their rows compare the inputs that have them (the "
+    "built-in 'graded' case, or a --qrels file in that format) and skip the others")
+#: Names a user may give ``--tools`` for the diversity measures: the tool to name instead.
+TOOL_OF: dict[str, str] = {name: "ir_measures" for name in (
+    "pyndeval", "ndeval", "alpha_ndcg", "alpha_nDCG", "nerr_ia", "nERR_IA", "NERR_IA")}
 
 
 def row_gap(row: EvaluatorRow) -> str | None:
@@ -119,6 +148,9 @@ class EvaluatorInput:
     qrels: QrelsDict
     run: RunDict
     description: str = ""
+    #: subtopic judgments (:func:`~bench.crosscheck.evaluator_tools.subtopic_key`), read by the
+    #: diversity rows; ``None``: they skip this input. ``qrels`` empty: only they read it.
+    subtopics: QrelsDict | None = None
 
     @property
     def n_queries(self) -> int:
@@ -145,6 +177,19 @@ def _graded(seed: int, n_queries: int, ties: bool) -> tuple[QrelsDict, RunDict]:
     return qrels, run
 
 
+def _subtopics(qrels: QrelsDict) -> QrelsDict:
+    """Subtopic judgments from graded ones: the j-th document of label y covers the y
+    subtopics ``(j + i) % 3 + 1`` (i < y), so documents share and miss subtopics; a label 0 is
+    one judgment 0 of subtopic 1."""
+    out: QrelsDict = {}
+    for q, docs in qrels.items():
+        mine = out.setdefault(q, {})
+        for j, (d, y) in enumerate(docs.items()):
+            for i in range(max(min(y, 3), 1)):
+                mine[subtopic_key((j + i) % 3 + 1, d)] = int(y > 0)
+    return out
+
+
 def _trec_like() -> tuple[QrelsDict, RunDict]:
     """Unjudged retrieved documents, judged documents never retrieved, a qrels query without a
     run line and a run query without qrels."""
@@ -160,11 +205,14 @@ def _trec_like() -> tuple[QrelsDict, RunDict]:
 def probe_cases() -> list[EvaluatorInput]:
     """The built-in cases (used when no data is given)."""
     graded = _graded(3, 12, ties=False)
+    subtopics = _subtopics(graded[0])
     tied = _graded(5, 10, ties=True)
     trec = _trec_like()
     return [
         EvaluatorInput("graded", *graded, "12 queries of 1 to 30 documents, labels 0-3, "
-                       "distinct scores, every third query without a relevant document"),
+                       "distinct scores, every third query without a relevant document; for "
+                       "the diversity rows, subtopic qrels: a document of label y covers y of "
+                       "3 subtopics (one judgment 0 where y = 0)", subtopics),
         EvaluatorInput("ties", *tied, "10 queries whose scores take four values (ties between "
                        "relevant and non-relevant documents)"),
         EvaluatorInput("trec", *trec, "unjudged retrieved documents, judged documents not "

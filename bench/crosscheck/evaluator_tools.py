@@ -76,6 +76,22 @@ TOOLS: tuple[Tool, ...] = (
 )
 
 
+def subtopic_key(subtopic: int, docno: str) -> str:
+    """How a subtopic judgment travels in a :data:`QrelsDict` (JSON to the worker):
+    ``{qid: {"<subtopic> <docno>": rel}}``; a TREC docno holds no white space."""
+    return f"{subtopic} {docno}"
+
+
+def subtopic_lines(qrels: QrelsDict) -> list[tuple[str, int, str, int]]:
+    """``(qid, subtopic, docno, rel)`` of qrels keyed by :func:`subtopic_key`."""
+    out = []
+    for q, docs in qrels.items():
+        for key, rel in docs.items():
+            subtopic, _, docno = key.partition(" ")
+            out.append((q, int(subtopic), docno, int(rel)))
+    return out
+
+
 def measure_label(provider: str, measure: str) -> str:
     """``measure``, or ``provider:measure`` for an ir_measures provider."""
     return f"{provider}:{measure}" if provider else measure
@@ -124,8 +140,11 @@ def ir_measures_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Va
     for provider, m in measures:
         measure = ir_measures.parse_measure(m)
         values: dict[str, float | None] = {}
+        given: Any = qrels
+        if provider == "pyndeval":  # subtopic qrels: the iteration column is the subtopic
+            given = [ir_measures.Qrel(q, d, r, str(t)) for q, t, d, r in subtopic_lines(qrels)]
         with _object_strings():
-            evaluator = ir_measures.providers.registry[provider].evaluator([measure], qrels)
+            evaluator = ir_measures.providers.registry[provider].evaluator([measure], given)
             for metric in evaluator.iter_calc(run):
                 values[str(metric.query_id)] = _num(metric.value)
         out[measure_label(provider, m)] = values

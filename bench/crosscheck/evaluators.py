@@ -98,9 +98,14 @@ def _check_row(row: EvaluatorRow, inputs: Sequence[EvaluatorInput], runner: Runn
     tol = tolerance(profile) if row.tol is None else row.tol
     result = RowResult(row, "compared")
     label = measure_label(row.provider, row.measure)
-    for inp in inputs:
+    mine = [i for i in inputs if (i.subtopics is not None if row.subtopics else bool(i.qrels))]
+    if not mine:
+        return RowResult(row, "skipped", "no input has subtopic qrels ('qid subtopic docno rel')"
+                         if row.subtopics else "no input has ordinary qrels")
+    for inp in mine:
+        qrels = inp.subtopics if row.subtopics and inp.subtopics is not None else inp.qrels
         try:
-            values = runner.compute(inp.qrels, inp.run, [(row.provider, row.measure)])
+            values = runner.compute(qrels, inp.run, [(row.provider, row.measure)])
             if not isinstance(values, dict) or not isinstance(values.get(label), dict):
                 raise ToolFailure(f"the tool returned no per-query values for {row.measure!r}")
             tool = _clean(values[label])
@@ -108,7 +113,7 @@ def _check_row(row: EvaluatorRow, inputs: Sequence[EvaluatorInput], runner: Runn
             result.failures.append(f"`{inp.name}`: {row.tool} failed: {exc}")
             continue
         try:
-            ours = ltrbench_values(inp.qrels, inp.run, row.metric, profile)
+            ours = ltrbench_values(qrels, inp.run, row.metric, profile, subtopics=row.subtopics)
         except LtrbenchError as exc:
             result.failures.append(f"`{inp.name}`: ltrbench refused the input: {exc}")
             continue
@@ -119,10 +124,20 @@ def _check_row(row: EvaluatorRow, inputs: Sequence[EvaluatorInput], runner: Runn
         if differ:
             if progress is not None:
                 progress(f"{row.label} on {inp.name}: {len(differ)} queries disagree; explaining")
-            result.disagreements += explain(row, inp, tool, ours, same, differ, runner, tol)
-    if len(result.failures) == len(inputs):
+            result.disagreements += (
+                [_unexplained(inp, tool, ours, differ)] if row.subtopics
+                else explain(row, inp, tool, ours, same, differ, runner, tol))
+    if len(result.failures) == len(mine):
         result.status, result.note = "failed", "; ".join(result.failures)
     return result
+
+
+def _unexplained(inp: EvaluatorInput, tool: dict[str, float | None], ours: dict[str, float],
+                 differ: list[str]) -> Disagreement:
+    """A diversity row's disagreement: reported as found (the conventions' search and delta
+    debugging read ordinary qrels, not subtopic judgments)."""
+    q = differ[0]
+    return Disagreement(inp.name, "defect", differ, (q, tool.get(q), ours.get(q)))
 
 
 def _tool_rows(tool: Tool, rows: Sequence[EvaluatorRow]) -> list[EvaluatorRow]:
@@ -156,7 +171,7 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
     without ``only`` such a tool's rows are skipped, with the reason); ``isolate``: one worker
     process per tool.
     """
-    from bench.crosscheck.evaluator_table import probe_cases
+    from bench.crosscheck.evaluator_table import DIVERSITY_NOTE, TOOL_OF, probe_cases
 
     cases = list(probe_cases() if inputs is None else inputs)
     if not cases:
@@ -165,6 +180,11 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
     names = [t.name for t in tools]
     if only is not None:
         unknown = [n for n in only if n not in names]
+        said = next((n for n in unknown if n in TOOL_OF), None)
+        if said is not None:  # ndeval's measures: rows of another tool
+            raise ConfigError(f"{said!r} is not a tool of this check: ndeval's measures are "
+                              f"rows of --tools {TOOL_OF[said]} (its pyndeval provider); "
+                              f"{DIVERSITY_NOTE}")
         if unknown or not only:
             raise ConfigError(f"unknown evaluation tool {', '.join(map(repr, unknown)) or '(none)'}"
                               f"; valid: {', '.join(names)}")
@@ -194,16 +214,44 @@ def trec_input(qrels_path: str | Path, run_path: str | Path) -> EvaluatorInput:
     """A qrels file and a run file (:func:`bench.data.trec.read_qrels`, ``read_run``)."""
     from bench.data.trec import read_qrels, read_run
 
-    qrels_file, run_file = read_qrels(qrels_path), read_run(run_path)
     qrels: QrelsDict = {}
-    for q, d, r in zip(qrels_file.qid.tolist(), qrels_file.docno.tolist(),
-                       qrels_file.rel.tolist(), strict=True):
-        qrels.setdefault(str(q), {})[str(d)] = int(r)
+    try:
+        qrels_file = read_qrels(qrels_path)
+    except DataError:  # a document judged once per subtopic: only the diversity rows read it
+        subtopics = _subtopic_input(qrels_path)
+        if subtopics is None:
+            raise
+    else:  # ordinary qrels (and perhaps subtopic ones too: one judgment per document)
+        subtopics = _subtopic_input(qrels_path)
+        for q, d, r in zip(qrels_file.qid.tolist(), qrels_file.docno.tolist(),
+                           qrels_file.rel.tolist(), strict=True):
+            qrels.setdefault(str(q), {})[str(d)] = int(r)
+    run_file = read_run(run_path)
     run: RunDict = {}
     for q, d, s in zip(run_file.qid.tolist(), run_file.docno.tolist(), run_file.score.tolist(),
                        strict=True):
         run.setdefault(str(q), {})[str(d)] = float(s)
-    return EvaluatorInput(Path(run_path).name, qrels, run, f"qrels {qrels_path}, run {run_path}")
+    return EvaluatorInput(Path(run_path).name, qrels, run, f"qrels {qrels_path}, run {run_path}"
+                          + (" (subtopic qrels: the diversity rows)" if subtopics else ""),
+                          subtopics)
+
+
+def _subtopic_input(path: str | Path) -> QrelsDict | None:
+    """The qrels file read as subtopic judgments (``qid subtopic docno rel``, a subtopic other
+    than 0 somewhere: :func:`bench.metrics.diversity.subtopic_qrels`), else ``None``."""
+    from bench.crosscheck.evaluator_tools import subtopic_key
+    from bench.metrics.diversity import subtopic_qrels
+
+    try:
+        read = subtopic_qrels(str(path))
+    except LtrbenchError:
+        return None
+    assert read.subtopic is not None
+    out: QrelsDict = {}
+    for q, t, d, r in zip(read.qid.tolist(), read.subtopic.tolist(), read.docno.tolist(),
+                          read.rel.tolist(), strict=True):
+        out.setdefault(str(q), {})[subtopic_key(int(t), str(d))] = int(r)
+    return out
 
 
 def letor_input(data_path: str | Path, scores_path: str | Path,

@@ -1,7 +1,8 @@
 """Metric names: parse ``"ndcg@10"``, ``"ndcg_cut_10"``, ``"nDCG(dcg='exp-log2')@10"`` into specs.
 
 Three grammars are accepted, names case-insensitive, items separated by commas or white space
-(not inside brackets or quotes; so a name and its ``@k`` take no space between them), every
+(not inside brackets or quotes; so a name and its ``@k`` take no space between them; an empty
+name between commas is refused, :mod:`bench.metrics.name_tokens`), every
 character ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is an unknown metric naming it)::
 
     item      := [ profile ":" ] name | k          # a bare k continues the previous name
@@ -52,11 +53,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
+from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
     MAX_CUTOFF,
@@ -176,14 +178,17 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             not isinstance(metrics, str) and not isinstance(metrics, Iterable)):
         raise ConfigError(f"metrics is a text such as 'ndcg@10 map' or a list of them, got "
                           f"{type(metrics).__name__} {metrics!r}")
+    if isinstance(metrics, Mapping) or (isinstance(metrics, set | frozenset) and len(metrics) > 1):
+        why = ("maps names to values that would be ignored" if isinstance(metrics, Mapping)
+               else "has no order (the columns follow the order asked, a comparison's "
+               "primary metric is the first)")  # and a str hash differs per process
+        raise ConfigError(f"metrics is a {type(metrics).__name__}, which {why}: give a list or "
+                          "a text such as 'ndcg@10 map'")
     items = [metrics] if isinstance(metrics, str) else list(metrics)
-    tokens: list[str] = []
     for item in items:
         if not isinstance(item, str):
             raise ConfigError(f"metric names must be strings, got {item!r}")
-        for token in _split(item):
-            _ascii_only(token)
-            tokens.append(token)
+    tokens = _tokens(items)
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
@@ -215,48 +220,6 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                 seen.add(spec.label)
                 out.append(spec)
     return out
-
-
-def _ascii_only(token: str) -> None:
-    """Refuse a character outside ASCII in a metric name. Every spelling of every grammar is
-    ASCII; a look-alike (fullwidth ``ＮＤＣＧ``, Cyrillic ``с`` in ``ndcg_сut_10``, a fullwidth
-    digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
-    normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
-    ASCII measure at worst. White space separates names (any Unicode space)."""
-    import unicodedata
-
-    for ch in token:
-        if ch.isascii():
-            continue
-        name = unicodedata.name(ch, "unnamed character")
-        raise ConfigError(f"unknown metric {token!r}: it holds {ch!r} (U+{ord(ch):04X} {name}); "
-                          "metric names are ASCII, retype it without the look-alike "
-                          "(nDCG@10, ndcg_cut_10, P@5)")
-
-
-def _split(item: str) -> list[str]:
-    """Tokens of ``item``: split at commas and white space outside brackets and quotes."""
-    tokens: list[str] = []
-    current: list[str] = []
-    depth, quote = 0, ""
-    for ch in item:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth <= 0 and (ch == "," or ch.isspace()):
-            if current:
-                tokens.append("".join(current))
-            current = []
-            continue
-        current.append(ch)
-    if current:
-        tokens.append("".join(current))
-    return tokens
 
 
 def _stem(token: str) -> str:
@@ -313,6 +276,14 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
         raise ConfigError(f"unknown metric {token!r}: XGBoost's '-' suffix (a query without "
                           "relevant documents scores 0) is the profile xgboost-: write "
                           f"xgboost-:{body[:-1]} (or --profile xgboost- with {body[:-1]})")
+    level = re.fullmatch(r"(?P<base>.+)-l(?P<level>[0-9]+)", body)
+    if level is not None and _read_ltrbench(level["base"].lower()) is not None:
+        # ranx's ndcg@10-l2 (ranx/metrics: a judgment >= 2 is relevant): an option here
+        base, n = level["base"], int(level["level"])
+        raise ConfigError(f"unknown metric {token!r}: ranx's '-l{n}' suffix (a judgment >= {n} "
+                          f"is relevant) is an option here: {base} with --profile ranx "
+                          f"--relevance-level {n} (in Python profile=dataclasses.replace("
+                          f"get_profile('ranx'), relevance_threshold={n}))")
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 

@@ -75,6 +75,10 @@ def listing_text(width: int | None) -> str:
         "trec_eval-c; ir_measures names: trec_eval-c) and is refused otherwise. Results are "
         "keyed by the names as written and name each metric's profile.",
     ]
+    from bench.metrics.qualified import OWN_SPELLINGS
+
+    notes += [f"under --profile {prof}: {', '.join(f'{n}@k' for n in own)} are that tool's own "
+              "metrics, computed under that profile" for prof, own in OWN_SPELLINGS.items()]
     notes += [f"not computed ({tool}): {', '.join(names)}"
               for tool, names in refused_names().items()]
     return text + "\n".join(notes) + "\n"

@@ -8,6 +8,9 @@ silently). When the call names its profile explicitly (``profile=`` / ``--profil
   call's (:data:`FAMILY_PROFILES`: a trec_eval name under ``trec_eval`` or ``trec_eval-c``, an
   ir_measures name under ``trec_eval-c``) is computed under the call's profile, so
   ``--profile trec_eval-c --metrics P_5,ndcg_cut_10`` is ``trec_eval -c``'s P_5 and ndcg_cut_10;
+* a name spelled as the call's profile's own tool spells its metric (:data:`OWN_SPELLINGS`:
+  ``Recall@10``, ``Precision@10`` under ``recbole`` and ``recommenders``) is that tool's metric,
+  computed under the call's profile;
 * any other peer name is refused with a ConfigError naming the ``PROFILE:NAME`` that asks for
   its own tool's value and the ltrbench name that asks for the call's;
 * ``PROFILE:NAME`` is computed under the named profile.
@@ -112,6 +115,9 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             out.append(replace(spec, profile=None, overrides=()))
             continue
         plain = spec.family if spec.k is None else f"{spec.family}@{spec.k}"
+        if not spec.overrides and _own_spelling(spec, call):  # Recall@10 under recbole
+            out.append(replace(spec, profile=None, name=plain, overrides=()))
+            continue
         if spec.overrides or spec.family not in FAMILIES:
             # P(rel=2)@5: a plain p@5 would drop rel=2; Judged@10 has no ltrbench spelling
             # (judged@10 is ir_measures' again): the qualifier keeps the name as it is
@@ -122,6 +128,29 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
             f"{spec.profile}:{spec.key} for {spec.grammar}'s value beside the others, or "
             f"{plain} for its value under {call.name!r}")
     return out
+
+
+#: A profile's own tool's spellings of its metrics that are also ir_measures' (``profile ->
+#: {stem: family}``): under that profile the user means the tool's metric, computed under the
+#: call's profile. RecBole's metric classes ``Recall`` and ``Precision``
+#: (``recbole/evaluator/metrics.py``: ``class Recall(TopkMetric)``, ``topk_result('recall',
+#: ...)``; ``class Precision(TopkMetric)``; ``metrics: ['Recall', 'Precision']`` with ``topk``
+#: in its config, printed ``recall@10``); MS Recommenders prints ``Precision@K`` and ``Recall@K`` for
+#: ``precision_at_k`` / ``recall_at_k`` (``examples/00_quick_start`` notebooks). ir_measures'
+#: other spellings (``nDCG@10``, ``AP``, ``RR``) are not these tools' and stay refused under
+#: them (:func:`resolve`'s message says how to ask for each reading).
+OWN_SPELLINGS: dict[str, dict[str, str]] = {
+    "recbole": {"Recall": "recall", "Precision": "p"},
+    "recommenders": {"Recall": "recall", "Precision": "p"},
+}
+
+
+def _own_spelling(spec: MetricSpec, call: Profile) -> bool:
+    """Whether ``spec`` is spelled as the call's profile's own tool spells that metric
+    (:data:`OWN_SPELLINGS`): ``Recall@10`` under ``recbole``."""
+    own = OWN_SPELLINGS.get(_base_name(call), {})
+    stem = re.sub(r"@[0-9]+$", "", spec.key)
+    return own.get(stem) == spec.family
 
 
 #: How an ir_measures name spells the profile fields it can state.

@@ -39,8 +39,6 @@ module compares each run with the best one only, reports both tests and corrects
 
 from __future__ import annotations
 
-import os
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -59,6 +57,7 @@ from bench.metrics.families import FAMILIES
 from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve
 from bench.report import stats
+from bench.report.compare_checks import RESERVED_NAMES, check_arguments, check_files
 
 #: What :class:`RunComparison` says about the queries it uses, per ``missing`` rule.
 QUERY_RULES = {
@@ -195,7 +194,20 @@ class RunComparison:
                 f"({self.n_bootstrap} resamples, seed {self.seed}); paired {self.primary} vs the "
                 f"best run: randomization ({self.n_permutations} sign flips, exact when 2^n is "
                 "fewer) and t (scipy.stats.ttest_rel), each Holm-corrected over "
-                f"{len(self.names) - 1} comparison(s)")
+                f"{len(self.names) - 1} comparison(s){self._undefined_t()}")
+
+    def _undefined_t(self) -> str:
+        """Where the t statistic is undefined (every difference one non-zero number, no
+        variance): ``p_t`` is NaN there, said here with the randomization test's p."""
+        v = self.versus
+        best = self.values[self.primary][v.best]
+        notes = []
+        for row, n, d in stats.constant_differences(best, self.values[self.primary]):
+            if row != v.best:
+                notes.append(f"{self.names[row]}: all {n} differences to the best run equal "
+                             f"({d:+.6g}), t undefined (no variance), randomization p = "
+                             f"{float(v.p_randomization[row]):.4g}")
+        return "; " + "; ".join(notes) if notes else ""
 
 
 def compare_runs(
@@ -226,13 +238,13 @@ def compare_runs(
         DataError: a run that cannot be evaluated (the message names it), no query common to all
             runs.
     """
-    _check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
+    check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
     metrics = _metric_names(metrics)
     given, call, mode = _profile_and_missing(profile, missing)
     keys = _ranking_keys(metrics)
     specs = resolve(parse_metrics(metrics), call, explicit=given is not None)
     refuse_homonyms(specs, call)  # every name against the profile before any file is read
-    _check_files(runs)
+    check_files(runs)
     subtopics = any(is_diversity(s) for s in parse_metrics(metrics))  # alpha_ndcg: subtopic qrels
     loaded = subtopic_qrels(qrels) if subtopics else as_qrels(qrels)
     tables, scored, metric_profiles, answered = _evaluate_runs(loaded, runs, metrics, given, keys)
@@ -433,75 +445,6 @@ def _shared_blanks(values: dict[str, NDArray[np.float64]], qids: NDArray[np.str_
     return out
 
 
-def _check_arguments(runs: object, confidence: object, n_bootstrap: object,
-                     n_permutations: object, seed: object) -> None:
-    """The comparison's own arguments, before any run is read: a :class:`ConfigError` naming
-    the argument and what it must be (never a ``ValueError`` from deep in the statistics)."""
-    if not isinstance(runs, Mapping):
-        raise ConfigError(f"runs must be a mapping {{name: run}} (a dict), got a "
-                          f"{type(runs).__name__}: the names label the table's rows")
-    if len(runs) < 2:
-        raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
-    bad = [name for name in runs if not isinstance(name, str) or not name.strip()]
-    if bad:
-        raise ConfigError(f"run names must be non-empty text, got {bad[0]!r} "
-                          f"({type(bad[0]).__name__}): the names label the table's rows")
-    _check_names(list(runs))
-    if not (isinstance(confidence, float | int) and not isinstance(confidence, bool)
-            and 0 < float(confidence) < 1):
-        raise ConfigError(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
-    for arg, value, low in (("n_bootstrap", n_bootstrap, 1), ("n_permutations", n_permutations, 1),
-                            ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-            raise ConfigError(f"{arg} must be an integer >= {low}, got {value!r}")
-
-
-#: The per-query file's own columns (:meth:`RunComparison.per_query_frame`): a run of that
-#: name would overwrite them.
-RESERVED_NAMES = ("qid", "metric", "profile")
-
-
-def _check_names(names: list[str]) -> None:
-    """Run names label the table's rows and the per-query file's columns: a name that is one
-    of :data:`RESERVED_NAMES`, holds a control or invisible character (a line break would split
-    a row), or reads as another name once written (surrounding blanks trimmed by the table,
-    full-width ``Ａ`` read as ``A`` (NFKC); ``=A`` written ``'=A`` by
-    :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError`."""
-    from bench.data.outputs import formula_safe
-
-    label = "label the run differently (on the command line: --run NAME=PATH)"
-    seen: dict[str, str] = {}
-    for name in names:
-        if name in RESERVED_NAMES:
-            raise ConfigError(f"run name {name!r} is a column of the per-query file "
-                              f"({', '.join(RESERVED_NAMES)}): {label}")
-        control = next((c for c in name if not c.isprintable() and c != " "), None)
-        if control is not None:
-            raise ConfigError(f"run names must be printable text: {name!r} holds an invisible "
-                              f"or control character (U+{ord(control):04X}); {label}")
-        key = formula_safe(unicodedata.normalize("NFKC", name).strip())  # 'Ａ' reads as 'A'
-        if key in seen:
-            raise ConfigError(f"run names {seen[key]!r} and {name!r} would read as one run "
-                              f"({key!r}) in the table and the CSV files: {label}")
-        seen[key] = name
-
-
-def _check_files(runs: Mapping[str, object]) -> None:
-    """Two runs that are one file (the same path, a symlink or a hard link to it) are a
-    :class:`ConfigError` naming both: a run compared with itself says nothing (a copy is
-    allowed and is shown as a tie)."""
-    seen: dict[tuple[int, int], str] = {}
-    for name, run in runs.items():
-        if not isinstance(run, str | os.PathLike) or not os.path.isfile(run):
-            continue
-        st = os.stat(run)
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            raise ConfigError(f"runs {seen[key]!r} and {name!r} are the same file "
-                              f"({os.fspath(run)}): give each run once")
-        seen[key] = name
-
-
 def _with_missing(prof: Profile, mode: str) -> Profile:
     """``prof`` with ``missing=mode``: the registered profile that is exactly that (``trec_eval``
     with ``zero`` is ``trec_eval-c``), else ``prof`` renamed ``<name>+missing=<mode>``."""
@@ -512,4 +455,4 @@ def _with_missing(prof: Profile, mode: str) -> Profile:
     return replace(changed, name=f"{prof.name}+missing={mode}")
 
 
-__all__ = ["MISSING_RULES", "QUERY_RULE", "QUERY_RULES", "RunComparison", "compare_runs"]
+__all__ = ["MISSING_RULES", "QUERY_RULE", "QUERY_RULES", "RESERVED_NAMES", "RunComparison", "compare_runs"]

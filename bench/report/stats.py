@@ -220,8 +220,11 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
     ``a``, ``b``: per-query values, shapes ``(n_queries,)`` or ``(n_rows, n_queries)`` (``b`` may be
     1-D and is then compared with every row of ``a``). Queries where either side is NaN are left
     out of that row's test. ``t = mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom.
-    Degenerate rows: all differences zero → p = 1; constant non-zero differences (zero variance)
-    → p = 0; fewer than two queries → NaN.
+    Degenerate rows: all differences zero → p = 1; constant non-zero differences (zero variance:
+    ``t = mean / 0`` is undefined, scipy 1.17 prints ``t = inf, p = 0``, a certainty no sample
+    gives) → NaN, with :func:`constant_differences` saying which rows (the randomization test
+    still answers: ``2 / 2^n`` for ``n`` equal non-zero differences); fewer than two queries →
+    NaN.
     """
     from scipy import stats
 
@@ -245,9 +248,24 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
         p = np.asarray(res.pvalue, dtype=np.float64)
         dd = aa - bb
         constant = np.all(dd == dd[:, :1], axis=1)
-        p = np.where(constant, np.where(dd[:, 0] == 0.0, 1.0, 0.0), p)
+        p = np.where(constant, np.where(dd[:, 0] == 0.0, 1.0, np.nan), p)
         out[rows] = p
     return out[0] if one_d else out
+
+
+def constant_differences(a: ArrayLike, b: ArrayLike) -> list[tuple[int, int, float]]:
+    """The rows of ``a - b`` whose differences (NaN cells left out, at least two) are one and
+    the same non-zero number, where :func:`paired_t_test` has no t statistic:
+    ``[(row, n, difference)]``."""
+    a2, _ = _as_2d(a)
+    b2, _ = _as_2d(b)
+    a2, b2 = np.broadcast_arrays(a2, b2)
+    out: list[tuple[int, int, float]] = []
+    for row, (x, y) in enumerate(zip(a2, b2, strict=True)):
+        d = (x - y)[~(np.isnan(x) | np.isnan(y))]
+        if d.shape[0] >= 2 and d[0] != 0.0 and bool(np.all(d == d[0])):
+            out.append((row, int(d.shape[0]), float(d[0])))
+    return out
 
 
 def holm(pvalues: ArrayLike) -> NDArray[np.float64]:

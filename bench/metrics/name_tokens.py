@@ -1,0 +1,149 @@
+"""The tokens of a metric list: ``"ndcg@1,3 map"`` -> ``["ndcg@1", "3", "map"]``.
+
+One rule for every entry point that takes metric names (``--metrics``, a config file's
+``metrics``, ``evaluate(metrics=...)`` as one string or a list of strings), read by
+:func:`bench.metrics.names.parse_metrics`:
+
+* names are separated by commas or white space outside brackets and quotes;
+* an **empty name** is refused, naming where it is: two commas with nothing (or only white
+  space) between them (``ndcg@10,,5``), a comma at the start or the end of a string
+  (``,ndcg@10``, ``map,``), an empty string in a list (``["ndcg@10", ""]``). A doubled comma is
+  most likely a typo (a cutoff or a name left out), so it is never skipped silently (a text
+  of separators only is no names at all: "no metric names given");
+* white space around a profile qualifier's ``:`` (``"trec_eval-c : P_5"``) is no separator: the
+  qualifier applies to the name after it (``trec_eval-c:P_5``), as without the spaces; a ``:``
+  with nothing after it is refused naming the qualifier;
+* a bracket or quote left open is refused (every name after it would be one unknown name);
+* every character is ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is refused naming it).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from bench.errors import ConfigError
+
+__all__ = ["ascii_only", "tokens"]
+
+
+def ascii_only(token: str) -> None:
+    """Refuse a character outside ASCII in a metric name. Every spelling of every grammar is
+    ASCII; a look-alike (fullwidth ``ＮＤＣＧ``, Cyrillic ``с`` in ``ndcg_сut_10``, a fullwidth
+    digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
+    normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
+    ASCII measure at worst. White space separates names (any Unicode space)."""
+    for ch in token:
+        if ch.isascii():
+            continue
+        name = unicodedata.name(ch, "unnamed character")
+        raise ConfigError(f"unknown metric {token!r}: it holds {ch!r} (U+{ord(ch):04X} {name}); "
+                          "metric names are ASCII, retype it without the look-alike "
+                          "(nDCG@10, ndcg_cut_10, P@5)")
+
+
+def tokens(items: list[str]) -> list[str]:
+    """The names of ``items`` (each a string of names) in order; see the module docstring.
+
+    Raises:
+        ConfigError: an empty name (its place said), a qualifier without a name, a non-ASCII
+            character.
+    """
+    out: list[str] = []
+    for number, item in enumerate(items, 1):
+        names = _split(item)
+        if not names and len(items) > 1:
+            raise ConfigError(f"metric name {number} of the list is empty ({item!r}): give a "
+                              "name such as ndcg@10, or leave the entry out")
+        for token in names:
+            ascii_only(token)
+            out.append(token)
+    return out
+
+
+def _split(item: str) -> list[str]:
+    """Tokens of ``item``: split at commas and white space outside brackets and quotes; white
+    space around a ``:`` outside brackets joins (``trec_eval-c : P_5``); an empty name between
+    commas (or at either end) is refused."""
+    fields: list[str] = []  # the text between commas (outside brackets), white space kept
+    current: list[str] = []
+    depth, quote = 0, ""
+    for ch in item:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth <= 0 and ch == ",":
+            fields.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    fields.append("".join(current))
+    _balanced(item, depth, quote)
+    if not any(f.strip() for f in fields):
+        return []  # nothing but separators: "no metric names given"
+    out: list[str] = []
+    for i, text in enumerate(fields):
+        if text.strip():
+            out.extend(_words(text, item))
+            continue
+        before = next((f.split()[-1] for f in reversed(fields[:i]) if f.strip()), None)
+        if i == 0:
+            place = "a comma at the start"
+        elif i == len(fields) - 1:
+            place = f"a comma at the end, after {before!r}"
+        else:
+            place = f"two commas with no name between them, after {before!r}"
+        raise ConfigError(f"empty metric name in {item!r}: {place}; remove the extra comma or "
+                          "write the name (or cutoff) that was left out")
+    return out
+
+
+def _balanced(item: str, depth: int, quote: str) -> None:
+    """Refuse a bracket or quote left open at the end of ``item``: every name after it (commas
+    included) would be read as one unknown name (``P(rel=2@5,map``)."""
+    if quote:
+        raise ConfigError(f"unknown metric {item!r}: the quote {quote} is not closed (names "
+                          "with a text parameter: nDCG(dcg='exp-log2')@10)")
+    if depth > 0:
+        raise ConfigError(f"unknown metric {item!r}: a bracket is not closed (parameters are "
+                          "written in brackets before the cutoff: P(rel=2)@5)")
+
+
+def _words(text: str, item: str) -> list[str]:
+    """The white-space separated words of one comma field (outside brackets and quotes), a
+    ``:`` with white space around it joined to its neighbours."""
+    words: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth <= 0 and ch.isspace():
+            if current:
+                words.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    if current:
+        words.append("".join(current))
+    joined: list[str] = []
+    for word in words:
+        if joined and (joined[-1].endswith(":") or word.startswith(":")):
+            joined[-1] += word
+        else:
+            joined.append(word)
+    for word in joined:
+        if word.endswith(":") or word.startswith(":"):
+            raise ConfigError(f"{word!r} in {item!r} is a profile qualifier without a metric "
+                              "name: write PROFILE:NAME (trec_eval-c:P_5)")
+    return joined

@@ -1,0 +1,84 @@
+"""A run comparison's own arguments checked before any run is read
+(:func:`bench.report.compare_runs.compare_runs`): the mapping of runs, their names (each one row
+of the table and one column of the per-query file) and files, the statistics' options."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from collections.abc import Mapping
+
+import numpy as np
+
+from bench.errors import ConfigError
+
+__all__ = ["RESERVED_NAMES", "check_arguments", "check_files", "check_names"]
+
+
+def check_arguments(runs: object, confidence: object, n_bootstrap: object,
+                     n_permutations: object, seed: object) -> None:
+    """The comparison's own arguments, before any run is read: a :class:`ConfigError` naming
+    the argument and what it must be (never a ``ValueError`` from deep in the statistics)."""
+    if not isinstance(runs, Mapping):
+        raise ConfigError(f"runs must be a mapping {{name: run}} (a dict), got a "
+                          f"{type(runs).__name__}: the names label the table's rows")
+    if len(runs) < 2:
+        raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
+    bad = [name for name in runs if not isinstance(name, str) or not name.strip()]
+    if bad:
+        raise ConfigError(f"run names must be non-empty text, got {bad[0]!r} "
+                          f"({type(bad[0]).__name__}): the names label the table's rows")
+    check_names(list(runs))
+    if not (isinstance(confidence, float | int) and not isinstance(confidence, bool)
+            and 0 < float(confidence) < 1):
+        raise ConfigError(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    for arg, value, low in (("n_bootstrap", n_bootstrap, 1), ("n_permutations", n_permutations, 1),
+                            ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ConfigError(f"{arg} must be an integer >= {low}, got {value!r}")
+
+
+#: The per-query file's own columns (:meth:`RunComparison.per_query_frame`): a run of that
+#: name would overwrite them.
+RESERVED_NAMES = ("qid", "metric", "profile")
+
+
+def check_names(names: list[str]) -> None:
+    """Run names label the table's rows and the per-query file's columns: a name that is one
+    of :data:`RESERVED_NAMES`, holds a control or invisible character (a line break would split
+    a row), or reads as another name once written (surrounding blanks trimmed by the table,
+    full-width ``Ａ`` read as ``A`` (NFKC); ``=A`` written ``'=A`` by
+    :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError`."""
+    from bench.data.outputs import formula_safe
+
+    label = "label the run differently (on the command line: --run NAME=PATH)"
+    seen: dict[str, str] = {}
+    for name in names:
+        if name in RESERVED_NAMES:
+            raise ConfigError(f"run name {name!r} is a column of the per-query file "
+                              f"({', '.join(RESERVED_NAMES)}): {label}")
+        control = next((c for c in name if not c.isprintable() and c != " "), None)
+        if control is not None:
+            raise ConfigError(f"run names must be printable text: {name!r} holds an invisible "
+                              f"or control character (U+{ord(control):04X}); {label}")
+        key = formula_safe(unicodedata.normalize("NFKC", name).strip())  # 'Ａ' reads as 'A'
+        if key in seen:
+            raise ConfigError(f"run names {seen[key]!r} and {name!r} would read as one run "
+                              f"({key!r}) in the table and the CSV files: {label}")
+        seen[key] = name
+
+
+def check_files(runs: Mapping[str, object]) -> None:
+    """Two runs that are one file (the same path, a symlink or a hard link to it) are a
+    :class:`ConfigError` naming both: a run compared with itself says nothing (a copy is
+    allowed and is shown as a tie)."""
+    seen: dict[tuple[int, int], str] = {}
+    for name, run in runs.items():
+        if not isinstance(run, str | os.PathLike) or not os.path.isfile(run):
+            continue
+        st = os.stat(run)
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            raise ConfigError(f"runs {seen[key]!r} and {name!r} are the same file "
+                              f"({os.fspath(run)}): give each run once")
+        seen[key] = name
