@@ -39,7 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
-from bench.data.ratings import Ratings, refuse_mixed_units
+from bench.data.ratings import Ratings, refuse_mixed_units, refuse_mixed_units_across
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -123,6 +123,9 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
         items = optional("movies.csv", _read_movies_csv)
         tags = optional("tags.csv", _read_tags_csv)
     _refuse_repeated_pairs(frame, ratings_path, header=layout not in ("ml-100k", "ml-1m", "ml-10m"))
+    if tags is not None:  # tags in ms beside ratings in s: every tag history, or none
+        refuse_mixed_units_across([(ratings_path, frame["timestamp"].to_numpy()),
+                                   (read[-1], tags["timestamp"].to_numpy())])
     return Ratings(
         frame=frame,
         items=items,
@@ -485,12 +488,8 @@ def _years(titles: pd.Series) -> pd.Series:
 def _items_frame(ids: Sequence[int] | np.ndarray, titles: Sequence[str],
                  genres: Sequence[tuple[str, ...]]) -> pd.DataFrame:
     title = pd.Series(list(titles), dtype=object)
-    return pd.DataFrame({
-        "item": np.asarray(ids, dtype=np.int64),
-        "title": title,
-        "year": _years(title),
-        "genres": pd.Series(list(genres), dtype=object),
-    })
+    return pd.DataFrame({"item": np.asarray(ids, dtype=np.int64), "title": title, "year": _years(title),
+                         "genres": pd.Series(list(genres), dtype=object)})
 
 
 def _digits(text: str) -> bool:

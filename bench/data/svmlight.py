@@ -202,9 +202,14 @@ def _to_letor(
         qp = check_input_file(query_path, expected="a group-size file (one size per line)")
     else:
         qp = query_sidecar(p)
+    if os.path.lexists(qp):  # a folder, a FIFO or a dangling link named as such, not "missing"
+        check_input_file(qp, expected="a group-size file (one size per line)")
     if not qp.is_file():
+        group = Path(f"{os.fspath(p)}.group")  # XGBoost's name for the same file
+        seen = (f" ({group.name} beside it, XGBoost's name, is not read: give it with --query "
+                f"{group.name})") if os.path.lexists(group) else ""
         raise DataError(
-            f"the file has no 'qid:' fields and no group-size file {qp.name} beside it; "
+            f"the file has no 'qid:' fields and no group-size file {qp.name} beside it{seen}; "
             "give one with --query FILE (one group size per line)",
             path=p,
         )

@@ -284,7 +284,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     text = col.astype(str).str.strip(ASCII_BLANKS)  # a no-break space is part of the id, as in TREC
     if text.str.fullmatch(r"[-+]?[0-9]{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
-    return _numbered(text.tolist(), text.tolist(), role)
+    return _mixed_keys(text.tolist(), role)
 
 
 def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
@@ -351,14 +351,24 @@ def _by_value(cells: list[str], p: Path, name: str, where,  # type: ignore[no-un
     keys: list[object] = []
     for i, cell in enumerate(cells):
         key = _exact_key(cell) if _NUMBER_ID.fullmatch(cell) else None
-        if key is None:  # not a number: every cell is a text id (ids compare as text)
-            return _numbered(list(cells), cells, role)
+        if key is None:  # not a number: text ids beside numbers
+            return _mixed_keys(cells, role)
         if isinstance(key, tuple) and key[2] < 0:
             raise DataError(f"id {cell!r} is not an integer", path=p, column=name, **where(i))
         keys.append(key)
     whole = [_as_int64(k) for k in keys]
     if all(w is not None for w in whole):
         return np.asarray(whole, dtype=np.int64), None
+    return _numbered(keys, cells, role)
+
+
+def _mixed_keys(cells: list[str], role: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """Text ids beside numeric ones, numbered: a cell that spells a number keeps its exact
+    decimal value as its key (``7``, ``07`` and ``7.0`` one id, as in a column of numbers only:
+    a text id elsewhere in the column must not split them), any other cell its text."""
+    uniq = pd.unique(pd.Series(cells, dtype=object))
+    key_of = {u: _exact_key(u) if _NUMBER_ID.fullmatch(u) else None for u in uniq}
+    keys = [("text", c) if key_of[c] is None else key_of[c] for c in cells]
     return _numbered(keys, cells, role)
 
 
