@@ -225,5 +225,5 @@ def text_array(texts: list[str], *, what: str, path: PathLike | None = None,
         raise DataError(f"{what} {texts[i][:20]!r}... is {longest:,} characters long: with "
                         f"{len(texts):,} ids, expected ids of at most {allowed:,} characters "
                         "(ids are held as fixed-width text, each as wide as the longest)",
-                        path=path, column=column, **where)  # type: ignore[arg-type]
+                        path=path, column=column, **where)
     return np.asarray(texts, dtype=str)

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.data.input_ids import text_array
+from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
 
