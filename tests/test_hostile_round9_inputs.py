@@ -152,3 +152,65 @@ def test_duplicate_and_multiindex_columns_are_refused_by_name() -> None:
                                                        ("x", "score")]), axis=1)
     with pytest.raises(DataError, match=r"run DataFrame: no qid column"):
         evaluate_trec(f["q"], multi, metrics=["ndcg"])
+
+
+# ----------------------------------------------------------------- LETOR Parquet files
+def _letor_parquet(tmp: Path, table: Any) -> Path:
+    import pyarrow.parquet as pq
+
+    p = tmp / "t.parquet"
+    pq.write_table(table, p)
+    return p
+
+
+BASE = {"qid": [1, 1, 2], "label": [1.0, 0.0, 2.0], "f1": [0.5, 0.25, 0.125]}
+
+
+def test_a_folder_named_like_a_parquet_file_is_named_a_folder(tmp_path: Path) -> None:
+    from bench.data.parquet import read_parquet
+
+    (tmp_path / "t.parquet").mkdir()
+    with pytest.raises(DataError, match=r"t.parquet: is a directory: expected a LETOR Parquet"):
+        read_parquet(tmp_path / "t.parquet")
+
+
+def test_a_parquet_file_of_a_newer_format_version_is_refused(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from bench.data.parquet import read_parquet
+
+    meta = b'{"format": "ltrbench-letor", "version": 99, "feature_columns": ["f1"], ' \
+           b'"feature_names": ["f1"]}'
+    p = _letor_parquet(tmp_path, pa.table(BASE).replace_schema_metadata({b"ltrbench": meta}))
+    with pytest.raises(DataError, match=r"version 99; this ltrbench reads version 1"):
+        read_parquet(p)
+
+
+def test_a_parquet_split_without_rows_is_refused_as_an_svmlight_one_is(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from bench.data.parquet import read_parquet
+
+    p = _letor_parquet(tmp_path, pa.table({k: pa.array([], pa.float64()) for k in BASE}))
+    with pytest.raises(DataError, match=r"t.parquet: no rows \(an empty table\)"):
+        read_parquet(p)
+
+
+@pytest.mark.parametrize("how", ["dictionary qid", "dictionary label", "chunks", "int8 label"])
+def test_odd_but_numeric_parquet_schemas_read_the_same_numbers(tmp_path: Path, how: str) -> None:
+    import pyarrow as pa
+
+    from bench.data.parquet import read_parquet
+
+    table = pa.table(BASE)
+    if how == "dictionary qid":
+        table = pa.table({**BASE, "qid": pa.array(BASE["qid"]).dictionary_encode()})
+    elif how == "dictionary label":
+        table = pa.table({**BASE, "label": pa.array(BASE["label"]).dictionary_encode()})
+    elif how == "chunks":
+        table = pa.concat_tables([pa.table(BASE).slice(0, 1), pa.table(BASE).slice(1)])
+    elif how == "int8 label":
+        table = pa.table({**BASE, "label": pa.array([1, 0, 2], pa.int8())})
+    d = read_parquet(_letor_parquet(tmp_path, table))
+    assert (d.qid.tolist(), d.y.tolist(), d.X[:, 0].tolist()) == ([1, 1, 2], [1.0, 0.0, 2.0],
+                                                                 [0.5, 0.25, 0.125])
