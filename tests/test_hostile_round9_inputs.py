@@ -214,3 +214,41 @@ def test_odd_but_numeric_parquet_schemas_read_the_same_numbers(tmp_path: Path, h
     d = read_parquet(_letor_parquet(tmp_path, table))
     assert (d.qid.tolist(), d.y.tolist(), d.X[:, 0].tolist()) == ([1, 1, 2], [1.0, 0.0, 2.0],
                                                                  [0.5, 0.25, 0.125])
+
+
+# ----------------------------------------------------------------- other formats where text goes
+@pytest.mark.parametrize(("head", "said"), [
+    (b"\x04\x22\x4d\x18" + bytes(20), "lz4-compressed"),
+    (b"7z\xbc\xaf\x27\x1c" + bytes(20), "a 7-Zip archive"),
+    (b"PAR1\x15\x04\x15" + bytes(20), "a Parquet file"),
+])
+def test_a_binary_file_where_text_goes_is_named_by_its_format(tmp_path: Path, head: bytes,
+                                                              said: str) -> None:
+    (tmp_path / "r.txt").write_bytes(head)
+    with pytest.raises(DataError, match=rf"r.txt:1: the file is {said}"):
+        read_run(tmp_path / "r.txt")
+
+
+def test_a_parquet_file_named_csv_is_named_as_parquet(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.data.tabular import load_ratings_table
+
+    pq.write_table(pa.table({"user": [1], "item": [2], "rating": [4.0]}), tmp_path / "r.csv")
+    with pytest.raises(DataError, match=r"r.csv:1: the file is a Parquet file .*name it "
+                                        r"\*.parquet"):
+        load_ratings_table(tmp_path / "r.csv", user="user", item="item", rating="rating")
+
+
+def test_a_qrels_whose_first_query_is_named_par1_is_still_text(tmp_path: Path) -> None:
+    (tmp_path / "q.txt").write_text("PAR1 0 d 1\n")
+    assert read_qrels(tmp_path / "q.txt").qid.tolist() == ["PAR1"]
+
+
+def test_a_movielens_id_with_a_plus_sign_is_named_at_its_line(tmp_path: Path) -> None:
+    from bench.data.movielens import load_movielens
+
+    (tmp_path / "ratings.csv").write_text("userId,movieId,rating,timestamp\n7,1,4,100\n+7,2,4,1\n")
+    with pytest.raises(DataError, match=r"ratings.csv:3, column 'user': .*'\+7' has a '\+' sign"):
+        load_movielens(tmp_path)

@@ -154,3 +154,30 @@ def test_an_xgboost_group_file_beside_the_data_is_named_with_the_option_to_use_i
         read_svmlight(tmp_path / "d.txt")
     d = read_svmlight(tmp_path / "d.txt", query_path=tmp_path / "d.txt.group")
     assert d.offsets.tolist() == [0, 2]
+
+
+@pytest.mark.parametrize(("suffix", "what"), [(".weight", "row weights"),
+                                              (".init", "initial scores")])
+def test_lightgbm_weight_and_init_side_files_are_not_ignored_in_silence(
+        tmp_path: Path, suffix: str, what: str) -> None:
+    """LightGBM loads ``rank.train.weight`` / ``rank.train.init`` by itself; ltrbench's runs
+    would train other models than LightGBM's own run on the same folder, without a word."""
+    (tmp_path / "rank.train").write_text("1 1:1\n0 1:0\n", encoding="utf-8")
+    (tmp_path / "rank.train.query").write_text("2\n", encoding="utf-8")
+    (tmp_path / f"rank.train{suffix}").write_text("1\n5\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"rank.train: rank.train{suffix} beside the data holds "
+                                        rf"{what}, which LightGBM reads"):
+        read_svmlight(tmp_path / "rank.train")
+
+
+def test_the_lightgbm_example_folder_with_a_weight_file_is_refused(tmp_path: Path) -> None:
+    from bench.data.folders import read_lightgbm_dir
+
+    for name in ("rank.train", "rank.test"):
+        (tmp_path / name).write_text("".join(f"{i % 2} 1:{i}\n" for i in range(20)),
+                                     encoding="utf-8")
+        (tmp_path / f"{name}.query").write_text("5\n" * 4, encoding="utf-8")
+    read_lightgbm_dir(tmp_path)
+    (tmp_path / "rank.test.weight").write_text("1\n" * 20, encoding="utf-8")
+    with pytest.raises(DataError, match=r"rank.test.weight beside the data holds row weights"):
+        read_lightgbm_dir(tmp_path)

@@ -244,8 +244,8 @@ def _locate_bad_ratings_line(
 ) -> DataError:
     """The first line that the strict grammar refuses (integers in int64, a finite plain
     decimal rating), as a :class:`DataError` naming it and what was expected."""
-    expected = sep.join(("user", "item", "rating", "timestamp"))
     names = ("user", "item", "rating", "timestamp")
+    expected = sep.join(names)
     for lineno, raw in text_lines(path, expected="a ratings file"):
         if header and lineno == 1:
             continue
@@ -259,8 +259,9 @@ def _locate_bad_ratings_line(
             try:
                 if name == "rating":
                     parse_float(value, what=name, path=path, line=lineno, column=name)
-                else:
-                    parse_int(value, what=name, path=path, line=lineno, column=name)
+                elif parse_int(value, what=name, path=path, line=lineno, column=name) is not None \
+                        and value.strip().startswith("+"):  # pyarrow's int64 takes no '+'
+                    raise DataError(f"{name} {value!r} has a '+' sign: expected plain digits")
             except DataError as bad:
                 return DataError(f"malformed line {shown!r}: {bad.reason}; expected {expected!r}",
                                  path=path, line=lineno, column=name)

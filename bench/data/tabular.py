@@ -94,7 +94,7 @@ def load_ratings_table(
     if p.stat().st_size == 0:
         raise DataError("empty file", path=p)
     with open(p, "rb") as fh:
-        bom_length(fh.read(4), p)  # UTF-16/32 refused (pandas skips a UTF-8 mark)
+        bom_length(fh.read(16), p)  # UTF-16/32, compressed, Parquet refused (pandas skips a BOM)
     wanted = {"user": user, "item": item, "rating": rating, "timestamp": timestamp}
     cols = {k: v for k, v in wanted.items() if v is not None}
     positional = [isinstance(v, int) and not isinstance(v, bool) for v in cols.values()]
