@@ -93,8 +93,9 @@ def load_ratings_table(
     p = check_input_file(path, expected="a ratings table (CSV, TSV or Parquet)")
     if p.stat().st_size == 0:
         raise DataError("empty file", path=p)
-    with open(p, "rb") as fh:
-        bom_length(fh.read(16), p)  # UTF-16/32, compressed, Parquet refused (pandas skips a BOM)
+    if p.suffix.lower() not in _PARQUET:
+        with open(p, "rb") as fh:  # UTF-16/32, compressed, Parquet refused (pandas skips a BOM)
+            bom_length(fh.read(16), p)
     wanted = {"user": user, "item": item, "rating": rating, "timestamp": timestamp}
     cols = {k: v for k, v in wanted.items() if v is not None}
     positional = [isinstance(v, int) and not isinstance(v, bool) for v in cols.values()]
