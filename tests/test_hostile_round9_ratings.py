@@ -137,3 +137,15 @@ def test_duplicates_mean_merges_numeric_spellings_beside_text(tmp_path: Path) ->
                            duplicates="mean").frame
     assert sorted(f["rating"].tolist()) == [3.0, 3.0]  # (4 + 2) / 2 for item 7
     assert f["timestamp"].max() == 101
+
+
+def test_the_side_table_reader_of_streamed_ratings_refuses_tags_mixing_units(
+        tmp_path: Path) -> None:
+    """``read_side_tables`` (the readers that stream the ratings themselves, Dask's) checks
+    tags.csv's own unit; its ratings are compared by the streaming reader."""
+    from bench.data.movielens import read_side_tables
+
+    folder = _csv_folder(tmp_path, S, (S + 5, MS))
+    with pytest.raises(DataError, match=r"tags.csv, row 2, column 'timestamp': timestamp "
+                                        rf"{MS} .*\(row 1\): milliseconds beside seconds"):
+        read_side_tables(folder)

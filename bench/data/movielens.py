@@ -425,12 +425,10 @@ def _read_tags_csv(path: Path) -> pd.DataFrame:
     missing = [c for c in ("userId", "movieId", "tag", "timestamp") if c not in df.columns]
     if missing:
         raise DataError("missing column", path=path, column=missing[0])
-    return pd.DataFrame({
-        "user": df["userId"].to_numpy(np.int64),
-        "item": df["movieId"].to_numpy(np.int64),
-        "tag": df["tag"].astype(object),
-        "timestamp": df["timestamp"].to_numpy(np.int64),
-    })
+    stamps = df["timestamp"].to_numpy(np.int64)  # one unit within the file (the Dask path too)
+    refuse_mixed_units(stamps, path=path, column="timestamp", where=lambda i: {"row": i + 1})
+    return pd.DataFrame({"user": df["userId"].to_numpy(np.int64), "item": df["movieId"].to_numpy(
+        np.int64), "tag": df["tag"].astype(object), "timestamp": stamps})
 
 
 # --------------------------------------------------------------------------- helpers
