@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -149,3 +150,37 @@ def test_the_side_table_reader_of_streamed_ratings_refuses_tags_mixing_units(
     with pytest.raises(DataError, match=r"tags.csv, row 2, column 'timestamp': timestamp "
                                         rf"{MS} .*\(row 1\): milliseconds beside seconds"):
         read_side_tables(folder)
+
+
+# ----------------------------------------------------------------- a Ratings frame (Python API)
+def _ratings(**columns: object) -> object:
+    from bench.data.ratings import Ratings
+
+    base: dict[str, object] = {"user": np.array([1, 1, 2]), "item": np.array([10, 11, 10]),
+                               "rating": np.array([4.0, 2.0, 5.0]),
+                               "timestamp": np.array([100, 101, 102])}
+    return Ratings(frame=pd.DataFrame({**base, **columns}))
+
+
+@pytest.mark.parametrize(("column", "values", "said"), [
+    ("timestamp", [S, MS, S + 1], r"row 2, column 'timestamp': timestamp 978300760000 .* \(row "
+                                  r"1\): milliseconds beside seconds"),
+    ("timestamp", [10**15, 1, 2], r"row 1, column 'timestamp': timestamp 1000000000000000 is not "
+                                  r"within \+-10\^12"),
+    ("user", pd.array([1, None, 2], dtype="Int64"), r"row 2, column 'user': missing value"),
+    ("item", np.array([2**64 - 1, 3, 4], dtype=np.uint64), r"row 1, column 'item': value "
+                                                           r"18446744073709551615 is beyond int64"),
+], ids=["units", "far-timestamp", "Int64-NA", "uint64-huge"])
+def test_a_ratings_frame_is_held_to_the_readers_rules(column: str, values: object,
+                                                      said: str) -> None:
+    with pytest.raises(DataError, match=said) as caught:
+        _ratings(**{column: values})
+    assert "None" not in str(caught.value)
+
+
+def test_a_ratings_frame_with_a_column_twice_is_refused_by_name() -> None:
+    from bench.data.ratings import Ratings
+
+    f = pd.DataFrame({"user": [1, 2], "item": [1, 1], "rating": [4.0, 3.0], "timestamp": [1, 2]})
+    with pytest.raises(DataError, match=r"column 'user': appears 2 times"):
+        Ratings(frame=pd.concat([f, f[["user"]]], axis=1))
