@@ -15,9 +15,16 @@ was not mentioned (the user saw "no .query file" with the file right there).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fuzz_helpers import fuzz_settings
 
 from bench.benchmark.folds import fold_datasets
 from bench.cli import main
@@ -181,3 +188,34 @@ def test_the_lightgbm_example_folder_with_a_weight_file_is_refused(tmp_path: Pat
     (tmp_path / "rank.test.weight").write_text("1\n" * 20, encoding="utf-8")
     with pytest.raises(DataError, match=r"rank.test.weight beside the data holds row weights"):
         read_lightgbm_dir(tmp_path)
+
+
+@fuzz_settings(30)
+@given(tests=st.lists(st.lists(st.integers(1, 12), min_size=1, max_size=5), min_size=2,
+                      max_size=4))
+def test_random_test_folds_are_refused_exactly_when_two_share_a_query(
+        tmp_path_factory: pytest.TempPathFactory, tests: list[list[int]]) -> None:
+    """Oracle: Python sets. Each fold's test file holds the given query ids in that order (one
+    row each; ids repeated within a file are joined into one block); the check refuses iff a
+    later fold holds an id of an earlier one, naming the first such id in the file's order."""
+    root = tmp_path_factory.mktemp("folds")
+    for k, ids in enumerate(tests, start=1):
+        fold = root / f"Fold{k}"
+        fold.mkdir()
+        blocks = list(dict.fromkeys(ids))  # one contiguous block per query id
+        (fold / "test.txt").write_text("".join(f"{q % 3} qid:{q} 1:{k}.{q}\n" for q in blocks),
+                                       encoding="utf-8")
+        for name in ("train", "vali"):
+            (fold / f"{name}.txt").write_text(f"1 qid:{900 + k} 1:1\n", encoding="utf-8")
+    want = None
+    for k, ids in enumerate(tests[1:], start=2):
+        earlier = {q for prev in tests[:k - 1] for q in prev}
+        shared = [q for q in dict.fromkeys(ids) if q in earlier]
+        if shared:
+            want = (shared[0], k)
+            break
+    if want is None:
+        check_distinct_test_folds(root, list(range(1, len(tests) + 1)))
+        return
+    with pytest.raises(DataError, match=rf"query {want[0]} of Fold{want[1]}'s test file"):
+        check_distinct_test_folds(root, list(range(1, len(tests) + 1)))
