@@ -184,3 +184,15 @@ def test_a_ratings_frame_with_a_column_twice_is_refused_by_name() -> None:
     f = pd.DataFrame({"user": [1, 2], "item": [1, 1], "rating": [4.0, 3.0], "timestamp": [1, 2]})
     with pytest.raises(DataError, match=r"column 'user': appears 2 times"):
         Ratings(frame=pd.concat([f, f[["user"]]], axis=1))
+
+
+@pytest.mark.parametrize("values", [[b"7", b"007", b"\xff"], [b"u1", b"u1", b"u2"]],
+                         ids=["not-utf8", "utf8"])
+def test_a_parquet_binary_id_column_is_refused_as_bytes_ids_are_on_frames(
+        tmp_path: Path, values: list[bytes]) -> None:
+    p = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"user": pa.array(values), "item": [1, 2, 1],
+                             "rating": [1.0, 2.0, 3.0]}), p)
+    with pytest.raises(DataError, match=r"r.parquet, row 1, column 'user': id b'.*' is a bytes: "
+                                        r"expected integers or text"):
+        load_ratings_table(p, user="user", item="item", rating="rating")

@@ -19,7 +19,8 @@
   keeps the latest timestamp.
 
 An id cell spelled as a missing value (``NA``, ``nan``, ``null``, ...) or holding a NUL byte or a
-byte-order mark is an error (:mod:`bench.data.inputs`); so is a line whose field count differs
+byte-order mark is an error (:mod:`bench.data.inputs`); so is a bytes id (a Parquet binary
+column: refused as on frames and dicts, ids compare as text), a line whose field count differs
 from the first line's (pandas would silently drop its extra fields) and a column name the header
 (or the Parquet schema) holds twice.
 
@@ -268,8 +269,8 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     columns hold float64 values, compared as such. Any other text column is numbered by its
     text (ids compare as text, :mod:`bench.data.inputs`).
     """
+    _scalar_ids(col, p, name, where)  # first: bytes that are no UTF-8 cannot become text
     _no_missing(col, p, name, where)
-    _scalar_ids(col, p, name, where)
     _text_ids(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
@@ -297,8 +298,8 @@ def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ign
                         path=p, column=name, **where(0))
     if col.dtype.kind != "O":
         return
-    for i, v in enumerate(col.tolist()):
-        if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray):
+    for i, v in enumerate(col.tolist()):  # bytes (a Parquet binary column): no one text either
+        if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray | bytes):
             raise DataError(f"id {v!r} is a {type(v).__name__}: expected integers or text",
                             path=p, column=name, **where(i))
 
