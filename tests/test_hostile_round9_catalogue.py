@@ -156,3 +156,16 @@ def test_verify_says_what_stands_where_a_file_is_missing(
     assert main(["datasets", "verify", "toy", "--data-dir", str(tmp_path / "data")]) == 1
     out = capsys.readouterr().out
     assert f"missing    ratings.csv ({said}" in out
+
+
+def test_the_command_checks_a_cards_archive_digest_before_unpacking_anything(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = _patched(_zip(tmp_path, [("ml-latest-small/ratings.csv", RATINGS)]), (6, 1), (8, 1))
+    code = main(["datasets", "fetch", "ml-latest-small", "--url", str(source),
+                 "--data-dir", str(tmp_path / "data")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1
+    assert "toy.zip" in err
+    assert "nothing was installed" in err  # the card's digest: the members are never opened
+    assert _no_staging_left(tmp_path)
