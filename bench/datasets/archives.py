@@ -10,6 +10,7 @@ unpacked with Python's ``data`` extraction filter (PEP 706).
 
 from __future__ import annotations
 
+import errno
 import lzma
 import os
 import shutil
@@ -40,7 +41,9 @@ def extract(archive: Path, into: Path, fmt: str) -> None:
     except (RuntimeError, NotImplementedError) as exc:  # encrypted, or an unknown method
         raise DataError(f"cannot unpack a member: {exc}; expected a plain (unencrypted, "
                         "deflate/bzip2/lzma) archive", path=archive.name) from exc
-    except OSError as exc:  # a file where a folder goes, a name too long, the disk full
+    except OSError as exc:  # a file where a folder goes, a name too long
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS):
+            raise  # the disk and its rights: said by the command's own handler, with the path
         where = f" {os.path.relpath(exc.filename, into)!r}" if exc.filename else ""
         raise DataError(f"cannot unpack{where}: {exc.strerror or exc}", path=archive.name) \
             from exc
