@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from bench.commands.text import examples
 
@@ -114,9 +115,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
             detail = f" (expected {f.expected}, got {f.actual})"
         elif f.status == "unverified":
             detail = f" (card has no digest; sha256 {f.actual})"
+        elif f.status == "missing":
+            detail = _what_stands(Path(report.folder) / f.path)
         print(f"  {f.status:<10} {f.path}{detail}")
     c = report.counts
     verdict = "OK" if report.ok else "FAILED"
     print(f"{verdict}: {c['ok']} ok, {c['mismatch']} mismatch, {c['missing']} missing, "
           f"{c['unverified']} without a known digest")
     return 0 if report.ok else 1
+
+
+def _what_stands(path: Path) -> str:
+    """What is at a card's file that is not a regular file: `` (a folder, not a file)`` ..."""
+    if path.is_symlink() and not path.exists():
+        return " (a link to nothing)"
+    if not path.exists():
+        return ""
+    return " (a folder, not a file)" if path.is_dir() else \
+        " (not a regular file: a FIFO, device or socket)"

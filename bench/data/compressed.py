@@ -6,7 +6,8 @@ bytes are no UTF-8 text: without this check the error would be "not UTF-8 text (
 column 2)" or a malformed label of binary bytes. Signatures: gzip (RFC 1952 2.3.1), xz
 (xz file format 2.1.1.1), zstd (RFC 8878 3.1.1), zip (PKWARE APPNOTE 4.3.7), bzip2 (``BZh`` +
 block size + the block magic 0x314159265359 or the end-of-stream magic 0x177245385090: ten
-bytes, so that text starting ``BZh9`` stays text).
+bytes, so that text starting ``BZh9`` stays text), lz4 (frame format, magic 0x184D2204), 7-Zip
+(bytes 37 7A BC AF 27 1C); a Parquet file (``PAR1``, Apache Parquet file format) is named too.
 """
 
 from __future__ import annotations
@@ -17,19 +18,24 @@ import re
 from bench.errors import DataError
 
 _SIGNATURES = (
-    (re.compile(rb"\x1f\x8b"), "gzip", "gunzip FILE"),
-    (re.compile(rb"\xfd7zXZ\x00"), "xz", "unxz FILE"),
-    (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), "bzip2", "bunzip2 FILE"),
-    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "unzstd FILE"),
-    (re.compile(rb"PK\x03\x04"), "zip", "unzip FILE"),
+    (re.compile(rb"\x1f\x8b"), "gzip-compressed", "decompress it first, e.g. gunzip FILE"),
+    (re.compile(rb"\xfd7zXZ\x00"), "xz-compressed", "decompress it first, e.g. unxz FILE"),
+    (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), "bzip2-compressed",
+     "decompress it first, e.g. bunzip2 FILE"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd-compressed", "decompress it first, e.g. unzstd FILE"),
+    (re.compile(rb"PK\x03\x04"), "zip-compressed", "decompress it first, e.g. unzip FILE"),
+    (re.compile(rb"\x04\x22\x4d\x18"), "lz4-compressed", "decompress it first, e.g. unlz4 FILE"),
+    (re.compile(rb"7z\xbc\xaf\x27\x1c"), "a 7-Zip archive", "unpack it first, e.g. 7z x FILE"),
+    (re.compile(rb"PAR1[^\t-\r -~]"), "a Parquet file",  # a qrels line "PAR1 0 d 1" is text
+     "name it *.parquet to have it read as Parquet"),
 )
 
 
 def refuse_compressed(head: bytes, path: str | os.PathLike[str]) -> None:
     """A :class:`DataError` naming ``path``, line 1, the format and its tool when ``head`` (the
-    first bytes of the file; 10 or more to tell bzip2) starts with a compressed file's signature."""
-    for mark, name, tool in _SIGNATURES:
+    first bytes of the file; 10 or more to tell bzip2) starts with a compressed file's signature
+    (or a Parquet file's, ``PAR1``: binary columns where text is expected)."""
+    for mark, what, advice in _SIGNATURES:
         if mark.match(head):
-            raise DataError(f"the file is {name}-compressed (it starts with that signature); "
-                            f"expected UTF-8 text: decompress it first, e.g. {tool}",
-                            path=path, line=1)
+            raise DataError(f"the file is {what} (it starts with that signature); expected UTF-8 "
+                            f"text: {advice}", path=path, line=1)

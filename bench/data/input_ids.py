@@ -101,7 +101,8 @@ def text_ids(values: object, *, what: str = "query id", path: PathLike | None = 
     if "str" not in kinds or "missing" in kinds:
         return a  # no text: numbers compare as numbers (a missing id: the caller names it)
     if kinds <= {"int", "str"}:
-        return np.asarray([v if isinstance(v, str) else str(int(v)) for v in items], dtype=str)
+        return text_array([v if isinstance(v, str) else str(int(v)) for v in items], what=what,
+                          path=path, column=column)
     ok = ("int", "str") if "str" in kinds else ("int", "float")
     i = next(k for k, v in enumerate(items) if _id_kind(v) not in ok)
     v = items[i]
@@ -201,3 +202,28 @@ def id_array(values: object) -> np.ndarray:
         if any(isinstance(v, str) and v.endswith("\0") for v in items):
             return np.asarray(items, dtype=object)
     return a
+
+
+#: The most bytes an array of ids may take as NumPy's fixed-width text (4 bytes a character,
+#: every id as wide as the longest): one 1 MB document id among 100,000 run lines would ask for
+#: 391 GiB (a ``MemoryError``), so such a file is refused naming the long id's line instead.
+MAX_ID_ARRAY_BYTES = 1 << 30
+
+
+def text_array(texts: list[str], *, what: str, path: PathLike | None = None,
+               lines: list[int] | None = None, column: str | None = None) -> np.ndarray:
+    """``texts`` as NumPy fixed-width text, or a :class:`DataError` when that array would take
+    more than :data:`MAX_ID_ARRAY_BYTES` (see there), naming the longest id's line (``lines``:
+    each text's line in ``path``; else its row, from 1), its length and the length allowed."""
+    if not texts:
+        return np.asarray(texts, dtype=str)
+    longest = max(map(len, texts))
+    if 4 * longest * len(texts) > MAX_ID_ARRAY_BYTES:
+        i = next(k for k, t in enumerate(texts) if len(t) == longest)
+        allowed = MAX_ID_ARRAY_BYTES // (4 * len(texts))
+        where: dict[str, int] = {"line": lines[i]} if lines is not None else {"row": i + 1}
+        raise DataError(f"{what} {texts[i][:20]!r}... is {longest:,} characters long: with "
+                        f"{len(texts):,} ids, expected ids of at most {allowed:,} characters "
+                        "(ids are held as fixed-width text, each as wide as the longest)",
+                        path=path, column=column, **where)
+    return np.asarray(texts, dtype=str)

@@ -39,7 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
-from bench.data.ratings import Ratings, refuse_mixed_units
+from bench.data.ratings import Ratings, refuse_mixed_units, refuse_mixed_units_across
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -123,6 +123,9 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
         items = optional("movies.csv", _read_movies_csv)
         tags = optional("tags.csv", _read_tags_csv)
     _refuse_repeated_pairs(frame, ratings_path, header=layout not in ("ml-100k", "ml-1m", "ml-10m"))
+    if tags is not None:  # tags in ms beside ratings in s: every tag history, or none
+        refuse_mixed_units_across([(ratings_path, frame["timestamp"].to_numpy()),
+                                   (read[-1], tags["timestamp"].to_numpy())])
     return Ratings(
         frame=frame,
         items=items,
@@ -241,8 +244,8 @@ def _locate_bad_ratings_line(
 ) -> DataError:
     """The first line that the strict grammar refuses (integers in int64, a finite plain
     decimal rating), as a :class:`DataError` naming it and what was expected."""
-    expected = sep.join(("user", "item", "rating", "timestamp"))
     names = ("user", "item", "rating", "timestamp")
+    expected = sep.join(names)
     for lineno, raw in text_lines(path, expected="a ratings file"):
         if header and lineno == 1:
             continue
@@ -256,8 +259,9 @@ def _locate_bad_ratings_line(
             try:
                 if name == "rating":
                     parse_float(value, what=name, path=path, line=lineno, column=name)
-                else:
-                    parse_int(value, what=name, path=path, line=lineno, column=name)
+                elif parse_int(value, what=name, path=path, line=lineno, column=name) is not None \
+                        and value.strip().startswith("+"):  # pyarrow's int64 takes no '+'
+                    raise DataError(f"{name} {value!r} has a '+' sign: expected plain digits")
             except DataError as bad:
                 return DataError(f"malformed line {shown!r}: {bad.reason}; expected {expected!r}",
                                  path=path, line=lineno, column=name)
@@ -421,12 +425,10 @@ def _read_tags_csv(path: Path) -> pd.DataFrame:
     missing = [c for c in ("userId", "movieId", "tag", "timestamp") if c not in df.columns]
     if missing:
         raise DataError("missing column", path=path, column=missing[0])
-    return pd.DataFrame({
-        "user": df["userId"].to_numpy(np.int64),
-        "item": df["movieId"].to_numpy(np.int64),
-        "tag": df["tag"].astype(object),
-        "timestamp": df["timestamp"].to_numpy(np.int64),
-    })
+    stamps = df["timestamp"].to_numpy(np.int64)  # one unit within the file (the Dask path too)
+    refuse_mixed_units(stamps, path=path, column="timestamp", where=lambda i: {"row": i + 1})
+    return pd.DataFrame({"user": df["userId"].to_numpy(np.int64), "item": df["movieId"].to_numpy(
+        np.int64), "tag": df["tag"].astype(object), "timestamp": stamps})
 
 
 # --------------------------------------------------------------------------- helpers
@@ -485,12 +487,8 @@ def _years(titles: pd.Series) -> pd.Series:
 def _items_frame(ids: Sequence[int] | np.ndarray, titles: Sequence[str],
                  genres: Sequence[tuple[str, ...]]) -> pd.DataFrame:
     title = pd.Series(list(titles), dtype=object)
-    return pd.DataFrame({
-        "item": np.asarray(ids, dtype=np.int64),
-        "title": title,
-        "year": _years(title),
-        "genres": pd.Series(list(genres), dtype=object),
-    })
+    return pd.DataFrame({"item": np.asarray(ids, dtype=np.int64), "title": title, "year": _years(title),
+                         "genres": pd.Series(list(genres), dtype=object)})
 
 
 def _digits(text: str) -> bool:

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from bench.data.atomic import atomic_path
 from bench.data.groups import offsets_from_qid
-from bench.data.inputs import INT64_MAX
+from bench.data.inputs import INT64_MAX, check_input_file
 from bench.data.letor import LetorData
 from bench.errors import DataError
 
@@ -89,6 +89,12 @@ def _ltrbench_meta(table: pa.Table, p: Path) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise DataError("damaged ltrbench metadata (not a JSON object)", path=p)
     if meta.get("format") == _FORMAT:
+        version = meta.get("version")
+        if version is not None and (not isinstance(version, int) or isinstance(version, bool)
+                                    or version > _VERSION):
+            raise DataError(f"written as ltrbench LETOR Parquet version {version!r}; this "
+                            f"ltrbench reads version {_VERSION} (a newer ltrbench wrote it: "
+                            "convert again, or upgrade)", path=p)
         for key in ("feature_columns", "feature_names"):
             v = meta.get(key)
             if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
@@ -102,9 +108,7 @@ def read_parquet(path: PathLike) -> LetorData:
 
     The rows of a query must be contiguous; the first offending row is named otherwise.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("no such file", path=p)
+    p = check_input_file(path, expected="a LETOR Parquet file")  # a folder is named a folder
     try:
         names = pq.read_schema(p).names
         twice = next((c for c in names if names.count(c) > 1), None)
@@ -124,6 +128,9 @@ def read_parquet(path: PathLike) -> LetorData:
                 column=required,
             )
     feature_columns, feature_names = _feature_columns(table, meta, p)
+    if table.num_rows == 0:  # the SVMlight reader's rule: an empty split is no split
+        raise DataError("no rows (an empty table): expected one row per (query, document)",
+                        path=p)
 
     qid = _int_column(table, "qid", p, required=True)
     assert qid is not None

@@ -80,8 +80,21 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
             f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}",
             path=where,
         )
+    twice = next((c for c in RATING_COLUMNS if list(frame.columns).count(c) > 1), None)
+    if twice is not None:  # frame[c] would be a frame: which one is meant cannot be told
+        raise DataError(f"appears {list(frame.columns).count(twice)} times: expected one column "
+                        "of that name", path=where, column=twice)
     for col, kinds in (("user", "iu"), ("item", "iu"), ("rating", "fiu"), ("timestamp", "iu")):
         dtype = frame[col].dtype
+        if dtype.kind in "iu" and frame[col].isna().any():  # Int64 / UInt64 with <NA>
+            bad = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
+            raise DataError("missing value (<NA>)", path=where, row=bad + 1, column=col)
+        big = frame[col].to_numpy() > np.uint64(2**63 - 1) if dtype.kind == "u" else None
+        if big is not None and col != "rating" and big.any():  # (pandas' max() of it wraps)
+            bad = int(np.argmax(big))
+            raise DataError(f"value {int(frame[col].iloc[bad])} is beyond int64 (it would wrap "
+                            "to a negative number): expected integers within +-2^63",
+                            path=where, row=bad + 1, column=col)
         if dtype.kind not in kinds:
             raise DataError(f"has dtype {dtype}, expected {'integer' if kinds == 'iu' else 'numeric'}",
                             path=where, column=col)
@@ -90,6 +103,13 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
             raise DataError(f"value {values[bad]!r} is not a finite number", path=where,
                             row=bad + 1, column=col)
+    stamps = frame["timestamp"].to_numpy(dtype=np.float64)
+    far = np.flatnonzero(~(np.abs(stamps) < 1e12))  # bench.data.tabular.MAX_SECONDS: every reader
+    if far.shape[0]:
+        raise DataError(f"timestamp {int(frame['timestamp'].iloc[far[0]])} is not within +-10^12 "
+                        "seconds of 1970 (about 31,700 years): expected seconds since the epoch",
+                        path=where, row=int(far[0]) + 1, column="timestamp")
+    refuse_mixed_units(stamps, path=where, column="timestamp", where=lambda i: {"row": i + 1})
     rating = frame["rating"].to_numpy(dtype=np.float64)
     huge = np.flatnonzero(np.abs(rating) >= MAX_RATING)  # 2^53 + 1 reads as 2^53
     if huge.shape[0]:
@@ -106,16 +126,40 @@ def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
     reader: :mod:`bench.data.tabular`, :mod:`bench.data.movielens`).
 
     Seconds of 1973..2286 (``[1e8, 1e10)``) beside values of ``1e11`` and more (milliseconds of
-    any date after 1973; as seconds, after the year 5138) are two units in one column: a
+    any date after 1973; as seconds, after the year 5138), or the same magnitudes before 1970
+    (negative values), are two units in one column: a
     temporal split would put every millisecond rating after every other one. Refused at the
     first large value (``where(i)``: its ``line`` or ``row``), naming a seconds value's place.
     """
-    big = np.flatnonzero(values >= 1e11)
-    secs = np.flatnonzero((values >= 1e8) & (values < 1e10))
+    size = np.abs(values)  # before 1970 too: -978300760000 ms beside 978300760 s
+    big = np.flatnonzero(size >= 1e11)
+    secs = np.flatnonzero((size >= 1e8) & (size < 1e10))
     if big.shape[0] and secs.shape[0]:
         i, j = int(big[0]), int(secs[0])
         place = ", ".join(f"{k} {v}" for k, v in where(j).items()) or "in the same file"
         raise DataError(f"timestamp {int(values[i])} is at least 10 times beyond "
                         f"{int(values[j])} ({place}): milliseconds beside seconds? expected one "
-                        "unit, seconds since the epoch", path=str(path), column=column,
+                        "unit, seconds since the epoch",
+                        path=None if path is None else str(path), column=column,
                         **where(i))  # type: ignore[arg-type]
+
+
+def refuse_mixed_units_across(files: list[tuple[object, np.ndarray]]) -> None:
+    """Refuse seconds in one file of a call beside milliseconds in another (the rule of
+    :func:`refuse_mixed_units` over files read together: MovieLens ``ratings.csv`` and
+    ``tags.csv``). A tag's timestamp is compared with its author's first target rating
+    (:mod:`bench.adapters.tags`): tags in milliseconds beside ratings in seconds would all be
+    "future" (no tag feature), tags in seconds beside ratings in milliseconds all "history"
+    (tags written after the target rating leak into the features). ``files``: ``(path,
+    timestamps)``; the message names both files and each value's row (from 1)."""
+    big = [(p, np.flatnonzero(np.abs(v) >= 1e11)) for p, v in files]
+    secs = [(p, np.flatnonzero((np.abs(v) >= 1e8) & (np.abs(v) < 1e10))) for p, v in files]
+    at = {str(p): v for p, v in files}
+    b = next(((p, int(i[0])) for p, i in big if i.shape[0]), None)
+    s = next(((p, int(i[0])) for p, i in secs if i.shape[0]), None)
+    if b is not None and s is not None:
+        (bp, i), (sp, j) = b, s
+        raise DataError(f"timestamp {int(at[str(bp)][i])} is at least 10 times beyond "
+                        f"{int(at[str(sp)][j])} ({sp}, row {j + 1}): milliseconds beside "
+                        "seconds? expected one unit, seconds since the epoch, in every file",
+                        path=str(bp), row=i + 1, column="timestamp")

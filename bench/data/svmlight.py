@@ -202,9 +202,14 @@ def _to_letor(
         qp = check_input_file(query_path, expected="a group-size file (one size per line)")
     else:
         qp = query_sidecar(p)
+    if os.path.lexists(qp):  # a folder, a FIFO or a dangling link named as such, not "missing"
+        check_input_file(qp, expected="a group-size file (one size per line)")
     if not qp.is_file():
+        group = Path(f"{os.fspath(p)}.group")  # XGBoost's name for the same file
+        seen = (f" ({group.name} beside it, XGBoost's name, is not read: give it with --query "
+                f"{group.name})") if os.path.lexists(group) else ""
         raise DataError(
-            f"the file has no 'qid:' fields and no group-size file {qp.name} beside it; "
+            f"the file has no 'qid:' fields and no group-size file {qp.name} beside it{seen}; "
             "give one with --query FILE (one group size per line)",
             path=p,
         )
@@ -219,6 +224,19 @@ def _to_letor(
         feature_names=names,
         source=str(p),
     )
+
+
+def _refuse_lightgbm_side_files(p: Path) -> None:
+    """``<file>.weight`` (row weights) and ``<file>.init`` (initial scores) beside a data file:
+    LightGBM loads them by themselves when they exist (LightGBM ``docs/Parameters.rst``, "Weight
+    Data" and "Continued Training with Input Score"), ltrbench trains every library unweighted
+    and from zero, so the numbers would differ from LightGBM's own run without a word."""
+    for suffix, what in ((".weight", "row weights"), (".init", "initial scores")):
+        side = Path(f"{os.fspath(p)}{suffix}")
+        if os.path.lexists(side):
+            raise DataError(f"{side.name} beside the data holds {what}, which LightGBM reads by "
+                            "itself and ltrbench does not (every library trains unweighted, "
+                            "from zero): move or rename it to train here", path=p)
 
 
 def _read_sizes(qp: Path) -> np.ndarray:
@@ -238,6 +256,7 @@ def _check_readable(p: Path) -> None:
         raise DataError("empty file: expected SVMlight lines 'label [qid:Q] index:value ...'", path=p)
     with open(p, "rb") as fh:
         bom_length(fh.read(16), p)  # UTF-16/32, compressed refused; the parser skips a UTF-8 mark
+    _refuse_lightgbm_side_files(p)
 
 
 def line_of_data_row(path: PathLike, row: int) -> int | None:

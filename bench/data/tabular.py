@@ -19,7 +19,8 @@
   keeps the latest timestamp.
 
 An id cell spelled as a missing value (``NA``, ``nan``, ``null``, ...) or holding a NUL byte or a
-byte-order mark is an error (:mod:`bench.data.inputs`); so is a line whose field count differs
+byte-order mark is an error (:mod:`bench.data.inputs`); so is a bytes id (a Parquet binary
+column: refused as on frames and dicts, ids compare as text), a line whose field count differs
 from the first line's (pandas would silently drop its extra fields) and a column name the header
 (or the Parquet schema) holds twice.
 
@@ -93,8 +94,9 @@ def load_ratings_table(
     p = check_input_file(path, expected="a ratings table (CSV, TSV or Parquet)")
     if p.stat().st_size == 0:
         raise DataError("empty file", path=p)
-    with open(p, "rb") as fh:
-        bom_length(fh.read(4), p)  # UTF-16/32 refused (pandas skips a UTF-8 mark)
+    if p.suffix.lower() not in _PARQUET:
+        with open(p, "rb") as fh:  # UTF-16/32, compressed, Parquet refused (pandas skips a BOM)
+            bom_length(fh.read(16), p)
     wanted = {"user": user, "item": item, "rating": rating, "timestamp": timestamp}
     cols = {k: v for k, v in wanted.items() if v is not None}
     positional = [isinstance(v, int) and not isinstance(v, bool) for v in cols.values()]
@@ -267,8 +269,8 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     columns hold float64 values, compared as such. Any other text column is numbered by its
     text (ids compare as text, :mod:`bench.data.inputs`).
     """
+    _scalar_ids(col, p, name, where)  # first: bytes that are no UTF-8 cannot become text
     _no_missing(col, p, name, where)
-    _scalar_ids(col, p, name, where)
     _text_ids(col, p, name, where)
     if col.dtype.kind == "i" or (col.dtype.kind == "u" and (col.shape[0] == 0
                                                          or int(col.max()) <= INT64_MAX)):
@@ -284,7 +286,7 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     text = col.astype(str).str.strip(ASCII_BLANKS)  # a no-break space is part of the id, as in TREC
     if text.str.fullmatch(r"[-+]?[0-9]{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
-    return _numbered(text.tolist(), text.tolist(), role)
+    return _mixed_keys(text.tolist(), role)
 
 
 def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
@@ -296,8 +298,8 @@ def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ign
                         path=p, column=name, **where(0))
     if col.dtype.kind != "O":
         return
-    for i, v in enumerate(col.tolist()):
-        if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray):
+    for i, v in enumerate(col.tolist()):  # bytes (a Parquet binary column): no one text either
+        if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray | bytes):
             raise DataError(f"id {v!r} is a {type(v).__name__}: expected integers or text",
                             path=p, column=name, **where(i))
 
@@ -351,14 +353,24 @@ def _by_value(cells: list[str], p: Path, name: str, where,  # type: ignore[no-un
     keys: list[object] = []
     for i, cell in enumerate(cells):
         key = _exact_key(cell) if _NUMBER_ID.fullmatch(cell) else None
-        if key is None:  # not a number: every cell is a text id (ids compare as text)
-            return _numbered(list(cells), cells, role)
+        if key is None:  # not a number: text ids beside numbers
+            return _mixed_keys(cells, role)
         if isinstance(key, tuple) and key[2] < 0:
             raise DataError(f"id {cell!r} is not an integer", path=p, column=name, **where(i))
         keys.append(key)
     whole = [_as_int64(k) for k in keys]
     if all(w is not None for w in whole):
         return np.asarray(whole, dtype=np.int64), None
+    return _numbered(keys, cells, role)
+
+
+def _mixed_keys(cells: list[str], role: str) -> tuple[np.ndarray, pd.DataFrame]:
+    """Text ids beside numeric ones, numbered: a cell that spells a number keeps its exact
+    decimal value as its key (``7``, ``07`` and ``7.0`` one id, as in a column of numbers only:
+    a text id elsewhere in the column must not split them), any other cell its text."""
+    uniq = pd.unique(pd.Series(cells, dtype=object))
+    key_of = {u: _exact_key(u) if _NUMBER_ID.fullmatch(u) else None for u in uniq}
+    keys = [("text", c) if key_of[c] is None else key_of[c] for c in cells]
     return _numbered(keys, cells, role)
 
 

@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.input_ids import text_array
 from bench.data.inputs import (
     check_input_file,
     parse_float,
@@ -137,7 +138,11 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
         rels.append(rel)
     if not rels:
         raise DataError("empty qrels file: expected lines 'qid iter docno rel'", path=p)
-    return Qrels(np.asarray(qids), np.asarray(docs), np.asarray(rels, dtype=np.int64), str(p),
+    lines = [seen[(q, str(t), d) if subtopics else (q, d)]
+             for q, t, d in zip(qids, subs if subtopics else qids, docs, strict=True)]
+    return Qrels(text_array(qids, what="query id", path=p, lines=lines, column="qid"),
+                 text_array(docs, what="document id", path=p, lines=lines, column="docno"),
+                 np.asarray(rels, dtype=np.int64), str(p),
                  np.asarray(subs, dtype=np.int64) if subtopics else None)
 
 
@@ -184,11 +189,11 @@ def read_run(path: PathLike) -> Run:
     if not scores:
         raise DataError("empty run file: expected lines 'qid Q0 docno rank score tag'", path=p)
     run = Run(
-        np.asarray(qids),
-        np.asarray(docs),
+        text_array(qids, what="query id", path=p, lines=lines, column="qid"),
+        text_array(docs, what="document id", path=p, lines=lines, column="docno"),
         np.asarray(ranks, dtype=np.int64),
         np.asarray(scores, dtype=np.float64),
-        np.asarray(tags),
+        text_array(tags, what="run tag", path=p, lines=lines, column="tag"),
         str(p),
     )
     refuse_decimal_ties(run.qid, run.score, texts, lines=lines, path=p)

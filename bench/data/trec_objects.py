@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.input_ids import text_array
 from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
@@ -324,7 +325,10 @@ def _text_rule(texts: list[str], s: pd.Series, where: str, what: str,
         text_ids(np.asarray(texts, dtype=object), what=what)
     except DataError as exc:
         raise _bad(s, (exc.row or 1) - 1, where, exc.reason, keys) from None
-    return np.asarray(texts, dtype=str)
+    try:  # one 1 MB id among 100,000 rows: 391 GiB of fixed-width text
+        return text_array(texts, what=what)
+    except DataError as exc:
+        raise _bad(s, (exc.row or 1) - 1, where, exc.reason, keys) from None
 
 
 def _relevance(values: pd.Series | list[Any], where: str,
@@ -420,7 +424,12 @@ def _index_label(index: pd.Index, i: int) -> str:
 
 
 def _key_row(qs: list[Any], ds: list[Any], i: int) -> str:
-    return f"[{qs[i]!r}][{ds[i]!r}]"
+    """``[q][d]`` of a dict's entry, each key cut to 60 characters (a 1 MB key stays one line)."""
+    def cut(k: Any) -> str:
+        r = repr(k)
+        return r if len(r) <= 60 else f"{r[:57]}..."
+
+    return f"[{cut(qs[i])}][{cut(ds[i])}]"
 
 
 def _ranks(q: NDArray[np.str_], s: NDArray[np.float64]) -> NDArray[np.int64]:
@@ -446,4 +455,5 @@ def _missing(v: object) -> bool:
 
 
 def _shown(v: object) -> str:
-    return repr(v.item() if isinstance(v, np.generic) else v)
+    r = repr(v.item() if isinstance(v, np.generic) else v)
+    return r if len(r) <= 60 else f"{r[:57]}..."

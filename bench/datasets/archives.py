@@ -10,52 +10,74 @@ unpacked with Python's ``data`` extraction filter (PEP 706).
 
 from __future__ import annotations
 
+import errno
+import lzma
 import os
 import shutil
 import stat
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 from bench.errors import DataError
 
 
 def extract(archive: Path, into: Path, fmt: str) -> None:
-    """Unpack a zip / tar archive into ``into`` after checking every member (module docstring)."""
+    """Unpack a zip / tar archive into ``into`` after checking every member (module docstring).
+
+    An archive that cannot be unpacked as it stands (truncated, a member encrypted or packed
+    by a method Python cannot read, a member that is a file where another needs a folder, a
+    name the file system refuses) is a :class:`DataError` naming the archive and the reason."""
     into.mkdir(parents=True, exist_ok=True)
+    try:
+        _extract(archive, into, fmt)
+    except (zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError) as exc:
+        raise DataError(f"not a {fmt} archive: {' '.join(str(exc).split())}",
+                        path=archive.name) from exc
+    except EOFError as exc:  # a gzip / bzip2 / xz stream cut short
+        raise DataError(f"the {fmt} archive is truncated ({exc}): download it again",
+                        path=archive.name) from exc
+    except (RuntimeError, NotImplementedError) as exc:  # encrypted, or an unknown method
+        raise DataError(f"cannot unpack a member: {exc}; expected a plain (unencrypted, "
+                        "deflate/bzip2/lzma) archive", path=archive.name) from exc
+    except OSError as exc:  # a file where a folder goes, a name too long
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS):
+            raise  # the disk and its rights: said by the command's own handler, with the path
+        where = f" {os.path.relpath(exc.filename, into)!r}" if exc.filename else ""
+        raise DataError(f"cannot unpack{where}: {exc.strerror or exc}", path=archive.name) \
+            from exc
+
+
+def _extract(archive: Path, into: Path, fmt: str) -> None:
     if fmt == "zip":
-        try:
-            with zipfile.ZipFile(archive) as zf:
-                infos = zf.infolist()
-                for info in infos:
-                    _check_member(info.filename, archive)
-                    _check_zip_kind(info, archive)
-                _check_unpacked_size([(i.filename, i.file_size, i.compress_size) for i in infos],
-                                     archive, into)
-                zf.extractall(into)
-        except zipfile.BadZipFile as exc:
-            raise DataError(f"not a zip archive: {exc}", path=archive.name) from exc
+        with zipfile.ZipFile(archive) as zf:
+            infos = zf.infolist()
+            for info in infos:
+                _check_member(info.filename, archive)
+                _check_zip_kind(info, archive)
+            _check_unpacked_size([(i.filename, i.file_size, i.compress_size) for i in infos],
+                                 archive, into)
+            zf.extractall(into)
         return
     if fmt in ("tar.gz", "tar.bz2"):
-        try:
-            with tarfile.open(archive, "r:*") as tf:
-                members = tf.getmembers()
-                for m in members:
-                    _check_member(m.name, archive)
-                    if m.issym() or m.islnk():
-                        raise DataError(f"archive member {m.name!r} is a link; refused",
-                                        path=archive.name)
-                    if not (m.isfile() or m.isdir()):
-                        raise DataError(f"archive member {m.name!r} is a device, FIFO or other "
-                                        "special file: expected files and folders; refused",
-                                        path=archive.name)
-                _check_unpacked_size([(m.name, m.size, m.size) for m in members], archive, into)
-                try:
-                    tf.extractall(into, filter="data")
-                except TypeError:  # pragma: no cover - Python without extraction filters
-                    tf.extractall(into)
-        except tarfile.TarError as exc:
-            raise DataError(f"not a {fmt} archive: {exc}", path=archive.name) from exc
+        with tarfile.open(archive, "r:*") as tf:
+            members = tf.getmembers()
+            for m in members:
+                _check_member(m.name, archive)
+                if m.issym() or m.islnk():
+                    raise DataError(f"archive member {m.name!r} is a link; refused",
+                                    path=archive.name)
+                if not (m.isfile() or m.isdir()):
+                    raise DataError(f"archive member {m.name!r} is a device, FIFO or other "
+                                    "special file: expected files and folders; refused",
+                                    path=archive.name)
+            _check_unpacked_size([(m.name, m.size, m.size) for m in members], archive, into)
+            _check_tar_ratio(members, archive)
+            try:
+                tf.extractall(into, filter="data")
+            except TypeError:  # pragma: no cover - Python without extraction filters
+                tf.extractall(into)
         return
     raise DataError(
         f"cannot unpack a {fmt!r} archive: unpack it by hand into the data directory",
@@ -63,7 +85,28 @@ def extract(archive: Path, into: Path, fmt: str) -> None:
     )
 
 
+def _check_tar_ratio(members: list[tarfile.TarInfo], archive: Path) -> None:
+    """A tar stream has no packed size per member: its whole declared size against the archive
+    file's size, at the zip rule's :data:`MAX_MEMBER_RATIO` (a gzip bomb of zeros packs about
+    1000:1)."""
+    total = sum(m.size for m in members)
+    packed = archive.stat().st_size
+    if total > _SMALL_MEMBER and total > MAX_MEMBER_RATIO * max(packed, 1):
+        big = max(members, key=lambda m: m.size)
+        raise DataError(f"the archive unpacks {packed:,} bytes into {total:,} (more than "
+                        f"{MAX_MEMBER_RATIO}:1, a compression bomb; largest member "
+                        f"{big.name!r}); refused", path=archive.name)
+
+
 def _check_member(name: str, archive: Path) -> None:
+    if any(ord(c) < 32 or c == "\x7f" for c in name):  # a NUL cuts the name, a line end
+        raise DataError(f"archive member {name!r} has a control character in its name; "
+                        "refused", path=archive.name)
+    long = next((part for part in name.replace("\\", "/").split("/")
+                 if len(part.encode("utf-8", "surrogateescape")) > 255), None)
+    if long is not None:  # NAME_MAX of the usual file systems
+        raise DataError(f"archive member {name[:80]!r}... has a name part of {len(long)} "
+                        "characters (a file system takes 255 bytes); refused", path=archive.name)
     pure = PurePosixPath(name.replace("\\", "/"))
     if pure.is_absolute() or ".." in pure.parts or (pure.parts and ":" in pure.parts[0]):
         raise DataError(f"archive member {name!r} would be written outside the folder; refused",

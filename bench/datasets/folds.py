@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from bench.data.folders import find_split_files, read_letor_folder
 from bench.data.groups import offsets_from_qid
@@ -162,17 +163,21 @@ def fold_source(root: PathLike, fold: int) -> str:
 
 
 def check_distinct_test_folds(root: PathLike, folds: Sequence[int]) -> None:
-    """Refuse folds of ``root`` whose ``Fold<k>/`` test files are one file or equal bytes (a copy
-    of another fold's test file, a link to it): LETOR's five test folds partition the queries,
-    so a fold table would pool the same queries twice without a word. Sizes are compared first
-    and only files of equal size are hashed (SHA-256); folds built from ``S1..S5`` are disjoint
-    by construction (:func:`read_fold` refuses a query id in two parts)."""
-    files: dict[int, Path] = {}
-    for k in folds:
-        if fold_source(root, k) == "folder":
-            test = find_split_files(Path(root), fold=f"Fold{k}")["test"]
-            if test is not None:
-                files[k] = test
+    """Refuse folds of ``root`` whose test splits share a query: LETOR's five test folds partition
+    the queries (each query is tested in exactly one fold), so a fold table would pool a shared
+    query twice without a word.
+
+    Two steps. Test files that are one file or equal bytes (a copy of another fold's test file,
+    a link to it) are named first: sizes are compared and only files of equal size are hashed
+    (SHA-256). Then the query ids of every test file (``Fold<k>/test.txt``, or the part file
+    ``S<i>.txt`` a fold built from ``S1..S5`` tests on) are read (labels and ids only, no
+    feature matrix, one file at a time) and compared in one vectorised pass per fold: the first
+    id, in file order, of a later fold's test file that an earlier fold's test file also holds is
+    refused naming both files, the id and its line. Files whose groups come from a ``.query``
+    side file have no ids of their own (their groups are numbered from 0 in each file) and are
+    not compared. Within one fold, a test query that is also a train or validation query is
+    :mod:`bench.data.split_checks`' ``leak_queries`` warning (``--strict`` refuses it)."""
+    files = _test_files(root, folds)
     by_size: dict[int, list[int]] = {}
     for k, f in files.items():
         by_size.setdefault(f.stat().st_size, []).append(k)
@@ -188,6 +193,45 @@ def check_distinct_test_folds(root: PathLike, folds: Sequence[int]) -> None:
                                 "twice; put each fold's own test file in place",
                                 path=Path(root))
             seen[digest] = k
+    _refuse_queries_in_two_test_folds(root, files)
+
+
+def _test_files(root: PathLike, folds: Sequence[int]) -> dict[int, Path]:
+    """Fold -> the file its test split is read from (its folder's, or its part file)."""
+    files: dict[int, Path] = {}
+    for k in folds:
+        if fold_source(root, k) == "folder":
+            test = find_split_files(Path(root), fold=f"Fold{k}")["test"]
+            if test is not None:
+                files[k] = test
+        else:
+            parts = part_files(root)
+            assert parts is not None  # fold_source said "parts"
+            files[k] = parts[rotation(k).test]
+    return files
+
+
+def _refuse_queries_in_two_test_folds(root: PathLike, files: dict[int, Path]) -> None:
+    """The id check of :func:`check_distinct_test_folds` (one pass per fold, none per query)."""
+    from bench.data.svmlight import line_of_data_row, read_svmlight
+
+    earlier: list[tuple[int, NDArray[np.int64]]] = []  # (fold, its sorted unique ids)
+    for k, f in files.items():
+        d = read_svmlight(f, sort_by_qid=True, features=False)
+        if d.meta.get("qids") != "file" or not d.n_rows:
+            continue
+        order = d.meta.get("file_order")
+        qid = d.qid if order is None else d.qid[np.argsort(np.asarray(order), kind="stable")]
+        hit = np.isin(qid, np.concatenate([ids for _, ids in earlier])) if earlier else None
+        if hit is not None and hit.any():
+            row = int(np.argmax(hit))  # the first shared row in the file's line order
+            j = next(j for j, ids in earlier if np.isin(qid[row], ids))
+            raise DataError(
+                f"query {int(qid[row])} of Fold{k}'s test file ({f}, line "
+                f"{line_of_data_row(f, row + 1)}) is also in Fold{j}'s ({files[j]}): LETOR's "
+                "test folds are disjoint sets of queries, and a fold table would count this "
+                "query twice; put each fold's own test file in place", path=Path(root))
+        earlier.append((k, np.unique(qid)))
 
 
 def _sha256(path: Path) -> str:
