@@ -195,11 +195,16 @@ def id_array(values: object) -> np.ndarray:
     """``np.asarray(values)``, except that Python strings stay Python strings (an object array)
     when NumPy's fixed-width text would drop a trailing NUL: ``np.asarray(["1\\0"])`` is
     ``["1"]``, which would silently join query ``"1"`` instead of being refused by
-    :func:`text_ids` as a file line holding a NUL is."""
+    :func:`text_ids` as a file line holding a NUL is; and a bool among numbers stays a bool
+    (``np.asarray([True, 1])`` is ``[1, 1]``, which would silently join query 1)."""
     a = np.asarray(values)
     if a.dtype.kind == "U" and not isinstance(values, np.ndarray) and a.ndim == 1:
         items = list(values)  # type: ignore[call-overload]
         if any(isinstance(v, str) and v.endswith("\0") for v in items):
+            return np.asarray(items, dtype=object)
+    if a.dtype.kind in "iuf" and not isinstance(values, np.ndarray) and a.ndim == 1:
+        items = list(values)  # type: ignore[call-overload]
+        if any(isinstance(v, bool | np.bool_) for v in items):  # [True, 1]: NumPy makes 1, 1
             return np.asarray(items, dtype=object)
     return a
 
