@@ -205,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
         return 2
     try:
-        return _main(argv)
+        with _encodable_output():
+            return _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         return _pipe_closed()
     except SystemExit as exc:  # rich's Console turns a broken pipe into SystemExit(1)
@@ -216,6 +217,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BrokenPipeError:
             _pipe_closed()
         raise
+
+
+@contextlib.contextmanager
+def _encodable_output() -> Iterator[None]:
+    """Standard output and error that cannot spell a character ltrbench prints (``·``, ``†``,
+    ``±``, a dataset's own name) under their encoding (``PYTHONIOENCODING=ascii``, a Latin-1
+    locale) write it as an escape (``\\xb7``) instead of raising UnicodeEncodeError, a
+    traceback after the work was done (``ltrbench run`` printed its summary last). The streams'
+    error handlers are put back afterwards (``main`` may run inside another program)."""
+    saved = []
+    for stream in (sys.stdout, sys.stderr):
+        errors = getattr(stream, "errors", None)
+        if errors == "strict" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError, AttributeError):
+                stream.reconfigure(errors="backslashreplace")
+                saved.append(stream)
+    try:
+        yield
+    finally:
+        for stream in saved:
+            with contextlib.suppress(ValueError, OSError, AttributeError):
+                stream.reconfigure(errors="strict")
 
 
 def _pipe_closed() -> int:
