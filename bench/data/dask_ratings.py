@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.data.inputs import check_input_file
 from bench.data.dask_units import check_seconds
+from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards
 from bench.data.tabular import check_columns
 from bench.errors import ConfigError, DataError
