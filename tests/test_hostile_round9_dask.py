@@ -297,3 +297,38 @@ def test_a_bad_value_in_fused_parquet_shards_names_its_own_shard_and_row(tmp_pat
     with pytest.raises(DataError) as info:
         _computed(folder)
     _one_line(info.value, "p-1.parquet, row 2", "'user'", "4.5")
+
+
+# ------------------------------------------------------------------- the user's Dask settings
+
+
+def test_a_contact_address_in_the_users_dask_config_leaves_every_socket_on_loopback() -> None:
+    """``DASK_DISTRIBUTED__SCHEDULER__CONTACT_ADDRESS`` (here set through ``dask.config``, as
+    the variable sets it) made the local scheduler advertise another host: two workers tried
+    to reach it for 30 s and the cluster failed to start (elsewhere, they would have joined
+    a scheduler of another machine). One cluster start, two workers (``--workers 2``)."""
+    import dask
+
+    from bench.data.dask_cluster import cluster, describe, is_loopback, listening_addresses
+
+    with dask.config.set({"distributed.scheduler.contact-address": "tcp://192.0.2.1:8786"}), \
+            cluster(workers=2, memory_limit="1GB") as client:
+        seen = listening_addresses()
+        record = describe(client)
+    assert seen
+    assert all(is_loopback(a) for a in seen), seen
+    assert is_loopback(str(record["scheduler"])), record
+    assert record["workers"] == 2
+    assert all(is_loopback(w) for w in record["worker_addresses"]), record
+
+
+def test_required_encryption_in_the_users_dask_config_is_one_line_before_any_start() -> None:
+    """Before: "Cluster failed to start: Scheduler failed to start." (a RuntimeError)."""
+    import dask
+
+    from bench.data.dask_cluster import cluster
+
+    with dask.config.set({"distributed.comm.require-encryption": True}), \
+            pytest.raises(ConfigError) as info, cluster(workers=1):
+        pass
+    _one_line(info.value, "distributed.comm.require-encryption", "--scheduler")

@@ -4,7 +4,8 @@
 :class:`distributed.Client`:
 
 * without ``scheduler``: a :class:`distributed.LocalCluster` of ``workers`` processes with
-  ``threads`` threads each, every Dask socket on 127.0.0.1 (``host="127.0.0.1"``), the dashboard
+  ``threads`` threads each, every Dask socket on 127.0.0.1 (``host="127.0.0.1"``, and a
+  ``distributed.scheduler.contact-address`` of the user's Dask configuration ignored), the dashboard
   off (the scheduler still serves its health routes, on a free port of 127.0.0.1),
   scratch files in ``local_directory`` (a temporary folder, removed afterwards, instead of
   ``dask-scratch-space`` in the system temp folder), ``memory_limit`` per worker;
@@ -74,6 +75,15 @@ def cluster(
         return
     check_local_cluster(workers, threads)
     memory_limit = _memory_limit(memory_limit)
+    import dask
+
+    if dask.config.get("distributed.comm.require-encryption", False):
+        raise ConfigError("Dask's configuration requires encryption "
+                          "(distributed.comm.require-encryption, e.g. "
+                          "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION): the local cluster's "
+                          "scheduler cannot start without TLS certificates; unset it for a "
+                          "local cluster (whose sockets are all on 127.0.0.1), or pass "
+                          "--scheduler of a TLS cluster")
     # Dask's p2p shuffle logs two WARNING lines per shuffle ("initialized by task",
     # "deactivated due to stimulus"): routine events, not problems.
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
@@ -85,6 +95,10 @@ def cluster(
     with contextlib.ExitStack() as stack:  # closed in reverse order on every exit, errors too
         if own_dir:
             stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+        # the scheduler advertises its own loopback address: a contact address from the user's
+        # Dask configuration (distributed.scheduler.contact-address, read by the Scheduler;
+        # e.g. DASK_DISTRIBUTED__SCHEDULER__CONTACT_ADDRESS) sent the workers elsewhere
+        stack.enter_context(dask.config.set({"distributed.scheduler.contact-address": None}))
         local = LocalCluster(
             n_workers=workers, threads_per_worker=threads, processes=True, host=LOOPBACK,
             # a task that refuses bad input is raised in the client as one line; the workers'
