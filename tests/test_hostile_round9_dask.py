@@ -332,3 +332,45 @@ def test_required_encryption_in_the_users_dask_config_is_one_line_before_any_sta
             pytest.raises(ConfigError) as info, cluster(workers=1):
         pass
     _one_line(info.value, "distributed.comm.require-encryption", "--scheduler")
+
+
+# ----------------------------------------------------------------------------- shard sets
+
+
+def test_a_ratings_file_whose_name_is_a_pattern_of_another_file_is_read_as_itself(
+        tmp_path: Path) -> None:
+    """``r[1].csv`` exists; so does ``r1.csv``, which the name matches as a pattern. Before:
+    ``convert --engine dask --ratings 'r[1].csv'`` read ``r1.csv`` (another table, exit 0)."""
+    _csv(tmp_path, "r[1].csv", SECONDS)
+    _csv(tmp_path, "r1.csv", [978300770, 978300771, 978300772], first_user=50)
+    got = _computed(tmp_path / "r[1].csv")
+    assert sorted(got["user"].tolist()) == [1, 2]
+    assert sorted(_computed(tmp_path / "r?.csv")["user"].tolist()) == [50, 51, 52]  # a pattern
+
+
+def test_thousands_of_tiny_query_shards_are_said_with_how_to_write_fewer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """10^4 shards of two rows took 9 minutes to evaluate (one Dask task per shard per pass)
+    without a word; the threshold is lowered here so that a few shards stand for thousands."""
+    import warnings
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.data import query_shards
+
+    monkeypatch.setattr(query_shards, "MANY_SHARDS", 5, raising=False)
+    for k in range(6):
+        pq.write_table(pa.table({"qid": [k, k], "label": [1.0, 0.0], "score": [0.2, 0.1]}),
+                       tmp_path / f"part-{k:05d}.parquet")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        query_shards.read_query_shards(tmp_path, columns=["qid", "label", "score"])
+    said = [str(w.message) for w in caught if type(w.message).__name__ == "ManyShardsWarning"]
+    assert said, [str(w.message) for w in caught]
+    _one_line(Exception(said[0]), "6 shards", "rows_per_shard")
+    (tmp_path / "part-00005.parquet").unlink()  # five: not said
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        query_shards.read_query_shards(tmp_path, columns=["qid", "label", "score"])
+    assert not [w for w in caught if type(w.message).__name__ == "ManyShardsWarning"]

@@ -105,12 +105,12 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         files = folder_shards(p, ("parquet", "csv", "tsv"), what="ratings shards",
                               expected="a MovieLens folder (ratings.csv) or a folder of "
                                        "*.parquet / *.csv shards")
+    elif os.path.lexists(p):  # a FIFO or a device too: refused below, named. Before a pattern:
+        files = [p]           # a file named r[1].csv is itself, not the pattern of r1.csv
     elif any(ch in str(path) for ch in "*?["):
         files = [Path(f) for f in sorted(glob.glob(str(path)))]
         if not files:
             raise DataError("no file matches this pattern", path=str(path))
-    elif p.exists():  # a FIFO or a device too: refused below, named
-        files = [p]
     else:
         raise DataError("no such file or folder", path=p)
     for f in files:  # a FIFO named r.csv blocked the first read for ever; a folder, a dead link
