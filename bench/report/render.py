@@ -19,6 +19,21 @@ _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 
 
+def shown_name(name: object) -> str:
+    """A dataset's name as a report shows it: as itself, or followed by its escaped spelling when
+    it is not what it looks like -- not in Unicode's composed form (NFC: a decomposed ``café``,
+    ``cafe`` + U+0301) or holding an invisible format character (a zero-width space, a
+    bidirectional mark) -- so that two datasets whose names differ only so are told apart
+    (``café (cafe\\u0301)``)."""
+    import unicodedata
+
+    text = str(name)
+    if unicodedata.normalize("NFC", text) == text \
+            and not any(unicodedata.category(c) == "Cf" for c in text):
+        return text
+    return f"{text} ({ascii(text)[1:-1]})"
+
+
 def md_text(text: object) -> str:
     """A name from a run (dataset, model, run id, profile) as Markdown that shows it as itself:
     on one line (line breaks, other control characters and bidirectional overrides become a
@@ -100,7 +115,7 @@ def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
 def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str]:
     seeds = ", ".join(str(s) for s in table["seeds"])
     lines = [
-        f"## {md_text(table['dataset'])} — {table['split']} split, profile "
+        f"## {md_text(shown_name(table['dataset']))} — {table['split']} split, profile "
         f"{md_code(table['profile'])}",
         "",
         f"<!-- ltrbench-table dataset={comment_json(table['dataset'])} run_id="

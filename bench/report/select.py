@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.errors import ConfigError, DataError
+from bench.report.render import shown_name
 from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
 
@@ -63,8 +64,8 @@ class Selection:
         """One line per table: the runs found, the one used and why, the ones skipped."""
         out = []
         for c in self.choices:
-            line = (f"{c.dataset}: {c.found} run(s) found; using {c.run.run_id} ({c.why}, "
-                    f"{_models(c.run, c.dataset)})")
+            line = (f"{shown_name(c.dataset)}: {c.found} run(s) found; using {c.run.run_id} "
+                    f"({c.why}, {_models(c.run, c.dataset)})")
             if c.skipped:
                 line += f"; skipped {len(c.skipped)}: " + ", ".join(
                     f"{r.run_id} ({w})" for r, w in c.skipped)

@@ -20,6 +20,7 @@ one is replaced.
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import asdict
 from pathlib import Path
@@ -179,12 +180,18 @@ def _check_out(out: Path, tune_dir: Path, runs: list[Path], own: list[str],
     run folder (the report would write among their files), or whose ``tuned-<dataset>/`` is the
     tune folder: its set replaces ``trials.csv`` and the figures there, and removes
     ``best_so_far.png`` when it draws none -- the tune's own files
-    (:func:`bench.data.outputs.check_output_dir`, ``sealed``)."""
+    (:func:`bench.data.outputs.check_output_dir`, ``sealed``); or that holds the run folders."""
     import glob
 
     from bench.data.outputs import check_output_dir
 
     inputs = [("--tuned", tune_dir), *(("--runs", r) for r in runs)]
+    real = Path(os.path.realpath(out))
+    for run in runs:
+        if Path(os.path.realpath(run)).parent == real:
+            raise ConfigError(f"--out {os.fspath(out)!r} holds the run directories themselves "
+                              f"({os.fspath(run)!r} is in it): the tuned report's files would sit "
+                              "among the runs; write to the folder above")
     check_output_dir(out, option="--out", inputs=inputs, sealed=("--tuned", "--runs"),
                      writes=[glob.escape(n) for n in (*own, *sub)])
 
