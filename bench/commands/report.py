@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(written["document"], sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
-    from bench.report.render import shown_name
+    from bench.report.select import shown_name
 
     doc = written["document"]
     for table, chosen in zip(doc["tables"], doc["selection"], strict=True):

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.data.dask_units import check_seconds
+from bench.data.dask_units import check_seconds, one_unit_across
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards
 from bench.data.tabular import check_columns
@@ -153,16 +153,13 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             if is_parse_error(exc):
                 raise bad_line(files[0], sep or ",", cols) or parse_error(exc, files[0]) from None
             raise
-    # the partitions as computed: Dask fuses the row groups of small shards read for a few of
-    # their columns (dask-expr FusedParquetIO), and a fused partition spans files: then a bad
-    # value is placed by a scan of the shards, one at a time (the error path only)
+    # partitions as computed: Dask fuses small shards read for a few columns (dask-expr
+    # FusedParquetIO), across files; then a bad value is placed by a scan of the shards
     paths = _parquet_partition_files(files, raw.optimize().npartitions) if parquet else None
     scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
     frame = raw.map_partitions(_typed, cols, None if parquet else sep, paths, scan, meta=_META)
     if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1):
-        from bench.data.dask_units import one_unit_across
-
-        frame = one_unit_across(frame, files, cols, sep, _typed, blocksize)
+        frame = one_unit_across(frame, files, cols, sep, _typed, blocksize)  # across shards
     source = str(p if p.is_dir() or len(files) > 1 else files[0])
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
                         files=[*files, *side], implicit=cols["rating"] is None,

@@ -45,7 +45,8 @@ from bench.errors import LtrbenchError
 from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset, per_query_matrix
 from bench.report.folds import read_fold_docs
-from bench.report.render import best_by_metric, fmt_fit_time, shown_name
+from bench.report.render import best_by_metric, fmt_fit_time
+from bench.report.select import shown_name
 from bench.report.story import rows_best_first, verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import dataset_slug

@@ -11,27 +11,13 @@ import pandas as pd
 
 from bench.data.outputs import FORMULA_START as _FORMULA_START
 from bench.metrics.families import best_is_lowest, metric_header
+from bench.report.select import shown_name
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
 #: and paragraph separators, and the bidirectional overrides and isolates that reorder the text
 #: shown around them (CVE-2021-42574, "Trojan Source"): each run of them becomes a space.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
-
-
-def shown_name(name: object) -> str:
-    """A dataset's name as a report shows it: as itself, or followed by its escaped spelling when
-    it is not what it looks like -- not in Unicode's composed form (NFC: a decomposed ``café``,
-    ``cafe`` + U+0301) or holding an invisible format character (a zero-width space, a
-    bidirectional mark) -- so that two datasets whose names differ only so are told apart
-    (``café (cafe\\u0301)``)."""
-    import unicodedata
-
-    text = str(name)
-    if unicodedata.normalize("NFC", text) == text \
-            and not any(unicodedata.category(c) == "Cf" for c in text):
-        return text
-    return f"{text} ({ascii(text)[1:-1]})"
 
 
 def md_text(text: object) -> str:

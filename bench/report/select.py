@@ -25,9 +25,23 @@ from pathlib import Path
 from typing import Any
 
 from bench.errors import ConfigError, DataError
-from bench.report.render import shown_name
 from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
+
+
+def shown_name(name: object) -> str:
+    """A dataset's name as a report shows it: as itself, or followed by its escaped spelling when
+    it is not what it looks like -- not in Unicode's composed form (NFC: a decomposed ``café``,
+    ``cafe`` + U+0301) or holding an invisible format character (a zero-width space, a
+    bidirectional mark) -- so that two datasets whose names differ only so are told apart
+    (``café (cafe\\u0301)``)."""
+    import unicodedata
+
+    text = str(name)
+    if unicodedata.normalize("NFC", text) == text \
+            and not any(unicodedata.category(c) == "Cf" for c in text):
+        return text
+    return f"{text} ({ascii(text)[1:-1]})"
 
 
 def is_unfinished(run: RunDir) -> bool:
