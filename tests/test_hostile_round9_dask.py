@@ -374,3 +374,21 @@ def test_thousands_of_tiny_query_shards_are_said_with_how_to_write_fewer(
         warnings.simplefilter("always")
         query_shards.read_query_shards(tmp_path, columns=["qid", "label", "score"])
     assert not [w for w in caught if type(w.message).__name__ == "ManyShardsWarning"]
+
+
+def test_thousands_of_tiny_ratings_shards_are_said_too(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    from bench.data import query_shards
+    from bench.data.dask_ratings import read_ratings_frame
+
+    monkeypatch.setattr(query_shards, "MANY_SHARDS", 2, raising=False)
+    for k in range(3):
+        _csv(tmp_path / "r", f"r{k}.csv", SECONDS, first_user=10 * k + 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_ratings_frame(tmp_path / "r")
+    said = [str(w.message) for w in caught if type(w.message).__name__ == "ManyShardsWarning"]
+    assert said, [str(w.message) for w in caught]
+    _one_line(Exception(said[0]), "3 shards")

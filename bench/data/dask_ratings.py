@@ -37,9 +37,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_cluster import require_dask
 from bench.data.dask_units import check_seconds, one_unit_across
 from bench.data.inputs import check_input_file
-from bench.data.query_shards import folder_shards
+from bench.data.query_shards import folder_shards, warn_many_small
 from bench.data.tabular import check_columns
 from bench.errors import ConfigError, DataError
 
@@ -88,8 +89,6 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                        rating: str | None = None, timestamp: str | None = None,
                        sep: str | None = None, blocksize: str | int = "16MB") -> RatingsFrame:
     """The ratings at ``path`` as a :class:`RatingsFrame` (see the module docstring)."""
-    from bench.data.dask_cluster import require_dask
-
     require_dask()
     import dask.dataframe as dd
 
@@ -115,6 +114,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         raise DataError("no such file or folder", path=p)
     for f in files:  # a FIFO named r.csv blocked the first read for ever; a folder, a dead link
         check_input_file(f, expected="a ratings file (CSV, TSV or Parquet)")
+    warn_many_small(files, path)  # thousands of tiny shards: minutes of scheduling, said
     parquet = files[0].suffix == ".parquet"
     other = next((f for f in files if (f.suffix == ".parquet") != parquet), None)
     if other is not None:
