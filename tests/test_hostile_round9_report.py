@@ -120,3 +120,18 @@ def test_a_plain_name_is_shown_as_it_is(tmp_path: Path) -> None:
     assert res.status == 0, res.err
     assert f"{NFC}: 1 run(s) found" in res.err + res.out
     assert "\\u" not in res.err + res.out
+
+
+# ------------------------------------------------------------------------ other versions
+
+
+def test_a_metrics_table_without_its_profile_column_says_so(tmp_path: Path) -> None:
+    """A ``metrics.csv`` of another layout (no ``profile`` column, so NDCG's blank-query rows
+    repeat their cell): before, "the run was merged or edited by hand"."""
+    import pandas as pd
+
+    write_run(tmp_path / "runs", "a")
+    table = tmp_path / "runs" / "a" / "metrics.csv"
+    pd.read_csv(table).drop(columns=["profile"]).to_csv(table, index=False)
+    res = cli(tmp_path, "report", "--runs", "runs", "--out", "rep", *FAST)
+    assert refused(res, "metrics.csv", "no 'profile' column", "ltrbench version") is None, res.err
