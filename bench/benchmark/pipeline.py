@@ -98,8 +98,11 @@ def run_benchmark(
         finally:
             if trainer is not None and (completed := trainer.close()):
                 manifest.change(**completed)  # the engine closed: its record completed
-        _finish_manifest(manifest, config)
+        _finish_manifest(manifest, config, checked=False)
         _after_training(config, splits, run_dir, manifest, specs, Path(out_dir), advance)
+        # finished only now: a run stopped in the checks after training (the cross-check) is
+        # unfinished, and --resume runs the checks again instead of starting a new run
+        _finish_manifest(manifest, config, checked=True)
         advance(f"done: {run_dir.name}", 0)
     if failures:
         error = CustomModelFailure(
@@ -413,11 +416,13 @@ def _check_same_user_code(run_dir: Path, manifest: dict[str, Any], config: RunCo
                 "code; start a new run (or put the code back as it was)")
 
 
-def _finish_manifest(manifest: ManifestWriter, config: RunConfig) -> None:
+def _finish_manifest(manifest: ManifestWriter, config: RunConfig, *, checked: bool) -> None:
+    """The pairs' status in the manifest, and ``finished`` once every pair is done and
+    ``checked`` (the permute check and the cross-check after training ran)."""
     status = layout.read_status(manifest.run_dir)
     expected = {layout.status_key(m, s) for m in config.models for s in config.seeds}
     manifest.change(status=layout.status_summary(status),
-                    finished=now() if expected <= set(status) else None)
+                    finished=now() if checked and expected <= set(status) else None)
 
 
 def _crosscheck(manifest: ManifestWriter, out_dir: Path, custom: list[str]) -> dict[str, Any]:

@@ -197,10 +197,12 @@ def run(args: argparse.Namespace) -> int:
         json.dump(written["document"], sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
+    from bench.report.select import shown_name
+
     doc = written["document"]
     for table, chosen in zip(doc["tables"], doc["selection"], strict=True):
         print(terminal_line(
-            f"{table['dataset']}: {len(table['rows'])} models from run {table['run_id']} "
+            f"{shown_name(table['dataset'])}: {len(table['rows'])} models from run {table['run_id']} "
             f"(profile {table['profile']}, best {table['best_model']}; {chosen['why']}; "
             f"{len(chosen['skipped'])} other run(s) of this dataset skipped)"
         ))

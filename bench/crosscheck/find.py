@@ -19,7 +19,7 @@ from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import LAMBDAMART, ModelNames, expand_models
-from bench.runs.layout import RUN_WRITES
+from bench.runs.layout import RUN_INTO, RUN_SEALED, RUN_WRITES
 from bench.runs.search import find_matching_run
 
 #: Trains ``models`` on the request's dataset and returns the new run's folder (the command
@@ -68,9 +68,10 @@ def crosscheck_request(
     files or is an input, a model name is unknown, or none of the requested models is a GBDT
     model (only those have a built-in metric).
     """
-    check_output_dir(request.out, option="--out",
-                     inputs=[("--run", request.run), ("--runs-dir", request.runs_dir)],
-                     writes=RUN_WRITES)
+    check_output_dir(request.out, option="--out",  # never a run among the dataset's files
+                     inputs=[("--run", request.run), ("--runs-dir", request.runs_dir),
+                             ("--dataset", request.dataset)],
+                     writes=RUN_WRITES, into=RUN_INTO, sealed=RUN_SEALED)
     models = expand_models(request.models) if request.models else None
     gbdt = _gbdt_models(models)
     run_dir = _run_to_check(request, models, gbdt, train, say)

@@ -4,7 +4,8 @@
 :class:`distributed.Client`:
 
 * without ``scheduler``: a :class:`distributed.LocalCluster` of ``workers`` processes with
-  ``threads`` threads each, every Dask socket on 127.0.0.1 (``host="127.0.0.1"``), the dashboard
+  ``threads`` threads each, every Dask socket on 127.0.0.1 (``host="127.0.0.1"``, and a
+  ``distributed.scheduler.contact-address`` of the user's Dask configuration ignored), the dashboard
   off (the scheduler still serves its health routes, on a free port of 127.0.0.1),
   scratch files in ``local_directory`` (a temporary folder, removed afterwards, instead of
   ``dask-scratch-space`` in the system temp folder), ``memory_limit`` per worker;
@@ -38,6 +39,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
+from bench.data.dask_probe import probe_scheduler
 from bench.data.dask_scratch import SCRATCH_PREFIX, remove_stale_scratch
 from bench.errors import ConfigError
 
@@ -73,6 +75,15 @@ def cluster(
         return
     check_local_cluster(workers, threads)
     memory_limit = _memory_limit(memory_limit)
+    import dask
+
+    if dask.config.get("distributed.comm.require-encryption", False):
+        raise ConfigError("Dask's configuration requires encryption "
+                          "(distributed.comm.require-encryption, e.g. "
+                          "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION): the local cluster's "
+                          "scheduler cannot start without TLS certificates; unset it for a "
+                          "local cluster (whose sockets are all on 127.0.0.1), or pass "
+                          "--scheduler of a TLS cluster")
     # Dask's p2p shuffle logs two WARNING lines per shuffle ("initialized by task",
     # "deactivated due to stimulus"): routine events, not problems.
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
@@ -84,6 +95,10 @@ def cluster(
     with contextlib.ExitStack() as stack:  # closed in reverse order on every exit, errors too
         if own_dir:
             stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+        # the scheduler advertises its own loopback address: a contact address from the user's
+        # Dask configuration (distributed.scheduler.contact-address, read by the Scheduler;
+        # e.g. DASK_DISTRIBUTED__SCHEDULER__CONTACT_ADDRESS) sent the workers elsewhere
+        stack.enter_context(dask.config.set({"distributed.scheduler.contact-address": None}))
         local = LocalCluster(
             n_workers=workers, threads_per_worker=threads, processes=True, host=LOOPBACK,
             # a task that refuses bad input is raised in the client as one line; the workers'
@@ -131,7 +146,7 @@ def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
     :func:`probe_scheduler`), closed on exit; the scheduler is left running."""
     address = check_scheduler_address(scheduler)
     warn_wildcard(address, scheduler)
-    probe_scheduler(address, scheduler)
+    probe_scheduler(address, scheduler, timeout=CONNECT_TIMEOUT_S)
     try:
         client = client_type(address, timeout="30s")
     except Exception as exc:  # Dask's connect: OSError, a handshake it cannot read, ...
@@ -174,99 +189,6 @@ def warn_wildcard(address: str, given: str) -> bool:
                       "to other machines: give 127.0.0.1 for one of this machine only",
                       WildcardAddressWarning, stacklevel=3)
     return wildcard
-
-
-def _first_bytes(sock: Any, given: str) -> None:
-    """Refuse a ``tcp://`` peer that accepts a connection but sends no handshake within
-    :data:`CONNECT_TIMEOUT_S` (Dask's client then waits for ever: ``comm.read()`` of the
-    handshake has no timeout in distributed's ``comm.core.connect``), closes it at once, or
-    speaks another protocol first (an SSH server's ``SSH-2.0-...`` banner). A Dask message
-    begins with its length, 8 bytes of a native ``uint64`` (distributed ``comm/tcp.py``,
-    ``TCP.read``: ``struct.unpack("Q", ...)``); an SSH banner read so is 2.8e18 bytes, which
-    Dask's client then tried to allocate (``_ArrayMemoryError``, a traceback). A handshake is a
-    few hundred bytes: a length beyond :data:`HANDSHAKE_MAX_BYTES` is not Dask's."""
-    import struct
-
-    head, timed_out = b"", False
-    try:
-        while len(head) < 8:
-            data = sock.recv(8 - len(head))
-            if not data:
-                break
-            head += data
-    except TimeoutError:
-        timed_out = True
-    if not head and timed_out:
-        raise ConfigError(f"--scheduler {given!r}: something listens there but sent no Dask "
-                          f"handshake within {CONNECT_TIMEOUT_S:g} s: not a Dask scheduler? "
-                          "check the address and port")
-    if not head:
-        raise ConfigError(f"--scheduler {given!r}: the connection was closed without a Dask "
-                          "handshake: not a Dask scheduler? check the address and port")
-    if len(head) < 8 or struct.unpack("Q", head)[0] > HANDSHAKE_MAX_BYTES:
-        raise ConfigError(f"--scheduler {given!r}: the service listening there speaks another "
-                          f"protocol (it began with {head!r}), not Dask's: check the address "
-                          "and port")
-
-
-#: The largest first message taken for a Dask handshake (measured: a few hundred bytes).
-HANDSHAKE_MAX_BYTES = 1 << 20
-
-
-def probe_scheduler(address: str, given: str) -> None:
-    """Refuse at once, before Dask's client retries for 30 s, a scheduler address nothing
-    listens at: for ``tcp``/``tls``/``ws``/``wss``, one TCP connection of at most
-    :data:`CONNECT_TIMEOUT_S` seconds (a refused port answers at once), and for ``tcp`` the
-    first byte of the scheduler's handshake (:func:`_first_bytes`); ``inproc`` names a
-    scheduler of this process only, ``ucx`` needs the UCX comm package. :class:`ConfigError`
-    naming ``given``."""
-    import socket
-
-    scheme, _, rest = address.partition("://")
-    if scheme == "inproc":
-        raise ConfigError(f"--scheduler {given!r}: an inproc:// address names a scheduler inside "
-                          "this very process, which ltrbench does not start; give the "
-                          "scheduler's tcp:// address")
-    if scheme == "ucx":
-        import importlib.util
-
-        if importlib.util.find_spec("distributed_ucxx") is None \
-                and importlib.util.find_spec("ucp") is None:
-            raise ConfigError(f"--scheduler {given!r}: the ucx protocol needs the UCX comm "
-                              "package (distributed-ucxx), which is not installed; give the "
-                              "scheduler's tcp:// address")
-        return
-    if scheme in ("tls", "wss"):
-        _check_tls_config(given)
-    host, _, port = rest.rpartition(":")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)),
-                                      timeout=CONNECT_TIMEOUT_S) as sock:
-            if scheme == "tcp":  # a Dask listener speaks first: its handshake, on accept
-                _first_bytes(sock, given)  # (distributed/comm/core.py, on_connection)
-    except OSError as exc:
-        why = "nothing listens there (connection refused)" \
-            if isinstance(exc, ConnectionRefusedError) else \
-            f"no answer within {CONNECT_TIMEOUT_S:g} s" if isinstance(exc, TimeoutError) else \
-            (exc.strerror or _first_line(exc))
-        raise ConfigError(f"cannot reach the Dask scheduler at {given!r}: {why}; start it "
-                          "(dask scheduler) or check the address") from None
-
-
-def _check_tls_config(given: str) -> None:
-    """Refuse a ``tls://`` / ``wss://`` scheduler when Dask's configuration names no CA file for
-    this client: distributed builds the client's ``ssl_context`` from
-    ``distributed.comm.tls.ca-file`` (``distributed/security.py``, ``Security._get_tls_context``
-    returns None without one), and its connect then fails with "TLS expects a ssl_context
-    argument ... Instead got None", which says nothing of what to set."""
-    import dask
-
-    if not dask.config.get("distributed.comm.tls.ca-file", None):
-        raise ConfigError(f"--scheduler {given!r}: a TLS scheduler needs this client's "
-                          "certificates, and Dask's configuration names none: set "
-                          "distributed.comm.tls.ca-file, .client.cert and .client.key (e.g. "
-                          "DASK_DISTRIBUTED__COMM__TLS__CA_FILE=ca.pem), or give the "
-                          "scheduler's tcp:// address")
 
 
 #: The most worker processes a local cluster starts per usable CPU (beyond, each process's

@@ -37,8 +37,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_cluster import require_dask
+from bench.data.dask_units import check_seconds, one_unit_across
 from bench.data.inputs import check_input_file
-from bench.data.query_shards import folder_shards
+from bench.data.query_shards import folder_shards, warn_many_small
 from bench.data.tabular import check_columns
 from bench.errors import ConfigError, DataError
 
@@ -87,8 +89,6 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                        rating: str | None = None, timestamp: str | None = None,
                        sep: str | None = None, blocksize: str | int = "16MB") -> RatingsFrame:
     """The ratings at ``path`` as a :class:`RatingsFrame` (see the module docstring)."""
-    from bench.data.dask_cluster import require_dask
-
     require_dask()
     import dask.dataframe as dd
 
@@ -104,16 +104,17 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         files = folder_shards(p, ("parquet", "csv", "tsv"), what="ratings shards",
                               expected="a MovieLens folder (ratings.csv) or a folder of "
                                        "*.parquet / *.csv shards")
+    elif os.path.lexists(p):  # a FIFO or a device too: refused below, named. Before a pattern:
+        files = [p]           # a file named r[1].csv is itself, not the pattern of r1.csv
     elif any(ch in str(path) for ch in "*?["):
         files = [Path(f) for f in sorted(glob.glob(str(path)))]
         if not files:
             raise DataError("no file matches this pattern", path=str(path))
-    elif p.exists():  # a FIFO or a device too: refused below, named
-        files = [p]
     else:
         raise DataError("no such file or folder", path=p)
     for f in files:  # a FIFO named r.csv blocked the first read for ever; a folder, a dead link
         check_input_file(f, expected="a ratings file (CSV, TSV or Parquet)")
+    warn_many_small(files, path)  # thousands of tiny shards: minutes of scheduling, said
     parquet = files[0].suffix == ".parquet"
     other = next((f for f in files if (f.suffix == ".parquet") != parquet), None)
     if other is not None:
@@ -152,8 +153,13 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             if is_parse_error(exc):
                 raise bad_line(files[0], sep or ",", cols) or parse_error(exc, files[0]) from None
             raise
-    paths = _parquet_partition_files(files, raw.npartitions) if parquet else None
-    frame = raw.map_partitions(_typed, cols, None if parquet else sep, paths, meta=_META)
+    # partitions as computed: Dask fuses small shards read for a few columns (dask-expr
+    # FusedParquetIO), across files; then a bad value is placed by a scan of the shards
+    paths = _parquet_partition_files(files, raw.optimize().npartitions) if parquet else None
+    scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
+    frame = raw.map_partitions(_typed, cols, None if parquet else sep, paths, scan, meta=_META)
+    if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1):
+        frame = one_unit_across(frame, files, cols, sep, _typed, blocksize)  # across shards
     source = str(p if p.is_dir() or len(files) > 1 else files[0])
     return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
                         files=[*files, *side], implicit=cols["rating"] is None,
@@ -336,7 +342,7 @@ def _parquet_partition_files(files: list[Path], npartitions: int) -> list[tuple[
 
 
 def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = None,
-           paths: list[tuple[str, int]] | None = None,
+           paths: list[tuple[str, int]] | None = None, scan: list[str] | None = None,
            partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
     """One partition in the ratings dtypes; a bad value is a DataError naming file, line (CSV)
     or row (Parquet: the partition's own file and the row in it, from ``paths`` and Dask's
@@ -351,6 +357,18 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
             return _typed(part, cols)
         except DataError as exc:
             raise bad_line(Path(where), sep, cols) or exc from None
+    if scan:
+        try:
+            return _typed(part, cols)
+        except DataError as exc:
+            for f in scan:  # the first shard that holds a bad value, with its row
+                use = list(dict.fromkeys(c for c in cols.values() if c is not None))
+                try:
+                    _typed(pd.read_parquet(f, columns=use), cols, None, [(f, 0)], None,
+                           {"number": 0})
+                except DataError as found:
+                    raise found from None
+            raise exc from None
 
     def row(k: int) -> int | None:
         return None if first_row is None else first_row + k + 1
@@ -366,7 +384,7 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
                                             or int(part[src].max()) <= _INT64_MAX)):
             out[name] = part[src].to_numpy(np.int64)  # Parquet integers: kept exactly
             if name == "timestamp":  # the local rule: seconds within +-10^12
-                _check_seconds(out[name], part[src], where, row, src)
+                check_seconds(out[name], part[src], where, row, src)
             continue
         if kind in "fu":
             v = part[src].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -384,7 +402,7 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
                 else f"value {_shown(cell)} is not {_WHOLE}"
             raise DataError(bad_id, path=where, row=row(k), column=src)
         if name == "timestamp":  # the local rule: seconds within +-10^12
-            _check_seconds(values, part[src], where, row, src)
+            check_seconds(values, part[src], where, row, src)
         out[name] = values
     src = cols["rating"]
     if src is None:
@@ -402,26 +420,6 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         out["rating"] = r
     return pd.DataFrame(out, columns=["user", "item", "rating", "timestamp"],
                         index=part.index)
-
-
-def _check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
-                   row: Any, column: str) -> None:
-    """A DataError (:func:`bench.data.tabular.timestamp_message`) for the first timestamp not
-    within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule, and for seconds
-    beside milliseconds within one partition (:func:`bench.data.ratings.refuse_mixed_units`;
-    shards of two units are not compared with each other)."""
-    from bench.data.tabular import MAX_SECONDS, timestamp_message
-
-    far = np.flatnonzero(~(np.abs(values.astype(np.float64)) < MAX_SECONDS))
-    if far.shape[0]:
-        k = int(far[0])
-        cell = cells.iloc[k]
-        raise DataError(timestamp_message(cell.item() if isinstance(cell, np.generic) else cell),
-                        path=where, row=row(k), column=column)
-    from bench.data.ratings import refuse_mixed_units  # seconds beside milliseconds in a shard
-
-    refuse_mixed_units(values.astype(np.float64), path=where, column=column,
-                       where=lambda i: {} if row(i) is None else {"row": row(i)})
 
 
 def _shown(value: object) -> str:

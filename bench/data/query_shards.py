@@ -118,6 +118,35 @@ def _holds(folder: Path, data: LetorData) -> bool:
                 and np.array_equal(label, np.asarray(data.y, dtype=np.float64)))
 
 
+class ManyShardsWarning(UserWarning):
+    """Thousands of small shards: one Dask task each, so minutes of scheduling overhead."""
+
+
+#: Above this many shards of :data:`SMALL_SHARD_BYTES` on average, :func:`warn_many_small` warns.
+MANY_SHARDS = 2000
+SMALL_SHARD_BYTES = 1 << 20
+
+
+def warn_many_small(files: list[Path], folder: PathLike) -> bool:
+    """Warn (:class:`ManyShardsWarning`) when ``files`` are more than :data:`MANY_SHARDS` shards
+    of under :data:`SMALL_SHARD_BYTES` on average: each shard is a Dask task of its own in each
+    pass over the data (the query check, then the work), measured at about 25 ms per task on a
+    busy two-core machine -- 10^4 shards of two rows took 9 minutes to evaluate. Says how many,
+    their mean size and how to write fewer. Returns whether it warned."""
+    import warnings
+
+    if len(files) <= MANY_SHARDS:
+        return False
+    size = sum(f.stat().st_size for f in files) / len(files)
+    if size >= SMALL_SHARD_BYTES:
+        return False
+    warnings.warn(f"{folder}: {len(files)} shards of {size / 1024:.1f} KiB on average; each is a "
+                  "Dask task of its own in every pass over the data, so this takes minutes of "
+                  "scheduling alone: write fewer, larger shards (bench.data.query_shards."
+                  "write_query_shards, rows_per_shard)", ManyShardsWarning, stacklevel=3)
+    return True
+
+
 def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> Any:
     """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order."""
     from bench.data.dask_cluster import require_dask
@@ -133,6 +162,7 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> 
 
     for f in files:  # a FIFO named like a shard would block the read for ever
         check_input_file(f, expected="a Parquet shard (a regular file)")
+    warn_many_small(files, folder)
     # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
     return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
                            split_row_groups=False,
@@ -454,7 +484,9 @@ def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None)
 
 
 __all__ = [
+    "MANY_SHARDS",
     "SHARD_GLOB",
+    "ManyShardsWarning",
     "QueryLayout",
     "align_queries",
     "check_query_aligned",
@@ -467,5 +499,6 @@ __all__ = [
     "shard_columns",
     "shards_of",
     "unreadable_shard",
+    "warn_many_small",
     "write_query_shards",
 ]

@@ -46,6 +46,7 @@ from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset, per_query_matrix
 from bench.report.folds import read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
+from bench.report.select import shown_name
 from bench.report.story import rows_best_first, verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import dataset_slug
@@ -425,7 +426,7 @@ def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
     rows = _ordered_rows(table)
     seeds = ", ".join(str(s) for s in table["seeds"])
     blank = table.get("blank_queries") or 0
-    parts = [f'<section id="t{i}"><h2>{esc(table["dataset"])}</h2>',
+    parts = [f'<section id="t{i}"><h2>{esc(shown_name(table["dataset"]))}</h2>',
              f"<p>{esc(table['split'])} split, profile <code>{esc(table['profile'])}</code>, "
              f"seeds {esc(seeds)}, {esc(table['n_queries'])} queries"
              + (f" ({esc(blank)} blank: no relevant document)" if blank else "") + ".</p>"]
@@ -466,7 +467,7 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
     tables = list(doc.get("tables") or [])
     selection = list(doc.get("selection") or [])
     names = [t["dataset"] for t in tables]  # --all: a dataset's tables told apart by run
-    toc = "".join(f'<li><a href="#t{i}">{esc(t["dataset"])}</a>'
+    toc = "".join(f'<li><a href="#t{i}">{esc(shown_name(t["dataset"]))}</a>'
                   + (f" <code>{esc(t['run_id'])}</code>" if names.count(t["dataset"]) > 1 else "")
                   + "</li>" for i, t in enumerate(tables))
     if folds:

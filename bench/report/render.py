@@ -11,6 +11,7 @@ import pandas as pd
 
 from bench.data.outputs import FORMULA_START as _FORMULA_START
 from bench.metrics.families import best_is_lowest, metric_header
+from bench.report.select import shown_name
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
@@ -100,7 +101,7 @@ def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
 def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str]:
     seeds = ", ".join(str(s) for s in table["seeds"])
     lines = [
-        f"## {md_text(table['dataset'])} — {table['split']} split, profile "
+        f"## {md_text(shown_name(table['dataset']))} — {table['split']} split, profile "
         f"{md_code(table['profile'])}",
         "",
         f"<!-- ltrbench-table dataset={comment_json(table['dataset'])} run_id="

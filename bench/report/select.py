@@ -29,6 +29,21 @@ from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
 
 
+def shown_name(name: object) -> str:
+    """A dataset's name as a report shows it: as itself, or followed by its escaped spelling when
+    it is not what it looks like -- not in Unicode's composed form (NFC: a decomposed ``café``,
+    ``cafe`` + U+0301) or holding an invisible format character (a zero-width space, a
+    bidirectional mark) -- so that two datasets whose names differ only so are told apart
+    (``café (cafe\\u0301)``)."""
+    import unicodedata
+
+    text = str(name)
+    if unicodedata.normalize("NFC", text) == text \
+            and not any(unicodedata.category(c) == "Cf" for c in text):
+        return text
+    return f"{text} ({ascii(text)[1:-1]})"
+
+
 def is_unfinished(run: RunDir) -> bool:
     """A run whose manifest exists but has no ``finished`` time: still running, killed, or
     failed (a run directory without a manifest, written by hand or by another tool, counts as
@@ -63,8 +78,8 @@ class Selection:
         """One line per table: the runs found, the one used and why, the ones skipped."""
         out = []
         for c in self.choices:
-            line = (f"{c.dataset}: {c.found} run(s) found; using {c.run.run_id} ({c.why}, "
-                    f"{_models(c.run, c.dataset)})")
+            line = (f"{shown_name(c.dataset)}: {c.found} run(s) found; using {c.run.run_id} "
+                    f"({c.why}, {_models(c.run, c.dataset)})")
             if c.skipped:
                 line += f"; skipped {len(c.skipped)}: " + ", ".join(
                     f"{r.run_id} ({w})" for r, w in c.skipped)

@@ -20,6 +20,7 @@ one is replaced.
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import asdict
 from pathlib import Path
@@ -173,6 +174,28 @@ def _figures(tune_dir: Path, folder: Path, test: dict[str, float],
     plot_importances(importances, folder / FIGURES[1])
 
 
+def _check_out(out: Path, tune_dir: Path, runs: list[Path], own: list[str],
+               sub: list[str]) -> None:
+    """Refuse, before anything is written, an ``out`` that is or lies inside the tune folder or a
+    run folder (the report would write among their files), or whose ``tuned-<dataset>/`` is the
+    tune folder: its set replaces ``trials.csv`` and the figures there, and removes
+    ``best_so_far.png`` when it draws none -- the tune's own files
+    (:func:`bench.data.outputs.check_output_dir`, ``sealed``); or that holds the run folders."""
+    import glob
+
+    from bench.data.outputs import check_output_dir
+
+    inputs = [("--tuned", tune_dir), *(("--runs", r) for r in runs)]
+    real = Path(os.path.realpath(out))
+    for run in runs:
+        if Path(os.path.realpath(run)).parent == real:
+            raise ConfigError(f"--out {os.fspath(out)!r} holds the run directories themselves "
+                              f"({os.fspath(run)!r} is in it): the tuned report's files would sit "
+                              "among the runs; write to the folder above")
+    check_output_dir(out, option="--out", inputs=inputs, sealed=("--tuned", "--runs"),
+                     writes=[glob.escape(n) for n in (*own, *sub)])
+
+
 def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
                        out: str | Path, *, options: LeaderboardOptions = DEFAULT_OPTIONS,
                        plots: bool = True, html: bool = False) -> dict[str, Any]:
@@ -192,6 +215,8 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
     texts = {"trials.md": render_trials_markdown(rows), "trials.tex": render_trials_latex(rows),
              "trials.csv": tf.trials.to_csv(index=False)}
     own = [f"{stem}.{k}" for k in ("md", "csv", "json", "tex", "html")]
+    _check_out(out, Path(tune_dir), [r.path if isinstance(r, RunDir) else Path(r) for r in runs],
+               own, [f"{sub}/{n}" for n in (*texts, *FIGURES)])
     with replace_file_set(out / sub, [*texts, *FIGURES]) as tmp:
         for name, text in texts.items():
             write_text(tmp / name, text)

@@ -76,14 +76,18 @@ def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _check_unique(frame: pd.DataFrame, key: list[str], path: Any, *, line_offset: int,
                   where: str) -> None:
+    absent = [k for k in key if k not in frame.columns]
     key = [k for k in key if k in frame.columns]
     dup = frame.duplicated(key, keep="first").to_numpy()
     if dup.any():
         i = int(dup.argmax())
         first = int(frame.duplicated(key, keep="last").to_numpy().argmax())
         cell = ", ".join(f"{k}={frame[k].iloc[i]}" for k in key if k != "dataset")
+        why = ("the table has no 'profile' column, which tells apart a metric's rows under "
+               "several profiles (written by another ltrbench version, or edited?)"
+               if "profile" in absent else "the run was merged or edited by hand")
         raise DataError(f"a second row for ({cell}) (first at {where} {first + line_offset}): "
-                        "expected one row per cell; the run was merged or edited by hand",
+                        f"expected one row per cell; {why}",
                         path=path, line=i + line_offset if where == "line" else None,
                         row=i + line_offset if where == "row" else None)
 

@@ -1,0 +1,133 @@
+"""One timestamp unit for a Dask ratings table: within a partition and across shards.
+
+The local readers refuse a timestamp column with seconds beside milliseconds
+(:func:`bench.data.ratings.refuse_mixed_units`): a temporal split would put every millisecond
+rating after every other one. :func:`check_seconds` applies that rule (and the +-10^12 s range
+of :mod:`bench.data.tabular`) to one partition; :func:`one_unit_across` applies it across the
+partitions of a table (one shard in seconds beside another in milliseconds, or two blocks of one
+large CSV file): a second read of the timestamp column only, one small summary per partition,
+and every partition of the table made to wait for their check -- a lazy step, so the table is
+still read where it is computed, and nothing is loaded into the client.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.errors import DataError
+
+_PATH = "__ltrbench_path__"
+#: seconds of 1973..2286 / milliseconds of any date after 1973 (``refuse_mixed_units``' bounds)
+SECONDS = (1e8, 1e10)
+MILLISECONDS = 1e11
+
+
+def check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
+                  row: Any, column: str) -> None:
+    """A DataError (:func:`bench.data.tabular.timestamp_message`) for the first timestamp not
+    within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule, and for seconds
+    beside milliseconds within one partition (:func:`bench.data.ratings.refuse_mixed_units`;
+    across partitions: :func:`one_unit_across`)."""
+    from bench.data.ratings import refuse_mixed_units
+    from bench.data.tabular import MAX_SECONDS, timestamp_message
+
+    far = np.flatnonzero(~(np.abs(values.astype(np.float64)) < MAX_SECONDS))
+    if far.shape[0]:
+        k = int(far[0])
+        cell = cells.iloc[k]
+        raise DataError(timestamp_message(cell.item() if isinstance(cell, np.generic) else cell),
+                        path=where, row=row(k), column=column)
+    refuse_mixed_units(values.astype(np.float64), path=where, column=column,
+                       where=lambda i: {} if row(i) is None else {"row": row(i)})
+
+
+def _facts(part: pd.DataFrame, column: str, sep: str | None,
+           paths: list[tuple[str, int]] | None, typed: Callable[..., pd.DataFrame],
+           partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    """The partition's first seconds value and first milliseconds value, each with its file and
+    row (a row of a Parquet shard; none for a CSV block, whose rows are not numbered)."""
+    cols = {"user": None, "item": None, "rating": None, "timestamp": column}
+    values = typed(part, cols, sep, paths, None, partition_info)["timestamp"].to_numpy(np.float64)
+    where = str(part[_PATH].iloc[0]) if part.shape[0] and _PATH in part.columns else ""
+    first = -1
+    if paths is not None and partition_info is not None \
+            and 0 <= int(partition_info.get("number", -1)) < len(paths):
+        where, first = paths[int(partition_info["number"])]
+    out: dict[str, list[Any]] = {"kind": [], "value": [], "file": [], "row": []}
+    for kind, hits in (("s", np.flatnonzero((values >= SECONDS[0]) & (values < SECONDS[1]))),
+                       ("ms", np.flatnonzero(values >= MILLISECONDS))):
+        if hits.shape[0]:
+            k = int(hits[0])
+            out["kind"].append(kind)
+            out["value"].append(int(values[k]))
+            out["file"].append(where)
+            out["row"].append(first + k + 1 if first >= 0 else -1)
+    return pd.DataFrame(out)
+
+
+def _parquet_facts(path: str, column: str) -> pd.DataFrame:
+    """:func:`_facts` of one Parquet shard, its timestamp column read alone (a value that is no
+    timestamp is the typed table's to refuse, with its row)."""
+    import pyarrow.parquet as pq
+
+    cells = pq.read_table(path, columns=[column]).column(0).to_pandas()
+    values = pd.to_numeric(cells, errors="coerce").to_numpy(np.float64, na_value=np.nan)
+    return _facts(pd.DataFrame({"t": values}), "t", None, [(path, 0)], _as_is, {"number": 0})
+
+
+def _as_is(part: pd.DataFrame, cols: dict[str, str | None], *args: Any) -> pd.DataFrame:
+    return part.rename(columns={cols["timestamp"]: "timestamp"})
+
+
+def _refuse_across(facts: list[pd.DataFrame], column: str) -> bool:
+    """DataError when one partition holds seconds and another milliseconds; True otherwise."""
+    every = pd.concat(facts, ignore_index=True) if facts else pd.DataFrame()
+    if every.empty:
+        return True
+    secs, big = every[every["kind"] == "s"], every[every["kind"] == "ms"]
+    if secs.empty or big.empty:
+        return True
+    s, m = secs.iloc[0], big.iloc[0]
+    place = f"{Path(str(s['file'])).name}" + (f", row {int(s['row'])}" if s["row"] >= 0 else "")
+    raise DataError(f"timestamp {int(m['value'])} is at least 10 times beyond {int(s['value'])} "
+                    f"({place}): milliseconds in one shard beside seconds in another? expected "
+                    "one unit, seconds since the epoch", path=str(m["file"]) or None,
+                    row=int(m["row"]) if m["row"] >= 0 else None, column=column)
+
+
+def _gate(part: pd.DataFrame, checked: bool) -> pd.DataFrame:
+    return part
+
+
+def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
+                    sep: str | None, typed: Callable[..., pd.DataFrame], blocksize: str | int) -> Any:
+    """``frame`` (the typed ratings of ``files``) whose partitions wait for a check that no partition holds seconds while another holds
+    milliseconds: a :class:`~bench.errors.DataError` naming both values, the files and (Parquet)
+    rows, as :func:`bench.data.ratings.refuse_mixed_units` names them in one file."""
+    import dask
+    import dask.dataframe as dd
+
+    column = cols["timestamp"]
+    assert column is not None
+    if sep is None:  # one task per shard (Dask would fuse the shards of one small column)
+        facts = [dask.delayed(_parquet_facts)(str(f), column) for f in files]
+    else:  # CSV blocks are not fused, and carry their file's name
+        stamps = dd.read_csv([glob.escape(str(f)) for f in files], sep=sep, usecols=[column],
+                             blocksize=blocksize, dtype={column: object},
+                             include_path_column=_PATH, encoding="utf-8-sig")
+        meta = pd.DataFrame({"kind": pd.Series([], dtype=object),
+                             "value": pd.Series([], dtype="int64"),
+                             "file": pd.Series([], dtype=object),
+                             "row": pd.Series([], dtype="int64")})
+        facts = stamps.map_partitions(_facts, column, sep, None, typed, meta=meta).to_delayed()
+    checked = dask.delayed(_refuse_across)(facts, column)
+    return frame.map_partitions(_gate, checked, meta=frame._meta)
+
+
+__all__ = ["MILLISECONDS", "SECONDS", "check_seconds", "one_unit_across"]
