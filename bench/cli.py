@@ -365,7 +365,20 @@ def os_error_text(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         hint = f" ({_free_space(exc.filename)}free some space and run again; files already " \
                "written are complete)"
+    if not where and exc.errno == errno.ENOENT and _working_folder_gone():
+        return ("the current working folder no longer exists (it was removed or renamed after "
+                "this shell entered it): cd to an existing folder, or give absolute paths")
     return f"{where}: {reason}{hint}" if where else f"{reason}{hint}"
+
+
+def _working_folder_gone() -> bool:
+    """Whether ``os.getcwd()`` fails: the folder the command was started in was removed, so a
+    relative path (``results/local``) cannot be resolved, and the OS error names no file."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 def _free_space(filename: object) -> str:

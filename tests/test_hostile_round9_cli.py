@@ -8,6 +8,8 @@ lists no option of ``perf runners`` and names no command.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench import cli
@@ -46,3 +48,23 @@ def test_an_unknown_top_level_option_keeps_the_top_level_usage(
     assert info.value.code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "ltrbench: error: unrecognized arguments: --bogus")
+
+
+def test_a_command_started_in_a_removed_folder_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``error: No such file or directory``, naming nothing (the relative ``--out`` could
+    not be resolved because the working folder was gone)."""
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("userId,movieId,rating,timestamp\n1,1,4.0,1\n1,2,3.0,2\n",
+                       encoding="utf-8")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    status = cli.main(["convert", "--ratings", str(ratings), "--out", "x"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2
+    assert err == ("error: the current working folder no longer exists (it was removed or "
+                   "renamed after this shell entered it): cd to an existing folder, or give "
+                   "absolute paths")
