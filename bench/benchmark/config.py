@@ -67,6 +67,7 @@ from bench.benchmark.config_schema import (
     name_list,
     parse_eval_at,
     parse_seeds,
+    unknown_top_key,
 )
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
@@ -373,7 +374,7 @@ class RunConfig:
         kwargs: dict[str, Any] = {}
         for key, value in doc.items():
             if key not in valid:
-                raise tomlio.unknown_key("", key, valid, noun="config key")
+                raise unknown_top_key(key, valid)
             kwargs[key] = _parse_key(key, value, doc)
         return cls(**kwargs)
 
@@ -400,9 +401,8 @@ class RunConfig:
 
     # -- resolution ---------------------------------------------------------------------------
     def resolved(self) -> RunConfig:
-        """Quick limits applied, ``n_threads = 0`` replaced by this machine's CPU count.
-
-        Not validated again: the checks that built this config already ran on these parameters
+        """Quick limits applied, ``n_threads = 0`` replaced by this machine's CPU count. Not
+        validated again: the checks that built this config already ran on these parameters
         (:meth:`params_for` applies the same limits and thread count when they are checked)."""
         params = self.params
         if self.quick:

@@ -278,7 +278,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                       "(oblivious_tree_options.cpp:132)"),
                 Limit("learning_rate", 1.1920930376163597e-07, None,
                       source="CatBoost 1.2: a float32 rate above FLT_EPSILON "
-                      "(boosting_options.cpp:79, probed)")),
+                      "(boosting_options.cpp:79, probed)"),
+                Limit("max_depth", -1, 16,
+                      source="CatBoost: 'Maximum tree depth is 16' (oblivious_tree_options.cpp:128; "
+                      "-1 or 0: no limit, depth 16)")),
         samples_rows=True,
         owned=((("loss_function", "objective"), "the model name (catboost-yetirank, ...)"),
                (("eval_metric", "custom_metric"), "select_metric and eval_at"),
