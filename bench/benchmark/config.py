@@ -214,8 +214,7 @@ class RunConfig:
         return [f"{text} (models: {', '.join(self.models)})" for text in out]
 
     def _check_types(self) -> None:
-        """Every field of its declared type and range (:mod:`bench.benchmark.config_schema`),
-        lists as tuples; nothing coerced."""
+        """Every field typed and in range (:mod:`bench.benchmark.config_schema`); lists as tuples."""
         check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
         object.__setattr__(self, "seeds", parse_seeds(self.seeds))
         object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
@@ -230,7 +229,8 @@ class RunConfig:
         if not isinstance(self.als, ALSParams):
             raise ConfigError(f"als: expected an ALSParams (or a table); got {tomlio.show(self.als)}")
         check_als(asdict(self.als))
-        tomlio.table(self.model_params, "model_params")
+        tables = tomlio.table(self.model_params, "model_params")  # a copy: the caller's dicts
+        object.__setattr__(self, "model_params", copy.deepcopy(tables))  # may change after
 
     def _check_model_params(self) -> None:
         """``[model_params.<model>]``: a table per model, its keys and values checked like

@@ -139,7 +139,10 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
     raw: list[tuple[str, RawTable]] = []
     for key, value in table(values, where.strip() or "params").items():
         if key in libraries:
-            raw.append((key, tuple(sorted(table(value, f"{where}{key}").items()))))
+            items = table(value, f"{where}{key}")
+            for name, item in items.items():
+                check_raw_value(item, f"{where}{key} {name}")
+            raw.append((key, tuple(sorted(items.items()))))
         elif key in _SPEC:
             out[key] = _SPEC[key].check(value, f"{where}{key}")
         else:
@@ -147,6 +150,27 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
     if raw:
         out["raw"] = tuple(raw)
     return out
+
+
+def check_raw_value(value: Any, where: str) -> None:
+    """A raw library value is one a TOML file holds and reads back as itself: a string, a
+    number, a boolean, or an array (a list or tuple) or table of them. ``None`` (no TOML value:
+    the Python packages drop it, so it would mean "not set" here and nothing in the recorded
+    config), a set, ``Decimal``, bytes or a date are refused, naming the key."""
+    if isinstance(value, bool | int | float | str):
+        return
+    if isinstance(value, list | tuple):
+        for item in value:
+            check_raw_value(item, where)
+        return
+    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+        for k, item in value.items():
+            check_raw_value(item, f"{where}.{k}")
+        return
+    raise ConfigError(f"{where}: expected a string, number or boolean (or an array or table of "
+                      f"them), as a TOML file holds; got {value!r} (a {type(value).__name__})"
+                      + (": leave the key out to keep the library's default" if value is None
+                         else ""))
 
 
 def check_params(p: Params, where: str = "") -> None:
