@@ -7,7 +7,9 @@ SymmetricTree and Depthwise refuse as "Maximum tree depth is 16"; ``n_threads = 
 CatBoost's ``max_depth = 0`` (documented "no limit", trained as CatBoost's depth 0: every tree
 one leaf, a constant model, exit 0), keys in the wrong table (``n_trees`` at the top, ``quick``
 in ``[params]``), TOML features (inline tables, dotted keys into ``[params]``, datetimes,
-full-width and compatibility forms of key names: ``ｎ_trees``), very long strings, and the
+full-width and compatibility forms of key names: ``ｎ_trees``), very long strings (a
+200,000-character value was echoed whole in the error line), a model name in another Unicode
+form than the custom model's ("unknown model 'café'; did you mean 'café'?"), and the
 command line over a file that names its dataset (``--dataset`` beside the file's ``name`` /
 ``published``).
 
@@ -75,6 +77,10 @@ CASES: list[Case] = [
     Case("very-long-select-metric", top={"select_metric": f'"{LONG}"'},
          words=("c.toml", "select_metric")),
     Case("very-long-model-name", top={"models": f'["{LONG}"]'}, words=("c.toml", "models")),
+    Case("model-name-in-another-unicode-form", raw=(
+        b'dataset = "./letor"\nmodels = ["random", "cafe\\u0301"]\nseeds = [0]\nquick = true\n'
+        b'crosscheck = false\n[custom_models."caf\\u00e9"]\nfactory = "x:Y"\n'),
+        words=("c.toml", "models", "U+0301", "ASCII")),
     # ------------------------------------------------------------ the command line over a file
     Case("dataset-option-under-a-file-name", top={"name": '"MQ2007"'},
          args=("--dataset", "./other"), words=("--dataset", "c.toml", "name")),
