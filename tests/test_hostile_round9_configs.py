@@ -5,7 +5,11 @@ New here: library limits that passed the range table (CatBoost ``max_depth = 17`
 SymmetricTree and Depthwise refuse as "Maximum tree depth is 16"; ``n_threads = 100000`` or
 ``2147483647``, which crash LightGBM and CatBoost: libgomp out of memory, SIGSEGV, SIGFPE),
 CatBoost's ``max_depth = 0`` (documented "no limit", trained as CatBoost's depth 0: every tree
-one leaf, a constant model, exit 0), keys in the wrong table (``n_trees`` at the top, ``quick``
+one leaf, a constant model, exit 0), raw keys that change the early-stopping rule or the model
+cut at its iteration (CatBoost ``od_wait`` beside ``early_stopping_rounds``: "only one of the
+parameters ... should be initialized" after the data were loaded; ``use_best_model``; DART in
+LightGBM ``boosting`` or XGBoost ``booster``, which rescales earlier trees, so the model cut at
+the early-stopping iteration is not the one scored), keys in the wrong table (``n_trees`` at the top, ``quick``
 in ``[params]``), TOML features (inline tables, dotted keys into ``[params]``, datetimes,
 full-width and compatibility forms of key names: ``ｎ_trees``), very long strings (a
 200,000-character value was echoed whole in the error line), a model name in another Unicode
@@ -50,6 +54,17 @@ CASES: list[Case] = [
     Case("threads-option-100000", args=("--threads", "100000"), words=("--threads", "1024")),
     Case("model-n-threads-65535", tables="[model_params.lightgbm-lambdarank]\n"
          "n_threads = 65535\n", words=("c.toml", "[model_params.lightgbm-lambdarank] n_threads")),
+    Case("catboost-od-wait-beside-early-stopping", top=CAT,
+         tables="[params.catboost]\nod_wait = 5\n",
+         words=("c.toml", "catboost od_wait", "early_stopping_rounds")),
+    Case("catboost-use-best-model", top=CAT, tables="[params.catboost]\nuse_best_model = true\n",
+         words=("c.toml", "catboost use_best_model", "early_stopping_rounds")),
+    Case("lightgbm-dart", tables='[params.lightgbm]\nboosting = "dart"\n',
+         words=("c.toml", "lightgbm boosting", "DART")),
+    Case("lightgbm-dart-by-an-alias", tables='[params.lightgbm]\nboosting_type = "dart"\n',
+         words=("c.toml", "lightgbm boosting_type", "DART")),
+    Case("xgboost-dart", top=XGB, tables='[params.xgboost]\nbooster = "dart"\n',
+         words=("c.toml", "xgboost booster", "DART")),
     # ------------------------------------------------------------ keys in the wrong table
     Case("n-trees-at-the-top", top={"n_trees": "5"}, words=("c.toml", "n_trees", "[params]")),
     Case("quick-in-params", tables="[params]\nquick = true\n", words=("c.toml", "[params] quick")),
