@@ -67,6 +67,8 @@ CASES: list[Case] = [
          words=("c.toml", "xgboost booster", "DART")),
     # ------------------------------------------------------------ keys in the wrong table
     Case("n-trees-at-the-top", top={"n_trees": "5"}, words=("c.toml", "n_trees", "[params]")),
+    Case("a-raw-table-at-the-top", top={"lightgbm": "{min_data_in_bin = 3}"},
+         words=("c.toml", "lightgbm", "[params.lightgbm]")),
     Case("quick-in-params", tables="[params]\nquick = true\n", words=("c.toml", "[params] quick")),
     Case("seeds-in-model-params", tables="[model_params.lightgbm-lambdarank]\nseeds = [1]\n",
          words=("c.toml", "seeds")),

@@ -193,7 +193,10 @@ def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
     from bench.data.toml import unknown_key
     from bench.runners.params import PARAM_SPECS, RAW_TABLES
 
-    if key != "seed" and (key in {s.name for s in PARAM_SPECS} or key in RAW_TABLES):  # seeds
+    if key in RAW_TABLES:
+        return ConfigError(f"{key}: a library's raw table, not a config key: write it as "
+                           f"[params.{key}] (every {key} model) or [model_params.<model>.{key}]")
+    if key != "seed" and key in {s.name for s in PARAM_SPECS}:  # seed: the closest is seeds
         return ConfigError(f"{key}: a parameter, not a config key: put it in the [params] table "
                            "(every model) or [model_params.<model>] (one model)")
     if key in ALS_SPECS:
