@@ -141,7 +141,7 @@ def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
         names = aliases()
         odd = [f"U+{ord(c):04X}" for c in dict.fromkeys(str(name)) if not (c.isascii() and
                                                                           c.isprintable())]
-        shown = f"{name!a} (model names are ASCII; it holds {', '.join(odd)})" if odd \
+        shown = f"{name!r} (written {name!a}: model names are ASCII; it holds {', '.join(odd)})" if odd \
             else repr(name)  # 'café' in two Unicode forms would print alike
         raise ConfigError(
             f"unknown model {shown}; {did_you_mean(str(name), [*known, *names, *(custom or ())])}"
