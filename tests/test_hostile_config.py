@@ -122,7 +122,7 @@ CONFIG_CASES: list[Case] = [
     Case("n-threads-negative", tables="[params]\nn_threads = -1\n",
          words=("c.toml", "[params] n_threads")),
     Case("n-threads-huge", tables="[params]\nn_threads = 99999999999\n",
-         words=("c.toml", "[params] n_threads", "2147483647")),
+         words=("c.toml", "[params] n_threads", "1024")),
     Case("early-stopping-zero", tables="[params]\nearly_stopping_rounds = 0\n",
          words=("c.toml", "[params] early_stopping_rounds")),
     Case("truncation-level-zero", tables="[params]\ntruncation_level = 0\n",

@@ -67,6 +67,7 @@ from bench.benchmark.config_schema import (
     name_list,
     parse_eval_at,
     parse_seeds,
+    unknown_top_key,
 )
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
@@ -213,8 +214,7 @@ class RunConfig:
         return [f"{text} (models: {', '.join(self.models)})" for text in out]
 
     def _check_types(self) -> None:
-        """Every field of its declared type and range (:mod:`bench.benchmark.config_schema`),
-        lists as tuples; nothing coerced."""
+        """Every field typed and in range (:mod:`bench.benchmark.config_schema`); lists as tuples."""
         check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
         object.__setattr__(self, "seeds", parse_seeds(self.seeds))
         object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
@@ -229,7 +229,8 @@ class RunConfig:
         if not isinstance(self.als, ALSParams):
             raise ConfigError(f"als: expected an ALSParams (or a table); got {tomlio.show(self.als)}")
         check_als(asdict(self.als))
-        tomlio.table(self.model_params, "model_params")
+        tables = tomlio.table(self.model_params, "model_params")  # a copy: the caller's dicts
+        object.__setattr__(self, "model_params", copy.deepcopy(tables))  # may change after
 
     def _check_model_params(self) -> None:
         """``[model_params.<model>]``: a table per model, its keys and values checked like
@@ -373,7 +374,7 @@ class RunConfig:
         kwargs: dict[str, Any] = {}
         for key, value in doc.items():
             if key not in valid:
-                raise tomlio.unknown_key("", key, valid, noun="config key")
+                raise unknown_top_key(key, valid)
             kwargs[key] = _parse_key(key, value, doc)
         return cls(**kwargs)
 
@@ -400,9 +401,8 @@ class RunConfig:
 
     # -- resolution ---------------------------------------------------------------------------
     def resolved(self) -> RunConfig:
-        """Quick limits applied, ``n_threads = 0`` replaced by this machine's CPU count.
-
-        Not validated again: the checks that built this config already ran on these parameters
+        """Quick limits applied, ``n_threads = 0`` replaced by this machine's CPU count. Not
+        validated again: the checks that built this config already ran on these parameters
         (:meth:`params_for` applies the same limits and thread count when they are checked)."""
         params = self.params
         if self.quick:

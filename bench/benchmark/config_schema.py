@@ -40,6 +40,11 @@ SEED = Spec("seeds", int, 0, INT32_MAX, source="LightGBM's seed is a C int; CatB
 #: A cutoff of ``eval_at`` (LightGBM ``eval_at`` is a list of C ``int`` > 0).
 CUTOFF = Spec("eval_at", int, 1, INT32_MAX, source="LightGBM's eval_at is a list of C int > 0")
 
+#: The longest text a one-line key or a list item may hold (a path: Linux's PATH_MAX is 4096
+#: bytes): a longer one is a mistake, refused without being echoed (200,000 characters of
+#: ``profile`` came back as a 200,412-character error line).
+MAX_TEXT = 4096
+
 #: The scalar keys of a run config (the lists and tables are parsed by the functions below).
 TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
     Spec("dataset", str, nonempty=True, one_line=True),
@@ -82,6 +87,7 @@ def parse_seeds(value: Any, where: str = "seeds") -> tuple[int, ...]:
     2147483647 (:data:`SEED`), none repeated, at most :data:`MAX_SEEDS`. A single integer is one
     seed (Python). ``where`` names the key or the option in errors."""
     shape = 'a list of integers like [0, 1, 2], or a string "0,1,2" or "0-4"'
+    check_length(value, where)
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
     if isinstance(value, str):
@@ -143,6 +149,7 @@ def parse_eval_at(value: Any, where: str = "eval_at") -> tuple[int, ...]:
 
 def name_list(value: Any, where: str) -> str | list[str]:
     """``models`` / ``metrics``: a comma-separated string or a non-empty list of strings."""
+    check_length(value, where)
     if isinstance(value, str):
         if not value.strip(" ,"):
             raise ConfigError(f"{where}: must not be empty")
@@ -153,6 +160,7 @@ def name_list(value: Any, where: str) -> str | list[str]:
     if not value:
         raise ConfigError(f"{where}: must not be empty")
     for i, item in enumerate(value, start=1):
+        check_length(item, f"{where}: item {i}")
         if not isinstance(item, str) or not item.strip():
             raise ConfigError(f"{where}: item {i}: expected a name (a non-empty string); "
                               f"got {show(item)}")
@@ -164,9 +172,36 @@ def check_scalars(values: Mapping[str, Any]) -> None:
     a ``name`` other than ``""`` (no name) by :func:`check_name`."""
     for key, spec in TOP_SPECS.items():
         if key in values and not (key in OPTIONAL and values[key] is None):
+            if key != "description":  # free text, never echoed
+                check_length(values[key], key)
             spec.check(values[key], key)
     if values.get("name"):
         check_name(values["name"], "name")
+
+
+def check_length(value: Any, where: str) -> None:
+    """A ConfigError when ``value`` is a text over :data:`MAX_TEXT` characters (its start shown,
+    not all of it)."""
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        raise ConfigError(f"{where}: {len(value):,} characters ({value[:40]!r}...); expected at "
+                          f"most {MAX_TEXT:,}")
+
+
+def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
+    """An unknown key at the top of a config; a parameter's name (``n_trees``) says the table it
+    belongs in, an ALS key its ``[als]`` table (``seed``: the closest key, ``seeds``)."""
+    from bench.data.toml import unknown_key
+    from bench.runners.params import PARAM_SPECS, RAW_TABLES
+
+    if key in RAW_TABLES:
+        return ConfigError(f"{key}: a library's raw table, not a config key: write it as "
+                           f"[params.{key}] (every {key} model) or [model_params.<model>.{key}]")
+    if key != "seed" and key in {s.name for s in PARAM_SPECS}:  # seed: the closest is seeds
+        return ConfigError(f"{key}: a parameter, not a config key: put it in the [params] table "
+                           "(every model) or [model_params.<model>] (one model)")
+    if key in ALS_SPECS:
+        return ConfigError(f"{key}: a parameter of the ALS baseline: put it in the [als] table")
+    return unknown_key("", key, valid, noun="config key")
 
 
 def check_name(text: str, where: str) -> str:

@@ -176,10 +176,19 @@ def _is_number(x: Any) -> bool:
 
 
 def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float, str]:
-    """0.0 when this machine matches the manifest's environment, else :data:`CROSS_ENV_TOLERANCE`."""
+    """0.0 when this machine matches the manifest's environment, else :data:`CROSS_ENV_TOLERANCE`
+    with what differs: another ltrbench version (its reference evaluator made the numbers) is
+    named too, and a run without a manifest says that nothing recorded could be compared."""
+    from bench import __version__
+
+    if not manifest:
+        return CROSS_ENV_TOLERANCE, ("no manifest.json: the environment, the data's fingerprint "
+                                     "and the config's hash were not recorded, none compared")
     now = environment()
     was = manifest.get("environment") or {}
     differ = []
+    if manifest.get("ltrbench_version") not in (None, __version__):
+        differ.append(f"ltrbench {manifest.get('ltrbench_version')} -> {__version__}")
     for key in ("python", "machine", "cpu_model", "cpu_count"):  # BLAS/GBDT paths differ by CPU
         if was.get(key) != now.get(key):
             differ.append(f"{key} {was.get(key)} -> {now.get(key)}")

@@ -101,22 +101,40 @@ def load_space_file(path: str | Path, libraries: Mapping[str, str]) -> dict[str,
         doc = read_toml(path)
     except ConfigError as exc:
         raise ConfigError(f"--space {exc}") from None
-    known = [*LIBRARIES, *libraries]
-    for key, value in doc.items():
-        if key not in known:
-            raise ConfigError(f"{path}: {unknown_key('', key, known, noun='table').args[0]}")
-        if not isinstance(value, Mapping):
-            raise ConfigError(f"{path}: {key}: expected a table of parameters; got {value!r}")
+    _check_tables(path, doc, libraries)
     out: dict[str, tuple[Dimension, ...]] = {}
     for model, library in libraries.items():
         found = model if model in doc else library if library in doc else None
         if found is not None:
             out[model] = parse_dimensions(doc[found], library, where=f"{path}: [{found}] ")
-    if not out:
-        tables = ", ".join(f"[{k}]" for k in doc) or "no table"
-        wanted = ", ".join(f"[{m}] or [{lib}]" for m, lib in libraries.items())
-        raise ConfigError(f"{path}: {tables}: nothing for the tuned models; give {wanted}")
     return out
+
+
+def _check_tables(path: str | Path, doc: Mapping[str, Any], libraries: Mapping[str, str]) -> None:
+    """Every table of a ``--space`` file applies to a tuned model (``libraries``: model ->
+    library): a table of a library that is not tuned, of a model that is not tuned, or of a
+    library whose tuned models all have their own table would change nothing, and is refused
+    (not ignored) so that the file says what the tune searched."""
+    from bench.runners.registry import models
+
+    tuned = ", ".join(libraries)
+    if not doc:
+        wanted = ", ".join(f"[{m}] or [{lib}]" for m, lib in libraries.items())
+        raise ConfigError(f"{path}: no table: nothing for the tuned models; give {wanted}")
+    for key, value in doc.items():
+        if (key in LIBRARIES and key not in libraries.values()) or (
+                key not in LIBRARIES and key in models() and key not in libraries):
+            raise ConfigError(f"{path}: [{key}]: {key} is not tuned (tuned: {tuned}); remove the "
+                              f"table, or tune it (--models)")
+        if key not in LIBRARIES and key not in libraries:
+            known = [*LIBRARIES, *libraries]
+            raise ConfigError(f"{path}: {unknown_key('', key, known, noun='table').args[0]}")
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{path}: {key}: expected a table of parameters; got {value!r}")
+        if key in LIBRARIES and all(m in doc for m, lib in libraries.items() if lib == key):
+            own = ", ".join(f"[{m}]" for m, lib in libraries.items() if lib == key)
+            raise ConfigError(f"{path}: [{key}]: not used: {own} replaces it for every tuned "
+                              f"{key} model; remove one of the tables")
 
 
 def parse_dimensions(values: Mapping[str, Any], library: str, *, where: str = "") -> tuple[Dimension, ...]:

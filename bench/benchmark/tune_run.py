@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -211,6 +211,23 @@ def check_space_for(spec: ModelSpec, base: Params, space: tuple[Dimension, ...])
             raise ConfigError(f"search space of {spec.name}: {shown}: {exc}") from None
 
 
+def refuse_fixed(config: RunConfig, spaces: Mapping[str, tuple[Dimension, ...]],
+                 source: str) -> None:
+    """A ConfigError when a searched parameter is one the config fixes for that model
+    (``[model_params.<model>]``, a raw ``<library>.<key>`` in its library table): each trial
+    would replace the file's value without a word."""
+    for model, dims in spaces.items():
+        fixed = config.model_params.get(model, {})
+        for d in dims:
+            lib, dot, key = d.name.partition(".")
+            table = fixed.get(lib) if dot else fixed
+            if isinstance(table, Mapping) and (key if dot else d.name) in table:
+                raise ConfigError(
+                    f"{source} searches {d.name} for {model}, which the config fixes: "
+                    f"[model_params.{model}] {d.name} = {table[key if dot else d.name]!r}; "
+                    "remove one of the two (a search space without it, or the fixed value)")
+
+
 def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> TunePlan:
     """Resolve ``request`` once (see the module docstring); ``make_config`` builds the run config
     (from ``--config`` and the options, the tuned models its ``models``)."""
@@ -236,6 +253,8 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
                           f"{request.model!r} names {len(specs)}: {', '.join(config.models)} "
                           "(give several with --models)")
     spaces = {s.name: grid for s in specs} if grid is not None else model_spaces(request, specs)
+    refuse_fixed(made, spaces, "--grid" if grid is not None else
+                 f"--space {request.space_file}" if request.space_file else "the declared space")
     bases = {s.name: config.params_for(s.name, options.seed) for s in specs}
     for s in specs:
         check_space_for(s, bases[s.name], spaces[s.name])

@@ -74,7 +74,9 @@ def main(args: argparse.Namespace) -> int:
         outcomes = reproduce_document(
             args.leaderboard, out_dir=args.out, tolerance=args.tolerance, progress=progress
         )
-    ok = all(o.status != "mismatch" for o in outcomes)
+    # nothing re-run (every table skipped: no data) is no reproduction: not ok, exit 1
+    ok = all(o.status != "mismatch" for o in outcomes) and \
+        any(o.status != "skipped" for o in outcomes)
     if args.format == "json":
         json.dump({"ok": ok, "runs": [o.as_dict() for o in outcomes]}, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
@@ -94,5 +96,5 @@ def main(args: argparse.Namespace) -> int:
     if not outcomes:
         print("no tables found")
     elif all(o.status == "skipped" for o in outcomes):
-        print("nothing could be re-run (see the reasons above)")
+        print("nothing could be re-run (see the reasons above): not reproduced")
     return 0 if ok else 1

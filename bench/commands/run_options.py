@@ -101,6 +101,8 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     changes: dict[str, Any] = {}
     if args.dataset is not None:
         changes["dataset"] = args.dataset
+        if config is not None and config.dataset != args.dataset:
+            _refuse_named_dataset(config, args)
     if getattr(args, "name", None) is not None:
         changes["name"] = check_name(args.name, "--name")
         if fold_suffix(args.name)[1] is not None:  # a plain run would pass for a fold of NAME
@@ -166,3 +168,18 @@ def _refuse_shadowed(option: str, value: int, key: str, config: RunConfig | None
         raise ConfigError(f"{option} {value}: the config file {args.config} sets "
                           f"[model_params.{m}] {key} = {config.model_params[m][key]!r}, which "
                           f"wins for {m} over the option; remove one of the two")
+
+
+def _refuse_named_dataset(config: RunConfig, args: argparse.Namespace) -> None:
+    """A ConfigError when ``--dataset`` replaces the dataset of a config file that names it
+    (``name``, unless ``--name`` is given too; ``published``): the run of the other dataset
+    would carry the file's name, or be set beside the published table of the file's dataset."""
+    from bench.errors import ConfigError
+
+    said = (("name", config.name, "give --name too, or remove name from the file"),
+            ("published", config.published, "remove published from the file"))
+    for key, value, fix in said:
+        if value and not (key == "name" and getattr(args, "name", None) is not None):
+            raise ConfigError(f"--dataset {args.dataset}: the config file {args.config} sets "
+                              f"{key} = {value!r} for its dataset {config.dataset!r}, which the "
+                              f"run of {args.dataset!r} would carry; {fix}")

@@ -52,6 +52,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from bench.data.subnormal import clear_flush_modes, flushes_subnormals
+from bench.runners.custom_atexit import exit_handlers
 from bench.runners.custom_streams import one_line, stdout_to_stderr
 from bench.runners.libraries import LIBRARIES
 
@@ -79,7 +80,7 @@ def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[
     threading.excepthook = thread_failed
     os._exit = exit_guard
     try:
-        with stdout_to_stderr():
+        with stdout_to_stderr(), exit_handlers(restored):
             yield restored
     finally:
         if os.getpid() != saved.pid:  # a fork's child came back from the ranker's call

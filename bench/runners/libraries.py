@@ -178,7 +178,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("seed", "random_seed", "random_state"), "the run's seeds"),
                (("num_threads", "num_thread", "nthread", "nthreads", "n_jobs"),
                 "[params] n_threads (--threads)"),
-               (("device_type", "device"), "device (--device)")),
+               (("device_type", "device"), "device (--device)"),
+               (("boosting", "boosting_type", "boost"), "the model: gradient-boosted trees "
+                "(boosting=gbdt; DART rescales earlier trees as it adds new ones, so the model "
+                "cut at the early-stopping iteration is not the one scored)")),
         # the main names lightgbm_params passes; aliases from LightGBM's own list (names)
         shadowed=(("num_iterations", "n_trees"), ("learning_rate", "learning_rate"),
                   ("num_leaves", "num_leaves"), ("max_depth", "max_depth"),
@@ -228,7 +231,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("eval_metric",), "select_metric and eval_at"),
                (("seed", "random_state"), "the run's seeds"),
                (("nthread", "n_jobs"), "[params] n_threads (--threads)"),
-               (("device",), "device (--device)")),
+               (("device",), "device (--device)"),
+               (("booster",), "the model: gradient-boosted trees (booster=gbtree; DART "
+                "rescales earlier trees as it adds new ones, so the model cut at the "
+                "early-stopping iteration is not the one scored)")),
         # what xgboost_params passes, and the aliases of src/tree/param.h (DMLC_DECLARE_ALIAS)
         shadowed=(("eta", "learning_rate"), ("learning_rate", "learning_rate"),
                   ("max_leaves", "num_leaves"), ("max_depth", "max_depth"),
@@ -278,13 +284,18 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                       "(oblivious_tree_options.cpp:132)"),
                 Limit("learning_rate", 1.1920930376163597e-07, None,
                       source="CatBoost 1.2: a float32 rate above FLT_EPSILON "
-                      "(boosting_options.cpp:79, probed)")),
+                      "(boosting_options.cpp:79, probed)"),
+                Limit("max_depth", -1, 16,
+                      source="CatBoost: 'Maximum tree depth is 16' (oblivious_tree_options.cpp:128; "
+                      "-1 or 0: no limit, depth 16)")),
         samples_rows=True,
         owned=((("loss_function", "objective"), "the model name (catboost-yetirank, ...)"),
                (("eval_metric", "custom_metric"), "select_metric and eval_at"),
                (("random_seed", "random_state"), "the run's seeds"),
                (("thread_count",), "[params] n_threads (--threads)"),
-               (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)")),
+               (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)"),
+               (("od_type", "od_pval", "use_best_model"), "early_stopping_rounds: k rounds "
+                "without an improvement, and the first best iteration of the validation log")),
         # what catboost_params passes, and its aliases (catboost/private/libs/options/)
         shadowed=(("iterations", "n_trees"), ("num_boost_round", "n_trees"),
                   ("n_estimators", "n_trees"), ("num_trees", "n_trees"),
@@ -296,7 +307,8 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                   ("min_child_samples", "min_data_in_leaf"), ("subsample", "subsample"),
                   ("rsm", "colsample"), ("colsample_bylevel", "colsample"),
                   ("l2_leaf_reg", "l2"), ("reg_lambda", "l2"),
-                  ("early_stopping_rounds", "early_stopping_rounds")),
+                  ("early_stopping_rounds", "early_stopping_rounds"),
+                  ("od_wait", "early_stopping_rounds")),
         space=(int_range("num_leaves", 7, 64, log=True), RATE, MIN_ROWS, *SAMPLING,
                float_range("l2", 1e-3, 10.0, log=True),  # l2_leaf_reg
                float_range("catboost.random_strength", 1e-3, 10.0, log=True)),

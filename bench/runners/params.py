@@ -24,19 +24,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bench.data.toml import FLOAT32_MAX, FLOAT32_TINY, Spec, table, unknown_key
+from bench.data.toml import Spec, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
 from bench.runners.libraries import LIBRARIES, gbdt_libraries, get_library, load
+from bench.runners.param_ranges import DEVICES as DEVICES  # the range table's names, re-exported
+from bench.runners.param_ranges import LABEL_GAINS as LABEL_GAINS
+from bench.runners.param_ranges import MAX_LABEL as MAX_LABEL
+from bench.runners.param_ranges import PARAM_SPECS as PARAM_SPECS
+from bench.runners.param_ranges import param_spec as param_spec
 from bench.runners.raw_keys import check_raw_keys
 
-#: Largest label the exponential gain table covers: LightGBM's default ``label_gain`` has 31
-#: entries (``src/metric/dcg_calculator.cpp``), XGBoost checks labels ≤ 31 with exp gain.
-MAX_LABEL = 30
-
-LABEL_GAINS = ("exp2", "linear")
-#: Where a GBDT trains: the CPU, or an NVIDIA GPU through each library's CUDA support.
-DEVICES = ("cpu", "cuda")
+_SPEC = {s.name: s for s in PARAM_SPECS}
 #: The raw library tables (``[params.<library>]``) of the libraries declared at import (one
 #: declared later is seen by :func:`~bench.runners.libraries.gbdt_libraries`, read at call time).
 RAW_TABLES: tuple[str, ...] = gbdt_libraries()
@@ -129,45 +128,6 @@ class Params:
         return max(self.learning_rate_min, self.learning_rate - self.learning_rate_decay * iteration)
 
 
-#: One record per :class:`Params` field: its type and the range that every library it is passed
-#: to accepts (ranges from LightGBM ``include/LightGBM/config.h`` ``// check =`` lines, XGBoost
-#: ``src/tree/param.h`` ``DMLC_DECLARE_FIELD(...).set_lower_bound/set_range`` on ``float``
-#: fields, CatBoost's option checks, e.g. ``private/libs/options/binarization_options.cpp``).
-#: Checked when a Params is built, so before any data are loaded.
-_LGB = "LightGBM config.h"
-_F32 = "XGBoost and CatBoost keep it as a float32"
-PARAM_SPECS: tuple[Spec, ...] = (
-    Spec("n_trees", int, 1, source="the rounds of lgb.train / xgb.train, CatBoost iterations: a C int"),
-    Spec("learning_rate", float, 0, FLOAT32_MAX, lo_open=True, source=f"{_LGB}: learning_rate > 0; {_F32}"),
-    Spec("learning_rate_decay", float, 0, FLOAT32_MAX, source=_F32),
-    Spec("learning_rate_min", float, 0, FLOAT32_MAX, source=_F32),
-    Spec("num_leaves", int, 2, 131072, source=f"{_LGB}: 1 < num_leaves <= 131072"),
-    Spec("max_depth", int, -1, source="-1 or 0: no limit (LightGBM <= 0; XGBoost 0 under lossguide)"),
-    Spec("max_bin", int, 2, source=f"{_LGB}: max_bin > 1"),
-    Spec("min_child_weight", float, 0, FLOAT32_MAX, source=f"{_LGB}: min_sum_hessian_in_leaf >= 0; {_F32}"),
-    Spec("min_data_in_leaf", int, 0, source=f"{_LGB}: min_data_in_leaf >= 0, a C int"),
-    Spec("min_split_gain", float, 0, FLOAT32_MAX, source=f"{_LGB}: min_gain_to_split >= 0; {_F32}"),
-    Spec("subsample", float, 2.0**-31, 1, source="LightGBM bags int(subsample x rows) rows of at "
-         "most 2^31 - 1, and fails on none; (0, 1] in XGBoost and CatBoost"),
-    Spec("colsample", float, FLOAT32_TINY, 1, source=f"{_LGB}: 0 < feature_fraction <= 1; {_F32}"),
-    Spec("l1", float, 0, FLOAT32_MAX, source=f"{_LGB}: lambda_l1 >= 0; {_F32}"),
-    Spec("l2", float, 0, FLOAT32_MAX, source=f"{_LGB}: lambda_l2 >= 0; {_F32}"),
-    Spec("truncation_level", int, 1, source=f"{_LGB}: lambdarank_truncation_level > 0"),
-    Spec("label_gain", str, choices=LABEL_GAINS),
-    Spec("lambdarank_norm", bool),
-    Spec("early_stopping_rounds", int, 1),
-    Spec("n_threads", int, 0, source="0 = every core; a C int"),
-    Spec("seed", int, 0, source="LightGBM's seed is a C int, CatBoost's random_seed unsigned"),
-    Spec("device", str, choices=DEVICES),
-)
-_SPEC = {s.name: s for s in PARAM_SPECS}
-
-
-def param_spec(name: str) -> Spec:
-    """The :class:`~bench.data.toml.Spec` of the Params field ``name``."""
-    return _SPEC[name]
-
-
 def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[str, Any]:
     """Keyword arguments of :class:`Params` from plain values (a TOML table): names known,
     each value of its declared type and in its range, each library's raw table (a key named
@@ -179,7 +139,10 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
     raw: list[tuple[str, RawTable]] = []
     for key, value in table(values, where.strip() or "params").items():
         if key in libraries:
-            raw.append((key, tuple(sorted(table(value, f"{where}{key}").items()))))
+            items = table(value, f"{where}{key}")
+            for name, item in items.items():
+                check_raw_value(item, f"{where}{key} {name}")
+            raw.append((key, tuple(sorted(items.items()))))
         elif key in _SPEC:
             out[key] = _SPEC[key].check(value, f"{where}{key}")
         else:
@@ -187,6 +150,27 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
     if raw:
         out["raw"] = tuple(raw)
     return out
+
+
+def check_raw_value(value: Any, where: str) -> None:
+    """A raw library value is one a TOML file holds and reads back as itself: a string, a
+    number, a boolean, or an array (a list or tuple) or table of them. ``None`` (no TOML value:
+    the Python packages drop it, so it would mean "not set" here and nothing in the recorded
+    config), a set, ``Decimal``, bytes or a date are refused, naming the key."""
+    if isinstance(value, bool | int | float | str):
+        return
+    if isinstance(value, list | tuple):
+        for item in value:
+            check_raw_value(item, where)
+        return
+    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+        for k, item in value.items():
+            check_raw_value(item, f"{where}.{k}")
+        return
+    raise ConfigError(f"{where}: expected a string, number or boolean (or an array or table of "
+                      f"them), as a TOML file holds; got {value!r} (a {type(value).__name__})"
+                      + (": leave the key out to keep the library's default" if value is None
+                         else ""))
 
 
 def check_params(p: Params, where: str = "") -> None:
@@ -334,7 +318,8 @@ def xgboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1, 
     return out
 
 
-#: CatBoost's deepest tree (``depth`` <= 16): what ``max_depth = -1`` (no limit) becomes.
+#: CatBoost's deepest tree (``depth`` <= 16): what ``max_depth = -1`` or ``0`` (no limit)
+#: becomes (CatBoost's own depth 0 is a tree of one leaf: a constant model).
 CATBOOST_MAX_DEPTH = 16
 
 
@@ -373,7 +358,7 @@ def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
         "learning_rate": p.learning_rate,
         "grow_policy": "Lossguide",
         "max_leaves": p.num_leaves,
-        "depth": CATBOOST_MAX_DEPTH if p.max_depth < 0 else p.max_depth,
+        "depth": CATBOOST_MAX_DEPTH if p.max_depth <= 0 else p.max_depth,
         "border_count": p.max_bin,
         "min_data_in_leaf": p.min_data_in_leaf,
         "l2_leaf_reg": p.l2,

@@ -139,8 +139,12 @@ def get_model(name: str, custom: Mapping[str, str] | None = None) -> ModelSpec:
     except (KeyError, TypeError):
         mine = f"; custom: {', '.join(custom)}" if custom else ""
         names = aliases()
+        odd = [f"U+{ord(c):04X}" for c in dict.fromkeys(str(name)) if not (c.isascii() and
+                                                                          c.isprintable())]
+        shown = f"{name!r} (written {name!a}: model names are ASCII; it holds {', '.join(odd)})" if odd \
+            else repr(name)  # 'café' in two Unicode forms would print alike
         raise ConfigError(
-            f"unknown model {name!r}; {did_you_mean(str(name), [*known, *names, *(custom or ())])}"
+            f"unknown model {shown}; {did_you_mean(str(name), [*known, *names, *(custom or ())])}"
             f"valid: {', '.join(known)} "
             f"(aliases: {', '.join(names)}){mine}"
         ) from None
