@@ -13,9 +13,9 @@ the early-stopping iteration is not the one scored), keys in the wrong table (``
 in ``[params]``), TOML features (inline tables, dotted keys into ``[params]``, datetimes,
 full-width and compatibility forms of key names: ``ｎ_trees``), very long strings (a
 200,000-character value was echoed whole in the error line), a model name in another Unicode
-form than the custom model's ("unknown model 'café'; did you mean 'café'?"), and the
-command line over a file that names its dataset (``--dataset`` beside the file's ``name`` /
-``published``).
+form than the custom model's ("unknown model 'café'; did you mean 'café'?"). (The command
+line over a file that names its dataset, ``--dataset`` beside the file's ``name`` /
+``published``: tests/test_hostile_round9_named_config.py.)
 
 Each case runs ``ltrbench run --config c.toml`` in-process (:func:`hostile_kit.cli`): it must
 exit 2 with one ``error:`` line naming the file (or the option), the key as the file spells
@@ -98,11 +98,6 @@ CASES: list[Case] = [
         b'dataset = "./letor"\nmodels = ["random", "cafe\\u0301"]\nseeds = [0]\nquick = true\n'
         b'crosscheck = false\n[custom_models."caf\\u00e9"]\nfactory = "x:Y"\n'),
         words=("c.toml", "models", "U+0301", "ASCII")),
-    # ------------------------------------------------------------ the command line over a file
-    Case("dataset-option-under-a-file-name", top={"name": '"MQ2007"'},
-         args=("--dataset", "./other"), words=("--dataset", "c.toml", "name")),
-    Case("dataset-option-under-published", top={"published": '"ltr-baseline"'},
-         args=("--dataset", "./other"), words=("--dataset", "c.toml", "published")),
 ]
 
 #: The longest error line a case may print (a 200,000-character value must not be echoed).

@@ -270,6 +270,9 @@ def test_published_numbers_are_shown_beside_ours_with_how_each_was_selected(tmp_
     run = write_run(tmp_path / "runs", "20260101-000000-mslr", dataset="mslr-web30k")
     with open(run / "config.toml", "a") as fh:
         fh.write('published = "lightgbm-experiments"\n')
+    manifest = json.loads((run / "manifest.json").read_text())  # read from the catalogue card
+    manifest["dataset"] = {"name": "mslr-web30k", "meta": {"card": "mslr-web30k"}}
+    (run / "manifest.json").write_text(json.dumps(manifest))
     written = write_leaderboard([tmp_path / "runs"], tmp_path, options=OPTS, plots=False)
     md = Path(written["md"]).read_text()
     assert "best test iteration" in md  # the published side's selection rule is named

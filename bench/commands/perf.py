@@ -117,45 +117,19 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _scale_inputs(args: argparse.Namespace) -> None:
-    """``perf scale``: the dataset is a generated LETOR shape at a valid scale and the config
-    reads, before minutes of generation and loading (both failed in a child process: a
-    traceback, or an exit 1 after the loads)."""
-    from bench.benchmark.config import RunConfig
-    from bench.commands.run_options import resolve_config_path
-    from bench.datasets.catalogue import generation_options, get_card, parse_spec
-    from bench.datasets.letor_shapes import check_scale, shape_of
-
-    scale, _ = generation_options(args.dataset)
-    check_scale(shape_of(get_card(parse_spec(args.dataset)[0])), scale, args.dataset)
-    RunConfig.load(resolve_config_path(args.config))
-
-
-def _convert_inputs(args: argparse.Namespace) -> None:
-    """``perf dask-convert``: ``--memory-limit`` and ``--features`` read, before the ratings are
-    generated (a bad one failed after minutes of generation)."""
-    from bench.adapters.config import AdapterConfig
-    from bench.adapters.distributed import check_distributable
-    from bench.engines.dask_engine import check_memory_limit
-
-    check_memory_limit(args.memory_limit)
-    check_distributable(AdapterConfig(feature_groups=tuple(
-        x.strip() for x in args.features.split(","))))
-
-
-#: Checks of a benchmark's named inputs (datasets, configs, sizes) made when the command starts,
-#: before anything is generated, loaded or timed.
-_INPUTS: dict[str, Callable[[argparse.Namespace], None]] = {
-    "scale": _scale_inputs, "dask-convert": _convert_inputs}
-
-
 def _out_apart(module: ModuleType) -> Callable[[argparse.Namespace], int]:
-    """The benchmark's ``run`` once its named inputs are checked (:data:`_INPUTS`) and ``--out
-    FILE.md`` is neither an input of the benchmark (``--qrels``,
+    """The benchmark's ``run`` once its named inputs are checked (the module's own
+    ``check_inputs(args)``, where it has one: a dataset, a size; and a ``--config``, read as
+    ``run`` reads it; all before anything is generated, loaded or timed) and ``--out FILE.md`` is neither an input of the benchmark (``--qrels``,
     ``--run``, ``--data``, ``--config``, ``--baseline``), a folder, a device nor a FIFO."""
     def checked(args: argparse.Namespace) -> int:
-        if door := _INPUTS.get(args.benchmark):
-            door(args)
+        if check_inputs := getattr(module, "check_inputs", None):
+            check_inputs(args)
+        if isinstance(getattr(args, "config", None), str):  # a run config, read as run reads it
+            from bench.benchmark.config import RunConfig
+            from bench.commands.run_options import resolve_config_path
+
+            RunConfig.load(resolve_config_path(args.config))
         if getattr(args, "out", None):
             from bench.data.outputs import check_output_file
 

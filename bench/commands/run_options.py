@@ -101,8 +101,9 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     changes: dict[str, Any] = {}
     if args.dataset is not None:
         changes["dataset"] = args.dataset
-        if config is not None and config.dataset != args.dataset:
-            _refuse_named_dataset(config, args)
+        if (config is not None and config.dataset != args.dataset and config.name
+                and getattr(args, "name", None) is None):
+            changes["name"] = _unnamed_replaced_dataset(config, args)
     if getattr(args, "name", None) is not None:
         changes["name"] = check_name(args.name, "--name")
         if fold_suffix(args.name)[1] is not None:  # a plain run would pass for a fold of NAME
@@ -170,16 +171,18 @@ def _refuse_shadowed(option: str, value: int, key: str, config: RunConfig | None
                           f"wins for {m} over the option; remove one of the two")
 
 
-def _refuse_named_dataset(config: RunConfig, args: argparse.Namespace) -> None:
-    """A ConfigError when ``--dataset`` replaces the dataset of a config file that names it
-    (``name``, unless ``--name`` is given too; ``published``): the run of the other dataset
-    would carry the file's name, or be set beside the published table of the file's dataset."""
-    from bench.errors import ConfigError
+def _unnamed_replaced_dataset(config: RunConfig, args: argparse.Namespace) -> str:
+    """The ``name`` of a run whose ``--dataset`` replaces the dataset of a config file that names
+    it: none (the run is named after its own data, as without the file), said on stderr. The
+    file's ``name = "experiments-mslr30k"`` labelled a run of ``synthetic-mslr30k:0.001`` in
+    every table before; ``--name`` chooses one. (A ``published`` table of the file is looked up
+    under the data's catalogue card, :func:`bench.report.build.published_key`, so it shows only
+    beside the dataset it was published for.)"""
+    import warnings
 
-    said = (("name", config.name, "give --name too, or remove name from the file"),
-            ("published", config.published, "remove published from the file"))
-    for key, value, fix in said:
-        if value and not (key == "name" and getattr(args, "name", None) is not None):
-            raise ConfigError(f"--dataset {args.dataset}: the config file {args.config} sets "
-                              f"{key} = {value!r} for its dataset {config.dataset!r}, which the "
-                              f"run of {args.dataset!r} would carry; {fix}")
+    from bench.benchmark.pipeline import ConfigWarning
+
+    warnings.warn(f"--dataset {args.dataset} replaces the dataset {config.dataset!r} of "
+                  f"{args.config}, so the run is named after {args.dataset!r}, not after the "
+                  f"file's name {config.name!r} (give --name to choose a name)", ConfigWarning, stacklevel=2)
+    return ""

@@ -49,6 +49,18 @@ def _worker_peak_mb(client: Any) -> dict[str, float]:
     return {w: kib / 1024.0 for w, kib in client.run(peak_rss_kib).items()}
 
 
+def check_inputs(args: argparse.Namespace) -> None:
+    """``--memory-limit`` and ``--features`` read, before the ratings are generated (a bad one
+    failed after minutes of generation). Called by ``ltrbench perf`` before :func:`run`."""
+    from bench.adapters.config import AdapterConfig
+    from bench.adapters.distributed import check_distributable
+    from bench.engines.dask_engine import check_memory_limit
+
+    check_memory_limit(args.memory_limit)
+    check_distributable(AdapterConfig(feature_groups=tuple(
+        x.strip() for x in args.features.split(","))))
+
+
 def run(args: argparse.Namespace) -> int:
     """Generate, write the shards, convert on the limited cluster, report."""
     from bench.adapters.config import AdapterConfig
@@ -205,4 +217,4 @@ def _render(args: argparse.Namespace, n_rows: int, in_memory: int, csv_bytes: in
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "check_inputs", "run"]

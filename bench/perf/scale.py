@@ -106,6 +106,17 @@ class Report:
     run_status: int = 0
 
 
+def check_inputs(args: argparse.Namespace) -> None:
+    """The dataset is a generated LETOR shape at a valid scale, before minutes of generation
+    and loading (it failed in the child process: a traceback). Called by ``ltrbench perf``
+    before :func:`run` (which also reads ``--config`` there)."""
+    from bench.datasets.catalogue import generation_options, get_card, parse_spec
+    from bench.datasets.letor_shapes import check_scale, shape_of
+
+    scale, _ = generation_options(args.dataset)
+    check_scale(shape_of(get_card(parse_spec(args.dataset)[0])), scale, args.dataset)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the steps; prints the Markdown report (and writes ``--out``). Exit 1 if the run failed."""
     from bench.datasets.fetch import primary_data_dir
@@ -282,4 +293,4 @@ if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
 
 
-__all__ = ["add_arguments", "measure", "render", "run"]
+__all__ = ["add_arguments", "check_inputs", "measure", "render", "run"]

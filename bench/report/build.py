@@ -250,8 +250,8 @@ def table_of(
         notes += _add_paired_tests(rows, src, options)
     if n_blank:
         _add_blank_policies(rows, src)
-    published = published_beside_ours(str(run.config.get("published", "") or ""), dataset,
-                                      [r.to_json() for r in rows])
+    published = published_beside_ours(str(run.config.get("published", "") or ""),
+                                      published_key(run.manifest), [r.to_json() for r in rows])
     return Table(
         dataset=dataset, run_id=run.run_id, unfinished=is_unfinished(run),
         run_dir=_display_path(run.path, base_dir),
@@ -397,6 +397,18 @@ def _add_blank_policies(rows: list[Row], src: _Sources) -> None:
                 row.blank[metric] = entry
 
 
+def published_key(manifest: dict[str, Any]) -> str:
+    """The catalogue dataset a run's published rows are looked up under: the card its data were
+    read from (``mslr-web30k``), recorded in its manifest; ``""`` (no rows) for data read from a
+    path, a generated stand-in (``synthetic-mslr30k`` is no published dataset) or a run without
+    that record. Never the run's display name: a config's ``name = "experiments-mslr30k"``
+    found no rows for real MSLR-WEB30K, and a name is the user's to choose for any data."""
+    dataset = manifest.get("dataset") if isinstance(manifest, dict) else None
+    meta = dataset.get("meta") if isinstance(dataset, dict) else None
+    card = meta.get("card") if isinstance(meta, dict) else None
+    return card if isinstance(card, str) else ""
+
+
 def published_beside_ours(
     entry: str, dataset: str, rows: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -413,6 +425,8 @@ def published_beside_ours(
         return []
     if entry not in PUBLISHED:
         raise ConfigError(f"unknown published entry {entry!r}; known: {sorted(PUBLISHED)}")
+    if not dataset:
+        return []
     source = PUBLISHED[entry]
     results = source["results"].get(dataset.split(":", 1)[0], {})
     ours = {row["model"]: row["metrics"] for row in rows}
