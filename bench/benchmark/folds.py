@@ -25,6 +25,7 @@ from bench.data.atomic import write_text
 from bench.data.jsonio import json_number
 from bench.data.outputs import check_output_file
 from bench.datasets.catalogue import SHAPES_LOADER, DatasetSpec
+from bench.datasets.fetch import find_dataset
 from bench.datasets.folds import (
     N_FOLDS,
     check_distinct_test_folds,
@@ -55,9 +56,12 @@ def fold_datasets(dataset: str | DatasetSpec, folds: Sequence[int]) -> list[str]
     return _fold_plan(resolve_spec(dataset), folds)[0]
 
 
-def _fold_plan(spec: DatasetSpec, folds: Sequence[int]) -> tuple[list[str], str]:
+def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
+               data_dir: str | os.PathLike[str] | None = None) -> tuple[list[str], str]:
     """The fold datasets of :func:`fold_datasets` and the dataset's name without a fold (the
-    card's spec, or the LETOR root folder's name)."""
+    card's spec, or the LETOR root folder's name). Test folds that share a query are refused
+    (:func:`bench.datasets.folds.check_distinct_test_folds`), for a folder given by path and for
+    a catalogue card's folder in ``data_dir`` alike."""
     if not folds or any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= N_FOLDS
                         for k in folds) or len(set(folds)) != len(folds):
         raise ConfigError(f"folds: expected distinct fold numbers 1..{N_FOLDS} (at least one); "
@@ -78,6 +82,8 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int]) -> tuple[list[str], str]
                               f"{', '.join(f'Fold{k}' for k in missing or folds)} (its LETOR "
                               f"folds: {have}); folds apply to LETOR datasets with "
                               f"Fold1..Fold{N_FOLDS} or S1..S{N_FOLDS}")
+        if (folder := find_dataset(card, data_dir=data_dir)) is not None:  # else: said later
+            check_distinct_test_folds(folder, folds)
         return [f"{card.spec}:Fold{k}" for k in folds], card.spec
     assert spec.path is not None
     root = spec.path
@@ -94,7 +100,8 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
               progress: bool = True, metrics: Sequence[str] | None = None) -> FoldRuns:
     """Run ``config`` on each of ``folds`` and write the fold tables of ``metrics`` (default: the
     config's metrics); see the module docstring."""
-    datasets, own_name = _fold_plan(resolve_spec(config.dataset), folds)  # parsed once
+    datasets, own_name = _fold_plan(resolve_spec(config.dataset), folds,  # parsed once
+                                    config.data_dir)
     base = config.name or own_name
     out = results_folder(out_dir)
     folder = out / "folds"
