@@ -47,7 +47,7 @@ from bench.metrics import evaluate, evaluate_trec
 
 METRICS = ["ndcg@3", "map"]
 PROFILES = ["ltrbench", "trec_eval"]
-Row = tuple[Any, str, int, Any]  # query id, document id, label, score
+Row = tuple[Any, str, Any, Any]  # query id, document id, label, score
 Table = dict[str, tuple[float | None, ...]]
 
 
@@ -179,7 +179,7 @@ def _paths_for(p: list[Row]) -> list[str]:
         spellings.setdefault(str(r[0]), set()).add(type(r[0]))
     if any(len(s) > 1 for s in spellings.values()):  # refused by design on a dict
         names = [n for n in names if n not in ("dict", "ranx")]
-    if any(isinstance(r[3], int) and abs(r[3]) > 2**53 or r[2] != int(r[2]) for r in p):
+    if any((isinstance(r[3], int) and abs(r[3]) > 2**53) or r[2] != int(r[2]) for r in p):
         # ranx rounds such a score itself, and makes a judgment 1.5 the integer 1
         names = [n for n in names if n != "ranx"]
     return names
@@ -196,7 +196,7 @@ def outcomes(p: list[Row], prof: str, folder: Path,
             out[name] = ("ok", PATHS[name](p, prof, here))
         except LtrbenchError as exc:
             out[name] = ("error", exc)
-        except Exception as exc:  # noqa: BLE001 - the judge reports it as a traceback
+        except Exception as exc:  # the judge reports it as a traceback
             out[name] = ("traceback", f"{type(exc).__name__}: {exc}")
     return out
 
@@ -283,7 +283,8 @@ def test_two_spellings_of_one_query_as_dict_keys_are_refused_naming_both(tmp_pat
     p: list[Row] = [("7", "d1", 1, 0.5), (7, "d2", 0, 1.0)]
     res = outcomes(p, "trec_eval", tmp_path, names=["dict"])
     kind, exc = res["dict"]
-    assert kind == "error" and "'7' and 7 are one query id" in str(exc)
+    assert kind == "error"
+    assert "'7' and 7 are one query id" in str(exc)
 
 
 @pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf")])
