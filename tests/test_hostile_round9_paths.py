@@ -22,10 +22,15 @@ are_refused_naming_both`); ranx objects hold only text ids, integer judgments an
 (its constructor rounds ``2**53 + 1`` before ltrbench sees it); negative labels are refused on row
 paths and read as "not relevant" in qrels (trec_eval's rule), so labels here are ``>= 0``.
 
-Divergence found (pinned below, the hypothesis example shrunk):
-``evaluate([1, 0], [0.5, 2**53 + 1], qid=[1, 1])`` gave ndcg@2 = 0.6309 (NumPy made the list the
-floats ``[0.5, 2.0**53]``), while the same score in a dict, a run file, a DataFrame column or a
-``--scores`` file is refused naming its row; fixed in :func:`bench.metrics.validate._no_text`.
+Divergences found (pinned below, the hypothesis examples shrunk):
+
+* ``evaluate([1, 0], [0.5, 2**53 + 1], qid=[1, 1])`` gave ndcg@2 = 0.6309 (NumPy made the list
+  the floats ``[0.5, 2.0**53]``), while the same score in a dict, a run file, a DataFrame column
+  or a ``--scores`` file is refused naming its row; fixed in :mod:`bench.metrics.validate`.
+* A query id ending in a no-break space (``"7\u00a0"``) was its own query in a TREC file (as in
+  trec_eval and pytrec_eval: only ASCII blanks split fields) and refused as "white space around
+  it" in arrays, frames, dicts and ranx objects; now its own query on every path
+  (:data:`bench.data.input_ids.BLANKS`).
 """
 
 from __future__ import annotations
@@ -218,7 +223,8 @@ def disagreement(res: dict[str, tuple[str, Any]]) -> str | None:
         "; an error on " + "; ".join(f"{n}: {v}" for n, (k, v) in res.items() if k == "error")
 
 
-QIDS = st.sampled_from(["7", "07", "7.0", " 7", "ｱ", "", "a", "1e3", 7, 8, "8", -3, 10**20])
+QIDS = st.sampled_from(["7", "07", "7.0", " 7", "7\u00a0", "ｱ", "", "a", "1e3", 7, 8, "8", -3,
+                        10**20])
 DOCS = st.sampled_from(["d1", "d2", "D1", "10", "9", "ｱ"])
 LABELS = st.sampled_from([0, 1, 2, 3, 1.5])
 SCORES = st.sampled_from([0.0, -0.0, 1.0, 1, 0.5, 3.25, -2.0, 10**18, 2**53 + 1, float("nan"),
@@ -305,3 +311,18 @@ def test_ties_and_negative_zero_rank_alike_on_every_path(tmp_path: Path) -> None
     assert disagreement(res) is None
     assert res["cli svmlight"][0] == "ok" or "cli svmlight" not in res
     assert res["dict"][1] == {"5": (0.630929754, 0.5)}
+
+
+def test_an_id_ending_in_a_no_break_space_is_its_own_query_on_every_path(tmp_path: Path) -> None:
+    """Shrunk: ``[("7\u00a0", "d1", 1, 0.5), ("7", "d1", 0, 0.7)]``. Before, the file paths gave
+    two queries and arrays, frames, dicts and ranx objects refused ``'7\xa0'`` ("white space
+    around it"). Golden values from pytrec_eval, which keeps U+00A0 in the id."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    p: list[Row] = [("7\u00a0", "d1", 1, 0.5), ("7", "d1", 0, 0.7)]
+    res = outcomes(p, "trec_eval", tmp_path)
+    assert disagreement(res) is None
+    qrels, run = _dicts(p)
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_3"}).evaluate(run)
+    assert res["dict"][1] == {q: (round(v["ndcg_cut_3"], 9), round(v["map"], 9))
+                              for q, v in want.items()}
+    assert res["dict"][1]["7\u00a0"] == (1.0, 1.0)
