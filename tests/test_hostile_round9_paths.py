@@ -326,3 +326,17 @@ def test_an_id_ending_in_a_no_break_space_is_its_own_query_on_every_path(tmp_pat
     assert res["dict"][1] == {q: (round(v["ndcg_cut_3"], 9), round(v["map"], 9))
                               for q, v in want.items()}
     assert res["dict"][1]["7\u00a0"] == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("rel", [10**20, -(10**20), 1e20])
+def test_a_relevance_beyond_int64_is_out_of_range_on_every_qrels_path(
+        rel: float, tmp_path: Path) -> None:
+    """Shrunk: ``[("a", "d1", 10**20, 0.5)]``. A qrels file says ``relevance '1000...' is out of
+    range: expected an integer in ...``; a dict or DataFrame said ``relevance 1e+20 is not an
+    integer`` (it is one): the same defect, now the same words on every qrels path."""
+    p: list[Row] = [("a", "d1", rel, 0.5)]
+    res = outcomes(p, "trec_eval", tmp_path, names=["dict", "trec frames"]
+                   if isinstance(rel, float) else ["dict", "trec frames", "file LF"])
+    for name, (kind, exc) in res.items():
+        assert kind == "error", name
+        assert "is out of range: expected an integer in" in str(exc), (name, exc)
