@@ -8,6 +8,9 @@ integers beyond 2^53, NaN, inf) is rendered through every input path:
 * ``evaluate_trec`` on dicts ``{qid: {doc: value}}``, on qrels/run DataFrames, on ranx objects;
 * TREC files with LF and with CR-only line ends, the CLI ``evaluate --qrels/--run`` on CRLF files
   and ``evaluate --data/--scores`` on an SVMlight file;
+* a Dask DataFrame (:func:`bench.metrics.distributed.evaluate_frame`, one partition, computed
+  in-process; under the ``ltrbench`` profile only: it takes no document ids, so a tie rule by
+  document id cannot apply);
 
 and every path must give the same per-query numbers (compared by query id as text, the README's
 id rule) or every path must refuse it with ltrbench's own error; never a number on one path and
@@ -163,19 +166,36 @@ def _cli_svmlight(p: list[Row], prof: str, folder: Path) -> Table:
     return _cli_table(folder, "--data", "d.svm", "--scores", "s.txt", "--profile", prof)
 
 
+def _dask_frame(p: list[Row], prof: str, _: Path) -> Table:
+    """A one-partition Dask DataFrame (rows grouped by query id as text), computed in-process."""
+    dask = pytest.importorskip("dask")
+    import dask.dataframe as dd
+
+    from bench.metrics.distributed import evaluate_frame
+
+    rows = sorted(p, key=lambda r: str(r[0]))
+    f = pd.DataFrame({"q": [r[0] for r in rows], "y": [r[2] for r in rows],
+                      "s": [r[3] for r in rows]})  # Dask would make an object column text
+    with dask.config.set(scheduler="sync"):
+        return _result(evaluate_frame(dd.from_pandas(f, npartitions=1), label="y", score="s",
+                                      qid="q", metrics=METRICS, profile=prof, per_query=True))
+
+
 PATHS: dict[str, Callable[[list[Row], str, Path], Table]] = {
     "arrays": _arrays, "frame": _frame, "dict": _trec_dict, "trec frames": _trec_frames,
     "ranx": _ranx, "file LF": _trec_file("\n"), "file CR": _trec_file("\r"),
-    "cli CRLF": _cli_trec, "cli svmlight": _cli_svmlight,
+    "cli CRLF": _cli_trec, "cli svmlight": _cli_svmlight, "dask frame": _dask_frame,
 }
 
 
-def _paths_for(p: list[Row]) -> list[str]:
+def _paths_for(p: list[Row], prof: str) -> list[str]:
     """The paths whose format can hold ``p`` (the module doc's documented limits)."""
     texts = [str(r[0]) for r in p]
     names = list(PATHS)
+    if prof != "ltrbench":  # no document ids there: a tie rule by document id cannot apply
+        names.remove("dask frame")
     if any(t != t.strip() for t in texts):  # a file splits fields at white space
-        names = [n for n in names if n in ("arrays", "frame", "dict", "trec frames", "ranx")]
+        names = [n for n in names if not n.startswith(("file", "cli"))]
     if not all(isinstance(r[0], int) or t.isdigit() for r, t in zip(p, texts, strict=True)) \
             or any(str(int(t)) != t or int(t) >= 2**63 for t in texts if t.isdigit()):
         names = [n for n in names if n != "cli svmlight"]
@@ -184,8 +204,10 @@ def _paths_for(p: list[Row]) -> list[str]:
         spellings.setdefault(str(r[0]), set()).add(type(r[0]))
     if any(len(s) > 1 for s in spellings.values()):  # refused by design on a dict
         names = [n for n in names if n not in ("dict", "ranx")]
-    if any((isinstance(r[3], int) and abs(r[3]) > 2**53) or r[2] != int(r[2]) for r in p):
-        # ranx rounds such a score itself, and makes a judgment 1.5 the integer 1
+    if any(isinstance(r[3], int) and abs(r[3]) > 2**53 for r in p):
+        # ranx and a typed pandas column (the Dask path's) round such a score themselves
+        names = [n for n in names if n not in ("ranx", "dask frame")]
+    if any(r[2] != int(r[2]) for r in p):  # ranx makes a judgment 1.5 the integer 1
         names = [n for n in names if n != "ranx"]
     return names
 
@@ -194,7 +216,7 @@ def outcomes(p: list[Row], prof: str, folder: Path,
              names: list[str] | None = None) -> dict[str, tuple[str, Any]]:
     """Each path's ("ok", table) or ("error", exception); another exception is a traceback."""
     out: dict[str, tuple[str, Any]] = {}
-    for i, name in enumerate(names if names is not None else _paths_for(p)):
+    for i, name in enumerate(names if names is not None else _paths_for(p, prof)):
         here = folder / str(i)
         here.mkdir(parents=True, exist_ok=True)
         try:
@@ -269,7 +291,7 @@ def test_one_query_spelled_7_and_int_7_is_one_query_on_every_path_that_can_hold_
     p: list[Row] = [("7", "d1", 1, 0.5), (7, "d2", 0, 1.0)]
     res = outcomes(p, "ltrbench", tmp_path)
     assert set(res) == {"arrays", "frame", "trec frames", "file LF", "file CR", "cli CRLF",
-                        "cli svmlight"}
+                        "cli svmlight", "dask frame"}
     assert disagreement(res) is None
     assert res["arrays"][1] == {"7": (0.630929754, 0.5)}
 
@@ -340,3 +362,17 @@ def test_a_relevance_beyond_int64_is_out_of_range_on_every_qrels_path(
     for name, (kind, exc) in res.items():
         assert kind == "error", name
         assert "is out of range: expected an integer in" in str(exc), (name, exc)
+
+
+@pytest.mark.parametrize("label", [True, False])
+def test_a_bool_label_is_refused_on_every_path_the_dask_one_included(
+        label: bool, tmp_path: Path) -> None:
+    """Shrunk: ``[("a", "d1", True, 0.5)]``. Before, a Dask DataFrame with a bool label column
+    gave ndcg@3 = 1.0 (``True`` read as 1) where arrays, a pandas frame, dicts, TREC frames and
+    files refuse a bool label ("a bool is no number here")."""
+    p: list[Row] = [("a", "d1", label, 0.5), ("a", "d2", not label, 0.2)]  # a bool column
+    res = outcomes(p, "ltrbench", tmp_path, names=[
+        "arrays", "frame", "dict", "trec frames", "file LF", "dask frame"])
+    assert disagreement(res) is None
+    assert all(k == "error" for k, _ in res.values())
+    assert "bool" in str(res["dask frame"][1])
