@@ -188,12 +188,20 @@ PATHS: dict[str, Callable[[list[Row], str, Path], Table]] = {
 }
 
 
+def _tied(p: list[Row]) -> bool:
+    """Whether two rows of one query (id as text) have equal scores (``-0.0 == 0.0``)."""
+    seen = [(str(r[0]), r[3]) for r in p]
+    return any(q1 == q2 and s1 == s2 for i, (q1, s1) in enumerate(seen) for q2, s2 in seen[:i])
+
+
 def _paths_for(p: list[Row], prof: str) -> list[str]:
     """The paths whose format can hold ``p`` (the module doc's documented limits)."""
     texts = [str(r[0]) for r in p]
     names = list(PATHS)
     if prof != "ltrbench":  # no document ids there: a tie rule by document id cannot apply
         names.remove("dask frame")
+        if _tied(p):  # in an SVMlight file the row number stands in (bench.metrics.profile)
+            names.remove("cli svmlight")
     if any(t != t.strip() for t in texts):  # a file splits fields at white space
         names = [n for n in names if not n.startswith(("file", "cli"))]
     if not all(isinstance(r[0], int) or t.isdigit() for r, t in zip(p, texts, strict=True)) \
