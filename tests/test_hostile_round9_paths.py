@@ -339,7 +339,7 @@ def test_ties_and_negative_zero_rank_alike_on_every_path(tmp_path: Path) -> None
     p: list[Row] = [(5, "d1", 1, -0.0), (5, "d2", 0, 0.0)]
     res = outcomes(p, "trec_eval", tmp_path)
     assert disagreement(res) is None
-    assert res["cli svmlight"][0] == "ok" or "cli svmlight" not in res
+    assert "cli svmlight" not in res  # no document ids: the row number stands in there
     assert res["dict"][1] == {"5": (0.630929754, 0.5)}
 
 
