@@ -384,3 +384,17 @@ def test_a_bool_label_is_refused_on_every_path_the_dask_one_included(
     assert disagreement(res) is None
     assert all(k == "error" for k, _ in res.values())
     assert "bool" in str(res["dask frame"][1])
+
+
+def test_mixed_line_ends_in_one_file_read_as_the_dict_reads(tmp_path: Path) -> None:
+    """CRLF, CR-only and LF lines in one qrels and one run file, the last line without a line
+    end: the dict path's numbers (pytrec_eval gives 0.6309 and 1.0 on these dicts)."""
+    (tmp_path / "q").write_bytes(b"1 0 a 1\r\n1 0 b 0\r2 0 a 1\n2 0 c 1")
+    (tmp_path / "r").write_bytes(b"1 Q0 a 1 0.5 t\r1 Q0 b 2 0.7 t\r\n2 Q0 a 1 0.1 t\n2 Q0 c 2 0.3 t")
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"a": 1, "c": 1}}
+    run = {"1": {"a": 0.5, "b": 0.7}, "2": {"a": 0.1, "c": 0.3}}
+    got = _result(evaluate_trec(str(tmp_path / "q"), str(tmp_path / "r"), metrics=METRICS,
+                                per_query=True))
+    assert got == _result(evaluate_trec(qrels, run, metrics=METRICS, per_query=True))
+    assert got["1"][0] == pytest.approx(0.630929754)
+    assert got["2"][0] == 1.0
