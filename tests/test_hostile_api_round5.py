@@ -228,7 +228,6 @@ BAD_IDS = {
     "trailing space": (["a", "a ", "b", "b", "b"], 2, "white space"),
     "leading space": ([" a", "a", "b", "b", "b"], 1, "white space"),
     "tab": (["a", "a", "b\t", "b", "b"], 3, "white space"),
-    "no-break space": (["a", "a", "\u00a0b", "b", "b"], 3, "white space"),
     "empty": (["a", "a", "", "", ""], 3, "empty"),
     "blank": (["a", "a", " ", " ", " "], 3, "empty"),
     "line end inside": (["a", "a", "b\nc", "b\nc", "b\nc"], 3, "line end"),

@@ -5,8 +5,9 @@ the rules and re-exports :func:`stray_character` and :func:`text_ids`; split fro
 byte-order mark inside a file, line ends other than LF/CRLF/CR). :func:`text_ids`: query and
 document ids compare as their text on every path; integers among text become text; floats,
 bools and missing values among text ids are errors; so are text ids holding a stray character,
-empty ones, ones with white space at either end (``"a "`` would be a query apart from ``"a"``)
-and ones holding a line end, since no TREC file can hold them.
+empty ones, ones with ASCII white space (what a TREC file splits at: :data:`BLANKS`) at either
+end (``"a "`` would be a query apart from ``"a"``) and ones holding a line end, since no TREC file
+can hold them.
 """
 
 from __future__ import annotations
@@ -143,11 +144,12 @@ def _refuse_stray_ids(a: np.ndarray, *, what: str, path: PathLike | None,
                         row=row + 1, column=column)
     if _padded(joined, len(texts), printable):  # but the space: the common case, fast
         row, bad = next((i, v) for i, v in enumerate(items) if isinstance(v, str)
-                        and (v != v.strip() or not v or "\n" in v or "\r" in v))
-        why = ("is empty: expected an id in every row" if not bad.strip() else
-               "holds a line end: expected an id on one line" if bad.strip() != bad.strip()
+                        and (v != v.strip(BLANKS) or not v or "\n" in v or "\r" in v))
+        bare = bad.strip(BLANKS)
+        why = ("is empty: expected an id in every row" if not bare else
+               "holds a line end: expected an id on one line" if bare != bare
                .replace("\n", "").replace("\r", "") else
-               f"has white space around it, so it would be an id apart from {bad.strip()!r}: "
+               f"has white space around it, so it would be an id apart from {bare!r}: "
                "expected no white space at either end")
         raise DataError(f"{what} {bad!r} {why} (no TREC file can hold such an id: fields there "
                         "are split at white space)", path=path, row=row + 1, column=column)
@@ -159,14 +161,20 @@ def _padded(joined: str, n: int, printable: bool) -> bool:
     every character but LF is ``printable`` (the only white space then is the space)."""
     if joined.count("\n") != n - 1:
         return True
-    if not joined or joined[0].isspace() or joined[-1].isspace() or "\n\n" in joined:
+    if not joined or joined[0] in BLANKS or joined[-1] in BLANKS or "\n\n" in joined:
         return True
     if printable:
         return " \n" in joined or "\n " in joined
     return _PADDED.search(joined) is not None
 
 
-_PADDED = re.compile(r"\s\n|\n\s|\r")
+_PADDED = re.compile(r"[ \t\x0b\x0c]\n|\n[ \t\x0b\x0c]|\r")
+
+#: The white space a TREC file splits its fields at (trec_eval's C ``isspace``, ASCII only):
+#: an id cannot start or end with it. Other Unicode white space (U+00A0, U+3000) is part of an
+#: id in a file, as in trec_eval and pytrec_eval (ids are byte strings there), so it is on
+#: every other path too: ``"a\u00a0"`` is a query apart from ``"a"`` everywhere.
+BLANKS = " \t\r\n\x0b\x0c"
 
 
 #: What :func:`_id_kind` calls values that are no id on any path (a dict key of these kinds is

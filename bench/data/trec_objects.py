@@ -340,7 +340,9 @@ def _relevance(values: pd.Series | list[Any], where: str,
     bad = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise _bad(s, i, where, f"relevance {_shown(s.iloc[i])} is not an integer", keys)
+        why = ("is out of range: expected an integer in -2^63..2^63-1 (as in a qrels file)"
+               if np.isfinite(x[i]) and x[i] == np.round(x[i]) else "is not an integer")
+        raise _bad(s, i, where, f"relevance {_shown(s.iloc[i])} {why}", keys)
     if s.dtype.kind in "iu":
         return np.asarray(s.to_numpy(), dtype=np.int64)
     return x.astype(np.int64)

@@ -122,6 +122,18 @@ def _partition_or_error(*args: Any) -> QueryParts | _Refusal | None:
         return _Refusal(str(exc), str(args[1]), None, None, setting=True)
 
 
+def _not_numbers(v: np.ndarray, role: str, dtype: str, name: str, col: str) -> DataError:
+    """A column that is not numeric, naming its first value that is no number, as
+    :func:`bench.metrics.evaluate` does (a bool is no number; text is not parsed: Dask may have
+    made an object column of Python integers text, ``dataframe.convert-string``)."""
+    items = v.tolist()
+    i = next((j for j, x in enumerate(items) if isinstance(x, bool | str | bytes)
+              or not isinstance(x, int | float)), 0)
+    why = "a bool is no number here" if isinstance(items[i], bool) else "text is not parsed"
+    return DataError(f"{role} {items[i]!r} in a column of type {dtype}: expected numbers "
+                     f"({why}, as by evaluate)", path=name, row=i + 1, column=col)
+
+
 def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid: str,
                      weight: str | None, specs: list[MetricSpec], prof: Profile) -> QueryParts | None:
     """One partition's per-query parts; every problem names the partition (its shard file),
@@ -137,9 +149,8 @@ def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid
             raise DataError(f"no column {col!r} (the {role}s); columns: {list(frame.columns)}",
                             path=name, column=col)
         v = frame[col].to_numpy()
-        if role != "qid" and v.dtype.kind not in ("iuf" if role == "score" else "iufb"):
-            raise DataError(f"column of type {frame[col].dtype}: expected numbers (a bool "
-                            "score is refused, as by evaluate)", path=name, column=col)
+        if role != "qid" and v.dtype.kind not in "iuf":  # a bool label too, as evaluate
+            raise _not_numbers(v, role, str(frame[col].dtype), name, col)
         values[role] = v
     # Profile.padding (allRank's -1, TF-Ranking's negative labels): the padding rows are found
     # before any check, their scores not read, and dropped after prepare -- as evaluate does

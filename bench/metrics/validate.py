@@ -446,6 +446,8 @@ def _no_text(values: ArrayLike, name: str) -> np.ndarray:
         flag = next((i for i, v in enumerate(values) if isinstance(v, bool | np.bool_)), None)
         if flag is not None:
             _no_bool(name, flag)
+        if raw.dtype.kind == "f":  # and [0.5, 2**53 + 1] into [0.5, 2.0**53]: a silent tie
+            _plain_numbers(list(values), name)
     return raw
 
 
