@@ -7,7 +7,9 @@ of :mod:`bench.data.tabular`) to one partition; :func:`one_unit_across` applies 
 partitions of a table (one shard in seconds beside another in milliseconds, or two blocks of one
 large CSV file): a second read of the timestamp column only, one small summary per partition,
 and every partition of the table made to wait for their check -- a lazy step, so the table is
-still read where it is computed, and nothing is loaded into the client.
+still read where it is computed, and nothing is loaded into the client. A MovieLens folder's
+``tags.csv`` (read into memory) is held to the ratings' unit in the same check
+(:func:`tag_stamps`), the rule of :func:`bench.data.ratings.refuse_mixed_units_across`.
 """
 
 from __future__ import annotations
