@@ -7,6 +7,10 @@ Classes (earlier rounds: ``tests/test_hostile_dask_shards.py``, ``..._round8_das
   reverse) are refused by the local reader (:func:`bench.data.ratings.refuse_mixed_units_across`);
   ``convert --engine dask`` converted them without a word (every tag "future", no tag feature).
   Now the same refusal, naming ``tags.csv`` with its row and the ratings' file.
+* ``MovieLens grammar`` (found here): the local MovieLens reader reads ``ratings.csv`` ids and
+  timestamps as plain integers (``7.0``, ``+7``, ``7e0`` refused, naming the line); the Dask
+  reader took any whole decimal, so ``convert --engine dask`` converted a folder the local
+  ``convert`` refuses. Now the local reader's own error, from both engines.
 * ``bytes ids`` (found here): a Parquet binary id column is refused by both engines, but the
   Dask refusal said "text ids: use --engine local", which refuses it too. Now it says so.
 * ``places`` (found here): a (user, item) pair in two ratings shards named only the folder
@@ -87,6 +91,40 @@ def test_movielens_tags_in_the_ratings_unit_still_read(tmp_path: Path) -> None:
     folder = _movielens(tmp_path / "ml", [SECONDS + 5, SECONDS + 9])
     got = read_ratings_frame(folder).frame.compute(scheduler="synchronous")
     assert got.shape[0] == 48
+
+
+# ------------------------------------------------------------------------- MovieLens grammar
+
+
+@pytest.mark.parametrize("spelled", ["7.0", "+7", "7e0"])
+def test_a_movielens_id_the_local_reader_refuses_is_refused_by_dask_in_its_words(
+        tmp_path: Path, spelled: str) -> None:
+    from bench.data.movielens import load_movielens
+
+    folder = _movielens(tmp_path / "ml", [SECONDS + 5])
+    lines = (folder / "ratings.csv").read_text().splitlines()
+    fields = lines[9].split(",")
+    lines[9] = ",".join([fields[0], spelled, *fields[2:]])
+    (folder / "ratings.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as local:
+        load_movielens(folder)
+    dask = _dask_error(folder)
+    assert str(dask) == str(local.value)
+    assert all(w in str(dask) for w in ("ratings.csv:10", repr(spelled))), str(dask)
+
+
+def test_a_movielens_id_with_leading_zeros_is_the_same_item_on_both_engines(
+        tmp_path: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+    from bench.data.movielens import load_movielens
+
+    folder = _movielens(tmp_path / "ml", [SECONDS + 5])
+    text = (folder / "ratings.csv").read_text().replace("\n0,5,", "\n0,005,", 1)
+    assert "\n0,005," in text
+    (folder / "ratings.csv").write_text(text)
+    local = load_movielens(folder).frame
+    dask = read_ratings_frame(folder).frame.compute(scheduler="synchronous")
+    assert sorted(local["item"].tolist()) == sorted(dask["item"].tolist())
 
 
 # ------------------------------------------------------------------------------- bytes ids

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.dask_cluster import require_dask
+from bench.data.dask_movielens import MovieLensGrammar
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards, warn_many_small
@@ -157,12 +158,12 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     # FusedParquetIO), across files; then a bad value is placed by a scan of the shards
     paths = _parquet_partition_files(files, raw.optimize().npartitions) if parquet else None
     scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
-    frame = raw.map_partitions(_typed, cols, None if parquet else sep, paths, scan, meta=_META)
-    beside = tag_stamps(side, tags)  # MovieLens tags: the ratings' unit, as locally
-    if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1 or beside):
-        frame = one_unit_across(frame, files, cols, sep, _typed, blocksize, beside)
-    source = str(p if p.is_dir() or len(files) > 1 else files[0])
-    return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
+    typed = MovieLensGrammar(_typed) if p / "ratings.csv" in files else _typed  # as locally
+    frame = raw.map_partitions(typed, cols, None if parquet else sep, paths, scan, meta=_META)
+    if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1 or side):
+        frame = one_unit_across(frame, files, cols, sep, _typed, blocksize, tag_stamps(side, tags))
+    return RatingsFrame(frame=frame, items=items, tags=tags,
+                        source=str(p if p.is_dir() or len(files) > 1 else files[0]),
                         files=[*files, *side], implicit=cols["rating"] is None,
                         sep=None if parquet else sep, columns=cols)
 
