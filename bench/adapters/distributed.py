@@ -102,6 +102,10 @@ def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: Adapte
     try:
         summary = _convert(ratings, out, partial, config, client, rows_per_block,
                            progress or (lambda _msg: None))
+    except DataError as exc:  # a pair rated twice: named in its shards, both places
+        from bench.data.dask_places import place_duplicate
+
+        raise (place_duplicate(ratings, exc) or exc) from None
     except LtrbenchError:
         raise
     except (OSError, pa.ArrowException) as exc:  # a damaged page behind a good footer
@@ -375,7 +379,7 @@ def _summary(ratings: RatingsFrame, out: Path, config: AdapterConfig, state: dic
     import json
 
     from bench.data.atomic import write_text
-    from bench.data.dask_cluster import describe
+    from bench.data.dask_cluster import describe, is_loopback, listening_addresses
 
     partitions: dict[str, object] = {}
     candidates: dict[str, object] = {}
@@ -420,7 +424,10 @@ def _summary(ratings: RatingsFrame, out: Path, config: AdapterConfig, state: dic
         "timings_s": {k: round(v, 4) for k, v in clock.items()},
         "inputs": ratings.sha256(), "files": [*files, "summary.json"],
         "engine": {"name": "dask", "cluster": describe(client), "user_blocks": len(bounds) - 1,
-                   "users_per_block": [bounds[k + 1] - bounds[k] for k in range(len(bounds) - 1)]},
+                   "users_per_block": [bounds[k + 1] - bounds[k] for k in range(len(bounds) - 1)],
+                   # every address this process and its children listened on (run's record)
+                   "listeners": {"addresses": (seen := listening_addresses()),
+                                 "loopback_only": all(is_loopback(a) for a in seen)}},
     }
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from bench.data.dask_cluster import require_dask
-from bench.data.dask_units import check_seconds, one_unit_across
+from bench.data.dask_movielens import MovieLensGrammar
+from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards, warn_many_small
 from bench.data.tabular import check_columns
@@ -157,11 +158,12 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     # FusedParquetIO), across files; then a bad value is placed by a scan of the shards
     paths = _parquet_partition_files(files, raw.optimize().npartitions) if parquet else None
     scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
-    frame = raw.map_partitions(_typed, cols, None if parquet else sep, paths, scan, meta=_META)
-    if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1):
-        frame = one_unit_across(frame, files, cols, sep, _typed, blocksize)  # across shards
-    source = str(p if p.is_dir() or len(files) > 1 else files[0])
-    return RatingsFrame(frame=frame, items=items, tags=tags, source=source,
+    typed = MovieLensGrammar(_typed) if p / "ratings.csv" in files else _typed  # as locally
+    frame = raw.map_partitions(typed, cols, None if parquet else sep, paths, scan, meta=_META)
+    if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1 or side):
+        frame = one_unit_across(frame, files, cols, sep, _typed, blocksize, tag_stamps(side, tags))
+    return RatingsFrame(frame=frame, items=items, tags=tags,
+                        source=str(p if p.is_dir() or len(files) > 1 else files[0]),
                         files=[*files, *side], implicit=cols["rating"] is None,
                         sep=None if parquet else sep, columns=cols)
 
@@ -209,6 +211,8 @@ _EXACT = float(2**53)
 _INT64_MAX = 2**63 - 1
 _WHOLE = ("a whole number (ids and timestamps are integers within int64, and a float "
           "column's below 2^53; text ids: use --engine local, which numbers them)")
+_BYTES = ("integers (a bytes id has no one text: every engine refuses it, --engine local "
+          "too)")
 _META = pd.DataFrame({"user": pd.Series([], dtype="int64"), "item": pd.Series([], dtype="int64"),
                       "rating": pd.Series([], dtype="float64"),
                       "timestamp": pd.Series([], dtype="int64")})
@@ -506,7 +510,9 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None) -> l
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):  # a bool neither:
+            raw = pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
+                or pa.types.is_fixed_size_binary(kind)  # bytes: no one text (tabular's rule)
             raise DataError(f"column of type {kind}: expected "  # the local reader refuses it
-                            f"{'numbers (a bool is not a rating)' if role == 'rating' else _WHOLE}",
+                            f"{'numbers (a bool is not a rating)' if role == 'rating' else _BYTES if raw else _WHOLE}",
                             path=path, column=c)
     return names

@@ -7,7 +7,9 @@ of :mod:`bench.data.tabular`) to one partition; :func:`one_unit_across` applies 
 partitions of a table (one shard in seconds beside another in milliseconds, or two blocks of one
 large CSV file): a second read of the timestamp column only, one small summary per partition,
 and every partition of the table made to wait for their check -- a lazy step, so the table is
-still read where it is computed, and nothing is loaded into the client.
+still read where it is computed, and nothing is loaded into the client. A MovieLens folder's
+``tags.csv`` (read into memory) is held to the ratings' unit in the same check
+(:func:`tag_stamps`), the rule of :func:`bench.data.ratings.refuse_mixed_units_across`.
 """
 
 from __future__ import annotations
@@ -101,15 +103,27 @@ def _refuse_across(facts: list[pd.DataFrame], column: str) -> bool:
                     row=int(m["row"]) if m["row"] >= 0 else None, column=column)
 
 
+def tag_stamps(side: list[Path], tags: pd.DataFrame | None) -> list[tuple[str, pd.Series]]:
+    """``(tags.csv, its timestamps)`` when a MovieLens folder has tags (``side``: the side
+    files read): held to the ratings' unit by :func:`one_unit_across`, as
+    :func:`bench.data.ratings.refuse_mixed_units_across` holds them in the local reader."""
+    return [(str(f), tags["timestamp"]) for f in side if f.name == "tags.csv"
+            and tags is not None and "timestamp" in tags.columns]
+
+
 def _gate(part: pd.DataFrame, checked: bool) -> pd.DataFrame:
     return part
 
 
 def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
-                    sep: str | None, typed: Callable[..., pd.DataFrame], blocksize: str | int) -> Any:
+                    sep: str | None, typed: Callable[..., pd.DataFrame], blocksize: str | int,
+                    beside: list[tuple[str, pd.Series]] | None = None) -> Any:
     """``frame`` (the typed ratings of ``files``) whose partitions wait for a check that no partition holds seconds while another holds
     milliseconds: a :class:`~bench.errors.DataError` naming both values, the files and (Parquet)
-    rows, as :func:`bench.data.ratings.refuse_mixed_units` names them in one file."""
+    rows, as :func:`bench.data.ratings.refuse_mixed_units` names them in one file. ``beside``:
+    ``(path, timestamps)`` of side tables read with the ratings (MovieLens ``tags.csv``), held
+    to the same unit, as :func:`bench.data.ratings.refuse_mixed_units_across` holds them in the
+    local reader (rows from 1)."""
     import dask
     import dask.dataframe as dd
 
@@ -126,8 +140,10 @@ def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
                              "file": pd.Series([], dtype=object),
                              "row": pd.Series([], dtype="int64")})
         facts = stamps.map_partitions(_facts, column, sep, None, typed, meta=meta).to_delayed()
-    checked = dask.delayed(_refuse_across)(facts, column)
+    side = [_facts(pd.DataFrame({"t": pd.to_numeric(v, errors="coerce").to_numpy(np.float64)}),
+                   "t", None, [(path, 0)], _as_is, {"number": 0}) for path, v in beside or []]
+    checked = dask.delayed(_refuse_across)([*facts, *side], column)
     return frame.map_partitions(_gate, checked, meta=frame._meta)
 
 
-__all__ = ["MILLISECONDS", "SECONDS", "check_seconds", "one_unit_across"]
+__all__ = ["MILLISECONDS", "SECONDS", "check_seconds", "one_unit_across", "tag_stamps"]

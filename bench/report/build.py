@@ -33,6 +33,7 @@ from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, best_is_lowest, is_family
 from bench.report import stats
+from bench.report.foreign import foreign_notes
 from bench.report.published import PUBLISHED
 from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
@@ -241,7 +242,9 @@ def table_of(
     n_blank, n_queries = _blank_count(run, src.pq, options.primary, options.split)
     libraries = model_libraries(run, models)  # the run's records, never the names
     rows = [_row(src, model, options, libraries[model]) for model in models]
-    notes = _timing_notes(rows)
+    from bench import __version__
+
+    notes = [*foreign_notes(run, __version__), *_timing_notes(rows)]
     have_pq = len(src.pq) > 0
     if not have_pq:
         notes.append("per_query.parquet absent: no confidence intervals or paired tests")
