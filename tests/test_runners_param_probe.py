@@ -14,7 +14,7 @@ from bench.runners.param_probe import probe_library_params
 
 BAD = [
     ("lightgbm", "min_data_in_bin = 0", "Check failed: (min_data_in_bin) > (0)"),
-    ("lightgbm", 'boosting = "nosuch"', "nosuch"),
+    ("lightgbm", 'data_sample_strategy = "nosuch"', "Unknown sample strategy nosuch"),
     ("xgboost", 'max_delta_step = "deep"', "Invalid Parameter format for max_delta_step"),
     ("xgboost", "nosuch_param = 3", "nosuch_param"),
     ("catboost", "nosuchparam = 3", "Unknown option {nosuchparam}"),
