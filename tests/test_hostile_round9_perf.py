@@ -11,9 +11,8 @@ million ratings.
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
+from test_hostile_perf_options import no_benchmark  # noqa: F401 (the fixture: no benchmark starts)
 
 from bench import cli
 
@@ -39,22 +38,11 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def no_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any benchmark that starts is a failure: every case must be refused before."""
-    from bench.commands.perf import _BENCHMARKS
-
-    def refuse(_args: object) -> int:
-        raise AssertionError("the benchmark started")
-
-    for module_name, _ in _BENCHMARKS.values():
-        monkeypatch.setattr(importlib.import_module(module_name), "run", refuse)
-
-
 @pytest.mark.parametrize(("argv", "words", "klass"), CASES,
                          ids=[" ".join(c[0]) for c in CASES])
+@pytest.mark.usefixtures("no_benchmark")
 def test_a_bad_named_perf_input_is_one_clear_line_before_any_work(
-        no_benchmark: None, capsys: pytest.CaptureFixture[str], argv: list[str],
+        capsys: pytest.CaptureFixture[str], argv: list[str],
         words: tuple[str, ...], klass: str) -> None:
     status = cli.main(["perf", *argv])
     err = capsys.readouterr().err
@@ -67,7 +55,8 @@ def test_a_bad_named_perf_input_is_one_clear_line_before_any_work(
         assert w in lines[0], (w, lines[0])
 
 
-def test_the_default_scale_inputs_pass_the_door(no_benchmark: None) -> None:
+@pytest.mark.usefixtures("no_benchmark")
+def test_the_default_scale_inputs_pass_the_door() -> None:
     """The defaults (synthetic-mslr30k, experiments-mslr30k) are read and the benchmark starts."""
     with pytest.raises(AssertionError, match="the benchmark started"):
         cli.main(["perf", "scale"])

@@ -88,12 +88,7 @@ def qrels(docs: Mapping[str, Mapping[str, int]]) -> Any:
     any document id goes to ranx's own constructor, which says what it says."""
     import ranx
 
-    if not _has_ids(docs):
-        return ranx.Qrels(dict(docs))
-    out = ranx.Qrels()
-    out.qrels = _built(docs, int)
-    out.sorted = True
-    return out
+    return _object(ranx.Qrels, "qrels", docs, int)
 
 
 def run(docs: Mapping[str, Mapping[str, float]]) -> Any:
@@ -101,9 +96,15 @@ def run(docs: Mapping[str, Mapping[str, float]]) -> Any:
     document id goes to ranx's own constructor, which says what it says."""
     import ranx
 
+    return _object(ranx.Run, "run", docs, float)
+
+
+def _object(kind: Any, field: str, docs: Mapping[str, Mapping[str, Any]], dtype: type) -> Any:
+    """An empty ``kind()`` (ranx's Qrels or Run) given the widened sorted dict as ``field``, as
+    its constructor sets it (``sorted`` True)."""
     if not _has_ids(docs):
-        return ranx.Run(dict(docs))
-    out = ranx.Run()
-    out.run = _built(docs, float)
+        return kind(dict(docs))
+    out = kind()
+    setattr(out, field, _built(docs, dtype))
     out.sorted = True
     return out

@@ -20,6 +20,7 @@ One rule for every entry point that takes metric names (``--metrics``, a config 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 from bench.errors import ConfigError
 
@@ -64,24 +65,7 @@ def _split(item: str) -> list[str]:
     """Tokens of ``item``: split at commas and white space outside brackets and quotes; white
     space around a ``:`` outside brackets joins (``trec_eval-c : P_5``); an empty name between
     commas (or at either end) is refused."""
-    fields: list[str] = []  # the text between commas (outside brackets), white space kept
-    current: list[str] = []
-    depth, quote = 0, ""
-    for ch in item:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth <= 0 and ch == ",":
-            fields.append("".join(current))
-            current = []
-            continue
-        current.append(ch)
-    fields.append("".join(current))
+    fields, depth, quote = _outside(item, lambda ch: ch == ",")  # white space kept
     _balanced(item, depth, quote)
     if not any(f.strip() for f in fields):
         return []  # nothing but separators: "no metric names given"
@@ -102,6 +86,30 @@ def _split(item: str) -> list[str]:
     return out
 
 
+def _outside(text: str, separates: Callable[[str], bool]) -> tuple[list[str], int, str]:
+    """``text`` cut at each character ``separates`` accepts outside brackets and quotes (empty
+    fields kept), with the bracket depth and the open quote left at its end."""
+    fields: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth <= 0 and separates(ch):
+            fields.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    fields.append("".join(current))
+    return fields, depth, quote
+
+
 def _balanced(item: str, depth: int, quote: str) -> None:
     """Refuse a bracket or quote left open at the end of ``item``: every name after it (commas
     included) would be read as one unknown name (``P(rel=2@5,map``)."""
@@ -116,26 +124,7 @@ def _balanced(item: str, depth: int, quote: str) -> None:
 def _words(text: str, item: str) -> list[str]:
     """The white-space separated words of one comma field (outside brackets and quotes), a
     ``:`` with white space around it joined to its neighbours."""
-    words: list[str] = []
-    current: list[str] = []
-    depth, quote = 0, ""
-    for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth <= 0 and ch.isspace():
-            if current:
-                words.append("".join(current))
-            current = []
-            continue
-        current.append(ch)
-    if current:
-        words.append("".join(current))
+    words = [w for w in _outside(text, str.isspace)[0] if w]
     joined: list[str] = []
     for word in words:
         if joined and (joined[-1].endswith(":") or word.startswith(":")):
