@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from test_hostile_round8b_names import QRELS  # graded; query 4 has no run line
 
 from bench.errors import ConfigError
 from bench.metrics import evaluate_trec, get_profile
@@ -60,10 +61,6 @@ CLASSES = {
     "test_a_set_of_several_metrics_has_no_primary_and_is_refused": "silent accept",
 }
 
-QRELS: dict[str, dict[str, int]] = {
-    "1": {"a": 2, "b": 0, "c": 1, "d": 1}, "2": {"x": 1, "y": 0}, "3": {"p": 1, "q": 3},
-    "4": {"m": 1},
-}
 RA: dict[str, dict[str, float]] = {
     "1": {"a": 0.3, "b": 0.9, "c": 0.5, "e": 0.1}, "2": {"y": 2.0, "x": 1.0, "z": 0.5},
     "3": {"q": 1.0, "p": 0.5},

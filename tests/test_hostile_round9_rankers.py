@@ -29,6 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_kit import toy_splits
+from test_hostile_round8_rankers import Base  # scores = the first feature; fit runs go()
 
 NAME = "hostile9"
 MODULE = Path(__file__).stem
@@ -45,20 +46,6 @@ def _kept_register() -> Callable[..., Any]:
     import importlib
 
     return importlib.import_module("bench.runners.custom_atexit")._REAL_REGISTER  # type: ignore[no-any-return]
-
-
-class Base:
-    """Scores = the first feature; ``fit`` runs :meth:`go` (the attack)."""
-
-    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
-        self.go()
-        return self
-
-    def go(self) -> None:
-        """Nothing (subclasses attack)."""
-
-    def predict(self, X: Any) -> Any:
-        return np.asarray(X[:, 0], dtype=np.float64)
 
 
 class RegistersAnExitHandler(Base):
