@@ -392,3 +392,14 @@ def test_thousands_of_tiny_ratings_shards_are_said_too(tmp_path: Path,
     said = [str(w.message) for w in caught if type(w.message).__name__ == "ManyShardsWarning"]
     assert said, [str(w.message) for w in caught]
     _one_line(Exception(said[0]), "3 shards")
+
+
+def test_seconds_and_milliseconds_before_1970_across_shards_are_refused(tmp_path: Path) -> None:
+    """The local rule reads magnitudes (before 1970 too: ``bench.data.ratings``); across Dask
+    shards the signs were compared as they are, so -978300760000 ms beside -978300760 s
+    passed."""
+    _parquet(tmp_path / "r", "a.parquet", [-s for s in SECONDS])
+    _parquet(tmp_path / "r", "b.parquet", [-m for m in MILLIS], first_user=10)
+    with pytest.raises(DataError) as info:
+        _computed(tmp_path / "r")
+    _one_line(info.value, "-978300760000", "milliseconds")

@@ -18,11 +18,11 @@ from typing import Any
 
 import pandas as pd
 
+from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.errors import DataError
 
 #: What pyarrow's int64 reads (the local MovieLens reader): ASCII digits, an optional '-'.
 _PLAIN_INT = r"-?[0-9]+"
-_PATH = "__ltrbench_path__"
 
 
 class MovieLensGrammar:

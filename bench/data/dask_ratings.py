@@ -39,6 +39,7 @@ import pandas as pd
 
 from bench.data.dask_cluster import require_dask
 from bench.data.dask_movielens import MovieLensGrammar
+from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards, warn_many_small
@@ -53,7 +54,6 @@ _ALIASES = {
     "rating": ("rating", "score", "value"),
     "timestamp": ("timestamp", "time", "ts"),
 }
-_PATH = "__ltrbench_path__"
 
 
 @dataclass(frozen=True, eq=False)

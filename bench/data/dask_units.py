@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.ratings import MILLISECONDS, SECONDS
 from bench.errors import DataError
 
-_PATH = "__ltrbench_path__"
-#: seconds of 1973..2286 / milliseconds of any date after 1973 (``refuse_mixed_units``' bounds)
-SECONDS = (1e8, 1e10)
-MILLISECONDS = 1e11
+#: The column Dask's ``include_path_column`` adds to a ratings table: each row's shard file.
+PATH_COLUMN = "__ltrbench_path__"
+_PATH = PATH_COLUMN
 
 
 def check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
@@ -62,8 +62,9 @@ def _facts(part: pd.DataFrame, column: str, sep: str | None,
             and 0 <= int(partition_info.get("number", -1)) < len(paths):
         where, first = paths[int(partition_info["number"])]
     out: dict[str, list[Any]] = {"kind": [], "value": [], "file": [], "row": []}
-    for kind, hits in (("s", np.flatnonzero((values >= SECONDS[0]) & (values < SECONDS[1]))),
-                       ("ms", np.flatnonzero(values >= MILLISECONDS))):
+    size = np.abs(values)  # before 1970 too, as the local rule (bench.data.ratings)
+    for kind, hits in (("s", np.flatnonzero((size >= SECONDS[0]) & (size < SECONDS[1]))),
+                       ("ms", np.flatnonzero(size >= MILLISECONDS))):
         if hits.shape[0]:
             k = int(hits[0])
             out["kind"].append(kind)
@@ -146,4 +147,4 @@ def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
     return frame.map_partitions(_gate, checked, meta=frame._meta)
 
 
-__all__ = ["MILLISECONDS", "SECONDS", "check_seconds", "one_unit_across", "tag_stamps"]
+__all__ = ["MILLISECONDS", "PATH_COLUMN", "SECONDS", "check_seconds", "one_unit_across", "tag_stamps"]

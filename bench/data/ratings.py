@@ -120,6 +120,12 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
     check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)
 
 
+#: Timestamp magnitudes of the one-unit rule (:func:`refuse_mixed_units`): seconds of
+#: 1973..2286, and milliseconds of any date after 1973 (as seconds, after the year 5138).
+SECONDS = (1e8, 1e10)
+MILLISECONDS = 1e11
+
+
 def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
                        where: Callable[[int], dict[str, object]]) -> None:
     """Refuse a timestamp column with seconds beside milliseconds (the rule of every ratings
@@ -132,8 +138,8 @@ def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
     first large value (``where(i)``: its ``line`` or ``row``), naming a seconds value's place.
     """
     size = np.abs(values)  # before 1970 too: -978300760000 ms beside 978300760 s
-    big = np.flatnonzero(size >= 1e11)
-    secs = np.flatnonzero((size >= 1e8) & (size < 1e10))
+    big = np.flatnonzero(size >= MILLISECONDS)
+    secs = np.flatnonzero((size >= SECONDS[0]) & (size < SECONDS[1]))
     if big.shape[0] and secs.shape[0]:
         i, j = int(big[0]), int(secs[0])
         place = ", ".join(f"{k} {v}" for k, v in where(j).items()) or "in the same file"
@@ -152,8 +158,9 @@ def refuse_mixed_units_across(files: list[tuple[object, np.ndarray]]) -> None:
     "future" (no tag feature), tags in seconds beside ratings in milliseconds all "history"
     (tags written after the target rating leak into the features). ``files``: ``(path,
     timestamps)``; the message names both files and each value's row (from 1)."""
-    big = [(p, np.flatnonzero(np.abs(v) >= 1e11)) for p, v in files]
-    secs = [(p, np.flatnonzero((np.abs(v) >= 1e8) & (np.abs(v) < 1e10))) for p, v in files]
+    big = [(p, np.flatnonzero(np.abs(v) >= MILLISECONDS)) for p, v in files]
+    secs = [(p, np.flatnonzero((np.abs(v) >= SECONDS[0]) & (np.abs(v) < SECONDS[1])))
+            for p, v in files]
     at = {str(p): v for p, v in files}
     b = next(((p, int(i[0])) for p, i in big if i.shape[0]), None)
     s = next(((p, int(i[0])) for p, i in secs if i.shape[0]), None)

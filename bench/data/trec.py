@@ -109,6 +109,7 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
     docs: list[str] = []
     rels: list[int] = []
     subs: list[int] = []
+    lines: list[int] = []  # each judgment's line, to name it in a later error
     seen: dict[tuple[str, ...], int] = {}
     for lineno, parts in _lines(p):
         if len(parts) != 4:
@@ -136,10 +137,9 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
         qids.append(q)
         docs.append(d)
         rels.append(rel)
+        lines.append(lineno)
     if not rels:
         raise DataError("empty qrels file: expected lines 'qid iter docno rel'", path=p)
-    lines = [seen[(q, str(t), d) if subtopics else (q, d)]
-             for q, t, d in zip(qids, subs if subtopics else qids, docs, strict=True)]
     return Qrels(text_array(qids, what="query id", path=p, lines=lines, column="qid"),
                  text_array(docs, what="document id", path=p, lines=lines, column="docno"),
                  np.asarray(rels, dtype=np.int64), str(p),

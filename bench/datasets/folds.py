@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 
 from bench.data.folders import find_split_files, read_letor_folder
 from bench.data.groups import offsets_from_qid
+from bench.data.hashing import sha256_file
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.svmlight import read_svmlight_files_with_digests
 from bench.data.svmlight_parse import Progress
@@ -184,7 +185,7 @@ def check_distinct_test_folds(root: PathLike, folds: Sequence[int]) -> None:
     for same in (ks for ks in by_size.values() if len(ks) > 1):
         seen: dict[str, int] = {}
         for k in same:
-            digest = _sha256(files[k])
+            digest = sha256_file(files[k])
             if digest in seen:
                 first = seen[digest]
                 raise DataError(f"the test file of Fold{k} ({files[k]}) holds the same bytes as "
@@ -232,16 +233,6 @@ def _refuse_queries_in_two_test_folds(root: PathLike, files: dict[int, Path]) ->
                 "test folds are disjoint sets of queries, and a fold table would count this "
                 "query twice; put each fold's own test file in place", path=Path(root))
         earlier.append((k, np.unique(qid)))
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def read_fold(root: PathLike, fold: int, *, name: str | None = None,

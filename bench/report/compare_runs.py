@@ -53,7 +53,8 @@ from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
 from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
-from bench.metrics.families import FAMILIES
+from bench.metrics.families import FAMILIES, best_is_lowest
+from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve
 from bench.report import stats
@@ -241,11 +242,12 @@ def compare_runs(
     check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
     metrics = _metric_names(metrics)
     given, call, mode = _profile_and_missing(profile, missing)
-    keys = _ranking_keys(metrics)
-    specs = resolve(parse_metrics(metrics), call, explicit=given is not None)
+    asked = parse_metrics(metrics)  # once: the keys, families and diversity below read it
+    keys = _ranking_keys(asked)
+    specs = resolve(asked, call, explicit=given is not None)
     refuse_homonyms(specs, call)  # every name against the profile before any file is read
     check_files(runs)
-    subtopics = any(is_diversity(s) for s in parse_metrics(metrics))  # alpha_ndcg: subtopic qrels
+    subtopics = any(is_diversity(s) for s in asked)  # alpha_ndcg: subtopic qrels
     loaded = subtopic_qrels(qrels) if subtopics else as_qrels(qrels)
     tables, scored, metric_profiles, answered = _evaluate_runs(loaded, runs, metrics, given, keys)
     names = list(tables)
@@ -271,8 +273,8 @@ def compare_runs(
         raise DataError(f"no query has a {primary} value in every run (a query blank in one "
                         f"run under profile {call.name!r} is left out of all): nothing to compare")
     versus = stats.compare_with_best(values[primary], n_resamples=n_permutations, seed=seed,
-                                     higher_is_better=_higher_is_better(metrics))
-    mean, ci_low, ci_high = _family_means(metrics, keys, values, ci, n_runs)
+                                     higher_is_better=not best_is_lowest(asked[0].family))
+    mean, ci_low, ci_high = _family_means(asked, keys, values, ci, n_runs)
     return RunComparison(
         names=names, metrics=keys, primary=primary, profile=call.name, qids=common,
         values=values, mean=mean, ci_low=ci_low, ci_high=ci_high, versus=versus, evaluated={n: len(every[n]) for n in names},
@@ -297,10 +299,9 @@ def _profile_and_missing(profile: str | Profile | None,
     return given, call, mode
 
 
-def _ranking_keys(metrics: str | Iterable[str]) -> list[str]:
+def _ranking_keys(specs: list[MetricSpec]) -> list[str]:
     """The metric keys (the user's spellings, expanded); every one a ranking metric whose mean
     a comparison can give (:func:`_family_means`), the primary one with a best value."""
-    specs = parse_metrics(metrics)
     if specs[0].pointwise:
         raise ConfigError(f"the primary (first) metric {specs[0].key!r} is not a ranking metric")
     pointwise = [s.key for s in specs if s.pointwise]
@@ -345,7 +346,7 @@ def _refuse_weighted(key: str, by: str) -> None:
                       "evaluate with one --run)")
 
 
-def _family_means(metrics: str | Iterable[str], keys: list[str],
+def _family_means(specs: list[MetricSpec], keys: list[str],
                   values: dict[str, NDArray[np.float64]], ci: stats.BootstrapCI,
                   n_runs: int) -> tuple[dict[str, NDArray[np.float64]], ...]:
     """Per metric, the ``(n_runs,)`` means and interval bounds as the metric's family averages
@@ -357,7 +358,7 @@ def _family_means(metrics: str | Iterable[str], keys: list[str],
     ``num_q`` 1.0 for 2 queries under the names that evaluate_trec gives as 0.54 and 2."""
     out: tuple[dict[str, NDArray[np.float64]], ...] = ({}, {}, {})
     kinds = {s.key: FAMILIES[s.family].mean if s.family in FAMILIES else "mean"
-             for s in parse_metrics(metrics)}
+             for s in specs}
     for j, k in enumerate(keys):
         rows = slice(j * n_runs, (j + 1) * n_runs)
         got = (ci.mean[rows], ci.low[rows], ci.high[rows])
@@ -369,12 +370,6 @@ def _family_means(metrics: str | Iterable[str], keys: list[str],
         for d, g in zip(out, got, strict=True):
             d[k] = np.asarray(g, dtype=np.float64)
     return out
-
-
-def _higher_is_better(metrics: str | Iterable[str]) -> bool:
-    """Whether the primary metric's best run has the highest mean (not so for ARP, a rank)."""
-    first = parse_metrics(metrics)[0]
-    return not (first.family in FAMILIES and FAMILIES[first.family].lower_is_better)
 
 
 def _evaluate_runs(
