@@ -21,7 +21,6 @@ dataset folder, and an ``out/tune`` that is a file, a FIFO or a device.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,17 +29,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.benchmark.search_space import MAX_CHOICES, NOT_TUNED, TUNABLE
+from bench.data.inputs import is_option_float
 from bench.data.letor import LetorData
 from bench.data.outputs import Inputs, check_output_dir
 from bench.data.toml import show, unknown_key
 from bench.errors import ConfigError
 from bench.runners.params import param_spec
 from bench.runs.layout import RUN_SEALED
-
-#: A float written in ASCII: digits, one point, an exponent; or nan / inf (the option reader's
-#: rule, :func:`bench.commands.text.ascii_float`).
-_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
-                    re.IGNORECASE)
 
 
 def query_folds(n_queries: int, n_folds: int, seed: int = 0) -> list[tuple[NDArray[np.int64], NDArray[np.int64]]]:
@@ -142,7 +137,7 @@ def _value(text: str) -> Any:
         return text == "true"
     if is_plain_int(text):
         return int(text)
-    if text.isascii() and _FLOAT.fullmatch(text):
+    if is_option_float(text):
         return float(text)
     if text[:1] in ("'", '"'):
         try:

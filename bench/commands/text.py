@@ -40,10 +40,6 @@ def terminal_line(text: object) -> str:
     return _TERMINAL.sub(lambda m: ascii(m.group(0))[1:-1], str(text))
 
 
-#: A float as written in ASCII: digits, one point, an exponent; or nan / inf (which the checks
-#: of each option then refuse by name where they do not apply).
-_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
-                    re.IGNORECASE)
 
 
 def ascii_int(text: str) -> int:
@@ -63,8 +59,10 @@ def ascii_int(text: str) -> int:
 def ascii_float(text: str) -> float:
     """A number option written in ASCII (``0.8``, ``1e-3``, ``5``): Python's ``float`` also
     reads ``２`` and ``1_0``, which are refused here. An ``argparse`` ``type=``."""
+    from bench.data.inputs import is_option_float  # the one spelling rule (numpy: lazily)
+
     body = text.strip()
-    if not (body.isascii() and _FLOAT.fullmatch(body)):
+    if not is_option_float(body):
         raise argparse.ArgumentTypeError(f"expected a number written in ASCII (e.g. 0.8, "
                                           f"1e-3); got {text!r}")
     return float(body)

@@ -406,6 +406,19 @@ def is_plain_int(token: bytes | str) -> bool:
     return _INT.fullmatch(raw) is not None
 
 
+#: A float as an option or a search space writes it: ASCII digits, one point, an exponent; or
+#: nan / inf / infinity (which the checks of each value then refuse by name where they do not
+#: apply). Looser than :func:`is_plain_float`, the data files' rule.
+_OPTION_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
+                           re.IGNORECASE)
+
+
+def is_option_float(text: str) -> bool:
+    """Whether ``text`` spells a float as an option may (:data:`_OPTION_FLOAT`): ASCII only, so
+    a fullwidth ``１.５`` that ``float()`` would read is not one."""
+    return text.isascii() and _OPTION_FLOAT.fullmatch(text) is not None
+
+
 def is_plain_float(token: bytes | str) -> bool:
     """Whether ``token`` is a plain decimal number spelling (no finiteness check)."""
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token

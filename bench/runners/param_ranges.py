@@ -85,6 +85,7 @@ PARAM_SPECS: tuple[Spec, ...] = (
     Spec("seed", int, 0, source="LightGBM's seed is a C int, CatBoost's random_seed unsigned"),
     Spec("device", str, choices=DEVICES),
 )
+#: The specs by field name (``params.py`` reads it for its membership test).
 _SPEC = {s.name: s for s in PARAM_SPECS}
 
 

@@ -28,6 +28,7 @@ from bench.data.toml import Spec, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
 from bench.runners.libraries import LIBRARIES, gbdt_libraries, get_library, load
+from bench.runners.param_ranges import _SPEC
 from bench.runners.param_ranges import DEVICES as DEVICES  # the range table's names, re-exported
 from bench.runners.param_ranges import LABEL_GAINS as LABEL_GAINS
 from bench.runners.param_ranges import MAX_LABEL as MAX_LABEL
@@ -35,7 +36,6 @@ from bench.runners.param_ranges import PARAM_SPECS as PARAM_SPECS
 from bench.runners.param_ranges import param_spec as param_spec
 from bench.runners.raw_keys import check_raw_keys
 
-_SPEC = {s.name: s for s in PARAM_SPECS}
 #: The raw library tables (``[params.<library>]``) of the libraries declared at import (one
 #: declared later is seen by :func:`~bench.runners.libraries.gbdt_libraries`, read at call time).
 RAW_TABLES: tuple[str, ...] = gbdt_libraries()
