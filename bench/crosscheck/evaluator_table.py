@@ -9,6 +9,7 @@ that is not installed are skipped too (the report says so).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,9 +36,10 @@ class EvaluatorRow:
     note: str = ""
     tol: float | None = None
 
-    @property
+    @functools.cached_property
     def subtopics(self) -> bool:
-        """Whether the metric is a diversity measure (it reads subtopic qrels)."""
+        """Whether the metric is a diversity measure (it reads subtopic qrels); parsed once per
+        row (the checks read it for every input)."""
         from bench.metrics.diversity import is_diversity
 
         try:

@@ -418,7 +418,8 @@ def _rule_applied(mode: str, missing: str | None, common: set[str],
         return mode
     if any(common - mine for mine in answered.values()):
         return "zero"
-    if any(mine != set.union(*answered.values()) for mine in answered.values()):
+    every = set.union(*answered.values())
+    if any(mine != every for mine in answered.values()):
         return "drop"
     return mode
 
