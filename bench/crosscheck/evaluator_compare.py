@@ -5,11 +5,11 @@ row, and the records of a disagreement (:mod:`bench.crosscheck.evaluators` runs 
 from __future__ import annotations
 
 import math
-import tempfile
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from bench.crosscheck.evaluator_tools import QrelsDict, RunDict, subtopic_lines
 from bench.metrics.profiles import Profile
@@ -44,13 +44,16 @@ def ltrbench_values(qrels: QrelsDict, run: RunDict, metric: str,
     qrels = {q: d for q, d in qrels.items() if d}
     if not run or not qrels:
         return {}
-    with warnings.catch_warnings(), tempfile.TemporaryDirectory() as tmp:
+    given: Any = qrels
+    if subtopics:  # the judgments as a subtopic Qrels, as read_qrels(subtopics=True) gives them
+        from bench.data.trec import Qrels
+
+        q, t, d, r = zip(*subtopic_lines(qrels), strict=True)
+        given = Qrels(np.asarray(q, dtype=str), np.asarray(d, dtype=str),
+                      np.asarray(r, dtype=np.int64), "<subtopic qrels>",
+                      np.asarray(t, dtype=np.int64))
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        given: Any = qrels
-        if subtopics:
-            given = Path(tmp) / "subtopics.qrels"
-            given.write_text("".join(f"{q} {t} {d} {r}\n" for q, t, d, r in subtopic_lines(qrels)),
-                             encoding="utf-8")
         res = evaluate_trec(given, run, metrics=[metric], profile=profile, per_query=True)
     pq = res.per_query
     assert pq is not None
