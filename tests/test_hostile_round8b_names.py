@@ -125,14 +125,24 @@ def test_every_printed_key_parses_back_to_its_number(name: str, profile: str | N
     assert _round_trip(name, profile) == []
 
 
+EXPLICIT = ["gm_map", "map", "P(rel=2)@5", "nDCG(gains={0:0,1:1,2:3})@10",
+            "AP(judged_only=True)", "trec_eval-c:P_5", "lightgbm:ndcg@10", "rbp(0.5)",
+            "rprec_mult(0.5)", "Judged@5"]
+
+
 @pytest.mark.parametrize("profile", ["trec_eval", "trec_eval-c", "torchmetrics", "catalyst",
                                      "ranx", "lightgbm", None])
 def test_explicit_keys_parse_back_under_every_profile(profile: str | None) -> None:
-    names = ["gm_map", "map", "P(rel=2)@5", "nDCG(gains={0:0,1:1,2:3})@10",
-             "AP(judged_only=True)", "trec_eval-c:P_5", "lightgbm:ndcg@10", "rbp(0.5)",
-             "rprec_mult(0.5)", "Judged@5"]
-    bad = [b for n in names for b in _round_trip(n, profile)]
+    bad = [b for n in EXPLICIT for b in _round_trip(n, profile)]
     assert bad == []
+
+
+def test_the_round_trip_names_are_evaluated_not_refused() -> None:
+    """:func:`_round_trip` passes a refused name (nothing was printed), so without this a change
+    that refused every name would pass the round trips above: each name keeps its own tool's
+    profile when the call gives none, and is evaluated."""
+    for name in EXPLICIT:
+        assert _evaluate(name).metrics, name
 
 
 @pytest.mark.parametrize("profile", ["torchmetrics", "catalyst", "catalyst-linear"])
