@@ -277,3 +277,56 @@ def check_published(name: str | None) -> None:
         raise ConfigError(f"published: unknown published table {name!r}; "
                           f"{did_you_mean(name, PUBLISHED)}valid: "
                           f"{', '.join(sorted(PUBLISHED))} (or leave it out)")
+
+
+def python_value(value: Any, where: str = "") -> Any:
+    """A Python argument as the value it stands for, so that it meets the config's schema as the
+    same value from a TOML file would: a NumPy integer, float or bool scalar as ``int``,
+    ``float``, ``bool`` (``np.int64(3)`` is the seed 3; ``np.float64(1.0)`` stays a float, not a
+    seed); a subclass of ``str``, ``int`` or ``float`` (a ``StrEnum`` or ``IntEnum`` member, a
+    ``numpy.str_``) as the plain value it holds (its own ``repr`` was written into
+    ``config.toml``: ``n_trees = <custom repr>`` made a file no reader takes); a 1-D NumPy array,
+    pandas Series or Index, or a ``range`` as a list of such values; a ``Path`` as its string; lists, tuples and dicts
+    item by item. A dict key that is not a string (``params={1: 3}``) is a
+    :class:`~bench.errors.ConfigError` naming ``where`` and the key (a TOML key is always a
+    string). Anything else is left for the schema to judge (a set, a generator, bytes are
+    refused there)."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(value, np.generic) and value.shape == ():
+        item = value.item()
+        return item if isinstance(item, bool | int | float | str) else value
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and type(value) is not str:  # a subclass: the value it holds,
+        return str.__str__(value)  # not its own repr or str (a str Enum's str is 'E.A')
+    if isinstance(value, int) and type(value) is not int:
+        return int.__int__(value)
+    if isinstance(value, float) and type(value) is not float:
+        return float.__float__(value)
+    if isinstance(value, np.ndarray):
+        return [python_value(v, where) for v in value.tolist()] if value.ndim == 1 else value
+    if isinstance(value, pd.Series | pd.Index) and value.ndim == 1:  # as a 1-D array is
+        return [python_value(v, where) for v in value.tolist()]
+    if isinstance(value, range):
+        return list(value)
+    if isinstance(value, os.PathLike) and not isinstance(value, str | bytes):
+        path = os.fspath(value)
+        return path if isinstance(path, str) else value
+    if isinstance(value, tuple):  # a named tuple too: its items, as a plain tuple
+        return tuple(python_value(v, where) for v in value)
+    if isinstance(value, list):
+        return [python_value(v, where) for v in value]
+    if isinstance(value, dict):
+        return {_key(k, where): python_value(v, f"{where}.{k}" if where else str(k))
+                for k, v in value.items()}
+    return value
+
+
+def _key(key: Any, where: str) -> str:
+    """A dict key of a Python argument as a plain string, else a ConfigError naming it."""
+    if not isinstance(key, str):
+        raise ConfigError(f"{where or 'config'}: the key {show(key)} is not a string; keys are "
+                          "names, as in a TOML table (\"n_trees\", \"lightgbm-lambdarank\")")
+    return str.__str__(key)

@@ -83,7 +83,7 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
     """Validate names against :data:`TUNABLE` (the closest one for a typo), that every list is
     non-empty without repeats, and every value against its
     :func:`~bench.runners.params.param_spec` (type and range; errors name ``--grid <name>``)."""
-    from bench.benchmark.api import python_value
+    from bench.benchmark.config_schema import python_value
 
     if not isinstance(space, Mapping):
         raise ConfigError(f"--grid: expected a mapping of parameter -> values; got {show(space)}")
