@@ -59,7 +59,7 @@ def _places(f: Path, ratings: Any, user: int, item: int, wanted: int
     cols = {"user": cu, "item": ci, "rating": None, "timestamp": None}
     out: list[tuple[Path, int, str]] = []
     offset = 0
-    for chunk in _chunks(f, ratings.sep, [c for c in dict.fromkeys((cu, ci))]):
+    for chunk in _chunks(f, ratings.sep, list(dict.fromkeys((cu, ci)))):
         typed = _typed(chunk, cols)
         hits = np.flatnonzero((typed["user"].to_numpy() == user)
                               & (typed["item"].to_numpy() == item))

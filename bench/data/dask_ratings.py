@@ -365,8 +365,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
         try:
             return _typed(part, cols)
         except DataError as exc:
+            use = list(dict.fromkeys(c for c in cols.values() if c is not None))
             for f in scan:  # the first shard that holds a bad value, with its row
-                use = list(dict.fromkeys(c for c in cols.values() if c is not None))
                 try:
                     _typed(pd.read_parquet(f, columns=use), cols, None, [(f, 0)], None,
                            {"number": 0})
