@@ -11,6 +11,13 @@ Classes (earlier rounds: ``tests/test_hostile_dask_shards.py``, ``..._round9_das
   same LETOR files. A bad cell among text ids is still the local reader's refusal, with its
   line; an id column of text in one Parquet shard and integers in another is one clear error
   naming both shards (Dask failed inside its reader).
+* ``query ids that wrap`` (found here): a ``uint64`` qid above 2^63 - 1 in one shard beside an
+  int64 qid in another were read as one type by Dask: ``2^63 + 5`` and ``-2^63 + 5`` became one
+  id ("query -9223372036854775803 lies in partitions 0 and 1", an id no shard holds). Refused
+  naming both shards (:mod:`bench.data.dask_qids`); uint64 ids in every shard are read.
+* ``scheduler host names`` (found here): ``--scheduler tcp://<a 64+ character label>:8786``
+  ended in ``UnicodeError: encoding with 'idna' codec failed`` (a traceback); the address check
+  now holds a host name to RFC 1035's label and name lengths.
 * ``units wording`` (round 9's leftover): seconds beside milliseconds across shards said
   "milliseconds in one shard beside seconds in another" where the local readers say
   "milliseconds beside seconds" (and across files "..., in every file"): one text now,
@@ -230,3 +237,53 @@ def test_the_units_refusal_across_shards_is_the_one_owned_text(tmp_path: Path) -
                                              f"{tmp_path / 's' / 'a.csv'}, row 1"), err.reason
     assert err.path == str(tmp_path / "s" / "b.csv")
     assert err.row == 1
+
+
+# --------------------------------------------------------------------- query ids that wrap
+
+
+def _shards(folder: Path, *qids: pa.Array) -> Path:
+    folder.mkdir()
+    for k, q in enumerate(qids):
+        n = len(q)
+        pq.write_table(pa.table({"qid": q, "label": [1.0] + [0.0] * (n - 1),
+                                 "score": [0.5 + 0.1 * i for i in range(n)]}),
+                       folder / f"part-{k:05d}.parquet")
+    return folder
+
+
+def test_a_uint64_qid_above_int64_beside_signed_qids_is_refused_naming_both_shards(
+        tmp_path: Path) -> None:
+    from bench.data.query_shards import shard_columns
+
+    folder = _shards(tmp_path / "s", pa.array([2**63 + 5] * 2, pa.uint64()),
+                     pa.array([-(2**63) + 5] * 2, pa.int64()))
+    with pytest.raises(DataError) as caught:
+        shard_columns(folder, ["qid", "label", "score"])
+    text = str(caught.value)
+    assert all(w in text for w in ("part-00000.parquet", "part-00001.parquet", "'qid'")), text
+
+
+def test_uint64_qids_in_every_shard_and_small_ones_beside_int64_are_read(tmp_path: Path) -> None:
+    from bench.data.query_shards import shard_columns
+
+    big = _shards(tmp_path / "big", pa.array([2**63 + 5] * 2, pa.uint64()),
+                  pa.array([5, 5], pa.uint64()))
+    small = _shards(tmp_path / "small", pa.array([7, 7], pa.uint64()),
+                    pa.array([5, 5], pa.int64()))
+    assert len(shard_columns(big, ["qid", "label", "score"])) == 2
+    assert len(shard_columns(small, ["qid", "label", "score"])) == 2
+
+
+# ------------------------------------------------------------------- scheduler host names
+
+
+@pytest.mark.parametrize("host", ["a" * 64, "a." + "b" * 70, "x." * 130 + "y"])
+def test_a_scheduler_host_name_too_long_for_dns_is_one_line(host: str) -> None:
+    from bench.data.dask_cluster import check_scheduler_address
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="not an IP address or a host name") as caught:
+        check_scheduler_address(f"tcp://{host}:8786")
+    assert "\n" not in str(caught.value)
+    assert check_scheduler_address(f"tcp://{'a' * 63}:8786") == f"tcp://{'a' * 63}:8786"
