@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
 from bench.data.letor import LetorData
-from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.parquet import write_parquet
 from bench.errors import DataError
 
