@@ -14,6 +14,11 @@ Classes (earlier rounds: ``tests/test_hostile_outputs.py``, ``..._round9_outputs
   the work. The checks read the resolved path, the folder itself once it exists.
 * ``same names``: two runs with one id in two folders were named by the id alone ("--runs
   names 2 runs ... (20260101-000000-toy, 20260101-000000-toy)"): their paths now.
+* ``damaged run files`` (found here): a run whose ``per_query.parquet``, ``timings.csv`` or
+  ``config.toml`` is a FIFO (or a folder) was reported as if the file were absent (exit 0: no
+  intervals, no timings, no published rows, without a word), and a run named with ``--runs``
+  whose ``metrics.csv`` is one said "no finished run directory with a metrics.csv found". One
+  check in :meth:`bench.runs.reader.RunDir.has` now names the file.
 * ``faults``: two writers of one output folder switched their sets of files in at the same
   time (one's ``leaderboard.md`` beside the other's ``leaderboard.json``): the switch holds an
   exclusive lock on the folder; a full disk while the switch note is written named the
@@ -195,6 +200,27 @@ def test_the_report_says_which_of_two_runs_of_one_id_it_used(tmp_path: Path) -> 
               "--out", "out", *FAST)
     assert res.status == 0, res.err
     assert all(w in res.err for w in (f"using {newer}", f"{older} (older")), res.err
+
+
+# -------------------------------------------------------------------------- damaged run files
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("name", ["per_query.parquet", "timings.csv", "config.toml",
+                                  "metrics.csv"])
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_run_file_that_is_no_regular_file_is_named(tmp_path: Path, name: str,
+                                                      kind: str) -> None:
+    run = write_run(tmp_path / "runs", "20260101-000000-toy")
+    (run / name).unlink()
+    if kind == "fifo":
+        os.mkfifo(run / name)
+    else:
+        (run / name).mkdir()
+    res = cli(tmp_path, "report", "--runs", str(run), "--out", "out", *FAST)
+    assert res.status == 2, res.err
+    line = res.err.strip().splitlines()[-1]
+    assert all(w in line for w in (str(run / name), "not a regular file")), line
 
 
 # ------------------------------------------------------------------------------------ faults
