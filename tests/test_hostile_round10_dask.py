@@ -11,6 +11,10 @@ Classes (earlier rounds: ``tests/test_hostile_dask_shards.py``, ``..._round9_das
   same LETOR files. A bad cell among text ids is still the local reader's refusal, with its
   line; an id column of text in one Parquet shard and integers in another is one clear error
   naming both shards (Dask failed inside its reader).
+* ``Parquet types the local reader reads`` (found here): a Parquet ``timestamp`` (or ``date``)
+  column is read as seconds since the epoch by the local reader and was refused by Dask ("not
+  a whole number"); ``uint64`` ids above 2^63 - 1 are numbered locally and were refused by Dask.
+  Both are read as locally now.
 * ``query ids that wrap`` (found here): a ``uint64`` qid above 2^63 - 1 in one shard beside an
   int64 qid in another were read as one type by Dask: ``2^63 + 5`` and ``-2^63 + 5`` became one
   id ("query -9223372036854775803 lies in partitions 0 and 1", an id no shard holds). Refused
@@ -237,6 +241,30 @@ def test_the_units_refusal_across_shards_is_the_one_owned_text(tmp_path: Path) -
                                              f"{tmp_path / 's' / 'a.csv'}, row 1"), err.reason
     assert err.path == str(tmp_path / "s" / "b.csv")
     assert err.row == 1
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us"])
+def test_a_parquet_timestamp_column_is_read_as_seconds_on_both_engines(tmp_path: Path,
+                                                                       unit: str) -> None:
+    r = _rows()
+    stamps = pa.array(pd.to_datetime(r["timestamp"], unit="s").dt.as_unit(unit),
+                      pa.timestamp(unit, tz="UTC" if unit == "ms" else None))
+    table = pa.table({"user": r["user"], "item": r["item"], "rating": r["rating"],
+                      "timestamp": stamps})
+    pq.write_table(table, tmp_path / "r.parquet")
+    local = _local(tmp_path / "r.parquet")
+    assert local["timestamp"].tolist() == r["timestamp"].tolist()
+    pd.testing.assert_frame_equal(_dask(tmp_path / "r.parquet"), local)
+
+
+def test_uint64_ids_beyond_int64_are_numbered_on_both_engines(tmp_path: Path) -> None:
+    r = _rows()
+    users = pa.array([2**63 + 7 * u for u in r["user"]], pa.uint64())
+    pq.write_table(pa.table({"user": users, "item": r["item"], "rating": r["rating"],
+                             "timestamp": r["timestamp"]}), tmp_path / "r.parquet")
+    local = _local(tmp_path / "r.parquet")
+    assert local["user"].nunique() == r["user"].nunique()
+    pd.testing.assert_frame_equal(_dask(tmp_path / "r.parquet"), local)
 
 
 # --------------------------------------------------------------------- query ids that wrap

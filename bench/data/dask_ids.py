@@ -17,6 +17,7 @@ refusal, with its line.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,9 @@ def id_codes(raw: Any, cols: dict[str, str | None]) -> Any:
     column is text."""
     import dask
 
-    roles = tuple(r for r in ID_ROLES if cols.get(r) is not None
-                  and raw._meta[cols[r]].dtype.kind not in "iufb")
+    roles = tuple(r for r in ID_ROLES if cols.get(r) is not None  # uint64: beyond int64?
+                  and (raw._meta[cols[r]].dtype.kind not in "iufb"
+                       or raw._meta[cols[r]].dtype == np.uint64))
     if not roles:
         return None
     meta = pd.Series([], dtype=object)
@@ -129,6 +131,7 @@ def with_codes(part: pd.DataFrame, codes: dict[str, dict[str, int]] | None,
     """``typed`` (the partition reader) of ``part`` whose numbered id columns (``codes``, from
     :func:`id_codes`) hold their numbers; a CSV partition's refusal is placed by ``locate``
     (``bench.data.dask_ratings.bad_line``) with the numbered columns read as ids, not numbers."""
+    part = _dates_as_seconds(part, cols.get("timestamp"))
     if not codes:
         return typed(part, cols, sep, paths, scan, partition_info)
     part = part.copy()
@@ -148,6 +151,31 @@ def with_codes(part: pd.DataFrame, codes: dict[str, dict[str, int]] | None,
         raise (found or exc) from None
 
 
+def _dates_as_seconds(part: pd.DataFrame, src: str | None) -> pd.DataFrame:
+    """``part`` with a Parquet timestamp (or date) column ``src`` as whole seconds since the
+    epoch, UTC, floored -- the local reader's rule (``bench.data.tabular._datetime_seconds``),
+    which Dask refused ("not a whole number"); a missing time stays missing (NaN), for the
+    typed partition to refuse with its row."""
+    if src is None or src not in part.columns:
+        return part
+    col = part[src]
+    dates = col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype) or (
+        col.dtype == object and col.notna().any()
+        and all(isinstance(v, dt.date) for v in col.dropna().head(8)))
+    if not dates:
+        return part
+    from bench.data.tabular import _datetime_seconds
+
+    when = pd.to_datetime(col, utc=True) if col.dtype == object else col
+    missing = when.isna().to_numpy()
+    seconds = _datetime_seconds(when.fillna(pd.Timestamp(0, tz="UTC") if col.dtype == object
+                                            or isinstance(when.dtype, pd.DatetimeTZDtype)
+                                            else pd.Timestamp(0)))
+    out = part.copy()
+    out[src] = np.where(missing, np.nan, seconds) if missing.any() else seconds
+    return out
+
+
 def one_family(first: dict[str, tuple[str, Path, object]], column: str, family: str,
                path: Path, kind: object) -> None:
     """Refuse ``column`` of shard ``path`` when it holds ``family`` (``"text"`` or
@@ -157,8 +185,8 @@ def one_family(first: dict[str, tuple[str, Path, object]], column: str, family: 
     seen = first.setdefault(column, (family, path, kind))
     if seen[0] != family:
         raise DataError(f"column of type {kind}, but {seen[2]} in {seen[1]}: the shards of a "
-                        f"table are one table, whose ids cannot be {seen[0]} in one shard and "
-                        f"{family} in another (write every shard's {column} with one type)",
+                        f"table are one table, whose {column} cannot be {seen[0]} in one shard "
+                        f"and {family} in another (write every shard's {column} with one type)",
                         path=path, column=column)
 
 

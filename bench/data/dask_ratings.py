@@ -496,9 +496,11 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         text = role in ID_ROLES and (pa.types.is_string(kind) or pa.types.is_large_string(kind))
-        if seen is not None and (text or pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-            one_family(seen, c, "text" if text else "numbers", path, kind)
-        if not (text or pa.types.is_integer(kind) or pa.types.is_floating(kind)):  # a bool neither:
+        when = role == "timestamp" and (pa.types.is_timestamp(kind) or pa.types.is_date(kind))
+        numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+        if seen is not None and (text or when or numeric):
+            one_family(seen, c, "text" if text else "dates" if when else "numbers", path, kind)
+        if not (text or when or numeric):  # a bool neither:
             raw = pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
                 or pa.types.is_fixed_size_binary(kind)  # bytes: no one text (tabular's rule)
             raise DataError(f"column of type {kind}: expected "  # the local reader refuses it
