@@ -303,14 +303,16 @@ def test_one_parquet_column_named_for_two_roles_is_refused_as_the_local_engine_r
         read_ratings_frame(folder, **roles)
 
 
-def test_text_user_ids_in_a_ratings_shard_are_refused_pointing_to_the_local_engine(
+def test_text_user_ids_in_one_ratings_shard_beside_integers_in_another_are_refused(
         tmp_path: Path, client: Any) -> None:
+    """Round 10: text ids are numbered on both engines (tests/test_hostile_round10_dask.py);
+    text in one Parquet shard and integers in another is one table of two types: refused."""
     from bench.data.dask_ratings import read_ratings_frame
 
     folder = _ratings(tmp_path / "r", {"a.parquet": _R, "b.parquet": pa.table({
         "user": pa.array(["u1"], pa.large_string()).dictionary_encode(), "item": [10],
         "rating": [4.0], "timestamp": [5]})})
-    with pytest.raises(DataError, match=r"b\.parquet, column 'user'.*--engine local"):
+    with pytest.raises(DataError, match=r"b\.parquet, column 'user'.*a\.parquet"):
         read_ratings_frame(folder)
 
 

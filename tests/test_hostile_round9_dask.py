@@ -243,7 +243,7 @@ def test_seconds_in_one_csv_shard_beside_milliseconds_in_another_are_refused(
     _csv(tmp_path / "r", "b.csv", MILLIS, first_user=10)
     with pytest.raises(DataError) as info:
         _computed(tmp_path / "r")
-    _one_line(info.value, "b.csv", "978300760000", "978300760 (a.csv)", "milliseconds")
+    _one_line(info.value, "b.csv", "978300760000", "a.csv, row 1)", "milliseconds")
 
 
 def test_seconds_in_one_parquet_shard_beside_milliseconds_in_another_name_both_rows(

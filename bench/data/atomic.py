@@ -97,17 +97,40 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
                 raise _named(exc, out) from exc
             raise
         new = {f.name for f in tmp.iterdir()}
-        # the switch is several renames: a writer killed among them leaves part of each set;
-        # this note (removed with the folder once all are in) lets a reader say so
-        (tmp / SWITCHING).write_text("".join(f"{n}\n" for n in sorted(new)))
-        for name in owned:
-            if name not in new:
-                with contextlib.suppress(FileNotFoundError):
-                    (out / name).unlink()
-        for name in sorted(new, key=lambda n: n == "summary.json"):  # the summary last
-            os.replace(tmp / name, out / name)
+        with _switch_lock(out):  # two writers' switches one after the other: each set whole
+            try:
+                # the switch is several renames: a writer killed among them leaves part of
+                # each set; this note (removed with the folder once all are in) says so
+                (tmp / SWITCHING).write_text("".join(f"{n}\n" for n in sorted(new)))
+            except OSError as exc:  # a full disk: name the folder, not the temporary
+                raise _named(exc, out) from exc
+            for name in owned:
+                if name not in new:
+                    with contextlib.suppress(FileNotFoundError):
+                        (out / name).unlink()
+            for name in sorted(new, key=lambda n: n == "summary.json"):  # the summary last
+                os.replace(tmp / name, out / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _switch_lock(folder: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``folder`` itself (no lock file is added) while a set of files
+    is switched in: two ``report --out X`` (or ``convert --out X``) finishing together moved
+    their files in turn, and the folder could hold one writer's ``leaderboard.md`` beside the
+    other's ``leaderboard.json``. Without ``fcntl`` (Windows) no lock is taken."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 #: The note inside a :func:`replace_file_set` temporary folder while its files are moved in.

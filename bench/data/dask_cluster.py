@@ -224,9 +224,14 @@ def check_scheduler_address(scheduler: object) -> str:
             try:
                 ipaddress.ip_address(host)
             except ValueError:
-                if not all(re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?", part)
-                           for part in host.split(".")):
-                    why = f"host {host!r} is not an IP address or a host name"
+                # RFC 1035 2.3.4: a label holds 1..63 characters, a name 253 (a longer one
+                # failed inside Python's idna codec: UnicodeError, a traceback)
+                if len(host) > 253 or not all(
+                        re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?", part)
+                        for part in host.split(".")):
+                    why = (f"host {host[:60]!r}{'...' if len(host) > 60 else ''} is not an IP "
+                           "address or a host name (labels of 1 to 63 letters, digits or "
+                           "'-', 253 characters in all)")
     if why:
         raise ConfigError(f"--scheduler {scheduler!r}: {why}; expected an address such as "
                           "tcp://127.0.0.1:8786")

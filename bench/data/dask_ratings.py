@@ -38,6 +38,14 @@ import numpy as np
 import pandas as pd
 
 from bench.data.dask_cluster import require_dask
+from bench.data.dask_ids import (
+    ID_ROLES,
+    id_codes,
+    one_family,
+    whole_number,
+    whole_texts,
+    with_codes,
+)
 from bench.data.dask_movielens import MovieLensGrammar
 from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
@@ -69,13 +77,14 @@ class RatingsFrame:
     implicit: bool = False
     sep: str | None = None
     columns: dict[str, str | None] = field(default_factory=dict)
+    numbered: tuple[str, ...] = ID_ROLES  # id roles read as ids (text numbered), not numbers
 
     def locate(self, exc: BaseException) -> DataError:
         """The CSV parser's refusal ``exc`` as a DataError naming the file, the line and the
         column of the first bad value (a scan of the files; the error path only)."""
         if self.sep is not None:
             for f in self.files:
-                found = bad_line(f, self.sep, self.columns)
+                found = bad_line(f, self.sep, self.columns, self.numbered)
                 if found is not None:
                     return found
         return parse_error(exc, self.source or None)
@@ -94,25 +103,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     import dask.dataframe as dd
 
     p = Path(path)
-    items = tags = None
-    side: list[Path] = []
-    if p.is_dir() and (p / "ratings.csv").is_file():
-        from bench.data.movielens import read_side_tables
-
-        items, tags, side = read_side_tables(p)
-        files = [p / "ratings.csv"]
-    elif p.is_dir():
-        files = folder_shards(p, ("parquet", "csv", "tsv"), what="ratings shards",
-                              expected="a MovieLens folder (ratings.csv) or a folder of "
-                                       "*.parquet / *.csv shards")
-    elif os.path.lexists(p):  # a FIFO or a device too: refused below, named. Before a pattern:
-        files = [p]           # a file named r[1].csv is itself, not the pattern of r1.csv
-    elif any(ch in str(path) for ch in "*?["):
-        files = [Path(f) for f in sorted(glob.glob(str(path)))]
-        if not files:
-            raise DataError("no file matches this pattern", path=str(path))
-    else:
-        raise DataError("no such file or folder", path=p)
+    files, items, tags, side = _ratings_files(p, path)
     for f in files:  # a FIFO named r.csv blocked the first read for ever; a folder, a dead link
         check_input_file(f, expected="a ratings file (CSV, TSV or Parquet)")
     warn_many_small(files, path)  # thousands of tiny shards: minutes of scheduling, said
@@ -132,9 +123,10 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
     check_columns(**cols)  # one column for two roles: refused, as the local reader refuses it
     use = list(dict.fromkeys(c for c in cols.values() if c is not None))
+    kinds: dict[str, tuple[str, Path, object]] = {}
     for f in files:  # every shard's header or footer, before Dask reads any
         if parquet:
-            _parquet_columns(f, cols)
+            _parquet_columns(f, cols, kinds)
         else:
             _csv_header(f, sep or ",", cols)
             _check_csv_text(f, sep or ",")
@@ -152,20 +144,48 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                               include_path_column=_PATH, encoding="utf-8-sig")
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             if is_parse_error(exc):
-                raise bad_line(files[0], sep or ",", cols) or parse_error(exc, files[0]) from None
+                raise bad_line(files[0], sep or ",", cols, () if p / "ratings.csv" in files
+                               else ID_ROLES) or parse_error(exc, files[0]) from None
             raise
     # partitions as computed: Dask fuses small shards read for a few columns (dask-expr
     # FusedParquetIO), across files; then a bad value is placed by a scan of the shards
     paths = _parquet_partition_files(files, raw.optimize().npartitions) if parquet else None
     scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
-    typed = MovieLensGrammar(_typed) if p / "ratings.csv" in files else _typed  # as locally
-    frame = raw.map_partitions(typed, cols, None if parquet else sep, paths, scan, meta=_META)
+    movielens = p / "ratings.csv" in files
+    typed = MovieLensGrammar(_typed) if movielens else _typed  # as locally
+    codes = None if movielens else id_codes(raw, cols)  # text ids numbered, as locally
+    frame = raw.map_partitions(with_codes, codes, typed, bad_line, cols,
+                               None if parquet else sep, paths, scan, meta=_META)
     if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1 or side):
         frame = one_unit_across(frame, files, cols, sep, _typed, blocksize, tag_stamps(side, tags))
     return RatingsFrame(frame=frame, items=items, tags=tags,
                         source=str(p if p.is_dir() or len(files) > 1 else files[0]),
                         files=[*files, *side], implicit=cols["rating"] is None,
-                        sep=None if parquet else sep, columns=cols)
+                        sep=None if parquet else sep, columns=cols,
+                        numbered=() if movielens else ID_ROLES)
+
+
+def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | None,
+                                                    pd.DataFrame | None, list[Path]]:
+    """The ratings files ``path`` names, and a MovieLens folder's side tables (items, tags,
+    their files)."""
+    if p.is_dir() and (p / "ratings.csv").is_file():
+        from bench.data.movielens import read_side_tables
+
+        items, tags, side = read_side_tables(p)
+        return [p / "ratings.csv"], items, tags, side
+    if p.is_dir():
+        return folder_shards(p, ("parquet", "csv", "tsv"), what="ratings shards",
+                             expected="a MovieLens folder (ratings.csv) or a folder of "
+                                      "*.parquet / *.csv shards"), None, None, []
+    if os.path.lexists(p):  # a FIFO or a device too: refused below, named. Before a pattern:
+        return [p], None, None, []  # a file named r[1].csv is itself, not the pattern of r1.csv
+    if any(ch in str(path) for ch in "*?["):
+        files = [Path(f) for f in sorted(glob.glob(str(path)))]
+        if not files:
+            raise DataError("no file matches this pattern", path=str(path))
+        return files, None, None, []
+    raise DataError("no such file or folder", path=p)
 
 
 def _check_csv_text(path: Path, sep: str) -> None:
@@ -210,51 +230,12 @@ def rating_problem(value: float) -> str | None:
 _EXACT = float(2**53)
 _INT64_MAX = 2**63 - 1
 _WHOLE = ("a whole number (ids and timestamps are integers within int64, and a float "
-          "column's below 2^53; text ids: use --engine local, which numbers them)")
+          "column's below 2^53)")
 _BYTES = ("integers (a bytes id has no one text: every engine refuses it, --engine local "
           "too)")
 _META = pd.DataFrame({"user": pd.Series([], dtype="int64"), "item": pd.Series([], dtype="int64"),
                       "rating": pd.Series([], dtype="float64"),
                       "timestamp": pd.Series([], dtype="int64")})
-
-
-def whole_number(text: str) -> int | None:
-    """The integer a CSV cell spells, by its exact decimal value (``7``, ``7.0`` and ``7e0`` are
-    7; ``1.0000000000000000001`` and ``1.5`` are not whole), if it is one within int64; else
-    None. The rule of the local reader (:mod:`bench.data.tabular`: ids compared by the value as
-    written, never through a float64)."""
-    from decimal import Decimal, InvalidOperation
-
-    from bench.data.inputs import is_plain_float, stray_character
-
-    cell = text.strip(" \t")  # ASCII blanks only, as the local reader (tabular.ASCII_BLANKS)
-    if stray_character(text.encode("utf-8", "replace")) is not None or not is_plain_float(cell):
-        return None
-    try:
-        d = Decimal(cell)
-    except InvalidOperation:
-        return None
-    if d.adjusted() > 18 or d != d.to_integral_value():
-        return None
-    value = int(d)
-    return value if -(2**63) <= value <= _INT64_MAX else None
-
-
-def _whole_texts(col: pd.Series) -> tuple[np.ndarray, int]:
-    """A text id column as int64 (:func:`whole_number`), and the index of its first cell that
-    is not a whole number within int64 (-1 if none); a missing cell is not one."""
-    text = col.astype(object)
-    fast = text.str.fullmatch(r"[ \t]*[+-]?[0-9]{1,18}[ \t]*").fillna(False).to_numpy(dtype=bool)
-    out = np.zeros(text.shape[0], dtype=np.int64)
-    if fast.any():
-        out[fast] = text[fast].astype(str).str.strip(" \t").astype(np.int64).to_numpy()
-    for k in np.flatnonzero(~fast).tolist():
-        cell = text.iloc[k]
-        value = whole_number(cell) if isinstance(cell, str) else None
-        if value is None:
-            return out, k
-        out[k] = value
-    return out, -1
 
 
 def parse_error(exc: BaseException, where: PathLike | str | None) -> DataError:
@@ -282,7 +263,8 @@ def is_parse_error(exc: BaseException) -> bool:
     return False
 
 
-def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | None:
+def bad_line(path: Path, sep: str, cols: dict[str, str | None],
+             numbered: tuple[str, ...] = ()) -> DataError | None:
     """A DataError naming ``path``, the line (1-based, the header is line 1), the column and the
     value of the first bad value of a ratings CSV (ids and timestamps whole numbers, ratings
     finite numbers), or None. Read again with :mod:`csv` on the error path only, so that a
@@ -293,7 +275,7 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
     from bench.data.tabular import MAX_SECONDS, timestamp_message
 
     ids = {cols[r] for r in ("user", "item") if cols.get(r)}
-    whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r)}
+    whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r) and r not in numbered}
     wanted = {c for c in cols.values() if c}
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
@@ -314,7 +296,7 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None]) -> DataError | N
                         why = f"value {v!r} is not {_WHOLE}" if n is None else \
                             timestamp_message(v) if c == cols.get("timestamp") \
                             and not abs(n) < MAX_SECONDS else None
-                    elif why is None:  # bench.data.inputs' grammar of a number, then its range
+                    elif why is None and c not in ids:  # a number's grammar, then its range
                         try:
                             why = rating_problem(parse_float(v, what="value"))
                         except DataError as exc:
@@ -398,7 +380,7 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
             k = int(np.flatnonzero(bad)[0]) if bad.any() else -1
             values = v.astype(np.int64) if k < 0 else v
         else:  # CSV text, read as written
-            values, k = _whole_texts(part[src])
+            values, k = whole_texts(part[src])
         if k >= 0:
             cell = part[src].iloc[k]
             what = "a timestamp" if name == "timestamp" else f"a {name} id"
@@ -483,10 +465,14 @@ def _csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None)
     return names
 
 
-def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None) -> list[str]:
+def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
+                     seen: dict[str, tuple[str, Path, object]] | None = None) -> list[str]:
     """The column names of a Parquet shard (its footer only); with ``cols``, a DataError naming
-    the file and column when one is absent or of a type the ratings cannot hold (ids and
-    timestamps integers or floats, ratings numbers)."""
+    the file and column when one is absent or of a type the ratings cannot hold (ids integers,
+    floats or text -- text numbered as the local reader numbers it, :mod:`bench.data.dask_ids`
+    --, timestamps integers or floats, ratings numbers), or when an id column is text in one
+    shard and numbers in another (``seen``: the first shard's kind of each column; the shards
+    are one table)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -509,7 +495,12 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None) -> l
         kind = schema.field(c).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
-        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):  # a bool neither:
+        text = role in ID_ROLES and (pa.types.is_string(kind) or pa.types.is_large_string(kind))
+        when = role == "timestamp" and (pa.types.is_timestamp(kind) or pa.types.is_date(kind))
+        numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+        if seen is not None and (text or when or numeric):
+            one_family(seen, c, "text" if text else "dates" if when else "numbers", path, kind)
+        if not (text or when or numeric):  # a bool neither:
             raw = pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
                 or pa.types.is_fixed_size_binary(kind)  # bytes: no one text (tabular's rule)
             raise DataError(f"column of type {kind}: expected "  # the local reader refuses it

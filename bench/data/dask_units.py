@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.data.ratings import MILLISECONDS, SECONDS
+from bench.data.ratings import MILLISECONDS, SECONDS, mixed_units_message
 from bench.errors import DataError
 
 #: The column Dask's ``include_path_column`` adds to a ratings table: each row's shard file.
@@ -53,7 +53,8 @@ def _facts(part: pd.DataFrame, column: str, sep: str | None,
            paths: list[tuple[str, int]] | None, typed: Callable[..., pd.DataFrame],
            partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
     """The partition's first seconds value and first milliseconds value, each with its file and
-    row (a row of a Parquet shard; none for a CSV block, whose rows are not numbered)."""
+    row (a row of a Parquet shard or of a CSV file read as one block; none for a block of a
+    larger CSV file, whose rows are not numbered)."""
     cols = {"user": None, "item": None, "rating": None, "timestamp": column}
     values = typed(part, cols, sep, paths, None, partition_info)["timestamp"].to_numpy(np.float64)
     where = str(part[_PATH].iloc[0]) if part.shape[0] and _PATH in part.columns else ""
@@ -97,10 +98,9 @@ def _refuse_across(facts: list[pd.DataFrame], column: str) -> bool:
     if secs.empty or big.empty:
         return True
     s, m = secs.iloc[0], big.iloc[0]
-    place = f"{Path(str(s['file'])).name}" + (f", row {int(s['row'])}" if s["row"] >= 0 else "")
-    raise DataError(f"timestamp {int(m['value'])} is at least 10 times beyond {int(s['value'])} "
-                    f"({place}): milliseconds in one shard beside seconds in another? expected "
-                    "one unit, seconds since the epoch", path=str(m["file"]) or None,
+    place = str(s["file"]) + (f", row {int(s['row'])}" if s["row"] >= 0 else "")
+    raise DataError(mixed_units_message(int(m["value"]), int(s["value"]), place),
+                    path=str(m["file"]) or None,
                     row=int(m["row"]) if m["row"] >= 0 else None, column=column)
 
 
@@ -140,7 +140,9 @@ def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
                              "value": pd.Series([], dtype="int64"),
                              "file": pd.Series([], dtype=object),
                              "row": pd.Series([], dtype="int64")})
-        facts = stamps.map_partitions(_facts, column, sep, None, typed, meta=meta).to_delayed()
+        # one block per file (the usual case): its rows are numbered, as the local readers do
+        whole = [(str(f), 0) for f in files] if stamps.npartitions == len(files) else None
+        facts = stamps.map_partitions(_facts, column, sep, whole, typed, meta=meta).to_delayed()
     side = [_facts(pd.DataFrame({"t": pd.to_numeric(v, errors="coerce").to_numpy(np.float64)}),
                    "t", None, [(path, 0)], _as_is, {"number": 0}) for path, v in beside or []]
     checked = dask.delayed(_refuse_across)([*facts, *side], column)

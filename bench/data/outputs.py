@@ -191,7 +191,7 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     if p.is_dir():
         raise ConfigError(f"{option} {os.fspath(p)!r} is a directory: expected a file name "
                           f"(e.g. {os.fspath(p / 'per_query.csv')!r})")
-    _check_parents(p.parent, option, p)
+    _check_parents(_real(p).parent, option, p)  # resolved: /proc/self/cwd/x is cwd's x
     return p
 
 
@@ -235,7 +235,7 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     if p.exists() and not p.is_dir():
         raise ConfigError(f"{option} {os.fspath(p)!r} is an existing file: expected a folder "
                           "(it is created when missing)")
-    _check_parents(p.parent, option, p)
+    _check_parents(_real(p), option, p)  # the folder itself once it exists (read-only?), resolved
     patterns = tuple(writes)
     if patterns and p.is_dir():
         for target in _matching(p, patterns):

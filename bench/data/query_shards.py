@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
@@ -198,6 +199,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     if not files:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
     first: dict[str, tuple[str, object]] = {}
+    qid_kinds: list[tuple[Path, Any]] = []
     for f in files:
         # a FIFO named part-00001.parquet blocked read_schema for ever; a folder, a broken link
         check_input_file(f, expected="a Parquet shard (a regular file)")
@@ -219,6 +221,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 kind = kind.value_type
             if c == "qid":
                 family = _id_family(kind)
+                qid_kinds.append((f, kind))
                 if family is None:
                     raise DataError(f"column of type {kind}: expected query ids that are "
                                     "integers or text (or floats)", path=f, column=c)
@@ -239,6 +242,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                                 path=f, column=c)
             if c != "label" and pa.types.is_integer(kind):
                 _exact_scores(f, c)
+    refuse_wrapped_ids(qid_kinds, "qid")  # uint64 beyond 2^63 beside signed: one int64 id
     return files
 
 

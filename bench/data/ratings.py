@@ -126,6 +126,14 @@ SECONDS = (1e8, 1e10)
 MILLISECONDS = 1e11
 
 
+def mixed_units_message(big: int, seconds: int, place: str) -> str:
+    """The one text of seconds beside milliseconds, in one file, across files or across Dask
+    shards (:func:`refuse_mixed_units`, :func:`refuse_mixed_units_across`,
+    :func:`bench.data.dask_units.one_unit_across`); ``place``: where ``seconds`` is."""
+    return (f"timestamp {big} is at least 10 times beyond {seconds} ({place}): milliseconds "
+            "beside seconds? expected one unit, seconds since the epoch")
+
+
 def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
                        where: Callable[[int], dict[str, object]]) -> None:
     """Refuse a timestamp column with seconds beside milliseconds (the rule of every ratings
@@ -143,9 +151,7 @@ def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
     if big.shape[0] and secs.shape[0]:
         i, j = int(big[0]), int(secs[0])
         place = ", ".join(f"{k} {v}" for k, v in where(j).items()) or "in the same file"
-        raise DataError(f"timestamp {int(values[i])} is at least 10 times beyond "
-                        f"{int(values[j])} ({place}): milliseconds beside seconds? expected one "
-                        "unit, seconds since the epoch",
+        raise DataError(mixed_units_message(int(values[i]), int(values[j]), place),
                         path=None if path is None else str(path), column=column,
                         **where(i))  # type: ignore[arg-type]
 
@@ -166,7 +172,6 @@ def refuse_mixed_units_across(files: list[tuple[object, np.ndarray]]) -> None:
     s = next(((p, int(i[0])) for p, i in secs if i.shape[0]), None)
     if b is not None and s is not None:
         (bp, i), (sp, j) = b, s
-        raise DataError(f"timestamp {int(at[str(bp)][i])} is at least 10 times beyond "
-                        f"{int(at[str(sp)][j])} ({sp}, row {j + 1}): milliseconds beside "
-                        "seconds? expected one unit, seconds since the epoch, in every file",
+        raise DataError(mixed_units_message(int(at[str(bp)][i]), int(at[str(sp)][j]),
+                                            f"{sp}, row {j + 1}"),
                         path=str(bp), row=i + 1, column="timestamp")

@@ -30,11 +30,11 @@ import numpy as np
 import pandas as pd
 
 from bench.data.jsonio import json_number
-from bench.errors import ConfigError, DataError
+from bench.errors import DataError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, best_is_lowest, is_family
 from bench.report import stats
 from bench.report.foreign import foreign_notes
-from bench.report.published import PUBLISHED
+from bench.report.published import published_beside_ours, published_key
 from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
 from bench.runners.resources import CONTENTION_THRESHOLD
@@ -398,58 +398,6 @@ def _add_blank_policies(rows: list[Row], src: _Sources) -> None:
                     entry[tag] = _blank_policy_from_per_query(src.pq, row.model, metric, fill)
             if entry:
                 row.blank[metric] = entry
-
-
-def published_key(manifest: dict[str, Any]) -> str:
-    """The catalogue dataset a run's published rows are looked up under: the card its data were
-    read from (``mslr-web30k``), recorded in its manifest; ``""`` (no rows) for data read from a
-    path, a generated stand-in (``synthetic-mslr30k`` is no published dataset) or a run without
-    that record. Never the run's display name: a config's ``name = "experiments-mslr30k"``
-    found no rows for real MSLR-WEB30K, and a name is the user's to choose for any data."""
-    dataset = manifest.get("dataset") if isinstance(manifest, dict) else None
-    meta = dataset.get("meta") if isinstance(dataset, dict) else None
-    card = meta.get("card") if isinstance(meta, dict) else None
-    return card if isinstance(card, str) else ""
-
-
-def published_beside_ours(
-    entry: str, dataset: str, rows: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Published rows of ``entry`` (a key of :data:`bench.report.published.PUBLISHED`) for
-    ``dataset``, each with our counterpart model's mean over seeds for the same metrics.
-
-    Published tables were selected differently (LightGBM's Experiments page: best of 500 *test*
-    iterations per metric); ours are validation-selected with the test split evaluated once, so
-    each row carries the source's ``selection`` text to print beside the numbers. Returns
-    ``[{"source", "url", "selection", "evaluator", "row", "model", "metrics": {m: {"published",
-    "ours"}}}]``; empty when the run names no entry or the entry has nothing for this dataset.
-    """
-    if not entry:
-        return []
-    if entry not in PUBLISHED:
-        raise ConfigError(f"unknown published entry {entry!r}; known: {sorted(PUBLISHED)}")
-    if not dataset:
-        return []
-    source = PUBLISHED[entry]
-    results = source["results"].get(dataset.split(":", 1)[0], {})
-    ours = {row["model"]: row["metrics"] for row in rows}
-    out = []
-    for name, values in results.items():
-        model = values.get("model")
-        mine = ours.get(model, {}) if model else {}
-        out.append({
-            "source": source["source"],
-            "url": source["url"],
-            "selection": source["selection"],
-            "evaluator": source["evaluator"],
-            "row": name,
-            "model": model,
-            "metrics": {
-                m: {"published": v, "ours": json_number((mine.get(m) or {}).get("mean"))}
-                for m, v in values.items() if m != "model"
-            },
-        })
-    return out
 
 
 def _blank_policy_from_per_query(

@@ -8,7 +8,8 @@ ltrbench runs the same settings, picks the iteration on the validation split and
 the test split once; the report prints both with this difference named.
 
 Each entry: ``source``, ``url``, ``version`` (which revision of the page), ``selection``,
-``evaluator`` (whose metric code computed it), ``split``, ``settings``, and ``results``
+``evaluator`` (whose metric code computed it), ``split``, ``folds`` (``{dataset: the fold its
+test split is, None for a dataset without folds, or POOLED}``: :func:`published_fold`), ``settings``, and ``results``
 ``{dataset: {row name: {metric: value}}}``; a row's ``model`` says which ltrbench model is its
 counterpart (``None`` when there is none).
 """
@@ -16,6 +17,9 @@ counterpart (``None`` when there is none).
 from __future__ import annotations
 
 from typing import Any
+
+from bench.data.jsonio import json_number
+from bench.errors import ConfigError
 
 _LGB_SETTINGS = (
     "learning_rate=0.1, num_leaves=255, num_trees=500, num_threads=16, min_data_in_leaf=0, "
@@ -27,6 +31,9 @@ _XGB_HIST_SETTINGS = (
     "gamma=1.0"
 )
 _XGB_EXACT_SETTINGS = "eta=0.1, max_depth=8, num_round=500, nthread=16, tree_method=exact, min_child_weight=100"
+
+#: A table computed over the five folds' test queries together: beside no single-fold run.
+POOLED = "Fold1-5 pooled"
 
 PUBLISHED: dict[str, dict[str, Any]] = {
     "lightgbm-experiments": {
@@ -45,6 +52,7 @@ PUBLISHED: dict[str, dict[str, Any]] = {
             "mslr-web30k": "MSLR-WEB30K {S1,S2,S3} train, S5 test (= Fold1 train/test; S4 unused)",
             "yahoo-ltr": "Yahoo LTR set1.train train, set1.test test (set1.valid unused)",
         },
+        "folds": {"mslr-web30k": "Fold1", "yahoo-ltr": None},
         "settings": {
             "lightgbm": _LGB_SETTINGS,
             "xgboost_hist": _XGB_HIST_SETTINGS,
@@ -126,6 +134,7 @@ PUBLISHED: dict[str, dict[str, Any]] = {
         ),
         "evaluator": "gdeval.pl on the five test folds concatenated (exp gain, qrels-based IDCG)",
         "split": {"mslr-web10k": "MSLR-WEB10K Folds 1-5, each fold's train/vali/test"},
+        "folds": {"mslr-web10k": POOLED, "mslr-web30k": POOLED},
         "settings": {
             "lightgbm (mslr10k/lgbm.sh)": "lambdarank, num_trees=1000, num_leaves=63, "
             "learning_rate=0.05, eval_at=1,5,10,20, early_stopping_round=1000",
@@ -162,4 +171,75 @@ def published_for(dataset: str) -> list[dict[str, Any]]:
                     "metrics": {k: v for k, v in values.items() if k != "model"},
                 }
             )
+    return out
+
+
+def published_fold(entry: str, dataset: str) -> str | None:
+    """The fold whose test split ``entry``'s rows for ``dataset`` were computed on (``Fold1``),
+    :data:`POOLED` for the five folds together, None for a dataset without folds: a run is shown
+    beside them only on the same fold (a run on Fold2 beside Fold1's numbers compared other
+    test queries)."""
+    fold = PUBLISHED[entry].get("folds", {}).get(dataset)
+    return fold if isinstance(fold, str) else None
+
+
+def published_key(manifest: dict[str, Any]) -> str:
+    """The catalogue dataset a run's published rows are looked up under: the card its data were
+    read from (``mslr-web30k``), recorded in its manifest; ``""`` (no rows) for data read from a
+    path, a generated stand-in (``synthetic-mslr30k`` is no published dataset) or a run without
+    that record. Never the run's display name: a config's ``name = "experiments-mslr30k"``
+    found no rows for real MSLR-WEB30K, and a name is the user's to choose for any data."""
+    dataset = manifest.get("dataset") if isinstance(manifest, dict) else None
+    meta = dataset.get("meta") if isinstance(dataset, dict) else None
+    card = meta.get("card") if isinstance(meta, dict) else None
+    if not isinstance(card, str):
+        return ""
+    fold = meta.get("fold") if isinstance(meta, dict) else None  # with the fold: card:FoldK
+    spec = dataset.get("spec") if isinstance(dataset, dict) else None
+    if not isinstance(fold, str) and isinstance(spec, str) and ":" in spec:
+        fold = next((t for t in spec.split(":")[1:] if t.lower().startswith("fold")), None)
+    return f"{card}:{fold}" if isinstance(fold, str) and fold else card
+
+
+def published_beside_ours(
+    entry: str, dataset: str, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Published rows of ``entry`` (a key of :data:`bench.report.published.PUBLISHED`) for
+    ``dataset``, each with our counterpart model's mean over seeds for the same metrics.
+
+    Published tables were selected differently (LightGBM's Experiments page: best of 500 *test*
+    iterations per metric); ours are validation-selected with the test split evaluated once, so
+    each row carries the source's ``selection`` text to print beside the numbers. Returns
+    ``[{"source", "url", "selection", "evaluator", "row", "model", "metrics": {m: {"published",
+    "ours"}}}]``; empty when the run names no entry or the entry has nothing for this dataset.
+    """
+    if not entry:
+        return []
+    if entry not in PUBLISHED:
+        raise ConfigError(f"unknown published entry {entry!r}; known: {sorted(PUBLISHED)}")
+    if not dataset:
+        return []
+    source = PUBLISHED[entry]
+    card, _, fold = dataset.partition(":")
+    published = published_fold(entry, card)  # a run on Fold2 is not set beside Fold1's rows
+    if published is not None and published.lower() != (fold or "Fold1").lower():
+        return []
+    results = source["results"].get(card, {})
+    ours = {row["model"]: row["metrics"] for row in rows}
+    out = []
+    for name, values in results.items():
+        model = values.get("model")
+        mine = ours.get(model, {}) if model else {}
+        out.append({
+            "source": source["source"],
+            "url": source["url"],
+            "selection": source["selection"],
+            "evaluator": source["evaluator"],
+            "row": name,
+            "model": model,
+            "metrics": {
+                m: {"published": v, "ours": json_number((mine.get(m) or {}).get("mean"))}
+                for m, v in values.items() if m != "model"
+            },
+        })
     return out

@@ -78,13 +78,22 @@ class Selection:
         """One line per table: the runs found, the one used and why, the ones skipped."""
         out = []
         for c in self.choices:
-            line = (f"{shown_name(c.dataset)}: {c.found} run(s) found; using {c.run.run_id} "
-                    f"({c.why}, {_models(c.run, c.dataset)})")
+            among = [c.run, *(r for r, _ in c.skipped)]
+            line = (f"{shown_name(c.dataset)}: {c.found} run(s) found; using "
+                    f"{run_label(c.run, among)} ({c.why}, {_models(c.run, c.dataset)})")
             if c.skipped:
                 line += f"; skipped {len(c.skipped)}: " + ", ".join(
-                    f"{r.run_id} ({w})" for r, w in c.skipped)
+                    f"{run_label(r, among)} ({w})" for r, w in c.skipped)
             out.append(line)
         return out
+
+
+def run_label(run: RunDir, among: list[RunDir]) -> str:
+    """How a message names ``run``: its id, or its folder's path when another run of ``among``
+    has the same id (two roots holding ``20260101-000000-toy``: the id alone named neither)."""
+    same = [r for r in among if r.run_id == run.run_id
+            and os.path.realpath(r.path) != os.path.realpath(run.path)]
+    return str(run.path) if same else run.run_id
 
 
 def _models(run: RunDir, dataset: str) -> str:
@@ -170,7 +179,8 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         picked = [r for r in runs if os.path.realpath(r.path) in named_keys]
         if len(picked) > 1:
             raise ConfigError(f"--runs names {len(picked)} runs of dataset {dataset!r} ("
-                              f"{', '.join(r.run_id for r in picked)}): name one, or add --all "
+                              f"{', '.join(run_label(r, picked) for r in picked)}): name one, "
+                              "or add --all "
                               "for one table per run")
         if picked:
             use, why = picked[0], "named with --runs"

@@ -51,7 +51,7 @@ class RunDir:
     @cached_property
     def config(self) -> dict[str, Any]:
         """The resolved config (empty dict when ``config.toml`` is absent)."""
-        if not self.config_path.is_file():
+        if not self.has(self.config_path.name):
             return {}
         try:
             return read_toml(self.config_path)
@@ -139,7 +139,18 @@ class RunDir:
         return str(value) if value else DEFAULT_PROFILE
 
     def has(self, name: str) -> bool:
-        return (self.path / name).is_file()
+        """Whether the run holds the file ``name``; one that is there but is no regular file
+        (a FIFO: a read blocks for ever; a folder, a device, a broken link) is a
+        :class:`DataError` naming it: the run is damaged, never read as if the file were absent
+        (a FIFO ``per_query.parquet`` or ``config.toml`` was passed over without a word)."""
+        p = self.path / name
+        if p.is_file():
+            return True
+        if os.path.lexists(p) and self.path.is_dir():
+            raise DataError(f"is not a regular file (a folder, FIFO, device or a broken link): "
+                            f"expected the run's {name}; the run directory is damaged (changed "
+                            "outside ltrbench): start a new run, or leave this run out", path=p)
+        return False
 
     def table(self, name: str) -> pd.DataFrame:
         """Read ``name`` (csv or parquet), checking the columns its readers need and their

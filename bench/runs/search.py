@@ -22,7 +22,7 @@ def find_runs(root: str | Path) -> list[RunDir]:
     """Run directories under ``root``: ``root`` itself if it holds ``metrics.csv``, else its
     sub-folders that do, oldest first (by the instant :attr:`RunDir.moment`, then name)."""
     root = Path(root)
-    if (root / "metrics.csv").is_file():
+    if _holds_metrics(root):  # a run named itself: its metrics.csv a FIFO is said, as below
         return [RunDir(root)]
     if not root.is_dir():
         raise DataError("runs folder not found", path=root)
