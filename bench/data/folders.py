@@ -94,7 +94,8 @@ def find_split_files(
     for base in _candidate_bases(p, fold):
         found = {s: _find_one(base, s) for s in SPLITS}
         if found["train"] is not None and found["test"] is not None:
-            if base == p / fold and (two := _two_datasets(p, fold)) is not None:
+            if base == entry_ignoring_case(p, fold, what="fold folders") \
+                    and (two := _two_datasets(p, fold)) is not None:
                 raise DataError(two, path=p)
             if found["vali"] is None and (bad := _bad_entry(base, "vali")) is not None:
                 raise DataError(f"{bad[0]} {bad[1]}: the validation file must be a readable "
@@ -426,39 +427,70 @@ def carve_validation(
 
 
 def _candidate_bases(p: Path, fold: str) -> list[Path]:
-    bases = [p / fold, p] if (p / fold).is_dir() else [p]
+    sub = entry_ignoring_case(p, fold, what="fold folders")  # Fold1/ or fold1/, never both
+    bases = [sub, p] if sub.is_dir() else [p]
     subdirs = [d for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")]
-    if len(subdirs) == 1:
+    if len(subdirs) == 1 and subdirs[0] != sub:
         inner = subdirs[0]
-        bases += [inner / fold, inner] if (inner / fold).is_dir() else [inner]
+        sub = entry_ignoring_case(inner, fold, what="fold folders")
+        bases += [sub, inner] if sub.is_dir() else [inner]
     return bases
 
 
 def _two_datasets(p: Path, fold: str) -> str | None:
     """Why ``p`` is ambiguous when ``p/<fold>/`` and ``p`` itself each hold train and test."""
-    inner, flat = _find_one(p / fold, "train"), _find_one(p, "train")
-    if inner is None or flat is None or _find_one(p / fold, "test") is None \
+    sub = entry_ignoring_case(p, fold, what="fold folders")
+    inner, flat = _find_one(sub, "train"), _find_one(p, "train")
+    if inner is None or flat is None or _find_one(sub, "test") is None \
             or _find_one(p, "test") is None:
         return None
-    return (f"two datasets in one folder: {fold}/{inner.name} and {flat.name} beside it, each "
-            f"with a test file; name the folder you mean ({p / fold}) or move one set away")
+    return (f"two datasets in one folder: {sub.name}/{inner.name} and {flat.name} beside it, each "
+            f"with a test file; name the folder you mean ({sub}) or move one set away")
 
 
 def _find_one(base: Path, split: str) -> Path | None:
     """The one file of ``split`` in ``base`` (a name of :data:`_NAMES`, or one ending in a
-    suffix of :data:`_SUFFIXES`), ``None`` when there is none; two distinct ones (``vali.txt``
-    and ``valid.txt``, ``train.txt`` and ``set1.train.txt``, two links to one file are one) are
-    a :class:`DataError` naming them: which one was meant cannot be told."""
+    suffix of :data:`_SUFFIXES`, compared without case: ``Train.txt`` is found as on a macOS or
+    Windows disk), ``None`` when there is none; two distinct ones (``vali.txt`` and
+    ``valid.txt``, ``train.txt`` and ``Train.txt``, ``train.txt`` and ``set1.train.txt``; two
+    links to one file are one) are a :class:`DataError` naming them: which one was meant cannot
+    be told."""
     if not base.is_dir():
         return None
+    names = [n.lower() for n in _NAMES[split]]
     found = [base / n for n in _NAMES[split] if (base / n).is_file()]
-    found += sorted(f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split]))
+    entries = sorted(f for f in base.iterdir() if f.is_file())
+    found += [f for f in entries if f.name.lower() in names and f.name not in _NAMES[split]]
+    found += [f for f in entries if f.name.lower().endswith(_SUFFIXES[split])]
     distinct = [f for i, f in enumerate(found)
                 if not any(os.path.samefile(f, g) for g in found[:i])]
     if len(distinct) > 1:
         raise DataError(f"several {split} files ({', '.join(m.name for m in distinct)}): name "
                         "the one to use (or remove the others)", path=base)
     return distinct[0] if distinct else None
+
+
+def entry_ignoring_case(folder: Path, name: str, *, what: str) -> Path:
+    """``folder / name``, or the one entry whose name differs from ``name`` only in case
+    (``fold1/`` for ``Fold1/``, ``s3.txt`` for ``S3.txt``: found as a macOS or Windows disk
+    finds it); ``folder / name`` itself when there is neither. Two distinct entries (``Fold1/``
+    and ``fold1/``; two links to one entry are one) are a :class:`DataError` naming both:
+    which one was meant cannot be told (``what`` says what they are)."""
+    exact = folder / name
+    try:
+        others = sorted(e for e in folder.iterdir()
+                        if e.name.lower() == name.lower() and e.name != name)
+    except OSError:
+        return exact
+    found = ([exact] if os.path.lexists(exact) else []) + others
+    distinct = [e for i, e in enumerate(found)
+                if not any(e.exists() and g.exists() and os.path.samefile(e, g)
+                           for g in found[:i])]
+    if len(distinct) > 1:
+        raise DataError(f"{' and '.join(e.name for e in distinct)} are two {what} whose names "
+                        "differ only in case: which one is meant cannot be told; remove or "
+                        "rename one", path=folder)
+    return distinct[0] if distinct else exact
 
 
 def _uses_fold(p: Path, files: dict[str, Path | None], fold: str) -> bool:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.checks import check_ratings_pairs
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
 #: The bound on a rating's magnitude, 2^53, refused from 2^53 on (2^53 + 1 reads as 2^53):
@@ -39,6 +39,7 @@ class Ratings:
     implicit: bool = False
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "frame", ratings_frame(self.frame))
         validate_ratings_frame(self.frame, source=self.source)
 
     @property
@@ -65,6 +66,44 @@ class Ratings:
             "rating_max": float(r.max()) if len(r) else None,
             "density": self.n_ratings / max(1, self.n_users * self.n_items),
         }
+
+
+def _type_name(obj: object) -> str:
+    t = type(obj)
+    top = t.__module__.split(".")[0]
+    return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"
+
+
+def ratings_frame(obj: object) -> pd.DataFrame:
+    """``obj`` as the pandas DataFrame a :class:`Ratings` holds: a DataFrame as it is; a
+    pyarrow ``Table`` / ``RecordBatch`` through ``to_pandas()`` and a one-dimensional NumPy
+    structured array through ``pandas.DataFrame`` (conversions that keep every value, so the
+    checks of :func:`validate_ratings_frame` see the same numbers); anything else (a polars
+    DataFrame, a dict, a list) is a :class:`~bench.errors.ConfigError` naming its type and the
+    type expected."""
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    top = type(obj).__module__.split(".")[0]
+    if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
+            and hasattr(obj, "column_names"):
+        frame = obj.to_pandas()  # type: ignore[attr-defined]
+        assert isinstance(frame, pd.DataFrame)
+        return frame
+    if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
+        return pd.DataFrame(obj)
+    how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
+           else " (e.g. pandas.DataFrame(...))")
+    raise ConfigError(f"ratings: got a {_type_name(obj)}: expected a pandas DataFrame with "
+                      f"columns {', '.join(RATING_COLUMNS)}{how}")
+
+
+def as_ratings(obj: object) -> Ratings:
+    """What the adapters take as ratings: a :class:`Ratings` as it is, a table
+    :func:`ratings_frame` accepts wrapped as ``Ratings(frame)`` (checked there); anything else
+    is a :class:`~bench.errors.ConfigError` naming its type."""
+    if isinstance(obj, Ratings):
+        return obj
+    return Ratings(ratings_frame(obj))
 
 
 def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
