@@ -375,6 +375,41 @@ def case_cli_convert_of_a_folder_with_two_layouts_is_one_line(tmp: Path) -> str 
     return refused(res, "u.data", "ratings.dat")
 
 
+# ---------------------------------------- a ratings table given by path: no silent guesses
+def _ratings_csv(tmp: Path, header: str) -> Path:
+    rows = "".join(f"{u},{i},{(u + i) % 5 + 1},{1_000_000_000 + 10 * u + i},t\n"
+                   for u in range(1, 31) for i in range(1, 21))
+    (tmp / "r.csv").write_text(header + "\n" + rows)
+    return tmp / "r.csv"
+
+
+def case_a_rating_column_under_another_name_is_not_made_implicit(tmp: Path) -> str | None:
+    from bench.datasets.resolve import load_path
+
+    p = _ratings_csv(tmp, "user,item,preference,timestamp,note")
+    return own_error(lambda: load_path(p), "no rating column", "'preference'", "--rating COL")
+
+
+def case_a_time_column_under_another_name_is_not_made_zero(tmp: Path) -> str | None:
+    from bench.datasets.resolve import load_path
+
+    p = _ratings_csv(tmp, "user,item,rating,datetime,note")
+    return own_error(lambda: load_path(p), "no timestamp column", "'datetime'")
+
+
+def case_columns_a_guess_leaves_out_are_warned(tmp: Path) -> str | None:
+    from bench.datasets import guessed_columns
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got, exc = call(lambda: guessed_columns.guess_columns(
+            ["userId", "movieId", "rating", "timestamp", "title"], tmp / "r.csv"))
+    if exc is not None:
+        return f"{type(exc).__name__}: {exc}"
+    said = " ".join(str(w.message) for w in caught)
+    return None if "'title'" in said else f"no warning naming 'title': {said!r}"
+
+
 # ------------------------------------------------ (2) guards: swapped files, odd line ends
 _TREC_Q = "1 0 a 1\n1 0 b 0\n2 0 d 1\n"
 _TREC_R = "1 Q0 a 1 0.4 t\n1 Q0 b 2 0.9 t\n2 Q0 d 1 0.2 t\n"
