@@ -402,12 +402,34 @@ def case_columns_a_guess_leaves_out_are_warned(tmp: Path) -> str | None:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        got, exc = call(lambda: guessed_columns.guess_columns(
+        _got, exc = call(lambda: guessed_columns.guess_columns(
             ["userId", "movieId", "rating", "timestamp", "title"], tmp / "r.csv"))
     if exc is not None:
         return f"{type(exc).__name__}: {exc}"
     said = " ".join(str(w.message) for w in caught)
     return None if "'title'" in said else f"no warning naming 'title': {said!r}"
+
+
+# ------------------------------------------------ a qid: file and a .query sidecar beside it
+_GROUPED = "1 qid:1 1:0.4\n0 qid:1 1:0.9\n2 qid:1 1:0.1\n1 qid:2 1:0.2\n0 qid:2 1:0.8\n"
+_FIVE = "0.4\n0.9\n0.1\n0.2\n0.8\n"
+
+
+def case_a_query_sidecar_that_disagrees_with_qid_is_named(tmp: Path) -> str | None:
+    res = _cli_files(tmp, {"d.svm": _GROUPED, "d.svm.query": "1\n4\n", "s.txt": _FIVE},
+                     "--data", "d.svm", "--scores", "s.txt")
+    return refused(res, "d.svm", "d.svm.query", "group 1 has 3 rows")
+
+
+def case_a_query_sidecar_that_agrees_with_qid_is_read(tmp: Path) -> str | None:
+    from bench.data.svmlight import read_svmlight
+
+    (tmp / "d.svm").write_text(_GROUPED)
+    (tmp / "d.svm.query").write_text("3\n2\n")
+    got, exc = call(lambda: read_svmlight(tmp / "d.svm"))
+    if exc is not None:
+        return f"{type(exc).__name__}: {exc}"
+    return None if got.offsets.tolist() == [0, 3, 5] else f"offsets {got.offsets.tolist()}"
 
 
 # ------------------------------------------------ (2) guards: swapped files, odd line ends
