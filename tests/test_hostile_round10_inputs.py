@@ -338,6 +338,26 @@ def case_cli_run_on_a_folder_with_case_twins_is_one_line(tmp: Path) -> str | Non
     return refused(res, "Fold1 and FOLD1")
 
 
+def case_a_folder_of_gzipped_split_files_says_to_unpack_them(tmp: Path) -> str | None:
+    import gzip
+
+    from bench.datasets.resolve import load_path
+
+    for k, n in enumerate(("train", "vali", "test")):
+        (tmp / f"{n}.txt.gz").write_bytes(gzip.compress(_split(10 * k).encode()))
+    return own_error(lambda: load_path(tmp), "train.txt.gz", "compressed", "unpack them")
+
+
+def case_a_folder_holding_an_archive_says_to_unpack_it(tmp: Path) -> str | None:
+    import zipfile
+
+    from bench.datasets.resolve import load_path
+
+    with zipfile.ZipFile(tmp / "MQ2008.zip", "w") as z:
+        z.writestr("Fold1/train.txt", _split(1))
+    return own_error(lambda: load_path(tmp), "MQ2008.zip", "unpack")
+
+
 def _movielens(folder: Path, files: tuple[str, ...]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     rows = [(u, i, (u + i) % 5 + 1, 978300760 + 10 * u + i) for u in range(1, 6)

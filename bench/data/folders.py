@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.data.atomic import check_switch_finished
+from bench.data.folder_names import entry_ignoring_case, packed_files
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.parquet import read_parquet
 from bench.data.svmlight import query_sidecar, read_svmlight_files_with_digests
@@ -149,7 +150,7 @@ def near_miss(path: PathLike, *, fold: str = "Fold1",
     for present, problems in _layouts(p, fold, ratings_files):
         if present and problems and (best is None or present > best[0]):
             best = (present, problems)
-    return "; ".join(best[1]) if best is not None else None
+    return "; ".join(best[1]) if best is not None else packed_files(p)
 
 
 def _layouts(p: Path, fold: str, ratings: tuple[str, ...]) -> list[tuple[int, list[str]]]:
@@ -468,29 +469,6 @@ def _find_one(base: Path, split: str) -> Path | None:
         raise DataError(f"several {split} files ({', '.join(m.name for m in distinct)}): name "
                         "the one to use (or remove the others)", path=base)
     return distinct[0] if distinct else None
-
-
-def entry_ignoring_case(folder: Path, name: str, *, what: str) -> Path:
-    """``folder / name``, or the one entry whose name differs from ``name`` only in case
-    (``fold1/`` for ``Fold1/``, ``s3.txt`` for ``S3.txt``: found as a macOS or Windows disk
-    finds it); ``folder / name`` itself when there is neither. Two distinct entries (``Fold1/``
-    and ``fold1/``; two links to one entry are one) are a :class:`DataError` naming both:
-    which one was meant cannot be told (``what`` says what they are)."""
-    exact = folder / name
-    try:
-        others = sorted(e for e in folder.iterdir()
-                        if e.name.lower() == name.lower() and e.name != name)
-    except OSError:
-        return exact
-    found = ([exact] if os.path.lexists(exact) else []) + others
-    distinct = [e for i, e in enumerate(found)
-                if not any(e.exists() and g.exists() and os.path.samefile(e, g)
-                           for g in found[:i])]
-    if len(distinct) > 1:
-        raise DataError(f"{' and '.join(e.name for e in distinct)} are two {what} whose names "
-                        "differ only in case: which one is meant cannot be told; remove or "
-                        "rename one", path=folder)
-    return distinct[0] if distinct else exact
 
 
 def _uses_fold(p: Path, files: dict[str, Path | None], fold: str) -> bool:

@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.data.folders import entry_ignoring_case, find_split_files, read_letor_folder
+from bench.data.folder_names import entry_ignoring_case
+from bench.data.folders import find_split_files, read_letor_folder
 from bench.data.groups import offsets_from_qid
 from bench.data.hashing import sha256_file
 from bench.data.letor import LetorData, LetorSplits
