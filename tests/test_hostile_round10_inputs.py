@@ -565,3 +565,46 @@ def test_the_parquet_reader_still_reads_a_foreign_table_of_features(tmp_path: Pa
 def test_api_refusals_are_ltrbench_errors() -> None:
     """``api_refused`` is the judge of the API cases: a foreign exception is a traceback."""
     assert api_refused(ValueError("x")) is not None
+
+
+# ------------------------------------------- property: a dict and a file give one answer
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    given = None
+
+if given is not None:
+    _ENTRY = st.tuples(st.sampled_from([7, "7", 8, "8", np.int64(9), "9"]),
+                       st.sampled_from(["a", "b", "c", 1, "1"]),
+                       st.integers(0, 2), st.sampled_from([0.1, 0.5, 0.9, 0.3]))
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(_ENTRY, min_size=1, max_size=8))
+    def test_a_dict_with_two_spellings_answers_as_the_file_of_its_lines(
+            entries: list[tuple[Any, Any, int, float]]) -> None:
+        """Shrunk example: ``[(7, 'a', 0, 0.1), ('7', 'a', 0, 0.1)]`` (refused on both paths:
+        a pair given twice). Each entry is one qrels line and one run line; the dicts hold them
+        under the keys as spelled, the files as text: both paths give the same number, or
+        both refuse."""
+        import tempfile
+
+        from bench.errors import LtrbenchError
+
+        qd: dict[Any, dict[Any, int]] = {}
+        rd: dict[Any, dict[Any, float]] = {}
+        for q, d, rel, score in entries:
+            qd.setdefault(q, {})[d] = rel
+            rd.setdefault(q, {})[d] = score
+        qlines = "".join(f"{q} 0 {d} {r}\n" for q, ds in qd.items() for d, r in ds.items())
+        rlines = "".join(f"{q} Q0 {d} 1 {s} t\n" for q, ds in rd.items() for d, s in ds.items())
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "q.txt").write_text(qlines)
+            (Path(tmp) / "r.txt").write_text(rlines)
+            got = []
+            for qrels, run in ((qd, rd), (str(Path(tmp) / "q.txt"), str(Path(tmp) / "r.txt"))):
+                try:
+                    got.append(round(_ndcg(qrels, run), 12))
+                except LtrbenchError:
+                    got.append("refused")
+        assert got[0] == got[1], (entries, got)
