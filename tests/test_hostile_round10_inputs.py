@@ -213,6 +213,43 @@ def case_ratings_to_letor_with_a_bad_ratings_frame_names_the_column(tmp: Path) -
     return own_error(lambda: ratings_to_letor(f), "column 'user'", "expected integer")
 
 
+def case_ratings_frame_with_dates_reads_as_a_file_of_dates(tmp: Path) -> str | None:
+    """A file's text dates and a Parquet timestamp column become seconds (tabular); a frame's
+    datetime64 column did not (refused as "not integer"): now the same seconds."""
+    from bench.data.ratings import Ratings
+    from bench.data.tabular import load_ratings_table
+
+    f = _ratings_frame()
+    dates = f.assign(timestamp=pd.to_datetime(f["timestamp"], unit="s"))
+    pq.write_table(pa.Table.from_pandas(dates, preserve_index=False), tmp / "r.parquet")
+    want = load_ratings_table(tmp / "r.parquet", user="user", item="item", rating="rating",
+                              timestamp="timestamp").frame["timestamp"].to_numpy()
+    got, exc = call(lambda: Ratings(dates).frame["timestamp"].to_numpy())
+    if exc is not None:
+        return f"{type(exc).__name__}: {exc}"
+    return None if np.array_equal(got, want) and np.array_equal(got, f["timestamp"]) else \
+        f"{got[:3]} != {want[:3]}"
+
+
+def case_ratings_frame_with_zoned_dates_is_utc(tmp: Path) -> str | None:
+    from bench.data.ratings import Ratings
+
+    f = _ratings_frame().iloc[:2].assign(timestamp=pd.to_datetime(
+        ["2020-01-01T01:00:00+01:00", "2020-01-01T00:00:01+00:00"], utc=True).tz_convert(
+        "Europe/Paris"))
+    got, exc = call(lambda: Ratings(f).frame["timestamp"].tolist())
+    if exc is not None:
+        return f"{type(exc).__name__}: {exc}"
+    return None if got == [1577836800, 1577836801] else f"{got}"  # date -u -d 2020-01-01 +%s
+
+
+def case_ratings_frame_with_user_as_index_says_reset_index(tmp: Path) -> str | None:
+    from bench.data.ratings import Ratings
+
+    return own_error(lambda: Ratings(_ratings_frame().set_index("user")), "['user']",
+                     "reset_index()")
+
+
 # --------------------------------------------------- (1b) foreign Parquet: no silent columns
 def _parquet(tmp: Path, columns: dict[str, Any]) -> Path:
     pq.write_table(pa.table(columns), tmp / "d.parquet")

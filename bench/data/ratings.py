@@ -82,19 +82,37 @@ def ratings_frame(obj: object) -> pd.DataFrame:
     DataFrame, a dict, a list) is a :class:`~bench.errors.ConfigError` naming its type and the
     type expected."""
     if isinstance(obj, pd.DataFrame):
-        return obj
+        return _timestamps_in_seconds(obj)
     top = type(obj).__module__.split(".")[0]
     if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
             and hasattr(obj, "column_names"):
         frame = obj.to_pandas()  # type: ignore[attr-defined]
         assert isinstance(frame, pd.DataFrame)
-        return frame
+        return _timestamps_in_seconds(frame)
     if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
-        return pd.DataFrame(obj)
+        return _timestamps_in_seconds(pd.DataFrame(obj))
     how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
            else " (e.g. pandas.DataFrame(...))")
     raise ConfigError(f"ratings: got a {_type_name(obj)}: expected a pandas DataFrame with "
                       f"columns {', '.join(RATING_COLUMNS)}{how}")
+
+
+def _timestamps_in_seconds(frame: pd.DataFrame) -> pd.DataFrame:
+    """A ``timestamp`` column of dates (``datetime64``, with or without a time zone) as whole
+    seconds since the epoch, UTC, floored: what a ratings file's dates become
+    (:mod:`bench.data.tabular`), so a frame and a file of the same ratings agree. A missing
+    date (``NaT``) is refused at its row."""
+    if "timestamp" not in frame.columns or list(frame.columns).count("timestamp") != 1:
+        return frame  # absent or twice: validate_ratings_frame says so
+    col = frame["timestamp"]
+    if not (col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype)):
+        return frame
+    if col.isna().any():
+        bad = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise DataError("missing date (NaT)", row=bad + 1, column="timestamp")
+    if isinstance(col.dtype, pd.DatetimeTZDtype):
+        col = col.dt.tz_convert("UTC").dt.tz_localize(None)
+    return frame.assign(timestamp=col.to_numpy().astype("datetime64[s]").astype(np.int64))
 
 
 def as_ratings(obj: object) -> Ratings:
@@ -115,8 +133,11 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
     where = source or None
     missing = [c for c in RATING_COLUMNS if c not in frame.columns]
     if missing:
+        levels = [c for c in missing if c in frame.index.names]
+        hint = (f" ({', '.join(map(repr, levels))} is an index level: frame.reset_index() makes "
+                "it a column)" if levels else "")
         raise DataError(
-            f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}",
+            f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}{hint}",
             path=where,
         )
     twice = next((c for c in RATING_COLUMNS if list(frame.columns).count(c) > 1), None)
