@@ -553,6 +553,28 @@ def _huge_feature_index(tmp: Path) -> str | None:
     return own_error(lambda: read_svmlight(tmp / "d.svm"), "d.svm:1", "2147483648")
 
 
+def _symlinked_fold(tmp: Path) -> str | None:
+    """``Fold3 -> Fold1``: one fold's queries would be tested twice in a fold table."""
+    from bench.datasets.folds import check_distinct_test_folds
+
+    _letor(tmp / "Fold1")
+    _letor(tmp / "Fold2", q0=100)
+    (tmp / "Fold3").symlink_to(tmp / "Fold1", target_is_directory=True)
+    return own_error(lambda: check_distinct_test_folds(tmp, (1, 2, 3)), "Fold3", "Fold1")
+
+
+def _ratings_text(end: str, name: str) -> Callable[[Path], str | None]:
+    def case(tmp: Path) -> str | None:
+        from bench.data.tabular import load_ratings_table
+
+        rows = "".join(f"{u},{i},3,{1000 + i}\n" for u in range(1, 4) for i in range(1, 5))
+        (tmp / "r.csv").write_text("user,item,rating,timestamp\n" + rows.replace("\n", end, 2))
+        return own_error(lambda: load_ratings_table(tmp / "r.csv", user="user", item="item",
+                                                    rating="rating", timestamp="timestamp"),
+                         "r.csv", name)
+    return case
+
+
 GUARDS: dict[str, Callable[[Path], str | None]] = {
     "run file given as qrels": _swapped({"r.txt": _TREC_R}, (
         "--qrels", "r.txt", "--run", "r.txt"), "r.txt:1", "swapped"),
@@ -571,6 +593,10 @@ GUARDS: dict[str, Callable[[Path], str | None]] = {
     "feature index 2^31 in a LETOR file": _huge_feature_index,
     "a gzip of an empty file as a run": _compressed_empty,
     "a zip with a folder member as a run": _zip_two_members,
+    "a fold folder that is a link to another fold": _symlinked_fold,
+    **{f"{name} in a ratings csv": _ratings_text(end, name) for name, end in (
+        ("vertical tab", "\x0b"), ("next-line", "\x85"), ("line separator", "\u2028"),
+        ("byte-order mark", "\n\ufeff"), ("NUL", "\x00\n"))},
     **{f"{name} in a {kind} file": _odd_end(kind, name)
        for kind in ("qrels", "run", "svmlight", "scores") for name in _ENDS},
 }
