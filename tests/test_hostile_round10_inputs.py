@@ -19,7 +19,19 @@ Decisions taken here (documented in the modules' docstrings):
   ``.to_pandas()`` (polars is not a dependency); the ratings adapters take a DataFrame;
 * split files and fold folders are found without case (``Train.txt``, ``fold1/``, ``s3.txt``:
   what a macOS or Windows disk does), two names differing only in case are refused naming both;
-* a folder holding the ratings files of two MovieLens layouts is refused naming both.
+* a folder holding the ratings files of two MovieLens layouts is refused naming both;
+  naming the ratings file itself picks its layout (:mod:`bench.data.movielens_layout`);
+* a folder of compressed split files or archives says to unpack them
+  (:mod:`bench.data.folder_names`);
+* a ratings table given by path alone: a rating or time column under an unknown name beside
+  other columns is refused (it would become implicit 1.0 / time 0), columns left out are
+  warned (:mod:`bench.datasets.guessed_columns`);
+* a ratings frame's datetime ``timestamp`` becomes seconds as a file's dates do;
+* an SVMlight file with ``qid:`` and a ``.query`` sidecar that groups otherwise is refused.
+
+The guards (``GUARDS``) passed before this round too: other instances of classes closed
+earlier (swapped files, VT/FF/NEL/U+2028/U+2029 in every text reader, compressed and zipped
+runs, ``qid:`` twice, comments holding ``qid:``, a fold folder linked to another).
 """
 
 from __future__ import annotations
@@ -248,6 +260,13 @@ def case_ratings_frame_with_user_as_index_says_reset_index(tmp: Path) -> str | N
 
     return own_error(lambda: Ratings(_ratings_frame().set_index("user")), "['user']",
                      "reset_index()")
+
+
+def case_ratings_frame_with_multiindex_columns_says_flatten(tmp: Path) -> str | None:
+    from bench.data.ratings import Ratings
+
+    return own_error(lambda: Ratings(pd.concat({"x": _ratings_frame()}, axis=1)), "MultiIndex",
+                     "flatten")
 
 
 # --------------------------------------------------- (1b) foreign Parquet: no silent columns

@@ -136,6 +136,9 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
         levels = [c for c in missing if c in frame.index.names]
         hint = (f" ({', '.join(map(repr, levels))} is an index level: frame.reset_index() makes "
                 "it a column)" if levels else "")
+        if isinstance(frame.columns, pd.MultiIndex):
+            hint += (f" (the columns are a MultiIndex of {frame.columns.nlevels} levels, e.g. "
+                     f"{frame.columns[0]!r}: flatten them to one name each)")
         raise DataError(
             f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}{hint}",
             path=where,
