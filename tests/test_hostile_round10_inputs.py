@@ -108,6 +108,23 @@ def case_dict_and_file_give_one_number_for_split_query(tmp: Path) -> str | None:
     return _same_number(lambda: _ndcg(Q, run), want)
 
 
+@pytest.mark.parametrize("columns", [("score", "Score"), ("qid", "QID")])
+def test_two_columns_differing_only_in_case_are_refused_not_one_picked(
+        columns: tuple[str, str]) -> None:
+    """Before: ``score`` and ``Score`` (or ``qid`` and ``QID``) in one run frame ranked by the
+    last of the two in silence (a case-insensitive lookup kept one per spelling)."""
+    a, b = columns
+    run = RF.assign(**{b: RF[a][::-1].to_numpy()})
+    assert own_error(lambda: _ndcg(QF, run), f"columns ['{a}', '{b}'] could each be") is None
+
+
+def test_a_guessed_ratings_column_in_two_cases_is_refused(tmp_path: Path) -> None:
+    from bench.datasets.resolve import load_path
+
+    p = _ratings_csv(tmp_path, "user,item,RATING,timestamp,rAting")
+    assert own_error(lambda: load_path(p), "['RATING', 'rAting']", "differ only in case") is None
+
+
 # ------------------------------------------------- (1c) tables that are not pandas DataFrames
 def case_pyarrow_table_run_equals_pandas(tmp: Path) -> str | None:
     return _same_number(lambda: _ndcg(QF, pa.Table.from_pandas(RF)), _ndcg(QF, RF))

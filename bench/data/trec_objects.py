@@ -265,15 +265,18 @@ def find_columns(
                                 path=where)
             name = given
         else:
-            lower = {c.lower(): c for c in available}
-            found = [lower[c] for c in candidates if c in lower]
+            lower: dict[str, list[str]] = {}  # 'score' and 'Score' are two columns, not one
+            for c in available:
+                lower.setdefault(c.lower(), []).append(c)
+            found = list(dict.fromkeys(c for cand in candidates for c in lower.get(cand, [])))
             if not found:
                 raise DataError(
                     f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
                     f"name it with {_naming(where, role)}; columns: {available}", path=where)
             # an id's TREC name (qid, docno) wins: PyTerrier's frames hold qid beside the
             # query's text (query) and docno beside its own integer docid
-            if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role):
+            if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role
+                                       and len(set(lower[role])) == 1):
                 raise DataError(f"columns {found} could each be the {role} column: name one with "
                                 f"{_naming(where, role)}", path=where)
             name = found[0]

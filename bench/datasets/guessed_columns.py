@@ -27,28 +27,32 @@ RATING_NAMES = ("rating", "score", "stars", "Rating")
 TIME_NAMES = ("timestamp", "time", "ts", "date", "Timestamp")
 
 
-def pick(columns: list[str], names: tuple[str, ...]) -> str | None:
-    """The first of ``names`` among ``columns``, exactly, else without case; ``None``."""
+def pick(columns: list[str], names: tuple[str, ...], path: Path | None = None) -> str | None:
+    """The first of ``names`` among ``columns``, exactly, else without case (two columns
+    matching without case are an error); ``None``."""
     for n in names:
         if n in columns:
             return n
-    lowered = {c.lower(): c for c in columns}
     for n in names:
-        if n.lower() in lowered:
-            return lowered[n.lower()]
+        alike = [c for c in columns if c.lower() == n.lower()]
+        if len(alike) > 1:  # 'Rating' and 'RATING': which one is meant cannot be told
+            raise DataError(f"columns {alike} differ only in case: which one is the {n!r} "
+                            "column cannot be told; rename one", path=path)
+        if alike:
+            return alike[0]
     return None
 
 
 def guess_columns(columns: list[str], p: Path) -> tuple[str, str, str | None, str | None]:
     """(user, item, rating, timestamp) columns of the table ``p`` (module docstring)."""
-    user, item = pick(columns, USER_NAMES), pick(columns, ITEM_NAMES)
+    user, item = pick(columns, USER_NAMES, p), pick(columns, ITEM_NAMES, p)
     if user is None or item is None:
         raise DataError(
             f"cannot tell the user and item columns from the header {columns}: expected one of "
             f"{USER_NAMES} and one of {ITEM_NAMES} (or use load_ratings_table with a mapping)",
             path=p,
         )
-    rating, time = pick(columns, RATING_NAMES), pick(columns, TIME_NAMES)
+    rating, time = pick(columns, RATING_NAMES, p), pick(columns, TIME_NAMES, p)
     left = [c for c in columns if c not in (user, item, rating, time)]
     if left and (rating is None or time is None):
         lacking = " and ".join(f"no {role} column (one of {names})" for role, col, names in (
