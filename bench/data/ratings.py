@@ -159,7 +159,12 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                             "to a negative number): expected integers within +-2^63",
                             path=where, row=bad + 1, column=col)
         if dtype.kind not in kinds:
-            raise DataError(f"has dtype {dtype}, expected {'integer' if kinds == 'iu' else 'numeric'}",
+            hint = ("; text or categorical ids: a ratings file's are numbered by "
+                    "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
+                    "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)"
+                    if col in ("user", "item") and dtype.kind not in "fcmMb" else "")
+            raise DataError(f"has dtype {dtype}, expected "
+                            f"{'integer' if kinds == 'iu' else 'numeric'}{hint}",
                             path=where, column=col)
         values = frame[col].to_numpy()
         if dtype.kind == "f" and not np.all(np.isfinite(values)):
