@@ -184,7 +184,7 @@ def test_integer_query_ids_match_their_text_in_the_other_input(tmp_path: Path) -
          ["column 'qid'", "float64", "strings or integers"]),
         (lambda q, r: as_run({"q1": {"a": float("inf")}}), ["run dict", "['q1']['a']", "finite"]),
         (lambda q, r: as_qrels({"1": {"a": 1}, 1: {"a": 0}}),
-         ["keys '1' and 1 are one query id", "give each query once"]),
+         ["document 'a' is judged twice for query '1'", "[1]['a'] repeats ['1']['a']"]),
         (lambda q, r: as_qrels({"q1": [("a", 1)]}), ["['q1'] is a list", "expected a dict"]),
         (lambda q, r: as_run(r.iloc[:0]), ["run DataFrame: no rows"]),
     ],

@@ -28,8 +28,8 @@ from bench.adapters.negatives import sample_candidates
 from bench.adapters.splits import PARTITIONS, Split, split_ratings
 from bench.adapters.table import RatingsTable, build_table
 from bench.data.letor import LetorData, LetorSplits
-from bench.data.ratings import Ratings
-from bench.errors import DataError
+from bench.data.ratings import Ratings, as_ratings
+from bench.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     from bench.adapters.svd import SVDFactors
@@ -60,6 +60,9 @@ def ratings_to_letor(ratings: Ratings, config: AdapterConfig | None = None, *,
                      progress: Callable[[str], None] | None = None) -> LetorSplits:
     """Convert a ratings table to query-grouped LETOR splits (one query per user and partition).
 
+    ``ratings`` is a :class:`~bench.data.ratings.Ratings`, or a pandas DataFrame (or pyarrow
+    Table) with its columns, checked as ``Ratings(frame)`` (:func:`bench.data.ratings.as_ratings`).
+
     Features are computed from the history only (ratings in no target window; see
     :mod:`bench.adapters.splits` for the history rule), each query holds the user's targets of
     its partition plus ``config.negatives`` sampled never-rated items (label 0; one pool per
@@ -72,7 +75,11 @@ def ratings_to_letor(ratings: Ratings, config: AdapterConfig | None = None, *,
     user for the windows, or time cuts outside the data). ``progress(stage)`` is called as each
     stage starts (``table``, ``split``, ``fit:svd``, ``negatives (train)`` ...).
     """
+    ratings = as_ratings(ratings)  # a DataFrame is checked as Ratings(frame); another type named
     config = config if config is not None else AdapterConfig()
+    if not isinstance(config, AdapterConfig):
+        raise ConfigError(f"config: got a {type(config).__name__}: expected a "
+                          "bench.adapters.config.AdapterConfig (e.g. AdapterConfig(split='random'))")
     # The compiled kernels spread the work over the cores themselves; BLAS calls inside them
     # (and the small dense steps of the SVD) run single-threaded instead of fighting them.
     with threadpool_limits(1, user_api="blas"):

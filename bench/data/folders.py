@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.data.atomic import check_switch_finished
+from bench.data.folder_names import entry_ignoring_case, packed_files
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.parquet import read_parquet
 from bench.data.svmlight import query_sidecar, read_svmlight_files_with_digests
@@ -94,7 +95,8 @@ def find_split_files(
     for base in _candidate_bases(p, fold):
         found = {s: _find_one(base, s) for s in SPLITS}
         if found["train"] is not None and found["test"] is not None:
-            if base == p / fold and (two := _two_datasets(p, fold)) is not None:
+            if base == entry_ignoring_case(p, fold, what="fold folders") \
+                    and (two := _two_datasets(p, fold)) is not None:
                 raise DataError(two, path=p)
             if found["vali"] is None and (bad := _bad_entry(base, "vali")) is not None:
                 raise DataError(f"{bad[0]} {bad[1]}: the validation file must be a readable "
@@ -148,7 +150,7 @@ def near_miss(path: PathLike, *, fold: str = "Fold1",
     for present, problems in _layouts(p, fold, ratings_files):
         if present and problems and (best is None or present > best[0]):
             best = (present, problems)
-    return "; ".join(best[1]) if best is not None else None
+    return "; ".join(best[1]) if best is not None else packed_files(p)
 
 
 def _layouts(p: Path, fold: str, ratings: tuple[str, ...]) -> list[tuple[int, list[str]]]:
@@ -426,33 +428,41 @@ def carve_validation(
 
 
 def _candidate_bases(p: Path, fold: str) -> list[Path]:
-    bases = [p / fold, p] if (p / fold).is_dir() else [p]
+    sub = entry_ignoring_case(p, fold, what="fold folders")  # Fold1/ or fold1/, never both
+    bases = [sub, p] if sub.is_dir() else [p]
     subdirs = [d for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")]
-    if len(subdirs) == 1:
+    if len(subdirs) == 1 and subdirs[0] != sub:
         inner = subdirs[0]
-        bases += [inner / fold, inner] if (inner / fold).is_dir() else [inner]
+        sub = entry_ignoring_case(inner, fold, what="fold folders")
+        bases += [sub, inner] if sub.is_dir() else [inner]
     return bases
 
 
 def _two_datasets(p: Path, fold: str) -> str | None:
     """Why ``p`` is ambiguous when ``p/<fold>/`` and ``p`` itself each hold train and test."""
-    inner, flat = _find_one(p / fold, "train"), _find_one(p, "train")
-    if inner is None or flat is None or _find_one(p / fold, "test") is None \
+    sub = entry_ignoring_case(p, fold, what="fold folders")
+    inner, flat = _find_one(sub, "train"), _find_one(p, "train")
+    if inner is None or flat is None or _find_one(sub, "test") is None \
             or _find_one(p, "test") is None:
         return None
-    return (f"two datasets in one folder: {fold}/{inner.name} and {flat.name} beside it, each "
-            f"with a test file; name the folder you mean ({p / fold}) or move one set away")
+    return (f"two datasets in one folder: {sub.name}/{inner.name} and {flat.name} beside it, each "
+            f"with a test file; name the folder you mean ({sub}) or move one set away")
 
 
 def _find_one(base: Path, split: str) -> Path | None:
     """The one file of ``split`` in ``base`` (a name of :data:`_NAMES`, or one ending in a
-    suffix of :data:`_SUFFIXES`), ``None`` when there is none; two distinct ones (``vali.txt``
-    and ``valid.txt``, ``train.txt`` and ``set1.train.txt``, two links to one file are one) are
-    a :class:`DataError` naming them: which one was meant cannot be told."""
+    suffix of :data:`_SUFFIXES`, compared without case: ``Train.txt`` is found as on a macOS or
+    Windows disk), ``None`` when there is none; two distinct ones (``vali.txt`` and
+    ``valid.txt``, ``train.txt`` and ``Train.txt``, ``train.txt`` and ``set1.train.txt``; two
+    links to one file are one) are a :class:`DataError` naming them: which one was meant cannot
+    be told."""
     if not base.is_dir():
         return None
+    names = [n.lower() for n in _NAMES[split]]
     found = [base / n for n in _NAMES[split] if (base / n).is_file()]
-    found += sorted(f for f in base.iterdir() if f.is_file() and f.name.endswith(_SUFFIXES[split]))
+    entries = sorted(f for f in base.iterdir() if f.is_file())
+    found += [f for f in entries if f.name.lower() in names and f.name not in _NAMES[split]]
+    found += [f for f in entries if f.name.lower().endswith(_SUFFIXES[split])]
     distinct = [f for i, f in enumerate(found)
                 if not any(os.path.samefile(f, g) for g in found[:i])]
     if len(distinct) > 1:

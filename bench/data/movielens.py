@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
+from bench.data.movielens_layout import layout_of
 from bench.data.ratings import Ratings, refuse_mixed_units, refuse_mixed_units_across
 from bench.errors import ConfigError, DataError
 
@@ -60,19 +61,10 @@ _CSV_HEADER = ("userId", "movieId", "rating", "timestamp")
 
 
 def detect_layout(path: PathLike) -> str:
-    """The MovieLens layout of a folder (or of the folder of a ratings file)."""
-    folder = _folder(_given(path))
-    if (folder / "u.data").is_file():
-        return "ml-100k"
-    if (folder / "ratings.dat").is_file():
-        return "ml-1m" if (folder / "users.dat").is_file() else "ml-10m"
-    if (folder / "ratings.csv").is_file():
-        return "movielens-csv"
-    raise DataError(
-        "not a MovieLens folder: expected u.data (ml-100k), ratings.dat (ml-1m / ml-10m) or "
-        "ratings.csv (ml-latest-small, ml-latest, ml-25m, ml-32m)",
-        path=path,
-    )
+    """The MovieLens layout of a folder, or of a ratings file named as such (``u.data``,
+    ``ratings.dat``, ``ratings.csv``): :func:`bench.data.movielens_layout.layout_of`."""
+    given = _given(path)
+    return layout_of(_folder(given), given, path)
 
 
 def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
@@ -83,7 +75,7 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
     """
     folder = _folder(_given(path))
     if layout is None:
-        layout = detect_layout(folder)
+        layout = detect_layout(path)
     elif layout not in LAYOUTS:
         raise ConfigError(f"unknown MovieLens layout {layout!r}; valid: {', '.join(LAYOUTS)}")
     from bench.data.hashing import sha256_file

@@ -8,6 +8,13 @@ key ``ltrbench`` holds JSON with the feature names (in column order), the source
 
 A Parquet file written by another tool is read too: it needs ``qid`` and ``label`` columns;
 ``user``/``item`` are optional and every other numeric column is a feature, in file order.
+Names are exact (case-sensitive): a missing ``qid``/``label`` is named with the look-alike the
+file holds (``'Label'``). A numeric column whose name says it is a query id, document id or
+label under another spelling (``QID``, ``Label``, ``query_id``, ``docid``, ``relevance``,
+``grade``, ...: :data:`NOT_FEATURE_NAMES`) is refused rather than read as a feature (a second
+label among the features leaks the answer into the model; a misspelt ``qid`` would be one).
+Columns that are not numbers (a ``docno`` text column, dates, lists) are no features: they are
+left out with a warning naming them, never silently.
 Writes are atomic (temporary file + rename).
 """
 
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +40,19 @@ PathLike = str | os.PathLike[str]
 
 #: Columns that precede the features; a feature may not be stored under one of these names.
 RESERVED_COLUMNS = ("qid", "label", "user", "item")
+#: Names, compared without case with ``-`` and spaces as ``_``, that a foreign table's numeric
+#: column may not hold as a feature (module docstring): the reserved names' case variants and
+#: common spellings of a query id, document id and label (those of
+#: :mod:`bench.data.trec_objects`' column search and sklearn/LightGBM examples).
+NOT_FEATURE_NAMES = {
+    **{n: "the query id" for n in ("qid", "query_id", "queryid", "q_id", "query", "topic",
+                                   "group", "group_id")},
+    **{n: "a document id" for n in ("docno", "doc_id", "docid", "document_id", "doc",
+                                    "document")},
+    **{n: "the label" for n in ("label", "labels", "rel", "relevance", "judgment", "judgement",
+                                "grade", "target")},
+    "user": "the user id", "item": "the item id",
+}
 _META_KEY = b"ltrbench"
 _FORMAT = "ltrbench-letor"
 _VERSION = 1
@@ -121,9 +142,12 @@ def read_parquet(path: PathLike) -> LetorData:
     meta = _ltrbench_meta(table, p)
     for required in ("qid", "label"):
         if required not in table.column_names:
+            alike = [c for c in table.column_names if _role_of(c) == NOT_FEATURE_NAMES[required]]
+            hint = (f": found {alike[0]!r}, names are exact (rename it {required!r})" if alike
+                    else "")
             raise DataError(
                 f"missing column; a LETOR Parquet file needs 'qid' and 'label' "
-                f"(found {table.column_names[:8]})",
+                f"(found {table.column_names[:8]}){hint}",
                 path=p,
                 column=required,
             )
@@ -184,9 +208,7 @@ def _feature_columns(table: pa.Table, meta: dict[str, Any], p: Path
     leak the answer into the model), else every numeric column (decimals included) that is not
     reserved; text, list and date columns of a foreign table (a docid) are no features."""
     if meta.get("format") != _FORMAT:
-        columns = [c for c in table.column_names if c not in RESERVED_COLUMNS
-                   and (_is_numeric(t := table.schema.field(c).type) or pa.types.is_decimal(t))]
-        return columns, tuple(columns)
+        return _foreign_features(table, p)
     columns = list(meta["feature_columns"])
     for i, c in enumerate(columns):
         if c not in table.column_names:
@@ -201,6 +223,39 @@ def _feature_columns(table: pa.Table, meta: dict[str, Any], p: Path
             raise DataError(f"feature column of type {t}: expected numbers (text is not parsed)",
                             path=p, column=c)
     return columns, tuple(meta["feature_names"])
+
+
+def _role_of(column: str) -> str | None:
+    """What ``column``'s name says it holds (:data:`NOT_FEATURE_NAMES`), or ``None``."""
+    return NOT_FEATURE_NAMES.get(column.lower().replace("-", "_").replace(" ", "_"))
+
+
+def _foreign_features(table: pa.Table, p: Path) -> tuple[list[str], tuple[str, ...]]:
+    """The features of a table another tool wrote: its numeric columns that are not reserved,
+    in file order. A numeric column named like an id or label is refused; the columns left out
+    for not being numbers are warned by name (module docstring)."""
+    columns, dropped = [], []
+    for c in table.column_names:
+        if c in RESERVED_COLUMNS:
+            continue
+        t = table.schema.field(c).type
+        if not (_is_numeric(t) or pa.types.is_decimal(t)):
+            dropped.append(c)
+            continue
+        role = _role_of(c)
+        if role is not None:
+            raise DataError(f"a numeric column named like {role} would be read as a feature "
+                            f"(only {', '.join(repr(r) for r in RESERVED_COLUMNS)}, spelled "
+                            "exactly so, are read as ids and label; a label among the features "
+                            "leaks the answer): rename it, or drop it from the table",
+                            path=p, column=c)
+        columns.append(c)
+    if dropped:
+        shown = ", ".join(repr(c) for c in dropped[:8]) + (" ..." if len(dropped) > 8 else "")
+        warnings.warn(f"{p}: {len(dropped)} column(s) that are not numbers are not read as "
+                      f"features: {shown} (a foreign LETOR Parquet file's features are its "
+                      "numeric columns besides qid, label, user and item)", stacklevel=4)
+    return columns, tuple(columns)
 
 
 def _optional_ids(values: np.ndarray | None, n: int) -> pa.Array:

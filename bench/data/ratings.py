@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.checks import check_ratings_pairs
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
 #: The bound on a rating's magnitude, 2^53, refused from 2^53 on (2^53 + 1 reads as 2^53):
@@ -39,6 +39,7 @@ class Ratings:
     implicit: bool = False
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "frame", ratings_frame(self.frame))
         validate_ratings_frame(self.frame, source=self.source)
 
     @property
@@ -67,6 +68,62 @@ class Ratings:
         }
 
 
+def _type_name(obj: object) -> str:
+    t = type(obj)
+    top = t.__module__.split(".")[0]
+    return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"
+
+
+def ratings_frame(obj: object) -> pd.DataFrame:
+    """``obj`` as the pandas DataFrame a :class:`Ratings` holds: a DataFrame as it is; a
+    pyarrow ``Table`` / ``RecordBatch`` through ``to_pandas()`` and a one-dimensional NumPy
+    structured array through ``pandas.DataFrame`` (conversions that keep every value, so the
+    checks of :func:`validate_ratings_frame` see the same numbers); anything else (a polars
+    DataFrame, a dict, a list) is a :class:`~bench.errors.ConfigError` naming its type and the
+    type expected."""
+    if isinstance(obj, pd.DataFrame):
+        return _timestamps_in_seconds(obj)
+    top = type(obj).__module__.split(".")[0]
+    if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
+            and hasattr(obj, "column_names"):
+        frame = obj.to_pandas()  # type: ignore[attr-defined]
+        assert isinstance(frame, pd.DataFrame)
+        return _timestamps_in_seconds(frame)
+    if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
+        return _timestamps_in_seconds(pd.DataFrame(obj))
+    how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
+           else " (e.g. pandas.DataFrame(...))")
+    raise ConfigError(f"ratings: got a {_type_name(obj)}: expected a pandas DataFrame with "
+                      f"columns {', '.join(RATING_COLUMNS)}{how}")
+
+
+def _timestamps_in_seconds(frame: pd.DataFrame) -> pd.DataFrame:
+    """A ``timestamp`` column of dates (``datetime64``, with or without a time zone) as whole
+    seconds since the epoch, UTC, floored: what a ratings file's dates become
+    (:mod:`bench.data.tabular`), so a frame and a file of the same ratings agree. A missing
+    date (``NaT``) is refused at its row."""
+    if "timestamp" not in frame.columns or list(frame.columns).count("timestamp") != 1:
+        return frame  # absent or twice: validate_ratings_frame says so
+    col = frame["timestamp"]
+    if not (col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype)):
+        return frame
+    if col.isna().any():
+        bad = int(np.flatnonzero(col.isna().to_numpy())[0])
+        raise DataError("missing date (NaT)", row=bad + 1, column="timestamp")
+    if isinstance(col.dtype, pd.DatetimeTZDtype):
+        col = col.dt.tz_convert("UTC").dt.tz_localize(None)
+    return frame.assign(timestamp=col.to_numpy().astype("datetime64[s]").astype(np.int64))
+
+
+def as_ratings(obj: object) -> Ratings:
+    """What the adapters take as ratings: a :class:`Ratings` as it is, a table
+    :func:`ratings_frame` accepts wrapped as ``Ratings(frame)`` (checked there); anything else
+    is a :class:`~bench.errors.ConfigError` naming its type."""
+    if isinstance(obj, Ratings):
+        return obj
+    return Ratings(ratings_frame(obj))
+
+
 def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
     """Check columns, dtypes, missing values and duplicate (user, item) pairs.
 
@@ -76,8 +133,14 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
     where = source or None
     missing = [c for c in RATING_COLUMNS if c not in frame.columns]
     if missing:
+        levels = [c for c in missing if c in frame.index.names]
+        hint = (f" ({', '.join(map(repr, levels))} is an index level: frame.reset_index() makes "
+                "it a column)" if levels else "")
+        if isinstance(frame.columns, pd.MultiIndex):
+            hint += (f" (the columns are a MultiIndex of {frame.columns.nlevels} levels, e.g. "
+                     f"{frame.columns[0]!r}: flatten them to one name each)")
         raise DataError(
-            f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}",
+            f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}{hint}",
             path=where,
         )
     twice = next((c for c in RATING_COLUMNS if list(frame.columns).count(c) > 1), None)
@@ -96,7 +159,12 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                             "to a negative number): expected integers within +-2^63",
                             path=where, row=bad + 1, column=col)
         if dtype.kind not in kinds:
-            raise DataError(f"has dtype {dtype}, expected {'integer' if kinds == 'iu' else 'numeric'}",
+            hint = ("; text or categorical ids: a ratings file's are numbered by "
+                    "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
+                    "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)"
+                    if col in ("user", "item") and dtype.kind not in "fcmMb" else "")
+            raise DataError(f"has dtype {dtype}, expected "
+                            f"{'integer' if kinds == 'iu' else 'numeric'}{hint}",
                             path=where, column=col)
         values = frame[col].to_numpy()
         if dtype.kind == "f" and not np.all(np.isfinite(values)):

@@ -6,7 +6,8 @@ decimal numbers, errors naming file, line, column and token; the numbers sklearn
 content-addressed binary cache of :mod:`bench.data.letor_cache` (``cache_dir=None``: no cache).
 Features are dense float32 (feature ``j`` is column ``j - 1``), labels float64, query ids int64.
 Files without ``qid:`` (LightGBM's ``examples/lambdarank``) take group sizes from a ``.query``
-sidecar, one size per line (``rank.train`` -> ``rank.train.query``).
+sidecar, one size per line (``rank.train`` -> ``rank.train.query``); a file with ``qid:`` and a
+sidecar must group its rows alike (both are written here), else the two are named.
 
 Writing produces the same format (1-based feature indices, ``qid:``) plus the ``.query``
 sidecar, atomically.
@@ -177,6 +178,7 @@ def _to_letor(
             path=p,
         )
     if qid is not None:
+        _sidecar_agrees(p, qid)
         if sort_by_qid:
             order = stable_order_by_qid(qid)
             if not np.array_equal(order, np.arange(order.shape[0])):
@@ -224,6 +226,28 @@ def _to_letor(
         feature_names=names,
         source=str(p),
     )
+
+
+def _sidecar_agrees(p: Path, qid: np.ndarray) -> None:
+    """A file with ``qid:`` and a ``<file>.query`` sidecar beside it: the two must give one
+    grouping (ltrbench writes both), since a tool reading the sidecar (LightGBM's
+    ``examples/lambdarank`` layout) and one reading ``qid:`` would otherwise rank other groups
+    than ltrbench does without a word; group sizes that differ are an error naming both."""
+    qp = query_sidecar(p)
+    if not os.path.lexists(qp):
+        return
+    sizes = _read_sizes(check_input_file(qp, expected="a group-size file (one size per line)"))
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    runs = np.diff(np.r_[starts, qid.shape[0]])
+    if not np.array_equal(runs, sizes):
+        k = next((i for i in range(min(runs.shape[0], sizes.shape[0])) if runs[i] != sizes[i]),
+                 min(runs.shape[0], sizes.shape[0]))
+        said = (f"group {k + 1} has {runs[k]} rows by 'qid:' and {sizes[k]} in {qp.name}"
+                if k < min(runs.shape[0], sizes.shape[0]) else
+                f"'qid:' gives {runs.shape[0]} groups, {qp.name} {sizes.shape[0]}")
+        raise DataError(f"the file has 'qid:' fields and {qp.name} beside it gives other group "
+                        f"sizes ({said}): a tool reading one or the other would rank other "
+                        f"groups; remove {qp.name} or make it agree", path=p)
 
 
 def _refuse_lightgbm_side_files(p: Path) -> None:

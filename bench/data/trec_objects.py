@@ -12,7 +12,12 @@
   candidates present is an error asking which). A column may also
   be a named index level. Query and document ids may be strings or integers (integers become
   their decimal text, so ``7`` and ``"7"`` are the same query, as in a TREC file);
-* a **dict of dicts** ``{qid: {docno: rel_or_score}}`` (the layout of pytrec_eval and ranx);
+* a **dict of dicts** ``{qid: {docno: rel_or_score}}`` (the layout of pytrec_eval and ranx).
+  Two keys that are one id as text (``7`` and ``"7"``, ``np.int64(7)``) are one query, their
+  documents merged as a TREC file merges the lines of one query wherever they stand and a
+  DataFrame its rows; a document given under both (``{7: {"a": 1}, "7": {"a": 0}}``, or
+  ``{"q": {1: 0.5, "1": 0.2}}``) is a (query, document) pair given twice, refused naming both
+  spellings (``['7']['a'] repeats [7]['a']``), as a file's repeated line is;
 * a **ranx** ``Qrels`` / ``Run`` (duck-typed: any object with a ``to_dict()`` method returning
   that layout, so this module does not import ranx); ranx's ``to_dict`` lists the documents of
   a query by decreasing score.
@@ -76,6 +81,7 @@ def as_qrels(
         raise ConfigError("got a Run where qrels were expected (relevance judgments)")
     import pandas as pd  # a frame, a dict or a ranx object: not for a file
 
+    obj = pandas_table(obj, "qrels")
     if isinstance(obj, pd.Series):
         obj, rel = series_frame(obj, "qrels", "rel"), "rel"
         where = "qrels Series"
@@ -124,6 +130,7 @@ def as_run(
         raise ConfigError("got Qrels where a run was expected (scored documents)")
     import pandas as pd  # a frame, a dict or a ranx object: not for a file
 
+    obj = pandas_table(obj, "run")
     if isinstance(obj, pd.Series):
         obj, score = series_frame(obj, "run", "score"), "score"
         where = "run Series"
@@ -149,6 +156,39 @@ def as_run(
         s = _scores(vs, where, keys=(qs, ds))
         _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "retrieved twice")
     return Run(q, d, _ranks(q, s), s, np.full(q.shape[0], tag), where)
+
+
+def type_name(obj: object) -> str:
+    """``obj``'s type as a user would look it up: ``polars.DataFrame``, ``pyarrow.Table``,
+    ``list`` (a bare ``DataFrame`` could be pandas' or polars')."""
+    t = type(obj)
+    top = t.__module__.split(".")[0]
+    return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"
+
+
+def pandas_table(obj: object, role: str) -> object:
+    """A table that is not a pandas DataFrame, as one where the conversion keeps every value:
+    a pyarrow ``Table`` / ``RecordBatch`` (``to_pandas()``: integers stay integers, text stays
+    text, a null becomes a missing value the checks name) and a NumPy structured array (its
+    fields become columns). A polars DataFrame / LazyFrame is refused naming its type and the
+    conversion (``to_pandas()``): polars is not a dependency, and its ``to_dict()`` would
+    otherwise be taken for a ranx object's. Anything else is returned as it is."""
+    import pandas as pd
+
+    top = type(obj).__module__.split(".")[0]
+    if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
+            and hasattr(obj, "column_names"):
+        return obj.to_pandas()  # type: ignore[attr-defined]
+    if isinstance(obj, np.ndarray) and obj.dtype.names:
+        if obj.ndim != 1:
+            raise ConfigError(f"{role}: a NumPy structured array of shape {obj.shape}: expected "
+                              "one dimension, one element per row")
+        return pd.DataFrame(obj)
+    if top == "polars":
+        raise ConfigError(f"{role}: got a {type_name(obj)}: expected a pandas DataFrame (or a "
+                          "path, a dict {qid: {docno: value}}, a ranx object); convert it with "
+                          ".to_pandas() (polars' .collect() first for a LazyFrame)")
+    return obj
 
 
 def series_frame(s: Any, role: str, value: str) -> Any:
@@ -179,14 +219,14 @@ def _mapping_of(obj: object, role: str, ranx_class: str) -> tuple[str, Mapping[A
     name = type(obj).__name__
     if callable(to_dict):
         other = "Run" if ranx_class == "Qrels" else "Qrels"
-        if name == other:
+        if type(obj).__name__ == other:
             raise ConfigError(f"got a {name} object where {role} were expected; pass a {ranx_class}")
         mapping = to_dict()
         if isinstance(mapping, Mapping):
             return f"{role} {name}.to_dict()", mapping
     raise ConfigError(
         f"{role}: expected a path, a pandas DataFrame, a dict {{qid: {{docno: value}}}} or a "
-        f"ranx {ranx_class}; got {name}"
+        f"ranx {ranx_class}; got {type_name(obj)}"
     )
 
 
@@ -203,21 +243,7 @@ def _flatten(mapping: Mapping[Any, Any], where: str) -> tuple[list[Any], list[An
         vs.extend(docs.values())
     if not vs:
         raise DataError("no (query, document) entries", path=where)
-    _distinct_query_keys(mapping, where)
     return qs, ds, vs
-
-
-def _distinct_query_keys(mapping: Mapping[Any, Any], where: str) -> None:
-    """Two keys of one dict that are one query id as text (``1`` and ``"1"``): their documents
-    would silently become one query's; refused naming both (ids compare as their text)."""
-    seen: dict[str, Any] = {}
-    for q in mapping:
-        if isinstance(q, bool | np.bool_) or not isinstance(q, str | int | np.integer):
-            continue  # no id at all: refused with its keys by _ids
-        first = seen.setdefault(str(q), q)
-        if first is not q and not (type(first) is type(q) and first == q):
-            raise DataError(f"keys {first!r} and {q!r} are one query id ({str(q)!r}: ids compare "
-                            "as their text): give each query once", path=where)
 
 
 def find_columns(
@@ -239,15 +265,18 @@ def find_columns(
                                 path=where)
             name = given
         else:
-            lower = {c.lower(): c for c in available}
-            found = [lower[c] for c in candidates if c in lower]
+            lower: dict[str, list[str]] = {}  # 'score' and 'Score' are two columns, not one
+            for c in available:
+                lower.setdefault(c.lower(), []).append(c)
+            found = list(dict.fromkeys(c for cand in candidates for c in lower.get(cand, [])))
             if not found:
                 raise DataError(
                     f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
                     f"name it with {_naming(where, role)}; columns: {available}", path=where)
             # an id's TREC name (qid, docno) wins: PyTerrier's frames hold qid beside the
             # query's text (query) and docno beside its own integer docid
-            if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role):
+            if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role
+                                       and len(set(lower[role])) == 1):
                 raise DataError(f"columns {found} could each be the {role} column: name one with "
                                 f"{_naming(where, role)}", path=where)
             name = found[0]

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.folder_names import entry_ignoring_case
 from bench.data.folders import find_split_files, read_letor_folder
 from bench.data.groups import offsets_from_qid
 from bench.data.hashing import sha256_file
@@ -116,7 +117,8 @@ def part_files(root: PathLike) -> dict[int, Path] | None:
     """``{1: root/S1.txt, …, 5: root/S5.txt}`` when all five part files are there, else
     ``None``; a root with some of them but not all is refused naming the missing ones."""
     p = Path(root)
-    found = {i: p / f"S{i}.txt" for i in range(1, N_FOLDS + 1)}
+    found = {i: entry_ignoring_case(p, f"S{i}.txt", what="part files")  # s3.txt too
+             for i in range(1, N_FOLDS + 1)}
     present = [i for i, f in found.items() if f.is_file()]
     if not present:
         return None
@@ -143,7 +145,7 @@ def fold_source(root: PathLike, fold: int) -> str:
     refused naming what it lacks, and so is a ``Fold<k>`` that is incomplete, a file or a link
     to nothing (the parts would build a fold other than the one the folder holds)."""
     p = Path(root)
-    sub = p / f"Fold{fold}"
+    sub = entry_ignoring_case(p, f"Fold{fold}", what="fold folders")  # fold1/ too, not both
     if sub.is_dir():  # a shipped fold is read as shipped, never replaced by the parts in silence
         try:
             find_split_files(p, fold=sub.name)

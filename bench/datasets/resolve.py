@@ -66,14 +66,10 @@ from bench.datasets.catalogue import (
 )
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
 from bench.datasets.folds import N_FOLDS, fold_name, fold_suffix, part_files, read_fold
+from bench.datasets.guessed_columns import guess_columns
 from bench.datasets.memory import check_fits, estimate_letor
 from bench.errors import ConfigError, DataError
 
-_USER_NAMES = ("user", "userId", "user_id", "userid", "uid", "UserID")
-_ITEM_NAMES = ("item", "movieId", "item_id", "itemId", "itemid", "movie_id", "iid",
-               "product_id", "MovieID")
-_RATING_NAMES = ("rating", "score", "stars", "Rating")
-_TIME_NAMES = ("timestamp", "time", "ts", "date", "Timestamp")
 _MOVIELENS_FILES = ("ratings.csv", "u.data", "ratings.dat")
 
 
@@ -452,15 +448,8 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
     else:  # a ratings table, 'ratings.txt' with a header 'user<TAB>item<TAB>rating' too
 
         columns = _header(p)
-    user, item = _pick(columns, _USER_NAMES), _pick(columns, _ITEM_NAMES)
-    if user is None or item is None:
-        raise DataError(
-            f"cannot tell the user and item columns from the header {columns}: expected one of "
-            f"{_USER_NAMES} and one of {_ITEM_NAMES} (or use load_ratings_table with a mapping)",
-            path=p,
-        )
-    return load_ratings_table(p, user=user, item=item, rating=_pick(columns, _RATING_NAMES),
-                              timestamp=_pick(columns, _TIME_NAMES))
+    user, item, rating, time = guess_columns(columns, p)
+    return load_ratings_table(p, user=user, item=item, rating=rating, timestamp=time)
 
 
 def _looks_like_svmlight(p: Path) -> bool:
@@ -492,14 +481,3 @@ def _header(p: Path) -> list[str]:
     except (ValueError, csv.Error, pd.errors.ParserError) as exc:
         raise DataError(f"could not read a header ({exc}): expected column names separated by "
                         "',', ';', a tab or a space", path=p, line=first[0]) from None
-
-
-def _pick(columns: list[str], names: tuple[str, ...]) -> str | None:
-    for n in names:
-        if n in columns:
-            return n
-    lowered = {c.lower(): c for c in columns}
-    for n in names:
-        if n.lower() in lowered:
-            return lowered[n.lower()]
-    return None

@@ -1,0 +1,55 @@
+"""Names in a dataset folder that are almost the expected ones (:mod:`bench.data.folders`).
+
+* :func:`entry_ignoring_case`: ``fold1/`` for ``Fold1/``, ``s3.txt`` for ``S3.txt``, found as
+  a macOS or Windows disk finds them; two names that differ only in case are refused.
+* :func:`packed_files`: a folder holding compressed split files or archives instead of the
+  files themselves, said with what to do.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bench.errors import DataError
+
+
+def entry_ignoring_case(folder: Path, name: str, *, what: str) -> Path:
+    """``folder / name``, or the one entry whose name differs from ``name`` only in case
+    (``fold1/`` for ``Fold1/``, ``s3.txt`` for ``S3.txt``: found as a macOS or Windows disk
+    finds it); ``folder / name`` itself when there is neither. Two distinct entries (``Fold1/``
+    and ``fold1/``; two links to one entry are one) are a :class:`DataError` naming both:
+    which one was meant cannot be told (``what`` says what they are)."""
+    exact = folder / name
+    try:
+        others = sorted(e for e in folder.iterdir()
+                        if e.name.lower() == name.lower() and e.name != name)
+    except OSError:
+        return exact
+    found = ([exact] if os.path.lexists(exact) else []) + others
+    distinct = [e for i, e in enumerate(found)
+                if not any(e.exists() and g.exists() and os.path.samefile(e, g)
+                           for g in found[:i])]
+    if len(distinct) > 1:
+        raise DataError(f"{' and '.join(e.name for e in distinct)} are two {what} whose names "
+                        "differ only in case: which one is meant cannot be told; remove or "
+                        "rename one", path=folder)
+    return distinct[0] if distinct else exact
+
+
+_PACKED = (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".7z", ".rar", ".tar", ".tgz")
+
+
+def packed_files(p: Path) -> str | None:
+    """What a folder holding only compressed split files or archives (``train.txt.gz``,
+    ``MQ2008.zip``) lacks: said, with what to do, rather than "not a dataset folder" alone."""
+    try:
+        packed = sorted(f.name for f in p.iterdir() if f.is_file()
+                        and f.name.lower().endswith(_PACKED) and not f.name.startswith("."))
+    except OSError:
+        return None
+    if not packed:
+        return None
+    shown = ", ".join(packed[:4]) + (" ..." if len(packed) > 4 else "")
+    return (f"it holds compressed files or archives ({shown}) and no split files: ltrbench reads "
+            "unpacked text (or Parquet); unpack them here first (e.g. gunzip, unzip, tar -xf)")
