@@ -70,6 +70,7 @@ from bench.metrics.peer_names import (
     peer_names,
     read_ir_measures,
     read_trec_eval,
+    refuse_leading_zero,
     trec_reading,
 )
 from bench.metrics.peer_params import Overrides
@@ -271,6 +272,7 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     if ir is not None:
         _, ir_measure, params = ir
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
+    refuse_leading_zero(body)  # P(rel=2)@05, Judged@05: ir_measures' names, a cutoff it refuses
     if body.endswith("-") and _read_ltrbench(body[:-1]) is not None:
         # XGBoost's ndcg@10- / map- (a group without relevant documents scores 0): a profile
         raise ConfigError(f"unknown metric {token!r}: XGBoost's '-' suffix (a query without "
@@ -307,6 +309,7 @@ def _read_peer_exact(body: str) -> tuple[list[Reading], _Continue | None] | None
         return trec[0], (lambda k: trec_reading(measure, k))
     ir = read_ir_measures(body)
     if ir is None:
+        refuse_leading_zero(body)  # nDCG@05: ir_measures' spelling, no ir_measures name
         return None
     _, measure, params = ir
     head = re.split(r"[(@]", body.strip(), maxsplit=1)[0].strip()

@@ -265,6 +265,29 @@ def _refuse_positional(tree: ast.Call, token: str) -> None:
     raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
 
 
+_LEADING_ZERO = re.compile(r"\s*(?P<head>[A-Za-z_]\w*)\s*(?:\(.*\))?\s*@\s*(?P<k>0[0-9]+)\s*")
+
+
+def refuse_leading_zero(token: str) -> None:
+    """A name spelled as ir_measures spells a measure (case included: ``nDCG``, ``AP``, ``RR``)
+    whose cutoff has a leading zero (``nDCG@05``) is a :class:`ConfigError`: ir_measures'
+    parser refuses it (``util.py`` ``parse_measure`` reads the name as Python, where ``05`` is
+    no number), and read as an ltrbench name it would be computed under the call's profile,
+    not ir_measures' (``nDCG@05`` under trec_eval, ``nDCG@5`` under trec_eval-c: two numbers)."""
+    m = _LEADING_ZERO.fullmatch(token)
+    if m is None:
+        return
+    measure = _IR_BY.get(m["head"].lower())
+    if measure is None or m["head"] not in (measure.name, *measure.aliases):
+        return
+    k = int(m["k"])
+    fixed = f"{token[:m.start('k')]}{k}".strip()
+    raise ConfigError(f"cutoff of {token!r} has a leading zero, which ir_measures refuses (its "
+                      f"names are read as Python, where {m['k']} is no number): write "
+                      f"{fixed}" if k else
+                      f"cutoff of {token!r} must be a positive integer without leading zeros")
+
+
 def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object]] | None:
     """An ir_measures token (``nDCG(dcg='exp-log2')@10``) as a reading, with its measure and
     parameters (so that a following bare number continues it); ``None`` if it is not one."""

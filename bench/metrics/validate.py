@@ -302,15 +302,26 @@ Locate = Callable[[int], Where]
 
 def check_threshold(profile: Profile) -> None:
     """The profile's relevance level (``relevance_threshold``, trec_eval ``-l``, ranx
-    ``rel_lvl``) is a finite real number: ``label >= nan`` is false for every label and
+    ``rel_lvl``) is a finite real number above 0: ``label >= nan`` is false for every label and
     ``label >= inf`` too, so NaN or an infinite level would make every query silently
     irrelevant (and text or ``None`` fail inside NumPy's comparison). ``True`` is refused as
-    a number that is not one."""
+    a number that is not one. A level of 0 or below makes every judged document relevant, a
+    label 0 too (``map`` 1.0 for any order of judged documents): pytrec_eval refuses it
+    ("Argument relevance_level should be positive.", ``pytrec_eval.cpp``), and so does
+    ir_measures (``AP(rel=0)`` reaches that check; ``rel=-1`` does not parse); trec_eval 9.0.8's
+    ``-l`` takes it (``atol``), and under 0 its unjudged documents (RELVALUE_NONPOOL -1,
+    ``form_res_rels.c``) stay irrelevant, so only labels 0 would change; ltrbench refuses it
+    with the two libraries. A level between 0 and 1 is the level 1 on whole labels."""
     level = profile.relevance_threshold
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or \
             not math.isfinite(float(level)):
         raise ConfigError(f"profile {profile.name!r}: relevance_threshold (the relevance "
                           f"level, trec_eval -l) must be a finite number; got {level!r}")
+    if level <= 0:
+        raise ConfigError(f"profile {profile.name!r}: relevance_threshold (the relevance "
+                          f"level, trec_eval -l) must be a finite number above 0 (relevant: "
+                          f"label >= level; pytrec_eval and ir_measures refuse a level <= 0, "
+                          f"which makes every judged document relevant); got {level!r}")
 
 
 def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
@@ -360,7 +371,8 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
     if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
         row = _first(prep, (y != 0) & (y != 1))
         raise fail(row, f"{{}}: profile {profile.name!r} computes map and p only on binary "
-                   "labels 0/1, as XGBoost does", "it refuses graded labels for these metrics")
+                   "labels 0/1, as its tool does", "XGBoost's map and pre, torchmetrics' "
+                   "retrieval_average_precision and retrieval_precision refuse graded labels")
 
 
 def _label_error(prep: Prepared, i: int, text: str, note: str,
