@@ -107,9 +107,10 @@ def test_a_relevance_threshold_of_zero_is_refused_on_every_api_path(tmp_path: Pa
     q, r = _files(tmp_path)
     for base in ("trec_eval", "ranx", "ltrbench"):
         prof = dataclasses.replace(get_profile(base), relevance_threshold=level)
-        for fn in (lambda: evaluate([2, 0, 1], [3, 2, 1], group=[3], metrics="map", profile=prof),
-                   lambda: evaluate_trec(q, r, metrics=["map", "p@5"], profile=prof),
-                   lambda: compare_runs(q, {"a": r, "b": RUN}, metrics=["map"], profile=prof)):
+        for fn in (
+                lambda p=prof: evaluate([2, 0, 1], [3, 2, 1], group=[3], metrics="map", profile=p),
+                lambda p=prof: evaluate_trec(q, r, metrics=["map", "p@5"], profile=p),
+                lambda p=prof: compare_runs(q, {"a": r, "b": RUN}, metrics=["map"], profile=p)):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 _, exc = call(fn)
