@@ -70,8 +70,8 @@ from bench.metrics.peer_names import (
     peer_names,
     read_ir_measures,
     read_trec_eval,
-    refuse_leading_zero,
     trec_reading,
+    without_leading_zero,
 )
 from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
@@ -268,11 +268,11 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     if trec is not None:
         measure = trec[1]
         return trec[0], (lambda k: trec_reading(measure, k))
-    ir = read_ir_measures(body)
+    fixed = without_leading_zero(body)  # P(rel=2)@05, Judged@05: ir_measures' @5
+    ir = read_ir_measures(body if fixed is None else fixed)
     if ir is not None:
         _, ir_measure, params = ir
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
-    refuse_leading_zero(body)  # P(rel=2)@05, Judged@05: ir_measures' names, a cutoff it refuses
     if body.endswith("-") and _read_ltrbench(body[:-1]) is not None:
         # XGBoost's ndcg@10- / map- (a group without relevant documents scores 0): a profile
         raise ConfigError(f"unknown metric {token!r}: XGBoost's '-' suffix (a query without "
@@ -307,9 +307,9 @@ def _read_peer_exact(body: str) -> tuple[list[Reading], _Continue | None] | None
     if trec is not None and body.startswith(trec[1].name):
         measure = trec[1]
         return trec[0], (lambda k: trec_reading(measure, k))
-    ir = read_ir_measures(body)
+    fixed = without_leading_zero(body)  # nDCG@05: ir_measures' nDCG@5, not ltrbench's ndcg@5
+    ir = read_ir_measures(body if fixed is None else fixed)
     if ir is None:
-        refuse_leading_zero(body)  # nDCG@05: ir_measures' spelling, no ir_measures name
         return None
     _, measure, params = ir
     head = re.split(r"[(@]", body.strip(), maxsplit=1)[0].strip()

@@ -268,24 +268,21 @@ def _refuse_positional(tree: ast.Call, token: str) -> None:
 _LEADING_ZERO = re.compile(r"\s*(?P<head>[A-Za-z_]\w*)\s*(?:\(.*\))?\s*@\s*(?P<k>0[0-9]+)\s*")
 
 
-def refuse_leading_zero(token: str) -> None:
+def without_leading_zero(token: str) -> str | None:
     """A name spelled as ir_measures spells a measure (case included: ``nDCG``, ``AP``, ``RR``)
-    whose cutoff has a leading zero (``nDCG@05``) is a :class:`ConfigError`: ir_measures'
-    parser refuses it (``util.py`` ``parse_measure`` reads the name as Python, where ``05`` is
-    no number), and read as an ltrbench name it would be computed under the call's profile,
-    not ir_measures' (``nDCG@05`` under trec_eval, ``nDCG@5`` under trec_eval-c: two numbers)."""
+    whose cutoff has a leading zero (``nDCG@05``), with the zeros dropped (``nDCG@5``); else
+    ``None``. ir_measures' own parser refuses the spelling (``util.py`` ``parse_measure`` reads
+    a name as Python, where ``05`` is no number); read as an ltrbench name it would be computed
+    under the call's profile, not ir_measures' (``nDCG@05`` under trec_eval beside ``nDCG@5``
+    under trec_eval-c: two numbers for one measure). It is read as the measure it spells, as
+    ``ndcg_cut_05`` is trec_eval's ``ndcg_cut_5`` (``atol``)."""
     m = _LEADING_ZERO.fullmatch(token)
     if m is None:
-        return
+        return None
     measure = _IR_BY.get(m["head"].lower())
     if measure is None or m["head"] not in (measure.name, *measure.aliases):
-        return
-    k = int(m["k"])
-    fixed = f"{token[:m.start('k')]}{k}".strip()
-    raise ConfigError(f"cutoff of {token!r} has a leading zero, which ir_measures refuses (its "
-                      f"names are read as Python, where {m['k']} is no number): write "
-                      f"{fixed}" if k else
-                      f"cutoff of {token!r} must be a positive integer without leading zeros")
+        return None
+    return f"{token[:m.start('k')]}{int(m['k'])}".strip()
 
 
 def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object]] | None:
