@@ -17,7 +17,9 @@ profiles, through the command line and the Python API (issue 19), new instances 
   wrote CSV into a ``.json`` file. Now the CSV refuses ids it would write alike, and a
   ``.json`` path gets JSON records with the ids exactly as read.
 * **Messages**: torchmetrics' refusal of graded labels for ``map``/``p`` said "as XGBoost
-  does"; ``--tools RANX`` gave no "did you mean".
+  does"; ``--tools RANX`` gave no "did you mean"; a result's label used as ``PROFILE:NAME``
+  (``trec_eval+relevance_threshold=2.0:map``) was an "unknown metric"; a gain of ``1e308``
+  was spelled with its 309 digits in the metric's name (and every error naming it).
 * **Round-9 leftovers**: ``crosscheck --evaluators`` read the qrels file twice; the "all
   differences equal: no t statistic" rule lived twice in ``bench/report/stats.py``; the
   evaluator worker's ir_measures[ranx] rows built ranx objects without the id widening of
@@ -61,6 +63,8 @@ CLASSES = {
     "test_crosscheck_evaluators_reads_the_qrels_file_once": "leftover",
     "test_the_degenerate_t_rule_has_one_owner": "leftover",
     "test_ir_measures_ranx_provider_gets_widened_id_arrays": "leftover",
+    "test_a_results_label_as_a_qualifier_says_what_it_is": "unclear error",
+    "test_a_huge_gain_is_spelled_as_a_float_in_the_canonical_name": "unclear error",
 }
 
 QRELS = {"1": {"a": 2, "b": 0, "c": 1}, "2": {"x": 1, "y": 0}, "3": {"m": 1}}
@@ -315,3 +319,26 @@ def test_ir_measures_ranx_provider_gets_widened_id_arrays(monkeypatch: pytest.Mo
     assert seen, "ranx's builder was not reached"
     assert set(seen) == {"<U64"}, seen
     assert ranx_qrels.create_and_sort is spy  # put back after the call
+
+
+def test_a_results_label_as_a_qualifier_says_what_it_is(tmp_path: Path) -> None:
+    """``trec_eval+relevance_threshold=2.0:map`` (a column label of ``evaluate``, pasted back
+    as ``PROFILE:NAME``) was an "unknown metric" followed by every name; now the message of
+    ``--profile`` with that label: how to ask for the override."""
+    q, r = _files(tmp_path)
+    for name in ("trec_eval+relevance_threshold=2.0:map", "trec_eval-c+judged:P_5"):
+        _, exc = call(lambda n=name: evaluate_trec(q, r, metrics=[n]))
+        assert api_refused(exc, "label of a metric", "P(rel=2)@5") is None, (name, exc)
+        assert "valid names" not in str(exc)
+
+
+def test_a_huge_gain_is_spelled_as_a_float_in_the_canonical_name() -> None:
+    """``nDCG(gains={0:0,1:1e308})@10``'s canonical name held the 309 digits of 1e308 (and every
+    error naming the metric printed them); now ``1e+308``, which parses back to the same name."""
+    from bench.metrics import parse_metrics
+
+    spec = parse_metrics(["nDCG(gains={0:0,1:1e308})@10"])[0]
+    assert spec.name == "nDCG(gains={1:1e+308})@10", spec.name
+    assert parse_metrics([spec.name])[0].name == spec.name
+    assert parse_metrics(["nDCG(gains={0:0,1:3.0,2:2.5})@10"])[0].name == \
+        "nDCG(gains={1:3,2:2.5})@10"

@@ -232,6 +232,13 @@ def _stem(token: str) -> str:
 
 def _qualifier(token: str) -> tuple[str | None, str]:
     m = _QUALIFIED.match(token)
+    label = re.match(r"^(?P<head>[A-Za-z][^:()]*?)\s*\+[^:()]*:", token)
+    if label is not None and label["head"].lower() in PROFILES:
+        # trec_eval-c+relevance_threshold=2.0:map, a result's label: get_profile says so
+        try:
+            get_profile(token.partition(":")[0])
+        except ConfigError as exc:
+            raise ConfigError(f"{token!r} (PROFILE:NAME): {exc}") from None
     if m is None:
         return None, token
     profile = m.group("profile").lower()
