@@ -20,6 +20,8 @@ profiles, through the command line and the Python API (issue 19), new instances 
   does"; ``--tools RANX`` gave no "did you mean"; a result's label used as ``PROFILE:NAME``
   (``trec_eval+relevance_threshold=2.0:map``) was an "unknown metric"; a gain of ``1e308``
   was spelled with its 309 digits in the metric's name (and every error naming it).
+* **crosscheck --metric** (``NDCG@10``, ``ndcg@05``, ``''``) was checked only after a run was
+  found or trained, per model ("no NDCG@10 in evallog.csv"); now at the door.
 * **Round-9 leftovers**: ``crosscheck --evaluators`` read the qrels file twice; the "all
   differences equal: no t statistic" rule lived twice in ``bench/report/stats.py``; the
   evaluator worker's ir_measures[ranx] rows built ranx objects without the id widening of
@@ -65,6 +67,7 @@ CLASSES = {
     "test_ir_measures_ranx_provider_gets_widened_id_arrays": "leftover",
     "test_a_results_label_as_a_qualifier_says_what_it_is": "unclear error",
     "test_a_huge_gain_is_spelled_as_a_float_in_the_canonical_name": "unclear error",
+    "test_crosscheck_metric_is_checked_before_any_run_is_read_or_trained": "silent accept",
 }
 
 QRELS = {"1": {"a": 2, "b": 0, "c": 1}, "2": {"x": 1, "y": 0}, "3": {"m": 1}}
@@ -342,3 +345,14 @@ def test_a_huge_gain_is_spelled_as_a_float_in_the_canonical_name() -> None:
     assert parse_metrics([spec.name])[0].name == spec.name
     assert parse_metrics(["nDCG(gains={0:0,1:3.0,2:2.5})@10"])[0].name == \
         "nDCG(gains={1:3,2:2.5})@10"
+
+
+@pytest.mark.parametrize("metric", ["NDCG@10", "ndcg@05", "ndcg_cut_10", "", "ndcg@0"])
+def test_crosscheck_metric_is_checked_before_any_run_is_read_or_trained(tmp_path: Path,
+                                                                        metric: str) -> None:
+    """``crosscheck --metric NDCG@10`` looked for a run (or trained one) first and then noted
+    "no NDCG@10 in evallog.csv" per model (the eval log keys ``ndcg@10``); now refused at the
+    door, naming each library's metric names."""
+    res = cli(tmp_path, "crosscheck", "--run", str(tmp_path / "no-such-run"), "--metric", metric,
+              "--out", str(tmp_path / "out"))
+    assert refused(res, "--metric", repr(metric), "ndcg@k") is None, res
