@@ -19,7 +19,9 @@ profiles, through the command line and the Python API (issue 19), new instances 
 * **Messages**: torchmetrics' refusal of graded labels for ``map``/``p`` said "as XGBoost
   does"; ``--tools RANX`` gave no "did you mean"; a result's label used as ``PROFILE:NAME``
   (``trec_eval+relevance_threshold=2.0:map``) was an "unknown metric"; a gain of ``1e308``
-  was spelled with its 309 digits in the metric's name (and every error naming it).
+  was spelled with its 309 digits in the metric's name (and every error naming it); trec_eval's
+  measure sets (``all_trec``: "did you mean fall_out?") and ir_measures' parameters after the
+  cutoff (``nDCG@10(gains=...)``) were unknown names followed by every name.
 * **crosscheck --metric** (``NDCG@10``, ``ndcg@05``, ``''``) was checked only after a run was
   found or trained, per model ("no NDCG@10 in evallog.csv"); now at the door.
 * **Round-9 leftovers**: ``crosscheck --evaluators`` read the qrels file twice; the "all
@@ -68,6 +70,8 @@ CLASSES = {
     "test_a_results_label_as_a_qualifier_says_what_it_is": "unclear error",
     "test_a_huge_gain_is_spelled_as_a_float_in_the_canonical_name": "unclear error",
     "test_crosscheck_metric_is_checked_before_any_run_is_read_or_trained": "silent accept",
+    "test_a_trec_eval_measure_set_is_refused_naming_the_form": "unclear error",
+    "test_ir_measures_parameters_after_the_cutoff_are_refused_naming_the_order": "unclear error",
 }
 
 QRELS = {"1": {"a": 2, "b": 0, "c": 1}, "2": {"x": 1, "y": 0}, "3": {"m": 1}}
@@ -356,3 +360,23 @@ def test_crosscheck_metric_is_checked_before_any_run_is_read_or_trained(tmp_path
     res = cli(tmp_path, "crosscheck", "--run", str(tmp_path / "no-such-run"), "--metric", metric,
               "--out", str(tmp_path / "out"))
     assert refused(res, "--metric", repr(metric), "ndcg@k") is None, res
+
+
+@pytest.mark.parametrize("name", ["all_trec", "official", "set", "ALL_TREC"])
+def test_a_trec_eval_measure_set_is_refused_naming_the_form(tmp_path: Path, name: str) -> None:
+    """trec_eval's ``-m all_trec`` (pytrec_eval takes ``{'all_trec'}`` too) was an unknown
+    metric with "did you mean fall_out?"; now the form is named."""
+    q, r = _files(tmp_path)
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--metrics", f"map,{name}")
+    assert refused(res, "trec_eval measure set", "one by one") is None, res
+    assert "fall_out" not in res.err
+
+
+@pytest.mark.parametrize(("name", "right"), [("nDCG@10(gains={0:0,1:1})", "nDCG(gains={0:0,1:1})@10"),
+                                             ("P@5(rel=2)", "P(rel=2)@5")])
+def test_ir_measures_parameters_after_the_cutoff_are_refused_naming_the_order(
+        tmp_path: Path, name: str, right: str) -> None:
+    q, r = _files(tmp_path)
+    _, exc = call(lambda: evaluate_trec(q, r, metrics=[name]))
+    assert api_refused(exc, "before its cutoff", right) is None, exc
+    assert "valid names" not in str(exc)

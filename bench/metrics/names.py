@@ -70,6 +70,8 @@ from bench.metrics.peer_names import (
     peer_names,
     read_ir_measures,
     read_trec_eval,
+    refuse_measure_set,
+    refuse_parameters_after_cutoff,
     trec_reading,
     without_leading_zero,
 )
@@ -275,6 +277,8 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     if trec is not None:
         measure = trec[1]
         return trec[0], (lambda k: trec_reading(measure, k))
+    refuse_measure_set(body)  # all_trec, official: trec_eval's -m sets
+    refuse_parameters_after_cutoff(body)  # nDCG@10(gains=...): nDCG(gains=...)@10
     fixed = without_leading_zero(body)  # P(rel=2)@05, Judged@05: ir_measures' @5
     ir = read_ir_measures(body if fixed is None else fixed)
     if ir is not None:

@@ -265,6 +265,42 @@ def _refuse_positional(tree: ast.Call, token: str) -> None:
     raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
 
 
+#: trec_eval's measure sets (``-m all_trec``; ``measures.c`` ``te_trec_measure_nicknames``,
+#: which pytrec_eval takes too): a set of measures, not one; refused by name.
+TREC_EVAL_SETS = {
+    "all_trec": "every trec_eval measure",
+    "official": "trec_eval's official measures (num_q, num_ret, num_rel, num_rel_ret, map, "
+                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall, P)",
+    "set": "trec_eval's set measures (set_P, set_recall, set_F, set_map, ...)",
+    "qrels_jg": "trec_eval's measures over judgment groups",
+}
+
+
+def refuse_measure_set(token: str) -> None:
+    """A trec_eval measure set given as a metric name (``all_trec``, ``official``: trec_eval
+    ``-m all_trec``) is a :class:`ConfigError` naming the form: ltrbench takes measures one by
+    one (``--metrics map P_5 ndcg_cut_10``), never a set whose content depends on the tool's
+    release."""
+    what = TREC_EVAL_SETS.get(token.strip().lower())
+    if what is not None:
+        raise ConfigError(f"{token.strip()!r} is a trec_eval measure set (-m {token.strip()}: "
+                          f"{what}), not a metric: name the measures one by one, e.g. --metrics "
+                          "map P_5 ndcg_cut_10 ('ltrbench metrics list' shows every name)")
+
+
+_PARAMS_AFTER = re.compile(r"\s*(?P<head>[A-Za-z_]\w*)\s*@\s*(?P<k>[0-9]+)\s*\((?P<params>.*)\)\s*")
+
+
+def refuse_parameters_after_cutoff(token: str) -> None:
+    """``nDCG@10(gains={...})``, an ir_measures measure whose parameters follow the cutoff, is
+    a :class:`ConfigError` naming the order ir_measures reads (``Name(params)@k``,
+    ``util.py`` ``parse_measure``), never an "unknown metric" followed by every name."""
+    m = _PARAMS_AFTER.fullmatch(token)
+    if m is not None and m["head"].lower() in _IR_BY:
+        raise ConfigError(f"{token.strip()!r}: ir_measures writes a measure's parameters before "
+                          f"its cutoff: {m['head']}({m['params']})@{m['k']}")
+
+
 _LEADING_ZERO = re.compile(r"\s*(?P<head>[A-Za-z_]\w*)\s*(?:\(.*\))?\s*@\s*(?P<k>0[0-9]+)\s*")
 
 
