@@ -5,7 +5,9 @@ profiles, through the command line and the Python API (issue 19), new instances 
   accepted: every judged document relevant, a label 0 too (``map`` 1.0 whatever the order).
   pytrec_eval refuses it ("Argument relevance_level should be positive."), ir_measures too
   (``AP(rel=0)``); now refused on the command line and on every API path. A level between 0 and
-  1 stays the level 1 on whole labels (pytrec_eval's ``relevance_level=1``).
+  1 stays the level 1 on whole labels (pytrec_eval's ``relevance_level=1``). The diversity
+  paths (alpha-nDCG, nERR-IA) did not check the level at all: NaN gave 0.0 for every query,
+  ``"1"`` a NumPy traceback.
 * **Empty option values**: ``--profile ''`` computed under the default profile (the API says
   "unknown profile ''"); ``--engine dask --query ''`` was dropped without a word.
 * **ir_measures' spelling with a leading-zero cutoff** (``nDCG@05``, ``AP@05``, ``RR@010``):
@@ -72,6 +74,7 @@ CLASSES = {
     "test_crosscheck_metric_is_checked_before_any_run_is_read_or_trained": "silent accept",
     "test_a_trec_eval_measure_set_is_refused_naming_the_form": "unclear error",
     "test_ir_measures_parameters_after_the_cutoff_are_refused_naming_the_order": "unclear error",
+    "test_the_diversity_paths_check_the_relevance_level_too": "silently wrong",
 }
 
 QRELS = {"1": {"a": 2, "b": 0, "c": 1}, "2": {"x": 1, "y": 0}, "3": {"m": 1}}
@@ -380,3 +383,20 @@ def test_ir_measures_parameters_after_the_cutoff_are_refused_naming_the_order(
     _, exc = call(lambda: evaluate_trec(q, r, metrics=[name]))
     assert api_refused(exc, "before its cutoff", right) is None, exc
     assert "valid names" not in str(exc)
+
+
+@pytest.mark.parametrize("level", [math.nan, 0.0, "1", None])
+def test_the_diversity_paths_check_the_relevance_level_too(tmp_path: Path, level: Any) -> None:
+    """alpha-nDCG and nERR-IA (subtopic qrels, or per-row subtopic labels) read the relevance
+    level without the label checks: NaN gave 0.0 for every query, ``"1"`` a NumPy
+    ``UFuncTypeError``. The level is now checked where every evaluation path groups its
+    metrics by profile (:func:`bench.metrics.qualified.groups`)."""
+    (tmp_path / "qs").write_text("1 1 a 1\n1 2 b 1\n1 1 c 0\n2 1 x 1\n")
+    (tmp_path / "rs").write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n2 Q0 x 1 1 t\n")
+    prof = dataclasses.replace(get_profile("trec_eval"), relevance_threshold=level)
+    for fn in (lambda: evaluate_trec(str(tmp_path / "qs"), str(tmp_path / "rs"),
+                                     metrics=["alpha_ndcg@5", "nerr_ia@5"], profile=prof),
+               lambda: evaluate([1, 0, 1], [3, 2, 1], group=[3], metrics=["alpha_ndcg@3"],
+                                subtopics=[[1, 0], [0, 0], [0, 1]], profile=prof)):
+        _, exc = call(fn)
+        assert api_refused(exc, "relevance_threshold") is None, (level, exc)
