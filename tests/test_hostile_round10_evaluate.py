@@ -154,12 +154,14 @@ def test_an_empty_profile_is_refused_on_the_command_line(tmp_path: Path, runs: i
     assert refused(res, "unknown profile ''") is None, res
 
 
-@pytest.mark.parametrize("option", ["--query", "--scores", "--profile"])
+@pytest.mark.parametrize("option", ["--query", "--scores", "--profile", "--score-column"])
 def test_an_empty_option_value_is_not_dropped_by_the_shards_engine(tmp_path: Path,
                                                                    option: str) -> None:
     res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", "no-such-shards",
               option, "", "--metrics", "ndcg@10")
-    words = ("unknown profile ''",) if option == "--profile" else ("SHARDS_DIR", option)
+    words = {"--profile": ("unknown profile ''",),
+             "--score-column": ("--score-column ''", "no column")}.get(option,
+                                                                      ("SHARDS_DIR", option))
     assert refused(res, *words) is None, res
 
 

@@ -162,6 +162,9 @@ def run(args: argparse.Namespace) -> int:
                               "--run/--query/--missing/--run-depth/--judged-only/"
                               "--relevance-level")
         profile = get_profile(DEFAULT_PROFILE if args.profile is None else args.profile)
+        if args.score_column is not None and not args.score_column.strip():
+            raise ConfigError("--score-column '' names no column: give the shards' score "
+                              "column (default: score)")
         args.score_column = "score" if args.score_column is None else args.score_column
         if args.scheduler is not None and args.workers is not None:
             raise ConfigError(f"--workers starts a local cluster; with --scheduler "
