@@ -23,7 +23,8 @@ profiles, through the command line and the Python API (issue 19), new instances 
   (``trec_eval+relevance_threshold=2.0:map``) was an "unknown metric"; a gain of ``1e308``
   was spelled with its 309 digits in the metric's name (and every error naming it); trec_eval's
   measure sets (``all_trec``: "did you mean fall_out?") and ir_measures' parameters after the
-  cutoff (``nDCG@10(gains=...)``) were unknown names followed by every name.
+  cutoff (``nDCG@10(gains=...)``) were unknown names followed by every name; ``10inf`` printed
+  Python's "SyntaxWarning: invalid decimal literal" as a line before the error.
 * **crosscheck --metric** (``NDCG@10``, ``ndcg@05``, ``''``) was checked only after a run was
   found or trained, per model ("no NDCG@10 in evallog.csv"); now at the door.
 * **Round-9 leftovers**: ``crosscheck --evaluators`` read the qrels file twice; the "all
@@ -75,6 +76,7 @@ CLASSES = {
     "test_a_trec_eval_measure_set_is_refused_naming_the_form": "unclear error",
     "test_ir_measures_parameters_after_the_cutoff_are_refused_naming_the_order": "unclear error",
     "test_the_diversity_paths_check_the_relevance_level_too": "silently wrong",
+    "test_pythons_own_parser_warnings_are_no_line_of_the_error": "unclear error",
 }
 
 QRELS = {"1": {"a": 2, "b": 0, "c": 1}, "2": {"x": 1, "y": 0}, "3": {"m": 1}}
@@ -402,3 +404,15 @@ def test_the_diversity_paths_check_the_relevance_level_too(tmp_path: Path, level
                                 subtopics=[[1, 0], [0, 0], [0, 1]], profile=prof)):
         _, exc = call(fn)
         assert api_refused(exc, "relevance_threshold") is None, (level, exc)
+
+
+@pytest.mark.parametrize("name", ["10inf", "P@5and", "nDCG(rel=1if 1 else 2)@5"])
+def test_pythons_own_parser_warnings_are_no_line_of_the_error(tmp_path: Path, name: str) -> None:
+    """ir_measures names are read as Python (``ast.parse``), whose tokenizer warns on
+    ``10inf`` ("SyntaxWarning: invalid decimal literal"): the command printed that warning as
+    a line of its own before the error."""
+    q, r = _files(tmp_path)
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--metrics", name)
+    assert refused(res, repr(name)) is None, res
+    assert "SyntaxWarning" not in res.err, res.err
+    assert len(res.err.strip().splitlines()) == 1, res.err

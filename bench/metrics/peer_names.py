@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 
 from bench.errors import ConfigError
@@ -325,7 +326,9 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
     """An ir_measures token (``nDCG(dcg='exp-log2')@10``) as a reading, with its measure and
     parameters (so that a following bare number continues it); ``None`` if it is not one."""
     try:
-        tree = ast.parse(token.strip(), mode="eval").body
+        with warnings.catch_warnings():  # '10inf', 'P@5and': Python's own warnings on the
+            warnings.simplefilter("ignore")  # text ("invalid decimal literal") are no line
+            tree = ast.parse(token.strip(), mode="eval").body  # of ltrbench's
     except SyntaxError:
         return None
     cutoff: object = None
