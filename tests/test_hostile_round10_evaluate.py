@@ -49,6 +49,8 @@ from typing import Any
 import numpy as np
 import pytest
 from hostile_kit import api_refused, call, cli, refused
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bench.metrics import evaluate, evaluate_trec, get_profile
 
@@ -77,6 +79,7 @@ CLASSES = {
     "test_ir_measures_parameters_after_the_cutoff_are_refused_naming_the_order": "unclear error",
     "test_the_diversity_paths_check_the_relevance_level_too": "silently wrong",
     "test_pythons_own_parser_warnings_are_no_line_of_the_error": "unclear error",
+    "test_a_name_of_grammar_fragments_parses_or_is_refused_without_a_warning": "unclear error",
 }
 
 QRELS = {"1": {"a": 2, "b": 0, "c": 1}, "2": {"x": 1, "y": 0}, "3": {"m": 1}}
@@ -416,3 +419,28 @@ def test_pythons_own_parser_warnings_are_no_line_of_the_error(tmp_path: Path, na
     assert refused(res, repr(name)) is None, res
     assert "SyntaxWarning" not in res.err, res.err
     assert len(res.err.strip().splitlines()) == 1, res.err
+
+
+_FRAGMENTS = ["ndcg", "nDCG", "P", "AP", "RR", "map", "rbp", "Judged", "SetF", "err", "ERR",
+              "trec_eval", "ranx", "@", "(", ")", "=", "rel", "gains", "{", "}", ":", ",", ".",
+              "_", "0", "1", "5", "10", "05", "-", "+", "e", "inf", "nan", " ", "True", "cut",
+              "all_trec", "\uff10", "\u200b"]
+
+
+@given(st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=6).map("".join))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_name_of_grammar_fragments_parses_or_is_refused_without_a_warning(text: str) -> None:
+    """Names built of the grammars' own pieces: a list of specs whose canonical names parse
+    back to themselves, or ltrbench's own error, and never a Python warning on the way."""
+    from bench.errors import LtrbenchError
+    from bench.metrics import parse_metrics
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            specs = parse_metrics([text])
+        except LtrbenchError:
+            specs = []
+    assert not seen, (text, [str(w.message) for w in seen])
+    for spec in specs:
+        assert parse_metrics([spec.name])[0].name == spec.name, (text, spec.name)
