@@ -305,13 +305,10 @@ def check_threshold(profile: Profile) -> None:
     ``rel_lvl``) is a finite real number above 0: ``label >= nan`` is false for every label and
     ``label >= inf`` too, so NaN or an infinite level would make every query silently
     irrelevant (and text or ``None`` fail inside NumPy's comparison). ``True`` is refused as
-    a number that is not one. A level of 0 or below makes every judged document relevant, a
-    label 0 too (``map`` 1.0 for any order of judged documents): pytrec_eval refuses it
-    ("Argument relevance_level should be positive.", ``pytrec_eval.cpp``), and so does
-    ir_measures (``AP(rel=0)`` reaches that check; ``rel=-1`` does not parse); trec_eval 9.0.8's
-    ``-l`` takes it (``atol``), and under 0 its unjudged documents (RELVALUE_NONPOOL -1,
-    ``form_res_rels.c``) stay irrelevant, so only labels 0 would change; ltrbench refuses it
-    with the two libraries. A level between 0 and 1 is the level 1 on whole labels."""
+    a number that is not one. A level <= 0 makes every judged document relevant, a label 0
+    too: pytrec_eval refuses it ("Argument relevance_level should be positive.") and so does
+    ir_measures (``AP(rel=0)``); so does ltrbench (trec_eval's ``-l`` takes any ``atol``).
+    A level between 0 and 1 is the level 1 on whole labels."""
     level = profile.relevance_threshold
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or \
             not math.isfinite(float(level)):
