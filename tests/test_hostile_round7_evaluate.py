@@ -92,7 +92,7 @@ def test_a_relevance_level_that_is_not_a_finite_number_is_refused_on_the_command
     qrels, run, _ = files
     res = cli(tmp_path, "evaluate", "--qrels", qrels, "--run", run, "--metrics", "map", "P_5",
               f"--relevance-level={level}", "--format", "csv")
-    assert refused(res, "--relevance-level", "finite number >= 0") is None, res
+    assert refused(res, "--relevance-level", "finite number > 0") is None, res
 
 
 @pytest.mark.parametrize("level", [math.nan, math.inf, -math.inf, "1", None, True, [1]])

@@ -10,7 +10,8 @@ Three inputs::
 the group sizes come from ``--query`` or ``FILE.query``). ``--scores`` holds one score per line in
 the data file's row order, as ``lightgbm``/``xgboost`` ``predict`` write them. Output: a table
 (default), JSON ``{"profile", "n_queries", "metrics", "metric_profiles", "diagnostics"}``, or CSV
-``metric,value,profile``; ``--per-query OUT.csv`` also writes one row per query. Metrics are
+``metric,value,profile``; ``--per-query OUT.csv`` also writes one row per query (``OUT.json``:
+the same rows as JSON records, ids exactly as read). Metrics are
 keyed by their spelling on the command line, and every metric names the profile it was computed
 under: ``--profile`` applies to every name (a trec_eval name under trec_eval-c is trec_eval -c's;
 a name of another tool's family is refused, ``PROFILE:NAME`` asks for it), and without
@@ -43,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.commands.text import ascii_float, ascii_int, examples, plain
 from bench.engines import DEFAULT_ENGINE, ENGINES, ClusterOptions, engine_names, get_engine
-from bench.errors import ConfigError
+from bench.errors import ConfigError, DataError
 from bench.metrics import PROFILES, evaluate_trec, get_profile, parse_metrics
 from bench.metrics.families import EVALUATE_METRICS
 from bench.metrics.missing import warnings_as_lines
@@ -51,6 +52,8 @@ from bench.metrics.profiles import DEFAULT_PROFILE, Profile
 from bench.report.evaluation_render import print_comparison, print_evaluation
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from bench.metrics import EvaluationResult
 
 
@@ -111,7 +114,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="relevant = label >= L (trec_eval -l L keeps lower labels' gains, "
                      "ranx's rel_lvl zeroes them: the profile's rel_level says which)")
     p.add_argument("--per-query", metavar="OUT.csv",
-                   help="also write per-query values to this CSV")
+                   help="also write per-query values to this CSV (a path ending in .json: "
+                   "JSON records, query ids exactly as read)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table")
     eng = p.add_argument_group("engine")
     eng.add_argument("--engine", choices=engine_names(), default=DEFAULT_ENGINE,
@@ -146,18 +150,22 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.per_query, option="--per-query", inputs=[
             ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
             *[("--run", path) for _, path in run_names(args.run or [])],
-            ("--query", args.query or sidecar)])
+            ("--query", sidecar if args.query is None else args.query)])
     names = [s.key for s in specs]
     engine = get_engine(args.engine)
     if engine.evaluator is not None:  # the engine evaluates a folder of shards
-        if args.data is None or args.scores or args.qrels or args.run or args.query or \
-                args.missing or _option_changes(args):
+        if args.data is None or any(v is not None for v in (
+                args.scores, args.qrels, args.run, args.query, args.missing)) or \
+                _option_changes(args):
             raise ConfigError(f"--engine {engine.name} takes --data SHARDS_DIR (Parquet shards "
                               "with qid, label and --score-column) and no --scores/--qrels/"
                               "--run/--query/--missing/--run-depth/--judged-only/"
                               "--relevance-level")
-        profile = get_profile(args.profile or DEFAULT_PROFILE)
-        args.score_column = args.score_column or "score"
+        profile = get_profile(DEFAULT_PROFILE if args.profile is None else args.profile)
+        if args.score_column is not None and not args.score_column.strip():
+            raise ConfigError("--score-column '' names no column: give the shards' score "
+                              "column (default: score)")
+        args.score_column = "score" if args.score_column is None else args.score_column
         if args.scheduler is not None and args.workers is not None:
             raise ConfigError(f"--workers starts a local cluster; with --scheduler "
                               f"{args.scheduler} that cluster's own workers run: leave --workers out")
@@ -199,14 +207,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _level(text: str) -> float:
-    """``--relevance-level``: a finite number >= 0 (``nan`` or ``inf`` would make every document
-    irrelevant without a word: ``label >= nan`` is false; below 0 trec_eval counts a retrieved
-    document without a judgment, its RELVALUE_NONPOOL -1 (``form_res_rels.c``), as relevant,
-    which ltrbench's labels >= 0 cannot say). An ``argparse`` ``type=``."""
+    """``--relevance-level``: a finite number above 0 (``nan`` or ``inf`` would make every
+    document irrelevant without a word: ``label >= nan`` is false; below 0 trec_eval counts a
+    retrieved document without a judgment, its RELVALUE_NONPOOL -1 (``form_res_rels.c``), as
+    relevant, which ltrbench's labels >= 0 cannot say; 0 makes every judged document relevant,
+    a label 0 too, and pytrec_eval and ir_measures refuse it: the rule of the profile field,
+    :func:`bench.metrics.validate.check_threshold`). An ``argparse`` ``type=``."""
     value = ascii_float(text)
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0 (a label: relevant = "
-                                          f"label >= L); got {text!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0 (a label: relevant = "
+                                          f"label >= L; pytrec_eval and ir_measures refuse "
+                                          f"0 and below); got {text!r}")
     return value
 
 
@@ -232,7 +243,8 @@ def _profile_with_options(args: argparse.Namespace, trec: bool) -> Profile | Non
                           "every row of a --data file is judged: give --qrels/--run")
     if args.profile is None and not changes:
         return None
-    base = get_profile(args.profile or ("trec_eval" if trec else DEFAULT_PROFILE))
+    base = get_profile(("trec_eval" if trec else DEFAULT_PROFILE) if args.profile is None
+                       else args.profile)  # '' is no profile: refused by name, not the default
     if not changes:
         return base
     label = ",".join(f"{k}={v!r}" for k, v in changes.items())
@@ -258,12 +270,39 @@ def _refuse_unused(args: argparse.Namespace, engine: str) -> None:
 def _write_per_query(result: EvaluationResult, path: str | None) -> None:
     if path is None:
         return
-    from bench.data.atomic import atomic_path
-    from bench.data.outputs import formula_safe_frame
-
     assert result.per_query is not None
+    write_per_query(result.per_query, path)
+
+
+def write_per_query(frame: pd.DataFrame, path: str) -> None:
+    """``--per-query PATH``: JSON when ``PATH`` ends in ``.json`` (a list of records, one per
+    row; query ids and names exactly as read, NaN as ``null``), else CSV, whose text cells that
+    a spreadsheet would run as formulas get a leading ``'``
+    (:func:`bench.data.outputs.formula_safe`). Two query ids that the CSV would write alike
+    (``=1`` and ``'=1``) are a :class:`DataError` before anything is written: the file could
+    not tell them apart; the JSON file keeps them apart."""
+    import json
+
+    from bench.data.atomic import atomic_path
+    from bench.data.outputs import formula_safe, formula_safe_frame
+
+    if path.lower().endswith(".json"):
+        rows = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                 for k, v in row.items()} for row in frame.to_dict(orient="records")]
+        with atomic_path(path) as tmp:
+            Path(tmp).write_text(json.dumps(rows, indent=1, allow_nan=False) + "\n",
+                                 encoding="utf-8")
+        return
+    written: dict[str, str] = {}
+    for qid in dict.fromkeys(str(q) for q in frame["qid"]):
+        cell = formula_safe(qid)
+        if written.setdefault(cell, qid) != qid:
+            raise DataError(f"query ids {written[cell]!r} and {qid!r} would both be written "
+                            f"{cell!r} in the CSV (a cell that starts a spreadsheet formula gets "
+                            f"a leading \"'\"), which could not tell them apart: write "
+                            f"--per-query FILE.json (ids kept exactly)", path=path)
     with atomic_path(path) as tmp:
-        formula_safe_frame(result.per_query).to_csv(tmp, index=False)
+        formula_safe_frame(frame).to_csv(tmp, index=False)
 
 
 def run_names(specs: list[str]) -> list[tuple[str, str]]:
@@ -310,10 +349,6 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
     profile = _profile_with_options(args, True)
     result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
     if args.per_query is not None:
-        from bench.data.atomic import atomic_path
-        from bench.data.outputs import formula_safe_frame
-
-        with atomic_path(args.per_query) as tmp:
-            formula_safe_frame(result.per_query_frame()).to_csv(tmp, index=False)
+        write_per_query(result.per_query_frame(), args.per_query)
     print_comparison(result, args.format)
     return 0

@@ -143,12 +143,23 @@ def ir_measures_values(qrels: QrelsDict, run: RunDict, measures: Measures) -> Va
         given: Any = qrels
         if provider == "pyndeval":  # subtopic qrels: the iteration column is the subtopic
             given = [ir_measures.Qrel(q, d, r, str(t)) for q, t, d, r in subtopic_lines(qrels)]
-        with _object_strings():
+        with _object_strings(), _ranx_widened(provider):
             evaluator = ir_measures.providers.registry[provider].evaluator([measure], given)
             for metric in evaluator.iter_calc(run):
                 values[str(metric.query_id)] = _num(metric.value)
         out[measure_label(provider, m)] = values
     return out
+
+
+def _ranx_widened(provider: str) -> contextlib.AbstractContextManager[None]:
+    """For ir_measures' ranx provider, ranx's builders widened
+    (:func:`bench.crosscheck.ranx_objects.widened_builders`: one numba compile for every id
+    length, in the worker process too); other providers run as they are."""
+    if provider != "ranx":
+        return contextlib.nullcontext()
+    from bench.crosscheck.ranx_objects import widened_builders
+
+    return widened_builders()
 
 
 @contextlib.contextmanager

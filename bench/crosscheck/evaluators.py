@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,8 +34,11 @@ from bench.crosscheck.evaluator_tools import (
     tool_version,
 )
 from bench.crosscheck.evaluator_worker import InProcess, ToolFailure, Worker
-from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.errors import ConfigError, DataError, LtrbenchError, did_you_mean
 from bench.metrics.profiles import get_profile
+
+if TYPE_CHECKING:
+    from bench.data.trec import Qrels
 
 Runner = Worker | InProcess
 Progress = Callable[[str], None]
@@ -186,8 +189,9 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
                               f"rows of --tools {TOOL_OF[said]} (its pyndeval provider); "
                               f"{DIVERSITY_NOTE}")
         if unknown or not only:
+            hint = did_you_mean(unknown[0], names) if unknown else ""  # 'RANX': 'ranx'?
             raise ConfigError(f"unknown evaluation tool {', '.join(map(repr, unknown)) or '(none)'}"
-                              f"; valid: {', '.join(names)}")
+                              f"; {hint}valid: {', '.join(names)}")
         tools = [t for t in tools if t.name in only]
     versions = {t.name: tool_version(t) for t in tools}
     absent = [t for t in tools if only is not None and versions[t.name] is None]
@@ -211,20 +215,29 @@ def crosscheck_evaluators(inputs: Sequence[EvaluatorInput] | None = None, *,
 
 
 def trec_input(qrels_path: str | Path, run_path: str | Path) -> EvaluatorInput:
-    """A qrels file and a run file (:func:`bench.data.trec.read_qrels`, ``read_run``)."""
+    """A qrels file and a run file (:func:`bench.data.trec.read_qrels`, ``read_run``).
+
+    The qrels file is read once, as ndeval reads it (``read_qrels(subtopics=True)``: the second
+    column a whole number), and both views come from those rows: the subtopic judgments when a
+    subtopic other than 0 appears (the diversity rows), and the ordinary judgments when each
+    (query, document) is judged once. Only a file whose second column is not a whole number
+    (``Q0``: trec_eval never reads it, ``get_qrels.c``) or that judges a document twice is read
+    again, as ordinary qrels, whose reader says what it says."""
     from bench.data.trec import read_qrels, read_run
 
     qrels: QrelsDict = {}
+    subtopics: QrelsDict | None = None
     try:
-        qrels_file = read_qrels(qrels_path)
-    except DataError:  # a document judged once per subtopic: only the diversity rows read it
-        subtopics = _subtopic_input(qrels_path)
-        if subtopics is None:
-            raise
-    else:  # ordinary qrels (and perhaps subtopic ones too: one judgment per document)
-        subtopics = _subtopic_input(qrels_path)
-        for q, d, r in zip(qrels_file.qid.tolist(), qrels_file.docno.tolist(),
-                           qrels_file.rel.tolist(), strict=True):
+        read = read_qrels(qrels_path, subtopics=True)
+    except DataError as exc:
+        if exc.column != "subtopic" and "judged twice" not in exc.reason:
+            raise  # a line that neither reading accepts: the same error either way
+        read = read_qrels(qrels_path)  # the ordinary reading (its own message, line)
+    else:
+        subtopics = _subtopic_input(read)
+    pairs = list(zip(read.qid.tolist(), read.docno.tolist(), read.rel.tolist(), strict=True))
+    if len({(q, d) for q, d, _ in pairs}) == len(pairs):  # one judgment per document
+        for q, d, r in pairs:
             qrels.setdefault(str(q), {})[str(d)] = int(r)
     run_file = read_run(run_path)
     run: RunDict = {}
@@ -236,14 +249,14 @@ def trec_input(qrels_path: str | Path, run_path: str | Path) -> EvaluatorInput:
                           subtopics)
 
 
-def _subtopic_input(path: str | Path) -> QrelsDict | None:
-    """The qrels file read as subtopic judgments (``qid subtopic docno rel``, a subtopic other
-    than 0 somewhere: :func:`bench.metrics.diversity.subtopic_qrels`), else ``None``."""
+def _subtopic_input(read: Qrels) -> QrelsDict | None:
+    """The qrels read with ``subtopics=True`` as subtopic judgments (a subtopic other than 0
+    somewhere: :func:`bench.metrics.diversity.subtopic_qrels`), else ``None``."""
     from bench.crosscheck.evaluator_tools import subtopic_key
     from bench.metrics.diversity import subtopic_qrels
 
     try:
-        read = subtopic_qrels(str(path))
+        subtopic_qrels(read)
     except LtrbenchError:
         return None
     assert read.subtopic is not None

@@ -16,7 +16,8 @@ up to 64 characters. Values, ids and order are ranx's; only the array width chan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,35 @@ def widening(builder: _Builder) -> _Builder:
         return builder(q_ids, widen(doc_ids), scores)
 
     build.__wrapped__ = builder  # type: ignore[attr-defined]
+    build.widens_ids = True  # type: ignore[attr-defined]
     return build
+
+
+def _widens(builder: Any) -> bool:
+    """Whether ``builder`` is already a :func:`widening` wrapper."""
+    return getattr(builder, "widens_ids", False) is True
+
+
+@contextlib.contextmanager
+def widened_builders() -> Iterator[None]:
+    """ranx's own constructors (``Qrels.from_df``, ``Run.from_dict``, ...: what ir_measures'
+    ranx provider calls, ``ir_measures/providers/ranx_provider.py``) with :func:`widening`
+    installed in ``ranx.data_structures.qrels`` and ``.run`` for the block, then put back: the
+    evaluator worker's ir_measures[ranx] rows compile ranx's builders once, as the package's
+    own objects do. A builder already widened (the test session's) is left as it is."""
+    from ranx.data_structures import qrels as ranx_qrels
+    from ranx.data_structures import run as ranx_run
+
+    modules = (ranx_qrels, ranx_run)
+    originals = [m.create_and_sort for m in modules]
+    for module, builder in zip(modules, originals, strict=True):
+        if not _widens(builder):
+            module.create_and_sort = widening(builder)
+    try:
+        yield
+    finally:
+        for module, builder in zip(modules, originals, strict=True):
+            module.create_and_sort = builder
 
 
 def _built(docs: Mapping[str, Mapping[str, Any]], dtype: type) -> Any:

@@ -70,7 +70,10 @@ from bench.metrics.peer_names import (
     peer_names,
     read_ir_measures,
     read_trec_eval,
+    refuse_measure_set,
+    refuse_parameters_after_cutoff,
     trec_reading,
+    without_leading_zero,
 )
 from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
@@ -231,6 +234,13 @@ def _stem(token: str) -> str:
 
 def _qualifier(token: str) -> tuple[str | None, str]:
     m = _QUALIFIED.match(token)
+    label = re.match(r"^(?P<head>[A-Za-z][^:()]*?)\s*\+[^:()]*:", token)
+    if label is not None and label["head"].lower() in PROFILES:
+        # trec_eval-c+relevance_threshold=2.0:map, a result's label: get_profile says so
+        try:
+            get_profile(token.partition(":")[0])
+        except ConfigError as exc:
+            raise ConfigError(f"{token!r} (PROFILE:NAME): {exc}") from None
     if m is None:
         return None, token
     profile = m.group("profile").lower()
@@ -267,7 +277,10 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     if trec is not None:
         measure = trec[1]
         return trec[0], (lambda k: trec_reading(measure, k))
-    ir = read_ir_measures(body)
+    refuse_measure_set(body)  # all_trec, official: trec_eval's -m sets
+    refuse_parameters_after_cutoff(body)  # nDCG@10(gains=...): nDCG(gains=...)@10
+    fixed = without_leading_zero(body)  # P(rel=2)@05, Judged@05: ir_measures' @5
+    ir = read_ir_measures(body if fixed is None else fixed)
     if ir is not None:
         _, ir_measure, params = ir
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
@@ -305,7 +318,8 @@ def _read_peer_exact(body: str) -> tuple[list[Reading], _Continue | None] | None
     if trec is not None and body.startswith(trec[1].name):
         measure = trec[1]
         return trec[0], (lambda k: trec_reading(measure, k))
-    ir = read_ir_measures(body)
+    fixed = without_leading_zero(body)  # nDCG@05: ir_measures' nDCG@5, not ltrbench's ndcg@5
+    ir = read_ir_measures(body if fixed is None else fixed)
     if ir is None:
         return None
     _, measure, params = ir

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 
 from bench.errors import ConfigError
@@ -265,11 +266,69 @@ def _refuse_positional(tree: ast.Call, token: str) -> None:
     raise ConfigError(f"ir_measures parameters are named, Name(p=v)@k; got {token!r}")
 
 
+#: trec_eval's measure sets (``-m all_trec``; ``measures.c`` ``te_trec_measure_nicknames``,
+#: which pytrec_eval takes too): a set of measures, not one; refused by name.
+TREC_EVAL_SETS = {
+    "all_trec": "every trec_eval measure",
+    "official": "trec_eval's official measures (num_q, num_ret, num_rel, num_rel_ret, map, "
+                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall, P)",
+    "set": "trec_eval's set measures (set_P, set_recall, set_F, set_map, ...)",
+    "qrels_jg": "trec_eval's measures over judgment groups",
+}
+
+
+def refuse_measure_set(token: str) -> None:
+    """A trec_eval measure set given as a metric name (``all_trec``, ``official``: trec_eval
+    ``-m all_trec``) is a :class:`ConfigError` naming the form: ltrbench takes measures one by
+    one (``--metrics map P_5 ndcg_cut_10``), never a set whose content depends on the tool's
+    release."""
+    what = TREC_EVAL_SETS.get(token.strip().lower())
+    if what is not None:
+        raise ConfigError(f"{token.strip()!r} is a trec_eval measure set (-m {token.strip()}: "
+                          f"{what}), not a metric: name the measures one by one, e.g. --metrics "
+                          "map P_5 ndcg_cut_10 ('ltrbench metrics list' shows every name)")
+
+
+_PARAMS_AFTER = re.compile(r"\s*(?P<head>[A-Za-z_]\w*)\s*@\s*(?P<k>[0-9]+)\s*\((?P<params>.*)\)\s*")
+
+
+def refuse_parameters_after_cutoff(token: str) -> None:
+    """``nDCG@10(gains={...})``, an ir_measures measure whose parameters follow the cutoff, is
+    a :class:`ConfigError` naming the order ir_measures reads (``Name(params)@k``,
+    ``util.py`` ``parse_measure``), never an "unknown metric" followed by every name."""
+    m = _PARAMS_AFTER.fullmatch(token)
+    if m is not None and m["head"].lower() in _IR_BY:
+        raise ConfigError(f"{token.strip()!r}: ir_measures writes a measure's parameters before "
+                          f"its cutoff: {m['head']}({m['params']})@{m['k']}")
+
+
+_LEADING_ZERO = re.compile(r"\s*(?P<head>[A-Za-z_]\w*)\s*(?:\(.*\))?\s*@\s*(?P<k>0[0-9]+)\s*")
+
+
+def without_leading_zero(token: str) -> str | None:
+    """A name spelled as ir_measures spells a measure (case included: ``nDCG``, ``AP``, ``RR``)
+    whose cutoff has a leading zero (``nDCG@05``), with the zeros dropped (``nDCG@5``); else
+    ``None``. ir_measures' own parser refuses the spelling (``util.py`` ``parse_measure`` reads
+    a name as Python, where ``05`` is no number); read as an ltrbench name it would be computed
+    under the call's profile, not ir_measures' (``nDCG@05`` under trec_eval beside ``nDCG@5``
+    under trec_eval-c: two numbers for one measure). It is read as the measure it spells, as
+    ``ndcg_cut_05`` is trec_eval's ``ndcg_cut_5`` (``atol``)."""
+    m = _LEADING_ZERO.fullmatch(token)
+    if m is None:
+        return None
+    measure = _IR_BY.get(m["head"].lower())
+    if measure is None or m["head"] not in (measure.name, *measure.aliases):
+        return None
+    return f"{token[:m.start('k')]}{int(m['k'])}".strip()
+
+
 def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object]] | None:
     """An ir_measures token (``nDCG(dcg='exp-log2')@10``) as a reading, with its measure and
     parameters (so that a following bare number continues it); ``None`` if it is not one."""
     try:
-        tree = ast.parse(token.strip(), mode="eval").body
+        with warnings.catch_warnings():  # '10inf', 'P@5and': Python's own warnings on the
+            warnings.simplefilter("ignore")  # text ("invalid decimal literal") are no line
+            tree = ast.parse(token.strip(), mode="eval").body  # of ltrbench's
     except SyntaxError:
         return None
     cutoff: object = None

@@ -111,4 +111,8 @@ def _gain_table(value: object) -> tuple[tuple[float, ...], str]:
 
 
 def _num(g: object) -> str:
-    return str(int(g)) if isinstance(g, (int, float)) and float(g).is_integer() else repr(g)
+    """A gain as the canonical name writes it: a whole number below 2^53 as its digits
+    (``3.0`` -> ``3``), any other as Python writes the float (``1e+308``, not its 309 digits)."""
+    if isinstance(g, (int, float)) and float(g).is_integer() and abs(float(g)) < 2.0**53:
+        return str(int(g))
+    return repr(float(g)) if isinstance(g, (int, float)) else repr(g)

@@ -54,6 +54,7 @@ from bench.metrics.peer_names import IR_MEASURES_PROFILE, QRELS_ONLY, TREC_EVAL_
 from bench.metrics.profiles import Profile, get_profile
 from bench.metrics.result import EvaluationResult
 from bench.metrics.score_rules import UNFILTERED
+from bench.metrics.validate import check_threshold
 
 _V = TypeVar("_V")
 
@@ -228,7 +229,8 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
 
     Raises:
         ConfigError: a spec of a family computed from TREC qrels only (Judged@k), here where
-            every scored row counts as judged.
+            every scored row counts as judged; a group's relevance level that is not a finite
+            number above 0 (:func:`bench.metrics.validate.check_threshold`).
     """
     for spec in specs:
         if spec.family not in FAMILIES:
@@ -246,6 +248,8 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
             out[key] = (replace(prof, nonpositive_scores="rank") if plain else prof, [])
         out[key][1].append(spec)
     ordered = sorted(out.items(), key=lambda kv: kv[0] != (None, (), False))
+    for prof, _ in out.values():  # every evaluation path groups: the one door of the level
+        check_threshold(prof)  # (the diversity paths read it without check_labels)
     return [group for _, group in ordered]
 
 

@@ -302,15 +302,23 @@ Locate = Callable[[int], Where]
 
 def check_threshold(profile: Profile) -> None:
     """The profile's relevance level (``relevance_threshold``, trec_eval ``-l``, ranx
-    ``rel_lvl``) is a finite real number: ``label >= nan`` is false for every label and
+    ``rel_lvl``) is a finite real number above 0: ``label >= nan`` is false for every label and
     ``label >= inf`` too, so NaN or an infinite level would make every query silently
     irrelevant (and text or ``None`` fail inside NumPy's comparison). ``True`` is refused as
-    a number that is not one."""
+    a number that is not one. A level <= 0 makes every judged document relevant, a label 0
+    too: pytrec_eval refuses it ("Argument relevance_level should be positive.") and so does
+    ir_measures (``AP(rel=0)``); so does ltrbench (trec_eval's ``-l`` takes any ``atol``).
+    A level between 0 and 1 is the level 1 on whole labels."""
     level = profile.relevance_threshold
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or \
             not math.isfinite(float(level)):
         raise ConfigError(f"profile {profile.name!r}: relevance_threshold (the relevance "
                           f"level, trec_eval -l) must be a finite number; got {level!r}")
+    if level <= 0:
+        raise ConfigError(f"profile {profile.name!r}: relevance_threshold (the relevance "
+                          f"level, trec_eval -l) must be a finite number above 0 (relevant: "
+                          f"label >= level; pytrec_eval and ir_measures refuse a level <= 0, "
+                          f"which makes every judged document relevant); got {level!r}")
 
 
 def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
@@ -360,7 +368,8 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
     if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
         row = _first(prep, (y != 0) & (y != 1))
         raise fail(row, f"{{}}: profile {profile.name!r} computes map and p only on binary "
-                   "labels 0/1, as XGBoost does", "it refuses graded labels for these metrics")
+                   "labels 0/1, as its tool does", "XGBoost's map and pre, torchmetrics' "
+                   "retrieval_average_precision and retrieval_precision refuse graded labels")
 
 
 def _label_error(prep: Prepared, i: int, text: str, note: str,

@@ -246,11 +246,20 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
             warnings.simplefilter("ignore", RuntimeWarning)
             res = stats.ttest_rel(aa, bb, axis=1)
         p = np.asarray(res.pvalue, dtype=np.float64)
-        dd = aa - bb
-        constant = np.all(dd == dd[:, :1], axis=1)
-        p = np.where(constant, np.where(dd[:, 0] == 0.0, 1.0, np.nan), p)
-        out[rows] = p
+        zero, undefined = _degenerate(aa - bb)
+        out[rows] = np.where(zero, 1.0, np.where(undefined, np.nan, p))
     return out[0] if one_d else out
+
+
+def _degenerate(dd: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """The one owner of the paired t-test's degenerate rows, per row of differences ``dd``
+    (``(n_rows, n)``, NaN cells already left out, ``n >= 2``): ``zero`` (every difference 0:
+    p = 1) and ``undefined`` (every difference one and the same non-zero number: zero variance,
+    ``t = mean / 0``, no statistic). Read by :func:`paired_t_test` and
+    :func:`constant_differences`."""
+    constant = np.all(dd == dd[:, :1], axis=1)
+    zero = constant & (dd[:, 0] == 0.0)
+    return zero, constant & ~zero
 
 
 def constant_differences(a: ArrayLike, b: ArrayLike) -> list[tuple[int, int, float]]:
@@ -263,7 +272,7 @@ def constant_differences(a: ArrayLike, b: ArrayLike) -> list[tuple[int, int, flo
     out: list[tuple[int, int, float]] = []
     for row, (x, y) in enumerate(zip(a2, b2, strict=True)):
         d = (x - y)[~(np.isnan(x) | np.isnan(y))]
-        if d.shape[0] >= 2 and d[0] != 0.0 and bool(np.all(d == d[0])):
+        if d.shape[0] >= 2 and bool(_degenerate(d[None, :])[1][0]):
             out.append((row, int(d.shape[0]), float(d[0])))
     return out
 
