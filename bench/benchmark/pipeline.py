@@ -32,6 +32,7 @@ from bench.benchmark.record import (
     pair_tables,
     start_manifest,
 )
+from bench.benchmark.run_manifest import RESUME_FIELDS, read_run_manifest
 from bench.benchmark.scoring import check_scorable
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
@@ -48,7 +49,7 @@ from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable, check_sp
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
-from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now, read_manifest
+from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now
 from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
 
@@ -98,11 +99,14 @@ def run_benchmark(
         finally:
             if trainer is not None and (completed := trainer.close()):
                 manifest.change(**completed)  # the engine closed: its record completed
-        _finish_manifest(manifest, config, checked=False)
-        _after_training(config, splits, run_dir, manifest, specs, Path(out_dir), advance)
-        # finished only now: a run stopped in the checks after training (the cross-check) is
-        # unfinished, and --resume runs the checks again instead of starting a new run
-        _finish_manifest(manifest, config, checked=True)
+        after_done = False
+        try:
+            _after_training(config, splits, run_dir, manifest, specs, Path(out_dir), advance)
+            after_done = True
+        finally:  # the pairs' status written once; finished only once the checks after
+            # training ran: a run stopped in them (the cross-check) is unfinished, and
+            # --resume runs the checks again instead of starting a new run
+            _finish_manifest(manifest, config, checked=after_done)
         advance(f"done: {run_dir.name}", 0)
     if failures:
         error = CustomModelFailure(
@@ -333,6 +337,7 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
         if not (Path(resume) / "manifest.json").is_file():
             raise ConfigError(f"{resume}: not a run directory (no manifest.json); cannot resume")
+        read_run_manifest(Path(resume), required=RESUME_FIELDS)  # a damaged one: before any data
         run_dir = Path(resume).resolve()
         home = run_dir.parent.parent if run_dir.parent.name == "runs" else run_dir.parent
     if out_dir is None:
@@ -378,7 +383,7 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
 
 
 def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits, config: RunConfig) -> None:
-    manifest = read_manifest(run_dir)
+    manifest = read_run_manifest(run_dir, required=RESUME_FIELDS)
     if manifest.get("config_hash") != chash:
         raise ConfigError(
             f"{run_dir}: its config differs from this one (hash {manifest.get('config_hash')} "

@@ -176,6 +176,17 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("metric", "metrics", "metric_types", "eval_at", "ndcg_eval_at", "ndcg_at",
                  "map_eval_at", "map_at"), "select_metric and eval_at"),
                (("seed", "random_seed", "random_state"), "the run's seeds"),
+               # LightGBM derives these from seed unless one is set (docs/Parameters.rst
+               # "seed": "lower priority ... overridden if you set other seeds explicitly"):
+               # set, it is the same for every run seed, so the seeds no longer differ there
+               (("bagging_seed", "bagging_fraction_seed", "feature_fraction_seed",
+                 "data_random_seed", "data_seed", "extra_seed", "drop_seed", "objective_seed"),
+                "the run's seeds (LightGBM derives this seed from seed; one given here would "
+                "be the same for every run seed)"),
+               # lightgbm_params sets bagging_freq from subsample: 0 here disabled the bagging
+               # a run with subsample = 0.8 recorded
+               (("bagging_freq", "subsample_freq"),
+                "[params] subsample (bagging_freq = 1 when subsample < 1, else 0)"),
                (("num_threads", "num_thread", "nthread", "nthreads", "n_jobs"),
                 "[params] n_threads (--threads)"),
                (("device_type", "device"), "device (--device)"),
@@ -295,7 +306,14 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("thread_count",), "[params] n_threads (--threads)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)"),
                (("od_type", "od_pval", "use_best_model"), "early_stopping_rounds: k rounds "
-                "without an improvement, and the first best iteration of the validation log")),
+                "without an improvement, and the first best iteration of the validation log"),
+               # metric_period = 5 logged rounds 0, 5, 10, ...: the log's 4th value was read
+               # as round 4 (catboost docs: "the frequency of iterations to calculate metrics")
+               (("metric_period",), "early_stopping_rounds and the validation log of every "
+                "round (the best iteration is read from it round by round)"),
+               (("allow_writing_files", "train_dir", "save_snapshot", "snapshot_file",
+                 "snapshot_interval"), "nothing: ltrbench's CatBoost fits write no files (a "
+                "snapshot file is resumed by the next fit that finds it)")),
         # what catboost_params passes, and its aliases (catboost/private/libs/options/)
         shadowed=(("iterations", "n_trees"), ("num_boost_round", "n_trees"),
                   ("n_estimators", "n_trees"), ("num_trees", "n_trees"),

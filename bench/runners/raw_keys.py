@@ -21,14 +21,20 @@ from bench.runners.libraries import LIBRARIES, load
 
 def shadowed_field(library: str, key: str) -> str | None:
     """The ltrbench field that ``key`` of ``library`` sets too (by its name or, through the
-    library's own alias list, an alias of it), or None."""
+    library's own alias list, an alias of it), or None.
+
+    Names match exactly, as in the libraries: LightGBM keeps a key as written (``KV2Map`` in
+    ``src/io/config.cpp`` trims it, no case folding; ``Num_Leaves`` is an "Unknown
+    parameter"), XGBoost's and CatBoost's parameter names are case-sensitive too (``ETA`` is a
+    parameter XGBoost does not use). A key in another case is left to the library's probe
+    (:mod:`bench.runners.param_probe`), which refuses it as unknown with the closest name."""
     lib = LIBRARIES[library]
     table = dict(lib.shadowed)
     if lib.names is not None:
         names: Callable[[], dict[str, str]] = load(lib.names)
         main = names().get(key, key)
         return table.get(main) or table.get(key)
-    return table.get(key) or table.get(key.lower())
+    return table.get(key)
 
 
 def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
@@ -36,7 +42,7 @@ def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
     naming the key and where to set it instead."""
     lib = LIBRARIES[library]
     for key in keys:
-        setting = next((what for names, what in lib.owned if key.lower() in names), None)
+        setting = next((what for names, what in lib.owned if key in names), None)  # exact
         if setting is not None:
             raise ConfigError(f"{where}{library} {key}: ltrbench sets it itself, from "
                               f"{setting}; a raw table may not replace it (the run would "
