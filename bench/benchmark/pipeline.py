@@ -337,7 +337,7 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
         if not (Path(resume) / "manifest.json").is_file():
             raise ConfigError(f"{resume}: not a run directory (no manifest.json); cannot resume")
-        read_run_manifest(Path(resume), required=RESUME_FIELDS)  # a damaged one: before any data
+        read_run_manifest(Path(resume))  # a field of another type: said before any data
         run_dir = Path(resume).resolve()
         home = run_dir.parent.parent if run_dir.parent.name == "runs" else run_dir.parent
     if out_dir is None:

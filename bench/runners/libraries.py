@@ -301,7 +301,7 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                       "-1 or 0: no limit, depth 16)")),
         samples_rows=True,
         owned=((("loss_function", "objective"), "the model name (catboost-yetirank, ...)"),
-               (("eval_metric", "custom_metric"), "select_metric and eval_at"),
+               (("eval_metric", "custom_metric", "custom_loss"), "select_metric and eval_at"),
                (("random_seed", "random_state"), "the run's seeds"),
                (("thread_count",), "[params] n_threads (--threads)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)"),
@@ -309,8 +309,9 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                 "without an improvement, and the first best iteration of the validation log"),
                # metric_period = 5 logged rounds 0, 5, 10, ...: the log's 4th value was read
                # as round 4 (catboost docs: "the frequency of iterations to calculate metrics")
-               (("metric_period",), "early_stopping_rounds and the validation log of every "
-                "round (the best iteration is read from it round by round)"),
+               (("metric_period", "verbose", "verbose_eval", "logging_level", "silent"),
+                "early_stopping_rounds and the validation log of every round (the best "
+                "iteration is read from it round by round), written by silent fits"),
                (("allow_writing_files", "train_dir", "save_snapshot", "snapshot_file",
                  "snapshot_interval"), "nothing: ltrbench's CatBoost fits write no files (a "
                 "snapshot file is resumed by the next fit that finds it)")),

@@ -1,0 +1,205 @@
+"""Hostile run configurations, round 10 (issue 19, item 5: one schema for a TOML file, the
+Python API and the command line), after rounds 7 to 9.
+
+New here:
+
+- **raw library keys matched as the libraries match them.** LightGBM keeps a key as written
+  (``src/io/config.cpp`` ``KV2Map``: trimmed, never case-folded; ``Seed`` is an "Unknown
+  parameter"), XGBoost and CatBoost are case-sensitive too; ltrbench folded the case, so
+  ``[params.lightgbm] Seed = 5`` was refused as "ltrbench sets it itself" and
+  ``[params.xgboost] ETA`` as "XGBoost's name for learning_rate" (neither library reads them).
+  A key in another case now goes to the library's probe: "not a LightGBM parameter; did you
+  mean 'seed'", XGBoost's "not used", CatBoost's "Unknown option".
+- **raw keys that silently change what is trained (exit 0 before):** LightGBM's derived seeds
+  (``bagging_seed``, ``feature_fraction_seed``, ``data_random_seed`` / ``data_seed``, ...: one
+  set is the same for every run seed, so the seeds stop differing there; LightGBM
+  docs/Parameters.rst ``seed``), ``bagging_freq`` / ``subsample_freq = 0`` (bagging off in a
+  run that records ``subsample = 0.8``), CatBoost's ``metric_period = 5`` (its validation log
+  holds rounds 0, 5, 10, ...: the best iteration read from it round by round was wrong, checked
+  below against CatBoost itself), ``verbose = 5`` (a log printed on stdout), ``custom_loss``
+  (CatBoost's synonym of ``custom_metric``, ``catboost/core.py`` ``_process_synonyms_groups``),
+  ``allow_writing_files`` / ``save_snapshot`` (a snapshot file is resumed by the next fit).
+- **a library's stack trace in the error line** (XGBoost ``tree_method = "exact"``).
+- **one length rule, on the schema record** (:attr:`bench.data.toml.Spec.max_length`), not a
+  check beside it at four sites.
+- **tune's one seed:** ``tune --seeds`` is refused (tune has ``--seed``), and a config whose
+  ``seeds`` differ from ``--seed`` is told which wins.
+
+``python tests/test_hostile_round10_configs.py`` prints the counts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hostile_cases_tune import tune
+from hostile_kit import refused
+from test_hostile_config import Case
+from test_hostile_round9_configs import problem
+
+CAT = {"models": '["catboost-yetirank"]'}
+XGB = {"models": '["xgboost-ndcg"]'}
+
+CASES: list[Case] = [
+    # ------------------------------------------------------------ case as the libraries read it
+    Case("lightgbm-Seed-is-an-unknown-parameter", tables="[params.lightgbm]\nSeed = 5\n",
+         words=("c.toml", "'Seed' is not a LightGBM parameter", "'seed'")),
+    Case("lightgbm-Objective-is-an-unknown-parameter",
+         tables='[params.lightgbm]\nObjective = "regression"\n',
+         words=("c.toml", "'Objective' is not a LightGBM parameter", "'objective'")),
+    Case("xgboost-ETA-is-not-used", top=XGB, tables="[params.xgboost]\nETA = 0.5\n",
+         words=("c.toml", '"ETA"', "not used")),
+    Case("xgboost-Seed-is-not-used", top=XGB, tables="[params.xgboost]\nSeed = 5\n",
+         words=("c.toml", '"Seed"', "not used")),
+    Case("catboost-Depth-is-an-unknown-option", top=CAT, tables="[params.catboost]\nDepth = 5\n",
+         words=("c.toml", "Unknown option {Depth}")),
+    Case("catboost-Random_Seed-is-an-unknown-option", top=CAT,
+         tables="[params.catboost]\nRandom_Seed = 5\n",
+         words=("c.toml", "Unknown option {Random_Seed}")),
+    # ------------------------------------------------------------ silently another model before
+    Case("lightgbm-bagging-seed", tables="[params.lightgbm]\nbagging_seed = 3\n",
+         words=("c.toml", "lightgbm bagging_seed", "the run's seeds")),
+    Case("lightgbm-bagging-fraction-seed-alias",
+         tables="[params.lightgbm]\nbagging_fraction_seed = 3\n",
+         words=("c.toml", "lightgbm bagging_fraction_seed", "the run's seeds")),
+    Case("lightgbm-feature-fraction-seed", tables="[params.lightgbm]\nfeature_fraction_seed = 3\n",
+         words=("c.toml", "lightgbm feature_fraction_seed", "the run's seeds")),
+    Case("lightgbm-data-seed-alias", tables="[params.lightgbm]\ndata_seed = 3\n",
+         words=("c.toml", "lightgbm data_seed", "the run's seeds")),
+    Case("lightgbm-objective-seed-in-model-params",
+         tables="[model_params.lightgbm-lambdarank.lightgbm]\nobjective_seed = 3\n",
+         words=("c.toml", "[model_params.lightgbm-lambdarank] lightgbm objective_seed")),
+    Case("lightgbm-bagging-freq-0", tables="[params.lightgbm]\nbagging_freq = 0\n",
+         words=("c.toml", "lightgbm bagging_freq", "subsample")),
+    Case("lightgbm-subsample-freq-alias", tables="[params.lightgbm]\nsubsample_freq = 0\n",
+         words=("c.toml", "lightgbm subsample_freq", "subsample")),
+    Case("catboost-metric-period", top=CAT, tables="[params.catboost]\nmetric_period = 5\n",
+         words=("c.toml", "catboost metric_period", "every round")),
+    Case("catboost-verbose-5", top=CAT, tables="[params.catboost]\nverbose = 5\n",
+         words=("c.toml", "catboost verbose")),
+    Case("catboost-custom-loss", top=CAT,
+         tables='[params.catboost]\ncustom_loss = ["NDCG:top=3"]\n',
+         words=("c.toml", "catboost custom_loss", "eval_at")),
+    Case("catboost-allow-writing-files", top=CAT,
+         tables="[params.catboost]\nallow_writing_files = true\n",
+         words=("c.toml", "catboost allow_writing_files")),
+    Case("catboost-save-snapshot", top=CAT, tables="[params.catboost]\nsave_snapshot = true\n",
+         words=("c.toml", "catboost save_snapshot", "snapshot")),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_config_round10(case: Case, tmp_path: Path) -> None:
+    assert problem(case, tmp_path) is None
+
+
+def test_a_library_refusal_is_one_line_without_its_native_stack_trace(tmp_path: Path) -> None:
+    """XGBoost appends "Stack trace: [bt] (0) /.../libxgboost.so(+0x...)" to its error."""
+    case = Case("xgboost-exact", top=XGB, tables='[params.xgboost]\ntree_method = "exact"\n',
+                words=("c.toml", "xgboost", "exact tree method"))
+    assert problem(case, tmp_path) is None
+    from hostile_kit import cli
+
+    res = cli(tmp_path, "run", "--config", "c.toml", "--no-progress", "--out", "res")
+    assert "Stack trace" not in res.err
+    assert "[bt]" not in res.err
+
+
+def test_catboost_logs_every_metric_period_th_round_only() -> None:
+    """Why ``metric_period`` is ltrbench's: CatBoost's validation log then holds one value per
+    ``metric_period`` rounds (the golden: CatBoost itself), so the first maximum of the log is
+    not a round number."""
+    import numpy as np
+    from catboost import CatBoost, Pool
+
+    rng = np.random.default_rng(0)
+    train = Pool(rng.random((60, 3)), rng.integers(0, 3, 60).astype(float),
+                 group_id=np.repeat(np.arange(6), 10))
+    vali = Pool(rng.random((30, 3)), rng.integers(0, 3, 30).astype(float),
+                group_id=np.repeat(np.arange(3), 10))
+    lengths = []
+    for period in (1, 5):
+        model = CatBoost({"loss_function": "YetiRank", "iterations": 12, "metric_period": period,
+                          "verbose": False, "allow_writing_files": False, "thread_count": 1,
+                          "eval_metric": "NDCG:top=10"})
+        model.fit(train, eval_set=vali)
+        lengths.append(len(next(iter(model.get_evals_result()["validation"].values()))))
+    assert lengths == [12, 4]  # rounds 0, 5, 10 and the last, 11
+
+
+def test_the_length_of_a_text_is_a_field_of_the_schema_record() -> None:
+    """One mechanism: the record carries the limit and :meth:`Spec.check` applies it; every
+    one-line text key of a run config carries :data:`MAX_TEXT`, the free ``description`` none."""
+    from bench.benchmark.config_schema import MAX_TEXT, TOP_SPECS
+    from bench.data.toml import Spec
+    from bench.errors import ConfigError
+
+    spec = Spec("k", str, max_length=3)
+    assert spec.check("abc", "k") == "abc"
+    with pytest.raises(ConfigError, match=r"^k: 4 characters \('abcd'\.\.\.\); expected at most 3$"):
+        spec.check("abcd", "k")
+    assert not spec.accepts("abcd")
+    texts = {k: s.max_length for k, s in TOP_SPECS.items() if s.kind is str}
+    assert texts.pop("description") is None
+    assert set(texts.values()) == {MAX_TEXT}
+
+
+def test_a_long_text_in_python_is_refused_by_the_same_record() -> None:
+    from bench.benchmark.config import RunConfig
+    from bench.errors import ConfigError
+
+    for key in ("dataset", "profile", "timing", "scheduler"):
+        with pytest.raises(ConfigError, match=rf"^{key}: 5,000 characters"):
+            RunConfig(**{key: "x" * 5000})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"^seeds: 5,000 characters"):
+        RunConfig(seeds="1" * 5000)  # type: ignore[arg-type]
+
+
+def test_tune_refuses_seeds_it_would_not_use(tmp_path: Path) -> None:
+    res = tune(tmp_path, "--model", "lightgbm", "--grid", "num_leaves=3", "--seeds", "1,2")
+    assert refused(res, "--seeds", "--seed") is None
+    assert not (tmp_path / "res" / "tune").exists()
+
+
+def _plan_warnings(tmp: Path, seeds: tuple[int, ...], seed: str) -> tuple[int, list[str]]:
+    """The seed a tune is planned with and the warnings said (no data read, no fit)."""
+    import warnings
+
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.tune_run import TuneRequest, plan_tune
+
+    config = RunConfig(dataset="synthetic", models=("lightgbm-lambdarank",), seeds=seeds,
+                       quick=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = plan_tune(TuneRequest(grid="num_leaves=3", seed=seed, out=str(tmp / "res")),
+                         lambda: config)
+    return plan.options.seed, [str(w.message) for w in caught]
+
+
+def test_tune_says_its_seed_wins_over_the_configs_seeds(tmp_path: Path) -> None:
+    seed, said = _plan_warnings(tmp_path, (7,), "3")
+    assert seed == 3
+    assert any("--seed 3" in w and "[7]" in w and "not used by tune" in w for w in said), said
+
+
+def test_tune_with_the_default_seeds_or_its_own_seed_says_nothing(tmp_path: Path) -> None:
+    for seeds, seed in (((0, 1, 2), "5"), ((3,), "3")):
+        assert not any("not used by tune" in w for w in _plan_warnings(tmp_path, seeds, seed)[1])
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    failing = 0
+    for case in CASES:
+        with tempfile.TemporaryDirectory() as d:
+            why = problem(case, Path(d))
+        failing += why is not None
+        print(f"{'FAIL' if why else 'ok  '} {case.name}: {why or ''}")
+    print(f"{failing} of {len(CASES)} cases fail")
