@@ -90,6 +90,26 @@ CASES: list[Case] = [
          words=("c.toml", "catboost allow_writing_files")),
     Case("catboost-save-snapshot", top=CAT, tables="[params.catboost]\nsave_snapshot = true\n",
          words=("c.toml", "catboost save_snapshot", "snapshot")),
+    # ------------------------------------------------------------ a shared name a library lacks
+    Case("catboost-model-l1", top=CAT, tables="[model_params.catboost-yetirank]\nl1 = 5.0\n",
+         words=("c.toml", "[model_params.catboost-yetirank] l1", "no L1")),
+    Case("catboost-model-min-split-gain", top=CAT,
+         tables="[model_params.catboost-yetirank]\nmin_split_gain = 1.0\n",
+         words=("c.toml", "[model_params.catboost-yetirank] min_split_gain")),
+    Case("catboost-model-truncation-level", top=CAT,
+         tables="[model_params.catboost-yetirank]\ntruncation_level = 5\n",
+         words=("c.toml", "[model_params.catboost-yetirank] truncation_level")),
+    Case("xgboost-model-min-data-in-leaf", top=XGB,
+         tables="[model_params.xgboost-ndcg]\nmin_data_in_leaf = 50\n",
+         words=("c.toml", "[model_params.xgboost-ndcg] min_data_in_leaf", "min_child_weight")),
+    # ------------------------------------------------------------ numbers at the float limits
+    Case("xgboost-learning-rate-5e-324", top=XGB, tables="[params]\nlearning_rate = 5e-324\n",
+         words=("c.toml", "learning_rate", "float32")),
+    Case("xgboost-learning-rate-1e-40", top=XGB, tables="[params]\nlearning_rate = 1e-40\n",
+         words=("c.toml", "learning_rate", "float32")),
+    # ------------------------------------------------------------ unicode look-alikes
+    Case("name-with-a-no-break-space", top={"name": '"a\\u00a0b"'},
+         words=("c.toml", "name", "no-break space")),
 ]
 
 

@@ -204,8 +204,9 @@ def check_name(text: str, where: str) -> str:
     if not text.strip():
         raise ConfigError(f"{where}: an empty name; give the dataset a name, or leave it out")
     if any((ch.isspace() and ch != " ") or not ch.isprintable() for ch in text):
-        raise ConfigError(f"{where}: {text!r} holds a control character (a line end or tab); "
-                          "a name is one line of printable text")
+        raise ConfigError(f"{where}: {text!r} holds a control character or a space other "
+                          "than ' ' (a line end, a tab, a no-break space); a name is one line of "
+                          "printable text")
     if len(text) > 100:
         raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
     if text != text.strip():  # ' x' and 'x' print alike in every table, two datasets apart

@@ -121,6 +121,9 @@ class Library:
     cuda_build: str | None = None
     cuda_install: str = ""
     limits: tuple[Limit, ...] = ()
+    #: (ltrbench field, why) of the shared parameters this library has no counterpart of (the
+    #: "(none)" cells of :data:`bench.runners.params.PARITY`): refused in a model's own table
+    ignores: tuple[tuple[str, str], ...] = ()
     samples_rows: bool = False
     dask: DaskSupport | None = None
     owned: tuple[tuple[tuple[str, ...], str], ...] = ()
@@ -232,9 +235,15 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         import_name="xgboost", distributions=("xgboost", "xgboost-cpu"), version_from_import=True,
         install="pip install xgboost-cpu (or xgboost, the build with CUDA)",
         devices=("cpu", "cuda"), cuda_build=f"{_R}.device:xgboost_cuda_build",
+        ignores=(("min_data_in_leaf", "XGBoost has no minimum row count per leaf; its "
+                  "min_child_weight bounds the hessian"),),
         limits=(Limit("colsample", 1.1754944e-38, None,
                       source="XGBoost 3.2 refuses the float32 1.17549435e-38 ('Out of range "
-                      "value', probed)"),),
+                      "value', probed)"),
+                Limit("learning_rate", 1.1754943508222875e-38, None,
+                      source="XGBoost keeps eta as a float32 (src/tree/param.h TrainParam): a "
+                      "smaller rate becomes 0 or a subnormal there, a model that learns nothing "
+                      "from a rate recorded as > 0")),
         cuda_install=("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
                       "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 "
                       "wheels are built with CUDA)"),
@@ -288,6 +297,11 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         import_name="catboost", distributions=("catboost",), install="pip install catboost",
         cuda_install=("nothing yet: ltrbench's CatBoost runner trains on the CPU only (leave the "
                       "catboost-* models out of a cuda run)"),
+        ignores=(("min_child_weight", "CatBoost has no minimum hessian per leaf"),
+                 ("min_split_gain", "CatBoost has no minimum split gain"),
+                 ("l1", "CatBoost has no L1 leaf penalty"),
+                 ("truncation_level", "YetiRank, PairLogit and LambdaMart pick their pairs "
+                  "their own way")),
         limits=(Limit("max_bin", 1, 65535,
                       source="CatBoost: border_count <= 65535 (binarization_options.cpp)"),
                 Limit("num_leaves", 2, 65536,

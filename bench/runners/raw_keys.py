@@ -53,3 +53,16 @@ def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
                               f"{field}; set {field} (in [params] or [model_params.<model>]) "
                               f"instead: a raw {key} beside it would train one value and "
                               "record another")
+
+
+def refuse_ignored(library: str, keys: Iterable[str], where: str = "") -> None:
+    """Refuse a shared parameter that ``library`` has no counterpart of
+    (:attr:`~bench.runners.libraries.Library.ignores`) in a table of one of its models:
+    ``[model_params.catboost-yetirank] l1 = 5`` trained as without it, exit 0."""
+    lib = LIBRARIES[library]
+    ignored = dict(lib.ignores)
+    for key in keys:
+        if key in ignored:
+            raise ConfigError(f"{where}{key}: {ignored[key]}, so the model would train as "
+                              f"without it; leave it out of this {lib.title} model's table "
+                              "(the parity table: bench.runners.params.PARITY)")
