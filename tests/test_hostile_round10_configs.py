@@ -90,6 +90,8 @@ CASES: list[Case] = [
          words=("c.toml", "catboost allow_writing_files")),
     Case("catboost-save-snapshot", top=CAT, tables="[params.catboost]\nsave_snapshot = true\n",
          words=("c.toml", "catboost save_snapshot", "snapshot")),
+    Case("xgboost-verbosity-3", top=XGB, tables="[params.xgboost]\nverbosity = 3\n",
+         words=("c.toml", "xgboost verbosity", "--format json")),
     # ------------------------------------------------------------ a shared name a library lacks
     Case("catboost-model-l1", top=CAT, tables="[model_params.catboost-yetirank]\nl1 = 5.0\n",
          words=("c.toml", "[model_params.catboost-yetirank] l1", "no L1")),
@@ -128,6 +130,36 @@ def test_a_library_refusal_is_one_line_without_its_native_stack_trace(tmp_path: 
     res = cli(tmp_path, "run", "--config", "c.toml", "--no-progress", "--out", "res")
     assert "Stack trace" not in res.err
     assert "[bt]" not in res.err
+
+
+def test_a_library_log_asked_for_stays_off_the_json_document(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """``[params.lightgbm] verbosity = 1`` is the user's to ask; LightGBM's "[LightGBM] [Info]"
+    lines went to standard output ahead of ``run --format json``'s document."""
+    import json
+    import os
+
+    from test_hostile_config import SPLITS
+
+    from bench import cli
+
+    (tmp_path / "letor").mkdir()
+    for split, data in SPLITS.items():
+        (tmp_path / "letor" / f"{split}.txt").write_bytes(data)
+    (tmp_path / "c.toml").write_text('dataset = "./letor"\nmodels = ["lightgbm-lambdarank"]\n'
+                                     'seeds = [0]\nquick = true\ncrosscheck = false\n'
+                                     '[params.lightgbm]\nverbosity = 1\n', encoding="utf-8")
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        status = cli.main(["run", "--config", "c.toml", "--format", "json", "--no-progress",
+                           "--out", "res"])
+    finally:
+        os.chdir(old)
+    out, err = capfd.readouterr()
+    assert status == 0
+    assert json.loads(out)["models"] == ["lightgbm-lambdarank"]
+    assert "[LightGBM]" in err
 
 
 def test_catboost_logs_every_metric_period_th_round_only() -> None:

@@ -252,6 +252,9 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("seed", "random_state"), "the run's seeds"),
                (("nthread", "n_jobs"), "[params] n_threads (--threads)"),
                (("device",), "device (--device)"),
+               (("verbosity",), "quiet fits (verbosity = 0): XGBoost's debug monitor "
+                "prints on standard output when a booster is freed, after its fit, into "
+                "--format json"),
                (("booster",), "the model: gradient-boosted trees (booster=gbtree; DART "
                 "rescales earlier trees as it adds new ones, so the model cut at the "
                 "early-stopping iteration is not the one scored)")),
