@@ -92,6 +92,18 @@ CASES: list[Case] = [
          words=("c.toml", "catboost save_snapshot", "snapshot")),
     Case("xgboost-verbosity-3", top=XGB, tables="[params.xgboost]\nverbosity = 3\n",
          words=("c.toml", "xgboost verbosity", "--format json")),
+    # ------------------------------------------------------------ one parameter given twice
+    Case("lightgbm-alias-beside-its-main-name",
+         tables="[params.lightgbm]\nextra_trees = true\nextra_tree = false\n",
+         words=("c.toml", "extra_tree and extra_trees", "two names of one LightGBM parameter")),
+    Case("lightgbm-alias-in-the-model-table-beside-the-main-name",
+         tables="[params.lightgbm]\nextra_trees = true\n"
+                "[model_params.lightgbm-lambdarank.lightgbm]\nextra_tree = false\n",
+         words=("c.toml", "extra_tree and extra_trees")),
+    Case("lightgbm-two-aliases-of-one-parameter",
+         tables='[params.lightgbm]\nmc_method = "basic"\n'
+                'monotone_constraining_method = "intermediate"\n',
+         words=("c.toml", "two names of one LightGBM parameter (monotone_constraints_method)")),
     # ------------------------------------------------------------ a shared name a library lacks
     Case("catboost-model-l1", top=CAT, tables="[model_params.catboost-yetirank]\nl1 = 5.0\n",
          words=("c.toml", "[model_params.catboost-yetirank] l1", "no L1")),

@@ -39,8 +39,13 @@ def shadowed_field(library: str, key: str) -> str | None:
 
 def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
     """Refuse a raw key of ``library`` that ltrbench sets itself or that an ltrbench field sets,
-    naming the key and where to set it instead."""
+    naming the key and where to set it instead; and two names of one parameter (a LightGBM
+    alias beside its main name: ``extra_tree`` and ``extra_trees``), of which LightGBM keeps
+    one in silence (``KeyAliasTransform``, ``src/io/config.cpp``: a warning that
+    ``verbosity = -1`` hides)."""
     lib = LIBRARIES[library]
+    keys = list(keys)
+    _refuse_aliases_together(library, keys, where)
     for key in keys:
         setting = next((what for names, what in lib.owned if key in names), None)  # exact
         if setting is not None:
@@ -66,3 +71,20 @@ def refuse_ignored(library: str, keys: Iterable[str], where: str = "") -> None:
             raise ConfigError(f"{where}{key}: {ignored[key]}, so the model would train as "
                               f"without it; leave it out of this {lib.title} model's table "
                               "(the parity table: bench.runners.params.PARITY)")
+
+
+def _refuse_aliases_together(library: str, keys: list[str], where: str) -> None:
+    lib = LIBRARIES[library]
+    if lib.names is None:
+        return
+    names: dict[str, str] = load(lib.names)()
+    seen: dict[str, str] = {}
+    for key in keys:
+        main = names.get(key)
+        if main is None:
+            continue
+        if main in seen:
+            raise ConfigError(f"{where}{library} {seen[main]} and {key}: two names of one "
+                              f"{lib.title} parameter ({main}); {lib.title} would keep one of "
+                              "the values without a word: give it once")
+        seen[main] = key
