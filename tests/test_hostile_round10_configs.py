@@ -257,6 +257,29 @@ def test_tune_with_the_default_seeds_or_its_own_seed_says_nothing(tmp_path: Path
         assert not any("not used by tune" in w for w in _plan_warnings(tmp_path, seeds, seed)[1])
 
 
+@pytest.mark.parametrize(("space", "raw", "words"), [
+    ('"lightgbm.bagging_seed" = {low = 1, high = 5}', (), "the run's seeds"),
+    ('"lightgbm.extra_tree" = {choices = [true, false]}', (("extra_trees", True),),
+     "two names of one LightGBM parameter"),
+])
+def test_a_search_space_meets_the_same_raw_key_rules(tmp_path: Path, space: str,
+                                                     raw: tuple[tuple[str, object], ...],
+                                                     words: str) -> None:
+    """``tune --space``'s ``<library>.<key>`` goes through the one raw-key check too."""
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.tune_run import TuneRequest, plan_tune
+    from bench.errors import ConfigError
+    from bench.runners.params import Params
+
+    (tmp_path / "space.toml").write_text(f"[lightgbm]\n{space}\n", encoding="utf-8")
+    config = RunConfig(models=("lightgbm-lambdarank",), quick=True,
+                       params=Params(raw=(("lightgbm", raw),) if raw else ()))
+    with pytest.raises(ConfigError, match="search space of lightgbm-lambdarank") as info:
+        plan_tune(TuneRequest(space_file=str(tmp_path / "space.toml"), out=str(tmp_path / "o")),
+                  lambda: config)
+    assert words in str(info.value)
+
+
 if __name__ == "__main__":
     import tempfile
 
