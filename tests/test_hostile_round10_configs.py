@@ -280,6 +280,31 @@ def test_a_search_space_meets_the_same_raw_key_rules(tmp_path: Path, space: str,
     assert words in str(info.value)
 
 
+@pytest.mark.parametrize(("models", "params", "said"), [
+    (("catboost-yetirank",), {"l1": 5.0}, ["l1"]),
+    (("catboost-yetirank",), {"min_split_gain": 1.0, "truncation_level": 5},
+     ["min_split_gain", "truncation_level"]),
+    (("xgboost-ndcg",), {"min_data_in_leaf": 50}, ["min_data_in_leaf"]),
+    (("catboost-yetirank", "lightgbm-lambdarank"), {"l1": 5.0}, []),  # LightGBM uses it
+    (("xgboost-ndcg",), {}, []),
+])
+def test_a_shared_parameter_no_model_of_the_run_has_is_said(
+        models: tuple[str, ...], params: dict[str, object], said: list[str]) -> None:
+    """``[params] l1 = 5`` in a CatBoost-only run trained without it, without a word."""
+    import warnings
+
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.pipeline import ConfigWarning, _warn_unused_tables
+
+    config = RunConfig.from_dict({"models": list(models), "params": params})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _warn_unused_tables(config)
+    texts = [str(w.message) for w in caught if issubclass(w.category, ConfigWarning)]
+    assert [t.split(":")[0] for t in texts] == [f"[params] {k}" for k in said]
+    assert all("not used by this run's models" in t for t in texts)
+
+
 if __name__ == "__main__":
     import tempfile
 

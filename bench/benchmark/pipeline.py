@@ -311,9 +311,17 @@ def _split_findings(splits: LetorSplits, *, strict: bool) -> list[SplitFinding]:
 
 
 def _warn_unused_tables(config: RunConfig) -> None:
-    """What the config sets for models the run does not train (:meth:`RunConfig.unused`) is
-    said, not dropped without a word; a shared config narrowed by ``--models`` stays usable."""
-    for text in config.unused():
+    """What the config sets for models the run does not train (:meth:`RunConfig.unused`), and a
+    ``[params]`` value none of its GBDT libraries has (``l1`` in a CatBoost-only run), is said,
+    not dropped without a word; a shared config narrowed by ``--models`` stays usable."""
+    from bench.benchmark.config import DEFAULT_RUN_PARAMS
+    from bench.runners.raw_keys import unused_shared
+
+    base, given = DEFAULT_RUN_PARAMS.to_dict(), config.params.to_dict()
+    libraries = {config.model_spec(m).library for m in config.models
+                 if config.model_spec(m).is_gbdt}
+    shared = unused_shared([k for k, v in given.items() if v != base.get(k)], libraries)
+    for text in [*config.unused(), *shared]:  # a shared parameter no model has: said too
         warnings.warn(text, ConfigWarning, stacklevel=3)
 
 

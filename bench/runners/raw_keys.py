@@ -88,3 +88,16 @@ def _refuse_aliases_together(library: str, keys: list[str], where: str) -> None:
                               f"{lib.title} parameter ({main}); {lib.title} would keep one of "
                               "the values without a word: give it once")
         seen[main] = key
+
+
+def unused_shared(keys: Iterable[str], libraries: Iterable[str]) -> list[str]:
+    """Of the shared parameters ``keys`` a run's ``[params]`` sets, those that none of the run's
+    GBDT ``libraries`` has (:attr:`~bench.runners.libraries.Library.ignores`), in words: ``[params]
+    l1 = 5`` in a CatBoost-only run trained without it, exit 0."""
+    libs = [LIBRARIES[name] for name in sorted(set(libraries)) if name in LIBRARIES]
+    out = []
+    for key in keys:
+        whys = [dict(lib.ignores).get(key) for lib in libs]
+        if libs and all(whys):
+            out.append(f"[params] {key}: not used by this run's models ({'; '.join(map(str, whys))})")
+    return out
