@@ -104,6 +104,11 @@ CASES: list[Case] = [
          tables='[params.lightgbm]\nmc_method = "basic"\n'
                 'monotone_constraining_method = "intermediate"\n',
          words=("c.toml", "two names of one LightGBM parameter (monotone_constraints_method)")),
+    # ------------------------------------------------------------ --quick beside an option it caps
+    Case("quick-option-beside-n-trees-100", args=("--quick", "--n-trees", "100"),
+         words=("--n-trees 100", "quick", "20")),
+    Case("quick-config-beside-n-trees-option", args=("--n-trees", "21"),
+         words=("--n-trees 21", "quick", "20")),
     # ------------------------------------------------------------ a shared name a library lacks
     Case("catboost-model-l1", top=CAT, tables="[model_params.catboost-yetirank]\nl1 = 5.0\n",
          words=("c.toml", "[model_params.catboost-yetirank] l1", "no L1")),
