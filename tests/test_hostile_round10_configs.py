@@ -310,6 +310,27 @@ def test_a_shared_parameter_no_model_of_the_run_has_is_said(
     assert all("not used by this run's models" in t for t in texts)
 
 
+def test_a_value_quick_mode_caps_in_the_same_file_is_said() -> None:
+    """``quick = true`` beside ``[params] n_trees = 500`` trained 20 trees without a word."""
+    import warnings
+
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.pipeline import _warn_unused_tables
+
+    config = RunConfig.from_dict({"models": ["lightgbm-lambdarank"], "quick": True,
+                                  "params": {"n_trees": 500},
+                                  "model_params": {"lightgbm-lambdarank": {"num_leaves": 63}}})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _warn_unused_tables(config)
+        _warn_unused_tables(RunConfig(quick=True))  # the defaults: nothing said
+    texts = [str(w.message) for w in caught]
+    assert texts == [
+        "[params] n_trees = 500: quick mode (quick = true, --quick) caps it at 20; 20 is trained",
+        "[model_params.lightgbm-lambdarank] num_leaves = 63: quick mode (quick = true, --quick) "
+        "caps it at 15; 15 is trained"]
+
+
 if __name__ == "__main__":
     import tempfile
 
