@@ -38,10 +38,10 @@ import pandas as pd
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.config_schema import check_data_dir, python_value
+from bench.benchmark.run_manifest import read_run_manifest
 from bench.data.letor import LetorSplits
 from bench.data.toml import show
 from bench.errors import ConfigError, LtrbenchError
-from bench.runs.manifest import read_manifest
 
 
 def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None,
@@ -155,7 +155,7 @@ class RunResult:
     @cached_property
     def manifest(self) -> dict[str, Any]:
         """``manifest.json``: config hash, dataset, device, cross-check, split checks, times."""
-        return read_manifest(self.run_dir)
+        return read_run_manifest(self.run_dir)
 
     @cached_property
     def config(self) -> RunConfig:

@@ -79,6 +79,7 @@ from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
 from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
+from bench.runners.raw_keys import refuse_ignored
 from bench.runners.registry import (
     DEFAULT_MODELS,
     ModelNames,
@@ -107,8 +108,7 @@ _UNHASHED = (
     "data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description", "timing",
     "timing_repeats", "cache", "scheduler", "strict",
 )
-__all__ = ["CONFIG_DIR", "DEFAULT_MODELS", "DEFAULT_RUN_PARAMS", "ENGINES", "QUICK_LIMITS",
-           "TIMING_MODES", "RunConfig", "check_selection_split", "parse_seeds"]
+__all__ = ["CONFIG_DIR", "DEFAULT_MODELS", "DEFAULT_RUN_PARAMS", "ENGINES", "QUICK_LIMITS", "TIMING_MODES", "RunConfig", "check_selection_split", "parse_seeds"]
 
 
 @dataclass(frozen=True)
@@ -253,6 +253,7 @@ class RunConfig:
         if not spec.is_gbdt:
             raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
                               "model; its parameters are not these (ALS: the [als] table)")
+        refuse_ignored(spec.library, values, f"{where} ")
         try:
             self.params.with_overrides(**values)
         except ConfigError as exc:
@@ -463,11 +464,9 @@ class RunConfig:
 def check_selection_split(name: str) -> None:
     """Refuse any split but the validation split for early stopping / model selection."""
     if name != SELECTION_SPLIT:
-        raise ConfigError(
-            f"early stopping and model selection use the validation split only; got {name!r} "
-            f"(valid: {SELECTION_SPLIT!r}). The test split is evaluated once, after training, "
-            "and never chooses anything."
-        )
+        raise ConfigError(f"early stopping and model selection use the validation split only; "
+                          f"got {name!r} (valid: {SELECTION_SPLIT!r}). The test split is "
+                          "evaluated once, after training, and never chooses anything.")
 
 
 def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:

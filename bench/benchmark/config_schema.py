@@ -45,29 +45,33 @@ CUTOFF = Spec("eval_at", int, 1, INT32_MAX, source="LightGBM's eval_at is a list
 #: ``profile`` came back as a 200,412-character error line).
 MAX_TEXT = 4096
 
+#: A ``seeds`` text (``"0-4"``) and a model or metric name of a list: no longer than a path.
+SEEDS_TEXT = Spec("seeds", str, max_length=MAX_TEXT)
+NAME = Spec("name", str, nonempty=True, max_length=MAX_TEXT)
+
 #: The scalar keys of a run config (the lists and tables are parsed by the functions below).
 TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
-    Spec("dataset", str, nonempty=True, one_line=True),
-    Spec("profile", str, nonempty=True, one_line=True),
+    Spec("dataset", str, nonempty=True, one_line=True, max_length=MAX_TEXT),
+    Spec("profile", str, nonempty=True, one_line=True, max_length=MAX_TEXT),
     Spec("quick", bool),
-    Spec("select_metric", str, nonempty=True, one_line=True),
-    Spec("early_stopping_split", str, nonempty=True, one_line=True),
+    Spec("select_metric", str, nonempty=True, one_line=True, max_length=MAX_TEXT),
+    Spec("early_stopping_split", str, nonempty=True, one_line=True, max_length=MAX_TEXT),
     Spec("log_train", bool),
-    Spec("name", str),
+    Spec("name", str, max_length=MAX_TEXT),
     Spec("description", str),
-    Spec("published", str),
-    Spec("data_dir", str, nonempty=True, one_line=True),
+    Spec("published", str, max_length=MAX_TEXT),
+    Spec("data_dir", str, nonempty=True, one_line=True, max_length=MAX_TEXT),
     Spec("crosscheck", bool),
     Spec("permute_check", bool),
     Spec("permute_retrain", bool),
     Spec("strict", bool),
-    Spec("timing", str, choices=TIMING_MODES),
+    Spec("timing", str, choices=TIMING_MODES, max_length=MAX_TEXT),
     Spec("timing_repeats", int, 1, 1000),
     Spec("cache", bool),
-    Spec("engine", str, choices=ENGINES),
-    Spec("scheduler", str, nonempty=True, one_line=True),
+    Spec("engine", str, choices=ENGINES, max_length=MAX_TEXT),
+    Spec("scheduler", str, nonempty=True, one_line=True, max_length=MAX_TEXT),
     Spec("workers", int, 1, 1024),
-    Spec("device", str, choices=DEVICES),
+    Spec("device", str, choices=DEVICES, max_length=MAX_TEXT),
 )}
 #: Keys whose value may be ``None`` in Python (left out of a TOML file).
 OPTIONAL = ("data_dir", "scheduler")
@@ -87,7 +91,7 @@ def parse_seeds(value: Any, where: str = "seeds") -> tuple[int, ...]:
     2147483647 (:data:`SEED`), none repeated, at most :data:`MAX_SEEDS`. A single integer is one
     seed (Python). ``where`` names the key or the option in errors."""
     shape = 'a list of integers like [0, 1, 2], or a string "0,1,2" or "0-4"'
-    check_length(value, where)
+    SEEDS_TEXT.check_length(value, where)
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
     if isinstance(value, str):
@@ -149,7 +153,7 @@ def parse_eval_at(value: Any, where: str = "eval_at") -> tuple[int, ...]:
 
 def name_list(value: Any, where: str) -> str | list[str]:
     """``models`` / ``metrics``: a comma-separated string or a non-empty list of strings."""
-    check_length(value, where)
+    NAME.check_length(value, where)
     if isinstance(value, str):
         if not value.strip(" ,"):
             raise ConfigError(f"{where}: must not be empty")
@@ -160,7 +164,7 @@ def name_list(value: Any, where: str) -> str | list[str]:
     if not value:
         raise ConfigError(f"{where}: must not be empty")
     for i, item in enumerate(value, start=1):
-        check_length(item, f"{where}: item {i}")
+        NAME.check_length(item, f"{where}: item {i}")
         if not isinstance(item, str) or not item.strip():
             raise ConfigError(f"{where}: item {i}: expected a name (a non-empty string); "
                               f"got {show(item)}")
@@ -172,19 +176,9 @@ def check_scalars(values: Mapping[str, Any]) -> None:
     a ``name`` other than ``""`` (no name) by :func:`check_name`."""
     for key, spec in TOP_SPECS.items():
         if key in values and not (key in OPTIONAL and values[key] is None):
-            if key != "description":  # free text, never echoed
-                check_length(values[key], key)
-            spec.check(values[key], key)
+            spec.check(values[key], key)  # a text's length too (the spec's max_length)
     if values.get("name"):
         check_name(values["name"], "name")
-
-
-def check_length(value: Any, where: str) -> None:
-    """A ConfigError when ``value`` is a text over :data:`MAX_TEXT` characters (its start shown,
-    not all of it)."""
-    if isinstance(value, str) and len(value) > MAX_TEXT:
-        raise ConfigError(f"{where}: {len(value):,} characters ({value[:40]!r}...); expected at "
-                          f"most {MAX_TEXT:,}")
 
 
 def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
@@ -210,8 +204,9 @@ def check_name(text: str, where: str) -> str:
     if not text.strip():
         raise ConfigError(f"{where}: an empty name; give the dataset a name, or leave it out")
     if any((ch.isspace() and ch != " ") or not ch.isprintable() for ch in text):
-        raise ConfigError(f"{where}: {text!r} holds a control character (a line end or tab); "
-                          "a name is one line of printable text")
+        raise ConfigError(f"{where}: {text!r} holds a control character or a space other "
+                          "than ' ' (a line end, a tab, a no-break space); a name is one line of "
+                          "printable text")
     if len(text) > 100:
         raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
     if text != text.strip():  # ' x' and 'x' print alike in every table, two datasets apart

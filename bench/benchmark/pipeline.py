@@ -32,6 +32,7 @@ from bench.benchmark.record import (
     pair_tables,
     start_manifest,
 )
+from bench.benchmark.run_manifest import RESUME_FIELDS, read_run_manifest
 from bench.benchmark.scoring import check_scorable
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
@@ -48,7 +49,7 @@ from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable, check_sp
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
-from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now, read_manifest
+from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now
 from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
 
@@ -98,11 +99,14 @@ def run_benchmark(
         finally:
             if trainer is not None and (completed := trainer.close()):
                 manifest.change(**completed)  # the engine closed: its record completed
-        _finish_manifest(manifest, config, checked=False)
-        _after_training(config, splits, run_dir, manifest, specs, Path(out_dir), advance)
-        # finished only now: a run stopped in the checks after training (the cross-check) is
-        # unfinished, and --resume runs the checks again instead of starting a new run
-        _finish_manifest(manifest, config, checked=True)
+        after_done = False
+        try:
+            _after_training(config, splits, run_dir, manifest, specs, Path(out_dir), advance)
+            after_done = True
+        finally:  # the pairs' status written once; finished only once the checks after
+            # training ran: a run stopped in them (the cross-check) is unfinished, and
+            # --resume runs the checks again instead of starting a new run
+            _finish_manifest(manifest, config, checked=after_done)
         advance(f"done: {run_dir.name}", 0)
     if failures:
         error = CustomModelFailure(
@@ -307,9 +311,22 @@ def _split_findings(splits: LetorSplits, *, strict: bool) -> list[SplitFinding]:
 
 
 def _warn_unused_tables(config: RunConfig) -> None:
-    """What the config sets for models the run does not train (:meth:`RunConfig.unused`) is
-    said, not dropped without a word; a shared config narrowed by ``--models`` stays usable."""
-    for text in config.unused():
+    """What the config sets for models the run does not train (:meth:`RunConfig.unused`), and a
+    ``[params]`` value none of its GBDT libraries has (``l1`` in a CatBoost-only run), is said,
+    not dropped without a word; a shared config narrowed by ``--models`` stays usable."""
+    from bench.benchmark.config import DEFAULT_RUN_PARAMS, QUICK_LIMITS
+    from bench.runners.raw_keys import unused_shared
+
+    base, given = DEFAULT_RUN_PARAMS.to_dict(), config.params.to_dict()
+    libraries = {config.model_spec(m).library for m in config.models
+                 if config.model_spec(m).is_gbdt}
+    shared = unused_shared([k for k, v in given.items() if v != base.get(k)], libraries)
+    tables = [("[params]", {k: v for k, v in given.items() if v != base.get(k)}),
+              *((f"[model_params.{m}]", t) for m, t in config.model_params.items())]
+    shared += [f"{where} {k} = {t[k]}: quick mode (quick = true, --quick) caps it at {cap}; "
+               f"{cap} is trained" for where, t in tables if config.quick
+               for k, cap in QUICK_LIMITS.items() if isinstance(t.get(k), int) and t[k] > cap]
+    for text in [*config.unused(), *shared]:  # a shared parameter no model has: said too
         warnings.warn(text, ConfigWarning, stacklevel=3)
 
 
@@ -333,6 +350,7 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
         if not (Path(resume) / "manifest.json").is_file():
             raise ConfigError(f"{resume}: not a run directory (no manifest.json); cannot resume")
+        read_run_manifest(Path(resume))  # a field of another type: said before any data
         run_dir = Path(resume).resolve()
         home = run_dir.parent.parent if run_dir.parent.name == "runs" else run_dir.parent
     if out_dir is None:
@@ -378,7 +396,7 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
 
 
 def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits, config: RunConfig) -> None:
-    manifest = read_manifest(run_dir)
+    manifest = read_run_manifest(run_dir, required=RESUME_FIELDS)
     if manifest.get("config_hash") != chash:
         raise ConfigError(
             f"{run_dir}: its config differs from this one (hash {manifest.get('config_hash')} "

@@ -9,7 +9,6 @@ read against the document's folder, nothing outside it). The documents' own read
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import tempfile
@@ -23,6 +22,7 @@ import pandas as pd
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import Loader, SplitWarning, run_benchmark
+from bench.benchmark.run_manifest import read_run_manifest
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
 from bench.runs.layout import read_table
@@ -127,10 +127,9 @@ def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.
 
 
 def _fingerprint(run_dir: Path) -> dict[str, str]:
-    try:
-        manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
+    """The data fingerprint ``run_dir``'s manifest records (none without a manifest; a damaged
+    one is an error naming it, by the one check of :func:`_manifest_of`)."""
+    manifest = _manifest_of(run_dir) or {}
     return dict((manifest.get("dataset") or {}).get("fingerprint") or {})
 
 
@@ -219,46 +218,12 @@ def check_tolerance(tolerance: float | None) -> float | None:
 
 
 def _manifest_of(run_dir: Path | None) -> dict[str, Any] | None:
-    """The original run's manifest (a damaged one is a :class:`DataError` naming it), or
-    ``None`` when there is none to read."""
+    """The original run's manifest (a damaged one is an error naming it and the field:
+    :func:`bench.benchmark.run_manifest.read_run_manifest`, the one check every reader of a
+    manifest shares), or ``None`` when there is none to read."""
     if run_dir is None or not (run_dir / "manifest.json").is_file():
         return None
-    from bench.runs.manifest import read_manifest
-
-    manifest = read_manifest(run_dir)
-    check_manifest_fields(manifest, run_dir / "manifest.json")
-    return manifest
-
-
-#: The manifest fields reproduce reads, and the JSON type each must hold when present.
-_MANIFEST_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
-    ("config_hash", (str,), "the config's hash, a string of hex digits"),
-    ("environment", (dict,), "an object (python, machine, packages ...)"),
-    ("environment.packages", (dict,), "an object of package -> version"),
-    ("dataset", (dict,), "an object (name, fingerprint ...)"),
-    ("dataset.fingerprint", (dict,), "an object of file -> hash"),
-    ("threads", (int, type(None)), "an integer"),
-)
-
-
-def check_manifest_fields(manifest: dict[str, Any], path: Path) -> None:
-    """The fields reproduce reads from ``manifest`` hold their JSON types (:data:`_MANIFEST_FIELDS`;
-    a missing field is an older run's and passes), else a :class:`ConfigError` naming the file and
-    the field: ``"environment": [1, 2]`` was an ``AttributeError`` traceback, ``"config_hash":
-    null`` skipped the check that ``config.toml`` is the config that made the numbers."""
-    for dotted, types, what in _MANIFEST_FIELDS:
-        parent, _, key = dotted.rpartition(".")
-        holder = manifest.get(parent) if parent else manifest
-        if not isinstance(holder, dict) or key not in holder:
-            continue
-        value = holder[key]
-        ok = isinstance(value, types) and not isinstance(value, bool)
-        if dotted == "config_hash":
-            ok = ok and bool(value) and all(c in "0123456789abcdef" for c in value)
-        if not ok:
-            raise ConfigError(f"{path}: field {dotted!r} holds {json.dumps(value)[:60]}; expected "
-                              f"{what}. The run directory is damaged (changed outside ltrbench): "
-                              "start a new run")
+    return read_run_manifest(run_dir)
 
 
 def _check_recorded(config: RunConfig, config_path: Path, manifest: dict[str, Any] | None) -> None:

@@ -90,6 +90,11 @@ def check_resume(folder: Path, plan: Mapping[str, Any]) -> None:
     from bench.data.jsonio import read_json_object
 
     old = read_json_object(folder / PLAN, "the plan of a tune (plan.json)")
+    missing = [k for k in RESUME_KEYS if k not in old]
+    if missing:  # a hand-edited plan: not "null then" as if the tune had asked for nothing
+        raise ConfigError(f"--resume {folder}: {PLAN} lacks the field(s) "
+                          f"{', '.join(map(repr, missing))} a tune writes; the folder is damaged "
+                          "(changed outside ltrbench): start a new tune")
     for key in RESUME_KEYS:
         if old.get(key) != json.loads(json.dumps(plan.get(key))):
             raise ConfigError(f"--resume {folder}: {key} differs from the tune it continues: "
@@ -103,11 +108,17 @@ def recorded_trials(folder: Path) -> pd.DataFrame:
     if not path.is_file():
         return pd.DataFrame(columns=["model", "trial", "params"])
     try:
-        table = pd.read_csv(path, dtype={"model": str, "params": str}, keep_default_na=False)
-        return table[["model", "trial", "params"]]
+        table = pd.read_csv(path, dtype={"model": str, "params": str, "trial": str},
+                            keep_default_na=False)[["model", "trial", "params"]]
     except (ValueError, KeyError, pd.errors.ParserError) as exc:
         raise ConfigError(f"--resume {folder}: {TRIALS_CSV} cannot be read ({exc}); it is "
                           "rewritten from the study: remove it to resume") from None
+    for i, text in enumerate(table["trial"]):  # a trial number, as the study numbers them
+        if not (text.isascii() and text.isdigit()):
+            raise ConfigError(f"--resume {folder}: {TRIALS_CSV} line {i + 2}, column 'trial': "
+                              f"{text!r} is not a trial number (an integer >= 0); it is "
+                              "rewritten from the study: remove it to resume")
+    return table.assign(trial=table["trial"].astype(int))
 
 
 def check_resumed_study(folder: Path, study: Any, model: str, recorded: pd.DataFrame) -> None:

@@ -245,6 +245,7 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
     grid = grid_space(parse_space(request.grid)) if request.grid is not None else None
     options = study_options(request, None if grid is None else grid_size(grid))
     made = make_config()  # validated once
+    say_seed_precedence(made, options.seed)
     raw_threads = made.params.n_threads  # before 0 (every core) is resolved to a count
     config = made.resolved()
     specs = tuned_specs(config)
@@ -298,6 +299,21 @@ def parallel_trials(config: RunConfig, threads_option: str | None,
                           f"{config.workers} workers' trials would use every core; give the "
                           "threads of one trial, --threads N >= 1 (default 1)")
     return config.workers, raw_threads
+
+
+def say_seed_precedence(config: RunConfig, seed: int) -> None:
+    """Tune's one seed is ``--seed`` (the sampler's, the folds' and every trial's model's); a
+    config's ``seeds`` are ``ltrbench run``'s (``best.toml`` keeps them). A config whose seeds
+    are not the default ``[0, 1, 2]`` and differ from ``[seed]`` is told so (a ``ConfigWarning``):
+    ``seeds = [7]`` beside ``--seed 3`` tuned with 3 without a word before."""
+    import warnings
+
+    from bench.benchmark.pipeline import ConfigWarning
+
+    if config.seeds not in (RunConfig.seeds, (seed,)):
+        warnings.warn(f"tune trains every trial with --seed {seed} (the sampler, the folds, the "
+                      f"models); the config's seeds {list(config.seeds)} are not used by tune "
+                      "(best.toml keeps them for ltrbench run)", ConfigWarning, stacklevel=2)
 
 
 def grid_size_or_refuse(space: tuple[Dimension, ...], model: str) -> int:

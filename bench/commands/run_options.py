@@ -138,6 +138,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
         if value is not None:
             params = params.with_overrides(**{key: value})
             _refuse_shadowed(option, value, key, config, args)
+            _refuse_quick_cap(option, value, key, args.quick or bool(config and config.quick))
     changes["params"] = params
     for flag in ("permute_check", "permute_retrain", "strict"):
         if getattr(args, flag, False):
@@ -169,6 +170,18 @@ def _refuse_shadowed(option: str, value: int, key: str, config: RunConfig | None
         raise ConfigError(f"{option} {value}: the config file {args.config} sets "
                           f"[model_params.{m}] {key} = {config.model_params[m][key]!r}, which "
                           f"wins for {m} over the option; remove one of the two")
+
+
+def _refuse_quick_cap(option: str, value: int, key: str, quick: bool) -> None:
+    """A ConfigError when quick mode would cap the value an option asks for: ``--quick
+    --n-trees 100`` trained 20 trees (:data:`bench.benchmark.config.QUICK_LIMITS`), silently."""
+    from bench.benchmark.config import QUICK_LIMITS
+    from bench.errors import ConfigError
+
+    if quick and key in QUICK_LIMITS and value > QUICK_LIMITS[key]:
+        raise ConfigError(f"{option} {value}: quick mode (--quick, or quick = true in the config "
+                          f"file) caps {key} at {QUICK_LIMITS[key]}, so {value} would not be "
+                          "trained; leave one of the two out")
 
 
 def _unnamed_replaced_dataset(config: RunConfig, args: argparse.Namespace) -> str:

@@ -84,6 +84,10 @@ def main(args: argparse.Namespace) -> int:
     if args.letor_folds is not None:
         raise ConfigError(f"--folds {args.letor_folds}: tune searches on one split (--folds picks "
                           "LETOR folds in ltrbench run); K query folds of the training split: --cv K")
+    if args.seeds is not None:  # tune has one seed: which would win was not said
+        raise ConfigError(f"--seeds {args.seeds!r}: tune trains every trial with one seed, --seed "
+                          f"S (default 0; the sampler's and the folds' too); --seeds is for "
+                          "ltrbench run")
     if args.model is not None and args.models is not None:
         raise ConfigError(f"--model {args.model} and --models {args.models}: give one")
     if args.model is not None and "," in args.model:

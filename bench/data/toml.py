@@ -145,6 +145,14 @@ class Spec:
     source: str = ""
     nonempty: bool = False
     one_line: bool = False  # a string without control characters (a line end, a tab, NUL)
+    #: the longest text accepted (a longer one is refused, its start shown, not all of it)
+    max_length: int | None = None
+
+    def check_length(self, value: Any, where: str) -> None:
+        """A ConfigError when ``value`` is a text over :attr:`max_length` characters."""
+        if self.max_length is not None and isinstance(value, str) and len(value) > self.max_length:
+            raise ConfigError(f"{where}: {len(value):,} characters ({value[:40]!r}...); expected "
+                              f"at most {self.max_length:,}")
 
     def expected(self) -> str:
         """What a value must be, in words: ``an integer from 1 to 2147483647``."""
@@ -175,6 +183,7 @@ class Spec:
     def check(self, value: Any, where: str) -> Any:
         """``value`` unchanged when it is of this kind and in range, else a ConfigError
         ``"<where>: expected <what>; got <value> (<its type>)"``."""
+        self.check_length(value, where)
         if self.one_line and isinstance(value, str) and _control(value):
             raise ConfigError(f"{where}: {value!r} holds a control character (a line end, a tab): "
                               f"expected {self.expected()} on one line")
@@ -199,7 +208,8 @@ class Spec:
         if self.kind is bool:
             return True
         if self.kind is str:
-            if self.one_line and _control(value):
+            if (self.one_line and _control(value)) or (self.max_length is not None
+                                                     and len(value) > self.max_length):
                 return False
             return (value in self.choices) if self.choices else bool(value) or not self.nonempty
         if isinstance(value, float) and not math.isfinite(value):

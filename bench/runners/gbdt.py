@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
+from bench.runners.custom_streams import stdout_to_stderr
 from bench.runners.iteration import IterationHook
 from bench.runners.libraries import LIBRARIES, load_module
 from bench.runners.params import Params, check_rows
@@ -88,12 +89,15 @@ def train_gbdt(
     check_splits_distinct(splits)
     check_rows(params, library, splits.train.n_rows)
     hook: dict[str, IterationHook] = {} if on_iteration is None else {"on_iteration": on_iteration}
-    booster, lib_params, result = fit(
-        splits.train, splits.vali, params,
-        objective=objective, eval_at=eval_at, selection=chosen, log_train=log_train, **hook,
-    )
-    best = int(result.best_iteration or 0)
-    return score_eval_splits(
-        result, splits, model=model, booster=booster,
-        predict=lambda data: predict(booster, data, best, lib_params),
-    )
+    # a library's own log (a raw verbosity = 1) goes to stderr: ``run --format json`` printed
+    # LightGBM's "[LightGBM] [Info] ..." lines before its JSON document
+    with stdout_to_stderr():
+        booster, lib_params, result = fit(
+            splits.train, splits.vali, params,
+            objective=objective, eval_at=eval_at, selection=chosen, log_train=log_train, **hook,
+        )
+        best = int(result.best_iteration or 0)
+        return score_eval_splits(
+            result, splits, model=model, booster=booster,
+            predict=lambda data: predict(booster, data, best, lib_params),
+        )

@@ -121,6 +121,9 @@ class Library:
     cuda_build: str | None = None
     cuda_install: str = ""
     limits: tuple[Limit, ...] = ()
+    #: (ltrbench field, why) of the shared parameters this library has no counterpart of (the
+    #: "(none)" cells of :data:`bench.runners.params.PARITY`): refused in a model's own table
+    ignores: tuple[tuple[str, str], ...] = ()
     samples_rows: bool = False
     dask: DaskSupport | None = None
     owned: tuple[tuple[tuple[str, ...], str], ...] = ()
@@ -176,6 +179,17 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("metric", "metrics", "metric_types", "eval_at", "ndcg_eval_at", "ndcg_at",
                  "map_eval_at", "map_at"), "select_metric and eval_at"),
                (("seed", "random_seed", "random_state"), "the run's seeds"),
+               # LightGBM derives these from seed unless one is set (docs/Parameters.rst
+               # "seed": "lower priority ... overridden if you set other seeds explicitly"):
+               # set, it is the same for every run seed, so the seeds no longer differ there
+               (("bagging_seed", "bagging_fraction_seed", "feature_fraction_seed",
+                 "data_random_seed", "data_seed", "extra_seed", "drop_seed", "objective_seed"),
+                "the run's seeds (LightGBM derives this seed from seed; one given here would "
+                "be the same for every run seed)"),
+               # lightgbm_params sets bagging_freq from subsample: 0 here disabled the bagging
+               # a run with subsample = 0.8 recorded
+               (("bagging_freq", "subsample_freq"),
+                "[params] subsample (bagging_freq = 1 when subsample < 1, else 0)"),
                (("num_threads", "num_thread", "nthread", "nthreads", "n_jobs"),
                 "[params] n_threads (--threads)"),
                (("device_type", "device"), "device (--device)"),
@@ -221,9 +235,15 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         import_name="xgboost", distributions=("xgboost", "xgboost-cpu"), version_from_import=True,
         install="pip install xgboost-cpu (or xgboost, the build with CUDA)",
         devices=("cpu", "cuda"), cuda_build=f"{_R}.device:xgboost_cuda_build",
+        ignores=(("min_data_in_leaf", "XGBoost has no minimum row count per leaf; its "
+                  "min_child_weight bounds the hessian"),),
         limits=(Limit("colsample", 1.1754944e-38, None,
                       source="XGBoost 3.2 refuses the float32 1.17549435e-38 ('Out of range "
-                      "value', probed)"),),
+                      "value', probed)"),
+                Limit("learning_rate", 1.1754943508222875e-38, None,
+                      source="XGBoost keeps eta as a float32 (src/tree/param.h TrainParam): a "
+                      "smaller rate becomes 0 or a subnormal there, a model that learns nothing "
+                      "from a rate recorded as > 0")),
         cuda_install=("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
                       "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 "
                       "wheels are built with CUDA)"),
@@ -232,6 +252,9 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("seed", "random_state"), "the run's seeds"),
                (("nthread", "n_jobs"), "[params] n_threads (--threads)"),
                (("device",), "device (--device)"),
+               (("verbosity",), "quiet fits (verbosity = 0): XGBoost's debug monitor "
+                "prints on standard output when a booster is freed, after its fit, into "
+                "--format json"),
                (("booster",), "the model: gradient-boosted trees (booster=gbtree; DART "
                 "rescales earlier trees as it adds new ones, so the model cut at the "
                 "early-stopping iteration is not the one scored)")),
@@ -277,6 +300,11 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         import_name="catboost", distributions=("catboost",), install="pip install catboost",
         cuda_install=("nothing yet: ltrbench's CatBoost runner trains on the CPU only (leave the "
                       "catboost-* models out of a cuda run)"),
+        ignores=(("min_child_weight", "CatBoost has no minimum hessian per leaf"),
+                 ("min_split_gain", "CatBoost has no minimum split gain"),
+                 ("l1", "CatBoost has no L1 leaf penalty"),
+                 ("truncation_level", "YetiRank, PairLogit and LambdaMart pick their pairs "
+                  "their own way")),
         limits=(Limit("max_bin", 1, 65535,
                       source="CatBoost: border_count <= 65535 (binarization_options.cpp)"),
                 Limit("num_leaves", 2, 65536,
@@ -290,12 +318,20 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                       "-1 or 0: no limit, depth 16)")),
         samples_rows=True,
         owned=((("loss_function", "objective"), "the model name (catboost-yetirank, ...)"),
-               (("eval_metric", "custom_metric"), "select_metric and eval_at"),
+               (("eval_metric", "custom_metric", "custom_loss"), "select_metric and eval_at"),
                (("random_seed", "random_state"), "the run's seeds"),
                (("thread_count",), "[params] n_threads (--threads)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)"),
                (("od_type", "od_pval", "use_best_model"), "early_stopping_rounds: k rounds "
-                "without an improvement, and the first best iteration of the validation log")),
+                "without an improvement, and the first best iteration of the validation log"),
+               # metric_period = 5 logged rounds 0, 5, 10, ...: the log's 4th value was read
+               # as round 4 (catboost docs: "the frequency of iterations to calculate metrics")
+               (("metric_period", "verbose", "verbose_eval", "logging_level", "silent"),
+                "early_stopping_rounds and the validation log of every round (the best "
+                "iteration is read from it round by round), written by silent fits"),
+               (("allow_writing_files", "train_dir", "save_snapshot", "snapshot_file",
+                 "snapshot_interval"), "nothing: ltrbench's CatBoost fits write no files (a "
+                "snapshot file is resumed by the next fit that finds it)")),
         # what catboost_params passes, and its aliases (catboost/private/libs/options/)
         shadowed=(("iterations", "n_trees"), ("num_boost_round", "n_trees"),
                   ("n_estimators", "n_trees"), ("num_trees", "n_trees"),

@@ -132,4 +132,5 @@ def probe_library_params(library: str, params: dict[str, Any], *, where: str) ->
     except Exception as exc:  # the library's own error type, whatever it is
         text = " ".join(str(exc).split())
         text = text.split(" at /")[0]  # LightGBM appends its source path
+        text = text.split(" Stack trace:")[0]  # XGBoost its native frames
         raise ConfigError(f"{where}: {library} refuses these parameters: {text[:300]}") from None

@@ -21,22 +21,33 @@ from bench.runners.libraries import LIBRARIES, load
 
 def shadowed_field(library: str, key: str) -> str | None:
     """The ltrbench field that ``key`` of ``library`` sets too (by its name or, through the
-    library's own alias list, an alias of it), or None."""
+    library's own alias list, an alias of it), or None.
+
+    Names match exactly, as in the libraries: LightGBM keeps a key as written (``KV2Map`` in
+    ``src/io/config.cpp`` trims it, no case folding; ``Num_Leaves`` is an "Unknown
+    parameter"), XGBoost's and CatBoost's parameter names are case-sensitive too (``ETA`` is a
+    parameter XGBoost does not use). A key in another case is left to the library's probe
+    (:mod:`bench.runners.param_probe`), which refuses it as unknown with the closest name."""
     lib = LIBRARIES[library]
     table = dict(lib.shadowed)
     if lib.names is not None:
         names: Callable[[], dict[str, str]] = load(lib.names)
         main = names().get(key, key)
         return table.get(main) or table.get(key)
-    return table.get(key) or table.get(key.lower())
+    return table.get(key)
 
 
 def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
     """Refuse a raw key of ``library`` that ltrbench sets itself or that an ltrbench field sets,
-    naming the key and where to set it instead."""
+    naming the key and where to set it instead; and two names of one parameter (a LightGBM
+    alias beside its main name: ``extra_tree`` and ``extra_trees``), of which LightGBM keeps
+    one in silence (``KeyAliasTransform``, ``src/io/config.cpp``: a warning that
+    ``verbosity = -1`` hides)."""
     lib = LIBRARIES[library]
+    keys = list(keys)
+    _refuse_aliases_together(library, keys, where)
     for key in keys:
-        setting = next((what for names, what in lib.owned if key.lower() in names), None)
+        setting = next((what for names, what in lib.owned if key in names), None)  # exact
         if setting is not None:
             raise ConfigError(f"{where}{library} {key}: ltrbench sets it itself, from "
                               f"{setting}; a raw table may not replace it (the run would "
@@ -47,3 +58,46 @@ def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
                               f"{field}; set {field} (in [params] or [model_params.<model>]) "
                               f"instead: a raw {key} beside it would train one value and "
                               "record another")
+
+
+def refuse_ignored(library: str, keys: Iterable[str], where: str = "") -> None:
+    """Refuse a shared parameter that ``library`` has no counterpart of
+    (:attr:`~bench.runners.libraries.Library.ignores`) in a table of one of its models:
+    ``[model_params.catboost-yetirank] l1 = 5`` trained as without it, exit 0."""
+    lib = LIBRARIES[library]
+    ignored = dict(lib.ignores)
+    for key in keys:
+        if key in ignored:
+            raise ConfigError(f"{where}{key}: {ignored[key]}, so the model would train as "
+                              f"without it; leave it out of this {lib.title} model's table "
+                              "(the parity table: bench.runners.params.PARITY)")
+
+
+def _refuse_aliases_together(library: str, keys: list[str], where: str) -> None:
+    lib = LIBRARIES[library]
+    if lib.names is None:
+        return
+    names: dict[str, str] = load(lib.names)()
+    seen: dict[str, str] = {}
+    for key in keys:
+        main = names.get(key)
+        if main is None:
+            continue
+        if main in seen:
+            raise ConfigError(f"{where}{library} {seen[main]} and {key}: two names of one "
+                              f"{lib.title} parameter ({main}); {lib.title} would keep one of "
+                              "the values without a word: give it once")
+        seen[main] = key
+
+
+def unused_shared(keys: Iterable[str], libraries: Iterable[str]) -> list[str]:
+    """Of the shared parameters ``keys`` a run's ``[params]`` sets, those that none of the run's
+    GBDT ``libraries`` has (:attr:`~bench.runners.libraries.Library.ignores`), in words: ``[params]
+    l1 = 5`` in a CatBoost-only run trained without it, exit 0."""
+    libs = [LIBRARIES[name] for name in sorted(set(libraries)) if name in LIBRARIES]
+    out = []
+    for key in keys:
+        whys = [dict(lib.ignores).get(key) for lib in libs]
+        if libs and all(whys):
+            out.append(f"[params] {key}: not used by this run's models ({'; '.join(map(str, whys))})")
+    return out
