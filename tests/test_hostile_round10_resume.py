@@ -8,7 +8,7 @@ were carried on, the latter extended character by character; a manifest without
 ``config_hash`` was "another config (hash None)"), and tune's ``--resume`` turned a
 ``trials.csv`` trial number ``x`` into a ``ValueError`` traceback and a ``plan.json`` without
 ``seed`` into "seed differs: null then". Now one reader with one check
-(:func:`bench.benchmark.run_manifest.read_run_manifest`) serves resume, reproduce and the Python
+(:func:`bench.runs.manifest_check.read_run_manifest`) serves resume, reproduce and the Python
 API, and tune's resume checks its two files by line and field. Also here: a run's manifest is
 finished once (``_finish_manifest`` ran twice per run).
 

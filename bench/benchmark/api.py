@@ -38,10 +38,10 @@ import pandas as pd
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.config_schema import check_data_dir, python_value
-from bench.benchmark.run_manifest import read_run_manifest
 from bench.data.letor import LetorSplits
 from bench.data.toml import show
 from bench.errors import ConfigError, LtrbenchError
+from bench.runs.manifest_check import read_run_manifest
 
 
 def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None,

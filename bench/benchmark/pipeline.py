@@ -32,7 +32,6 @@ from bench.benchmark.record import (
     pair_tables,
     start_manifest,
 )
-from bench.benchmark.run_manifest import RESUME_FIELDS, read_run_manifest
 from bench.benchmark.scoring import check_scorable
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
@@ -50,6 +49,7 @@ from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
 from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now
+from bench.runs.manifest_check import RESUME_FIELDS, read_run_manifest
 from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
 

@@ -22,11 +22,11 @@ import pandas as pd
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import Loader, SplitWarning, run_benchmark
-from bench.benchmark.run_manifest import read_run_manifest
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
 from bench.runs.layout import read_table
 from bench.runs.manifest import compared_packages, environment
+from bench.runs.manifest_check import read_run_manifest
 
 CROSS_ENV_TOLERANCE = 1e-6
 #: Tables compared between two run directories, with their key columns and value columns.
@@ -219,7 +219,7 @@ def check_tolerance(tolerance: float | None) -> float | None:
 
 def _manifest_of(run_dir: Path | None) -> dict[str, Any] | None:
     """The original run's manifest (a damaged one is an error naming it and the field:
-    :func:`bench.benchmark.run_manifest.read_run_manifest`, the one check every reader of a
+    :func:`bench.runs.manifest_check.read_run_manifest`, the one check every reader of a
     manifest shares), or ``None`` when there is none to read."""
     if run_dir is None or not (run_dir / "manifest.json").is_file():
         return None

@@ -6,9 +6,10 @@ import os
 import warnings
 from pathlib import Path
 
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 from bench.runners.registry import models as models_by_name
 from bench.runs.manifest import MANIFEST, read_manifest
+from bench.runs.manifest_check import check_manifest
 from bench.runs.models import gbdt_models, model_libraries
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
@@ -47,8 +48,11 @@ def _holds_metrics(folder: Path) -> bool:
 def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
     """The most recently started run under ``runs`` of config ``config_hash`` that did not finish.
 
-    A run whose manifest cannot be read (damaged: :func:`bench.runs.manifest.read_manifest`) is
-    passed over with a :class:`DamagedRunWarning` naming it (its config is unknown)."""
+    A run whose manifest cannot be read (damaged: :func:`bench.runs.manifest.read_manifest`), or
+    whose fields have other types than ltrbench writes (``"finished": 5`` is neither a time nor
+    null, so the run is neither finished nor resumable:
+    :func:`bench.runs.manifest_check.check_manifest`), is passed over with a
+    :class:`DamagedRunWarning` naming it."""
     found = []
     if runs.is_dir():
         for d in runs.iterdir():
@@ -56,7 +60,9 @@ def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
                 continue
             try:
                 doc = read_manifest(d)
-            except DataError as exc:
+                if doc.get("config_hash") == config_hash:  # this config's run: its fields checked
+                    check_manifest(doc, d / MANIFEST)
+            except (DataError, ConfigError) as exc:
                 warnings.warn(f"{exc} (passed over by --resume)", DamagedRunWarning, stacklevel=2)
                 continue
             if doc.get("config_hash") == config_hash and not doc.get("finished"):

@@ -1,6 +1,7 @@
-"""A run's ``manifest.json`` read back, with one check of its fields' types for every reader of
-the benchmark layer: ``run --resume`` (:func:`bench.benchmark.pipeline.run_benchmark`),
-``reproduce`` (:mod:`bench.benchmark.reproduce_steps`) and the Python API's
+"""A run's ``manifest.json`` read back, with one check of its fields' types for every reader:
+``run --resume`` (:func:`bench.benchmark.pipeline.run_benchmark`, and the search for the latest
+unfinished run, :func:`bench.runs.search.latest_unfinished`), ``reproduce``
+(:mod:`bench.benchmark.reproduce_steps`) and the Python API's
 :attr:`bench.benchmark.api.RunResult.manifest`.
 
 Before, only ``reproduce`` checked the fields it read; a hand-edited manifest resumed with
