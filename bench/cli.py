@@ -74,7 +74,23 @@ def load_command(name: str, prog: str = "ltrbench",
     module.register(own)
     parser: argparse.ArgumentParser = own.choices[name]
     once_per_option(parser)
+    no_abbreviations(parser)
     return parser
+
+
+def no_abbreviations(parser: argparse.ArgumentParser) -> None:
+    """Turn off argparse's prefix matching on ``parser`` and its sub-commands: with it,
+    ``--tree 5`` was read as ``--trees 5``, ``--out`` as ``--out-dir`` and ``--seed`` as
+    ``--seeds``, so a typo or a stale spelling picked an option in silence, and adding an
+    option could change what an old command line meant. Only an option's full spelling (or
+    ``--option=value``) is read now; a prefix is an unrecognized argument, reported with the
+    closest option (:func:`_unrecognized`). See ``allow_abbrev`` in the ``argparse``
+    documentation (https://docs.python.org/3/library/argparse.html#allow-abbrev)."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                no_abbreviations(sub)
 
 
 #: The attribute of a parsed namespace that holds the options given so far, by destination
@@ -188,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Learning-to-rank benchmark: LambdaMART in LightGBM, XGBoost and CatBoost (and "
         "your own rankers) on LETOR and "
         "ratings data, with a convention-explicit reference evaluator.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"ltrbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", action=LazySubParsersAction)
@@ -261,6 +278,9 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()
         return 0
     try:
+        from bench.commands.text import check_input_kinds
+
+        check_input_kinds(getattr(args, "command", None), args)
         with _one_line_warnings(), _sigterm_as_interrupt():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
