@@ -316,14 +316,22 @@ def _command_parser(parser: argparse.ArgumentParser,
 
 def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
     """Exit 2 under ``parser``'s usage naming the unknown arguments and, for an unknown option,
-    the closest option of that command (``--n-tree`` -> ``--n-trees``)."""
+    the options it abbreviates (``--budget`` -> ``--budget-cpu-s, --budget-trials``; options
+    are never abbreviated, :func:`no_abbreviations`) or else the closest option of that command
+    (``--n-tree`` -> ``--n-trees``)."""
     import difflib
 
     options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
     hints = []
     for word in extras:
         name = word.split("=", 1)[0]
-        if name.startswith("--") and (close := difflib.get_close_matches(name, options, n=1)):
+        if not name.startswith("--"):
+            continue
+        longer = sorted(o for o in options if o.startswith(name))  # an abbreviation, refused
+        if 1 < len(longer) <= 4:
+            hints.append(f"{name}: did you mean one of {', '.join(longer)}?")
+        elif close := (longer if len(longer) == 1
+                       else difflib.get_close_matches(name, options, n=1)):
             hints.append(f"{name}: did you mean {close[0]}?")
     hint = f" ({'; '.join(hints)})" if hints else ""
     parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")

@@ -99,6 +99,11 @@ _SPLITS = ("train.txt", "vali.txt", "test.txt", "train.parquet", "test.parquet",
 
 
 def looks_like(path: str | os.PathLike[str]) -> str | None:
+    """The key in :data:`KINDS` of what ``path`` plainly is (see :func:`sniff`), or ``None``."""
+    return sniff(path)[0]
+
+
+def sniff(path: str | os.PathLike[str]) -> tuple[str | None, int | None]:
     """The key in :data:`KINDS` of what ``path`` plainly is, from its first lines (at most
     64 KiB read) or the files of a folder; ``None`` when it is none of them, or not a regular
     file or folder (a FIFO, a device: never opened here), or cannot be read. Every line read must
@@ -106,26 +111,26 @@ def looks_like(path: str | os.PathLike[str]) -> str | None:
     number score; SVMlight: a number then ``index:value`` pairs), so a file that is not plainly
     one kind is left to its reader. Formats: trec_eval's README (qrels, run), SVMlight
     (https://www.cs.cornell.edu/people/tj/svm_light/), TOML 1.0 (key/value and table lines),
-    Apache Parquet (``PAR1``)."""
+    Apache Parquet (``PAR1``). With the kind, the line of a text file it was first seen on."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
-        return None
+        return None, None
     if stat.S_ISDIR(mode):
-        return _folder_kind(str(path))
+        return _folder_kind(str(path)), None
     if not stat.S_ISREG(mode):
-        return None
+        return None, None
     try:
         with open(path, "rb") as f:
             head = f.read(65536)
     except OSError:
-        return None
+        return None, None
     if head.startswith(b"PAR1"):
-        return "parquet"
+        return "parquet", None
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return None
+        return None, None
     return _text_kind(text)
 
 
@@ -146,29 +151,30 @@ def _folder_kind(folder: str) -> str | None:
     return None
 
 
-def _text_kind(text: str) -> str | None:
-    lines = [ln for ln in _lines(text)][:20]
-    if not lines:
-        return None
+def _text_kind(text: str) -> tuple[str | None, int | None]:
+    numbered = list(_lines(text))[:20]
+    if not numbered:
+        return None, None
+    at, lines = numbered[0][0], [ln for _, ln in numbered]
     first = lines[0].lstrip()
     if first.startswith("{") or (first.startswith("[") and not _TOML_LINE.fullmatch(first)):
-        return "json"
+        return "json", at
     for kind, test in (("qrels", _is_qrels), ("trec-run", _is_run), ("svmlight", _is_svmlight),
                        ("scores", _is_score), ("toml", _TOML_LINE.fullmatch)):
         if all(test(ln) for ln in lines):
-            return kind
-    return None
+            return kind, at
+    return None, None
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The complete, non-blank, non-comment lines of ``text`` (a last line cut by the read
-    limit is left out)."""
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """The complete, non-blank, non-comment lines of ``text`` with their 1-based numbers (a
+    last line cut by the read limit is left out)."""
     parts = re.split(r"\r\n|\r|\n", text)
     if len(text) >= 65536:
         parts = parts[:-1]
-    for ln in parts:
+    for number, ln in enumerate(parts, 1):
         if ln.strip() and not ln.lstrip().startswith("#"):
-            yield ln
+            yield number, ln
 
 
 def _is_qrels(line: str) -> bool:
@@ -197,8 +203,8 @@ def _is_score(line: str) -> bool:
 _FILES = frozenset({"toml", "json", "svmlight", "parquet", "qrels", "trec-run", "scores"})
 _FOLDERS = frozenset({"run-dir", "tune-dir", "results-dir", "dataset-dir"})
 DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
-    ("evaluate", "--qrels"): ("qrels", "a TREC qrels file", (_FILES | _FOLDERS) - {"qrels"}),
-    ("evaluate", "--run"): ("run", "a TREC run file", (_FILES | _FOLDERS) - {"trec-run"}),
+    ("evaluate", "--qrels"): ("qrels", "4 fields 'qid iter docno rel' (a TREC qrels file)", (_FILES | _FOLDERS) - {"qrels"}),
+    ("evaluate", "--run"): ("run", "6 fields 'qid Q0 docno rank score tag' (a TREC run)", (_FILES | _FOLDERS) - {"trec-run"}),
     ("evaluate", "--data"): ("data", "an SVMlight/LETOR file (or, with --engine dask, a folder "
                              "of Parquet shards)",
                              frozenset({"toml", "json", "qrels", "trec-run"}) | _FOLDERS - {
@@ -207,8 +213,8 @@ DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
                                (_FILES | _FOLDERS) - {"scores"}),
     ("evaluate", "--query"): ("query", "a text file of group sizes, one a line",
                               (_FILES | _FOLDERS) - {"scores"}),
-    ("crosscheck", "--qrels"): ("qrels", "a TREC qrels file", (_FILES | _FOLDERS) - {"qrels"}),
-    ("crosscheck", "--trec-run"): ("trec_run", "a TREC run file",
+    ("crosscheck", "--qrels"): ("qrels", "4 fields 'qid iter docno rel' (a TREC qrels file)", (_FILES | _FOLDERS) - {"qrels"}),
+    ("crosscheck", "--trec-run"): ("trec_run", "6 fields 'qid Q0 docno rank score tag' (a TREC run)",
                                    (_FILES | _FOLDERS) - {"trec-run"}),
     ("crosscheck", "--data"): ("data", "an SVMlight/LETOR file",
                                frozenset({"toml", "json", "qrels", "trec-run"}) | _FOLDERS),
@@ -228,6 +234,8 @@ DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
     ("convert", "--ratings"): ("ratings", "a ratings file or MovieLens folder",
                                frozenset({"toml", "json", "svmlight", "trec-run"}) | _FOLDERS),
 }
+DOOR[("run", "--resume")] = ("resume", "a run directory (with manifest.json)",
+                             _FILES | {"tune-dir", "dataset-dir"})
 for _command in ("run", "tune", "crosscheck"):
     DOOR[(_command, "--config")] = ("config", "a run config TOML file",
                                     (_FILES | _FOLDERS) - {"toml"})
@@ -255,9 +263,10 @@ def check_input_kinds(command: str | None, args: argparse.Namespace) -> None:
                 continue
             path = value.split("=", 1)[1] if option == "--run" and command == "evaluate" \
                 and "=" in value and not os.path.lexists(value) else value
-            kind = looks_like(path) if os.path.lexists(path) else None
+            kind, line = sniff(path) if os.path.lexists(path) else (None, None)
             if kind in refused:
-                raise ConfigError(_door_message(command, option, path, kind, expected, args))
+                where = path if line is None else f"{path}:{line}"
+                raise ConfigError(_door_message(command, option, where, kind, expected, args))
 
 
 def _door_message(command: str, option: str, path: str, kind: str, expected: str,
@@ -265,7 +274,6 @@ def _door_message(command: str, option: str, path: str, kind: str, expected: str
     """The one line of :func:`check_input_kinds`: the option, the path, what it looks like,
     what the option reads, and where such a file goes (or the option it was swapped with)."""
     what, where = KINDS[kind]
-    name = option if not option.isupper() else option
     swapped = next((other for (cmd, other), (dest, _, refused) in DOOR.items()
                     if cmd == command and other != option and kind not in refused
                     and getattr(args, dest, None)), None)
@@ -276,4 +284,4 @@ def _door_message(command: str, option: str, path: str, kind: str, expected: str
                 "leaderboard.json from their folders")
     else:
         hint = f"; such a {'folder' if kind.endswith('-dir') else 'file'} goes to {where}"
-    return (f"{name} {terminal_line(path)}: this looks like {what}, not {expected}{hint}")
+    return f"{option} {terminal_line(path)}: this looks like {what}; expected {expected}{hint}"
