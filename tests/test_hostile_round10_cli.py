@@ -56,7 +56,7 @@ ABBREVIATIONS = [  # (argv, the unknown word, the hint)
     (["run", "--seed", "0", "--dataset", "nowhere"], "--seed", "--seeds"),
     (["run", "--model", "random", "--dataset", "nowhere"], "--model", "--models"),
     (["reproduce", "--tol", "1e-6"], "--tol", "--tolerance"),
-    (["convert", "--ratings", "x.csv", "--ou", "o"], "--ou", "--out"),
+    (["convert", "--ratings", "x.csv", "--out", "o", "--lay", "csv"], "--lay", "--layout"),
     (["crosscheck", "--eval"], "--eval", "--evaluators"),
     (["crosscheck-versions", "xgboost==installed", "--cache", "c"], "--cache", "--cache-dir"),
     (["--vers"], "--vers", "--version"),
