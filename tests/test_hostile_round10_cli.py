@@ -147,7 +147,6 @@ MISPLACED = [
     (["run", "--config", "d.svm"], ("--config d.svm:1", "SVMlight")),
     (["run", "--dataset", "c.toml"], ("--dataset c.toml:1", "TOML", "--config")),
     (["run", "--dataset", "manifest.json"], ("--dataset manifest.json:1", "JSON")),
-    (["run", "--dataset", "r.txt"], ("--dataset r.txt:1", "TREC run")),
     (["run", "--dataset", RUN_DIR], ("--dataset", "run directory")),
     (["run", "--dataset", TUNE_DIR], ("--dataset", "tune folder")),
     (["run", "--dataset", "results"], ("--dataset results", "results folder")),
@@ -209,6 +208,8 @@ VALID = [
     ("convert", {"ratings": "u.data"}, {"u.data": b"196\t242\t3\t881250949\n"}),  # ml-100k
     ("convert", {"ratings": "ratings.csv"}, {"ratings.csv": b"userId,movieId,rating\n1,2,3\n"}),
     ("convert", {"ratings": "ratings.parquet"}, {"ratings.parquet": b"PAR1"}),
+    ("convert", {"ratings": "wide.tsv"}, {"wide.tsv": b"1 2 4 881250949 0.5 7\n"}),  # 6 columns
+    ("run", {"dataset": "wide.tsv"}, {"wide.tsv": b"1 2 4 881250949 0.5 7\n"}),
     ("run", {"config": "c.toml", "dataset": "ds"}, {}),
     ("run", {"dataset": "d.svm"}, {}),
     ("run", {"dataset": "ml.csv"}, {"ml.csv": b"user,item,rating\n1,1,5\n"}),

@@ -198,8 +198,9 @@ def _is_score(line: str) -> bool:
 
 
 #: (command, option) -> (the option's destination, what it reads, the kinds it refuses). Only
-#: kinds that plainly are not what the option reads (a MovieLens ``u.data`` of four integer
-#: columns looks like qrels, so ``--ratings`` and ``--dataset`` do not refuse qrels).
+#: kinds that plainly are not what the option reads: a MovieLens ``u.data`` of four integer
+#: columns looks like qrels, and a ratings table of six or more numeric columns like a TREC
+#: run, so ``--ratings`` and ``--dataset`` refuse neither.
 _FILES = frozenset({"toml", "json", "svmlight", "parquet", "qrels", "trec-run", "scores"})
 _FOLDERS = frozenset({"run-dir", "tune-dir", "results-dir", "dataset-dir"})
 DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
@@ -232,7 +233,7 @@ DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
     ("tune", "--resume"): ("resume", "a tune folder (with plan.json)",
                            _FILES | {"run-dir", "dataset-dir"}),
     ("convert", "--ratings"): ("ratings", "a ratings file or MovieLens folder",
-                               frozenset({"toml", "json", "svmlight", "trec-run"}) | _FOLDERS),
+                               frozenset({"toml", "json", "svmlight"}) | _FOLDERS),
 }
 DOOR[("run", "--resume")] = ("resume", "a run directory (with manifest.json)",
                              _FILES | {"tune-dir", "dataset-dir"})
@@ -240,7 +241,7 @@ for _command in ("run", "tune", "crosscheck"):
     DOOR[(_command, "--config")] = ("config", "a run config TOML file",
                                     (_FILES | _FOLDERS) - {"toml"})
     DOOR[(_command, "--dataset")] = ("dataset", "a catalogue name or a dataset file or folder",
-                                     frozenset({"toml", "json", "trec-run"}) | _FOLDERS - {
+                                     frozenset({"toml", "json"}) | _FOLDERS - {
                                          "dataset-dir"})
 
 
