@@ -74,7 +74,23 @@ def load_command(name: str, prog: str = "ltrbench",
     module.register(own)
     parser: argparse.ArgumentParser = own.choices[name]
     once_per_option(parser)
+    no_abbreviations(parser)
     return parser
+
+
+def no_abbreviations(parser: argparse.ArgumentParser) -> None:
+    """Turn off argparse's prefix matching on ``parser`` and its sub-commands: with it,
+    ``--tree 5`` was read as ``--trees 5``, ``--out`` as ``--out-dir`` and ``--seed`` as
+    ``--seeds``, so a typo or a stale spelling picked an option in silence, and adding an
+    option could change what an old command line meant. Only an option's full spelling (or
+    ``--option=value``) is read now; a prefix is an unrecognized argument, reported with the
+    closest option (:func:`_unrecognized`). See ``allow_abbrev`` in the ``argparse``
+    documentation (https://docs.python.org/3/library/argparse.html#allow-abbrev)."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                no_abbreviations(sub)
 
 
 #: The attribute of a parsed namespace that holds the options given so far, by destination
@@ -188,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Learning-to-rank benchmark: LambdaMART in LightGBM, XGBoost and CatBoost (and "
         "your own rankers) on LETOR and "
         "ratings data, with a convention-explicit reference evaluator.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"ltrbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", action=LazySubParsersAction)
@@ -261,6 +278,10 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()
         return 0
     try:
+        # The door of every command (a file that plainly is another kind refused), loaded as
+        # the commands are: bench.commands sits beside this module, never imported statically.
+        door = importlib.import_module("bench.commands.text").check_input_kinds
+        door(getattr(args, "command", None), args)
         with _one_line_warnings(), _sigterm_as_interrupt():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
@@ -296,14 +317,22 @@ def _command_parser(parser: argparse.ArgumentParser,
 
 def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
     """Exit 2 under ``parser``'s usage naming the unknown arguments and, for an unknown option,
-    the closest option of that command (``--n-tree`` -> ``--n-trees``)."""
+    the options it abbreviates (``--budget`` -> ``--budget-cpu-s, --budget-trials``; options
+    are never abbreviated, :func:`no_abbreviations`) or else the closest option of that command
+    (``--n-tree`` -> ``--n-trees``)."""
     import difflib
 
     options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
     hints = []
     for word in extras:
         name = word.split("=", 1)[0]
-        if name.startswith("--") and (close := difflib.get_close_matches(name, options, n=1)):
+        if not name.startswith("--"):
+            continue
+        longer = sorted(o for o in options if o.startswith(name))  # an abbreviation, refused
+        if 1 < len(longer) <= 4:
+            hints.append(f"{name}: did you mean one of {', '.join(longer)}?")
+        elif close := (longer if len(longer) == 1
+                       else difflib.get_close_matches(name, options, n=1)):
             hints.append(f"{name}: did you mean {close[0]}?")
     hint = f" ({'; '.join(hints)})" if hints else ""
     parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")

@@ -1,11 +1,16 @@
 """Text for the terminal: docstrings as help text (the reStructuredText markup a terminal would
-show raw, removed), names read from files printed so that they cannot drive the terminal, and
-numbers of options read as ASCII (:func:`ascii_int`, :func:`ascii_float`)."""
+show raw, removed), names read from files printed so that they cannot drive the terminal,
+numbers of options read as ASCII (:func:`ascii_int`, :func:`ascii_float`), and what a file or
+folder given to an option looks like (:func:`looks_like`, :func:`check_input_kinds`: a run
+file given as ``--qrels``, a dataset folder as ``report --tuned``, said at the door)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import stat
+from collections.abc import Iterator
 
 _ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc):`~?([^`]+)`")
 _LITERAL = re.compile(r"``([^`]+)``")
@@ -66,3 +71,218 @@ def ascii_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number written in ASCII (e.g. 0.8, "
                                           f"1e-3); got {text!r}")
     return float(body)
+
+
+#: What :func:`looks_like` recognises: the phrase an error uses and where such a thing goes.
+KINDS: dict[str, tuple[str, str]] = {
+    "qrels": ("a TREC qrels file (4 fields: qid iter docno rel)", "--qrels of evaluate"),
+    "trec-run": ("a TREC run (6 fields: qid Q0 docno rank score tag)", "--run of evaluate"),
+    "svmlight": ("an SVMlight/LETOR data file (label qid:Q index:value ...)",
+                 "--data of evaluate, or --dataset"),
+    "scores": ("a scores file (one number a line)", "--scores of evaluate"),
+    "toml": ("a TOML file (key = value lines)", "--config"),
+    "json": ("a JSON document", ""),
+    "parquet": ("a Parquet file", "--dataset (a folder of {train,vali,test}.parquet), or "
+                "--data of evaluate --engine dask"),
+    "run-dir": ("a run directory (config.toml, metrics.csv)",
+                "report --runs, reproduce --run, crosscheck --run or run --resume"),
+    "tune-dir": ("a tune folder (plan.json)", "report --tuned or tune --resume"),
+    "results-dir": ("a results folder (runs/ or tune/ inside)", "--out, or report --runs"),
+    "dataset-dir": ("a dataset folder (train/vali/test splits)", "--dataset"),
+}
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_INT = re.compile(r"[-+]?\d+")
+_TOML_LINE = re.compile(r"""\s*(?:\[\[?\s*[\w."' -]+\s*\]\]?|[\w."'-]+\s*=.*)\s*(?:#.*)?""")
+_SPLITS = ("train.txt", "vali.txt", "test.txt", "train.parquet", "test.parquet", "rank.train",
+           "Fold1")
+
+
+def looks_like(path: str | os.PathLike[str]) -> str | None:
+    """The key in :data:`KINDS` of what ``path`` plainly is (see :func:`sniff`), or ``None``."""
+    return sniff(path)[0]
+
+
+def sniff(path: str | os.PathLike[str]) -> tuple[str | None, int | None]:
+    """The key in :data:`KINDS` of what ``path`` plainly is, from its first lines (at most
+    64 KiB read) or the files of a folder; ``None`` when it is none of them, or not a regular
+    file or folder (a FIFO, a device: never opened here), or cannot be read. Every line read must
+    agree (a qrels file: 4 fields, an integer last; a TREC run: 6 or more, an integer rank and a
+    number score; SVMlight: a number then ``index:value`` pairs), so a file that is not plainly
+    one kind is left to its reader. Formats: trec_eval's README (qrels, run), SVMlight
+    (https://www.cs.cornell.edu/people/tj/svm_light/), TOML 1.0 (key/value and table lines),
+    Apache Parquet (``PAR1``). With the kind, the line of a text file it was first seen on."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None, None
+    if stat.S_ISDIR(mode):
+        return _folder_kind(str(path)), None
+    if not stat.S_ISREG(mode):
+        return None, None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except OSError:
+        return None, None
+    if head.startswith(b"PAR1"):
+        return "parquet", None
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None, None
+    return _text_kind(text)
+
+
+def _folder_kind(folder: str) -> str | None:
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return None
+    if "plan.json" in names and names & {"trials.csv", "study.db", "complete", "best.toml"}:
+        return "tune-dir"
+    if "config.toml" in names and names & {"metrics.csv", "manifest.json", "status"}:
+        return "run-dir"
+    if names & set(_SPLITS):
+        return "dataset-dir"
+    if ("runs" in names or "tune" in names) and all(
+            os.path.isdir(os.path.join(folder, n)) for n in names & {"runs", "tune"}):
+        return "results-dir"
+    return None
+
+
+def _text_kind(text: str) -> tuple[str | None, int | None]:
+    numbered = list(_lines(text))[:20]
+    if not numbered:
+        return None, None
+    at, lines = numbered[0][0], [ln for _, ln in numbered]
+    first = lines[0].lstrip()
+    if first.startswith("{") or (first.startswith("[") and not _TOML_LINE.fullmatch(first)):
+        return "json", at
+    for kind, test in (("qrels", _is_qrels), ("trec-run", _is_run), ("svmlight", _is_svmlight),
+                       ("scores", _is_score), ("toml", _TOML_LINE.fullmatch)):
+        if all(test(ln) for ln in lines):
+            return kind, at
+    return None, None
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """The complete, non-blank, non-comment lines of ``text`` with their 1-based numbers (a
+    last line cut by the read limit is left out)."""
+    parts = re.split(r"\r\n|\r|\n", text)
+    if len(text) >= 65536:
+        parts = parts[:-1]
+    for number, ln in enumerate(parts, 1):
+        if ln.strip() and not ln.lstrip().startswith("#"):
+            yield number, ln
+
+
+def _is_qrels(line: str) -> bool:
+    f = line.split()
+    return len(f) == 4 and bool(_INT.fullmatch(f[3])) and ":" not in f[1]
+
+
+def _is_run(line: str) -> bool:
+    f = line.split()
+    return len(f) >= 6 and bool(_INT.fullmatch(f[3])) and bool(_NUMBER.fullmatch(f[4]))
+
+
+def _is_svmlight(line: str) -> bool:
+    f = line.split("#", 1)[0].split()
+    return (len(f) >= 2 and bool(_NUMBER.fullmatch(f[0]))
+            and all(":" in t and t.split(":", 1)[1] != "" for t in f[1:]))
+
+
+def _is_score(line: str) -> bool:
+    return bool(_NUMBER.fullmatch(line.strip()))
+
+
+#: (command, option) -> (the option's destination, what it reads, the kinds it refuses). Only
+#: kinds that plainly are not what the option reads: a MovieLens ``u.data`` of four integer
+#: columns looks like qrels, and a ratings table of six or more numeric columns like a TREC
+#: run, so ``--ratings`` and ``--dataset`` refuse neither.
+_FILES = frozenset({"toml", "json", "svmlight", "parquet", "qrels", "trec-run", "scores"})
+_FOLDERS = frozenset({"run-dir", "tune-dir", "results-dir", "dataset-dir"})
+DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
+    ("evaluate", "--qrels"): ("qrels", "4 fields 'qid iter docno rel' (a TREC qrels file)", (_FILES | _FOLDERS) - {"qrels"}),
+    ("evaluate", "--run"): ("run", "6 fields 'qid Q0 docno rank score tag' (a TREC run)", (_FILES | _FOLDERS) - {"trec-run"}),
+    ("evaluate", "--data"): ("data", "an SVMlight/LETOR file (or, with --engine dask, a folder "
+                             "of Parquet shards)",
+                             frozenset({"toml", "json", "qrels", "trec-run"}) | _FOLDERS - {
+                                 "dataset-dir"}),
+    ("evaluate", "--scores"): ("scores", "a text file of one score a line",
+                               (_FILES | _FOLDERS) - {"scores"}),
+    ("evaluate", "--query"): ("query", "a text file of group sizes, one a line",
+                              (_FILES | _FOLDERS) - {"scores"}),
+    ("crosscheck", "--qrels"): ("qrels", "4 fields 'qid iter docno rel' (a TREC qrels file)", (_FILES | _FOLDERS) - {"qrels"}),
+    ("crosscheck", "--trec-run"): ("trec_run", "6 fields 'qid Q0 docno rank score tag' (a TREC run)",
+                                   (_FILES | _FOLDERS) - {"trec-run"}),
+    ("crosscheck", "--data"): ("data", "an SVMlight/LETOR file",
+                               frozenset({"toml", "json", "qrels", "trec-run"}) | _FOLDERS),
+    ("crosscheck", "--scores"): ("scores", "a text file of one score a line",
+                                 (_FILES | _FOLDERS) - {"scores"}),
+    ("crosscheck", "--run"): ("run", "a run directory", _FILES | _FOLDERS - {"run-dir"}),
+    ("report", "--runs"): ("runs", "run directories, run ids or folders of runs",
+                           _FILES | {"tune-dir", "dataset-dir"}),
+    ("report", "--tuned"): ("tuned", "a tune folder (DIR/tune/<name>, with plan.json)",
+                            _FILES | {"run-dir", "dataset-dir"}),
+    ("reproduce", "LEADERBOARD"): ("leaderboard", "a leaderboard or fold table written by "
+                                   "'ltrbench report' (.md, .json or their folder)",
+                                   _FILES - {"json"} | {"run-dir", "tune-dir", "dataset-dir"}),
+    ("reproduce", "--run"): ("run", "a run directory", _FILES | _FOLDERS - {"run-dir"}),
+    ("tune", "--resume"): ("resume", "a tune folder (with plan.json)",
+                           _FILES | {"run-dir", "dataset-dir"}),
+    ("convert", "--ratings"): ("ratings", "a ratings file or MovieLens folder",
+                               frozenset({"toml", "json", "svmlight"}) | _FOLDERS),
+}
+DOOR[("run", "--resume")] = ("resume", "a run directory (with manifest.json)",
+                             _FILES | {"tune-dir", "dataset-dir"})
+for _command in ("run", "tune", "crosscheck"):
+    DOOR[(_command, "--config")] = ("config", "a run config TOML file",
+                                    (_FILES | _FOLDERS) - {"toml"})
+    DOOR[(_command, "--dataset")] = ("dataset", "a catalogue name or a dataset file or folder",
+                                     frozenset({"toml", "json"}) | _FOLDERS - {
+                                         "dataset-dir"})
+
+
+def check_input_kinds(command: str | None, args: argparse.Namespace) -> None:
+    """Refuse, before any work, a file or folder given to an option of ``command`` that plainly
+    is something else (:func:`looks_like`): ``evaluate --qrels run.txt``, ``--scores
+    data.svm``, ``run --config manifest.json``, ``run --dataset config.toml``, ``report --tuned
+    <a run directory>``, ``reproduce <a tune folder>``. Each reader gave its own error for such
+    a file (a field count, "not valid TOML", "cannot tell the user and item columns", "the tune
+    did not finish"), none saying what the file was; now one line names the option, the path,
+    what it looks like, what the option reads and where such a file goes."""
+    from bench.errors import ConfigError
+
+    for (cmd, option), (dest, expected, refused) in DOOR.items():
+        if cmd != command:
+            continue
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if not isinstance(value, str) or not value:
+                continue
+            path = value.split("=", 1)[1] if option == "--run" and command == "evaluate" \
+                and "=" in value and not os.path.lexists(value) else value
+            kind, line = sniff(path) if os.path.lexists(path) else (None, None)
+            if kind in refused:
+                where = path if line is None else f"{path}:{line}"
+                raise ConfigError(_door_message(command, option, where, kind, expected, args))
+
+
+def _door_message(command: str, option: str, path: str, kind: str, expected: str,
+                  args: argparse.Namespace) -> str:
+    """The one line of :func:`check_input_kinds`: the option, the path, what it looks like,
+    what the option reads, and where such a file goes (or the option it was swapped with)."""
+    what, where = KINDS[kind]
+    swapped = next((other for (cmd, other), (dest, _, refused) in DOOR.items()
+                    if cmd == command and other != option and kind not in refused
+                    and getattr(args, dest, None)), None)
+    if swapped is not None:
+        hint = f"; were {option} and {swapped} swapped?"
+    elif kind == "json":
+        hint = ("; ltrbench reads a run's manifest.json, a tune's plan.json and a "
+                "leaderboard.json from their folders")
+    else:
+        hint = f"; such a {'folder' if kind.endswith('-dir') else 'file'} goes to {where}"
+    return f"{option} {terminal_line(path)}: this looks like {what}; expected {expected}{hint}"
