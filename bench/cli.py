@@ -75,6 +75,7 @@ def load_command(name: str, prog: str = "ltrbench",
     parser: argparse.ArgumentParser = own.choices[name]
     once_per_option(parser)
     no_abbreviations(parser)
+    no_empty_values(parser)
     return parser
 
 
@@ -91,6 +92,32 @@ def no_abbreviations(parser: argparse.ArgumentParser) -> None:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 no_abbreviations(sub)
+
+
+def no_empty_values(parser: argparse.ArgumentParser) -> None:
+    """Refuse an empty value (``--query ""``, ``--data-dir=``) for every option and positional
+    argument of ``parser`` and its sub-commands, before its type reads it: an empty value was
+    read as its option left out (``datasets --data-dir ""`` listed the default data directory,
+    ``evaluate --query ""`` was ignored), and a path type reads ``""`` as ``.``, the current
+    folder. Whitespace is a value (``--sep " "``); only the empty string is refused, as a usage
+    error (exit 2) naming the option."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                no_empty_values(sub)
+        elif action.nargs != 0 and not getattr(action.type, "_refuses_empty", False):
+            action.type = _non_empty(action.type)
+
+
+def _non_empty(read: Any) -> Callable[[str], Any]:
+    def value(text: str) -> Any:
+        if text == "":
+            raise argparse.ArgumentTypeError("an empty value: give one, or leave the option out")
+        return text if read is None else read(text)
+
+    value.__name__ = getattr(read, "__name__", "str")  # argparse's "invalid <name> value"
+    value._refuses_empty = True  # type: ignore[attr-defined]
+    return value
 
 
 #: The attribute of a parsed namespace that holds the options given so far, by destination

@@ -14,7 +14,9 @@ Slow paths are kept out: every command that trains gets the tiny LETOR folder, o
 a Dask cluster, child processes or a benchmark (:data:`SLOW`) and ``perf`` are not drawn; and
 each example is time-boxed (a run that passed validation and is still working after the box
 is accepted: it was not refused, which is what this test judges; the box never interrupts an
-import). The fuzz (and a one-option-at-a-time sweep of every option with ``""``, ``nan``,
+import). Every drawn example ends well within a second on a quiet machine (measured: the box
+fired on none of them); the box is 30 s so that a busy machine does not change what is judged.
+The fuzz (and a one-option-at-a-time sweep of every option with ``""``, ``nan``,
 ``1e400``, ``/dev/null``, ``.``, ``-1`` and a 20-digit integer) found no traceback on the
 code of round 9; what it found were silent accepts of empty values, pinned as ``xfail`` cases
 in ``tests/test_hostile_round10_cli.py``. :data:`PINNED` names edge draws (empty values, a
@@ -125,7 +127,7 @@ def _options(words: tuple[str, ...]) -> list[argparse.Action]:
             and not SLOW & set(a.option_strings)]
 
 
-def _judge(argv: list[str], root: Path, box: float | None = 2.0) -> None:
+def _judge(argv: list[str], root: Path, box: float | None = 30.0) -> None:
     """Run ``argv``; fail on an escaping exception, a traceback, an undocumented status or a
     refusal that is not one ``error:`` line."""
     out, err = io.StringIO(), io.StringIO()

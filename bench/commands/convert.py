@@ -139,14 +139,26 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
     size: float = args.target_size
     if size >= 1 and float(size).is_integer():
         size = int(size)
-    return AdapterConfig(
-        split=args.split, target_size=size, min_history=args.min_history,
-        time_cuts=cuts,  # type: ignore[arg-type]
-        n_folds=args.folds, fold=args.fold, negatives=args.negatives,
-        negative_sampling=args.negative_sampling, labels=args.labels,
-        binary_threshold=args.binary_threshold, feature_groups=tuple(groups),
-        svd_factors=args.svd_factors, similarity_history=args.similarity_history, seed=args.seed,
-    )
+    try:
+        return AdapterConfig(
+            split=args.split, target_size=size, min_history=args.min_history,
+            time_cuts=cuts,  # type: ignore[arg-type]
+            n_folds=args.folds, fold=args.fold, negatives=args.negatives,
+            negative_sampling=args.negative_sampling, labels=args.labels,
+            binary_threshold=args.binary_threshold, feature_groups=tuple(groups),
+            svd_factors=args.svd_factors, similarity_history=args.similarity_history,
+            seed=args.seed,
+        )
+    except ConfigError as exc:  # the config's field names the option the user typed
+        field, sep, rest = str(exc).partition("=")
+        if not sep or not field.isidentifier():
+            raise
+        option = _OPTION_OF.get(field, "--" + field.replace("_", "-"))
+        raise ConfigError(f"{option} {rest}") from exc
+
+
+#: An :class:`AdapterConfig` field whose option is not its name with dashes.
+_OPTION_OF = {"n_folds": "--folds", "feature_groups": "--features"}
 
 
 def source_from_args(args: argparse.Namespace) -> RatingsSource:

@@ -84,7 +84,8 @@ def main(args: argparse.Namespace) -> int:
     from bench.data.outputs import check_output_dir
 
     _refuse_run_options(args)
-    specs = parse_version_specs(args.versions)
+    own = getattr(args, "command", None) == "crosscheck-versions"  # its releases are positional
+    specs = parse_version_specs(args.versions, name="LIBRARY==V1,V2" if own else "--versions")
     if args.cache_dir is not None:
         from bench.errors import ConfigError
 

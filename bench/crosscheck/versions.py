@@ -130,31 +130,33 @@ class VersionsResult:
         }
 
 
-def parse_version_specs(tokens: Sequence[str]) -> list[tuple[str, list[str]]]:
+def parse_version_specs(tokens: Sequence[str], *, name: str = "--versions"
+                        ) -> list[tuple[str, list[str]]]:
     """``["lightgbm==3.3.5,4.7.0", "xgboost==installed"]`` -> ``[(library, [versions])]``.
 
     ``installed`` is the release in the current interpreter (no environment is made). Raises
     :class:`ConfigError` on a token without ``==``, an unknown library, an empty or malformed
-    version, or a library named twice.
+    version, or a library named twice; the message names the tokens as ``name`` (the caller's
+    option or argument: ``crosscheck-versions`` takes them as positional ``LIBRARY==V1,V2``).
     """
     if not tokens:
-        raise ConfigError("--versions needs at least one LIBRARY==V1,V2,... token")
+        raise ConfigError(f"{name} needs at least one LIBRARY==V1,V2,... token")
     out: list[tuple[str, list[str]]] = []
     for token in tokens:
         library, sep, rest = token.partition("==")
         library = library.strip().lower()
         if not sep:
-            raise ConfigError(f"--versions {token!r}: expected LIBRARY==V1,V2,... "
+            raise ConfigError(f"{name} {token!r}: expected LIBRARY==V1,V2,... "
                               f"(e.g. xgboost==1.7.6,2.1.4 or lightgbm=={INSTALLED})")
         if library not in LIBRARIES:
-            raise ConfigError(f"--versions {token!r}: unknown library {library!r}; "
+            raise ConfigError(f"{name} {token!r}: unknown library {library!r}; "
                               f"valid: {', '.join(LIBRARIES)} (the libraries the probe reads)")
         if any(lib == library for lib, _ in out):
-            raise ConfigError(f"--versions: {library} named twice; list its versions in one token")
+            raise ConfigError(f"{name}: {library} named twice; list its versions in one token")
         versions = [v.strip() for v in rest.split(",")]
         bad = [v for v in versions if v != INSTALLED and not _VERSION.match(v)]
         if not rest.strip() or bad:
-            raise ConfigError(f"--versions {token!r}: bad version {(bad or [''])[0]!r}; expected "
+            raise ConfigError(f"{name} {token!r}: bad version {(bad or [''])[0]!r}; expected "
                               f"a release such as 1.7.6, or {INSTALLED!r}")
         out.append((library, list(dict.fromkeys(versions))))
     return out

@@ -37,5 +37,8 @@ def refuse_compressed(head: bytes, path: str | os.PathLike[str]) -> None:
     (or a Parquet file's, ``PAR1``: binary columns where text is expected)."""
     for mark, what, advice in _SIGNATURES:
         if mark.match(head):
+            if what == "a Parquet file" and str(path).lower().endswith(".parquet"):
+                advice = ("this input reads text; give the Parquet file where a table is read "
+                          "(a LETOR split, a ratings table, --engine dask shards)")
             raise DataError(f"the file is {what} (it starts with that signature); expected UTF-8 "
                             f"text: {advice}", path=path, line=1)

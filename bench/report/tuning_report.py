@@ -42,7 +42,7 @@ from bench.report.tuning import (
 from bench.report.tuning_board import TunedBoard, pair_runs, tuned_table
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
-from bench.runs.tune_layout import COMPLETE
+from bench.runs.tune_layout import COMPLETE, PLAN
 
 #: The figures of the tuning folder, in the order the HTML shows them.
 FIGURES = ("best_so_far.png", "importances.png")
@@ -61,6 +61,9 @@ def _check_best(best_path: Path) -> None:
     if best_path.is_file():
         return
     folder = best_path.parent
+    if folder.is_dir() and not (folder / PLAN).is_file():  # no tune wrote here: no resume advice
+        raise ConfigError(f"{folder}: not a tune folder (no {PLAN}, no best.toml): expected a "
+                          "folder written by 'ltrbench tune' (DIR/tune/<name>/)")
     if folder.is_dir() and not (folder / COMPLETE).exists():
         raise ConfigError(f"{best_path}: not found: the tune in {folder} did not finish (killed "
                           "or still running: no 'complete' file), and best.toml is written when "
