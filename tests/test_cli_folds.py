@@ -15,10 +15,10 @@ OHSUMED = SHARED / "letor3-OHSUMED-QueryLevelNorm"
 @pytest.mark.parametrize(("argv", "message"), [
     (("--folds", "0"), "--folds: fold '0' is not one of 1..5"),
     (("--folds", "1,1"), "--folds: fold 1 is named twice"),
-    (("--folds", ""), "--folds: expected 'all' or fold numbers"),
+    (("--folds", ""), "--folds: an empty value"),
     (("--folds", "all", "--resume"), "--folds with --resume"),
     (("--folds", "all"), "--folds: dataset 'synthetic' has no fold"),
-    (("--name", ""), "--name: an empty name"),
+    (("--name", ""), "--name: an empty value"),
     (("--name", "a\nb"), "--name: 'a\\nb' holds a control character"),
     (("--name", "x" * 101), "--name: 101 characters"),
 ])

@@ -175,7 +175,7 @@ def test_a_library_table_for_a_library_not_in_the_run_is_warned(
 def test_a_config_folder_named_without_a_slash_is_a_directory_error(
         here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _refused(["run", "--config", "letor", "--no-progress", "--out", "res"], capsys,
-             "--config letor", "is a directory")
+             "--config letor", "looks like a dataset folder", "goes to --dataset")
 
 
 def test_a_config_file_with_a_unicode_name_is_read(here: Path) -> None:
@@ -271,8 +271,14 @@ def test_a_published_table_that_does_not_exist_is_refused_when_the_config_is_rea
 
 def test_an_empty_out_folder_name_is_refused(here: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    _refused(["run", "--dataset", "./letor", "--models", "random", "--seeds", "0",
-              "--no-progress", "--out", ""], capsys, "--out", "empty")
+    with pytest.raises(SystemExit) as exit_:  # argparse's usage error
+        cli.main(["run", "--dataset", "./letor", "--models", "random", "--seeds", "0",
+                  "--no-progress", "--out", ""])
+    status = exit_.value.code
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "Traceback" not in err
+    assert "ltrbench run: error: argument --out: an empty value" in err, err  # a usage error
     assert not (here / "runs").exists()
 
 
