@@ -100,12 +100,14 @@ def no_empty_values(parser: argparse.ArgumentParser) -> None:
     read as its option left out (``datasets --data-dir ""`` listed the default data directory,
     ``evaluate --query ""`` was ignored), and a path type reads ``""`` as ``.``, the current
     folder. Whitespace is a value (``--sep " "``); only the empty string is refused, as a usage
-    error (exit 2) naming the option."""
+    error (exit 2) naming the option. An optional value whose bare flag stands for ``""``
+    (``tune --resume``: argparse reads its ``const`` through the type) is left as it is."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 no_empty_values(sub)
-        elif action.nargs != 0 and not getattr(action.type, "_refuses_empty", False):
+        elif action.nargs != 0 and not getattr(action.type, "_refuses_empty", False) \
+                and not (action.nargs == "?" and action.const == ""):  # a bare flag's own ""
             action.type = _non_empty(action.type)
 
 

@@ -47,13 +47,13 @@ def convert_features_only_commas(tmp: Path) -> str | None:
 @case(WRONG)
 def convert_binary_threshold_nan(tmp: Path) -> str | None:
     return convert_refused(tmp, "--labels", "binary", "--binary-threshold", "nan", "|",
-                           "binary_threshold", "finite")
+                           "--binary-threshold", "finite")
 
 
 @case(WRONG)
 def convert_binary_threshold_inf(tmp: Path) -> str | None:
     return convert_refused(tmp, "--labels", "binary", "--binary-threshold", "inf", "|",
-                           "binary_threshold", "finite")
+                           "--binary-threshold", "finite")
 
 
 @case(WRONG)
@@ -82,17 +82,17 @@ def convert_liked_labels_on_a_2_to_10_scale(tmp: Path) -> str | None:
 
 @case(SILENT)
 def convert_binary_threshold_with_graded_labels(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--binary-threshold", "3", "|", "binary_threshold", "graded")
+    return convert_refused(tmp, "--binary-threshold", "3", "|", "--binary-threshold", "graded")
 
 
 @case(SILENT)
 def convert_time_cuts_with_the_temporal_split(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--time-cuts", "1,2,3", "|", "time_cuts", "temporal")
+    return convert_refused(tmp, "--time-cuts", "1,2,3", "|", "--time-cuts", "temporal")
 
 
 @case(SILENT)
 def convert_folds_with_the_temporal_split(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--folds", "4", "|", "n_folds", "temporal")
+    return convert_refused(tmp, "--folds", "4", "|", "--folds", "temporal")
 
 
 @case(SILENT)
@@ -102,19 +102,19 @@ def convert_fold_with_the_random_split(tmp: Path) -> str | None:
 
 @case(SILENT)
 def convert_target_size_with_the_time_cut_split(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--split", "time-cut", "--target-size", "3", "|", "target_size",
+    return convert_refused(tmp, "--split", "time-cut", "--target-size", "3", "|", "--target-size",
                            "time-cut")
 
 
 @case(TRACE)
 def convert_target_size_1e300(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--target-size", "1e300", "|", "target_size")
+    return convert_refused(tmp, "--target-size", "1e300", "|", "--target-size")
 
 
 @case(TRACE)
 def convert_similarity_history_1e20(tmp: Path) -> str | None:
     return convert_refused(tmp, "--features", "similarity", "--similarity-history",
-                           "100000000000000000000", "|", "similarity_history")
+                           "100000000000000000000", "|", "--similarity-history")
 
 
 @case(TRACE)
@@ -124,17 +124,17 @@ def convert_negatives_1e20(tmp: Path) -> str | None:
 
 @case(SILENT)
 def convert_svd_factors_1e20(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--svd-factors", "100000000000000000000", "|", "svd_factors")
+    return convert_refused(tmp, "--svd-factors", "100000000000000000000", "|", "--svd-factors")
 
 
 @case(SILENT)
 def convert_min_history_zero(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--min-history", "0", "|", "min_history")
+    return convert_refused(tmp, "--min-history", "0", "|", "--min-history")
 
 
 @case(SILENT)
 def convert_target_size_negative(tmp: Path) -> str | None:
-    return convert_refused(tmp, "--target-size", "-1", "|", "target_size")
+    return convert_refused(tmp, "--target-size", "-1", "|", "--target-size")
 
 
 @case(SILENT)

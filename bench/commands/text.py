@@ -93,7 +93,7 @@ KINDS: dict[str, tuple[str, str]] = {
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _INT = re.compile(r"[-+]?\d+")
-_TOML_LINE = re.compile(r"""\s*(?:\[\[?\s*[\w."' -]+\s*\]\]?|[\w."'-]+\s*=.*)\s*(?:#.*)?""")
+_TOML_LINE = re.compile(r"""\s*(?:\[\[?[^\[\]]+\]\]?|[\w."'-]+\s*=.*)\s*(?:#.*)?""")
 _SPLITS = ("train.txt", "vali.txt", "test.txt", "train.parquet", "test.parquet", "rank.train",
            "Fold1")
 
@@ -157,13 +157,25 @@ def _text_kind(text: str) -> tuple[str | None, int | None]:
         return None, None
     at, lines = numbered[0][0], [ln for _, ln in numbered]
     first = lines[0].lstrip()
-    if first.startswith("{") or (first.startswith("[") and not _TOML_LINE.fullmatch(first)):
-        return "json", at
+    if first.startswith("{") or (first.startswith("[") and _is_json(text)):
+        return "json", at  # a TOML table header ([custom_models."a/b"]) is no JSON array
     for kind, test in (("qrels", _is_qrels), ("trec-run", _is_run), ("svmlight", _is_svmlight),
                        ("scores", _is_score), ("toml", _TOML_LINE.fullmatch)):
         if all(test(ln) for ln in lines):
             return kind, at
     return None, None
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` (a whole file's head) parses as JSON: a line starting with ``[`` is a
+    TOML table header as often as a JSON array, and only the parse tells them apart."""
+    import json
+
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
