@@ -212,7 +212,8 @@ def test_guard_an_interrupt_mid_write_keeps_the_old_file(tmp_path: Path,
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", interrupt)
     res = _evaluate(tmp_path, "o.csv")
-    assert res.status == 130 and not res.traceback, res.err
+    assert res.status == 130, res.err
+    assert not res.traceback, res.err
     assert (tmp_path / "o.csv").read_text() == "old\n"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
@@ -335,7 +336,8 @@ def test_guard_a_bad_value_in_a_later_shard_names_it(tmp_path: Path, client: Any
     with pytest.raises(DataError) as info:
         _dask(_shards(tmp_path, A, second))
     text = str(info.value)
-    assert "\n" not in text and all(w in text for w in words), text
+    assert "\n" not in text, text
+    assert all(w in text for w in words), text
 
 
 def test_guard_an_integer_score_shard_beside_a_float_one_is_the_hand_number(
