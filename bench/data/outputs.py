@@ -176,7 +176,6 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     would be overwritten.
     """
     _check_name(option, path)
-    _check_file_name(option, path)
     p = Path(path)
     found = _expand(inputs)
     hit = _input_over(p, found)
@@ -196,6 +195,7 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     if p.is_dir():
         raise ConfigError(f"{option} {os.fspath(p)!r} is a directory: expected a file name "
                           f"(e.g. {os.fspath(p / 'per_query.csv')!r})")
+    _check_file_name(option, path)
     _check_parents(_real(p).parent, option, p)  # resolved: /proc/self/cwd/x is cwd's x
     return p
 
