@@ -16,6 +16,7 @@ import glob
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp_path
         with open(tmp_path, "rb+") as fh:
             os.fsync(fh.fileno())
+        _keep_mode(tmp_path, dest)
         os.replace(tmp_path, dest)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
@@ -54,6 +56,34 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         if isinstance(exc, OSError) and _unnamed(exc, tmp_path):
             raise _named(exc, dest) from exc
         raise
+
+
+def _keep_mode(tmp: Path, dest: Path) -> None:
+    """Before ``tmp`` replaces ``dest``: refuse a ``dest`` that is no longer a regular file or a
+    link (a device node, FIFO, socket or folder put there after the command checked its
+    output: the rename would replace ``/dev/full`` by a plain file), and give ``tmp`` the mode
+    of an existing ``dest`` (a file kept ``0600`` stayed private; the replacement was ``0644``),
+    as a shell's ``>`` keeps it."""
+    try:
+        st = os.lstat(dest)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        return  # the rename replaces the link itself, never what it points to
+    if not stat.S_ISREG(st.st_mode):
+        raise DataError("it is no longer a regular file (it became a "
+                        f"{_kind(st.st_mode)} while the command ran): nothing was written over "
+                        "it; choose a file path on disk", path=dest)
+    os.chmod(tmp, stat.S_IMODE(st.st_mode))
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISCHR, "character device node"),
+                       (stat.S_ISBLK, "block device node"), (stat.S_ISFIFO, "FIFO"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:

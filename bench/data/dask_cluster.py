@@ -271,7 +271,39 @@ def _memory_limit(value: object) -> str | int | None:
                           "or auto") from None
     if n < 0:
         raise ConfigError(f"memory limit {value!r}: expected a size >= 0")
+    check_memory_bounds(value, int(n))
     return value
+
+
+#: The least memory limit per worker ltrbench starts: a Dask worker process holds about 150 MB
+#: before any data, and its nanny restarts a worker above 95 % of its limit
+#: (``distributed.worker.memory.terminate``), so a smaller limit restarts workers for ever.
+MIN_WORKER_MEMORY = 256 * 2**20
+
+
+def check_memory_bounds(value: object, n: int) -> None:
+    """Refuse a memory limit Dask would not use as written: ``0.5`` (or ``0.1KB``) that
+    ``parse_bytes`` reads as 0 bytes, Dask's "no limit" (only a literal ``0`` means that); a
+    limit under :data:`MIN_WORKER_MEMORY`; one above this machine's memory, which Dask lowers
+    to the machine's without a word (``distributed/worker_memory.py``,
+    ``parse_memory_limit``: ``min(memory_limit, system.MEMORY_LIMIT)``)."""
+    if n == 0:
+        if str(value).strip() not in {"0", "0B"}:
+            raise ConfigError(f"memory limit {value!r} is 0 bytes, which Dask reads as no limit "
+                              "at all: expected a size such as 2GB (0 for none, auto for the "
+                              "machine's memory shared by the workers)")
+        return
+    if n < MIN_WORKER_MEMORY:
+        raise ConfigError(f"memory limit {value!r} ({n} bytes) is below "
+                          f"{MIN_WORKER_MEMORY // 2**20} MiB per worker: a Dask worker holds "
+                          "about 150 MB before any data and would be restarted for ever; "
+                          "expected a size such as 2GB")
+    from distributed.system import MEMORY_LIMIT
+
+    if n > MEMORY_LIMIT:
+        raise ConfigError(f"memory limit {value!r} ({n} bytes) is more than this machine's "
+                          f"{MEMORY_LIMIT} bytes of memory, which Dask would use instead "
+                          "without a word: expected a size up to the machine's memory")
 
 
 def confine_gbdt_listeners() -> dict[str, str]:
@@ -404,10 +436,12 @@ __all__ = [
     "CONNECT_TIMEOUT_S",
     "INSTALL_HINT",
     "LOOPBACK",
+    "MIN_WORKER_MEMORY",
     "SCRATCH_PREFIX",
     "WORKERS_PER_CPU",
     "WildcardAddressWarning",
     "check_local_cluster",
+    "check_memory_bounds",
     "check_scheduler_address",
     "cluster",
     "confine_gbdt_listeners",

@@ -4,8 +4,10 @@ destroyed file) after the work is done.
 
 - :func:`check_output_file`: a file the command (atomically) replaces. Refused when it is one of
   the command's inputs -- the same path, a hard link of it (same device and inode), a path that
-  reaches it through a symlinked folder -- when it is an existing file inside an input folder,
-  when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
+  reaches it through a symlinked folder -- when it lies inside an input folder (an existing
+  file there, or a new one: it changes what the folder holds), when it is an existing file
+  without any write permission bit (read-only), when its path ends in a separator (a folder's
+  name), when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
   would replace the device node with a file; a FIFO would block the writer), when it is a
   directory, when a component of its folder is an existing file, or when the folder it goes in
   may not be written by this user (``os.access``) or is on a read-only file system; and
@@ -111,7 +113,7 @@ def _input_over(target: Path, inputs: list[tuple[str, Path]]) -> tuple[str, Path
             return name, inp, "is the same file as"
         if rin.is_dir() and real == rin:
             return name, inp, "is"
-        if rin.is_dir() and _inside(real, rin) and os.path.lexists(target):
+        if rin.is_dir() and _inside(real, rin):  # existing or new: the folder's content
             return name, inp, "lies inside the input folder"
         if os.path.isdir(target) and not os.path.islink(target) and _inside(rin, real):
             return name, inp, "is a folder that holds"
@@ -176,21 +178,24 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     _check_name(option, path)
     p = Path(path)
     found = _expand(inputs)
-    hit = _input_over(p, found) if os.path.lexists(p) else None
+    hit = _input_over(p, found)
     if hit is not None and hit[2] != "is a folder that holds":
         name, inp, how = hit
         if how == "lies inside the input folder":
+            what = ("writing it would replace one of the input's files" if os.path.lexists(p)
+                    else "a new file there changes what the folder holds (the next read of it)")
             raise ConfigError(f"{option} {os.fspath(p)!r} {how} {name} {os.fspath(inp)!r}: "
-                              "writing it would replace one of the input's files; choose a path "
-                              "outside the input folder")
+                              f"{what}; choose a path outside the input folder")
         link = " (a hard link of it)" if how != "is" and _real(p) != _real(inp) else ""
         raise ConfigError(f"{option} {os.fspath(p)!r} {how} the input {name} "
                           f"{os.fspath(inp)!r}{link}: writing it would destroy the input; "
                           "choose another output path")
     _refuse_special(option, p)
+    _refuse_read_only(option, p)
     if p.is_dir():
         raise ConfigError(f"{option} {os.fspath(p)!r} is a directory: expected a file name "
                           f"(e.g. {os.fspath(p / 'per_query.csv')!r})")
+    _check_file_name(option, path)
     _check_parents(_real(p).parent, option, p)  # resolved: /proc/self/cwd/x is cwd's x
     return p
 
@@ -316,6 +321,37 @@ def _check_written(option: str, folder: Path, target: Path,
                           "it would destroy the input: choose another output folder (or move "
                           "the input out of it)")
     _refuse_special(option, folder, target)
+    _refuse_read_only(option, folder, target)
+
+
+def _check_file_name(option: str, path: PathLike) -> None:
+    """Refuse a file path that ends in a separator (``out.csv/``, ``out.csv/.``): POSIX reads
+    it as a folder (``open`` fails with ``EISDIR``), while :class:`Path` drops the slash and
+    the file ``out.csv`` was written without a word."""
+    text = os.fspath(path)
+    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
+    if text.endswith(seps) or text.endswith(tuple(s + "." for s in seps)) or text == ".":
+        raise ConfigError(f"{option} {text!r} ends with a path separator, which names a "
+                          "folder: expected a file name (drop the trailing separator)")
+
+
+def _refuse_read_only(option: str, path: Path, target: Path | None = None) -> None:
+    """Refuse an existing regular file ``target`` (default ``path``) that has no write
+    permission bit (``chmod a-w``): the user protected it, and the atomic writer's rename
+    would replace it all the same (also as root, whom ``os.access`` lets write anything), with
+    another file mode. ``cp`` asks first (coreutils ``src/copy.c``, ``overwrite_ok``); here the
+    command refuses before any work."""
+    target = path if target is None else target
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return
+    if stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222:
+        where = "" if target == path else f": it would replace {os.fspath(target)!r}, which"
+        raise ConfigError(f"{option} {os.fspath(path)!r}{where} is read-only (mode "
+                          f"{stat.S_IMODE(st.st_mode):o}): ltrbench does not replace a file "
+                          "its owner protected; make it writable (chmod u+w) or choose "
+                          "another path")
 
 
 def _check_parents(folder: Path, option: str, target: Path) -> None:

@@ -78,11 +78,17 @@ def check_memory_limit(memory_limit: str) -> None:
         return
     from dask.utils import parse_bytes
 
+    from bench.data.dask_cluster import check_memory_bounds
+
     try:
-        parse_bytes(memory_limit)
+        n = parse_bytes(memory_limit)
     except ValueError:
         raise ConfigError(f"--memory-limit {memory_limit!r}: expected 'auto' or a size "
                           "such as 2GB or 500MiB") from None
+    try:
+        check_memory_bounds(memory_limit, int(n))
+    except ConfigError as exc:
+        raise ConfigError(f"--memory-limit: {exc}") from None
 
 
 class DaskConverter:
