@@ -177,7 +177,8 @@ def test_a_finder_appended_after_the_standard_ones_is_kept() -> None:
     ``from six.moves import ...``."""
     result, exc = _train("AppendsAFinder")
     try:
-        assert exc is None and sys.meta_path[-1] is _Finder
+        assert exc is None
+        assert sys.meta_path[-1] is _Finder
         assert "1 appended kept" in result.notes["process"]
     finally:
         while _Finder in sys.meta_path:
@@ -281,7 +282,8 @@ BASE = {"dataset": "./letor", "models": ["lightgbm-lambdarank"], "seeds": [0], "
 def test_run_config_names_a_params_key_that_is_not_a_string() -> None:
     with pytest.raises(LtrbenchError) as info:
         RunConfig.from_dict({**BASE, "params": {1: 2}})
-    assert "the key 1" in str(info.value) and "got a table" not in str(info.value)
+    assert "the key 1" in str(info.value)
+    assert "got a table" not in str(info.value)
 
 
 def test_run_config_refuses_a_top_key_that_is_not_a_string() -> None:

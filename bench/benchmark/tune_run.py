@@ -258,13 +258,13 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
     source = "--grid" if grid is not None else \
         f"--space {request.space_file}" if request.space_file else "the declared space"
     refuse_fixed(made, spaces, source)
-    if config.quick:  # the caps a run of the tuned config trains under
-        spaces = within_quick(spaces, {s.name: s.library for s in specs}, source)
     bases = {s.name: config.params_for(s.name, options.seed) for s in specs}
     for s in specs:
         check_space_for(s, bases[s.name], spaces[s.name])
         if options.sampler == "grid":
             grid_size_or_refuse(spaces[s.name], s.name)
+    if config.quick:  # the caps a run of the tuned config trains under
+        spaces = within_quick(spaces, {s.name: s.library for s in specs}, source)
     check_device(config.device, {s.library for s in specs})
     workers, threads = parallel_trials(config, request.threads, raw_threads)
     if threads is not None:  # one thread count for every library's trials
