@@ -26,7 +26,7 @@ Found and fixed here:
 
 Pinned beside them (held before): ``MemoryError`` and ``RecursionError`` in ``fit`` named, a
 list or an object with ``__array__`` from ``predict`` read as scores, a config with a UTF-8
-byte-order mark read, ``factory = "lightgbm:LGBMRanker"`` trained.
+byte-order mark read, NumPy floats and bools still refused as seeds.
 """
 
 from __future__ import annotations
