@@ -67,6 +67,7 @@ from bench.benchmark.config_schema import (
     name_list,
     parse_eval_at,
     parse_seeds,
+    python_value,
     unknown_top_key,
 )
 from bench.benchmark.scoring import expand_metrics
@@ -353,7 +354,7 @@ class RunConfig:
         """Build from a parsed TOML document (or the same keys in Python): every value typed and
         range-checked, an unknown key refused with the closest valid name (see
         :mod:`bench.benchmark.config_schema`)."""
-        doc = tomlio.table(doc, "config")
+        doc = tomlio.table(python_value(dict(doc)) if isinstance(doc, Mapping) else doc, "config")
         if "run" in doc and isinstance(doc["run"], dict):  # also accept a [run] table
             run = tomlio.table(doc.pop("run"), "[run]")
             twice = sorted(set(run) & set(doc))

@@ -248,3 +248,34 @@ def overrides(sampled: Mapping[str, Any]) -> dict[str, Any]:
 def space_table(spaces: Mapping[str, tuple[Dimension, ...]]) -> dict[str, dict[str, Any]]:
     """model -> {parameter: its TOML shape}: the spaces as recorded (``plan.json``)."""
     return {model: {d.name: d.as_dict() for d in dims} for model, dims in spaces.items()}
+
+
+def within_quick(spaces: Mapping[str, tuple[Dimension, ...]], library: Mapping[str, str],
+                 source: str) -> dict[str, tuple[Dimension, ...]]:
+    """The spaces of a ``--quick`` tune, under quick mode's caps
+    (:data:`bench.benchmark.config.QUICK_LIMITS`: ``num_leaves`` <= 15, ...), as ``run --quick``
+    trains: a declared dimension (``num_leaves`` 7..255) is narrowed to the cap; a value above
+    the cap that the user gave (``--grid num_leaves=31,63``, a ``--space`` file) is refused, as
+    ``run --quick --n-trees 100`` is.
+    Before, a trial trained ``num_leaves = 200`` under ``--quick`` and the ``best.toml`` it
+    wrote (``quick = true``) trained 15 leaves when run. ``library``: model -> its library."""
+    from bench.benchmark.config import QUICK_LIMITS
+
+    out: dict[str, tuple[Dimension, ...]] = {}
+    for model, dims in spaces.items():
+        kept = []
+        for d in dims:
+            cap = QUICK_LIMITS.get(d.name)
+            values = d.choices if d.kind == "categorical" else (d.low, d.high)
+            if cap is None or all(not isinstance(v, int | float) or v <= cap for v in values):
+                kept.append(d)
+            elif d in SPACES.get(library[model], ()) and d.low <= cap:
+                kept.append(Dimension(d.name, d.kind, d.low, cap, d.log))
+            else:
+                big = max(v for v in values if isinstance(v, int | float))
+                raise ConfigError(f"{source} {d.name} = {big!r}: quick mode (--quick, or quick = "
+                                  f"true in the config file) caps {d.name} at {cap}, so {big!r} "
+                                  "would not be what a run of the tuned config trains; leave "
+                                  "one of the two out")
+        out[model] = tuple(kept)
+    return out

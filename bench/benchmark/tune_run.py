@@ -29,6 +29,7 @@ from bench.benchmark.search_space import (
     load_space_file,
     overrides,
     space_table,
+    within_quick,
 )
 from bench.benchmark.study import (
     Budget,
@@ -254,13 +255,16 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
                           f"{request.model!r} names {len(specs)}: {', '.join(config.models)} "
                           "(give several with --models)")
     spaces = {s.name: grid for s in specs} if grid is not None else model_spaces(request, specs)
-    refuse_fixed(made, spaces, "--grid" if grid is not None else
-                 f"--space {request.space_file}" if request.space_file else "the declared space")
+    source = "--grid" if grid is not None else \
+        f"--space {request.space_file}" if request.space_file else "the declared space"
+    refuse_fixed(made, spaces, source)
     bases = {s.name: config.params_for(s.name, options.seed) for s in specs}
     for s in specs:
         check_space_for(s, bases[s.name], spaces[s.name])
         if options.sampler == "grid":
             grid_size_or_refuse(spaces[s.name], s.name)
+    if config.quick:  # the caps a run of the tuned config trains under
+        spaces = within_quick(spaces, {s.name: s.library for s in specs}, source)
     check_device(config.device, {s.library for s in specs})
     workers, threads = parallel_trials(config, request.threads, raw_threads)
     if threads is not None:  # one thread count for every library's trials

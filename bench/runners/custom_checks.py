@@ -294,10 +294,19 @@ def _as_array(raw: Any, n_rows: int, where: str) -> NDArray[Any]:
                          "expected a score for every row")
         raw = raw.data
     try:
-        return np.asarray(raw)
+        array = np.asarray(raw)
     except Exception as exc:
         _fail(where, f"a {type(raw).__name__} that is not an array of numbers "
                      f"({type(exc).__name__}: {exc})")
+    if array.ndim == 0 and array.dtype.kind == "O" and not isinstance(raw, np.ndarray):
+        # NumPy wraps what it cannot read as an array (a SciPy sparse matrix, any object) as
+        # one object: said as what it is, not as "an array of shape ()"
+        shape = getattr(raw, "shape", None)
+        dense = " (dense it: scores.toarray().ravel())" if hasattr(raw, "toarray") else ""
+        _fail(where, f"a {type(raw).__name__}" + (f" of shape {tuple(shape)}" if isinstance(
+            shape, tuple) else "") + f" that NumPy does not read as an array{dense}; expected "
+              f"a 1-D array of {n_rows} scores, one per row")
+    return array
 
 
 def _dtype_name(array: NDArray[Any]) -> str:

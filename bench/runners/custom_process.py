@@ -53,6 +53,7 @@ import numpy as np
 
 from bench.data.subnormal import clear_flush_modes, flushes_subnormals
 from bench.runners.custom_atexit import exit_handlers
+from bench.runners.custom_state import STDLIB_GUARDED, ImportState, signal_mask_state
 from bench.runners.custom_streams import one_line, stdout_to_stderr
 from bench.runners.libraries import LIBRARIES
 
@@ -129,6 +130,7 @@ class _ProcessState:
         self.handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS} if self.main else {}
         self.timer = signal.getitimer(signal.ITIMER_REAL)
         self.limits = _soft_limits()
+        self.imports = ImportState(_GUARDED_PACKAGES)
 
     @classmethod
     def take(cls) -> _ProcessState:
@@ -178,6 +180,7 @@ class _ProcessState:
             changed.append(f"sys.modules ({', '.join(sorted(swapped)[:5])})")
         changed.extend(_put_back_functions(self.patched))
         changed.extend(_put_back_classes(self.classes))
+        changed.extend(self.imports.restore())
         return changed
 
 
@@ -241,6 +244,7 @@ def _interpreter_state() -> dict[str, tuple[Any, Any]]:
         **({"the limit on integer digits (sys.set_int_max_str_digits)": (
             sys.get_int_max_str_digits(), sys.set_int_max_str_digits)}
            if hasattr(sys, "get_int_max_str_digits") else {}),
+        **signal_mask_state(),
     }
 
 
@@ -281,13 +285,15 @@ def _soft_limits() -> dict[str, tuple[int, int]]:
 
 #: Top-level packages whose module-level functions and classes a ranker must not replace
 #: (``np.argsort = ...`` would reverse every later ranking): NumPy, pandas, SciPy, ltrbench,
-#: the GBDT libraries, the built-ins and ``math``. Checked by identity after each call, put
+#: the GBDT libraries, the built-ins, ``math`` and the standard library ltrbench calls
+#: (:data:`bench.runners.custom_state.STDLIB_GUARDED`). Checked by identity after each call, put
 #: back and named (about 20 ms for 35,000 functions); the methods of their classes too
 #: (:func:`_library_classes`).
 #: numba is left out: its dispatchers and registries rebind their own module globals as they
 #: compile, which a ranker using numba triggers legitimately.
 _GUARDED_PACKAGES = frozenset({"numpy", "pandas", "scipy", "bench", "builtins", "math",
-                               "operator", *(lib.import_name for lib in LIBRARIES.values())})
+                               "operator", *STDLIB_GUARDED,
+                               *(lib.import_name for lib in LIBRARIES.values())})
 
 
 def _library_functions() -> list[tuple[str, Any, dict[str, Any]]]:
