@@ -77,6 +77,7 @@ from bench.metrics.peer_names import (
 )
 from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
+from bench.metrics.ranx_spellings import ranx_spelling
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -211,6 +212,8 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                 raise ConfigError(f"unknown metric {token!r}: a name and its @cutoff are written "
                                   "without a space between them (nDCG@10, ndcg@5,10)")
             qualifier, body = _qualifier(token)
+            if qualifier is None:  # ranx's r-precision, ndcg_burges@10
+                qualifier, body = ranx_spelling(body)
             readings, cont = _read(body, token)
             stem = _stem(token)
             previous = (cont, qualifier, stem) if cont is not None else None
