@@ -77,7 +77,7 @@ from bench.metrics.peer_names import (
 )
 from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
-from bench.metrics.ranx_spellings import ranx_spelling
+from bench.metrics.ranx_spellings import RANX_EXAMPLES, ranx_spelling
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -465,6 +465,8 @@ def describe_names() -> list[dict[str, str]]:
         if fam.ranking and fam.header.lower() != fam.name:
             head = fam.header + ("@k" if fam.cutoff else "")
             add(fam.name, "ltrbench", f"{head} (table header)", head.replace("@k", "@10"))
+    for family, spelling, example in RANX_EXAMPLES:  # ranx's own: r-precision, ndcg_burges@k
+        add(family, "ranx", spelling, example)
     for m in TREC_EVAL:
         if m.family is None:
             continue

@@ -19,7 +19,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ranx_spelling"]
+__all__ = ["RANX_EXAMPLES", "ranx_spelling"]
+
+#: ``(family, spelling, example)`` of each spelling here, for ``ltrbench metrics list``.
+RANX_EXAMPLES = (("rprec", "r-precision", "r-precision"),
+                 ("ndcg", "ndcg_burges@k, ndcg_burges", "ndcg_burges@10"),
+                 ("dcg", "dcg_burges@k, dcg_burges", "dcg_burges@10"))
 
 _BURGES = re.compile(r"(?P<family>n?dcg)_burges(?P<cut>@[0-9]+)?")
 
