@@ -14,6 +14,11 @@ Found here (failing on the round-10 main, fixed):
   refused as ir_measures names (RecBole's and Recommenders' were already read as their own).
 * **``--run =FILE`` / ``--run NAME=``** were read as a file named ``=FILE`` ("no such file");
   now the NAME=FILE form is named.
+* **A profile with two missing-query rules** (``recommenders``: ndcg scores a user without
+  recommendations 0, precision and recall leave it out) compared runs on 3 queries for
+  ``ndcg@2`` and 2 for ``recall@2`` while saying a query is dropped from all: the merge of the
+  two rules' parts lost each metric's own query set (``bench/metrics/qualified.py`` ``merge``).
+  Now the comparison uses one query set for every metric.
 * **A run folder without ``config.toml``**: the leaderboard named a config file that was not
   there, without a word; now a note and a warning say so.
 
@@ -68,6 +73,8 @@ CLASSES = {
     "test_a_run_name_that_is_a_per_query_column_is_refused": "comparisons (pinned)",
     "test_a_file_with_equals_in_its_name_is_a_file": "comparisons (pinned)",
     "test_compare_runs_equals_pytrec_eval_on_one_query_set": "comparisons (pinned)",
+    "test_a_profile_with_two_missing_rules_compares_on_one_query_set":
+        "comparisons (silently wrong)",
     "test_a_run_without_config_is_said": "report (silent accept)",
     "test_damaged_run_files_are_named": "report (pinned)",
     "test_model_names_are_escaped_in_every_format": "report (pinned)",
@@ -261,6 +268,32 @@ def test_a_file_with_equals_in_its_name_is_a_file(tmp_path: Path) -> None:
               "B.txt", "--metrics", "map", "--format", "json")
     assert res.status == 0, res.err
     assert [r["name"] for r in json.loads(res.out)["runs"]] == ["lr=0.1", "B"]
+
+
+def test_a_profile_with_two_missing_rules_compares_on_one_query_set() -> None:
+    # Recommenders (profile 'recommenders'): ndcg_at_k scores a user without recommendations 0,
+    # recall_at_k leaves it out. A lacks u3: the comparison kept u3 for ndcg@2 and dropped it
+    # from recall@2 alone (3 "common queries"), under a note saying such a query is dropped
+    # from all. Now u3 leaves every metric (hand arithmetic over u1, u2), or, with
+    # missing='zero', scores 0 in every metric.
+    q = {"u1": {"a": 1, "b": 1}, "u2": {"d": 1}, "u3": {"e": 1}}
+    a = {"u1": {"a": 2.0, "x": 1.0}, "u2": {"d": 1.0}}
+    b = {"u1": {"x": 2.0, "a": 1.0}, "u2": {"z": 1.0}, "u3": {"e": 1.0}}
+    idcg = 1 + 1 / math.log2(3)
+    r = _quiet(compare_runs, q, {"A": a, "B": b}, metrics="ndcg@2 recall@2",
+               profile="recommenders")
+    assert (r.as_dict()["n_queries"], r.as_dict()["dropped"]) == (2, ["u3"])
+    assert r.mean["ndcg@2"] == pytest.approx([(1 / idcg + 1) / 2, (1 / math.log2(3) / idcg) / 2])
+    assert r.mean["recall@2"] == pytest.approx([(1 / 2 + 1) / 2, (1 / 2 + 0) / 2])
+    z = _quiet(compare_runs, q, {"A": a, "B": b}, metrics="ndcg@2 recall@2",
+               profile="recommenders", missing="zero")
+    assert z.as_dict()["n_queries"] == 3
+    assert z.mean["recall@2"] == pytest.approx([(1 / 2 + 1 + 0) / 3, (1 / 2 + 0 + 1) / 3])
+    single = _quiet(evaluate_trec, q, a, metrics="ndcg@2 recall@2", profile="recommenders",
+                    per_query=True)
+    assert single.metric_queries is not None
+    assert sorted(single.metric_queries["recall@2"].tolist()) == ["u1", "u2"]
+    assert sorted(single.metric_queries["ndcg@2"].tolist()) == ["u1", "u2", "u3"]
 
 
 _QIDS = st.sampled_from(["1", "2", "3", "4"])

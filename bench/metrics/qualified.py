@@ -313,7 +313,11 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         index = frames[0].index if same else pd.Index(pd.unique(np.concatenate(
             [f.index.to_numpy() for f in frames])), name="qid").sort_values()
         columns = {c: f[c].reindex(index) for f in frames for c in f.columns}
-        scored = {c: f.index.to_numpy() for f in frames for c in f.columns}
+        # a group's own record first: a result merged already (two missing rules of one
+        # profile, recommenders) has a union index, but each metric its own queries
+        scored = {c: (r.metric_queries or {}).get(c, f.index.to_numpy())
+                  for r, f in zip((r for r in results if r.per_query is not None), frames,
+                                  strict=True) for c in f.columns}
         table = pd.DataFrame({"qid": index.to_numpy(),
                               **{k: columns[n].to_numpy() for k, n in zip(keys, order, strict=True)}})
         queries = {k: scored[n] for k, n in zip(keys, order, strict=True)}
