@@ -19,6 +19,9 @@ Found here (failing on the round-10 main, fixed):
   ``ndcg@2`` and 2 for ``recall@2`` while saying a query is dropped from all: the merge of the
   two rules' parts lost each metric's own query set (``bench/metrics/qualified.py`` ``merge``).
   Now the comparison uses one query set for every metric.
+* **``compare_runs(n_bootstrap=10**9)``** was a NumPy ``MemoryError`` (15 GiB at once); the
+  API now has the leaderboard's limits (``report --bootstrap`` / ``--permutations``), one
+  constant pair in :mod:`bench.report.compare_checks`.
 * **A run folder without ``config.toml``**: the leaderboard named a config file that was not
   there, without a word; now a note and a warning say so.
 
@@ -70,6 +73,7 @@ CLASSES = {
     "test_equal_runs_tie_with_the_best": "comparisons (pinned)",
     "test_compare_refuses_bad_runs_with_their_names": "comparisons (pinned)",
     "test_run_option_without_a_name_or_file_is_named": "comparisons (unclear error)",
+    "test_resample_counts_past_the_leaderboards_limit_are_refused": "comparisons (traceback)",
     "test_a_run_name_that_is_a_per_query_column_is_refused": "comparisons (pinned)",
     "test_a_file_with_equals_in_its_name_is_a_file": "comparisons (pinned)",
     "test_compare_runs_equals_pytrec_eval_on_one_query_set": "comparisons (pinned)",
@@ -235,6 +239,17 @@ def test_equal_runs_tie_with_the_best() -> None:
 def test_compare_refuses_bad_runs_with_their_names(runs: dict[str, Any],
                                                    words: tuple[str, ...]) -> None:
     _, exc = call(lambda: _quiet(compare_runs, Q3, runs, metrics="map"))
+    assert api_refused(exc, *words) is None
+
+
+@pytest.mark.parametrize(("kwargs", "words"), [
+    ({"n_bootstrap": 10**9}, ("n_bootstrap", "at most 1_000_000")),
+    ({"n_permutations": 10**12}, ("n_permutations", "at most 10_000_000")),
+])
+def test_resample_counts_past_the_leaderboards_limit_are_refused(
+        kwargs: dict[str, int], words: tuple[str, ...]) -> None:
+    # a billion bootstrap resamples was a NumPy MemoryError (15 GiB asked at once)
+    _, exc = call(lambda: _quiet(compare_runs, Q3, {"A": A, "B": B}, metrics="map", **kwargs))
     assert api_refused(exc, *words) is None
 
 
