@@ -23,7 +23,7 @@ def test_every_listed_example_and_name_parses_back_to_the_row_family_and_profile
     rows = _json(capsys)["names"]
     assert isinstance(rows, list)
     grammars = {r["grammar"] for r in rows}
-    assert grammars == {"ltrbench", "trec_eval", "ir_measures", "qualified"}
+    assert grammars == {"ltrbench", "trec_eval", "ir_measures", "qualified", "ranx"}
     for row in rows:
         (spec,) = parse_metrics(row["example"])
         assert spec.family == row["family"], row

@@ -316,6 +316,10 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str, bool]] = []
     for spec in specs:
         name, sep, path = spec.partition("=")
+        if sep and not Path(spec).is_file() and not (name.strip() and path):
+            # --run =r.txt, --run a=, --run ' '=r.txt: read as a file named '=r.txt' before
+            raise ConfigError(f"--run {spec!r}: NAME=FILE needs a name before '=' and a file "
+                              "after it (or give the file alone: its stem names the run)")
         if sep and name and path and not Path(spec).is_file():
             pairs.append((name, path, True))
         else:

@@ -77,6 +77,7 @@ from bench.metrics.peer_names import (
 )
 from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
+from bench.metrics.ranx_spellings import RANX_EXAMPLES, ranx_spelling
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -211,6 +212,8 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                 raise ConfigError(f"unknown metric {token!r}: a name and its @cutoff are written "
                                   "without a space between them (nDCG@10, ndcg@5,10)")
             qualifier, body = _qualifier(token)
+            if qualifier is None:  # ranx's r-precision, ndcg_burges@10
+                qualifier, body = ranx_spelling(body)
             readings, cont = _read(body, token)
             stem = _stem(token)
             previous = (cont, qualifier, stem) if cont is not None else None
@@ -462,6 +465,8 @@ def describe_names() -> list[dict[str, str]]:
         if fam.ranking and fam.header.lower() != fam.name:
             head = fam.header + ("@k" if fam.cutoff else "")
             add(fam.name, "ltrbench", f"{head} (table header)", head.replace("@k", "@10"))
+    for family, spelling, example in RANX_EXAMPLES:  # ranx's own: r-precision, ndcg_burges@k
+        add(family, "ranx", spelling, example)
     for m in TREC_EVAL:
         if m.family is None:
             continue

@@ -137,12 +137,15 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
 #: (``recbole/evaluator/metrics.py``: ``class Recall(TopkMetric)``, ``topk_result('recall',
 #: ...)``; ``class Precision(TopkMetric)``; ``metrics: ['Recall', 'Precision']`` with ``topk``
 #: in its config, printed ``recall@10``); MS Recommenders prints ``Precision@K`` and ``Recall@K`` for
-#: ``precision_at_k`` / ``recall_at_k`` (``examples/00_quick_start`` notebooks). ir_measures'
+#: ``precision_at_k`` / ``recall_at_k`` (``examples/00_quick_start`` notebooks); Cornac
+#: names its measures ``Precision@k`` and ``Recall@k`` (``cornac/metrics/ranking.py``:
+#: ``MeasureAtK`` names ``"{}@{}".format(name, k)``) and prints them so. ir_measures'
 #: other spellings (``nDCG@10``, ``AP``, ``RR``) are not these tools' and stay refused under
 #: them (:func:`resolve`'s message says how to ask for each reading).
 OWN_SPELLINGS: dict[str, dict[str, str]] = {
     "recbole": {"Recall": "recall", "Precision": "p"},
     "recommenders": {"Recall": "recall", "Precision": "p"},
+    "cornac": {"Recall": "recall", "Precision": "p"},
 }
 
 
@@ -207,7 +210,7 @@ def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile) -> None:
         if spec.k == 1:
             continue
         profile = _base_name(get_profile(spec.profile)) if spec.profile else _base_name(call)
-        body = spec.key.split(":", 1)[1] if spec.explicit else spec.key
+        body = spec.key.split(":", 1)[-1] if spec.explicit else spec.key
         word = re.match(r"[A-Za-z_]*", body)
         stem = word.group(0).lower() if word else ""
         for (profiles, spelling), why in HOMONYMS.items():
@@ -310,7 +313,11 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
         index = frames[0].index if same else pd.Index(pd.unique(np.concatenate(
             [f.index.to_numpy() for f in frames])), name="qid").sort_values()
         columns = {c: f[c].reindex(index) for f in frames for c in f.columns}
-        scored = {c: f.index.to_numpy() for f in frames for c in f.columns}
+        # a group's own record first: a result merged already (two missing rules of one
+        # profile, recommenders) has a union index, but each metric its own queries
+        scored = {c: (r.metric_queries or {}).get(c, f.index.to_numpy())
+                  for r, f in zip((r for r in results if r.per_query is not None), frames,
+                                  strict=True) for c in f.columns}
         table = pd.DataFrame({"qid": index.to_numpy(),
                               **{k: columns[n].to_numpy() for k, n in zip(keys, order, strict=True)}})
         queries = {k: scored[n] for k, n in zip(keys, order, strict=True)}

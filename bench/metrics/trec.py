@@ -183,7 +183,10 @@ def _evaluate_group(qrels: Qrels, run: Run, joined: _Joined | None, specs: list[
                                     replace(prof, missing=pol, missing_by_family=()), backend,
                                     per_query)
                     for pol in policies]
-        return replace(merge(parts_by, specs, parts_by[0].profile), profile=prof)
+        # keyed by the canonical names, as every group's result is: the outer merge maps them
+        # to the users' spellings once (a second mapping lost 'p@2' spelled 'precision@2')
+        named = [replace(s, label="") for s in specs]
+        return replace(merge(parts_by, named, parts_by[0].profile), profile=prof)
     in_run = joined.prep.query_ids if joined is not None else np.asarray([], dtype=str)
     zero = (policies[0] if policies else prof.missing) == "zero"
     _check_qrels_labels(qrels, joined, in_run, specs, prof, zero)

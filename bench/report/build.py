@@ -33,6 +33,8 @@ from bench.data.jsonio import json_number
 from bench.errors import DataError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, best_is_lowest, is_family
 from bench.report import stats
+from bench.report.compare_checks import MOST_BOOTSTRAP as MOST_BOOTSTRAP
+from bench.report.compare_checks import MOST_PERMUTATIONS as MOST_PERMUTATIONS
 from bench.report.foreign import foreign_notes
 from bench.report.published import published_beside_ours, published_key
 from bench.report.select import Choice, is_unfinished, select_runs
@@ -59,10 +61,6 @@ class LeaderboardOptions:
     seed: int = 0
 
 
-#: The most resamples a leaderboard accepts (``report --bootstrap`` / ``--permutations``, and
-#: the ``stats`` of a document read back): enough for any interval, few enough to finish.
-MOST_BOOTSTRAP = 1_000_000
-MOST_PERMUTATIONS = 10_000_000
 
 #: The options of ``ltrbench report`` with no flags (and of every committed leaderboard).
 DEFAULT_OPTIONS = LeaderboardOptions()

@@ -15,6 +15,14 @@ from bench.errors import ConfigError
 __all__ = ["RESERVED_NAMES", "check_arguments", "check_files", "check_names"]
 
 
+#: The most resamples a leaderboard or a comparison accepts (``report --bootstrap`` /
+#: ``--permutations``, the ``stats`` of a document read back, ``compare_runs``' ``n_bootstrap``
+#: / ``n_permutations``): enough for any interval, few enough to finish (a billion bootstrap
+#: resamples asked for 15 GiB at once: a MemoryError from NumPy).
+MOST_BOOTSTRAP = 1_000_000
+MOST_PERMUTATIONS = 10_000_000
+
+
 def check_arguments(runs: object, confidence: object, n_bootstrap: object,
                      n_permutations: object, seed: object) -> None:
     """The comparison's own arguments, before any run is read: a :class:`ConfigError` naming
@@ -36,6 +44,10 @@ def check_arguments(runs: object, confidence: object, n_bootstrap: object,
                             ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
             raise ConfigError(f"{arg} must be an integer >= {low}, got {value!r}")
+    for arg, value, most in (("n_bootstrap", n_bootstrap, MOST_BOOTSTRAP),
+                             ("n_permutations", n_permutations, MOST_PERMUTATIONS)):
+        if int(value) > most:  # type: ignore[call-overload]
+            raise ConfigError(f"{arg} must be at most {most:_}, got {value!r}")
 
 
 #: The per-query file's own columns (:meth:`RunComparison.per_query_frame`): a run of that
