@@ -325,8 +325,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     except KeyboardInterrupt as exc:
         how = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
-        print(f"{how}; files already written are complete (use --resume to go on)",
-              file=sys.stderr)
+        resume = " (use --resume to go on)" if hasattr(args, "resume") else ""  # run, tune
+        print(f"{how}; files already written are complete{resume}", file=sys.stderr)
         return 143 if isinstance(exc, _Terminated) else 130
 
 

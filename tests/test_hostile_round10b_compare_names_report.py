@@ -418,8 +418,6 @@ def test_two_named_runs_of_one_dataset_are_refused(tmp_path: Path) -> None:
                    "--all") is None
 
 
-@pytest.mark.xfail(strict=True, reason="round10b: bench/runs/layout.py: a model name of spaces "
-                   "passes the empty-cell check (_checked_values) and shows as a blank row")
 def test_a_blank_model_name_is_refused(tmp_path: Path) -> None:
     run = write_run(tmp_path / "runs", "20260101-000000-toy")
     _rename(run, "random", "   ")

@@ -218,8 +218,6 @@ def test_guard_an_interrupt_mid_write_keeps_the_old_file(tmp_path: Path,
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-@pytest.mark.xfail(strict=True, reason="round10b: bench/cli.py: an interrupted `evaluate` says "
-                   "'use --resume to go on', an option evaluate does not have")
 def test_an_interrupted_evaluate_does_not_advise_resume(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     def interrupt(self: pd.DataFrame, *args: Any, **kwargs: Any) -> None:
@@ -300,9 +298,6 @@ def test_guard_dask_options_refused_before_any_cluster(tmp_path: Path, argv: tup
     assert refused(res, *words) is None, res.err
 
 
-@pytest.mark.xfail(strict=True, reason="round10b: bench/commands/evaluate.py (and convert.py, "
-                   "run_options.py): --workers reads non-ASCII digits ('２' is 2), where the "
-                   "number options of commands/text.py (ascii_int) refuse them")
 def test_workers_in_full_width_digits_are_refused(tmp_path: Path) -> None:
     res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", "shards", "--workers", "\uff12")
     assert refused(res, "--workers") is None, res.err

@@ -53,7 +53,8 @@ def _argv(command: str, out: str) -> list[str]:
         return ["convert", "--ratings", "in/ratings.csv", *CSV, "--out", out]
     if command == "report":
         return ["report", "--runs", "in", "--out", out, "--no-plots", "--no-progress"]
-    quick = ["--quick", "--no-progress", "--seeds", "0", "--models", "random"]
+    seeds = ["--seed", "0"] if command == "tune" else ["--seeds", "0"]  # tune refuses --seeds
+    quick = ["--quick", "--no-progress", *seeds, "--models", "random"]
     if command == "crosscheck":
         return ["crosscheck", "--dataset", "./in/letor", "--quick", "--models", "random",
                 "--out", out]

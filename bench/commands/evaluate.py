@@ -125,7 +125,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     eng.add_argument("--scheduler", metavar="ADDRESS",
                      help="with --engine dask: an existing scheduler (tcp://host:8786); default: "
                      "a local cluster on 127.0.0.1")
-    eng.add_argument("--workers", type=int, default=None,
+    eng.add_argument("--workers", type=ascii_int, default=None,
                      help="with --engine dask and no --scheduler: local worker processes (2)")
     p.add_argument("--sort-by-qid", action="store_true",
                    help="accept a --data file whose queries are not contiguous (rows are grouped "

@@ -390,9 +390,13 @@ def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
 
     for col in spec.required:
         blank = frame[col].isna()
+        if col not in spec.numeric and (pd.api.types.is_string_dtype(frame[col])
+                                        or frame[col].dtype == object):  # "   " is no name either
+            blank |= frame[col].astype("string").str.strip().eq("").fillna(False).astype(bool)
         if col not in spec.numeric and blank.any():
             i = int(blank.to_numpy().argmax())
-            raise DataError(f"empty {col!r}: every row needs one", path=path, column=col,
+            raise DataError(f"empty {col!r}: every row needs one (blank text is empty)", path=path,
+                            column=col,
                             **where(i))
     changed: dict[str, pd.Series] = {}
     for col in spec.numeric:
