@@ -24,6 +24,13 @@ Failing before this round (``FIXED``), now fixed at one place each:
   plain train and test files was ignored and a validation set carved from train in its place
   (:func:`bench.data.folder_names.packed_twin`).
 
+* ``datasets info synthetic-mslr30k:0.01:Fold3`` (a stand-in's fold, which ``run --dataset``
+  reads) was refused as a bad scale: the card is found by the one grammar of
+  :func:`bench.datasets.resolve.resolve_spec` (:func:`bench.datasets.catalogue.get_card`);
+* a list of per-query lists given to ``evaluate`` (TF-Ranking's and allRank's batches) ended in
+  NumPy's "inhomogeneous shape" or a 2-D shape: named, with the ``group=`` of the flat form
+  (:mod:`bench.metrics.row_inputs`); a Timestamp or Decimal score was hinted as text.
+
 The other cases (``GUARDS``) passed before: frames of every pandas/pyarrow dtype a user meets,
 compressed and archived TREC runs, SVMlight and scores files of other tools.
 """
@@ -210,6 +217,13 @@ def case_a_timestamp_score_is_not_called_text(tmp: Path) -> str | None:
                        else None)
 
 
+def case_datasets_info_reads_a_stand_in_fold_as_run_does(tmp: Path) -> str | None:
+    res = cli(tmp, "datasets", "info", "synthetic-mslr30k:0.01:Fold3", "--data-dir", str(tmp))
+    if res.traceback or res.status != 0:
+        return f"exit {res.status}: {res.err.strip()[-200:]}"
+    return None if "synthetic-mslr30k" in res.out else f"printed {res.out[:100]!r}"
+
+
 FIXED: dict[str, Case] = {
     **{f"ratings table with separator {sep!r}": _table(sep) for sep in ("..", "||", "$$")},
     **{n[5:]: f for n, f in list(globals().items()) if n.startswith("case_") and callable(f)},
@@ -252,6 +266,9 @@ def _probe_guards() -> dict[str, Case]:
         "ratings ids 001, 1 and abc": ratings("001,2,3,5\n1,3,4,6\nabc,3,4,6\n", 2),
         "run dict score None": run_dict({"1": {"a": None}}, "a"),
         "run dict score text": run_dict({"1": {"a": "0.5"}}, "a"),
+        "datasets info of a stand-in's Fold9": lambda tmp: refused(cli(
+            tmp, "datasets", "info", "synthetic-mslr30k:0.01:Fold9", "--data-dir", str(tmp)),
+            "Fold9"),
     }
 
 
