@@ -31,6 +31,11 @@ Failing before this round (``FIXED``), now fixed at one place each:
   NumPy's "inhomogeneous shape" or a 2-D shape: named, with the ``group=`` of the flat form
   (:mod:`bench.metrics.row_inputs`); a Timestamp or Decimal score was hinted as text.
 
+* ``convert`` options the chosen reader ignores were dropped in silence (``--ratings
+  synthetic --user u``, ``--synthetic-users`` beside a file, ``--sep`` beside a Parquet table,
+  ``--duplicates last`` beside MovieLens files): refused, as the engines' ignored options are
+  (:mod:`bench.datasets.ratings_source`).
+
 The other cases (``GUARDS``) passed before: frames of every pandas/pyarrow dtype a user meets,
 compressed and archived TREC runs, SVMlight and scores files of other tools.
 """
@@ -224,7 +229,34 @@ def case_datasets_info_reads_a_stand_in_fold_as_run_does(tmp: Path) -> str | Non
     return None if "synthetic-mslr30k" in res.out else f"printed {res.out[:100]!r}"
 
 
+def _convert_ignoring(*argv: str, words: tuple[str, ...]) -> Case:
+    def case(tmp: Path) -> str | None:
+        (tmp / "r.csv").write_bytes(RATINGS)
+        pd.read_csv(tmp / "r.csv").to_parquet(tmp / "r.parquet")
+        (tmp / "ml").mkdir()
+        (tmp / "ml" / "u.data").write_text("1\t2\t3\t881250949\n")
+        return refused(cli(tmp, "convert", *argv, "--out", "o"), *words)
+    return case
+
+
+_TABLE = ("--user", "user", "--item", "item", "--rating", "rating", "--timestamp", "timestamp")
+IGNORED: dict[str, Case] = {
+    "convert synthetic with --user": _convert_ignoring(
+        "--ratings", "synthetic", "--user", "u", words=("--user", "synthetic")),
+    "convert synthetic with --sep": _convert_ignoring(
+        "--ratings", "synthetic", "--sep", ";", words=("--sep", "synthetic")),
+    "convert a table with --synthetic-users": _convert_ignoring(
+        "--ratings", "r.csv", *_TABLE, "--synthetic-users", "50",
+        words=("--synthetic-users", "r.csv")),
+    "convert a Parquet table with --sep": _convert_ignoring(
+        "--ratings", "r.parquet", *_TABLE, "--sep", ";", words=("--sep", "Parquet")),
+    "convert MovieLens files with --duplicates last": _convert_ignoring(
+        "--ratings", "ml", "--duplicates", "last", words=("--duplicates", "MovieLens")),
+}
+
+
 FIXED: dict[str, Case] = {
+    **IGNORED,
     **{f"ratings table with separator {sep!r}": _table(sep) for sep in ("..", "||", "$$")},
     **{n[5:]: f for n, f in list(globals().items()) if n.startswith("case_") and callable(f)},
 }
