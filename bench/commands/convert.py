@@ -73,7 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--item", help="csv: item column")
     p.add_argument("--rating", help="csv: rating column (omit for implicit feedback)")
     p.add_argument("--timestamp", help="csv: timestamp column (omit: all 0)")
-    p.add_argument("--sep", help="csv: field separator (default: from extension / first line)")
+    p.add_argument("--sep", type=separator,
+                   help="csv: field separator, literal text ('\\t': a tab; default: from "
+                        "extension / first line)")
     p.add_argument("--duplicates", default="error", choices=("error", "last", "mean"),
                    help="csv: what to do with a repeated (user, item) pair (default: error)")
     d = AdapterConfig()
@@ -155,6 +157,13 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
             raise
         option = _OPTION_OF.get(field, "--" + field.replace("_", "-"))
         raise ConfigError(f"{option} {rest}") from exc
+
+
+def separator(text: str) -> str:
+    """``--sep`` as the reader takes it: literal text, except the two characters ``\\t`` that a
+    shell passes for ``'\\t'``, read as a tab (as xsv and Miller read them; pandas would read
+    them as the regular expression of a tab, while the header check splits literally)."""
+    return "\t" if text == "\\t" else text
 
 
 #: An :class:`AdapterConfig` field whose option is not its name with dashes.

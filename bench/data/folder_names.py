@@ -3,7 +3,11 @@
 * :func:`entry_ignoring_case`: ``fold1/`` for ``Fold1/``, ``s3.txt`` for ``S3.txt``, found as
   a macOS or Windows disk finds them; two names that differ only in case are refused.
 * :func:`packed_files`: a folder holding compressed split files or archives instead of the
-  files themselves, said with what to do.
+  files themselves, said with what to do; :func:`packed_twin`: one expected file that is there
+  only compressed (``train.txt.gz`` for ``train.txt``, ``ratings.csv.gz`` for ``ratings.csv``),
+  named where the file is said to be missing (LETOR folders, MovieLens folders) and refused
+  where its absence would change what is read (a ``vali.txt.gz`` would be replaced by a
+  validation set carved from train).
 """
 
 from __future__ import annotations
@@ -53,3 +57,18 @@ def packed_files(p: Path) -> str | None:
     shown = ", ".join(packed[:4]) + (" ..." if len(packed) > 4 else "")
     return (f"it holds compressed files or archives ({shown}) and no split files: ltrbench reads "
             "unpacked text (or Parquet); unpack them here first (e.g. gunzip, unzip, tar -xf)")
+
+
+def packed_twin(f: Path) -> str | None:
+    """Where ``f`` is absent but a compressed copy is beside it (``train.txt.gz``,
+    ``ratings.csv.zip``, compared without case): what to do, in words; else ``None``."""
+    try:
+        twins = sorted(e.name for e in f.parent.iterdir() if e.is_file()
+                       and e.name.lower().startswith(f.name.lower() + ".")
+                       and e.name.lower().endswith(_PACKED))
+    except OSError:
+        return None
+    if not twins or os.path.lexists(f):
+        return None
+    return (f"{', '.join(twins)} beside it is compressed: ltrbench reads unpacked files; unpack "
+            "it there first (e.g. gunzip, unzip)")

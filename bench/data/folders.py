@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.data.atomic import check_switch_finished
-from bench.data.folder_names import entry_ignoring_case, packed_files
+from bench.data.folder_names import entry_ignoring_case, packed_files, packed_twin
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.parquet import read_parquet
 from bench.data.svmlight import query_sidecar, read_svmlight_files_with_digests
@@ -101,6 +101,9 @@ def find_split_files(
             if found["vali"] is None and (bad := _bad_entry(base, "vali")) is not None:
                 raise DataError(f"{bad[0]} {bad[1]}: the validation file must be a readable "
                                 "file (or absent: then it is carved from train)", path=p)
+            if found["vali"] is None and (twin := _packed_split(base, "vali")) is not None:
+                raise DataError(f"{base / _NAMES['vali'][0]} is missing and {twin} (a validation "
+                                "set carved from train would replace it)", path=p)
             return found
     why = near_miss(p, fold=fold)
     raise DataError(
@@ -170,8 +173,9 @@ def _layouts(p: Path, fold: str, ratings: tuple[str, ...]) -> list[tuple[int, li
             present += found is not None or bad is not None
             if bad is not None:
                 problems.append(f"{bad[0]} {bad[1]}")
-            elif found is None and s != "vali":
-                problems.append(f"{base / _NAMES[s][0]} is missing")
+            elif found is None and (s != "vali" or (twin := _packed_split(base, s))):
+                twin = _packed_split(base, s)  # a packed vali.txt.gz: not carved in silence
+                problems.append(f"{base / _NAMES[s][0]} is missing" + (f" ({twin})" if twin else ""))
         if problems:
             problems[-1] += (" (a LETOR folder holds train.txt and test.txt, vali.txt optional, "
                              f"in {fold}/ or directly)")
@@ -210,6 +214,14 @@ def entry_problem(f: Path) -> str | None:
     if not os.access(f, os.R_OK):
         return "cannot be read (permission denied)"
     return None
+
+
+def _packed_split(base: Path, split: str) -> str | None:
+    """A compressed copy of ``split``'s file in ``base`` (``train.txt.gz``), in words
+    (:func:`bench.data.folder_names.packed_twin`)."""
+    if not base.is_dir():
+        return None
+    return next((t for n in _NAMES[split] if "." in n and (t := packed_twin(base / n))), None)
 
 
 def _bad_entry(base: Path, split: str) -> tuple[Path, str] | None:

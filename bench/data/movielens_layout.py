@@ -5,7 +5,8 @@ A folder is told by its ratings file: ``u.data`` (ml-100k), ``ratings.dat`` (ml-
 holding the ratings files of two layouts (``u.data`` beside ``ratings.csv``: two downloads
 unpacked into one folder) is refused naming both, since which one is meant cannot be told
 (before, the first in that order was read in silence); naming the ratings file itself
-(``--ratings ml/ratings.csv``) picks its layout.
+(``--ratings ml/ratings.csv``) picks its layout. A folder whose ratings file is there only
+compressed (``ratings.csv.gz``) is told to unpack it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from bench.data.folder_names import packed_twin
 from bench.errors import DataError
 
 #: Each layout's ratings file, in the order a folder is tried.
@@ -32,9 +34,11 @@ def layout_of(folder: Path, given: Path, shown: str | os.PathLike[str]) -> str:
                         "which one is meant cannot be told: name the ratings file itself "
                         f"(e.g. {folder / names[-1]}) or move the others away", path=shown)
     if not names:
+        twin = next((t for n, _ in RATINGS_FILES if (t := packed_twin(folder / n))), None)
         raise DataError(
             "not a MovieLens folder: expected u.data (ml-100k), ratings.dat (ml-1m / ml-10m) or "
-            "ratings.csv (ml-latest-small, ml-latest, ml-25m, ml-32m)",
+            "ratings.csv (ml-latest-small, ml-latest, ml-25m, ml-32m)"
+            + (f"; {twin}" if twin else ""),
             path=shown,
         )
     if names[0] == "u.data":

@@ -139,10 +139,14 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
         if isinstance(frame.columns, pd.MultiIndex):
             hint += (f" (the columns are a MultiIndex of {frame.columns.nlevels} levels, e.g. "
                      f"{frame.columns[0]!r}: flatten them to one name each)")
+        else:
+            hint += _renames(frame, missing)
         raise DataError(
             f"missing column(s) {missing}; a ratings table needs {list(RATING_COLUMNS)}{hint}",
             path=where,
         )
+    if frame.shape[0] == 0:  # before the dtype checks: an empty column's dtype says nothing
+        raise DataError("no rows: a ratings table needs at least one rating", path=where)
     twice = next((c for c in RATING_COLUMNS if list(frame.columns).count(c) > 1), None)
     if twice is not None:  # frame[c] would be a frame: which one is meant cannot be told
         raise DataError(f"appears {list(frame.columns).count(twice)} times: expected one column "
@@ -186,6 +190,27 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                         "features can sum",
                         path=where, row=int(huge[0]) + 1, column="rating")
     check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)
+
+
+#: Other spellings of the columns a ratings frame needs (MovieLens' ``userId``/``movieId``,
+#: RecBole's ``user_id:token``, Recommenders' ``userID``): named in the missing-column error.
+_SPELLINGS = {"user": ("userid", "user_id", "uid", "user_id:token"),
+              "item": ("movieid", "itemid", "item_id", "movie_id", "iid", "item_id:token"),
+              "rating": ("ratings", "score", "rating:float", "stars"),
+              "timestamp": ("time", "ts", "datetime", "date", "timestamp:float")}
+
+
+def _renames(frame: pd.DataFrame, missing: list[str]) -> str:
+    """The rename that gives ``frame`` the ``missing`` columns, where its own columns are other
+    spellings of them (``userId``, ``user_id``; case ignored), else the columns it has."""
+    mapping = {}
+    for need in missing:
+        have = [c for c in frame.columns if str(c).lower() in (need, *_SPELLINGS[need])]
+        if len(have) == 1:
+            mapping[str(have[0])] = need
+    if mapping:
+        return f"; rename them: frame.rename(columns={mapping!r})"
+    return f"; the frame's columns are {[str(c) for c in frame.columns][:12]}"
 
 
 #: Timestamp magnitudes of the one-unit rule (:func:`refuse_mixed_units`): seconds of

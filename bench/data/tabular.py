@@ -26,7 +26,8 @@ from the first line's (pandas would silently drop its extra fields) and a column
 
 Columns are named as in the header; integer positions (0-based) mean the file has no header.
 The separator is taken from ``sep``, else from the extension (``.csv`` comma, ``.tsv``/``.tab``
-tab), else guessed from the first line (tab, comma, semicolon, ``|``, ``::``). Every bad value is
+tab), else guessed from the first line (tab, comma, semicolon, ``|``, ``::``); it is literal
+text (``..`` or ``$$`` is not a regular expression, as pandas would read it). Every bad value is
 a :class:`~bench.errors.DataError` naming the file, line (CSV; row for Parquet), column and value.
 """
 
@@ -214,9 +215,9 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
     if not as_text:  # pandas' C parser drops the extra fields of a line when usecols is given
         check_field_counts(p, sep, names if header else None)
     try:
-        frame = pd.read_csv(
+        frame = pd.read_csv(  # a separator is literal text: pandas reads a longer one as a regex
             p,
-            sep=sep,
+            sep=sep if len(sep) == 1 else re.escape(sep),
             header=0 if header else None,
             usecols=usecols,
             keep_default_na=False,

@@ -6,7 +6,9 @@ TSV / Parquet table) or ``synthetic``, an optional ``--layout`` and, for a table
 (the embedded generator :func:`bench.datasets.synthetic.generate_ratings`, the table reader
 :func:`bench.data.tabular.load_ratings_table` or the MovieLens reader
 :func:`bench.data.movielens.load_movielens`), refuses contradictory choices with a
-:class:`~bench.errors.ConfigError` naming the options, and reads the ratings.
+:class:`~bench.errors.ConfigError` naming the options (an option the chosen reader would
+ignore too: ``--user`` beside ``synthetic``, ``--synthetic-users`` beside a file, ``--sep``
+beside Parquet, ``--duplicates`` beside MovieLens files), and reads the ratings.
 """
 
 from __future__ import annotations
@@ -74,15 +76,45 @@ def read_ratings(source: RatingsSource, *, split: str) -> RatingsRead:
     return RatingsRead(ratings, warnings)
 
 
+#: ``RatingsSource.synthetic`` when no ``--synthetic-*`` option is given.
+_SYNTHETIC_DEFAULT = RatingsSource.__dataclass_fields__["synthetic"].default
+
+
 def _load(source: RatingsSource) -> Ratings:
+    _refuse_unused(source)
     if source.ratings == "synthetic":
         return _synthetic(source)
     layout = _layout(source)
     if layout == "csv":
         return _table(source)
+    if source.duplicates != "error":
+        raise ConfigError(f"--duplicates {source.duplicates} applies to a ratings table "
+                          "(--layout csv); a MovieLens file holds each (user, item) pair once "
+                          "(a repeated pair is an error): leave --duplicates out")
     from bench.data.movielens import load_movielens
 
     return load_movielens(source.ratings, layout=None if layout == "auto" else layout)
+
+
+def _refuse_unused(source: RatingsSource) -> None:
+    """Options the chosen reader would ignore are refused, not dropped (as the engines' are):
+    a table's options beside ``synthetic``, ``--synthetic-*`` beside a path, ``--sep`` beside a
+    Parquet table (it has no separator)."""
+    if source.ratings == "synthetic":
+        given = [o for o, _ in source.column_options()] + (
+            ["--duplicates"] if source.duplicates != "error" else [])
+        if given:
+            raise ConfigError(f"{', '.join(given)}: option(s) of a ratings table, ignored by "
+                              "--ratings synthetic (the generator writes its own ratings): "
+                              "leave them out")
+        return
+    if source.synthetic != _SYNTHETIC_DEFAULT:
+        raise ConfigError("--synthetic-users / --synthetic-items / --synthetic-ratings size the "
+                          f"generated ratings of --ratings synthetic; --ratings {source.ratings} "
+                          "is read as it is: leave them out")
+    if source.sep is not None and Path(source.ratings).suffix.lower() in (".parquet", ".pq"):
+        raise ConfigError(f"--sep {source.sep!r}: --ratings {source.ratings} is a Parquet table, "
+                          "whose columns have no separator: leave --sep out")
 
 
 def _synthetic(source: RatingsSource) -> Ratings:

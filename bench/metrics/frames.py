@@ -207,7 +207,10 @@ def _numeric(col: pd.Series, role: str, unread: np.ndarray | None = None) -> np.
             v = obj[i]
             hint = ("a bool is not a number here: convert with .astype(int) if 1/0 is meant"
                     if isinstance(v, bool | np.bool_) else
-                    "text is not parsed: convert the column with pd.to_numeric")
+                    "text is not parsed: convert the column with pd.to_numeric"
+                    if isinstance(v, str | bytes) else
+                    "expected an int or a float: convert the column with .astype(float) if "
+                    "that is meant")
             raise _row_error(col, i, f"{role} {v!r} is not a number but a {type(v).__name__} "
                              f"({hint})")
     bad_int = first_inexact_integer(col.to_numpy())

@@ -18,6 +18,24 @@ def check_rows(labels: object, scores: object, label: str | None, score: str | N
     if (scores is None or label is not None or score is not None or isinstance(labels, dict)
             or type(labels).__module__.split(".")[0] == "ranx"):
         raise _not_rows(labels, scores, named=label is not None or score is not None)
+    for role, value in (("labels", labels), ("scores", scores)):
+        _refuse_lists_per_query(role, value)
+
+
+def _refuse_lists_per_query(role: str, value: object) -> None:
+    """One list per query (``[[2, 0, 1], [1, 0]]``, as TF-Ranking and allRank batch them) is
+    not rows: NumPy ends in "inhomogeneous shape" (ragged) or a 2-D shape. Said with the flat
+    form and its ``group=`` (LightGBM's query sizes)."""
+    if not isinstance(value, list | tuple) or not value or not all(
+            isinstance(v, list | tuple) or getattr(v, "ndim", 0) == 1 for v in value):
+        return
+    sizes = [len(v) for v in value]
+    if max(sizes) <= 1:  # a column of one value a row ((n, 1), a .tolist() of predictions)
+        return
+    shown = ", ".join(map(str, sizes[:6])) + (", ..." if len(sizes) > 6 else "")
+    raise ConfigError(f"{role} is a list of {len(sizes)} lists (one per query?): evaluate() "
+                      f"reads one {role[:-1]} per row; flatten them (numpy.concatenate) and give "
+                      f"the query sizes as group=[{shown}]")
 
 
 def _not_rows(labels: object, scores: object, *, named: bool) -> ConfigError:
