@@ -458,10 +458,6 @@ def test_case(name: str, tmp_path: Path) -> None:
     assert problem is None, f"{name}: {problem}"
 
 
-@pytest.mark.xfail(strict=True, reason="round10b: bench/data/dask_ratings.py: a multi-character "
-                   "sep is read by dask.dataframe.read_csv as a regular expression while the "
-                   "header is split literally: a well-formed '..' table is refused with "
-                   "\"'user' is not in list\"")
 def test_dask_reads_a_multi_character_separator_literally(tmp_path: Path) -> None:
     pytest.importorskip("dask.dataframe")
     import dask

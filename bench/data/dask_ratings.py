@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,7 +139,10 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     else:
         ids = {cols[r] for r in ("user", "item", "timestamp") if cols[r]}
         try:  # ids as their text: checked whole and exact in _typed (1.0000000000000000001 != 1)
-            raw = dd.read_csv([glob.escape(str(f)) for f in files], sep=sep, usecols=use,
+            # a separator of several characters is literal text, as in the header check (pandas
+            # reads it as a regular expression): the local reader's rule (bench.data.tabular)
+            literal = re.escape(sep) if sep is not None and len(sep) > 1 else sep
+            raw = dd.read_csv([glob.escape(str(f)) for f in files], sep=literal, usecols=use,
                               blocksize=blocksize,
                               dtype={c: object if c in ids else "float64" for c in use},
                               include_path_column=_PATH, encoding="utf-8-sig")
