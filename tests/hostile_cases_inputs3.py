@@ -570,7 +570,7 @@ def empty_paths_are_named_as_empty(tmp: Path) -> str | None:
     write(tmp, {"r.txt": RUN})
     for argv in (("evaluate", "--qrels", "", "--run", "r.txt"), ("convert", "--ratings", "",
                                                                  "--out", "o")):
-        bad = refused(cli(tmp, *argv), "empty path")
+        bad = refused(cli(tmp, *argv), "an empty value")  # one rule for every option
         if bad:
             return f"{argv}: {bad}"
     return None

@@ -42,7 +42,7 @@ from bench.report.tuning import (
 from bench.report.tuning_board import TunedBoard, pair_runs, tuned_table
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
-from bench.runs.tune_layout import COMPLETE, PLAN
+from bench.runs.tune_layout import COMPLETE, PLAN, STUDY_DB, SUMMARY, TRIALS_CSV
 
 #: The figures of the tuning folder, in the order the HTML shows them.
 FIGURES = ("best_so_far.png", "importances.png")
@@ -53,6 +53,10 @@ def _run_ref(run: RunDir, base: Path) -> dict[str, str]:
             "run_config": _display_path(run.config_path, base)}
 
 
+#: Files only a tune writes: a folder holding none of them is no tune (killed or finished).
+_TUNE_FILES = (PLAN, STUDY_DB, TRIALS_CSV, SUMMARY, COMPLETE)
+
+
 def _check_best(best_path: Path) -> None:
     """A :class:`ConfigError` when the tune folder has no ``best.toml``; a tune killed (or still
     running) has none yet -- it is written with ``complete`` when the tune ends
@@ -61,9 +65,10 @@ def _check_best(best_path: Path) -> None:
     if best_path.is_file():
         return
     folder = best_path.parent
-    if folder.is_dir() and not (folder / PLAN).is_file():  # no tune wrote here: no resume advice
-        raise ConfigError(f"{folder}: not a tune folder (no {PLAN}, no best.toml): expected a "
-                          "folder written by 'ltrbench tune' (DIR/tune/<name>/)")
+    if folder.is_dir() and not any((folder / name).exists() for name in _TUNE_FILES):
+        raise ConfigError(f"{folder}: not a tune folder (no {PLAN}, {TRIALS_CSV} or best.toml): "
+                          "expected a folder written by 'ltrbench tune' (DIR/tune/<name>/); no "
+                          "tune wrote here, so there is none to resume")
     if folder.is_dir() and not (folder / COMPLETE).exists():
         raise ConfigError(f"{best_path}: not found: the tune in {folder} did not finish (killed "
                           "or still running: no 'complete' file), and best.toml is written when "
