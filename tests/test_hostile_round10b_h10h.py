@@ -55,26 +55,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_cases_tune import tune
 from hostile_kit import refused, toy_splits
 from test_hostile_config import VALID
+from test_hostile_round8_rankers import Base  # scores = the first feature; fit runs go()
 
 from bench.benchmark.config import RunConfig
 from bench.errors import LtrbenchError
 
 NAME = "hostile10b"
 MODULE = Path(__file__).stem
-
-
-class Base:
-    """Scores = the first feature; ``fit`` runs :meth:`go` (the attack)."""
-
-    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
-        self.go()
-        return self
-
-    def go(self) -> None:
-        """Nothing (subclasses attack)."""
-
-    def predict(self, X: Any) -> Any:
-        return np.asarray(X[:, 0], dtype=np.float64)
 
 
 def _zero() -> float:
