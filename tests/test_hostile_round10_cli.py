@@ -253,7 +253,7 @@ def test_the_door_never_opens_a_fifo_or_a_device(tmp_path: Path,
     assert looks_like(fifo) is None
     assert looks_like("/dev/null") is None
     check_input_kinds("evaluate", _namespace(qrels="fifo", run=["/dev/null"]))
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 60  # a blocked open never returns; load never takes 60 s
 
 
 # ------------------------- bugs in files other helpers owned (found by h10e, fixed at the merge)

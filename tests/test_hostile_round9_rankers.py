@@ -106,7 +106,7 @@ def _exit_handler_case(factory: str, *words: str) -> str | None:
               "print('NOTES', e or r.notes.get('process', ''), flush=True)\n")
     env = {**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                       timeout=120, env=env)
+                       timeout=600, env=env)  # a hang guard, not a speed test
     if p.returncode != 0 or "Traceback" in p.stderr:
         return f"exit {p.returncode}: {p.stderr.strip()[-200:]}"
     if SAID in p.stdout:
