@@ -49,3 +49,27 @@ def test_resume_search_checks_only_the_runs_of_its_own_config(tmp_path: Path) ->
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert latest_unfinished(tmp_path, HASH) == good
+
+
+
+def test_a_dask_duplicate_pair_under_text_ids_is_said_as_a_duplicate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With text user ids (numbered as the local reader numbers them), the search for the pair's
+    lines read the shard's raw cells as numbers and failed on ``u1``: the user got "value 'u1'
+    is not a whole number" for a well-formed id. The block's duplicate error now stands (it
+    names the pair by its number; the local reader names ``u1`` and the line)."""
+    pytest.importorskip("dask.dataframe")
+    from bench import cli
+
+    (tmp_path / "r.csv").write_text("u,i,r,t\nu1,1,4,100\nu2,2,3,101\nu1,1,5,102\n",
+                                    encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        status = cli.main(["convert", "--ratings", "r.csv", "--user", "u", "--item", "i",
+                           "--rating", "r", "--timestamp", "t", "--out", "o", "--engine", "dask",
+                           "--negatives", "1"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "duplicate (user=" in err, err
+    assert "not a whole number" not in err, err
+    assert not (tmp_path / "o" / "train.txt").exists()

@@ -271,9 +271,9 @@ def test_the_api_cluster_refuses_a_tiny_memory_limit_before_any_start() -> None:
 
 @pytest.mark.parametrize("limit", ["0", 0, "auto", None, "2GB"])
 def test_guard_dasks_own_spellings_of_no_limit_and_sizes_pass(limit: Any) -> None:
-    from bench.data.dask_cluster import _memory_limit
+    from bench.data.dask_cluster import memory_limit_value
 
-    assert _memory_limit(limit) == limit
+    assert memory_limit_value(limit) == limit
 
 
 @pytest.mark.parametrize(("argv", "words"), [

@@ -74,7 +74,7 @@ def cluster(
             yield client
         return
     check_local_cluster(workers, threads)
-    memory_limit = _memory_limit(memory_limit)
+    memory_limit = memory_limit_value(memory_limit)
     import dask
 
     if dask.config.get("distributed.comm.require-encryption", False):
@@ -255,7 +255,7 @@ def check_local_cluster(workers: object, threads: object) -> None:
                           "larger cluster start one and pass --scheduler")
 
 
-def _memory_limit(value: object) -> str | int | None:
+def memory_limit_value(value: object) -> str | int | None:
     """``memory_limit`` checked as Dask reads it (``"auto"``, ``None``/``0`` for none, a byte
     count or ``"2GB"``): :class:`ConfigError` naming the value otherwise."""
     from dask.utils import parse_bytes

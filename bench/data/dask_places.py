@@ -38,7 +38,10 @@ def place_duplicate(ratings: Any, exc: DataError) -> DataError | None:
     side = {f.parent / n for f in ratings.files if f.name == "ratings.csv"
             for n in ("movies.csv", "tags.csv")}  # a MovieLens folder's side tables
     for f in (f for f in ratings.files if f not in side):
-        places += _places(f, ratings, user, item, 2 - len(places))
+        try:
+            places += _places(f, ratings, user, item, 2 - len(places))
+        except DataError:  # text ids: U and I are their numbers (dask_ids), not the cells
+            return None  # the block's own error stands
         if len(places) >= 2:
             break
     if len(places) < 2:

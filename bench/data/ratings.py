@@ -68,12 +68,6 @@ class Ratings:
         }
 
 
-def _type_name(obj: object) -> str:
-    t = type(obj)
-    top = t.__module__.split(".")[0]
-    return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"
-
-
 def ratings_frame(obj: object) -> pd.DataFrame:
     """``obj`` as the pandas DataFrame a :class:`Ratings` holds: a DataFrame as it is; a
     pyarrow ``Table`` / ``RecordBatch`` through ``to_pandas()`` and a one-dimensional NumPy
@@ -91,9 +85,11 @@ def ratings_frame(obj: object) -> pd.DataFrame:
         return _timestamps_in_seconds(frame)
     if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
         return _timestamps_in_seconds(pd.DataFrame(obj))
+    from bench.data.trec_objects import type_name  # lazily: trec_objects reads TREC files
+
     how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
            else " (e.g. pandas.DataFrame(...))")
-    raise ConfigError(f"ratings: got a {_type_name(obj)}: expected a pandas DataFrame with "
+    raise ConfigError(f"ratings: got a {type_name(obj)}: expected a pandas DataFrame with "
                       f"columns {', '.join(RATING_COLUMNS)}{how}")
 
 

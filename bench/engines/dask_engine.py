@@ -78,15 +78,15 @@ def check_memory_limit(memory_limit: str) -> None:
         return
     from dask.utils import parse_bytes
 
-    from bench.data.dask_cluster import check_memory_bounds
+    from bench.data.dask_cluster import memory_limit_value
 
     try:
-        n = parse_bytes(memory_limit)
+        parse_bytes(memory_limit)
     except ValueError:
         raise ConfigError(f"--memory-limit {memory_limit!r}: expected 'auto' or a size "
                           "such as 2GB or 500MiB") from None
-    try:
-        check_memory_bounds(memory_limit, int(n))
+    try:  # the cluster's own check (bounds, sign), named with the option
+        memory_limit_value(memory_limit)
     except ConfigError as exc:
         raise ConfigError(f"--memory-limit: {exc}") from None
 

@@ -392,7 +392,10 @@ def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
         blank = frame[col].isna()
         if col not in spec.numeric and (pd.api.types.is_string_dtype(frame[col])
                                         or frame[col].dtype == object):  # "   " is no name either
-            blank |= frame[col].astype("string").str.strip().eq("").fillna(False).astype(bool)
+            distinct = pd.unique(frame[col].dropna())  # a few names over many rows: strip those
+            empty = [v for v in distinct if isinstance(v, str) and not v.strip()]
+            if empty:
+                blank |= frame[col].isin(empty).to_numpy()
         if col not in spec.numeric and blank.any():
             i = int(blank.to_numpy().argmax())
             raise DataError(f"empty {col!r}: every row needs one (blank text is empty)", path=path,
