@@ -341,3 +341,23 @@ if __name__ == "__main__":
         failing += why is not None
         print(f"{'FAIL' if why else 'ok  '} {case.name}: {why or ''}")
     print(f"{failing} of {len(CASES)} cases fail")
+
+
+def test_tune_refuses_searching_a_parameter_the_config_fixes_for_that_model(
+        tmp_path: Path) -> None:
+    """``[model_params.lightgbm-lambdarank] num_leaves = 7`` beside ``--grid num_leaves=3,5``:
+    each trial replaced the file's value without a word; refused naming both (no data read)."""
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.tune_run import TuneRequest, plan_tune
+    from bench.errors import ConfigError
+
+    fixed = RunConfig(dataset="synthetic", models=("lightgbm-lambdarank",), quick=True,
+                      model_params={"lightgbm-lambdarank": {"num_leaves": 7}})
+    with pytest.raises(ConfigError, match=r"searches num_leaves for lightgbm-lambdarank, which "
+                                          r"the config fixes: \[model_params\.lightgbm-lambdarank\]"
+                                          r" num_leaves = 7"):
+        plan_tune(TuneRequest(grid="num_leaves=3,5", out=str(tmp_path / "a")), lambda: fixed)
+    other = RunConfig(dataset="synthetic", models=("lightgbm-lambdarank",), quick=True,
+                      model_params={"lightgbm-lambdarank": {"min_data_in_leaf": 5}})
+    plan = plan_tune(TuneRequest(grid="num_leaves=3,5", out=str(tmp_path / "b")), lambda: other)
+    assert plan.options.seed == 0  # guard: a fixed parameter that is not searched is kept

@@ -91,8 +91,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "dataset-dir": ("a dataset folder (train/vali/test splits)", "--dataset"),
 }
 
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_INT = re.compile(r"[-+]?\d+")
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")  # ASCII only,
+_INT = re.compile(r"[-+]?[0-9]+")  # as the readers: Arabic-Indic digits are no number there
 _TOML_LINE = re.compile(r"""\s*(?:\[\[?[^\[\]]+\]\]?|[\w."'-]+\s*=.*)\s*(?:#.*)?""")
 _SPLITS = ("train.txt", "vali.txt", "test.txt", "train.parquet", "test.parquet", "rank.train",
            "Fold1")

@@ -89,7 +89,7 @@ def _codes(parts: list[pd.Series], role: str) -> dict[str, int] | None:
 
     cells = [str(c) for c in pd.unique(pd.concat(parts, ignore_index=True).to_numpy(dtype=object))] \
         if parts else []
-    if all(whole_number(c) is not None for c in cells) \
+    if whole_texts(pd.Series(cells, dtype=object))[1] == -1 \
             or any(id_cell_problem(c) is not None for c in cells):
         return None
     if all(_NUMBER_ID.fullmatch(c) for c in cells):  # numbers only, one beyond int64: by value
