@@ -188,8 +188,8 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
             use, why = runs[-1], ("newest run, unfinished (no finish time in its manifest; "
                                   f"--include-unfinished), {_when(runs[-1])}")
         else:
-            use, why = runs[-1], f"newest finished run, {_when(runs[-1])}"
-        skipped = [(r, ("not named with --runs" if picked else f"older, {_when(r)}")
+            use, why = runs[-1], f"newest finished run, {_when(runs[-1])}" + _tie(runs)
+        skipped = [(r, ("not named with --runs" if picked else _older(r, use))
                     + _other_data(r, use)) for r in runs if r is not use]
         skipped += [(r, "unfinished: no finish time in its manifest")
                     for r in selection.unfinished if dataset in _safe_datasets(r)]
@@ -197,6 +197,24 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         selection.choices.append(Choice(dataset, use, why, n, tuple(
             (r, f"{w}, {_models(r, dataset)}") for r, w in skipped)))
     return selection
+
+
+def _tie(runs: list[RunDir]) -> str:
+    """``"; N other runs have the same time ..."`` when the newest time is shared (two runs
+    finished within one clock tick): the run used is then the last by run id, and said so."""
+    same = [r for r in runs[:-1] if r.moment == runs[-1].moment]
+    if not same:
+        return ""
+    return (f"; {len(same)} other run(s) have the same time, the last by run id is used "
+            "(name one with --runs, or --all for one table per run)")
+
+
+def _older(run: RunDir, used: RunDir) -> str:
+    """Why ``run`` was skipped for the newer ``used``: older, or of the same time (never called
+    older then: the choice between them is the run id's order)."""
+    if run.moment == used.moment:
+        return f"same time as the run used ({_when(run)}), earlier by run id"
+    return f"older, {_when(run)}"
 
 
 def _spec(run: RunDir) -> str | None:
