@@ -19,6 +19,7 @@ run is a :class:`~bench.errors.DataError` naming the file, the line and the colu
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,7 +160,7 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
     """The runs of the leaderboard's tables (see the module doc), ordered by dataset then time."""
     named, found = resolve_runs(items, runs_root)
     named_keys = {os.path.realpath(r.path) for r in named}
-    found = [r for r in found if os.path.realpath(r.path) not in named_keys]
+    found = _with_rows(named, [r for r in found if os.path.realpath(r.path) not in named_keys])
     selection = Selection()
     if not include_unfinished:
         selection.unfinished = [r for r in found if is_unfinished(r)]
@@ -197,6 +198,27 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         selection.choices.append(Choice(dataset, use, why, n, tuple(
             (r, f"{w}, {_models(r, dataset)}") for r, w in skipped)))
     return selection
+
+
+def _with_rows(named: list[RunDir], found: list[RunDir]) -> list[RunDir]:
+    """``found`` less the finished runs whose ``metrics.csv`` has no row (every model failed,
+    or the file was cut), each said in a warning; such a run named with ``--runs`` is a
+    :class:`DataError` (it gave "no finished run directory with a metrics.csv")."""
+    def empty(run: RunDir) -> bool:
+        return not run.datasets() and not is_unfinished(run)
+
+    why = ("no rows under its header: the run finished without a metric (every model "
+           "failed, or the file was cut); see its manifest's status")
+    for run in named:
+        if empty(run):
+            raise DataError(f"{why}; leave it out of --runs", path=run.path / "metrics.csv")
+    kept = []
+    for run in found:
+        if empty(run):
+            warnings.warn(f"{run.path / 'metrics.csv'}: {why}; left out", stacklevel=3)
+        else:
+            kept.append(run)
+    return kept
 
 
 def _tie(runs: list[RunDir]) -> str:
