@@ -63,6 +63,8 @@ CLASSES = {
     "test_ir_measures_names_equal_ir_measures": "names (pinned)",
     "test_ranx_names_under_profile_ranx_equal_ranx": "profiles (pinned)",
     "test_every_printed_name_parses_back_to_its_value_and_profile": "names (pinned)",
+    "test_recommender_spellings_under_their_profiles_equal_the_published_formulas":
+        "profiles (pinned)",
     "test_a_bare_cutoff_continues_a_parameterised_ir_measures_name": "names (pinned)",
     "test_odd_cutoffs_are_refused_naming_the_name": "names (pinned)",
     "test_look_alike_characters_are_refused_naming_them": "names (pinned)",
@@ -200,6 +202,27 @@ def test_ranx_names_under_profile_ranx_equal_ranx(name: str) -> None:
     got = _quiet(evaluate_trec, RANX_Q, RANX_R, metrics=[name], profile="ranx")
     assert got.profile_of(name) == "ranx"
     assert got[name] == pytest.approx(RANX[name], abs=1e-12), (name, got[name])
+
+
+#: Binary ground truth and top-2 lists: u1 hits at rank 1 (3 relevant), u2 none (1 relevant), u3
+#: at rank 1 (2 relevant). RecBole ``recbole/evaluator/metrics.py`` (Hit, MRR, MAP: sum of
+#: precision@i at hits over min(|GT|, k), NDCG: ideal DCG over min(|GT|, k) ones); the same
+#: formulas in Recommenders ``python_evaluation.py`` and Cornac ``metrics/ranking.py``.
+REC_GT = {"u1": {"a": 1, "b": 1, "c": 1}, "u2": {"d": 1}, "u3": {"e": 1, "f": 1}}
+REC_TOP = {"u1": {"a": 5.0, "x": 4.0}, "u2": {"z": 3.0, "w": 2.0}, "u3": {"f": 1.0, "q": 0.5}}
+_IDCG2 = 1 + 1 / np.log2(3)
+REC_WANT = {"Hit@2": 2 / 3, "MRR@2": 2 / 3, "MAP@2": (1 / 2 + 0 + 1 / 2) / 3,
+            "NDCG@2": (1 / _IDCG2 + 0 + 1 / _IDCG2) / 3,
+            "Recall@2": (1 / 3 + 0 + 1 / 2) / 3, "Precision@2": (1 / 2 + 0 + 1 / 2) / 3}
+
+
+@pytest.mark.parametrize("profile", ["recbole", "recommenders", "cornac"])
+def test_recommender_spellings_under_their_profiles_equal_the_published_formulas(
+        profile: str) -> None:
+    got = _quiet(evaluate_trec, REC_GT, REC_TOP, metrics=list(REC_WANT), profile=profile)
+    for name, want in REC_WANT.items():
+        assert got.profile_of(name) == profile
+        assert got[name] == pytest.approx(want, abs=1e-12), (profile, name, got[name])
 
 
 def test_every_printed_name_parses_back_to_its_value_and_profile(tmp_path: Path) -> None:
