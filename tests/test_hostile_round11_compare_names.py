@@ -82,6 +82,8 @@ CLASSES = {
     "test_a_peer_name_beside_a_trec_eval_name_keeps_one_query_set": "comparisons (pinned)",
     "test_compare_missing_zero_equals_trec_eval_c_for_every_name": "comparisons (pinned)",
     "test_a_query_set_without_any_value_is_refused": "comparisons (pinned)",
+    "test_a_name_with_commas_in_brackets_round_trips_in_the_comparison_csv":
+        "comparisons (pinned)",
     "test_a_run_of_text_scores_among_good_runs_is_named": "comparisons (pinned)",
     "test_two_runs_of_one_instant_are_said_not_called_older": "report (silent accept)",
     "test_a_link_to_a_run_beside_it_is_one_run": "report (pinned)",
@@ -414,6 +416,25 @@ def test_compare_missing_zero_equals_trec_eval_c_for_every_name(tmp_path: Path,
         want = sum(v[measure] for v in per_query.values()) / len(QRELS)
         assert float(rows[run_name][name]) == pytest.approx(want, abs=1e-12), rows[run_name]
         assert rows[run_name]["n_queries"] == "4"
+
+
+def test_a_name_with_commas_in_brackets_round_trips_in_the_comparison_csv(
+        tmp_path: Path) -> None:
+    """``nDCG(gains={0:0,1:1,2:3})@10`` holds commas: one CSV column (quoted) in the summary
+    and one ``metric`` value per row in the per-query file, each equal to ir_measures."""
+    qrels, runs = _write(tmp_path, a=RUN, b=RUN_B)
+    name = "nDCG(gains={0:0,1:1,2:3})@10"
+    res = cli(tmp_path, "evaluate", "--qrels", qrels, "--run", f"A={runs['a']}", "--run",
+              f"B={runs['b']}", "--metrics", f"{name},AP(rel=2)", "--format", "csv",
+              "--per-query", "pq.csv")
+    assert res.status == 0, res.err
+    rows = {r["run"]: r for r in _csv_rows(res.out)}
+    for run_name, run in (("A", RUN), ("B", RUN_B)):
+        assert float(rows[run_name][name]) == pytest.approx(_ir_measures(name, run=run),
+                                                            abs=1e-12)
+    per_query = _csv_rows((tmp_path / "pq.csv").read_text())
+    assert {r["metric"] for r in per_query} == {name, "AP(rel=2)"}
+    assert all(r["profile"].startswith("trec_eval-c") for r in per_query)
 
 
 def test_a_query_set_without_any_value_is_refused() -> None:
