@@ -9,7 +9,6 @@ the benchmark's (a layer above this one), so the caller hands it in as ``train``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,6 @@ from bench.crosscheck.run import crosscheck_run, write_crosscheck
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
-from bench.metrics.peer_names import MAX_CUTOFF
 from bench.runners.registry import LAMBDAMART, ModelNames, expand_models
 from bench.runs.layout import RUN_INTO, RUN_SEALED, RUN_WRITES
 from bench.runs.search import find_matching_run
@@ -70,7 +68,7 @@ def crosscheck_request(
     files or is an input, a model name is unknown, or none of the requested models is a GBDT
     model (only those have a built-in metric).
     """
-    check_metric(request.metric)  # at the door: before a run is searched for or trained
+    metric = check_metric(request.metric)  # at the door: before a run is found or trained
     check_output_dir(request.out, option="--out",  # never a run among the dataset's files
                      inputs=[("--run", request.run), ("--runs-dir", request.runs_dir),
                              ("--dataset", request.dataset)],
@@ -78,28 +76,45 @@ def crosscheck_request(
     models = expand_models(request.models) if request.models else None
     gbdt = _gbdt_models(models)
     run_dir = _run_to_check(request, models, gbdt, train, say)
-    result = crosscheck_run(run_dir, models=gbdt, metric=request.metric)
+    result = crosscheck_run(run_dir, models=gbdt, metric=metric)
     return CrosscheckOutcome(result, write_crosscheck(result, request.out))
 
 
-def check_metric(metric: str) -> None:
-    """``--metric`` checked before any run is found or trained: a name that some GBDT
-    library's built-in metric provider takes (:meth:`MetricProvider.supports
+def check_metric(metric: str) -> str:
+    """``--metric`` checked before any run is found or trained, and returned as the eval logs
+    write it (blanks around it dropped): a name that some GBDT library's built-in metric provider
+    takes (:meth:`MetricProvider.supports
     <bench.runners.metric_provider.MetricProvider.supports>`; ``ndcg@10``, ``map@5``,
-    XGBoost's ``pre@5``, ``ndcg``, ``ndcg@10-``), its cutoff a whole number from 1 written
-    without leading zeros (the eval log keys ``ndcg@5``, not ``ndcg@05``). Else a
-    :class:`ConfigError` listing each library's names: a wrong name found after a training
-    run is the run's time lost, and ``NDCG@10`` is no key of any eval log."""
+    XGBoost's ``pre@5``, ``ndcg``, ``ndcg@10-``) and that the metric-name grammar reads
+    (:func:`~bench.metrics.names.parse_metrics`, XGBoost's ``-`` suffix aside): one name, its
+    cutoff the grammar's (``@0``, ``@1e3``, ``@١٠``, beyond ``MAX_CUTOFF`` refused there) and
+    written as the grammar writes it back (the eval log keys ``ndcg@5``, not ``ndcg@05``).
+    Else a :class:`ConfigError` giving the grammar's reason and listing each library's names:
+    a wrong name found after a training run is the run's time lost, and ``NDCG@10`` is no key
+    of any eval log."""
+    from bench.metrics.names import parse_metrics
     from bench.runners.libraries import LIBRARIES
 
     providers = [lib.provider() for lib in LIBRARIES.values()]
-    cutoff = re.search(r"@([0-9]+)", metric) if isinstance(metric, str) else None
-    bad_cutoff = cutoff is not None and (cutoff.group(1).startswith("0") or
-                                         int(cutoff.group(1)) > MAX_CUTOFF)
-    if bad_cutoff or not any(p.supports(metric) for p in providers):
+    name = metric.strip(" \t") if isinstance(metric, str) else metric
+    reason = ""
+    if isinstance(name, str) and name:
+        base = name[:-1] if name.endswith("-") else name  # XGBoost's suffix: not the grammar's
+        try:
+            specs = parse_metrics([base])
+        except ConfigError as exc:
+            reason = f" ({exc})"
+        else:
+            written = base.rpartition("@")[2] if "@" in base else None
+            if len(specs) != 1 or specs[0].label != base:
+                reason = " (one name, no white space or line end in it)"
+            elif specs[0].k is not None and written != str(specs[0].k):
+                reason = f" (the eval logs key @{specs[0].k}: k without leading zeros)"
+    if reason or not any(p.supports(name) for p in providers):
         valid = "; ".join(f"{p.title} {p.supported}" for p in providers)
-        raise ConfigError(f"--metric {metric!r} is no library's built-in metric (k a whole "
-                          f"number from 1, without leading zeros); valid: {valid}")
+        raise ConfigError(f"--metric {metric!r} is no library's built-in metric{reason}; "
+                          f"valid: {valid}")
+    return str(name)
 
 
 def _gbdt_models(models: ModelNames | None) -> tuple[str, ...] | None:

@@ -34,8 +34,11 @@ def ascii_only(token: str) -> None:
     normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
     ASCII measure at worst. White space separates names (any Unicode space)."""
     for ch in token:
-        if ch.isascii():
+        if ch.isascii() and ch.isprintable():
             continue
+        if ch.isascii():  # a NUL or another control character: no name holds one
+            raise ConfigError(f"unknown metric {token!r}: it holds the control character "
+                              f"{ch!r} (U+{ord(ch):04X}); metric names are printable ASCII")
         name = unicodedata.name(ch, "unnamed character")
         raise ConfigError(f"unknown metric {token!r}: it holds {ch!r} (U+{ord(ch):04X} {name}); "
                           "metric names are ASCII, retype it without the look-alike "

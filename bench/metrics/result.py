@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, KeysView
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,27 @@ class EvaluationResult:
         except KeyError:
             raise KeyError(f"{metric!r} is not a metric of this result (its metrics, as they were "
                            f"spelled: {', '.join(self.metrics)})") from None
+
+    def __contains__(self, metric: object) -> bool:
+        """``"nDCG@10" in result``: whether ``result[metric]`` holds a mean (the same spellings,
+        blanks around a name aside). Without it Python's fallback asked ``result[0]``, and the
+        test ended in ``KeyError: 0 is not a metric``."""
+        return isinstance(metric, str) and (metric in self.metrics
+                                            or metric.strip() in self.metrics)
+
+    def __iter__(self) -> Iterator[str]:
+        """The metrics' names, as they were spelled (``dict(result)`` is :attr:`metrics`)."""
+        return iter(self.metrics)
+
+    def keys(self) -> KeysView[str]:
+        """The metrics' names, as they were spelled (the keys of :attr:`metrics`)."""
+        return self.metrics.keys()
+
+    def get(self, metric: str, default: float | None = None) -> float | None:
+        """``result[metric]``, else ``default`` (as a dict's ``get``)."""
+        if metric not in self:
+            return default
+        return self[metric]
 
     def profile_of(self, metric: str) -> str:
         """The name of the profile ``metric`` (a key of :attr:`metrics`) was computed under."""

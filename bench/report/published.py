@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.data.jsonio import json_number
+from bench.datasets.folds import fold_suffix
 from bench.errors import ConfigError
 
 _LGB_SETTINGS = (
@@ -196,8 +197,10 @@ def published_key(manifest: dict[str, Any]) -> str:
         return ""
     fold = meta.get("fold") if isinstance(meta, dict) else None  # with the fold: card:FoldK
     spec = dataset.get("spec") if isinstance(dataset, dict) else None
-    if not isinstance(fold, str) and isinstance(spec, str) and ":" in spec:
-        fold = next((t for t in spec.split(":")[1:] if t.lower().startswith("fold")), None)
+    if not isinstance(fold, str) and isinstance(spec, str):
+        fold = fold_suffix(spec)[1]  # the datasets' one reader of NAME[:OPTION]:FoldK
+    if isinstance(fold, str) and (number := fold_suffix(f"{card}:{fold}")[1]) is not None:
+        fold = f"Fold{number[4:]}"  # 'fold3' as the catalogue writes it (digits as given)
     return f"{card}:{fold}" if isinstance(fold, str) and fold else card
 
 

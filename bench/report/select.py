@@ -19,6 +19,7 @@ run is a :class:`~bench.errors.DataError` naming the file, the line and the colu
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,7 +160,7 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
     """The runs of the leaderboard's tables (see the module doc), ordered by dataset then time."""
     named, found = resolve_runs(items, runs_root)
     named_keys = {os.path.realpath(r.path) for r in named}
-    found = [r for r in found if os.path.realpath(r.path) not in named_keys]
+    found = _with_rows(named, [r for r in found if os.path.realpath(r.path) not in named_keys])
     selection = Selection()
     if not include_unfinished:
         selection.unfinished = [r for r in found if is_unfinished(r)]
@@ -188,8 +189,8 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
             use, why = runs[-1], ("newest run, unfinished (no finish time in its manifest; "
                                   f"--include-unfinished), {_when(runs[-1])}")
         else:
-            use, why = runs[-1], f"newest finished run, {_when(runs[-1])}"
-        skipped = [(r, ("not named with --runs" if picked else f"older, {_when(r)}")
+            use, why = runs[-1], f"newest finished run, {_when(runs[-1])}" + _tie(runs)
+        skipped = [(r, ("not named with --runs" if picked else _older(r, use))
                     + _other_data(r, use)) for r in runs if r is not use]
         skipped += [(r, "unfinished: no finish time in its manifest")
                     for r in selection.unfinished if dataset in _safe_datasets(r)]
@@ -197,6 +198,45 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         selection.choices.append(Choice(dataset, use, why, n, tuple(
             (r, f"{w}, {_models(r, dataset)}") for r, w in skipped)))
     return selection
+
+
+def _with_rows(named: list[RunDir], found: list[RunDir]) -> list[RunDir]:
+    """``found`` less the finished runs whose ``metrics.csv`` has no row (every model failed,
+    or the file was cut), each said in a warning; such a run named with ``--runs`` is a
+    :class:`DataError` (it gave "no finished run directory with a metrics.csv")."""
+    def empty(run: RunDir) -> bool:
+        return not run.datasets() and not is_unfinished(run)
+
+    why = ("no rows under its header: the run finished without a metric (every model "
+           "failed, or the file was cut); see its manifest's status")
+    for run in named:
+        if empty(run):
+            raise DataError(f"{why}; leave it out of --runs", path=run.path / "metrics.csv")
+    kept = []
+    for run in found:
+        if empty(run):
+            warnings.warn(f"{run.path / 'metrics.csv'}: {why}; left out", stacklevel=3)
+        else:
+            kept.append(run)
+    return kept
+
+
+def _tie(runs: list[RunDir]) -> str:
+    """``"; N other runs have the same time ..."`` when the newest time is shared (two runs
+    finished within one clock tick): the run used is then the last by run id, and said so."""
+    same = [r for r in runs[:-1] if r.moment == runs[-1].moment]
+    if not same:
+        return ""
+    return (f"; {len(same)} other run(s) have the same time, the last by run id is used "
+            "(name one with --runs, or --all for one table per run)")
+
+
+def _older(run: RunDir, used: RunDir) -> str:
+    """Why ``run`` was skipped for the newer ``used``: older, or of the same time (never called
+    older then: the choice between them is the run id's order)."""
+    if run.moment == used.moment:
+        return f"same time as the run used ({_when(run)}), earlier by run id"
+    return f"older, {_when(run)}"
 
 
 def _spec(run: RunDir) -> str | None:

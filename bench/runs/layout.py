@@ -363,6 +363,12 @@ def _check_csv_shape(path: Path) -> None:
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, [])
+        names = [h.removeprefix("\ufeff") if i == 0 else h  # a byte-order mark is read
+                 for i, h in enumerate(header)]
+        odd = [h for h in names if not h.isprintable()]  # a NUL in 'profile' hid the column
+        if odd:
+            raise DataError(f"column name {odd[0]!r} in the header holds a control character; "
+                            f"{_DAMAGED}", path=path, line=1)
         twice = sorted({h for h in header if header.count(h) > 1})
         if twice:
             raise DataError(f"column(s) {', '.join(map(repr, twice))} appear more than once in "
@@ -423,7 +429,9 @@ def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
             i = int(bad.to_numpy().argmax())
             want = ("a whole number (below 2**63)" if col in spec.integers
                     else "a finite number (or empty)")
-            raise DataError(f"{col!r} is {raw.iloc[i]!r}: expected {want}", path=path,
+            found = raw.iloc[i]  # a NumPy scalar shown as the file wrote it, not np.float64(..)
+            found = found.item() if isinstance(found, np.generic) else found
+            raise DataError(f"{col!r} is {found!r}: expected {want}", path=path,
                             column=col, **where(i))
         if values is not raw or (col in spec.integers
                                  and not pd.api.types.is_integer_dtype(values)):
