@@ -346,10 +346,26 @@ def test_integer_and_text_qids_still_give_the_text_number() -> None:
 
 
 # ------------------------------------------------ text_ids: the fast path against the slow one
+def _id_kind(v: object) -> str:
+    """The kind of one id, value by value (the implementation before round 11)."""
+    if isinstance(v, bool | np.bool_):
+        return "bool"
+    if isinstance(v, int | np.integer):
+        return "int"
+    if isinstance(v, str):
+        return "str"
+    if v is None or (isinstance(v, float | np.floating) and v != v) \
+            or type(v).__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        return "missing"
+    if isinstance(v, float | np.floating):
+        return "float"
+    return type(v).__name__
+
+
 def _slow_text_ids(values: object, *, what: str = "query id") -> np.ndarray:
     """The implementation before round 11 (one ``_id_kind`` call per id), with this round's
     rule that values other than ints, floats, text, bools and missing values are refused."""
-    from bench.data.input_ids import _id_kind, _refuse_stray_ids, text_array
+    from bench.data.input_ids import _refuse_stray_ids, text_array
 
     a = np.asarray(values) if not isinstance(values, np.ndarray) else values
     _refuse_stray_ids(a, what=what, path=None, column=None)
