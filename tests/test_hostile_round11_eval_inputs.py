@@ -632,3 +632,29 @@ def test_an_archives_one_top_folder_is_still_read(tmp_path: Path) -> None:
     _letor(tmp_path, ["MQ2008/Fold1/train.txt", "MQ2008/Fold1/vali.txt",
                       "MQ2008/Fold1/test.txt"])
     assert read_folder(tmp_path).test.n_rows == 32
+
+
+def test_crosscheck_cli_over_q0_qrels_compares_and_agrees(tmp_path: Path) -> None:
+    """Through the door: Q0 qrels fall back to the ordinary reading (typed), and pytrec_eval
+    agrees with ltrbench on every measure."""
+    _files(tmp_path, QRELS.replace(b" 0 ", b" Q0 "), RUN)
+    res = cli(tmp_path, "crosscheck", "--evaluators", "--qrels", "q", "--trec-run", "r",
+              "--tools", "pytrec_eval", "--out", "cc")
+    assert res.status == 0, res.err
+    rows = [ln for ln in res.out.splitlines() if ln.startswith("| pytrec_eval")]
+    assert rows
+    assert all(ln.rstrip(" |").endswith("agrees") and "disagrees" not in ln for ln in rows), rows
+
+
+def test_evaluate_cli_over_a_featureless_svmlight_file_gives_the_hand_number(
+        tmp_path: Path) -> None:
+    """Labels and queries only (evaluate never needs features): query 1 ranks labels 2, 0 (its
+    ideal), query 2 ranks 0, 1: ndcg@10 = (1 + (1 / log2 3) / 1) / 2."""
+    from tests.hostile_kit import csv_values
+
+    (tmp_path / "d").write_bytes(b"2 qid:1\n0 qid:1\n1 qid:2\n0 qid:2\n")
+    (tmp_path / "s").write_bytes(b"0.9\n0.1\n0.2\n0.8\n")
+    res = cli(tmp_path, "evaluate", "--data", "d", "--scores", "s", "--metrics", "ndcg@10",
+              "--format", "csv")
+    assert res.status == 0, res.err
+    assert csv_values(res)["ndcg@10"] == pytest.approx((1 + 1 / np.log2(3)) / 2, abs=1e-6)

@@ -101,8 +101,8 @@ _VALIDATION_WORDS = frozenset({"dev", "val", "vali", "valid", "validate", "valid
 def validation_lookalike(base: Path, names: tuple[str, ...]) -> str | None:
     """Why a file of ``base`` named like a validation split (a part between dots is one of
     :data:`_VALIDATION_WORDS`: ``dev.txt``, ``val.txt``, ``set1.dev.txt``, ``valid.parquet``;
-    not ``values.csv``) but none of ``names`` (the names read, any case), a ``.query`` sidecar
-    or a hidden file, is refused; ``None`` when there is none. With no validation file read, a
+    not ``values.csv``) but none of ``names`` (the names read, any case), a ``.query`` sidecar,
+    a compressed file (:func:`packed_twin` names those) or a hidden file, is refused; ``None`` when there is none. With no validation file read, a
     set carved from train would silently replace it."""
     try:
         entries = sorted(f for f in base.iterdir() if f.is_file())
@@ -110,7 +110,8 @@ def validation_lookalike(base: Path, names: tuple[str, ...]) -> str | None:
         return None
     read = {n.lower() for n in names}
     like = next((f for f in entries if _VALIDATION_WORDS & set(f.name.lower().split("."))
-                 and f.name.lower() not in read and not f.name.lower().endswith(".query")
+                 and f.name.lower() not in read and not f.name.lower().endswith(
+                     (".query", *_PACKED))  # vali.txt.gz: named by packed_twin, with what to do
                  and not f.name.startswith(".")), None)
     return None if like is None else (
         f"{like} looks like a validation file but is not read (the names read: "
