@@ -658,3 +658,21 @@ def test_evaluate_cli_over_a_featureless_svmlight_file_gives_the_hand_number(
               "--format", "csv")
     assert res.status == 0, res.err
     assert csv_values(res)["ndcg@10"] == pytest.approx((1 + 1 / np.log2(3)) / 2, abs=1e-6)
+
+
+@pytest.mark.parametrize("command", ["run", "tune"])
+def test_run_and_tune_refuse_a_featureless_letor_folder_before_any_model(
+        tmp_path: Path, command: str) -> None:
+    """Read with width 0, the folder is refused by name before any trial or model (tune ran
+    its trials, all failed in LightGBM, and exited 0 pointing at a best.toml)."""
+    for i, split in enumerate(("train", "vali", "test")):
+        (tmp_path / "ds").mkdir(exist_ok=True)
+        (tmp_path / "ds" / f"{split}.txt").write_bytes(b"".join(
+            f"{(q + r) % 3} qid:{q + 100 * i}\n".encode() for q in range(1, 5) for r in range(4)))
+    extra = ("--budget-trials", "2", "--model", "lightgbm") if command == "tune" else (
+        "--models", "lightgbm")
+    res = cli(tmp_path, command, "--dataset", "ds", "--quick", "--out", "out", *extra)
+    assert res.status == 2, res.err
+    assert "no feature columns" in res.err
+    assert "ds/train.txt" in res.err
+    assert not (tmp_path / "out").exists()
