@@ -19,6 +19,10 @@ Found and fixed in this round:
   name before any model starts (LightGBM and XGBoost refuse it deep in their own code);
 * ``crosscheck``'s TREC input fell back from the diversity reading of qrels by matching an error
   message's words; it now catches a typed signal (``bench.data.trec.NotDiversityQrels``);
+* a LETOR folder with ``train.txt``, ``dev.txt`` (or ``val.txt``, ``validate.txt``) and
+  ``test.txt`` ignored the validation file and carved one from train without a word; a folder
+  holding only ``Fold2/`` was read when ``Fold1`` (the default) was asked for;
+* ``tune`` over a featureless folder ran every trial into LightGBM's refusal and exited 0;
 * ``text_ids`` found the kinds of 1M ids with a Python call per id (evaluate_trec over 10^6
   one-document queries: ~28 s, most of it there); it now reads them from the distinct types.
   The slow implementation stays here as the oracle of a property test.
