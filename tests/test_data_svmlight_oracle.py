@@ -27,7 +27,23 @@ _PLAIN = re.compile(rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 def _sklearn(path: Path, n_features: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     X, y, q = load_svmlight_file(str(path), n_features=n_features, query_id=True,
                                  dtype=np.float32, zero_based=False)
-    return np.asarray(X.toarray(), dtype=np.float32), y, q
+    dense = np.asarray(X.toarray(), dtype=np.float32)
+    if n_features is None and X.nnz == 0 and not _has_index(path):
+        # a file without any index:value: scikit-learn makes one column of zeros (its width is
+        # the largest index + 1 before zero_based shifts it), XGBoost's own reader none
+        # (DMatrix(...).num_col() == 0, as a Parquet file without feature columns): ltrbench
+        # reads none, and training refuses the file by name (LightGBM's reader refuses it too)
+        dense = dense[:, :0]
+    return dense, y, q
+
+
+def _has_index(path: Path) -> bool:
+    """Whether a data line of ``path`` holds an ``index:value`` token (a zero value too)."""
+    for raw in path.read_bytes().removeprefix(b"\xef\xbb\xbf").splitlines():
+        tokens = raw.split(b"#", 1)[0].split()
+        if any(b":" in t and not t.startswith(b"qid:") for t in tokens[1:]):
+            return True
+    return False
 
 
 def _slow_read(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -51,7 +67,7 @@ def _slow_read(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             assert _PLAIN.fullmatch(value)
             row[int(idx)] = np.float32(float(value))
         rows.append(row)
-    width = max([1, *(max(r) for r in rows if r)])
+    width = max([0, *(max(r) for r in rows if r)])  # no index:value anywhere: no column
     X = np.zeros((len(rows), width), dtype=np.float32)
     for i, r in enumerate(rows):
         for j, v in r.items():

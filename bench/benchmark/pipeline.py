@@ -212,10 +212,15 @@ def load_splits(
     :func:`bench.datasets.resolve.load_dataset` (with the parsed-file cache unless ``cache`` is
     false, and ``progress`` told what a long read is doing). The text is parsed once, here
     (:func:`bench.datasets.resolve.resolve_spec`), and the loaders below get the
-    :class:`~bench.datasets.catalogue.DatasetSpec`."""
+    :class:`~bench.datasets.catalogue.DatasetSpec`. Splits of different widths, or without any
+    feature, are refused here for ``tune`` as for ``run`` (:func:`check_same_features`)."""
     if loader is not None:
-        return loader(spec.text if isinstance(spec, DatasetSpec) else spec, data_dir=data_dir)
-    return load_dataset(resolve_spec(spec), data_dir=data_dir, cache=cache, progress=progress)
+        splits = loader(spec.text if isinstance(spec, DatasetSpec) else spec, data_dir=data_dir)
+    else:
+        splits = load_dataset(resolve_spec(spec), data_dir=data_dir, cache=cache,
+                              progress=progress)
+    check_same_features(splits)
+    return splits
 
 
 def _run_pair(

@@ -223,15 +223,13 @@ def trec_input(qrels_path: str | Path, run_path: str | Path) -> EvaluatorInput:
     (query, document) is judged once. Only a file whose second column is not a whole number
     (``Q0``: trec_eval never reads it, ``get_qrels.c``) or that judges a document twice is read
     again, as ordinary qrels, whose reader says what it says."""
-    from bench.data.trec import read_qrels, read_run
+    from bench.data.trec import NotDiversityQrels, read_qrels, read_run
 
     qrels: QrelsDict = {}
     subtopics: QrelsDict | None = None
-    try:
+    try:  # any other DataError: a line that neither reading accepts, the same error either way
         read = read_qrels(qrels_path, subtopics=True)
-    except DataError as exc:
-        if exc.column != "subtopic" and "judged twice" not in exc.reason:
-            raise  # a line that neither reading accepts: the same error either way
+    except NotDiversityQrels:
         read = read_qrels(qrels_path)  # the ordinary reading (its own message, line)
     else:
         subtopics = _subtopic_input(read)

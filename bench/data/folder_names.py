@@ -8,11 +8,16 @@
   named where the file is said to be missing (LETOR folders, MovieLens folders) and refused
   where its absence would change what is read (a ``vali.txt.gz`` would be replaced by a
   validation set carved from train).
+* :func:`other_folds`: the fold folders (``Fold2/``) beside a missing ``Fold1/``: another fold
+  is never read in place of the one asked for (an archive's one top folder is, a fold is not);
+  :func:`validation_lookalike`: a file named like a validation split that is none of the names
+  read (``dev.txt``, ``val.txt``): refused rather than replaced by a set carved from train.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from bench.errors import DataError
@@ -72,3 +77,43 @@ def packed_twin(f: Path) -> str | None:
         return None
     return (f"{', '.join(twins)} beside it is compressed: ltrbench reads unpacked files; unpack "
             "it there first (e.g. gunzip, unzip)")
+
+
+#: A LETOR fold folder's name (``Fold1`` .. ``Fold5``; any case).
+FOLD_NAME = re.compile(r"fold\d+", re.IGNORECASE)
+
+
+def other_folds(p: Path, fold: str) -> list[str]:
+    """The sub-folders of ``p`` named like a fold other than ``fold`` (``Fold2/`` when
+    ``Fold1`` is asked for), sorted; ``[]`` when ``p`` cannot be listed."""
+    try:
+        return sorted(d.name for d in p.iterdir() if d.is_dir() and FOLD_NAME.fullmatch(d.name)
+                      and d.name.lower() != fold.lower())
+    except OSError:
+        return []
+
+
+#: What a validation file's name holds between dots (``dev.txt``, ``set1.val.txt``).
+_VALIDATION_WORDS = frozenset({"dev", "val", "vali", "valid", "validate", "validation",
+                               "development"})
+
+
+def validation_lookalike(base: Path, names: tuple[str, ...]) -> str | None:
+    """Why a file of ``base`` named like a validation split (a part between dots is one of
+    :data:`_VALIDATION_WORDS`: ``dev.txt``, ``val.txt``, ``set1.dev.txt``, ``valid.parquet``;
+    not ``values.csv``) but none of ``names`` (the names read, any case), a ``.query`` sidecar,
+    a compressed file (:func:`packed_twin` names those) or a hidden file, is refused; ``None`` when there is none. With no validation file read, a
+    set carved from train would silently replace it."""
+    try:
+        entries = sorted(f for f in base.iterdir() if f.is_file())
+    except OSError:
+        return None
+    read = {n.lower() for n in names}
+    like = next((f for f in entries if _VALIDATION_WORDS & set(f.name.lower().split("."))
+                 and f.name.lower() not in read and not f.name.lower().endswith(
+                     (".query", *_PACKED))  # vali.txt.gz: named by packed_twin, with what to do
+                 and not f.name.startswith(".")), None)
+    return None if like is None else (
+        f"{like} looks like a validation file but is not read (the names read: "
+        f"{', '.join(names)}): rename it to vali.txt, or move it away to have validation "
+        "carved from train")

@@ -26,6 +26,7 @@ carved validation set.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -33,7 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from bench.data.atomic import check_switch_finished
-from bench.data.folder_names import entry_ignoring_case, packed_files, packed_twin
+from bench.data.folder_names import (
+    FOLD_NAME,
+    entry_ignoring_case,
+    other_folds,
+    packed_files,
+    packed_twin,
+    validation_lookalike,
+)
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.parquet import read_parquet
 from bench.data.svmlight import query_sidecar, read_svmlight_files_with_digests
@@ -104,6 +112,8 @@ def find_split_files(
             if found["vali"] is None and (twin := _packed_split(base, "vali")) is not None:
                 raise DataError(f"{base / _NAMES['vali'][0]} is missing and {twin} (a validation "
                                 "set carved from train would replace it)", path=p)
+            if found["vali"] is None and (like := validation_lookalike(base, _NAMES["vali"])) is not None:
+                raise DataError(like, path=p)
             return found
     why = near_miss(p, fold=fold)
     raise DataError(
@@ -149,6 +159,15 @@ def near_miss(path: PathLike, *, fold: str = "Fold1",
         two = None if exc.reason.startswith("several") else exc.reason
     if two is not None:
         return two
+    if (others := other_folds(p, fold)) and not entry_ignoring_case(p, fold, what="fold "
+                                                                    "folders").is_dir():
+        return (f"it holds {', '.join(o + '/' for o in others)} but no {fold}/: another fold is "
+                f"not read in its place; name the fold, e.g. {p}:{others[0]}")
+    for base in _candidate_bases(p, fold):  # train and test found, validation misnamed
+        with contextlib.suppress(DataError):
+            if _find_one(base, "train") and _find_one(base, "test") and not \
+                    _find_one(base, "vali") and (like := validation_lookalike(base, _NAMES["vali"])) is not None:
+                return like
     best: tuple[int, list[str]] | None = None
     for present, problems in _layouts(p, fold, ratings_files):
         if present and problems and (best is None or present > best[0]):
@@ -443,7 +462,7 @@ def _candidate_bases(p: Path, fold: str) -> list[Path]:
     sub = entry_ignoring_case(p, fold, what="fold folders")  # Fold1/ or fold1/, never both
     bases = [sub, p] if sub.is_dir() else [p]
     subdirs = [d for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")]
-    if len(subdirs) == 1 and subdirs[0] != sub:
+    if len(subdirs) == 1 and subdirs[0] != sub and not FOLD_NAME.fullmatch(subdirs[0].name):
         inner = subdirs[0]
         sub = entry_ignoring_case(inner, fold, what="fold folders")
         bases += [sub, inner] if sub.is_dir() else [inner]

@@ -110,7 +110,7 @@ def cached_parse(
     elif digests:
         sums = sha256_files(ps, threads=threads)
     missing = [i for i, f in enumerate(found) if f is None]
-    width = max([n_features or 0, 1, *(f.max_index for f in found if f is not None)])
+    width = max([n_features or 0, *(f.max_index for f in found if f is not None)])
     for i, f in enumerate(found):
         if f is not None:
             _check_cached_width(ps[i], f, n_features, max_index)
@@ -218,8 +218,10 @@ def store_entry(cache_dir: PathLike, sha256: str, parsed: ParsedSvmlight, source
     tmp = root / f".tmp-{sha256[:16]}-{uuid.uuid4().hex}"
     tmp.mkdir()
     try:
-        width = max(parsed.max_index, 1)
-        arrays: dict[str, object] = {"X": _write_npy(tmp / "X.npy", parsed.X[:, :width]),
+        width = max(parsed.max_index, 1)  # a file without features: one column of zeros,
+        X = (parsed.X[:, :width] if parsed.X.shape[1] >= width  # left out again on load
+             else np.zeros((parsed.X.shape[0], width), dtype=np.float32))
+        arrays: dict[str, object] = {"X": _write_npy(tmp / "X.npy", X),
                                      "y": _write_npy(tmp / "y.npy", parsed.y)}
         if parsed.qid is not None:
             arrays["qid"] = _write_npy(tmp / "qid.npy", parsed.qid)
@@ -387,8 +389,13 @@ def _array(mm: mmap.mmap, rec: dict[str, object]) -> np.ndarray:
 
 
 def _widen(parsed: ParsedSvmlight, width: int) -> ParsedSvmlight:
+    """``parsed`` with ``width`` columns: zeros added, or (an entry stores at least one column,
+    all zeros beyond its largest index) the columns past ``width >= max_index`` left out."""
     if parsed.X.shape[1] == width:
         return parsed
+    if parsed.X.shape[1] > width:
+        return ParsedSvmlight(parsed.X[:, :width], parsed.y, parsed.qid, parsed.max_index,
+                              parsed.max_index_line)
     X = np.zeros((parsed.X.shape[0], width), dtype=np.float32)
     X[:, : parsed.X.shape[1]] = parsed.X
     return ParsedSvmlight(X, parsed.y, parsed.qid, parsed.max_index, parsed.max_index_line)

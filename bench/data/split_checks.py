@@ -58,8 +58,17 @@ def check_same_features(splits: LetorSplits) -> None:
     """Every split has the training split's number of feature columns: a model trained on ``d``
     columns scores rows of ``d`` columns (LightGBM stops with a ``LightGBMError``; a ranker that
     slices columns would score other features without a word). A :class:`DataError` naming each
-    split, its source and its width. (SVMlight folders are read to one width, the widest file's.)"""
+    split, its source and its width. (SVMlight folders are read to one width, the widest file's.)
+    Splits without any feature column (SVMlight and Parquet alike read as width 0) are a
+    :class:`DataError` too, before any model starts."""
     widths = {name: d.n_features for name, d in splits.splits().items()}
+    if set(widths.values()) == {0}:  # LightGBM and XGBoost refuse it, deep in their own code
+        from bench.errors import DataError
+
+        raise DataError(f"dataset {splits.name!r}: no feature columns (training split "
+                        f"{splits.train.source or 'arrays'}: an SVMlight file without any "
+                        "'index:value', or a Parquet file without a numeric feature column): "
+                        "expected at least one feature to train on (LightGBM and XGBoost need one)")
     if len(set(widths.values())) > 1:
         from bench.errors import DataError
 

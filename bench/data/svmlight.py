@@ -62,7 +62,8 @@ def read_svmlight(
     ``i`` of the result is data row ``file_order[i]`` of the file, counted from 0); it is absent
     when the rows kept their file order. :func:`line_of_data_row` turns a data row into its line.
 
-    ``X`` has ``max(n_features, largest index, 1)`` columns; an index above ``n_features`` or
+    ``X`` has ``max(n_features, largest index)`` columns (none for a file without features, as
+    in Parquet: :func:`bench.data.svmlight_parse.parse_svmlight`); an index above ``n_features`` or
     ``max_index`` is an error naming its line. ``cache_dir`` (``None``: no cache) is where parsed
     arrays are kept, keyed by the file's sha256; ``progress(bytes_done, rows_done)`` is called
     while parsing (see :func:`bench.data.svmlight_parse.rich_progress`); ``threads`` defaults to

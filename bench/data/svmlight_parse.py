@@ -101,8 +101,12 @@ def parse_svmlight(
 ) -> ParsedSvmlight:
     """Parse one SVMlight/LETOR file (see the module doc for the format and the checks).
 
-    ``X`` has ``max(n_features, largest index, 1)`` columns (feature ``j`` is column ``j - 1``);
-    a larger index than ``n_features`` or ``max_index`` is an error naming its line.
+    ``X`` has ``max(n_features, largest index)`` columns (feature ``j`` is column ``j - 1``);
+    a file without any ``index:value`` has none, as a Parquet file without feature columns
+    (:mod:`bench.data.parquet`): a column of zeros would be a feature the file does not hold,
+    and training refuses data without features by name
+    (:func:`bench.data.split_checks.check_same_features`). A larger index than ``n_features``
+    or ``max_index`` is an error naming its line.
     """
     return parse_svmlight_files([path], n_features=n_features, max_index=max_index,
                                 threads=threads, progress=progress, features=features)[0]
@@ -115,7 +119,7 @@ def parse_svmlight_files(
     max_index: int = MAX_FEATURE_INDEX,
     threads: int | None = None,
     progress: Progress | None = None,
-    min_width: int = 1,
+    min_width: int = 0,
     features: bool = True,
 ) -> list[ParsedSvmlight]:
     """Parse several files into matrices of one shared width (the largest index of all, or

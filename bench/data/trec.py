@@ -66,6 +66,14 @@ from bench.errors import DataError
 PathLike = str | os.PathLike[str]
 
 
+class NotDiversityQrels(DataError):
+    """What :func:`read_qrels` with ``subtopics=True`` raises for a line that ndeval's reading
+    refuses but the ordinary reading may accept: a second column that is not a whole number
+    ``>= 0`` (``Q0``), or a (query, subtopic, document) judged twice. A caller that tries the
+    diversity reading first (:func:`bench.crosscheck.evaluators.trec_input`) falls back to the
+    ordinary one on this type, never on a message's wording."""
+
+
 @dataclass(frozen=True, eq=False)
 class Qrels:
     """Relevance judgments: one row per (query, document); read with ``subtopics=True``, one
@@ -124,11 +132,16 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
         q, it, d, r = parts
         rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
         if subtopics:
-            subs.append(parse_int(it, what="subtopic (the second column of diversity qrels: a "
-                                  "whole number)", path=p, line=lineno, column="subtopic", low=0))
+            try:
+                subs.append(parse_int(it, what="subtopic (the second column of diversity qrels: "
+                                      "a whole number)", path=p, line=lineno, column="subtopic",
+                                      low=0))
+            except DataError as exc:
+                raise NotDiversityQrels(exc.reason, path=p, line=lineno,
+                                        column="subtopic") from None
         first = seen.setdefault((q, str(subs[-1]), d) if subtopics else (q, d), lineno)
         if first != lineno:
-            raise DataError(
+            raise (NotDiversityQrels if subtopics else DataError)(
                 f"document {d!r} is judged twice for query {q!r}"
                 + (f" and subtopic {subs[-1]}" if subtopics else "") + f" (first on line {first})",
                 path=p,

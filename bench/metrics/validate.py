@@ -205,8 +205,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
                 f"None id would silently join or split a query; {_ROWS})",
                 row=row + 1,
             )
-    if q.dtype.kind in "ObU":  # text too: a stray character or white space (bench.data.inputs)
-        q = text_ids(q)  # 1 and "1" are one query; a bool is no id (bench.data.inputs)
+    if q.dtype.kind in "ObUMmcSV":  # text: a stray character or white space; dates, bytes
+        q = text_ids(q)  # 1 and "1" are one query; a bool or a date is no id (bench.data.inputs)
     if q.dtype.kind == "O":
         import pandas as pd
 
