@@ -124,6 +124,8 @@ INT32_MAX = 2**31 - 1
 #: refuses ``subsample = 1e-40``: "Out of range value").
 FLOAT32_MAX = 3.4028234663852886e38
 FLOAT32_TINY = 1.1754943508222875e-38
+#: The smallest normal float64 (``sys.float_info.min``, C's ``DBL_MIN``).
+FLOAT64_TINY = 2.2250738585072014e-308
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,9 @@ class Spec:
     one_line: bool = False  # a string without control characters (a line end, a tab, NUL)
     #: the longest text accepted (a longer one is refused, its start shown, not all of it)
     max_length: int | None = None
+    #: a float other than 0 must be a normal float64 (magnitude >= :data:`FLOAT64_TINY`): a
+    #: subnormal one keeps fewer significant bits than the numbers it multiplies
+    normal: bool = False
 
     def check_length(self, value: Any, where: str) -> None:
         """A ConfigError when ``value`` is a text over :attr:`max_length` characters."""
@@ -172,7 +177,11 @@ class Spec:
             parts.append(f"{'>' if self.lo_open else '>='} {_num(lo)}")
         if hi is not None:
             parts.append(f"{'<' if self.hi_open else '<='} {_num(hi)}")
-        return f"{noun} {' and '.join(parts)}" if parts else noun
+        text = f"{noun} {' and '.join(parts)}" if parts else noun
+        if self.normal:
+            text += (f", and if not 0 at least {FLOAT64_TINY!r} in magnitude (the smallest "
+                     "normal float64: a subnormal number keeps fewer significant bits)")
+        return text
 
     def _bounds(self) -> tuple[float | None, float | None]:
         if self.kind is int:
@@ -213,6 +222,8 @@ class Spec:
                 return False
             return (value in self.choices) if self.choices else bool(value) or not self.nonempty
         if isinstance(value, float) and not math.isfinite(value):
+            return False
+        if self.normal and value != 0 and abs(value) < FLOAT64_TINY:
             return False
         lo, hi = self._bounds()
         if lo is not None and (value <= lo if self.lo_open else value < lo):

@@ -69,14 +69,18 @@ def probe_lightgbm(params: dict[str, Any]) -> None:
 
 
 def probe_xgboost(params: dict[str, Any]) -> None:
-    """One XGBoost tree on the toy data; a "Parameters: { ... } are not used" warning raises."""
+    """One XGBoost tree on the toy data, in the matrix the run trains on (a
+    ``QuantileDMatrix``, :func:`bench.runners.xgboost.quantile_dmatrix`: a ``DMatrix`` here let
+    ``tree_method = "approx"`` through, which XGBoost refuses on a ``QuantileDMatrix`` once the
+    run's data are read); a "Parameters: { ... } are not used" warning raises."""
     import xgboost as xgb
 
     p = {**params, "nthread": 1, "verbosity": 1}  # 1: warnings, where unused keys are said
     said = io.StringIO()  # XGBoost's logger prints through Python: "Parameters: {...} are not used"
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(said):
         warnings.simplefilter("always")
-        xgb.train(p, xgb.DMatrix(_X, label=_Y, qid=_QID), num_boost_round=1)
+        matrix = xgb.QuantileDMatrix(_X, label=_Y, qid=_QID, max_bin=p.get("max_bin", 256))
+        xgb.train(p, matrix, num_boost_round=1)
     lines = [*(str(w.message) for w in caught), *said.getvalue().splitlines()]
     unused = [" ".join(t.split()) for t in lines if "are not used" in t]
     if unused:
