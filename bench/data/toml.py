@@ -179,8 +179,9 @@ class Spec:
             parts.append(f"{'<' if self.hi_open else '<='} {_num(hi)}")
         text = f"{noun} {' and '.join(parts)}" if parts else noun
         if self.normal:
-            text += (f", and if not 0 at least {FLOAT64_TINY!r} in magnitude (the smallest "
-                     "normal float64: a subnormal number keeps fewer significant bits)")
+            zero = lo is None or lo < 0 or (lo == 0 and not self.lo_open)
+            text += (f" ({'0 or ' if zero else ''}at least {FLOAT64_TINY!r} in magnitude, the "
+                     "smallest normal float64: a subnormal number keeps fewer significant bits)")
         return text
 
     def _bounds(self) -> tuple[float | None, float | None]:
