@@ -63,7 +63,10 @@ CASES: list[Case] = [
     Case("xgboost-schedule-floor-below-float32", top=XGB,
          tables="[params]\nlearning_rate = 0.1\nlearning_rate_decay = 0.05\n"
                 "learning_rate_min = 1e-300\n",
-         words=("c.toml", "learning_rate_min", "1.1754943508222875e-38", "XGBoost")),
+         words=("c.toml", "learning_rate_min", "1.1754944e-38", "XGBoost")),
+    Case("xgboost-learning-rate-float32-min-itself", top=XGB,
+         tables="[params]\nlearning_rate = 1.1754943508222875e-38\n",
+         words=("c.toml", "learning_rate", "1.1754944e-38")),
     Case("schedule-ends-in-a-subnormal-rate",
          tables="[params]\nn_trees = 3\nlearning_rate = 1e-300\n"
                 "learning_rate_decay = 4.99999999995e-301\n",
@@ -176,6 +179,22 @@ def test_a_decaying_rate_on_data_without_a_usable_feature_trains_as_a_constant_r
                                        "learning_rate_min = 0.01\n")
     assert plain
     assert plain == decayed
+
+
+def test_xgboost_scores_overflowing_float32_name_the_model_and_the_rate(tmp_path: Path) -> None:
+    """``learning_rate = 3.4e38`` is in XGBoost's range (a float32), and its float32 margins
+    overflow to -inf after two trees; the run said only ``row 1: score -inf is not a finite
+    number`` (no model, no split, no key)."""
+    from hostile_kit import letor_folder
+
+    letor_folder(tmp_path / "letor")
+    (tmp_path / "c.toml").write_text(
+        'dataset = "./letor"\nmodels = ["xgboost-ndcg"]\nseeds = [0]\nquick = true\n'
+        'crosscheck = false\ncache = false\n[params]\nlearning_rate = 3.4028234663852886e38\n',
+        encoding="utf-8")
+    res = cli(tmp_path, "run", "--config", "c.toml", "--no-progress", "--out", "res")
+    assert refused(res, "xgboost-ndcg", "XGBoost", "vali", "learning_rate = 3.4028234663852886e+38",
+                   "not finite") is None, res.err[-500:]
 
 
 # ------------------------------------------------------------ tune
