@@ -11,7 +11,8 @@ New here:
   (``num_features() > 0``) on training data with no usable feature.
 - **raw library values that are not numbers:** ``path_smooth = inf``, ``max_delta_step = nan``
   in a ``[params.<library>]`` table trained (the libraries take ``inf`` / ``nan`` text without a
-  check); a text with NUL (a C string ends there: LightGBM dropped the rest of its parameter
+  check); an integer beyond a C int (LightGBM parses it without a range check:
+  ``min_data_in_bin = 4294967299`` trained with 3); a text with NUL (a C string ends there: LightGBM dropped the rest of its parameter
   string); XGBoost ``tree_method = "approx"`` passed the probe (a ``DMatrix``) and failed in the
   run (a ``QuantileDMatrix``) with XGBoost's stack trace.
 - **process state a ranker leaves behind:** ``logging.disable``, the root logger's level and
@@ -96,6 +97,11 @@ CASES: list[Case] = [
     Case("xgboost-validate-parameters-off-still-probed", top=XGB,
          tables="[params.xgboost]\nvalidate_parameters = false\netaa = 0.5\n",
          words=("c.toml", "etaa", "not used")),
+    Case("lightgbm-raw-int-wraps-around", tables="[params.lightgbm]\nmin_data_in_bin = 4294967299\n",
+         words=("c.toml", "min_data_in_bin = 4294967299", "read it as 3", "2147483647")),
+    Case("lightgbm-raw-int-above-int64",
+         tables="[params.lightgbm]\nmax_cat_threshold = 9223372036854775813\n",
+         words=("c.toml", "max_cat_threshold = 9223372036854775813", "2147483647")),
     Case("xgboost-tree-method-approx", top=XGB,
          tables='[params.xgboost]\ntree_method = "approx"\n',
          words=("c.toml", "[params] xgboost", "hist")),
