@@ -450,3 +450,57 @@ def test_a_ranker_leaving_by_a_base_exception_is_its_named_failure(factory: str,
                                                                    word: str) -> None:
     _, exc = _train(factory)
     assert api_refused(exc, f"'{NAME}'", "fit", word) is None, exc
+
+
+LOUD_RANKER = '''import logging, os
+import numpy as np
+class R:
+    def __init__(self, seed=0):
+        self.seed = seed
+    def fit(self, X, y, group=None, **kw):
+        logging.basicConfig(level=logging.DEBUG, force=True)
+        logging.getLogger("lightgbm").setLevel(logging.DEBUG)
+        os.putenv("H11C_LOUD", "1")
+        return self
+    def predict(self, X):
+        return np.asarray(X[:, 0], dtype=float)
+'''
+
+
+def _lightgbm_metrics(tmp: Path, *models: str) -> Any:
+    import pandas as pd
+    from hostile_kit import letor_folder
+
+    letor_folder(tmp / "letor")
+    res = cli(tmp, "run", "--dataset", "./letor", "--quick", "--no-cache", "--no-progress",
+              "--no-crosscheck", "--seeds", "0", "--models", ",".join(models), "--out", "res",
+              *(("--config", "c.toml") if (tmp / "c.toml").exists() else ()))
+    assert res.status == 0, res.err[-800:]
+    (path,) = (tmp / "res").glob("runs/*/metrics.csv")
+    m = pd.read_csv(path)
+    return m[m.model == "lightgbm-lambdarank"].sort_values(["split", "metric"])[
+        ["split", "metric", "value"]].reset_index(drop=True)
+
+
+def test_a_ranker_s_logging_and_putenv_leave_the_next_model_and_the_process_as_without_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle: LightGBM's numbers after the ranker equal a run without it, and the logging
+    configuration and the C environment are as before the run."""
+    import pandas as pd
+
+    alone = _lightgbm_metrics(tmp_path / "alone", "lightgbm")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "loud_ranker_h11c.py").write_text(LOUD_RANKER, encoding="utf-8")
+    (mine / "c.toml").write_text('[custom_models.mine]\nfactory = "loud_ranker_h11c:R"\n',
+                                 encoding="utf-8")
+    monkeypatch.syspath_prepend(str(mine))
+    before = (_logging_state(), _c_getenv("H11C_LOUD"))
+    try:
+        beside = _lightgbm_metrics(mine, "mine", "lightgbm")
+    finally:
+        after = (_logging_state(), _c_getenv("H11C_LOUD"))
+        logging.getLogger().setLevel(before[0][1])
+        os.unsetenv("H11C_LOUD")
+    assert after == before
+    pd.testing.assert_frame_equal(beside, alone)
