@@ -19,6 +19,8 @@ New here:
   handlers, a library logger's level, ``os.putenv`` / ``os.unsetenv`` (the C environment child
   processes inherit), file descriptor 2 redirected (every later ``error:`` line lost), the
   trace function of new threads, the default thread stack size, ``sys.setdlopenflags``.
+- **a TOML file nested 5,000 arrays deep** was a ``RecursionError`` traceback (Python's TOML
+  reader is recursive); now an error naming the file and line.
 - **one owner:** the quick-mode cap (said by ``run --quick``, ``tune --quick`` and a config with
   ``quick = true`` in one text), the unused-table warnings (``RunConfig.unused``), the range
   table's lookup (public, not ``_SPEC``).
@@ -97,6 +99,9 @@ CASES: list[Case] = [
     Case("xgboost-validate-parameters-off-still-probed", top=XGB,
          tables="[params.xgboost]\nvalidate_parameters = false\netaa = 0.5\n",
          words=("c.toml", "etaa", "not used")),
+    Case("raw-array-nested-5000-deep",
+         tables="[params.lightgbm]\nmonotone_constraints = " + "[" * 5000 + "1" + "]" * 5000 + "\n",
+         words=("c.toml:8", "nested more than 100 deep")),
     Case("lightgbm-raw-int-wraps-around", tables="[params.lightgbm]\nmin_data_in_bin = 4294967299\n",
          words=("c.toml", "min_data_in_bin = 4294967299", "read it as 3", "2147483647")),
     Case("lightgbm-raw-int-above-int64",

@@ -65,6 +65,28 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return doc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}{_offending_line(text, str(exc))}") from exc
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        deep = _deep_line(text)
+        raise ConfigError(f"{p}{f':{deep}' if deep else ''}: arrays or inline tables nested "
+                          f"more than {MAX_NESTING} deep; expected a config's few levels "
+                          "(Python's TOML reader would exhaust its recursion limit)") from None
+
+
+#: The deepest nesting of arrays and inline tables :func:`_deep_line` looks for.
+MAX_NESTING = 100
+
+
+def _deep_line(text: str) -> int | None:
+    """The first line where brackets and braces (outside quotes, roughly) open more than
+    :data:`MAX_NESTING` deep, for the error of a file too deeply nested to read."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", line.split("#", 1)[0])
+        for ch in bare:
+            depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
+            if depth > MAX_NESTING:
+                return number
+    return None
 
 
 def _offending_line(text: str, message: str) -> str:
@@ -81,8 +103,14 @@ def _offending_line(text: str, message: str) -> str:
 
 
 def loads(text: str) -> dict[str, Any]:
-    """Parse TOML text (a syntax error raises :data:`TOMLDecodeError`)."""
-    doc: dict[str, Any] = tomllib.loads(text)
+    """Parse TOML text (a syntax error raises :data:`TOMLDecodeError`, and so does nesting too
+    deep for Python's recursive reader)."""
+    try:
+        doc: dict[str, Any] = tomllib.loads(text)
+    except RecursionError:
+        line = _deep_line(text)
+        raise tomllib.TOMLDecodeError(f"arrays or inline tables nested more than {MAX_NESTING} "
+                                      "deep" + (f" (at line {line})" if line else "")) from None
     return doc
 
 
