@@ -17,7 +17,8 @@ New here:
   run (a ``QuantileDMatrix``) with XGBoost's stack trace.
 - **process state a ranker leaves behind:** ``logging.disable``, the root logger's level and
   handlers, a library logger's level, ``os.putenv`` / ``os.unsetenv`` (the C environment child
-  processes inherit), file descriptor 2 redirected (every later ``error:`` line lost), the
+  processes inherit), file descriptor 2 redirected or closed (every later ``error:`` line
+  lost), memory tracing left on (``tracemalloc``: every later fit slower), the
   trace function of new threads, the default thread stack size, ``sys.setdlopenflags``.
 - **a TOML file nested 5,000 arrays deep** was a ``RecursionError`` traceback (Python's TOML
   reader is recursive); now an error naming the file and line.
@@ -324,6 +325,18 @@ class RedirectsFd2(Base):
         os.close(null)
 
 
+class ClosesFd2(Base):
+    def go(self) -> None:
+        os.close(2)
+
+
+class StartsTracemalloc(Base):
+    def go(self) -> None:
+        import tracemalloc
+
+        tracemalloc.start(25)
+
+
 class SetsThreadTrace(Base):
     def go(self) -> None:
         threading.settrace(lambda *a: None)
@@ -419,11 +432,12 @@ def _fd2() -> Any:
     return st.st_dev, st.st_ino
 
 
-def test_a_ranker_redirecting_file_descriptor_2_is_put_back() -> None:
+@pytest.mark.parametrize("factory", ["RedirectsFd2", "ClosesFd2"])
+def test_a_ranker_redirecting_or_closing_file_descriptor_2_is_put_back(factory: str) -> None:
     """Every later ``error:`` line and warning goes to file descriptor 2."""
     saved = os.dup(2)
     try:
-        problem = _put_back("RedirectsFd2", _fd2, "standard error")
+        problem = _put_back(factory, _fd2, "standard error")
     finally:
         os.dup2(saved, 2)
         os.close(saved)
@@ -433,6 +447,15 @@ def test_a_ranker_redirecting_file_descriptor_2_is_put_back() -> None:
 def test_a_ranker_s_trace_function_for_new_threads_is_put_back() -> None:
     problem = _put_back("SetsThreadTrace", threading.gettrace, "threading.settrace")
     threading.settrace(None)  # type: ignore[arg-type]
+    assert problem is None, problem
+
+
+def test_a_ranker_s_memory_tracing_is_stopped() -> None:
+    """``tracemalloc.start()`` left running slowed every later fit (its timing recorded)."""
+    import tracemalloc
+
+    problem = _put_back("StartsTracemalloc", tracemalloc.is_tracing, "tracemalloc")
+    tracemalloc.stop()
     assert problem is None, problem
 
 

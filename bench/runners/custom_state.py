@@ -27,6 +27,7 @@ import os
 import signal
 import sys
 import threading
+import tracemalloc
 import types
 import warnings
 from typing import Any
@@ -99,11 +100,14 @@ def loader_and_thread_state() -> dict[str, tuple[Any, Any]]:
     imports (:func:`bench.runners.custom_process.isolated_process` compares and puts back):
     the trace and profile functions new threads start with (``threading.settrace``, a
     ``threading.setprofile`` hook), their stack size (``threading.stack_size``: Dask's and the
-    libraries' threads), the flags ``dlopen`` loads extension modules with
+    libraries' threads), memory tracing (``tracemalloc``), the flags ``dlopen`` loads extension modules with
     (``sys.setdlopenflags``), and the blocked-signal mask (:func:`signal_mask_state`)."""
     out: dict[str, tuple[Any, Any]] = {
         "the thread stack size (threading.stack_size)": (threading.stack_size(),
                                                          threading.stack_size),
+        "memory tracing (tracemalloc.start: every later allocation traced, every later fit "
+        "time slower)": (tracemalloc.is_tracing(),
+                         lambda on: tracemalloc.start() if on else tracemalloc.stop()),
         **signal_mask_state(),
     }
     if hasattr(threading, "gettrace"):  # Python 3.10+
