@@ -162,6 +162,16 @@ def test_api_raw_inf_is_refused_naming_the_library_key() -> None:
                      "lightgbm path_smooth", "finite") is None
 
 
+def test_api_raw_value_nested_2000_deep_is_refused_not_a_recursion_error() -> None:
+    from bench.runners.params import Params
+
+    deep: list[Any] = [1]
+    for _ in range(2000):
+        deep = [deep]
+    assert own_error(lambda: Params().with_overrides(lightgbm={"monotone_constraints": deep}),
+                     "lightgbm monotone_constraints", "nested more than 100 deep") is None
+
+
 # ------------------------------------------------------------ a schedule without usable features
 def _metrics(tmp: Path, tables: str) -> dict[str, str]:
     import csv

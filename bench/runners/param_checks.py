@@ -13,8 +13,11 @@ from typing import Any
 from bench.errors import ConfigError
 from bench.runners.libraries import LIBRARIES
 
+#: The deepest nesting of arrays and tables in a raw value (as the TOML reader's limit).
+MAX_RAW_NESTING = 100
 
-def check_raw_value(value: Any, where: str) -> None:
+
+def check_raw_value(value: Any, where: str, depth: int = 0) -> None:
     """A raw library value is one a TOML file holds and reads back as itself: a string, a
     number, a boolean, or an array (a list or tuple) or table of them. ``None`` (no TOML value:
     the Python packages drop it, so it would mean "not set" here and nothing in the recorded
@@ -30,13 +33,16 @@ def check_raw_value(value: Any, where: str) -> None:
                           "rest would be dropped, in LightGBM every parameter after it too)")
     if isinstance(value, bool | int | float | str):
         return
+    if depth >= MAX_RAW_NESTING:
+        raise ConfigError(f"{where}: arrays or tables nested more than {MAX_RAW_NESTING} deep; "
+                          "expected a library parameter's few levels")
     if isinstance(value, list | tuple):
         for item in value:
-            check_raw_value(item, where)
+            check_raw_value(item, where, depth + 1)
         return
     if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
         for k, item in value.items():
-            check_raw_value(item, f"{where}.{k}")
+            check_raw_value(item, f"{where}.{k}", depth + 1)
         return
     raise ConfigError(f"{where}: expected a string, number or boolean (or an array or table of "
                       f"them), as a TOML file holds; got {value!r} (a {type(value).__name__})"
