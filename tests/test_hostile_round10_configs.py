@@ -140,7 +140,7 @@ def test_hostile_config_round10(case: Case, tmp_path: Path) -> None:
 def test_a_library_refusal_is_one_line_without_its_native_stack_trace(tmp_path: Path) -> None:
     """XGBoost appends "Stack trace: [bt] (0) /.../libxgboost.so(+0x...)" to its error."""
     case = Case("xgboost-exact", top=XGB, tables='[params.xgboost]\ntree_method = "exact"\n',
-                words=("c.toml", "xgboost", "exact tree method"))
+                words=("c.toml", "xgboost", "hist"))  # round 11: the run's QuantileDMatrix
     assert problem(case, tmp_path) is None
     from hostile_kit import cli
 
@@ -296,39 +296,28 @@ def test_a_search_space_meets_the_same_raw_key_rules(tmp_path: Path, space: str,
 def test_a_shared_parameter_no_model_of_the_run_has_is_said(
         models: tuple[str, ...], params: dict[str, object], said: list[str]) -> None:
     """``[params] l1 = 5`` in a CatBoost-only run trained without it, without a word."""
-    import warnings
-
     from bench.benchmark.config import RunConfig
-    from bench.benchmark.pipeline import ConfigWarning, _warn_unused_tables
 
     config = RunConfig.from_dict({"models": list(models), "params": params})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _warn_unused_tables(config)
-    texts = [str(w.message) for w in caught if issubclass(w.category, ConfigWarning)]
+    texts = config.unused()  # round 11: RunConfig.unused owns what the run warns about
     assert [t.split(":")[0] for t in texts] == [f"[params] {k}" for k in said]
     assert all("not used by this run's models" in t for t in texts)
 
 
 def test_a_value_quick_mode_caps_in_the_same_file_is_said() -> None:
     """``quick = true`` beside ``[params] n_trees = 500`` trained 20 trees without a word."""
-    import warnings
-
     from bench.benchmark.config import RunConfig
-    from bench.benchmark.pipeline import _warn_unused_tables
 
     config = RunConfig.from_dict({"models": ["lightgbm-lambdarank"], "quick": True,
                                   "params": {"n_trees": 500},
                                   "model_params": {"lightgbm-lambdarank": {"num_leaves": 63}}})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _warn_unused_tables(config)
-        _warn_unused_tables(RunConfig(quick=True))  # the defaults: nothing said
-    texts = [str(w.message) for w in caught]
-    assert texts == [
-        "[params] n_trees = 500: quick mode (quick = true, --quick) caps it at 20; 20 is trained",
-        "[model_params.lightgbm-lambdarank] num_leaves = 63: quick mode (quick = true, --quick) "
-        "caps it at 15; 15 is trained"]
+    assert RunConfig(quick=True).unused() == []  # the defaults: nothing said
+    # round 11: one text for the quick caps (bench.benchmark.quick), as run --quick and tune say
+    assert config.unused() == [
+        "[params] n_trees = 500: quick mode (--quick, or quick = true in the config file) caps "
+        "n_trees at 20; 20 is trained",
+        "[model_params.lightgbm-lambdarank] num_leaves = 63: quick mode (--quick, or quick = "
+        "true in the config file) caps num_leaves at 15; 15 is trained"]
 
 
 if __name__ == "__main__":

@@ -70,6 +70,8 @@ from bench.benchmark.config_schema import (
     python_value,
     unknown_top_key,
 )
+from bench.benchmark.config_unused import unused_settings
+from bench.benchmark.quick import QUICK_LIMITS, quick_capped
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
 from bench.data.dask_cluster import check_scheduler_address
@@ -100,8 +102,6 @@ CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: ``subsample = colsample = 1`` both libraries are deterministic and every seed gives the same
 #: model, which makes a spread over seeds meaningless.
 DEFAULT_RUN_PARAMS = Params(n_trees=300, subsample=0.8, colsample=0.8)
-#: ``quick = true`` caps these parameters (for every model).
-QUICK_LIMITS: dict[str, int] = {"n_trees": 20, "early_stopping_rounds": 5, "num_leaves": 15}
 #: Keys that would choose something on a split; each must be "vali".
 _SELECTION_KEYS = ("early_stopping_split", "select_on", "selection_split", "validation_split")
 #: Keys left out of the config hash (they do not change any number).
@@ -192,27 +192,10 @@ class RunConfig:
         check_published(self.published)  # said now, not when ``report`` reads the run
 
     def unused(self) -> list[str]:
-        """What this config sets that none of its models uses, in words (the run warns about
-        each, :func:`bench.benchmark.pipeline.run_benchmark`): a ``[params.<library>]`` table
-        without a model of that library, ``[model_params.<model>]`` of a model not in
-        ``models``, ``[als]`` without ``als``, a custom model that is not in ``models``."""
-        from bench.runners.libraries import LIBRARIES
-
-        libraries = {s.library for s in self.__dict__.get("_model_specs", {}).values()
-                     if s.is_gbdt}
-        out = []
-        for lib, items in self.params.raw:
-            if items and lib not in libraries:
-                title = LIBRARIES[lib].title if lib in LIBRARIES else lib
-                out.append(f"[params.{lib}]: no {title} model in this run; its parameter(s) "
-                           f"{', '.join(k for k, _ in items)} are not used")
-        out += [f"[model_params.{m}]: {m!r} is not among the models; not used"
-                for m in self.model_params if m not in self.models]
-        if self.als != ALSParams() and "als" not in self.models:
-            out.append("[als]: 'als' is not among the models; not used")
-        out += [f"[custom_models.{m}]: {m!r} is not among the models; not trained"
-                for m in self.custom_models if m not in self.models]
-        return [f"{text} (models: {', '.join(self.models)})" for text in out]
+        """What this config sets that the run does not use, in words (the run warns about each,
+        :func:`bench.benchmark.pipeline.run_benchmark`): :func:`~bench.benchmark.config_unused.
+        unused_settings`."""
+        return unused_settings(self, DEFAULT_RUN_PARAMS)
 
     def _check_types(self) -> None:
         """Every field typed and in range (:mod:`bench.benchmark.config_schema`); lists as tuples."""
@@ -408,7 +391,7 @@ class RunConfig:
         (:meth:`params_for` applies the same limits and thread count when they are checked)."""
         params = self.params
         if self.quick:
-            params = _quick(params)
+            params = quick_capped(params)
         params = replace(params, n_threads=params.resolved_threads())
         return self._unchecked(params=params)
 
@@ -425,7 +408,7 @@ class RunConfig:
         """The parameters ``model`` trains with for ``seed`` (per-model overrides, quick limits)."""
         params = self.params.with_overrides(**self.model_params.get(model, {}))
         if self.quick:
-            params = _quick(params)
+            params = quick_capped(params)
         return replace(params, seed=seed, n_threads=params.resolved_threads(), device=self.device)
 
     # -- output -------------------------------------------------------------------------------
@@ -515,6 +498,3 @@ def _plain_params(p: Params) -> dict[str, Any]:
             d.pop(lib)
     return d
 
-
-def _quick(p: Params) -> Params:
-    return replace(p, **{k: min(getattr(p, k), v) for k, v in QUICK_LIMITS.items()})

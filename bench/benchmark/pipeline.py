@@ -121,7 +121,8 @@ def _check_before_data(config: RunConfig, gbdt_libraries: set[str]) -> None:
     """What fails without data fails before any is loaded: the device (never a silent CPU
     run), tables the run does not use (warned), a factory that builds no ranker."""
     check_device(config.device, gbdt_libraries)
-    _warn_unused_tables(config)
+    for text in config.unused():  # said, not dropped without a word
+        warnings.warn(text, ConfigWarning, stacklevel=3)
     for m in config.models:
         if m in config.custom_models:
             check_custom_model(config.custom_models[m], config.seeds[0])
@@ -313,26 +314,6 @@ def _split_findings(splits: LetorSplits, *, strict: bool) -> list[SplitFinding]:
         warnings.warn(f"dataset {splits.name!r} [{f.code}]: {f.message}", SplitWarning,
                       stacklevel=3)
     return findings
-
-
-def _warn_unused_tables(config: RunConfig) -> None:
-    """What the config sets for models the run does not train (:meth:`RunConfig.unused`), and a
-    ``[params]`` value none of its GBDT libraries has (``l1`` in a CatBoost-only run), is said,
-    not dropped without a word; a shared config narrowed by ``--models`` stays usable."""
-    from bench.benchmark.config import DEFAULT_RUN_PARAMS, QUICK_LIMITS
-    from bench.runners.raw_keys import unused_shared
-
-    base, given = DEFAULT_RUN_PARAMS.to_dict(), config.params.to_dict()
-    libraries = {config.model_spec(m).library for m in config.models
-                 if config.model_spec(m).is_gbdt}
-    shared = unused_shared([k for k, v in given.items() if v != base.get(k)], libraries)
-    tables = [("[params]", {k: v for k, v in given.items() if v != base.get(k)}),
-              *((f"[model_params.{m}]", t) for m, t in config.model_params.items())]
-    shared += [f"{where} {k} = {t[k]}: quick mode (quick = true, --quick) caps it at {cap}; "
-               f"{cap} is trained" for where, t in tables if config.quick
-               for k, cap in QUICK_LIMITS.items() if isinstance(t.get(k), int) and t[k] > cap]
-    for text in [*config.unused(), *shared]:  # a shared parameter no model has: said too
-        warnings.warn(text, ConfigWarning, stacklevel=3)
 
 
 class ConfigWarning(UserWarning):

@@ -253,13 +253,13 @@ def space_table(spaces: Mapping[str, tuple[Dimension, ...]]) -> dict[str, dict[s
 def within_quick(spaces: Mapping[str, tuple[Dimension, ...]], library: Mapping[str, str],
                  source: str) -> dict[str, tuple[Dimension, ...]]:
     """The spaces of a ``--quick`` tune, under quick mode's caps
-    (:data:`bench.benchmark.config.QUICK_LIMITS`: ``num_leaves`` <= 15, ...), as ``run --quick``
+    (:mod:`bench.benchmark.quick`: ``num_leaves`` <= 15, ...), as ``run --quick``
     trains: a declared dimension (``num_leaves`` 7..255) is narrowed to the cap; a value above
     the cap that the user gave (``--grid num_leaves=31,63``, a ``--space`` file) is refused, as
     ``run --quick --n-trees 100`` is.
     Before, a trial trained ``num_leaves = 200`` under ``--quick`` and the ``best.toml`` it
     wrote (``quick = true``) trained 15 leaves when run. ``library``: model -> its library."""
-    from bench.benchmark.config import QUICK_LIMITS
+    from bench.benchmark.quick import QUICK_LIMITS, refuse_above_cap
 
     out: dict[str, tuple[Dimension, ...]] = {}
     for model, dims in spaces.items():
@@ -273,9 +273,7 @@ def within_quick(spaces: Mapping[str, tuple[Dimension, ...]], library: Mapping[s
                 kept.append(Dimension(d.name, d.kind, d.low, cap, d.log))
             else:
                 big = max(v for v in values if isinstance(v, int | float))
-                raise ConfigError(f"{source} {d.name} = {big!r}: quick mode (--quick, or quick = "
-                                  f"true in the config file) caps {d.name} at {cap}, so {big!r} "
-                                  "would not be what a run of the tuned config trains; leave "
-                                  "one of the two out")
+                refuse_above_cap(f"{source} {d.name} = {big!r}", d.name, big,
+                                 trained="what a run of the tuned config trains")
         out[model] = tuple(kept)
     return out

@@ -174,14 +174,11 @@ def _refuse_shadowed(option: str, value: int, key: str, config: RunConfig | None
 
 def _refuse_quick_cap(option: str, value: int, key: str, quick: bool) -> None:
     """A ConfigError when quick mode would cap the value an option asks for: ``--quick
-    --n-trees 100`` trained 20 trees (:data:`bench.benchmark.config.QUICK_LIMITS`), silently."""
-    from bench.benchmark.config import QUICK_LIMITS
-    from bench.errors import ConfigError
+    --n-trees 100`` trained 20 trees, silently (the rule: :mod:`bench.benchmark.quick`)."""
+    from bench.benchmark.quick import refuse_above_cap
 
-    if quick and key in QUICK_LIMITS and value > QUICK_LIMITS[key]:
-        raise ConfigError(f"{option} {value}: quick mode (--quick, or quick = true in the config "
-                          f"file) caps {key} at {QUICK_LIMITS[key]}, so {value} would not be "
-                          "trained; leave one of the two out")
+    if quick:
+        refuse_above_cap(f"{option} {value}", key, value)
 
 
 def _unnamed_replaced_dataset(config: RunConfig, args: argparse.Namespace) -> str:

@@ -65,6 +65,28 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return doc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}{_offending_line(text, str(exc))}") from exc
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        deep = _deep_line(text)
+        raise ConfigError(f"{p}{f':{deep}' if deep else ''}: arrays or inline tables nested "
+                          f"more than {MAX_NESTING} deep; expected a config's few levels "
+                          "(Python's TOML reader would exhaust its recursion limit)") from None
+
+
+#: The deepest nesting of arrays and inline tables :func:`_deep_line` looks for.
+MAX_NESTING = 100
+
+
+def _deep_line(text: str) -> int | None:
+    """The first line where brackets and braces (outside quotes, roughly) open more than
+    :data:`MAX_NESTING` deep, for the error of a file too deeply nested to read."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", line.split("#", 1)[0])
+        for ch in bare:
+            depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
+            if depth > MAX_NESTING:
+                return number
+    return None
 
 
 def _offending_line(text: str, message: str) -> str:
@@ -81,8 +103,14 @@ def _offending_line(text: str, message: str) -> str:
 
 
 def loads(text: str) -> dict[str, Any]:
-    """Parse TOML text (a syntax error raises :data:`TOMLDecodeError`)."""
-    doc: dict[str, Any] = tomllib.loads(text)
+    """Parse TOML text (a syntax error raises :data:`TOMLDecodeError`, and so does nesting too
+    deep for Python's recursive reader)."""
+    try:
+        doc: dict[str, Any] = tomllib.loads(text)
+    except RecursionError:
+        line = _deep_line(text)
+        raise tomllib.TOMLDecodeError(f"arrays or inline tables nested more than {MAX_NESTING} "
+                                      "deep" + (f" (at line {line})" if line else "")) from None
     return doc
 
 
@@ -124,6 +152,8 @@ INT32_MAX = 2**31 - 1
 #: refuses ``subsample = 1e-40``: "Out of range value").
 FLOAT32_MAX = 3.4028234663852886e38
 FLOAT32_TINY = 1.1754943508222875e-38
+#: The smallest normal float64 (``sys.float_info.min``, C's ``DBL_MIN``).
+FLOAT64_TINY = 2.2250738585072014e-308
 
 
 @dataclass(frozen=True)
@@ -147,6 +177,9 @@ class Spec:
     one_line: bool = False  # a string without control characters (a line end, a tab, NUL)
     #: the longest text accepted (a longer one is refused, its start shown, not all of it)
     max_length: int | None = None
+    #: a float other than 0 must be a normal float64 (magnitude >= :data:`FLOAT64_TINY`): a
+    #: subnormal one keeps fewer significant bits than the numbers it multiplies
+    normal: bool = False
 
     def check_length(self, value: Any, where: str) -> None:
         """A ConfigError when ``value`` is a text over :attr:`max_length` characters."""
@@ -172,7 +205,12 @@ class Spec:
             parts.append(f"{'>' if self.lo_open else '>='} {_num(lo)}")
         if hi is not None:
             parts.append(f"{'<' if self.hi_open else '<='} {_num(hi)}")
-        return f"{noun} {' and '.join(parts)}" if parts else noun
+        text = f"{noun} {' and '.join(parts)}" if parts else noun
+        if self.normal:
+            zero = lo is None or lo < 0 or (lo == 0 and not self.lo_open)
+            text += (f" ({'0 or ' if zero else ''}at least {FLOAT64_TINY!r} in magnitude, the "
+                     "smallest normal float64: a subnormal number keeps fewer significant bits)")
+        return text
 
     def _bounds(self) -> tuple[float | None, float | None]:
         if self.kind is int:
@@ -213,6 +251,8 @@ class Spec:
                 return False
             return (value in self.choices) if self.choices else bool(value) or not self.nonempty
         if isinstance(value, float) and not math.isfinite(value):
+            return False
+        if self.normal and value != 0 and abs(value) < FLOAT64_TINY:
             return False
         lo, hi = self._bounds()
         if lo is not None and (value <= lo if self.lo_open else value < lo):

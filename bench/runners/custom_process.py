@@ -53,7 +53,15 @@ import numpy as np
 
 from bench.data.subnormal import clear_flush_modes, flushes_subnormals
 from bench.runners.custom_atexit import exit_handlers
-from bench.runners.custom_state import STDLIB_GUARDED, ImportState, signal_mask_state
+from bench.runners.custom_state import (
+    STDLIB_GUARDED,
+    CEnvironState,
+    ImportState,
+    LoggingState,
+    loader_and_thread_state,
+    pandas_options,
+    set_pandas_options,
+)
 from bench.runners.custom_streams import one_line, stdout_to_stderr
 from bench.runners.libraries import LIBRARIES
 
@@ -81,7 +89,7 @@ def isolated_process(where: str, restored: list[str] | None = None) -> Iterator[
     threading.excepthook = thread_failed
     os._exit = exit_guard
     try:
-        with stdout_to_stderr(), exit_handlers(restored):
+        with stdout_to_stderr(restored), exit_handlers(restored):
             yield restored
     finally:
         if os.getpid() != saved.pid:  # a fork's child came back from the ranker's call
@@ -131,6 +139,7 @@ class _ProcessState:
         self.timer = signal.getitimer(signal.ITIMER_REAL)
         self.limits = _soft_limits()
         self.imports = ImportState(_GUARDED_PACKAGES)
+        self.more = (LoggingState(), CEnvironState())  # after os.environ: restored after it
 
     @classmethod
     def take(cls) -> _ProcessState:
@@ -181,8 +190,9 @@ class _ProcessState:
         changed.extend(_put_back_functions(self.patched))
         changed.extend(_put_back_classes(self.classes))
         changed.extend(self.imports.restore())
+        for more in self.more:
+            changed.extend(more.restore())
         return changed
-
 
     def _restore_interpreter(self) -> list[str]:
         """The rest of the module docstring's list: interpreter settings, signal handlers, an
@@ -237,38 +247,15 @@ def _interpreter_state() -> dict[str, tuple[Any, Any]]:
         "NumPy's print options": (np.get_printoptions(), lambda o: np.set_printoptions(**o)),
         "the processor's flush-to-zero modes (FTZ/DAZ: a library built with -ffast-math)": (
             flushes_subnormals(), lambda on: on or clear_flush_modes()),
-        "pandas' options (pd.set_option)": (_pandas_options(), _set_pandas_options),
+        "pandas' options (pd.set_option)": (pandas_options(), set_pandas_options),
         **({"the CPUs the process may use (os.sched_setaffinity)": (
             os.sched_getaffinity(0), lambda cpus: os.sched_setaffinity(0, cpus))}
            if hasattr(os, "sched_setaffinity") else {}),
         **({"the limit on integer digits (sys.set_int_max_str_digits)": (
             sys.get_int_max_str_digits(), sys.set_int_max_str_digits)}
            if hasattr(sys, "get_int_max_str_digits") else {}),
-        **signal_mask_state(),
+        **loader_and_thread_state(),
     }
-
-
-def _pandas_options() -> dict[str, Any]:
-    """Every registered pandas option's value (``{}`` before pandas is imported): a ranker's
-    ``pd.set_option("future.infer_string", True)`` would change how later inputs are read."""
-    pandas = sys.modules.get("pandas")
-    registered = getattr(getattr(getattr(pandas, "_config", None), "config", None),
-                         "_registered_options", None)
-    if pandas is None or not isinstance(registered, dict):
-        return {}
-    with warnings.catch_warnings():  # a deprecated option warns when read
-        warnings.simplefilter("ignore")
-        return {k: pandas.get_option(k) for k in registered}
-
-
-def _set_pandas_options(values: dict[str, Any]) -> None:
-    pandas = sys.modules.get("pandas")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for k, v in values.items():
-            with contextlib.suppress(Exception):
-                if pandas.get_option(k) != v:  # type: ignore[union-attr]
-                    pandas.set_option(k, v)  # type: ignore[union-attr]
 
 
 def _soft_limits() -> dict[str, tuple[int, int]]:

@@ -20,10 +20,16 @@ its calls by :func:`bench.runners.custom_process.isolated_process` (round 10b):
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import logging
+import os
 import signal
 import sys
 import threading
+import tracemalloc
 import types
+import warnings
 from typing import Any
 
 #: Standard-library modules ltrbench calls for its timings, files, digests, manifests and
@@ -87,3 +93,141 @@ def _imported(module: Any) -> bool:
     """Whether ``module`` came from the import system (a module with a ``__spec__``), not a
     stand-in put in ``sys.modules`` by hand (``types.ModuleType(...)``, ``None``, any object)."""
     return isinstance(module, types.ModuleType) and getattr(module, "__spec__", None) is not None
+
+
+def loader_and_thread_state() -> dict[str, tuple[Any, Any]]:
+    """``{what: (value now, how to put it back)}`` of settings of later threads and later
+    imports (:func:`bench.runners.custom_process.isolated_process` compares and puts back):
+    the trace and profile functions new threads start with (``threading.settrace``, a
+    ``threading.setprofile`` hook), their stack size (``threading.stack_size``: Dask's and the
+    libraries' threads), memory tracing (``tracemalloc``), the flags ``dlopen`` loads extension modules with
+    (``sys.setdlopenflags``), and the blocked-signal mask (:func:`signal_mask_state`)."""
+    out: dict[str, tuple[Any, Any]] = {
+        "the thread stack size (threading.stack_size)": (threading.stack_size(),
+                                                         threading.stack_size),
+        "memory tracing (tracemalloc.start: every later allocation traced, every later fit "
+        "time slower)": (tracemalloc.is_tracing(),
+                         lambda on: tracemalloc.start() if on else tracemalloc.stop()),
+        **signal_mask_state(),
+    }
+    if hasattr(threading, "gettrace"):  # Python 3.10+
+        out["the trace function of new threads (threading.settrace)"] = (
+            threading.gettrace(), threading.settrace)
+        out["the profile function of new threads (threading.setprofile)"] = (
+            threading.getprofile(), threading.setprofile)
+    if hasattr(sys, "getdlopenflags"):
+        out["the dlopen flags of later imports (sys.setdlopenflags)"] = (
+            sys.getdlopenflags(), sys.setdlopenflags)
+    return out
+
+
+class LoggingState:
+    """The ``logging`` configuration of the process: ``logging.disable``'s level, the logger
+    class, and the level, handlers, filters, ``propagate`` and ``disabled`` flag of the root
+    logger and of every logger that existed before the ranker's call (one it creates is its
+    own). A ranker's ``logging.basicConfig(level=DEBUG)`` printed every later library log
+    line; its ``logging.disable(CRITICAL)`` silenced every later one."""
+
+    def __init__(self) -> None:
+        manager = logging.root.manager
+        self.disable = manager.disable
+        self.logger_class = logging.getLoggerClass()
+        self.loggers = {name: _logger_state(lg) for name, lg in _loggers().items()}
+
+    def restore(self) -> list[str]:
+        """Put the configuration back; what had changed, in words (empty when nothing)."""
+        what: list[str] = []
+        if logging.root.manager.disable != self.disable:
+            logging.disable(self.disable)
+            what.append("logging.disable")
+        if logging.getLoggerClass() is not self.logger_class:
+            logging.setLoggerClass(self.logger_class)
+            what.append("the logger class")
+        now = _loggers()
+        for name, then in self.loggers.items():
+            lg = now.get(name)
+            if lg is not None and _logger_state(lg) != then:
+                lg.setLevel(then[0])
+                lg.handlers[:], lg.filters[:] = then[1], then[2]
+                lg.propagate, lg.disabled = then[3], then[4]
+                what.append(f"logger {name or 'root'}")
+        if not what:
+            return []
+        more = f" and {len(what) - 5} more" if len(what) > 5 else ""
+        return [f"the logging configuration ({', '.join(what[:5])}{more})"]
+
+
+def _loggers() -> dict[str, logging.Logger]:
+    found = {name: lg for name, lg in list(logging.root.manager.loggerDict.items())
+             if isinstance(lg, logging.Logger)}
+    return {"": logging.root, **found}
+
+
+def _logger_state(lg: logging.Logger) -> tuple[Any, ...]:
+    return lg.level, list(lg.handlers), list(lg.filters), lg.propagate, lg.disabled
+
+
+class CEnvironState:
+    """The C environment (``environ``: what ``getenv`` in a library and every child process
+    read). ``os.putenv`` and ``os.unsetenv`` change it without ``os.environ``, so the
+    comparison of ``os.environ`` missed them; read through ``ctypes`` where the C library
+    exports ``environ`` (POSIX), else nothing is taken."""
+
+    def __init__(self) -> None:
+        self.then = c_environ()
+
+    def restore(self) -> list[str]:
+        """Put it back after ``os.environ`` was (a key of ``os.environ`` is left to it)."""
+        now = c_environ()
+        if self.then is None or now is None or now == self.then:
+            return []
+        keys = sorted({k for k in now if k not in self.then}
+                      | {k for k, v in self.then.items() if now.get(k) != v})
+        for key in keys:
+            with contextlib.suppress(OSError, ValueError):
+                if key in self.then:
+                    os.putenv(key, self.then[key])
+                else:
+                    os.unsetenv(key)
+        shown = ", ".join(k.decode("utf-8", "replace") for k in keys[:5])
+        return [f"the C environment (os.putenv / os.unsetenv: {shown})"]
+
+
+def c_environ() -> dict[bytes, bytes] | None:
+    """The C library's ``environ`` as ``{name: value}`` bytes; ``None`` where it cannot be
+    read (no ``environ`` symbol: Windows)."""
+    try:
+        env = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    out: dict[bytes, bytes] = {}
+    i = 0
+    while (entry := env[i]) is not None:
+        key, _, value = entry.partition(b"=")
+        out.setdefault(key, value)
+        i += 1
+    return out
+
+
+def pandas_options() -> dict[str, Any]:
+    """Every registered pandas option's value (``{}`` before pandas is imported), put back by
+    :func:`bench.runners.custom_process.isolated_process`: a ranker's
+    ``pd.set_option("future.infer_string", True)`` would change how later inputs are read."""
+    pandas = sys.modules.get("pandas")
+    registered = getattr(getattr(getattr(pandas, "_config", None), "config", None),
+                         "_registered_options", None)
+    if pandas is None or not isinstance(registered, dict):
+        return {}
+    with warnings.catch_warnings():  # a deprecated option warns when read
+        warnings.simplefilter("ignore")
+        return {k: pandas.get_option(k) for k in registered}
+
+
+def set_pandas_options(values: dict[str, Any]) -> None:
+    pandas = sys.modules.get("pandas")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k, v in values.items():
+            with contextlib.suppress(Exception):
+                if pandas.get_option(k) != v:  # type: ignore[union-attr]
+                    pandas.set_option(k, v)  # type: ignore[union-attr]

@@ -17,14 +17,17 @@ from typing import Any
 
 
 @contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[None]:
-    """Standard output (Python's and file descriptor 1) to standard error for the block."""
+def stdout_to_stderr(changed: list[str] | None = None) -> Iterator[None]:
+    """Standard output (Python's and file descriptor 1) to standard error for the block; file
+    descriptor 2 put back if the block redirected or closed it (``os.dup2(devnull, 2)`` lost
+    every later ``error:`` line), named in ``changed``."""
     with contextlib.ExitStack() as stack:
         saved_fd = None
         with contextlib.suppress(AttributeError, OSError, ValueError):
             sys.stdout.flush()
             sys.stderr.flush()
             out_fd, err_fd = sys.__stdout__.fileno(), sys.__stderr__.fileno()  # type: ignore[union-attr]
+            stack.callback(_keep_fd, err_fd, os.dup(err_fd), changed)
             if out_fd != err_fd:
                 saved_fd = os.dup(out_fd)
                 os.dup2(err_fd, out_fd)
@@ -38,6 +41,27 @@ def stdout_to_stderr() -> Iterator[None]:
             stack.callback(back)
         stack.enter_context(contextlib.redirect_stdout(_KeptOpen(sys.stderr)))
         yield
+
+
+def _same_file(a: int, b: int) -> bool:
+    try:
+        sa, sb = os.fstat(a), os.fstat(b)
+    except OSError:
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def _keep_fd(fd: int, saved: int, changed: list[str] | None) -> None:
+    """Put ``saved`` (a duplicate taken before) back on ``fd`` when ``fd`` now names another
+    file or is closed; close ``saved``."""
+    try:
+        if not _same_file(fd, saved):
+            with contextlib.suppress(OSError):
+                os.dup2(saved, fd)
+            if changed is not None:
+                changed.append(f"file descriptor {fd} (standard error), redirected or closed")
+    finally:
+        os.close(saved)
 
 
 class _KeptOpen:

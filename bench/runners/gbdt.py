@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from bench.data.letor import LetorData, LetorSplits
+from bench.errors import ConfigError
 from bench.runners.custom_streams import stdout_to_stderr
 from bench.runners.iteration import IterationHook
 from bench.runners.libraries import LIBRARIES, load_module
@@ -97,7 +98,29 @@ def train_gbdt(
             objective=objective, eval_at=eval_at, selection=chosen, log_train=log_train, **hook,
         )
         best = int(result.best_iteration or 0)
-        return score_eval_splits(
+        scored = score_eval_splits(
             result, splits, model=model, booster=booster,
             predict=lambda data: predict(booster, data, best, lib_params),
         )
+    refuse_non_finite(scored, splits, library, params)
+    return scored
+
+
+def refuse_non_finite(result: FitResult, splits: LetorSplits, library: str,
+                      params: Params) -> None:
+    """A ConfigError naming the model, the split, the first row and the learning rate when a
+    library predicted NaN or an infinity: its parameters let the model overflow (XGBoost keeps
+    its margins as float32, so ``learning_rate = 3.4e38`` gives ``-inf`` after two trees). The
+    evaluation said only ``row 1: score -inf is not a finite number``."""
+    for split, scores in result.scores.items():
+        bad = np.flatnonzero(~np.isfinite(scores))
+        if bad.shape[0]:
+            data = getattr(splits, split)
+            where = f" ({data.source})" if getattr(data, "source", "") else ""
+            title = LIBRARIES[library].title if library in LIBRARIES else library
+            raise ConfigError(
+                f"{result.model}: {title} predicted {bad.shape[0]:,} score(s) that are not "
+                f"finite on the {split} split{where}, the first {float(scores[bad[0]])!r} at row "
+                f"{bad[0] + 1}: the model overflowed under its parameters (learning_rate = "
+                f"{params.learning_rate!r}); expected a smaller learning_rate (or raw "
+                "parameters that keep the scores finite)")

@@ -240,10 +240,11 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         limits=(Limit("colsample", 1.1754944e-38, None,
                       source="XGBoost 3.2 refuses the float32 1.17549435e-38 ('Out of range "
                       "value', probed)"),
-                Limit("learning_rate", 1.1754943508222875e-38, None,
+                Limit("learning_rate", 1.1754944e-38, None,
                       source="XGBoost keeps eta as a float32 (src/tree/param.h TrainParam): a "
                       "smaller rate becomes 0 or a subnormal there, a model that learns nothing "
-                      "from a rate recorded as > 0")),
+                      "from a rate recorded as > 0; FLT_MIN itself, 1.1754943508222875e-38, is "
+                      "read back as 1.17549421e-38 and refused ('Out of range value', probed)")),
         cuda_install=("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
                       "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 "
                       "wheels are built with CUDA)"),

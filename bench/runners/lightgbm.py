@@ -87,6 +87,30 @@ class _OnIteration:
                 return
 
 
+class _RateSchedule:
+    """``lightgbm.reset_parameter(learning_rate=rate_at)``, except on training data with no
+    feature LightGBM could bin (every ``feature_num_bin`` 0): there each tree is one leaf
+    whatever the rate, and ``reset_parameter`` fails in LightGBM 4.7 (``Check failed:
+    (train_data->num_features()) > (0)``, ``feature_histogram.hpp``), so the rate is left."""
+
+    def __init__(self, rate_at: Any) -> None:
+        self.order = 10  # as lightgbm.reset_parameter
+        self.before_iteration = True
+        self.rate_at = rate_at
+        self.splittable: bool | None = None
+
+    def __call__(self, env: lgb.callback.CallbackEnv) -> None:
+        booster = cast(lgb.Booster, env.model)  # lgb.train's, not lgb.cv's
+        if self.splittable is None:
+            data = cast(lgb.Dataset | None, booster.train_set)
+            self.splittable = data is None or any(
+                data.feature_num_bin(j) > 0 for j in range(data.num_feature()))
+        if self.splittable:
+            rate = self.rate_at(env.iteration - env.begin_iteration)
+            booster.reset_parameter({"learning_rate": rate})
+            env.params["learning_rate"] = rate
+
+
 def _dataset(data: LetorData, *, reference: lgb.Dataset | None = None, label: np.ndarray | None = None) -> lgb.Dataset:
     return lgb.Dataset(
         data.X,
@@ -127,7 +151,7 @@ def fit_lightgbm(
     if on_iteration is not None:
         callbacks.append(_OnIteration(on_iteration, SELECTION_SPLIT, selection.metric))
     if params.learning_rate_decay > 0:
-        callbacks.append(lgb.reset_parameter(learning_rate=params.learning_rate_at))
+        callbacks.append(_RateSchedule(params.learning_rate_at))
     with measure() as m:
         dtrain = _dataset(train)
         dvali = _dataset(vali, reference=dtrain)

@@ -65,18 +65,51 @@ def probe_lightgbm(params: dict[str, Any]) -> None:
          "num_iterations": 1, "num_threads": 1}
     for key in ("early_stopping_round", "early_stopping_rounds"):  # no validation set here
         p.pop(key, None)
-    lgb.train(p, lgb.Dataset(_X, label=_Y, group=[4, 4]))
+    booster = lgb.train(p, lgb.Dataset(_X, label=_Y, group=[4, 4]))
+    _read_back_lightgbm(booster.model_to_string(), params, names)
+
+
+#: A C ``int``'s range: LightGBM parses an integer parameter into one without a range check.
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def _read_back_lightgbm(model: str, params: dict[str, Any], names: dict[str, str]) -> None:
+    """An integer outside a C ``int`` that LightGBM read as another number is refused:
+    LightGBM parses integer parameters without a range check (``min_data_in_bin =
+    4294967299`` trained with 3, ``2**63 + 5`` with 5), so the value is compared with the
+    ``parameters:`` block of the model it trained (a double parameter keeps a large integer,
+    to the six digits that block shows)."""
+    used = {}
+    for line in model.splitlines():
+        if line.startswith("[") and ": " in line and line.endswith("]"):
+            key, _, value = line[1:-1].partition(": ")
+            used[key] = value
+    for key, value in params.items():
+        if not isinstance(value, int) or isinstance(value, bool) or _INT32[0] <= value <= _INT32[1]:
+            continue
+        text = used.get(names.get(key, key))
+        try:
+            read = float(text) if text is not None else None
+        except ValueError:
+            read = None
+        if read is None or abs(read - value) > 1e-5 * abs(value):
+            raise ValueError(f"{key} = {value}: LightGBM read it as {text} (an integer parameter is "
+                             f"a C int, {_INT32[0]} to {_INT32[1]}, parsed without a range check)")
 
 
 def probe_xgboost(params: dict[str, Any]) -> None:
-    """One XGBoost tree on the toy data; a "Parameters: { ... } are not used" warning raises."""
+    """One XGBoost tree on the toy data, in the matrix the run trains on (a
+    ``QuantileDMatrix``, :func:`bench.runners.xgboost.quantile_dmatrix`: a ``DMatrix`` here let
+    ``tree_method = "approx"`` through, which XGBoost refuses on a ``QuantileDMatrix`` once the
+    run's data are read); a "Parameters: { ... } are not used" warning raises."""
     import xgboost as xgb
 
     p = {**params, "nthread": 1, "verbosity": 1}  # 1: warnings, where unused keys are said
     said = io.StringIO()  # XGBoost's logger prints through Python: "Parameters: {...} are not used"
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(said):
         warnings.simplefilter("always")
-        xgb.train(p, xgb.DMatrix(_X, label=_Y, qid=_QID), num_boost_round=1)
+        matrix = xgb.QuantileDMatrix(_X, label=_Y, qid=_QID, max_bin=p.get("max_bin", 256))
+        xgb.train(p, matrix, num_boost_round=1)
     lines = [*(str(w.message) for w in caught), *said.getvalue().splitlines()]
     unused = [" ".join(t.split()) for t in lines if "are not used" in t]
     if unused:

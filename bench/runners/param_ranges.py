@@ -12,7 +12,11 @@ by its errors, which name its source line) and probed at both ends with
 - ``n_trees`` 1 .. 2^31-1: LightGBM ``num_iterations`` ``check = >=0`` (config.h:201), an ``int``;
   2^31-1 rounds with early stopping stop as 100 do (memory flat in all three).
 - ``learning_rate`` (0, FLT_MAX]: config.h:207 ``>0.0``; XGBoost ``set_lower_bound(0.0f)``
-  (param.h:82), a float; CatBoost above FLT_EPSILON (its Limit).
+  (param.h:82), a float; CatBoost above FLT_EPSILON (its Limit). LightGBM keeps it as a
+  ``double`` and multiplies every leaf by it (``Tree::Shrinkage``): a subnormal rate
+  (``5e-324``) leaves leaf values of one significant bit, ties where the trees differ, so a rate
+  (and a schedule's floor ``learning_rate_min``) is at least the smallest normal float64,
+  2.2250738585072014e-308 (``Spec.normal``; XGBoost's and CatBoost's floors are higher).
 - ``num_leaves`` 2 .. 131072: config.h:214-215 ``>1``, ``<=131072``; XGBoost ``max_leaves``
   ``set_lower_bound(0)`` (param.h:93); CatBoost at most 65536 (its Limit).
 - ``max_depth`` -1 .. 2^31-1 (-1 or 0: no limit): LightGBM has no check (config.h:306, ``<= 0``
@@ -62,9 +66,10 @@ _F32 = "XGBoost and CatBoost keep it as a float32"
 #: library it is passed to accepts (the sources: the module docstring).
 PARAM_SPECS: tuple[Spec, ...] = (
     Spec("n_trees", int, 1, source="the rounds of lgb.train / xgb.train, CatBoost iterations: a C int"),
-    Spec("learning_rate", float, 0, FLOAT32_MAX, lo_open=True, source=f"{_LGB}: learning_rate > 0; {_F32}"),
+    Spec("learning_rate", float, 0, FLOAT32_MAX, lo_open=True, normal=True,
+         source=f"{_LGB}: learning_rate > 0; {_F32}"),
     Spec("learning_rate_decay", float, 0, FLOAT32_MAX, source=_F32),
-    Spec("learning_rate_min", float, 0, FLOAT32_MAX, source=_F32),
+    Spec("learning_rate_min", float, 0, FLOAT32_MAX, normal=True, source=_F32),
     Spec("num_leaves", int, 2, 131072, source=f"{_LGB}: 1 < num_leaves <= 131072"),
     Spec("max_depth", int, -1, source="-1 or 0: no limit (LightGBM <= 0; XGBoost 0 under lossguide)"),
     Spec("max_bin", int, 2, source=f"{_LGB}: max_bin > 1"),
@@ -86,9 +91,9 @@ PARAM_SPECS: tuple[Spec, ...] = (
     Spec("device", str, choices=DEVICES),
 )
 #: The specs by field name (``params.py`` reads it for its membership test).
-_SPEC = {s.name: s for s in PARAM_SPECS}
+SPECS_BY_NAME: dict[str, Spec] = {s.name: s for s in PARAM_SPECS}
 
 
 def param_spec(name: str) -> Spec:
     """The :class:`~bench.data.toml.Spec` of the Params field ``name``."""
-    return _SPEC[name]
+    return SPECS_BY_NAME[name]

@@ -24,15 +24,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bench.data.toml import Spec, table, unknown_key
+from bench.data.toml import FLOAT64_TINY, Spec, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
 from bench.runners.libraries import LIBRARIES, gbdt_libraries, get_library, load
-from bench.runners.param_ranges import _SPEC
+from bench.runners.param_checks import check_raw_value, check_schedule_floor
+from bench.runners.param_checks import check_rows as check_rows  # re-exported
+from bench.runners.param_checks import lowest_rate as lowest_rate
 from bench.runners.param_ranges import DEVICES as DEVICES  # the range table's names, re-exported
 from bench.runners.param_ranges import LABEL_GAINS as LABEL_GAINS
 from bench.runners.param_ranges import MAX_LABEL as MAX_LABEL
 from bench.runners.param_ranges import PARAM_SPECS as PARAM_SPECS
+from bench.runners.param_ranges import SPECS_BY_NAME
 from bench.runners.param_ranges import param_spec as param_spec
 from bench.runners.raw_keys import check_raw_keys
 
@@ -143,34 +146,13 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
             for name, item in items.items():
                 check_raw_value(item, f"{where}{key} {name}")
             raw.append((key, tuple(sorted(items.items()))))
-        elif key in _SPEC:
-            out[key] = _SPEC[key].check(value, f"{where}{key}")
+        elif key in SPECS_BY_NAME:
+            out[key] = SPECS_BY_NAME[key].check(value, f"{where}{key}")
         else:
             raise unknown_key(where, key, known, noun="parameter")
     if raw:
         out["raw"] = tuple(raw)
     return out
-
-
-def check_raw_value(value: Any, where: str) -> None:
-    """A raw library value is one a TOML file holds and reads back as itself: a string, a
-    number, a boolean, or an array (a list or tuple) or table of them. ``None`` (no TOML value:
-    the Python packages drop it, so it would mean "not set" here and nothing in the recorded
-    config), a set, ``Decimal``, bytes or a date are refused, naming the key."""
-    if isinstance(value, bool | int | float | str):
-        return
-    if isinstance(value, list | tuple):
-        for item in value:
-            check_raw_value(item, where)
-        return
-    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        for k, item in value.items():
-            check_raw_value(item, f"{where}.{k}")
-        return
-    raise ConfigError(f"{where}: expected a string, number or boolean (or an array or table of "
-                      f"them), as a TOML file holds; got {value!r} (a {type(value).__name__})"
-                      + (": leave the key out to keep the library's default" if value is None
-                         else ""))
 
 
 def check_params(p: Params, where: str = "") -> None:
@@ -185,6 +167,8 @@ def check_params(p: Params, where: str = "") -> None:
         raise ConfigError(f"{where}learning_rate_min: expected a number > 0 with "
                           f"learning_rate_decay = {p.learning_rate_decay!r} (the rate would reach "
                           f"0 before round {p.n_trees}; LightGBM refuses learning_rate <= 0)")
+    check_schedule_floor(p, FLOAT64_TINY, "the smallest normal float64: a subnormal rate keeps "
+                         "fewer significant bits than the leaves it shrinks", where)
 
 
 def _check_raw(raw: Any, where: str) -> None:
@@ -197,6 +181,8 @@ def _check_raw(raw: Any, where: str) -> None:
         if not isinstance(items, tuple) or not all(isinstance(kv, tuple) and len(kv) == 2 and
                                                    isinstance(kv[0], str) for kv in items):
             raise ConfigError(f"{where}{lib}: expected a table of raw {lib} parameters")
+        for key, value in items:
+            check_raw_value(value, f"{where}{lib} {key}")
 
 
 def check_for_library(p: Params, library: str, objective: str, where: str = "") -> None:
@@ -208,8 +194,10 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     if lib is None:
         return
     for limit in lib.limits:
-        spec = Spec(limit.name, _SPEC[limit.name].kind, limit.lo, limit.hi, source=limit.source)
+        spec = Spec(limit.name, SPECS_BY_NAME[limit.name].kind, limit.lo, limit.hi, source=limit.source)
         spec.check(getattr(p, limit.name), f"{where}{limit.name}")
+        if limit.name == "learning_rate" and limit.lo is not None:
+            check_schedule_floor(p, limit.lo, f"{lib.title}'s floor: {limit.source}", where)
     check_raw_keys(library, p.raw_params(library), where)  # owned or shadowed keys
     # the device is checked with the machine (bench.runners.device)
     kwargs = load(lib.params)(replace(p, device="cpu"), objective)
@@ -217,19 +205,6 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
         from bench.runners.param_probe import probe_library_params
 
         probe_library_params(library, kwargs, where=f"{where}{library}")
-
-
-def check_rows(p: Params, library: str, n_rows: int, *, split: str = "train") -> None:
-    """What needs the data: LightGBM bags ``int(subsample * rows)`` rows and fails with none
-    (``Check failed: (num_data) > (0)``, ``src/io/dataset.cpp``); CatBoost draws each row with
-    probability ``subsample`` and fails when a draw holds none ("Too few sampling units",
-    ``catboost/private/libs/algo/tensor_search_helpers.cpp``), nearly sure over many rounds when
-    ``subsample * rows < 1``."""
-    lib = LIBRARIES.get(library)
-    if lib is not None and lib.samples_rows and p.subsample < 1 and int(p.subsample * n_rows) < 1:
-        raise ConfigError(f"subsample = {p.subsample!r}: {lib.title} would sample no row of the "
-                          f"{n_rows} rows of the {split} split; expected subsample >= "
-                          f"{1 / max(n_rows, 1):.3g} (or 1: no sampling)")
 
 
 def label_gain_table(kind: str) -> list[float]:

@@ -1,0 +1,45 @@
+"""What a run's config sets and the run does not use, in words
+(:meth:`bench.benchmark.config.RunConfig.unused`; the run warns about each, as it goes on):
+a ``[params.<library>]`` table without a model of that library, ``[model_params.<model>]`` of a
+model not in ``models``, ``[als]`` without ``als``, a custom model that is not in ``models``, a
+``[params]`` value none of the run's GBDT libraries has (``l1`` in a CatBoost-only run), and a
+value above quick mode's cap (:func:`bench.benchmark.quick.cap_note`). Nothing is dropped
+without a word, and a shared config narrowed by ``--models`` stays usable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.benchmark.quick import QUICK_LIMITS, cap_note
+from bench.runners.baselines import ALSParams
+from bench.runners.libraries import LIBRARIES
+from bench.runners.params import Params
+from bench.runners.raw_keys import unused_shared
+
+
+def unused_settings(config: Any, defaults: Params) -> list[str]:
+    """The sentences for a :class:`~bench.benchmark.config.RunConfig` (``config``) whose
+    ``[params]`` left alone are ``defaults`` (what a value is compared with)."""
+    libraries = {s.library for s in config.__dict__.get("_model_specs", {}).values() if s.is_gbdt}
+    out = []
+    for lib, items in config.params.raw:
+        if items and lib not in libraries:
+            title = LIBRARIES[lib].title if lib in LIBRARIES else lib
+            out.append(f"[params.{lib}]: no {title} model in this run; its parameter(s) "
+                       f"{', '.join(k for k, _ in items)} are not used")
+    out += [f"[model_params.{m}]: {m!r} is not among the models; not used"
+            for m in config.model_params if m not in config.models]
+    if config.als != ALSParams() and "als" not in config.models:
+        out.append("[als]: 'als' is not among the models; not used")
+    out += [f"[custom_models.{m}]: {m!r} is not among the models; not trained"
+            for m in config.custom_models if m not in config.models]
+    said = [f"{text} (models: {', '.join(config.models)})" for text in out]
+    base, given = defaults.to_dict(), config.params.to_dict()
+    changed = {k: v for k, v in given.items() if v != base.get(k)}
+    said += unused_shared(list(changed), libraries)
+    if config.quick:
+        tables = [("[params]", changed),
+                  *((f"[model_params.{m}]", t) for m, t in config.model_params.items())]
+        said += [note for where, t in tables for k in QUICK_LIMITS
+                 if (note := cap_note(f"{where} {k} = {t.get(k)!r}", k, t.get(k)))]
+    return said
