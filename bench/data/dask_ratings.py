@@ -15,7 +15,10 @@ any (every column there, of a type the ratings can hold; one format per table), 
 partition when it is computed: CSV ids and timestamps are read as their text and must spell a
 whole number within int64 by exact decimal value (``7``, ``7.0``, ``1e3``; not ``1.5`` nor
 ``1.0000000000000000001``, which a float64 would read as 1) -- the rule of the local reader
-(:mod:`bench.data.tabular`); Parquet integer ids are kept exactly, float ids must be whole and
+(:mod:`bench.data.tabular`); a timestamp column of text dates (CSV, or Parquet strings) is read
+as the local reader reads it, and CSV and Parquet text ratings are held to its number grammar
+(:mod:`bench.data.dask_cells`); Parquet integer ids are kept exactly (uint64 ids above int64
+beside signed ids in another shard numbered by value, as locally), float ids must be whole and
 below 2^53; ratings finite and within +-2^53. The local reader's other rules hold too, from
 :mod:`bench.data.inputs` and :mod:`bench.data.delimited` (one owner each): a CSV file is UTF-8
 (UTF-16/32 and a stray character in the header refused), every line has the header's field
@@ -38,9 +41,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_cells import date_line_problem, is_date_text, rating_values, text_seconds
+from bench.data.dask_cells import rating_problem as rating_problem
 from bench.data.dask_cluster import require_dask
 from bench.data.dask_ids import (
     ID_ROLES,
+    WIDE,
     id_codes,
     one_family,
     whole_number,
@@ -48,6 +54,7 @@ from bench.data.dask_ids import (
     with_codes,
 )
 from bench.data.dask_movielens import MovieLensGrammar
+from bench.data.dask_qids import beyond_int64
 from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
 from bench.data.inputs import check_input_file
@@ -56,14 +63,6 @@ from bench.data.tabular import check_columns
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
-
-_ALIASES = {
-    "user": ("user", "userId", "user_id", "userid"),
-    "item": ("item", "movieId", "item_id", "itemid", "movie_id"),
-    "rating": ("rating", "score", "value"),
-    "timestamp": ("timestamp", "time", "ts"),
-}
-
 
 @dataclass(frozen=True, eq=False)
 class RatingsFrame:
@@ -137,14 +136,17 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                               split_row_groups=True)
         raw = raw.assign(**{_PATH: str(files[0]) if len(files) == 1 else "Parquet shards"})
     else:
-        ids = {cols[r] for r in ("user", "item", "timestamp") if cols[r]}
-        try:  # ids as their text: checked whole and exact in _typed (1.0000000000000000001 != 1)
-            # a separator of several characters is literal text, as in the header check (pandas
+        # every column as its text: ids and timestamps checked whole and exact in _typed
+        # (1.0000000000000000001 != 1), ratings under the local number grammar (pandas' float
+        # parser read 'True' as 1.0); a MovieLens file's ratings as its local reader reads them
+        movielens = p / "ratings.csv" in files
+        text = {c for r, c in cols.items() if c and (r != "rating" or not movielens)}
+        try:  # a separator of several characters is literal text, as in the header check (pandas
             # reads it as a regular expression): the local reader's rule (bench.data.tabular)
             literal = re.escape(sep) if sep is not None and len(sep) > 1 else sep
             raw = dd.read_csv([glob.escape(str(f)) for f in files], sep=literal, usecols=use,
                               blocksize=blocksize,
-                              dtype={c: object if c in ids else "float64" for c in use},
+                              dtype={c: object if c in text else "float64" for c in use},
                               include_path_column=_PATH, encoding="utf-8-sig")
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             if is_parse_error(exc):
@@ -157,7 +159,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
     movielens = p / "ratings.csv" in files
     typed = MovieLensGrammar(_typed) if movielens else _typed  # as locally
-    codes = None if movielens else id_codes(raw, cols)  # text ids numbered, as locally
+    wide = tuple(r for r in ID_ROLES if f"{WIDE}{cols[r]}" in kinds)
+    codes = None if movielens else id_codes(raw, cols, wide)  # text ids numbered, as locally
     frame = raw.map_partitions(with_codes, codes, typed, bad_line, cols,
                                None if parquet else sep, paths, scan, meta=_META)
     if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1 or side):
@@ -217,19 +220,6 @@ def _check_csv_text(path: Path, sep: str) -> None:
     check_field_counts(path, sep)
 
 
-def rating_problem(value: float) -> str | None:
-    """Why ``value`` is no rating, or None: not finite, or beyond +-2^53
-    (:data:`bench.data.ratings.MAX_RATING`, the local rule: the history features sum squares)."""
-    from bench.data.ratings import MAX_RATING
-
-    if not np.isfinite(value):
-        return f"value {value!r} is not a finite number"
-    if abs(value) >= MAX_RATING:  # 2^53 + 1 reads as 2^53
-        return (f"rating {value!r} is at or beyond +-2^53 (9.0e15): expected ratings a float64 holds "
-                "exactly, whose squares the history features can sum")
-    return None
-
-
 #: Float64 ids (Parquet float columns) are exact whole numbers only below 2^53.
 _EXACT = float(2**53)
 _INT64_MAX = 2**63 - 1
@@ -281,6 +271,7 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None],
     ids = {cols[r] for r in ("user", "item") if cols.get(r)}
     whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r) and r not in numbered}
     wanted = {c for c in cols.values() if c}
+    numbers, first_date = False, None  # a date beside a number: the date is named, as locally
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
             lines = (ln.replace(sep, "\x1f") for ln in fh) if len(sep) > 1 else fh
@@ -295,11 +286,20 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None],
                     why = id_cell_problem(cell) if c in ids else \
                         stray_character(cell.encode("utf-8", "replace"))
                     v = cell.strip(" \t")
-                    if why is None and c in whole:
+                    stamp = c == cols.get("timestamp")
+                    if why is None and stamp and c in whole and is_date_text(v):  # local rule
+                        why = date_line_problem(v, numbers)
+                        first_date = first_date or (reader.line_num, v)
+                    elif why is None and c in whole:
                         n = whole_number(v)
+                        numbers = numbers or (stamp and n is not None)
                         why = f"value {v!r} is not {_WHOLE}" if n is None else \
-                            timestamp_message(v) if c == cols.get("timestamp") \
-                            and not abs(n) < MAX_SECONDS else None
+                            timestamp_message(v) if stamp and not abs(n) < MAX_SECONDS else \
+                            date_line_problem(first_date[1], True) if stamp and first_date \
+                            else None
+                        if why is not None and stamp and first_date and n is not None \
+                                and abs(n) < MAX_SECONDS:  # a date before this number: its line
+                            return DataError(why, path=path, line=first_date[0], column=c)
                     elif why is None and c not in ids:  # a number's grammar, then its range
                         try:
                             why = rating_problem(parse_float(v, what="value"))
@@ -385,6 +385,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
             values = v.astype(np.int64) if k < 0 else v
         else:  # CSV text, read as written
             values, k = whole_texts(part[src])
+            if k >= 0 and name == "timestamp" and is_date_text(part[src].iloc[k]):
+                values, k = text_seconds(part[src], where, row, src), -1  # dates, as locally
         if k >= 0:
             cell = part[src].iloc[k]
             what = "a timestamp" if name == "timestamp" else f"a {name} id"
@@ -395,19 +397,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
             check_seconds(values, part[src], where, row, src)
         out[name] = values
     src = cols["rating"]
-    if src is None:
-        out["rating"] = np.ones(part.shape[0], dtype=np.float64)
-    else:
-        from bench.data.ratings import MAX_RATING
-
-        r = pd.to_numeric(part[src], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(r) | (np.abs(np.nan_to_num(r)) >= MAX_RATING)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            why = rating_problem(float(r[k])) if np.isfinite(r[k]) else \
-                f"value {_shown(part[src].iloc[k])} is not a finite number"
-            raise DataError(str(why), path=where, row=row(k), column=src)
-        out["rating"] = r
+    out["rating"] = np.ones(part.shape[0], dtype=np.float64) if src is None \
+        else rating_values(part[src], where, row, src)  # the local grammar (bench.data.dask_cells)
     return pd.DataFrame(out, columns=["user", "item", "rating", "timestamp"],
                         index=part.index)
 
@@ -423,13 +414,13 @@ def _column(names: list[str], role: str, given: str | None, path: Path, *,
             raise DataError(f"no column {given!r} for the {role}s; the columns are "
                             f"{', '.join(names)}", path=path)
         return given
-    for alias in _ALIASES[role]:
-        if alias in names:
-            return alias
-    if required:
+    from bench.data.ratings_columns import ROLE_NAMES, pick
+
+    found = pick(names, ROLE_NAMES[role], path)  # the names of every path, exactly, then case
+    if found is None and required:
         raise ConfigError(f"{path}: no {role} column among {', '.join(names)}; name it with "
-                          f"--{role} (one of the usual names: {', '.join(_ALIASES[role])})")
-    return None
+                          f"--{role} (one of the usual names: {', '.join(ROLE_NAMES[role])})")
+    return found
 
 
 def _csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) -> list[str]:
@@ -499,12 +490,18 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
         kind = schema.field(c).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
-        text = role in ID_ROLES and (pa.types.is_string(kind) or pa.types.is_large_string(kind))
+        # text: ids numbered, dates and ratings read under the local grammar (dask_cells)
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
         when = role == "timestamp" and (pa.types.is_timestamp(kind) or pa.types.is_date(kind))
         numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-        if seen is not None and (text or when or numeric):
-            one_family(seen, c, "text" if text else "dates" if when else "numbers", path, kind)
-        if not (text or when or numeric):  # a bool neither:
+        decimal = role == "rating" and pa.types.is_decimal(kind)  # as the local reader: floats
+        if seen is not None and role in ID_ROLES and pa.types.is_uint64(kind) \
+                and beyond_int64(path, c):  # numbered by value (dask_ids.id_codes), as locally
+            seen.setdefault(WIDE + c, ("uint64", path, kind))
+        if seen is not None and (text or when or numeric or decimal):
+            one_family(seen, c, "text" if text else "dates" if when else "decimals" if decimal
+                       else "numbers", path, kind)
+        if not (text or when or numeric or decimal):  # a bool neither:
             raw = pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
                 or pa.types.is_fixed_size_binary(kind)  # bytes: no one text (tabular's rule)
             raise DataError(f"column of type {kind}: expected "  # the local reader refuses it
