@@ -584,3 +584,85 @@ def test_a_query_cut_across_partitions_is_still_refused_before_any_number() -> N
     with dask.config.set(scheduler="synchronous"), pytest.raises(DataError) as caught:
         evaluate_frame(ddf, metrics="ndcg@10")
     assert "partitions 0 and 1" in str(caught.value), str(caught.value)
+
+
+# ------------------------------------------------------------- separators and header lines
+
+
+@pytest.mark.parametrize(("name", "sep"), [("h.dat", "::"), ("h.txt", ";"), ("h.tab", "\t"),
+                                           ("h.txt", "|")])
+def test_a_text_file_of_another_separator_is_read_by_dask_as_the_local_reader_guesses(
+        tmp_path: Path, name: str, sep: str) -> None:
+    """Dask took a comma for every file that is not ``.tsv``: ``r.dat`` with ``::`` was one
+    column ("no user column among user::item::rating::timestamp")."""
+    rows = ["user", "item", "rating", "timestamp"], ["1", "1", "4", "10"], ["1", "2", "3", "11"]
+    path = _write(tmp_path / name, "".join(sep.join(r) + "\n" for r in rows))
+    _same(path)
+
+
+def test_a_headerless_dat_file_given_to_dask_says_it_needs_a_header(tmp_path: Path,
+                                                                   capsys: Any) -> None:
+    from bench import cli
+
+    path = _write(tmp_path / "ratings.dat", "1::1::4::978300760\n1::2::3::978300761\n")
+    for extra in ([], ["--layout", "csv", "--user", "0", "--item", "1", "--rating", "2",
+                       "--timestamp", "3"]):
+        status = cli.main(["convert", "--ratings", str(path), "--out", str(tmp_path / "o"),
+                           "--engine", "dask", *extra])
+        err = capsys.readouterr().err
+        assert status == 2, err
+        assert all(w in err for w in ("ratings.dat:1", "header", "--engine local")), err
+
+
+def test_a_movielens_dat_folder_given_to_dask_names_its_file_and_the_local_engine(
+        tmp_path: Path, capsys: Any) -> None:
+    from bench import cli
+
+    _write(tmp_path / "ml" / "ratings.dat", "1::1::4::978300760\n")
+    _write(tmp_path / "ml" / "movies.dat", "1::Toy Story (1995)::Animation\n")
+    status = cli.main(["convert", "--ratings", str(tmp_path / "ml"), "--out",
+                       str(tmp_path / "o"), "--engine", "dask"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert all(w in err for w in ("ratings.dat", "--engine local")), err
+
+
+@pytest.mark.parametrize("how", ["last", "mean"])
+def test_duplicates_last_or_mean_on_dask_is_refused_not_ignored(tmp_path: Path, capsys: Any,
+                                                                how: str) -> None:
+    """The Dask converter refuses every repeated pair (with both lines): ``--duplicates last``
+    was accepted and ignored (a table without repeats converted as if it had been applied, one
+    with repeats refused with a hint the option had seemed to answer)."""
+    from bench import cli
+
+    path = _write(tmp_path / "r.csv", _HEAD + "".join(
+        f"{u},{i},{1 + (u + i) % 5},{100 * u + i}\n" for u in range(1, 5) for i in range(1, 9)))
+    status = cli.main(["convert", "--ratings", str(path), "--out", str(tmp_path / "o"),
+                       "--engine", "dask", "--duplicates", how, "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert all(w in err for w in ("--duplicates", "--engine local")), err
+    assert not (tmp_path / "o").exists()
+
+
+def _agree(path: Path) -> None:
+    """Both engines give the same frame, or both refuse naming the same file:line."""
+    import re
+
+    try:
+        local: pd.DataFrame | str = _local(path)
+    except DataError as exc:
+        local = str(exc)
+    if isinstance(local, pd.DataFrame):
+        pd.testing.assert_frame_equal(_dask(path), local)
+        return
+    place = re.search(r"\.csv:\d+", local)
+    assert place is not None, local
+    text = _dask_error(path)
+    assert place.group(0) in text, (text, local)
+
+
+@pytest.mark.parametrize("cell", ["2300-01-01", "0001-01-01", "2020-13-01", "20200101",
+                                  "2020-01-01 25:00", "1 Jan 2020", "NaT", "1e9"])
+def test_odd_timestamps_agree_on_both_engines(tmp_path: Path, cell: str) -> None:
+    _agree(_write(tmp_path / "r.csv", _HEAD + f"1,1,4,2020-01-02\n1,2,3,{cell}\n"))

@@ -44,6 +44,7 @@ import pandas as pd
 from bench.data.dask_cells import date_line_problem, is_date_text, rating_values, text_seconds
 from bench.data.dask_cells import rating_problem as rating_problem
 from bench.data.dask_cluster import require_dask
+from bench.data.dask_headers import check_csv_text, csv_header
 from bench.data.dask_ids import (
     ID_ROLES,
     WIDE,
@@ -57,9 +58,9 @@ from bench.data.dask_movielens import MovieLensGrammar
 from bench.data.dask_qids import beyond_int64
 from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
-from bench.data.inputs import check_input_file
+from bench.data.inputs import check_input_file, is_plain_float
 from bench.data.query_shards import folder_shards, warn_many_small
-from bench.data.tabular import check_columns
+from bench.data.tabular import check_columns, guess_sep
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -115,8 +116,15 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     if parquet:
         names = _parquet_columns(files[0])
     else:
-        sep = sep or ("\t" if files[0].suffix == ".tsv" else ",")
-        names = _csv_header(files[0], sep)
+        sep = sep or guess_sep(files[0])  # the local reader's guess (r.dat: '::')
+        names = csv_header(files[0], sep)
+        if all(is_plain_float(n.strip()) for n in names) \
+                and not {user, item} <= set(names):  # line 1 is data: no header
+            raise DataError(f"line 1 ({sep.join(names)[:60]!r}) holds numbers only, not column "
+                            "names: the Dask engine reads files whose first line names the "
+                            f"columns; add a header (e.g. user{sep}item{sep}rating{sep}"
+                            "timestamp), or convert with --engine local, which takes columns "
+                            "by 0-based position (--user 0 ...)", path=files[0], line=1)
     cols = {"user": _column(names, "user", user, files[0]),
             "item": _column(names, "item", item, files[0]),
             "rating": _column(names, "rating", rating, files[0], required=False),
@@ -128,8 +136,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         if parquet:
             _parquet_columns(f, cols, kinds)
         else:
-            _csv_header(f, sep or ",", cols)
-            _check_csv_text(f, sep or ",")
+            csv_header(f, sep or ",", cols)
+            check_csv_text(f, sep or ",")
     if parquet:
         # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
         raw = dd.read_parquet([glob.escape(str(f)) for f in files], columns=use,
@@ -181,6 +189,11 @@ def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | 
 
         items, tags, side = read_side_tables(p)
         return [p / "ratings.csv"], items, tags, side
+    legacy = next((n for n in ("ratings.dat", "u.data") if (p / n).is_file()), None)
+    if p.is_dir() and legacy is not None:  # ml-1m / ml-10m / ml-100k: not shards
+        raise DataError(f"a MovieLens folder of {legacy}: the Dask engine reads MovieLens' CSV "
+                        "layout (ratings.csv) and folders of *.parquet / *.csv shards; convert "
+                        "this folder with --engine local", path=p)
     if p.is_dir():
         return folder_shards(p, ("parquet", "csv", "tsv"), what="ratings shards",
                              expected="a MovieLens folder (ratings.csv) or a folder of "
@@ -193,31 +206,6 @@ def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | 
             raise DataError("no file matches this pattern", path=str(path))
         return files, None, None, []
     raise DataError("no such file or folder", path=p)
-
-
-def _check_csv_text(path: Path, sep: str) -> None:
-    """The file-wide rules of the local reader (:mod:`bench.data.tabular`), before Dask reads
-    any block: UTF-8 text (the first line that is not is named, by
-    :func:`bench.data.inputs.text_lines`) and every line with the fields of the header
-    (:func:`bench.data.delimited.check_field_counts`: ``dd.read_csv(usecols=...)`` drops a
-    line's extra fields silently). One streamed pass each, in blocks."""
-    import codecs
-
-    from bench.data.delimited import check_field_counts
-    from bench.data.inputs import text_lines
-
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        with open(path, "rb") as fh:
-            while block := fh.read(1 << 24):
-                decoder.decode(block)
-            decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        for _ in text_lines(path, expected="a ratings CSV/TSV file", plain=False):
-            pass
-    except OSError as exc:
-        raise DataError(f"cannot read ({exc.strerror})", path=path) from None
-    check_field_counts(path, sep)
 
 
 #: Float64 ids (Parquet float columns) are exact whole numbers only below 2^53.
@@ -421,43 +409,6 @@ def _column(names: list[str], role: str, given: str | None, path: Path, *,
         raise ConfigError(f"{path}: no {role} column among {', '.join(names)}; name it with "
                           f"--{role} (one of the usual names: {', '.join(ROLE_NAMES[role])})")
     return found
-
-
-def _csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) -> list[str]:
-    """The column names of a CSV shard's header line, read under the local reader's rules
-    (:mod:`bench.data.inputs`: UTF-16/32 refused, no stray character); with ``cols``, a
-    DataError naming the file when one of them is absent (every shard of a table has its
-    columns) or appears twice (:func:`bench.data.delimited.check_column_once`)."""
-    from bench.data.delimited import check_column_once
-    from bench.data.inputs import bom_length, stray_character
-
-    try:
-        with open(path, "rb") as f:
-            raw = f.readline()
-    except OSError as exc:
-        raise DataError(f"cannot read ({exc.strerror})", path=path) from None
-    raw = raw[bom_length(raw[:4], path):].split(b"\r", 1)[0].rstrip(b"\n")  # CR-only ends too
-    why = stray_character(raw)
-    if why is not None:  # UTF-16 without a mark, lines ended by U+2028 / FF / NEL
-        raise DataError(why, path=path, line=1)
-    try:
-        first = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text: expected a CSV/TSV file with a header line",
-                        path=path, line=1) from None
-    if not first:
-        raise DataError("empty file: expected a header line naming the columns", path=path, line=1)
-    names = [c.strip().strip('"') for c in first.split(sep)]
-    needed = [c for c in (cols or {}).values() if c is not None]
-    missing = [c for c in needed if c not in names]
-    if missing:
-        raise DataError(f"no column {', '.join(map(repr, missing))} in the header line; its "
-                        f"columns are {', '.join(names[:12])} (every shard of a table has its "
-                        "columns)", path=path, line=1, column=missing[0])
-    for role, c in (cols or {}).items():
-        if c is not None:
-            check_column_once(names, role, c, path)
-    return names
 
 
 def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,

@@ -190,7 +190,7 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
 
 def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                as_text: bool = False) -> pd.DataFrame:
-    sep = sep or _guess_sep(p)
+    sep = sep or guess_sep(p)
     first = _first_line(p)
     stray = stray_character(first.encode("utf-8", "replace"))
     if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
@@ -244,7 +244,10 @@ def _split(line: str, sep: str) -> list[str]:
     return line.split(sep)
 
 
-def _guess_sep(p: Path) -> str:
+def guess_sep(p: Path) -> str:
+    """The column separator of a ratings text file: from the extension (``.csv`` comma,
+    ``.tsv``/``.tab`` tab), else the first of tab, ``::``, comma, semicolon, ``|`` on the
+    first line; the rule of both engines (:mod:`bench.data.dask_ratings`)."""
     suffix = p.suffix.lower()
     if suffix == ".csv":
         return ","
