@@ -3,7 +3,8 @@
 Before Dask reads any block of a ratings table (:mod:`bench.data.dask_ratings`), every CSV shard
 is held to the local reader's rules (:mod:`bench.data.tabular`, :mod:`bench.data.inputs`,
 :mod:`bench.data.delimited`): :func:`csv_header` reads its header line (UTF-8, no stray
-character, every column of the table present once) and :func:`check_csv_text` its whole text
+character, every column of the table present once; a first line of numbers only is no header,
+:func:`refuse_data_line`) and :func:`check_csv_text` its whole text
 (UTF-8 throughout, every line with the header's field count), one streamed pass each.
 """
 
@@ -76,4 +77,20 @@ def check_csv_text(path: Path, sep: str) -> None:
     check_field_counts(path, sep)
 
 
-__all__ = ["check_csv_text", "csv_header"]
+def refuse_data_line(names: list[str], sep: str, given: tuple[str | None, ...],
+                     path: Path) -> None:
+    """A DataError naming ``path``, line 1, when the header line holds numbers only and the
+    ``given`` columns are not among them: a file without a header (``ratings.dat``), or columns
+    given by position (``--user 0``), which the Dask engine does not read (its columns are
+    named by the first line); the local engine reads both."""
+    from bench.data.inputs import is_plain_float
+
+    if all(is_plain_float(n.strip()) for n in names) and not set(given) <= set(names):
+        raise DataError(f"line 1 ({sep.join(names)[:60]!r}) holds numbers only, not column "
+                        "names: the Dask engine reads files whose first line names the "
+                        f"columns; add a header (e.g. user{sep}item{sep}rating{sep}timestamp), "
+                        "or convert with --engine local, which takes columns by 0-based "
+                        "position (--user 0 ...)", path=path, line=1)
+
+
+__all__ = ["check_csv_text", "csv_header", "refuse_data_line"]

@@ -44,7 +44,7 @@ import pandas as pd
 from bench.data.dask_cells import date_line_problem, is_date_text, rating_values, text_seconds
 from bench.data.dask_cells import rating_problem as rating_problem
 from bench.data.dask_cluster import require_dask
-from bench.data.dask_headers import check_csv_text, csv_header
+from bench.data.dask_headers import check_csv_text, csv_header, refuse_data_line
 from bench.data.dask_ids import (
     ID_ROLES,
     WIDE,
@@ -58,7 +58,7 @@ from bench.data.dask_movielens import MovieLensGrammar
 from bench.data.dask_qids import beyond_int64
 from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
-from bench.data.inputs import check_input_file, is_plain_float
+from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards, warn_many_small
 from bench.data.tabular import check_columns, guess_sep
 from bench.errors import ConfigError, DataError
@@ -118,13 +118,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     else:
         sep = sep or guess_sep(files[0])  # the local reader's guess (r.dat: '::')
         names = csv_header(files[0], sep)
-        if all(is_plain_float(n.strip()) for n in names) \
-                and not {user, item} <= set(names):  # line 1 is data: no header
-            raise DataError(f"line 1 ({sep.join(names)[:60]!r}) holds numbers only, not column "
-                            "names: the Dask engine reads files whose first line names the "
-                            f"columns; add a header (e.g. user{sep}item{sep}rating{sep}"
-                            "timestamp), or convert with --engine local, which takes columns "
-                            "by 0-based position (--user 0 ...)", path=files[0], line=1)
+        refuse_data_line(names, sep, (user, item), files[0])  # no header: said, not guessed
     cols = {"user": _column(names, "user", user, files[0]),
             "item": _column(names, "item", item, files[0]),
             "rating": _column(names, "rating", rating, files[0], required=False),
