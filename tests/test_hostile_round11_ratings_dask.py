@@ -666,3 +666,69 @@ def _agree(path: Path) -> None:
                                   "2020-01-01 25:00", "1 Jan 2020", "NaT", "1e9"])
 def test_odd_timestamps_agree_on_both_engines(tmp_path: Path, cell: str) -> None:
     _agree(_write(tmp_path / "r.csv", _HEAD + f"1,1,4,2020-01-02\n1,2,3,{cell}\n"))
+
+
+@pytest.mark.parametrize(("values", "ok"), [(["1000", "2000"], True), (["1E+3", "20"], True),
+                                            (["1.5", "2"], False)])
+def test_parquet_decimal_timestamps_are_read_by_dask_as_by_the_local_reader(
+        tmp_path: Path, values: list[str], ok: bool) -> None:
+    from decimal import Decimal
+
+    path = _pq(tmp_path / "r.parquet", user=[1, 2], item=[1, 1], rating=[4.0, 3.0],
+               timestamp=pa.array([Decimal(v) for v in values], pa.decimal128(12, 1)))
+    if ok:
+        _same(path)
+        return
+    with pytest.raises(DataError):
+        _local(path)
+    text = _dask_error(path)
+    assert all(w in text for w in ("r.parquet", "row 1", "'timestamp'")), text
+
+
+@pytest.mark.parametrize("kind", ["dictionary", "large_string"])
+def test_parquet_text_dates_and_ratings_of_other_string_types_agree(tmp_path: Path,
+                                                                    kind: str) -> None:
+    def text(values: list[str]) -> Any:
+        array = pa.array(values, pa.large_string() if kind == "large_string" else pa.string())
+        return array.dictionary_encode() if kind == "dictionary" else array
+
+    path = _pq(tmp_path / "r.parquet", user=[1, 2, 3], item=[1, 1, 2],
+               rating=text(["4", "3.5", "4"]), timestamp=text(["2020-01-01", "2020-01-02",
+                                                               "2020-01-01"]))
+    _same(path)
+
+
+def test_text_dates_in_one_parquet_shard_and_numbers_in_another_name_both(
+        tmp_path: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    _pq(tmp_path / "p" / "a.parquet", user=[1], item=[1], rating=[1.0], timestamp=["2020-01-01"])
+    _pq(tmp_path / "p" / "b.parquet", user=[2], item=[1], rating=[1.0], timestamp=[3])
+    with pytest.raises(DataError) as caught:
+        read_ratings_frame(tmp_path / "p")
+    text = str(caught.value)
+    assert all(w in text for w in ("a.parquet", "b.parquet", "'timestamp'")), text
+
+
+# ---------------------------------------------------------------------------------- sockets
+
+
+def test_a_default_dask_conversion_listens_on_loopback_only(tmp_path: Path, capsys: Any) -> None:
+    """``convert --engine dask`` starts its own local cluster (scheduler, a worker process):
+    every listener of this process and its children binds 127.0.0.0/8 (``/proc/net/tcp*``,
+    sampled during the conversion, the reader of ``tests/test_dask_loopback.py``)."""
+    from test_dask_loopback import Listeners, _loopback
+
+    from bench import cli
+
+    path = _write(tmp_path / "r.csv", _HEAD + "".join(
+        f"{u},{i},{1 + (u + i) % 5},{100 * u + i}\n" for u in range(1, 7) for i in range(1, 13)))
+    with Listeners() as sampled:
+        status = cli.main(["convert", "--ratings", str(path), "--out", str(tmp_path / "o"),
+                           "--engine", "dask", "--workers", "1", "--negatives", "2",
+                           "--min-history", "3", "--target-size", "2"])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert sampled.seen, "the sampler saw no listener at all"
+    outside = sorted(a for a in sampled.seen if not _loopback(a))
+    assert not outside, f"listeners outside 127.0.0.0/8: {outside}"

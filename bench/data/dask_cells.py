@@ -12,6 +12,7 @@ function is called on the first bad cell, so its words are the refusal.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,6 +73,20 @@ def rating_values(cells: pd.Series, where: str | None, row: Callable[[int], int 
     return r
 
 
+def decimals_as_numbers(part: pd.DataFrame, src: str | None) -> pd.DataFrame:
+    """``part`` with a column ``src`` of Parquet decimals (``Decimal`` cells, Arrow-backed) as
+    float64, as
+    the local reader reads them (:func:`bench.data.tabular.timestamp_cells`: the numbers, then
+    held whole and within range); any other column as it is."""
+    col = part[src] if src is not None and src in part.columns else None
+    first = col.dropna().head(1).tolist() if col is not None and col.dtype.kind == "O" else []
+    if not (first and isinstance(first[0], decimal.Decimal)):
+        return part
+    out = part.copy()
+    out[src] = pd.to_numeric(col).astype(np.float64)
+    return out
+
+
 def is_date_text(cell: object) -> bool:
     """Whether ``cell`` is text that is no number (a date, or nothing): read by the local
     reader's date rule (:func:`text_seconds`), not as seconds."""
@@ -106,5 +121,5 @@ def date_line_problem(cell: str, numbers_seen: bool) -> str | None:
     return None
 
 
-__all__ = ["date_line_problem", "is_date_text", "rating_problem", "rating_values",
+__all__ = ["date_line_problem", "decimals_as_numbers", "is_date_text", "rating_problem", "rating_values",
            "text_seconds"]

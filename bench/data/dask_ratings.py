@@ -41,7 +41,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.data.dask_cells import date_line_problem, is_date_text, rating_values, text_seconds
+from bench.data.dask_cells import (
+    date_line_problem,
+    decimals_as_numbers,
+    is_date_text,
+    rating_values,
+    text_seconds,
+)
 from bench.data.dask_cells import rating_problem as rating_problem
 from bench.data.dask_cluster import require_dask
 from bench.data.dask_headers import check_csv_text, csv_header, refuse_data_line
@@ -345,6 +351,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
     def row(k: int) -> int | None:
         return None if first_row is None else first_row + k + 1
 
+    part = decimals_as_numbers(part, cols["timestamp"])  # Parquet decimals: as locally
+
     out = {}
     for name in ("user", "item", "timestamp"):
         src = cols[name]
@@ -439,7 +447,7 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
         text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
         when = role == "timestamp" and (pa.types.is_timestamp(kind) or pa.types.is_date(kind))
         numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-        decimal = role == "rating" and pa.types.is_decimal(kind)  # as the local reader: floats
+        decimal = role in ("rating", "timestamp") and pa.types.is_decimal(kind)  # as locally
         if seen is not None and role in ID_ROLES and pa.types.is_uint64(kind) \
                 and beyond_int64(path, c):  # numbered by value (dask_ids.id_codes), as locally
             seen.setdefault(WIDE + c, ("uint64", path, kind))
