@@ -732,3 +732,40 @@ def test_a_default_dask_conversion_listens_on_loopback_only(tmp_path: Path, caps
     assert sampled.seen, "the sampler saw no listener at all"
     outside = sorted(a for a in sampled.seen if not _loopback(a))
     assert not outside, f"listeners outside 127.0.0.0/8: {outside}"
+
+
+# ---------------------------------------------------------------------- a guess, on Dask too
+
+
+@pytest.mark.parametrize(("header", "left"), [("user,item,preference,timestamp", "'preference'"),
+                                              ("user,item,rating,datetime", "'datetime'")])
+def test_a_dask_guess_that_would_make_ratings_1_or_times_0_is_refused_as_run_refuses_it(
+        tmp_path: Path, header: str, left: str) -> None:
+    """``run --dataset`` refuses a table whose rating (or time) column has another name: a
+    guess would make every rating an implicit 1.0 (every time 0). Dask read such a table as
+    implicit feedback without a word."""
+    from bench.data.dask_ratings import read_ratings_frame
+    from bench.datasets.guessed_columns import guess_columns
+
+    path = _write(tmp_path / "r.csv", header + "\n1,1,4,10\n1,2,3,11\n")
+    with pytest.raises(DataError) as guessed:
+        guess_columns(header.split(","), path)
+    assert left in str(guessed.value)
+    with pytest.raises(DataError) as caught:
+        read_ratings_frame(path)
+    text = str(caught.value)
+    assert all(w in text for w in ("r.csv", left, "--rating COL")), text
+
+
+def test_dask_columns_named_by_the_user_keep_an_omitted_rating_implicit(tmp_path: Path) -> None:
+    path = _write(tmp_path / "r.csv", "user,item,preference,timestamp\n1,1,4,10\n1,2,3,11\n")
+    got = _dask(path, user="user", item="item", timestamp="timestamp")
+    assert got["rating"].tolist() == [1.0, 1.0]
+
+
+def test_a_column_a_dask_guess_leaves_out_is_warned(tmp_path: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    path = _write(tmp_path / "r.csv", _HEAD.rstrip("\n") + ",title\n1,1,4,10,Heat\n")
+    with pytest.warns(UserWarning, match="'title'"):
+        read_ratings_frame(path)

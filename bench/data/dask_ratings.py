@@ -66,6 +66,7 @@ from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards, warn_many_small
+from bench.data.ratings_columns import check_guess
 from bench.data.tabular import check_columns, guess_sep
 from bench.errors import ConfigError, DataError
 
@@ -130,6 +131,9 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
             "rating": _column(names, "rating", rating, files[0], required=False),
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
     check_columns(**cols)  # one column for two roles: refused, as the local reader refuses it
+    if (user, item, rating, timestamp) == (None,) * 4:  # a guess: the rule of run --dataset
+        check_guess(names, cols, p, how="name the columns: --user COL --item COL --rating COL "
+                                          "--timestamp COL (omit --rating for implicit feedback)")
     use = list(dict.fromkeys(c for c in cols.values() if c is not None))
     kinds: dict[str, tuple[str, Path, object]] = {}
     for f in files:  # every shard's header or footer, before Dask reads any

@@ -42,10 +42,33 @@ def pick(columns: list[str], names: tuple[str, ...], path: Path | None = None) -
     return None
 
 
+def check_guess(columns: list[str], found: dict[str, str | None], path: Path | None, *,
+                how: str, stacklevel: int = 3) -> None:
+    """The rule of a guess (every role found by name, none given): no rating or no timestamp
+    column found while the table has other columns (``preference``, ``datetime``) would make
+    every rating an implicit 1.0 or every time 0 -- refused, naming the columns left over and
+    ``how`` to name the roles; the roles all found, the columns left over are warned (not
+    read). The rule of ``run --dataset FILE`` (:mod:`bench.datasets.guessed_columns`) and of
+    ``convert --engine dask`` without column options (:mod:`bench.data.dask_ratings`)."""
+    import warnings
+
+    left = [c for c in columns if c not in found.values()]
+    lacking = [role for role in ("rating", "timestamp") if found.get(role) is None]
+    if left and lacking:
+        said = " and ".join(f"no {role} column (one of {ROLE_NAMES[role]})" for role in lacking)
+        raise DataError(f"{said}, but columns {left} are there: one of them may be it, and a "
+                        "guess would make every rating 1.0 (implicit) or every time 0; rename "
+                        f"the column, or {how}", path=path)
+    if left:
+        roles = ", ".join(f"{role} {c!r}" for role, c in found.items())
+        warnings.warn(f"{path}: columns {left[:8]} are not read ({roles})",
+                      stacklevel=stacklevel)
+
+
 def spelled_as(column: object, role: str) -> bool:
     """Whether ``column`` is one of ``role``'s names, case ignored (a frame's rename hint)."""
     return str(column).lower() in {n.lower() for n in ROLE_NAMES[role]}
 
 
-__all__ = ["ITEM_NAMES", "RATING_NAMES", "ROLE_NAMES", "TIME_NAMES", "USER_NAMES", "pick",
-           "spelled_as"]
+__all__ = ["ITEM_NAMES", "RATING_NAMES", "ROLE_NAMES", "TIME_NAMES", "USER_NAMES", "check_guess",
+           "pick", "spelled_as"]

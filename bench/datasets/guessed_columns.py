@@ -16,10 +16,16 @@ not decide in silence what the user's data mean:
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
-from bench.data.ratings_columns import ITEM_NAMES, RATING_NAMES, TIME_NAMES, USER_NAMES, pick
+from bench.data.ratings_columns import (
+    ITEM_NAMES,
+    RATING_NAMES,
+    TIME_NAMES,
+    USER_NAMES,
+    check_guess,
+    pick,
+)
 from bench.errors import DataError
 
 __all__ = ["ITEM_NAMES", "RATING_NAMES", "TIME_NAMES", "USER_NAMES", "guess_columns", "pick"]
@@ -35,16 +41,7 @@ def guess_columns(columns: list[str], p: Path) -> tuple[str, str, str | None, st
             path=p,
         )
     rating, time = pick(columns, RATING_NAMES, p), pick(columns, TIME_NAMES, p)
-    left = [c for c in columns if c not in (user, item, rating, time)]
-    if left and (rating is None or time is None):
-        lacking = " and ".join(f"no {role} column (one of {names})" for role, col, names in (
-            ("rating", rating, RATING_NAMES), ("timestamp", time, TIME_NAMES)) if col is None)
-        raise DataError(
-            f"{lacking}, but columns {left} are there: one of them may be it, and a guess would "
-            "make every rating 1.0 (implicit) or every time 0; rename the column, or name the "
-            "roles with 'ltrbench convert --layout csv --user COL --item COL --rating COL "
-            "--timestamp COL' and run on its output", path=p)
-    if left:
-        warnings.warn(f"{p}: columns {left[:8]} are not read (user {user!r}, item {item!r}, "
-                      f"rating {rating!r}, timestamp {time!r})", stacklevel=3)
+    check_guess(columns, {"user": user, "item": item, "rating": rating, "timestamp": time}, p,
+                how="name the roles with 'ltrbench convert --layout csv --user COL --item COL "
+                    "--rating COL --timestamp COL' and run on its output", stacklevel=4)
     return user, item, rating, time
