@@ -769,3 +769,35 @@ def test_a_column_a_dask_guess_leaves_out_is_warned(tmp_path: Path) -> None:
     path = _write(tmp_path / "r.csv", _HEAD.rstrip("\n") + ",title\n1,1,4,10,Heat\n")
     with pytest.warns(UserWarning, match="'title'"):
         read_ratings_frame(path)
+
+
+def test_a_header_with_spaces_after_its_commas_is_read_by_dask_as_locally(tmp_path: Path) -> None:
+    """``user, item, rating, timestamp``: the local reader strips the names; Dask said "cannot
+    read the ratings as numbers: Usecols do not match columns"."""
+    _same(_write(tmp_path / "r.csv", "user, item, rating, timestamp\n1, 1, 4, 10\n1, 2, 3, 11\n"))
+    _write(tmp_path / "s" / "a.csv", "user, item, rating, timestamp\n1, 1, 4, 10\n")
+    _write(tmp_path / "s" / "b.csv", "user,item, rating,timestamp\n1, 2, 3, 11\n")
+    pd.testing.assert_frame_equal(_dask(tmp_path / "s"), _local(tmp_path / "r.csv"))
+
+
+def test_a_header_name_with_trailing_blanks_is_one_clear_error_on_dask(tmp_path: Path) -> None:
+    from bench.data.dask_ratings import read_ratings_frame
+
+    path = _write(tmp_path / "r.csv", "user ,item,rating,timestamp\n1,1,4,10\n")
+    with pytest.raises(DataError) as caught:
+        read_ratings_frame(path).frame.compute(scheduler="synchronous")
+    text = str(caught.value)
+    assert all(w in text for w in ("r.csv:1", "'user '", "--engine local")), text
+
+
+def test_a_duplicate_pair_in_shards_with_spaced_headers_is_placed(tmp_path: Path) -> None:
+    from bench.data.dask_places import place_duplicate
+    from bench.data.dask_ratings import read_ratings_frame
+
+    _write(tmp_path / "s" / "a.csv", "user, item, rating, timestamp\nu1, 7, 4, 100\n")
+    _write(tmp_path / "s" / "b.csv", "user, item, rating, timestamp\nu2, 7, 4, 100\nu1, 7, 5, 104\n")
+    ratings = read_ratings_frame(tmp_path / "s")
+    number = int(ratings.frame.compute(scheduler="synchronous")["user"].iloc[0])
+    found = place_duplicate(ratings, DataError(f"duplicate (user={number}, item=7) pair"))
+    assert found is not None
+    assert all(w in str(found) for w in ("user=u1", "a.csv, line 2", "b.csv:3")), str(found)

@@ -49,6 +49,11 @@ def csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) 
     for role, c in (cols or {}).items():
         if c is not None:
             check_column_once(names, role, c, path)
+    for written, name in zip(first.split(sep), names, strict=True):  # Dask skips spaces before
+        if name in needed and written.lstrip(" ").strip('"') != name:  # a name only
+            raise DataError(f"column name {written!r} has blanks the Dask engine reads as part "
+                            f"of the name (it skips spaces before a name only): write {name!r}, "
+                            "or convert with --engine local", path=path, line=1, column=name)
     return names
 
 

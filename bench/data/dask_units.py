@@ -135,7 +135,8 @@ def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
     else:  # CSV blocks are not fused, and carry their file's name
         stamps = dd.read_csv([glob.escape(str(f)) for f in files], sep=sep, usecols=[column],
                              blocksize=blocksize, dtype={column: object},
-                             include_path_column=_PATH, encoding="utf-8-sig")
+                             include_path_column=_PATH, encoding="utf-8-sig",
+                             skipinitialspace=True)  # as the table's read (dask_ratings)
         meta = pd.DataFrame({"kind": pd.Series([], dtype=object),
                              "value": pd.Series([], dtype="int64"),
                              "file": pd.Series([], dtype=object),
