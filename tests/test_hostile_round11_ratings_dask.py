@@ -801,3 +801,13 @@ def test_a_duplicate_pair_in_shards_with_spaced_headers_is_placed(tmp_path: Path
     found = place_duplicate(ratings, DataError(f"duplicate (user={number}, item=7) pair"))
     assert found is not None
     assert all(w in str(found) for w in ("user=u1", "a.csv, line 2", "b.csv:3")), str(found)
+
+
+def test_text_dates_in_one_csv_shard_and_seconds_in_another_are_refused_naming_both(
+        tmp_path: Path) -> None:
+    """The local reader refuses a date beside a number in one column; two shards of one table
+    are one column: each was read alone (one as dates, one as seconds)."""
+    _write(tmp_path / "s" / "a.csv", _HEAD + "1,1,4,2020-01-01\n1,2,3,2020-01-02\n")
+    _write(tmp_path / "s" / "b.csv", _HEAD + "2,1,4,1000\n2,2,3,1001\n")
+    text = _dask_error(tmp_path / "s")
+    assert all(w in text for w in ("a.csv", "row 1", "b.csv", "'timestamp'")), text
