@@ -294,8 +294,8 @@ def test_a_bad_value_in_fused_parquet_shards_names_its_own_shard_and_row(tmp_pat
     folder.mkdir()
     pd.DataFrame({"user": [1.0, 2.0], "item": [1, 2], **wide}).to_parquet(folder / "p-0.parquet")
     pd.DataFrame({"user": [3.0, 4.5], "item": [1, 2], **wide}).to_parquet(folder / "p-1.parquet")
-    with pytest.raises(DataError) as info:
-        _computed(folder)
+    with pytest.raises(DataError) as info:  # columns named: a guess beside c0..c7 is refused
+        _computed(folder, user="user", item="item")
     _one_line(info.value, "p-1.parquet, row 2", "'user'", "4.5")
 
 

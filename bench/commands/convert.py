@@ -261,6 +261,10 @@ def _run_on_cluster(args: argparse.Namespace, config: AdapterConfig, engine: Eng
                           f"shards); not --ratings {args.ratings} --layout {args.layout}")
     if args.no_parquet:
         raise ConfigError(f"--engine {engine.name} writes Parquet shards only; drop --no-parquet")
+    if args.duplicates != "error":  # an option the engine would ignore: refused, not dropped
+        raise ConfigError(f"--duplicates {args.duplicates}: --engine {engine.name} refuses a "
+                          "repeated (user, item) pair, naming both lines (it keeps no 'last' "
+                          "nor 'mean'); drop the option, or convert with --engine local")
     for option, n in (("--workers", args.workers), ("--rows-per-block", args.rows_per_block)):
         if not 1 <= n <= 2**31 - 1:
             raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")

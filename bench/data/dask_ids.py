@@ -31,6 +31,9 @@ _INT64_MAX = 2**63 - 1
 _BLANKS = " \t"  # the local reader's ASCII blanks (bench.data.tabular.ASCII_BLANKS)
 #: The roles whose ids may be numbered.
 ID_ROLES = ("user", "item")
+#: The key under which a shard check records a column of uint64 ids above int64 (a prefix no
+#: column name has): :func:`id_codes` numbers that column.
+WIDE = "\0uint64 beyond int64:"
 
 
 def whole_number(text: str) -> int | None:
@@ -72,7 +75,7 @@ def whole_texts(col: pd.Series) -> tuple[np.ndarray, int]:
     return out, -1
 
 
-def _distinct(part: pd.DataFrame, src: str) -> pd.Series:
+def distinct_cells(part: pd.DataFrame, src: str) -> pd.Series:
     """A partition's distinct id cells in order of first appearance, blanks stripped (a missing
     cell is left out: the typed partition refuses it)."""
     col = part[src]
@@ -80,7 +83,7 @@ def _distinct(part: pd.DataFrame, src: str) -> pd.Series:
     return pd.Series(pd.unique(col.to_numpy(dtype=object)), dtype=object)
 
 
-def _codes(parts: list[pd.Series], role: str) -> dict[str, int] | None:
+def numbering(parts: list[pd.Series], role: str) -> dict[str, int] | None:
     """The number of each distinct cell of a whole column (``parts``: each partition's distinct
     cells, in partition order), or None when the column keeps its ids (every cell a whole number
     within int64) or holds a cell that the typed partition refuses."""
@@ -103,23 +106,25 @@ def _codes(parts: list[pd.Series], role: str) -> dict[str, int] | None:
 
 
 def _all_codes(*parts: list[pd.Series], roles: tuple[str, ...]) -> dict[str, dict[str, int]]:
-    found = {role: _codes(p, role) for role, p in zip(roles, parts, strict=True)}
+    found = {role: numbering(p, role) for role, p in zip(roles, parts, strict=True)}
     return {role: m for role, m in found.items() if m is not None}
 
 
-def id_codes(raw: Any, cols: dict[str, str | None]) -> Any:
+def id_codes(raw: Any, cols: dict[str, str | None], wide: tuple[str, ...] = ()) -> Any:
     """A Dask delayed ``{role: {cell: number}}`` for the id columns of ``raw`` (a Dask
     DataFrame read as text or Parquet strings) that the local reader numbers; None when no id
-    column is text."""
+    column is text. ``wide``: the roles of which a Parquet shard holds uint64 ids above int64
+    (beside int64 shards the table's type says nothing: ``2^63 + 5`` and ``-5`` are numbered
+    by value, as the local reader numbers them)."""
     import dask
 
     roles = tuple(r for r in ID_ROLES if cols.get(r) is not None  # uint64: beyond int64?
-                  and (raw._meta[cols[r]].dtype.kind not in "iufb"
+                  and (r in wide or raw._meta[cols[r]].dtype.kind not in "iufb"
                        or raw._meta[cols[r]].dtype == np.uint64))
     if not roles:
         return None
     meta = pd.Series([], dtype=object)
-    parts = [raw.map_partitions(_distinct, cols[r], meta=meta).to_delayed() for r in roles]
+    parts = [raw.map_partitions(distinct_cells, cols[r], meta=meta).to_delayed() for r in roles]
     return dask.delayed(_all_codes)(*parts, roles=roles)
 
 
@@ -138,9 +143,7 @@ def with_codes(part: pd.DataFrame, codes: dict[str, dict[str, int]] | None,
     for role, mapping in codes.items():
         src = cols[role]
         assert src is not None
-        cells = part[src].astype(object)  # a dictionary-encoded shard reads as categories
-        text = cells.where(cells.isna(), cells.astype(str).str.strip(_BLANKS))
-        number = text.map(mapping)
+        number = pd.Series(as_numbers(part[src], mapping), index=part.index)
         part[src] = number.astype(np.int64) if number.notna().all() else number
     try:
         return typed(part, cols, None, paths, scan, partition_info)
@@ -151,9 +154,18 @@ def with_codes(part: pd.DataFrame, codes: dict[str, dict[str, int]] | None,
         raise (found or exc) from None
 
 
+def as_numbers(cells: pd.Series, mapping: dict[str, int]) -> np.ndarray:
+    """Id cells as the numbers of ``mapping`` (:func:`numbering`; blanks stripped), float64
+    with NaN for a cell it lacks (missing: the typed partition refuses it, with its row)."""
+    cells = cells.astype(object)  # a dictionary-encoded shard reads as categories
+    text = cells.where(cells.isna(), cells.astype(str).str.strip(_BLANKS))
+    numbers: np.ndarray = text.map(mapping).to_numpy(dtype=np.float64, na_value=np.nan)
+    return numbers
+
+
 def _dates_as_seconds(part: pd.DataFrame, src: str | None) -> pd.DataFrame:
     """``part`` with a Parquet timestamp (or date) column ``src`` as whole seconds since the
-    epoch, UTC, floored -- the local reader's rule (``bench.data.tabular._datetime_seconds``),
+    epoch, UTC, floored -- the local reader's rule (``bench.data.ratings.datetime_seconds``),
     which Dask refused ("not a whole number"); a missing time stays missing (NaN), for the
     typed partition to refuse with its row."""
     if src is None or src not in part.columns:
@@ -164,11 +176,11 @@ def _dates_as_seconds(part: pd.DataFrame, src: str | None) -> pd.DataFrame:
         and all(isinstance(v, dt.date) for v in col.dropna().head(8)))
     if not dates:
         return part
-    from bench.data.tabular import _datetime_seconds
+    from bench.data.ratings import datetime_seconds
 
     when = pd.to_datetime(col, utc=True) if col.dtype == object else col
     missing = when.isna().to_numpy()
-    seconds = _datetime_seconds(when.fillna(pd.Timestamp(0, tz="UTC") if col.dtype == object
+    seconds = datetime_seconds(when.fillna(pd.Timestamp(0, tz="UTC") if col.dtype == object
                                             or isinstance(when.dtype, pd.DatetimeTZDtype)
                                             else pd.Timestamp(0)))
     out = part.copy()
@@ -195,4 +207,5 @@ def _path_column() -> str:
     return PATH_COLUMN
 
 
-__all__ = ["ID_ROLES", "id_codes", "one_family", "whole_number", "whole_texts", "with_codes"]
+__all__ = ["ID_ROLES", "WIDE", "as_numbers", "distinct_cells", "id_codes", "numbering", "one_family",
+           "whole_number", "whole_texts", "with_codes"]

@@ -3,9 +3,10 @@
 The out-of-core adapter finds a pair rated twice in a block of whole users
 (:func:`bench.adapters.user_blocks.prepare_block`), after the shuffle that gathered the block
 from every shard: the block no longer knows which file and line each rating came from, so the
-refusal named only the table's folder. :func:`place_duplicate` reads the shards again (the
-error path only, a stream of the two id columns) and names both places, as the local MovieLens
-reader names both lines (:mod:`bench.data.movielens`: ``user U rates item I again (first on
+refusal named only the table's folder, and under text ids the pair by its numbers (``user=0``).
+:func:`place_duplicate` reads the shards again (the error path only, a stream of the two id
+columns; text ids numbered again as :mod:`bench.data.dask_ids` numbers them) and names the
+pair by the ids as written and both places, as the local MovieLens reader names both lines (:mod:`bench.data.movielens`: ``user U rates item I again (first on
 line A ...)``).
 """
 
@@ -26,9 +27,10 @@ _PAIR = re.compile(r"duplicate \(user=(-?\d+), item=(-?\d+)\) pair")
 
 
 def place_duplicate(ratings: Any, exc: DataError) -> DataError | None:
-    """``exc`` (a block's "duplicate (user=U, item=I) pair") as a DataError naming the file
-    and line (CSV) or row (Parquet) of the pair's first two ratings in the shards of
-    ``ratings`` (a :class:`bench.data.dask_ratings.RatingsFrame`); None if ``exc`` is another
+    """``exc`` (a block's "duplicate (user=U, item=I) pair") as a DataError naming the pair by
+    the ids the user wrote (text ids are numbered: :mod:`bench.data.dask_ids`; ``U`` is that
+    number) and the file and line (CSV) or row (Parquet) of its first two ratings in the shards
+    of ``ratings`` (a :class:`bench.data.dask_ratings.RatingsFrame`); None if ``exc`` is another
     error or the pair is not found twice (the shards changed)."""
     found = _PAIR.search(str(exc))
     if found is None:
@@ -37,35 +39,71 @@ def place_duplicate(ratings: Any, exc: DataError) -> DataError | None:
     places: list[tuple[Path, int, str]] = []
     side = {f.parent / n for f in ratings.files if f.name == "ratings.csv"
             for n in ("movies.csv", "tags.csv")}  # a MovieLens folder's side tables
-    for f in (f for f in ratings.files if f not in side):
-        try:
-            places += _places(f, ratings, user, item, 2 - len(places))
-        except DataError:  # text ids: U and I are their numbers (dask_ids), not the cells
-            return None  # the block's own error stands
-        if len(places) >= 2:
-            break
+    files = [f for f in ratings.files if f not in side]
+    try:
+        maps = _numbering(files, ratings)
+        for f in files:
+            places += _places(f, ratings, maps, user, item, 2 - len(places))
+            if len(places) >= 2:
+                break
+    except DataError:  # a cell that is no id: the block's own error stands
+        return None
     if len(places) < 2:
         return None
     (f1, n1, unit1), (f2, n2, unit2) = places
     first = f"{f1}, {unit1} {n1}" if f1 != f2 else f"{unit1} {n1}"
-    return DataError(f"duplicate (user={user}, item={item}) pair, first at {first}: expected one "
-                     "rating per (user, item) pair; keep one row per pair, e.g. the latest "
-                     "rating", path=f2, **{unit2: n2})  # type: ignore[arg-type]
+    shown = {role: _spelling(maps.get(role), number) for role, number in (("user", user),
+                                                                          ("item", item))}
+    return DataError(f"duplicate (user={shown['user']}, item={shown['item']}) pair, first at "
+                     f"{first}: expected one rating per (user, item) pair; keep one row per "
+                     "pair, e.g. the latest rating", path=f2, **{unit2: n2})  # type: ignore[arg-type]
 
 
-def _places(f: Path, ratings: Any, user: int, item: int, wanted: int
-            ) -> list[tuple[Path, int, str]]:
-    """Up to ``wanted`` places of (``user``, ``item``) in one shard: (file, line or row, unit)."""
+def _spelling(mapping: dict[str, int] | None, number: int) -> object:
+    """The first spelling of the id numbered ``number`` (the number itself: ids kept)."""
+    if mapping is None:
+        return number
+    return next((cell for cell, n in mapping.items() if n == number), number)
+
+
+def _numbering(files: list[Path], ratings: Any) -> dict[str, dict[str, int]]:
+    """The numbers of each numbered id role's cells, as :func:`bench.data.dask_ids.id_codes`
+    gives them (first appearance over the shards in order); roles whose ids are kept are left
+    out."""
+    from bench.data.dask_ids import distinct_cells, numbering
+
+    roles = [r for r in ("user", "item") if r in ratings.numbered]
+    if not roles:
+        return {}
+    parts: dict[str, list[pd.Series]] = {r: [] for r in roles}
+    use = list(dict.fromkeys(ratings.columns[r] for r in roles))
+    for f in files:
+        for chunk in _chunks(f, ratings.sep, use):
+            for r in roles:
+                parts[r].append(distinct_cells(chunk, ratings.columns[r]))
+    maps = {r: numbering(parts[r], r) for r in roles}
+    return {r: m for r, m in maps.items() if m is not None}
+
+
+def _places(f: Path, ratings: Any, maps: dict[str, dict[str, int]], user: int, item: int,
+            wanted: int) -> list[tuple[Path, int, str]]:
+    """Up to ``wanted`` places of (``user``, ``item``) in one shard: (file, line or row, unit);
+    ``maps``: the numbers of numbered ids' cells."""
+    from bench.data.dask_ids import as_numbers
     from bench.data.dask_ratings import _typed
 
     cu, ci = ratings.columns["user"], ratings.columns["item"]
-    cols = {"user": cu, "item": ci, "rating": None, "timestamp": None}
+    cols = {"user": None if "user" in maps else cu, "item": None if "item" in maps else ci,
+            "rating": None, "timestamp": None}
     out: list[tuple[Path, int, str]] = []
     offset = 0
     for chunk in _chunks(f, ratings.sep, list(dict.fromkeys((cu, ci)))):
         typed = _typed(chunk, cols)
-        hits = np.flatnonzero((typed["user"].to_numpy() == user)
-                              & (typed["item"].to_numpy() == item))
+        users = as_numbers(chunk[cu], maps["user"]) if "user" in maps \
+            else typed["user"].to_numpy()
+        items = as_numbers(chunk[ci], maps["item"]) if "item" in maps \
+            else typed["item"].to_numpy()
+        hits = np.flatnonzero((users == user) & (items == item))
         for k in hits[:wanted - len(out)].tolist():
             out.append(_place(f, ratings.sep, offset + k))
         offset += chunk.shape[0]
@@ -83,7 +121,7 @@ def _chunks(f: Path, sep: str | None, use: list[str]) -> Any:
             yield batch.to_pandas()
         return
     yield from pd.read_csv(f, sep=sep, usecols=use, dtype=object, chunksize=1 << 20,
-                           encoding="utf-8-sig")
+                           encoding="utf-8-sig", skipinitialspace=True)  # as Dask read it
 
 
 def _place(f: Path, sep: str | None, k: int) -> tuple[Path, int, str]:

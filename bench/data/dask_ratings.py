@@ -15,7 +15,10 @@ any (every column there, of a type the ratings can hold; one format per table), 
 partition when it is computed: CSV ids and timestamps are read as their text and must spell a
 whole number within int64 by exact decimal value (``7``, ``7.0``, ``1e3``; not ``1.5`` nor
 ``1.0000000000000000001``, which a float64 would read as 1) -- the rule of the local reader
-(:mod:`bench.data.tabular`); Parquet integer ids are kept exactly, float ids must be whole and
+(:mod:`bench.data.tabular`); a timestamp column of text dates (CSV, or Parquet strings) is read
+as the local reader reads it, and CSV and Parquet text ratings are held to its number grammar
+(:mod:`bench.data.dask_cells`); Parquet integer ids are kept exactly (uint64 ids above int64
+beside signed ids in another shard numbered by value, as locally), float ids must be whole and
 below 2^53; ratings finite and within +-2^53. The local reader's other rules hold too, from
 :mod:`bench.data.inputs` and :mod:`bench.data.delimited` (one owner each): a CSV file is UTF-8
 (UTF-16/32 and a stray character in the header refused), every line has the header's field
@@ -38,9 +41,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_cells import (
+    date_line_problem,
+    decimals_as_numbers,
+    is_date_text,
+    rating_values,
+    text_seconds,
+)
+from bench.data.dask_cells import rating_problem as rating_problem
 from bench.data.dask_cluster import require_dask
+from bench.data.dask_headers import check_csv_text, csv_header, refuse_data_line
 from bench.data.dask_ids import (
     ID_ROLES,
+    WIDE,
     id_codes,
     one_family,
     whole_number,
@@ -48,22 +61,16 @@ from bench.data.dask_ids import (
     with_codes,
 )
 from bench.data.dask_movielens import MovieLensGrammar
+from bench.data.dask_qids import beyond_int64
 from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards, warn_many_small
-from bench.data.tabular import check_columns
+from bench.data.ratings_columns import check_guess
+from bench.data.tabular import check_columns, guess_sep
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
-
-_ALIASES = {
-    "user": ("user", "userId", "user_id", "userid"),
-    "item": ("item", "movieId", "item_id", "itemid", "movie_id"),
-    "rating": ("rating", "score", "value"),
-    "timestamp": ("timestamp", "time", "ts"),
-}
-
 
 @dataclass(frozen=True, eq=False)
 class RatingsFrame:
@@ -116,36 +123,44 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     if parquet:
         names = _parquet_columns(files[0])
     else:
-        sep = sep or ("\t" if files[0].suffix == ".tsv" else ",")
-        names = _csv_header(files[0], sep)
+        sep = sep or guess_sep(files[0])  # the local reader's guess (r.dat: '::')
+        names = csv_header(files[0], sep)
+        refuse_data_line(names, sep, (user, item), files[0])  # no header: said, not guessed
     cols = {"user": _column(names, "user", user, files[0]),
             "item": _column(names, "item", item, files[0]),
             "rating": _column(names, "rating", rating, files[0], required=False),
             "timestamp": _column(names, "timestamp", timestamp, files[0], required=False)}
     check_columns(**cols)  # one column for two roles: refused, as the local reader refuses it
+    if (user, item, rating, timestamp) == (None,) * 4:  # a guess: the rule of run --dataset
+        check_guess(names, cols, p, how="name the columns: --user COL --item COL --rating COL "
+                                          "--timestamp COL (omit --rating for implicit feedback)")
     use = list(dict.fromkeys(c for c in cols.values() if c is not None))
     kinds: dict[str, tuple[str, Path, object]] = {}
     for f in files:  # every shard's header or footer, before Dask reads any
         if parquet:
             _parquet_columns(f, cols, kinds)
         else:
-            _csv_header(f, sep or ",", cols)
-            _check_csv_text(f, sep or ",")
+            csv_header(f, sep or ",", cols)
+            check_csv_text(f, sep or ",")
     if parquet:
         # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
         raw = dd.read_parquet([glob.escape(str(f)) for f in files], columns=use,
                               split_row_groups=True)
         raw = raw.assign(**{_PATH: str(files[0]) if len(files) == 1 else "Parquet shards"})
     else:
-        ids = {cols[r] for r in ("user", "item", "timestamp") if cols[r]}
-        try:  # ids as their text: checked whole and exact in _typed (1.0000000000000000001 != 1)
-            # a separator of several characters is literal text, as in the header check (pandas
+        # every column as its text: ids and timestamps checked whole and exact in _typed
+        # (1.0000000000000000001 != 1), ratings under the local number grammar (pandas' float
+        # parser read 'True' as 1.0); a MovieLens file's ratings as its local reader reads them
+        movielens = p / "ratings.csv" in files
+        text = {c for r, c in cols.items() if c and (r != "rating" or not movielens)}
+        try:  # a separator of several characters is literal text, as in the header check (pandas
             # reads it as a regular expression): the local reader's rule (bench.data.tabular)
             literal = re.escape(sep) if sep is not None and len(sep) > 1 else sep
             raw = dd.read_csv([glob.escape(str(f)) for f in files], sep=literal, usecols=use,
                               blocksize=blocksize,
-                              dtype={c: object if c in ids else "float64" for c in use},
-                              include_path_column=_PATH, encoding="utf-8-sig")
+                              dtype={c: object if c in text else "float64" for c in use},
+                              include_path_column=_PATH, encoding="utf-8-sig",
+                              skipinitialspace=True)  # 'user, item': as the local reader
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             if is_parse_error(exc):
                 raise bad_line(files[0], sep or ",", cols, () if p / "ratings.csv" in files
@@ -157,7 +172,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
     movielens = p / "ratings.csv" in files
     typed = MovieLensGrammar(_typed) if movielens else _typed  # as locally
-    codes = None if movielens else id_codes(raw, cols)  # text ids numbered, as locally
+    wide = tuple(r for r in ID_ROLES if f"{WIDE}{cols[r]}" in kinds)
+    codes = None if movielens else id_codes(raw, cols, wide)  # text ids numbered, as locally
     frame = raw.map_partitions(with_codes, codes, typed, bad_line, cols,
                                None if parquet else sep, paths, scan, meta=_META)
     if cols["timestamp"] is not None and (len(files) > 1 or raw.npartitions > 1 or side):
@@ -178,6 +194,11 @@ def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | 
 
         items, tags, side = read_side_tables(p)
         return [p / "ratings.csv"], items, tags, side
+    legacy = next((n for n in ("ratings.dat", "u.data") if (p / n).is_file()), None)
+    if p.is_dir() and legacy is not None:  # ml-1m / ml-10m / ml-100k: not shards
+        raise DataError(f"a MovieLens folder of {legacy}: the Dask engine reads MovieLens' CSV "
+                        "layout (ratings.csv) and folders of *.parquet / *.csv shards; convert "
+                        "this folder with --engine local", path=p)
     if p.is_dir():
         return folder_shards(p, ("parquet", "csv", "tsv"), what="ratings shards",
                              expected="a MovieLens folder (ratings.csv) or a folder of "
@@ -190,44 +211,6 @@ def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | 
             raise DataError("no file matches this pattern", path=str(path))
         return files, None, None, []
     raise DataError("no such file or folder", path=p)
-
-
-def _check_csv_text(path: Path, sep: str) -> None:
-    """The file-wide rules of the local reader (:mod:`bench.data.tabular`), before Dask reads
-    any block: UTF-8 text (the first line that is not is named, by
-    :func:`bench.data.inputs.text_lines`) and every line with the fields of the header
-    (:func:`bench.data.delimited.check_field_counts`: ``dd.read_csv(usecols=...)`` drops a
-    line's extra fields silently). One streamed pass each, in blocks."""
-    import codecs
-
-    from bench.data.delimited import check_field_counts
-    from bench.data.inputs import text_lines
-
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        with open(path, "rb") as fh:
-            while block := fh.read(1 << 24):
-                decoder.decode(block)
-            decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        for _ in text_lines(path, expected="a ratings CSV/TSV file", plain=False):
-            pass
-    except OSError as exc:
-        raise DataError(f"cannot read ({exc.strerror})", path=path) from None
-    check_field_counts(path, sep)
-
-
-def rating_problem(value: float) -> str | None:
-    """Why ``value`` is no rating, or None: not finite, or beyond +-2^53
-    (:data:`bench.data.ratings.MAX_RATING`, the local rule: the history features sum squares)."""
-    from bench.data.ratings import MAX_RATING
-
-    if not np.isfinite(value):
-        return f"value {value!r} is not a finite number"
-    if abs(value) >= MAX_RATING:  # 2^53 + 1 reads as 2^53
-        return (f"rating {value!r} is at or beyond +-2^53 (9.0e15): expected ratings a float64 holds "
-                "exactly, whose squares the history features can sum")
-    return None
 
 
 #: Float64 ids (Parquet float columns) are exact whole numbers only below 2^53.
@@ -281,6 +264,7 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None],
     ids = {cols[r] for r in ("user", "item") if cols.get(r)}
     whole = {cols[r] for r in ("user", "item", "timestamp") if cols.get(r) and r not in numbered}
     wanted = {c for c in cols.values() if c}
+    numbers, first_date = False, None  # a date beside a number: the date is named, as locally
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
             lines = (ln.replace(sep, "\x1f") for ln in fh) if len(sep) > 1 else fh
@@ -295,11 +279,20 @@ def bad_line(path: Path, sep: str, cols: dict[str, str | None],
                     why = id_cell_problem(cell) if c in ids else \
                         stray_character(cell.encode("utf-8", "replace"))
                     v = cell.strip(" \t")
-                    if why is None and c in whole:
+                    stamp = c == cols.get("timestamp")
+                    if why is None and stamp and c in whole and is_date_text(v):  # local rule
+                        why = date_line_problem(v, numbers)
+                        first_date = first_date or (reader.line_num, v)
+                    elif why is None and c in whole:
                         n = whole_number(v)
+                        numbers = numbers or (stamp and n is not None)
                         why = f"value {v!r} is not {_WHOLE}" if n is None else \
-                            timestamp_message(v) if c == cols.get("timestamp") \
-                            and not abs(n) < MAX_SECONDS else None
+                            timestamp_message(v) if stamp and not abs(n) < MAX_SECONDS else \
+                            date_line_problem(first_date[1], True) if stamp and first_date \
+                            else None
+                        if why is not None and stamp and first_date and n is not None \
+                                and abs(n) < MAX_SECONDS:  # a date before this number: its line
+                            return DataError(why, path=path, line=first_date[0], column=c)
                     elif why is None and c not in ids:  # a number's grammar, then its range
                         try:
                             why = rating_problem(parse_float(v, what="value"))
@@ -363,6 +356,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
     def row(k: int) -> int | None:
         return None if first_row is None else first_row + k + 1
 
+    part = decimals_as_numbers(part, cols["timestamp"])  # Parquet decimals: as locally
+
     out = {}
     for name in ("user", "item", "timestamp"):
         src = cols[name]
@@ -385,6 +380,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
             values = v.astype(np.int64) if k < 0 else v
         else:  # CSV text, read as written
             values, k = whole_texts(part[src])
+            if k >= 0 and name == "timestamp" and is_date_text(part[src].iloc[k]):
+                values, k = text_seconds(part[src], where, row, src), -1  # dates, as locally
         if k >= 0:
             cell = part[src].iloc[k]
             what = "a timestamp" if name == "timestamp" else f"a {name} id"
@@ -395,19 +392,8 @@ def _typed(part: pd.DataFrame, cols: dict[str, str | None], sep: str | None = No
             check_seconds(values, part[src], where, row, src)
         out[name] = values
     src = cols["rating"]
-    if src is None:
-        out["rating"] = np.ones(part.shape[0], dtype=np.float64)
-    else:
-        from bench.data.ratings import MAX_RATING
-
-        r = pd.to_numeric(part[src], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(r) | (np.abs(np.nan_to_num(r)) >= MAX_RATING)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            why = rating_problem(float(r[k])) if np.isfinite(r[k]) else \
-                f"value {_shown(part[src].iloc[k])} is not a finite number"
-            raise DataError(str(why), path=where, row=row(k), column=src)
-        out["rating"] = r
+    out["rating"] = np.ones(part.shape[0], dtype=np.float64) if src is None \
+        else rating_values(part[src], where, row, src)  # the local grammar (bench.data.dask_cells)
     return pd.DataFrame(out, columns=["user", "item", "rating", "timestamp"],
                         index=part.index)
 
@@ -423,50 +409,13 @@ def _column(names: list[str], role: str, given: str | None, path: Path, *,
             raise DataError(f"no column {given!r} for the {role}s; the columns are "
                             f"{', '.join(names)}", path=path)
         return given
-    for alias in _ALIASES[role]:
-        if alias in names:
-            return alias
-    if required:
+    from bench.data.ratings_columns import ROLE_NAMES, pick
+
+    found = pick(names, ROLE_NAMES[role], path)  # the names of every path, exactly, then case
+    if found is None and required:
         raise ConfigError(f"{path}: no {role} column among {', '.join(names)}; name it with "
-                          f"--{role} (one of the usual names: {', '.join(_ALIASES[role])})")
-    return None
-
-
-def _csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) -> list[str]:
-    """The column names of a CSV shard's header line, read under the local reader's rules
-    (:mod:`bench.data.inputs`: UTF-16/32 refused, no stray character); with ``cols``, a
-    DataError naming the file when one of them is absent (every shard of a table has its
-    columns) or appears twice (:func:`bench.data.delimited.check_column_once`)."""
-    from bench.data.delimited import check_column_once
-    from bench.data.inputs import bom_length, stray_character
-
-    try:
-        with open(path, "rb") as f:
-            raw = f.readline()
-    except OSError as exc:
-        raise DataError(f"cannot read ({exc.strerror})", path=path) from None
-    raw = raw[bom_length(raw[:4], path):].split(b"\r", 1)[0].rstrip(b"\n")  # CR-only ends too
-    why = stray_character(raw)
-    if why is not None:  # UTF-16 without a mark, lines ended by U+2028 / FF / NEL
-        raise DataError(why, path=path, line=1)
-    try:
-        first = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text: expected a CSV/TSV file with a header line",
-                        path=path, line=1) from None
-    if not first:
-        raise DataError("empty file: expected a header line naming the columns", path=path, line=1)
-    names = [c.strip().strip('"') for c in first.split(sep)]
-    needed = [c for c in (cols or {}).values() if c is not None]
-    missing = [c for c in needed if c not in names]
-    if missing:
-        raise DataError(f"no column {', '.join(map(repr, missing))} in the header line; its "
-                        f"columns are {', '.join(names[:12])} (every shard of a table has its "
-                        "columns)", path=path, line=1, column=missing[0])
-    for role, c in (cols or {}).items():
-        if c is not None:
-            check_column_once(names, role, c, path)
-    return names
+                          f"--{role} (one of the usual names: {', '.join(ROLE_NAMES[role])})")
+    return found
 
 
 def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
@@ -499,12 +448,18 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
         kind = schema.field(c).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
-        text = role in ID_ROLES and (pa.types.is_string(kind) or pa.types.is_large_string(kind))
+        # text: ids numbered, dates and ratings read under the local grammar (dask_cells)
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
         when = role == "timestamp" and (pa.types.is_timestamp(kind) or pa.types.is_date(kind))
         numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-        if seen is not None and (text or when or numeric):
-            one_family(seen, c, "text" if text else "dates" if when else "numbers", path, kind)
-        if not (text or when or numeric):  # a bool neither:
+        decimal = role in ("rating", "timestamp") and pa.types.is_decimal(kind)  # as locally
+        if seen is not None and role in ID_ROLES and pa.types.is_uint64(kind) \
+                and beyond_int64(path, c):  # numbered by value (dask_ids.id_codes), as locally
+            seen.setdefault(WIDE + c, ("uint64", path, kind))
+        if seen is not None and (text or when or numeric or decimal):
+            one_family(seen, c, "text" if text else "dates" if when else "decimals" if decimal
+                       else "numbers", path, kind)
+        if not (text or when or numeric or decimal):  # a bool neither:
             raw = pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
                 or pa.types.is_fixed_size_binary(kind)  # bytes: no one text (tabular's rule)
             raise DataError(f"column of type {kind}: expected "  # the local reader refuses it

@@ -64,8 +64,10 @@ def _facts(part: pd.DataFrame, column: str, sep: str | None,
         where, first = paths[int(partition_info["number"])]
     out: dict[str, list[Any]] = {"kind": [], "value": [], "file": [], "row": []}
     size = np.abs(values)  # before 1970 too, as the local rule (bench.data.ratings)
+    dated = _dated(part[column]) if part[column].dtype.kind == "O" else np.zeros(len(part), bool)
     for kind, hits in (("s", np.flatnonzero((size >= SECONDS[0]) & (size < SECONDS[1]))),
-                       ("ms", np.flatnonzero(size >= MILLISECONDS))):
+                       ("ms", np.flatnonzero(size >= MILLISECONDS)),
+                       ("date", np.flatnonzero(dated)), ("number", np.flatnonzero(~dated))):
         if hits.shape[0]:
             k = int(hits[0])
             out["kind"].append(kind)
@@ -73,6 +75,15 @@ def _facts(part: pd.DataFrame, column: str, sep: str | None,
             out["file"].append(where)
             out["row"].append(first + k + 1 if first >= 0 else -1)
     return pd.DataFrame(out)
+
+
+def _dated(cells: pd.Series) -> np.ndarray:
+    """Which text cells are dates (no number; a missing cell is neither)."""
+    text = cells.astype(object)
+    numbers = pd.to_numeric(text.where(text.isna(), text.astype(str).str.strip()),
+                            errors="coerce")
+    dated: np.ndarray = (text.notna() & numbers.isna()).to_numpy(dtype=bool)
+    return dated
 
 
 def _parquet_facts(path: str, column: str) -> pd.DataFrame:
@@ -94,6 +105,14 @@ def _refuse_across(facts: list[pd.DataFrame], column: str) -> bool:
     every = pd.concat(facts, ignore_index=True) if facts else pd.DataFrame()
     if every.empty:
         return True
+    dates, numbers = every[every["kind"] == "date"], every[every["kind"] == "number"]
+    if not dates.empty and not numbers.empty:  # the local rule: a date beside a number
+        d, n = dates.iloc[0], numbers.iloc[0]
+        place = str(n["file"]) + (f", row {int(n['row'])}" if n["row"] >= 0 else "")
+        raise DataError(f"a date, where the column holds seconds since the epoch ({place}): "
+                        "expected one kind of timestamp in every shard, dates or numbers",
+                        path=str(d["file"]) or None,
+                        row=int(d["row"]) if d["row"] >= 0 else None, column=column)
     secs, big = every[every["kind"] == "s"], every[every["kind"] == "ms"]
     if secs.empty or big.empty:
         return True
@@ -135,7 +154,8 @@ def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
     else:  # CSV blocks are not fused, and carry their file's name
         stamps = dd.read_csv([glob.escape(str(f)) for f in files], sep=sep, usecols=[column],
                              blocksize=blocksize, dtype={column: object},
-                             include_path_column=_PATH, encoding="utf-8-sig")
+                             include_path_column=_PATH, encoding="utf-8-sig",
+                             skipinitialspace=True)  # as the table's read (dask_ratings)
         meta = pd.DataFrame({"kind": pd.Series([], dtype=object),
                              "value": pd.Series([], dtype="int64"),
                              "file": pd.Series([], dtype=object),

@@ -411,7 +411,7 @@ def partition_queries(q: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"qids": [qids], "rows": [int(values.shape[0])], "broken_row": [broken]})
 
 
-def _partition_queries_of(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
+def partition_queries_of(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
     return partition_queries(frame[qid])
 
 
@@ -440,9 +440,17 @@ def query_layout(ddf: Any, *, qid: str = "qid", where: str = "data") -> QueryLay
 
     files = partition_files(ddf, where)
     try:
-        table = ddf.map_partitions(_partition_queries_of, qid, meta=meta).compute()
+        table = ddf.map_partitions(partition_queries_of, qid, meta=meta).compute()
     except (OSError, pa.ArrowException) as exc:  # a damaged page: name its shard
         raise unreadable_shard(files, list(ddf.columns), exc, where) from None
+    return checked_layout(table, files, qid, where)
+
+
+def checked_layout(table: pd.DataFrame, files: list[str] | None, qid: str,
+                   where: str) -> QueryLayout:
+    """:func:`query_layout`'s checks on ``table``: one row per partition, in order, of
+    :func:`partition_queries` (computed by :func:`query_layout`, or beside the evaluation of the
+    same partitions, :func:`bench.metrics.distributed.evaluate_frame`: one read of each)."""
     for part, broken in enumerate(table["broken_row"]):
         if broken < 0:
             raise DataError(f"{partition_name(files, where, part)}, row {-broken}, column "
@@ -495,9 +503,11 @@ __all__ = [
     "align_queries",
     "check_query_aligned",
     "check_shards_agree",
+    "checked_layout",
     "partition_files",
     "partition_name",
     "partition_queries",
+    "partition_queries_of",
     "query_layout",
     "read_query_shards",
     "shard_columns",

@@ -106,9 +106,18 @@ def _timestamps_in_seconds(frame: pd.DataFrame) -> pd.DataFrame:
     if col.isna().any():
         bad = int(np.flatnonzero(col.isna().to_numpy())[0])
         raise DataError("missing date (NaT)", row=bad + 1, column="timestamp")
-    if isinstance(col.dtype, pd.DatetimeTZDtype):
-        col = col.dt.tz_convert("UTC").dt.tz_localize(None)
-    return frame.assign(timestamp=col.to_numpy().astype("datetime64[s]").astype(np.int64))
+    return frame.assign(timestamp=datetime_seconds(col))
+
+
+def datetime_seconds(s: pd.Series) -> np.ndarray:
+    """Whole seconds since the epoch (UTC; floored, so 1969-12-31 23:59:59.5 is -1) at the
+    column's own resolution: a Parquet date of microseconds beyond 2262 (past int64
+    nanoseconds) is no overflow. The one rule of dates as seconds: frames (here), ratings
+    files (:mod:`bench.data.tabular`) and Dask partitions (:mod:`bench.data.dask_ids`)."""
+    if isinstance(s.dtype, pd.DatetimeTZDtype):
+        s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+    seconds: np.ndarray = s.to_numpy().astype("datetime64[s]").astype(np.int64)
+    return seconds
 
 
 def as_ratings(obj: object) -> Ratings:
@@ -188,20 +197,15 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
     check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)
 
 
-#: Other spellings of the columns a ratings frame needs (MovieLens' ``userId``/``movieId``,
-#: RecBole's ``user_id:token``, Recommenders' ``userID``): named in the missing-column error.
-_SPELLINGS = {"user": ("userid", "user_id", "uid", "user_id:token"),
-              "item": ("movieid", "itemid", "item_id", "movie_id", "iid", "item_id:token"),
-              "rating": ("ratings", "score", "rating:float", "stars"),
-              "timestamp": ("time", "ts", "datetime", "date", "timestamp:float")}
-
-
 def _renames(frame: pd.DataFrame, missing: list[str]) -> str:
     """The rename that gives ``frame`` the ``missing`` columns, where its own columns are other
-    spellings of them (``userId``, ``user_id``; case ignored), else the columns it has."""
+    spellings of them (``userId``, ``user_id``; case ignored: the one list of every path,
+    :mod:`bench.data.ratings_columns`), else the columns it has."""
+    from bench.data.ratings_columns import spelled_as
+
     mapping = {}
     for need in missing:
-        have = [c for c in frame.columns if str(c).lower() in (need, *_SPELLINGS[need])]
+        have = [c for c in frame.columns if spelled_as(c, need)]
         if len(have) == 1:
             mapping[str(have[0])] = need
     if mapping:

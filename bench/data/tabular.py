@@ -55,7 +55,7 @@ from bench.data.inputs import (
     stray_character,
     text_lines,
 )
-from bench.data.ratings import Ratings, refuse_mixed_units
+from bench.data.ratings import Ratings, datetime_seconds, refuse_mixed_units
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -128,11 +128,11 @@ def load_ratings_table(
     if rating is None:
         ratings = np.ones(n, dtype=np.float64)
     else:
-        ratings = _numbers(raw[cols["rating"]], p, str(rating), where)
+        ratings = number_cells(raw[cols["rating"]], p, str(rating), where)
     if timestamp is None:
         stamps = np.zeros(n, dtype=np.int64)
     else:
-        stamps = _timestamps(raw[cols["timestamp"]], p, str(timestamp), where)
+        stamps = timestamp_cells(raw[cols["timestamp"]], p, str(timestamp), where)
     frame = pd.DataFrame({"user": users, "item": items, "rating": ratings, "timestamp": stamps})
     frame = _resolve_duplicates(frame, duplicates, p, where, raw, cols)
     return Ratings(
@@ -190,7 +190,7 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
 
 def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                as_text: bool = False) -> pd.DataFrame:
-    sep = sep or _guess_sep(p)
+    sep = sep or guess_sep(p)
     first = _first_line(p)
     stray = stray_character(first.encode("utf-8", "replace"))
     if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
@@ -244,7 +244,10 @@ def _split(line: str, sep: str) -> list[str]:
     return line.split(sep)
 
 
-def _guess_sep(p: Path) -> str:
+def guess_sep(p: Path) -> str:
+    """The column separator of a ratings text file: from the extension (``.csv`` comma,
+    ``.tsv``/``.tab`` tab), else the first of tab, ``::``, comma, semicolon, ``|`` on the
+    first line; the rule of both engines (:mod:`bench.data.dask_ratings`)."""
     suffix = p.suffix.lower()
     if suffix == ".csv":
         return ","
@@ -402,7 +405,11 @@ def _exact_key(cell: str) -> object:
     return (sign, stripped, int(exponent) + len(text) - len(stripped))
 
 
-def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
+def number_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """A rating column as float64 under the data files' grammar (text cells plain decimal
+    numbers, :func:`bench.data.inputs.is_plain_float`; every value finite); the first bad cell
+    is a DataError naming ``p``, ``where(i)`` (its line or row) and the column. The rule of
+    every ratings reader: here, and Dask partitions (:mod:`bench.data.dask_cells`)."""
     _no_missing(col, p, name, where)
     if col.dtype.kind not in "iuf":  # text cells: the strict grammar of bench.data.inputs
         for i, cell in enumerate(col.astype(str).str.strip().tolist()):
@@ -417,10 +424,14 @@ def _numbers(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: 
     return values
 
 
-def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
+def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """A timestamp column as int64 seconds: dates as they are, a column of numbers whole
+    seconds within +-:data:`MAX_SECONDS` in one unit, else text dates parsed (UTC); a date
+    beside a number is refused. The one grammar of every ratings reader: here, and Dask
+    partitions (:mod:`bench.data.dask_cells`)."""
     _no_missing(col, p, name, where)
     if col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype):
-        seconds = _datetime_seconds(col)
+        seconds = datetime_seconds(col)
         far = np.flatnonzero(~(np.abs(seconds) < MAX_SECONDS))  # the numeric rule's range
         if far.shape[0]:
             i = int(far[0])
@@ -451,7 +462,7 @@ def _timestamps(col: pd.Series, p: Path, name: str, where) -> np.ndarray:  # typ
         i = int(np.flatnonzero(parsed.isna().to_numpy())[0])
         raise DataError(f"timestamp {_show(col.iloc[i])!r} is neither seconds since the epoch nor a "
                         "date/time", path=p, column=name, **where(i))
-    return _datetime_seconds(parsed)
+    return datetime_seconds(parsed)
 
 
 def timestamp_message(value: object) -> str:
@@ -466,17 +477,7 @@ def _show(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _datetime_seconds(s: pd.Series) -> np.ndarray:
-    """Whole seconds since the epoch (UTC; floored, so 1969-12-31 23:59:59.5 is -1) at the
-    column's own resolution: a Parquet date of microseconds beyond 2262 (past int64
-    nanoseconds) is no overflow."""
-    if isinstance(s.dtype, pd.DatetimeTZDtype):
-        s = s.dt.tz_convert("UTC").dt.tz_localize(None)
-    seconds: np.ndarray = s.to_numpy().astype("datetime64[s]").astype(np.int64)
-    return seconds
-
-
-def _no_missing(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
+def _no_missing(col: pd.Series, p: Path | None, name: str, where) -> None:  # type: ignore[no-untyped-def]
     missing = col.isna().to_numpy(dtype=bool, copy=True)
     if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
         missing |= col.astype(str).str.strip().eq("").to_numpy(dtype=bool)

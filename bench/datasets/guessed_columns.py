@@ -2,7 +2,8 @@
 
 ``ltrbench run --dataset FILE`` has no ``--user``/``--rating`` options (``ltrbench convert
 --layout csv`` has), so the four roles are found among common names (exact, then without case):
-:data:`USER_NAMES`, :data:`ITEM_NAMES`, :data:`RATING_NAMES`, :data:`TIME_NAMES`. A guess may
+:data:`USER_NAMES`, :data:`ITEM_NAMES`, :data:`RATING_NAMES`, :data:`TIME_NAMES` (one list for
+every path, owned by :mod:`bench.data.ratings_columns`). A guess may
 not decide in silence what the user's data mean:
 
 * no rating column found while the table has other columns (``preference``,
@@ -15,32 +16,19 @@ not decide in silence what the user's data mean:
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
+from bench.data.ratings_columns import (
+    ITEM_NAMES,
+    RATING_NAMES,
+    TIME_NAMES,
+    USER_NAMES,
+    check_guess,
+    pick,
+)
 from bench.errors import DataError
 
-USER_NAMES = ("user", "userId", "user_id", "userid", "uid", "UserID")
-ITEM_NAMES = ("item", "movieId", "item_id", "itemId", "itemid", "movie_id", "iid",
-              "product_id", "MovieID")
-RATING_NAMES = ("rating", "score", "stars", "Rating")
-TIME_NAMES = ("timestamp", "time", "ts", "date", "Timestamp")
-
-
-def pick(columns: list[str], names: tuple[str, ...], path: Path | None = None) -> str | None:
-    """The first of ``names`` among ``columns``, exactly, else without case (two columns
-    matching without case are an error); ``None``."""
-    for n in names:
-        if n in columns:
-            return n
-    for n in names:
-        alike = [c for c in columns if c.lower() == n.lower()]
-        if len(alike) > 1:  # 'Rating' and 'RATING': which one is meant cannot be told
-            raise DataError(f"columns {alike} differ only in case: which one is the {n!r} "
-                            "column cannot be told; rename one", path=path)
-        if alike:
-            return alike[0]
-    return None
+__all__ = ["ITEM_NAMES", "RATING_NAMES", "TIME_NAMES", "USER_NAMES", "guess_columns", "pick"]
 
 
 def guess_columns(columns: list[str], p: Path) -> tuple[str, str, str | None, str | None]:
@@ -53,16 +41,7 @@ def guess_columns(columns: list[str], p: Path) -> tuple[str, str, str | None, st
             path=p,
         )
     rating, time = pick(columns, RATING_NAMES, p), pick(columns, TIME_NAMES, p)
-    left = [c for c in columns if c not in (user, item, rating, time)]
-    if left and (rating is None or time is None):
-        lacking = " and ".join(f"no {role} column (one of {names})" for role, col, names in (
-            ("rating", rating, RATING_NAMES), ("timestamp", time, TIME_NAMES)) if col is None)
-        raise DataError(
-            f"{lacking}, but columns {left} are there: one of them may be it, and a guess would "
-            "make every rating 1.0 (implicit) or every time 0; rename the column, or name the "
-            "roles with 'ltrbench convert --layout csv --user COL --item COL --rating COL "
-            "--timestamp COL' and run on its output", path=p)
-    if left:
-        warnings.warn(f"{p}: columns {left[:8]} are not read (user {user!r}, item {item!r}, "
-                      f"rating {rating!r}, timestamp {time!r})", stacklevel=3)
+    check_guess(columns, {"user": user, "item": item, "rating": rating, "timestamp": time}, p,
+                how="name the roles with 'ltrbench convert --layout csv --user COL --item COL "
+                    "--rating COL --timestamp COL' and run on its output", stacklevel=4)
     return user, item, rating, time

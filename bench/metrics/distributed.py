@@ -25,7 +25,14 @@ import numpy as np
 import pandas as pd
 
 from bench.data.inputs import first_inexact_integer, inexact_message
-from bench.data.query_shards import check_query_aligned, partition_files, partition_name
+from bench.data.query_shards import (
+    check_query_aligned,
+    checked_layout,
+    partition_files,
+    partition_name,
+    partition_queries_of,
+    unreadable_shard,
+)
 from bench.errors import ConfigError, DataError
 from bench.metrics.dropped_rows import padding_mask, unpad
 from bench.metrics.evaluate import evaluate, query_parts
@@ -57,8 +64,7 @@ def evaluate_frame(
     queries excluded); the result is the one :func:`bench.metrics.evaluate` returns on the rows of
     ``ddf`` in partition order. ``weight``: a column of per-row weights (a query's weight is the
     mean of its rows', as LightGBM's). ``checked``: skip the alignment check (the caller ran it).
-    The check and the evaluation each compute ``ddf``: persist a frame whose columns are costly
-    to compute (a model's predictions) before passing it. A pandas DataFrame is evaluated in
+    The check is computed in the same pass as the evaluation (each partition read once). A pandas DataFrame is evaluated in
     this process by :func:`bench.metrics.evaluate` (rows grouped by query, in frame order within
     a query) instead of failing on Dask-only methods.
 
@@ -79,15 +85,7 @@ def evaluate_frame(
         raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "
                           "rows, which partitions cannot reproduce; use it with the local engine")
     specs = require_call_profile(parse_metrics(metrics), prof, "the Dask engine")
-    if not checked:
-        check_query_aligned(ddf, qid=qid, where=where)
-    import dask
-
-    files = partition_files(ddf, where)
-    parts = [dask.delayed(_partition_or_error)(d, partition_name(files, where, i), label, score,
-                                               qid, weight, specs, prof)
-             for i, d in enumerate(ddf.to_delayed())]
-    computed: list[QueryParts | _Refusal | None] = list(dask.compute(*parts))
+    computed = _computed(ddf, label, score, qid, weight, specs, prof, checked, where)
     refused = next((p for p in computed if isinstance(p, _Refusal)), None)
     if refused is not None and refused.setting:
         raise ConfigError(f"{refused.path}: {refused.reason}")
@@ -97,6 +95,38 @@ def evaluate_frame(
     if not present:
         raise DataError(f"{where}: no rows to evaluate")
     return merge([summarise(combine(present), specs, prof, per_query=per_query)], specs, prof)
+
+
+def _computed(ddf: Any, label: str, score: str, qid: str, weight: str | None,
+              specs: list[MetricSpec], prof: Profile, checked: bool, where: str
+              ) -> list[QueryParts | _Refusal | None]:
+    """Each partition's per-query parts (or refusal), with, unless ``checked``, the query
+    layout check (:func:`bench.data.query_shards.checked_layout`) on summaries computed in the
+    same pass: each partition is read once (10^4 tiny shards were read twice, check then
+    evaluation). The layout's refusal comes first, as when the check ran alone."""
+    import dask
+    import pyarrow as pa
+
+    files = partition_files(ddf, where)
+    delayed = ddf.to_delayed()
+    parts = [dask.delayed(_partition_or_error)(d, partition_name(files, where, i), label, score,
+                                               qid, weight, specs, prof)
+             for i, d in enumerate(delayed)]
+    layouts = [] if checked else [dask.delayed(_layout_or_none)(d, qid) for d in delayed]
+    try:
+        both = list(dask.compute(*parts, *layouts))
+    except (OSError, pa.ArrowException) as exc:  # a damaged page: name its shard
+        raise unreadable_shard(files, list(ddf.columns), exc, where) from None
+    found = both[len(parts):]
+    if found and all(t is not None for t in found):
+        checked_layout(pd.concat(found, ignore_index=True), files, qid, where)
+    elif found:  # a partition without the query-id column: the check's own refusal
+        check_query_aligned(ddf, qid=qid, where=where)
+    return both[:len(parts)]
+
+
+def _layout_or_none(frame: pd.DataFrame, qid: str) -> pd.DataFrame | None:
+    return partition_queries_of(frame, qid) if qid in frame.columns else None
 
 
 @dataclass(frozen=True)
