@@ -352,6 +352,14 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
     import difflib
 
     options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    if "--" in extras:  # after '--' every word is positional, an option's name too
+        takes = [a.metavar or a.dest for a in parser._actions if not a.option_strings
+                 and not isinstance(a, argparse._SubParsersAction)]
+        what = (f"beyond its {', '.join(map(str, takes))}" if takes
+                else f"which {parser.prog} does not take")
+        hint = ("; '--' ends the options: every word after it is a positional argument, "
+                f"{what} (write the options before '--', or leave '--' out)")
+        parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
     hints = []
     for word in extras:
         name = word.split("=", 1)[0]

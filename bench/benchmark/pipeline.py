@@ -48,7 +48,7 @@ from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable, check_sp
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
-from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now
+from bench.runs.manifest import Manifest, ManifestWriter, dataset_fingerprint, now
 from bench.runs.manifest_check import RESUME_FIELDS, read_run_manifest
 from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
@@ -377,8 +377,9 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
         run_dir = latest_unfinished(runs, chash)
     if run_dir is not None:
         held.enter_context(writer_lock(run_dir))  # one writer per run directory
-        _check_resumable(run_dir, chash, splits, config)
-        manifest = ManifestWriter.open(run_dir)
+        recorded = read_run_manifest(run_dir, required=RESUME_FIELDS)  # once, under the lock
+        _check_resumable(run_dir, recorded, chash, splits, config)
+        manifest = ManifestWriter(run_dir, Manifest.from_dict(recorded))
         manifest.change(resumed=[*(manifest.manifest.resumed or []), now()], finished=None,
                         failures=None, **checked)
         layout.ensure_tables(run_dir, labels_frame(splits))
@@ -395,12 +396,16 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
     return run_dir, manifest
 
 
-def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits, config: RunConfig) -> None:
-    manifest = read_run_manifest(run_dir, required=RESUME_FIELDS)
+def _check_resumable(run_dir: Path, manifest: dict[str, Any], chash: str, splits: LetorSplits,
+                     config: RunConfig) -> None:
+    """``manifest`` (the run's, as read once) against the run about to go on: the same config,
+    input files, dataset and user code."""
     if manifest.get("config_hash") != chash:
         raise ConfigError(
-            f"{run_dir}: its config differs from this one (hash {manifest.get('config_hash')} "
-            f"vs {chash}); resume it with its own config.toml"
+            f"{run_dir}: its manifest.json records config hash {manifest.get('config_hash')}, "
+            f"and the config given hashes to {chash}: the run's config.toml was edited since "
+            "it started, or another config or options were given; resume it with its own "
+            "config.toml as written, or start a new run"
         )
     recorded = (manifest.get("dataset") or {}).get("inputs") or {}
     if recorded and splits.inputs and recorded != splits.inputs:
