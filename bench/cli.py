@@ -307,10 +307,11 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()
         return 0
     try:
-        # The door of every command (a file that plainly is another kind refused), loaded as
-        # the commands are: bench.commands sits beside this module, never imported statically.
-        door = importlib.import_module("bench.commands.text").check_input_kinds
-        door(getattr(args, "command", None), args)
+        # The door of every command (a file that plainly is another kind refused), imported
+        # here, not at the top: `ltrbench --help` loads no module of bench.commands.
+        from bench.commands.text import check_input_kinds
+
+        check_input_kinds(getattr(args, "command", None), args)
         with _one_line_warnings(), _sigterm_as_interrupt():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit

@@ -436,58 +436,56 @@ def test_a_file_size_limit_during_convert_leaves_no_partial_set(tmp_path: Path) 
     assert left == [], left  # no .set-*.tmp, no train.txt without its test.txt
 
 
-def _signalled(cwd: Path, sig: int, wait_for: str, *argv: str) -> tuple[int, str]:
-    """Start ``python -m bench ARGV``, send ``sig`` once ``wait_for`` appears on stderr (or the
-    process ends), return (status, stderr)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+def _signal_while_writing(cwd: Path, sig: int, watch: Path, *argv: str) -> tuple[int, str]:
+    """Start ``python -m bench ARGV`` and send ``sig`` as soon as a new entry appears in
+    ``watch`` (the command began writing its output: a temporary file or folder), or not at
+    all when it ends first. Returns (status, stderr). Every outcome is judged by the caller:
+    killed before the handler was set (-sig), stopped mid-write (130/143), or finished (0)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    watch.mkdir(exist_ok=True)
+    before = set(os.listdir(watch))
     p = subprocess.Popen([sys.executable, "-m", "bench", *argv], cwd=cwd, env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert p.stderr is not None
-    seen = []
     deadline = time.monotonic() + 240
-    for line in p.stderr:
-        seen.append(line)
-        if wait_for in line:
+    while p.poll() is None and time.monotonic() < deadline:
+        if set(os.listdir(watch)) - before:
             p.send_signal(sig)
             break
-        if time.monotonic() > deadline:
-            break
-    seen.extend(p.stderr.readlines())
-    return p.wait(timeout=240), "".join(seen)
+        time.sleep(0.002)
+    _, err = p.communicate(timeout=240)
+    return p.returncode, err
 
 
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_while_convert_works_leaves_no_half_file(tmp_path: Path, sig: int,
-                                                          status: int) -> None:
-    rc, err = _signalled(tmp_path, sig, "features (train)", "convert", "--ratings", "synthetic",
-                         "--synthetic-users", "300", "--synthetic-items", "3000",
-                         "--synthetic-ratings", "30000", "--out", "cv")
+def test_a_signal_while_convert_writes_leaves_no_half_file(tmp_path: Path, sig: int,
+                                                           status: int) -> None:
+    out = tmp_path / "cv"
+    rc, err = _signal_while_writing(tmp_path, sig, out, "convert", "--ratings", "synthetic",
+                                    "--synthetic-users", "300", "--synthetic-items", "3000",
+                                    "--synthetic-ratings", "30000", "--out", "cv")
     assert "Traceback" not in err, err
-    if rc == 0:  # finished before the signal: the whole set is there
-        assert (tmp_path / "cv" / "test.txt").is_file()
+    left = sorted(p.name for p in out.iterdir())
+    if rc == 0:  # finished before the signal: the whole set is there, no temporary
+        assert "test.txt" in left, left
+        assert not [n for n in left if n.startswith(".")], left
         return
     assert rc == status, err
     assert "files already written are complete" in err
-    left = sorted(p.name for p in (tmp_path / "cv").iterdir()) if (tmp_path / "cv").exists() else []
-    assert left == [], left
+    assert left == [], left  # no .set-*.tmp, no train.txt without its test.txt
 
 
-def test_a_sigterm_while_evaluate_works_leaves_no_per_query_file(tmp_path: Path) -> None:
+def test_a_sigterm_while_evaluate_writes_leaves_no_per_query_file(tmp_path: Path) -> None:
     _big_pair(tmp_path, 150_000)
     before = digest(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "bench", "evaluate", "--qrels", "q.txt", "--run",
-                          "r.txt", "--per-query", "pq.csv"], cwd=tmp_path, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    p.send_signal(signal.SIGTERM)
-    _, err = p.communicate(timeout=240)
+    rc, err = _signal_while_writing(tmp_path, signal.SIGTERM, tmp_path, "evaluate", "--qrels",
+                                    "q.txt", "--run", "r.txt", "--per-query", "pq.csv")
     assert "Traceback" not in err, err
-    assert digest(tmp_path) == {**before, **({"pq.csv": digest(tmp_path)["pq.csv"]}
-                                             if p.returncode == 0 else {})}
-    if p.returncode != 0:
-        assert p.returncode == 143, err
-        assert sorted(x.name for x in tmp_path.iterdir()) == ["q.txt", "r.txt"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert rc in (0, 143), err
+    if names != ["q.txt", "r.txt"]:  # written before the signal: whole, and no temporary
+        assert names == ["pq.csv", "q.txt", "r.txt"], names
+        assert len((tmp_path / "pq.csv").read_text().splitlines()) == 1 + 150_000
+    assert {k: v for k, v in digest(tmp_path).items() if k != "pq.csv"} == before
 
 
 # ----------------------------------------------------------------- run folders edited by hand
@@ -561,3 +559,96 @@ def test_a_read_only_output_file_mode_is_the_rule_for_folders_too(tmp_path: Path
     with pytest.raises(ConfigError, match="read-only"):
         check_output_file(f, option="--per-query")
     assert stat.S_IMODE(f.stat().st_mode) == 0o444
+
+
+# ------------------------------------------------------------------ leftovers of earlier rounds
+
+
+def test_an_adapter_config_error_carries_its_key_typed() -> None:
+    from bench.adapters.config import AdapterConfig
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        AdapterConfig(negatives=-1)
+    assert caught.value.key == "negatives"
+    assert str(caught.value) == f"negatives={caught.value.detail}"
+    assert str(caught.value.renamed("--negatives")).startswith("--negatives -1 must be")
+
+
+def test_an_error_without_a_key_is_kept_whole_by_renamed() -> None:
+    from bench.errors import ConfigError
+
+    err = ConfigError("a=b is not a key error")
+    assert err.key is None
+    assert err.renamed("--x") is err
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (("--negatives", "-1"), ("--negatives -1", "integer")),
+    (("--folds", "4"), ("--folds 4", "kfold")),
+    (("--binary-threshold", "3"), ("--binary-threshold 3.0", "labels")),
+    (("--features", "nosuch"), ("nosuch", "valid groups")),
+])
+def test_convert_names_the_option_of_the_key_it_refuses(tmp_path: Path, argv: tuple[str, ...],
+                                                        words: tuple[str, ...]) -> None:
+    ok(refused(cli(tmp_path, "convert", "--ratings", "synthetic", "--out", "cv", *argv), *words))
+    assert not (tmp_path / "cv").exists()
+
+
+def test_the_door_rows_of_evaluate_and_crosscheck_are_one_definition() -> None:
+    from bench.commands.text import DOOR
+
+    for option in ("--qrels", "--scores"):
+        assert DOOR[("evaluate", option)] is DOOR[("crosscheck", option)] or (
+            DOOR[("evaluate", option)] == DOOR[("crosscheck", option)])
+    assert DOOR[("evaluate", "--run")][1:] == DOOR[("crosscheck", "--trec-run")][1:]
+    assert DOOR[("evaluate", "--run")][2] is DOOR[("crosscheck", "--trec-run")][2]
+    assert DOOR[("crosscheck", "--run")][2] is DOOR[("reproduce", "--run")][2]
+
+
+def test_the_cli_imports_its_door_where_the_import_reader_sees_it() -> None:
+    import ast
+
+    tree = ast.parse((ROOT / "bench" / "cli.py").read_text(encoding="utf-8"))
+    named = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "bench.commands.text" in named
+
+
+def test_a_resumed_run_reads_its_manifest_once_under_the_lock(
+        run_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.benchmark import pipeline
+    from bench.runs import manifest as manifest_module
+
+    reads: list[str] = []
+    real = pipeline.read_run_manifest
+
+    def counted(run: Path, **kw: object) -> dict[str, object]:
+        reads.append("checked")
+        return real(run, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "read_run_manifest", counted)
+    monkeypatch.setattr(manifest_module.ManifestWriter, "open",
+                        classmethod(lambda cls, run: pytest.fail("a second read of the manifest")))
+    res = cli(tmp_path, "run", "--resume", str(run_copy))
+    assert res.status == 0, res.err
+    assert reads == ["checked"]  # once: under the run's lock, before any data are loaded
+
+
+@pytest.mark.parametrize("spec", ["synthetic-mslr30k:0.01:Fold6", "synthetic-mslr30k:Fold03",
+                                  "synthetic-yahoo:Fold0"])
+def test_the_fold_range_of_a_generated_dataset_has_one_owner(spec: str) -> None:
+    from bench.datasets import folds
+    from bench.datasets.catalogue import get_card
+    from bench.datasets.resolve import resolve_spec
+    from bench.errors import ConfigError
+
+    messages = []
+    for fn in (get_card, resolve_spec):
+        with pytest.raises(ConfigError) as caught:
+            fn(spec)
+        messages.append(str(caught.value))
+    head, fold = folds.fold_suffix(spec)
+    with pytest.raises(ConfigError) as own:
+        folds.fold_number(spec, fold or "", name=head.split(":")[0])
+    assert messages == [str(own.value)] * 2
+    assert "Fold1 .. " in messages[0]
