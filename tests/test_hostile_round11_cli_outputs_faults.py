@@ -183,6 +183,15 @@ def test_a_read_only_folder_message_says_what_to_do(tmp_path: Path, read_only: P
         check_output_dir(read_only, option="--out")
 
 
+def test_a_read_only_data_directory_is_refused_before_a_stand_in_is_generated(
+        tmp_path: Path, read_only: Path) -> None:
+    res = cli(tmp_path, "run", "--dataset", "synthetic-mslr30k:0.0005", "--models", "random",
+              "--seeds", "0", "--no-crosscheck", "--no-progress", "--data-dir", "ro",
+              "--out", "res")
+    ok(refused(res, "ro", "read-only", "--data-dir"))
+    assert list(read_only.iterdir()) == []
+
+
 # ------------------------------------------------------------------------ outputs over inputs
 
 
