@@ -396,6 +396,20 @@ def test_data_dir_variable_with_empty_entries_reads_the_others(tmp_path: Path) -
     assert not res.traceback, res.err
 
 
+@pytest.mark.parametrize("via", ["env", "option"])
+def test_a_data_directory_through_a_file_names_the_variable_and_the_file(pair: Path,
+                                                                        via: str) -> None:
+    argv = ("run", "--dataset", "synthetic-mslr30k:0.0005", "--models", "random", "--seeds", "0",
+            "--no-crosscheck", "--no-progress", "--out", "res")
+    if via == "env":
+        res = _env_run(pair, "q.txt/sub", *argv)
+        ok(refused(res, "$LTRBENCH_DATA_DIR", "q.txt/sub", "is a file"))
+    else:
+        ok(refused(cli(pair, *argv, "--data-dir", "q.txt/sub"), "--data-dir", "q.txt",
+                   "is a file"))
+    assert (pair / "q.txt").read_bytes() == QRELS
+
+
 def test_data_dir_option_through_a_file_is_refused(pair: Path) -> None:
     before = digest(pair)
     res = cli(pair, "datasets", "fetch", "ohsumed", "--data-dir", "q.txt/sub")
