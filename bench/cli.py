@@ -312,7 +312,9 @@ def _main(argv: Sequence[str] | None) -> int:
         from bench.commands.text import check_input_kinds
 
         check_input_kinds(getattr(args, "command", None), args)
-        with _one_line_warnings(), _sigterm_as_interrupt():
+        from bench.jit_cache import saves_best_effort
+
+        with _one_line_warnings(), _sigterm_as_interrupt(), saves_best_effort():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
         return status

@@ -18,6 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bench"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "machine": 0,
+    "jit_cache": 0,
     "__init__": 0,
     "data": 1,
     "metrics": 2,

@@ -459,6 +459,48 @@ def test_a_file_size_limit_during_convert_leaves_no_partial_set(tmp_path: Path) 
     assert left == [], left  # no .set-*.tmp, no train.txt without its test.txt
 
 
+def test_numba_saves_its_cache_best_effort_under_a_file_size_limit(tmp_path: Path) -> None:
+    """A kernel compiled while its cache cannot be written (RLIMIT_FSIZE of 1 KiB, an empty
+    NUMBA_CACHE_DIR) is used and said, not a bare 'File too large'."""
+    code = (
+        "import resource, warnings\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))\n"
+        "from bench.jit_cache import saves_best_effort\n"
+        "with warnings.catch_warnings(record=True) as seen, saves_best_effort():\n"
+        "    warnings.simplefilter('always')\n"
+        "    import numba\n"
+        "    f = numba.njit(cache=True)(lambda x: x * 3 + 1)\n"
+        "    print(f(4))\n"
+        "print([type(w.message).__name__ for w in seen])\n"
+    )
+    (tmp_path / "probe.py").write_text(code)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / "nc")}
+    p = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "13"
+    assert "JitCacheWarning" in lines[1]
+
+
+def test_a_failed_cache_save_is_a_warning_naming_the_cause() -> None:
+    import errno
+    import types
+
+    from bench import jit_cache
+
+    class Cache:
+        def save_overload(self, sig: object, data: object) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device", "/pkg/__pycache__/k.nbi")
+
+    fake = types.ModuleType("fake_caching")
+    fake.Cache = Cache  # type: ignore[attr-defined]
+    jit_cache._patch(fake)
+    jit_cache._patch(fake)  # once only
+    with pytest.warns(jit_cache.JitCacheWarning, match=r"/pkg/__pycache__/k.nbi: No space left"):
+        Cache().save_overload(None, None)
+
+
 def _signal_while_writing(cwd: Path, sig: int, watch: Path, *argv: str) -> tuple[int, str]:
     """Start ``python -m bench ARGV`` and send ``sig`` as soon as a new entry appears in
     ``watch`` (the command began writing its output: a temporary file or folder), or not at
@@ -495,6 +537,24 @@ def test_a_signal_while_convert_writes_leaves_no_half_file(tmp_path: Path, sig: 
     assert rc == status, err
     assert "files already written are complete" in err
     assert left == [], left  # no .set-*.tmp, no train.txt without its test.txt
+
+
+def test_a_sigint_while_report_writes_leaves_the_earlier_report_whole(run_dir: Path,
+                                                                     tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    first = cli(tmp_path, "report", "--runs", str(run_dir), "--out", "rep")
+    assert first.status == 0, first.err
+    before = digest(out)
+    (out / "leaderboard.md").write_text((out / "leaderboard.md").read_text())  # same bytes
+    rc, err = _signal_while_writing(tmp_path, signal.SIGINT, out, "report", "--runs",
+                                    str(run_dir), "--out", "rep", "--html")
+    assert "Traceback" not in err, err
+    assert rc in (0, 130), err
+    names = sorted(p.name for p in out.iterdir())
+    assert not [n for n in names if n.startswith(".set-")], names  # no temporary left
+    if rc == 130:  # stopped: the earlier report is there, whole, byte for byte
+        assert digest(out) == before
+        assert "files already written are complete" in err
 
 
 def test_a_sigterm_while_evaluate_writes_leaves_no_per_query_file(tmp_path: Path) -> None:
