@@ -18,6 +18,7 @@ import contextlib
 import errno
 import importlib
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any, NamedTuple
@@ -287,6 +288,33 @@ def _encodable_output() -> Iterator[None]:
                 stream.reconfigure(errors="strict")
 
 
+def _stdout_failed(exc: OSError) -> OSError:
+    """``exc`` naming "standard output" when it names no file and standard output is what is
+    full (``> /dev/full``; a regular file on a full disk or at the file-size limit): the error
+    said only "No space left on device". Standard output is then pointed at /dev/null, so that
+    Python's flush at exit raises no second error."""
+    if exc.filename is not None or exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return exc
+    try:
+        fd = sys.stdout.fileno()
+        st = os.fstat(fd)
+        if stat.S_ISCHR(st.st_mode):
+            full = st.st_rdev == os.stat("/dev/full").st_rdev
+        else:
+            import resource
+
+            limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+            full = stat.S_ISREG(st.st_mode) and (os.fstatvfs(fd).f_bavail == 0 or (
+                limit != resource.RLIM_INFINITY and st.st_size >= limit))
+    except (OSError, ValueError, ImportError, AttributeError):
+        return exc
+    if not full:
+        return exc
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+    return OSError(exc.errno, exc.strerror, "standard output")
+
+
 def _pipe_closed() -> int:
     """The status of a command whose reader stopped early (``ltrbench ... | head -1``): 0, as
     ``head`` users expect (the output they asked for was written); standard output is pointed at
@@ -324,7 +352,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
-        print(f"error: {os_error_text(exc)}", file=sys.stderr)
+        print(f"error: {os_error_text(_stdout_failed(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         how = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
@@ -455,7 +483,7 @@ def _free_space(filename: object) -> str:
     import shutil
     from pathlib import Path
 
-    if filename is None:
+    if filename is None or filename == "standard output":  # /dev/full: no folder to ask
         return ""
     p = Path(str(filename))
     for folder in (p, *p.parents):

@@ -501,6 +501,19 @@ def test_a_failed_cache_save_is_a_warning_naming_the_cause() -> None:
         Cache().save_overload(None, None)
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [("metrics", "list"),
+                                  ("evaluate", "--qrels", "q.txt", "--run", "r.txt")])
+def test_standard_output_on_a_full_device_is_named(pair: Path, argv: tuple[str, ...]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "bench", *argv], cwd=pair, env=env,
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    ok(refused(Res(p.returncode, "", p.stderr), "standard output", "No space left"))
+    assert "MB free" not in p.stderr  # not the working folder's free space
+    assert "Exception ignored" not in p.stderr
+
+
 def _signal_while_writing(cwd: Path, sig: int, watch: Path, *argv: str) -> tuple[int, str]:
     """Start ``python -m bench ARGV`` and send ``sig`` as soon as a new entry appears in
     ``watch`` (the command began writing its output: a temporary file or folder), or not at
