@@ -288,6 +288,24 @@ def _encodable_output() -> Iterator[None]:
                 stream.reconfigure(errors="strict")
 
 
+def _refuse_cut_output() -> None:
+    """An error when standard output is a regular file that reached the file-size limit
+    (``ulimit -f``): Python's text layer drops the rest of a long write cut short by the limit
+    without a word (``print(text, end="")``), so the command would exit 0 with its output cut."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if limit == resource.RLIM_INFINITY:
+            return
+        st = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, ImportError, AttributeError):
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_size >= limit:
+        raise OSError(errno.EFBIG, f"{os.strerror(errno.EFBIG)} (cut at the file-size limit, "
+                      f"{limit} bytes: ulimit -f)", "standard output")
+
+
 def _stdout_failed(exc: OSError) -> OSError:
     """``exc`` naming "standard output" when it names no file and standard output is what is
     full (``> /dev/full``; a regular file on a full disk or at the file-size limit): the error
@@ -345,6 +363,7 @@ def _main(argv: Sequence[str] | None) -> int:
         with _one_line_warnings(), _sigterm_as_interrupt(), saves_best_effort():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
+        _refuse_cut_output()
         return status
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -514,6 +514,20 @@ def test_standard_output_on_a_full_device_is_named(pair: Path, argv: tuple[str, 
     assert "Exception ignored" not in p.stderr
 
 
+def test_standard_output_cut_at_the_file_size_limit_is_an_error(tmp_path: Path) -> None:
+    """``metrics list > file`` under ``ulimit -f``: Python's text layer dropped the rest of the
+    listing without a word (exit 0, 1 KiB of 32)."""
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open(tmp_path / "list.txt", "w") as out:
+        p = subprocess.run([sys.executable, "-m", "bench", "metrics", "list"], cwd=tmp_path,
+                           env=env, stdout=out, stderr=subprocess.PIPE, text=True, timeout=120,
+                           preexec_fn=cap)
+    ok(refused(Res(p.returncode, "", p.stderr), "standard output", "file-size limit"))
+
+
 def _signal_while_writing(cwd: Path, sig: int, watch: Path, *argv: str) -> tuple[int, str]:
     """Start ``python -m bench ARGV`` and send ``sig`` as soon as a new entry appears in
     ``watch`` (the command began writing its output: a temporary file or folder), or not at
