@@ -18,6 +18,7 @@ import contextlib
 import errno
 import importlib
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any, NamedTuple
@@ -287,6 +288,51 @@ def _encodable_output() -> Iterator[None]:
                 stream.reconfigure(errors="strict")
 
 
+def _refuse_cut_output() -> None:
+    """An error when standard output is a regular file that reached the file-size limit
+    (``ulimit -f``): Python's text layer drops the rest of a long write cut short by the limit
+    without a word (``print(text, end="")``), so the command would exit 0 with its output cut."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if limit == resource.RLIM_INFINITY:
+            return
+        st = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, ImportError, AttributeError):
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_size >= limit:
+        raise OSError(errno.EFBIG, f"{os.strerror(errno.EFBIG)} (cut at the file-size limit, "
+                      f"{limit} bytes: ulimit -f)", "standard output")
+
+
+def _stdout_failed(exc: OSError) -> OSError:
+    """``exc`` naming "standard output" when it names no file and standard output is what is
+    full (``> /dev/full``; a regular file on a full disk or at the file-size limit): the error
+    said only "No space left on device". Standard output is then pointed at /dev/null, so that
+    Python's flush at exit raises no second error."""
+    if exc.filename is not None or exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return exc
+    try:
+        fd = sys.stdout.fileno()
+        st = os.fstat(fd)
+        if stat.S_ISCHR(st.st_mode):
+            full = st.st_rdev == os.stat("/dev/full").st_rdev
+        else:
+            import resource
+
+            limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+            full = stat.S_ISREG(st.st_mode) and (os.fstatvfs(fd).f_bavail == 0 or (
+                limit != resource.RLIM_INFINITY and st.st_size >= limit))
+    except (OSError, ValueError, ImportError, AttributeError):
+        return exc
+    if not full:
+        return exc
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+    return OSError(exc.errno, exc.strerror, "standard output")
+
+
 def _pipe_closed() -> int:
     """The status of a command whose reader stopped early (``ltrbench ... | head -1``): 0, as
     ``head`` users expect (the output they asked for was written); standard output is pointed at
@@ -307,13 +353,17 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()
         return 0
     try:
-        # The door of every command (a file that plainly is another kind refused), loaded as
-        # the commands are: bench.commands sits beside this module, never imported statically.
-        door = importlib.import_module("bench.commands.text").check_input_kinds
-        door(getattr(args, "command", None), args)
-        with _one_line_warnings(), _sigterm_as_interrupt():
+        # The door of every command (a file that plainly is another kind refused), imported
+        # here, not at the top: `ltrbench --help` loads no module of bench.commands.
+        from bench.commands.text import check_input_kinds
+
+        check_input_kinds(getattr(args, "command", None), args)
+        from bench.jit_cache import saves_best_effort
+
+        with _one_line_warnings(), _sigterm_as_interrupt(), saves_best_effort():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
+        _refuse_cut_output()
         return status
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -321,7 +371,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
-        print(f"error: {os_error_text(exc)}", file=sys.stderr)
+        print(f"error: {os_error_text(_stdout_failed(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         how = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
@@ -352,6 +402,14 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
     import difflib
 
     options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    if "--" in extras:  # after '--' every word is positional, an option's name too
+        takes = [a.metavar or a.dest for a in parser._actions if not a.option_strings
+                 and not isinstance(a, argparse._SubParsersAction)]
+        what = (f"beyond its {', '.join(map(str, takes))}" if takes
+                else f"which {parser.prog} does not take")
+        hint = ("; '--' ends the options: every word after it is a positional argument, "
+                f"{what} (write the options before '--', or leave '--' out)")
+        parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
     hints = []
     for word in extras:
         name = word.split("=", 1)[0]
@@ -444,7 +502,7 @@ def _free_space(filename: object) -> str:
     import shutil
     from pathlib import Path
 
-    if filename is None:
+    if filename is None or filename == "standard output":  # /dev/full: no folder to ask
         return ""
     p = Path(str(filename))
     for folder in (p, *p.parents):

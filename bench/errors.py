@@ -46,7 +46,30 @@ class DataError(LtrbenchError, ValueError):
 
 
 class ConfigError(LtrbenchError, ValueError):
-    """A configuration, option or name that ltrbench does not accept (the message lists valid ones)."""
+    """A configuration, option or name that ltrbench does not accept (the message lists valid ones).
+
+    An error about one key of a configuration value (an :class:`~bench.adapters.config.
+    AdapterConfig` field) carries it typed: ``key`` (``"negatives"``) and ``detail``, the text
+    after ``key=`` (``"-1 must be an integer from 0 to ..."``); the message is then
+    ``key=detail``. A caller that knows the key under another name (the command-line option
+    ``--negatives``) says that name with :meth:`renamed`, never by parsing the text. Both are
+    ``None`` for other errors.
+    """
+
+    def __init__(self, message: str = "", *, key: str | None = None,
+                 detail: str | None = None) -> None:
+        if key is not None and detail is not None and not message:
+            message = f"{key}={detail}"
+        super().__init__(message)
+        self.key = key
+        self.detail = detail
+
+    def renamed(self, name: str) -> ConfigError:
+        """The same error under the name the user typed (``--negatives -1 must be ...``);
+        ``self`` when it carries no key."""
+        if self.key is None or self.detail is None:
+            return self
+        return ConfigError(f"{name} {self.detail}", key=name, detail=self.detail)
 
 
 def _located(

@@ -121,16 +121,14 @@ class AdapterConfig:
         ts = self.target_size
         if not (isinstance(ts, int | float) and not isinstance(ts, bool) and math.isfinite(ts)
                 and 0 < ts <= INT_MAX and (ts < 1 or float(ts).is_integer())):
-            raise ConfigError(
-                f"target_size={ts!r}: give a whole number of ratings (1 to {INT_MAX}) or a fraction "
-                "in (0, 1)"
-            )
+            raise ConfigError(key="target_size", detail=(
+                f"{ts!r}: give a whole number of ratings (1 to {INT_MAX}) or a fraction in (0, 1)"))
         _at_least("min_history", self.min_history, 1)
         _at_least("negatives", self.negatives, 0)
         _at_least("n_folds", self.n_folds, 3)
         _at_least("fold", self.fold, 0)
         if not 0 <= self.fold < self.n_folds:
-            raise ConfigError(f"fold={self.fold} must be in 0..{self.n_folds - 1}")
+            raise ConfigError(key="fold", detail=f"{self.fold} must be in 0..{self.n_folds - 1}")
         _at_least("svd_factors", self.svd_factors, 1)
         _at_least("similarity_history", self.similarity_history, 0)
         _at_least("als_factors", self.als_factors, 1)
@@ -142,11 +140,12 @@ class AdapterConfig:
         _finite("binary_threshold", self.binary_threshold)
         q = self.time_cut_quantiles
         if len(q) != 3 or not 0 < q[0] < q[1] < q[2] < 1:
-            raise ConfigError(f"time_cut_quantiles={q!r}: need three increasing values in (0, 1)")
+            raise ConfigError(key="time_cut_quantiles",
+                              detail=f"{q!r}: need three increasing values in (0, 1)")
         if self.time_cuts is not None:
             c = self.time_cuts
             if len(c) != 3 or not c[0] < c[1] < c[2]:
-                raise ConfigError(f"time_cuts={c!r}: need three increasing timestamps")
+                raise ConfigError(key="time_cuts", detail=f"{c!r}: need three increasing timestamps")
         self._check_applies()
 
     def _check_applies(self) -> None:
@@ -154,25 +153,25 @@ class AdapterConfig:
         ignored (``--binary-threshold 3 --labels graded``, ``--time-cuts`` with the temporal
         split): the conversion would not be the one asked for."""
         d = AdapterConfig.__dataclass_fields__
-        unused = [
+        unused = [  # (given, the key, what follows 'key=', the option it depends on)
             (self.binary_threshold != d["binary_threshold"].default and self.labels != "binary",
-             f"binary_threshold={self.binary_threshold!r} applies to labels='binary'; "
-             f"labels={self.labels!r} does not use it"),
+             "binary_threshold", f"{self.binary_threshold!r} applies to labels='binary'; "
+             f"labels={self.labels!r} does not use it", "labels"),
             (self.time_cuts is not None and self.split != "time-cut",
-             f"time_cuts={self.time_cuts!r} apply to split='time-cut'; split={self.split!r} "
-             "does not use them"),
+             "time_cuts", f"{self.time_cuts!r} apply to split='time-cut'; split={self.split!r} "
+             "does not use them", "split"),
             ((self.n_folds, self.fold) != (d["n_folds"].default, d["fold"].default)
              and self.split != "kfold",
-             f"n_folds={self.n_folds}, fold={self.fold} apply to split='kfold'; "
-             f"split={self.split!r} does not use them"),
+             "n_folds", f"{self.n_folds}, fold={self.fold} apply to split='kfold'; "
+             f"split={self.split!r} does not use them", "split"),
             (self.target_size != d["target_size"].default and self.split == "time-cut",
-             f"target_size={self.target_size!r} does not apply to split='time-cut' (its "
-             "windows are the time cuts)"),
+             "target_size", f"{self.target_size!r} does not apply to split='time-cut' (its "
+             "windows are the time cuts)", "split"),
         ]
-        for given, why in unused:
+        for given, key, why, other in unused:
             if given:
-                raise ConfigError(f"{why}: it would be ignored; leave it out or change "
-                                  f"{'labels' if why.startswith('binary') else 'split'}")
+                raise ConfigError(key=key, detail=f"{why}: it would be ignored; leave it out or "
+                                  f"change {other}")
 
     def window_size(self, n_ratings: int) -> int:
         """Ratings per target window for a user with ``n_ratings`` ratings."""
@@ -189,7 +188,7 @@ class AdapterConfig:
 
 def _one_of(name: str, value: str, valid: tuple[str, ...]) -> None:
     if value not in valid:
-        raise ConfigError(f"{name}={value!r} is not one of: {', '.join(valid)}")
+        raise ConfigError(key=name, detail=f"{value!r} is not one of: {', '.join(valid)}")
 
 
 #: The largest count or seed: a C ``int`` (the compiled kernels' counters, ``numpy.random``
@@ -201,7 +200,7 @@ INT_MAX = 2**31 - 1
 def _at_least(name: str, value: int, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) \
             or not low <= value <= INT_MAX:
-        raise ConfigError(f"{name}={value!r} must be an integer from {low} to {INT_MAX}")
+        raise ConfigError(key=name, detail=f"{value!r} must be an integer from {low} to {INT_MAX}")
 
 
 def _finite(name: str, value: float, low: float | None = None) -> None:
@@ -209,4 +208,4 @@ def _finite(name: str, value: float, low: float | None = None) -> None:
         and math.isfinite(value) and (low is None or value >= low)
     if not ok:
         bound = "" if low is None else f" >= {low:g}"
-        raise ConfigError(f"{name}={value!r} must be a finite number{bound}")
+        raise ConfigError(key=name, detail=f"{value!r} must be a finite number{bound}")

@@ -48,7 +48,7 @@ from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable, check_sp
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
-from bench.runs.manifest import ManifestWriter, dataset_fingerprint, now
+from bench.runs.manifest import Manifest, ManifestWriter, dataset_fingerprint, now
 from bench.runs.manifest_check import RESUME_FIELDS, read_run_manifest
 from bench.runs.naming import new_run_dir
 from bench.runs.search import latest_unfinished
@@ -83,6 +83,7 @@ def run_benchmark(
     gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
     _check_before_data(config, gbdt_libraries)
     with progress_bar(progress, len(pairs)) as advance, contextlib.ExitStack() as held:
+        resumed = _resumed_run(config, Path(out_dir), resume, held)  # locked, read once
         if splits is None:
             advance(f"loading {config.dataset}", 0)
             splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
@@ -90,7 +91,7 @@ def run_benchmark(
         if config.name:  # the display name the user chose (``--name``, ``name =``)
             splits = dataclasses.replace(splits, name=config.name)
         checked = _check_splits(config, splits, gbdt_libraries)
-        run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resume, held, checked)
+        run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resumed, held, checked)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train, trainer = _open_trainer(config, splits, run_dir, manifest, advance, bool(todo))
         try:
@@ -328,15 +329,15 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
     """The results folder of a run: ``out_dir`` when given, else the folder a resumed run
     directory lies in (``<folder>/runs/<run-id>``), else ``results/local``.
 
-    Checked before any data are loaded: a resumed run directory must hold a manifest, and as its
-    cross-check and report files belong beside it, an ``out_dir`` other than the run's own folder
-    is refused instead of splitting the run's outputs between two folders.
+    Checked before any data are loaded: a resumed run directory must hold a manifest (read, and
+    its fields checked, once, by :func:`run_benchmark` under the run's lock, also before any
+    data), and as its cross-check and report files belong beside it, an ``out_dir`` other than
+    the run's own folder is refused instead of splitting the run's outputs between two folders.
     """
     home = None
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
         if not (Path(resume) / "manifest.json").is_file():
             raise ConfigError(f"{resume}: not a run directory (no manifest.json); cannot resume")
-        read_run_manifest(Path(resume))  # a field of another type: said before any data
         run_dir = Path(resume).resolve()
         home = run_dir.parent.parent if run_dir.parent.name == "runs" else run_dir.parent
     if out_dir is None:
@@ -348,28 +349,41 @@ def results_folder(out_dir: str | Path | None, resume: bool | str | Path = False
     return Path(out_dir)
 
 
-def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume: bool | str | Path,
-                  held: contextlib.ExitStack,
-                  checked: dict[str, Any]) -> tuple[Path, ManifestWriter]:
-    """The run directory (new, or the one resumed), with its writer lock entered into ``held``
-    before anything in it is touched (:mod:`bench.runs.lock`), and the writer of its manifest,
-    written once: started (or reopened) with the split checks and devices ``checked``."""
-    runs = out_dir / "runs"
-    chash = config.config_hash()
+def _resumed_run(config: RunConfig, out_dir: Path, resume: bool | str | Path,
+                 held: contextlib.ExitStack) -> tuple[Path, dict[str, Any]] | None:
+    """The run directory a resume continues (``resume`` a path, or ``True``: the latest
+    unfinished run of this config under ``out_dir``; ``None`` for a new run), with its writer
+    lock entered into ``held`` and its manifest read and checked once: before any data are
+    loaded, so a damaged manifest or a second writer is said at once, and under the lock, so
+    what is checked later (config, inputs, dataset, user code) is what the run goes on from."""
     run_dir: Path | None = None
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
-        run_dir = Path(resume)  # a run directory: checked by results_folder, before any data
+        run_dir = Path(resume)  # a run directory: checked by results_folder
     elif resume:
-        run_dir = latest_unfinished(runs, chash)
-    if run_dir is not None:
-        held.enter_context(writer_lock(run_dir))  # one writer per run directory
-        _check_resumable(run_dir, chash, splits, config)
-        manifest = ManifestWriter.open(run_dir)
+        run_dir = latest_unfinished(out_dir / "runs", config.config_hash())
+    if run_dir is None:
+        return None
+    held.enter_context(writer_lock(run_dir))  # one writer per run directory
+    return run_dir, read_run_manifest(run_dir, required=RESUME_FIELDS)
+
+
+def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path,
+                  resumed: tuple[Path, dict[str, Any]] | None, held: contextlib.ExitStack,
+                  checked: dict[str, Any]) -> tuple[Path, ManifestWriter]:
+    """The run directory (new, or the one resumed: :func:`_resumed_run`), with its writer lock
+    entered into ``held`` before anything in it is touched (:mod:`bench.runs.lock`), and the
+    writer of its manifest, written once: started (or reopened) with the split checks and
+    devices ``checked``."""
+    chash = config.config_hash()
+    if resumed is not None:
+        run_dir, recorded = resumed
+        _check_resumable(run_dir, recorded, chash, splits, config)
+        manifest = ManifestWriter(run_dir, Manifest.from_dict(recorded))
         manifest.change(resumed=[*(manifest.manifest.resumed or []), now()], finished=None,
                         failures=None, **checked)
         layout.ensure_tables(run_dir, labels_frame(splits))
         return run_dir, manifest
-    run_dir = new_run_dir(runs, config.name or config.dataset, chash)
+    run_dir = new_run_dir(out_dir / "runs", config.name or config.dataset, chash)
     held.enter_context(writer_lock(run_dir))
     write_text(
         run_dir / "config.toml",
@@ -381,12 +395,16 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path, resume:
     return run_dir, manifest
 
 
-def _check_resumable(run_dir: Path, chash: str, splits: LetorSplits, config: RunConfig) -> None:
-    manifest = read_run_manifest(run_dir, required=RESUME_FIELDS)
+def _check_resumable(run_dir: Path, manifest: dict[str, Any], chash: str, splits: LetorSplits,
+                     config: RunConfig) -> None:
+    """``manifest`` (the run's, as read once) against the run about to go on: the same config,
+    input files, dataset and user code."""
     if manifest.get("config_hash") != chash:
         raise ConfigError(
-            f"{run_dir}: its config differs from this one (hash {manifest.get('config_hash')} "
-            f"vs {chash}); resume it with its own config.toml"
+            f"{run_dir}: the config differs from the one its manifest.json records (hash "
+            f"{manifest.get('config_hash')} there, {chash} now): the run's config.toml was "
+            "edited since it started, or another config or options were given; resume it with "
+            "its own config.toml as written, or start a new run"
         )
     recorded = (manifest.get("dataset") or {}).get("inputs") or {}
     if recorded and splits.inputs and recorded != splits.inputs:

@@ -151,12 +151,10 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
             svd_factors=args.svd_factors, similarity_history=args.similarity_history,
             seed=args.seed,
         )
-    except ConfigError as exc:  # the config's field names the option the user typed
-        field, sep, rest = str(exc).partition("=")
-        if not sep or not field.isidentifier():
+    except ConfigError as exc:  # the config's field (typed: exc.key) named by the option typed
+        if exc.key is None:
             raise
-        option = _OPTION_OF.get(field, "--" + field.replace("_", "-"))
-        raise ConfigError(f"{option} {rest}") from exc
+        raise exc.renamed(_OPTION_OF.get(exc.key, "--" + exc.key.replace("_", "-"))) from exc
 
 
 def separator(text: str) -> str:

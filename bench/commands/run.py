@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -94,11 +95,10 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError("--out: an empty folder name; give a folder (--out . for this one)")
     resume = args.resume
     if isinstance(resume, str):
-        run_dir = Path(resume)
-        if args.config is None and (run_dir / "config.toml").is_file():
-            args.config = str(run_dir / "config.toml")
-        resume = run_dir
-    args.out = results_folder(args.out, resume)
+        resume = Path(resume)
+    args.out = results_folder(args.out, resume)  # a run directory, its manifest read
+    if isinstance(resume, Path) and args.config is None:
+        args.config = _own_config(resume)
     check_output_dir(args.out, option="--out", inputs=run_inputs(args), writes=run_writes(args),
                      into=RUN_INTO, sealed=RUN_SEALED)
     folds = _folds(args)
@@ -124,6 +124,21 @@ def main(args: argparse.Namespace) -> int:
                          f"and plots in {args.out}/)\n")
     cc = summary.get("crosscheck")
     return 1 if cc is not None and cc.get("ok") is False else 0
+
+
+def _own_config(run_dir: Path) -> str:
+    """The ``config.toml`` a resumed run directory was started with (``--resume RUN_DIR``
+    without ``--config``); one that is missing or not a regular file is refused by name:
+    comparing the default options with the run's recorded hash said only "its config differs"."""
+    from bench.errors import ConfigError
+
+    own = run_dir / "config.toml"
+    if not own.is_file():
+        what = "missing" if not os.path.lexists(own) else "not a regular file"
+        raise ConfigError(f"--resume {run_dir}: its config.toml is {what} ({own}): the run's "
+                          "own configuration is gone (the run directory was changed outside "
+                          "ltrbench); give it with --config FILE, or start a new run")
+    return str(own)
 
 
 def _folds(args: argparse.Namespace) -> tuple[int, ...] | None:

@@ -223,25 +223,29 @@ def _is_score(line: str) -> bool:
 #: run, so ``--ratings`` and ``--dataset`` refuse neither.
 _FILES = frozenset({"toml", "json", "svmlight", "parquet", "qrels", "trec-run", "scores"})
 _FOLDERS = frozenset({"run-dir", "tune-dir", "results-dir", "dataset-dir"})
+#: Rows that two commands share (evaluate's and crosscheck --evaluators' TREC pair and scores),
+#: defined once: what the option reads and the kinds it refuses.
+_QRELS = ("4 fields 'qid iter docno rel' (a TREC qrels file)", (_FILES | _FOLDERS) - {"qrels"})
+_TREC_RUN = ("6 fields 'qid Q0 docno rank score tag' (a TREC run)",
+             (_FILES | _FOLDERS) - {"trec-run"})
+_SCORES = ("a text file of one score a line", (_FILES | _FOLDERS) - {"scores"})
+_RUN_DIR = ("a run directory", _FILES | _FOLDERS - {"run-dir"})
 DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
-    ("evaluate", "--qrels"): ("qrels", "4 fields 'qid iter docno rel' (a TREC qrels file)", (_FILES | _FOLDERS) - {"qrels"}),
-    ("evaluate", "--run"): ("run", "6 fields 'qid Q0 docno rank score tag' (a TREC run)", (_FILES | _FOLDERS) - {"trec-run"}),
+    ("evaluate", "--qrels"): ("qrels", *_QRELS),
+    ("evaluate", "--run"): ("run", *_TREC_RUN),
     ("evaluate", "--data"): ("data", "an SVMlight/LETOR file (or, with --engine dask, a folder "
                              "of Parquet shards)",
                              frozenset({"toml", "json", "qrels", "trec-run"}) | _FOLDERS - {
                                  "dataset-dir"}),
-    ("evaluate", "--scores"): ("scores", "a text file of one score a line",
-                               (_FILES | _FOLDERS) - {"scores"}),
+    ("evaluate", "--scores"): ("scores", *_SCORES),
     ("evaluate", "--query"): ("query", "a text file of group sizes, one a line",
                               (_FILES | _FOLDERS) - {"scores"}),
-    ("crosscheck", "--qrels"): ("qrels", "4 fields 'qid iter docno rel' (a TREC qrels file)", (_FILES | _FOLDERS) - {"qrels"}),
-    ("crosscheck", "--trec-run"): ("trec_run", "6 fields 'qid Q0 docno rank score tag' (a TREC run)",
-                                   (_FILES | _FOLDERS) - {"trec-run"}),
+    ("crosscheck", "--qrels"): ("qrels", *_QRELS),
+    ("crosscheck", "--trec-run"): ("trec_run", *_TREC_RUN),
     ("crosscheck", "--data"): ("data", "an SVMlight/LETOR file",
                                frozenset({"toml", "json", "qrels", "trec-run"}) | _FOLDERS),
-    ("crosscheck", "--scores"): ("scores", "a text file of one score a line",
-                                 (_FILES | _FOLDERS) - {"scores"}),
-    ("crosscheck", "--run"): ("run", "a run directory", _FILES | _FOLDERS - {"run-dir"}),
+    ("crosscheck", "--scores"): ("scores", *_SCORES),
+    ("crosscheck", "--run"): ("run", *_RUN_DIR),
     ("report", "--runs"): ("runs", "run directories, run ids or folders of runs",
                            _FILES | {"tune-dir", "dataset-dir"}),
     ("report", "--tuned"): ("tuned", "a tune folder (DIR/tune/<name>, with plan.json)",
@@ -249,7 +253,7 @@ DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
     ("reproduce", "LEADERBOARD"): ("leaderboard", "a leaderboard or fold table written by "
                                    "'ltrbench report' (.md, .json or their folder)",
                                    _FILES - {"json"} | {"run-dir", "tune-dir", "dataset-dir"}),
-    ("reproduce", "--run"): ("run", "a run directory", _FILES | _FOLDERS - {"run-dir"}),
+    ("reproduce", "--run"): ("run", *_RUN_DIR),
     ("tune", "--resume"): ("resume", "a tune folder (with plan.json)",
                            _FILES | {"run-dir", "dataset-dir"}),
     ("convert", "--ratings"): ("ratings", "a ratings file or MovieLens folder",

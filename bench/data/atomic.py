@@ -35,27 +35,41 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     dest = Path(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
     _remove_orphans(dest)
+    prefix = f".{_stem(dest)}.{os.getpid()}-"
+    earlier = _own_temporaries(dest.parent, prefix)
+    tmp_path: Path | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{_stem(dest)}.{os.getpid()}-", suffix=".tmp",
-                                   dir=dest.parent)
-    except OSError as exc:  # /proc, a read-only folder: name the user's path, not the temporary
-        raise OSError(exc.errno, f"cannot create a file in its folder ({exc.strerror})",
-                      str(dest)) from exc
-    os.close(fd)
-    tmp_path = Path(tmp)
-    os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual file mode
-    try:
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=dest.parent)
+        except OSError as exc:  # /proc, a read-only folder: name the user's path
+            raise OSError(exc.errno, f"cannot create a file in its folder ({exc.strerror})",
+                          str(dest)) from exc
+        tmp_path = Path(tmp)
+        os.close(fd)
+        os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual file mode
         yield tmp_path
         with open(tmp_path, "rb+") as fh:
             os.fsync(fh.fileno())
         _keep_mode(tmp_path, dest)
         os.replace(tmp_path, dest)
     except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
-            tmp_path.unlink()
-        if isinstance(exc, OSError) and _unnamed(exc, tmp_path):
+        # a signal (Ctrl-C, SIGTERM) may land after mkstemp made the file and before its name
+        # was kept: then this writer's temporaries made since it started are removed by name
+        made = [tmp_path] if tmp_path is not None else \
+            _own_temporaries(dest.parent, prefix) - earlier
+        for left in made:
+            with contextlib.suppress(FileNotFoundError):
+                left.unlink()
+        if isinstance(exc, OSError) and tmp_path is not None and _unnamed(exc, tmp_path):
             raise _named(exc, dest) from exc
         raise
+
+
+def _own_temporaries(folder: Path, prefix: str) -> set[Path]:
+    """The temporaries of this process in ``folder`` whose names start with ``prefix`` (the
+    writer's pid is in it)."""
+    return {Path(p) for p in glob.glob(os.path.join(glob.escape(os.fspath(folder)),
+                                                    glob.escape(prefix) + "*.tmp"))}
 
 
 def _keep_mode(tmp: Path, dest: Path) -> None:
@@ -118,8 +132,11 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
         pid = old.name.split("-")[1].split(".")[0]
         if pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".set-{os.getpid()}-", suffix=".tmp", dir=out))
+    prefix = f".set-{os.getpid()}-"
+    earlier = _own_temporaries(out, prefix)
+    tmp: Path | None = None
     try:
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=out))
         try:
             yield tmp
         except OSError as exc:
@@ -140,8 +157,9 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
                         (out / name).unlink()
             for name in sorted(new, key=lambda n: n == "summary.json"):  # the summary last
                 os.replace(tmp / name, out / name)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    finally:  # a signal between mkdtemp and the name kept: this writer's new folders, by name
+        for made in [tmp] if tmp is not None else _own_temporaries(out, prefix) - earlier:
+            shutil.rmtree(made, ignore_errors=True)
 
 
 @contextlib.contextmanager

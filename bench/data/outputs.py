@@ -10,10 +10,12 @@ destroyed file) after the work is done.
   name), when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
   would replace the device node with a file; a FIFO would block the writer), when it is a
   directory, when a component of its folder is an existing file, or when the folder it goes in
-  may not be written by this user (``os.access``) or is on a read-only file system; and
-  a path holding a NUL byte or a name over the file system's ``NAME_MAX`` (both commands).
+  may not be written by this user (``os.access``), is on a read-only file system or has no
+  write permission bit (read-only, also for root); and a path holding a NUL byte or a name over the file system's ``NAME_MAX`` (both commands).
 - :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component of
-  it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing; and
+  it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing,
+  when it (or, for a new folder, the nearest existing folder above it) is read-only or may not
+  be written, as for a file; and
   when an entry the command writes there (``writes``: file names and ``fnmatch`` patterns relative
   to the folder, e.g. ``train.txt`` or ``*/ndcg_at_k.png``) exists and is an input file, holds an
   input, lies inside an input folder, or is a symbolic link, a device node, a FIFO or a socket.
@@ -366,11 +368,22 @@ def _check_parents(folder: Path, option: str, target: Path) -> None:
 
 
 def _check_writable(folder: Path, option: str, target: Path) -> None:
-    """Refuse, before any work, a folder this process may not write in (``os.access``) or one on
-    a read-only file system (``statvfs``): the atomic writer creates its temporary file there."""
+    """Refuse, before any work, a folder this process may not write in (``os.access``), one on
+    a read-only file system (``statvfs``), or one without any write permission bit (``chmod
+    a-w``: its owner protected it, as a read-only file is protected; root, whom ``os.access``
+    lets write anything, would fill it all the same): the atomic writer creates its temporary
+    file there, and a new output folder is made in it."""
     read_only = False
     with contextlib.suppress(OSError):
         read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    mode = None
+    with contextlib.suppress(OSError):
+        mode = stat.S_IMODE(os.stat(folder).st_mode)
+    if mode is not None and not mode & 0o222 and not read_only:
+        shown = "" if _real(target) == folder else f": the folder {os.fspath(folder)!r}"
+        raise ConfigError(f"{option} {os.fspath(target)!r}{shown} is read-only (mode "
+                          f"{mode:o}): ltrbench does not write into a folder its owner "
+                          "protected; make it writable (chmod u+w) or choose another folder")
     if read_only or not os.access(folder, os.W_OK | os.X_OK):
         why = "is on a read-only file system" if read_only else "may not be written by this user"
         raise ConfigError(f"{option} {os.fspath(target)!r}: the folder {os.fspath(folder)!r} "

@@ -262,13 +262,11 @@ def _card_for(name: str, option: str | None, spec: str) -> Card:
                           f"valid: {', '.join(cards)}")
     card = cards[name]
     if card.loader == SHAPES_LOADER:
-        from bench.datasets.folds import N_FOLDS, fold_suffix  # lazy: it loads NumPy
+        from bench.datasets.folds import fold_number, fold_suffix  # lazy: it loads NumPy
 
         head, fold = fold_suffix(spec)  # NAME[:SCALE[,seed=N]]:FoldK, as resolve_spec reads it
         if fold is not None:
-            if not fold[4:] == str(int(fold[4:])) or not 1 <= int(fold[4:]) <= N_FOLDS:
-                raise ConfigError(f"dataset {spec!r}: {fold!r} is not a fold of {name!r}; "
-                                  f"expected {head}:Fold1 .. {head}:Fold{N_FOLDS}")
+            fold_number(spec, fold, name=name)
             spec, option = head, parse_spec(head)[1]
         _generation(name, option, spec)  # a bad SCALE or seed is an error here, naming the grammar
         return card

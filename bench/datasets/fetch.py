@@ -90,6 +90,11 @@ def _a_folder(path: Path, where: str) -> Path:
     if path.exists() and not path.is_dir():
         raise ConfigError(f"{where} {os.fspath(path)!r} is not a folder: expected the data "
                           "directory (created when missing)")
+    above = next((p for p in path.parents if os.path.lexists(p)), None)
+    if not path.exists() and above is not None and not above.is_dir():  # 'notes.txt/data'
+        raise ConfigError(f"{where} {os.fspath(path)!r}: {os.fspath(above)!r} is a file, not a "
+                          "folder, so the data directory cannot be created under it; expected "
+                          "a folder (created when missing)")
     return path
 
 

@@ -113,6 +113,19 @@ def fold_suffix(text: str) -> tuple[str, str | None]:
     return text, None
 
 
+def fold_number(spec: str, fold: str, *, name: str) -> int:
+    """K of the ``FoldK`` that :func:`fold_suffix` found after ``spec``'s last colon, for a
+    generated dataset ``name``: 1..:data:`N_FOLDS` written without leading zeros, else a
+    :class:`ConfigError` naming the spec and the folds it has. The one check of the card lookup
+    and the resolver."""
+    k = int(fold[4:])
+    if not 1 <= k <= N_FOLDS or fold[4:] != str(k):
+        head = fold_suffix(spec)[0]
+        raise ConfigError(f"dataset {spec!r}: {fold!r} is not a fold of {name!r}; expected "
+                          f"{head}:Fold1 .. {head}:Fold{N_FOLDS}")
+    return k
+
+
 def part_files(root: PathLike) -> dict[int, Path] | None:
     """``{1: root/S1.txt, …, 5: root/S5.txt}`` when all five part files are there, else
     ``None``; a root with some of them but not all is refused naming the missing ones."""

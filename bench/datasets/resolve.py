@@ -65,7 +65,14 @@ from bench.datasets.catalogue import (
     parse_spec,
 )
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
-from bench.datasets.folds import N_FOLDS, fold_name, fold_suffix, part_files, read_fold
+from bench.datasets.folds import (
+    N_FOLDS,
+    fold_name,
+    fold_number,
+    fold_suffix,
+    part_files,
+    read_fold,
+)
 from bench.datasets.guessed_columns import guess_columns
 from bench.datasets.memory import check_fits, estimate_letor
 from bench.errors import ConfigError, DataError
@@ -148,10 +155,7 @@ def _shape_fold(spec: str) -> DatasetSpec | None:
                               f"its scale and seed: NAME[:SCALE[,seed=N]]:FoldK, K in "
                               f"1..{N_FOLDS} (e.g. {name}:0.01,seed=1:Fold3)")
         return None
-    k = int(fold[4:])
-    if not 1 <= k <= N_FOLDS or fold[4:] != str(k):
-        raise ConfigError(f"dataset {spec!r}: {fold!r} is not a fold of {name!r}; expected "
-                          f"{head}:Fold1 .. {head}:Fold{N_FOLDS}")
+    k = fold_number(spec, fold, name=name)
     return replace(catalogue_spec(head, name, option), text=spec, fold=f"Fold{k}",
                    option=f"{option}:Fold{k}" if option else f"Fold{k}")
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from bench.errors import DataError
 
@@ -24,14 +25,24 @@ _NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
 @contextmanager
 def writing_into(data_dir: str | os.PathLike[str], what: str) -> Iterator[None]:
     """Run the block; a permission or read-only error inside it is a :class:`DataError` naming
-    ``data_dir`` (the data directory written), ``what`` and the remedy."""
+    ``data_dir`` (the data directory written), ``what`` and the remedy. A data directory
+    without any write permission bit (``chmod a-w``) is refused before the block, as an output
+    folder is (:mod:`bench.data.outputs`): root, whom the permissions do not stop, would fill
+    a folder its owner protected."""
+    with suppress(OSError):
+        mode = stat.S_IMODE(os.stat(data_dir).st_mode)
+        if not mode & 0o222:
+            raise _refusal(data_dir, what, f"read-only: mode {mode:o}")
     try:
         yield
     except OSError as exc:
         if exc.errno not in _NOT_WRITABLE:
             raise
-        raise DataError(
-            f"cannot write {what} into the data directory {os.fspath(data_dir)!r} "
-            f"({exc.strerror or exc}): name a writable one with --data-dir or "
-            f"LTRBENCH_DATA_DIR (its first folder is written; the others are only read)",
-            path=data_dir) from None
+        raise _refusal(data_dir, what, str(exc.strerror or exc)) from None
+
+
+def _refusal(data_dir: str | os.PathLike[str], what: str, why: str) -> DataError:
+    return DataError(
+        f"cannot write {what} into the data directory {os.fspath(data_dir)!r} ({why}): name a "
+        "writable one with --data-dir or LTRBENCH_DATA_DIR (its first folder is written; the "
+        "others are only read)", path=data_dir)

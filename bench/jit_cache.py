@@ -1,0 +1,109 @@
+"""numba's compile cache written best effort: a kernel that cannot be saved is used all the same.
+
+ltrbench's kernels are compiled with ``cache=True``: numba saves each compiled signature into
+the ``__pycache__`` folder beside the module (or ``NUMBA_CACHE_DIR``). numba treats a failed
+save as fatal (``numba/core/caching.py``, ``Cache.save_overload``: only Windows' ``EACCES`` is
+forgiven), so a full disk, a quota or a file-size limit (``ulimit -f``) where the package lives
+stopped every command that compiled a kernel with a bare ``error: File too large``, naming no
+file, even when the command's own output went to another disk.
+
+:func:`saves_best_effort` makes a failed save a :class:`JitCacheWarning` naming the cause; the
+compiled code is kept in memory and used, and the next run compiles again. numba is never
+imported here: when it is not loaded yet, an import hook wraps ``Cache.save_overload`` once
+``numba.core.caching`` is loaded (so ``ltrbench --help`` still loads no heavy library).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
+from typing import Any
+
+_MODULE = "numba.core.caching"
+
+
+class JitCacheWarning(RuntimeWarning):
+    """numba could not save a compiled kernel in its cache (the run goes on)."""
+
+
+@contextlib.contextmanager
+def saves_best_effort() -> Iterator[None]:
+    """While the block runs (and after, once patched), a kernel numba cannot save in its cache
+    is a warning, not an error (see the module docstring)."""
+    loaded = sys.modules.get(_MODULE)
+    if loaded is not None:
+        _patch(loaded)
+        yield
+        return
+    hook = _AfterImport()
+    sys.meta_path.insert(0, hook)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(hook)
+
+
+def _patch(module: ModuleType) -> None:
+    cache = module.Cache
+    original = cache.save_overload
+    if getattr(original, "_best_effort", False):
+        return
+
+    def save_overload(self: Any, sig: Any, data: Any) -> None:
+        try:
+            original(self, sig, data)
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            warnings.warn(JitCacheWarning(
+                f"numba could not save a compiled kernel in its cache ({where}"
+                f"{exc.strerror or exc}): the kernel is used all the same and compiled again "
+                "in the next run; free space where ltrbench is installed, or set "
+                "NUMBA_CACHE_DIR to a writable folder"), stacklevel=2)
+
+    save_overload._best_effort = True  # type: ignore[attr-defined]
+    cache.save_overload = save_overload
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds ``numba.core.caching`` with the other finders and patches it once executed."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != _MODULE:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None:
+            return spec
+        spec.loader = _Then(spec.loader, _patch)  # type: ignore[assignment]
+        return spec
+
+
+class _Then:
+    """A loader that runs ``after(module)`` once ``loader`` executed it; anything else is the
+    loader's own."""
+
+    def __init__(self, loader: Any, after: Callable[[ModuleType], None]) -> None:
+        self._loader = loader
+        self._after = after
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        made: ModuleType | None = self._loader.create_module(spec)
+        return made
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        self._after(module)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._loader, name)
