@@ -293,14 +293,28 @@ def test_reproduce_out_inside_the_run_it_reads_is_refused(run_copy: Path, tmp_pa
     assert digest(run_copy) == before
 
 
-@pytest.mark.xfail(strict=True, reason="h11d's crosscheck owner: crosscheck --run R --out R "
-                   "writes R/<dataset>/crosscheck.md into the run folder it reads")
 def test_crosscheck_out_is_the_run_it_reads_is_refused(run_copy: Path, tmp_path: Path) -> None:
     before = digest(run_copy)
     res = cli(tmp_path, "crosscheck", "--run", str(run_copy), "--out", str(run_copy))
     ok(refused(res, "--out", "--run"))
     assert digest(run_copy) == before
     assert not (run_copy / "letor").exists()
+
+
+def test_crosscheck_out_whose_dataset_folder_is_the_run_is_refused(run_copy: Path,
+                                                                    tmp_path: Path) -> None:
+    """The report goes to ``<out>/<dataset>/``: a run folder that is that very folder (the run
+    copied to ``out/letor``) would get ``crosscheck.md`` among its files."""
+    from bench.runs.naming import dataset_slug
+    from bench.runs.reader import RunDir
+
+    (slug,) = {dataset_slug(d) for d in RunDir(run_copy).datasets()}
+    there = tmp_path / "out" / slug
+    shutil.copytree(run_copy, there)
+    before = digest(there)
+    res = cli(tmp_path, "crosscheck", "--run", str(there), "--out", str(tmp_path / "out"))
+    ok(refused(res, "--out", "--run"))
+    assert digest(there) == before
 
 
 def test_versions_out_through_a_file_is_refused(pair: Path) -> None:

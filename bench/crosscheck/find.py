@@ -9,6 +9,7 @@ the benchmark's (a layer above this one), so the caller hands it in as ``train``
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import LAMBDAMART, ModelNames, expand_models
 from bench.runs.layout import RUN_INTO, RUN_SEALED, RUN_WRITES
+from bench.runs.naming import dataset_slug
 from bench.runs.search import find_matching_run
 
 #: Trains ``models`` on the request's dataset and returns the new run's folder (the command
@@ -75,9 +77,25 @@ def crosscheck_request(
                      writes=RUN_WRITES, into=RUN_INTO, sealed=RUN_SEALED)
     models = expand_models(request.models) if request.models else None
     gbdt = _gbdt_models(models)
+    if request.run is not None:  # never into the run folder it reads (found before any read)
+        _refuse_into_run(request.out, request.out, Path(request.run))
     run_dir = _run_to_check(request, models, gbdt, train, say)
     result = crosscheck_run(run_dir, models=gbdt, metric=metric)
+    _refuse_into_run(request.out, Path(request.out) / dataset_slug(result.dataset), run_dir)
     return CrosscheckOutcome(result, write_crosscheck(result, request.out))
+
+
+def _refuse_into_run(out: str | Path, folder: str | Path, run_dir: Path) -> None:
+    """A :class:`ConfigError` when ``folder`` (``--out``, or the ``<out>/<dataset>`` folder the
+    report goes to) is the run folder being cross-checked or lies inside it, by resolved paths:
+    ``crosscheck.md`` written among a run's files changes the run (a later reader, resume or
+    report, would find a file the run did not write)."""
+    inside = Path(os.path.realpath(folder))
+    run = Path(os.path.realpath(run_dir))
+    if inside == run or run in inside.parents:
+        raise ConfigError(f"--out {os.fspath(out)!r} would write the cross-check into the run "
+                          f"folder it reads (--run {os.fspath(run_dir)!r}): choose an --out "
+                          "outside that run")
 
 
 def check_metric(metric: str) -> str:
