@@ -591,3 +591,106 @@ def test_save_with_a_path_object_that_raises_is_named(committed: Path) -> None:
     with pytest.raises(ConfigError) as info:
         RunResult(committed).save(Raising())  # type: ignore[arg-type]
     _clear(info.value, "save", "__fspath__", "boom")
+
+
+# ------------------------------------------------------------------ LetorData.build (splits=)
+
+def _build(**kwargs: Any) -> Any:
+    from bench.data import LetorData
+
+    args: dict[str, Any] = {"X": np.arange(18, dtype=np.float64).reshape(6, 3), "y": LABELS,
+                            "qid": [1, 1, 1, 2, 2, 2], "source": "mine"}
+    args.update(kwargs)
+    return LetorData.build(args.pop("X"), args.pop("y"), **args)
+
+
+def test_a_sparse_feature_matrix_says_how_to_densify_it() -> None:
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(DataError) as info:
+        _build(X=sparse.csr_matrix(np.eye(6, 3)))
+    _clear(info.value, "X", "sparse", "X.toarray()")
+    assert "dtype object" not in str(info.value)
+
+
+def test_masked_features_are_refused_naming_the_row_not_read_as_data() -> None:
+    X = np.ma.array(np.ones((6, 3)), mask=np.zeros((6, 3), dtype=bool))
+    X.mask[4, 2] = True
+    with pytest.raises(DataError) as info:
+        _build(X=X)
+    _clear(info.value, "X", "masked")
+    assert info.value.row == 5
+
+
+@pytest.mark.parametrize("arg", ["y", "qid", "user"])
+def test_a_two_dimensional_per_row_table_is_refused_not_flattened(arg: str) -> None:
+    """y (2, 3) was ravelled into 6 labels in row-major order without a word."""
+    value = {"y": np.array(LABELS).reshape(2, 3), "qid": np.array([[1, 1, 1], [2, 2, 2]]),
+             "user": np.zeros((2, 3), dtype=int)}[arg]
+    with pytest.raises(DataError) as info:
+        _build(**{arg: value})
+    _clear(info.value, arg, "one-dimensional", "(2, 3)")
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ([1.5] * 6, ("user 1.5", "not an integer")),  # was cut to user 1
+    (["u"] * 6, ("user must be integers",)),  # was a ValueError from int()
+])
+def test_user_ids_follow_the_query_id_rule(value: list[Any], words: tuple[str, ...]) -> None:
+    with pytest.raises(DataError) as info:
+        _build(user=value)
+    _clear(info.value, "mine", *words)
+
+
+@pytest.mark.parametrize(("names", "words"), [
+    ("abc", ("feature_names", "one string")),  # was split into a, b, c
+    ([1, 2, 3], ("feature_names", "int", "text")),
+])
+def test_feature_names_that_are_no_list_of_text_are_refused(names: Any,
+                                                           words: tuple[str, ...]) -> None:
+    with pytest.raises(DataError) as info:
+        _build(feature_names=names)
+    _clear(info.value, *words)
+
+
+def test_a_generator_of_labels_is_named_and_a_generator_of_names_is_fine() -> None:
+    with pytest.raises(DataError) as info:
+        _build(y=(v for v in LABELS))
+    _clear(info.value, "y", "generator")
+    data = _build(feature_names=(f"f{j}" for j in range(3)), user=[1.0] * 6)
+    assert data.feature_names == ("f0", "f1", "f2")
+    assert data.user.tolist() == [1] * 6
+
+
+@pytest.mark.parametrize("key", ["dataset", "data_dir"])
+def test_run_path_values_whose_fspath_raises_are_named_by_their_key(key: str) -> None:
+    """``run(Raising())`` ended in the user's own ``RuntimeError`` from inside the config."""
+    from bench.benchmark import run
+
+    kwargs: dict[str, Any] = {"models": ["random"], key: Raising()}
+    if key == "dataset":
+        with pytest.raises(ConfigError) as info:
+            run(kwargs.pop("dataset"), **kwargs)
+    else:
+        with pytest.raises(ConfigError) as info:
+            run("synthetic", **kwargs)
+    _clear(info.value, key, "__fspath__", "boom")
+
+
+def test_run_dataset_as_a_path_object_is_its_text() -> None:
+    import bench.benchmark.pipeline as pipeline
+    from bench.benchmark import api
+
+    seen: list[str] = []
+
+    def stub(config: Any, **_: Any) -> Path:
+        seen.append(config.dataset)
+        raise _Reached
+
+    saved = pipeline.run_benchmark
+    pipeline.run_benchmark = stub  # type: ignore[assignment]
+    try:
+        with pytest.raises(_Reached):
+            api.run(Text("synthetic"), models=["random"])  # type: ignore[arg-type]
+    finally:
+        pipeline.run_benchmark = saved  # type: ignore[assignment]
+    assert seen == ["synthetic"]

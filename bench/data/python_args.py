@@ -4,7 +4,7 @@ A notebook user passes what Python lets them pass; each is a clear error naming 
 what was expected, never a NumPy shape message or a traceback from inside a library:
 
 * :func:`refuse_non_arrays`: a per-row argument (``labels``, ``scores``, ``qid``, ``group``,
-  ``weights``, ``docno``) that is a set or dict (no row order), a one-pass iterator or generator
+  ``weights``, ``docno``; ``X``, ``y``, ``user``, ``item`` of :meth:`bench.data.LetorData.build`) that is a set or dict (no row order), a one-pass iterator or generator
   (NumPy makes a 0-d object array of it: ``qid has shape ()``), a SciPy sparse matrix (one
   row of ``n`` columns: ``np.asarray`` does not densify it) or a masked array with masked
   values (:func:`bench.metrics.validate.no_mask`, here for ``group`` too);
@@ -36,13 +36,15 @@ def refuse_non_arrays(**named: Any) -> None:
             continue
         what = _container(value)
         if what is not None:
-            raise DataError(f"{name} is {what}: expected one value per row in row order (a list, "
-                            f"a NumPy array or a pandas Series){_advice(value)}")
+            expected = ("a two-dimensional NumPy array or DataFrame (rows x features)"
+                        if name == "X" else
+                        "one value per row in row order (a list, a NumPy array or a pandas Series)")
+            raise DataError(f"{name} is {what}: expected {expected}{_advice(value, name)}")
         if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
             mask = np.ma.getmaskarray(value)
             raise DataError(f"{name} is a masked array with {int(mask.sum())} masked value(s): "
                             "masked values are not data; fill them (a.filled(value)) or drop "
-                            "their rows from every array", row=int(np.flatnonzero(mask.ravel())[0]) + 1)
+                            "their rows from every array", row=int(np.argwhere(mask)[0][0]) + 1)
 
 
 def _container(value: Any) -> str | None:
@@ -58,9 +60,9 @@ def _container(value: Any) -> str | None:
     return None
 
 
-def _advice(value: Any) -> str:
+def _advice(value: Any, name: str) -> str:
     if type(value).__module__.startswith("scipy.sparse"):
-        return ": densify it first (x.toarray().ravel())"
+        return f": densify it first ({name}.toarray(){'' if name == 'X' else '.ravel()'})"
     if isinstance(value, Iterator | ValuesView):
         return ": make it a list first (list(...))"
     return ""
