@@ -694,3 +694,4 @@ def test_run_dataset_as_a_path_object_is_its_text() -> None:
     finally:
         pipeline.run_benchmark = saved  # type: ignore[assignment]
     assert seen == ["synthetic"]
+

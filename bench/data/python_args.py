@@ -53,7 +53,9 @@ def _container(value: Any) -> str | None:
         return f"a {type(value).__name__}, which has no row order"
     if isinstance(value, Mapping):
         return f"a {type(value).__name__} (a mapping, not one value per row)"
-    if isinstance(value, Iterator | ValuesView):
+    if isinstance(value, ValuesView):
+        return f"a {type(value).__name__} (a view of a mapping, not an array)"
+    if isinstance(value, Iterator):
         return f"a {type(value).__name__} (a one-pass iterator)"
     if type(value).__module__.startswith("scipy.sparse"):
         return f"a SciPy sparse {type(value).__name__} of shape {getattr(value, 'shape', '?')}"
