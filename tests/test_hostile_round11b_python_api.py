@@ -695,3 +695,24 @@ def test_run_dataset_as_a_path_object_is_its_text() -> None:
         pipeline.run_benchmark = saved  # type: ignore[assignment]
     assert seen == ["synthetic"]
 
+
+
+def test_leaderboards_from_two_threads_agree_and_leave_the_run_files_as_they_were(
+        committed: Path) -> None:
+    from bench.benchmark import RunResult
+
+    before = {p.name: p.read_bytes() for p in committed.iterdir() if p.is_file()}
+    out: list[pd.DataFrame] = []
+
+    def work() -> None:
+        out.append(RunResult(committed).leaderboard(metrics=("ndcg@10",), bootstrap_resamples=200,
+                                                    randomization_resamples=200))
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(out) == 2
+    pd.testing.assert_frame_equal(out[0], out[1])
+    assert {p.name: p.read_bytes() for p in committed.iterdir() if p.is_file()} == before
