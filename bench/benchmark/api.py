@@ -24,6 +24,7 @@ numbers as ``ltrbench run``) with Python arguments, writing into a temporary fol
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import tempfile
@@ -39,6 +40,7 @@ import pandas as pd
 from bench.benchmark.config import RunConfig
 from bench.benchmark.config_schema import check_data_dir, python_value
 from bench.data.letor import LetorSplits
+from bench.data.python_args import user_path
 from bench.data.toml import show
 from bench.errors import ConfigError, LtrbenchError
 from bench.runs.manifest_check import read_run_manifest
@@ -100,6 +102,8 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
     if out_dir is not None and (not isinstance(out_dir, str | PathLike) or not str(out_dir)):
         raise ConfigError(f"out_dir: expected a folder path (a non-empty str or Path) or None; "
                           f"got {show(out_dir)}")
+    if out_dir is not None:  # ``~`` expanded; a failing __fspath__ or a pasted newline named
+        out_dir = user_path(out_dir, "out_dir", strict=True)
     if out_dir is not None:  # the checks of ``ltrbench run --out``: never over an input
         from bench.data.outputs import check_output_dir
         from bench.runs.layout import RUN_INTO, RUN_WRITES
@@ -146,16 +150,32 @@ class RunResult:
         holding ``manifest.json`` (else a :class:`~bench.errors.ConfigError` naming it)."""
         if not isinstance(self.run_dir, str | PathLike) or not str(self.run_dir):
             raise ConfigError(f"run_dir: expected a run directory path; got {show(self.run_dir)}")
-        path = Path(self.run_dir)
+        path = user_path(self.run_dir, "run_dir", strict=True)
         if not (path / "manifest.json").is_file():
             raise ConfigError(f"run_dir: {path} is not a run directory (no manifest.json); "
                               "expected <out>/runs/<run-id>")
         object.__setattr__(self, "run_dir", path)
 
+    def __eq__(self, other: object) -> bool:
+        """Two results are equal when they read the same run directory (its files are the
+        run's numbers): ``run(...) == RunResult(path)`` is true, a re-run with the same seeds
+        is another run (its own id and files)."""
+        if not isinstance(other, RunResult):
+            return NotImplemented
+        return self.run_dir.resolve() == other.run_dir.resolve()
+
+    def __hash__(self) -> int:
+        return hash(self.run_dir.resolve())
+
     @cached_property
-    def manifest(self) -> dict[str, Any]:
-        """``manifest.json``: config hash, dataset, device, cross-check, split checks, times."""
+    def _manifest(self) -> dict[str, Any]:
         return read_run_manifest(self.run_dir)
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """``manifest.json``: config hash, dataset, device, cross-check, split checks, times (a
+        copy: changing it changes no later answer of this result)."""
+        return copy.deepcopy(self._manifest)
 
     @cached_property
     def config(self) -> RunConfig:
@@ -169,12 +189,18 @@ class RunResult:
         return self.config.profile
 
     @cached_property
-    def metrics(self) -> pd.DataFrame:
-        """``metrics.csv`` under the run's profile: one row per model, seed, split, metric."""
+    def _metrics(self) -> pd.DataFrame:
         frame = pd.read_csv(self.run_dir / "metrics.csv")
         return frame[frame["profile"].astype(str) == self.profile].reset_index(drop=True)
 
-    @cached_property
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """``metrics.csv`` under the run's profile: one row per model, seed, split, metric (a
+        copy, read once: a user's ``result.metrics["value"] = 0`` once changed every later
+        :meth:`to_frame`)."""
+        return self._metrics.copy()
+
+    @property
     def timings(self) -> pd.DataFrame:
         """``timings.csv``: fit and predict times per model and seed, with the other load."""
         return pd.read_csv(self.run_dir / "timings.csv")
@@ -187,13 +213,13 @@ class RunResult:
     def crosscheck(self) -> dict[str, Any] | None:
         """The cross-check's record (``ok``, errors, reasons; ``ok`` is ``None`` when no library
         model was in the run), or ``None`` when it was not run."""
-        cc = self.manifest.get("crosscheck")
-        return dict(cc) if isinstance(cc, dict) else None
+        cc = self._manifest.get("crosscheck")
+        return copy.deepcopy(cc) if isinstance(cc, dict) else None
 
     @property
     def split_checks(self) -> list[dict[str, Any]]:
         """The split checks' findings (:mod:`bench.data.split_checks`)."""
-        return list(self.manifest.get("split_checks") or [])
+        return copy.deepcopy(list(self._manifest.get("split_checks") or []))
 
     def to_frame(self, split: str = "test") -> pd.DataFrame:
         """Models (rows, in run order) x (metric, ``mean``/``std`` over seeds) on ``split``."""
@@ -261,7 +287,7 @@ class RunResult:
         if not isinstance(folder, str | PathLike) or not str(folder):
             raise ConfigError(f"save: expected a folder path (a non-empty str or Path); got "
                               f"{show(folder)}")
-        base = Path(folder).resolve()
+        base = user_path(folder, "save", strict=True).resolve()
         dest = base / self.run_dir.name
         src = self.run_dir.resolve()
         if base == src or src in base.parents:

@@ -307,7 +307,11 @@ def python_value(value: Any, where: str = "") -> Any:
     if isinstance(value, range):
         return list(value)
     if isinstance(value, os.PathLike) and not isinstance(value, str | bytes):
-        path = os.fspath(value)
+        try:  # the user's own __fspath__: a failure is named, not re-raised from inside
+            path = os.fspath(value)
+        except Exception as exc:
+            raise ConfigError(f"{where or 'path'}: {type(value).__name__}.__fspath__() raised "
+                              f"{type(exc).__name__}: {exc}; expected a path") from None
         return path if isinstance(path, str) else value
     if isinstance(value, tuple):  # a named tuple too: its items, as a plain tuple
         return tuple(python_value(v, where) for v in value)

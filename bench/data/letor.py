@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes
+from bench.data.python_args import refuse_non_arrays
 from bench.errors import DataError
 
 
@@ -80,8 +81,14 @@ class LetorData:
         integers, or floats with integer values, within int64 (``1.2`` and ``1.7`` would both
         become query 1; strings, booleans and NaN are refused): a :class:`DataError` naming
         ``source`` and the first bad row, never a NumPy traceback."""
+        where = source or None
+        refuse_non_arrays(X=X, y=y, qid=qid, group=group, user=user, item=item)  # named
+        ya = _real(y, "y (labels)", source, np.float64)
+        for name, v in (("y (labels)", ya), ("qid", qid), ("user", user), ("item", item)):
+            if v is not None and np.ndim(v) != 1:  # a (2, 3) table was read as 6 rows
+                raise DataError(f"{name} must be one-dimensional, got shape {np.shape(v)}",
+                                path=where)
         Xa = _real(X, "X", source, np.float32)
-        ya = _real(y, "y (labels)", source, np.float64).ravel()
         if not np.isfinite(ya).all():
             row = int(np.flatnonzero(~np.isfinite(ya))[0])
             raise DataError(f"label {ya[row]} is not a finite number; expected a relevance "
@@ -101,19 +108,15 @@ class LetorData:
         else:
             offsets = offsets_from_sizes(np.asarray(group), ya.shape[0], path=source or None)
             qa = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
-        names = (
-            tuple(feature_names)
-            if feature_names is not None
-            else tuple(f"f{j + 1}" for j in range(Xa.shape[1]))
-        )
+        names = _feature_names(feature_names, Xa.shape[1], where)
         return cls(
             X=Xa,
             y=ya,
             qid=qa,
             offsets=offsets,
             feature_names=names,
-            user=None if user is None else np.asarray(user, dtype=np.int64),
-            item=None if item is None else np.asarray(item, dtype=np.int64),
+            user=None if user is None else _int_ids(np.asarray(user), source, "user"),
+            item=None if item is None else _int_ids(np.asarray(item), source, "item"),
             source=source,
         )
 
@@ -224,19 +227,37 @@ def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any
     return np.ascontiguousarray(a, dtype=dtype)
 
 
-def _int_ids(qa: NDArray[Any], source: str) -> NDArray[np.int64]:
-    """Query ids as int64: integer dtypes within int64, or floats whose values are integers."""
+def _int_ids(qa: NDArray[Any], source: str, name: str = "qid") -> NDArray[np.int64]:
+    """Query (or ``user`` / ``item``) ids as int64: integer dtypes within int64, or floats whose
+    values are integers (a user 1.5 was cut to 1, a user "u" a ``ValueError``)."""
     where = source or None
     if qa.dtype.kind not in "iuf":
-        raise DataError(f"qid must be integers; got dtype {qa.dtype} (map other ids to "
-                        "integers first)", path=where, column="qid")
+        raise DataError(f"{name} must be integers; got dtype {qa.dtype} (map other ids to "
+                        "integers first)", path=where, column=name)
     if qa.dtype.kind == "f":
         bad = ~np.isfinite(qa) | (qa != np.floor(qa)) | (np.abs(qa) >= 2.0**63)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise DataError(f"qid {qa[row]} is not an integer; query ids are integers",
-                            path=where, row=row + 1, column="qid")
+            raise DataError(f"{name} {qa[row]} is not an integer; {name} ids are integers",
+                            path=where, row=row + 1, column=name)
     elif qa.dtype.kind == "u" and qa.size and int(qa.max()) > np.iinfo(np.int64).max:
         row = int(np.argmax(qa))
-        raise DataError(f"qid {qa[row]} is beyond int64", path=where, row=row + 1, column="qid")
+        raise DataError(f"{name} {qa[row]} is beyond int64", path=where, row=row + 1,
+                        column=name)
     return qa.astype(np.int64)
+
+
+def _feature_names(given: Any, width: int, where: str | None) -> tuple[str, ...]:
+    """One text name per column of ``X`` (default ``f1..fN``): one string (``"abc"`` was split
+    into the names a, b, c) or a name that is not text is refused."""
+    if given is None:
+        return tuple(f"f{j + 1}" for j in range(width))
+    if isinstance(given, str | bytes):
+        raise DataError(f"feature_names is one string {given!r:.40}: expected a list of names, "
+                        "one per column of X", path=where)
+    names = tuple(given)
+    bad = next((n for n in names if not isinstance(n, str)), None)
+    if bad is not None:
+        raise DataError(f"feature_names: {bad!r} is a {type(bad).__name__}: expected text "
+                        "names, one per column of X", path=where)
+    return names

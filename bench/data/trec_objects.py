@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 from bench.data.input_ids import text_array
 from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
+from bench.data.python_args import user_path
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
 
@@ -75,8 +76,8 @@ def as_qrels(
     """
     if isinstance(obj, Qrels):
         return obj
-    if isinstance(obj, str | os.PathLike):
-        return read_qrels(obj)
+    if isinstance(obj, str | os.PathLike):  # ``~`` expanded, a failing __fspath__ named
+        return read_qrels(user_path(obj, "qrels"))
     if isinstance(obj, Run):
         raise ConfigError("got a Run where qrels were expected (relevance judgments)")
     import pandas as pd  # a frame, a dict or a ranx object: not for a file
@@ -125,7 +126,7 @@ def as_run(
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, str | os.PathLike):
-        return read_run(obj)
+        return read_run(user_path(obj, "run"))
     if isinstance(obj, Qrels):
         raise ConfigError("got Qrels where a run was expected (scored documents)")
     import pandas as pd  # a frame, a dict or a ranx object: not for a file
@@ -260,10 +261,10 @@ def find_columns(
     out = []
     for role, given, candidates in roles:
         if given is not None:
-            if given not in available:
+            name = _labelled(frame, given)
+            if name is None:
                 raise DataError(f"no column {given!r} (given as {role}=); columns: {available}",
                                 path=where)
-            name = given
         else:
             lower: dict[str, list[str]] = {}  # 'score' and 'Score' are two columns, not one
             for c in available:
@@ -292,6 +293,20 @@ def find_columns(
         out.append(col.rename(name))
     distinct_roles([r[0] for r in roles], [str(c.name) for c in out], where)
     return out
+
+
+def _labelled(frame: pd.DataFrame, given: Any) -> Any:
+    """The column label (or index level name) ``given`` names: itself (an integer label of a
+    frame read without a header: ``label=1``), else the one label whose text it is
+    (``label="1"``); ``None`` when there is none."""
+    levels = [n for n in frame.index.names if n is not None]
+    try:
+        if given in frame.columns or given in levels:
+            return given
+    except TypeError:  # an unhashable value names no column
+        return None
+    same = [c for c in [*frame.columns, *levels] if str(c) == str(given)]
+    return same[0] if len(same) == 1 else None
 
 
 def distinct_roles(roles: Sequence[str], names: Sequence[str], where: str) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.equality import same_value
 from bench.metrics.diagnostics import Diagnostics
 from bench.metrics.profiles import Profile
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EvaluationResult:
     """What :func:`evaluate` returns.
 
@@ -47,6 +48,20 @@ class EvaluationResult:
     metric_queries: dict[str, NDArray[Any]] | None = None
     metric_n_queries: dict[str, int] = field(default_factory=dict)
     metric_weights: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        """The same means, diagnostics, per-query table and profiles (NaN equal to NaN:
+        :func:`bench.data.equality.same_value`); the generated ``__eq__`` raised ``ValueError``
+        on the per-query DataFrame."""
+        if not isinstance(other, EvaluationResult):
+            return NotImplemented
+        return same_value(self, other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable fields: as a dict, not hashable
+
+    def __len__(self) -> int:
+        """How many metrics it holds (``len(result) == len(result.metrics)``, as a mapping)."""
+        return len(self.metrics)
 
     def __getitem__(self, metric: str) -> float:
         """``result["nDCG@10"]``: the mean of a metric, by the spelling it was asked with."""

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.input_ids import id_array
 from bench.data.inputs import TWO53, first_inexact_integer, inexact_message, text_ids
+from bench.data.python_args import refuse_non_arrays
 from bench.errors import ConfigError, DataError
 from bench.metrics.kernels.small import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
@@ -67,6 +68,8 @@ def prepare(
     missing or bool id, each document once per query; ``docno_checked`` skips that for ids a
     TREC reader (:mod:`bench.data.trec`, :mod:`bench.data.trec_objects`) has checked already.
     """
+    refuse_non_arrays(labels=labels, scores=scores, qid=qid, group=group, weights=weights,
+                      docno=docno)  # a set, generator, sparse matrix: named, not reshaped
     y = _vector(labels, "labels")
     s = _vector(scores, "scores")
     if y.shape[0] != s.shape[0]:
@@ -163,7 +166,9 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
         w_raw = _no_text(weights, "weights")
         if w_raw.dtype.kind == "b":
             _no_bool("weights", 0)
-        w = np.asarray(w_raw, dtype=np.float64).ravel()
+        w = np.asarray(w_raw, dtype=np.float64)
+        if w.ndim != 1:  # a (2, 3) table was read row by row as 6 row weights
+            raise DataError(f"weights must be one-dimensional, got shape {w.shape}")
         if w.shape[0] not in (n, n_q):
             raise DataError(
                 f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"

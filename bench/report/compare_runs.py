@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from bench.data.equality import same_value
 from bench.data.jsonio import json_number
 from bench.data.trec import Qrels
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
@@ -74,7 +75,7 @@ MISSING_RULES = tuple(QUERY_RULES)
 SHOWN_DROPPED = 5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RunComparison:
     """The result of :func:`compare_runs`; arrays are indexed by run (in :attr:`names` order).
 
@@ -105,6 +106,13 @@ class RunComparison:
     no_value: dict[str, list[str]] = field(default_factory=dict)
     """Per metric, the common queries without a value in some run (a blank query of the
     profile), left out of that metric's means and tests for every run."""
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, arrays by value (:func:`bench.data.equality.same_value`): the
+        generated ``__eq__`` raised ``ValueError`` on its arrays."""
+        return same_value(self, other) if isinstance(other, RunComparison) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def query_rule(self) -> str:

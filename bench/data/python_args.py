@@ -1,0 +1,97 @@
+"""Python arguments of the public API that are no array or no path, refused naming the argument.
+
+A notebook user passes what Python lets them pass; each is a clear error naming the argument and
+what was expected, never a NumPy shape message or a traceback from inside a library:
+
+* :func:`refuse_non_arrays`: a per-row argument (``labels``, ``scores``, ``qid``, ``group``,
+  ``weights``, ``docno``; ``X``, ``y``, ``user``, ``item`` of :meth:`bench.data.LetorData.build`) that is a set or dict (no row order), a one-pass iterator or generator
+  (NumPy makes a 0-d object array of it: ``qid has shape ()``), a SciPy sparse matrix (one
+  row of ``n`` columns: ``np.asarray`` does not densify it) or a masked array with masked
+  values (:func:`bench.metrics.validate.no_mask`, here for ``group`` too);
+* :func:`user_path`: a path argument (``qrels``, ``run``, ``out_dir``, ``run_dir``, a save
+  folder) as a :class:`~pathlib.Path`. ``~`` and ``~user`` are expanded, as the dataset and
+  ``data_dir`` paths are (:mod:`bench.datasets.resolve`) and as pandas does, so that
+  ``save("~/results")`` never creates a folder named ``~`` in the working directory; an
+  ``os.PathLike`` whose ``__fspath__`` raises or returns no text, bytes, and (for a folder the
+  call creates, or a run directory) a control character such as a trailing newline are refused naming the argument.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.errors import ConfigError, DataError
+
+
+def refuse_non_arrays(**named: Any) -> None:
+    """Each non-``None`` value of ``named`` (argument name -> value) is array-like with an
+    order; else a :class:`DataError` naming the argument and what to pass instead."""
+    for name, value in named.items():
+        if value is None:
+            continue
+        what = _container(value)
+        if what is not None:
+            expected = ("a two-dimensional NumPy array or DataFrame (rows x features)"
+                        if name == "X" else
+                        "one value per row in row order (a list, a NumPy array or a pandas Series)")
+            raise DataError(f"{name} is {what}: expected {expected}{_advice(value, name)}")
+        if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
+            mask = np.ma.getmaskarray(value)
+            raise DataError(f"{name} is a masked array with {int(mask.sum())} masked value(s): "
+                            "masked values are not data; fill them (a.filled(value)) or drop "
+                            "their rows from every array", row=int(np.argwhere(mask)[0][0]) + 1)
+
+
+def _container(value: Any) -> str | None:
+    """What ``value`` is when it is no ordered array of rows, in words; ``None`` otherwise."""
+    if isinstance(value, set | frozenset | KeysView | ItemsView):
+        return f"a {type(value).__name__}, which has no row order"
+    if isinstance(value, Mapping):
+        return f"a {type(value).__name__} (a mapping, not one value per row)"
+    if isinstance(value, ValuesView):
+        return f"a {type(value).__name__} (a view of a mapping, not an array)"
+    if isinstance(value, Iterator):
+        return f"a {type(value).__name__} (a one-pass iterator)"
+    if type(value).__module__.startswith("scipy.sparse"):
+        return f"a SciPy sparse {type(value).__name__} of shape {getattr(value, 'shape', '?')}"
+    return None
+
+
+def _advice(value: Any, name: str) -> str:
+    if type(value).__module__.startswith("scipy.sparse"):
+        return f": densify it first ({name}.toarray(){'' if name == 'X' else '.ravel()'})"
+    if isinstance(value, Iterator | ValuesView):
+        return ": make it a list first (list(...))"
+    return ""
+
+
+def user_path(value: Any, option: str, *, strict: bool = False) -> Path:
+    """``value`` (a ``str`` or ``os.PathLike``) as a :class:`Path`, ``~`` expanded; see the
+    module doc. ``strict`` (a folder the call creates or a run directory): a control character
+    (a newline pasted with the path) is refused rather than written into a folder's name."""
+    if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
+        raise ConfigError(f"{option}: expected a path (a str or pathlib.Path); got "
+                          f"{type(value).__name__} {value!r:.60}"
+                          + (" (decode it first: os.fsdecode(path))"
+                             if isinstance(value, bytes) else ""))
+    try:
+        text = os.fspath(value)
+    except Exception as exc:  # the user's __fspath__: its failure is named, not re-raised
+        raise ConfigError(f"{option}: {type(value).__name__}.__fspath__() raised "
+                          f"{type(exc).__name__}: {exc}; expected a path") from None
+    if not isinstance(text, str):
+        raise ConfigError(f"{option}: {type(value).__name__}.__fspath__() returned "
+                          f"{type(text).__name__} {text!r:.60}; expected a path as text (str)")
+    if not text:  # Path("") is ".", the working directory: say what was given
+        raise ConfigError(f"{option}: an empty path; expected a path")
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if strict and bad is not None:
+        raise ConfigError(f"{option} {text!r}: the path holds a control character "
+                          f"(U+{ord(bad):04X}: a line end or tab pasted with it?); expected a "
+                          "folder path without one")
+    return Path(os.path.expanduser(text)) if text.startswith("~") else Path(text)
