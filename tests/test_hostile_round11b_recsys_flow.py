@@ -578,3 +578,47 @@ def test_run_on_a_converted_text_id_folder_trains_and_evaluates(tmp_path: Path) 
     run = next((tmp_path / "res" / "runs").iterdir())
     labels = pd.read_parquet(run / "labels.parquet")
     assert len(labels) > 0
+
+
+def test_a_parquet_rating_the_mapping_cannot_grade_names_its_parquet_row(tmp_path: Path) -> None:
+    rs = rows(user="{}", item="{}", rating=lambda u, j: 3)
+    rs[6] = (*rs[6][:2], 9, rs[6][3])
+    frame = pd.DataFrame(rs, columns=["user", "item", "rating", "timestamp"]).astype(
+        {"user": int, "item": int})
+    frame.to_parquet(tmp_path / "r.parquet")
+    refused(convert(tmp_path, "r.parquet", *C, *SMALL), "r.parquet, row 7", "'rating'", "9.0")
+
+
+def test_exports_joined_with_their_byte_order_marks_are_refused_at_the_joint(
+        tmp_path: Path) -> None:
+    a = write(tmp_path / "a.csv", rows()[:80], bom="\ufeff").read_bytes()
+    b = write(tmp_path / "b.csv", rows()[80:], bom="\ufeff").read_bytes()
+    (tmp_path / "j.csv").write_bytes(a + b)
+    refused(convert(tmp_path, "j.csv", *C, *SMALL), "j.csv:82")
+
+
+def test_an_id_holding_quotes_and_commas_maps_back_exactly(tmp_path: Path) -> None:
+    (tmp_path / "r.csv").write_text("user,item,rating,timestamp\n" + "".join(
+        f'"O""Brien, {u}",{i},{r},{t}\n' for u, i, r, t in rows(user="{}")))
+    ok(convert(tmp_path, "r.csv", *C, *SMALL))
+    users = _id_map(tmp_path, "out", "user")
+    assert sorted(users.values()) == sorted(f'O"Brien, {u}' for u in range(12))
+
+
+def test_recommenders_counts_a_skipped_user_in_ndcg_only(tmp_path: Path) -> None:
+    """python_evaluation.py: ndcg_at_k merges with the whole rating_true (a user without
+    predictions scores 0 and counts); precision/recall average over the users common to both."""
+    truth, ranked = _flow(tmp_path)
+    gone = sorted(truth)[-1]
+    lines = (tmp_path / "run.txt").read_text().splitlines()
+    (tmp_path / "run.txt").write_text("\n".join(x for x in lines if x.split()[0] != gone) + "\n")
+    kept = [u for u in truth if u != gone]
+    ndcg, recall = [], []
+    for u in kept:
+        h, n_rel = _hits(truth, ranked, u, 2), len(truth[u])
+        idcg = sum(1 / math.log(j + 2) for j in range(min(n_rel, 2)))
+        ndcg.append(sum(x / math.log(j + 2) for j, x in enumerate(h)) / idcg)
+        recall.append(sum(h) / n_rel)
+    got = _evaluate(tmp_path, "recommenders", ["ndcg@2", "recall@2"])
+    assert got["ndcg@2"] == pytest.approx(sum(ndcg) / len(truth), abs=1e-12)
+    assert got["recall@2"] == pytest.approx(sum(recall) / len(kept), abs=1e-12)
