@@ -94,6 +94,14 @@ def test_a_semicolon_export_read_with_commas_says_which_separator_to_give(tmp_pa
     refused(convert(tmp_path, "x.csv", *C, *SMALL), "x.csv:1", "';'", "--sep")
 
 
+def test_run_on_a_semicolon_csv_says_how_to_read_it(tmp_path: Path) -> None:
+    (tmp_path / "semi.csv").write_text("userId;movieId;rating;timestamp\r\n" + "".join(
+        f"{u};{i};3;{1000 + i}\r\n" for u in range(30) for i in range(25)))
+    res = cli(tmp_path, "run", "--dataset", "semi.csv", "--models", "lightgbm-lambdarank",
+              "--quick", "--n-trees", "2", "--seeds", "0", "--no-crosscheck", "--out", "r")
+    refused(res, "semi.csv:1", "';'", "ltrbench convert --sep")
+
+
 def test_decimal_commas_are_refused_at_their_line_and_column(tmp_path: Path) -> None:
     rs = [(u, i, f"{r},5", t) for u, i, r, t in rows()]
     write(tmp_path / "x.csv", rs, sep=";", nl="\r\n", bom="\ufeff")

@@ -253,8 +253,10 @@ def _separator_hint(first: str, sep: str, names: list[str]) -> str:
     if len(names) == 1:
         other = next((c for c in ("\t", "::", ";", "|", ",") if c != sep and c in first), None)
         if other is not None:
-            return (f"; the line holds {other!r}, not {sep!r}: give the separator, --sep "
-                    f"{other!r} (sep={other!r} in Python)")
+            return (f"; the line holds {other!r}, not {sep!r}: give the separator, "
+                    f"'ltrbench convert --sep {other!r}' (sep={other!r} in Python; 'ltrbench "
+                    "run --dataset' reads a .csv table with ',' and a .tsv with tabs, or the "
+                    "folder convert writes)")
     return ""
 
 
