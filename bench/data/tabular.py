@@ -264,12 +264,12 @@ def _refuse_repeated_header(frame: pd.DataFrame, p: Path) -> None:
     """A data line equal to the header (files exported with their headers and joined) is
     refused naming its line: its cells would otherwise be a user ``user`` who rated an item
     ``item`` (text ids, implicit feedback) or a rating that is no number."""
+    if any(frame[name].dtype.kind != "O" and not pd.api.types.is_string_dtype(frame[name].dtype)
+           for name in frame.columns):
+        return  # a column of numbers holds no header name (checked first: no text pass)
     same = np.ones(frame.shape[0], dtype=bool)
     for name in frame.columns:
-        col = frame[name]
-        if col.dtype.kind != "O" and not pd.api.types.is_string_dtype(col.dtype):
-            return  # a column of numbers holds no header name
-        same &= col.astype(str).str.strip().eq(str(name)).to_numpy(dtype=bool)
+        same &= frame[name].astype(str).str.strip().eq(str(name)).to_numpy(dtype=bool)
     if same.any():
         raise DataError("this line repeats the header line (tables joined with their headers?): "
                         "expected data; delete the repeated header", path=p,
