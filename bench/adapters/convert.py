@@ -6,10 +6,14 @@ Layout of ``out_dir`` (what the LETOR folder loader reads back)::
     vali.txt   vali.txt.query   vali.parquet
     test.txt   test.txt.query   test.parquet
     summary.json                  # the summary returned by convert(), plus feature names
+    users.csv  items.csv          # ids the reader numbered (text ids): number,external_id
 
 SVMlight lines are ``label qid:<user id> 1:v1 2:v2 ...`` (zero features omitted); feature
 ``j`` is ``feature_names[j - 1]``, listed in the file's header comment and in
-``summary.json``. Every file is written atomically.
+``summary.json``. Where the reader numbered a table's ids (text ids such as e-mails or UUIDs:
+:mod:`bench.data.tabular`), ``qid``, ``user`` and ``item`` hold those numbers and
+``users.csv`` / ``items.csv`` (columns ``user`` or ``item``, and ``external_id``) map each
+back to the id as written. Every file is written atomically.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.adapters.config import AdapterConfig
 from bench.adapters.pipeline import ratings_to_letor
@@ -25,6 +30,9 @@ from bench.data.atomic import replace_file_set, write_text
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings
 from bench.data.svmlight import write_svmlight
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PathLike = str | os.PathLike[str]
 
@@ -41,28 +49,47 @@ def convert(ratings: Ratings, out_dir: PathLike, config: AdapterConfig | None = 
     splits = ratings_to_letor(ratings, config, progress=progress)
     if progress is not None:
         progress("writing the files")
-    return write_splits(splits, out_dir, parquet=parquet, svmlight=svmlight)
+    return write_splits(splits, out_dir, parquet=parquet, svmlight=svmlight,
+                        id_maps=id_maps(ratings))
+
+
+def id_maps(ratings: Ratings) -> dict[str, pd.DataFrame]:
+    """The maps of the ids the reader numbered: ``{"users.csv": frame, "items.csv": frame}``
+    with the columns ``user`` (``item``) and ``external_id``; an id column kept as written
+    (integers, a MovieLens item table) has none."""
+    maps = {}
+    for role, table in (("user", ratings.users), ("item", ratings.items)):
+        if table is not None and list(table.columns) == [role, "external_id"]:
+            maps[f"{role}s.csv"] = table
+    return maps
 
 
 def write_splits(splits: LetorSplits, out_dir: PathLike, *, parquet: bool = True,
-                 svmlight: bool = True) -> dict[str, object]:
+                 svmlight: bool = True,
+                 id_maps: dict[str, pd.DataFrame] | None = None) -> dict[str, object]:
     """Write already converted splits (see :func:`convert`); returns the summary.
 
     The files are written to a temporary folder inside ``out_dir`` and replace an earlier
     conversion's set only when all are complete (:func:`bench.data.atomic.replace_file_set`).
     """
     with replace_file_set(out_dir, OWNED_FILES) as tmp:
-        return _write_splits(splits, Path(tmp), parquet=parquet, svmlight=svmlight)
+        files = []
+        for name, table in (id_maps or {}).items():
+            table.to_csv(Path(tmp) / name, index=False)
+            files.append(name)
+        return _write_splits(splits, Path(tmp), parquet=parquet, svmlight=svmlight,
+                             extra=files)
 
 
 #: Every file a conversion may write: a new conversion replaces them all as one set (an old
 #: ``test.txt`` never sits beside a new ``train.txt``, nor an old ``.parquet`` beside new text).
 OWNED_FILES = (*(f"{n}{ext}" for n in ("train", "vali", "test")
-                  for ext in (".txt", ".txt.query", ".parquet")), "summary.json")
+                  for ext in (".txt", ".txt.query", ".parquet")), "summary.json", "users.csv",
+               "items.csv")
 
 
 def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
-                  svmlight: bool) -> dict[str, object]:
+                  svmlight: bool, extra: list[str]) -> dict[str, object]:
     files: list[str] = []
     parts: dict[str, object] = {}
     for name, data in splits.splits().items():
@@ -84,7 +111,7 @@ def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
                        if k not in ("adapter", "timings_s", "timings_cpu_s")},
         "timings_s": splits.meta.get("timings_s"),
         "inputs": dict(splits.inputs),
-        "files": [*files, "summary.json"],
+        "files": [*files, *extra, "summary.json"],
     }
     write_text(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
     return summary

@@ -87,17 +87,21 @@ class RatingWarning(UserWarning):
 
 
 def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "",
-                  binary_threshold: float = 4.0) -> None:
+                  binary_threshold: float = 4.0,
+                  where: Callable[[int], dict[str, int]] | None = None) -> None:
     """Raise :class:`DataError` (naming the first row) when ``mapping`` cannot grade the ratings.
 
     ``halfstar`` needs multiples of 0.5 in [0.5, 5]; the other mappings take any number. Negative
     ratings (a thumbs-down scale, -1/+1) that the mapping grades as relevant (``graded``: below 3
     -> 1; ``rated``: every rating -> 1; ``binary`` with a threshold at or below them) are a
-    :class:`RatingWarning` naming how many there are and the grade they get.
+    :class:`RatingWarning` naming how many there are and the grade they get. ``where(i)``
+    says where rating ``i`` was read (``{"line": 7}`` of a CSV file:
+    :meth:`bench.data.ratings.Ratings.where`); without it the error names its 1-based row.
     """
     r = np.asarray(ratings, dtype=np.float64)
+    place = where if where is not None else (lambda i: {"row": i + 1})
     if mapping in ("graded", "liked"):
-        _check_star_scale(r, mapping, source)
+        _check_star_scale(r, mapping, source, place)
     if mapping != "halfstar":
         _warn_negative(r, mapping, source, binary_threshold)
         return
@@ -109,12 +113,13 @@ def check_ratings(ratings: NDArray[np.float64], mapping: str, *, source: str = "
             f"rating {float(r[k])!r} is not a half star in [0.5, 5]; labels='halfstar' needs "
             "MovieLens half stars (use 'graded' or 'binary' for other scales)",
             path=source or None,
-            row=k + 1,
             column="rating",
+            **place(k),
         )
 
 
-def _check_star_scale(r: NDArray[np.float64], mapping: str, source: str) -> None:
+def _check_star_scale(r: NDArray[np.float64], mapping: str, source: str,
+                      place: Callable[[int], dict[str, int]]) -> None:
     """``graded`` and ``liked`` cut the MovieLens 0.5-5 star scale at 3, 4 and 5: a rating above
     5 (a 1-10 scale) would land in the top grade with every other one above 5, a silently
     different label set; refused, naming the first such row."""
@@ -125,7 +130,7 @@ def _check_star_scale(r: NDArray[np.float64], mapping: str, source: str) -> None
             f"rating {float(r[k])!r} is above 5: labels={mapping!r} grades the MovieLens 0.5-5 "
             f"star scale ({int(above.sum()):,} ratings above it would all get the top grade); "
             "use labels='binary' with a threshold on your scale, or rescale the ratings",
-            path=source or None, row=k + 1, column="rating")
+            path=source or None, column="rating", **place(k))
 
 
 def _warn_negative(r: NDArray[np.float64], mapping: str, source: str, threshold: float) -> None:

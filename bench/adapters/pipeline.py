@@ -10,6 +10,7 @@ the targets (:mod:`~bench.adapters.labels`).
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ def _convert(ratings: Ratings, config: AdapterConfig,
     timer = _Timer(progress)
     source = ratings.source or "ratings"
     check_ratings(ratings.frame["rating"].to_numpy(), config.labels, source=ratings.source,
-                  binary_threshold=config.binary_threshold)
+                  binary_threshold=config.binary_threshold, where=ratings.where)
     with timer("table"):
         table = build_table(ratings.frame)
     with timer("split"):
@@ -113,6 +114,7 @@ def _convert(ratings: Ratings, config: AdapterConfig,
                 "users need more ratings, or choose a smaller target_size / other time cuts",
                 path=ratings.source or None,
             )
+        _warn_without_negatives(name, cand.is_target, cand.offsets, source)
         with timer("features", f"features ({name})"):
             X, names = feature_matrix(groups, cand, timings=timer.seconds)
         with timer("labels", f"labels ({name})"):
@@ -157,6 +159,25 @@ def _check_relevant(name: str, y: NDArray[np.float64], rating: NDArray[np.float6
             if config.labels == "binary" else f"labels={config.labels!r}")
     raise DataError(f"the {name} partition has no relevant row: {rule} grades every target 0"
                     f"{top}; choose another label mapping or threshold", path=source or None)
+
+
+class CandidatesWarning(UserWarning):
+    """Queries whose candidates cannot rank anything (no never-rated item left to sample)."""
+
+
+def _warn_without_negatives(name: str, is_target: NDArray[np.bool_], offsets: NDArray[np.int64],
+                            source: str) -> None:
+    """Warn of queries without one sampled negative (their users rated every item, or the few
+    items they did not rate went to the other partitions): such a query ranks its targets only,
+    so every metric of it is at its best whatever the scores."""
+    negatives = np.add.reduceat((~is_target).astype(np.int64), offsets[:-1])
+    empty = int((negatives == 0).sum())
+    if empty:
+        warnings.warn(f"{source}: {empty:,} of {negatives.shape[0]:,} {name} queries have no "
+                      "never-rated item to sample as a negative (their users rated every item, "
+                      "or the items left went to the other partitions): such a query holds its "
+                      "targets only and scores the best value of every metric whatever the "
+                      "model", CandidatesWarning, stacklevel=4)
 
 
 @dataclass(frozen=True, eq=False)

@@ -37,10 +37,22 @@ class Ratings:
     source: str = ""
     sha256: dict[str, str] = field(default_factory=dict)
     implicit: bool = False
+    #: Where each frame row was read: ``(kind, numbers)``, e.g. ``("line", lines)`` of a CSV
+    #: file (the header counts) or ``("row", rows)`` of a Parquet file; ``None``: the frame's
+    #: own rows, numbered from 1.
+    places: tuple[str, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "frame", ratings_frame(self.frame))
         validate_ratings_frame(self.frame, source=self.source)
+
+    def where(self, i: int) -> dict[str, int]:
+        """Where frame row ``i`` (0-based) was read, for an error: ``{"line": 7}`` of a CSV
+        file, ``{"row": 7}`` of a Parquet file or of the frame itself."""
+        if self.places is None:
+            return {"row": i + 1}
+        kind, numbers = self.places
+        return {kind: int(numbers[i])}
 
     @property
     def n_ratings(self) -> int:

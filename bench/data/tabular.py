@@ -8,7 +8,8 @@
 - ``timestamp=None`` gives timestamp 0; a numeric timestamp must be integral (seconds since the
   Unix epoch); a text timestamp is parsed as a date/time (UTC) and converted to seconds;
 - integer ids are kept; other ids (strings such as ``"u17"``, ASINs) are numbered 0, 1, ... in
-  order of first appearance, and the mapping is returned as ``Ratings.users`` / ``Ratings.items``
+  sorted order (numbers by value, then texts; never by row order), and the mapping is returned
+  as ``Ratings.users`` / ``Ratings.items``
   (columns ``user`` / ``item`` and ``external_id``); ids written as decimals are compared by
   their exact value as written (``1``, ``1.0`` and ``1e0`` are one id, kept as 1), and a column
   holding one a float64 or int64 cannot carry (``1e20``, ``inf``) is numbered, so ``1e20`` and
@@ -36,13 +37,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from bench.data.delimited import check_column_once, check_field_counts
+from bench.data.id_numbers import (  # re-exported: the Dask reader numbers with them (dask_ids)
+    _NUMBER_ID as _NUMBER_ID,
+)
+from bench.data.id_numbers import _by_value as _by_value
+from bench.data.id_numbers import _mixed_keys as _mixed_keys
 from bench.data.inputs import (
     INT64_MAX,
     MISSING_SPELLINGS,
@@ -68,9 +73,6 @@ MAX_SECONDS = 1e12
 #: What is stripped around an id cell: ASCII spaces and tabs only (``str.strip()`` would also
 #: strip U+00A0 or U+3000, making ``u1\u00a0`` user ``u1`` where a TREC file keeps them apart).
 ASCII_BLANKS = " \t"
-#: A numeric id spelling: a plain decimal number, or an infinity.
-_NUMBER_ID = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)",
-                        re.IGNORECASE)
 
 
 def load_ratings_table(
@@ -135,6 +137,8 @@ def load_ratings_table(
         stamps = timestamp_cells(raw[cols["timestamp"]], p, str(timestamp), where)
     frame = pd.DataFrame({"user": users, "item": items, "rating": ratings, "timestamp": stamps})
     frame = _resolve_duplicates(frame, duplicates, p, where, raw, cols)
+    rows = frame.index.to_numpy(dtype=np.int64)  # the raw row of each kept rating
+    places = ("row", rows + 1) if is_parquet else ("line", rows + first_line)
     return Ratings(
         frame=frame.reset_index(drop=True),
         items=item_map,
@@ -142,6 +146,7 @@ def load_ratings_table(
         source=str(p),
         sha256={p.name: sha256_file(p)},
         implicit=rating is None,
+        places=places,
     )
 
 
@@ -199,8 +204,9 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
         names = [c.strip().strip('"') for c in _split(first, sep)]
         for role, c in cols.items():
             if c not in names:
-                raise DataError(f"{role} column {c!r} is not in the header; columns are {names}",
-                                path=p, line=1, column=str(c))
+                raise DataError(f"{role} column {c!r} is not in the header; columns are {names}"
+                                f"{_separator_hint(first, sep, names)}", path=p, line=1,
+                                column=str(c))
             check_column_once(names, role, str(c), p)  # pandas would rename the other
         # by position: pandas keeps a header's blanks (" user " is not "user"), the check above not
         usecols = sorted({names.index(str(c)) for c in cols.values()})
@@ -232,7 +238,42 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
         raise DataError(f"could not parse with separator {sep!r}: {exc}", path=p) from exc
     if header:
         frame.columns = [names[i] for i in usecols]
+        if not as_text:
+            _refuse_repeated_header(frame, p)
     return frame
+
+
+def _separator_hint(first: str, sep: str, names: list[str]) -> str:
+    """What a header that does not hold the columns may be: a spreadsheet's ``sep=;`` line
+    above the header, or a header of one field that holds another separator (a ``;`` export
+    read with commas)."""
+    if re.fullmatch(r"sep=.{1,3}", first.strip()):
+        return (f" (line 1, {first.strip()!r}, is the separator line a spreadsheet (Excel) "
+                "writes above the header: delete it so that the header is line 1)")
+    if len(names) == 1:
+        other = next((c for c in ("\t", "::", ";", "|", ",") if c != sep and c in first), None)
+        if other is not None:
+            return (f"; the line holds {other!r}, not {sep!r}: give the separator, "
+                    f"'ltrbench convert --sep {other!r}' (sep={other!r} in Python; 'ltrbench "
+                    "run --dataset' reads a .csv table with ',' and a .tsv with tabs, or the "
+                    "folder convert writes)")
+    return ""
+
+
+def _refuse_repeated_header(frame: pd.DataFrame, p: Path) -> None:
+    """A data line equal to the header (files exported with their headers and joined) is
+    refused naming its line: its cells would otherwise be a user ``user`` who rated an item
+    ``item`` (text ids, implicit feedback) or a rating that is no number."""
+    if any(frame[name].dtype.kind != "O" and not pd.api.types.is_string_dtype(frame[name].dtype)
+           for name in frame.columns):
+        return  # a column of numbers holds no header name (checked first: no text pass)
+    same = np.ones(frame.shape[0], dtype=bool)
+    for name in frame.columns:
+        same &= frame[name].astype(str).str.strip().eq(str(name)).to_numpy(dtype=bool)
+    if same.any():
+        raise DataError("this line repeats the header line (tables joined with their headers?): "
+                        "expected data; delete the repeated header", path=p,
+                        line=int(np.flatnonzero(same)[0]) + 2)
 
 
 def _first_line(p: Path) -> str:
@@ -338,73 +379,6 @@ def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:
                 and not texts.str.contains("[eE]").any())  # 1e-400 underflows to a whole 0.0
 
 
-def _numbered(keys: list[object], shown: list[str], role: str) -> tuple[np.ndarray, pd.DataFrame]:
-    """Ids numbered 0, 1, ... by first appearance of their key; ``external_id`` is the first
-    spelling of each key."""
-    codes, uniques = pd.factorize(pd.Series(keys, dtype=object), sort=False)
-    first = np.unique(codes, return_index=True)[1]
-    mapping = pd.DataFrame({role: np.arange(len(uniques), dtype=np.int64),
-                            "external_id": np.asarray([shown[k] for k in first], dtype=object)})
-    return codes.astype(np.int64), mapping
-
-
-def _by_value(cells: list[str], p: Path, name: str, where,  # type: ignore[no-untyped-def]
-              role: str) -> tuple[np.ndarray, pd.DataFrame | None]:
-    """Numeric ids compared by exact decimal value (``1``, ``1.0`` and ``+1`` are one id;
-    ``1e20``, ``2e20`` and ``inf`` three): kept as int64 when every one is a whole number within
-    int64, else numbered. A fractional value is refused; a cell that is no number makes the
-    column text ids."""
-    keys: list[object] = []
-    for i, cell in enumerate(cells):
-        key = _exact_key(cell) if _NUMBER_ID.fullmatch(cell) else None
-        if key is None:  # not a number: text ids beside numbers
-            return _mixed_keys(cells, role)
-        if isinstance(key, tuple) and key[2] < 0:
-            raise DataError(f"id {cell!r} is not an integer", path=p, column=name, **where(i))
-        keys.append(key)
-    whole = [_as_int64(k) for k in keys]
-    if all(w is not None for w in whole):
-        return np.asarray(whole, dtype=np.int64), None
-    return _numbered(keys, cells, role)
-
-
-def _mixed_keys(cells: list[str], role: str) -> tuple[np.ndarray, pd.DataFrame]:
-    """Text ids beside numeric ones, numbered: a cell that spells a number keeps its exact
-    decimal value as its key (``7``, ``07`` and ``7.0`` one id, as in a column of numbers only:
-    a text id elsewhere in the column must not split them), any other cell its text."""
-    uniq = pd.unique(pd.Series(cells, dtype=object))
-    key_of = {u: _exact_key(u) if _NUMBER_ID.fullmatch(u) else None for u in uniq}
-    keys = [("text", c) if key_of[c] is None else key_of[c] for c in cells]
-    return _numbered(keys, cells, role)
-
-
-def _as_int64(key: object) -> int | None:
-    """The integer an exact key (:func:`_exact_key`) spells, if it is within int64."""
-    if key == 0:
-        return 0
-    if not isinstance(key, tuple) or key[2] > 19:
-        return None
-    value = int(key[1]) * 10 ** key[2] * (-1 if key[0] else 1)
-    return value if -(2**63) <= value <= INT64_MAX else None
-
-
-def _exact_key(cell: str) -> object:
-    """One key per exact decimal value: (sign, digits without trailing zeros, exponent), ``0``,
-    or the signed infinity; no context arithmetic, so no rounding at any length."""
-    try:
-        d = Decimal(cell)
-    except InvalidOperation:
-        return None
-    if d.is_infinite():
-        return "-inf" if d.is_signed() else "inf"
-    if d.is_zero():
-        return 0
-    sign, digits, exponent = d.as_tuple()
-    text = "".join(map(str, digits))
-    stripped = text.rstrip("0")
-    return (sign, stripped, int(exponent) + len(text) - len(stripped))
-
-
 def number_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
     """A rating column as float64 under the data files' grammar (text cells plain decimal
     numbers, :func:`bench.data.inputs.is_plain_float`; every value finite); the first bad cell
@@ -468,8 +442,19 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
 def timestamp_message(value: object) -> str:
     """The refusal of a numeric timestamp that is not whole or not within +-:data:`MAX_SECONDS`
     (the rule of every ratings reader: local here, Dask :mod:`bench.data.dask_ratings`)."""
+    ms = isinstance(value, int | float | np.number | str) and _milliseconds(value)
     return (f"timestamp {_show(value)!r} is not a whole number of seconds within +-10^12 "
-            "(about 31,700 years either side of 1970)")
+            "(about 31,700 years either side of 1970)"
+            + ("; milliseconds since the epoch? divide the column by 1000" if ms else ""))
+
+
+def _milliseconds(value: object) -> bool:
+    """Whether a timestamp beyond the seconds' range is a date of 1973..2286 in milliseconds."""
+    try:
+        v = abs(float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return 1e11 <= v < 1e13
 
 
 def _show(value: object) -> object:
@@ -504,6 +489,7 @@ def _resolve_duplicates(frame: pd.DataFrame, how: str, p: Path, where, raw: pd.D
         order = np.argsort(frame["timestamp"].to_numpy(), kind="stable")
         kept = frame.iloc[order].drop_duplicates(subset=["user", "item"], keep="last")
         return kept.sort_index()
-    grouped = frame.groupby(["user", "item"], sort=False)
-    out = grouped.agg(rating=("rating", "mean"), timestamp=("timestamp", "max")).reset_index()
-    return out[["user", "item", "rating", "timestamp"]]
+    grouped = frame.assign(first_row=frame.index).groupby(["user", "item"], sort=False)
+    out = grouped.agg(rating=("rating", "mean"), timestamp=("timestamp", "max"),
+                      first_row=("first_row", "min")).reset_index()
+    return out.set_index("first_row")[["user", "item", "rating", "timestamp"]]
