@@ -522,7 +522,9 @@ def test_a_row_duplicated_in_the_json_alone_is_a_difference(board: Path) -> None
     (board / "leaderboard.json").write_text(json.dumps(doc))
     res = _reproduce(board, "--format", "json", target="leaderboard.json")
     assert json.loads(res.out)["ok"] is False
-    assert res.status == 1
+    extra = [d for r in json.loads(res.out)["runs"] for d in r["differences"]
+             if d["file"] == "leaderboard.md" and d["original"] is None]
+    assert extra  # the row the JSON holds twice is missing from the Markdown
 
 
 def test_a_whole_table_removed_from_the_markdown_is_named(board: Path) -> None:
@@ -607,3 +609,48 @@ def test_the_plots_are_real_images_of_this_report(tmp_path: Path) -> None:
         assert h > 100
         assert w > 100
         assert str(png.relative_to(tmp_path / "out")) in listed
+
+
+def test_a_cell_in_a_row_whose_name_holds_a_pipe_names_the_right_column(
+        hostile_report: Path, tmp_path: Path) -> None:
+    for n in NAMES:
+        shutil.copy(hostile_report / f"leaderboard.{n}", tmp_path / f"leaderboard.{n}")
+    path = tmp_path / "leaderboard.md"
+    lines = path.read_text().split("\n")
+    i = next(k for k, x in enumerate(lines) if x.startswith("| a\\|b | "))
+    cells = lines[i].split(" | ")
+    cells[2] = _bump_last_digit(cells[2])  # the NDCG@3 cell (cell 0 is "| a\|b")
+    lines[i] = " | ".join(cells)
+    path.write_text("\n".join(lines))
+    from bench.benchmark.reproduce_text import check_rendered
+
+    doc = json.loads((tmp_path / "leaderboard.json").read_text())
+    outcome = check_rendered(tmp_path / "leaderboard.json", doc, path)
+    assert outcome is not None
+    (d,) = outcome.differences
+    assert d["column"] == "NDCG@3", d
+    assert "a\\\\|b" in d["key"], d
+
+
+def test_the_hidden_table_metadata_edited_is_a_difference(board: Path) -> None:
+    path = board / "leaderboard.md"
+    text = path.read_text()
+    m = re.search(r'<!-- ltrbench-table dataset="([^"]+)"', text)
+    assert m
+    path.write_text(text[:m.start(1)] + "other" + text[m.end(1):])
+    res = _reproduce(board)
+    assert _rendered_line(res).startswith("MISMATCH"), res.out
+
+
+def test_every_query_edited_is_counted_and_the_first_ones_named(tmp_path: Path) -> None:
+    run = _crosscheck_copy(tmp_path)
+    pq = pd.read_parquet(run / "per_query.parquet")
+    sel = (pq.metric == "ndcg@10") & (pq.split == "test")
+    n = int(sel.sum())
+    pq.loc[sel, "value"] = pq.loc[sel, "value"] * 0.5
+    pq.to_parquet(run / "per_query.parquet")
+    res = _xc(tmp_path)
+    assert res.status == 1
+    (said,) = [e for e in json.loads(res.out)["errors"] if "per_query.parquet" in e]
+    assert f"on {n} queries" in said, said
+    assert said.count("recorded,") == min(n, 5), said
