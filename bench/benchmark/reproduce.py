@@ -48,6 +48,7 @@ from bench.benchmark.reproduce_steps import (
     locate,
     rerun_compared,
 )
+from bench.benchmark.reproduce_text import check_rendered
 from bench.benchmark.reproduce_tuned import reproduce_tuned, tuned_places
 from bench.errors import ConfigError, DataError
 from bench.report.build import LeaderboardOptions
@@ -121,8 +122,9 @@ def reproduce_leaderboard(
                 for table, entry, pair in zip(document.raw["tables"], document.raw["tuned"],
                                               pairs, strict=True)]
     places = [_places(table, i, base, json_path) for i, table in enumerate(document.raw["tables"])]
-    return [_reproduce_table(table, where, document.options, out_dir, tolerance, loader, progress)
-            for table, where in zip(document.raw["tables"], places, strict=True)]
+    rendered = check_rendered(json_path, document.raw, path)  # the text a reader cites
+    return [*([rendered] if rendered else []), *(_reproduce_table(table, where, document.options, out_dir, tolerance, loader, progress)
+            for table, where in zip(document.raw["tables"], places, strict=True))]
 
 
 def _reproduce_table(table: dict[str, Any], where: tuple[Path | None, Path | None],

@@ -56,6 +56,9 @@ class Outcome:
     compared: int = 0
     differences: list[dict[str, Any]] = field(default_factory=list)
     n_differences: int = 0
+    #: False for a check that re-ran nothing (the rendered files against the JSON): it never
+    #: makes a reproduction of nothing a success
+    reran: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +108,10 @@ def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.
         for frame in (a, b):
             for k in keys_present:
                 frame[k] = frame[k].astype(str)
+        n, dup = _duplicate_rows(name, a, b, keys_present)
+        compared, diffs = compared + n, diffs + dup
+        a = a.drop_duplicates(keys_present, keep="first")
+        b = b.drop_duplicates(keys_present, keep="first")
         merged = a.merge(b, on=keys_present, how="outer", suffixes=("_a", "_b"), indicator=True)
         for col in values:
             if f"{col}_a" not in merged.columns:
@@ -124,6 +131,25 @@ def compare_runs(original: str | Path, new: str | Path, *, tolerance: float = 0.
                     "abs_diff": json_number(abs(va[i] - vb[i])),
                 })
     return compared, diffs
+
+
+def _duplicate_rows(name: str, a: pd.DataFrame, b: pd.DataFrame,
+                    keys: list[str]) -> tuple[int, list[dict[str, Any]]]:
+    """A key that has more rows on one side than the other (a row duplicated by hand, or a
+    table appended twice) is a difference: ``original`` and ``reproduced`` are the row counts.
+    Returns ``(keys compared, differences)``; the rows are then compared once each."""
+    if not keys:
+        return 0, []
+    ca, cb = a.groupby(keys, sort=False).size(), b.groupby(keys, sort=False).size()
+    counts = pd.concat([ca.rename("a"), cb.rename("b")], axis=1).fillna(0).astype(int)
+    repeated = counts[((counts["a"] > 1) | (counts["b"] > 1)) & (counts["a"] != counts["b"])]
+    out = []
+    for key, row in repeated.iterrows():
+        values = key if isinstance(key, tuple) else (key,)
+        out.append({"file": name, "key": dict(zip(keys, values, strict=True)),
+                    "column": "rows with this key", "original": int(row["a"]),
+                    "reproduced": int(row["b"]), "abs_diff": None})
+    return len(out), out
 
 
 def _fingerprint(run_dir: Path) -> dict[str, str]:

@@ -76,7 +76,7 @@ def main(args: argparse.Namespace) -> int:
         )
     # nothing re-run (every table skipped: no data) is no reproduction: not ok, exit 1
     ok = all(o.status != "mismatch" for o in outcomes) and \
-        any(o.status != "skipped" for o in outcomes)
+        any(o.status != "skipped" and o.reran for o in outcomes)
     if args.format == "json":
         json.dump({"ok": ok, "runs": [o.as_dict() for o in outcomes]}, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
@@ -86,8 +86,12 @@ def main(args: argparse.Namespace) -> int:
         if o.status == "skipped":
             print(f"{head}: {o.reason}")
             continue
-        print(f"{head}: {o.compared} numbers compared, {o.n_differences} differ "
-              f"(tolerance {o.tolerance:g}: {o.tolerance_reason})")
+        if o.reran:
+            print(f"{head}: {o.compared} numbers compared, {o.n_differences} differ "
+                  f"(tolerance {o.tolerance:g}: {o.tolerance_reason})")
+        else:
+            print(f"{head}: {o.compared} cells compared with {o.tolerance_reason}, "
+                  f"{o.n_differences} differ" + (f"; {o.reason}" if o.reason else ""))
         for d in o.differences[:20]:
             print(f"    {d['file']} {d['key']} {d['column']}: {d['original']} -> {d['reproduced']}"
                   + ("" if d["abs_diff"] is None else f" (|diff| {d['abs_diff']:.3g})"))
@@ -95,6 +99,6 @@ def main(args: argparse.Namespace) -> int:
             print(f"    ... and {o.n_differences - 20} more")
     if not outcomes:
         print("no tables found")
-    elif all(o.status == "skipped" for o in outcomes):
+    elif all(o.status == "skipped" or not o.reran for o in outcomes):
         print("nothing could be re-run (see the reasons above): not reproduced")
     return 0 if ok else 1

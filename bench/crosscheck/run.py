@@ -28,6 +28,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bench.crosscheck.agreement import CHECK_TOL, ArrayCrosscheck, crosscheck_arrays
+from bench.crosscheck.recorded import Recorded
 from bench.crosscheck.render import render_markdown
 from bench.crosscheck.result import Case, CrosscheckResult
 from bench.data.atomic import write_text
@@ -157,6 +158,7 @@ class _Context:
     evaluate: Evaluate | None
     providers: dict[str, type[MetricProvider] | Exception]
     recompute: bool
+    recorded: Recorded
 
 
 _T = TypeVar("_T")
@@ -202,7 +204,7 @@ def crosscheck_run(
             default=_resolve(partial(resolve_profile, result.default_profile)),
             evaluate=evaluate,
             providers={lib.name: _resolve(lib.provider) for lib in checked if recompute},
-            recompute=recompute)
+            recompute=recompute, recorded=Recorded(run, metric, run.profile))
         for name in splits:
             split = _labelled_split(run, labels, name)
             if split is None:
@@ -311,6 +313,8 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
         result.errors.append(f"{model} seed {seed} {split.name}: {type(exc).__name__}: {exc}")
         return
     _record(result, out, model, library, seed, split.name)
+    result.errors.extend(ctx.recorded.check(split.name, split.labels, s, split.offsets, split.qid,
+                                            model, seed, dflt, ctx.evaluate))
 
 
 def _resolved(value: _T | Exception) -> _T:

@@ -13,7 +13,7 @@ from bench.data.outputs import FORMULA_START as _FORMULA_START
 from bench.metrics.families import best_is_lowest, metric_header
 from bench.report.select import shown_name
 
-_MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
 #: and paragraph separators, and the bidirectional overrides and isolates that reorder the text
 #: shown around them (CVE-2021-42574, "Trojan Source"): each run of them becomes a space.
@@ -25,7 +25,7 @@ def md_text(text: object) -> str:
     on one line (line breaks, other control characters and bidirectional overrides become a
     space: :data:`CONTROL`), ``&`` and ``<`` as
     entities (``<script>`` is text, never markup: no tag can open), and the characters Markdown reads
-    (``\\ ` * [ ] | ~``, a ``_`` at a word's edge) escaped with a backslash (GFM: "Any ASCII
+    (``\\ ` * [ ] | ~ $``: ``$x$`` is math on GitHub; a ``_`` at a word's edge) escaped with a backslash (GFM: "Any ASCII
     punctuation character may be backslash-escaped"; ``\\|`` keeps a table cell whole)."""
     one_line = CONTROL.sub(" ", str(text))
     html = one_line.replace("&", "&amp;").replace("<", "&lt;")  # no tag can open
@@ -60,12 +60,22 @@ def _fmt_ms(entry: dict[str, Any] | None, digits: int = 4) -> str:
     return f"{entry['mean']:.{digits}f} ± {entry['std']:.{digits}f}"
 
 
+def _seconds(x: float) -> str:
+    """Seconds with two decimals, or three significant digits from a million seconds on (a time
+    of 1e300 s is ``1e+300``, not a 301-digit cell)."""
+    return f"{x:.2f}" if abs(x) < 1e6 else f"{x:.3g}"
+
+
 def fmt_fit_time(entry: dict[str, Any] | None) -> str:
     """``median [min–max]`` seconds over seeds × repeats, ``†`` when a fit was contended."""
     if not entry or entry.get("median") is None:
+        if entry and entry.get("mean") is not None and abs(entry["mean"]) >= 1e6:
+            std = entry.get("std")
+            return _seconds(entry["mean"]) + ("" if std is None else f" ± {_seconds(std)}")
         return _fmt_ms(entry, 2)
     lo, mid, hi = entry["min"], entry["median"], entry["max"]
-    text = f"{mid:.2f}" if entry.get("n", 1) <= 1 else f"{mid:.2f} [{lo:.2f}–{hi:.2f}]"
+    text = _seconds(mid) if entry.get("n", 1) <= 1 else \
+        f"{_seconds(mid)} [{_seconds(lo)}–{_seconds(hi)}]"
     return text + (" †" if entry.get("contended") else "")
 
 
