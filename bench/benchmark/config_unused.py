@@ -20,7 +20,8 @@ from bench.runners.raw_keys import unused_shared
 def unused_settings(config: Any, defaults: Params) -> list[str]:
     """The sentences for a :class:`~bench.benchmark.config.RunConfig` (``config``) whose
     ``[params]`` left alone are ``defaults`` (what a value is compared with)."""
-    libraries = {s.library for s in config.__dict__.get("_model_specs", {}).values() if s.is_gbdt}
+    specs = [s for s in config.__dict__.get("_model_specs", {}).values() if s.is_gbdt]
+    libraries = {s.library for s in specs}
     out = []
     for lib, items in config.params.raw:
         if items and lib not in libraries:
@@ -36,10 +37,22 @@ def unused_settings(config: Any, defaults: Params) -> list[str]:
     said = [f"{text} (models: {', '.join(config.models)})" for text in out]
     base, given = defaults.to_dict(), config.params.to_dict()
     changed = {k: v for k, v in given.items() if v != base.get(k)}
-    said += unused_shared(list(changed), libraries)
+    said += unused_shared(list(changed), [(s.library, s.objective) for s in specs])
+    said += _seeds_not_used(config, changed)
     if config.quick:
         tables = [("[params]", changed),
                   *((f"[model_params.{m}]", t) for m, t in config.model_params.items())]
         said += [note for where, t in tables for k in QUICK_LIMITS
                  if (note := cap_note(f"{where} {k} = {t.get(k)!r}", k, t.get(k)))]
     return said
+
+
+def _seeds_not_used(config: Any, changed: dict[str, Any]) -> list[str]:
+    """A ``seed`` in ``[params]`` (``changed``: its values that differ from the defaults) or in a
+    ``[model_params.<model>]`` table: each model trains with each of the run's ``seeds`` instead
+    (:meth:`~bench.benchmark.config.RunConfig.params_for`)."""
+    tables = [("[params]", changed), *((f"[model_params.{m}]", t)
+                                       for m, t in config.model_params.items())]
+    return [f"{where} seed = {t['seed']!r}: not used; every model trains with each of the run's "
+            f"seeds = {list(config.seeds)} (set the seeds there, or with --seeds)"
+            for where, t in tables if isinstance(t, dict) and "seed" in t]

@@ -41,12 +41,16 @@ from bench.runners.search_dimension import (
 @dataclass(frozen=True)
 class Objective:
     """A training objective of a library: ltrbench's ``name`` (the model is
-    ``<library>-<name>``), the library's own name for it (``native``) and the model's one-line
-    description."""
+    ``<library>-<name>``), the library's own name for it (``native``), the model's one-line
+    description, and ``ignores``: (ltrbench field, why) of the shared parameters this objective
+    does not read (its library does, for another objective): a model's own table setting one
+    trained the same model as without it (the library's predictions equal to the bit).
+    Refused like :attr:`Library.ignores` (:func:`bench.runners.raw_keys.refuse_ignored`)."""
 
     name: str
     native: str
     description: str
+    ignores: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,16 @@ class Library:
         raise ConfigError(f"unknown {self.title} objective {objective!r}; valid: "
                           f"{', '.join(o.name for o in self.objectives)}")
 
+    def ignored(self, objective: str | None = None) -> dict[str, str]:
+        """(ltrbench field -> why) of the shared parameters a model of ``objective`` does not
+        read: the library's :attr:`ignores`, then the objective's own (:attr:`Objective.ignores`;
+        ``None``: the library's only)."""
+        out = dict(self.ignores)
+        for o in self.objectives:
+            if o.name == objective:
+                out.update(o.ignores)
+        return out
+
     def provider(self) -> type[Any]:
         """The built-in metric provider class, a
         :class:`~bench.runners.metric_provider.MetricProvider` (:attr:`metrics`, imported now;
@@ -154,6 +168,20 @@ class Library:
         return cls
 
 
+def _no_pairs(title: str, native: str, ranker: str) -> tuple[tuple[str, str], ...]:
+    """What an objective without pairs or lambdas (``native`` of ``title``) does not read."""
+    return (("truncation_level", f"{title}'s {native} samples no pairs (the pair truncation is "
+             f"read by {ranker} only)"),
+            ("lambdarank_norm", f"{title}'s {native} normalises no lambdas (read by {ranker} "
+             "only)"))
+
+
+def _no_norm(native: str) -> tuple[tuple[str, str], ...]:
+    """CatBoost's ``norm`` is an option of ``LambdaMart`` only."""
+    return (("lambdarank_norm", f"CatBoost's {native} has no lambda normalisation (norm is an "
+             "option of LambdaMart only: LambdaMart:norm=...)"),)
+
+
 _R = "bench.runners"
 #: The GBDT libraries, in the order models, tables and manifests list them.
 LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
@@ -161,8 +189,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         name="lightgbm", title="LightGBM", module=f"{_R}.lightgbm",
         objectives=(
             Objective("lambdarank", "lambdarank", "LightGBM LambdaMART (objective=lambdarank)"),
-            Objective("xendcg", "rank_xendcg", "LightGBM XE-NDCG-MART (objective=rank_xendcg)"),
-            Objective("regression", "regression", "LightGBM pointwise L2 regression on the labels"),
+            Objective("xendcg", "rank_xendcg", "LightGBM XE-NDCG-MART (objective=rank_xendcg)",
+                      ignores=_no_pairs("LightGBM", "rank_xendcg", "lambdarank")),
+            Objective("regression", "regression", "LightGBM pointwise L2 regression on the labels",
+                      ignores=_no_pairs("LightGBM", "regression", "lambdarank")),
         ),
         lambdamart="lambdarank", alias="lambdarank", profile="lightgbm",
         params=f"{_R}.params:lightgbm_params", probe=f"{_R}.param_probe:probe_lightgbm",
@@ -226,7 +256,8 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
             Objective("map", "rank:map",
                       "XGBoost LambdaMART for MAP (objective=rank:map; trained on label >= 1)"),
             Objective("regression", "reg:squarederror",
-                      "XGBoost pointwise L2 regression (objective=reg:squarederror)"),
+                      "XGBoost pointwise L2 regression (objective=reg:squarederror)",
+                      ignores=_no_pairs("XGBoost", "reg:squarederror", "rank:*")),
         ),
         lambdamart="ndcg", alias="ndcg", profile="xgboost",
         params=f"{_R}.params:xgboost_params", probe=f"{_R}.param_probe:probe_xgboost",
@@ -256,6 +287,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("verbosity",), "quiet fits (verbosity = 0): XGBoost's debug monitor "
                 "prints on standard output when a booster is freed, after its fit, into "
                 "--format json"),
+               # the num_leaves row of the parity table: leaf-wise on histograms, as LightGBM
+               (("grow_policy", "tree_method"), "[params] num_leaves (max_leaves with "
+                "grow_policy = lossguide and tree_method = hist: trees grown leaf-wise on "
+                "histograms, as LightGBM's; depthwise grows level by level)"),
                (("booster",), "the model: gradient-boosted trees (booster=gbtree; DART "
                 "rescales earlier trees as it adds new ones, so the model cut at the "
                 "early-stopping iteration is not the one scored)")),
@@ -284,11 +319,14 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         name="catboost", title="CatBoost", module=f"{_R}.catboost",
         objectives=(
             Objective("yetirank", "YetiRank",
-                      "CatBoost YetiRank (loss_function=YetiRank, Gulin, Kuralenok & Pavlov 2011)"),
+                      "CatBoost YetiRank (loss_function=YetiRank, Gulin, Kuralenok & Pavlov 2011)",
+                      ignores=_no_norm("YetiRank")),
             Objective("pairlogit", "PairLogit",
-                      "CatBoost pairwise logistic loss (loss_function=PairLogit)"),
+                      "CatBoost pairwise logistic loss (loss_function=PairLogit)",
+                      ignores=_no_norm("PairLogit")),
             Objective("queryrmse", "QueryRMSE",
-                      "CatBoost per-query-centred RMSE (loss_function=QueryRMSE)"),
+                      "CatBoost per-query-centred RMSE (loss_function=QueryRMSE)",
+                      ignores=_no_norm("QueryRMSE")),
             Objective("lambdamart", "LambdaMart",
                       "CatBoost LambdaMART (loss_function=LambdaMart:metric=NDCG)"),
         ),
@@ -322,6 +360,12 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("eval_metric", "custom_metric", "custom_loss"), "select_metric and eval_at"),
                (("random_seed", "random_state"), "the run's seeds"),
                (("thread_count",), "[params] n_threads (--threads)"),
+               # the subsample and num_leaves rows of the parity table
+               (("bootstrap_type",), "[params] subsample (bootstrap_type = Bernoulli: rows "
+                "sampled one by one, as LightGBM and XGBoost do; MVS or Bayesian sample "
+                "otherwise)"),
+               (("grow_policy",), "[params] num_leaves (max_leaves with grow_policy = "
+                "Lossguide: trees grown leaf-wise, as LightGBM's)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)"),
                (("od_type", "od_pval", "use_best_model"), "early_stopping_rounds: k rounds "
                 "without an improvement, and the first best iteration of the validation log"),
