@@ -106,6 +106,21 @@ CASES: list[Case] = [
     Case("catboost-raw-grow-policy-lossguide-itself", top=CAT,
          tables='[params.catboost]\ngrow_policy = "Lossguide"\n',
          words=("c.toml", "catboost grow_policy", "num_leaves")),
+    # ------------------------------------------------------------ keys LightGBM takes and ignores
+    Case("lightgbm-raw-input-model", tables='[params.lightgbm]\ninput_model = "m.txt"\n',
+         words=("c.toml", "lightgbm input_model", "command-line program")),
+    Case("lightgbm-raw-output-model-by-an-alias", tables='[params.lightgbm]\nmodel_out = "m.txt"\n',
+         words=("c.toml", "lightgbm model_out", "command-line program")),
+    Case("lightgbm-raw-save-binary", tables="[params.lightgbm]\nsave_binary = true\n",
+         words=("c.toml", "lightgbm save_binary", "train as without it")),
+    Case("lightgbm-raw-label-column", tables='[params.lightgbm]\nlabel_column = "name:rel"\n',
+         words=("c.toml", "lightgbm label_column", "data file")),
+    Case("lightgbm-raw-pred-early-stop", tables="[params.lightgbm]\npred_early_stop = true\n",
+         words=("c.toml", "lightgbm pred_early_stop", "prediction")),
+    Case("lightgbm-model-raw-num-iteration-predict",
+         tables="[model_params.lightgbm-lambdarank.lightgbm]\nnum_iteration_predict = 3\n",
+         words=("c.toml", "[model_params.lightgbm-lambdarank]", "num_iteration_predict",
+                "prediction")),
     # ------------------------------------------------------------ empty items in text lists
     Case("seeds-text-with-an-empty-item", top={"seeds": '"1,,2"'},
          words=("c.toml", "seeds", "'1,,2'", "empty")),
@@ -164,6 +179,29 @@ def test_the_library_trains_the_same_model_without_the_ignored_value(
     config = {"dataset": "./letor", "models": [model], "model_params": {model: change}}
     assert api_refused(call(lambda: RunConfig.from_dict(config))[1], model, next(iter(change))) \
         is None
+
+
+@pytest.mark.parametrize("extra", [{"input_model": "m0.txt"}, {"output_model": "out.txt"},
+                                   {"save_binary": True}, {"pred_early_stop": True},
+                                   {"num_iteration_predict": 1}])
+def test_lightgbm_trains_the_same_model_with_a_key_it_ignores(extra: dict[str, Any],
+                                                              tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle of the refusals above: ``lightgbm.train`` with and without the key (an
+    ``input_model`` that exists: the first model's own file) gives the same predictions, and
+    writes no file."""
+    import lightgbm as lgb
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    X, y = rng.random((120, 3)), rng.integers(0, 3, 120)
+    base = {"objective": "lambdarank", "verbosity": -1, "num_threads": 1, "deterministic": True,
+            "force_row_wise": True, "min_data_in_leaf": 2}
+    first = lgb.train(base, lgb.Dataset(X, y, group=[10] * 12), 4)
+    first.save_model("m0.txt")
+    again = lgb.train({**base, **extra}, lgb.Dataset(X, y, group=[10] * 12), 4)
+    assert np.array_equal(first.predict(X), again.predict(X))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m0.txt"]
 
 
 def test_a_shared_value_no_model_of_the_run_uses_is_said() -> None:
@@ -240,6 +278,46 @@ def test_a_recorded_config_reads_back_without_a_seed_word(tmp_path: Path) -> Non
     (tmp_path / "c.toml").write_text(config.resolved().to_toml())
     again = RunConfig.load(tmp_path / "c.toml")
     assert not [s for s in again.unused() if "seed" in s]
+
+
+# ---------------------------------------------------------------- seeds that change nothing
+@pytest.mark.parametrize("model", ["lightgbm-lambdarank", "xgboost-ndcg"])
+def test_without_sampling_every_seed_trains_the_same_model(model: str, tmp_path: Path) -> None:
+    """The oracle: the library's predictions for seeds 0 and 1 are equal to the bit when no
+    row or feature is sampled (and CatBoost's, whose YetiRank draws permutations, are not)."""
+    library, objective = model.split("-", 1)
+    splits = _splits(tmp_path)
+    a = _predictions(library, objective, replace(FIXED, seed=0), splits)
+    b = _predictions(library, objective, replace(FIXED, seed=1), splits)
+    assert np.array_equal(a, b)
+    c = _predictions("catboost", "yetirank", replace(FIXED, seed=0), splits)
+    d = _predictions("catboost", "yetirank", replace(FIXED, seed=1), splits)
+    assert not np.array_equal(c, d)
+
+
+def test_seeds_that_train_one_model_are_said() -> None:
+    """``subsample = colsample = 1`` with seeds [0, 1, 2]: LightGBM's lambdarank and XGBoost's
+    rank:ndcg train one model three times, and the run's spread over seeds reads 0 as if they
+    were stable; CatBoost (random permutations) and LightGBM's rank_xendcg (random gammas)
+    do differ."""
+    config = RunConfig.from_dict({
+        "models": ["lightgbm-lambdarank", "xgboost-ndcg", "catboost-yetirank", "lightgbm-xendcg"],
+        "seeds": [0, 1, 2], "params": {"subsample": 1.0, "colsample": 1.0}})
+    said = [s for s in config.unused() if s.startswith("seeds")]
+    assert len(said) == 1, config.unused()
+    assert "lightgbm-lambdarank, xgboost-ndcg train the same model" in said[0], said
+    assert "catboost" not in said[0]
+    assert "xendcg" not in said[0]
+
+
+@pytest.mark.parametrize("doc", [
+    {"seeds": [0], "params": {"subsample": 1.0, "colsample": 1.0}},
+    {"seeds": [0, 1]},
+    {"seeds": [0, 1], "params": {"subsample": 1.0, "colsample": 0.9}},
+], ids=["one-seed", "default-sampling", "feature-sampling"])
+def test_seeds_that_do_differ_say_nothing(doc: dict[str, Any]) -> None:
+    config = RunConfig.from_dict({"models": ["lightgbm-lambdarank"], **doc})
+    assert not [s for s in config.unused() if s.startswith("seeds")]
 
 
 # ---------------------------------------------------------------- tune's budget and its grid

@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.benchmark.quick import QUICK_LIMITS, cap_note
 from bench.runners.baselines import ALSParams
-from bench.runners.libraries import LIBRARIES
+from bench.runners.libraries import LIBRARIES, get_library
 from bench.runners.params import Params
 from bench.runners.raw_keys import unused_shared
 
@@ -38,7 +38,7 @@ def unused_settings(config: Any, defaults: Params) -> list[str]:
     base, given = defaults.to_dict(), config.params.to_dict()
     changed = {k: v for k, v in given.items() if v != base.get(k)}
     said += unused_shared(list(changed), [(s.library, s.objective) for s in specs])
-    said += _seeds_not_used(config, changed)
+    said += _seeds_not_used(config, changed) + _seeds_change_nothing(config, specs)
     if config.quick:
         tables = [("[params]", changed),
                   *((f"[model_params.{m}]", t) for m, t in config.model_params.items())]
@@ -56,3 +56,24 @@ def _seeds_not_used(config: Any, changed: dict[str, Any]) -> list[str]:
     return [f"{where} seed = {t['seed']!r}: not used; every model trains with each of the run's "
             f"seeds = {list(config.seeds)} (set the seeds there, or with --seeds)"
             for where, t in tables if isinstance(t, dict) and "seed" in t]
+
+
+def _seeds_change_nothing(config: Any, specs: list[Any]) -> list[str]:
+    """The GBDT models that train one model for every seed of a run of several: their objective
+    draws no random number (:meth:`~bench.runners.libraries.Library.seed_free`) and they sample
+    no row nor feature (``subsample = colsample = 1``, no raw parameter), so their spread over
+    seeds is 0 by construction, not a sign of stability."""
+    if len(config.seeds) < 2:
+        return []
+    same = []
+    for spec in specs:
+        p = config.params_for(spec.name, config.seeds[0])
+        if (get_library(spec.library).seed_free(spec.objective) and p.subsample == 1.0
+                and p.colsample == 1.0 and not p.raw_params(spec.library)):
+            same.append(spec.name)
+    if not same:
+        return []
+    return [f"seeds = {list(config.seeds)}: {', '.join(same)} train{'s' if len(same) == 1 else ''} "
+            "the same model for every seed (subsample = colsample = 1, and the objective draws "
+            "no random number), so a spread over these seeds is 0 by construction; set "
+            "subsample or colsample below 1 for seeds that differ, or give one seed"]

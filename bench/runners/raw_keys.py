@@ -37,6 +37,17 @@ def shadowed_field(library: str, key: str) -> str | None:
     return table.get(key)
 
 
+def inert_reason(library: str, key: str) -> str | None:
+    """Why ``key`` (or the parameter it is an alias of) does nothing when ``library`` trains as
+    ltrbench trains it (:attr:`~bench.runners.libraries.Library.inert`), or None."""
+    lib = LIBRARIES[library]
+    main = key
+    if lib.names is not None:
+        names: Callable[[], dict[str, str]] = load(lib.names)
+        main = names().get(key, key)
+    return next((why for group, why in lib.inert if main in group or key in group), None)
+
+
 def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
     """Refuse a raw key of ``library`` that ltrbench sets itself or that an ltrbench field sets,
     naming the key and where to set it instead; and two names of one parameter (a LightGBM
@@ -52,6 +63,10 @@ def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
             raise ConfigError(f"{where}{library} {key}: ltrbench sets it itself, from "
                               f"{setting}; a raw table may not replace it (the run would "
                               "record one model and train another)")
+        why = inert_reason(library, key)
+        if why is not None:
+            raise ConfigError(f"{where}{library} {key}: {why}, so the model would train as "
+                              "without it; leave it out")
         field = shadowed_field(library, key)
         if field is not None:
             raise ConfigError(f"{where}{library} {key}: {lib.title}'s name for ltrbench's "
