@@ -389,3 +389,19 @@ def test_recorded_library_parameters_are_what_each_library_trained_with(tmp_path
     for key in ("depth", "max_leaves", "border_count", "min_data_in_leaf", "random_seed",
                 "grow_policy", "bootstrap_type", "loss_function"):
         assert used[key] == rec[key], key
+
+
+def test_tune_grid_of_a_raw_key_points_to_the_space_file(tmp_path: Path) -> None:
+    """``--grid lightgbm.min_data_in_bin=3,5`` said "unknown parameter; did you mean
+    'min_data_in_leaf'?", where a ``--space`` file takes the same key."""
+    res = tune(tmp_path, "--model", "lightgbm", "--grid", "lightgbm.min_data_in_bin=3,5")
+    assert refused(res, "--grid lightgbm.min_data_in_bin", "raw lightgbm parameter",
+                   "--space") is None
+
+
+def test_tune_of_a_custom_model_is_refused_naming_it(tmp_path: Path) -> None:
+    """A custom ranker has no parameters tune knows: refused before any data (a guard)."""
+    (tmp_path / "c.toml").write_text('dataset = "./letor"\nmodels = ["mine"]\n'
+                                     '[custom_models.mine]\nfactory = "custom_rankers:LinearRanker"\n')
+    res = tune(tmp_path, "--config", "c.toml")
+    assert refused(res, "mine", "GBDT") is None
