@@ -405,3 +405,36 @@ def test_tune_of_a_custom_model_is_refused_naming_it(tmp_path: Path) -> None:
                                      '[custom_models.mine]\nfactory = "custom_rankers:LinearRanker"\n')
     res = tune(tmp_path, "--config", "c.toml")
     assert refused(res, "mine", "GBDT") is None
+
+
+def test_a_best_value_at_the_end_of_its_range_is_said(tmp_path: Path) -> None:
+    """A space of ``num_leaves`` in [2, 3]: whichever wins is at an end of the range, so the
+    best may lie beyond what was searched; the summary and the text say so."""
+    (tmp_path / "s.toml").write_text("[lightgbm]\nnum_leaves = {low = 2, high = 3}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune(tmp_path, "--model", "lightgbm", "--space", "s.toml", "--budget-trials", "2",
+                   "--sampler", "random", fit=True)
+    assert res.status == 0, res.err
+    assert "note: best num_leaves = " in res.out, res.out
+    assert "end of its range [2, 3]" in res.out, res.out
+    summary = json.loads(next((tmp_path / "res" / "tune").glob("*/summary.json")).read_text())
+    assert summary["models"]["lightgbm-lambdarank"]["at_bounds"], summary
+
+
+def test_bound_notes_by_hand() -> None:
+    from bench.benchmark.tune_checks import bound_notes
+    from bench.runners.search_dimension import Dimension
+
+    space = (Dimension("num_leaves", "int", 7, 255, log=True),
+             Dimension("learning_rate", "float", 0.01, 0.3, log=True),
+             Dimension("subsample", "float", 0.5, 1.0),
+             Dimension("label_gain", "categorical", choices=("exp2", "linear")))
+    assert bound_notes({"num_leaves": 31, "learning_rate": 0.05, "subsample": 0.7,
+                        "label_gain": "exp2"}, space) == []
+    said = bound_notes({"num_leaves": 255, "learning_rate": 0.0101, "subsample": 0.996}, space)
+    assert [s.split(" = ")[0] for s in said] == ["best num_leaves", "best learning_rate",
+                                                 "best subsample"]
+    assert "upper end" in said[0]
+    assert "lower end" in said[1]
+    assert bound_notes(None, space) == []

@@ -106,6 +106,30 @@ def grid_size_or_refuse(space: tuple[Dimension, ...], model: str) -> int:
     return size
 
 
+def bound_notes(best: Mapping[str, object] | None, space: tuple[Dimension, ...]) -> list[str]:
+    """The searched ranges whose best value lies at an end (an integer range's end itself; a
+    float range's outer 1%, on the log scale when the range is log-uniform): the best point
+    may lie beyond the range searched, so "best" is the best of a space cut too short."""
+    import math
+
+    out = []
+    for d in space:
+        value = (best or {}).get(d.name)
+        if d.kind == "categorical" or not isinstance(value, int | float) or d.high <= d.low:
+            continue
+        if d.kind == "int":
+            end = "lower" if value <= d.low else "upper" if value >= d.high else None
+        else:
+            f = (math.log(value / d.low) / math.log(d.high / d.low) if d.log
+                 else (value - d.low) / (d.high - d.low))
+            end = "lower" if f <= 0.01 else "upper" if f >= 0.99 else None
+        if end is not None:
+            out.append(f"best {d.name} = {value!r} is at the {end} end of its range "
+                       f"[{d.low:g}, {d.high:g}]: the best value may lie beyond it; widen the "
+                       "range (--space FILE) to know")
+    return out
+
+
 def grid_budget_note(budget: Budget, grid: int | None, given: str | None) -> None:
     """A ``ConfigWarning`` when ``--budget-trials`` (``given``, as written) and the ``--grid``
     of ``grid`` points differ: below, the grid sampler tries that many points of its own

@@ -50,6 +50,7 @@ from bench.benchmark.tune_checks import MAX_CHECKED_POINTS as MAX_CHECKED_POINTS
 from bench.benchmark.tune_checks import MAX_GRID as MAX_GRID
 from bench.benchmark.tune_checks import MAX_PROBED_POINTS as MAX_PROBED_POINTS
 from bench.benchmark.tune_checks import (
+    bound_notes,
     check_space_for,
     grid_budget_note,
     grid_size_or_refuse,
@@ -358,7 +359,9 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
                 run_study(study, task, plan.options, after)
             else:
                 run_parallel(study, task, plan.options, trials, storage, after)
-            models[spec.name] = model_summary(study, frames[spec.name], _info(plan, spec, folder))
+            entry = model_summary(study, frames[spec.name], _info(plan, spec, folder))
+            entry["at_bounds"] = bound_notes(entry["best_params"], plan.spaces[spec.name])
+            models[spec.name] = entry
     # The default storage is said as the file of this folder, not as an absolute URL: a
     # committed tune folder reads the same on another machine.
     summary = {"dataset": splits.name, "folder": str(folder), "storage": plan.storage or STUDY_DB,
