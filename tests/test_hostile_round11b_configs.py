@@ -16,6 +16,14 @@ New angles here, each judged against the libraries themselves:
   ``subsample`` and ``num_leaves`` rows): ``[params.xgboost] grow_policy = "depthwise"`` trained
   level-wise trees under the run's "leaf-wise in both" table; ``bootstrap_type = "MVS"`` sampled
   rows by importance under "Bernoulli, rows one by one".
+- **a raw key LightGBM takes and does nothing with** when it trains from Python:
+  ``input_model``, ``output_model`` (``model_out``), ``save_binary`` (its command-line
+  program), ``label_column`` (a data file it loads itself), ``pred_early_stop``,
+  ``num_iteration_predict`` (its prediction task): the same model to the bit, no file written,
+  exit 0 with the key recorded.
+- **seeds that train one model:** ``subsample = colsample = 1`` with seeds [0, 1, 2] trains
+  LightGBM's lambdarank and XGBoost's rank:ndcg three times the same (their objectives draw no
+  random number), and the run's spread over seeds read 0 as if they were stable: said.
 - **a seed in [params]:** ``[params] seed = 7`` (or in ``[model_params.<model>]``) was replaced
   by each run seed without a word and recorded as 7 beside the models' real seeds.
 - **an empty item in a list given as text:** ``seeds = "1,,2"``, ``--seeds 1,,2``, ``--models
@@ -24,6 +32,9 @@ New angles here, each judged against the libraries themselves:
 - **tune's budget against its grid:** ``--grid`` of 4 points with ``--budget-trials 2`` tried 2
   points (the sampler's choice) and called the better one "best" without saying that half the
   grid was never tried; a budget above the grid's size ran the grid's size.
+- **tune's words:** ``--grid lightgbm.min_data_in_bin=3,5`` was "unknown parameter; did you
+  mean 'min_data_in_leaf'?" (a ``--space`` file takes it); a best value at an end of its
+  searched range is said (the best may lie beyond it).
 - **guards** (held on the base, kept so): the run's recorded library parameters equal what each
   library reports it trained with (LightGBM ``Booster.params``, XGBoost ``save_config()``,
   CatBoost ``get_all_params()``); a command-line value over the file's is the one recorded and
