@@ -139,8 +139,10 @@ def test_hostile_config_round10(case: Case, tmp_path: Path) -> None:
 
 def test_a_library_refusal_is_one_line_without_its_native_stack_trace(tmp_path: Path) -> None:
     """XGBoost appends "Stack trace: [bt] (0) /.../libxgboost.so(+0x...)" to its error."""
-    case = Case("xgboost-exact", top=XGB, tables='[params.xgboost]\ntree_method = "exact"\n',
-                words=("c.toml", "xgboost", "hist"))  # round 11: the run's QuantileDMatrix
+    # round 11b: tree_method is ltrbench's own (refused before the probe), so XGBoost's own
+    # refusal with its stack trace is asked for by another key
+    case = Case("xgboost-update", top=XGB, tables='[params.xgboost]\nprocess_type = "update"\n',
+                words=("c.toml", "xgboost", "process_type"))
     assert problem(case, tmp_path) is None
     from hostile_kit import cli
 

@@ -18,7 +18,7 @@ BAD = [
     ("xgboost", 'max_delta_step = "deep"', "Invalid Parameter format for max_delta_step"),
     ("xgboost", "nosuch_param = 3", "nosuch_param"),
     ("catboost", "nosuchparam = 3", "Unknown option {nosuchparam}"),
-    ("catboost", 'bootstrap_type = "Nosuch"', "Nosuch"),
+    ("catboost", 'sampling_unit = "Nosuch"', "Nosuch"),  # bootstrap_type: ltrbench's own
 ]
 MODEL = {"lightgbm": "lightgbm-lambdarank", "xgboost": "xgboost-ndcg",
          "catboost": "catboost-yetirank"}

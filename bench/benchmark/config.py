@@ -237,7 +237,7 @@ class RunConfig:
         if not spec.is_gbdt:
             raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
                               "model; its parameters are not these (ALS: the [als] table)")
-        refuse_ignored(spec.library, values, f"{where} ")
+        refuse_ignored(spec.library, values, f"{where} ", spec.objective)
         try:
             self.params.with_overrides(**values)
         except ConfigError as exc:

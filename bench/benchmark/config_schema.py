@@ -24,6 +24,7 @@ from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
 from bench.errors import ConfigError
 from bench.runners.params import DEVICES
+from bench.runners.registry import refuse_empty_items
 
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
 TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
@@ -119,6 +120,10 @@ def _distinct_ints(value: Any, spec: Spec, where: str, shape: str, empty_shape: 
 
 
 def _seed_text(text: str, where: str, shape: str) -> list[int]:
+    try:  # "1,,2" is not "1,2": a seed may have been left out
+        refuse_empty_items(text, "seed")
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     items: list[int] = []
     for part in text.split(","):
         part = part.strip()

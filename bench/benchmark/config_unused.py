@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.benchmark.quick import QUICK_LIMITS, cap_note
 from bench.runners.baselines import ALSParams
-from bench.runners.libraries import LIBRARIES
+from bench.runners.libraries import LIBRARIES, get_library
 from bench.runners.params import Params
 from bench.runners.raw_keys import unused_shared
 
@@ -20,7 +20,8 @@ from bench.runners.raw_keys import unused_shared
 def unused_settings(config: Any, defaults: Params) -> list[str]:
     """The sentences for a :class:`~bench.benchmark.config.RunConfig` (``config``) whose
     ``[params]`` left alone are ``defaults`` (what a value is compared with)."""
-    libraries = {s.library for s in config.__dict__.get("_model_specs", {}).values() if s.is_gbdt}
+    specs = [s for s in config.__dict__.get("_model_specs", {}).values() if s.is_gbdt]
+    libraries = {s.library for s in specs}
     out = []
     for lib, items in config.params.raw:
         if items and lib not in libraries:
@@ -36,10 +37,43 @@ def unused_settings(config: Any, defaults: Params) -> list[str]:
     said = [f"{text} (models: {', '.join(config.models)})" for text in out]
     base, given = defaults.to_dict(), config.params.to_dict()
     changed = {k: v for k, v in given.items() if v != base.get(k)}
-    said += unused_shared(list(changed), libraries)
+    said += unused_shared(list(changed), [(s.library, s.objective) for s in specs])
+    said += _seeds_not_used(config, changed) + _seeds_change_nothing(config, specs)
     if config.quick:
         tables = [("[params]", changed),
                   *((f"[model_params.{m}]", t) for m, t in config.model_params.items())]
         said += [note for where, t in tables for k in QUICK_LIMITS
                  if (note := cap_note(f"{where} {k} = {t.get(k)!r}", k, t.get(k)))]
     return said
+
+
+def _seeds_not_used(config: Any, changed: dict[str, Any]) -> list[str]:
+    """A ``seed`` in ``[params]`` (``changed``: its values that differ from the defaults) or in a
+    ``[model_params.<model>]`` table: each model trains with each of the run's ``seeds`` instead
+    (:meth:`~bench.benchmark.config.RunConfig.params_for`)."""
+    tables = [("[params]", changed), *((f"[model_params.{m}]", t)
+                                       for m, t in config.model_params.items())]
+    return [f"{where} seed = {t['seed']!r}: not used; every model trains with each of the run's "
+            f"seeds = {list(config.seeds)} (set the seeds there, or with --seeds)"
+            for where, t in tables if isinstance(t, dict) and "seed" in t]
+
+
+def _seeds_change_nothing(config: Any, specs: list[Any]) -> list[str]:
+    """The GBDT models that train one model for every seed of a run of several: their objective
+    draws no random number (:meth:`~bench.runners.libraries.Library.seed_free`) and they sample
+    no row nor feature (``subsample = colsample = 1``, no raw parameter), so their spread over
+    seeds is 0 by construction, not a sign of stability."""
+    if len(config.seeds) < 2:
+        return []
+    same = []
+    for spec in specs:
+        p = config.params_for(spec.name, config.seeds[0])
+        if (get_library(spec.library).seed_free(spec.objective) and p.subsample == 1.0
+                and p.colsample == 1.0 and not p.raw_params(spec.library)):
+            same.append(spec.name)
+    if not same:
+        return []
+    return [f"seeds = {list(config.seeds)}: {', '.join(same)} train{'s' if len(same) == 1 else ''} "
+            "the same model for every seed (subsample = colsample = 1, and the objective draws "
+            "no random number), so a spread over these seeds is 0 by construction; set "
+            "subsample or colsample below 1 for seeds that differ, or give one seed"]

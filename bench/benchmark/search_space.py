@@ -66,12 +66,15 @@ SPACES: dict[str, tuple[Dimension, ...]] = {name: lib.space for name, lib in LIB
                                             if lib.space}
 
 
-def default_space(library: str) -> tuple[Dimension, ...]:
-    """The declared space of ``library`` (a GBDT library of :data:`SPACES`)."""
+def default_space(library: str, objective: str | None = None) -> tuple[Dimension, ...]:
+    """The declared space of ``library`` (a GBDT library of :data:`SPACES`), less what a model
+    of ``objective`` does not read (:meth:`~bench.runners.libraries.Library.ignored`: LightGBM's
+    rank_xendcg samples no pairs, so its tune does not search ``truncation_level``)."""
     if library not in SPACES:
         raise ConfigError(f"no declared search space for library {library!r}; give one in "
                           f"--space FILE as a [{library}] table")
-    return SPACES[library]
+    ignored = LIBRARIES[library].ignored(objective)
+    return tuple(d for d in SPACES[library] if d.name not in ignored)
 
 
 def grid_space(grid: Mapping[str, list[Any]]) -> tuple[Dimension, ...]:

@@ -34,6 +34,7 @@ from bench.data.letor import LetorData
 from bench.data.outputs import Inputs, check_output_dir
 from bench.data.toml import show, unknown_key
 from bench.errors import ConfigError
+from bench.runners.libraries import gbdt_libraries
 from bench.runners.params import param_spec
 from bench.runs.layout import RUN_SEALED
 
@@ -98,6 +99,11 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
         if name in NOT_TUNED:
             raise ConfigError(f"--grid {name}: cannot tune {name!r}: it is set once for the run, "
                               f"with {NOT_TUNED[name]}")
+        library = name.partition(".")[0]
+        if name not in TUNABLE and "." in name and library in gbdt_libraries():
+            raise ConfigError(f"--grid {name}: a raw {library} parameter; --grid takes "
+                              f"ltrbench's parameters ({', '.join(TUNABLE)}); search raw ones "
+                              f"with --space FILE: [{library}] \"{name}\" = {{choices = [..]}}")
         if name not in TUNABLE:
             err = unknown_key("--grid ", name, TUNABLE, noun="parameter")
             raise ConfigError(f"cannot tune {name!r}: {err}")

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import itertools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,17 @@ from bench.benchmark.tune import (
     query_folds,
     tuning_data,
 )
+from bench.benchmark.tune_checks import MAX_CHECKED_POINTS as MAX_CHECKED_POINTS
+from bench.benchmark.tune_checks import MAX_GRID as MAX_GRID
+from bench.benchmark.tune_checks import MAX_PROBED_POINTS as MAX_PROBED_POINTS
+from bench.benchmark.tune_checks import (
+    bound_notes,
+    check_space_for,
+    grid_budget_note,
+    grid_size_or_refuse,
+    refuse_fixed,
+    say_seed_precedence,
+)
 from bench.benchmark.tune_out import (
     check_resume,
     check_resumed_study,
@@ -64,7 +74,7 @@ from bench.data.letor import LetorData, LetorSplits
 from bench.engines.table import TrialPool
 from bench.errors import ConfigError
 from bench.metrics.profile import Profile
-from bench.runners.params import Params, check_for_library
+from bench.runners.params import Params
 from bench.runners.registry import ModelNames, ModelSpec
 from bench.runners.result import Selection
 from bench.runners.search_dimension import Dimension
@@ -76,13 +86,6 @@ from bench.runs.tune_layout import STUDY_DB, TRIALS_CSV
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
 #: The trial budget when none is given (and no ``--grid`` sets it).
 DEFAULT_TRIALS = 20
-#: The largest grid whose every point is checked before any data are read.
-MAX_CHECKED_POINTS = 10_000
-#: The most grid points checked whole when the space holds raw library parameters (each is a
-#: toy fit of the library); beyond, each raw value is probed on its own.
-MAX_PROBED_POINTS = 64
-#: The largest grid the grid sampler searches (Optuna's ``GridSampler`` lists every point).
-MAX_GRID = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -182,51 +185,7 @@ def model_spaces(request: TuneRequest, specs: tuple[ModelSpec, ...]) -> dict[str
     (``--grid``, the same grid for every model, is read before)."""
     given = load_space_file(request.space_file, {s.name: s.library for s in specs}) \
         if request.space_file else {}
-    return {s.name: given.get(s.name) or default_space(s.library) for s in specs}
-
-
-def check_space_for(spec: ModelSpec, base: Params, space: tuple[Dimension, ...]) -> None:
-    """``space``'s values over ``base`` against what ``spec``'s library accepts, before any data
-    are read: every point of a grid (up to :data:`MAX_CHECKED_POINTS`; beyond, and for ranges,
-    each choice and both ends of each range one at a time)."""
-    for dim in space:
-        if "." in dim.name and not dim.name.startswith(f"{spec.library}."):
-            raise ConfigError(f"{spec.name}: {dim.name} is not a {spec.library} parameter")
-    size = grid_size(space)
-    # a raw <library>.<key> value is the library's to judge: each point with one trains a toy
-    # tree (bench.runners.param_probe), so fewer whole points are tried
-    limit = MAX_PROBED_POINTS if any("." in d.name for d in space) else MAX_CHECKED_POINTS
-    if size is not None and size <= limit:
-        names = [d.name for d in space]
-        points = [dict(zip(names, p, strict=True))
-                  for p in itertools.product(*(d.choices for d in space))]
-    else:
-        points = [{d.name: int(v) if d.kind == "int" else v}
-                  for d in space for v in (d.choices if d.kind == "categorical" else (d.low, d.high))]
-    for point in points:
-        shown = ", ".join(f"{k} = {v!r}" for k, v in point.items())
-        try:
-            check_for_library(base.with_overrides(**overrides(point)), spec.library,
-                              spec.objective)
-        except ConfigError as exc:
-            raise ConfigError(f"search space of {spec.name}: {shown}: {exc}") from None
-
-
-def refuse_fixed(config: RunConfig, spaces: Mapping[str, tuple[Dimension, ...]],
-                 source: str) -> None:
-    """A ConfigError when a searched parameter is one the config fixes for that model
-    (``[model_params.<model>]``, a raw ``<library>.<key>`` in its library table): each trial
-    would replace the file's value without a word."""
-    for model, dims in spaces.items():
-        fixed = config.model_params.get(model, {})
-        for d in dims:
-            lib, dot, key = d.name.partition(".")
-            table = fixed.get(lib) if dot else fixed
-            if isinstance(table, Mapping) and (key if dot else d.name) in table:
-                raise ConfigError(
-                    f"{source} searches {d.name} for {model}, which the config fixes: "
-                    f"[model_params.{model}] {d.name} = {table[key if dot else d.name]!r}; "
-                    "remove one of the two (a search space without it, or the fixed value)")
+    return {s.name: given.get(s.name) or default_space(s.library, s.objective) for s in specs}
 
 
 def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> TunePlan:
@@ -247,6 +206,8 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
     options = study_options(request, None if grid is None else grid_size(grid))
     made = make_config()  # validated once
     say_seed_precedence(made, options.seed)
+    if options.sampler == "grid" and grid is not None:
+        grid_budget_note(options.budget, grid_size(grid), request.budget_trials)
     raw_threads = made.params.n_threads  # before 0 (every core) is resolved to a count
     config = made.resolved()
     specs = tuned_specs(config)
@@ -303,35 +264,6 @@ def parallel_trials(config: RunConfig, threads_option: str | None,
                           f"{config.workers} workers' trials would use every core; give the "
                           "threads of one trial, --threads N >= 1 (default 1)")
     return config.workers, raw_threads
-
-
-def say_seed_precedence(config: RunConfig, seed: int) -> None:
-    """Tune's one seed is ``--seed`` (the sampler's, the folds' and every trial's model's); a
-    config's ``seeds`` are ``ltrbench run``'s (``best.toml`` keeps them). A config whose seeds
-    are not the default ``[0, 1, 2]`` and differ from ``[seed]`` is told so (a ``ConfigWarning``):
-    ``seeds = [7]`` beside ``--seed 3`` tuned with 3 without a word before."""
-    import warnings
-
-    from bench.benchmark.pipeline import ConfigWarning
-
-    if config.seeds not in (RunConfig.seeds, (seed,)):
-        warnings.warn(f"tune trains every trial with --seed {seed} (the sampler, the folds, the "
-                      f"models); the config's seeds {list(config.seeds)} are not used by tune "
-                      "(best.toml keeps them for ltrbench run)", ConfigWarning, stacklevel=2)
-
-
-def grid_size_or_refuse(space: tuple[Dimension, ...], model: str) -> int:
-    """The grid's size; a space with ranges cannot be a grid (``--sampler grid`` needs ``--grid``),
-    nor one of more than :data:`MAX_GRID` points (Optuna's grid sampler lists every point)."""
-    size = grid_size(space)
-    if size is None:
-        raise ConfigError(f"--sampler grid: the space of {model} has ranges; give the grid's "
-                          "values with --grid \"name=v1,v2;...\"")
-    if size > MAX_GRID:
-        raise ConfigError(f"--grid: {size:,} combinations are more than the grid sampler lists "
-                          f"({MAX_GRID:,}); sample them with --sampler random or tpe and a "
-                          "--budget-trials, or give fewer values")
-    return size
 
 
 def _portable_dataset(text: str) -> str:
@@ -427,7 +359,9 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
                 run_study(study, task, plan.options, after)
             else:
                 run_parallel(study, task, plan.options, trials, storage, after)
-            models[spec.name] = model_summary(study, frames[spec.name], _info(plan, spec, folder))
+            entry = model_summary(study, frames[spec.name], _info(plan, spec, folder))
+            entry["at_bounds"] = bound_notes(entry["best_params"], plan.spaces[spec.name])
+            models[spec.name] = entry
     # The default storage is said as the file of this folder, not as an absolute URL: a
     # committed tune folder reads the same on another machine.
     summary = {"dataset": splits.name, "folder": str(folder), "storage": plan.storage or STUDY_DB,

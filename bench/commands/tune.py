@@ -123,5 +123,7 @@ def main(args: argparse.Namespace) -> int:
             f"best {m['best_value']:.4f} (trial {m['best_trial']}) {json.dumps(m['best_params'])}"
         print(f"  {name}: {m['trials_run']} trials ({m['complete']} complete, {m['pruned']} "
               f"pruned, {m['failed']} failed), {m['cpu_s']:.1f} CPU s; {best}")
+        for note in m.get("at_bounds", ()):
+            print(f"    note: {note}")
     print(f"run them: ltrbench run --config {outcome.folder / 'best.toml'}")
     return 0

@@ -41,12 +41,20 @@ from bench.runners.search_dimension import (
 @dataclass(frozen=True)
 class Objective:
     """A training objective of a library: ltrbench's ``name`` (the model is
-    ``<library>-<name>``), the library's own name for it (``native``) and the model's one-line
-    description."""
+    ``<library>-<name>``), the library's own name for it (``native``), the model's one-line
+    description, and ``ignores``: (ltrbench field, why) of the shared parameters this objective
+    does not read (its library does, for another objective): a model's own table setting one
+    trained the same model as without it (the library's predictions equal to the bit).
+    Refused like :attr:`Library.ignores` (:func:`bench.runners.raw_keys.refuse_ignored`).
+    ``seed_free``: the objective draws no random number, so with ``subsample = colsample = 1``
+    (and no raw parameter) every seed trains the same model (probed: predictions equal to the
+    bit for seeds 0 and 1; LightGBM's rank_xendcg draws its gammas, CatBoost its permutations)."""
 
     name: str
     native: str
     description: str
+    ignores: tuple[tuple[str, str], ...] = ()
+    seed_free: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,11 @@ class Library:
     space: tuple[Dimension, ...] = ()
     shadowed: tuple[tuple[str, str], ...] = ()
     names: str | None = None
+    #: (main names, why) of the raw parameters the library takes without a word and does not
+    #: use when it trains from Python as ltrbench does (its command-line program's files, its
+    #: prediction task): refused in a raw table, the model would train as without them
+    #: (:func:`bench.runners.raw_keys.check_raw_keys`; aliases through :attr:`names`)
+    inert: tuple[tuple[tuple[str, ...], str], ...] = ()
 
     def model(self, objective: str) -> str:
         """The model name of ``objective``: ``<library>-<objective>`` (runs record the library
@@ -145,6 +158,20 @@ class Library:
         raise ConfigError(f"unknown {self.title} objective {objective!r}; valid: "
                           f"{', '.join(o.name for o in self.objectives)}")
 
+    def seed_free(self, objective: str) -> bool:
+        """Whether ``objective`` draws no random number (:attr:`Objective.seed_free`)."""
+        return any(o.name == objective and o.seed_free for o in self.objectives)
+
+    def ignored(self, objective: str | None = None) -> dict[str, str]:
+        """(ltrbench field -> why) of the shared parameters a model of ``objective`` does not
+        read: the library's :attr:`ignores`, then the objective's own (:attr:`Objective.ignores`;
+        ``None``: the library's only)."""
+        out = dict(self.ignores)
+        for o in self.objectives:
+            if o.name == objective:
+                out.update(o.ignores)
+        return out
+
     def provider(self) -> type[Any]:
         """The built-in metric provider class, a
         :class:`~bench.runners.metric_provider.MetricProvider` (:attr:`metrics`, imported now;
@@ -154,15 +181,32 @@ class Library:
         return cls
 
 
+def _no_pairs(title: str, native: str, ranker: str) -> tuple[tuple[str, str], ...]:
+    """What an objective without pairs or lambdas (``native`` of ``title``) does not read."""
+    return (("truncation_level", f"{title}'s {native} samples no pairs (the pair truncation is "
+             f"read by {ranker} only)"),
+            ("lambdarank_norm", f"{title}'s {native} normalises no lambdas (read by {ranker} "
+             "only)"))
+
+
+def _no_norm(native: str) -> tuple[tuple[str, str], ...]:
+    """CatBoost's ``norm`` is an option of ``LambdaMart`` only."""
+    return (("lambdarank_norm", f"CatBoost's {native} has no lambda normalisation (norm is an "
+             "option of LambdaMart only: LambdaMart:norm=...)"),)
+
+
 _R = "bench.runners"
 #: The GBDT libraries, in the order models, tables and manifests list them.
 LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
     Library(
         name="lightgbm", title="LightGBM", module=f"{_R}.lightgbm",
         objectives=(
-            Objective("lambdarank", "lambdarank", "LightGBM LambdaMART (objective=lambdarank)"),
-            Objective("xendcg", "rank_xendcg", "LightGBM XE-NDCG-MART (objective=rank_xendcg)"),
-            Objective("regression", "regression", "LightGBM pointwise L2 regression on the labels"),
+            Objective("lambdarank", "lambdarank", "LightGBM LambdaMART (objective=lambdarank)",
+                      seed_free=True),
+            Objective("xendcg", "rank_xendcg", "LightGBM XE-NDCG-MART (objective=rank_xendcg)",
+                      ignores=_no_pairs("LightGBM", "rank_xendcg", "lambdarank")),
+            Objective("regression", "regression", "LightGBM pointwise L2 regression on the labels",
+                      ignores=_no_pairs("LightGBM", "regression", "lambdarank"), seed_free=True),
         ),
         lambdamart="lambdarank", alias="lambdarank", profile="lightgbm",
         params=f"{_R}.params:lightgbm_params", probe=f"{_R}.param_probe:probe_lightgbm",
@@ -207,6 +251,23 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                   ("lambdarank_norm", "lambdarank_norm"), ("label_gain", "label_gain"),
                   ("early_stopping_round", "early_stopping_rounds")),
         names=f"{_R}.param_probe:lightgbm_names",
+        # docs/Parameters.rst: "can be used only in CLI version", the data-file columns, and
+        # the prediction task's parameters (Booster.predict takes its own keyword arguments);
+        # each trained the same model, probed (lightgbm 4.6: predictions equal to the bit)
+        inert=((("task", "data", "valid", "input_model", "output_model", "snapshot_freq",
+                 "output_result", "convert_model_language", "convert_model",
+                 "saved_feature_importance_type", "save_binary"),
+                "a parameter of LightGBM's command-line program (its files and tasks); "
+                "lightgbm.train takes it and does nothing with it"),
+               (("header", "label_column", "weight_column", "group_column", "ignore_column",
+                 "two_round", "precise_float_parser", "parser_config_file"),
+                "read by LightGBM only when it loads a data file itself (ltrbench gives it "
+                "the split's arrays)"),
+               (("start_iteration_predict", "num_iteration_predict", "predict_raw_score",
+                 "predict_leaf_index", "predict_contrib", "predict_disable_shape_check",
+                 "pred_early_stop", "pred_early_stop_freq", "pred_early_stop_margin"),
+                "a parameter of LightGBM's prediction task; training ignores it, and ltrbench "
+                "scores with the early-stopping iteration's trees, raw scores")),
         dask=DaskSupport(objectives=("lambdarank", "xendcg"),
                          dropped=("num_threads", "metric", "eval_at"),
                          train=f"{_R}.dask_gbdt:train_lightgbm",
@@ -220,13 +281,16 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
     Library(
         name="xgboost", title="XGBoost", module=f"{_R}.xgboost",
         objectives=(
-            Objective("ndcg", "rank:ndcg", "XGBoost LambdaMART (objective=rank:ndcg)"),
+            Objective("ndcg", "rank:ndcg", "XGBoost LambdaMART (objective=rank:ndcg)",
+                      seed_free=True),
             Objective("pairwise", "rank:pairwise",
-                      "XGBoost RankNet-style pairwise (objective=rank:pairwise)"),
+                      "XGBoost RankNet-style pairwise (objective=rank:pairwise)", seed_free=True),
             Objective("map", "rank:map",
-                      "XGBoost LambdaMART for MAP (objective=rank:map; trained on label >= 1)"),
+                      "XGBoost LambdaMART for MAP (objective=rank:map; trained on label >= 1)",
+                      seed_free=True),
             Objective("regression", "reg:squarederror",
-                      "XGBoost pointwise L2 regression (objective=reg:squarederror)"),
+                      "XGBoost pointwise L2 regression (objective=reg:squarederror)",
+                      ignores=_no_pairs("XGBoost", "reg:squarederror", "rank:*"), seed_free=True),
         ),
         lambdamart="ndcg", alias="ndcg", profile="xgboost",
         params=f"{_R}.params:xgboost_params", probe=f"{_R}.param_probe:probe_xgboost",
@@ -256,6 +320,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("verbosity",), "quiet fits (verbosity = 0): XGBoost's debug monitor "
                 "prints on standard output when a booster is freed, after its fit, into "
                 "--format json"),
+               # the num_leaves row of the parity table: leaf-wise on histograms, as LightGBM
+               (("grow_policy", "tree_method"), "[params] num_leaves (max_leaves with "
+                "grow_policy = lossguide and tree_method = hist: trees grown leaf-wise on "
+                "histograms, as LightGBM's; depthwise grows level by level)"),
                (("booster",), "the model: gradient-boosted trees (booster=gbtree; DART "
                 "rescales earlier trees as it adds new ones, so the model cut at the "
                 "early-stopping iteration is not the one scored)")),
@@ -284,11 +352,14 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
         name="catboost", title="CatBoost", module=f"{_R}.catboost",
         objectives=(
             Objective("yetirank", "YetiRank",
-                      "CatBoost YetiRank (loss_function=YetiRank, Gulin, Kuralenok & Pavlov 2011)"),
+                      "CatBoost YetiRank (loss_function=YetiRank, Gulin, Kuralenok & Pavlov 2011)",
+                      ignores=_no_norm("YetiRank")),
             Objective("pairlogit", "PairLogit",
-                      "CatBoost pairwise logistic loss (loss_function=PairLogit)"),
+                      "CatBoost pairwise logistic loss (loss_function=PairLogit)",
+                      ignores=_no_norm("PairLogit")),
             Objective("queryrmse", "QueryRMSE",
-                      "CatBoost per-query-centred RMSE (loss_function=QueryRMSE)"),
+                      "CatBoost per-query-centred RMSE (loss_function=QueryRMSE)",
+                      ignores=_no_norm("QueryRMSE")),
             Objective("lambdamart", "LambdaMart",
                       "CatBoost LambdaMART (loss_function=LambdaMart:metric=NDCG)"),
         ),
@@ -322,6 +393,12 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("eval_metric", "custom_metric", "custom_loss"), "select_metric and eval_at"),
                (("random_seed", "random_state"), "the run's seeds"),
                (("thread_count",), "[params] n_threads (--threads)"),
+               # the subsample and num_leaves rows of the parity table
+               (("bootstrap_type",), "[params] subsample (bootstrap_type = Bernoulli: rows "
+                "sampled one by one, as LightGBM and XGBoost do; MVS or Bayesian sample "
+                "otherwise)"),
+               (("grow_policy",), "[params] num_leaves (max_leaves with grow_policy = "
+                "Lossguide: trees grown leaf-wise, as LightGBM's)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)"),
                (("od_type", "od_pval", "use_best_model"), "early_stopping_rounds: k rounds "
                 "without an improvement, and the first best iteration of the validation log"),

@@ -37,6 +37,17 @@ def shadowed_field(library: str, key: str) -> str | None:
     return table.get(key)
 
 
+def inert_reason(library: str, key: str) -> str | None:
+    """Why ``key`` (or the parameter it is an alias of) does nothing when ``library`` trains as
+    ltrbench trains it (:attr:`~bench.runners.libraries.Library.inert`), or None."""
+    lib = LIBRARIES[library]
+    main = key
+    if lib.names is not None:
+        names: Callable[[], dict[str, str]] = load(lib.names)
+        main = names().get(key, key)
+    return next((why for group, why in lib.inert if main in group or key in group), None)
+
+
 def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
     """Refuse a raw key of ``library`` that ltrbench sets itself or that an ltrbench field sets,
     naming the key and where to set it instead; and two names of one parameter (a LightGBM
@@ -52,6 +63,10 @@ def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
             raise ConfigError(f"{where}{library} {key}: ltrbench sets it itself, from "
                               f"{setting}; a raw table may not replace it (the run would "
                               "record one model and train another)")
+        why = inert_reason(library, key)
+        if why is not None:
+            raise ConfigError(f"{where}{library} {key}: {why}, so the model would train as "
+                              "without it; leave it out")
         field = shadowed_field(library, key)
         if field is not None:
             raise ConfigError(f"{where}{library} {key}: {lib.title}'s name for ltrbench's "
@@ -60,12 +75,14 @@ def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
                               "record another")
 
 
-def refuse_ignored(library: str, keys: Iterable[str], where: str = "") -> None:
-    """Refuse a shared parameter that ``library`` has no counterpart of
-    (:attr:`~bench.runners.libraries.Library.ignores`) in a table of one of its models:
-    ``[model_params.catboost-yetirank] l1 = 5`` trained as without it, exit 0."""
+def refuse_ignored(library: str, keys: Iterable[str], where: str = "",
+                   objective: str | None = None) -> None:
+    """Refuse a shared parameter that ``library`` has no counterpart of, or that the model's
+    ``objective`` does not read (:meth:`~bench.runners.libraries.Library.ignored`), in a table
+    of one of its models: ``[model_params.catboost-yetirank] l1 = 5`` or
+    ``[model_params.lightgbm-xendcg] truncation_level = 5`` trained as without it, exit 0."""
     lib = LIBRARIES[library]
-    ignored = dict(lib.ignores)
+    ignored = lib.ignored(objective)
     for key in keys:
         if key in ignored:
             raise ConfigError(f"{where}{key}: {ignored[key]}, so the model would train as "
@@ -90,14 +107,17 @@ def _refuse_aliases_together(library: str, keys: list[str], where: str) -> None:
         seen[main] = key
 
 
-def unused_shared(keys: Iterable[str], libraries: Iterable[str]) -> list[str]:
+def unused_shared(keys: Iterable[str], models: Iterable[tuple[str, str]]) -> list[str]:
     """Of the shared parameters ``keys`` a run's ``[params]`` sets, those that none of the run's
-    GBDT ``libraries`` has (:attr:`~bench.runners.libraries.Library.ignores`), in words: ``[params]
-    l1 = 5`` in a CatBoost-only run trained without it, exit 0."""
-    libs = [LIBRARIES[name] for name in sorted(set(libraries)) if name in LIBRARIES]
+    GBDT ``models`` (``(library, objective)`` pairs) reads
+    (:meth:`~bench.runners.libraries.Library.ignored`), in words: ``[params] l1 = 5`` in a
+    CatBoost-only run, ``truncation_level`` in a run of lightgbm-xendcg, trained without it."""
+    pairs = sorted({(lib, obj) for lib, obj in models if lib in LIBRARIES})
+    ignored = [LIBRARIES[lib].ignored(obj) for lib, obj in pairs]
     out = []
     for key in keys:
-        whys = [dict(lib.ignores).get(key) for lib in libs]
-        if libs and all(whys):
-            out.append(f"[params] {key}: not used by this run's models ({'; '.join(map(str, whys))})")
+        whys = [table.get(key) for table in ignored]
+        if pairs and all(whys):
+            said = "; ".join(dict.fromkeys(map(str, whys)))
+            out.append(f"[params] {key}: not used by this run's models ({said})")
     return out
