@@ -693,3 +693,33 @@ def test_a_dask_worker_killed_mid_run_fails_clearly_or_gives_the_whole_numbers(
         errs = [ln for ln in err.splitlines() if ln.startswith("error:")]
         assert errs, err
         assert "worker" in errs[0].lower() or "dask" in errs[0].lower(), errs[0]
+
+
+# ------------------------------------------------ links and leftovers in a resumed run folder
+
+@pytest.mark.parametrize("name", ["manifest.json", "metrics.csv", "status/random-seed0.json"])
+def test_a_run_file_turned_into_a_link_to_an_outside_file_never_writes_through_it(
+        tmp_path: Path, done: Path, clean: Path, name: str) -> None:
+    _unfinish(done)
+    (done / "status" / "lightgbm-lambdarank-seed0.json").unlink()
+    outside = tmp_path / "precious.txt"
+    outside.write_bytes((done / name).read_bytes())
+    before = outside.read_bytes()
+    (done / name).unlink()
+    (done / name).symlink_to(outside)
+    res = cli(tmp_path, *RUN, "--resume")
+    assert not res.traceback, res.err
+    assert outside.read_bytes() == before  # the file the link pointed to is untouched
+    if res.status != 0:
+        assert refused(res, Path(name).name) is None, res.err
+
+
+def test_a_lock_file_left_by_a_killed_run_does_not_block_resume(tmp_path: Path, done: Path,
+                                                               clean: Path) -> None:
+    _unfinish(done)
+    (done / "status" / "lightgbm-lambdarank-seed0.json").unlink()
+    (done / ".writer.lock").write_text("pid 999999 on elsewhere since 2026-01-01T00:00:00")
+    res = cli(tmp_path, *RUN, "--resume")
+    assert res.status == 0, res.err
+    _assert_same_as(done, clean)
+    assert not (done / ".writer.lock").exists()
