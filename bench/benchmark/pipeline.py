@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import shutil
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -385,12 +386,14 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path,
         return run_dir, manifest
     run_dir = new_run_dir(out_dir / "runs", config.name or config.dataset, chash)
     held.enter_context(writer_lock(run_dir))
-    write_text(
-        run_dir / "config.toml",
-        config.to_toml(header=f"ltrbench run config (resolved); run {run_dir.name}; hash {chash}"),
-    )
-    manifest = ManifestWriter(run_dir, start_manifest(config, splits, run_dir.name, **checked))
-    manifest.write()
+    try:
+        write_text(run_dir / "config.toml", config.to_toml(
+            header=f"ltrbench run config (resolved); run {run_dir.name}; hash {chash}"))
+        manifest = ManifestWriter(run_dir, start_manifest(config, splits, run_dir.name, **checked))
+        manifest.write()
+    except BaseException:  # no manifest: a folder --resume never finds and report refuses
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     layout.ensure_tables(run_dir, labels_frame(splits))
     return run_dir, manifest
 

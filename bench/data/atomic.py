@@ -15,6 +15,7 @@ import errno
 import glob
 import hashlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -246,6 +247,25 @@ def _remove_orphans(dest: Path) -> None:
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+#: ``.<name>.<pid>-<random>.tmp``: a temporary of :func:`atomic_path` (its writer's pid).
+_TEMPORARY = re.compile(r"^\.(?P<stem>.+)\.(?P<pid>\d+)-[^./]*\.tmp$")
+
+
+def remove_orphans_in(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove every temporary of :func:`atomic_path` in ``folder`` whose writer process is gone
+    (a writer killed between writing its temporary and renaming it), whatever file it was for:
+    a resumed run rewrites some files only, and the others' leftovers stayed for ever.
+    Returns the files removed."""
+    removed = []
+    for old in Path(folder).glob(".*.tmp"):
+        found = _TEMPORARY.match(old.name)
+        if found and old.is_file() and not old.is_symlink() and not _alive(int(found["pid"])):
+            with contextlib.suppress(OSError):
+                old.unlink()
+                removed.append(old)
+    return removed
 
 
 def _alive(pid: int) -> bool:

@@ -41,7 +41,7 @@ from urllib.parse import urlparse
 
 from bench.data.dask_probe import probe_scheduler
 from bench.data.dask_scratch import SCRATCH_PREFIX, remove_stale_scratch
-from bench.errors import ConfigError
+from bench.errors import ConfigError, LtrbenchError
 
 LOOPBACK = "127.0.0.1"
 INSTALL_HINT = 'the Dask engine needs dask[distributed]: pip install "ltrbench[dask]"'
@@ -124,9 +124,40 @@ def cluster(
                               f"within {WORKERS_TIMEOUT_S} s ({type(exc).__name__}: "
                               f"{_first_line(exc)}); check --memory-limit and the free space of "
                               f"{scratch}") from None
-        client.register_plugin(loopback_plugin(), name="ltrbench-loopback")
-        confine_gbdt_listeners()  # this process: where the scheduler (and XGBoost's tracker) runs
-        yield client
+        with _lost_worker_said(workers):
+            client.register_plugin(loopback_plugin(), name="ltrbench-loopback")
+            confine_gbdt_listeners()  # this process: where the scheduler (and XGBoost's
+            # tracker) runs
+            yield client
+
+
+class _ClosedCommFilter(logging.Filter):
+    """Drops asyncio's "Future exception was never retrieved" log of a Dask connection that a
+    lost worker closed (its traceback read as a crash; the run says it in one line)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return type(exc).__name__ != "CommClosedError"
+
+
+@contextlib.contextmanager
+def _lost_worker_said(workers: int) -> Iterator[None]:
+    """A worker of the local cluster lost while the run uses it (killed, out of memory): one
+    line saying so, never Dask's own ``in <TCP (closed) ...>: Stream is closed``, nor a
+    partial result (the pairs done are kept: ``--resume`` trains the rest)."""
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    asyncio_log = logging.getLogger("asyncio")
+    if not any(isinstance(f, _ClosedCommFilter) for f in asyncio_log.filters):
+        asyncio_log.addFilter(_ClosedCommFilter())  # for good: the log may come at exit
+    try:
+        yield
+    except (CommClosedError, KilledWorker) as exc:
+        raise LtrbenchError(f"the local Dask cluster lost a worker (of {workers}) or its "
+                          f"connection while the run used it ({type(exc).__name__}: "
+                          f"{_first_line(exc)}); the run stopped: the pairs done are kept, "
+                          "'run --resume' trains the others") from None
 
 
 #: Seconds a local cluster's workers have to register, and a scheduler to answer a first

@@ -364,7 +364,13 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
         if (why := entry_problem(f)) is not None:
             raise DataError(f"{s} file {f} {why} (a Parquet dataset folder holds train, vali "
                             "and test.parquet, as 'ltrbench convert' writes them)", path=p)
+    digests = {s: sha256_file(f) for s, f in files.items()}
     parts = {s: read_parquet(f) for s, f in files.items()}
+    for s, f in files.items():  # the digest recorded is that of the file read, or refused
+        if sha256_file(f) != digests[s]:
+            raise DataError("changed while it was read (replaced or written by another "
+                            "program?): the numbers and the digest recorded would describe two "
+                            "files; run again once it is complete", path=f)
     from bench.data.query_shards import check_shards_agree
 
     for s, data in parts.items():  # train/ shards beside train.parquet: one table, or refused
@@ -384,7 +390,7 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
         train=parts["train"],
         vali=parts["vali"],
         test=parts["test"],
-        inputs={str(f): sha256_file(f) for f in files.values()},
+        inputs={str(f): digests[s] for s, f in files.items()},
         meta={"layout": "parquet", "files": {s: str(f) for s, f in files.items()},
               "validation": {"rule": "file", "file": str(files["vali"])}},
     )

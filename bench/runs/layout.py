@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.data.atomic import atomic_path, write_text
+from bench.data.atomic import atomic_path, remove_orphans_in, write_text
 from bench.data.jsonio import dumps, read_json_object
 from bench.errors import DataError
 
@@ -296,12 +296,17 @@ def ensure_tables(run_dir: Path, labels: pd.DataFrame) -> None:
     if status.exists() and not status.is_dir():
         raise DataError("is not a folder (the run's status files go there); the run directory "
                         "is damaged: start a new run", path=status)
+    for folder in (run_dir, status):
+        if folder.is_dir():
+            remove_orphans_in(folder)  # temporaries of a writer killed mid-write
     done = read_status(run_dir)
     for name in (*PAIR_TABLES, "labels.parquet"):
         path = run_dir / name
         if path.is_file():
             if done or name == "labels.parquet":
-                read_checked(path)
+                frame = read_checked(path)
+                if name in _ROWS_OF_EVERY_PAIR:
+                    _check_done_rows(path, frame, done)
         elif done:
             raise DataError(f"is missing although {len(done)} pair(s) of the run are done "
                             f"({', '.join(sorted(done)[:3])}{', ...' if len(done) > 3 else ''}); "
@@ -313,6 +318,40 @@ def ensure_tables(run_dir: Path, labels: pd.DataFrame) -> None:
         with atomic_path(run_dir / "labels.parquet") as tmp:
             labels.to_parquet(tmp, index=False)
     status.mkdir(exist_ok=True)
+
+
+#: The tables in which every pair done has rows, as many as every other pair done (the same
+#: metrics, queries and documents for every model and seed).
+_ROWS_OF_EVERY_PAIR = ("metrics.csv", "per_query.parquet", "scores.parquet")
+
+
+def _check_done_rows(path: Path, frame: pd.DataFrame, done: dict[str, dict[str, Any]]) -> None:
+    """Every pair whose status file says done has its rows in ``path``, as many as the other
+    pairs done: a row deleted (or a table replaced by an older copy) between a kill and a
+    ``--resume`` made the resumed run finish without them, exit 0."""
+    if "profile" in frame.columns:  # the blank-query variants' rows follow the values
+        plain = [blank_variant_of(str(p))[1] is None for p in frame["profile"]]
+        frame = frame[np.asarray(plain, dtype=bool)]
+    counts = frame.groupby([frame["model"].astype(str), frame["seed"].astype(np.int64)]).size()
+    have: dict[str, int] = {}
+    for key, body in done.items():
+        if body.get("status") != "done":
+            continue  # a skipped pair wrote no rows
+        model, seed = body.get("model"), body.get("seed")
+        n = int(counts.get((str(model), seed), 0)) if isinstance(seed, int) else 0
+        if n == 0 or status_key(str(model), seed if isinstance(seed, int) else -1) != key:
+            raise DataError(f"no rows of model {model!r}, seed {seed} although its status file "
+                            f"status/{key}.json says done: rows were deleted or the status file "
+                            f"is not this pair's; delete status/{key}.json to train the pair "
+                            "again with --resume, or start a new run", path=path)
+        have[key] = n
+    if len(set(have.values())) > 1:
+        (a, na), (b, nb) = sorted(have.items(), key=lambda kv: kv[1])[0], max(
+            have.items(), key=lambda kv: kv[1])
+        raise DataError(f"{na} row(s) for pair {a} where pair {b} has {nb}: every pair done "
+                        "has the same rows (rows were deleted or added by hand); delete "
+                        f"status/{a}.json to train that pair again with --resume, or start "
+                        "a new run", path=path)
 
 
 def status_key(model: str, seed: int) -> str:
