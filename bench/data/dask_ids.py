@@ -1,14 +1,15 @@
 """Text ids of a Dask ratings table numbered as the local reader numbers them.
 
 The local reader (:mod:`bench.data.tabular`, ``_ids``) keeps integer ids and numbers any other
-id column 0, 1, ... by first appearance of its key: beside a text id (``u17``) every cell is a
+id column 0, 1, ... in the sorted order of its keys (numbers by exact value before texts by code
+point, :mod:`bench.data.id_numbers`; not by first appearance, so the row order of a table
+changes no number): beside a text id (``u17``) every cell is a
 key (a cell spelling a number keeps its exact decimal value, so ``7``, ``07`` and ``7.0`` are
 one id; any other cell its text), and a column of numbers of which one is beyond int64 (``1e20``)
 is numbered by value. ``convert --engine dask`` refused such columns ("use --engine local"), so
 one table converted on one engine and not on the other. :func:`id_codes` is one lazy step
 (Dask tasks, nothing loaded into the client): each partition's distinct cells, in order, are
-joined in partition order, so the first appearance of a key in the table is its first
-appearance there, and numbered by the local reader's own functions (``_mixed_keys``,
+joined, and numbered by the local reader's own functions (``_mixed_keys``,
 ``_by_value``); :func:`with_codes` then replaces each partition's cells by their numbers before
 the partition is typed. A column of whole numbers within int64 is left as it is (no numbering),
 as locally; a cell that is no id (missing, a stray character) is left to the typed partition's

@@ -68,7 +68,7 @@ def _spelling(mapping: dict[str, int] | None, number: int) -> object:
 
 def _numbering(files: list[Path], ratings: Any) -> dict[str, dict[str, int]]:
     """The numbers of each numbered id role's cells, as :func:`bench.data.dask_ids.id_codes`
-    gives them (first appearance over the shards in order); roles whose ids are kept are left
+    gives them (the local reader's sorted order of the keys); roles whose ids are kept are left
     out."""
     from bench.data.dask_ids import distinct_cells, numbering
 
