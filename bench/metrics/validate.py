@@ -348,9 +348,8 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
                    gain)
     if profile.max_label is not None and prep.max_label > profile.max_label:
         row = _first(prep, y > profile.max_label)
-        binary = ("; its tool grades relevance 0/1 (an item is in the user's ground truth or "
-                  "not): give binary labels, e.g. 'ltrbench convert --labels binary' or "
-                  "'--labels rated'" if profile.max_label == 1 else "")
+        binary = ("; its tool grades relevance 0/1 (in the user's ground truth or not): give "
+                  "binary labels ('convert --labels binary' or 'rated')" if profile.max_label == 1 else "")
         raise fail(row, f"{{}} is above {profile.max_label}, the largest label profile "
                    f"{profile.name!r} accepts{binary}", gain)
     if (
