@@ -196,9 +196,6 @@ SAME: list[tuple[str, list[pd.DataFrame | pa.Table]]] = [
                               _t(pa.array([2**63 + 2] * 2, pa.uint64()))]),
     ("dictionary-text-id-beside-plain", [_t(pa.array(["1"] * 3).dictionary_encode()),
                                          _t(pa.array(["2", "2"]))]),
-    ("date-ids", [_t(pa.array([1, 1, 1], pa.date32())), _t(pa.array([2, 2], pa.date32()))]),
-    ("duration-ids", [_t(pa.array([1, 1, 1], pa.duration("s"))),
-                      _t(pa.array([2, 2], pa.duration("s")))]),
     ("an-empty-shard-first", [EMPTY, A, B]),
     ("an-empty-shard-among-full", [A, EMPTY, B]),
     ("columns-reordered", [A, B[["score", "label", "qid"]]]),
@@ -211,6 +208,25 @@ def test_the_in_memory_number(parts: list[pd.DataFrame | pa.Table], tmp_path: Pa
                               client: Any) -> None:
     folder = _shards(tmp_path, parts)
     assert _dask(folder) == _local(folder)
+
+
+#: Ids that are neither text nor integers: refused on both paths alike since round 11 (two time
+#: zones' one instant had merged two queries of a frame), naming the shard and the column.
+NOT_IDS = [("date-ids", [_t(pa.array([1, 1, 1], pa.date32())),
+                         _t(pa.array([2, 2], pa.date32()))]),
+           ("duration-ids", [_t(pa.array([1, 1, 1], pa.duration("s"))),
+                             _t(pa.array([2, 2], pa.duration("s")))])]
+
+
+@pytest.mark.parametrize("parts", [p for _, p in NOT_IDS], ids=[n for n, _ in NOT_IDS])
+def test_ids_that_are_no_text_or_integer_are_refused_as_in_memory(
+        parts: list[pd.DataFrame | pa.Table], tmp_path: Path, client: Any) -> None:
+    folder = _shards(tmp_path, parts)
+    for evaluate in (_dask, _local):
+        with pytest.raises(DataError) as info:
+            evaluate(folder)
+        assert "'qid'" in str(info.value)
+        assert "expected strings or integers" in str(info.value)
 
 
 def test_row_groups_of_one_row_each_are_one_query(tmp_path: Path, client: Any) -> None:

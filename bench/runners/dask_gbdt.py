@@ -55,7 +55,7 @@ import pandas as pd
 from bench.data.dask_cluster import LOOPBACK, holders, is_loopback, spread, worker_addresses
 from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
 from bench.data.query_shards import QueryLayout, query_layout
-from bench.errors import ConfigError, unknown
+from bench.errors import ConfigError, LtrbenchError, unknown
 from bench.metrics.evaluate import query_parts
 from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import get_profile
@@ -138,12 +138,30 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     lib = load(get_library(library).params)(params, objective, eval_at=ks)
     for key in support.dropped:
         lib.pop(key, None)
+    before = set(worker_addresses(client))
     with relayed_iterations(client, library, select_metric, on_iteration) as (relay, failure):
         fit: DaskFit = load(support.train)(client, train, vali, params, lib, select_metric,
                                            features, [*(callbacks or []), *relay], layouts)
         failure.wait_for(fit.trees_grown)
     failure.reraise()
+    _refuse_lost_workers(library, before, set(worker_addresses(client)))
     return fit
+
+
+def _refuse_lost_workers(library: str, before: set[str], after: set[str]) -> None:
+    """A :class:`LtrbenchError` when the cluster's workers changed during a fit (one killed, or
+    restarted by its nanny at a new address): Dask re-ran the lost worker's share elsewhere, so
+    the model was trained on another layout of the rows over the machines (LightGBM's
+    data-parallel histograms, XGBoost's collective), another model than an uninterrupted run
+    trains, while the run records the cluster it started with. The pairs done are kept."""
+    if before == after:
+        return
+    lost = sorted(before - after)
+    raise LtrbenchError(f"the local Dask cluster lost a worker during the {library} fit "
+                        f"({', '.join(lost) or 'a worker restarted'}; {len(before)} workers at "
+                        f"its start, {len(after)} at its end): Dask retried it on another layout "
+                        "of the rows, which trains another model, so the run stopped; the pairs "
+                        "done are kept, 'run --resume' trains the others on a whole cluster")
 
 
 # ------------------------------------------------------------------- the per-round heartbeat
