@@ -277,8 +277,10 @@ def on_cluster(what: str) -> Iterator[None]:
         raise
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        lost = ("a Dask worker of the cluster, or its connection, was lost: "
+                if type(exc).__name__ in ("CommClosedError", "KilledWorker") else "")
         raise LtrbenchError(
-            f"{what} failed ({type(exc).__name__}: {first[:300]}). The pairs finished so far "
+            f"{what} failed ({lost}{type(exc).__name__}: {first[:300]}). The pairs finished so far "
             "are kept in the run directory; continue it with ltrbench run --resume") from exc
 
 

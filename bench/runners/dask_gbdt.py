@@ -156,10 +156,10 @@ def _refuse_lost_workers(library: str, before: set[str], after: set[str]) -> Non
     trains, while the run records the cluster it started with. The pairs done are kept."""
     if before == after:
         return
-    lost = sorted(before - after)
+    lost = sorted(before - after)  # (or none: the rows of a lost worker moved to another)
     raise LtrbenchError(f"the local Dask cluster lost a worker during the {library} fit "
-                        f"({', '.join(lost) or 'a worker restarted'}; {len(before)} workers at "
-                        f"its start, {len(after)} at its end): Dask retried it on another layout "
+                        f"({', '.join(lost) or 'its rows moved'}; {len(before)} workers at "
+                        f"the start, {len(after)} later): Dask retried it on another layout "
                         "of the rows, which trains another model, so the run stopped; the pairs "
                         "done are kept, 'run --resume' trains the others on a whole cluster")
 
@@ -358,8 +358,12 @@ def train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict
     ``layouts`` unused: LightGBM takes per-partition group sizes)."""
     import lightgbm as lgb
 
+    workers = worker_addresses(client)
     train = spread(client, train)
-    lib["machines"] = _machines(client, sorted(holders(client, train)))
+    held = holders(client, train)
+    if len(held) != min(train.npartitions, len(workers)):  # a worker lost while spreading
+        _refuse_lost_workers("lightgbm", set(workers), held)
+    lib["machines"] = _machines(client, sorted(held))
     t0 = time.perf_counter()
     group = train["qid"].map_partitions(_group_sizes, meta=("qid", "int64"))
     model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
