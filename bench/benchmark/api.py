@@ -200,10 +200,15 @@ class RunResult:
         :meth:`to_frame`)."""
         return self._metrics.copy()
 
+    @cached_property
+    def _timings(self) -> pd.DataFrame:
+        return pd.read_csv(self.run_dir / "timings.csv")
+
     @property
     def timings(self) -> pd.DataFrame:
-        """``timings.csv``: fit and predict times per model and seed, with the other load."""
-        return pd.read_csv(self.run_dir / "timings.csv")
+        """``timings.csv``: fit and predict times per model and seed, with the other load (a
+        copy, read once, as :attr:`metrics`)."""
+        return self._timings.copy()
 
     def per_query(self) -> pd.DataFrame:
         """``per_query.parquet``: every (model, seed, split, metric, query) value."""
@@ -223,11 +228,13 @@ class RunResult:
 
     def to_frame(self, split: str = "test") -> pd.DataFrame:
         """Models (rows, in run order) x (metric, ``mean``/``std`` over seeds) on ``split``."""
-        present = list(dict.fromkeys(self.metrics["split"].astype(str)))
+        frame = self._metrics  # read only here: no copy (:attr:`metrics` copies)
+        splits = frame["split"].astype(str)
+        present = list(dict.fromkeys(splits))
         if not isinstance(split, str) or split not in present:
             raise ConfigError(f"split: expected one of the run's evaluated splits "
                               f"{', '.join(present)}; got {show(split)}")
-        m = self.metrics[self.metrics["split"].astype(str) == split]
+        m = frame[splits == split]
         stats = m.groupby(["model", "metric"], sort=False)["value"].agg(["mean", "std"])
         wide = stats.unstack("metric")
         wide = wide.swaplevel(axis=1)

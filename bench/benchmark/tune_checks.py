@@ -8,6 +8,7 @@ budget beside the grid (:func:`grid_budget_note`), and whose seed a trial uses
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from collections.abc import Mapping
 
@@ -82,8 +83,6 @@ def say_seed_precedence(config: RunConfig, seed: int) -> None:
     config's ``seeds`` are ``ltrbench run``'s (``best.toml`` keeps them). A config whose seeds
     are not the default ``[0, 1, 2]`` and differ from ``[seed]`` is told so (a ``ConfigWarning``):
     ``seeds = [7]`` beside ``--seed 3`` tuned with 3 without a word before."""
-    import warnings
-
     from bench.benchmark.pipeline import ConfigWarning
 
     if config.seeds not in (RunConfig.seeds, (seed,)):
@@ -110,8 +109,6 @@ def bound_notes(best: Mapping[str, object] | None, space: tuple[Dimension, ...])
     """The searched ranges whose best value lies at an end (an integer range's end itself; a
     float range's outer 1%, on the log scale when the range is log-uniform): the best point
     may lie beyond the range searched, so "best" is the best of a space cut too short."""
-    import math
-
     out = []
     for d in space:
         value = (best or {}).get(d.name)

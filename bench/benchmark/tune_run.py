@@ -46,9 +46,6 @@ from bench.benchmark.tune import (
     query_folds,
     tuning_data,
 )
-from bench.benchmark.tune_checks import MAX_CHECKED_POINTS as MAX_CHECKED_POINTS
-from bench.benchmark.tune_checks import MAX_GRID as MAX_GRID
-from bench.benchmark.tune_checks import MAX_PROBED_POINTS as MAX_PROBED_POINTS
 from bench.benchmark.tune_checks import (
     bound_notes,
     check_space_for,

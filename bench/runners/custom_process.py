@@ -138,8 +138,9 @@ class _ProcessState:
         self.handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS} if self.main else {}
         self.timer = signal.getitimer(signal.ITIMER_REAL)
         self.limits = _soft_limits()
-        self.imports = ImportState(_GUARDED_PACKAGES)
-        self.more = (LoggingState(), CEnvironState())  # after os.environ: restored after it
+        # custom_state's records, each put back by its restore(); the C environment after
+        # os.environ (restored after it)
+        self.more = (ImportState(_GUARDED_PACKAGES), LoggingState(), CEnvironState())
 
     @classmethod
     def take(cls) -> _ProcessState:
@@ -189,7 +190,6 @@ class _ProcessState:
             changed.append(f"sys.modules ({', '.join(sorted(swapped)[:5])})")
         changed.extend(_put_back_functions(self.patched))
         changed.extend(_put_back_classes(self.classes))
-        changed.extend(self.imports.restore())
         for more in self.more:
             changed.extend(more.restore())
         return changed

@@ -28,24 +28,26 @@ def shadowed_field(library: str, key: str) -> str | None:
     parameter"), XGBoost's and CatBoost's parameter names are case-sensitive too (``ETA`` is a
     parameter XGBoost does not use). A key in another case is left to the library's probe
     (:mod:`bench.runners.param_probe`), which refuses it as unknown with the closest name."""
-    lib = LIBRARIES[library]
-    table = dict(lib.shadowed)
-    if lib.names is not None:
-        names: Callable[[], dict[str, str]] = load(lib.names)
-        main = names().get(key, key)
-        return table.get(main) or table.get(key)
-    return table.get(key)
+    table = dict(LIBRARIES[library].shadowed)
+    return table.get(_main_name(library, key)) or table.get(key)
 
 
 def inert_reason(library: str, key: str) -> str | None:
     """Why ``key`` (or the parameter it is an alias of) does nothing when ``library`` trains as
     ltrbench trains it (:attr:`~bench.runners.libraries.Library.inert`), or None."""
+    main = _main_name(library, key)
+    return next((why for group, why in LIBRARIES[library].inert if main in group or key in group),
+                None)
+
+
+def _main_name(library: str, key: str) -> str:
+    """The main name of ``key`` in ``library``'s own alias list
+    (:attr:`~bench.runners.libraries.Library.names`); ``key`` itself without one."""
     lib = LIBRARIES[library]
-    main = key
-    if lib.names is not None:
-        names: Callable[[], dict[str, str]] = load(lib.names)
-        main = names().get(key, key)
-    return next((why for group, why in lib.inert if main in group or key in group), None)
+    if lib.names is None:
+        return key
+    names: Callable[[], dict[str, str]] = load(lib.names)
+    return names().get(key, key)
 
 
 def check_raw_keys(library: str, keys: Iterable[str], where: str = "") -> None:
