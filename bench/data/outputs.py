@@ -75,6 +75,11 @@ def special_kind(path: PathLike) -> str | None:
         mode = os.lstat(path).st_mode
     except OSError:
         return None
+    return mode_kind(mode)
+
+
+def mode_kind(mode: int) -> str | None:
+    """:func:`special_kind` of a file of ``st_mode`` ``mode``."""
     return next((kind for test, kind in _KINDS if test(mode)), None)
 
 
