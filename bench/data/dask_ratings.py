@@ -86,6 +86,7 @@ class RatingsFrame:
     sep: str | None = None
     columns: dict[str, str | None] = field(default_factory=dict)
     numbered: tuple[str, ...] = ID_ROLES  # id roles read as ids (text numbered), not numbers
+    codes: Any = None  # the lazy numbering of text ids (dask_ids.id_codes), for dask_places
 
     def locate(self, exc: BaseException) -> DataError:
         """The CSV parser's refusal ``exc`` as a DataError naming the file, the line and the
@@ -182,7 +183,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                         source=str(p if p.is_dir() or len(files) > 1 else files[0]),
                         files=[*files, *side], implicit=cols["rating"] is None,
                         sep=None if parquet else sep, columns=cols,
-                        numbered=() if movielens else ID_ROLES)
+                        numbered=() if movielens else ID_ROLES, codes=codes)
 
 
 def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | None,
