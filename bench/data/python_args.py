@@ -15,7 +15,7 @@ what was expected, never a NumPy shape message or a traceback from inside a libr
   ``os.PathLike`` whose ``__fspath__`` raises or returns no text, bytes, a path over the
   system's ``PATH_MAX`` (its start shown, not all of it), and (for a folder the call creates,
   or a run directory) a control character such as a trailing newline are refused naming the
-  argument.
+  argument; :func:`type_name`: a value's type as a user looks it up (``polars.DataFrame``).
 """
 
 from __future__ import annotations
@@ -111,3 +111,11 @@ def user_path(value: Any, option: str, *, strict: bool = False) -> Path:
                           f"(U+{ord(bad):04X}: a line end or tab pasted with it?); expected a "
                           "folder path without one")
     return Path(os.path.expanduser(text)) if text.startswith("~") else Path(text)
+
+
+def type_name(obj: object) -> str:
+    """``obj``'s type as a user would look it up: ``polars.DataFrame``, ``pyarrow.Table``,
+    ``list`` (a bare ``DataFrame`` could be pandas' or polars')."""
+    t = type(obj)
+    top = t.__module__.split(".")[0]
+    return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"
