@@ -86,19 +86,12 @@ def _keep_mode(tmp: Path, dest: Path) -> None:
     if stat.S_ISLNK(st.st_mode):
         return  # the rename replaces the link itself, never what it points to
     if not stat.S_ISREG(st.st_mode):
-        raise DataError("it is no longer a regular file (it became a "
-                        f"{_kind(st.st_mode)} while the command ran): nothing was written over "
-                        "it; choose a file path on disk", path=dest)
+        from bench.data.outputs import mode_kind
+
+        kind = "folder" if stat.S_ISDIR(st.st_mode) else mode_kind(st.st_mode) or "special file"
+        raise DataError(f"it is no longer a regular file (it became a {kind} while the command "
+                        "ran): nothing was written over it; choose a file path on disk", path=dest)
     os.chmod(tmp, stat.S_IMODE(st.st_mode))
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISCHR, "character device node"),
-                       (stat.S_ISBLK, "block device node"), (stat.S_ISFIFO, "FIFO"),
-                       (stat.S_ISSOCK, "socket")):
-        if test(mode):
-            return name
-    return "special file"
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -241,27 +234,24 @@ def _stem(dest: Path) -> str:
 
 def _remove_orphans(dest: Path) -> None:
     """Remove ``.<name>.<pid>-*.tmp`` files beside ``dest`` whose writer process is gone."""
-    stem = _stem(dest)
-    for old in dest.parent.glob(f".{glob.escape(stem)}.*-*.tmp"):
-        pid = old.name[len(stem) + 2:].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                old.unlink()
+    remove_orphans_in(dest.parent, stem=_stem(dest))
 
 
 #: ``.<name>.<pid>-<random>.tmp``: a temporary of :func:`atomic_path` (its writer's pid).
-_TEMPORARY = re.compile(r"^\.(?P<stem>.+)\.(?P<pid>\d+)-[^./]*\.tmp$")
+_TEMPORARY = re.compile(r"^\.(?P<stem>.+)\.(?P<pid>\d+)-[^./]*\.tmp$", re.DOTALL)
 
 
-def remove_orphans_in(folder: str | os.PathLike[str]) -> list[Path]:
+def remove_orphans_in(folder: str | os.PathLike[str], *, stem: str | None = None) -> list[Path]:
     """Remove every temporary of :func:`atomic_path` in ``folder`` whose writer process is gone
-    (a writer killed between writing its temporary and renaming it), whatever file it was for:
-    a resumed run rewrites some files only, and the others' leftovers stayed for ever.
-    Returns the files removed."""
+    (a writer killed between writing its temporary and renaming it), whatever file it was for
+    (a resumed run rewrites some files only, and the others' leftovers stayed for ever), or,
+    with ``stem``, those of one destination. Returns the files removed."""
     removed = []
-    for old in Path(folder).glob(".*.tmp"):
+    pattern = ".*.tmp" if stem is None else f".{glob.escape(stem)}.*-*.tmp"
+    for old in Path(folder).glob(pattern):
         found = _TEMPORARY.match(old.name)
-        if found and old.is_file() and not old.is_symlink() and not _alive(int(found["pid"])):
+        if found and (stem is None or found["stem"] == stem) and old.is_file() \
+                and not old.is_symlink() and not _alive(int(found["pid"])):
             with contextlib.suppress(OSError):
                 old.unlink()
                 removed.append(old)

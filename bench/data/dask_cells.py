@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.data.inputs import PLAIN_FLOAT
 from bench.errors import DataError
 
-#: A plain decimal number (:data:`bench.data.inputs._FLOAT`) between blanks.
-_PLAIN = r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*"
+#: A plain decimal number (:data:`bench.data.inputs.PLAIN_FLOAT`) between blanks.
+_PLAIN = rf"\s*{PLAIN_FLOAT}\s*"
 
 
 def rating_problem(value: float) -> str | None:

@@ -32,9 +32,6 @@ _INT64_MAX = 2**63 - 1
 _BLANKS = " \t"  # the local reader's ASCII blanks (bench.data.tabular.ASCII_BLANKS)
 #: The roles whose ids may be numbered.
 ID_ROLES = ("user", "item")
-#: The key under which a shard check records a column of uint64 ids above int64 (a prefix no
-#: column name has): :func:`id_codes` numbers that column.
-WIDE = "\0uint64 beyond int64:"
 
 
 def whole_number(text: str) -> int | None:
@@ -208,5 +205,5 @@ def _path_column() -> str:
     return PATH_COLUMN
 
 
-__all__ = ["ID_ROLES", "WIDE", "as_numbers", "distinct_cells", "id_codes", "numbering", "one_family",
+__all__ = ["ID_ROLES", "as_numbers", "distinct_cells", "id_codes", "numbering", "one_family",
            "whole_number", "whole_texts", "with_codes"]

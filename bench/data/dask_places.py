@@ -5,9 +5,10 @@ The out-of-core adapter finds a pair rated twice in a block of whole users
 from every shard: the block no longer knows which file and line each rating came from, so the
 refusal named only the table's folder, and under text ids the pair by its numbers (``user=0``).
 :func:`place_duplicate` reads the shards again (the error path only, a stream of the two id
-columns; text ids numbered again as :mod:`bench.data.dask_ids` numbers them) and names the
-pair by the ids as written and both places, as the local MovieLens reader names both lines (:mod:`bench.data.movielens`: ``user U rates item I again (first on
-line A ...)``).
+columns; text ids by the conversion's own numbering, :func:`bench.data.dask_ids.id_codes`,
+computed again) and names the pair by the ids as written and both places, as the local
+MovieLens reader names both lines (:mod:`bench.data.movielens`: ``user U rates item I again
+(first on line A ...)``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def place_duplicate(ratings: Any, exc: DataError) -> DataError | None:
             for n in ("movies.csv", "tags.csv")}  # a MovieLens folder's side tables
     files = [f for f in ratings.files if f not in side]
     try:
-        maps = _numbering(files, ratings)
+        maps = _numbering(ratings)
         for f in files:
             places += _places(f, ratings, maps, user, item, 2 - len(places))
             if len(places) >= 2:
@@ -66,23 +67,11 @@ def _spelling(mapping: dict[str, int] | None, number: int) -> object:
     return next((cell for cell, n in mapping.items() if n == number), number)
 
 
-def _numbering(files: list[Path], ratings: Any) -> dict[str, dict[str, int]]:
-    """The numbers of each numbered id role's cells, as :func:`bench.data.dask_ids.id_codes`
-    gives them (the local reader's sorted order of the keys); roles whose ids are kept are left
-    out."""
-    from bench.data.dask_ids import distinct_cells, numbering
-
-    roles = [r for r in ("user", "item") if r in ratings.numbered]
-    if not roles:
-        return {}
-    parts: dict[str, list[pd.Series]] = {r: [] for r in roles}
-    use = list(dict.fromkeys(ratings.columns[r] for r in roles))
-    for f in files:
-        for chunk in _chunks(f, ratings.sep, use):
-            for r in roles:
-                parts[r].append(distinct_cells(chunk, ratings.columns[r]))
-    maps = {r: numbering(parts[r], r) for r in roles}
-    return {r: m for r, m in maps.items() if m is not None}
+def _numbering(ratings: Any) -> dict[str, dict[str, int]]:
+    """The numbers of each numbered id role's cells: the conversion's own numbering
+    (:func:`bench.data.dask_ids.id_codes`, computed again: a pass over the id columns);
+    roles whose ids are kept are left out."""
+    return {} if ratings.codes is None else dict(ratings.codes.compute() or {})
 
 
 def _places(f: Path, ratings: Any, maps: dict[str, dict[str, int]], user: int, item: int,

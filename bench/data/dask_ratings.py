@@ -53,7 +53,6 @@ from bench.data.dask_cluster import require_dask
 from bench.data.dask_headers import check_csv_text, csv_header, refuse_data_line
 from bench.data.dask_ids import (
     ID_ROLES,
-    WIDE,
     id_codes,
     one_family,
     whole_number,
@@ -86,6 +85,7 @@ class RatingsFrame:
     sep: str | None = None
     columns: dict[str, str | None] = field(default_factory=dict)
     numbered: tuple[str, ...] = ID_ROLES  # id roles read as ids (text numbered), not numbers
+    codes: Any = None  # the lazy numbering of text ids (dask_ids.id_codes), for dask_places
 
     def locate(self, exc: BaseException) -> DataError:
         """The CSV parser's refusal ``exc`` as a DataError naming the file, the line and the
@@ -136,9 +136,10 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                                           "--timestamp COL (omit --rating for implicit feedback)")
     use = list(dict.fromkeys(c for c in cols.values() if c is not None))
     kinds: dict[str, tuple[str, Path, object]] = {}
+    wide_columns: set[str] = set()  # uint64 ids above int64 (Parquet): numbered by value
     for f in files:  # every shard's header or footer, before Dask reads any
         if parquet:
-            _parquet_columns(f, cols, kinds)
+            _parquet_columns(f, cols, kinds, wide_columns)
         else:
             csv_header(f, sep or ",", cols)
             check_csv_text(f, sep or ",")
@@ -172,7 +173,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     scan = [str(f) for f in files] if parquet and paths is None and len(files) > 1 else None
     movielens = p / "ratings.csv" in files
     typed = MovieLensGrammar(_typed) if movielens else _typed  # as locally
-    wide = tuple(r for r in ID_ROLES if f"{WIDE}{cols[r]}" in kinds)
+    wide = tuple(r for r in ID_ROLES if cols[r] in wide_columns)
     codes = None if movielens else id_codes(raw, cols, wide)  # text ids numbered, as locally
     frame = raw.map_partitions(with_codes, codes, typed, bad_line, cols,
                                None if parquet else sep, paths, scan, meta=_META)
@@ -182,7 +183,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                         source=str(p if p.is_dir() or len(files) > 1 else files[0]),
                         files=[*files, *side], implicit=cols["rating"] is None,
                         sep=None if parquet else sep, columns=cols,
-                        numbered=() if movielens else ID_ROLES)
+                        numbered=() if movielens else ID_ROLES, codes=codes)
 
 
 def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | None,
@@ -419,13 +420,14 @@ def _column(names: list[str], role: str, given: str | None, path: Path, *,
 
 
 def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
-                     seen: dict[str, tuple[str, Path, object]] | None = None) -> list[str]:
+                     seen: dict[str, tuple[str, Path, object]] | None = None,
+                     wide: set[str] | None = None) -> list[str]:
     """The column names of a Parquet shard (its footer only); with ``cols``, a DataError naming
     the file and column when one is absent or of a type the ratings cannot hold (ids integers,
     floats or text -- text numbered as the local reader numbers it, :mod:`bench.data.dask_ids`
     --, timestamps integers or floats, ratings numbers), or when an id column is text in one
     shard and numbers in another (``seen``: the first shard's kind of each column; the shards
-    are one table)."""
+    are one table); ``wide`` gets the id columns of uint64 ids above int64."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -453,9 +455,9 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
         when = role == "timestamp" and (pa.types.is_timestamp(kind) or pa.types.is_date(kind))
         numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
         decimal = role in ("rating", "timestamp") and pa.types.is_decimal(kind)  # as locally
-        if seen is not None and role in ID_ROLES and pa.types.is_uint64(kind) \
+        if wide is not None and role in ID_ROLES and pa.types.is_uint64(kind) \
                 and beyond_int64(path, c):  # numbered by value (dask_ids.id_codes), as locally
-            seen.setdefault(WIDE + c, ("uint64", path, kind))
+            wide.add(c)
         if seen is not None and (text or when or numeric or decimal):
             one_family(seen, c, "text" if text else "dates" if when else "decimals" if decimal
                        else "numbers", path, kind)

@@ -192,8 +192,8 @@ def _layouts(p: Path, fold: str, ratings: tuple[str, ...]) -> list[tuple[int, li
             present += found is not None or bad is not None
             if bad is not None:
                 problems.append(f"{bad[0]} {bad[1]}")
-            elif found is None and (s != "vali" or (twin := _packed_split(base, s))):
-                twin = _packed_split(base, s)  # a packed vali.txt.gz: not carved in silence
+            elif found is None and ((twin := _packed_split(base, s)) or s != "vali"):
+                # a packed vali.txt.gz: not carved in silence
                 problems.append(f"{base / _NAMES[s][0]} is missing" + (f" ({twin})" if twin else ""))
         if problems:
             problems[-1] += (" (a LETOR folder holds train.txt and test.txt, vali.txt optional, "
@@ -355,7 +355,7 @@ def read_lightgbm_dir(
 
 def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSplits:
     """Read ``{train,vali,test}.parquet`` (as ``ltrbench convert`` writes them)."""
-    from bench.data.hashing import sha256_file
+    from bench.data.hashing import file_identity, sha256_file
 
     p = Path(path)
     check_switch_finished(p)  # a conversion killed while it replaced the files: mixed sets
@@ -364,10 +364,11 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
         if (why := entry_problem(f)) is not None:
             raise DataError(f"{s} file {f} {why} (a Parquet dataset folder holds train, vali "
                             "and test.parquet, as 'ltrbench convert' writes them)", path=p)
+    before = {s: file_identity(f) for s, f in files.items()}  # the digest: of the file read
     digests = {s: sha256_file(f) for s, f in files.items()}
     parts = {s: read_parquet(f) for s, f in files.items()}
-    for s, f in files.items():  # the digest recorded is that of the file read, or refused
-        if sha256_file(f) != digests[s]:
+    for s, f in files.items():
+        if file_identity(f) != before[s]:
             raise DataError("changed while it was read (replaced or written by another "
                             "program?): the numbers and the digest recorded would describe two "
                             "files; run again once it is complete", path=f)

@@ -21,3 +21,11 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
                 break
             h.update(view[:k])
     return h.hexdigest()
+
+
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int, int, int]:
+    """What changes when a file is replaced or written (device, inode, size, mtime in ns):
+    taken before a digest and after the read it describes, equal when both saw one file (a
+    cheap check, where a second digest would read the whole file again)."""
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns

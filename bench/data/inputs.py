@@ -93,7 +93,9 @@ _WIDE_BOMS = (
     (b"\xff\xfe", "UTF-16 (little-endian)"),
 )
 _INT = re.compile(rb"[+-]?[0-9]+")
-_FLOAT = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: A plain decimal number as a pattern (the Dask reader matches text cells with it too).
+PLAIN_FLOAT = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_FLOAT = re.compile(PLAIN_FLOAT.encode())
 NUMBER_FORMS = "e.g. 2, 0.5, -3 or 1.5e-4; no '_', hex, inf or nan"
 
 

@@ -59,8 +59,9 @@ _KINDS = ((stat.S_ISCHR, "character device node"), (stat.S_ISBLK, "block device 
           (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"))
 
 
-def same_file(a: PathLike, b: PathLike) -> bool:
-    """Whether ``a`` and ``b`` name one existing file (same path, symlink or hard link)."""
+def same_file(a: PathLike | int, b: PathLike | int) -> bool:
+    """Whether ``a`` and ``b`` name one existing file (same path, symlink or hard link); a
+    file descriptor (an ``int``) names its open file."""
     try:
         sa, sb = os.stat(a), os.stat(b)
     except OSError:
@@ -75,6 +76,11 @@ def special_kind(path: PathLike) -> str | None:
         mode = os.lstat(path).st_mode
     except OSError:
         return None
+    return mode_kind(mode)
+
+
+def mode_kind(mode: int) -> str | None:
+    """:func:`special_kind` of a file of ``st_mode`` ``mode``."""
     return next((kind for test, kind in _KINDS if test(mode)), None)
 
 

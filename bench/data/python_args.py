@@ -12,8 +12,10 @@ what was expected, never a NumPy shape message or a traceback from inside a libr
   folder) as a :class:`~pathlib.Path`. ``~`` and ``~user`` are expanded, as the dataset and
   ``data_dir`` paths are (:mod:`bench.datasets.resolve`) and as pandas does, so that
   ``save("~/results")`` never creates a folder named ``~`` in the working directory; an
-  ``os.PathLike`` whose ``__fspath__`` raises or returns no text, bytes, and (for a folder the
-  call creates, or a run directory) a control character such as a trailing newline are refused naming the argument.
+  ``os.PathLike`` whose ``__fspath__`` raises or returns no text, bytes, a path over the
+  system's ``PATH_MAX`` (its start shown, not all of it), and (for a folder the call creates,
+  or a run directory) a control character such as a trailing newline are refused naming the
+  argument; :func:`type_name`: a value's type as a user looks it up (``polars.DataFrame``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,17 @@ def _advice(value: Any, name: str) -> str:
     return ""
 
 
+def _path_max() -> int:
+    try:
+        return int(os.pathconf("/", "PC_PATH_MAX"))
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows): Linux's PATH_MAX
+        return 4096
+
+
+#: The longest path the system takes (``PATH_MAX``: 4096 bytes on Linux, 1024 on macOS).
+_PATH_MAX = _path_max()
+
+
 def user_path(value: Any, option: str, *, strict: bool = False) -> Path:
     """``value`` (a ``str`` or ``os.PathLike``) as a :class:`Path`, ``~`` expanded; see the
     module doc. ``strict`` (a folder the call creates or a run directory): a control character
@@ -89,9 +102,20 @@ def user_path(value: Any, option: str, *, strict: bool = False) -> Path:
                           f"{type(text).__name__} {text!r:.60}; expected a path as text (str)")
     if not text:  # Path("") is ".", the working directory: say what was given
         raise ConfigError(f"{option}: an empty path; expected a path")
+    if len(text) > _PATH_MAX:  # no system call takes it; every error line repeated all of it
+        raise ConfigError(f"{option}: a path of {len(text):,} characters ({text[:40]!r}...), "
+                          f"over the system's limit of {_PATH_MAX:,} bytes; expected a path")
     bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
     if strict and bad is not None:
         raise ConfigError(f"{option} {text!r}: the path holds a control character "
                           f"(U+{ord(bad):04X}: a line end or tab pasted with it?); expected a "
                           "folder path without one")
     return Path(os.path.expanduser(text)) if text.startswith("~") else Path(text)
+
+
+def type_name(obj: object) -> str:
+    """``obj``'s type as a user would look it up: ``polars.DataFrame``, ``pyarrow.Table``,
+    ``list`` (a bare ``DataFrame`` could be pandas' or polars')."""
+    t = type(obj)
+    top = t.__module__.split(".")[0]
+    return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"

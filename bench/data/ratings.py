@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.checks import check_ratings_pairs
+from bench.data.python_args import type_name
 from bench.errors import ConfigError, DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
@@ -97,8 +98,6 @@ def ratings_frame(obj: object) -> pd.DataFrame:
         return _timestamps_in_seconds(frame)
     if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
         return _timestamps_in_seconds(pd.DataFrame(obj))
-    from bench.data.trec_objects import type_name  # lazily: trec_objects reads TREC files
-
     how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
            else " (e.g. pandas.DataFrame(...))")
     raise ConfigError(f"ratings: got a {type_name(obj)}: expected a pandas DataFrame with "

@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from bench.data.input_ids import text_array
 from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
-from bench.data.python_args import user_path
+from bench.data.python_args import type_name, user_path
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
 
@@ -157,14 +157,6 @@ def as_run(
         s = _scores(vs, where, keys=(qs, ds))
         _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "retrieved twice")
     return Run(q, d, _ranks(q, s), s, np.full(q.shape[0], tag), where)
-
-
-def type_name(obj: object) -> str:
-    """``obj``'s type as a user would look it up: ``polars.DataFrame``, ``pyarrow.Table``,
-    ``list`` (a bare ``DataFrame`` could be pandas' or polars')."""
-    t = type(obj)
-    top = t.__module__.split(".")[0]
-    return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"
 
 
 def pandas_table(obj: object, role: str) -> object:
