@@ -293,17 +293,27 @@ def _refuse_cut_output() -> None:
     (``ulimit -f``): Python's text layer drops the rest of a long write cut short by the limit
     without a word (``print(text, end="")``), so the command would exit 0 with its output cut."""
     try:
+        limit = _size_limit_reached(os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):
+        return
+    if limit is not None:
+        raise OSError(errno.EFBIG, f"{os.strerror(errno.EFBIG)} (cut at the file-size limit, "
+                      f"{limit} bytes: ulimit -f)", "standard output")
+
+
+def _size_limit_reached(st: os.stat_result) -> int | None:
+    """The file-size limit (``ulimit -f``, bytes) when ``st`` is a regular file that reached
+    it; ``None`` otherwise, or where the limit cannot be read."""
+    try:
         import resource
 
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-        if limit == resource.RLIM_INFINITY:
-            return
-        st = os.fstat(sys.stdout.fileno())
+        unlimited = resource.RLIM_INFINITY
     except (OSError, ValueError, ImportError, AttributeError):
-        return
-    if stat.S_ISREG(st.st_mode) and st.st_size >= limit:
-        raise OSError(errno.EFBIG, f"{os.strerror(errno.EFBIG)} (cut at the file-size limit, "
-                      f"{limit} bytes: ulimit -f)", "standard output")
+        return None
+    if limit == unlimited or not stat.S_ISREG(st.st_mode) or st.st_size < limit:
+        return None
+    return int(limit)
 
 
 def _stdout_failed(exc: OSError) -> OSError:
@@ -319,12 +329,9 @@ def _stdout_failed(exc: OSError) -> OSError:
         if stat.S_ISCHR(st.st_mode):
             full = st.st_rdev == os.stat("/dev/full").st_rdev
         else:
-            import resource
-
-            limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-            full = stat.S_ISREG(st.st_mode) and (os.fstatvfs(fd).f_bavail == 0 or (
-                limit != resource.RLIM_INFINITY and st.st_size >= limit))
-    except (OSError, ValueError, ImportError, AttributeError):
+            full = stat.S_ISREG(st.st_mode) and (os.fstatvfs(fd).f_bavail == 0
+                                                 or _size_limit_reached(st) is not None)
+    except (OSError, ValueError, AttributeError):
         return exc
     if not full:
         return exc

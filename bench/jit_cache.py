@@ -16,14 +16,14 @@ imported here: when it is not loaded yet, an import hook wraps ``Cache.save_over
 from __future__ import annotations
 
 import contextlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
 
 _MODULE = "numba.core.caching"
 
@@ -71,22 +71,24 @@ def _patch(module: ModuleType) -> None:
     cache.save_overload = save_overload
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Finds ``numba.core.caching`` with the other finders and patches it once executed."""
+class _AfterImport:
+    """A meta path finder, duck-typed (``importlib.abc`` would import ``tempfile`` and
+    ``importlib.resources`` at every command's start): finds ``numba.core.caching`` with the
+    other finders, in their order, and patches it once executed; ``sys.meta_path`` is left as
+    it is while it looks."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+                  target: ModuleType | None = None) -> ModuleSpec | None:
         if fullname != _MODULE:
             return None
-        sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            sys.meta_path.insert(0, self)
-        if spec is None or spec.loader is None:
-            return spec
-        spec.loader = _Then(spec.loader, _patch)  # type: ignore[assignment]
-        return spec
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None) if finder is not self else None
+            spec: ModuleSpec | None = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _Then(spec.loader, _patch)  # type: ignore[assignment]
+                return spec
+        return None
 
 
 class _Then:
@@ -97,7 +99,7 @@ class _Then:
         self._loader = loader
         self._after = after
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         made: ModuleType | None = self._loader.create_module(spec)
         return made
 

@@ -165,7 +165,8 @@ def _text_kind(text: str) -> tuple[str | None, int | None]:
         return None, None
     at, lines = numbered[0][0], [ln for _, ln in numbered]
     first = lines[0].lstrip()
-    if first.startswith("{") or (first.startswith("[") and _is_json(text)):
+    if first.startswith("{") or (first.startswith("[") and (not _TOML_LINE.fullmatch(first)
+                                                             or _is_json(text))):
         return "json", at  # a TOML table header ([custom_models."a/b"]) is no JSON array
     for kind, test in (("qrels", _is_qrels), ("trec-run", _is_run), ("svmlight", _is_svmlight),
                        ("scores", _is_score), ("toml", _TOML_LINE.fullmatch)):
@@ -175,8 +176,9 @@ def _text_kind(text: str) -> tuple[str | None, int | None]:
 
 
 def _is_json(text: str) -> bool:
-    """Whether ``text`` (a whole file's head) parses as JSON: a line starting with ``[`` is a
-    TOML table header as often as a JSON array, and only the parse tells them apart."""
+    """Whether ``text`` (a whole file's head) parses as JSON: a first line that reads as a
+    TOML table header (``[a]``, ``[1, 2]``) may be a JSON array, and only the parse tells them
+    apart (a head cut at the read limit does not parse: its first line alone says JSON)."""
     import json
 
     try:

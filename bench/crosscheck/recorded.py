@@ -22,8 +22,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from bench.metrics.profiles import Profile
-from bench.metrics.reconcile import Evaluate, mean_defined, per_query_values
+from bench.metrics.reconcile import Evaluate, Reconciliation
 from bench.runs.reader import RunDir
 
 #: Largest difference allowed between a recorded value and the recomputed one (the same
@@ -49,25 +48,25 @@ class Recorded:
             self._tables[name] = table
         return self._tables[name]
 
-    def check(self, split: str, labels: NDArray[Any], scores: NDArray[np.float64],
-              offsets: NDArray[np.int64], qid: NDArray[Any], model: str, seed: Any,
-              profile: Profile, evaluate: Evaluate | None) -> list[str]:
-        """The errors of (model, seed, split): each recorded value that differs. ``qid``: the
-        query id of each group of ``offsets``. Nothing is checked under another profile than the
-        run's, or with another evaluator than ltrbench's (``evaluate``): the run's files were
-        written by neither."""
-        if profile.name != self.profile or evaluate is not None:
+    def check(self, split: str, qid: NDArray[Any], model: str, seed: Any,
+              rec: Reconciliation, evaluate: Evaluate | None) -> list[str]:
+        """The errors of (model, seed, split): each recorded value that differs from the
+        reference under the default profile that ``rec`` (the pair's reconciliation) computed
+        (its per-query values and their mean: the ranking is not evaluated again). ``qid``: the
+        query id of each group. Nothing is checked under another profile than the run's, or
+        with another evaluator than ltrbench's (``evaluate``): the run's files were written by
+        neither."""
+        values = rec.default_per_query
+        if rec.default_profile != self.profile or evaluate is not None or values is None:
             return []
-        values, _ = per_query_values(labels, scores, offsets, metric=self.metric,
-                                     profile=profile)
-        where = f"{model} seed {seed} {split}"
         if not self.run.has("per_query.parquet"):  # not a folder 'ltrbench run' wrote whole
             return []
+        where = f"{model} seed {seed} {split}"
         errors = self._per_query(where, split, model, seed, qid, values)
         metrics = self._rows("metrics.csv", split, model, seed)
         if "profile" in metrics.columns:
             metrics = metrics[metrics["profile"].astype(str) == self.profile]
-        want = mean_defined(values)
+        want = rec.default_value
         for got in pd.to_numeric(metrics.get("value", pd.Series(dtype=float)), errors="coerce"):
             if not _same(float(got), want):
                 errors.append(f"metrics.csv: {where} {self.metric} under profile {self.profile} "

@@ -313,8 +313,8 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
         result.errors.append(f"{model} seed {seed} {split.name}: {type(exc).__name__}: {exc}")
         return
     _record(result, out, model, library, seed, split.name)
-    result.errors.extend(ctx.recorded.check(split.name, split.labels, s, split.offsets, split.qid,
-                                            model, seed, dflt, ctx.evaluate))
+    result.errors.extend(ctx.recorded.check(split.name, split.qid, model, seed,
+                                            out.reconciliation, ctx.evaluate))
 
 
 def _resolved(value: _T | Exception) -> _T:

@@ -193,6 +193,9 @@ class Reconciliation:
     (to rounding). ``per_query`` has one row per (query, reason) with a non-negligible change:
     columns ``query`` (position), ``qid``, ``reason``, ``before``, ``after`` (the query's value
     before/after that step; NaN = excluded) and ``contribution`` (its share of the gap).
+    ``default_per_query``: the default profile's value of each query (NaN = excluded), in group
+    order, as :func:`per_query_values` gives them (a caller comparing recorded values reads
+    them here, never evaluating the ranking again).
     """
 
     metric: str
@@ -209,6 +212,8 @@ class Reconciliation:
     n_blank: int
     per_query: pd.DataFrame
     unexplained_fields: tuple[str, ...] = ()
+    default_per_query: NDArray[np.float64] | None = dataclasses.field(default=None, repr=False,
+                                                                      compare=False)
 
     @property
     def defined(self) -> bool:
@@ -287,6 +292,7 @@ def reconcile(
         n_blank=int(np.sum(np.isnan(dflt_vals[0]) & ~np.isnan(lib_vals[0]))),
         per_query=per_query,
         unexplained_fields=unexplained,
+        default_per_query=dflt_vals[0],
     )
 
 

@@ -330,8 +330,9 @@ def _check_done_rows(path: Path, frame: pd.DataFrame, done: dict[str, dict[str, 
     pairs done: a row deleted (or a table replaced by an older copy) between a kill and a
     ``--resume`` made the resumed run finish without them, exit 0."""
     if "profile" in frame.columns:  # the blank-query variants' rows follow the values
-        plain = [blank_variant_of(str(p))[1] is None for p in frame["profile"]]
-        frame = frame[np.asarray(plain, dtype=bool)]
+        profiles = frame["profile"].astype(str)  # read once per distinct label, not per row
+        frame = frame[profiles.isin([p for p in pd.unique(profiles)
+                                     if blank_variant_of(p)[1] is None]).to_numpy()]
     counts = frame.groupby([frame["model"].astype(str), frame["seed"].astype(np.int64)]).size()
     have: dict[str, int] = {}
     for key, body in done.items():
