@@ -39,7 +39,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_cases_tune import tune
 from hostile_kit import api_refused, cli, own_error, refused, toy_splits
 from test_hostile_config import Case
+from test_hostile_round8_rankers import Base  # scores = the first feature; fit runs go()
 from test_hostile_round9_configs import problem
 
 XGB = {"models": '["xgboost-ndcg"]'}
@@ -276,20 +276,6 @@ def test_no_runners_module_imports_a_private_name() -> None:
 # ------------------------------------------------------------ rankers: the process state
 NAME = "hostile11"
 MODULE = Path(__file__).stem
-
-
-class Base:
-    """Scores = the first feature; ``fit`` runs :meth:`go` (the attack)."""
-
-    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
-        self.go()
-        return self
-
-    def go(self) -> None:
-        """Nothing (subclasses attack)."""
-
-    def predict(self, X: Any) -> Any:
-        return np.asarray(X[:, 0], dtype=np.float64)
 
 
 class DisablesLogging(Base):
