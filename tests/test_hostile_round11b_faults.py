@@ -231,10 +231,13 @@ def _drop_rows_of(run: Path, name: str, model: str) -> None:
         frame[frame.model != model].to_parquet(path, index=False)
 
 
-def test_a_done_pairs_rows_deleted_from_metrics_is_not_finished_without_them(
-        tmp_path: Path, done: Path, clean: Path) -> None:
-    _drop_rows_of(done, "metrics.csv", "random")
-    _resume_ok_or_refused(tmp_path, done, clean, "metrics.csv", "random")
+@pytest.mark.parametrize(("name", "model"), [("metrics.csv", "random"),
+                                           ("scores.parquet", "lightgbm-lambdarank"),
+                                           ("per_query.parquet", "random")])
+def test_a_done_pairs_rows_deleted_from_a_table_is_not_finished_without_them(
+        tmp_path: Path, done: Path, clean: Path, name: str, model: str) -> None:
+    _drop_rows_of(done, name, model)
+    _resume_ok_or_refused(tmp_path, done, clean, name, model)
 
 
 def test_one_row_of_a_done_pair_deleted_from_metrics_is_not_finished_without_it(
@@ -243,18 +246,6 @@ def test_one_row_of_a_done_pair_deleted_from_metrics_is_not_finished_without_it(
     lines = (done / "metrics.csv").read_text().splitlines(keepends=True)
     (done / "metrics.csv").write_text("".join(lines[:3] + lines[4:]))
     _resume_ok_or_refused(tmp_path, done, clean, "metrics.csv")
-
-
-def test_a_done_pairs_scores_deleted_is_not_finished_without_them(
-        tmp_path: Path, done: Path, clean: Path) -> None:
-    _drop_rows_of(done, "scores.parquet", "lightgbm-lambdarank")
-    _resume_ok_or_refused(tmp_path, done, clean, "scores.parquet", "lightgbm-lambdarank")
-
-
-def test_a_done_pairs_per_query_rows_deleted_is_not_finished_without_them(
-        tmp_path: Path, done: Path, clean: Path) -> None:
-    _drop_rows_of(done, "per_query.parquet", "random")
-    _resume_ok_or_refused(tmp_path, done, clean, "per_query.parquet", "random")
 
 
 def test_a_removed_status_file_retrains_that_pair_without_duplicate_rows(
