@@ -1,10 +1,12 @@
 """What the hostile Dask shard tests share: two small queries with their nDCG@10 by hand, an
-in-process one-worker cluster, and a frame as a Parquet table."""
+in-process one-worker cluster, a frame as a Parquet table, and a ratings table read by the
+local reader and by the Dask one (its frame, or the error it raises)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -31,3 +33,33 @@ def in_process_client() -> Iterator[Any]:
 def parquet_table(part: pd.DataFrame | pa.Table) -> pa.Table:
     """``part`` as a pyarrow Table (a Table as it is; a frame without its index)."""
     return part if isinstance(part, pa.Table) else pa.Table.from_pandas(part, preserve_index=False)
+
+
+#: the ratings tables' columns, each by its own name
+RATINGS_COLS = {"user": "user", "item": "item", "rating": "rating", "timestamp": "timestamp"}
+
+
+def local_ratings(path: Path, **cols: Any) -> pd.DataFrame:
+    """The local reader's frame of ``path`` (columns ``cols``, else :data:`RATINGS_COLS`)."""
+    from bench.data.tabular import load_ratings_table
+
+    return load_ratings_table(path, **(cols or RATINGS_COLS)).frame.reset_index(drop=True)
+
+
+def dask_ratings(path: Path, **kw: Any) -> pd.DataFrame:
+    """The Dask reader's frame of ``path``, computed in this process."""
+    from bench.data.dask_ratings import read_ratings_frame
+
+    out = read_ratings_frame(path, **kw).frame.compute(scheduler="synchronous")
+    return out.reset_index(drop=True)
+
+
+def dask_ratings_error(path: Path, **kw: Any) -> Exception:
+    """The :class:`~bench.errors.DataError` the Dask reader raises for ``path`` (the case
+    fails when it raises none)."""
+    from bench.data.dask_ratings import read_ratings_frame
+    from bench.errors import DataError
+
+    with pytest.raises(DataError) as caught:
+        read_ratings_frame(path, **kw).frame.compute(scheduler="synchronous")
+    return caught.value

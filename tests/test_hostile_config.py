@@ -49,6 +49,15 @@ class Case:
     args: tuple[str, ...] = ()
 
 
+def raw_case(name: str, library: str, line: str, *words: str,
+             top: dict[str, str] | None = None) -> Case:
+    """A ``[params.<library>]`` table of one ``key = value`` ``line`` (over ``top``), refused
+    naming the file, ``<library> <key>`` and ``words``."""
+    key = line.split("=", 1)[0].strip()
+    return Case(name, top=top or {}, tables=f"[params.{library}]\n{line}\n",
+                words=("c.toml", f"{library} {key}", *words))
+
+
 def _text(case: Case) -> bytes:
     if case.raw is not None:
         return case.raw

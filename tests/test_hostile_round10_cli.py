@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -249,11 +249,21 @@ def test_the_door_never_opens_a_fifo_or_a_device(tmp_path: Path,
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     monkeypatch.chdir(tmp_path)
-    start = time.monotonic()
-    assert looks_like(fifo) is None
-    assert looks_like("/dev/null") is None
-    check_input_kinds("evaluate", _namespace(qrels="fifo", run=["/dev/null"]))
-    assert time.monotonic() - start < 60  # a blocked open never returns; load never takes 60 s
+    got: list[object] = []
+
+    def door() -> None:
+        got.append(looks_like(fifo))
+        got.append(looks_like("/dev/null"))
+        check_input_kinds("evaluate", _namespace(qrels="fifo", run=["/dev/null"]))
+        got.append("checked")
+
+    # a blocked open never returns: the door runs beside the test, which waits a bounded time
+    # (a hang guard, not a speed test) instead of hanging the session
+    beside = threading.Thread(target=door, daemon=True)
+    beside.start()
+    beside.join(600)
+    assert not beside.is_alive(), "the door blocked on the FIFO or the device"
+    assert got == [None, None, "checked"], got
 
 
 # ------------------------- bugs in files other helpers owned (found by h10e, fixed at the merge)

@@ -30,20 +30,24 @@ Classes (earlier rounds: ``tests/test_hostile_dask_shards.py``, ``..._round9_das
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from dask_kit import RATINGS_COLS as _COLS
+from dask_kit import dask_ratings, dask_ratings_error, local_ratings
+
 from bench.errors import DataError
 
 pytest.importorskip("distributed")
 
 SECONDS, MILLIS = 1_000_000_000, 1_000_000_000_000
-_COLS = {"user": "user", "item": "item", "rating": "rating", "timestamp": "timestamp"}
 
 
 def _rows(n_users: int = 6, per_user: int = 8) -> pd.DataFrame:
@@ -52,25 +56,9 @@ def _rows(n_users: int = 6, per_user: int = 8) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["user", "item", "rating", "timestamp"])
 
 
-def _local(path: Path) -> pd.DataFrame:
-    from bench.data.tabular import load_ratings_table
-
-    return load_ratings_table(path, **_COLS).frame.reset_index(drop=True)
-
-
-def _dask(path: Path, **kw: Any) -> pd.DataFrame:
-    from bench.data.dask_ratings import read_ratings_frame
-
-    out = read_ratings_frame(path, **kw).frame.compute(scheduler="synchronous")
-    return out.reset_index(drop=True)
-
-
-def _dask_error(path: Path, **kw: Any) -> DataError:
-    from bench.data.dask_ratings import read_ratings_frame
-
-    with pytest.raises(DataError) as caught:
-        read_ratings_frame(path, **kw).frame.compute(scheduler="synchronous")
-    return caught.value
+_local = local_ratings
+_dask = dask_ratings
+_dask_error = dask_ratings_error
 
 
 def _text_ids() -> pd.DataFrame:

@@ -106,7 +106,10 @@ def _ndcg_of(fn: Callable[[], Any], want: float, key: str = "ndcg@10") -> str | 
 def _arrays_ndcg() -> float:
     """The rows as NumPy arrays: the number every frame spelling of them must give."""
     r = evaluate(np.array(Y, float), np.array(S), qid=np.array(QI), metrics="ndcg@10")
-    return float(r.metrics["ndcg@10"])
+    got = float(r.metrics["ndcg@10"])
+    # by hand: query 1 ranks labels 2, 1, 0 (ideal, 1); query 2 ranks 0, 1: 1 / log2(3)
+    assert got == pytest.approx((1.0 + 1 / np.log2(3)) / 2, abs=1e-12)
+    return got
 
 
 def _table(sep: str) -> Case:

@@ -43,6 +43,8 @@ from tests.hostile_kit import (
 )
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX paths, signals and limits")
+#: a hang guard on a child, not a speed test (two busy cores: minutes)
+HANG_S = 600
 
 SMALL_CONVERT = ("--synthetic-users", "30", "--synthetic-items", "200", "--synthetic-ratings",
                  "1200", "--features", "user", "--target-size", "2", "--min-history", "2",
@@ -240,7 +242,7 @@ def test_convert_out_socket_is_refused(tmp_path: Path) -> None:
 def test_report_out_fifo_is_refused_without_blocking(run_dir: Path, tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "ff")
     res = sub(tmp_path, "report", "--runs", str(run_dir), "--out", "ff", "--no-plots",
-              timeout=120)
+              timeout=HANG_S)
     ok(refused(res, "--out", "ff", "FIFO"))
 
 
@@ -393,7 +395,7 @@ def test_two_different_outputs_are_refused(pair: Path) -> None:
 def _env_run(tmp_path: Path, value: str, *argv: str) -> Res:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LTRBENCH_DATA_DIR": value}
     p = subprocess.run([sys.executable, "-m", "bench", *argv], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=HANG_S)
     return Res(p.returncode, p.stdout, p.stderr)
 
 
@@ -522,7 +524,7 @@ def test_standard_output_on_a_full_device_is_named(pair: Path, argv: tuple[str, 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with open("/dev/full", "w") as full:
         p = subprocess.run([sys.executable, "-m", "bench", *argv], cwd=pair, env=env,
-                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=HANG_S)
     ok(refused(Res(p.returncode, "", p.stderr), "standard output", "No space left"))
     assert "MB free" not in p.stderr  # not the working folder's free space
     assert "Exception ignored" not in p.stderr
@@ -537,8 +539,8 @@ def test_standard_output_cut_at_the_file_size_limit_is_an_error(tmp_path: Path) 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with open(tmp_path / "list.txt", "w") as out:
         p = subprocess.run([sys.executable, "-m", "bench", "metrics", "list"], cwd=tmp_path,
-                           env=env, stdout=out, stderr=subprocess.PIPE, text=True, timeout=120,
-                           preexec_fn=cap)
+                           env=env, stdout=out, stderr=subprocess.PIPE, text=True,
+                           timeout=HANG_S, preexec_fn=cap)
     ok(refused(Res(p.returncode, "", p.stderr), "standard output", "file-size limit"))
 
 
@@ -552,13 +554,13 @@ def _signal_while_writing(cwd: Path, sig: int, watch: Path, *argv: str) -> tuple
     before = set(os.listdir(watch))
     p = subprocess.Popen([sys.executable, "-m", "bench", *argv], cwd=cwd, env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + HANG_S
     while p.poll() is None and time.monotonic() < deadline:
         if set(os.listdir(watch)) - before:
             p.send_signal(sig)
             break
         time.sleep(0.002)
-    _, err = p.communicate(timeout=240)
+    _, err = p.communicate(timeout=HANG_S)
     return p.returncode, err
 
 
@@ -596,6 +598,8 @@ def test_a_sigint_while_report_writes_leaves_the_earlier_report_whole(run_dir: P
     if rc == 130:  # stopped: the earlier report is there, whole, byte for byte
         assert digest(out) == before
         assert "files already written are complete" in err
+    else:  # finished before the signal: the new report is there
+        assert (out / "leaderboard.md").is_file(), names
 
 
 def test_a_sigterm_while_evaluate_writes_leaves_no_per_query_file(tmp_path: Path) -> None:
@@ -606,7 +610,7 @@ def test_a_sigterm_while_evaluate_writes_leaves_no_per_query_file(tmp_path: Path
     assert "Traceback" not in err, err
     names = sorted(p.name for p in tmp_path.iterdir())
     assert rc in (0, 143), err
-    if names != ["q.txt", "r.txt"]:  # written before the signal: whole, and no temporary
+    if rc == 0 or names != ["q.txt", "r.txt"]:  # written before the signal: whole, no temporary
         assert names == ["pq.csv", "q.txt", "r.txt"], names
         assert len((tmp_path / "pq.csv").read_text().splitlines()) == 1 + 150_000
     assert {k: v for k, v in digest(tmp_path).items() if k != "pq.csv"} == before

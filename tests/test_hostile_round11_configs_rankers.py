@@ -39,14 +39,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_cases_tune import tune
 from hostile_kit import api_refused, cli, own_error, refused, toy_splits
-from test_hostile_config import Case
+from test_hostile_config import Case, raw_case
+from test_hostile_round8_rankers import Base  # scores = the first feature; fit runs go()
 from test_hostile_round9_configs import problem
 
 XGB = {"models": '["xgboost-ndcg"]'}
@@ -76,27 +76,21 @@ CASES: list[Case] = [
                 "learning_rate_decay = 4.99999999995e-301\n",
          words=("c.toml", "learning_rate_min", DBL_MIN)),
     # ------------------------------------------------------------ raw values that are no numbers
-    Case("lightgbm-raw-path-smooth-inf", tables="[params.lightgbm]\npath_smooth = inf\n",
-         words=("c.toml", "lightgbm path_smooth", "finite", "inf")),
-    Case("xgboost-raw-max-delta-step-nan", top=XGB,
-         tables="[params.xgboost]\nmax_delta_step = nan\n",
-         words=("c.toml", "xgboost max_delta_step", "finite", "nan")),
-    Case("catboost-raw-random-strength-minus-inf", top=CAT,
-         tables="[params.catboost]\nrandom_strength = -inf\n",
-         words=("c.toml", "catboost random_strength", "finite")),
-    Case("lightgbm-raw-inf-inside-an-array",
-         tables="[params.lightgbm]\ncegb_penalty_feature_lazy = [0.0, inf]\n",
-         words=("c.toml", "lightgbm cegb_penalty_feature_lazy", "finite")),
+    raw_case("lightgbm-raw-path-smooth-inf", "lightgbm", "path_smooth = inf", "finite", "inf"),
+    raw_case("xgboost-raw-max-delta-step-nan",
+             "xgboost", "max_delta_step = nan", "finite", "nan", top=XGB),
+    raw_case("catboost-raw-random-strength-minus-inf",
+             "catboost", "random_strength = -inf", "finite", top=CAT),
+    raw_case("lightgbm-raw-inf-inside-an-array",
+             "lightgbm", "cegb_penalty_feature_lazy = [0.0, inf]", "finite"),
     Case("model-params-raw-nan",
          tables="[model_params.lightgbm-lambdarank.lightgbm]\nmax_delta_step = nan\n",
          words=("c.toml", "[model_params.lightgbm-lambdarank] lightgbm max_delta_step",
                 "finite")),
-    Case("lightgbm-raw-text-with-nul",
-         tables='[params.lightgbm]\nmonotone_constraints_method = "basic\\u0000"\n',
-         words=("c.toml", "lightgbm monotone_constraints_method", "NUL")),
-    Case("xgboost-raw-text-with-nul", top=XGB,
-         tables='[params.xgboost]\nmonotone_constraints = "(0)\\u0000"\n',
-         words=("c.toml", "xgboost monotone_constraints", "NUL")),
+    raw_case("lightgbm-raw-text-with-nul",
+             "lightgbm", 'monotone_constraints_method = "basic\\u0000"', "NUL"),
+    raw_case("xgboost-raw-text-with-nul",
+             "xgboost", 'monotone_constraints = "(0)\\u0000"', "NUL", top=XGB),
     Case("xgboost-validate-parameters-off-still-probed", top=XGB,
          tables="[params.xgboost]\nvalidate_parameters = false\netaa = 0.5\n",
          words=("c.toml", "etaa", "not used")),
@@ -129,15 +123,11 @@ CASES: list[Case] = [
          words=("c.toml", "lightgbm", "'sub'")),
     Case("device-with-an-ordinal", top={"device": '"cuda:0"'},
          words=("c.toml", "device", "'cpu', 'cuda'", "'cuda:0'")),
-    Case("lightgbm-raw-num-round", tables="[params.lightgbm]\nnum_round = 5\n",
-         words=("c.toml", "lightgbm num_round", "n_trees")),
-    Case("xgboost-raw-learning-rate", top=XGB, tables="[params.xgboost]\nlearning_rate = 0.3\n",
-         words=("c.toml", "xgboost learning_rate", "learning_rate")),
-    Case("catboost-raw-num-boost-round", top=CAT,
-         tables="[params.catboost]\nnum_boost_round = 5\n",
-         words=("c.toml", "catboost num_boost_round", "n_trees")),
-    Case("catboost-raw-task-type", top=CAT, tables='[params.catboost]\ntask_type = "GPU"\n',
-         words=("c.toml", "catboost task_type", "device")),
+    raw_case("lightgbm-raw-num-round", "lightgbm", "num_round = 5", "n_trees"),
+    raw_case("xgboost-raw-learning-rate",
+             "xgboost", "learning_rate = 0.3", "learning_rate", top=XGB),
+    raw_case("catboost-raw-num-boost-round", "catboost", "num_boost_round = 5", "n_trees", top=CAT),
+    raw_case("catboost-raw-task-type", "catboost", 'task_type = "GPU"', "device", top=CAT),
 ]
 
 
@@ -276,20 +266,6 @@ def test_no_runners_module_imports_a_private_name() -> None:
 # ------------------------------------------------------------ rankers: the process state
 NAME = "hostile11"
 MODULE = Path(__file__).stem
-
-
-class Base:
-    """Scores = the first feature; ``fit`` runs :meth:`go` (the attack)."""
-
-    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
-        self.go()
-        return self
-
-    def go(self) -> None:
-        """Nothing (subclasses attack)."""
-
-    def predict(self, X: Any) -> Any:
-        return np.asarray(X[:, 0], dtype=np.float64)
 
 
 class DisablesLogging(Base):

@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_cases_tune import tune
 from hostile_kit import api_refused, call, cli, letor_folder, refused
-from test_hostile_config import Case
+from test_hostile_config import Case, raw_case
 from test_hostile_round9_configs import problem
 
 from bench.benchmark.config import RunConfig
@@ -100,34 +100,27 @@ CASES: list[Case] = [
          tables="[model_params.catboost-queryrmse]\nlambdarank_norm = false\n",
          words=("c.toml", "[model_params.catboost-queryrmse] lambdarank_norm", "QueryRMSE")),
     # ------------------------------------------------------------ raw keys of a matched setting
-    Case("xgboost-raw-grow-policy-depthwise", top=XGB,
-         tables='[params.xgboost]\ngrow_policy = "depthwise"\n',
-         words=("c.toml", "xgboost grow_policy", "num_leaves")),
-    Case("xgboost-raw-tree-method-hist", top=XGB, tables='[params.xgboost]\ntree_method = "hist"\n',
-         words=("c.toml", "xgboost tree_method", "num_leaves")),
+    raw_case("xgboost-raw-grow-policy-depthwise",
+             "xgboost", 'grow_policy = "depthwise"', "num_leaves", top=XGB),
+    raw_case("xgboost-raw-tree-method-hist",
+             "xgboost", 'tree_method = "hist"', "num_leaves", top=XGB),
     Case("xgboost-model-raw-grow-policy", top=XGB,
          tables='[model_params.xgboost-ndcg.xgboost]\ngrow_policy = "depthwise"\n',
          words=("c.toml", "[model_params.xgboost-ndcg]", "xgboost grow_policy")),
-    Case("catboost-raw-bootstrap-mvs", top=CAT,
-         tables='[params.catboost]\nbootstrap_type = "MVS"\n',
-         words=("c.toml", "catboost bootstrap_type", "subsample")),
-    Case("catboost-raw-grow-policy-depthwise", top=CAT,
-         tables='[params.catboost]\ngrow_policy = "Depthwise"\n',
-         words=("c.toml", "catboost grow_policy", "num_leaves")),
-    Case("catboost-raw-grow-policy-lossguide-itself", top=CAT,
-         tables='[params.catboost]\ngrow_policy = "Lossguide"\n',
-         words=("c.toml", "catboost grow_policy", "num_leaves")),
+    raw_case("catboost-raw-bootstrap-mvs",
+             "catboost", 'bootstrap_type = "MVS"', "subsample", top=CAT),
+    raw_case("catboost-raw-grow-policy-depthwise",
+             "catboost", 'grow_policy = "Depthwise"', "num_leaves", top=CAT),
+    raw_case("catboost-raw-grow-policy-lossguide-itself",
+             "catboost", 'grow_policy = "Lossguide"', "num_leaves", top=CAT),
     # ------------------------------------------------------------ keys LightGBM takes and ignores
-    Case("lightgbm-raw-input-model", tables='[params.lightgbm]\ninput_model = "m.txt"\n',
-         words=("c.toml", "lightgbm input_model", "command-line program")),
-    Case("lightgbm-raw-output-model-by-an-alias", tables='[params.lightgbm]\nmodel_out = "m.txt"\n',
-         words=("c.toml", "lightgbm model_out", "command-line program")),
-    Case("lightgbm-raw-save-binary", tables="[params.lightgbm]\nsave_binary = true\n",
-         words=("c.toml", "lightgbm save_binary", "train as without it")),
-    Case("lightgbm-raw-label-column", tables='[params.lightgbm]\nlabel_column = "name:rel"\n',
-         words=("c.toml", "lightgbm label_column", "data file")),
-    Case("lightgbm-raw-pred-early-stop", tables="[params.lightgbm]\npred_early_stop = true\n",
-         words=("c.toml", "lightgbm pred_early_stop", "prediction")),
+    raw_case("lightgbm-raw-input-model",
+             "lightgbm", 'input_model = "m.txt"', "command-line program"),
+    raw_case("lightgbm-raw-output-model-by-an-alias",
+             "lightgbm", 'model_out = "m.txt"', "command-line program"),
+    raw_case("lightgbm-raw-save-binary", "lightgbm", "save_binary = true", "train as without it"),
+    raw_case("lightgbm-raw-label-column", "lightgbm", 'label_column = "name:rel"', "data file"),
+    raw_case("lightgbm-raw-pred-early-stop", "lightgbm", "pred_early_stop = true", "prediction"),
     Case("lightgbm-model-raw-num-iteration-predict",
          tables="[model_params.lightgbm-lambdarank.lightgbm]\nnum_iteration_predict = 3\n",
          words=("c.toml", "[model_params.lightgbm-lambdarank]", "num_iteration_predict",

@@ -29,7 +29,6 @@ import json
 import re
 import shutil
 import sys
-import tempfile
 import unicodedata
 from pathlib import Path
 
@@ -295,38 +294,34 @@ def test_the_markdown_edited_is_checked_when_the_json_is_the_argument(board: Pat
 
 # --- reproduce: a real run, its report, the whole chain ----------------------------------------
 
-_WORLD: list[Path] = []
-
-
-def world() -> Path:
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``letor/``, ``res/runs/<run>`` (the random model, one seed) and its report in ``res``."""
-    if not _WORLD:
-        root = Path(tempfile.mkdtemp(prefix="ltrbench-r11b-"))
-        letor_folder(root / "letor")
-        res = cli(root, "run", "--dataset", "./letor", "--models", "random", "--seeds", "0",
-                  "--quick", "--no-crosscheck", "--no-progress", "--out", "res")
-        assert res.status == 0, res.err
-        res = cli(root, "report", "--runs", "res/runs", "--out", "res", *FAST)
-        assert res.status == 0, res.err
-        _WORLD.append(root)
-    return _WORLD[0]
+    root = tmp_path_factory.mktemp("ltrbench-r11b-")
+    letor_folder(root / "letor")
+    res = cli(root, "run", "--dataset", "./letor", "--models", "random", "--seeds", "0",
+              "--quick", "--no-crosscheck", "--no-progress", "--out", "res")
+    assert res.status == 0, res.err
+    res = cli(root, "report", "--runs", "res/runs", "--out", "res", *FAST)
+    assert res.status == 0, res.err
+    return root
 
 
-def _world_copy(tmp: Path) -> Path:
-    shutil.copytree(world(), tmp / "w")
-    return tmp / "w"
+@pytest.fixture
+def w(world: Path, tmp_path: Path) -> Path:
+    """A copy of :func:`world` of this test's own."""
+    shutil.copytree(world, tmp_path / "w")
+    return tmp_path / "w"
 
 
-def test_an_untouched_report_reproduces_every_file(tmp_path: Path) -> None:
-    w = _world_copy(tmp_path)
+def test_an_untouched_report_reproduces_every_file(w: Path) -> None:
     res = _reproduce(w, target="res/leaderboard.md")
     assert res.status == 0, res.out
     assert _rendered_line(res).startswith("MATCH")
     assert sum(x.startswith("MATCH") for x in res.out.splitlines()) == 2, res.out
 
 
-def test_an_edited_markdown_fails_even_when_the_rerun_matches(tmp_path: Path) -> None:
-    w = _world_copy(tmp_path)
+def test_an_edited_markdown_fails_even_when_the_rerun_matches(tmp_path: Path, w: Path) -> None:
     _edit_md(w / "res", lambda ls, i: [*ls[:i], ls[i].replace("0.", "0.9", 1)[:len(ls[i]) + 1],
                                        *ls[i + 1:]])
     res = _reproduce(w, target="res/leaderboard.md")
@@ -428,38 +423,36 @@ def test_holm_by_hand() -> None:
 
 # --- crosscheck: numbers edited in a run -------------------------------------------------------
 
-_RUN: list[Path] = []
+@pytest.fixture(scope="module")
+def gbdt_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of quick LightGBM (one seed)."""
+    root = tmp_path_factory.mktemp("ltrbench-r11b-xc-")
+    letor_folder(root / "letor")
+    res = cli(root, "run", "--dataset", "./letor", "--models", "lightgbm-lambdarank",
+              "--seeds", "0", "--quick", "--no-crosscheck", "--no-progress", "--out", "res")
+    assert res.status == 0, res.err
+    (run,) = (root / "res" / "runs").iterdir()
+    return run
 
 
-def gbdt_run() -> Path:
-    if not _RUN:
-        root = Path(tempfile.mkdtemp(prefix="ltrbench-r11b-xc-"))
-        letor_folder(root / "letor")
-        res = cli(root, "run", "--dataset", "./letor", "--models", "lightgbm-lambdarank",
-                  "--seeds", "0", "--quick", "--no-crosscheck", "--no-progress", "--out", "res")
-        assert res.status == 0, res.err
-        (run,) = (root / "res" / "runs").iterdir()
-        _RUN.append(run)
-    return _RUN[0]
-
-
-def _crosscheck_copy(tmp: Path) -> Path:
-    shutil.copytree(gbdt_run(), tmp / "run")
-    return tmp / "run"
+@pytest.fixture
+def run(gbdt_run: Path, tmp_path: Path) -> Path:
+    """A copy of :func:`gbdt_run` as ``run`` in this test's folder (``_xc``'s ``--run``)."""
+    shutil.copytree(gbdt_run, tmp_path / "run")
+    return tmp_path / "run"
 
 
 def _xc(tmp: Path) -> Res:
     return cli(tmp, "crosscheck", "--run", "run", "--out", "xc", "--format", "json")
 
 
+@pytest.mark.usefixtures("run")
 def test_an_untouched_run_crosschecks_ok(tmp_path: Path) -> None:
-    _crosscheck_copy(tmp_path)
     res = _xc(tmp_path)
     assert res.status == 0, res.out[-600:]
 
 
-def test_a_per_query_value_edited_is_named_query_by_query(tmp_path: Path) -> None:
-    run = _crosscheck_copy(tmp_path)
+def test_a_per_query_value_edited_is_named_query_by_query(tmp_path: Path, run: Path) -> None:
     pq = pd.read_parquet(run / "per_query.parquet")
     sel = pq.index[(pq.metric == "ndcg@10") & (pq.split == "test")]
     i = sel[1]
@@ -477,8 +470,7 @@ def test_a_per_query_value_edited_is_named_query_by_query(tmp_path: Path) -> Non
     assert f"{old:.6f}" in said, said
 
 
-def test_a_metrics_csv_mean_edited_is_named(tmp_path: Path) -> None:
-    run = _crosscheck_copy(tmp_path)
+def test_a_metrics_csv_mean_edited_is_named(tmp_path: Path, run: Path) -> None:
     m = pd.read_csv(run / "metrics.csv")
     i = m.index[(m.metric == "ndcg@10") & (m.split == "vali") & (m.profile == "ltrbench")][0]
     m.loc[i, "value"] = m.loc[i, "value"] + 1e-4
@@ -490,8 +482,7 @@ def test_a_metrics_csv_mean_edited_is_named(tmp_path: Path) -> None:
     assert "ndcg@10" in said, said
 
 
-def test_an_evallog_value_edited_is_a_mismatch(tmp_path: Path) -> None:
-    run = _crosscheck_copy(tmp_path)
+def test_an_evallog_value_edited_is_a_mismatch(tmp_path: Path, run: Path) -> None:
     log = pd.read_csv(run / "evallog.csv")
     log["value"] = log["value"] * 0.5
     log.to_csv(run / "evallog.csv", index=False)
@@ -538,8 +529,7 @@ def test_a_whole_table_removed_from_the_markdown_is_named(board: Path) -> None:
     assert all(d["original"] is None for d in diffs)  # only missing lines, nothing else
 
 
-def test_a_duplicated_metrics_row_in_a_run_is_a_mismatch(tmp_path: Path) -> None:
-    w = _world_copy(tmp_path)
+def test_a_duplicated_metrics_row_in_a_run_is_a_mismatch(w: Path) -> None:
     (run,) = (w / "res" / "runs").iterdir()
     m = pd.read_csv(run / "metrics.csv")
     pd.concat([m, m.iloc[[3]]]).to_csv(run / "metrics.csv", index=False)
@@ -551,8 +541,7 @@ def test_a_duplicated_metrics_row_in_a_run_is_a_mismatch(tmp_path: Path) -> None
     assert d["key"]["metric"] == m.iloc[3]["metric"]
 
 
-def test_a_per_query_row_removed_from_a_run_is_a_mismatch(tmp_path: Path) -> None:
-    w = _world_copy(tmp_path)
+def test_a_per_query_row_removed_from_a_run_is_a_mismatch(w: Path) -> None:
     (run,) = (w / "res" / "runs").iterdir()
     pq = pd.read_parquet(run / "per_query.parquet")
     gone = pq.iloc[5]
@@ -565,8 +554,7 @@ def test_a_per_query_row_removed_from_a_run_is_a_mismatch(tmp_path: Path) -> Non
     assert d["key"]["qid"] == str(gone["qid"])
 
 
-def test_a_config_hash_changed_in_the_manifest_is_refused_before_any_run(tmp_path: Path) -> None:
-    w = _world_copy(tmp_path)
+def test_a_config_hash_changed_in_the_manifest_is_refused_before_any_run(w: Path) -> None:
     (run,) = (w / "res" / "runs").iterdir()
     doc = json.loads((run / "manifest.json").read_text())
     doc["config_hash"] = "0" * len(str(doc["config_hash"]))
@@ -642,8 +630,7 @@ def test_the_hidden_table_metadata_edited_is_a_difference(board: Path) -> None:
     assert _rendered_line(res).startswith("MISMATCH"), res.out
 
 
-def test_every_query_edited_is_counted_and_the_first_ones_named(tmp_path: Path) -> None:
-    run = _crosscheck_copy(tmp_path)
+def test_every_query_edited_is_counted_and_the_first_ones_named(tmp_path: Path, run: Path) -> None:
     pq = pd.read_parquet(run / "per_query.parquet")
     sel = (pq.metric == "ndcg@10") & (pq.split == "test")
     n = int(sel.sum())

@@ -471,24 +471,29 @@ def test_run_out_dir_path_objects_that_fail_are_named(bad: Any) -> None:
     _clear(info.value, "out_dir", "__fspath__")
 
 
-def test_run_seeds_from_range_and_numpy_reach_the_pipeline_as_integers() -> None:
+@pytest.fixture
+def reached(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The configs ``api.run`` hands the pipeline, which stops there (:class:`_Reached`)."""
     import bench.benchmark.pipeline as pipeline
-    from bench.benchmark import api
 
     seen: list[Any] = []
 
     def stub(config: Any, **_: Any) -> Path:
-        seen.append(config.seeds)
+        seen.append(config)
         raise _Reached
 
-    saved = pipeline.run_benchmark
-    pipeline.run_benchmark = stub  # type: ignore[assignment]
-    try:
-        for seeds in (range(3), np.arange(3), [np.int64(0), np.int32(1), 2]):
-            with pytest.raises(_Reached):
-                api.run("synthetic", models=["random"], seeds=seeds)
-    finally:
-        pipeline.run_benchmark = saved  # type: ignore[assignment]
+    monkeypatch.setattr(pipeline, "run_benchmark", stub)
+    return seen
+
+
+def test_run_seeds_from_range_and_numpy_reach_the_pipeline_as_integers(
+        reached: list[Any]) -> None:
+    from bench.benchmark import api
+
+    for seeds in (range(3), np.arange(3), [np.int64(0), np.int32(1), 2]):
+        with pytest.raises(_Reached):
+            api.run("synthetic", models=["random"], seeds=seeds)
+    seen = [config.seeds for config in reached]
     assert seen == [(0, 1, 2)] * 3
     assert all(type(s) is int for got in seen for s in got)
 
@@ -528,11 +533,13 @@ def test_changing_the_metrics_table_a_result_returned_changes_no_later_answer(
 
     result = RunResult(committed)
     before = result.to_frame()
+    manifest, crosscheck = result.manifest, result.crosscheck
     table = result.metrics
     table["value"] = 0.0
-    result.manifest["crosscheck"] = None
+    result.manifest["crosscheck"] = {"ok": False, "changed": "by the caller"}
     pd.testing.assert_frame_equal(result.to_frame(), before)
-    assert result.manifest.get("crosscheck") is not None or result.crosscheck is None
+    assert result.manifest == manifest
+    assert result.crosscheck == crosscheck
     raw = pd.read_csv(committed / "metrics.csv")
     assert not (raw["value"] == 0).all()
 
@@ -676,24 +683,12 @@ def test_run_path_values_whose_fspath_raises_are_named_by_their_key(key: str) ->
     _clear(info.value, key, "__fspath__", "boom")
 
 
-def test_run_dataset_as_a_path_object_is_its_text() -> None:
-    import bench.benchmark.pipeline as pipeline
+def test_run_dataset_as_a_path_object_is_its_text(reached: list[Any]) -> None:
     from bench.benchmark import api
 
-    seen: list[str] = []
-
-    def stub(config: Any, **_: Any) -> Path:
-        seen.append(config.dataset)
-        raise _Reached
-
-    saved = pipeline.run_benchmark
-    pipeline.run_benchmark = stub  # type: ignore[assignment]
-    try:
-        with pytest.raises(_Reached):
-            api.run(Text("synthetic"), models=["random"])  # type: ignore[arg-type]
-    finally:
-        pipeline.run_benchmark = saved  # type: ignore[assignment]
-    assert seen == ["synthetic"]
+    with pytest.raises(_Reached):
+        api.run(Text("synthetic"), models=["random"])  # type: ignore[arg-type]
+    assert [config.dataset for config in reached] == ["synthetic"]
 
 
 

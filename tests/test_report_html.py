@@ -394,7 +394,7 @@ def _browser(page: Path, tmp: Path, *extra: str) -> subprocess.CompletedProcess[
             f"--user-data-dir={tmp / 'profile'}", "--window-size=1280,2000", *extra,
             page.resolve().as_uri()]
     env = {**os.environ, "HOME": str(tmp)}
-    return subprocess.run(args, capture_output=True, text=True, timeout=180, env=env,
+    return subprocess.run(args, capture_output=True, text=True, timeout=600, env=env,
                           check=False)
 
 
