@@ -15,16 +15,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import importlib
-import os
-import stat
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
 from bench import __version__
 from bench.errors import LtrbenchError
+from bench.streams import (
+    encodable_output,
+    os_error_text,
+    pipe_closed,
+    refuse_cut_output,
+    stdout_failed,
+)
 
 
 class Command(NamedTuple):
@@ -246,107 +250,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status. A reader that closed the pipe (``| head``) is a normal
-    end: status 0, nothing on stderr (see :func:`_pipe_closed`)."""
+    end: status 0, nothing on stderr (see :func:`pipe_closed`)."""
     if sys.stdout is None:  # started with standard output closed (>&-): no traceback at print
         print("error: standard output is closed (the command was started with >&-): "
               "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
         return 2
     try:
-        with _encodable_output():
+        with encodable_output():
             return _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
-        return _pipe_closed()
+        return pipe_closed()
     except SystemExit as exc:  # rich's Console turns a broken pipe into SystemExit(1)
         if isinstance(exc.__context__, BrokenPipeError):
-            return _pipe_closed()
+            return pipe_closed()
         try:  # argparse's --help / usage exit: its text is flushed here, not at exit
             sys.stdout.flush()
         except BrokenPipeError:
-            _pipe_closed()
+            pipe_closed()
         raise
-
-
-@contextlib.contextmanager
-def _encodable_output() -> Iterator[None]:
-    """Standard output and error that cannot spell a character ltrbench prints (``·``, ``†``,
-    ``±``, a dataset's own name) under their encoding (``PYTHONIOENCODING=ascii``, a Latin-1
-    locale) write it as an escape (``\\xb7``) instead of raising UnicodeEncodeError, a
-    traceback after the work was done (``ltrbench run`` printed its summary last). The streams'
-    error handlers are put back afterwards (``main`` may run inside another program)."""
-    saved = []
-    for stream in (sys.stdout, sys.stderr):
-        errors = getattr(stream, "errors", None)
-        if errors == "strict" and hasattr(stream, "reconfigure"):
-            with contextlib.suppress(ValueError, OSError, AttributeError):
-                stream.reconfigure(errors="backslashreplace")
-                saved.append(stream)
-    try:
-        yield
-    finally:
-        for stream in saved:
-            with contextlib.suppress(ValueError, OSError, AttributeError):
-                stream.reconfigure(errors="strict")
-
-
-def _refuse_cut_output() -> None:
-    """An error when standard output is a regular file that reached the file-size limit
-    (``ulimit -f``): Python's text layer drops the rest of a long write cut short by the limit
-    without a word (``print(text, end="")``), so the command would exit 0 with its output cut."""
-    try:
-        limit = _size_limit_reached(os.fstat(sys.stdout.fileno()))
-    except (OSError, ValueError, AttributeError):
-        return
-    if limit is not None:
-        raise OSError(errno.EFBIG, f"{os.strerror(errno.EFBIG)} (cut at the file-size limit, "
-                      f"{limit} bytes: ulimit -f)", "standard output")
-
-
-def _size_limit_reached(st: os.stat_result) -> int | None:
-    """The file-size limit (``ulimit -f``, bytes) when ``st`` is a regular file that reached
-    it; ``None`` otherwise, or where the limit cannot be read."""
-    try:
-        import resource
-
-        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-        unlimited = resource.RLIM_INFINITY
-    except (OSError, ValueError, ImportError, AttributeError):
-        return None
-    if limit == unlimited or not stat.S_ISREG(st.st_mode) or st.st_size < limit:
-        return None
-    return int(limit)
-
-
-def _stdout_failed(exc: OSError) -> OSError:
-    """``exc`` naming "standard output" when it names no file and standard output is what is
-    full (``> /dev/full``; a regular file on a full disk or at the file-size limit): the error
-    said only "No space left on device". Standard output is then pointed at /dev/null, so that
-    Python's flush at exit raises no second error."""
-    if exc.filename is not None or exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        return exc
-    try:
-        fd = sys.stdout.fileno()
-        st = os.fstat(fd)
-        if stat.S_ISCHR(st.st_mode):
-            full = st.st_rdev == os.stat("/dev/full").st_rdev
-        else:
-            full = stat.S_ISREG(st.st_mode) and (os.fstatvfs(fd).f_bavail == 0
-                                                 or _size_limit_reached(st) is not None)
-    except (OSError, ValueError, AttributeError):
-        return exc
-    if not full:
-        return exc
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
-    return OSError(exc.errno, exc.strerror, "standard output")
-
-
-def _pipe_closed() -> int:
-    """The status of a command whose reader stopped early (``ltrbench ... | head -1``): 0, as
-    ``head`` users expect (the output they asked for was written); standard output is pointed at
-    /dev/null so that Python's flush at exit raises no second error."""
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -370,7 +291,7 @@ def _main(argv: Sequence[str] | None) -> int:
         with _one_line_warnings(), _sigterm_as_interrupt(), saves_best_effort():
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
-        _refuse_cut_output()
+        refuse_cut_output()
         return status
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -378,7 +299,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
-        print(f"error: {os_error_text(_stdout_failed(exc))}", file=sys.stderr)
+        print(f"error: {os_error_text(stdout_failed(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         how = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
@@ -478,47 +399,6 @@ def _one_line_warnings() -> Iterator[None]:
         yield
     finally:
         warnings.formatwarning = saved
-
-
-def os_error_text(exc: OSError) -> str:
-    """``path: reason`` of an operating-system error (both paths of a rename), for one line."""
-    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
-    reason = exc.strerror or str(exc)
-    hint = ""
-    if exc.errno == errno.ENOSPC:
-        hint = f" ({_free_space(exc.filename)}free some space and run again; files already " \
-               "written are complete)"
-    if not where and exc.errno == errno.ENOENT and _working_folder_gone():
-        return ("the current working folder no longer exists (it was removed or renamed after "
-                "this shell entered it): cd to an existing folder, or give absolute paths")
-    return f"{where}: {reason}{hint}" if where else f"{reason}{hint}"
-
-
-def _working_folder_gone() -> bool:
-    """Whether ``os.getcwd()`` fails: the folder the command was started in was removed, so a
-    relative path (``results/local``) cannot be resolved, and the OS error names no file."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        return True
-    return False
-
-
-def _free_space(filename: object) -> str:
-    """``"N MB free on that file system; "`` for the folder of ``filename``, if it can be read."""
-    import shutil
-    from pathlib import Path
-
-    if filename is None or filename == "standard output":  # /dev/full: no folder to ask
-        return ""
-    p = Path(str(filename))
-    for folder in (p, *p.parents):
-        if folder.is_dir():
-            try:
-                return f"{shutil.disk_usage(folder).free / 1e6:,.0f} MB free on that file system; "
-            except OSError:
-                return ""
-    return ""
 
 
 if __name__ == "__main__":  # pragma: no cover

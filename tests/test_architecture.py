@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "machine": 0,
     "jit_cache": 0,
+    "streams": 0,
     "__init__": 0,
     "data": 1,
     "metrics": 2,

@@ -135,14 +135,7 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
         check_guess(names, cols, p, how="name the columns: --user COL --item COL --rating COL "
                                           "--timestamp COL (omit --rating for implicit feedback)")
     use = list(dict.fromkeys(c for c in cols.values() if c is not None))
-    kinds: dict[str, tuple[str, Path, object]] = {}
-    wide_columns: set[str] = set()  # uint64 ids above int64 (Parquet): numbered by value
-    for f in files:  # every shard's header or footer, before Dask reads any
-        if parquet:
-            _parquet_columns(f, cols, kinds, wide_columns)
-        else:
-            csv_header(f, sep or ",", cols)
-            check_csv_text(f, sep or ",")
+    wide_columns = _check_shards(files, parquet, sep, cols)
     if parquet:
         # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
         raw = dd.read_parquet([glob.escape(str(f)) for f in files], columns=use,
@@ -418,6 +411,22 @@ def _column(names: list[str], role: str, given: str | None, path: Path, *,
                           f"--{role} (one of the usual names: {', '.join(ROLE_NAMES[role])})")
     return found
 
+
+
+def _check_shards(files: list[Path], parquet: bool, sep: str | None,
+                  cols: dict[str, str | None]) -> set[str]:
+    """Every shard's header (CSV/TSV: names and text) or footer (Parquet: columns and types,
+    one kind per column across shards), before Dask reads any; returns the id columns of uint64
+    ids above int64 (Parquet), which :func:`bench.data.dask_ids.id_codes` numbers by value."""
+    kinds: dict[str, tuple[str, Path, object]] = {}
+    wide: set[str] = set()
+    for f in files:
+        if parquet:
+            _parquet_columns(f, cols, kinds, wide)
+        else:
+            csv_header(f, sep or ",", cols)
+            check_csv_text(f, sep or ",")
+    return wide
 
 def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
                      seen: dict[str, tuple[str, Path, object]] | None = None,

@@ -1,0 +1,140 @@
+"""Standard output and error as the command line uses them: characters their encoding cannot
+spell written as escapes, output cut at the file-size limit (``ulimit -f``) refused, a full
+standard output named as such, a closed pipe as a normal end, and an operating-system error as
+one line (``path: reason``, with the free space where a disk is full)."""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import sys
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def encodable_output() -> Iterator[None]:
+    """Standard output and error that cannot spell a character ltrbench prints (``·``, ``†``,
+    ``±``, a dataset's own name) under their encoding (``PYTHONIOENCODING=ascii``, a Latin-1
+    locale) write it as an escape (``\\xb7``) instead of raising UnicodeEncodeError, a
+    traceback after the work was done (``ltrbench run`` printed its summary last). The streams'
+    error handlers are put back afterwards (``main`` may run inside another program)."""
+    saved = []
+    for stream in (sys.stdout, sys.stderr):
+        errors = getattr(stream, "errors", None)
+        if errors == "strict" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError, AttributeError):
+                stream.reconfigure(errors="backslashreplace")
+                saved.append(stream)
+    try:
+        yield
+    finally:
+        for stream in saved:
+            with contextlib.suppress(ValueError, OSError, AttributeError):
+                stream.reconfigure(errors="strict")
+
+
+def refuse_cut_output() -> None:
+    """An error when standard output is a regular file that reached the file-size limit
+    (``ulimit -f``): Python's text layer drops the rest of a long write cut short by the limit
+    without a word (``print(text, end="")``), so the command would exit 0 with its output cut."""
+    try:
+        limit = _size_limit_reached(os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):
+        return
+    if limit is not None:
+        raise OSError(errno.EFBIG, f"{os.strerror(errno.EFBIG)} (cut at the file-size limit, "
+                      f"{limit} bytes: ulimit -f)", "standard output")
+
+
+def _size_limit_reached(st: os.stat_result) -> int | None:
+    """The file-size limit (``ulimit -f``, bytes) when ``st`` is a regular file that reached
+    it; ``None`` otherwise, or where the limit cannot be read."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        unlimited = resource.RLIM_INFINITY
+    except (OSError, ValueError, ImportError, AttributeError):
+        return None
+    if limit == unlimited or not stat.S_ISREG(st.st_mode) or st.st_size < limit:
+        return None
+    return int(limit)
+
+
+def stdout_failed(exc: OSError) -> OSError:
+    """``exc`` naming "standard output" when it names no file and standard output is what is
+    full (``> /dev/full``; a regular file on a full disk or at the file-size limit): the error
+    said only "No space left on device". Standard output is then pointed at /dev/null, so that
+    Python's flush at exit raises no second error."""
+    if exc.filename is not None or exc.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return exc
+    try:
+        fd = sys.stdout.fileno()
+        st = os.fstat(fd)
+        if stat.S_ISCHR(st.st_mode):
+            full = st.st_rdev == os.stat("/dev/full").st_rdev
+        else:
+            full = stat.S_ISREG(st.st_mode) and (os.fstatvfs(fd).f_bavail == 0
+                                                 or _size_limit_reached(st) is not None)
+    except (OSError, ValueError, AttributeError):
+        return exc
+    if not full:
+        return exc
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+    return OSError(exc.errno, exc.strerror, "standard output")
+
+
+def pipe_closed() -> int:
+    """The status of a command whose reader stopped early (``ltrbench ... | head -1``): 0, as
+    ``head`` users expect (the output they asked for was written); standard output is pointed at
+    /dev/null so that Python's flush at exit raises no second error."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def os_error_text(exc: OSError) -> str:
+    """``path: reason`` of an operating-system error (both paths of a rename), for one line."""
+    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+    reason = exc.strerror or str(exc)
+    hint = ""
+    if exc.errno == errno.ENOSPC:
+        hint = f" ({_free_space(exc.filename)}free some space and run again; files already " \
+               "written are complete)"
+    if not where and exc.errno == errno.ENOENT and _working_folder_gone():
+        return ("the current working folder no longer exists (it was removed or renamed after "
+                "this shell entered it): cd to an existing folder, or give absolute paths")
+    return f"{where}: {reason}{hint}" if where else f"{reason}{hint}"
+
+
+def _working_folder_gone() -> bool:
+    """Whether ``os.getcwd()`` fails: the folder the command was started in was removed, so a
+    relative path (``results/local``) cannot be resolved, and the OS error names no file."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
+def _free_space(filename: object) -> str:
+    """``"N MB free on that file system; "`` for the folder of ``filename``, if it can be read."""
+    import shutil
+    from pathlib import Path
+
+    if filename is None or filename == "standard output":  # /dev/full: no folder to ask
+        return ""
+    p = Path(str(filename))
+    for folder in (p, *p.parents):
+        if folder.is_dir():
+            try:
+                return f"{shutil.disk_usage(folder).free / 1e6:,.0f} MB free on that file system; "
+            except OSError:
+                return ""
+    return ""
+
+
+__all__ = ["encodable_output", "os_error_text", "pipe_closed", "refuse_cut_output",
+           "stdout_failed"]
