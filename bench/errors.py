@@ -7,7 +7,7 @@ prints these as ``error: <message>`` and exits with status 2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from os import PathLike
 
 
@@ -105,3 +105,25 @@ def unknown(what: str, name: object, valid: Iterable[str]) -> ConfigError:
     names = list(valid)
     return ConfigError(f"unknown {what} {name!r}; {did_you_mean(str(name), names)}"
                        f"valid: {', '.join(names)}")
+
+
+def refuse_empty_items(fields: Sequence[str], whole: str, noun: str, where: str = "", *,
+                       blank_ok: bool = True) -> None:
+    """A ConfigError when one of ``fields`` (``whole`` cut at its commas, the caller's way) is
+    empty or white space: two commas with nothing between them, or a comma at either end
+    (``--metrics ndcg@1,,3``, ``--seeds 1,,2``, ``--models lightgbm,,random``, ``--grid
+    num_leaves=3,,7``, ``--tools ranx,,sklearn``). Dropping the gap would run without a name
+    the user may have left out. Fields of separators only are left to the caller ("no models
+    given") when ``blank_ok``, refused otherwise; the error names the place by the word before
+    it, after ``where`` (an option)."""
+    if blank_ok and not any(f.strip() for f in fields):
+        return
+    for i, f in enumerate(fields):
+        if f.strip():
+            continue
+        before = next((g.split()[-1] for g in reversed(fields[:i]) if g.strip()), "")
+        place = ("white space only" if len(fields) == 1 else "a comma at the start" if i == 0
+                 else f"a comma at the end, after {before!r}" if i == len(fields) - 1 else
+                 f"two commas with nothing between them, after {before!r}")  # (i > 0: a word)
+        raise ConfigError(f"{where}{': ' if where else ''}empty {noun} in {whole!r}: {place}; "
+                          f"remove the extra comma or write the {noun} that was left out")

@@ -32,7 +32,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_cases_tune import tune
-from hostile_kit import letor_folder
+from hostile_kit import cli, letor_folder, refused
 
 from bench.benchmark.config import RunConfig
 from bench.errors import ConfigError
@@ -201,9 +201,10 @@ def test_white_space_between_commas_is_an_empty_item(text: str) -> None:
 
 @pytest.mark.parametrize("text", [",", " , ", ",,,"])
 def test_separators_only_are_left_to_the_caller(text: str) -> None:
-    from bench.runners.registry import expand_models, refuse_empty_items
+    from bench.errors import refuse_empty_items
+    from bench.runners.registry import expand_models
 
-    refuse_empty_items(text, "model name")  # no item at all: not "an empty item"
+    refuse_empty_items(text.split(","), text, "model name")  # no item at all: not "an empty item"
     with pytest.raises(ConfigError, match="no models given"):
         expand_models(text)
 
@@ -229,3 +230,49 @@ def test_timings_is_a_copy(tmp_path: Path) -> None:
     first["fit_s"] = 0.0
     assert result.timings["fit_s"].tolist() == [1.5]
     assert result.timings is not result.timings
+
+
+# ------------------------------------------- one rule for an empty item of every comma list
+
+
+def _doors() -> dict[str, Any]:
+    from bench.benchmark.config_schema import parse_seeds
+    from bench.benchmark.tune import parse_space
+    from bench.metrics.names import parse_metrics
+    from bench.runners.registry import expand_models
+
+    return {"metric name": parse_metrics, "model name": expand_models, "seed": parse_seeds,
+            "value": lambda text: parse_space(f"num_leaves={text}")}
+
+
+@pytest.mark.parametrize(("noun", "text", "place"), [
+    ("metric name", "ndcg@10,,map", "two commas with nothing between them, after 'ndcg@10'"),
+    ("model name", "lightgbm, ,random", "two commas with nothing between them, after 'lightgbm'"),
+    ("seed", "1,2,", "a comma at the end, after '2'"),
+    ("value", ",3,7", "a comma at the start"),
+])
+def test_every_comma_list_refuses_an_empty_item_in_one_wording(noun: str, text: str,
+                                                               place: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        _doors()[noun](text)
+    message = str(info.value)
+    assert f"empty {noun} in {text!r}: {place}; remove the extra comma" in message, message
+
+
+@pytest.mark.parametrize("text", [",", " , ", " "])
+def test_a_grid_of_separators_only_is_refused_not_read_as_empty_values(text: str) -> None:
+    from bench.benchmark.tune import parse_space
+
+    with pytest.raises(ConfigError, match="num_leaves"):
+        parse_space(f"num_leaves={text}")
+
+
+@pytest.mark.parametrize("tools", [",", " , ", "ranx, ,sklearn"])
+def test_crosscheck_tools_of_separators_only_are_refused(tmp_path: Path, tools: str) -> None:
+    q, r = tmp_path / "q.txt", tmp_path / "r.txt"
+    q.write_text("1 0 a 1\n")
+    r.write_text("1 Q0 a 1 1.0 t\n")
+    res = cli(tmp_path, "crosscheck", "--evaluators", "--qrels", str(q), "--trec-run", str(r),
+              "--tools", tools, "--out", str(tmp_path / "out"))
+    assert refused(res, "--tools: empty name") is None, res.err
+    assert not (tmp_path / "out").exists()

@@ -642,8 +642,6 @@ DASK = ("run", "--dataset", "./letor", "--quick", "--no-cache", "--no-progress",
 WORKER_BUSY_S = 2.0
 
 
-@pytest.mark.xfail(strict=False, reason="timing: a worker lost during Dask's Scheduler Broadcast "
-                   "still reaches the user as Dask's bare 'in <TCP (closed) ...>' line (next round)")
 def test_a_dask_worker_killed_mid_run_fails_clearly_or_gives_the_whole_numbers(
         tmp_path: Path) -> None:
     psutil = pytest.importorskip("psutil")

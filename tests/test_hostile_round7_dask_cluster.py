@@ -252,6 +252,74 @@ def test_a_dask_fit_says_n_threads_is_not_used_and_gets_the_heartbeat(
     assert result.notes["threads"].startswith("1 per worker")
 
 
+def test_a_connection_lost_while_the_workers_memory_is_read_is_one_line_naming_the_lost_worker(
+        client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review's find: after the scoring, the workers' peak memory is read by a Scheduler
+    Broadcast outside every step's guard, so a worker killed then reached the user as Dask's
+    bare ``in <TCP (closed) Scheduler Broadcast ...>: ConnectionResetError`` line."""
+    from distributed.comm.core import CommClosedError
+
+    import bench.engines.dask_trainer as engine
+
+    monkeypatch.setattr(engine, "train_dask", lambda *a, **k: _fake_fit(3))
+    monkeypatch.setattr(engine, "predict_frame", lambda fit, ddf: ddf.assign(score=ddf["f0"]))
+
+    def broken(self: Any) -> Any:
+        raise CommClosedError("in <TCP (closed) Scheduler Broadcast local=tcp://127.0.0.1:1 "
+                              "remote=tcp://127.0.0.1:2>: ConnectionResetError: [Errno 104] "
+                              "Connection reset by peer")
+
+    monkeypatch.setattr(engine.DaskTrainer, "_worker_peak_rss_mb", broken)
+    with pytest.raises(LtrbenchError) as info:
+        _pair(_fake_trainer(client, tmp_path))
+    text = str(info.value)
+    assert "\n" not in text
+    for words in ("xgboost-ndcg seed 0", "a Dask worker of the cluster, or its connection, was "
+                  "lost", "CommClosedError", "--resume"):
+        assert words in text, (words, text)
+
+
+def test_a_worker_that_joined_during_a_fit_is_not_a_lost_worker() -> None:
+    from bench.runners.dask_gbdt import _refuse_lost_workers
+
+    a, b, c = "tcp://127.0.0.1:1", "tcp://127.0.0.1:2", "tcp://10.0.0.7:3"
+    _refuse_lost_workers("xgboost", {a, b}, {a, b, c})  # an external cluster grew: no error
+    _refuse_lost_workers("xgboost", {a, b}, {a, b})
+
+
+@pytest.mark.parametrize(("before", "after", "lost"), [
+    ({"tcp://127.0.0.1:1", "tcp://127.0.0.1:2"}, {"tcp://127.0.0.1:1"}, "tcp://127.0.0.1:2"),
+    # restarted by its nanny at a new address: the old one is lost, whatever joined
+    ({"tcp://127.0.0.1:1", "tcp://127.0.0.1:2"}, {"tcp://127.0.0.1:1", "tcp://127.0.0.1:9"},
+     "tcp://127.0.0.1:2"),
+])
+def test_a_worker_gone_during_a_fit_is_refused_naming_it_and_no_local_cluster(
+        before: set[str], after: set[str], lost: str) -> None:
+    from bench.runners.dask_gbdt import _refuse_lost_workers
+
+    with pytest.raises(LtrbenchError) as info:
+        _refuse_lost_workers("lightgbm", before, after)
+    text = str(info.value)
+    assert lost in text, text
+    assert "2 workers at the start, 1 of them later" in text, text
+    assert "a Dask worker of the cluster, or its connection, was lost" in text
+    assert "local" not in text  # the check runs on external schedulers too
+
+
+def test_only_dasks_lost_worker_errors_read_as_a_lost_worker() -> None:
+    from types import SimpleNamespace
+
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    from bench.data.dask_cluster import is_lost_worker
+
+    assert is_lost_worker(CommClosedError("in <TCP (closed)>: Stream is closed"))
+    assert is_lost_worker(KilledWorker("k", SimpleNamespace(address="tcp://127.0.0.1:1"), 3))
+    assert not is_lost_worker(ConnectionResetError(104, "Connection reset by peer"))
+    assert not is_lost_worker(OSError("in <TCP (closed)> looks alike but is no Dask error"))
+
+
 # ----------------------------------------------------------------------------------- heartbeat
 
 

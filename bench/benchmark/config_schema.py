@@ -22,9 +22,8 @@ from typing import Any
 from bench.data.inputs import is_plain_int
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
-from bench.errors import ConfigError
+from bench.errors import ConfigError, refuse_empty_items
 from bench.runners.params import DEVICES
-from bench.runners.registry import refuse_empty_items
 
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
 TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
@@ -121,7 +120,7 @@ def _distinct_ints(value: Any, spec: Spec, where: str, shape: str, empty_shape: 
 
 def _seed_text(text: str, where: str, shape: str) -> list[int]:
     try:  # "1,,2" is not "1,2": a seed may have been left out
-        refuse_empty_items(text, "seed")
+        refuse_empty_items(text.split(","), text, "seed")
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     items: list[int] = []

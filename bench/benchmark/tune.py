@@ -33,7 +33,7 @@ from bench.data.inputs import is_option_float
 from bench.data.letor import LetorData
 from bench.data.outputs import Inputs, check_output_dir
 from bench.data.toml import show, unknown_key
-from bench.errors import ConfigError
+from bench.errors import ConfigError, refuse_empty_items
 from bench.runners.libraries import gbdt_libraries
 from bench.runners.params import param_spec
 from bench.runs.layout import RUN_SEALED
@@ -72,11 +72,9 @@ def parse_space(text: str) -> dict[str, list[Any]]:
             raise ConfigError(f"--grid {name}: given twice ({part!r} after "
                               f"{name}={','.join(map(str, space[name]))}); list every value once: "
                               f"{name}=v1,v2,...")
-        items = [v.strip() for v in values.split(",")]
-        if "" in items:
-            raise ConfigError(f"--grid {name}: value {items.index('') + 1} of {values.strip()!r} "
-                              "is empty; expected name=v1,v2,... without empty values")
-        space[name] = [_value(v) for v in items]
+        refuse_empty_items(values.split(","), values.strip(), "value", f"--grid {name}",
+                           blank_ok=False)
+        space[name] = [_value(v.strip()) for v in values.split(",")]
     return check_space(space)
 
 

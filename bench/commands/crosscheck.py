@@ -155,7 +155,7 @@ def evaluators_main(args: argparse.Namespace) -> int:
     )
     from bench.crosscheck.evaluators import crosscheck_evaluators, letor_input, trec_input
     from bench.data.outputs import check_output_dir, check_output_file
-    from bench.errors import ConfigError
+    from bench.errors import ConfigError, refuse_empty_items
 
     pairs = {"--qrels": args.qrels, "--trec-run": args.trec_run, "--data": args.data,
              "--scores": args.scores}
@@ -169,11 +169,10 @@ def evaluators_main(args: argparse.Namespace) -> int:
         raise ConfigError("give --qrels/--trec-run or --data/--scores, not both")
     tools = None
     if args.tools is not None:
-        tools = [t.strip() for t in args.tools.split(",")]
-        if len(tools) > 1 and not all(tools):  # "ranx,,sklearn": a name left out, never skipped
-            raise ConfigError(f"--tools {args.tools!r}: an empty name between commas (or at "
-                              "either end); write the tool names separated by single commas")
-        tools = [t for t in tools if t]
+        fields = args.tools.split(",")
+        # "ranx,,sklearn": a name left out is refused, never skipped
+        refuse_empty_items(fields, args.tools, "name", "--tools", blank_ok=False)
+        tools = [t.strip() for t in fields if t.strip()]
     inputs = None
     if args.qrels is not None:
         inputs = [trec_input(args.qrels, args.trec_run)]

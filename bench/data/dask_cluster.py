@@ -140,24 +140,33 @@ class _ClosedCommFilter(logging.Filter):
         return type(exc).__name__ != "CommClosedError"
 
 
+#: How every step says a lost worker (killed, out of memory, its connection reset): the one
+#: wording of the cluster, the trainer and the fit checks.
+LOST_WORKER = "a Dask worker of the cluster, or its connection, was lost"
+
+
+def is_lost_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` is Dask's sign of a lost worker or connection: ``KilledWorker``, or a
+    ``CommClosedError`` (an ``OSError`` whose text is ``in <TCP (closed) ...>: ...``)."""
+    return type(exc).__name__ in ("CommClosedError", "KilledWorker")
+
+
 @contextlib.contextmanager
 def _lost_worker_said(workers: int) -> Iterator[None]:
-    """A worker of the local cluster lost while the run uses it (killed, out of memory): one
-    line saying so, never Dask's own ``in <TCP (closed) ...>: Stream is closed``, nor a
-    partial result (the pairs done are kept: ``--resume`` trains the rest)."""
-    from distributed import KilledWorker
-    from distributed.comm.core import CommClosedError
-
+    """A worker of the local cluster lost while it is set up: one line saying so
+    (:data:`LOST_WORKER`), never Dask's own ``in <TCP (closed) ...>: Stream is closed``. The
+    trainer's steps say it through :func:`bench.engines.dask_trainer.on_cluster`."""
     asyncio_log = logging.getLogger("asyncio")
     if not any(isinstance(f, _ClosedCommFilter) for f in asyncio_log.filters):
         asyncio_log.addFilter(_ClosedCommFilter())  # for good: the log may come at exit
     try:
         yield
-    except (CommClosedError, KilledWorker) as exc:
-        raise LtrbenchError(f"the local Dask cluster lost a worker (of {workers}) or its "
-                          f"connection while the run used it ({type(exc).__name__}: "
-                          f"{_first_line(exc)}); the run stopped: the pairs done are kept, "
-                          "'run --resume' trains the others") from None
+    except Exception as exc:
+        if not is_lost_worker(exc):
+            raise
+        raise LtrbenchError(f"setting up the local Dask cluster of {workers} worker(s) failed "
+                            f"({LOST_WORKER}: {type(exc).__name__}: {_first_line(exc)})"
+                            ) from None
 
 
 #: Seconds a local cluster's workers have to register, and a scheduler to answer a first
@@ -467,6 +476,7 @@ __all__ = [
     "CONNECT_TIMEOUT_S",
     "INSTALL_HINT",
     "LOOPBACK",
+    "LOST_WORKER",
     "MIN_WORKER_MEMORY",
     "SCRATCH_PREFIX",
     "WORKERS_PER_CPU",
@@ -479,6 +489,7 @@ __all__ = [
     "describe",
     "holders",
     "is_loopback",
+    "is_lost_worker",
     "library_listeners",
     "listening_addresses",
     "loopback_plugin",

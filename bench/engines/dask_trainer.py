@@ -34,8 +34,10 @@ import numpy as np
 import pandas as pd
 
 from bench.data.dask_cluster import (
+    LOST_WORKER,
     describe,
     is_loopback,
+    is_lost_worker,
     library_listeners,
     listening_addresses,
     worker_addresses,
@@ -200,7 +202,10 @@ class DaskTrainer:
             scores = {split: predict_frame(fit, self.frames[split])["score"].compute()
                       .to_numpy(dtype=np.float64) for split in ("vali", "test")}
         predict_s = time.perf_counter() - t0
-        result = self._result(model, seed, fit, m, scores, predict_s, selection.metric)
+        with on_cluster(f"{what} fit"):  # every call on the cluster: a lost worker is one line
+            worker_rss = self._worker_peak_rss_mb()
+        result = self._result(model, seed, fit, m, scores, predict_s, selection.metric,
+                              worker_rss)
         # n_threads is not passed on Dask (each library takes its worker's threads): said, not
         # dropped in silence (`run --engine dask --threads 8` trains on the workers' threads)
         threads = sorted(set(self.cluster.get("threads") or [])) or ["?"]
@@ -209,7 +214,8 @@ class DaskTrainer:
             f"{params.n_threads} is not used on the Dask engine")})
 
     def _result(self, model: str, seed: int, fit: DaskFit, m: Measurement,
-                scores: dict[str, Any], predict_s: float, select_metric: str) -> FitResult:
+                scores: dict[str, Any], predict_s: float, select_metric: str,
+                worker_rss: dict[str, float]) -> FitResult:
         """The finished :class:`FitResult` of a Dask fit. A library whose validation metric is
         all-reduced (:attr:`bench.runners.libraries.DaskSupport.global_metric`) gives its log as the eval log (so the
         cross-check compares it with the reference); otherwise the eval log is empty and the
@@ -217,7 +223,7 @@ class DaskTrainer:
         notes: dict[str, Any] = {
             "engine": "dask", "selection": fit.notes["selection"],
             "trees_trained": fit.trees_grown, "stopped_at": fit.stopped_at,
-            "worker_peak_rss_mb": self._worker_peak_rss_mb(),
+            "worker_peak_rss_mb": worker_rss,
             "timing": "fit_s: wall time of the whole distributed fit; cpu: this process's "
                       "plus the workers'; peak RSS: this process's (workers' in "
                       "worker_peak_rss_mb)"}
@@ -277,8 +283,7 @@ def on_cluster(what: str) -> Iterator[None]:
         raise
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        lost = ("a Dask worker of the cluster, or its connection, was lost: "
-                if type(exc).__name__ in ("CommClosedError", "KilledWorker") else "")
+        lost = f"{LOST_WORKER}: " if is_lost_worker(exc) else ""
         raise LtrbenchError(
             f"{what} failed ({lost}{type(exc).__name__}: {first[:300]}). The pairs finished so far "
             "are kept in the run directory; continue it with ltrbench run --resume") from exc

@@ -22,7 +22,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, refuse_empty_items
 
 __all__ = ["ascii_only", "tokens"]
 
@@ -72,20 +72,10 @@ def _split(item: str) -> list[str]:
     _balanced(item, depth, quote)
     if not any(f.strip() for f in fields):
         return []  # nothing but separators: "no metric names given"
+    refuse_empty_items(fields, item, "metric name")
     out: list[str] = []
-    for i, text in enumerate(fields):
-        if text.strip():
-            out.extend(_words(text, item))
-            continue
-        before = next((f.split()[-1] for f in reversed(fields[:i]) if f.strip()), None)
-        if i == 0:
-            place = "a comma at the start"
-        elif i == len(fields) - 1:
-            place = f"a comma at the end, after {before!r}"
-        else:
-            place = f"two commas with no name between them, after {before!r}"
-        raise ConfigError(f"empty metric name in {item!r}: {place}; remove the extra comma or "
-                          "write the name (or cutoff) that was left out")
+    for text in fields:
+        out.extend(_words(text, item))
     return out
 
 

@@ -52,7 +52,14 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
-from bench.data.dask_cluster import LOOPBACK, holders, is_loopback, spread, worker_addresses
+from bench.data.dask_cluster import (
+    LOOPBACK,
+    LOST_WORKER,
+    holders,
+    is_loopback,
+    spread,
+    worker_addresses,
+)
 from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
 from bench.data.query_shards import QueryLayout, query_layout
 from bench.errors import ConfigError, LtrbenchError, unknown
@@ -150,19 +157,21 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
 
 
 def _refuse_lost_workers(library: str, before: set[str], after: set[str]) -> None:
-    """A :class:`LtrbenchError` when the cluster's workers changed during a fit (one killed, or
-    restarted by its nanny at a new address): Dask re-ran the lost worker's share elsewhere, so
-    the model was trained on another layout of the rows over the machines (LightGBM's
-    data-parallel histograms, XGBoost's collective), another model than an uninterrupted run
-    trains, while the run records the cluster it started with. The pairs done are kept."""
-    if before == after:
+    """A :class:`LtrbenchError` when a worker of ``before`` is not in ``after`` (killed, or
+    restarted by its nanny at a new address, during the fit or while the rows were spread):
+    Dask re-ran the lost worker's share elsewhere, so the model was trained on another layout
+    of the rows over the machines (LightGBM's data-parallel histograms, XGBoost's collective),
+    another model than an uninterrupted run trains, while the run records the cluster it
+    started with. A worker that joined (an external cluster growing) holds none of the rows
+    and is not a loss. The pairs done are kept."""
+    lost = sorted(before - after)
+    if not lost:
         return
-    lost = sorted(before - after)  # (or none: the rows of a lost worker moved to another)
-    raise LtrbenchError(f"the local Dask cluster lost a worker during the {library} fit "
-                        f"({', '.join(lost) or 'its rows moved'}; {len(before)} workers at "
-                        f"the start, {len(after)} later): Dask retried it on another layout "
-                        "of the rows, which trains another model, so the run stopped; the pairs "
-                        "done are kept, 'run --resume' trains the others on a whole cluster")
+    raise LtrbenchError(f"{LOST_WORKER} during the {library} fit ({', '.join(lost)}; "
+                        f"{len(before)} workers at the start, {len(before) - len(lost)} of them "
+                        "later): Dask retried its share on another layout of the rows, which "
+                        "trains another model, so the run stopped; the pairs done are kept, "
+                        "'run --resume' trains the others on a whole cluster")
 
 
 # ------------------------------------------------------------------- the per-round heartbeat

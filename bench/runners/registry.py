@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bench.errors import ConfigError, did_you_mean
+from bench.errors import ConfigError, did_you_mean, refuse_empty_items
 from bench.runners.libraries import LIBRARIES, gbdt_libraries
 
 #: The GBDT libraries declared at import (:data:`bench.runners.libraries.LIBRARIES`, their one
@@ -162,25 +162,6 @@ def check_custom_name(name: str) -> None:
                           "another name")
 
 
-def refuse_empty_items(text: str, noun: str) -> None:
-    """A ConfigError when the comma-separated ``text`` has an empty item between its names (or a
-    comma at either end), as ``--metrics ndcg@1,,3`` and ``--grid num_leaves=3,,7`` are refused:
-    ``--seeds 1,,2`` or ``--models lightgbm,,random`` dropped the gap, which may hold a name that
-    was left out. Text of separators only is left to the caller ("no models given")."""
-    fields = text.split(",")
-    if not any(f.strip() for f in fields):
-        return
-    for i, f in enumerate(fields):
-        if f.strip():
-            continue
-        before = next((g.strip() for g in reversed(fields[:i]) if g.strip()), "")
-        place = ("a comma at the start" if i == 0 else f"a comma at the end, after {before!r}"
-                 if i == len(fields) - 1 else
-                 f"two commas with nothing between them, after {before!r}")
-        raise ConfigError(f"empty {noun} in {text!r}: {place}; remove the extra comma or write "
-                          f"the {noun} that was left out")
-
-
 def expand_models(names: list[str] | tuple[str, ...] | str,
                   custom: Mapping[str, str] | None = None, *,
                   known: Mapping[str, ModelSpec] | None = None) -> ModelNames:
@@ -195,7 +176,7 @@ def expand_models(names: list[str] | tuple[str, ...] | str,
     ``--models``) takes its spec from there instead of a second look-up.
     """
     if isinstance(names, str):
-        refuse_empty_items(names, "model name")
+        refuse_empty_items(names.split(","), names, "model name")
     items = names.split(",") if isinstance(names, str) else list(names)
     table = aliases()
     out: dict[str, ModelSpec] = {}
