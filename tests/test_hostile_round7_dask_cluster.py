@@ -279,6 +279,23 @@ def test_a_connection_lost_while_the_workers_memory_is_read_is_one_line_naming_t
         assert words in text, (words, text)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_dask_model_whose_scores_are_not_finite_is_refused_as_a_local_one(
+        client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: float) -> None:
+    """The review's find: the local fit refuses NaN or infinite scores naming the model, the
+    split and the row (``gbdt.refuse_non_finite``); the Dask fit's went on to the evaluation."""
+    import bench.engines.dask_trainer as engine
+
+    monkeypatch.setattr(engine, "train_dask", lambda *a, **k: _fake_fit(3))
+    monkeypatch.setattr(engine, "predict_frame", lambda fit, ddf: ddf.assign(
+        score=ddf["f0"].where(ddf["f0"] < 0.9, bad)))
+    with pytest.raises(ConfigError) as info:
+        _pair(_fake_trainer(client, tmp_path))
+    text = str(info.value)
+    for words in ("xgboost-ndcg", "not finite on the vali split", "learning_rate"):
+        assert words in text, (words, text)
+
+
 def test_a_worker_that_joined_during_a_fit_is_not_a_lost_worker() -> None:
     from bench.runners.dask_gbdt import _refuse_lost_workers
 

@@ -53,6 +53,7 @@ from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
 from bench.runners.dask_gbdt import DaskFit, on_dask, predict_frame, train_dask
 from bench.runners.dispatch import run_model
+from bench.runners.gbdt import refuse_non_finite
 from bench.runners.iteration import IterationHook
 from bench.runners.libraries import dask_support
 from bench.runners.params import Params
@@ -206,6 +207,7 @@ class DaskTrainer:
             worker_rss = self._worker_peak_rss_mb()
         result = self._result(model, seed, fit, m, scores, predict_s, selection.metric,
                               worker_rss)
+        refuse_non_finite(result, splits, spec.library, p)  # as a local fit's scores are
         # n_threads is not passed on Dask (each library takes its worker's threads): said, not
         # dropped in silence (`run --engine dask --threads 8` trains on the workers' threads)
         threads = sorted(set(self.cluster.get("threads") or [])) or ["?"]
