@@ -285,3 +285,24 @@ def test_the_import_reader_sees_the_door_and_literal_import_module_calls(tmp_pat
     src = tmp_path / "probe.py"
     src.write_text("import importlib\nimportlib.import_module('bench.runs.layout')\n")
     assert _imports(src, "bench.data.probe") == {"bench.runs.layout"}
+
+
+#: The top level the user fixed (pyproject.toml, bench/, datasets/, results/, tests/, README.md)
+#: and the project's own files beside it (CI, git, the guides).
+TOP_LEVEL = {"pyproject.toml", "bench", "datasets", "results", "tests", "README.md",
+             "ARCHITECTURE.md", "CHANGELOG.md", "CONTRIBUTING.md", ".ci", ".gitignore",
+             ".pre-commit-config.yaml"}
+
+
+def test_the_repository_root_holds_the_fixed_layout_only() -> None:
+    """A library's stray output committed at the root (``catboost_info/`` once was) fails."""
+    import shutil
+    import subprocess
+
+    root = PACKAGE.parent
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout: the tracked files cannot be listed")
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True,
+                            check=True).stdout.decode("utf-8", "surrogateescape")
+    tracked = {p.split("/", 1)[0] for p in listed.split("\0") if p}
+    assert tracked - TOP_LEVEL == set(), f"unexpected at the repository root: {tracked - TOP_LEVEL}"
