@@ -238,6 +238,7 @@ def catalogue_spec(text: str, name: str, option: str | None) -> DatasetSpec:
     """The :class:`DatasetSpec` of a catalogue name already split by :func:`parse_spec`: the card
     (variant applied), and the fold or generation options it asks for. Unknown names raise
     :class:`ConfigError` listing the valid ones."""
+    option = _spelled_as_the_card(name, option)
     card = _card_for(name, option, text)
     if card.loader == SHAPES_LOADER:
         scale, seed = _generation(name, option, text)
@@ -252,7 +253,19 @@ def get_card(spec: str) -> Card:
     Unknown names raise :class:`ConfigError` listing the valid ones.
     """
     name, option = parse_spec(spec)
-    return _card_for(name, option, spec)
+    return _card_for(name, _spelled_as_the_card(name, option), spec)
+
+
+def _spelled_as_the_card(name: str, option: str | None) -> str | None:
+    """A variant or fold written in another case (``istella:X``, the dataset's own spelling
+    ``istella-X``; ``mslr-web10k:fold3``, as a path's ``PATH:fold3`` is read) as the card
+    spells it, when exactly one of its variants and folds matches; else ``option`` as given
+    (then refused, naming the valid ones)."""
+    card = load_catalogue().get(name)
+    if option is None or card is None or option in card.variants or option in card.folds:
+        return option
+    same = [o for o in (*card.variants, *card.folds) if o.lower() == option.lower()]
+    return same[0] if len(same) == 1 else option
 
 
 def _card_for(name: str, option: str | None, spec: str) -> Card:
