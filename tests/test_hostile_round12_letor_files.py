@@ -261,6 +261,16 @@ def test_yahoo_set2_reads_the_set2_files(tmp_path: Path) -> None:
     _same_as_sklearn(splits.test, tmp_path / "data" / "yahoo-ltr" / "set2.test.txt")
 
 
+def test_yahoo_ltr_finding_only_set2_files_names_the_variant_to_ask_for(tmp_path: Path) -> None:
+    sp = _splits()
+    _write(tmp_path / "data", {"yahoo-ltr/set2.train.txt": sp["train"],
+                               "yahoo-ltr/set2.valid.txt": sp["vali"],
+                               "yahoo-ltr/set2.test.txt": sp["test"]})
+    res = cli(tmp_path, "run", "--dataset", "yahoo-ltr", "--data-dir", "data", *QUICK,
+              "--out", "res")
+    assert refused(res, "set1.train.txt", "missing", "yahoo-ltr:set2") is None, res.err
+
+
 def test_a_dataset_folder_linked_into_the_data_dir_is_found_by_its_name(tmp_path: Path) -> None:
     real = _mq_folder(tmp_path / "elsewhere") / "MQ2008"
     (tmp_path / "data").mkdir()
@@ -578,3 +588,15 @@ def test_a_dask_conversion_of_integer_ids_writes_no_id_map(tmp_path: Path) -> No
 
 def test_the_input_is_unchanged_by_both_conversions(both_engines: Path) -> None:
     assert (both_engines / "r.csv").read_bytes() == (both_engines / "before.bin").read_bytes()
+
+
+def test_dask_convert_of_ids_beyond_int64_writes_the_local_engines_users_csv(tmp_path: Path) -> None:
+    pytest.importorskip("dask.distributed")
+    _ratings(tmp_path / "r.csv", str(10**20) + "{}", "{}")  # 1000...0u: beyond int64
+    for out, extra in (("local", []), ("dask", ["--engine", "dask", "--workers", "1"])):
+        res = sub(tmp_path, "convert", "--ratings", "r.csv", *_C, "--out", out, *extra)
+        assert res.status == 0, res.err[-800:]
+    local = (tmp_path / "local" / "users.csv").read_bytes()
+    assert local.splitlines()[1] == b"0," + str(10**20).encode() + b"0"
+    assert (tmp_path / "dask" / "users.csv").read_bytes() == local
+    assert not (tmp_path / "dask" / "items.csv").exists()  # item ids kept as written

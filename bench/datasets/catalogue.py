@@ -128,6 +128,17 @@ class Card:
         fields = _coerce(self.variants[chosen], where=f"{self.path} [variants.{chosen}]")
         return replace(self, **fields, variant=chosen)
 
+    def variants_in(self, folder: Path) -> list[str]:
+        """The other variants whose split files are all in ``folder`` (this variant's folder):
+        ``yahoo-ltr:set2`` where ``yahoo-ltr`` (set 1) finds only ``set2.*.txt``."""
+        found = []
+        for name in sorted(self.variants):
+            other = self.with_variant(name)
+            if name != self.variant and other.dir == self.dir and other.splits and all(
+                    (folder / rel).is_file() for rel in other.splits.values()):
+                found.append(other.spec)
+        return found
+
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("path",)}
         out["aliases"] = list(self.aliases)

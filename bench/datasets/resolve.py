@@ -377,8 +377,14 @@ def _load_catalogue(
         splits = _read_fold(folder, spec.display_name, reading, spec.fold)
         _check_inputs(card, folder, splits.inputs)
     elif card.loader == "letor":
-        splits = _read_letor(folder, spec.display_name, reading, fold=spec.fold,
-                             splits=card.splits or None)
+        try:
+            splits = _read_letor(folder, spec.display_name, reading, fold=spec.fold,
+                                 splits=card.splits or None)
+        except DataError as exc:  # set 2's files where set 1's are looked for: say so
+            if not exc.reason.endswith("is missing") or not (others := card.variants_in(folder)):
+                raise
+            raise DataError(f"{exc.reason}; the folder holds the files of {' and '.join(others)}"
+                            f": ask for {others[0]!r}", path=exc.path) from None
         _check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
