@@ -425,6 +425,46 @@ def test_a_zip_given_as_the_dataset_is_refused_with_unzip(tmp_path: Path) -> Non
     assert refused(res, "MQ2007.zip", "zip") is None, res.err
 
 
+_RAR5 = b"Rar!\x1a\x07\x01\x00" + bytes(range(8, 40))  # the head of a RAR 5 archive
+_RAR4 = b"Rar!\x1a\x07\x00" + bytes(range(7, 40))
+
+
+@pytest.mark.parametrize("head", [_RAR5, _RAR4], ids=["rar5", "rar4"])
+def test_letor4s_rar_archive_given_as_the_dataset_is_named_a_rar_archive(tmp_path: Path,
+                                                                          head: bytes) -> None:
+    (tmp_path / "MQ2007.rar").write_bytes(head)
+    res = cli(tmp_path, "run", "--dataset", "MQ2007.rar", *QUICK, "--out", "res")
+    assert refused(res, "MQ2007.rar", "RAR archive", "unrar") is None, res.err
+    assert (tmp_path / "MQ2007.rar").read_bytes() == head
+
+
+def _tar_of(folder: Path, out: Path) -> Path:
+    with tarfile.open(out, "w") as tf:
+        tf.add(folder, arcname=folder.name)
+    return out
+
+
+def test_an_uncompressed_tar_of_the_folder_is_named_a_tar_archive(tmp_path: Path) -> None:
+    _tar_of(_flat(tmp_path / "MSLR"), tmp_path / "MSLR.tar")
+    res = cli(tmp_path, "run", "--dataset", "MSLR.tar", *QUICK, "--out", "res")
+    assert refused(res, "MSLR.tar", "tar archive", "tar -xf") is None, res.err
+
+
+def test_a_tar_given_as_evaluates_data_file_is_named_a_tar_archive(tmp_path: Path) -> None:
+    _tar_of(_flat(tmp_path / "MSLR"), tmp_path / "test.txt")
+    (tmp_path / "s.txt").write_text("0.5\n", encoding="utf-8")
+    res = cli(tmp_path, "evaluate", "--data", "test.txt", "--scores", "s.txt")
+    assert refused(res, "test.txt:1", "tar archive") is None, res.err
+
+
+def test_a_split_that_is_a_tar_under_its_txt_name_is_named_a_tar_archive(tmp_path: Path) -> None:
+    inner = _flat(tmp_path / "inner")
+    root = _flat(tmp_path / "ds")
+    _tar_of(inner, root / "vali.txt")
+    why = own_error(lambda: _load(root), "vali.txt", "tar archive")
+    assert why is None, why
+
+
 def _yahoo_tar(path: Path, compress: str) -> dict[str, bytes]:
     rnd = np.random.default_rng(3)
     members = {"set1.train.txt": "".join(
