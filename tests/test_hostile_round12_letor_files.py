@@ -286,6 +286,15 @@ def test_mq2008_label_3_after_a_docid_comment_is_refused_at_its_file_and_line(
     assert why is None, why
 
 
+@pytest.mark.parametrize("action", ["info", "verify", "fetch"])
+def test_a_datasets_command_given_a_folder_path_says_it_takes_a_catalogue_name(
+        tmp_path: Path, action: str) -> None:
+    _flat(tmp_path / "MQ2008")
+    res = cli(tmp_path, "datasets", action, "./MQ2008", "--data-dir", "data")
+    assert refused(res, "./MQ2008", "is a path", "run --dataset") is None, res.err
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+
+
 # --------------------------------------------------------------- the names a dataset runs under
 
 def test_path_colon_fold2_is_named_as_a_catalogue_fold2_is(tmp_path: Path) -> None:

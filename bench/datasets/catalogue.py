@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -281,6 +282,10 @@ def _spelled_as_the_card(name: str, option: str | None) -> str | None:
 
 def _card_for(name: str, option: str | None, spec: str) -> Card:
     cards = load_catalogue()
+    if name not in cards and os.path.lexists(spec):  # `datasets info ./MQ2008`: a folder
+        raise ConfigError(f"{spec!r} is a path, not a catalogue name: the datasets commands "
+                          "take a name of 'ltrbench datasets list'; a folder of your own is read "
+                          f"by 'ltrbench run --dataset {spec}'")
     if name not in cards:
         raise ConfigError(f"unknown dataset {name!r}; {did_you_mean(name, cards)}"
                           f"valid: {', '.join(cards)}")
