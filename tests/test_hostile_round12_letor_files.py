@@ -172,6 +172,31 @@ def test_leading_zeros_and_plus_signs_in_indices_and_qids_read_as_sklearn(tmp_pa
     assert got.n_queries == 1
 
 
+@pytest.mark.parametrize("line", [
+    "1 qid:1 0000000000000000000001:1 2:2",  # an index of 22 digits that is 1
+    "1 qid:1 1:-.5 2:+.5e-1 3:1.e2",
+    "-0 qid:-0 1:1",  # label -0 and query 0
+    "1 qid:1 1:1e-46 2:0.0000000000000000000000000000000000000000000014",  # to 0, a subnormal
+    "1 qid:1 1:3.4028235e38 2:-3.4028235e38",  # float32's largest, written as the C library does
+    "1.0e0 qid:1 1:1 2:2 # 3:3 is a comment",
+], ids=["index-22-digits", "signed-dots", "minus-zero", "underflow-subnormal", "flt-max",
+        "label-1e0-comment"])
+def test_spellings_sklearn_reads_are_read_to_the_same_float32s(tmp_path: Path, line: str) -> None:
+    root = _flat(tmp_path / "ds", test=f"{line}\n0 qid:{line.split()[1][4:]} 1:0.25\n")
+    _same_as_sklearn(_load(root).test, root / "test.txt")
+
+
+def test_a_value_that_rounds_past_float32s_largest_is_refused_where_sklearn_gives_inf(
+        tmp_path: Path) -> None:
+    from sklearn.datasets import load_svmlight_file
+
+    root = _flat(tmp_path / "ds", test="1 qid:1 1:3.40282357e38\n0 qid:1 1:1\n")
+    X, _, _ = load_svmlight_file(str(root / "test.txt"), query_id=True, dtype=np.float32)
+    assert np.isinf(X.toarray()[0, 0])  # the oracle's silent inf
+    why = own_error(lambda: _load(root), "test.txt:1", "3.40282357e38", "float32")
+    assert why is None, why
+
+
 def test_a_blank_only_line_between_data_lines_is_skipped_as_sklearn_skips_it(tmp_path: Path) -> None:
     root = _flat(tmp_path / "ds", test="1 qid:1 1:1\n \t \n0 qid:1 1:2\n")
     got = _load(root).test
