@@ -247,7 +247,7 @@ def test_istella_x_as_the_dataset_spells_it_reads_the_x_variant(tmp_path: Path) 
 def test_a_catalogue_fold_in_lower_case_is_read_as_a_path_fold_is(tmp_path: Path) -> None:
     data = tmp_path / "data"
     for k in (1, 2):
-        _write(data, {f"MSLR-WEB10K/Fold{k}/{s}.txt": _lines(3, 10 * k + i, k + i, 136)
+        _write(data, {f"MSLR-WEB10K/Fold{k}/{s}.txt": _lines(3, 100 * k + 10 * i, k + i, 136)
                       for i, s in enumerate(("train", "vali", "test"))})
     a, b = _load("mslr-web10k:fold2", data), _load("mslr-web10k:Fold2", data)
     assert a.name == b.name == "mslr-web10k:Fold2"
@@ -325,7 +325,7 @@ def test_a_datasets_command_given_a_folder_path_says_it_takes_a_catalogue_name(
 def test_path_colon_fold2_is_named_as_a_catalogue_fold2_is(tmp_path: Path) -> None:
     root = tmp_path / "MSLR-WEB10K"
     for k in (1, 2):
-        _write(root, {f"Fold{k}/{s}.txt": _lines(3, 10 * k + i, k + i)
+        _write(root, {f"Fold{k}/{s}.txt": _lines(3, 100 * k + 10 * i, k + i)
                       for i, s in enumerate(("train", "vali", "test"))})
     assert _load(root).name == "MSLR-WEB10K"
     assert _load(f"{root}:Fold2").name == "MSLR-WEB10K:Fold2"
@@ -334,7 +334,7 @@ def test_path_colon_fold2_is_named_as_a_catalogue_fold2_is(tmp_path: Path) -> No
 def test_a_fold_folder_given_by_path_is_named_by_its_root_not_fold1(tmp_path: Path) -> None:
     root = tmp_path / "MQ2007"
     for k in (1, 3):
-        _write(root, {f"Fold{k}/{s}.txt": _lines(3, 10 * k + i, k + i)
+        _write(root, {f"Fold{k}/{s}.txt": _lines(3, 100 * k + 10 * i, k + i)
                       for i, s in enumerate(("train", "vali", "test"))})
     assert _load(root / "Fold1").name == _load(root).name == "MQ2007"
     assert _load(f"{root}/Fold3/").name == _load(f"{root}:Fold3").name == "MQ2007:Fold3"
@@ -350,6 +350,29 @@ def test_fold1_folders_of_two_datasets_run_under_two_names(tmp_path: Path) -> No
     for manifest in (tmp_path / "res" / "runs").glob("*/manifest.json"):
         names.add(json.loads(manifest.read_text(encoding="utf-8"))["dataset"]["name"])
     assert names == {"MSLR-WEB10K", "MQ2007"}
+
+
+def test_the_python_api_runs_a_path_fold_under_the_folds_name(tmp_path: Path) -> None:
+    from bench.benchmark import run
+
+    root = tmp_path / "MSLR-WEB30K"
+    for k in (1, 2):
+        _write(root, {f"Fold{k}/{s}.txt": _lines(4, 100 * k + 10 * i, k + i)
+                      for i, s in enumerate(("train", "vali", "test"))})
+    result = run(f"{root}:Fold2", models=["random"], seeds=[0], quick=True, crosscheck=False,
+                 out_dir=tmp_path / "res")
+    manifest = json.loads((result.run_dir / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["dataset"]["name"] == "MSLR-WEB30K:Fold2"
+
+
+def test_the_python_api_on_a_query_in_two_blocks_names_the_line_and_a_fix(tmp_path: Path) -> None:
+    from bench.benchmark import run
+
+    root = _flat(tmp_path / "ds", vali=_lines(1, 201, 1) + _lines(1, 202, 2) + _lines(1, 201, 3))
+    why = own_error(lambda: run(str(root), models=["random"], seeds=[0], quick=True,
+                                out_dir=tmp_path / "res"),
+                    "vali.txt:13", "query id 201", "sort the file by qid")
+    assert why is None, why
 
 
 def test_a_trailing_slash_and_a_link_to_the_folder_keep_the_folder_name(tmp_path: Path) -> None:
