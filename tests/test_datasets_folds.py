@@ -125,7 +125,8 @@ def test_path_colon_fold_reads_that_fold_and_names_the_root(tmp_path: Path) -> N
 
     root = _parts_root(tmp_path)
     splits = load_dataset(f"{root}:Fold4", cache=False)
-    assert splits.name == "MQtiny"
+    assert splits.name == "MQtiny:Fold4"  # the root's name, and the fold as mq2007:Fold4 has it
+    assert load_dataset(f"{root}:Fold1", cache=False).name == "MQtiny"
     assert sorted(np.unique(splits.test.qid)) == [30, 31]
 
 

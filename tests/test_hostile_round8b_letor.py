@@ -101,7 +101,7 @@ def test_a_folder_loaded_by_path_is_not_held_to_a_card(tmp_path: Path) -> None:
 # ----------------------------------------------------------------- folds
 
 
-@pytest.mark.parametrize("spec", ["mslr-web10k:Fold6", "mslr-web10k:Fold0", "mq2007:fold1"])
+@pytest.mark.parametrize("spec", ["mslr-web10k:Fold6", "mslr-web10k:Fold0", "mq2007:fold6"])
 def test_a_fold_the_card_does_not_have_is_a_config_error(spec: str) -> None:
     with pytest.raises(ConfigError, match=r"has no fold"):
         resolve_spec(spec)

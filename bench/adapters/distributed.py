@@ -83,7 +83,8 @@ def convert_distributed(ratings: RatingsFrame, out_dir: PathLike, config: Adapte
                         client: Any, *, rows_per_block: int = ROWS_PER_BLOCK,
                         progress: Progress | None = None) -> dict[str, object]:
     """Convert ``ratings`` on the cluster of ``client`` into ``out_dir/{train,vali,test}/``
-    Parquet shards of whole queries, and ``out_dir/summary.json``; returns the summary (the
+    Parquet shards of whole queries, ``out_dir/summary.json`` and, where the reader numbered
+    text ids, ``users.csv`` / ``items.csv`` as a local conversion writes them; returns the summary (the
     fields of :func:`bench.adapters.convert.convert`'s, plus the engine and the blocks)."""
     check_distributable(config)
     if rows_per_block < 1:
@@ -197,12 +198,34 @@ def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config:
     for stale in OWNED_FILES:  # a single-process conversion's files would be read instead
         if stale != "summary.json":
             (out / stale).unlink(missing_ok=True)
+    maps = _write_id_maps(ratings, out)
     for name, folder in partial.items():  # every shard is written: now they take their place
         folder.rename(out / name)
         for c in parts[name]:
             c["file"] = str(out / name / Path(c["file"]).name)
     clock["candidates_features"] = time.perf_counter() - t0
-    return _summary(ratings, out, config, state, models, parts, bounds, clock, client)
+    return _summary(ratings, out, config, state, models, parts, bounds, clock, client, maps)
+
+
+def _write_id_maps(ratings: RatingsFrame, out: Path) -> list[str]:
+    """``users.csv`` / ``items.csv``: the ids the reader numbered (text ids, ids beyond int64),
+    the same files as a local conversion's (:func:`bench.adapters.convert.id_maps`), each
+    written atomically; the names written."""
+    if ratings.codes is None:
+        return []
+    import dask
+
+    from bench.data.atomic import atomic_path
+    from bench.data.dask_ids import id_map_frames
+
+    (codes,) = dask.compute(ratings.codes)
+    written = []
+    out.mkdir(parents=True, exist_ok=True)
+    for name, table in id_map_frames(codes).items():
+        with atomic_path(out / name) as tmp:
+            table.to_csv(tmp, index=False)
+        written.append(name)
+    return written
 
 
 # ------------------------------------------------------------------------------ steps 1 and 2
@@ -375,7 +398,7 @@ def _write_chunk(blocks: list[UserBlock], a: int, z: int, first_query: int, name
 
 def _summary(ratings: RatingsFrame, out: Path, config: AdapterConfig, state: dict[str, Any],
              models: CatalogueModels, parts: dict[str, list[dict[str, Any]]], bounds: list[int],
-             clock: dict[str, float], client: Any) -> dict[str, object]:
+             clock: dict[str, float], client: Any, maps: list[str]) -> dict[str, object]:
     import json
 
     from bench.data.atomic import write_text
@@ -422,7 +445,7 @@ def _summary(ratings: RatingsFrame, out: Path, config: AdapterConfig, state: dic
         "name": ratings.source or "ratings", "partitions": partitions, "feature_names": names,
         "adapter": config.as_dict(), "split_meta": split_meta,
         "timings_s": {k: round(v, 4) for k, v in clock.items()},
-        "inputs": ratings.sha256(), "files": [*files, "summary.json"],
+        "inputs": ratings.sha256(), "files": [*files, *maps, "summary.json"],
         "engine": {"name": "dask", "cluster": describe(client), "user_blocks": len(bounds) - 1,
                    "users_per_block": [bounds[k + 1] - bounds[k] for k in range(len(bounds) - 1)],
                    # every address this process and its children listened on (run's record)

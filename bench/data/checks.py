@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from bench.data.groups import group_index
+from bench.data.groups import SORT_HINT, group_index
 from bench.data.letor import LetorData
 from bench.errors import ConfigError, DataError
 
@@ -202,7 +202,7 @@ def check_groups(
         r = int(starts[repeat].min())
         raise DataError(
             f"query id {q[r].item()!r} reappears after other queries: the rows of a query must "
-            "be contiguous (sort by qid, or pass --sort-by-qid)",
+            f"be contiguous ({SORT_HINT})",
             path=path,
             row=r + 1,
         )

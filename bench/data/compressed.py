@@ -7,7 +7,10 @@ column 2)" or a malformed label of binary bytes. Signatures: gzip (RFC 1952 2.3.
 (xz file format 2.1.1.1), zstd (RFC 8878 3.1.1), zip (PKWARE APPNOTE 4.3.7), bzip2 (``BZh`` +
 block size + the block magic 0x314159265359 or the end-of-stream magic 0x177245385090: ten
 bytes, so that text starting ``BZh9`` stays text), lz4 (frame format, magic 0x184D2204), 7-Zip
-(bytes 37 7A BC AF 27 1C); a Parquet file (``PAR1``, Apache Parquet file format) is named too.
+(bytes 37 7A BC AF 27 1C), RAR (``Rar!`` 1A 07: LETOR 4.0's MQ2007.rar and MQ2008.rar) and tar
+(``ustar`` then a NUL or two spaces and a NUL at byte 257, POSIX.1 ustar and GNU: a
+``train.tar`` was "a NUL byte at column 9 ... UTF-32 text"; :data:`HEAD` bytes are read to see
+it); a Parquet file (``PAR1``, Apache Parquet file format) is named too.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ import os
 import re
 
 from bench.errors import DataError
+
+#: How many first bytes of a file the readers pass to :func:`refuse_compressed`: enough for the
+#: tar header's magic at byte 257.
+HEAD = 512
 
 _SIGNATURES = (
     (re.compile(rb"\x1f\x8b"), "gzip-compressed", "decompress it first, e.g. gunzip FILE"),
@@ -26,6 +33,9 @@ _SIGNATURES = (
     (re.compile(rb"PK\x03\x04"), "zip-compressed", "decompress it first, e.g. unzip FILE"),
     (re.compile(rb"\x04\x22\x4d\x18"), "lz4-compressed", "decompress it first, e.g. unlz4 FILE"),
     (re.compile(rb"7z\xbc\xaf\x27\x1c"), "a 7-Zip archive", "unpack it first, e.g. 7z x FILE"),
+    (re.compile(rb"Rar!\x1a\x07"), "a RAR archive", "unpack it first, e.g. unrar x FILE"),
+    (re.compile(rb".{257}ustar(?:\x00|  \x00)", re.DOTALL), "a tar archive",
+     "unpack it first, e.g. tar -xf FILE"),
     (re.compile(rb"PAR1[^\t-\r -~]"), "a Parquet file",  # a qrels line "PAR1 0 d 1" is text
      "name it *.parquet to have it read as Parquet"),
 )
@@ -33,7 +43,7 @@ _SIGNATURES = (
 
 def refuse_compressed(head: bytes, path: str | os.PathLike[str]) -> None:
     """A :class:`DataError` naming ``path``, line 1, the format and its tool when ``head`` (the
-    first bytes of the file; 10 or more to tell bzip2) starts with a compressed file's signature
+    first bytes of the file, :data:`HEAD` of them; 10 or more to tell bzip2, 263 a tar) starts with a compressed file's signature
     (or a Parquet file's, ``PAR1``: binary columns where text is expected)."""
     for mark, what, advice in _SIGNATURES:
         if mark.match(head):

@@ -20,15 +20,17 @@ def csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) 
     (:mod:`bench.data.inputs`: UTF-16/32 refused, no stray character); with ``cols``, a
     DataError naming the file when one of them is absent (every shard of a table has its
     columns) or appears twice (:func:`bench.data.delimited.check_column_once`)."""
+    from bench.data.compressed import HEAD
     from bench.data.delimited import check_column_once
     from bench.data.inputs import bom_length, stray_character
 
     try:
         with open(path, "rb") as f:
             raw = f.readline()
+            head = raw if len(raw) >= HEAD else raw + f.read(HEAD - len(raw))
     except OSError as exc:
         raise DataError(f"cannot read ({exc.strerror})", path=path) from None
-    raw = raw[bom_length(raw[:4], path):].split(b"\r", 1)[0].rstrip(b"\n")  # CR-only ends too
+    raw = raw[bom_length(head, path):].split(b"\r", 1)[0].rstrip(b"\n")  # CR-only ends too
     why = stray_character(raw)
     if why is not None:  # UTF-16 without a mark, lines ended by U+2028 / FF / NEL
         raise DataError(why, path=path, line=1)

@@ -126,6 +126,27 @@ def id_codes(raw: Any, cols: dict[str, str | None], wide: tuple[str, ...] = ()) 
     return dask.delayed(_all_codes)(*parts, roles=roles)
 
 
+def id_map_frames(codes: dict[str, dict[str, int]] | None) -> dict[str, pd.DataFrame]:
+    """The maps ``convert`` writes as ``users.csv`` / ``items.csv`` from a computed
+    :func:`id_codes` (``{role: {cell: number}}``, cells in the table's order of first
+    appearance): one row per number, ``external_id`` its first spelling, as
+    :func:`bench.data.id_numbers._numbered` builds them for the local reader (the same frames,
+    so the same bytes); a column kept as written (no numbering) has none."""
+    maps: dict[str, pd.DataFrame] = {}
+    for role in ID_ROLES:
+        mapping = (codes or {}).get(role)
+        if not mapping:
+            continue
+        first: dict[int, str] = {}
+        for cell, number in mapping.items():
+            first.setdefault(int(number), cell)
+        numbers = sorted(first)
+        maps[f"{role}s.csv"] = pd.DataFrame({
+            role: np.asarray(numbers, dtype=np.int64),
+            "external_id": np.asarray([first[n] for n in numbers], dtype=object)})
+    return maps
+
+
 def with_codes(part: pd.DataFrame, codes: dict[str, dict[str, int]] | None,
                typed: Callable[..., pd.DataFrame], locate: Callable[..., DataError | None],
                cols: dict[str, str | None], sep: str | None = None,

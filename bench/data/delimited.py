@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.data.compressed import HEAD
 from bench.data.input_ids import STRAY_BYTES
 from bench.data.inputs import bom_length, stray_character
 from bench.errors import DataError
@@ -36,7 +37,7 @@ def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> Non
 
     expected, done, rest = None, 0, b""
     with open(p, "rb") as fh:
-        fh.seek(bom_length(fh.read(4), p))
+        fh.seek(bom_length(fh.read(HEAD), p))
         while True:
             block = fh.read(1 << 24)
             data = rest + block
@@ -126,7 +127,7 @@ def _refuse_stray_in_file(p: Path, sep: str, names: list[str] | None) -> None:
     """:func:`_refuse_stray` over the whole file (the quoted path, read by :mod:`csv`)."""
     done, rest = 0, b""
     with open(p, "rb") as fh:
-        fh.seek(bom_length(fh.read(4), p))
+        fh.seek(bom_length(fh.read(HEAD), p))
         while True:
             block = fh.read(1 << 24)
             data = rest + block

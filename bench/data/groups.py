@@ -15,6 +15,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from bench.errors import DataError
 
+#: How to group a query's rows where the caller can (``evaluate``, ``read_svmlight``); a
+#: dataset's files have no such option (``ltrbench run``, ``load_dataset``): there the hint is
+#: :data:`SORT_FILE_HINT`, swapped in by :func:`bench.datasets.resolve.load_dataset`.
+SORT_HINT = "sort the rows by qid: --sort-by-qid on the command line, sort_by_qid=True in Python"
+SORT_FILE_HINT = ("sort the file by qid, each query's rows kept in their order; a dataset's "
+                  "files are read as they are")
+
 
 def offsets_from_qid(
     qid: ArrayLike,
@@ -46,8 +53,7 @@ def offsets_from_qid(
         bad_row = _first_reappearing_row(key[starts], starts)
         raise DataError(
             f"query id {_item(q[bad_row])!r} reappears after other queries: the rows of a query "
-            "must be contiguous (sort the rows by qid: --sort-by-qid on the command line, "
-            "sort_by_qid=True in Python)",
+            f"must be contiguous ({SORT_HINT})",
             path=path,
             row=int(bad_row) + row_base,
         )

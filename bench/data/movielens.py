@@ -38,6 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from bench.data.compressed import HEAD
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
 from bench.data.movielens_layout import layout_of
 from bench.data.ratings import Ratings, refuse_mixed_units, refuse_mixed_units_across
@@ -92,7 +93,7 @@ def load_movielens(path: PathLike, *, layout: str | None = None) -> Ratings:
             return None
         check_input_file(f, expected=f"the MovieLens side file {name}")  # a folder, a FIFO
         with open(f, "rb") as fh:
-            bom_length(fh.read(16), f)  # UTF-16/32 or compressed: said so, with line 1
+            bom_length(fh.read(HEAD), f)  # UTF-16/32 or compressed: said so, with line 1
         read.append(f)
         return _unique_ids(reader(f), f)
 
@@ -166,7 +167,7 @@ def _read_numeric(path: Path, *, sep: str, header: bool) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise DataError("empty file: expected ratings 'user item rating timestamp'", path=path)
     with open(path, "rb") as fh:
-        bom_length(fh.read(16), path)  # UTF-16/32, compressed refused; pyarrow skips a UTF-8 mark
+        bom_length(fh.read(HEAD), path)  # UTF-16/32, compressed refused; pyarrow skips a UTF-8 mark
     if sep == "::":
         names = ["user", "_1", "item", "_2", "rating", "_3", "timestamp"]
         delimiter = ":"

@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.datasets import dump_svmlight_file
 
 from bench.data.atomic import atomic_path
+from bench.data.compressed import HEAD
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.inputs import bom_length, check_input_file, parse_int, text_lines
 from bench.data.inputs import line_of_data_row as data_row_line
@@ -280,7 +281,7 @@ def _check_readable(p: Path) -> None:
     if p.stat().st_size == 0:
         raise DataError("empty file: expected SVMlight lines 'label [qid:Q] index:value ...'", path=p)
     with open(p, "rb") as fh:
-        bom_length(fh.read(16), p)  # UTF-16/32, compressed refused; the parser skips a UTF-8 mark
+        bom_length(fh.read(HEAD), p)  # UTF-16/32, compressed refused; the parser skips a UTF-8 mark
     _refuse_lightgbm_side_files(p)
 
 

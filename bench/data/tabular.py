@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.data.compressed import HEAD
 from bench.data.delimited import check_column_once, check_field_counts
 from bench.data.id_numbers import (  # re-exported: the Dask reader numbers with them (dask_ids)
     _NUMBER_ID as _NUMBER_ID,
@@ -99,7 +100,7 @@ def load_ratings_table(
         raise DataError("empty file", path=p)
     if p.suffix.lower() not in _PARQUET:
         with open(p, "rb") as fh:  # UTF-16/32, compressed, Parquet refused (pandas skips a BOM)
-            bom_length(fh.read(16), p)
+            bom_length(fh.read(HEAD), p)
     wanted = {"user": user, "item": item, "rating": rating, "timestamp": timestamp}
     cols = {k: v for k, v in wanted.items() if v is not None}
     positional = [isinstance(v, int) and not isinstance(v, bool) for v in cols.values()]

@@ -22,6 +22,7 @@ from typing import Any
 
 import tomli_w
 
+from bench.data.compressed import HEAD
 from bench.data.inputs import bom_length, check_input_file
 from bench.errors import ConfigError, DataError, did_you_mean
 
@@ -48,7 +49,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{p}: no such config file")
     try:
         raw = check_input_file(p, expected="a TOML file").read_bytes()
-        raw = raw[bom_length(raw[:4], p):]
+        raw = raw[bom_length(raw[:HEAD], p):]
     except DataError as exc:
         raise ConfigError(str(exc)) from None
     except OSError as exc:

@@ -11,6 +11,7 @@ unpacked with Python's ``data`` extraction filter (PEP 706).
 from __future__ import annotations
 
 import errno
+import gzip
 import lzma
 import os
 import shutil
@@ -34,6 +35,9 @@ def extract(archive: Path, into: Path, fmt: str) -> None:
         _extract(archive, into, fmt)
     except (zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError) as exc:
         raise DataError(f"not a {fmt} archive: {' '.join(str(exc).split())}",
+                        path=archive.name) from exc
+    except gzip.BadGzipFile as exc:  # its CRC-32 or length trailer does not match the bytes
+        raise DataError(f"the {fmt} archive is damaged ({exc}): download it again",
                         path=archive.name) from exc
     except EOFError as exc:  # a gzip / bzip2 / xz stream cut short
         raise DataError(f"the {fmt} archive is truncated ({exc}): download it again",
@@ -78,11 +82,25 @@ def _extract(archive: Path, into: Path, fmt: str) -> None:
                 tf.extractall(into, filter="data")
             except TypeError:  # pragma: no cover - Python without extraction filters
                 tf.extractall(into)
+            _read_to_the_end(tf)
         return
     raise DataError(
         f"cannot unpack a {fmt!r} archive: unpack it by hand into the data directory",
         path=archive.name,
     )
+
+
+def _read_to_the_end(tf: tarfile.TarFile) -> None:
+    """Read the compressed stream past the tar's end-of-archive blocks to its own end, so that
+    its trailer is checked: tar stops at its end marker, and a ``.tar.gz`` cut inside the gzip
+    trailer (CRC-32 and length) or a ``.tar.bz2`` cut in its last block unpacked without a word
+    (an archive with no sha256 on its card has no other check). A stream cut short raises
+    ``EOFError``, a wrong CRC ``gzip.BadGzipFile`` / ``OSError`` (:func:`extract` names both)."""
+    stream = tf.fileobj
+    if stream is None:  # pragma: no cover - tarfile.open always sets it
+        return
+    while stream.read(1 << 20):
+        pass
 
 
 def _check_tar_ratio(members: list[tarfile.TarInfo], archive: Path) -> None:

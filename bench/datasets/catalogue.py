@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,17 @@ class Card:
             )
         fields = _coerce(self.variants[chosen], where=f"{self.path} [variants.{chosen}]")
         return replace(self, **fields, variant=chosen)
+
+    def variants_in(self, folder: Path) -> list[str]:
+        """The other variants whose split files are all in ``folder`` (this variant's folder):
+        ``yahoo-ltr:set2`` where ``yahoo-ltr`` (set 1) finds only ``set2.*.txt``."""
+        found = []
+        for name in sorted(self.variants):
+            other = self.with_variant(name)
+            if name != self.variant and other.dir == self.dir and other.splits and all(
+                    (folder / rel).is_file() for rel in other.splits.values()):
+                found.append(other.spec)
+        return found
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("path",)}
@@ -238,6 +250,7 @@ def catalogue_spec(text: str, name: str, option: str | None) -> DatasetSpec:
     """The :class:`DatasetSpec` of a catalogue name already split by :func:`parse_spec`: the card
     (variant applied), and the fold or generation options it asks for. Unknown names raise
     :class:`ConfigError` listing the valid ones."""
+    option = _spelled_as_the_card(name, option)
     card = _card_for(name, option, text)
     if card.loader == SHAPES_LOADER:
         scale, seed = _generation(name, option, text)
@@ -252,11 +265,27 @@ def get_card(spec: str) -> Card:
     Unknown names raise :class:`ConfigError` listing the valid ones.
     """
     name, option = parse_spec(spec)
-    return _card_for(name, option, spec)
+    return _card_for(name, _spelled_as_the_card(name, option), spec)
+
+
+def _spelled_as_the_card(name: str, option: str | None) -> str | None:
+    """A variant or fold written in another case (``istella:X``, the dataset's own spelling
+    ``istella-X``; ``mslr-web10k:fold3``, as a path's ``PATH:fold3`` is read) as the card
+    spells it, when exactly one of its variants and folds matches; else ``option`` as given
+    (then refused, naming the valid ones)."""
+    card = load_catalogue().get(name)
+    if option is None or card is None or option in card.variants or option in card.folds:
+        return option
+    same = [o for o in (*card.variants, *card.folds) if o.lower() == option.lower()]
+    return same[0] if len(same) == 1 else option
 
 
 def _card_for(name: str, option: str | None, spec: str) -> Card:
     cards = load_catalogue()
+    if name not in cards and os.path.lexists(spec):  # `datasets info ./MQ2008`: a folder
+        raise ConfigError(f"{spec!r} is a path, not a catalogue name: the datasets commands "
+                          "take a name of 'ltrbench datasets list'; a folder of your own is read "
+                          f"by 'ltrbench run --dataset {spec}'")
     if name not in cards:
         raise ConfigError(f"unknown dataset {name!r}; {did_you_mean(name, cards)}"
                           f"valid: {', '.join(cards)}")

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.data.checks import check_letor
+from bench.data.folder_names import FOLD_NAME
 from bench.data.folders import (
     detect_layout,
     find_split_files,
@@ -49,6 +50,7 @@ from bench.data.folders import (
     read_lightgbm_dir,
     read_parquet_folder,
 )
+from bench.data.groups import SORT_FILE_HINT, SORT_HINT
 from bench.data.inputs import check_input_file, text_lines
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
@@ -190,12 +192,18 @@ def load_dataset(
     """
     reading = Reading(primary_data_dir(data_dir) / "cache" if cache else None, progress)
     ds = resolve_spec(spec)
-    if ds.card is not None:
-        splits = _load_catalogue(ds, data_dir, reading)
-    else:
-        assert ds.path is not None
-        splits = load_path(ds.path, reading=reading, fold=ds.fold if ds.option else None)
-    return _checked(splits)
+    try:
+        if ds.card is not None:
+            splits = _load_catalogue(ds, data_dir, reading)
+        else:
+            assert ds.path is not None
+            splits = load_path(ds.path, reading=reading, fold=ds.fold if ds.option else None)
+        return _checked(splits)
+    except DataError as exc:  # no --sort-by-qid here: say what to do with the file itself
+        if SORT_HINT not in exc.reason:
+            raise
+        raise DataError(exc.reason.replace(SORT_HINT, SORT_FILE_HINT), path=exc.path,
+                        line=exc.line, row=exc.row, column=exc.column) from None
 
 
 def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
@@ -214,7 +222,10 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
         check_input_file(p, expected="a dataset folder or a ratings file")
     name = p.resolve().name
     if p.is_dir() and (fold is not None or (detect_layout(p) is None and part_files(p))):
-        return _read_fold(p, name, reading, fold or "Fold1")
+        # NAME:FoldK for a fold other than the first, as a catalogue fold is named
+        # (DatasetSpec.display_name): two folds of one root are two datasets in the tables
+        shown = name if fold in (None, "Fold1") else fold_name(name, int(fold[4:]))
+        return _read_fold(p, shown, reading, fold or "Fold1")
     if p.is_dir():
         layout = detect_layout(p)
         if layout == "lightgbm":
@@ -222,7 +233,7 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
         if layout == "parquet":
             return read_parquet_folder(p, name=name)
         if layout == "letor":
-            return _read_letor(p, name, reading)
+            return _read_letor(p, _fold_folder_name(p), reading)
         try:
             ratings = load_movielens(p)
         except DataError:
@@ -241,6 +252,17 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
         return ratings_splits(load_movielens(p), name=p.parent.resolve().name,
                               progress=reading.progress)
     return ratings_splits(_load_table_guessing_columns(p), name=p.stem, progress=reading.progress)
+
+
+def _fold_folder_name(p: Path) -> str:
+    """A LETOR folder's name in the tables; a fold folder (``MSLR-WEB10K/Fold3``) is named as
+    ``MSLR-WEB10K:Fold3`` is (``Fold1``: the root's name), not ``Fold3``, which every LETOR
+    dataset's third fold would share."""
+    r = p.resolve()
+    if not FOLD_NAME.fullmatch(r.name) or not r.parent.name:
+        return r.name
+    k = int(r.name[4:])
+    return r.parent.name if k == 1 else fold_name(r.parent.name, k)
 
 
 def _holds(p: Path) -> str:
@@ -355,8 +377,14 @@ def _load_catalogue(
         splits = _read_fold(folder, spec.display_name, reading, spec.fold)
         _check_inputs(card, folder, splits.inputs)
     elif card.loader == "letor":
-        splits = _read_letor(folder, spec.display_name, reading, fold=spec.fold,
-                             splits=card.splits or None)
+        try:
+            splits = _read_letor(folder, spec.display_name, reading, fold=spec.fold,
+                                 splits=card.splits or None)
+        except DataError as exc:  # set 2's files where set 1's are looked for: say so
+            if not exc.reason.endswith("is missing") or not (others := card.variants_in(folder)):
+                raise
+            raise DataError(f"{exc.reason}; the folder holds the files of {' and '.join(others)}"
+                            f": ask for {others[0]!r}", path=exc.path) from None
         _check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
