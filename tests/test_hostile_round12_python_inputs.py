@@ -316,6 +316,7 @@ def test_masked_scores_without_a_masked_value_are_the_hand_number() -> None:
     assert _ndcg3(evaluate(LABELS, s, qid=QID, metrics="ndcg@3")) == pytest.approx(NDCG3, abs=1e-15)
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 def test_numpy_matrix_row_of_scores_is_refused_naming_its_shape() -> None:
     _refused(lambda: evaluate(LABELS, np.matrix(SCORES), qid=QID, metrics="ndcg@3"),
              "scores", "(1, 6)")
@@ -371,6 +372,23 @@ def test_categorical_run_and_qrels_frames_are_pytrec_eval_number() -> None:
                       columns=["qid", "docno", "score"]).astype({"qid": "category"})
     got = evaluate_trec(qf, rf, metrics=["ndcg_cut_10", "map"]).metrics
     assert got == pytest.approx(_pytrec(QRELS, RUN), abs=1e-12)
+
+
+def test_run_series_indexed_docno_then_qid_is_read_by_level_names() -> None:
+    rf = pd.DataFrame([(q, d, v) for q, ds in RUN.items() for d, v in ds.items()],
+                      columns=["qid", "docno", "score"])
+    got = evaluate_trec(QRELS, rf.set_index(["docno", "qid"])["score"],
+                        metrics=["ndcg_cut_10", "map"]).metrics
+    assert got == pytest.approx(_pytrec(QRELS, RUN), abs=1e-12)
+
+
+def test_integer_docnos_in_a_run_frame_match_text_docnos_of_the_qrels() -> None:
+    qrels = {q: {d[1:]: r for d, r in ds.items()} for q, ds in QRELS.items()}
+    run = pd.DataFrame([(q, int(d[1:]), v) for q, ds in RUN.items() for d, v in ds.items()],
+                       columns=["qid", "docno", "score"])
+    want = _pytrec(qrels, {q: {d[1:]: v for d, v in ds.items()} for q, ds in RUN.items()})
+    assert evaluate_trec(qrels, run, metrics=["ndcg_cut_10", "map"]).metrics == pytest.approx(
+        want, abs=1e-12)
 
 
 def test_a_decimal_run_value_is_refused_naming_its_keys() -> None:
@@ -501,6 +519,37 @@ class ReseedsNumpy(_Base):
         return self._first(X)
 
 
+class GivesChunkedArrow(_Base):
+    def predict(self, X: Any) -> Any:
+        pa = pytest.importorskip("pyarrow")
+        s = self._first(X)
+        return pa.chunked_array([s[:7], s[7:]])
+
+
+class GivesTuple(_Base):
+    def predict(self, X: Any) -> Any:
+        return tuple(self._first(X))
+
+
+class GivesReversedCategorical(_Base):
+    def predict(self, X: Any) -> Any:  # codes run opposite to the values
+        s = self._first(X)
+        return pd.Categorical(s, categories=np.unique(s)[::-1])
+
+
+class OverflowsFloat16(_Base):
+    def predict(self, X: Any) -> Any:
+        with np.errstate(over="ignore"):
+            return (self._first(X) * 1e5).astype(np.float16)  # > 65504: inf
+
+
+class GivesNullableWithNA(_Base):
+    def predict(self, X: Any) -> Any:
+        s = pd.Series((self._first(X) * 1000).round(), dtype="Float64")
+        s.iloc[3] = pd.NA
+        return s
+
+
 class GivesColumn(_Base):
     def predict(self, X: Any) -> Any:
         return self._first(X).reshape(-1, 1)
@@ -538,8 +587,10 @@ def _test_ndcg10(result: Any) -> float:
     return float(result.to_frame()[("ndcg@10", "mean")].loc["mine"])
 
 
-@pytest.mark.parametrize("factory", [GivesList, GivesArrayProtocol, FitReturnsNoneThreadedPredict],
-                         ids=["list", "array-protocol-float32", "fit-none-threads"])
+@pytest.mark.parametrize("factory", [GivesList, GivesArrayProtocol, FitReturnsNoneThreadedPredict,
+                                     GivesChunkedArrow, GivesTuple, GivesReversedCategorical],
+                         ids=["list", "array-protocol-float32", "fit-none-threads",
+                              "arrow-chunked", "tuple", "categorical-reversed-codes"])
 def test_custom_ranker_outputs_give_the_sklearn_number(factory: Any, tmp_path: Path) -> None:
     got = _test_ndcg10(_run(factory, tmp_path))
     assert got == pytest.approx(FIRST_FEATURE_NDCG10, abs=1e-12)
@@ -571,8 +622,9 @@ def test_a_ranker_that_reseeds_and_changes_globals_leaves_the_notebook_as_it_was
 
 
 @pytest.mark.parametrize(("factory", "words"), [
-    (GivesColumn, ("'mine'", "(")), (GivesShuffledSeries, ("'mine'", "index"))],
-    ids=["n-by-1", "shuffled-series"])
+    (GivesColumn, ("'mine'", "(")), (GivesShuffledSeries, ("'mine'", "index")),
+    (OverflowsFloat16, ("'mine'", "inf", "row")), (GivesNullableWithNA, ("'mine'", "row 4"))],
+    ids=["n-by-1", "shuffled-series", "float16-overflow", "nullable-na"])
 def test_custom_ranker_outputs_refused_name_the_model(factory: Any, words: tuple[str, ...],
                                                       tmp_path: Path) -> None:
     with pytest.raises(LtrbenchError) as info:
