@@ -173,6 +173,19 @@ def test_tuple_column_labels_of_a_two_level_header_name_the_columns() -> None:
     assert _ndcg3(r) == pytest.approx(NDCG3, abs=1e-15)
 
 
+def test_a_part_of_a_two_level_header_label_is_refused_asking_for_a_full_label() -> None:
+    f = pd.DataFrame({("a", "qid"): QID, ("a", "label"): LABELS, ("a", "score"): SCORES})
+    _refused(lambda: evaluate(f, qid=("a",), label=("a", "label"), score=("a", "score"),
+                              metrics="ndcg@3"), "('a',)", "3 columns", "full label")
+
+
+def test_a_full_header_label_the_frame_lacks_is_refused_listing_the_columns() -> None:
+    f = pd.DataFrame({("a", "qid"): QID, ("a", "label"): LABELS, ("a", "score"): SCORES})
+    _refused(lambda: evaluate(f, qid=("a", "query"), label=("a", "label"),
+                              score=("a", "score"), metrics="ndcg@3"),
+             "('a', 'query')", "qid=", "('a', 'qid')")
+
+
 @pytest.mark.parametrize("given", [pd.Series(SCORES), np.array(SCORES), ["score"]],
                          ids=["series", "ndarray", "list"])
 def test_score_keyword_given_values_instead_of_a_name_is_one_clear_line(given: Any) -> None:

@@ -181,8 +181,16 @@ def _header_label(frame: pd.DataFrame, value: Any) -> bool:
     """Whether ``value`` is a tuple that labels a column of a frame with a header of several
     levels (``qid=("a", "qid")``): it names that column, as ``label=`` and ``score=`` take it,
     rather than being read as one value per row."""
-    return isinstance(value, tuple) and isinstance(frame.columns, pd.MultiIndex) \
-        and value in frame.columns
+    if not (isinstance(value, tuple) and isinstance(frame.columns, pd.MultiIndex)):
+        return False
+    levels = frame.columns.nlevels
+    if len(value) == levels:
+        return True
+    if len(value) < levels and value in frame.columns:  # a part of a label: several columns
+        raise ConfigError(f"{value!r} labels {frame[value].shape[1]} columns of the frame's "
+                          f"header of {levels} levels: expected one full label, such as "
+                          f"{frame.columns[0]!r}, or one value per row")
+    return False
 
 
 def _aligned(value: Any, n: int, name: str) -> np.ndarray:
