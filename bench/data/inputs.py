@@ -316,6 +316,47 @@ def first_inexact_integer(values: object) -> int:
     return -1
 
 
+def extended_precision_tie(values: object) -> tuple[int, int] | None:
+    """Rows ``(i, j)``, ``i < j``, of two scores that differ as given but are one float64, or
+    ``None``: an extended-precision float array (``float128`` / long double, kind ``f`` wider
+    than 8 bytes) or an object array holding such NumPy scalars (a pandas column of them). They
+    would be ranked as a tie without a word, as integers beyond 2^53 would
+    (:func:`first_inexact_integer`); every path refuses them (:func:`extended_tie_message`)."""
+    a = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if a.dtype.kind == "f" and a.dtype.itemsize > 8:
+        raw = a.ravel()
+    elif a.dtype.kind == "O":
+        items = a.ravel().tolist()
+        if not any(isinstance(v, np.floating) and v.dtype.itemsize > 8 for v in items):
+            return None
+        raw = np.array([v if isinstance(v, int | float | np.integer | np.floating)
+                        and not isinstance(v, bool | np.bool_) else np.nan for v in items],
+                       dtype=np.longdouble)
+    else:
+        return None
+    order = np.argsort(raw, kind="stable")
+    s = raw[order]
+    d = s.astype(np.float64)
+    clash = np.flatnonzero((s[1:] != s[:-1]) & (d[1:] == d[:-1]))
+    if not clash.shape[0]:
+        return None
+    i, j = sorted((int(order[clash[0]]), int(order[clash[0] + 1])))
+    return i, j
+
+
+def extended_tie_message(what: str, values: object, i: int, j: int,
+                         places: tuple[str, str] | None = None) -> str:
+    """The error text of :func:`extended_precision_tie`'s rows ``i`` and ``j`` (0-based), or of
+    the two ``places`` given (a dict's keys ``['q']['d']``)."""
+    a = np.asarray(values)
+    v = a.ravel()[j]
+    kind = a.dtype if a.dtype.kind == "f" else np.asarray(v).dtype
+    at = f"at {places[0]} and {places[1]}" if places else f"at rows {i + 1} and {j + 1}"
+    return (f"{what}s {at} differ in {kind} but are equal as float64 ({float(v)!r}): they would "
+            f"be ranked as a tie; expected {what}s that float64 tells apart (round them with "
+            ".astype('float64') first if a tie is meant)")
+
+
 def _repeated_pairs(codes: NDArray[np.intp], values: NDArray[np.float64]) -> NDArray[np.intp]:
     """Rows whose ``(code, value)`` pair occurs more than once (NaN equal to NaN), ascending."""
     order = np.lexsort((values, codes))

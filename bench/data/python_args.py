@@ -7,7 +7,7 @@ what was expected, never a NumPy shape message or a traceback from inside a libr
   ``weights``, ``docno``; ``X``, ``y``, ``user``, ``item`` of :meth:`bench.data.LetorData.build`) that is a set or dict (no row order), a one-pass iterator or generator
   (NumPy makes a 0-d object array of it: ``qid has shape ()``), a SciPy sparse matrix (one
   row of ``n`` columns: ``np.asarray`` does not densify it) or a masked array with masked
-  values (:func:`bench.metrics.validate.no_mask`, here for ``group`` too);
+  values (:func:`bench.metrics.number_checks.no_mask`, here for ``group`` too);
 * :func:`user_path`: a path argument (``qrels``, ``run``, ``out_dir``, ``run_dir``, a save
   folder) as a :class:`~pathlib.Path`. ``~`` and ``~user`` are expanded, as the dataset and
   ``data_dir`` paths are (:mod:`bench.datasets.resolve`) and as pandas does, so that

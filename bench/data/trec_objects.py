@@ -36,14 +36,27 @@ given twice, no rows at all.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.frame_columns import (
+    DOCNO_COLUMNS,
+    QID_COLUMNS,
+    REL_COLUMNS,
+    SCORE_COLUMNS,
+    find_columns,
+)
 from bench.data.input_ids import text_array
-from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
+from bench.data.inputs import (
+    extended_precision_tie,
+    extended_tie_message,
+    first_inexact_integer,
+    inexact_message,
+    text_ids,
+)
 from bench.data.python_args import type_name, user_path
 from bench.data.trec import Qrels, Run, read_qrels, read_run
 from bench.errors import ConfigError, DataError
@@ -54,13 +67,6 @@ if TYPE_CHECKING:  # pandas is imported where a frame or a dict is read, not for
 #: What :func:`as_qrels` / :func:`as_run` take (ranx objects are duck-typed, hence ``object``).
 QrelsInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Qrels | object"
 RunInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame | Mapping[Any, Mapping[Any, Any]] | Run | object"
-
-#: Column names tried, in order, for each role (compared case-insensitively).
-QID_COLUMNS = ("qid", "query_id", "q_id", "queryid", "query", "topic")
-DOCNO_COLUMNS = ("docno", "doc_id", "docid", "document_id", "doc", "document")
-REL_COLUMNS = ("rel", "relevance", "label", "judgment", "judgement", "grade")
-SCORE_COLUMNS = ("score", "scores", "sim", "similarity", "prediction", "pred")
-
 
 def as_qrels(
     obj: QrelsInput,
@@ -239,89 +245,6 @@ def _flatten(mapping: Mapping[Any, Any], where: str) -> tuple[list[Any], list[An
     return qs, ds, vs
 
 
-def find_columns(
-    frame: pd.DataFrame, where: str, roles: Sequence[tuple[str, str | None, tuple[str, ...]]]
-) -> list[pd.Series]:
-    """The column of each ``(role, given, candidates)``: the column (or named index level) called
-    ``given``, else the one of ``candidates`` present (case-insensitive). Absent, or two
-    candidates present, is a :class:`DataError` listing the frame's columns."""
-    import pandas as pd
-
-    available = [str(c) for c in frame.columns] + [str(n) for n in frame.index.names if n is not None]
-    if frame.shape[0] == 0:
-        raise DataError("no rows", path=where)
-    out = []
-    for role, given, candidates in roles:
-        if given is not None:
-            name = _labelled(frame, given)
-            if name is None:
-                raise DataError(f"no column {given!r} (given as {role}=); columns: {available}",
-                                path=where)
-        else:
-            lower: dict[str, list[str]] = {}  # 'score' and 'Score' are two columns, not one
-            for c in available:
-                lower.setdefault(c.lower(), []).append(c)
-            found = list(dict.fromkeys(c for cand in candidates for c in lower.get(cand, [])))
-            if not found:
-                raise DataError(
-                    f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
-                    f"name it with {_naming(where, role)}; columns: {available}", path=where)
-            # an id's TREC name (qid, docno) wins: PyTerrier's frames hold qid beside the
-            # query's text (query) and docno beside its own integer docid
-            if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role
-                                       and len(set(lower[role])) == 1):
-                raise DataError(f"columns {found} could each be the {role} column: name one with "
-                                f"{_naming(where, role)}", path=where)
-            name = found[0]
-        if name in frame.columns and name in frame.index.names:  # pandas: "ambiguous" too
-            raise DataError(f"{name!r} is both a column and an index level: name one of them "
-                            f"differently (the {role} could be either)", path=where)
-        if name in frame.columns:
-            col = frame[name]
-            if isinstance(col, pd.DataFrame):
-                raise DataError(f"column {name!r} appears {col.shape[1]} times", path=where)
-        else:
-            col = pd.Series(frame.index.get_level_values(name), index=frame.index)
-        out.append(col.rename(name))
-    distinct_roles([r[0] for r in roles], [str(c.name) for c in out], where)
-    return out
-
-
-def _labelled(frame: pd.DataFrame, given: Any) -> Any:
-    """The column label (or index level name) ``given`` names: itself (an integer label of a
-    frame read without a header: ``label=1``), else the one label whose text it is
-    (``label="1"``); ``None`` when there is none."""
-    levels = [n for n in frame.index.names if n is not None]
-    try:
-        if given in frame.columns or given in levels:
-            return given
-    except TypeError:  # an unhashable value names no column
-        return None
-    same = [c for c in [*frame.columns, *levels] if str(c) == str(given)]
-    return same[0] if len(same) == 1 else None
-
-
-def distinct_roles(roles: Sequence[str], names: Sequence[str], where: str) -> None:
-    """Each role reads its own column: ``evaluate(frame, qid="label")`` would rank every query
-    by its own labels (a silently meaningless number), so one column named for two roles is a
-    :class:`DataError` naming both roles."""
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            first = roles[names.index(name)]
-            raise DataError(f"column {name!r} is given as both {first}= and {roles[i]}=: each "
-                            "role needs its own column", path=where)
-
-
-def _naming(where: str, role: str) -> str:
-    """How the caller names a column: ``evaluate(frame, qid=...)`` takes the keyword itself;
-    ``evaluate_trec`` and ``compare_runs`` take what :func:`as_run` / :func:`as_qrels` return."""
-    for kind, helper in (("run", "as_run"), ("qrels", "as_qrels")):
-        if where.startswith(kind):
-            return (f"bench.data.trec_objects.{helper}(frame, {role}=...) and pass its result "
-                    "(evaluate_trec and compare_runs take it as the frame)")
-    return f"{role}=..."
-
-
 def _ids(values: pd.Series | list[Any], where: str, what: str,
          keys: tuple[list[Any], list[Any]] | None = None) -> NDArray[np.str_]:
     """Query or document ids as strings; integers become their decimal text (the id rule of
@@ -389,6 +312,11 @@ def _scores(values: pd.Series | list[Any], where: str,
     inexact = first_inexact_integer(s.to_numpy())
     if inexact >= 0:  # bench.data.inputs: an integer a float64 cannot hold would tie silently
         raise _bad(s, inexact, where, inexact_message("score", s.iloc[inexact]), keys)
+    if (tie := extended_precision_tie(s.to_numpy())) is not None:  # float128: no silent ties
+        i, j = tie
+        places = (_key_row(*keys, i), _key_row(*keys, j)) if keys is not None else None
+        message = extended_tie_message("score", s.to_numpy(), i, j, places)
+        raise DataError(message, path=where) if keys is not None else _bad(s, j, where, message)
     x = _numbers(s, where, "score", keys)
     bad = ~np.isfinite(x)
     if bad.any():

@@ -32,14 +32,20 @@ from typing import Any, TypeGuard
 import numpy as np
 import pandas as pd
 
-from bench.data.inputs import first_inexact_integer, inexact_message, text_ids
-from bench.data.trec_objects import (
+from bench.data.frame_columns import (
     DOCNO_COLUMNS,
     QID_COLUMNS,
     REL_COLUMNS,
     SCORE_COLUMNS,
     distinct_roles,
     find_columns,
+)
+from bench.data.inputs import (
+    extended_precision_tie,
+    extended_tie_message,
+    first_inexact_integer,
+    inexact_message,
+    text_ids,
 )
 from bench.errors import ConfigError, DataError
 
@@ -136,7 +142,7 @@ def frame_arrays(
     roles: list[tuple[str, str | None, tuple[str, ...]]] = [("label", label, REL_COLUMNS)]
     if scores is None:
         roles.append(("score", score, SCORE_COLUMNS))
-    if qid is None or isinstance(qid, str):
+    if qid is None or isinstance(qid, str) or _header_label(frame, qid):
         roles.append(("qid", qid, QID_COLUMNS))
     found = dict(zip([r[0] for r in roles], find_columns(frame, _WHERE, roles), strict=True))
     y = _numeric(found["label"], "label")
@@ -145,8 +151,8 @@ def frame_arrays(
     q = found["qid"].to_numpy() if "qid" in found else _aligned(qid, n, "qid")
     q = text_ids(q, path=_WHERE, column=str(found["qid"].name) if "qid" in found else "qid")
     columns = {role: str(col.name) for role, col in found.items()}
-    if isinstance(weights, str):
-        columns["weights"] = weights
+    if isinstance(weights, str) or _header_label(frame, weights):
+        columns["weights"] = str(weights)
     docs, docs_name = _optional(frame, docno, n, "docno", DOCNO_COLUMNS)
     if docs_name is not None:
         columns["docno"] = docs_name
@@ -165,10 +171,26 @@ def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
             return None, None
         col = find_columns(frame, _WHERE, [(role, None, candidates)])[0]
         return np.asarray(col), str(col.name)
-    if isinstance(value, str):
+    if isinstance(value, str) or _header_label(frame, value):
         col = find_columns(frame, _WHERE, [(role, value, ())])[0]
         return (_numeric(col, "weight") if role == "weights" else np.asarray(col)), str(col.name)
     return _aligned(value, n, role), None
+
+
+def _header_label(frame: pd.DataFrame, value: Any) -> bool:
+    """Whether ``value`` is a tuple that labels a column of a frame with a header of several
+    levels (``qid=("a", "qid")``): it names that column, as ``label=`` and ``score=`` take it,
+    rather than being read as one value per row."""
+    if not (isinstance(value, tuple) and isinstance(frame.columns, pd.MultiIndex)):
+        return False
+    levels = frame.columns.nlevels
+    if len(value) == levels:
+        return True
+    if len(value) < levels and value in frame.columns:  # a part of a label: several columns
+        raise ConfigError(f"{value!r} labels {frame[value].shape[1]} columns of the frame's "
+                          f"header of {levels} levels: expected one full label, such as "
+                          f"{frame.columns[0]!r}, or one value per row")
+    return False
 
 
 def _aligned(value: Any, n: int, name: str) -> np.ndarray:
@@ -216,6 +238,8 @@ def _numeric(col: pd.Series, role: str, unread: np.ndarray | None = None) -> np.
     bad_int = first_inexact_integer(col.to_numpy())
     if bad_int >= 0:
         raise _row_error(col, bad_int, inexact_message(role, col.iloc[bad_int]))
+    if (tie := extended_precision_tie(col.to_numpy())) is not None:  # float128: no silent ties
+        raise _row_error(col, tie[1], extended_tie_message(role, col.to_numpy(), *tie))
     if col.dtype.kind not in "iuf":
         col = pd.to_numeric(col, errors="coerce")
     values = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)

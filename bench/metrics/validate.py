@@ -19,14 +19,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.input_ids import id_array
-from bench.data.inputs import TWO53, first_inexact_integer, inexact_message, text_ids
+from bench.data.inputs import text_ids
 from bench.data.python_args import refuse_non_arrays
 from bench.errors import ConfigError, DataError
 from bench.metrics.kernels.small import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
+from bench.metrics.number_checks import ROWS as _ROWS
+from bench.metrics.number_checks import no_bool, no_mask, no_text, vector
 from bench.metrics.profiles import Profile
-
-_ROWS = "rows are numbered from 1"
 
 
 @dataclass
@@ -70,8 +70,8 @@ def prepare(
     """
     refuse_non_arrays(labels=labels, scores=scores, qid=qid, group=group, weights=weights,
                       docno=docno)  # a set, generator, sparse matrix: named, not reshaped
-    y = _vector(labels, "labels")
-    s = _vector(scores, "scores")
+    y = vector(labels, "labels")
+    s = vector(scores, "scores")
     if y.shape[0] != s.shape[0]:
         raise DataError(
             f"labels has {y.shape[0]} rows but scores has {s.shape[0]}: give one score per labelled row"
@@ -163,9 +163,9 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
-        w_raw = _no_text(weights, "weights")
+        w_raw = no_text(weights, "weights")
         if w_raw.dtype.kind == "b":
-            _no_bool("weights", 0)
+            no_bool("weights", 0)
         w = np.asarray(w_raw, dtype=np.float64)
         if w.ndim != 1:  # a (2, 3) table was read row by row as 6 row weights
             raise DataError(f"weights must be one-dimensional, got shape {w.shape}")
@@ -198,6 +198,8 @@ def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
     q = id_array(qid)  # a trailing NUL kept, to be refused
     if q.ndim != 1 or q.shape[0] != n:
         raise DataError(f"qid has shape {q.shape}, expected ({n},) like labels")
+    if q.dtype.kind == "f" and q.dtype.itemsize < 4:  # float16: exact in float32, and pandas
+        q = q.astype(np.float32)  # has no float16 index (the per-query table is keyed by qid)
     if q.dtype.kind in "fcmMO":
         import pandas as pd
 
@@ -418,103 +420,3 @@ def _gain_text(profile: Profile) -> str:
     if profile.gain == "linear":
         return "l"
     return str(profile.gain)
-
-
-def _no_long_double_ties(raw: np.ndarray) -> None:
-    """Distinct extended-precision scores that float64 makes equal would be ranked as ties:
-    refused, as integers beyond 2^53 are (bench.data.inputs)."""
-    order = np.argsort(raw, kind="stable")
-    s, d = raw[order], raw[order].astype(np.float64)
-    clash = np.flatnonzero((s[1:] != s[:-1]) & (d[1:] == d[:-1]))
-    if clash.shape[0]:
-        i, j = sorted((int(order[clash[0]]), int(order[clash[0] + 1])))
-        raise DataError(f"scores at rows {i + 1} and {j + 1} differ in {raw.dtype} but are equal "
-                        f"as float64 ({float(d[clash[0]])!r}): they would be ranked as a tie; "
-                        "expected scores that float64 tells apart", row=i + 1)
-
-
-def no_mask(values: object, name: str) -> None:
-    """A NumPy masked array with masked entries is refused, naming the first masked row: the
-    values under a mask are not data, and ``np.asarray`` would read them as if they were."""
-    if isinstance(values, np.ma.MaskedArray) and (mask := np.ma.getmaskarray(values)).any():
-        first = int(np.flatnonzero(mask.ravel())[0])
-        raise DataError(f"{name} is a masked array with {int(mask.sum())} masked value(s): "
-                        "masked values are not data; fill them (a.filled(value)) or drop their "
-                        "rows from every array", row=first + 1)
-
-
-def _no_text(values: ArrayLike, name: str) -> np.ndarray:
-    """``values`` as an array; text is refused, never parsed (``"1_0"`` would read as 10)."""
-    no_mask(values, name)
-    try:
-        raw = values if isinstance(values, np.ndarray) else np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise DataError(f"{name} must be numbers: {exc}") from exc
-    if raw.dtype.kind in "USO":
-        items = raw.ravel().tolist()
-        text = next((i for i, v in enumerate(items) if isinstance(v, str | bytes)), None)
-        if text is not None:
-            raise DataError(f"{name} must be numbers: {items[text]!r} is text "
-                            f"(bench.data.inputs: text is not parsed; {_ROWS})", row=text + 1)
-        _plain_numbers(items, name)
-    elif isinstance(values, list | tuple) and raw.dtype.kind in "iuf":
-        # NumPy turns [0.5, True] into [0.5, 1.0]: look at the user's values themselves
-        flag = next((i for i, v in enumerate(values) if isinstance(v, bool | np.bool_)), None)
-        if flag is not None:
-            _no_bool(name, flag)
-        if raw.dtype.kind == "f":  # and [0.5, 2**53 + 1] into [0.5, 2.0**53]: a silent tie
-            _plain_numbers(list(values), name)
-    return raw
-
-
-def _plain_numbers(items: list[object], name: str) -> None:
-    """Every value of an object array is a float64-sized number (or ``None``, refused later as
-    NaN). A ``Decimal`` or ``Fraction`` may hold more digits than the float64 it would be
-    ranked as (``Decimal('0.10000000000000000001')`` and ``Decimal('0.1')`` would tie), as
-    frames, dicts and TREC objects already refuse them (:mod:`bench.data.inputs`); an integer
-    beyond a float64 (``10**400``) has no float64 at all."""
-    for i, v in enumerate(items):
-        if isinstance(v, bool | np.bool_):
-            _no_bool(name, i)
-        if v is None or isinstance(v, float | np.floating):
-            continue
-        if isinstance(v, int | np.integer):
-            if isinstance(v, int) and abs(v) > TWO53 and first_inexact_integer([v]) == 0:
-                what = {"scores": "score", "labels": "label"}.get(name, "weight")
-                raise DataError(f"{inexact_message(what, v)} ({_ROWS})", row=i + 1)
-            continue
-        import pandas as pd  # only reached by a value that is refused below
-
-        if v is pd.NA or v is pd.NaT:
-            raise DataError(f"{name}: {v!r} is missing: every row needs a number ({_ROWS})",
-                            row=i + 1)
-        raise DataError(f"{name} must be plain numbers (int, float): {v!r} is a "
-                        f"{type(v).__name__} (a Decimal or Fraction may hold more digits than "
-                        f"the float64 it would be ranked as: convert with float() first; {_ROWS})",
-                        row=i + 1)
-
-
-def _no_bool(name: str, i: int) -> None:
-    """A bool is not a number here (:mod:`bench.data.inputs`, as dicts and TREC frames say)."""
-    raise DataError(f"{name} must be numbers, not bools (True/False): convert with "
-                    f".astype(int) or .astype(float) if 1/0 is meant ({_ROWS})", row=i + 1)
-
-
-def _vector(values: ArrayLike, name: str) -> NDArray[np.float64]:
-    raw = _no_text(values, name)
-    if raw.dtype.kind == "b":
-        _no_bool(name, 0)
-    if raw.dtype.kind in "cmMV":  # complex, dates, durations, raw bytes: no ranking of their own
-        raise DataError(f"{name} must be real numbers: got dtype {raw.dtype} (a complex value "
-                        "would lose its imaginary part, a date its meaning)")
-    if name == "scores" and raw.dtype.kind == "f" and raw.dtype.itemsize > 8:
-        _no_long_double_ties(raw.ravel())
-    if name == "scores" and (inexact := first_inexact_integer(raw)) >= 0:  # no silent ties
-        raise DataError(f"{inexact_message('score', raw[inexact])} ({_ROWS})", row=inexact + 1)
-    try:
-        a = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise DataError(f"{name} must be numbers: {exc}") from exc
-    if a.ndim != 1:
-        raise DataError(f"{name} must be one-dimensional, got shape {a.shape}")
-    return a

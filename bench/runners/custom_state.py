@@ -13,7 +13,11 @@ its calls by :func:`bench.runners.custom_process.isolated_process` (round 10b):
   stand-in module under a guarded package's name (``sys.modules["catboost"] =
   types.ModuleType("catboost")``, or ``None``, which makes the import fail) would be the
   library every later model of the run trains with; both are removed and named. A finder
-  appended after the standard ones (``six`` appends its own on import) is kept;
+  appended after the standard ones (``six`` appends its own on import) is kept; the module
+  search path likewise: a folder put in front of ``sys.path`` (``sys.path.insert(0, ...)``)
+  would shadow every library imported later (a ``scipy`` of its own), so it is taken out and
+  named, a folder appended at the end is kept, and the working directory that
+  :func:`bench.runners.user_import.import_user_module` puts first for a factory's module stays;
 * threads the ranker started and left running are named (they cannot be stopped; a write into
   the data from one is caught by :func:`bench.runners.custom_checks.verify_unchanged`).
 """
@@ -31,6 +35,8 @@ import tracemalloc
 import types
 import warnings
 from typing import Any
+
+from bench.runners.user_import import SEARCHED
 
 #: Standard-library modules ltrbench calls for its timings, files, digests, manifests and
 #: warnings (``time``, ``os``/``posixpath``, ``shutil``, ``tempfile``, ``pathlib``, ``json``,
@@ -56,12 +62,13 @@ class ImportState:
     def __init__(self, guarded: frozenset[str]) -> None:
         self.guarded = guarded
         self.finders = list(sys.meta_path)
+        self.path = list(sys.path)
         self.modules = set(sys.modules)
         self.threads = set(threading.enumerate())
 
     def restore(self) -> list[str]:
         """Put the import system back (see the module docstring); what had changed."""
-        changed = self._finders()
+        changed = self._finders() + self._search_path()
         fakes = sorted(name for name in set(sys.modules) - self.modules
                        if name.partition(".")[0] in self.guarded
                        and not _imported(sys.modules.get(name)))
@@ -86,6 +93,21 @@ class ImportState:
         appended = [f for f in now[last + 1:] if id(f) not in ids]
         sys.meta_path[:] = [*self.finders, *appended]
         return ["the import finders (sys.meta_path) it changed: put back"
+                + (f", {len(appended)} appended kept" if appended else "")]
+
+
+    def _search_path(self) -> list[str]:
+        """``sys.path`` as before the call, with the folders appended after its last entry kept
+        and those ltrbench put first for a factory's module (:data:`SEARCHED`)."""
+        now = list(sys.path)
+        if now == self.path:
+            return []
+        before = set(self.path)
+        last = max((i for i, p in enumerate(now) if p in before), default=-1)
+        appended = [p for p in now[last + 1:] if p not in before]
+        ours = [p for p in now if p in SEARCHED and p not in before]
+        sys.path[:] = [*ours, *self.path, *appended]
+        return ["the module search path (sys.path) it changed: put back"
                 + (f", {len(appended)} appended kept" if appended else "")]
 
 

@@ -11,6 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+#: Folders this module put first on ``sys.path`` (the working directory of a factory's module):
+#: :class:`bench.runners.custom_state.ImportState` keeps them when it puts ``sys.path`` back.
+SEARCHED: set[str] = set()
+
 
 def import_user_module(module_name: str) -> Any:
     """Import ``module_name``; a module or package of that top-level name in the working
@@ -25,6 +29,7 @@ def import_user_module(module_name: str) -> Any:
         if exc.name != top or not ((here / f"{top}.py").is_file() or (here / top).is_dir()):
             raise
     sys.path.insert(0, str(here))
+    SEARCHED.add(str(here))  # kept when the import's process state is put back
     return importlib.import_module(module_name)
 
 
