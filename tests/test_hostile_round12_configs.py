@@ -497,3 +497,12 @@ def test_a_search_space_a_template_got_wrong_is_refused_before_any_fit(
     bad = refused(tune(tmp_path, "--models", "lightgbm", "--space", "s.toml",
                        "--budget-trials", "2"), *words)
     assert bad is None, bad
+
+
+@pytest.mark.parametrize("table", ["[space.lightgbm]\nnum_leaves = {low = 7, high = 31}\n",
+                                   "[search_space]\nnum_leaves = {low = 7, high = 31}\n",
+                                   'grid = "num_leaves=7,15"\n', "budget_trials = 20\n"])
+def test_a_search_space_in_a_run_config_points_to_tunes_options(tmp_path: Path,
+                                                                table: str) -> None:
+    """``space`` was "unknown config key space; did you mean 'cache'?"."""
+    refused_load(tmp_path, LGB + table, "ltrbench tune", "--space")
