@@ -506,3 +506,35 @@ def test_a_search_space_in_a_run_config_points_to_tunes_options(tmp_path: Path,
                                                                 table: str) -> None:
     """``space`` was "unknown config key space; did you mean 'cache'?"."""
     refused_load(tmp_path, LGB + table, "ltrbench tune", "--space")
+
+
+# -------------------------------------------------------------- names a template mangled
+def test_a_baselines_model_table_says_where_its_parameters_go(tmp_path: Path) -> None:
+    """``[model_params.als] factors = 3`` was "unknown parameter [model_params.als] factors;
+    valid: catboost, colsample, ..." (the GBDT keys), not where ALS's parameters go."""
+    refused_load(tmp_path, 'models = ["als"]\n[model_params.als]\nfactors = 3\n',
+                 "[model_params.als]", "not a LightGBM, XGBoost or CatBoost model", "[als]")
+
+
+def test_a_custom_model_name_ending_in_a_line_end_is_refused(tmp_path: Path) -> None:
+    """A regular expression's ``$`` matches before a final line end: ``"mine\\n"`` passed the
+    name rule (it goes into file names) and was kept, unused, with a warning."""
+    refused_load(tmp_path, 'models = ["random"]\n[custom_models."mine\\n"]\n'
+                 'factory = "lightgbm:LGBMRanker"\n', '[custom_models."mine\\n"]', "ASCII letters")
+
+
+def test_a_factory_reference_ending_in_a_line_end_is_refused_as_a_reference(tmp_path: Path) -> None:
+    refused_load(tmp_path, 'models = ["mine"]\n[custom_models.mine]\n'
+                 'factory = "lightgbm:LGBMRanker\\n"\n', "[custom_models.mine] factory",
+                 "package.module:attribute")
+
+
+@pytest.mark.parametrize(("profile", "metric"), [("trec_eval", "ndcg_cut_10"),
+                                                 ("ltrbench", "sklearn:ndcg@10"),
+                                                 ("trec_eval-c", "P_5")])
+def test_a_metric_name_of_another_tool_in_a_run_config_is_refused(tmp_path: Path, profile: str,
+                                                                  metric: str) -> None:
+    """A run's metrics are ltrbench names under the run's one profile, even where the name's
+    own tool is the profile (trec_eval's ``ndcg_cut_10`` under ``profile = "trec_eval"``)."""
+    refused_load(tmp_path, f'profile = "{profile}"\nmetrics = ["{metric}"]\n', "metrics",
+                 metric, "ltrbench names")

@@ -233,10 +233,10 @@ class RunConfig:
 
     def _check_model_table(self, spec: ModelSpec, values: Any, where: str) -> None:
         """``[model_params.<model>]`` of the GBDT model ``spec``, checked as ``[params]``."""
-        check_param_values(tomlio.table(values, where), where=f"{where} ")
-        if not spec.is_gbdt:
+        if not spec.is_gbdt:  # said before its keys are judged as a GBDT's
             raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
                               "model; its parameters are not these (ALS: the [als] table)")
+        check_param_values(tomlio.table(values, where), where=f"{where} ")
         refuse_ignored(spec.library, values, f"{where} ", spec.objective)
         try:
             self.params.with_overrides(**values)
