@@ -538,3 +538,13 @@ def test_a_metric_name_of_another_tool_in_a_run_config_is_refused(tmp_path: Path
     own tool is the profile (trec_eval's ``ndcg_cut_10`` under ``profile = "trec_eval"``)."""
     refused_load(tmp_path, f'profile = "{profile}"\nmetrics = ["{metric}"]\n', "metrics",
                  metric, "ltrbench names")
+
+
+def test_tune_quick_takes_the_decaying_config_quick_mode_makes_valid(tmp_path: Path) -> None:
+    """``tune --quick`` (the helper's default) with ``n_trees = 300`` and a decay reaching 0 at
+    round 100: quick mode trains 20 rounds (0.081 at the last), so the file is tuned."""
+    letor_folder(tmp_path / "letor")
+    (tmp_path / "c.toml").write_text('dataset = "./letor"\n' + LGB + DECAY)
+    res = tune(tmp_path, "--config", "c.toml", "--grid", "num_leaves=3", "--budget-trials", "1",
+               fit=True)
+    assert res.status == 0, res.err[-2000:]
