@@ -26,6 +26,7 @@ from bench.runners.params import (
     Params,
     check_for_library,
     check_rows,
+    check_schedule,
     param_spec,
 )
 
@@ -121,10 +122,16 @@ def test_catboost_border_count_is_at_most_65535() -> None:
 
 
 def test_a_decaying_rate_must_stay_above_zero_for_every_round() -> None:
-    Params(learning_rate=0.1, learning_rate_decay=0.01, n_trees=10)  # round 9: 0.01 > 0
+    # checked for the rounds that train (quick mode caps n_trees), by check_for_library and
+    # the trainers' door, not when a Params value is made
+    check_schedule(Params(learning_rate=0.1, learning_rate_decay=0.01, n_trees=10))  # round 9: 0.01 > 0
     with pytest.raises(ConfigError, match=r"learning_rate_min: expected a number > 0"):
-        Params(learning_rate=0.1, learning_rate_decay=0.01, n_trees=11)  # round 10: 0.0
-    Params(learning_rate=0.1, learning_rate_decay=0.01, n_trees=500, learning_rate_min=0.001)
+        check_schedule(Params(learning_rate=0.1, learning_rate_decay=0.01, n_trees=11))  # round 10: 0.0
+    with pytest.raises(ConfigError, match=r"learning_rate_min: expected a number > 0"):
+        check_for_library(Params(learning_rate=0.1, learning_rate_decay=0.01, n_trees=11),
+                          "lightgbm", "lambdarank")
+    check_schedule(Params(learning_rate=0.1, learning_rate_decay=0.01, n_trees=500,
+                          learning_rate_min=0.001))
 
 
 def test_a_row_sample_must_hold_a_row_of_the_data() -> None:

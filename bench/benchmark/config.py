@@ -233,10 +233,10 @@ class RunConfig:
 
     def _check_model_table(self, spec: ModelSpec, values: Any, where: str) -> None:
         """``[model_params.<model>]`` of the GBDT model ``spec``, checked as ``[params]``."""
-        check_param_values(tomlio.table(values, where), where=f"{where} ")
-        if not spec.is_gbdt:
+        if not spec.is_gbdt:  # said before its keys are judged as a GBDT's
             raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
                               "model; its parameters are not these (ALS: the [als] table)")
+        check_param_values(tomlio.table(values, where), where=f"{where} ")
         refuse_ignored(spec.library, values, f"{where} ", spec.objective)
         try:
             self.params.with_overrides(**values)
@@ -364,15 +364,16 @@ class RunConfig:
         return cls(**kwargs)
 
     @classmethod
-    def load(cls, path: str | Path) -> RunConfig:
+    def load(cls, path: str | Path, *, quick: bool = False) -> RunConfig:
         """Read a TOML config file (see the module docstring); every error names the file, and
-        so does every later error of a custom model it defines (:attr:`CustomModel.source`)."""
+        so does every later error of a custom model it defines (:attr:`CustomModel.source`).
+        ``quick``: as if the file said ``quick = true`` (``--quick``: checked with its caps)."""
         try:
             doc = tomlio.read_toml(path)
             if not doc:  # empty, or comments only: the defaults run, which it did not mean
                 warnings.warn(f"{path}: sets nothing (empty, or comments only): the defaults "
                               "run", stacklevel=2)
-            config = cls.from_dict(doc)
+            config = cls.from_dict({**doc, "quick": True} if quick else doc)
             check_data_dir(config.data_dir)
             if not config.custom_models:
                 return config
@@ -394,6 +395,19 @@ class RunConfig:
             params = quick_capped(params)
         params = replace(params, n_threads=params.resolved_threads())
         return self._unchecked(params=params)
+
+    @property
+    def over_file(self) -> dict[str, Any] | None:
+        """What command-line options changed over a config file (:meth:`noted`), else ``None``:
+        the manifest's ``config_file`` (the option wins; the run trains and records its value)."""
+        noted: dict[str, Any] | None = self.__dict__.get("_over_file")
+        return noted
+
+    def noted(self, over_file: Mapping[str, Any] | None) -> RunConfig:
+        """This config carrying ``over_file`` (:attr:`over_file`); not validated again."""
+        new = self._unchecked()
+        object.__setattr__(new, "_over_file", None if over_file is None else dict(over_file))
+        return new
 
     def _unchecked(self, **changes: Any) -> RunConfig:
         """A copy with ``changes`` that does not run the validation again: only for changes that

@@ -199,7 +199,17 @@ def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
                            "(every model) or [model_params.<model>] (one model)")
     if key in ALS_SPECS:
         return ConfigError(f"{key}: a parameter of the ALS baseline: put it in the [als] table")
+    if key.lower() in TUNE_KEYS:  # 'space' was "did you mean 'cache'?"
+        return ConfigError(f"{key}: a setting of ltrbench tune, not a run config key: a search "
+                           "space goes in its own file (tune --space FILE.toml, tables per "
+                           "library or model) or --grid, the budget in --budget-trials / "
+                           "--budget-cpu-s, the sampler in --sampler")
     return unknown_key("", key, valid, noun="config key")
+
+
+#: Keys a template may put in a run config that are ``ltrbench tune``'s options.
+TUNE_KEYS = frozenset({"space", "search_space", "grid", "tune", "sampler", "pruner",
+                       "budget_trials", "budget_cpu_s", "budget", "trials", "n_trials"})
 
 
 def check_name(text: str, where: str) -> str:

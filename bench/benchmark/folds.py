@@ -112,7 +112,8 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     for k, text in zip(folds, datasets, strict=True):
         # each fold its own dataset name (NAME:FoldK): its tables, cross-check and plot
         # folder apart from the other folds'; the fold table names the dataset NAME
-        fold_config = dataclasses.replace(config, dataset=text, name=fold_name(base, k))
+        fold_config = dataclasses.replace(config, dataset=text, name=fold_name(base, k)) \
+            .noted(config.over_file)
         runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
     dirs = [RunDir(r) for r in runs]
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))

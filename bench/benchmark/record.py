@@ -138,6 +138,7 @@ def start_manifest(config: RunConfig, splits: LetorSplits, run_id: str, *,
         git=git_state(repo_root()),
         split_checks=split_checks,
         device=device,
+        extra={} if config.over_file is None else {"config_file": config.over_file},
     )
 
 

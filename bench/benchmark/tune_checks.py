@@ -85,6 +85,12 @@ def say_seed_precedence(config: RunConfig, seed: int) -> None:
     ``seeds = [7]`` beside ``--seed 3`` tuned with 3 without a word before."""
     from bench.benchmark.pipeline import ConfigWarning
 
+    tables = [("[params]", config.params.seed)] if config.params.seed != 0 else []
+    tables += [(f"[model_params.{m}]", t["seed"]) for m, t in config.model_params.items()
+               if "seed" in t]
+    for where, value in tables:  # as ltrbench run says it (RunConfig.unused)
+        warnings.warn(f"{where} seed = {value!r}: not used; tune trains every trial with --seed "
+                      f"{seed} (set the seed there)", ConfigWarning, stacklevel=2)
     if config.seeds not in (RunConfig.seeds, (seed,)):
         warnings.warn(f"tune trains every trial with --seed {seed} (the sampler, the folds, the "
                       f"models); the config's seeds {list(config.seeds)} are not used by tune "

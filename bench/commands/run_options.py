@@ -78,13 +78,35 @@ def config_from_args(args: argparse.Namespace, *,
     the spec resolved when the file was read.
     """
     from bench.benchmark.config import RunConfig
+    from bench.data.toml import read_toml
 
     if not args.config:  # the defaults and the options: checked once
         return RunConfig(**_option_changes(None, args, models))
-    config = RunConfig.load(resolve_config_path(args.config))
+    path = resolve_config_path(args.config)
+    config = RunConfig.load(path, quick=args.quick)  # the file checked under quick's caps
     changes = {k: v for k, v in _option_changes(config, args, models).items()
                if getattr(config, k) != v}
-    return replace(config, **changes) if changes else config  # checked again only if changed
+    new = replace(config, **changes) if changes else config  # checked again only if changed
+    over = _over_file(config, new, changes) if changes else {}
+    if args.quick and read_toml(path).get("quick") is not True:  # --quick won over the file
+        over["quick"] = {"option": "--quick", "file": False, "used": True}
+    return new.noted({"path": str(path), "options_over_file": over})
+
+
+#: The option that sets each config key (``--name`` for ``name`` ...), for the manifest.
+_OPTIONS = {"cache": "--no-cache", "crosscheck": "--no-crosscheck", "params.n_trees": "--n-trees",
+            "params.n_threads": "--threads"}
+
+
+def _over_file(old: RunConfig, new: RunConfig, keys: dict[str, Any]) -> dict[str, Any]:
+    """``{key: {"option", "file", "used"}}`` of each config key an option changed: the option
+    wins over the file (``run --help``), and the manifest says so (``config_file``)."""
+    before, after = old.to_dict(), new.to_dict()
+    pairs = [(f"params.{k}", v, after["params"][k]) for k, v in before["params"].items()
+             if k in after["params"] and after["params"][k] != v] if "params" in keys else []
+    pairs += [(k, before.get(k), after.get(k)) for k in keys if k != "params"]
+    return {k: {"option": _OPTIONS.get(k, "--" + k.replace("_", "-")), "file": a, "used": b}
+            for k, a, b in pairs if a != b}
 
 
 def _option_changes(config: RunConfig | None, args: argparse.Namespace,

@@ -477,6 +477,10 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
           or p.name.startswith("rank.")) and _looks_like_svmlight(p):
         raise DataError("a single LETOR file: give the folder holding train/vali/test "
                         "(Fold1/ or flat) or rank.train/rank.test", path=p)
+    elif p.suffix.lower() == ".toml":  # a config naming itself (or another) as its dataset
+        raise DataError("a TOML file (a run config?), not a dataset: expected a catalogue name, "
+                        "a dataset folder or a ratings table; a config goes to --config",
+                        path=p)
     else:  # a ratings table, 'ratings.txt' with a header 'user<TAB>item<TAB>rating' too
 
         columns = _header(p)

@@ -220,7 +220,7 @@ def table_key(name: str) -> str:
 
 def _toml_key(name: Any) -> str:
     text = str(name)
-    return text if _BARE_KEY.match(text) else json.dumps(text, ensure_ascii=False)
+    return text if _BARE_KEY.fullmatch(text) else json.dumps(text, ensure_ascii=False)
 
 
 def _where(name: str, factory: str, source: str = "") -> str:
@@ -258,7 +258,7 @@ def check_distinct_names(names: Iterable[str]) -> None:
 def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
     """Import ``"package.module:attribute"`` and return the attribute, which must be callable."""
     where = _where(name, reference)
-    if not isinstance(reference, str) or not _REFERENCE.match(reference):
+    if not isinstance(reference, str) or not _REFERENCE.fullmatch(reference):
         raise ConfigError(f"{where}: expected \"package.module:attribute\", e.g. "
                           "\"lightgbm:LGBMRanker\" or \"mypackage.rankers:make_ranker\"")
     module_name, _, attributes = reference.partition(":")

@@ -21,7 +21,7 @@ from bench.errors import ConfigError
 from bench.runners.custom_streams import stdout_to_stderr
 from bench.runners.iteration import IterationHook
 from bench.runners.libraries import LIBRARIES, load_module
-from bench.runners.params import Params, check_rows
+from bench.runners.params import Params, check_rows, check_schedule
 from bench.runners.result import (
     FitResult,
     Selection,
@@ -89,6 +89,7 @@ def train_gbdt(
     predict: Predict = module.predict
     check_splits_distinct(splits)
     check_rows(params, library, splits.train.n_rows)
+    check_schedule(params)  # the rounds that train: a Params alone is not checked for them
     hook: dict[str, IterationHook] = {} if on_iteration is None else {"on_iteration": on_iteration}
     # a library's own log (a raw verbosity = 1) goes to stderr: ``run --format json`` printed
     # LightGBM's "[LightGBM] [Info] ..." lines before its JSON document

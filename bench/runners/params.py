@@ -156,12 +156,21 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
 
 
 def check_params(p: Params, where: str = "") -> None:
-    """Every field of ``p`` against :data:`PARAM_SPECS`, and the schedule: a decaying rate must
-    stay above 0 for every round (LightGBM refuses ``learning_rate <= 0`` in ``reset_parameter``,
-    ``config_auto.cpp``)."""
+    """Every field of ``p`` against :data:`PARAM_SPECS`. The learning-rate schedule is not
+    checked here but where the rounds that train are known (:func:`check_schedule`): quick mode
+    caps ``n_trees`` (:mod:`bench.benchmark.quick`), so ``n_trees = 300`` with a decay that
+    reaches 0 at round 100 trains 20 rounds that are all above 0."""
     for spec in PARAM_SPECS:
         spec.check(getattr(p, spec.name), f"{where}{spec.name}")
     _check_raw(p.raw, where)
+
+
+def check_schedule(p: Params, where: str = "") -> None:
+    """The schedule of the parameters that train (their ``n_trees`` rounds, quick mode's cap
+    applied by the caller): a decaying rate must stay above 0 for every round (LightGBM refuses
+    ``learning_rate <= 0`` in ``reset_parameter``, ``config_auto.cpp``) and at least the
+    smallest normal float64. :func:`check_for_library` and the trainers' door
+    (:func:`bench.runners.gbdt.train_gbdt`) call it."""
     if p.learning_rate_decay > 0 and p.learning_rate_min <= 0 \
             and p.learning_rate - p.learning_rate_decay * (p.n_trees - 1) <= 0:
         raise ConfigError(f"{where}learning_rate_min: expected a number > 0 with "
@@ -200,7 +209,8 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
             check_schedule_floor(p, limit.lo, f"{lib.title}'s floor: {limit.source}", where)
     check_raw_keys(library, p.raw_params(library), where)  # owned or shadowed keys
     # the device is checked with the machine (bench.runners.device)
-    kwargs = load(lib.params)(replace(p, device="cpu"), objective)
+    kwargs = load(lib.params)(replace(p, device="cpu"), objective)  # CatBoost: no schedule
+    check_schedule(p, where)
     if p.raw_params(library):  # raw parameters: only the library knows them
         from bench.runners.param_probe import probe_library_params
 

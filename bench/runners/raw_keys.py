@@ -82,10 +82,15 @@ def refuse_ignored(library: str, keys: Iterable[str], where: str = "",
     """Refuse a shared parameter that ``library`` has no counterpart of, or that the model's
     ``objective`` does not read (:meth:`~bench.runners.libraries.Library.ignored`), in a table
     of one of its models: ``[model_params.catboost-yetirank] l1 = 5`` or
-    ``[model_params.lightgbm-xendcg] truncation_level = 5`` trained as without it, exit 0."""
+    ``[model_params.lightgbm-xendcg] truncation_level = 5`` trained as without it, exit 0;
+    so did another library's raw table (``[model_params.lightgbm-lambdarank.xgboost]``)."""
     lib = LIBRARIES[library]
     ignored = lib.ignored(objective)
     for key in keys:
+        if key in LIBRARIES and key != library:
+            raise ConfigError(f"{where}{key}: a raw {key} table in a {lib.title} model's table; "
+                              f"{key} never reads it there: put it in [params.{key}] or the "
+                              f"table of a {key} model ([model_params.<model>.{key}])")
         if key in ignored:
             raise ConfigError(f"{where}{key}: {ignored[key]}, so the model would train as "
                               f"without it; leave it out of this {lib.title} model's table "

@@ -154,7 +154,7 @@ def check_custom_name(name: str) -> None:
     """Refuse a custom model name that collides with a built-in model or alias, or that is not
     safe in a file name. A name like ``lightgbm-mine`` is fine: the run records its library
     (``custom``) and readers take it from there (:func:`bench.runs.models.model_libraries`)."""
-    if not isinstance(name, str) or not _CUSTOM_NAME.match(name):
+    if not isinstance(name, str) or not _CUSTOM_NAME.fullmatch(name):
         raise ConfigError(f"custom model name {name!r}: use ASCII letters and digits, '.', '_' and '-', "
                           "starting with a letter or digit")
     if name in models() or name in aliases():
