@@ -82,3 +82,26 @@ def thread_run_seconds() -> dict[int, float]:
             with contextlib.suppress(OSError, ValueError, IndexError):
                 out[int(tid)] = int(Path(f"/proc/self/task/{tid}/schedstat").read_text().split()[0]) / 1e9
     return out
+
+
+def blas_kernels() -> list[dict[str, str]]:
+    """The BLAS libraries loaded in this process and the CPU kernels each chose
+    (threadpoolctl's ``internal_api``, ``version`` and ``architecture``: OpenBLAS built with
+    ``DYNAMIC_ARCH`` picks ``Haswell`` on an AVX2 CPU, ``SkylakeX`` on an AVX-512 one, and
+    ``OPENBLAS_CORETYPE`` overrides it). The kernels round differently, so a BLAS step (the SVD
+    and ALS features of a ratings conversion, the ALS model) can give other bits on two CPUs of
+    one model name: measured here, MovieLens latest-small's converted splits differ between
+    ``SkylakeX`` and ``Haswell``/``Zen`` kernels, and agree between the last two. Loads NumPy.
+    Empty where threadpoolctl cannot tell."""
+    try:
+        import numpy  # noqa: F401 - loads the BLAS threadpoolctl inspects
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return []
+    try:
+        found = threadpool_info()
+    except Exception:  # threadpoolctl reads shared libraries: never fail a manifest for it
+        return []
+    return [{"internal_api": str(d.get("internal_api")), "version": str(d.get("version")),
+             "architecture": str(d.get("architecture"))}
+            for d in found if d.get("user_api") == "blas"]

@@ -217,6 +217,43 @@ def test_another_cpu_model_is_named_and_not_held_to_bit_identity() -> None:
     assert "same environment" in why_same
 
 
+def test_the_manifest_records_the_blas_kernels_threadpoolctl_sees() -> None:
+    """The oracle is threadpoolctl itself: every BLAS it lists, with the CPU kernels chosen."""
+    from threadpoolctl import threadpool_info
+
+    from bench.runs.manifest import environment
+
+    want = [{"internal_api": str(d["internal_api"]), "version": str(d["version"]),
+             "architecture": str(d.get("architecture"))}
+            for d in threadpool_info() if d["user_api"] == "blas"]
+    assert environment()["blas"] == want
+    assert want, "NumPy's BLAS was not found by threadpoolctl"
+
+
+def test_other_blas_kernels_on_the_same_cpu_model_are_named_not_held_to_bit_identity() -> None:
+    """Found by reproducing the committed MovieLens table: one 'AMD EPYC' model name, but the
+    run was made where OpenBLAS chose AVX2 kernels (Haswell/Zen) and reproduced where it chose
+    AVX-512 ones (SkylakeX); the converted splits differed (fingerprint cc741dfe... vs
+    79465e51..., the first again under OPENBLAS_CORETYPE=Haswell) and reproduce claimed 'same
+    environment: bit-identical expected'."""
+    from bench.benchmark.reproduce import CROSS_ENV_TOLERANCE, environment_tolerance
+    from bench.runs.manifest import environment
+
+    now = environment()
+    other = [{**b, "architecture": "SomeOtherCore"} for b in now["blas"]]
+    tolerance, why = environment_tolerance({"environment": {**now, "blas": other},
+                                            "threads": None}, threads=2)
+    assert tolerance == CROSS_ENV_TOLERANCE
+    assert "BLAS kernels openblas SomeOtherCore" in why, why
+    assert f"-> openblas {now['blas'][0]['architecture']}" in why, why
+    unrecorded = {k: v for k, v in now.items() if k != "blas"}  # a manifest written before
+    tolerance, why = environment_tolerance({"environment": unrecorded, "threads": None},
+                                           threads=2)
+    assert tolerance == CROSS_ENV_TOLERANCE
+    assert "BLAS kernels not recorded" in why
+    assert "OPENBLAS_CORETYPE=Haswell" in why
+
+
 def test_reproducing_says_only_its_comparison_not_the_datasets_warnings(tmp_path):
     """A split warning (here: test rows repeating training rows) was said when the run was made
     and is in its manifest; the rerun of ``reproduce`` printed it again before its result."""

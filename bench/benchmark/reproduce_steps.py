@@ -223,9 +223,25 @@ def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float
             differ.append(f"{pkg} {a} -> {b}")
     if manifest.get("threads") not in (None, threads):
         differ.append(f"threads {manifest.get('threads')} -> {threads}")
+    differ.extend(_blas_differs(was, now))
     if differ:
         return CROSS_ENV_TOLERANCE, "environment differs (" + "; ".join(differ) + ")"
     return 0.0, "same environment: bit-identical expected"
+
+
+def _blas_differs(was: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """What differs in the BLAS kernels (:func:`bench.machine.blas_kernels`): a CPU of the
+    same model name may run other kernels (AVX-512 ``SkylakeX`` or AVX2 ``Haswell``), which
+    round a ratings conversion's SVD and ALS features differently. A manifest written before
+    the kernels were recorded says so, with how to pick the kernel of the machine that made it
+    (``OPENBLAS_CORETYPE``)."""
+    mine = ", ".join(f"{b['internal_api']} {b['architecture']}" for b in now.get("blas") or [])
+    if "blas" not in was:
+        return [f"BLAS kernels not recorded (this machine: {mine or 'unknown'}; a run made on "
+                "an AVX2 CPU is reproduced bit for bit with OPENBLAS_CORETYPE=Haswell)"]
+    theirs = ", ".join(f"{b.get('internal_api')} {b.get('architecture')}" for b in was["blas"])
+    return [] if theirs == mine else [f"BLAS kernels {theirs or 'none'} -> {mine or 'none'} "
+                                      "(OPENBLAS_CORETYPE picks OpenBLAS's)"]
 
 
 # ------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import numpy as np
 from bench.data.atomic import write_text
 from bench.data.jsonio import dumps, read_json_object
 from bench.data.letor import LetorSplits
-from bench.machine import cpu_model
+from bench.machine import blas_kernels, cpu_model
 from bench.runners.libraries import LIBRARIES
 
 MANIFEST = "manifest.json"
@@ -52,7 +52,8 @@ def compared_packages() -> tuple[str, ...]:
 #: The distributions recorded with the libraries declared at import (see :func:`packages`).
 PACKAGES: tuple[str, ...] = packages()
 #: Environment variables that change thread counts, recorded when set.
-THREAD_VARIABLES: tuple[str, ...] = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+THREAD_VARIABLES: tuple[str, ...] = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                     "OPENBLAS_CORETYPE")
 
 
 def now() -> str:
@@ -203,6 +204,7 @@ def environment() -> dict[str, Any]:
         "machine": platform.machine(),
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
+        "blas": blas_kernels(),  # the CPU kernels BLAS chose: other bits on another kernel
         "packages": versions,
         "env": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
     }
