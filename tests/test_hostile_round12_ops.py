@@ -190,10 +190,11 @@ def test_resume_with_a_changed_input_file_names_that_file(
     assert digest(run) == before
 
 
-def test_resume_through_a_link_repointed_keeps_the_files_it_started_with(
+def test_resume_through_a_link_repointed_to_other_data_is_refused_naming_the_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``current -> letor-a`` when the run started; the link then moved to other data: the
-    run goes on with the files it started with, and says where it read them."""
+    """``current -> letor-a`` when the run started; the link then moved to other data: the path
+    as given is read (relative paths are relative to the working folder), its changed file is
+    named, and the run is left as it was."""
     letor_folder(tmp_path / "letor-a")
     other = letor_folder(tmp_path / "letor-b")
     (other / "test.txt").write_bytes((other / "test.txt").read_bytes().replace(b"qid:2", b"qid:9"))
@@ -203,11 +204,29 @@ def test_resume_through_a_link_repointed_keeps_the_files_it_started_with(
               "random,crash", "--seeds", "0", "--quick", "--no-progress", "--out", "res")
     assert res.status == 2, res.err
     run = only_run(tmp_path / "res")
+    before = digest(run)
     (tmp_path / "current").unlink()
     (tmp_path / "current").symlink_to("letor-b")
     res = _resume(tmp_path, run, monkeypatch)
+    ok(refused(res, "test.txt", "changed"))
+    assert digest(run) == before
+
+
+def test_resume_elsewhere_of_a_run_whose_dataset_was_given_through_a_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    letor_folder(tmp_path / "letor-a")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "current").symlink_to(tmp_path / "letor-a")
+    (tmp_path / "proj" / "c.toml").write_text(CRASH_TOML)
+    res = cli(tmp_path / "proj", "run", "--config", "c.toml", "--dataset", "current",
+              "--models", "random,crash", "--seeds", "0", "--quick", "--no-progress",
+              "--out", "res")
+    assert res.status == 2, res.err
+    run = only_run(tmp_path / "proj" / "res")
+    assert manifest(run)["dataset"]["path"] == str((tmp_path / "letor-a").resolve())
+    res = _resume(tmp_path, run, monkeypatch)
     assert res.status == 0, res.err
-    assert str(tmp_path / "letor-a") in res.err, res.err
+    assert str(tmp_path / "letor-a") in res.err, res.err  # said where it was read
     _finished(run)
 
 

@@ -6,10 +6,11 @@ reproduces on another clone. For a path, the manifest also records where the fil
 ``dataset.path`` (its absolute form, links resolved: :func:`path_record`) and
 ``dataset.path_from_run`` (the same place relative to the run directory). A relative path read
 again from another working folder (a cron job's, another clone's, a copied results folder's)
-was "unknown dataset"; :func:`locate_recorded` now tries, in order, the place the run read,
-the path as given (from the working folder) and the place relative to the run directory where
-it lies now, and says which it used; none found is a :class:`~bench.errors.DataError` naming
-every path tried.
+was "unknown dataset"; :func:`locate_recorded` now tries, in order, the path as given (from
+the working folder: relative paths are relative to it, as everywhere, so an edited copy there
+is read), the place the run read, and the same place relative to the run directory where it
+lies now (a moved or copied project), and says which it used; none found is a
+:class:`~bench.errors.DataError` naming every path tried.
 
 The input files a resumed run reads are compared with the recorded ones by file name and
 SHA-256 (:func:`changed_inputs`), not by the path text: the same files under another folder
@@ -61,8 +62,8 @@ def _utf8(text: str) -> bool:
 def locate_recorded(text: str, record: Any, run_dir: Path | None) -> str:
     """The dataset text to load for a run that recorded ``record`` (its manifest's ``dataset``)
     and lies in ``run_dir``: ``text`` itself for a catalogue name or a run that recorded no
-    path; else the first existing place of: where the run read it, ``text`` from the working
-    folder, the same place relative to ``run_dir``. A place other than the one ``text`` names
+    path; else the first existing place of: ``text`` from the working folder, where the run
+    read it, the same place relative to ``run_dir``. A place other than the one ``text`` names
     from here is said (a warning); none existing is a DataError naming each place tried."""
     path = record.get("path") if isinstance(record, Mapping) else None
     if not isinstance(path, str) or not path:
@@ -71,8 +72,8 @@ def locate_recorded(text: str, record: Any, run_dir: Path | None) -> str:
     fold = record.get("fold") if isinstance(record.get("fold"), str) else None
     given = text[: -len(fold) - 1] if fold and text.endswith(f":{fold}") else text
     here = Path(given).expanduser().absolute()
-    places = [(Path(path), "where the run read it"),
-              (here, f"as given, from the working folder {Path.cwd()}")]
+    places = [(here, f"as given, from the working folder {Path.cwd()}"),
+              (Path(path), "where the run read it")]
     beside = record.get("path_from_run")
     if isinstance(beside, str) and beside and run_dir is not None:
         places.append((Path(os.path.normpath(run_dir.absolute() / beside)),
@@ -83,12 +84,9 @@ def locate_recorded(text: str, record: Any, run_dir: Path | None) -> str:
             seen.append((place, why))
     for place, why in seen:
         if os.path.exists(place):
-            if not (os.path.exists(here) and os.path.samefile(place, here)):
-                other = ("is another folder" if os.path.exists(here)
-                         else "does not exist")
-                warnings.warn(f"dataset {text!r}: read from {place} ({why}); {given!r} from "
-                              f"the working folder {other}", RecordedDatasetWarning,
-                              stacklevel=2)
+            if place != here:  # the path as given names nothing from here: said
+                warnings.warn(f"dataset {text!r}: not found from the working folder; read "
+                              f"from {place} ({why})", RecordedDatasetWarning, stacklevel=2)
             return f"{place}:{fold}" if fold else str(place)
     tried = "; ".join(f"{p} ({why})" for p, why in seen)
     raise DataError(f"dataset {text!r} of this run is not found; tried {tried}: put the dataset "
