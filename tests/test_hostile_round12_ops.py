@@ -627,3 +627,15 @@ def test_reproduce_after_a_split_file_vanished_names_it(finished: tuple[Path, Pa
     assert res.status == 1, res.err + res.out
     assert "test.txt" in res.out + res.err, res.out + res.err
     assert (proj / "letor" / "train.txt").is_file()  # no input touched
+
+
+def test_the_suggested_run_command_after_tune_can_be_pasted_as_printed(tmp_path: Path) -> None:
+    cwd = _letor(tmp_path)
+    res = cli(cwd, "tune", "--dataset", "letor", "--models", "lightgbm", "--budget-trials", "1",
+              "--quick", "--no-progress", "--out", "tune out")
+    assert res.status == 0, res.err
+    line = next(ln for ln in res.out.splitlines() if ln.startswith("run them: "))
+    words = shlex.split(line[len("run them: "):])
+    assert words[:2] == ["ltrbench", "run"], words
+    config = Path(words[words.index("--config") + 1])
+    assert (cwd / config).is_file(), words
