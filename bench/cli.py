@@ -116,10 +116,22 @@ def no_empty_values(parser: argparse.ArgumentParser) -> None:
             action.type = _non_empty(action.type)
 
 
+def not_utf8(text: str) -> str:
+    """Why a value whose bytes are not UTF-8 (a Latin-1 file name: the shell passes its bytes,
+    Python escapes them as lone surrogates) is refused: ltrbench writes names and paths into its
+    UTF-8 files (manifest, config, tables), where such a value ended in a UnicodeEncodeError
+    traceback after the work was done."""
+    shown = text.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+    return (f"'{shown}' holds bytes that are not UTF-8 text: ltrbench records names and paths "
+            "as UTF-8; rename it (or give it through a link with a UTF-8 name)")
+
+
 def _non_empty(read: Any) -> Callable[[str], Any]:
     def value(text: str) -> Any:
         if text == "":
             raise argparse.ArgumentTypeError("an empty value: give one, or leave the option out")
+        if any("\udc80" <= c <= "\udcff" for c in text):  # os.fsdecode's escapes of bytes
+            raise argparse.ArgumentTypeError(not_utf8(text))
         return text if read is None else read(text)
 
     value.__name__ = getattr(read, "__name__", "str")  # argparse's "invalid <name> value"
@@ -255,11 +267,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: standard output is closed (the command was started with >&-): "
               "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
         return 2
+    from bench.machine import limit_note
+
     try:
         with encodable_output():
             return _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         return pipe_closed()
+    except (MemoryError, ImportError, RuntimeError, OSError) as exc:  # a command's module
+        if (note := limit_note(exc)) is None:  # could not load under ulimit -v / -n
+            raise
+        print(f"error: {note}", file=sys.stderr)
+        return 2
     except SystemExit as exc:  # rich's Console turns a broken pipe into SystemExit(1)
         if isinstance(exc.__context__, BrokenPipeError):
             return pipe_closed()
@@ -271,6 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from bench.errors import ConfigError
+    from bench.machine import limit_note, thread_variable_problem
+
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     if extras:  # argparse reports them with the top-level usage, which lists no option
@@ -286,6 +308,8 @@ def _main(argv: Sequence[str] | None) -> int:
         from bench.commands.text import check_input_kinds
 
         check_input_kinds(getattr(args, "command", None), args)
+        if (problem := thread_variable_problem()) is not None:  # before numba or OpenMP loads
+            raise ConfigError(problem)
         from bench.jit_cache import saves_best_effort
 
         with _one_line_warnings(), _sigterm_as_interrupt(), saves_best_effort():
@@ -299,13 +323,19 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
-        print(f"error: {os_error_text(stdout_failed(exc))}", file=sys.stderr)
+        note = limit_note(exc)
+        print(f"error: {note or os_error_text(stdout_failed(exc))}", file=sys.stderr)
+        return 2
+    except (MemoryError, ImportError, RuntimeError) as exc:  # a limit (ulimit -v) said as one
+        if (note := limit_note(exc)) is None:
+            raise
+        print(f"error: {note}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
-        how = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
+        how = exc.how if isinstance(exc, _Terminated) else "interrupted"
         resume = " (use --resume to go on)" if hasattr(args, "resume") else ""  # run, tune
         print(f"{how}; files already written are complete{resume}", file=sys.stderr)
-        return 143 if isinstance(exc, _Terminated) else 130
+        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
 
 
 def _command_parser(parser: argparse.ArgumentParser,
@@ -354,31 +384,46 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``, a batch system's stop) seen as Ctrl-C is: the same clean stop."""
+    """SIGTERM (``kill PID``, a batch system's stop) or SIGHUP (the terminal or ssh session that
+    started the command went away) seen as Ctrl-C is: the same clean stop."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.how = "terminated (SIGTERM)" if signum == 15 else "hung up (SIGHUP: the terminal " \
+            "or session that started the command went away)"
+
+
+#: The signals stopped as Ctrl-C is (their names, for platforms without SIGHUP).
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
 
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """While a command runs, SIGTERM stops it as Ctrl-C does: the ``finally`` blocks run (a
-    Dask cluster and worker processes are shut, locks released, temporaries removed) and the
-    status is 143 (128 + 15, what a shell reports for a process SIGTERM ended), where Python's
-    default ends the process at once. Only from the main thread, and only where SIGTERM has
-    its default action (an embedding program's own handler is kept)."""
+    """While a command runs, SIGTERM and SIGHUP stop it as Ctrl-C does: the ``finally`` blocks
+    run (a Dask cluster and worker processes are shut, locks released, temporaries removed) and
+    the status is 128 + the signal's number (143, 129: what a shell reports for a process the
+    signal ended), where Python's default ends the process at once. Only from the main thread,
+    and only for a signal with its default action (an embedding program's own handler, or
+    ``nohup``'s ignored SIGHUP, is kept)."""
     import signal
     import threading
 
     def stop(signum: int, frame: object) -> None:
-        raise _Terminated()
+        raise _Terminated(signum)
 
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.signal(signal.SIGTERM, stop)
+    caught = [s for s in (getattr(signal, n, None) for n in _STOP_SIGNALS)
+              if s is not None and signal.getsignal(s) is signal.SIG_DFL]
+    for s in caught:
+        signal.signal(s, stop)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for s in caught:
+            signal.signal(s, signal.SIG_DFL)
 
 
 @contextlib.contextmanager

@@ -84,6 +84,59 @@ def thread_run_seconds() -> dict[int, float]:
     return out
 
 
+#: Thread-count variables that a library reads once, when it is loaded: numba (``NUMBA_NUM_THREADS``,
+#: a value below 1 makes ``import numba`` raise, a word makes it print a traceback as a warning
+#: and use its default) and the OpenMP runtimes of LightGBM and XGBoost (``OMP_NUM_THREADS``:
+#: libgomp says "Invalid value" and ignores it, while the run's manifest recorded it as set).
+THREAD_VARIABLES: tuple[str, ...] = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def thread_variable_problem(environ: dict[str, str] | None = None) -> str | None:
+    """What is wrong with a thread-count variable of the environment, in one line, else
+    ``None``: each of :data:`THREAD_VARIABLES` that is set and not empty must be a whole number
+    >= 1 (``OMP_NUM_THREADS`` may list one per nesting level, ``4,2``)."""
+    env = os.environ if environ is None else environ
+    for name in THREAD_VARIABLES:
+        value = env.get(name, "").strip()
+        if not value:
+            continue
+        items = value.split(",") if name == "OMP_NUM_THREADS" else [value]
+        if not all(i.strip().isascii() and i.strip().isdigit() and int(i) >= 1 for i in items):
+            form = "a whole number >= 1" + (" (or one per nesting level, 4,2)"
+                                           if name == "OMP_NUM_THREADS" else "")
+            return (f"${name} is {value!r}: expected {form}, or leave it unset for the "
+                    "library's default (the number of CPUs)")
+    return None
+
+
+def limit_note(exc: BaseException) -> str | None:
+    """One line for a failure that a resource limit of this process explains, else ``None``: out
+    of memory, a library that cannot map its code, or a thread that cannot start under an
+    address-space limit (``ulimit -v``), too many open files (``ulimit -n``)."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        return (f"too many open files ({exc.strerror or exc}): this process may open at most "
+                f"{soft} files at once (ulimit -n {soft}); raise the limit and run again")
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    limited = soft != resource.RLIM_INFINITY
+    memory = isinstance(exc, MemoryError) or (
+        isinstance(exc, OSError) and exc.errno == errno.ENOMEM)
+    loading = isinstance(exc, ImportError) or (  # an OSError with a number is about a file
+        isinstance(exc, OSError) and exc.errno is None) or (
+        isinstance(exc, RuntimeError) and "thread" in str(exc))
+    if not (memory or (limited and loading)):
+        return None
+    cause = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+    cause = " ".join(cause.split())[:200]
+    if limited:
+        return (f"out of memory ({cause}) under this process's address-space limit of "
+                f"{soft // 2**20:,} MiB (ulimit -v {soft // 1024}); raise the limit and run "
+                "again")
+    return f"out of memory ({cause}); free memory or use a smaller dataset, and run again"
+
+
 def blas_kernels() -> list[dict[str, str]]:
     """The BLAS libraries loaded in this process and the CPU kernels each chose
     (threadpoolctl's ``internal_api``, ``version`` and ``architecture``: OpenBLAS built with

@@ -62,7 +62,14 @@ def _manifest(run: Path) -> dict[str, object]:
 
 
 def a_run_whose_dataset_is_gone_is_not_a_success(tmp: Path) -> str | None:
-    _copy(tmp)
+    run = _copy(tmp)
+    # The copy is the project: the manifest's absolute place of the dataset (round 12, where a
+    # run looks for a relative dataset it cannot find from the working folder) is this copy's,
+    # so the data is gone from every place the run recorded, not only from the path as given.
+    doc = _manifest(run)
+    dataset = dict(doc["dataset"])  # type: ignore[call-overload]
+    dataset["path"] = str((tmp / "letor").resolve())
+    (run / "manifest.json").write_text(json.dumps({**doc, "dataset": dataset}))
     shutil.rmtree(tmp / "letor")
     res = _reproduce(tmp)
     if res.traceback:

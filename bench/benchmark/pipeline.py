@@ -38,6 +38,7 @@ from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
 from bench.data.split_checks import SplitFinding, check_same_features, check_splits
 from bench.datasets.catalogue import DatasetSpec
+from bench.datasets.recorded import changed_inputs, locate_recorded, path_record
 from bench.datasets.resolve import load_dataset, resolve_spec
 from bench.engines import ClusterOptions, get_engine
 from bench.errors import ConfigError, DataError, LtrbenchError
@@ -52,7 +53,7 @@ from bench.runs.lock import writer_lock
 from bench.runs.manifest import Manifest, ManifestWriter, dataset_fingerprint, now
 from bench.runs.manifest_check import RESUME_FIELDS, read_run_manifest
 from bench.runs.naming import new_run_dir
-from bench.runs.search import latest_unfinished
+from bench.runs.search import NoRunToResumeWarning, latest_unfinished, no_run_to_resume
 
 Loader = Callable[..., LetorSplits]
 #: ``run_model`` or an isolated trainer with its signature.
@@ -67,6 +68,7 @@ def run_benchmark(
     progress: bool = True,
     splits: LetorSplits | None = None,
     loader: Loader | None = None,
+    origin: tuple[Path, dict[str, Any]] | None = None,
 ) -> Path:
     """Run ``config`` and return the run directory ``<out_dir>/runs/<run-id>/``.
 
@@ -75,7 +77,9 @@ def run_benchmark(
     latest unfinished run of this config under ``out_dir`` (a new run if there is none); a path
     continues that run directory. ``splits`` skips dataset loading (programmatic use; the
     manifest then records ``splits.inputs`` as given). ``loader(spec, data_dir=...)`` replaces
-    :func:`bench.datasets.resolve.load_dataset`.
+    :func:`bench.datasets.resolve.load_dataset`. ``origin`` (a run directory and its manifest:
+    the run ``reproduce`` runs again; a resumed run is its own): a path dataset is found again
+    from what that run recorded (:func:`bench.datasets.recorded.locate_recorded`).
     """
     config = config.resolved()
     out_dir = results_folder(out_dir, resume)
@@ -85,14 +89,20 @@ def run_benchmark(
     _check_before_data(config, gbdt_libraries)
     with progress_bar(progress, len(pairs)) as advance, contextlib.ExitStack() as held:
         resumed = _resumed_run(config, Path(out_dir), resume, held)  # locked, read once
+        where: DatasetSpec | None = None
         if splits is None:
             advance(f"loading {config.dataset}", 0)
-            splits = load_splits(config.dataset, data_dir=config.data_dir, loader=loader,
+            found = resumed if resumed is not None else origin
+            text = config.dataset if found is None else locate_recorded(
+                config.dataset, found[1].get("dataset"), found[0])
+            where = resolve_spec(text) if loader is None else None
+            splits = load_splits(where or text, data_dir=config.data_dir, loader=loader,
                                  cache=config.cache, progress=lambda text: advance(text, 0))
         if config.name:  # the display name the user chose (``--name``, ``name =``)
             splits = dataclasses.replace(splits, name=config.name)
         checked = _check_splits(config, splits, gbdt_libraries)
-        run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resumed, held, checked)
+        run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resumed, held, checked,
+                                          where)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
         train, trainer = _open_trainer(config, splits, run_dir, manifest, advance, bool(todo))
         try:
@@ -362,6 +372,9 @@ def _resumed_run(config: RunConfig, out_dir: Path, resume: bool | str | Path,
         run_dir = Path(resume)  # a run directory: checked by results_folder
     elif resume:
         run_dir = latest_unfinished(out_dir / "runs", config.config_hash())
+        if run_dir is None:  # said: an edited config file has another hash
+            warnings.warn(no_run_to_resume(out_dir / "runs", config.config_hash()),
+                          NoRunToResumeWarning, stacklevel=3)
     if run_dir is None:
         return None
     held.enter_context(writer_lock(run_dir))  # one writer per run directory
@@ -370,11 +383,12 @@ def _resumed_run(config: RunConfig, out_dir: Path, resume: bool | str | Path,
 
 def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path,
                   resumed: tuple[Path, dict[str, Any]] | None, held: contextlib.ExitStack,
-                  checked: dict[str, Any]) -> tuple[Path, ManifestWriter]:
+                  checked: dict[str, Any],
+                  where: DatasetSpec | None = None) -> tuple[Path, ManifestWriter]:
     """The run directory (new, or the one resumed: :func:`_resumed_run`), with its writer lock
     entered into ``held`` before anything in it is touched (:mod:`bench.runs.lock`), and the
     writer of its manifest, written once: started (or reopened) with the split checks and
-    devices ``checked``."""
+    devices ``checked``, and where a path dataset ``where`` lies (:func:`path_record`)."""
     chash = config.config_hash()
     if resumed is not None:
         run_dir, recorded = resumed
@@ -389,7 +403,10 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path,
     try:
         write_text(run_dir / "config.toml", config.to_toml(
             header=f"ltrbench run config (resolved); run {run_dir.name}; hash {chash}"))
-        manifest = ManifestWriter(run_dir, start_manifest(config, splits, run_dir.name, **checked))
+        started = start_manifest(config, splits, run_dir.name, **checked)
+        if where is not None:
+            started.dataset.update(path_record(where, run_dir))
+        manifest = ManifestWriter(run_dir, started)
         manifest.write()
     except BaseException:  # no manifest: a folder --resume never finds and report refuses
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -410,8 +427,10 @@ def _check_resumable(run_dir: Path, manifest: dict[str, Any], chash: str, splits
             "its own config.toml as written, or start a new run"
         )
     recorded = (manifest.get("dataset") or {}).get("inputs") or {}
-    if recorded and splits.inputs and recorded != splits.inputs:
-        raise ConfigError(f"{run_dir}: the input files changed since the run started; start a new run")
+    changed = changed_inputs(recorded, splits.inputs) if recorded and splits.inputs else []
+    if changed:
+        raise ConfigError(f"{run_dir}: the input files changed since the run started: "
+                          f"{'; '.join(changed[:5])}; start a new run")
     fingerprint = (manifest.get("dataset") or {}).get("fingerprint")
     if fingerprint and fingerprint != dataset_fingerprint(splits):
         raise ConfigError(

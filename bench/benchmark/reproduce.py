@@ -72,7 +72,7 @@ def reproduce_run(
     outcome = Outcome(source=str(run_dir), status="skipped", config=str(config_path), original_run=str(run_dir))
     with _out(out_dir) as out:
         try:
-            config, new = _rerun(config_path, out, loader, progress, manifest)
+            config, new = _rerun(config_path, out, loader, progress, manifest, run_dir)
         except DataError as exc:
             outcome.reason = f"data not available: {exc}"
             return outcome
@@ -144,7 +144,7 @@ def _reproduce_table(table: dict[str, Any], where: tuple[Path | None, Path | Non
     manifest = _manifest_of(original)
     with _out(out_dir) as out:
         try:
-            config, new = _rerun(config_path, out, loader, progress, manifest)
+            config, new = _rerun(config_path, out, loader, progress, manifest, original)
         except DataError as exc:
             outcome.reason = f"data not available: {exc}"
             return outcome

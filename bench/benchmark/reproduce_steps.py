@@ -280,13 +280,18 @@ def _check_recorded(config: RunConfig, config_path: Path, manifest: dict[str, An
 
 
 def _rerun(config_path: Path, out_dir: Path, loader: Loader | None, progress: bool,
-           manifest: dict[str, Any] | None) -> tuple[RunConfig, Path]:
+           manifest: dict[str, Any] | None,
+           original: Path | None = None) -> tuple[RunConfig, Path]:
+    """Run ``config_path`` again into ``out_dir``; a path dataset is found again from what the
+    ``original`` run's ``manifest`` recorded (another working folder, a copied folder)."""
     config = RunConfig.load(config_path)
     _check_recorded(config, config_path, manifest)
     config = replace(config, crosscheck=False, permute_check=False, permute_retrain=False)
     with warnings.catch_warnings():  # said when the run was made, and in its manifest: the
         warnings.simplefilter("ignore", SplitWarning)  # rerun prints only its comparison
-        new = run_benchmark(config, out_dir=out_dir, progress=progress, loader=loader)
+        origin = (original or config_path.parent, manifest) if manifest else None
+        new = run_benchmark(config, out_dir=out_dir, progress=progress, loader=loader,
+                            origin=origin)
     return config, new
 
 
@@ -340,7 +345,7 @@ def rerun_compared(config_path: Path, original: Path | None, manifest: dict[str,
                    progress: bool) -> Path:
     """Run ``config_path`` again into ``out``, add its comparison with ``original`` (if any) to
     ``outcome`` (tolerance: the largest of its runs'); the new run. A rerun's DataError propagates."""
-    config, new = _rerun(config_path, out, loader, progress, manifest)
+    config, new = _rerun(config_path, out, loader, progress, manifest, original)
     tol, why = ((tolerance, "given") if tolerance is not None else
                 environment_tolerance(manifest, config.resolved().params.resolved_threads())
                 if manifest is not None else (CROSS_ENV_TOLERANCE, "original manifest "

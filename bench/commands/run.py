@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.commands.run_options import add_config_arguments, config_from_args
-from bench.commands.text import examples, plain
+from bench.commands.text import examples, plain, shell_option
 from bench.engines import engine_names
 from bench.runs.layout import RUN_INTO, RUN_SEALED, run_inputs, run_writes
 
@@ -120,8 +120,8 @@ def main(args: argparse.Namespace) -> int:
 
         sys.stdout.write(summary_text(summary))
         sys.stdout.write(story(run_dir))
-        sys.stdout.write(f"next: ltrbench report --out {args.out}  (leaderboard with intervals "
-                         f"and plots in {args.out}/)\n")
+        sys.stdout.write(f"next: ltrbench report {shell_option('--out', args.out)}  "
+                         f"(leaderboard with intervals and plots in {args.out}/)\n")
     cc = summary.get("crosscheck")
     return 1 if cc is not None and cc.get("ok") is False else 0
 

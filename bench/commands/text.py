@@ -312,3 +312,14 @@ def _door_message(command: str, option: str, path: str, kind: str, expected: str
     else:
         hint = f"; such a {'folder' if kind.endswith('-dir') else 'file'} goes to {where}"
     return f"{option} {terminal_line(path)}: this looks like {what}; expected {expected}{hint}"
+
+
+def shell_option(option: str, value: object) -> str:
+    """``--out VALUE`` as a shell reads it back, for a command line ltrbench suggests: quoted
+    when it holds spaces or shell characters (``--out o with space`` was three words), and
+    ``--out=-x`` when the value starts with ``-`` (argparse reads ``--out -x`` as two options)."""
+    import shlex
+
+    text = str(value)
+    return f"{option}={shlex.quote(text)}" if text.startswith("-") else \
+        f"{option} {shlex.quote(text)}"

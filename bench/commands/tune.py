@@ -21,7 +21,7 @@ import json
 import sys
 
 from bench.commands.run_options import add_config_arguments, config_from_args
-from bench.commands.text import ascii_float, examples, plain
+from bench.commands.text import ascii_float, examples, plain, shell_option
 from bench.engines import engine_names
 from bench.runs.layout import LOCAL_RESULTS, run_inputs
 
@@ -125,5 +125,5 @@ def main(args: argparse.Namespace) -> int:
               f"pruned, {m['failed']} failed), {m['cpu_s']:.1f} CPU s; {best}")
         for note in m.get("at_bounds", ()):
             print(f"    note: {note}")
-    print(f"run them: ltrbench run --config {outcome.folder / 'best.toml'}")
+    print(f"run them: ltrbench run {shell_option('--config', outcome.folder / 'best.toml')}")
     return 0

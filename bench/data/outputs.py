@@ -231,6 +231,11 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     """
     _check_name(option, path)
     p = Path(path)
+    bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None and not os.path.lexists(p):  # as the Python API's folders (user_path)
+        raise ConfigError(f"{option} {os.fspath(p)!r}: the folder to create holds a control "
+                          f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
+                          "path?); expected a folder path without one")
     found = _expand(inputs)
     _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),
                   tuple(w.rsplit("/", 1)[0] for w in writes if "/" in w))

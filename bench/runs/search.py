@@ -70,6 +70,33 @@ def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
     return max(found)[2] if found else None
 
 
+class NoRunToResumeWarning(UserWarning):
+    """``run --resume`` found no unfinished run of its config: a new run starts (said)."""
+
+
+def no_run_to_resume(runs: Path, config_hash: str) -> str:
+    """What ``run --resume`` says when :func:`latest_unfinished` found nothing: a new run
+    starts, and the unfinished runs of other configs under ``runs`` are named (a config file
+    edited between the first run and the resume has another hash: its run is left as it is)."""
+    others = []
+    if runs.is_dir():
+        for d in sorted(runs.iterdir()):
+            try:
+                doc = read_manifest(d) if (d / MANIFEST).is_file() else None
+            except (DataError, ConfigError):
+                continue
+            if isinstance(doc, dict) and not doc.get("finished") \
+                    and doc.get("config_hash") != config_hash:
+                others.append(f"{d} (config hash {doc.get('config_hash')})")
+    text = (f"--resume: no unfinished run of this config (hash {config_hash}) in {runs}; a new "
+            "run starts")
+    if others:
+        text += (f". Unfinished runs of another config there: {'; '.join(others[:5])}: its "
+                 "config (or options) changed since; to go on with one as it was started, "
+                 "give --resume RUN_DIR")
+    return text
+
+
 def _dataset_matches(run: RunDir, spec: str) -> bool:
     cfg = run.config.get("dataset")
     manifest_ds = run.manifest.get("dataset") or {}
