@@ -408,6 +408,12 @@ def test_names_that_look_different_stay_two_runs(tmp_path: Path,
         assert n in res.out
 
 
+def test_two_blanks_where_another_name_has_one_are_refused(tmp_path: Path) -> None:
+    """Markdown, HTML and LaTeX typeset ``bm25  rm3`` as ``bm25 rm3``."""
+    res = _names(tmp_path, "bm25 rm3", "bm25  rm3")
+    assert refused(res, "'bm25 rm3'", "'bm25  rm3'", "U+0020 SPACE") is None, res.err
+
+
 def test_a_soft_hyphen_in_a_run_name_is_refused_naming_it(tmp_path: Path) -> None:
     res = _names(tmp_path, "bm25", "bm\u00ad25")
     assert refused(res, "U+00AD") is None, res.err

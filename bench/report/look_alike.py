@@ -4,7 +4,8 @@ terminal, in a Markdown, CSV or LaTeX table (run names of a comparison).
 Two names are look-alikes when they differ as strings but have the same :func:`skeleton`:
 Unicode's compatibility form (NFKC: a full-width ``Ａ`` is ``A``, a decomposed ``e`` + U+0301
 is ``é``), invisible format characters removed (zero-width space and joiners, soft hyphen,
-bidirectional marks, byte-order mark: Unicode category Cf), and the letters of other scripts
+bidirectional marks, byte-order mark: Unicode category Cf), a run of blanks read as one blank
+(Markdown, HTML and LaTeX typeset ``A  B`` as ``A B``), and the letters of other scripts
 that are drawn as a Latin letter in common fonts replaced by that letter (:data:`CONFUSABLES`,
 a small table written here as data after Unicode's confusables list, UTS #39: the Cyrillic and
 Greek capitals and lower-case letters of identical shape; no case folding, no digits: ``A`` and
@@ -13,6 +14,7 @@ Greek capitals and lower-case letters of identical shape; no case folding, no di
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 __all__ = ["CONFUSABLES", "clash_text", "skeleton"]
@@ -39,11 +41,15 @@ CONFUSABLES: dict[str, str] = {
 }
 
 
+#: Runs of blanks: one blank in Markdown, HTML and LaTeX, as typeset.
+_SPACES = re.compile(r"\s+")
+
+
 def skeleton(name: str) -> str:
     """The form under which look-alike names are one (module docstring)."""
     text = unicodedata.normalize("NFKC", name)
     text = "".join(CONFUSABLES.get(c, c) for c in text if unicodedata.category(c) != "Cf")
-    return unicodedata.normalize("NFC", text)
+    return _SPACES.sub(" ", unicodedata.normalize("NFC", text))
 
 
 def _char(c: str) -> str:
