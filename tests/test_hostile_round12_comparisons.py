@@ -497,6 +497,20 @@ def test_a_row_removed_from_the_tuned_markdown_is_named_missing(tuned: Path) -> 
                for d in rendered["differences"]), rendered["differences"]
 
 
+def test_a_tuned_document_that_cannot_be_rendered_is_a_named_difference(tuned: Path) -> None:
+    """``versus_default`` made a text by hand: no Markdown can be what it says; a mismatch
+    naming the file and why, not a traceback (and the reruns, if any, still compare)."""
+    path = tuned / "leaderboard-tuned-ohsumed.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["tuned"][0]["versus_default"] = "all better"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    res, rendered = _reproduce(tuned, "leaderboard-tuned-ohsumed.json")
+    assert res.status == 1
+    assert rendered["status"] == "mismatch"
+    assert any(d["file"] == "leaderboard-tuned-ohsumed.md" and "cannot be rendered"
+               in d["reproduced"] for d in rendered["differences"]), rendered["differences"]
+
+
 def test_reproduce_leaves_the_tuned_files_as_they_were(tuned: Path) -> None:
     before = {p: p.read_bytes() for p in tuned.rglob("*") if p.is_file()}
     _reproduce(tuned, "leaderboard-tuned-ohsumed.md")
