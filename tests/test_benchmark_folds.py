@@ -153,7 +153,8 @@ def test_a_fold_table_reproduces_every_fold_bit_for_bit_from_another_folder(
 
     doc = _moved(ohsumed_folds, tmp_path)
     assert all(not Path(r).is_absolute() for r in json.loads(doc.read_text())["runs"])
-    (outcome,) = reproduce_document(doc.with_suffix(".md"))
+    rendered, outcome = reproduce_document(doc.with_suffix(".md"))  # the .md, then the runs
+    assert rendered.status == "match", rendered.differences[:3]
     assert outcome.status == "match", outcome.differences[:3]
     assert outcome.tolerance == 0.0
     # five runs compared file by file, then two tables of two rows rebuilt number by number
@@ -169,7 +170,8 @@ def test_a_fold_value_that_the_runs_do_not_give_is_a_mismatch(
     raw = json.loads(doc.read_text())
     raw["tables"][0]["rows"][0]["per_fold"][2] += 1e-3
     doc.write_text(json.dumps(raw))
-    (outcome,) = reproduce_folds(doc)
+    rendered, outcome = reproduce_folds(doc)  # the JSON edited alone: its .md differs too
+    assert rendered.status == "mismatch"
     assert outcome.status == "mismatch"
     assert [d for d in outcome.differences if "per_fold" in json.dumps(d)]
 

@@ -96,13 +96,16 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any], Path], None], str]] = {
 def test_an_edited_number_beside_the_tuned_table_is_a_mismatch(world: Path, tmp_path: Path,
                                                                 case: str) -> None:
     edit, key = EDITS[case]
-    (outcome,) = reproduce_leaderboard(_copy(world, tmp_path, edit), loader=_loader)
+    # the table files against the JSON first (round 12), then the two runs
+    _, outcome = reproduce_leaderboard(_copy(world, tmp_path, edit), loader=_loader)
     assert outcome.status == "mismatch", (case, outcome.as_dict())
     assert [d["key"] for d in outcome.differences] == [key], outcome.differences
 
 
 def test_an_untouched_tuned_document_still_matches(world: Path, tmp_path: Path) -> None:
-    (outcome,) = reproduce_leaderboard(_copy(world, tmp_path, lambda d, r: None), loader=_loader)
+    # the table files against the JSON first (round 12), then the two runs
+    rendered, outcome = reproduce_leaderboard(_copy(world, tmp_path, lambda d, r: None), loader=_loader)
+    assert rendered.status == "match", rendered.as_dict()
     assert outcome.status == "match", outcome.as_dict()
     assert outcome.compared > 3000  # the table, versus_default and the trials
 
@@ -159,7 +162,8 @@ def test_a_missing_config_names_the_run_it_belongs_to(world: Path, tmp_path: Pat
     def edit(doc: dict[str, Any], root: Path) -> None:
         (_run_dir(doc, root, role) / "config.toml").unlink()
 
-    (outcome,) = reproduce_leaderboard(_copy(world, tmp_path, edit), loader=_loader)
+    # the table files against the JSON first (round 12), then the two runs
+    _, outcome = reproduce_leaderboard(_copy(world, tmp_path, edit), loader=_loader)
     assert outcome.status == "skipped"
     assert f"the {role.replace('_', ' ')}'s config.toml not found" in outcome.reason
     assert "config.toml'" in outcome.reason  # the place the document gives

@@ -257,7 +257,11 @@ def test_report_tuned_writes_the_set_and_reproduce_reruns_both_configs(
     md = (out / "leaderboard-tuned-tiny.md").read_text(encoding="utf-8")
     assert "lightgbm-lambdarank (tuned)" in md
     assert "## Trials" in md
-    (outcome,) = reproduce_leaderboard(out / "leaderboard-tuned-tiny.json", loader=_loader)
+    # the table files against the JSON (round 12), then the two runs
+    rendered, outcome = reproduce_leaderboard(out / "leaderboard-tuned-tiny.json",
+                                              loader=_loader)
+    assert rendered.status == "match", rendered.differences[:3]
+    assert not rendered.reran, rendered.differences[:3]
     assert outcome.status == "match", outcome.differences[:3]
     assert outcome.compared > 1000
 

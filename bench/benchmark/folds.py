@@ -35,7 +35,7 @@ from bench.datasets.folds import (
 )
 from bench.datasets.resolve import resolve_spec
 from bench.errors import ConfigError
-from bench.report.folds import FoldTable, fold_table, render_fold_markdown
+from bench.report.folds import FoldTable, fold_table, render_fold_document
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 
@@ -118,11 +118,12 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     dirs = [RunDir(r) for r in runs]
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
     folder.mkdir(parents=True, exist_ok=True)
-    md = write_text(folder / f"{stem}.md", "\n".join(render_fold_markdown(t) for t in tables))
     doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),
            # relative to the results folder holding folds/ and runs/: a committed fold table
            # finds its runs anywhere (bench.benchmark.reproduce_folds)
            "runs": [os.path.relpath(r, out) for r in runs], "tables": [table_json(t) for t in tables]}
+    # the Markdown is what the JSON renders to, as reproduce renders it to compare them
+    md = write_text(folder / f"{stem}.md", render_fold_document(doc))
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
 

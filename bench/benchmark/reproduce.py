@@ -18,7 +18,9 @@ Two sources of recorded configs:
   defaults and tune's ``best.toml`` as the run recorded it) are run again and compared with
   their runs, and the joined table is rebuilt from the two new runs
   (:func:`bench.report.tuning_board.tuned_table`) and compared with the stored one, and so are
-  ``versus_default`` and ``trials`` (:mod:`bench.benchmark.reproduce_tuned`). A run made
+  ``versus_default`` and ``trials`` (:mod:`bench.benchmark.reproduce_tuned`); its table files
+  (``.md``, ``.csv``, ``.tex``, ``tuned-<dataset>/trials.md`` and ``.tex``) are compared cell by
+  cell with what the JSON renders to, as a leaderboard's are. A run made
   from ``best.toml`` is an ordinary run directory: ``--run DIR`` reproduces it alone.
 
 Tolerance: 0 (bit-identical) when the environment matches the original run's manifest (package
@@ -48,7 +50,7 @@ from bench.benchmark.reproduce_steps import (
     locate,
     rerun_compared,
 )
-from bench.benchmark.reproduce_text import check_rendered
+from bench.benchmark.reproduce_text import check_rendered, tuned_renderings
 from bench.benchmark.reproduce_tuned import reproduce_tuned, tuned_places
 from bench.errors import ConfigError, DataError
 from bench.report.build import LeaderboardOptions
@@ -117,10 +119,13 @@ def reproduce_leaderboard(
     base = json_path.parent
     if "tuned" in document.raw:  # report --tuned: each table joins two runs
         pairs = tuned_places(document.raw, base, json_path)
-        return [reproduce_tuned(table, entry, pair, base, document.options, out_dir,
-                                tolerance, loader, progress)
-                for table, entry, pair in zip(document.raw["tables"], document.raw["tuned"],
-                                              pairs, strict=True)]
+        rendered = check_rendered(json_path, document.raw, path,
+                                  tuned_renderings(json_path, document.raw))
+        return [*([rendered] if rendered else []),
+                *(reproduce_tuned(table, entry, pair, base, document.options, out_dir,
+                                  tolerance, loader, progress)
+                  for table, entry, pair in zip(document.raw["tables"], document.raw["tuned"],
+                                                pairs, strict=True))]
     places = [_places(table, i, base, json_path) for i, table in enumerate(document.raw["tables"])]
     rendered = check_rendered(json_path, document.raw, path)  # the text a reader cites
     return [*([rendered] if rendered else []), *(_reproduce_table(table, where, document.options, out_dir, tolerance, loader, progress)

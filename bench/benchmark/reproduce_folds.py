@@ -6,7 +6,9 @@ in it) and compared with the original run as :func:`bench.benchmark.reproduce.re
 compares one run; then each stored fold table (per-fold values, mean ± std over folds, the
 pooled mean, its bootstrap interval and the Holm-corrected p-values) is rebuilt from the new
 runs with :func:`bench.report.folds.fold_table` and compared number by number, and so are the
-document's own ``dataset`` and ``folds`` (the title every rendering prints). A fold run is
+document's own ``dataset`` and ``folds`` (the title every rendering prints). The Markdown twin
+(``.md`` beside the JSON) is compared first, cell by cell, with what the JSON renders to
+(:func:`bench.benchmark.reproduce_text.check_rendered`). A fold run is
 found where the document says (``runs/<id>`` relative to the folder holding ``folds/``, as
 ``run_folds`` writes it, or an absolute path to a run directory; never a path climbing out of
 that folder), else by its run id under ``runs/``. A fold
@@ -30,6 +32,7 @@ from bench.benchmark.reproduce_steps import (
     locate,
     rerun_compared,
 )
+from bench.benchmark.reproduce_text import check_rendered, fold_renderings
 from bench.data.jsonio import read_json_object
 from bench.errors import DataError
 from bench.report.folds import check_fold_doc, fold_table, read_fold_doc
@@ -51,7 +54,7 @@ def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
     ids = (doc.get("tables") or [{}])[0].get("run_ids") or []
     if not isinstance(runs, list) or not runs or not all(isinstance(r, str) and r for r in runs):
         raise DataError("'runs': expected the list of the fold runs' folders", path=path)
-    base = path.parent.parent
+    base = path.absolute().parent.parent  # 'x.json' given inside folds/: its parent is '.'
     found: list[Path] = []
     for i, entry in enumerate(runs):
         here = locate(base, entry, f"runs[{i}]", path, file=None)
@@ -115,6 +118,8 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
     else:
         check_fold_doc(doc, path)
     _check_document(doc, path)
+    # the Markdown a reader cites against what the document renders to, before any rerun
+    rendered = check_rendered(path, doc, path, fold_renderings(path, doc))
     originals = _fold_runs(doc, path)
     _check_metrics(doc, originals, path)
     outcome = Outcome(source=f"fold table {doc.get('dataset', '?')!r} "
@@ -130,7 +135,7 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
                                            loader, progress))
             except DataError as exc:
                 outcome.reason = f"data not available ({original.name}): {exc}"
-                return [outcome]
+                return [*([rendered] if rendered else []), outcome]
         outcome.new_run = " + ".join(str(n) for n in news) if out_dir is not None else ""
         dirs = [RunDir(n) for n in news]
         for stored in doc["tables"]:
@@ -146,7 +151,7 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
                                                      outcome.differences + diffs + more)
     outcome.n_differences = len(outcome.differences)
     outcome.status = "match" if not outcome.differences else "mismatch"
-    return [outcome]
+    return [*([rendered] if rendered else []), outcome]
 
 
 def reproduce_document(path: str | Path, *, out_dir: str | Path | None = None,

@@ -19,6 +19,7 @@ import csv
 import difflib
 import re
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,37 +32,77 @@ _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _UNESCAPED_AMP = re.compile(r"(?<!\\)&")
 
 
-def _renderers() -> dict[str, Callable[[dict[str, Any]], str]]:
+def leaderboard_renderings(json_path: Path, raw: dict[str, Any]) -> dict[str, Callable[[], str]]:
+    """A leaderboard's ``.md``, ``.csv`` and ``.tex`` twins of ``json_path``, each with what
+    the document renders to (computed when called)."""
     from bench.report.latex import render_latex
     from bench.report.render import render_csv, render_markdown
 
-    return {".md": render_markdown, ".csv": render_csv, ".tex": render_latex}
+    renderers: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+        (".md", render_markdown), (".csv", render_csv), (".tex", render_latex))
+    return {json_path.with_suffix(s).name: partial(render, raw) for s, render in renderers}
 
 
-def check_rendered(json_path: Path, raw: dict[str, Any], given: Path) -> Outcome | None:
-    """Compare the ``.md``, ``.csv`` and ``.tex`` beside ``json_path`` with what ``raw`` (the
-    JSON document) renders to; ``None`` when none lies there. ``given`` (the file the user
-    named) missing is said (its JSON twin is reproduced)."""
-    present = [(s, r) for s, r in _renderers().items() if json_path.with_suffix(s).is_file()]
+def tuned_renderings(json_path: Path, raw: dict[str, Any]) -> dict[str, Callable[[], str]]:
+    """A tuned report's table files (:func:`bench.report.tuning_report.tuned_renderings`: the
+    ``.md``, ``.csv``, ``.tex`` beside the JSON and ``tuned-<dataset>/trials.md``, ``.tex``)."""
+    from bench.report.tuning_report import tuned_renderings as render
+    from bench.runs.naming import dataset_slug
+
+    sub = f"tuned-{dataset_slug(str(raw['tables'][0].get('dataset')))}"
+    names = [f"{json_path.stem}{s}" for s in (".md", ".csv", ".tex")] + \
+        [f"{sub}/trials{s}" for s in (".md", ".tex")]
+    done: dict[str, str] = {}
+
+    def one(name: str) -> str:
+        if not done:
+            done.update(render(raw, json_path.stem))
+        return done[name]
+
+    return {n: partial(one, n) for n in names}
+
+
+def fold_renderings(json_path: Path, raw: dict[str, Any]) -> dict[str, Callable[[], str]]:
+    """A fold document's Markdown twin (:func:`bench.report.folds.render_fold_document`)."""
+    from bench.report.folds import render_fold_document
+
+    return {json_path.with_suffix(".md").name: lambda: render_fold_document(raw)}
+
+
+def check_rendered(json_path: Path, raw: dict[str, Any], given: Path,
+                   renderings: dict[str, Callable[[], str]] | None = None) -> Outcome | None:
+    """Compare every table file the document ``raw`` renders to that lies beside
+    ``json_path`` (``renderings``: ``{path relative to its folder: renderer}``, by default a
+    leaderboard's ``.md``, ``.csv`` and ``.tex``) with that rendering, cell by cell; ``None``
+    when none lies there. ``given`` (the file the user named) missing is said (its JSON twin
+    is reproduced)."""
+    if renderings is None:
+        renderings = leaderboard_renderings(json_path, raw)
+    base = json_path.parent
+    present = [(n, r) for n, r in renderings.items() if (base / n).is_file()]
     gone = [f"{given.name}: not found, only {json_path.name} is reproduced"] \
         if not given.is_file() else []
     if not present:  # a JSON-only leaderboard (the Python API writes one): nothing rendered
         return None
-    names = ", ".join(json_path.with_suffix(s).name for s, _ in present)
+    names = ", ".join(n for n, _ in present)
     outcome = Outcome(source=f"{names} against {json_path.name}", status="match", reran=False,
                       tolerance_reason=f"the text {json_path.name} renders to, cell by cell")
     notes: list[str] = list(gone)
-    for suffix, render in present:
-        path = json_path.with_suffix(suffix)
+    for name, render in present:
+        path = base / name
         try:
-            want = render(raw)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise DataError(f"cannot render {path.name} from it ({type(exc).__name__}: {exc}); "
-                            "expected a document written by 'ltrbench report'",
-                            path=json_path) from exc
+            want = render()
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # a hand-edited part the renderer reads (a tuned document's versus_default made a
+            # text): the file cannot be what the JSON says; the reruns still compare numbers
+            outcome.differences.append(_diff(
+                name, "whole file", "", f"the committed {name}",
+                f"none: {json_path.name} cannot be rendered ({type(exc).__name__}: {exc}); "
+                "expected a document written by 'ltrbench report' or 'ltrbench run --folds'"))
+            continue
         text, said = _decoded(path)
-        notes += [f"{path.name}: {s}" for s in said]
-        n, diffs = compare_text(path.name, text, want, kind=suffix)
+        notes += [f"{name}: {s}" for s in said]
+        n, diffs = compare_text(name, text, want, kind=path.suffix)
         outcome.compared += n
         outcome.differences += diffs
     formats = len(notes) - len(gone)
@@ -166,7 +207,7 @@ def _context(lines: list[str], kind: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     heading, header = "", [] if kind != ".csv" else _cells(lines[0], kind) if lines else []
     for i, line in enumerate(lines):
-        if kind == ".md" and line.startswith("#"):
+        if kind == ".md" and line.startswith(("#", "**")):  # a fold table's title: **name**
             heading, header = line.lstrip("#").strip(), []
         elif i + 1 < len(lines) and _is_header(line, lines[i + 1], kind):
             header = _cells(line, kind)
@@ -176,4 +217,5 @@ def _context(lines: list[str], kind: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-__all__ = ["check_rendered", "compare_text"]
+__all__ = ["check_rendered", "compare_text", "fold_renderings", "leaderboard_renderings",
+           "tuned_renderings"]

@@ -5,7 +5,6 @@ of the table and one column of the per-query file) and files, the statistics' op
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Mapping
 
 import numpy as np
@@ -59,9 +58,12 @@ def check_names(names: list[str]) -> None:
     """Run names label the table's rows and the per-query file's columns: a name that is one
     of :data:`RESERVED_NAMES`, holds a control or invisible character (a line break would split
     a row), or reads as another name once written (surrounding blanks trimmed by the table,
-    full-width ``Ａ`` read as ``A`` (NFKC); ``=A`` written ``'=A`` by
-    :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError`."""
+    full-width ``Ａ`` read as ``A`` (NFKC), a Cyrillic or Greek ``А`` drawn as Latin ``A``:
+    :func:`bench.report.look_alike.skeleton`; ``=A`` written ``'=A`` by
+    :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError` naming both names, escaped,
+    and the characters in which they differ."""
     from bench.data.outputs import formula_safe
+    from bench.report.look_alike import clash_text, skeleton
 
     label = "label the run differently (on the command line: --run NAME=PATH)"
     seen: dict[str, str] = {}
@@ -73,10 +75,11 @@ def check_names(names: list[str]) -> None:
         if control is not None:
             raise ConfigError(f"run names must be printable text: {name!r} holds an invisible "
                               f"or control character (U+{ord(control):04X}); {label}")
-        key = formula_safe(unicodedata.normalize("NFKC", name).strip())  # 'Ａ' reads as 'A'
+        key = formula_safe(skeleton(name).strip())  # 'Ａ', Cyrillic 'А' read as 'A'
         if key in seen:
             raise ConfigError(f"run names {seen[key]!r} and {name!r} would read as one run "
-                              f"({key!r}) in the table and the CSV files: {label}")
+                              f"({key!r}) in the table and the CSV files "
+                              f"({clash_text(seen[key], name)}): {label}")
         seen[key] = name
 
 

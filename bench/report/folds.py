@@ -118,6 +118,29 @@ def render_fold_markdown(table: FoldTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_fold_document(doc: dict[str, Any]) -> str:
+    """The Markdown twin of a fold document (``folds/<name>.md`` beside its ``.json``): each
+    table of ``doc`` (as :func:`bench.benchmark.folds.table_json` wrote it; a number written
+    ``null`` is NaN) rendered by :func:`render_fold_markdown`, as ``run_folds`` wrote them."""
+    def num(v: Any) -> float:
+        return float("nan") if v is None else float(v)
+
+    tables = []
+    for t in doc["tables"]:
+        rows = tuple(FoldRow(model=str(r["model"]), per_fold=tuple(num(v) for v in r["per_fold"]),
+                             mean=num(r["mean"]), std=num(r["std"]),
+                             pooled_mean=num(r["pooled_mean"]), ci_low=num(r["ci"][0]),
+                             ci_high=num(r["ci"][1]),
+                             p_holm=None if r["p_holm_vs_best"] is None
+                             else float(r["p_holm_vs_best"]))
+                     for r in t["rows"])
+        tables.append(FoldTable(dataset=str(doc["dataset"]), metric=str(t["metric"]),
+                                profile=str(t["profile"]), folds=tuple(map(str, t["folds"])),
+                                run_ids=tuple(map(str, t.get("run_ids", ()))),
+                                n_queries=int(t["n_queries"]), rows=rows))
+    return "\n".join(render_fold_markdown(t) for t in tables)
+
+
 def read_fold_docs(folder: Path) -> list[dict[str, Any]]:
     """The fold documents in ``folder`` (``<out>/folds/*.json``, written by
     :func:`bench.benchmark.folds.run_folds`), sorted by name; none when the folder is absent.
@@ -231,4 +254,4 @@ def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) 
     return pooled
 
 
-__all__ = ["FoldRow", "FoldTable", "fold_table", "render_fold_markdown"]
+__all__ = ["FoldRow", "FoldTable", "fold_table", "render_fold_document", "render_fold_markdown"]

@@ -169,6 +169,29 @@ def _versus_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tuned_renderings(doc: dict[str, Any], stem: str | None = None) -> dict[str, str]:
+    """Every table file of a tuned report that its document renders to, keyed by its path
+    relative to the folder of ``<stem>.json`` (``stem``: by default
+    ``leaderboard-tuned-<dataset>``): ``<stem>.md`` (the leaderboard, the tuned-vs-default
+    tests, the trials, the notes), ``<stem>.csv``, ``<stem>.tex`` (the leaderboard and the
+    trials) and ``tuned-<dataset>/trials.md`` and ``trials.tex``. The writer and ``ltrbench
+    reproduce`` (which compares the committed files with them, cell by cell) share it."""
+    table, tuned = doc["tables"][0], doc["tuned"][0]
+    slug = dataset_slug(str(table["dataset"]))
+    stem = stem or f"leaderboard-tuned-{slug}"
+    rows = tuned["trials"]
+    board_md = render_markdown(doc).replace(
+        "# ltrbench leaderboard", "# ltrbench tuned leaderboard: each library's default and "
+        "tuned rows", 1)
+    md = (board_md + "\n" + _versus_markdown(tuned["versus_default"]) + "\n"
+          + "## Trials\n\n" + render_trials_markdown(rows)
+          + "".join(f"\nNote: {md_text(n)}.\n" for n in tuned["notes"]))
+    return {f"{stem}.md": md, f"{stem}.csv": render_csv(doc),
+            f"{stem}.tex": render_latex(doc) + "\n" + render_trials_latex(rows),
+            f"tuned-{slug}/trials.md": render_trials_markdown(rows),
+            f"tuned-{slug}/trials.tex": render_trials_latex(rows)}
+
+
 def _figures(tune_dir: Path, folder: Path, test: dict[str, float],
              notes: list[str]) -> None:
     from bench.report.tuning import param_importances
@@ -219,8 +242,9 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
             if r["model"].endswith("(tuned)") and r["metrics"].get(primary, {}).get("mean")
             is not None}
     tf = read_tune_dir(tune_dir)
-    rows = tuned["trials"]
-    texts = {"trials.md": render_trials_markdown(rows), "trials.tex": render_trials_latex(rows),
+    rendered = tuned_renderings(doc, stem)  # the trials' tables (no notes in them)
+    texts = {"trials.md": rendered[f"{sub}/trials.md"],
+             "trials.tex": rendered[f"{sub}/trials.tex"],
              "trials.csv": tf.trials.to_csv(index=False)}
     own = [f"{stem}.{k}" for k in ("md", "csv", "json", "tex", "html")]
     _check_out(out, Path(tune_dir), [r.path if isinstance(r, RunDir) else Path(r) for r in runs],
@@ -231,15 +255,10 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
         if plots:
             _figures(Path(tune_dir), tmp, test, tuned["notes"])
         figures = [tmp / f for f in FIGURES if (tmp / f).is_file()]
-        board_md = render_markdown(doc).replace(
-            "# ltrbench leaderboard", "# ltrbench tuned leaderboard: each library's default and "
-            "tuned rows", 1)
-        md = (board_md + "\n" + _versus_markdown(tuned["versus_default"]) + "\n"
-              + "## Trials\n\n" + render_trials_markdown(rows)
-              + "".join(f"\nNote: {md_text(n)}.\n" for n in tuned["notes"]))
-        files = {f"{stem}.md": md, f"{stem}.csv": render_csv(doc),
-                 f"{stem}.json": render_json(doc),
-                 f"{stem}.tex": render_latex(doc) + "\n" + render_trials_latex(rows)}
+        # after the figures: their notes go into the Markdown
+        files = {name: text for name, text in tuned_renderings(doc, stem).items()
+                 if "/" not in name}
+        files[f"{stem}.json"] = render_json(doc)
         if html:
             from bench.report.html import render_html
             from bench.report.html_tuning import tuning_section
@@ -256,4 +275,4 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
             "document": doc}
 
 
-__all__ = ["FIGURES", "find_pair", "tuned_document", "write_tuned_report"]
+__all__ = ["FIGURES", "find_pair", "tuned_document", "tuned_renderings", "write_tuned_report"]
