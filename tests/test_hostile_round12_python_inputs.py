@@ -669,3 +669,37 @@ def test_ctrl_c_in_a_ranker_leaves_no_state_and_a_second_run_gives_the_number(
     assert {t.ident for t in threading.enumerate()} <= threads
     got = _test_ndcg10(_run(GivesList, tmp_path / "b"))
     assert got == pytest.approx(FIRST_FEATURE_NDCG10, abs=1e-12)
+
+
+def test_a_ranker_module_that_puts_its_folder_on_sys_path_at_import_finds_its_siblings_in_fit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common project layout: a module puts its own folder first on ``sys.path`` when
+    imported and imports a sibling lazily in ``fit``. Putting ``sys.path`` back after every call
+    removed the folder after the import, and ``fit`` failed with ModuleNotFoundError; a folder
+    the module adds at import is its setup, kept (one a call adds is still taken out)."""
+    import bench.benchmark
+
+    lib = tmp_path / "lib"
+    (lib / "r12pkg").mkdir(parents=True)  # the package's folder is on no search path
+    (lib / "r12pkg" / "__init__.py").write_text("")
+    (lib / "r12pkg" / "r12_sibling_helper.py").write_text(
+        "def score(X):\n    return X[:, 0] * 1.0\n")
+    (lib / "r12pkg" / "rankers.py").write_text(
+        "import os, sys\n"
+        "import numpy as np\n"
+        "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"
+        "class Ranker:\n"
+        "    def __init__(self, seed=0):\n"
+        "        self.seed = seed\n"
+        "    def fit(self, X, y, *, group, eval_set=None, eval_group=None):\n"
+        "        import r12_sibling_helper\n"
+        "        self.helper = r12_sibling_helper\n"
+        "        return self\n"
+        "    def predict(self, X):\n"
+        "        return self.helper.score(np.asarray(X, dtype=np.float64))\n")
+    monkeypatch.syspath_prepend(str(lib))  # how the user's notebook found the module
+    result = bench.benchmark.run("round12", models=["mine"], seeds=[0], quick=True,
+                                 custom_models={"mine": {"factory": "r12pkg.rankers:Ranker"}},
+                                 splits=SPLITS, out_dir=tmp_path / "out")
+    assert _test_ndcg10(result) == pytest.approx(FIRST_FEATURE_NDCG10, abs=1e-12)
+    assert str(lib / "r12pkg") in sys.path  # the module's setup stays, as in a plain import

@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: Folders this module put first on ``sys.path`` (the working directory of a factory's module):
-#: :class:`bench.runners.custom_state.ImportState` keeps them when it puts ``sys.path`` back.
+#: Folders kept on ``sys.path`` when :class:`bench.runners.custom_state.ImportState` puts it
+#: back after a ranker's call: the working directory this module puts first for a factory's
+#: module, and the folders that module put there itself while it was imported (its own setup,
+#: ``sys.path.insert(0, os.path.dirname(__file__))``, for the siblings ``fit`` imports later).
 SEARCHED: set[str] = set()
 
 
@@ -21,16 +23,19 @@ def import_user_module(module_name: str) -> Any:
     directory is found as ``python -m bench`` finds it (Python puts the working directory first
     on ``sys.path`` for ``-m``, not for an installed ``ltrbench`` script): the directory is put
     on ``sys.path`` once such a module is not found otherwise."""
+    before = set(sys.path)
     try:
+        try:
+            return importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            top = module_name.split(".")[0]
+            here = Path.cwd()
+            if exc.name != top or not ((here / f"{top}.py").is_file() or (here / top).is_dir()):
+                raise
+        sys.path.insert(0, str(here))
         return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        top = module_name.split(".")[0]
-        here = Path.cwd()
-        if exc.name != top or not ((here / f"{top}.py").is_file() or (here / top).is_dir()):
-            raise
-    sys.path.insert(0, str(here))
-    SEARCHED.add(str(here))  # kept when the import's process state is put back
-    return importlib.import_module(module_name)
+    finally:  # kept when the import's process state is put back (a call's own changes are not)
+        SEARCHED.update(p for p in sys.path if isinstance(p, str) and p not in before)
 
 
 def shadow_hint(module: Any) -> str:
