@@ -154,7 +154,6 @@ def _bare_trainer() -> Any:
 
     trainer = object.__new__(DaskTrainer)
     trainer.local = True
-    trainer._worker_peak_rss_mb = lambda: {"w": 1.0}  # type: ignore[method-assign]
     return trainer
 
 
@@ -174,13 +173,14 @@ def test_the_dask_trainer_returns_a_finished_result(library: str) -> None:
     scores = {"vali": np.zeros(2), "test": np.ones(2)}
     history = {"ndcg@10": [0.1, 0.5, 0.4]} if library == "xgboost" else {}
     result = _bare_trainer()._result(f"{library}-x", 7, _fit(library, history), m, scores, 0.25,
-                                     "ndcg@10")
+                                     "ndcg@10", {"w": 1.0})
     assert (result.model, result.library, result.seed) == (f"{library}-x", library, 7)
     assert result.scores is scores
     assert result.predict_s == 0.25
     assert result.booster == "B"
     assert (result.best_iteration, result.n_trees, result.fit_s) == (2, 3, 2.0)
     assert result.notes["engine"] == "dask"
+    assert result.notes["worker_peak_rss_mb"] == {"w": 1.0}
     if library == "xgboost":  # its all-reduced metric is the eval log
         assert list(result.evallog["value"]) == [0.1, 0.5, 0.4]
         assert "validation_curve" not in result.notes

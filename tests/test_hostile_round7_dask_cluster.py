@@ -183,6 +183,7 @@ def _fake_trainer(client: Any, tmp: Path) -> Any:
     t.frames = {s: dd.from_pandas(frame, npartitions=2) for s in ("train", "vali", "test")}
     t.cluster = {"threads": [1], "scheduler": "inproc://x", "worker_addresses": []}
     t.listened, t._warned, t.libraries, t.local_scheduler = set(), set(), {}, True
+    t.workers_at_start = set(client.scheduler_info()["workers"])
     return t
 
 
@@ -297,11 +298,11 @@ def test_a_dask_model_whose_scores_are_not_finite_is_refused_as_a_local_one(
 
 
 def test_a_worker_that_joined_during_a_fit_is_not_a_lost_worker() -> None:
-    from bench.runners.dask_gbdt import _refuse_lost_workers
+    from bench.runners.dask_gbdt import refuse_lost_workers
 
     a, b, c = "tcp://127.0.0.1:1", "tcp://127.0.0.1:2", "tcp://10.0.0.7:3"
-    _refuse_lost_workers("xgboost", {a, b}, {a, b, c})  # an external cluster grew: no error
-    _refuse_lost_workers("xgboost", {a, b}, {a, b})
+    refuse_lost_workers("xgboost", {a, b}, {a, b, c})  # an external cluster grew: no error
+    refuse_lost_workers("xgboost", {a, b}, {a, b})
 
 
 @pytest.mark.parametrize(("before", "after", "lost"), [
@@ -312,10 +313,10 @@ def test_a_worker_that_joined_during_a_fit_is_not_a_lost_worker() -> None:
 ])
 def test_a_worker_gone_during_a_fit_is_refused_naming_it_and_no_local_cluster(
         before: set[str], after: set[str], lost: str) -> None:
-    from bench.runners.dask_gbdt import _refuse_lost_workers
+    from bench.runners.dask_gbdt import refuse_lost_workers
 
     with pytest.raises(LtrbenchError) as info:
-        _refuse_lost_workers("lightgbm", before, after)
+        refuse_lost_workers("lightgbm", before, after)
     text = str(info.value)
     assert lost in text, text
     assert "2 workers at the start, 1 of them later" in text, text

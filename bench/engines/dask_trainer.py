@@ -51,7 +51,13 @@ from bench.engines.table import ClusterOptions, TrainerFactory
 from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
 from bench.runners.baselines import ALSParams
-from bench.runners.dask_gbdt import DaskFit, on_dask, predict_frame, train_dask
+from bench.runners.dask_gbdt import (
+    DaskFit,
+    on_dask,
+    predict_frame,
+    refuse_lost_workers,
+    train_dask,
+)
 from bench.runners.dispatch import run_model
 from bench.runners.gbdt import refuse_non_finite
 from bench.runners.iteration import IterationHook
@@ -102,6 +108,10 @@ class DaskTrainer:
         self._stack = contextlib.ExitStack()
         self.client = self._stack.enter_context(open_cluster(options))
         try:
+            #: the workers at the start: one lost at any time (loading the shards, between two
+            #: fits, while scoring) moves its partitions, and the next fit trains on another
+            #: layout of the rows (round 12's CI: a kill there gave other numbers, exit 0)
+            self.workers_at_start = set(worker_addresses(self.client))
             n_workers = max(1, len(worker_addresses(self.client)))
             self.partitions: dict[str, int] = {}
             self.frames: dict[str, Any] = {}
@@ -205,6 +215,8 @@ class DaskTrainer:
         predict_s = time.perf_counter() - t0
         with on_cluster(f"{what} fit"):  # every call on the cluster: a lost worker is one line
             worker_rss = self._worker_peak_rss_mb()
+            refuse_lost_workers(f"{model} seed {seed} (the cluster's workers since it started)",
+                                self.workers_at_start, set(worker_addresses(self.client)))
         result = self._result(model, seed, fit, m, scores, predict_s, selection.metric,
                               worker_rss)
         refuse_non_finite(result, splits, spec.library, p)  # as a local fit's scores are

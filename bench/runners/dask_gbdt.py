@@ -152,13 +152,14 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
         failure.wait_for(fit.trees_grown)
     failure.reraise()
     if client is not None:  # (a test's stand-in trainer runs without a cluster)
-        _refuse_lost_workers(library, before, set(worker_addresses(client)))
+        refuse_lost_workers(f"the {library} fit", before, set(worker_addresses(client)))
     return fit
 
 
-def _refuse_lost_workers(library: str, before: set[str], after: set[str]) -> None:
+def refuse_lost_workers(what: str, before: set[str], after: set[str]) -> None:
     """A :class:`LtrbenchError` when a worker of ``before`` is not in ``after`` (killed, or
-    restarted by its nanny at a new address, during the fit or while the rows were spread):
+    restarted by its nanny at a new address, during ``what``: a fit, the spread of its rows, or
+    the whole run since the cluster started, shards loaded and models scored):
     Dask re-ran the lost worker's share elsewhere, so the model was trained on another layout
     of the rows over the machines (LightGBM's data-parallel histograms, XGBoost's collective),
     another model than an uninterrupted run trains, while the run records the cluster it
@@ -167,7 +168,7 @@ def _refuse_lost_workers(library: str, before: set[str], after: set[str]) -> Non
     lost = sorted(before - after)
     if not lost:
         return
-    raise LtrbenchError(f"{LOST_WORKER} during the {library} fit ({', '.join(lost)}; "
+    raise LtrbenchError(f"{LOST_WORKER} during {what} ({', '.join(lost)}; "
                         f"{len(before)} workers at the start, {len(before) - len(lost)} of them "
                         "later): Dask retried its share on another layout of the rows, which "
                         "trains another model, so the run stopped; the pairs done are kept, "
@@ -372,7 +373,7 @@ def train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict
     train = spread(client, train)
     held = holders(client, train)
     if len(held) != min(train.npartitions, len(workers)):  # a worker lost while spreading
-        _refuse_lost_workers("lightgbm", set(workers), held)
+        refuse_lost_workers("the lightgbm fit", set(workers), held)
     lib["machines"] = _machines(client, sorted(held))
     t0 = time.perf_counter()
     group = train["qid"].map_partitions(_group_sizes, meta=("qid", "int64"))
@@ -462,6 +463,17 @@ def on_dask(library: str, objective: str) -> bool:
     return lib is not None and lib.dask is not None and objective in lib.dask.objectives
 
 
-__all__ = ["DaskFit", "feature_columns", "on_dask", "predict_frame", "predict_lightgbm",
-           "predict_xgboost", "stopping_point", "train_dask", "train_lightgbm", "train_xgboost",
-           "validation_curve"]
+__all__ = [
+    "DaskFit",
+    "feature_columns",
+    "on_dask",
+    "predict_frame",
+    "predict_lightgbm",
+    "predict_xgboost",
+    "refuse_lost_workers",
+    "stopping_point",
+    "train_dask",
+    "train_lightgbm",
+    "train_xgboost",
+    "validation_curve",
+]
