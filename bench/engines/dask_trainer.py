@@ -121,16 +121,19 @@ class DaskTrainer:
                 with on_cluster(f"loading the {name} shards onto the workers"):
                     self.frames[name] = read_query_shards(folder).persist()
                 self.partitions[name] = int(self.frames[name].npartitions)
-            self.cluster = describe(self.client)
-            self.local = all(str(urlparse(w).hostname) in LOCAL_HOSTS
-                             for w in self.cluster["worker_addresses"])
             self.listened: set[str] = set()
             self._warned: set[str] = set()
             self.libraries: dict[str, Any] = {}
             #: where the libraries' own logs go (the run directory), not the terminal
             self.log = self.workdir.parent / LIBRARY_LOG
-            if self.scheduler is None:  # our own local cluster: its workers' output too
-                workers_log_to(self.client, self.log)
+            with on_cluster("starting the Dask engine"):  # every call on the cluster
+                self.cluster = describe(self.client)
+                self.local = all(str(urlparse(w).hostname) in LOCAL_HOSTS
+                                 for w in self.cluster["worker_addresses"])
+                if self.scheduler is None:  # our own local cluster: its workers' output too
+                    workers_log_to(self.client, self.log)
+                refuse_lost_workers("the loading of the shards", self.workers_at_start,
+                                    set(worker_addresses(self.client)))
             self._note_listeners()
         except BaseException:
             self._stack.close()
