@@ -664,7 +664,15 @@ def test_a_dask_worker_killed_mid_run_fails_clearly_or_gives_the_whole_numbers(
                     killed = child.pid
                     break
         time.sleep(0.2)
-    _, err = p.communicate(timeout=WAIT_S)  # bounded: a lost worker never hangs the run
+    try:
+        _, err = p.communicate(timeout=WAIT_S)  # bounded: a lost worker never hangs the run
+    except subprocess.TimeoutExpired:  # a hang fails here, and leaves no run and workers behind
+        with contextlib.suppress(psutil.Error):
+            for child in psutil.Process(p.pid).children(recursive=True):
+                child.kill()
+        p.kill()
+        p.communicate()
+        pytest.fail(f"the run did not end within {WAIT_S} s after its worker {killed} was killed")
     assert "Traceback" not in err, (p.returncode, err[-3000:])
     if p.returncode == 0:  # retried: the numbers of the whole run, never a partial mean
         got = _metrics(next((tmp_path / "res" / "runs").iterdir()))
