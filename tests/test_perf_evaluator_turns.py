@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bench import machine
-from bench.perf import evaluator
+from bench.perf import evaluator, timing
 
 
 def test_openmp_wait_policy_says_the_variables_that_are_set(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,14 +65,14 @@ def test_measure_counts_the_work_of_a_thread_older_than_the_call() -> None:
     t = threading.Thread(target=spin)
     t.start()
     try:
-        sample, out = evaluator.measure(lambda: (go.set(), done.wait(), "result")[-1])
+        sample, out = timing.measure(lambda: (go.set(), done.wait(), "result")[-1])
     finally:
         go.set()
         stop.set()
         t.join()
     assert out == "result"
     assert sample.others > 0
-    alone, _ = evaluator.measure(lambda: sum(range(3_000_000)))
+    alone, _ = timing.measure(lambda: sum(range(3_000_000)))
     assert alone.others < sample.others
 
 

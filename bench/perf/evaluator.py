@@ -34,12 +34,10 @@ import argparse
 import gc
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -49,8 +47,9 @@ import numpy as np
 
 from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
-from bench.machine import cpu_model, thread_run_seconds, usable_cpus
+from bench.machine import cpu_model, usable_cpus
 from bench.metrics.kernels.small import SMALL_INPUT_ROWS
+from bench.perf.timing import Sample, describe, frozen_heap, in_turns, measure
 from bench.runners.libraries import LIBRARIES as RECORDS
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
@@ -116,6 +115,7 @@ def generate(n_queries: int, docs_per_query: int, seed: int) -> tuple[np.ndarray
     return labels, scores, sizes
 
 
+@frozen_heap()
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark; prints the table (and writes ``--out``)."""
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -153,56 +153,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One timed call: wall seconds, the process's system CPU seconds (page faults: zeroing the
-    fresh pages), and the run seconds of the threads that existed before the call other than the
-    caller's (an OpenMP team still spinning, or any other library's threads)."""
-
-    wall: float
-    system: float
-    others: float
-
-
-def measure(fn: Callable[[], object]) -> tuple[Sample, object]:
-    """``fn()`` timed as a :class:`Sample`, and its result."""
-    me = threading.get_native_id()
-    before = {t: s for t, s in thread_run_seconds().items() if t != me}
-    sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
-    t = time.perf_counter()
-    out = fn()
-    wall = time.perf_counter() - t
-    system = resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys0
-    after = thread_run_seconds()
-    others = sum(after[k] - v for k, v in before.items() if k in after)
-    return Sample(wall, system, others), out
-
-
-def in_turns(first: Callable[[], object], second: Callable[[], object],
-             repeat: int) -> tuple[list[Sample], list[Sample], object]:
-    """``first`` and ``second`` timed alternately ``repeat`` times after one untimed warm-up call of
-    each (which absorbs what building them left behind); the last result of ``second``."""
-    first()
-    out = second()
-    a: list[Sample] = []
-    b: list[Sample] = []
-    for _ in range(max(1, repeat)):
-        for samples, fn in ((a, first), (b, second)):
-            gc.collect()
-            sample, result = measure(fn)
-            samples.append(sample)
-            if fn is second:
-                out = result
-    return a, b, out
-
-
-def describe(samples: list[Sample]) -> str:
-    """The median wall time, system CPU and other threads' run time of ``samples``."""
-    wall, system, others = np.median([[x.wall, x.system, x.others] for x in samples], axis=0)
-    return (f"median {wall:.3f} s, system CPU {system:.3f} s, older threads ran {1e3 * others:.1f} ms "
-            "inside each call (median)")
-
-
+@frozen_heap()
 def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
     best = float("inf")
     out: object = None
@@ -214,6 +165,7 @@ def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
     return best, out
 
 
+@frozen_heap()
 def _peak_memory(fn: Callable[[], object]) -> tuple[float, float | None]:
     """(tracemalloc peak bytes, peak RSS increase bytes or None) of one call."""
     from bench.runners.resources import PEAK_RSS_METHOD, measure
@@ -255,6 +207,7 @@ def _compile_time(report: Report) -> None:
                            "what every later process pays"))
 
 
+@frozen_heap()
 def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
                repeat: int) -> None:
     from bench.metrics import evaluate
@@ -291,6 +244,7 @@ def _reference(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np
     report.notes.append(f"compiled kernel threads: {usable_cpus()}")
 
 
+@frozen_heap()
 def _lightgbm(report: Report, labels: np.ndarray, scores: np.ndarray, sizes: np.ndarray,
               repeat: int) -> None:
     """LightGBM's eval, timed in turns with the reference (both threaded, then both on 1 thread),

@@ -44,6 +44,7 @@ import numpy as np
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import LetorShape, shape_of, write_letor_shape
 from bench.machine import cpu_model, load_average
+from bench.perf.timing import frozen_heap
 
 SPLITS = ("train", "vali", "test")
 SKLEARN = "sklearn load_svmlight_files + toarray"
@@ -86,6 +87,7 @@ class Report:
         return sum(self.files.values())
 
 
+@frozen_heap()
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark; prints the table (and writes ``--out``)."""
     text = benchmark(
@@ -181,6 +183,7 @@ def _sklearn(paths: list[Path]) -> list[np.ndarray]:
     return [np.asarray(loaded[3 * k].toarray(), dtype=np.float32) for k in range(len(paths))]
 
 
+@frozen_heap()
 def _measure(fn: Callable[[], object], *, with_peak: bool) -> tuple[float, float | None]:
     """(seconds, peak RSS increase in bytes or None) of one call (:func:`bench.runners.resources.measure`)."""
     from bench.runners.resources import PEAK_RSS_METHOD, measure

@@ -94,6 +94,7 @@ from bench.runners.custom_checks import (
     read_only,
     seed_by_set_params,
     user_attribute,
+    user_methods,
 )
 from bench.runners.custom_checks import verify_unchanged as verify_unchanged
 from bench.runners.custom_process import (
@@ -285,9 +286,10 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
     return obj  # type: ignore[no-any-return]
 
 
-def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
-    """Call the factory for ``seed`` (see the module docstring); returns the ranker and how the
-    seed was given (``{"seed": 3}``, ``{"random_state": 3}``, or ``{}``)."""
+def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], Any]:
+    """Call the factory for ``seed`` (see the module docstring); returns the ranker, how the
+    seed was given (``{"seed": 3}``, ``{"random_state": 3}``, or ``{}``) and its ``fit`` method
+    (looked up once, with ``predict``, in one isolated block)."""
     where = model.where
     names, _ = _parameters(model.target)
     given: dict[str, Any] = {k: seed for k in ("seed", "random_state") if k in names}
@@ -305,7 +307,8 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
         raise ConfigError(f"{where}: the factory returned the class {ranker.__name__}, not a "
                           f"ranker; name the class itself as the factory, or return "
                           f"{ranker.__name__}(...)")
-    missing = [m for m in ("fit", "predict") if not callable(_method(ranker, m, where))]
+    methods = user_methods(ranker, ("fit", "predict"), where)
+    missing = [m for m, method in methods.items() if not callable(method)]
     if missing:
         raise ConfigError(f"{where}: the factory returned {type(ranker).__name__!s}, which has no "
                           f"{' and no '.join(missing)} method; a ranker needs fit(X, y, group=...) "
@@ -313,23 +316,13 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any]]:
     watch_finaliser(ranker, where)
     if not given and seed_by_set_params(ranker, seed, where):
         given = {"random_state": seed}
-    return ranker, given
-
-
-def _method(ranker: Any, name: str, where: str) -> Any:
-    """``ranker.<name>`` or ``None`` when it has none; a lookup that raises something else (a
-    ``fit`` property whose getter fails, a ``__getattr__`` raising ``TypeError``) is a
-    :class:`ConfigError` naming the model."""
-    try:
-        return user_attribute(ranker, name, where)
-    except AttributeError:
-        return None
+    return ranker, given, methods["fit"]
 
 
 def check_custom_model(model: CustomModel, seed: int) -> None:
     """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data."""
-    ranker, _ = build_ranker(model, seed)
-    _fit_style(model, ranker, _parameters(_method(ranker, "fit", model.where)))
+    ranker, _, fit = build_ranker(model, seed)
+    _fit_style(model, ranker, _parameters(fit))
 
 
 def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
@@ -342,8 +335,8 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     """
     check_splits_distinct(splits)
     verify_unchanged(splits)
-    ranker, seeded = build_ranker(model, seed)
-    signature = _parameters(_method(ranker, "fit", model.where))
+    ranker, seeded, fit = build_ranker(model, seed)
+    signature = _parameters(fit)
     style = _fit_style(model, ranker, signature)
     where = f"{model.where}, seed {seed}"
     restored: list[str] = []

@@ -192,6 +192,29 @@ def user_attribute(obj: Any, name: str, where: str) -> Any:
                           "attribute") from None
 
 
+def user_methods(obj: Any, names: tuple[str, ...], where: str) -> dict[str, Any]:
+    """``{name: getattr(obj, name, None)}`` for each of ``names``, looked up as
+    :func:`user_attribute` does (anything but an ``AttributeError`` is a
+    :class:`~bench.errors.ConfigError` naming ``where`` and the name), all in one isolated block:
+    the process state is taken and put back once, not once per name."""
+    found: dict[str, Any] = {}
+    name = names[0]
+    try:
+        with isolated_process(where):
+            for name in names:
+                try:
+                    found[name] = getattr(obj, name)
+                except AttributeError:
+                    found[name] = None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise ConfigError(f"{where}: looking up {name!r} on {type(obj).__name__} "
+                          f"{describe_failure('', exc).strip()}; expected a plain "
+                          "attribute") from None
+    return found
+
+
 def seed_by_set_params(ranker: Any, seed: int, where: str) -> bool:
     """``ranker.set_params(random_state=seed)`` when ``ranker`` follows scikit-learn's
     ``get_params`` / ``set_params`` with a ``random_state`` parameter (``XGBRanker``); whether

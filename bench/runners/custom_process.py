@@ -286,9 +286,9 @@ _GUARDED_PACKAGES = frozenset({"numpy", "pandas", "scipy", "bench", "builtins", 
 def _library_functions() -> list[tuple[str, Any, dict[str, Any]]]:
     """``(module name, module, a copy of its namespace)`` of the loaded modules of
     :data:`_GUARDED_PACKAGES`; only the callables in it are guarded (:func:`_put_back_functions`).
-    The copy is one C-level ``dict()`` per module: the callables are picked out at put-back time,
+    The copy is one C-level ``dict.copy()`` per module: the callables are picked out at put-back time,
     among the names that changed, not in every snapshot."""
-    return [(name, module, dict(namespace)) for name, module in list(sys.modules.items())
+    return [(name, module, namespace.copy()) for name, module in list(sys.modules.items())
             if name.partition(".")[0] in _GUARDED_PACKAGES
             and isinstance(namespace := getattr(module, "__dict__", None), dict)]
 
@@ -332,7 +332,7 @@ def _is_method(value: Any) -> bool:
 
 #: The mutable classes each guarded module defines, found once per module object and namespace
 #: size (a module that grows is searched again): finding them is a walk over every name of every
-#: module (about 60 ms), taking their attributes is one ``dict()`` each.
+#: module (about 60 ms), taking their attributes is one ``copy()`` each.
 _CLASSES_OF: dict[str, tuple[Any, int, list[type]]] = {}
 
 
@@ -353,7 +353,7 @@ def _library_classes() -> list[tuple[str, type, dict[str, Any]]]:
     loaded modules of :data:`_GUARDED_PACKAGES` (about 1,800 classes and 15,000 methods): the
     methods, properties, class and static methods among them are guarded, the things that change
     behaviour (:func:`_put_back_classes`)."""
-    return [(name, cls, dict(vars(cls)))
+    return [(name, cls, cls.__dict__.copy())  # the mapping proxy's C copy: 3x dict(vars(cls))
             for name, module in list(sys.modules.items())
             if name.partition(".")[0] in _GUARDED_PACKAGES
             for cls in _classes_of(name, module)]
