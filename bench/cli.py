@@ -267,8 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: standard output is closed (the command was started with >&-): "
               "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
         return 2
-    from bench.machine import limit_note
+    from bench.machine import limit_note, pin_blas_kernels
 
+    if (pinned := pin_blas_kernels()).startswith("warning:"):  # before anything loads NumPy
+        print(pinned, file=sys.stderr)
     try:
         with encodable_output():
             return _main(argv)

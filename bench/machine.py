@@ -1,5 +1,6 @@
 """Facts about the machine a process runs on: its CPU model, the CPUs it may use, how its OpenMP
-threads wait, and how long each of its threads has run.
+threads wait, how long each of its threads has run, and its BLAS kernels (recorded, and pinned
+for the command line: :func:`pin_blas_kernels`).
 
 The one place every layer asks (the parser's and the evaluator's thread pools, manifests, perf
 reports), so that "how many threads" and "which CPU" are answered the same way everywhere.
@@ -12,6 +13,7 @@ import os
 import platform
 import resource
 import sys
+from collections.abc import Container
 from pathlib import Path
 
 
@@ -158,3 +160,54 @@ def blas_kernels() -> list[dict[str, str]]:
     return [{"internal_api": str(d.get("internal_api")), "version": str(d.get("version")),
              "architecture": str(d.get("architecture"))}
             for d in found if d.get("user_api") == "blas"]
+
+
+#: The OpenBLAS kernel family every ``ltrbench`` command runs on x86-64 (:func:`pin_blas_kernels`).
+PINNED_CORETYPE = "Haswell"
+#: ``LTRBENCH_BLAS=native`` keeps the kernels OpenBLAS picks for the CPU (faster on AVX-512,
+#: other bits in a ratings conversion's features).
+BLAS_CHOICE_VAR = "LTRBENCH_BLAS"
+
+
+def pin_blas_kernels(environ: dict[str, str] | os._Environ[str] | None = None,
+                     cpuinfo: str | None = None, loaded: Container[str] | None = None) -> str:
+    """Set ``OPENBLAS_CORETYPE=Haswell`` in ``environ`` (``os.environ``) before NumPy loads, so
+    that a command's BLAS steps give the same bits on AVX2 and AVX-512 CPUs; what was done, in
+    words (recorded nowhere: the manifest records the kernels themselves, :func:`blas_kernels`).
+
+    Why: OpenBLAS (NumPy's and SciPy's wheels, built with ``DYNAMIC_ARCH``) picks its kernels
+    from the CPU when it loads, and AVX-512 ``SkylakeX`` kernels round the SVD and ALS features
+    of a ratings conversion differently from AVX2 ``Haswell``/``Zen`` ones (which agree). The
+    first README command's verdict moved with them (lightgbm vs xgboost p 0.043 under
+    ``SkylakeX``, 0.957 under ``Haswell``), and the committed tables, made under AVX2 kernels,
+    did not reproduce on an AVX-512 machine. ``Haswell`` is the family both CPU generations run.
+
+    Left alone, with the reason returned: a variable the user set (``OPENBLAS_CORETYPE``, or
+    ``LTRBENCH_BLAS=native``; another value than ``native`` or ``pinned`` is a text starting
+    ``warning:``, for the caller to print); NumPy already loaded in this process (a Python session keeps the
+    kernels it loaded; its manifest records them); a CPU that is not x86-64 or lacks AVX2 or FMA
+    (Haswell's kernels need both; ``/proc/cpuinfo``'s ``flags``, Linux only)."""
+    env = os.environ if environ is None else environ
+    if env.get("OPENBLAS_CORETYPE"):
+        return f"OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']} set by the user"
+    choice = env.get(BLAS_CHOICE_VAR, "").strip().lower()
+    if choice == "native":
+        return f"{BLAS_CHOICE_VAR}=native: the CPU's own kernels"
+    if choice not in {"", "pinned"}:
+        return (f"warning: {BLAS_CHOICE_VAR}={env[BLAS_CHOICE_VAR]!r} is not 'native' or "
+                "'pinned': the CPU's own kernels")
+    if "numpy" in (sys.modules if loaded is None else loaded):
+        return "NumPy already loaded: its kernels stay"
+    if platform.machine().lower() not in {"x86_64", "amd64"}:
+        return f"not x86-64 ({platform.machine()}): the CPU's own kernels"
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
+        except OSError:
+            return "no /proc/cpuinfo: the CPU's own kernels"
+    flags = next((line.partition(":")[2].split() for line in cpuinfo.splitlines()
+                  if line.startswith("flags")), [])
+    if not {"avx2", "fma"} <= set(flags):
+        return "the CPU lacks AVX2 or FMA: the CPU's own kernels"
+    env["OPENBLAS_CORETYPE"] = PINNED_CORETYPE
+    return f"OPENBLAS_CORETYPE={PINNED_CORETYPE}"

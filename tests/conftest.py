@@ -28,6 +28,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.machine import pin_blas_kernels
+
+# The BLAS kernels the command line pins (OPENBLAS_CORETYPE=Haswell on x86-64 with AVX2), for
+# this session and every process it starts, before anything loads NumPy: a run in this process
+# and one in a subprocess give the same bits (tests/test_machine_blas.py checks it).
+BLAS_PIN = pin_blas_kernels()
+
 #: Helper modules of hostile tests that change the process when imported (the point of them):
 #: ``--doctest-modules`` would import them while collecting, and their patch of ``np.argsort``
 #: then reversed every ranking of the session (a test of the synthetic generator looped).
