@@ -237,8 +237,9 @@ def _blas_differs(was: dict[str, Any], now: dict[str, Any]) -> list[str]:
     (``OPENBLAS_CORETYPE``)."""
     mine = ", ".join(f"{b['internal_api']} {b['architecture']}" for b in now.get("blas") or [])
     if "blas" not in was:
-        return [f"BLAS kernels not recorded (this machine: {mine or 'unknown'}; a run made on "
-                "an AVX2 CPU is reproduced bit for bit with OPENBLAS_CORETYPE=Haswell)"]
+        return [f"BLAS kernels not recorded (this machine: {mine or 'unknown'}; ltrbench "
+                "commands run OPENBLAS_CORETYPE=Haswell on x86-64 with AVX2, the AVX2 kernels "
+                "the committed tables were made with)"]
     theirs = ", ".join(f"{b.get('internal_api')} {b.get('architecture')}" for b in was["blas"])
     return [] if theirs == mine else [f"BLAS kernels {theirs or 'none'} -> {mine or 'none'} "
                                       "(OPENBLAS_CORETYPE picks OpenBLAS's)"]
