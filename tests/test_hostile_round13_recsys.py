@@ -460,3 +460,28 @@ def test_a_header_repeated_after_a_blank_line_is_named_at_its_own_line(tmp_path:
     text = "user,item\n" + "".join(f"u{k},i{k}\n" for k in range(4)) + "\nuser,item\nu9,i9\n"
     p = put(tmp_path, "j.csv", text)  # the repeated header on line 7
     refused_at(p, "j.csv:7", "repeats the header", rating=None, timestamp=None)
+
+
+def _int96(tmp: Path) -> Path:
+    stamps = [dt.datetime(2020, 1, 1, 0, 0, 0, 500000), dt.datetime(1969, 12, 31, 23, 59, 59, 500000),
+              dt.datetime(2300, 1, 1), dt.datetime(1600, 1, 1)]
+    p = tmp / "spark.parquet"
+    pq.write_table(pa.table({**BASE, "ts": pa.array(stamps, pa.timestamp("us"))}), p,
+                   use_deprecated_int96_timestamps=True)  # as Spark, Hive and Impala write dates
+    return p
+
+
+def test_int96_dates_beyond_2262_and_before_1677_are_read_as_written(tmp_path: Path) -> None:
+    want = [1_577_836_800, -1, 10_413_792_000, -11_676_096_000]  # 2300-01-01, 1600-01-01 UTC
+    assert load(_int96(tmp_path)).frame["timestamp"].tolist() == want
+
+
+def test_dask_refuses_int96_dates_it_would_wrap_naming_the_shard_and_row(tmp_path: Path) -> None:
+    from bench.data.dask_units import refuse_far_int96
+
+    p = _int96(tmp_path)
+    with pytest.raises(DataError) as info:
+        refuse_far_int96(p, "ts")
+    assert "spark.parquet, row 3" in str(info.value)
+    assert "INT96" in str(info.value)
+    refuse_far_int96(parquet(tmp_path, ts=pa.array([0, 1, 2, 3], pa.timestamp("s"))), "ts")

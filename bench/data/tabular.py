@@ -193,7 +193,9 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
         cols[role] = name
         resolved.append(name)
     try:
-        return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
+        # INT96 dates (Spark, Hive, Impala) in microseconds: as nanoseconds 2300 became 1715
+        return pq.read_table(p, columns=list(dict.fromkeys(resolved)),
+                             coerce_int96_timestamp_unit="us").to_pandas()
     except (pa.ArrowException, OSError) as exc:  # a damaged row group, an unreadable type
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
 
