@@ -485,3 +485,15 @@ def test_dask_refuses_int96_dates_it_would_wrap_naming_the_shard_and_row(tmp_pat
     assert "spark.parquet, row 3" in str(info.value)
     assert "INT96" in str(info.value)
     refuse_far_int96(parquet(tmp_path, ts=pa.array([0, 1, 2, 3], pa.timestamp("s"))), "ts")
+
+
+@pytest.mark.parametrize("cell", ["10:30", "10:30:00 PM", "Jan 2020"])
+def test_a_time_or_date_without_its_day_is_refused_not_read_on_the_day_of_the_run(
+        tmp_path: Path, cell: str) -> None:
+    p = put(tmp_path, "r.csv", HEAD + f"1,2,3,2020-01-01\n1,3,3,{cell}\n")
+    refused_at(p, "r.csv:3", "'ts'", "no full date")
+
+
+def test_a_parquet_time_of_day_column_is_refused_at_its_row(tmp_path: Path) -> None:
+    p = parquet(tmp_path, ts=pa.array([1, 2, 3, 4], pa.time64("us")))
+    refused_at(p, "r.parquet, row 1", "'ts'", "no full date")

@@ -444,10 +444,10 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
             raise DataError(timestamp_message(col.iloc[i]), path=p, column=name, **where(i))
         refuse_mixed_units(values, path=p, column=name, where=where)
         return values.astype(np.int64)
-    parsed, bad, why = text_dates(col)  # ISO 8601, or one reading (bench.data.date_text)
+    seconds, bad, why = text_dates(col)  # ISO 8601, or one reading (bench.data.date_text)
     if bad is not None:
         raise DataError(str(why), path=p, column=name, **where(bad))
-    return datetime_seconds(parsed)
+    return seconds
 
 
 def timestamp_message(value: object) -> str:
