@@ -497,3 +497,26 @@ def test_a_time_or_date_without_its_day_is_refused_not_read_on_the_day_of_the_ru
 def test_a_parquet_time_of_day_column_is_refused_at_its_row(tmp_path: Path) -> None:
     p = parquet(tmp_path, ts=pa.array([1, 2, 3, 4], pa.time64("us")))
     refused_at(p, "r.parquet, row 1", "'ts'", "no full date")
+
+
+def test_float32_seconds_rounded_by_the_export_are_refused_at_their_row(tmp_path: Path) -> None:
+    stamps = np.array([100, 1_600_000_001, 1_600_000_200, 300], dtype=np.float32)
+    msg = refused_at(parquet(tmp_path, ts=pa.array(stamps)), "r.parquet, row 2", "'ts'",
+                     "float32")
+    assert "128" in msg  # the step a float32 takes at 1.6e9 s: 1600000200 became 1600000256
+
+
+def test_float32_seconds_below_2_to_24_are_exact_and_read(tmp_path: Path) -> None:
+    stamps = np.array([0, 1, 16_777_215, -5], dtype=np.float32)
+    r = load(parquet(tmp_path, ts=pa.array(stamps)))
+    assert r.frame["timestamp"].tolist() == [0, 1, 16_777_215, -5]
+
+
+def test_dask_partitions_refuse_float32_seconds_as_the_local_reader_does() -> None:
+    from bench.data.dask_units import check_seconds
+
+    cells = pd.Series(np.array([100, 1_600_000_001], dtype=np.float32))
+    with pytest.raises(DataError) as info:
+        check_seconds(cells.to_numpy(np.float64), cells, "part.parquet", lambda k: k + 1, "ts")
+    assert "part.parquet, row 2" in str(info.value)
+    assert "float32" in str(info.value)

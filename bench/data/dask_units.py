@@ -36,8 +36,11 @@ def check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
     within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule, and for seconds
     beside milliseconds within one partition (:func:`bench.data.ratings.refuse_mixed_units`;
     across partitions: :func:`one_unit_across`)."""
-    from bench.data.ratings import refuse_mixed_units
+    from bench.data.ratings import refuse_mixed_units, refuse_rounded_seconds
     from bench.data.tabular import MAX_SECONDS, timestamp_message
+
+    refuse_rounded_seconds(cells.to_numpy(), path=where, column=column,  # a float32 column
+                           where=lambda i: {} if row(i) is None else {"row": row(i)})
 
     far = np.flatnonzero(~(np.abs(values.astype(np.float64)) < MAX_SECONDS))
     if far.shape[0]:

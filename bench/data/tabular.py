@@ -62,7 +62,7 @@ from bench.data.inputs import (
     stray_character,
     text_lines,
 )
-from bench.data.ratings import Ratings, datetime_seconds, refuse_mixed_units
+from bench.data.ratings import Ratings, datetime_seconds, refuse_mixed_units, refuse_rounded_seconds
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -430,6 +430,7 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
         raise DataError(f"timestamp {_show(col.iloc[0])!r} is a {col.dtype} value, not a point "
                         "in time: expected seconds since the epoch or a date/time", path=p,
                         column=name, **where(0))
+    refuse_rounded_seconds(col.to_numpy(), path=p, column=name, where=where)  # float32
     numeric = pd.to_numeric(col, errors="coerce")
     if numeric.notna().any():  # a numeric column: every cell must be a number of seconds
         if not numeric.notna().all():
