@@ -554,3 +554,28 @@ def test_recbole_gauc_weights_each_user_by_its_positives() -> None:
     got = evaluate([1, 0, 0, 1, 1, 0, 0, 0], [0.9, 0.5, 0.1, 0.1, 0.9, 0.5, 0.3, 0.2],
                    qid=[1, 1, 1, 2, 2, 2, 3, 3], metrics=["gauc"], profile="recbole").metrics
     assert got["gauc"] == pytest.approx((1 * 1 + 0.5 * 2) / 3, abs=1e-15)
+
+
+def test_a_label_the_run_profile_refuses_names_the_converted_file_read(tmp_path: Path) -> None:
+    """A converted folder's Parquet files record the ratings file they came from; an error
+    about a row of ``vali.parquet`` must name ``vali.parquet`` (it named ``r.csv:vali``, whose
+    row 12 is another rating)."""
+    from bench.data.parquet import read_parquet
+
+    rows = [f"u{u},i{(u * 7 + j * 3) % 40},{(u + j) % 5 + 1},{1_000_000_000 + u * 50 + j}"
+            for u in range(8) for j in range(10)]
+    put(tmp_path, "r.csv", "user,item,rating,timestamp\n" + "\n".join(rows) + "\n")
+    res = cli(tmp_path, "convert", "--ratings", "r.csv", "--user", "user", "--item", "item",
+              "--rating", "rating", "--timestamp", "timestamp", "--out", "conv",
+              "--target-size", "1", "--min-history", "2", "--negatives", "3",
+              "--features", "user,item")
+    assert res.status == 0, res.err[-500:]
+    vali = read_parquet(tmp_path / "conv" / "vali.parquet")
+    assert vali.source == str(tmp_path / "conv" / "vali.parquet")
+    from bench.benchmark.scoring import check_scorable
+    from bench.metrics.profiles import get_profile
+
+    with pytest.raises(DataError) as info:
+        check_scorable([("vali", vali)], metrics=["ndcg@3"], profile=get_profile("recbole"))
+    row = int(np.flatnonzero(vali.y > 1)[0]) + 1
+    assert f"vali.parquet, row {row}" in str(info.value)
