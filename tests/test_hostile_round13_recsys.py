@@ -579,3 +579,31 @@ def test_a_label_the_run_profile_refuses_names_the_converted_file_read(tmp_path:
         check_scorable([("vali", vali)], metrics=["ndcg@3"], profile=get_profile("recbole"))
     row = int(np.flatnonzero(vali.y > 1)[0]) + 1
     assert f"vali.parquet, row {row}" in str(info.value)
+
+
+def test_a_quoted_header_name_holding_the_separator_shifts_no_column(tmp_path: Path) -> None:
+    """``"note, x"`` is one column: split at every comma it made two, and every named column
+    after it was read one place to the right (user <- item, item <- rating, ...)."""
+    p = put(tmp_path, "r.csv", '"note, x",user,item,rating,ts,minutes\n'
+            "n,1,10,4,100,7\nn,1,11,3,200,8\nn,2,10,5,300,9\n")
+    r = load(p)
+    assert r.frame["user"].tolist() == [1, 1, 2]
+    assert r.frame["item"].tolist() == [10, 11, 10]
+    assert r.frame["rating"].tolist() == [4.0, 3.0, 5.0]
+    assert r.frame["timestamp"].tolist() == [100, 200, 300]
+
+
+@pytest.mark.parametrize("name", ["item, id", 'the "item"'])
+def test_a_quoted_header_name_can_be_named_as_written(tmp_path: Path, name: str) -> None:
+    quoted = '"' + name.replace('"', '""') + '"'
+    p = put(tmp_path, "r.csv", f"user,{quoted},rating,ts\n1,2,3,100\n1,3,4,200\n")
+    assert load(p, item=name).frame["item"].tolist() == [2, 3]
+
+
+def test_the_dask_header_check_reads_quoted_names_as_the_local_reader(tmp_path: Path) -> None:
+    from bench.data.dask_headers import csv_header
+
+    p = put(tmp_path, "part.csv", '"note, x",user,"the ""item""",rating,ts\nn,1,2,3,100\n')
+    names = csv_header(p, ",", {"user": "user", "item": 'the "item"', "rating": "rating",
+                                "timestamp": "ts"})
+    assert names == ["note, x", "user", 'the "item"', "rating", "ts"]

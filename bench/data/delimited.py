@@ -91,6 +91,26 @@ def _record_lines(blanks: np.ndarray, n_lines: int) -> np.ndarray | None:
     return np.flatnonzero(keep).astype(np.int64) + 1
 
 
+def header_fields(line: str, sep: str) -> list[str]:
+    """The fields of a header line as pandas and :mod:`csv` read them: a quoted name may hold
+    the separator (``"item, id"``) or a doubled quote. A plain ``split`` made ``"note, x"`` two
+    names, so every column after it was taken one place to the right: the ratings read the
+    next column's values without a word."""
+    if '"' not in line or len(sep) != 1:
+        return line.split(sep)
+    import csv
+
+    return next(csv.reader([line], delimiter=sep), [""])
+
+
+def header_names(line: str, sep: str) -> list[str]:
+    """The column names of a header line: :func:`header_fields` without the blanks around
+    them (and, under a separator of several characters, without their quotes)."""
+    if '"' in line and len(sep) == 1:
+        return [f.strip() for f in header_fields(line, sep)]
+    return [f.strip().strip('"') for f in line.split(sep)]
+
+
 def check_column_once(names: list[str], role: str, column: str, p: Path | str, *,
                       line: int | None = 1) -> None:
     """A DataError naming ``p`` (its header ``line``; ``None``: a Parquet schema), the

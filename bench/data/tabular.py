@@ -44,7 +44,12 @@ import pandas as pd
 
 from bench.data.compressed import HEAD
 from bench.data.date_text import text_dates
-from bench.data.delimited import check_column_once, check_field_counts
+from bench.data.delimited import (
+    check_column_once,
+    check_field_counts,
+    header_fields,
+    header_names,
+)
 from bench.data.id_numbers import (  # re-exported: the Dask reader numbers with them (dask_ids)
     _NUMBER_ID as _NUMBER_ID,
 )
@@ -208,7 +213,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
     if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
         raise DataError(stray, path=p, line=1)
     if header:
-        names = [c.strip().strip('"') for c in _split(first, sep)]
+        names = header_names(first, sep)  # a quoted name may hold the separator
         for role, c in cols.items():
             if c not in names:
                 raise DataError(f"{role} column {c!r} is not in the header; columns are {names}"
@@ -293,7 +298,7 @@ def _first_line(p: Path) -> str:
 
 
 def _split(line: str, sep: str) -> list[str]:
-    return line.split(sep)
+    return header_fields(line, sep)
 
 
 def guess_sep(p: Path) -> str:
