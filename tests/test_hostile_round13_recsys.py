@@ -607,3 +607,14 @@ def test_the_dask_header_check_reads_quoted_names_as_the_local_reader(tmp_path: 
     names = csv_header(p, ",", {"user": "user", "item": 'the "item"', "rating": "rating",
                                 "timestamp": "ts"})
     assert names == ["note, x", "user", 'the "item"', "rating", "ts"]
+
+
+def test_a_fractional_id_in_a_dictionary_encoded_float_column_is_refused(tmp_path: Path) -> None:
+    p = parquet(tmp_path, user=pa.array([7.0, 7.0, 8.5, 8.0]).dictionary_encode())
+    refused_at(p, "r.parquet, row 3", "'user'", "not an integer")
+
+
+def test_dictionary_encoded_integer_ids_are_kept(tmp_path: Path) -> None:
+    r = load(parquet(tmp_path, user=pa.array([7, 7, 8, 8]).dictionary_encode()))
+    assert r.frame["user"].tolist() == [7, 7, 8, 8]
+    assert r.users is None
