@@ -113,9 +113,11 @@ def date_line_problem(cell: str, numbers_seen: bool) -> str | None:
     :func:`bench.data.tabular.timestamp_cells`, for a line-by-line scan."""
     if not cell.strip():
         return "missing value"
-    parsed = pd.to_datetime(pd.Series([cell]), utc=True, errors="coerce", format="mixed")
-    if parsed.isna().iloc[0]:
-        return f"timestamp {cell!r} is neither seconds since the epoch nor a date/time"
+    from bench.data.date_text import text_dates
+
+    _, bad, why = text_dates(pd.Series([cell]))  # no date, or an ambiguous one
+    if bad is not None:
+        return why
     if numbers_seen:
         return (f"timestamp {cell!r} is not a number of seconds since the epoch, as the other "
                 "cells of the column are")

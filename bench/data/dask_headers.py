@@ -21,7 +21,7 @@ def csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) 
     DataError naming the file when one of them is absent (every shard of a table has its
     columns) or appears twice (:func:`bench.data.delimited.check_column_once`)."""
     from bench.data.compressed import HEAD
-    from bench.data.delimited import check_column_once
+    from bench.data.delimited import check_column_once, header_fields, header_names
     from bench.data.inputs import bom_length, stray_character
 
     try:
@@ -41,7 +41,7 @@ def csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) 
                         path=path, line=1) from None
     if not first:
         raise DataError("empty file: expected a header line naming the columns", path=path, line=1)
-    names = [c.strip().strip('"') for c in first.split(sep)]
+    names = header_names(first, sep)  # a quoted name may hold the separator
     needed = [c for c in (cols or {}).values() if c is not None]
     missing = [c for c in needed if c not in names]
     if missing:
@@ -51,8 +51,8 @@ def csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) 
     for role, c in (cols or {}).items():
         if c is not None:
             check_column_once(names, role, c, path)
-    for written, name in zip(first.split(sep), names, strict=True):  # Dask skips spaces before
-        if name in needed and written.lstrip(" ").strip('"') != name:  # a name only
+    for written, name in zip(header_fields(first, sep), names, strict=True):  # Dask skips spaces before
+        if name in needed and written.lstrip(" ") not in (name, f'"{name}"'):  # a name only
             raise DataError(f"column name {written!r} has blanks the Dask engine reads as part "
                             f"of the name (it skips spaces before a name only): write {name!r}, "
                             "or convert with --engine local", path=path, line=1, column=name)

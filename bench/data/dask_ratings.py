@@ -62,7 +62,7 @@ from bench.data.dask_ids import (
 from bench.data.dask_movielens import MovieLensGrammar
 from bench.data.dask_qids import beyond_int64
 from bench.data.dask_units import PATH_COLUMN as _PATH
-from bench.data.dask_units import check_seconds, one_unit_across, tag_stamps
+from bench.data.dask_units import check_seconds, one_unit_across, refuse_far_int96, tag_stamps
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import folder_shards, warn_many_small
 from bench.data.ratings_columns import check_guess
@@ -467,6 +467,8 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
         if wide is not None and role in ID_ROLES and pa.types.is_uint64(kind) \
                 and beyond_int64(path, c):  # numbered by value (dask_ids.id_codes), as locally
             wide.add(c)
+        if when:  # Dask reads INT96 dates as nanoseconds: wrapped beyond 1677-2262
+            refuse_far_int96(path, c)
         if seen is not None and (text or when or numeric or decimal):
             one_family(seen, c, "text" if text else "dates" if when else "decimals" if decimal
                        else "numbers", path, kind)

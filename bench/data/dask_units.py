@@ -36,8 +36,11 @@ def check_seconds(values: np.ndarray, cells: pd.Series, where: str | None,
     within +-:data:`bench.data.tabular.MAX_SECONDS`, the local reader's rule, and for seconds
     beside milliseconds within one partition (:func:`bench.data.ratings.refuse_mixed_units`;
     across partitions: :func:`one_unit_across`)."""
-    from bench.data.ratings import refuse_mixed_units
+    from bench.data.ratings import refuse_mixed_units, refuse_rounded_seconds
     from bench.data.tabular import MAX_SECONDS, timestamp_message
+
+    refuse_rounded_seconds(cells.to_numpy(), path=where, column=column,  # a float32 column
+                           where=lambda i: {} if row(i) is None else {"row": row(i)})
 
     far = np.flatnonzero(~(np.abs(values.astype(np.float64)) < MAX_SECONDS))
     if far.shape[0]:
@@ -169,4 +172,28 @@ def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
     return frame.map_partitions(_gate, checked, meta=frame._meta)
 
 
-__all__ = ["MILLISECONDS", "PATH_COLUMN", "SECONDS", "check_seconds", "one_unit_across", "tag_stamps"]
+def refuse_far_int96(path: Path, column: str) -> None:
+    """A DataError naming the shard, row and column of the first INT96 date (Spark, Hive and
+    Impala exports) outside 1677-2262: Dask reads INT96 as nanoseconds, which wrap there without
+    a word (2300-01-01 became 1715-06-13), where the local reader reads them in microseconds
+    (:mod:`bench.data.tabular`). Other date types are read at their own unit."""
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path)
+    leaves = [meta.schema.column(i) for i in range(len(meta.schema))]
+    if not any(leaf.path == column and leaf.physical_type == "INT96" for leaf in leaves):
+        return
+    dates = pq.read_table(path, columns=[column], coerce_int96_timestamp_unit="us").column(0)
+    us = dates.to_numpy(zero_copy_only=False).astype("datetime64[us]")
+    ints = us.astype(np.int64)
+    far = ~np.isnat(us) & ((ints < -(2**63) // 1000) | (ints > (2**63 - 1) // 1000))
+    if far.any():
+        k = int(np.flatnonzero(far)[0])
+        raise DataError(f"date {us[k]} is an INT96 value outside 1677-2262: Dask reads INT96 "
+                        "dates as nanoseconds, which wrap there; convert with --engine local, "
+                        "or write the column as timestamp[us]", path=path, row=k + 1,
+                        column=column)
+
+
+__all__ = ["MILLISECONDS", "PATH_COLUMN", "SECONDS", "check_seconds", "one_unit_across",
+           "refuse_far_int96", "tag_stamps"]

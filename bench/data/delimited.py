@@ -25,17 +25,22 @@ from bench.data.inputs import bom_length, stray_character
 from bench.errors import DataError
 
 
-def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> None:
+def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> np.ndarray | None:
     """Every non-blank line has the fields of the first (the header), else a DataError naming
     the line: with ``usecols`` pandas silently drops a line's extra fields, so ``1,5,3,999,4``
     under ``user,item,rating,timestamp`` would lose a value or hide a shifted row. Lines end
     as in every reader (LF, CRLF, a lone CR: :mod:`bench.data.inputs`); the file is read in
     blocks, separators counted with NumPy. A file holding quotes is counted by :mod:`csv` (a
     quoted field may hold the separator or a line end). A stray character is refused naming
-    its line and, with the header's ``names``, its column."""
+    its line and, with the header's ``names``, its column.
+
+    Returns the file line on which each record (the header included) starts, or ``None`` when
+    record ``i`` is line ``i + 1``: pandas skips blank lines and reads a quoted line end as
+    part of a field, so its row numbers are not the file's lines after either (an error
+    named line 3 for a value on line 5)."""
     import csv
 
-    expected, done, rest = None, 0, b""
+    expected, done, rest, blanks = None, 0, b"", []
     with open(p, "rb") as fh:
         fh.seek(bom_length(fh.read(HEAD), p))
         while True:
@@ -49,6 +54,7 @@ def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> Non
             _refuse_stray(p, lf, done, sep, names)
             counts = _separators_per_line(lf, sep)
             filled = np.flatnonzero(counts >= 0)
+            blanks.append(done + 1 + np.flatnonzero(counts < 0))
             if expected is None and filled.shape[0]:
                 expected = int(counts[filled[0]])
             wrong = filled[counts[filled] != expected]
@@ -57,15 +63,52 @@ def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> Non
                 raise _misfit(p, done + k + 1, int(counts[k]) + 1, int(expected or 0) + 1)
             done += counts.shape[0]
             if not block:
-                return
+                return _record_lines(np.concatenate(blanks), done)
     _refuse_stray_in_file(p, sep, names)
+    starts: list[int] = []
     with open(p, encoding="utf-8", errors="replace", newline="") as text:
         reader = csv.reader(text, delimiter=sep)
+        before = 0
         for row in reader:
+            if row and (len(row) > 1 or row[0].strip()):  # pandas' records: not blank lines
+                starts.append(before + 1)
             if row and any(f.strip() for f in row):
                 expected = len(row) if expected is None else expected
                 if len(row) != expected:
                     raise _misfit(p, reader.line_num, len(row), expected)
+            before = reader.line_num
+    lines = np.asarray(starts, dtype=np.int64)
+    return None if np.array_equal(lines, np.arange(1, lines.shape[0] + 1)) else lines
+
+
+def _record_lines(blanks: np.ndarray, n_lines: int) -> np.ndarray | None:
+    """The line of each non-blank line of a file of ``n_lines`` lines whose blank lines are
+    ``blanks`` (sorted, 1-based); ``None`` without a blank line before the last record."""
+    if not blanks.shape[0] or blanks[0] > n_lines - blanks.shape[0]:  # none, or only at the end
+        return None
+    keep = np.ones(n_lines, dtype=bool)
+    keep[blanks - 1] = False
+    return np.flatnonzero(keep).astype(np.int64) + 1
+
+
+def header_fields(line: str, sep: str) -> list[str]:
+    """The fields of a header line as pandas and :mod:`csv` read them: a quoted name may hold
+    the separator (``"item, id"``) or a doubled quote. A plain ``split`` made ``"note, x"`` two
+    names, so every column after it was taken one place to the right: the ratings read the
+    next column's values without a word."""
+    if '"' not in line or len(sep) != 1:
+        return line.split(sep)
+    import csv
+
+    return next(csv.reader([line], delimiter=sep), [""])
+
+
+def header_names(line: str, sep: str) -> list[str]:
+    """The column names of a header line: :func:`header_fields` without the blanks around
+    them (and, under a separator of several characters, without their quotes)."""
+    if '"' in line and len(sep) == 1:
+        return [f.strip() for f in header_fields(line, sep)]
+    return [f.strip().strip('"') for f in line.split(sep)]
 
 
 def check_column_once(names: list[str], role: str, column: str, p: Path | str, *,

@@ -196,7 +196,7 @@ def read_parquet(path: PathLike) -> LetorData:
         feature_names=feature_names,
         user=_int_column(table, "user", p, required=False),
         item=_int_column(table, "item", p, required=False),
-        source=str(meta.get("source") or p),
+        source=str(p),  # the file read: errors name it (the writer's source is in its footer)
         meta=dict(meta["meta"]) if isinstance(meta.get("meta"), dict) else {},
     )
 

@@ -260,6 +260,26 @@ def refuse_mixed_units(values: np.ndarray, *, path: object, column: str,
                         **where(i))  # type: ignore[arg-type]
 
 
+def refuse_rounded_seconds(cells: np.ndarray, *, path: object, column: str,
+                           where: Callable[[int], dict[str, object]]) -> None:
+    """Refuse a float32 timestamp column (a warehouse ``FLOAT``) beyond 2^24 seconds
+    (1970-07-14): a float32 holds whole seconds exactly only below, so the export rounded
+    1600000001 to 1600000000 and 1600000200 to 1600000256 (steps of 128 s in 2020), reordering
+    a user's ratings without a trace in the file. The rule of every ratings reader (local and
+    Dask partitions)."""
+    if cells.dtype != np.float32:
+        return
+    far = np.flatnonzero(np.abs(cells) >= 2.0**24)
+    if far.shape[0]:
+        i = int(far[0])
+        raise DataError(f"timestamp {float(cells[i]):.0f} is in a float32 column, which holds "
+                        "whole seconds exactly only below 2^24 (16777216, 1970-07-14): beyond, "
+                        f"its values were rounded to steps of {float(np.spacing(cells[i])):.0f} s "
+                        "when written; write the column as int64 seconds (or float64)",
+                        path=None if path is None else str(path), column=column,
+                        **where(i))  # type: ignore[arg-type]
+
+
 def refuse_mixed_units_across(files: list[tuple[object, np.ndarray]]) -> None:
     """Refuse seconds in one file of a call beside milliseconds in another (the rule of
     :func:`refuse_mixed_units` over files read together: MovieLens ``ratings.csv`` and

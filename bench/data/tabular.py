@@ -43,7 +43,13 @@ import numpy as np
 import pandas as pd
 
 from bench.data.compressed import HEAD
-from bench.data.delimited import check_column_once, check_field_counts
+from bench.data.date_text import text_dates
+from bench.data.delimited import (
+    check_column_once,
+    check_field_counts,
+    header_fields,
+    header_names,
+)
 from bench.data.id_numbers import (  # re-exported: the Dask reader numbers with them (dask_ids)
     _NUMBER_ID as _NUMBER_ID,
 )
@@ -61,7 +67,7 @@ from bench.data.inputs import (
     stray_character,
     text_lines,
 )
-from bench.data.ratings import Ratings, datetime_seconds, refuse_mixed_units
+from bench.data.ratings import Ratings, datetime_seconds, refuse_mixed_units, refuse_rounded_seconds
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -110,11 +116,14 @@ def load_ratings_table(
     header = not any(positional)
     is_parquet = p.suffix.lower() in _PARQUET
     raw = _read_parquet(p, cols) if is_parquet else _read_text(p, cols, sep, header)
-    # locate a data row: CSV line number (header counts), or Parquet row number
-    first_line = 2 if header else 1
+    # locate a data row: CSV line number (header counts; blank lines and quoted line ends
+    # too: bench.data.delimited.check_field_counts), or Parquet row number
+    lines = raw.attrs.get("lines")
+    if lines is None:
+        lines = np.arange(2 if header else 1, raw.shape[0] + (2 if header else 1), dtype=np.int64)
 
     def where(i: int) -> dict[str, object]:
-        return {"row": i + 1} if is_parquet else {"line": i + first_line}
+        return {"row": i + 1} if is_parquet else {"line": int(lines[i])}
 
     n = raw.shape[0]
     if n == 0:
@@ -139,7 +148,7 @@ def load_ratings_table(
     frame = pd.DataFrame({"user": users, "item": items, "rating": ratings, "timestamp": stamps})
     frame = _resolve_duplicates(frame, duplicates, p, where, raw, cols)
     rows = frame.index.to_numpy(dtype=np.int64)  # the raw row of each kept rating
-    places = ("row", rows + 1) if is_parquet else ("line", rows + first_line)
+    places = ("row", rows + 1) if is_parquet else ("line", lines[rows])
     return Ratings(
         frame=frame.reset_index(drop=True),
         items=item_map,
@@ -189,7 +198,9 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
         cols[role] = name
         resolved.append(name)
     try:
-        return pq.read_table(p, columns=list(dict.fromkeys(resolved))).to_pandas()
+        # INT96 dates (Spark, Hive, Impala) in microseconds: as nanoseconds 2300 became 1715
+        return pq.read_table(p, columns=list(dict.fromkeys(resolved)),
+                             coerce_int96_timestamp_unit="us").to_pandas()
     except (pa.ArrowException, OSError) as exc:  # a damaged row group, an unreadable type
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
 
@@ -202,7 +213,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
     if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
         raise DataError(stray, path=p, line=1)
     if header:
-        names = [c.strip().strip('"') for c in _split(first, sep)]
+        names = header_names(first, sep)  # a quoted name may hold the separator
         for role, c in cols.items():
             if c not in names:
                 raise DataError(f"{role} column {c!r} is not in the header; columns are {names}"
@@ -219,8 +230,9 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
                 raise DataError(f"{role} column {c} is beyond the {width} columns of line 1",
                                 path=p, line=1)
         usecols = sorted({int(c) for c in cols.values()})
+    lines = None  # the file line of each record (header first), when not i + 1
     if not as_text:  # pandas' C parser drops the extra fields of a line when usecols is given
-        check_field_counts(p, sep, names if header else None)
+        lines = check_field_counts(p, sep, names if header else None)
     try:
         frame = pd.read_csv(  # a separator is literal text: pandas reads a longer one as a regex
             p,
@@ -240,7 +252,9 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
     if header:
         frame.columns = [names[i] for i in usecols]
         if not as_text:
-            _refuse_repeated_header(frame, p)
+            _refuse_repeated_header(frame, p, lines)
+    if lines is not None:
+        frame.attrs["lines"] = lines[int(header):]  # each data row's file line
     return frame
 
 
@@ -261,7 +275,7 @@ def _separator_hint(first: str, sep: str, names: list[str]) -> str:
     return ""
 
 
-def _refuse_repeated_header(frame: pd.DataFrame, p: Path) -> None:
+def _refuse_repeated_header(frame: pd.DataFrame, p: Path, lines: np.ndarray | None) -> None:
     """A data line equal to the header (files exported with their headers and joined) is
     refused naming its line: its cells would otherwise be a user ``user`` who rated an item
     ``item`` (text ids, implicit feedback) or a rating that is no number."""
@@ -274,7 +288,8 @@ def _refuse_repeated_header(frame: pd.DataFrame, p: Path) -> None:
     if same.any():
         raise DataError("this line repeats the header line (tables joined with their headers?): "
                         "expected data; delete the repeated header", path=p,
-                        line=int(np.flatnonzero(same)[0]) + 2)
+                        line=int(np.flatnonzero(same)[0]) + 2 if lines is None
+                        else int(lines[np.flatnonzero(same)[0] + 1]))
 
 
 def _first_line(p: Path) -> str:
@@ -283,7 +298,7 @@ def _first_line(p: Path) -> str:
 
 
 def _split(line: str, sep: str) -> list[str]:
-    return line.split(sep)
+    return header_fields(line, sep)
 
 
 def guess_sep(p: Path) -> str:
@@ -332,6 +347,8 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     text = col.astype(str).str.strip(ASCII_BLANKS)  # a no-break space is part of the id, as in TREC
     if text.str.fullmatch(r"[-+]?[0-9]{1,18}").all():
         return text.astype(np.int64).to_numpy(), None
+    if text.str.fullmatch(_NUMBER_ID.pattern, case=False).all():  # Parquet decimals: by value,
+        return _by_value(text.tolist(), p, name, where, role)  # 1.5 refused as in a CSV, Dask
     return _mixed_keys(text.tolist(), role)
 
 
@@ -418,6 +435,7 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
         raise DataError(f"timestamp {_show(col.iloc[0])!r} is a {col.dtype} value, not a point "
                         "in time: expected seconds since the epoch or a date/time", path=p,
                         column=name, **where(0))
+    refuse_rounded_seconds(col.to_numpy(), path=p, column=name, where=where)  # float32
     numeric = pd.to_numeric(col, errors="coerce")
     if numeric.notna().any():  # a numeric column: every cell must be a number of seconds
         if not numeric.notna().all():
@@ -432,12 +450,10 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
             raise DataError(timestamp_message(col.iloc[i]), path=p, column=name, **where(i))
         refuse_mixed_units(values, path=p, column=name, where=where)
         return values.astype(np.int64)
-    parsed = pd.to_datetime(col, utc=True, errors="coerce", format="mixed")
-    if parsed.isna().any():
-        i = int(np.flatnonzero(parsed.isna().to_numpy())[0])
-        raise DataError(f"timestamp {_show(col.iloc[i])!r} is neither seconds since the epoch nor a "
-                        "date/time", path=p, column=name, **where(i))
-    return datetime_seconds(parsed)
+    seconds, bad, why = text_dates(col)  # ISO 8601, or one reading (bench.data.date_text)
+    if bad is not None:
+        raise DataError(str(why), path=p, column=name, **where(bad))
+    return seconds
 
 
 def timestamp_message(value: object) -> str:
