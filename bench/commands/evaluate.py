@@ -39,10 +39,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench.commands.text import ascii_float, ascii_int, examples, plain
+from bench.commands.text import ascii_float, ascii_int, examples, plain, terminal_line
 from bench.engines import DEFAULT_ENGINE, ENGINES, ClusterOptions, engine_names, get_engine
 from bench.errors import ConfigError, DataError
 from bench.metrics import PROFILES, evaluate_trec, get_profile, parse_metrics
@@ -349,10 +350,26 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
 def _compare(args: argparse.Namespace, names: list[str]) -> int:
     from bench.report.compare_runs import compare_runs
 
-    runs = dict(run_names(args.run))
+    pairs = run_names(args.run)
+    runs = dict(pairs)
     profile = _profile_with_options(args, True)
     result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
+    _say_shared_stems(args.run, pairs)  # after the checks: an error stands alone
     if args.per_query is not None:
         write_per_query(result.per_query_frame(), args.per_query)
     print_comparison(result, args.format)
     return 0
+
+
+def _say_shared_stems(specs: list[str], pairs: list[tuple[str, str]]) -> None:
+    """A note naming the file of each run named by a file stem that another run shares
+    (``x/run.txt`` and ``y/run.txt`` print as ``run`` and ``run-2``: no table said which file
+    ``run-2`` was)."""
+    stems = [Path(path).stem or path if spec == path else None
+             for spec, (_, path) in zip(specs, pairs, strict=True)]
+    shared = [(name, path) for stem, (name, path) in zip(stems, pairs, strict=True)
+              if stem is not None and stems.count(stem) > 1]
+    if shared:
+        print(terminal_line("note: runs named by a file stem they share: " + ", ".join(
+            f"{name} = {path}" for name, path in shared) + " (name them: --run NAME=FILE)"),
+            file=sys.stderr)

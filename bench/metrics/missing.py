@@ -99,10 +99,7 @@ def warn_missing(ids: NDArray[Any], run_path: str,
     the qrels is two queries, and the warning says so. Nothing when ``ids`` is empty."""
     if not ids.shape[0]:
         return
-    n = int(ids.shape[0])
-    shown = _shown(ids)
-    head = (f"{n} qrels {'query has' if n == 1 else 'queries have'} no run line in {run_path} "
-            f"({shown})")
+    head = _head(ids, run_path)
     policies = {pol for _, metrics in plan for _, pol in metrics}
     if len(plan) == 1 and len(policies) == 1:
         tail = f"under profile {plan[0][0].name!r} {_action(policies.pop())}"
@@ -124,6 +121,27 @@ def warn_missing(ids: NDArray[Any], run_path: str,
                  f"({_shown(run_only)}) {'is' if m == 1 else 'are'} ignored (query ids are "
                  "compared as text: '01' is not '1')")
     warnings.warn(f"{head}: {tail}", MissingQueriesWarning, stacklevel=stacklevel)
+
+
+def _head(ids: NDArray[Any], run_path: str) -> str:
+    n = int(ids.shape[0])
+    return (f"{n} qrels {'query has' if n == 1 else 'queries have'} no run line in {run_path} "
+            f"({_shown(ids)})")
+
+
+def warn_dropped(ids: NDArray[Any], run_path: str, said: str, *, stacklevel: int = 3) -> None:
+    """The :class:`MissingQueriesWarning` of a run comparison that left the qrels queries
+    ``ids`` (which ``run_path`` lacks) out of every run and metric: the per-run warning
+    ``said`` (what each metric's profile would do, ``nDCG@10: scored 0 and counted``) is not
+    what the comparison did. Its note on the run's queries without qrels is kept."""
+    if not ids.shape[0]:
+        return
+    them = "it" if ids.shape[0] == 1 else "them"
+    note = said[said.index("; the run's "):] if "; the run's " in said else ""
+    warnings.warn(f"{_head(ids, run_path)}: the comparison leaves {them} out of every run and "
+                  "metric (missing='drop'; --missing zero / missing='zero' scores "
+                  f"{them} 0 and counts {them}, as trec_eval -c){note}", MissingQueriesWarning,
+                  stacklevel=stacklevel)
 
 
 def _shown(ids: NDArray[Any]) -> str:
