@@ -136,6 +136,27 @@ def test_p_at_5_under_the_default_profile_says_its_profile_and_the_left_out_quer
     assert "nDCG@10: scored 0" in res.err
 
 
+@pytest.mark.parametrize("name", ["P@5", "R@100", "Rprec"])
+def test_a_spelling_ir_measures_shares_says_how_to_get_ir_measures_value(
+        files: Path, name: str) -> None:
+    """Read under the call's profile, these spellings leave out the query ir_measures scores
+    0: the warning says so and names the spelling that gives ir_measures' number, and that
+    spelling gives it."""
+    status, got, err = _eval(files, "--metrics", name)
+    assert status == 0, err
+    assert f"{name}: ir_measures spells its own measure so" in err, err
+    assert f"trec_eval-c:{name}" in err
+    assert got[name] != pytest.approx(_ir(name), abs=1e-12)  # the difference it warns about
+    status, got, err = _eval(files, "--metrics", f"trec_eval-c:{name}")
+    assert got[f"trec_eval-c:{name}"] == pytest.approx(_ir(name), abs=1e-12)
+
+
+def test_an_own_ltrbench_spelling_gets_no_ir_measures_note(files: Path) -> None:
+    status, _, err = _eval(files, "--metrics", "p@5,P_5,recall@100")
+    assert status == 0, err
+    assert "ir_measures spells" not in err
+
+
 # -- leftover 1: look-alike names on every path that reads a metric or profile name -----------
 
 LOOK_ALIKES = [("ndcg_cut_１０", "U+FF11"), ("ndсg_cut_10", "U+0441"), ("P\u20105", "U+2010"),
@@ -456,3 +477,11 @@ def test_report_out_over_the_run_folder_is_refused_and_leaves_it(finished: Path)
     assert res.status == 2, res.err
     assert "Traceback" not in res.err, res.err
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+
+
+def test_report_given_a_run_file_names_the_run_directory_it_is_in(finished: Path) -> None:
+    """``--runs RUN/metrics.csv`` said 'not found' of a file that exists."""
+    run = _run_dir(finished)
+    res = cli(finished, "report", "--out", "rep", "--runs", str(run / "metrics.csv"),
+              "--no-plots")
+    assert refused(res, "a file, not a folder", str(run)) is None, res.err
