@@ -485,3 +485,24 @@ def test_report_given_a_run_file_names_the_run_directory_it_is_in(finished: Path
     res = cli(finished, "report", "--out", "rep", "--runs", str(run / "metrics.csv"),
               "--no-plots")
     assert refused(res, "a file, not a folder", str(run)) is None, res.err
+
+
+@pytest.mark.parametrize("name", ["pq.csv.gz", "pq.parquet", "pq.xlsx", "pq.tsv"])
+def test_per_query_named_as_another_format_is_refused_before_any_work(
+        files: Path, name: str) -> None:
+    """CSV text written under a ``.gz`` / ``.parquet`` / ``.xlsx`` name: pandas and Excel fail
+    on it, or misread it (a ``.tsv`` read with tabs is one column)."""
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "a.run", "--run", "b.run",
+              "--metrics", "P_5", "--per-query", name)
+    assert refused(res, "--per-query", name, ".csv or .json") is None, res.err
+    assert not (files / name).exists()
+
+
+@pytest.mark.parametrize("name", ["pq.json", "pq.txt", "pq"])
+def test_per_query_as_json_text_or_without_suffix_is_written(files: Path, name: str) -> None:
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "a.run", "--metrics", "P_5",
+              "--per-query", name)
+    assert res.status == 0, res.err
+    text = (files / name).read_text()
+    rows = json.loads(text) if name.endswith(".json") else _csv(text)
+    assert {str(r["qid"]) for r in rows} == {"1", "2", "4"}

@@ -141,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         if args.per_query.strip() == "-":  # not a file named '-' in the working folder
             raise ConfigError("--per-query - : standard output carries the summary; give the "
                               "per-query CSV a file path (e.g. --per-query per_query.csv)")
+        _per_query_format(args.per_query)
         from bench.data.outputs import check_output_file
 
         sidecar = None
@@ -266,6 +267,26 @@ def _refuse_unused(args: argparse.Namespace, engine: str) -> None:
         if extra:
             raise ConfigError(f"{', '.join(extra)} apply to a --data file; TREC files name "
                               "their queries on every line")
+
+
+#: Name endings that say another format than the per-query file's CSV (JSON for ``.json``):
+#: pandas, Excel or gzip would open the text as that format and fail or misread it.
+_NOT_CSV = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd", ".zip": "zip",
+            ".parquet": "Parquet", ".pq": "Parquet", ".feather": "Feather", ".arrow": "Arrow",
+            ".xlsx": "Excel", ".xls": "Excel", ".ods": "OpenDocument", ".tsv": "tab-separated",
+            ".pkl": "pickle", ".pickle": "pickle", ".h5": "HDF5", ".hdf5": "HDF5",
+            ".npy": "NumPy", ".npz": "NumPy", ".md": "Markdown", ".tex": "LaTeX",
+            ".html": "HTML"}
+
+
+def _per_query_format(path: str) -> None:
+    """``--per-query pq.csv.gz`` / ``pq.parquet`` / ``pq.xlsx`` wrote CSV text under a name
+    that says another format: refused before any work, naming the formats it writes."""
+    suffix = Path(path).suffix.lower()
+    if suffix in _NOT_CSV:
+        raise ConfigError(f"--per-query {path!r}: the name ends in {suffix!r} ({_NOT_CSV[suffix]}), "
+                          "but the per-query file is CSV text (JSON for a name ending in "
+                          ".json): name it .csv or .json")
 
 
 def _write_per_query(result: EvaluationResult, path: str | None) -> None:
