@@ -506,3 +506,20 @@ def test_per_query_as_json_text_or_without_suffix_is_written(files: Path, name: 
     text = (files / name).read_text()
     rows = json.loads(text) if name.endswith(".json") else _csv(text)
     assert {str(r["qid"]) for r in rows} == {"1", "2", "4"}
+
+
+def test_reproduce_given_one_run_twice_is_refused_naming_both_spellings(finished: Path) -> None:
+    """``--run RUN --run RUN/`` trained and compared the run twice, two MATCH lines."""
+    run = str(_run_dir(finished))
+    res = cli(finished, "reproduce", "--run", run, "--run", run + "/")
+    assert refused(res, "given twice", run) is None, res.err
+    assert "reproduce:" not in res.err  # refused before any work
+
+
+@pytest.mark.parametrize("name", ["config.toml", "metrics.csv"])
+def test_reproduce_given_a_file_of_a_run_names_the_run_directory(finished: Path,
+                                                                  name: str) -> None:
+    """``--run RUN/config.toml`` said 'RUN/config.toml: no config.toml'."""
+    run = _run_dir(finished)
+    res = cli(finished, "reproduce", "--run", str(run / name))
+    assert refused(res, "a file, not a run directory", str(run)) is None, res.err
