@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from bench.benchmark.config import RunConfig
-from bench.benchmark.progress import Advance, heartbeat, progress_bar
+from bench.benchmark.progress import Advance, heartbeat, progress_bar, with_lines
 from bench.benchmark.record import (
     FitTiming,
     labels_frame,
@@ -69,6 +69,7 @@ def run_benchmark(
     splits: LetorSplits | None = None,
     loader: Loader | None = None,
     origin: tuple[Path, dict[str, Any]] | None = None,
+    lines: Callable[[str], None] | None = None,
 ) -> Path:
     """Run ``config`` and return the run directory ``<out_dir>/runs/<run-id>/``.
 
@@ -79,7 +80,8 @@ def run_benchmark(
     manifest then records ``splits.inputs`` as given). ``loader(spec, data_dir=...)`` replaces
     :func:`bench.datasets.resolve.load_dataset`. ``origin`` (a run directory and its manifest:
     the run ``reproduce`` runs again; a resumed run is its own): a path dataset is found again
-    from what that run recorded (:func:`bench.datasets.recorded.locate_recorded`).
+    from what that run recorded (:func:`bench.datasets.recorded.locate_recorded`). ``lines``:
+    where no bar is drawn, one plain line per finished model and seed (``reproduce`` in a log).
     """
     config = config.resolved()
     out_dir = results_folder(out_dir, resume)
@@ -87,7 +89,8 @@ def run_benchmark(
     specs = {m: config.model_spec(m) for m in config.models}
     gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
     _check_before_data(config, gbdt_libraries)
-    with progress_bar(progress, len(pairs)) as advance, contextlib.ExitStack() as held:
+    with progress_bar(progress, len(pairs)) as bar, contextlib.ExitStack() as held:
+        advance = with_lines(bar, lines, len(pairs))
         resumed = _resumed_run(config, Path(out_dir), resume, held)  # locked, read once
         where: DatasetSpec | None = None
         if splits is None:

@@ -46,6 +46,34 @@ def _drawn(enabled: bool) -> bool:
     return enabled and sys.stderr.isatty()
 
 
+def plain_lines(enabled: bool, command: str) -> Callable[[str], None] | None:
+    """Where no bar is drawn (stderr is a log, a pipe, CI) but progress is on: a printer of one
+    plain line per step, ``"<command>: <text>"`` on stderr (flushed: a CI log shows it when it
+    happens); ``None`` on a terminal (the bar shows the steps) or with progress off."""
+    import sys
+
+    if not enabled or sys.stderr.isatty():
+        return None
+    return lambda text: print(f"{command}: {text}", file=sys.stderr, flush=True)
+
+
+def with_lines(advance: Advance, lines: Callable[[str], None] | None, total: int) -> Advance:
+    """``advance`` that also gives ``lines`` (:func:`plain_lines`) one line per finished step,
+    ``"k/total TEXT"``, where no bar is drawn (the steps between, and a long fit's heartbeat,
+    stay off the log); ``advance`` itself without ``lines``."""
+    if lines is None:
+        return advance
+    done = [0]
+
+    def line(text: str, n: int) -> None:
+        advance(text, n)
+        if n > 0:
+            done[0] += n
+            lines(f"{done[0]}/{total} {text}")
+
+    return line
+
+
 @contextlib.contextmanager
 def progress_bar(enabled: bool, total: int) -> Iterator[Advance]:
     """A rich progress bar over ``total`` steps on a terminal; yields :data:`Advance`.

@@ -67,6 +67,11 @@ def reproduce_run(
     """Run ``run_dir/config.toml`` again and compare the new run with ``run_dir`` (module docstring)."""
     run_dir = Path(run_dir)
     config_path = run_dir / "config.toml"
+    if run_dir.is_file():  # RUN/config.toml said "RUN/config.toml: no config.toml"
+        inside = (run_dir.parent / "config.toml").is_file()
+        raise ConfigError(f"{run_dir}: a file, not a run directory" + (
+            f" (give the run directory it is in: {run_dir.parent})" if inside else
+            " (runs/<id>/ with config.toml and metrics.csv)"))
     if not config_path.is_file():
         raise ConfigError(f"{run_dir}: no config.toml (not a run directory)")
     check_tolerance(tolerance)

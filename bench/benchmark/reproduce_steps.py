@@ -22,6 +22,7 @@ import pandas as pd
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import Loader, SplitWarning, run_benchmark
+from bench.benchmark.progress import plain_lines
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
 from bench.runs.layout import read_table
@@ -288,11 +289,18 @@ def _rerun(config_path: Path, out_dir: Path, loader: Loader | None, progress: bo
     config = RunConfig.load(config_path)
     _check_recorded(config, config_path, manifest)
     config = replace(config, crosscheck=False, permute_check=False, permute_retrain=False)
+    say = plain_lines(progress, "reproduce")  # a CI log: one line per step, not minutes of nothing
+    run = (original or config_path.parent).name
+    if say is not None:
+        say(f"re-running {run} ({config.dataset}: {len(config.models)} model(s) x "
+            f"{len(config.seeds)} seed(s))")
     with warnings.catch_warnings():  # said when the run was made, and in its manifest: the
         warnings.simplefilter("ignore", SplitWarning)  # rerun prints only its comparison
         origin = (original or config_path.parent, manifest) if manifest else None
         new = run_benchmark(config, out_dir=out_dir, progress=progress, loader=loader,
-                            origin=origin)
+                            origin=origin, lines=say)
+    if say is not None:
+        say(f"re-ran {run}: comparing its numbers")
     return config, new
 
 

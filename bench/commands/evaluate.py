@@ -39,10 +39,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench.commands.text import ascii_float, ascii_int, examples, plain
+from bench.commands.text import ascii_float, ascii_int, examples, plain, terminal_line
 from bench.engines import DEFAULT_ENGINE, ENGINES, ClusterOptions, engine_names, get_engine
 from bench.errors import ConfigError, DataError
 from bench.metrics import PROFILES, evaluate_trec, get_profile, parse_metrics
@@ -140,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         if args.per_query.strip() == "-":  # not a file named '-' in the working folder
             raise ConfigError("--per-query - : standard output carries the summary; give the "
                               "per-query CSV a file path (e.g. --per-query per_query.csv)")
+        _per_query_format(args.per_query)
         from bench.data.outputs import check_output_file
 
         sidecar = None
@@ -267,6 +269,26 @@ def _refuse_unused(args: argparse.Namespace, engine: str) -> None:
                               "their queries on every line")
 
 
+#: Name endings that say another format than the per-query file's CSV (JSON for ``.json``):
+#: pandas, Excel or gzip would open the text as that format and fail or misread it.
+_NOT_CSV = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd", ".zip": "zip",
+            ".parquet": "Parquet", ".pq": "Parquet", ".feather": "Feather", ".arrow": "Arrow",
+            ".xlsx": "Excel", ".xls": "Excel", ".ods": "OpenDocument", ".tsv": "tab-separated",
+            ".pkl": "pickle", ".pickle": "pickle", ".h5": "HDF5", ".hdf5": "HDF5",
+            ".npy": "NumPy", ".npz": "NumPy", ".md": "Markdown", ".tex": "LaTeX",
+            ".html": "HTML"}
+
+
+def _per_query_format(path: str) -> None:
+    """``--per-query pq.csv.gz`` / ``pq.parquet`` / ``pq.xlsx`` wrote CSV text under a name
+    that says another format: refused before any work, naming the formats it writes."""
+    suffix = Path(path).suffix.lower()
+    if suffix in _NOT_CSV:
+        raise ConfigError(f"--per-query {path!r}: the name ends in {suffix!r} ({_NOT_CSV[suffix]}), "
+                          "but the per-query file is CSV text (JSON for a name ending in "
+                          ".json): name it .csv or .json")
+
+
 def _write_per_query(result: EvaluationResult, path: str | None) -> None:
     if path is None:
         return
@@ -349,10 +371,26 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
 def _compare(args: argparse.Namespace, names: list[str]) -> int:
     from bench.report.compare_runs import compare_runs
 
-    runs = dict(run_names(args.run))
+    pairs = run_names(args.run)
+    runs = dict(pairs)
     profile = _profile_with_options(args, True)
     result = compare_runs(args.qrels, runs, metrics=names, profile=profile, missing=args.missing)
+    _say_shared_stems(args.run, pairs)  # after the checks: an error stands alone
     if args.per_query is not None:
         write_per_query(result.per_query_frame(), args.per_query)
     print_comparison(result, args.format)
     return 0
+
+
+def _say_shared_stems(specs: list[str], pairs: list[tuple[str, str]]) -> None:
+    """A note naming the file of each run named by a file stem that another run shares
+    (``x/run.txt`` and ``y/run.txt`` print as ``run`` and ``run-2``: no table said which file
+    ``run-2`` was)."""
+    stems = [Path(path).stem or path if spec == path else None
+             for spec, (_, path) in zip(specs, pairs, strict=True)]
+    shared = [(name, path) for stem, (name, path) in zip(stems, pairs, strict=True)
+              if stem is not None and stems.count(stem) > 1]
+    if shared:
+        print(terminal_line("note: runs named by a file stem they share: " + ", ".join(
+            f"{name} = {path}" for name, path in shared) + " (name them: --run NAME=FILE)"),
+            file=sys.stderr)

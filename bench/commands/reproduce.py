@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from bench.commands.text import ascii_float, examples, plain
 from bench.data.outputs import check_output_dir
+from bench.errors import ConfigError
 from bench.runs.layout import RUN_WRITES
 
 
@@ -65,6 +67,11 @@ def main(args: argparse.Namespace) -> int:
             ("leaderboard", None if args.run else args.leaderboard),
             *[("--run", d) for d in args.run]], writes=RUN_WRITES, into=("runs",),
             sealed=("--run",))  # never into the run directory being reproduced
+    real = [os.path.realpath(d) for d in args.run]
+    for i, path in enumerate(real):  # one run twice: trained and compared twice
+        if path in real[:i]:
+            raise ConfigError(f"--run {args.run[i]!r} is given twice (first as "
+                              f"{args.run[real.index(path)]!r}): give each run directory once")
     if args.run:
         outcomes = [
             reproduce_run(Path(d), out_dir=args.out, tolerance=args.tolerance, progress=progress)

@@ -49,6 +49,7 @@ from bench.metrics.family_record import (
     ratio,
 )
 from bench.metrics.more_families import more_families
+from bench.metrics.name_tokens import non_ascii
 
 __all__ = ["ALIASES", "DEFAULT_METRICS", "EVALUATE_METRICS", "FAMILIES", "PRIMARY_METRIC",
            "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "cutoff_of", "is_family",
@@ -170,7 +171,9 @@ def selection_cutoff(select_metric: str) -> int:
     """The k of the selection metric, which must be the libraries' NDCG at a cutoff, ``ndcg@k``."""
     family, k = split_name(select_metric)
     if family != SELECTION_FAMILY or k is None or k < 1 or select_metric != f"{family}@{k}":
+        held = non_ascii(select_metric)  # ndcg@１０: int() would read the fullwidth digits
+        look = f" ({held}, a look-alike: metric names are ASCII)" if held else ""
         raise ConfigError(
-            f"select_metric must be the library NDCG at a cutoff, 'ndcg@k'; got {select_metric!r}"
-        )
+            f"select_metric must be the library NDCG at a cutoff, 'ndcg@k'; got "
+            f"{select_metric!r}{look}")
     return k

@@ -17,6 +17,7 @@ one ``warning:`` line): their number, the first ids (string order) and, per metr
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -27,8 +28,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 import bench.metrics.aggregate as aggregate
+from bench.errors import ConfigError
 from bench.metrics.components import Components, build_request
 from bench.metrics.names import MetricSpec
+from bench.metrics.peer_names import read_ir_measures
 from bench.metrics.profiles import Profile
 from bench.metrics.query_parts import QueryParts
 
@@ -89,20 +92,34 @@ def missing_query_ids(qrels_qid: NDArray[Any], run_qid: NDArray[Any]) -> NDArray
     return names[~np.isin(names, np.asarray(run_qid).astype(str))]
 
 
+def ir_spelled(spec: MetricSpec) -> bool:
+    """Whether ``spec`` was read by another grammar than ir_measures (``P@5``, ``R@100``:
+    ltrbench's table headers; ``Rprec``: trec_eval's name) from a spelling that ir_measures
+    spells exactly so, where ir_measures scores a qrels query without a run line 0."""
+    if spec.grammar == "ir_measures" or spec.explicit:
+        return False
+    try:
+        ir = read_ir_measures(spec.key)
+    except ConfigError:
+        return False
+    head = re.split(r"[(@]", spec.key.strip(), maxsplit=1)[0].strip()
+    return ir is not None and head in (ir[1].name, *ir[1].aliases)
+
+
 def warn_missing(ids: NDArray[Any], run_path: str,
                  plan: Sequence[tuple[Profile, Sequence[tuple[str, str]]]], *,
-                 stacklevel: int = 3, run_only: NDArray[Any] | None = None) -> None:
+                 stacklevel: int = 3, run_only: NDArray[Any] | None = None,
+                 ir_spellings: Sequence[str] = ()) -> None:
     """Issue a :class:`MissingQueriesWarning` for the qrels queries ``ids`` that ``run_path``
     lacks; ``plan``: ``[(profile, [(metric name, "drop" | "zero"), ...]), ...]``, one entry
     per profile the metrics were computed under. ``run_only``: the run's query ids without
     qrels (ignored, as trec_eval ignores them), named too: ``01`` in the run beside ``1`` in
-    the qrels is two queries, and the warning says so. Nothing when ``ids`` is empty."""
+    the qrels is two queries, and the warning says so. ``ir_spellings``: the keys
+    :func:`ir_spelled` finds; one that left the queries out is said to be read so (ir_measures'
+    measure of that spelling scores them 0). Nothing when ``ids`` is empty."""
     if not ids.shape[0]:
         return
-    n = int(ids.shape[0])
-    shown = _shown(ids)
-    head = (f"{n} qrels {'query has' if n == 1 else 'queries have'} no run line in {run_path} "
-            f"({shown})")
+    head = _head(ids, run_path)
     policies = {pol for _, metrics in plan for _, pol in metrics}
     if len(plan) == 1 and len(policies) == 1:
         tail = f"under profile {plan[0][0].name!r} {_action(policies.pop())}"
@@ -118,12 +135,40 @@ def warn_missing(ids: NDArray[Any], run_path: str,
     if any(p.empty is None and pol == "zero" for p, metrics in plan for _, pol in metrics):
         tail += ("; under 'scored 0', a query without a relevant judgment is blank and left out "
                  "(empty=None)")
+    dropped = [m for _, metrics in plan for m, pol in metrics if pol == "drop"
+               and m in ir_spellings]
+    if dropped:  # P@5 typed by an ir_measures user: its number differs exactly here
+        tail += (f"; {', '.join(dropped)}: ir_measures spells its own measure so, which scores "
+                 f"such a query 0; here {'it is' if len(dropped) == 1 else 'they are'} read "
+                 "as ltrbench's table header or trec_eval's name under the profile above "
+                 f"(ir_measures' value: trec_eval-c:{dropped[0]}, or --profile trec_eval-c)")
     if run_only is not None and run_only.shape[0]:
         m = int(run_only.shape[0])
         tail += (f"; the run's {m} {'query' if m == 1 else 'queries'} without qrels "
                  f"({_shown(run_only)}) {'is' if m == 1 else 'are'} ignored (query ids are "
                  "compared as text: '01' is not '1')")
     warnings.warn(f"{head}: {tail}", MissingQueriesWarning, stacklevel=stacklevel)
+
+
+def _head(ids: NDArray[Any], run_path: str) -> str:
+    n = int(ids.shape[0])
+    return (f"{n} qrels {'query has' if n == 1 else 'queries have'} no run line in {run_path} "
+            f"({_shown(ids)})")
+
+
+def warn_dropped(ids: NDArray[Any], run_path: str, said: str, *, stacklevel: int = 3) -> None:
+    """The :class:`MissingQueriesWarning` of a run comparison that left the qrels queries
+    ``ids`` (which ``run_path`` lacks) out of every run and metric: the per-run warning
+    ``said`` (what each metric's profile would do, ``nDCG@10: scored 0 and counted``) is not
+    what the comparison did. Its note on the run's queries without qrels is kept."""
+    if not ids.shape[0]:
+        return
+    them = "it" if ids.shape[0] == 1 else "them"
+    note = said[said.index("; the run's "):] if "; the run's " in said else ""
+    warnings.warn(f"{_head(ids, run_path)}: the comparison leaves {them} out of every run and "
+                  "metric (missing='drop'; --missing zero / missing='zero' scores "
+                  f"{them} 0 and counts {them}, as trec_eval -c){note}", MissingQueriesWarning,
+                  stacklevel=stacklevel)
 
 
 def _shown(ids: NDArray[Any]) -> str:

@@ -24,7 +24,22 @@ from collections.abc import Callable
 
 from bench.errors import ConfigError, refuse_empty_items
 
-__all__ = ["ascii_only", "tokens"]
+__all__ = ["ascii_only", "non_ascii", "tokens"]
+
+
+def non_ascii(text: str) -> str:
+    """``""`` when ``text`` is printable ASCII, else what its first other character is:
+    ``"it holds '\u0441' (U+0441 CYRILLIC SMALL LETTER ES)"``, or the control character. The
+    one wording of the name grammar for a character no metric or profile name holds, used
+    for metric names (:func:`ascii_only`), profile names (``get_profile``) and the selection
+    metric (``selection_cutoff``)."""
+    for ch in text:
+        if ch.isascii() and ch.isprintable():
+            continue
+        if ch.isascii():  # a NUL or another control character: no name holds one
+            return f"it holds the control character {ch!r} (U+{ord(ch):04X})"
+        return f"it holds {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed character')})"
+    return ""
 
 
 def ascii_only(token: str) -> None:
@@ -33,16 +48,13 @@ def ascii_only(token: str) -> None:
     digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
     normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
     ASCII measure at worst. White space separates names (any Unicode space)."""
-    for ch in token:
-        if ch.isascii() and ch.isprintable():
-            continue
-        if ch.isascii():  # a NUL or another control character: no name holds one
-            raise ConfigError(f"unknown metric {token!r}: it holds the control character "
-                              f"{ch!r} (U+{ord(ch):04X}); metric names are printable ASCII")
-        name = unicodedata.name(ch, "unnamed character")
-        raise ConfigError(f"unknown metric {token!r}: it holds {ch!r} (U+{ord(ch):04X} {name}); "
-                          "metric names are ASCII, retype it without the look-alike "
-                          "(nDCG@10, ndcg_cut_10, P@5)")
+    held = non_ascii(token)
+    if not held:
+        return
+    if "control character" in held:
+        raise ConfigError(f"unknown metric {token!r}: {held}; metric names are printable ASCII")
+    raise ConfigError(f"unknown metric {token!r}: {held}; metric names are ASCII, retype it "
+                      "without the look-alike (nDCG@10, ndcg_cut_10, P@5)")
 
 
 def tokens(items: list[str]) -> list[str]:

@@ -28,6 +28,7 @@ from dataclasses import replace
 
 from bench.errors import ConfigError, did_you_mean
 from bench.metrics.library_profiles import LIBRARY_PROFILES
+from bench.metrics.name_tokens import non_ascii
 from bench.metrics.profile import Profile
 
 __all__ = ["DEFAULT_PROFILE", "LTRBENCH", "PROFILES", "Profile", "get_profile", "given_profile"]
@@ -398,8 +399,10 @@ def get_profile(name: str | Profile) -> Profile:
                 f"--profile {base} (profile={base!r}), which prints that mean beside each "
                 f"metric ('blank = {tag[-1]}'; JSON: diagnostics.mean_blank_as_{tag[-1]})"
             ) from None
+        held = non_ascii(str(name).strip())  # trec_eval\u2010c, Cyrillic 'е', fullwidth 'ｔ'
+        look = f"{held}, a look-alike (profile names are ASCII); " if held else ""
         raise ConfigError(
-            f"unknown profile {name!r}; {did_you_mean(name, PROFILES)}"
+            f"unknown profile {name!r}; {look}{did_you_mean(name, PROFILES)}"
             f"valid profiles: {', '.join(PROFILES)}"
         ) from None
 

@@ -31,7 +31,7 @@ from bench.metrics.components import build_request
 from bench.metrics.diversity import evaluate_diversity, is_diversity
 from bench.metrics.dropped_rows import drop_rows, padding_judgments
 from bench.metrics.evaluate import Judged, check_flags, query_parts
-from bench.metrics.missing import missing_parts, missing_query_ids, warn_missing
+from bench.metrics.missing import ir_spelled, missing_parts, missing_query_ids, warn_missing
 from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, get_profile, given_profile
 from bench.metrics.qualified import groups, merge, refuse_homonyms, resolve
@@ -86,7 +86,8 @@ def evaluate_trec(
     warn_missing(lacking, run.path,
                  [(g, [(s.key, g.missing_for(s.family)) for s in g_specs])
                   for g, g_specs in plan],  # and the run's queries without qrels, if any
-                 run_only=missing_query_ids(run.qid, qrels.qid) if lacking.shape[0] else None)
+                 run_only=missing_query_ids(run.qid, qrels.qid) if lacking.shape[0] else None,
+                 ir_spellings=[s.key for s in specs if ir_spelled(s)])
     return merge(results, specs, prof)
 
 

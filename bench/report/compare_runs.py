@@ -39,6 +39,7 @@ module compares each run with the best one only, reports both tests and corrects
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -55,6 +56,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
 from bench.metrics.families import FAMILIES, best_is_lowest
+from bench.metrics.missing import MissingQueriesWarning, missing_query_ids, warn_dropped
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve
@@ -257,7 +259,8 @@ def compare_runs(
     check_files(runs)
     subtopics = any(is_diversity(s) for s in asked)  # alpha_ndcg: subtopic qrels
     loaded = subtopic_qrels(qrels) if subtopics else as_qrels(qrels)
-    tables, scored, metric_profiles, answered = _evaluate_runs(loaded, runs, metrics, given, keys)
+    tables, scored, metric_profiles, answered, said = _evaluate_runs(loaded, runs, metrics,
+                                                                     given, keys)
     names = list(tables)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
@@ -268,6 +271,7 @@ def compare_runs(
         raise DataError("the runs have no query in common (after each run's queries without qrels "
                         "are left out): nothing to compare")
     mode = _rule_applied(mode, missing, common_set, answered)
+    _say_missing(said, mode)
     left_out = {n: sorted(every[n] - common_set) for n in names}
     dropped = sorted(set.union(*every.values()) - common_set)
     values = {k: np.vstack([tables[n].loc[common, k].to_numpy(dtype=np.float64) for n in names])
@@ -383,14 +387,17 @@ def _family_means(specs: list[MetricSpec], keys: list[str],
 def _evaluate_runs(
     q: Qrels, runs: Mapping[str, RunInput], metrics: str | Iterable[str],
     given: str | Profile | None, keys: list[str],
-) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str], dict[str, set[str]]]:
+) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str], dict[str, set[str]],
+           list[tuple[warnings.WarningMessage, str, NDArray[Any]]]]:
     """Each run evaluated per query: its table indexed by qid, per metric the queries that
-    received a value, each metric's profile (the same for every run) and the judged queries
-    each run has a line for (each run read once)."""
+    received a value, each metric's profile (the same for every run), the judged queries
+    each run has a line for (each run read once) and the warnings its evaluation issued (with
+    the run's path and the qrels queries it lacks), for :func:`_say_missing`."""
     tables: dict[str, pd.DataFrame] = {}
     scored: dict[str, list[set[str]]] = {}
     metric_profiles: dict[str, str] = {}
     answered: dict[str, set[str]] = {}
+    said: list[tuple[warnings.WarningMessage, str, NDArray[Any]]] = []
     judged = set(np.unique(q.qid).astype(str).tolist())
     for name, run in runs.items():
         try:
@@ -398,7 +405,11 @@ def _evaluate_runs(
                 read = as_run(run)
             except ConfigError as exc:  # 'run: expected a path ...': which of the runs
                 raise ConfigError(f"run {name!r}: {exc}") from None
-            result = evaluate_trec(q, read, metrics=metrics, profile=given, per_query=True)
+            with warnings.catch_warnings(record=True) as caught:  # said as the table applies
+                warnings.simplefilter("always", MissingQueriesWarning)
+                result = evaluate_trec(q, read, metrics=metrics, profile=given, per_query=True)
+            lacking = missing_query_ids(q.qid, read.qid)
+            said.extend((w, str(read.path), lacking) for w in caught)
         except DataError as exc:
             raise DataError(f"run {name!r}: {exc}") from None
         assert result.per_query is not None
@@ -410,7 +421,22 @@ def _evaluate_runs(
             if k in result.metric_weights:  # ARP / OPA under list_weight="denominator"
                 _refuse_weighted(k, f"their weight under profile {result.profile_of(k)!r}")
         metric_profiles = {k: result.profile_of(k) for k in keys}
-    return tables, scored, metric_profiles, answered
+    return tables, scored, metric_profiles, answered, said
+
+
+def _say_missing(said: list[tuple[warnings.WarningMessage, str, NDArray[Any]]],
+                 mode: str) -> None:
+    """The warnings of the runs' evaluations issued again, a run's missing queries as the
+    comparison treated them: under ``drop`` every such query is out of every run and metric
+    (no compared query is one a run lacks, :func:`_rule_applied`), while each run's own
+    warning said what each metric's profile does alone (``nDCG@10: scored 0 and counted``
+    beside a table that dropped the query). ``said``: (warning, run path, the qrels queries
+    the run lacks)."""
+    for w, path, lacking in said:
+        if issubclass(w.category, MissingQueriesWarning) and mode == "drop":
+            warn_dropped(lacking, path, str(w.message), stacklevel=4)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _rule_applied(mode: str, missing: str | None, common: set[str],

@@ -139,7 +139,13 @@ def resolve_runs(items: Iterable[str | Path | RunDir],
             named.append(RunDir(Path(runs_root) / str(item)))
         else:
             where = f", or a run id under {os.fspath(runs_root)!r}" if runs_root else ""
-            raise DataError("not found: expected a run directory (with metrics.csv), a folder "
+            what = "not found"
+            if path.is_file():  # res/runs/<id>/metrics.csv: it exists, "not found" misled
+                inside = (path.parent / "metrics.csv").is_file()
+                what = "a file, not a folder" + (
+                    f" (give the run directory it is in, {os.fspath(path.parent)!r})"
+                    if inside else "")
+            raise DataError(f"{what}: expected a run directory (with metrics.csv), a folder "
                             f"of runs{where}", path=path)
     return _unique(named), _unique(found)
 
