@@ -247,6 +247,9 @@ def check_scheduler_address(scheduler: object) -> str:
                           "tcp://127.0.0.1:8786")
     text = scheduler.strip()
     scheme, sep, rest = text.partition("://")
+    if not sep and os.path.isfile(text):  # `dask scheduler --scheduler-file F` writes one
+        raise ConfigError(f"--scheduler {scheduler!r} is a file{_file_address(text)}: "
+                          "--scheduler takes the scheduler's address (tcp://host:port)")
     if not sep:
         scheme, rest = "tcp", text
     why = None
@@ -276,6 +279,19 @@ def check_scheduler_address(scheduler: object) -> str:
         raise ConfigError(f"--scheduler {scheduler!r}: {why}; expected an address such as "
                           "tcp://127.0.0.1:8786")
     return text if sep else f"tcp://{text}"
+
+
+def _file_address(path: str) -> str:
+    """What a Dask scheduler file at ``path`` says its address is (its JSON ``address``)."""
+    import json
+
+    try:
+        with open(path, "rb") as f:
+            address = json.loads(f.read(1 << 16)).get("address")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return f" (a Dask scheduler file, whose address is {address!r})" if isinstance(address, str) \
+        else ""
 
 
 def check_local_cluster(workers: object, threads: object) -> None:

@@ -123,6 +123,8 @@ def _input_over(target: Path, inputs: list[tuple[str, Path]]) -> tuple[str, Path
             return name, inp, "is"
         if rin.is_dir() and _inside(real, rin):  # existing or new: the folder's content
             return name, inp, "lies inside the input folder"
+        if rin.is_dir() and (linked := _hard_link_in(target, rin)) is not None:
+            return name, linked, "is the same file as"  # a shard of a --data folder
         if os.path.isdir(target) and not os.path.islink(target) and _inside(rin, real):
             return name, inp, "is a folder that holds"
     return None
@@ -174,6 +176,37 @@ def _refuse_special(option: str, path: Path, target: Path | None = None) -> None
         raise ConfigError(f"{option} {os.fspath(path)!r}{where} is a symbolic link (to "
                           f"{os.readlink(target)!r}): ltrbench does not write through or over "
                           "links; name the real file, or remove the link")
+
+
+def _hard_link_in(target: Path, folder: Path) -> Path | None:
+    """The file below ``folder`` that ``target`` is a hard link of (a regular file with more
+    than one link: only then is the folder walked), else None."""
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+        return None
+    for root, _, names in os.walk(folder):
+        for n in names:
+            with contextlib.suppress(OSError):
+                other = os.lstat(os.path.join(root, n))
+                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                    return Path(root, n)
+    return None
+
+
+def _glob_folders(inputs: Inputs, sealed: set[str]) -> list[tuple[str, Path]]:
+    """The folders holding the matches of each ``sealed`` input given as a glob
+    (``ratings/*.csv``): sealed as a folder input is (a glob names a folder's shards as the
+    folder does)."""
+    out: list[tuple[str, Path]] = []
+    for name, inp in inputs:
+        text = "" if inp is None else os.fspath(inp)
+        if name in sealed and text and not os.path.lexists(text) and glob.has_magic(text):
+            found = sorted({Path(m).parent for m in glob.glob(text)})
+            out.extend((f"{name} ({text})", f) for f in found)
+    return out
 
 
 def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Path:
@@ -237,7 +270,8 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
                           f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
                           "path?); expected a folder path without one")
     found = _expand(inputs)
-    _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),
+    _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)]
+                  + _glob_folders(inputs, set(sealed)), tuple(into),
                   tuple(w.rsplit("/", 1)[0] for w in writes if "/" in w))
     for name, inp in found:
         if os.path.lexists(p) and same_file(p, inp) and not os.path.isdir(inp):

@@ -148,14 +148,21 @@ def warn_many_small(files: list[Path], folder: PathLike) -> bool:
     return True
 
 
-def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> Any:
-    """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order."""
+def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
+                      files: list[Path] | None = None) -> Any:
+    """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order;
+    ``files``: those :func:`shard_columns` checked, found unchanged (a shard removed since the
+    check was no longer listed here: a number over the others, exit 0)."""
     from bench.data.dask_cluster import require_dask
+    from bench.data.shard_listing import still_as_checked
 
     require_dask()
     import dask.dataframe as dd
 
-    files = sorted(Path(folder).glob(SHARD_GLOB))
+    if files is not None:
+        files = still_as_checked(files, expected="a Parquet shard (a regular file)",
+                                 folder=folder, pattern=SHARD_GLOB)
+    files = sorted(Path(folder).glob(SHARD_GLOB)) if files is None else files
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
@@ -234,9 +241,9 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 continue
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
             if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
-                raise DataError(f"column of type {kind}: expected numbers (a bool is not a "
-                                "number here: write the labels as integers if 1/0 is meant)",
-                                path=f, column=c)
+                why = ("a bool is not a number here: write the labels as integers if 1/0 is "
+                       "meant") if pa.types.is_boolean(kind) else "text or other values are not parsed"
+                raise DataError(f"column of type {kind}: expected numbers ({why})", path=f, column=c)
             if c != "label" and not numeric:
                 raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
                                 path=f, column=c)
@@ -495,24 +502,8 @@ def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None)
     return out.reset_index(drop=True)
 
 
-__all__ = [
-    "MANY_SHARDS",
-    "SHARD_GLOB",
-    "ManyShardsWarning",
-    "QueryLayout",
-    "align_queries",
-    "check_query_aligned",
-    "check_shards_agree",
-    "checked_layout",
-    "partition_files",
-    "partition_name",
-    "partition_queries",
-    "partition_queries_of",
-    "query_layout",
-    "read_query_shards",
-    "shard_columns",
-    "shards_of",
-    "unreadable_shard",
-    "warn_many_small",
-    "write_query_shards",
-]
+__all__ = ["MANY_SHARDS", "SHARD_GLOB", "ManyShardsWarning", "QueryLayout", "align_queries",
+           "check_query_aligned", "check_shards_agree", "checked_layout", "partition_files",
+           "partition_name", "partition_queries", "partition_queries_of", "query_layout",
+           "read_query_shards", "shard_columns", "shards_of", "unreadable_shard",
+           "warn_many_small", "write_query_shards"]

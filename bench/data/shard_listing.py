@@ -1,0 +1,48 @@
+"""A folder of shards as it was checked, checked again when the cluster reads it.
+
+The Dask engine checks its input files before the cluster starts (footers, types, FIFOs,
+folders: :func:`bench.data.query_shards.shard_columns`, :func:`bench.data.dask_ratings.
+read_ratings_frame`), then starts the cluster (seconds, on a busy machine longer) and only then
+reads. A shared folder may change in between (another job rewriting it, a clean-up): a shard
+removed then was no longer listed by the read, and the evaluation gave a number over the other
+shards with exit 0; a file replaced by a FIFO blocked the read for ever. So the read takes the
+files that were checked, and :func:`still_as_checked` runs right before it: every checked file
+is still a readable regular file, and the folder's listing is the checked one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.data.inputs import check_input_file
+from bench.errors import DataError
+
+PathLike = str | os.PathLike[str]
+
+
+def still_as_checked(files: Sequence[PathLike], *, expected: str,
+                     folder: PathLike | None = None, pattern: str = "") -> list[Path]:
+    """``files`` once each is still a readable regular file (``expected`` says what it should
+    be) and, when ``folder`` is given, the folder's ``pattern`` files are exactly ``files``; a
+    :class:`DataError` naming the first file removed, added or changed in kind since the
+    check otherwise."""
+    checked = [Path(f) for f in files]
+    if folder is not None:
+        now = sorted(Path(folder).glob(pattern))
+        was = {f.name for f in checked}
+        gone = next((f for f in checked if f.name not in {g.name for g in now}), None)
+        new = next((g for g in now if g.name not in was), None)
+        if gone is not None or new is not None:
+            how = "was removed" if gone is not None else "was added"
+            raise DataError(f"{how} after the folder was checked and before it was read "
+                            f"({len(checked)} shard(s) checked, {len(now)} there now): the "
+                            "folder changed while the command ran; run it again once the "
+                            "folder is complete", path=gone if gone is not None else new)
+    for f in checked:
+        check_input_file(f, expected=f"{expected} (as when the folder was checked)")
+    return checked
+
+
+__all__ = ["still_as_checked"]
