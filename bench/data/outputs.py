@@ -270,8 +270,7 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
                           f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
                           "path?); expected a folder path without one")
     found = _expand(inputs)
-    _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)]
-                  + _glob_folders(inputs, set(sealed)), tuple(into),
+    _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),
                   tuple(w.rsplit("/", 1)[0] for w in writes if "/" in w))
     for name, inp in found:
         if os.path.lexists(p) and same_file(p, inp) and not os.path.isdir(inp):
@@ -292,6 +291,8 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     if patterns and p.is_dir():
         for target in _matching(p, patterns):
             _check_written(option, p, target, found)
+    # last: a file the command would replace is said first, by name (train.parquet)
+    _check_sealed(option, p, _glob_folders(inputs, set(sealed)), (), ())
     return p
 
 
