@@ -452,6 +452,49 @@ def test_a_ratings_glob_seals_its_folder_but_not_the_folder_beside_it(tmp_path: 
                      writes=converted_files(), sealed=("--ratings",))
 
 
+# ------------------------------------------------------ peer metric names: the local engine's number
+
+
+ROWS = pd.DataFrame({"qid": [1, 1, 1, 1, 2, 2, 2], "label": [2, 0, 1, 3, 1, 0, 2],
+                     "score": [0.9, 0.1, 0.5, 0.5, 0.2, 0.8, 0.2]})
+
+
+def _local_cli(tmp: Path, metrics: str) -> Res:
+    lines = [f"{r.label} qid:{r.qid} 1:0.5\n" for r in ROWS.itertuples()]
+    (tmp / "data.txt").write_text("".join(lines))
+    (tmp / "scores.txt").write_text("".join(f"{v}\n" for v in ROWS["score"]))
+    return cli(tmp, "evaluate", "--data", "data.txt", "--scores", "scores.txt", "--format",
+               "csv", "--metrics", metrics)
+
+
+@pytest.mark.parametrize("metrics", ["ndcg_cut_10,P_5,map_cut_10", "nDCG@10,AP,RR",
+                                     "trec_eval:ndcg_cut_10"])
+def test_peer_names_of_one_tool_give_the_local_engines_numbers(tmp_path: Path,
+                                                               no_cluster: Any,
+                                                               metrics: str) -> None:
+    """Without --profile the local engine computes a trec_eval or ir_measures name under its
+    tool's profile; the Dask engine refused it ("not as the profile 'ltrbench' given for this
+    call", none was given) -- now the same numbers, under the same profile."""
+    _shards(tmp_path, [ROWS.iloc[:4], ROWS.iloc[4:]])
+    local = _local_cli(tmp_path, metrics)
+    assert local.status == 0, local.err
+    res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", "shards", "--format", "csv",
+              "--metrics", metrics)
+    assert res.status == 0, res.err
+    assert csv_values(res) == csv_values(local)
+    assert len(csv_values(res)) == len(metrics.split(","))
+    profiles = {line.rsplit(",", 1)[1] for line in res.out.strip().splitlines()[1:]}
+    assert profiles == {line.rsplit(",", 1)[1] for line in local.out.strip().splitlines()[1:]}
+
+
+def test_names_of_two_profiles_without_profile_are_refused_naming_each(
+        tmp_path: Path, no_cluster: Any) -> None:
+    _shards(tmp_path, [ROWS.iloc[:4], ROWS.iloc[4:]])
+    res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", "shards", "--metrics",
+              "ndcg@10,nDCG@10")
+    assert refused(res, "ndcg@10: ltrbench", "nDCG@10: trec_eval-c", "--profile") is None
+
+
 # ------------------------------------------------------------------------- scheduler addresses
 
 
