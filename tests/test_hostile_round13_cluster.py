@@ -544,6 +544,26 @@ def test_a_scheduler_port_where_nothing_listens_is_one_line_at_once(tmp_path: Pa
     assert time.monotonic() - started < 5.0
 
 
+@pytest.mark.parametrize(("address", "wild"), [
+    ("tcp://0:8786", True), ("tcp://0.0:8786", True), ("tcp://000.000.000.000:8786", True),
+    ("tcp://0x0:8786", True), ("tcp://[::ffff:0.0.0.0]:8786", True),
+    ("tcp://[0:0:0:0:0:0:0:0]:8786", True), ("tcp://0.0.0.1:8786", False),
+    ("tcp://localhost:8786", False), ("tcp://2130706433:8786", False)])
+def test_the_wildcard_address_in_every_spelling_the_resolver_reads_is_warned(
+        address: str, wild: bool) -> None:
+    """``0``, ``0x0`` and ``000.000.000.000`` are 0.0.0.0 to the C resolver (``inet_aton``), as
+    ``::ffff:0.0.0.0`` is to the kernel: a scheduler reached through them listens on every
+    interface, as through ``0.0.0.0`` (which alone was warned)."""
+    import warnings
+
+    from bench.data.dask_cluster import WildcardAddressWarning, warn_wildcard
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert warn_wildcard(address, address) is wild
+    assert [w.category for w in seen] == ([WildcardAddressWarning] if wild else [])
+
+
 def test_guard_the_hand_number_is_what_the_shards_hold() -> None:
     """The oracle itself: A ranked ideally, B's relevant document second."""
     assert math.isclose(NDCG_AB, (1.0 + 1.0 / math.log2(3.0)) / 2.0)

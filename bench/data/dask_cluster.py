@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
-from bench.data.dask_probe import probe_scheduler
+from bench.data.dask_probe import WildcardAddressWarning, probe_scheduler, warn_wildcard
 from bench.data.dask_scratch import SCRATCH_PREFIX, remove_stale_scratch
 from bench.errors import ConfigError, LtrbenchError
 
@@ -203,32 +203,6 @@ def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
         yield client
     finally:
         client.close()
-
-
-class WildcardAddressWarning(UserWarning):
-    """A ``--scheduler`` address that names every interface (``0.0.0.0``, ``::``)."""
-
-
-def warn_wildcard(address: str, given: str) -> bool:
-    """Warn (:class:`WildcardAddressWarning`) when ``address`` names the wildcard host
-    (``0.0.0.0``, ``[::]``): a client reaches this machine's scheduler through it, but a
-    scheduler one reaches so was usually started with ``--host 0.0.0.0`` and listens on every
-    interface, open to other machines (and the rows sent to its workers with it). Allowed,
-    since the user wrote it; said, and recorded in the run's manifest as given. Returns whether
-    it warned."""
-    import warnings
-
-    host = urlparse(address).hostname if "://" in address else None
-    try:
-        wildcard = host is not None and ipaddress.ip_address(host).is_unspecified
-    except ValueError:
-        wildcard = False
-    if wildcard:
-        warnings.warn(f"--scheduler {given!r}: {host} is the wildcard address; a scheduler "
-                      "reached through it listens on every interface of this machine, open "
-                      "to other machines: give 127.0.0.1 for one of this machine only",
-                      WildcardAddressWarning, stacklevel=3)
-    return wildcard
 
 
 #: The most worker processes a local cluster starts per usable CPU (beyond, each process's
