@@ -400,6 +400,21 @@ def test_per_query_that_is_a_hard_link_of_a_shard_is_refused(tmp_path: Path,
     assert os.path.samefile(folder / "part-00001.parquet", tmp_path / "per_query.csv")
 
 
+def test_per_query_that_a_linked_shard_points_to_is_refused_and_kept(tmp_path: Path,
+                                                                   no_cluster: Any) -> None:
+    """A shard of the folder is a symbolic link to a file outside it (a shared dataset put
+    together from links): that file is an input, and writing the per-query table over it
+    replaced the shard's rows with CSV text."""
+    folder = _shards(tmp_path, [A, B])
+    pq.write_table(_table(pd.DataFrame({"qid": [3, 3], "label": [1.0, 0.0],
+                                        "score": [0.2, 0.1]})), tmp_path / "extra.parquet")
+    os.symlink(tmp_path / "extra.parquet", folder / "part-00002.parquet")
+    before = (tmp_path / "extra.parquet").read_bytes()
+    res = _evaluate(tmp_path, "--per-query", "extra.parquet")
+    assert refused(res, "--per-query", "part-00002.parquet", "same file") is None
+    assert (tmp_path / "extra.parquet").read_bytes() == before
+
+
 def test_per_query_over_the_success_marker_is_refused_and_the_marker_kept(
         tmp_path: Path, no_cluster: Any) -> None:
     folder = _shards(tmp_path, [A, B], names=SPARK)
