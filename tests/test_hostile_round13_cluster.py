@@ -300,6 +300,14 @@ def test_data_that_is_a_glob_or_one_shard_is_refused_asking_for_the_folder(
     assert refused(_evaluate(tmp_path, data=data), "expected a folder") is None
 
 
+def test_sort_by_qid_is_refused_on_shards_not_ignored(tmp_path: Path, no_cluster: Any) -> None:
+    """--sort-by-qid regroups a --data file's rows locally; the Dask engine never regroups
+    shards (a query's rows out of order are refused, saying "sort by qid"), so the option was
+    ignored without a word."""
+    _shards(tmp_path, [A, B])
+    assert refused(_evaluate(tmp_path, "--sort-by-qid"), "--sort-by-qid", "--engine dask") is None
+
+
 # ---------------------------------------------- a shared folder changing while the cluster starts
 
 

@@ -156,11 +156,13 @@ def run(args: argparse.Namespace) -> int:
     if engine.evaluator is not None:  # the engine evaluates a folder of shards
         if args.data is None or any(v is not None for v in (
                 args.scores, args.qrels, args.run, args.query, args.missing)) or \
-                _option_changes(args):
+                _option_changes(args) or args.sort_by_qid:  # shards are never regrouped
             raise ConfigError(f"--engine {engine.name} takes --data SHARDS_DIR (Parquet shards "
                               "with qid, label and --score-column) and no --scores/--qrels/"
                               "--run/--query/--missing/--run-depth/--judged-only/"
-                              "--relevance-level")
+                              "--relevance-level/--sort-by-qid (shards hold whole queries, "
+                              "each query's rows together: bench.data.query_shards."
+                              "align_queries regroups a frame)")
         profile = get_profile(_shards_profile(specs) if args.profile is None else args.profile)
         if args.score_column is not None and not args.score_column.strip():
             raise ConfigError("--score-column '' names no column: give the shards' score "
