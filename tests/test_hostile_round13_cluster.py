@@ -32,9 +32,11 @@ Failing before this round (measured against ``/work/base13``), now fixed:
   the local engine computes them under their tool's profile: now the local numbers;
 * ``--sort-by-qid`` was ignored on Dask without a word;
 * ``--scheduler`` through the wildcard written otherwise (``0``, ``0x0``,
-  ``000.000.000.000``, ``[::ffff:0.0.0.0]``) was not warned, as ``0.0.0.0`` is.
+  ``000.000.000.000``, ``[::ffff:0.0.0.0]``) was not warned, as ``0.0.0.0`` is;
+* ``evaluate_frame(dd.read_parquet(hive_root))``: a bad value or a query in two hive folders
+  was named "partition 1", not by its file.
 
-Measured: 73 cases, 22 failing on ``/work/base13``.
+Measured: 76 cases, 24 failing on ``/work/base13``.
 
 Cheap by design: ``evaluate --engine dask`` runs in-process with the cluster replaced by Dask's
 synchronous scheduler (the shard checks and the per-partition evaluation are the engine's own);
@@ -316,6 +318,44 @@ def test_sort_by_qid_is_refused_on_shards_not_ignored(tmp_path: Path, no_cluster
     ignored without a word."""
     _shards(tmp_path, [A, B])
     assert refused(_evaluate(tmp_path, "--sort-by-qid"), "--sort-by-qid", "--engine dask") is None
+
+
+def _hive_frame(tmp: Path, second: pd.DataFrame) -> Any:
+    import dask.dataframe as dd
+
+    _shards(tmp, [A], sub="hive/qid_bucket=0", names=SPARK)
+    _shards(tmp, [second], sub="hive/qid_bucket=1", names=SPARK)
+    return dd.read_parquet(str(tmp / "hive"))
+
+
+@pytest.mark.parametrize(("second", "words"), [
+    (B.assign(label=[1.0, -4.0]), ("qid_bucket=1", SPARK.format(0), "row 2")),
+    (B.assign(qid=[1, 1]), ("qid_bucket=0", "qid_bucket=1", "qid=1")),
+], ids=["bad-label", "query-in-two-folders"])
+def test_a_hive_frame_read_by_the_user_names_the_partitions_file(
+        tmp_path: Path, second: pd.DataFrame, words: tuple[str, ...]) -> None:
+    """``evaluate_frame(dd.read_parquet(hive_root))``: a partition's problem named
+    "hive: partition 1"; now its file (qid_bucket=1/part-...parquet), as for shard folders."""
+    import dask
+
+    from bench.errors import DataError
+    from bench.metrics.distributed import evaluate_frame
+
+    ddf = _hive_frame(tmp_path, second)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(DataError) as info:
+        evaluate_frame(ddf, where=str(tmp_path / "hive"), metrics=["ndcg@10"])
+    assert all(w in str(info.value) for w in words), str(info.value)
+
+
+def test_a_hive_frame_read_by_the_user_gives_the_hand_number(tmp_path: Path) -> None:
+    import dask
+
+    from bench.metrics.distributed import evaluate_frame
+
+    ddf = _hive_frame(tmp_path, B)
+    with dask.config.set(scheduler="synchronous"):
+        got = evaluate_frame(ddf, where=str(tmp_path / "hive"), metrics=["ndcg@10"])
+    assert got.metrics["ndcg@10"] == pytest.approx(NDCG_AB, abs=1e-15)
 
 
 # ---------------------------------------------- a shared folder changing while the cluster starts

@@ -388,10 +388,14 @@ def partition_files(ddf: Any, where: str) -> list[str] | None:
     """The shard file of each partition of ``ddf`` when ``where`` is a folder of shards read by
     :func:`read_query_shards` (one partition per file, in file order), else None."""
     p = Path(where)
-    if not p.is_dir():
-        return None
-    files = sorted(p.glob(SHARD_GLOB))
-    return [str(f) for f in files] if len(files) == ddf.npartitions else None
+    files = sorted(p.glob(SHARD_GLOB)) if p.is_dir() else []
+    if files and len(files) == ddf.npartitions:
+        return [str(f) for f in files]
+    from bench.data.shard_listing import parquet_parts
+
+    read = parquet_parts(ddf)  # a frame the caller read: dd.read_parquet(hive_root)
+    return read if read is not None and len(read) == ddf.npartitions else None
+
 
 
 def partition_name(files: list[str] | None, where: str, index: int) -> str:

@@ -8,6 +8,9 @@ removed then was no longer listed by the read, and the evaluation gave a number 
 shards with exit 0; a file replaced by a FIFO blocked the read for ever. So the read takes the
 files that were checked, and :func:`still_as_checked` runs right before it: every checked file
 is still a readable regular file, and the folder's listing is the checked one.
+
+:func:`parquet_parts` names the file of each partition of a frame the caller read with
+``dd.read_parquet`` (a hive folder), so a partition's error names its file there too.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bench.data.inputs import check_input_file
 from bench.errors import DataError
@@ -45,4 +49,18 @@ def still_as_checked(files: Sequence[PathLike], *, expected: str,
     return checked
 
 
-__all__ = ["still_as_checked"]
+def parquet_parts(ddf: Any) -> list[str] | None:
+    """The file of each partition of a frame read by ``dd.read_parquet`` (a hive folder, a
+    list of files), when every partition is one whole file; None otherwise (best effort: Dask's
+    plan of the read, which another Dask release may spell differently)."""
+    try:
+        reads = [n for n in ddf.expr.walk() if type(n).__name__.startswith("ReadParquet")]
+        if len(reads) != 1:
+            return None
+        paths = [str(part["piece"][0]) for part in reads[0]._plan["parts"]]
+    except Exception:  # not a Parquet read, or another Dask release: no names
+        return None
+    return paths if len(set(paths)) == len(paths) else None
+
+
+__all__ = ["parquet_parts", "still_as_checked"]
