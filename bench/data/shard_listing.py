@@ -27,17 +27,20 @@ PathLike = str | os.PathLike[str]
 
 
 def still_as_checked(files: Sequence[PathLike], *, expected: str,
-                     folder: PathLike | None = None, pattern: str = "") -> list[Path]:
+                     folder: PathLike | None = None, pattern: str = "",
+                     listed: Sequence[PathLike] | None = None) -> list[Path]:
     """``files`` once each is still a readable regular file (``expected`` says what it should
-    be) and, when ``folder`` is given, the folder's ``pattern`` files are exactly ``files``; a
-    :class:`DataError` naming the first file removed, added or changed in kind since the
-    check otherwise."""
+    be) and the files listed now are exactly ``files``: ``folder``'s ``pattern`` files, or
+    ``listed`` (the caller's own listing, made again); a :class:`DataError` naming the first
+    file removed, added or changed in kind since the check otherwise."""
     checked = [Path(f) for f in files]
     if folder is not None:
-        now = sorted(Path(folder).glob(pattern))
-        was = {f.name for f in checked}
-        gone = next((f for f in checked if f.name not in {g.name for g in now}), None)
-        new = next((g for g in now if g.name not in was), None)
+        listed = sorted(Path(folder).glob(pattern))
+    if listed is not None:
+        now = [Path(f) for f in listed]
+        was = set(map(str, checked))
+        gone = next((f for f in checked if str(f) not in set(map(str, now))), None)
+        new = next((g for g in now if str(g) not in was), None)
         if gone is not None or new is not None:
             how = "was removed" if gone is not None else "was added"
             raise DataError(f"{how} after the folder was checked and before it was read "

@@ -124,7 +124,7 @@ def convert_ratings(ratings: str, out: str | Path, config: AdapterConfig, *,
     if isinstance(options.memory_limit, str):
         check_memory_limit(options.memory_limit)
     from bench.adapters.distributed import convert_distributed
-    from bench.data.dask_ratings import read_ratings_frame
+    from bench.data.dask_ratings import ratings_files, read_ratings_frame
     from bench.data.shard_listing import still_as_checked
 
     frame = read_ratings_frame(ratings, user=columns.user, item=columns.item,
@@ -132,7 +132,11 @@ def convert_ratings(ratings: str, out: str | Path, config: AdapterConfig, *,
                                sep=columns.sep)
     with open_cluster(options) as client:
         # a file made a FIFO while the cluster started would block its read for ever
-        still_as_checked(frame.files, expected="a ratings file (CSV, TSV or Parquet)")
+        # and a shard added or removed since the listing named (a MovieLens folder's side
+        # tables are not shards: its one ratings.csv is checked as a file)
+        listed = None if (Path(ratings) / "ratings.csv").is_file() else ratings_files(ratings)
+        still_as_checked(frame.files, expected="a ratings file (CSV, TSV or Parquet)",
+                         listed=listed)
         summary: dict[str, Any] = convert_distributed(frame, out, config, client,
                                                       rows_per_block=rows_per_block,
                                                       progress=progress)
