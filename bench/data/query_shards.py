@@ -283,9 +283,12 @@ def stray_data(folder: Path, read: list[Path]) -> Path | None:
     (hive partitions ``qid=1/``, nested shards). Reading the folder without it would silently
     give a number over part of the data, so the caller refuses it (:func:`stray_error`)."""
     taken = {f.name for f in read}
+    real = folder.resolve()
     for entry in sorted(folder.iterdir()):
         if entry.name in taken or entry.name.startswith((".", "_")):
             continue
+        if entry.is_dir() and entry.is_symlink() and entry.resolve() in (real, *real.parents):
+            continue  # a link to the folder itself or above it (loop -> .): no rows of its own
         if entry.is_dir():
             below = (f for f in entry.rglob("*") if looks_like_data(f.name) and f.is_file())
             if next(below, None) is not None:
