@@ -158,12 +158,14 @@ def run(args: argparse.Namespace) -> int:
     if engine.evaluator is not None:  # the engine evaluates a folder of shards
         if args.data is None or any(v is not None for v in (
                 args.scores, args.qrels, args.run, args.query, args.missing)) or \
-                _option_changes(args):
+                _option_changes(args) or args.sort_by_qid:  # shards are never regrouped
             raise ConfigError(f"--engine {engine.name} takes --data SHARDS_DIR (Parquet shards "
                               "with qid, label and --score-column) and no --scores/--qrels/"
                               "--run/--query/--missing/--run-depth/--judged-only/"
-                              "--relevance-level")
-        profile = get_profile(DEFAULT_PROFILE if args.profile is None else args.profile)
+                              "--relevance-level/--sort-by-qid (shards hold whole queries, "
+                              "each query's rows together: bench.data.query_shards."
+                              "align_queries regroups a frame)")
+        profile = get_profile(_shards_profile(specs) if args.profile is None else args.profile)
         if args.score_column is not None and not args.score_column.strip():
             raise ConfigError("--score-column '' names no column: give the shards' score "
                               "column (default: score)")
@@ -206,6 +208,21 @@ def run(args: argparse.Namespace) -> int:
     _write_per_query(result, args.per_query)
     print_evaluation(result, args.format)
     return 0
+
+
+def _shards_profile(specs: list[Any]) -> str:
+    """The profile of an ``--engine dask`` call without ``--profile``: the one profile its
+    names carry (``ndcg_cut_10,P_5``: trec_eval, as the local engine computes them), else the
+    default; names of several profiles are refused here (the engine evaluates one per call:
+    the local engine would give each its own, a default imposed on them would be refused as
+    "given for this call", which the user did not give)."""
+    own = {s.profile for s in specs}
+    if len(own) == 1:
+        return own.pop() or DEFAULT_PROFILE
+    shown = ", ".join(f"{s.key}: {s.profile or DEFAULT_PROFILE}" for s in specs)
+    raise ConfigError(f"--engine dask evaluates one profile per call, and --metrics names "
+                      f"several ({shown}): give --profile (with names of that profile), or "
+                      "evaluate them in one call per profile")
 
 
 def _level(text: str) -> float:

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
-from bench.data.dask_probe import probe_scheduler
+from bench.data.dask_probe import WildcardAddressWarning, probe_scheduler, warn_wildcard
 from bench.data.dask_scratch import SCRATCH_PREFIX, remove_stale_scratch
 from bench.errors import ConfigError, LtrbenchError
 
@@ -205,32 +205,6 @@ def _scheduler_client(scheduler: str, client_type: Any) -> Iterator[Any]:
         client.close()
 
 
-class WildcardAddressWarning(UserWarning):
-    """A ``--scheduler`` address that names every interface (``0.0.0.0``, ``::``)."""
-
-
-def warn_wildcard(address: str, given: str) -> bool:
-    """Warn (:class:`WildcardAddressWarning`) when ``address`` names the wildcard host
-    (``0.0.0.0``, ``[::]``): a client reaches this machine's scheduler through it, but a
-    scheduler one reaches so was usually started with ``--host 0.0.0.0`` and listens on every
-    interface, open to other machines (and the rows sent to its workers with it). Allowed,
-    since the user wrote it; said, and recorded in the run's manifest as given. Returns whether
-    it warned."""
-    import warnings
-
-    host = urlparse(address).hostname if "://" in address else None
-    try:
-        wildcard = host is not None and ipaddress.ip_address(host).is_unspecified
-    except ValueError:
-        wildcard = False
-    if wildcard:
-        warnings.warn(f"--scheduler {given!r}: {host} is the wildcard address; a scheduler "
-                      "reached through it listens on every interface of this machine, open "
-                      "to other machines: give 127.0.0.1 for one of this machine only",
-                      WildcardAddressWarning, stacklevel=3)
-    return wildcard
-
-
 #: The most worker processes a local cluster starts per usable CPU (beyond, each process's
 #: hundreds of MB and its share of the CPUs only slow the run; a larger cluster is --scheduler's).
 WORKERS_PER_CPU = 4
@@ -247,6 +221,9 @@ def check_scheduler_address(scheduler: object) -> str:
                           "tcp://127.0.0.1:8786")
     text = scheduler.strip()
     scheme, sep, rest = text.partition("://")
+    if not sep and os.path.isfile(text):  # `dask scheduler --scheduler-file F` writes one
+        raise ConfigError(f"--scheduler {scheduler!r} is a file{_file_address(text)}: "
+                          "--scheduler takes the scheduler's address (tcp://host:port)")
     if not sep:
         scheme, rest = "tcp", text
     why = None
@@ -276,6 +253,19 @@ def check_scheduler_address(scheduler: object) -> str:
         raise ConfigError(f"--scheduler {scheduler!r}: {why}; expected an address such as "
                           "tcp://127.0.0.1:8786")
     return text if sep else f"tcp://{text}"
+
+
+def _file_address(path: str) -> str:
+    """What a Dask scheduler file at ``path`` says its address is (its JSON ``address``)."""
+    import json
+
+    try:
+        with open(path, "rb") as f:
+            address = json.loads(f.read(1 << 16)).get("address")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return f" (a Dask scheduler file, whose address is {address!r})" if isinstance(address, str) \
+        else ""
 
 
 def check_local_cluster(workers: object, threads: object) -> None:

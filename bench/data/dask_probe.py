@@ -19,9 +19,11 @@ slow: they only refuse what a scheduler of the given protocol cannot answer.
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import struct
 import time
+from urllib.parse import urlparse
 
 from bench.errors import ConfigError
 
@@ -33,6 +35,43 @@ HTTP_AFTER_S = 2.0
 SPEAKS_FIRST_S = 0.5
 #: The largest first message taken for a Dask handshake (measured: a few hundred bytes).
 HANDSHAKE_MAX_BYTES = 1 << 20
+
+
+def _unspecified(host: str) -> bool:
+    """Whether ``host`` names the wildcard address: ``0.0.0.0``, ``::``, IPv4-mapped
+    ``::ffff:0.0.0.0``, or a spelling the C resolver reads as ``0.0.0.0`` (``0``, ``0x0``)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            return socket.inet_aton(host) == bytes(4)
+        except OSError:
+            return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_unspecified or (mapped is not None and mapped.is_unspecified)
+
+
+class WildcardAddressWarning(UserWarning):
+    """A ``--scheduler`` address that names every interface (``0.0.0.0``, ``::``)."""
+
+
+def warn_wildcard(address: str, given: str) -> bool:
+    """Warn (:class:`WildcardAddressWarning`) when ``address`` names the wildcard host
+    (``0.0.0.0``, ``[::]``): a client reaches this machine's scheduler through it, but a
+    scheduler one reaches so was usually started with ``--host 0.0.0.0`` and listens on every
+    interface, open to other machines (and the rows sent to its workers with it). Allowed,
+    since the user wrote it; said, and recorded in the run's manifest as given. Returns whether
+    it warned."""
+    import warnings
+
+    host = urlparse(address).hostname if "://" in address else None
+    wildcard = host is not None and _unspecified(host)
+    if wildcard:
+        warnings.warn(f"--scheduler {given!r}: {host} is the wildcard address; a scheduler "
+                      "reached through it listens on every interface of this machine, open "
+                      "to other machines: give 127.0.0.1 for one of this machine only",
+                      WildcardAddressWarning, stacklevel=3)
+    return wildcard
 
 
 def _first_line(exc: BaseException) -> str:
@@ -191,4 +230,5 @@ def _check_tls_config(given: str) -> None:
                           "scheduler's tcp:// address")
 
 
-__all__ = ["CONNECT_TIMEOUT_S", "HANDSHAKE_MAX_BYTES", "probe_scheduler"]
+__all__ = ["CONNECT_TIMEOUT_S", "HANDSHAKE_MAX_BYTES", "WildcardAddressWarning", "probe_scheduler",
+           "warn_wildcard"]

@@ -179,6 +179,12 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                         numbered=() if movielens else ID_ROLES, codes=codes)
 
 
+def ratings_files(path: PathLike) -> list[Path]:
+    """The ratings files ``path`` names (a file, a glob, a folder of shards, a MovieLens
+    folder's ``ratings.csv``), as :func:`read_ratings_frame` lists them."""
+    return _ratings_files(Path(path), path)[0]
+
+
 def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | None,
                                                     pd.DataFrame | None, list[Path]]:
     """The ratings files ``path`` names, and a MovieLens folder's side tables (items, tags,

@@ -4,7 +4,8 @@ destroyed file) after the work is done.
 
 - :func:`check_output_file`: a file the command (atomically) replaces. Refused when it is one of
   the command's inputs -- the same path, a hard link of it (same device and inode), a path that
-  reaches it through a symlinked folder -- when it lies inside an input folder (an existing
+  reaches it through a symlinked folder, an existing file an entry of an input folder is a hard
+  or symbolic link of (a linked shard) -- when it lies inside an input folder (an existing
   file there, or a new one: it changes what the folder holds), when it is an existing file
   without any write permission bit (read-only), when its path ends in a separator (a folder's
   name), when it is a symbolic link, a device node, a FIFO or a socket (``/dev/full``: a rename over it
@@ -108,7 +109,8 @@ def _expand(inputs: Inputs) -> list[tuple[str, Path]]:
     return out
 
 
-def _input_over(target: Path, inputs: list[tuple[str, Path]]) -> tuple[str, Path, str] | None:
+def _input_over(target: Path, inputs: list[tuple[str, Path]], *,
+                links: bool = True) -> tuple[str, Path, str] | None:
     """``(option, input, how)`` of the input that writing (or removing) ``target`` would
     destroy: ``target`` is the input (``how`` says in which way), lies in an input folder, or is
     a folder holding an input; ``None`` when it touches none."""
@@ -123,6 +125,8 @@ def _input_over(target: Path, inputs: list[tuple[str, Path]]) -> tuple[str, Path
             return name, inp, "is"
         if rin.is_dir() and _inside(real, rin):  # existing or new: the folder's content
             return name, inp, "lies inside the input folder"
+        if links and rin.is_dir() and (linked := _hard_link_in(target, rin)) is not None:
+            return name, linked, "is the same file as"  # a shard of a --data folder
         if os.path.isdir(target) and not os.path.islink(target) and _inside(rin, real):
             return name, inp, "is a folder that holds"
     return None
@@ -174,6 +178,38 @@ def _refuse_special(option: str, path: Path, target: Path | None = None) -> None
         raise ConfigError(f"{option} {os.fspath(path)!r}{where} is a symbolic link (to "
                           f"{os.readlink(target)!r}): ltrbench does not write through or over "
                           "links; name the real file, or remove the link")
+
+
+def _hard_link_in(target: Path, folder: Path) -> Path | None:
+    """The entry below ``folder`` that reads the existing file ``target``: a hard link of it,
+    or a symbolic link to it (a shard ``part-2.parquet -> ../out.csv``), else None. Only an
+    existing regular file is looked for (a new output is no input's file)."""
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    for root, _, names in os.walk(folder):
+        for n in names:
+            with contextlib.suppress(OSError):
+                other = os.stat(os.path.join(root, n))  # through a link: what is read
+                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                    return Path(root, n)
+    return None
+
+
+def _glob_folders(inputs: Inputs, sealed: set[str]) -> list[tuple[str, Path]]:
+    """The folders holding the matches of each ``sealed`` input given as a glob
+    (``ratings/*.csv``): sealed as a folder input is (a glob names a folder's shards as the
+    folder does)."""
+    out: list[tuple[str, Path]] = []
+    for name, inp in inputs:
+        text = "" if inp is None else os.fspath(inp)
+        if name in sealed and text and not os.path.lexists(text) and glob.has_magic(text):
+            found = sorted({Path(m).parent for m in glob.glob(text)})
+            out.extend((f"{name} ({text})", f) for f in found)
+    return out
 
 
 def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Path:
@@ -258,6 +294,8 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     if patterns and p.is_dir():
         for target in _matching(p, patterns):
             _check_written(option, p, target, found)
+    # last: a file the command would replace is said first, by name (train.parquet)
+    _check_sealed(option, p, _glob_folders(inputs, set(sealed)), (), ())
     return p
 
 
@@ -322,7 +360,7 @@ def _check_written(option: str, folder: Path, target: Path,
                    inputs: list[tuple[str, Path]]) -> None:
     """Refuse the entry ``target`` the command would write over in output ``folder`` when it is
     (or holds, or lies in) an input, or is a link or a special file."""
-    hit = _input_over(target, inputs)
+    hit = _input_over(target, inputs, links=False)  # (no walk of the inputs per entry)
     if hit is not None:
         name, inp, how = hit
         what = ("holds the input" if how == "is a folder that holds" else

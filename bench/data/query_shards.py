@@ -148,14 +148,21 @@ def warn_many_small(files: list[Path], folder: PathLike) -> bool:
     return True
 
 
-def read_query_shards(folder: PathLike, *, columns: list[str] | None = None) -> Any:
-    """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order."""
+def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
+                      files: list[Path] | None = None) -> Any:
+    """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order;
+    ``files``: those :func:`shard_columns` checked, found unchanged (a shard removed since the
+    check was no longer listed here: a number over the others, exit 0)."""
     from bench.data.dask_cluster import require_dask
+    from bench.data.shard_listing import still_as_checked
 
     require_dask()
     import dask.dataframe as dd
 
-    files = sorted(Path(folder).glob(SHARD_GLOB))
+    if files is not None:
+        files = still_as_checked(files, expected="a Parquet shard (a regular file)",
+                                 folder=folder, pattern=SHARD_GLOB)
+    files = sorted(Path(folder).glob(SHARD_GLOB)) if files is None else files
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
@@ -204,7 +211,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         # a FIFO named part-00001.parquet blocked read_schema for ever; a folder, a broken link
         check_input_file(f, expected="a Parquet shard (a regular file)")
         try:
-            schema = pq.read_schema(f)
+            meta = pq.read_metadata(f)
+            schema = meta.schema.to_arrow_schema()
         except (OSError, ValueError, pa.ArrowException) as exc:
             raise DataError(f"not a readable Parquet file ({exc}): expected a shard written by "
                             "ltrbench convert --shards or write_query_shards", path=f) from None
@@ -219,6 +227,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
             kind = schema.field(c).type
             if pa.types.is_dictionary(kind):
                 kind = kind.value_type
+            if pa.types.is_null(kind) and meta.num_rows == 0:
+                continue  # an empty frame written by pandas: no values, so no type to check
             if c == "qid":
                 family = _id_family(kind)
                 qid_kinds.append((f, kind))
@@ -234,9 +244,9 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 continue
             numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
             if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
-                raise DataError(f"column of type {kind}: expected numbers (a bool is not a "
-                                "number here: write the labels as integers if 1/0 is meant)",
-                                path=f, column=c)
+                why = ("a bool is not a number here: write the labels as integers if 1/0 is "
+                       "meant") if pa.types.is_boolean(kind) else "text or other values are not parsed"
+                raise DataError(f"column of type {kind}: expected numbers ({why})", path=f, column=c)
             if c != "label" and not numeric:
                 raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
                                 path=f, column=c)
@@ -276,9 +286,12 @@ def stray_data(folder: Path, read: list[Path]) -> Path | None:
     (hive partitions ``qid=1/``, nested shards). Reading the folder without it would silently
     give a number over part of the data, so the caller refuses it (:func:`stray_error`)."""
     taken = {f.name for f in read}
+    real = folder.resolve()
     for entry in sorted(folder.iterdir()):
         if entry.name in taken or entry.name.startswith((".", "_")):
             continue
+        if entry.is_dir() and entry.is_symlink() and entry.resolve() in (real, *real.parents):
+            continue  # a link to the folder itself or above it (loop -> .): no rows of its own
         if entry.is_dir():
             below = (f for f in entry.rglob("*") if looks_like_data(f.name) and f.is_file())
             if next(below, None) is not None:
@@ -381,10 +394,14 @@ def partition_files(ddf: Any, where: str) -> list[str] | None:
     """The shard file of each partition of ``ddf`` when ``where`` is a folder of shards read by
     :func:`read_query_shards` (one partition per file, in file order), else None."""
     p = Path(where)
-    if not p.is_dir():
-        return None
-    files = sorted(p.glob(SHARD_GLOB))
-    return [str(f) for f in files] if len(files) == ddf.npartitions else None
+    files = sorted(p.glob(SHARD_GLOB)) if p.is_dir() else []
+    if files and len(files) == ddf.npartitions:
+        return [str(f) for f in files]
+    from bench.data.shard_listing import parquet_parts
+
+    read = parquet_parts(ddf)  # a frame the caller read: dd.read_parquet(hive_root)
+    return read if read is not None and len(read) == ddf.npartitions else None
+
 
 
 def partition_name(files: list[str] | None, where: str, index: int) -> str:
@@ -495,24 +512,8 @@ def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None)
     return out.reset_index(drop=True)
 
 
-__all__ = [
-    "MANY_SHARDS",
-    "SHARD_GLOB",
-    "ManyShardsWarning",
-    "QueryLayout",
-    "align_queries",
-    "check_query_aligned",
-    "check_shards_agree",
-    "checked_layout",
-    "partition_files",
-    "partition_name",
-    "partition_queries",
-    "partition_queries_of",
-    "query_layout",
-    "read_query_shards",
-    "shard_columns",
-    "shards_of",
-    "unreadable_shard",
-    "warn_many_small",
-    "write_query_shards",
-]
+__all__ = ["MANY_SHARDS", "SHARD_GLOB", "ManyShardsWarning", "QueryLayout", "align_queries",
+           "check_query_aligned", "check_shards_agree", "checked_layout", "partition_files",
+           "partition_name", "partition_queries", "partition_queries_of", "query_layout",
+           "read_query_shards", "shard_columns", "shards_of", "unreadable_shard",
+           "warn_many_small", "write_query_shards"]

@@ -47,9 +47,9 @@ def evaluate_shards(data: str | Path, *, score_column: str, metrics: list[str], 
                           "column of scores (not 'qid' nor 'label', which the engine reads as "
                           "the query ids and the labels)")
     columns = ["qid", "label", score_column]
-    shard_columns(data, columns)
-    with open_cluster(options):
-        ddf = read_query_shards(data, columns=columns)
+    files = shard_columns(data, columns)
+    with open_cluster(options):  # the files checked, read as they were (the folder unchanged)
+        ddf = read_query_shards(data, columns=columns, files=files)
         try:
             return evaluate_frame(ddf, score=score_column, metrics=metrics, profile=profile,
                                   per_query=per_query, where=str(data))
@@ -124,12 +124,19 @@ def convert_ratings(ratings: str, out: str | Path, config: AdapterConfig, *,
     if isinstance(options.memory_limit, str):
         check_memory_limit(options.memory_limit)
     from bench.adapters.distributed import convert_distributed
-    from bench.data.dask_ratings import read_ratings_frame
+    from bench.data.dask_ratings import ratings_files, read_ratings_frame
+    from bench.data.shard_listing import still_as_checked
 
     frame = read_ratings_frame(ratings, user=columns.user, item=columns.item,
                                rating=columns.rating, timestamp=columns.timestamp,
                                sep=columns.sep)
     with open_cluster(options) as client:
+        # a file made a FIFO while the cluster started would block its read for ever
+        # and a shard added or removed since the listing named (a MovieLens folder's side
+        # tables are not shards: its one ratings.csv is checked as a file)
+        listed = None if (Path(ratings) / "ratings.csv").is_file() else ratings_files(ratings)
+        still_as_checked(frame.files, expected="a ratings file (CSV, TSV or Parquet)",
+                         listed=listed)
         summary: dict[str, Any] = convert_distributed(frame, out, config, client,
                                                       rows_per_block=rows_per_block,
                                                       progress=progress)

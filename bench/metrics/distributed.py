@@ -109,6 +109,8 @@ def _computed(ddf: Any, label: str, score: str, qid: str, weight: str | None,
 
     files = partition_files(ddf, where)
     delayed = ddf.to_delayed()
+    if files is not None and len(files) != len(delayed):  # partitions fused by Dask: no names
+        files = None
     parts = [dask.delayed(_partition_or_error)(d, partition_name(files, where, i), label, score,
                                                qid, weight, specs, prof)
              for i, d in enumerate(delayed)]
