@@ -512,12 +512,14 @@ def test_per_query_that_a_linked_shard_points_to_is_refused_and_kept(tmp_path: P
     replaced the shard's rows with CSV text."""
     folder = _shards(tmp_path, [A, B])
     pq.write_table(_table(pd.DataFrame({"qid": [3, 3], "label": [1.0, 0.0],
-                                        "score": [0.2, 0.1]})), tmp_path / "extra.parquet")
-    os.symlink(tmp_path / "extra.parquet", folder / "part-00002.parquet")
-    before = (tmp_path / "extra.parquet").read_bytes()
-    res = _evaluate(tmp_path, "--per-query", "extra.parquet")
+                                        "score": [0.2, 0.1]})), tmp_path / "extra.csv")
+    # the target's name says CSV, so the check that refuses a per-query name ending .parquet
+    # (round 13, h13b) does not answer first: the link is what must be found
+    os.symlink(tmp_path / "extra.csv", folder / "part-00002.parquet")
+    before = (tmp_path / "extra.csv").read_bytes()
+    res = _evaluate(tmp_path, "--per-query", "extra.csv")
     assert refused(res, "--per-query", "part-00002.parquet", "same file") is None
-    assert (tmp_path / "extra.parquet").read_bytes() == before
+    assert (tmp_path / "extra.csv").read_bytes() == before
 
 
 def test_per_query_over_the_success_marker_is_refused_and_the_marker_kept(
