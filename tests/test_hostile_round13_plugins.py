@@ -1,0 +1,424 @@
+"""Hostile cases of round 13 (issue 19): an ML-platform engineer's plug-ins — custom rankers,
+the typed config seen from a TOML file, the Python API and the command line, and ``tune``.
+
+New here:
+
+- **one config, one hash**: ``l1 = 0``, ``0.0`` and ``-0.0`` (in ``[params]``, in
+  ``[model_params.<model>]``, in ``Params(...)`` from Python, in ``[als]``) were three configs
+  with three hashes and recorded the spelling they were given; every typed value now has one
+  canonical form (the float ``0.0``), which is what trains, what ``config.toml`` records and what
+  is hashed. Values a library reads apart stay apart: a raw ``[params.lightgbm]`` ``1`` and
+  ``1.0``, a custom model's ``params`` (the user's code may tell ``1`` from ``1.0``).
+- **tune's record and best.toml**: ``tune --config FILE --n-trees 3`` did not say that the
+  option won over the file (a run's manifest does: ``config_file.options_over_file``); now
+  ``plan.json`` and ``summary.json`` do. ``best.toml`` held the dataset's absolute path (a tune
+  folder committed or moved with its data pointed at the old place); it now holds the path
+  relative to its own folder with ``paths_relative_to = "config file"``, so it runs from any
+  working folder and after the tune folder and the data move together.
+
+Oracles: equality of hashes and values, hand arithmetic, the exit status and the words of the
+error, the bytes of an input file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hostile_kit import cli, letor_folder, own_error, toy_splits
+
+LGB = ["lightgbm-lambdarank"]
+
+
+def _hash(doc: dict[str, Any]) -> str:
+    from bench.benchmark.config import RunConfig
+
+    return RunConfig.from_dict(doc).config_hash()
+
+
+def _load(tmp: Path, text: str, name: str = "c.toml") -> Any:
+    from bench.benchmark.config import RunConfig
+
+    path = tmp / name
+    path.write_text(text)
+    return RunConfig.load(path)
+
+
+# ------------------------------------------------------------------ one config, one hash
+@pytest.mark.parametrize("where", ["params", "model"])
+def test_zero_spelled_three_ways_is_one_config(where: str) -> None:
+    docs = []
+    for v in (0, 0.0, -0.0):
+        table = {"l1": v}
+        docs.append({"models": LGB, "params": table} if where == "params"
+                    else {"models": LGB, "model_params": {LGB[0]: table}})
+    assert len({_hash(d) for d in docs}) == 1
+
+
+def test_a_float_parameter_given_as_an_integer_is_held_as_a_float() -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict({"models": LGB, "params": {"learning_rate": 1, "l2": 0}})
+    assert type(c.params.learning_rate) is float
+    assert type(c.params.l2) is float
+
+
+def test_negative_zero_is_recorded_as_zero_in_config_toml(tmp_path: Path) -> None:
+    c = _load(tmp_path, 'models = ["lightgbm-lambdarank"]\n[params]\nl1 = -0.0\nmin_split_gain = 0\n')
+    text = c.to_toml()
+    assert "l1 = 0.0" in text
+    assert "-0.0" not in text
+    assert "min_split_gain = 0.0" in text
+
+
+def test_the_python_api_and_the_file_hash_the_same_zero(tmp_path: Path) -> None:
+    from bench.benchmark.config import DEFAULT_RUN_PARAMS, RunConfig
+
+    api = RunConfig(models=tuple(LGB), params=DEFAULT_RUN_PARAMS.with_overrides(l1=0))
+    file = _load(tmp_path, 'models = ["lightgbm-lambdarank"]\n[params]\nl1 = -0.0\n')
+    assert api.config_hash() == file.config_hash()
+
+
+def test_params_built_in_python_hold_canonical_values() -> None:
+    from bench.runners.params import Params
+
+    p = Params(l1=-0.0, min_child_weight=1, learning_rate=np.float64(0.5))
+    assert math.copysign(1, p.l1) == 1
+    assert type(p.min_child_weight) is float
+    assert type(p.learning_rate) is float
+
+
+def test_model_params_table_holds_canonical_values() -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict({"models": LGB, "model_params": {LGB[0]: {"l2": -0.0, "l1": 3}}})
+    table = c.model_params[LGB[0]]
+    assert table == {"l2": 0.0, "l1": 3.0}
+    assert type(table["l1"]) is float
+    assert math.copysign(1, table["l2"]) == 1
+
+
+def test_the_trained_value_is_the_canonical_one() -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict({"models": LGB, "model_params": {LGB[0]: {"min_split_gain": -0.0}}})
+    got = c.params_for(LGB[0], 0).min_split_gain
+    assert type(got) is float
+    assert math.copysign(1, got) == 1
+
+
+def test_als_integer_and_float_regularization_are_one_config() -> None:
+    assert _hash({"models": ["als"], "als": {"regularization": 1}}) == \
+        _hash({"models": ["als"], "als": {"regularization": 1.0}})
+
+
+def test_raw_negative_zero_is_zero() -> None:
+    hashes = {_hash({"models": LGB, "params": {"lightgbm": {"path_smooth": v}}})
+              for v in (0.0, -0.0)}
+    assert len(hashes) == 1
+
+
+def test_raw_integer_and_float_keep_apart() -> None:
+    # a library reads 1 and 1.0 apart (LightGBM refuses "1.0" for an int parameter)
+    a = _hash({"models": LGB, "params": {"lightgbm": {"path_smooth": 0}}})
+    b = _hash({"models": LGB, "params": {"lightgbm": {"path_smooth": 0.0}}})
+    assert a != b
+
+
+def test_custom_params_keep_the_users_spelling() -> None:
+    def doc(v: Any) -> dict[str, Any]:
+        return {"models": ["m"], "custom_models": {"m": {
+            "factory": "sklearn.linear_model:Ridge", "params": {"alpha": v}}}}
+    assert _hash(doc(0)) != _hash(doc(0.0))  # the user's factory may tell them apart
+
+
+def test_different_values_keep_different_hashes() -> None:
+    base = {"models": LGB}
+    hashes = [_hash({**base, "params": {"l1": v}}) for v in (0.0, 1e-300, 1.0)]
+    hashes.append(_hash({**base, "params": {"lambdarank_norm": False}}))
+    hashes.append(_hash(base))  # lambdarank_norm true, l1 0.0: the default
+    assert len(set(hashes)) == 4
+    assert hashes[0] == hashes[-1]
+
+
+def test_a_numpy_float_and_a_python_float_are_one_config() -> None:
+    assert _hash({"models": LGB, "params": {"l1": np.float32(0.5)}}) == \
+        _hash({"models": LGB, "params": {"l1": 0.5}})
+
+
+def test_to_toml_round_trip_keeps_the_hash(tmp_path: Path) -> None:
+    c = _load(tmp_path, 'models = ["lightgbm-lambdarank"]\n[params]\nl1 = 0\nl2 = -0.0\n'
+              '[params.lightgbm]\npath_smooth = -0.0\n')
+    again = _load(tmp_path, c.to_toml(), "again.toml")
+    assert again.config_hash() == c.config_hash()
+    assert again == c
+
+
+def test_an_integer_too_large_for_a_float_is_refused_by_name() -> None:
+    from bench.runners.params import Params
+
+    assert own_error(lambda: Params(l1=10**400), "l1", "finite number") is None
+
+
+def test_an_integer_too_large_for_a_float_in_a_file_is_refused(tmp_path: Path) -> None:
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c\.toml.*\[params\] min_split_gain"):
+        _load(tmp_path, "[params]\nmin_split_gain = " + "9" * 400 + "\n")
+
+
+def test_a_nan_in_a_float_field_is_refused_not_hashed() -> None:
+    assert own_error(lambda: _hash({"models": LGB, "params": {"l2": math.nan}}), "l2",
+                     "finite") is None
+
+
+# ------------------------------------------------------------------ command line = file
+def _args(*argv: str) -> argparse.Namespace:
+    from bench.cli import build_parser
+
+    return build_parser().parse_args(["run", *argv])
+
+
+def test_n_trees_option_equals_the_same_key_in_a_file(tmp_path: Path) -> None:
+    from bench.commands.run_options import config_from_args
+
+    (tmp_path / "c.toml").write_text('models = ["lightgbm-lambdarank"]\n[params]\nn_trees = 7\n')
+    file = config_from_args(_args("--config", str(tmp_path / "c.toml")))
+    opt = config_from_args(_args("--models", "lightgbm-lambdarank", "--n-trees", "7"))
+    assert file.config_hash() == opt.config_hash()
+
+
+def test_an_option_over_the_file_is_recorded_with_both_values(tmp_path: Path) -> None:
+    from bench.commands.run_options import config_from_args
+
+    (tmp_path / "c.toml").write_text('models = ["lightgbm-lambdarank"]\n[params]\nn_trees = 7\n')
+    c = config_from_args(_args("--config", str(tmp_path / "c.toml"), "--n-trees", "9"))
+    over = c.over_file["options_over_file"]
+    assert over["params.n_trees"] == {"option": "--n-trees", "file": 7, "used": 9}
+    assert c.params.n_trees == 9
+
+
+def test_an_option_equal_to_the_file_is_not_recorded_as_over_it(tmp_path: Path) -> None:
+    from bench.commands.run_options import config_from_args
+
+    (tmp_path / "c.toml").write_text('models = ["lightgbm-lambdarank"]\nseeds = [0]\n')
+    c = config_from_args(_args("--config", str(tmp_path / "c.toml"), "--seeds", "0"))
+    assert c.over_file["options_over_file"] == {}
+
+
+def test_a_key_spelled_with_a_dash_is_refused_with_the_right_name(tmp_path: Path) -> None:
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c\.toml.*n-trees.*did you mean 'n_trees'"):
+        _load(tmp_path, "[params]\nn-trees = 3\n")
+
+
+def test_a_key_in_capitals_is_refused_with_the_right_name(tmp_path: Path) -> None:
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c\.toml.*Seeds.*did you mean 'seeds'"):
+        _load(tmp_path, "Seeds = [1]\n")
+
+
+def test_params_nested_in_params_is_refused(tmp_path: Path) -> None:
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c\.toml.*\[params\] params"):
+        _load(tmp_path, "[params.params]\nn_trees = 3\n")
+
+
+def test_a_model_table_at_the_top_is_refused(tmp_path: Path) -> None:
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c\.toml.*lightgbm-lambdarank"):
+        _load(tmp_path, '["lightgbm-lambdarank"]\nn_trees = 3\n')
+
+
+def test_paths_relative_to_with_another_value_is_refused(tmp_path: Path) -> None:
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c\.toml.*paths_relative_to.*config file"):
+        _load(tmp_path, 'paths_relative_to = "home"\n')
+
+
+def test_paths_relative_to_the_config_file_reads_its_folder(tmp_path: Path) -> None:
+    letor_folder(tmp_path / "sub" / "letor")
+    c = _load(tmp_path, 'paths_relative_to = "config file"\ndataset = "letor"\n',
+              name="sub/c.toml") if (tmp_path / "sub").is_dir() else None
+    assert c is not None
+    assert Path(c.dataset) == (tmp_path / "sub" / "letor").resolve()
+
+
+def test_paths_relative_to_the_config_file_keeps_a_catalogue_name(tmp_path: Path) -> None:
+    c = _load(tmp_path, 'paths_relative_to = "config file"\ndataset = "synthetic"\n')
+    assert c.dataset == "synthetic"
+
+
+def test_paths_relative_to_the_config_file_keeps_a_fold(tmp_path: Path) -> None:
+    from bench.datasets.recorded import paths_from_config_folder
+
+    doc = paths_from_config_folder({"paths_relative_to": "config file",
+                                    "dataset": "../MSLR:Fold2"}, tmp_path / "t" / "c.toml")
+    assert doc["dataset"] == f"{tmp_path / 'MSLR'}:Fold2"
+
+
+def test_paths_relative_to_in_python_is_an_unknown_key() -> None:
+    assert own_error(lambda: _hash({"paths_relative_to": "config file"}),
+                     "paths_relative_to") is None
+
+
+# ------------------------------------------------------------------ tune
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One tune (1 trial, quick, the validation split) of ./data/letor from a config file
+    with --n-trees over the file's n_trees; returns the working folder."""
+    tmp = tmp_path_factory.mktemp("tune13")
+    letor_folder(tmp / "data" / "letor")
+    (tmp / "c.toml").write_text('dataset = "./data/letor"\nmodels = ["lightgbm-lambdarank"]\n'
+                                "seeds = [0]\n[params]\nn_trees = 5\nl1 = -0.0\n")
+    res = cli(tmp, "tune", "--config", "c.toml", "--n-trees", "4", "--quick", "--no-progress",
+              "--budget-trials", "1", "--grid", "num_leaves=7", "--out", "res",
+              "--format", "json")
+    assert res.status == 0, res.err[-500:]
+    return tmp
+
+
+def _tune_folder(tmp: Path) -> Path:
+    return next((tmp / "res" / "tune").iterdir())
+
+
+def test_tune_records_the_option_that_won_over_the_file(tuned: Path) -> None:
+    for name in ("plan.json", "summary.json"):
+        doc = json.loads((_tune_folder(tuned) / name).read_text())
+        over = doc["config_file"]["options_over_file"]
+        assert over["params.n_trees"] == {"option": "--n-trees", "file": 5, "used": 4}, name
+        assert doc["config_file"]["path"] == "c.toml"
+
+
+def test_best_toml_holds_no_absolute_path(tuned: Path) -> None:
+    text = (_tune_folder(tuned) / "best.toml").read_text()
+    assert str(tuned) not in text
+    assert 'paths_relative_to = "config file"' in text
+
+
+def test_best_toml_runs_from_another_working_folder(tuned: Path, tmp_path: Path) -> None:
+    from bench.benchmark.pipeline import load_splits
+
+    best = (_tune_folder(tuned) / "best.toml").resolve()
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        c = _load_path(best)
+        splits = load_splits(c.dataset, data_dir=c.data_dir, cache=False)
+    finally:
+        os.chdir(old)
+    assert splits.train.n_queries == 20
+
+
+def test_best_toml_and_data_moved_together_still_run(tuned: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "moved"
+    shutil.copytree(tuned / "data", moved / "data")
+    shutil.copytree(tuned / "res", moved / "res")
+    best = next((moved / "res" / "tune").iterdir()) / "best.toml"
+    c = _load_path(best)
+    assert Path(c.dataset) == (moved / "data" / "letor").resolve()
+
+
+def test_each_model_best_file_is_portable_too(tuned: Path) -> None:
+    one = _tune_folder(tuned) / "best" / "lightgbm-lambdarank.toml"
+    c = _load_path(one)
+    assert Path(c.dataset) == (tuned / "data" / "letor").resolve()
+
+
+def test_best_toml_keeps_the_canonical_values_and_the_grid_value(tuned: Path) -> None:
+    c = _load_path(_tune_folder(tuned) / "best.toml")
+    assert c.model_params[LGB[0]]["num_leaves"] == 7
+    assert c.params.l1 == 0.0
+    assert math.copysign(1, c.params.l1) == 1
+    assert c.params.n_trees == 4
+
+
+def test_best_toml_round_trips_to_the_same_hash(tuned: Path, tmp_path: Path) -> None:
+    c = _load_path(_tune_folder(tuned) / "best.toml")
+    again = _load(tmp_path, c.to_toml(), "again.toml")
+    assert again.config_hash() == c.config_hash()
+
+
+def test_tune_left_the_config_file_as_it_was(tuned: Path) -> None:
+    assert (tuned / "c.toml").read_bytes() == (b'dataset = "./data/letor"\nmodels = '
+                                                b'["lightgbm-lambdarank"]\nseeds = [0]\n'
+                                                b"[params]\nn_trees = 5\nl1 = -0.0\n")
+
+
+def _load_path(path: Path) -> Any:
+    from bench.benchmark.config import RunConfig
+
+    return RunConfig.load(path)
+
+
+# ------------------------------------------------------------------ custom rankers
+class _Scores:
+    """Scores = the first feature, returned in the form :meth:`form` gives."""
+
+    def fit(self, X: Any, y: Any, *, group: Any) -> Any:
+        return self
+
+    def form(self, s: np.ndarray) -> Any:
+        return s
+
+    def predict(self, X: Any) -> Any:
+        return self.form(np.asarray(X[:, 0], dtype=np.float64))
+
+
+class Half(_Scores):
+    def form(self, s: np.ndarray) -> Any:
+        return s.astype(np.float16)
+
+
+class View(_Scores):
+    def form(self, s: np.ndarray) -> Any:
+        return memoryview(np.ascontiguousarray(s))
+
+
+class TorchLike(_Scores):
+    """An object with ``__array__`` (as a CPU tensor has), 1-D."""
+
+    def form(self, s: np.ndarray) -> Any:
+        return type("Tensor", (), {"__array__": lambda self, dtype=None, copy=None: s})()
+
+
+class Shuffled(_Scores):
+    def form(self, s: np.ndarray) -> Any:
+        return pd.Series(s, index=np.arange(len(s))[::-1])
+
+
+def _train(cls: type) -> Any:
+    from bench.runners.custom import custom_model, train_custom
+
+    return train_custom(custom_model("mine", f"{__name__}:{cls.__name__}"), toy_splits(), seed=0)
+
+
+@pytest.mark.parametrize("cls", [Half, View, TorchLike])
+def test_a_ranker_output_form_gives_the_float64_scores(cls: type) -> None:
+    splits = toy_splits()
+    r = _train(cls)
+    want = splits.test.X[:, 0].astype(np.float64)
+    if cls is Half:
+        want = want.astype(np.float16).astype(np.float64)
+    assert np.array_equal(r.scores["test"], want)
+
+
+def test_a_series_in_another_order_is_refused_with_the_ranker_name() -> None:
+    assert own_error(lambda: _train(Shuffled), "mine", "index") is None
