@@ -56,6 +56,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bench.benchmark.config_hash import config_hash as hash_of
+from bench.benchmark.config_hash import hash_as_written
 from bench.benchmark.config_schema import (
     ENGINES,
     TIMING_MODES,
@@ -379,6 +381,7 @@ class RunConfig:
                               "run", stacklevel=2)
             doc = paths_from_config_folder(doc, path)  # paths_relative_to = "config file"
             config = cls.from_dict({**doc, "quick": True} if quick else doc)
+            object.__setattr__(config, "_hash_as_written", hash_as_written(config, doc))
             check_data_dir(config.data_dir)
             if not config.custom_models:
                 return config
@@ -455,9 +458,7 @@ class RunConfig:
     def config_hash(self) -> str:
         """12 hex digits of the SHA-256 of the number-changing part of the config
         (:func:`bench.benchmark.config_hash.config_hash`)."""
-        from bench.benchmark.config_hash import config_hash
-
-        return config_hash(self.to_dict(), engine=self.engine, device=self.device)
+        return hash_of(self.to_dict(), engine=self.engine, device=self.device)
 
 
 def check_selection_split(name: str) -> None:

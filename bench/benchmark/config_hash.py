@@ -40,3 +40,39 @@ def config_hash(plain: Mapping[str, Any], *, engine: str, device: str) -> str:
         doc.pop("device", None)
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def hash_as_written(config: Any, doc: Mapping[str, Any]) -> str | None:
+    """The hash ltrbench before round 13 gave the config file ``doc`` read into ``config``
+    (numbers hashed as the file spelt them: ``l1 = 0`` apart from ``l1 = 0.0``), when it differs
+    from :func:`config_hash`'s; else ``None``. A run made then recorded that hash in its
+    manifest: ``run --resume`` and ``reproduce`` accept it (:func:`accepted_hashes`), so
+    the canonical form does not turn an earlier run into "a config edited after the run"."""
+    plain = config.to_dict()
+    if not _overlay(plain, {k: doc[k] for k in ("params", "model_params", "als") if k in doc}):
+        return None
+    return config_hash(plain, engine=config.engine, device=config.device)
+
+
+def accepted_hashes(config: Any) -> tuple[str, ...]:
+    """The hashes a recorded run of ``config`` may carry: :meth:`RunConfig.config_hash`, and
+    the one of :func:`hash_as_written` when the config was read from a file that spelt a
+    number another way."""
+    earlier = config.__dict__.get("_hash_as_written")
+    return (config.config_hash(),) + ((earlier,) if earlier else ())
+
+
+def _overlay(plain: dict[str, Any], written: Mapping[str, Any]) -> bool:
+    """Put each number of ``written`` in place of the equal canonical one of ``plain`` (same
+    keys, at any depth); whether any spelling differed."""
+    changed = False
+    for key, value in written.items():
+        have = plain.get(key)
+        if isinstance(value, Mapping) and isinstance(have, dict):
+            changed = _overlay(have, value) or changed
+        elif isinstance(value, int | float) and not isinstance(value, bool) \
+                and isinstance(have, int | float) and not isinstance(have, bool) \
+                and value == have and (type(value) is not type(have) or str(value) != str(have)):
+            plain[key] = value
+            changed = True
+    return changed
