@@ -184,6 +184,46 @@ def test_a_nan_in_a_float_field_is_refused_not_hashed() -> None:
                      "finite") is None
 
 
+@pytest.mark.parametrize("spelt", ["Synthetic", " synthetic ", "SYNTHETIC"])
+def test_a_catalogue_name_in_another_case_is_one_config(spelt: str) -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict({"models": LGB, "dataset": spelt})
+    assert c.dataset == "synthetic"
+    assert c.config_hash() == _hash({"models": LGB, "dataset": "synthetic"})
+
+
+@pytest.mark.parametrize("spelt", ["./synthetic", "Synthetic:", "data/Synthetic", "x.y"])
+def test_a_path_or_a_half_typed_name_stays_as_written(spelt: str) -> None:
+    from bench.benchmark.config import RunConfig
+
+    assert RunConfig.from_dict({"models": LGB, "dataset": spelt}).dataset == spelt
+
+
+def test_a_catalogue_option_is_kept(tmp_path: Path) -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict({"models": LGB, "dataset": "Synthetic-MSLR30K:0.01:Fold3"})
+    assert c.dataset == "synthetic-mslr30k:0.01:Fold3"
+
+
+def test_cutoffs_in_another_order_are_one_config() -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict({"models": LGB, "eval_at": [10, 1, 5, 3]})
+    assert c.eval_at == (1, 3, 5, 10)
+    assert c.config_hash() == _hash({"models": LGB})  # the default [1, 3, 5, 10]
+
+
+def test_the_dataset_option_and_the_file_spelling_hash_equal(tmp_path: Path) -> None:
+    from bench.commands.run_options import config_from_args
+
+    (tmp_path / "c.toml").write_text('models = ["lightgbm-lambdarank"]\ndataset = "synthetic"\n')
+    file = config_from_args(_args("--config", str(tmp_path / "c.toml")))
+    opt = config_from_args(_args("--models", "lightgbm", "--dataset", "Synthetic"))
+    assert file.config_hash() == opt.config_hash()
+
+
 # ------------------------------------------------------------------ command line = file
 def _args(*argv: str) -> argparse.Namespace:
     from bench.cli import build_parser
@@ -429,7 +469,9 @@ def test_a_series_in_another_order_is_refused_with_the_ranker_name() -> None:
 #: hashed as spelt); a run made then carries them in its manifest.
 EARLIER = {'models = ["lightgbm-lambdarank"]\n[params]\nl1 = 0\n': "2adc1ee1342c",
            'models = ["lightgbm-lambdarank"]\n[params]\nl1 = -0.0\n'
-           '[model_params.lightgbm-lambdarank]\nl2 = 1\n': "a0c1591426e4"}
+           '[model_params.lightgbm-lambdarank]\nl2 = 1\n': "a0c1591426e4",
+           'models = ["lightgbm-lambdarank"]\ndataset = "Synthetic"\n': "53f0e9a0af14",
+           'models = ["lightgbm-lambdarank"]\neval_at = [10, 5, 3, 1]\n': "155fab06c769"}
 
 
 @pytest.mark.parametrize("text", list(EARLIER))

@@ -77,6 +77,7 @@ from bench.benchmark.quick import QUICK_LIMITS, quick_capped
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
 from bench.data.dask_cluster import check_scheduler_address
+from bench.datasets.catalogue import canonical_dataset
 from bench.datasets.recorded import paths_from_config_folder
 from bench.engines import DEFAULT_ENGINE, cluster_engines, get_engine
 from bench.errors import ConfigError
@@ -206,6 +207,7 @@ class RunConfig:
         check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
         object.__setattr__(self, "seeds", parse_seeds(self.seeds))
         object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
+        object.__setattr__(self, "dataset", canonical_dataset(self.dataset))  # "Synthetic"
         for key in ("models", "metrics"):
             value = getattr(self, key)
             name_list(value, key)

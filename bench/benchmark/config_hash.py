@@ -44,12 +44,17 @@ def config_hash(plain: Mapping[str, Any], *, engine: str, device: str) -> str:
 
 def hash_as_written(config: Any, doc: Mapping[str, Any]) -> str | None:
     """The hash ltrbench before round 13 gave the config file ``doc`` read into ``config``
-    (numbers hashed as the file spelt them: ``l1 = 0`` apart from ``l1 = 0.0``), when it differs
+    (numbers hashed as the file spelt them: ``l1 = 0`` apart from ``l1 = 0.0``; a catalogue
+    name's case and the order of ``eval_at`` as written), when it differs
     from :func:`config_hash`'s; else ``None``. A run made then recorded that hash in its
     manifest: ``run --resume`` and ``reproduce`` accept it (:func:`accepted_hashes`), so
     the canonical form does not turn an earlier run into "a config edited after the run"."""
     plain = config.to_dict()
-    if not _overlay(plain, {k: doc[k] for k in ("params", "model_params", "als") if k in doc}):
+    changed = _overlay(plain, {k: doc[k] for k in ("params", "model_params", "als") if k in doc})
+    for key in ("dataset", "eval_at"):  # a catalogue name's case, cutoffs in another order
+        if isinstance(doc.get(key), str | list) and doc[key] != plain.get(key):
+            plain[key], changed = doc[key], True
+    if not changed:
         return None
     return config_hash(plain, engine=config.engine, device=config.device)
 
