@@ -471,7 +471,11 @@ EARLIER = {'models = ["lightgbm-lambdarank"]\n[params]\nl1 = 0\n': "2adc1ee1342c
            'models = ["lightgbm-lambdarank"]\n[params]\nl1 = -0.0\n'
            '[model_params.lightgbm-lambdarank]\nl2 = 1\n': "a0c1591426e4",
            'models = ["lightgbm-lambdarank"]\ndataset = "Synthetic"\n': "53f0e9a0af14",
-           'models = ["lightgbm-lambdarank"]\neval_at = [10, 5, 3, 1]\n': "155fab06c769"}
+           'models = ["lightgbm-lambdarank"]\neval_at = [10, 5, 3, 1]\n': "155fab06c769",
+           'models = ["lightgbm-lambdarank"]\n[model_params.lightgbm-lambdarank]\n':
+               "f53359d50b02",
+           'models = ["lightgbm-lambdarank"]\n[model_params.lightgbm-lambdarank]\nn_trees = 3\n'
+           'l1 = 0\n[model_params.lightgbm-lambdarank.lightgbm]\n': "8dbd81379657"}
 
 
 @pytest.mark.parametrize("text", list(EARLIER))
@@ -499,3 +503,51 @@ def test_reproduce_accepts_an_earlier_runs_recorded_hash(tmp_path: Path) -> None
     _check_recorded(c, tmp_path / "c.toml", {"config_hash": EARLIER[text]})  # no error
     with pytest.raises(Exception, match="edited after the run"):
         _check_recorded(c, tmp_path / "c.toml", {"config_hash": "0123456789ab"})
+
+
+@pytest.mark.parametrize("text", list(EARLIER))
+def test_the_earlier_hash_leaves_the_config_canonical(tmp_path: Path, text: str) -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = _load(tmp_path, text)
+    again = RunConfig.from_dict(json.loads(json.dumps(c.to_dict())))
+    assert c.to_dict() == again.to_dict()
+    assert c.config_hash() == again.config_hash()
+
+
+def test_an_empty_model_table_is_no_table(tmp_path: Path) -> None:
+    empty = _load(tmp_path, 'models = ["lightgbm-lambdarank"]\n'
+                  '[model_params.lightgbm-lambdarank]\n[model_params.xgboost-ndcg.xgboost]\n')
+    assert empty.model_params == {}
+    assert empty.config_hash() == _hash({"models": LGB})
+
+
+def test_an_empty_raw_table_in_a_model_table_is_left_out() -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict({"models": LGB, "model_params": {LGB[0]: {"n_trees": 3,
+                                                                      "lightgbm": {}}}})
+    assert c.model_params == {LGB[0]: {"n_trees": 3}}
+
+
+def test_an_empty_table_of_an_unknown_model_is_still_refused(tmp_path: Path) -> None:
+    from bench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c\.toml.*lightgbm-lambdarnak.*did you mean"):
+        _load(tmp_path, "[model_params.lightgbm-lambdarnak]\n")
+
+
+def test_the_files_dataset_in_another_case_on_the_command_line_keeps_its_name(
+        tmp_path: Path) -> None:
+    import warnings
+
+    from bench.commands.run_options import config_from_args
+
+    (tmp_path / "c.toml").write_text('dataset = "synthetic"\nname = "mine"\n')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = config_from_args(_args("--config", str(tmp_path / "c.toml"), "--dataset",
+                                   "Synthetic"))
+    assert c.name == "mine"
+    assert not [w for w in caught if "replaces the dataset" in str(w.message)]
+    assert c.over_file["options_over_file"] == {}

@@ -233,7 +233,8 @@ class RunConfig:
                                   f"[custom_models.{model}] params")
             spec = specs[model] if model in specs else _named(where, table_model, model)
             self.model_params[model] = self._check_model_table(spec, values, where)
-        for model in self.models:
+        object.__setattr__(self, "model_params", {m: t for m, t in self.model_params.items() if t})
+        for model in self.models:  # an empty table (checked) sets nothing: no table, one hash
             if specs[model].is_gbdt:
                 self._check_library_params(specs[model])
 

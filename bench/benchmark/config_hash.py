@@ -14,6 +14,7 @@ and a custom model's ``params`` as written (its factory is the user's code, whic
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Mapping
@@ -49,8 +50,14 @@ def hash_as_written(config: Any, doc: Mapping[str, Any]) -> str | None:
     from :func:`config_hash`'s; else ``None``. A run made then recorded that hash in its
     manifest: ``run --resume`` and ``reproduce`` accept it (:func:`accepted_hashes`), so
     the canonical form does not turn an earlier run into "a config edited after the run"."""
-    plain = config.to_dict()
+    plain = copy.deepcopy(config.to_dict())  # its tables are the config's own
     changed = _overlay(plain, {k: doc[k] for k in ("params", "model_params", "als") if k in doc})
+    tables = doc.get("model_params")
+    for model, table in tables.items() if isinstance(tables, Mapping) else ():
+        written = {k: v for k, v in table.items() if v == {}} if isinstance(table, Mapping) else {}
+        if written.keys() - plain["model_params"].get(model, {}).keys() or table == {}:
+            plain["model_params"][model] = {**written, **plain["model_params"].get(model, {})}
+            changed = True  # an empty table, or an empty raw table in one, as written
     for key in ("dataset", "eval_at"):  # a catalogue name's case, cutoffs in another order
         if isinstance(doc.get(key), str | list) and doc[key] != plain.get(key):
             plain[key], changed = doc[key], True

@@ -139,11 +139,12 @@ def canonical_table(values: Mapping[str, Any]) -> dict[str, Any]:
     """A checked ``[params]`` / ``[model_params.<model>]`` table with each value in its
     canonical form (:func:`~bench.data.toml.canonical`, raw tables
     :func:`~bench.data.toml.canonical_raw`), keys in the order given: what the run trains,
-    records and hashes, so ``l1 = 0`` and ``l1 = -0.0`` are one config."""
+    records and hashes, so ``l1 = 0`` and ``l1 = -0.0`` are one config; an empty raw table
+    (it sets nothing) left out, as :class:`Params` leaves it out."""
     libraries = gbdt_libraries()
     return {k: {n: canonical_raw(v) for n, v in table(value, k).items()} if k in libraries
             else canonical(value, SPECS_BY_NAME[k].kind) if k in SPECS_BY_NAME else value
-            for k, value in values.items()}
+            for k, value in values.items() if not (k in libraries and value == {})}
 
 
 def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[str, Any]:
