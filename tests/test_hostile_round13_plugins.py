@@ -551,3 +551,28 @@ def test_the_files_dataset_in_another_case_on_the_command_line_keeps_its_name(
     assert c.name == "mine"
     assert not [w for w in caught if "replaces the dataset" in str(w.message)]
     assert c.over_file["options_over_file"] == {}
+
+
+# ------------------------------------------------------------------ names that look alike
+def _custom(*names: str) -> dict[str, Any]:
+    return {"models": list(names), "custom_models": {
+        n: {"factory": "sklearn.linear_model:Ridge"} for n in names}}
+
+
+def test_a_custom_name_that_differs_from_a_model_by_an_underscore_is_refused() -> None:
+    assert own_error(lambda: _hash(_custom("lightgbm_lambdarank")),
+                     "[custom_models.lightgbm_lambdarank]", "'lightgbm-lambdarank'",
+                     "'-' and '_'") is None
+
+
+def test_two_custom_names_that_differ_by_dash_and_underscore_are_refused() -> None:
+    assert own_error(lambda: _hash(_custom("team-ranker", "team_ranker")),
+                     "[custom_models.team-ranker]", "[custom_models.team_ranker]",
+                     "'-' and '_'") is None
+
+
+def test_a_custom_name_beside_a_model_name_is_still_accepted() -> None:
+    from bench.benchmark.config import RunConfig
+
+    c = RunConfig.from_dict(_custom("lightgbm_mine", "team-ranker"))
+    assert list(c.models) == ["lightgbm_mine", "team-ranker"]
