@@ -576,3 +576,37 @@ def test_a_custom_name_beside_a_model_name_is_still_accepted() -> None:
 
     c = RunConfig.from_dict(_custom("lightgbm_mine", "team-ranker"))
     assert list(c.models) == ["lightgbm_mine", "team-ranker"]
+
+
+# ------------------------------------------------------------------ library ranges (XGBoost float32)
+XGB = ["xgboost-ndcg"]
+
+
+@pytest.mark.parametrize(("key", "value"), [("l1", 1e-50), ("l2", 1e-40),
+                                            ("min_split_gain", 1e-45),
+                                            ("min_child_weight", 1e-300)])
+def test_an_xgboost_parameter_below_float32s_smallest_is_refused_before_any_data(
+        key: str, value: float) -> None:
+    # XGBoost keeps it as a float32 and stopped the run with "Out of range value" (a traceback)
+    assert own_error(lambda: _hash({"models": XGB, "params": {key: value}}), f"[params] {key}",
+                     "1.1754944e-38", "0 (off)") is None
+
+
+def test_an_xgboost_parameter_of_zero_or_float32s_smallest_is_accepted() -> None:
+    a = _hash({"models": XGB, "params": {"l1": 0, "min_split_gain": -0.0}})
+    assert a == _hash({"models": XGB})
+    _hash({"models": XGB, "params": {"l2": 1.2e-38}})  # no error
+
+
+def test_lightgbm_keeps_a_double_so_a_tiny_l1_is_its_own() -> None:
+    assert _hash({"models": LGB, "params": {"l1": 1e-50}}) != _hash({"models": LGB})
+
+
+def test_tune_grid_below_float32s_smallest_for_xgboost_is_refused(tmp_path: Path) -> None:
+    from hostile_kit import refused
+
+    letor_folder(tmp_path / "letor")
+    res = cli(tmp_path, "tune", "--dataset", "./letor", "--model", "xgboost", "--quick",
+              "--no-progress", "--grid", "l1=0,1e-50", "--out", "res")
+    assert refused(res, "l1 = 1e-50", "1.1754944e-38") is None
+    assert not any((tmp_path / "res").rglob("trials.csv"))

@@ -219,6 +219,8 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     if lib is None:
         return
     for limit in lib.limits:
+        if limit.zero and getattr(p, limit.name) == 0:
+            continue  # off: accepted below the limit's lo
         spec = Spec(limit.name, SPECS_BY_NAME[limit.name].kind, limit.lo, limit.hi, source=limit.source)
         spec.check(getattr(p, limit.name), f"{where}{limit.name}")
         if limit.name == "learning_rate" and limit.lo is not None:
