@@ -41,10 +41,11 @@ def test_an_integer_is_an_int_and_never_a_boolean(value: Any) -> None:
     assert not Spec("k", int, 0, 10).accepts(value)
 
 
-def test_an_integer_is_accepted_where_a_number_is_expected_and_kept_as_written() -> None:
+def test_an_integer_is_accepted_where_a_number_is_expected_and_held_as_a_float() -> None:
+    # one canonical form per typed value (round 13): 1 and 1.0 are one config, one hash
     spec = Spec("k", float, 0, 1)
     assert spec.check(1, "k") == 1
-    assert type(spec.check(1, "k")) is int
+    assert type(spec.check(1, "k")) is float
 
 
 @pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
@@ -264,11 +265,14 @@ def test_committed_runs_and_shipped_configs_keep_their_hashes() -> None:
         assert cfg.to_toml() == RunConfig.from_dict(read_toml(CONFIG_DIR / f"{name}.toml")).to_toml()
 
 
-def test_an_integer_for_a_float_parameter_keeps_the_hash_it_had(tmp_path: Path) -> None:
-    # ``learning_rate = 1`` stays the integer 1 (no coercion), so its hash is unchanged.
+def test_an_integer_for_a_float_parameter_hashes_as_the_float(tmp_path: Path) -> None:
+    # ``learning_rate = 1`` is the number 1.0 (an integer is accepted for a float, never a
+    # string or a boolean): held, recorded and hashed as ``learning_rate = 1.0`` (round 13)
     cfg = RunConfig.from_dict({"params": {"learning_rate": 1, "min_child_weight": 100}})
     assert cfg.params.learning_rate == 1
-    assert type(cfg.params.learning_rate) is int
+    assert type(cfg.params.learning_rate) is float
+    assert cfg.config_hash() == RunConfig.from_dict(
+        {"params": {"learning_rate": 1.0, "min_child_weight": 100.0}}).config_hash()
     from bench.data.toml import loads
 
     assert RunConfig.from_dict(loads(cfg.to_toml())).config_hash() == cfg.config_hash()

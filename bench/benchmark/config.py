@@ -37,7 +37,9 @@ A custom model's name may not be a built-in model or alias; ``quick``, ``[params
 it is trained in this process (not with ``timing = "isolated"`` or ``engine = "dask"``).
 
 Relative paths in a config (``dataset``, ``data_dir``) are relative to the current directory, as
-on the command line: ``--config sub/c.toml`` with ``dataset = "./letor"`` reads ``./letor``.
+on the command line: ``--config sub/c.toml`` with ``dataset = "./letor"`` reads ``./letor``;
+a file that says ``paths_relative_to = "config file"`` (as ``ltrbench tune``'s ``best.toml``
+does) means its own folder: ``sub/letor`` (:func:`bench.datasets.recorded.paths_from_config_folder`).
 
 Every value is typed and range-checked, never coerced (:mod:`bench.benchmark.config_schema`):
 the same checks run for a file, for ``RunConfig(...)`` / ``from_dict`` in Python and for the
@@ -48,14 +50,14 @@ library accepts before any data are loaded.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bench.benchmark.config_hash import config_hash as hash_of
+from bench.benchmark.config_hash import hash_as_written
 from bench.benchmark.config_schema import (
     ENGINES,
     TIMING_MODES,
@@ -75,13 +77,21 @@ from bench.benchmark.quick import QUICK_LIMITS, quick_capped
 from bench.benchmark.scoring import expand_metrics
 from bench.data import toml as tomlio
 from bench.data.dask_cluster import check_scheduler_address
+from bench.datasets.catalogue import canonical_dataset
+from bench.datasets.recorded import paths_from_config_folder
 from bench.engines import DEFAULT_ENGINE, cluster_engines, get_engine
 from bench.errors import ConfigError
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cutoff
 from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
-from bench.runners.params import RAW_TABLES, Params, check_for_library, check_param_values
+from bench.runners.params import (
+    RAW_TABLES,
+    Params,
+    canonical_table,
+    check_for_library,
+    check_param_values,
+)
 from bench.runners.raw_keys import refuse_ignored
 from bench.runners.registry import (
     DEFAULT_MODELS,
@@ -104,11 +114,6 @@ CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 DEFAULT_RUN_PARAMS = Params(n_trees=300, subsample=0.8, colsample=0.8)
 #: Keys that would choose something on a split; each must be "vali".
 _SELECTION_KEYS = ("early_stopping_split", "select_on", "selection_split", "validation_split")
-#: Keys left out of the config hash (they do not change any number).
-_UNHASHED = (
-    "data_dir", "crosscheck", "permute_check", "permute_retrain", "name", "description", "timing",
-    "timing_repeats", "cache", "scheduler", "strict",
-)
 __all__ = ["CONFIG_DIR", "DEFAULT_MODELS", "DEFAULT_RUN_PARAMS", "ENGINES", "QUICK_LIMITS", "TIMING_MODES", "RunConfig", "check_selection_split", "parse_seeds"]
 
 
@@ -202,6 +207,7 @@ class RunConfig:
         check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
         object.__setattr__(self, "seeds", parse_seeds(self.seeds))
         object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
+        object.__setattr__(self, "dataset", canonical_dataset(self.dataset))  # "Synthetic"
         for key in ("models", "metrics"):
             value = getattr(self, key)
             name_list(value, key)
@@ -212,7 +218,7 @@ class RunConfig:
                               f"{tomlio.show(self.params)}")
         if not isinstance(self.als, ALSParams):
             raise ConfigError(f"als: expected an ALSParams (or a table); got {tomlio.show(self.als)}")
-        check_als(asdict(self.als))
+        object.__setattr__(self, "als", ALSParams(**check_als(asdict(self.als))))  # canonical
         tables = tomlio.table(self.model_params, "model_params")  # a copy: the caller's dicts
         object.__setattr__(self, "model_params", copy.deepcopy(tables))  # may change after
 
@@ -226,13 +232,15 @@ class RunConfig:
                 raise ConfigError(f"{where}: {model!r} is a custom model; its parameters go in "
                                   f"[custom_models.{model}] params")
             spec = specs[model] if model in specs else _named(where, table_model, model)
-            self._check_model_table(spec, values, where)
-        for model in self.models:
+            self.model_params[model] = self._check_model_table(spec, values, where)
+        object.__setattr__(self, "model_params", {m: t for m, t in self.model_params.items() if t})
+        for model in self.models:  # an empty table (checked) sets nothing: no table, one hash
             if specs[model].is_gbdt:
                 self._check_library_params(specs[model])
 
-    def _check_model_table(self, spec: ModelSpec, values: Any, where: str) -> None:
-        """``[model_params.<model>]`` of the GBDT model ``spec``, checked as ``[params]``."""
+    def _check_model_table(self, spec: ModelSpec, values: Any, where: str) -> dict[str, Any]:
+        """``[model_params.<model>]`` of the GBDT model ``spec``, checked as ``[params]``; its
+        values canonical (``l1 = 0`` and ``-0.0`` are ``0.0``: one config, one hash)."""
         if not spec.is_gbdt:  # said before its keys are judged as a GBDT's
             raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
                               "model; its parameters are not these (ALS: the [als] table)")
@@ -242,6 +250,7 @@ class RunConfig:
             self.params.with_overrides(**values)
         except ConfigError as exc:
             raise ConfigError(f"{where} {exc}") from None
+        return canonical_table(values)
 
     def _check_library_params(self, spec: ModelSpec) -> None:
         """What the GBDT model ``spec`` trains with, against its library's limits."""
@@ -326,7 +335,7 @@ class RunConfig:
         """This config with ``params`` over the ``[model_params]`` table of its GBDT model
         ``spec`` (tune's ``best.toml``), checked as the validation checks a table."""
         values = {**self.model_params.get(spec.name, {}), **params}
-        self._check_model_table(spec, values, f"[model_params.{spec.name}]")
+        values = self._check_model_table(spec, values, f"[model_params.{spec.name}]")
         new = self._unchecked(model_params={**self.model_params, spec.name: values})
         new._check_library_params(spec)
         return new
@@ -373,7 +382,9 @@ class RunConfig:
             if not doc:  # empty, or comments only: the defaults run, which it did not mean
                 warnings.warn(f"{path}: sets nothing (empty, or comments only): the defaults "
                               "run", stacklevel=2)
+            doc = paths_from_config_folder(doc, path)  # paths_relative_to = "config file"
             config = cls.from_dict({**doc, "quick": True} if quick else doc)
+            object.__setattr__(config, "_hash_as_written", hash_as_written(config, doc))
             check_data_dir(config.data_dir)
             if not config.custom_models:
                 return config
@@ -448,15 +459,9 @@ class RunConfig:
         return tomlio.dumps(self.to_dict(), header=header)
 
     def config_hash(self) -> str:
-        """12 hex digits of the SHA-256 of the number-changing part of the config (canonical JSON)."""
-        doc = {k: v for k, v in self.to_dict().items() if k not in _UNHASHED}
-        if self.engine == DEFAULT_ENGINE:  # the default engine leaves the hash of earlier runs as it was
-            doc.pop("engine", None)
-            doc.pop("workers", None)
-        if self.device == "cpu":  # so does the default device
-            doc.pop("device", None)
-        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), default=str)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+        """12 hex digits of the SHA-256 of the number-changing part of the config
+        (:func:`bench.benchmark.config_hash.config_hash`)."""
+        return hash_of(self.to_dict(), engine=self.engine, device=self.device)
 
 
 def check_selection_split(name: str) -> None:

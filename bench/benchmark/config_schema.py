@@ -149,10 +149,12 @@ def _seed_text(text: str, where: str, shape: str) -> list[int]:
 
 def parse_eval_at(value: Any, where: str = "eval_at") -> tuple[int, ...]:
     """The cutoffs of the libraries' NDCG: a non-empty list of integers from 1 to 2147483647,
-    at most :data:`MAX_CUTOFFS` (100,000 cutoffs kept a 5-row run busy for 285 s, silently)."""
-    return _distinct_ints(value, CUTOFF, where, "a list of integers like [1, 3, 5, 10]",
-                          "a list like [1, 3, 5, 10]", "a cutoff repeats", most=MAX_CUTOFFS,
-                          noun="cutoffs")
+    at most :data:`MAX_CUTOFFS` (100,000 cutoffs kept a 5-row run busy for 285 s, silently);
+    sorted, their one form (the libraries log them sorted:
+    :func:`bench.runners.result.library_eval_at`), so ``[10, 1]`` and ``[1, 10]`` hash equal."""
+    return tuple(sorted(_distinct_ints(value, CUTOFF, where, "a list of integers like [1, 3, 5, "
+                                       "10]", "a list like [1, 3, 5, 10]", "a cutoff repeats",
+                                       most=MAX_CUTOFFS, noun="cutoffs")))
 
 
 def name_list(value: Any, where: str) -> str | list[str]:

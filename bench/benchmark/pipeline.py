@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from bench.benchmark.config import RunConfig
+from bench.benchmark.config_hash import accepted_hashes
 from bench.benchmark.progress import Advance, heartbeat, progress_bar, with_lines
 from bench.benchmark.record import (
     FitTiming,
@@ -374,7 +375,8 @@ def _resumed_run(config: RunConfig, out_dir: Path, resume: bool | str | Path,
     if isinstance(resume, str | Path) and not isinstance(resume, bool):
         run_dir = Path(resume)  # a run directory: checked by results_folder
     elif resume:
-        run_dir = latest_unfinished(out_dir / "runs", config.config_hash())
+        run_dir = next((d for h in accepted_hashes(config)  # an earlier run's spelling too
+                        if (d := latest_unfinished(out_dir / "runs", h)) is not None), None)
         if run_dir is None:  # said: an edited config file has another hash
             warnings.warn(no_run_to_resume(out_dir / "runs", config.config_hash()),
                           NoRunToResumeWarning, stacklevel=3)
@@ -422,7 +424,7 @@ def _check_resumable(run_dir: Path, manifest: dict[str, Any], chash: str, splits
                      config: RunConfig) -> None:
     """``manifest`` (the run's, as read once) against the run about to go on: the same config,
     input files, dataset and user code."""
-    if manifest.get("config_hash") != chash:
+    if manifest.get("config_hash") not in (chash, *accepted_hashes(config)):
         raise ConfigError(
             f"{run_dir}: the config differs from the one its manifest.json records (hash "
             f"{manifest.get('config_hash')} there, {chash} now): the run's config.toml was "

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from bench.benchmark.config import RunConfig
+from bench.benchmark.config_hash import accepted_hashes
 from bench.benchmark.pipeline import Loader, SplitWarning, run_benchmark
 from bench.benchmark.progress import plain_lines
 from bench.data.jsonio import json_number
@@ -275,7 +276,7 @@ def _check_recorded(config: RunConfig, config_path: Path, manifest: dict[str, An
     ``config_hash`` (the hash the run wrote, :meth:`RunConfig.config_hash`), so the config run
     again is not the one that made the numbers."""
     recorded = (manifest or {}).get("config_hash")
-    if recorded and config.config_hash() != recorded:
+    if recorded and recorded not in accepted_hashes(config):  # an earlier run's spelling too
         raise ConfigError(f"{config_path}: edited after the run (its hash {config.config_hash()} "
                           f"is not the manifest's config_hash {recorded}); reproduce runs the "
                           "config that made the numbers: restore it, or start a new run")

@@ -4,7 +4,8 @@ A study can be killed and resumed, so the folder cannot be written whole at the 
 it is written in this order instead, and is finished only when ``complete`` exists:
 
 - ``plan.json`` first (what was asked: dataset, models, budget, sampler, pruner, seed, folds,
-  metric, profile, the space of each model, the engine and its workers; ``--resume`` refuses a
+  metric, profile, the space of each model, the engine and its workers, and under
+  ``config_file`` the ``--config`` file and the options that won over it; ``--resume`` refuses a
   request that differs, and a study database that lacks a trial of ``trials.csv``:
   :func:`check_resumed_study`);
 - ``study.db``: the SQLite database of the Optuna studies, one per model, named
@@ -12,7 +13,9 @@ it is written in this order instead, and is finished only when ``complete`` exis
 - ``trials.csv`` and ``trials.parquet``, replaced after every trial (:data:`TRIAL_COLUMNS`,
   one row per counted trial: a trial a kill interrupted is left out);
 - at the end ``best/<model>.toml`` (a run config of that model with its best parameters in
-  ``[model_params.<model>]``), ``best.toml`` (all models), ``summary.json``, then ``complete``.
+  ``[model_params.<model>]``), ``best.toml`` (all models), each with its dataset path relative
+  to its own folder and ``paths_relative_to = "config file"`` (it runs from any working folder,
+  and after the tune folder and the data move together), ``summary.json``, then ``complete``.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -77,7 +78,7 @@ from bench.runners.result import Selection
 from bench.runners.search_dimension import Dimension
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.naming import dataset_slug
-from bench.runs.tune_layout import STUDY_DB, TRIALS_CSV
+from bench.runs.tune_layout import BEST, STUDY_DB, TRIALS_CSV
 
 #: The model tuned when neither ``--models`` nor a config names one.
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
@@ -263,15 +264,30 @@ def parallel_trials(config: RunConfig, threads_option: str | None,
     return config.workers, raw_threads
 
 
-def _portable_dataset(text: str) -> str:
-    """A dataset path as an absolute path (``best.toml`` read from another folder finds the same
-    data); a catalogue name as it is."""
+def _portable(config: RunConfig) -> RunConfig:
+    """``config`` with its dataset path (and data folder) absolute, for :func:`_best_text`."""
     from bench.datasets.resolve import resolve_spec
 
-    spec = resolve_spec(text)
-    if spec.path is None:
-        return text
-    return str(spec.path.resolve()) + (f":{spec.option}" if spec.option else "")
+    spec = resolve_spec(config.dataset)
+    dataset = config.dataset if spec.path is None else \
+        str(spec.path.resolve()) + (f":{spec.option}" if spec.option else "")
+    data_dir = None if config.data_dir is None else os.path.abspath(config.data_dir)
+    return config._unchecked(dataset=dataset, data_dir=data_dir)
+
+
+def _best_text(config: RunConfig, path: Path, header: str) -> str:
+    """The TOML of ``config`` (made :func:`_portable`) written at ``path``: its paths relative
+    to ``path``'s folder and ``paths_relative_to = "config file"``, so the file runs from any
+    working folder and keeps working when the tune folder and the data move together (a
+    catalogue name stays a name)."""
+    from bench.datasets.recorded import RELATIVE_TO, config_file_path
+
+    data_dir = None if config.data_dir is None else config_file_path(path, config.data_dir)
+    text = config._unchecked(dataset=config_file_path(path, config.dataset),
+                             data_dir=data_dir).to_toml(header=header)
+    lines = text.splitlines(keepends=True)
+    top = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    return "".join([*lines[:top], f'{RELATIVE_TO} = "config file"\n', *lines[top:]])
 
 
 def plan_record(plan: TunePlan, dataset: str) -> dict[str, Any]:
@@ -282,7 +298,14 @@ def plan_record(plan: TunePlan, dataset: str) -> dict[str, Any]:
             "use": plan.use, "metric": plan.selection.metric, "profile": plan.config.profile,
             "engine": plan.engine, "workers": plan.workers,
             "space": space_table(plan.spaces), "storage": plan.storage,
-            "base_params": {m: p.to_dict() for m, p in plan.bases.items()}}
+            "base_params": {m: p.to_dict() for m, p in plan.bases.items()},
+            **_config_file(plan.config)}
+
+
+def _config_file(config: RunConfig) -> dict[str, Any]:
+    """``{"config_file": {"path", "options_over_file"}}``: the ``--config`` file and what the
+    command line changed over it (the option wins, as in a run's manifest), else nothing."""
+    return {} if config.over_file is None else {"config_file": config.over_file}
 
 
 def parts_of(plan: TunePlan, train: LetorData, vali: LetorData) -> tuple[tuple[LetorData, LetorData], ...]:
@@ -365,7 +388,7 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
                "metric": plan.selection.metric, "profile": plan.config.profile,
                "scored_on": "validation split" if plan.cv is None else
                f"{plan.cv} query folds of {plan.use}", **engine_summary(plan),
-               "models": models}
+               **_config_file(plan.config), "models": models}
     _write_best(plan, folder, summary)
     _best_so_far_figure(folder)
     return TuneOutcome(plan=plan, summary=summary, folder=folder)
@@ -429,7 +452,7 @@ def _progress(step: Step, model: str, frame: Any, budget: Budget) -> None:
 
 def _write_best(plan: TunePlan, folder: Path, summary: dict[str, Any]) -> None:
     """The best configs (one per model, and all models in ``best.toml``) and the summary."""
-    config = plan.config._unchecked(dataset=_portable_dataset(plan.config.dataset))
+    config = _portable(plan.config)
     header = (f"ltrbench tune of {summary['dataset']}: best trial by {summary['metric']} under "
               f"profile {summary['profile']!r} (reference evaluator, {summary['scored_on']})")
     configs, best_all = {}, config
@@ -438,10 +461,10 @@ def _write_best(plan: TunePlan, folder: Path, summary: dict[str, Any]) -> None:
         params = overrides(entry["best_params"] or {})
         one = config.for_model(spec).with_model_params(spec, params)
         value = entry["best_value"]
-        configs[spec.name] = one.to_toml(header=f"{header}: {spec.name} "
-                                         f"{'no complete trial' if value is None else f'{value:.6f}'}")
+        configs[spec.name] = _best_text(one, folder / "best" / f"{spec.name}.toml", f"{header}: "
+                                        f"{spec.name} {'no complete trial' if value is None else f'{value:.6f}'}")
         best_all = best_all.with_model_params(spec, params)
-    write_results(folder, summary, configs, best_all.to_toml(header=header))
+    write_results(folder, summary, configs, _best_text(best_all, folder / BEST, header))
 
 
 def tune_command(request: TuneRequest, make_config: Callable[[], RunConfig], *,

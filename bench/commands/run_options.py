@@ -122,8 +122,10 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
 
     changes: dict[str, Any] = {}
     if args.dataset is not None:
-        changes["dataset"] = args.dataset
-        if (config is not None and config.dataset != args.dataset and config.name
+        from bench.datasets.catalogue import canonical_dataset
+
+        changes["dataset"] = canonical_dataset(args.dataset)  # as the config holds it
+        if (config is not None and config.dataset != changes["dataset"] and config.name
                 and getattr(args, "name", None) is None):
             changes["name"] = _unnamed_replaced_dataset(config, args)
     if getattr(args, "name", None) is not None:

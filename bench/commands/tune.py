@@ -6,7 +6,9 @@ evaluator under the run's profile on the validation split (or on --cv K query fo
 training split); the test split is never read. Writes ``<out>/tune/<dataset>-<time>/``:
 ``plan.json``, ``study.db`` (SQLite, one study per model), ``trials.csv`` / ``trials.parquet``
 (as it goes), then ``best/<model>.toml``, ``best.toml`` (run configs with the best parameters,
-ready for ``ltrbench run --config``), ``summary.json`` and ``complete``. ``--resume``
+ready for ``ltrbench run --config`` from any folder: their dataset path is relative to their own
+folder, ``paths_relative_to = "config file"``), ``summary.json`` and ``complete``; ``plan.json``
+and ``summary.json`` say what the options changed over ``--config FILE``. ``--resume``
 continues a killed tune. ``--engine dask --workers N`` runs N trials at once on a local
 loopback-only Dask cluster, each pinned to --threads threads (1 by default), with the same
 budget (trials in total, or CPU seconds summed over the workers); parallel TPE is not

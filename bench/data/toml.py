@@ -220,8 +220,9 @@ class Spec:
         return self.lo, self.hi
 
     def check(self, value: Any, where: str) -> Any:
-        """``value`` unchanged when it is of this kind and in range, else a ConfigError
-        ``"<where>: expected <what>; got <value> (<its type>)"``."""
+        """``value`` in its canonical form (:func:`canonical`: a float field's ``0``, ``0.0`` and
+        ``-0.0`` are the one value ``0.0``) when it is of this kind and in range, else a
+        ConfigError ``"<where>: expected <what>; got <value> (<its type>)"``."""
         self.check_length(value, where)
         if self.one_line and isinstance(value, str) and _control(value):
             raise ConfigError(f"{where}: {value!r} holds a control character (a line end, a tab): "
@@ -229,7 +230,7 @@ class Spec:
         if not self.accepts(value):
             raise ConfigError(f"{where}: expected {self.expected()}; got {show(value)}"
                               + (f" ({self.source})" if self.source and self._typed(value) else ""))
-        return value
+        return canonical(value, self.kind)
 
     def _typed(self, value: Any) -> bool:
         if self.kind is bool:
@@ -253,12 +254,40 @@ class Spec:
             return (value in self.choices) if self.choices else bool(value) or not self.nonempty
         if isinstance(value, float) and not math.isfinite(value):
             return False
+        if self.kind is float and isinstance(value, int) and abs(value) > sys.float_info.max:
+            return False  # no float holds it
         if self.normal and value != 0 and abs(value) < FLOAT64_TINY:
             return False
         lo, hi = self._bounds()
         if lo is not None and (value <= lo if self.lo_open else value < lo):
             return False
         return not (hi is not None and (value >= hi if self.hi_open else value > hi))
+
+
+def canonical(value: Any, kind: type) -> Any:
+    """One form per typed value, so that equal configs are equal (and hash equal): a float
+    field's integer or ``-0.0`` as a Python float (``0``, ``0.0`` and ``-0.0`` are ``0.0``: the
+    libraries read them as the same number), a NumPy scalar as the Python one. The value is
+    trained, recorded and hashed in this form."""
+    if kind is float:
+        return float(value) + 0.0  # + 0.0: -0.0 becomes 0.0
+    if kind is int:
+        return int(value)
+    return bool(value) if kind is bool else value
+
+
+def canonical_raw(value: Any) -> Any:
+    """A raw library value (whose type only the library knows) in its canonical form: ``-0.0``
+    as ``0.0`` (a NumPy float as a Python float), at any depth; an integer stays an integer
+    and a float a float, because a library reads ``1`` and ``1.0`` apart (LightGBM refuses
+    ``1.0`` for an integer parameter)."""
+    if isinstance(value, float):
+        return float(value) + 0.0
+    if isinstance(value, list | tuple):
+        return type(value)(canonical_raw(v) for v in value)
+    if isinstance(value, Mapping):
+        return {k: canonical_raw(v) for k, v in value.items()}
+    return value
 
 
 def show(value: Any) -> str:

@@ -208,6 +208,18 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     return name.strip().lower(), (option.strip() or None) if sep else None
 
 
+def canonical_dataset(text: str) -> str:
+    """A catalogue name as the catalogue spells it (``" Synthetic "`` is ``synthetic``, as
+    :func:`parse_spec` reads it; an option after ``:`` kept, stripped): one dataset, one config,
+    one hash. A path (``/``, ``\\``, a leading ``.``, a ``.`` in the name), an unknown name and a
+    colon with nothing after it (refused when the dataset is resolved) stay as written."""
+    name, sep, option = text.partition(":")
+    if any(ch in text for ch in "/\\") or text.startswith(".") or "." in name \
+            or (sep and not option.strip()) or name.strip().lower() not in card_names():
+        return text
+    return name.strip().lower() + (f":{option.strip()}" if sep else "")
+
+
 @dataclass(frozen=True)
 class DatasetSpec:
     """A dataset choice, parsed once (:func:`bench.datasets.resolve.resolve_spec`) and passed

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bench.data.folder_names import FOLD_NAME
 from bench.datasets.catalogue import DatasetSpec
 from bench.errors import DataError
 
@@ -120,3 +121,60 @@ def _by_name(inputs: Mapping[str, Any]) -> dict[str, str] | None:
             return None
         out[name] = str(digest)
     return out
+
+
+#: The config key that makes a file's relative paths relative to its own folder, and its
+#: values (``ltrbench tune`` writes ``best.toml`` so; the default is the working folder).
+RELATIVE_TO = "paths_relative_to"
+RELATIVE_TO_VALUES = ("working folder", "config file")
+#: The config keys that hold a path (``dataset`` only when it is not a catalogue name).
+PATH_KEYS = ("dataset", "data_dir")
+
+
+def paths_from_config_folder(doc: Mapping[str, Any], config: str | Path) -> dict[str, Any]:
+    """``doc`` (a parsed config file) without its :data:`RELATIVE_TO` key; when that key says
+    ``"config file"``, each relative path of :data:`PATH_KEYS` joined to the folder of the file
+    ``config``, as an absolute path (so a ``best.toml`` run from any working folder, or with
+    its tune folder and data moved together, reads the same data). A catalogue name, an
+    absolute path and ``~`` stay as they are. Any other value of the key is a ConfigError."""
+    from bench.datasets.catalogue import card_names, parse_spec
+    from bench.errors import ConfigError
+
+    out = dict(doc)
+    how = out.pop(RELATIVE_TO, "working folder")
+    if how not in RELATIVE_TO_VALUES:
+        raise ConfigError(f"{RELATIVE_TO}: expected one of {', '.join(map(repr, RELATIVE_TO_VALUES))}"
+                          f" (what the relative paths of the file are relative to); got {how!r}")
+    if how == "working folder":
+        return out
+    folder = Path(config).parent
+    for key in PATH_KEYS:
+        text = out.get(key)
+        if not isinstance(text, str) or not text or text.startswith("~") or os.path.isabs(text):
+            continue
+        if key == "dataset" and not any(ch in text for ch in "/\\.") \
+                and parse_spec(text)[0] in card_names():
+            continue  # a catalogue name
+        head, fold = _fold_suffix(text) if key == "dataset" else (text, "")
+        out[key] = os.path.abspath(folder / head) + fold
+    return out
+
+
+def _fold_suffix(text: str) -> tuple[str, str]:
+    """``("root", ":Fold2")`` of ``"root:Fold2"`` (a LETOR fold of a path), else ``(text, "")``."""
+    head, sep, option = text.rpartition(":")
+    return (head, sep + option) if sep and head and FOLD_NAME.fullmatch(option.strip()) \
+        else (text, "")
+
+
+def config_file_path(path: Path, text: str) -> str:
+    """``text``, an absolute dataset path (or data folder), relative to the folder of the config
+    file ``path`` (what :func:`paths_from_config_folder` reads back); a catalogue name or a
+    path on another drive as it is."""
+    name, fold = _fold_suffix(text)
+    if not os.path.isabs(name):
+        return text
+    try:
+        return os.path.relpath(name, os.path.abspath(path.parent)) + fold
+    except ValueError:  # another drive (Windows)
+        return text

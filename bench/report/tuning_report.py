@@ -28,6 +28,7 @@ from typing import Any
 
 from bench.data.atomic import replace_file_set, write_text
 from bench.data.toml import read_toml
+from bench.datasets.recorded import paths_from_config_folder
 from bench.errors import ConfigError
 from bench.report.build import DEFAULT_OPTIONS, SCHEMA_VERSION, LeaderboardOptions, _display_path
 from bench.report.latex import render_latex
@@ -86,7 +87,7 @@ def find_pair(tune_dir: str | Path, runs_root: Path) -> list[RunDir]:
 
     best_path = Path(tune_dir) / "best.toml"
     _check_best(best_path)
-    best = read_toml(best_path)
+    best = paths_from_config_folder(read_toml(best_path), best_path)  # its dataset as run
     want = best.get("model_params") or {}
     found = sorted((RunDir(p) for p in (runs_root.iterdir() if runs_root.is_dir() else ())
                     if (p / "metrics.csv").is_file()), key=lambda r: r.moment, reverse=True)
@@ -116,7 +117,7 @@ def tuned_document(tune_dir: str | Path, runs: list[str | Path | RunDir], base: 
     folder = read_tune_dir(tune_dir)
     best_path = folder.best_config()
     _check_best(best_path)
-    best = read_toml(best_path)
+    best = paths_from_config_folder(read_toml(best_path), best_path)  # its dataset as run
     pair = [r if isinstance(r, RunDir) else RunDir(Path(r)) for r in runs]
     default, tuned = pair_runs(pair, best)
     datasets = tuned.datasets()

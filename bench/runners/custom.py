@@ -242,18 +242,33 @@ def _check_name(name: Any, table: str) -> None:
         raise ConfigError(f"{table}: custom model name {name!r} differs from the built-in "
                           f"{same[0]!r} only in case; their files would collide where file names "
                           "ignore case (macOS, Windows): choose another name")
+    alike = [m for m in (*MODELS, *ALIASES) if look_alike(m) == look_alike(name)]
+    if alike:
+        raise ConfigError(f"{table}: custom model name {name!r} differs from the built-in "
+                          f"{alike[0]!r} only in '-' and '_'; the tables would show two rows a "
+                          "reader cannot tell apart: choose another name")
+
+
+def look_alike(name: str) -> str:
+    """``name`` with case and the ``-`` / ``_`` spelling ignored: two model names with the same
+    look-alike cannot be told apart in a table (``lightgbm_lambdarank``, ``LightGBM-LambdaRank``)."""
+    return name.lower().replace("_", "-")
 
 
 def check_distinct_names(names: Iterable[str]) -> None:
     """Refuse two custom models whose names differ only in case (their status files would be
-    one file where file names ignore case: macOS, Windows)."""
+    one file where file names ignore case: macOS, Windows) or in ``-`` / ``_`` (:func:`look_alike`)."""
     seen: dict[str, str] = {}
     for name in names:
-        other = seen.setdefault(name.lower(), name)
-        if other != name:
+        other = seen.setdefault(look_alike(name), name)
+        if other != name and other.lower() == name.lower():
             raise ConfigError(f"{table_key(other)} and {table_key(name)}: custom model names "
                               "that differ only in case; their files would collide where file "
                               "names ignore case (macOS, Windows): choose another name")
+        if other != name:  # a-b and a_b: two rows a reader cannot tell apart
+            raise ConfigError(f"{table_key(other)} and {table_key(name)}: custom model names "
+                              "that differ only in '-' and '_'; the tables would show two rows "
+                              "a reader cannot tell apart: choose another name")
 
 
 def resolve_factory(name: str, reference: str) -> Callable[..., Any]:

@@ -67,6 +67,15 @@ class Limit:
     lo: float | None = None
     hi: float | None = None
     source: str = ""
+    #: 0 itself is accepted too (the parameter's "off"), below ``lo``
+    zero: bool = False
+
+
+#: XGBoost keeps these as float32 (``src/tree/param.h`` ``TrainParam``) and refuses a value
+#: other than 0 below FLT_MIN (probed: 1e-40, 1e-50 end in "Out of range value for reg_alpha").
+_XGB_FLOAT32 = ("XGBoost keeps {0} as a float32 (src/tree/param.h TrainParam) and refuses a "
+                "value below FLT_MIN other than 0 ('Out of range value for {0}', probed): "
+                "0 (off) or at least 1.1754944e-38")
 
 
 @dataclass(frozen=True)
@@ -308,7 +317,11 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                       source="XGBoost keeps eta as a float32 (src/tree/param.h TrainParam): a "
                       "smaller rate becomes 0 or a subnormal there, a model that learns nothing "
                       "from a rate recorded as > 0; FLT_MIN itself, 1.1754943508222875e-38, is "
-                      "read back as 1.17549421e-38 and refused ('Out of range value', probed)")),
+                      "read back as 1.17549421e-38 and refused ('Out of range value', probed)"),
+                *(Limit(name, 1.1754944e-38, None, source=_XGB_FLOAT32.format(own), zero=True)
+                  for name, own in (("l1", "reg_alpha"), ("l2", "reg_lambda"),
+                                    ("min_split_gain", "min_split_loss"),
+                                    ("min_child_weight", "min_child_weight")))),
         cuda_install=("the full XGBoost wheel in place of the CPU-only one ltrbench installs: "
                       "pip uninstall -y xgboost-cpu && pip install xgboost (its Linux x86_64 "
                       "wheels are built with CUDA)"),

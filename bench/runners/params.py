@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from bench.data.toml import FLOAT64_TINY, Spec, table, unknown_key
+from bench.data.toml import FLOAT64_TINY, Spec, canonical, canonical_raw, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
 from bench.runners.libraries import LIBRARIES, gbdt_libraries, get_library, load
@@ -88,9 +88,13 @@ class Params:
 
     def __post_init__(self) -> None:
         check_params(self)
-        # one spelling of the same tables: libraries and keys sorted, empty tables dropped
+        for spec in PARAM_SPECS:  # one form per value: l1 = 0, 0.0 and -0.0 are 0.0
+            object.__setattr__(self, spec.name, canonical(getattr(self, spec.name), spec.kind))
+        # one spelling of the same tables: libraries and keys sorted, empty tables dropped,
+        # each value canonical (-0.0 is 0.0; 1 and 1.0 stay apart: a library reads them apart)
         object.__setattr__(self, "raw", tuple(sorted(
-            (lib, tuple(sorted(items))) for lib, items in self.raw if items)))
+            (lib, tuple(sorted((k, canonical_raw(v)) for k, v in items)))
+            for lib, items in self.raw if items)))
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any], *, where: str = "") -> Params:
@@ -129,6 +133,18 @@ class Params:
     def learning_rate_at(self, iteration: int) -> float:
         """Learning rate of boosting round ``iteration`` (0-based)."""
         return max(self.learning_rate_min, self.learning_rate - self.learning_rate_decay * iteration)
+
+
+def canonical_table(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A checked ``[params]`` / ``[model_params.<model>]`` table with each value in its
+    canonical form (:func:`~bench.data.toml.canonical`, raw tables
+    :func:`~bench.data.toml.canonical_raw`), keys in the order given: what the run trains,
+    records and hashes, so ``l1 = 0`` and ``l1 = -0.0`` are one config; an empty raw table
+    (it sets nothing) left out, as :class:`Params` leaves it out."""
+    libraries = gbdt_libraries()
+    return {k: {n: canonical_raw(v) for n, v in table(value, k).items()} if k in libraries
+            else canonical(value, SPECS_BY_NAME[k].kind) if k in SPECS_BY_NAME else value
+            for k, value in values.items() if not (k in libraries and value == {})}
 
 
 def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[str, Any]:
@@ -203,6 +219,8 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     if lib is None:
         return
     for limit in lib.limits:
+        if limit.zero and getattr(p, limit.name) == 0:
+            continue  # off: accepted below the limit's lo
         spec = Spec(limit.name, SPECS_BY_NAME[limit.name].kind, limit.lo, limit.hi, source=limit.source)
         spec.check(getattr(p, limit.name), f"{where}{limit.name}")
         if limit.name == "learning_rate" and limit.lo is not None:
