@@ -19,7 +19,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import dump_svmlight_file
 
 from bench.data.atomic import atomic_path
 from bench.data.compressed import HEAD
@@ -143,6 +142,8 @@ def write_svmlight(
 
     Zero-valued features are omitted, as the format allows; feature indices are 1-based.
     """
+    from sklearn.datasets import dump_svmlight_file  # here: scikit-learn takes 0.8 s to load
+
     p = Path(path)
     with atomic_path(p) as tmp:
         dump_svmlight_file(
