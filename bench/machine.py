@@ -211,3 +211,27 @@ def pin_blas_kernels(environ: dict[str, str] | os._Environ[str] | None = None,
         return "the CPU lacks AVX2 or FMA: the CPU's own kernels"
     env["OPENBLAS_CORETYPE"] = PINNED_CORETYPE
     return f"OPENBLAS_CORETYPE={PINNED_CORETYPE}"
+
+
+def unpinned_kernels_note(environ: dict[str, str] | os._Environ[str] | None = None,
+                          cpuinfo: str | None = None,
+                          kernels: list[dict[str, str]] | None = None) -> str | None:
+    """What to say when this process runs other OpenBLAS kernels than a command would
+    (:func:`pin_blas_kernels`): a Python session that loaded NumPy before ltrbench, on an x86-64
+    CPU with AVX2 and FMA, without the user's own ``OPENBLAS_CORETYPE`` or
+    ``LTRBENCH_BLAS=native``; ``None`` otherwise. A ratings conversion's SVD and ALS features
+    then differ from the command line's in their last bits, and so may its numbers."""
+    env = os.environ if environ is None else environ
+    would = pin_blas_kernels(dict(env), cpuinfo=cpuinfo, loaded=())
+    if would != f"OPENBLAS_CORETYPE={PINNED_CORETYPE}":
+        return None  # the command line would not pin here either
+    found = sorted({k["architecture"] for k in (blas_kernels() if kernels is None else kernels)
+                    if k.get("internal_api") == "openblas"} - {PINNED_CORETYPE})
+    if not found:
+        return None
+    return (f"this Python session runs OpenBLAS's {', '.join(found)} kernels, ltrbench commands "
+            f"the {PINNED_CORETYPE} ones (OPENBLAS_CORETYPE={PINNED_CORETYPE}): a ratings "
+            "conversion's SVD and ALS features may differ from the command line's in their last "
+            f"bits, and so its numbers; set OPENBLAS_CORETYPE={PINNED_CORETYPE} before NumPy is "
+            f"imported to get the command line's numbers ({BLAS_CHOICE_VAR}=native to keep these "
+            "kernels and silence this)")

@@ -109,3 +109,58 @@ def test_this_test_session_runs_the_kernels_a_command_runs() -> None:
 
     found = {d["architecture"] for d in threadpool_info() if d.get("internal_api") == "openblas"}
     assert found <= {"Haswell"}, (found, os.environ.get("OPENBLAS_CORETYPE"))
+
+
+SKYLAKE = [{"internal_api": "openblas", "version": "0.3.30", "architecture": "SkylakeX"}]
+HASWELL = [{"internal_api": "openblas", "version": "0.3.30", "architecture": "Haswell"}]
+
+
+def test_a_session_on_other_kernels_than_a_command_is_told_how_to_match_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.machine import unpinned_kernels_note
+
+    _on_x86(monkeypatch)
+    note = unpinned_kernels_note({}, cpuinfo=AVX512, kernels=SKYLAKE)
+    assert note is not None
+    assert "SkylakeX" in note
+    assert "OPENBLAS_CORETYPE=Haswell before NumPy is imported" in note
+    assert "LTRBENCH_BLAS=native" in note
+
+
+@pytest.mark.parametrize(("env", "cpu", "kernels"), [
+    ({}, AVX512, HASWELL),  # already the command line's kernels
+    ({"OPENBLAS_CORETYPE": "SkylakeX"}, AVX512, SKYLAKE),  # the user's own choice
+    ({"LTRBENCH_BLAS": "native"}, AVX512, SKYLAKE),
+    ({}, AVX_ONLY, SKYLAKE),  # a command would not pin on this CPU either
+    ({}, AVX512, []),  # no OpenBLAS (MKL, or none found)
+])
+def test_no_note_where_the_session_matches_a_command_or_the_user_chose(
+        monkeypatch: pytest.MonkeyPatch, env: dict[str, str], cpu: str,
+        kernels: list[dict[str, str]]) -> None:
+    from bench.machine import unpinned_kernels_note
+
+    _on_x86(monkeypatch)
+    assert unpinned_kernels_note(env, cpuinfo=cpu, kernels=kernels) is None
+
+
+def test_a_conversion_in_such_a_session_warns_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pandas as pd
+
+    import bench.adapters.pipeline as pipeline
+    from bench.adapters.config import AdapterConfig
+
+    monkeypatch.setattr(pipeline, "unpinned_kernels_note", lambda: "kernels differ (test)")
+    monkeypatch.setattr(pipeline, "_SAID_KERNELS", [])
+    frame = pd.DataFrame({"user": [1] * 6 + [2] * 6, "item": list(range(6)) * 2,
+                          "rating": [5.0, 4, 3, 2, 1, 5] * 2,
+                          "timestamp": list(range(100, 106)) * 2})
+    config = AdapterConfig(target_size=1, min_history=2, negatives=2, feature_groups=("user",))
+    with pytest.warns(UserWarning, match="kernels differ") as first:
+        pipeline.ratings_to_letor(frame, config)
+    assert sum("kernels differ" in str(w.message) for w in first) == 1
+    import warnings
+
+    with warnings.catch_warnings(record=True) as again:
+        warnings.simplefilter("always")
+        pipeline.ratings_to_letor(frame, config)
+    assert not [w for w in again if "kernels differ" in str(w.message)]

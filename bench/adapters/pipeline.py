@@ -31,6 +31,7 @@ from bench.adapters.table import RatingsTable, build_table
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings, as_ratings
 from bench.errors import ConfigError, DataError
+from bench.machine import unpinned_kernels_note
 
 if TYPE_CHECKING:
     from bench.adapters.svd import SVDFactors
@@ -81,10 +82,22 @@ def ratings_to_letor(ratings: Ratings, config: AdapterConfig | None = None, *,
     if not isinstance(config, AdapterConfig):
         raise ConfigError(f"config: got a {type(config).__name__}: expected a "
                           "bench.adapters.config.AdapterConfig (e.g. AdapterConfig(split='random'))")
+    _say_unpinned_kernels()
     # The compiled kernels spread the work over the cores themselves; BLAS calls inside them
     # (and the small dense steps of the SVD) run single-threaded instead of fighting them.
     with threadpool_limits(1, user_api="blas"):
         return _convert(ratings, config, progress)
+
+
+_SAID_KERNELS: list[str] = []
+
+
+def _say_unpinned_kernels() -> None:
+    """Warn once per process when its BLAS kernels are not the command line's
+    (:func:`bench.machine.unpinned_kernels_note`: a notebook on an AVX-512 machine)."""
+    if not _SAID_KERNELS and (note := unpinned_kernels_note()) is not None:
+        _SAID_KERNELS.append(note)
+        warnings.warn(note, stacklevel=3)
 
 
 def _convert(ratings: Ratings, config: AdapterConfig,
