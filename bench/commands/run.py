@@ -105,11 +105,15 @@ def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if folds is not None:
         return _run_folds(args, config, folds)
+    from bench.benchmark.progress import plain_lines
+
+    progress = not args.no_progress and args.format == "text"
     run_dir = run_benchmark(
         config,
         out_dir=args.out,
         resume=resume,
-        progress=not args.no_progress and args.format == "text",
+        progress=progress,
+        lines=plain_lines(progress, "run"),  # a CI log: one line per model and seed
     )
     summary = summarize_run(run_dir)
     if args.format == "json":
