@@ -19,3 +19,20 @@ def test_the_bar_writes_nothing_when_stderr_is_not_a_terminal(capsys) -> None:  
     with progress_bar(True, 3) as advance:
         advance("step", 1)
     assert capsys.readouterr().err == ""
+
+
+def test_a_run_off_a_terminal_prints_one_plain_line_per_model_and_seed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A CI log of a long run showed nothing until the end; now each finished pair is a line,
+    and --no-progress keeps stderr quiet."""
+    from hostile_kit import cli, letor_folder
+
+    letor_folder(tmp_path / "letor")
+    res = cli(tmp_path, "run", "--dataset", "./letor", "--models", "random", "--seeds", "0,1",
+              "--quick", "--no-crosscheck", "--out", "res")
+    assert res.status == 0, res.err
+    lines = [ln for ln in res.err.splitlines() if ln.startswith("run: ")]
+    assert lines == ["run: 1/2 random seed 0: done", "run: 2/2 random seed 1: done"]
+    quiet = cli(tmp_path, "run", "--dataset", "./letor", "--models", "random", "--seeds", "2",
+                "--quick", "--no-crosscheck", "--out", "res2", "--no-progress")
+    assert quiet.status == 0, quiet.err
+    assert not [ln for ln in quiet.err.splitlines() if ln.startswith("run: ")]
