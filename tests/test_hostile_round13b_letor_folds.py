@@ -142,7 +142,7 @@ def test_docid_inc_prob_comments_in_parts_are_comments_as_sklearn_reads_them(
 def test_index_gaps_and_one_part_with_a_higher_index_widen_every_split_as_sklearn(
         tmp_path: Path) -> None:
     root = _parts(tmp_path / "r")
-    X
+    s5 = (root / "S5.txt").read_bytes().replace(b" 4:", b" 9:")  # gaps 5..8, Fold1's test
     (root / "S5.txt").write_bytes(s5)
     got = _read(root, 1, tmp_path / "c")
     sk = _sk([(root / f"S{i}.txt").read_bytes() for i in range(1, 6)])
