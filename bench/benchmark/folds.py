@@ -22,6 +22,7 @@ from pathlib import Path
 from bench.benchmark.config import RunConfig
 from bench.benchmark.pipeline import results_folder, run_benchmark
 from bench.data.atomic import write_text
+from bench.data.compressed import HEAD, refuse_compressed
 from bench.data.jsonio import json_number
 from bench.data.outputs import check_output_file
 from bench.datasets.catalogue import SHAPES_LOADER, DatasetSpec
@@ -29,6 +30,7 @@ from bench.datasets.fetch import find_dataset
 from bench.datasets.folds import (
     N_FOLDS,
     check_distinct_test_folds,
+    check_same_validation,
     fold_name,
     fold_source,
     fold_suffix,
@@ -84,15 +86,20 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
                               f"Fold1..Fold{N_FOLDS} or S1..S{N_FOLDS}")
         if (folder := find_dataset(card, data_dir=data_dir)) is not None:  # else: said later
             check_distinct_test_folds(folder, folds)
+            check_same_validation(folder, folds)
         return [f"{card.spec}:Fold{k}" for k in folds], card.spec
     assert spec.path is not None
     root = spec.path
+    if root.is_file():  # an archive of the root (MQ2008.zip, Fold1..5 in a .tar.gz) said so
+        with open(root, "rb") as f:
+            refuse_compressed(f.read(HEAD), root)
     if not root.is_dir():
         raise ConfigError(f"--folds: {root} is a file; folds apply to a LETOR root folder with "
                           f"Fold1..Fold{N_FOLDS}/ or S1..S{N_FOLDS}.txt")
     for k in folds:
         fold_source(root, k)  # refuses a fold the root cannot give, naming what it lacks
     check_distinct_test_folds(root, folds)  # Fold2/test.txt a copy of Fold1's: pooled twice
+    check_same_validation(root, folds)  # Fold3/vali.txt lost: validated another way
     return [f"{root}:Fold{k}" for k in folds], root.resolve().name
 
 

@@ -34,8 +34,10 @@ from bench.benchmark.reproduce_steps import (
 )
 from bench.benchmark.reproduce_text import check_rendered, fold_renderings
 from bench.data.jsonio import read_json_object
+from bench.data.outputs import check_output_dir
 from bench.errors import DataError
 from bench.report.folds import check_fold_doc, fold_table, read_fold_doc
+from bench.runs.layout import RUN_WRITES
 from bench.runs.reader import RunDir
 
 
@@ -70,6 +72,11 @@ def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
             raise DataError(f"runs[{twin}] and runs[{i}] name the same run ({entry}): a fold "
                             "table holds one run per fold", path=path)
         found.append(here)
+    folds = doc["tables"][0].get("folds") or []
+    if len(found) != len(folds):  # a run dropped or added by hand: folds and runs misaligned
+        raise DataError(f"'runs': expected one run folder per fold of the tables "
+                        f"({len(folds)}: {', '.join(map(str, folds))}), got {len(found)}",
+                        path=path)
     return found
 
 
@@ -121,6 +128,9 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
     # the Markdown a reader cites against what the document renders to, before any rerun
     rendered = check_rendered(path, doc, path, fold_renderings(path, doc))
     originals = _fold_runs(doc, path)
+    if out_dir is not None:  # the new runs never inside, or beside in runs/, the fold runs
+        check_output_dir(out_dir, option="--out", inputs=[("fold run", o) for o in originals],
+                         writes=RUN_WRITES, into=("runs",), sealed=("fold run",))
     _check_metrics(doc, originals, path)
     outcome = Outcome(source=f"fold table {doc.get('dataset', '?')!r} "
                              f"({len(originals)} folds)", status="skipped")
