@@ -409,3 +409,35 @@ def test_an_untouched_fold_table_passes_the_document_check(done: Path) -> None:
     doc = read_fold_doc(done / "out" / DOC)
     assert doc == json.loads((done / "out" / DOC).read_text())
     assert copy.deepcopy(doc)["folds"] == ["Fold1", "Fold2", "Fold3", "Fold4", "Fold5"]
+
+
+def test_a_fold_tables_md_without_its_json_names_run_folds_not_report(
+        done: Path, tmp_path: Path) -> None:
+    out = _copy(done, tmp_path)
+    (out / DOC).unlink()
+    res = cli(tmp_path, "reproduce", str(out / "folds" / "root-folds12345.md"), "--no-progress")
+    assert refused(res, "root-folds12345.json", "run --folds") is None, res.err
+
+
+def _twice(doc: dict[str, Any]) -> str:
+    """The row's mean written twice (JSON keeps the last in silence)."""
+    text = json.dumps(doc)
+    return text.replace('"mean": ', '"mean": 0.9999, "mean": ', 1)
+
+
+def test_a_key_written_twice_in_a_fold_table_is_refused_by_the_report_reader(
+        done: Path, tmp_path: Path) -> None:
+    from bench.errors import DataError
+    from bench.report.folds import read_fold_docs
+
+    out = _damaged(done, tmp_path, _twice)
+    with pytest.raises(DataError, match="'mean' appears twice"):
+        read_fold_docs(out / "folds")
+
+
+def test_a_key_written_twice_in_a_fold_table_is_refused_by_reproduce(
+        done: Path, tmp_path: Path) -> None:
+    out = _damaged(done, tmp_path, _twice)
+    res = cli(tmp_path, "reproduce", str(out / DOC), "--no-progress")
+    assert refused(res, "root-folds12345.json", "'mean'", "twice") is None, res.err
+    assert "re-running" not in res.err

@@ -35,7 +35,7 @@ from bench.benchmark.reproduce_steps import (
 from bench.benchmark.reproduce_text import check_rendered, fold_renderings
 from bench.data.jsonio import read_json_object
 from bench.data.outputs import check_output_dir
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 from bench.report.folds import check_fold_doc, fold_table, read_fold_doc
 from bench.runs.layout import RUN_WRITES
 from bench.runs.reader import RunDir
@@ -164,6 +164,17 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
     return [*([rendered] if rendered else []), outcome]
 
 
+def _reads_like_fold_table(path: Path) -> bool:
+    """Whether a Markdown file starts as :func:`bench.report.folds.render_fold_markdown` writes
+    (``**NAME**: METRIC on the test folds, profile ...``)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    return first.startswith("**") and " on the test folds, profile `" in first
+
+
 def reproduce_document(path: str | Path, *, out_dir: str | Path | None = None,
                        tolerance: float | None = None, loader: Loader | None = None,
                        progress: bool = False) -> list[Outcome]:
@@ -180,6 +191,10 @@ def reproduce_document(path: str | Path, *, out_dir: str | Path | None = None,
             raw = read_json_object(twin, "a leaderboard or a fold table")
         except DataError:
             raw = None
+    if raw is None and p.suffix == ".md" and not twin.exists() and _reads_like_fold_table(p):
+        raise ConfigError(f"{twin}: not found; reproduce reads the fold table's JSON twin "
+                          f"(written beside {p.name} by 'ltrbench run --folds'): put it back "
+                          "beside the .md, or run the folds again")
     if is_fold_document(raw):
         return reproduce_folds(twin, out_dir=out_dir, tolerance=tolerance, loader=loader,
                                progress=progress, doc=raw)

@@ -166,13 +166,30 @@ def read_fold_doc(path: Path) -> dict[str, Any]:
     """One fold document, checked as :func:`read_fold_docs` checks each (a :class:`DataError`
     naming the file and the place)."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_each_key_once)
+    except _RepeatedKey as exc:  # json keeps the last of a key twice, in silence
+        raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected a fold "
+                        "document with each key once, as `ltrbench run --folds` writes it",
+                        path=path) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise DataError(f"not a fold document (JSON): {exc}", path=path) from None
     except OSError as exc:
         raise DataError(f"cannot be read: {exc.strerror or exc}", path=path) from None
     check_fold_doc(doc, path)
     return doc  # type: ignore[no-any-return]
+
+
+class _RepeatedKey(ValueError):
+    """A JSON object holding one key twice (its name is the argument)."""
+
+
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
 
 
 def check_fold_doc(doc: Any, path: Path) -> None:
