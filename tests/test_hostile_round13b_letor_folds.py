@@ -441,3 +441,15 @@ def test_a_key_written_twice_in_a_fold_table_is_refused_by_reproduce(
     res = cli(tmp_path, "reproduce", str(out / DOC), "--no-progress")
     assert refused(res, "root-folds12345.json", "'mean'", "twice") is None, res.err
     assert "re-running" not in res.err
+
+
+def test_folds_of_different_feature_counts_are_said_with_each_folds_count(
+        tmp_path: Path) -> None:
+    root = _folds(tmp_path / "root")
+    for split in ("train", "vali", "test"):  # Fold2 of another dataset: 40 features, not 4
+        f = root / "Fold2" / f"{split}.txt"
+        f.write_bytes(f.read_bytes().replace(b" 4:", b" 40:"))
+    res = cli(tmp_path, "run", "--dataset", "root", "--folds", "1,2", *QUICK, "--out", "o")
+    assert res.status == 0, res.err
+    assert "[fold_features]" in res.err, res.err
+    assert "Fold1: 4, Fold2: 40" in res.err, res.err

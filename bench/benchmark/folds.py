@@ -15,12 +15,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.benchmark.config import RunConfig
-from bench.benchmark.pipeline import results_folder, run_benchmark
+from bench.benchmark.pipeline import SplitWarning, results_folder, run_benchmark
 from bench.data.atomic import write_text
 from bench.data.compressed import HEAD, refuse_compressed
 from bench.data.jsonio import json_number
@@ -123,6 +124,7 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
             .noted(config.over_file)
         runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
     dirs = [RunDir(r) for r in runs]
+    _warn_feature_counts(base, folds, dirs)
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
     folder.mkdir(parents=True, exist_ok=True)
     doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),
@@ -133,6 +135,21 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     md = write_text(folder / f"{stem}.md", render_fold_document(doc))
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
+
+
+def _warn_feature_counts(name: str, folds: Sequence[int], dirs: Sequence[RunDir]) -> None:
+    """Folds of one LETOR dataset read one feature count (136 on MSLR-WEB, 46 on MQ2007/8); a
+    difference (``Fold2/`` of another dataset put in place) is said with each fold's count."""
+    counts = []
+    for d in dirs:
+        dataset = d.manifest.get("dataset")
+        meta = dataset.get("meta") if isinstance(dataset, dict) else None
+        counts.append(meta.get("n_features") if isinstance(meta, dict) else None)
+    if len({c for c in counts if c is not None}) > 1:
+        said = ", ".join(f"Fold{k}: {c}" for k, c in zip(folds, counts, strict=True))
+        warnings.warn(f"dataset {name!r} [fold_features]: the folds read different feature "
+                      f"counts ({said}); the folds of one LETOR dataset have one: are these "
+                      "folds of two datasets?", SplitWarning, stacklevel=3)
 
 
 def table_json(t: FoldTable) -> dict[str, object]:
