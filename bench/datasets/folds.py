@@ -373,5 +373,6 @@ def _concat(parts: list[LetorData], *, source: str) -> LetorData:
                      source=source)
 
 
-__all__ = ["N_FOLDS", "FoldPlan", "check_same_validation", "fold_name", "fold_source", "fold_suffix", "parse_folds",
-           "part_bounds", "part_files", "read_fold", "rotation", "write_parts"]
+__all__ = ["N_FOLDS", "FoldPlan", "check_same_validation", "fold_name", "fold_source",
+           "fold_suffix", "parse_folds", "part_bounds", "part_files", "read_fold", "rotation",
+           "write_parts"]

@@ -331,4 +331,5 @@ def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) 
     return pooled
 
 
-__all__ = ["FoldRow", "FoldTable", "fold_table", "folds_counted", "render_fold_document", "render_fold_markdown"]
+__all__ = ["FoldRow", "FoldTable", "fold_table", "folds_counted", "render_fold_document",
+           "render_fold_markdown"]
