@@ -359,7 +359,8 @@ def test_fold_tables_are_shown_when_given(report: dict[str, Any], tmp_path: Path
     assert "pooled (784 queries)" in header
     assert best == ["lambda&mart", "0.5000", "0.6000", "0.5500 ± 0.0707", "0.5510",
                     "[0.5200, 0.5800]", "best"]
-    assert worst == ["random", "0.2000", "–", "0.2000 ± –", "0.2100", "[0.1900, 0.2300]",
+    assert worst == ["random", "0.2000", "–", "0.2000 ± – (1 of 2 folds)", "0.2100",
+                     "[0.1900, 0.2300]",
                      "<0.001"]
     assert "MQ<2008>: folds Fold1, Fold2" in "".join(page.text)
     assert not [t for t in parse(report["text"]).tables if "folds" in t["cls"]]

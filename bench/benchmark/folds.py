@@ -15,13 +15,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.benchmark.config import RunConfig
-from bench.benchmark.pipeline import results_folder, run_benchmark
+from bench.benchmark.pipeline import SplitWarning, results_folder, run_benchmark
 from bench.data.atomic import write_text
+from bench.data.compressed import HEAD, refuse_compressed
 from bench.data.jsonio import json_number
 from bench.data.outputs import check_output_file
 from bench.datasets.catalogue import SHAPES_LOADER, DatasetSpec
@@ -29,6 +31,7 @@ from bench.datasets.fetch import find_dataset
 from bench.datasets.folds import (
     N_FOLDS,
     check_distinct_test_folds,
+    check_same_validation,
     fold_name,
     fold_source,
     fold_suffix,
@@ -84,15 +87,20 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
                               f"Fold1..Fold{N_FOLDS} or S1..S{N_FOLDS}")
         if (folder := find_dataset(card, data_dir=data_dir)) is not None:  # else: said later
             check_distinct_test_folds(folder, folds)
+            check_same_validation(folder, folds)
         return [f"{card.spec}:Fold{k}" for k in folds], card.spec
     assert spec.path is not None
     root = spec.path
+    if root.is_file():  # an archive of the root (MQ2008.zip, Fold1..5 in a .tar.gz) said so
+        with open(root, "rb") as f:
+            refuse_compressed(f.read(HEAD), root)
     if not root.is_dir():
         raise ConfigError(f"--folds: {root} is a file; folds apply to a LETOR root folder with "
                           f"Fold1..Fold{N_FOLDS}/ or S1..S{N_FOLDS}.txt")
     for k in folds:
         fold_source(root, k)  # refuses a fold the root cannot give, naming what it lacks
     check_distinct_test_folds(root, folds)  # Fold2/test.txt a copy of Fold1's: pooled twice
+    check_same_validation(root, folds)  # Fold3/vali.txt lost: validated another way
     return [f"{root}:Fold{k}" for k in folds], root.resolve().name
 
 
@@ -116,6 +124,7 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
             .noted(config.over_file)
         runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
     dirs = [RunDir(r) for r in runs]
+    _warn_feature_counts(base, folds, dirs)
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
     folder.mkdir(parents=True, exist_ok=True)
     doc = {"dataset": tables[0].dataset, "folds": list(tables[0].folds),
@@ -126,6 +135,21 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
     md = write_text(folder / f"{stem}.md", render_fold_document(doc))
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
+
+
+def _warn_feature_counts(name: str, folds: Sequence[int], dirs: Sequence[RunDir]) -> None:
+    """Folds of one LETOR dataset read one feature count (136 on MSLR-WEB, 46 on MQ2007/8); a
+    difference (``Fold2/`` of another dataset put in place) is said with each fold's count."""
+    counts = []
+    for d in dirs:
+        dataset = d.manifest.get("dataset")
+        meta = dataset.get("meta") if isinstance(dataset, dict) else None
+        counts.append(meta.get("n_features") if isinstance(meta, dict) else None)
+    if len({c for c in counts if c is not None}) > 1:
+        said = ", ".join(f"Fold{k}: {c}" for k, c in zip(folds, counts, strict=True))
+        warnings.warn(f"dataset {name!r} [fold_features]: the folds read different feature "
+                      f"counts ({said}); the folds of one LETOR dataset have one: are these "
+                      "folds of two datasets?", SplitWarning, stacklevel=3)
 
 
 def table_json(t: FoldTable) -> dict[str, object]:

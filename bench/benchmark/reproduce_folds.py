@@ -34,8 +34,10 @@ from bench.benchmark.reproduce_steps import (
 )
 from bench.benchmark.reproduce_text import check_rendered, fold_renderings
 from bench.data.jsonio import read_json_object
-from bench.errors import DataError
+from bench.data.outputs import check_output_dir
+from bench.errors import ConfigError, DataError
 from bench.report.folds import check_fold_doc, fold_table, read_fold_doc
+from bench.runs.layout import RUN_WRITES
 from bench.runs.reader import RunDir
 
 
@@ -70,6 +72,11 @@ def _fold_runs(doc: dict[str, Any], path: Path) -> list[Path]:
             raise DataError(f"runs[{twin}] and runs[{i}] name the same run ({entry}): a fold "
                             "table holds one run per fold", path=path)
         found.append(here)
+    folds = doc["tables"][0].get("folds") or []
+    if len(found) != len(folds):  # a run dropped or added by hand: folds and runs misaligned
+        raise DataError(f"'runs': expected one run folder per fold of the tables "
+                        f"({len(folds)}: {', '.join(map(str, folds))}), got {len(found)}",
+                        path=path)
     return found
 
 
@@ -121,6 +128,9 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
     # the Markdown a reader cites against what the document renders to, before any rerun
     rendered = check_rendered(path, doc, path, fold_renderings(path, doc))
     originals = _fold_runs(doc, path)
+    if out_dir is not None:  # the new runs never inside, or beside in runs/, the fold runs
+        check_output_dir(out_dir, option="--out", inputs=[("fold run", o) for o in originals],
+                         writes=RUN_WRITES, into=("runs",), sealed=("fold run",))
     _check_metrics(doc, originals, path)
     outcome = Outcome(source=f"fold table {doc.get('dataset', '?')!r} "
                              f"({len(originals)} folds)", status="skipped")
@@ -154,6 +164,17 @@ def reproduce_folds(document: str | Path, *, out_dir: str | Path | None = None,
     return [*([rendered] if rendered else []), outcome]
 
 
+def _reads_like_fold_table(path: Path) -> bool:
+    """Whether a Markdown file starts as :func:`bench.report.folds.render_fold_markdown` writes
+    (``**NAME**: METRIC on the test folds, profile ...``)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    return first.startswith("**") and " on the test folds, profile `" in first
+
+
 def reproduce_document(path: str | Path, *, out_dir: str | Path | None = None,
                        tolerance: float | None = None, loader: Loader | None = None,
                        progress: bool = False) -> list[Outcome]:
@@ -170,6 +191,10 @@ def reproduce_document(path: str | Path, *, out_dir: str | Path | None = None,
             raw = read_json_object(twin, "a leaderboard or a fold table")
         except DataError:
             raw = None
+    if raw is None and p.suffix == ".md" and not twin.exists() and _reads_like_fold_table(p):
+        raise ConfigError(f"{twin}: not found; reproduce reads the fold table's JSON twin "
+                          f"(written beside {p.name} by 'ltrbench run --folds'): put it back "
+                          "beside the .md, or run the folds again")
     if is_fold_document(raw):
         return reproduce_folds(twin, out_dir=out_dir, tolerance=tolerance, loader=loader,
                                progress=progress, doc=raw)

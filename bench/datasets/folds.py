@@ -212,6 +212,26 @@ def check_distinct_test_folds(root: PathLike, folds: Sequence[int]) -> None:
     _refuse_queries_in_two_test_folds(root, files)
 
 
+def check_same_validation(root: PathLike, folds: Sequence[int]) -> None:
+    """Refuse folds of ``root`` of which some have a validation file and some not: a fold
+    without one validates on queries carved from its train file, the others on their own file,
+    and a fold table over both mixes two protocols (a ``Fold3/vali.txt`` lost in a download is
+    the usual cause). A fold built from ``S1..S5`` always has one (its ``S(k+3)``)."""
+    has = {k: fold_source(root, k) == "parts"
+           or find_split_files(Path(root), fold=f"Fold{k}")["vali"] is not None for k in folds}
+    without = [k for k, v in has.items() if not v]
+    if without and len(without) < len(has):
+        with_vali = [k for k, v in has.items() if v]
+        raise DataError(
+            f"{', '.join(f'Fold{k}' for k in without)} "
+            f"{'has' if len(without) == 1 else 'have'} no vali.txt while "
+            f"{', '.join(f'Fold{k}' for k in with_vali)} "
+            f"{'has' if len(with_vali) == 1 else 'have'} one: a fold without one would validate "
+            "on queries carved from its train file, and the fold table would mix two "
+            "protocols; put the missing vali.txt in place (or pick the folds with --folds)",
+            path=Path(root))
+
+
 def _test_files(root: PathLike, folds: Sequence[int]) -> dict[int, Path]:
     """Fold -> the file its test split is read from (its folder's, or its part file)."""
     files: dict[int, Path] = {}
@@ -353,5 +373,6 @@ def _concat(parts: list[LetorData], *, source: str) -> LetorData:
                      source=source)
 
 
-__all__ = ["N_FOLDS", "FoldPlan", "fold_name", "fold_source", "fold_suffix", "parse_folds",
-           "part_bounds", "part_files", "read_fold", "rotation", "write_parts"]
+__all__ = ["N_FOLDS", "FoldPlan", "check_same_validation", "fold_name", "fold_source",
+           "fold_suffix", "parse_folds", "part_bounds", "part_files", "read_fold", "rotation",
+           "write_parts"]

@@ -22,6 +22,7 @@ is refused naming the query and both runs.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,11 +112,20 @@ def render_fold_markdown(table: FoldTable) -> str:
              "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for r in table.rows:
         spread = f" ± {r.std:.4f}" if np.isfinite(r.std) else " (one fold: no std)"
-        cells = [r.model, *(f"{v:.4f}" for v in r.per_fold), f"{r.mean:.4f}{spread}",
+        cells = [r.model, *(f"{v:.4f}" for v in r.per_fold),
+                 f"{r.mean:.4f}{spread}{folds_counted(r.per_fold)}",
                  f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
                  "best" if r.p_holm is None else f"{r.p_holm:.4f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def folds_counted(per_fold: Sequence[float | None]) -> str:
+    """`` (4 of 5 folds)`` when the mean over folds leaves out folds without a value (a test fold
+    whose queries have no relevant document: blank under the profile), else ``""``: a LETOR
+    paper's mean is over five folds, and a mean over four must say so."""
+    n = sum(1 for v in per_fold if v is not None and np.isfinite(v))
+    return f" ({n} of {len(per_fold)} folds)" if 0 < n < len(per_fold) else ""
 
 
 def render_fold_document(doc: dict[str, Any]) -> str:
@@ -156,7 +166,11 @@ def read_fold_doc(path: Path) -> dict[str, Any]:
     """One fold document, checked as :func:`read_fold_docs` checks each (a :class:`DataError`
     naming the file and the place)."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_each_key_once)
+    except _RepeatedKey as exc:  # json keeps the last of a key twice, in silence
+        raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected a fold "
+                        "document with each key once, as `ltrbench run --folds` writes it",
+                        path=path) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise DataError(f"not a fold document (JSON): {exc}", path=path) from None
     except OSError as exc:
@@ -165,15 +179,31 @@ def read_fold_doc(path: Path) -> dict[str, Any]:
     return doc  # type: ignore[no-any-return]
 
 
+class _RepeatedKey(ValueError):
+    """A JSON object holding one key twice (its name is the argument)."""
+
+
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
+
+
 def check_fold_doc(doc: Any, path: Path) -> None:
-    """The shape :func:`bench.benchmark.folds.run_folds` writes, else a DataError naming where."""
+    """The shape :func:`bench.benchmark.folds.run_folds` writes, else a DataError naming where
+    and what was expected. First every number where numbers go (finite, or null); then that
+    nothing is missing: ``dataset`` text, ``folds`` a list of fold names; each table a
+    ``metric`` and a ``profile`` (text), its ``folds`` and ``n_queries`` (a whole number, at
+    least 0); each row a ``model`` (text), one ``per_fold`` value per fold of its table,
+    ``mean``, ``std``, ``pooled_mean``, ``p_holm_vs_best`` and a ``ci`` of two. Checked before
+    anything renders or runs again: a damaged table is one clear error, never a misaligned
+    HTML row or a rerun of every fold that ends in a mismatch."""
     def bad(where: str, what: str) -> DataError:
         return DataError(f"{where}: expected {what}; a fold document as `ltrbench run --folds` "
                          "writes it", path=path)
-
-    def number(value: Any, where: str) -> None:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise bad(where, f"a number or null, got {value!r:.40}")
 
     if not isinstance(doc, dict) or not isinstance(doc.get("tables", []), list):
         raise bad("the document", "an object with a list of tables")
@@ -182,14 +212,61 @@ def check_fold_doc(doc: Any, path: Path) -> None:
                 or not isinstance(table.get("folds", []), list):
             raise bad(f"tables[{i}]", "an object with lists 'folds' and 'rows'")
         for j, row in enumerate(table.get("rows", [])):
-            where = f"tables[{i}].rows[{j}]"
-            if not isinstance(row, dict) or not isinstance(row.get("per_fold", []), list) \
-                    or not isinstance(row.get("ci", []), list) or len(row.get("ci", [])) > 2:
-                raise bad(where, "an object with lists 'per_fold' and 'ci' (two numbers)")
-            for key in ("mean", "std", "pooled_mean", "p_holm_vs_best"):
-                number(row.get(key), f"{where}.{key}")
-            for k, value in enumerate([*row.get("per_fold", []), *row.get("ci", [])]):
-                number(value, f"{where} value {k + 1}")
+            _row_numbers(row, f"tables[{i}].rows[{j}]", bad)
+    for i, table in enumerate(doc.get("tables", [])):
+        for key in ("metric", "profile"):
+            if not isinstance(table.get(key), str) or not table.get(key):
+                raise bad(f"tables[{i}].{key}", f"text, got {table.get(key)!r:.40}")
+        folds = _names(table.get("folds"), f"tables[{i}].folds", bad)
+        n = table.get("n_queries")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise bad(f"tables[{i}].n_queries", f"a whole number at least 0, got {n!r:.40}")
+        for j, row in enumerate(table.get("rows", [])):
+            _row_complete(row, f"tables[{i}].rows[{j}]", len(folds), bad)
+    if not isinstance(doc.get("dataset"), str):
+        raise bad("'dataset'", f"the dataset's name (text), got {doc.get('dataset')!r:.40}")
+    _names(doc.get("folds"), "'folds'", bad)
+
+
+def _names(value: Any, where: str, bad: Any) -> list[str]:
+    """A non-empty list of fold names (text), else ``bad``."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise bad(where, f"a list of fold names (Fold1, ...), got {value!r:.60}")
+    return value
+
+
+def _row_numbers(row: Any, where: str, bad: Any) -> None:
+    """The numbers of one row of a fold table: each a finite number or null."""
+    def number(value: Any, at: str) -> None:
+        ok = value is None or (not isinstance(value, bool) and isinstance(value, (int, float)))
+        try:
+            ok = ok and (value is None or math.isfinite(float(value)))
+        except OverflowError:  # an integer beyond a float: no value ltrbench writes
+            ok = False
+        if not ok:
+            raise bad(at, f"a number or null (finite), got {value!r:.40}")
+
+    if not isinstance(row, dict) or not isinstance(row.get("per_fold", []), list) \
+            or not isinstance(row.get("ci", []), list) or len(row.get("ci", [])) > 2:
+        raise bad(where, "an object with lists 'per_fold' and 'ci' (two numbers)")
+    for key in ("mean", "std", "pooled_mean", "p_holm_vs_best"):
+        number(row.get(key), f"{where}.{key}")
+    for k, value in enumerate([*row.get("per_fold", []), *row.get("ci", [])]):
+        number(value, f"{where} value {k + 1}")
+
+
+def _row_complete(row: dict[str, Any], where: str, n_folds: int, bad: Any) -> None:
+    """Nothing of one row missing: its model, one value per fold, the interval's two ends."""
+    if not isinstance(row.get("model"), str) or not row.get("model"):
+        raise bad(f"{where}.model", f"the model's name (text), got {row.get('model')!r:.40}")
+    if len(row.get("per_fold", [])) != n_folds:
+        raise bad(f"{where}.per_fold", f"one value per fold of its table ({n_folds}), got "
+                                       f"{row.get('per_fold')!r:.60}")
+    if len(row.get("ci", [])) != 2:
+        raise bad(f"{where}.ci", f"two numbers (the interval's ends), got {row.get('ci')!r:.60}")
+    for key in ("mean", "std", "pooled_mean", "p_holm_vs_best"):
+        if key not in row:
+            raise bad(f"{where}.{key}", "a number or null; the key is missing")
 
 
 def _one(what: str, found: list[_T], runs: Sequence[RunDir]) -> _T:
@@ -254,4 +331,5 @@ def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) 
     return pooled
 
 
-__all__ = ["FoldRow", "FoldTable", "fold_table", "render_fold_document", "render_fold_markdown"]
+__all__ = ["FoldRow", "FoldTable", "fold_table", "folds_counted", "render_fold_document",
+           "render_fold_markdown"]

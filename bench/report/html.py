@@ -44,7 +44,7 @@ from bench.data.atomic import write_text
 from bench.errors import LtrbenchError
 from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset, per_query_matrix
-from bench.report.folds import read_fold_docs
+from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
 from bench.report.select import shown_name
 from bench.report.story import rows_best_first, verdict
@@ -405,7 +405,8 @@ def fold_html(doc: dict[str, Any]) -> str:
             rows.append(
                 f"<tr><th scope='row'>{esc(r.get('model'))}</th>"
                 + "".join(_td(_num(v), v) for v in r.get("per_fold") or [])
-                + _td(f"{_num(r.get('mean'))} ± {_num(r.get('std'))}", r.get("mean"))
+                + _td(f"{_num(r.get('mean'))} ± {_num(r.get('std'))}"
+                      f"{folds_counted(r.get('per_fold') or [])}", r.get("mean"))
                 + _td(_num(r.get("pooled_mean")), r.get("pooled_mean"))
                 + _td(f"[{_num(ci[0])}, {_num(ci[1])}]", ci[0])
                 + _td("best" if p is None else _p(p), 2.0 if p is None else p) + "</tr>")
