@@ -453,3 +453,20 @@ def test_folds_of_different_feature_counts_are_said_with_each_folds_count(
     assert res.status == 0, res.err
     assert "[fold_features]" in res.err, res.err
     assert "Fold1: 4, Fold2: 40" in res.err, res.err
+
+
+def test_the_pooled_count_is_the_queries_with_a_value_not_every_test_query(done: Path) -> None:
+    """The header said "pooled (N queries)" with N counting S5's queries, which have no relevant
+    document and no value: the pooled mean and interval are over the others (counted here with
+    scikit-learn's reader of the same part files)."""
+    parts = [(done / "root" / f"S{i}.txt").read_bytes() for i in range(1, 6)]
+    loaded = _sk(parts)
+    with_relevant = 0
+    for k in range(5):
+        y, qid = loaded[3 * k + 1], loaded[3 * k + 2]
+        with_relevant += len({q for q, label in zip(qid, y, strict=True) if label > 0})
+    doc = json.loads((done / "out" / DOC).read_text())
+    table = next(t for t in doc["tables"] if t["metric"] == "ndcg@10")
+    assert table["n_queries"] == with_relevant
+    md = (done / "out" / "folds" / "root-folds12345.md").read_text()
+    assert f"pooled ({with_relevant} queries)" in md.split("**root**: ndcg@10")[1]

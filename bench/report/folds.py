@@ -65,6 +65,9 @@ class FoldTable:
     profile: str
     folds: tuple[str, ...]
     run_ids: tuple[str, ...]
+    #: the pooled test queries with a value: one that no model has a value for (no relevant
+    #: document, under a profile that leaves it blank) is out of the pooled mean and interval,
+    #: so out of this count too (the header said "pooled (15 queries)" over 12)
     n_queries: int
     rows: tuple[FoldRow, ...]
 
@@ -99,7 +102,7 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     rows.sort(key=lambda r: -r.mean if np.isfinite(r.mean) else np.inf)
     return FoldTable(dataset=_dataset_name(runs[0]), metric=metric, profile=profile,
                      folds=folds, run_ids=tuple(r.run_id for r in runs),
-                     n_queries=int(pooled.shape[1]), rows=tuple(rows))
+                     n_queries=int(np.isfinite(pooled).any(axis=0).sum()), rows=tuple(rows))
 
 
 def render_fold_markdown(table: FoldTable) -> str:
