@@ -149,6 +149,30 @@ def _check_name(option: str, path: PathLike) -> None:
                               "choose a shorter name")
 
 
+def _check_components(option: str, path: PathLike) -> None:
+    """Refuse a path whose folders do not read as written: a ``..`` after a folder that does
+    not exist (``new/../in.txt``: :func:`os.path.realpath` drops ``new`` and does not see the
+    input ``in.txt``, while the writer creates ``new`` and then replaces ``in.txt``), and an
+    existing file, not a folder, used as one (``in.txt/../out.csv``, which failed at the write
+    naming no option)."""
+    text = os.fspath(path)
+    parts = Path(text).parts
+    cur = Path(parts[0]) if Path(text).is_absolute() else Path()
+    rest = parts[1:] if Path(text).is_absolute() else parts
+    for part in rest[:-1] if rest and rest[-1] != ".." else rest:
+        if part == ".." and not os.path.isdir(cur):
+            what = ("does not exist" if not os.path.lexists(cur)
+                    else f"is a {special_kind(cur) or 'file, not a folder'}")
+            raise ConfigError(f"{option} {text!r}: {os.fspath(cur)!r} comes before '..' but "
+                              f"{what}, so the path does not name the place it reads as; "
+                              "write the path without '..'")
+        cur = cur / part
+        if part != ".." and os.path.lexists(cur) and not os.path.isdir(cur):
+            what = special_kind(cur) or "file, not a folder"
+            raise ConfigError(f"{option} {text!r}: {os.fspath(cur)!r} is a {what}, so "
+                              "nothing can be written under it")
+
+
 def _cut(text: str, n: int) -> str:
     """``repr(text)``, its first ``n`` characters and ``...`` when longer."""
     return repr(text) if len(text) <= n else f"{text[:n]!r}..."
@@ -220,7 +244,13 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     would be overwritten.
     """
     _check_name(option, path)
+    _check_components(option, path)
     p = Path(path)
+    bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None and not os.path.lexists(p):  # as a new output folder
+        raise ConfigError(f"{option} {os.fspath(p)!r}: the file to create holds a control "
+                          f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
+                          "path?); expected a file name without one")
     found = _expand(inputs)
     hit = _input_over(p, found)
     if hit is not None and hit[2] != "is a folder that holds":
@@ -266,6 +296,7 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     an input file's folder (the config file's) is not sealed.
     """
     _check_name(option, path)
+    _check_components(option, path)
     p = Path(path)
     bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
     if bad is not None and not os.path.lexists(p):  # as the Python API's folders (user_path)
