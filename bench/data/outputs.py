@@ -12,7 +12,10 @@ destroyed file) after the work is done.
   would replace the device node with a file; a FIFO would block the writer), when it is a
   directory, when a component of its folder is an existing file, or when the folder it goes in
   may not be written by this user (``os.access``), is on a read-only file system or has no
-  write permission bit (read-only, also for root); and a path holding a NUL byte or a name over the file system's ``NAME_MAX`` (both commands).
+  write permission bit (read-only, also for root); and a path holding a NUL byte or a name over the file system's ``NAME_MAX`` (both commands),
+  a new file's name holding a control character (as a new folder's), and (both) a ``..`` after
+  a folder that does not exist or an existing file used as a folder (``new/../in.txt``:
+  ``realpath`` does not see the input there, the writer creates ``new`` and replaces it).
 - :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component of
   it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing,
   when it (or, for a new folder, the nearest existing folder above it) is read-only or may not
@@ -244,7 +247,6 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     would be overwritten.
     """
     _check_name(option, path)
-    _check_components(option, path)
     p = Path(path)
     bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
     if bad is not None and not os.path.lexists(p):  # as a new output folder
@@ -264,6 +266,7 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
         raise ConfigError(f"{option} {os.fspath(p)!r} {how} the input {name} "
                           f"{os.fspath(inp)!r}{link}: writing it would destroy the input; "
                           "choose another output path")
+    _check_components(option, path)  # after the input checks: what a plain spelling gets
     _refuse_special(option, p)
     _refuse_read_only(option, p)
     if p.is_dir():
@@ -296,7 +299,6 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     an input file's folder (the config file's) is not sealed.
     """
     _check_name(option, path)
-    _check_components(option, path)
     p = Path(path)
     bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
     if bad is not None and not os.path.lexists(p):  # as the Python API's folders (user_path)
@@ -310,6 +312,7 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
         if os.path.lexists(p) and same_file(p, inp) and not os.path.isdir(inp):
             raise ConfigError(f"{option} {os.fspath(p)!r} is the input {name}: choose another "
                               "output folder")
+    _check_components(option, path)  # after the input checks: 'is the input folder' said first
     kind = special_kind(p)
     if kind is not None:
         raise ConfigError(f"{option} {os.fspath(p)!r} is a {kind}: expected a folder (it is "
