@@ -28,12 +28,13 @@ import io
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import DATA, QRELS, RATINGS, RUN, SCORES, cli, letor_folder, refused
+from hostile_kit import DATA, QRELS, RATINGS, RUN, SCORES, cli, letor_folder, refused, toy_splits
 
 R2 = RUN.replace(b"0.4", b"0.3")
 
@@ -286,3 +287,89 @@ def test_per_query_over_a_run_given_under_a_label_is_refused(work: Path) -> None
               "--per-query", "nx/../r2.txt")
     assert refused(res, "--per-query") is None, res.err
     _nothing_changed(work, before)
+
+
+# ------------------------------------------- a ranker rewriting ltrbench's own functions
+def _fake_mean(values: Any, weights: Any, f32: bool = False) -> float:
+    return 0.123
+
+
+class _Scores:
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def fit(self, X: Any, y: Any, group: Any = None, **kw: Any) -> _Scores:
+        self.rewrite()
+        return self
+
+    def rewrite(self) -> None:
+        pass
+
+    def predict(self, X: Any) -> Any:
+        import numpy as np
+
+        return np.asarray(X[:, 0], dtype=float)
+
+
+class SwapsMeanCode(_Scores):
+    """``weighted_mean.__code__ = ...``: the function object stays, its body changes (every
+    later mean was 0.123, exit 0)."""
+
+    def rewrite(self) -> None:
+        import bench.metrics.aggregate as agg
+
+        agg.weighted_mean.__code__ = _fake_mean.__code__
+
+
+class RewritesThree(_Scores):
+    """A body (``weighted_mean.__code__``), defaults (``weighted_mean.__defaults__ = (True,)``:
+    every later mean in float32) and the code of a class method of ltrbench's data class."""
+
+    def rewrite(self) -> None:
+        import bench.metrics.aggregate as agg
+        from bench.data.letor import LetorData
+
+        def build(cls: Any, *a: Any, **k: Any) -> Any:
+            raise RuntimeError("hijacked")
+
+        agg.weighted_mean.__code__ = _fake_mean.__code__
+        agg.weighted_mean.__defaults__ = (True,)
+        LetorData.build.__func__.__code__ = build.__code__
+
+
+def test_a_ranker_rewriting_library_function_bodies_is_put_back_and_named() -> None:
+    import bench.metrics.aggregate as agg
+    from bench.data.letor import LetorData
+    from bench.runners.custom import custom_model, train_custom
+
+    functions = (agg.weighted_mean, LetorData.build.__func__)
+    state = [(f.__code__, f.__defaults__) for f in functions]
+    result = train_custom(custom_model("mine", f"{__name__}:RewritesThree"), toy_splits(),
+                          seed=0)
+    assert [(f.__code__, f.__defaults__) for f in functions] == state
+    note = result.notes.get("process", "")
+    assert "rewrote" in note, note
+    assert "weighted_mean" in note, note
+    assert "LetorData.build" in note, note
+
+
+def test_a_run_after_a_ranker_rewrote_the_mean_gives_the_clean_runs_numbers(
+        tmp_path: Path) -> None:
+    """The oracle: the baseline's metrics equal those of a run without the hostile ranker."""
+    import pandas as pd
+
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.pipeline import run_benchmark
+
+    tables = []
+    for models, custom in ((("random",), {}),
+                           (("mine", "random"), {"mine": f"{__name__}:SwapsMeanCode"})):
+        config = RunConfig(dataset="toy", models=models, seeds=(0,), quick=True,
+                           crosscheck=False, custom_models=custom)
+        run_dir = run_benchmark(config, out_dir=tmp_path / str(len(models)), progress=False,
+                                splits=toy_splits())
+        m = pd.read_csv(Path(run_dir) / "metrics.csv")
+        tables.append(m[m.model == "random"][["split", "metric", "value"]]
+                      .reset_index(drop=True))
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    assert (tables[1]["value"] != 0.123).all()
