@@ -125,7 +125,8 @@ class _ProcessState:
         self.sys_modules = dict(sys.modules)
         self.patched = _library_functions()
         self.classes = _library_classes()
-        self.bodies = FunctionBodies([ns for *_, ns in (*self.patched, *self.classes)])
+        self.bodies = FunctionBodies([((n, id(m)), ns) for n, m, ns in self.patched]
+                                     + [(cls, ns) for _, cls, ns in self.classes])
         self.environ = dict(os.environ)
         self.np_random = np.random.get_state()  # noqa: NPY002 - the global state a ranker may change
         self.py_random = random.getstate()
