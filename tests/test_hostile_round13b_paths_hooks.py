@@ -373,3 +373,30 @@ def test_a_run_after_a_ranker_rewrote_the_mean_gives_the_clean_runs_numbers(
                       .reset_index(drop=True))
     pd.testing.assert_frame_equal(tables[0], tables[1])
     assert (tables[1]["value"] != 0.123).all()
+
+
+class WritesProfileTable(_Scores):
+    """``PROFILES["ltrbench"]`` replaced by a linear-gain profile: every later lookup in the
+    process (a second fold, a second run from Python) would evaluate with linear gain."""
+
+    def rewrite(self) -> None:
+        import dataclasses
+
+        import bench.metrics.profiles as profiles
+
+        profiles.PROFILES["ltrbench"] = dataclasses.replace(profiles.PROFILES["ltrbench"],
+                                                            gain="linear")
+        profiles.PROFILES.pop("sklearn")
+
+
+def test_a_ranker_writing_into_ltrbenchs_profile_table_is_put_back_and_named() -> None:
+    import bench.metrics.profiles as profiles
+    from bench.runners.custom import custom_model, train_custom
+
+    before = dict(profiles.PROFILES)
+    result = train_custom(custom_model("mine", f"{__name__}:WritesProfileTable"), toy_splits(),
+                          seed=0)
+    assert before == profiles.PROFILES
+    assert profiles.PROFILES["ltrbench"] is before["ltrbench"]
+    assert list(profiles.PROFILES) == list(before)  # the order too (listings follow it)
+    assert "bench.metrics.profiles.PROFILES" in result.notes.get("process", ""), result.notes

@@ -8,7 +8,9 @@ later mean 0.123, with exit status 0 and the object unchanged. :class:`FunctionB
 code and defaults of every Python function in the guarded namespaces (module functions, methods,
 static and class methods: about 23,000, found once per namespace; taking and checking them costs
 about 30 ms per call of the ranker, beside about 30 ms for the rest of the isolation) and puts
-back, by name, any that changed.
+back, by name, any that changed. :class:`ConstantTables` does the same for ltrbench's own
+module-level tables (``PROFILES``, ``FAMILIES``: a ``dict``, ``list`` or ``set`` named in
+capitals), whose entries a ranker could replace for every later lookup in the process.
 """
 
 from __future__ import annotations
@@ -70,3 +72,46 @@ class FunctionBodies:
         more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
         return [f"the code or defaults of library functions it rewrote "
                 f"({', '.join(dict.fromkeys(changed[:5]))}{more})"]
+
+
+_TABLES = (dict, list, set)
+
+
+def _same_content(then: Any, now: Any) -> bool:
+    """Identity of every entry (never ``==``: a value may be an array)."""
+    if isinstance(then, dict):
+        return len(then) == len(now) and all(
+            k1 is k2 and v1 is v2 for (k1, v1), (k2, v2) in zip(then.items(), now.items(),
+                                                                strict=True))
+    if isinstance(then, list):
+        return len(then) == len(now) and all(map(operator.is_, then, now))
+    return bool(then == now)  # a set: hashable entries
+
+
+class ConstantTables:
+    """ltrbench's own module-level tables (a ``dict``, ``list`` or ``set`` named in capitals,
+    a constant by convention: ``PROFILES``, ``FAMILIES``), taken now. A ranker that wrote into
+    one (``PROFILES["ltrbench"] = replace(..., gain="linear")``) changed every later lookup in
+    the process: a second fold, a second run from the Python API."""
+
+    def __init__(self, modules: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        self.tables = [(name, key, value, value.copy()) for name, ns in modules
+                       if name.partition(".")[0] == "bench"
+                       for key, value in ns.items()
+                       if type(value) in _TABLES and key.isupper()]
+
+    def restore(self, modules: Mapping[str, Any]) -> list[str]:
+        """Put back every table's binding and content; what was, by name."""
+        changed = []
+        for name, key, table, content in self.tables:
+            module = modules.get(name)
+            rebound = module is not None and getattr(module, key, None) is not table
+            if rebound:
+                setattr(module, key, table)
+            if rebound or not _same_content(content, table):
+                table.clear()
+                table.update(content) if isinstance(table, (dict, set)) else table.extend(content)
+                changed.append(f"{name}.{key}")
+        if not changed:
+            return []
+        return [f"ltrbench's tables it changed ({', '.join(changed[:5])})"]
