@@ -16,6 +16,10 @@ New here:
 - **``--run NAME=FILE`` with a name over ``NAME_MAX``**: the check "is the whole value a file?"
   raised ``File name too long`` naming no option; such a value names no file, so the name is a
   label like any other.
+- **a custom ranker rewriting ltrbench itself**: ``weighted_mean.__code__ = ...`` (or its
+  ``__defaults__``, or a class method's code) kept the function object, which is all the guard
+  compared, and every later mean was 0.123 with exit 0; ``PROFILES["ltrbench"] = ...`` stayed
+  for every later lookup in the process. Both are now put back and named in the status notes.
 
 Oracles: the set of files and folders under ``tmp_path`` before and after, the input files'
 bytes, "exit 2 and the message names the option and what was wrong", the CSV's run column.
