@@ -344,6 +344,16 @@ def write_per_query(frame: pd.DataFrame, path: str) -> None:
         formula_safe_frame(frame).to_csv(tmp, index=False)
 
 
+def _is_file(spec: str) -> bool:
+    """Whether ``spec`` names an existing file; a value no file can be named (a part over
+    ``NAME_MAX``: ``--run <300 letters>=r.txt``, a NUL byte) names none, where ``is_file``
+    raised ``File name too long`` naming no option."""
+    try:
+        return Path(spec).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def run_names(specs: list[str]) -> list[tuple[str, str]]:
     """``(name, path)`` of each ``--run``: ``NAME=PATH``, or a path named by its file stem.
 
@@ -355,11 +365,12 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str, bool]] = []
     for spec in specs:
         name, sep, path = spec.partition("=")
-        if sep and not Path(spec).is_file() and not (name.strip() and path):
+        whole = _is_file(spec)
+        if sep and not whole and not (name.strip() and path):
             # --run =r.txt, --run a=, --run ' '=r.txt: read as a file named '=r.txt' before
             raise ConfigError(f"--run {spec!r}: NAME=FILE needs a name before '=' and a file "
                               "after it (or give the file alone: its stem names the run)")
-        if sep and name and path and not Path(spec).is_file():
+        if sep and name and path and not whole:
             pairs.append((name, path, True))
         else:
             pairs.append((Path(spec).stem or spec, spec, False))

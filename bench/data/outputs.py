@@ -12,7 +12,10 @@ destroyed file) after the work is done.
   would replace the device node with a file; a FIFO would block the writer), when it is a
   directory, when a component of its folder is an existing file, or when the folder it goes in
   may not be written by this user (``os.access``), is on a read-only file system or has no
-  write permission bit (read-only, also for root); and a path holding a NUL byte or a name over the file system's ``NAME_MAX`` (both commands).
+  write permission bit (read-only, also for root); and a path holding a NUL byte or a name over the file system's ``NAME_MAX`` (both commands),
+  a new file's name holding a control character (as a new folder's), and (both) a ``..`` after
+  a folder that does not exist or an existing file used as a folder (``new/../in.txt``:
+  ``realpath`` does not see the input there, the writer creates ``new`` and replaces it).
 - :func:`check_output_dir`: a folder the command writes into. Refused when it (or a component of
   it) is an existing file, a device node, a FIFO or a socket, or a symbolic link to nothing,
   when it (or, for a new folder, the nearest existing folder above it) is read-only or may not
@@ -149,6 +152,30 @@ def _check_name(option: str, path: PathLike) -> None:
                               "choose a shorter name")
 
 
+def _check_components(option: str, path: PathLike) -> None:
+    """Refuse a path whose folders do not read as written: a ``..`` after a folder that does
+    not exist (``new/../in.txt``: :func:`os.path.realpath` drops ``new`` and does not see the
+    input ``in.txt``, while the writer creates ``new`` and then replaces ``in.txt``), and an
+    existing file, not a folder, used as one (``in.txt/../out.csv``, which failed at the write
+    naming no option)."""
+    text = os.fspath(path)
+    parts = Path(text).parts
+    cur = Path(parts[0]) if Path(text).is_absolute() else Path()
+    rest = parts[1:] if Path(text).is_absolute() else parts
+    for part in rest[:-1] if rest and rest[-1] != ".." else rest:
+        if part == ".." and not os.path.isdir(cur):
+            what = ("does not exist" if not os.path.lexists(cur)
+                    else f"is a {special_kind(cur) or 'file, not a folder'}")
+            raise ConfigError(f"{option} {text!r}: {os.fspath(cur)!r} comes before '..' but "
+                              f"{what}, so the path does not name the place it reads as; "
+                              "write the path without '..'")
+        cur = cur / part
+        if part != ".." and os.path.lexists(cur) and not os.path.isdir(cur):
+            what = special_kind(cur) or "file, not a folder"
+            raise ConfigError(f"{option} {text!r}: {os.fspath(cur)!r} is a {what}, so "
+                              "nothing can be written under it")
+
+
 def _cut(text: str, n: int) -> str:
     """``repr(text)``, its first ``n`` characters and ``...`` when longer."""
     return repr(text) if len(text) <= n else f"{text[:n]!r}..."
@@ -221,6 +248,11 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     """
     _check_name(option, path)
     p = Path(path)
+    bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None and not os.path.lexists(p):  # as a new output folder
+        raise ConfigError(f"{option} {os.fspath(p)!r}: the file to create holds a control "
+                          f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
+                          "path?); expected a file name without one")
     found = _expand(inputs)
     hit = _input_over(p, found)
     if hit is not None and hit[2] != "is a folder that holds":
@@ -234,6 +266,7 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
         raise ConfigError(f"{option} {os.fspath(p)!r} {how} the input {name} "
                           f"{os.fspath(inp)!r}{link}: writing it would destroy the input; "
                           "choose another output path")
+    _check_components(option, path)  # after the input checks: what a plain spelling gets
     _refuse_special(option, p)
     _refuse_read_only(option, p)
     if p.is_dir():
@@ -279,6 +312,7 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
         if os.path.lexists(p) and same_file(p, inp) and not os.path.isdir(inp):
             raise ConfigError(f"{option} {os.fspath(p)!r} is the input {name}: choose another "
                               "output folder")
+    _check_components(option, path)  # after the input checks: 'is the input folder' said first
     kind = special_kind(p)
     if kind is not None:
         raise ConfigError(f"{option} {os.fspath(p)!r} is a {kind}: expected a folder (it is "

@@ -53,6 +53,7 @@ import numpy as np
 
 from bench.data.subnormal import clear_flush_modes, flushes_subnormals
 from bench.runners.custom_atexit import exit_handlers
+from bench.runners.custom_code import ConstantTables, FunctionBodies
 from bench.runners.custom_state import (
     STDLIB_GUARDED,
     CEnvironState,
@@ -124,6 +125,9 @@ class _ProcessState:
         self.sys_modules = dict(sys.modules)
         self.patched = _library_functions()
         self.classes = _library_classes()
+        self.bodies = FunctionBodies([((n, id(m)), ns) for n, m, ns in self.patched]
+                                     + [(cls, ns) for _, cls, ns in self.classes])
+        self.tables = ConstantTables([(n, ns) for n, _, ns in self.patched])
         self.environ = dict(os.environ)
         self.np_random = np.random.get_state()  # noqa: NPY002 - the global state a ranker may change
         self.py_random = random.getstate()
@@ -190,6 +194,8 @@ class _ProcessState:
             changed.append(f"sys.modules ({', '.join(sorted(swapped)[:5])})")
         changed.extend(_put_back_functions(self.patched))
         changed.extend(_put_back_classes(self.classes))
+        changed.extend(self.bodies.restore())
+        changed.extend(self.tables.restore(sys.modules))
         for more in self.more:
             changed.extend(more.restore())
         return changed

@@ -1,0 +1,117 @@
+"""The bodies of the functions a custom ranker must not rewrite.
+
+:func:`bench.runners.custom_process.isolated_process` puts back a library function a ranker
+replaced (``np.argsort = ...``) by comparing each module's names with the objects they were bound
+to. A ranker can change what a function does and keep the object: ``f.__code__ = g.__code__``
+(or ``__defaults__``, ``__kwdefaults__``) on ``bench.metrics.aggregate.weighted_mean`` made every
+later mean 0.123, with exit status 0 and the object unchanged. :class:`FunctionBodies` takes the
+code and defaults of every Python function in the guarded namespaces (module functions, methods,
+static and class methods: about 23,000, found once per namespace; taking and checking them costs
+about 30 ms per call of the ranker, beside about 30 ms for the rest of the isolation) and puts
+back, by name, any that changed. :class:`ConstantTables` does the same for ltrbench's own
+module-level tables (``PROFILES``, ``FAMILIES``: a ``dict``, ``list`` or ``set`` named in
+capitals), whose entries a ranker could replace for every later lookup in the process.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
+
+_STATE = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__")
+
+
+def _functions(namespace: Mapping[str, Any]) -> Iterable[types.FunctionType]:
+    for value in namespace.values():
+        if type(value) is types.FunctionType:
+            yield value
+        elif isinstance(value, (staticmethod, classmethod)) \
+                and type(value.__func__) is types.FunctionType:
+            yield value.__func__
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Identity, never ``==`` (a default that is an array has no truth value)."""
+    return a[0] is b[0] and a[1] is b[1] and a[2] is b[2]
+
+
+#: The functions of each namespace, found once per namespace object and size (a namespace that
+#: grows or shrinks is searched again): the search is a Python-level walk over every value.
+_FOUND: dict[Hashable, tuple[int, list[types.FunctionType]]] = {}
+
+
+def _found(key: Hashable, namespace: Mapping[str, Any]) -> list[types.FunctionType]:
+    known = _FOUND.get(key)
+    if known is None or known[0] != len(namespace):
+        known = _FOUND[key] = (len(namespace), list(_functions(namespace)))
+    return known[1]
+
+
+class FunctionBodies:
+    """The code and defaults of the functions of ``namespaces`` (``(key, namespace)``: the key
+    names the module or class the namespace belongs to), taken now."""
+
+    def __init__(self, namespaces: Iterable[tuple[Hashable, Mapping[str, Any]]]) -> None:
+        self.functions = [f for key, ns in namespaces for f in _found(key, ns)]
+        self.state = list(map(_STATE, self.functions))
+
+    def restore(self) -> list[str]:
+        """Put back every changed body; what was, by name (empty when nothing changed)."""
+        now = list(map(_STATE, self.functions))
+        if all(map(_same, now, self.state)):
+            return []
+        changed = []
+        for function, then, current in zip(self.functions, self.state, now, strict=True):
+            if not _same(then, current):
+                function.__code__, function.__defaults__, function.__kwdefaults__ = then
+                changed.append(f"{function.__module__}.{function.__qualname__}")
+        if not changed:
+            return []
+        more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        return [f"the code or defaults of library functions it rewrote "
+                f"({', '.join(dict.fromkeys(changed[:5]))}{more})"]
+
+
+_TABLES = (dict, list, set)
+
+
+def _same_content(then: Any, now: Any) -> bool:
+    """Identity of every entry (never ``==``: a value may be an array)."""
+    if isinstance(then, dict):
+        return len(then) == len(now) and all(
+            k1 is k2 and v1 is v2 for (k1, v1), (k2, v2) in zip(then.items(), now.items(),
+                                                                strict=True))
+    if isinstance(then, list):
+        return len(then) == len(now) and all(map(operator.is_, then, now))
+    return bool(then == now)  # a set: hashable entries
+
+
+class ConstantTables:
+    """ltrbench's own module-level tables (a ``dict``, ``list`` or ``set`` named in capitals,
+    a constant by convention: ``PROFILES``, ``FAMILIES``), taken now. A ranker that wrote into
+    one (``PROFILES["ltrbench"] = replace(..., gain="linear")``) changed every later lookup in
+    the process: a second fold, a second run from the Python API."""
+
+    def __init__(self, modules: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        self.tables = [(name, key, value, value.copy()) for name, ns in modules
+                       if name.partition(".")[0] == "bench"
+                       for key, value in ns.items()
+                       if type(value) in _TABLES and key.isupper()]
+
+    def restore(self, modules: Mapping[str, Any]) -> list[str]:
+        """Put back every table's binding and content; what was, by name."""
+        changed = []
+        for name, key, table, content in self.tables:
+            module = modules.get(name)
+            rebound = module is not None and getattr(module, key, None) is not table
+            if rebound:
+                setattr(module, key, table)
+            if rebound or not _same_content(content, table):
+                table.clear()
+                table.update(content) if isinstance(table, (dict, set)) else table.extend(content)
+                changed.append(f"{name}.{key}")
+        if not changed:
+            return []
+        return [f"ltrbench's tables it changed ({', '.join(changed[:5])})"]
