@@ -495,3 +495,37 @@ def test_out_pointing_at_the_runs_folder_is_refused_and_nothing_written(tmp_path
     assert refused(res, "--out") is None, res.err
     assert digest(tmp_path / "runs") == before
     assert not (run / "leaderboard.md").exists()
+
+
+# --- the verdict line without paired tests ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def no_per_query(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run without ``per_query.parquet`` (the file lost in a copy): means only, no tests."""
+    base = tmp_path_factory.mktemp("nopq")
+    run = write_run(base / "runs", "r1", {LGB: {0: A}, XGB: {0: WORSE}, RND: {0: TIED}})
+    (run / "per_query.parquet").unlink()
+    res = report(base, "--html")
+    assert res.status == 0, res.err
+    return base
+
+
+def test_without_per_query_values_no_model_is_called_worse(no_per_query: Path) -> None:
+    line = verdict(no_per_query)
+    assert "worse" not in line, line  # was: "every other model is worse (p < 0.05)"
+    assert "not tested against it" in line, line
+    assert XGB in line.partition("not tested against it")[2], line
+
+
+def test_without_per_query_values_the_verdict_names_no_test(no_per_query: Path) -> None:
+    assert "randomization tests" not in verdict(no_per_query)
+    html = (no_per_query / "out" / "leaderboard.html").read_text(encoding="utf-8")
+    (said,) = [x for x in html.split('<p class="verdict">')[1:2]]
+    said = said.split("</p>")[0]
+    assert "worse" not in said, said
+    assert "not tested against it" in said, said
+    assert "randomization tests" not in said, said
+
+
+def test_with_paired_tests_the_verdict_still_names_them(memo: Path) -> None:
+    assert verdict(memo).endswith("(Holm-corrected paired randomization tests).")

@@ -129,11 +129,10 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
         )
     lines.append("")
     if table.get("rows"):  # the plain verdict: the best row, and who is not told apart from it
-        from bench.report.story import rows_best_first, verdict
+        from bench.report.story import rows_best_first, table_verdict
 
         rows = rows_best_first(table["rows"], table["primary_metric"])
-        lines += [md_text(verdict(rows, table["primary_metric"]).replace("verdict: ", "Verdict: ", 1))
-                  + " (Holm-corrected paired randomization tests).", ""]
+        lines += [md_text(table_verdict(rows, table["primary_metric"])), ""]
     return lines
 
 
