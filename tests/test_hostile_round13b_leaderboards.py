@@ -529,3 +529,9 @@ def test_without_per_query_values_the_verdict_names_no_test(no_per_query: Path) 
 
 def test_with_paired_tests_the_verdict_still_names_them(memo: Path) -> None:
     assert verdict(memo).endswith("(Holm-corrected paired randomization tests).")
+
+
+def test_without_per_query_values_the_header_does_not_say_zero_queries(no_per_query: Path) -> None:
+    md = (no_per_query / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "· 0 test queries" not in md
+    assert "test queries not known (no per_query.parquet nor labels.parquet)" in md
