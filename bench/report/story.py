@@ -101,7 +101,8 @@ def rows_best_first(rows: list[dict[str, Any]], metric: str) -> list[dict[str, A
 
 
 def verdict(rows: list[dict[str, Any]], primary: str) -> str:
-    """``best: X; not distinguishable from it: Y, Z`` (Holm-corrected p >= ALPHA)."""
+    """``best: X; not distinguishable from it: Y, Z`` (Holm-corrected p >= ALPHA); a row without
+    a paired test (no per-query values) is named as not tested, never counted as worse."""
     best = rows[0]
     if not math.isfinite(_mean(best, primary)):  # every query blank: no model has a value
         return (f"verdict: none; no model has a {primary} value (every query blank under the "

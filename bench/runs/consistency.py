@@ -17,7 +17,13 @@ from part of it:
   profile the mean over the queries with a value (blank queries are NaN), under
   ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
   run loop writes both files with (:mod:`bench.benchmark.record`);
-* ``timings.csv``'s times, memory and tree counts are never negative.
+* ``timings.csv``'s times, memory and tree counts are never negative;
+* a finished run holds every (model, seed) pair its manifest lists, except those its manifest
+  records under ``failures`` (the report says so in a note); the manifest's dataset is the rows'
+  and lists each seed once;
+* a query blank (NaN) for one model or seed is blank for every model and seed of its split and
+  metric, and a value of a family bounded by [0, 1] (:func:`bench.metrics.families.unit_interval`)
+  lies in it.
 
 The comparison tolerance is :data:`TOLERANCE` (absolute): the two files are written from the
 same per-query values, so only the order of the summation may differ.
