@@ -53,7 +53,8 @@ from bench.metrics.name_tokens import non_ascii
 
 __all__ = ["ALIASES", "DEFAULT_METRICS", "EVALUATE_METRICS", "FAMILIES", "PRIMARY_METRIC",
            "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "cutoff_of", "is_family",
-           "metric_header", "precision_denominator", "ratio", "selection_cutoff", "split_name"]
+           "metric_header", "precision_denominator", "ratio", "selection_cutoff", "split_name",
+           "unit_interval"]
 
 def _ndcg(q: Inputs) -> Array:
     v = q.ratio(q.comp["dcg"], q.comp["idcg"])
@@ -177,3 +178,16 @@ def selection_cutoff(select_metric: str) -> int:
             f"select_metric must be the library NDCG at a cutoff, 'ndcg@k'; got "
             f"{select_metric!r}{look}")
     return k
+
+
+#: The families whose every per-query value lies in [0, 1] whatever the profile, the labels
+#: (gains are never negative in a run) or the cutoff: a run holding a value outside is damaged.
+_UNIT_INTERVAL = frozenset({
+    "ndcg", "map", "mrr", "p", "recall", "err", "hits", "rprec", "bpref", "set_p", "set_recall",
+    "set_f", "set_map", "f1", "fallout", "auc", "gauc", "opa"})
+
+
+def unit_interval(metric: str) -> bool:
+    """True when every value of ``metric`` (a canonical name) lies in [0, 1]: NDCG, MAP, MRR,
+    precision, recall, ERR, ... (DCG, RMSE, ARP and the counts do not)."""
+    return split_name(metric)[0] in _UNIT_INTERVAL

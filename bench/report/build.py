@@ -40,7 +40,7 @@ from bench.report.published import published_beside_ours, published_key
 from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
 from bench.runners.resources import CONTENTION_THRESHOLD
-from bench.runs.consistency import check_run_consistency
+from bench.runs.consistency import check_run_consistency, failed_pairs
 from bench.runs.layout import blank_fills, blank_variant_of
 from bench.runs.models import model_libraries
 from bench.runs.reader import RunDir
@@ -242,7 +242,7 @@ def table_of(
     rows = [_row(src, model, options, libraries[model]) for model in models]
     from bench import __version__
 
-    notes = [*foreign_notes(run, __version__), *_timing_notes(rows)]
+    notes = [*foreign_notes(run, __version__), *_timing_notes(rows), *_failure_notes(run, rows)]
     have_pq = len(src.pq) > 0
     if not have_pq:
         notes.append("per_query.parquet absent: no confidence intervals or paired tests")
@@ -320,6 +320,25 @@ def _row(src: _Sources, model: str, options: LeaderboardOptions, library: str) -
         fit_s=FitTime(fit.mean, fit.std, fit.per_seed, **summary),
         predict_s=predict,
     )
+
+
+def _failure_notes(run: RunDir, rows: list[Row]) -> list[str]:
+    """A (model, seed) pair that failed in the run (manifest ``failures``): its row averages
+    over the other seeds, or the model has no row; said, never silent."""
+    failed = failed_pairs(run)
+    notes = []
+    for row in rows:
+        lost = [k for k in failed if k.startswith(f"{row.model}-seed")
+                and k.removeprefix(f"{row.model}-seed") not in {str(s) for s in row.seeds}]
+        if lost:
+            notes.append(f"{row.model}: {', '.join(lost)} failed in the run (manifest.json "
+                         f"'failures'): its values are over seed(s) "
+                         f"{', '.join(map(str, row.seeds))} only")
+    shown = {r.model for r in rows}
+    absent = sorted({k.rpartition("-seed")[0] for k in failed} - shown)
+    if absent:
+        notes.append(f"failed in every seed, no row (manifest.json 'failures'): {', '.join(absent)}")
+    return notes
 
 
 def _timing_notes(rows: list[Row]) -> list[str]:

@@ -6,7 +6,7 @@ figures are PNG files embedded as ``data:`` URIs, the per-query drill-down is in
 ``Content-Security-Policy`` meta tag (``default-src 'none'``) makes a browser refuse any fetch
 anyway. Per table (dataset), in order:
 
-* the verdict (:func:`bench.report.story.verdict`) and which run was used and why
+* the verdict (:func:`bench.report.story.table_verdict`) and which run was used and why
   (``doc["selection"]``);
 * the leaderboard: mean ± sample std over seeds per metric (the 95% bootstrap interval in the
   cell's tooltip), the primary metric's interval, the Holm-corrected paired p-values against the
@@ -47,7 +47,7 @@ from bench.report.build import filter_dataset, per_query_matrix
 from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
 from bench.report.select import shown_name
-from bench.report.story import rows_best_first, verdict
+from bench.report.story import rows_best_first, table_verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
@@ -434,9 +434,8 @@ def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
     if table.get("unfinished"):
         parts.append('<p class="warn">Unfinished run: models may have fewer seeds.</p>')
     if rows:
-        said = verdict(rows, table["primary_metric"]).replace("verdict: ", "Verdict: ", 1)
-        parts.append(f'<p class="verdict">{esc(said)} '
-                     "(Holm-corrected paired randomization tests).</p>")
+        said = table_verdict(rows, table["primary_metric"])
+        parts.append(f'<p class="verdict">{esc(said)}</p>')
     parts += [_selection_html(selection), leaderboard_html(table, conf),
               "<h3>Cross-check per library</h3>", crosscheck_html(
                   table, [folder, base / dataset_slug(str(table["dataset"]))]),

@@ -117,7 +117,9 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
         f"<!-- ltrbench-table dataset={comment_json(table['dataset'])} run_id="
         f"{comment_json(table['run_id'])} run_config={comment_json(table['run_config'])} -->",
         f"Run {md_code(table['run_id'])} · config {md_code(table['run_config'])} · seeds {seeds} · "
-        f"{table['n_queries']} {table['split']} queries",
+        + (f"{table['n_queries']} {table['split']} queries"
+           if table["n_queries"] or table.get("blank_queries") is not None
+           else f"{table['split']} queries not known (no per_query.parquet nor labels.parquet)"),
     ]
     if table.get("unfinished"):
         lines.insert(-1, "**Unfinished run** (its manifest has no finish time): models may have "
@@ -129,11 +131,10 @@ def _header_lines(table: dict[str, Any], stats_opts: dict[str, Any]) -> list[str
         )
     lines.append("")
     if table.get("rows"):  # the plain verdict: the best row, and who is not told apart from it
-        from bench.report.story import rows_best_first, verdict
+        from bench.report.story import rows_best_first, table_verdict
 
         rows = rows_best_first(table["rows"], table["primary_metric"])
-        lines += [md_text(verdict(rows, table["primary_metric"]).replace("verdict: ", "Verdict: ", 1))
-                  + " (Holm-corrected paired randomization tests).", ""]
+        lines += [md_text(table_verdict(rows, table["primary_metric"])), ""]
     return lines
 
 

@@ -101,18 +101,32 @@ def rows_best_first(rows: list[dict[str, Any]], metric: str) -> list[dict[str, A
 
 
 def verdict(rows: list[dict[str, Any]], primary: str) -> str:
-    """``best: X; not distinguishable from it: Y, Z`` (Holm-corrected p >= ALPHA)."""
+    """``best: X; not distinguishable from it: Y, Z`` (Holm-corrected p >= ALPHA); a row without
+    a paired test (no per-query values) is named as not tested, never counted as worse."""
     best = rows[0]
     if not math.isfinite(_mean(best, primary)):  # every query blank: no model has a value
         return (f"verdict: none; no model has a {primary} value (every query blank under the "
                 "run's profile, or the metric not computed)")
-    ties = [r["model"] for r in rows[1:]
-            if r["vs_best"] is not None and r["vs_best"]["p_randomization_holm"] is not None
-            and r["vs_best"]["p_randomization_holm"] >= ALPHA]
+    p = {r["model"]: (r["vs_best"] or {}).get("p_randomization_holm") for r in rows[1:]}
+    ties = [m for m, v in p.items() if v is not None and v == v and v >= ALPHA]
+    untested = [m for m, v in p.items() if v is None or v != v]
     text = f"verdict: best {primary} is {best['model']} ({_mean(best, primary):.4f})"
     if ties:
-        return text + f"; not distinguishable from it (p >= {ALPHA}): {', '.join(ties)}"
-    return text + "; every other model is worse (p < 0.05)" if len(rows) > 1 else text
+        text += f"; not distinguishable from it (p >= {ALPHA}): {', '.join(ties)}"
+    if untested:  # no paired test (no per-query values): never counted as worse
+        text += (f"; not tested against it (no per-query values, so no paired test; by the "
+                 f"mean alone): {', '.join(untested)}")
+    if ties or untested or len(rows) < 2:
+        return text
+    return text + f"; every other model is worse (p < {ALPHA})"
+
+
+def table_verdict(rows: list[dict[str, Any]], primary: str) -> str:
+    """The verdict as a leaderboard prints it (Markdown, HTML): capitalised, naming the tests
+    only when at least one row was tested against the best."""
+    said = verdict(rows, primary).replace("verdict: ", "Verdict: ", 1)
+    tested = any((r["vs_best"] or {}).get("p_randomization_holm") is not None for r in rows[1:])
+    return said + (" (Holm-corrected paired randomization tests)." if tested else ".")
 
 
 def head_to_head(run: RunDir, table: dict[str, Any]) -> list[str]:

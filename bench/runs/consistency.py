@@ -17,7 +17,13 @@ from part of it:
   profile the mean over the queries with a value (blank queries are NaN), under
   ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
   run loop writes both files with (:mod:`bench.benchmark.record`);
-* ``timings.csv``'s times, memory and tree counts are never negative.
+* ``timings.csv``'s times, memory and tree counts are never negative;
+* a finished run holds every (model, seed) pair its manifest lists, except those its manifest
+  records under ``failures`` (the report says so in a note); the manifest's dataset is the rows'
+  and lists each seed once;
+* a query blank (NaN) for one model or seed is blank for every model and seed of its split and
+  metric, and a value of a family bounded by [0, 1] (:func:`bench.metrics.families.unit_interval`)
+  lies in it.
 
 The comparison tolerance is :data:`TOLERANCE` (absolute): the two files are written from the
 same per-query values, so only the order of the summation may differ.
@@ -31,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from bench.errors import DataError
-from bench.runs.layout import blank_fills, blank_variant_of
+from bench.metrics.families import unit_interval
+from bench.runs.layout import blank_fills, blank_variant_of, status_key
 from bench.runs.reader import RunDir
 
 #: Largest difference allowed between a ``metrics.csv`` value and its per-query mean.
@@ -49,9 +56,12 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
     path = run.path / "metrics.csv"
     _check_unique(metrics, [*_CELL, "profile"], path, line_offset=2, where="line")
     _check_manifest(run, metrics, path)
+    _check_dataset(run, metrics, path)
     _check_profile(run, metrics, path)
     main = metrics[metrics["profile"] == profile] if "profile" in metrics.columns else metrics
     _check_grid(main, path)
+    _check_pairs(run, main, path)
+    _check_range(metrics, path, line_offset=2, where="line")
     _check_timings(run)
     if not run.has("per_query.parquet"):
         return
@@ -59,7 +69,9 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
     pq_path = run.path / "per_query.parquet"
     _check_unique(pq, [*_CELL, "qid"], pq_path, line_offset=1, where="row")
     _check_queries(pq, pq_path)
+    _check_blanks(pq, pq_path)
     _check_means(metrics, pq, profile, path, pq_path)
+    _check_range(pq, pq_path, line_offset=1, where="row")  # after: a disagreement says more
 
 
 def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -108,11 +120,75 @@ def _check_manifest(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
                 isinstance(s, int) and not isinstance(s, bool) for s in seeds):
             raise DataError(f"'seeds' is {seeds!r}: expected a list of whole numbers",
                             path=run.path / "manifest.json")
+        if len(set(seeds)) != len(seeds):
+            raise DataError(f"'seeds' is {seeds!r}: a seed listed twice; expected each seed once",
+                            path=run.path / "manifest.json")
         stray = ~metrics["seed"].isin(seeds)
         if stray.any():
             i = int(stray.to_numpy().argmax())
             raise DataError(f"seed {metrics['seed'].iloc[i]} is not one of the run's seeds "
                             f"{seeds} (manifest.json)", path=path, line=i + 2, column="seed")
+
+
+def _check_dataset(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
+    """The dataset the manifest names is the one ``metrics.csv`` holds (a file of another run
+    copied in, or a manifest edited, would put one run's numbers under another's name)."""
+    dataset = run.manifest.get("dataset") if run.has_manifest else None
+    name = dataset.get("name") if isinstance(dataset, dict) else None
+    held = [str(d) for d in pd.unique(metrics["dataset"]) if str(d)]
+    if isinstance(name, str) and name and len(held) == 1 and held[0] != name:
+        raise DataError(f"rows of dataset {held[0]!r} where the manifest "
+                        f"({run.path / 'manifest.json'}) names the run's dataset {name!r}: the "
+                        "file is not this run's, or one of them was edited", path=path,
+                        line=2, column="dataset")
+
+
+def failed_pairs(run: RunDir) -> dict[str, str]:
+    """The (model, seed) pairs the run's manifest records as failed (``failures``:
+    ``<model>-seed<k>`` -> error), which a finished run may lack rows for."""
+    failures = run.manifest.get("failures") if run.has_manifest else None
+    return {str(k): str(v) for k, v in failures.items()} if isinstance(failures, dict) else {}
+
+
+def _check_pairs(run: RunDir, main: pd.DataFrame, path: Any) -> None:
+    """A finished run holds rows for every (model, seed) its manifest lists, except the pairs
+    the manifest records as failed: a model with fewer seeds than the header says (or none)
+    would be averaged over fewer seeds, or left out, without a word."""
+    manifest = run.manifest if run.has_manifest else {}
+    models, seeds = manifest.get("models"), manifest.get("seeds")
+    if not manifest.get("finished") or not isinstance(models, dict) or not isinstance(seeds, list):
+        return
+    failed = failed_pairs(run)
+    for (_, split), part in main.groupby(["dataset", "split"], sort=False):
+        held = set(zip(part["model"].astype(str), part["seed"].astype(np.int64), strict=True))
+        for model in map(str, models):
+            for seed in seeds:
+                if (model, seed) not in held and status_key(model, seed) not in failed:
+                    whole = model not in set(part["model"].astype(str))
+                    raise DataError(
+                        f"no {split!r} rows for model {model!r}"
+                        f"{'' if whole else f', seed {seed}'}, where the "
+                        f"manifest ({run.path / 'manifest.json'}) lists the model and the seed "
+                        f"{seeds} and records no failure of that pair: the model would be "
+                        "averaged over fewer seeds than the table says (or left out); the file "
+                        "was cut or edited", path=path, column="model" if whole else "seed")
+
+
+def _check_range(frame: pd.DataFrame, path: Any, *, line_offset: int, where: str) -> None:
+    """A value of a metric bounded by [0, 1] (NDCG, MAP, MRR, P, R, ...) lies in it."""
+    values = frame["value"].to_numpy(dtype=np.float64)
+    bounded = frame["metric"].map(unit_interval).to_numpy(dtype=bool)
+    with np.errstate(invalid="ignore"):
+        out = bounded & ((values < -TOLERANCE) | (values > 1.0 + TOLERANCE))
+    if out.any():
+        i = int(out.argmax())
+        r = frame.iloc[i]
+        raise DataError(
+            f"value {float(values[i])!r} of {r['metric']} (model {r['model']!r}, seed "
+            f"{r['seed']}, split {r['split']!r}) is outside [0, 1], where every value of "
+            f"{r['metric']} lies: the run is damaged or was edited", path=path,
+            line=i + line_offset if where == "line" else None,
+            row=i + line_offset if where == "row" else None, column="value")
 
 
 def _check_profile(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
@@ -162,6 +238,32 @@ def _check_queries(pq: pd.DataFrame, path: Any) -> None:
                 f"split {split!r}: model {model!r}, seed {seed}, {metric} has values for {got} "
                 f"of the split's {n_split} queries: every model must be scored on the same "
                 "queries; the file is damaged or was edited", path=path)
+
+
+def _check_blanks(pq: pd.DataFrame, path: Any) -> None:
+    """A query without a value (NaN: blank, no relevant document) is blank for every model and
+    seed of its split and metric: blankness comes from the labels, never the model. One model
+    blank where another is not would average the two over different queries."""
+    blank = np.isnan(pq["value"].to_numpy(dtype=np.float64))
+    if not blank.any():
+        return
+    keys = ["dataset", "split", "metric", "qid"]
+    per_query = pd.DataFrame({**{k: pq[k] for k in keys}, "blank": blank}).groupby(
+        keys, sort=False)["blank"].transform("nunique").to_numpy()
+    mixed = per_query > 1
+    if mixed.any():
+        i = int((mixed & blank).argmax())
+        r = pq.iloc[i]
+        same = ((pq["split"] == r["split"]) & (pq["metric"] == r["metric"])
+                & (pq["qid"] == r["qid"]) & (pq["dataset"] == r["dataset"])).to_numpy()
+        j = int((same & ~blank).argmax())
+        o = pq.iloc[j]
+        raise DataError(
+            f"query {r['qid']} of split {r['split']!r} has no {r['metric']} value (NaN, a blank "
+            f"query) for model {r['model']!r}, seed {r['seed']}, but {float(o['value'])!r} for "
+            f"model {o['model']!r}, seed {o['seed']} (row {j + 1}): a blank query is blank for "
+            "every model, so the models would be averaged over different queries; the file is "
+            "damaged or was edited", path=path, row=i + 1, column="value")
 
 
 def _check_means(metrics: pd.DataFrame, pq: pd.DataFrame, profile: str, path: Any,
