@@ -75,6 +75,11 @@ class FunctionBodies:
 
 
 _TABLES = (dict, list, set)
+#: Modules whose tables are the isolation's own records, written during a ranker's call by
+#: ltrbench itself (``user_import.SEARCHED``: the folders a ranker's module put on ``sys.path``
+#: while imported, kept afterwards): putting them back lost the record, and the folder with it.
+#: Private tables (``_FOUND``, a cache) are not constants either.
+_OWN = ("bench.runners.user_import", "bench.runners.custom_")
 
 
 def _same_content(then: Any, now: Any) -> bool:
@@ -96,9 +101,9 @@ class ConstantTables:
 
     def __init__(self, modules: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
         self.tables = [(name, key, value, value.copy()) for name, ns in modules
-                       if name.partition(".")[0] == "bench"
+                       if name.partition(".")[0] == "bench" and not name.startswith(_OWN)
                        for key, value in ns.items()
-                       if type(value) in _TABLES and key.isupper()]
+                       if type(value) in _TABLES and key.isupper() and key[0] != "_"]
 
     def restore(self, modules: Mapping[str, Any]) -> list[str]:
         """Put back every table's binding and content; what was, by name."""
