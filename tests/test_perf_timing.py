@@ -45,8 +45,12 @@ def test_nested_blocks_and_decorated_calls_freeze_once_and_thaw_at_the_outermost
 
     with frozen_heap():
         outer = gc.get_freeze_count()
-        assert inner() == outer  # no second freeze inside (it would add the block's objects)
-        assert gc.get_freeze_count() == outer  # the inner exit did not thaw
+        made = [[] for _ in range(10_000)]  # tracked objects made inside the block
+        # a second freeze would take them in; frozen objects freed by reference counting make
+        # the count drift down a little, so it is compared with margins, not for equality
+        assert inner() < outer + len(made)
+        assert gc.get_freeze_count() > outer - len(made)  # the inner exit did not thaw
+        del made
     assert gc.get_freeze_count() == 0
     assert inner() > 0
     assert gc.get_freeze_count() == 0
