@@ -46,15 +46,15 @@ def dumps(doc: Any) -> str:
     return json.dumps(doc, indent=2, default=json_default) + "\n"
 
 
-class _RepeatedKey(ValueError):
+class RepeatedKey(ValueError):
     """A JSON object holding one key twice (its name is the argument)."""
 
 
-def _no_repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _RepeatedKey(key)
+            raise RepeatedKey(key)
         out[key] = value
     return out
 
@@ -68,8 +68,8 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     p = Path(path)
     tail = f"; {hint}" if hint else ""
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"), object_pairs_hook=_no_repeated_key)
-    except _RepeatedKey as exc:  # json keeps the last of a key twice, in silence
+        doc = json.loads(p.read_text(encoding="utf-8"), object_pairs_hook=each_key_once)
+    except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected {what} "
                         f"with each key once{tail}", path=p) from None
     except UnicodeDecodeError as exc:

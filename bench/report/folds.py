@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from bench.data.jsonio import RepeatedKey, each_key_once
 from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
 from bench.metrics.families import best_is_lowest
@@ -169,8 +170,8 @@ def read_fold_doc(path: Path) -> dict[str, Any]:
     """One fold document, checked as :func:`read_fold_docs` checks each (a :class:`DataError`
     naming the file and the place)."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_each_key_once)
-    except _RepeatedKey as exc:  # json keeps the last of a key twice, in silence
+        doc = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=each_key_once)
+    except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected a fold "
                         "document with each key once, as `ltrbench run --folds` writes it",
                         path=path) from None
@@ -180,19 +181,6 @@ def read_fold_doc(path: Path) -> dict[str, Any]:
         raise DataError(f"cannot be read: {exc.strerror or exc}", path=path) from None
     check_fold_doc(doc, path)
     return doc  # type: ignore[no-any-return]
-
-
-class _RepeatedKey(ValueError):
-    """A JSON object holding one key twice (its name is the argument)."""
-
-
-def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _RepeatedKey(key)
-        out[key] = value
-    return out
 
 
 def check_fold_doc(doc: Any, path: Path) -> None:

@@ -177,7 +177,9 @@ def _check_pairs(run: RunDir, main: pd.DataFrame, path: Any) -> None:
 def _check_range(frame: pd.DataFrame, path: Any, *, line_offset: int, where: str) -> None:
     """A value of a metric bounded by [0, 1] (NDCG, MAP, MRR, P, R, ...) lies in it."""
     values = frame["value"].to_numpy(dtype=np.float64)
-    bounded = frame["metric"].map(unit_interval).to_numpy(dtype=bool)
+    names = pd.unique(frame["metric"])  # a few names over many rows: asked once per name
+    bounded = frame["metric"].map(dict(zip(names, map(unit_interval, names), strict=True)))
+    bounded = bounded.to_numpy(dtype=bool)
     with np.errstate(invalid="ignore"):
         out = bounded & ((values < -TOLERANCE) | (values > 1.0 + TOLERANCE))
     if out.any():
