@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -492,13 +493,23 @@ def test_resume_after_the_custom_rankers_code_changed_is_refused(tmp_path, monke
     assert _run(tmp_path, *args, "--resume").status == 0
 
 
-def _interrupted_run(tmp: Path) -> Path:
-    """A run of ``random`` and a crashing custom model: unfinished, resumable."""
+@pytest.fixture(scope="module")
+def _interrupted_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of ``random`` and a crashing custom model, unfinished and resumable, made once for
+    the module (its config, dataset and results folder); each case damages a copy of it."""
+    tmp = tmp_path_factory.mktemp("interrupted")
     (tmp / "c.toml").write_text(
         '[custom_models.mine]\nfactory = "fault_rankers:CrashesUnlessFixed"\n')
     res = _run(tmp, "--config", "c.toml", "--models", "random,mine", "--out", "res")
     assert res.status == 2, res.err
-    return next((tmp / "res/runs").iterdir())
+    return tmp
+
+
+@pytest.fixture
+def interrupted_run(_interrupted_world: Path, tmp_path: Path) -> Path:
+    """A copy, in this case's own folder, of the module's interrupted run: its run folder."""
+    shutil.copytree(_interrupted_world, tmp_path, dirs_exist_ok=True, symlinks=True)
+    return next((tmp_path / "res/runs").iterdir())
 
 
 def _truncate(path: Path) -> None:
@@ -543,9 +554,9 @@ DAMAGE: dict[str, tuple[Any, str]] = {
 
 @pytest.mark.parametrize("case", list(DAMAGE))
 def test_resume_over_a_damaged_run_file_is_one_clear_line_naming_it(case, tmp_path,
-                                                                    monkeypatch):
+                                                                    monkeypatch, interrupted_run):
     damage, named = DAMAGE[case]
-    run = _interrupted_run(tmp_path)
+    run = interrupted_run
     damage(run)
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file() and p.name != "manifest.json"}
     monkeypatch.setenv("FAULT_RANKER_FIXED", "1")
@@ -558,9 +569,10 @@ def test_resume_over_a_damaged_run_file_is_one_clear_line_naming_it(case, tmp_pa
 
 @pytest.mark.parametrize("case", ["manifest.json truncated", "manifest.json a list",
                                   "manifest.json not UTF-8"])
-def test_auto_resume_beside_a_damaged_manifest_is_no_traceback(case, tmp_path, monkeypatch):
+def test_auto_resume_beside_a_damaged_manifest_is_no_traceback(case, tmp_path, monkeypatch,
+                                                                interrupted_run):
     damage, named = DAMAGE[case]
-    run = _interrupted_run(tmp_path)
+    run = interrupted_run
     damage(run)
     monkeypatch.setenv("FAULT_RANKER_FIXED", "1")
     res = _run(tmp_path, "--config", "c.toml", "--models", "random,mine", "--out", "res",
@@ -641,8 +653,8 @@ def test_out_in_a_read_only_folder_is_one_clear_line(tmp_path):
     assert refused(res, "ro") is None, res.err
 
 
-def test_a_run_lock_that_is_a_folder_is_one_clear_line(tmp_path, monkeypatch):
-    run = _interrupted_run(tmp_path)
+def test_a_run_lock_that_is_a_folder_is_one_clear_line(tmp_path, monkeypatch, interrupted_run):
+    run = interrupted_run
     (run / ".writer.lock").mkdir()
     monkeypatch.setenv("FAULT_RANKER_FIXED", "1")
     res = _run(tmp_path, "--config", "c.toml", "--models", "random,mine", "--out", "res",
@@ -650,8 +662,9 @@ def test_a_run_lock_that_is_a_folder_is_one_clear_line(tmp_path, monkeypatch):
     assert refused(res, ".writer.lock") is None, res.err
 
 
-def test_a_run_lock_that_is_a_link_never_truncates_its_target(tmp_path, monkeypatch):
-    run = _interrupted_run(tmp_path)
+def test_a_run_lock_that_is_a_link_never_truncates_its_target(tmp_path, monkeypatch,
+                                                              interrupted_run):
+    run = interrupted_run
     (tmp_path / "precious.txt").write_text("my thesis")
     (run / ".writer.lock").symlink_to(tmp_path / "precious.txt")
     monkeypatch.setenv("FAULT_RANKER_FIXED", "1")

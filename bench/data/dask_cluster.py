@@ -470,6 +470,7 @@ __all__ = [
     "MIN_WORKER_MEMORY",
     "SCRATCH_PREFIX",
     "WORKERS_PER_CPU",
+    "WORKERS_TIMEOUT_S",
     "WildcardAddressWarning",
     "check_local_cluster",
     "check_memory_bounds",

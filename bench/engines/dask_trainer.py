@@ -35,6 +35,7 @@ import pandas as pd
 
 from bench.data.dask_cluster import (
     LOST_WORKER,
+    WORKERS_TIMEOUT_S,
     describe,
     is_loopback,
     is_lost_worker,
@@ -79,6 +80,24 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 
+def _workers_at_start(client: Any, options: ClusterOptions) -> set[str]:
+    """The workers the run starts with, read once: the shards are cut for them and every later
+    check compares with them. A local cluster has all ``options.workers`` of its own: one lost
+    right after the start (its nanny restarts it at another address) is waited for, and a
+    cluster still short of one is refused -- cut for fewer workers, the shards would train
+    another model than the run records (round 11b's CI: a worker killed as the cluster came up
+    gave other numbers, exit 0)."""
+    if options.scheduler is None:
+        with contextlib.suppress(Exception):  # still short after the wait: refused below
+            client.wait_for_workers(options.workers, timeout=WORKERS_TIMEOUT_S)
+    workers = set(worker_addresses(client))
+    if options.scheduler is None and len(workers) < options.workers:
+        raise LtrbenchError(f"{LOST_WORKER} as the local cluster started ({len(workers)} of its "
+                            f"{options.workers} workers registered after {WORKERS_TIMEOUT_S} s); "
+                            "nothing was trained: run the command again")
+    return workers
+
+
 def rows_per_shard(n_rows: int, workers: int) -> int:
     """Shard size giving at least two shards per worker (when the split has enough queries),
     at most :data:`MAX_ROWS_PER_SHARD` rows each."""
@@ -111,8 +130,8 @@ class DaskTrainer:
             #: the workers at the start: one lost at any time (loading the shards, between two
             #: fits, while scoring) moves its partitions, and the next fit trains on another
             #: layout of the rows (round 12's CI: a kill there gave other numbers, exit 0)
-            self.workers_at_start = set(worker_addresses(self.client))
-            n_workers = max(1, len(worker_addresses(self.client)))
+            self.workers_at_start = _workers_at_start(self.client, options)
+            n_workers = len(self.workers_at_start)  # the same snapshot: the shards' layout
             self.partitions: dict[str, int] = {}
             self.frames: dict[str, Any] = {}
             for name, data in splits.splits().items():

@@ -240,9 +240,23 @@ def pandas_options() -> dict[str, Any]:
                          "_registered_options", None)
     if pandas is None or not isinstance(registered, dict):
         return {}
+    config = pandas._config.config
+    deprecated = getattr(config, "_deprecated_options", {})
+    get_root = getattr(config, "_get_root", None)
+    if callable(get_root) and isinstance(deprecated, dict):
+        # a deprecated option read through get_option warns, and the warning machinery rebinds
+        # module globals (pandas' find_stack_level, a __warningregistry__): the guard then saw
+        # a change after every call and took its slow path; read where the value lives instead
+        return {k: _stored(get_root, k) if k in deprecated else pandas.get_option(k)
+                for k in registered}
     with warnings.catch_warnings():  # a deprecated option warns when read
         warnings.simplefilter("ignore")
         return {k: pandas.get_option(k) for k in registered}
+
+
+def _stored(get_root: Any, key: str) -> Any:
+    root, leaf = get_root(key)
+    return root[leaf]
 
 
 def set_pandas_options(values: dict[str, Any]) -> None:
