@@ -171,6 +171,10 @@ def run(args: argparse.Namespace) -> int:
         *(("--runs", r) for r in args.runs or ()),
         *((("--tuned", args.tuned),) if args.tuned is not None else ())])
     runs = args.runs or [out / "runs"]
+    if args.html:  # said before any statistics, as the other files' owners are
+        from bench.report.leaderboard import earlier_report_files, refuse_foreign_files
+
+        refuse_foreign_files(out, earlier_report_files(out), ("leaderboard.html",))
     metrics, primary = _metrics_and_primary(args)
     if args.tuned is not None:
         return _run_tuned(args, out, metrics, primary)
