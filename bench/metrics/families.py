@@ -77,40 +77,47 @@ FAMILIES: dict[str, Family] = {
         Family("dcg", "DCG", "discounted cumulative gain of the top k", ("dcg",),
                lambda q: q.value("dcg"), blank_when="no_gain"),
         Family("ndcg", "NDCG", "DCG@k divided by the ideal DCG@k", ("dcg", "idcg"), _ndcg,
-               blank_when="no_gain", normalised=True, blank_scores_one=True),
+               blank_when="no_gain", normalised=True, blank_scores_one=True, unit_interval=True),
         Family("map", "MAP", "average precision of the top k (mean over queries: MAP)", ("ap",),
                map_value, normalised=True, blank_scores_one=True,
-               aliases=("ap", "mean_average_precision"), more_components=map_components),
+               aliases=("ap", "mean_average_precision"), more_components=map_components,
+               unit_interval=True),
         Family("mrr", "MRR", "reciprocal rank of the first relevant document within the top k",
                ("rr",), lambda q: q.value("rr"), blank_scores_one=True,
-               aliases=("rr", "recip_rank")),
+               aliases=("rr", "recip_rank"), unit_interval=True),
         Family("p", "P", "precision: relevant documents in the top k divided by k (or min(k, n))",
                ("hits",), lambda q: q.ratio(q.comp["hits"], precision_denominator(q)),
-               aliases=("precision", "pre", "prec")),
+               aliases=("precision", "pre", "prec"), unit_interval=True),
         Family("recall", "R", "relevant documents in the top k divided by all relevant documents",
                ("hits",), lambda q: q.ratio(q.comp["hits"], q.r), normalised=True,
-               blank_scores_one=True, aliases=("r",)),  # r: the table header R@k parses back
+               blank_scores_one=True, aliases=("r",),
+               unit_interval=True),  # r: the table header R@k parses back
         Family("err", "ERR", "expected reciprocal rank (Chapelle et al. 2009) of the top k",
-               ("err",), lambda q: q.value("err"), blank_when="no_gain"),
+               ("err",), lambda q: q.value("err"), blank_when="no_gain", unit_interval=True),
         Family("hits", "Hits", "1 if the top k holds a relevant document, else 0 (hit rate)",
                ("any",), lambda q: q.value("any"), blank_scores_one=True,
-               aliases=("hit_rate", "hr", "hit")),  # hit: RecBole's Hit@k (metrics.py Hit)
+               aliases=("hit_rate", "hr", "hit"),
+               unit_interval=True),  # hit: RecBole's Hit@k (metrics.py Hit)
         Family("rprec", "Rprec", "R-precision: precision at rank R, R = relevant documents of the "
                "query (trec_eval Rprec); rprec@k: the run cut at k (trec_eval -M k)", ("rprec",),
-               lambda q: q.ratio(q.comp["rprec"], q.r), normalised=True, bare_whole=True),
+               lambda q: q.ratio(q.comp["rprec"], q.r), normalised=True, bare_whole=True,
+               unit_interval=True),
         Family("bpref", "bpref", "binary preference (Buckley & Voorhees, SIGIR 2004): judged "
                "non-relevant documents ranked above each relevant one (trec_eval bpref)",
-               ("bpref",), lambda q: q.ratio(q.comp["bpref"], q.r), normalised=True, cutoff=False),
+               ("bpref",), lambda q: q.ratio(q.comp["bpref"], q.r), normalised=True, cutoff=False,
+               unit_interval=True),
         Family("set_p", "set_P", "set precision: relevant retrieved documents divided by all "
                "retrieved (trec_eval set_P)", ("hits",), lambda q: q.ratio(q.comp["hits"], q.n),
-               cutoff=False),
+               cutoff=False, unit_interval=True),
         Family("set_recall", "set_recall", "set recall: relevant retrieved documents divided by "
                "all relevant (trec_eval set_recall)", ("hits",),
-               lambda q: q.ratio(q.comp["hits"], q.r), normalised=True, cutoff=False),
+               lambda q: q.ratio(q.comp["hits"], q.r), normalised=True, cutoff=False,
+               unit_interval=True),
         # F1 = 2PR / (P + R) = 2 hits / (n + R) (trec_eval m_set_F.c with beta = 1)
         Family("set_f", "set_F", "set F1: harmonic mean of set precision and set recall "
                "(trec_eval set_F, beta 1)", ("hits",),
-               lambda q: q.ratio(2.0 * q.comp["hits"], q.n + q.r), normalised=True, cutoff=False),
+               lambda q: q.ratio(2.0 * q.comp["hits"], q.n + q.r), normalised=True, cutoff=False,
+               unit_interval=True),
         Family("num_q", "num_q", "queries evaluated: 1 per query, summed over queries "
                "(trec_eval num_q, ir_measures NumQ)", (),
                lambda q: np.ones(q.n.shape[0]), cutoff=False, mean="sum"),
@@ -180,14 +187,8 @@ def selection_cutoff(select_metric: str) -> int:
     return k
 
 
-#: The families whose every per-query value lies in [0, 1] whatever the profile, the labels
-#: (gains are never negative in a run) or the cutoff: a run holding a value outside is damaged.
-_UNIT_INTERVAL = frozenset({
-    "ndcg", "map", "mrr", "p", "recall", "err", "hits", "rprec", "bpref", "set_p", "set_recall",
-    "set_f", "set_map", "f1", "fallout", "auc", "gauc", "opa"})
-
-
 def unit_interval(metric: str) -> bool:
     """True when every value of ``metric`` (a canonical name) lies in [0, 1]: NDCG, MAP, MRR,
     precision, recall, ERR, ... (DCG, RMSE, ARP and the counts do not)."""
-    return split_name(metric)[0] in _UNIT_INTERVAL
+    family = FAMILIES.get(split_name(metric)[0])
+    return family is not None and family.unit_interval

@@ -146,6 +146,9 @@ class Family:
             (``documents``: the document counts).
         lower_is_better: True for the families whose best value is the lowest (ARP: a rank);
             a run comparison picks its best run by it.
+        unit_interval: every per-query value lies in [0, 1] whatever the profile, the labels
+            (gains are never negative in a run) or the cutoff: a run holding a value outside
+            is damaged (NDCG, MAP, precision, ...; not DCG, RMSE, ARP or the counts).
     """
 
     name: str
@@ -168,6 +171,7 @@ class Family:
     subtopics: bool = False
     weight: Weight | None = None
     lower_is_better: bool = False
+    unit_interval: bool = False
 
     @property
     def pointwise(self) -> bool:

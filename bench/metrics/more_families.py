@@ -164,16 +164,16 @@ def more_families() -> dict[str, Family]:
         Family("set_map", "set_map", "set MAP: hits^2 / (retrieved * relevant), set precision "
                "times set recall (trec_eval set_map)", ("hits",),
                lambda q: q.ratio(q.comp["hits"] * q.comp["hits"], q.n * q.r), normalised=True,
-               cutoff=False),
+               cutoff=False, unit_interval=True),
         Family("gm_map", "gm_map", "geometric MAP: per query log(max(AP, 1e-5)), the mean is "
                "exp of their mean (trec_eval gm_map)", ("ap",), _gm_map, cutoff=False,
                mean="geometric", more_components=map_components),
         Family("f1", "F1", "F1 of the top k: 2 P@k R@k / (P@k + R@k) = 2 hits / (k + R) (ranx f1)",
-               ("hits",), _f1, normalised=True, blank_scores_one=True),
+               ("hits",), _f1, normalised=True, blank_scores_one=True, unit_interval=True),
         Family("fallout", "Fallout", "fall-out: judged non-relevant documents in the top k "
                "divided by all judged non-relevant documents", ("fall", "nonrel"),
                lambda q: q.ratio(q.comp["fall"], q.comp["nonrel"]), blank_when="no_nonrelevant",
-               normalised=True, aliases=("fall_out",)),
+               normalised=True, aliases=("fall_out",), unit_interval=True),
         Family("rprec_mult", "Rprec_mult", "precision at rank floor(x R + 0.9), a multiple x of R "
                "(trec_eval Rprec_mult)", ("rprec_mult",), _rprec_mult, normalised=True,
                cutoff=False, param=_MULTIPLE),
@@ -197,10 +197,12 @@ def more_families() -> dict[str, Family]:
                ordered=True, aliases=("inf_ap",)),
         Family("auc", "AUC", "area under the ROC curve of the query: pairs of a relevant and a "
                "non-relevant document ranked right (unjudged: non-relevant), ties 1/2 (sklearn roc_auc_score)",
-               ("auc", "auc_pairs"), _auc, blank_when="one_class", normalised=True, cutoff=False),
+               ("auc", "auc_pairs"), _auc, blank_when="one_class", normalised=True, cutoff=False,
+               unit_interval=True),
         Family("gauc", "GAUC", "group AUC: each query's AUC weighted by its documents, queries "
                "with one class left out (Zhou et al., KDD 2018)", ("auc", "auc_pairs"), _auc,
-               blank_when="one_class", cutoff=False, mean="documents", weight=_gauc_weight),
+               blank_when="one_class", cutoff=False, mean="documents", weight=_gauc_weight,
+               unit_interval=True),
         Family("alpha_ndcg", "ALPHA_NDCG", "alpha-nDCG (Clarke et al., SIGIR 2008): DCG whose "
                "gain for a subtopic decays by (1 - alpha) with each document above covering it, "
                "over ndeval's greedy ideal; needs subtopic qrels (ndeval alpha-nDCG)",
@@ -226,6 +228,6 @@ def more_families() -> dict[str, Family]:
         Family("opa", "OPA", "ordered pair accuracy: pairs of different labels ranked in label "
                "order over all such pairs (TF-Ranking OPAMetric)", ("opa", "opa_pairs"),
                lambda q: q.ratio(q.comp["opa"], q.comp["opa_pairs"]), blank_when="no_pair",
-               cutoff=False, weight=_pooled("opa_pairs")),
+               cutoff=False, weight=_pooled("opa_pairs"), unit_interval=True),
     )
     return {f.name: f for f in fams}
