@@ -90,3 +90,18 @@ def test_a_link_named_like_a_report_file_is_refused_and_its_target_kept(world: P
               "--no-progress")
     assert refused(res, "leaderboard.md") is None, res.err
     assert (world / "thesis.md").read_text(encoding="utf-8") == "# ltrbench leaderboard\nmy thesis\n"
+
+
+@pytest.mark.parametrize("name", ["a/b", "c/b", "a\\b", "Fold/1"])
+def test_a_dataset_name_holding_a_path_separator_is_refused_before_any_run(
+        world: Path, name: str) -> None:
+    """Folders and fold tables are named after the text after the last separator: ``--name
+    a/b`` and ``--name c/b`` wrote one fold table, ``b-folds1``, the second over the first."""
+    res = cli(world, "run", "--dataset", "./letor", "--quick", "--no-progress", "--seeds", "0",
+              "--models", "random", "--name", name, "--out", "named")
+    assert refused(res, "--name", repr(name), "not a path") is None, res.err
+    assert not (world / "named").exists()
+    (world / "n.toml").write_text(f"name = {name!r}\n", encoding="utf-8")
+    res = cli(world, "run", "--config", "n.toml", "--dataset", "./letor", "--quick",
+              "--no-progress", "--seeds", "0", "--models", "random", "--out", "named")
+    assert refused(res, "n.toml", "name", "not a path") is None, res.err

@@ -216,7 +216,8 @@ TUNE_KEYS = frozenset({"space", "search_space", "grid", "tune", "sampler", "prun
 
 def check_name(text: str, where: str) -> str:
     """A dataset display name (``name =``, ``--name``) as given, refused when empty, with control
-    characters (a line end or tab would break the tables it heads) or over 100 characters."""
+    characters (a line end or tab would break the tables it heads), a path separator (the
+    folders it names take the text after the last one) or over 100 characters."""
     if not text.strip():
         raise ConfigError(f"{where}: an empty name; give the dataset a name, or leave it out")
     if any((ch.isspace() and ch != " ") or not ch.isprintable() for ch in text):
@@ -225,6 +226,10 @@ def check_name(text: str, where: str) -> str:
                           "printable text")
     if len(text) > 100:
         raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
+    if "/" in text or "\\" in text:  # folders are named by the last part of a path: a/b, c/b
+        raise ConfigError(f"{where}: {text!r} holds a '/' or '\\'; a name is not a path (its "
+                          "tables and folders are named after the text after the last one, so "
+                          "'a/b' and 'c/b' would share them): write it without")
     if text != text.strip():  # ' x' and 'x' print alike in every table, two datasets apart
         raise ConfigError(f"{where}: {text!r} begins or ends with a space; write {text.strip()!r}")
     return text
