@@ -512,8 +512,8 @@ def _header(p: Path) -> list[str]:
         raise DataError("empty file: expected a header line naming the user and item columns",
                         path=p)
     try:
-        return list(pd.read_csv(p, sep=None, engine="python", nrows=0,
-                                encoding="utf-8-sig").columns)
+        return list(pd.read_csv(p, sep=None, engine="python", nrows=0,  # text as it is,
+                                encoding="utf-8-sig", compression=None).columns)  # any name
     except (ValueError, csv.Error, pd.errors.ParserError) as exc:
         raise DataError(f"could not read a header ({exc}): expected column names separated by "
                         "',', ';', a tab or a space", path=p, line=first[0]) from None
