@@ -435,3 +435,43 @@ def test_an_arrow_string_qid_with_a_missing_value_is_refused_naming_the_row() ->
     f = _frame().assign(qid=pd.array(["q1", "q1", "q1", None, "q2", "q2"],
                                      dtype="string[pyarrow]"))
     assert api_refused(call(lambda: _eval(f))[1], "row 4", "'qid'", "missing") is None
+
+
+# ------------------------------------------- LetorData.build (run(splits=...)) from a frame
+def _features() -> pd.DataFrame:
+    return pd.DataFrame({"f1": [0.1, 0.2, 0.3, 0.4], "f2": [1, 0, 1, 0]})
+
+
+@pytest.mark.parametrize("convert", [
+    lambda f: f.astype({"f2": "Int64"}),
+    lambda f: f.convert_dtypes(dtype_backend="pyarrow"),
+    lambda f: f.assign(f2=f.f2.astype(bool)),
+    lambda f: f.assign(f2=f.f2.astype("boolean")),
+], ids=["nullable-int", "arrow-backed", "bool", "nullable-bool"])
+def test_letor_data_from_a_frame_of_exported_column_types_equals_the_plain_matrix(
+        convert: Any) -> None:
+    """Base: "X must be real numbers; got dtype object" (NumPy makes such a frame one object
+    array), naming no column, for columns that are real numbers."""
+    from bench.data.letor import LetorData
+
+    want = LetorData.build(_features().to_numpy(), [1, 0, 1, 0], qid=[1, 1, 2, 2])
+    got, exc = call(lambda: LetorData.build(convert(_features()), [1, 0, 1, 0], qid=[1, 1, 2, 2]))
+    assert exc is None, f"{type(exc).__name__}: {exc}"
+    assert np.array_equal(got.X, want.X)
+
+
+def test_letor_data_from_a_frame_with_a_text_category_is_refused_naming_the_column() -> None:
+    from bench.data.letor import LetorData
+
+    X = _features().assign(genre=pd.Categorical(["a", "b", "a", "b"]))
+    exc = call(lambda: LetorData.build(X, [1, 0, 1, 0], qid=[1, 1, 2, 2]))[1]
+    assert api_refused(exc, "'genre'", "column 3", "category") is None
+
+
+def test_letor_data_with_a_bool_among_integer_qids_is_refused_naming_the_row() -> None:
+    """Base: NumPy made ``[True, 1, 2, 2]`` the ids ``[1, 1, 2, 2]``: two queries joined."""
+    from bench.data.letor import LetorData
+
+    exc = call(lambda: LetorData.build(_features().to_numpy(), [1, 0, 1, 0],
+                                       qid=[True, 1, 2, 2]))[1]
+    assert api_refused(exc, "row 1", "qid", "bool") is None
