@@ -475,3 +475,22 @@ def test_letor_data_with_a_bool_among_integer_qids_is_refused_naming_the_row() -
     exc = call(lambda: LetorData.build(_features().to_numpy(), [1, 0, 1, 0],
                                        qid=[True, 1, 2, 2]))[1]
     assert api_refused(exc, "row 1", "qid", "bool") is None
+
+
+@pytest.mark.parametrize("name", ["mq2008.dat", "fold1.svm.gz", "train"])
+def test_a_single_letor_file_of_any_name_is_said_to_be_one(tmp_path: Path, name: str) -> None:
+    """``run --dataset mq2008.dat``: base said "cannot tell the user and item columns from the
+    header ['2', 'qid:1', '1:0.5']" (read as a ratings table) unless named ``.txt``/``.svm``."""
+    from bench.datasets.resolve import load_path
+
+    (tmp_path / name).write_bytes(b"2 qid:1 1:0.5 2:1\n0 qid:1 1:0.1\n")
+    assert api_refused(call(lambda: load_path(tmp_path / name))[1], name,
+                       "a single LETOR file", "train/vali/test") is None
+
+
+def test_an_empty_dat_file_is_still_an_empty_ratings_table(tmp_path: Path) -> None:
+    from bench.datasets.resolve import load_path
+
+    (tmp_path / "r.dat").write_bytes(b"")
+    assert api_refused(call(lambda: load_path(tmp_path / "r.dat"))[1], "r.dat",
+                       "empty") is None
