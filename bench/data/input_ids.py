@@ -250,8 +250,8 @@ def id_array(values: object) -> np.ndarray:
     a = np.asarray(values)
     if a.dtype.kind == "U" and not isinstance(values, np.ndarray) and a.ndim == 1:
         items = list(values)  # type: ignore[call-overload]
-        if any(not issubclass(t, str) for t in set(map(type, items))) or any(
-                isinstance(v, str) and v.endswith("\0") for v in items):
+        if any(not issubclass(t, str) for t in set(map(type, items))) or (
+                "\0\n" in "\n".join(items) + "\n"):  # all text here: one pass in C
             return np.asarray(items, dtype=object)
     if a.dtype.kind in "iuf" and not isinstance(values, np.ndarray) and a.ndim == 1:
         items = list(values)  # type: ignore[call-overload]
