@@ -494,3 +494,25 @@ def test_an_empty_dat_file_is_still_an_empty_ratings_table(tmp_path: Path) -> No
     (tmp_path / "r.dat").write_bytes(b"")
     assert api_refused(call(lambda: load_path(tmp_path / "r.dat"))[1], "r.dat",
                        "empty") is None
+
+
+def test_a_quoted_header_after_comma_space_names_its_columns(tmp_path: Path) -> None:
+    """``"user", "item", "rating"`` (a ``", "``-separated export with quoted names): the data
+    lines are read skipping the space (pandas' ``skipinitialspace``); base read the header
+    without it and refused ``'item'`` as absent (columns ``['user', '"item"', ...]``)."""
+    p = tmp_path / "r.csv"
+    p.write_bytes(b'"user", "item", "rating", "timestamp"\n' + b"".join(
+        b"%d, %d, %d, %d\n" % (u, i, int(r), t) for u, i, r, t in PLAIN))
+    got, exc = call(lambda: _ratings(p))
+    assert exc is None, f"{type(exc).__name__}: {exc}"
+    assert _rows(got) == PLAIN
+
+
+def test_a_quoted_id_holding_the_separator_after_a_space_is_one_field(tmp_path: Path) -> None:
+    """``1, "x, y", 4``: pandas reads three fields (``skipinitialspace``); base's field-count
+    check read four and refused the line."""
+    p = tmp_path / "r.csv"
+    p.write_bytes(b'user, item, rating\n1, "x, y", 4\n2, "z", 3\n')
+    got, exc = call(lambda: _ratings(p, timestamp=None))
+    assert exc is None, f"{type(exc).__name__}: {exc}"
+    assert got.items.external_id.tolist() == ["x, y", "z"]
