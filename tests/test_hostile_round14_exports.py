@@ -516,3 +516,12 @@ def test_a_quoted_id_holding_the_separator_after_a_space_is_one_field(tmp_path: 
     got, exc = call(lambda: _ratings(p, timestamp=None))
     assert exc is None, f"{type(exc).__name__}: {exc}"
     assert got.items.external_id.tolist() == ["x, y", "z"]
+
+
+def test_two_fields_in_a_scores_line_get_no_decimal_comma_hint(tmp_path: Path) -> None:
+    """``0.9,1`` is a CSV line of two fields, not a number with a comma: said as it is."""
+    (tmp_path / "d.txt").write_bytes(b"1 qid:1 1:0.5\n0 qid:1 1:0.1\n")
+    (tmp_path / "s.txt").write_bytes(b"0.9,1\n0.5,1\n")
+    res = cli(tmp_path, "evaluate", "--data", "d.txt", "--scores", "s.txt")
+    assert refused(res, "s.txt:1", "'0.9,1'", "not a plain decimal number") is None, res.err
+    assert "decimal comma" not in res.err

@@ -272,10 +272,14 @@ def parse_float(
     return value
 
 
+#: ``4,5`` / ``-0,25`` (a decimal comma) or ``1,000`` / ``12,345,678.5`` (thousands grouped).
+_COMMA_NUMBER = re.compile(rb"[-+]?(?:[0-9]+,[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?)")
+
+
 def _comma_hint(raw: bytes) -> str:
     """What a number with a comma was likely meant as: a spreadsheet's decimal comma (``4,5``)
     or thousands separator (``1,000``), each a different number, so neither is guessed."""
-    if b"," not in raw or not any(_FLOAT.fullmatch(raw.replace(b",", r)) for r in (b".", b"")):
+    if _COMMA_NUMBER.fullmatch(raw) is None:  # '0.9,1' is two fields, no such number
         return ""
     return ("; a decimal comma or a thousands separator (a spreadsheet's export in a locale "
             "that writes 4,5 or 1,000)? export the numbers with '.' as the decimal point and no "
