@@ -525,3 +525,21 @@ def test_two_fields_in_a_scores_line_get_no_decimal_comma_hint(tmp_path: Path) -
     res = cli(tmp_path, "evaluate", "--data", "d.txt", "--scores", "s.txt")
     assert refused(res, "s.txt:1", "'0.9,1'", "not a plain decimal number") is None, res.err
     assert "decimal comma" not in res.err
+
+
+@pytest.mark.parametrize("ext", ["csv.xz", "csv.gz"])
+def test_the_dask_reader_reads_a_text_table_named_compressed_as_the_local_one(
+        tmp_path: Path, ext: str) -> None:
+    """``convert --engine dask --ratings r.csv.xz`` (text): base ``LZMAError`` traceback from
+    ``dd.read_csv``'s guess by name. Computed in this process (no cluster)."""
+    pytest.importorskip("dask.dataframe")
+    from tests.dask_kit import dask_ratings, local_ratings
+
+    p = tmp_path / f"r.{ext}"
+    p.write_bytes(RATINGS_CSV)
+    cols = {"user": "user", "item": "item", "rating": "rating", "timestamp": "timestamp"}
+    got = call(lambda: dask_ratings(p, **cols))
+    assert got[1] is None, f"{type(got[1]).__name__}: {got[1]}"
+    want = local_ratings(p, **cols)
+    assert got[0][["user", "item", "rating", "timestamp"]].to_numpy().tolist() == \
+        want[["user", "item", "rating", "timestamp"]].to_numpy().tolist()
