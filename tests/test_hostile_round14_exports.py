@@ -543,3 +543,14 @@ def test_the_dask_reader_reads_a_text_table_named_compressed_as_the_local_one(
     want = local_ratings(p, **cols)
     assert got[0][["user", "item", "rating", "timestamp"]].to_numpy().tolist() == \
         want[["user", "item", "rating", "timestamp"]].to_numpy().tolist()
+
+
+def test_the_dask_reader_refuses_a_database_null_id_as_the_local_one(tmp_path: Path) -> None:
+    pytest.importorskip("dask.dataframe")
+    from tests.dask_kit import dask_ratings
+
+    p = tmp_path / "r.csv"
+    p.write_bytes(RATINGS_CSV + b"\\N,11,3,500\n")
+    exc = call(lambda: dask_ratings(p, user="user", item="item", rating="rating",
+                                    timestamp="timestamp"))[1]
+    assert api_refused(exc, "r.csv:6", "'user'", "\\N", "missing") is None
