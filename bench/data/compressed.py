@@ -24,7 +24,21 @@ from bench.errors import DataError
 #: tar header's magic at byte 257.
 HEAD = 512
 
+#: What a spreadsheet program is told to do instead (its own documents are no text).
+_SAVE_AS_CSV = ("open it in the spreadsheet program and save the sheet as 'CSV UTF-8' "
+                "(File > Save As), or export it with pandas: pd.read_excel(FILE).to_csv(...)")
+
 _SIGNATURES = (
+    # Office documents before zip (an .xlsx is a zip whose members are XML: unzipping it gives
+    # no table): the first member of an OOXML package, named at byte 30 of the zip, is one of
+    # its parts, [Content_Types].xml, _rels/, docProps/ or xl/ (ECMA-376 Part 2), OpenDocument stores its 'mimetype' member first (ODF 1.2 Part 3, 3.3), and the
+    # compound file of Excel 97-2003 starts D0 CF 11 E0 A1 B1 1A E1 ([MS-CFB] 2.2).
+    (re.compile(rb"PK\x03\x04.{26}mimetypeapplication/vnd\.oasis\.opendocument", re.DOTALL),
+     "an OpenDocument file (an .ods spreadsheet?)", _SAVE_AS_CSV),
+    (re.compile(rb"PK\x03\x04.{26}(?:\[Content_Types\]\.xml|_rels/|docProps/|xl/)", re.DOTALL),
+     "an Office Open XML document (an .xlsx workbook?)", _SAVE_AS_CSV),
+    (re.compile(rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"),
+     "an Office compound document (an .xls workbook of Excel 97-2003?)", _SAVE_AS_CSV),
     (re.compile(rb"\x1f\x8b"), "gzip-compressed", "decompress it first, e.g. gunzip FILE"),
     (re.compile(rb"\xfd7zXZ\x00"), "xz-compressed", "decompress it first, e.g. unxz FILE"),
     (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), "bzip2-compressed",

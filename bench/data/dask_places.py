@@ -110,7 +110,8 @@ def _chunks(f: Path, sep: str | None, use: list[str]) -> Any:
             yield batch.to_pandas()
         return
     yield from pd.read_csv(f, sep=sep, usecols=use, dtype=object, chunksize=1 << 20,
-                           encoding="utf-8-sig", skipinitialspace=True)  # as Dask read it
+                           encoding="utf-8-sig", skipinitialspace=True,  # as Dask read it
+                           compression=None)
 
 
 def _place(f: Path, sep: str | None, k: int) -> tuple[Path, int, str]:

@@ -154,7 +154,8 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
                               blocksize=blocksize,
                               dtype={c: object if c in text else "float64" for c in use},
                               include_path_column=_PATH, encoding="utf-8-sig",
-                              skipinitialspace=True)  # 'user, item': as the local reader
+                              skipinitialspace=True,  # 'user, item': as the local reader
+                              compression=None)  # text named .xz is text: as the local reader
         except (ValueError, TypeError) as exc:  # the first block is parsed to learn the dtypes
             if is_parse_error(exc):
                 raise bad_line(files[0], sep or ",", cols, () if p / "ratings.csv" in files

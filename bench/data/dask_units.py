@@ -158,7 +158,7 @@ def one_unit_across(frame: Any, files: list[Path], cols: dict[str, str | None],
         stamps = dd.read_csv([glob.escape(str(f)) for f in files], sep=sep, usecols=[column],
                              blocksize=blocksize, dtype={column: object},
                              include_path_column=_PATH, encoding="utf-8-sig",
-                             skipinitialspace=True)  # as the table's read (dask_ratings)
+                             skipinitialspace=True, compression=None)  # as dask_ratings reads
         meta = pd.DataFrame({"kind": pd.Series([], dtype=object),
                              "value": pd.Series([], dtype="int64"),
                              "file": pd.Series([], dtype=object),

@@ -67,7 +67,7 @@ def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> np.
     _refuse_stray_in_file(p, sep, names)
     starts: list[int] = []
     with open(p, encoding="utf-8", errors="replace", newline="") as text:
-        reader = csv.reader(text, delimiter=sep)
+        reader = csv.reader(text, delimiter=sep, skipinitialspace=True)  # as pandas reads it
         before = 0
         for row in reader:
             if row and (len(row) > 1 or row[0].strip()):  # pandas' records: not blank lines
@@ -95,12 +95,14 @@ def header_fields(line: str, sep: str) -> list[str]:
     """The fields of a header line as pandas and :mod:`csv` read them: a quoted name may hold
     the separator (``"item, id"``) or a doubled quote. A plain ``split`` made ``"note, x"`` two
     names, so every column after it was taken one place to the right: the ratings read the
-    next column's values without a word."""
+    next column's values without a word. Spaces before a field are skipped, as the readers
+    read the data lines (``skipinitialspace``): ``"user", "item"`` names ``item``, not
+    ``"item"`` with its quotes."""
     if '"' not in line or len(sep) != 1:
         return line.split(sep)
     import csv
 
-    return next(csv.reader([line], delimiter=sep), [""])
+    return next(csv.reader([line], delimiter=sep, skipinitialspace=True), [""])
 
 
 def header_names(line: str, sep: str) -> list[str]:

@@ -242,12 +242,16 @@ def id_array(values: object) -> np.ndarray:
     """``np.asarray(values)``, except that Python strings stay Python strings (an object array)
     when NumPy's fixed-width text would drop a trailing NUL: ``np.asarray(["1\\0"])`` is
     ``["1"]``, which would silently join query ``"1"`` instead of being refused by
-    :func:`text_ids` as a file line holding a NUL is; and a bool among numbers stays a bool
-    (``np.asarray([True, 1])`` is ``[1, 1]``, which would silently join query 1)."""
+    :func:`text_ids` as a file line holding a NUL is; a bool among numbers stays a bool
+    (``np.asarray([True, 1])`` is ``[1, 1]``, which would silently join query 1); and a value
+    that is no text among text stays that value for :func:`text_ids` to judge (NumPy writes
+    ``[1.0, "1", True, nan]`` as the texts ``"1.0"``, ``"1"``, ``"True"``, ``"nan"``: a float
+    would split query 1, a bool or a NaN would become a query)."""
     a = np.asarray(values)
     if a.dtype.kind == "U" and not isinstance(values, np.ndarray) and a.ndim == 1:
         items = list(values)  # type: ignore[call-overload]
-        if any(isinstance(v, str) and v.endswith("\0") for v in items):
+        if any(not issubclass(t, str) for t in set(map(type, items))) or (
+                "\0\n" in "\n".join(items) + "\n"):  # all text here: one pass in C
             return np.asarray(items, dtype=object)
     if a.dtype.kind in "iuf" and not isinstance(values, np.ndarray) and a.ndim == 1:
         items = list(values)  # type: ignore[call-overload]

@@ -258,8 +258,8 @@ def parse_float(
         exact_integers = what == "score"
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
     if _FLOAT.fullmatch(raw) is None:
-        raise DataError(f"{what} {_show(raw)} is not a plain decimal number ({NUMBER_FORMS})",
-                        path=path, line=line, row=row, column=column)
+        raise DataError(f"{what} {_show(raw)} is not a plain decimal number ({NUMBER_FORMS})"
+                        f"{_comma_hint(raw)}", path=path, line=line, row=row, column=column)
     if exact_integers and len(raw) > 15 and _INT.fullmatch(raw) is not None:
         whole = int(raw)
         if abs(whole) > TWO53 and int(float(whole)) != whole:
@@ -270,6 +270,20 @@ def parse_float(
         raise DataError(f"{what} {_show(raw)} is beyond the range of a float64 (|x| > 1.8e308)",
                         path=path, line=line, row=row, column=column)
     return value
+
+
+#: ``4,5`` / ``-0,25`` (a decimal comma) or ``1,000`` / ``12,345,678.5`` (thousands grouped).
+_COMMA_NUMBER = re.compile(rb"[-+]?(?:[0-9]+,[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?)")
+
+
+def _comma_hint(raw: bytes) -> str:
+    """What a number with a comma was likely meant as: a spreadsheet's decimal comma (``4,5``)
+    or thousands separator (``1,000``), each a different number, so neither is guessed."""
+    if _COMMA_NUMBER.fullmatch(raw) is None:  # '0.9,1' is two fields, no such number
+        return ""
+    return ("; a decimal comma or a thousands separator (a spreadsheet's export in a locale "
+            "that writes 4,5 or 1,000)? export the numbers with '.' as the decimal point and no "
+            "grouping")
 
 
 TWO53 = 2**53
@@ -419,11 +433,14 @@ def refuse_decimal_ties(groups: object, values: NDArray[np.float64], texts: Sequ
 
 
 #: Cells a text table reader takes for a missing value (pandas' default ``na_values``,
-#: ``pandas.read_csv`` docs): in an id column of a ratings file they are refused as missing,
-#: never read as an id (``NA`` would become one user holding every row without a user).
+#: ``pandas.read_csv`` docs), and ``\\N``, the NULL of a database dump (MySQL's ``SELECT ...
+#: INTO OUTFILE`` and ``mysqldump --tab``, PostgreSQL's ``COPY`` text format): in an id column of
+#: a ratings file they are refused as missing, never read as an id (``NA`` or ``\\N`` would
+#: become one user holding every row without a user).
+DUMP_NULL = "\\N"
 MISSING_SPELLINGS = frozenset({
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null", DUMP_NULL})
 
 #: The characters of :func:`stray_character`, as a ``str`` pattern for a column of text cells.
 STRAY_TEXT = "[\x00\x0b\x0c\x1c-\x1e\x85\u2028\u2029\ufeff]"
@@ -437,7 +454,9 @@ def id_cell_problem(cell: str) -> str | None:
     :mod:`bench.data.dask_ratings`)."""
     why = stray_character(cell.encode("utf-8", "replace"))
     if why is None and cell.strip() in MISSING_SPELLINGS:
-        why = (f"id {cell.strip()!r} is a spelling of a missing value (pandas reads it as NaN): "
+        source = ("a database dump's NULL (MySQL, PostgreSQL COPY)" if cell.strip() == DUMP_NULL
+                  else "pandas reads it as NaN")
+        why = (f"id {cell.strip()!r} is a spelling of a missing value ({source}): "
                "expected an id in every row")
     return why
 

@@ -8,6 +8,7 @@ ids behind each row (a user is a query, an item a document).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bench.data.groups import offsets_from_qid, offsets_from_sizes
+from bench.data.input_ids import id_array
 from bench.data.python_args import refuse_non_arrays
 from bench.errors import DataError
 
@@ -98,7 +100,7 @@ class LetorData:
         if (qid is None) == (group is None):
             raise DataError("give exactly one of qid= or group=", path=source or None)
         if qid is not None:
-            qa = np.asarray(qid).ravel()
+            qa = id_array(qid).ravel()  # [True, 1]: NumPy would make it [1, 1], one query
             if qa.shape[0] != ya.shape[0]:
                 raise DataError(
                     f"qid has {qa.shape[0]} entries for {ya.shape[0]} rows", path=source or None
@@ -211,8 +213,8 @@ class LetorSplits:
 
 def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any]]) -> NDArray[Any]:
     """``values`` as ``dtype`` when they are real numbers (booleans as 0 and 1; complex numbers,
-    text and objects refused)."""
-    a = np.asarray(values)
+    text and objects refused; a DataFrame column by column, :func:`_frame_numbers`)."""
+    a = _frame_numbers(values, name, source) if _is_frame(values) else np.asarray(values)
     if a.dtype.kind not in "biuf":
         raise DataError(f"{name} must be real numbers; got dtype {a.dtype}", path=source or None)
     top = np.finfo(dtype).max
@@ -227,10 +229,40 @@ def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any
     return np.ascontiguousarray(a, dtype=dtype)
 
 
+def _is_frame(values: object) -> bool:
+    pd = sys.modules.get("pandas")  # not imported: no DataFrame can have been made
+    return pd is not None and isinstance(values, pd.DataFrame)
+
+
+def _frame_numbers(frame: Any, name: str, source: str) -> NDArray[np.float64]:
+    """A DataFrame's columns as one float64 matrix, column by column: NumPy makes a frame
+    holding a nullable (``Int64``, ``Float64``, ``boolean``), Arrow-backed or ``bool`` column
+    one object array ("got dtype object", no column named); a missing value of a nullable
+    column is NaN, as a missing feature is. A column that holds no real numbers (text, a
+    category, dates, Decimals as objects, complex numbers) is refused by name and position."""
+    import pandas as pd
+
+    cols = []
+    for j, (label, dtype) in enumerate(frame.dtypes.items()):
+        real = pd.api.types.is_bool_dtype(dtype) or (
+            pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype))
+        if not real:
+            raise DataError(f"{name}: column {label!r} (column {j + 1}) has dtype {dtype}: "
+                            "expected real numbers or booleans in every column (encode text "
+                            "and categories as numbers first)", path=source or None,
+                            column=str(label))
+        cols.append(frame.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan))
+    return np.column_stack(cols) if cols else np.empty((frame.shape[0], 0))
+
+
 def _int_ids(qa: NDArray[Any], source: str, name: str = "qid") -> NDArray[np.int64]:
     """Query (or ``user`` / ``item``) ids as int64: integer dtypes within int64, or floats whose
     values are integers (a user 1.5 was cut to 1, a user "u" a ``ValueError``)."""
     where = source or None
+    if qa.dtype.kind == "O" and (row := next((i for i, v in enumerate(qa.tolist())
+                                              if isinstance(v, bool)), None)) is not None:
+        raise DataError(f"{name} {qa[row]!r} is a bool: expected integers (True would be "
+                        "query 1)", path=where, row=row + 1, column=name)
     if qa.dtype.kind not in "iuf":
         raise DataError(f"{name} must be integers; got dtype {qa.dtype} (map other ids to "
                         "integers first)", path=where, column=name)

@@ -235,8 +235,14 @@ def _foreign_features(table: pa.Table, p: Path) -> tuple[list[str], tuple[str, .
     in file order. A numeric column named like an id or label is refused; the columns left out
     for not being numbers are warned by name (module docstring)."""
     columns, dropped = [], []
+    index = [c for c in _pandas_index_columns(table) if c not in RESERVED_COLUMNS]
+    if index:  # the frame's row labels (pandas' __index_level_0__): no feature
+        warnings.warn(f"{p}: column(s) {', '.join(map(repr, index))} hold the index of the "
+                      "DataFrame the file was written from (pandas' to_parquet wrote them as "
+                      "columns): row labels, not read as features (write it with index=False, "
+                      "or reset_index() to make them data)", stacklevel=4)
     for c in table.column_names:
-        if c in RESERVED_COLUMNS:
+        if c in RESERVED_COLUMNS or c in index:
             continue
         t = table.schema.field(c).type
         if not (_is_numeric(t) or pa.types.is_decimal(t)):
@@ -256,6 +262,23 @@ def _foreign_features(table: pa.Table, p: Path) -> tuple[list[str], tuple[str, .
                       f"features: {shown} (a foreign LETOR Parquet file's features are its "
                       "numeric columns besides qid, label, user and item)", stacklevel=4)
     return columns, tuple(columns)
+
+
+def _pandas_index_columns(table: pa.Table) -> list[str]:
+    """The columns pandas' ``to_parquet`` wrote for a DataFrame's index (``index_columns`` of
+    the file's ``pandas`` metadata: ``__index_level_0__`` after a sort or a filter, or the
+    index's own name): row labels, which a model would learn as a feature (the row number of a
+    file sorted by label is the label). A range index is stored as metadata, no column."""
+    raw = (table.schema.metadata or {}).get(b"pandas")
+    if raw is None:
+        return []
+    try:
+        index = json.loads(raw).get("index_columns", [])
+    except (ValueError, AttributeError):  # damaged metadata: no index is known
+        return []
+    names = table.column_names
+    return [c for c in index if isinstance(c, str) and c in names] if isinstance(index, list) \
+        else []
 
 
 def _optional_ids(values: np.ndarray | None, n: int) -> pa.Array:

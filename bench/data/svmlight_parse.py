@@ -428,7 +428,8 @@ _MESSAGES = {
     scan.E_TOKEN: "expected 'index:value' (an integer index >= 1, a colon, a number)",
     scan.E_INDEX: "the feature index must be a plain integer >= 1 (digits only), followed by "
                   "':value'",
-    scan.E_INDEX_ZERO: "feature index 0: SVMlight indices start at 1",
+    scan.E_INDEX_ZERO: ("feature index 0: SVMlight indices start at 1 (scikit-learn's "
+                        "dump_svmlight_file writes 0-based ones unless zero_based=False)"),
     scan.E_INDEX_RANGE: "the feature index does not fit a 64-bit integer",
     scan.E_ORDER: "feature indices must be strictly increasing within a line (this one follows "
                   "index {extra})",

@@ -243,7 +243,8 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
             dtype=str if as_text else None,
             engine="python" if len(sep) > 1 else "c",
             skipinitialspace=True,
-        )
+            compression=None,  # bytes as they are: compressed ones were refused (bom_length),
+        )  # and a text file named .gz / .xz / .zip would be handed to a decompressor
     except (ValueError, pd.errors.ParserError) as exc:
         if isinstance(exc, UnicodeDecodeError):  # name the line (bench.data.inputs' reader)
             for _ in text_lines(p, expected="a ratings table (CSV, TSV or Parquet)", plain=False):

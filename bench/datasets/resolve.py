@@ -473,8 +473,9 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
         if "qid" in columns and "label" in columns:
             raise DataError("a single LETOR Parquet file: give the folder holding "
                             "train/vali/test.parquet", path=p)
-    elif (p.suffix.lower() in (".txt", ".svm", ".svmlight", ".libsvm")
-          or p.name.startswith("rank.")) and _looks_like_svmlight(p):
+    elif p.suffix.lower() not in (".csv", ".tsv", ".tab") and _looks_like_svmlight(p, empty=(
+            p.suffix.lower() in (".txt", ".svm", ".svmlight", ".libsvm")
+            or p.name.startswith("rank."))):  # x.dat, a text x.svm.gz, x: by the first line
         raise DataError("a single LETOR file: give the folder holding train/vali/test "
                         "(Fold1/ or flat) or rank.train/rank.test", path=p)
     elif p.suffix.lower() == ".toml":  # a config naming itself (or another) as its dataset
@@ -482,20 +483,20 @@ def _load_table_guessing_columns(p: Path) -> Ratings:
                         "a dataset folder or a ratings table; a config goes to --config",
                         path=p)
     else:  # a ratings table, 'ratings.txt' with a header 'user<TAB>item<TAB>rating' too
-
         columns = _header(p)
     user, item, rating, time = guess_columns(columns, p)
     return load_ratings_table(p, user=user, item=item, rating=rating, timestamp=time)
 
 
-def _looks_like_svmlight(p: Path) -> bool:
+def _looks_like_svmlight(p: Path, *, empty: bool = True) -> bool:
     """Whether the first data line of ``p`` is SVMlight (``label qid:Q i:v`` or ``label i:v``),
-    not a ratings table's header: only then is a ``.txt`` file called a single LETOR file."""
+    not a ratings table's header: only then is a file called a single LETOR file. ``empty``:
+    the answer for a file without a data line (a ``.txt``: the LETOR message says what to give)."""
     for _, raw in text_lines(p, expected="a dataset file"):
         tokens = raw.split()
         if tokens and not tokens[0].startswith(b"#"):
             return any(re.fullmatch(rb"qid:.*|[0-9]+:.*", t) for t in tokens[1:3])
-    return True  # no data line: the LETOR message says what to give
+    return empty
 
 
 def _header(p: Path) -> list[str]:
@@ -512,8 +513,8 @@ def _header(p: Path) -> list[str]:
         raise DataError("empty file: expected a header line naming the user and item columns",
                         path=p)
     try:
-        return list(pd.read_csv(p, sep=None, engine="python", nrows=0,
-                                encoding="utf-8-sig").columns)
+        return list(pd.read_csv(p, sep=None, engine="python", nrows=0,  # text as it is,
+                                encoding="utf-8-sig", compression=None).columns)  # any name
     except (ValueError, csv.Error, pd.errors.ParserError) as exc:
         raise DataError(f"could not read a header ({exc}): expected column names separated by "
                         "',', ';', a tab or a space", path=p, line=first[0]) from None
