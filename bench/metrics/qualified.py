@@ -99,7 +99,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
     Raises:
         ConfigError: ``explicit`` and a peer name of another tool family than the call's profile.
     """
-    specs = [_stated(spec, call, explicit) for spec in specs]
+    specs = [_with_options(_stated(spec, call, explicit), call) for spec in specs]
     if not explicit:
         return specs
     out: list[MetricSpec] = []
@@ -155,6 +155,31 @@ def _own_spelling(spec: MetricSpec, call: Profile) -> bool:
     own = OWN_SPELLINGS.get(_base_name(call), {})
     stem = re.sub(r"@[0-9]+$", "", spec.key)
     return own.get(stem) == spec.family
+
+
+#: The profile fields the call's options set (``--relevance-level``, ``--judged-only``,
+#: ``--run-depth``; the same fields of a Python profile built with ``replace``).
+OPTION_FIELDS = ("relevance_threshold", "judged_only", "run_depth")
+
+
+def _with_options(spec: MetricSpec, call: Profile) -> MetricSpec:
+    """A spec whose *spelling* implies its profile (ranx's ``ndcg_burges@10``: ``ranx-burges``,
+    grammar ``"ranx"``, no ``PROFILE:`` typed) with the call's options applied as overrides:
+    ``--profile ranx --relevance-level 2 --metrics ndcg_burges@10`` is ranx's
+    ``ndcg_burges@10-l2``, never its level-1 value under a name the user gave the option for.
+    A typed ``PROFILE:`` keeps its profile whatever the options (:func:`_stated`)."""
+    if spec.grammar != "ranx" or spec.profile is None or spec.explicit:
+        return spec
+    try:
+        named = get_profile(_base_name(call))
+    except ConfigError:  # a profile object of the caller's own name: nothing to compare with
+        return spec
+    own = get_profile(spec.profile)
+    changes = {f: getattr(call, f) for f in OPTION_FIELDS
+               if getattr(call, f) != getattr(named, f) and getattr(call, f) != getattr(own, f)}
+    if not changes:
+        return spec
+    return replace(spec, overrides=tuple(sorted({**dict(spec.overrides), **changes}.items())))
 
 
 #: How an ir_measures name spells the profile fields it can state.
