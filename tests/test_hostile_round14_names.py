@@ -367,3 +367,50 @@ def test_a_comparison_with_a_lower_case_ir_measures_twin_is_not_two_numbers(
             assert run["metrics"]["ndcg@10"]["mean"] == run["metrics"]["ndcg()@10"]["mean"]
     else:
         assert refused(res, "ndcg()@10") is None, res.err
+
+
+# ------------------------------------------------- trec_eval's command line typed to evaluate
+@pytest.mark.parametrize(("argv", "option"), [
+    (("-c",), "--profile trec_eval-c"), (("-l", "2"), "--relevance-level"),
+    (("-l2",), "--relevance-level"), (("-m", "ndcg_cut.10"), "--metrics"),
+    (("-M", "10"), "--run-depth"), (("-J",), "--judged-only"), (("-q",), "--per-query"),
+])
+def test_a_trec_eval_flag_is_refused_naming_the_option_that_does_it(
+        tmp_path: Path, files: tuple[str, str], argv: tuple[str, ...], option: str) -> None:
+    q, r = files
+    res = cli(tmp_path, "evaluate", *argv, "--qrels", q, "--run", r)
+    assert refused(res, argv[0], option) is None, res.err
+
+
+def test_trec_evals_positional_qrels_and_run_are_refused_naming_the_options(
+        tmp_path: Path, files: tuple[str, str]) -> None:
+    q, r = files
+    res = cli(tmp_path, "evaluate", q, r)
+    assert refused(res, "--qrels", "--run") is None, res.err
+
+
+# ------------------------------------------------ a peer library's function typed as a name
+@pytest.mark.parametrize(("typed", "name", "profile"), [
+    ("ndcg_score", "ndcg@10", "sklearn"), ("precision_at_k", "Precision@10", "recommenders"),
+    ("recall_at_k", "Recall@10", "recommenders"), ("ndcg_at_k", "ndcg@10", "recommenders"),
+])
+def test_a_peer_function_name_is_answered_with_the_name_and_profile_that_compute_it(
+        typed: str, name: str, profile: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_metrics(typed)
+    msg = str(info.value)
+    assert f"{name} with --profile {profile}" in msg, msg[-300:]
+    assert parse_metrics(f"{profile}:{name}")  # the answer parses
+
+
+def test_sklearns_ndcg_score_is_what_the_answer_computes() -> None:
+    from sklearn.metrics import ndcg_score
+
+    from bench.metrics import evaluate
+
+    labels = [[2, 0, 1, 0, 3], [1, 1, 0, 2]]
+    scores = [[0.5, 0.5, 0.1, 0.9, 0.5], [0.3, 0.3, 0.3, 0.1]]  # ties: sklearn averages them
+    want = sum(ndcg_score([y], [s], k=3) for y, s in zip(labels, scores, strict=True)) / 2
+    got = evaluate([*labels[0], *labels[1]], [*scores[0], *scores[1]], qid=[1] * 5 + [2] * 4,
+                   metrics="sklearn:ndcg@3").metrics["sklearn:ndcg@3"]
+    assert got == pytest.approx(want, abs=1e-12)

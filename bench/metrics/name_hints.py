@@ -4,6 +4,8 @@
   the closest spellings of every grammar (difflib) with the user's cutoff written the way that
   spelling takes it (``precision_10`` -> ``precision@10``, ``ndcg_at_10`` -> ``ndcg_cut_10``,
   ``ndcg@10``), never the typed name itself or a spelling that is refused in turn.
+  A peer library's function typed as a name (``ndcg_score``, ``precision_at_k``) is answered
+  with the name and profile that compute it (:data:`PEER_FUNCTIONS`).
 * :func:`refuse_folded_case`: ir_measures reads its names case-sensitively (``util.py``
   ``parse_measure``: ``ndcg()@10``, ``map()``, ``success@2`` are "measure not found"); a name
   that only a case-folded reading makes an ir_measures measure, in letters that also spell an
@@ -24,7 +26,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
 from bench.metrics.peer_names import TREC_EVAL, PeerMeasure, Reading, peer_names
 
-__all__ = ["refuse_folded_case", "suggest"]
+__all__ = ["PEER_FUNCTIONS", "refuse_folded_case", "suggest"]
 
 #: Letters that spell an ltrbench or trec_eval measure in any case (``ndcg``, ``map``, ``p``,
 #: ``success``): an ir_measures name folded onto them would be a second meaning.
@@ -33,11 +35,31 @@ _TAKEN = frozenset({*FAMILIES, *ALIASES, *(m.name.lower() for m in TREC_EVAL)})
 _ACTIVE: list[bool] = []  # a candidate being parsed: its own error suggests nothing
 
 
+#: Functions of peer libraries typed as metric names (``precision_at_k``, ``ndcg_score``):
+#: ``name -> (what it is, the ltrbench name, the profile that computes it as that library does)``.
+PEER_FUNCTIONS = {
+    "ndcg_score": ("scikit-learn's sklearn.metrics.ndcg_score(y_true, y_score, k=10)", "ndcg@10",
+                   "sklearn"),
+    "dcg_score": ("scikit-learn's sklearn.metrics.dcg_score(y_true, y_score, k=10)", "dcg@10",
+                  "sklearn"),
+    **{f"{m}_at_k": (f"Microsoft Recommenders' python_evaluation.{m}_at_k(..., k=10)", name,
+                     "recommenders")
+       for m, name in (("precision", "Precision@10"), ("recall", "Recall@10"),
+                       ("ndcg", "ndcg@10"), ("map", "map@10"))},
+}
+
+
 def suggest(body: str, parses: Callable[[str], bool]) -> str:
     """``"; did you mean ..."`` with up to three names close to ``body`` that ``parses``
-    accepts, or ``""``."""
+    accepts, or ``""``; for a peer library's function name (:data:`PEER_FUNCTIONS`), the name
+    and profile that compute it."""
     if _ACTIVE:
         return ""
+    if body.lower() in PEER_FUNCTIONS:
+        what, name, profile = PEER_FUNCTIONS[body.lower()]
+        return (f"; {body} is {what}, a function, not a metric name: write {name} with "
+                f"--profile {profile} (profile={profile!r}) for its value as that library "
+                f"computes it, or {profile}:{name} beside other profiles")
     m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
     base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
     digits = tail[1:] if tail[:1] in "@._" and tail[1:].isdigit() else ""
