@@ -414,3 +414,33 @@ def test_sklearns_ndcg_score_is_what_the_answer_computes() -> None:
     got = evaluate([*labels[0], *labels[1]], [*scores[0], *scores[1]], qid=[1] * 5 + [2] * 4,
                    metrics="sklearn:ndcg@3").metrics["sklearn:ndcg@3"]
     assert got == pytest.approx(want, abs=1e-12)
+
+
+# ----------------------------------------------------------- ranx's -l suffix on its own names
+@pytest.mark.parametrize(("typed", "base", "want"), [
+    ("ndcg_burges@10-l2", "ndcg_burges@10", RANX["ndcg_burges@10-l2"]),
+    ("r-precision-l2", "r-precision", 0.0),  # ranx: no document of grade >= 2 in the top R
+])
+def test_ranxs_level_suffix_on_its_own_spelling_names_the_option_that_gives_its_number(
+        tmp_path: Path, files: tuple[str, str], typed: str, base: str, want: float) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_metrics(typed)
+    assert f"{base} with --profile ranx --relevance-level 2" in str(info.value), str(info.value)
+    q, r = files
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--profile", "ranx",
+              "--relevance-level", "2", "--metrics", base, "--format", "csv")
+    assert res.status == 0, res.err
+    assert _csv(res.out)[base] == pytest.approx(want, abs=1e-12)
+
+
+def test_ranxs_level_zero_suffix_does_not_suggest_a_refused_level(
+        tmp_path: Path, files: tuple[str, str]) -> None:
+    # ranx precision@1-l0 = 1/3: grade 0 counts as relevant there (b is judged 0, ranked first)
+    with pytest.raises(ConfigError) as info:
+        parse_metrics("precision@1-l0")
+    assert "-l0" in str(info.value)
+    assert "--relevance-level 0" not in str(info.value), str(info.value)
+    q, r = files
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--relevance-level", "0",
+              "--metrics", "p@1")
+    assert res.status == 2, res.err  # the level the old hint named is refused

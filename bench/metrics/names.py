@@ -78,7 +78,12 @@ from bench.metrics.peer_names import (
 )
 from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
-from bench.metrics.ranx_spellings import RANX_EXAMPLES, qualified_ranx, ranx_spelling
+from bench.metrics.ranx_spellings import (
+    RANX_EXAMPLES,
+    qualified_ranx,
+    ranx_level,
+    ranx_spelling,
+)
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -298,13 +303,8 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
                           "relevant documents scores 0) is the profile xgboost-: write "
                           f"xgboost-:{body[:-1]} (or --profile xgboost- with {body[:-1]})")
     level = re.fullmatch(r"(?P<base>.+)-l(?P<level>[0-9]+)", body)
-    if level is not None and _read_ltrbench(level["base"].lower()) is not None:
-        # ranx's ndcg@10-l2 (ranx/metrics: a judgment >= 2 is relevant): an option here
-        base, n = level["base"], int(level["level"])
-        raise ConfigError(f"unknown metric {token!r}: ranx's '-l{n}' suffix (a judgment >= {n} "
-                          f"is relevant) is an option here: {base} with --profile ranx "
-                          f"--relevance-level {n} (in Python profile=dataclasses.replace("
-                          f"get_profile('ranx'), relevance_threshold={n}))")
+    if level is not None and _read_ltrbench(ranx_spelling(level["base"].lower())[1]) is not None:
+        ranx_level(token, level["base"], int(level["level"]))  # ndcg_burges@10-l2: an option
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 

@@ -25,7 +25,7 @@ import re
 
 from bench.errors import ConfigError
 
-__all__ = ["RANX_EXAMPLES", "qualified_ranx", "ranx_spelling"]
+__all__ = ["RANX_EXAMPLES", "qualified_ranx", "ranx_level", "ranx_spelling"]
 
 #: ``(family, spelling, example)`` of each spelling here, for ``ltrbench metrics list``.
 RANX_EXAMPLES = (("rprec", "r-precision", "r-precision"),
@@ -72,3 +72,19 @@ def qualified_ranx(token: str, qualifier: str | None, implied: str | None) -> st
         f"{token!r}: {body} is ranx's Burges DCG (gain 2^rel - 1, ranx/metrics/ndcg.py), the "
         f"profile {implied!r}, not a metric of profile {qualifier!r}: write {implied}:{plain} "
         f"(or {body}) for ranx's value, or {qualifier}:{plain} for its value under {qualifier!r}")
+
+
+def ranx_level(token: str, base: str, n: int) -> None:
+    """A ConfigError for ranx's relevance-level suffix (``ndcg@10-l2``, ``ndcg_burges@10-l2``:
+    ranx/metrics, a judgment >= n is relevant), naming the option that sets it here; ``-l0``
+    (every judged document relevant) has none: the level is above 0, as pytrec_eval and
+    ir_measures require."""
+    if n < 1:
+        raise ConfigError(f"unknown metric {token!r}: ranx's '-l{n}' suffix makes every judged "
+                          "document relevant (a judgment >= 0), which ltrbench does not compute: "
+                          f"the relevance level is above 0 (--relevance-level 1 is {base}, "
+                          "the default)")
+    raise ConfigError(f"unknown metric {token!r}: ranx's '-l{n}' suffix (a judgment >= {n} is "
+                      f"relevant) is an option here: {base} with --profile ranx "
+                      f"--relevance-level {n} (in Python profile=dataclasses.replace("
+                      f"get_profile('ranx'), relevance_threshold={n}))")
