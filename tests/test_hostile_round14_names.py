@@ -444,3 +444,15 @@ def test_ranxs_level_zero_suffix_does_not_suggest_a_refused_level(
     res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--relevance-level", "0",
               "--metrics", "p@1")
     assert res.status == 2, res.err  # the level the old hint named is refused
+
+
+def test_a_header_typed_unquoted_in_the_shell_is_two_words_that_still_parse_back(
+        tmp_path: Path, files: tuple[str, str]) -> None:
+    # `--metrics ndcg_cut_10 [trec_eval] map`: argparse hands three list items
+    q, r = files
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--metrics", "ndcg_cut_10",
+              "[trec_eval]", "map", "--format", "csv")
+    assert res.status == 0, res.err
+    got = _csv(res.out)
+    assert got == pytest.approx({"trec_eval:ndcg_cut_10": _pytrec("ndcg_cut_10"),
+                                 "map": _pytrec("map")}, abs=1e-12)

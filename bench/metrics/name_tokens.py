@@ -77,7 +77,7 @@ def tokens(items: list[str]) -> list[str]:
         for token in names:
             ascii_only(token)
             out.append(token)
-    return out
+    return _headers(out, " ".join(items))  # a header's [PROFILE] may be a list item of its own
 
 
 def _split(item: str) -> list[str]:
@@ -144,7 +144,7 @@ def _words(text: str, item: str) -> list[str]:
         if word.endswith(":") or word.startswith(":"):
             raise ConfigError(f"{word!r} in {item!r} is a profile qualifier without a metric "
                               "name: write PROFILE:NAME (trec_eval-c:P_5)")
-    return _headers(joined, item)
+    return joined
 
 
 _LABEL = re.compile(r"^\[\s*(?P<profile>[^\[\]]*?)\s*\]$")
