@@ -456,3 +456,81 @@ def test_a_header_typed_unquoted_in_the_shell_is_two_words_that_still_parse_back
     got = _csv(res.out)
     assert got == pytest.approx({"trec_eval:ndcg_cut_10": _pytrec("ndcg_cut_10"),
                                  "map": _pytrec("map")}, abs=1e-12)
+
+
+# ------------------------------------------------ trec_eval's parameter lists of real numbers
+@pytest.mark.parametrize(("name", "asked", "measures"), [
+    ("iprec_at_recall.0.1,0.5", "iprec_at_recall.0.1,0.5",
+     ("iprec_at_recall_0.10", "iprec_at_recall_0.50")),
+    ("Rprec_mult.0.2,2.0", "Rprec_mult.0.2,2.0", ("Rprec_mult_0.20", "Rprec_mult_2.00")),
+    ("iprec_at_recall_0.00,0.30", "iprec_at_recall.0.0,0.3",
+     ("iprec_at_recall_0.00", "iprec_at_recall_0.30")),
+])
+def test_a_trec_eval_list_of_real_parameters_equals_pytrec_eval(
+        name: str, asked: str, measures: tuple[str, str]) -> None:
+    got = _q(evaluate_trec, Q, R, metrics=name).metrics
+    assert len(got) == 2, got
+    per_q = pytrec_eval.RelevanceEvaluator(Q, {asked}).evaluate(R)
+    for value, measure in zip(got.values(), measures, strict=True):
+        want = sum(v[measure] for v in per_q.values()) / len(per_q)
+        assert value == pytest.approx(want, abs=1e-12), (name, measure)
+
+
+@pytest.mark.parametrize("names", ["P_5,0.5", "IPrec@0.1,0.2", "map 0.5"])
+def test_a_real_number_after_a_name_with_whole_cutoffs_is_refused_as_a_cutoff(names: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_metrics(names)
+    msg = str(info.value)
+    assert "cutoff" in msg, msg[:200]
+    assert "unknown metric" not in msg, msg[:200]
+
+
+#: Each test's class of issue 19, for the closing counts.
+CLASSES = {
+    "test_a_qualified_ranx_burges_name_is_ranxs_ndcg_burges": "unclear errors",
+    "test_a_qualified_r_precision_is_r_precision_under_that_profile": "unclear errors",
+    "test_a_burges_name_behind_another_tools_qualifier_is_refused_saying_why": "unclear errors",
+    "test_the_relevance_level_reaches_a_burges_name_under_ranx": "silently wrong numbers",
+    "test_the_relevance_level_reaches_a_burges_name_without_a_profile": "silently wrong numbers",
+    "test_a_python_profile_with_a_level_reaches_a_burges_name": "silently wrong numbers",
+    "test_the_run_depth_reaches_a_burges_name": "silently wrong numbers",
+    "test_a_lower_case_ir_measures_spelling_is_not_a_second_meaning": "silently wrong numbers",
+    "test_a_comparison_header_pasted_into_metrics_parses_back": "unclear errors",
+    "test_a_header_with_overrides_is_refused_naming_the_name_that_carries_them": "unclear errors",
+    "test_a_header_of_one_profile_on_a_name_of_another_is_refused": "unclear errors",
+    "test_every_name_an_error_suggests_parses": "unclear errors",
+    "test_a_cutoff_beyond_every_integer_type_is_refused_naming_it": "silent accepts",
+    "test_a_dotted_trec_eval_list_equals_pytrec_eval_in_the_order_given": "silently wrong numbers",
+    "test_an_ir_measures_name_with_ties_and_a_missing_query_equals_ir_measures":
+        "silently wrong numbers",
+    "test_two_identical_runs_tie_with_p_one": "silently wrong numbers",
+    "test_a_comparison_over_one_query_has_the_exact_randomization_p": "silently wrong numbers",
+    "test_a_nan_score_in_a_compared_run_is_refused_naming_file_and_line": "silent accepts",
+    "test_one_measure_under_two_spellings_in_a_comparison_is_one_number_twice":
+        "silently wrong numbers",
+    "test_missing_zero_scores_a_query_one_run_lacks_as_trec_eval_c": "silently wrong numbers",
+    "test_a_comparison_with_a_lower_case_ir_measures_twin_is_not_two_numbers":
+        "silently wrong numbers",
+    "test_a_trec_eval_flag_is_refused_naming_the_option_that_does_it": "unclear errors",
+    "test_trec_evals_positional_qrels_and_run_are_refused_naming_the_options": "unclear errors",
+    "test_a_peer_function_name_is_answered_with_the_name_and_profile_that_compute_it":
+        "unclear errors",
+    "test_sklearns_ndcg_score_is_what_the_answer_computes": "silently wrong numbers",
+    "test_ranxs_level_suffix_on_its_own_spelling_names_the_option_that_gives_its_number":
+        "unclear errors",
+    "test_ranxs_level_zero_suffix_does_not_suggest_a_refused_level": "unclear errors",
+    "test_a_header_typed_unquoted_in_the_shell_is_two_words_that_still_parse_back":
+        "unclear errors",
+    "test_a_trec_eval_list_of_real_parameters_equals_pytrec_eval": "unclear errors",
+    "test_a_real_number_after_a_name_with_whole_cutoffs_is_refused_as_a_cutoff":
+        "unclear errors",
+}
+
+
+def test_every_test_here_has_a_class() -> None:
+    from hostile_kit import CLASSES as KNOWN
+
+    here = {n for n in globals()
+            if n.startswith("test_") and n != "test_every_test_here_has_a_class"}
+    assert here == set(CLASSES), here ^ set(CLASSES)
+    assert set(CLASSES.values()) <= set(KNOWN)

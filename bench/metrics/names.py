@@ -26,10 +26,11 @@ a table header (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``R@10``, ``ERR@10``
 ``set_P``) -- is the ltrbench name; one spelled exactly as trec_eval or ir_measures spells the
 measure and as no ltrbench name (``nDCG@10``, ``AP``, ``RR@10``, ``Bpref``, ``RPrec``,
 ``Precision@5``, ``Recall@10``) is that tool's; any other case (``NdCg@10``) is read in the order
-ltrbench, trec_eval, ir_measures, but an ir_measures name in another case than ir_measures'
-(which refuses it) in letters of an ltrbench or trec_eval measure (``ndcg()@10``, ``map()``,
-``success@2``) is refused (:mod:`bench.metrics.name_hints`). trec_eval's bare ``P`` and ``recall`` are therefore ltrbench's
+ltrbench, trec_eval, ir_measures. trec_eval's bare ``P`` and ``recall`` are therefore ltrbench's
 precision and recall over the whole list (table headers), not trec_eval's nine default cutoffs.
+An ir_measures name in another case than ir_measures' (which refuses it) in letters of an
+ltrbench or trec_eval measure (``ndcg()@10``, ``map()``, ``success@2``) is refused
+(:mod:`bench.metrics.name_hints`).
 ``evaluate_trec``'s default profile is ``trec_eval``, where the ltrbench spellings mean what
 trec_eval means. trec_eval comes before ir_measures for ``success`` (trec_eval's cutoffs 1, 5, 10).
 
@@ -97,6 +98,7 @@ GRAMMARS = ("ltrbench", "trec_eval", "ir_measures")
 _ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z][a-z0-9_]*)(?:\((?P<param>[0-9.]*)\))?(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
+_REAL = re.compile(r"[0-9]*\.[0-9]+")  # Rprec_mult.0.2,0.4: trec_eval's list of reals
 _HEADERS = frozenset(f.header for f in FAMILIES.values())
 _QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*):(?P<body>.+)$")  # xgboost@1.7:
 __all__ = ["MAX_CUTOFF", "MetricSpec", "parse_metrics", "valid_metric_names"]
@@ -203,14 +205,15 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
     seen: set[str] = set()
-    previous: tuple[_Continue, str | None, str, bool] | None = None
+    previous: tuple[_Continue, str | None, str, bool, bool] | None = None
     for token in tokens:
-        if _CUTOFF.fullmatch(token):
-            if previous is None:
-                raise ConfigError(
-                    f"cutoff {token!r} does not follow a ranking metric; "
-                    f"valid names: {valid_metric_names()}"
-                )
+        if _CUTOFF.fullmatch(token) or _REAL.fullmatch(token):
+            if previous is None or (_REAL.fullmatch(token) and not previous[4]):
+                raise ConfigError(  # P_5,0.5; IPrec@0.1,0.2: whole cutoffs or trec_eval reals
+                    f"cutoff {token!r} does not follow a ranking metric it continues (a list "
+                    "continues whole cutoffs, ndcg@5,10, or trec_eval's reals, "
+                    "Rprec_mult.0.2,0.4: write each other name in full); valid names: "
+                    f"{valid_metric_names()}")
             readings, qualifier, implied = [previous[0](token)], previous[1], previous[3]
             labels = [previous[2] + token if previous[2] else ""]
         else:
@@ -223,7 +226,9 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             qualifier = qualified_ranx(token, qualifier, own)
             readings, cont = _read(body, token)
             stem = _stem(token)
-            previous = (cont, qualifier, stem, implied) if cont is not None else None
+            last = readings[-1]  # Rprec_mult.0.2: a bare real continues it
+            reals = last.grammar == "trec_eval" and FAMILIES[last.family].param is not None
+            previous = (cont, qualifier, stem, implied, reals) if cont is not None else None
             labels = [token] if len(readings) == 1 else [""] * len(readings)
         for reading, label in zip(readings, labels, strict=True):
             spec = _spec(reading, qualifier)
@@ -240,7 +245,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
 def _stem(token: str) -> str:
     """What a bare cutoff after ``token`` continues, in the user's spelling: ``"NDCG@"`` for
     ``"NDCG@5"``, ``"ndcg_cut."`` for ``"ndcg_cut.5"``; ``""`` when ``token`` ends in no cutoff."""
-    m = re.match(r"^(?P<stem>.*[@_.])[0-9]+$", token)
+    m = re.match(r"^(?P<stem>.*?[@_.])(?:[0-9]*\.)?[0-9]+$", token)  # iprec_at_recall.0.1
     return m.group("stem") if m else ""
 
 
