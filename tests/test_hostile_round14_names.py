@@ -485,6 +485,18 @@ def test_a_real_number_after_a_name_with_whole_cutoffs_is_refused_as_a_cutoff(na
     assert "unknown metric" not in msg, msg[:200]
 
 
+
+@pytest.mark.parametrize("name", ["lightgbm:lightgbm:ndcg@10", "trec_eval:trec_eval-c:P_5"])
+def test_a_result_key_qualified_again_is_refused_naming_both_profiles(name: str) -> None:
+    # a comparison's per-query row gives metric 'lightgbm:ndcg@10' and profile 'lightgbm'
+    with pytest.raises(ConfigError) as info:
+        parse_metrics(name)
+    msg = str(info.value)
+    first, second, _ = name.split(":")
+    assert f"'{first}'" in msg, msg
+    assert f"'{second}'" in msg, msg
+    assert "valid names:" not in msg, msg
+
 #: Each test's class of issue 19, for the closing counts.
 CLASSES = {
     "test_a_qualified_ranx_burges_name_is_ranxs_ndcg_burges": "unclear errors",
@@ -524,6 +536,7 @@ CLASSES = {
     "test_a_trec_eval_list_of_real_parameters_equals_pytrec_eval": "unclear errors",
     "test_a_real_number_after_a_name_with_whole_cutoffs_is_refused_as_a_cutoff":
         "unclear errors",
+    "test_a_result_key_qualified_again_is_refused_naming_both_profiles": "unclear errors",
 }
 
 

@@ -16,7 +16,7 @@ One rule for every entry point that takes metric names (``--metrics``, a config 
 * a bracket or quote left open is refused (every name after it would be one unknown name);
 * a comparison table's header pasted back, ``ndcg_cut_10 [trec_eval]``, is the ``PROFILE:NAME``
   it prints (``trec_eval:ndcg_cut_10``); brackets naming another profile than the name's own
-  qualifier, or following no name, are refused;
+  qualifier, or following no name, are refused; so is a name with two ``PROFILE:`` qualifiers;
 * every character is ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is refused naming it).
 """
 
@@ -150,6 +150,8 @@ def _words(text: str, item: str) -> list[str]:
 _LABEL = re.compile(r"^\[\s*(?P<profile>[^\[\]]*?)\s*\]$")
 _HEADER = re.compile(r"^(?P<name>[^\[\]]+?)\s*\[\s*(?P<profile>[^\[\]]*?)\s*\]$")
 _QUALIFIER = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*)\s*:")
+_TWICE = re.compile(r"^(?P<first>[A-Za-z][A-Za-z0-9_.+@-]*)\s*:\s*"
+                    r"(?P<second>[A-Za-z][A-Za-z0-9_.+@-]*)\s*:")
 
 
 def _headers(words: list[str], item: str) -> list[str]:
@@ -158,6 +160,11 @@ def _headers(words: list[str], item: str) -> list[str]:
     profile after a name qualified with another one, or after nothing, is refused."""
     out: list[str] = []
     for word in words:
+        twice = _TWICE.match(word)
+        if twice is not None:  # lightgbm:lightgbm:ndcg@10, a result key qualified again
+            raise ConfigError(f"{word!r} in {item!r} names two profiles ({twice['first']!r}, "
+                              f"{twice['second']!r}); a metric takes one PROFILE: qualifier "
+                              f"({twice['second']}:{word[twice.end():]})")
         label = _LABEL.match(word)
         if label is not None:
             if not out or _LABEL.match(out[-1]):
