@@ -404,7 +404,7 @@ def _trec_eval_hints(parser: argparse.ArgumentParser, extras: list[str]) -> list
              for w in flags]
     if not any(w.startswith("-") for w in extras):
         hints.append("files are options here: --qrels QRELS --run RUN (not trec_eval's "
-                     "positional QRELS RUN)")
+                     "positional QRELS RUN), or --data FILE --scores FILE")
     return hints
 
 

@@ -497,6 +497,60 @@ def test_a_result_key_qualified_again_is_refused_naming_both_profiles(name: str)
     assert f"'{second}'" in msg, msg
     assert "valid names:" not in msg, msg
 
+
+# ---------------------------------------------- RecBole's AUC is one AUC over every user at once
+#: Two users: u1's AUC 2/3, u2's 1; RecBole's AUC (recbole/evaluator/metrics.py class AUC: "does
+#: not calculate group-based AUC ... regardless the users") pools the 12 pairs: 5/12.
+AUC_LABELS = [1, 0, 0, 0, 1, 1, 0]
+AUC_SCORES = [0.5, 0.9, 0.1, 0.2, 0.03, 0.02, 0.01]
+AUC_QID = [1, 1, 1, 1, 2, 2, 2]
+
+
+@pytest.mark.parametrize("name", ["AUC", "auc", "recbole:auc"])
+def test_recboles_auc_over_several_users_is_its_global_auc_or_refused(name: str) -> None:
+    from sklearn.metrics import roc_auc_score
+
+    from bench.metrics import evaluate
+
+    want = roc_auc_score(AUC_LABELS, AUC_SCORES)
+    assert want == pytest.approx(5 / 12)
+    got, exc = call(lambda: evaluate(AUC_LABELS, AUC_SCORES, qid=AUC_QID, metrics=name,
+                                     profile="recbole"))
+    if exc is not None:
+        assert api_refused(exc, name, "gauc") is None
+        return
+    assert got.metrics[name] == pytest.approx(want, abs=1e-12)
+
+
+def test_recboles_auc_on_qrels_and_a_run_is_its_global_auc_or_refused(
+        tmp_path: Path) -> None:
+    qrels = {"1": {"a": 1, "b": 0, "c": 0, "d": 0}, "2": {"e": 1, "f": 1, "g": 0}}
+    run = {"1": {"a": 0.5, "b": 0.9, "c": 0.1, "d": 0.2}, "2": {"e": 0.03, "f": 0.02, "g": 0.01}}
+    (tmp_path / "q.txt").write_text(_lines(qrels, "qrels"))
+    (tmp_path / "r.txt").write_text(_lines(run, "run"))
+    res = cli(tmp_path, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--profile", "recbole",
+              "--metrics", "AUC", "--format", "csv")
+    _value_or_refused(res, "AUC", 5 / 12, "AUC", "gauc")
+
+
+def test_recboles_gauc_and_one_users_auc_stay_recboles() -> None:
+    from bench.metrics import evaluate
+
+    # GAUC: (2/3 * 1 positive + 1 * 2 positives) / 3 (GAUC.metric_info); one user: its AUC
+    got = evaluate(AUC_LABELS, AUC_SCORES, qid=AUC_QID, metrics="GAUC", profile="recbole")
+    assert got.metrics["GAUC"] == pytest.approx((2 / 3 + 2) / 3, abs=1e-12)
+    one = evaluate(AUC_LABELS[:4], AUC_SCORES[:4], qid=AUC_QID[:4], metrics="AUC",
+                   profile="recbole")
+    assert one.metrics["AUC"] == pytest.approx(2 / 3, abs=1e-12)
+
+
+def test_a_run_config_asking_recboles_auc_is_refused_before_training() -> None:
+    from bench.benchmark.config import RunConfig
+
+    _, exc = call(lambda: RunConfig.from_dict(
+        {"dataset": "synthetic", "profile": "recbole", "metrics": ["ndcg@10", "auc"]}))
+    assert api_refused(exc, "auc", "recbole") is None
+
 #: Each test's class of issue 19, for the closing counts.
 CLASSES = {
     "test_a_qualified_ranx_burges_name_is_ranxs_ndcg_burges": "unclear errors",
@@ -537,6 +591,10 @@ CLASSES = {
     "test_a_real_number_after_a_name_with_whole_cutoffs_is_refused_as_a_cutoff":
         "unclear errors",
     "test_a_result_key_qualified_again_is_refused_naming_both_profiles": "unclear errors",
+    "test_recboles_auc_over_several_users_is_its_global_auc_or_refused": "silently wrong numbers",
+    "test_recboles_auc_on_qrels_and_a_run_is_its_global_auc_or_refused": "silently wrong numbers",
+    "test_recboles_gauc_and_one_users_auc_stay_recboles": "silently wrong numbers",
+    "test_a_run_config_asking_recboles_auc_is_refused_before_training": "silent accepts",
 }
 
 
