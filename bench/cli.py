@@ -370,7 +370,7 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
         hint = ("; '--' ends the options: every word after it is a positional argument, "
                 f"{what} (write the options before '--', or leave '--' out)")
         parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
-    hints = []
+    hints = _trec_eval_hints(parser, extras)
     for word in extras:
         name = word.split("=", 1)[0]
         if not name.startswith("--"):
@@ -383,6 +383,29 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
             hints.append(f"{name}: did you mean {close[0]}?")
     hint = f" ({'; '.join(hints)})" if hints else ""
     parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+
+
+#: trec_eval's flags as its users type them to ``ltrbench evaluate``: the option that does it.
+_TREC_EVAL_FLAGS = {
+    "-c": "--profile trec_eval-c (a qrels query without a run line scores 0; comparing runs: "
+          "--missing zero)",
+    "-l": "--relevance-level L", "-m": "--metrics NAME ...", "-M": "--run-depth N",
+    "-J": "--judged-only", "-q": "--per-query OUT.csv (one row per query and metric)",
+}
+
+
+def _trec_eval_hints(parser: argparse.ArgumentParser, extras: list[str]) -> list[str]:
+    """What ``ltrbench evaluate`` takes for trec_eval's flags (``-c``, ``-l2``, ``-m map``) and
+    for its positional ``QRELS RUN``, named beside the unrecognized arguments."""
+    if not parser.prog.endswith(" evaluate"):
+        return []
+    flags = [w for w in extras if w[:2] in _TREC_EVAL_FLAGS]
+    hints = [f"{w}: trec_eval's {w[:2]}; ltrbench evaluate takes {_TREC_EVAL_FLAGS[w[:2]]}"
+             for w in flags]
+    if not any(w.startswith("-") for w in extras):
+        hints.append("files are options here: --qrels QRELS --run RUN (not trec_eval's "
+                     "positional QRELS RUN), or --data FILE --scores FILE")
+    return hints
 
 
 class _Terminated(KeyboardInterrupt):

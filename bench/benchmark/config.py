@@ -166,7 +166,7 @@ class RunConfig:
         object.__setattr__(self, "_profile", prof)
         object.__setattr__(self, "profile", prof.name)  # recorded as the canonical name
         self._check_custom_models()
-        if tuple(expand_metrics(self.metrics)) != tuple(self.metrics):
+        if tuple(expand_metrics(self.metrics, prof)) != tuple(self.metrics):
             raise ConfigError(
                 f"metrics must be canonical names (use RunConfig.from_dict or expand_metrics); "
                 f"got {list(self.metrics)}"

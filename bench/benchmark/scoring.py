@@ -23,10 +23,11 @@ from bench.metrics import evaluate, parse_metrics
 from bench.metrics.diversity import is_diversity
 from bench.metrics.families import is_family
 from bench.metrics.profiles import Profile
+from bench.metrics.qualified import refuse_homonyms
 from bench.runs.layout import BLANK_VARIANTS
 
 
-def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
+def expand_metrics(names: Sequence[str] | str, profile: Profile | None = None) -> tuple[str, ...]:
     """Canonical metric names, parsed and validated by :func:`bench.metrics.parse_metrics`.
 
     ``"ndcg@1,3,5,10"`` or ``["NDCG@1,3", "precision@10 mrr"]`` → ``("ndcg@1", "ndcg@3",
@@ -34,9 +35,12 @@ def expand_metrics(names: Sequence[str] | str) -> tuple[str, ...]:
     unknown name when its config is loaded, before any training, and the names in
     ``metrics.csv`` are the evaluator's own. A run evaluates under one profile (its
     ``profile``), so names that bring their own (trec_eval and ir_measures spellings,
-    ``PROFILE:NAME``) are refused here, before any training.
+    ``PROFILE:NAME``) are refused here, before any training; so, given the run's ``profile``, is
+    a name its tool spells for another metric (RecBole's ``AUC``: ``qualified.ROW_HOMONYMS``).
     """
     specs = parse_metrics(names)
+    if profile is not None:
+        refuse_homonyms(specs, profile, rows=True)
     if any(is_diversity(s) for s in specs):  # alpha_ndcg: TREC subtopic qrels, no LETOR labels
         raise ConfigError(f"{', '.join(s.name for s in specs if is_diversity(s))}: needs "
                           "subtopic qrels; evaluate a run's scores with ltrbench evaluate --qrels")

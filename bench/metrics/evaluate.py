@@ -164,6 +164,7 @@ def _with_subtopics(prep: Prepared, sub: tuple[Any, Any, int], specs: list[Metri
     """:func:`evaluate_prepared`, and where ``specs`` or ``sub`` (subtopics, the frame or
     ``None``, the input's row count) name subtopics, the diversity metrics from those
     (:mod:`bench.metrics.diversity_labels`), the others as usual, merged."""
+    qualified.refuse_homonyms(specs, prof, rows=True, queries=prep.n_queries)  # RecBole's AUC
     div, rest = split_diversity(specs)
     if sub[0] is None and not div:
         return evaluate_prepared(prep, specs, prof, per_query=per_query, backend=backend,

@@ -14,11 +14,15 @@ One rule for every entry point that takes metric names (``--metrics``, a config 
   qualifier applies to the name after it (``trec_eval-c:P_5``), as without the spaces; a ``:``
   with nothing after it is refused naming the qualifier;
 * a bracket or quote left open is refused (every name after it would be one unknown name);
+* a comparison table's header pasted back, ``ndcg_cut_10 [trec_eval]``, is the ``PROFILE:NAME``
+  it prints (``trec_eval:ndcg_cut_10``); brackets naming another profile than the name's own
+  qualifier, or following no name, are refused; so is a name with two ``PROFILE:`` qualifiers;
 * every character is ASCII (a look-alike such as fullwidth ``ＮＤＣＧ`` is refused naming it).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -73,7 +77,7 @@ def tokens(items: list[str]) -> list[str]:
         for token in names:
             ascii_only(token)
             out.append(token)
-    return out
+    return _headers(out, " ".join(items))  # a header's [PROFILE] may be a list item of its own
 
 
 def _split(item: str) -> list[str]:
@@ -141,3 +145,50 @@ def _words(text: str, item: str) -> list[str]:
             raise ConfigError(f"{word!r} in {item!r} is a profile qualifier without a metric "
                               "name: write PROFILE:NAME (trec_eval-c:P_5)")
     return joined
+
+
+_LABEL = re.compile(r"^\[\s*(?P<profile>[^\[\]]*?)\s*\]$")
+_HEADER = re.compile(r"^(?P<name>[^\[\]]+?)\s*\[\s*(?P<profile>[^\[\]]*?)\s*\]$")
+_QUALIFIER = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*)\s*:")
+_TWICE = re.compile(r"^(?P<first>[A-Za-z][A-Za-z0-9_.+@-]*)\s*:\s*"
+                    r"(?P<second>[A-Za-z][A-Za-z0-9_.+@-]*)\s*:")
+
+
+def _headers(words: list[str], item: str) -> list[str]:
+    """A comparison table's header pasted back (``ndcg_cut_10 [trec_eval]``, with or without
+    the space) read as the ``PROFILE:NAME`` it prints (``trec_eval:ndcg_cut_10``); a bracketed
+    profile after a name qualified with another one, or after nothing, is refused."""
+    out: list[str] = []
+    for word in words:
+        twice = _TWICE.match(word)
+        if twice is not None:  # lightgbm:lightgbm:ndcg@10, a result key qualified again
+            raise ConfigError(f"{word!r} in {item!r} names two profiles ({twice['first']!r}, "
+                              f"{twice['second']!r}); a metric takes one PROFILE: qualifier "
+                              f"({twice['second']}:{word[twice.end():]})")
+        label = _LABEL.match(word)
+        if label is not None:
+            if not out or _LABEL.match(out[-1]):
+                raise ConfigError(f"{word!r} in {item!r}: a profile in brackets follows the "
+                                  "metric it labels (a comparison's header: ndcg_cut_10 "
+                                  "[trec_eval]); write PROFILE:NAME (trec_eval:ndcg_cut_10)")
+            out.append(_labelled(out.pop(), label["profile"], item))
+            continue
+        header = _HEADER.match(word)
+        out.append(word if header is None else _labelled(header["name"], header["profile"], item))
+    return out
+
+
+def _labelled(name: str, profile: str, item: str) -> str:
+    """``profile:name`` for a header's ``name [profile]``; ``name`` when it is so qualified."""
+    shown = f"{name} [{profile}]"
+    if not profile:
+        raise ConfigError(f"{shown!r} in {item!r}: the brackets name no profile; write "
+                          "PROFILE:NAME (trec_eval:ndcg_cut_10) or the name alone")
+    own = _QUALIFIER.match(name)
+    if own is None:
+        return f"{profile}:{name}"
+    if own["profile"].lower() == profile.lower():
+        return name
+    raise ConfigError(f"{shown!r} in {item!r}: the name is computed under profile "
+                      f"{own['profile']!r} but the brackets say {profile!r}; write one of "
+                      f"{name} or {profile}:{name[own.end():].strip()}")

@@ -28,6 +28,9 @@ measure and as no ltrbench name (``nDCG@10``, ``AP``, ``RR@10``, ``Bpref``, ``RP
 ``Precision@5``, ``Recall@10``) is that tool's; any other case (``NdCg@10``) is read in the order
 ltrbench, trec_eval, ir_measures. trec_eval's bare ``P`` and ``recall`` are therefore ltrbench's
 precision and recall over the whole list (table headers), not trec_eval's nine default cutoffs.
+An ir_measures name in another case than ir_measures' (which refuses it) in letters of an
+ltrbench or trec_eval measure (``ndcg()@10``, ``map()``, ``success@2``) is refused
+(:mod:`bench.metrics.name_hints`).
 ``evaluate_trec``'s default profile is ``trec_eval``, where the ltrbench spellings mean what
 trec_eval means. trec_eval comes before ir_measures for ``success`` (trec_eval's cutoffs 1, 5, 10).
 
@@ -51,13 +54,13 @@ Two spellings of one metric are two keys; a repeated spelling is one.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
+from bench.metrics.name_hints import refuse_folded_case, suggest
 from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
@@ -67,7 +70,6 @@ from bench.metrics.peer_names import (
     Reading,
     check_cutoff,
     ir_reading,
-    peer_names,
     read_ir_measures,
     read_trec_eval,
     refuse_measure_set,
@@ -77,7 +79,12 @@ from bench.metrics.peer_names import (
 )
 from bench.metrics.peer_params import Overrides
 from bench.metrics.profiles import PROFILES, get_profile
-from bench.metrics.ranx_spellings import RANX_EXAMPLES, ranx_spelling
+from bench.metrics.ranx_spellings import (
+    RANX_EXAMPLES,
+    qualified_ranx,
+    ranx_level,
+    ranx_spelling,
+)
 
 #: Ranking metric families (canonical names) and what they compute.
 RANKING_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values() if f.ranking}
@@ -91,6 +98,7 @@ GRAMMARS = ("ltrbench", "trec_eval", "ir_measures")
 _ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z][a-z0-9_]*)(?:\((?P<param>[0-9.]*)\))?(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
+_REAL = re.compile(r"[0-9]*\.[0-9]+")  # Rprec_mult.0.2,0.4: trec_eval's list of reals
 _HEADERS = frozenset(f.header for f in FAMILIES.values())
 _QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*):(?P<body>.+)$")  # xgboost@1.7:
 __all__ = ["MAX_CUTOFF", "MetricSpec", "parse_metrics", "valid_metric_names"]
@@ -197,29 +205,35 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
     seen: set[str] = set()
-    previous: tuple[_Continue, str | None, str] | None = None
+    previous: tuple[_Continue, str | None, str, bool, bool] | None = None
     for token in tokens:
-        if _CUTOFF.fullmatch(token):
-            if previous is None:
-                raise ConfigError(
-                    f"cutoff {token!r} does not follow a ranking metric; "
-                    f"valid names: {valid_metric_names()}"
-                )
-            readings, qualifier = [previous[0](token)], previous[1]
+        if _CUTOFF.fullmatch(token) or _REAL.fullmatch(token):
+            if previous is None or (_REAL.fullmatch(token) and not previous[4]):
+                raise ConfigError(  # P_5,0.5; IPrec@0.1,0.2: whole cutoffs or trec_eval reals
+                    f"cutoff {token!r} does not follow a ranking metric it continues (a list "
+                    "continues whole cutoffs, ndcg@5,10, or trec_eval's reals, "
+                    "Rprec_mult.0.2,0.4: write each other name in full); valid names: "
+                    f"{valid_metric_names()}")
+            readings, qualifier, implied = [previous[0](token)], previous[1], previous[3]
             labels = [previous[2] + token if previous[2] else ""]
         else:
             if token.startswith("@") or token.endswith("@"):
                 raise ConfigError(f"unknown metric {token!r}: a name and its @cutoff are written "
                                   "without a space between them (nDCG@10, ndcg@5,10)")
             qualifier, body = _qualifier(token)
-            if qualifier is None:  # ranx's r-precision, ndcg_burges@10
-                qualifier, body = ranx_spelling(body)
+            own, body = ranx_spelling(body)  # ranx's r-precision, ndcg_burges@10
+            implied = own is not None and qualifier is None  # the spelling's, not the user's
+            qualifier = qualified_ranx(token, qualifier, own)
             readings, cont = _read(body, token)
             stem = _stem(token)
-            previous = (cont, qualifier, stem) if cont is not None else None
+            last = readings[-1]  # Rprec_mult.0.2: a bare real continues it
+            reals = last.grammar == "trec_eval" and FAMILIES[last.family].param is not None
+            previous = (cont, qualifier, stem, implied, reals) if cont is not None else None
             labels = [token] if len(readings) == 1 else [""] * len(readings)
         for reading, label in zip(readings, labels, strict=True):
             spec = _spec(reading, qualifier)
+            if implied:  # ndcg_burges@10: ranx's spelling implies ranx-burges; the call's
+                spec = replace(spec, explicit=False, grammar="ranx")  # options still apply
             spec = replace(spec, label=label or (f"{qualifier}:{reading.spelling}"
                                                  if qualifier else reading.spelling))
             if spec.label not in seen:
@@ -231,7 +245,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
 def _stem(token: str) -> str:
     """What a bare cutoff after ``token`` continues, in the user's spelling: ``"NDCG@"`` for
     ``"NDCG@5"``, ``"ndcg_cut."`` for ``"ndcg_cut.5"``; ``""`` when ``token`` ends in no cutoff."""
-    m = re.match(r"^(?P<stem>.*[@_.])[0-9]+$", token)
+    m = re.match(r"^(?P<stem>.*?[@_.])(?:[0-9]*\.)?[0-9]+$", token)  # iprec_at_recall.0.1
     return m.group("stem") if m else ""
 
 
@@ -286,6 +300,7 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     ir = read_ir_measures(body if fixed is None else fixed)
     if ir is not None:
         _, ir_measure, params = ir
+        refuse_folded_case(token, body, ir[0], ir_measure)  # ndcg()@10: ir_measures refuses it
         return [ir[0]], (lambda k: ir_reading(ir_measure, params, check_cutoff(k, k)))
     if body.endswith("-") and _read_ltrbench(body[:-1]) is not None:
         # XGBoost's ndcg@10- / map- (a group without relevant documents scores 0): a profile
@@ -293,13 +308,8 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
                           "relevant documents scores 0) is the profile xgboost-: write "
                           f"xgboost-:{body[:-1]} (or --profile xgboost- with {body[:-1]})")
     level = re.fullmatch(r"(?P<base>.+)-l(?P<level>[0-9]+)", body)
-    if level is not None and _read_ltrbench(level["base"].lower()) is not None:
-        # ranx's ndcg@10-l2 (ranx/metrics: a judgment >= 2 is relevant): an option here
-        base, n = level["base"], int(level["level"])
-        raise ConfigError(f"unknown metric {token!r}: ranx's '-l{n}' suffix (a judgment >= {n} "
-                          f"is relevant) is an option here: {base} with --profile ranx "
-                          f"--relevance-level {n} (in Python profile=dataclasses.replace("
-                          f"get_profile('ranx'), relevance_threshold={n}))")
+    if level is not None and _read_ltrbench(ranx_spelling(level["base"].lower())[1]) is not None:
+        ranx_level(token, level["base"], int(level["level"]))  # ndcg_burges@10-l2: an option
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 
@@ -417,14 +427,16 @@ def _grammar_of(spelling: str) -> str:
 
 
 def _suggest(body: str) -> str:
-    """``"; did you mean ..."`` from the closest spellings of every grammar (difflib)."""
-    m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
-    base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
-    pool: dict[str, str] = {}
-    for n in (*FAMILIES, *_ALIASES, *peer_names()):
-        pool.setdefault(n.lower(), n)
-    close = difflib.get_close_matches(base.lower(), list(pool), n=3, cutoff=0.6)
-    return f"; did you mean {', '.join(pool[c] + tail for c in close)}?" if close else ""
+    """``"; did you mean ..."``: the closest names that parse (:func:`name_hints.suggest`)."""
+    return suggest(body, _parses)
+
+
+def _parses(name: str) -> bool:
+    try:
+        parse_metrics(name)
+    except ConfigError:
+        return False
+    return True
 
 
 def describe_names() -> list[dict[str, str]]:

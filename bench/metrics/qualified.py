@@ -99,7 +99,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
     Raises:
         ConfigError: ``explicit`` and a peer name of another tool family than the call's profile.
     """
-    specs = [_stated(spec, call, explicit) for spec in specs]
+    specs = [_with_options(_stated(spec, call, explicit), call) for spec in specs]
     if not explicit:
         return specs
     out: list[MetricSpec] = []
@@ -157,6 +157,31 @@ def _own_spelling(spec: MetricSpec, call: Profile) -> bool:
     return own.get(stem) == spec.family
 
 
+#: The profile fields the call's options set (``--relevance-level``, ``--judged-only``,
+#: ``--run-depth``; the same fields of a Python profile built with ``replace``).
+OPTION_FIELDS = ("relevance_threshold", "judged_only", "run_depth")
+
+
+def _with_options(spec: MetricSpec, call: Profile) -> MetricSpec:
+    """A spec whose *spelling* implies its profile (ranx's ``ndcg_burges@10``: ``ranx-burges``,
+    grammar ``"ranx"``, no ``PROFILE:`` typed) with the call's options applied as overrides:
+    ``--profile ranx --relevance-level 2 --metrics ndcg_burges@10`` is ranx's
+    ``ndcg_burges@10-l2``, never its level-1 value under a name the user gave the option for.
+    A typed ``PROFILE:`` keeps its profile whatever the options (:func:`_stated`)."""
+    if spec.grammar != "ranx" or spec.profile is None or spec.explicit:
+        return spec
+    try:
+        named = get_profile(_base_name(call))
+    except ConfigError:  # a profile object of the caller's own name: nothing to compare with
+        return spec
+    own = get_profile(spec.profile)
+    changes = {f: getattr(call, f) for f in OPTION_FIELDS
+               if getattr(call, f) != getattr(named, f) and getattr(call, f) != getattr(own, f)}
+    if not changes:
+        return spec
+    return replace(spec, overrides=tuple(sorted({**dict(spec.overrides), **changes}.items())))
+
+
 #: How an ir_measures name spells the profile fields it can state.
 _PARAM_OF = {"relevance_threshold": "rel", "judged_only": "judged_only"}
 
@@ -196,16 +221,30 @@ HOMONYMS: dict[tuple[tuple[str, ...], str], str] = {
         "ranx's hits@k is the number of relevant documents in the top k "
         "(ranx/metrics/hits.py), ltrbench's hits@k the hit rate (ranx's hit_rate@k); write "
         "hit_rate@k for the hit rate, or p@k times k for ranx's count"),
+    (("recbole",), "auc"): (
+        "RecBole's AUC is one AUC over every (user, item) pair of all users together "
+        "(recbole/evaluator/metrics.py class AUC: 'does not calculate group-based AUC ... "
+        "regardless the users'), ltrbench's auc the mean of each query's AUC; write gauc for "
+        "RecBole's GAUC (each user's AUC weighted by its positive items), or "
+        "sklearn.metrics.roc_auc_score over every row for RecBole's AUC"),
 }
+#: The homonyms whose tool is fed labelled rows as well (RecBole scores its own interactions):
+#: refused by ``evaluate`` too, where ranx's (fed qrels and runs) are not.
+ROW_HOMONYMS = frozenset({"auc"})
 
 
-def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile) -> None:
+def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile, *, rows: bool = False,
+                    queries: int = 2) -> None:
     """A ConfigError for a spec spelled as its profile's tool spells *another* metric
     (:data:`HOMONYMS`): ``--profile ranx --metrics hits@10`` (or ``ranx:hits@10``) would print
     the hit rate under a column that ranx fills with a count. At ``@1`` both are the same
     number (0 or 1) and the name is kept. :func:`bench.metrics.evaluate_trec` calls it: TREC
     qrels and runs (files, dicts, ranx objects) are how ranx is fed; an evaluation of labelled
-    rows keeps ltrbench's meaning of every ltrbench name under every profile."""
+    rows keeps ltrbench's meaning of every ltrbench name under every profile, but for
+    :data:`ROW_HOMONYMS` (``rows``: :func:`bench.metrics.evaluate.evaluate`'s call and a run's
+    config) over more than one query (``queries``: RecBole's AUC of one user is that user's)."""
+    if rows and queries < 2:
+        return
     for spec in specs:
         if spec.k == 1:
             continue
@@ -214,7 +253,7 @@ def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile) -> None:
         word = re.match(r"[A-Za-z_]*", body)
         stem = word.group(0).lower() if word else ""
         for (profiles, spelling), why in HOMONYMS.items():
-            if profile in profiles and stem == spelling:
+            if profile in profiles and stem == spelling and (not rows or stem in ROW_HOMONYMS):
                 raise ConfigError(f"{spec.key} under profile {profile!r}: {why}")
 
 
@@ -344,7 +383,7 @@ def _overrides_text(spec: MetricSpec) -> str:
                     for f, v in spec.overrides)
 
 
-__all__ = ["FAMILY_PROFILES", "HOMONYMS", "groups", "merge", "refuse_homonyms",
+__all__ = ["FAMILY_PROFILES", "HOMONYMS", "ROW_HOMONYMS", "groups", "merge", "refuse_homonyms",
            "require_call_profile", "resolve", "spec_profile"]
 
 

@@ -1,0 +1,98 @@
+"""What the name grammar says about a name it does not read (for :mod:`bench.metrics.names`).
+
+* :func:`suggest`: the closest valid names ("did you mean ..."), each one a name that parses:
+  the closest spellings of every grammar (difflib) with the user's cutoff written the way that
+  spelling takes it (``precision_10`` -> ``precision@10``, ``ndcg_at_10`` -> ``ndcg_cut_10``,
+  ``ndcg@10``), never the typed name itself or a spelling that is refused in turn.
+  A peer library's function typed as a name (``ndcg_score``, ``precision_at_k``) is answered
+  with the name and profile that compute it (:data:`PEER_FUNCTIONS`).
+* :func:`refuse_folded_case`: ir_measures reads its names case-sensitively (``util.py``
+  ``parse_measure``: ``ndcg()@10``, ``map()``, ``success@2`` are "measure not found"); a name
+  that only a case-folded reading makes an ir_measures measure, in letters that also spell an
+  ltrbench or trec_eval measure, is refused, naming ir_measures' spelling (computed under
+  ``trec_eval-c``) and the ltrbench name (under the call's profile), instead of being a second
+  meaning of the name it differs from by two brackets or an ``@`` (``ndcg()@10`` under
+  ``trec_eval-c`` beside ``ndcg@10`` under ``trec_eval``; ``success@2`` beside trec_eval's
+  ``success_2``). Letters no other tool uses (``judged@10``) keep ir_measures' reading.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+
+from bench.errors import ConfigError
+from bench.metrics.families import ALIASES, FAMILIES
+from bench.metrics.peer_names import TREC_EVAL, PeerMeasure, Reading, peer_names
+
+__all__ = ["PEER_FUNCTIONS", "refuse_folded_case", "suggest"]
+
+#: Letters that spell an ltrbench or trec_eval measure in any case (``ndcg``, ``map``, ``p``,
+#: ``success``): an ir_measures name folded onto them would be a second meaning.
+_TAKEN = frozenset({*FAMILIES, *ALIASES, *(m.name.lower() for m in TREC_EVAL)})
+
+_ACTIVE: list[bool] = []  # a candidate being parsed: its own error suggests nothing
+
+
+#: Functions of peer libraries typed as metric names (``precision_at_k``, ``ndcg_score``):
+#: ``name -> (what it is, the ltrbench name, the profile that computes it as that library does)``.
+PEER_FUNCTIONS = {
+    "ndcg_score": ("scikit-learn's sklearn.metrics.ndcg_score(y_true, y_score, k=10)", "ndcg@10",
+                   "sklearn"),
+    "dcg_score": ("scikit-learn's sklearn.metrics.dcg_score(y_true, y_score, k=10)", "dcg@10",
+                  "sklearn"),
+    **{f"{m}_at_k": (f"Microsoft Recommenders' python_evaluation.{m}_at_k(..., k=10)", name,
+                     "recommenders")
+       for m, name in (("precision", "Precision@10"), ("recall", "Recall@10"),
+                       ("ndcg", "ndcg@10"), ("map", "map@10"))},
+}
+
+
+def suggest(body: str, parses: Callable[[str], bool]) -> str:
+    """``"; did you mean ..."`` with up to three names close to ``body`` that ``parses``
+    accepts, or ``""``; for a peer library's function name (:data:`PEER_FUNCTIONS`), the name
+    and profile that compute it."""
+    if _ACTIVE:
+        return ""
+    if body.lower() in PEER_FUNCTIONS:
+        what, name, profile = PEER_FUNCTIONS[body.lower()]
+        return (f"; {body} is {what}, a function, not a metric name: write {name} with "
+                f"--profile {profile} (profile={profile!r}) for its value as that library "
+                f"computes it, or {profile}:{name} beside other profiles")
+    m = re.match(r"^(?P<base>.*?)(?P<tail>(?:@[0-9]+|[._][0-9.,]+)?)$", body)
+    base, tail = (m.group("base"), m.group("tail")) if m else (body, "")
+    digits = tail[1:] if tail[:1] in "@._" and tail[1:].isdigit() else ""
+    tails = tuple(dict.fromkeys((tail, *((f"@{digits}", f"_{digits}") if digits else ()))))
+    pool: dict[str, str] = {}
+    for n in (*FAMILIES, *ALIASES, *peer_names()):
+        pool.setdefault(n.lower(), n)
+    out: list[str] = []
+    _ACTIVE.append(True)
+    try:
+        for close in difflib.get_close_matches(base.lower(), list(pool), n=8, cutoff=0.6):
+            found = next((pool[close] + t for t in tails if pool[close] + t != body
+                          and pool[close] + t not in out and parses(pool[close] + t)), None)
+            if found is not None:
+                out.append(found)
+            if len(out) == 3:
+                break
+    finally:
+        _ACTIVE.pop()
+    return f"; did you mean {', '.join(out)}?" if out else ""
+
+
+def refuse_folded_case(token: str, body: str, reading: Reading, measure: PeerMeasure) -> None:
+    """A ConfigError when ``body`` is an ir_measures measure only when read case-insensitively
+    (module docstring); nothing when it is spelled as ir_measures spells it."""
+    text = body.strip()
+    head = re.split(r"[(@]", text, maxsplit=1)[0].strip()
+    if head in (measure.name, *measure.aliases) or head.lower() not in _TAKEN:
+        return  # judged@10: no other tool's measure by these letters, no second meaning
+    own = measure.name + text[len(head):]
+    plain = reading.family if reading.k is None else f"{reading.family}@{reading.k}"
+    ours = (f", or {plain} for ltrbench's under the call's profile"
+            if reading.family in FAMILIES and not reading.overrides else "")
+    raise ConfigError(f"unknown metric {token!r}: ir_measures spells this measure {measure.name} "
+                      f"and reads names case-sensitively (it refuses {head!r}); write {own} for "
+                      f"ir_measures' value (profile trec_eval-c){ours}")
