@@ -97,9 +97,14 @@ def test_trec_eval_c_comparison_scores_the_missing_query_0_as_trec_eval_c(tmp_pa
 
 def test_every_metric_of_every_run_is_averaged_over_the_same_queries(tmp_path: Path) -> None:
     """No profile given: ndcg_cut_10 (trec_eval, q3 dropped for B) next to nDCG@10
-    (ir_measures: trec_eval-c, q3 scored 0): one query set, so neither metric has a hole."""
+    (ir_measures: trec_eval-c, q3 scored 0): one query set, so neither metric has a hole. Left
+    to the profiles, the two rules disagree on q3, and adding a metric would change another's
+    numbers (round 14): the call chooses the rule."""
     q, a, b = _files(tmp_path)
-    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10 nDCG@10")
+    with pytest.raises(ConfigError, match=r"nDCG@10 \[trec_eval-c\]: scored 0; ndcg_cut_10 "
+                                          r"\[trec_eval\]: dropped.*'q3'.*--missing"):
+        compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10 nDCG@10")
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10 nDCG@10", missing="drop")
     for m in r.metrics:
         assert not np.isnan(r.values[m]).any(), m
         assert r.values[m].shape == (2, r.qids.shape[0])
@@ -156,13 +161,13 @@ def test_cli_missing_zero_is_printed(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_comparison_columns_name_their_profile(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     q, a, b = _files(tmp_path)
-    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10 nDCG@10 map")
+    r = compare_runs(q, {"A": a, "B": b}, metrics="ndcg_cut_10 nDCG@10 map", missing="drop")
     assert r.metric_profiles == {"ndcg_cut_10": "trec_eval", "nDCG@10": "trec_eval-c",
                                  "map": "trec_eval"}
     frame = r.to_frame()
     assert frame["nDCG@10 profile"].tolist() == ["trec_eval-c"] * 2
-    argv = ["--qrels", q, "--run", f"A={a}", "--run", f"B={b}", "--metrics", "ndcg_cut_10",
-            "nDCG@10"]
+    argv = ["--qrels", q, "--run", f"A={a}", "--run", f"B={b}", "--missing", "drop",
+            "--metrics", "ndcg_cut_10", "nDCG@10"]
     assert _main([*argv, "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["metric_profiles"] == {"ndcg_cut_10": "trec_eval", "nDCG@10": "trec_eval-c"}
@@ -367,8 +372,8 @@ def test_missing_zero_under_a_profile_without_a_named_twin_says_so(tmp_path: Pat
 
 def test_the_order_of_the_metrics_changes_no_mean(tmp_path: Path) -> None:
     q, a, b = _files(tmp_path)
-    one = compare_runs(q, {"A": a, "B": b}, metrics="map ndcg_cut_10 nDCG@10")
-    two = compare_runs(q, {"A": a, "B": b}, metrics="nDCG@10 ndcg_cut_10 map")
+    one = compare_runs(q, {"A": a, "B": b}, metrics="map ndcg_cut_10 nDCG@10", missing="drop")
+    two = compare_runs(q, {"A": a, "B": b}, metrics="nDCG@10 ndcg_cut_10 map", missing="drop")
     for m in one.metrics:
         assert one.mean[m] == pytest.approx(two.mean[m], abs=1e-15)
     assert one.qids.tolist() == two.qids.tolist()
@@ -376,7 +381,7 @@ def test_the_order_of_the_metrics_changes_no_mean(tmp_path: Path) -> None:
 
 def test_per_query_frame_holds_one_query_set_for_every_metric(tmp_path: Path) -> None:
     q, a, b = _files(tmp_path)
-    r = compare_runs(q, {"A": a, "B": b}, metrics="trec_eval-c:ndcg@10 ndcg@10")
+    r = compare_runs(q, {"A": a, "B": b}, metrics="trec_eval-c:ndcg@10 ndcg@10", missing="drop")
     pq = r.per_query_frame()
     sets = {m: sorted(pq[pq["metric"] == m]["qid"]) for m in r.metrics}
     assert sets == {"trec_eval-c:ndcg@10": ["q1", "q2"], "ndcg@10": ["q1", "q2"]}

@@ -1,17 +1,22 @@
 """A run comparison's own arguments checked before any run is read
 (:func:`bench.report.compare_runs.compare_runs`): the mapping of runs, their names (each one row
-of the table and one column of the per-query file) and files, the statistics' options."""
+of the table and one column of the per-query file) and files, the statistics' options; and,
+once the runs are evaluated, one rule for the queries a run has no line for
+(:func:`refuse_mixed_rules`)."""
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Mapping
+from functools import reduce
 
 import numpy as np
 
 from bench.errors import ConfigError
 
-__all__ = ["RESERVED_NAMES", "check_arguments", "check_files", "check_names"]
+__all__ = ["RESERVED_NAMES", "check_arguments", "check_files", "check_names",
+           "refuse_mixed_rules"]
 
 
 #: The most resamples a leaderboard or a comparison accepts (``report --bootstrap`` /
@@ -97,3 +102,52 @@ def check_files(runs: Mapping[str, object]) -> None:
             raise ConfigError(f"runs {seen[key]!r} and {name!r} are the same file "
                               f"({os.fspath(run)}): give each run once")
         seen[key] = name
+
+
+def refuse_mixed_rules(keys: list[str], names: list[str], scored: dict[str, list[set[str]]],
+                        answered: dict[str, set[str]], metric_profiles: dict[str, str]) -> None:
+    """A :class:`ConfigError` when, left to the metrics' profiles, one metric would score 0 a
+    judged query some run has no line for and another would drop it: the comparison uses one
+    query set for every metric, so adding a metric of the other rule changed every metric's
+    numbers, and could change the winner (``nDCG@10`` alone: zero, run A best; with
+    ``ndcg_cut_10``: drop, run B best). The user chooses the rule with ``missing``."""
+    rules = {_missing_rule(metric_profiles.get(k, "")) for k in keys}
+    if len(rules - {None}) < 2:  # one rule: what differs is a blank query, which is not this
+        return
+    every_scored: set[str] = reduce(operator.or_, (s for n in names for s in scored[n]), set())
+    lacking = every_scored - reduce(operator.and_, answered.values())
+    if not lacking:
+        return
+    per_metric = [reduce(operator.and_, (scored[n][j] for n in names)) & lacking
+                  for j in range(len(keys))]
+    zero = [k for k, got in zip(keys, per_metric, strict=True) if got]
+    drop = [k for k, got in zip(keys, per_metric, strict=True) if got != lacking]
+    conflict = sorted(reduce(operator.or_, per_metric) - reduce(operator.and_, per_metric))
+    if not zero or not drop or not conflict:
+        return
+    who = [n for n in names if conflict[0] not in answered[n]]
+
+    def said(ks: list[str]) -> str:
+        return ", ".join(f"{k} [{metric_profiles.get(k, '?')}]" for k in ks[:3]) + (
+            f" and {len(ks) - 3} more" if len(ks) > 3 else "")
+
+    raise ConfigError(
+        f"the metrics' profiles treat a judged query a run has no line for differently "
+        f"({said(zero)}: scored 0; {said([k for k in drop if k not in zero] or drop)}: "
+        "dropped); "
+        f"{len(conflict)} such quer{'y' if len(conflict) == 1 else 'ies'} here ({conflict[0]!r}"
+        f"{', ...' if len(conflict) > 1 else ''}: no line in run {who[0]!r}). A comparison uses "
+        "one query set for every metric: choose the rule with --missing zero (every judged "
+        "query, a missing line scoring 0, as trec_eval -c) or --missing drop (only the queries "
+        "every run answered); missing='zero' / 'drop' in Python")
+
+
+def _missing_rule(profile: str) -> str | None:
+    """The missing-query rule of a profile named as a result names it (``trec_eval``,
+    ``trec_eval+missing=zero``, ``ranx+relevance_threshold=2.0``); ``None`` when unknown."""
+    from bench.metrics.profiles import PROFILES
+
+    if "+missing=" in profile:
+        return profile.split("+missing=", 1)[1].split("+", 1)[0]
+    known = PROFILES.get(profile.split("+", 1)[0])
+    return known.missing if known is not None else None

@@ -61,7 +61,12 @@ from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve
 from bench.report import stats
-from bench.report.compare_checks import RESERVED_NAMES, check_arguments, check_files
+from bench.report.compare_checks import (
+    RESERVED_NAMES,
+    check_arguments,
+    check_files,
+    refuse_mixed_rules,
+)
 
 #: What :class:`RunComparison` says about the queries it uses, per ``missing`` rule.
 QUERY_RULES = {
@@ -262,6 +267,8 @@ def compare_runs(
     tables, scored, metric_profiles, answered, said = _evaluate_runs(loaded, runs, metrics,
                                                                      given, keys)
     names = list(tables)
+    if missing is None:
+        refuse_mixed_rules(keys, names, scored, answered, metric_profiles)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
     if missing == "drop":  # asked for: a metric of its own zero profile (nDCG@10) drops them too

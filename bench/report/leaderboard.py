@@ -173,9 +173,9 @@ def refuse_foreign_files(out: Path, earlier: list[str],
     the user's own file."""
     for name in names:
         path = out / name
-        if name in earlier or not os.path.lexists(path):
-            continue
-        if path.is_symlink() or not path.is_file() or not _is_ours(path):
+        if name in earlier or path.is_symlink() or not path.is_file():
+            continue  # a link, FIFO or device: refused by check_output_dir, naming what it is
+        if not _is_ours(path):
             raise ConfigError(f"--out {os.fspath(out)!r} holds {name}, which no ltrbench "
                               "report wrote (it is not in the folder's "
                               f"{REPORT_FILES} and does not read as a report's): the report "
@@ -216,12 +216,12 @@ def write_leaderboard(
                         f"{extra}")
     folders = plot_folders(choices)
     earlier = earlier_report_files(out)
-    refuse_foreign_files(out, earlier)
     planned = [*LEADERBOARD_FILES, REPORT_FILES,
                *(f"{f}/{n}" for f in folders for n in PLOT_NAMES if plots)]
     check_output_dir(out, option="--out", inputs=[("--runs", c.run.path) for c in choices],
                      writes=[glob.escape(n) for n in (*planned, *earlier)])
     check_out_apart(out, choices)
+    refuse_foreign_files(out, earlier)  # after the checks of links, FIFOs and devices
     if plots:
         check_plot_folders(out, folders)
     steps = len(choices) * (2 if plots else 1)
