@@ -426,6 +426,80 @@ def test_run_out_with_spaces_and_non_ascii_names_the_report_command_to_paste(
     assert words[-2:] == ["--out", "rés ultats"]
 
 
+def test_a_pipe_given_as_an_input_is_refused_saying_to_write_a_file_first(work: Path) -> None:
+    """``--run <(sort run.txt)`` / ``cat run.txt | ltrbench ... --run /dev/stdin``."""
+    read, write = os.pipe()
+    try:
+        os.write(write, RUN)
+        os.close(write)
+        r = cli(work, "evaluate", "--qrels", "q.txt", "--run", f"/dev/fd/{read}")
+    finally:
+        os.close(read)
+    _refused(r, f"/dev/fd/{read}", "pipe", "write it to a file first")
+
+
+def test_a_fifo_given_as_qrels_is_refused_without_blocking(work: Path, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "q.fifo")
+    _refused(cli(work, "evaluate", "--qrels", str(tmp_path / "q.fifo"), "--run", "r.txt"),
+             "q.fifo", "pipe")
+
+
+@pytest.mark.parametrize("name", ["pq.jsonl", "pq.ndjson", "pq.yaml"])
+def test_a_per_query_name_of_another_text_format_is_refused_before_any_work(
+        work: Path, name: str) -> None:
+    _refused(cli(work, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--per-query", name),
+             "--per-query", name, ".csv or .json")
+    assert not (work / name).exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ("evaluate", "--qrels", "q.txt", "--run", "r.txt", "--per-query", "pq.json "),
+    ("evaluate", "--qrels", "q.txt", "--run", "r.txt", "--per-query", " pq.csv"),
+    ("run", "--dataset", "data", "--models", "random", "--seeds", "0", "--quick", "--out",
+     "res blank ", "--no-progress"),
+    ("report", "--runs", "res", "--out", "rep blank\u00a0", "--no-plots"),
+], ids=["per-query-trailing", "per-query-leading", "run-out-trailing", "report-out-nbsp"])
+def test_a_new_output_name_with_a_template_blank_is_refused_and_nothing_made(
+        work: Path, argv: tuple[str, ...]) -> None:
+    before = sorted(p.name for p in work.iterdir())
+    option = next(a for a in argv if a in {"--per-query", "--out"})
+    _refused(cli(work, *argv), option, "blank")
+    assert sorted(p.name for p in work.iterdir()) == before
+
+
+def test_an_existing_output_file_with_a_trailing_blank_is_the_users_own_and_written(
+        work: Path) -> None:
+    (work / "old.csv ").write_text("x\n")
+    _ok(cli(work, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--per-query", "old.csv ",
+            "--format", "csv"))
+    assert (work / "old.csv ").read_text().startswith("qid,")
+
+
+@pytest.mark.parametrize("argv", [("datasets", "list", "--format", "json"),
+                                  ("metrics", "list", "--format", "json")])
+def test_the_listing_commands_print_strict_json(work: Path, argv: tuple[str, ...]) -> None:
+    assert _strict_json(_ok(cli(work, *argv)).out)
+
+
+def test_reproduce_of_an_edited_run_exits_1_naming_the_row_and_leaves_the_run_alone(
+        tmp_path: Path, finished: tuple[Path, dict[str, Any]]) -> None:
+    value = next(r["value"] for r in csv.DictReader(io.StringIO(
+        (finished[0] / "metrics.csv").read_text()))
+        if r["split"] == "test" and r["metric"] == "ndcg@10")
+    copy = _variant(finished[0], tmp_path, _resave("metrics.csv", lambda b: b.replace(
+        f"test,ndcg@10,{value},".encode(), b"test,ndcg@10,0.125,")))
+    before = {p.relative_to(copy): p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    r = cli(finished[0].parents[2], "reproduce", "--run", str(copy), "--format", "json")
+    assert r.status == 1, r.err
+    doc = _strict_json(r.out)
+    [diff] = doc["runs"][0]["differences"]
+    assert (diff["file"], diff["key"]["metric"], diff["original"]) == ("metrics.csv",
+                                                                      "ndcg@10", 0.125)
+    assert diff["reproduced"] == float(value)
+    assert {p.relative_to(copy): p.read_bytes() for p in copy.rglob("*")
+            if p.is_file()} == before
+
+
 # --- configs rendered by a template ----------------------------------------------------------
 
 
