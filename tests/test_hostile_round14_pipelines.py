@@ -281,6 +281,27 @@ def test_metrics_csv_with_decimal_commas_is_refused_naming_file_and_line(
     _refused(_report_of(copy, tmp_path), "metrics.csv:2")
 
 
+def _truncate_metrics(d: Path) -> None:
+    data = (d / "metrics.csv").read_bytes()
+    (d / "metrics.csv").write_bytes(data[: len(data) - 20])
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: (d / "per_query.parquet").unlink(),
+    lambda d: (d / "timings.csv").unlink(),
+    _truncate_metrics,
+], ids=["per-query-gone", "timings-gone", "metrics-cut"])
+def test_a_refused_resume_leaves_a_finished_run_finished(
+        tmp_path: Path, finished: tuple[Path, dict[str, Any]], damage: Any) -> None:
+    """A CI retry (``ltrbench run --resume RUN || true``) refused for a damaged table rewrote
+    the manifest first (finished = null, a resume recorded): report then skipped the run."""
+    copy = _variant(finished[0], tmp_path, damage)
+    before = (copy / "manifest.json").read_bytes()
+    r = cli(finished[0].parents[2], "run", "--resume", str(copy), "--no-progress")
+    _refused(r, str(copy))
+    assert (copy / "manifest.json").read_bytes() == before
+
+
 # --- machine-read outputs ---------------------------------------------------------------------
 
 
