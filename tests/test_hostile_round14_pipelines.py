@@ -521,6 +521,38 @@ def test_reproduce_of_an_edited_run_exits_1_naming_the_row_and_leaves_the_run_al
             if p.is_file()} == before
 
 
+def test_one_folder_spelled_as_a_script_builds_it_is_one_config_hash(work: Path) -> None:
+    hashes = {spelling: _strict_json(_ok(cli(
+        work, "run", "--dataset", spelling, "--models", "random", "--seeds", "0", "--quick",
+        "--out", "res-spelled", "--no-progress", "--format", "json")).out)["config_hash"]
+        for spelling in ("data", "data/", "./data", "data//")}
+    assert len(set(hashes.values())) == 1, hashes
+
+
+def test_a_bare_resume_with_the_folder_spelled_with_a_slash_continues_the_run(
+        tmp_path: Path) -> None:
+    """A CI retry ``ltrbench run --dataset $(DATA)/ --resume`` after a run started as ``data``."""
+    letor_folder(tmp_path / "data")
+    args = ("--models", "random", "--seeds", "0", "--quick", "--out", "o", "--no-progress",
+            "--format", "json")
+    first = _strict_json(_ok(cli(tmp_path, "run", "--dataset", "data", *args)).out)
+    manifest = tmp_path / first["run_dir"] / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**doc, "finished": None}))  # killed after training
+    again = _strict_json(_ok(cli(tmp_path, "run", "--dataset", "data/", "--resume", *args)).out)
+    assert again["run_id"] == first["run_id"]
+
+
+def test_a_users_folder_named_like_a_catalogue_dataset_keeps_its_dot_slash(
+        work: Path, tmp_path: Path) -> None:
+    letor_folder(tmp_path / "synthetic")
+    doc = _strict_json(_ok(cli(tmp_path, "run", "--dataset", "./synthetic/", "--models",
+                               "random", "--seeds", "0", "--quick", "--out", "o",
+                               "--no-progress", "--format", "json")).out)
+    recorded = json.loads((tmp_path / doc["run_dir"] / "manifest.json").read_text())
+    assert recorded["dataset"]["path"] == str((tmp_path / "synthetic").resolve())
+
+
 # --- configs rendered by a template ----------------------------------------------------------
 
 

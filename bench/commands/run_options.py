@@ -143,9 +143,9 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
 
     changes: dict[str, Any] = {}
     if args.dataset is not None:
-        from bench.datasets.catalogue import canonical_dataset
+        from bench.datasets.catalogue import canonical_dataset, tidy_folder
 
-        changes["dataset"] = canonical_dataset(args.dataset)  # as the config holds it
+        changes["dataset"] = tidy_folder(canonical_dataset(args.dataset))  # as the config holds it
         if (config is not None and config.dataset != changes["dataset"] and config.name
                 and getattr(args, "name", None) is None):
             changes["name"] = _unnamed_replaced_dataset(config, args)
