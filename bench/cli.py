@@ -350,6 +350,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Warning as exc:  # PYTHONWARNINGS=error / -W error, as CI sets: the warning refuses
+        text = " ".join(str(exc).split())
+        ours = type(exc).__module__.split(".")[0] == "bench"
+        print(f"error: {text if ours else f'{type(exc).__name__}: {text}'} (a warning made an "
+              "error by -W error or PYTHONWARNINGS)", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         raise
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
