@@ -616,6 +616,17 @@ def test_a_far_time_zone_keeps_run_ids_and_manifest_times_in_utc(
     assert f"-{stamp}Z" in doc["run_id"]
 
 
+def test_a_cache_home_that_is_a_device_is_named_with_the_remedy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``XDG_CACHE_HOME=/dev/null`` (a container that points caches away) and no
+    ``LTRBENCH_DATA_DIR``: a generated stand-in said only "/dev/null/ltrbench: Not a directory"."""
+    monkeypatch.delenv("LTRBENCH_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/dev/null")
+    r = cli(tmp_path, "run", "--dataset", "synthetic-mslr30k:0.0005", "--models", "random",
+            "--seeds", "0", "--quick", "--out", "o", "--no-progress")
+    _refused(r, "/dev/null/ltrbench", "--data-dir", "LTRBENCH_DATA_DIR")
+
+
 def test_umask_077_makes_private_output_files(work: Path) -> None:
     old = os.umask(0o077)
     try:
