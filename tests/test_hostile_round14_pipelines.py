@@ -585,6 +585,19 @@ def test_a_badly_rendered_config_is_exit_2_naming_the_key_or_line(
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize(("value", "said"), [
+    ("quick = True", "true and false, in lower case"),
+    ("quick = None", "no null"),
+    ("seeds = [0, None]", "no null"),
+    ("[params]\nlearning_rate = .1", "0.1"),
+], ids=["python-true", "python-none", "none-in-array", "leading-point"])
+def test_a_value_a_template_spells_in_python_is_refused_saying_the_toml_spelling(
+        tmp_path: Path, value: str, said: str) -> None:
+    (tmp_path / "j.toml").write_text(f'dataset = "data"\nmodels = ["random"]\n{value}\n')
+    _refused(cli(tmp_path, "run", "--config", "j.toml", "--out", "o", "--no-progress"),
+             "j.toml", "line", said)
+
+
 # --- the environment of a container -------------------------------------------------------------
 
 
