@@ -654,7 +654,8 @@ def test_a_container_environment_prints_the_same_csv_bytes(work: Path, clean_csv
     """LANG=C, a far time zone, no HOME, umask 077, stdin closed, a dumb ten-column terminal,
     NO_COLOR and FORCE_COLOR both set: the CSV a script parses is the clean one, byte for byte."""
     env = {k: v for k, v in os.environ.items()
-           if k not in {"HOME", "LANG", "LC_ALL", "PYTHONUTF8", "PYTHONIOENCODING"}}
+           if k not in {"HOME", "LANG", "LC_ALL", "PYTHONUTF8", "PYTHONIOENCODING",
+                        "PYTHONWARNINGS", "LTRBENCH_BLAS"}}
     env.update(PYTHONPATH=str(ROOT), LANG="C", LC_ALL="C", TZ="Pacific/Kiritimati",
                TERM="dumb", COLUMNS="10", NO_COLOR="1", FORCE_COLOR="1")
     p = subprocess.run(["sh", "-c", f'umask 077; exec "{sys.executable}" -m bench evaluate '
