@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any, NamedTuple
@@ -291,6 +292,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
 
 
+#: The destinations of the options (and positional words) that name a file or folder, in every
+#: command: a leading ``~`` in their value is the user's home, as :func:`expand_home` says.
+PATH_DESTS = frozenset({
+    "baseline", "cache_dir", "config", "data", "data_dir", "dataset", "dir", "leaderboard",
+    "out", "per_query", "qrels", "query", "ratings", "results", "resume", "run", "runs",
+    "runs_dir", "scores", "space_file", "trec_run", "tuned"})
+
+
+def expand_home(args: argparse.Namespace) -> None:
+    """Read a leading ``~`` (``~/x``, ``~user/x``) of every path option as the home folder, as
+    the shell would have: a value quoted in a Makefile, a CI step or a config template reaches
+    ltrbench unexpanded. The Python API (``bench.data.python_args.user_path``) and pandas expand
+    it, and so did ``evaluate --qrels``; ``--out '~/res'`` and ``--per-query '~/pq.csv'`` wrote
+    into a folder named ``~`` in the working folder (``run --out`` then read its own files back
+    through pandas, from the home folder, and failed), and ``--data``, ``--config`` or ``report
+    --runs`` said the file did not exist. One rule for inputs and outputs now; a value that
+    does not start with ``~`` (``NAME=FILE``, a catalogue name) is left as it is."""
+    for dest in PATH_DESTS & vars(args).keys():
+        value = getattr(args, dest)
+        if isinstance(value, str) and value.startswith("~"):
+            setattr(args, dest, os.path.expanduser(value))
+        elif isinstance(value, list):
+            setattr(args, dest, [os.path.expanduser(v) if isinstance(v, str) and
+                                 v.startswith("~") else v for v in value])
+
+
 def _main(argv: Sequence[str] | None) -> int:
     from bench.errors import ConfigError
     from bench.machine import limit_note, thread_variable_problem
@@ -300,6 +327,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if extras:  # argparse reports them with the top-level usage, which lists no option
         _unrecognized(_command_parser(parser, args), extras)
     vars(args).pop(_GIVEN, None)
+    expand_home(args)
     if not getattr(args, "func", None):
         parser.print_help()
         sys.stdout.flush()
@@ -321,6 +349,12 @@ def _main(argv: Sequence[str] | None) -> int:
         return status
     except LtrbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Warning as exc:  # PYTHONWARNINGS=error / -W error, as CI sets: the warning refuses
+        text = " ".join(str(exc).split())
+        ours = type(exc).__module__.split(".")[0] == "bench"
+        print(f"error: {text if ours else f'{type(exc).__name__}: {text}'} (a warning made an "
+              "error by -W error or PYTHONWARNINGS)", file=sys.stderr)
         return 2
     except BrokenPipeError:
         raise

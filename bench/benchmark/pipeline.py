@@ -398,10 +398,12 @@ def _open_run_dir(config: RunConfig, splits: LetorSplits, out_dir: Path,
     if resumed is not None:
         run_dir, recorded = resumed
         _check_resumable(run_dir, recorded, chash, splits, config)
+        # the tables checked before the manifest is reopened: a resume refused for a damaged
+        # table (exit 2) left a finished run unfinished (finished = null), and report skips those
+        layout.ensure_tables(run_dir, labels_frame(splits))
         manifest = ManifestWriter(run_dir, Manifest.from_dict(recorded))
         manifest.change(resumed=[*(manifest.manifest.resumed or []), now()], finished=None,
                         failures=None, **checked)
-        layout.ensure_tables(run_dir, labels_frame(splits))
         return run_dir, manifest
     run_dir = new_run_dir(out_dir / "runs", config.name or config.dataset, chash)
     held.enter_context(writer_lock(run_dir))

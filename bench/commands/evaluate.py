@@ -293,7 +293,8 @@ _NOT_CSV = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd", ".zip":
             ".xlsx": "Excel", ".xls": "Excel", ".ods": "OpenDocument", ".tsv": "tab-separated",
             ".pkl": "pickle", ".pickle": "pickle", ".h5": "HDF5", ".hdf5": "HDF5",
             ".npy": "NumPy", ".npz": "NumPy", ".md": "Markdown", ".tex": "LaTeX",
-            ".html": "HTML"}
+            ".html": "HTML", ".jsonl": "JSON lines", ".ndjson": "JSON lines", ".yaml": "YAML",
+            ".yml": "YAML", ".xml": "XML"}
 
 
 def _per_query_format(path: str) -> None:

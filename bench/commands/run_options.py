@@ -87,10 +87,31 @@ def config_from_args(args: argparse.Namespace, *,
     changes = {k: v for k, v in _option_changes(config, args, models).items()
                if getattr(config, k) != v}
     new = replace(config, **changes) if changes else config  # checked again only if changed
+    if "dataset" not in changes and getattr(args, "resume", None) in (None, False):
+        _file_dataset(new.dataset, path)
     over = _over_file(config, new, changes) if changes else {}
     if args.quick and read_toml(path).get("quick") is not True:  # --quick won over the file
         over["quick"] = {"option": "--quick", "file": False, "used": True}
     return new.noted({"path": str(path), "options_over_file": over})
+
+
+def _file_dataset(dataset: str, path: Path) -> None:
+    """Refuse, naming the file and its key, a config file's ``dataset`` that is neither a
+    catalogue name nor an existing path (a template that left ``"{{ dataset }}"`` or an empty
+    variable): the loader said only ``unknown dataset '{{ dataset }}'`` once the run had
+    started, naming neither the file nor the key. A resumed run is left to its own search
+    (:mod:`bench.datasets.recorded`); ``--dataset`` names its value itself."""
+    import warnings
+
+    from bench.datasets.resolve import resolve_spec
+    from bench.errors import ConfigError, DataError
+
+    try:
+        with warnings.catch_warnings():  # the load says them, once
+            warnings.simplefilter("ignore")
+            resolve_spec(dataset)
+    except (ConfigError, DataError) as exc:
+        raise ConfigError(f"{path}: dataset: {exc}") from None
 
 
 #: The option that sets each config key (``--name`` for ``name`` ...), for the manifest.
@@ -122,9 +143,9 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
 
     changes: dict[str, Any] = {}
     if args.dataset is not None:
-        from bench.datasets.catalogue import canonical_dataset
+        from bench.datasets.catalogue import canonical_dataset, tidy_folder
 
-        changes["dataset"] = canonical_dataset(args.dataset)  # as the config holds it
+        changes["dataset"] = tidy_folder(canonical_dataset(args.dataset))  # as the config holds it
         if (config is not None and config.dataset != changes["dataset"] and config.name
                 and getattr(args, "name", None) is None):
             changes["name"] = _unnamed_replaced_dataset(config, args)

@@ -99,6 +99,21 @@ _FLOAT = re.compile(PLAIN_FLOAT.encode())
 NUMBER_FORMS = "e.g. 2, 0.5, -3 or 1.5e-4; no '_', hex, inf or nan"
 
 
+def _kind_of(mode: int) -> str:
+    """What a path that is not a regular file is, and what to do, for :func:`check_input_file`:
+    a script's ``--run <(sort run.txt)`` or ``cat run.txt | ltrbench ... --run /dev/stdin`` is
+    a pipe, which ltrbench cannot take (an input is read more than once: its kind sniffed, its
+    digest recorded, its rows parsed), and "is not a regular file" did not say why."""
+    if stat.S_ISFIFO(mode):
+        return (" (a pipe: a FIFO, a process substitution <(...) or /dev/stdin fed by a pipe; "
+                "ltrbench reads an input more than once: write it to a file first)")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return " (a device)"
+    if stat.S_ISSOCK(mode):
+        return " (a socket)"
+    return ""
+
+
 def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
     """``path`` as a :class:`Path` once it is known to be a readable regular file.
 
@@ -124,7 +139,8 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
     if stat.S_ISDIR(st.st_mode):
         raise DataError(f"is a directory: expected {expected}", path=p)
     if not stat.S_ISREG(st.st_mode):
-        raise DataError(f"is not a regular file: expected {expected}", path=p)
+        raise DataError(f"is not a regular file{_kind_of(st.st_mode)}: expected {expected}",
+                        path=p)
     try:
         with open(p, "rb"):
             pass

@@ -62,13 +62,16 @@ def each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, Any]:
     """The JSON object in ``path`` (``what`` it should be, e.g. "the run's manifest"), or a
     :class:`~bench.errors.DataError` naming the file (and the line of a syntax error) when it is
-    not UTF-8, not JSON, or not an object; ``hint`` (what to do about it) ends the message."""
+    not UTF-8, not JSON, or not an object; ``hint`` (what to do about it) ends the message. A
+    UTF-8 byte-order mark (a file saved again by a Windows editor) is skipped, as the TOML, CSV
+    and text readers skip it (RFC 8259 §8.1 lets a parser ignore it): the manifest of such a run
+    was refused as "not valid JSON" while its config.toml and metrics.csv were read."""
     from bench.errors import DataError
 
     p = Path(path)
     tail = f"; {hint}" if hint else ""
     try:
-        doc = json.loads(p.read_text(encoding="utf-8"), object_pairs_hook=each_key_once)
+        doc = json.loads(p.read_text(encoding="utf-8-sig"), object_pairs_hook=each_key_once)
     except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected {what} "
                         f"with each key once{tail}", path=p) from None

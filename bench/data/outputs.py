@@ -144,6 +144,10 @@ def _check_name(option: str, path: PathLike) -> None:
     if "\x00" in text:
         raise ConfigError(f"{option} {text!r}: the path holds a NUL byte, which no file name "
                           "can hold; choose another path")
+    name = Path(text).name
+    if name != name.strip() and not os.path.lexists(text):  # "pq.json ": a template's blank
+        raise ConfigError(f"{option} {text!r}: the name to create starts or ends with a blank "
+                          "(a space left by a template or a pasted value?); name it without one")
     for part in Path(text).parts:
         size, limit = len(os.fsencode(part)), _name_max(Path(text))
         if size > limit:

@@ -100,7 +100,33 @@ def _offending_line(text: str, message: str) -> str:
     shown = lines[int(m.group(1)) - 1].strip()
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     twice = message.startswith(("Cannot overwrite", "Cannot declare"))
-    return f"; line {m.group(1)} reads {shown!r}" + (" (a key or table given twice?)" if twice else "")
+    hint = " (a key or table given twice?)" if twice else _value_hint(lines[int(m.group(1)) - 1])
+    return f"; line {m.group(1)} reads {shown!r}{hint}"
+
+
+#: Values a template writes in another language's spelling, and what TOML writes.
+_SPELLINGS = ((re.compile(r"(True|False|TRUE|FALSE|yes|no|on|off|Yes|No)"), "TOML writes the "
+               "booleans true and false, in lower case"),
+              (re.compile(r"(None|null|nil|NULL|Null|~)"), "TOML has no null: leave the key out "
+                          "for its default"),
+              (re.compile(r"[+-]?\.\d.*|\d+\."), "TOML writes a digit on both sides of a decimal "
+                                                 "point: 0.1, 1.0"))
+
+
+def _value_hint(line: str) -> str:
+    """What a value refused by the parser was likely meant as, when it is a spelling of Python,
+    YAML or JSON (``True``, ``None``, ``.1``: what a template renders from a variable), as
+    ``(... ; TOML writes ...)``; empty otherwise. The value of ``key = value`` and each item
+    of a one-line array are looked at."""
+    _, eq, value = line.partition("=")
+    if not eq:
+        return ""
+    items = [v.strip() for v in value.split("#")[0].strip().strip("[]").split(",")]
+    for item in items:
+        for pattern, say in _SPELLINGS:
+            if pattern.fullmatch(item):
+                return f" ({item!r}: {say})"
+    return ""
 
 
 def loads(text: str) -> dict[str, Any]:

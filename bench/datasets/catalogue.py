@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,28 @@ def canonical_dataset(text: str) -> str:
             or (sep and not option.strip()) or name.strip().lower() not in card_names():
         return text
     return name.strip().lower() + (f":{option.strip()}" if sep else "")
+
+
+def tidy_folder(text: str) -> str:
+    """``--dataset``: an existing folder's path without the spellings that name the same folder
+    in every case (one config, one hash): ``data/``, ``data//``, ``./data`` and ``a//b`` are
+    ``data`` and ``a/b`` (a script's ``$(DIR)/`` gave each run a hash of its own, so a bare
+    ``--resume`` did not find the run started as ``data``). Kept as written: anything else (a
+    file, a missing path, a ``:`` option), and a tidied text that would read as a catalogue
+    name (``./synthetic/`` is the user's folder, ``synthetic`` the catalogue's). A config
+    file's ``dataset`` stays as the file writes it (its hash is the file's)."""
+    if ":" in text:
+        return text
+    tidy = re.sub(r"(?<=.)/{2,}", "/", text).rstrip("/") or text
+    while tidy.startswith("./") and len(tidy) > 2:
+        tidy = tidy[2:].lstrip("/")
+    try:
+        if tidy == text or not os.path.isdir(text) or not os.path.samefile(text, tidy):
+            return text
+    except OSError:  # gone between the two looks, or unreadable: as written
+        return text
+    looks_like_path = "/" in tidy or tidy.startswith(".") or "." in tidy
+    return tidy if looks_like_path or tidy.lower() not in card_names() else text
 
 
 @dataclass(frozen=True)

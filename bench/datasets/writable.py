@@ -18,8 +18,10 @@ from contextlib import contextmanager, suppress
 
 from bench.errors import DataError
 
-#: The errors of a folder that cannot be written (permission, a read-only file system).
-_NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+#: The errors of a folder that cannot be written (permission, a read-only file system, a
+#: file or device where a folder should be: ``XDG_CACHE_HOME=/dev/null`` made the default data
+#: directory ``/dev/null/ltrbench``, and "Not a directory" named no way out).
+_NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR)
 
 
 @contextmanager
