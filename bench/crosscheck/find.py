@@ -17,11 +17,13 @@ from pathlib import Path
 from bench.crosscheck.result import CrosscheckResult
 from bench.crosscheck.run import crosscheck_run, write_crosscheck
 from bench.data.outputs import check_output_dir
-from bench.errors import ConfigError
+from bench.errors import ConfigError, LtrbenchError
 from bench.metrics.families import PRIMARY_METRIC
-from bench.runners.registry import LAMBDAMART, ModelNames, expand_models
+from bench.runners.registry import CUSTOM_LIBRARY, LAMBDAMART, ModelNames, expand_models
 from bench.runs.layout import RUN_INTO, RUN_SEALED, RUN_WRITES
+from bench.runs.models import model_libraries
 from bench.runs.naming import dataset_slug
+from bench.runs.reader import RunDir
 from bench.runs.search import find_matching_run
 
 #: Trains ``models`` on the request's dataset and returns the new run's folder (the command
@@ -75,7 +77,7 @@ def crosscheck_request(
                      inputs=[("--run", request.run), ("--runs-dir", request.runs_dir),
                              ("--dataset", request.dataset)],
                      writes=RUN_WRITES, into=RUN_INTO, sealed=RUN_SEALED)
-    models = expand_models(request.models) if request.models else None
+    models = _requested_models(request)
     gbdt = _gbdt_models(models)
     if request.run is not None:  # never into the run folder it reads (found before any read)
         _refuse_into_run(request.out, request.out, Path(request.run))
@@ -133,6 +135,33 @@ def check_metric(metric: str) -> str:
         raise ConfigError(f"--metric {metric!r} is no library's built-in metric{reason}; "
                           f"valid: {valid}")
     return str(name)
+
+
+def _requested_models(request: CrosscheckRequest) -> ModelNames | None:
+    """``--models`` resolved; a name the registry does not know that is a custom model of the
+    ``--run`` checked is that model (then refused as one without a built-in metric), not an
+    unknown name."""
+    if not request.models:
+        return None
+    try:
+        return expand_models(request.models)
+    except ConfigError:
+        custom = _run_custom_models(request.run)
+        if not custom:
+            raise
+    return expand_models(request.models, custom)
+
+
+def _run_custom_models(run: str | Path | None) -> dict[str, str]:
+    """``{name: "custom"}`` for the user models the run folder ``run`` records (none when it
+    has no readable records: the cross-check reads the run again and says what is wrong)."""
+    if run is None:
+        return {}
+    try:
+        libraries = model_libraries(RunDir(Path(run)))
+    except (LtrbenchError, OSError):
+        return {}
+    return {m: CUSTOM_LIBRARY for m, library in libraries.items() if library == CUSTOM_LIBRARY}
 
 
 def _gbdt_models(models: ModelNames | None) -> tuple[str, ...] | None:

@@ -79,10 +79,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.data.groups import group_index
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.toml import is_toml_value, show, unknown_key
 from bench.errors import ConfigError
+from bench.runners.custom_calls import check_calls, fit_arguments, fit_style, parameters
 from bench.runners.custom_checks import CustomModelFailure as CustomModelFailure
 from bench.runners.custom_checks import CustomModelTampered as CustomModelTampered
 from bench.runners.custom_checks import (
@@ -301,12 +301,12 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
     return obj  # type: ignore[no-any-return]
 
 
-def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], Any]:
+def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     """Call the factory for ``seed`` (see the module docstring); returns the ranker, how the
-    seed was given (``{"seed": 3}``, ``{"random_state": 3}``, or ``{}``) and its ``fit`` method
-    (looked up once, with ``predict``, in one isolated block)."""
+    seed was given (``{"seed": 3}``, ``{"random_state": 3}``, or ``{}``) and its ``fit`` and
+    ``predict`` methods (looked up once, in one isolated block)."""
     where = model.where
-    names, _ = _parameters(model.target)
+    names, _ = parameters(model.target)
     given: dict[str, Any] = {k: seed for k in ("seed", "random_state") if k in names}
     params = copy.deepcopy(dict(model.params))  # the factory may change its own copy, not the run's
     try:
@@ -331,13 +331,14 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], An
     watch_finaliser(ranker, where)
     if not given and seed_by_set_params(ranker, seed, where):
         given = {"random_state": seed}
-    return ranker, given, methods["fit"]
+    return ranker, given, methods
 
 
 def check_custom_model(model: CustomModel, seed: int) -> None:
     """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data."""
-    ranker, _, fit = build_ranker(model, seed)
-    _fit_style(model, ranker, _parameters(fit))
+    ranker, _, methods = build_ranker(model, seed)
+    fit = methods["fit"]
+    check_calls(model.where, ranker, methods, fit_style(model.where, ranker, parameters(fit)))
 
 
 def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
@@ -350,14 +351,15 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     """
     check_splits_distinct(splits)
     verify_unchanged(splits)
-    ranker, seeded, fit = build_ranker(model, seed)
-    signature = _parameters(fit)
-    style = _fit_style(model, ranker, signature)
+    ranker, seeded, methods = build_ranker(model, seed)
+    signature = parameters(methods["fit"])
+    style = fit_style(model.where, ranker, signature)
+    check_calls(model.where, ranker, methods, style)
     where = f"{model.where}, seed {seed}"
     restored: list[str] = []
     with guarded_splits(splits, where) as check:
         with measure() as m:
-            args, kwargs = _fit_arguments(style, signature, splits.train, splits.vali)
+            args, kwargs = fit_arguments(style, signature, splits.train, splits.vali)
             try:
                 with isolated_process(where, restored):
                     returned = limited(lambda: _fit(ranker, args, kwargs, where),
@@ -422,67 +424,6 @@ def _predict(ranker: Any, data: LetorData, where: str, restored: list[str],
     except BaseException as exc:
         raise CustomModelFailure(f"{where}: {describe_failure('predict', exc)}") from exc
     return checked_scores(raw, data.n_rows, where)
-
-
-def _parameters(func: Any) -> tuple[set[str], bool]:
-    """The parameter names of ``func`` and whether it takes ``**kwargs``."""
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):  # a builtin without a signature: assume it takes anything
-        return set(), True
-    except Exception:  # the user's __signature__ raised: nothing known, so the same
-        return set(), True
-    names = {p.name for p in sig.parameters.values()
-             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    return names, any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-
-
-def _fit_style(model: CustomModel, ranker: Any, signature: tuple[set[str], bool]) -> str:
-    """``"group"``, ``"qid"`` or ``"group_id"``: how ``ranker.fit`` (whose ``signature`` is
-    :func:`_parameters`) takes the query groups."""
-    names, var_kw = signature
-    if "group" in names or (var_kw and not {"qid", "group_id"} & names):
-        return "group"
-    if "qid" in names:
-        return "qid"
-    if "group_id" in names:
-        return "group_id"
-    raise ConfigError(f"{model.where}: {type(ranker).__name__}.fit takes no group (nor qid or group_id) "
-                      "parameter; ltrbench calls fit(X, y, group=<rows per query>, ...)")
-
-
-def _fit_arguments(style: str, signature: tuple[set[str], bool], train: LetorData,
-                   vali: LetorData) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments of ``fit`` in its ``style`` (the validation split as eval set)."""
-    names, var_kw = signature
-
-    def takes(key: str) -> bool:
-        return key in names or var_kw
-
-    kwargs: dict[str, Any] = {}
-    if style == "group_id":
-        kwargs["group_id"] = read_only(group_index(train.offsets))
-        if takes("eval_set"):
-            from catboost import Pool  # the one convention that needs a library's own type
-
-            kwargs["eval_set"] = Pool(vali.X, label=vali.y, group_id=group_index(vali.offsets))
-        return (read_only(train.X), read_only(train.y)), kwargs
-    if style == "qid":
-        kwargs["qid"] = read_only(group_index(train.offsets))
-        eval_key, eval_groups = "eval_qid", read_only(group_index(vali.offsets))
-    else:
-        kwargs["group"] = read_only(train.group_sizes)
-        eval_key, eval_groups = "eval_group", read_only(vali.group_sizes)
-    vali_X, vali_y = read_only(vali.X), read_only(vali.y)
-    if "eval_X" in names and "eval_y" in names:  # LightGBM >= 4.6 deprecates eval_set for these
-        kwargs["eval_X"], kwargs["eval_y"] = (vali_X,), (vali_y,)
-        if takes(eval_key):
-            kwargs[eval_key] = [eval_groups]
-    elif takes("eval_set"):
-        kwargs["eval_set"] = [(vali_X, vali_y)]
-        if takes(eval_key):
-            kwargs[eval_key] = [eval_groups]
-    return (read_only(train.X), read_only(train.y)), kwargs
 
 
 def _check_params(name: str, params: Any) -> None:
