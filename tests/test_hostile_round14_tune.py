@@ -166,6 +166,19 @@ def test_an_empty_file_as_storage_is_refused_and_left_empty(tmp_path: Path) -> N
     assert (tmp_path / "notes.txt").read_bytes() == b""
 
 
+@pytest.mark.parametrize("url", ["sqlite:///s.db?mode=ro", "sqlite:///file:s.db?mode=ro&uri=true"])
+def test_a_storage_url_with_query_arguments_is_refused(url: str, tmp_path: Path) -> None:
+    """SQLAlchemy drops ``?mode=ro`` with a warning and the tune writes the file it was told to
+    open read-only."""
+    _refused(tmp_path, (*LGB, "--storage", url), "--storage", "mode")
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_a_budget_of_cpu_seconds_beyond_a_float_is_refused(tmp_path: Path) -> None:
+    _refused(tmp_path, ("--model", "lightgbm-lambdarank", "--budget-cpu-s", "1e400"),
+             "--budget-cpu-s", "finite")
+
+
 # ------------------------------------------------------------------------- report --tuned
 def _read_refused(folder: Path, pattern: str) -> None:
     from bench.errors import DataError

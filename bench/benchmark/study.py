@@ -207,9 +207,14 @@ def check_sqlite_url(storage_url: str) -> Path:
 
     where = f"--storage {storage_url!r}"
     try:
-        database = make_url(storage_url).database
+        url = make_url(storage_url)
     except (ArgumentError, ValueError) as exc:
         raise ConfigError(f"{where}: not a database URL ({exc})") from None
+    database = url.database
+    if url.query:  # SQLAlchemy ignores them with a warning (mode=ro: a tune writes all the same)
+        raise ConfigError(f"{where}: query arguments ({', '.join(sorted(url.query))}) are "
+                          "refused: tune opens the file itself, to read and write (lock timeout "
+                          f"{SQLITE_TIMEOUT_S:g} s); give sqlite:///PATH")
     if not database or database == ":memory:" or database.startswith("file::memory:"):
         raise ConfigError(f"{where}: an in-memory database is lost when tune ends (no --resume, "
                           "no report); give a file: sqlite:///PATH/study.db")
