@@ -67,7 +67,8 @@ def parse_space(text: str) -> dict[str, list[Any]]:
         name, sep, values = part.partition("=")
         name = name.strip()
         if not sep or not values.strip():
-            raise ConfigError(f"search space entry {part!r}: expected name=v1,v2,...")
+            raise ConfigError(f"--grid entry {part!r}: expected name=v1,v2,... (entries "
+                              "separated by ';')")
         if name in space:
             raise ConfigError(f"--grid {name}: given twice ({part!r} after "
                               f"{name}={','.join(map(str, space[name]))}); list every value once: "
@@ -167,13 +168,18 @@ def check_tune_storage(storage: str, inputs: Inputs) -> None:
     was replaced by a SQLite database) or that lies inside the dataset folder (a ``study.db``
     written among the splits' files), as ``--out`` is refused (:func:`check_tune_out`); the
     file's own checks first (:func:`bench.benchmark.study.check_sqlite_url`: a folder, a
-    device, a file that is not SQLite). Other database URLs are not files of this machine."""
+    device, a file that is not SQLite), then an empty file (SQLite would adopt it). Other
+    database URLs are not files of this machine."""
     from bench.benchmark.study import check_sqlite_url
     from bench.data.outputs import same_file
 
     if storage.split(":", 1)[0].split("+", 1)[0].lower() != "sqlite":
         return
     path = check_sqlite_url(storage)
+    if path.is_file() and path.stat().st_size == 0:  # SQLite would make any empty file its own
+        raise ConfigError(f"--storage {storage!r}: {path} is an empty file (0 bytes), not a study "
+                          "database: SQLite would turn it into one; give a new file or an "
+                          "Optuna study database")
     real = Path(os.path.realpath(path))
     for name, given in inputs:
         if given is None or not os.path.lexists(given):

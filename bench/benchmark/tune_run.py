@@ -39,6 +39,7 @@ from bench.benchmark.study import (
     open_storage,
     open_study,
     run_study,
+    warm_up,
 )
 from bench.benchmark.tune import (
     check_tune_out,
@@ -357,11 +358,15 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
     storage = plan.storage or f"sqlite:///{folder.resolve() / STUDY_DB}"
     frames: dict[str, Any] = {}
     models: dict[str, Any] = {}
+    tasks = {spec.name: TrialTask(spec=spec, space=plan.spaces[spec.name],
+                                  base=plan.bases[spec.name], profile=plan.profile,
+                                  selection=plan.selection, eval_at=plan.config.eval_at,
+                                  parts=parts) for spec in plan.specs}
     with _trial_pool(plan, pool) as trials:
+        if trials is None:  # one process's first-call costs charged to no model's trials
+            warm_up(list(tasks.values()))
         for spec in plan.specs:
-            task = TrialTask(spec=spec, space=plan.spaces[spec.name], base=plan.bases[spec.name],
-                             profile=plan.profile, selection=plan.selection,
-                             eval_at=plan.config.eval_at, parts=parts)
+            task = tasks[spec.name]
             study, _ = open_study(storage, f"{splits.name}:{spec.name}", plan.options.pruner,
                                   resume=plan.resume is not None)
             if recorded is not None:
