@@ -303,8 +303,8 @@ def test_a_comparison_warning_does_not_say_scored_0_for_a_query_the_table_drops(
     q3 from every run and metric (the table says so); the per-run warning said 'nDCG@10:
     scored 0 and counted', which the table contradicts."""
     res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "a.run", "--run", "b.run",
-              "--metrics", "nDCG@10,P_5", "--format", "csv")
-    assert res.status == 0, res.err
+              "--metrics", "nDCG@10,P_5", "--format", "csv", "--missing", "drop")
+    assert res.status == 0, res.err  # without --missing, two rules are refused (round 14)
     row = _csv(res.out)[0]
     assert row["missing"] == "drop"
     assert row["dropped"] == "3"
@@ -320,7 +320,7 @@ def test_the_python_comparison_warns_what_it_applied(files: Path) -> None:
     with pytest.warns(MissingQueriesWarning) as caught:
         cmp = compare_runs(str(files / "qrels.txt"), {"A": str(files / "a.run"),
                                                       "B": str(files / "b.run")},
-                           metrics="nDCG@10 P_5")
+                           metrics="nDCG@10 P_5", missing="drop")
     assert cmp.missing == "drop"
     text = " ".join(str(w.message) for w in caught)
     assert "scored 0" not in text, text
@@ -351,7 +351,8 @@ def test_missing_zero_equals_trec_eval_c_per_run(files: Path, measure: str) -> N
 
 def test_mixed_grammars_in_a_comparison_share_one_query_set(files: Path) -> None:
     res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "a.run", "--run", "b.run",
-              "--metrics", "nDCG@10,P@5,recip_rank,R@100", "--format", "csv")
+              "--metrics", "nDCG@10,P@5,recip_rank,R@100", "--format", "csv", "--missing",
+              "drop")
     assert res.status == 0, res.err
     common = {"1", "2", "4"}
     rows = {r["run"]: r for r in _csv(res.out)}
@@ -419,12 +420,12 @@ def test_an_unknown_missing_rule_names_the_choices(files: Path) -> None:
 def test_printed_names_of_a_comparison_parse_back_to_the_same_values(files: Path) -> None:
     names = "P(rel=2)@5,trec_eval-c:P_5,AP(rel=2),Rprec"
     first = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "a.run", "--run", "b.run",
-                "--metrics", names, "--format", "json")
+                "--missing", "drop", "--metrics", names, "--format", "json")
     assert first.status == 0, first.err
     doc = json.loads(first.out)
     printed = list(doc["metric_profiles"])
     again = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "a.run", "--run", "b.run",
-                "--metrics", *printed, "--format", "json")
+                "--missing", "drop", "--metrics", *printed, "--format", "json")
     assert again.status == 0, again.err
     assert json.loads(again.out)["runs"] == doc["runs"]
 
