@@ -104,15 +104,17 @@ def check_files(runs: Mapping[str, object]) -> None:
         seen[key] = name
 
 
-def refuse_mixed_rules(keys: list[str], names: list[str], scored: dict[str, list[set[str]]],
-                        answered: dict[str, set[str]], metric_profiles: dict[str, str]) -> None:
+def refuse_mixed_rules(keys: list[str], rules: list[str], names: list[str],
+                       scored: dict[str, list[set[str]]], answered: dict[str, set[str]],
+                       metric_profiles: dict[str, str]) -> None:
     """A :class:`ConfigError` when, left to the metrics' profiles, one metric would score 0 a
     judged query some run has no line for and another would drop it: the comparison uses one
     query set for every metric, so adding a metric of the other rule changed every metric's
     numbers, and could change the winner (``nDCG@10`` alone: zero, run A best; with
-    ``ndcg_cut_10``: drop, run B best). The user chooses the rule with ``missing``."""
-    rules = {_missing_rule(metric_profiles.get(k, "")) for k in keys}
-    if len(rules - {None}) < 2:  # one rule: what differs is a blank query, which is not this
+    ``ndcg_cut_10``: drop, run B best). The user chooses the rule with ``missing``. ``rules``:
+    each metric's profile's ``missing`` (:func:`bench.metrics.qualified.spec_profile`), in the
+    order of ``keys``."""
+    if len(set(rules)) < 2:  # one rule: what differs is a blank query, which is not this
         return
     every_scored: set[str] = reduce(operator.or_, (s for n in names for s in scored[n]), set())
     lacking = every_scored - reduce(operator.and_, answered.values())
@@ -140,14 +142,3 @@ def refuse_mixed_rules(keys: list[str], names: list[str], scored: dict[str, list
         "one query set for every metric: choose the rule with --missing zero (every judged "
         "query, a missing line scoring 0, as trec_eval -c) or --missing drop (only the queries "
         "every run answered); missing='zero' / 'drop' in Python")
-
-
-def _missing_rule(profile: str) -> str | None:
-    """The missing-query rule of a profile named as a result names it (``trec_eval``,
-    ``trec_eval+missing=zero``, ``ranx+relevance_threshold=2.0``); ``None`` when unknown."""
-    from bench.metrics.profiles import PROFILES
-
-    if "+missing=" in profile:
-        return profile.split("+missing=", 1)[1].split("+", 1)[0]
-    known = PROFILES.get(profile.split("+", 1)[0])
-    return known.missing if known is not None else None

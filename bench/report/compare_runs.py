@@ -59,7 +59,7 @@ from bench.metrics.families import FAMILIES, best_is_lowest
 from bench.metrics.missing import MissingQueriesWarning, missing_query_ids, warn_dropped
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import PROFILES, Profile, given_profile
-from bench.metrics.qualified import refuse_homonyms, resolve
+from bench.metrics.qualified import refuse_homonyms, resolve, spec_profile
 from bench.report import stats
 from bench.report.compare_checks import (
     RESERVED_NAMES,
@@ -268,7 +268,8 @@ def compare_runs(
                                                                      given, keys)
     names = list(tables)
     if missing is None:
-        refuse_mixed_rules(keys, names, scored, answered, metric_profiles)
+        refuse_mixed_rules(keys, [spec_profile(s, call).missing for s in specs], names, scored,
+                           answered, metric_profiles)
     every = {n: set.union(*scored[n]) for n in names}
     common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
     if missing == "drop":  # asked for: a metric of its own zero profile (nDCG@10) drops them too
