@@ -25,11 +25,10 @@ same mapping as the local runners -- and chooses the iteration on the validation
   after ``patience`` rounds without a strict improvement; the first maximum) is applied to that
   curve: the same choice early stopping would make, at the price of the trees it would not
   have grown (``trees_grown`` vs ``n_trees`` in the result). ``deterministic=True`` and the
-  seed are set and partitions are placed round-robin, but LightGBM picks its machines' ports
-  and order itself, from where its own derived tasks ran: even with the machine list fixed in
-  worker order (tried), one of three fits on the same cluster grew a different first tree (the
-  distributed bin boundaries depend on which rank holds which rows). LightGBM-Dask fits are
-  therefore not reproducible fit to fit here (XGBoost's are: tested).
+  seed are set, partitions are placed round-robin, and worker ``i`` is LightGBM's rank ``i``
+  (:mod:`bench.runners.lightgbm_network`: LightGBM's own choice of ranks changed from fit to
+  fit, and with it the model), so LightGBM-Dask fits are reproducible fit to fit, as
+  XGBoost's are (both tested).
 
 Library threads are the workers' threads (``nthread`` / ``num_threads`` are not passed).
 Which libraries and objectives train here, the parameters dropped, the train and predict
@@ -41,7 +40,6 @@ another library on Dask is its record's ``dask`` and its own functions, no table
 from __future__ import annotations
 
 import contextlib
-import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -70,6 +68,7 @@ from bench.metrics.query_parts import QueryParts, combine, summarise
 from bench.metrics.validate import prepare
 from bench.runners.iteration import HookFailure, IterationHook
 from bench.runners.libraries import LIBRARIES, dask_support, get_library, load
+from bench.runners.lightgbm_network import UNPINNED, machine_ports, machines, ranks_in_worker_order
 from bench.runners.params import Params
 from bench.runners.result import Selection, library_eval_at
 
@@ -127,7 +126,8 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     (:data:`bench.runners.iteration.IterationHook`), called in this process as the workers'
     rounds end (:func:`relayed_iterations`). LightGBM's ``machines`` is built from the addresses of the
     workers holding training rows, each with a port found free on its host, and recorded in
-    ``notes["machines"]``. (A fixed port range was tried: LightGBM still holds its ports when the
+    ``notes["machines"]``, worker ``i`` of them rank ``i`` (``notes["ranks"]``,
+    :mod:`bench.runners.lightgbm_network`). (A fixed port range was tried: LightGBM still holds its ports when the
     next fit starts -- "Binding port ... failed" -- so every fit takes fresh ones.)
     """
     support = dask_support(library)
@@ -345,23 +345,6 @@ def _group_sizes(q: pd.Series) -> pd.Series:
     return pd.Series(sizes_from_offsets(offsets_from_qid(q.to_numpy())[0]), dtype="int64")
 
 
-def _free_port(dask_worker: Any) -> int:
-    """A TCP port free on this worker's host now, found on the worker's own address (loopback
-    for a local cluster: nothing is opened beyond it, even for a moment). ``client.run`` passes
-    the worker as ``dask_worker``."""
-    host = urlparse(dask_worker.address).hostname or LOOPBACK
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
-def _machines(client: Any, workers: list[str]) -> str:
-    """LightGBM's ``machines`` (``host:port,...``) for ``workers`` (Dask addresses, in order),
-    each with a port found free on its own host."""
-    ports = client.run(_free_port, workers=workers)
-    return ",".join(f"{urlparse(w).hostname}:{int(ports[w])}" for w in workers)
-
-
 def train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict[str, Any],
                    select_metric: str, features: list[str], extra: list[Any],
                    layouts: dict[str, QueryLayout]) -> DaskFit:
@@ -374,19 +357,24 @@ def train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict
     held = holders(client, train)
     if len(held) != min(train.npartitions, len(workers)):  # a worker lost while spreading
         refuse_lost_workers("the lightgbm fit", set(workers), held)
-    lib["machines"] = _machines(client, sorted(held))
+    ports = machine_ports(client, sorted(held))
+    lib["machines"] = machines(ports)
     t0 = time.perf_counter()
     group = train["qid"].map_partitions(_group_sizes, meta=("qid", "int64"))
     model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
-    model.fit(train[features], train["label"], group=group, **({"callbacks": extra} if extra else {}))
+    with ranks_in_worker_order(ports) as pinned:
+        model.fit(train[features], train["label"], group=group,
+                  **({"callbacks": extra} if extra else {}))
     fit_s = time.perf_counter() - t0
     booster = model.to_local().booster_
     curve = validation_curve(booster, vali, features, select_metric, profile="lightgbm")
     grown, best = stopping_point(curve, params.early_stopping_rounds)
+    notes = {"machines": lib["machines"],
+             "ranks": "worker i of the sorted worker list is rank i" if pinned else UNPINNED,
+             "selection": ("reference evaluator, profile lightgbm, on the whole validation split "
+                           f"after every tree; early stopping's rule would have grown {grown} trees")}
     return DaskFit("lightgbm", booster, lib, best, params.n_trees, curve, grown, select_metric,
-                   fit_s, features, {"machines": lib["machines"], "selection": (
-                       "reference evaluator, profile lightgbm, on the whole validation split "
-                       f"after every tree; early stopping's rule would have grown {grown} trees")})
+                   fit_s, features, notes)
 
 
 def _curve_parts(frame: pd.DataFrame, booster: Any, features: list[str], metric: str,

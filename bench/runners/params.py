@@ -484,8 +484,8 @@ PARITY: tuple[ParityRow, ...] = (
     ParityRow("(determinism)", "deterministic=true, force_row_wise=true",
               "(CPU hist is deterministic for a fixed nthread)",
               "bit-identical reruns on the same machine, versions and thread count",
-              "XGBoost: reproducible on a fixed cluster (partitions placed round-robin); "
-              "LightGBM: not reproducible fit to fit (it orders its machines itself)",
+              "reproducible on a fixed cluster (partitions placed round-robin; LightGBM's "
+              "rank i is worker i, not its own choice) -- both tested",
               catboost="random_seed, thread_count -- two fits with one seed give the same model (tested)"),
 )
 
