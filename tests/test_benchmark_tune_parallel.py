@@ -187,6 +187,17 @@ def test_a_grid_on_parallel_workers_tries_each_point_once(tmp_path: Path) -> Non
     assert sorted(json.loads(p)["num_leaves"] for p in table["params"]) == [3, 5, 7, 9]
 
 
+def _worker_task(tmp_path: Path) -> tuple[Any, Any, TrialTask]:
+    """The plan, its first model and that model's trial task (no search space), as a worker
+    receives it."""
+    plan, data = _plan(tmp_path)
+    splits = load_splits(str(data))
+    spec = plan.specs[0]
+    return plan, spec, TrialTask(spec=spec, space=(), base=plan.bases[spec.name],
+                                 profile=plan.profile, selection=plan.selection,
+                                 eval_at=plan.config.eval_at, parts=((splits.train, splits.vali),))
+
+
 def test_a_worker_trial_scores_as_a_trial_here_and_reports_to_the_pruner(tmp_path: Path) -> None:
     """The worker's value is the reference evaluator's (as one at a time), its curve is in the
     study's storage (the pruner reads it there), and its threads are the parameters'."""
@@ -194,12 +205,7 @@ def test_a_worker_trial_scores_as_a_trial_here_and_reports_to_the_pruner(tmp_pat
 
     from bench.benchmark.study import run_trial
 
-    plan, data = _plan(tmp_path)
-    splits = load_splits(str(data))
-    spec = plan.specs[0]
-    task = TrialTask(spec=spec, space=(), base=plan.bases[spec.name], profile=plan.profile,
-                     selection=plan.selection, eval_at=plan.config.eval_at,
-                     parts=((splits.train, splits.vali),))
+    plan, spec, task = _worker_task(tmp_path)
     url = f"sqlite:///{tmp_path / 's.db'}"
     study, _ = open_study(url, "s", "median", resume=False)
     trial = study.ask()
@@ -235,12 +241,7 @@ def test_a_workers_first_trial_is_not_charged_for_the_first_call_costs(
     calls: list[list[str]] = []
     monkeypatch.setattr(parallel, "warm_up", costly_warm_up)
     monkeypatch.setattr(parallel, "_WARMED", set())
-    plan, data = _plan(tmp_path)
-    splits = load_splits(str(data))
-    spec = plan.specs[0]
-    task = TrialTask(spec=spec, space=(), base=plan.bases[spec.name], profile=plan.profile,
-                     selection=plan.selection, eval_at=plan.config.eval_at,
-                     parts=((splits.train, splits.vali),))
+    plan, spec, task = _worker_task(tmp_path)
     url = f"sqlite:///{tmp_path / 's.db'}"
     study, _ = open_study(url, "s", "none", resume=False)
     outs = []
