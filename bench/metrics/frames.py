@@ -136,6 +136,8 @@ def frame_arrays(
                           "(the second argument), not both")
     if isinstance(scores, str):
         score, scores = scores, None
+    if scores is not None:
+        _refuse_two_scores(frame)
     if n == 0:
         raise DataError("empty input: the DataFrame has no rows", path=_WHERE)
     same_index({"scores": scores, "qid": qid, "docno": docno, "weights": weights}, frame.index)
@@ -159,6 +161,22 @@ def frame_arrays(
     distinct_roles(list(columns), list(columns.values()), _WHERE)
     return FrameArrays(y, s, q, docs, _optional(frame, weights, n, "weights", ())[0], columns,
                        frame.index)
+
+
+def _refuse_two_scores(frame: pd.DataFrame) -> None:
+    """A ConfigError when scores come as an array beside a frame that holds a score column
+    (one of :data:`SCORE_COLUMNS`, any case, or an index level so named): two answers to one
+    question. Using the array without a word evaluated another model's scores than the
+    frame shows, and which one a caller meant cannot be known: the error says how to ask for
+    each (the same rule as ``score=`` beside an array)."""
+    names = [str(c) for c in frame.columns] + [str(n) for n in frame.index.names if n is not None]
+    found = [c for c in names if c.lower() in SCORE_COLUMNS]
+    if found:
+        raise ConfigError(
+            f"scores were given as an array and the DataFrame has a score column "
+            f"{', '.join(map(repr, found))}: evaluate the column with score={found[0]!r} "
+            f"(and no array), or the array after dropping the column "
+            f"(frame.drop(columns={found[0]!r}))")
 
 
 def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,
