@@ -181,6 +181,11 @@ def test_the_cli_json_counts_a_blank_query_where_the_profile_counts_it(files: Pa
     res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--profile",
               "trec_eval", "--metrics", "ndcg_cut_5", "--format", "json")
     assert json.loads(res.out)["metric_n_queries"] == {"ndcg_cut_5": len(QUERIES)}
+    # B has no line for query 3: trec_eval leaves it out, trec_eval -c (nDCG@10) counts it
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "B.run", "--metrics",
+              "ndcg_cut_5", "nDCG@10", "--format", "json")
+    assert json.loads(res.out)["metric_n_queries"] == {"ndcg_cut_5": len(QUERIES) - 1,
+                                                       "nDCG@10": len(QUERIES)}
 
 
 # ------------------------------------------------------ leftover 2: a score column and an array
@@ -206,6 +211,42 @@ def test_a_prediction_column_in_another_case_beside_an_array_is_refused() -> Non
     problem = api_refused(call(lambda: evaluate(frame, [0.1, 0.2], metrics="mrr"))[1],
                           "'Prediction'", "score='Prediction'")
     assert problem is None, problem
+
+
+@_cls("silent accepts")
+@pytest.mark.parametrize(("keyword", "column", "value"), [
+    ("docno", "docno", ["c", "b", "a"]),  # trec_eval's tie rule reads docno: mrr 1.0 vs 1/3
+    ("qid", "qid", [1, 1, 1]),
+    ("qid", "topic", [7, 7, 7]),
+])
+def test_an_id_array_beside_a_frames_id_column_is_refused_naming_the_column(
+        keyword: str, column: str, value: list[object]) -> None:
+    import pandas as pd
+
+    from bench.metrics import evaluate
+
+    frame = pd.DataFrame({column: [1, 1, 1], "docid" if keyword == "qid" else "qid": [1, 2, 3],
+                          "label": [1, 0, 0], "score": [0.1, 0.1, 0.1]})
+    if keyword == "qid":
+        frame = frame.rename(columns={"docid": "docno"})
+    problem = api_refused(call(lambda: evaluate(frame, metrics="mrr", profile="trec_eval",
+                                                **{keyword: value}))[1],
+                          repr(column), f"{keyword}={column!r}")
+    assert problem is None, problem
+
+
+@_cls("silently wrong numbers")
+def test_a_frames_own_column_passed_again_as_a_series_is_one_answer() -> None:
+    import pandas as pd
+
+    from bench.metrics import evaluate
+
+    frame = pd.DataFrame({"qid": [1, 1, 1], "docno": ["a", "b", "c"], "label": [1, 0, 0],
+                          "score": [0.1, 0.1, 0.1]})
+    got = evaluate(frame, qid=frame["qid"], docno=frame["docno"], metrics="mrr",
+                   profile="trec_eval")
+    # trec_eval: tied scores, docno descending: c, b, a; the relevant a is third
+    assert got["mrr"] == pytest.approx(1 / 3)
 
 
 @_cls("silently wrong numbers")
@@ -345,6 +386,20 @@ def test_nfc_and_nfd_document_ids_are_two_documents_as_in_pytrec_eval(tmp_path: 
     assert got["recip_rank"] == pytest.approx(_pytrec("recip_rank", run, qrels)) == 1 / 3
 
 
+@_cls("unclear errors")
+def test_diversity_qrels_under_a_plain_metric_say_what_the_second_column_is(
+        tmp_path: Path) -> None:
+    # TREC Web track qrels: 'topic subtopic docno judgment'; a plain metric needs one judgment
+    (tmp_path / "q").write_text("1 1 a 1\n1 1 b 0\n1 2 a 0\n1 2 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    res = cli(tmp_path, "evaluate", "--qrels", "q", "--run", "r", "--metrics", "map")
+    assert refused(res, "q:3", "'a'", "judged twice", "second column", "subtopic",
+                   "alpha_ndcg@10") is None, res.err[-400:]
+    plain = cli(tmp_path, "evaluate", "--qrels", "q", "--run", "r", "--metrics",
+                "alpha_ndcg@2", "--format", "csv")
+    _ok(plain)
+
+
 @_cls("tracebacks")
 def test_scores_as_text_from_another_tool_in_a_run_frame_are_refused_naming_the_column() -> None:
     import pandas as pd
@@ -434,6 +489,37 @@ def test_a_trec_eval_name_under_profile_ranx_is_refused_naming_it(files: Path) -
     assert refused(res, "ndcg_cut_10") is None, res.err[-400:]
 
 
+@_cls("silent accepts")
+@pytest.mark.parametrize(("option", "name"), [
+    (["--relevance-level", "2"], "ranx:ndcg@5"),
+    (["--judged-only"], "trec_eval-c:P_5"),
+    (["--run-depth", "2"], "trec_eval:map"),
+])
+def test_an_option_that_reaches_no_metric_is_refused_naming_it(
+        files: Path, option: list[str], name: str) -> None:
+    # a typed PROFILE:NAME is computed under that profile as registered: the option changed
+    # nothing (ranx:ndcg@5 printed its level-1 value under --relevance-level 2, exit 0)
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--metrics", name,
+              *option)
+    assert refused(res, option[0], name, "--profile") is None, res.err[-400:]
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--run", "C.run",
+              "--metrics", name, *option)
+    assert refused(res, option[0], name) is None, res.err[-400:]
+
+
+@_cls("silent accepts")
+def test_an_option_that_misses_a_typed_profile_name_is_said_and_labelled(files: Path) -> None:
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--metrics", "P_5",
+              "trec_eval:P_5", "--relevance-level", "2", "--format", "csv")
+    _ok(res)
+    assert "--relevance-level 2 does not reach trec_eval:P_5" in " ".join(res.err.split())
+    got = csv_values(res)
+    assert got["P_5"] == pytest.approx(_pytrec("P_5", RUN_A, relevance_level=2), abs=1e-12)
+    assert got["trec_eval:P_5"] == pytest.approx(_pytrec("P_5", RUN_A), abs=1e-12)
+    profiles = {r["metric"]: r["profile"] for r in csv.DictReader(io.StringIO(res.out))}
+    assert profiles == {"P_5": "trec_eval+relevance_threshold=2.0", "trec_eval:P_5": "trec_eval"}
+
+
 @_cls("unclear errors")
 @pytest.mark.parametrize("name", ["ndcg_cut_0", "P_-5", "ndcg_cut.", "P@0", "map_cut_5.5"])
 def test_odd_trec_eval_cutoffs_are_refused_naming_the_name(files: Path, name: str) -> None:
@@ -513,6 +599,32 @@ def test_the_randomization_p_values_equal_an_exact_enumeration(three: tuple) -> 
 
 
 @_cls("silently wrong numbers")
+def test_a_sampled_randomization_p_is_within_sampling_error_of_the_exact_one(
+        tmp_path: Path) -> None:
+    # 16 queries: 2^16 sign vectors > 10 000 resamples, so the command samples them
+    rnd = random.Random(11)
+    qrels = "".join(f"{q} 0 d{j} {rnd.choice([0, 0, 1, 2])}\n" for q in range(16) for j in range(6))
+    runs = {}
+    for name in ("x", "y"):
+        runs[name] = "".join(f"{q} Q0 d{j} {i} {rnd.random():.6f} {name}\n" for q in range(16)
+                             for i, j in enumerate(rnd.sample(range(6), 6), 1))
+        (tmp_path / f"{name}.run").write_text(runs[name])
+    (tmp_path / "q").write_text(qrels)
+    rows = _compare_csv(cli(tmp_path, "evaluate", "--qrels", "q", "--run", "x=x.run", "--run",
+                            "y=y.run", "--metrics", "ndcg_cut_5", "--format", "csv"))
+    px, py = (_pytrec_q("ndcg_cut_5", runs[n], qrels) for n in ("x", "y"))
+    d = np.array([px[q] - py[q] for q in px])
+    if not d.any():
+        pytest.skip("no difference to test")
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=d.shape[0])))
+    exact = float(np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12))
+    other = next(n for n in rows if rows[n]["best"] != "True")
+    got = float(rows[other]["p_randomization"])
+    assert got >= 1 / 10_001  # never 0 (Phipson & Smyth 2010)
+    assert abs(got - exact) <= 4 * math.sqrt(exact * (1 - exact) / 10_000) + 2e-4, (got, exact)
+
+
+@_cls("silently wrong numbers")
 def test_the_bootstrap_interval_holds_the_mean_and_is_the_same_twice(files: Path,
                                                                      three: tuple) -> None:  # type: ignore[type-arg]
     rows, _ = three
@@ -551,6 +663,28 @@ def test_missing_drop_names_the_dropped_query_in_the_json(files: Path) -> None:
     assert out["n_dropped"] == 1
     assert out["n_queries"] == len(QUERIES) - 1
     assert out["metric_profiles"] == {"map": "trec_eval"}
+
+
+@_cls("silent accepts")
+def test_a_judged_query_no_run_answers_is_named_among_the_dropped(files: Path) -> None:
+    # pooled qrels hold topic 9, which neither system ran: the warnings said "left out of every
+    # run and metric", the JSON's dropped said only 3 (n_dropped 1 of 2 judged queries missing)
+    (files / "qrels9.txt").write_text(QRELS + "9 0 zz 1\n9 0 yy 0\n")
+    res = cli(files, "evaluate", "--qrels", "qrels9.txt", "--run", "A=A.run", "--run",
+              "B=B.run", "--metrics", "map", "--missing", "drop", "--format", "json")
+    _ok(res)
+    out = json.loads(res.out)
+    judged = set(QUERIES) | {"9"}
+    assert out["n_queries"] == len(QUERIES) - 1
+    assert sorted(out["dropped"]) == sorted(judged - set(QUERIES) | {"3"}) == ["3", "9"]
+    assert out["n_dropped"] + out["n_queries"] == len(judged)
+    table = cli(files, "evaluate", "--qrels", "qrels9.txt", "--run", "A=A.run", "--run",
+                "B=B.run", "--metrics", "map", "--missing", "drop")
+    assert "2 queries dropped from every run and metric: 3, 9" in " ".join(table.out.split())
+    zero = json.loads(cli(files, "evaluate", "--qrels", "qrels9.txt", "--run", "A=A.run",
+                          "--run", "B=B.run", "--metrics", "map", "--missing", "zero",
+                          "--format", "json").out)
+    assert (zero["n_queries"], zero["dropped"]) == (len(judged), [])
 
 
 @_cls("silently wrong numbers")
