@@ -18,7 +18,15 @@ Found here (failing before, fixed):
   taken over (its value is not NaN), for one profile and for merged ones;
 * ``evaluate(frame, scores)`` with a frame that also has a score column evaluated the array
   without a word: the two answers to "which scores" are now refused, naming the column and
-  how to ask for each.
+  how to ask for each; the same for ``qid=`` / ``docno=`` arrays beside the frame's own id
+  column (a docno array changed trec_eval's tie order: mrr 1.0 where the column gives 1/3);
+* ``--relevance-level`` / ``--judged-only`` / ``--run-depth`` do not reach a typed
+  ``PROFILE:NAME``: the option changed nothing (``ranx:ndcg@5`` printed its level-1 value,
+  exit 0); now refused when it reaches no metric, said when it misses some;
+* a comparison's ``dropped`` left out a judged query no run answered (pooled topic 9), which
+  the runs' warnings named: ``n_dropped + n_queries`` is now every judged query;
+* diversity qrels (``topic subtopic docno judgment``) under a plain metric said "judged twice"
+  without a word of the second column.
 """
 
 from __future__ import annotations
@@ -507,6 +515,21 @@ def test_an_option_that_reaches_no_metric_is_refused_naming_it(
     assert refused(res, option[0], name) is None, res.err[-400:]
 
 
+@_cls("silently wrong numbers")
+@pytest.mark.parametrize(("option", "name", "want"), [
+    (["--relevance-level", "1"], "trec_eval:P_5", lambda: _pytrec("P_5", RUN_A)),
+    (["--relevance-level", "2"], "trec_eval-c:P(rel=2)@5",
+     lambda: _pytrec("P_5", RUN_A, relevance_level=2)),
+])
+def test_an_option_a_typed_profile_already_has_is_its_value(
+        files: Path, option: list[str], name: str, want: object) -> None:
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--metrics", name,
+              *option, "--format", "csv")
+    _ok(res)
+    assert "does not reach" not in res.err
+    assert csv_values(res)[name] == pytest.approx(want(), abs=1e-12)  # type: ignore[operator]
+
+
 @_cls("silent accepts")
 def test_an_option_that_misses_a_typed_profile_name_is_said_and_labelled(files: Path) -> None:
     res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--metrics", "P_5",
@@ -663,6 +686,16 @@ def test_missing_drop_names_the_dropped_query_in_the_json(files: Path) -> None:
     assert out["n_dropped"] == 1
     assert out["n_queries"] == len(QUERIES) - 1
     assert out["metric_profiles"] == {"map": "trec_eval"}
+
+
+@_cls("silently wrong numbers")
+def test_missing_zero_with_a_typed_zero_profile_scores_the_query_0(files: Path) -> None:
+    rows = _compare_csv(cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A=A.run",
+                            "--run", "B=B.run", "--metrics", "trec_eval-c:P_5", "--missing",
+                            "zero", "--format", "csv"))
+    assert float(rows["B"]["trec_eval-c:P_5"]) == pytest.approx(
+        _pytrec("P_5", RUN_B, complete=True), abs=1e-12)
+    assert rows["B"]["n_queries"] == str(len(QUERIES))
 
 
 @_cls("silent accepts")

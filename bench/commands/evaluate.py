@@ -259,10 +259,14 @@ def _refuse_unreached(specs: list[Any], args: argparse.Namespace) -> None:
     it (``ranx:ndcg@5`` beside ``--relevance-level 2`` printed ranx's level-1 value, exit 0).
     Every metric so typed: the options change nothing, refused; some: said once, naming
     them (the profile column names each metric's profile)."""
+    from bench.metrics.qualified import spec_profile
+
     option = {"run_depth": "--run-depth", "judged_only": "--judged-only",
               "relevance_threshold": "--relevance-level"}
-    given = [option[k] + ("" if v is True else f" {v:g}") for k, v in _option_changes(args).items()]
-    typed = [s.key for s in specs if s.explicit]
+    changes = _option_changes(args)
+    given = [option[k] + ("" if v is True else f" {v:g}") for k, v in changes.items()]
+    typed = [s.key for s in specs if s.explicit and s.profile is not None and any(
+        getattr(spec_profile(s, get_profile(s.profile)), k) != v for k, v in changes.items())]
     if not given or not typed:
         return
     text = (f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not reach "
