@@ -408,6 +408,22 @@ def test_diversity_qrels_under_a_plain_metric_say_what_the_second_column_is(
     _ok(plain)
 
 
+@_cls("unclear errors")
+def test_ir_measures_records_say_how_to_pass_them_and_then_equal_ir_measures() -> None:
+    import pandas as pd
+
+    from bench.metrics import evaluate_trec
+
+    qrels = [ir_measures.Qrel(q, d, int(r)) for q, ds in _rows(QRELS, int).items()
+             for d, r in ds.items()]
+    run = [ir_measures.ScoredDoc(q, d, float(s)) for q, ds in _rows(RUN_B, float).items()
+           for d, s in ds.items()]
+    _, exc = call(lambda: evaluate_trec(qrels, run, metrics="nDCG@10"))
+    assert api_refused(exc, "Qrel records", "query_id", "pandas.DataFrame(records)") is None, exc
+    got = evaluate_trec(pd.DataFrame(qrels), pd.DataFrame(run), metrics="nDCG@10")
+    assert got["nDCG@10"] == pytest.approx(_ir("nDCG@10", RUN_B), abs=1e-12)
+
+
 @_cls("tracebacks")
 def test_scores_as_text_from_another_tool_in_a_run_frame_are_refused_naming_the_column() -> None:
     import pandas as pd
