@@ -625,6 +625,29 @@ def test_the_t_test_p_values_equal_scipy_with_holm_by_hand(three: tuple) -> None
 
 
 @_cls("silently wrong numbers")
+def test_a_blank_query_leaves_the_t_test_as_it_leaves_the_means(files: Path) -> None:
+    # under ltrbench (ideal DCG from the retrieved list) query 4 has no relevant document: no
+    # value in any run, left out of the means and of the paired tests alike
+    res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A=A.run", "--run", "C=C.run",
+              "--profile", "ltrbench", "--metrics", "map", "--format", "csv",
+              "--per-query", "blank_pq.csv")
+    rows = _compare_csv(res)
+    with open(files / "blank_pq.csv", newline="") as fh:
+        cells = [r for r in csv.DictReader(fh) if r["A"] not in ("", "nan") and r["C"] not in
+                 ("", "nan")]
+    assert len(cells) == len(QUERIES) - 1
+    best = max(rows, key=lambda n: float(rows[n]["map"]))
+    other = next(n for n in rows if n != best)
+    want = scipy_stats.ttest_rel([float(r[other]) for r in cells],
+                                 [float(r[best]) for r in cells]).pvalue
+    assert float(rows[other]["p_t"]) == pytest.approx(float(want), rel=1e-9)
+    assert rows[other]["n_queries"] == str(len(cells))
+    for n in rows:
+        assert float(rows[n]["map"]) == pytest.approx(
+            sum(float(r[n]) for r in cells) / len(cells), abs=1e-12)
+
+
+@_cls("silently wrong numbers")
 def test_the_randomization_p_values_equal_an_exact_enumeration(three: tuple) -> None:  # type: ignore[type-arg]
     rows, pq = three
     best = max(rows, key=lambda n: float(rows[n]["map"]))
