@@ -26,7 +26,11 @@ Found here (failing before, fixed):
 * a comparison's ``dropped`` left out a judged query no run answered (pooled topic 9), which
   the runs' warnings named: ``n_dropped + n_queries`` is now every judged query;
 * diversity qrels (``topic subtopic docno judgment``) under a plain metric said "judged twice"
-  without a word of the second column.
+  without a word of the second column;
+* ``--per-query out.csv > out.csv`` (the per-query file is the command's own redirected standard
+  output or error) wrote both into one file, exit 0: refused before any work;
+* a list of ir_measures ``Qrel`` / ``ScoredDoc`` records said only "got list": it now names the
+  records and says to pass ``pandas.DataFrame(records)``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import io
 import itertools
 import json
 import math
+import os
 import random
 import warnings
 from pathlib import Path
@@ -847,6 +852,27 @@ def test_missing_with_one_run_is_refused_naming_missing(files: Path) -> None:
     res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--missing", "zero",
               "--metrics", "map")
     assert refused(res, "--missing") is None
+
+
+@_cls("inputs destroyed")
+@pytest.mark.parametrize(("fd", "stream"), [(1, "standard output"), (2, "standard error")])
+def test_per_query_onto_the_file_a_stream_is_redirected_to_is_refused(
+        files: Path, fd: int, stream: str) -> None:
+    # 'ltrbench evaluate ... --per-query out.csv > out.csv': the shell opens out.csv first;
+    # the per-query rows and the summary were interleaved in one file, exit 0
+    target = files / f"redirected{fd}.csv"
+    handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    saved = os.dup(fd)
+    try:
+        os.dup2(handle, fd)
+        res = cli(files, "evaluate", "--qrels", "qrels.txt", "--run", "A.run", "--metrics",
+                  "map", "--per-query", target.name)
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+        os.close(handle)
+    assert refused(res, "--per-query", target.name, stream) is None, res.err[-300:]
+    assert target.read_bytes() == b""
 
 
 @_cls("unclear errors")
