@@ -67,11 +67,12 @@ PathLike = str | os.PathLike[str]
 
 
 def _per_subtopic(before: str, now: str) -> str:
-    """What a document judged twice under two second columns likely is: diversity qrels."""
-    return (f"; the second column differs ({before!r} there, {now!r} here): diversity qrels "
-            "judge a document once per subtopic (topic subtopic docno judgment), which the "
-            "diversity metrics read (alpha_ndcg@10, nerr_ia@10, precision_ia@10); a plain "
-            "metric needs one judgment per document")
+    """What a document judged twice under two second columns likely is: one judgment per
+    subtopic (diversity qrels) or per round (TREC-COVID's cumulative qrels)."""
+    return (f"; the second column differs ({before!r} there, {now!r} here): a judgment per "
+            "subtopic (diversity qrels 'topic subtopic docno judgment', which the diversity "
+            "metrics read: alpha_ndcg@10, nerr_ia@10, precision_ia@10) or per round? a plain "
+            "metric needs one judgment per document: keep one line per (query, document)")
 
 
 class NotDiversityQrels(DataError):
