@@ -62,6 +62,22 @@ def _size_limit_reached(st: os.stat_result) -> int | None:
     return int(limit)
 
 
+def stream_of(path: str | os.PathLike[str]) -> str | None:
+    """``"standard output"`` or ``"standard error"`` when ``path`` is the file that stream
+    writes to (``ltrbench evaluate --per-query out.csv > out.csv``: the shell opened it first,
+    and the two writers interleaved the summary and the per-query rows in one file, exit 0);
+    ``None`` otherwise (a stream that is no file, or a path that does not exist yet)."""
+    try:
+        target = os.stat(path)
+    except OSError:
+        return None
+    for fd, name in ((1, "standard output"), (2, "standard error")):
+        with contextlib.suppress(OSError):
+            if os.path.samestat(os.fstat(fd), target) and stat.S_ISREG(target.st_mode):
+                return name
+    return None
+
+
 def stdout_failed(exc: OSError) -> OSError:
     """``exc`` naming "standard output" when it names no file and standard output is what is
     full (``> /dev/full``; a regular file on a full disk or at the file-size limit): the error

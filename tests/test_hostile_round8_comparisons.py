@@ -126,7 +126,7 @@ def test_a_comparison_on_one_query_has_no_t_test(tmp_path: Path) -> None:
     assert res.status == 0, res.err
     rows = _rows(res.out)
     assert rows["a"]["n_queries"] == "1"
-    assert rows["a"]["dropped"] == "2, 3"
+    assert rows["a"]["dropped"] == "2, 3, 4"  # 4: judged, in no run (named since round 15)
     assert rows["a"]["p_t"] == ""  # one difference has no variance: no t statistic
     assert float(rows["a"]["p_randomization"]) == 1.0  # both sign flips are as extreme
     # AP on query 1: a (2) first, c (1) third of R = 2 -> (1 + 2/3) / 2; d: c then a -> 1

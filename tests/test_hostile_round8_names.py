@@ -91,11 +91,16 @@ def test_a_name_that_agrees_with_the_option_is_its_value(tmp_path: Path,
     assert close(got["P(rel=2)@5"], _ir(q, r, "P(rel=2)@5"), 1e-12)
     assert close(got["P@5"], _ir(q, r, "P(rel=2)@5"), 1e-12)  # the option's level
     assert "relevance_threshold=2.0+relevance_threshold" not in res.out
-    # with a PROFILE: qualifier the name keeps its own profile whatever the options
+    # with a PROFILE: qualifier the name keeps its own profile whatever the options, and the
+    # command says so (round 15: alone, the option would change no metric, and is refused)
     own = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--relevance-level", "2",
-              "--metrics", "trec_eval-c:P(rel=1)@5", "--format", "csv")
+              "--metrics", "trec_eval-c:P(rel=1)@5", "P@5", "--format", "csv")
     assert own.status == 0, own.err
     assert close(csv_values(own)["trec_eval-c:P(rel=1)@5"], _ir(q, r, "P@5"), 1e-12)
+    assert "does not reach trec_eval-c:P(rel=1)@5" in own.err
+    alone = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--relevance-level", "2",
+                "--metrics", "trec_eval-c:P(rel=1)@5", "--format", "csv")
+    assert refused(alone, "--relevance-level 2", "trec_eval-c:P(rel=1)@5") is None, alone.err
 
 
 def test_recboles_hit_at_k_is_the_hit_rate() -> None:

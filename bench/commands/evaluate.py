@@ -189,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
     ):
         raise ConfigError("give either --data FILE --scores FILE, or --qrels FILE --run FILE")
     per_query = args.per_query is not None
+    _refuse_unreached(specs, args)
     if trec and len(args.run) > 1:
         return _compare(args, names)
     if args.missing is not None:
@@ -250,6 +251,31 @@ def _option_changes(args: argparse.Namespace) -> dict[str, Any]:
     if args.relevance_level is not None:
         changes["relevance_threshold"] = args.relevance_level
     return changes
+
+
+def _refuse_unreached(specs: list[Any], args: argparse.Namespace) -> None:
+    """The options --run-depth, --judged-only and --relevance-level change the call's profile;
+    a typed ``PROFILE:NAME`` is computed under that profile as registered, so they do not reach
+    it (``ranx:ndcg@5`` beside ``--relevance-level 2`` printed ranx's level-1 value, exit 0).
+    Every metric so typed: the options change nothing, refused; some: said once, naming
+    them (the profile column names each metric's profile)."""
+    from bench.metrics.qualified import spec_profile
+
+    option = {"run_depth": "--run-depth", "judged_only": "--judged-only",
+              "relevance_threshold": "--relevance-level"}
+    changes = _option_changes(args)
+    given = [option[k] + ("" if v is True else f" {v:g}") for k, v in changes.items()]
+    typed = [s.key for s in specs if s.explicit and s.profile is not None and any(
+        getattr(spec_profile(s, get_profile(s.profile)), k) != v for k, v in changes.items())]
+    if not given or not typed:
+        return
+    text = (f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not reach "
+            f"{', '.join(typed)}: a typed "
+            "PROFILE:NAME is computed under that profile as registered; for the option's value "
+            "write the name without 'PROFILE:' and give --profile PROFILE")
+    if len(typed) == len(specs):
+        raise ConfigError(f"{text} (no metric is left for the option to change)")
+    print(f"warning: {text} (the profile column names each metric's profile)", file=sys.stderr)
 
 
 def _profile_with_options(args: argparse.Namespace, trec: bool) -> Profile | None:

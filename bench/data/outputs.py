@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.errors import ConfigError
+from bench.streams import stream_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -272,6 +273,9 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
                           "choose another output path")
     _check_components(option, path)  # after the input checks: what a plain spelling gets
     _refuse_special(option, p)
+    if (stream := stream_of(p)) is not None:
+        raise ConfigError(f"{option} {os.fspath(p)!r} is this command's {stream} (redirected "
+                          "to it): both would write one file; choose another path")
     _refuse_read_only(option, p)
     if p.is_dir():
         raise ConfigError(f"{option} {os.fspath(p)!r} is a directory: expected a file name "

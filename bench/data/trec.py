@@ -66,6 +66,15 @@ from bench.errors import DataError
 PathLike = str | os.PathLike[str]
 
 
+def _per_subtopic(before: str, now: str) -> str:
+    """What a document judged twice under two second columns likely is: one judgment per
+    subtopic (diversity qrels) or per round (TREC-COVID's cumulative qrels)."""
+    return (f"; the second column differs ({before!r} there, {now!r} here): a judgment per "
+            "subtopic (diversity qrels 'topic subtopic docno judgment', which the diversity "
+            "metrics read: alpha_ndcg@10, nerr_ia@10, precision_ia@10) or per round? a plain "
+            "metric needs one judgment per document: keep one line per (query, document)")
+
+
 class NotDiversityQrels(DataError):
     """What :func:`read_qrels` with ``subtopics=True`` raises for a line that ndeval's reading
     refuses but the ordinary reading may accept: a second column that is not a whole number
@@ -119,6 +128,7 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
     subs: list[int] = []
     lines: list[int] = []  # each judgment's line, to name it in a later error
     seen: dict[tuple[str, ...], int] = {}
+    iters: dict[int, str] = {}  # each line's second column, for the error below
     for lineno, parts in _lines(p):
         if len(parts) != 4:
             swapped = "; this line is a run line: were --qrels and --run swapped?" \
@@ -140,10 +150,12 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
                 raise NotDiversityQrels(exc.reason, path=p, line=lineno,
                                         column="subtopic") from None
         first = seen.setdefault((q, str(subs[-1]), d) if subtopics else (q, d), lineno)
+        iters.setdefault(first, it)
         if first != lineno:
             raise (NotDiversityQrels if subtopics else DataError)(
                 f"document {d!r} is judged twice for query {q!r}"
-                + (f" and subtopic {subs[-1]}" if subtopics else "") + f" (first on line {first})",
+                + (f" and subtopic {subs[-1]}" if subtopics else "") + f" (first on line {first})"
+                + ("" if subtopics or iters[first] == it else _per_subtopic(iters[first], it)),
                 path=p,
                 line=lineno,
             )

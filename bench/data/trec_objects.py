@@ -225,8 +225,19 @@ def _mapping_of(obj: object, role: str, ranx_class: str) -> tuple[str, Mapping[A
             return f"{role} {name}.to_dict()", mapping
     raise ConfigError(
         f"{role}: expected a path, a pandas DataFrame, a dict {{qid: {{docno: value}}}} or a "
-        f"ranx {ranx_class}; got {type_name(obj)}"
+        f"ranx {ranx_class}; got {type_name(obj)}{_rows_hint(obj)}"
     )
+
+
+def _rows_hint(obj: Any) -> str:
+    """How to pass a list of records (ir_measures' ``Qrel``/``ScoredDoc`` named tuples,
+    ir_datasets' ``qrels_iter()``): as a DataFrame, whose columns are then found by name."""
+    if not isinstance(obj, list | tuple) or not obj:
+        return ""
+    fields = getattr(obj[0], "_fields", None)
+    named = f" of {type(obj[0]).__name__} records ({', '.join(fields)})" if fields else ""
+    return (f"{named}: pass pandas.DataFrame(records), whose columns are found by name"
+            + ("" if fields else " (give the columns names: qid, docno and rel or score)"))
 
 
 def _flatten(mapping: Mapping[Any, Any], where: str) -> tuple[list[Any], list[Any], list[Any]]:

@@ -6,7 +6,9 @@ is found among common names, case-insensitively (``rel``/``relevance``/``label``
 ``score``/``prediction``/..., ``qid``/``query_id``/``query``/...: the lists of
 :mod:`bench.data.trec_objects`; a ``qid`` column wins over a ``query`` column of text, two
 other candidates present are an error asking which). ``scores``
-(positional) may instead be an array of model scores aligned with the frame's rows.
+(positional) may instead be an array of model scores aligned with the frame's rows, and ``qid``,
+``docno`` arrays too, when the frame has no column of that role: an array beside such a column
+is refused (two answers to one question; it was used without a word).
 ``docno`` and ``weights`` may be column names or arrays; a document-id column with a common name
 is used for the ``docno_desc`` tie rule when present.
 
@@ -136,6 +138,9 @@ def frame_arrays(
                           "(the second argument), not both")
     if isinstance(scores, str):
         score, scores = scores, None
+    _refuse_array_beside_column(frame, "scores", scores, SCORE_COLUMNS, "score")
+    _refuse_array_beside_column(frame, "query ids (qid=)", qid, QID_COLUMNS, "qid")
+    _refuse_array_beside_column(frame, "document ids (docno=)", docno, DOCNO_COLUMNS, "docno")
     if n == 0:
         raise DataError("empty input: the DataFrame has no rows", path=_WHERE)
     same_index({"scores": scores, "qid": qid, "docno": docno, "weights": weights}, frame.index)
@@ -159,6 +164,29 @@ def frame_arrays(
     distinct_roles(list(columns), list(columns.values()), _WHERE)
     return FrameArrays(y, s, q, docs, _optional(frame, weights, n, "weights", ())[0], columns,
                        frame.index)
+
+
+def _refuse_array_beside_column(frame: pd.DataFrame, what: str, value: Any,
+                                candidates: tuple[str, ...], keyword: str) -> None:
+    """A ConfigError when ``value`` (scores, query ids or document ids) is given as an array
+    while the frame holds a column that role would be read from (one of ``candidates``, any
+    case, or an index level so named): two answers to one question. The array was used without
+    a word (another model's scores, other query ids than the frame shows), and which one a
+    caller meant cannot be known: the error says how to ask for each (the same rule as
+    ``score=`` beside an array)."""
+    if value is None or isinstance(value, str) or _header_label(frame, value):
+        return
+    names = [str(c) for c in frame.columns] + [str(n) for n in frame.index.names if n is not None]
+    found = [c for c in names if c.lower() in candidates]
+    if isinstance(value, pd.Series) and value.name in frame.columns \
+            and isinstance(frame[value.name], pd.Series) and value.equals(frame[value.name]):
+        return  # the column itself, passed as a Series (qid=frame["qid"]): one answer
+    if found:
+        raise ConfigError(
+            f"{what} were given as an array and the DataFrame has a {keyword} column "
+            f"{', '.join(map(repr, found))}: evaluate the column with {keyword}={found[0]!r} "
+            f"(and no array), or the array after dropping the column "
+            f"(frame.drop(columns={found[0]!r}))")
 
 
 def _optional(frame: pd.DataFrame, value: Any, n: int, role: str,

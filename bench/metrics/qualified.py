@@ -322,7 +322,7 @@ def merge(results: Sequence[EvaluationResult], specs: Sequence[MetricSpec],
     keys = [s.key for s in specs]
     metrics = {k: v for r in results for k, v in r.metrics.items()}
     profile_of = {k: r.profile.name for r in results for k in r.metrics}
-    count_of = {k: r.n_queries for r in results for k in r.metrics}
+    count_of = {k: r.metric_n_queries.get(k, r.n_queries) for r in results for k in r.metrics}
     diag = base.diagnostics
     policies = {r.diagnostics.blank_policy for r in results}
     backends = {r.diagnostics.backend for r in results}

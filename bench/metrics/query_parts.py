@@ -165,7 +165,16 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
 
         table = pd.DataFrame({"qid": parts.query_ids, **parts.values})
     return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof,
+                            metric_n_queries=_counted(parts, specs),
                             metric_weights=_mean_weights(parts, specs) if per_query else {})
+
+
+def _counted(parts: QueryParts, specs: Sequence[MetricSpec]) -> dict[str, int]:
+    """How many queries each ranking metric's mean is taken over: those with a value (a blank
+    query the profile leaves out, ``empty=None``, holds NaN and is not counted, so the count
+    says what the mean divides by); a pointwise metric counts every query."""
+    return {s.name: parts.n_queries if s.pointwise
+            else int(np.count_nonzero(~np.isnan(parts.values[s.name]))) for s in specs}
 
 
 def _mean_weights(parts: QueryParts, specs: Sequence[MetricSpec]) -> dict[str, NDArray[np.float64]]:

@@ -36,8 +36,10 @@ class EvaluationResult:
             (rows of :attr:`per_query`), for the families whose mean is not the plain one
             (GAUC's documents, ARP's and OPA's denominators: ``Family.weight``); a metric
             without an entry is averaged plainly (or summed / geometric: ``Family.mean``).
-        metric_n_queries: metric -> how many queries it was computed on; empty: every metric
-            on :attr:`n_queries`.
+        metric_n_queries: metric -> how many queries its mean is taken over: the queries it
+            has a value on (a blank query the profile leaves out, ``empty=None``, is not
+            counted; a qrels query without a run line is counted where the profile scores it
+            0); empty: every metric on :attr:`n_queries`.
     """
 
     metrics: dict[str, float]

@@ -88,7 +88,8 @@ class RunComparison:
 
     ``values[metric]`` is ``(n_runs, n_queries)`` over :attr:`qids`; ``mean``/``ci_low``/``ci_high``
     map a metric to ``(n_runs,)`` arrays; ``versus`` holds the paired tests on :attr:`primary`
-    (NaN p-values in the best run's own row).
+    (NaN p-values in the best run's own row). ``dropped``: every query of the runs or the
+    qrels that has a judgment and is not among :attr:`qids` (a run lacks it, or no run has it).
     """
 
     names: list[str]
@@ -281,7 +282,11 @@ def compare_runs(
     mode = _rule_applied(mode, missing, common_set, answered)
     _say_missing(said, mode)
     left_out = {n: sorted(every[n] - common_set) for n in names}
-    dropped = sorted(set.union(*every.values()) - common_set)
+    # a judged query no run answered is out of the comparison too (the runs' warnings said
+    # so): named with the others, so that the queries compared plus those dropped are every
+    # query a run or the qrels hold that has a judgment
+    judged = set(np.unique(loaded.qid).astype(str).tolist())
+    dropped = sorted((set.union(*every.values()) | judged) - common_set)
     values = {k: np.vstack([tables[n].loc[common, k].to_numpy(dtype=np.float64) for n in names])
               for k in keys}
     no_value = _shared_blanks(values, common)
