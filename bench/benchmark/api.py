@@ -150,7 +150,9 @@ class RunResult:
         holding ``manifest.json`` (else a :class:`~bench.errors.ConfigError` naming it)."""
         if not isinstance(self.run_dir, str | PathLike) or not str(self.run_dir):
             raise ConfigError(f"run_dir: expected a run directory path; got {show(self.run_dir)}")
-        path = user_path(self.run_dir, "run_dir", strict=True)
+        # absolute: a notebook changes its working directory between calls, and a relative
+        # run_dir would then read another folder's files, or none
+        path = Path(os.path.abspath(user_path(self.run_dir, "run_dir", strict=True)))
         if not (path / "manifest.json").is_file():
             raise ConfigError(f"run_dir: {path} is not a run directory (no manifest.json); "
                               "expected <out>/runs/<run-id>")
@@ -188,9 +190,19 @@ class RunResult:
     def profile(self) -> str:
         return self.config.profile
 
+    def _table(self, name: str) -> pd.DataFrame:
+        """The run's table ``name`` through the checked reader of ``report`` (a missing,
+        damaged or gone file is a :class:`~bench.errors.DataError` naming it, line and
+        column, never a pandas or pyarrow traceback)."""
+        from bench.runs.reader import RunDir
+
+        return RunDir(self.run_dir).table(name)
+
     @cached_property
     def _metrics(self) -> pd.DataFrame:
-        frame = pd.read_csv(self.run_dir / "metrics.csv")
+        frame = self._table("metrics.csv")
+        if "profile" not in frame.columns:  # written before metrics.csv had the column
+            return frame.reset_index(drop=True)
         return frame[frame["profile"].astype(str) == self.profile].reset_index(drop=True)
 
     @property
@@ -202,7 +214,7 @@ class RunResult:
 
     @cached_property
     def _timings(self) -> pd.DataFrame:
-        return pd.read_csv(self.run_dir / "timings.csv")
+        return self._table("timings.csv")
 
     @property
     def timings(self) -> pd.DataFrame:
@@ -212,7 +224,7 @@ class RunResult:
 
     def per_query(self) -> pd.DataFrame:
         """``per_query.parquet``: every (model, seed, split, metric, query) value."""
-        return pd.read_parquet(self.run_dir / "per_query.parquet")
+        return self._table("per_query.parquet").copy()
 
     @property
     def crosscheck(self) -> dict[str, Any] | None:
