@@ -587,3 +587,23 @@ def test_a_results_printed_form_holds_each_value_exactly() -> None:
     text = repr(r)
     for name, value in r.metrics.items():
         assert f"{name!r}: {value!r}" in text, (name, value)
+
+
+# ------------------------------------------------------------- docstrings state the conventions
+@pytest.mark.parametrize(("where", "words"), [
+    ("bench.metrics.evaluate:evaluate", ("2^l", "log2", "ties", "profile")),
+    ("bench.metrics.trec:evaluate_trec", ("profile", "trec_eval")),
+    ("bench.report.compare_runs:compare_runs", ("bootstrap", "profile", "user's spellings")),
+    ("bench.report.compare_runs", ("bootstrap", "Holm", "randomization")),
+])
+def test_a_public_metric_function_states_its_convention_where_help_shows_it(
+        where: str, words: tuple[str, ...]) -> None:
+    """``help(evaluate)`` in a notebook: the formula's convention is in the docstring (README
+    standard), not only in the README."""
+    import importlib
+
+    module, _, name = where.partition(":")
+    obj: Any = importlib.import_module(module)
+    text = (getattr(obj, name) if name else obj).__doc__ or ""
+    for w in words:
+        assert w in text, (where, w)
