@@ -26,6 +26,13 @@ Found here (failing on the round's base):
   loaded dataset's checks, refuse one): LightGBM trained on it without a word and XGBoost then
   ended the run in an ``XGBoostError`` traceback. A DataError naming the split, row and column
   now, before any model; NaN stays a missing value.
+* ``RunResult.leaderboard(metrics=["NDCG@10"], primary="NDCG@10")`` refused the table-header
+  spelling the run's config took for ``ndcg@10``; the columns are now the spellings asked.
+* ``LetorSplits`` built by hand: ``name=""`` ran and wrote a metrics.csv the leaderboard then
+  refused as damaged; ``inputs=None``, a list or ``Path`` keys ended the run in a
+  ``TypeError`` / ``ValueError`` of the manifest after its folder was made. Each field is
+  checked when the splits are made (``Path`` keys kept as their text); a NaN in ``meta`` was
+  written into ``manifest.json`` as the token ``NaN`` (not JSON): ``null`` now.
 * ``compare_runs(confidence=np.float32(0.9))`` was refused as "not a number in (0, 1)" while
   NumPy integers were accepted for the counts (and kept as NumPy scalars in the record).
 * ``compare_runs`` of two dict runs that both lack a qrels query said twice "no run line in run
@@ -390,6 +397,73 @@ def test_a_nan_feature_stays_a_missing_value_and_the_run_goes_on(tmp_path: Path)
     assert result.to_frame().shape[0] == 1
 
 
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("name", "", ("name", "non-empty string")),
+    ("name", 5, ("name", "non-empty string")),
+    ("inputs", None, ("inputs", "expected a dict")),
+    ("inputs", ["train.txt"], ("inputs", "expected a dict")),
+    ("inputs", {"train.txt": 123}, ("inputs", "sha256")),
+    ("meta", [("split", "time")], ("meta", "expected a dict")),
+])
+def test_letor_splits_made_by_hand_name_the_field_of_the_wrong_type(
+        field: str, value: Any, words: tuple[str, ...]) -> None:
+    """``name=""`` ran and wrote a metrics.csv whose blank dataset cells the leaderboard then
+    refused as damaged; ``inputs=None`` or a list ended the run in a ``TypeError`` /
+    ``ValueError`` of the manifest after its folder was made."""
+    import dataclasses
+
+    with pytest.raises(ConfigError) as caught:
+        dataclasses.replace(toy_splits(), **{field: value})
+    _clear(caught.value, "LetorSplits", *words)
+
+
+def test_a_split_given_as_arrays_instead_of_letor_data_is_refused_naming_it() -> None:
+    from bench.data.letor import LetorSplits
+
+    good = toy_splits()
+    with pytest.raises(ConfigError) as caught:
+        LetorSplits(name="nb", train=good.train, vali=(good.vali.X, good.vali.y),  # type: ignore[arg-type]
+                    test=good.test)
+    _clear(caught.value, "vali", "LetorData.build")
+
+
+@pytest.fixture(scope="module")
+def by_hand(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunResult, Path]:
+    """A run of splits whose ``inputs`` keys are ``Path`` objects and whose ``meta`` holds a
+    NaN and a NumPy infinity (a pandas computation's result)."""
+    import dataclasses
+
+    folder = tmp_path_factory.mktemp("by_hand")
+    splits = dataclasses.replace(toy_splits(), inputs={folder / "train.txt": "ab" * 32},
+                                 meta={"holdout_share": float("nan"), "cap": np.float32(np.inf),
+                                       "rows": [1.0, float("-inf")]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bench.benchmark.run("toy", models=["random"], seeds=[0], splits=splits,
+                                     out_dir=folder / "out", crosscheck=False)
+    return result, folder
+
+
+def test_input_paths_given_as_path_objects_are_recorded_as_their_text(
+        by_hand: tuple[RunResult, Path]) -> None:
+    result, folder = by_hand
+    assert result.manifest["dataset"]["inputs"] == {str(folder / "train.txt"): "ab" * 32}
+
+
+def test_a_nan_in_the_splits_meta_is_null_in_a_manifest_any_json_reader_takes(
+        by_hand: tuple[RunResult, Path]) -> None:
+    """The manifest held the token ``NaN`` (not JSON, RFC 8259): ``jq`` and a browser refuse
+    the file; ltrbench's JSON says an undefined number as ``null`` everywhere."""
+    import json
+
+    def refuse(token: str) -> None:
+        raise ValueError(f"{token} is not JSON")
+
+    text = (by_hand[0].run_dir / "manifest.json").read_text()
+    doc = json.loads(text, parse_constant=refuse)
+    assert doc["dataset"]["meta"] == {"holdout_share": None, "cap": None, "rows": [1.0, None]}
+
+
 # ----------------------------------------------------------------------- compare_runs arguments
 def test_a_numpy_float_confidence_is_the_number_it_holds() -> None:
     with warnings.catch_warnings():
@@ -534,6 +608,32 @@ def test_a_leaderboard_with_a_numpy_float_confidence_is_the_float_ones(
     got = result.leaderboard(confidence=np.float32(0.9), **FAST)
     want = result.leaderboard(confidence=float(np.float32(0.9)), **FAST)
     assert got.equals(want)
+
+
+def test_leaderboard_metrics_in_table_header_spelling_are_the_columns_asked(
+        notebook: dict[str, Any]) -> None:
+    """``NDCG@10`` is a spelling the run's config takes for ``ndcg@10``: the leaderboard refused
+    it ("--primary NDCG@10: not among the reported metrics"); its columns are now the names as
+    the user wrote them, with the run's numbers."""
+    result = notebook["result"]
+    got = result.leaderboard(metrics=["NDCG@10", "MAP@10"], primary="NDCG@10", **FAST)
+    want = result.leaderboard(metrics=["ndcg@10", "map@10"], primary="ndcg@10", **FAST)
+    assert list(got.columns[:2]) == ["NDCG@10", "MAP@10"]
+    assert got.set_axis(want.columns, axis=1).equals(want)
+
+
+def test_a_leaderboard_primary_in_another_spelling_is_the_runs_metric(
+        notebook: dict[str, Any]) -> None:
+    result = notebook["result"]
+    assert result.leaderboard(primary="NDCG@5", **FAST).equals(
+        result.leaderboard(primary="ndcg@5", **FAST))
+
+
+def test_a_leaderboard_metric_the_run_lacks_is_still_named_with_what_it_has(
+        notebook: dict[str, Any]) -> None:
+    with pytest.raises(DataError) as caught:
+        notebook["result"].leaderboard(metrics=["NDCG@7"], **FAST)
+    _clear(caught.value, "NDCG@7", "not in this run", "ndcg@10")
 
 
 # ---------------------------------------------------------------- what a ranker's predict returns

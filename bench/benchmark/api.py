@@ -138,6 +138,34 @@ def _leaderboard_option(key: str, value: Any) -> Any:
     return value
 
 
+def _run_spellings(options: dict[str, Any], have: Any) -> dict[str, str]:
+    """Leaderboard ``metrics`` and ``primary`` spelled another way than the run's own names (a
+    table header, ``NDCG@10``, as the run's config accepted it) as the run's names, in place in
+    ``options``; returns ``{run name: the spelling asked}`` for the table's columns (the keys
+    are the user's own spellings)."""
+    from bench.benchmark.scoring import expand_metrics
+
+    have = set(have)
+
+    def own(name: str) -> str:
+        if name in have:
+            return name
+        try:
+            names = expand_metrics([name])
+        except LtrbenchError:  # not a metric name: the report says what the run has
+            return name
+        return names[0] if len(names) == 1 and names[0] in have else name
+
+    spelled: dict[str, str] = {}
+    if "metrics" in options:
+        names = tuple(own(m) for m in options["metrics"])
+        spelled = {n: m for n, m in zip(names, options["metrics"], strict=True) if n != m}
+        options["metrics"] = names
+    if "primary" in options:
+        options["primary"] = own(options["primary"])
+    return spelled
+
+
 @dataclass(frozen=True, eq=False)
 class RunResult:
     """A finished run read back from its directory (``run_dir``): the same files the CLI writes
@@ -271,6 +299,7 @@ class RunResult:
                 raise ConfigError(f"leaderboard: unknown option {key!r}; "
                                   f"{did_you_mean(key, valid)}valid: {', '.join(valid)}")
         options = {k: _leaderboard_option(k, python_value(v)) for k, v in options.items()}
+        spelled = _run_spellings(options, self.metrics["metric"].astype(str).unique())
         try:
             opts = LeaderboardOptions(**options)
         except (TypeError, ValueError) as exc:
@@ -294,7 +323,7 @@ class RunResult:
             rec["p_t_holm"] = vs.get("p_t_holm")
             rec["fit_s_median"] = (row.get("fit_s") or {}).get("median")
             rows.append(rec)
-        return pd.DataFrame(rows).set_index("model")
+        return pd.DataFrame(rows).set_index("model").rename(columns=spelled)
 
     def save(self, folder: str | Path) -> Path:
         """Copy the run directory into ``folder`` (as ``folder/<run-id>``); returns the copy.
