@@ -593,6 +593,31 @@ def _pytrec_map() -> float:
     return float(np.mean([v["map"] for v in per.values()]))
 
 
+def test_a_split_warning_made_an_error_stops_the_run_before_it_writes_anything(
+        tmp_path: Path) -> None:
+    """The documented ``SplitWarning`` under the notebook's ``"error"`` filter is raised as
+    itself, before the run directory exists; the same cell run again with the filter relaxed
+    runs in the same folder (no lock or half-made run left behind)."""
+    import dataclasses
+
+    from bench.benchmark.pipeline import SplitWarning
+
+    leaky = toy_splits()
+    leaky = dataclasses.replace(leaky, test=dataclasses.replace(leaky.train, source="copy"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(SplitWarning) as caught:
+            bench.benchmark.run("toy", models=["random"], seeds=[0], splits=leaky,
+                                out_dir=tmp_path, crosscheck=False)
+    assert "leak_rows" in str(caught.value)
+    assert not list(tmp_path.rglob("*")), list(tmp_path.rglob("*"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bench.benchmark.run("toy", models=["random"], seeds=[0], splits=leaky,
+                                     out_dir=tmp_path, crosscheck=False)
+    assert result.to_frame().shape[0] == 1
+
+
 def test_reading_a_finished_run_under_a_warnings_error_filter_says_nothing(
         notebook: dict[str, Any]) -> None:
     with warnings.catch_warnings():
