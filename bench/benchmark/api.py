@@ -138,6 +138,34 @@ def _leaderboard_option(key: str, value: Any) -> Any:
     return value
 
 
+def _run_spellings(options: dict[str, Any], have: Any) -> dict[str, str]:
+    """Leaderboard ``metrics`` and ``primary`` spelled another way than the run's own names (a
+    table header, ``NDCG@10``, as the run's config accepted it) as the run's names, in place in
+    ``options``; returns ``{run name: the spelling asked}`` for the table's columns (the keys
+    are the user's own spellings)."""
+    from bench.benchmark.scoring import expand_metrics
+
+    have = set(have)
+
+    def own(name: str) -> str:
+        if name in have:
+            return name
+        try:
+            names = expand_metrics([name])
+        except LtrbenchError:  # not a metric name: the report says what the run has
+            return name
+        return names[0] if len(names) == 1 and names[0] in have else name
+
+    spelled: dict[str, str] = {}
+    if "metrics" in options:
+        names = tuple(own(m) for m in options["metrics"])
+        spelled = {n: m for n, m in zip(names, options["metrics"], strict=True) if n != m}
+        options["metrics"] = names
+    if "primary" in options:
+        options["primary"] = own(options["primary"])
+    return spelled
+
+
 @dataclass(frozen=True, eq=False)
 class RunResult:
     """A finished run read back from its directory (``run_dir``): the same files the CLI writes
@@ -150,7 +178,9 @@ class RunResult:
         holding ``manifest.json`` (else a :class:`~bench.errors.ConfigError` naming it)."""
         if not isinstance(self.run_dir, str | PathLike) or not str(self.run_dir):
             raise ConfigError(f"run_dir: expected a run directory path; got {show(self.run_dir)}")
-        path = user_path(self.run_dir, "run_dir", strict=True)
+        # absolute: a notebook changes its working directory between calls, and a relative
+        # run_dir would then read another folder's files, or none
+        path = Path(os.path.abspath(user_path(self.run_dir, "run_dir", strict=True)))
         if not (path / "manifest.json").is_file():
             raise ConfigError(f"run_dir: {path} is not a run directory (no manifest.json); "
                               "expected <out>/runs/<run-id>")
@@ -188,9 +218,19 @@ class RunResult:
     def profile(self) -> str:
         return self.config.profile
 
+    def _table(self, name: str) -> pd.DataFrame:
+        """The run's table ``name`` through the checked reader of ``report`` (a missing,
+        damaged or gone file is a :class:`~bench.errors.DataError` naming it, line and
+        column, never a pandas or pyarrow traceback)."""
+        from bench.runs.reader import RunDir
+
+        return RunDir(self.run_dir).table(name)
+
     @cached_property
     def _metrics(self) -> pd.DataFrame:
-        frame = pd.read_csv(self.run_dir / "metrics.csv")
+        frame = self._table("metrics.csv")
+        if "profile" not in frame.columns:  # written before metrics.csv had the column
+            return frame.reset_index(drop=True)
         return frame[frame["profile"].astype(str) == self.profile].reset_index(drop=True)
 
     @property
@@ -202,7 +242,7 @@ class RunResult:
 
     @cached_property
     def _timings(self) -> pd.DataFrame:
-        return pd.read_csv(self.run_dir / "timings.csv")
+        return self._table("timings.csv")
 
     @property
     def timings(self) -> pd.DataFrame:
@@ -212,7 +252,7 @@ class RunResult:
 
     def per_query(self) -> pd.DataFrame:
         """``per_query.parquet``: every (model, seed, split, metric, query) value."""
-        return pd.read_parquet(self.run_dir / "per_query.parquet")
+        return self._table("per_query.parquet").copy()
 
     @property
     def crosscheck(self) -> dict[str, Any] | None:
@@ -259,6 +299,7 @@ class RunResult:
                 raise ConfigError(f"leaderboard: unknown option {key!r}; "
                                   f"{did_you_mean(key, valid)}valid: {', '.join(valid)}")
         options = {k: _leaderboard_option(k, python_value(v)) for k, v in options.items()}
+        spelled = _run_spellings(options, self.metrics["metric"].astype(str).unique())
         try:
             opts = LeaderboardOptions(**options)
         except (TypeError, ValueError) as exc:
@@ -282,7 +323,7 @@ class RunResult:
             rec["p_t_holm"] = vs.get("p_t_holm")
             rec["fit_s_median"] = (row.get("fit_s") or {}).get("median")
             rows.append(rec)
-        return pd.DataFrame(rows).set_index("model")
+        return pd.DataFrame(rows).set_index("model").rename(columns=spelled)
 
     def save(self, folder: str | Path) -> Path:
         """Copy the run directory into ``folder`` (as ``folder/<run-id>``); returns the copy.

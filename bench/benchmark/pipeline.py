@@ -37,7 +37,12 @@ from bench.benchmark.record import (
 from bench.benchmark.scoring import check_scorable
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
-from bench.data.split_checks import SplitFinding, check_same_features, check_splits
+from bench.data.split_checks import (
+    SplitFinding,
+    check_given_features,
+    check_same_features,
+    check_splits,
+)
 from bench.datasets.catalogue import DatasetSpec
 from bench.datasets.recorded import changed_inputs, locate_recorded, path_record
 from bench.datasets.resolve import load_dataset, resolve_spec
@@ -90,6 +95,7 @@ def run_benchmark(
     specs = {m: config.model_spec(m) for m in config.models}
     gbdt_libraries = {s.library for s in specs.values() if s.is_gbdt}
     _check_before_data(config, gbdt_libraries)
+    given = splits is not None or loader is not None  # not checked by the dataset loader
     with progress_bar(progress, len(pairs)) as bar, contextlib.ExitStack() as held:
         advance = with_lines(bar, lines, len(pairs))
         resumed = _resumed_run(config, Path(out_dir), resume, held)  # locked, read once
@@ -104,7 +110,7 @@ def run_benchmark(
                                  cache=config.cache, progress=lambda text: advance(text, 0))
         if config.name:  # the display name the user chose (``--name``, ``name =``)
             splits = dataclasses.replace(splits, name=config.name)
-        checked = _check_splits(config, splits, gbdt_libraries)
+        checked = _check_splits(config, splits, gbdt_libraries, given=given)
         run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resumed, held, checked,
                                           where)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
@@ -145,10 +151,13 @@ def _check_before_data(config: RunConfig, gbdt_libraries: set[str]) -> None:
 
 
 def _check_splits(config: RunConfig, splits: LetorSplits,
-                  gbdt_libraries: set[str]) -> dict[str, Any]:
-    """The splits' checks before training (same width, distinct, scorable under the profile,
-    the findings of :func:`_split_findings`) and what the manifest records of them."""
+                  gbdt_libraries: set[str], *, given: bool = False) -> dict[str, Any]:
+    """The splits' checks before training (same width, finite features where the splits were
+    ``given`` in Python, distinct, scorable under the profile, the findings of
+    :func:`_split_findings`) and what the manifest records of them."""
     check_same_features(splits)
+    if given:
+        check_given_features(splits)
     check_splits_distinct(splits)
     check_scorable([(s, getattr(splits, s)) for s in EVAL_SPLITS], metrics=config.metrics,
                    profile=config.profile_value)

@@ -280,7 +280,8 @@ def check_features(
         value = part[r, c]
         raise DataError(
             f"feature value {float(value)} is not finite ({int(bad.sum())} such values in rows "
-            f"{start + 1}..{start + part.shape[0]})",
+            f"{start + 1}..{start + part.shape[0]}); expected a finite number"
+            + (" or NaN (a missing value)" if allow_nan else ""),
             path=path,
             row=start + r + 1,
             column=name,

@@ -42,8 +42,31 @@ def json_default(obj: Any) -> Any:
 
 
 def dumps(doc: Any) -> str:
-    """``doc`` as indented JSON text with a final newline (NumPy values and paths converted)."""
-    return json.dumps(doc, indent=2, default=json_default) + "\n"
+    """``doc`` as indented JSON text with a final newline (NumPy values and paths converted);
+    a NaN or infinity anywhere in it (a user's ``LetorSplits.meta``) is ``null``, as
+    :func:`json_number` says it: ``json.dumps`` wrote the token ``NaN``, which no strict JSON
+    reader takes. Documents without one are written in one pass."""
+    try:
+        return json.dumps(doc, indent=2, default=json_default, allow_nan=False) + "\n"
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise
+    return json.dumps(_finite(doc), indent=2, default=json_default, allow_nan=False) + "\n"
+
+
+def _finite(doc: Any) -> Any:
+    """``doc`` with every float that is not finite (NumPy's too) as ``None``."""
+    if isinstance(doc, dict):
+        return {k: _finite(v) for k, v in doc.items()}
+    if isinstance(doc, list | tuple):
+        return [_finite(v) for v in doc]
+    if isinstance(doc, np.ndarray):
+        return _finite(doc.tolist())
+    if isinstance(doc, np.generic):
+        doc = doc.item()
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return None
+    return doc
 
 
 class RepeatedKey(ValueError):

@@ -8,7 +8,9 @@ ids behind each row (a user is a query, an item a document).
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from bench.data.groups import offsets_from_qid, offsets_from_sizes
 from bench.data.input_ids import id_array
 from bench.data.python_args import refuse_non_arrays
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,6 +207,33 @@ class LetorSplits:
     test: LetorData
     inputs: dict[str, str] = field(default_factory=dict)
     meta: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Fields of the types the run records (a notebook builds this by hand): a
+        :class:`ConfigError` naming the field, never a ``TypeError`` from the manifest's JSON
+        once the run directory exists (``inputs=None``, a list, ``Path`` keys). ``inputs``
+        keys that are paths (``os.PathLike``) are kept as their text."""
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ConfigError(f"LetorSplits: name: expected a non-empty string (the dataset's "
+                              f"name in the run's tables); got {self.name!r}")
+        for part in ("train", "vali", "test"):
+            if not isinstance(getattr(self, part), LetorData):
+                raise ConfigError(f"LetorSplits: {part}: expected a bench.data.LetorData "
+                                  f"(LetorData.build(X, y, qid=...)); got "
+                                  f"{type(getattr(self, part)).__name__}")
+        for key, value in (("inputs", self.inputs), ("meta", self.meta)):
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"LetorSplits: {key}: expected a dict; got "
+                                  f"{type(value).__name__} {value!r:.60}")
+        inputs = {os.fspath(k) if isinstance(k, os.PathLike) else k: v
+                  for k, v in self.inputs.items()}
+        bad = next(((k, v) for k, v in inputs.items()
+                    if not isinstance(k, str) or not isinstance(v, str)), None)
+        if bad is not None:
+            raise ConfigError(f"LetorSplits: inputs: expected {{file path: sha256 text}}; got "
+                              f"{bad[0]!r}: {bad[1]!r}")
+        object.__setattr__(self, "inputs", inputs)
+        object.__setattr__(self, "meta", dict(self.meta))
 
     def splits(self) -> dict[str, LetorData]:
         """The three parts by name, in pipeline order."""

@@ -78,6 +78,20 @@ def check_same_features(splits: LetorSplits) -> None:
                         f"columns: {parts}; every split needs the same columns")
 
 
+def check_given_features(splits: LetorSplits) -> None:
+    """Splits made in Python (``run(splits=...)``, a ``loader``) meet the feature rule of the
+    file readers and of a loaded dataset (:func:`bench.data.checks.check_features`, as
+    :mod:`bench.datasets.resolve` applies it): no infinity, NaN a missing value. An infinity
+    from arrays reached XGBoost, which ended the run in an ``XGBoostError`` traceback after
+    LightGBM had trained on it without a word. A :class:`DataError` naming the split, the row
+    and the column."""
+    from bench.data.checks import check_features
+
+    for name, d in splits.splits().items():
+        where = f"{d.source} ({name} split)" if d.source else f"{splits.name} ({name} split)"
+        check_features(d.X, d.feature_names, allow_nan=True, path=where)
+
+
 def check_splits(splits: LetorSplits) -> list[SplitFinding]:
     """Every finding of the module docstring for ``splits`` (empty when none)."""
     found: list[SplitFinding] = []

@@ -41,8 +41,8 @@ def check_arguments(runs: object, confidence: object, n_bootstrap: object,
         raise ConfigError(f"run names must be non-empty text, got {bad[0]!r} "
                           f"({type(bad[0]).__name__}): the names label the table's rows")
     check_names(list(runs))
-    if not (isinstance(confidence, float | int) and not isinstance(confidence, bool)
-            and 0 < float(confidence) < 1):
+    if not (isinstance(confidence, float | int | np.floating | np.integer)  # np.float32(0.9) too
+            and not isinstance(confidence, bool | np.bool_) and 0 < float(confidence) < 1):
         raise ConfigError(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
     for arg, value, low in (("n_bootstrap", n_bootstrap, 1), ("n_permutations", n_permutations, 1),
                             ("seed", seed, 0)):

@@ -256,6 +256,9 @@ def compare_runs(
             runs.
     """
     check_arguments(runs, confidence, n_bootstrap, n_permutations, seed)
+    # NumPy scalars as the Python numbers they hold: the comparison records plain values
+    confidence, n_bootstrap = float(confidence), int(n_bootstrap)
+    n_permutations, seed = int(n_permutations), int(seed)
     metrics = _metric_names(metrics)
     given, call, mode = _profile_and_missing(profile, missing)
     asked = parse_metrics(metrics)  # once: the keys, families and diversity below read it
@@ -401,7 +404,7 @@ def _evaluate_runs(
     q: Qrels, runs: Mapping[str, RunInput], metrics: str | Iterable[str],
     given: str | Profile | None, keys: list[str],
 ) -> tuple[dict[str, pd.DataFrame], dict[str, list[set[str]]], dict[str, str], dict[str, set[str]],
-           list[tuple[warnings.WarningMessage, str, NDArray[Any]]]]:
+           list[tuple[warnings.WarningMessage, str, NDArray[Any], str]]]:
     """Each run evaluated per query: its table indexed by qid, per metric the queries that
     received a value, each metric's profile (the same for every run), the judged queries
     each run has a line for (each run read once) and the warnings its evaluation issued (with
@@ -410,7 +413,7 @@ def _evaluate_runs(
     scored: dict[str, list[set[str]]] = {}
     metric_profiles: dict[str, str] = {}
     answered: dict[str, set[str]] = {}
-    said: list[tuple[warnings.WarningMessage, str, NDArray[Any]]] = []
+    said: list[tuple[warnings.WarningMessage, str, NDArray[Any], str]] = []
     judged = set(np.unique(q.qid).astype(str).tolist())
     for name, run in runs.items():
         try:
@@ -422,7 +425,10 @@ def _evaluate_runs(
                 warnings.simplefilter("always", MissingQueriesWarning)
                 result = evaluate_trec(q, read, metrics=metrics, profile=given, per_query=True)
             lacking = missing_query_ids(q.qid, read.qid)
-            said.extend((w, str(read.path), lacking) for w in caught)
+            # named by the run's name: two dict runs were both "run dict", and two equal
+            # warnings are said once by Python's default filter
+            said.extend((w, f"run {name!r} ({read.path})", lacking, str(read.path))
+                        for w in caught)
         except DataError as exc:
             raise DataError(f"run {name!r}: {exc}") from None
         assert result.per_query is not None
@@ -437,17 +443,20 @@ def _evaluate_runs(
     return tables, scored, metric_profiles, answered, said
 
 
-def _say_missing(said: list[tuple[warnings.WarningMessage, str, NDArray[Any]]],
+def _say_missing(said: list[tuple[warnings.WarningMessage, str, NDArray[Any], str]],
                  mode: str) -> None:
     """The warnings of the runs' evaluations issued again, a run's missing queries as the
     comparison treated them: under ``drop`` every such query is out of every run and metric
     (no compared query is one a run lacks, :func:`_rule_applied`), while each run's own
     warning said what each metric's profile does alone (``nDCG@10: scored 0 and counted``
-    beside a table that dropped the query). ``said``: (warning, run path, the qrels queries
-    the run lacks)."""
-    for w, path, lacking in said:
+    beside a table that dropped the query). ``said``: (warning, the run named with its path,
+    the qrels queries the run lacks, the path its evaluation named)."""
+    for w, path, lacking, file in said:
         if issubclass(w.category, MissingQueriesWarning) and mode == "drop":
             warn_dropped(lacking, path, str(w.message), stacklevel=4)
+        elif issubclass(w.category, MissingQueriesWarning):  # the run named, the caller's line
+            warnings.warn(str(w.message).replace(f" in {file} (", f" in {path} (", 1),
+                          MissingQueriesWarning, stacklevel=3)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 

@@ -152,8 +152,8 @@ class CustomModel:
 
         try:
             source = inspect.getsourcefile(inspect.unwrap(self.target))
-        except TypeError:  # a builtin or a C extension
-            return None
+        except (TypeError, OSError):  # a builtin or a C extension; a class typed into a
+            return None  # notebook (Python 3.10+: OSError "source code not available")
         return sha256_file(Path(source)) if source and Path(source).is_file() else None
 
     def to_dict(self) -> dict[str, Any]:
