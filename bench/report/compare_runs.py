@@ -274,14 +274,8 @@ def compare_runs(
     if missing is None:
         refuse_mixed_rules(keys, [spec_profile(s, call).missing for s in specs], names, scored,
                            answered, metric_profiles)
-    every = {n: set.union(*scored[n]) for n in names}
-    common_set = set.intersection(*(set.intersection(*scored[n]) for n in names))
-    if missing == "drop":  # asked for: a metric of its own zero profile (nDCG@10) drops them too
-        common_set = {q for q in common_set if all(q in mine for mine in answered.values())}
+    every, common_set = _common_queries(scored, answered, missing)
     common = np.asarray(sorted(common_set), dtype=str)
-    if common.shape[0] == 0:
-        raise DataError("the runs have no query in common (after each run's queries without qrels "
-                        "are left out): nothing to compare")
     mode = _rule_applied(mode, missing, common_set, answered)
     _say_missing(said, mode)
     left_out = {n: sorted(every[n] - common_set) for n in names}
@@ -305,11 +299,27 @@ def compare_runs(
     mean, ci_low, ci_high = _family_means(asked, keys, values, ci, n_runs)
     return RunComparison(
         names=names, metrics=keys, primary=primary, profile=call.name, qids=common,
-        values=values, mean=mean, ci_low=ci_low, ci_high=ci_high, versus=versus, evaluated={n: len(every[n]) for n in names},
+        values=values, mean=mean, ci_low=ci_low, ci_high=ci_high, versus=versus,
+        evaluated={n: len(every[n]) for n in names},
         left_out=left_out, confidence=confidence, n_bootstrap=n_bootstrap,
         n_permutations=n_permutations, seed=seed, metric_profiles=metric_profiles,
         missing=mode, dropped=dropped, no_value=no_value,
     )
+
+
+def _common_queries(scored: Mapping[str, list[set[str]]], answered: Mapping[str, set[str]],
+                    missing: str | None) -> tuple[dict[str, set[str]], set[str]]:
+    """Each run's evaluated queries and the queries every run has a value on for every metric
+    (under ``missing="drop"``, also answered by every run: a metric of its own zero profile,
+    nDCG@10, drops them too); no query in common is an error."""
+    every = {n: set.union(*scored[n]) for n in scored}
+    common = set.intersection(*(set.intersection(*scored[n]) for n in scored))
+    if missing == "drop":
+        common = {q for q in common if all(q in mine for mine in answered.values())}
+    if not common:
+        raise DataError("the runs have no query in common (after each run's queries without qrels "
+                        "are left out): nothing to compare")
+    return every, common
 
 
 def _profile_and_missing(profile: str | Profile | None,
