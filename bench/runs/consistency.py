@@ -17,7 +17,10 @@ from part of it:
   profile the mean over the queries with a value (blank queries are NaN), under
   ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
   run loop writes both files with (:mod:`bench.benchmark.record`);
-* ``timings.csv``'s times, memory and tree counts are never negative;
+* ``timings.csv``'s times, memory and tree counts are never negative, and its rows are of the
+  run's models and seeds (a row renamed or copied from another run is named);
+* ``manifest.json``'s fields have the types ltrbench writes
+  (:func:`bench.runs.manifest_check.check_manifest`, as ``--resume`` and ``reproduce`` read it);
 * a finished run holds every (model, seed) pair its manifest lists, except those its manifest
   records under ``failures`` (the report says so in a note); the manifest's dataset is the rows'
   and lists each seed once;
@@ -39,6 +42,8 @@ import pandas as pd
 from bench.errors import DataError
 from bench.metrics.families import unit_interval
 from bench.runs.layout import blank_fills, blank_variant_of, status_key
+from bench.runs.manifest import MANIFEST
+from bench.runs.manifest_check import check_manifest
 from bench.runs.reader import RunDir
 
 #: Largest difference allowed between a ``metrics.csv`` value and its per-query mean.
@@ -56,6 +61,8 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
     path = run.path / "metrics.csv"
     _check_unique(metrics, [*_CELL, "profile"], path, line_offset=2, where="line")
     _check_manifest(run, metrics, path)
+    if run.has_manifest:  # every field's type, as resume and reproduce check them
+        check_manifest(run.manifest, run.path / MANIFEST)
     _check_dataset(run, metrics, path)
     _check_profile(run, metrics, path)
     main = metrics[metrics["profile"] == profile] if "profile" in metrics.columns else metrics
@@ -63,6 +70,7 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
     _check_pairs(run, main, path)
     _check_range(metrics, path, line_offset=2, where="line")
     _check_timings(run)
+    _check_timed_models(run, metrics)
     if not run.has("per_query.parquet"):
         return
     pq = _keyed(run.table("per_query.parquet"))
@@ -354,6 +362,38 @@ def _check_timings(run: RunDir) -> None:
             raise DataError(f"{column} {float(values[i])!r}: expected a number >= 0 (a time, "
                             "a size or a count); the run is damaged or was edited",
                             path=run.path / "timings.csv", line=i + 2, column=column)
+
+
+def _check_timed_models(run: RunDir, metrics: pd.DataFrame) -> None:
+    """Each ``timings.csv`` row is of a model the run trained (``metrics.csv`` or the
+    manifest's ``models``) and of one of its seeds: a row renamed or copied from another run
+    moved a model's fit time and tree count to a name the table does not show, and left the
+    model's own column blank, without a word."""
+    if not run.has("timings.csv"):
+        return
+    timings = run.table("timings.csv")
+    if "model" not in timings.columns:
+        return
+    manifest = run.manifest if run.has_manifest else {}
+    listed = manifest.get("models")
+    models = {str(m) for m in pd.unique(metrics["model"])} | (
+        {str(m) for m in listed} if isinstance(listed, dict) else set())
+    stray = ~timings["model"].astype(str).isin(models)
+    if stray.any():
+        i = int(stray.to_numpy().argmax())
+        raise DataError(f"model {str(timings['model'].iloc[i])!r} is not one of the run's models "
+                        f"({', '.join(sorted(models))}, in metrics.csv and the manifest): the "
+                        "row is another run's, or was edited", path=run.path / "timings.csv",
+                        line=i + 2, column="model")
+    seeds = manifest.get("seeds")
+    if isinstance(seeds, list) and "seed" in timings.columns:
+        values = pd.to_numeric(timings["seed"], errors="coerce")
+        bad = ~values.isin(seeds)
+        if bad.any():
+            i = int(bad.to_numpy().argmax())
+            raise DataError(f"seed {timings['seed'].iloc[i]} is not one of the run's seeds "
+                            f"{seeds} (manifest.json): the row is another run's, or was edited",
+                            path=run.path / "timings.csv", line=i + 2, column="seed")
 
 
 def _check_finite(frame: pd.DataFrame, column: str, path: Any) -> None:
