@@ -90,7 +90,8 @@ def rand2(work: Path, rand: Path) -> Path:
 @pytest.fixture(scope="module")
 def gbdt(work: Path) -> Path:
     """A finished run of LightGBM (3 trees) and ``random``."""
-    return _run(work, "res-lgb", "--models", "lightgbm,random", "--n-trees", "3")
+    return _run(work, "res-lgb", "--models", "lightgbm,random", "--n-trees", "3",
+                "--no-crosscheck")
 
 
 def _copy(run: Path, dest: Path) -> Path:
@@ -159,12 +160,12 @@ def test_crosscheck_of_a_run_with_a_library_model_still_exits_0(
 
 @pytest.fixture(scope="module")
 def tune_once(work: Path) -> Path:
-    return make_tune_folder(work / "tune", models=("lightgbm-lambdarank",), n_trials=4)
+    return make_tune_folder(work / "tune", models=("lightgbm-lambdarank",), n_trials=2)
 
 
 @pytest.fixture
 def tune(tune_once: Path, tmp_path: Path) -> Path:
-    """A copy of a finished tune folder (one model, 4 trials) to damage."""
+    """A copy of a finished tune folder (one model, 2 trials) to damage."""
     return _copy(tune_once, tmp_path / "tune")
 
 
@@ -535,3 +536,99 @@ def test_report_over_a_manifest_cut_in_half_names_the_file(rand: Path, tmp_path:
     data = (run / "manifest.json").read_bytes()
     (run / "manifest.json").write_bytes(data[:len(data) // 2])
     _refused(_report(tmp_path, "--runs", str(run), "--out", "rep"), "manifest.json")
+
+
+# --- a run being written, an unfinished run, a consistent forgery ---------------------------------
+
+
+def test_crosscheck_of_a_run_being_written_is_refused_naming_the_writer(
+        gbdt: Path, tmp_path: Path) -> None:
+    from bench.runs.lock import writer_lock
+
+    run = _copy(gbdt, tmp_path / "run")
+    with writer_lock(run):
+        _refused(cli(tmp_path, "crosscheck", "--run", str(run), "--out", "cc"),
+                 "being written now", f"pid {os.getpid()}")
+    assert not (tmp_path / "cc").exists()
+
+
+def test_crosscheck_of_an_unfinished_run_says_it_did_not_finish(
+        gbdt: Path, tmp_path: Path) -> None:
+    run = _copy(gbdt, tmp_path / "run")
+    _unfinish(run)
+    scores = pd.read_parquet(run / "scores.parquet")
+    scores[scores["split"] != "test"].to_parquet(run / "scores.parquet")  # killed before test
+    r = cli(tmp_path, "crosscheck", "--run", str(run), "--out", "cc", "--format", "json")
+    assert not r.traceback, r.err
+    assert r.status == 1, r.err
+    doc = json.loads(r.out)
+    assert any("did not finish" in n for n in doc["notes"]), doc["notes"]
+    assert any("0 scores for 48 labelled rows" in e for e in doc["errors"]), doc["errors"]
+
+
+def _forge(run: Path, model: str, split: str, metric: str, delta: float) -> None:
+    """``metric`` of ``model`` on ``split`` raised by ``delta`` in per_query.parquet and its mean
+    in metrics.csv, consistently (what an edit that knows the files would do)."""
+    pq = pd.read_parquet(run / "per_query.parquet")
+    cell = (pq["model"] == model) & (pq["split"] == split) & (pq["metric"] == metric)
+    pq.loc[cell, "value"] = (pq.loc[cell, "value"] + delta).clip(upper=1.0)
+    pq.to_parquet(run / "per_query.parquet", index=False)
+    metrics = pd.read_csv(run / "metrics.csv")
+    row = (metrics["model"] == model) & (metrics["split"] == split) & \
+        (metrics["metric"] == metric) & (metrics["profile"] == "ltrbench")
+    metrics.loc[row, "value"] = float(pq.loc[cell, "value"].mean())
+    metrics.to_csv(run / "metrics.csv", index=False)
+
+
+def test_a_consistent_forgery_of_a_library_model_is_caught_by_crosscheck(
+        gbdt: Path, tmp_path: Path) -> None:
+    run = _copy(gbdt, tmp_path / "run")
+    _forge(run, "lightgbm-lambdarank", "test", "ndcg@10", 0.05)
+    r = cli(tmp_path, "crosscheck", "--run", str(run), "--out", "cc", "--format", "json")
+    assert not r.traceback, r.err
+    assert r.status == 1, r.err
+    errors = json.loads(r.out)["errors"]
+    assert any("metrics.csv" in e and "recomputed from scores.parquet" in e for e in errors), errors
+
+
+def test_a_consistent_forgery_of_a_baseline_is_caught_by_reproduce(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy_results(rand, tmp_path)
+    _forge(run, "random", "test", "ndcg@10", 0.1)
+    r = cli(tmp_path, "reproduce", "--run", str(run))
+    assert not r.traceback, r.err
+    assert r.status == 1, (r.status, r.err[-500:])
+    assert "ndcg@10" in r.out
+    assert "1 differ" in r.out or "differ" in r.out, r.out[-800:]
+
+
+# --- resume: what is compared and what is not -------------------------------------------------
+
+
+def test_resume_under_a_recorded_package_that_is_not_installed_names_it(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy_results(rand, tmp_path)
+    _unfinish(run, **{"environment.packages.implicit": "0.0.1"})
+    _refused(cli(tmp_path, "run", "--resume", str(run), "--no-progress"), "implicit 0.0.1 there")
+
+
+def test_resume_under_another_version_of_a_package_that_makes_no_number_goes_on(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy_results(rand, tmp_path)
+    _unfinish(run, **{"environment.packages.rich": "0.0.1"})  # a terminal library
+    _ok(cli(tmp_path, "run", "--resume", str(run), "--no-progress"))
+
+
+# --- HTML and the earlier report ----------------------------------------------------------------
+
+
+def test_a_failed_html_report_over_a_damaged_run_keeps_the_earlier_page(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy(rand, tmp_path / "run")
+    _ok(_report(tmp_path, "--runs", str(run), "--out", "rep", "--html"))
+    before = snapshot(tmp_path / "rep")
+    assert "leaderboard.html" in before
+    text = (run / "timings.csv").read_text()
+    (run / "timings.csv").write_text(text.replace("random,", "lightgbm-lambdarank,", 1))
+    _refused(_report(tmp_path, "--runs", str(run), "--out", "rep", "--html"), "timings.csv")
+    assert untouched(before, tmp_path / "rep") is None

@@ -17,7 +17,7 @@ from pathlib import Path
 from bench.crosscheck.result import CrosscheckResult
 from bench.crosscheck.run import crosscheck_run, write_crosscheck
 from bench.data.outputs import check_output_dir
-from bench.errors import ConfigError, LtrbenchError
+from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import CUSTOM_LIBRARY, LAMBDAMART, ModelNames, expand_models
 from bench.runs.layout import RUN_INTO, RUN_SEALED, RUN_WRITES
@@ -82,10 +82,19 @@ def crosscheck_request(
     if request.run is not None:  # never into the run folder it reads (found before any read)
         _refuse_into_run(request.out, request.out, Path(request.run))
     run_dir = _run_to_check(request, models, gbdt, train, say)
+    run = RunDir(run_dir)
+    holder = run.writer()
+    if holder is not None:  # half-written tables: as report refuses them
+        raise DataError(f"is being written now ({holder}): wait for the run to finish (or stop "
+                        "it), then cross-check it", path=run_dir)
     result = crosscheck_run(run_dir, models=gbdt, metric=metric)
+    if run.has_manifest and not run.manifest.get("finished"):
+        result.notes.insert(0, f"run {run.run_id} did not finish (no finish time in its "
+                               "manifest: killed, or a model failed): pairs it did not write "
+                               "are missing from this check")
+    _refuse_into_run(request.out, Path(request.out) / dataset_slug(result.dataset), run_dir)
     if request.run is not None and not result.checks and not result.cases:
         _refuse_nothing_to_check(Path(request.run))
-    _refuse_into_run(request.out, Path(request.out) / dataset_slug(result.dataset), run_dir)
     return CrosscheckOutcome(result, write_crosscheck(result, request.out))
 
 
