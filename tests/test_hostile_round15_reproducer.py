@@ -327,13 +327,26 @@ def test_swapped_run_folders_are_named_in_the_table_and_on_stderr(
     assert "swapped" in r.err
 
 
-def test_a_config_copied_from_another_run_is_named(
+def test_a_config_copied_from_another_run_of_other_seeds_is_refused(
         rand: Path, rand2: Path, tmp_path: Path) -> None:
     run = _copy(rand, tmp_path / "run")
     shutil.copy(rand2 / "config.toml", run / "config.toml")
+    _refused(_report(tmp_path, "--runs", str(run), "--out", "rep"), "config.toml", "seeds = [1]",
+             "records [0]")
+
+
+def test_a_config_copied_from_another_run_of_the_same_seeds_is_named(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy(rand, tmp_path / "run")
+    lines = (run / "config.toml").read_text().splitlines(keepends=True)
+    other = "# ltrbench run config (resolved); run data-20260101T000000Z-0123abcd; hash 0123abcd4567\n"
+    text = "".join([other, *lines[1:]]).replace("n_trees = 20", "n_trees = 500")
+    (run / "config.toml").write_text(text)
     r = _ok(_report(tmp_path, "--runs", str(run), "--out", "rep", "--format", "json"))
     notes = json.loads(r.out)["tables"][0]["notes"]
-    assert any("config.toml" in n and rand2.name in n for n in notes), notes
+    said = [n for n in notes if "config.toml" in n and "0123abcd4567" in n]
+    assert said, notes
+    assert "data-20260101T000000Z-0123abcd" in said[0]
 
 
 def test_a_copy_under_a_name_of_ones_own_gets_no_swap_note(rand: Path, tmp_path: Path) -> None:
@@ -632,3 +645,63 @@ def test_a_failed_html_report_over_a_damaged_run_keeps_the_earlier_page(
     (run / "timings.csv").write_text(text.replace("random,", "lightgbm-lambdarank,", 1))
     _refused(_report(tmp_path, "--runs", str(run), "--out", "rep", "--html"), "timings.csv")
     assert untouched(before, tmp_path / "rep") is None
+
+
+# --- config.toml and the manifest disagree ------------------------------------------------------
+
+
+def test_report_over_a_config_whose_seeds_were_edited_after_the_run_names_the_key(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy(rand, tmp_path / "run")
+    text = (run / "config.toml").read_text()
+    (run / "config.toml").write_text(text.replace("seeds = [\n    0,\n]", "seeds = [\n    0,\n    1,\n    2,\n]"))
+    _refused(_report(tmp_path, "--runs", str(run), "--out", "rep"), "config.toml", "seeds",
+             "[0, 1, 2]", "[0]")
+
+
+def test_report_over_a_config_with_a_model_added_after_the_run_names_the_key(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy(rand, tmp_path / "run")
+    text = (run / "config.toml").read_text()
+    (run / "config.toml").write_text(text.replace('    "random",\n', '    "random",\n    "lightgbm-lambdarank",\n', 1))
+    _refused(_report(tmp_path, "--runs", str(run), "--out", "rep"), "config.toml", "models",
+             "lightgbm-lambdarank")
+
+
+# --- two runs' files swapped one by one ---------------------------------------------------------
+
+
+def test_metrics_csv_swapped_between_two_runs_is_refused_naming_the_seed(
+        rand: Path, rand2: Path, tmp_path: Path) -> None:
+    run = _copy(rand, tmp_path / "run")
+    shutil.copy(rand2 / "metrics.csv", run / "metrics.csv")
+    _refused(_report(tmp_path, "--runs", str(run), "--out", "rep"), "metrics.csv", "seed 1")
+
+
+def test_per_query_swapped_between_two_runs_is_refused_naming_the_file(
+        rand: Path, rand2: Path, tmp_path: Path) -> None:
+    run = _copy(rand, tmp_path / "run")
+    shutil.copy(rand2 / "per_query.parquet", run / "per_query.parquet")
+    _refused(_report(tmp_path, "--runs", str(run), "--out", "rep"), "per_query.parquet")
+
+
+def test_resume_of_a_run_whose_config_was_copied_from_another_run_is_refused(
+        rand: Path, rand2: Path, tmp_path: Path) -> None:
+    run = _copy_results(rand, tmp_path)
+    shutil.copy(rand2 / "config.toml", run / "config.toml")
+    _unfinish(run)
+    before = snapshot(run)
+    r = cli(tmp_path, "run", "--resume", str(run), "--no-progress")
+    assert not r.traceback, r.err
+    assert r.status == 2, (r.status, r.err[-400:])
+    assert untouched(before, run) is None
+
+
+def test_report_over_a_manifest_whose_finish_time_is_not_a_time_names_the_field(
+        rand: Path, tmp_path: Path) -> None:
+    run = _copy(rand, tmp_path / "run")
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["finished"] = "yes"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    _refused(_report(tmp_path, "--runs", str(run), "--out", "rep"), "manifest.json",
+             "'finished'", "ISO 8601")

@@ -65,6 +65,7 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
         check_manifest(run.manifest, run.path / MANIFEST)
     _check_dataset(run, metrics, path)
     _check_profile(run, metrics, path)
+    _check_config_record(run)
     main = metrics[metrics["profile"] == profile] if "profile" in metrics.columns else metrics
     _check_grid(main, path)
     _check_pairs(run, main, path)
@@ -219,6 +220,27 @@ def _check_profile(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
         raise DataError(f"rows computed under profile(s) {', '.join(map(repr, plain))} where the "
                         f"run was configured with {declared!r}: the file is not this run's",
                         path=path, column="profile")
+
+
+def _check_config_record(run: RunDir) -> None:
+    """The seeds and models ``config.toml`` names are those the manifest records (the run's
+    resolved config is written once, with the manifest): a config edited after the run (a seed
+    added, a model dropped) or copied from another run would be shown as the configuration of
+    numbers it did not make."""
+    if not run.has_manifest or not run.config_path.is_file():
+        return
+    cfg, manifest = run.config, run.manifest
+    for key, written, recorded in (
+            ("seeds", cfg.get("seeds"), manifest.get("seeds")),
+            ("models", cfg.get("models"), manifest.get("models"))):
+        if not isinstance(written, list) or recorded is None:
+            continue
+        listed = list(recorded) if isinstance(recorded, dict | list) else None
+        if listed is not None and sorted(map(str, written)) != sorted(map(str, listed)):
+            raise DataError(f"{key} = {written!r} where the manifest ({run.path / MANIFEST}) "
+                            f"records {listed!r}: the config was edited after the run or "
+                            "copied from another run ('ltrbench reproduce' refuses it too)",
+                            path=run.config_path)
 
 
 def _check_grid(main: pd.DataFrame, path: Any) -> None:
