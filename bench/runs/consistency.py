@@ -65,10 +65,10 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
         check_manifest(run.manifest, run.path / MANIFEST)
     _check_dataset(run, metrics, path)
     _check_profile(run, metrics, path)
-    _check_config_record(run)
     main = metrics[metrics["profile"] == profile] if "profile" in metrics.columns else metrics
     _check_grid(main, path)
     _check_pairs(run, main, path)
+    _check_config_record(run)
     _check_range(metrics, path, line_offset=2, where="line")
     _check_timings(run)
     _check_timed_models(run, metrics)
@@ -223,24 +223,30 @@ def _check_profile(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
 
 
 def _check_config_record(run: RunDir) -> None:
-    """The seeds and models ``config.toml`` names are those the manifest records (the run's
-    resolved config is written once, with the manifest): a config edited after the run (a seed
-    added, a model dropped) or copied from another run would be shown as the configuration of
-    numbers it did not make."""
+    """The seeds ``config.toml`` names are those the manifest records, and each model it names
+    is one the manifest records (the run's resolved config is written once, with the
+    manifest): a config edited after the run (a seed or a model added) or copied from another
+    run would be shown as the configuration of numbers it did not make."""
     if not run.has_manifest or not run.config_path.is_file():
         return
     cfg, manifest = run.config, run.manifest
-    for key, written, recorded in (
-            ("seeds", cfg.get("seeds"), manifest.get("seeds")),
-            ("models", cfg.get("models"), manifest.get("models"))):
-        if not isinstance(written, list) or recorded is None:
-            continue
-        listed = list(recorded) if isinstance(recorded, dict | list) else None
-        if listed is not None and sorted(map(str, written)) != sorted(map(str, listed)):
-            raise DataError(f"{key} = {written!r} where the manifest ({run.path / MANIFEST}) "
-                            f"records {listed!r}: the config was edited after the run or "
-                            "copied from another run ('ltrbench reproduce' refuses it too)",
-                            path=run.config_path)
+    seeds, recorded = cfg.get("seeds"), manifest.get("seeds")
+    if isinstance(seeds, list) and isinstance(recorded, list) and \
+            sorted(map(str, seeds)) != sorted(map(str, recorded)):
+        raise DataError(f"seeds = {seeds!r} where the manifest ({run.path / MANIFEST}) records "
+                        f"{recorded!r}: {_EDITED}", path=run.config_path)
+    models, trained = cfg.get("models"), manifest.get("models")
+    if isinstance(models, list) and isinstance(trained, dict) and trained:
+        extra = [str(m) for m in models if str(m) not in trained]
+        if extra:
+            raise DataError(f"models = {models!r} names {', '.join(map(repr, extra))}, which "
+                            f"the manifest ({run.path / MANIFEST}) does not record (it records "
+                            f"{', '.join(map(str, trained))}): {_EDITED}", path=run.config_path)
+
+
+#: What a config that disagrees with its manifest is.
+_EDITED = ("the config was edited after the run or copied from another run ('ltrbench "
+           "reproduce' refuses it too)")
 
 
 def _check_grid(main: pd.DataFrame, path: Any) -> None:
