@@ -397,6 +397,9 @@ def _rename(run: Path, old: str, new: str) -> None:
     _edit_metrics(run, lambda d: d.assign(model=d.model.replace(old, new)))
     pq = pd.read_parquet(run / "per_query.parquet")
     pq.assign(model=pq.model.replace(old, new)).to_parquet(run / "per_query.parquet")
+    if (run / "timings.csv").is_file():  # every table of the run (round 15: checked)
+        tm = pd.read_csv(run / "timings.csv")
+        tm.assign(model=tm.model.replace(old, new)).to_csv(run / "timings.csv", index=False)
 
 
 def test_model_names_are_escaped_in_every_format(tmp_path: Path) -> None:

@@ -267,10 +267,13 @@ def test_crosscheck_of_a_name_the_run_lacks_lists_the_run_s_custom_models(
     assert "custom: a, b" in res.err, res.err
 
 
-def test_crosscheck_of_the_whole_run_notes_each_custom_model_as_not_applicable(
+def test_crosscheck_of_the_whole_run_names_each_custom_model_as_nothing_to_check(
         run_dir: Path, tmp_path: Path) -> None:
+    # round 15: a run with no library model has nothing to cross-check, a user error (exit 2,
+    # as --models a is) naming each model and its library, not a "FAILED (0 checks)" report
     res = cli(tmp_path, "crosscheck", "--run", str(run_dir), "--out", "cc", "--format", "json")
     assert "Traceback" not in res.err
-    notes = json.loads(res.out)["notes"]
-    assert any(n.startswith("a: not applicable") for n in notes), notes
-    assert any(n.startswith("b: not applicable") for n in notes), notes
+    assert res.status == 2, res.err
+    assert "nothing to cross-check" in res.err, res.err
+    assert "a (custom)" in res.err, res.err
+    assert "b (custom)" in res.err, res.err

@@ -56,7 +56,13 @@ from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable, check_sp
 from bench.runs import layout
 from bench.runs.layout import LOCAL_RESULTS
 from bench.runs.lock import writer_lock
-from bench.runs.manifest import Manifest, ManifestWriter, dataset_fingerprint, now
+from bench.runs.manifest import (
+    Manifest,
+    ManifestWriter,
+    dataset_fingerprint,
+    now,
+    version_changes,
+)
 from bench.runs.manifest_check import RESUME_FIELDS, read_run_manifest
 from bench.runs.naming import new_run_dir
 from bench.runs.search import NoRunToResumeWarning, latest_unfinished, no_run_to_resume
@@ -454,6 +460,12 @@ def _check_resumable(run_dir: Path, manifest: dict[str, Any], chash: str, splits
             f"(fingerprint {fingerprint} vs {dataset_fingerprint(splits)}); start a new run"
         )
     _check_same_user_code(run_dir, manifest, config)
+    versions = version_changes(manifest)
+    if versions:
+        raise ConfigError(f"{run_dir}: the run started under other versions ("
+                          f"{'; '.join(versions)}): resuming would mix results of two versions "
+                          "under a manifest that records only the first; resume it where it "
+                          "started, or start a new run")
 
 
 def _check_same_user_code(run_dir: Path, manifest: dict[str, Any], config: RunConfig) -> None:

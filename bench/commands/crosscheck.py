@@ -7,7 +7,8 @@ Reuses ``--run DIR`` when given, else the most recent run of the dataset under `
 (:func:`bench.benchmark.pipeline.run_benchmark`). Writes ``<out>/<dataset>/crosscheck.{md,json}``
 and prints the JSON document (``--format json``, shape in :mod:`bench.crosscheck.result`) or the
 Markdown report. Exit status 0 when every check agrees and every gap is explained, 1 otherwise,
-2 on bad input.
+2 on bad input: a ``--run`` that trained no LightGBM/XGBoost/CatBoost model has nothing to
+cross-check (as ``--models random``), and a run being written now is refused.
 
 ``ltrbench crosscheck --evaluators [--qrels FILE --trec-run FILE | --data FILE --scores FILE]``:
 every installed evaluation library (pytrec_eval, ir_measures and its providers, ranx,

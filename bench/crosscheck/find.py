@@ -17,11 +17,11 @@ from pathlib import Path
 from bench.crosscheck.result import CrosscheckResult
 from bench.crosscheck.run import crosscheck_run, write_crosscheck
 from bench.data.outputs import check_output_dir
-from bench.errors import ConfigError, LtrbenchError
+from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runners.registry import CUSTOM_LIBRARY, LAMBDAMART, ModelNames, expand_models
 from bench.runs.layout import RUN_INTO, RUN_SEALED, RUN_WRITES
-from bench.runs.models import model_libraries
+from bench.runs.models import gbdt_models, model_libraries
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
 from bench.runs.search import find_matching_run
@@ -82,9 +82,36 @@ def crosscheck_request(
     if request.run is not None:  # never into the run folder it reads (found before any read)
         _refuse_into_run(request.out, request.out, Path(request.run))
     run_dir = _run_to_check(request, models, gbdt, train, say)
+    run = RunDir(run_dir)
+    holder = run.writer()
+    if holder is not None:  # half-written tables: as report refuses them
+        raise DataError(f"is being written now ({holder}): wait for the run to finish (or stop "
+                        "it), then cross-check it", path=run_dir)
     result = crosscheck_run(run_dir, models=gbdt, metric=metric)
+    if run.has_manifest and not run.manifest.get("finished"):
+        result.notes.insert(0, f"run {run.run_id} did not finish (no finish time in its "
+                               "manifest: killed, or a model failed): pairs it did not write "
+                               "are missing from this check")
     _refuse_into_run(request.out, Path(request.out) / dataset_slug(result.dataset), run_dir)
+    if request.run is not None and not result.checks and not result.cases:
+        _refuse_nothing_to_check(Path(request.run))
     return CrosscheckOutcome(result, write_crosscheck(result, request.out))
+
+
+def _refuse_nothing_to_check(run_dir: Path) -> None:
+    """A :class:`ConfigError` (exit 2, no file written) when the run given with ``--run``
+    records no LightGBM/XGBoost/CatBoost model (only baselines or user models): there is no
+    built-in metric to compare, which is a request that cannot be met (as ``--models random``
+    is), not a failed check (exit 1) -- a CI step checking such a run would otherwise report
+    "FAILED (0 checks)" for a run nothing is wrong with."""
+    libraries = model_libraries(RunDir(run_dir))
+    if gbdt_models(libraries):
+        return
+    listed = ", ".join(f"{m} ({lib})" for m, lib in libraries.items()) or "none recorded"
+    raise ConfigError(f"--run {os.fspath(run_dir)!r}: nothing to cross-check: the run trained no "
+                      f"LightGBM, XGBoost or CatBoost model (its models: {listed}); the "
+                      "cross-check compares a library's built-in metric with the reference "
+                      "evaluator: give a run that trained one, or --dataset NAME to train them")
 
 
 def _refuse_into_run(out: str | Path, folder: str | Path, run_dir: Path) -> None:

@@ -212,6 +212,11 @@ def crosscheck_run(
                 continue
             for model, seed in sorted(trained, key=lambda t: (t[0], str(t[1]))):
                 _check_pair(ctx, split, model, seed)
+        if not len(log) and run.has_manifest:  # ltrbench logs every GBDT fit: said
+            result.notes.append(f"no {metric} eval log (evallog.csv absent or empty in "
+                                f"{run.path}): each library's logged value at the chosen "
+                                "iteration was not checked, only the value recomputed from "
+                                "scores.parquet")
     unchecked = not_applicable(run, libraries, (m for m, _ in pairs))
     result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in unchecked)
     return result

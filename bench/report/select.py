@@ -119,7 +119,9 @@ def resolve_runs(items: Iterable[str | Path | RunDir],
     :class:`RunDir`, or a run id under ``runs_root``) and runs found in folders of runs."""
     named: list[RunDir] = []
     found: list[RunDir] = []
+    given: dict[str, str] = {}  # a place named twice (two spellings, a link, an id): refused
     for item in items:
+        _refuse_named_twice(item, runs_root, given)
         if isinstance(item, RunDir):
             named.append(item)
             continue
@@ -148,6 +150,30 @@ def resolve_runs(items: Iterable[str | Path | RunDir],
             raise DataError(f"{what}: expected a run directory (with metrics.csv), a folder "
                             f"of runs{where}", path=path)
     return _unique(named), _unique(found)
+
+
+def _refuse_named_twice(item: str | Path | RunDir, runs_root: str | Path | None,
+                       given: dict[str, str]) -> None:
+    """A :class:`ConfigError` when ``item`` names a run directory or folder of runs that an
+    earlier item of ``--runs`` named already (the same path, another spelling of it, a link to
+    it, or a run id under ``runs_root``): ``--runs R R`` was read as one ``R``, so a script that
+    meant two runs got a table of one without a word."""
+    if isinstance(item, RunDir):
+        place, shown = item.path, os.fspath(item.path)
+    else:
+        shown = os.fspath(item)
+        place = Path(item)
+        if not place.exists() and runs_root is not None and os.sep not in shown \
+                and (Path(runs_root) / shown).is_dir():
+            place = Path(runs_root) / shown
+        if not place.exists():
+            return  # said as not found by the caller
+    key = os.path.realpath(place)
+    if key in given:
+        same = "" if given[key] == shown else f" (as {given[key]!r} and {shown!r})"
+        raise ConfigError(f"--runs names {key!r} twice{same}: give each run or folder of runs "
+                          "once")
+    given[key] = shown
 
 
 def _unique(runs: list[RunDir]) -> list[RunDir]:

@@ -109,11 +109,32 @@ def read_tune_dir(path: str | Path) -> TuneFolder:
                         f"'ltrbench tune --resume {folder}' (its other options as before)",
                         path=folder)
     trials = _read_trials(folder / TRIALS_CSV)
-    summary_path = folder / SUMMARY
-    summary = (read_json_object(summary_path, "tune's summary (per model: trials, best value)")
-               if summary_path.is_file() else {})
+    summary = _read_summary(folder)
     models = [str(m) for m in pd.unique(trials["model"])]
-    return TuneFolder(folder, trials, summary, models)
+    tune = TuneFolder(folder, trials, summary, models)
+    lacking = [m for m in models if tune.finished and not tune.model_summary(m)]
+    if lacking:
+        raise DataError(f"no entry for model(s) {', '.join(lacking)} of {TRIALS_CSV}: the "
+                        "tune finished ('complete' is there) and wrote every model's budget, "
+                        "sampler and best trial here; the folder was changed outside ltrbench: "
+                        "tune again", path=folder / SUMMARY)
+    return tune
+
+
+def _read_summary(folder: Path) -> dict[str, Any]:
+    """``summary.json`` of a tune folder; ``{}`` for a tune that did not finish (it is written
+    just before ``complete``, :func:`bench.benchmark.tune_out.write_results`). A finished tune
+    without it is a :class:`DataError`: its trials table would be shown with an empty budget
+    and sampler without a word."""
+    path = folder / SUMMARY
+    if path.is_file():
+        return read_json_object(path, "tune's summary (per model: trials, best value)")
+    if (folder / COMPLETE).exists():
+        raise DataError(f"not found: the tune in {folder} finished ('complete' is there) but "
+                        "its summary (per model: budget, sampler, best trial) is missing; the "
+                        "folder was changed outside ltrbench: tune again, or put the file back",
+                        path=path)
+    return {}
 
 
 def _read_trials(path: Path) -> pd.DataFrame:

@@ -22,6 +22,7 @@ threads: :data:`TIMING_ONLY`); and, when a tune folder is given, the tuned run's
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -69,6 +70,12 @@ def pair_runs(runs: Sequence[RunDir], best: dict[str, Any] | None) -> tuple[RunD
     if len(runs) != 2:
         raise ConfigError(f"a tuned leaderboard joins two runs (the defaults and best.toml's), "
                           f"got {len(runs)}")
+    same = {os.path.realpath(r.path) for r in runs}
+    if len(same) == 1:
+        raise ConfigError(f"--runs names one run twice ({os.fspath(runs[0].path)!r} and "
+                          f"{os.fspath(runs[1].path)!r} are the same folder): a tuned "
+                          "leaderboard joins two runs, DEFAULT_RUN TUNED_RUN (the defaults and "
+                          "'ltrbench run --config TUNE_DIR/best.toml')")
     want = None if best is None else best.get("model_params") or {}
 
     def is_tuned(run: RunDir) -> bool:

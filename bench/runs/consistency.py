@@ -17,7 +17,10 @@ from part of it:
   profile the mean over the queries with a value (blank queries are NaN), under
   ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
   run loop writes both files with (:mod:`bench.benchmark.record`);
-* ``timings.csv``'s times, memory and tree counts are never negative;
+* ``timings.csv``'s times, memory and tree counts are never negative, and its rows are of the
+  run's models and seeds (a row renamed or copied from another run is named);
+* ``manifest.json``'s fields have the types ltrbench writes
+  (:func:`bench.runs.manifest_check.check_manifest`, as ``--resume`` and ``reproduce`` read it);
 * a finished run holds every (model, seed) pair its manifest lists, except those its manifest
   records under ``failures`` (the report says so in a note); the manifest's dataset is the rows'
   and lists each seed once;
@@ -39,6 +42,8 @@ import pandas as pd
 from bench.errors import DataError
 from bench.metrics.families import unit_interval
 from bench.runs.layout import blank_fills, blank_variant_of, status_key
+from bench.runs.manifest import MANIFEST
+from bench.runs.manifest_check import check_manifest
 from bench.runs.reader import RunDir
 
 #: Largest difference allowed between a ``metrics.csv`` value and its per-query mean.
@@ -56,13 +61,17 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
     path = run.path / "metrics.csv"
     _check_unique(metrics, [*_CELL, "profile"], path, line_offset=2, where="line")
     _check_manifest(run, metrics, path)
+    if run.has_manifest:  # every field's type, as resume and reproduce check them
+        check_manifest(run.manifest, run.path / MANIFEST)
     _check_dataset(run, metrics, path)
     _check_profile(run, metrics, path)
     main = metrics[metrics["profile"] == profile] if "profile" in metrics.columns else metrics
     _check_grid(main, path)
     _check_pairs(run, main, path)
+    _check_config_record(run)
     _check_range(metrics, path, line_offset=2, where="line")
     _check_timings(run)
+    _check_timed_models(run, metrics)
     if not run.has("per_query.parquet"):
         return
     pq = _keyed(run.table("per_query.parquet"))
@@ -213,6 +222,33 @@ def _check_profile(run: RunDir, metrics: pd.DataFrame, path: Any) -> None:
                         path=path, column="profile")
 
 
+def _check_config_record(run: RunDir) -> None:
+    """The seeds ``config.toml`` names are those the manifest records, and each model it names
+    is one the manifest records (the run's resolved config is written once, with the
+    manifest): a config edited after the run (a seed or a model added) or copied from another
+    run would be shown as the configuration of numbers it did not make."""
+    if not run.has_manifest or not run.config_path.is_file():
+        return
+    cfg, manifest = run.config, run.manifest
+    seeds, recorded = cfg.get("seeds"), manifest.get("seeds")
+    if isinstance(seeds, list) and isinstance(recorded, list) and \
+            sorted(map(str, seeds)) != sorted(map(str, recorded)):
+        raise DataError(f"seeds = {seeds!r} where the manifest ({run.path / MANIFEST}) records "
+                        f"{recorded!r}: {_EDITED}", path=run.config_path)
+    models, trained = cfg.get("models"), manifest.get("models")
+    if isinstance(models, list) and isinstance(trained, dict) and trained:
+        extra = [str(m) for m in models if str(m) not in trained]
+        if extra:
+            raise DataError(f"models = {models!r} names {', '.join(map(repr, extra))}, which "
+                            f"the manifest ({run.path / MANIFEST}) does not record (it records "
+                            f"{', '.join(map(str, trained))}): {_EDITED}", path=run.config_path)
+
+
+#: What a config that disagrees with its manifest is.
+_EDITED = ("the config was edited after the run or copied from another run ('ltrbench "
+           "reproduce' refuses it too)")
+
+
 def _check_grid(main: pd.DataFrame, path: Any) -> None:
     """Every (model, seed) of a split has the same metrics."""
     for (_, split), part in main.groupby(["dataset", "split"], sort=False):
@@ -354,6 +390,38 @@ def _check_timings(run: RunDir) -> None:
             raise DataError(f"{column} {float(values[i])!r}: expected a number >= 0 (a time, "
                             "a size or a count); the run is damaged or was edited",
                             path=run.path / "timings.csv", line=i + 2, column=column)
+
+
+def _check_timed_models(run: RunDir, metrics: pd.DataFrame) -> None:
+    """Each ``timings.csv`` row is of a model the run trained (``metrics.csv`` or the
+    manifest's ``models``) and of one of its seeds: a row renamed or copied from another run
+    moved a model's fit time and tree count to a name the table does not show, and left the
+    model's own column blank, without a word."""
+    if not run.has("timings.csv"):
+        return
+    timings = run.table("timings.csv")
+    if "model" not in timings.columns:
+        return
+    manifest = run.manifest if run.has_manifest else {}
+    listed = manifest.get("models")
+    models = {str(m) for m in pd.unique(metrics["model"])} | (
+        {str(m) for m in listed} if isinstance(listed, dict) else set())
+    stray = ~timings["model"].astype(str).isin(models)
+    if stray.any():
+        i = int(stray.to_numpy().argmax())
+        raise DataError(f"model {str(timings['model'].iloc[i])!r} is not one of the run's models "
+                        f"({', '.join(sorted(models))}, in metrics.csv and the manifest): the "
+                        "row is another run's, or was edited", path=run.path / "timings.csv",
+                        line=i + 2, column="model")
+    seeds = manifest.get("seeds")
+    if isinstance(seeds, list) and "seed" in timings.columns:
+        values = pd.to_numeric(timings["seed"], errors="coerce")
+        bad = ~values.isin(seeds)
+        if bad.any():
+            i = int(bad.to_numpy().argmax())
+            raise DataError(f"seed {timings['seed'].iloc[i]} is not one of the run's seeds "
+                            f"{seeds} (manifest.json): the row is another run's, or was edited",
+                            path=run.path / "timings.csv", line=i + 2, column="seed")
 
 
 def _check_finite(frame: pd.DataFrame, column: str, path: Any) -> None:

@@ -210,6 +210,28 @@ def environment() -> dict[str, Any]:
     }
 
 
+def version_changes(manifest: dict[str, Any]) -> list[str]:
+    """``"<name> <recorded> there, <installed> now"`` for ltrbench and each package of
+    :func:`compared_packages` whose version ``manifest`` records and this environment does not
+    have (another version, or not installed): what ``run --resume`` refuses, since the pairs
+    trained before and after would come from two versions under one manifest that names only
+    the first. A package the manifest does not record (an older run) is not compared."""
+    from bench import __version__
+
+    out = []
+    recorded = manifest.get("ltrbench_version")
+    if isinstance(recorded, str) and recorded != __version__:
+        out.append(f"ltrbench {recorded} there, {__version__} now")
+    env = manifest.get("environment")
+    was = env.get("packages") if isinstance(env, dict) else None
+    if isinstance(was, dict) and was:
+        now = environment()["packages"]
+        out += [f"{pkg} {was[pkg]} there, {now.get(pkg, 'not installed')} now"
+                for pkg in dict.fromkeys(compared_packages()) if pkg in was
+                and was[pkg] != now.get(pkg)]
+    return out
+
+
 def _module_version(module: str, distributions: tuple[str, ...], installed: dict[str, str]) -> str:
     """The version of ``module`` under its own name: its ``__version__`` when it is loaded, else
     the version of the first of its ``distributions`` installed (the same string for a wheel:
