@@ -199,6 +199,28 @@ def test_a_conversion_from_before_digests_were_recorded_is_read_as_before(
     assert load(ds).meta["layout"] == "parquet"
 
 
+def test_an_untouched_copy_that_keeps_file_times_hashes_no_text_file_again(
+        conv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.data import split_sets
+
+    ds = copy_of(conv, tmp_path)  # shutil.copytree keeps the times
+    hashed: list[str] = []
+    real = split_sets.sha256_file
+    monkeypatch.setattr(split_sets, "sha256_file",
+                        lambda p: hashed.append(Path(p).name) or real(p))
+    assert load(ds).meta["layout"] == "parquet"
+    assert hashed == []
+
+
+def test_a_copy_with_new_file_times_is_hashed_and_read_when_nothing_changed(
+        conv: Path, tmp_path: Path) -> None:
+    ds = tmp_path / "plain"
+    ds.mkdir()
+    for f in conv.iterdir():
+        shutil.copyfile(f, ds / f.name)  # as 'cp' without -p: new times, same bytes
+    assert load(ds).test.y.tolist() == load(conv).test.y.tolist()
+
+
 def test_a_text_only_conversion_is_read_through_its_text_files(conv: Path,
                                                                tmp_path: Path) -> None:
     res = cli(tmp_path, "convert", "--ratings", str(conv.parent / "export.csv"), *C, *SMALL,
@@ -381,6 +403,23 @@ def test_narrow_parquet_rating_types_grade_as_their_values(tmp_path: Path, kind:
     assert grade(got, "graded").tolist() == [1 + sum(x >= c for c in (3, 4, 5)) for x in want]
 
 
+@pytest.mark.parametrize(("column", "values"), [
+    ("item", pa.array(["sku 1", None, "sku 2"]).dictionary_encode()),
+    ("user", pa.array(["00001", None, "00002"], pa.large_string())),
+    ("user", pa.array([1, None, 2**64 - 1], pa.uint64())),
+    ("item", pa.array(["sku 1", "", "sku 2"])),
+    ("rating", pa.array([4.5, None, 1.0], pa.float32())),
+])
+def test_a_null_of_a_spark_column_type_is_refused_at_its_row(tmp_path: Path, column: str,
+                                                             values: Any) -> None:
+    cols = {"user": pa.array([1, 1, 2]), "item": pa.array([1, 2, 3]),
+            "rating": pa.array([4.0, 3.0, 2.0]), "timestamp": pa.array([1, 2, 3])}
+    cols[column] = values
+    pq.write_table(pa.table(cols), tmp_path / "r.parquet")
+    res = cli(tmp_path, "convert", "--ratings", "r.parquet", *C, *SMALL, "--out", "o")
+    assert refused(res, "r.parquet, row 2", f"'{column}'", "missing value") is None
+
+
 def test_a_nan_rating_in_a_float_parquet_column_is_refused_at_its_row(tmp_path: Path) -> None:
     pq.write_table(pa.table({"user": [1, 1, 2], "item": [1, 2, 3],
                              "rating": pa.array([4.0, float("nan"), 3.0]),
@@ -467,7 +506,7 @@ def test_a_random_split_is_the_same_under_one_seed_and_another_under_another() -
 
 
 # ----------------------------------------------------------------- outputs over inputs
-@pytest.mark.parametrize("name", ["users.csv", "items.csv", "vali.txt.query"])
+@pytest.mark.parametrize("name", ["users.csv", "items.csv", "vali.txt.query", "summary.json"])
 def test_an_input_named_as_a_file_convert_writes_is_not_overwritten(tmp_path: Path,
                                                                     name: str) -> None:
     folder = tmp_path / "wh"
@@ -588,31 +627,52 @@ def test_ranx_numbers_on_a_converted_split_are_ranx_formulas_with_a_missing_user
         assert math.isclose(got[name], float(np.mean(want[short])), abs_tol=1e-12), name
 
 
-def test_recbole_and_recommenders_on_a_converted_split_are_their_formulas(conv: Path) -> None:
-    from bench.metrics.evaluate import evaluate
-
-    f = _scored_test(conv)
-    k = 3
+def _recbole_by_hand(ranked: dict[str, list[float]], k: int) -> dict[str, float]:
+    """RecBole 1.x metrics.py (TopkMetric) over users with ground truth: Recall = hits/|R|,
+    Precision = hits/k, NDCG with the ideal cut at min(|R|, k), MAP over min(|R|, k)."""
     rec, ndcg, prec, mapk = [], [], [], []
-    for rels in _ranked(f).values():
+    for rels in ranked.values():
         hits = [1.0 if r > 0 else 0.0 for r in rels[:k]]
         n_rel = sum(1 for r in rels if r > 0)
         if n_rel == 0:
             continue
-        rec.append(sum(hits) / n_rel)  # RecBole recall: hits / |R(u)| (metrics.py Recall)
-        prec.append(sum(hits) / k)  # hits / k, also past a short list
+        rec.append(sum(hits) / n_rel)
+        prec.append(sum(hits) / k)
         dcg = sum(h / math.log2(i + 2) for i, h in enumerate(hits))
         ndcg.append(dcg / sum(1 / math.log2(i + 2) for i in range(min(n_rel, k))))
         run_hits = np.cumsum(hits)
         mapk.append(sum(run_hits[i] / (i + 1) for i, h in enumerate(hits) if h)
                     / min(n_rel, k))
+    return {f"recall@{k}": float(np.mean(rec)), f"ndcg@{k}": float(np.mean(ndcg)),
+            f"precision@{k}": float(np.mean(prec)), f"map@{k}": float(np.mean(mapk))}
+
+
+def test_recbole_and_recommenders_on_a_converted_split_are_their_formulas(conv: Path) -> None:
+    from bench.metrics.evaluate import evaluate
+
+    f = _scored_test(conv)
+    want = _recbole_by_hand(_ranked(f), 3)
     for profile in ("recbole", "recommenders"):
-        res = evaluate(f, metrics=[f"recall@{k}", f"ndcg@{k}", f"precision@{k}", f"map@{k}"],
-                       profile=profile, qid="qid", label="label", score="score")
-        got = res.metrics
-        for name, want in ((f"recall@{k}", rec), (f"ndcg@{k}", ndcg),
-                           (f"precision@{k}", prec), (f"map@{k}", mapk)):
-            assert math.isclose(got[name], float(np.mean(want)), abs_tol=1e-12), (profile, name)
+        got = evaluate(f, metrics=list(want), profile=profile, qid="qid", label="label",
+                       score="score").metrics
+        for name, value in want.items():
+            assert math.isclose(got[name], value, abs_tol=1e-12), (profile, name)
+
+
+def test_evaluate_of_the_converted_text_split_under_recboles_own_names(conv: Path,
+                                                                       tmp_path: Path) -> None:
+    """The SVMlight split as written, scores in file order; RecBole's spellings come back."""
+    f = _scored_test(conv)
+    (tmp_path / "s.txt").write_text("".join(f"{v}\n" for v in f["score"]))
+    res = cli(tmp_path, "evaluate", "--data", str(conv / "test.txt"), "--scores", "s.txt",
+              "--profile", "recbole", "--metrics", "Recall@3,NDCG@3,Precision@3",
+              "--format", "json")
+    assert res.status == 0, res.err
+    got = json.loads(res.out)["metrics"]
+    want = _recbole_by_hand(_ranked(f), 3)
+    for own, name in (("Recall@3", "recall@3"), ("NDCG@3", "ndcg@3"),
+                      ("Precision@3", "precision@3")):
+        assert math.isclose(got[own], want[name], abs_tol=1e-9), own
 
 
 def test_a_run_on_the_converted_folder_under_recbole_is_exit_0_with_its_header(

@@ -29,7 +29,7 @@ from bench.adapters.pipeline import ratings_to_letor
 from bench.data.atomic import replace_file_set, write_text
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings
-from bench.data.split_sets import digests_of
+from bench.data.split_sets import digests_of, stats_of
 from bench.data.svmlight import write_svmlight
 
 if TYPE_CHECKING:
@@ -114,6 +114,7 @@ def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
         "inputs": dict(splits.inputs),
         "files": [*files, *extra, "summary.json"],
         "sha256": digests_of(out, files),  # the text and Parquet sets as one (data/split_sets)
+        "stat": stats_of(out, files),
     }
     write_text(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
     return summary

@@ -1,8 +1,8 @@
 """A dataset folder holding two split sets: text (SVMlight) and Parquet, one conversion's or refused.
 
 ``ltrbench convert`` writes every split twice, ``train.txt`` (+ ``.query``) and ``train.parquet``,
-and records in ``summary.json`` the files it wrote (``files``) and their SHA-256 (``sha256``,
-:func:`digests_of`). Such a folder is read through its Parquet files (the documented
+and records in ``summary.json`` the files it wrote (``files``), their SHA-256 (``sha256``,
+:func:`digests_of`) and their size and modification time (``stat``, :func:`stats_of`). Such a folder is read through its Parquet files (the documented
 precedence: the same rows, read faster). Any other folder holding both a text and a Parquet
 set is ambiguous, and :func:`check_one_set` refuses it naming both files:
 
@@ -33,6 +33,13 @@ SUMMARY = "summary.json"
 def digests_of(folder: Path, names: Iterable[str]) -> dict[str, str]:
     """``{name: sha256}`` of the files ``names`` in ``folder`` (for ``summary.json``)."""
     return {n: sha256_file(folder / n) for n in names}
+
+
+def stats_of(folder: Path, names: Iterable[str]) -> dict[str, list[int]]:
+    """``{name: [size, mtime_ns]}`` of the files ``names`` in ``folder`` (for ``summary.json``):
+    a file that still has both is not hashed again by :func:`check_one_set` (a text split
+    of several GB would cost seconds a run); a copy made without keeping times is hashed."""
+    return {n: [(st := (folder / n).stat()).st_size, st.st_mtime_ns] for n in names}
 
 
 def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
@@ -66,11 +73,14 @@ def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
         return  # a conversion written before digests were recorded: its Parquet set is read
     changed = [f"{s}.parquet" for s, d in parquet_digests.items()
                if recorded.get(f"{s}.parquet", d) != d]
+    stat_record = record.get("stat")  # a file of the recorded size and time: not hashed again
+    stats = stat_record if isinstance(stat_record, dict) else {}
     for text_name in names.values():
         for name in (text_name, f"{text_name}.query"):
-            want = recorded.get(name)
-            if want is not None and (folder / name).is_file() \
-                    and sha256_file(folder / name) != want:
+            want, f = recorded.get(name), folder / name
+            if want is None or not f.is_file() or stats.get(name) == list(_stat(f)):
+                continue
+            if sha256_file(f) != want:
                 changed.append(name)
     if changed:
         raise DataError(
@@ -79,6 +89,11 @@ def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
             f"({parquet}) splits may no longer agree, and reading one would drop the "
             "other's rows silently; convert again, or move the set you mean to a folder of "
             "its own", path=folder)
+
+
+def _stat(f: Path) -> tuple[int, int]:
+    st = f.stat()
+    return st.st_size, st.st_mtime_ns
 
 
 def _record(folder: Path) -> dict[str, object] | None:
