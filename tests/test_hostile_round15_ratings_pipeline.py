@@ -544,6 +544,18 @@ def test_an_output_folder_inside_the_input_folder_leaves_the_inputs_as_they_were
     assert load(folder / "letor").meta["layout"] == "parquet"
 
 
+def test_a_spark_output_folder_given_to_the_local_engine_names_the_engine_that_reads_it(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "ratings.parquet"  # as df.write.parquet("ratings.parquet") leaves it
+    folder.mkdir()
+    frame = _ratings(_numeric_rows())
+    frame.iloc[:60].to_parquet(folder / "part-00000-3f1c.snappy.parquet")
+    frame.iloc[60:].to_parquet(folder / "part-00001-3f1c.snappy.parquet")
+    (folder / "_SUCCESS").write_text("")
+    res = cli(tmp_path, "convert", "--ratings", str(folder), *C, *SMALL, "--out", "o")
+    assert refused(res, "ratings.parquet", "2 Parquet part files", "--engine dask") is None
+
+
 # ------------------------------------------------------------------------------ options
 @pytest.mark.parametrize(("extra", "words"), [
     (["--split", "kfold", "--folds", "4", "--fold", "4"], ("--fold 4",)),
