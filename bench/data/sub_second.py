@@ -3,13 +3,14 @@
 A ratings table's dates become whole seconds since the epoch, floored
 (:func:`bench.data.ratings.datetime_seconds`, the one time unit of the adapters). Two ratings of
 one user at different instants of one second (``12:01:00.100`` and ``12:01:00.900``, common in
-an event log exported at millisecond resolution) would then tie, and the temporal split, the
-recency features and ``--duplicates last`` order them by item id instead of by time (the
-documented rule for tied times): the later rating can land in an earlier partition.
-:func:`warn_merged_instants` says so (:class:`TiedInstantsWarning`), naming how many ratings
-are tied that way, the first user, both places and the two times. Sub-second parts that tie no two ratings of one user are
-floored without a word, as documented. (Integer milliseconds are no way out: the readers take
-them only before 2001, :data:`bench.data.tabular.MAX_SECONDS`.)
+an event log exported at millisecond resolution) then tie: the temporal split and the recency
+features order them by item id instead of by time (the documented rule for tied times) and
+``--duplicates last`` keeps the later line, so the later rating can land in an earlier
+partition. :func:`warn_merged_instants` says so (:class:`TiedInstantsWarning`), naming how many
+ratings are tied that way, the first user, both places and the two times. Sub-second parts
+that tie no two ratings of one user are floored without a word, as documented. (Integer
+milliseconds are no way out: the readers take them only before 2001,
+:data:`bench.data.tabular.MAX_SECONDS`.)
 """
 
 from __future__ import annotations
@@ -84,8 +85,9 @@ def warn_merged_instants(users: np.ndarray, seconds: np.ndarray, col: pd.Series,
     warnings.warn(str(DataError(
         f"{tied.shape[0]} ratings share a second with a rating of their user at another "
         f"instant (user {user!r}: {col.iloc[first]} here and {col.iloc[other]} at {at}): "
-        "dates are read as whole seconds (the adapters' time unit), so these tie, and the "
-        "temporal split, the history features and --duplicates last order them by item id, "
-        "not by time; round the times to seconds yourself to choose that order knowingly",
+        "dates are read as whole seconds (the adapters' time unit), so these tie: the "
+        "temporal split and the history features order them by item id and --duplicates last "
+        "keeps the later line, not the later time; round the times to seconds yourself to "
+        "choose that order knowingly",
         path=None if path is None else str(path), column=column, **place(first))),
         TiedInstantsWarning, stacklevel=2)
