@@ -44,7 +44,8 @@ def instants(col: pd.Series) -> np.ndarray | None:
         if col.dtype.kind not in "OUS" and str(col.dtype) not in ("string", "large_string"):
             return None
         text = col.astype(str)
-        if not text.str.contains(_FRACTION).any():
+        marks = text.str.contains(".", regex=False) | text.str.contains(",", regex=False)
+        if not marks.any() or not text[marks].str.contains(_FRACTION).any():  # cheap test first
             return None
         try:
             col = pd.to_datetime(text, utc=True, format="ISO8601").dt.tz_localize(None)
