@@ -556,6 +556,18 @@ def test_a_spark_output_folder_given_to_the_local_engine_names_the_engine_that_r
     assert refused(res, "ratings.parquet", "2 Parquet part files", "--engine dask") is None
 
 
+def test_a_converted_split_given_back_as_ratings_is_refused_not_read(conv: Path,
+                                                                     tmp_path: Path) -> None:
+    """Read as ratings, each sampled negative (label 0) would become a rating (graded 1)."""
+    before = (conv / "train.parquet").read_bytes()
+    res = cli(tmp_path, "convert", "--ratings", str(conv / "train.parquet"), "--user", "user",
+              "--item", "item", "--rating", "label", "--split", "random", "--min-history", "1",
+              "--target-size", "1", "--negatives", "2", "--features", "user", "--out", "again")
+    assert refused(res, "train.parquet", "LETOR split", "--dataset") is None
+    assert (conv / "train.parquet").read_bytes() == before
+    assert not (tmp_path / "again").exists()
+
+
 # ------------------------------------------------------------------------------ options
 @pytest.mark.parametrize(("extra", "words"), [
     (["--split", "kfold", "--folds", "4", "--fold", "4"], ("--fold 4",)),

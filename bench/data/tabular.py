@@ -187,11 +187,14 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from bench.data.parquet import refuse_letor_split
+
     try:
-        names = pq.read_schema(p).names
+        schema = pq.read_schema(p)
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
-    resolved = []
+    refuse_letor_split(schema, p)  # a conversion's own split given back as ratings
+    names, resolved = schema.names, []
     for role, c in cols.items():
         name = names[c] if isinstance(c, int) and c < len(names) else c
         if name not in names:
