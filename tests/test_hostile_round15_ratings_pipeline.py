@@ -568,6 +568,15 @@ def test_a_converted_split_given_back_as_ratings_is_refused_not_read(conv: Path,
     assert not (tmp_path / "again").exists()
 
 
+def test_a_converted_split_given_back_as_ratings_to_dask_is_refused_before_any_cluster(
+        conv: Path, tmp_path: Path) -> None:
+    res = cli(tmp_path, "convert", "--engine", "dask", "--workers", "1", "--ratings",
+              str(conv / "train.parquet"), "--user", "user", "--item", "item", "--rating",
+              "label", "--split", "random", "--min-history", "1", "--target-size", "1",
+              "--negatives", "2", "--features", "user", "--out", "again")
+    assert refused(res, "train.parquet", "LETOR split") is None
+
+
 # ------------------------------------------------------------------------------ options
 @pytest.mark.parametrize(("extra", "words"), [
     (["--split", "kfold", "--folds", "4", "--fold", "4"], ("--fold 4",)),
