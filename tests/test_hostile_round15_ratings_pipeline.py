@@ -221,6 +221,17 @@ def test_a_copy_with_new_file_times_is_hashed_and_read_when_nothing_changed(
     assert load(ds).test.y.tolist() == load(conv).test.y.tolist()
 
 
+def test_a_dask_conversions_shard_folders_given_to_run_are_named_with_what_reads_them(
+        conv: Path, tmp_path: Path) -> None:
+    ds = tmp_path / "dask-out"  # as 'convert --engine dask' leaves it
+    for s in SPLITS:
+        (ds / s).mkdir(parents=True)
+        shutil.copy(conv / f"{s}.parquet", ds / s / "part-00000.parquet")
+    shutil.copy(conv / "summary.json", ds / "summary.json")
+    res = run_on(tmp_path, ds)
+    assert refused(res, "dask-out", "shards of a Dask conversion", "--engine dask") is None
+
+
 def test_a_text_only_conversion_is_read_through_its_text_files(conv: Path,
                                                                tmp_path: Path) -> None:
     res = cli(tmp_path, "convert", "--ratings", str(conv.parent / "export.csv"), *C, *SMALL,
