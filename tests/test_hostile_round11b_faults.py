@@ -76,10 +76,12 @@ def _hashes(folder: Path) -> dict[str, str]:
 
 
 def _converted(folder: Path) -> dict[str, object]:
-    """The hashes of a converted set; ``summary.json`` without its ``timings_s`` (wall times)."""
+    """The hashes of a converted set; ``summary.json`` without its ``timings_s`` (wall times)
+    and ``stat`` (each file's size and modification time: when it was written)."""
     out: dict[str, object] = dict(_hashes(folder))
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     summary.pop("timings_s", None)
+    summary.pop("stat", None)
     out["summary.json"] = summary
     return out
 

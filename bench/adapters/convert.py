@@ -5,7 +5,7 @@ Layout of ``out_dir`` (what the LETOR folder loader reads back)::
     train.txt  train.txt.query  train.parquet
     vali.txt   vali.txt.query   vali.parquet
     test.txt   test.txt.query   test.parquet
-    summary.json                  # the summary returned by convert(), plus feature names
+    summary.json                  # the summary returned by convert(), feature names, sha256
     users.csv  items.csv          # ids the reader numbered (text ids): number,external_id
 
 SVMlight lines are ``label qid:<user id> 1:v1 2:v2 ...`` (zero features omitted); feature
@@ -29,6 +29,7 @@ from bench.adapters.pipeline import ratings_to_letor
 from bench.data.atomic import replace_file_set, write_text
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.ratings import Ratings
+from bench.data.split_sets import digests_of, stats_of
 from bench.data.svmlight import write_svmlight
 
 if TYPE_CHECKING:
@@ -112,6 +113,8 @@ def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
         "timings_s": splits.meta.get("timings_s"),
         "inputs": dict(splits.inputs),
         "files": [*files, *extra, "summary.json"],
+        "sha256": digests_of(out, files),  # the text and Parquet sets as one (data/split_sets)
+        "stat": stats_of(out, files),
     }
     write_text(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
     return summary

@@ -453,6 +453,9 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DataError(f"not a readable Parquet file ({first})", path=path) from None
     from bench.data.delimited import check_column_once
+    from bench.data.parquet import refuse_letor_split
+
+    refuse_letor_split(schema, path)  # a conversion's own split given back as ratings
 
     names = list(schema.names)
     for role, c in (cols or {}).items():

@@ -51,17 +51,31 @@ _PACKED = (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".7z", ".rar", ".tar", 
 
 def packed_files(p: Path) -> str | None:
     """What a folder holding only compressed split files or archives (``train.txt.gz``,
-    ``MQ2008.zip``) lacks: said, with what to do, rather than "not a dataset folder" alone."""
+    ``MQ2008.zip``) lacks: said, with what to do, rather than "not a dataset folder" alone; a
+    folder of none holding a Dask conversion's shards is said by :func:`shard_folders`."""
     try:
         packed = sorted(f.name for f in p.iterdir() if f.is_file()
                         and f.name.lower().endswith(_PACKED) and not f.name.startswith("."))
     except OSError:
         return None
     if not packed:
-        return None
+        return shard_folders(p)
     shown = ", ".join(packed[:4]) + (" ..." if len(packed) > 4 else "")
     return (f"it holds compressed files or archives ({shown}) and no split files: ltrbench reads "
             "unpacked text (or Parquet); unpack them here first (e.g. gunzip, unzip, tar -xf)")
+
+
+def shard_folders(p: Path) -> str | None:
+    """A Dask conversion's output (``train/`` and ``test/`` of ``part-*.parquet`` shards, no
+    ``train.parquet``) named as one, with what reads it; else ``None``."""
+    held = [s for s in ("train", "vali", "test")
+            if (p / s).is_dir() and any((p / s).glob("part-*.parquet"))]
+    if "train" not in held or "test" not in held:
+        return None
+    return (f"it holds the Parquet shards of a Dask conversion ({', '.join(h + '/' for h in held)} "
+            "of part-*.parquet), which 'ltrbench run' does not read: 'ltrbench evaluate --engine "
+            "dask' and train_dask read them; for 'run', convert without --engine dask (it writes "
+            "train/vali/test.parquet)")
 
 
 def packed_twin(f: Path) -> str | None:

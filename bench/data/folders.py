@@ -366,6 +366,8 @@ def read_parquet_folder(path: PathLike, *, name: str | None = None) -> LetorSpli
                             "and test.parquet, as 'ltrbench convert' writes them)", path=p)
     before = {s: file_identity(f) for s, f in files.items()}  # the digest: of the file read
     digests = {s: sha256_file(f) for s, f in files.items()}
+    from bench.data.split_sets import check_one_set  # text splits beside: one conversion's
+    check_one_set(p, digests, lambda: find_split_files(p))
     parts = {s: read_parquet(f) for s, f in files.items()}
     for s, f in files.items():
         if file_identity(f) != before[s]:

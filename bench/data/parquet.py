@@ -328,3 +328,15 @@ def _jsonable(value: object) -> object:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
+
+
+def refuse_letor_split(schema: pa.Schema, p: Path) -> None:
+    """A :class:`DataError` when a Parquet file given as a ratings table is a LETOR split this
+    module wrote (its ``ltrbench`` schema metadata): its rows are queries with sampled
+    never-rated items (label 0), and read as ratings each negative would become a rating."""
+    if _META_KEY in (schema.metadata or {}):
+        raise DataError("is a LETOR split written by ltrbench (its rows are queries with "
+                        "sampled never-rated items as label 0), not a ratings table: read as "
+                        "ratings, every sampled negative would become a rating; give the "
+                        "ratings table it was converted from, or its folder to 'run --dataset'",
+                        path=p)

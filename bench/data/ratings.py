@@ -18,6 +18,7 @@ import pandas as pd
 
 from bench.data.checks import check_ratings_pairs
 from bench.data.python_args import type_name
+from bench.data.sub_second import warn_merged_instants
 from bench.errors import ConfigError, DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
@@ -117,7 +118,10 @@ def _timestamps_in_seconds(frame: pd.DataFrame) -> pd.DataFrame:
     if col.isna().any():
         bad = int(np.flatnonzero(col.isna().to_numpy())[0])
         raise DataError("missing date (NaT)", row=bad + 1, column="timestamp")
-    return frame.assign(timestamp=datetime_seconds(col))
+    seconds = datetime_seconds(col)
+    if list(frame.columns).count("user") == 1:  # one user's order within a second kept
+        warn_merged_instants(frame["user"].to_numpy(), seconds, col)
+    return frame.assign(timestamp=seconds)
 
 
 def datetime_seconds(s: pd.Series) -> np.ndarray:

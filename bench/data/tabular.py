@@ -68,6 +68,7 @@ from bench.data.inputs import (
     text_lines,
 )
 from bench.data.ratings import Ratings, datetime_seconds, refuse_mixed_units, refuse_rounded_seconds
+from bench.data.sub_second import warn_merged_instants
 from bench.errors import ConfigError, DataError
 
 PathLike = str | os.PathLike[str]
@@ -145,6 +146,8 @@ def load_ratings_table(
         stamps = np.zeros(n, dtype=np.int64)
     else:
         stamps = timestamp_cells(raw[cols["timestamp"]], p, str(timestamp), where)
+        warn_merged_instants(users, stamps, raw[cols["timestamp"]], shown=raw[cols["user"]],
+                               path=p, column=str(timestamp), where=where)
     frame = pd.DataFrame({"user": users, "item": items, "rating": ratings, "timestamp": stamps})
     frame = _resolve_duplicates(frame, duplicates, p, where, raw, cols)
     rows = frame.index.to_numpy(dtype=np.int64)  # the raw row of each kept rating
@@ -184,11 +187,14 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from bench.data.parquet import refuse_letor_split
+
     try:
-        names = pq.read_schema(p).names
+        schema = pq.read_schema(p)
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
-    resolved = []
+    refuse_letor_split(schema, p)  # a conversion's own split given back as ratings
+    names, resolved = schema.names, []
     for role, c in cols.items():
         name = names[c] if isinstance(c, int) and c < len(names) else c
         if name not in names:

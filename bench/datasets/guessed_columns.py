@@ -37,7 +37,9 @@ def guess_columns(columns: list[str], p: Path) -> tuple[str, str, str | None, st
     if user is None or item is None:
         raise DataError(
             f"cannot tell the user and item columns from the header {columns}: expected one of "
-            f"{USER_NAMES} and one of {ITEM_NAMES} (or use load_ratings_table with a mapping)",
+            f"{USER_NAMES} and one of {ITEM_NAMES}; name the roles with 'ltrbench convert "
+            "--layout csv --user COL --item COL [--rating COL] [--timestamp COL]' and run on its "
+            "output (in Python: load_ratings_table with a mapping)",
             path=p,
         )
     rating, time = pick(columns, RATING_NAMES, p), pick(columns, TIME_NAMES, p)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, DataError
 
 if TYPE_CHECKING:  # pandas is imported by the readers, when they run
     from bench.data.ratings import Ratings
@@ -157,12 +157,26 @@ def _table(source: RatingsSource) -> Ratings:
     def col(v: str | None) -> str | int | None:
         return int(v) if v is not None and v.isascii() and v.isdigit() else v
 
+    _refuse_part_folder(Path(source.ratings))
     user, item = col(source.user), col(source.item)
     assert user is not None  # checked above
     assert item is not None
     return load_ratings_table(source.ratings, user=user, item=item,
                               rating=col(source.rating), timestamp=col(source.timestamp),
                               sep=source.sep, duplicates=source.duplicates)
+
+
+def _refuse_part_folder(p: Path) -> None:
+    """A folder of Parquet or CSV part files (a table as Spark or Dask writes it) is named as
+    one, with the engine that reads it, not only as "a directory"."""
+    for kind, glob in (("Parquet", "*.parquet"), ("CSV", "*.csv")):
+        parts = sorted(p.glob(glob)) if p.is_dir() else []
+        if parts:
+            raise DataError(
+                f"is a folder of {len(parts)} {kind} part files (a table as Spark or Dask "
+                f"writes it, e.g. {parts[0].name}), not one ratings table: 'ltrbench convert "
+                "--engine dask' reads such a folder as one table; for the local engine write "
+                "it as one file", path=p)
 
 
 def _distinct_columns(source: RatingsSource) -> None:

@@ -1,0 +1,107 @@
+"""A dataset folder holding two split sets: text (SVMlight) and Parquet, one conversion's or refused.
+
+``ltrbench convert`` writes every split twice, ``train.txt`` (+ ``.query``) and ``train.parquet``,
+and records in ``summary.json`` the files it wrote (``files``), their SHA-256 (``sha256``,
+:func:`digests_of`) and their size and modification time (``stat``, :func:`stats_of`). Such a folder is read through its Parquet files (the documented
+precedence: the same rows, read faster). Any other folder holding both a text and a Parquet
+set is ambiguous, and :func:`check_one_set` refuses it naming both files:
+
+- no ``summary.json`` (or one that does not list both sets as written by one conversion): the
+  two sets may be two datasets (a user's own ``train.txt`` copied beside an old conversion);
+- a file whose digest differs from the one recorded (a ``train.txt`` edited or replaced after
+  the conversion, a ``train.parquet`` rewritten): the sets no longer agree, and reading one
+  would silently drop the other's rows.
+
+A conversion written before digests were recorded (its ``summary.json`` lists both sets, no
+``sha256``) is read as before, through its Parquet files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from bench.data.hashing import sha256_file
+from bench.errors import DataError
+
+SPLITS = ("train", "vali", "test")
+#: The record a conversion writes beside its files.
+SUMMARY = "summary.json"
+
+
+def digests_of(folder: Path, names: Iterable[str]) -> dict[str, str]:
+    """``{name: sha256}`` of the files ``names`` in ``folder`` (for ``summary.json``)."""
+    return {n: sha256_file(folder / n) for n in names}
+
+
+def stats_of(folder: Path, names: Iterable[str]) -> dict[str, list[int]]:
+    """``{name: [size, mtime_ns]}`` of the files ``names`` in ``folder`` (for ``summary.json``):
+    a file that still has both is not hashed again by :func:`check_one_set` (a text split
+    of several GB would cost seconds a run); a copy made without keeping times is hashed."""
+    return {n: [(st := (folder / n).stat()).st_size, st.st_mtime_ns] for n in names}
+
+
+def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
+                  text_files: Callable[[], Mapping[str, Path | None]]) -> None:
+    """Refuse a folder whose Parquet splits sit beside a text split set (``text_files()``:
+    the LETOR files found there, by split; a :class:`DataError` when there are none) unless
+    ``summary.json`` says one conversion wrote both and no file changed since
+    (``parquet_digests``: the SHA-256 of ``train/vali/test.parquet``, by split, as the reader
+    computed them)."""
+    try:
+        texts = {s: f for s, f in text_files().items() if f is not None}
+    except DataError:  # no text set there (or none that could be read as one)
+        return
+    if not texts:
+        return
+    split = "train" if "train" in texts else next(iter(texts))
+    record = _record(folder)
+    files = record.get("files") if record is not None else None
+    listed = {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
+    names = {s: f.relative_to(folder).as_posix() for s, f in texts.items()}
+    text, parquet = names[split], f"{split}.parquet"
+    wanted = set(names.values()) | {f"{s}.parquet" for s in SPLITS}
+    if record is None or not wanted <= listed:
+        raise DataError(
+            f"the folder holds two split sets, text ({text}) and Parquet "
+            f"({parquet}), and no conversion record ({SUMMARY} 'files', as 'ltrbench "
+            "convert' writes it) says they are one dataset: which one to read cannot be told; "
+            "move one set to a folder of its own", path=folder)
+    recorded = record.get("sha256")
+    if not isinstance(recorded, dict):
+        return  # a conversion written before digests were recorded: its Parquet set is read
+    changed = [f"{s}.parquet" for s, d in parquet_digests.items()
+               if recorded.get(f"{s}.parquet", d) != d]
+    stat_record = record.get("stat")  # a file of the recorded size and time: not hashed again
+    stats = stat_record if isinstance(stat_record, dict) else {}
+    for text_name in names.values():
+        for name in (text_name, f"{text_name}.query"):
+            want, f = recorded.get(name), folder / name
+            if want is None or not f.is_file() or stats.get(name) == list(_stat(f)):
+                continue
+            if sha256_file(f) != want:
+                changed.append(name)
+    if changed:
+        raise DataError(
+            f"{', '.join(changed)} changed since the conversion that wrote the folder (the "
+            f"SHA-256 differs from {SUMMARY}'s): its text ({text}) and Parquet "
+            f"({parquet}) splits may no longer agree, and reading one would drop the "
+            "other's rows silently; convert again, or move the set you mean to a folder of "
+            "its own", path=folder)
+
+
+def _stat(f: Path) -> tuple[int, int]:
+    st = f.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _record(folder: Path) -> dict[str, object] | None:
+    """``summary.json`` as a mapping, or ``None`` when absent or not a conversion's record."""
+    try:
+        data = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+        return None
+    return data
