@@ -31,6 +31,7 @@ from bench.benchmark.search_space import (
 )
 from bench.benchmark.study import Budget, _reporter, sampler_seed
 from bench.benchmark.tune_run import TuneRequest, plan_tune, tune_loaded
+from bench.data.letor import LetorData
 from bench.errors import ConfigError
 from bench.metrics import evaluate
 from bench.runners.gbdt import train_gbdt
@@ -158,8 +159,12 @@ def test_a_bad_tune_request_is_one_line_and_exit_2(tmp_path: Path, args: tuple[s
 
 # --- honest selection -------------------------------------------------------------------------
 
-class _Sealed:
-    """A test split that fails on any use."""
+class _Sealed(LetorData):
+    """A test split that fails on any use (a LetorData made without its fields: every read of
+    one, or of anything built on them, lands in ``__getattr__``)."""
+
+    def __init__(self) -> None:  # no field set
+        pass
 
     def __getattr__(self, name: str) -> Any:
         raise AssertionError(f"the test split was read ({name})")

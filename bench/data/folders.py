@@ -8,9 +8,9 @@ Layouts recognised (:func:`detect_layout`):
   accepted too. All three files are read with one shared feature count
   (:func:`~bench.data.svmlight.read_svmlight_files`).
 - ``lightgbm``: LightGBM's ``examples/lambdarank``: ``rank.train`` + ``rank.train.query`` and
-  ``rank.test`` + ``rank.test.query``, sparse SVMlight without ``qid:``.
-- ``parquet``: ``{train,vali,test}.parquet`` as written by ``ltrbench convert``
-  (:mod:`bench.data.parquet`).
+  ``rank.test`` + ``rank.test.query``, sparse SVMlight without ``qid:``; alone in its folder.
+- ``parquet``: ``{train,vali,test}.parquet`` as ``ltrbench convert`` writes them; beside the
+  text set it wrote only (:mod:`bench.data.split_sets`).
 
 When a folder has no validation file (LightGBM's example, Istella ``full``), a validation set is
 carved out of the training file **by query** (:func:`carve_validation`): a fixed fraction of the
@@ -320,12 +320,14 @@ def read_lightgbm_dir(
     The example ships no validation file, so ``vali_fraction`` of the training queries (by
     query, seeded) become the validation set; LightGBM's own example and tests evaluate (and
     early-stop) on ``rank.test``, which ltrbench keeps for the final evaluation only.
-    Query ids are the group positions (0, 1, ...) within each file. ``cache_dir`` and
-    ``progress`` as in :func:`read_letor_folder` (the ``.query`` files are read each time).
+    Query ids are the group positions (0, 1, ...) within each file. ``cache_dir``, ``progress``
+    as in :func:`read_letor_folder` (``.query`` files read each time). No other set beside it.
     """
     from bench.data.hashing import sha256_file
+    from bench.data.split_sets import check_lightgbm_alone
 
     p = Path(path)
+    check_lightgbm_alone(p, lambda: find_split_files(p))  # no other split set beside it
     train_p, test_p = p / "rank.train", p / "rank.test"
     for f in (train_p, test_p):
         if (why := entry_problem(f)) is not None:
@@ -422,9 +424,7 @@ def read_folder(
         (f"not a dataset folder: {why}" if why else
          f"not a dataset folder: expected {fold}/{{train,vali,test}}.txt, "
          "{train,vali,test}.txt, rank.train + rank.test (LightGBM example) or "
-         "{train,vali,test}.parquet"),
-        path=path,
-    )
+         "{train,vali,test}.parquet"), path=path)
 
 
 def carve_validation(

@@ -18,6 +18,7 @@ A conversion written before digests were recorded (its ``summary.json`` lists bo
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -89,6 +90,22 @@ def check_one_set(folder: Path, parquet_digests: Mapping[str, str],
             f"({parquet}) splits may no longer agree, and reading one would drop the "
             "other's rows silently; convert again, or move the set you mean to a folder of "
             "its own", path=folder)
+
+
+def check_lightgbm_alone(folder: Path,
+                         text_files: Callable[[], Mapping[str, Path | None]]) -> None:
+    """Refuse LightGBM's example layout (``rank.train`` + ``rank.test``) beside another split
+    set (``{train,test}.parquet``, or the LETOR text files ``text_files()`` finds): the
+    example's files were read and the other set ignored without a word. A :class:`DataError`
+    naming a file of each."""
+    others = [f"{s}.parquet" for s in SPLITS if (folder / f"{s}.parquet").is_file()]
+    with contextlib.suppress(DataError):  # (no LETOR text set there)
+        others += [f.relative_to(folder).as_posix() for f in text_files().values() if f]
+    if others:
+        raise DataError(
+            f"the folder holds two split sets, LightGBM's example (rank.train, rank.test) and "
+            f"{', '.join(others[:3])}: which one to read cannot be told; move one set to a "
+            "folder of its own", path=folder)
 
 
 def _stat(f: Path) -> tuple[int, int]:
