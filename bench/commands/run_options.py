@@ -54,8 +54,8 @@ def resolve_config_path(value: str) -> Path:
     from bench.errors import ConfigError
 
     p = Path(value)
-    if p.is_file():
-        return p
+    if p.is_file() or (p.is_symlink() and not p.exists()):  # a dangling or looping link: read
+        return p  # as the file it names, whose reader says which (not "no config file")
     a_path = p.suffix.lower() == ".toml" or "/" in value or value in (".", "..")
     if p.exists() and (a_path or not (CONFIG_DIR / f"{value.replace('-', '_')}.toml").is_file()):  # a folder, a device, a FIFO named as the config file
         kind = "is a directory" if p.is_dir() else "is not a regular file"

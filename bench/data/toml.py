@@ -100,8 +100,31 @@ def _offending_line(text: str, message: str) -> str:
     shown = lines[int(m.group(1)) - 1].strip()
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     twice = message.startswith(("Cannot overwrite", "Cannot declare"))
-    hint = " (a key or table given twice?)" if twice else _value_hint(lines[int(m.group(1)) - 1])
+    line = lines[int(m.group(1)) - 1]
+    hint = " (a key or table given twice?)" if twice else _template_hint(line) or _value_hint(line)
     return f"; line {m.group(1)} reads {shown!r}{hint}"
+
+
+def _template_hint(line: str) -> str:
+    """`` (an unrendered template ...)`` for a line that holds ``{{``, ``{%`` or ``${`` (a
+    template's placeholder or tag left in the file), `` (the key holds 'і' (U+0456 ...)...)``
+    for a bare key with a character that is not ASCII (a look-alike); empty otherwise."""
+    if any(mark in line for mark in ("{{", "{%", "${")):
+        return (" (an unrendered template placeholder or tag: render the template before "
+                "running)")
+    key = line.partition("=")[0].strip()
+    odd = non_ascii(key) if not key.startswith(("\"", "'", "[")) else ""
+    return (f" (the key holds {odd}: a bare key is ASCII letters, digits, '-' and '_'; a "
+            "look-alike?)") if odd else ""
+
+
+def non_ascii(text: str) -> str:
+    """``'і' (U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I)`` for each character of
+    ``text`` that is not ASCII (a look-alike of a key's letter), joined by ``, ``; empty when
+    there is none."""
+    odd = [c for c in dict.fromkeys(text) if not c.isascii()]
+    return ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed character')})"
+                     for c in odd)
 
 
 #: Values a template writes in another language's spelling, and what TOML writes.
@@ -341,7 +364,9 @@ def unknown_key(where: str, key: str, valid: Iterable[str], *, noun: str = "key"
     names = sorted(valid)
     # '' or ' x' or an invisible character would not show: quoted, escaped
     shown = key if key and key.isprintable() and key == key.strip() else repr(key)
-    return ConfigError(f"unknown {noun} {where}{shown}; {did_you_mean(key, names)}valid: "
+    odd = non_ascii(key)  # 'quіck' (a Cyrillic і) reads as 'quick': the character is named
+    odd = f" (it holds {odd}, not ASCII: a look-alike?)" if odd else ""
+    return ConfigError(f"unknown {noun} {where}{shown}{odd}; {did_you_mean(key, names)}valid: "
                        f"{', '.join(names)}")
 
 
