@@ -212,3 +212,67 @@ def test_a_placeholder_given_as_an_option_over_a_file_is_refused(tmp_path: Path)
     bad = refused(res, "name", "{{ name }}", "template")
     assert bad is None, bad
     assert not (tmp_path / "o").exists()
+
+
+def test_tune_refuses_a_placeholder_before_any_trial(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text('models = ["lightgbm-lambdarank"]\nquick = true\n'
+                                     '[params]\nlearning_rate = "{{ lr }}"\n')
+    res = cli(tmp_path, "tune", "--config", "c.toml", "--budget-trials", "1", "--out", "o")
+    bad = refused(res, "c.toml", "[params] learning_rate", "{{ lr }}", "template")
+    assert bad is None, bad
+    assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------- what a converter leaves behind
+def test_a_yaml_file_given_as_the_config_says_it_is_yaml(tmp_path: Path) -> None:
+    text = "dataset: synthetic\nmodels:\n  - random\nquick: true\n"
+    bad = own_error(_load(tmp_path, text, "fleet.yaml"), "fleet.yaml", "line 1", "YAML")
+    assert bad is None, bad
+
+
+def test_a_key_whose_yaml_list_follows_on_the_next_lines_names_the_key_line(
+        tmp_path: Path) -> None:
+    text = 'dataset = "synthetic"\nmodels =\n  - random\n'
+    bad = own_error(_load(tmp_path, text), "fleet.toml", "not valid TOML", "line 2",
+                    "'models ='")
+    assert bad is None, bad
+
+
+def test_ten_thousand_and_one_seeds_in_an_array_are_refused_by_count(tmp_path: Path) -> None:
+    text = f"seeds = [{', '.join(map(str, range(10_001)))}]\n"
+    bad = own_error(_load(tmp_path, text), "fleet.toml", "seeds", "10001", "10000")
+    assert bad is None, bad
+
+
+def test_ten_thousand_seeds_in_an_array_are_the_run_s_seeds(tmp_path: Path) -> None:
+    text = f"models = [\"random\"]\nseeds = [{', '.join(map(str, range(10_000)))}]\n"
+    assert _load(tmp_path, text)().seeds == tuple(range(10_000))
+
+
+def test_a_shipped_config_name_in_another_case_gets_the_closest_name(tmp_path: Path) -> None:
+    bad = refused(cli(tmp_path, "run", "--config", "Synthetic", "--out", "o"), "Synthetic",
+                  "did you mean 'synthetic'")
+    assert bad is None, bad
+
+
+def test_a_local_file_shadowing_a_shipped_config_name_is_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.commands.run_options import resolve_config_path
+
+    (tmp_path / "ohsumed").write_text('models = ["random"]\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match=r"ohsumed.*shipped config"):
+        assert resolve_config_path("ohsumed") == Path("ohsumed")
+
+
+def test_a_local_file_named_with_its_folder_is_read_without_a_word(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    from bench.commands.run_options import resolve_config_path
+
+    (tmp_path / "ohsumed").write_text('models = ["random"]\n')
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert resolve_config_path("./ohsumed") == Path("ohsumed")

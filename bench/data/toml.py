@@ -101,21 +101,29 @@ def _offending_line(text: str, message: str) -> str:
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     twice = message.startswith(("Cannot overwrite", "Cannot declare"))
     line = lines[int(m.group(1)) - 1]
-    hint = " (a key or table given twice?)" if twice else _template_hint(line) or _value_hint(line)
+    hint = " (a key or table given twice?)" if twice else _line_hint(line) or _value_hint(line)
     return f"; line {m.group(1)} reads {shown!r}{hint}"
 
 
-def _template_hint(line: str) -> str:
+def _line_hint(line: str) -> str:
     """`` (an unrendered template ...)`` for a line that holds ``{{``, ``{%`` or ``${`` (a
-    template's placeholder or tag left in the file), `` (the key holds 'і' (U+0456 ...)...)``
-    for a bare key with a character that is not ASCII (a look-alike); empty otherwise."""
+    template's placeholder or tag left in the file), `` (... YAML ...)`` for ``key: value`` or
+    ``- item`` (a YAML file given as TOML), `` (the key holds 'і' (U+0456 ...)...)`` for a bare
+    key with a character that is not ASCII (a look-alike); empty otherwise."""
     if any(mark in line for mark in ("{{", "{%", "${")):
         return (" (an unrendered template placeholder or tag: render the template before "
                 "running)")
+    if "=" not in line and _YAML_LINE.fullmatch(line):
+        return (" (YAML's spelling: TOML writes key = value, a list as [a, b] and a table as "
+                "[name]; convert the YAML file to TOML)")
     key = line.partition("=")[0].strip()
     odd = non_ascii(key) if not key.startswith(("\"", "'", "[")) else ""
     return (f" (the key holds {odd}: a bare key is ASCII letters, digits, '-' and '_'; a "
             "look-alike?)") if odd else ""
+
+
+#: A line of YAML: ``key: value``, ``key:`` (a mapping follows) or ``- item``.
+_YAML_LINE = re.compile(r"\s*(?:[\w.-]+\s*:(?:\s.*)?|-\s.*)")
 
 
 def non_ascii(text: str) -> str:
