@@ -276,3 +276,11 @@ def test_a_local_file_named_with_its_folder_is_read_without_a_word(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert resolve_config_path("./ohsumed") == Path("ohsumed")
+
+
+def test_a_dataset_name_with_a_cyrillic_look_alike_names_the_code_point(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text('dataset = "syntheti\u0441"\nmodels = ["random"]\n',
+                                     encoding="utf-8")
+    bad = refused(cli(tmp_path, "run", "--config", "c.toml", "--out", "o"), "c.toml",
+                  "dataset", "U+0441", "'synthetic'")
+    assert bad is None, bad

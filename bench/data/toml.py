@@ -24,7 +24,7 @@ import tomli_w
 
 from bench.data.compressed import HEAD
 from bench.data.inputs import bom_length, check_input_file
-from bench.errors import ConfigError, DataError, did_you_mean
+from bench.errors import ConfigError, DataError, did_you_mean, non_ascii
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the Python version
     import tomllib
@@ -124,15 +124,6 @@ def _line_hint(line: str) -> str:
 
 #: A line of YAML: ``key: value``, ``key:`` (a mapping follows) or ``- item``.
 _YAML_LINE = re.compile(r"\s*(?:[\w.-]+\s*:(?:\s.*)?|-\s.*)")
-
-
-def non_ascii(text: str) -> str:
-    """``'і' (U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I)`` for each character of
-    ``text`` that is not ASCII (a look-alike of a key's letter), joined by ``, ``; empty when
-    there is none."""
-    odd = [c for c in dict.fromkeys(text) if not c.isascii()]
-    return ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed character')})"
-                     for c in odd)
 
 
 #: Values a template writes in another language's spelling, and what TOML writes.
