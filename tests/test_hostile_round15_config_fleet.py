@@ -284,3 +284,10 @@ def test_a_dataset_name_with_a_cyrillic_look_alike_names_the_code_point(tmp_path
     bad = refused(cli(tmp_path, "run", "--config", "c.toml", "--out", "o"), "c.toml",
                   "dataset", "U+0441", "'synthetic'")
     assert bad is None, bad
+
+
+def test_a_run_config_with_two_lightgbm_words_keeps_the_closest_name(tmp_path: Path) -> None:
+    _, exc = call(_load(tmp_path, 'dataset = "synthetic"\nmetric = "ndcg@10"\nnum_trees = 9\n'))
+    bad = api_refused(exc, "fleet.toml", "metric", "did you mean 'metrics'")
+    assert bad is None, bad
+    assert "LightGBM config" not in str(exc)

@@ -369,7 +369,7 @@ class RunConfig:
         kwargs: dict[str, Any] = {}
         for key, value in doc.items():
             if key not in valid:  # a pyproject.toml, a LightGBM config: said as such
-                raise foreign_document(doc) or unknown_top_key(key, valid)
+                raise foreign_document(doc, valid) or unknown_top_key(key, valid)
             kwargs[key] = _parse_key(key, value, doc)
         return cls(**kwargs)
 

@@ -86,10 +86,11 @@ _CARD = frozenset({"title", "kind", "loader", "variants", "n_features", "max_lab
                    "redistributable"})
 
 
-def foreign_document(doc: Mapping[str, Any]) -> ConfigError | None:
+def foreign_document(doc: Mapping[str, Any], valid: list[str]) -> ConfigError | None:
     """The error for a TOML document that is another tool's file rather than a run config
-    (:data:`_PYPROJECT`, two or more keys of :data:`_LIGHTGBM` or of :data:`_CARD`), naming
-    what it looks like and where its settings go; ``None`` for anything else."""
+    (:data:`_PYPROJECT`; two or more keys of :data:`_LIGHTGBM` and none of the ``valid`` run
+    config keys, so that a run config with typos keeps its closest names; two or more keys of
+    :data:`_CARD`), naming what it looks like and where its settings go; ``None`` otherwise."""
     keys = set(doc)
     if keys & _PYPROJECT:
         return ConfigError(f"{', '.join(sorted(keys & _PYPROJECT))}: this is a pyproject.toml "
@@ -98,7 +99,7 @@ def foreign_document(doc: Mapping[str, Any]) -> ConfigError | None:
                            "(dataset, models, seeds, [params]) at the top of a TOML file of "
                            "their own")
     lightgbm = sorted(keys & _LIGHTGBM)
-    if len(lightgbm) >= 2:
+    if len(lightgbm) >= 2 and not keys & set(valid):
         return ConfigError(f"{', '.join(lightgbm)}: this looks like a LightGBM config file, not "
                            "a run config: ltrbench runs LightGBM itself; give the data as "
                            "dataset, the parameters in [params] (ltrbench's names: n_trees, "
