@@ -291,3 +291,16 @@ def test_a_run_config_with_two_lightgbm_words_keeps_the_closest_name(tmp_path: P
     bad = api_refused(exc, "fleet.toml", "metric", "did you mean 'metrics'")
     assert bad is None, bad
     assert "LightGBM config" not in str(exc)
+
+
+def test_a_placeholder_among_a_search_space_s_choices_is_refused_before_any_trial(
+        tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text('models = ["xgboost-ndcg"]\nquick = true\nseeds = [0]\n')
+    (tmp_path / "s.toml").write_text('[xgboost]\n"xgboost.lambdarank_pair_method" = '
+                                     '{choices = ["topk", "{{ method }}"]}\n')
+    res = cli(tmp_path, "tune", "--config", "c.toml", "--space", "s.toml", "--budget-trials",
+              "2", "--out", "o")
+    bad = refused(res, "s.toml", '[xgboost."xgboost.lambdarank_pair_method"] choices',
+                  "{{ method }}", "template")
+    assert bad is None, bad
+    assert not (tmp_path / "o").exists()

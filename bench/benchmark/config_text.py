@@ -65,12 +65,13 @@ def _strings(value: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], s
 
 def _where(path: tuple[str, ...]) -> str:
     """``seeds``, ``models: item 2``, ``[params] n_trees``, ``[custom_models.mine.params]
-    alpha``: the key path as the file spells it."""
+    alpha``, ``[xgboost."xgboost.eta"] choices``: the key path as the file spells it."""
     keys = [p for p in path if not p.startswith("item ")]
     items = "".join(f": {p}" for p in path if p.startswith("item "))
     if len(keys) == 1:
         return keys[0] + items
-    return f"[{'.'.join(keys[:-1])}] {keys[-1]}{items}"
+    bare = [k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else f'"{k}"' for k in keys]
+    return f"[{'.'.join(bare[:-1])}] {bare[-1]}{items}"  # a dotted name quoted, as TOML does
 
 
 #: Tables of a ``pyproject.toml`` (PEP 518, PEP 621).
