@@ -304,3 +304,18 @@ def test_a_placeholder_among_a_search_space_s_choices_is_refused_before_any_tria
                   "{{ method }}", "template")
     assert bad is None, bad
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("model", ["popularity", "als", "xgboost-ndcg"])
+def test_an_empty_model_table_a_template_writes_for_each_model_sets_nothing(
+        tmp_path: Path, model: str) -> None:
+    config = _load(tmp_path, f'models = ["random", "{model}"]\n[model_params.{model}]\n')()
+    plain = RunConfig.from_dict({"models": ["random", model]})
+    assert config.model_params == {}
+    assert config.config_hash() == plain.config_hash()
+
+
+def test_a_baseline_table_that_sets_something_is_still_refused(tmp_path: Path) -> None:
+    bad = own_error(_load(tmp_path, 'models = ["random"]\n[model_params.random]\nn_trees = 5\n'),
+                    "fleet.toml", "[model_params.random]", "not a LightGBM, XGBoost or CatBoost")
+    assert bad is None, bad

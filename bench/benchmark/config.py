@@ -233,7 +233,7 @@ class RunConfig:
                 raise ConfigError(f"{where}: {model!r} is a custom model; its parameters go in "
                                   f"[custom_models.{model}] params")
             spec = specs[model] if model in specs else _named(where, table_model, model)
-            self.model_params[model] = self._check_model_table(spec, values, where)
+            self.model_params[model] = {} if values == {} else self._check_model_table(spec, values, where)  # empty: sets nothing, a baseline's too
         object.__setattr__(self, "model_params", {m: t for m, t in self.model_params.items() if t})
         for model in self.models:  # an empty table (checked) sets nothing: no table, one hash
             if specs[model].is_gbdt:
