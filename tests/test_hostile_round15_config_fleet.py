@@ -319,3 +319,11 @@ def test_a_baseline_table_that_sets_something_is_still_refused(tmp_path: Path) -
     bad = own_error(_load(tmp_path, 'models = ["random"]\n[model_params.random]\nn_trees = 5\n'),
                     "fleet.toml", "[model_params.random]", "not a LightGBM, XGBoost or CatBoost")
     assert bad is None, bad
+
+
+def test_a_quoted_dollar_on_the_command_line_is_not_called_a_config_files_variable(
+        tmp_path: Path) -> None:
+    """``--data-dir '$X'`` was quoted against the shell on purpose: no word of a config file."""
+    from bench.benchmark.config_schema import check_scalars
+
+    check_scalars({"data_dir": "$X/ltr", "dataset": "$X"})  # no error

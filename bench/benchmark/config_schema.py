@@ -187,7 +187,8 @@ def check_scalars(values: Mapping[str, Any]) -> None:
             spec.check(values[key], key)  # a text's length too (the spec's max_length)
     if values.get("name"):
         check_name(values["name"], "name")
-    check_rendered({k: v for k, v in values.items() if k in TOP_SPECS and isinstance(v, str)})
+    check_rendered({k: v for k, v in values.items() if k in TOP_SPECS and isinstance(v, str)},
+                   file=False)  # an option's '$HOME' was the shell's to expand (quoted)
 
 
 def unknown_top_key(key: str, valid: list[str]) -> ConfigError:

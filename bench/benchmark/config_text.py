@@ -34,16 +34,18 @@ ENV_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
 PATH_KEYS = ("dataset", "data_dir")
 
 
-def check_rendered(doc: Mapping[str, Any]) -> None:
+def check_rendered(doc: Mapping[str, Any], *, file: bool = True) -> None:
     """Refuse the first string of ``doc`` (at any depth) that holds a template placeholder
-    (:data:`PLACEHOLDER`), and a path key (:data:`PATH_KEYS`) holding an environment variable."""
+    (:data:`PLACEHOLDER`), and, in a document read from a ``file`` (no shell expanded it), a
+    path key (:data:`PATH_KEYS`) holding an environment variable."""
     for path, value in _strings(doc, ()):
         found = PLACEHOLDER.search(value)
         if found:
             raise ConfigError(f"{_where(path)}: {value!r} holds {found.group()!r}, a template "
                               "placeholder left unrendered (a variable the template did not "
                               "get?); render the template before running")
-        found = ENV_VARIABLE.search(value) if len(path) == 1 and path[0] in PATH_KEYS else None
+        path_key = file and len(path) == 1 and path[0] in PATH_KEYS
+        found = ENV_VARIABLE.search(value) if path_key else None
         if found:
             raise ConfigError(f"{_where(path)}: {value!r} holds {found.group()!r}, an "
                               "environment variable: a config file is not expanded by a "
