@@ -19,8 +19,15 @@ What such a fleet produces, and what each case expects (the oracle in brackets):
 - **a TOML file meant for another tool:** a ``pyproject.toml`` (``[tool.ltrbench]``), a
   LightGBM config written as TOML, a dataset card: "unknown config key project / task / title"
   with no word of what the file is. [the kind of file named]
-- **the command line:** ``run --config ""`` (a CI variable left empty) ran the defaults; a
-  config that is a symbolic link looping on itself was "no config file". [refused]
+- **the command line:** ``run --config ""`` (a CI variable left empty) is refused; a config
+  that is a symbolic link looping on itself was "no config file" [the link named]; ``--config
+  Synthetic`` listed the names without the closest one; a file ``ohsumed`` in the working
+  folder silently replaced the shipped config ``ohsumed`` [said; ``./ohsumed`` without a word].
+- **what a converter leaves:** a YAML file given as the config [its first line called YAML];
+  an empty ``[model_params.popularity]`` (one table per model) was refused though an empty
+  GBDT table sets nothing [the same config and hash as without it]; 10,000 seeds in an array
+  [taken], 10,001 [refused by count]; a ``tune --space`` choice ``"{{ method }}"`` [refused
+  before any trial].
 """
 
 from __future__ import annotations
