@@ -7,6 +7,7 @@ prints these as ``error: <message>`` and exits with status 2.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from os import PathLike
 
@@ -96,6 +97,15 @@ def did_you_mean(name: str, valid: Iterable[str]) -> str:
     lowered = {n.lower(): n for n in names}
     close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return f"did you mean {lowered[close[0]]!r}? " if close else ""
+
+
+def non_ascii(text: str) -> str:
+    """``'і' (U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I)`` for each character of
+    ``text`` that is not ASCII (a look-alike of a key's letter), joined by ``, ``; empty when
+    there is none."""
+    odd = [c for c in dict.fromkeys(text) if not c.isascii()]
+    return ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed character')})"
+                     for c in odd)
 
 
 def unknown(what: str, name: object, valid: Iterable[str]) -> ConfigError:

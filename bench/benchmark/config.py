@@ -72,6 +72,7 @@ from bench.benchmark.config_schema import (
     python_value,
     unknown_top_key,
 )
+from bench.benchmark.config_text import check_rendered, foreign_document
 from bench.benchmark.config_unused import unused_settings
 from bench.benchmark.quick import QUICK_LIMITS, quick_capped
 from bench.benchmark.scoring import expand_metrics
@@ -232,7 +233,7 @@ class RunConfig:
                 raise ConfigError(f"{where}: {model!r} is a custom model; its parameters go in "
                                   f"[custom_models.{model}] params")
             spec = specs[model] if model in specs else _named(where, table_model, model)
-            self.model_params[model] = self._check_model_table(spec, values, where)
+            self.model_params[model] = {} if values == {} else self._check_model_table(spec, values, where)  # empty: sets nothing, a baseline's too
         object.__setattr__(self, "model_params", {m: t for m, t in self.model_params.items() if t})
         for model in self.models:  # an empty table (checked) sets nothing: no table, one hash
             if specs[model].is_gbdt:
@@ -347,6 +348,7 @@ class RunConfig:
         range-checked, an unknown key refused with the closest valid name (see
         :mod:`bench.benchmark.config_schema`)."""
         doc = tomlio.table(python_value(dict(doc)) if isinstance(doc, Mapping) else doc, "config")
+        check_rendered(doc)  # "{{ name }}" left by a template: refused wherever it is
         if "run" in doc and isinstance(doc["run"], dict):  # also accept a [run] table
             run = tomlio.table(doc.pop("run"), "[run]")
             twice = sorted(set(run) & set(doc))
@@ -362,13 +364,12 @@ class RunConfig:
                     check_selection_split(doc[key])
                 except ConfigError as exc:
                     raise ConfigError(f"{key}: {exc}") from None
-        for key in ("select_on", "selection_split", "validation_split"):
-            doc.pop(key, None)
+        doc = {k: v for k, v in doc.items() if k not in _SELECTION_KEYS[1:]}  # all "vali"
         valid = [f.name for f in fields(cls)]
         kwargs: dict[str, Any] = {}
         for key, value in doc.items():
-            if key not in valid:
-                raise unknown_top_key(key, valid)
+            if key not in valid:  # a pyproject.toml, a LightGBM config: said as such
+                raise foreign_document(doc, valid) or unknown_top_key(key, valid)
             kwargs[key] = _parse_key(key, value, doc)
         return cls(**kwargs)
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bench.benchmark.config_text import check_rendered
 from bench.data.inputs import is_plain_int
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
@@ -179,12 +180,15 @@ def name_list(value: Any, where: str) -> str | list[str]:
 
 def check_scalars(values: Mapping[str, Any]) -> None:
     """Each scalar key of :data:`TOP_SPECS` in ``values`` (``None`` allowed for :data:`OPTIONAL`);
-    a ``name`` other than ``""`` (no name) by :func:`check_name`."""
+    a ``name`` other than ``""`` (no name) by :func:`check_name`; a template's placeholder
+    left in a text (``RunConfig(name="{{ name }}")``, ``--name``) refused as in a file."""
     for key, spec in TOP_SPECS.items():
         if key in values and not (key in OPTIONAL and values[key] is None):
             spec.check(values[key], key)  # a text's length too (the spec's max_length)
     if values.get("name"):
         check_name(values["name"], "name")
+    check_rendered({k: v for k, v in values.items() if k in TOP_SPECS and isinstance(v, str)},
+                   file=False)  # an option's '$HOME' was the shell's to expand (quoted)
 
 
 def unknown_top_key(key: str, valid: list[str]) -> ConfigError:

@@ -45,6 +45,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from bench.benchmark.config_text import check_rendered
 from bench.data.toml import read_toml, unknown_key
 from bench.errors import ConfigError
 from bench.runners.libraries import LIBRARIES
@@ -102,8 +103,11 @@ def load_space_file(path: str | Path, libraries: Mapping[str, str]) -> dict[str,
                           f"most {MAX_SPACE_BYTES:,} bytes")
     try:
         doc = read_toml(path)
+        check_rendered(doc)  # a choice "{{ method }}" would be tried as a value
     except ConfigError as exc:
-        raise ConfigError(f"--space {exc}") from None
+        msg = str(exc)
+        raise ConfigError(f"--space {msg if msg.startswith(str(path)) else f'{path}: {msg}'}") \
+            from None
     _check_tables(path, doc, libraries)
     out: dict[str, tuple[Dimension, ...]] = {}
     for model, library in libraries.items():

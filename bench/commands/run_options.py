@@ -54,8 +54,9 @@ def resolve_config_path(value: str) -> Path:
     from bench.errors import ConfigError
 
     p = Path(value)
-    if p.is_file():
-        return p
+    _shadowing(p, value)
+    if p.is_file() or (p.is_symlink() and not p.exists()):  # a dangling or looping link: read
+        return p  # as the file it names, whose reader says which (not "no config file")
     a_path = p.suffix.lower() == ".toml" or "/" in value or value in (".", "..")
     if p.exists() and (a_path or not (CONFIG_DIR / f"{value.replace('-', '_')}.toml").is_file()):  # a folder, a device, a FIFO named as the config file
         kind = "is a directory" if p.is_dir() else "is not a regular file"
@@ -63,7 +64,24 @@ def resolve_config_path(value: str) -> Path:
     shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
     if shipped.is_file():
         return shipped
-    raise ConfigError(f"no config file {value!r}; shipped configs: {', '.join(shipped_configs())}")
+    from bench.errors import did_you_mean
+
+    raise ConfigError(f"no config file {value!r}; {did_you_mean(Path(value).stem, shipped_configs())}"
+                      f"shipped configs: {', '.join(shipped_configs())}")
+
+
+def _shadowing(p: Path, value: str) -> None:
+    """Warn when ``--config NAME`` (no folder, no ``.toml``) names both a file here and a
+    shipped config: the file is read, and a CI job with a stray file of that name would run it
+    in place of the shipped config without a word."""
+    import warnings
+
+    shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
+    if (p.is_file() and shipped.is_file() and "/" not in value
+            and p.suffix.lower() != ".toml"):
+        warnings.warn(f"--config {value}: reads the file {value} in this folder, not the shipped "
+                      f"config {value!r} of the same name (write ./{value} to say the file; "
+                      "move it away for the shipped one)", stacklevel=3)
 
 
 def config_from_args(args: argparse.Namespace, *,

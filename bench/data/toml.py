@@ -24,7 +24,7 @@ import tomli_w
 
 from bench.data.compressed import HEAD
 from bench.data.inputs import bom_length, check_input_file
-from bench.errors import ConfigError, DataError, did_you_mean
+from bench.errors import ConfigError, DataError, did_you_mean, non_ascii
 
 if sys.version_info >= (3, 11):  # pragma: no cover - depends on the Python version
     import tomllib
@@ -100,8 +100,30 @@ def _offending_line(text: str, message: str) -> str:
     shown = lines[int(m.group(1)) - 1].strip()
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     twice = message.startswith(("Cannot overwrite", "Cannot declare"))
-    hint = " (a key or table given twice?)" if twice else _value_hint(lines[int(m.group(1)) - 1])
+    line = lines[int(m.group(1)) - 1]
+    hint = " (a key or table given twice?)" if twice else _line_hint(line) or _value_hint(line)
     return f"; line {m.group(1)} reads {shown!r}{hint}"
+
+
+def _line_hint(line: str) -> str:
+    """`` (an unrendered template ...)`` for a line that holds ``{{``, ``{%`` or ``${`` (a
+    template's placeholder or tag left in the file), `` (... YAML ...)`` for ``key: value`` or
+    ``- item`` (a YAML file given as TOML), `` (the key holds 'і' (U+0456 ...)...)`` for a bare
+    key with a character that is not ASCII (a look-alike); empty otherwise."""
+    if any(mark in line for mark in ("{{", "{%", "${")):
+        return (" (an unrendered template placeholder or tag: render the template before "
+                "running)")
+    if "=" not in line and _YAML_LINE.fullmatch(line):
+        return (" (YAML's spelling: TOML writes key = value, a list as [a, b] and a table as "
+                "[name]; convert the YAML file to TOML)")
+    key = line.partition("=")[0].strip()
+    odd = non_ascii(key) if not key.startswith(("\"", "'", "[")) else ""
+    return (f" (the key holds {odd}: a bare key is ASCII letters, digits, '-' and '_'; a "
+            "look-alike?)") if odd else ""
+
+
+#: A line of YAML: ``key: value``, ``key:`` (a mapping follows) or ``- item``.
+_YAML_LINE = re.compile(r"\s*(?:[\w.-]+\s*:(?:\s.*)?|-\s.*)")
 
 
 #: Values a template writes in another language's spelling, and what TOML writes.
@@ -341,7 +363,9 @@ def unknown_key(where: str, key: str, valid: Iterable[str], *, noun: str = "key"
     names = sorted(valid)
     # '' or ' x' or an invisible character would not show: quoted, escaped
     shown = key if key and key.isprintable() and key == key.strip() else repr(key)
-    return ConfigError(f"unknown {noun} {where}{shown}; {did_you_mean(key, names)}valid: "
+    odd = non_ascii(key)  # 'quіck' (a Cyrillic і) reads as 'quick': the character is named
+    odd = f" (it holds {odd}, not ASCII: a look-alike?)" if odd else ""
+    return ConfigError(f"unknown {noun} {where}{shown}{odd}; {did_you_mean(key, names)}valid: "
                        f"{', '.join(names)}")
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.data.toml import read_toml
-from bench.errors import ConfigError, did_you_mean
+from bench.errors import ConfigError, did_you_mean, non_ascii
 
 KINDS = ("letor", "ratings", "synthetic")
 #: The loader of generated LETOR datasets (:mod:`bench.datasets.letor_shapes`).
@@ -322,7 +322,9 @@ def _card_for(name: str, option: str | None, spec: str) -> Card:
                           "take a name of 'ltrbench datasets list'; a folder of your own is read "
                           f"by 'ltrbench run --dataset {spec}'")
     if name not in cards:
-        raise ConfigError(f"unknown dataset {name!r}; {did_you_mean(name, cards)}"
+        odd = non_ascii(name)  # 'synthetiс' (a Cyrillic с) reads as 'synthetic': named
+        odd = f" (it holds {odd}, not ASCII: a look-alike?)" if odd else ""
+        raise ConfigError(f"unknown dataset {name!r}{odd}; {did_you_mean(name, cards)}"
                           f"valid: {', '.join(cards)}")
     card = cards[name]
     if card.loader == SHAPES_LOADER:
