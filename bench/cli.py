@@ -277,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         return pipe_closed()
-    except (MemoryError, ImportError, RuntimeError, OSError) as exc:  # a command's module
+    except (MemoryError, ImportError, RuntimeError, SystemError, OSError) as exc:  # a module
         if (note := limit_note(exc)) is None:  # could not load under ulimit -v / -n
             raise
         print(f"error: {note}", file=sys.stderr)
@@ -362,7 +362,7 @@ def _main(argv: Sequence[str] | None) -> int:
         note = limit_note(exc)
         print(f"error: {note or os_error_text(stdout_failed(exc))}", file=sys.stderr)
         return 2
-    except (MemoryError, ImportError, RuntimeError) as exc:  # a limit (ulimit -v) said as one
+    except (MemoryError, ImportError, RuntimeError, SystemError) as exc:  # a limit, said as one
         if (note := limit_note(exc)) is None:
             raise
         print(f"error: {note}", file=sys.stderr)

@@ -113,8 +113,10 @@ def thread_variable_problem(environ: dict[str, str] | None = None) -> str | None
 
 def limit_note(exc: BaseException) -> str | None:
     """One line for a failure that a resource limit of this process explains, else ``None``: out
-    of memory, a library that cannot map its code, or a thread that cannot start under an
-    address-space limit (``ulimit -v``), too many open files (``ulimit -n``)."""
+    of memory, a library that cannot map its code, a thread that cannot start, or a C
+    extension's failed allocation that set no Python error (``SystemError: error return without
+    exception set``, seen in CI at 195 MiB) under an address-space limit (``ulimit -v``), too
+    many open files (``ulimit -n``)."""
     import errno
 
     if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
@@ -125,8 +127,8 @@ def limit_note(exc: BaseException) -> str | None:
     limited = soft != resource.RLIM_INFINITY
     memory = isinstance(exc, MemoryError) or (
         isinstance(exc, OSError) and exc.errno == errno.ENOMEM)
-    loading = isinstance(exc, ImportError) or (  # an OSError with a number is about a file
-        isinstance(exc, OSError) and exc.errno is None) or (
+    loading = isinstance(exc, ImportError | SystemError) or (  # an OSError with a number is
+        isinstance(exc, OSError) and exc.errno is None) or (  # about a file
         isinstance(exc, RuntimeError) and "thread" in str(exc))
     if not (memory or (limited and loading)):
         return None
