@@ -10,7 +10,8 @@ function given from Python) and parameters. For each seed ltrbench does exactly 
    ``**kwargs``), ``ranker.set_params(random_state=<seed>)``. Otherwise the ranker gets no seed
    (the status file's notes say so). ``params`` may not set the seed itself. The run's thread
    count, quick mode and ``[params]`` do not apply: a custom model's parameters are its own.
-2. **Fit** (timed: the run's ``fit_s``): the scikit-learn learning-to-rank convention of
+2. **Fit** (timed: the run's ``fit_s``, the ``fit`` call alone: not the building of its
+   arguments nor ltrbench's isolation around it): the scikit-learn learning-to-rank convention of
    ``LGBMRanker`` and ``XGBRanker``::
 
        ranker.fit(X, y, group=sizes, eval_set=[(X_vali, y_vali)], eval_group=[sizes_vali])
@@ -26,7 +27,7 @@ function given from Python) and parameters. For each seed ltrbench does exactly 
    ``qid`` (per-row query number 0, 0, 1, ...; with ``eval_qid``) and CatBoost's ``group_id``
    (per-row query number; ``eval_set`` is then a ``catboost.Pool`` of the validation split with
    its ``group_id``), so ``CatBoostRanker`` works as it is.
-3. **Predict** (timed: ``predict_s``): ``ranker.predict(X_vali)``, then ``ranker.predict(X_test)``;
+3. **Predict** (timed: ``predict_s``, the two ``predict`` calls alone): ``ranker.predict(X_vali)``, then ``ranker.predict(X_test)``;
    one finite score per row, higher is better (a 1-D array, list or row-ordered Series of ints up
    to 2^53 or floats; anything else is refused with the model's name:
    :func:`bench.runners.custom_checks.checked_scores`).
@@ -71,6 +72,7 @@ import copy
 import inspect
 import json
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +87,7 @@ from bench.errors import ConfigError
 from bench.runners.custom_calls import check_calls, fit_arguments, fit_style, parameters
 from bench.runners.custom_checks import CustomModelFailure as CustomModelFailure
 from bench.runners.custom_checks import CustomModelTampered as CustomModelTampered
+from bench.runners.custom_checks import TiedScoresWarning as TiedScoresWarning
 from bench.runners.custom_checks import (
     check_timeout,
     checked_scores,
@@ -93,6 +96,7 @@ from bench.runners.custom_checks import (
     limited,
     read_only,
     seed_by_set_params,
+    tied_scores,
     user_attribute,
     user_methods,
 )
@@ -104,7 +108,7 @@ from bench.runners.custom_process import (
 )
 from bench.runners.custom_streams import one_line
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
-from bench.runners.resources import measure
+from bench.runners.resources import Measurement, measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
 from bench.runners.user_import import import_user_module, shadow_hint
 
@@ -357,19 +361,20 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     check_calls(model.where, ranker, methods, style)
     where = f"{model.where}, seed {seed}"
     restored: list[str] = []
+    timed: list[Measurement] = []  # the ranker's own calls: not ltrbench's guards around them
     with guarded_splits(splits, where) as check:
-        with measure() as m:
-            args, kwargs = fit_arguments(style, signature, splits.train, splits.vali)
-            try:
-                with isolated_process(where, restored):
-                    returned = limited(lambda: _fit(ranker, args, kwargs, where),
-                                       model.timeout_s, where, "fit", restored)
-            except (KeyboardInterrupt, CustomModelFailure):
-                raise
-            except BaseException as exc:
-                check("fit")
-                raise CustomModelFailure(f"{where}: {describe_failure('fit', exc)}") from exc
+        args, kwargs = fit_arguments(style, signature, splits.train, splits.vali)
+        try:
+            with isolated_process(where, restored):
+                returned = limited(lambda: _fit(ranker, args, kwargs, where, timed),
+                                   model.timeout_s, where, "fit", restored)
+        except (KeyboardInterrupt, CustomModelFailure):
+            raise
+        except BaseException as exc:
+            check("fit")
+            raise CustomModelFailure(f"{where}: {describe_failure('fit', exc)}") from exc
         check("fit")
+        m = timed.pop()
         passed = ", ".join(["X", "y", *kwargs])
         notes = {"fit": f"fit({passed}) with the validation split as eval set",
                  "seed": seeded or "not passed (the factory takes no seed or random_state)"}
@@ -384,9 +389,17 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
             notes=notes,
         )
         try:
-            return score_eval_splits(result, splits, model=model.name, booster=ranker,
-                                     predict=lambda data: _predict(ranker, data, where, restored,
-                                                                   model.timeout_s))
+            scored = score_eval_splits(result, splits, model=model.name, booster=ranker,
+                                       predict=lambda data: _predict(ranker, data, where,
+                                                                     restored, model.timeout_s,
+                                                                     timed))
+            scored.predict_s = sum(t.seconds for t in timed)
+            for split, values in scored.scores.items():
+                tied = tied_scores(values, getattr(splits, split).offsets, split, where)
+                if tied is not None:
+                    warnings.warn(tied, TiedScoresWarning, stacklevel=2)
+                    notes[f"{split}_scores"] = tied
+            return scored
         finally:
             if restored:
                 notes["process"] = ("put back after the ranker changed it: "
@@ -394,9 +407,13 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
             check("predict")
 
 
-def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str) -> Any:
-    """``ranker.fit(*args, **kwargs)``; a generator or coroutine back means its body never ran."""
-    returned = ranker.fit(*args, **kwargs)
+def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str,
+         timed: list[Measurement]) -> Any:
+    """``ranker.fit(*args, **kwargs)``, timed alone into ``timed`` (``fit_s`` is the ranker's
+    time, not that of ltrbench's guards); a generator or coroutine back means its body never ran."""
+    with measure() as m:
+        returned = ranker.fit(*args, **kwargs)
+    timed.append(m)
     if inspect.isgenerator(returned) or inspect.iscoroutine(returned) \
             or inspect.isasyncgen(returned):
         kind = "coroutine" if inspect.iscoroutine(returned) else "generator"
@@ -410,11 +427,19 @@ def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str)
 
 
 def _predict(ranker: Any, data: LetorData, where: str, restored: list[str],
-             limit_s: float = DEFAULT_TIMEOUT_S) -> NDArray[np.float64]:
+             limit_s: float = DEFAULT_TIMEOUT_S,
+             timed: list[Measurement] | None = None) -> NDArray[np.float64]:
+    def call() -> Any:
+        X = read_only(data.X)
+        with measure() as m:
+            raw = ranker.predict(X)
+        if timed is not None:
+            timed.append(m)
+        return raw
+
     try:
         with isolated_process(where, restored):
-            raw = limited(lambda: ranker.predict(read_only(data.X)), limit_s, where, "predict",
-                          restored)
+            raw = limited(call, limit_s, where, "predict", restored)
             if inspect.iscoroutine(raw):
                 raw.close()
                 raise CustomModelFailure(f"{where}: predict returned a coroutine (an async "

@@ -37,7 +37,9 @@ date and time dtypes; integers above 2^53 in magnitude (float64 holds integers e
 to 2^53, IEEE 754 binary64's 53-bit significand: larger ones would collapse into ties); a wider
 float (``longdouble``) whose values would tie in float64; NaN and infinities. The scores are
 always copied, so a ranker that reuses one output buffer for every call cannot turn the
-validation scores into the test scores.
+validation scores into the test scores. Scores that tie within every query of a split (a
+constant, or a query-level value) are accepted but warned and noted (:func:`tied_scores`): the
+metrics of that split are then those of the evaluator's tie order, not of the ranker.
 """
 
 from __future__ import annotations
@@ -289,6 +291,33 @@ def checked_scores(raw: Any, n_rows: int, where: str) -> NDArray[np.float64]:
         row = int(np.flatnonzero(~np.isfinite(scores))[0])
         _fail(where, f"{scores[row]} for row {row + 1}; scores must be finite")
     return scores
+
+
+class TiedScoresWarning(UserWarning):
+    """A custom model's scores tie within every query of a split (see :func:`tied_scores`)."""
+
+
+def tied_scores(scores: NDArray[np.float64], offsets: NDArray[np.int64], split: str,
+                where: str) -> str | None:
+    """A warning's text when every query of ``split`` that has two rows or more got one score
+    for all its rows (a constant ranker, one that scores the query not the document, a model
+    that collapsed): its metrics are then the tie order's, which the leaderboard would show
+    as the ranker's without a word. ``None`` when some query is ordered by the scores."""
+    sizes = np.diff(offsets)
+    filled = sizes > 0  # reduceat reads an empty query as its next row
+    multi = sizes[filled] >= 2
+    if not multi.any():
+        return None
+    starts = offsets[:-1][filled]
+    low, high = np.minimum.reduceat(scores, starts), np.maximum.reduceat(scores, starts)
+    if (low[multi] != high[multi]).any():
+        return None
+    n_queries = int(multi.sum())
+    same = f" ({scores[0]:g} for every row)" if np.all(scores == scores[0]) else ""
+    return (f"{where}: predict gave every row of a query the same score, in all "
+            f"{n_queries} queries of the {split} split{same}: its {split} metrics are those of "
+            "the evaluator's tie order, not of the ranker (did the model collapse, or score "
+            "the query instead of the document?)")
 
 
 def _as_array(raw: Any, n_rows: int, where: str) -> NDArray[Any]:
