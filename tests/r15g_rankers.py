@@ -174,3 +174,45 @@ class Positions(Noop):
         ranks = np.empty_like(order)
         np.put_along_axis(ranks, order, np.arange(1, 6)[None, :].repeat(len(first), 0), axis=1)
         return ranks.reshape(-1)
+
+
+_POOL: Any = None
+
+
+class Pooled(Noop):
+    """Fits two halves in a module-level thread pool that it never shuts down (kept between seeds)."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        global _POOL
+        from concurrent.futures import ThreadPoolExecutor
+
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=2)
+        parts = list(_POOL.map(lambda a: float(np.asarray(a, dtype=np.float64).sum()),
+                               [X[: len(X) // 2], X[len(X) // 2:]]))
+        self.total = sum(parts)
+        return self
+
+
+class Loky(Noop):
+    """Fits with joblib's process workers (loky), which outlive the call for reuse."""
+
+    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
+        from joblib import Parallel, delayed
+
+        self.sums = Parallel(n_jobs=2)(delayed(np.sum)(X[:, j]) for j in range(X.shape[1]))
+        return self
+
+
+class Builder:
+    """A factory as a classmethod / a callable instance."""
+
+    @classmethod
+    def create(cls, seed: int = 0) -> Noop:
+        return Noop()
+
+    def __call__(self, seed: int = 0) -> Noop:
+        return Noop()
+
+
+BUILD = Builder()

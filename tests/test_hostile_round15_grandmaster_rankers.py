@@ -337,3 +337,59 @@ def test_rank_positions_are_read_as_scores_higher_is_better() -> None:
     first = splits.test.X[:, 0].reshape(-1, 5)
     assert sorted(positions[0]) == [1, 2, 3, 4, 5]
     np.testing.assert_array_equal(positions.argmax(axis=1), first.argmin(axis=1))
+
+
+# --- factories from Python and from config files ----------------------------------------------
+
+
+def test_a_classmethod_factory_from_python_is_named_and_gets_its_seed() -> None:
+    from bench.runners.custom import custom_model, train_custom
+
+    model = custom_model(NAME, R.Builder.create)
+    assert model.factory == "r15g_rankers:Builder.create"  # what "module:attribute" names
+    result = train_custom(model, toy_splits(), seed=6)
+    assert result.notes["seed"] == {"seed": 6}
+
+
+def test_a_callable_instance_from_python_is_refused_saying_to_name_it() -> None:
+    from bench.errors import ConfigError
+    from bench.runners.custom import custom_model
+
+    with pytest.raises(ConfigError) as caught:
+        custom_model(NAME, R.BUILD)
+    text = str(caught.value)
+    assert f"'{NAME}'" in text
+    assert "module:attribute" in text
+
+
+def test_a_callable_instance_named_by_its_module_attribute_works() -> None:
+    result = _train("BUILD", seed=3)
+    assert result.notes["seed"] == {"seed": 3}
+
+
+def test_a_config_file_s_wrapper_params_reach_the_factory(tmp_path: Path) -> None:
+    from bench.benchmark.config import RunConfig
+
+    path = tmp_path / "gm.toml"
+    path.write_text('dataset = "synthetic"\nmodels = ["ens"]\n\n[custom_models.ens]\n'
+                    'factory = "r15g_rankers:Ensemble"\nparams = { n_estimators = 2 }\n',
+                    encoding="utf-8")
+    model = RunConfig.load(path).custom_models["ens"]
+    assert model.factory == "r15g_rankers:Ensemble"
+    assert dict(model.params) == {"n_estimators": 2}
+
+
+def test_a_misspelt_wrapper_param_is_a_config_error_naming_the_model_and_the_key() -> None:
+    from bench.errors import ConfigError
+    from bench.runners.custom import check_custom_model
+
+    with pytest.raises(ConfigError) as caught:
+        check_custom_model(_model("Ensemble", n_estimator=2), 0)
+    text = str(caught.value)
+    for word in (f"'{NAME}'", "r15g_rankers:Ensemble", "n_estimator"):
+        assert word in text, (word, text)
+
+
+def test_a_thread_pool_the_ranker_keeps_between_seeds_is_noted() -> None:
+    result = _train("Pooled")
+    assert "ThreadPoolExecutor" in result.notes.get("process", ""), result.notes

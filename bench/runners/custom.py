@@ -201,7 +201,7 @@ def custom_model(name: str, spec: Any) -> CustomModel:
     if callable(spec):
         reference = f"{getattr(spec, '__module__', '?')}:{getattr(spec, '__qualname__', '?')}"
         try:
-            same = resolve_factory(name, reference) is spec
+            same = _same_factory(resolve_factory(name, reference), spec)
         except ConfigError:
             same = False
         if not same:  # a lambda, a partial, a nested function, an instance with __call__
@@ -215,6 +215,16 @@ def custom_model(name: str, spec: Any) -> CustomModel:
     raise ConfigError(f"[custom_models] {_toml_key(name)}: expected a table with factory = "
                       "\"package.module:attribute\" (and params), a reference string, or in "
                       f"Python a class or function; got {show(spec)}")
+
+
+def _same_factory(named: Any, given: Any) -> bool:
+    """``named`` (what the reference resolves to) is ``given``: the same object, or the same
+    function bound to the same object (a classmethod of a module-level class is a new bound
+    method at each lookup, so ``is`` alone refused ``Ranker.create`` though its name works)."""
+    if named is given:
+        return True
+    return inspect.ismethod(named) and inspect.ismethod(given) \
+        and named.__func__ is given.__func__ and named.__self__ is given.__self__
 
 
 def table_key(name: str) -> str:
