@@ -329,14 +329,34 @@ def test_own_early_stopping_on_the_handed_eval_set_is_the_validation_split_s() -
                                   direct.predict(splits.test.X, raw_score=True))
 
 
-def test_rank_positions_are_read_as_scores_higher_is_better() -> None:
+def test_rank_positions_are_read_as_scores_higher_is_better_and_warned() -> None:
     """A ranker that returns positions (1 = best) is taken as it is (the README: higher is
-    better): its top document in each query is the one with the smallest first feature."""
+    better): its top document in each query is the one with the smallest first feature, and
+    the warning says so for each split."""
     splits = toy_splits()
-    positions = _train("Positions", splits=splits).scores["test"].reshape(-1, 5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _train("Positions", splits=splits)
+    positions = result.scores["test"].reshape(-1, 5)
     first = splits.test.X[:, 0].reshape(-1, 5)
     assert sorted(positions[0]) == [1, 2, 3, 4, 5]
     np.testing.assert_array_equal(positions.argmax(axis=1), first.argmin(axis=1))
+    said = [str(w.message) for w in caught if w.category.__name__ == "TiedScoresWarning"]
+    assert len(said) == 2, said
+    assert all(f"'{NAME}'" in t and "positions 1..n" in t and "-position" in t for t in said)
+    assert "positions 1..n" in result.notes["test_scores"]
+
+
+def test_position_rule_by_hand() -> None:
+    from bench.runners.custom_checks import position_scores
+
+    offsets = np.array([0, 3, 5])
+    assert "1..n" in (position_scores(np.array([2.0, 1, 3, 2, 1]), offsets, "test", "m") or "")
+    assert "0..n-1" in (position_scores(np.array([2.0, 0, 1, 0, 1]), offsets, "test", "m") or "")
+    assert position_scores(np.array([2.0, 1, 3, 0, 1]), offsets, "test", "m") is None  # mixed
+    assert position_scores(np.array([2.0, 1, 3, 1, 1]), offsets, "test", "m") is None  # a tie
+    assert position_scores(np.array([2.5, 1, 3, 2, 1]), offsets, "test", "m") is None
+    assert position_scores(np.array([1.0, 1.0]), np.array([0, 1, 2]), "test", "m") is None
 
 
 # --- factories from Python and from config files ----------------------------------------------

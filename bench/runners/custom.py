@@ -94,6 +94,7 @@ from bench.runners.custom_checks import (
     describe_failure,
     guarded_splits,
     limited,
+    position_scores,
     read_only,
     seed_by_set_params,
     tied_scores,
@@ -405,7 +406,9 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
                                                                      timed))
             scored.predict_s = sum(t.seconds for t in timed)
             for split, values in scored.scores.items():
-                tied = tied_scores(values, getattr(splits, split).offsets, split, where)
+                offsets = getattr(splits, split).offsets
+                tied = tied_scores(values, offsets, split, where) \
+                    or position_scores(values, offsets, split, where)
                 if tied is not None:
                     warnings.warn(tied, TiedScoresWarning, stacklevel=2)
                     notes[f"{split}_scores"] = tied

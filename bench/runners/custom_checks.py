@@ -39,7 +39,8 @@ float (``longdouble``) whose values would tie in float64; NaN and infinities. Th
 always copied, so a ranker that reuses one output buffer for every call cannot turn the
 validation scores into the test scores. Scores that tie within every query of a split (a
 constant, or a query-level value) are accepted but warned and noted (:func:`tied_scores`): the
-metrics of that split are then those of the evaluator's tie order, not of the ranker.
+metrics of that split are then those of the evaluator's tie order, not of the ranker; so are
+scores that are each query's rank positions (:func:`position_scores`: 1 = best is ranked last).
 """
 
 from __future__ import annotations
@@ -294,7 +295,8 @@ def checked_scores(raw: Any, n_rows: int, where: str) -> NDArray[np.float64]:
 
 
 class TiedScoresWarning(UserWarning):
-    """A custom model's scores tie within every query of a split (see :func:`tied_scores`)."""
+    """A custom model's scores tie within every query of a split (see :func:`tied_scores`), or
+    are every query's rank positions (:func:`position_scores`)."""
 
 
 def tied_scores(scores: NDArray[np.float64], offsets: NDArray[np.int64], split: str,
@@ -318,6 +320,28 @@ def tied_scores(scores: NDArray[np.float64], offsets: NDArray[np.int64], split: 
             f"{n_queries} queries of the {split} split{same}: its {split} metrics are those of "
             "the evaluator's tie order, not of the ranker (did the model collapse, or score "
             "the query instead of the document?)")
+
+
+def position_scores(scores: NDArray[np.float64], offsets: NDArray[np.int64], split: str,
+                    where: str) -> str | None:
+    """A warning's text when the scores of every query of ``split`` are its rows' positions
+    (a permutation of 1..n in each query, or of 0..n-1 in each): rank positions, where 1 is the
+    best, would be ranked backwards (ltrbench ranks the highest score first). ``None`` otherwise
+    or when no query has two rows."""
+    sizes = np.diff(offsets)
+    if scores.size == 0 or not (sizes >= 2).any() or not np.array_equal(scores, np.floor(scores)):
+        return None
+    query = np.repeat(np.arange(sizes.size), sizes)
+    ordered = scores[np.lexsort((scores, query))]
+    within = np.arange(scores.size) - offsets[:-1][query]  # 0..n-1 in each query
+    base = next((b for b in (0, 1) if np.array_equal(ordered, within + b)), None)
+    if base is None:
+        return None
+    top = "n" if base else "n-1"
+    return (f"{where}: predict returned the positions {base}..{top} of the rows of each query (a "
+            f"permutation of them in all {int((sizes > 0).sum())} queries of the {split} split): "
+            f"ltrbench ranks the highest score first, so if {base} means the best document it "
+            "is ranked last; return scores (higher is better), e.g. -position")
 
 
 def _as_array(raw: Any, n_rows: int, where: str) -> NDArray[Any]:
