@@ -194,16 +194,6 @@ class Pooled(Noop):
         return self
 
 
-class Loky(Noop):
-    """Fits with joblib's process workers (loky), which outlive the call for reuse."""
-
-    def fit(self, X: Any, y: Any, *, group: Any, **kwargs: Any) -> Any:
-        from joblib import Parallel, delayed
-
-        self.sums = Parallel(n_jobs=2)(delayed(np.sum)(X[:, j]) for j in range(X.shape[1]))
-        return self
-
-
 class Builder:
     """A factory as a classmethod / a callable instance."""
 
@@ -216,3 +206,4 @@ class Builder:
 
 
 BUILD = Builder()
+
