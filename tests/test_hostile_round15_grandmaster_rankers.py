@@ -15,7 +15,7 @@ query of a split (a collapsed model, a constant, a query-level score) was scored
 evaluator's tie order without a word; it is now a ``TiedScoresWarning`` naming the model and the
 split, and noted in its status file (``bench.runners.custom_checks.tied_scores``).
 
-The rankers live in ``tests/r15g_rankers.py`` (a module the runs import by name).
+The rankers live in ``tests/grandmaster_rankers.py`` (a module the runs import by name).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import r15g_rankers as R
+import grandmaster_rankers as R
 from hostile_kit import toy_splits
 
 NAME = "gm15"
@@ -40,7 +40,7 @@ NAME = "gm15"
 def _model(factory: str, **params: Any) -> Any:
     from bench.runners.custom import custom_model
 
-    return custom_model(NAME, {"factory": f"r15g_rankers:{factory}", "params": params})
+    return custom_model(NAME, {"factory": f"grandmaster_rankers:{factory}", "params": params})
 
 
 def _train(factory: str, splits: Any = None, seed: int = 0, **params: Any) -> Any:
@@ -63,7 +63,7 @@ def _failure(factory: str, *words: str, **params: Any) -> str:
     with pytest.raises(CustomModelFailure) as caught:
         _train(factory, **params)
     text = str(caught.value)
-    for word in (f"'{NAME}'", f"r15g_rankers:{factory}", *words):
+    for word in (f"'{NAME}'", f"grandmaster_rankers:{factory}", *words):
         assert word in text, (word, text)
     assert "\n" not in text
     return text
@@ -119,7 +119,7 @@ def test_a_constant_ranker_is_warned_for_each_split_naming_the_model_and_the_spl
     for split, n_queries in (("vali", 4), ("test", 5)):
         text = next(t for t in said if f"of the {split} split" in t)
         assert f"'{NAME}'" in text
-        assert "r15g_rankers:Out" in text
+        assert "grandmaster_rankers:Out" in text
         assert "seed 0" in text
         assert f"all {n_queries} queries" in text
         assert "0.5 for every row" in text
@@ -366,7 +366,7 @@ def test_a_classmethod_factory_from_python_is_named_and_gets_its_seed() -> None:
     from bench.runners.custom import custom_model, train_custom
 
     model = custom_model(NAME, R.Builder.create)
-    assert model.factory == "r15g_rankers:Builder.create"  # what "module:attribute" names
+    assert model.factory == "grandmaster_rankers:Builder.create"  # what "module:attribute" names
     result = train_custom(model, toy_splits(), seed=6)
     assert result.notes["seed"] == {"seed": 6}
 
@@ -392,10 +392,10 @@ def test_a_config_file_s_wrapper_params_reach_the_factory(tmp_path: Path) -> Non
 
     path = tmp_path / "gm.toml"
     path.write_text('dataset = "synthetic"\nmodels = ["ens"]\n\n[custom_models.ens]\n'
-                    'factory = "r15g_rankers:Ensemble"\nparams = { n_estimators = 2 }\n',
+                    'factory = "grandmaster_rankers:Ensemble"\nparams = { n_estimators = 2 }\n',
                     encoding="utf-8")
     model = RunConfig.load(path).custom_models["ens"]
-    assert model.factory == "r15g_rankers:Ensemble"
+    assert model.factory == "grandmaster_rankers:Ensemble"
     assert dict(model.params) == {"n_estimators": 2}
 
 
@@ -406,7 +406,7 @@ def test_a_misspelt_wrapper_param_is_a_config_error_naming_the_model_and_the_key
     with pytest.raises(ConfigError) as caught:
         check_custom_model(_model("Ensemble", n_estimator=2), 0)
     text = str(caught.value)
-    for word in (f"'{NAME}'", "r15g_rankers:Ensemble", "n_estimator"):
+    for word in (f"'{NAME}'", "grandmaster_rankers:Ensemble", "n_estimator"):
         assert word in text, (word, text)
 
 
