@@ -486,3 +486,52 @@ def test_ratings_with_a_float_then_decimal_rating_are_refused_naming_both_shards
                        r".*double in .*part-0\.parquet"):
         read_ratings_frame(folder)  # one table's column: one family of types, both named
 
+
+
+# --------------------------------------------------------- hive keys, links, odd id types
+
+
+def test_a_hive_partition_folder_given_as_data_names_the_key_its_files_lack(
+        tmp_path: Path, no_cluster: None) -> None:
+    """``--data lake/qid=1``: Hive writes the key into the folder name, not into the file."""
+    (tmp_path / "lake" / "qid=1").mkdir(parents=True)
+    pq.write_table(_table(A.drop(columns="qid")), tmp_path / "lake" / "qid=1" / "part-00000.parquet")
+    _ok(refused(_evaluate(tmp_path, data="lake/qid=1"), "part-00000.parquet", "'qid'",
+                "'qid=1'", "hive"))
+
+
+def test_a_hive_root_given_as_data_is_refused_naming_a_partition_folder(
+        tmp_path: Path, no_cluster: None) -> None:
+    for q, part in ((1, A), (2, B)):
+        (tmp_path / "lake" / f"qid={q}").mkdir(parents=True)
+        pq.write_table(_table(part.drop(columns="qid")),
+                       tmp_path / "lake" / f"qid={q}" / "part-00000.parquet")
+    _ok(refused(_evaluate(tmp_path, data="lake"), "qid=1", "hive"))
+
+
+def test_evaluate_frame_without_a_qid_column_is_a_clear_error_not_a_key_error(
+        sync: None) -> None:
+    import dask.dataframe as dd
+
+    from bench.metrics.distributed import evaluate_frame
+
+    ddf = dd.from_pandas(pd.concat([A, B], ignore_index=True).drop(columns="qid"), npartitions=2)
+    with pytest.raises(DataError, match=r"no column 'qid'.*columns: \['label', 'score'\]"):
+        evaluate_frame(ddf, metrics=["ndcg@10"])
+
+
+def test_a_shard_link_that_points_at_itself_is_named(tmp_path: Path, no_cluster: None) -> None:
+    folder = _shards(tmp_path, [A])
+    os.symlink("part-00001.parquet", folder / "part-00001.parquet")
+    _ok(refused(_evaluate(tmp_path), "part-00001.parquet", "symbolic links"))
+
+
+def test_query_ids_that_are_time_zone_timestamps_are_refused_naming_the_row(
+        tmp_path: Path, no_cluster: None) -> None:
+    parts = []
+    for p in (A, B):
+        t = _table(p)
+        q = pa.array([10**12 * int(p["qid"].iloc[0])] * len(p), pa.timestamp("ms", tz="UTC"))
+        parts.append(t.set_column(t.schema.get_field_index("qid"), "qid", q))
+    _shards(tmp_path, parts)
+    _ok(refused(_evaluate(tmp_path), "part-00000.parquet", "row 1", "'qid'", "Timestamp"))

@@ -227,7 +227,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         if missing:
             shown = ", ".join(map(repr, names[:12])) or "none"  # 'score ' visible
             raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
-                            f"{shown}{' ...' if len(names) > 12 else ''}", path=f)
+                            f"{shown}{' ...' if len(names) > 12 else ''}{_hive_key(f, missing)}",
+                            path=f)
         for c in required:
             check_column_once(names, "the " + c, c, f, line=None)
             kind = schema.field(c).type
@@ -260,6 +261,18 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 _exact_scores(f, c)
     refuse_wrapped_ids(qid_kinds, "qid")  # uint64 beyond 2^63 beside signed: one int64 id
     return files
+
+
+def _hive_key(f: Path, missing: list[str]) -> str:
+    """The hint for a column ``missing`` from shard ``f`` that a folder above it names as a hive
+    partition (``qid=1/part-0.parquet``: Hive, Spark and pyarrow write the key into the folder
+    name, not into the file), else ''."""
+    keys = [d for d in f.resolve().parent.parts if d.split("=", 1)[0] in missing and "=" in d]
+    if not keys:
+        return ""
+    return (f" (the folder name {keys[-1]!r} holds it: a hive partition column is not written into "
+            "the files; in Python give the hive root to dask.dataframe.read_parquet and "
+            "evaluate_frame, or write the column into the shards)")
 
 
 def _id_family(kind: Any) -> str | None:
