@@ -28,6 +28,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -535,3 +536,22 @@ def test_query_ids_that_are_time_zone_timestamps_are_refused_naming_the_row(
         parts.append(t.set_column(t.schema.get_field_index("qid"), "qid", q))
     _shards(tmp_path, parts)
     _ok(refused(_evaluate(tmp_path), "part-00000.parquet", "row 1", "'qid'", "Timestamp"))
+
+
+@pytest.mark.parametrize("leftover", ["part-00003.parquet.tmp", "Part-00000.parquet",
+                                      "dt=2026-01-01/part-0.parquet"])
+def test_write_query_shards_refuses_a_folder_a_reader_would_then_refuse(
+        tmp_path: Path, leftover: str) -> None:
+    """A crashed earlier write left a file: the new shards would be written, then refused by
+    every reader; refused first, naming it, nothing written."""
+    from bench.data.letor import LetorData
+    from bench.data.query_shards import write_query_shards
+
+    out = tmp_path / "s"
+    (out / leftover).parent.mkdir(parents=True)
+    pq.write_table(_table(A), out / leftover)
+    data = LetorData.build(np.ones((5, 2), np.float32), np.array([2.0, 0, 1, 1, 0]),
+                           qid=np.array([1, 1, 1, 2, 2]))
+    with pytest.raises(DataError, match=leftover.split("/")[0].replace(".", r"\.")):
+        write_query_shards(data, out)
+    assert not list(out.glob("part-*.parquet"))

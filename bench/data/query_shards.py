@@ -44,7 +44,9 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     """Write ``data`` as Parquet shards of whole queries, about ``rows_per_shard`` rows each.
 
     A shard ends at the first query boundary at or after ``rows_per_shard`` rows (so a query
-    larger than that is one shard on its own). Returns the files in order.
+    larger than that is one shard on its own). Returns the files in order. A folder that already
+    holds shards, or other data a reader of the shards would refuse (a crashed write's
+    ``part-00003.parquet.tmp``, a hive sub-folder), is refused before anything is written.
     """
     if rows_per_shard < 1:
         raise DataError(f"rows_per_shard must be >= 1; got {rows_per_shard}")
@@ -54,6 +56,9 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     if stale:
         raise DataError(f"{out}: already holds {len(stale)} shard(s) ({stale[0].name}, ...); "
                         "write into an empty folder")
+    if (stray := stray_data(out, [])) is not None:  # a crashed write's part-00003.parquet.tmp
+        raise stray_error(stray, f"the shards written here would be read as the folder's "
+                          f"{SHARD_GLOB} files, and this beside them refused")
     starts = data.offsets[:-1]
     files: list[Path] = []
     first = 0
