@@ -230,7 +230,7 @@ def test_cli_evaluate_on_dask_names_the_shard_without_a_score_column(
     _write_score_shards(df, tmp_path / "shards", 2)
     assert main(["evaluate", "--engine", "dask", "--data", str(tmp_path / "shards")]) == 2
     err = capsys.readouterr().err
-    assert "part-00000.parquet: no column 'score'; its columns are qid, label, prediction" in err
+    assert "part-00000.parquet: no column 'score'; its columns are 'qid', 'label', 'prediction'" in err
     assert main(["evaluate", "--engine", "dask", "--data", str(tmp_path / "nothing")]) == 2
     assert "expected a folder of Parquet shards" in capsys.readouterr().err
 

@@ -64,8 +64,9 @@ from bench.data.dask_qids import beyond_int64
 from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, refuse_far_int96, tag_stamps
 from bench.data.inputs import check_input_file
-from bench.data.query_shards import folder_shards, warn_many_small
+from bench.data.query_shards import warn_many_small
 from bench.data.ratings_columns import check_guess
+from bench.data.shard_strays import folder_shards
 from bench.data.tabular import check_columns, guess_sep
 from bench.errors import ConfigError, DataError
 

@@ -32,6 +32,7 @@ from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
+from bench.data.shard_strays import stray_data, stray_error
 from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
@@ -43,7 +44,9 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     """Write ``data`` as Parquet shards of whole queries, about ``rows_per_shard`` rows each.
 
     A shard ends at the first query boundary at or after ``rows_per_shard`` rows (so a query
-    larger than that is one shard on its own). Returns the files in order.
+    larger than that is one shard on its own). Returns the files in order. A folder that already
+    holds shards, or other data a reader of the shards would refuse (a crashed write's
+    ``part-00003.parquet.tmp``, a hive sub-folder), is refused before anything is written.
     """
     if rows_per_shard < 1:
         raise DataError(f"rows_per_shard must be >= 1; got {rows_per_shard}")
@@ -53,6 +56,9 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     if stale:
         raise DataError(f"{out}: already holds {len(stale)} shard(s) ({stale[0].name}, ...); "
                         "write into an empty folder")
+    if (stray := stray_data(out, [])) is not None:  # a crashed write's part-00003.parquet.tmp
+        raise stray_error(stray, f"the shards written here would be read as the folder's "
+                          f"{SHARD_GLOB} files, and this beside them refused")
     starts = data.offsets[:-1]
     files: list[Path] = []
     first = 0
@@ -150,7 +156,9 @@ def warn_many_small(files: list[Path], folder: PathLike) -> bool:
 
 def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
                       files: list[Path] | None = None) -> Any:
-    """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order;
+    """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order (any
+    other data file or data sub-folder there is refused, naming it, as :func:`shard_columns`
+    does: its rows would be left out);
     ``files``: those :func:`shard_columns` checked, found unchanged (a shard removed since the
     check was no longer listed here: a number over the others, exit 0)."""
     from bench.data.dask_cluster import require_dask
@@ -162,7 +170,10 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
     if files is not None:
         files = still_as_checked(files, expected="a Parquet shard (a regular file)",
                                  folder=folder, pattern=SHARD_GLOB)
-    files = sorted(Path(folder).glob(SHARD_GLOB)) if files is None else files
+    if files is None:
+        files = sorted(Path(folder).glob(SHARD_GLOB))
+        if Path(folder).is_dir() and (stray := stray_data(Path(folder), files)) is not None:
+            raise stray_error(stray, f"only {SHARD_GLOB} files of the folder itself are read")
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
@@ -219,9 +230,10 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         names = schema.names
         missing = [c for c in required if c not in names]
         if missing:
-            shown = ", ".join(names[:12]) or "none"
+            shown = ", ".join(map(repr, names[:12])) or "none"  # 'score ' visible
             raise DataError(f"no column {', '.join(map(repr, missing))}; its columns are "
-                            f"{shown}{' ...' if len(names) > 12 else ''}", path=f)
+                            f"{shown}{' ...' if len(names) > 12 else ''}{_hive_key(f, missing)}",
+                            path=f)
         for c in required:
             check_column_once(names, "the " + c, c, f, line=None)
             kind = schema.field(c).type
@@ -256,77 +268,16 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     return files
 
 
-#: Name endings of a file that holds a table (any letter case; a compression suffix after one):
-#: such a file in a shard folder that is not read is data dropped without a word.
-DATA_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".feather", ".arrow", ".orc",
-                 ".avro", ".jsonl", ".ndjson")
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zstd", ".lz4", ".snappy", ".zip")
-
-
-def looks_like_data(name: str) -> bool:
-    """Whether a file named ``name`` holds a table by its ending (``x.PARQUET``, ``x.csv.gz``,
-    ``part-00001.pq``): :data:`DATA_SUFFIXES` in any letter case, a compression suffix allowed
-    after one; hidden and ``_`` names (``_SUCCESS``, ``_metadata``, ``.x.crc``: what Spark,
-    Hadoop and Dask write beside shards, and what ``pyarrow.dataset`` ignores by its
-    ``ignore_prefixes``) never."""
-    low = name.lower()
-    if low.startswith((".", "_")):
-        return False
-    for z in _COMPRESSED:
-        if low.endswith(z):
-            low = low[: -len(z)]
-            break
-    return low.endswith(DATA_SUFFIXES)
-
-
-def stray_data(folder: Path, read: list[Path]) -> Path | None:
-    """The first entry of ``folder`` that holds data but is not among the files ``read``: a file
-    that :func:`looks_like_data` (``part-00001.PARQUET``, ``part-00002.csv`` beside
-    ``part-*.parquet`` shards), or a sub-folder (not hidden) with such a file anywhere below it
-    (hive partitions ``qid=1/``, nested shards). Reading the folder without it would silently
-    give a number over part of the data, so the caller refuses it (:func:`stray_error`)."""
-    taken = {f.name for f in read}
-    real = folder.resolve()
-    for entry in sorted(folder.iterdir()):
-        if entry.name in taken or entry.name.startswith((".", "_")):
-            continue
-        if entry.is_dir() and entry.is_symlink() and entry.resolve() in (real, *real.parents):
-            continue  # a link to the folder itself or above it (loop -> .): no rows of its own
-        if entry.is_dir():
-            below = (f for f in entry.rglob("*") if looks_like_data(f.name) and f.is_file())
-            if next(below, None) is not None:
-                return entry
-        elif looks_like_data(entry.name):
-            return entry
-    return None
-
-
-def folder_shards(folder: Path, suffixes: tuple[str, ...], *, what: str,
-                  expected: str) -> list[Path]:
-    """The shards of ``folder``: its files ending in one of ``suffixes`` (``"parquet"``,
-    ``"csv"``, ...), all of one format, hidden and ``_`` names left out (pyarrow.dataset's
-    ``ignore_prefixes``); a :class:`DataError` naming the folder when it holds two formats of
-    ``what`` or none (``expected`` says what was), and naming the entry when it holds data that would not be read (:func:`stray_data`)."""
-    kinds = [k for k in (sorted(f for f in folder.glob(f"*.{x}")
-                                if not f.name.startswith((".", "_"))) for x in suffixes) if k]
-    if len(kinds) > 1:  # reading one kind would drop the others' rows without a word
-        raise DataError(f"holds {what} in two formats ({kinds[0][0].name}, {kinds[1][0].name}): "
-                        "expected one table in one format", path=folder)
-    if not (files := kinds[0] if kinds else []):
-        raise DataError(f"expected {expected}", path=folder)
-    if (stray := stray_data(folder, files)) is not None:  # x.CSV, x.csv.gz, hive sub-folders
-        raise stray_error(stray, "a folder is read as its "
-                          f"{', '.join('*.' + x for x in suffixes)} files")
-    return files
-
-
-def stray_error(entry: Path, rule: str) -> DataError:
-    """The :class:`DataError` for :func:`stray_data`'s ``entry``, saying the reading ``rule``."""
-    what = ("a folder holding data files (hive partitions or nested shards are not read)"
-            if entry.is_dir() else "a data file that would not be read")
-    return DataError(f"is {what}: {rule}, so its rows would be left out of the result without "
-                     "a word; move it out of the folder, or write it as one of the read files",
-                     path=entry)
+def _hive_key(f: Path, missing: list[str]) -> str:
+    """The hint for a column ``missing`` from shard ``f`` that a folder above it names as a hive
+    partition (``qid=1/part-0.parquet``: Hive, Spark and pyarrow write the key into the folder
+    name, not into the file), else ''."""
+    keys = [d for d in f.resolve().parent.parts if d.split("=", 1)[0] in missing and "=" in d]
+    if not keys:
+        return ""
+    return (f" (the folder name {keys[-1]!r} holds it: a hive partition column is not written into "
+            "the files; in Python give the hive root to dask.dataframe.read_parquet and "
+            "evaluate_frame, or write the column into the shards)")
 
 
 def _id_family(kind: Any) -> str | None:

@@ -122,8 +122,8 @@ def _computed(ddf: Any, label: str, score: str, qid: str, weight: str | None,
     found = both[len(parts):]
     if found and all(t is not None for t in found):
         checked_layout(pd.concat(found, ignore_index=True), files, qid, where)
-    elif found:  # a partition without the query-id column: the check's own refusal
-        check_query_aligned(ddf, qid=qid, where=where)
+    elif found and not any(isinstance(p, _Refusal) for p in both[:len(parts)]):
+        check_query_aligned(ddf, qid=qid, where=where)  # (a partition's refusal names the column)
     return both[:len(parts)]
 
 
@@ -161,8 +161,11 @@ def _not_numbers(v: np.ndarray, role: str, dtype: str, name: str, col: str) -> D
     items = v.tolist()
     i = next((j for j, x in enumerate(items) if isinstance(x, bool | str | bytes)
               or not isinstance(x, int | float)), 0)
-    why = "a bool is no number here" if isinstance(items[i], bool) else "text is not parsed"
-    return DataError(f"{role} {items[i]!r} in a column of type {dtype}: expected numbers "
+    x = items[i]
+    why = ("a bool is no number here" if isinstance(x, bool) else "text is not parsed"
+           if isinstance(x, str | bytes) else f"a {type(x).__name__} is not read as a number: "
+           "cast the column to float64 or int64")
+    return DataError(f"{role} {x!r} in a column of type {dtype}: expected numbers "
                      f"({why}, as by evaluate)", path=name, row=i + 1, column=col)
 
 
@@ -178,8 +181,10 @@ def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid
         if col is None:
             continue
         if col not in frame.columns:
-            raise DataError(f"no column {col!r} (the {role}s); columns: {list(frame.columns)}",
-                            path=name, column=col)
+            index = (f"; {col!r} is the frame's index (a folder written with set_index({col!r})"
+                     "): pass ddf.reset_index()") if col in frame.index.names else ""
+            raise DataError(f"no column {col!r} (the {role}s); columns: {list(frame.columns)}"
+                            f"{index}", path=name, column=col)
         v = frame[col].to_numpy()
         if role != "qid" and v.dtype.kind not in "iuf":  # a bool label too, as evaluate
             raise _not_numbers(v, role, str(frame[col].dtype), name, col)
