@@ -102,6 +102,14 @@ def stdout_failed(exc: OSError) -> OSError:
     return OSError(exc.errno, exc.strerror, "standard output")
 
 
+def say(line: str) -> None:
+    """``line`` on standard error, best effort: an error line that cannot be written (standard
+    error on a full log volume, or a pipe whose reader went away) must not turn the command's
+    exit status 2 into a traceback and status 1; the status is then all the orchestrator gets."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
 def pipe_closed() -> int:
     """The status of a command whose reader stopped early (``ltrbench ... | head -1``): 0, as
     ``head`` users expect (the output they asked for was written); standard output is pointed at

@@ -54,10 +54,20 @@ def repo_root() -> Path:
 
 
 def default_data_dir() -> Path:
-    """``platformdirs.user_cache_dir("ltrbench")``."""
+    """``platformdirs.user_cache_dir("ltrbench")``: ``$XDG_CACHE_HOME/ltrbench`` (an absolute
+    one), else ``~/.cache/ltrbench``. A batch job with no ``HOME``, no passwd entry for its
+    user id and no data directory named got platformdirs' RuntimeError as a traceback."""
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("ltrbench"))
+    try:
+        return Path(platformdirs.user_cache_dir("ltrbench"))
+    except RuntimeError:  # '~' cannot be expanded
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        said = f"XDG_CACHE_HOME {xdg!r} is not an absolute path (so it is ignored), " if xdg \
+            else "XDG_CACHE_HOME is not set, "
+        raise ConfigError(f"no data directory: {said}and the home folder is unknown (HOME is "
+                          "not set and this user id has no passwd entry); name a writable "
+                          f"folder with --data-dir or {ENV_VAR}, or set HOME") from None
 
 
 def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
