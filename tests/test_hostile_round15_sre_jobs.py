@@ -163,6 +163,22 @@ def test_a_tilde_input_without_a_home_says_why_not_only_no_such_file(
     ok(no_tilde_folder(job))
 
 
+def test_a_tilde_data_directory_without_a_home_names_where_it_was_given(
+        job: Path, homeless: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The config key, the option and the variable: each said "Could not determine home
+    directory." (Python's words), naming no variable to set."""
+    (job / "c.toml").write_text('dataset = "data"\nmodels = ["random"]\ndata_dir = "~/dd"\n')
+    ok(refused(cli(job, "run", "--config", "c.toml", "--out", "o", "--no-progress"),
+               "c.toml", "data_dir", "HOME"))
+    ok(refused(cli(job, "run", "--dataset", "data", "--data-dir", "~/dd", *QUICK, "--out", "o"),
+               "--data-dir", "HOME"))
+    monkeypatch.setenv("LTRBENCH_DATA_DIR", "~/dd")
+    ok(refused(cli(job, "run", "--dataset", "data", *QUICK, "--out", "o"),
+               "LTRBENCH_DATA_DIR", "HOME"))
+    ok(no_tilde_folder(job))
+    assert not (job / "o").exists()
+
+
 def test_a_tilde_of_a_user_with_no_passwd_entry_is_refused_naming_the_user(job: Path) -> None:
     res = cli(job, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--per-query",
               "~nosuchuser-h15h/pq.csv")
