@@ -487,3 +487,42 @@ def test_sigterm_then_the_same_command_again_and_resume(tmp_path: Path,
     assert not rows.duplicated(["model", "seed", "split", "metric"]).any()
     rep = done(cli(tmp_path, "report", "--runs", "res", "--out", "rep"))
     assert "skipped 1" in rep.err, rep.err
+
+
+# ------------------------------------------------------------ a pod restarted after preemption
+
+
+@pytest.mark.parametrize("pid", [1, "own"], ids=["pid-1", "this-pid"])
+def test_a_temporary_of_a_writer_whose_pid_was_reused_is_removed_by_resume(
+        job: Path, pid: int | str) -> None:
+    """A restarted container numbers its processes from 1 again: the temporary of the
+    preempted writer names a pid that is alive (the new job, or its init) but started after
+    the file was last written. It stayed in the run folder for ever."""
+    run = only_run(job / "res")
+    number = os.getpid() if pid == "own" else 1
+    stale = run / f".metrics.csv.{number}-k8spod.tmp"
+    stale.write_text("dataset,model\nhalf")
+    os.utime(stale, (1_000_000_000, 1_000_000_000))  # 2001: before any process now alive
+    metrics = (run / "metrics.csv").read_bytes()
+    done(cli(job, "run", "--resume", str(run), "--no-progress"))
+    assert not stale.exists()
+    assert (run / "metrics.csv").read_bytes() == metrics
+
+
+def test_a_fresh_temporary_of_a_live_writer_is_kept(job: Path) -> None:
+    """The other side of the rule: a temporary written after its (live) writer started may be
+    in use by a replica still writing: never removed under it."""
+    run = only_run(job / "res")
+    live = run / f".metrics.csv.{os.getpid()}-replica.tmp"
+    live.write_text("dataset,model\nbeing written")
+    done(cli(job, "run", "--resume", str(run), "--no-progress"))
+    assert live.read_text() == "dataset,model\nbeing written"
+
+
+def test_a_stale_writer_lock_file_of_a_dead_replica_does_not_block_resume(job: Path) -> None:
+    run = only_run(job / "res")
+    (run / ".writer.lock").write_text("12345\n")
+    os.utime(run / ".writer.lock", (FUTURE, FUTURE))
+    metrics = (run / "metrics.csv").read_bytes()
+    done(cli(job, "run", "--resume", str(run), "--no-progress"))
+    assert (run / "metrics.csv").read_bytes() == metrics
