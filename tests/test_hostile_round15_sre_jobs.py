@@ -526,3 +526,52 @@ def test_a_stale_writer_lock_file_of_a_dead_replica_does_not_block_resume(job: P
     metrics = (run / "metrics.csv").read_bytes()
     done(cli(job, "run", "--resume", str(run), "--no-progress"))
     assert (run / "metrics.csv").read_bytes() == metrics
+
+
+# ------------------------------------------------------------------ the results volume fills up
+
+
+@pytest.fixture
+def volume_fills(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The results volume is full after ``limit[0]`` new files: ``mkstemp`` (every output is a
+    temporary renamed into place) fails with ENOSPC, as on a full or inode-less volume."""
+    real = tempfile.mkstemp
+    limit = [0, 0]  # [allowed, made]
+
+    def mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
+        if kwargs.get("suffix") == ".tmp":
+            limit[1] += 1
+            if limit[1] > limit[0]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    yield limit
+    monkeypatch.setattr(tempfile, "mkstemp", real)
+
+
+def test_a_full_volume_during_convert_leaves_no_split_and_the_rerun_is_clean(
+        job: Path, proj: Path, volume_fills: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    volume_fills[0] = 3
+    ok(refused(cli(job, *CONVERT, "--out", "conv2"), "conv2", "No space left"))
+    left = [p.name for p in (job / "conv2").iterdir()] if (job / "conv2").exists() else []
+    assert not [n for n in left if n.endswith((".txt", ".parquet", ".query"))], left
+    assert (job / "ratings.csv").read_bytes() == RATINGS
+    volume_fills[0] = 10**6
+    done(cli(job, *CONVERT, "--out", "conv2"))
+    for name in ("train.txt", "vali.txt", "test.txt"):
+        assert (job / "conv2" / name).read_bytes() == (proj / "conv" / name).read_bytes(), name
+
+
+def test_a_full_volume_mid_run_names_the_file_and_resume_finishes_without_duplicates(
+        job: Path, volume_fills: list[int]) -> None:
+    volume_fills[0] = 5
+    res = cli(job, *TWO_SEEDS, "--no-progress")
+    ok(refused(res, "No space left", str(Path("o") / "runs")))
+    run = only_run(job / "o")
+    assert not list(run.rglob("*.tmp"))
+    volume_fills[0] = 10**6
+    done(cli(job, "run", "--resume", str(run), "--no-progress"))
+    rows = pd.read_csv(run / "metrics.csv")
+    assert sorted(rows.seed.unique()) == [0, 1]
+    assert not rows.duplicated(["model", "seed", "split", "metric"]).any()
