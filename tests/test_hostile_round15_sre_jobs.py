@@ -575,3 +575,17 @@ def test_a_full_volume_mid_run_names_the_file_and_resume_finishes_without_duplic
     rows = pd.read_csv(run / "metrics.csv")
     assert sorted(rows.seed.unique()) == [0, 1]
     assert not rows.duplicated(["model", "seed", "split", "metric"]).any()
+
+
+@pytest.mark.parametrize("home", ["/proc/nonexistent-h15h", "FILE/home"], ids=["proc", "file"])
+def test_a_home_where_no_cache_can_be_made_names_the_data_directory_and_the_remedy(
+        job: Path, monkeypatch: pytest.MonkeyPatch, home: str) -> None:
+    """``HOME=/nonexistent`` on a read-only root: "error: /nonexistent: No such file or
+    directory" named neither the data directory nor how to name another one."""
+    home = home.replace("FILE", str(job / "q.txt"))
+    monkeypatch.delenv("LTRBENCH_DATA_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", home)
+    res = cli(job, "run", "--dataset", "synthetic-mslr30k:0.0005", *QUICK, "--out", "o")
+    ok(refused(res, f"{home}/.cache/ltrbench", "--data-dir", "LTRBENCH_DATA_DIR"))
+    assert (job / "q.txt").read_bytes() == QRELS
