@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from bench import __version__
 from bench.errors import LtrbenchError
 from bench.streams import (
+    best_effort_stderr,
     encodable_output,
     os_error_text,
     pipe_closed,
@@ -273,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (pinned := pin_blas_kernels()).startswith("warning:"):  # before anything loads NumPy
         print(pinned, file=sys.stderr)
     try:
-        with encodable_output():
+        with encodable_output(), best_effort_stderr():
             return _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         return pipe_closed()

@@ -589,3 +589,15 @@ def test_a_home_where_no_cache_can_be_made_names_the_data_directory_and_the_reme
     res = cli(job, "run", "--dataset", "synthetic-mslr30k:0.0005", *QUICK, "--out", "o")
     ok(refused(res, f"{home}/.cache/ltrbench", "--data-dir", "LTRBENCH_DATA_DIR"))
     assert (job / "q.txt").read_bytes() == QRELS
+
+
+def test_a_closed_log_pipe_before_a_generated_dataset_never_exits_0_with_nothing_done(
+        job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ltrbench run --dataset synthetic-... 2>&1 | head -1``: the note "generating ... (once)"
+    met the closed pipe and the run ended there with status 0, no run folder made."""
+    monkeypatch.setenv("LTRBENCH_DATA_DIR", str(job / "cache"))
+    status = _main_with(job, ["run", "--dataset", "synthetic-mslr30k:0.0005", *QUICK, "--out",
+                              "o"], stderr=_Failing(BrokenPipeError(errno.EPIPE, "Broken pipe")))
+    assert status != 0 or (job / "o").is_dir(), status
+    if status == 0:
+        assert list((only_run(job / "o") / "status").glob("*.json"))
