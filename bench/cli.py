@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import os
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any, NamedTuple
@@ -24,10 +23,12 @@ from typing import Any, NamedTuple
 from bench import __version__
 from bench.errors import LtrbenchError
 from bench.streams import (
+    best_effort_stderr,
     encodable_output,
     os_error_text,
     pipe_closed,
     refuse_cut_output,
+    say,
     stdout_failed,
 )
 
@@ -273,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (pinned := pin_blas_kernels()).startswith("warning:"):  # before anything loads NumPy
         print(pinned, file=sys.stderr)
     try:
-        with encodable_output():
+        with encodable_output(), best_effort_stderr():
             return _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         return pipe_closed()
@@ -300,7 +301,7 @@ PATH_DESTS = frozenset({
     "runs_dir", "scores", "space_file", "trec_run", "tuned"})
 
 
-def expand_home(args: argparse.Namespace) -> None:
+def expand_home(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """Read a leading ``~`` (``~/x``, ``~user/x``) of every path option as the home folder, as
     the shell would have: a value quoted in a Makefile, a CI step or a config template reaches
     ltrbench unexpanded. The Python API (``bench.data.python_args.user_path``) and pandas expand
@@ -308,14 +309,19 @@ def expand_home(args: argparse.Namespace) -> None:
     into a folder named ``~`` in the working folder (``run --out`` then read its own files back
     through pandas, from the home folder, and failed), and ``--data``, ``--config`` or ``report
     --runs`` said the file did not exist. One rule for inputs and outputs now; a value that
-    does not start with ``~`` (``NAME=FILE``, a catalogue name) is left as it is."""
+    does not start with ``~`` (``NAME=FILE``, a catalogue name) is left as it is; one that
+    cannot be expanded (no HOME, no such user) is refused naming the option
+    (:func:`bench.errors.home_expanded`)."""
+    from bench.errors import home_expanded
+
+    names = {a.dest: (a.option_strings or [a.dest.upper()])[0] for a in parser._actions}
     for dest in PATH_DESTS & vars(args).keys():
-        value = getattr(args, dest)
-        if isinstance(value, str) and value.startswith("~"):
-            setattr(args, dest, os.path.expanduser(value))
+        value, where = getattr(args, dest), names.get(dest, dest)
+        if isinstance(value, str):
+            setattr(args, dest, home_expanded(value, where))
         elif isinstance(value, list):
-            setattr(args, dest, [os.path.expanduser(v) if isinstance(v, str) and
-                                 v.startswith("~") else v for v in value])
+            setattr(args, dest, [home_expanded(v, where) if isinstance(v, str) else v
+                                 for v in value])
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -327,12 +333,12 @@ def _main(argv: Sequence[str] | None) -> int:
     if extras:  # argparse reports them with the top-level usage, which lists no option
         _unrecognized(_command_parser(parser, args), extras)
     vars(args).pop(_GIVEN, None)
-    expand_home(args)
     if not getattr(args, "func", None):
         parser.print_help()
         sys.stdout.flush()
         return 0
     try:
+        expand_home(args, _command_parser(parser, args))
         # The door of every command (a file that plainly is another kind refused), imported
         # here, not at the top: `ltrbench --help` loads no module of bench.commands.
         from bench.commands.text import check_input_kinds
@@ -348,29 +354,29 @@ def _main(argv: Sequence[str] | None) -> int:
         refuse_cut_output()
         return status
     except LtrbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
     except Warning as exc:  # PYTHONWARNINGS=error / -W error, as CI sets: the warning refuses
         text = " ".join(str(exc).split())
         ours = type(exc).__module__.split(".")[0] == "bench"
-        print(f"error: {text if ours else f'{type(exc).__name__}: {text}'} (a warning made an "
-              "error by -W error or PYTHONWARNINGS)", file=sys.stderr)
+        say(f"error: {text if ours else f'{type(exc).__name__}: {text}'} (a warning made an "
+            "error by -W error or PYTHONWARNINGS)")
         return 2
     except BrokenPipeError:
         raise
     except OSError as exc:  # a full disk, a file made unreadable mid-run: never a traceback
         note = limit_note(exc)
-        print(f"error: {note or os_error_text(stdout_failed(exc))}", file=sys.stderr)
+        say(f"error: {note or os_error_text(stdout_failed(exc))}")
         return 2
     except (MemoryError, ImportError, RuntimeError, SystemError) as exc:  # a limit, said as one
         if (note := limit_note(exc)) is None:
             raise
-        print(f"error: {note}", file=sys.stderr)
+        say(f"error: {note}")
         return 2
     except KeyboardInterrupt as exc:
         how = exc.how if isinstance(exc, _Terminated) else "interrupted"
         resume = " (use --resume to go on)" if hasattr(args, "resume") else ""  # run, tune
-        print(f"{how}; files already written are complete{resume}", file=sys.stderr)
+        say(f"{how}; files already written are complete{resume}")
         return 128 + exc.signum if isinstance(exc, _Terminated) else 130
 
 

@@ -7,6 +7,7 @@ prints these as ``error: <message>`` and exits with status 2.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Iterable, Sequence
 from os import PathLike
@@ -137,3 +138,21 @@ def refuse_empty_items(fields: Sequence[str], whole: str, noun: str, where: str 
                  f"two commas with nothing between them, after {before!r}")  # (i > 0: a word)
         raise ConfigError(f"{where}{': ' if where else ''}empty {noun} in {whole!r}: {place}; "
                           f"remove the extra comma or write the {noun} that was left out")
+
+
+def home_expanded(text: str, where: str) -> str:
+    """``text`` with a leading ``~`` or ``~user`` read as that home folder, as the shell does;
+    a ConfigError naming ``where`` when it cannot be: ``HOME`` unset and no passwd entry for
+    this user id (a container run as ``--user 12345``), or no such user. :func:`os.path.expanduser`
+    then returns the text as it is, and ltrbench wrote into a folder named ``~`` in the
+    working folder (exit 0), or said only that ``~/q.txt`` does not exist."""
+    if not text.startswith("~"):
+        return text
+    if not (done := os.path.expanduser(text)).startswith("~"):
+        return done
+    user = text[1:].replace(os.sep, "/").split("/", 1)[0]
+    why = (f"no user named {user!r} on this system" if user else
+           f"HOME is not set and user id {getattr(os, 'getuid', lambda: '?')()} has no passwd "
+           "entry")
+    raise ConfigError(f"{where} {text!r}: cannot expand '~' ({why}): set HOME, or give the "
+                      "path without '~'")

@@ -10,6 +10,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 
 @contextlib.contextmanager
@@ -32,6 +33,45 @@ def encodable_output() -> Iterator[None]:
         for stream in saved:
             with contextlib.suppress(ValueError, OSError, AttributeError):
                 stream.reconfigure(errors="strict")
+
+
+class _Diagnostics:
+    """Standard error that never raises at ``write`` or ``flush``: warnings, progress and notes
+    are diagnostics, and one that cannot be written (a log volume full, a pipe whose reader
+    went away: ``2>&1 | head``, a log shipper that stopped) must not end the command. A broken
+    pipe there ended ``run --dataset synthetic-...`` at its first note with status 0 and nothing
+    done; a full log volume stopped a run half-way with a traceback."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with contextlib.suppress(OSError, ValueError):
+            return int(self._stream.write(text))
+        return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def best_effort_stderr() -> Iterator[None]:
+    """While a command runs, :data:`sys.stderr` writes best effort (see :class:`_Diagnostics`);
+    put back afterwards. A closed standard error (``2>&-``: ``None``) is left as it is."""
+    saved = sys.stderr
+    if saved is None or isinstance(saved, _Diagnostics):
+        yield
+        return
+    sys.stderr = _Diagnostics(saved)
+    try:
+        yield
+    finally:
+        if isinstance(sys.stderr, _Diagnostics):
+            sys.stderr = saved
 
 
 def refuse_cut_output() -> None:
@@ -100,6 +140,14 @@ def stdout_failed(exc: OSError) -> OSError:
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
     return OSError(exc.errno, exc.strerror, "standard output")
+
+
+def say(line: str) -> None:
+    """``line`` on standard error, best effort: an error line that cannot be written (standard
+    error on a full log volume, or a pipe whose reader went away) must not turn the command's
+    exit status 2 into a traceback and status 1; the status is then all the orchestrator gets."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
 
 
 def pipe_closed() -> int:

@@ -23,7 +23,7 @@ from bench.benchmark.config_text import check_rendered
 from bench.data.inputs import is_plain_int
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
-from bench.errors import ConfigError, refuse_empty_items
+from bench.errors import ConfigError, home_expanded, refuse_empty_items
 from bench.runners.params import DEVICES
 
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
@@ -274,10 +274,7 @@ def check_data_dir(value: str | None, where: str = "data_dir") -> None:
     if value is None:
         return
     for entry in str(value).split(os.pathsep):
-        try:
-            p = Path(entry).expanduser()
-        except RuntimeError as exc:  # '~nosuchuser/x'
-            raise ConfigError(f"{where}: cannot expand '~' in {entry!r} ({exc})") from None
+        p = Path(home_expanded(entry, f"{where}:"))  # '~nosuchuser/x', or no HOME: named
         if entry and p.exists() and not p.is_dir():
             raise ConfigError(f"{where}: {entry!r} is not a folder (it is a file or device); "
                               f"expected the folder where datasets live, or folders separated "

@@ -49,12 +49,25 @@ def _drawn(enabled: bool) -> bool:
 def plain_lines(enabled: bool, command: str) -> Callable[[str], None] | None:
     """Where no bar is drawn (stderr is a log, a pipe, CI) but progress is on: a printer of one
     plain line per step, ``"<command>: <text>"`` on stderr (flushed: a CI log shows it when it
-    happens); ``None`` on a terminal (the bar shows the steps) or with progress off."""
+    happens); ``None`` on a terminal (the bar shows the steps) or with progress off. A line that
+    cannot be written (a full or closed stderr) stops the lines, never the command."""
     import sys
 
     if not enabled or sys.stderr.isatty():
         return None
-    return lambda text: print(f"{command}: {text}", file=sys.stderr, flush=True)
+    failed = [False]
+
+    def line(text: str) -> None:
+        # Best effort: stderr on a full log volume or a pipe whose reader went away
+        # (``2>&1 | head``) stopped the run half-way, with exit 0 for a broken pipe.
+        if failed[0]:
+            return
+        try:
+            print(f"{command}: {text}", file=sys.stderr, flush=True)
+        except OSError:  # BrokenPipeError too; the run's files are its output, not this line
+            failed[0] = True
+
+    return line
 
 
 def with_lines(advance: Advance, lines: Callable[[str], None] | None, total: int) -> Advance:

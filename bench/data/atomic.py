@@ -251,21 +251,43 @@ def remove_orphans_in(folder: str | os.PathLike[str], *, stem: str | None = None
     for old in Path(folder).glob(pattern):
         found = _TEMPORARY.match(old.name)
         if found and (stem is None or found["stem"] == stem) and old.is_file() \
-                and not old.is_symlink() and not _alive(int(found["pid"])):
+                and not old.is_symlink() and not _alive(int(found["pid"]), old):
             with contextlib.suppress(OSError):
                 old.unlink()
                 removed.append(old)
     return removed
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, temporary: Path | None = None) -> bool:
+    """Whether the process ``pid`` that named ``temporary`` may still be writing it. A live
+    process of that number that started after the file was last written is another process
+    (a container restarted after preemption numbers its processes from 1 again, so the job's
+    new process, or its init, has the dead writer's number): the file is an orphan. File times
+    from a clock ahead of this one keep the file (the safe side)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
+    started = _started(pid) if temporary is not None else None
+    with contextlib.suppress(OSError):
+        if started is not None and temporary is not None \
+                and temporary.stat().st_mtime < started - 2.0:
+            return False
     return True
+
+
+def _started(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), from ``/proc``; None elsewhere."""
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+        boot = next(float(line.split()[1]) for line in
+                    Path("/proc/stat").read_text().splitlines() if line.startswith("btime "))
+        ticks = float(stat_line.rsplit(")", 1)[1].split()[19])  # field 22: starttime
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def _umask() -> int:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, home_expanded
 
 
 def refuse_non_arrays(**named: Any) -> None:
@@ -110,7 +110,7 @@ def user_path(value: Any, option: str, *, strict: bool = False) -> Path:
         raise ConfigError(f"{option} {text!r}: the path holds a control character "
                           f"(U+{ord(bad):04X}: a line end or tab pasted with it?); expected a "
                           "folder path without one")
-    return Path(os.path.expanduser(text)) if text.startswith("~") else Path(text)
+    return Path(home_expanded(text, option))
 
 
 def type_name(obj: object) -> str:

@@ -38,7 +38,7 @@ from bench.data.hashing import sha256_file
 from bench.datasets.archives import extract
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.datasets.writable import writing_into
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, home_expanded
 
 ENV_VAR = "LTRBENCH_DATA_DIR"
 FETCH_RECORD = ".ltrbench-fetch.json"
@@ -54,10 +54,20 @@ def repo_root() -> Path:
 
 
 def default_data_dir() -> Path:
-    """``platformdirs.user_cache_dir("ltrbench")``."""
+    """``platformdirs.user_cache_dir("ltrbench")``: ``$XDG_CACHE_HOME/ltrbench`` (an absolute
+    one), else ``~/.cache/ltrbench``. A batch job with no ``HOME``, no passwd entry for its
+    user id and no data directory named got platformdirs' RuntimeError as a traceback."""
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("ltrbench"))
+    try:
+        return Path(platformdirs.user_cache_dir("ltrbench"))
+    except RuntimeError:  # '~' cannot be expanded
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        said = f"XDG_CACHE_HOME {xdg!r} is not an absolute path (so it is ignored), " if xdg \
+            else "XDG_CACHE_HOME is not set, "
+        raise ConfigError(f"no data directory: {said}and the home folder is unknown (HOME is "
+                          "not set and this user id has no passwd entry); name a writable "
+                          f"folder with --data-dir or {ENV_VAR}, or set HOME") from None
 
 
 def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
@@ -67,10 +77,8 @@ def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
         raw, where = os.fspath(data_dir), "--data-dir"
     else:
         raw, where = os.environ.get(ENV_VAR, ""), f"${ENV_VAR}"
-    try:
-        listed = [Path(x).expanduser() for x in (p.strip() for p in raw.split(os.pathsep)) if x]
-    except RuntimeError as exc:  # '~nosuchuser/x'
-        raise ConfigError(f"{where} {raw!r}: cannot expand '~' ({exc})") from None
+    listed = [Path(home_expanded(x, where))  # '~nosuchuser/x', or no HOME: named
+              for x in (p.strip() for p in raw.split(os.pathsep)) if x]
     if raw.strip() and not listed:
         raise ConfigError(f"{where} {raw!r} names no folder: expected the data directory, or "
                           f"folders separated by {os.pathsep!r} (the first one writable)")

@@ -77,7 +77,7 @@ from bench.datasets.folds import (
 )
 from bench.datasets.guessed_columns import guess_columns
 from bench.datasets.memory import check_fits, estimate_letor
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, home_expanded
 
 _MOVIELENS_FILES = ("ratings.csv", "u.data", "ratings.dat")
 
@@ -126,9 +126,9 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
                           "that one)", stacklevel=2)
         return catalogue_spec(spec, name, option)
     try:
-        p = Path(spec).expanduser()
-    except RuntimeError as exc:  # '~nosuchuser/x'
-        raise DataError(f"cannot expand '~' ({exc})", path=spec) from None
+        p = Path(home_expanded(spec, "dataset"))
+    except ConfigError as exc:  # '~nosuchuser/x', or no HOME: a dataset path's error
+        raise DataError(str(exc)) from None
     if p.exists():
         return DatasetSpec(spec, spec, path=p)
     if (fold := _path_fold(spec)) is not None:
@@ -215,9 +215,9 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
     if os.fspath(path) == "":  # Path("") is ".": the working folder would load unasked
         raise DataError("an empty path: expected a dataset folder or a ratings file", path="''")
     try:
-        p = Path(path).expanduser()
-    except RuntimeError as exc:  # '~nosuchuser/x'
-        raise DataError(f"cannot expand '~' ({exc})", path=os.fspath(path)) from None
+        p = Path(home_expanded(os.fspath(path), "dataset"))
+    except ConfigError as exc:  # '~nosuchuser/x', or no HOME: a dataset path's error
+        raise DataError(str(exc)) from None
     if not p.is_dir():  # a missing path, a FIFO, a device, a symlink loop: named, never opened
         check_input_file(p, expected="a dataset folder or a ratings file")
     name = p.resolve().name

@@ -20,7 +20,8 @@ from bench.errors import DataError
 
 #: The errors of a folder that cannot be written (permission, a read-only file system, a
 #: file or device where a folder should be: ``XDG_CACHE_HOME=/dev/null`` made the default data
-#: directory ``/dev/null/ltrbench``, and "Not a directory" named no way out).
+#: directory ``/dev/null/ltrbench``, and "Not a directory" named no way out); a folder on the way
+#: that cannot be made is one too (:func:`_cannot_be_made`).
 _NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR)
 
 
@@ -38,9 +39,19 @@ def writing_into(data_dir: str | os.PathLike[str], what: str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        if exc.errno not in _NOT_WRITABLE:
+        if exc.errno not in _NOT_WRITABLE and not _cannot_be_made(exc, data_dir):
             raise
         raise _refusal(data_dir, what, str(exc.strerror or exc)) from None
+
+
+def _cannot_be_made(exc: OSError, data_dir: str | os.PathLike[str]) -> bool:
+    """Whether ``exc`` says the data directory itself (or a folder above it) cannot be made:
+    ``HOME=/nonexistent`` in a container whose root is read-only or a ``/proc`` path, where
+    ``mkdir`` answers ENOENT ("/nonexistent: No such file or directory", no remedy named)."""
+    if exc.errno != errno.ENOENT or exc.filename is None:
+        return False
+    missing, target = os.path.abspath(exc.filename), os.path.abspath(data_dir)
+    return target == missing or target.startswith(missing.rstrip(os.sep) + os.sep)
 
 
 def _refusal(data_dir: str | os.PathLike[str], what: str, why: str) -> DataError:
