@@ -278,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         return pipe_closed()
-    except (MemoryError, ImportError, RuntimeError, SystemError, OSError) as exc:  # a module
+    except (*_LIMIT_ERRORS, OSError) as exc:  # a command's module
         if (note := limit_note(exc)) is None:  # could not load under ulimit -v / -n
             raise
         print(f"error: {note}", file=sys.stderr)
@@ -291,6 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BrokenPipeError:
             pipe_closed()
         raise
+
+
+#: What a resource limit can raise (``ulimit -v``), said by :func:`bench.machine.limit_note`.
+_LIMIT_ERRORS = (MemoryError, ImportError, RuntimeError, SystemError)
 
 
 #: The destinations of the options (and positional words) that name a file or folder, in every
@@ -368,7 +372,7 @@ def _main(argv: Sequence[str] | None) -> int:
         note = limit_note(exc)
         say(f"error: {note or os_error_text(stdout_failed(exc))}")
         return 2
-    except (MemoryError, ImportError, RuntimeError, SystemError) as exc:  # a limit, said as one
+    except _LIMIT_ERRORS as exc:  # a limit (ulimit -v) said as one line
         if (note := limit_note(exc)) is None:
             raise
         say(f"error: {note}")

@@ -111,9 +111,11 @@ def stream_of(path: str | os.PathLike[str]) -> str | None:
         target = os.stat(path)
     except OSError:
         return None
+    if not stat.S_ISREG(target.st_mode):
+        return None
     for fd, name in ((1, "standard output"), (2, "standard error")):
         with contextlib.suppress(OSError):
-            if os.path.samestat(os.fstat(fd), target) and stat.S_ISREG(target.st_mode):
+            if os.path.samestat(os.fstat(fd), target):
                 return name
     return None
 

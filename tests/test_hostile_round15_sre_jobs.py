@@ -598,6 +598,5 @@ def test_a_closed_log_pipe_before_a_generated_dataset_never_exits_0_with_nothing
     monkeypatch.setenv("LTRBENCH_DATA_DIR", str(job / "cache"))
     status = _main_with(job, ["run", "--dataset", "synthetic-mslr30k:0.0005", *QUICK, "--out",
                               "o"], stderr=_Failing(BrokenPipeError(errno.EPIPE, "Broken pipe")))
-    assert status != 0 or (job / "o").is_dir(), status
-    if status == 0:
-        assert list((only_run(job / "o") / "status").glob("*.json"))
+    assert status == 0, status  # standard error is best effort: the run goes on and finishes
+    assert list((only_run(job / "o") / "status").glob("*.json"))

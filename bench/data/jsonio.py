@@ -48,10 +48,8 @@ def dumps(doc: Any) -> str:
     reader takes. Documents without one are written in one pass."""
     try:
         return json.dumps(doc, indent=2, default=json_default, allow_nan=False) + "\n"
-    except ValueError as exc:
-        if "Out of range float" not in str(exc):
-            raise
-    return json.dumps(_finite(doc), indent=2, default=json_default, allow_nan=False) + "\n"
+    except ValueError:  # a non-finite float (another ValueError is raised again below)
+        return json.dumps(_finite(doc), indent=2, default=json_default, allow_nan=False) + "\n"
 
 
 def _finite(doc: Any) -> Any:

@@ -171,9 +171,7 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
         files = still_as_checked(files, expected="a Parquet shard (a regular file)",
                                  folder=folder, pattern=SHARD_GLOB)
     if files is None:
-        files = sorted(Path(folder).glob(SHARD_GLOB))
-        if Path(folder).is_dir() and (stray := stray_data(Path(folder), files)) is not None:
-            raise stray_error(stray, f"only {SHARD_GLOB} files of the folder itself are read")
+        files = _listed_shards(Path(folder))
     if not files:
         raise DataError(f"{folder}: no Parquet shards ({SHARD_GLOB}); write them with "
                         "ltrbench convert --shards or bench.data.query_shards.write_query_shards")
@@ -186,6 +184,15 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
     return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
                            split_row_groups=False,
                            aggregate_files=False)
+
+
+def _listed_shards(folder: Path) -> list[Path]:
+    """The ``part-*.parquet`` files of ``folder``, sorted; other data there (another case or
+    format, a hive or nested sub-folder, a writer's unfinished file) refused, naming it."""
+    files = sorted(folder.glob(SHARD_GLOB))
+    if folder.is_dir() and (stray := stray_data(folder, files)) is not None:
+        raise stray_error(stray, f"only {SHARD_GLOB} files of the folder itself are read")
+    return files
 
 
 def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
@@ -210,10 +217,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
     p = Path(folder)
     if not p.is_dir():
         raise DataError("expected a folder of Parquet shards (part-*.parquet)", path=p)
-    files = sorted(p.glob(SHARD_GLOB))
-    stray = stray_data(p, files)
-    if stray is not None:
-        raise stray_error(stray, f"only {SHARD_GLOB} files of the folder itself are read")
+    files = _listed_shards(p)
     if not files:
         raise DataError(f"no Parquet shards ({SHARD_GLOB}) in this folder", path=p)
     first: dict[str, tuple[str, object]] = {}

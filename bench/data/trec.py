@@ -127,8 +127,7 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
     rels: list[int] = []
     subs: list[int] = []
     lines: list[int] = []  # each judgment's line, to name it in a later error
-    seen: dict[tuple[str, ...], int] = {}
-    iters: dict[int, str] = {}  # each line's second column, for the error below
+    seen: dict[tuple[str, ...], tuple[int, str]] = {}  # first line, its second column
     for lineno, parts in _lines(p):
         if len(parts) != 4:
             swapped = "; this line is a run line: were --qrels and --run swapped?" \
@@ -149,13 +148,13 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
             except DataError as exc:
                 raise NotDiversityQrels(exc.reason, path=p, line=lineno,
                                         column="subtopic") from None
-        first = seen.setdefault((q, str(subs[-1]), d) if subtopics else (q, d), lineno)
-        iters.setdefault(first, it)
+        first, before = seen.setdefault((q, str(subs[-1]), d) if subtopics else (q, d),
+                                        (lineno, it))
         if first != lineno:
             raise (NotDiversityQrels if subtopics else DataError)(
                 f"document {d!r} is judged twice for query {q!r}"
                 + (f" and subtopic {subs[-1]}" if subtopics else "") + f" (first on line {first})"
-                + ("" if subtopics or iters[first] == it else _per_subtopic(iters[first], it)),
+                + ("" if subtopics or before == it else _per_subtopic(before, it)),
                 path=p,
                 line=lineno,
             )

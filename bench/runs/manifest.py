@@ -185,18 +185,25 @@ def dataset_fingerprint(splits: LetorSplits) -> dict[str, str]:
     return out
 
 
-def environment() -> dict[str, Any]:
-    """Python, platform, CPU and package versions of this machine (recorded in every manifest)."""
+def package_versions() -> dict[str, str]:
+    """The installed version of each package of :func:`packages` (a GBDT library under its
+    module's own version: xgboost ships as xgboost-cpu); one not installed is left out."""
     from importlib import metadata
 
     versions = {}
     for name in packages():
         with contextlib.suppress(metadata.PackageNotFoundError):
             versions[name] = metadata.version(name)
-    for lib in LIBRARIES.values():  # the module's own version (xgboost ships as xgboost-cpu)
+    for lib in LIBRARIES.values():
         if lib.version_from_import:
             with contextlib.suppress(ImportError, AttributeError):
                 versions[lib.name] = _module_version(lib.import_name, lib.distributions, versions)
+    return versions
+
+
+def environment() -> dict[str, Any]:
+    """Python, platform, CPU and package versions of this machine (recorded in every manifest)."""
+    versions = package_versions()
     return {
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
@@ -225,7 +232,7 @@ def version_changes(manifest: dict[str, Any]) -> list[str]:
     env = manifest.get("environment")
     was = env.get("packages") if isinstance(env, dict) else None
     if isinstance(was, dict) and was:
-        now = environment()["packages"]
+        now = package_versions()  # (not the whole environment: no CPU or BLAS probe)
         out += [f"{pkg} {was[pkg]} there, {now.get(pkg, 'not installed')} now"
                 for pkg in dict.fromkeys(compared_packages()) if pkg in was
                 and was[pkg] != now.get(pkg)]
