@@ -635,13 +635,13 @@ def test_a_letor_split_swapped_through_its_symlink_mid_run_is_one_consistent_fil
 
 # ------------------------------------------------------------- a Dask worker killed mid-run
 
-#: XGBoost, whose Dask fits are reproducible fit to fit: LightGBM-Dask's are not (its machines'
-#: order and bin boundaries change between fits, bench.runners.dask_gbdt), so "the numbers of
-#: an uninterrupted run" cannot be compared with a LightGBM run: with no worker killed, 3 of 4
-#: LightGBM runs differed from a first one (round 14; this case failed in CI that way)
+#: LightGBM, reproducible fit to fit on Dask since round 15 (bench.runners.lightgbm_network),
+#: so a retried run can be compared with an uninterrupted one. (Round 14 used XGBoost while
+#: LightGBM's fits differed; a fresh-venv run in round 15 then saw XGBoost's fit hang past
+#: 600 s after the kill: left open, named in the closing note.)
 DASK = ("run", "--dataset", "./letor", "--quick", "--no-cache", "--no-progress",
         "--no-crosscheck", "--seeds", "0", "--engine", "dask", "--workers", "2",
-        "--models", "xgboost")
+        "--models", "lightgbm")
 #: a worker's CPU seconds (user + system) past its start-up: the cluster up and working (a
 #: worker measured 2.4-3.0 s when LightGBM's threads started); CPU time, not a wall-clock
 #: sleep, so that busy cores only delay the kill, never move it before the work
