@@ -638,7 +638,8 @@ def test_a_letor_split_swapped_through_its_symlink_mid_run_is_one_consistent_fil
 #: LightGBM, reproducible fit to fit on Dask since round 15 (bench.runners.lightgbm_network),
 #: so a retried run can be compared with an uninterrupted one. (Round 14 used XGBoost while
 #: LightGBM's fits differed; a fresh-venv run in round 15 then saw XGBoost's fit hang past
-#: 600 s after the kill: left open, named in the closing note.)
+#: 600 s after the kill: a pinned partition of the dead worker, now ended by
+#: bench.data.dask_watch, and killed at that exact point in tests/test_dask_lost_worker.py.)
 DASK = ("run", "--dataset", "./letor", "--quick", "--no-cache", "--no-progress",
         "--no-crosscheck", "--seeds", "0", "--engine", "dask", "--workers", "2",
         "--models", "lightgbm")

@@ -298,7 +298,7 @@ def test_a_dask_model_whose_scores_are_not_finite_is_refused_as_a_local_one(
 
 
 def test_a_worker_that_joined_during_a_fit_is_not_a_lost_worker() -> None:
-    from bench.runners.dask_gbdt import refuse_lost_workers
+    from bench.data.dask_watch import refuse_lost_workers
 
     a, b, c = "tcp://127.0.0.1:1", "tcp://127.0.0.1:2", "tcp://10.0.0.7:3"
     refuse_lost_workers("xgboost", {a, b}, {a, b, c})  # an external cluster grew: no error
@@ -313,7 +313,7 @@ def test_a_worker_that_joined_during_a_fit_is_not_a_lost_worker() -> None:
 ])
 def test_a_worker_gone_during_a_fit_is_refused_naming_it_and_no_local_cluster(
         before: set[str], after: set[str], lost: str) -> None:
-    from bench.runners.dask_gbdt import refuse_lost_workers
+    from bench.data.dask_watch import refuse_lost_workers
 
     with pytest.raises(LtrbenchError) as info:
         refuse_lost_workers("lightgbm", before, after)

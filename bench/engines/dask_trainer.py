@@ -43,6 +43,7 @@ from bench.data.dask_cluster import (
     listening_addresses,
     worker_addresses,
 )
+from bench.data.dask_watch import refuse_lost_workers
 from bench.data.letor import LetorSplits
 from bench.data.loopback import bound_addresses
 from bench.data.query_shards import read_query_shards, shards_of
@@ -56,7 +57,6 @@ from bench.runners.dask_gbdt import (
     DaskFit,
     on_dask,
     predict_frame,
-    refuse_lost_workers,
     train_dask,
 )
 from bench.runners.dispatch import run_model

@@ -52,15 +52,15 @@ import pandas as pd
 
 from bench.data.dask_cluster import (
     LOOPBACK,
-    LOST_WORKER,
     holders,
     is_loopback,
     spread,
     worker_addresses,
 )
+from bench.data.dask_watch import refuse_lost_workers, watch_for_lost_workers
 from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
 from bench.data.query_shards import QueryLayout, query_layout
-from bench.errors import ConfigError, LtrbenchError, unknown
+from bench.errors import ConfigError, unknown
 from bench.metrics.evaluate import query_parts
 from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import get_profile
@@ -146,33 +146,19 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     for key in support.dropped:
         lib.pop(key, None)
     before = set(worker_addresses(client)) if client is not None else set()
-    with relayed_iterations(client, library, select_metric, on_iteration) as (relay, failure):
-        fit: DaskFit = load(support.train)(client, train, vali, params, lib, select_metric,
-                                           features, [*(callbacks or []), *relay], layouts)
+    with (watch_for_lost_workers(client, before) as watch,
+          relayed_iterations(client, library, select_metric, on_iteration) as (relay, failure)):
+        try:
+            fit: DaskFit = load(support.train)(client, train, vali, params, lib, select_metric,
+                                               features, [*(callbacks or []), *relay], layouts)
+        except Exception:  # a lost worker is said as one, whatever the library raised
+            watch.refuse_if_lost(f"the {library} fit")
+            raise
         failure.wait_for(fit.trees_grown)
     failure.reraise()
     if client is not None:  # (a test's stand-in trainer runs without a cluster)
         refuse_lost_workers(f"the {library} fit", before, set(worker_addresses(client)))
     return fit
-
-
-def refuse_lost_workers(what: str, before: set[str], after: set[str]) -> None:
-    """A :class:`LtrbenchError` when a worker of ``before`` is not in ``after`` (killed, or
-    restarted by its nanny at a new address, during ``what``: a fit, the spread of its rows, or
-    the whole run since the cluster started, shards loaded and models scored):
-    Dask re-ran the lost worker's share elsewhere, so the model was trained on another layout
-    of the rows over the machines (LightGBM's data-parallel histograms, XGBoost's collective),
-    another model than an uninterrupted run trains, while the run records the cluster it
-    started with. A worker that joined (an external cluster growing) holds none of the rows
-    and is not a loss. The pairs done are kept."""
-    lost = sorted(before - after)
-    if not lost:
-        return
-    raise LtrbenchError(f"{LOST_WORKER} during {what} ({', '.join(lost)}; "
-                        f"{len(before)} workers at the start, {len(before) - len(lost)} of them "
-                        "later): Dask retried its share on another layout of the rows, which "
-                        "trains another model, so the run stopped; the pairs done are kept, "
-                        "'run --resume' trains the others on a whole cluster")
 
 
 # ------------------------------------------------------------------- the per-round heartbeat
@@ -458,7 +444,6 @@ __all__ = [
     "predict_frame",
     "predict_lightgbm",
     "predict_xgboost",
-    "refuse_lost_workers",
     "stopping_point",
     "train_dask",
     "train_lightgbm",
