@@ -12,7 +12,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("dask.dataframe")
 
-from bench.data.dask_cluster import LOST_WORKER, cluster, worker_addresses
+from bench.data.dask_cluster import LOST_WORKER, cluster, spread, worker_addresses
 from bench.data.query_shards import read_query_shards, write_query_shards
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import generate_split, shape_of
@@ -36,17 +35,27 @@ PARAMS = Params(n_trees=8, num_leaves=7, learning_rate=0.3, min_data_in_leaf=5,
 BOUND_S = 120.0
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[Any, dict[str, Any]]]:
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """One cluster for the file: a killed worker's nanny starts it again (at a new address), and
+    each case waits for both workers before it starts."""
+    root = tmp_path_factory.mktemp("lost-worker")
     shape = shape_of(get_card("synthetic-mslr30k"))
     with cluster(workers=2, threads=1, memory_limit="1GB") as client:
         frames = {}
         for split in ("train", "vali"):
             data = generate_split(shape, split, scale=0.002, seed=3)
-            write_query_shards(data, tmp_path / split, rows_per_shard=1500 if split == "train"
+            write_query_shards(data, root / split, rows_per_shard=1500 if split == "train"
                                else 500)
-            frames[split] = read_query_shards(tmp_path / split).persist()
+            frames[split] = read_query_shards(root / split)
         yield client, frames
+
+
+@pytest.fixture
+def whole(world: tuple[Any, dict[str, Any]]) -> tuple[Any, dict[str, Any]]:
+    client, frames = world
+    client.wait_for_workers(2, timeout=60)
+    return client, frames
 
 
 def _kill_second_worker(client: Any) -> None:
@@ -97,13 +106,13 @@ def _bounded(fit: Callable[[], Any]) -> BaseException | None:
     ("lightgbm", "lambdarank", "bench.runners.dask_gbdt.machine_ports"),  # before LightGBM's fit
 ])
 def test_a_worker_killed_after_the_rows_were_spread_ends_the_fit_with_the_lost_worker_error(
-        world: tuple[Any, dict[str, Any]], monkeypatch: pytest.MonkeyPatch, library: str,
+        whole: tuple[Any, dict[str, Any]], monkeypatch: pytest.MonkeyPatch, library: str,
         objective: str, where: str) -> None:
     import importlib
 
     from bench.runners.dask_gbdt import train_dask
 
-    client, frames = world
+    client, frames = whole
     module, name = where.rsplit(".", 1)
     target = importlib.import_module(module)
     monkeypatch.setattr(target, name, _killing(getattr(target, name), client))
@@ -112,15 +121,20 @@ def test_a_worker_killed_after_the_rows_were_spread_ends_the_fit_with_the_lost_w
     assert isinstance(exc, LtrbenchError), repr(exc)
     assert str(exc).startswith(f"{LOST_WORKER} during the {library} fit ("), str(exc)
     assert "2 workers at the start, 1 of them later" in str(exc)
+    # the failed fit left nothing stale in the client: its rows persist again on this client
+    # (a key left cancelled there raised FuturesCancelledError at the next persist)
+    client.wait_for_workers(2, timeout=60)
+    rows = spread(client, frames["train"])
+    assert len(rows) == len(frames["train"])
 
 
 def test_a_fit_that_fails_with_every_worker_alive_keeps_its_own_error(
-        world: tuple[Any, dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+        whole: tuple[Any, dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
     import xgboost.dask
 
     from bench.runners.dask_gbdt import train_dask
 
-    client, frames = world
+    client, frames = whole
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the library's own failure")

@@ -13,7 +13,7 @@ parts (``distributed.wait`` in ``xgboost/dask/__init__.py``) still waited 600 s 
 marks every future the client took since the step began (the spread partitions, the libraries'
 matrices and training tasks) cancelled, at every poll until the step ends (a future Dask
 retries is marked again), so each of the step's waits returns and the step raises.
-:meth:`WorkerWatch.refuse_if_lost` then says it in the one wording of a lost worker
+:meth:`WorkerWatch.lost_error` then says it in the one wording of a lost worker
 (:func:`refuse_lost_workers`, with :data:`~bench.data.dask_cluster.LOST_WORKER`). The futures the client held before (the run's
 loaded shards) are left alone.
 """
@@ -21,6 +21,7 @@ loaded shards) are left alone.
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
 import time
 from collections.abc import Iterator
@@ -38,6 +39,18 @@ WATCH_POLL_S = 0.25
 SETTLE_S = 2.0
 
 
+def lost_workers_error(what: str, before: set[str], after: set[str]) -> LtrbenchError | None:
+    """The error of :func:`refuse_lost_workers` (``None`` when no worker was lost)."""
+    lost = sorted(before - after)
+    if not lost:
+        return None
+    return LtrbenchError(f"{LOST_WORKER} during {what} ({', '.join(lost)}; "
+                         f"{len(before)} workers at the start, {len(before) - len(lost)} of them "
+                         "later): its share of the rows cannot be redone as it was (elsewhere it "
+                         "trains another model), so the run stopped; the pairs done are kept, "
+                         "'run --resume' trains the others on a whole cluster")
+
+
 def refuse_lost_workers(what: str, before: set[str], after: set[str]) -> None:
     """A :class:`LtrbenchError` when a worker of ``before`` is not in ``after`` (killed, or
     restarted by its nanny at a new address, during ``what``: a fit, the spread of its rows, or
@@ -49,14 +62,9 @@ def refuse_lost_workers(what: str, before: set[str], after: set[str]) -> None:
     (a pinned task; :func:`watch_for_lost_workers` ends that wait). A worker that joined (an
     external cluster growing) holds none of the rows and is not a loss. The pairs done are
     kept."""
-    lost = sorted(before - after)
-    if not lost:
-        return
-    raise LtrbenchError(f"{LOST_WORKER} during {what} ({', '.join(lost)}; "
-                        f"{len(before)} workers at the start, {len(before) - len(lost)} of them "
-                        "later): its share of the rows cannot be redone as it was (elsewhere it "
-                        "trains another model), so the run stopped; the pairs done are kept, "
-                        "'run --resume' trains the others on a whole cluster")
+    error = lost_workers_error(what, before, after)
+    if error is not None:
+        raise error
 
 
 def _current(client: Any) -> set[str] | None:
@@ -83,15 +91,35 @@ class WorkerWatch:
             self.lost |= self.before - now
         return bool(self.lost)
 
-    def refuse_if_lost(self, what: str, *, settle_s: float = SETTLE_S) -> None:
-        """After ``what`` failed: the lost-worker error (:func:`refuse_lost_workers`) when a
-        worker of the start is gone, looking for up to ``settle_s`` seconds; otherwise nothing
-        (the failure's own error stands)."""
+    def lost_error(self, what: str, failure: BaseException, *,
+                   settle_s: float = SETTLE_S) -> LtrbenchError | None:
+        """After ``what`` failed with ``failure``: the lost-worker error
+        (:func:`lost_workers_error`) when a worker of the start is gone, looking for up to
+        ``settle_s`` seconds; ``None`` otherwise (the failure's own error stands). With a worker
+        lost, ``failure``'s tracebacks are dropped: their frames hold the step's futures, and
+        while one is alive its key stays cancelled in the client (a later computation of the
+        same key, on the same client, would read it as cancelled) and held on the scheduler.
+        Raise the error outside the ``except`` block (where ``failure`` is its context), and
+        collect the garbage first (:func:`release_failed_step`)."""
         deadline = time.monotonic() + settle_s
         while not self.look() and time.monotonic() < deadline:
             time.sleep(0.1)
-        if self.lost:
-            refuse_lost_workers(what, self.before, self.before - self.lost)
+        if not self.lost:
+            return None
+        seen: set[int] = set()
+        link: BaseException | None = failure
+        while link is not None and id(link) not in seen:
+            seen.add(id(link))
+            link.__traceback__ = None
+            link = link.__cause__ or link.__context__
+        return lost_workers_error(what, self.before, self.before - self.lost)
+
+
+def release_failed_step() -> None:
+    """Collect the garbage of a failed step (the frames and exceptions that held its futures):
+    each future's last reference gone, the client releases its key (``Client._dec_ref``), on
+    its side and on the scheduler, where a task pinned to the lost worker is forgotten."""
+    gc.collect()
 
 
 def _cancel_new(client: Any, held: set[Any]) -> None:
@@ -138,4 +166,12 @@ def watch_for_lost_workers(client: Any, before: set[str], *,
         thread.join()
 
 
-__all__ = ["SETTLE_S", "WATCH_POLL_S", "WorkerWatch", "refuse_lost_workers", "watch_for_lost_workers"]
+__all__ = [
+    "SETTLE_S",
+    "WATCH_POLL_S",
+    "WorkerWatch",
+    "lost_workers_error",
+    "refuse_lost_workers",
+    "release_failed_step",
+    "watch_for_lost_workers",
+]

@@ -57,10 +57,10 @@ from bench.data.dask_cluster import (
     spread,
     worker_addresses,
 )
-from bench.data.dask_watch import refuse_lost_workers, watch_for_lost_workers
+from bench.data.dask_watch import refuse_lost_workers, release_failed_step, watch_for_lost_workers
 from bench.data.groups import group_index, offsets_from_qid, sizes_from_offsets
 from bench.data.query_shards import QueryLayout, query_layout
-from bench.errors import ConfigError, unknown
+from bench.errors import ConfigError, LtrbenchError, unknown
 from bench.metrics.evaluate import query_parts
 from bench.metrics.names import parse_metrics
 from bench.metrics.profiles import get_profile
@@ -148,12 +148,17 @@ def train_dask(library: str, client: Any, train: Any, vali: Any, params: Params,
     before = set(worker_addresses(client)) if client is not None else set()
     with (watch_for_lost_workers(client, before) as watch,
           relayed_iterations(client, library, select_metric, on_iteration) as (relay, failure)):
+        lost: LtrbenchError | None = None
         try:
             fit: DaskFit = load(support.train)(client, train, vali, params, lib, select_metric,
                                                features, [*(callbacks or []), *relay], layouts)
-        except Exception:  # a lost worker is said as one, whatever the library raised
-            watch.refuse_if_lost(f"the {library} fit")
-            raise
+        except Exception as exc:  # a lost worker is said as one, whatever the library raised
+            lost = watch.lost_error(f"the {library} fit", exc)
+            if lost is None:
+                raise
+        if lost is not None:  # raised here, where the library's error is no longer its context
+            release_failed_step()
+            raise lost
         failure.wait_for(fit.trees_grown)
     failure.reraise()
     if client is not None:  # (a test's stand-in trainer runs without a cluster)
