@@ -57,3 +57,40 @@ def test_loading_a_letor_folder_that_will_not_fit_stops_before_reading(tmp_path,
         load_dataset(str(tmp_path / "big"))
     monkeypatch.setattr(memory, "available_bytes", lambda: 1 << 34)
     assert load_dataset(str(tmp_path / "big")).train.n_rows == 200
+
+
+def test_the_estimate_of_real_letor_files_is_their_parsed_rows_and_columns(shared_data: Path,
+                                                                          monkeypatch) -> None:
+    """The estimate reads a sample of 64 KiB (a fraction of OHSUMED's files): its rows are
+    within 10 % of the parsed file's, its columns exact (the parser: tests/test_data_svmlight_oracle
+    holds it equal to scikit-learn's reader on these files)."""
+    import bench.datasets.memory as memory
+    from bench.data.svmlight import read_svmlight
+
+    files = sorted((shared_data / "letor3-OHSUMED-QueryLevelNorm").glob("S[0-9].txt"))
+    files += [shared_data / "lightgbm-lambdarank" / "rank.train"]
+    files = [f for f in files if f.is_file()]
+    if not files:
+        pytest.skip(f"no LETOR files under {shared_data}")
+    monkeypatch.setattr(memory, "SAMPLE_BYTES", 64 << 10)
+    for f in files:
+        parsed = read_svmlight(f)
+        est = estimate_letor([f])
+        assert est.columns == parsed.X.shape[1], f
+        assert abs(est.rows - parsed.n_rows) / parsed.n_rows < 0.10, (f, est.rows, parsed.n_rows)
+
+
+@pytest.mark.parametrize("end", [b"\r", b"\r\n"])
+def test_cr_line_ends_count_as_lines_in_the_estimate(tmp_path: Path, end: bytes) -> None:
+    f = tmp_path / "train.txt"
+    f.write_bytes(end.join(b"%d qid:%d 1:0.5 3:1 7:2" % (i % 3, i // 4) for i in range(40)) + end)
+    est = estimate_letor([f])
+    assert (est.rows, est.columns) == (40, 7)
+
+
+def test_an_index_beyond_the_limit_in_the_sample_names_its_line(tmp_path: Path) -> None:
+    f = tmp_path / "train.txt"
+    f.write_text("1 qid:1 1:0.5 2:1\n0 qid:1 1:0.1 20000000:3\n")
+    with pytest.raises(DataError, match=r"train\.txt:2: feature index 20000000 is beyond the "
+                                         r"limit of 10,000,000 features"):
+        estimate_letor([f])

@@ -21,8 +21,8 @@ def _folds(spec: str, data_dir: Path) -> list:  # type: ignore[type-arg]
     return [load_dataset(resolve_spec(f"{spec}:Fold{k}"), data_dir=data_dir) for k in range(1, 6)]
 
 
-@pytest.mark.parametrize("spec", ["synthetic-mslr30k:0.01", "synthetic-istella:0.002,seed=2",
-                                  "synthetic-yahoo:0.01"])
+@pytest.mark.parametrize("spec", ["synthetic-mslr30k:0.002", "synthetic-istella:0.0008,seed=2",
+                                  "synthetic-yahoo:0.003"])
 def test_the_five_test_folds_partition_the_queries_of_a_stand_in(tmp_path: Path, spec: str) -> None:
     folds = _folds(spec, tmp_path)
     plain = load_dataset(resolve_spec(spec), data_dir=tmp_path)
@@ -43,8 +43,8 @@ def test_the_five_test_folds_partition_the_queries_of_a_stand_in(tmp_path: Path,
 
 
 def test_the_mslr_stand_in_s_fold_1_is_its_single_split_row_for_row(tmp_path: Path) -> None:
-    plain = load_dataset(resolve_spec("synthetic-mslr30k:0.01"), data_dir=tmp_path)
-    fold1 = load_dataset(resolve_spec("synthetic-mslr30k:0.01:Fold1"), data_dir=tmp_path)
+    plain = load_dataset(resolve_spec("synthetic-mslr30k:0.002"), data_dir=tmp_path)
+    fold1 = load_dataset(resolve_spec("synthetic-mslr30k:0.002:Fold1"), data_dir=tmp_path)
     for split in ("train", "vali", "test"):
         a, b = getattr(plain, split), getattr(fold1, split)
         assert np.array_equal(a.X, b.X)
@@ -53,13 +53,13 @@ def test_the_mslr_stand_in_s_fold_1_is_its_single_split_row_for_row(tmp_path: Pa
 
 
 def test_the_parts_are_written_once_and_read_through_the_cache(tmp_path: Path) -> None:
-    _folds("synthetic-mslr30k:0.005", tmp_path)
+    _folds("synthetic-mslr30k:0.002", tmp_path)
     (folder,) = [p for p in tmp_path.iterdir() if p.name.startswith("synthetic-mslr30k-")]
     parts = sorted(p.name for p in (folder / "folds").iterdir())
     assert parts == ["S1.txt", "S2.txt", "S3.txt", "S4.txt", "S5.txt"]
     stamp = [(folder / "folds" / p).stat().st_mtime_ns for p in parts]
     cached = sorted(p.name for p in (tmp_path / "cache").rglob("*") if p.is_file())
-    _folds("synthetic-mslr30k:0.005", tmp_path)  # again: nothing rewritten, nothing parsed anew
+    _folds("synthetic-mslr30k:0.002", tmp_path)  # again: nothing rewritten, nothing parsed anew
     assert [(folder / "folds" / p).stat().st_mtime_ns for p in parts] == stamp
     assert sorted(p.name for p in (tmp_path / "cache").rglob("*") if p.is_file()) == cached
     assert not [p for p in folder.iterdir() if p.name.startswith(".folds")]  # no staging left
