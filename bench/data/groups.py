@@ -68,7 +68,11 @@ def offsets_from_sizes(
 ) -> NDArray[np.int64]:
     """Group offsets from group sizes (LightGBM's ``group`` / ``.query`` sidecar file).
 
-    Sizes must be positive integers that add up to the number of rows.
+    Sizes must be positive integers that add up to the number of rows. Each size is checked
+    as given, before any cast to int64: a missing one (``pd.NA``, a pyarrow null) is named
+    missing, and one above the number of rows (a uint64 beyond int64, ``1e20``, sizes whose
+    int64 sum would wrap round to the row count) is named with its own value and the exact
+    sum, never as the negative number a cast would make of it.
     """
     try:
         s = np.asarray(sizes)
@@ -76,6 +80,8 @@ def offsets_from_sizes(
         s = np.asarray(sizes, dtype=object)
     if s.dtype.kind not in "iuf":  # None, huge Python ints, strings: check one by one
         for i, v in enumerate(s.ravel().tolist()):
+            if v is None or type(v).__name__ in ("NAType", "NaTType"):
+                raise _missing(i, path, v)
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 2**62:
                 raise DataError(f"group size {v!r}{_at(i, path)} is not a positive integer",
                                 path=path, line=i + 1 if path else None)
@@ -84,13 +90,22 @@ def offsets_from_sizes(
         raise DataError(f"group sizes must be one-dimensional, got shape {s.shape}", path=path)
     if s.size and (s.dtype.kind == "f" and not np.all(np.isfinite(s) & (s == np.round(s)))):
         bad = int(np.flatnonzero(~(np.isfinite(s) & (s == np.round(s))))[0])
+        if np.isnan(s[bad]):  # pd.NA or a pyarrow null, as NumPy reads it
+            raise _missing(bad, path, s[bad].item())
         raise DataError(f"group size {s[bad].item()!r}{_at(bad, path)} is not an integer",
                         path=path, line=bad + 1 if path else None)
-    s = s.astype(np.int64)
     if np.any(s <= 0):
         bad = int(np.flatnonzero(s <= 0)[0])
-        raise DataError(f"group size {s[bad]}{_at(bad, path)} must be positive", path=path,
-                        line=bad + 1 if path else None)
+        raise DataError(f"group size {s[bad].item()!r}{_at(bad, path)} must be positive",
+                        path=path, line=bad + 1 if path else None)
+    if np.any(over := s > n_rows):  # compared in the sizes' own dtype: nothing wrapped yet
+        bad = int(np.flatnonzero(over)[0])
+        total = sum(int(v) for v in s.tolist())  # exact: an int64 sum could wrap round to n
+        raise DataError(f"group sizes add up to {total} rows but the data has {n_rows} rows "
+                        f"(group size {s[bad].item()!r}{_at(bad, path) or f' on line {bad + 1}'} "
+                        "alone is larger)",
+                        path=path)
+    s = s.astype(np.int64)
     total = int(s.sum())
     if total != n_rows:
         raise DataError(
@@ -100,6 +115,12 @@ def offsets_from_sizes(
     offsets = np.zeros(s.shape[0] + 1, dtype=np.int64)
     np.cumsum(s, out=offsets[1:])
     return offsets
+
+
+def _missing(i: int, path: str | PathLike[str] | None, value: object) -> DataError:
+    """A missing group size (None, ``pd.NA``, a pyarrow null, NaN): named missing."""
+    return DataError(f"group size {value!r}{_at(i, path)} is not a positive integer: it is "
+                     "missing", path=path, line=i + 1 if path else None)
 
 
 def _at(i: int, path: object) -> str:

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bench.data.arrow_tables import arrow_frame
 from bench.data.checks import check_ratings_pairs
 from bench.data.python_args import type_name
-from bench.data.sub_second import warn_merged_instants
+from bench.data.sub_second import warn_merged_instants, zoned
 from bench.errors import ConfigError, DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
@@ -94,9 +95,7 @@ def ratings_frame(obj: object) -> pd.DataFrame:
     top = type(obj).__module__.split(".")[0]
     if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
             and hasattr(obj, "column_names"):
-        frame = obj.to_pandas()  # type: ignore[attr-defined]
-        assert isinstance(frame, pd.DataFrame)
-        return _timestamps_in_seconds(frame)
+        return _timestamps_in_seconds(arrow_frame(obj))  # nulls and dates kept
     if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
         return _timestamps_in_seconds(pd.DataFrame(obj))
     how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
@@ -129,7 +128,7 @@ def datetime_seconds(s: pd.Series) -> np.ndarray:
     column's own resolution: a Parquet date of microseconds beyond 2262 (past int64
     nanoseconds) is no overflow. The one rule of dates as seconds: frames (here), ratings
     files (:mod:`bench.data.tabular`) and Dask partitions (:mod:`bench.data.dask_ids`)."""
-    if isinstance(s.dtype, pd.DatetimeTZDtype):
+    if zoned(s):  # a pyarrow timestamp with a zone too
         s = s.dt.tz_convert("UTC").dt.tz_localize(None)
     seconds: np.ndarray = s.to_numpy().astype("datetime64[s]").astype(np.int64)
     return seconds
@@ -173,7 +172,8 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                         "of that name", path=where, column=twice)
     for col, kinds in (("user", "iu"), ("item", "iu"), ("rating", "fiu"), ("timestamp", "iu")):
         dtype = frame[col].dtype
-        if dtype.kind in "iu" and frame[col].isna().any():  # Int64 / UInt64 with <NA>
+        # Int64 / UInt64 / Float64 / pyarrow columns with <NA>: named missing, not NaN
+        if (dtype.kind in "iu" or not isinstance(dtype, np.dtype)) and frame[col].isna().any():
             bad = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
             raise DataError("missing value (<NA>)", path=where, row=bad + 1, column=col)
         big = frame[col].to_numpy() > np.uint64(2**63 - 1) if dtype.kind == "u" else None
