@@ -490,3 +490,77 @@ def test_zoned_pyarrow_rating_times_read_without_a_numpy_timezone_warning() -> N
         warnings.simplefilter("error")  # "no explicit representation of timezones" before
         frame = as_ratings(_ratings(timestamp=when.array)).frame
     assert frame["timestamp"].tolist() == RATINGS["timestamp"].tolist()
+
+
+# --- LetorData.build (splits given in Python to run(splits=...)) -----------------------------
+
+LX = np.arange(12, dtype=np.float64).reshape(6, 2)
+LQ = np.array([1, 1, 1, 2, 2, 2])
+
+
+def test_a_pyarrow_table_and_a_structured_array_as_x_equal_the_numpy_matrix() -> None:
+    from bench.data.letor import LetorData
+
+    ref = LetorData.build(LX, np.asarray(Y), qid=LQ)
+    table = pa.table({"a": LX[:, 0], "b": LX[:, 1].astype(np.int64)})
+    packed = np.zeros(6, dtype=[("a", "f8"), ("b", "i4")])
+    packed["a"], packed["b"] = LX[:, 0], LX[:, 1]
+    for X in (table, packed, pa.record_batch({"a": LX[:, 0], "b": LX[:, 1]})):
+        got = LetorData.build(X, pd.Series(Y, dtype="int64[pyarrow]"), qid=LQ)
+        assert np.array_equal(got.X, ref.X)
+        assert np.array_equal(got.y, ref.y)
+
+
+def test_a_text_column_of_a_pyarrow_table_as_x_is_named() -> None:
+    from bench.data.letor import LetorData
+
+    table = pa.table({"bm25": LX[:, 0], "title": [str(v) for v in LX[:, 1]]})
+    with pytest.raises(DataError, match=r"column 'title' \(column 2\)"):
+        LetorData.build(table, np.asarray(Y), qid=LQ)
+
+
+@pytest.mark.parametrize("qid", [pd.array([1, None, 1, 2, 2, 2], dtype="Int64"),
+                                 pa.array([1, None, 1, 2, 2, 2])], ids=["Int64", "pyarrow"])
+def test_a_missing_query_id_of_letor_data_is_named_missing(qid: Any) -> None:
+    from bench.data.letor import LetorData
+
+    with pytest.raises(DataError) as info:
+        LetorData.build(LX, np.asarray(Y), qid=qid)
+    message = str(info.value)
+    assert "row 2" in message, message
+    assert "missing" in message, message
+
+
+def test_a_category_query_id_of_letor_data_is_read_by_value_not_by_code() -> None:
+    from bench.data.letor import LetorData
+
+    got = LetorData.build(LX, np.asarray(Y), qid=pd.Series(pd.Categorical(
+        [20, 20, 20, 10, 10, 10], categories=[10, 20])))
+    assert got.qid.tolist() == [20, 20, 20, 10, 10, 10]
+
+
+# --- per-query tables keep the user's ids -----------------------------------------------------
+
+BIG = [2**64 - 1] * 3 + [2**64 - 2] * 3
+
+
+@pytest.mark.parametrize("qid", [np.array(BIG, dtype=np.uint64), pa.array(BIG, pa.uint64())],
+                         ids=["numpy", "pyarrow"])
+def test_per_query_ids_beyond_int64_are_not_wrapped_to_negative(qid: Any) -> None:
+    result = evaluate(np.asarray(Y), np.asarray(S), qid=qid, metrics="map", per_query=True)
+    assert result.per_query["qid"].tolist() == [2**64 - 1, 2**64 - 2]  # were -1, -2
+    # the numbers of the same ids given as their text
+    _same(result.metrics, evaluate(np.asarray(Y), np.asarray(S), qid=[str(v) for v in BIG],
+                                   metrics="map").metrics)
+
+
+def test_per_query_ids_of_a_uint64_pyarrow_column_are_the_column_values() -> None:
+    frame = _frame(qid=pd.array(BIG, dtype=A(pa.uint64())))
+    result = evaluate(frame, metrics="map", per_query=True)
+    assert result.per_query["qid"].tolist() == [2**64 - 1, 2**64 - 2]
+
+
+def test_per_query_ids_of_nullable_ids_beyond_2_53_are_exact() -> None:
+    ids = [2**53 + 1] * 3 + [2**53] * 3
+    result = evaluate(_frame(qid=pd.array(ids, dtype="Int64")), metrics="map", per_query=True)
+    assert result.per_query["qid"].tolist() == [2**53 + 1, 2**53]

@@ -7,12 +7,14 @@ the same column read with ``pd.read_parquet(..., dtype_backend="pyarrow")`` is a
 those columns keep their Arrow type (``pd.ArrowDtype``), as the pyarrow dtype backend reads
 them, so a null is named missing at its row and a date is read as a date, the same as a pandas
 frame of that backend; every other column converts as ``to_pandas()`` converts it.
+:func:`table_frame` reads a NumPy structured array as a frame too.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 
@@ -31,3 +33,12 @@ def arrow_frame(table: Any) -> pd.DataFrame:
     frame = table.to_pandas(types_mapper=mapper if kept else None)
     assert isinstance(frame, pd.DataFrame)
     return frame
+
+
+def table_frame(table: Any) -> pd.DataFrame:
+    """A pyarrow ``Table`` / ``RecordBatch`` (:func:`arrow_frame`) or a one-dimensional NumPy
+    structured array (its fields become columns) as a pandas DataFrame, for a path that reads
+    a frame column by column and names a bad column (``LetorData.build``'s ``X``)."""
+    if isinstance(table, np.ndarray):
+        return pd.DataFrame(table)
+    return arrow_frame(table)

@@ -36,7 +36,8 @@ def offsets_from_qid(
     (``row_base`` = 1 numbers rows from 1, as a text file's data lines are).
 
     Returns ``(offsets, group_qid)``: ``offsets`` is int64; ``group_qid`` is int64 when the
-    ids are integers, else it keeps the ids' own dtype (strings, floats, objects).
+    ids are integers (uint64 beyond int64 kept: :func:`group_ids`), else it keeps the ids' own
+    dtype (strings, floats, objects).
     """
     q = np.asarray(qid)
     if q.ndim != 1:
@@ -60,7 +61,16 @@ def offsets_from_qid(
     offsets = np.empty(starts.shape[0] + 1, dtype=np.int64)
     offsets[:-1] = starts
     offsets[-1] = n
-    return offsets, group_qid.astype(np.int64, copy=False) if q.dtype.kind in "iu" else group_qid
+    return offsets, group_ids(group_qid)
+
+
+def group_ids(ids: np.ndarray) -> np.ndarray:
+    """The ids of the groups as the caller gave them: integers as int64 where they fit, a
+    uint64 id beyond int64 kept as uint64 (a cast would have shown 2^64 - 1 as query -1 in
+    the per-query table); other ids (text, floats, objects) as they are."""
+    if ids.dtype.kind == "u" and ids.size and int(ids.max()) > np.iinfo(np.int64).max:
+        return ids.astype(np.uint64, copy=False)
+    return ids.astype(np.int64, copy=False) if ids.dtype.kind in "iu" else ids
 
 
 def offsets_from_sizes(
