@@ -450,9 +450,9 @@ def test_predict_may_return_arrow_and_nullable_scores(raw: Any) -> None:
 
 
 @pytest.mark.parametrize(("raw", "what"), [
-    (pa.array([0.5, None, 0.75, 1.0]), "row 2"),
-    (pd.Series([0.5, None, 0.75, 1.0], dtype="Float64"), "row 2"),
-    (pd.array([1, None, 3, 4], dtype="Int64"), "row 2"),
+    (pa.array([0.5, None, 0.75, 1.0]), "missing value (a null, <NA>) for row 2"),
+    (pd.Series([0.5, None, 0.75, 1.0], dtype="Float64"), "missing value (a null, <NA>) for row 2"),
+    (pd.array([1, None, 3, 4], dtype="Int64"), "missing value (a null, <NA>) for row 2"),
     (pa.array([2**53 + 1, 2**53, 1, 2], pa.int64()), "2^53"),
     (pd.Series([2**63 + 1, 2**63 + 3, 1, 2], dtype="UInt64"), "2^53"),
     (pa.array([True, False, True, False]), "bool"),

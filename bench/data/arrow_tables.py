@@ -6,7 +6,9 @@ NaN: a ratings table then said "user has dtype float64", qrels "relevance nan") 
 the same column read with ``pd.read_parquet(..., dtype_backend="pyarrow")`` is a date). Here
 those columns keep their Arrow type (``pd.ArrowDtype``), as the pyarrow dtype backend reads
 them, so a null is named missing at its row and a date is read as a date, the same as a pandas
-frame of that backend; every other column converts as ``to_pandas()`` converts it.
+frame of that backend. (The choice is by Arrow type, as ``to_pandas`` maps types: a column of
+the same integer type without a null is kept too, and reads the same numbers.) Every other
+column converts as ``to_pandas()`` converts it.
 :func:`table_frame` reads a NumPy structured array as a frame too.
 """
 
