@@ -564,3 +564,45 @@ def test_per_query_ids_of_nullable_ids_beyond_2_53_are_exact() -> None:
     ids = [2**53 + 1] * 3 + [2**53] * 3
     result = evaluate(_frame(qid=pd.array(ids, dtype="Int64")), metrics="map", per_query=True)
     assert result.per_query["qid"].tolist() == [2**53 + 1, 2**53]
+
+
+# --- property: any backend of the same rows gives the NumPy numbers ---------------------------
+
+_BACKENDS = {
+    "numpy": lambda v, kind: np.asarray(v),
+    "nullable": lambda v, kind: pd.array(v, dtype={"i": "Int64", "f": "Float64",
+                                                   "s": "string"}[kind]),
+    "pyarrow": lambda v, kind: pd.array(v, dtype={"i": "int64[pyarrow]", "f": "double[pyarrow]",
+                                                  "s": "string[pyarrow]"}[kind]),
+    "category": lambda v, kind: pd.Categorical(v),
+}
+
+
+def test_random_frames_in_every_backend_give_the_numpy_numbers() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tests.fuzz_helpers import fuzz_settings
+
+    rows = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4),
+                              st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 2))),
+                    min_size=1, max_size=12)
+
+    @fuzz_settings(20)
+    @given(rows=rows, qb=st.sampled_from(sorted(_BACKENDS)), lb=st.sampled_from(sorted(_BACKENDS)),
+           sb=st.sampled_from(["numpy", "nullable", "pyarrow"]), text=st.booleans())
+    def check(rows: list[tuple[int, int, float]], qb: str, lb: str, sb: str, text: bool) -> None:
+        rows = sorted(rows, key=lambda r: r[0])
+        q = [str(r[0]) if text else r[0] for r in rows]
+        y, s = [r[1] for r in rows], [r[2] for r in rows]
+        ref = evaluate(np.asarray(y, dtype=np.float64), np.asarray(s), qid=[str(v) for v in q],
+                       metrics="ndcg@3 map", per_query=True)
+        frame = pd.DataFrame({"qid": _BACKENDS[qb](q, "s" if text else "i"),
+                              "label": _BACKENDS[lb](y, "i"), "score": _BACKENDS[sb](s, "f")})
+        got = evaluate(frame, metrics="ndcg@3 map", per_query=True)
+        assert got.metrics.keys() == ref.metrics.keys()
+        for k, v in ref.metrics.items():
+            assert got.metrics[k] == pytest.approx(v, abs=1e-12, nan_ok=True), (k, frame)
+        assert [str(v) for v in got.per_query["qid"]] == [str(v) for v in ref.per_query["qid"]]
+
+    check()
