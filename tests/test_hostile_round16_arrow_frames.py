@@ -402,6 +402,32 @@ def test_a_null_id_in_a_pyarrow_ratings_table_is_named_missing_not_a_float_dtype
     assert "float64" not in message, message
 
 
+def test_a_null_rating_in_a_pyarrow_ratings_table_is_named_missing_not_nan() -> None:
+    ratings = [float(v) for v in RATINGS["rating"]]
+    ratings[1] = None  # type: ignore[call-overload]
+    with pytest.raises(DataError) as info:
+        as_ratings(pa.table({**RATINGS, "rating": pa.array(ratings)}))
+    message = str(info.value)
+    assert "row 2, column 'rating': missing value" in message, message
+
+
+@pytest.mark.parametrize(("column", "values", "conversion"), [
+    ("rating", pd.array([decimal.Decimal(int(v)) for v in RATINGS["rating"]],
+                        dtype=A(pa.decimal128(3, 0))), "astype('float64')"),
+    ("user", pd.array([decimal.Decimal(int(v)) for v in RATINGS["user"]],
+                      dtype=A(pa.decimal128(5, 0))), "astype('int64')"),
+    ("timestamp", RATINGS["timestamp"].astype(np.float64), "astype('int64')"),
+], ids=["decimal-rating", "decimal-user", "float-timestamp"])
+def test_a_ratings_column_of_decimals_or_float_seconds_says_how_to_convert(
+        column: str, values: Any, conversion: str) -> None:
+    with pytest.raises(DataError) as info:
+        as_ratings(_ratings(**{column: values}))
+    message = str(info.value)
+    assert f"column '{column}'" in message, message
+    assert conversion in message, message
+    assert "text or categorical" not in message, message
+
+
 def test_a_date32_timestamp_reads_alike_from_a_pyarrow_table_and_an_arrow_frame() -> None:
     days = pa.array(pd.to_datetime(RATINGS["timestamp"], unit="s").date, pa.date32())
     from_frame = as_ratings(_ratings(timestamp=pd.Series(days, dtype=A(pa.date32())).array))

@@ -183,17 +183,13 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                             "to a negative number): expected integers within +-2^63",
                             path=where, row=bad + 1, column=col)
         if dtype.kind not in kinds:
-            hint = ("; text or categorical ids: a ratings file's are numbered by "
-                    "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
-                    "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)"
-                    if col in ("user", "item") and dtype.kind not in "fcmMb" else "")
             raise DataError(f"has dtype {dtype}, expected "
-                            f"{'integer' if kinds == 'iu' else 'numeric'}{hint}",
-                            path=where, column=col)
+                            f"{'integer' if kinds == 'iu' else 'numeric'}"
+                            f"{_dtype_hint(frame[col], col)}", path=where, column=col)
         values = frame[col].to_numpy()
         if dtype.kind == "f" and not np.all(np.isfinite(values)):
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise DataError(f"value {values[bad]!r} is not a finite number", path=where,
+            raise DataError(f"value {float(values[bad])!r} is not a finite number", path=where,
                             row=bad + 1, column=col)
     stamps = frame["timestamp"].to_numpy(dtype=np.float64)
     far = np.flatnonzero(~(np.abs(stamps) < 1e12))  # bench.data.tabular.MAX_SECONDS: every reader
@@ -210,6 +206,32 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                         "features can sum",
                         path=where, row=int(huge[0]) + 1, column="rating")
     check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)
+
+
+def _dtype_hint(values: pd.Series, col: str) -> str:
+    """What to do with a ratings column of the wrong dtype: Decimals (a pyarrow ``decimal128``
+    column, or Decimal objects) and whole numbers held as floats are converted by the caller,
+    who knows whether the conversion is exact; text or categorical ids are numbered."""
+    arrow = getattr(values.dtype, "pyarrow_dtype", None)
+    if arrow is not None:
+        import pyarrow as pa
+
+        decimal = pa.types.is_decimal(arrow)
+    else:
+        first = values.iloc[0] if values.dtype == object and len(values) else None
+        decimal = type(first).__name__ == "Decimal"
+    if decimal:
+        to = "float64" if col == "rating" else "int64"
+        return (f" (Decimal values: a Decimal may hold more digits than the float64 it would be "
+                f"read as; convert with frame[{col!r}].astype({to!r}) if that is meant)")
+    if values.dtype.kind == "f" and col != "rating":
+        return (f" (whole numbers held as floats? convert with frame[{col!r}].astype('int64') "
+                "once they are checked whole)")
+    if col in ("user", "item") and values.dtype.kind not in "fcmMb":
+        return ("; text or categorical ids: a ratings file's are numbered by "
+                "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
+                "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)")
+    return ""
 
 
 def _renames(frame: pd.DataFrame, missing: list[str]) -> str:
