@@ -614,7 +614,7 @@ def test_random_frames_in_every_backend_give_the_numpy_numbers() -> None:
                               st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 2))),
                     min_size=1, max_size=12)
 
-    @fuzz_settings(20)
+    @fuzz_settings(12)
     @given(rows=rows, qb=st.sampled_from(sorted(_BACKENDS)), lb=st.sampled_from(sorted(_BACKENDS)),
            sb=st.sampled_from(["numpy", "nullable", "pyarrow"]), text=st.booleans())
     def check(rows: list[tuple[int, int, float]], qb: str, lb: str, sb: str, text: bool) -> None:
