@@ -36,7 +36,8 @@ def offsets_from_qid(
     (``row_base`` = 1 numbers rows from 1, as a text file's data lines are).
 
     Returns ``(offsets, group_qid)``: ``offsets`` is int64; ``group_qid`` is int64 when the
-    ids are integers, else it keeps the ids' own dtype (strings, floats, objects).
+    ids are integers (uint64 beyond int64 kept: :func:`group_ids`), else it keeps the ids' own
+    dtype (strings, floats, objects).
     """
     q = np.asarray(qid)
     if q.ndim != 1:
@@ -60,7 +61,16 @@ def offsets_from_qid(
     offsets = np.empty(starts.shape[0] + 1, dtype=np.int64)
     offsets[:-1] = starts
     offsets[-1] = n
-    return offsets, group_qid.astype(np.int64, copy=False) if q.dtype.kind in "iu" else group_qid
+    return offsets, group_ids(group_qid)
+
+
+def group_ids(ids: np.ndarray) -> np.ndarray:
+    """The ids of the groups as the caller gave them: integers as int64 where they fit, a
+    uint64 id beyond int64 kept as uint64 (a cast would have shown 2^64 - 1 as query -1 in
+    the per-query table); other ids (text, floats, objects) as they are."""
+    if ids.dtype.kind == "u" and ids.size and int(ids.max()) > np.iinfo(np.int64).max:
+        return ids.astype(np.uint64, copy=False)
+    return ids.astype(np.int64, copy=False) if ids.dtype.kind in "iu" else ids
 
 
 def offsets_from_sizes(
@@ -68,7 +78,11 @@ def offsets_from_sizes(
 ) -> NDArray[np.int64]:
     """Group offsets from group sizes (LightGBM's ``group`` / ``.query`` sidecar file).
 
-    Sizes must be positive integers that add up to the number of rows.
+    Sizes must be positive integers that add up to the number of rows. Each size is checked
+    as given, before any cast to int64: a missing one (``pd.NA``, a pyarrow null) is named
+    missing, and one above the number of rows (a uint64 beyond int64, ``1e20``, sizes whose
+    int64 sum would wrap round to the row count) is named with its own value and the exact
+    sum, never as the negative number a cast would make of it.
     """
     try:
         s = np.asarray(sizes)
@@ -76,6 +90,8 @@ def offsets_from_sizes(
         s = np.asarray(sizes, dtype=object)
     if s.dtype.kind not in "iuf":  # None, huge Python ints, strings: check one by one
         for i, v in enumerate(s.ravel().tolist()):
+            if v is None or type(v).__name__ in ("NAType", "NaTType"):
+                raise _missing(i, path, v)
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 2**62:
                 raise DataError(f"group size {v!r}{_at(i, path)} is not a positive integer",
                                 path=path, line=i + 1 if path else None)
@@ -84,13 +100,22 @@ def offsets_from_sizes(
         raise DataError(f"group sizes must be one-dimensional, got shape {s.shape}", path=path)
     if s.size and (s.dtype.kind == "f" and not np.all(np.isfinite(s) & (s == np.round(s)))):
         bad = int(np.flatnonzero(~(np.isfinite(s) & (s == np.round(s))))[0])
+        if np.isnan(s[bad]):  # pd.NA or a pyarrow null, as NumPy reads it
+            raise _missing(bad, path, s[bad].item())
         raise DataError(f"group size {s[bad].item()!r}{_at(bad, path)} is not an integer",
                         path=path, line=bad + 1 if path else None)
-    s = s.astype(np.int64)
     if np.any(s <= 0):
         bad = int(np.flatnonzero(s <= 0)[0])
-        raise DataError(f"group size {s[bad]}{_at(bad, path)} must be positive", path=path,
-                        line=bad + 1 if path else None)
+        raise DataError(f"group size {s[bad].item()!r}{_at(bad, path)} must be positive",
+                        path=path, line=bad + 1 if path else None)
+    if np.any(over := s > n_rows):  # compared in the sizes' own dtype: nothing wrapped yet
+        bad = int(np.flatnonzero(over)[0])
+        total = sum(int(v) for v in s.tolist())  # exact: an int64 sum could wrap round to n
+        raise DataError(f"group sizes add up to {total} rows but the data has {n_rows} rows "
+                        f"(group size {s[bad].item()!r}{_at(bad, path) or f' on line {bad + 1}'} "
+                        "alone is larger)",
+                        path=path)
+    s = s.astype(np.int64)
     total = int(s.sum())
     if total != n_rows:
         raise DataError(
@@ -100,6 +125,12 @@ def offsets_from_sizes(
     offsets = np.zeros(s.shape[0] + 1, dtype=np.int64)
     np.cumsum(s, out=offsets[1:])
     return offsets
+
+
+def _missing(i: int, path: str | PathLike[str] | None, value: object) -> DataError:
+    """A missing group size (None, ``pd.NA``, a pyarrow null, NaN): named missing."""
+    return DataError(f"group size {value!r}{_at(i, path)} is not a positive integer: it is "
+                     "missing", path=path, line=i + 1 if path else None)
 
 
 def _at(i: int, path: object) -> str:

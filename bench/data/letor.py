@@ -243,6 +243,10 @@ class LetorSplits:
 def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any]]) -> NDArray[Any]:
     """``values`` as ``dtype`` when they are real numbers (booleans as 0 and 1; complex numbers,
     text and objects refused; a DataFrame column by column, :func:`_frame_numbers`)."""
+    if _is_table(values):  # a pyarrow Table, a NumPy structured array: a frame, by column
+        from bench.data.arrow_tables import table_frame
+
+        values = table_frame(values)
     a = _frame_numbers(values, name, source) if _is_frame(values) else np.asarray(values)
     if a.dtype.kind not in "biuf":
         raise DataError(f"{name} must be real numbers; got dtype {a.dtype}", path=source or None)
@@ -256,6 +260,15 @@ def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any
                             f"{np.dtype(dtype).name} (|x| <= {float(top):.4g})",
                             path=source or None)
     return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _is_table(values: object) -> bool:
+    """A pyarrow ``Table`` / ``RecordBatch`` or a NumPy structured array: columns with names
+    (NumPy reads the first as one object array and refuses the second's dtype, no column
+    named), read as a DataFrame (:func:`bench.data.arrow_tables.table_frame`)."""
+    if isinstance(values, np.ndarray):
+        return values.dtype.names is not None and values.ndim == 1
+    return type(values).__module__.split(".")[0] == "pyarrow" and hasattr(values, "column_names")
 
 
 def _is_frame(values: object) -> bool:
@@ -299,6 +312,9 @@ def _int_ids(qa: NDArray[Any], source: str, name: str = "qid") -> NDArray[np.int
         bad = ~np.isfinite(qa) | (qa != np.floor(qa)) | (np.abs(qa) >= 2.0**63)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
+            if np.isnan(qa[row]):  # pd.NA or a pyarrow null, as NumPy reads it
+                raise DataError(f"{name} {qa[row]} is missing: every row needs an integer {name}",
+                                path=where, row=row + 1, column=name)
             raise DataError(f"{name} {qa[row]} is not an integer; {name} ids are integers",
                             path=where, row=row + 1, column=name)
     elif qa.dtype.kind == "u" and qa.size and int(qa.max()) > np.iinfo(np.int64).max:

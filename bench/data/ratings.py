@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bench.data.arrow_tables import arrow_frame
 from bench.data.checks import check_ratings_pairs
 from bench.data.python_args import type_name
-from bench.data.sub_second import warn_merged_instants
+from bench.data.sub_second import warn_merged_instants, zoned
 from bench.errors import ConfigError, DataError
 
 RATING_COLUMNS = ("user", "item", "rating", "timestamp")
@@ -94,9 +95,7 @@ def ratings_frame(obj: object) -> pd.DataFrame:
     top = type(obj).__module__.split(".")[0]
     if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
             and hasattr(obj, "column_names"):
-        frame = obj.to_pandas()  # type: ignore[attr-defined]
-        assert isinstance(frame, pd.DataFrame)
-        return _timestamps_in_seconds(frame)
+        return _timestamps_in_seconds(arrow_frame(obj))  # nulls and dates kept
     if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
         return _timestamps_in_seconds(pd.DataFrame(obj))
     how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
@@ -129,7 +128,7 @@ def datetime_seconds(s: pd.Series) -> np.ndarray:
     column's own resolution: a Parquet date of microseconds beyond 2262 (past int64
     nanoseconds) is no overflow. The one rule of dates as seconds: frames (here), ratings
     files (:mod:`bench.data.tabular`) and Dask partitions (:mod:`bench.data.dask_ids`)."""
-    if isinstance(s.dtype, pd.DatetimeTZDtype):
+    if zoned(s):  # a pyarrow timestamp with a zone too
         s = s.dt.tz_convert("UTC").dt.tz_localize(None)
     seconds: np.ndarray = s.to_numpy().astype("datetime64[s]").astype(np.int64)
     return seconds
@@ -173,7 +172,8 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                         "of that name", path=where, column=twice)
     for col, kinds in (("user", "iu"), ("item", "iu"), ("rating", "fiu"), ("timestamp", "iu")):
         dtype = frame[col].dtype
-        if dtype.kind in "iu" and frame[col].isna().any():  # Int64 / UInt64 with <NA>
+        # Int64 / UInt64 / Float64 / pyarrow columns with <NA>: named missing, not NaN
+        if (dtype.kind in "iu" or not isinstance(dtype, np.dtype)) and frame[col].isna().any():
             bad = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
             raise DataError("missing value (<NA>)", path=where, row=bad + 1, column=col)
         big = frame[col].to_numpy() > np.uint64(2**63 - 1) if dtype.kind == "u" else None
@@ -183,17 +183,13 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                             "to a negative number): expected integers within +-2^63",
                             path=where, row=bad + 1, column=col)
         if dtype.kind not in kinds:
-            hint = ("; text or categorical ids: a ratings file's are numbered by "
-                    "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
-                    "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)"
-                    if col in ("user", "item") and dtype.kind not in "fcmMb" else "")
             raise DataError(f"has dtype {dtype}, expected "
-                            f"{'integer' if kinds == 'iu' else 'numeric'}{hint}",
-                            path=where, column=col)
+                            f"{'integer' if kinds == 'iu' else 'numeric'}"
+                            f"{_dtype_hint(frame[col], col)}", path=where, column=col)
         values = frame[col].to_numpy()
         if dtype.kind == "f" and not np.all(np.isfinite(values)):
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise DataError(f"value {values[bad]!r} is not a finite number", path=where,
+            raise DataError(f"value {float(values[bad])!r} is not a finite number", path=where,
                             row=bad + 1, column=col)
     stamps = frame["timestamp"].to_numpy(dtype=np.float64)
     far = np.flatnonzero(~(np.abs(stamps) < 1e12))  # bench.data.tabular.MAX_SECONDS: every reader
@@ -210,6 +206,32 @@ def validate_ratings_frame(frame: pd.DataFrame, *, source: str = "") -> None:
                         "features can sum",
                         path=where, row=int(huge[0]) + 1, column="rating")
     check_ratings_pairs(frame["user"].to_numpy(), frame["item"].to_numpy(), path=where)
+
+
+def _dtype_hint(values: pd.Series, col: str) -> str:
+    """What to do with a ratings column of the wrong dtype: Decimals (a pyarrow ``decimal128``
+    column, or Decimal objects) and whole numbers held as floats are converted by the caller,
+    who knows whether the conversion is exact; text or categorical ids are numbered."""
+    arrow = getattr(values.dtype, "pyarrow_dtype", None)
+    if arrow is not None:
+        import pyarrow as pa
+
+        decimal = pa.types.is_decimal(arrow)
+    else:
+        first = values.iloc[0] if values.dtype == object and len(values) else None
+        decimal = type(first).__name__ == "Decimal"
+    if decimal:
+        to = "float64" if col == "rating" else "int64"
+        return (f" (Decimal values: a Decimal may hold more digits than the float64 it would be "
+                f"read as; convert with frame[{col!r}].astype({to!r}) if that is meant)")
+    if values.dtype.kind == "f" and col != "rating":
+        return (f" (whole numbers held as floats? convert with frame[{col!r}].astype('int64') "
+                "once they are checked whole)")
+    if col in ("user", "item") and values.dtype.kind not in "fcmMb":
+        return ("; text or categorical ids: a ratings file's are numbered by "
+                "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
+                "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)")
+    return ""
 
 
 def _renames(frame: pd.DataFrame, missing: list[str]) -> str:

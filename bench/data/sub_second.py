@@ -38,7 +38,7 @@ def instants(col: pd.Series) -> np.ndarray | None:
     """The column's dates as int64 nanoseconds since the epoch (UTC) where any cell has a part
     finer than a second, else ``None`` (nothing that flooring could tie): a date column, or
     text dates written with a fraction of a second (ISO 8601)."""
-    if isinstance(col.dtype, pd.DatetimeTZDtype):
+    if zoned(col):
         col = col.dt.tz_convert("UTC").dt.tz_localize(None)
     elif col.dtype.kind != "M":
         if col.dtype.kind not in "OUS" and str(col.dtype) not in ("string", "large_string"):
@@ -56,6 +56,17 @@ def instants(col: pd.Series) -> np.ndarray | None:
     except (ValueError, OverflowError):  # dates beyond int64 nanoseconds (after 2262)
         return None
     return ns if bool((ns % 1_000_000_000 != 0).any()) else None
+
+
+def zoned(col: pd.Series) -> bool:
+    """Whether ``col`` holds dates with a time zone: ``datetime64[ns, UTC]`` or a pyarrow
+    ``timestamp[ms, tz=...]`` column (``pd.read_parquet(..., dtype_backend="pyarrow")``), which
+    NumPy can only read once converted to UTC without the zone (else "no explicit
+    representation of timezones" is warned at the user)."""
+    if isinstance(col.dtype, pd.DatetimeTZDtype):
+        return True
+    arrow = getattr(col.dtype, "pyarrow_dtype", None)
+    return col.dtype.kind == "M" and getattr(arrow, "tz", None) is not None
 
 
 def warn_merged_instants(users: np.ndarray, seconds: np.ndarray, col: pd.Series, *,

@@ -167,9 +167,9 @@ def as_run(
 
 def pandas_table(obj: object, role: str) -> object:
     """A table that is not a pandas DataFrame, as one where the conversion keeps every value:
-    a pyarrow ``Table`` / ``RecordBatch`` (``to_pandas()``: integers stay integers, text stays
-    text, a null becomes a missing value the checks name) and a NumPy structured array (its
-    fields become columns). A polars DataFrame / LazyFrame is refused naming its type and the
+    a pyarrow ``Table`` / ``RecordBatch`` (:func:`bench.data.arrow_tables.arrow_frame`:
+    integers stay integers, text stays text, a null stays a missing value the checks name) and
+    a NumPy structured array (its fields become columns). A polars DataFrame / LazyFrame is refused naming its type and the
     conversion (``to_pandas()``): polars is not a dependency, and its ``to_dict()`` would
     otherwise be taken for a ranx object's. Anything else is returned as it is."""
     import pandas as pd
@@ -177,7 +177,9 @@ def pandas_table(obj: object, role: str) -> object:
     top = type(obj).__module__.split(".")[0]
     if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
             and hasattr(obj, "column_names"):
-        return obj.to_pandas()  # type: ignore[attr-defined]
+        from bench.data.arrow_tables import arrow_frame
+
+        return arrow_frame(obj)  # an integer column's null stays missing, not NaN
     if isinstance(obj, np.ndarray) and obj.dtype.names:
         if obj.ndim != 1:
             raise ConfigError(f"{role}: a NumPy structured array of shape {obj.shape}: expected "

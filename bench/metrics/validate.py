@@ -17,7 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
+from bench.data.groups import (
+    group_ids,
+    offsets_from_qid,
+    offsets_from_sizes,
+    stable_order_by_qid,
+)
 from bench.data.input_ids import id_array
 from bench.data.inputs import text_ids
 from bench.data.python_args import refuse_non_arrays
@@ -285,7 +290,7 @@ def _offsets(q: np.ndarray) -> tuple[NDArray[np.int64], np.ndarray]:
     """Group offsets and the id of each group; a query split into two runs names its row."""
     fast = run_offsets(q.astype(np.int64, copy=False)) if q.dtype.kind in "iu" else None
     if fast is not None:
-        return fast, q[fast[:-1]].astype(np.int64, copy=False)
+        return fast, group_ids(q[fast[:-1]])  # a uint64 id beyond int64 not wrapped
     return offsets_from_qid(q, row_base=1)
 
 

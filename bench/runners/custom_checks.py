@@ -32,8 +32,9 @@ its calls and named (:func:`bench.runners.custom_process.isolated_process`).
 the model's name: ``None``, scalars, strings, dicts, generators and iterators; anything not 1-D
 (an ``(n, 1)`` column: ``.ravel()`` it); a length other than the rows'; a pandas Series whose index
 is not ``0..n-1`` in order (ltrbench reads scores by position, and a sorted Series would be read
-in the wrong order); a masked array with masked values; bool, complex, string, bytes, object,
-date and time dtypes; integers above 2^53 in magnitude (float64 holds integers exactly only up
+in the wrong order); a masked array with masked values; a null of a pyarrow array or of a
+pandas nullable one (``Float64``, ``Int64``, Arrow-backed), named missing, not NaN; bool,
+complex, string, bytes, object, date and time dtypes; integers above 2^53 in magnitude (float64 holds integers exactly only up
 to 2^53, IEEE 754 binary64's 53-bit significand: larger ones would collapse into ties); a wider
 float (``longdouble``) whose values would tie in float64; NaN and infinities. The scores are
 always copied, so a ranker that reuses one output buffer for every call cannot turn the
@@ -352,6 +353,9 @@ def _as_array(raw: Any, n_rows: int, where: str) -> NDArray[Any]:
             inspect.isgenerator(raw) or isinstance(raw, Iterator)):
         _fail(where, f"a {type(raw).__name__}; expected an array of {n_rows} scores, one per row")
     module = type(raw).__module__.split(".")[0]
+    if (row := _first_null(raw)) is not None:
+        _fail(where, f"a missing value (a null, <NA>) for row {row + 1}; scores must be finite "
+                     "numbers, one for every row")
     if module == "pandas":
         import pandas as pd
 
@@ -383,6 +387,22 @@ def _as_array(raw: Any, n_rows: int, where: str) -> NDArray[Any]:
             shape, tuple) else "") + f" that NumPy does not read as an array{dense}; expected "
               f"a 1-D array of {n_rows} scores, one per row")
     return array
+
+
+def _first_null(raw: Any) -> int | None:
+    """The first null of a pyarrow array or a pandas nullable array (``Float64``, ``Int64``,
+    Arrow-backed): NumPy reads it as NaN, which would be named as a score that is not finite
+    rather than as the missing value the ranker returned."""
+    module = type(raw).__module__.split(".")[0]
+    if module == "pyarrow" and callable(getattr(raw, "is_null", None)) \
+            and int(getattr(raw, "null_count", 0) or 0) > 0:
+        nulls = np.asarray(raw.is_null())
+    elif module == "pandas" and not isinstance(getattr(raw, "dtype", None), np.dtype) \
+            and hasattr(raw, "isna"):
+        nulls = np.asarray(raw.isna(), dtype=bool)
+    else:
+        return None
+    return int(np.flatnonzero(nulls)[0]) if nulls.ndim == 1 and nulls.any() else None
 
 
 def _dtype_name(array: NDArray[Any]) -> str:
