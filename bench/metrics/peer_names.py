@@ -368,11 +368,17 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
                           f"ltrbench; ir_measures names it computes: {_computed(IR_MEASURES)}")
     if measure.cutoff == "recall":
         return _recall_reading(measure, params, cutoff, token), measure, params
+    at_cutoff = cutoff is not None
+    if "cutoff" in params:  # ir_measures' own keyword form: nDCG(cutoff=10) is nDCG@10
+        if at_cutoff and params["cutoff"] != cutoff:
+            raise ConfigError(f"{token!r} gives two cutoffs, cutoff={params['cutoff']!r} and "
+                              f"@{cutoff!r}: give the cutoff once")
+        cutoff = params.pop("cutoff")
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)):
         # ndcg@1e3, nDCG@10.0, nDCG@True: whatever grammar the name is meant in
         raise ConfigError(f"cutoff of {token!r} must be a positive integer written in decimal "
                           f"digits (1000, not 1e3, 10.0 or True)")
-    if cutoff is not None and not _DECIMAL_CUTOFF.fullmatch(token.strip().rsplit("@", 1)[-1]):
+    if at_cutoff and not _DECIMAL_CUTOFF.fullmatch(token.strip().rsplit("@", 1)[-1]):
         raise ConfigError(f"cutoff of {token!r} must be written in decimal digits (no sign, "
                           "'_', 0x, 0o or 0b: bench.data.inputs reads numbers strictly)")
     return ir_reading(measure, params, cutoff), measure, params
