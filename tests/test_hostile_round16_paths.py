@@ -557,3 +557,32 @@ def test_crosscheck_evaluators_out_whose_table_is_the_run_under_another_case_is_
     _refused(res, "--out", "Definitions", "--trec-run")
     assert _ident(run) == before
     assert sorted(p.name for p in run.parent.iterdir()) == ["Evaluators.json"]
+
+
+def test_run_out_by_real_path_onto_a_config_dataset_written_with_a_tilde_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``dataset = "~/data"`` in the config, ``--out`` the same folder spelled absolute: the
+    run folders were made among the dataset's files (exit 0), the check saw no ``~/data``."""
+    home = tmp_path / "home"
+    data = letor_folder(home / "data")
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "c.toml").write_text('dataset = "~/data"\nmodels = ["random"]\nseeds = [0]\n'
+                                     "quick = true\n")
+    before = sorted(p.name for p in data.iterdir())
+    res = cli(tmp_path, "run", "--config", "c.toml", "--no-crosscheck", "--out", str(data))
+    _refused(res, "--out", str(data), "--config")
+    assert sorted(p.name for p in data.iterdir()) == before
+
+
+def test_tune_storage_with_a_tilde_is_opened_where_it_is_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--storage sqlite:///~/study.db``: the checks read ``~`` as the home folder, SQLAlchemy
+    opened ``~/study.db`` from the working folder (a folder named ``~``): two files. One URL
+    now, the home's file."""
+    from bench.benchmark.study import sqlite_home
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert sqlite_home("sqlite:///~/study.db") == f"sqlite:///{tmp_path}/study.db"
+    for url in ("sqlite:////abs/study.db", "sqlite:///rel/~study.db",
+                "postgresql://u@h/~db", "sqlite:///:memory:"):
+        assert sqlite_home(url) == url
