@@ -586,3 +586,30 @@ def test_tune_storage_with_a_tilde_is_opened_where_it_is_checked(
     for url in ("sqlite:////abs/study.db", "sqlite:///rel/~study.db",
                 "postgresql://u@h/~db", "sqlite:///:memory:"):
         assert sqlite_home(url) == url
+
+
+def test_per_query_with_a_windows_separator_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    """``--per-query data\\pq.csv`` (typed on a Windows share): POSIX reads the backslash as
+    part of one name, and a file ``data\\pq.csv`` appeared in the working folder, exit 0."""
+    _trec(tmp_path / "data")
+    res = cli(tmp_path, "evaluate", "--qrels", "data/q.txt", "--run", "data/r.txt",
+              "--per-query", "data\\pq.csv")
+    _refused(res, "--per-query", "backslash", "'/'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["q.txt", "r.txt"]
+
+
+def test_run_out_with_a_windows_path_is_refused_before_any_work(tmp_path: Path) -> None:
+    letor_folder(tmp_path / "data")
+    res = cli(tmp_path, "run", "--dataset", "data", "--models", "random", "--quick",
+              "--out", "C:\\results\\bench")
+    _refused(res, "--out", "backslash")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def test_run_out_named_with_a_leading_dash_says_how_to_pass_it(tmp_path: Path) -> None:
+    res = cli(tmp_path, "run", "--dataset", "synthetic", "--out", "-results")
+    assert res.status == 2
+    assert not res.traceback
+    assert "--out=-" in res.err, res.err
+    assert list(tmp_path.iterdir()) == []

@@ -133,8 +133,11 @@ def _input_over(target: Path, inputs: list[tuple[str, Path]], *,
     return None
 
 
-def _check_name(option: str, path: PathLike) -> None:
-    """Refuse, before any work, a path no file system can hold: a NUL byte (``open`` raises
+def _check_name(option: str, path: PathLike, what: str) -> None:
+    """Refuse, before any work, a new ``what`` (file or folder) whose path holds a control
+    character (a pasted line end) or, on POSIX, a backslash (``data\\pq.csv``: a Windows
+    path wrote one file named so in the working folder, not ``pq.csv`` in ``data``); and a path
+    no file system can hold: a NUL byte (``open`` raises
     ``ValueError: embedded null byte``, a traceback), or a name of more bytes than the file
     system allows per name (``NAME_MAX``, 255 on Linux file systems: ``File name too long``
     came only once the work was done, naming no option)."""
@@ -142,6 +145,15 @@ def _check_name(option: str, path: PathLike) -> None:
     if "\x00" in text:
         raise ConfigError(f"{option} {text!r}: the path holds a NUL byte, which no file name "
                           "can hold; choose another path")
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None and not os.path.lexists(text):  # as the Python API's folders (user_path)
+        raise ConfigError(f"{option} {text!r}: the {what} to create holds a control character "
+                          f"(U+{ord(bad):04X}: a line end or tab pasted with the path?); "
+                          f"expected a {what} path without one")
+    if "\\" in text and os.sep == "/" and not os.path.lexists(text):  # 'data\\pq.csv'
+        raise ConfigError(f"{option} {text!r}: the {what} to create holds a backslash, which "
+                          "is part of a name here, not a folder separator (a Windows path?); "
+                          "separate folders with '/'")
     name = Path(text).name
     if name != name.strip() and not os.path.lexists(text):  # "pq.json ": a template's blank
         raise ConfigError(f"{option} {text!r}: the name to create starts or ends with a blank "
@@ -279,13 +291,8 @@ def _check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> P
     skipped; a folder counts with every file below it), so the message can say which input
     would be overwritten.
     """
-    _check_name(option, path)
+    _check_name(option, path, "file")
     p = Path(path)
-    bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
-    if bad is not None and not os.path.lexists(p):  # as a new output folder
-        raise ConfigError(f"{option} {os.fspath(p)!r}: the file to create holds a control "
-                          f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
-                          "path?); expected a file name without one")
     found = _expand(inputs)
     hit = _input_over(p, found)
     if hit is not None and hit[2] != "is a folder that holds":
@@ -334,13 +341,8 @@ def _check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     holds the input folder (``--out work --dataset work/letor``) writes beside it, not into it;
     an input file's folder (the config file's) is not sealed.
     """
-    _check_name(option, path)
+    _check_name(option, path, "folder")
     p = Path(path)
-    bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
-    if bad is not None and not os.path.lexists(p):  # as the Python API's folders (user_path)
-        raise ConfigError(f"{option} {os.fspath(p)!r}: the folder to create holds a control "
-                          f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
-                          "path?); expected a folder path without one")
     found = _expand(inputs)
     _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),
                   tuple(w.rsplit("/", 1)[0] for w in writes if "/" in w))
