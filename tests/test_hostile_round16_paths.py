@@ -613,3 +613,14 @@ def test_run_out_named_with_a_leading_dash_says_how_to_pass_it(tmp_path: Path) -
     assert not res.traceback
     assert "--out=-" in res.err, res.err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_out_that_is_the_run_it_reads_is_named_as_typed(tmp_path: Path) -> None:
+    src = next((ROOT / "results" / "runs").glob("synthetic-*"))
+    run = tmp_path / "res" / "runs" / src.name
+    shutil.copytree(src, run)
+    before = {p.name: _ident(p) for p in run.iterdir() if p.is_file()}
+    typed = f"./res/runs/../runs/{src.name}//"
+    res = cli(tmp_path, "report", "--runs", f"res/runs/{src.name}", "--out", typed)
+    _refused(res, f"--out {typed!r}", src.name)
+    assert {p.name: _ident(p) for p in run.iterdir() if p.is_file()} == before
