@@ -77,12 +77,14 @@ def load_command(name: str, prog: str = "ltrbench",
     """The parser of command ``name``: its module imported and its ``register`` run on a
     sub-parser set of its own (``prog`` is the prefix of its usage line)."""
     module = importlib.import_module(COMMANDS[name].module)
+    from bench.commands.text import dash_values  # '--run -r.txt': why it took no value
     own = argparse._SubParsersAction(option_strings=[], prog=prog, parser_class=parser_class)
     module.register(own)
     parser: argparse.ArgumentParser = own.choices[name]
     once_per_option(parser)
     no_abbreviations(parser)
     no_empty_values(parser)
+    dash_values(parser)
     return parser
 
 
@@ -343,8 +345,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     try:
         expand_home(args, _command_parser(parser, args))
-        # The door of every command (a file that plainly is another kind refused), imported
-        # here, not at the top: `ltrbench --help` loads no module of bench.commands.
+        # The door of every command (a file plainly another kind), imported late: not by --help
         from bench.commands.text import check_input_kinds
 
         check_input_kinds(getattr(args, "command", None), args)

@@ -96,7 +96,7 @@ def test_a_run_name_with_a_control_character_is_refused(tmp_path: Path, name: st
 def test_the_csv_summary_on_stdout_is_formula_safe(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """A run labelled ``@SUM(1)`` in ``--format csv``: the cell reads ``'@SUM(1)`` (the rule of
-    the per-query file, bench.data.outputs.formula_safe)."""
+    the per-query file, bench.data.csv_cells.formula_safe)."""
     f = _write(tmp_path, q_txt=QRELS, a_run=RUN_A, b_run=RUN_B)
     rc, out, _ = _cli(["--qrels", f["q_txt"], "--run", f"@SUM(1)={f['a_run']}", "--run",
                        f["b_run"], "--metrics", "ndcg@10", "--format", "csv"], capsys)

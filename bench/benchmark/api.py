@@ -331,13 +331,20 @@ class RunResult:
         Refused with a :class:`~bench.errors.ConfigError`, before anything is written: a
         ``folder`` that is not a path, is a file or lies under one, lies inside the run directory
         (the copy would land in what it copies), or already holds ``<run-id>`` (the copy never
-        merges into or replaces another folder)."""
+        merges into or replaces another folder); and what every output folder is refused
+        (:func:`bench.data.outputs.check_output_dir`: a FIFO or device, a read-only folder, the
+        run's dataset folder or a folder inside it)."""
         if not isinstance(folder, str | PathLike) or not str(folder):
             raise ConfigError(f"save: expected a folder path (a non-empty str or Path); got "
                               f"{show(folder)}")
-        base = user_path(folder, "save", strict=True).resolve()
-        dest = base / self.run_dir.name
-        src = self.run_dir.resolve()
+        given = user_path(folder, "save", strict=True)
+        base, dest, src = given.resolve(), given.resolve() / self.run_dir.name, self.run_dir.resolve()
+        recorded = self._manifest.get("dataset", {})  # the checks of every output folder
+        data = recorded.get("path") if isinstance(recorded, dict) else None
+        from bench.data.outputs import check_output_dir  # a FIFO, read-only, the dataset folder
+
+        check_output_dir(given, option="save:", sealed=("the run's dataset",), inputs=[
+            ("the run's dataset", data if isinstance(data, str) else None)])
         if base == src or src in base.parents:
             raise ConfigError(f"save: {folder} lies inside the run directory {src}; the copy "
                               "would land in what it copies: choose a folder outside it")

@@ -46,7 +46,7 @@ import numpy as np
 
 from bench.benchmark.search_space import overrides
 from bench.data.letor import LetorData
-from bench.errors import ConfigError, LtrbenchError
+from bench.errors import ConfigError, LtrbenchError, home_expanded
 from bench.metrics.profile import Profile
 from bench.runners.gbdt import library_module
 from bench.runners.iteration import IterationHook
@@ -191,6 +191,17 @@ def open_storage(storage_url: str) -> Any:
     except Exception as exc:  # SQLAlchemy's and Optuna's errors, said in one line
         raise ConfigError(f"--storage {storage_url!r}: Optuna cannot open it: "
                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+def sqlite_home(storage_url: str) -> str:
+    """``storage_url`` with the leading ``~`` of a ``sqlite:///~/study.db`` path read as the home
+    folder, as :func:`check_sqlite_url` reads it and as a shell reads ``--out ~/x``: SQLAlchemy
+    opens ``~/study.db`` from the working folder (a folder named ``~``), so the file checked
+    against the inputs and the file Optuna opened were two. Other URLs are returned as given."""
+    head, sep, path = storage_url.partition(":///")
+    if not sep or head.split("+", 1)[0].lower() != "sqlite" or not path.startswith("~"):
+        return storage_url
+    return f"{head}:///{home_expanded(path, f'--storage {storage_url!r}')}"
 
 
 #: The first bytes of every SQLite 3 database (https://www.sqlite.org/fileformat.html, 1.3.1).

@@ -39,6 +39,7 @@ from bench.benchmark.study import (
     open_storage,
     open_study,
     run_study,
+    sqlite_home,
     warm_up,
 )
 from bench.benchmark.tune import (
@@ -229,12 +230,13 @@ def plan_tune(request: TuneRequest, make_config: Callable[[], RunConfig]) -> Tun
     workers, threads = parallel_trials(config, request.threads, raw_threads)
     if threads is not None:  # one thread count for every library's trials
         bases = {m: replace(p, n_threads=threads) for m, p in bases.items()}
-    if request.storage is not None:  # never over an input, nor into the dataset folder
-        check_tune_storage(request.storage, [*request.inputs, ("--space", request.space_file)])
-        open_storage(request.storage)  # a URL Optuna cannot open is said before any data are read
+    storage = None if request.storage is None else sqlite_home(request.storage)  # ~ read once
+    if storage is not None:  # never over an input, nor into the dataset folder
+        check_tune_storage(storage, [*request.inputs, ("--space", request.space_file)])
+        open_storage(storage)  # a URL Optuna cannot open is said before any data are read
     return TunePlan(config=config, specs=specs, profile=config.profile_value,
                     selection=Selection(config.selection_k), spaces=spaces, bases=bases,
-                    options=options, cv=cv, use=request.use, storage=request.storage,
+                    options=options, cv=cv, use=request.use, storage=storage,
                     resume=request.resume, out=out, engine=config.engine, workers=workers)
 
 

@@ -344,13 +344,13 @@ def write_per_query(frame: pd.DataFrame, path: str) -> None:
     """``--per-query PATH``: JSON when ``PATH`` ends in ``.json`` (a list of records, one per
     row; query ids and names exactly as read, NaN as ``null``), else CSV, whose text cells that
     a spreadsheet would run as formulas get a leading ``'``
-    (:func:`bench.data.outputs.formula_safe`). Two query ids that the CSV would write alike
+    (:func:`bench.data.csv_cells.formula_safe`). Two query ids that the CSV would write alike
     (``=1`` and ``'=1``) are a :class:`DataError` before anything is written: the file could
     not tell them apart; the JSON file keeps them apart."""
     import json
 
     from bench.data.atomic import atomic_path
-    from bench.data.outputs import formula_safe, formula_safe_frame
+    from bench.data.csv_cells import formula_safe, formula_safe_frame
 
     if path.lower().endswith(".json"):
         rows = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)

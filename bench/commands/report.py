@@ -186,7 +186,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     with progress_steps(not args.no_progress and args.format == "table") as step:
-        written = write_leaderboard(runs, out, options=options, plots=not args.no_plots,
+        written = write_leaderboard(runs, args.out if Path(args.out) == out else out,  # as typed
+                                    options=options, plots=not args.no_plots,
                                     include_unfinished=args.include_unfinished, progress=step,
                                     every=args.every, runs_root=out / "runs")
     for line in written["selection"].lines():

@@ -96,10 +96,11 @@ def main(args: argparse.Namespace) -> int:
     resume = args.resume
     if isinstance(resume, str):
         resume = Path(resume)
-    args.out = results_folder(args.out, resume)  # a run directory, its manifest read
+    typed, args.out = args.out, results_folder(args.out, resume)  # a run's manifest read
     if isinstance(resume, Path) and args.config is None:
         args.config = _own_config(resume)
-    check_output_dir(args.out, option="--out", inputs=run_inputs(args), writes=run_writes(args),
+    shown = typed if typed is not None and Path(typed) == args.out else args.out  # as typed
+    check_output_dir(shown, option="--out", inputs=run_inputs(args), writes=run_writes(args),
                      into=RUN_INTO, sealed=RUN_SEALED)
     folds = _folds(args)
     config = config_from_args(args)

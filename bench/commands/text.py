@@ -11,6 +11,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from typing import NoReturn
 
 _ROLE = re.compile(r":(?:mod|func|class|meth|data|attr|exc):`~?([^`]+)`")
 _LITERAL = re.compile(r"``([^`]+)``")
@@ -323,3 +324,28 @@ def shell_option(option: str, value: object) -> str:
     text = str(value)
     return f"{option}={shlex.quote(text)}" if text.startswith("-") else \
         f"{option} {shlex.quote(text)}"
+
+
+_NO_VALUE = re.compile(r"argument (-[^ /:]+)(?:/[^:]+)?: expected (?:one|at least one) argument")
+
+
+def dash_values(parser: argparse.ArgumentParser) -> None:
+    """Say why an option got no value when the word after it starts with ``-``: a file named
+    ``-r.txt`` (``--run -r.txt``) reads as an unknown option, and argparse said only "expected
+    one argument", naming no cause. The message now says how to pass it (``--run=-r.txt`` or
+    ``./-r.txt``), on ``parser`` and its sub-commands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                dash_values(sub)
+    error = parser.error
+
+    def said(message: str) -> NoReturn:
+        found = _NO_VALUE.fullmatch(message)
+        if found is not None:
+            opt = found.group(1)
+            message += (f" (a value that starts with '-', such as a file named -x.txt, reads "
+                        f"as an option: write {opt}=-x.txt, or {opt} ./-x.txt)")
+        error(message)
+
+    parser.error = said  # type: ignore[method-assign]

@@ -63,6 +63,7 @@ from bench.data.dask_movielens import MovieLensGrammar
 from bench.data.dask_qids import beyond_int64
 from bench.data.dask_units import PATH_COLUMN as _PATH
 from bench.data.dask_units import check_seconds, one_unit_across, refuse_far_int96, tag_stamps
+from bench.data.folder_names import missing_note
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import warn_many_small
 from bench.data.ratings_columns import check_guess
@@ -212,7 +213,7 @@ def _ratings_files(p: Path, path: PathLike) -> tuple[list[Path], pd.DataFrame | 
         if not files:
             raise DataError("no file matches this pattern", path=str(path))
         return files, None, None, []
-    raise DataError("no such file or folder", path=p)
+    raise DataError(f"no such file or folder{missing_note(p)}", path=p)
 
 
 #: Float64 ids (Parquet float columns) are exact whole numbers only below 2^53.

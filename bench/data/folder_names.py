@@ -12,12 +12,18 @@
   is never read in place of the one asked for (an archive's one top folder is, a fold is not);
   :func:`validation_lookalike`: a file named like a validation split that is none of the names
   read (``dev.txt``, ``val.txt``): refused rather than replaced by a set carved from train.
+* :func:`name_key`, :func:`twins`, :func:`missing_note`: names one file system keeps apart and
+  another reads as one (``Train.txt`` and ``train.txt`` on a macOS or Windows disk or a CIFS
+  share; ``café`` in Unicode NFC and in NFD, as a macOS copy writes it): an output checked
+  against its inputs compares names so (:mod:`bench.data.outputs`), and a missing input whose
+  twin is there says so.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 from bench.errors import DataError
@@ -131,3 +137,37 @@ def validation_lookalike(base: Path, names: tuple[str, ...]) -> str | None:
         f"{like} looks like a validation file but is not read (the names read: "
         f"{', '.join(names)}): rename it to vali.txt, or move it away to have validation "
         "carved from train")
+
+
+def name_key(name: str) -> str:
+    """``name`` as a case- and normalization-insensitive file system compares it (APFS, HFS+,
+    NTFS, a CIFS share): Unicode NFC, case folded (``Train.txt`` = ``train.txt``; ``café`` typed
+    as one code point = ``cafe`` + U+0301, as a macOS copy writes it)."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def twins(folder: Path, name: str) -> list[Path]:
+    """The entries of ``folder`` whose name is ``name`` under :func:`name_key` but another
+    string (``Train.txt`` for ``train.txt``); none when the folder cannot be listed."""
+    key = name_key(name)
+    try:
+        return sorted(e for e in folder.iterdir() if e.name != name and name_key(e.name) == key)
+    except OSError:
+        return []
+
+
+def missing_note(path: Path) -> str:
+    """For a missing input ``path``: ``"; 'café.txt' is there, the name in another Unicode form
+    (NFD)..."`` naming the entries of its folder that differ from its name only in case or in
+    Unicode normalization (what a user typing the name sees as the same name), else ``""``."""
+    found = twins(path.parent, path.name)
+    if not found:
+        return ""
+    def how(other: str) -> str:
+        if unicodedata.normalize("NFC", other) == unicodedata.normalize("NFC", path.name):
+            form = "NFD" if unicodedata.is_normalized("NFD", other) else "another"
+            return (f"the same name in Unicode {form} form, as a macOS copy writes it: "
+                    f"{other!a}; rename it, e.g. convmv -f utf8 -t utf8 --nfc")
+        return "a name that differs only in letter case"
+    shown = "; ".join(f"{os.fspath(e)!r} is there ({how(e.name)})" for e in found[:3])
+    return f"; {shown}"

@@ -76,6 +76,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.compressed import refuse_compressed
+from bench.data.folder_names import missing_note
 from bench.data.input_ids import UTF8_BOM as UTF8_BOM
 from bench.data.input_ids import stray_character as stray_character
 from bench.data.input_ids import text_ids as text_ids
@@ -130,7 +131,8 @@ def check_input_file(path: PathLike, *, expected: str = "a file") -> Path:
     try:
         st = p.stat()
     except FileNotFoundError:
-        raise DataError(f"no such file: expected {expected}", path=p) from None
+        raise DataError(f"no such file: expected {expected}{missing_note(p)}",  # 'Q.txt' beside
+                        path=p) from None
     except OSError as exc:
         raise DataError(f"cannot be read ({exc.strerror}): expected {expected}", path=p) from None
     except ValueError:  # os.stat: "embedded null byte"

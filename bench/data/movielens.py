@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.compressed import HEAD
+from bench.data.folder_names import missing_note
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
 from bench.data.movielens_layout import layout_of
 from bench.data.ratings import Ratings, refuse_mixed_units, refuse_mixed_units_across
@@ -500,7 +501,7 @@ def _folder(p: Path) -> Path:
     if p.is_file():
         return p.parent
     if not p.is_dir():
-        raise DataError("no such file or folder", path=p)
+        raise DataError(f"no such file or folder{missing_note(p)}", path=p)
     markers = ("u.data", "ratings.dat", "ratings.csv")
     if any((p / m).is_file() for m in markers):
         return p

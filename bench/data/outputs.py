@@ -44,18 +44,14 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from bench.data.folder_names import name_key, twins
 from bench.errors import ConfigError
 from bench.streams import stream_of
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 PathLike = str | os.PathLike[str]
 Inputs = Iterable[tuple[str, "PathLike | None"]]
@@ -105,7 +101,8 @@ def _expand(inputs: Inputs) -> list[tuple[str, Path]]:
     for name, inp in inputs:
         if inp is None:
             continue
-        text = os.fspath(inp)
+        text = os.fspath(inp)  # '~' as the readers open it: '--run b=~/r.txt' is ~'s r.txt
+        text = os.path.expanduser(text) if text.startswith("~") else text
         if os.path.lexists(text):
             out.append((name, Path(text)))
         elif glob.has_magic(text):
@@ -136,8 +133,11 @@ def _input_over(target: Path, inputs: list[tuple[str, Path]], *,
     return None
 
 
-def _check_name(option: str, path: PathLike) -> None:
-    """Refuse, before any work, a path no file system can hold: a NUL byte (``open`` raises
+def _check_name(option: str, path: PathLike, what: str) -> None:
+    """Refuse, before any work, a new ``what`` (file or folder) whose path holds a control
+    character (a pasted line end) or, on POSIX, a backslash (``data\\pq.csv``: a Windows
+    path wrote one file named so in the working folder, not ``pq.csv`` in ``data``); and a path
+    no file system can hold: a NUL byte (``open`` raises
     ``ValueError: embedded null byte``, a traceback), or a name of more bytes than the file
     system allows per name (``NAME_MAX``, 255 on Linux file systems: ``File name too long``
     came only once the work was done, naming no option)."""
@@ -145,6 +145,15 @@ def _check_name(option: str, path: PathLike) -> None:
     if "\x00" in text:
         raise ConfigError(f"{option} {text!r}: the path holds a NUL byte, which no file name "
                           "can hold; choose another path")
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None and not os.path.lexists(text):  # as the Python API's folders (user_path)
+        raise ConfigError(f"{option} {text!r}: the {what} to create holds a control character "
+                          f"(U+{ord(bad):04X}: a line end or tab pasted with the path?); "
+                          f"expected a {what} path without one")
+    if "\\" in text and os.sep == "/" and not os.path.lexists(text):  # 'data\\pq.csv'
+        raise ConfigError(f"{option} {text!r}: the {what} to create holds a backslash, which "
+                          "is part of a name here, not a folder separator (a Windows path?); "
+                          "separate folders with '/'")
     name = Path(text).name
     if name != name.strip() and not os.path.lexists(text):  # "pq.json ": a template's blank
         raise ConfigError(f"{option} {text!r}: the name to create starts or ends with a blank "
@@ -245,19 +254,45 @@ def _glob_folders(inputs: Inputs, sealed: set[str]) -> list[tuple[str, Path]]:
 
 
 def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Path:
+    """``path`` as a :class:`Path` once it may be written as a file (see the module doc and
+    :func:`_check_output_file`); a refusal names it as typed (``.//out/x.csv``)."""
+    with _as_typed(option, path):
+        return _check_output_file(path, option=option, inputs=inputs)
+
+
+def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
+                     writes: Iterable[str] = (), into: Iterable[str] = (),
+                     sealed: Iterable[str] = ()) -> Path:
+    """``path`` as a :class:`Path` once it may be used as an output folder (see the module doc
+    and :func:`_check_output_dir`); a refusal names it as typed (``data//x/..//``)."""
+    with _as_typed(option, path):
+        return _check_output_dir(path, option=option, inputs=inputs, writes=writes, into=into,
+                                 sealed=sealed)
+
+
+@contextlib.contextmanager
+def _as_typed(option: str, path: PathLike) -> Iterator[None]:
+    """A refusal that names the output as :class:`Path` spells it (``data/x/..``, the
+    ``//``, ``./`` and trailing ``/`` dropped) names it as the user typed it instead."""
+    try:
+        yield
+    except ConfigError as exc:
+        typed, shown = os.fspath(path), os.fspath(Path(path))
+        if typed == shown or f"{option} {shown!r}" not in str(exc):
+            raise
+        raise ConfigError(str(exc).replace(f"{option} {shown!r}", f"{option} {typed!r}",
+                                           1)) from None
+
+
+def _check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Path:
     """``path`` as a :class:`Path` once it may be written as a file (see the module doc).
 
     ``inputs`` are ``(option, path)`` pairs of what the command reads (``None`` paths are
     skipped; a folder counts with every file below it), so the message can say which input
     would be overwritten.
     """
-    _check_name(option, path)
+    _check_name(option, path, "file")
     p = Path(path)
-    bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
-    if bad is not None and not os.path.lexists(p):  # as a new output folder
-        raise ConfigError(f"{option} {os.fspath(p)!r}: the file to create holds a control "
-                          f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
-                          "path?); expected a file name without one")
     found = _expand(inputs)
     hit = _input_over(p, found)
     if hit is not None and hit[2] != "is a folder that holds":
@@ -285,9 +320,9 @@ def check_output_file(path: PathLike, *, option: str, inputs: Inputs = ()) -> Pa
     return p
 
 
-def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
-                     writes: Iterable[str] = (), into: Iterable[str] = (),
-                     sealed: Iterable[str] = ()) -> Path:
+def _check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
+                      writes: Iterable[str] = (), into: Iterable[str] = (),
+                      sealed: Iterable[str] = ()) -> Path:
     """``path`` as a :class:`Path` once it may be used as an output folder (see the module doc).
 
     ``writes``: what the command writes (or replaces, or removes) in the folder, as names or
@@ -306,13 +341,8 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     holds the input folder (``--out work --dataset work/letor``) writes beside it, not into it;
     an input file's folder (the config file's) is not sealed.
     """
-    _check_name(option, path)
+    _check_name(option, path, "folder")
     p = Path(path)
-    bad = next((c for c in os.fspath(p) if ord(c) < 32 or ord(c) == 127), None)
-    if bad is not None and not os.path.lexists(p):  # as the Python API's folders (user_path)
-        raise ConfigError(f"{option} {os.fspath(p)!r}: the folder to create holds a control "
-                          f"character (U+{ord(bad):04X}: a line end or tab pasted with the "
-                          "path?); expected a folder path without one")
     found = _expand(inputs)
     _check_sealed(option, p, [(n, i) for n, i in found if n in set(sealed)], tuple(into),
                   tuple(w.rsplit("/", 1)[0] for w in writes if "/" in w))
@@ -335,7 +365,7 @@ def check_output_dir(path: PathLike, *, option: str, inputs: Inputs = (),
     patterns = tuple(writes)
     if patterns and p.is_dir():
         for target in _matching(p, patterns):
-            _check_written(option, p, target, found)
+            _check_written(option, p, target, found, patterns)
     # last: a file the command would replace is said first, by name (train.parquet)
     _check_sealed(option, p, _glob_folders(inputs, set(sealed)), (), ())
     return p
@@ -358,8 +388,8 @@ def _check_sealed(option: str, out: Path, sealed: list[tuple[str, Path]],
                               f"{os.fspath(inp)!r}: the command would write among the input's "
                               "files; choose an output folder outside it")
         rel = folder.relative_to(real).as_posix() if _inside(folder, real) else None
-        for sub in into:
-            if _inside(folder, _real(out / sub)):
+        for sub in into:  # 'Runs' is 'runs' on a case-insensitive disk
+            if any(_inside(folder, _real(s)) for s in (out / sub, *twins(out, sub))):
                 raise ConfigError(f"{option} {os.fspath(out)!r}: the command creates its "
                                   f"folders in {os.fspath(out / sub)!r}, and the input folder "
                                   f"{name} {os.fspath(inp)!r} is there; choose another output "
@@ -375,7 +405,8 @@ def _check_sealed(option: str, out: Path, sealed: list[tuple[str, Path]],
 def _matches(rel: str, pattern: str) -> bool:
     """``fnmatch`` per path segment: ``*/x.png`` matches ``a/x.png``, not ``a/b/x.png``."""
     parts, pats = rel.split("/"), pattern.split("/")
-    return len(parts) == len(pats) and all(fnmatch(a, b) for a, b in zip(parts, pats, strict=True))
+    return len(parts) == len(pats) and all(fnmatch(name_key(a), name_key(b))  # 'Train.txt'
+                                           for a, b in zip(parts, pats, strict=True))
 
 
 def _matching(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
@@ -398,18 +429,24 @@ def _matching(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     return out
 
 
-def _check_written(option: str, folder: Path, target: Path,
-                   inputs: list[tuple[str, Path]]) -> None:
+def _check_written(option: str, folder: Path, target: Path, inputs: list[tuple[str, Path]],
+                   patterns: tuple[str, ...]) -> None:
     """Refuse the entry ``target`` the command would write over in output ``folder`` when it is
-    (or holds, or lies in) an input, or is a link or a special file."""
+    (or holds, or lies in) an input, or is a link or a special file. ``target`` may differ from
+    the name written only in case or Unicode form (:func:`name_key`): on a case-insensitive
+    disk (macOS, Windows, a CIFS share) it is that file."""
     hit = _input_over(target, inputs, links=False)  # (no walk of the inputs per entry)
     if hit is not None:
         name, inp, how = hit
         what = ("holds the input" if how == "is a folder that holds" else
                 "lies inside the input folder" if how.startswith("lies") else
                 "is the input" if how == "is" else f"{how} the input")
-        raise ConfigError(f"{option} {os.fspath(folder)!r}: the command writes "
-                          f"{os.fspath(target.relative_to(folder))!r} there, and "
+        rel = target.relative_to(folder).as_posix()
+        written = next((w for w in patterns if w != rel and not glob.has_magic(w)
+                        and _matches(rel, w)), rel)
+        twin = "" if written == rel else " (one file on a case-insensitive disk)"
+        raise ConfigError(f"{option} {os.fspath(folder)!r}: the command writes {written!r} "
+                          f"there, and{twin} "
                           f"{os.fspath(target)!r} {what} {name} {os.fspath(inp)!r}; writing "
                           "it would destroy the input: choose another output folder (or move "
                           "the input out of it)")
@@ -479,35 +516,3 @@ def _check_writable(folder: Path, option: str, target: Path) -> None:
         why = "is on a read-only file system" if read_only else "may not be written by this user"
         raise ConfigError(f"{option} {os.fspath(target)!r}: the folder {os.fspath(folder)!r} "
                           f"{why}: choose a writable folder")
-
-
-#: The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
-#: Injection": ``=``, ``+``, ``-``, ``@``, tab, carriage return; LibreOffice also reads a
-#: full-width ``＝`` ``＋`` ``－`` ``＠`` as its ASCII twin).
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-
-#: A plain decimal number (``-7``, ``+1.5e3``): a spreadsheet reads it as that number, never as a
-#: formula, so an id written so keeps its text.
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def formula_safe(text: str) -> str:
-    """``text`` as a CSV cell that no spreadsheet runs as a formula: a cell that starts with one
-    of :data:`FORMULA_START` and is not a plain number gets a leading ``'`` (OWASP, "CSV
-    Injection", https://owasp.org/www-community/attacks/CSV_Injection: "prepend each cell field
-    with a single quote"), so the query id ``=HYPERLINK(...)`` reads ``'=HYPERLINK(...)`` and the
-    id ``-7`` stays ``-7``. Spreadsheets hide the quote; other readers see it."""
-    if text.startswith(FORMULA_START) and _PLAIN_NUMBER.fullmatch(text) is None:
-        return "'" + text
-    return text
-
-
-def formula_safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` for a CSV a user opens in a spreadsheet (``evaluate --per-query``):
-    every text cell and every column name through :func:`formula_safe`; numbers unchanged."""
-    out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object or str(out[col].dtype) in ("string", "str", "category"):
-            out[col] = [formula_safe(v) if isinstance(v, str) else v for v in out[col]]
-    out.columns = [formula_safe(c) if isinstance(c, str) else c for c in out.columns]
-    return out

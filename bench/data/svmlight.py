@@ -22,6 +22,7 @@ import numpy as np
 
 from bench.data.atomic import atomic_path
 from bench.data.compressed import HEAD
+from bench.data.folder_names import missing_note
 from bench.data.groups import offsets_from_qid, offsets_from_sizes, stable_order_by_qid
 from bench.data.inputs import bom_length, check_input_file, parse_int, text_lines
 from bench.data.inputs import line_of_data_row as data_row_line
@@ -214,7 +215,8 @@ def _to_letor(
         seen = (f" ({group.name} beside it, XGBoost's name, is not read: give it with --query "
                 f"{group.name})") if os.path.lexists(group) else ""
         raise DataError(
-            f"the file has no 'qid:' fields and no group-size file {qp.name} beside it{seen}; "
+            f"the file has no 'qid:' fields and no group-size file {qp.name} beside it{seen}"
+            f"{missing_note(qp)}; "
             "give one with --query FILE (one group size per line)",
             path=p,
         )

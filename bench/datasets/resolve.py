@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.data.checks import check_letor
-from bench.data.folder_names import FOLD_NAME
+from bench.data.folder_names import FOLD_NAME, missing_note
 from bench.data.folders import (
     detect_layout,
     find_split_files,
@@ -137,7 +137,7 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
         raise DataError(f"a symbolic link to {os.readlink(p)!r}, which does not resolve (a "
                         "missing target or a link loop)", path=spec)
     if looks_like_path:
-        raise DataError("no such file or folder (and not a catalogue name)",  # one line:
+        raise DataError(f"no such file or folder (and not a catalogue name){missing_note(p)}",
                         path=spec if spec.isprintable() else repr(spec))  # a line end shown
     return catalogue_spec(spec, name, option)  # unknown name: ConfigError lists valid ones
 

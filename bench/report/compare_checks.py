@@ -65,9 +65,9 @@ def check_names(names: list[str]) -> None:
     a row), or reads as another name once written (surrounding blanks trimmed by the table,
     full-width ``Ａ`` read as ``A`` (NFKC), a Cyrillic or Greek ``А`` drawn as Latin ``A``:
     :func:`bench.report.look_alike.skeleton`; ``=A`` written ``'=A`` by
-    :func:`bench.data.outputs.formula_safe`) is a :class:`ConfigError` naming both names, escaped,
+    :func:`bench.data.csv_cells.formula_safe`) is a :class:`ConfigError` naming both names, escaped,
     and the characters in which they differ."""
-    from bench.data.outputs import formula_safe
+    from bench.data.csv_cells import formula_safe
     from bench.report.look_alike import clash_text, skeleton
 
     label = "label the run differently (on the command line: --run NAME=PATH)"

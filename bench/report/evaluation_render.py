@@ -100,7 +100,7 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
         print(json.dumps(result.as_dict(), indent=2))
         return
     if fmt == "csv":
-        from bench.data.outputs import formula_safe_frame  # a run named '=...' is no formula
+        from bench.data.csv_cells import formula_safe_frame  # a run named '=...' is no formula
 
         sys.stdout.write(formula_safe_frame(result.to_frame()).to_csv(index=False))
         return

@@ -80,10 +80,11 @@ def plot_folders(choices: list[Choice]) -> list[str]:
     return folders
 
 
-def check_out_apart(out: Path, choices: list[Choice]) -> None:
+def check_out_apart(out: str | Path, choices: list[Choice]) -> None:
     """Refuse an output folder that is, or lies inside, a run directory the report reads (its
     files would be written among the run's), or that holds the run directories themselves
-    (``--out results/local/runs``: leaderboards and plot folders among the runs)."""
+    (``--out results/local/runs``: leaderboards and plot folders among the runs). ``out`` is
+    named as given (``./res/runs/ID//``)."""
     real = Path(os.path.realpath(out))
     for c in choices:
         run = Path(os.path.realpath(c.run.path))
@@ -218,9 +219,9 @@ def write_leaderboard(
     earlier = earlier_report_files(out)
     planned = [*LEADERBOARD_FILES, REPORT_FILES,
                *(f"{f}/{n}" for f in folders for n in PLOT_NAMES if plots)]
-    check_output_dir(out, option="--out", inputs=[("--runs", c.run.path) for c in choices],
+    check_output_dir(out_dir, option="--out", inputs=[("--runs", c.run.path) for c in choices],
                      writes=[glob.escape(n) for n in (*planned, *earlier)])
-    check_out_apart(out, choices)
+    check_out_apart(out_dir, choices)
     refuse_foreign_files(out, earlier)  # after the checks of links, FIFOs and devices
     if plots:
         check_plot_folders(out, folders)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.data.outputs import FORMULA_START as _FORMULA_START
+from bench.data.csv_cells import FORMULA_START as _FORMULA_START
 from bench.metrics.families import best_is_lowest, metric_header
 from bench.report.select import shown_name
 
@@ -323,7 +323,7 @@ def csv_frame(doc: dict[str, Any]) -> pd.DataFrame:
 
 
 #: The first characters that make a spreadsheet read a cell as a formula: owned by
-#: :mod:`bench.data.outputs` (:data:`~bench.data.outputs.FORMULA_START`).
+#: :mod:`bench.data.csv_cells` (:data:`~bench.data.csv_cells.FORMULA_START`).
 FORMULA_START = _FORMULA_START
 
 

@@ -1,0 +1,42 @@
+"""CSV cells a user opens in a spreadsheet (``evaluate --per-query``, the CSV summary): a text
+cell that a spreadsheet would run as a formula gets a leading ``'``, the OWASP rule
+(split from :mod:`bench.data.outputs`, which owns output paths)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: Injection": ``=``, ``+``, ``-``, ``@``, tab, carriage return; LibreOffice also reads a
+#: full-width ``＝`` ``＋`` ``－`` ``＠`` as its ASCII twin).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+#: A plain decimal number (``-7``, ``+1.5e3``): a spreadsheet reads it as that number, never as a
+#: formula, so an id written so keeps its text.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def formula_safe(text: str) -> str:
+    """``text`` as a CSV cell that no spreadsheet runs as a formula: a cell that starts with one
+    of :data:`FORMULA_START` and is not a plain number gets a leading ``'`` (OWASP, "CSV
+    Injection", https://owasp.org/www-community/attacks/CSV_Injection: "prepend each cell field
+    with a single quote"), so the query id ``=HYPERLINK(...)`` reads ``'=HYPERLINK(...)`` and the
+    id ``-7`` stays ``-7``. Spreadsheets hide the quote; other readers see it."""
+    if text.startswith(FORMULA_START) and _PLAIN_NUMBER.fullmatch(text) is None:
+        return "'" + text
+    return text
+
+
+def formula_safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` for a CSV a user opens in a spreadsheet (``evaluate --per-query``):
+    every text cell and every column name through :func:`formula_safe`; numbers unchanged."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or str(out[col].dtype) in ("string", "str", "category"):
+            out[col] = [formula_safe(v) if isinstance(v, str) else v for v in out[col]]
+    out.columns = [formula_safe(c) if isinstance(c, str) else c for c in out.columns]
+    return out
