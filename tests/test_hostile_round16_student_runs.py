@@ -105,6 +105,10 @@ def d(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _lacks(text: str, *words: str) -> list[str]:
+    return [w for w in words if w not in text]
+
+
 def _put(d: Path, name: str, data: str | bytes) -> str:
     (d / name).write_bytes(data.encode() if isinstance(data, str) else data)
     return name
@@ -225,7 +229,7 @@ def test_scores_written_as_ranks_are_graded_by_score_and_the_run_is_warned(d: Pa
     assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
     assert csv_values(res)["ndcg_cut_10"] == pytest.approx(pte("ndcg_cut_10", text), rel=1e-12)  # type: ignore[arg-type]
     err = res.err  # type: ignore[attr-defined]
-    assert "asrank.run" in err and "rank" in err and "score" in err, err
+    assert not _lacks(err, "asrank.run", "rank", "score"), err
 
 
 @_cls("silent accepts")
@@ -238,7 +242,7 @@ def test_distances_lower_is_better_are_warned_in_a_comparison_naming_the_run(d: 
     _put(d, "dist.run", "\n".join(lines) + "\n")
     res = _compare(d, "good.run", "dist.run")
     _doc(res)
-    assert "dist.run" in res.err and "rank" in res.err, res.err  # type: ignore[attr-defined]
+    assert not _lacks(res.err, "dist.run", "rank"), res.err  # type: ignore[attr-defined]
 
 
 @_cls("silent accepts")
@@ -254,7 +258,7 @@ def test_one_constant_score_per_query_with_distinct_ranks_is_warned(d: Path) -> 
     assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
     for m in ("ndcg_cut_10", "map"):  # trec_eval's ties: document id descending
         assert csv_values(res)[m] == pytest.approx(pte(m, text), rel=1e-12)  # type: ignore[arg-type]
-    assert "flat.run" in res.err and "tie" in res.err, res.err  # type: ignore[attr-defined]
+    assert not _lacks(res.err, "flat.run", "tie"), res.err  # type: ignore[attr-defined]
 
 
 @_cls("silent accepts")
@@ -263,12 +267,61 @@ def test_a_run_whose_ranks_disagree_only_somewhere_is_not_warned(d: Path) -> Non
                                                                           "1 Q0 x 2 0.5")
     _put(d, "mostly.run", text)
     res = _one(d, "mostly.run", "map")
-    assert res.status == 0 and "rank" not in res.err.lower(), res.err  # type: ignore[attr-defined]
+    assert res.status == 0, res.err  # type: ignore[attr-defined]
+    assert "rank" not in res.err.lower(), res.err  # type: ignore[attr-defined]
+
+
+@_cls("silent accepts")
+def test_one_or_two_rising_steps_are_not_read_as_a_pattern(d: Path) -> None:
+    text = "1 Q0 a 1 0.4 t\n1 Q0 b 2 0.9 t\n2 Q0 e 1 0.1 t\n2 Q0 g 2 0.3 t\n"
+    _put(d, "two.run", text)
+    res = _one(d, "two.run", "map")
+    assert res.status == 0, res.err  # type: ignore[attr-defined]
+    assert csv_values(res)["map"] == pytest.approx(pte("map", text), rel=1e-12)  # type: ignore[arg-type]
+    assert "rise with the rank" not in res.err, res.err  # type: ignore[attr-defined]
+
+
+@_cls("tracebacks")
+def test_the_reversed_run_warning_made_an_error_is_one_error_line(d: Path) -> None:
+    import contextlib
+    import warnings
+
+    from hostile_kit import chdir
+
+    from bench import cli as bench_cli
+
+    _put(d, "rev.run", "".join(f"{q} Q0 {doc} {i} {i} t\n" for i, (q, doc, _) in
+                               enumerate(GOOD[:4], 1)))
+    out, err = io.StringIO(), io.StringIO()
+    with chdir(d), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            status: int | None = bench_cli.main(["evaluate", "--qrels", "qrels.txt", "--run",
+                                                 "rev.run", "--metrics", "map"])
+        except BaseException as exc:
+            status = None
+            err.write(f"escaped: {exc!r}")
+    assert status == 2, err.getvalue()
+    assert err.getvalue().startswith("error: rev.run: "), err.getvalue()
+    assert "rise with the rank" in err.getvalue(), err.getvalue()
+
+
+@_cls("silent accepts")
+def test_compare_runs_in_python_warns_of_a_file_holding_two_tags(d: Path) -> None:
+    from bench.data.trec_lines import RunFileWarning
+    from bench.report.compare_runs import compare_runs
+
+    _put(d, "cat.run", run_text(GOOD[:7], "bm25") + run_text(GOOD[7:], "dense"))
+    with pytest.warns(RunFileWarning, match=r"cat\.run.*'bm25' from line 1, 'dense' from line 8"):
+        got = compare_runs(d / "qrels.txt", {"cat": d / "cat.run", "o": d / "other.run"},
+                           metrics="map")
+    assert float(got.mean["map"][0]) == pytest.approx(pte("map", run_text(GOOD)), rel=1e-12)
 
 
 # ----------------------------------------------------------------------- white space hidden in ids
 @_cls("silent accepts")
-@pytest.mark.parametrize("space,code", [("\u00a0", "U+00A0"), ("\u3000", "U+3000"),
+@pytest.mark.parametrize(("space", "code"), [("\u00a0", "U+00A0"), ("\u3000", "U+3000"),
                                         ("\u2009", "U+2009"), ("\u202f", "U+202F")])
 def test_a_unicode_space_inside_a_document_field_is_refused_naming_it(d: Path, space: str,
                                                                       code: str) -> None:
@@ -292,6 +345,13 @@ def test_a_no_break_space_query_id_is_refused_through_the_python_api(d: Path) ->
     _put(d, "nb.run", run_text(GOOD).replace("4 Q0 k", "4\u00a0 Q0 k"))
     _, exc = call(lambda: evaluate_trec(str(d / "qrels.txt"), str(d / "nb.run"), metrics="map"))
     assert api_refused(exc, "nb.run", ":12", "U+00A0") is None, exc
+
+
+@_cls("silently wrong numbers")
+def test_a_no_break_space_past_the_sixth_field_or_in_a_comment_line_is_not_read(d: Path) -> None:
+    lines = run_text(GOOD).splitlines()
+    text = "#\u00a0student\u00a017\n" + "\n".join(ln + " # caf\u00e9\u00a0v2" for ln in lines) + "\n"
+    _same_as_good(d, "late.run", text, "map", "ndcg_cut_10")
 
 
 @_cls("silently wrong numbers")
@@ -357,7 +417,7 @@ def test_two_runs_concatenated_with_different_tags_are_warned_naming_the_tags(d:
     res = _one(d, "cat.run", "map")
     assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
     assert csv_values(res)["map"] == pytest.approx(pte("map", text), rel=1e-12)  # type: ignore[arg-type]
-    assert "cat.run" in res.err and "'bm25'" in res.err and "'dense'" in res.err, res.err  # type: ignore[attr-defined]
+    assert not _lacks(res.err, "cat.run", "'bm25'", "'dense'"), res.err  # type: ignore[attr-defined]
 
 
 @_cls("unclear errors")
@@ -370,12 +430,13 @@ def test_a_duplicate_from_two_concatenated_runs_names_both_tags(d: Path) -> None
 @_cls("silent accepts")
 def test_one_tag_throughout_is_not_warned(d: Path) -> None:
     res = _one(d, "good.run", "map")
-    assert res.status == 0 and "tag" not in res.err, res.err  # type: ignore[attr-defined]
+    assert res.status == 0, res.err  # type: ignore[attr-defined]
+    assert "tag" not in res.err, res.err  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------------- refused numbers
 @_cls("unclear errors")
-@pytest.mark.parametrize("score,words", [("1,5", ("decimal comma",)), ("1e400", ("float64",)),
+@pytest.mark.parametrize(("score", "words"), [("1,5", ("decimal comma",)), ("1e400", ("float64",)),
                                          ("-1e400", ("float64",)), ("NaN", ("plain decimal",)),
                                          ("-Infinity", ("plain decimal",)),
                                          ("high", ("plain decimal",)), ("0x1p3", ("hex",)),
@@ -416,7 +477,7 @@ def test_a_run_given_as_the_qrels_of_a_comparison_is_refused(d: Path) -> None:
 
 
 @_cls("unclear errors")
-@pytest.mark.parametrize("data,words", [
+@pytest.mark.parametrize(("data", "words"), [
     (b"", ("empty",)), (b"# nothing yet\n#\n", ("empty",)), (b"\n  \n\t\n", ("empty",)),
     (b"\xff\xfe" + "1 Q0 a 1 1 t\n".encode("utf-16-le"), ("UTF-16", "iconv")),
     ("1 Q0 a 1 1 t\n".encode("utf-16-be"), ("NUL", "UTF-16")),
@@ -461,7 +522,7 @@ def test_one_zero_padded_topic_is_named_in_the_warning(d: Path) -> None:
     res = _one(d, "pad1.run", "map")
     assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
     assert csv_values(res)["map"] == pytest.approx(pte("map", text), rel=1e-12)  # type: ignore[arg-type]
-    assert "03" in res.err and "'01' is not '1'" in res.err, res.err  # type: ignore[attr-defined]
+    assert not _lacks(res.err, "03", "'01' is not '1'"), res.err  # type: ignore[attr-defined]
 
 
 @_cls("silently wrong numbers")
@@ -498,7 +559,7 @@ def _sparse(d: Path) -> str:
 @_cls("silently wrong numbers")
 def test_a_run_of_one_topic_shrinks_the_comparison_to_it_and_says_so(d: Path) -> None:
     doc = _doc(_compare(d, "good.run", "other.run", _sparse(d)))
-    assert doc["n_queries"] == 1 and doc["dropped"] == ["1", "2", "4", "5"], doc
+    assert (doc["n_queries"], doc["dropped"]) == (1, ["1", "2", "4", "5"]), doc
     means = _means(doc, "map")
     assert means["good"] == pytest.approx(pte_q("map", run_text(GOOD))["3"], rel=1e-12)
     assert means["other"] == pytest.approx(pte_q("map", run_text(OTHER))["3"], rel=1e-12)
@@ -521,7 +582,7 @@ def test_one_student_graded_alone_is_averaged_over_their_topics_and_warned(d: Pa
     res = _one(d, lazy, "map")
     assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
     assert csv_values(res)["map"] == pytest.approx(pte("map", (d / lazy).read_text()))  # type: ignore[arg-type]
-    assert "4 qrels queries have no run line" in res.err and lazy in res.err, res.err  # type: ignore[attr-defined]
+    assert not _lacks(res.err, "4 qrels queries have no run line", lazy), res.err  # type: ignore[attr-defined]
 
 
 @_cls("unclear errors")
@@ -547,11 +608,11 @@ def test_no_topic_in_common_through_compare_runs_names_the_runs_and_missing(d: P
 @_cls("silently wrong numbers")
 def test_a_run_with_topics_outside_the_qrels_keeps_the_comparison_on_the_judged_ones(
         d: Path) -> None:
-    extra = run_text(GOOD + [("99", "zz", 1.0), ("100", "a", 0.5)], "extra")
+    extra = run_text([*GOOD, ("99", "zz", 1.0), ("100", "a", 0.5)], "extra")
     _put(d, "extra.run", extra)
     doc = _doc(_compare(d, "extra.run", "other.run", metrics=("map", "ndcg_cut_10")))
     assert doc["n_queries"] == 5, doc
-    assert "99" not in doc["dropped"] and "100" not in doc["dropped"], doc
+    assert not {"99", "100"} & set(doc["dropped"]), doc
     for m in ("map", "ndcg_cut_10"):
         assert _means(doc, m)["extra"] == pytest.approx(pte(m, run_text(GOOD)), rel=1e-12)
 
@@ -585,7 +646,8 @@ def test_identical_copies_under_two_names_tie_with_p_one(d: Path) -> None:
     assert by["good"]["metrics"]["map"] == by["copy"]["metrics"]["map"], by
     pair = _doc(_compare(d, "copy.run", "good.run"))
     loser = [r for r in pair["runs"] if r["vs_best"] is not None]
-    assert len(loser) == 1 and loser[0]["vs_best"]["p_randomization"] == 1.0, pair
+    assert len(loser) == 1, pair
+    assert loser[0]["vs_best"]["p_randomization"] == 1.0, pair
     assert loser[0]["name"] in pair["tied_with_best"], pair
 
 
@@ -600,9 +662,9 @@ def test_twelve_students_means_equal_pytrec_eval_and_holm_is_monotone(d: Path) -
         rows = [(q, doc, round(rnd.random(), 6)) for q, doc, _ in GOOD]
         names.append(_put(d, f"s{i:02d}.run", run_text(rows, f"s{i}")))
         texts[f"s{i:02d}"] = run_text(rows)
-    doc = _doc(cli(d, "evaluate", "--qrels", "qrels.txt", *sum((["--run", n] for n in names),
-                                                                []),
-                   "--metrics", "ndcg_cut_10", "--format", "json"))
+    runs = [a for n in names for a in ("--run", n)]
+    doc = _doc(cli(d, "evaluate", "--qrels", "qrels.txt", *runs, "--metrics", "ndcg_cut_10",
+                   "--format", "json"))
     means = _means(doc, "ndcg_cut_10")
     for n, text in texts.items():
         assert means[n] == pytest.approx(pte("ndcg_cut_10", text), rel=1e-12), n
