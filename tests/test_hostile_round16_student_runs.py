@@ -690,6 +690,18 @@ def test_a_hard_link_to_a_students_file_is_the_same_run(d: Path) -> None:
     assert refused(res, "same file") is None, res.err[-400:]  # type: ignore[arg-type, attr-defined]
 
 
+@_cls("silently wrong numbers")
+def test_a_made_up_name_never_takes_another_students_own_file_stem(d: Path) -> None:
+    _put(d, "ann.run", run_text(GOOD))
+    _put(d, "ann.txt", run_text(GOOD))
+    _put(d, "ann-2.run", run_text(OTHER))
+    doc = _doc(_compare(d, "ann.run", "ann.txt", "ann-2.run"))
+    means = _means(doc, "map")
+    assert set(means) == {"ann", "ann-3", "ann-2"}, means
+    assert means["ann-2"] == pytest.approx(pte("map", run_text(OTHER), over=["1", "2", "3",
+                                                                           "4", "5"]))
+
+
 @_cls("inputs destroyed")
 def test_per_query_onto_a_students_run_is_refused_and_the_run_kept(d: Path) -> None:
     before = (d / "other.run").read_bytes()

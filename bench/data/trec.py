@@ -145,13 +145,16 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
     for lineno, parts in _lines(p):
         if len(parts) != 4:
             swapped = "; this line is a run line: were --qrels and --run swapped?" \
-                if len(parts) >= 6 and parts[1] == "Q0" else ""
+                if len(parts) >= 6 and parts[1] == "Q0" else _hidden(parts[:4], "; ")
             raise DataError(
                 f"expected 4 fields 'qid iter docno rel', got {len(parts)} (trec_eval refuses "
                 f"other counts too; a comment line starts with '#'){swapped}",
                 path=p,
                 line=lineno,
             )
+        hidden = _hidden(parts)
+        if hidden:
+            raise DataError(hidden, path=p, line=lineno)
         q, it, d, r = parts
         rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
         if subtopics:
@@ -198,7 +201,8 @@ def read_run(path: PathLike) -> Run:
     for lineno, parts in _lines(p):
         if len(parts) < 6:
             swapped = "; this line is a qrels line: were --qrels and --run swapped?" \
-                if len(parts) == 4 and parts[1] != "Q0" else count_hint(parts)
+                if len(parts) == 4 and parts[1] != "Q0" else count_hint(parts) or \
+                _hidden(parts, "; ")
             raise DataError(
                 f"expected 6 fields 'qid Q0 docno rank score tag' (more are ignored, as "
                 f"trec_eval does), got {len(parts)}{swapped}",
@@ -206,9 +210,9 @@ def read_run(path: PathLike) -> Run:
                 line=lineno,
             )
         q, _, d, rk, sc, tag = parts[:6]
-        swap = column_hints(parts)
-        if swap is not None:
-            raise DataError(swap, path=p, line=lineno, column="docno")
+        swap = _hidden(parts[:6]) or column_hints(parts)
+        if swap:
+            raise DataError(swap, path=p, line=lineno)
         try:
             rank = parse_int(rk, what="rank", path=p, line=lineno, column="rank")
         except DataError as exc:
@@ -250,6 +254,12 @@ def read_run(path: PathLike) -> Run:
     return run
 
 
+def _hidden(parts: list[str], lead: str = "") -> str:
+    """:func:`~bench.data.trec_lines.hidden_space` of ``parts`` after ``lead`` (empty: none)."""
+    why = hidden_space(parts)
+    return lead + why if why else ""
+
+
 def _existing(path: PathLike) -> Path:
     return check_input_file(path, expected="a TREC text file")
 
@@ -257,13 +267,9 @@ def _existing(path: PathLike) -> Path:
 def _lines(p: Path) -> Iterator[tuple[int, list[str]]]:
     """Lines split on ASCII white space (as trec_eval does), blank and comment lines (first
     non-blank character ``#``) skipped, through the input layer (:mod:`bench.data.inputs`:
-    UTF-8 byte-order mark skipped, UTF-16 refused, UTF-8 checked); white space only Python
-    splits on, inside the six fields a run line has (a qrels line's four), refused
-    (:func:`~bench.data.trec_lines.hidden_space`)."""
+    UTF-8 byte-order mark skipped, UTF-16 refused, UTF-8 checked). The readers then refuse
+    white space only Python splits on inside a field they read (:func:`_hidden`)."""
     for lineno, raw in text_lines(p, expected="a TREC text file"):
         parts = raw.split()
         if parts and not parts[0].startswith(b"#"):
-            why = None if raw.isascii() else hidden_space(raw.decode("utf-8"), 6)
-            if why is not None:
-                raise DataError(why, path=p, line=lineno)
             yield lineno, [x.decode("utf-8") for x in parts]

@@ -10,8 +10,8 @@ writer did not mean:
   split on Python's ``str.split``, which also splits at a no-break space (U+00A0, pasted from a
   web page or a word processor), U+2009, U+202F, U+3000 and the unit separator U+001F. A
   document ``a\u00a0`` is then ``a`` (judged) to one tool and an unjudged id to the other: a
-  field holding one is an error naming line, column and character (fields past the last one
-  read are not looked at: no tool reads them).
+  field holding one is an error naming the line, the field and the character (fields past the
+  last one read are not looked at: no tool reads them).
 * **Columns swapped** (:func:`column_hints`): ``Q0`` in the docno column (``1 doc7 Q0 1 0.9
   t``: every document would be the unjudged ``Q0``), a decimal rank beside an integer score
   (rank and score swapped), and three fields whose last is an integer (an MS MARCO run
@@ -44,7 +44,6 @@ from bench.data.inputs import is_plain_float, is_plain_int
 #: White space to ``str.split`` that ``bytes.split`` (and trec_eval's ``isspace``) does not split
 #: on; the line ends VT, FF, NEL, U+2028 ... are refused earlier (:func:`bench.data.inputs.stray_character`).
 _PYTHON_ONLY_SPACE = re.compile(r"[^\S \t\r\n\x0b\x0c]")
-_ASCII_FIELD = re.compile(r"[^ \t\r\n\x0b\x0c]+")
 
 
 #: The fewest rank steps (pairs of documents at consecutive ranks of one query) that
@@ -57,22 +56,20 @@ class RunFileWarning(UserWarning):
     (several run tags, a score column that rises with the rank or is constant)."""
 
 
-def hidden_space(text: str, fields: int) -> str | None:
-    """Why line ``text`` cannot be split as both trec_eval and Python split it, or ``None``:
-    a character ``str.split`` takes for white space inside one of its first ``fields`` fields
-    (ASCII-split), named with its column (1-based, in characters)."""
-    m = _PYTHON_ONLY_SPACE.search(text)
-    if m is None:
-        return None
-    ends = [f.end() for f in _ASCII_FIELD.finditer(text)]
-    if len(ends) > fields and m.start() >= ends[fields - 1]:
-        return None  # past the fields read: trec_eval ignores them, so does ltrbench
-    ch = m.group()
-    name = unicodedata.name(ch, "white space character").lower()
-    return (f"a {name} (U+{ord(ch):04X}) at column {m.start() + 1}: Python's str.split "
-            "(pytrec_eval's parse_run, ir_measures) splits fields there, trec_eval does not, so "
-            "the id would differ between tools; expected spaces or tabs between fields and "
-            "none inside one (refused rather than guessed)")
+def hidden_space(parts: Sequence[str]) -> str | None:
+    """Why fields ``parts`` (split on ASCII white space, as trec_eval splits) would be split
+    otherwise by Python's ``str.split``, or ``None``: the first character ``str.split`` takes
+    for white space inside one of them, named with the field's number and text."""
+    for i, field in enumerate(parts, start=1):
+        m = None if field.isascii() else _PYTHON_ONLY_SPACE.search(field)
+        if m is not None:
+            ch = m.group()
+            name = unicodedata.name(ch, "white space character").lower()
+            return (f"a {name} (U+{ord(ch):04X}) in field {i} ({field!r}): Python's str.split "
+                    "(pytrec_eval's parse_run, ir_measures) splits fields there, trec_eval does "
+                    "not, so the id would differ between tools; expected spaces or tabs between "
+                    "fields and none inside one (refused rather than guessed)")
+    return None
 
 
 def count_hint(parts: Sequence[str]) -> str:
