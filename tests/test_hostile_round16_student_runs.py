@@ -322,7 +322,8 @@ def test_compare_runs_in_python_warns_of_a_file_holding_two_tags(d: Path) -> Non
 # ----------------------------------------------------------------------- white space hidden in ids
 @_cls("silent accepts")
 @pytest.mark.parametrize(("space", "code"), [("\u00a0", "U+00A0"), ("\u3000", "U+3000"),
-                                        ("\u2009", "U+2009"), ("\u202f", "U+202F")])
+                                        ("\u2009", "U+2009"), ("\u202f", "U+202F"),
+                                        ("\x1f", "U+001F"), ("\u2003", "an em space")])
 def test_a_unicode_space_inside_a_document_field_is_refused_naming_it(d: Path, space: str,
                                                                       code: str) -> None:
     text = run_text(GOOD).replace("1 Q0 a 2", f"1 Q0 a{space} 2")

@@ -61,14 +61,16 @@ def hidden_space(parts: Sequence[str]) -> str | None:
     otherwise by Python's ``str.split``, or ``None``: the first character ``str.split`` takes
     for white space inside one of them, named with the field's number and text."""
     for i, field in enumerate(parts, start=1):
-        m = None if field.isascii() else _PYTHON_ONLY_SPACE.search(field)
+        plain = field.isascii() and "\x1f" not in field  # the unit separator: ASCII, split
+        m = None if plain else _PYTHON_ONLY_SPACE.search(field)
         if m is not None:
             ch = m.group()
-            name = unicodedata.name(ch, "white space character").lower()
-            return (f"a {name} (U+{ord(ch):04X}) in field {i} ({field!r}): Python's str.split "
-                    "(pytrec_eval's parse_run, ir_measures) splits fields there, trec_eval does "
-                    "not, so the id would differ between tools; expected spaces or tabs between "
-                    "fields and none inside one (refused rather than guessed)")
+            name = "unit separator" if ch == "\x1f" else unicodedata.name(ch, "space").lower()
+            article = "an" if name[0] in "aeiou" else "a"
+            return (f"{article} {name} (U+{ord(ch):04X}) in field {i} ({field!r}): Python's "
+                    "str.split (pytrec_eval's parse_run, ir_measures) splits fields there, "
+                    "trec_eval does not, so the id would differ between tools; expected spaces "
+                    "or tabs between fields and none inside one (refused rather than guessed)")
     return None
 
 
