@@ -428,6 +428,14 @@ def test_a_duplicate_from_two_concatenated_runs_names_both_tags(d: Path) -> None
     assert refused(res, "cat.run", "duplicate", "'bm25'", "'dense'") is None, res.err[-400:]  # type: ignore[arg-type, attr-defined]
 
 
+@_cls("unclear errors")
+def test_a_run_appended_to_itself_is_refused_saying_it_repeats(d: Path) -> None:
+    _put(d, "twice.run", run_text(GOOD) * 2)
+    res = _one(d, "twice.run", "map")
+    assert refused(res, f"twice.run:{len(GOOD) + 1}", "duplicate", "first on line 1",
+                   "copy of itself") is None, res.err[-400:]  # type: ignore[arg-type, attr-defined]
+
+
 @_cls("silent accepts")
 def test_one_tag_throughout_is_not_warned(d: Path) -> None:
     res = _one(d, "good.run", "map")
@@ -584,6 +592,16 @@ def test_one_student_graded_alone_is_averaged_over_their_topics_and_warned(d: Pa
     assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
     assert csv_values(res)["map"] == pytest.approx(pte("map", (d / lazy).read_text()))  # type: ignore[arg-type]
     assert not _lacks(res.err, "4 qrels queries have no run line", lazy), res.err  # type: ignore[attr-defined]
+
+
+@_cls("silently wrong numbers")
+def test_one_student_graded_alone_under_trec_eval_c_is_averaged_over_every_topic(d: Path) -> None:
+    lazy = _sparse(d)
+    res = _one(d, lazy, "map", "P_5", extra=("--profile", "trec_eval-c"))
+    assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
+    for m in ("map", "P_5"):
+        want = pte(m, (d / lazy).read_text(), over=["1", "2", "3", "4", "5"])
+        assert csv_values(res)[m] == pytest.approx(want, rel=1e-12), m  # type: ignore[arg-type]
 
 
 @_cls("unclear errors")

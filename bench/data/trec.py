@@ -70,6 +70,7 @@ from bench.data.inputs import (
 from bench.data.trec_lines import (
     column_hints,
     count_hint,
+    duplicate_hint,
     hidden_space,
     rank_hint,
     score_order_problem,
@@ -222,9 +223,7 @@ def read_run(path: PathLike) -> Run:
                             exact_integers=True)
         first = seen.setdefault((q, d), len(lines))
         if first != len(lines):
-            other = tags[first]
-            joined = (f"; the two lines carry run tags {other!r} and {tag!r}: two runs joined "
-                      "in one file?") if other != tag else ""
+            joined = duplicate_hint((ranks[first], texts[first], tags[first]), (rank, sc, tag))
             raise DataError(
                 f"duplicate document {d!r} for query {q!r} (first on line {lines[first]}): a "
                 f"run must retrieve each document at most once per query{joined}",

@@ -100,6 +100,19 @@ def rank_hint(rank: str, score: str) -> str:
     return ""
 
 
+def duplicate_hint(first: tuple[int, str, str], again: tuple[int, str, str]) -> str:
+    """The end of a 'duplicate document' error from the two lines' (rank, score text, tag):
+    two tags say two runs were joined; the same rank, score and tag say the run was joined with
+    a copy of itself."""
+    if first[2] != again[2]:
+        return (f"; the two lines carry run tags {first[2]!r} and {again[2]!r}: two runs joined "
+                "in one file?")
+    if first == again:
+        return ("; the line repeats the first one (rank, score and tag too): was the file joined "
+                "with a copy of itself (cat run run)?")
+    return ""
+
+
 def tag_problems(tags: Sequence[str], lines: Sequence[int], path: str) -> None:
     """A :class:`RunFileWarning` when the run's tag column holds more than one tag."""
     if len(set(tags)) < 2:
