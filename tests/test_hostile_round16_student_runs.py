@@ -559,6 +559,26 @@ def test_upper_and_lower_case_document_ids_are_two_documents_as_in_pytrec_eval(d
         assert csv_values(res)[m] == pytest.approx(pte(m, text), rel=1e-12)  # type: ignore[arg-type]
 
 
+@_cls("silent accepts")
+def test_a_run_whose_document_ids_never_match_the_qrels_is_graded_0_and_warned(d: Path) -> None:
+    text = run_text([(q, doc + ".txt", s) for q, doc, s in GOOD])
+    _put(d, "ext.run", text)
+    res = _one(d, "ext.run", "map", "ndcg_cut_10")
+    assert res.status == 0, res.err[-400:]  # type: ignore[attr-defined]
+    assert csv_values(res) == {"map": 0.0, "ndcg_cut_10": 0.0}, res.out  # type: ignore[arg-type, attr-defined]
+    assert pte("map", text) == 0.0
+    assert not _lacks(res.err, "ext.run", "'b.txt'", "'a'", "judged"), res.err  # type: ignore[attr-defined]
+
+
+@_cls("silent accepts")
+def test_a_run_with_one_judged_document_is_not_warned_as_unjudged(d: Path) -> None:
+    text = run_text([(q, doc if (q, doc) == ("4", "k") else doc + "_x", s) for q, doc, s in GOOD])
+    _put(d, "one.run", text)
+    res = _one(d, "one.run", "map")
+    assert csv_values(res)["map"] == pytest.approx(pte("map", text), rel=1e-12)  # type: ignore[arg-type]
+    assert "none of the" not in res.err, res.err  # type: ignore[attr-defined]
+
+
 # ------------------------------------------------------------------- comparisons of the class
 def _sparse(d: Path) -> str:
     """A student who ran topic 3 only."""
