@@ -93,16 +93,21 @@ def evaluate_trec(
     return merge(results, specs, prof)
 
 
+#: The fewest documents (in queries with qrels) of a run that :func:`_warn_unjudged` reads
+#: "none judged" into.
+UNJUDGED_AT_LEAST = 5
+
+
 class UnjudgedRunWarning(UserWarning):
     """A run none of whose documents (in its queries with qrels) the qrels judge."""
 
 
 def _warn_unjudged(qrels: Qrels, run: Run, joined: _Joined | None) -> None:
     """An :class:`UnjudgedRunWarning` when no document the run retrieves for its queries with
-    qrels is judged: graded 0 as trec_eval grades it, but most likely document ids written
+    qrels is judged (of :data:`UNJUDGED_AT_LEAST` at least): graded 0 as trec_eval grades it, but most likely document ids written
     another way (``doc7.txt`` beside ``doc7``, another id field, another case)."""
-    if joined is None or not np.isnan(joined.rel).all():
-        return
+    if joined is None or joined.rel.shape[0] < UNJUDGED_AT_LEAST or not np.isnan(joined.rel).all():
+        return  # a run of a few documents may retrieve only unjudged ones by chance
     i = int(np.flatnonzero(np.isin(run.qid, qrels.qid))[0])
     q, doc = str(run.qid[i]), str(run.docno[i])
     judged = str(qrels.docno[qrels.qid == q][0])
