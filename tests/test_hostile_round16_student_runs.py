@@ -262,6 +262,30 @@ def test_one_constant_score_per_query_with_distinct_ranks_is_warned(d: Path) -> 
 
 
 @_cls("silent accepts")
+def test_a_run_frame_whose_scores_rise_with_its_rank_column_is_warned_as_a_file_is() -> None:
+    import warnings
+
+    import pandas as pd
+
+    from bench.data.trec_lines import RunFileWarning
+    from bench.metrics import evaluate_trec
+
+    qrels = _rows(QRELS, int)
+    frame = pd.DataFrame([(q, doc, i, float(i)) for i, (q, doc, _) in enumerate(GOOD, 1)],
+                         columns=["qid", "docno", "rank", "score"])
+    frame["rank"] = frame.groupby("qid").cumcount() + 1
+    frame["score"] = frame["rank"].astype(float)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = evaluate_trec(qrels, frame, metrics="map")
+    assert any(issubclass(w.category, RunFileWarning) and "run DataFrame" in str(w.message)
+               for w in caught), [str(w.message) for w in caught]
+    text = "".join(f"{q} Q0 {doc} {r} {r} t\n" for q, doc, r in
+                   frame[["qid", "docno", "rank"]].itertuples(index=False))
+    assert got.metrics["map"] == pytest.approx(pte("map", text), rel=1e-12)
+
+
+@_cls("silent accepts")
 def test_a_run_whose_ranks_disagree_only_somewhere_is_not_warned(d: Path) -> None:
     text = run_text(GOOD).replace("1 Q0 a 2 0.8", "1 Q0 a 3 0.8").replace("1 Q0 x 3 0.5",
                                                                           "1 Q0 x 2 0.5")
