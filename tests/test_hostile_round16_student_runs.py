@@ -27,8 +27,13 @@ Found here (failing before, fixed):
   duplicate document whose two lines carry different tags says so;
 * "the runs have no query in common" did not say which runs: with 40 students the TA could
   not find the file; it now names the runs with the fewest queries and ``--missing zero``;
-* rank and score swapped (``1 Q0 a 0.93 1 t``) and an MS MARCO run (``qid docid rank``) now say
-  so in their error.
+* rank and score swapped (``1 Q0 a 0.93 1 t``), an MS MARCO run (``qid docid rank``) and a run
+  appended to itself (``cat run run``) now say so in their error;
+* a run none of whose documents the qrels judge (``doc7.txt`` beside ``doc7``) was graded 0
+  without a word: now a warning names a document of each side;
+* names made up for shared file stems took another student's own stem (``ann.run``,
+  ``ann.txt``, ``ann-2.run`` printed ``ann-2`` for ann.txt and ``ann-2-2`` for ann-2.run);
+* a run DataFrame's rank column is read against its scores as a file's is.
 """
 
 from __future__ import annotations
