@@ -129,11 +129,13 @@ def test_a_score_of_minus_zero_ties_with_zero_as_in_trec_eval(tmp_path: Path) ->
 
 
 # ------------------------------------------------------------------- TREC files: ids, fields
-@pytest.mark.parametrize("char", ["\x01", "\x1b", "\x7f", "\u200b", "\u00a0", "\u3000"])
+@pytest.mark.parametrize("char", ["\x01", "\x1b", "\x7f", "\u200b"])
 def test_a_character_trec_eval_does_not_split_at_is_part_of_the_document_id(
         tmp_path: Path, char: str) -> None:
     """trec_eval splits fields at ASCII white space only: ``a<char>`` is a document apart from
-    ``a`` (unjudged), as pytrec_eval reads it."""
+    ``a`` (unjudged), as pytrec_eval reads it. (A no-break space or U+3000, which Python's
+    ``str.split`` -- pytrec_eval's ``parse_run``, ir_measures -- splits at and trec_eval does not,
+    is refused since round 16: ``test_hostile_round16_student_runs.py``.)"""
     doc = "a" + char
     q, r = _files(tmp_path, run=RUN.replace(b"Q0 a ", b"Q0 " + doc.encode() + b" "))
     run = {k: dict(v) for k, v in RD.items()}

@@ -385,7 +385,8 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
     """``(name, path)`` of each ``--run``: ``NAME=PATH``, or a path named by its file stem.
 
     A value that is an existing file is a path even if it contains ``=``. Stems that collide get
-    ``-2``, ``-3``, ... in order; two explicit names that are equal are an error, and so is a
+    ``-2``, ``-3``, ... in order, skipping a name that is another run's own stem (``A.run``,
+    ``A.txt``, ``A-2.run``: ``A``, ``A-3``, ``A-2``, so ``A-2`` is the file of that name); two explicit names that are equal are an error, and so is a
     file's stem that another ``--run`` gives as its explicit name (``--run b=r.txt --run b.txt``
     would print ``b`` for r.txt beside ``b-2`` for b.txt).
     """
@@ -412,10 +413,11 @@ def run_names(specs: list[str]) -> list[tuple[str, str]]:
         raise ConfigError(f"--run {clash[1]} would be named {clash[0]!r}, the name --run "
                           f"{clash[0]}={named} gives another file; label it: --run NAME={clash[1]}")
     out = []
+    own = {n for n, _, _ in pairs}  # a made-up name never takes another run's own (A-2.run)
     for name, path, given in pairs:
         final = name
         k = 2
-        while not given and final in taken:
+        while not given and (final in taken or (final != name and final in own)):
             final = f"{name}-{k}"
             k += 1
         taken.add(final)

@@ -41,6 +41,12 @@ objects are one query; a UTF-8 byte-order mark is skipped (it would
 otherwise join the first query id), UTF-16 is refused, fields are split on ASCII white space,
 and ``rel``, ``rank`` (int64) and ``score`` (finite float64) are parsed strictly (``1_0``,
 ``0x1``, ``inf``, ``1e400`` and integers beyond int64 are errors naming line and column).
+
+The signs of a file written by hand are :mod:`bench.data.trec_lines`'s: a no-break space or
+another white space that Python's ``str.split`` (pytrec_eval, ir_measures) splits fields on and
+trec_eval does not is an error; so is ``Q0`` in the docno column (columns swapped); a run whose
+tag column holds several tags, or whose scores rise with the rank column (or are constant) in
+every query, is read as trec_eval reads it, with a warning.
 """
 
 from __future__ import annotations
@@ -60,6 +66,15 @@ from bench.data.inputs import (
     parse_int,
     refuse_decimal_ties,
     text_lines,
+)
+from bench.data.trec_lines import (
+    column_hints,
+    count_hint,
+    duplicate_hint,
+    hidden_space,
+    rank_hint,
+    score_order_problem,
+    tag_problems,
 )
 from bench.errors import DataError
 
@@ -131,13 +146,16 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
     for lineno, parts in _lines(p):
         if len(parts) != 4:
             swapped = "; this line is a run line: were --qrels and --run swapped?" \
-                if len(parts) >= 6 and parts[1] == "Q0" else ""
+                if len(parts) >= 6 and parts[1] == "Q0" else _hidden(parts[:4], "; ")
             raise DataError(
                 f"expected 4 fields 'qid iter docno rel', got {len(parts)} (trec_eval refuses "
                 f"other counts too; a comment line starts with '#'){swapped}",
                 path=p,
                 line=lineno,
             )
+        hidden = _hidden(parts)
+        if hidden:
+            raise DataError(hidden, path=p, line=lineno)
         q, it, d, r = parts
         rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
         if subtopics:
@@ -180,11 +198,12 @@ def read_run(path: PathLike) -> Run:
     texts: list[str] = []
     lines: list[int] = []
     tags: list[str] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], int] = {}  # (query, document) -> its row
     for lineno, parts in _lines(p):
         if len(parts) < 6:
             swapped = "; this line is a qrels line: were --qrels and --run swapped?" \
-                if len(parts) == 4 and parts[1] != "Q0" else ""
+                if len(parts) == 4 and parts[1] != "Q0" else count_hint(parts) or \
+                _hidden(parts, "; ")
             raise DataError(
                 f"expected 6 fields 'qid Q0 docno rank score tag' (more are ignored, as "
                 f"trec_eval does), got {len(parts)}{swapped}",
@@ -192,14 +211,22 @@ def read_run(path: PathLike) -> Run:
                 line=lineno,
             )
         q, _, d, rk, sc, tag = parts[:6]
-        rank = parse_int(rk, what="rank", path=p, line=lineno, column="rank")
+        swap = _hidden(parts[:6]) or column_hints(parts)
+        if swap:
+            raise DataError(swap, path=p, line=lineno)
+        try:
+            rank = parse_int(rk, what="rank", path=p, line=lineno, column="rank")
+        except DataError as exc:
+            raise DataError(exc.reason + rank_hint(rk, sc), path=p, line=lineno,
+                            column="rank") from None
         score = parse_float(sc, what="score", path=p, line=lineno, column="score",
                             exact_integers=True)
-        first = seen.setdefault((q, d), lineno)
-        if first != lineno:
+        first = seen.setdefault((q, d), len(lines))
+        if first != len(lines):
+            joined = duplicate_hint((ranks[first], texts[first], tags[first]), (rank, sc, tag))
             raise DataError(
-                f"duplicate document {d!r} for query {q!r} (first on line {first}): a run must "
-                "retrieve each document at most once per query",
+                f"duplicate document {d!r} for query {q!r} (first on line {lines[first]}): a "
+                f"run must retrieve each document at most once per query{joined}",
                 path=p,
                 line=lineno,
             )
@@ -221,7 +248,15 @@ def read_run(path: PathLike) -> Run:
         str(p),
     )
     refuse_decimal_ties(run.qid, run.score, texts, lines=lines, path=p)
+    tag_problems(tags, lines, str(p))  # warnings: read as trec_eval reads them
+    score_order_problem(run.qid, run.rank, run.score, str(p))
     return run
+
+
+def _hidden(parts: list[str], lead: str = "") -> str:
+    """:func:`~bench.data.trec_lines.hidden_space` of ``parts`` after ``lead`` (empty: none)."""
+    why = hidden_space(parts)
+    return lead + why if why else ""
 
 
 def _existing(path: PathLike) -> Path:
@@ -231,7 +266,8 @@ def _existing(path: PathLike) -> Path:
 def _lines(p: Path) -> Iterator[tuple[int, list[str]]]:
     """Lines split on ASCII white space (as trec_eval does), blank and comment lines (first
     non-blank character ``#``) skipped, through the input layer (:mod:`bench.data.inputs`:
-    UTF-8 byte-order mark skipped, UTF-16 refused, UTF-8 checked)."""
+    UTF-8 byte-order mark skipped, UTF-16 refused, UTF-8 checked). The readers then refuse
+    white space only Python splits on inside a field they read (:func:`_hidden`)."""
     for lineno, raw in text_lines(p, expected="a TREC text file"):
         parts = raw.split()
         if parts and not parts[0].startswith(b"#"):

@@ -59,6 +59,7 @@ from bench.data.inputs import (
 )
 from bench.data.python_args import type_name, user_path
 from bench.data.trec import Qrels, Run, read_qrels, read_run
+from bench.data.trec_lines import score_order_problem
 from bench.errors import ConfigError, DataError
 
 if TYPE_CHECKING:  # pandas is imported where a frame or a dict is read, not for a file
@@ -149,6 +150,7 @@ def as_run(
         q, d = _ids(cols[0], where, "query id"), _ids(cols[1], where, "document id")
         s = _scores(cols[2], where)
         _no_duplicate_pairs(q, d, where, lambda i: _frame_row(obj, i), "retrieved twice")
+        _rank_column(obj, q, s, where)
     else:
         where, mapping = _mapping_of(obj, "run", "Run")
         empty = next((k for k, docs in mapping.items() if isinstance(docs, Mapping) and not docs),
@@ -163,6 +165,17 @@ def as_run(
         s = _scores(vs, where, keys=(qs, ds))
         _no_duplicate_pairs(q, d, where, lambda i: _key_row(qs, ds, i), "retrieved twice")
     return Run(q, d, _ranks(q, s), s, np.full(q.shape[0], tag), where)
+
+
+def _rank_column(frame: Any, q: NDArray[np.str_], s: NDArray[np.float64], where: str) -> None:
+    """A frame's integer ``rank`` column (any case), when it has one, read against its scores
+    as a file's is (:func:`bench.data.trec_lines.score_order_problem`: a warning when the
+    scores rise with it, or are constant, in every query); the evaluator never reads it."""
+    import pandas as pd
+
+    col = next((c for c in frame.columns if str(c).lower() == "rank"), None)
+    if col is not None and pd.api.types.is_integer_dtype(frame[col].dtype):
+        score_order_problem(q, frame[col].to_numpy(dtype=np.int64), s, where)
 
 
 def pandas_table(obj: object, role: str) -> object:

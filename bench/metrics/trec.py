@@ -16,6 +16,7 @@ the qrels file and line, the dict keys or the DataFrame row (:func:`qrels_where`
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -72,6 +73,7 @@ def evaluate_trec(
     qrels = as_qrels(qrels_path)
     run = as_run(run_path)
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics
+    _warn_unjudged(qrels, run, joined)
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
     # under it, each group with its own query selection (``missing``), and merged by query id.
     plan = groups([s for s in specs if s.family != "judged"], prof)
@@ -89,6 +91,33 @@ def evaluate_trec(
                  run_only=missing_query_ids(run.qid, qrels.qid) if lacking.shape[0] else None,
                  ir_spellings=[s.key for s in specs if ir_spelled(s)])
     return merge(results, specs, prof)
+
+
+#: The fewest documents (in queries with qrels) of a run that :func:`_warn_unjudged` reads
+#: "none judged" into.
+UNJUDGED_AT_LEAST = 5
+
+
+class UnjudgedRunWarning(UserWarning):
+    """A run none of whose documents (in its queries with qrels) the qrels judge."""
+
+
+def _warn_unjudged(qrels: Qrels, run: Run, joined: _Joined | None) -> None:
+    """An :class:`UnjudgedRunWarning` when no document the run retrieves for its queries with
+    qrels is judged (of :data:`UNJUDGED_AT_LEAST` at least): graded 0 as trec_eval grades it, but most likely document ids written
+    another way (``doc7.txt`` beside ``doc7``, another id field, another case)."""
+    if joined is None or joined.rel.shape[0] < UNJUDGED_AT_LEAST or not np.isnan(joined.rel).all():
+        return  # a run of a few documents may retrieve only unjudged ones by chance
+    i = int(np.flatnonzero(np.isin(run.qid, qrels.qid))[0])
+    q, doc = str(run.qid[i]), str(run.docno[i])
+    judged = str(qrels.docno[qrels.qid == q][0])
+    n, m = joined.rel.shape[0], joined.prep.query_ids.shape[0]
+    warnings.warn(
+        f"{run.path}: none of the {n} documents it retrieves for its {m} "
+        f"{'query' if m == 1 else 'queries'} with qrels is judged in {qrels.path} (query {q!r}: "
+        f"the run has {doc!r}, the qrels judge {judged!r}): document ids written another way "
+        "(a file extension, another id field, another case)? graded as trec_eval grades it, "
+        "every document unjudged", UnjudgedRunWarning, stacklevel=3)
 
 
 @dataclass(frozen=True)

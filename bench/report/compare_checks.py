@@ -13,10 +13,10 @@ from functools import reduce
 
 import numpy as np
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, DataError
 
 __all__ = ["RESERVED_NAMES", "check_arguments", "check_files", "check_names",
-           "refuse_mixed_rules"]
+           "no_common_queries", "refuse_mixed_rules"]
 
 
 #: The most resamples a leaderboard or a comparison accepts (``report --bootstrap`` /
@@ -142,3 +142,25 @@ def refuse_mixed_rules(keys: list[str], rules: list[str], names: list[str],
         "one query set for every metric: choose the rule with --missing zero (every judged "
         "query, a missing line scoring 0, as trec_eval -c) or --missing drop (only the queries "
         "every run answered); missing='zero' / 'drop' in Python")
+
+
+def no_common_queries(queries: Mapping[str, set[str]]) -> DataError:
+    """The error of a comparison whose runs share no query: it names the two runs (fewest
+    queries first) that share none, or the runs with the fewest queries, and the rule that
+    compares over every qrels query instead (with 40 runs, which file is the question)."""
+    by_size = sorted(queries, key=lambda n: len(queries[n]))
+
+    def shown(name: str) -> str:
+        mine = sorted(queries[name])
+        n = len(mine)
+        return (f"{name!r} ({n} {'query' if n == 1 else 'queries'}: "
+                f"{', '.join(mine[:3])}{', ...' if n > 3 else ''})")
+
+    pair = next(((a, b) for i, a in enumerate(by_size) for b in by_size[i + 1:]
+                 if not queries[a] & queries[b]), None)
+    who = (f"runs {shown(pair[0])} and {shown(pair[1])} share none" if pair is not None else
+           "the runs with the fewest: " + ", ".join(shown(n) for n in by_size[:4]))
+    return DataError("the runs have no query in common (after each run's queries without qrels "
+                     f"are left out): nothing to compare; {who}; --missing zero (missing='zero' "
+                     "in Python) scores a query a run lacks 0 and compares over every qrels query, "
+                     "as trec_eval -c")

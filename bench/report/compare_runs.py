@@ -65,6 +65,7 @@ from bench.report.compare_checks import (
     RESERVED_NAMES,
     check_arguments,
     check_files,
+    no_common_queries,
     refuse_mixed_rules,
 )
 
@@ -316,9 +317,8 @@ def _common_queries(scored: Mapping[str, list[set[str]]], answered: Mapping[str,
     common = set.intersection(*(set.intersection(*scored[n]) for n in scored))
     if missing == "drop":
         common = {q for q in common if all(q in mine for mine in answered.values())}
-    if not common:
-        raise DataError("the runs have no query in common (after each run's queries without qrels "
-                        "are left out): nothing to compare")
+    if not common:  # which runs: named (queries answered too, under "drop")
+        raise no_common_queries({n: every[n] & answered.get(n, every[n]) for n in every})
     return every, common
 
 
