@@ -103,7 +103,7 @@ def _bounded(fit: Callable[[], Any]) -> BaseException | None:
 
 @pytest.mark.parametrize(("library", "objective", "where"), [
     ("xgboost", "ndcg", "xgboost.dask.DaskDMatrix"),  # XGBoost gathers its matrices' parts
-    ("lightgbm", "lambdarank", "bench.runners.dask_gbdt.machine_ports"),  # before LightGBM's fit
+    ("lightgbm", "lambdarank", "bench.runners.dask_gbdt.ranks_in_worker_order"),  # LightGBM's fit
 ])
 def test_a_worker_killed_after_the_rows_were_spread_ends_the_fit_with_the_lost_worker_error(
         whole: tuple[Any, dict[str, Any]], monkeypatch: pytest.MonkeyPatch, library: str,
