@@ -95,13 +95,15 @@ class WorkerWatch:
                    settle_s: float = SETTLE_S) -> LtrbenchError | None:
         """After ``what`` failed with ``failure``: the lost-worker error
         (:func:`lost_workers_error`) when a worker of the start is gone, looking for up to
-        ``settle_s`` seconds; ``None`` otherwise (the failure's own error stands). With a worker
-        lost, ``failure``'s tracebacks are dropped: their frames hold the step's futures, and
+        ``settle_s`` seconds (once, at once, after ltrbench's own refusal, an
+        :class:`LtrbenchError`: a library's error may come before Dask has removed the
+        worker, a refusal is no sign of one); ``None`` otherwise (the failure's own error
+        stands). With a worker lost, ``failure``'s tracebacks are dropped: their frames hold the step's futures, and
         while one is alive its key stays cancelled in the client (a later computation of the
         same key, on the same client, would read it as cancelled) and held on the scheduler.
         Raise the error outside the ``except`` block (where ``failure`` is its context), and
         collect the garbage first (:func:`release_failed_step`)."""
-        deadline = time.monotonic() + settle_s
+        deadline = time.monotonic() + (0.0 if isinstance(failure, LtrbenchError) else settle_s)
         while not self.look() and time.monotonic() < deadline:
             time.sleep(0.1)
         if not self.lost:
