@@ -14,8 +14,8 @@ marks every future the client took since the step began (the spread partitions, 
 matrices and training tasks) cancelled, at every poll until the step ends (a future Dask
 retries is marked again), so each of the step's waits returns and the step raises.
 :meth:`WorkerWatch.lost_error` then says it in the one wording of a lost worker
-(:func:`refuse_lost_workers`, with :data:`~bench.data.dask_cluster.LOST_WORKER`). The futures the client held before (the run's
-loaded shards) are left alone.
+(:func:`refuse_lost_workers`, with :data:`~bench.data.dask_cluster.LOST_WORKER`). The futures
+the client held before (the run's loaded shards) are left alone.
 """
 
 from __future__ import annotations
@@ -98,9 +98,10 @@ class WorkerWatch:
         ``settle_s`` seconds (once, at once, after ltrbench's own refusal, an
         :class:`LtrbenchError`: a library's error may come before Dask has removed the
         worker, a refusal is no sign of one); ``None`` otherwise (the failure's own error
-        stands). With a worker lost, ``failure``'s tracebacks are dropped: their frames hold the step's futures, and
-        while one is alive its key stays cancelled in the client (a later computation of the
-        same key, on the same client, would read it as cancelled) and held on the scheduler.
+        stands). With a worker lost, ``failure``'s tracebacks are dropped: their frames hold
+        the step's futures, and while one is alive its key stays cancelled in the client (a
+        later computation of the same key, on the same client, would read it as cancelled)
+        and held on the scheduler.
         Raise the error outside the ``except`` block (where ``failure`` is its context), and
         collect the garbage first (:func:`release_failed_step`)."""
         deadline = time.monotonic() + (0.0 if isinstance(failure, LtrbenchError) else settle_s)
