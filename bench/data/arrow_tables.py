@@ -15,15 +15,37 @@ column converts as ``to_pandas()`` converts it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def is_arrow_table(obj: object) -> bool:
+    """A pyarrow ``Table`` or ``RecordBatch`` (told by its module and its ``to_pandas`` and
+    ``column_names``, without importing pyarrow)."""
+    return type(obj).__module__.split(".")[0] == "pyarrow" \
+        and callable(getattr(obj, "to_pandas", None)) and hasattr(obj, "column_names")
+
+
+def is_structured(obj: object) -> bool:
+    """A NumPy structured array (named fields), of any shape."""
+    return isinstance(obj, np.ndarray) and obj.dtype.names is not None
+
+
+def is_named_table(obj: object) -> bool:
+    """What :func:`table_frame` reads: a pyarrow table, or a one-dimensional structured array.
+    (Imports neither pyarrow nor pandas: a NumPy-only caller asks it for free.)"""
+    return is_arrow_table(obj) or (isinstance(obj, np.ndarray) and is_structured(obj)
+                                   and obj.ndim == 1)
 
 
 def arrow_frame(table: Any) -> pd.DataFrame:
     """``table`` (a pyarrow ``Table`` or ``RecordBatch``) as a pandas DataFrame: integer and
     float columns with nulls and date columns as ``pd.ArrowDtype`` (see the module docstring)."""
+    import pandas as pd
     import pyarrow as pa
 
     kept = {field.type for field, column in zip(table.schema, table.columns, strict=True)
@@ -44,5 +66,7 @@ def table_frame(table: Any) -> pd.DataFrame:
     structured array (its fields become columns) as a pandas DataFrame, for a path that reads
     a frame column by column and names a bad column (``LetorData.build``'s ``X``)."""
     if isinstance(table, np.ndarray):
+        import pandas as pd
+
         return pd.DataFrame(table)
     return arrow_frame(table)

@@ -31,16 +31,13 @@ from bench.errors import DataError
 
 def entry_ignoring_case(folder: Path, name: str, *, what: str) -> Path:
     """``folder / name``, or the one entry whose name differs from ``name`` only in case
+    (or Unicode form: :func:`twins`)
     (``fold1/`` for ``Fold1/``, ``s3.txt`` for ``S3.txt``: found as a macOS or Windows disk
     finds it); ``folder / name`` itself when there is neither. Two distinct entries (``Fold1/``
     and ``fold1/``; two links to one entry are one) are a :class:`DataError` naming both:
     which one was meant cannot be told (``what`` says what they are)."""
     exact = folder / name
-    try:
-        others = sorted(e for e in folder.iterdir()
-                        if e.name.lower() == name.lower() and e.name != name)
-    except OSError:
-        return exact
+    others = twins(folder, name)  # (an unlistable folder: none)
     found = ([exact] if os.path.lexists(exact) else []) + others
     distinct = [e for i, e in enumerate(found)
                 if not any(e.exists() and g.exists() and os.path.samefile(e, g)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bench.data.arrow_tables import is_named_table, table_frame
 from bench.data.groups import offsets_from_qid, offsets_from_sizes
 from bench.data.input_ids import id_array
 from bench.data.python_args import refuse_non_arrays
@@ -243,10 +244,9 @@ class LetorSplits:
 def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any]]) -> NDArray[Any]:
     """``values`` as ``dtype`` when they are real numbers (booleans as 0 and 1; complex numbers,
     text and objects refused; a DataFrame column by column, :func:`_frame_numbers`)."""
-    if _is_table(values):  # a pyarrow Table, a NumPy structured array: a frame, by column
-        from bench.data.arrow_tables import table_frame
-
-        values = table_frame(values)
+    if is_named_table(values):  # a pyarrow Table, a NumPy structured array: a frame, by column
+        values = table_frame(values)  # (NumPy reads the first as one object array and refuses
+        # the second's dtype, naming no column)
     a = _frame_numbers(values, name, source) if _is_frame(values) else np.asarray(values)
     if a.dtype.kind not in "biuf":
         raise DataError(f"{name} must be real numbers; got dtype {a.dtype}", path=source or None)
@@ -260,15 +260,6 @@ def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any
                             f"{np.dtype(dtype).name} (|x| <= {float(top):.4g})",
                             path=source or None)
     return np.ascontiguousarray(a, dtype=dtype)
-
-
-def _is_table(values: object) -> bool:
-    """A pyarrow ``Table`` / ``RecordBatch`` or a NumPy structured array: columns with names
-    (NumPy reads the first as one object array and refuses the second's dtype, no column
-    named), read as a DataFrame (:func:`bench.data.arrow_tables.table_frame`)."""
-    if isinstance(values, np.ndarray):
-        return values.dtype.names is not None and values.ndim == 1
-    return type(values).__module__.split(".")[0] == "pyarrow" and hasattr(values, "column_names")
 
 
 def _is_frame(values: object) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bench.data.arrow_tables import arrow_frame
+from bench.data.arrow_tables import is_named_table, table_frame
 from bench.data.checks import check_ratings_pairs
 from bench.data.python_args import type_name
 from bench.data.sub_second import warn_merged_instants, zoned
@@ -92,12 +92,8 @@ def ratings_frame(obj: object) -> pd.DataFrame:
     type expected."""
     if isinstance(obj, pd.DataFrame):
         return _timestamps_in_seconds(obj)
-    top = type(obj).__module__.split(".")[0]
-    if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
-            and hasattr(obj, "column_names"):
-        return _timestamps_in_seconds(arrow_frame(obj))  # nulls and dates kept
-    if isinstance(obj, np.ndarray) and obj.dtype.names and obj.ndim == 1:
-        return _timestamps_in_seconds(pd.DataFrame(obj))
+    if is_named_table(obj):  # a pyarrow Table's nulls and dates kept
+        return _timestamps_in_seconds(table_frame(obj))
     how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
            else " (e.g. pandas.DataFrame(...))")
     raise ConfigError(f"ratings: got a {type_name(obj)}: expected a pandas DataFrame with "

@@ -115,7 +115,8 @@ def duplicate_hint(first: tuple[int, str, str], again: tuple[int, str, str]) -> 
 
 def tag_problems(tags: Sequence[str], lines: Sequence[int], path: str) -> None:
     """A :class:`RunFileWarning` when the run's tag column holds more than one tag."""
-    if len(set(tags)) < 2:
+    n = len(set(tags))
+    if n < 2:
         return
     first: dict[str, int] = {}
     for tag, line in zip(tags, lines, strict=True):
@@ -124,7 +125,6 @@ def tag_problems(tags: Sequence[str], lines: Sequence[int], path: str) -> None:
             break
     if len(first) < 2:
         return
-    n = len(set(tags))
     shown = ", ".join(f"{t!r} from line {ln}" for t, ln in list(first.items())[:3])
     warnings.warn(
         f"{path}: the run tag column holds {n} tags ({shown}{', ...' if n > 3 else ''}): two "

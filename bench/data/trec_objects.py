@@ -185,20 +185,15 @@ def pandas_table(obj: object, role: str) -> object:
     a NumPy structured array (its fields become columns). A polars DataFrame / LazyFrame is refused naming its type and the
     conversion (``to_pandas()``): polars is not a dependency, and its ``to_dict()`` would
     otherwise be taken for a ranx object's. Anything else is returned as it is."""
-    import pandas as pd
 
-    top = type(obj).__module__.split(".")[0]
-    if top == "pyarrow" and callable(getattr(obj, "to_pandas", None)) \
-            and hasattr(obj, "column_names"):
-        from bench.data.arrow_tables import arrow_frame
+    from bench.data.arrow_tables import is_named_table, is_structured, table_frame
 
-        return arrow_frame(obj)  # an integer column's null stays missing, not NaN
-    if isinstance(obj, np.ndarray) and obj.dtype.names:
-        if obj.ndim != 1:
-            raise ConfigError(f"{role}: a NumPy structured array of shape {obj.shape}: expected "
-                              "one dimension, one element per row")
-        return pd.DataFrame(obj)
-    if top == "polars":
+    if isinstance(obj, np.ndarray) and is_structured(obj) and obj.ndim != 1:
+        raise ConfigError(f"{role}: a NumPy structured array of shape {obj.shape}: expected "
+                          "one dimension, one element per row")
+    if is_named_table(obj):  # an integer column's null stays missing, not NaN
+        return table_frame(obj)
+    if type(obj).__module__.split(".")[0] == "polars":
         raise ConfigError(f"{role}: got a {type_name(obj)}: expected a pandas DataFrame (or a "
                           "path, a dict {qid: {docno: value}}, a ranx object); convert it with "
                           ".to_pandas() (polars' .collect() first for a LazyFrame)")
