@@ -57,6 +57,16 @@ def _refused(res: Res, *names: str) -> str:
 
 # ------------------------------------------------ evaluate --per-query: a quoted ~ in NAME=FILE
 
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``$HOME`` a link (``tmp/home``) to the real folder it returns (``tmp/export/alice``)."""
+    real = tmp_path / "export" / "alice"
+    real.mkdir(parents=True)
+    (tmp_path / "home").symlink_to(real)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return real
+
+
 def test_per_query_tilde_over_a_named_run_given_with_a_quoted_tilde_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--run base=~/r.txt`` (a quoted ``~``: a Makefile, a CI step) is read from the home
@@ -86,11 +96,9 @@ def test_per_query_by_its_real_path_over_a_run_given_as_name_tilde_is_refused(
 
 
 def test_per_query_through_a_linked_home_onto_a_run_given_by_its_real_path_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tmp_path / "export" / "alice"
+        tmp_path: Path, home: Path) -> None:
+    real = home  # ~ is a link to it: /home -> /export/alice
     q, r = _trec(real)
-    (tmp_path / "home").symlink_to(real)  # /home -> /export/alice
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     before = _ident(r)
     res = cli(tmp_path, "evaluate", "--qrels", str(q), "--run", str(r), "--per-query", "~/r.txt")
     _refused(res, "--per-query", str(tmp_path / "home" / "r.txt"), str(r))  # ~ read as the shell
@@ -98,11 +106,9 @@ def test_per_query_through_a_linked_home_onto_a_run_given_by_its_real_path_is_re
 
 
 def test_per_query_by_real_path_onto_a_qrels_given_through_the_linked_home_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tmp_path / "export" / "alice"
+        tmp_path: Path, home: Path) -> None:
+    real = home  # ~ is a link to it: /home -> /export/alice
     q, r = _trec(real)
-    (tmp_path / "home").symlink_to(real)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     before = _ident(q)
     res = cli(tmp_path, "evaluate", "--qrels", "~/q.txt", "--run", str(r),
               "--per-query", str(q))
@@ -342,12 +348,9 @@ def test_convert_into_the_ratings_folder_whose_ratings_is_a_case_twin_of_an_outp
 
 
 def test_convert_out_through_a_linked_home_and_trailing_slashes_onto_a_train_txt_ratings(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tmp_path / "export" / "alice"
-    real.mkdir(parents=True)
+        tmp_path: Path, home: Path) -> None:
+    real = home  # ~ is a link to it: /home -> /export/alice
     (real / "train.txt").write_bytes(RATINGS)
-    (tmp_path / "home").symlink_to(real)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     before = _ident(real / "train.txt")
     res = cli(tmp_path, "convert", "--ratings", str(real / "train.txt"), *CSV,
               "--out", "~//./")
@@ -432,11 +435,9 @@ def test_run_out_spelled_with_dotdot_and_slashes_onto_the_dataset_is_refused(
 
 
 def test_run_out_through_a_linked_home_onto_the_dataset_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tmp_path / "export" / "alice"
+        tmp_path: Path, home: Path) -> None:
+    real = home  # ~ is a link to it: /home -> /export/alice
     data = letor_folder(real / "data")
-    (tmp_path / "home").symlink_to(real)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     before = sorted(p.name for p in data.iterdir())
     res = cli(tmp_path, "run", "--dataset", str(data), "--models", "random", "--quick",
               "--out", "~/data/")
@@ -519,13 +520,11 @@ def test_save_into_a_new_folder_beside_the_dataset_copies_the_run(
 
 
 def test_api_run_out_dir_by_real_path_onto_a_dataset_given_with_a_tilde_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, home: Path) -> None:
     from bench.benchmark import run
 
-    real = tmp_path / "export" / "alice"
+    real = home  # ~ is a link to it: /home -> /export/alice
     data = letor_folder(real / "data")
-    (tmp_path / "home").symlink_to(real)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     before = sorted(p.name for p in data.iterdir())
     with pytest.raises(ConfigError) as info:
         run("~/data", models=["random"], seeds=[0], quick=True, out_dir=data)
