@@ -338,7 +338,8 @@ class RunResult:
             raise ConfigError(f"save: expected a folder path (a non-empty str or Path); got "
                               f"{show(folder)}")
         given = user_path(folder, "save", strict=True)
-        base, dest, src = given.resolve(), given.resolve() / self.run_dir.name, self.run_dir.resolve()
+        base, src = given.resolve(), self.run_dir.resolve()
+        dest = base / self.run_dir.name
         recorded = self._manifest.get("dataset", {})  # the checks of every output folder
         data = recorded.get("path") if isinstance(recorded, dict) else None
         from bench.data.outputs import check_output_dir  # a FIFO, read-only, the dataset folder

@@ -104,8 +104,9 @@ class UnjudgedRunWarning(UserWarning):
 
 def _warn_unjudged(qrels: Qrels, run: Run, joined: _Joined | None) -> None:
     """An :class:`UnjudgedRunWarning` when no document the run retrieves for its queries with
-    qrels is judged (of :data:`UNJUDGED_AT_LEAST` at least): graded 0 as trec_eval grades it, but most likely document ids written
-    another way (``doc7.txt`` beside ``doc7``, another id field, another case)."""
+    qrels is judged (of :data:`UNJUDGED_AT_LEAST` at least): graded 0 as trec_eval grades it,
+    but most likely document ids written another way (``doc7.txt`` beside ``doc7``, another id
+    field, another case)."""
     if joined is None or joined.rel.shape[0] < UNJUDGED_AT_LEAST or not np.isnan(joined.rel).all():
         return  # a run of a few documents may retrieve only unjudged ones by chance
     i = int(np.flatnonzero(np.isin(run.qid, qrels.qid))[0])
