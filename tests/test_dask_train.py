@@ -4,6 +4,7 @@ their validation numbers agree with the reference evaluator on the same scores."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,14 +86,34 @@ def test_a_dask_ranker_selects_on_validation_and_its_metric_is_the_reference_one
 def test_fits_on_the_same_cluster_give_the_same_scores(
         client: Any, frames: dict[str, Any], library: str, objective: str, fits: int) -> None:
     # LightGBM chose which worker is which rank itself, at random between fits (the model
-    # depends on it: bench.runners.lightgbm_network); 4 fits all equal by chance had 1 in 8
+    # depends on it: bench.runners.lightgbm_network); 4 fits all equal by chance had 1 in 8.
+    # It also took a worker's parts in the order of a set of their random keys (its
+    # client.who_has): with bagging, whose draw is by row position, another model when the
+    # worker holding partitions 0 and 2 read them as 2, 0 (round 17: 3 models in 4 runs)
+    bagged = replace(PARAMS, subsample=0.8)
+    assert frames["train"].npartitions > 2  # a worker holds two partitions
     scores = []
     for _ in range(fits):
-        fit = train_dask(library, client, frames["train"], frames["vali"], PARAMS,
+        fit = train_dask(library, client, frames["train"], frames["vali"], bagged,
                          objective=objective)
         scores.append(predict_frame(fit, frames["vali"])["score"].compute().to_numpy())
     for other in scores[1:]:
         np.testing.assert_array_equal(scores[0], other)
+
+
+def test_while_a_lightgbm_fit_is_pinned_where_parts_live_is_told_in_the_order_asked(
+        client: Any) -> None:
+    from bench.runners.lightgbm_network import ranks_in_worker_order
+
+    futures = client.scatter([np.full(3, i) for i in range(24)])  # random keys: a set's order
+    keys = [f.key for f in futures]
+    assert list(client.who_has(futures)) != keys  # Dask's own order (24! orders, one asked)
+    with ranks_in_worker_order({}, client):
+        assert list(client.who_has(futures)) == keys
+        assert list(client.who_has(futures[::-1])) == keys[::-1]
+        assert list(client.who_has(futures[0])) == [keys[0]]  # one future: as Dask answers
+        assert set(client.who_has()) >= set(keys)  # every key: as Dask answers
+    assert "who_has" not in vars(client)  # the client's own method again after the fit
 
 
 def test_a_split_query_is_refused_before_any_training(client: Any, frames: dict[str, Any]) -> None:

@@ -353,7 +353,7 @@ def train_lightgbm(client: Any, train: Any, vali: Any, params: Params, lib: dict
     t0 = time.perf_counter()
     group = train["qid"].map_partitions(_group_sizes, meta=("qid", "int64"))
     model = lgb.DaskLGBMRanker(client=client, n_estimators=params.n_trees, **lib)
-    with ranks_in_worker_order(ports) as pinned:
+    with ranks_in_worker_order(ports, client) as pinned:
         model.fit(train[features], train["label"], group=group,
                   **({"callbacks": extra} if extra else {}))
     fit_s = time.perf_counter() - t0
