@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -65,6 +66,38 @@ def average_precision_sum(profile: Profile, ranked: Sequence[float], k: int | No
             hits += 1
             total += hits / (i + 1)
     return total
+
+
+def threshold_ap_sum(profile: Profile, ranked: Sequence[float], ranked_scores: Sequence[float],
+                     k: int | None) -> float:
+    """AP's sum as scikit-learn's ``average_precision_score`` reads it (``ap_ties="threshold"``):
+    each relevant document in the top k counts the precision at the *end* of its group of equal
+    scores (the whole group ranked), not at its own position."""
+    n = len(ranked)
+    total = 0.0
+    for i in range(n if k is None else min(k, n)):
+        if not is_relevant(profile, ranked[i]):
+            continue
+        end = i
+        while end + 1 < n and ranked_scores[end + 1] == ranked_scores[i]:
+            end += 1
+        total += sum(1 for lab in ranked[:end + 1] if is_relevant(profile, lab)) / (end + 1)
+    return total
+
+
+def threshold_map(profile: Profile, k: int | None, labels: Sequence[float],
+                  scores: Sequence[float], basis: Sequence[float]) -> float | None:
+    """AP under ``ap_ties="threshold"``: :func:`threshold_ap_sum` over every order of every
+    tied group (whatever ``ties`` says: a group read at its end has no order of its own; a cut
+    through a group takes the mean over its orders), divided as ``map`` divides."""
+    r_total = sum(1 for lab in basis if is_relevant(profile, lab))
+    if r_total == 0:
+        return None
+    den = r_total if (profile.map_denominator == "r" or k is None) else min(r_total, k)
+    orders = rankings(replace(profile, ties="average"), labels, scores)
+    sums = [threshold_ap_sum(profile, [labels[i] for i in o], [float(scores[i]) for i in o], k)
+            for o in orders]
+    return sum(sums) / len(sums) / den
 
 
 def reciprocal_rank(profile: Profile, ranked: Sequence[float], k: int | None) -> float:
@@ -333,6 +366,8 @@ def query_value(
         s32 = [float(np.float32(x)) if profile.score_dtype == "float32" else float(x)
                for x in scores]
         return auc_oracle(profile, labels, s32)
+    if family == "map" and profile.ap_ties == "threshold":
+        return threshold_map(profile, k, labels, scores, basis)
     values = []
     for ranking in rankings(profile, labels, scores, docno, tiekey):
         values.append(metric_on_ranking(profile, family, k, [labels[i] for i in ranking], basis,
@@ -501,7 +536,10 @@ def trec_oracle(
             n_nonrel = sum(1 for d, r in judged.items() if r >= 0 and not is_relevant(prof, float(r))
                            and (prof.idcg_basis == "qrels" or d in run.get(q, {})))
             outcomes = []
-            for ranking in rankings(prof, labels, [run[q][d] for d in docs], docs):
+            if spec.family == "map" and prof.ap_ties == "threshold":
+                outcomes.append(threshold_map(prof, k, labels, [run[q][d] for d in docs], basis))
+            for ranking in ([] if outcomes else
+                            rankings(prof, labels, [run[q][d] for d in docs], docs)):
                 outcomes.append(metric_on_ranking(
                     prof, spec.family, k, [labels[i] for i in ranking], basis,
                     judged=[is_judged[i] for i in ranking], n_nonrel=n_nonrel, param=spec.param))

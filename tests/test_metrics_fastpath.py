@@ -23,6 +23,9 @@ TIES = ("stable", "average", "pessimistic", "optimistic", "random", "docno_desc"
 
 
 def _check(y, s, g, metrics, profile, *, oracle=True, weights=None):  # type: ignore[no-untyped-def]
+    # both kernels on one AP rule, the tie rule's (the sklearn profiles' thresholds are the
+    # NumPy kernel's alone: tests/test_metrics_sklearn_average_precision.py)
+    profile = dataclasses.replace(profile, ap_ties="ties")
     tiekey = (np.random.default_rng(profile.tie_seed).permutation(len(y))
               if profile.ties == "random" else None)
     res = {b: evaluate(y, s, group=g, metrics=metrics, profile=profile, backend=b,

@@ -48,7 +48,11 @@ def _same(a, b) -> None:  # type: ignore[no-untyped-def]
 
 
 def _both(y, s, q, profile, metrics=METRICS):  # type: ignore[no-untyped-def]
-    return [evaluate(y, s, qid=q, metrics=metrics, profile=profile, backend=b, per_query=True)
+    # the two label-table kernels share AP's tie rule; scikit-learn's thresholds (the sklearn
+    # profiles' ap_ties) are the NumPy kernel's own, against sklearn in
+    # tests/test_metrics_sklearn_average_precision.py
+    prof = dataclasses.replace(get_profile(profile), ap_ties="ties")
+    return [evaluate(y, s, qid=q, metrics=metrics, profile=prof, backend=b, per_query=True)
             for b in ("numba", "python")]
 
 

@@ -44,6 +44,7 @@ from bench.metrics.tables import (
     relevant_rows,
     with_zero_label,
 )
+from bench.metrics.tie_keys import needs_numpy_kernel, tie_key
 from bench.metrics.validate import Prepared, check_labels, prepare
 
 if TYPE_CHECKING:
@@ -283,7 +284,7 @@ def query_parts(
     if prof.run_depth is not None or prof.judged_only:  # trec_eval -M, -J
         if judged is None and prof.idcg_basis == "qrels":  # arrays: every row is judged, and
             judged = Judged(np.zeros(0), np.zeros(0, dtype=np.int64))  # a cut one stays so
-        prep, judged = cut_run(prep, prof, judged, _tie_key(prep, prof))
+        prep, judged = cut_run(prep, prof, judged, tie_key(prep, prof))
     empty = np.diff(prep.offsets) == 0
     if empty.any():  # padding only, or nothing judged under -J: ranked as an empty list
         return _with_empty_queries(prep, specs, prof, empty, backend=backend, judged=judged,
@@ -364,7 +365,7 @@ def _components(
     judged: Judged | None,
     threads: int | None,
 ) -> tuple[Components, str]:
-    tiekey = _tie_key(prep, prof)  # one key (a sort of the document ids) for every kernel
+    tiekey = tie_key(prep, prof)  # one key (a sort of the document ids) for every kernel
     comps, used = _kernel_components(prep, prof, request, backend, judged, threads, tiekey)
     if ranked_request(request):
         twins = backend if used == "numba" else "numpy"  # compiled twins beside the compiled kernel
@@ -441,9 +442,13 @@ def _kernel_components(
     top = prep.max_label
     if judged is not None and judged.labels.shape[0]:
         top = max(top, float(judged.labels.max()))
+    numpy_only = needs_numpy_kernel(prof, request)
     use_numba = backend in ("numba", "python") or (
-        backend == "auto" and prep.integer_labels and top < _MAX_TABLE
+        backend == "auto" and prep.integer_labels and top < _MAX_TABLE and not numpy_only
     )
+    if use_numba and numpy_only:
+        raise ConfigError(f"backend {backend!r} averages AP over tied orders; profile "
+                          f"{prof.name!r} reads it at each distinct score: use backend='numpy'")
     if use_numba:
         if not prep.integer_labels or top >= _MAX_TABLE:
             raise ConfigError(
@@ -490,6 +495,7 @@ def _kernel_components(
     comps = numpy_components(
         g, rel.astype(np.float64), err_r,
         _profile_scores(prep, prof), prep.offsets, ties=prof.ties, tiekey=tiekey, request=request, disc=disc, **extra,
+        ap_ties=prof.ap_ties,
     )
     return comps, "numpy"
 
@@ -502,18 +508,3 @@ def _label_table_kernel(backend: str, n_rows: int) -> tuple[Any, str]:
     from bench.metrics.kernels.numba_kernel import numba_components
 
     return numba_components, "numba"
-
-
-def _tie_key(prep: Prepared, prof: Profile) -> NDArray[np.int64] | None:
-    n = prep.labels.shape[0]
-    if prof.ties == "random":
-        return np.random.default_rng(prof.tie_seed).permutation(n).astype(np.int64)
-    if prof.ties == "row_desc":
-        return -np.arange(n, dtype=np.int64)
-    if prof.ties in ("docno_desc", "docno_asc"):
-        sign = -1 if prof.ties == "docno_desc" else 1
-        if prep.docno is None:
-            return sign * np.arange(n, dtype=np.int64)
-        _, inverse = np.unique(prep.docno.astype(str), return_inverse=True)
-        return sign * inverse.astype(np.int64).ravel()
-    return None

@@ -34,6 +34,7 @@ _SUBTOPIC_GAIN = ("binary", "label")
 _LIST_WEIGHT = ("query", "denominator")
 _PAIR_TIES = ("rank", "wrong")
 _GAUC_WEIGHT = ("documents", "relevant")
+_AP_TIES = ("ties", "threshold")
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,13 @@ class Profile:
             Zhou et al., KDD 2018) or ``"relevant"`` (its relevant ranked documents: RecBole
             ``recbole/evaluator/metrics.py`` ``GAUC.metric_info``,
             ``(user_auc * pos_len_list).sum() / pos_len_list.sum()``).
+        ap_ties: how AP (``map``, ``gm_map``) takes documents of equal score: ``"ties"`` as
+            ``ties`` orders them, or ``"threshold"``, scikit-learn's ``average_precision_score``:
+            precision and recall are read at each distinct score (``_binary_clf_curve``'s
+            thresholds, ``sklearn/metrics/_ranking.py``), so every relevant document of a
+            tied group takes the precision at the group's last position, whatever ``ties`` says
+            (scores 0.5, 0.5, 0.5, 0.1 of labels 1, 0, 0, 1: AP (1/3 + 2/4) / 2 = 0.4167, where
+            the average over the tied orders is 0.5556). The NumPy kernel computes it.
         description: what the profile reproduces, with sources.
     """
 
@@ -205,6 +213,7 @@ class Profile:
     list_weight: str = "query"
     pair_ties: str = "rank"
     gauc_weight: str = "documents"
+    ap_ties: str = "ties"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -235,6 +244,7 @@ class Profile:
         _check(self.name, "list_weight", self.list_weight, _LIST_WEIGHT)
         _check(self.name, "pair_ties", self.pair_ties, _PAIR_TIES)
         _check(self.name, "gauc_weight", self.gauc_weight, _GAUC_WEIGHT)
+        _check(self.name, "ap_ties", self.ap_ties, _AP_TIES)
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):

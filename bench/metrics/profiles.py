@@ -102,12 +102,16 @@ PROFILES: dict[str, Profile] = {
         empty_by_family=(("auc", None),),
         integer_labels=False,
         max_label=None,
+        ap_ties="threshold",
         description=(
             "scikit-learn ndcg_score / dcg_score (sklearn/metrics/_ranking.py): linear gain "
             "(the y_true value, non-integer allowed), 1/log2(i+2), ties averaged (ignore_ties="
             "False), all-irrelevant rows score 0 and count in the mean, k > n is the full list, "
             "np.average with sample_weight (one weight per query); roc_auc_score refuses a "
-            "query of one class (ValueError in _binary_roc_auc_score), so its AUC is left out."
+            "query of one class (ValueError in _binary_roc_auc_score), so its AUC is left out; "
+            "map is average_precision_score of each query (relevant: label >= 1), which reads "
+            "precision at each distinct score, so a tied group is one step (ap_ties="
+            "'threshold'), and a query without a relevant document scores 0 (sklearn warns)."
         ),
     ),
     "trec_eval": Profile(

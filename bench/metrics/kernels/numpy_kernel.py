@@ -40,12 +40,15 @@ def numpy_components(
     extra_gain: NDArray[np.float64] | None = None,
     extra_rel: NDArray[np.float64] | None = None,
     extra_query: NDArray[np.int64] | None = None,
+    ap_ties: str = "ties",
 ) -> Components:
     """Components of every query (see :mod:`bench.metrics.kernels.components`).
 
     ``gain``, ``rel`` (0/1), ``err_r`` and ``scores`` are per row, rows of a query contiguous
     (``offsets``). ``extra_*`` describe judged documents that were not scored (IDCG basis
     ``qrels``): their gain, relevance and query number. ``disc`` must cover every position.
+    ``ap_ties``: ``"threshold"`` gives AP scikit-learn's tied groups
+    (:attr:`bench.metrics.profile.Profile.ap_ties`), else the tie rule's.
     """
     n_rows = scores.shape[0]
     n_q = offsets.shape[0] - 1
@@ -79,8 +82,11 @@ def numpy_components(
         crel = np.zeros(n_rows + 1, dtype=np.int64)
         np.cumsum(rs.astype(np.int64), out=crel[1:])
         h_before = (crel[starts] - crel[offsets[gidx[starts]]]).astype(np.float64)[grp]
-        pair = np.where(t_row > 1, (j_row - 1.0) * r_row * (r_row - 1.0) / (t_row * (t_row - 1.0) + (t_row <= 1)), 0.0)
-        term = (er * (h_before + 1.0) + pair) / (pos0 + 1.0)
+        if ap_ties == "threshold":
+            term = _threshold_ap_terms(gidx, ss, rs, pos0, offsets, crel)
+        else:
+            pair = np.where(t_row > 1, (j_row - 1.0) * r_row * (r_row - 1.0) / (t_row * (t_row - 1.0) + (t_row <= 1)), 0.0)
+            term = (er * (h_before + 1.0) + pair) / (pos0 + 1.0)
         for k in request.ks["ap"]:
             out.values[("ap", k)] = cut_sum(term, k)
     for comp, probs, weight_by_rank in (("rr", rs, True), ("any", rs, False), ("err", err_r, True)):
@@ -97,6 +103,29 @@ def numpy_components(
     if request.ks.get("idcg"):
         _ideal(out, gain, gidx, offsets, n_q, request, disc, extra_gain, extra_query)
     return out
+
+
+def _threshold_ap_terms(
+    gidx: NDArray[np.int64], ss: NDArray[np.float64], rs: NDArray[np.float64],
+    pos0: NDArray[np.int64], offsets: NDArray[np.int64], crel: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Per ranked row, its share of AP's sum under scikit-learn's thresholds: a group of equal
+    scores holding ``r`` relevant rows after ``h`` relevant rows ranked above it, its last
+    row at (1-based) position ``e``, adds ``r * (h + r) / e`` (each relevant row there is
+    read at the precision of the whole group), spread evenly over its rows (so that a cut
+    through the group takes the expected share, as the averaged tie rule does)."""
+    n_rows = ss.shape[0]
+    new = np.ones(n_rows, dtype=bool)
+    if n_rows > 1:
+        new[1:] = (gidx[1:] != gidx[:-1]) | (ss[1:] != ss[:-1])
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, n_rows))
+    grp = np.repeat(np.arange(starts.shape[0], dtype=np.int64), sizes)
+    r_grp = np.bincount(grp, weights=rs, minlength=starts.shape[0])
+    before = (crel[starts] - crel[offsets[gidx[starts]]]).astype(np.float64)
+    end = (pos0[starts] + sizes).astype(np.float64)
+    share = r_grp * (before + r_grp) / (end * sizes)
+    return cast(NDArray[np.float64], share[grp])
 
 
 def _tie_groups(
