@@ -125,7 +125,7 @@ def _threshold_ap_terms(
     before = (crel[starts] - crel[offsets[gidx[starts]]]).astype(np.float64)
     end = (pos0[starts] + sizes).astype(np.float64)
     share = r_grp * (before + r_grp) / (end * sizes)
-    return cast(NDArray[np.float64], share[grp])
+    return share[grp]
 
 
 def _tie_groups(
