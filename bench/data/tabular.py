@@ -50,6 +50,9 @@ from bench.data.delimited import (
     header_fields,
     header_names,
 )
+from bench.data.id_cells import ASCII_BLANKS as ASCII_BLANKS
+from bench.data.id_cells import scalar_ids as _scalar_ids
+from bench.data.id_cells import text_id_cells as _text_ids
 from bench.data.id_numbers import (  # re-exported: the Dask reader numbers with them (dask_ids)
     _NUMBER_ID as _NUMBER_ID,
 )
@@ -57,11 +60,8 @@ from bench.data.id_numbers import _by_value as _by_value
 from bench.data.id_numbers import _mixed_keys as _mixed_keys
 from bench.data.inputs import (
     INT64_MAX,
-    MISSING_SPELLINGS,
-    STRAY_TEXT,
     bom_length,
     check_input_file,
-    id_cell_problem,
     is_plain_float,
     parse_float,
     stray_character,
@@ -78,9 +78,6 @@ _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
 MAX_SECONDS = 1e12
-#: What is stripped around an id cell: ASCII spaces and tabs only (``str.strip()`` would also
-#: strip U+00A0 or U+3000, making ``u1\u00a0`` user ``u1`` where a TREC file keeps them apart).
-ASCII_BLANKS = " \t"
 
 
 def load_ratings_table(
@@ -357,39 +354,6 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     if text.str.fullmatch(_NUMBER_ID.pattern, case=False).all():  # Parquet decimals: by value,
         return _by_value(text.tolist(), p, name, where, role)  # 1.5 refused as in a CSV, Dask
     return _mixed_keys(text.tolist(), role)
-
-
-def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
-    """An id is an integer or a text (:mod:`bench.data.inputs`): a bool (``True`` would be the
-    text 'True', or 1), a list, a struct or another nested Parquet value is refused, not
-    numbered by its printed form."""
-    if col.dtype.kind == "b":
-        raise DataError(f"id {_show(col.iloc[0])!r} is a bool: expected integers or text",
-                        path=p, column=name, **where(0))
-    if col.dtype.kind != "O":
-        return
-    for i, v in enumerate(col.tolist()):  # bytes (a Parquet binary column): no one text either
-        if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray | bytes):
-            raise DataError(f"id {v!r} is a {type(v).__name__}: expected integers or text",
-                            path=p, column=name, **where(i))
-
-
-def _text_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
-    """Text ids under :mod:`bench.data.inputs`' rules: a cell spelled as a missing value
-    (``NA``, ``nan``, ``null``: :data:`~bench.data.inputs.MISSING_SPELLINGS`) is a missing
-    id, and a NUL byte, a byte-order mark or a line separator inside an id
-    (:func:`~bench.data.inputs.stray_character`) would make ``\ufeff1`` a user apart from
-    ``1``: both are errors naming the line (row) and column."""
-    if col.dtype.kind not in "OSUT" and not pd.api.types.is_string_dtype(col.dtype):
-        return
-    uniq = pd.Series(pd.unique(col.astype(str)))  # ids repeat: check each text once
-    bad = uniq.str.strip().isin(MISSING_SPELLINGS) | uniq.str.contains(STRAY_TEXT, regex=True)
-    if not bad.any():
-        return
-    text = col.astype(str)
-    i = int(np.flatnonzero(text.isin(uniq[bad]).to_numpy(dtype=bool))[0])
-    cell = text.iloc[i]
-    raise DataError(id_cell_problem(cell) or "not an id", path=p, column=name, **where(i))
 
 
 def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:
