@@ -607,3 +607,26 @@ def test_text_ids_with_inner_no_break_spaces_and_dashes_are_kept_as_written(
     got = _load(p)
     assert sorted(got.items["external_id"]) == sorted(names)
     assert got.frame.shape[0] == 30
+
+
+# ---------------------------------------------------------------- Excel's sep= line, every reader
+@pytest.mark.parametrize("columns", [(0, 1, 2, 3), (0, 1)])
+def test_a_sep_line_above_a_headerless_table_is_named_not_read_as_a_user(
+        tmp_path: Path, columns: tuple[int, ...]) -> None:
+    """Positions (no header): line 1 ``sep=;`` was 'beyond the 2 columns of line 1', or with
+    implicit feedback a user ``sep=`` who rated an empty item."""
+    from bench.data.tabular import load_ratings_table
+
+    p = _write(tmp_path, ("sep=;\r\n" + "\r\n".join(_rows()) + "\r\n").encode())
+    kw = dict(zip(("user", "item", "rating", "timestamp"), columns, strict=False))
+    _refusal(lambda: load_ratings_table(p, sep=";", **kw), f"{p.name}:1", "sep=;",
+             "separator line")
+
+
+def test_the_dask_reader_names_a_sep_line_as_the_local_one(tmp_path: Path) -> None:
+    pytest.importorskip("dask.dataframe")
+    from tests.dask_kit import dask_ratings
+
+    p = _write(tmp_path, ("sep=;\n" + "\n".join([HEADER, *_rows()]) + "\n").encode())
+    _refusal(lambda: dask_ratings(p, sep=";", **GERMAN), f"{p.name}:1", "sep=;",
+             "separator line")

@@ -105,6 +105,19 @@ def header_fields(line: str, sep: str) -> list[str]:
     return next(csv.reader([line], delimiter=sep, skipinitialspace=True), [""])
 
 
+def refuse_separator_line(first: str, p: Path | str) -> None:
+    """Line 1 ``sep=;`` (the separator line Excel writes above a table, and reads back) is no
+    header and no data: a DataError naming it, for every ratings reader (local with or without
+    a header, Dask), before a column is looked up in it or it is read as a user ``sep=``."""
+    import re
+
+    if re.fullmatch(r"sep=.{1,3}", first.strip()):
+        raise DataError(f"line 1, {first.strip()!r}, is the separator line a spreadsheet (Excel) "
+                        "writes above the table: expected the header (or, without one, the "
+                        "first data line); delete it so that the table starts at line 1, and "
+                        "give the separator with --sep (sep= in Python)", path=p, line=1)
+
+
 def header_names(line: str, sep: str) -> list[str]:
     """The column names of a header line: :func:`header_fields` without the blanks around
     them (and, under a separator of several characters, without their quotes)."""

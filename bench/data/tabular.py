@@ -49,6 +49,7 @@ from bench.data.delimited import (
     check_field_counts,
     header_fields,
     header_names,
+    refuse_separator_line,
 )
 from bench.data.id_cells import ASCII_BLANKS as ASCII_BLANKS
 from bench.data.id_cells import scalar_ids as _scalar_ids
@@ -215,6 +216,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
     stray = stray_character(first.encode("utf-8", "replace"))
     if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
         raise DataError(stray, path=p, line=1)
+    refuse_separator_line(first, p)
     if header:
         names = header_names(first, sep)  # a quoted name may hold the separator
         for role, c in cols.items():
@@ -263,12 +265,8 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
 
 
 def _separator_hint(first: str, sep: str, names: list[str]) -> str:
-    """What a header that does not hold the columns may be: a spreadsheet's ``sep=;`` line
-    above the header, or a header of one field that holds another separator (a ``;`` export
-    read with commas)."""
-    if re.fullmatch(r"sep=.{1,3}", first.strip()):
-        return (f" (line 1, {first.strip()!r}, is the separator line a spreadsheet (Excel) "
-                "writes above the header: delete it so that the header is line 1)")
+    """What a header that does not hold the columns may be: a header of one field that holds
+    another separator (a ``;`` export read with commas)."""
     if len(names) == 1:
         other = next((c for c in ("\t", "::", ";", "|", ",") if c != sep and c in first), None)
         if other is not None:
