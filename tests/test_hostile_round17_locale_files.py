@@ -494,7 +494,16 @@ def _config(tmp_path: Path, data: bytes) -> str:
 def test_a_decimal_comma_learning_rate_in_a_config_names_file_and_line(tmp_path: Path) -> None:
     text = _config(tmp_path, b'dataset = "mq2008"\nmodels = ["lightgbm-lambdarank"]\n'
                              b'[model_params.lightgbm-lambdarank]\nlearning_rate = 0,1\n')
-    _has(text, "lauf.toml", "line 4")
+    _has(text, "lauf.toml", "line 4", "decimal comma", "0.1")
+
+
+@pytest.mark.parametrize("path", ["C:\\Users\\anna\\daten", "C:\\daten", "D:\\Bewertungen\\x"])
+def test_a_windows_path_in_a_double_quoted_config_string_says_how_to_write_it(
+        tmp_path: Path, path: str) -> None:
+    """``data_dir = "C:\\Users\\..."``: TOML's escapes (``\\U``, ``\\d``) make it invalid;
+    the message names the line and says to use single quotes or '/'."""
+    text = _config(tmp_path, f'dataset = "mq2008"\ndata_dir = "{path}"\n'.encode())
+    _has(text, "lauf.toml", "line 2", "single quotes", "'/'")
 
 
 def test_a_decimal_comma_text_learning_rate_names_the_key(tmp_path: Path) -> None:
