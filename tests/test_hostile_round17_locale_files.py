@@ -98,7 +98,7 @@ def test_a_final_ctrl_z_after_crlf_lines_is_the_lf_table_or_refused_at_its_line(
     p = _write(tmp_path, ("\r\n".join([HEADER, *_rows()]) + "\r\n").encode() + b"\x1a")
     got, exc = call(lambda: _load(p).frame)
     if exc is not None:
-        _names(exc, f"{p.name}:32")
+        _names(exc, f"{p.name}:32", "Ctrl-Z")
         return
     pd.testing.assert_frame_equal(got, _plain(tmp_path))
 
@@ -107,7 +107,7 @@ def test_a_ctrl_z_glued_to_the_last_line_is_no_part_of_its_timestamp(tmp_path: P
     p = _write(tmp_path, ("\r\n".join([HEADER, *_rows()])).encode() + b"\x1a")
     got, exc = call(lambda: _load(p).frame)
     if exc is not None:
-        _names(exc, f"{p.name}:31")
+        _names(exc, f"{p.name}:31", "Ctrl-Z")
         return
     pd.testing.assert_frame_equal(got, _plain(tmp_path))
 
@@ -334,9 +334,9 @@ def _eval(tmp_path: Path, qrels: bytes, run: bytes) -> Any:
                "--format", "csv")
 
 
-def _value_or_line_error(res: Any, name: str, line: str) -> None:
+def _value_or_line_error(res: Any, name: str, *words: str) -> None:
     if res.status == 2:
-        assert refused(res, name, line) is None, res.err
+        assert refused(res, name, *words) is None, res.err
         return
     assert res.status == 0, res.err
     assert csv_values(res)["map"] == pytest.approx(_pytrec_map(), abs=1e-12)
@@ -344,12 +344,12 @@ def _value_or_line_error(res: Any, name: str, line: str) -> None:
 
 def test_a_run_ending_in_ctrl_z_after_crlf_is_the_plain_run_or_refused(tmp_path: Path) -> None:
     res = _eval(tmp_path, QRELS, RUN.replace(b"\n", b"\r\n") + b"\x1a")
-    _value_or_line_error(res, "r.txt", "6")
+    _value_or_line_error(res, "r.txt", "6", "Ctrl-Z")
 
 
 def test_qrels_ending_in_ctrl_z_are_the_plain_qrels_or_refused(tmp_path: Path) -> None:
     res = _eval(tmp_path, QRELS.replace(b"\n", b"\r\n") + b"\x1a", RUN)
-    _value_or_line_error(res, "q.txt", "6")
+    _value_or_line_error(res, "q.txt", "6", "Ctrl-Z")
 
 
 def test_mixed_line_ends_in_qrels_and_run_equal_pytrec_eval(tmp_path: Path) -> None:
@@ -427,7 +427,7 @@ def test_a_letor_file_ending_in_ctrl_z_is_the_plain_file_or_refused(tmp_path: Pa
     q = _write(tmp_path, LETOR, "plain.txt")
     got, exc = call(lambda: _read_svm(p))
     if exc is not None:
-        _names(exc, "train.txt", "6")
+        _names(exc, "train.txt", "6", "Ctrl-Z")
         return
     want = _read_svm(q)
     assert np.array_equal(got.y, want.y)
@@ -472,7 +472,7 @@ def test_a_scores_file_ending_in_ctrl_z_is_the_plain_file_or_refused(tmp_path: P
     res = cli(tmp_path, "evaluate", "--data", "d.txt", "--scores", "s.txt", "--metrics",
               "ndcg@10", "--format", "csv")
     if res.status == 2:
-        assert refused(res, "s.txt", "6") is None, res.err
+        assert refused(res, "s.txt", "6", "Ctrl-Z") is None, res.err
         return
     (tmp_path / "s2.txt").write_bytes(b"0.9\n0.1\n0.5\n0.2\n0.8\n")
     want = cli(tmp_path, "evaluate", "--data", "d.txt", "--scores", "s2.txt", "--metrics",

@@ -63,6 +63,8 @@ from bench.data.inputs import (
     INT64_MAX,
     bom_length,
     check_input_file,
+    comma_hint,
+    dos_eof_hint,
     is_plain_float,
     parse_float,
     stray_character,
@@ -409,9 +411,11 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
     if numeric.notna().any():  # a numeric column: every cell must be a number of seconds
         if not numeric.notna().all():
             i = int(np.flatnonzero(numeric.isna().to_numpy())[0])
+            cell = str(col.iloc[i])
             raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a number of seconds since "
-                            "the epoch, as the other cells of the column are", path=p,
-                            column=name, **where(i))
+                            "the epoch, as the other cells of the column are"
+                            f"{comma_hint(cell)}{dos_eof_hint(cell)}", path=p, column=name,
+                            **where(i))
         values: np.ndarray = numeric.to_numpy(dtype=np.float64)
         frac = (values != np.floor(values)) | ~(np.abs(values) < MAX_SECONDS)
         if frac.any():
