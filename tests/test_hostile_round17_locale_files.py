@@ -639,3 +639,33 @@ def test_the_dask_reader_names_a_sep_line_as_the_local_one(tmp_path: Path) -> No
     p = _write(tmp_path, ("sep=;\n" + "\n".join([HEADER, *_rows()]) + "\n").encode())
     _refusal(lambda: dask_ratings(p, sep=";", **GERMAN), f"{p.name}:1", "sep=;",
              "separator line")
+
+
+def test_an_id_behind_a_spreadsheet_text_apostrophe_is_refused(tmp_path: Path) -> None:
+    """``'007`` (a cell's formula-bar text, pasted) would be an item apart from ``7``."""
+    rows = _rows()
+    rows[2] = "1;'3;3;1003"
+    p = _write(tmp_path, ("\n".join([HEADER, *rows]) + "\n").encode())
+    _refusal(lambda: _load(p), f"{p.name}:4", "Artikel", "apostrophe")
+
+
+@pytest.mark.parametrize("cell", ["#WERT!", "1.234.567", "4711\u00a0"])
+def test_a_parquet_text_id_column_holding_a_spreadsheet_cell_is_refused_naming_row(
+        tmp_path: Path, cell: str) -> None:
+    p = tmp_path / "r.parquet"
+    pd.DataFrame({"Benutzer": ["1", "1", "2"], "Artikel": ["4711", cell, "4712"],
+                  "Bewertung": [4.0, 3.5, 2.0], "Zeitstempel": [1, 2, 3]}).to_parquet(p)
+    from bench.data.tabular import load_ratings_table
+
+    _refusal(lambda: load_ratings_table(p, **GERMAN), "r.parquet", "row 2", "Artikel")
+
+
+@pytest.mark.parametrize(("kind", "data", "sep"), [
+    ("qrels", b"1;0;a;1\n", "';'"), ("run", b"1;Q0;a;1;0,4;t\n", "';'"),
+    ("qrels", b"1,0,a,1\n", "','")])
+def test_a_csv_export_of_a_trec_file_names_its_separator(tmp_path: Path, kind: str, data: bytes,
+                                                         sep: str) -> None:
+    qrels, run = (data, RUN) if kind == "qrels" else (QRELS, data)
+    res = _eval(tmp_path, qrels, run)
+    name = "q.txt" if kind == "qrels" else "r.txt"
+    assert refused(res, f"{name}:1", sep, "spaces or tabs") is None, res.err

@@ -8,6 +8,8 @@ text ids and are not (:func:`sheet_id_problem`, the rule of every ratings reader
   ``#NOM?``, ``#NV``, ``#¡VALOR!``) or a column too narrow to show its number (``#####``): one
   text user or item would hold every such row;
 - a **placeholder** for an empty cell (``-``, ``–``, ``—``): a missing id, not an id;
+- a number behind the **apostrophe** a spreadsheet uses to keep it as text (``'007``, copied
+  from a cell's formula bar): a text id apart from ``007``;
 - a **number written in a locale** (not ltrbench's grammar, so it would become a text id beside
   the numbers and never meet its own value): a decimal comma (``1,5``, Excel's German scientific
   ``1,23E+05``, whose digits the display already rounded) or thousands grouping (``12.345.678``,
@@ -37,15 +39,18 @@ _LOCALE_NUMBER = (r"[-+]?[0-9]+,[0-9]+(?:[eE][-+]?[0-9]+)?"
                   r"|[-+]?[0-9]{1,3}(?:\.[0-9]{3}){2,}(?:,[0-9]+)?"
                   r"|[-+]?[0-9]{1,3}(?:,[0-9]{3}){2,}(?:\.[0-9]+)?"
                   r"|[-+]?[0-9]{1,3}(?:[ \u00a0\u202f'][0-9]{3})+(?:[.,][0-9]+)?")
+#: A number behind a spreadsheet's text prefix, the apostrophe (``'007``).
+_TEXT_PREFIX = r"'[-+]?[0-9][0-9.,]*"
 #: Unicode white space (``\\s`` of a ``str`` pattern) other than an ASCII space or tab at
 #: either end of the cell (ASCII blanks are stripped before the match).
 _EDGE_SPACE = r"[^\S \t][\s\S]*|[\s\S]*[^\S \t]"
-#: One pattern for a column of cells (``Series.str.fullmatch``): any of the four.
-SHEET_ID = f"(?:{_ERROR}|{_PLACEHOLDER}|{_LOCALE_NUMBER}|{_EDGE_SPACE})"
+#: One pattern for a column of cells (``Series.str.fullmatch``): any of the five.
+SHEET_ID = f"(?:{_ERROR}|{_PLACEHOLDER}|{_TEXT_PREFIX}|{_LOCALE_NUMBER}|{_EDGE_SPACE})"
 
 _ERROR_RE = re.compile(_ERROR)
 _PLACEHOLDER_RE = re.compile(_PLACEHOLDER)
 _LOCALE_RE = re.compile(_LOCALE_NUMBER)
+_PREFIX_RE = re.compile(_TEXT_PREFIX)
 _EDGE_RE = re.compile(_EDGE_SPACE)
 
 
@@ -60,6 +65,9 @@ def sheet_id_problem(cell: str) -> str | None:
     if _PLACEHOLDER_RE.fullmatch(text):
         return (f"id {text!r} is a spreadsheet's placeholder for an empty cell: expected an id "
                 "in every row")
+    if _PREFIX_RE.fullmatch(text):
+        return (f"id {text!r} starts with the apostrophe a spreadsheet uses to keep a number as "
+                f"text: it would be a text id apart from {text[1:]!r}; remove the apostrophe")
     if _LOCALE_RE.fullmatch(text):
         return (f"id {text!r} is a number written with a decimal comma or thousands separators "
                 "(a spreadsheet's export in a locale that writes 1,5 or 1.234.567): it would be "

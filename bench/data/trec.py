@@ -75,6 +75,7 @@ from bench.data.trec_lines import (
     hidden_space,
     rank_hint,
     score_order_problem,
+    separator_hint,
     tag_problems,
 )
 from bench.errors import DataError
@@ -151,7 +152,7 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
             raise DataError(
                 f"expected 4 fields 'qid iter docno rel', got {len(parts)} (trec_eval refuses "
                 f"other counts too; a comment line starts with '#'){swapped}"
-                f"{dos_eof_hint(parts)}",
+                f"{dos_eof_hint(parts)}{separator_hint(parts, 4)}",
                 path=p,
                 line=lineno,
             )
@@ -208,7 +209,8 @@ def read_run(path: PathLike) -> Run:
                 _hidden(parts, "; ")
             raise DataError(
                 f"expected 6 fields 'qid Q0 docno rank score tag' (more are ignored, as "
-                f"trec_eval does), got {len(parts)}{swapped}{dos_eof_hint(parts)}",
+                f"trec_eval does), got {len(parts)}{swapped}{dos_eof_hint(parts)}"
+                f"{separator_hint(parts, 6)}",
                 path=p,
                 line=lineno,
             )
