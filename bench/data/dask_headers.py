@@ -21,7 +21,12 @@ def csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) 
     DataError naming the file when one of them is absent (every shard of a table has its
     columns) or appears twice (:func:`bench.data.delimited.check_column_once`)."""
     from bench.data.compressed import HEAD
-    from bench.data.delimited import check_column_once, header_fields, header_names
+    from bench.data.delimited import (
+        check_column_once,
+        header_fields,
+        header_names,
+        refuse_separator_line,
+    )
     from bench.data.inputs import bom_length, stray_character
 
     try:
@@ -41,6 +46,7 @@ def csv_header(path: Path, sep: str, cols: dict[str, str | None] | None = None) 
                         path=path, line=1) from None
     if not first:
         raise DataError("empty file: expected a header line naming the columns", path=path, line=1)
+    refuse_separator_line(first, path)
     names = header_names(first, sep)  # a quoted name may hold the separator
     needed = [c for c in (cols or {}).values() if c is not None]
     missing = [c for c in needed if c not in names]

@@ -21,7 +21,7 @@ import numpy as np
 
 from bench.data.compressed import HEAD
 from bench.data.input_ids import STRAY_BYTES
-from bench.data.inputs import bom_length, stray_character
+from bench.data.inputs import bom_length, dos_eof_hint, stray_character
 from bench.errors import DataError
 
 
@@ -60,7 +60,8 @@ def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> np.
             wrong = filled[counts[filled] != expected]
             if wrong.shape[0]:
                 k = int(wrong[0])
-                raise _misfit(p, done + k + 1, int(counts[k]) + 1, int(expected or 0) + 1)
+                raise _misfit(p, done + k + 1, int(counts[k]) + 1, int(expected or 0) + 1,
+                              lf.split(b"\n", k + 1)[k])
             done += counts.shape[0]
             if not block:
                 return _record_lines(np.concatenate(blanks), done)
@@ -75,7 +76,7 @@ def check_field_counts(p: Path, sep: str, names: list[str] | None = None) -> np.
             if row and any(f.strip() for f in row):
                 expected = len(row) if expected is None else expected
                 if len(row) != expected:
-                    raise _misfit(p, reader.line_num, len(row), expected)
+                    raise _misfit(p, reader.line_num, len(row), expected, row)
             before = reader.line_num
     lines = np.asarray(starts, dtype=np.int64)
     return None if np.array_equal(lines, np.arange(1, lines.shape[0] + 1)) else lines
@@ -103,6 +104,19 @@ def header_fields(line: str, sep: str) -> list[str]:
     import csv
 
     return next(csv.reader([line], delimiter=sep, skipinitialspace=True), [""])
+
+
+def refuse_separator_line(first: str, p: Path | str) -> None:
+    """Line 1 ``sep=;`` (the separator line Excel writes above a table, and reads back) is no
+    header and no data: a DataError naming it, for every ratings reader (local with or without
+    a header, Dask), before a column is looked up in it or it is read as a user ``sep=``."""
+    import re
+
+    if re.fullmatch(r"sep=.{1,3}", first.strip()):
+        raise DataError(f"line 1, {first.strip()!r}, is the separator line a spreadsheet (Excel) "
+                        "writes above the table: expected the header (or, without one, the "
+                        "first data line); delete it so that the table starts at line 1, and "
+                        "give the separator with --sep (sep= in Python)", path=p, line=1)
 
 
 def header_names(line: str, sep: str) -> list[str]:
@@ -147,9 +161,11 @@ def _separators_per_line(data: bytes, sep: str) -> np.ndarray:
     return np.where(blank, -1, counts)
 
 
-def _misfit(p: Path, line: int, fields: int, expected: int) -> DataError:
+def _misfit(p: Path, line: int, fields: int, expected: int,
+            text: bytes | list[str]) -> DataError:
     return DataError(f"{fields} fields, expected {expected} as on the first line: a field too "
-                     "many or too few would shift or hide a value", path=p, line=line)
+                     f"many or too few would shift or hide a value{dos_eof_hint(text)}", path=p,
+                     line=line)
 
 
 def _refuse_stray(p: Path, lf: bytes, done: int, sep: str, names: list[str] | None) -> None:

@@ -69,6 +69,19 @@ def stray_character(raw: bytes, first_column: int = 1) -> str | None:
             "line there, trec_eval does not: refused rather than guessed)")
 
 
+def dos_eof_hint(raw: bytes | str | list[str]) -> str:
+    """``; ... Ctrl-Z ...`` when ``raw`` (a line, a field or a line's fields) holds 0x1A, the
+    end-of-file mark old DOS programs and ERP exports append (invisible in most editors, so
+    an error about that line would show nothing to fix); empty otherwise. The hint of every
+    text reader's error about such a line (ratings tables, TREC files, numbers)."""
+    text = "".join(raw) if isinstance(raw, list) else raw
+    found = (b"\x1a" in text) if isinstance(text, bytes) else ("\x1a" in text)
+    if not found:
+        return ""
+    return ("; the line holds a DOS end-of-file mark (Ctrl-Z, 0x1A), which old DOS programs "
+            "and ERP exports append: delete it")
+
+
 def text_ids(values: object, *, what: str = "query id", path: PathLike | None = None,
              column: str | None = None) -> np.ndarray:
     """Ids under the module doc's rule: a column mixing integers and text becomes text.

@@ -78,6 +78,7 @@ from numpy.typing import NDArray
 from bench.data.compressed import refuse_compressed
 from bench.data.folder_names import missing_note
 from bench.data.input_ids import UTF8_BOM as UTF8_BOM
+from bench.data.input_ids import dos_eof_hint as dos_eof_hint
 from bench.data.input_ids import stray_character as stray_character
 from bench.data.input_ids import text_ids as text_ids
 from bench.data.subnormal import FLUSH_CAUSE, flushes_subnormals
@@ -277,7 +278,8 @@ def parse_float(
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
     if _FLOAT.fullmatch(raw) is None:
         raise DataError(f"{what} {_show(raw)} is not a plain decimal number ({NUMBER_FORMS})"
-                        f"{_comma_hint(raw)}", path=path, line=line, row=row, column=column)
+                        f"{comma_hint(raw)}{dos_eof_hint(raw)}", path=path, line=line, row=row,
+                        column=column)
     if exact_integers and len(raw) > 15 and _INT.fullmatch(raw) is not None:
         whole = int(raw)
         if abs(whole) > TWO53 and int(float(whole)) != whole:
@@ -294,9 +296,10 @@ def parse_float(
 _COMMA_NUMBER = re.compile(rb"[-+]?(?:[0-9]+,[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?)")
 
 
-def _comma_hint(raw: bytes) -> str:
+def comma_hint(raw: bytes | str) -> str:
     """What a number with a comma was likely meant as: a spreadsheet's decimal comma (``4,5``)
     or thousands separator (``1,000``), each a different number, so neither is guessed."""
+    raw = raw.encode("utf-8", "replace") if isinstance(raw, str) else raw
     if _COMMA_NUMBER.fullmatch(raw) is None:  # '0.9,1' is two fields, no such number
         return ""
     return ("; a decimal comma or a thousands separator (a spreadsheet's export in a locale "
@@ -468,15 +471,18 @@ def id_cell_problem(cell: str) -> str | None:
     """Why the text id ``cell`` (as written) is no id, or ``None``: a stray character
     (:func:`stray_character`: ``\ufeff1`` would be a user apart from ``1``) or a spelling of a
     missing value (:data:`MISSING_SPELLINGS`: ``NA`` would be one user holding every row without
-    a user). The rule of every ratings reader (local :mod:`bench.data.tabular`, Dask
-    :mod:`bench.data.dask_ratings`)."""
+    a user) or a spreadsheet's error value, placeholder or locale-written number
+    (:func:`bench.data.sheet_cells.sheet_id_problem`). The rule of every ratings reader (local
+    :mod:`bench.data.tabular`, Dask :mod:`bench.data.dask_ratings`)."""
+    from bench.data.sheet_cells import sheet_id_problem
+
     why = stray_character(cell.encode("utf-8", "replace"))
     if why is None and cell.strip() in MISSING_SPELLINGS:
         source = ("a database dump's NULL (MySQL, PostgreSQL COPY)" if cell.strip() == DUMP_NULL
                   else "pandas reads it as NaN")
         why = (f"id {cell.strip()!r} is a spelling of a missing value ({source}): "
                "expected an id in every row")
-    return why
+    return why or sheet_id_problem(cell)
 
 
 def is_plain_int(token: bytes | str) -> bool:

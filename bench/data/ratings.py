@@ -223,11 +223,31 @@ def _dtype_hint(values: pd.Series, col: str) -> str:
     if values.dtype.kind == "f" and col != "rating":
         return (f" (whole numbers held as floats? convert with frame[{col!r}].astype('int64') "
                 "once they are checked whole)")
+    if col in ("rating", "timestamp") and (values.dtype == object
+                                           or pd.api.types.is_string_dtype(values.dtype)):
+        return _text_number_hint(values, col)
     if col in ("user", "item") and values.dtype.kind not in "fcmMb":
         return ("; text or categorical ids: a ratings file's are numbered by "
                 "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
                 "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)")
     return ""
+
+
+def _text_number_hint(values: pd.Series, col: str) -> str:
+    """Where a text column of numbers (``pd.read_csv(sep=";")`` of a German export leaves
+    ``3,5`` as text) first holds a cell that is no plain number, and what it likely is; never
+    converted here (``3,5`` may be 3.5 or 35)."""
+    from bench.data.inputs import comma_hint, is_plain_float
+
+    cells = values.astype(str).str.strip(" \t")
+    plain = cells.map(is_plain_float).to_numpy(dtype=bool)
+    if plain.all():
+        return (f" (text that spells numbers: convert with pd.to_numeric(frame[{col!r}]) once "
+                "checked)")
+    i = int(np.flatnonzero(~plain)[0])
+    return (f" (row {i + 1} holds the text {cells.iloc[i]!r}{comma_hint(cells.iloc[i])}; "
+            f"read the file with pd.read_csv(..., decimal=',') if that is its decimal mark, "
+            f"or convert with pd.to_numeric(frame[{col!r}]))")
 
 
 def _renames(frame: pd.DataFrame, missing: list[str]) -> str:

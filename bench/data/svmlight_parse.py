@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data import svmlight_scan as scan
-from bench.data.inputs import stray_character
+from bench.data.inputs import dos_eof_hint, stray_character
 from bench.errors import DataError
 from bench.machine import usable_cpus
 
@@ -449,7 +449,7 @@ def _located_error(path: Path, buf: np.ndarray, info: np.ndarray) -> DataError:
     column = ts - int(info[scan.I_LINE_START]) + 1
     reason = _MESSAGES[code].format(extra=int(info[scan.I_EXTRA]))
     stray = stray_character(buf[ts:te].tobytes(), column)  # NUL, a mark inside, U+2028: say so
-    reason = reason if stray is None else f"{reason}; {stray}"
+    reason = (reason if stray is None else f"{reason}; {stray}") + dos_eof_hint(buf[ts:te].tobytes())
     return DataError(f"malformed SVMlight line: column {column}, {tok!r}: {reason}", path=path,
                      line=int(info[scan.I_LINE]))
 

@@ -49,7 +49,11 @@ from bench.data.delimited import (
     check_field_counts,
     header_fields,
     header_names,
+    refuse_separator_line,
 )
+from bench.data.id_cells import ASCII_BLANKS as ASCII_BLANKS
+from bench.data.id_cells import scalar_ids as _scalar_ids
+from bench.data.id_cells import text_id_cells as _text_ids
 from bench.data.id_numbers import (  # re-exported: the Dask reader numbers with them (dask_ids)
     _NUMBER_ID as _NUMBER_ID,
 )
@@ -57,11 +61,10 @@ from bench.data.id_numbers import _by_value as _by_value
 from bench.data.id_numbers import _mixed_keys as _mixed_keys
 from bench.data.inputs import (
     INT64_MAX,
-    MISSING_SPELLINGS,
-    STRAY_TEXT,
     bom_length,
     check_input_file,
-    id_cell_problem,
+    comma_hint,
+    dos_eof_hint,
     is_plain_float,
     parse_float,
     stray_character,
@@ -78,9 +81,6 @@ _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
 MAX_SECONDS = 1e12
-#: What is stripped around an id cell: ASCII spaces and tabs only (``str.strip()`` would also
-#: strip U+00A0 or U+3000, making ``u1\u00a0`` user ``u1`` where a TREC file keeps them apart).
-ASCII_BLANKS = " \t"
 
 
 def load_ratings_table(
@@ -218,6 +218,7 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
     stray = stray_character(first.encode("utf-8", "replace"))
     if stray is not None:  # UTF-16 without a mark, a joined file: bench.data.inputs' rule
         raise DataError(stray, path=p, line=1)
+    refuse_separator_line(first, p)
     if header:
         names = header_names(first, sep)  # a quoted name may hold the separator
         for role, c in cols.items():
@@ -266,12 +267,8 @@ def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
 
 
 def _separator_hint(first: str, sep: str, names: list[str]) -> str:
-    """What a header that does not hold the columns may be: a spreadsheet's ``sep=;`` line
-    above the header, or a header of one field that holds another separator (a ``;`` export
-    read with commas)."""
-    if re.fullmatch(r"sep=.{1,3}", first.strip()):
-        return (f" (line 1, {first.strip()!r}, is the separator line a spreadsheet (Excel) "
-                "writes above the header: delete it so that the header is line 1)")
+    """What a header that does not hold the columns may be: a header of one field that holds
+    another separator (a ``;`` export read with commas)."""
     if len(names) == 1:
         other = next((c for c in ("\t", "::", ";", "|", ",") if c != sep and c in first), None)
         if other is not None:
@@ -359,39 +356,6 @@ def _ids(col: pd.Series, p: Path, name: str, where, role: str,  # type: ignore[n
     return _mixed_keys(text.tolist(), role)
 
 
-def _scalar_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
-    """An id is an integer or a text (:mod:`bench.data.inputs`): a bool (``True`` would be the
-    text 'True', or 1), a list, a struct or another nested Parquet value is refused, not
-    numbered by its printed form."""
-    if col.dtype.kind == "b":
-        raise DataError(f"id {_show(col.iloc[0])!r} is a bool: expected integers or text",
-                        path=p, column=name, **where(0))
-    if col.dtype.kind != "O":
-        return
-    for i, v in enumerate(col.tolist()):  # bytes (a Parquet binary column): no one text either
-        if isinstance(v, bool | np.bool_ | list | tuple | dict | set | np.ndarray | bytes):
-            raise DataError(f"id {v!r} is a {type(v).__name__}: expected integers or text",
-                            path=p, column=name, **where(i))
-
-
-def _text_ids(col: pd.Series, p: Path, name: str, where) -> None:  # type: ignore[no-untyped-def]
-    """Text ids under :mod:`bench.data.inputs`' rules: a cell spelled as a missing value
-    (``NA``, ``nan``, ``null``: :data:`~bench.data.inputs.MISSING_SPELLINGS`) is a missing
-    id, and a NUL byte, a byte-order mark or a line separator inside an id
-    (:func:`~bench.data.inputs.stray_character`) would make ``\ufeff1`` a user apart from
-    ``1``: both are errors naming the line (row) and column."""
-    if col.dtype.kind not in "OSUT" and not pd.api.types.is_string_dtype(col.dtype):
-        return
-    uniq = pd.Series(pd.unique(col.astype(str)))  # ids repeat: check each text once
-    bad = uniq.str.strip().isin(MISSING_SPELLINGS) | uniq.str.contains(STRAY_TEXT, regex=True)
-    if not bad.any():
-        return
-    text = col.astype(str)
-    i = int(np.flatnonzero(text.isin(uniq[bad]).to_numpy(dtype=bool))[0])
-    cell = text.iloc[i]
-    raise DataError(id_cell_problem(cell) or "not an id", path=p, column=name, **where(i))
-
-
 def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:
     """Whether every float is a whole number below 2^53 parsed from at most 15 characters
     without an exponent: a
@@ -447,9 +411,11 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
     if numeric.notna().any():  # a numeric column: every cell must be a number of seconds
         if not numeric.notna().all():
             i = int(np.flatnonzero(numeric.isna().to_numpy())[0])
+            cell = str(col.iloc[i])
             raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a number of seconds since "
-                            "the epoch, as the other cells of the column are", path=p,
-                            column=name, **where(i))
+                            "the epoch, as the other cells of the column are"
+                            f"{comma_hint(cell)}{dos_eof_hint(cell)}", path=p, column=name,
+                            **where(i))
         values: np.ndarray = numeric.to_numpy(dtype=np.float64)
         frac = (values != np.floor(values)) | ~(np.abs(values) < MAX_SECONDS)
         if frac.any():

@@ -135,6 +135,12 @@ _SPELLINGS = ((re.compile(r"(True|False|TRUE|FALSE|yes|no|on|off|Yes|No)"), "TOM
                                                  "point: 0.1, 1.0"))
 
 
+#: A number with a decimal comma (``0,1``, a German or French locale's spelling).
+_LOCALE_VALUE = re.compile(r"[+-]?\d+,\d+")
+#: A basic string holding a backslash (a Windows path ``"C:\\Users\\anna"``).
+_BACKSLASH_STRING = re.compile(r'"[^"]*\\[^"]*"')
+
+
 def _value_hint(line: str) -> str:
     """What a value refused by the parser was likely meant as, when it is a spelling of Python,
     YAML or JSON (``True``, ``None``, ``.1``: what a template renders from a variable), as
@@ -143,6 +149,13 @@ def _value_hint(line: str) -> str:
     _, eq, value = line.partition("=")
     if not eq:
         return ""
+    whole = value.split("#")[0].strip()
+    if _LOCALE_VALUE.fullmatch(whole):
+        return (f" ({whole!r}: a decimal comma; TOML writes a decimal point, "
+                f"{whole.replace(',', '.')}, and no thousands separators)")
+    if _BACKSLASH_STRING.fullmatch(whole):
+        return (f" ({whole}: in a \"...\" string a backslash starts an escape (\\U, \\d ...); "
+                "write a Windows path in single quotes, 'C:\\Users\\anna', or with '/')")
     items = [v.strip() for v in value.split("#")[0].strip().strip("[]").split(",")]
     for item in items:
         for pattern, say in _SPELLINGS:

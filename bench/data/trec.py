@@ -62,6 +62,7 @@ from numpy.typing import NDArray
 from bench.data.input_ids import text_array
 from bench.data.inputs import (
     check_input_file,
+    dos_eof_hint,
     parse_float,
     parse_int,
     refuse_decimal_ties,
@@ -74,6 +75,7 @@ from bench.data.trec_lines import (
     hidden_space,
     rank_hint,
     score_order_problem,
+    separator_hint,
     tag_problems,
 )
 from bench.errors import DataError
@@ -149,7 +151,8 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
                 if len(parts) >= 6 and parts[1] == "Q0" else _hidden(parts[:4], "; ")
             raise DataError(
                 f"expected 4 fields 'qid iter docno rel', got {len(parts)} (trec_eval refuses "
-                f"other counts too; a comment line starts with '#'){swapped}",
+                f"other counts too; a comment line starts with '#'){swapped}"
+                f"{dos_eof_hint(parts)}{separator_hint(parts, 4)}",
                 path=p,
                 line=lineno,
             )
@@ -206,7 +209,8 @@ def read_run(path: PathLike) -> Run:
                 _hidden(parts, "; ")
             raise DataError(
                 f"expected 6 fields 'qid Q0 docno rank score tag' (more are ignored, as "
-                f"trec_eval does), got {len(parts)}{swapped}",
+                f"trec_eval does), got {len(parts)}{swapped}{dos_eof_hint(parts)}"
+                f"{separator_hint(parts, 6)}",
                 path=p,
                 line=lineno,
             )

@@ -74,6 +74,19 @@ def hidden_space(parts: Sequence[str]) -> str | None:
     return None
 
 
+def separator_hint(parts: Sequence[str], want: int) -> str:
+    """``; ... ';' ...`` when the line, joined again, holds ``want`` or more fields once split at
+    ``;``, ``,`` or ``|`` (a spreadsheet's CSV export of a TREC table, a German Excel writing
+    ``1;Q0;d1;1;0,25;run``); empty otherwise. For the field-count errors of qrels and runs."""
+    line = " ".join(parts)
+    for sep in (";", ",", "|"):
+        if len(line.split(sep)) >= want:
+            return (f"; the line holds {len(line.split(sep))} fields separated by {sep!r} (a "
+                    "spreadsheet's CSV export?): a TREC file separates its fields by spaces or "
+                    "tabs (and writes numbers with a decimal point)")
+    return ""
+
+
 def count_hint(parts: Sequence[str]) -> str:
     """What a run line with too few fields looks like (empty when nothing in particular)."""
     if len(parts) == 3 and is_plain_int(parts[2]):
