@@ -201,11 +201,12 @@ def tiny_run() -> tuple[Any, list[str]]:
                                qid=np.repeat(np.arange(q0, q0 + nq), 6))
 
     splits = LetorSplits(name="tiny", train=split(8, 0), vali=split(4, 100), test=split(4, 200))
-    with warnings.catch_warnings(record=True) as caught:
+    out = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out):
         warnings.simplefilter("always")
-        result = run("tiny", splits=splits, models=["random"], seeds=[0], quick=True,
-                     metrics=["hit@3", "MAP", "ndcg@3"])
-    return result, [str(w.message) for w in caught]
+        result = run("tiny", splits=splits, models=["random", "popularity"], seeds=[0, 1],
+                     quick=True, metrics=["hit@3", "MAP", "ndcg@3"])  # popularity: skipped
+    return result, [str(w.message) for w in caught] + [f"stdout: {out.getvalue()}"]
 
 
 def test_a_run_names_in_its_tables_what_its_warning_said(tiny_run: tuple[Any, list[str]]) -> None:
@@ -217,6 +218,11 @@ def test_a_run_names_in_its_tables_what_its_warning_said(tiny_run: tuple[Any, li
         assert f"'{typed}' is '{canonical}'" in text, text
 
 
+def test_a_python_run_prints_nothing_on_stdout(tiny_run: tuple[Any, list[str]]) -> None:
+    _, said = tiny_run
+    assert said[-1] == "stdout: ", said[-1][:300]  # a program's own stdout stays its own
+
+
 def test_a_run_per_query_table_has_stable_dtypes(tiny_run: tuple[Any, list[str]]) -> None:
     result, _ = tiny_run
     pq = result.per_query()
@@ -225,6 +231,46 @@ def test_a_run_per_query_table_has_stable_dtypes(tiny_run: tuple[Any, list[str]]
     assert pq.dtypes.to_dict() == again.dtypes.to_dict()
     assert pq["value"].dtype == np.float64
     assert pq["qid"].dtype == np.int64
+
+
+def test_a_run_with_a_skipped_baseline_still_has_a_leaderboard(
+        tiny_run: tuple[Any, list[str]]) -> None:
+    result, _ = tiny_run  # popularity needs item ids: skipped in the run, with its reason
+    board = result.leaderboard()
+    assert list(board.index) == ["random"]
+    assert list(board.columns[:3]) == ["hits@3", "map", "ndcg@3"]  # every metric of the run
+    assert board.loc["random", "map"] == pytest.approx(
+        result.to_frame().loc["random", ("map", "mean")], abs=1e-12)
+
+
+def test_a_report_of_a_run_without_ndcg10_is_parsed_back(tmp_path: Path,
+                                                        tiny_run: tuple[Any, list[str]]) -> None:
+    result, _ = tiny_run
+    res = cli(tmp_path, "report", "--runs", str(result.run_dir), "--out", "o", "--no-plots")
+    assert res.status == 0, res.err
+    table = json.loads((tmp_path / "o" / "leaderboard.json").read_text())["tables"][0]
+    assert table["metrics"] == ["hits@3", "map", "ndcg@3"]
+    assert table["primary_metric"] == "hits@3"
+    notes = " ".join(table["notes"])
+    assert "popularity" in notes, notes
+    assert "skipped" in notes, notes
+    assert "ndcg@10" in notes, notes  # why the primary metric is another one
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "o" / "leaderboard.csv").read_text())))
+    assert [r["model"] for r in rows] == ["random"]
+    assert float(rows[0]["map_mean"]) == pytest.approx(
+        result.to_frame().loc["random", ("map", "mean")], abs=1e-9)
+
+
+def test_report_metrics_say_which_canonical_name_they_become(
+        tmp_path: Path, tiny_run: tuple[Any, list[str]]) -> None:
+    result, _ = tiny_run
+    res = cli(tmp_path, "report", "--runs", str(result.run_dir), "--out", "o", "--no-plots",
+              "--metrics", "hit@3,MAP")
+    assert res.status == 0, res.err
+    assert "'hit@3' is 'hits@3'" in res.err, res.err
+    header = (tmp_path / "o" / "leaderboard.csv").read_text().splitlines()[0]
+    assert "hits@3_mean" in header
+    assert "map_mean" in header
 
 
 # ------------------------------------------------------------------------------ containers
@@ -258,6 +304,31 @@ def test_a_null_label_in_a_pyarrow_table_is_named_missing_at_its_row() -> None:
     assert "row 2" in text, text
     assert "'label'" in text, text
     assert "missing" in text, text
+
+
+@pytest.mark.parametrize("role", ["labels", "scores"])
+def test_a_null_in_a_pyarrow_array_is_named_missing_not_nan(role: str) -> None:
+    pa = pytest.importorskip("pyarrow")
+    args = {"labels": list(L), "scores": list(S)}
+    args[role][1] = None
+    with pytest.raises(DataError) as caught:
+        evaluate(pa.array(args["labels"]), pa.array(args["scores"]), qid=Q, metrics="ndcg@3")
+    text = str(caught.value)
+    assert "row 2" in text, text
+    assert "missing" in text, text
+
+
+def test_pyarrow_arrays_and_a_chunked_dictionary_table_give_the_frame_numbers() -> None:
+    pa = pytest.importorskip("pyarrow")
+    got = evaluate(pa.chunked_array([L[:2], L[2:]]), pa.array(S),
+                   qid=pa.array(["a", "a", "a", "b", "b"]), metrics="ndcg@3", per_query=True)
+    part = [pa.table({"qid": pa.array(q).dictionary_encode(), "label": lab, "score": sc})
+            for q, lab, sc in ((["a", "a"], L[:2], S[:2]), (["a", "b", "b"], L[2:], S[2:]))]
+    table = evaluate(pa.concat_tables(part, promote_options="permissive"), metrics="ndcg@3",
+                     per_query=True)
+    assert got.per_query["ndcg@3"].tolist() == table.per_query["ndcg@3"].tolist()
+    assert got.per_query["qid"].tolist() == table.per_query["qid"].tolist() == ["a", "b"]
+    assert got["ndcg@3"] == pytest.approx(NDCG3, abs=1e-15)
 
 
 def test_a_numpy_structured_array_is_read_as_its_dataframe() -> None:
