@@ -439,6 +439,20 @@ def test_a_frame_and_its_arrays_give_the_same_per_query_dtypes() -> None:
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_a_comparison_of_a_pyarrow_run_equals_the_dict_run() -> None:
+    pa = pytest.importorskip("pyarrow")
+    from bench.report.compare_runs import compare_runs
+
+    rows = [(q, d, s) for q, docs in RUN.items() for d, s in docs.items()]
+    table = pa.table({"qid": [r[0] for r in rows], "docno": [r[1] for r in rows],
+                      "score": [r[2] for r in rows]})
+    other = {q: {d: -s for d, s in docs.items()} for q, docs in RUN.items()}
+    judged = {q: v for q, v in QRELS.items() if q in RUN}
+    got = compare_runs(judged, {"a": table, "b": other}, metrics="map").to_frame()
+    want = compare_runs(judged, {"a": RUN, "b": other}, metrics="map").to_frame()
+    assert got[["run", "map"]].values.tolist() == want[["run", "map"]].values.tolist()
+
+
 def test_diagnostics_are_strict_json() -> None:
     r = evaluate([0, 0, 1, 0], [1, 2, 3, 4], qid=[1, 1, 2, 2], metrics=["ndcg@3", "map"])
     json.dumps(r.as_dict(), allow_nan=False)
