@@ -243,6 +243,44 @@ def test_a_run_with_a_skipped_baseline_still_has_a_leaderboard(
         result.to_frame().loc["random", ("map", "mean")], abs=1e-12)
 
 
+def test_leaderboard_with_three_spellings_of_one_metric_is_refused_not_merged(
+        tiny_run: tuple[Any, list[str]]) -> None:
+    result, _ = tiny_run
+    with pytest.raises(ConfigError) as caught:
+        result.leaderboard(metrics=["hit@3", "hits@3", "HR@3"], primary="HR@3")
+    text = str(caught.value)
+    assert "'hit@3', 'hits@3', 'HR@3'" in text, text
+    assert "once" in text, text
+
+
+def test_leaderboard_metrics_as_one_text_are_split_as_every_metrics_text(
+        tiny_run: tuple[Any, list[str]]) -> None:
+    result, _ = tiny_run
+    board = result.leaderboard(metrics="hit@3 map")  # primary: the first, as ltrbench report
+    assert list(board.columns[:2]) == ["hit@3", "map"]
+    assert board.loc["random", "hit@3"] == pytest.approx(
+        result.to_frame().loc["random", ("hits@3", "mean")], abs=1e-12)
+
+
+def test_leaderboard_look_alike_metric_names_the_character(
+        tiny_run: tuple[Any, list[str]]) -> None:
+    result, _ = tiny_run
+    with pytest.raises(ConfigError, match="U\\+0430"):
+        result.leaderboard(metrics=["m\u0430p"])
+
+
+def test_leaderboard_primary_the_run_lacks_is_refused_in_the_spelling_given(
+        tiny_run: tuple[Any, list[str]]) -> None:
+    result, _ = tiny_run
+    with pytest.raises(ConfigError) as caught:
+        result.leaderboard(primary="ndcg@10")  # asked for: never replaced by another
+    assert "'ndcg@10'" in str(caught.value)
+    with pytest.raises(ConfigError) as caught:
+        result.leaderboard(metrics=["ndcg@3"], primary="hit@3")
+    assert "'hit@3'" in str(caught.value)
+    assert "--primary" not in str(caught.value)
+
+
 def test_a_report_of_a_run_without_ndcg10_is_parsed_back(tmp_path: Path,
                                                         tiny_run: tuple[Any, list[str]]) -> None:
     result, _ = tiny_run
