@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from fuzz_helpers import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.metrics import evaluate, evaluate_trec
@@ -111,6 +114,27 @@ def test_every_listed_example_is_its_own_result_key() -> None:
         if list(r.metrics) != [ex]:
             bad.append((ex, list(r.metrics)))
     assert not bad, bad
+
+
+def _listed() -> list[str]:
+    from bench.metrics.names_listing import listing_json
+
+    return [r["example"] for r in json.loads(listing_json())["names"]]
+
+
+@given(name=st.sampled_from(_listed()), case=st.sampled_from(["upper", "lower", "swapcase",
+                                                                "title"]),
+       pad=st.sampled_from(["", " ", "\t", "\u00a0"]))
+@fuzz_settings(30)
+def test_a_listed_name_in_any_case_is_its_own_key_or_a_clear_error(name: str, case: str,
+                                                                   pad: str) -> None:
+    typed = getattr(name, case)()
+    try:
+        r = _quiet(lambda: evaluate_trec(QRELS, RUN, metrics=[pad + typed + pad]))
+    except ConfigError:
+        return  # an ir_measures name in another case, a diversity name: refused, said
+    assert list(r.metrics) == [typed]  # the spelling given (blanks around it aside)
+    assert r[pad + typed + pad] == r[typed]
 
 
 def test_a_profile_label_with_overrides_pasted_back_says_it_is_a_label() -> None:
