@@ -64,8 +64,9 @@ def _not_rows(labels: object, scores: object, *, named: bool) -> ConfigError:
     if named or (scores is not None and not isinstance(labels, dict)):
         return ConfigError(f"label=/score= name columns of a DataFrame, but labels is a {kind}; "
                            f"with arrays give evaluate(labels, scores, ...)")
-    if getattr(getattr(labels, "dtype", None), "names", None):
-        how = "wrap it: pandas.DataFrame(array)"
+    if getattr(getattr(labels, "dtype", None), "names", None):  # a 1-D one is read (named_rows)
+        how = (f"a structured array is read as its DataFrame when one-dimensional; this one "
+               f"has shape {getattr(labels, 'shape', '?')}: flatten it, array.ravel()")
     elif hasattr(labels, "to_pandas"):
         how = "convert it: table.to_pandas()"
     elif isinstance(labels, dict):
