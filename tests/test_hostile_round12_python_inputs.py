@@ -339,10 +339,13 @@ def test_iterator_qid_is_refused_naming_the_argument() -> None:
     _refused(lambda: evaluate(LABELS, SCORES, qid=iter(QID), metrics="ndcg@3"), "qid", "list")
 
 
-def test_structured_array_is_refused_with_the_conversion() -> None:
+def test_structured_array_is_read_as_its_dataframe() -> None:
+    # Round 17: read as its DataFrame (it was refused, naming the conversion), as ratings,
+    # qrels and runs read one: the frame's number, not only a clear error.
     st = np.array(list(zip(QID, LABELS, SCORES, strict=True)),
                   dtype=[("qid", "U3"), ("label", "i4"), ("score", "f8")])
-    _refused(lambda: evaluate(st, metrics="ndcg@3"), "DataFrame")
+    frame = pd.DataFrame({"qid": QID, "label": LABELS, "score": SCORES})
+    assert evaluate(st, metrics="ndcg@3").metrics == evaluate(frame, metrics="ndcg@3").metrics
 
 
 # ---------------------------------------------------------------- dicts, ranx objects, pytrec_eval

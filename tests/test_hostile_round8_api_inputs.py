@@ -37,11 +37,9 @@ def test_ranx_objects_are_pointed_to_evaluate_trec_not_a_numba_traceback(with_ru
 
 
 def _tables() -> list[tuple[str, object, str]]:
-    pa = pytest.importorskip("pyarrow")
-    rows = np.zeros(2, dtype=[("qid", "i4"), ("label", "f8"), ("score", "f8")])
     columns = {"qid": [1, 1], "label": [1, 0], "score": [0.5, 0.2]}
-    return [("structured", rows, r"pandas\.DataFrame\(array\)"),
-            ("pyarrow", pa.table(columns), r"table\.to_pandas\(\)"),
+    rows = np.zeros(2, dtype=[("qid", "i4"), ("label", "f8"), ("score", "f8")]).reshape(1, 2)
+    return [("2-D structured", rows, r"shape \(1, 2\).*array\.ravel\(\)"),
             ("dict of columns", columns, r"pandas\.DataFrame\(columns\)")]
 
 
@@ -52,6 +50,18 @@ def test_a_table_that_is_not_a_dataframe_says_how_to_wrap_it() -> None:
         text = str(caught.value)
         assert "label=/score=" not in text, name  # none was given
         assert re.search(how, text), (name, text)
+
+
+def test_a_pyarrow_table_and_a_structured_array_are_read_as_their_dataframe() -> None:
+    # Round 17: read as the frame they hold (were refused with "table.to_pandas()" /
+    # "pandas.DataFrame(array)"), as ratings, qrels and runs read them.
+    pa = pytest.importorskip("pyarrow")
+    columns = {"qid": [1, 1], "label": [1, 0], "score": [0.2, 0.5]}
+    rows = np.array([(1, 1.0, 0.2), (1, 0.0, 0.5)],
+                    dtype=[("qid", "i4"), ("label", "f8"), ("score", "f8")])
+    want = 1 / np.log2(3)  # the relevant one at rank 2
+    for table in (pa.table(columns), rows):
+        assert evaluate(table, metrics="ndcg@2")["ndcg@2"] == pytest.approx(want, abs=1e-15)
 
 
 def test_a_dict_of_columns_beside_scores_is_refused_naming_the_dict() -> None:

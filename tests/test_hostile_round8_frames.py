@@ -35,7 +35,6 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fuzz_helpers import fuzz_settings
-from hostile_kit import own_error as _error
 from hostile_kit import pytrec
 
 Fn = Callable[[], "str | None"]
@@ -226,12 +225,12 @@ def evaluate_frame_with_a_period_query_id_is_as_arrays() -> str | None:
 
 
 @case(UNCLEAR)
-def evaluate_numpy_structured_array_is_refused_with_a_clear_error() -> str | None:
-    from bench.metrics import evaluate
-
+def evaluate_numpy_structured_array_is_read_as_its_dataframe() -> str | None:
+    # Round 17: read as its DataFrame (was refused, "wrap it: pandas.DataFrame(array)"),
+    # as ratings, qrels and runs read it: the arrays' number, not only a clear error.
     arr = np.array(list(zip(QIDS, LABELS, SCORES, strict=True)),
                    dtype=[("qid", "i8"), ("label", "f8"), ("score", "f8")])
-    return _error(lambda: evaluate(arr), "evaluate")
+    return _frame(_arrays_value(), arr)
 
 
 # ------------------------------------------------------------------ the tests

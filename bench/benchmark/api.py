@@ -124,7 +124,7 @@ def _leaderboard_option(key: str, value: Any) -> Any:
     names or one comma-separated string; ``primary``, ``split`` a name; ``confidence`` a
     number; the resample counts and ``seed`` integers (not bools)."""
     if key == "metrics":
-        names = [m.strip() for m in value.split(",")] if isinstance(value, str) else value
+        names = _spellings(value) if isinstance(value, str) else value
         if not isinstance(names, list | tuple) or not names \
                 or not all(isinstance(m, str) and m for m in names):
             raise ConfigError(f"leaderboard: metrics: expected metric names (a list, or one "
@@ -138,12 +138,25 @@ def _leaderboard_option(key: str, value: Any) -> Any:
     return value
 
 
+def _spellings(text: str) -> list[str]:
+    """The names of one metrics text as the user spelled each (``"hit@3 map"``, ``"ndcg@1,3"``:
+    ``ndcg@1``, ``ndcg@3``), split as every metrics text is (:func:`bench.metrics.parse_metrics`);
+    a text the grammar does not read is split at its commas (the run says what it has)."""
+    from bench.metrics import parse_metrics
+
+    try:
+        return [spec.key for spec in parse_metrics(text)]
+    except LtrbenchError:
+        return [m.strip() for m in text.split(",")]
+
+
 def _run_spellings(options: dict[str, Any], have: Any) -> dict[str, str]:
     """Leaderboard ``metrics`` and ``primary`` spelled another way than the run's own names (a
     table header, ``NDCG@10``, as the run's config accepted it) as the run's names, in place in
     ``options``; returns ``{run name: the spelling asked}`` for the table's columns (the keys
     are the user's own spellings)."""
     from bench.benchmark.scoring import expand_metrics
+    from bench.metrics.families import PRIMARY_METRIC
 
     have = set(have)
 
@@ -152,17 +165,32 @@ def _run_spellings(options: dict[str, Any], have: Any) -> dict[str, str]:
             return name
         try:
             names = expand_metrics([name])
-        except LtrbenchError:  # not a metric name: the report says what the run has
+        except LtrbenchError as exc:  # not a metric name: the report says what the run has,
+            if not name.isascii():  # but a look-alike ('m\u0430p') would read as 'map' there
+                raise ConfigError(f"leaderboard: {exc}") from None
             return name
         return names[0] if len(names) == 1 and names[0] in have else name
 
     spelled: dict[str, str] = {}
     if "metrics" in options:
         names = tuple(own(m) for m in options["metrics"])
+        for name in dict.fromkeys(names):  # two spellings, one column: never one silently
+            asked = list(dict.fromkeys(m for n, m in zip(names, options["metrics"],
+                                                         strict=True) if n == name))
+            if len(asked) > 1:
+                raise ConfigError(f"leaderboard: metrics: {', '.join(map(repr, asked))} are one "
+                                  f"metric of this run ({name!r}): name it once")
         spelled = {n: m for n, m in zip(names, options["metrics"], strict=True) if n != m}
-        options["metrics"] = names
+        options["metrics"] = names = tuple(dict.fromkeys(names))
+        if "primary" not in options:  # as ltrbench report: ndcg@10 when asked, else the first
+            options["primary"] = PRIMARY_METRIC if PRIMARY_METRIC in names else names[0]
     if "primary" in options:
-        options["primary"] = own(options["primary"])
+        asked, options["primary"] = options["primary"], own(options["primary"])
+        shown = options.get("metrics", tuple(have))
+        if options["primary"] not in shown:  # said with the spelling and keyword given
+            raise ConfigError(f"leaderboard: primary {asked!r} is not among the table's metrics "
+                              f"({', '.join(sorted(shown))}): pick one of them, or add it to "
+                              "metrics=")
     return spelled
 
 

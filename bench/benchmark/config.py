@@ -75,7 +75,7 @@ from bench.benchmark.config_schema import (
 from bench.benchmark.config_text import check_rendered, foreign_document
 from bench.benchmark.config_unused import unused_settings
 from bench.benchmark.quick import QUICK_LIMITS, quick_capped
-from bench.benchmark.scoring import expand_metrics
+from bench.benchmark.scoring import expand_metrics, run_metrics
 from bench.data import toml as tomlio
 from bench.data.dask_cluster import check_scheduler_address
 from bench.datasets.catalogue import canonical_dataset
@@ -491,7 +491,7 @@ def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
         refs = {str(n): "" for n in custom} if isinstance(custom, dict) else None
         return _named(key, expand_models, name_list(value, key), refs)
     if key == "metrics":
-        return _named(key, expand_metrics, name_list(value, key))
+        return _named(key, run_metrics, name_list(value, key))
     if key == "seeds":
         return parse_seeds(value)
     if key == "eval_at":

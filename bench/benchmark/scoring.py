@@ -10,6 +10,7 @@ trec_eval and of LightGBM / XGBoost respectively.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +52,32 @@ def expand_metrics(names: Sequence[str] | str, profile: Profile | None = None) -
             f"their own profile: {', '.join(other)} (evaluate a run's scores with them "
             "through ltrbench evaluate, or set the run's profile and use ltrbench names: ndcg@10, map@10, p@10, recall@10)")
     return tuple(dict.fromkeys(spec.name for spec in specs))  # two spellings, one metric
+
+
+class MetricNameWarning(UserWarning):
+    """A run's metric named by another spelling than its canonical one (its files use the latter)."""
+
+
+def run_metrics(names: Sequence[str] | str, where: str = "metrics") -> tuple[str, ...]:
+    """:func:`expand_metrics` for a run's ``metrics`` as the user typed them (``where``: the key
+    or option), saying with a :class:`MetricNameWarning` which canonical name each other
+    spelling becomes in the run's files (``metrics.csv``, ``per_query.parquet``, the tables:
+    ``hit@3`` is ``hits@3``) and which spellings are one metric, one column (``NDCG@10`` and
+    ``ndcg@10``): a program reading the files back finds the names it is told."""
+    canonical = expand_metrics(names)
+    spelled: dict[str, list[str]] = {}
+    for spec in parse_metrics(names):
+        spelled.setdefault(spec.name, [])
+        if spec.key not in spelled[spec.name]:
+            spelled[spec.name].append(spec.key)
+    notes = [f"{' and '.join(map(repr, keys))} are one metric, one column {name!r}"
+             if len(keys) > 1 else f"{keys[0]!r} is {name!r}"
+             for name, keys in spelled.items() if keys != [name]]
+    if notes:
+        warnings.warn(f"{where}: a run's files and tables (metrics.csv, per_query.parquet, the "
+                      f"leaderboards) name each metric by its canonical name: "
+                      f"{'; '.join(notes)}", MetricNameWarning, stacklevel=3)
+    return canonical
 
 
 def evaluate_scores(

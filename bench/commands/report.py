@@ -100,7 +100,7 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
     """``--metrics`` and ``--primary`` as the runs' canonical names (``NDCG@10`` is ``ndcg@10``;
     an unknown name or another tool's spelling is refused before any run is read), and the
     resampling options in range."""
-    from bench.benchmark.scoring import expand_metrics
+    from bench.benchmark.scoring import expand_metrics, run_metrics
     from bench.errors import ConfigError
     from bench.report.build import MOST_BOOTSTRAP, MOST_PERMUTATIONS
 
@@ -111,7 +111,7 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
             raise ConfigError(f"{option} {value}: expected an integer from 1 to {most:,}")
     if not 0 <= args.seed < 2**32:
         raise ConfigError(f"--seed {args.seed}: expected an integer from 0 to {2**32 - 1}")
-    metrics = expand_metrics(str(args.metrics))
+    metrics = run_metrics(str(args.metrics), "--metrics")  # 'hit@3' is 'hits@3': said
     if args.primary is None:
         return metrics, PRIMARY_METRIC if PRIMARY_METRIC in metrics else metrics[0]
     primary = expand_metrics(str(args.primary))

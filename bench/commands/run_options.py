@@ -153,7 +153,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     """The RunConfig fields the options set (over ``config``, else over the defaults)."""
     from bench.benchmark.config import DEFAULT_RUN_PARAMS, parse_seeds
     from bench.benchmark.config_schema import TOP_SPECS, check_data_dir, check_name, cli_int
-    from bench.benchmark.scoring import expand_metrics
+    from bench.benchmark.scoring import run_metrics
     from bench.datasets.folds import fold_suffix
     from bench.errors import ConfigError
     from bench.runners.params import param_spec
@@ -185,7 +185,7 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
     if args.seeds is not None:
         changes["seeds"] = parse_seeds(args.seeds, where="--seeds")
     if args.metrics is not None:
-        changes["metrics"] = expand_metrics(args.metrics)
+        changes["metrics"] = run_metrics(args.metrics, "--metrics")
     if args.profile is not None:
         changes["profile"] = args.profile
     if args.quick:

@@ -28,7 +28,7 @@ from bench.metrics.names import MetricSpec, parse_metrics
 from bench.metrics.profiles import Profile, given_profile
 from bench.metrics.query_parts import QueryParts, combine, summarise, take
 from bench.metrics.result import EvaluationResult
-from bench.metrics.row_inputs import check_rows
+from bench.metrics.row_inputs import check_rows, named_rows
 from bench.metrics.score_rules import (
     hidden_counts,
     hidden_extras,
@@ -142,7 +142,7 @@ def evaluate(
         0.815465
     """
     _check_options(per_query=per_query, sort_by_qid=sort_by_qid, threads=threads)
-    frame = labels if _is_frame(labels) else None
+    frame = labels if _is_frame(labels := named_rows(labels)) else None  # a pyarrow Table too
     prof, specs = _profile_and_specs(profile, metrics, backend)
     cols, (labels, scores, qid, docno, weights, sort_by_qid) = _input_arrays(
         labels, scores, qid=qid, group=group, weights=weights, docno=docno,

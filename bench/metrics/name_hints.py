@@ -26,7 +26,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
 from bench.metrics.peer_names import TREC_EVAL, PeerMeasure, Reading, peer_names
 
-__all__ = ["PEER_FUNCTIONS", "refuse_folded_case", "suggest"]
+__all__ = ["PEER_FUNCTIONS", "refuse_folded_case", "refuse_not_one_name", "suggest"]
 
 #: Letters that spell an ltrbench or trec_eval measure in any case (``ndcg``, ``map``, ``p``,
 #: ``success``): an ir_measures name folded onto them would be a second meaning.
@@ -80,6 +80,26 @@ def suggest(body: str, parses: Callable[[str], bool]) -> str:
     finally:
         _ACTIVE.pop()
     return f"; did you mean {', '.join(out)}?" if out else ""
+
+
+def refuse_not_one_name(token: str, body: str) -> None:
+    """A ConfigError saying what ``body`` (of ``token``) is when it is no metric name at all:
+    names joined by another separator than a comma or a space (``ndcg@10;map``), or a
+    result's profile label (``PROFILE+field=value``, :attr:`EvaluationResult.metric_profiles`)
+    cut at its comma by the list splitter; nothing otherwise (the caller's "unknown metric")."""
+    from bench.metrics.profiles import PROFILES
+
+    sep = next((c for c in ";|" if c in body), None)
+    if sep is not None:
+        raise ConfigError(f"unknown metric {token!r}: metric names are separated by a comma or "
+                          f"a space, not {sep!r}: {body.replace(sep, ',')!r}")
+    head, plus, rest = body.partition("+")
+    if plus and "=" in rest and head.strip().lower() in PROFILES:
+        raise ConfigError(
+            f"unknown metric {token!r}: it looks like part of a result's profile label "
+            "(PROFILE+overrides, as metric_profiles prints it), cut at a comma: a label is no "
+            "profile; ask for the metric by the name that carries the overrides, or under the "
+            f"profile {head.strip().lower()!r} ({head.strip().lower()}:NAME)")
 
 
 def refuse_folded_case(token: str, body: str, reading: Reading, measure: PeerMeasure) -> None:

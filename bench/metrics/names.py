@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
-from bench.metrics.name_hints import refuse_folded_case, suggest
+from bench.metrics.name_hints import refuse_folded_case, refuse_not_one_name, suggest
 from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
@@ -310,6 +310,7 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
     level = re.fullmatch(r"(?P<base>.+)-l(?P<level>[0-9]+)", body)
     if level is not None and _read_ltrbench(ranx_spelling(level["base"].lower())[1]) is not None:
         ranx_level(token, level["base"], int(level["level"]))  # ndcg_burges@10-l2: an option
+    refuse_not_one_name(token, body)  # ndcg@10;map, a profile label cut at its comma
     raise ConfigError(f"unknown metric {token!r}; valid names: {valid_metric_names()} "
                       f"(it is not a name of {', '.join(GRAMMARS)}){_suggest(body)}")
 

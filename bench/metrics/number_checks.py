@@ -41,9 +41,21 @@ def no_mask(values: object, name: str) -> None:
                         "rows from every array", row=first + 1)
 
 
+def no_null(values: object, name: str) -> None:
+    """A pyarrow ``Array`` / ``ChunkedArray`` holding a null is refused, naming the first null
+    row as missing (as a frame's null is): ``np.asarray`` would make it NaN, said as "not a
+    finite number", or for an integer column a float one."""
+    if type(values).__module__.split(".")[0] != "pyarrow" or not getattr(values, "null_count", 0):
+        return
+    first = int(np.flatnonzero(np.asarray(values.is_null()))[0])  # type: ignore[attr-defined]
+    raise DataError(f"{name}: a null (missing value) in a pyarrow array: every row needs a "
+                    f"number ({_ROWS})", row=first + 1)
+
+
 def no_text(values: ArrayLike, name: str) -> np.ndarray:
     """``values`` as an array; text is refused, never parsed (``"1_0"`` would read as 10)."""
     no_mask(values, name)
+    no_null(values, name)
     try:
         raw = values if isinstance(values, np.ndarray) else np.asarray(values)
     except (TypeError, ValueError) as exc:

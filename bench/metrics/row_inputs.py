@@ -1,15 +1,27 @@
 """What :func:`bench.metrics.evaluate` says when its first argument is not rows of documents.
 
-``evaluate`` reads arrays (labels, scores, qid ...) or one pandas DataFrame. Qrels and runs
-(dicts ``{qid: {docno: value}}``, ranx ``Qrels``/``Run``) belong to
-:func:`bench.metrics.evaluate_trec`; a dict of columns, a NumPy structured array or a pyarrow
-Table is wrapped in a DataFrame first. Each is named here with what to do, before any array
-arithmetic could fail on it (a ranx object reached numba and ended in its ``TypingError``).
+``evaluate`` reads arrays (labels, scores, qid ...) or one pandas DataFrame; a pyarrow
+``Table`` / ``RecordBatch`` or a one-dimensional NumPy structured array is read as its
+DataFrame (:func:`named_rows`: an integer column's null stays missing, as the pyarrow dtype
+backend reads it, so the frame's id and dtype rules apply, as for ratings, qrels and runs).
+Qrels and runs (dicts ``{qid: {docno: value}}``, ranx ``Qrels``/``Run``) belong to
+:func:`bench.metrics.evaluate_trec`; a dict of columns is wrapped in a DataFrame first. Each is
+named here with what to do, before any array arithmetic could fail on it (a ranx object
+reached numba and ended in its ``TypingError``).
 """
 
 from __future__ import annotations
 
 from bench.errors import ConfigError
+
+
+def named_rows(labels: object) -> object:
+    """``labels`` as the pandas DataFrame :func:`bench.metrics.evaluate` reads when it is a
+    table with named columns (a pyarrow ``Table`` / ``RecordBatch``, a 1-D NumPy structured
+    array: :func:`bench.data.arrow_tables.table_frame`), else ``labels`` as given."""
+    from bench.data.arrow_tables import is_named_table, table_frame
+
+    return table_frame(labels) if is_named_table(labels) else labels
 
 
 def check_rows(labels: object, scores: object, label: str | None, score: str | None) -> None:
@@ -52,8 +64,9 @@ def _not_rows(labels: object, scores: object, *, named: bool) -> ConfigError:
     if named or (scores is not None and not isinstance(labels, dict)):
         return ConfigError(f"label=/score= name columns of a DataFrame, but labels is a {kind}; "
                            f"with arrays give evaluate(labels, scores, ...)")
-    if getattr(getattr(labels, "dtype", None), "names", None):
-        how = "wrap it: pandas.DataFrame(array)"
+    if getattr(getattr(labels, "dtype", None), "names", None):  # a 1-D one is read (named_rows)
+        how = (f"a structured array is read as its DataFrame when one-dimensional; this one "
+               f"has shape {getattr(labels, 'shape', '?')}: flatten it, array.ravel()")
     elif hasattr(labels, "to_pandas"):
         how = "convert it: table.to_pandas()"
     elif isinstance(labels, dict):

@@ -22,7 +22,7 @@ the folder holding ``leaderboard.json`` when the run lies inside that folder, el
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from bench.report.published import published_beside_ours, published_key
 from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
 from bench.runners.resources import CONTENTION_THRESHOLD
-from bench.runs.consistency import check_run_consistency, failed_pairs
+from bench.runs.consistency import check_run_consistency, failed_pairs, skipped_pairs
 from bench.runs.layout import blank_fills, blank_variant_of
 from bench.runs.models import model_libraries
 from bench.runs.reader import RunDir
@@ -218,6 +218,7 @@ class _Sources:
     pq: pd.DataFrame  # per_query.parquet rows (empty when absent)
     timings: pd.DataFrame
     metric_names: list[str]
+    primary: str  # options.primary, or the run's first metric where it lacks the default one
 
 
 def table_of(
@@ -236,13 +237,18 @@ def table_of(
     against each other first (:func:`bench.runs.consistency.check_run_consistency`).
     """
     src = _sources(run, dataset, options)
+    moved = [] if src.primary == options.primary else [
+        f"primary metric {src.primary}: the run has no {options.primary} (another one: "
+        "primary= / --primary)"]
+    options = replace(options, primary=src.primary)
     models = _models_in_order(src.main, options.primary, src.metric_names)
     n_blank, n_queries = _blank_count(run, src.pq, options.primary, options.split)
     libraries = model_libraries(run, models)  # the run's records, never the names
     rows = [_row(src, model, options, libraries[model]) for model in models]
     from bench import __version__
 
-    notes = [*foreign_notes(run, __version__), *_timing_notes(rows), *_failure_notes(run, rows)]
+    notes = [*moved, *foreign_notes(run, __version__), *_timing_notes(rows),
+             *_failure_notes(run, rows)]
     have_pq = len(src.pq) > 0
     if not have_pq:
         notes.append("per_query.parquet absent: no confidence intervals or paired tests")
@@ -281,8 +287,13 @@ def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources
         raise DataError(f"no {split!r} rows for dataset {dataset!r} under profile {profile!r}",
                         path=run.path / "metrics.csv")
     main = main.assign(metric=main["metric"].astype(str), model=main["model"].astype(str))
-    metric_names = [mt for mt in options.metrics if mt in set(main["metric"])]
-    _check_metrics_present(options, metric_names, sorted(set(main["metric"])), run.path)
+    held = list(dict.fromkeys(main["metric"]))  # the run's own metrics, in its order
+    asked = options.metrics != DEFAULT_METRICS  # else every metric of the run, none left out
+    metric_names = [mt for mt in options.metrics if mt in set(held)] if asked else held
+    primary = options.primary
+    if not asked and primary == PRIMARY_METRIC and primary not in held:
+        primary = held[0]  # hits@3, map, ...: the run's first metric, said in the notes
+    _check_metrics_present(replace(options, primary=primary), metric_names, sorted(held), run.path)
     pq = filter_dataset(run.table_or_empty("per_query.parquet"), dataset)
     pq = pq[pq["split"].astype(str) == split] if len(pq) else pq
     if len(pq):
@@ -290,7 +301,7 @@ def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources
     timings = filter_dataset(run.table_or_empty("timings.csv"), dataset)
     if len(timings):
         timings = timings.assign(model=timings["model"].astype(str))
-    return _Sources(profile, main, blank0, blank1, pq, timings, metric_names)
+    return _Sources(profile, main, blank0, blank1, pq, timings, metric_names, primary)
 
 
 def _models_in_order(main: pd.DataFrame, primary: str, metric_names: list[str]) -> list[str]:
@@ -338,6 +349,9 @@ def _failure_notes(run: RunDir, rows: list[Row]) -> list[str]:
     absent = sorted({k.rpartition("-seed")[0] for k in failed} - shown)
     if absent:
         notes.append(f"failed in every seed, no row (manifest.json 'failures'): {', '.join(absent)}")
+    skipped = {k.rpartition("-seed")[0]: why for k, why in skipped_pairs(run).items()}
+    notes += [f"{model}: skipped in the run, no row (manifest.json 'status'): {why}"
+              for model, why in sorted(skipped.items()) if model not in shown]
     return notes
 
 

@@ -159,15 +159,26 @@ def failed_pairs(run: RunDir) -> dict[str, str]:
     return {str(k): str(v) for k, v in failures.items()} if isinstance(failures, dict) else {}
 
 
+def skipped_pairs(run: RunDir) -> dict[str, str]:
+    """The (model, seed) pairs the run's manifest ``status`` records as skipped
+    (``<model>-seed<k>`` -> ``"skipped: <reason>"``: a baseline the data cannot serve, such as
+    popularity without item ids), which a finished run holds no rows for; pair -> reason."""
+    status = run.manifest.get("status") if run.has_manifest else None
+    if not isinstance(status, dict):
+        return {}
+    return {str(k): v.removeprefix("skipped:").strip() for k, v in status.items()
+            if isinstance(v, str) and v.startswith("skipped")}
+
+
 def _check_pairs(run: RunDir, main: pd.DataFrame, path: Any) -> None:
     """A finished run holds rows for every (model, seed) its manifest lists, except the pairs
-    the manifest records as failed: a model with fewer seeds than the header says (or none)
-    would be averaged over fewer seeds, or left out, without a word."""
+    the manifest records as failed or skipped: a model with fewer seeds than the header says
+    (or none) would be averaged over fewer seeds, or left out, without a word."""
     manifest = run.manifest if run.has_manifest else {}
     models, seeds = manifest.get("models"), manifest.get("seeds")
     if not manifest.get("finished") or not isinstance(models, dict) or not isinstance(seeds, list):
         return
-    failed = failed_pairs(run)
+    failed = {**failed_pairs(run), **skipped_pairs(run)}
     for (_, split), part in main.groupby(["dataset", "split"], sort=False):
         held = set(zip(part["model"].astype(str), part["seed"].astype(np.int64), strict=True))
         for model in map(str, models):
