@@ -137,9 +137,12 @@ def id_order(query_ids: NDArray[Any]) -> NDArray[np.int64] | None:
     if query_ids.dtype.kind in "iuf":
         order = np.argsort(query_ids, kind="stable")
     else:
-        texts = [str(q) for q in query_ids.tolist()]
-        keys = [(0, int(t), t) if _WHOLE.fullmatch(t) else (1, 0, t) for t in texts]
-        order = np.asarray(sorted(range(n), key=keys.__getitem__), dtype=np.int64)
+        texts = query_ids.astype(str)
+        try:  # every id a whole number (a TREC file's usual ids): one vectorised sort
+            order = np.lexsort((texts, texts.astype(np.int64)))
+        except (ValueError, OverflowError):
+            keys = [(0, int(t), t) if _WHOLE.fullmatch(t) else (1, 0, t) for t in texts.tolist()]
+            order = np.asarray(sorted(range(n), key=keys.__getitem__), dtype=np.int64)
     order = order.astype(np.int64, copy=False)
     return None if bool(np.all(order == np.arange(n))) else order
 
