@@ -227,6 +227,25 @@ def test_blank_policy_means_do_not_depend_on_query_order() -> None:
     assert diag(reordered) == diag(blanky)
 
 
+def test_dask_partitions_with_queries_in_another_order_give_the_local_bits() -> None:
+    """The Dask evaluator (Dask's synchronous scheduler, no cluster) over three partitions
+    of whole queries holding them in reverse order gives the local evaluator's bits on the sorted rows
+    (map moved in its last bit with the partitions' query order)."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from bench.metrics.distributed import evaluate_frame
+
+    frame = ROWS.assign(qid=np.repeat(np.arange(N_QUERIES), DOCS))[["qid", "label", "score"]]
+    rev = pd.concat([frame[frame.qid == q] for q in reversed(range(N_QUERIES))],
+                    ignore_index=True)
+    want = _ev(ROWS.assign(qid=np.repeat(np.arange(N_QUERIES), DOCS)), "ltrbench")
+    with dask.config.set(scheduler="synchronous"):
+        parts = [dd.from_pandas(rev.iloc[i:i + 14 * DOCS], npartitions=1, sort=False)
+                 for i in range(0, len(rev), 14 * DOCS)]  # whole queries per partition
+        got = evaluate_frame(dd.concat(parts), metrics=METRICS).metrics
+    assert got == want
+
+
 def test_cli_letor_file_with_queries_in_another_order_prints_the_same_numbers(tmp_path: Path) -> None:
     a = _svmlight(tmp_path, ROWS, "a")
     b = _svmlight(tmp_path, REORDERED, "b")
@@ -394,6 +413,25 @@ def test_msmarco_ties_are_document_id_ascending_on_every_door() -> None:
     assert a == b == 0.5
 
 
+def test_catboost_ties_put_the_lower_label_first_in_any_row_order() -> None:
+    """catboost: score descending, then label ascending (pessimistic): the relevant document of
+    a tied pair is second whichever row it is (MRR 0.5 both ways)."""
+    for labels in ([1, 0], [0, 1]):
+        assert evaluate(labels, [0.5, 0.5], group=[2], metrics=["mrr"],
+                        profile="catboost").metrics["mrr"] == 0.5
+
+
+def test_sklearn_ignore_ties_takes_the_higher_row_first_as_sklearn_does() -> None:
+    """All-tied rows: sklearn's ``ignore_ties=True`` ranks ``argsort(score)[::-1]``, the last
+    row first; the profile gives sklearn's own number."""
+    metrics_mod = pytest.importorskip("sklearn.metrics")
+    for y in ([1, 0, 0], [0, 0, 1], [0, 1, 0]):
+        want = metrics_mod.ndcg_score([y], [[0.5, 0.5, 0.5]], k=1, ignore_ties=True)
+        got = evaluate(y, [0.5] * 3, group=[3], metrics=["ndcg@1"],
+                       profile="sklearn-ignore-ties").metrics["ndcg@1"]
+        assert got == pytest.approx(want, abs=1e-15), y
+
+
 def test_float32_ties_of_trec_eval_are_ties_on_every_door(tmp_path: Path) -> None:
     """trec_eval reads scores as float32: 1.0 and 1.0 + 1e-9 tie, broken by id descending."""
     frame = pd.DataFrame([("q", "a", 1, 1.0 + 1e-9), ("q", "b", 0, 1.0)],
@@ -518,6 +556,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     plan = {"first": (base, str(data)), "link": (base / "elsewhere", "link"),
             "reversed": (base, str(rev))}
     out: dict[str, Path] = {}
+    from bench.benchmark import run as api_run
+
+    api = api_run(str(data), models=["lightgbm"], seeds=[0], quick=True, name="tiny",
+                  crosscheck=False, out_dir=base / "out-api")
+    out["api"] = api.run_dir
     for key, (cwd, ds) in plan.items():
         res = cli(cwd, "run", "--dataset", ds, "--out", str(base / f"out-{key}"), *common)
         assert res.status == 0, res.err[-800:]
@@ -549,6 +592,13 @@ def test_a_run_written_twice_records_the_same_seeds_threads_and_models(runs: dic
     b = json.loads((runs["link"] / "manifest.json").read_text())
     for key in ("seeds", "threads", "models", "evaluation"):
         assert a.get(key) == b.get(key), key
+
+
+def test_the_python_api_run_writes_the_command_lines_numbers(runs: dict[str, Path]) -> None:
+    pd.testing.assert_frame_equal(_metrics(runs["first"]), _metrics(runs["api"]), check_exact=True)
+    a = json.loads((runs["first"] / "manifest.json").read_text())
+    b = json.loads((runs["api"] / "manifest.json").read_text())
+    assert a["config_hash"] == b["config_hash"]  # one config, whichever door made it
 
 
 def test_a_symlinked_dataset_from_another_folder_gives_the_same_numbers(runs: dict[str, Path]) -> None:
