@@ -8,11 +8,14 @@ under ``empty=None``, which leaves blank queries out of every ranking metric but
 (``num_ret``, ``num_rel``, ``num_rel_ret``: summed over every query). The mean is
 ``sum w_q v_q / sum w_q`` over the queries with a value. LightGBM and XGBoost add a blank
 query's NDCG unweighted (``blank_ndcg_weight="one"``), and XGBoost clamps the NDCG mean to 1
-(``clamp_ndcg_mean``).
+(``clamp_ndcg_mean``). The per-query values come in the order of their query ids
+(:func:`bench.metrics.query_parts.id_order`), so a mean does not depend on the order the
+queries came in; the pointwise metrics' sums over rows are exactly rounded (:func:`exact_sum`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -26,6 +29,12 @@ from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
 _XGB_EPS = 1e-6  # XGBoost's kRtEps: Finalize's CHECK_LE(score, 1 + kRtEps)
+
+
+def exact_sum(values: NDArray[np.float64]) -> float:
+    """The sum of ``values``, exactly rounded (``math.fsum``): the same bits in any order of the
+    terms (rows), where NumPy's pairwise sum moves the last bit when the rows come in another order."""
+    return math.fsum(np.asarray(values, dtype=np.float64).ravel().tolist())
 
 
 def per_query_values(
@@ -223,10 +232,10 @@ def pointwise(
     sizes = np.diff(offsets)
     if row_weights is None:
         per_q = np.add.reduceat(e, offsets[:-1]) / sizes
-        err_sum, weight_sum = float(np.add.reduce(e)), float(e.shape[0])
+        err_sum, weight_sum = exact_sum(e), float(e.shape[0])
     else:
         per_q = np.add.reduceat(e * row_weights, offsets[:-1]) / np.add.reduceat(row_weights, offsets[:-1])
-        err_sum, weight_sum = float(np.sum(e * row_weights)), float(np.sum(row_weights))
+        err_sum, weight_sum = exact_sum(e * row_weights), exact_sum(row_weights)
     return (np.sqrt(per_q) if fam.root else per_q), err_sum, weight_sum
 
 

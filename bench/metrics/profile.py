@@ -310,6 +310,12 @@ def _check_options(p: Profile) -> None:
             raise ConfigError(f"profile {p.name!r}: run_depth with ties='random' is not "
                               "supported (the cut and the ranking of what is left would draw "
                               "two tie orders); choose stable, docno_desc, ... for run_depth")
+    seed = p.tie_seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        # None would draw a new order from the operating system on every call; True is no seed
+        raise ConfigError(f"profile {p.name!r}: tie_seed (the seed of ties='random') must be a "
+                          f"whole number >= 0, the same seed giving the same order; got {seed!r}")
+    object.__setattr__(p, "tie_seed", int(seed))
     if not isinstance(p.judged_only, bool):
         raise ConfigError(f"profile {p.name!r}: judged_only (trec_eval -J) must be True or "
                           f"False, got {p.judged_only!r}")

@@ -13,6 +13,8 @@ a float64 sum (partial sums added in another order; within 1e-15 relative).
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,8 +97,8 @@ def combine(parts: Sequence[QueryParts]) -> QueryParts:
         has_gain=np.concatenate([p.has_gain for p in parts]),
         n=np.concatenate([p.n for p in parts]),
         ties=np.concatenate([p.ties for p in parts]),
-        pointwise_sums={k: (float(sum(p.pointwise_sums[k][0] for p in parts)),
-                            float(sum(p.pointwise_sums[k][1] for p in parts)))
+        pointwise_sums={k: (math.fsum(p.pointwise_sums[k][0] for p in parts),
+                            math.fsum(p.pointwise_sums[k][1] for p in parts))
                         for k in first.pointwise_sums},
         n_documents=sum(p.n_documents for p in parts),
         backend="+".join(backends),
@@ -121,9 +123,40 @@ def take(parts: QueryParts, order: NDArray[np.int64]) -> QueryParts:
     )
 
 
+def id_order(query_ids: NDArray[Any]) -> NDArray[np.int64] | None:
+    """The order in which a mean adds the queries up: by query id, numbers by value, an id
+    written as a whole number (``"9"``) as that number, so ``9`` and ``"9"`` sort alike on every
+    input path, other text after them in code-point order; ``None`` when the queries already
+    come in that order. A mean (a float sum) moved in its last bit with the order of its terms,
+    so the same rows with their queries in another order (a LETOR file, a frame, Dask
+    partitions) gave other bits; ids in ascending order (a LETOR file as published) keep the
+    bits they had."""
+    n = query_ids.shape[0]
+    if n < 2:
+        return None
+    if query_ids.dtype.kind in "iuf":
+        order = np.argsort(query_ids, kind="stable")
+    else:
+        texts = query_ids.astype(str)
+        try:  # every id a whole number (a TREC file's usual ids): one vectorised sort
+            order = np.lexsort((texts, texts.astype(np.int64)))
+        except (ValueError, OverflowError):
+            keys = [(0, int(t), t) if _WHOLE.fullmatch(t) else (1, 0, t) for t in texts.tolist()]
+            order = np.asarray(sorted(range(n), key=keys.__getitem__), dtype=np.int64)
+    order = order.astype(np.int64, copy=False)
+    return None if bool(np.all(order == np.arange(n))) else order
+
+
+_WHOLE = re.compile(r"-?[0-9]{1,30}")  # longer digit strings sort as text (int() has a limit)
+
+
 def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
               per_query: bool = False) -> EvaluationResult:
-    """The means under the profile's conventions, the diagnostics and (``per_query``) the table."""
+    """The means under the profile's conventions, the diagnostics and (``per_query``) the table
+    (its rows in the order the queries came in). The means add the queries up in the order of
+    their ids (:func:`id_order`)."""
+    order = id_order(parts.query_ids)
+    shown, parts = parts, (parts if order is None else take(parts, order))
     means: dict[str, float] = {}
     excl: dict[str, float] = {}
     as0: dict[str, float] = {}
@@ -163,10 +196,10 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
     if per_query:  # pandas only where a table is asked for
         import pandas as pd
 
-        table = pd.DataFrame({"qid": parts.query_ids, **parts.values})
+        table = pd.DataFrame({"qid": shown.query_ids, **shown.values})
     return EvaluationResult(metrics=means, diagnostics=diag, per_query=table, profile=prof,
                             metric_n_queries=_counted(parts, specs),
-                            metric_weights=_mean_weights(parts, specs) if per_query else {})
+                            metric_weights=_mean_weights(shown, specs) if per_query else {})
 
 
 def _counted(parts: QueryParts, specs: Sequence[MetricSpec]) -> dict[str, int]:

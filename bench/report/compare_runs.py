@@ -289,9 +289,9 @@ def compare_runs(
               for k in keys}
     no_value = _shared_blanks(values, common)
     stacked = np.vstack([values[k] for k in keys])
-    ci = stats.bootstrap_ci(stacked, n_resamples=n_bootstrap, confidence=confidence, seed=seed)
-    n_runs = len(names)
-    primary = keys[0]
+    ci = stats.bootstrap_ci(stacked, n_resamples=n_bootstrap, confidence=confidence, seed=seed,
+                            ids=common)  # means added up as evaluate_trec adds them
+    n_runs, primary = len(names), keys[0]
     if np.isnan(values[primary]).all():
         raise DataError(f"no query has a {primary} value in every run (a query blank in one "
                         f"run under profile {call.name!r} is left out of all): nothing to compare")

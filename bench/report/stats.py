@@ -34,6 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bench.metrics.aggregate import weighted_mean
+from bench.metrics.query_parts import id_order
+
 # At most this many (resample, query) cells are held in memory at once (float64: 32 MiB).
 _CHUNK_CELLS = 1 << 22
 
@@ -132,6 +135,7 @@ def bootstrap_ci(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    ids: ArrayLike | None = None,
 ) -> BootstrapCI:
     """Percentile bootstrap confidence interval of the mean over queries (Efron & Tibshirani 1993).
 
@@ -139,7 +143,9 @@ def bootstrap_ci(
     = query without a value (ignored). The interval is ``[q_{a/2}, q_{1-a/2}]`` of the bootstrap
     replicates of the mean (:func:`bootstrap_means`), ``a = 1 - confidence``, quantiles by linear
     interpolation (``numpy.quantile`` default). Seeded: the same input and seed give the same
-    interval. A row with no value gives NaN bounds.
+    interval. A row with no value gives NaN bounds. ``ids``: the columns' query ids; the mean
+    then adds the queries up in the evaluator's order (:func:`bench.metrics.query_parts.id_order`),
+    the evaluator's mean bit for bit (the draws keep the columns' order).
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -150,6 +156,9 @@ def bootstrap_ci(
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
         mean = np.nanmean(x, axis=1) if x.shape[1] else np.full(x.shape[0], np.nan)
+    if ids is not None and x.shape[1]:
+        order = id_order(np.asarray(ids))
+        mean = np.array([weighted_mean(row if order is None else row[order], None) for row in x])
     if one_d:
         mean, low, high = mean[0], low[0], high[0]
     return BootstrapCI(
