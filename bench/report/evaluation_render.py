@@ -153,4 +153,7 @@ def _print_queries(console: Console, result: RunComparison) -> None:
 
 
 def _p(v: float) -> str:
-    return "-" if math.isnan(v) else f"{v:.4g}"
+    """Four significant digits, never rounded up to 0.05 (:func:`bench.report.stats.fmt_p`)."""
+    from bench.report.stats import fmt_p
+
+    return "-" if math.isnan(v) else fmt_p(v, 4, "g")

@@ -47,6 +47,7 @@ from bench.report.build import filter_dataset, per_query_matrix
 from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
 from bench.report.select import shown_name
+from bench.report.stats import fmt_p
 from bench.report.story import rows_best_first, table_verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import dataset_slug
@@ -104,7 +105,7 @@ def _num(value: Any, digits: int = 4) -> str:
 
 def _p(value: Any) -> str:
     """A p-value as the Markdown leaderboard prints it (``<0.001`` below 0.001)."""
-    return "–" if value is None else "<0.001" if value < 0.001 else f"{value:.3f}"
+    return "–" if value is None else fmt_p(value)
 
 
 def _td(text: str, sort: Any = None, *, cls: str = "", title: str = "") -> str:
@@ -476,7 +477,8 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
              f"seeds (hover a cell for its {conf}% CI: percentile bootstrap over queries, "
              f"{esc(so.get('bootstrap_resamples', ''))} resamples, of the per-query values "
              f"averaged over seeds). p: {esc(so.get('tests', 'paired tests vs the best row'))}. "
-             "Best value per column in bold; click a column header to sort.")
+             "Best value per column in bold (every row equal to it as printed); click a column "
+             "header to sort.")
     body = [table_html(t, i, base=base, conf=conf, pair=pair, drill_values=drill_values,
                        selection=selection[i] if i < len(selection) else None)
             for i, t in enumerate(tables)]

@@ -8,6 +8,7 @@ from typing import Any
 
 from bench.metrics.families import metric_header
 from bench.report.render import CONTROL, best_by_metric, fmt_fit_time
+from bench.report.stats import fmt_p
 
 _TEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -89,6 +90,17 @@ def _tex_ms(entry: dict[str, Any] | None, bold: bool, digits: int = 4) -> str:
     return rf"${mean} \pm {entry['std']:.{digits}f}$"
 
 
+def _seed_words(table: dict[str, Any]) -> str:
+    """What a cell's ``±`` is: the sample standard deviation over the table's seeds, the seeds
+    of rows that have fewer named (a failed seed), none with one seed."""
+    n = len(table["seeds"])
+    text = (f"mean over {n} seed (one seed: no spread)" if n == 1 else
+            f"mean $\\pm$ sample std (ddof 1) over {n} seeds")
+    fewer = [f"{tex_escape(r['model'])}: {len(r['seeds'])}" for r in table["rows"]
+             if len(r["seeds"]) < n]
+    return text + (f" (fewer seeds: {', '.join(fewer)})" if fewer else "")
+
+
 def render_latex(doc: dict[str, Any]) -> str:
     """``leaderboard.tex``: one booktabs ``table`` per dataset (needs ``\\usepackage{booktabs}``)."""
     so = doc["stats"]
@@ -108,8 +120,7 @@ def render_latex(doc: dict[str, Any]) -> str:
         cols = "l" + "r" * (len(metrics) + 1) + ("rr" if with_tests else "")
         caption = (
             f"{tex_escape(table['dataset'])}, {tex_escape(table['split'])} split, profile "
-            f"\\texttt{{{tex_escape(table['profile'])}}}: mean $\\pm$ std over "
-            f"{len(table['seeds'])} seeds; {conf}\\% percentile bootstrap CI over "
+            f"\\texttt{{{tex_escape(table['profile'])}}}: {_seed_words(table)}; {conf}\\% percentile bootstrap CI over "
             f"{table['n_queries']} queries; p: paired randomization test of "
             f"{metric_header(primary)} against the best row, Holm-corrected. "
             f"Run \\texttt{{{tex_escape(table['run_id'])}}}."
@@ -146,7 +157,12 @@ def render_latex(doc: dict[str, Any]) -> str:
                     cells.append("best" if row["model"] == table["best_model"] else "--")
                 else:
                     p = vs["p_randomization_holm"]
-                    cells.append("--" if p is None else ("$<0.001$" if p < 0.001 else f"${p:.3f}$"))
+                    cells.append("--" if p is None else f"${fmt_p(p)}$")
             out.append(" & ".join(cells) + " \\\\")
-        out += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+        out += ["\\bottomrule", "\\end{tabular}"]
+        # the notes the Markdown prints (a failed seed, a t-test without a statistic): a table
+        # pasted into a paper says them too
+        out += [f"\\par\\smallskip{{\\footnotesize Note: {tex_escape(n)}.}}"
+                for n in table.get("notes") or []]
+        out += ["\\end{table}", ""]
     return "\n".join(out)

@@ -29,12 +29,10 @@ from bench.report.build import (
     filter_dataset,
     per_query_matrix,
 )
-from bench.report.stats import randomization_test
+from bench.report.stats import ALPHA, fmt_p, randomization_test
 from bench.runners.registry import LAMBDAMART
 from bench.runs.reader import RunDir
 
-#: Holm-corrected p at or above this: "not distinguishable from the best".
-ALPHA = 0.05
 #: The LambdaMART-like model of each library, in order of preference (CatBoost's own LambdaMart
 #: loss, else YetiRank, its recommended ranking loss).
 _LAMBDAMART_BY_LIBRARY = tuple((m, "catboost-yetirank") if m == "catboost-lambdamart" else (m,)
@@ -61,7 +59,7 @@ def story(run_dir: str | Path) -> str:
         ci = (f"[{m['ci_low']:.4f}, {m['ci_high']:.4f}]" if m.get("ci_low") is not None
               else "")
         vs = r["vs_best"]
-        p = "best" if vs is None else f"p {vs['p_randomization_holm']:.3g}"
+        p = "best" if vs is None else f"p {fmt_p(vs['p_randomization_holm'], 3, 'g')}"
         lines.append(f"  {r['model']:<{width}}  {_shown(r, primary):>6}  {ci:<18}  {p}")
     lines.append(verdict(rows, primary))
     lines += head_to_head(run, table)
@@ -146,7 +144,8 @@ def head_to_head(run: RunDir, table: dict[str, Any]) -> list[str]:
         p = float(np.asarray(randomization_test(diffs, seed=DEFAULT_OPTIONS.seed)).ravel()[0])
         d = float(np.nanmean(diffs))
         out.append(f"head to head: {a} - {b} = {d:+.4f} {primary} (paired randomization "
-                   f"p {p:.3g}{', a real difference' if p < ALPHA else ', no clear winner'})")
+                   f"p {fmt_p(p, 3, 'g')}"
+                   f"{', a real difference' if p < ALPHA else ', no clear winner'})")
     return out
 
 
