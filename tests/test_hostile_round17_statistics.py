@@ -555,3 +555,27 @@ def test_a_three_seed_run_reports_the_fsum_mean_and_sample_std_of_its_seeds(
     assert got["std"] == pytest.approx(statistics.stdev(per_seed), rel=1e-12)
     assert board(tmp_path)["random"]["n_seeds"] == "3"
     assert "mean ± sample std over seeds" in (tmp_path / "out" / "leaderboard.md").read_text()
+
+
+# --- differences of rounding ---------------------------------------------------------------
+
+def test_one_unit_in_the_last_place_on_every_query_is_no_evidence() -> None:
+    x = np.full(8, 0.3)
+    y = np.nextafter(x, 1.0)  # 0.30000000000000004: the same value to any metric's arithmetic
+    vs = stats.compare_with_best(np.vstack([y, x]))
+    assert vs.p_randomization[1] == 1.0  # sign flips once gave 2 / 2^8 = 0.0078
+    assert vs.p_t[1] == 1.0
+
+
+def test_a_leaderboard_of_values_one_ulp_apart_says_not_distinguishable(tmp_path: Path) -> None:
+    up = float(np.nextafter(0.3, 1.0))
+    write_run(tmp_path / "runs", "r1", {"a-model": {0: [0.3] * 8}, "b-model": {0: [up] * 8}})
+    assert report(tmp_path).status == 0
+    said = verdict(tmp_path)
+    assert "not distinguishable from it (p >= 0.05): a-model" in said, said
+    assert md_rows(tmp_path)["a-model"][-2:] == ["1.000", "1.000"]
+
+
+def test_the_runs_closing_p_is_never_rounded_up_to_005() -> None:
+    assert stats.fmt_p(0.04996, 3, "g") == "0.04996"  # .3g printed 0.05 beside "a real difference"
+    assert stats.fmt_p(0.0512, 3, "g") == "0.0512"

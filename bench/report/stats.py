@@ -346,6 +346,21 @@ def holm(pvalues: ArrayLike) -> NDArray[np.float64]:
     return out.reshape(p.shape)
 
 
+#: Values this many units in the last place apart are one value to the paired tests.
+_ULPS = 4
+
+
+def _rounding_ties(x: NDArray[np.float64], best: int) -> NDArray[np.float64]:
+    """``x`` with every value within :data:`_ULPS` units in the last place of the best row's
+    value on the same query replaced by it: a difference of rounding (0.3 against the next
+    float up, on every query) is no evidence, and the sign flips called it p = 2 / 2^n."""
+    ref = x[best][None, :]
+    ulp = np.spacing(np.maximum(np.abs(x), np.abs(ref)))
+    with np.errstate(invalid="ignore"):
+        close = np.abs(x - ref) <= _ULPS * ulp
+    return np.where(close, ref, x)
+
+
 def _holm_undefined_as_one(p: NDArray[np.float64],
                            tested: NDArray[np.bool_]) -> NDArray[np.float64]:
     """Holm over every ``tested`` row, a NaN p (no statistic) counted as p = 1 in the family and
@@ -384,10 +399,11 @@ def compare_with_best(
     """Paired per-query tests of every row of ``per_query`` ``(n_models, n_queries)`` against the best.
 
     The best row is the one with the highest (or lowest) mean over its non-NaN queries
-    (:func:`row_means`) unless ``best`` is given. Each other row is tested against it with :func:`randomization_test` (on the
-    differences ``best - row``; queries NaN in either row are left out) and :func:`paired_t_test`;
-    both families are Holm-corrected (:func:`holm`). ``n_queries`` counts the queries each
-    comparison used.
+    (:func:`row_means`) unless ``best`` is given. Values a few units in the last place from the
+    best row's are its value (:func:`_rounding_ties`). Each other row is tested against it with
+    :func:`randomization_test` (on the differences ``best - row``; queries NaN in either row are
+    left out) and :func:`paired_t_test`; both families are Holm-corrected (:func:`holm`).
+    ``n_queries`` counts the queries each comparison used.
     """
     x, _ = _as_2d(per_query)
     n_models = x.shape[0]
@@ -396,6 +412,7 @@ def compare_with_best(
         if np.all(np.isnan(means)):
             raise ValueError("no row has any per-query value; cannot pick the best row")
         best = int(np.nanargmax(means) if higher_is_better else np.nanargmin(means))
+    x = _rounding_ties(x, best)
     diffs = x[best][None, :] - x
     others = np.arange(n_models) != best
     p_rand = np.full(n_models, np.nan)
