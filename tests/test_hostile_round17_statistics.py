@@ -579,3 +579,16 @@ def test_a_leaderboard_of_values_one_ulp_apart_says_not_distinguishable(tmp_path
 def test_the_runs_closing_p_is_never_rounded_up_to_005() -> None:
     assert stats.fmt_p(0.04996, 3, "g") == "0.04996"  # .3g printed 0.05 beside "a real difference"
     assert stats.fmt_p(0.0512, 3, "g") == "0.0512"
+
+
+def test_three_head_to_head_tests_say_they_are_not_corrected(tmp_path: Path) -> None:
+    from bench.report.story import story
+
+    run = write_run(tmp_path / "runs", "r1", {LGB: {0: A}, XGB: {0: VARIED},
+                                              "catboost-yetirank": {0: CONSTANT}})
+    lines = [x for x in story(run).splitlines() if x.startswith("head to head:")]
+    assert len(lines) == 3
+    for line in lines:  # 3 tests at 0.05 each, and the leaderboard beside says "Holm"
+        assert "not corrected for the 3 pairs" in line, line
+    d = np.array(A) - np.array(VARIED)  # the first pair's p: the exact sign-flip enumeration
+    assert f"p {stats.fmt_p(exact_sign_flip(d), 3, 'g')}," in lines[0], lines[0]
