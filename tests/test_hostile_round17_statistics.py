@@ -554,6 +554,9 @@ def test_a_three_seed_run_reports_the_fsum_mean_and_sample_std_of_its_seeds(
     assert got["mean"] == math.fsum(per_seed) / 3
     assert got["std"] == pytest.approx(statistics.stdev(per_seed), rel=1e-12)
     assert board(tmp_path)["random"]["n_seeds"] == "3"
+    printed = f"{math.fsum(per_seed) / 3:.4f} ± {statistics.stdev(per_seed):.4f}"
+    assert printed in res.out, res.out  # the run's own table, as the leaderboard
+    assert "mean ± sample std (ddof 1) over seeds" in res.out
     assert "mean ± sample std over seeds" in (tmp_path / "out" / "leaderboard.md").read_text()
 
 
@@ -592,3 +595,17 @@ def test_three_head_to_head_tests_say_they_are_not_corrected(tmp_path: Path) -> 
         assert "not corrected for the 3 pairs" in line, line
     d = np.array(A) - np.array(VARIED)  # the first pair's p: the exact sign-flip enumeration
     assert f"p {stats.fmt_p(exact_sign_flip(d), 3, 'g')}," in lines[0], lines[0]
+
+
+def test_the_runs_table_names_a_row_over_fewer_seeds_than_its_header() -> None:
+    from bench.benchmark.summary import summary_text
+
+    per = {"0": 0.5, "2": 0.7}
+    summary = {"dataset": "d", "profile": "ltrbench", "seeds": [0, 1, 2], "models": ["m"],
+               "metrics": {"m": {"test": {"ndcg@10": {
+                   "mean": 0.6, "std": statistics.stdev(per.values()), "per_seed": per}}}},
+               "timings": {"m": {"fit_s": 1.0}}, "crosscheck": None, "run_dir": "r",
+               "status": {"m-seed0": "done", "m-seed1": "skipped: fit raised", "m-seed2": "done"}}
+    text = summary_text(summary)
+    assert "0.6000 ± 0.1414" in text
+    assert "m: over seed(s) 0, 2 only (seed 1: skipped: fit raised)" in text, text
