@@ -609,3 +609,17 @@ def test_the_runs_table_names_a_row_over_fewer_seeds_than_its_header() -> None:
     text = summary_text(summary)
     assert "0.6000 ± 0.1414" in text
     assert "m: over seed(s) 0, 2 only (seed 1: skipped: fit raised)" in text, text
+
+
+def test_a_999_interval_is_labelled_999_not_100_percent(tmp_path: Path) -> None:
+    res = compare_runs(qrels_of(6), {"a": run_with_hits([3, 5, 2, 7, 4, 6]),
+                                     "b": run_with_hits([2, 5, 4, 3, 1, 6])},
+                       metrics="P_10", confidence=0.999, n_bootstrap=100)
+    assert "a 99.9% percentile bootstrap interval" in res.statistics()
+    write_run(tmp_path / "runs", "r1", {LGB: {0: A}, XGB: {0: VARIED}})
+    assert report(tmp_path).status == 0
+    doc = _board_doc(tmp_path)
+    doc["stats"]["confidence"] = 0.975  # the Python API's LeaderboardOptions(confidence=...)
+    md = render_markdown(doc)
+    assert "97.5% CI" in md
+    assert "98% CI" not in md

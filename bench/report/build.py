@@ -139,8 +139,22 @@ def seed_means(frame: pd.DataFrame, keys: list[str], value: str = "value") -> pd
     order of its values: the same values in another seed order give the same mean (a model whose
     seeds scored 0.1, 0.2, 0.3 and one whose seeds scored 0.3, 0.2, 0.1 differed in the last bit,
     and the table ranked and tested them as different). Vectorized: one sort, one groupby."""
-    ordered = frame.sort_values([*keys, value], kind="stable", na_position="last")
-    return ordered.groupby(keys, sort=True)[value].mean()
+    grouped = frame.groupby(keys, sort=True)[value]
+    codes = grouped.ngroup().to_numpy()
+    v = frame[value].to_numpy(dtype=np.float64)
+    keep = codes >= 0  # a row whose key is missing is in no group, as groupby drops it
+    v, codes = v[keep], codes[keep]
+    if not v.size:
+        return grouped.mean()
+    order = np.lexsort((v, codes))  # by group, then by value: NumPy sorts, no frame copy
+    v, codes = v[order], codes[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    has = ~np.isnan(v)
+    sums = np.add.reduceat(np.where(has, v, 0.0), starts)
+    counts = np.add.reduceat(has.astype(np.int64), starts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return pd.Series(means, index=grouped.size().index, name=value)
 
 
 def per_query_matrix(

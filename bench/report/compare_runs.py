@@ -208,11 +208,11 @@ class RunComparison:
 
     def statistics(self) -> str:
         """The statistics in words (printed under the table)."""
-        return (f"means over queries with a {self.confidence:.0%} percentile bootstrap interval "
-                f"({self.n_bootstrap} resamples, seed {self.seed}); paired {self.primary} vs the "
-                f"best run: randomization ({self.n_permutations} sign flips, exact when 2^n is "
-                "fewer) and t (scipy.stats.ttest_rel), each Holm-corrected over "
-                f"{len(self.names) - 1} comparison(s){self._undefined_t()}")
+        return (f"means over queries with a {stats.confidence_percent(self.confidence)}% "
+                f"percentile bootstrap interval ({self.n_bootstrap} resamples, seed {self.seed}); "
+                f"paired {self.primary} vs the best run: randomization ({self.n_permutations} "
+                "sign flips, exact when 2^n is fewer) and t (scipy.stats.ttest_rel), each "
+                f"Holm-corrected over {len(self.names) - 1} comparison(s){self._undefined_t()}")
 
     def _undefined_t(self) -> str:
         """Where the t statistic is undefined (every difference one non-zero number, no

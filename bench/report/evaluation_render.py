@@ -108,12 +108,14 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from bench.report.stats import confidence_percent
+
     table = Table(title=f"profile {result.profile}: {len(result.names)} runs, "
                   f"{result.qids.shape[0]} common queries")
     table.add_column("run")
     for m in result.metrics:
         table.add_column(escape(f"{m} [{result.metric_profiles[m]}]"), justify="right")
-        table.add_column(f"{result.confidence:.0%} CI", justify="right")
+        table.add_column(f"{confidence_percent(result.confidence)}% CI", justify="right")
     table.add_column("p rand. Holm", justify="right")
     table.add_column("p t Holm", justify="right")
     v = result.versus

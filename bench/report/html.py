@@ -47,7 +47,7 @@ from bench.report.build import filter_dataset, per_query_matrix
 from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
 from bench.report.select import shown_name
-from bench.report.stats import fmt_p
+from bench.report.stats import confidence_percent, fmt_p
 from bench.report.story import rows_best_first, table_verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import dataset_slug
@@ -147,7 +147,7 @@ def _ordered_rows(table: dict[str, Any]) -> list[dict[str, Any]]:
     return rows_best_first(table["rows"], primary)
 
 
-def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: int) -> str:
+def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: str) -> str:
     """A metric cell: mean ± std over seeds (bold when the column's best), its interval in the
     tooltip, sorting on the mean."""
     c = row["metrics"].get(m) or {}
@@ -160,7 +160,7 @@ def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: int
 
 
 def _board_row(table: dict[str, Any], row: dict[str, Any], best: dict[str, set[str]],
-               conf: int) -> str:
+               conf: str) -> str:
     """One leaderboard row: model, library, the primary metric with its interval and p-values,
     the fit time, then the other metrics (the column order of :func:`leaderboard_html`)."""
     metrics, primary = list(table["metrics"]), table["primary_metric"]
@@ -182,7 +182,7 @@ def _board_row(table: dict[str, Any], row: dict[str, Any], best: dict[str, set[s
     return "<tr>" + "".join(cells) + "</tr>"
 
 
-def leaderboard_html(table: dict[str, Any], conf: int) -> str:
+def leaderboard_html(table: dict[str, Any], conf: str) -> str:
     """The sortable leaderboard of one table (the primary metric, its interval and p-values and
     the fit time first, then the other metrics), with the † and timing explanation below it."""
     metrics, primary = list(table["metrics"]), table["primary_metric"]
@@ -418,7 +418,7 @@ def fold_html(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
+def table_html(table: dict[str, Any], i: int, *, base: Path, conf: str,
                selection: dict[str, Any] | None, pair: tuple[str, str] | None,
                drill_values: pd.DataFrame | None = None) -> str:
     """Everything the report shows of one table (module docstring), as one ``<section>``."""
@@ -464,7 +464,7 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
     after the tables (the tuning section, :mod:`bench.report.html_tuning`); ``drill_values``:
     the drill-down's per-query values when the table joins two runs (:func:`drilldown_html`)."""
     so = doc.get("stats") or {}
-    conf = round(float(so.get("confidence", 0.95)) * 100)
+    conf = confidence_percent(so.get("confidence", 0.95))
     tables = list(doc.get("tables") or [])
     selection = list(doc.get("selection") or [])
     names = [t["dataset"] for t in tables]  # --all: a dataset's tables told apart by run

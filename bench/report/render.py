@@ -12,7 +12,7 @@ import pandas as pd
 from bench.data.csv_cells import FORMULA_START as _FORMULA_START
 from bench.metrics.families import best_is_lowest, metric_header
 from bench.report.select import shown_name
-from bench.report.stats import fmt_p
+from bench.report.stats import confidence_percent, fmt_p
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
@@ -154,7 +154,7 @@ def _selection_lines(sel: dict[str, Any]) -> list[str]:
 def render_markdown(doc: dict[str, Any]) -> str:
     """``leaderboard.md``: per dataset, the main table, the CI table and the blank-query table."""
     so = doc["stats"]
-    conf = round(so["confidence"] * 100)
+    conf = confidence_percent(so["confidence"])
     out = ["# ltrbench leaderboard", ""]
     out.append(
         f"Metrics on the {so['split']} split: mean ± sample std over seeds. {conf}% CI: "
@@ -181,7 +181,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _main_table_lines(table: dict[str, Any], conf: int) -> list[str]:
+def _main_table_lines(table: dict[str, Any], conf: str) -> list[str]:
     """A table's main Markdown table: mean ± std per metric (best in bold), fit time, and for
     the primary metric its CI and the Holm-corrected p-values against the best row."""
     out: list[str] = []
@@ -211,7 +211,7 @@ def _main_table_lines(table: dict[str, Any], conf: int) -> list[str]:
     return out
 
 
-def _ci_table_lines(table: dict[str, Any], conf: int) -> list[str]:
+def _ci_table_lines(table: dict[str, Any], conf: str) -> list[str]:
     """The bootstrap CI of every metric per model (nothing when no CI was computed)."""
     out: list[str] = []
     metrics = table["metrics"]

@@ -83,6 +83,12 @@ def fmt_p(p: float | None, digits: int = 3, style: str = "f") -> str:
     return text
 
 
+def confidence_percent(confidence: float) -> str:
+    """A confidence level as the percent a table prints (``"95"``, ``"99.9"``, ``"97.5"``):
+    ``:.0%`` printed a 99.9% interval as a "100% CI" and 97.5% as "98%"."""
+    return f"{round(float(confidence) * 100, 6):g}"
+
+
 def row_means(values: ArrayLike) -> NDArray[np.float64]:
     """The mean of each row over its non-NaN cells (NaN for a row without one), from the exactly
     rounded sum (:func:`math.fsum`) of its values: independent of their order (NumPy's pairwise
