@@ -623,3 +623,12 @@ def test_a_999_interval_is_labelled_999_not_100_percent(tmp_path: Path) -> None:
     md = render_markdown(doc)
     assert "97.5% CI" in md
     assert "98% CI" not in md
+
+
+def test_means_equal_but_for_rounding_are_a_tie_not_a_win() -> None:
+    res = compare_runs(qrels_of(3, n_rel=5), {"a": run_with_hits([0, 0, 3], 5),
+                                              "b": run_with_hits([1, 1, 1], 5)}, metrics="P_5")
+    means = res.mean["P_5"]
+    assert means[0] != means[1]  # 0.19999999999999998 and 0.20000000000000004: both 3/15
+    assert res.tied_with_best == ["a"]
+    assert res.versus.p_randomization[0] == 1.0  # the sign flips agree: no difference

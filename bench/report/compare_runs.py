@@ -142,12 +142,12 @@ class RunComparison:
 
     @property
     def tied_with_best(self) -> list[str]:
-        """The other runs whose mean of the primary metric equals the best one's: "best" is
-        then only the first of equals, not a win (a run compared with itself or a copy)."""
+        """The other runs whose mean of the primary metric equals the best one's, up to rounding
+        (:func:`bench.report.stats.same_number`): "best" is then the first of equals, no win."""
         means = self.mean[self.primary]
         top = means[self.versus.best]
         return [n for i, n in enumerate(self.names)
-                if i != self.versus.best and means[i] == top]
+                if i != self.versus.best and stats.same_number(means[i], top)]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run: ``run``, per metric its mean, ``<metric> ci_low``/``ci_high``, then

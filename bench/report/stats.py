@@ -356,6 +356,14 @@ def holm(pvalues: ArrayLike) -> NDArray[np.float64]:
 _ULPS = 4
 
 
+def same_number(a: float, b: float) -> bool:
+    """Whether ``a`` and ``b`` are one number up to rounding (within :data:`_ULPS` units in the
+    last place): the means 1/5 of hits (0, 0, 3) and (1, 1, 1) of 5 are 0.19999999999999998 and
+    0.20000000000000004, one mean to any reader, and the first was once "best", not a tie."""
+    ulp = float(np.spacing(max(abs(float(a)), abs(float(b)))))
+    return bool(abs(float(a) - float(b)) <= _ULPS * ulp)
+
+
 def _rounding_ties(x: NDArray[np.float64], best: int) -> NDArray[np.float64]:
     """``x`` with every value within :data:`_ULPS` units in the last place of the best row's
     value on the same query replaced by it: a difference of rounding (0.3 against the next
