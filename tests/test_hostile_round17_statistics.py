@@ -632,3 +632,13 @@ def test_means_equal_but_for_rounding_are_a_tie_not_a_win() -> None:
     assert means[0] != means[1]  # 0.19999999999999998 and 0.20000000000000004: both 3/15
     assert res.tied_with_best == ["a"]
     assert res.versus.p_randomization[0] == 1.0  # the sign flips agree: no difference
+
+
+def test_blank_queries_do_not_turn_an_exact_sign_flip_test_into_draws() -> None:
+    rng = np.random.default_rng(11)
+    best = np.round(rng.random(12), 2)
+    other = np.round(best - rng.normal(0.03, 0.05, 12), 2)
+    blank = np.full(3, np.nan)  # no value in any run: left out of every mean and test
+    vs = stats.compare_with_best(np.vstack([np.r_[best, blank], np.r_[other, blank]]), best=0)
+    assert vs.p_randomization[1] == pytest.approx(scipy_exact(best - other), rel=1e-12)
+    assert vs.n_queries[1] == 12
