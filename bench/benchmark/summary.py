@@ -117,10 +117,27 @@ def summary_columns(summary: dict[str, Any], split: str = "test") -> tuple[str, 
     return tuple(found[:MAX_COLUMNS])
 
 
+def _fewer_seeds(model: str, per: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """A note for a row whose values are over fewer seeds than the run's (a seed failed or was
+    skipped): the header names every seed, and the row's mean ± std would pass for theirs."""
+    got = {s for e in per.values() for s in (e.get("per_seed") or {})}
+    lost = [str(s) for s in summary["seeds"] if str(s) not in got]
+    if not got or not lost:
+        return []
+    why = [f"seed {s}: {summary['status'].get(f'{model}-seed{s}', 'no row')}" for s in lost]
+    return [f"{model}: over seed(s) {', '.join(sorted(got, key=_seed_order))} only "
+            f"({'; '.join(why)})"]
+
+
+def _seed_order(seed: str) -> tuple[int, str]:
+    return (int(seed), "") if seed.lstrip("-").isdigit() else (0, seed)
+
+
 def summary_text(summary: dict[str, Any], *, split: str = "test",
                  metrics: tuple[str, ...] | None = None) -> str:
-    """A plain-text table: one row per model, ``mean ± std`` over seeds on ``split``, fit time
-    (columns: ``metrics``, else :func:`summary_columns`)."""
+    """A plain-text table: one row per model, ``mean ± std`` over seeds on ``split`` (sample std,
+    said in the first line; a row over fewer seeds than the run's named under the table), fit
+    time (columns: ``metrics``, else :func:`summary_columns`)."""
     metrics = summary_columns(summary, split) if metrics is None else metrics
     header = ["model", *metrics, "fit s (median)"]
     rows = []
@@ -144,11 +161,14 @@ def summary_text(summary: dict[str, Any], *, split: str = "test",
             cells[1:] = ["(skipped)" if skipped else "(not run)"] + [""] * (len(cells) - 2)
             if skipped:
                 notes.append(f"{model} {skipped[0]}")
+        else:
+            notes += _fewer_seeds(model, per, summary)
         rows.append(cells)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
         f"dataset {summary['dataset']} · {split} split · profile {summary['profile']} · "
-        f"seeds {', '.join(str(s) for s in summary['seeds'])}",
+        f"seeds {', '.join(str(s) for s in summary['seeds'])} · mean ± sample std (ddof 1) "
+        "over seeds",
         "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)),
         "  ".join("-" * w for w in widths),
     ]

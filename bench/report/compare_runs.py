@@ -142,12 +142,12 @@ class RunComparison:
 
     @property
     def tied_with_best(self) -> list[str]:
-        """The other runs whose mean of the primary metric equals the best one's: "best" is
-        then only the first of equals, not a win (a run compared with itself or a copy)."""
+        """The other runs whose mean of the primary metric equals the best one's, up to rounding
+        (:func:`bench.report.stats.same_number`): "best" is then the first of equals, no win."""
         means = self.mean[self.primary]
         top = means[self.versus.best]
         return [n for i, n in enumerate(self.names)
-                if i != self.versus.best and means[i] == top]
+                if i != self.versus.best and stats.same_number(means[i], top)]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run: ``run``, per metric its mean, ``<metric> ci_low``/``ci_high``, then
@@ -208,11 +208,11 @@ class RunComparison:
 
     def statistics(self) -> str:
         """The statistics in words (printed under the table)."""
-        return (f"means over queries with a {self.confidence:.0%} percentile bootstrap interval "
-                f"({self.n_bootstrap} resamples, seed {self.seed}); paired {self.primary} vs the "
-                f"best run: randomization ({self.n_permutations} sign flips, exact when 2^n is "
-                "fewer) and t (scipy.stats.ttest_rel), each Holm-corrected over "
-                f"{len(self.names) - 1} comparison(s){self._undefined_t()}")
+        return (f"means over queries with a {stats.confidence_percent(self.confidence)}% "
+                f"percentile bootstrap interval ({self.n_bootstrap} resamples, seed {self.seed}); "
+                f"paired {self.primary} vs the best run: randomization ({self.n_permutations} "
+                "sign flips, exact when 2^n is fewer) and t (scipy.stats.ttest_rel), each "
+                f"Holm-corrected over {len(self.names) - 1} comparison(s){self._undefined_t()}")
 
     def _undefined_t(self) -> str:
         """Where the t statistic is undefined (every difference one non-zero number, no

@@ -108,12 +108,14 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from bench.report.stats import confidence_percent
+
     table = Table(title=f"profile {result.profile}: {len(result.names)} runs, "
                   f"{result.qids.shape[0]} common queries")
     table.add_column("run")
     for m in result.metrics:
         table.add_column(escape(f"{m} [{result.metric_profiles[m]}]"), justify="right")
-        table.add_column(f"{result.confidence:.0%} CI", justify="right")
+        table.add_column(f"{confidence_percent(result.confidence)}% CI", justify="right")
     table.add_column("p rand. Holm", justify="right")
     table.add_column("p t Holm", justify="right")
     v = result.versus
@@ -153,4 +155,7 @@ def _print_queries(console: Console, result: RunComparison) -> None:
 
 
 def _p(v: float) -> str:
-    return "-" if math.isnan(v) else f"{v:.4g}"
+    """Four significant digits, never rounded up to 0.05 (:func:`bench.report.stats.fmt_p`)."""
+    from bench.report.stats import fmt_p
+
+    return "-" if math.isnan(v) else fmt_p(v, 4, "g")

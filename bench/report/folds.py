@@ -36,6 +36,7 @@ from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
 from bench.metrics.families import best_is_lowest
 from bench.report import stats
+from bench.report.build import seed_means
 from bench.runs.reader import RunDir
 
 _T = TypeVar("_T")
@@ -85,22 +86,24 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     models = _one("models", [tuple(sorted(v)) for v in values], runs)
     pooled = _pooled(runs, metric, split, list(models))
     ci = stats.bootstrap_ci(pooled, n_resamples=bootstrap_resamples, seed=seed)
-    means = [float(np.nanmean([v[m] for v in values])) for m in models]
+    means = stats.row_means([[v[m] for v in values] for m in models]).tolist()
     pick = np.nanargmin if best_is_lowest(metric) else np.nanargmax  # ARP: a rank
     best = int(pick(means)) if not np.all(np.isnan(means)) else None
     # the best row is the one the table ranks first (mean over folds), tested on pooled queries
     versus = stats.compare_with_best(pooled, best=best, n_resamples=randomization_resamples,
                                      seed=seed)
+    pooled_means = stats.row_means(pooled)
     rows = []
     for i, model in enumerate(models):
         per_fold = tuple(v[model] for v in values)
         mean, std = stats.mean_std(per_fold)
         rows.append(FoldRow(
             model=model, per_fold=per_fold, mean=mean, std=std,
-            pooled_mean=float(np.nanmean(pooled[i])), ci_low=float(ci.low[i]),
+            pooled_mean=float(pooled_means[i]), ci_low=float(ci.low[i]),
             ci_high=float(ci.high[i]),
             p_holm=None if i == versus.best else float(versus.p_randomization_holm[i])))
-    rows.sort(key=lambda r: -r.mean if np.isfinite(r.mean) else np.inf)
+    sign = 1.0 if best_is_lowest(metric) else -1.0  # ARP, a rank: the lowest first
+    rows.sort(key=lambda r: sign * r.mean if np.isfinite(r.mean) else np.inf)
     return FoldTable(dataset=_dataset_name(runs[0]), metric=metric, profile=profile,
                      folds=folds, run_ids=tuple(r.run_id for r in runs),
                      n_queries=int(np.isfinite(pooled).any(axis=0).sum()), rows=tuple(rows))
@@ -119,7 +122,7 @@ def render_fold_markdown(table: FoldTable) -> str:
         cells = [r.model, *(f"{v:.4f}" for v in r.per_fold),
                  f"{r.mean:.4f}{spread}{folds_counted(r.per_fold)}",
                  f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
-                 "best" if r.p_holm is None else f"{r.p_holm:.4f}"]
+                 "best" if r.p_holm is None else stats.fmt_p(r.p_holm, 4)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -299,7 +302,7 @@ def _fold_values(run: RunDir, metric: str, split: str, profile: str) -> dict[str
     if sub.empty:
         raise DataError(f"no {metric!r} on the {split} split under profile {profile!r}",
                         path=run.path / "metrics.csv")
-    return {str(k): float(v) for k, v in sub.groupby("model")["value"].mean().items()}
+    return {str(k): float(v) for k, v in seed_means(sub, ["model"]).items()}
 
 
 def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) -> np.ndarray:
@@ -310,7 +313,7 @@ def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) 
     for run in runs:
         pq = run.table("per_query.parquet")
         sub = pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == metric)]
-        wide = sub.groupby(["model", "qid"], sort=True)["value"].mean().unstack("qid")
+        wide = seed_means(sub, ["model", "qid"]).unstack("qid")
         for q in wide.columns:
             if q in owner:
                 raise DataError(f"query {q} is in the {split} split of both {owner[q]} and "

@@ -47,6 +47,7 @@ from bench.report.build import filter_dataset, per_query_matrix
 from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
 from bench.report.select import shown_name
+from bench.report.stats import confidence_percent, fmt_p
 from bench.report.story import rows_best_first, table_verdict
 from bench.runners.resources import CONTENTION_THRESHOLD
 from bench.runs.naming import dataset_slug
@@ -104,7 +105,7 @@ def _num(value: Any, digits: int = 4) -> str:
 
 def _p(value: Any) -> str:
     """A p-value as the Markdown leaderboard prints it (``<0.001`` below 0.001)."""
-    return "–" if value is None else "<0.001" if value < 0.001 else f"{value:.3f}"
+    return "–" if value is None else fmt_p(value)
 
 
 def _td(text: str, sort: Any = None, *, cls: str = "", title: str = "") -> str:
@@ -146,7 +147,7 @@ def _ordered_rows(table: dict[str, Any]) -> list[dict[str, Any]]:
     return rows_best_first(table["rows"], primary)
 
 
-def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: int) -> str:
+def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: str) -> str:
     """A metric cell: mean ± std over seeds (bold when the column's best), its interval in the
     tooltip, sorting on the mean."""
     c = row["metrics"].get(m) or {}
@@ -159,7 +160,7 @@ def _metric_td(row: dict[str, Any], m: str, best: dict[str, set[str]], conf: int
 
 
 def _board_row(table: dict[str, Any], row: dict[str, Any], best: dict[str, set[str]],
-               conf: int) -> str:
+               conf: str) -> str:
     """One leaderboard row: model, library, the primary metric with its interval and p-values,
     the fit time, then the other metrics (the column order of :func:`leaderboard_html`)."""
     metrics, primary = list(table["metrics"]), table["primary_metric"]
@@ -181,7 +182,7 @@ def _board_row(table: dict[str, Any], row: dict[str, Any], best: dict[str, set[s
     return "<tr>" + "".join(cells) + "</tr>"
 
 
-def leaderboard_html(table: dict[str, Any], conf: int) -> str:
+def leaderboard_html(table: dict[str, Any], conf: str) -> str:
     """The sortable leaderboard of one table (the primary metric, its interval and p-values and
     the fit time first, then the other metrics), with the † and timing explanation below it."""
     metrics, primary = list(table["metrics"]), table["primary_metric"]
@@ -417,7 +418,7 @@ def fold_html(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def table_html(table: dict[str, Any], i: int, *, base: Path, conf: int,
+def table_html(table: dict[str, Any], i: int, *, base: Path, conf: str,
                selection: dict[str, Any] | None, pair: tuple[str, str] | None,
                drill_values: pd.DataFrame | None = None) -> str:
     """Everything the report shows of one table (module docstring), as one ``<section>``."""
@@ -463,7 +464,7 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
     after the tables (the tuning section, :mod:`bench.report.html_tuning`); ``drill_values``:
     the drill-down's per-query values when the table joins two runs (:func:`drilldown_html`)."""
     so = doc.get("stats") or {}
-    conf = round(float(so.get("confidence", 0.95)) * 100)
+    conf = confidence_percent(so.get("confidence", 0.95))
     tables = list(doc.get("tables") or [])
     selection = list(doc.get("selection") or [])
     names = [t["dataset"] for t in tables]  # --all: a dataset's tables told apart by run
@@ -476,7 +477,8 @@ def render_html(doc: dict[str, Any], *, base: Path, pair: tuple[str, str] | None
              f"seeds (hover a cell for its {conf}% CI: percentile bootstrap over queries, "
              f"{esc(so.get('bootstrap_resamples', ''))} resamples, of the per-query values "
              f"averaged over seeds). p: {esc(so.get('tests', 'paired tests vs the best row'))}. "
-             "Best value per column in bold; click a column header to sort.")
+             "Best value per column in bold (every row equal to it as printed); click a column "
+             "header to sort.")
     body = [table_html(t, i, base=base, conf=conf, pair=pair, drill_values=drill_values,
                        selection=selection[i] if i < len(selection) else None)
             for i, t in enumerate(tables)]

@@ -12,6 +12,7 @@ import pandas as pd
 from bench.data.csv_cells import FORMULA_START as _FORMULA_START
 from bench.metrics.families import best_is_lowest, metric_header
 from bench.report.select import shown_name
+from bench.report.stats import confidence_percent, fmt_p
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
@@ -80,9 +81,10 @@ def fmt_fit_time(entry: dict[str, Any] | None) -> str:
 
 
 def _fmt_p(p: float | None) -> str:
-    if p is None:
-        return ""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+    """A Holm p in the Markdown table (:func:`bench.report.stats.fmt_p`); ``undefined`` for a
+    test that has no statistic (a paired t-test over equal differences, said in a note under
+    the table)."""
+    return "undefined" if p is None else fmt_p(p)
 
 
 def _fmt_ci(entry: dict[str, Any]) -> str:
@@ -92,9 +94,11 @@ def _fmt_ci(entry: dict[str, Any]) -> str:
 
 
 def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
-    """The models shown in bold per metric: every row whose mean equals the column's best (the
-    largest; the smallest for ARP, a rank); a tie bolds each tied row (never broken by the
-    models' names)."""
+    """The models shown in bold per metric: every row whose mean, as printed (four decimals),
+    equals the column's best (the largest; the smallest for ARP, a rank) as printed; a tie bolds
+    each tied row (never broken by the models' names), and so do means that differ only beyond
+    the printed digits (0.62214 and 0.62206 both print 0.6221: one bold, one not, would rank
+    two equal numbers). The rows stay ordered by the unrounded means."""
     best: dict[str, set[str]] = {}
     for metric in table["metrics"]:
         means = [
@@ -104,7 +108,7 @@ def best_by_metric(table: dict[str, Any]) -> dict[str, set[str]]:
         ]
         if means:
             top = (min if best_is_lowest(metric) else max)(v for v, _ in means)
-            best[metric] = {model for v, model in means if v == top}
+            best[metric] = {model for v, model in means if _fmt(v) == _fmt(top)}
     return best
 
 
@@ -150,7 +154,7 @@ def _selection_lines(sel: dict[str, Any]) -> list[str]:
 def render_markdown(doc: dict[str, Any]) -> str:
     """``leaderboard.md``: per dataset, the main table, the CI table and the blank-query table."""
     so = doc["stats"]
-    conf = round(so["confidence"] * 100)
+    conf = confidence_percent(so["confidence"])
     out = ["# ltrbench leaderboard", ""]
     out.append(
         f"Metrics on the {so['split']} split: mean ± sample std over seeds. {conf}% CI: "
@@ -159,7 +163,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"{metric_header(so['primary'])} against the best row, randomization "
         f"({so['randomization_resamples']} sign flips) and t-test, Holm-corrected over the "
         "comparisons in the table. Model selection (early stopping) used the validation split "
-        "only. Best value per column in bold."
+        "only. Best value per column in bold (every row equal to it as printed)."
     )
     out.append("")
     selection = doc.get("selection") or []
@@ -177,7 +181,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _main_table_lines(table: dict[str, Any], conf: int) -> list[str]:
+def _main_table_lines(table: dict[str, Any], conf: str) -> list[str]:
     """A table's main Markdown table: mean ± std per metric (best in bold), fit time, and for
     the primary metric its CI and the Holm-corrected p-values against the best row."""
     out: list[str] = []
@@ -207,7 +211,7 @@ def _main_table_lines(table: dict[str, Any], conf: int) -> list[str]:
     return out
 
 
-def _ci_table_lines(table: dict[str, Any], conf: int) -> list[str]:
+def _ci_table_lines(table: dict[str, Any], conf: str) -> list[str]:
     """The bootstrap CI of every metric per model (nothing when no CI was computed)."""
     out: list[str] = []
     metrics = table["metrics"]

@@ -22,12 +22,15 @@ Random draws depend only on ``seed`` and the number of queries (never on the num
 so a row's interval does not change when another model is added to the table.
 
 NaN marks a query without a value (a blank query under an empty-query policy that excludes it);
-every function here ignores NaN cells.
+every function here ignores NaN cells. Every mean here is :func:`row_means` (an exactly rounded
+sum, :func:`math.fsum`): the same values in another order give the same mean, so two models
+whose values are one multiset tie, never "win" by the last bit of a summation order.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -55,6 +58,54 @@ def _as_2d(values: ArrayLike) -> tuple[NDArray[np.float64], bool]:
     return arr, False
 
 
+#: The level the verdicts read ("not distinguishable from the best" at Holm-corrected p >= ALPHA);
+#: a printed p-value never rounds across it (:func:`fmt_p`).
+ALPHA = 0.05
+
+#: scipy's test for differences equal to rounding (``scipy.stats._stats_py._var``: "Precision
+#: loss occurred in moment calculation due to catastrophic cancellation"): the spread around the
+#: mean below ``10 * resolution`` of float64 times the mean.
+_PRECISION_LOSS = 10 * float(np.finfo(np.float64).resolution)
+
+
+def fmt_p(p: float | None, digits: int = 3, style: str = "f") -> str:
+    """A p-value as every table prints it: ``digits`` decimals (``style="g"``: significant
+    digits), ``<0.001`` below the smallest it shows (``"f"``), ``""`` for none; never rounded up
+    to the verdict's level (:data:`ALPHA`): a p of 0.0496 is ``0.0496``, not
+    ``0.050`` beside a verdict that calls its row worse at p < 0.05 (more digits until the text
+    is below the level, as the number is)."""
+    if p is None or p != p:
+        return ""
+    floor = 10.0 ** -digits
+    if style == "f" and p < floor:
+        return f"<{floor:.{digits}f}"
+    text = f"{p:.{digits}{style}}"
+    while p < ALPHA <= float(text) and digits < 17:
+        digits += 1
+        text = f"{p:.{digits}{style}}"
+    return text
+
+
+def confidence_percent(confidence: float) -> str:
+    """A confidence level as the percent a table prints (``"95"``, ``"99.9"``, ``"97.5"``):
+    ``:.0%`` printed a 99.9% interval as a "100% CI" and 97.5% as "98%"."""
+    return f"{round(float(confidence) * 100, 6):g}"
+
+
+def row_means(values: ArrayLike) -> NDArray[np.float64]:
+    """The mean of each row over its non-NaN cells (NaN for a row without one), from the exactly
+    rounded sum (:func:`math.fsum`) of its values: independent of their order (NumPy's pairwise
+    sum of 0.1, 0.2, 0.3 and of 0.3, 0.2, 0.1 differ in the last bit, and the first model "won").
+    One ``fsum`` per row (model), never per query."""
+    x, _ = _as_2d(values)
+    out = np.full(x.shape[0], np.nan)
+    for i, row in enumerate(x):
+        kept = row[~np.isnan(row)]
+        if kept.size:
+            out[i] = math.fsum(kept.tolist()) / kept.size
+    return out
+
+
 def _chunk_rows(n_resamples: int, n_queries: int) -> int:
     """Resamples per chunk: a function of the number of queries only (so draws are reproducible)."""
     return max(1, min(n_resamples, _CHUNK_CELLS // max(n_queries, 1)))
@@ -72,10 +123,10 @@ def mean_std(values: ArrayLike, *, ddof: int = 1) -> tuple[float, float]:
     x = x[~np.isnan(x)]
     if x.size == 0:
         return float("nan"), float("nan")
-    mean = float(x.mean())
+    mean = float(row_means(x)[0])  # the seeds' order does not change it
     if x.size <= ddof:
         return mean, float("nan")
-    return mean, float(x.std(ddof=ddof))
+    return mean, math.sqrt(math.fsum(((x - mean) ** 2).tolist()) / (x.size - ddof))
 
 
 @dataclass(frozen=True)
@@ -143,9 +194,10 @@ def bootstrap_ci(
     = query without a value (ignored). The interval is ``[q_{a/2}, q_{1-a/2}]`` of the bootstrap
     replicates of the mean (:func:`bootstrap_means`), ``a = 1 - confidence``, quantiles by linear
     interpolation (``numpy.quantile`` default). Seeded: the same input and seed give the same
-    interval. A row with no value gives NaN bounds. ``ids``: the columns' query ids; the mean
-    then adds the queries up in the evaluator's order (:func:`bench.metrics.query_parts.id_order`),
-    the evaluator's mean bit for bit (the draws keep the columns' order).
+    interval. A row with no value gives NaN bounds. The mean is exactly rounded
+    (:func:`row_means`); given ``ids``, the columns' query ids, it adds the queries up in the
+    evaluator's order instead (:func:`bench.metrics.query_parts.id_order`), the evaluator's mean
+    bit for bit (the draws keep the columns' order).
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -155,8 +207,8 @@ def bootstrap_ci(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-        mean = np.nanmean(x, axis=1) if x.shape[1] else np.full(x.shape[0], np.nan)
-    if ids is not None and x.shape[1]:
+    mean = row_means(x)  # exactly rounded: the order of the columns cannot move it
+    if ids is not None and x.shape[1]:  # the evaluator's own mean, bit for bit
         order = id_order(np.asarray(ids))
         mean = np.array([weighted_mean(row if order is None else row[order], None) for row in x])
     if one_d:
@@ -194,6 +246,9 @@ def randomization_test(
     Returns p-values with shape ``(n_pairs,)`` (0-d for 1-D input).
     """
     d, one_d = _as_2d(diffs)
+    # a query no row has a difference for (blank in every run) is no query of any test: kept as
+    # a 0 it changed nothing but 2^n, and 12 queries beside 2 blank ones were drawn, not counted
+    d = d[:, ~np.isnan(d).all(axis=0)]
     d = np.where(np.isnan(d), 0.0, d)
     n = d.shape[1]
     t_obs = np.abs(d.sum(axis=1))
@@ -263,17 +318,20 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
 def _degenerate(dd: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """The one owner of the paired t-test's degenerate rows, per row of differences ``dd``
     (``(n_rows, n)``, NaN cells already left out, ``n >= 2``): ``zero`` (every difference 0:
-    p = 1) and ``undefined`` (every difference one and the same non-zero number: zero variance,
-    ``t = mean / 0``, no statistic). Read by :func:`paired_t_test` and
-    :func:`constant_differences`."""
-    constant = np.all(dd == dd[:, :1], axis=1)
-    zero = constant & (dd[:, 0] == 0.0)
+    p = 1) and ``undefined`` (every difference one and the same non-zero number, or equal to
+    it up to rounding, where scipy warns of catastrophic cancellation (:data:`_PRECISION_LOSS`):
+    zero variance, ``t = mean / 0``, no statistic; 0.1 - 0 and 0.6 - 0.5 once gave
+    ``t = 5e15, p = 3.5e-32``). Read by :func:`paired_t_test` and :func:`constant_differences`."""
+    zero = np.all(dd == 0.0, axis=1)
+    mean = np.mean(dd, axis=1)
+    spread = np.max(np.abs(dd - mean[:, None]), axis=1)
+    constant = np.all(dd == dd[:, :1], axis=1) | (spread < _PRECISION_LOSS * np.abs(mean))
     return zero, constant & ~zero
 
 
 def constant_differences(a: ArrayLike, b: ArrayLike) -> list[tuple[int, int, float]]:
     """The rows of ``a - b`` whose differences (NaN cells left out, at least two) are one and
-    the same non-zero number, where :func:`paired_t_test` has no t statistic:
+    the same non-zero number (up to rounding: :func:`_degenerate`), where :func:`paired_t_test` has no t statistic:
     ``[(row, n, difference)]``."""
     a2, _ = _as_2d(a)
     b2, _ = _as_2d(b)
@@ -307,12 +365,46 @@ def holm(pvalues: ArrayLike) -> NDArray[np.float64]:
     return out.reshape(p.shape)
 
 
+#: Values this many units in the last place apart are one value to the paired tests.
+_ULPS = 4
+
+
+def same_number(a: float, b: float) -> bool:
+    """Whether ``a`` and ``b`` are one number up to rounding (within :data:`_ULPS` units in the
+    last place): the means 1/5 of hits (0, 0, 3) and (1, 1, 1) of 5 are 0.19999999999999998 and
+    0.20000000000000004, one mean to any reader, and the first was once "best", not a tie."""
+    ulp = float(np.spacing(max(abs(float(a)), abs(float(b)))))
+    return bool(abs(float(a) - float(b)) <= _ULPS * ulp)
+
+
+def _rounding_ties(x: NDArray[np.float64], best: int) -> NDArray[np.float64]:
+    """``x`` with every value within :data:`_ULPS` units in the last place of the best row's
+    value on the same query replaced by it: a difference of rounding (0.3 against the next
+    float up, on every query) is no evidence, and the sign flips called it p = 2 / 2^n."""
+    ref = x[best][None, :]
+    ulp = np.spacing(np.maximum(np.abs(x), np.abs(ref)))
+    with np.errstate(invalid="ignore"):
+        close = np.abs(x - ref) <= _ULPS * ulp
+    return np.where(close, ref, x)
+
+
+def _holm_undefined_as_one(p: NDArray[np.float64],
+                           tested: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """Holm over every ``tested`` row, a NaN p (no statistic) counted as p = 1 in the family and
+    left NaN in the result: dropping it made the family one smaller (a t-test of 2 comparisons
+    corrected as if there were 1)."""
+    family = np.where(tested & np.isnan(p), 1.0, p)
+    return np.where(np.isnan(p), np.nan, holm(family))
+
+
 @dataclass(frozen=True)
 class VersusBest:
     """Paired comparison of every row with the best row (arrays of shape ``(n_models,)``).
 
     ``best`` is the index of the best row; its own p-values are NaN. ``p_*_holm`` are Holm-adjusted
-    over the ``n_models - 1`` comparisons.
+    over the ``n_models - 1`` comparisons (a t-test without a statistic, NaN, counts in the family
+    as a test that rejects nothing, p = 1: the others are corrected for every comparison the
+    table shows, and stay NaN-free).
     """
 
     best: int
@@ -333,21 +425,21 @@ def compare_with_best(
 ) -> VersusBest:
     """Paired per-query tests of every row of ``per_query`` ``(n_models, n_queries)`` against the best.
 
-    The best row is the one with the highest (or lowest) mean over its non-NaN queries unless
-    ``best`` is given. Each other row is tested against it with :func:`randomization_test` (on the
-    differences ``best - row``; queries NaN in either row are left out) and :func:`paired_t_test`;
-    both families are Holm-corrected (:func:`holm`). ``n_queries`` counts the queries each
-    comparison used.
+    The best row is the one with the highest (or lowest) mean over its non-NaN queries
+    (:func:`row_means`) unless ``best`` is given. Values a few units in the last place from the
+    best row's are its value (:func:`_rounding_ties`). Each other row is tested against it with
+    :func:`randomization_test` (on the differences ``best - row``; queries NaN in either row are
+    left out) and :func:`paired_t_test`; both families are Holm-corrected (:func:`holm`).
+    ``n_queries`` counts the queries each comparison used.
     """
     x, _ = _as_2d(per_query)
     n_models = x.shape[0]
     if best is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            means = np.nanmean(x, axis=1) if x.shape[1] else np.full(n_models, np.nan)
+        means = row_means(x)
         if np.all(np.isnan(means)):
             raise ValueError("no row has any per-query value; cannot pick the best row")
         best = int(np.nanargmax(means) if higher_is_better else np.nanargmin(means))
+    x = _rounding_ties(x, best)
     diffs = x[best][None, :] - x
     others = np.arange(n_models) != best
     p_rand = np.full(n_models, np.nan)
@@ -361,6 +453,6 @@ def compare_with_best(
         p_randomization=p_rand,
         p_randomization_holm=holm(p_rand),
         p_t=p_t,
-        p_t_holm=holm(p_t),
+        p_t_holm=_holm_undefined_as_one(p_t, others),
         n_queries=n_q,
     )

@@ -6,7 +6,7 @@ The numbers are the leaderboard's own (:func:`bench.report.build.build_table`, t
 seed-averaged per-query values, and Holm-corrected paired randomization tests against the best
 row. The head-to-head compares the LambdaMART model of each GBDT library in the run (the
 registry's ``LAMBDAMART`` models; for CatBoost, YetiRank when its LambdaMart is not in the run)
-pair by pair with a paired randomization test on the same per-query values (uncorrected: it is one planned comparison per pair, not a search).
+pair by pair with a paired randomization test on the same per-query values (uncorrected: it is one planned comparison per pair, not a search; with several pairs each line says so).
 """
 
 from __future__ import annotations
@@ -29,12 +29,10 @@ from bench.report.build import (
     filter_dataset,
     per_query_matrix,
 )
-from bench.report.stats import randomization_test
+from bench.report.stats import ALPHA, fmt_p, randomization_test
 from bench.runners.registry import LAMBDAMART
 from bench.runs.reader import RunDir
 
-#: Holm-corrected p at or above this: "not distinguishable from the best".
-ALPHA = 0.05
 #: The LambdaMART-like model of each library, in order of preference (CatBoost's own LambdaMart
 #: loss, else YetiRank, its recommended ranking loss).
 _LAMBDAMART_BY_LIBRARY = tuple((m, "catboost-yetirank") if m == "catboost-lambdamart" else (m,)
@@ -61,7 +59,7 @@ def story(run_dir: str | Path) -> str:
         ci = (f"[{m['ci_low']:.4f}, {m['ci_high']:.4f}]" if m.get("ci_low") is not None
               else "")
         vs = r["vs_best"]
-        p = "best" if vs is None else f"p {vs['p_randomization_holm']:.3g}"
+        p = "best" if vs is None else f"p {fmt_p(vs['p_randomization_holm'], 3, 'g')}"
         lines.append(f"  {r['model']:<{width}}  {_shown(r, primary):>6}  {ci:<18}  {p}")
     lines.append(verdict(rows, primary))
     lines += head_to_head(run, table)
@@ -141,12 +139,16 @@ def head_to_head(run: RunDir, table: dict[str, Any]) -> list[str]:
     mat, _ = per_query_matrix(pq[pq["split"].astype(str) == split], primary, present)
     rows = dict(zip(present, mat, strict=True))  # per-query values averaged over seeds
     out = []
-    for a, b in itertools.combinations(present, 2):
+    pairs = list(itertools.combinations(present, 2))
+    # several pairs are several tests at 0.05 each: said, as the leaderboard says "Holm"
+    said = f", not corrected for the {len(pairs)} pairs" if len(pairs) > 1 else ""
+    for a, b in pairs:
         diffs = rows[a] - rows[b]
         p = float(np.asarray(randomization_test(diffs, seed=DEFAULT_OPTIONS.seed)).ravel()[0])
         d = float(np.nanmean(diffs))
         out.append(f"head to head: {a} - {b} = {d:+.4f} {primary} (paired randomization "
-                   f"p {p:.3g}{', a real difference' if p < ALPHA else ', no clear winner'})")
+                   f"p {fmt_p(p, 3, 'g')}{said}"
+                   f"{', a real difference' if p < ALPHA else ', no clear winner'})")
     return out
 
 
