@@ -37,6 +37,7 @@ from bench.report.compare_checks import MOST_BOOTSTRAP as MOST_BOOTSTRAP
 from bench.report.compare_checks import MOST_PERMUTATIONS as MOST_PERMUTATIONS
 from bench.report.foreign import foreign_notes
 from bench.report.published import published_beside_ours, published_key
+from bench.report.seed_values import per_query_matrix, seed_list, seed_stats
 from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
 from bench.runners.resources import CONTENTION_THRESHOLD
@@ -87,22 +88,6 @@ def _check_metrics_present(options: LeaderboardOptions, found: list[str], has: l
                         f"({', '.join(found) or 'none'}); pick one with --primary", path=where)
 
 
-def _seed_key(seed: Any) -> str:
-    try:
-        return str(int(seed))
-    except (TypeError, ValueError):
-        return str(seed)
-
-
-def _seed_list(values: Iterable[Any]) -> list[int | str]:
-    """Distinct seeds, as ints where they are integers, sorted."""
-    out: set[int | str] = set()
-    for v in values:
-        key = _seed_key(v)
-        out.add(int(key) if key.lstrip("-").isdigit() else key)
-    return sorted(out, key=lambda s: (isinstance(s, str), s if isinstance(s, int) else 0, str(s)))
-
-
 def _display_path(path: Path, base: Path | None) -> str:
     """``path`` relative to ``base`` when inside it (POSIX separators), else absolute."""
     p = path.resolve()
@@ -134,41 +119,6 @@ def filter_dataset(frame: pd.DataFrame, dataset: str) -> pd.DataFrame:
     return frame
 
 
-def seed_means(frame: pd.DataFrame, keys: list[str], value: str = "value") -> pd.Series:
-    """``frame``'s ``value`` averaged per ``keys`` (over seeds), each group summed in ascending
-    order of its values: the same values in another seed order give the same mean (a model whose
-    seeds scored 0.1, 0.2, 0.3 and one whose seeds scored 0.3, 0.2, 0.1 differed in the last bit,
-    and the table ranked and tested them as different). Vectorized: one sort, one groupby."""
-    grouped = frame.groupby(keys, sort=True)[value]
-    codes = grouped.ngroup().to_numpy()
-    v = frame[value].to_numpy(dtype=np.float64)
-    keep = codes >= 0  # a row whose key is missing is in no group, as groupby drops it
-    v, codes = v[keep], codes[keep]
-    if not v.size:
-        return grouped.mean()
-    order = np.lexsort((v, codes))  # by group, then by value: NumPy sorts, no frame copy
-    v, codes = v[order], codes[order]
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    has = ~np.isnan(v)
-    sums = np.add.reduceat(np.where(has, v, 0.0), starts)
-    counts = np.add.reduceat(has.astype(np.int64), starts)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    return pd.Series(means, index=grouped.size().index, name=value)
-
-
-def per_query_matrix(
-    pq: pd.DataFrame, metric: str, models: Sequence[str]
-) -> tuple[np.ndarray, np.ndarray]:
-    """(n_models, n_queries) per-query values averaged over seeds, and the qids (columns)."""
-    sub = pq[pq["metric"].astype(str) == metric]
-    if sub.empty:
-        return np.full((len(models), 0), np.nan), np.zeros(0)
-    means = seed_means(sub, ["model", "qid"])
-    wide = means.unstack("qid").reindex([str(m) for m in models])
-    return wide.to_numpy(dtype=np.float64), wide.columns.to_numpy()
-
-
 def _blank_count(run: RunDir, pq: pd.DataFrame, primary: str, split: str) -> tuple[int | None, int]:
     """(blank queries, queries) of the split: from the per-query NaNs of the primary metric (the
     evaluator's own verdict), else from labels.parquet (no label > 0)."""
@@ -183,14 +133,6 @@ def _blank_count(run: RunDir, pq: pd.DataFrame, primary: str, split: str) -> tup
             mx = lab.groupby("qid")["label"].max()
             return int((mx <= 0).sum()), len(mx)
     return None, 0
-
-
-def _seed_stats(frame: pd.DataFrame, value: str = "value") -> SeedStats:
-    """A column over seeds (one value per seed, the mean of its rows; NaN ignored)."""
-    series = seed_means(frame, ["seed"], value)
-    mean, std = stats.mean_std(series.to_numpy(dtype=np.float64))
-    per_seed = {_seed_key(s): json_number(v) for s, v in series.items()}
-    return SeedStats(json_number(mean), json_number(std), per_seed)
 
 
 def fit_time_summary(timings: pd.DataFrame) -> dict[str, Any]:
@@ -287,7 +229,7 @@ def table_of(
         run_dir=_display_path(run.path, base_dir),
         run_config=_display_path(run.config_path, base_dir),
         run_timestamp=run.timestamp, profile=src.profile, split=options.split,
-        seeds=_seed_list(src.main["seed"]), metrics=src.metric_names,
+        seeds=seed_list(src.main["seed"]), metrics=src.metric_names,
         primary_metric=options.primary, n_queries=n_queries, blank_queries=n_blank,
         best_model=models[0] if models else None, notes=notes, rows=rows, published=published,
     )
@@ -333,7 +275,7 @@ def _models_in_order(main: pd.DataFrame, primary: str, metric_names: list[str]) 
     order of the seeds): a mean of the rows summed in their file order once ranked one model
     first while the verdict, reading the row's mean, named the other."""
     sub = main[main["metric"] == primary] if primary in metric_names else main.iloc[0:0]
-    means = {str(name): _seed_stats(rows).mean for name, rows in sub.groupby("model")}
+    means = {str(name): seed_stats(rows).mean for name, rows in sub.groupby("model")}
     sign = 1.0 if best_is_lowest(primary) else -1.0
 
     def order(name: str) -> tuple[int, float, str]:
@@ -347,12 +289,12 @@ def _models_in_order(main: pd.DataFrame, primary: str, metric_names: list[str]) 
 def _row(src: _Sources, model: str, options: LeaderboardOptions, library: str) -> Row:
     mm = src.main[src.main["model"] == model]
     tm = src.timings[src.timings["model"] == model] if len(src.timings) else src.timings
-    fit, predict = (_seed_stats(tm, col) if len(tm) and col in tm.columns else
+    fit, predict = (seed_stats(tm, col) if len(tm) and col in tm.columns else
                     SeedStats(None, None) for col in ("fit_s", "predict_s"))
     summary = fit_time_summary(tm)
     return Row(
-        model=model, library=library, seeds=_seed_list(mm["seed"]),
-        metrics={metric: MetricCell(**vars(_seed_stats(mm[mm["metric"] == metric])))
+        model=model, library=library, seeds=seed_list(mm["seed"]),
+        metrics={metric: MetricCell(**vars(seed_stats(mm[mm["metric"] == metric])))
                  for metric in src.metric_names},
         fit_s=FitTime(fit.mean, fit.std, fit.per_seed, **summary),
         predict_s=predict,
@@ -454,7 +396,7 @@ def _add_blank_policies(rows: list[Row], src: _Sources) -> None:
                 sub = frame[(frame["model"].astype(str) == row.model)
                             & (frame["metric"].astype(str) == metric)]
                 if not sub.empty:
-                    entry[tag] = _seed_stats(sub)
+                    entry[tag] = seed_stats(sub)
                 elif len(src.pq):
                     entry[tag] = _blank_policy_from_per_query(src.pq, row.model, metric, fill)
             if entry:
@@ -467,7 +409,7 @@ def _blank_policy_from_per_query(
     """Per-seed mean with blank (NaN) queries scored ``fill``: ``(sum + fill * n_blank) / n``."""
     sub = pq[(pq["model"] == model) & (pq["metric"] == metric)]
     filled = sub.assign(value=sub["value"].fillna(fill))
-    return _seed_stats(filled)
+    return seed_stats(filled)
 
 
 def build_leaderboard(

@@ -36,7 +36,7 @@ from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
 from bench.metrics.families import best_is_lowest
 from bench.report import stats
-from bench.report.build import seed_means
+from bench.report.seed_values import seed_means
 from bench.runs.reader import RunDir
 
 _T = TypeVar("_T")

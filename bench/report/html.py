@@ -43,9 +43,10 @@ import pandas as pd
 from bench.data.atomic import write_text
 from bench.errors import LtrbenchError
 from bench.metrics.families import metric_header
-from bench.report.build import filter_dataset, per_query_matrix
+from bench.report.build import filter_dataset
 from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.render import best_by_metric, fmt_fit_time
+from bench.report.seed_values import per_query_matrix
 from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
 from bench.report.story import rows_best_first, table_verdict

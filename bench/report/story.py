@@ -27,8 +27,8 @@ from bench.report.build import (
     LeaderboardOptions,
     build_table,
     filter_dataset,
-    per_query_matrix,
 )
+from bench.report.seed_values import per_query_matrix
 from bench.report.stats import ALPHA, fmt_p, randomization_test
 from bench.runners.registry import LAMBDAMART
 from bench.runs.reader import RunDir

@@ -35,7 +35,7 @@ from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
 from bench.report import stats
 from bench.report.build import DEFAULT_OPTIONS, LeaderboardOptions, filter_dataset, table_of
-from bench.report.build import per_query_matrix as _matrix
+from bench.report.seed_values import per_query_matrix as _matrix
 from bench.report.table import MetricCell, PairedTest, Row, Table
 from bench.runs.reader import RunDir
 
