@@ -128,8 +128,11 @@ def test_per_user_splits_features_are_the_hand_history_of_the_non_target_ratings
     _assert_user_item_features(out, hist, ref=float(hist.timestamp.max()))
 
 
-def test_every_partition_of_one_user_carries_the_same_user_features() -> None:
-    out = _conv(BASE)
+@pytest.mark.parametrize("config", [CUTS, AdapterConfig(target_size=1, min_history=2, negatives=3,
+                                                        feature_groups=("user",))],
+                         ids=["time-cut", "temporal"])
+def test_every_partition_of_one_user_carries_the_same_user_features(config: AdapterConfig) -> None:
+    out = _conv(BASE, config)
     names = ("user_count", "user_mean", "user_std", "user_recency_days")
     per: dict[int, set[tuple[float, ...]]] = {}
     for d in out.splits().values():
@@ -300,6 +303,19 @@ def test_a_time_cut_tag_is_history_only_before_c1_whoever_wrote_it(author: int, 
     assert _tag_count(_conv(BASE, cfg, tags), TAGGED) == counted
 
 
+def test_with_quantile_cuts_a_tag_of_an_author_without_ratings_after_c1_is_no_history() -> None:
+    cfg = AdapterConfig(split="time-cut", min_history=2, negatives=3,
+                        feature_groups=("user", "item", "tags"))
+    out = _conv(BASE, cfg)
+    c1 = int(out.meta["time_cuts"][0])  # type: ignore[index]
+    item = int(BASE[BASE.timestamp < c1].item.iloc[0])
+    for t, counted in ((c1 - 1, 1), (c1, 0), (int(BASE.timestamp.max()) + 10, 0)):
+        tags = pd.DataFrame({"user": [999], "item": [item], "tag": ["x"], "timestamp": [t]})
+        d = _conv(BASE, cfg, tags).train
+        got = _col(d, "tag_item_count")[d.item == item]
+        assert (got == counted).all(), (t, got)
+
+
 def test_a_tag_on_the_authors_own_later_target_item_is_no_history() -> None:
     cfg = replace(CUTS, feature_groups=("user", "item", "tags"))
     target = int(BASE[(BASE.user == 2) & (BASE.timestamp >= C3)].item.iloc[0])
@@ -392,6 +408,28 @@ def test_convert_time_cut_writes_the_hand_history_counts(tmp_path: Path) -> None
         assert not set(p.qid) & {101, 103}
 
 
+@pytest.mark.parametrize(("how", "label"), [("last", 2), ("mean", 6)])
+def test_a_pair_rated_before_the_cut_and_again_in_test_is_one_test_target_never_history(
+        tmp_path: Path, how: str, label: int) -> None:
+    """--duplicates keeps the latest time (not the later line): the pair is a test target, and
+    no history feature counts it (the earlier rating left the history with it)."""
+    frame = _add(BASE, [(2, 77, 1.0, C3 + 5), (2, 77, 5.0, 500)])  # the older line comes last
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    r = cli(tmp_path, "convert", "--ratings", "r.csv", "--layout", "csv", "--user", "user",
+            "--item", "item", "--rating", "rating", "--timestamp", "timestamp", "--split",
+            "time-cut", "--time-cuts", f"{C1},{C2},{C3}", "--min-history", "2", "--negatives",
+            "2", "--features", "user,item", "--labels", "halfstar", "--duplicates", how,
+            "--out", "out", "--no-svmlight")
+    assert r.status == 0, r.err
+    hist = BASE[BASE.timestamp < C1]
+    for name in ("train", "vali", "test"):
+        p = pd.read_parquet(sorted((tmp_path / "out").rglob(f"*{name}*.parquet"))[0])
+        assert (p.item_count[p.item == 77] == 0).all()
+        assert (p.user_count[p.user == 2] == (hist.user == 2).sum()).all()
+        rows = p[(p.user == 2) & (p.item == 77)]
+        assert (len(rows), set(rows.label)) == ((1, {label}) if name == "test" else (0, set()))
+
+
 def test_dask_time_cut_conversion_with_future_users_and_tags_equals_the_local_one(
         tmp_path: Path) -> None:
     pytest.importorskip("distributed")
@@ -400,7 +438,8 @@ def test_dask_time_cut_conversion_with_future_users_and_tags_equals_the_local_on
     from bench.adapters.distributed import convert_distributed
     from bench.data.dask_ratings import read_ratings_frame
 
-    frame = _add(BASE, FUTURE_USERS)
+    frame = _add(BASE, [*FUTURE_USERS, (2, 60, 4.0, C1), (4, 60, 2.0, C2), (6, 60, 5.0, C3),
+                        (8, 61, 3.0, C1 - 1)])  # at the cuts, and just before
     folder = tmp_path / "ml"
     folder.mkdir()
     frame.rename(columns={"user": "userId", "item": "movieId"}).to_csv(folder / "ratings.csv",
