@@ -237,6 +237,55 @@ def test_pearson_similarity_counts_the_users_with_history_only() -> None:
     assert checked > 10
 
 
+def test_cosine_and_jaccard_similarities_are_those_of_the_history_columns() -> None:
+    cfg = replace(CUTS, feature_groups=("similarity",), svd_factors=50, similarity_history=0)
+    frame = _add(BASE, FUTURE_USERS)
+    d = _conv(frame, cfg).vali
+    hist = frame[frame.timestamp < C1]
+    M = hist.pivot_table(index="user", columns="item", values="rating", fill_value=0.0)
+    B = (M > 0).astype(float)
+    checked = 0
+    for k, (u, i) in enumerate(zip(d.user.tolist(), d.item.tolist(), strict=True)):
+        if i not in M.columns:
+            continue
+        mine = hist[hist.user == u].item.tolist()
+        cos = [M[i] @ M[j] / np.sqrt((M[i] @ M[i]) * (M[j] @ M[j])) for j in mine]
+        jac = [B[i] @ B[j] / ((B[i] + B[j]) > 0).sum() for j in mine]
+        assert _col(d, "sim_cosine_max")[k] == pytest.approx(max(cos), abs=2e-5)
+        assert _col(d, "sim_jaccard_mean")[k] == pytest.approx(np.mean(jac), abs=2e-5)
+        checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize("config", [CUTS, AdapterConfig(target_size=1, min_history=2,
+                                                        negatives=3)], ids=["time-cut", "temporal"])
+def test_an_exact_puresvd_scores_every_candidate_zero_as_no_candidate_is_in_the_history(
+        config: AdapterConfig) -> None:
+    """With k >= the users with history the SVD is exact and r_u V V^T = r_u: the score of a
+    candidate is the user's history rating of it, 0 for a target or a negative. A target rating
+    that reached the history matrix would show up here as its value."""
+    out = _conv(BASE, replace(config, feature_groups=("svd",), svd_factors=40))
+    for d in out.splits().values():
+        assert np.abs(_col(d, "svd_score")).max() < 1e-4
+
+
+def test_genre_affinity_is_counted_from_history_ratings_only() -> None:
+    genres = ["Drama", "Comedy|Drama", "Horror", "Comedy"]
+    items = pd.DataFrame({"item": np.arange(1, 31),
+                          "genres": [genres[i % 4] for i in range(1, 31)]})
+    cfg = replace(CUTS, feature_groups=("genre",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = ratings_to_letor(Ratings(BASE, items=items), cfg)
+    hist = BASE[BASE.timestamp < C1]
+    of = {int(i): set(g.split("|")) for i, g in zip(items.item, items.genres, strict=True)}
+    for d in out.splits().values():
+        for k, (u, i) in enumerate(zip(d.user.tolist(), d.item.tolist(), strict=True)):
+            mine = hist[hist.user == u].item.tolist()
+            share = np.mean([sum(g in of[j] for j in mine) / len(mine) for g in of[i]])
+            assert _col(d, "genre_share")[k] == pytest.approx(share, rel=1e-6)
+
+
 def test_users_who_rate_only_after_the_cut_move_no_row_under_popularity_negatives() -> None:
     cfg = replace(CUTS, negative_sampling="popularity")
     more = [(201 + k, 5, 5.0, C3 + k) for k in range(30)]  # item 5: popular in the test period
@@ -362,7 +411,7 @@ def test_equal_timestamps_across_a_temporal_window_are_split_by_item_id_in_any_f
 @given(data=st.data())
 def test_test_period_changes_leave_train_and_validation_rows_byte_identical(
         data: st.DataObject) -> None:
-    cfg = replace(CUTS, feature_groups=("user", "item", "svd", "similarity"))
+    cfg = replace(CUTS, feature_groups=("user", "item", "svd", "similarity", "tags"))
     frame = BASE.copy()
     test_rows = np.flatnonzero(frame.timestamp.to_numpy() >= C3)
     picked = data.draw(st.lists(st.sampled_from(test_rows.tolist()), max_size=8, unique=True))
@@ -374,16 +423,22 @@ def test_test_period_changes_leave_train_and_validation_rows_byte_identical(
                              unique_by=lambda r: r[0]))
     frame = _add(frame, [(1000 + k % 3, i, r, t) for k, (i, t, r) in enumerate(new)])
     frame = frame.drop_duplicates(["user", "item"])
-    _assert_rows_identical(_base_out(cfg), _conv(frame, cfg), ("train", "vali"))
+    later = data.draw(st.lists(st.tuples(st.sampled_from([2, 4, 999]), st.integers(1, 30),
+                                         st.integers(C1, C3 + 9_000)), max_size=6))
+    tags = pd.concat([TAGS0, pd.DataFrame(later, columns=["user", "item", "timestamp"]).assign(
+        tag="t")], ignore_index=True)
+    _assert_rows_identical(_base_out(cfg), _conv(frame, cfg, tags), ("train", "vali"))
 
 
+TAGS0 = pd.DataFrame({"user": [2, 6, 999], "item": [3, 4, 5], "tag": ["a", "b", "c"],
+                      "timestamp": [C1 - 50, 2_000, C1 - 1]})
 _OUT: dict[str, LetorSplits] = {}
 
 
 def _base_out(cfg: AdapterConfig) -> LetorSplits:
     key = repr(cfg)
     if key not in _OUT:
-        _OUT[key] = _conv(BASE, cfg)
+        _OUT[key] = _conv(BASE, cfg, TAGS0)
     return _OUT[key]
 
 
