@@ -111,9 +111,15 @@ def als_half_step(indptr: np.ndarray, indices: np.ndarray, conf: np.ndarray, X: 
 
 def als_group(h: History, config: AdapterConfig) -> FeatureGroup:
     """``als_score`` = ``x_u . y_i`` of the model fitted on the history."""
-    X, Y = fit_als(h.matrix(), factors=config.als_factors, iterations=config.als_iterations,
-                   regularization=config.als_regularization, alpha=config.als_alpha,
-                   cg_steps=config.als_cg_steps, seed=config.seed)
+    rows = h.rows_with_history()  # users without history are no row of the model (0 score)
+    R = h.matrix()
+    Xh, Y = fit_als(R[rows] if rows.shape[0] < h.n_users else R, factors=config.als_factors,
+                    iterations=config.als_iterations, regularization=config.als_regularization,
+                    alpha=config.als_alpha, cg_steps=config.als_cg_steps, seed=config.seed)
+    X = Xh
+    if rows.shape[0] < h.n_users:
+        X = np.zeros((h.n_users, Xh.shape[1]), dtype=Xh.dtype)
+        X[rows] = Xh
 
     def transform(c: Candidates) -> Columns:
         return [row_dots(c.user, c.item, X, Y)]

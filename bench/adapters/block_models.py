@@ -78,11 +78,12 @@ def _block_tags(block: UserBlock, tags: pd.DataFrame) -> tuple[NDArray[np.int64]
 
 
 def _tags(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: list[int],
-          user_ids: NDArray[np.int64], item_ids: NDArray[np.int64]
+          user_ids: NDArray[np.int64], item_ids: NDArray[np.int64], config: AdapterConfig
           ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """History tag applications: those of each block's users filtered on the block (their cut
-    and target items live there); those of authors without ratings here (no cut)."""
-    from bench.adapters.splits import NO_CUT, Split
+    and target items live there); those of authors without ratings here
+    (:func:`~bench.adapters.splits.other_authors_cut`)."""
+    from bench.adapters.splits import NO_CUT, Split, other_authors_cut
     from bench.adapters.table import RatingsTable
     from bench.adapters.tags import history_tags
 
@@ -105,7 +106,7 @@ def _tags(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: list[in
                           item_ids=item_ids)
     ou, oi = history_tags(tags[code < 0], nobody,
                           Split(role=np.zeros(0, np.int8), tag_cut=np.full(0, NO_CUT),
-                                reference_time=0))
+                                reference_time=0, other_tag_cut=other_authors_cut(config)))
     got = client.gather(futures)
     return (np.concatenate([*(g[0] for g in got), ou]),
             np.concatenate([*(g[1] for g in got), oi]))
@@ -113,7 +114,9 @@ def _tags(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: list[in
 
 def fit_models(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: list[int],
             user_ids: NDArray[np.int64], item_ids: NDArray[np.int64], config: AdapterConfig,
-            say: Progress) -> CatalogueModels:
+            say: Progress, *, history_rows: NDArray[np.int64]) -> CatalogueModels:
+    """The whole-history models; the SVDs are fitted on the users of ``history_rows`` (those
+    with a history rating), as :func:`bench.adapters.pipeline.ratings_to_letor` fits them."""
     wanted = set(config.feature_groups)
     skipped: dict[str, str] = {}
     years = item_years(ratings.items, item_ids) if "item" in wanted else None
@@ -124,20 +127,26 @@ def fit_models(ratings: RatingsFrame, client: Any, blocks: list[Any], bounds: li
             skipped["genre"] = "no item genres in the data"
     ratings_svd = pattern_svd = None
     if "svd" in wanted or "similarity" in wanted:
-        from bench.adapters.svd import truncated_svd_operator
+        from bench.adapters.svd import on_rows, rows_operator, truncated_svd_operator
 
+        n_users = bounds[-1]
         say(f"SVD of the history matrix (rank {config.svd_factors}) over the blocks")
         op = _history_operator(client, blocks, bounds, item_ids.shape[0], binary=False)
-        ratings_svd = truncated_svd_operator(op, config.svd_factors, seed=config.seed)
+        ratings_svd = on_rows(truncated_svd_operator(rows_operator(op, history_rows),
+                                                     config.svd_factors, seed=config.seed),
+                              history_rows, n_users)
         if "similarity" in wanted:
             say("SVD of the history pattern")
             op = _history_operator(client, blocks, bounds, item_ids.shape[0], binary=True)
-            pattern_svd = truncated_svd_operator(op, config.svd_factors, seed=config.seed + 1)
+            pattern_svd = on_rows(truncated_svd_operator(rows_operator(op, history_rows),
+                                                         config.svd_factors,
+                                                         seed=config.seed + 1),
+                                  history_rows, n_users)
     tags = None
     if "tags" in wanted:
         if ratings.tags is None or ratings.tags.empty:
             skipped["tags"] = "no tags table in the data"
         else:
-            tags = _tags(ratings, client, blocks, bounds, user_ids, item_ids)
+            tags = _tags(ratings, client, blocks, bounds, user_ids, item_ids, config)
     return CatalogueModels(years=years, genres=genres, ratings_svd=ratings_svd,
                            pattern_svd=pattern_svd, tags=tags, skipped=skipped)

@@ -27,8 +27,12 @@ DEFAULT_FEATURE_GROUPS = ("user", "item", "genre", "svd", "similarity", "tags")
 #: engines): raised whenever the same ratings and settings give other numbers, so that a
 #: dataset made by older rules is told apart from a new one. 1: negatives drawn per partition
 #: (a never-rated item could be a label-0 candidate of the same user in train and in test);
-#: 2: one pool per user dealt disjointly to the partitions (:mod:`bench.adapters.negatives`).
-ADAPTER_VERSION = 2
+#: 2: one pool per user dealt disjointly to the partitions (:mod:`bench.adapters.negatives`);
+#: 3: the whole-history models (SVDs, ALS, Pearson's user count) know the users with history
+#: only, and a ``time-cut`` tag is history before ``c1`` whoever wrote it (``time-cut``
+#: conversions with users who rate only after ``c1``, or with such tags, changed; the Dask
+#: engine's ``time-cut`` reference time is ``c1``, as the local engine's).
+ADAPTER_VERSION = 3
 
 
 @dataclass(frozen=True)

@@ -153,12 +153,14 @@ def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config:
     t0 = time.perf_counter()
     say(f"shuffling {int(counts.sum()):,} ratings into {len(bounds) - 1} blocks of whole users")
     blocks = _user_blocks(ratings, client, user_ids, counts, item_ids, bounds, config)
-    state = _whole_history(client, blocks, item_ids.shape[0])
+    state = _whole_history(client, blocks, item_ids.shape[0], config)
     clock["blocks"] = time.perf_counter() - t0
-    totals = HistoryTotals(item_stats=state["items"], global_mean=state["mean"])
+    totals = HistoryTotals(item_stats=state["items"], global_mean=state["mean"],
+                           history_users=int(state["history_rows"].shape[0]))
 
     t0 = time.perf_counter()
-    models = fit_models(ratings, client, blocks, bounds, user_ids, item_ids, config, say)
+    models = fit_models(ratings, client, blocks, bounds, user_ids, item_ids, config, say,
+                        history_rows=state["history_rows"])
     clock["models"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -317,6 +319,7 @@ def _block_facts(block: UserBlock) -> dict[str, Any]:
     hist = block.history()
     latest_hist, latest = block.times()
     return {"partials": exact_partials(hist.rating), "n_hist": hist.n,
+            "history_rows": hist.rows_with_history() + block.u0,
             "latest_hist": latest_hist, "latest": latest, "queries": block.query_users(),
             "roles": block.role_counts()}
 
@@ -326,7 +329,11 @@ def _add_items(stats: GroupStats | None, block: UserBlock, n_items: int) -> Grou
     return accumulate_stats(stats, n_items, h.item, h.rating, h.timestamp)
 
 
-def _whole_history(client: Any, blocks: list[Any], n_items: int) -> dict[str, Any]:
+def _whole_history(client: Any, blocks: list[Any], n_items: int,
+                   config: AdapterConfig) -> dict[str, Any]:
+    """What needs every user: the items' statistics, the mean rating, the users with history,
+    the reference time (``c1`` under ``time-cut``, as :func:`~bench.adapters.splits.split_ratings`
+    has it, else the latest history time)."""
     facts = client.gather([client.submit(_block_facts, b, pure=False) for b in blocks])
     stats = None
     for b in blocks:  # in user order: the single-process additions, in its order
@@ -335,11 +342,14 @@ def _whole_history(client: Any, blocks: list[Any], n_items: int) -> dict[str, An
     total = math.fsum(np.concatenate([f["partials"] for f in facts]).tolist())
     hist_times = [f["latest_hist"] for f in facts if f["latest_hist"] is not None]
     reference = max(hist_times) if hist_times else max(int(f["latest"]) for f in facts)
+    if config.split == "time-cut" and config.time_cuts is not None:
+        reference = int(config.time_cuts[0])
     return {"items": client.gather(stats), "mean": total / n_hist if n_hist else 0.0,
             "reference_time": int(reference),
             "queries": np.concatenate([f["queries"] for f in facts]),
             "roles": np.sum([f["roles"] for f in facts], axis=0),
-            "n_hist": n_hist}
+            "n_hist": n_hist,
+            "history_rows": np.concatenate([f["history_rows"] for f in facts])}
 
 
 # ------------------------------------------------------------------------------------ step 4

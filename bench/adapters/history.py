@@ -46,6 +46,8 @@ class HistoryTotals:
 
     item_stats: GroupStats
     global_mean: float
+    #: Users with at least one history rating, over the whole history.
+    history_users: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,6 +77,20 @@ class History:
         if self.totals is not None:
             return self.totals.global_mean
         return math.fsum(exact_partials(self.rating)) / self.n if self.n else 0.0
+
+    @property
+    def history_users(self) -> int:
+        """Users with at least one history rating: the users the history knows. A user whose
+        every rating is a target or unused (``time-cut``: a user who rates only from ``c1`` on)
+        is no part of it, so a whole-history model (the SVDs, ALS, Pearson's user count) does
+        not change when such users are added."""
+        if self.totals is not None:
+            return self.totals.history_users
+        return int(np.count_nonzero(np.diff(self.indptr)))
+
+    def rows_with_history(self) -> NDArray[np.int64]:
+        """User codes with at least one history rating (of this history's users)."""
+        return np.flatnonzero(np.diff(self.indptr) > 0).astype(np.int64)
 
     def item_counts(self) -> NDArray[np.int64]:
         return self.item_stats.count.astype(np.int64)

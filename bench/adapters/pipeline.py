@@ -254,15 +254,20 @@ def _fit_groups(ratings: Ratings, table: RatingsTable, split: Split, hist: Histo
             if genres is None:
                 skipped["genre"] = "no item genres in the data"
     if "svd" in wanted or "similarity" in wanted:
-        from bench.adapters.svd import history_matrices, truncated_svd
+        from bench.adapters.svd import history_matrices, on_rows, truncated_svd
 
+        rows = hist.rows_with_history()  # users without history are no row of the models
         with timer("fit:svd"):
             R, B = history_matrices(hist.indptr, hist.item, hist.rating, hist.n_items)
-            ratings_svd = truncated_svd(R, config.svd_factors, seed=config.seed)
+            if rows.shape[0] < hist.n_users:
+                R, B = R[rows], B[rows]
+            ratings_svd = on_rows(truncated_svd(R, config.svd_factors, seed=config.seed), rows,
+                                  hist.n_users)
             del R
         if "similarity" in wanted:
             with timer("fit:similarity"):
-                pattern_svd = truncated_svd(B, config.svd_factors, seed=config.seed + 1)
+                pattern_svd = on_rows(truncated_svd(B, config.svd_factors, seed=config.seed + 1),
+                                      rows, hist.n_users)
         del B
     if "als" in wanted:
         from bench.adapters.als import als_group

@@ -2,7 +2,7 @@
 
 The classic item-based collaborative-filtering measures (Sarwar et al. 2001, "Item-based
 collaborative filtering recommendation algorithms"; Herlocker et al. 1999) on the items'
-history columns -- ``r_i`` (ratings, unrated = 0, over all ``U`` users) and ``b_i`` (the 0/1
+history columns -- ``r_i`` (ratings, unrated = 0, over the ``U`` users with history) and ``b_i`` (the 0/1
 pattern of who rated the item):
 
 - cosine: ``<r_i, r_j> / (|r_i| |r_j|)``;
@@ -10,7 +10,10 @@ pattern of who rated the item):
 - Jaccard: ``|U_i & U_j| / |U_i | U_j|`` with ``|U_i & U_j| = <b_i, b_j>``;
 - Pearson: the correlation of the two full columns,
   ``(U <r_i, r_j> - S_i S_j) / sqrt((U Q_i - S_i^2)(U Q_j - S_j^2))`` with ``S_i`` the sum
-  and ``Q_i = |r_i|^2`` the sum of squares of item i's history ratings.
+  and ``Q_i = |r_i|^2`` the sum of squares of item i's history ratings, and ``U`` the users
+  with at least one history rating (a user who rates only in the target windows, or a
+  ``time-cut`` user who rates only from ``c1`` on, is no row of the history: counting them
+  would let ratings after the cut move every training row's Pearson value).
 
 Each is taken against the user's ``similarity_history`` most recent history items (0 = all)
 and summarised by its max and mean over them (``sim_<measure>_max`` / ``_mean``; 0 when the
@@ -54,7 +57,7 @@ def similarity_group(h: History, ratings_svd: SVDFactors, pattern_svd: SVDFactor
     E = np.ascontiguousarray(ratings_svd.V * ratings_svd.s, dtype=np.float64)
     F = np.ascontiguousarray(pattern_svd.V * pattern_svd.s, dtype=np.float64)
     cnt, S, Q = h.item_stats.count, h.item_stats.total, h.item_stats.squares
-    n_users = float(h.n_users)
+    n_users = float(h.history_users)  # the columns' length: users the history knows
     var = n_users * Q - S * S
     inv_norm = np.where(Q > 0, 1.0 / np.sqrt(np.where(Q > 0, Q, 1.0)), 0.0)
     inv_sd = np.where(var > 0, 1.0 / np.sqrt(np.where(var > 0, var, 1.0)), 0.0)

@@ -31,8 +31,8 @@ Rules (``n_u`` = the user's ratings, ``s`` = ``AdapterConfig.window_size(n_u)``)
 
 Time-dependent features (recency, item age) are measured at one reference time: ``c1`` for
 ``time-cut``, else the latest history timestamp. Tags count as history when written before the
-author's first target rating (before ``c1`` for ``time-cut``; any time for ``random``) and not
-on one of the author's target items.
+author's first target rating (before ``c1`` for ``time-cut``, whether or not the author rated
+anything; any time for ``random``) and not on one of the author's target items.
 """
 
 from __future__ import annotations
@@ -57,13 +57,24 @@ NO_CUT = np.iinfo(np.int64).max
 class Split:
     """Role of every rating of a :class:`RatingsTable` (same order), and the cut times.
 
-    ``tag_cut[u]``: tags by user code ``u`` at or after this time are not history.
+    ``tag_cut[u]``: tags by user code ``u`` at or after this time are not history;
+    ``other_tag_cut``: the same for authors without ratings (:func:`other_authors_cut`).
     """
 
     role: NDArray[np.int8]
     tag_cut: NDArray[np.int64]
     reference_time: int
     meta: dict[str, object] = field(default_factory=dict)
+    other_tag_cut: int = NO_CUT
+
+
+def other_authors_cut(config: AdapterConfig) -> int:
+    """The tag cut of an author who has no rating: ``c1`` for ``time-cut`` (the cut is one
+    time for everybody: a tag written in the test period is no history, whoever wrote it),
+    else none (the per-user splits have no time of their own for such an author)."""
+    if config.split == "time-cut" and config.time_cuts is not None:
+        return int(config.time_cuts[0])
+    return NO_CUT
 
 
 def split_ratings(table: RatingsTable, config: AdapterConfig, *, rows_before: int = 0,
@@ -107,7 +118,9 @@ def split_ratings(table: RatingsTable, config: AdapterConfig, *, rows_before: in
                             "train": int(counts[2]), "vali": int(counts[3]),
                             "test": int(counts[4])},
     })
-    return Split(role=role, tag_cut=tag_cut, reference_time=reference, meta=meta)
+    other = int(reference) if rule == "time-cut" else NO_CUT  # c1: other_authors_cut
+    return Split(role=role, tag_cut=tag_cut, reference_time=reference, meta=meta,
+                 other_tag_cut=other)
 
 
 def _window_sizes(n_u: NDArray[np.int64], config: AdapterConfig) -> NDArray[np.int64]:

@@ -116,6 +116,43 @@ def _factors(A: Any, k: int, *, n_iter: int, seed: int, dense: Callable[[], np.n
     return SVDFactors(U, s, np.ascontiguousarray(Vt.T))
 
 
+def on_rows(factors: SVDFactors, rows: NDArray[np.int64], n_rows: int) -> SVDFactors:
+    """``factors`` of the matrix's rows ``rows`` as factors of all ``n_rows`` rows: ``U`` is 0
+    on the others (rows without a stored value: users without history, whose PureSVD score is
+    0 either way). The SVDs are fitted on the users with history only, so that a user who
+    rates only after the cut (``time-cut``) does not move any other user's score
+    (:meth:`bench.adapters.history.History.history_users`)."""
+    if rows.shape[0] == n_rows:
+        return factors
+    U = np.zeros((n_rows, factors.k), dtype=factors.U.dtype)
+    U[rows] = factors.U
+    return SVDFactors(U, factors.s, factors.V)
+
+
+def rows_operator(A: LinearOperator, rows: NDArray[np.int64]) -> LinearOperator:
+    """The rows ``rows`` of the operator ``A`` (the others hold no stored value, so ``A.T @ X``
+    with zeros in their places adds nothing: the products are those of the row subset bit for
+    bit)."""
+    from scipy.sparse.linalg import LinearOperator
+
+    m, n = A.shape
+    if rows.shape[0] == m:
+        return A
+
+    def matmat(X: NDArray[np.float32]) -> NDArray[np.float32]:
+        return np.asarray(A.matmat(X))[rows]
+
+    def rmatmat(X: NDArray[np.float32]) -> NDArray[np.float32]:
+        X = np.asarray(X)
+        full = np.zeros((m, X.shape[1]), dtype=X.dtype)
+        full[rows] = X
+        return np.asarray(A.rmatmat(full))
+
+    return LinearOperator((rows.shape[0], n), matvec=lambda x: matmat(x.reshape(-1, 1)).ravel(),
+                          rmatvec=lambda x: rmatmat(x.reshape(-1, 1)).ravel(), matmat=matmat,
+                          rmatmat=rmatmat, dtype=A.dtype)
+
+
 @numba.njit(cache=True)
 def add_transposed_product(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
                            X: np.ndarray, Y: np.ndarray) -> None:  # pragma: no cover - compiled

@@ -3,7 +3,8 @@
 A tag application ``(v, i, t)`` is history when it was written before its author's cut
 (``Split.tag_cut[v]``: the author's first target rating; ``c1`` for ``time-cut``; no cut for
 ``random``) and ``(v, i)`` is not one of the author's target pairs. Authors without ratings
-have no cut. Then:
+have the cut ``Split.other_tag_cut``: ``c1`` for ``time-cut`` (a tag of the test period is
+no history, whoever wrote it), none for the per-user splits. Then:
 
 - ``tag_item_count``: history tag applications on the candidate item (by anyone);
 - ``tag_user_count``: history tag applications by the query's user.
@@ -19,7 +20,7 @@ from numpy.typing import NDArray
 
 from bench.adapters.features import Columns, FeatureGroup
 from bench.adapters.negatives import Candidates
-from bench.adapters.splits import HISTORY, NO_CUT, Split
+from bench.adapters.splits import HISTORY, Split
 from bench.adapters.table import RatingsTable
 
 
@@ -39,7 +40,9 @@ def history_tags(tags: pd.DataFrame, table: RatingsTable,
     tt = tt[ok]
     known_item = icode >= 0
     ucode, icode, tt = ucode[known_item], icode[known_item], tt[known_item]
-    cut = np.where(ucode >= 0, split.tag_cut[np.maximum(ucode, 0)], NO_CUT).astype(np.float64)
+    cut = np.full(ucode.shape[0], float(split.other_tag_cut))
+    author = ucode >= 0  # (a table of no users, the out-of-core path's, has an empty tag_cut)
+    cut[author] = split.tag_cut[ucode[author]]
     keep = tt < cut
     tgt = split.role > HISTORY
     target_keys = np.sort(table.user[tgt].astype(np.int64) * table.n_items
