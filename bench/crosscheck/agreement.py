@@ -6,8 +6,11 @@ resolved once by the caller and passed down) beside the reference evaluator
 :func:`bench.metrics.evaluate` under the library's profile. The absolute difference must be ≤
 :data:`CHECK_TOL` (1e-6); a difference above :data:`EXACT_TOL` (1e-9) is labelled ``float32`` when
 re-evaluating with the scores rounded to float32 (or, for a float32 profile, kept in float64)
-brings the reference within 1e-9 of the built-in value, and ``rounding`` otherwise. Above 1e-6 it
-is a ``mismatch``: an error. Then :func:`bench.metrics.reconcile.reconcile` explains the gap
+brings the reference within 1e-9 of the built-in value, ``rounding`` when the built-in value is
+the reference rounded to the decimals it shows, and a ``mismatch`` (an error) otherwise, as above
+1e-6: the libraries log full doubles, so an unexplained gap below 1e-6 is another ranking's value
+(one query of thousands ranked otherwise). The library's profile follows the metric's XGBoost
+``-`` suffix and the gain the model was trained with (:func:`builtin_profile`). Then :func:`bench.metrics.reconcile.reconcile` explains the gap
 between the library's profile and the default one.
 """
 
@@ -50,8 +53,9 @@ class Check:
 
     ``source``: ``evallog`` (the library's eval log at the chosen ``iteration``) or ``recomputed``
     (the library's provider on the final scores). ``agreement``: ``exact`` (≤ 1e-9), ``float32``
-    (≤ 1e-6 and explained by float32 rounding of the scores), ``rounding`` (≤ 1e-6, not explained
-    by float32: e.g. a value logged with fewer digits), ``mismatch`` (> 1e-6: an error).
+    (≤ 1e-6 and explained by float32 rounding of the scores), ``rounding`` (≤ 1e-6: a value
+    logged with fewer digits that is the reference rounded to them, :func:`rounds_to`),
+    ``mismatch`` (> 1e-6, or any other gap above 1e-9: an error).
     """
 
     model: str

@@ -38,7 +38,8 @@ def _header(res: CrosscheckResult) -> list[str]:
         f"Run `{res.run_id}`. Each library's built-in {res.metric} (its eval log at the chosen "
         "iteration, and recomputed on the final scores) beside the reference evaluator under the "
         f"library's profile: |diff| ≤ {CHECK_TOL:g} required; above {EXACT_TOL:g} it must be "
-        "explained by float32 scores. Then the gap to the default profile "
+        "explained by float32 scores or be the reference rounded to the digits the value shows. "
+        "Then the gap to the default profile "
         f"`{res.default_profile}`, split into reasons by changing one profile field at a time.",
         "",
         f"Status: {status} ({len(res.checks)} checks, {len(res.cases)} reconciliations).",

@@ -207,6 +207,7 @@ def crosscheck_run(
             evaluate=evaluate,
             providers={lib.name: _resolve(lib.provider) for lib in checked if recompute},
             recompute=recompute, recorded=Recorded(run, metric, run.profile))
+        trained = _with_metric(ctx, trained, models)
         for name in splits:
             split = _labelled_split(run, labels, name)
             if split is None:
@@ -222,6 +223,32 @@ def crosscheck_run(
     unchecked = not_applicable(run, libraries, (m for m, _ in pairs))
     result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in unchecked)
     return result
+
+
+def _with_metric(ctx: _Context, trained: list[tuple[str, Any]],
+                 models: Sequence[str] | None) -> list[tuple[str, Any]]:
+    """The pairs of ``trained`` whose library has a built-in metric of the check's name, by
+    its provider (XGBoost's ``pre@5``, ``ndcg``, ``ndcg@10-`` are no LightGBM or CatBoost
+    metric; without recomputing, or with a provider that did not resolve, every pair is
+    kept). A model left out is a note (nothing of it can disagree), or an error when
+    ``models`` named it or its library, or when no pair is left: a check of nothing is no
+    pass."""
+    result, metric = ctx.result, ctx.result.metric
+    lacking: dict[str, str] = {}
+    for model, _ in trained:
+        provider = ctx.providers.get(ctx.libraries[model])
+        if isinstance(provider, type) and not provider.supports(metric):
+            lacking[model] = (f"{provider.title} has no built-in {metric} (its built-in "
+                              f"metrics: {provider.supported})")
+    named = {str(w) for w in models or ()}
+    for model, why in lacking.items():
+        (result.errors if named & {model, ctx.libraries[model]} else result.notes).append(
+            f"{model}: {why}: not cross-checked")
+    kept = [(m, s) for m, s in trained if m not in lacking]
+    if not kept:
+        result.errors.append(f"no model of the run has a built-in {metric}: nothing was "
+                             "cross-checked")
+    return kept
 
 
 def not_applicable(run: RunDir, libraries: Mapping[str, str], scored: Iterable[str] = ()) -> list[str]:
@@ -292,7 +319,9 @@ def _logged(ctx: _Context, split: _Split, model: str, seed: Any) -> tuple[float 
     it_chosen = ctx.chosen.get((model, str(seed)))
     logged, it = _logged_value(ctx.log, model, str(seed), split.name, metric, it_chosen)
     if logged is None and len(ctx.log):
-        ctx.result.notes.append(f"{model} seed {seed}: no {metric} in evallog.csv at iteration {it}")
+        where = f"at iteration {it}" if it is not None else "at any iteration (not logged)"
+        ctx.result.notes.append(f"{model} seed {seed}: no {metric} in evallog.csv {where}: "
+                                "only the value recomputed from scores.parquet was checked")
     return logged, it
 
 
