@@ -577,3 +577,14 @@ def test_an_unlogged_metric_says_what_was_checked_instead(tmp_path: Path) -> Non
     note = next(n for n in res.notes if "map@10" in n)
     assert "iteration None" not in note
     assert "recomputed" in note
+
+
+def test_the_report_names_the_linear_gain_profile_it_checked_under(tmp_path: Path) -> None:
+    run = write_run(tmp_path, params='[params]\nlabel_gain = "linear"\n',
+                    models=("lightgbm-lambdarank",), gains={"lightgbm-lambdarank": "linear"})
+    res = cc.crosscheck_run(run)
+    assert res.ok, res.errors
+    md = cc.write_crosscheck(res, tmp_path / "out")["md"].read_text()
+    assert "lightgbm-lambdarank `lightgbm+label_gain=linear`" in md
+    doc = json.loads(res.to_json())
+    assert {c["library_profile"] for c in doc["cases"]} == {"lightgbm+label_gain=linear"}

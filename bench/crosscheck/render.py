@@ -7,6 +7,7 @@ import math
 from bench.crosscheck.agreement import CHECK_TOL, EXACT_TOL
 from bench.crosscheck.result import CrosscheckResult
 from bench.metrics.reconcile import REASONS
+from bench.runners.libraries import LIBRARIES
 
 
 def _f(x: float | None, digits: int = 6) -> str:
@@ -23,7 +24,8 @@ def _g(x: float | None) -> str:
 
 def render_markdown(res: CrosscheckResult, *, top: int = 25) -> str:
     """``crosscheck.md``: agreement table, totals by reason, largest per-query contributions."""
-    out = [*_header(res), *_agreement_table(res), *_gap_table(res), *_top_queries(res, top),
+    out = [*_header(res), *_profiles(res), *_agreement_table(res), *_gap_table(res),
+           *_top_queries(res, top),
            *_listed("Errors", res.errors), *_listed("Notes", res.notes)]
     return "\n".join(out)
 
@@ -49,6 +51,20 @@ def _header(res: CrosscheckResult) -> list[str]:
         + ".",
         "",
     ]
+
+
+def _profiles(res: CrosscheckResult) -> list[str]:
+    """The library profile of each model whose check did not use its library's own (the run's
+    ``label_gain = "linear"``, XGBoost's ``-`` suffix): said, since the reference column
+    follows it (nothing when every model used its library's profile)."""
+    used = {c.model: c.reconciliation.library_profile for c in res.cases
+            if c.library in LIBRARIES
+            and c.reconciliation.library_profile != LIBRARIES[c.library].profile}
+    if not used:
+        return []
+    return ["Reference profiles that are not the library's default: "
+            + ", ".join(f"{m} `{p}`" for m, p in used.items())
+            + " (the run's label_gain, or the metric's '-' suffix).", ""]
 
 
 def _agreement_table(res: CrosscheckResult) -> list[str]:
