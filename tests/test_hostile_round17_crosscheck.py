@@ -588,3 +588,8 @@ def test_the_report_names_the_linear_gain_profile_it_checked_under(tmp_path: Pat
     assert "lightgbm-lambdarank `lightgbm+label_gain=linear`" in md
     doc = json.loads(res.to_json())
     assert {c["library_profile"] for c in doc["cases"]} == {"lightgbm+label_gain=linear"}
+
+
+def test_a_doubled_minus_suffix_is_refused_in_the_users_spelling() -> None:
+    with pytest.raises(LtrbenchError, match="'ndcg@2--'"):
+        arrays_check("xgboost", [1.0, 0.0], [0.1, 0.2], [2], "ndcg@2--")

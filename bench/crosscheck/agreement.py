@@ -146,7 +146,7 @@ def builtin_profile(base: Profile, metric: str, label_gain: str = "exp2") -> tup
     if label_gain not in LABEL_GAINS:
         raise ConfigError(f"unknown label_gain {label_gain!r}; valid: {', '.join(LABEL_GAINS)}")
     profile, name = base, metric
-    if isinstance(metric, str) and metric.endswith("-"):
+    if isinstance(metric, str) and metric.endswith("-") and not metric.endswith("--"):
         minus = PROFILES.get(f"{base.name}-")
         if minus is None:
             raise ConfigError(f"metric {metric!r}: the '-' suffix (a query without relevant "
