@@ -593,3 +593,13 @@ def test_the_report_names_the_linear_gain_profile_it_checked_under(tmp_path: Pat
 def test_a_doubled_minus_suffix_is_refused_in_the_users_spelling() -> None:
     with pytest.raises(LtrbenchError, match="'ndcg@2--'"):
         arrays_check("xgboost", [1.0, 0.0], [0.1, 0.2], [2], "ndcg@2--")
+
+
+def test_a_metric_none_of_the_named_models_has_is_refused_before_any_work(tmp_path: Path) -> None:
+    # no --run: without the refusal the command would train a new run first, then fail
+    res = cli(tmp_path, "crosscheck", "--dataset", "synthetic", "--models", "lightgbm",
+              "--metric", "pre@5", "--out", "out")
+    assert res.status == 2, (res.out[-2000:], res.err[-2000:])
+    assert "pre@5" in res.err
+    assert "--models" in res.err
+    assert not (tmp_path / "out").exists()
