@@ -22,6 +22,12 @@ Found on the base (each fixed):
 3. A logged value 4e-7 away from the reference at full precision (the eval log of another
    iteration, where one query of two thousand moved) was ``rounding``: OK. ``rounding`` is now
    what it says, a value shown with fewer digits that is the reference rounded to them.
+4. A metric only XGBoost has (``pre@5``, ``ndcg``, ``ndcg@10-``) failed the LightGBM and
+   CatBoost pairs with "metric not supported here"; now those are notes (an error when
+   ``--models`` named them, or when no model has the metric), and ``--models lightgbm --metric
+   pre@5`` is refused before a run is trained (it trained one, then failed).
+5. An unlogged metric's note read "no map@10 in evallog.csv at iteration None".
+6. ``crosscheck.md`` did not say which profile the reference column used.
 """
 
 from __future__ import annotations
