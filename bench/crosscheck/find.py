@@ -79,6 +79,8 @@ def crosscheck_request(
                      writes=RUN_WRITES, into=RUN_INTO, sealed=RUN_SEALED)
     models = _requested_models(request)
     gbdt = _gbdt_models(models)
+    if models is not None:
+        _refuse_metric_none_has(models, metric)
     if request.run is not None:  # never into the run folder it reads (found before any read)
         _refuse_into_run(request.out, request.out, Path(request.run))
     run_dir = _run_to_check(request, models, gbdt, train, say)
@@ -204,6 +206,21 @@ def _gbdt_models(models: ModelNames | None) -> tuple[str, ...] | None:
             "cross-check compares library built-in metrics, which only those models have"
         )
     return gbdt
+
+
+def _refuse_metric_none_has(models: ModelNames, metric: str) -> None:
+    """A :class:`ConfigError` (exit 2, before a run is found or trained) when no requested GBDT
+    model's library has ``metric`` as a built-in (``--models lightgbm --metric pre@5``: pre@k
+    is XGBoost's): the check could only fail, after a training run's time."""
+    from bench.runners.libraries import LIBRARIES
+
+    libs = [LIBRARIES[spec.library] for spec in models.specs if spec.is_gbdt]
+    if libs and not any(lib.provider().supports(metric) for lib in libs):
+        have = "; ".join(f"{lib.title}: {lib.provider().supported}"
+                         for lib in dict.fromkeys(libs))
+        raise ConfigError(f"--metric {metric!r} is no built-in metric of the models asked for "
+                          f"with --models ({have}): name a model whose library has it, or "
+                          "another --metric")
 
 
 def _run_to_check(request: CrosscheckRequest, models: tuple[str, ...] | None,

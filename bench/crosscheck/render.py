@@ -7,6 +7,7 @@ import math
 from bench.crosscheck.agreement import CHECK_TOL, EXACT_TOL
 from bench.crosscheck.result import CrosscheckResult
 from bench.metrics.reconcile import REASONS
+from bench.runners.libraries import LIBRARIES
 
 
 def _f(x: float | None, digits: int = 6) -> str:
@@ -23,7 +24,8 @@ def _g(x: float | None) -> str:
 
 def render_markdown(res: CrosscheckResult, *, top: int = 25) -> str:
     """``crosscheck.md``: agreement table, totals by reason, largest per-query contributions."""
-    out = [*_header(res), *_agreement_table(res), *_gap_table(res), *_top_queries(res, top),
+    out = [*_header(res), *_profiles(res), *_agreement_table(res), *_gap_table(res),
+           *_top_queries(res, top),
            *_listed("Errors", res.errors), *_listed("Notes", res.notes)]
     return "\n".join(out)
 
@@ -38,7 +40,8 @@ def _header(res: CrosscheckResult) -> list[str]:
         f"Run `{res.run_id}`. Each library's built-in {res.metric} (its eval log at the chosen "
         "iteration, and recomputed on the final scores) beside the reference evaluator under the "
         f"library's profile: |diff| ≤ {CHECK_TOL:g} required; above {EXACT_TOL:g} it must be "
-        "explained by float32 scores. Then the gap to the default profile "
+        "explained by float32 scores or be the reference rounded to the digits the value shows. "
+        "Then the gap to the default profile "
         f"`{res.default_profile}`, split into reasons by changing one profile field at a time.",
         "",
         f"Status: {status} ({len(res.checks)} checks, {len(res.cases)} reconciliations).",
@@ -48,6 +51,20 @@ def _header(res: CrosscheckResult) -> list[str]:
         + ".",
         "",
     ]
+
+
+def _profiles(res: CrosscheckResult) -> list[str]:
+    """The library profile of each model whose check did not use its library's own (the run's
+    ``label_gain = "linear"``, XGBoost's ``-`` suffix): said, since the reference column
+    follows it (nothing when every model used its library's profile)."""
+    used = {c.model: c.reconciliation.library_profile for c in res.cases
+            if c.library in LIBRARIES
+            and c.reconciliation.library_profile != LIBRARIES[c.library].profile}
+    if not used:
+        return []
+    return ["Reference profiles that are not the library's default: "
+            + ", ".join(f"{m} `{p}`" for m, p in used.items())
+            + " (the run's label_gain, or the metric's '-' suffix).", ""]
 
 
 def _agreement_table(res: CrosscheckResult) -> list[str]:

@@ -27,17 +27,19 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from bench.crosscheck.agreement import CHECK_TOL, ArrayCrosscheck, crosscheck_arrays
+from bench.crosscheck.agreement import CHECK_TOL, ArrayCrosscheck, Check, crosscheck_arrays
 from bench.crosscheck.recorded import Recorded
 from bench.crosscheck.render import render_markdown
 from bench.crosscheck.result import Case, CrosscheckResult
 from bench.data.atomic import write_text
 from bench.data.groups import offsets_from_qid
+from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
 from bench.metrics.profiles import Profile
 from bench.metrics.reconcile import Evaluate, resolve_profile
 from bench.runners.libraries import LIBRARIES
 from bench.runners.metric_provider import MetricProvider
+from bench.runners.params import LABEL_GAINS
 from bench.runners.registry import CUSTOM_LIBRARY
 from bench.runners.result import EVAL_SPLITS
 from bench.runs.consistency import check_scores_and_labels
@@ -205,6 +207,7 @@ def crosscheck_run(
             evaluate=evaluate,
             providers={lib.name: _resolve(lib.provider) for lib in checked if recompute},
             recompute=recompute, recorded=Recorded(run, metric, run.profile))
+        trained = _with_metric(ctx, trained, models)
         for name in splits:
             split = _labelled_split(run, labels, name)
             if split is None:
@@ -220,6 +223,32 @@ def crosscheck_run(
     unchecked = not_applicable(run, libraries, (m for m, _ in pairs))
     result.notes.extend(f"{m}: {NOT_APPLICABLE}" for m in unchecked)
     return result
+
+
+def _with_metric(ctx: _Context, trained: list[tuple[str, Any]],
+                 models: Sequence[str] | None) -> list[tuple[str, Any]]:
+    """The pairs of ``trained`` whose library has a built-in metric of the check's name, by
+    its provider (XGBoost's ``pre@5``, ``ndcg``, ``ndcg@10-`` are no LightGBM or CatBoost
+    metric; without recomputing, or with a provider that did not resolve, every pair is
+    kept). A model left out is a note (nothing of it can disagree), or an error when
+    ``models`` named it or its library, or when no pair is left: a check of nothing is no
+    pass."""
+    result, metric = ctx.result, ctx.result.metric
+    lacking: dict[str, str] = {}
+    for model, _ in trained:
+        provider = ctx.providers.get(ctx.libraries[model])
+        if isinstance(provider, type) and not provider.supports(metric):
+            lacking[model] = (f"{provider.title} has no built-in {metric} (its built-in "
+                              f"metrics: {provider.supported})")
+    named = {str(w) for w in models or ()}
+    for model, why in lacking.items():
+        (result.errors if named & {model, ctx.libraries[model]} else result.notes).append(
+            f"{model}: {why}: not cross-checked")
+    kept = [(m, s) for m, s in trained if m not in lacking]
+    if not kept:
+        result.errors.append(f"no model of the run has a built-in {metric}: nothing was "
+                             "cross-checked")
+    return kept
 
 
 def not_applicable(run: RunDir, libraries: Mapping[str, str], scored: Iterable[str] = ()) -> list[str]:
@@ -290,7 +319,9 @@ def _logged(ctx: _Context, split: _Split, model: str, seed: Any) -> tuple[float 
     it_chosen = ctx.chosen.get((model, str(seed)))
     logged, it = _logged_value(ctx.log, model, str(seed), split.name, metric, it_chosen)
     if logged is None and len(ctx.log):
-        ctx.result.notes.append(f"{model} seed {seed}: no {metric} in evallog.csv at iteration {it}")
+        where = f"at iteration {it}" if it is not None else "at any iteration (not logged)"
+        ctx.result.notes.append(f"{model} seed {seed}: no {metric} in evallog.csv {where}: "
+                                "only the value recomputed from scores.parquet was checked")
     return logged, it
 
 
@@ -302,6 +333,7 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
         return
     logged, it = _logged(ctx, split, model, seed)
     try:
+        gain = label_gain(ctx.run, model)
         lib_prof, dflt = _resolved(ctx.profiles[library]), _resolved(ctx.default)
         provider = _resolved(ctx.providers[library]) if ctx.recompute else None
         with warnings.catch_warnings():
@@ -311,7 +343,7 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
                 default_profile=dflt, library_profile=lib_prof, qid=split.qid, logged=logged,
                 logged_iteration=it, recompute=ctx.recompute, model=model,
                 seed=_seed_value(seed), split=split.name, evaluate=ctx.evaluate,
-                provider=provider)
+                provider=provider, label_gain=gain)
     except ImportError:
         raise
     except Exception as exc:  # a library or evaluator refusing the data: an error, kept
@@ -320,6 +352,25 @@ def _check_pair(ctx: _Context, split: _Split, model: str, seed: Any) -> None:
     _record(result, out, model, library, seed, split.name)
     result.errors.extend(ctx.recorded.check(split.name, split.qid, model, seed,
                                             out.reconciliation, ctx.evaluate))
+
+
+def label_gain(run: RunDir, model: str) -> str:
+    """The ``label_gain`` ``model`` was trained with, by the run's resolved ``config.toml``: its
+    ``[model_params.<model>]`` table, else ``[params]``, else ``exp2`` (the default); the
+    library logged its built-in metric with that gain. A ConfigError naming the key when the
+    value is no gain ltrbench knows."""
+    config = run.config
+    tables = config.get("model_params")
+    own = tables.get(model) if isinstance(tables, Mapping) else None
+    shared = config.get("params")
+    for where, table in ((f"[model_params.{model}]", own), ("[params]", shared)):
+        if isinstance(table, Mapping) and "label_gain" in table:
+            value = table["label_gain"]
+            if value not in LABEL_GAINS:
+                raise ConfigError(f"{run.config_path}: {where} label_gain {value!r} is no "
+                                  f"gain ltrbench knows; valid: {', '.join(LABEL_GAINS)}")
+            return str(value)
+    return "exp2"
 
 
 def _resolved(value: _T | Exception) -> _T:
@@ -340,7 +391,8 @@ def _record(result: CrosscheckResult, out: ArrayCrosscheck, model: str, library:
             result.errors.append(
                 f"{model} seed {seed} {split}: built-in {metric} ({chk.source}) "
                 f"{chk.builtin:.12f} vs reference {chk.reference:.12f} under profile "
-                f"{library}: |diff| {chk.abs_diff:.3g} > {CHECK_TOL:g}"
+                f"{out.reconciliation.library_profile}: |diff| {chk.abs_diff:.3g} > "
+                f"{CHECK_TOL:g}{_unexplained(chk)}"
             )
     rec = out.reconciliation
     result.cases.append(Case(model, library, _seed_value(seed), split, rec))
@@ -355,6 +407,14 @@ def _record(result: CrosscheckResult, out: ArrayCrosscheck, model: str, library:
             f"{rec.residual:.3g} (largest per query {rec.max_query_residual:.3g}) that "
             f"no reason explains{extra}"
         )
+
+
+def _unexplained(chk: Check) -> str:
+    """What a mismatch within 1e-6 still is: not float32, not a value shown with fewer digits."""
+    if chk.abs_diff > CHECK_TOL:
+        return ""
+    return (" (within 1e-6, but neither float32 rounding of the scores nor a value written "
+            "with fewer digits explains it: the value of another ranking)")
 
 
 def _titles() -> str:
