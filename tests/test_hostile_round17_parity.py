@@ -238,12 +238,11 @@ def test_lightgbm_derives_its_sampling_seeds_from_the_run_seed(fits):
         assert a[key] != b[key], key
 
 
-def test_n_threads_zero_reaches_every_library_as_the_usable_cpus():
-    p = replace(RICH, n_threads=0, n_trees=2)
+def test_n_threads_zero_reaches_the_libraries_as_the_usable_cpus():
+    p = replace(RICH, n_threads=0, n_trees=1)
     n = str(usable_cpus())
     assert _lgb_used(_fit("lightgbm", p))["num_threads"] == n
     assert _xgb_cfg(_fit("xgboost", p))["generic_param"]["nthread"] == n
-    assert str(_fit("catboost", p).booster.get_params()["thread_count"]) == n
 
 
 # -- boundaries --------------------------------------------------------------------------------
@@ -386,3 +385,55 @@ def test_quick_mode_cap_reaches_the_library_and_is_said():
     assert "n_trees" in _said(config)
     r = run_model("catboost-yetirank", SPLITS, replace(p, n_threads=1), seed=0)
     assert _cb_used(r)["iterations"] == 20
+
+
+def test_an_unmatching_key_in_a_model_table_is_said_with_the_model():
+    said = _said(_config(models=["lightgbm-lambdarank", "xgboost-ndcg"],
+                         model_params={"lightgbm-lambdarank": {"lightgbm": {"sigmoid": 2.0}}}))
+    assert "lightgbm-lambdarank: lightgbm sigmoid = 2.0" in said
+    assert "min_child_weight row" in said
+
+
+def test_an_unmatching_key_given_by_a_lightgbm_alias_is_said():
+    """LightGBM's ``colsample_bynode`` is its alias of ``feature_fraction_bynode``."""
+    said = _said(_config(models=["lightgbm-lambdarank"],
+                         params={"lightgbm": {"colsample_bynode": 0.5}}))
+    assert "colsample_bynode = 0.5" in said
+    assert "colsample row" in said
+
+
+def test_a_numeric_string_at_the_matched_value_is_not_said():
+    assert "parity table" not in _said(_config(models=["lightgbm-lambdarank"],
+                                               params={"lightgbm": {"sigmoid": "1"}}))
+
+
+@pytest.mark.parametrize(("library", "objective", "key"), [
+    ("lightgbm", "lambdarank", "rsm"), ("lightgbm", "lambdarank", "gamma"),
+    ("xgboost", "ndcg", "num_leaves"), ("xgboost", "ndcg", "feature_fraction"),
+    ("catboost", "yetirank", "lambda_l2"), ("catboost", "yetirank", "colsample_bytree"),
+])
+def test_another_librarys_name_in_a_raw_table_is_refused_naming_it(library, objective, key):
+    """Silently dropped would be silently accepted: each library's own check, quoted."""
+    with pytest.raises(ConfigError, match=key) as err:
+        check_for_library(Params().with_overrides(**{library: {key: 0.5}}), library, objective,
+                          f"[params.{library}] ")
+    assert f"[params.{library}]" in str(err.value)
+
+
+def test_xgboosts_unused_key_error_holds_no_clock_time_nor_build_path():
+    with pytest.raises(ConfigError) as err:
+        check_for_library(Params().with_overrides(xgboost={"num_leaves": 5}), "xgboost", "ndcg")
+    text = str(err.value)
+    assert '"num_leaves"' in text
+    assert "/workspace" not in text
+    assert "WARNING" not in text
+
+
+def test_a_tune_grid_of_a_determinism_switch_is_refused_before_any_fit():
+    from bench.benchmark.search_space import grid_space
+    from bench.benchmark.tune_checks import check_space_for
+    from bench.runners.registry import get_model
+
+    with pytest.raises(ConfigError, match="lightgbm deterministic: ltrbench sets it itself"):
+        check_space_for(get_model("lightgbm-lambdarank"), Params(),
+                        grid_space({"lightgbm.deterministic": [True, False]}))

@@ -161,6 +161,8 @@ def _differs(value: Any, matched: Any) -> bool:
             return float(value) != float(matched)
         return str(value).lower() != str(matched).lower()
     if isinstance(matched, float):
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        return not number or float(value) != matched
+        try:  # LightGBM and XGBoost read "1" as 1
+            return isinstance(value, bool) or float(value) != matched
+        except (TypeError, ValueError):
+            return True
     return bool(value != matched)
