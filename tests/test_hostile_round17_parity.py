@@ -154,6 +154,20 @@ def test_catboost_lambdamart_reads_norm_false_and_the_linear_gain_metric(fits):
     assert used["eval_metric"].startswith("NDCG:top=10;type=Base")
 
 
+def test_catboost_lambdamart_loss_reads_the_linear_gain_too(fits):
+    assert ";type=Base" in _cb_used(fits["catboost"])["loss_function"]
+
+
+def test_catboost_lambdamart_loss_reads_the_exp2_gain_as_the_others_objectives_do():
+    """``label_gain = exp2`` (the default) reaches LightGBM's lambdarank (label_gain 2^l - 1)
+    and XGBoost's rank:ndcg (ndcg_exp_gain); CatBoost's LambdaMart NDCG is type=Base (linear)
+    unless told: it trained with another gain, exit 0."""
+    exp2 = _fit("catboost", replace(RICH, label_gain="exp2", n_trees=2))
+    assert ";type=Exp" in _cb_used(exp2)["loss_function"]
+    linear = _fit("catboost", replace(RICH, n_trees=2))
+    assert not np.array_equal(exp2.scores["test"], linear.scores["test"])
+
+
 def test_catboost_l2_zero_reaches_it_as_zero_not_its_default_three(fits):
     assert _cb_used(fits["catboost"])["l2_leaf_reg"] < 1e-6
 

@@ -284,7 +284,7 @@ def test_catboost_receives_every_mapped_parameter():
 
 @pytest.mark.parametrize(("objective", "loss"), [
     ("yetirank", "YetiRank"), ("pairlogit", "PairLogit"), ("queryrmse", "QueryRMSE"),
-    ("lambdamart", "LambdaMart:metric=NDCG;norm=true"),
+    ("lambdamart", "LambdaMart:metric=NDCG;type=Exp;norm=true"),
 ])
 def test_catboost_objectives(objective, loss):
     assert catboost_params(Params(), objective)["loss_function"] == loss

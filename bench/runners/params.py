@@ -352,8 +352,9 @@ def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
     if p.device != "cpu":
         raise ConfigError("ltrbench trains CatBoost on the CPU only (device 'cpu')")
     loss = get_library("catboost").native_objective(objective)
-    if objective == "lambdamart":
-        loss += f":metric=NDCG;norm={'true' if p.lambdarank_norm else 'false'}"
+    if objective == "lambdamart":  # its NDCG's gain, as LightGBM's label_gain and XGBoost's
+        loss += (f":metric=NDCG;type={'Exp' if p.label_gain == 'exp2' else 'Base'};"  # Base
+                 f"norm={'true' if p.lambdarank_norm else 'false'}")  # (linear) by default
     others = [catboost_metric(k, p.label_gain, train=log_train) for k in eval_at if k != select_k]
     out: dict[str, Any] = {
         "loss_function": loss,
@@ -456,7 +457,8 @@ PARITY: tuple[ParityRow, ...] = (
     ParityRow("label_gain = exp2 | linear", "label_gain = [2^l-1] | [l], l = 0..30",
               "ndcg_exp_gain = true | false",
               "used by the objective and by each library's NDCG metric",
-              catboost="eval metric NDCG:type=Exp | type=Base -- the metric only; the losses have no gain table"),
+              catboost="eval metric NDCG:type=Exp | type=Base; LambdaMart:metric=NDCG;type=Exp | "
+              "type=Base -- YetiRank, PairLogit and QueryRMSE have no gain table"),
     ParityRow("lambdarank_norm", "lambdarank_norm",
               "lambdarank_normalization + lambdarank_score_normalization",
               "both divide ΔNDCG by 0.01+|Δscore| and scale lambdas by log2(1+Σλ)/Σλ",
