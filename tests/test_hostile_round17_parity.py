@@ -138,7 +138,7 @@ def test_catboost_all_params_hold_every_mapped_value(fits):
     assert used["grow_policy"] == "Lossguide"
     assert used["max_leaves"] == 3
     assert used["depth"] == 16
-    assert used["border_count"] == 15
+    assert used["border_count"] == 14  # 15 bins
     assert used["min_data_in_leaf"] == 1
     assert used["bootstrap_type"] == "Bernoulli"
     assert used["subsample"] == pytest.approx(0.7, rel=1e-7)
@@ -266,8 +266,30 @@ def test_smallest_bins_and_leaves_reach_all_three():
     assert _lgb_used(_fit("lightgbm", p))["max_bin"] == "2"
     assert int(_xgb_tree(_fit("xgboost", p))["max_bin"]) == 2
     cb = _fit("catboost", p)
-    assert _cb_used(cb)["border_count"] == 2
+    assert _cb_used(cb)["border_count"] == 1  # 2 bins
     assert max(cb.booster.get_tree_leaf_counts()) <= 2
+
+
+def test_catboost_cuts_max_bin_bins_as_lightgbm_does_not_one_more():
+    """k borders cut k + 1 bins: CatBoost's border_count = max_bin gave it 6 bins (5 split
+    points) where LightGBM's Dataset has 5 bins (4 split points) for max_bin = 5."""
+    import lightgbm as lgb
+    from catboost import CatBoost, Pool
+
+    from bench.runners.params import catboost_params
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 1))
+    y = np.digitize(X[:, 0] + rng.normal(scale=0.3, size=400), [-1, 0, 1]).astype(float)
+    bins = lgb.Dataset(X, params={"max_bin": 5, "verbosity": -1}).construct().feature_num_bin(0)
+    p = replace(RICH, max_bin=5, num_leaves=31, subsample=1.0, colsample=1.0, n_trees=10)
+    kwargs = catboost_params(p, "yetirank", log_train=False)
+    for key in ("eval_metric", "custom_metric", "early_stopping_rounds"):
+        kwargs.pop(key)
+    model = CatBoost(kwargs)
+    model.fit(Pool(X, y, group_id=np.repeat(np.arange(40), 10)))
+    assert bins == 5
+    assert len(model.get_borders()[0]) == bins - 1
 
 
 def test_catboost_num_leaves_above_its_limit_refused_before_data():
