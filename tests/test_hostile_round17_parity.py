@@ -473,3 +473,35 @@ def test_a_tune_grid_of_a_determinism_switch_is_refused_before_any_fit():
     with pytest.raises(ConfigError, match="lightgbm deterministic: ltrbench sets it itself"):
         check_space_for(get_model("lightgbm-lambdarank"), Params(),
                         grid_space({"lightgbm.deterministic": [True, False]}))
+
+
+def test_the_colsample_row_says_how_each_library_rounds_and_the_trees_agree():
+    """n = 10 features, colsample = 0.25: LightGBM's trees use up to round(2.5) = 3 features,
+    XGBoost's floor(2.5) = 2 (col_sampler.hpp RoundInt; XGBoost's ColumnSampler)."""
+    import lightgbm as lgb
+    import xgboost as xgb
+
+    from bench.runners.params import lightgbm_params, xgboost_params
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 10))
+    y = np.digitize(X.sum(1) + rng.normal(scale=0.3, size=400), [-1, 0, 1]).astype(float)
+    q = np.repeat(np.arange(40), 10)
+    p = replace(RICH, colsample=0.25, num_leaves=31, subsample=1.0)
+
+    def used(t: dict[str, Any], acc: set[int]) -> set[int]:
+        if "split_feature" in t:
+            acc.add(t["split_feature"])
+            used(t["left_child"], acc)
+            used(t["right_child"], acc)
+        return acc
+
+    lg = lgb.train(lightgbm_params(p, "lambdarank"), lgb.Dataset(X, y, group=np.bincount(q)), 8)
+    lg_most = max(len(used(t["tree_structure"], set())) for t in lg.dump_model()["tree_info"])
+    xg = xgb.train(xgboost_params(p, "ndcg"), xgb.DMatrix(X, label=y, qid=q), 8)
+    frame = xg.trees_to_dataframe()
+    xg_most = frame[frame.Feature != "Leaf"].groupby("Tree").Feature.nunique().max()
+    assert (lg_most, xg_most) == (3, 2)
+    note = next(row.note for row in PARITY if row.ltrbench == "colsample")
+    assert "round(n x colsample)" in note
+    assert "floor(n x colsample)" in note

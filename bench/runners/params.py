@@ -445,7 +445,10 @@ PARITY: tuple[ParityRow, ...] = (
     ParityRow("subsample", "bagging_fraction + bagging_freq=1 (0 when subsample = 1)", "subsample",
               "rows are sampled one by one in both (not whole queries); different RNGs",
               catboost="subsample + bootstrap_type=Bernoulli -- rows one by one (sampling_unit=Object)"),
-    ParityRow("colsample", "feature_fraction", "colsample_bytree", "per tree in both",
+    ParityRow("colsample", "feature_fraction", "colsample_bytree",
+              "per tree in both; of n features LightGBM keeps round(n x colsample) (half up), "
+              "XGBoost floor(n x colsample), each at least 1: 0.8 of 46 features is 37 against "
+              "36 (LightGBM counts only the features it could bin)",
               catboost="rsm -- features sampled per split level, not per tree"),
     ParityRow("l1", "lambda_l1", "alpha (reg_alpha)", "",
               catboost="(none) -- CatBoost has no L1 leaf penalty"),
