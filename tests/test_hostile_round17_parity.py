@@ -505,3 +505,27 @@ def test_the_colsample_row_says_how_each_library_rounds_and_the_trees_agree():
     note = next(row.note for row in PARITY if row.ltrbench == "colsample")
     assert "round(n x colsample)" in note
     assert "floor(n x colsample)" in note
+
+
+def test_max_depth_two_bounds_every_library_to_four_leaves():
+    p = replace(RICH, max_depth=2, num_leaves=31, n_trees=3)
+    lg = _fit("lightgbm", p).booster.dump_model()["tree_info"]
+    frame = _fit("xgboost", p).booster.trees_to_dataframe()
+    counts = {"lightgbm": max(t["num_leaves"] for t in lg),
+              "xgboost": int((frame["Feature"] == "Leaf").groupby(frame["Tree"]).sum().max()),
+              "catboost": max(_fit("catboost", p).booster.get_tree_leaf_counts())}
+    assert all(2 <= n <= 4 for n in counts.values()), counts
+
+
+def test_the_largest_seed_reaches_every_library_unchanged():
+    p = replace(RICH, n_trees=1)
+    top = 2**31 - 1
+    assert _lgb_used(_fit("lightgbm", p, seed=top))["seed"] == str(top)
+    assert _xgb_cfg(_fit("xgboost", p, seed=top))["generic_param"]["seed"] == str(top)
+    assert _cb_used(_fit("catboost", p, seed=top))["random_seed"] == top
+
+
+def test_one_tree_with_early_stopping_grows_one_and_uses_it():
+    for library in MODELS:
+        r = _fit(library, replace(RICH, n_trees=1, early_stopping_rounds=1))
+        assert (r.n_trees, r.best_iteration) == (1, 1), library
