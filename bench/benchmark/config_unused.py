@@ -4,7 +4,9 @@ a ``[params.<library>]`` table without a model of that library, ``[model_params.
 model not in ``models``, ``[als]`` without ``als``, a custom model that is not in ``models``, a
 ``[params]`` value none of the run's GBDT libraries has (``l1`` in a CatBoost-only run), and a
 value above quick mode's cap (:func:`bench.benchmark.quick.cap_note`). Nothing is dropped
-without a word, and a shared config narrowed by ``--models`` stays usable."""
+without a word, and a shared config narrowed by ``--models`` stays usable. Said too, though
+used: a model's raw key that unmatches a row of the parity table
+(:func:`bench.runners.raw_keys.unmatched`)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from bench.benchmark.quick import QUICK_LIMITS, cap_note
 from bench.runners.baselines import ALSParams
 from bench.runners.libraries import LIBRARIES, get_library
 from bench.runners.params import Params
-from bench.runners.raw_keys import unused_shared
+from bench.runners.raw_keys import unmatched, unused_shared
 
 
 def unused_settings(config: Any, defaults: Params) -> list[str]:
@@ -39,6 +41,10 @@ def unused_settings(config: Any, defaults: Params) -> list[str]:
     changed = {k: v for k, v in given.items() if v != base.get(k)}
     said += unused_shared(list(changed), [(s.library, s.objective) for s in specs])
     said += _seeds_not_used(config, changed) + _seeds_change_nothing(config, specs)
+    said += list(dict.fromkeys(
+        f"{s.name}: {text}" for s in specs
+        for text in unmatched(s.library, config.params_for(s.name, config.seeds[0])
+                              .raw_params(s.library))))
     if config.quick:
         tables = [("[params]", changed),
                   *((f"[model_params.{m}]", t) for m, t in config.model_params.items())]

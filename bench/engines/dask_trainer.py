@@ -64,6 +64,7 @@ from bench.runners.gbdt import refuse_non_finite
 from bench.runners.iteration import IterationHook
 from bench.runners.libraries import dask_support
 from bench.runners.params import Params
+from bench.runners.raw_keys import unmatched
 from bench.runners.registry import ModelSpec, get_model
 from bench.runners.resources import Measurement, measure
 from bench.runners.result import (
@@ -245,9 +246,11 @@ class DaskTrainer:
         # n_threads is not passed on Dask (each library takes its worker's threads): said, not
         # dropped in silence (`run --engine dask --threads 8` trains on the workers' threads)
         threads = sorted(set(self.cluster.get("threads") or [])) or ["?"]
+        said = unmatched(spec.library, p.raw_params(spec.library))  # as train_gbdt notes them
         return replace(result, notes={**result.notes, "threads": (
             f"{'/'.join(map(str, threads))} per worker, the Dask workers' own; n_threads="
-            f"{params.n_threads} is not used on the Dask engine")})
+            f"{params.n_threads} is not used on the Dask engine"),
+            **({"unmatched": said} if said else {})})
 
     def _result(self, model: str, seed: int, fit: DaskFit, m: Measurement,
                 scores: dict[str, Any], predict_s: float, select_metric: str,

@@ -22,6 +22,7 @@ from bench.runners.custom_streams import stdout_to_stderr
 from bench.runners.iteration import IterationHook
 from bench.runners.libraries import LIBRARIES, load_module
 from bench.runners.params import Params, check_rows, check_schedule
+from bench.runners.raw_keys import unmatched
 from bench.runners.result import (
     FitResult,
     Selection,
@@ -104,6 +105,9 @@ def train_gbdt(
             predict=lambda data: predict(booster, data, best, lib_params),
         )
     refuse_non_finite(scored, splits, library, params)
+    said = unmatched(library, params.raw_params(library))
+    if said:  # a raw key that unmatches a parity row: kept with the model's results
+        scored.notes["unmatched"] = said
     return scored
 
 

@@ -152,6 +152,10 @@ class Library:
     #: prediction task): refused in a raw table, the model would train as without them
     #: (:func:`bench.runners.raw_keys.check_raw_keys`; aliases through :attr:`names`)
     inert: tuple[tuple[tuple[str, ...], str], ...] = ()
+    #: (raw main name, the value the parity table matches, its row) of raw keys that change what
+    #: a row of :data:`bench.runners.params.PARITY` matches: trained, and said in the run and the
+    #: model's notes (:func:`bench.runners.raw_keys.unmatched`)
+    unmatched: tuple[tuple[str, Any, str], ...] = ()
 
     def model(self, objective: str) -> str:
         """The model name of ``objective``: ``<library>-<objective>`` (runs record the library
@@ -246,6 +250,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("num_threads", "num_thread", "nthread", "nthreads", "n_jobs"),
                 "[params] n_threads (--threads)"),
                (("device_type", "device"), "device (--device)"),
+               # the (determinism) row: false let LightGBM pick a histogram layout by timing
+               (("deterministic", "force_row_wise", "force_col_wise"), "the parity table's "
+                "(determinism) row: deterministic = true, force_row_wise = true (bit-identical "
+                "reruns)"),
                (("boosting", "boosting_type", "boost"), "the model: gradient-boosted trees "
                 "(boosting=gbdt; DART rescales earlier trees as it adds new ones, so the model "
                 "cut at the early-stopping iteration is not the one scored)")),
@@ -281,6 +289,8 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                          dropped=("num_threads", "metric", "eval_at"),
                          train=f"{_R}.dask_gbdt:train_lightgbm",
                          predict=f"{_R}.dask_gbdt:predict_lightgbm", global_metric=False),
+        unmatched=(("bagging_by_query", False, "subsample"), ("sigmoid", 1.0, "min_child_weight"),
+                   ("feature_fraction_bynode", 1.0, "colsample")),
         space=(int_range("num_leaves", 7, 255, log=True), RATE, MIN_ROWS, *SAMPLING,
                float_range("min_child_weight", 1e-3, 10.0, log=True),
                float_range("l1", 1e-8, 10.0, log=True), float_range("l2", 1e-8, 10.0, log=True),
@@ -351,6 +361,9 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                   ("lambdarank_normalization", "lambdarank_norm"),
                   ("lambdarank_score_normalization", "lambdarank_norm"),
                   ("ndcg_exp_gain", "label_gain")),
+        unmatched=(("lambdarank_pair_method", "topk", "truncation_level"),
+                   ("colsample_bynode", 1.0, "colsample"), ("colsample_bylevel", 1.0, "colsample"),
+                   ("sampling_method", "uniform", "subsample")),
         dask=DaskSupport(objectives=("ndcg", "pairwise"), dropped=("nthread",),
                          train=f"{_R}.dask_gbdt:train_xgboost",
                          predict=f"{_R}.dask_gbdt:predict_xgboost", global_metric=True),
@@ -390,8 +403,8 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                  ("l1", "CatBoost has no L1 leaf penalty"),
                  ("truncation_level", "YetiRank, PairLogit and LambdaMart pick their pairs "
                   "their own way")),
-        limits=(Limit("max_bin", 1, 65535,
-                      source="CatBoost: border_count <= 65535 (binarization_options.cpp)"),
+        limits=(Limit("max_bin", 2, 65536, source="CatBoost: border_count = max_bin - 1 <= "
+                      "65535 (binarization_options.cpp)"),
                 Limit("num_leaves", 2, 65536,
                       source="CatBoost: Lossguide max_leaves <= 65536 "
                       "(oblivious_tree_options.cpp:132)"),
@@ -436,6 +449,7 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                   ("l2_leaf_reg", "l2"), ("reg_lambda", "l2"),
                   ("early_stopping_rounds", "early_stopping_rounds"),
                   ("od_wait", "early_stopping_rounds")),
+        unmatched=(("sampling_unit", "Object", "subsample"),),
         space=(int_range("num_leaves", 7, 64, log=True), RATE, MIN_ROWS, *SAMPLING,
                float_range("l2", 1e-3, 10.0, log=True),  # l2_leaf_reg
                float_range("catboost.random_strength", 1e-3, 10.0, log=True)),

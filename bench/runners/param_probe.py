@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -112,8 +113,13 @@ def probe_xgboost(params: dict[str, Any]) -> None:
         xgb.train(p, matrix, num_boost_round=1)
     lines = [*(str(w.message) for w in caught), *said.getvalue().splitlines()]
     unused = [" ".join(t.split()) for t in lines if "are not used" in t]
-    if unused:
-        raise ValueError(unused[0])
+    if unused:  # without XGBoost's "[17:01:02] WARNING: /workspace/src/learner.cc:782: "
+        raise ValueError("XGBoost: " + _XGB_LOG_PREFIX.sub("", unused[0]) + " (not an XGBoost "
+                         "training parameter, or not one of this objective)")
+
+
+#: The clock time and source line XGBoost's logger puts before a warning.
+_XGB_LOG_PREFIX = re.compile(r"^\[[0-9:]+\] WARNING: \S+: ")
 
 
 def probe_catboost(params: dict[str, Any]) -> None:

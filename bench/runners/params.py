@@ -352,8 +352,9 @@ def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
     if p.device != "cpu":
         raise ConfigError("ltrbench trains CatBoost on the CPU only (device 'cpu')")
     loss = get_library("catboost").native_objective(objective)
-    if objective == "lambdamart":
-        loss += f":metric=NDCG;norm={'true' if p.lambdarank_norm else 'false'}"
+    if objective == "lambdamart":  # its NDCG's gain, as LightGBM's label_gain and XGBoost's
+        loss += (f":metric=NDCG;type={'Exp' if p.label_gain == 'exp2' else 'Base'};"  # Base
+                 f"norm={'true' if p.lambdarank_norm else 'false'}")  # (linear) by default
     others = [catboost_metric(k, p.label_gain, train=log_train) for k in eval_at if k != select_k]
     out: dict[str, Any] = {
         "loss_function": loss,
@@ -362,7 +363,7 @@ def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
         "grow_policy": "Lossguide",
         "max_leaves": p.num_leaves,
         "depth": CATBOOST_MAX_DEPTH if p.max_depth <= 0 else p.max_depth,
-        "border_count": p.max_bin,
+        "border_count": p.max_bin - 1,  # k borders cut k + 1 bins: max_bin bins, as the others
         "min_data_in_leaf": p.min_data_in_leaf,
         "l2_leaf_reg": p.l2,
         "bootstrap_type": "Bernoulli",
@@ -429,7 +430,9 @@ PARITY: tuple[ParityRow, ...] = (
               "LightGBM: each rank finds the bins of its share of the features from its own rows; "
               "XGBoost: the workers' sketches are merged. Both depend on which worker holds which "
               "rows",
-              catboost="border_count -- borders from CatBoost's GreedyLogSum grid, not quantiles"),
+              catboost="border_count = max_bin - 1 -- k borders cut k + 1 bins (max_bin bins, "
+              "max_bin - 1 split points, as in the others); borders from CatBoost's GreedyLogSum "
+              "grid, not quantiles"),
     ParityRow("min_child_weight", "min_sum_hessian_in_leaf", "min_child_weight",
               "same number, different scale: XGBoost's pairwise hessian is 2·σ(1−σ)·|Δ| "
               "(lambdarank_obj.h), LightGBM's σ(1−σ)·|Δ| with sigmoid=1",
@@ -442,7 +445,10 @@ PARITY: tuple[ParityRow, ...] = (
     ParityRow("subsample", "bagging_fraction + bagging_freq=1 (0 when subsample = 1)", "subsample",
               "rows are sampled one by one in both (not whole queries); different RNGs",
               catboost="subsample + bootstrap_type=Bernoulli -- rows one by one (sampling_unit=Object)"),
-    ParityRow("colsample", "feature_fraction", "colsample_bytree", "per tree in both",
+    ParityRow("colsample", "feature_fraction", "colsample_bytree",
+              "per tree in both; of n features LightGBM keeps round(n x colsample) (half up), "
+              "XGBoost floor(n x colsample), each at least 1: 0.8 of 46 features is 37 against "
+              "36 (LightGBM counts only the features it could bin)",
               catboost="rsm -- features sampled per split level, not per tree"),
     ParityRow("l1", "lambda_l1", "alpha (reg_alpha)", "",
               catboost="(none) -- CatBoost has no L1 leaf penalty"),
@@ -456,7 +462,8 @@ PARITY: tuple[ParityRow, ...] = (
     ParityRow("label_gain = exp2 | linear", "label_gain = [2^l-1] | [l], l = 0..30",
               "ndcg_exp_gain = true | false",
               "used by the objective and by each library's NDCG metric",
-              catboost="eval metric NDCG:type=Exp | type=Base -- the metric only; the losses have no gain table"),
+              catboost="eval metric NDCG:type=Exp | type=Base; LambdaMart:metric=NDCG;type=Exp | "
+              "type=Base -- YetiRank, PairLogit and QueryRMSE have no gain table"),
     ParityRow("lambdarank_norm", "lambdarank_norm",
               "lambdarank_normalization + lambdarank_score_normalization",
               "both divide ΔNDCG by 0.01+|Δscore| and scale lambdas by log2(1+Σλ)/Σλ",

@@ -13,7 +13,8 @@ beside ``learning_rate``: one value recorded, another trained.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from bench.errors import ConfigError
 from bench.runners.libraries import LIBRARIES, load
@@ -128,3 +129,40 @@ def unused_shared(keys: Iterable[str], models: Iterable[tuple[str, str]]) -> lis
             said = "; ".join(dict.fromkeys(map(str, whys)))
             out.append(f"[params] {key}: not used by this run's models ({said})")
     return out
+
+
+def unmatched(library: str, raw: Mapping[str, Any]) -> list[str]:
+    """Sentences for the raw keys of ``library`` (by name or alias) whose value changes what a
+    row of the parity table matches (:attr:`~bench.runners.libraries.Library.unmatched`):
+    ``[params.xgboost] lambdarank_pair_method = "mean"`` makes ``truncation_level`` a count of
+    pairs sampled per document, ``[params.catboost] sampling_unit = "Group"`` samples whole
+    queries. Trained as given (the escape hatch), and said: the run warns and the model's notes
+    keep them. A value equal to the matched one says nothing."""
+    lib = LIBRARIES.get(library)
+    if lib is None or not lib.unmatched:
+        return []
+    out = []
+    for key, value in raw.items():
+        main = _main_name(library, key)
+        for name, matched, row in lib.unmatched:
+            if name == main and _differs(value, matched):
+                out.append(f"{library} {key} = {value!r}: the parity table's {row} row matches "
+                           f"the libraries with {name} = {matched!r}; this {lib.title} model "
+                           f"trains unmatched there (its {row} no longer means what it means "
+                           "for the other libraries)")
+    return out
+
+
+def _differs(value: Any, matched: Any) -> bool:
+    """Whether a raw ``value`` is not the ``matched`` one as the library reads it (``1`` and
+    ``"true"`` are a true boolean, ``1`` is ``1.0``)."""
+    if isinstance(matched, bool):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value) != float(matched)
+        return str(value).lower() != str(matched).lower()
+    if isinstance(matched, float):
+        try:  # LightGBM and XGBoost read "1" as 1
+            return isinstance(value, bool) or float(value) != matched
+        except (TypeError, ValueError):
+            return True
+    return bool(value != matched)
