@@ -26,6 +26,7 @@ import hashlib
 import io
 import itertools
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -93,8 +94,8 @@ def board(base: Path) -> dict[str, dict[str, str]]:
 
 def exact_sign_flip(d: list[float]) -> float:
     """Two-sided exact paired randomization p-value by enumerating all 2^n sign vectors."""
-    obs = abs(sum(d))
-    hits = sum(abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= obs - 1e-12
+    obs = abs(math.fsum(d))  # exactly rounded sums: the order of the terms cannot move them
+    hits = sum(abs(math.fsum(s * x for s, x in zip(signs, d, strict=True))) >= obs - 1e-12
                for signs in itertools.product((1, -1), repeat=len(d)))
     return hits / 2 ** len(d)
 

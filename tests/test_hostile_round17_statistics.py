@@ -26,7 +26,6 @@ bootstrap draws, exact sign-flip enumeration.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import statistics
@@ -43,7 +42,8 @@ from scipy import stats as sps
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_kit import cli, letor_folder
-from test_hostile_round13b_leaderboards import A, board, report, verdict, write_run
+from test_hostile_round13b_leaderboards import A, board, exact_sign_flip, report, verdict, write_run
+from test_hostile_round13b_leaderboards import holm_by_hand as hand_holm
 
 from bench.report import render, stats
 from bench.report.compare_runs import compare_runs
@@ -68,22 +68,6 @@ def run_with_hits(hits: list[int], depth: int = 10) -> dict[str, dict[str, float
         docs = [f"r{i}" for i in range(k)] + [f"n{i}" for i in range(depth - k)]
         out[f"q{q}"] = {d: float(depth - r) for r, d in enumerate(docs)}
     return out
-
-
-def hand_holm(p: list[float]) -> list[float]:
-    order = sorted(range(len(p)), key=lambda i: p[i])
-    out, running = [0.0] * len(p), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        out[i] = running
-    return out
-
-
-def exact_sign_flip(d: np.ndarray) -> float:
-    obs = abs(math.fsum(d))
-    hits = sum(abs(math.fsum(s * x for s, x in zip(signs, d, strict=True))) >= obs - 1e-12
-               for signs in itertools.product((1, -1), repeat=len(d)))
-    return hits / 2 ** len(d)
 
 
 def scipy_exact(d: np.ndarray) -> float:

@@ -125,10 +125,10 @@ def rounds_to(shown: float, value: float) -> bool:
     a full-precision double (16-17 digits) rounds nothing but itself."""
     if not (math.isfinite(shown) and math.isfinite(value)):
         return False
-    exponent = decimal.Decimal(repr(shown)).as_tuple().exponent
+    written = decimal.Decimal(repr(shown)).as_tuple()
+    exponent, digits = written.exponent, written.digits
     if not isinstance(exponent, int) or exponent >= 0:
         return False
-    digits = decimal.Decimal(repr(shown)).as_tuple().digits
     if len(digits) >= 15:  # as many digits as a double holds: not a rounded value
         return False
     half_unit = 0.5 * 10.0 ** exponent

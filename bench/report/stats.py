@@ -207,10 +207,11 @@ def bootstrap_ci(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-    mean = row_means(x)  # exactly rounded: the order of the columns cannot move it
     if ids is not None and x.shape[1]:  # the evaluator's own mean, bit for bit
         order = id_order(np.asarray(ids))
         mean = np.array([weighted_mean(row if order is None else row[order], None) for row in x])
+    else:  # exactly rounded: the order of the columns cannot move it
+        mean = row_means(x)
     if one_d:
         mean, low, high = mean[0], low[0], high[0]
     return BootstrapCI(

@@ -105,6 +105,18 @@ def numpy_components(
     return out
 
 
+def _equal_scores(gidx: NDArray[np.int64],
+                  ss: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The groups of equal score inside each query of the ranked rows (``ss`` in rank order):
+    their first rows and sizes."""
+    n_rows = ss.shape[0]
+    new = np.ones(n_rows, dtype=bool)
+    if n_rows > 1:
+        new[1:] = (gidx[1:] != gidx[:-1]) | (ss[1:] != ss[:-1])
+    starts = np.flatnonzero(new)
+    return starts, np.diff(np.append(starts, n_rows))
+
+
 def _threshold_ap_terms(
     gidx: NDArray[np.int64], ss: NDArray[np.float64], rs: NDArray[np.float64],
     pos0: NDArray[np.int64], offsets: NDArray[np.int64], crel: NDArray[np.int64],
@@ -114,12 +126,7 @@ def _threshold_ap_terms(
     row at (1-based) position ``e``, adds ``r * (h + r) / e`` (each relevant row there is
     read at the precision of the whole group), spread evenly over its rows (so that a cut
     through the group takes the expected share, as the averaged tie rule does)."""
-    n_rows = ss.shape[0]
-    new = np.ones(n_rows, dtype=bool)
-    if n_rows > 1:
-        new[1:] = (gidx[1:] != gidx[:-1]) | (ss[1:] != ss[:-1])
-    starts = np.flatnonzero(new)
-    sizes = np.diff(np.append(starts, n_rows))
+    starts, sizes = _equal_scores(gidx, ss)
     grp = np.repeat(np.arange(starts.shape[0], dtype=np.int64), sizes)
     r_grp = np.bincount(grp, weights=rs, minlength=starts.shape[0])
     before = (crel[starts] - crel[offsets[gidx[starts]]]).astype(np.float64)
@@ -138,12 +145,7 @@ def _tie_groups(
     sizes, each row's group, its group's size and its 1-based place in it (float)."""
     n_rows = ss.shape[0]
     n_q = sizes.shape[0]
-    # Groups of equal score inside a query (for the diagnostic and for average ties).
-    new = np.ones(n_rows, dtype=bool)
-    if n_rows > 1:
-        new[1:] = (gidx[1:] != gidx[:-1]) | (ss[1:] != ss[:-1])
-    tie_starts = np.flatnonzero(new)
-    tie_sizes = np.diff(np.append(tie_starts, n_rows))
+    tie_starts, tie_sizes = _equal_scores(gidx, ss)  # for the diagnostic and average ties
     tk = _clip_k(request.ties_k, sizes)
     tied = (tie_sizes >= 2) & (pos0[tie_starts] < tk[gidx[tie_starts]])
     ties_flag = np.bincount(gidx[tie_starts], weights=tied, minlength=n_q) > 0
