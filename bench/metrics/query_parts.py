@@ -14,7 +14,6 @@ a float64 sum (partial sums added in another order; within 1e-15 relative).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,16 +137,44 @@ def id_order(query_ids: NDArray[Any]) -> NDArray[np.int64] | None:
         order = np.argsort(query_ids, kind="stable")
     else:
         texts = query_ids.astype(str)
-        try:  # every id a whole number (a TREC file's usual ids): one vectorised sort
-            order = np.lexsort((texts, texts.astype(np.int64)))
-        except (ValueError, OverflowError):
-            keys = [(0, int(t), t) if _WHOLE.fullmatch(t) else (1, 0, t) for t in texts.tolist()]
-            order = np.asarray(sorted(range(n), key=keys.__getitem__), dtype=np.int64)
+        written_whole = _whole_numbers(texts)
+        whole, other = np.flatnonzero(written_whole), np.flatnonzero(~written_whole)
+        order = np.concatenate([whole[_by_value(texts[whole])],
+                                other[np.argsort(texts[other], kind="stable")]])
     order = order.astype(np.int64, copy=False)
     return None if bool(np.all(order == np.arange(n))) else order
 
 
-_WHOLE = re.compile(r"-?[0-9]{1,30}")  # longer digit strings sort as text (int() has a limit)
+#: The most digits a text id sorts by its value with (longer digit strings sort as text).
+_MOST_DIGITS = 30
+
+
+def _whole_numbers(texts: NDArray[np.str_]) -> NDArray[np.bool_]:
+    """Which ids are written as whole numbers: an optional ``-`` and 1 to :data:`_MOST_DIGITS`
+    ASCII digits (``-?[0-9]{1,30}``), read from the strings' code points at once."""
+    n = texts.shape[0]
+    width = texts.dtype.itemsize // 4
+    if width == 0:
+        return np.zeros(n, dtype=bool)
+    codes = np.ascontiguousarray(texts).view(np.uint32).reshape(n, width)
+    used = codes != 0
+    minus = codes[:, 0] == ord("-")
+    digit = (codes >= ord("0")) & (codes <= ord("9"))
+    ok = digit | ~used
+    ok[:, 0] |= minus
+    contiguous = ~(used[:, 1:] & ~used[:, :-1]).any(axis=1)  # no code point after a NUL
+    n_digits = used.sum(axis=1) - minus
+    whole: NDArray[np.bool_] = ok.all(axis=1) & contiguous & (n_digits >= 1) & (n_digits <= _MOST_DIGITS)
+    return whole
+
+
+def _by_value(texts: NDArray[np.str_]) -> NDArray[np.int64]:
+    """The order of whole-number ids: by value, then as text (``007`` before ``7``), stable."""
+    try:  # every one within int64: one vectorised sort
+        return np.lexsort((texts, texts.astype(np.int64))).astype(np.int64)
+    except (ValueError, OverflowError):  # up to 30 digits: Python integers (rare)
+        keys = [(int(t), t) for t in texts.tolist()]
+        return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
 
 
 def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
