@@ -62,8 +62,11 @@ CASES: dict[str, tuple[dict[str, Any] | list[Any], str]] = {
 def test_the_committed_document_reads_back_with_its_options() -> None:
     doc = read_document(COMMITTED)
     assert [t.dataset for t in doc.tables] == [t["dataset"] for t in BASE["tables"]]
+    # the recorded primary metric is the default one (ndcg@10), which reads back as the default
+    # (not named: a run without it falls back, as when the document was written)
+    assert doc.options.named_primary() == BASE["stats"]["primary"] == "ndcg@10"
     assert doc.options == LeaderboardOptions(
-        metrics=tuple(BASE["stats"]["metrics"]), primary=BASE["stats"]["primary"],
+        metrics=tuple(BASE["stats"]["metrics"]), primary=None,
         bootstrap_resamples=BASE["stats"]["bootstrap_resamples"],
         randomization_resamples=BASE["stats"]["randomization_resamples"],
         seed=BASE["stats"]["seed"], confidence=BASE["stats"]["confidence"])

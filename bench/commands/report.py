@@ -96,7 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(func=run)
 
 
-def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str]:
+def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str | None]:
     """``--metrics`` and ``--primary`` as the runs' canonical names (``NDCG@10`` is ``ndcg@10``;
     an unknown name or another tool's spelling is refused before any run is read), and the
     resampling options in range."""
@@ -112,8 +112,8 @@ def _metrics_and_primary(args: argparse.Namespace) -> tuple[tuple[str, ...], str
     if not 0 <= args.seed < 2**32:
         raise ConfigError(f"--seed {args.seed}: expected an integer from 0 to {2**32 - 1}")
     metrics = run_metrics(str(args.metrics), "--metrics")  # 'hit@3' is 'hits@3': said
-    if args.primary is None:
-        return metrics, PRIMARY_METRIC if PRIMARY_METRIC in metrics else metrics[0]
+    if args.primary is None:  # the default: ndcg@10, or what the runs hold (said in the notes)
+        return metrics, None
     primary = expand_metrics(str(args.primary))
     if len(primary) != 1:
         raise ConfigError(f"--primary {args.primary}: expected one metric, got {len(primary)}")
@@ -235,7 +235,7 @@ def _run_dir(given: str, out: Path) -> Path:
     raise ConfigError(f"--runs {given}: no run directory there nor at {there}")
 
 
-def _run_tuned(args: argparse.Namespace, out: Path, metrics: tuple[str, ...], primary: str) -> int:
+def _run_tuned(args: argparse.Namespace, out: Path, metrics: tuple[str, ...], primary: str | None) -> int:
     """``--tuned TUNE_DIR --runs DEFAULT TUNED``: the tuned report
     (:func:`bench.report.tuning_report.write_tuned_report`)."""
     from bench.errors import ConfigError

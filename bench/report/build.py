@@ -54,13 +54,26 @@ class LeaderboardOptions:
     """What goes into a leaderboard and how its statistics are computed (recorded in the JSON)."""
 
     metrics: tuple[str, ...] = DEFAULT_METRICS
-    primary: str = PRIMARY_METRIC
+    #: The metric of the paired tests and of the order of the rows. ``None`` (not named):
+    #: ``ndcg@10``, or the first of ``metrics`` when they were named without it, or the run's
+    #: first metric when it has no ``ndcg@10`` (said in the table's notes). A metric named here
+    #: that a run lacks is an error, never replaced.
+    primary: str | None = None
     split: str = "test"
     confidence: float = 0.95
     bootstrap_resamples: int = 1000
     randomization_resamples: int = 10_000
     seed: int = 0
 
+    def named_primary(self) -> str:
+        """The primary metric as the options state it, before any run is read (what the JSON's
+        ``stats.primary`` records): :attr:`primary`, else ``ndcg@10`` unless metrics were named
+        without it, else the first of them."""
+        if self.primary is not None:
+            return self.primary
+        if self.metrics == DEFAULT_METRICS or PRIMARY_METRIC in self.metrics:
+            return PRIMARY_METRIC
+        return self.metrics[0]
 
 
 #: The options of ``ltrbench report`` with no flags (and of every committed leaderboard).
@@ -202,12 +215,12 @@ def table_of(
     against each other first (:func:`bench.runs.consistency.check_run_consistency`).
     """
     src = _sources(run, dataset, options)
-    moved = [] if src.primary == options.primary else [
-        f"primary metric {src.primary}: the run has no {options.primary} (another one: "
+    moved = [] if src.primary == options.named_primary() else [
+        f"primary metric {src.primary}: the run has no {options.named_primary()} (another one: "
         "primary= / --primary)"]
     options = replace(options, primary=src.primary)
-    models = _models_in_order(src.main, options.primary, src.metric_names)
-    n_blank, n_queries = _blank_count(run, src.pq, options.primary, options.split)
+    models = _models_in_order(src.main, src.primary, src.metric_names)
+    n_blank, n_queries = _blank_count(run, src.pq, src.primary, options.split)
     libraries = model_libraries(run, models)  # the run's records, never the names
     rows = [_row(src, model, options, libraries[model]) for model in models]
     from bench import __version__
@@ -230,7 +243,7 @@ def table_of(
         run_config=_display_path(run.config_path, base_dir),
         run_timestamp=run.timestamp, profile=src.profile, split=options.split,
         seeds=seed_list(src.main["seed"]), metrics=src.metric_names,
-        primary_metric=options.primary, n_queries=n_queries, blank_queries=n_blank,
+        primary_metric=src.primary, n_queries=n_queries, blank_queries=n_blank,
         best_model=models[0] if models else None, notes=notes, rows=rows, published=published,
     )
 
@@ -255,8 +268,8 @@ def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources
     held = list(dict.fromkeys(main["metric"]))  # the run's own metrics, in its order
     asked = options.metrics != DEFAULT_METRICS  # else every metric of the run, none left out
     metric_names = [mt for mt in options.metrics if mt in set(held)] if asked else held
-    primary = options.primary
-    if not asked and primary == PRIMARY_METRIC and primary not in held:
+    primary = options.named_primary()
+    if options.primary is None and not asked and primary not in held:
         primary = held[0]  # hits@3, map, ...: the run's first metric, said in the notes
     _check_metrics_present(replace(options, primary=primary), metric_names, sorted(held), run.path)
     pq = filter_dataset(run.table_or_empty("per_query.parquet"), dataset)
@@ -365,21 +378,22 @@ def _add_intervals(rows: list[Row], src: _Sources, options: LeaderboardOptions) 
 
 def _add_paired_tests(rows: list[Row], src: _Sources, options: LeaderboardOptions) -> list[str]:
     """Paired tests of the primary metric against the best (top) row; returns notes."""
-    if options.primary not in src.metric_names or len(rows) < 2:
+    primary = src.primary
+    if primary not in src.metric_names or len(rows) < 2:
         return []
-    mat, _ = per_query_matrix(src.pq, options.primary, [r.model for r in rows])
+    mat, _ = per_query_matrix(src.pq, primary, [r.model for r in rows])
     if np.isnan(mat[0]).all():
-        return [f"no per-query {options.primary} for the best row: no paired tests"]
+        return [f"no per-query {primary} for the best row: no paired tests"]
     vs = stats.compare_with_best(mat, best=0, n_resamples=options.randomization_resamples,
                                  seed=options.seed)
     for i, row in enumerate(rows):
         if i != vs.best:
             row.vs_best = PairedTest(
-                options.primary, json_number(vs.p_randomization[i]),
+                primary, json_number(vs.p_randomization[i]),
                 json_number(vs.p_randomization_holm[i]), json_number(vs.p_t[i]),
                 json_number(vs.p_t_holm[i]), int(vs.n_queries[i]))
     # an empty p-t cell said in words (the comparison of runs says it in its statistics line)
-    return [f"{rows[i].model}: all {n} per-query {options.primary} differences to the best row "
+    return [f"{rows[i].model}: all {n} per-query {primary} differences to the best row "
             f"are equal ({d:+.6g}), so the paired t-test has no statistic (no variance; p t "
             f"undefined, counted as p = 1 in Holm's family); the randomization p stands"
             for i, n, d in stats.constant_differences(mat[0], mat) if i != vs.best]
@@ -450,9 +464,10 @@ def build_leaderboard(
         tables.append(build_table(choice.run, choice.dataset, options=options, base_dir=base))
     opts = asdict(options)
     opts["metrics"] = list(options.metrics)
+    opts["primary"] = options.named_primary()
     opts["bootstrap"] = "percentile, over queries, on per-query values averaged over seeds"
     opts["tests"] = (
-        f"paired per-query {options.primary} vs the best row: randomization (sign flips) and "
+        f"paired per-query {opts['primary']} vs the best row: randomization (sign flips) and "
         "t (scipy.stats.ttest_rel), Holm-corrected"
     )
     return {

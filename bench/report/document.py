@@ -21,6 +21,7 @@ from typing import Any
 
 from bench.data.jsonio import read_json_object
 from bench.errors import DataError
+from bench.metrics.families import DEFAULT_METRICS
 from bench.report.build import (
     MOST_BOOTSTRAP,
     MOST_PERMUTATIONS,
@@ -120,6 +121,9 @@ def options_from_stats(stats: Any, path: str | Path) -> LeaderboardOptions:
     for key in ("primary", "split"):
         if key in stats:
             kw[key] = text(key)
+    stated = LeaderboardOptions(metrics=kw.get("metrics", DEFAULT_METRICS)).named_primary()
+    if kw.get("primary") == stated:
+        del kw["primary"]  # the default, as recorded: a run without ndcg@10 falls back as then
     if "confidence" in stats:
         c = stats["confidence"]
         if not _finite_number(c) or not 0 < c < 1:

@@ -70,7 +70,7 @@ def _options(run: RunDir) -> LeaderboardOptions:
     """The leaderboard defaults, or, for a run of other metrics (``run --metrics P@10,map``),
     those metrics with the first as the primary one."""
     names = [str(m) for m in pd.unique(run.table("metrics.csv")["metric"].astype(str))]
-    if DEFAULT_OPTIONS.primary in names:
+    if DEFAULT_OPTIONS.named_primary() in names:
         return DEFAULT_OPTIONS
     return replace(DEFAULT_OPTIONS, metrics=tuple(names), primary=names[0])
 

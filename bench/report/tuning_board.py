@@ -159,6 +159,7 @@ def tuned_table(default: RunDir, tuned: RunDir, dataset: str, *,
     run when given)."""
     t_default = table_of(default, dataset, options=options, base_dir=base_dir)
     t_tuned = table_of(tuned, dataset, options=options, base_dir=base_dir)
+    options = replace(options, primary=t_tuned.primary_metric)  # named, or the run's fallback
     models = [r.model for r in t_tuned.rows]
     _check_pair(default, tuned, dataset, models, best)
     pq_d = _per_query(default, dataset, options.split, models, DEFAULT_TAG)
@@ -172,7 +173,7 @@ def tuned_table(default: RunDir, tuned: RunDir, dataset: str, *,
             cells = {k: MetricCell(c.mean, c.std, dict(c.per_seed)) for k, c in row.metrics.items()}
             rows.append(replace(row, model=f"{m} {tag}", metrics=cells, vs_best=None, blank={}))
     metrics = [k for k in t_tuned.metrics if k in t_default.metrics]
-    rows.sort(key=lambda r: _order(r, options.primary))
+    rows.sort(key=lambda r: _order(r, t_tuned.primary_metric))
     pq = pd.concat([pq_d, pq_t], ignore_index=True)
     _intervals(rows, pq, metrics, options)
     _paired(rows, pq, options)
@@ -227,11 +228,11 @@ def _paired(rows: list[Row], pq: pd.DataFrame, options: LeaderboardOptions) -> N
     """Paired tests of the primary metric of every row against the top row, Holm-corrected."""
     if len(rows) < 2:
         return
-    mat, _ = _matrix(pq, options.primary, [r.model for r in rows])
+    mat, _ = _matrix(pq, options.named_primary(), [r.model for r in rows])
     vs = stats.compare_with_best(mat, best=0, n_resamples=options.randomization_resamples,
                                  seed=options.seed)
     for i, row in enumerate(rows[1:], start=1):
-        row.vs_best = PairedTest(options.primary, json_number(vs.p_randomization[i]),
+        row.vs_best = PairedTest(options.named_primary(), json_number(vs.p_randomization[i]),
                                  json_number(vs.p_randomization_holm[i]), json_number(vs.p_t[i]),
                                  json_number(vs.p_t_holm[i]), int(vs.n_queries[i]))
 
@@ -242,7 +243,7 @@ def tuned_vs_default(pq: pd.DataFrame, models: list[str],
     (seed-averaged values): the mean of each, their difference, the randomization and t
     p-values and each Holm-corrected over the models."""
     names = [f"{m} {t}" for m in models for t in (DEFAULT_TAG, TUNED_TAG)]
-    mat, _ = _matrix(pq, options.primary, names)
+    mat, _ = _matrix(pq, options.named_primary(), names)
     d, t = mat[0::2], mat[1::2]
     p_rand = np.atleast_1d(stats.randomization_test(
         t - d, n_resamples=options.randomization_resamples, seed=options.seed))
@@ -252,7 +253,7 @@ def tuned_vs_default(pq: pd.DataFrame, models: list[str],
     for i, m in enumerate(models):
         keep = ~(np.isnan(d[i]) | np.isnan(t[i]))
         out.append({
-            "model": m, "metric": options.primary,
+            "model": m, "metric": options.named_primary(),
             "default": json_number(np.mean(d[i][keep])) if keep.any() else None,
             "tuned": json_number(np.mean(t[i][keep])) if keep.any() else None,
             "delta": json_number(np.mean(t[i][keep] - d[i][keep])) if keep.any() else None,

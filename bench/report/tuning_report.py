@@ -130,7 +130,8 @@ def tuned_document(tune_dir: str | Path, runs: list[str | Path | RunDir], base: 
                             base_dir=base)
     stats = asdict(options)
     stats["metrics"] = list(options.metrics)
-    stats["tests"] = (f"paired per-query {options.primary} vs the best row (default and tuned "
+    stats["primary"] = options.named_primary()
+    stats["tests"] = (f"paired per-query {stats['primary']} vs the best row (default and tuned "
                       "rows together): randomization (sign flips) and t (scipy.stats.ttest_rel),"
                       " Holm-corrected; and each tuned row vs its own default row, Holm over "
                       "the models")
@@ -238,7 +239,7 @@ def write_tuned_report(tune_dir: str | Path, runs: list[str | Path | RunDir],
     table, tuned = doc["tables"][0], doc["tuned"][0]
     slug = dataset_slug(str(table["dataset"]))
     stem, sub = f"leaderboard-tuned-{slug}", f"tuned-{slug}"
-    primary = options.primary
+    primary = table["primary_metric"]
     test = {r["model"].rsplit(" ", 1)[0]: r["metrics"][primary]["mean"] for r in table["rows"]
             if r["model"].endswith("(tuned)") and r["metrics"].get(primary, {}).get("mean")
             is not None}
