@@ -98,6 +98,11 @@ def check_resume(folder: Path, plan: Mapping[str, Any]) -> None:
         raise ConfigError(f"--resume {folder}: {PLAN} lacks the field(s) "
                           f"{', '.join(map(repr, missing))} a tune writes; the folder is damaged "
                           "(changed outside ltrbench): start a new tune")
+    if "data" in old and old["data"] != plan.get("data"):  # absent from a plan before round 18
+        raise ConfigError(f"--resume {folder}: the data differ from those the tune was started "
+                          f"on (training and validation fingerprints {json.dumps(old['data'])} "
+                          f"then, {json.dumps(plan.get('data'))} now): the trials so far were "
+                          "scored on the other data; start a new tune")
     for key in RESUME_KEYS:
         if old.get(key) != json.loads(json.dumps(plan.get(key))):
             raise ConfigError(f"--resume {folder}: {key} differs from the tune it continues: "
