@@ -360,6 +360,21 @@ def test_a_tune_whose_every_trial_failed_is_an_error_not_a_best(tmp_path: Path) 
     assert not (folder / "best").exists()
 
 
+def test_a_tune_whose_every_trial_was_pruned_is_an_error_not_a_best(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import optuna
+
+    import bench.benchmark.study as study
+
+    def pruned(_trial: object, _task: object) -> float:
+        raise optuna.TrialPruned("pruned at round 1")
+
+    monkeypatch.setattr(study, "run_trial", pruned)
+    res = tune(tmp_path, "--model", "lightgbm-lambdarank", "--budget-trials", "2")
+    bad = refused(res, "lightgbm-lambdarank", "no complete trial", "2 pruned", "--pruner none")
+    assert bad is None, bad
+
+
 def test_the_tune_uses_the_name_it_is_given(tmp_path: Path) -> None:
     """``--name`` is the dataset's name in every table and folder, as in ``run``: before, tune
     ignored it (study ``letor:...``, folder ``letor-...``) while best.toml said ``name``."""

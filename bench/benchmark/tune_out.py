@@ -5,8 +5,10 @@ it is written in this order instead, and is finished only when ``complete`` exis
 
 - ``plan.json`` first (what was asked: dataset, models, budget, sampler, pruner, seed, folds,
   metric, profile, the space of each model, the engine and its workers, and under
-  ``config_file`` the ``--config`` file and the options that won over it; ``--resume`` refuses a
-  request that differs, and a study database that lacks a trial of ``trials.csv``:
+  ``config_file`` the ``--config`` file and the options that won over it, and ``data``: the
+  fingerprints of the training and validation splits; ``--resume`` refuses a request that
+  differs, other data under the same name, and a study database that lacks a trial of
+  ``trials.csv``:
   :func:`check_resumed_study`);
 - ``study.db``: the SQLite database of the Optuna studies, one per model, named
   ``<dataset>:<model>`` (unless ``--storage`` names another database);

@@ -11,8 +11,9 @@
 
 :func:`read_tune_dir` checks all of it before anything is drawn (a missing column, a state
 Optuna does not write, a ``best_so_far`` that is not the running maximum of the values, a
-``study.db`` that is not SQLite are each a :class:`~bench.errors.DataError` naming the file,
-row and column). :func:`param_importances` asks Optuna's fANOVA evaluator
+``study.db`` that is not SQLite, a row whose state or value is not the study's in ``study.db``,
+a finished tune's table that leaves out a trial of the study are each a
+:class:`~bench.errors.DataError` naming the file, row or trial and column). :func:`param_importances` asks Optuna's fANOVA evaluator
 (:class:`optuna.importance.FanovaImportanceEvaluator`; Hutter, Hoos & Leyton-Brown, ICML 2014)
 for each study, on a copy of the database (Optuna's storage may write its schema version into
 the file it opens). :func:`render_trials_markdown` / :func:`render_trials_latex` are the trials
