@@ -217,6 +217,28 @@ def test_best_toml_gives_lightgbm_the_trials_settings(shared: tuple[Path, Path])
     assert lib["seed"] == 0
 
 
+def test_best_toml_gives_xgboost_the_trials_settings_and_its_raw_key(
+        shared: tuple[Path, Path]) -> None:
+    """XGBoost's own ``params``: ``eta``, ``max_leaves`` (lossguide), ``gamma``, ... and the raw
+    ``lambdarank_pair_method`` the space searched are the best trial's."""
+    from bench.benchmark.config import RunConfig
+    from bench.runners.params import xgboost_params
+
+    folder = shared[1]
+    best = json.loads((folder / "summary.json").read_text())["models"][MODELS[1]]["best_params"]
+    config = RunConfig.load(folder / "best" / f"{MODELS[1]}.toml")
+    lib = xgboost_params(config.params_for(MODELS[1], 0), "ndcg")
+    want = {"eta": best["learning_rate"], "max_leaves": best["num_leaves"],
+            "alpha": best["l1"], "lambda": best["l2"], "subsample": best["subsample"],
+            "colsample_bytree": best["colsample"], "gamma": best["min_split_gain"],
+            "min_child_weight": best["min_child_weight"],
+            "lambdarank_num_pair_per_sample": best["truncation_level"],
+            "lambdarank_pair_method": best["xgboost.lambdarank_pair_method"]}
+    assert {k: lib[k] for k in want} == want
+    assert lib["grow_policy"] == "lossguide"
+    assert lib["nthread"] == 1
+
+
 def test_the_tune_folder_names_what_a_reviewer_needs(shared: tuple[Path, Path]) -> None:
     folder = shared[1]
     plan = json.loads((folder / "plan.json").read_text())
@@ -225,6 +247,7 @@ def test_the_tune_folder_names_what_a_reviewer_needs(shared: tuple[Path, Path]) 
     assert plan["seed"] == 0
     assert plan["cv"] is None
     assert {m: p["n_threads"] for m, p in plan["base_params"].items()} == {m: 1 for m in MODELS}
+    assert sorted(plan["data"]) == ["train", "vali"]  # what a resume must continue on; no test
     assert sorted(p.name for p in folder.iterdir()) == [
         "best", "best.toml", "best_so_far.png", "complete", "plan.json", "study.db",
         "summary.json", "trials.csv", "trials.parquet"]
@@ -336,6 +359,23 @@ def test_a_study_db_of_another_tool_is_refused_and_left_as_it_was(shared: tuple[
     bad = refused(_resume(tmp_path), "study.db", "not an Optuna storage")
     assert bad is None, bad
     assert (copy / "study.db").read_bytes() == data
+
+
+def test_a_study_db_another_process_holds_locked_is_named_as_locked(
+        shared: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process in an exclusive transaction: before, "cannot be read as a SQLite
+    database" after SQLite's 5 s (not the 120 s tune's own connections wait)."""
+    import bench.benchmark.study as study
+
+    monkeypatch.setattr(study, "SQLITE_TIMEOUT_S", 0.2)
+    copy = _unfinished(shared, tmp_path)
+    con = sqlite3.connect(copy / "study.db", isolation_level=None)
+    try:
+        con.execute("BEGIN EXCLUSIVE")
+        bad = refused(_resume(tmp_path), "study.db", "locked by another process", "0.2 s")
+    finally:
+        con.close()
+    assert bad is None, bad
 
 
 def test_a_plan_with_an_edited_seed_is_refused(shared: tuple[Path, Path], tmp_path: Path) -> None:

@@ -263,8 +263,8 @@ def _sqlite_tables(path: Path, where: str) -> set[str]:
 
     query = "select name from sqlite_master where type = 'table'"
     for uri in (f"file:{quote(str(path.resolve()))}?mode=ro", f"file:{quote(str(path.resolve()))}"):
-        try:
-            con = sqlite3.connect(uri, uri=True)
+        try:  # a lock waited for as long as Optuna's own connections wait
+            con = sqlite3.connect(uri, uri=True, timeout=SQLITE_TIMEOUT_S)
             try:
                 return {str(r[0]) for r in con.execute(query)}
             finally:
@@ -272,6 +272,10 @@ def _sqlite_tables(path: Path, where: str) -> set[str]:
         except sqlite3.OperationalError as exc:
             if "readonly" in str(exc) and uri.endswith("?mode=ro"):
                 continue
+            if "locked" in str(exc):
+                raise ConfigError(f"{where}: {path} is locked by another process (a tune still "
+                                  f"running on it?) after {SQLITE_TIMEOUT_S:g} s of waiting; "
+                                  "let it finish or stop it, then run again") from None
             raise ConfigError(f"{where}: {path} cannot be read as a SQLite database ({exc})") \
                 from None
         except sqlite3.Error as exc:
