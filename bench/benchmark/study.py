@@ -263,8 +263,8 @@ def _sqlite_tables(path: Path, where: str) -> set[str]:
 
     query = "select name from sqlite_master where type = 'table'"
     for uri in (f"file:{quote(str(path.resolve()))}?mode=ro", f"file:{quote(str(path.resolve()))}"):
-        try:
-            con = sqlite3.connect(uri, uri=True)
+        try:  # a lock waited for as long as Optuna's own connections wait
+            con = sqlite3.connect(uri, uri=True, timeout=SQLITE_TIMEOUT_S)
             try:
                 return {str(r[0]) for r in con.execute(query)}
             finally:
@@ -272,6 +272,10 @@ def _sqlite_tables(path: Path, where: str) -> set[str]:
         except sqlite3.OperationalError as exc:
             if "readonly" in str(exc) and uri.endswith("?mode=ro"):
                 continue
+            if "locked" in str(exc):
+                raise ConfigError(f"{where}: {path} is locked by another process (a tune still "
+                                  f"running on it?) after {SQLITE_TIMEOUT_S:g} s of waiting; "
+                                  "let it finish or stop it, then run again") from None
             raise ConfigError(f"{where}: {path} cannot be read as a SQLite database ({exc})") \
                 from None
         except sqlite3.Error as exc:
@@ -288,12 +292,17 @@ def open_study(storage_url: str, study_name: str, pruner: str, *, resume: bool) 
     import optuna
 
     storage = open_storage(storage_url)
-    names = {s.study_name for s in optuna.get_all_study_summaries(storage)}
+    names = set(optuna.get_all_study_names(storage))  # not summaries: they sort trial values
     if study_name in names and not resume:
         raise ConfigError(f"study {study_name!r} already exists in {storage_url}; continue it with "
                           "--resume, or tune into another --out / --storage")
     study = optuna.create_study(study_name=study_name, storage=storage, direction="maximize",
                                 pruner=make_pruner(pruner), load_if_exists=True)
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
+        if t.value is None or not math.isfinite(t.value):  # a database changed outside Optuna
+            raise ConfigError(f"--storage {storage_url!r}: trial {t.number} of study "
+                              f"{study_name!r} is COMPLETE without a finite value ({t.value!r}); "
+                              "the database was changed outside Optuna: start a new tune")
     for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
         storage.set_trial_user_attr(t._trial_id, "interrupted", True)
         storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
@@ -334,6 +343,23 @@ def _check_failures(task: TrialTask, done: Sequence[Any]) -> None:
     if len(last) == MAX_FAILURES_IN_A_ROW and all(t.state.name == "FAIL" for t in last):
         raise ConfigError(f"{task.spec.name}: {MAX_FAILURES_IN_A_ROW} trials in a row failed; "
                           f"the last: {last[-1].user_attrs.get('error', 'no message')}")
+
+
+def refuse_no_best(study: Any, model: str, where: Path) -> None:
+    """A ConfigError when none of ``study``'s counted trials completed (every one failed or was
+    pruned, fewer than :data:`MAX_FAILURES_IN_A_ROW` failures in a row): there is no best, and
+    a ``best.toml`` of the defaults under "run them" would pass for a tuned model. Before, such
+    a tune exited 0 and the trials' error was said nowhere. ``where``: the trials table."""
+    done = counted(study)
+    if any(t.state.name == "COMPLETE" for t in done):
+        return
+    failed = [t for t in done if t.state.name == "FAIL"]
+    pruned = len(done) - len(failed)
+    last = (f"; the last error: {failed[-1].user_attrs.get('error', 'no message')}"
+            if failed else "; every one was pruned (--pruner none keeps them)")
+    raise ConfigError(f"{model}: no complete trial in its {len(done)} ({len(failed)} failed, "
+                      f"{pruned} pruned){last}; there is no best to write (no best.toml): "
+                      f"the trials are in {where}")
 
 
 def timed_trial(trial: Any, task: TrialTask) -> float:

@@ -5,8 +5,10 @@ it is written in this order instead, and is finished only when ``complete`` exis
 
 - ``plan.json`` first (what was asked: dataset, models, budget, sampler, pruner, seed, folds,
   metric, profile, the space of each model, the engine and its workers, and under
-  ``config_file`` the ``--config`` file and the options that won over it; ``--resume`` refuses a
-  request that differs, and a study database that lacks a trial of ``trials.csv``:
+  ``config_file`` the ``--config`` file and the options that won over it, and ``data``: the
+  fingerprints of the training and validation splits; ``--resume`` refuses a request that
+  differs, other data under the same name, and a study database that lacks a trial of
+  ``trials.csv``:
   :func:`check_resumed_study`);
 - ``study.db``: the SQLite database of the Optuna studies, one per model, named
   ``<dataset>:<model>`` (unless ``--storage`` names another database);
@@ -98,6 +100,11 @@ def check_resume(folder: Path, plan: Mapping[str, Any]) -> None:
         raise ConfigError(f"--resume {folder}: {PLAN} lacks the field(s) "
                           f"{', '.join(map(repr, missing))} a tune writes; the folder is damaged "
                           "(changed outside ltrbench): start a new tune")
+    if "data" in old and old["data"] != plan.get("data"):  # absent from a plan before round 18
+        raise ConfigError(f"--resume {folder}: the data differ from those the tune was started "
+                          f"on (training and validation fingerprints {json.dumps(old['data'])} "
+                          f"then, {json.dumps(plan.get('data'))} now): the trials so far were "
+                          "scored on the other data; start a new tune")
     for key in RESUME_KEYS:
         if old.get(key) != json.loads(json.dumps(plan.get(key))):
             raise ConfigError(f"--resume {folder}: {key} differs from the tune it continues: "

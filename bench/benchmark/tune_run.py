@@ -14,6 +14,7 @@ the tune folder as it goes (:mod:`bench.benchmark.tune_out`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 from collections.abc import Callable, Iterator
@@ -38,6 +39,7 @@ from bench.benchmark.study import (
     grid_size,
     open_storage,
     open_study,
+    refuse_no_best,
     run_study,
     sqlite_home,
     warm_up,
@@ -79,6 +81,7 @@ from bench.runners.registry import ModelNames, ModelSpec
 from bench.runners.result import Selection
 from bench.runners.search_dimension import Dimension
 from bench.runs.layout import LOCAL_RESULTS
+from bench.runs.manifest import parts_fingerprint
 from bench.runs.naming import dataset_slug
 from bench.runs.tune_layout import BEST, STUDY_DB, TRIALS_CSV
 
@@ -333,6 +336,8 @@ def run_tune(plan: TunePlan, *, show_progress: bool) -> TuneOutcome:
     with progress_steps(show_progress) as step:
         splits = load_splits(config.dataset, data_dir=config.data_dir, cache=config.cache,
                              progress=lambda text: step(f"loading {text}", 0, 0))
+        if config.name:  # the display name (--name, name =), as ltrbench run names the data
+            splits = dataclasses.replace(splits, name=config.name)
         return tune_loaded(plan, splits, step)
 
 
@@ -343,14 +348,20 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
     Trials run one at a time in this process, or side by side on the trial pool of the plan's
     engine (:mod:`bench.benchmark.tune_parallel`; ``pool``: one already open)."""
     slug = dataset_slug(splits.name)
-    record = plan_record(plan, splits.name)
+    record = {**plan_record(plan, splits.name),  # the data a resumed study must continue on
+              "data": parts_fingerprint({"train": splits.train, "vali": splits.vali})}
     parts = parts_of(plan, splits.train, splits.vali)  # checked before any folder is made
     recorded = None
     if plan.resume is not None:
         folder = resumable(plan.out, plan.resume or None, slug)
         check_resume(folder, record)
         recorded = recorded_trials(folder)
-        if plan.storage is None and not (folder / STUDY_DB).is_file() and not recorded.empty:
+        db = folder / STUDY_DB
+        if plan.storage is None and (db.exists() or db.is_symlink()) and not db.is_file():
+            raise ConfigError(f"--resume {folder}: {STUDY_DB} is "
+                              f"{'a folder' if db.is_dir() else 'not a regular file'}; "
+                              "expected the SQLite database of the tune's studies")
+        if plan.storage is None and not db.is_file() and not recorded.empty:
             raise ConfigError(f"--resume {folder}: {STUDY_DB} is missing; the trials of "
                               f"{TRIALS_CSV} cannot be continued without it: start a new tune")
     else:
@@ -386,6 +397,7 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
                 run_study(study, task, plan.options, after)
             else:
                 run_parallel(study, task, plan.options, trials, storage, after)
+            refuse_no_best(study, spec.name, folder / TRIALS_CSV)
             entry = model_summary(study, frames[spec.name], _info(plan, spec, folder))
             entry["at_bounds"] = bound_notes(entry["best_params"], plan.spaces[spec.name])
             models[spec.name] = entry

@@ -11,8 +11,9 @@
 
 :func:`read_tune_dir` checks all of it before anything is drawn (a missing column, a state
 Optuna does not write, a ``best_so_far`` that is not the running maximum of the values, a
-``study.db`` that is not SQLite are each a :class:`~bench.errors.DataError` naming the file,
-row and column). :func:`param_importances` asks Optuna's fANOVA evaluator
+``study.db`` that is not SQLite, a row whose state or value is not the study's in ``study.db``,
+a finished tune's table that leaves out a trial of the study are each a
+:class:`~bench.errors.DataError` naming the file, row or trial and column). :func:`param_importances` asks Optuna's fANOVA evaluator
 (:class:`optuna.importance.FanovaImportanceEvaluator`; Hutter, Hoos & Leyton-Brown, ICML 2014)
 for each study, on a copy of the database (Optuna's storage may write its schema version into
 the file it opens). :func:`render_trials_markdown` / :func:`render_trials_latex` are the trials
@@ -118,7 +119,71 @@ def read_tune_dir(path: str | Path) -> TuneFolder:
                         "tune finished ('complete' is there) and wrote every model's budget, "
                         "sampler and best trial here; the folder was changed outside ltrbench: "
                         "tune again", path=folder / SUMMARY)
+    _check_against_study(tune)
     return tune
+
+
+def _study_trials(db: Path) -> dict[tuple[str, int], tuple[str, float | None, bool]] | None:
+    """(model, trial) -> (state, value, interrupted) of every trial of the Optuna storage
+    ``db``, read with :mod:`sqlite3` opened read-only; None when ``db`` is not a readable
+    SQLite file (said by :func:`study_names`, where the report needs the studies)."""
+    if not db.is_file():
+        return None
+    with db.open("rb") as fh:
+        if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            return None
+    query = ("SELECT s.study_name, t.number, t.state, v.value, EXISTS (SELECT 1 FROM "
+             "trial_user_attributes a WHERE a.trial_id = t.trial_id AND a.key = 'interrupted') "
+             "FROM trials t JOIN studies s ON s.study_id = t.study_id LEFT JOIN trial_values v "
+             "ON v.trial_id = t.trial_id AND v.objective = 0")
+    try:
+        with sqlite3.connect(f"file:{db.resolve().as_posix()}?mode=ro", uri=True) as conn:
+            rows = conn.execute(query).fetchall()
+    except sqlite3.DatabaseError:
+        return None
+    return {(str(name).rsplit(":", 1)[-1], int(number)): (str(state), value, bool(stopped))
+            for name, number, state, value, stopped in rows}
+
+
+def _check_against_study(tune: TuneFolder) -> None:
+    """``trials.csv`` row by row against ``study.db``, the record of what the studies ran: each
+    row's state and value are the trial's, and a finished tune lists every counted trial (one
+    a kill interrupted is not counted). Before, a value edited in the table (or a trial left
+    out of it) was drawn and tabled as the study's without a word."""
+    recorded = _study_trials(tune.study_db)
+    if recorded is None:
+        return
+    path = tune.path / TRIALS_CSV
+    studied = {m for m, _ in recorded}
+    listed = set()
+    for row in tune.trials.itertuples():
+        key = (str(row.model), int(row.trial))
+        listed.add(key)
+        if key[0] not in studied:
+            continue  # a model without its study: a note of the report (param_importances)
+        where = f"{key[0]} trial {key[1]}"
+        if key not in recorded:
+            raise DataError(f"{where} is not in {STUDY_DB}, the record of the study; the files "
+                            "of one tune disagree: put back what tune wrote, or tune again",
+                            path=path, column="trial")
+        state, value, _ = recorded[key]
+        here = float(row.value)
+        same = (math.isnan(here) and value is None) if state != "COMPLETE" else (
+            value is not None and math.isclose(here, value, rel_tol=1e-12, abs_tol=0.0))
+        if row.state != state or not same:
+            raise DataError(f"{where}: {row.state} {here!r} here, {state} {value!r} in "
+                            f"{STUDY_DB}, the record of the study; the files of one tune "
+                            "disagree: put back what tune wrote, or tune again", path=path,
+                            column="value" if row.state == state else "state")
+    if tune.finished:
+        models = {m for m, _ in listed}  # a study of a model the table lacks: not its trials
+        left = sorted(k for k, (state, _, stopped) in recorded.items()
+                      if k[0] in models and k not in listed and state in STATES and not stopped)
+        if left:
+            raise DataError(f"{left[0][0]} trial {left[0][1]} ({recorded[left[0]][0]}) of "
+                            f"{STUDY_DB} is not in the table: a finished tune lists every "
+                            "trial its budget counted; the files of one tune disagree: put back "
+                            "what tune wrote, or tune again", path=path)
 
 
 def _read_summary(folder: Path) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import numpy as np
 
 from bench.data.atomic import write_text
 from bench.data.jsonio import dumps, read_json_object
-from bench.data.letor import LetorSplits
+from bench.data.letor import LetorData, LetorSplits
 from bench.machine import blas_kernels, cpu_model
 from bench.runners.libraries import LIBRARIES
 
@@ -174,8 +175,14 @@ _FIELDS: frozenset[str] = frozenset(f.name for f in fields(Manifest)) - {"extra"
 
 def dataset_fingerprint(splits: LetorSplits) -> dict[str, str]:
     """SHA-256 (16 hex digits) of each split's features, labels, query ids and user/item ids."""
+    return parts_fingerprint(splits.splits())
+
+
+def parts_fingerprint(parts: Mapping[str, LetorData]) -> dict[str, str]:
+    """:func:`dataset_fingerprint` of the named parts only (``tune``: train and vali; it never
+    reads the test split)."""
     out = {}
-    for name, d in splits.splits().items():
+    for name, d in parts.items():
         h = hashlib.sha256()
         for a in (d.X, d.y, d.qid, d.user, d.item):
             if a is not None:
