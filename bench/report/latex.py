@@ -8,6 +8,7 @@ from typing import Any
 
 from bench.metrics.families import metric_header
 from bench.report.render import CONTROL, best_by_metric, fmt_fit_time
+from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
 
 _TEX_ESCAPES = {
@@ -119,7 +120,7 @@ def render_latex(doc: dict[str, Any]) -> str:
         with_tests = primary in metrics
         cols = "l" + "r" * (len(metrics) + 1) + ("rr" if with_tests else "")
         caption = (
-            f"{tex_escape(table['dataset'])}, {tex_escape(table['split'])} split, profile "
+            f"{tex_escape(shown_name(table['dataset']))}, {tex_escape(table['split'])} split, profile "
             f"\\texttt{{{tex_escape(table['profile'])}}}: {_seed_words(table)}; {conf}\\% percentile bootstrap CI over "
             f"{table['n_queries']} queries; p: paired randomization test of "
             f"{metric_header(primary)} against the best row, Holm-corrected. "
