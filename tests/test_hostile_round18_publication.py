@@ -53,7 +53,7 @@ PQ = {LGB: [0.9, 0.8, 0.7, 0.95, 0.85, 0.75, 0.6, 0.9],
 #: Dataset names an author gives with --name (one printable line, no '/' or '\\').
 MARKUP = {
     "mix": "=HYPERLINK(\"x\")|<script>alert(1)</script><img src=x onerror=alert(1)>**b** "
-           "[x](javascript:1) _u_ 50%_#$&{}~^ it's",
+           "[x](javascript:1) _u_ 50%_#$&{}~^ it's `c`",
     "at": "@SUM(A1)|x",
     "nfd": "cafe\u0301",
     "nfc": "caf\u00e9",
@@ -139,7 +139,8 @@ def un_md(text: str) -> str:
 
 _TEX_BACK = [(r"\textbackslash{}", "\\"), (r"\textasciitilde{}", "~"),
              (r"\textasciicircum{}", "^"), (r"\textless{}", "<"), (r"\textgreater{}", ">"),
-             (r"\textbar{}", "|"), (r"\textquotedbl{}", '"'), (r"\&", "&"), (r"\%", "%"),
+             (r"\textbar{}", "|"), (r"\textquotedbl{}", '"'), (r"\textasciigrave{}", "`"),
+             (r"\&", "&"), (r"\%", "%"),
              (r"\$", "$"), (r"\#", "#"), (r"\_", "_"), (r"\{", "{"), (r"\}", "}")]
 
 
@@ -156,7 +157,7 @@ def un_tex(text: str) -> str:
             if text.startswith("{}", i):  # a ligature break prints nothing
                 i += 2
                 continue
-            assert text[i] not in "\\&%$#_{}~^<>|\"", f"bare {text[i]!r} at {i} in {text!r}"
+            assert text[i] not in "\\&%$#_{}~^<>|\"`", f"bare {text[i]!r} at {i} in {text!r}"
             out.append(text[i])
             i += 1
     return "".join(out)
@@ -373,6 +374,57 @@ def test_the_p_values_printed_are_the_json_p_values(board: Path) -> None:
         if p is not None:
             want = "<0.001" if p < 0.001 else f"{p:.3f}"
             assert md[row["model"]][col].replace("&lt;", "<") == want
+
+
+def test_csv_numbers_are_the_json_numbers_to_ten_significant_digits(board: Path) -> None:
+    doc = _doc(board)
+    rows = list(csv.DictReader(io.StringIO((board / "leaderboard.csv").read_text("utf-8"))))
+    by = {(r["dataset"], r["model"]): r for r in rows}
+    for table in doc["tables"]:
+        for row in table["rows"]:
+            got = by[(csv_rule(table["dataset"]), row["model"])]
+            e = row["metrics"]["ndcg@10"]
+            for key in ("mean", "ci_low", "ci_high"):
+                assert float(got[f"ndcg@10_{key}"]) == float(f"{e[key]:.10g}")
+            p = (row["vs_best"] or {}).get("p_randomization_holm")
+            assert got["p_randomization_holm"] == ("" if p is None else got["p_randomization_holm"])
+            if p is not None:
+                assert float(got["p_randomization_holm"]) == float(f"{p:.10g}")
+
+
+def test_html_bold_cells_are_the_markdown_bold_cells(board: Path) -> None:
+    page = (board / "leaderboard.html").read_text(encoding="utf-8")
+    first = page[page.index('<section id="t0">'):page.index('<section id="t1">')]
+    best_cells = re.findall(r'<td data-v="([^"]*)" class="best"', first)
+    table = _doc(board)["tables"][0]
+    means = [r["metrics"]["ndcg@10"]["mean"] for r in table["rows"]]
+    top = f"{max(means):.4f}"
+    assert sorted(float(v) for v in best_cells) == sorted(m for m in means if f"{m:.4f}" == top)
+
+
+def test_leaderboard_json_is_strict_json(board: Path) -> None:
+    def no_constant(name: str) -> None:
+        raise AssertionError(f"{name} in leaderboard.json")
+
+    json.loads((board / "leaderboard.json").read_text(encoding="utf-8"),
+               parse_constant=no_constant)
+
+
+def test_a_run_folder_with_markup_in_its_name_keeps_every_table_whole(tmp_path: Path) -> None:
+    """The run id is the folder's name, which the user may rename: Markdown rows keep their
+    cells, the LaTeX caption prints it, the CSV cell is no formula."""
+    rid = "=r|&%_{x}`$<b>"
+    write_run(tmp_path / "runs", rid, "d")
+    res = cli(tmp_path, "report", "--runs", "runs", "--out", "out", *FAST)
+    assert res.status == 0, res.err[-800:]
+    out = tmp_path / "out"
+    (cap,) = re.findall(r"Run \\texttt\{(.*)\}\.\}$",
+                        (out / "leaderboard.tex").read_text("utf-8"), re.M)
+    assert un_tex(cap) == rid
+    test_every_markdown_table_row_has_its_header_column_count(out)
+    rows = list(csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text("utf-8"))))
+    assert {r["run_id"] for r in rows} == {"'" + rid}
+    assert "<b>" not in (out / "leaderboard.md").read_text("utf-8").split("-->")[-1]
 
 
 # ------------------------------------------------ runs whose own names pandas would misread

@@ -26,13 +26,15 @@ _TEX_ESCAPES = {
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
     '"': r"\textquotedbl{}",
+    "`": r"\textasciigrave{}",  # bare, TeX prints a left quote (and ``` `` ``` an opening one)
 }
 
 
 #: Pairs that TeX's fonts join into one glyph (ligatures): ``--`` an en dash, ``''`` a closing
-#: quote, ``!``` and ``?``` inverted marks, ``,,`` a low quote (T1). A ``{}`` between the two
-#: characters keeps them apart, so ``lightgbm--v2`` prints two hyphens.
-_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)|(?<=[!?])(?=`)|(?<=,)(?=,)")
+#: quote, ``,,`` a low quote (T1); a backtick is escaped as a character of its own (so
+#: ``!``` and ``?```, the inverted marks, cannot form). A ``{}`` between the two characters keeps
+#: them apart, so ``lightgbm--v2`` prints two hyphens.
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=,)(?=,)")
 #: Characters outside Latin-1: pdfLaTeX's default input encoding (UTF-8 since LaTeX 2018) has no
 #: glyph for them ("Unicode character ... not set up for use with LaTeX"); XeLaTeX and LuaLaTeX
 #: with a font that holds them print them.
@@ -60,9 +62,9 @@ def _labels(tables: list[dict[str, Any]]) -> list[str]:
 
 def tex_escape(text: str) -> str:
     """Plain text as LaTeX that prints it: the special characters escaped, ``<``, ``>``, ``|``
-    and ``"`` (other glyphs in the default OT1 font encoding) as text commands, ligatures
-    (``--``, ``''``, ``!```) broken with ``{}``, line breaks and other control characters as a
-    space. Characters beyond Latin-1 are kept as they are: :func:`render_latex` says in the file
+    and ``"`` (other glyphs in the default OT1 font encoding) and a backtick (a left quote to
+    TeX) as text commands, ligatures (``--``, ``''``, ``,,``) broken with ``{}``, line breaks
+    and other control characters as a space. Characters beyond Latin-1 are kept as they are: :func:`render_latex` says in the file
     which engine prints them."""
     escaped = "".join(_TEX_ESCAPES.get(ch, ch) for ch in CONTROL.sub(" ", str(text)))
     return _LIGATURE.sub("{}", escaped)
