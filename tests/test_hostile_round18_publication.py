@@ -438,6 +438,19 @@ def test_read_checked_keeps_text_columns_as_written(tmp_path: Path) -> None:
     assert list(frame["value"]) == [0.6, pytest.approx(0.15)]
 
 
+def test_a_dataset_named_na_with_blank_lines_at_the_end_reads_as_its_rows(
+        tmp_path: Path) -> None:
+    """Blank lines after the rows (an editor's) are dropped as before; the name stays ``NA``."""
+    from bench.runs.layout import read_checked
+
+    run = write_run(tmp_path / "runs", "r1", "NA")
+    with open(run / "metrics.csv", "a", encoding="utf-8") as fh:
+        fh.write("\n\n")
+    frame = read_checked(run / "metrics.csv")
+    assert list(frame["dataset"]) == ["NA"] * len(PQ)
+    assert list(frame["model"]) == list(PQ)
+
+
 def test_an_empty_dataset_cell_is_still_refused_naming_line_and_column(tmp_path: Path) -> None:
     from bench.errors import DataError
     from bench.runs.layout import read_checked

@@ -236,9 +236,10 @@ def read_checked(path: Path) -> pd.DataFrame:
     try:
         if is_csv:
             header = _check_csv_shape(path)
-            frame = _text_as_written(path, header, pd.read_csv(path, skip_blank_lines=False))
+            frame = pd.read_csv(path, skip_blank_lines=False)
             while len(frame) and frame.iloc[-1].isna().all():  # blank lines at the end
                 frame = frame.iloc[:-1]
+            frame = _text_as_written(path, header, frame)
         else:
             frame = pd.read_parquet(path)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -405,9 +406,8 @@ def _text_as_written(path: Path, header: list[str], frame: pd.DataFrame) -> pd.D
         return frame
     text = pd.read_csv(path, skip_blank_lines=False, usecols=again, dtype=str,
                        keep_default_na=False)
-    if len(text) != len(frame):  # blank lines at the end: pandas keeps them as rows of NaN
-        return frame
-    return frame.assign(**{c: text[c].to_numpy() for c in again})
+    # the same lines, less the blank ones at the end that the caller dropped
+    return frame.assign(**{c: text[c].to_numpy()[:len(frame)] for c in again})
 
 
 def _check_csv_shape(path: Path) -> list[str]:
