@@ -58,6 +58,8 @@ MARKUP = {
     "nfd": "cafe\u0301",
     "nfc": "caf\u00e9",
     "emoji": "\U0001F469\u200d\U0001F4BB \u0628\u064a\u0627\u0646\u0627\u062a",
+    "latin": "Data",
+    "cyrillic_a": "D\u0430ta",  # a Cyrillic a among Latin letters: drawn as "Data"
 }
 #: Names pandas reads as a missing value or a number unless told they are text.
 PANDAS = {"NA": "NA", "zeros": "007", "minus1": "-1"}
@@ -119,9 +121,12 @@ def _doc(board: Path) -> dict[str, Any]:
 
 
 def shown(name: str) -> str:
-    """How a report heads a dataset: the name, and its escaped spelling when it is not in NFC
-    or holds an invisible format character (so two look-alike datasets are told apart)."""
-    if unicodedata.normalize("NFC", name) == name and not any(
+    """How a report heads a dataset: the name, and its escaped spelling when it is not in NFC,
+    holds an invisible format character or mixes Latin with Cyrillic or Greek letters (so two
+    look-alike datasets are told apart)."""
+    mixed = any(unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK")) for c in name) \
+        and any(c.isascii() and c.isalpha() for c in name)
+    if unicodedata.normalize("NFC", name) == name and not mixed and not any(
             unicodedata.category(c) == "Cf" for c in name):
         return name
     return f"{name} ({ascii(name)[1:-1]})"
@@ -280,6 +285,24 @@ def test_latex_tells_a_decomposed_name_from_its_composed_twin_as_markdown_does(
     got = {un_tex(c) for c in _captions(board)}
     assert "cafe\u0301 (cafe\\u0301)" in got
     assert "caf\u00e9" in got
+
+
+def test_a_cyrillic_letter_among_latin_ones_is_spelled_out_in_every_document(
+        board: Path, html_tags: _Tags) -> None:
+    """``Data`` and ``Dаta`` (Cyrillic ``а``) print alike; base: two tables headed ``Data``
+    in the Markdown, HTML and LaTeX, told apart only by leaderboard.json."""
+    twin = "D\u0430ta (D\\u0430ta)"
+    assert twin in _md_sections(board)
+    assert twin in html_tags.h2
+    assert twin in {un_tex(c) for c in _captions(board)}
+
+
+@pytest.mark.parametrize("name", ["\u0434\u0430\u043d\u043d\u044b\u0435",
+                                  "\u0394\u03b5\u03b4\u03bf\u03bc\u03ad\u03bd\u03b1"])
+def test_a_name_in_cyrillic_or_greek_alone_is_shown_as_itself(name: str) -> None:
+    from bench.report.select import shown_name
+
+    assert shown_name(name) == name
 
 
 def test_latex_braces_balance_on_every_line(board: Path) -> None:
