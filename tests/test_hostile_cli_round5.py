@@ -128,8 +128,8 @@ def test_latex_ligatures_do_not_change_a_name() -> None:
     assert tex_escape("lgbm--v2") == "lgbm-{}-v2"
     assert tex_escape("a---b") == "a-{}-{}-b"
     assert tex_escape("it''s") == "it'{}'s"
-    assert tex_escape("``q") == "`{}`q"
-    assert tex_escape("wow!`") == "wow!{}`"
+    assert tex_escape("``q") == r"\textasciigrave{}\textasciigrave{}q"  # each prints a `
+    assert tex_escape("wow!`") == r"wow!\textasciigrave{}"
     assert tex_escape("lightgbm-lambdarank") == "lightgbm-lambdarank"
 
 

@@ -6,6 +6,7 @@ import math
 
 from bench.crosscheck.agreement import CHECK_TOL, EXACT_TOL
 from bench.crosscheck.result import CrosscheckResult
+from bench.data.md_cells import md_text
 from bench.metrics.reconcile import REASONS
 from bench.runners.libraries import LIBRARIES
 
@@ -35,7 +36,7 @@ def _header(res: CrosscheckResult) -> list[str]:
     bq = res.blank_queries
     status = "**OK**" if res.ok else "**FAILED**"
     return [
-        f"# Cross-check of built-in {res.metric}: {res.dataset}",
+        f"# Cross-check of built-in {res.metric}: {md_text(res.dataset)}",
         "",
         f"Run `{res.run_id}`. Each library's built-in {res.metric} (its eval log at the chosen "
         "iteration, and recomputed on the final scores) beside the reference evaluator under the "
@@ -135,7 +136,7 @@ def _top_queries(res: CrosscheckResult, top: int) -> list[str]:
     ]
     for row in tq.itertuples(index=False):
         out.append(
-            f"| {row.model} | {row.seed} | {row.split} | {row.qid} | {row.reason} | "
+            f"| {row.model} | {row.seed} | {row.split} | {md_text(row.qid)} | {row.reason} | "
             f"{_f(row.before, 4) or 'excluded'} | {_f(row.after, 4) or 'excluded'} | "
             f"{row.contribution:+.3g} |"
         )

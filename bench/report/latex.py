@@ -8,6 +8,7 @@ from typing import Any
 
 from bench.metrics.families import metric_header
 from bench.report.render import CONTROL, best_by_metric, fmt_fit_time
+from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
 
 _TEX_ESCAPES = {
@@ -25,13 +26,15 @@ _TEX_ESCAPES = {
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
     '"': r"\textquotedbl{}",
+    "`": r"\textasciigrave{}",  # bare, TeX prints a left quote (and ``` `` ``` an opening one)
 }
 
 
 #: Pairs that TeX's fonts join into one glyph (ligatures): ``--`` an en dash, ``''`` a closing
-#: quote, ``!``` and ``?``` inverted marks, ``,,`` a low quote (T1). A ``{}`` between the two
-#: characters keeps them apart, so ``lightgbm--v2`` prints two hyphens.
-_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)|(?<=[!?])(?=`)|(?<=,)(?=,)")
+#: quote, ``,,`` a low quote (T1); a backtick is escaped as a character of its own (so
+#: ``!``` and ``?```, the inverted marks, cannot form). A ``{}`` between the two characters keeps
+#: them apart, so ``lightgbm--v2`` prints two hyphens.
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=,)(?=,)")
 #: Characters outside Latin-1: pdfLaTeX's default input encoding (UTF-8 since LaTeX 2018) has no
 #: glyph for them ("Unicode character ... not set up for use with LaTeX"); XeLaTeX and LuaLaTeX
 #: with a font that holds them print them.
@@ -59,9 +62,9 @@ def _labels(tables: list[dict[str, Any]]) -> list[str]:
 
 def tex_escape(text: str) -> str:
     """Plain text as LaTeX that prints it: the special characters escaped, ``<``, ``>``, ``|``
-    and ``"`` (other glyphs in the default OT1 font encoding) as text commands, ligatures
-    (``--``, ``''``, ``!```) broken with ``{}``, line breaks and other control characters as a
-    space. Characters beyond Latin-1 are kept as they are: :func:`render_latex` says in the file
+    and ``"`` (other glyphs in the default OT1 font encoding) and a backtick (a left quote to
+    TeX) as text commands, ligatures (``--``, ``''``, ``,,``) broken with ``{}``, line breaks
+    and other control characters as a space. Characters beyond Latin-1 are kept as they are: :func:`render_latex` says in the file
     which engine prints them."""
     escaped = "".join(_TEX_ESCAPES.get(ch, ch) for ch in CONTROL.sub(" ", str(text)))
     return _LIGATURE.sub("{}", escaped)
@@ -119,7 +122,7 @@ def render_latex(doc: dict[str, Any]) -> str:
         with_tests = primary in metrics
         cols = "l" + "r" * (len(metrics) + 1) + ("rr" if with_tests else "")
         caption = (
-            f"{tex_escape(table['dataset'])}, {tex_escape(table['split'])} split, profile "
+            f"{tex_escape(shown_name(table['dataset']))}, {tex_escape(table['split'])} split, profile "
             f"\\texttt{{{tex_escape(table['profile'])}}}: {_seed_words(table)}; {conf}\\% percentile bootstrap CI over "
             f"{table['n_queries']} queries; p: paired randomization test of "
             f"{metric_header(primary)} against the best row, Holm-corrected. "

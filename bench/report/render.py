@@ -4,33 +4,18 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from typing import Any
 
 import pandas as pd
 
 from bench.data.csv_cells import FORMULA_START as _FORMULA_START
+from bench.data.md_cells import CONTROL, md_text
+from bench.errors import DataError
 from bench.metrics.families import best_is_lowest, metric_header
 from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
 
-_MD_SPECIAL = re.compile(r"([\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
-#: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
-#: and paragraph separators, and the bidirectional overrides and isolates that reorder the text
-#: shown around them (CVE-2021-42574, "Trojan Source"): each run of them becomes a space.
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
-
-
-def md_text(text: object) -> str:
-    """A name from a run (dataset, model, run id, profile) as Markdown that shows it as itself:
-    on one line (line breaks, other control characters and bidirectional overrides become a
-    space: :data:`CONTROL`), ``&`` and ``<`` as
-    entities (``<script>`` is text, never markup: no tag can open), and the characters Markdown reads
-    (``\\ ` * [ ] | ~ $``: ``$x$`` is math on GitHub; a ``_`` at a word's edge) escaped with a backslash (GFM: "Any ASCII
-    punctuation character may be backslash-escaped"; ``\\|`` keeps a table cell whole)."""
-    one_line = CONTROL.sub(" ", str(text))
-    html = one_line.replace("&", "&amp;").replace("<", "&lt;")  # no tag can open
-    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), html)
+__all__ = ["CONTROL", "md_code", "md_text"]  # md_text, CONTROL: owned by bench.data.md_cells
 
 
 def md_code(text: object) -> str:
@@ -345,12 +330,26 @@ def csv_cell(text: str) -> str:
 _TEXT_COLUMNS = ("dataset", "run_id", "run_config", "profile", "split", "model", "library")
 
 
+def _one_cell_per_name(column: str, names: Any) -> None:
+    """Refuse two names that :func:`csv_cell` would write as one cell (``=x`` and ``'=x``):
+    the CSV could not tell their rows apart (the check of ``evaluate --per-query``)."""
+    written: dict[str, str] = {}
+    for name in dict.fromkeys(v for v in names if isinstance(v, str)):
+        other = written.setdefault(csv_cell(name), name)
+        if other != name:
+            raise DataError(f"{column} names {other!r} and {name!r} would both be written "
+                            f"{csv_cell(name)!r} in leaderboard.csv (a name that starts a "
+                            "spreadsheet formula gets a leading \"'\"), which could not tell "
+                            "them apart: rename one (run --name) or report them apart")
+
+
 def render_csv(doc: dict[str, Any]) -> str:
     """``leaderboard.csv`` (full float precision; empty cells for missing values; names that a
     spreadsheet would run as a formula neutralised by :func:`csv_cell`)."""
     frame = csv_frame(doc)
     for col in _TEXT_COLUMNS:
         if col in frame.columns:
+            _one_cell_per_name(col, frame[col])
             frame[col] = [v if not isinstance(v, str) else csv_cell(v) for v in frame[col]]
     buf = io.StringIO()
     frame.to_csv(buf, index=False, float_format="%.10g")

@@ -235,10 +235,11 @@ def read_checked(path: Path) -> pd.DataFrame:
     is_csv = path.suffix != ".parquet"
     try:
         if is_csv:
-            _check_csv_shape(path)
+            header = _check_csv_shape(path)
             frame = pd.read_csv(path, skip_blank_lines=False)
             while len(frame) and frame.iloc[-1].isna().all():  # blank lines at the end
                 frame = frame.iloc[:-1]
+            frame = _text_as_written(path, header, frame)
         else:
             frame = pd.read_parquet(path)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -389,9 +390,30 @@ def status_summary(status: dict[str, dict[str, Any]]) -> dict[str, str]:
     }
 
 
-def _check_csv_shape(path: Path) -> None:
+def _text_as_written(path: Path, header: list[str], frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the text columns of a run CSV as written: a dataset or model named ``NA``,
+    ``null``, ``nan``, ``007``, ``+1`` or ``True`` (``--name`` takes any printable text) is that
+    text, never a missing value or a number. Only a text column pandas read as numbers or with a
+    missing value is read again, as text (the common file costs one check per column)."""
+    spec = TABLES.get(path.name)
+    if spec is None:
+        return frame
+    again = [c for c in header if c in spec.columns and c not in spec.numeric
+             and c in frame.columns and (not (frame[c].dtype == object
+                                              or pd.api.types.is_string_dtype(frame[c]))
+                                         or frame[c].isna().any())]
+    if not again:
+        return frame
+    text = pd.read_csv(path, skip_blank_lines=False, usecols=again, dtype=str,
+                       keep_default_na=False)
+    # the same lines, less the blank ones at the end that the caller dropped
+    return frame.assign(**{c: text[c].to_numpy()[:len(frame)] for c in again})
+
+
+def _check_csv_shape(path: Path) -> list[str]:
     """Refuse a run CSV whose last line has no line end (cut while written or copied: its last
-    number may be cut too) or whose lines do not all have the header's number of fields."""
+    number may be cut too) or whose lines do not all have the header's number of fields; the
+    header's column names."""
     import csv
 
     with open(path, "rb") as fh:
@@ -423,6 +445,7 @@ def _check_csv_shape(path: Path) -> None:
     if not ends:
         raise DataError("truncated: the last line has no line end (the file was cut while "
                         "written or copied); run the benchmark again", path=path, line=last)
+    return names
 
 
 def _checked_values(frame: pd.DataFrame, path: Path, spec: TableSpec,
