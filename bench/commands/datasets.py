@@ -117,6 +117,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             detail = f" (card has no digest; sha256 {f.actual})"
         elif f.status == "missing":
             detail = _what_stands(Path(report.folder) / f.path)
+        if f.found is not None:
+            detail += f" (read as {f.found}: the name differs in letter case)"
         print(f"  {f.status:<10} {f.path}{detail}")
     c = report.counts
     verdict = "OK" if report.ok else "FAILED"
@@ -130,6 +132,9 @@ def _what_stands(path: Path) -> str:
     if path.is_symlink() and not path.exists():
         return " (a link to nothing)"
     if not path.exists():
-        return ""
+        from bench.data.folder_names import packed_twin
+
+        twin = packed_twin(path)
+        return f" ({twin})" if twin else ""
     return " (a folder, not a file)" if path.is_dir() else \
         " (not a regular file: a FIFO, device or socket)"

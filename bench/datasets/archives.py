@@ -21,6 +21,7 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from bench.data.compressed import HEAD, WEB_PAGE, web_page
 from bench.errors import DataError
 
 
@@ -34,6 +35,10 @@ def extract(archive: Path, into: Path, fmt: str) -> None:
     try:
         _extract(archive, into, fmt)
     except (zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError) as exc:
+        with archive.open("rb") as f:
+            if web_page(f.read(HEAD)):
+                raise DataError(f"not a {fmt} archive: the file is {WEB_PAGE}",
+                                path=archive.name) from exc
         raise DataError(f"not a {fmt} archive: {' '.join(str(exc).split())}",
                         path=archive.name) from exc
     except gzip.BadGzipFile as exc:  # its CRC-32 or length trailer does not match the bytes

@@ -34,8 +34,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
+from bench.data.folder_names import path_ignoring_case
 from bench.data.hashing import sha256_file
 from bench.datasets.archives import extract
+from bench.datasets.card_checks import fold_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError, home_expanded
@@ -148,6 +150,7 @@ class FileCheck:
     expected: str
     actual: str | None
     status: str
+    found: str | None = None  # the name read, where it differs from the card's only in case
 
 
 @dataclass(frozen=True)
@@ -176,18 +179,20 @@ class VerifyReport:
         return {**asdict(self), "ok": self.ok, "counts": self.counts}
 
 
-def verify_folder(card: Card, folder: str | os.PathLike[str]) -> VerifyReport:
-    """Check every file the card lists in ``folder`` against its digest."""
+def verify_folder(card: Card, folder: str | os.PathLike[str], *,
+                  more: dict[str, str] | None = None) -> VerifyReport:
+    """Check every file the card lists in ``folder`` (and ``more``) against its digest."""
     root = Path(folder)
     checks = []
-    for rel, expected in card.files.items():
-        f = root / rel
-        if not f.is_file():
+    for rel, expected in {**card.files, **(more or {})}.items():
+        f = root / rel if (root / rel).is_file() else path_ignoring_case(root, rel)
+        if f is None:  # (the loaders find s3.txt for S3.txt: so does verify)
             checks.append(FileCheck(rel, expected, None, "missing"))
             continue
         actual = sha256_file(f)
         status = "unverified" if expected == UNKNOWN else "ok" if actual == expected else "mismatch"
-        checks.append(FileCheck(rel, expected, actual, status))
+        found = f.relative_to(root).as_posix()
+        checks.append(FileCheck(rel, expected, actual, status, None if found == rel else found))
     return VerifyReport(name=card.spec, folder=str(root), files=checks)
 
 
@@ -201,7 +206,7 @@ def verify(
     folder = find_dataset(card, data_dir=data_dir)
     if folder is None:
         return VerifyReport(name=card.spec, folder=None, files=[])
-    return verify_folder(card, folder)
+    return verify_folder(card, folder, more=fold_files(card, spec) if isinstance(spec, str) else {})
 
 
 # --------------------------------------------------------------------------- fetch
