@@ -12,8 +12,8 @@ instead of training on it. A folder with other data is loaded by path, where no 
 a card's file is found as the reader finds it, without regard to letter case (``s3.txt`` for
 ``S3.txt``) and through a symbolic link (the link's name, not its target's, is the card's
 path); a card that vouches for its files (a digest known) refuses a file it does not list (a
-``Fold2/`` copied beside the parts it builds Fold2 from, a ``rank.vali`` beside LightGBM's
-example): no unverified file is read under a catalogue name.
+``Fold2/`` copied beside the OHSUMED parts the card builds Fold2 from): no unverified file is
+read under a catalogue name.
 """
 
 from __future__ import annotations
