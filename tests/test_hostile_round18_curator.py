@@ -516,3 +516,30 @@ def test_run_on_a_bom_crlf_mq2007_copy_reads_every_row(tmp_path: Path) -> None:
         _, y, q = _sk(_write(tmp_path / "plain", _splits()) / f"{split}.txt", 4)
         got = manifest["dataset"]["summaries"][split]
         assert (got["rows"], got["queries"], got["features"]) == (len(y), len(set(q)), 4)
+
+
+# ------------------------------------------------------------------- what the listing calls present
+
+def test_list_calls_an_empty_copy_incomplete_not_present(tmp_path: Path) -> None:
+    dd = tmp_path / "dd"
+    (dd / "MSLR-WEB10K").mkdir(parents=True)  # an unpacking that never finished
+    res = cli(tmp_path, "datasets", "list", "--data-dir", str(dd), "--format", "json")
+    assert res.status == 0, res.err
+    row = next(r for r in json.loads(res.out)["datasets"] if r["name"] == "mslr-web10k")
+    assert row["present"] == str(dd / "MSLR-WEB10K")
+    assert row["complete"] is False
+    table = cli(tmp_path, "datasets", "list", "--data-dir", str(dd))
+    line = next(ln for ln in table.out.splitlines() if "mslr-web10k" in ln)
+    assert "incomplete" in line, line
+
+
+def test_info_of_set1_in_a_folder_of_set2_files_says_it_holds_none_of_them(
+        tmp_path: Path) -> None:
+    dd = _write(tmp_path / "dd", {f"yahoo-ltr/set2.{s}.txt": _lines(2, 10 * i + 1, i, (1, 700))
+                                  for i, s in enumerate(("train", "valid", "test"))})
+    res = cli(tmp_path, "datasets", "info", "yahoo-ltr", "--data-dir", str(dd))
+    last = res.out.strip().splitlines()[-1]
+    assert "incomplete" in last, last
+    assert "set1.train.txt" in last, last
+    res2 = cli(tmp_path, "datasets", "info", "yahoo-ltr:set2", "--data-dir", str(dd))
+    assert "incomplete" not in res2.out
