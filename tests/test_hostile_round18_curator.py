@@ -249,6 +249,7 @@ def test_ohsumed_copy_edited_in_fold1_names_the_card_digest(tmp_path: Path, ohsu
 @pytest.mark.parametrize("page", [
     b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head></html>\n",
     b"\xef\xbb\xbf\r\n  <HTML lang=en><body>Sign in to continue</body></HTML>\r\n",
+    b'<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code></Error>',
 ])
 def test_a_web_page_saved_as_a_split_is_named_as_one(tmp_path: Path, page: bytes) -> None:
     folder = _write(tmp_path / "ds", _splits(**{"train.txt": page}))

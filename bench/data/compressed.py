@@ -12,7 +12,8 @@ bytes, so that text starting ``BZh9`` stays text), lz4 (frame format, magic 0x18
 ``train.tar`` was "a NUL byte at column 9 ... UTF-32 text"; :data:`HEAD` bytes are read to see
 it); a Parquet file (``PAR1``, Apache Parquet file format) is named too, and so is a web page
 (``<!DOCTYPE html`` or ``<html`` first, any case, after a BOM or blanks: a download that failed,
-or a sign-in or error page saved under the data file's name, :func:`web_page`).
+or a sign-in or error page saved under the data file's name, :func:`web_page`), and an XML
+document (``<?xml``: a storage service's ``<Error><Code>AccessDenied</Code>`` reply).
 """
 
 from __future__ import annotations
@@ -58,10 +59,11 @@ _SIGNATURES = (
 
 
 #: A web page's first bytes (WHATWG HTML 13.1: the DOCTYPE or the html element first).
-_WEB_PAGE = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:!doctype\s+html|html[\s>])", re.IGNORECASE)
+_WEB_PAGE = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:!doctype\s+html|html[\s>]|\?xml[\s?])",
+                       re.IGNORECASE)
 #: What a web page where data is expected is said to be.
-WEB_PAGE = ("a web page (HTML), not data: a download that failed, or an error or sign-in page "
-            "saved under this name; download the file again")
+WEB_PAGE = ("a web page (HTML) or an XML document, not data: a download that failed, or an "
+            "error or sign-in page saved under this name; download the file again")
 
 
 def web_page(head: bytes) -> bool:
