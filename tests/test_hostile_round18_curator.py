@@ -544,3 +544,18 @@ def test_info_of_set1_in_a_folder_of_set2_files_says_it_holds_none_of_them(
     assert "set1.train.txt" in last, last
     res2 = cli(tmp_path, "datasets", "info", "yahoo-ltr:set2", "--data-dir", str(dd))
     assert "incomplete" not in res2.out
+
+
+def test_verify_fails_on_a_stray_fold_that_a_load_would_refuse(tmp_path: Path,
+                                                               ohsumed: Path) -> None:
+    dd = _ohsumed_copy(tmp_path, ohsumed)
+    (dd / OHSUMED / "fold3").mkdir()  # lower case, as the loaders find it
+    for split in ("train", "test"):
+        shutil.copyfile(ohsumed / OHSUMED / "S1.txt", dd / OHSUMED / "fold3" / f"{split}.txt")
+    res = cli(tmp_path, "datasets", "verify", "ohsumed", "--data-dir", str(dd), "--format", "json")
+    assert res.status == 1, res.out
+    report = json.loads(res.out)
+    assert report["counts"]["foreign"] == 2
+    assert {f["path"] for f in report["files"] if f["status"] == "foreign"} == {
+        "fold3/train.txt", "fold3/test.txt"}
+    _refused_load("ohsumed:Fold3", dd, "fold3/train.txt", "not a file of the 'ohsumed' card")

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.data.checks import _on_file_line
+from bench.data.folder_names import path_ignoring_case
 from bench.data.letor import LetorData, LetorSplits
 from bench.datasets.catalogue import UNKNOWN, Card
 from bench.errors import DataError
@@ -123,3 +124,20 @@ def fold_files(card: Card, spec: str) -> dict[str, str]:
         return {}
     files = {t.format(fold=fold): UNKNOWN for t in card.splits.values()}
     return {rel: d for rel, d in files.items() if rel not in card.files}
+
+
+def foreign_files(card: Card, root: Path) -> list[str]:
+    """The split files of the card's folds in ``root`` that a card vouching for its files (a
+    digest known) does not list (``Fold2/train.txt`` beside OHSUMED's parts): what a load
+    under the catalogue name refuses (:func:`check_inputs`), for ``datasets verify``."""
+    if not any(d != UNKNOWN for d in card.files.values()):
+        return []
+    listed = {rel.casefold() for rel in card.files}
+    found = []
+    for fold in card.folds:
+        for template in card.splits.values():
+            rel = template.format(fold=fold)
+            f = path_ignoring_case(root, rel)
+            if f is not None and rel.casefold() not in listed:
+                found.append(f.relative_to(root).as_posix())
+    return found

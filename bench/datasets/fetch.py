@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from bench.data.folder_names import path_ignoring_case
 from bench.data.hashing import sha256_file
 from bench.datasets.archives import extract
-from bench.datasets.card_checks import fold_files
+from bench.datasets.card_checks import fold_files, foreign_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError, home_expanded
@@ -144,7 +144,8 @@ def find_dataset(
 
 @dataclass(frozen=True)
 class FileCheck:
-    """One file of a card: ``status`` is ok | mismatch | missing | unverified (no known digest)."""
+    """One file of a card: ``status`` is ok | mismatch | missing | unverified (no known digest) |
+    foreign (a fold's file the card does not list, beside files it vouches for)."""
 
     path: str
     expected: str
@@ -171,8 +172,8 @@ class VerifyReport:
     @property
     def counts(self) -> dict[str, int]:
         out = {"ok": 0, "mismatch": 0, "missing": 0, "unverified": 0}
-        for f in self.files:
-            out[f.status] += 1
+        for f in self.files:  # ("foreign" only where there is one)
+            out[f.status] = out.get(f.status, 0) + 1
         return out
 
     def as_dict(self) -> dict[str, object]:
@@ -193,6 +194,8 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
         status = "unverified" if expected == UNKNOWN else "ok" if actual == expected else "mismatch"
         found = f.relative_to(root).as_posix()
         checks.append(FileCheck(rel, expected, actual, status, None if found == rel else found))
+    checks += [FileCheck(rel, UNKNOWN, sha256_file(root / rel), "foreign")
+               for rel in foreign_files(card, root)]  # read under the name: refused there
     return VerifyReport(name=card.spec, folder=str(root), files=checks)
 
 
