@@ -559,3 +559,28 @@ def test_verify_fails_on_a_stray_fold_that_a_load_would_refuse(tmp_path: Path,
     assert {f["path"] for f in report["files"] if f["status"] == "foreign"} == {
         "fold3/train.txt", "fold3/test.txt"}
     _refused_load("ohsumed:Fold3", dd, "fold3/train.txt", "not a file of the 'ohsumed' card")
+
+
+def test_fetch_of_yahoos_outer_archive_names_the_inner_one(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    def tar(members: dict[str, bytes], mode: str) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode=mode) as tf:  # type: ignore[call-overload]
+            for name, data in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+        return buf.getvalue()
+
+    inner = tar({f"set1.{s}.txt": _lines(2, 1, 0).encode() for s in ("train", "valid", "test")},
+                "w:bz2")
+    outer = tmp_path / "dataset.tgz"  # Webscope C14 as it is delivered
+    outer.write_bytes(tar({"Webscope_C14/ltrc_yahoo.tar.bz2": inner,
+                           "Webscope_C14/readme.txt": b"C14\n"}, "w:gz"))
+    res = cli(tmp_path, "datasets", "fetch", "yahoo-ltr", "--url", str(outer), "--data-dir",
+              str(tmp_path / "dd"), "--no-progress")
+    assert refused(res, "dataset.tgz", "set1.train.txt (missing)", "ltrc_yahoo.tar.bz2",
+                   "--url") is None, res.err
+    assert not (tmp_path / "dd" / "yahoo-ltr").exists()

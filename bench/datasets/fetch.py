@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from bench.data.folder_names import path_ignoring_case
 from bench.data.hashing import sha256_file
-from bench.datasets.archives import extract
+from bench.datasets.archives import extract, nested_archives
 from bench.datasets.card_checks import fold_files, foreign_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.datasets.writable import writing_into
@@ -360,8 +360,9 @@ def _verify_download(card: Card, root: Path, url: str | None) -> VerifyReport:
             f"{f.path} ({f.status}{'' if f.actual is None else ': ' + f.actual})"
             for f in bad[:5]
         )
-        raise DataError(f"downloaded dataset {card.spec!r} does not match its card: {listed}",
-                        path=url)
+        inside = nested_archives(root) if any(f.status == "missing" for f in bad) else ""
+        raise DataError(f"downloaded dataset {card.spec!r} does not match its card: "
+                        f"{listed}{inside}", path=url)
     return report
 
 
