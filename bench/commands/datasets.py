@@ -115,13 +115,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
             detail = f" (expected {f.expected}, got {f.actual})"
         elif f.status == "unverified":
             detail = f" (card has no digest; sha256 {f.actual})"
+        elif f.status == "foreign":
+            detail = " (not a file of the card, which vouches for its files: a load under " \
+                "its name refuses it; move it out of the folder)"
         elif f.status == "missing":
             detail = _what_stands(Path(report.folder) / f.path)
+        if f.found is not None:
+            detail += f" (read as {f.found}: the name differs in letter case)"
         print(f"  {f.status:<10} {f.path}{detail}")
     c = report.counts
     verdict = "OK" if report.ok else "FAILED"
+    foreign = f", {c['foreign']} not in the card" if c.get("foreign") else ""
     print(f"{verdict}: {c['ok']} ok, {c['mismatch']} mismatch, {c['missing']} missing, "
-          f"{c['unverified']} without a known digest")
+          f"{c['unverified']} without a known digest{foreign}")
     return 0 if report.ok else 1
 
 
@@ -130,6 +136,9 @@ def _what_stands(path: Path) -> str:
     if path.is_symlink() and not path.exists():
         return " (a link to nothing)"
     if not path.exists():
-        return ""
+        from bench.data.folder_names import packed_twin
+
+        twin = packed_twin(path)
+        return f" ({twin})" if twin else ""
     return " (a folder, not a file)" if path.is_dir() else \
         " (not a regular file: a FIFO, device or socket)"

@@ -10,7 +10,10 @@ bytes, so that text starting ``BZh9`` stays text), lz4 (frame format, magic 0x18
 (bytes 37 7A BC AF 27 1C), RAR (``Rar!`` 1A 07: LETOR 4.0's MQ2007.rar and MQ2008.rar) and tar
 (``ustar`` then a NUL or two spaces and a NUL at byte 257, POSIX.1 ustar and GNU: a
 ``train.tar`` was "a NUL byte at column 9 ... UTF-32 text"; :data:`HEAD` bytes are read to see
-it); a Parquet file (``PAR1``, Apache Parquet file format) is named too.
+it); a Parquet file (``PAR1``, Apache Parquet file format) is named too, and so is a web page
+(``<!DOCTYPE html`` or ``<html`` first, any case, after a BOM or blanks: a download that failed,
+or a sign-in or error page saved under the data file's name, :func:`web_page`), and an XML
+document (``<?xml``: a storage service's ``<Error><Code>AccessDenied</Code>`` reply).
 """
 
 from __future__ import annotations
@@ -55,10 +58,25 @@ _SIGNATURES = (
 )
 
 
+#: A web page's first bytes (WHATWG HTML 13.1: the DOCTYPE or the html element first).
+_WEB_PAGE = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:!doctype\s+html|html[\s>]|\?xml[\s?])",
+                       re.IGNORECASE)
+#: What a web page where data is expected is said to be.
+WEB_PAGE = ("a web page (HTML) or an XML document, not data: a download that failed, or an "
+            "error or sign-in page saved under this name; download the file again")
+
+
+def web_page(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) starts like an HTML page."""
+    return _WEB_PAGE.match(head) is not None
+
+
 def refuse_compressed(head: bytes, path: str | os.PathLike[str]) -> None:
     """A :class:`DataError` naming ``path``, line 1, the format and its tool when ``head`` (the
     first bytes of the file, :data:`HEAD` of them; 10 or more to tell bzip2, 263 a tar) starts with a compressed file's signature
     (or a Parquet file's, ``PAR1``: binary columns where text is expected)."""
+    if web_page(head):
+        raise DataError(f"the file is {WEB_PAGE}; expected UTF-8 text", path=path, line=1)
     for mark, what, advice in _SIGNATURES:
         if mark.match(head):
             if what == "a Parquet file" and str(path).lower().endswith(".parquet"):

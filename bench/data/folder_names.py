@@ -49,6 +49,20 @@ def entry_ignoring_case(folder: Path, name: str, *, what: str) -> Path:
     return distinct[0] if distinct else exact
 
 
+def path_ignoring_case(root: Path, rel: str) -> Path | None:
+    """``root / rel`` found as the readers find it, each part of ``rel`` without regard to case
+    (``s3.txt`` for ``S3.txt``, ``fold1/train.txt`` for ``Fold1/train.txt``: :func:`entry_ignoring_case`);
+    ``None`` when no such file is there or two names differ only in case (which one is meant
+    cannot be told)."""
+    at = root
+    try:
+        for part in rel.split("/"):
+            at = entry_ignoring_case(at, part, what="entries")
+    except (DataError, OSError):
+        return None
+    return at if at.is_file() else None
+
+
 _PACKED = (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".7z", ".rar", ".tar", ".tgz")
 
 

@@ -44,6 +44,7 @@ from bench.data.folder_names import (
 )
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.parquet import read_parquet
+from bench.data.split_sets import refuse_parquet_twins
 from bench.data.svmlight import query_sidecar, read_svmlight_files_with_digests
 from bench.data.svmlight_parse import Progress
 from bench.errors import DataError
@@ -125,8 +126,8 @@ def find_split_files(
 
 def _distinct_splits(found: dict[str, Path | None], p: Path) -> dict[str, Path | None]:
     """``found`` when no two splits are one file (a symbolic or hard link, the same name in a
-    split table): a test file that is the training file scores the training data, and the run
-    would only warn that its rows repeat."""
+    split table: the test score would be the training data's) and none has a Parquet twin."""
+    refuse_parquet_twins(found, p)
     named = [(s, f) for s, f in found.items() if f is not None]
     for i, (split, f) in enumerate(named):
         for other, g in named[:i]:
@@ -253,7 +254,6 @@ def _bad_entry(base: Path, split: str) -> tuple[Path, str] | None:
         if os.path.lexists(f) and (why := entry_problem(f)) not in (None, "is missing"):
             return f, why
     return None
-
 
 
 def read_letor_folder(

@@ -158,9 +158,9 @@ def bom_length(head: bytes, path: PathLike) -> int:
     3 for a UTF-8 mark, 0 for none; a UTF-16/UTF-32 mark is a :class:`DataError` (the readers
     take UTF-8 text only), and so is a compressed file (:mod:`bench.data.compressed`).
     """
+    refuse_compressed(head, path)  # (a web page after a UTF-8 mark too)
     if head.startswith(UTF8_BOM):
         return len(UTF8_BOM)
-    refuse_compressed(head, path)
     for mark, name in _WIDE_BOMS:
         if head.startswith(mark):
             raise DataError(

@@ -125,3 +125,20 @@ def _record(folder: Path) -> dict[str, object] | None:
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         return None
     return data
+
+
+def refuse_parquet_twins(texts: Mapping[str, Path | None], folder: Path) -> None:
+    """Refuse a text split file with a Parquet file of its name beside it (``train.txt`` and
+    ``train.parquet``) where the folder holds no Parquet split set (a set is read as one, see
+    :func:`check_one_set`): one split in two formats, and reading one would silently leave the
+    other's rows out."""
+    for split, f in texts.items():
+        if f is None or not f.name.lower().endswith(".txt"):
+            continue
+        twin = f.with_name(f.name[:-4] + ".parquet")
+        if twin.exists():
+            raise DataError(
+                f"the {split} split is there twice, as text ({f.relative_to(folder)}) and as "
+                f"Parquet ({twin.relative_to(folder)}), and the folder holds no Parquet split "
+                "set (train.parquet and test.parquet) that 'ltrbench convert' wrote: which one "
+                "to read cannot be told; move one of them to a folder of its own", path=folder)

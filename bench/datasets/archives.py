@@ -21,6 +21,7 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from bench.data.compressed import HEAD, WEB_PAGE, web_page
 from bench.errors import DataError
 
 
@@ -34,6 +35,10 @@ def extract(archive: Path, into: Path, fmt: str) -> None:
     try:
         _extract(archive, into, fmt)
     except (zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError) as exc:
+        with archive.open("rb") as f:
+            if web_page(f.read(HEAD)):
+                raise DataError(f"not a {fmt} archive: the file is {WEB_PAGE}",
+                                path=archive.name) from exc
         raise DataError(f"not a {fmt} archive: {' '.join(str(exc).split())}",
                         path=archive.name) from exc
     except gzip.BadGzipFile as exc:  # its CRC-32 or length trailer does not match the bytes
@@ -164,3 +169,18 @@ def _check_unpacked_size(members: list[tuple[str, int, int]], archive: Path, int
             raise DataError(f"archive member {name!r} unpacks {packed:,} bytes into {size:,} "
                             f"(more than {MAX_MEMBER_RATIO}:1, a zip bomb); refused",
                             path=archive.name)
+
+
+_PACKED = (".tar.bz2", ".tar.gz", ".tgz", ".tar.xz", ".tar", ".zip", ".rar", ".7z", ".gz", ".bz2",
+           ".xz")
+
+
+def nested_archives(root: Path) -> str:
+    """``"; it holds ... inside: ..."`` naming the archives an unpacked download holds (Yahoo's
+    ``dataset.tgz`` holds ``ltrc_yahoo.tar.bz2``, the archive its card names), else ``""``."""
+    found = sorted(f.relative_to(root).as_posix() for f in root.rglob("*")
+                   if f.is_file() and f.name.lower().endswith(_PACKED))
+    if not found:
+        return ""
+    return (f"; it holds {', '.join(found[:3])} inside: an archive in the archive; unpack the "
+            "outer one and give the inner one with --url")

@@ -7,15 +7,26 @@ feature index beyond ``n_features`` or a label outside ``0..max_label`` (or not 
 not the published file (a truncated, edited or mislabelled copy, another dataset's file in the
 folder): :func:`check_card_shape` refuses it, naming the file, its line and what the card says,
 instead of training on it. A folder with other data is loaded by path, where no card applies.
+
+:func:`check_inputs` compares the SHA-256 of every file a catalogue load read with the card's:
+a card's file is found as the reader finds it, without regard to letter case (``s3.txt`` for
+``S3.txt``) and through a symbolic link (the link's name, not its target's, is the card's
+path); a card that vouches for its files (a digest known) refuses a file it does not list (a
+``Fold2/`` copied beside the OHSUMED parts the card builds Fold2 from): no unverified file is
+read under a catalogue name.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 
 from bench.data.checks import _on_file_line
+from bench.data.folder_names import path_ignoring_case
 from bench.data.letor import LetorData, LetorSplits
-from bench.datasets.catalogue import Card
+from bench.datasets.catalogue import UNKNOWN, Card
 from bench.errors import DataError
 
 
@@ -55,3 +66,78 @@ def _refuse_features(card: Card, parts: dict[str, LetorData]) -> None:
     width = max(d.n_features for d in parts.values())
     raise DataError(f"{text}; one of {', '.join(parts)} holds index {width} (with the value 0)")
 
+
+
+def check_inputs(card: Card, folder: Path, inputs: dict[str, str]) -> None:
+    """The files a catalogue load read (``inputs``: path -> sha256) against the card: a
+    :class:`DataError` naming the first file whose digest differs from the card's, or that the
+    card does not list while it vouches for its files (some digest known)."""
+    rel = {}
+    for path, digest in inputs.items():
+        rel[_relative(Path(path), folder)] = digest
+    check_against_card(card, folder, rel, listed_only=True)
+
+
+def _relative(path: Path, folder: Path) -> str:
+    """``path`` relative to ``folder`` as written (a link's own name), else resolved."""
+    for p, f in ((path, folder), (Path(os.path.abspath(path)), Path(os.path.abspath(folder))),
+                 (path.resolve(), folder.resolve())):
+        try:
+            return p.relative_to(f).as_posix()
+        except ValueError:
+            continue
+    return path.as_posix()
+
+
+def check_against_card(card: Card, folder: Path, digests: dict[str, str], *,
+                       listed_only: bool = False) -> None:
+    """``digests`` (path relative to ``folder`` -> sha256) against the card's files, the paths
+    compared without letter case; ``listed_only``: a file the card does not list is refused
+    when the card knows a digest of any file."""
+    listed = {rel.casefold(): digest for rel, digest in card.files.items()}
+    vouched = any(d != UNKNOWN for d in card.files.values())
+    for rel, actual in digests.items():
+        expected = listed.get(rel.casefold())
+        if expected is None and listed_only and vouched:
+            raise DataError(
+                f"{rel} is not a file of the {card.name!r} card (it lists "
+                f"{', '.join(card.files)}), so it cannot be verified: this is not the published "
+                "dataset. Move it out of the folder, or load the folder by path to use it on "
+                "purpose", path=folder / rel)
+        if expected not in (None, UNKNOWN) and expected != actual:
+            raise DataError(
+                f"sha256 {actual} differs from the {card.name!r} card ({expected}): this is not "
+                "the published file. Run 'ltrbench datasets verify' for details, or load the "
+                "folder by path to use a modified copy on purpose",
+                path=folder / rel,
+            )
+
+
+def fold_files(card: Card, spec: str) -> dict[str, str]:
+    """The split files of the fold ``spec`` asks for (``mslr-web10k:Fold3``) that the card does
+    not list itself (it lists Fold1's), each with an unknown digest, for ``datasets verify``:
+    a fold that is not there is missing, not "OK" from Fold1's files. None for a card that builds
+    its folds from listed part files (OHSUMED's S1..S5) or a spec without a fold."""
+    option = spec.partition(":")[2].strip().lower()
+    fold = next((f for f in card.folds if f.lower() == option), None)
+    if fold is None or any(Path(rel).name.lower() == "s1.txt" for rel in card.files):
+        return {}
+    files = {t.format(fold=fold): UNKNOWN for t in card.splits.values()}
+    return {rel: d for rel, d in files.items() if rel not in card.files}
+
+
+def foreign_files(card: Card, root: Path) -> list[str]:
+    """The split files of the card's folds in ``root`` that a card vouching for its files (a
+    digest known) does not list (``Fold2/train.txt`` beside OHSUMED's parts): what a load
+    under the catalogue name refuses (:func:`check_inputs`), for ``datasets verify``."""
+    if not any(d != UNKNOWN for d in card.files.values()):
+        return []
+    listed = {rel.casefold() for rel in card.files}
+    found = []
+    for fold in card.folds:
+        for template in card.splits.values():
+            rel = template.format(fold=fold)
+            f = path_ignoring_case(root, rel)
+            if f is not None and rel.casefold() not in listed:
+                found.append(f.relative_to(root).as_posix())
+    return found

@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
+from bench.data.folder_names import path_ignoring_case
 from bench.datasets.catalogue import Card, get_card, load_catalogue
 from bench.datasets.fetch import data_dirs, find_dataset
 
 
-def catalogue_rows(data_dir: str | None) -> list[dict[str, str]]:
-    """One row per dataset (and per variant): name, kind, size, licence, where it is, whether it
-    can be downloaded."""
-    rows = []
+def catalogue_rows(data_dir: str | None) -> list[dict[str, str | bool]]:
+    """One row per dataset (and per variant): name, kind, size, licence, where it is, whether
+    that folder holds any of the card's files (``complete``: an empty or unfinished copy is
+    not), whether it can be downloaded."""
+    rows: list[dict[str, str | bool]] = []
     for card in _cards():
         where = find_dataset(card, data_dir=data_dir)
         present = "built in" if card.kind == "synthetic" else (str(where) if where else "absent")
         rows.append({"name": card.spec, "kind": card.kind, "size": card.size,
                      "licence": _short_licence(card), "present": present,
+                     "complete": where is None or not _incomplete(card, where),
                      "download": "yes" if card.downloadable else "manual"})
     return rows
 
@@ -43,9 +47,11 @@ def print_catalogue(data_dir: str | None) -> None:
     for col in ("name", "kind", "size", "licence", "present"):
         table.add_column(col, overflow="fold")
     for r in catalogue_rows(data_dir):
-        status = r["present"] if r["present"] in ("absent", "built in") else "present"
-        table.add_row(r["name"], r["kind"], _short_size(r["size"]), r["licence"], status,
-                      style=None if status == "absent" else "green")
+        status = str(r["present"]) if r["present"] in ("absent", "built in") else \
+            "present" if r["complete"] else "incomplete (see info)"
+        table.add_row(str(r["name"]), str(r["kind"]), _short_size(str(r["size"])),
+                      str(r["licence"]), status, style=None if status == "absent" else
+                      "green" if r["complete"] else "yellow")
     console = Console()
     console.print(table)
     dirs = data_dirs(data_dir)
@@ -67,7 +73,18 @@ def _info(card: Card, data_dir: str | None) -> dict[str, object]:
     info.pop("variants", None)
     info["variants"] = sorted(card.variants)
     info["present"] = str(where) if where else None
+    info["incomplete"] = _incomplete(card, where) if where else None
     return info
+
+
+def _incomplete(card: Card, where: Path) -> str | None:
+    """Why the folder ``where`` found for ``card`` is not the dataset when it holds none of the
+    card's files (an empty or unfinished copy, another variant's files), else ``None``."""
+    if not card.files or any(path_ignoring_case(where, rel) for rel in card.files):
+        return None
+    names = list(card.files)
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    return f"it holds none of the card's files ({shown})"
 
 
 def card_text(name: str, data_dir: str | None) -> str:
@@ -86,7 +103,8 @@ def card_text(name: str, data_dir: str | None) -> str:
     if card.files:
         lines.append("  files (sha256):")
         lines += [f"    {rel}  {digest}" for rel, digest in card.files.items()]
-    lines.append(f"  present: {info['present'] or 'absent'}")
+    why = f" (incomplete: {info['incomplete']})" if info["incomplete"] else ""
+    lines.append(f"  present: {info['present'] or 'absent'}{why}")
     return "\n".join(lines) + "\n"
 
 

@@ -55,11 +55,9 @@ from bench.data.inputs import check_input_file, text_lines
 from bench.data.letor import LetorSplits
 from bench.data.movielens import load_movielens
 from bench.data.ratings import Ratings
-from bench.datasets.card_checks import check_card_shape
+from bench.datasets.card_checks import check_against_card, check_card_shape, check_inputs
 from bench.datasets.catalogue import (
     SHAPES_LOADER,
-    UNKNOWN,
-    Card,
     DatasetSpec,
     card_names,
     catalogue_spec,
@@ -368,14 +366,14 @@ def _load_catalogue(
         )
     if card.loader == "movielens":
         ratings = load_movielens(folder, layout=card.layout or None)
-        _check_against_card(card, Path(ratings.source), ratings.sha256)
+        check_against_card(card, Path(ratings.source), ratings.sha256)
         splits = ratings_splits(ratings, name=card.spec, progress=reading.progress)
     elif card.loader == "lightgbm":
         splits = read_lightgbm_dir(folder, name=card.spec, cache_dir=reading.cache_dir)
-        _check_inputs(card, folder, splits.inputs)
+        check_inputs(card, folder, splits.inputs)
     elif card.loader == "letor" and not (folder / spec.fold).is_dir() and part_files(folder):
         splits = _read_fold(folder, spec.display_name, reading, spec.fold)
-        _check_inputs(card, folder, splits.inputs)
+        check_inputs(card, folder, splits.inputs)
     elif card.loader == "letor":
         try:
             splits = _read_letor(folder, spec.display_name, reading, fold=spec.fold,
@@ -385,7 +383,7 @@ def _load_catalogue(
                 raise
             raise DataError(f"{exc.reason}; the folder holds the files of {' and '.join(others)}"
                             f": ask for {others[0]!r}", path=exc.path) from None
-        _check_inputs(card, folder, splits.inputs)
+        check_inputs(card, folder, splits.inputs)
     else:  # pragma: no cover - catalogue validation rejects other loaders
         raise ConfigError(f"card {card.name!r}: unknown loader {card.loader!r}")
     if card.kind == "letor":
@@ -417,28 +415,6 @@ def _read_fold(root: Path, name: str, reading: Reading, fold: str) -> LetorSplit
     check_fits(estimate_letor(files), what=name)
     return read_fold(root, int(fold.removeprefix("Fold")), name=name,
                      cache_dir=reading.cache_dir, progress=reading.callback(files, name))
-
-
-def _check_inputs(card: Card, folder: Path, inputs: dict[str, str]) -> None:
-    rel = {}
-    for path, digest in inputs.items():
-        try:
-            rel[Path(path).resolve().relative_to(folder.resolve()).as_posix()] = digest
-        except ValueError:
-            continue
-    _check_against_card(card, folder, rel)
-
-
-def _check_against_card(card: Card, folder: Path, digests: dict[str, str]) -> None:
-    for rel, actual in digests.items():
-        expected = card.files.get(rel, UNKNOWN)
-        if expected != UNKNOWN and expected != actual:
-            raise DataError(
-                f"sha256 {actual} differs from the {card.name!r} card ({expected}): this is not "
-                "the published file. Run 'ltrbench datasets verify' for details, or load the "
-                "folder by path to use a modified copy on purpose",
-                path=folder / rel,
-            )
 
 
 def _checked(splits: LetorSplits) -> LetorSplits:
