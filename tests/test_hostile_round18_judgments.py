@@ -537,3 +537,45 @@ def test_sklearn_negative_label_in_arrays_is_refused_as_ndcg_score_does() -> Non
     _, exc = call(lambda: evaluate([1.0, -2.0, 0.5], [0.1, 0.2, 0.3], qid=[1, 1, 1],
                                    metrics="ndcg@2", profile="sklearn"))
     assert api_refused(exc, "negative") is None, exc
+
+
+def test_a_warning_of_one_compared_run_names_that_run() -> None:
+    """Only run B has a one-document query (q1): the warning says it is B's."""
+    qrels = {"q1": {"a": 1, "x": 0}, "q2": {"b": 1, "c": 0}}
+    runs = {"A": {"q1": {"a": 1.0, "x": 0.5}, "q2": {"b": 0.5, "c": 0.7}},
+            "B": {"q1": {"a": 1.0}, "q2": {"b": 0.9, "c": 0.7}}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compare_runs(qrels, runs, metrics="ndcg@2", profile="sklearn", n_bootstrap=20,
+                     n_permutations=20)
+    said = _single_document_warnings(caught)
+    assert len(said) == 1, said
+    assert said[0].startswith("run 'B'"), said
+
+
+def test_sklearn_on_trec_files_averages_ties_and_scores_an_all_non_relevant_query_zero(
+        tmp_path: Path) -> None:
+    """scikit-learn's ndcg_score per query (a row): query 1 all tied (tie-averaged), query 2
+    judged 0 and -2 only (all-zero row: 0, counted in the mean), negative judgments gain 0."""
+    from sklearn.metrics import ndcg_score
+    q, r = _files(tmp_path, "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 x 0\n2 0 y -2\n",
+                  "1 Q0 a 1 5 s\n1 Q0 b 2 5 s\n1 Q0 c 3 5 s\n2 Q0 y 1 2 s\n2 Q0 x 2 1 s\n")
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--profile", "sklearn",
+              "--metrics", "ndcg@2", "--format", "csv")
+    assert res.status == 0, res.err
+    rows = [float(ndcg_score([[2, 0, 1]], [[5, 5, 5]], k=2)),
+            float(ndcg_score([[0, 0]], [[2, 1]], k=2))]
+    assert rows[1] == 0.0
+    assert csv_values(res)["ndcg@2"] == pytest.approx(sum(rows) / 2, abs=1e-12)
+
+
+def test_lightgbm_profile_on_a_trec_file_breaks_ties_in_file_order(tmp_path: Path) -> None:
+    """LightGBM's stable sort keeps row order among ties: b (0) then a (2) then c (1), exp2
+    gain: DCG@2 = 0 + 3/log2(3); ideal 3 + 1/log2(3)."""
+    q, r = _files(tmp_path, "1 0 a 2\n1 0 b 0\n1 0 c 1\n",
+                  "1 Q0 b 1 5 s\n1 Q0 a 2 5 s\n1 Q0 c 3 5 s\n")
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--profile", "lightgbm",
+              "--metrics", "ndcg@2", "--format", "csv")
+    assert res.status == 0, res.err
+    c = 1 / math.log2(3)
+    assert csv_values(res)["ndcg@2"] == pytest.approx(3 * c / (3 + c), abs=1e-12)
