@@ -579,3 +579,39 @@ def test_lightgbm_profile_on_a_trec_file_breaks_ties_in_file_order(tmp_path: Pat
     assert res.status == 0, res.err
     c = 1 / math.log2(3)
     assert csv_values(res)["ndcg@2"] == pytest.approx(3 * c / (3 + c), abs=1e-12)
+
+
+def _tie_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if w.category.__name__ == "TiedScoresWarning"]
+
+
+def test_ranx_ties_a_dict_and_a_run_order_differently_and_the_profile_says_so() -> None:
+    """ranx 0.3.21, recorded: the same tied query scores ndcg@2 0.3801 given as ranx ``Run``
+    (insertion order) and 0.7602 given as a dict (numba's argsort, reversed). The profile takes
+    row order (the Run's number) and warns, naming the query, that ranx may print another."""
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"x": 1, "y": 0}}
+    run = {"1": {"a": 0.5, "b": 0.5, "c": 0.5}, "2": {"x": 0.9, "y": 0.1}}
+    as_run, as_dict = 0.38009376671593426, 0.7601875334318685
+    c = 1 / math.log2(3)
+    assert as_run == pytest.approx(1 / (2 + c), abs=1e-15)  # a (1), b (0) of ideal 2 + c
+    assert as_dict == pytest.approx((2 + 0 * c) / (2 + c), abs=1e-15)  # c (2), b (0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = evaluate_trec(qrels, run, metrics="ndcg@2", profile="ranx", per_query=True)
+    table = res.per_query.set_index("qid")
+    assert table.loc["1", "ndcg@2"] == pytest.approx(as_run, abs=1e-12)
+    said = _tie_warnings(caught)
+    assert len(said) == 1, said
+    assert "('1')" in said[0], said
+    assert "ranx" in said[0], said
+
+
+def test_no_tie_warning_without_ties_in_the_top_k_or_under_a_profile_that_reproduces_ties(
+        ) -> None:
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_trec(qrels, {"1": {"a": 0.9, "b": 0.5, "c": 0.5}}, metrics="ndcg@1",
+                      profile="ranx")  # the tie is below the top 1
+        evaluate_trec(qrels, {"1": {"a": 0.5, "b": 0.5, "c": 0.5}}, metrics="ndcg_cut_2")
+    assert not _tie_warnings(caught)

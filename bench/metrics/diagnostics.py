@@ -122,6 +122,29 @@ def single_document_rule(query_ids: NDArray[Any], n: NDArray[Any],
         SingleDocumentWarning, stacklevel=_callers_level())
 
 
+class TiedScoresWarning(UserWarning):
+    """Queries with tied scores in the top k under a profile whose tool orders ties by a sort
+    the profile does not reproduce (``Profile.tool_tie_order``)."""
+
+
+def tie_rule(query_ids: NDArray[Any], ties: NDArray[Any], ties_k: int | None,
+             profile: Any) -> None:
+    """Warn when a query has tied scores in its top ``ties_k`` and the profile's tool orders
+    ties by a sort the profile does not reproduce; nothing otherwise."""
+    tied = np.asarray(ties, dtype=bool)
+    if profile.tool_tie_order == "reproduced" or not tied.any():
+        return
+    ids = [str(q) for q in np.asarray(query_ids)[tied].tolist()]
+    shown = ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    top = "whole list" if ties_k is None else f"top {ties_k}"
+    warnings.warn(
+        f"{len(ids)} of {tied.shape[0]} queries have tied scores in the {top} ({shown}): "
+        f"profile {profile.name!r} orders them by its rule (ties={profile.ties!r}), but its "
+        "tool orders equal scores by a sort it does not define (the profile's description "
+        "says which), so the tool may print another number for these queries; break the ties "
+        "to compare", TiedScoresWarning, stacklevel=_callers_level())
+
+
 def _callers_level() -> int:
     """The ``stacklevel`` that points a warning issued by this module's caller at the first frame
     outside the ``bench`` package (the user's line, whichever entry point they called)."""

@@ -216,6 +216,7 @@ class Profile:
     gauc_weight: str = "documents"
     ap_ties: str = "ties"
     single_document_by_family: tuple[tuple[str, str], ...] = ()
+    tool_tie_order: str = "reproduced"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -247,6 +248,7 @@ class Profile:
         _check(self.name, "pair_ties", self.pair_ties, _PAIR_TIES)
         _check(self.name, "gauc_weight", self.gauc_weight, _GAUC_WEIGHT)
         _check(self.name, "ap_ties", self.ap_ties, _AP_TIES)
+        _check(self.name, "tool_tie_order", self.tool_tie_order, ("reproduced", "not_reproduced"))
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):

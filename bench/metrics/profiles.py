@@ -150,6 +150,7 @@ PROFILES: dict[str, Profile] = {
         max_label=None,
         missing="zero",
         rel_level="zero",
+        tool_tie_order="not_reproduced",
         description=(
             "ranx 0.3 (ranx/metrics/*.py): ndcg is Jarvelin's linear gain with 1/log2(rank+1) "
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
@@ -256,6 +257,7 @@ PROFILES.update({
         _SKLEARN,
         name="sklearn-ignore-ties",
         ties="row_desc",
+        tool_tie_order="not_reproduced",
         description=(
             "scikit-learn ndcg_score / dcg_score with ignore_ties=True (sklearn/metrics/"
             "_ranking.py:1698-1712): ranking = np.argsort(y_score)[:, ::-1]; this profile puts "
