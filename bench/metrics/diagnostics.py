@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from types import FrameType
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.errors import DataError
 
 
 @dataclass(frozen=True)
@@ -72,3 +83,74 @@ def blank_counts(d: Diagnostics, relevance_threshold: float) -> str:
     parts = "; ".join(f"{n} for {', '.join(keys)}"
                       for n, keys in sorted(by_count.items(), reverse=True))
     return f"{parts} (relevant: label >= {relevance_threshold:g}; {d.blank_policy})"
+
+
+class SingleDocumentWarning(UserWarning):
+    """Queries of one scored document evaluated in a family whose tool does not evaluate such a
+    query on its own (``Profile.single_document_by_family``): how many, the first ids, what
+    they scored."""
+
+
+def single_document_rule(query_ids: NDArray[Any], n: NDArray[Any],
+                         metrics: Sequence[tuple[str, str]], profile: Any) -> None:
+    """Warn (or refuse, as the profile's ``single_document_by_family`` says) when a query has
+    one scored document and a metric of ``metrics`` (``(name, family)`` pairs) is in a family
+    its tool does not evaluate on such a query alone. Nothing otherwise."""
+    rules = dict(profile.single_document_by_family)
+    named = [(name, rules[fam]) for name, fam in metrics if fam in rules]
+    single = np.asarray(n) == 1
+    if not named or not single.any():
+        return
+    ids = [str(q) for q in np.asarray(query_ids)[single].tolist()]
+    shown = ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    count = f"{len(ids)} {'query has' if len(ids) == 1 else 'queries have'}"
+    refused = [name for name, how in named if how == "refuse"]
+    if refused:
+        raise DataError(
+            f"{count} one scored document ({shown}): profile {profile.name!r} does not evaluate "
+            f"{', '.join(refused)} on a query of one document, as its tool refuses one (see the "
+            "profile's description); give such queries two or more documents, leave them out, "
+            "or choose a profile that scores them")
+    names = ", ".join(name for name, _ in named)
+    warnings.warn(
+        f"{count} one scored document ({shown}): the tool of profile {profile.name!r} refuses "
+        f"{names} on a query of one document alone (the profile's description says where); "
+        "they are scored here as "
+        "the tool scores them in a batch of queries padded to one width (the document's gain; "
+        "NDCG 1 with a relevant document, 0 without) and counted in the mean: leave them out to "
+        "match calls of the tool on one query at a time",
+        SingleDocumentWarning, stacklevel=_callers_level())
+
+
+class TiedScoresWarning(UserWarning):
+    """Queries with tied scores in the top k under a profile whose tool orders ties by a sort
+    the profile does not reproduce (``Profile.tool_tie_order``)."""
+
+
+def tie_rule(query_ids: NDArray[Any], ties: NDArray[Any], ties_k: int | None,
+             profile: Any) -> None:
+    """Warn when a query has tied scores in its top ``ties_k`` and the profile's tool orders
+    ties by a sort the profile does not reproduce; nothing otherwise."""
+    tied = np.asarray(ties, dtype=bool)
+    if profile.tool_tie_order == "reproduced" or not tied.any():
+        return
+    ids = [str(q) for q in np.asarray(query_ids)[tied].tolist()]
+    shown = ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    top = "whole list" if ties_k is None else f"top {ties_k}"
+    warnings.warn(
+        f"{len(ids)} of {tied.shape[0]} queries have tied scores in the {top} ({shown}): "
+        f"profile {profile.name!r} orders them by its rule (ties={profile.ties!r}), but its "
+        "tool orders equal scores by a sort it does not define (the profile's description "
+        "says which), so the tool may print another number for these queries; break the ties "
+        "to compare", TiedScoresWarning, stacklevel=_callers_level())
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` that points a warning issued by this module's caller at the first frame
+    outside the ``bench`` package (the user's line, whichever entry point they called)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame: FrameType | None = sys._getframe(2)  # 1: the function that warns; 2: its caller
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level

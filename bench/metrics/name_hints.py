@@ -14,6 +14,8 @@
   meaning of the name it differs from by two brackets or an ``@`` (``ndcg()@10`` under
   ``trec_eval-c`` beside ``ndcg@10`` under ``trec_eval``; ``success@2`` beside trec_eval's
   ``success_2``). Letters no other tool uses (``judged@10``) keep ir_measures' reading.
+* :func:`as_written`: an error about a name names it as the user wrote it (``RR@0``, not the
+  ``mrr@0`` it was read as).
 """
 
 from __future__ import annotations
@@ -21,12 +23,27 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
 from bench.metrics.peer_names import TREC_EVAL, PeerMeasure, Reading, peer_names
 
-__all__ = ["PEER_FUNCTIONS", "refuse_folded_case", "refuse_not_one_name", "suggest"]
+__all__ = ["PEER_FUNCTIONS", "as_written", "refuse_folded_case", "refuse_not_one_name", "suggest"]
+
+_T = TypeVar("_T")
+
+
+def as_written(name: str, read: Callable[..., _T], *args: str) -> _T:
+    """``read(*args)``; a ConfigError it raises that does not quote ``name`` (the metric as the user
+    wrote it) is raised again with ``metric 'NAME': `` in front, so that ``RR@0`` is named, not
+    only the ``mrr@0`` it was read as."""
+    try:
+        return read(*args)
+    except ConfigError as exc:
+        if repr(name) in str(exc) or name in str(exc).split():
+            raise
+        raise ConfigError(f"metric {name!r}: {exc}") from None
 
 #: Letters that spell an ltrbench or trec_eval measure in any case (``ndcg``, ``map``, ``p``,
 #: ``success``): an ir_measures name folded onto them would be a second meaning.

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
-from bench.metrics.name_hints import refuse_folded_case, refuse_not_one_name, suggest
+from bench.metrics.name_hints import as_written, refuse_folded_case, refuse_not_one_name, suggest
 from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
@@ -214,8 +214,9 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
                     "continues whole cutoffs, ndcg@5,10, or trec_eval's reals, "
                     "Rprec_mult.0.2,0.4: write each other name in full); valid names: "
                     f"{valid_metric_names()}")
-            readings, qualifier, implied = [previous[0](token)], previous[1], previous[3]
-            labels = [previous[2] + token if previous[2] else ""]
+            written = previous[2] + token
+            readings = [as_written(written or token, previous[0], token)]
+            qualifier, implied, labels = previous[1], previous[3], [written if previous[2] else ""]
         else:
             if token.startswith("@") or token.endswith("@"):
                 raise ConfigError(f"unknown metric {token!r}: a name and its @cutoff are written "
@@ -224,7 +225,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             own, body = ranx_spelling(body)  # ranx's r-precision, ndcg_burges@10
             implied = own is not None and qualifier is None  # the spelling's, not the user's
             qualifier = qualified_ranx(token, qualifier, own)
-            readings, cont = _read(body, token)
+            readings, cont = as_written(token, _read, body, token)
             stem = _stem(token)
             last = readings[-1]  # Rprec_mult.0.2: a bare real continues it
             reals = last.grammar == "trec_eval" and FAMILIES[last.family].param is not None

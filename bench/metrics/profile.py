@@ -35,6 +35,7 @@ _LIST_WEIGHT = ("query", "denominator")
 _PAIR_TIES = ("rank", "wrong")
 _GAUC_WEIGHT = ("documents", "relevant")
 _AP_TIES = ("ties", "threshold")
+_SINGLE = ("warn", "refuse")
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,8 @@ class Profile:
     pair_ties: str = "rank"
     gauc_weight: str = "documents"
     ap_ties: str = "ties"
+    single_document_by_family: tuple[tuple[str, str], ...] = ()
+    tool_tie_order: str = "reproduced"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -245,6 +248,7 @@ class Profile:
         _check(self.name, "pair_ties", self.pair_ties, _PAIR_TIES)
         _check(self.name, "gauc_weight", self.gauc_weight, _GAUC_WEIGHT)
         _check(self.name, "ap_ties", self.ap_ties, _AP_TIES)
+        _check(self.name, "tool_tie_order", self.tool_tie_order, ("reproduced", "not_reproduced"))
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):
@@ -271,6 +275,15 @@ class Profile:
                     f"({fam!r}, {policy!r})"
                 )
         object.__setattr__(self, "missing_by_family", by_missing)
+        single = tuple((str(f), str(v)) for f, v in self.single_document_by_family)
+        for fam, policy in single:
+            if fam not in _RANKING_FAMILIES or policy not in _SINGLE:
+                raise ConfigError(
+                    f"profile {self.name!r}: single_document_by_family maps a ranking family "
+                    f"({', '.join(_RANKING_FAMILIES)}) to {' or '.join(_SINGLE)}, got "
+                    f"({fam!r}, {policy!r})"
+                )
+        object.__setattr__(self, "single_document_by_family", single)
         if self.default_k is not None and self.default_k < 1:
             raise ConfigError(f"profile {self.name!r}: default_k must be a positive integer")
         if self.gain == "exp2" and (self.max_label is None or self.max_label > 31):

@@ -103,6 +103,7 @@ PROFILES: dict[str, Profile] = {
         integer_labels=False,
         max_label=None,
         ap_ties="threshold",
+        single_document_by_family=(("ndcg", "warn"), ("dcg", "warn")),
         description=(
             "scikit-learn ndcg_score / dcg_score (sklearn/metrics/_ranking.py): linear gain "
             "(the y_true value, non-integer allowed), 1/log2(i+2), ties averaged (ignore_ties="
@@ -111,7 +112,11 @@ PROFILES: dict[str, Profile] = {
             "query of one class (ValueError in _binary_roc_auc_score), so its AUC is left out; "
             "map is average_precision_score of each query (relevant: label >= 1), which reads "
             "precision at each distinct score, so a tied group is one step (ap_ties="
-            "'threshold'), and a query without a relevant document scores 0 (sklearn warns)."
+            "'threshold'), and a query without a relevant document scores 0 (sklearn warns). "
+            "ndcg_score and dcg_score refuse a query of one document alone ('Computing NDCG is "
+            "only meaningful when there is more than 1 document') and score it in a batch of "
+            "queries padded to one width (its label; NDCG 1 or 0): scored so here, and warned "
+            "(single_document_by_family)."
         ),
     ),
     "trec_eval": Profile(
@@ -145,6 +150,7 @@ PROFILES: dict[str, Profile] = {
         max_label=None,
         missing="zero",
         rel_level="zero",
+        tool_tie_order="not_reproduced",
         description=(
             "ranx 0.3 (ranx/metrics/*.py): ndcg is Jarvelin's linear gain with 1/log2(rank+1) "
             "and ideal DCG from the qrels, map@k divides by R, precision@k by k, "
@@ -251,6 +257,7 @@ PROFILES.update({
         _SKLEARN,
         name="sklearn-ignore-ties",
         ties="row_desc",
+        tool_tie_order="not_reproduced",
         description=(
             "scikit-learn ndcg_score / dcg_score with ignore_ties=True (sklearn/metrics/"
             "_ranking.py:1698-1712): ranking = np.argsort(y_score)[:, ::-1]; this profile puts "

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 import bench.metrics.aggregate as aggregate
 from bench.errors import ConfigError
-from bench.metrics.diagnostics import Diagnostics
+from bench.metrics.diagnostics import Diagnostics, single_document_rule, tie_rule
 from bench.metrics.families import FAMILIES
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
@@ -204,6 +204,9 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
             excl[spec.name], as0[spec.name] = e, a0
             if FAMILIES[spec.family].blank_scores_one:
                 as1[spec.name] = a1
+    single_document_rule(parts.query_ids, parts.n,
+                         [(s.name, s.family) for s in specs if not s.pointwise], prof)
+    tie_rule(parts.query_ids, parts.ties, parts.ties_k, prof)
     policy = {None: "excluded", 0.0: "scored 0", 1.0: "scored 1"}[prof.empty]
     diag = Diagnostics(
         n_queries=parts.n_queries,

@@ -56,7 +56,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate_trec, parse_metrics
 from bench.metrics.diversity import is_diversity, subtopic_qrels
 from bench.metrics.families import FAMILIES, best_is_lowest
-from bench.metrics.missing import MissingQueriesWarning, missing_query_ids, warn_dropped
+from bench.metrics.missing import MissingQueriesWarning, missing_query_ids
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import PROFILES, Profile, given_profile
 from bench.metrics.qualified import refuse_homonyms, resolve, spec_profile
@@ -68,6 +68,7 @@ from bench.report.compare_checks import (
     no_common_queries,
     refuse_mixed_rules,
 )
+from bench.report.compare_said import say_again
 
 #: What :class:`RunComparison` says about the queries it uses, per ``missing`` rule.
 QUERY_RULES = {
@@ -278,7 +279,7 @@ def compare_runs(
     every, common_set = _common_queries(scored, answered, missing)
     common = np.asarray(sorted(common_set), dtype=str)
     mode = _rule_applied(mode, missing, common_set, answered)
-    _say_missing(said, mode)
+    say_again(said, mode)
     left_out = {n: sorted(every[n] - common_set) for n in names}
     # a judged query no run answered is out of the comparison too (the runs' warnings said
     # so): named with the others, so that the queries compared plus those dropped are every
@@ -418,7 +419,7 @@ def _evaluate_runs(
     """Each run evaluated per query: its table indexed by qid, per metric the queries that
     received a value, each metric's profile (the same for every run), the judged queries
     each run has a line for (each run read once) and the warnings its evaluation issued (with
-    the run's path and the qrels queries it lacks), for :func:`_say_missing`."""
+    the run's path and the qrels queries it lacks), for :func:`bench.report.compare_said.say_again`."""
     tables: dict[str, pd.DataFrame] = {}
     scored: dict[str, list[set[str]]] = {}
     metric_profiles: dict[str, str] = {}
@@ -451,24 +452,6 @@ def _evaluate_runs(
                 _refuse_weighted(k, f"their weight under profile {result.profile_of(k)!r}")
         metric_profiles = {k: result.profile_of(k) for k in keys}
     return tables, scored, metric_profiles, answered, said
-
-
-def _say_missing(said: list[tuple[warnings.WarningMessage, str, NDArray[Any], str]],
-                 mode: str) -> None:
-    """The warnings of the runs' evaluations issued again, a run's missing queries as the
-    comparison treated them: under ``drop`` every such query is out of every run and metric
-    (no compared query is one a run lacks, :func:`_rule_applied`), while each run's own
-    warning said what each metric's profile does alone (``nDCG@10: scored 0 and counted``
-    beside a table that dropped the query). ``said``: (warning, the run named with its path,
-    the qrels queries the run lacks, the path its evaluation named)."""
-    for w, path, lacking, file in said:
-        if issubclass(w.category, MissingQueriesWarning) and mode == "drop":
-            warn_dropped(lacking, path, str(w.message), stacklevel=4)
-        elif issubclass(w.category, MissingQueriesWarning):  # the run named, the caller's line
-            warnings.warn(str(w.message).replace(f" in {file} (", f" in {path} (", 1),
-                          MissingQueriesWarning, stacklevel=3)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _rule_applied(mode: str, missing: str | None, common: set[str],
