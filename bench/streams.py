@@ -169,6 +169,9 @@ def os_error_text(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         hint = f" ({_free_space(exc.filename)}free some space and run again; files already " \
                "written are complete)"
+    elif exc.errno == errno.EDQUOT:  # a quota: the disk may have room, the user none
+        hint = " (your quota on that file system is used up: free some of your space or ask " \
+               "for a larger quota, and run again; files already written are complete)"
     if not where and exc.errno == errno.ENOENT and _working_folder_gone():
         return ("the current working folder no longer exists (it was removed or renamed after "
                 "this shell entered it): cd to an existing folder, or give absolute paths")
@@ -203,4 +206,20 @@ def _free_space(filename: object) -> str:
 
 
 __all__ = ["encodable_output", "os_error_text", "pipe_closed", "refuse_cut_output",
-           "stdout_failed"]
+           "stdout_failed", "whole_word_console"]
+
+
+def whole_word_console(table: Any) -> Any:
+    """A rich ``Console`` for standard output at least as wide as ``table`` needs to show every
+    word and number of its cells whole. Under a narrow terminal width (``COLUMNS=20`` in a CI
+    job, a split pane) rich shrank columns below their longest word: ``datasets list`` gave its
+    licence column no width at all (the licences silently gone) and a conversion's row count
+    ``16140`` was folded into ``1614`` over ``0``. A wider table wraps on the screen instead;
+    at a usual width nothing changes."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console()
+    need = Measurement.get(console, console.options.update(width=10_000), table).minimum
+    console.width = max(console.width, need)
+    return console

@@ -36,8 +36,9 @@ def catalogue_json(data_dir: str | None) -> str:
 
 def print_catalogue(data_dir: str | None) -> None:
     """The catalogue as a terminal table (present datasets in green), then the data directory."""
-    from rich.console import Console
     from rich.table import Table
+
+    from bench.streams import whole_word_console
 
     table = Table(title="ltrbench datasets", show_lines=False)
     for col in ("name", "kind", "size", "licence", "present"):
@@ -46,7 +47,7 @@ def print_catalogue(data_dir: str | None) -> None:
         status = r["present"] if r["present"] in ("absent", "built in") else "present"
         table.add_row(r["name"], r["kind"], _short_size(r["size"]), r["licence"], status,
                       style=None if status == "absent" else "green")
-    console = Console()
+    console = whole_word_console(table)
     console.print(table)
     dirs = data_dirs(data_dir)
     console.print("'ltrbench datasets info NAME' shows the card and where the data is; "
