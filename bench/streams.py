@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import stat
 import sys
@@ -46,27 +47,48 @@ class _Diagnostics:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             return int(self._stream.write(text))
         return len(text)
 
     def flush(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             self._stream.flush()
+
+    def isatty(self) -> bool:
+        """Whether a progress bar may be drawn: never on a closed or missing stream."""
+        try:
+            return bool(self._stream.isatty())
+        except (OSError, ValueError, AttributeError):
+            return False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
+class _Nowhere(io.TextIOBase):
+    """A text stream that drops what is written (standard error closed)."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
 @contextlib.contextmanager
 def best_effort_stderr() -> Iterator[None]:
     """While a command runs, :data:`sys.stderr` writes best effort (see :class:`_Diagnostics`);
-    put back afterwards. A closed standard error (``2>&-``: ``None``) is left as it is."""
+    put back afterwards. A closed standard error (``2>&-``: ``None``, as cron and some daemons
+    start a job) becomes one that drops what is written: ``run`` read ``sys.stderr.isatty()``
+    for its progress and ended in an AttributeError, exit 1, with no line to say why."""
     saved = sys.stderr
-    if saved is None or isinstance(saved, _Diagnostics):
+    if isinstance(saved, _Diagnostics):
         yield
         return
-    sys.stderr = _Diagnostics(saved)
+    sys.stderr = _Diagnostics(saved if saved is not None else _Nowhere())
     try:
         yield
     finally:

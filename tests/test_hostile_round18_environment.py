@@ -149,6 +149,35 @@ def test_a_tilde_data_directory_with_an_empty_home_names_the_variable(
     ok(refused(cli(job, "datasets", "list"), "LTRBENCH_DATA_DIR", "HOME"))
 
 
+def test_a_tilde_dataset_in_a_config_file_with_an_empty_home_names_the_key(
+        job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (job / "c.toml").write_text('dataset = "~/data"\nmodels = ["random"]\nquick = true\n')
+    monkeypatch.setenv("HOME", "")
+    ok(refused(cli(job, "run", "--config", "c.toml", "--no-progress", "--out", "o"), "dataset",
+               "HOME"))
+    assert not (job / "o").exists()
+
+
+def test_a_tilde_sqlite_storage_with_an_empty_home_is_refused_before_any_trial(
+        job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "")
+    res = cli(job, "tune", "--dataset", "data", "--models", "lightgbm-lambdarank",
+              "--budget-trials", "1", "--storage", "sqlite:///~/study.db", "--out", "t")
+    ok(refused(res, "--storage", "HOME"))
+    assert not os.path.lexists("/study.db")
+
+
+def test_the_python_api_refuses_tilde_files_with_a_relative_home(
+        job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.errors import ConfigError
+    from bench.metrics import evaluate_trec
+
+    monkeypatch.setenv("HOME", "home")
+    monkeypatch.chdir(job)
+    with pytest.raises(ConfigError, match="HOME"):
+        evaluate_trec("~/q.txt", "~/r.txt", metrics="ndcg@3")
+
+
 def test_a_tilde_user_form_does_not_depend_on_home(job: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """``~root/...`` is root's home from the passwd file, whatever ``HOME`` says."""
@@ -353,20 +382,26 @@ def test_ctrl_c_among_the_renames_of_a_report_leaves_one_whole_report(
     _one_report(job, "rep", "rep2", proj)
 
 
-def test_sigterm_among_the_renames_of_a_report_leaves_one_whole_report_and_exits_143(
-        job: Path, proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A real SIGTERM (a batch system's stop) sent while the switch runs."""
-    def term(n: int) -> None:
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_stop_signal_among_the_renames_of_a_report_leaves_one_whole_report(
+        job: Path, proj: Path, monkeypatch: pytest.MonkeyPatch, signum: int,
+        status: int) -> None:
+    """A real SIGTERM (a batch system's stop) or SIGHUP (the ssh session gone) sent while the
+    switch runs: 128 + the signal, one whole report, and the signal's handler put back."""
+    before = signal.getsignal(signum)
+
+    def stop(n: int) -> None:
         if n == 2:
-            os.kill(os.getpid(), signal.SIGTERM)  # its handler raises at the next bytecode
+            os.kill(os.getpid(), signum)  # its handler raises at the next bytecode
         return None
 
-    monkeypatch.setattr(os, "replace", _switch_renames(term))
+    monkeypatch.setattr(os, "replace", _switch_renames(stop))
     res = cli(job, "report", "--runs", "res2", "--out", "rep", "--no-plots")
     assert not res.traceback, res.err[-800:]
-    assert res.status == 143, (res.status, res.err[-800:])
+    assert res.status == status, (res.status, res.err[-800:])
     monkeypatch.undo()
     _one_report(job, "rep", "rep2", proj)
+    assert signal.getsignal(signum) == before
 
 
 def test_ctrl_c_while_a_stale_file_of_the_set_is_removed_still_switches_the_whole_set(
@@ -646,6 +681,58 @@ def test_a_listing_or_report_piped_to_head_ends_with_status_0_and_no_traceback(
     assert status == 0, err.getvalue()[-800:]
     assert "Traceback" not in err.getvalue()
     assert "error" not in err.getvalue().lower()
+
+
+def _with_stderr(job: Path, stderr: Any, *argv: str) -> tuple[int | None, str]:
+    """``main(argv)`` in ``job`` with ``sys.stderr`` set to ``stderr`` (``None``: started with
+    ``2>&-``, as cron and some daemons start a job); (status or None on an exception, stdout)."""
+    from bench import cli as bench_cli
+
+    out, saved, old = io.StringIO(), sys.stderr, os.getcwd()
+    os.chdir(job)
+    sys.stderr = stderr
+    try:
+        with contextlib.redirect_stdout(out):
+            status: int | None = bench_cli.main(list(argv))
+    except BaseException:  # a traceback, which would go nowhere
+        status = None
+    finally:
+        sys.stderr = saved
+        os.chdir(old)
+    return status, out.getvalue()
+
+
+def _closed_stream() -> io.StringIO:
+    stream = io.StringIO()
+    stream.close()
+    return stream
+
+
+@pytest.mark.parametrize("stderr", [None, "closed"])
+def test_a_run_with_standard_error_closed_and_progress_on_finishes_with_status_0(
+        job: Path, stderr: str | None) -> None:
+    """``ltrbench run ... 2>&-``: ``sys.stderr.isatty()`` for the progress raised
+    AttributeError, exit 1, the run folder left unfinished and nothing said."""
+    status, out = _with_stderr(job, None if stderr is None else _closed_stream(), "run",
+                               "--dataset", "data", "--models", "random", "--quick",
+                               "--seeds", "0", "--out", "quiet")
+    assert status == 0, out[-800:]
+    runs = list((job / "quiet" / "runs").iterdir())
+    assert len(runs) == 1
+    assert (runs[0] / "status").is_dir()
+    assert "ndcg@10" in out
+
+
+def test_a_report_with_standard_error_closed_writes_its_files_with_status_0(job: Path) -> None:
+    status, out = _with_stderr(job, None, "report", "--runs", "res2", "--out", "rep3",
+                               "--no-plots")
+    assert status == 0, out[-800:]
+    assert (job / "rep3" / "leaderboard.md").is_file()
+
+
+def test_an_error_with_standard_error_closed_in_process_is_still_status_2(job: Path) -> None:
+    status, _ = _with_stderr(job, None, *EVAL[:-1], "missing-run.txt")
+    assert status == 2
 
 
 def test_every_input_of_this_file_is_unchanged(proj: Path) -> None:
