@@ -555,6 +555,40 @@ def test_a_real_rename_error_of_the_switch_names_the_destination_not_the_tempora
     assert caught.value.filename2 is None
 
 
+@pytest.mark.parametrize(("where", "err"), [("open", errno.EMFILE), ("open", errno.EACCES),
+                                             ("mmap", errno.ENOMEM)])
+def test_a_cache_entry_that_cannot_be_read_now_is_kept_and_the_source_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, err: int) -> None:
+    """``ulimit -n`` reached (or no memory to map, or no permission on a shared cache): the
+    valid entry was called "unusable" and removed. Now the source is read, the entry kept."""
+    import hashlib
+
+    from bench.data import letor_cache
+    from bench.data.letor_cache import CacheWarning, entry_path
+    from bench.data.svmlight import read_svmlight
+
+    source = tmp_path / "train.txt"
+    source.write_bytes(b"2 qid:1 1:0.5 2:1\n0 qid:1 1:0.25\n1 qid:2 2:0.75\n")
+    cache = tmp_path / "cache"
+    first = read_svmlight(source, cache_dir=cache)
+    entry = entry_path(cache, hashlib.sha256(source.read_bytes()).hexdigest())
+    kept = files_of(entry)
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(err, os.strerror(err))
+
+    if where == "open":
+        monkeypatch.setattr(letor_cache, "open", fail, raising=False)
+    else:
+        monkeypatch.setattr(letor_cache.mmap, "mmap", fail)
+    with pytest.warns(CacheWarning, match="kept"):
+        again = read_svmlight(source, cache_dir=cache)
+    monkeypatch.undo()
+    assert again.X.tobytes() == first.X.tobytes()
+    assert again.y.tobytes() == first.y.tobytes()
+    assert files_of(entry) == kept
+
+
 # ----------------------------------------------------------------- terminal width and colour
 
 
