@@ -555,6 +555,19 @@ def test_a_real_rename_error_of_the_switch_names_the_destination_not_the_tempora
     assert caught.value.filename2 is None
 
 
+def test_a_full_disk_while_a_stand_in_is_generated_names_the_data_directory_not_staging(
+        job: Path, clean_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It named ``ltr/.synthetic-...generate-<hex>/Fold1/train.txt``, a hidden folder already
+    removed when the message was read; now the data directory, the stand-in and the remedy."""
+    monkeypatch.setenv("LTRBENCH_DATA_DIR", str(job / "ltr"))
+    monkeypatch.setattr(os, "fsync", _raising(errno.ENOSPC, "No space left on device"))
+    res = cli(job, "run", "--dataset", "synthetic-mslr30k:0.001", *QUICK, "--out", "o")
+    ok(refused(res, str(job / "ltr"), "synthetic-mslr30k", "No space left", "--data-dir"))
+    assert ".generate-" not in res.err
+    monkeypatch.undo()
+    assert sorted(p.name for p in (job / "ltr").iterdir()) == []
+
+
 @pytest.mark.parametrize(("where", "err"), [("open", errno.EMFILE), ("open", errno.EACCES),
                                              ("mmap", errno.ENOMEM)])
 def test_a_cache_entry_that_cannot_be_read_now_is_kept_and_the_source_read(
