@@ -114,25 +114,45 @@ def reference(job: Path) -> dict[str, float]:
 # ------------------------------------------------------------- HOME set but empty or relative
 
 
+@contextlib.contextmanager
+def at_root(name: str) -> Iterator[Path]:
+    """``/NAME``: where an empty HOME puts ``~/NAME``; removed afterwards if a command made
+    it there (on a version without the check), so the machine is left as it was."""
+    where = Path("/") / name
+    try:
+        yield where
+    finally:
+        if where.is_dir() and not where.is_symlink():
+            shutil.rmtree(where, ignore_errors=True)
+        elif os.path.lexists(where):
+            where.unlink()
+
+
 @pytest.mark.parametrize("home", ["", "rel/home", "."])
 def test_a_tilde_output_with_a_home_that_is_no_absolute_path_is_refused(
         job: Path, monkeypatch: pytest.MonkeyPatch, home: str) -> None:
-    """``env HOME= ltrbench ... --per-query '~/pq-r18.csv'`` wrote ``/pq-r18.csv`` at the root of
-    the file system (``HOME=rel/home``: a new ``rel/home`` in the working folder), exit 0."""
+    """``env HOME= ltrbench ... --per-query '~/pq.csv'`` wrote ``/pq.csv`` at the root of the
+    file system (``HOME=rel/home``: a new ``rel/home`` in the working folder), exit 0."""
     monkeypatch.setenv("HOME", home)
-    ok(refused(cli(job, *EVAL, "--per-query", "~/pq-r18.csv"), "--per-query", "HOME",
-               "absolute"))
-    assert not os.path.lexists("/pq-r18.csv")
+    name = f"pq-r18-{os.getpid()}-{job.name}.csv"
+    with at_root(name) as root_file:
+        res = cli(job, *EVAL, "--per-query", f"~/{name}")
+        made = os.path.lexists(root_file)
+    ok(refused(res, "--per-query", "HOME", "absolute"))
+    assert not made
     assert not (job / "rel").exists()
-    assert not (job / "pq-r18.csv").exists()
+    assert not (job / name).exists()
 
 
 def test_a_tilde_run_folder_with_an_empty_home_is_refused_before_any_work(
         job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", "")
-    ok(refused(cli(job, "run", "--dataset", "data", *QUICK, "--out", "~/r18-res"), "--out",
-               "HOME"))
-    assert not os.path.lexists("/r18-res")
+    name = f"r18-res-{os.getpid()}-{job.name}"
+    with at_root(name) as root_folder:
+        res = cli(job, "run", "--dataset", "data", *QUICK, "--out", f"~/{name}")
+        made = os.path.lexists(root_folder)
+    ok(refused(res, "--out", "HOME"))
+    assert not made
 
 
 def test_a_tilde_input_with_a_relative_home_names_home_not_a_missing_file(
@@ -161,10 +181,13 @@ def test_a_tilde_dataset_in_a_config_file_with_an_empty_home_names_the_key(
 def test_a_tilde_sqlite_storage_with_an_empty_home_is_refused_before_any_trial(
         job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", "")
-    res = cli(job, "tune", "--dataset", "data", "--models", "lightgbm-lambdarank",
-              "--budget-trials", "1", "--storage", "sqlite:///~/study.db", "--out", "t")
+    name = f"study-r18-{os.getpid()}-{job.name}.db"
+    with at_root(name) as root_file:
+        res = cli(job, "tune", "--dataset", "data", "--models", "lightgbm-lambdarank",
+                  "--budget-trials", "1", "--storage", f"sqlite:///~/{name}", "--out", "t")
+        made = os.path.lexists(root_file)
     ok(refused(res, "--storage", "HOME"))
-    assert not os.path.lexists("/study.db")
+    assert not made
 
 
 def test_the_python_api_refuses_tilde_files_with_a_relative_home(
@@ -590,8 +613,13 @@ def test_a_cache_entry_that_cannot_be_read_now_is_kept_and_the_source_read(
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise OSError(err, os.strerror(err))
 
+    def open_to_read(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if mode.startswith("r"):
+            fail()
+        return open(path, mode, *args, **kwargs)  # the new entry's writes still work
+
     if where == "open":
-        monkeypatch.setattr(letor_cache, "open", fail, raising=False)
+        monkeypatch.setattr(letor_cache, "open", open_to_read, raising=False)
     else:
         monkeypatch.setattr(letor_cache.mmap, "mmap", fail)
     with pytest.warns(CacheWarning, match="kept"):
