@@ -115,8 +115,9 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
     earlier set's leftovers) are removed, then each new file is moved in with ``os.replace``.
 
     Every new file is complete before any old one is touched, so an interrupted writer leaves
-    the old set whole; the switch itself is a few renames, and a writer killed among them
-    leaves a note that readers refuse (:func:`interrupted_switch`). On an exception the
+    the old set whole; the switch itself is a few renames, finished when Ctrl-C or SIGTERM
+    lands among them (:func:`_switch`), and a writer killed among them (or stopped by an OS
+    error) leaves a note that readers refuse (:func:`interrupted_switch`). On an exception the
     temporary folder is removed and ``dest`` is left as it was. Temporary folders of writers
     that died (their process is gone) are removed on the next use.
     """

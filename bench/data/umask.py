@@ -3,10 +3,11 @@
 ``umask 0222`` (or ``0277``, ``0777``: a job template's typo, a hardened base image) makes every
 folder and file ltrbench creates read-only, or unreadable, to the user who ran it: ``run --out
 new`` wrote its run folder ``0555`` and its files ``0444``, and then ``run --resume`` and
-``report`` refused that very folder as one "its owner protected" (as a user other than root the
-run itself failed at its first file, with the folder left behind). ``mkdir -p`` gives the
-folders it makes ``u+wx`` whatever the umask (POSIX), but a run's files must be readable and
-writable later by the same user, so the mask is refused instead, naming it and the fix.
+``report`` refused that very folder as one "its owner protected" (for any user but root the
+kernel refuses the writes themselves: "Permission denied" inside the folder the command had
+just made, which is left behind). ``mkdir -p`` gives the folders it makes ``u+wx`` whatever
+the umask (POSIX), but a run's files must be readable and writable later by the same user, so
+the mask is refused instead, naming it and the fix.
 """
 
 from __future__ import annotations
