@@ -106,9 +106,10 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def reference(job: Path) -> dict[str, float]:
-    """The metrics of ``q.txt`` / ``r.txt`` as CSV, in a clean environment."""
-    return csv_values(done(cli(job, *EVAL, "--format", "csv")))
+@pytest.fixture(scope="module")
+def reference(proj: Path) -> dict[str, float]:
+    """The metrics of ``q.txt`` / ``r.txt`` as CSV, in a clean environment (computed once)."""
+    return csv_values(done(cli(proj, *EVAL, "--format", "csv")))
 
 
 # ------------------------------------------------------------- HOME set but empty or relative
@@ -213,12 +214,12 @@ def test_a_tilde_user_form_does_not_depend_on_home(job: Path,
     assert "HOME" not in res.err
 
 
-def test_an_absolute_home_still_expands(job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_absolute_home_still_expands(job: Path, reference: dict[str, float],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(job))
-    want = reference(job)
     got = csv_values(done(cli(job, "evaluate", "--qrels", "~/q.txt", "--run", "~/r.txt",
                               "--format", "csv")))
-    assert got == want
+    assert got == reference
 
 
 # ------------------------------------------------------ data directories behind dead links
@@ -635,12 +636,12 @@ def test_a_cache_entry_that_cannot_be_read_now_is_kept_and_the_source_read(
 
 @pytest.mark.parametrize("columns", ["20", "5", "0", "-3", "abc", "1e3"])
 def test_the_evaluate_table_prints_the_csv_numbers_whatever_columns_says(
-        job: Path, monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
-    want = reference(job)
+        job: Path, reference: dict[str, float], monkeypatch: pytest.MonkeyPatch,
+        columns: str) -> None:
     monkeypatch.setenv("COLUMNS", columns)
     monkeypatch.setenv("TERM", "dumb")
     res = done(cli(job, *EVAL))
-    for metric, value in want.items():
+    for metric, value in reference.items():
         assert metric in res.out, res.out
         assert f"{value:.6f}" in res.out, (metric, res.out)
 
