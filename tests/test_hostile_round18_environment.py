@@ -706,6 +706,20 @@ def test_json_stays_strict_under_force_color_dumb_terminal_and_five_columns(
     json.loads(out)
 
 
+def test_report_html_with_format_json_writes_the_page_of_this_report(job: Path) -> None:
+    """A CI step that wants the JSON on stdout and the page as an artifact: ``--html
+    --format json`` exited 0 without writing ``leaderboard.html`` (and the earlier report's
+    page was removed with its set)."""
+    done(cli(job, "report", "--runs", "res", "--out", "rep", "--no-plots", "--html"))
+    res = done(cli(job, "report", "--runs", "res2", "--out", "rep", "--no-plots", "--html",
+                   "--format", "json"))
+    doc = json.loads(res.out)
+    page = (job / "rep" / "leaderboard.html").read_text(encoding="utf-8")
+    assert doc["tables"][0]["run_id"] in page
+    first = json.loads((job / "rep" / "leaderboard.json").read_text())["tables"][0]["run_id"]
+    assert first == doc["tables"][0]["run_id"]
+
+
 # ------------------------------------------------------------------- a reader that went away
 
 
