@@ -148,6 +148,12 @@ def home_expanded(text: str, where: str) -> str:
     working folder (exit 0), or said only that ``~/q.txt`` does not exist."""
     if not text.startswith("~"):
         return text
+    home = os.environ.get("HOME")
+    if text[1:2] in ("", "/", os.sep) and home is not None and not os.path.isabs(home):
+        raise ConfigError(f"{where} {text!r}: cannot expand '~': HOME is {home!r}, not an "
+                          "absolute path (an empty HOME would put the path at the file system's "
+                          "root, a relative one under the working folder): set HOME to your "
+                          "home folder, or give the path without '~'")
     if not (done := os.path.expanduser(text)).startswith("~"):
         return done
     user = text[1:].replace(os.sep, "/").split("/", 1)[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import stat
 import sys
@@ -46,27 +47,48 @@ class _Diagnostics:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             return int(self._stream.write(text))
         return len(text)
 
     def flush(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             self._stream.flush()
+
+    def isatty(self) -> bool:
+        """Whether a progress bar may be drawn: never on a closed or missing stream."""
+        try:
+            return bool(self._stream.isatty())
+        except (OSError, ValueError, AttributeError):
+            return False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
+class _Nowhere(io.TextIOBase):
+    """A text stream that drops what is written (standard error closed)."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
 @contextlib.contextmanager
 def best_effort_stderr() -> Iterator[None]:
     """While a command runs, :data:`sys.stderr` writes best effort (see :class:`_Diagnostics`);
-    put back afterwards. A closed standard error (``2>&-``: ``None``) is left as it is."""
+    put back afterwards. A closed standard error (``2>&-``: ``None``, as cron and some daemons
+    start a job) becomes one that drops what is written: ``run`` read ``sys.stderr.isatty()``
+    for its progress and ended in an AttributeError, exit 1, with no line to say why."""
     saved = sys.stderr
-    if saved is None or isinstance(saved, _Diagnostics):
+    if isinstance(saved, _Diagnostics):
         yield
         return
-    sys.stderr = _Diagnostics(saved)
+    sys.stderr = _Diagnostics(saved if saved is not None else _Nowhere())
     try:
         yield
     finally:
@@ -169,6 +191,9 @@ def os_error_text(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         hint = f" ({_free_space(exc.filename)}free some space and run again; files already " \
                "written are complete)"
+    elif exc.errno == errno.EDQUOT:  # a quota: the disk may have room, the user none
+        hint = " (your quota on that file system is used up: free some of your space or ask " \
+               "for a larger quota, and run again; files already written are complete)"
     if not where and exc.errno == errno.ENOENT and _working_folder_gone():
         return ("the current working folder no longer exists (it was removed or renamed after "
                 "this shell entered it): cd to an existing folder, or give absolute paths")
@@ -203,4 +228,20 @@ def _free_space(filename: object) -> str:
 
 
 __all__ = ["encodable_output", "os_error_text", "pipe_closed", "refuse_cut_output",
-           "stdout_failed"]
+           "stdout_failed", "whole_word_console"]
+
+
+def whole_word_console(table: Any) -> Any:
+    """A rich ``Console`` for standard output at least as wide as ``table`` needs to show every
+    word and number of its cells whole. Under a narrow terminal width (``COLUMNS=20`` in a CI
+    job, a split pane) rich shrank columns below their longest word: ``datasets list`` gave its
+    licence column no width at all (the licences silently gone) and a conversion's row count
+    ``16140`` was folded into ``1614`` over ``0``. A wider table wraps on the screen instead;
+    at a usual width nothing changes."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console()
+    need = Measurement.get(console, console.options.update(width=10_000), table).minimum
+    console.width = max(console.width, need)
+    return console

@@ -9,8 +9,9 @@ from typing import Any
 
 def print_summary(summary: dict[str, Any], out: str) -> None:
     """A table per partition: queries, rows, features, labels, blank queries."""
-    from rich.console import Console
     from rich.table import Table
+
+    from bench.streams import whole_word_console
 
     table = Table(title=f"{summary['name']} -> {out}")
     # fold long cells instead of cutting them to "tra…" on an 80-column terminal
@@ -24,7 +25,7 @@ def print_summary(summary: dict[str, Any], out: str) -> None:
         labels = " ".join(f"{k}:{v}" for k, v in s["labels"].items())
         table.add_row(name, str(s["queries"]), str(s["rows"]), str(s["features"]),
                       f"{rpq['min']}-{rpq['max']}", labels, str(s["blank_queries"]))
-    console = Console()
+    console = whole_word_console(table)
     console.print(table)
     console.print("features: " + ", ".join(summary["feature_names"]))
     meta = summary.get("split_meta") or {}

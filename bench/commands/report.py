@@ -198,13 +198,15 @@ def run(args: argparse.Namespace) -> int:
     for path in written["removed"]:
         print(terminal_line(f"report: removed {path} (written by an earlier report, not part "
                             "of this one)"), file=sys.stderr)
+    doc = written["document"]
+    # --format json too: it wrote no page (the earlier report's page removed), exit 0
+    html = _write_html(args, out, doc) if args.html else None
     if args.format == "json":
-        json.dump(written["document"], sys.stdout, indent=2, allow_nan=False)
+        json.dump(doc, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     from bench.report.select import shown_name
 
-    doc = written["document"]
     for table, chosen in zip(doc["tables"], doc["selection"], strict=True):
         print(terminal_line(
             f"{shown_name(table['dataset'])}: {len(table['rows'])} models from run {table['run_id']} "
@@ -213,8 +215,8 @@ def run(args: argparse.Namespace) -> int:
         ))
     for key in ("md", "csv", "json", "tex"):
         print(terminal_line(f"wrote {written[key]}"))
-    if args.html:
-        print(terminal_line(f"wrote {_write_html(args, out, doc)}"))
+    if html is not None:
+        print(terminal_line(f"wrote {html}"))
     for p in written["plots"]:
         print(terminal_line(f"wrote {p}"))
     return 0

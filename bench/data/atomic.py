@@ -115,8 +115,9 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
     earlier set's leftovers) are removed, then each new file is moved in with ``os.replace``.
 
     Every new file is complete before any old one is touched, so an interrupted writer leaves
-    the old set whole; the switch itself is a few renames, and a writer killed among them
-    leaves a note that readers refuse (:func:`interrupted_switch`). On an exception the
+    the old set whole; the switch itself is a few renames, finished when Ctrl-C or SIGTERM
+    lands among them (:func:`_switch`), and a writer killed among them (or stopped by an OS
+    error) leaves a note that readers refuse (:func:`interrupted_switch`). On an exception the
     temporary folder is removed and ``dest`` is left as it was. Temporary folders of writers
     that died (their process is gone) are removed on the next use.
     """
@@ -129,6 +130,7 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
     prefix = f".set-{os.getpid()}-"
     earlier = _own_temporaries(out, prefix)
     tmp: Path | None = None
+    half: list[Path] = []  # the temporary folder once a step of its switch was done
     try:
         tmp = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=out))
         try:
@@ -145,15 +147,50 @@ def replace_file_set(dest: str | os.PathLike[str], owned: Sequence[str]) -> Iter
                 (tmp / SWITCHING).write_text("".join(f"{n}\n" for n in sorted(new)))
             except OSError as exc:  # a full disk: name the folder, not the temporary
                 raise _named(exc, out) from exc
-            for name in owned:
-                if name not in new:
-                    with contextlib.suppress(FileNotFoundError):
-                        (out / name).unlink()
-            for name in sorted(new, key=lambda n: n == "summary.json"):  # the summary last
-                os.replace(tmp / name, out / name)
+            held = _switch(tmp, out, [n for n in owned if n not in new],
+                           sorted(new, key=lambda n: n == "summary.json"), half)  # summary last
+            half.clear()
+        if held is not None:
+            raise held
     finally:  # a signal between mkdtemp and the name kept: this writer's new folders, by name
         for made in [tmp] if tmp is not None else _own_temporaries(out, prefix) - earlier:
-            shutil.rmtree(made, ignore_errors=True)
+            if made not in half:  # a switch stopped half-way keeps its note: readers refuse
+                shutil.rmtree(made, ignore_errors=True)
+
+
+def _switch(tmp: Path, out: Path, stale: Sequence[str], new: Sequence[str],
+            half: list[Path]) -> KeyboardInterrupt | None:
+    """Remove ``stale`` from ``out``, then move each of ``new`` from ``tmp`` into it. An
+    interrupt (Ctrl-C; SIGTERM and SIGHUP arrive as one) that lands among these steps is held
+    until they are done, each step tried again once: stopping half-way left part of each set
+    in ``out`` with the note removed, and the command said "files already written are
+    complete" (a report's new ``leaderboard.md`` beside the earlier ``leaderboard.csv``). A
+    second interrupt in one step, or an OS error, stops the switch; once a step was done,
+    ``tmp`` is put in ``half`` (its note is kept). Returns the interrupt held, for the caller to
+    raise once the temporary folder is gone."""
+    def unlink(name: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            (out / name).unlink()
+
+    def move(name: str) -> None:
+        if os.path.lexists(tmp / name):  # done already when the signal came after the rename
+            os.replace(tmp / name, out / name)
+
+    held: KeyboardInterrupt | None = None
+    for step, name in [*((unlink, n) for n in stale), *((move, n) for n in new)]:
+        try:
+            try:
+                step(name)
+            except KeyboardInterrupt as exc:
+                held = exc
+                step(name)  # a second interrupt here propagates: the user insists
+        except OSError as exc:  # named as the user's file, not the temporary (or both)
+            if not _unnamed(exc, tmp):
+                raise
+            raise _named(exc, out / name) from exc
+        if not half:
+            half.append(tmp)
+    return held
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ mapping always sees the bytes that were checked.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import mmap
@@ -262,6 +263,16 @@ class _Corrupt(Exception):
     pass
 
 
+class _Unreadable(_Corrupt):
+    """An entry this process cannot read now (too many open files, no memory to map it, no
+    permission): nothing says it is damaged, so it is kept and the source is read instead. An
+    fd limit (``ulimit -n``) removed valid entries of a shared cache as "unusable"."""
+
+
+#: The OS errors that say an entry itself is damaged (a file of it missing or of another kind).
+_DAMAGE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.ELOOP, errno.EINVAL})
+
+
 
 
 def _write_npy(path: Path, arr: np.ndarray) -> dict[str, object]:
@@ -327,7 +338,10 @@ class _Opened:
                          for k in range(len(man["arrays"][name]["crc32"]))]
         except _Corrupt:
             raise
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except OSError as exc:
+            kind = _Corrupt if exc.errno in _DAMAGE else _Unreadable
+            raise kind(f"{type(exc).__name__}: {exc}") from None
+        except (ValueError, KeyError, TypeError) as exc:
             raise _Corrupt(f"{type(exc).__name__}: {exc}") from None
         self.man = man
 
@@ -352,6 +366,10 @@ class _Opened:
 
 
 def _report(entry: Path, exc: Exception, source: PathLike) -> None:
+    if isinstance(exc, _Unreadable):
+        warnings.warn(f"cache entry {entry} cannot be read now ({exc}); reading {source} "
+                      "instead (the entry is kept)", CacheWarning, stacklevel=4)
+        return
     warnings.warn(f"cache entry {entry} is unusable ({exc}); rebuilding it from {source}",
                   CacheWarning, stacklevel=4)
     _remove(entry)

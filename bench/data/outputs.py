@@ -50,6 +50,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from bench.data.folder_names import name_key, twins
+from bench.data.umask import refuse_owner_umask
 from bench.errors import ConfigError
 from bench.streams import stream_of
 
@@ -185,7 +186,8 @@ def _check_components(option: str, path: PathLike) -> None:
                               "write the path without '..'")
         cur = cur / part
         if part != ".." and os.path.lexists(cur) and not os.path.isdir(cur):
-            what = special_kind(cur) or "file, not a folder"
+            what = special_kind(cur) or ("symbolic link to nothing" if os.path.islink(cur)
+                                         else "file, not a folder")
             raise ConfigError(f"{option} {text!r}: {os.fspath(cur)!r} is a {what}, so "
                               "nothing can be written under it")
 
@@ -497,10 +499,10 @@ def _check_parents(folder: Path, option: str, target: Path) -> None:
 
 def _check_writable(folder: Path, option: str, target: Path) -> None:
     """Refuse, before any work, a folder this process may not write in (``os.access``), one on
-    a read-only file system (``statvfs``), or one without any write permission bit (``chmod
-    a-w``: its owner protected it, as a read-only file is protected; root, whom ``os.access``
-    lets write anything, would fill it all the same): the atomic writer creates its temporary
-    file there, and a new output folder is made in it."""
+    a read-only file system (``statvfs``), one without any write permission bit (``chmod a-w``:
+    its owner protected it; root, whom ``os.access`` lets write anything, would fill it all the
+    same), or a umask that would make what is written there unusable to its owner."""
+    refuse_owner_umask(option, target)
     read_only = False
     with contextlib.suppress(OSError):
         read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)

@@ -91,7 +91,10 @@ def primary_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     """Where fetched datasets, the parse cache and generated datasets go: the first folder of
     ``data_dir``, else of ``$LTRBENCH_DATA_DIR``, else the user cache (created when missing)."""
     listed, where = _listed(data_dir)
-    return _a_folder(listed[0], where) if listed else default_data_dir()
+    if listed:
+        return _a_folder(listed[0], where)
+    return _a_folder(default_data_dir(), "the default data directory ($XDG_CACHE_HOME/ltrbench, "
+                     "else ~/.cache/ltrbench; set --data-dir or LTRBENCH_DATA_DIR)")
 
 
 def _a_folder(path: Path, where: str) -> Path:
@@ -100,6 +103,11 @@ def _a_folder(path: Path, where: str) -> Path:
     if path.exists() and not path.is_dir():
         raise ConfigError(f"{where} {os.fspath(path)!r} is not a folder: expected the data "
                           "directory (created when missing)")
+    for link in (path, *path.parents):  # a link to a folder not mounted, or a link loop
+        if os.path.islink(link) and not link.exists():
+            raise ConfigError(f"{where} {os.fspath(path)!r}: {os.fspath(link)!r} is a symbolic "
+                              f"link to nothing ({os.readlink(link)!r}, missing or a loop of "
+                              "links): mount or create its target, or name another folder")
     above = next((p for p in path.parents if os.path.lexists(p)), None)
     if not path.exists() and above is not None and not above.is_dir():  # 'notes.txt/data'
         raise ConfigError(f"{where} {os.fspath(path)!r}: {os.fspath(above)!r} is a file, not a "

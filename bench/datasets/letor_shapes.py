@@ -311,9 +311,10 @@ def ensure_letor_shape(card: Card, *, scale: float = 1.0, seed: int = 0,
         parent.mkdir(parents=True, exist_ok=True)
         staging.mkdir()
     try:
-        write_letor_shape(shape, staging, scale=scale, seed=seed)
-        record = generation_record(shape, scale, seed)
-        (staging / RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        with writing_into(parent, f"the stand-in {name}"):  # a full disk: the staging is gone
+            write_letor_shape(shape, staging, scale=scale, seed=seed)
+            record = generation_record(shape, scale, seed)
+            (staging / RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         try:
             os.rename(staging, dest)
         except OSError:
@@ -344,8 +345,9 @@ def ensure_shape_parts(card: Card, *, scale: float = 1.0, seed: int = 0,
     with writing_into(folder.parent, f"the five parts of {folder.name}"):
         staging.mkdir()
     try:
-        write_parts([folder / shape.files[s] for s in shape.splits], staging,
-                    sum(shape.size(s, scale)[0] for s in shape.splits))
+        with writing_into(folder.parent, f"the five parts of {folder.name}"):
+            write_parts([folder / shape.files[s] for s in shape.splits], staging,
+                        sum(shape.size(s, scale)[0] for s in shape.splits))
         try:
             os.rename(staging, dest)
         except OSError:

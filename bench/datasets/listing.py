@@ -40,8 +40,9 @@ def catalogue_json(data_dir: str | None) -> str:
 
 def print_catalogue(data_dir: str | None) -> None:
     """The catalogue as a terminal table (present datasets in green), then the data directory."""
-    from rich.console import Console
     from rich.table import Table
+
+    from bench.streams import whole_word_console
 
     table = Table(title="ltrbench datasets", show_lines=False)
     for col in ("name", "kind", "size", "licence", "present"):
@@ -52,7 +53,7 @@ def print_catalogue(data_dir: str | None) -> None:
         table.add_row(str(r["name"]), str(r["kind"]), _short_size(str(r["size"])),
                       str(r["licence"]), status, style=None if status == "absent" else
                       "green" if r["complete"] else "yellow")
-    console = Console()
+    console = whole_word_console(table)
     console.print(table)
     dirs = data_dirs(data_dir)
     console.print("'ltrbench datasets info NAME' shows the card and where the data is; "

@@ -24,6 +24,10 @@ from bench.errors import DataError
 #: that cannot be made is one too (:func:`_cannot_be_made`).
 _NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR)
 
+#: A data directory without room (a full disk, a quota, the file-size limit): the staging
+#: folder named in the OS error is removed by then, so the data directory is named instead.
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
 
 @contextmanager
 def writing_into(data_dir: str | os.PathLike[str], what: str) -> Iterator[None]:
@@ -39,6 +43,14 @@ def writing_into(data_dir: str | os.PathLike[str], what: str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
+        if exc.errno in _FULL:  # the hidden staging path it named is gone: say where and why
+            from bench.streams import os_error_text
+
+            reason = os_error_text(OSError(exc.errno, exc.strerror, os.fspath(data_dir)))
+            raise DataError(f"cannot write {what} into the data directory: "
+                            f"{reason.split(': ', 1)[1]}; nothing of it was kept; or name "
+                            "another data directory with --data-dir or LTRBENCH_DATA_DIR",
+                            path=data_dir) from None
         if exc.errno not in _NOT_WRITABLE and not _cannot_be_made(exc, data_dir):
             raise
         raise _refusal(data_dir, what, str(exc.strerror or exc)) from None
