@@ -61,12 +61,14 @@ def find_columns(
                 raise DataError(
                     f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
                     f"name it with {_naming(where, role)}; columns: {available}", path=where)
-            # an id's TREC name (qid, docno) wins: PyTerrier's frames hold qid beside the
-            # query's text (query) and docno beside its own integer docid
+            # an id's TREC name (qid, docno) wins over PyTerrier's companions (the query's
+            # text, query; a document's integer docid) and over a column of the same ids
             if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role
                                        and len(set(lower[role])) == 1):
                 raise DataError(f"columns {found} could each be the {role} column: name one with "
                                 f"{_naming(where, role)}", path=where)
+            if len(found) > 1:
+                _refuse_other_ids(frame, found, role, where)
             name = found[0]
         if name in frame.columns and name in frame.index.names:  # pandas: "ambiguous" too
             raise DataError(f"{name!r} is both a column and an index level: name one of them "
@@ -80,6 +82,41 @@ def find_columns(
         out.append(col.rename(name))
     distinct_roles([r[0] for r in roles], [str(c.name) for c in out], where)
     return out
+
+
+#: The column beside an id's TREC name that PyTerrier's frames hold for something else: the
+#: query's text beside ``qid``, its own integer ``docid`` beside ``docno``.
+_COMPANIONS = {"qid": "query", "docno": "docid"}
+
+
+def _refuse_other_ids(frame: pd.DataFrame, found: list[str], role: str, where: str) -> None:
+    """Columns beside the TREC id column (``qid`` and ``query_id``, ``docno`` and ``doc_id``)
+    that hold other ids: which one the caller means is not known (an ir_datasets frame merged
+    into a PyTerrier one), so a :class:`DataError` names both and the first row where they
+    differ. A PyTerrier companion (:data:`_COMPANIONS`) and a column of the same ids as text
+    are passed over."""
+    first = _values(frame, found[0])
+    for other in found[1:]:
+        if other.lower() == _COMPANIONS[role]:
+            continue
+        differ = np.flatnonzero(first != _values(frame, other))
+        if differ.size:
+            i = int(differ[0])
+            raise DataError(
+                f"columns {[found[0], other]} could each be the {role} column and hold different "
+                f"ids (row {i + 1}: {first[i]!r} and {_values(frame, other)[i]!r}; rows are "
+                f"numbered from 1): name one with {_naming(where, role)}, or drop the other",
+                path=where)
+
+
+def _values(frame: pd.DataFrame, name: str) -> Any:
+    """A column's (or index level's) values as text, for comparing two id columns."""
+    import pandas as pd
+
+    col = frame[name] if name in frame.columns else frame.index.get_level_values(name)
+    if isinstance(col, pd.DataFrame):  # a column present twice: refused by the caller
+        col = col.iloc[:, 0]
+    return np.asarray([str(v) for v in np.asarray(col, dtype=object)], dtype=object)
 
 
 def _refuse_values_as_name(given: Any, role: str) -> None:

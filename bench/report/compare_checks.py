@@ -32,8 +32,12 @@ def check_arguments(runs: object, confidence: object, n_bootstrap: object,
     """The comparison's own arguments, before any run is read: a :class:`ConfigError` naming
     the argument and what it must be (never a ``ValueError`` from deep in the statistics)."""
     if not isinstance(runs, Mapping):
+        named = isinstance(runs, list | tuple) and any(hasattr(r, "to_dict") and hasattr(r, "name")
+                                                        for r in runs)
+        hint = (" (ranx's compare takes a list of named Runs: pass {run.name: run for run in "
+                "runs}, each name given once)") if named else ""
         raise ConfigError(f"runs must be a mapping {{name: run}} (a dict), got a "
-                          f"{type(runs).__name__}: the names label the table's rows")
+                          f"{type(runs).__name__}: the names label the table's rows{hint}")
     if len(runs) < 2:
         raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
     bad = [name for name in runs if not isinstance(name, str) or not name.strip()]
