@@ -479,3 +479,33 @@ def test_document_ids_that_are_also_column_words_stay_ids() -> None:
     rd = {"label": {"doc": 0.2, "query": 0.9}}
     got = evaluate_trec(qd, rd, metrics="ndcg_cut_10")
     assert got["ndcg_cut_10"] == pytest.approx(_pytrec("ndcg_cut_10", qd, rd), abs=TOL)
+
+
+# --- an evaluator's result given as the run --------------------------------------------------
+
+def _pytrec_results() -> dict[str, dict[str, float]]:
+    """pytrec_eval's ``evaluate()`` output, ``{qid: {measure: value}}``: the notebook's slip."""
+    return pytrec_eval.RelevanceEvaluator(QD, {"ndcg_cut_10", "map", "P_5"}).evaluate(RD)
+
+
+def test_pytrec_evals_per_query_result_given_as_the_run_is_refused() -> None:
+    """Read as a run, every 'document' (ndcg_cut_10, map, P_5) is unjudged: ndcg 0.0 with no
+    warning but the missing query's (4 documents, under the unjudged warning's floor)."""
+    with pytest.raises(DataError) as err:
+        evaluate_trec(QD, _pytrec_results(), metrics="ndcg_cut_10")
+    _names(err.value, "run dict", "named as metrics", "pytrec_eval's evaluate()", "query '1'")
+
+
+def test_compare_runs_refuses_a_result_dict_naming_the_run() -> None:
+    with pytest.raises(DataError) as err:
+        compare_runs(QD, {"bm25": RD, "scores": _pytrec_results()}, metrics="map",
+                     n_bootstrap=20, n_permutations=20)
+    _names(err.value, "'scores'", "named as metrics")
+
+
+def test_a_run_with_one_document_named_like_a_metric_is_still_a_run() -> None:
+    """One document id that is also a metric name (``map``) beside ordinary ones is an id."""
+    qd = {"1": {"map": 1, "d2": 0}}
+    rd = {"1": {"map": 0.2, "d2": 0.9}}
+    got = evaluate_trec(qd, rd, metrics="ndcg_cut_10")
+    assert got["ndcg_cut_10"] == pytest.approx(_pytrec("ndcg_cut_10", qd, rd), abs=TOL)

@@ -6,7 +6,10 @@ A keyword names the column (``qid="query"``, ``score=("model", "score")`` under 
 several levels, an integer label of a frame read without a header); a named index level is a
 column too. Left out, the column is found among common names, case-insensitively
 (:data:`QID_COLUMNS`, :data:`DOCNO_COLUMNS`, :data:`REL_COLUMNS`, :data:`SCORE_COLUMNS`); an id's
-TREC name wins when present, two other candidates present is an error asking which. Values
+TREC name wins over PyTerrier's companions (the query's text, ``query``; the integer ``docid``)
+and over a column of the same ids, another column of other ids beside it (``qid`` and a
+``query_id`` of other queries) is an error naming both and the first row where they differ, and
+two other candidates present is an error asking which. Values
 given where a name is expected (``label=frame.label``, an array, a list, ``True``) are refused
 in one line saying that the keyword takes a name; one column named for two roles, a column
 present twice, or a name that is both a column and an index level are refused naming it.

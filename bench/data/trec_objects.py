@@ -8,8 +8,9 @@
   (``qid=``, ``docno=``, ``rel=`` / ``score=``); otherwise the column is found among common
   names, case-insensitively (:data:`QID_COLUMNS`, :data:`DOCNO_COLUMNS`, :data:`REL_COLUMNS`,
   :data:`SCORE_COLUMNS`; an id's TREC name, ``qid`` or ``docno``, wins when present, so a
-  PyTerrier frame's ``query`` text and ``docid`` numbers are not taken for ids; two other
-  candidates present is an error asking which). A column may also
+  PyTerrier frame's ``query`` text and ``docid`` numbers are not taken for ids; a ``query_id``
+  or ``doc_id`` beside it holding other ids, or two other candidates, is an error asking
+  which). A column may also
   be a named index level. Query and document ids may be strings or integers (integers become
   their decimal text, so ``7`` and ``"7"`` are the same query, as in a TREC file);
 * a **dict of dicts** ``{qid: {docno: rel_or_score}}`` (the layout of pytrec_eval and ranx).
@@ -17,7 +18,9 @@
   documents merged as a TREC file merges the lines of one query wherever they stand and a
   DataFrame its rows; a document given under both (``{7: {"a": 1}, "7": {"a": 0}}``, or
   ``{"q": {1: 0.5, "1": 0.2}}``) is a (query, document) pair given twice, refused naming both
-  spellings (``['7']['a'] repeats [7]['a']``), as a file's repeated line is;
+  spellings (``['7']['a'] repeats [7]['a']``), as a file's repeated line is. A frame's
+  ``to_dict()`` (``{column: {row: value}}``, or ``{row: {column: value}}`` from
+  ``to_dict("index")``) is refused, saying to pass the frame;
 * a **ranx** ``Qrels`` / ``Run`` (duck-typed: any object with a ``to_dict()`` method returning
   that layout, so this module does not import ranx); ranx's ``to_dict`` lists the documents of
   a query by decreasing score. A Run's query without documents is a query without run lines:

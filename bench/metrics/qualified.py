@@ -7,7 +7,10 @@ silently). When the call names its profile explicitly (``profile=`` / ``--profil
 * a peer name (trec_eval or ir_measures spelling, no ``PROFILE:``) whose tool family is the
   call's (:data:`FAMILY_PROFILES`: a trec_eval name under ``trec_eval`` or ``trec_eval-c``, an
   ir_measures name under ``trec_eval-c``) is computed under the call's profile, so
-  ``--profile trec_eval-c --metrics P_5,ndcg_cut_10`` is ``trec_eval -c``'s P_5 and ndcg_cut_10;
+  ``--profile trec_eval-c --metrics P_5,ndcg_cut_10`` is ``trec_eval -c``'s P_5 and ndcg_cut_10
+  (a name its tool computes under another profile keeps the fields in which that profile differs:
+  ir_measures' ``NumQ`` and ``NumRel`` under ``trec_eval-c`` keep ``missing="drop"``,
+  :func:`_tool_fields`);
 * a name spelled as the call's profile's own tool spells its metric (:data:`OWN_SPELLINGS`:
   ``Recall@10``, ``Precision@10`` under ``recbole`` and ``recommenders``) is that tool's metric,
   computed under the call's profile;
