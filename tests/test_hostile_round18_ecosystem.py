@@ -509,3 +509,38 @@ def test_a_run_with_one_document_named_like_a_metric_is_still_a_run() -> None:
     rd = {"1": {"map": 0.2, "d2": 0.9}}
     got = evaluate_trec(qd, rd, metrics="ndcg_cut_10")
     assert got["ndcg_cut_10"] == pytest.approx(_pytrec("ndcg_cut_10", qd, rd), abs=TOL)
+
+
+# --- a comparison's missing='zero' is every metric's rule ------------------------------------
+
+#: A second run that answers query 3 too: run RD lacks it.
+FULL_RUN = {"1": {"a": 0.9, "b": 0.5}, "2": {"d": 0.9}, "3": {"z": 1.0}}
+
+
+def _compare(metrics: str, missing: str, profile: str | None = None) -> Any:
+    return _quiet(compare_runs, QD, {"a": RD, "b": FULL_RUN}, metrics=metrics, missing=missing,
+                  profile=profile, n_bootstrap=20, n_permutations=20)
+
+
+@pytest.mark.parametrize("metrics", ["nDCG@10 trec_eval:P_5", "nDCG@10 NumQ"])
+def test_missing_zero_beside_a_metric_that_drops_is_refused_naming_it(metrics: str) -> None:
+    """Base compared over the 2 queries run a answers (nDCG@10 0.5219 for run a) under a
+    table saying missing='zero', where zero means 3 queries (ir_measures: 0.3479)."""
+    with pytest.raises(ConfigError) as err:
+        _compare(metrics, "zero")
+    _names(err.value, "missing='zero'", metrics.split()[1], "missing='drop'")
+
+
+def test_missing_zero_compares_over_every_judged_query_as_ir_measures() -> None:
+    table = _compare("nDCG@10 P_5", "zero").to_frame().set_index("run")
+    assert table.loc["a", "nDCG@10"] == pytest.approx(_irm("nDCG@10", QD, RD), abs=TOL)
+    assert table.loc["a", "n_queries"] == 3
+
+
+def test_missing_drop_beside_an_ir_measures_name_compares_the_answered_queries() -> None:
+    """Under drop every rule agrees: the 2 queries both runs answer (pytrec_eval's q1, q2)."""
+    table = _compare("nDCG@10 NumQ", "drop").to_frame().set_index("run")
+    per = pytrec_eval.RelevanceEvaluator(QD, {"ndcg_cut_10"}).evaluate(RD)
+    assert table.loc["a", "nDCG@10"] == pytest.approx(
+        np.mean([per[q]["ndcg_cut_10"] for q in ("1", "2")]), abs=TOL)
+    assert table.loc["a", "n_queries"] == 2

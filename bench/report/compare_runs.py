@@ -67,6 +67,7 @@ from bench.report.compare_checks import (
     check_files,
     no_common_queries,
     refuse_mixed_rules,
+    refuse_other_rule,
 )
 
 #: What :class:`RunComparison` says about the queries it uses, per ``missing`` rule.
@@ -272,9 +273,11 @@ def compare_runs(
     tables, scored, metric_profiles, answered, said = _evaluate_runs(loaded, runs, metrics,
                                                                      given, keys)
     names = list(tables)
+    rules = [spec_profile(s, call).missing for s in specs]
     if missing is None:
-        refuse_mixed_rules(keys, [spec_profile(s, call).missing for s in specs], names, scored,
-                           answered, metric_profiles)
+        refuse_mixed_rules(keys, rules, names, scored, answered, metric_profiles)
+    else:
+        refuse_other_rule(keys, rules, mode, names, scored, answered, metric_profiles)
     every, common_set = _common_queries(scored, answered, missing)
     common = np.asarray(sorted(common_set), dtype=str)
     mode = _rule_applied(mode, missing, common_set, answered)
