@@ -349,6 +349,13 @@ def test_compare_runs_refuses_a_qrels_iterator_unread() -> None:
     assert len(list(it)) == len(QRELS)
 
 
+def test_compare_runs_refuses_a_generator_of_named_runs_unread() -> None:
+    pairs = ((name, run) for name, run in (("a", RD), ("b", RD)))
+    with pytest.raises(ConfigError, match="runs must be a mapping"):
+        compare_runs(QD, pairs, metrics="ndcg@10")  # type: ignore[arg-type]
+    assert [name for name, _ in pairs] == ["a", "b"]
+
+
 def test_a_run_given_as_an_iterator_of_dict_items_is_refused_unread() -> None:
     items = iter(RD.items())
     with pytest.raises(ConfigError, match="one-pass iterator"):
@@ -522,13 +529,20 @@ def _compare(metrics: str, missing: str, profile: str | None = None) -> Any:
                   profile=profile, n_bootstrap=20, n_permutations=20)
 
 
-@pytest.mark.parametrize("metrics", ["nDCG@10 trec_eval:P_5", "nDCG@10 NumQ"])
-def test_missing_zero_beside_a_metric_that_drops_is_refused_naming_it(metrics: str) -> None:
-    """Base compared over the 2 queries run a answers (nDCG@10 0.5219 for run a) under a
-    table saying missing='zero', where zero means 3 queries (ir_measures: 0.3479)."""
+@pytest.mark.parametrize("metrics", ["nDCG@10 NumQ", "nDCG@10 NumRel"])
+def test_missing_zero_beside_an_ir_measures_count_is_refused_naming_it(metrics: str) -> None:
+    """ir_measures' NumQ counts the answered queries (its rule drops the others): beside
+    missing='zero' the comparison would shrink to the 2 queries run a answers (nDCG@10 0.5219
+    where zero means 3 queries, ir_measures' 0.3479) without a metric asking for it."""
     with pytest.raises(ConfigError) as err:
         _compare(metrics, "zero")
-    _names(err.value, "missing='zero'", metrics.split()[1], "missing='drop'")
+    _names(err.value, "missing='zero'", metrics.split()[1], "num_q", "missing='drop'")
+
+
+def test_missing_zero_beside_num_q_counts_every_judged_query() -> None:
+    table = _compare("nDCG@10 num_q", "zero").to_frame().set_index("run")
+    assert table.loc["a", "num_q"] == 3.0  # trec_eval -c's count: the 3 qrels queries
+    assert table.loc["a", "nDCG@10"] == pytest.approx(_irm("nDCG@10", QD, RD), abs=TOL)
 
 
 def test_missing_zero_compares_over_every_judged_query_as_ir_measures() -> None:

@@ -98,10 +98,13 @@ def _refuse_other_ids(frame: pd.DataFrame, found: list[str], role: str, where: s
     into a PyTerrier one), so a :class:`DataError` names both and the first row where they
     differ. A PyTerrier companion (:data:`_COMPANIONS`) and a column of the same ids as text
     are passed over."""
-    first = _values(frame, found[0])
-    for other in found[1:]:
-        if other.lower() == _COMPANIONS[role]:
+    others = [c for c in found[1:] if c.lower() != _COMPANIONS[role]]
+    if not others:  # PyTerrier's frames: no text made of a million ids
+        return
+    for other in others:
+        if _column(frame, found[0]).equals(_column(frame, other)):  # one copy of the ids
             continue
+        first = _values(frame, found[0])
         differ = np.flatnonzero(first != _values(frame, other))
         if differ.size:
             i = int(differ[0])
@@ -112,14 +115,22 @@ def _refuse_other_ids(frame: pd.DataFrame, found: list[str], role: str, where: s
                 path=where)
 
 
-def _values(frame: pd.DataFrame, name: str) -> Any:
-    """A column's (or index level's) values as text, for comparing two id columns."""
+def _column(frame: pd.DataFrame, name: str) -> Any:
+    """A column (or index level) as a Series of its values, without the frame's index."""
     import pandas as pd
 
     col = frame[name] if name in frame.columns else frame.index.get_level_values(name)
     if isinstance(col, pd.DataFrame):  # a column present twice: refused by the caller
         col = col.iloc[:, 0]
-    return np.asarray([str(v) for v in np.asarray(col, dtype=object)], dtype=object)
+    return pd.Series(col.array if isinstance(col, pd.Index | pd.Series) else col)
+
+
+def _values(frame: pd.DataFrame, name: str) -> Any:
+    """A column's (or index level's) values as text, for comparing two id columns."""
+    col = _column(frame, name)
+    if col.dtype.kind in "iu":  # NumPy integers: their decimal text without a Python loop
+        return col.astype(str).to_numpy(dtype=object)
+    return np.asarray([str(v) for v in col], dtype=object)
 
 
 def _refuse_values_as_name(given: Any, role: str) -> None:

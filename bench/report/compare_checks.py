@@ -151,12 +151,13 @@ def refuse_mixed_rules(keys: list[str], rules: list[str], names: list[str],
 def refuse_other_rule(keys: list[str], rules: list[str], mode: str, names: list[str],
                       scored: dict[str, list[set[str]]], answered: dict[str, set[str]],
                       metric_profiles: dict[str, str]) -> None:
-    """A :class:`ConfigError` when the comparison was given ``missing="zero"`` and a metric's
-    own profile drops a judged query a run has no line for (``trec_eval:P_5``; ir_measures'
-    ``NumQ``, which counts the answered queries): left alone, the query set shrank to the
-    queries every run answered under a table that says ``zero``. Said only where some run lacks
-    a judged query. Under ``"drop"`` every rule agrees: the compared queries are those every run
-    answered, whatever a metric does with the others."""
+    """A :class:`ConfigError` when the comparison was given ``missing="zero"`` and a metric
+    named without a profile keeps a rule that drops a judged query a run has no line for
+    (ir_measures' ``NumQ`` and ``NumRel`` count the answered queries under ``trec_eval-c``):
+    left alone, the query set shrank to the queries every run answered although no metric
+    asked for it. Said only where some run lacks a judged query. A ``PROFILE:NAME``'s rule is
+    the user's own choice (the caller passes ``mode`` for it). Under ``"drop"`` every rule
+    agrees: the compared queries are those every run answered."""
     other = [k for k, rule in zip(keys, rules, strict=True) if mode == "zero" and rule != mode]
     every_scored: set[str] = reduce(operator.or_, (s for n in names for s in scored[n]), set())
     if not other or not every_scored - reduce(operator.and_, answered.values()):
@@ -165,9 +166,8 @@ def refuse_other_rule(keys: list[str], rules: list[str], mode: str, names: list[
         f"missing={mode!r} applies to every metric of a comparison, but "
         + ", ".join(f"{k} [{metric_profiles.get(k, '?')}]" for k in other[:3])
         + f" drop{'s' if len(other) == 1 else ''} a judged query a run has no line for (its "
-        "profile's rule): name it so that the comparison's profile computes it (without a "
-        "PROFILE: qualifier; num_q, num_rel for ir_measures' NumQ, NumRel), or compare with "
-        "missing='drop'")
+        "tool's rule): write the name the comparison's profile computes (num_q, num_rel for "
+        "ir_measures' NumQ, NumRel), or compare with missing='drop'")
 
 
 def no_common_queries(queries: Mapping[str, set[str]]) -> DataError:

@@ -277,7 +277,10 @@ def compare_runs(
     if missing is None:
         refuse_mixed_rules(keys, rules, names, scored, answered, metric_profiles)
     else:
-        refuse_other_rule(keys, rules, mode, names, scored, answered, metric_profiles)
+        # a PROFILE:NAME keeps its profile's rule on purpose: its dropped queries leave every
+        # metric and run, and the comparison says which (dropped, left_out)
+        own = [mode if s.explicit else rule for s, rule in zip(specs, rules, strict=True)]
+        refuse_other_rule(keys, own, mode, names, scored, answered, metric_profiles)
     every, common_set = _common_queries(scored, answered, missing)
     common = np.asarray(sorted(common_set), dtype=str)
     mode = _rule_applied(mode, missing, common_set, answered)
