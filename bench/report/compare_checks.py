@@ -148,6 +148,21 @@ def refuse_mixed_rules(keys: list[str], rules: list[str], names: list[str],
         "every run answered); missing='zero' / 'drop' in Python")
 
 
+def check_rules(keys: list[str], rules: list[str], explicit: list[bool], missing: str | None,
+                mode: str, names: list[str], scored: dict[str, list[set[str]]],
+                answered: dict[str, set[str]], metric_profiles: dict[str, str]) -> None:
+    """The metrics' rules for a judged query a run lacks, against the comparison's: mixed
+    rules refused when ``missing`` was not given (:func:`refuse_mixed_rules`), else a metric
+    named without a profile that drops under ``missing="zero"`` (:func:`refuse_other_rule`; a
+    ``PROFILE:NAME`` keeps its profile's rule on purpose, its dropped queries said in
+    ``dropped`` / ``left_out``)."""
+    if missing is None:
+        refuse_mixed_rules(keys, rules, names, scored, answered, metric_profiles)
+        return
+    own = [mode if fixed else rule for fixed, rule in zip(explicit, rules, strict=True)]
+    refuse_other_rule(keys, own, mode, names, scored, answered, metric_profiles)
+
+
 def refuse_other_rule(keys: list[str], rules: list[str], mode: str, names: list[str],
                       scored: dict[str, list[set[str]]], answered: dict[str, set[str]],
                       metric_profiles: dict[str, str]) -> None:

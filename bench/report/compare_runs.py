@@ -65,9 +65,8 @@ from bench.report.compare_checks import (
     RESERVED_NAMES,
     check_arguments,
     check_files,
+    check_rules,
     no_common_queries,
-    refuse_mixed_rules,
-    refuse_other_rule,
 )
 
 #: What :class:`RunComparison` says about the queries it uses, per ``missing`` rule.
@@ -273,14 +272,8 @@ def compare_runs(
     tables, scored, metric_profiles, answered, said = _evaluate_runs(loaded, runs, metrics,
                                                                      given, keys)
     names = list(tables)
-    rules = [spec_profile(s, call).missing for s in specs]
-    if missing is None:
-        refuse_mixed_rules(keys, rules, names, scored, answered, metric_profiles)
-    else:
-        # a PROFILE:NAME keeps its profile's rule on purpose: its dropped queries leave every
-        # metric and run, and the comparison says which (dropped, left_out)
-        own = [mode if s.explicit else rule for s, rule in zip(specs, rules, strict=True)]
-        refuse_other_rule(keys, own, mode, names, scored, answered, metric_profiles)
+    check_rules(keys, [spec_profile(s, call).missing for s in specs], [s.explicit for s in specs],
+                missing, mode, names, scored, answered, metric_profiles)
     every, common_set = _common_queries(scored, answered, missing)
     common = np.asarray(sorted(common_set), dtype=str)
     mode = _rule_applied(mode, missing, common_set, answered)
