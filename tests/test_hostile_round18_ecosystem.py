@@ -558,3 +558,28 @@ def test_missing_drop_beside_an_ir_measures_name_compares_the_answered_queries()
     assert table.loc["a", "nDCG@10"] == pytest.approx(
         np.mean([per[q]["ndcg_cut_10"] for q in ("1", "2")]), abs=TOL)
     assert table.loc["a", "n_queries"] == 2
+
+
+# --- tables with a header given as TREC files --------------------------------------------------
+
+@pytest.mark.parametrize(("name", "text", "kind", "words"), [
+    # ir_datasets' tab-separated export of qrels: the header fails as relevance 'iteration'
+    ("qrels.tsv", "query_id\tdoc_id\trelevance\titeration\n1\ta\t2\t0\n", "qrels",
+     ("qrels.tsv:1", "query_id, doc_id, relevance, iteration", "no header")),
+    # DataFrame.to_csv of a PyTerrier result frame
+    ("run.csv", "qid,docno,score\n1,a,0.5\n", "run", ("run.csv:1", "qid, docno, score")),
+    # a TREC run with its column names written on top
+    ("run.txt", "qid Q0 docno rank score tag\n1 Q0 a 1 0.5 t\n", "run",
+     ("run.txt:1", "rank", "no header")),
+])
+def test_a_table_header_in_a_trec_file_is_named_as_a_header(tmp_path: Any, name: str, text: str,
+                                                            kind: str,
+                                                            words: tuple[str, ...]) -> None:
+    (tmp_path / name).write_text(text)
+    (tmp_path / "q.txt").write_text("1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 0.5 t\n")
+    args = ((tmp_path / name, tmp_path / "r.txt") if kind == "qrels"
+            else (tmp_path / "q.txt", tmp_path / name))
+    with pytest.raises(DataError) as err:
+        evaluate_trec(*args, metrics="nDCG@10")
+    _names(err.value, *words, "DataFrame")
