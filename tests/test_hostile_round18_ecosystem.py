@@ -306,6 +306,12 @@ def test_the_measures_as_text_equal_calc_aggregate_key_by_key() -> None:
         assert got[name] == pytest.approx(_irm(name), abs=TOL), name
 
 
+@pytest.mark.parametrize("name", ["ir_measures", "IR-Measures"])
+def test_the_tool_ir_measures_as_a_profile_is_refused_naming_its_profile(name: str) -> None:
+    with pytest.raises(ConfigError, match="profile 'trec_eval-c'"):
+        evaluate_trec(QD, RD, metrics="nDCG@10", profile=name)
+
+
 def test_result_indexed_by_the_measure_object_gives_its_value() -> None:
     got = _quiet(evaluate_trec, QD, RD, metrics="nDCG@10", profile="trec_eval-c")
     assert got[nDCG @ 10] == got["nDCG@10"] == pytest.approx(_irm("nDCG@10"), abs=TOL)
