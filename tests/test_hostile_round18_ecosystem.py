@@ -589,3 +589,12 @@ def test_a_table_header_in_a_trec_file_is_named_as_a_header(tmp_path: Any, name:
     with pytest.raises(DataError) as err:
         evaluate_trec(*args, metrics="nDCG@10")
     _names(err.value, *words, "DataFrame")
+
+
+def test_short_document_ids_that_spell_metrics_stay_ids() -> None:
+    """'p' and 'rr' parse as metric names (precision, reciprocal rank) but are plausible
+    document ids of a small example: pytrec_eval's number, no refusal."""
+    qd = {"1": {"p": 1, "rr": 0}}
+    rd = {"1": {"p": 0.2, "rr": 0.9}}
+    got = evaluate_trec(qd, rd, metrics="ndcg_cut_10")
+    assert got["ndcg_cut_10"] == pytest.approx(_pytrec("ndcg_cut_10", qd, rd), abs=TOL)

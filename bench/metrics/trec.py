@@ -96,13 +96,13 @@ def evaluate_trec(
 
 def _refuse_measure_documents(run: Run) -> None:
     """A run whose first query retrieves only documents named as metrics (``ndcg_cut_10``,
-    ``map``, ``P_5``: two at least) is an evaluator's per-query result (pytrec_eval's
-    ``evaluate()``, ``{qid: {measure: value}}``) given as the run: read as one, every document
-    is unjudged and every metric 0. A :class:`DataError` says so. Only the first rows are read
+    ``map``, ``P_5``: two at least, each of three characters or more) is an evaluator's
+    per-query result (pytrec_eval's ``evaluate()``, ``{qid: {measure: value}}``) given as the
+    run: read as one, every document is unjudged and every metric 0. A :class:`DataError` says so. Only the first rows are read
     (the first query's among the first 64), so a run of millions costs nothing more."""
     head_q, head_d = run.qid[:64], run.docno[:64]
     docs = [str(d) for d in dict.fromkeys(head_d[head_q == head_q[0]].tolist())]
-    if len(docs) < 2:
+    if len(docs) < 2 or min(map(len, docs)) < 3:  # 'p', 'r', 'ap', 'rr': plausible ids
         return
     for d in docs:
         try:
