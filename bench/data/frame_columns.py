@@ -6,7 +6,10 @@ A keyword names the column (``qid="query"``, ``score=("model", "score")`` under 
 several levels, an integer label of a frame read without a header); a named index level is a
 column too. Left out, the column is found among common names, case-insensitively
 (:data:`QID_COLUMNS`, :data:`DOCNO_COLUMNS`, :data:`REL_COLUMNS`, :data:`SCORE_COLUMNS`); an id's
-TREC name wins when present, two other candidates present is an error asking which. Values
+TREC name wins over PyTerrier's companions (the query's text, ``query``; the integer ``docid``)
+and over a column of the same ids, another column of other ids beside it (``qid`` and a
+``query_id`` of other queries) is an error naming both and the first row where they differ, and
+two other candidates present is an error asking which. Values
 given where a name is expected (``label=frame.label``, an array, a list, ``True``) are refused
 in one line saying that the keyword takes a name; one column named for two roles, a column
 present twice, or a name that is both a column and an index level are refused naming it.
@@ -61,12 +64,14 @@ def find_columns(
                 raise DataError(
                     f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
                     f"name it with {_naming(where, role)}; columns: {available}", path=where)
-            # an id's TREC name (qid, docno) wins: PyTerrier's frames hold qid beside the
-            # query's text (query) and docno beside its own integer docid
+            # an id's TREC name (qid, docno) wins over PyTerrier's companions (the query's
+            # text, query; a document's integer docid) and over a column of the same ids
             if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role
                                        and len(set(lower[role])) == 1):
                 raise DataError(f"columns {found} could each be the {role} column: name one with "
                                 f"{_naming(where, role)}", path=where)
+            if len(found) > 1:
+                _refuse_other_ids(frame, found, role, where)
             name = found[0]
         if name in frame.columns and name in frame.index.names:  # pandas: "ambiguous" too
             raise DataError(f"{name!r} is both a column and an index level: name one of them "
@@ -80,6 +85,52 @@ def find_columns(
         out.append(col.rename(name))
     distinct_roles([r[0] for r in roles], [str(c.name) for c in out], where)
     return out
+
+
+#: The column beside an id's TREC name that PyTerrier's frames hold for something else: the
+#: query's text beside ``qid``, its own integer ``docid`` beside ``docno``.
+_COMPANIONS = {"qid": "query", "docno": "docid"}
+
+
+def _refuse_other_ids(frame: pd.DataFrame, found: list[str], role: str, where: str) -> None:
+    """Columns beside the TREC id column (``qid`` and ``query_id``, ``docno`` and ``doc_id``)
+    that hold other ids: which one the caller means is not known (an ir_datasets frame merged
+    into a PyTerrier one), so a :class:`DataError` names both and the first row where they
+    differ. A PyTerrier companion (:data:`_COMPANIONS`) and a column of the same ids as text
+    are passed over."""
+    others = [c for c in found[1:] if c.lower() != _COMPANIONS[role]]
+    if not others:  # PyTerrier's frames: no text made of a million ids
+        return
+    for other in others:
+        if _column(frame, found[0]).equals(_column(frame, other)):  # one copy of the ids
+            continue
+        first = _values(frame, found[0])
+        differ = np.flatnonzero(first != _values(frame, other))
+        if differ.size:
+            i = int(differ[0])
+            raise DataError(
+                f"columns {[found[0], other]} could each be the {role} column and hold different "
+                f"ids (row {i + 1}: {first[i]!r} and {_values(frame, other)[i]!r}; rows are "
+                f"numbered from 1): name one with {_naming(where, role)}, or drop the other",
+                path=where)
+
+
+def _column(frame: pd.DataFrame, name: str) -> Any:
+    """A column (or index level) as a Series of its values, without the frame's index."""
+    import pandas as pd
+
+    col = frame[name] if name in frame.columns else frame.index.get_level_values(name)
+    if isinstance(col, pd.DataFrame):  # a column present twice: refused by the caller
+        col = col.iloc[:, 0]
+    return pd.Series(col.array if isinstance(col, pd.Index | pd.Series) else col)
+
+
+def _values(frame: pd.DataFrame, name: str) -> Any:
+    """A column's (or index level's) values as text, for comparing two id columns."""
+    col = _column(frame, name)
+    if col.dtype.kind in "iu":  # NumPy integers: their decimal text without a Python loop
+        return col.astype(str).to_numpy(dtype=object)
+    return np.asarray([str(v) for v in col], dtype=object)
 
 
 def _refuse_values_as_name(given: Any, role: str) -> None:

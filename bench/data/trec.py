@@ -72,6 +72,7 @@ from bench.data.trec_lines import (
     column_hints,
     count_hint,
     duplicate_hint,
+    header_hint,
     hidden_space,
     rank_hint,
     score_order_problem,
@@ -148,7 +149,8 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
     for lineno, parts, plain in _lines(p):
         if len(parts) != 4:
             swapped = "; this line is a run line: were --qrels and --run swapped?" \
-                if len(parts) >= 6 and parts[1] == "Q0" else _hidden(parts[:4], "; ")
+                if len(parts) >= 6 and parts[1] == "Q0" else header_hint(parts, "qrels") or \
+                _hidden(parts[:4], "; ")
             raise DataError(
                 f"expected 4 fields 'qid iter docno rel', got {len(parts)} (trec_eval refuses "
                 f"other counts too; a comment line starts with '#'){swapped}"
@@ -160,7 +162,11 @@ def read_qrels(path: PathLike, *, subtopics: bool = False) -> Qrels:
         if hidden:
             raise DataError(hidden, path=p, line=lineno)
         q, it, d, r = parts
-        rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
+        try:
+            rel = parse_int(r, what="relevance", path=p, line=lineno, column="rel")
+        except DataError as exc:
+            raise DataError(exc.reason + header_hint(parts, "qrels"), path=p, line=lineno,
+                            column="rel") from None
         if subtopics:
             try:
                 subs.append(parse_int(it, what="subtopic (the second column of diversity qrels: "
@@ -205,8 +211,8 @@ def read_run(path: PathLike) -> Run:
     for lineno, parts, plain in _lines(p):
         if len(parts) < 6:
             swapped = "; this line is a qrels line: were --qrels and --run swapped?" \
-                if len(parts) == 4 and parts[1] != "Q0" else count_hint(parts) or \
-                _hidden(parts, "; ")
+                if len(parts) == 4 and parts[1] != "Q0" else header_hint(parts, "run") or \
+                count_hint(parts) or _hidden(parts, "; ")
             raise DataError(
                 f"expected 6 fields 'qid Q0 docno rank score tag' (more are ignored, as "
                 f"trec_eval does), got {len(parts)}{swapped}{dos_eof_hint(parts)}"
@@ -221,8 +227,8 @@ def read_run(path: PathLike) -> Run:
         try:
             rank = parse_int(rk, what="rank", path=p, line=lineno, column="rank")
         except DataError as exc:
-            raise DataError(exc.reason + rank_hint(rk, sc), path=p, line=lineno,
-                            column="rank") from None
+            raise DataError(exc.reason + (rank_hint(rk, sc) or header_hint(parts, "run")),
+                            path=p, line=lineno, column="rank") from None
         score = parse_float(sc, what="score", path=p, line=lineno, column="score",
                             exact_integers=True)
         first = seen.setdefault((q, d), len(lines))

@@ -87,6 +87,25 @@ def separator_hint(parts: Sequence[str], want: int) -> str:
     return ""
 
 
+def header_hint(parts: Sequence[str], kind: str) -> str:
+    """``; ... a table's header ...`` when the line names two or more columns of a qrels or run
+    table (``query_id doc_id relevance iteration`` of an ir_datasets export, ``qid,docno,score``
+    of ``DataFrame.to_csv``), split at white space, ``,``, ``;`` or ``|``; empty otherwise. A
+    TREC file has no header: the Python API reads such a table as a DataFrame instead."""
+    from bench.data.frame_columns import DOCNO_COLUMNS, QID_COLUMNS, REL_COLUMNS, SCORE_COLUMNS
+
+    names = {f.lower() for f in re.split(r"[\s,;|]+", " ".join(parts)) if f}
+    known = [c for c in (*QID_COLUMNS, *DOCNO_COLUMNS, *REL_COLUMNS, *SCORE_COLUMNS, "rank",
+                         "iteration", "q0") if c in names]
+    if len(known) < 2:
+        return ""
+    fields = "qid iter docno rel" if kind == "qrels" else "qid Q0 docno rank score tag"
+    return (f"; the line looks like a table's header ({', '.join(known)}): a TREC {kind} file has "
+            f"no header, only lines '{fields}'; remove it, or read the table with pandas and pass "
+            "the DataFrame to evaluate_trec / compare_runs in Python (its columns are found by "
+            "name)")
+
+
 def count_hint(parts: Sequence[str]) -> str:
     """What a run line with too few fields looks like (empty when nothing in particular)."""
     if len(parts) == 3 and is_plain_int(parts[2]):

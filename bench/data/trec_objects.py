@@ -8,8 +8,9 @@
   (``qid=``, ``docno=``, ``rel=`` / ``score=``); otherwise the column is found among common
   names, case-insensitively (:data:`QID_COLUMNS`, :data:`DOCNO_COLUMNS`, :data:`REL_COLUMNS`,
   :data:`SCORE_COLUMNS`; an id's TREC name, ``qid`` or ``docno``, wins when present, so a
-  PyTerrier frame's ``query`` text and ``docid`` numbers are not taken for ids; two other
-  candidates present is an error asking which). A column may also
+  PyTerrier frame's ``query`` text and ``docid`` numbers are not taken for ids; a ``query_id``
+  or ``doc_id`` beside it holding other ids, or two other candidates, is an error asking
+  which). A column may also
   be a named index level. Query and document ids may be strings or integers (integers become
   their decimal text, so ``7`` and ``"7"`` are the same query, as in a TREC file);
 * a **dict of dicts** ``{qid: {docno: rel_or_score}}`` (the layout of pytrec_eval and ranx).
@@ -17,10 +18,15 @@
   documents merged as a TREC file merges the lines of one query wherever they stand and a
   DataFrame its rows; a document given under both (``{7: {"a": 1}, "7": {"a": 0}}``, or
   ``{"q": {1: 0.5, "1": 0.2}}``) is a (query, document) pair given twice, refused naming both
-  spellings (``['7']['a'] repeats [7]['a']``), as a file's repeated line is;
+  spellings (``['7']['a'] repeats [7]['a']``), as a file's repeated line is. A frame's
+  ``to_dict()`` (``{column: {row: value}}``, or ``{row: {column: value}}`` from
+  ``to_dict("index")``) is refused, saying to pass the frame;
 * a **ranx** ``Qrels`` / ``Run`` (duck-typed: any object with a ``to_dict()`` method returning
   that layout, so this module does not import ranx); ranx's ``to_dict`` lists the documents of
-  a query by decreasing score.
+  a query by decreasing score. A Run's query without documents is a query without run lines:
+  ``ranx.evaluate(qrels, run, make_comparable=True)`` leaves ``{}`` in the user's Run for each
+  qrels query it missed (ranx 0.3.21 changes the Run in place), and ranx scores it 0 as the
+  profile's ``missing`` rule does.
 
 The rules are those of :mod:`bench.data.inputs` (the input discipline every path follows): ids
 compare as text; an integer score a float64 cannot hold exactly (beyond 2^53) is an error, as
@@ -109,6 +115,7 @@ def as_qrels(
         raise DataError(f"[{empty!r}] judges no document: trec_eval and pytrec_eval ignore such "
                         "a query, ranx scores it 0; remove it, or judge its documents (all "
                         "relevance 0 makes a query without relevant documents)", path=where)
+    _refuse_frame_dict(obj, mapping, where)
     qs, ds, vs = _flatten(mapping, where)
     q, d = _ids(qs, where, "query id", (qs, ds)), _ids(ds, where, "document id", (qs, ds))
     r = _relevance(vs, where, keys=(qs, ds))
@@ -153,6 +160,9 @@ def as_run(
         _rank_column(obj, q, s, where)
     else:
         where, mapping = _mapping_of(obj, "run", "Run")
+        if not isinstance(obj, Mapping):  # ranx: make_comparable leaves {} where a query is not
+            mapping = {k: v for k, v in mapping.items() if not (isinstance(v, Mapping) and not v)}
+        _refuse_frame_dict(obj, mapping, where)
         empty = next((k for k, docs in mapping.items() if isinstance(docs, Mapping) and not docs),
                      None)
         if empty is not None:  # pytrec_eval scores it 0; a run file cannot hold it
@@ -239,9 +249,38 @@ def _mapping_of(obj: object, role: str, ranx_class: str) -> tuple[str, Mapping[A
     )
 
 
+def _refuse_frame_dict(obj: object, mapping: Mapping[Any, Any], where: str) -> None:
+    """A DataFrame's ``to_dict()`` (``{column: {row: value}}``) or ``to_dict("index")``
+    (``{row: {column: value}}``) is no ``{qid: {docno: value}}``: read as one, its column names
+    became query or document ids and every number a score (ndcg 1.0 where the frame gives
+    0.975). A dict whose keys at either level name a query id, a document id and a relevance or
+    score column (:mod:`bench.data.frame_columns`' names) is refused, saying to pass the frame."""
+    if not isinstance(obj, Mapping):
+        return
+    first = next(iter(mapping.values()), None)
+    for level, keys in (("outer", mapping), ("inner", first)):
+        if not isinstance(keys, Mapping):
+            continue
+        names = {str(k).lower() for k in keys}
+        roles = [next((c for c in group if c in names), None)
+                 for group in (QID_COLUMNS, DOCNO_COLUMNS, (*REL_COLUMNS, *SCORE_COLUMNS))]
+        if all(roles):
+            shape = "{column: {row: value}}" if level == "outer" else "{row: {column: value}}"
+            raise DataError(f"the dict's {level} keys are a frame's column names {roles}: it "
+                            f"looks like DataFrame.to_dict() ({shape}), not {{qid: {{docno: "
+                            "value}}; pass the DataFrame itself (its columns are found by name)",
+                            path=where)
+
+
 def _rows_hint(obj: Any) -> str:
     """How to pass a list of records (ir_measures' ``Qrel``/``ScoredDoc`` named tuples,
     ir_datasets' ``qrels_iter()``): as a DataFrame, whose columns are then found by name."""
+    from collections.abc import Iterator
+
+    if isinstance(obj, Iterator):  # not read: a one-pass iterator is left as it was given
+        return (" (a one-pass iterator, left unread: ir_datasets' qrels_iter() and scoreddocs_iter(), "
+                "ir_measures.read_trec_qrels / read_trec_run): pass pandas.DataFrame(records), "
+                "whose columns are found by name")
     if not isinstance(obj, list | tuple) or not obj:
         return ""
     fields = getattr(obj[0], "_fields", None)

@@ -29,7 +29,8 @@ from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
 from bench.metrics.peer_names import TREC_EVAL, PeerMeasure, Reading, peer_names
 
-__all__ = ["PEER_FUNCTIONS", "as_written", "refuse_folded_case", "refuse_not_one_name", "suggest"]
+__all__ = ["PEER_FUNCTIONS", "as_written", "measure_hint", "refuse_folded_case",
+           "refuse_not_one_name", "suggest"]
 
 _T = TypeVar("_T")
 
@@ -133,3 +134,12 @@ def refuse_folded_case(token: str, body: str, reading: Reading, measure: PeerMea
     raise ConfigError(f"unknown metric {token!r}: ir_measures spells this measure {measure.name} "
                       f"and reads names case-sensitively (it refuses {head!r}); write {own} for "
                       f"ir_measures' value (profile trec_eval-c){ours}")
+
+
+def measure_hint(item: object) -> str:
+    """What to write for a measure object of another tool (ir_measures' ``nDCG@10``, whose
+    text is its name): the name as text, which is also the result's key."""
+    if type(item).__module__.split(".")[0] != "ir_measures":
+        return ""
+    return (f": an ir_measures measure object; give its name as text, str(measure) = "
+            f"{str(item)!r} (also the result's key: result.metrics[{str(item)!r}])")

@@ -61,6 +61,7 @@ from dataclasses import dataclass, field, replace
 from bench.errors import ConfigError
 from bench.metrics.families import ALIASES, FAMILIES
 from bench.metrics.name_hints import as_written, refuse_folded_case, refuse_not_one_name, suggest
+from bench.metrics.name_hints import measure_hint as _measure_hint
 from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
@@ -189,7 +190,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     if isinstance(metrics, bytes | bytearray) or (
             not isinstance(metrics, str) and not isinstance(metrics, Iterable)):
         raise ConfigError(f"metrics is a text such as 'ndcg@10 map' or a list of them, got "
-                          f"{type(metrics).__name__} {metrics!r}")
+                          f"{type(metrics).__name__} {metrics!r}{_measure_hint(metrics)}")
     if isinstance(metrics, Mapping) or (isinstance(metrics, set | frozenset) and len(metrics) > 1):
         why = ("maps names to values that would be ignored" if isinstance(metrics, Mapping)
                else "has no order (the columns follow the order asked, a comparison's "
@@ -199,7 +200,8 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
     items = [metrics] if isinstance(metrics, str) else list(metrics)
     for item in items:
         if not isinstance(item, str):
-            raise ConfigError(f"metric names must be strings, got {item!r}")
+            raise ConfigError(f"metric names must be strings, got {type(item).__name__} "
+                              f"{item!r}{_measure_hint(item)}")
     tokens = _tokens(items)
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")

@@ -24,6 +24,7 @@ by default, labels above it are an error), whatever the profile's gain.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 from bench.errors import ConfigError, did_you_mean
@@ -412,6 +413,9 @@ def get_profile(name: str | Profile) -> Profile:
             ) from None
         held = non_ascii(str(name).strip())  # trec_eval\u2010c, Cyrillic 'е', fullwidth 'ｔ'
         look = f"{held}, a look-alike (profile names are ASCII); " if held else ""
+        if re.sub(r"[\s_-]", "", str(name).lower()) == "irmeasures":  # a tool, not a profile
+            look += ("ir_measures' own convention is profile 'trec_eval-c' (it scores a qrels "
+                     "query without a run line 0); ")
         raise ConfigError(
             f"unknown profile {name!r}; {look}{did_you_mean(name, PROFILES)}"
             f"valid profiles: {', '.join(PROFILES)}"

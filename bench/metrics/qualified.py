@@ -7,7 +7,10 @@ silently). When the call names its profile explicitly (``profile=`` / ``--profil
 * a peer name (trec_eval or ir_measures spelling, no ``PROFILE:``) whose tool family is the
   call's (:data:`FAMILY_PROFILES`: a trec_eval name under ``trec_eval`` or ``trec_eval-c``, an
   ir_measures name under ``trec_eval-c``) is computed under the call's profile, so
-  ``--profile trec_eval-c --metrics P_5,ndcg_cut_10`` is ``trec_eval -c``'s P_5 and ndcg_cut_10;
+  ``--profile trec_eval-c --metrics P_5,ndcg_cut_10`` is ``trec_eval -c``'s P_5 and ndcg_cut_10
+  (a name its tool computes under another profile keeps the fields in which that profile differs:
+  ir_measures' ``NumQ`` and ``NumRel`` under ``trec_eval-c`` keep ``missing="drop"``,
+  :func:`_tool_fields`);
 * a name spelled as the call's profile's own tool spells its metric (:data:`OWN_SPELLINGS`:
   ``Recall@10``, ``Precision@10`` under ``recbole`` and ``recommenders``) is that tool's metric,
   computed under the call's profile;
@@ -83,6 +86,20 @@ def _same_convention(call: Profile, spec: MetricSpec) -> bool:
                if f not in ("name", "description"))
 
 
+def _tool_fields(spec: MetricSpec, call: Profile) -> dict[str, Any]:
+    """The fields in which a peer name's own profile differs from its tool's family profile,
+    where the call's profile is that family profile: ir_measures' ``NumQ`` and ``NumRel``
+    count the queries the run answers (``trec_eval``, no ``-c``), so under ``trec_eval-c``,
+    ir_measures' profile, they keep ``missing="drop"`` and stay ir_measures' numbers."""
+    family = FAMILY_PROFILES[spec.grammar]
+    if spec.profile is None or spec.profile in family or _base_name(call) not in family:
+        return {}
+    own, tool = get_profile(spec.profile), get_profile(family[0])
+    fields = [f for f in vars(own) if f not in ("name", "description")]
+    return {f: getattr(own, f) for f in fields
+            if getattr(own, f) != getattr(tool, f) and getattr(call, f) != getattr(own, f)}
+
+
 def _with(spec: MetricSpec) -> str:
     """`` with ties='docno_asc'``: the overrides a peer name adds to its tool's profile."""
     return "".join(f"{' with ' if i == 0 else ', '}{k}={v!r}"
@@ -110,6 +127,7 @@ def resolve(specs: Sequence[MetricSpec], call: Profile, *, explicit: bool) -> li
         if _base_name(call) in (*FAMILY_PROFILES[spec.grammar], spec.profile):  # NumQ: trec_eval
             # an override the call's profile already has is no override (no +judged_only twice)
             own = tuple(o for o in spec.overrides if getattr(call, o[0]) != o[1])
+            own = tuple(sorted({**dict(own), **_tool_fields(spec, call)}.items()))
             out.append(replace(spec, profile=None, name=f"{call.name}:{spec.name}", overrides=own))
             continue
         if _same_convention(call, spec):  # RR@10 under msmarco: the call's profile is the tool's

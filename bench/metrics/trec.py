@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from bench.data.inputs import line_of_data_row
 from bench.data.trec import Qrels, Run
 from bench.data.trec_objects import QrelsInput, RunInput, as_qrels, as_run
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 from bench.metrics.components import build_request
 from bench.metrics.diversity import evaluate_diversity, is_diversity
 from bench.metrics.dropped_rows import drop_rows, padding_judgments
@@ -72,6 +72,7 @@ def evaluate_trec(
         return evaluate_diversity(qrels_path, run_path, specs, prof, per_query)
     qrels = as_qrels(qrels_path)
     run = as_run(run_path)
+    _refuse_measure_documents(run)
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics
     _warn_unjudged(qrels, run, joined)
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
@@ -91,6 +92,28 @@ def evaluate_trec(
                  run_only=missing_query_ids(run.qid, qrels.qid) if lacking.shape[0] else None,
                  ir_spellings=[s.key for s in specs if ir_spelled(s)])
     return merge(results, specs, prof)
+
+
+def _refuse_measure_documents(run: Run) -> None:
+    """A run whose first query retrieves only documents named as metrics (``ndcg_cut_10``,
+    ``map``, ``P_5``: two at least, each of three characters or more) is an evaluator's
+    per-query result (pytrec_eval's ``evaluate()``, ``{qid: {measure: value}}``) given as the
+    run: read as one, every document is unjudged and every metric 0. A :class:`DataError` says so. Only the first rows are read
+    (the first query's among the first 64), so a run of millions costs nothing more."""
+    head_q, head_d = run.qid[:64], run.docno[:64]
+    docs = [str(d) for d in dict.fromkeys(head_d[head_q == head_q[0]].tolist())]
+    if len(docs) < 2 or min(map(len, docs)) < 3:  # 'p', 'r', 'ap', 'rr': plausible ids
+        return
+    for d in docs:
+        try:
+            parse_metrics(d)
+        except ConfigError:
+            return
+    raise DataError(f"query {str(head_q[0])!r} retrieves only documents named as metrics "
+                    f"({', '.join(docs[:4])}{', ...' if len(docs) > 4 else ''}): this looks like an "
+                    "evaluator's per-query result ({qid: {measure: value}}, pytrec_eval's "
+                    "evaluate()), not a run ({qid: {docno: score}}); pass the run that was "
+                    "evaluated", path=run.path)
 
 
 #: The fewest documents (in queries with qrels) of a run that :func:`_warn_unjudged` reads

@@ -32,8 +32,12 @@ def check_arguments(runs: object, confidence: object, n_bootstrap: object,
     """The comparison's own arguments, before any run is read: a :class:`ConfigError` naming
     the argument and what it must be (never a ``ValueError`` from deep in the statistics)."""
     if not isinstance(runs, Mapping):
+        named = isinstance(runs, list | tuple) and any(hasattr(r, "to_dict") and hasattr(r, "name")
+                                                        for r in runs)
+        hint = (" (ranx's compare takes a list of named Runs: pass {run.name: run for run in "
+                "runs}, each name given once)") if named else ""
         raise ConfigError(f"runs must be a mapping {{name: run}} (a dict), got a "
-                          f"{type(runs).__name__}: the names label the table's rows")
+                          f"{type(runs).__name__}: the names label the table's rows{hint}")
     if len(runs) < 2:
         raise ConfigError(f"comparing runs needs at least two, got {len(runs)}")
     bad = [name for name in runs if not isinstance(name, str) or not name.strip()]
@@ -142,6 +146,43 @@ def refuse_mixed_rules(keys: list[str], rules: list[str], names: list[str],
         "one query set for every metric: choose the rule with --missing zero (every judged "
         "query, a missing line scoring 0, as trec_eval -c) or --missing drop (only the queries "
         "every run answered); missing='zero' / 'drop' in Python")
+
+
+def check_rules(keys: list[str], rules: list[str], explicit: list[bool], missing: str | None,
+                mode: str, names: list[str], scored: dict[str, list[set[str]]],
+                answered: dict[str, set[str]], metric_profiles: dict[str, str]) -> None:
+    """The metrics' rules for a judged query a run lacks, against the comparison's: mixed
+    rules refused when ``missing`` was not given (:func:`refuse_mixed_rules`), else a metric
+    named without a profile that drops under ``missing="zero"`` (:func:`refuse_other_rule`; a
+    ``PROFILE:NAME`` keeps its profile's rule on purpose, its dropped queries said in
+    ``dropped`` / ``left_out``)."""
+    if missing is None:
+        refuse_mixed_rules(keys, rules, names, scored, answered, metric_profiles)
+        return
+    own = [mode if fixed else rule for fixed, rule in zip(explicit, rules, strict=True)]
+    refuse_other_rule(keys, own, mode, names, scored, answered, metric_profiles)
+
+
+def refuse_other_rule(keys: list[str], rules: list[str], mode: str, names: list[str],
+                      scored: dict[str, list[set[str]]], answered: dict[str, set[str]],
+                      metric_profiles: dict[str, str]) -> None:
+    """A :class:`ConfigError` when the comparison was given ``missing="zero"`` and a metric
+    named without a profile keeps a rule that drops a judged query a run has no line for
+    (ir_measures' ``NumQ`` and ``NumRel`` count the answered queries under ``trec_eval-c``):
+    left alone, the query set shrank to the queries every run answered although no metric
+    asked for it. Said only where some run lacks a judged query. A ``PROFILE:NAME``'s rule is
+    the user's own choice (the caller passes ``mode`` for it). Under ``"drop"`` every rule
+    agrees: the compared queries are those every run answered."""
+    other = [k for k, rule in zip(keys, rules, strict=True) if mode == "zero" and rule != mode]
+    every_scored: set[str] = reduce(operator.or_, (s for n in names for s in scored[n]), set())
+    if not other or not every_scored - reduce(operator.and_, answered.values()):
+        return
+    raise ConfigError(
+        f"missing={mode!r} applies to every metric of a comparison, but "
+        + ", ".join(f"{k} [{metric_profiles.get(k, '?')}]" for k in other[:3])
+        + f" drop{'s' if len(other) == 1 else ''} a judged query a run has no line for (its "
+        "tool's rule): write the name the comparison's profile computes (num_q, num_rel for "
+        "ir_measures' NumQ, NumRel), or compare with missing='drop'")
 
 
 def no_common_queries(queries: Mapping[str, set[str]]) -> DataError:

@@ -65,8 +65,8 @@ from bench.report.compare_checks import (
     RESERVED_NAMES,
     check_arguments,
     check_files,
+    check_rules,
     no_common_queries,
-    refuse_mixed_rules,
 )
 from bench.report.compare_said import say_again
 
@@ -273,9 +273,8 @@ def compare_runs(
     tables, scored, metric_profiles, answered, said = _evaluate_runs(loaded, runs, metrics,
                                                                      given, keys)
     names = list(tables)
-    if missing is None:
-        refuse_mixed_rules(keys, [spec_profile(s, call).missing for s in specs], names, scored,
-                           answered, metric_profiles)
+    check_rules(keys, [spec_profile(s, call).missing for s in specs], [s.explicit for s in specs],
+                missing, mode, names, scored, answered, metric_profiles)
     every, common_set = _common_queries(scored, answered, missing)
     common = np.asarray(sorted(common_set), dtype=str)
     mode = _rule_applied(mode, missing, common_set, answered)
