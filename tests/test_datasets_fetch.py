@@ -21,6 +21,7 @@ import pytest
 
 import bench.datasets.fetch as fetch_mod
 from bench.commands import datasets as datasets_cmd
+from bench.data.hashing import sha256_file
 from bench.datasets.catalogue import Card, get_card
 from bench.datasets.fetch import (
     ENV_VAR,
@@ -29,7 +30,6 @@ from bench.datasets.fetch import (
     fetch,
     find_dataset,
     primary_data_dir,
-    sha256_file,
     verify,
 )
 from bench.errors import ConfigError, DataError

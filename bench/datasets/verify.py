@@ -1,0 +1,74 @@
+"""Integrity of a dataset folder: every file its card lists (and the files of a fold asked
+for) against the card's SHA-256 digests, found as the loaders find them (``s3.txt`` for
+``S3.txt``), and the fold files the card does not list (``foreign``). Used by ``ltrbench datasets
+verify`` (:func:`bench.datasets.fetch.verify`) and by :func:`bench.datasets.fetch.fetch` after a
+download and before it calls a folder already present complete.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bench.data.folder_names import path_ignoring_case
+from bench.data.hashing import sha256_file
+from bench.datasets.card_checks import foreign_files
+from bench.datasets.catalogue import UNKNOWN, Card
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """One file of a card: ``status`` is ok | mismatch | missing | unverified (no known digest) |
+    foreign (a fold's file the card does not list, beside files it vouches for)."""
+
+    path: str
+    expected: str
+    actual: str | None
+    status: str
+    found: str | None = None  # the name read, where it differs from the card's only in case
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The result of :func:`verify`."""
+
+    name: str
+    folder: str | None
+    files: list[FileCheck] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Found, and no file missing or different from its card digest."""
+        return self.folder is not None and all(
+            f.status in ("ok", "unverified") for f in self.files
+        )
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {"ok": 0, "mismatch": 0, "missing": 0, "unverified": 0}
+        for f in self.files:  # ("foreign" only where there is one)
+            out[f.status] = out.get(f.status, 0) + 1
+        return out
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "ok": self.ok, "counts": self.counts}
+
+
+def verify_folder(card: Card, folder: str | os.PathLike[str], *,
+                  more: dict[str, str] | None = None) -> VerifyReport:
+    """Check every file the card lists in ``folder`` (and ``more``) against its digest."""
+    root = Path(folder)
+    checks = []
+    for rel, expected in {**card.files, **(more or {})}.items():
+        f = root / rel if (root / rel).is_file() else path_ignoring_case(root, rel)
+        if f is None:  # (the loaders find s3.txt for S3.txt: so does verify)
+            checks.append(FileCheck(rel, expected, None, "missing"))
+            continue
+        actual = sha256_file(f)
+        status = "unverified" if expected == UNKNOWN else "ok" if actual == expected else "mismatch"
+        found = f.relative_to(root).as_posix()
+        checks.append(FileCheck(rel, expected, actual, status, None if found == rel else found))
+    checks += [FileCheck(rel, UNKNOWN, sha256_file(root / rel), "foreign")
+               for rel in foreign_files(card, root)]  # read under the name: refused there
+    return VerifyReport(name=card.spec, folder=str(root), files=checks)
