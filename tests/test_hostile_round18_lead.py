@@ -84,3 +84,17 @@ def test_metrics_named_without_ndcg10_take_the_first_of_them_as_before(
     assert doc["tables"][0]["primary_metric"] == "hits@3"
     assert doc["stats"]["primary"] == "hits@3"
     assert not any("the run has no" in n for n in doc["tables"][0]["notes"])
+
+
+def test_a_run_whose_documents_are_named_like_metrics_but_judged_is_evaluated() -> None:
+    """The evaluator-result guard (a run of documents named ``map``, ``ndcg_cut_10``... is
+    pytrec_eval's per-query output) stands down when the qrels judge those documents for that
+    query: they are documents after all. P@1 by hand: the top document ``map`` is relevant (1);
+    P@2: one of two (0.5)."""
+    from bench.metrics import evaluate_trec
+
+    qrels = {"q1": {"map": 1, "ndcg_cut_10": 0}}
+    run = {"q1": {"map": 2.0, "ndcg_cut_10": 1.0}}
+    result = evaluate_trec(qrels, run, metrics="P_1,P_2", profile="trec_eval")
+    assert result["P_1"] == 1.0
+    assert result["P_2"] == 0.5

@@ -72,7 +72,7 @@ def evaluate_trec(
         return evaluate_diversity(qrels_path, run_path, specs, prof, per_query)
     qrels = as_qrels(qrels_path)
     run = as_run(run_path)
-    _refuse_measure_documents(run)
+    _refuse_measure_documents(run, qrels)
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics
     _warn_unjudged(qrels, run, joined)
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
@@ -94,15 +94,20 @@ def evaluate_trec(
     return merge(results, specs, prof)
 
 
-def _refuse_measure_documents(run: Run) -> None:
+def _refuse_measure_documents(run: Run, qrels: Qrels) -> None:
     """A run whose first query retrieves only documents named as metrics (``ndcg_cut_10``,
-    ``map``, ``P_5``: two at least, each of three characters or more) is an evaluator's
-    per-query result (pytrec_eval's ``evaluate()``, ``{qid: {measure: value}}``) given as the
-    run: read as one, every document is unjudged and every metric 0. A :class:`DataError` says so. Only the first rows are read
-    (the first query's among the first 64), so a run of millions costs nothing more."""
+    ``map``, ``P_5``: two at least, each of three characters or more), none of them judged for
+    that query, is an evaluator's per-query result (pytrec_eval's ``evaluate()``, ``{qid:
+    {measure: value}}``) given as the run: read as one, every document is unjudged and every
+    metric 0. A :class:`DataError` says so. Only the first rows are read (the first query's
+    among the first 64), so a run of millions costs nothing more."""
+    if not len(run):
+        return
     head_q, head_d = run.qid[:64], run.docno[:64]
     docs = [str(d) for d in dict.fromkeys(head_d[head_q == head_q[0]].tolist())]
     if len(docs) < 2 or min(map(len, docs)) < 3:  # 'p', 'r', 'ap', 'rr': plausible ids
+        return
+    if np.isin(qrels.docno[qrels.qid == head_q[0]], docs).any():  # judged: documents after all
         return
     for d in docs:
         try:
