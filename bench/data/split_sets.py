@@ -136,9 +136,16 @@ def refuse_parquet_twins(texts: Mapping[str, Path | None], folder: Path) -> None
         if f is None or not f.name.lower().endswith(".txt"):
             continue
         twin = f.with_name(f.name[:-4] + ".parquet")
-        if twin.exists():
+        if twin.exists() and not _parquet_set_in(f.parent):
             raise DataError(
                 f"the {split} split is there twice, as text ({f.relative_to(folder)}) and as "
                 f"Parquet ({twin.relative_to(folder)}), and the folder holds no Parquet split "
                 "set (train.parquet and test.parquet) that 'ltrbench convert' wrote: which one "
                 "to read cannot be told; move one of them to a folder of its own", path=folder)
+
+
+def _parquet_set_in(folder: Path) -> bool:
+    """Whether ``folder`` holds a Parquet split set (``train.parquet`` and ``test.parquet``), which
+    is read as one (:func:`check_one_set`), its text twins beside it as 'ltrbench convert' wrote
+    them."""
+    return all((folder / f"{s}.parquet").is_file() for s in ("train", "test"))
