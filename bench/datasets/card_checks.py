@@ -101,9 +101,10 @@ def check_against_card(card: Card, folder: Path, digests: dict[str, str], *,
         if expected is None and listed_only and vouched:
             raise DataError(
                 f"{rel} is not a file of the {card.name!r} card (it lists "
-                f"{', '.join(card.files)}), so it cannot be verified: this is not the published "
-                "dataset. Move it out of the folder, or load the folder by path to use it on "
-                "purpose", path=folder / rel)
+                f"{', '.join(card.files)}), so it cannot be verified, and under the card's name "
+                "only files it vouches for are read (a fold it builds from its parts is built "
+                "from them). Move it out of the folder (or rename its fold folder), or load the "
+                "folder by path to use it on purpose", path=folder / rel)
         if expected not in (None, UNKNOWN) and expected != actual:
             raise DataError(
                 f"sha256 {actual} differs from the {card.name!r} card ({expected}): this is not "
