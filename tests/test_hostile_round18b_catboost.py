@@ -252,3 +252,51 @@ def test_the_catboost_profile_refuses_a_label_catboost_would_take_naming_the_row
     assert own_error(lambda: evaluate(np.array([0.0, 32, 1]), np.array([0.1, 0.2, 0.3]),
                                       qid=np.array([1, 1, 1]), metrics=["ndcg@3"],
                                       profile="catboost"), "row 2", "32", "catboost") is None
+
+
+# --- tune spaces and gains -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", ["eval_fraction", "target_border", "json_log"])
+def test_a_tune_space_over_a_newly_owned_catboost_key_is_refused(tmp_path: Path, key: str) -> None:
+    from hostile_cases_tune import tune
+    from hostile_kit import refused
+
+    (tmp_path / "s.toml").write_text(f'[catboost]\n"catboost.{key}" = {{choices = [0.1, 0.2]}}\n')
+    res = tune(tmp_path, "--model", "catboost-yetirank", "--space", "s.toml")
+    assert refused(res, key) is None
+    assert "catboost_info" not in os.listdir(tmp_path)
+
+
+def test_the_linear_gain_selection_log_is_catboosts_type_base_ndcg() -> None:
+    """label_gain = "linear" is CatBoost's NDCG type=Base: the validation log at the best
+    iteration equals catboost.utils.eval_metric of the scores ltrbench keeps."""
+    from catboost.utils import eval_metric
+
+    from bench.data.groups import group_index
+    from bench.runners.catboost import fit_catboost, predict
+
+    s = toy_splits()
+    model, lib, result = fit_catboost(s.train, s.vali, _params().with_overrides(label_gain="linear"),
+                                      objective="lambdamart")
+    assert "type=Base" in lib["loss_function"]
+    log = result.evallog.query("split == 'vali' and metric == 'ndcg@10'")["value"].to_numpy()
+    scores = predict(model, s.vali, result.best_iteration, lib)
+    want = eval_metric(s.vali.y, scores, "NDCG:top=10;type=Base",
+                       group_id=group_index(s.vali.offsets))[0]
+    assert log[result.best_iteration - 1] == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize(("params", "want"), [
+    ({}, False),
+    ({"allow_writing_files": True}, True),  # the user's own choice stays
+    ({"train_dir": "logs"}, None),  # a folder of the user's: CatBoost writes there
+], ids=["default-off", "explicit-on-kept", "train-dir-kept"])
+def test_the_catboostranker_built_for_a_seed_has_the_writer_setting_the_user_meant(
+        params: dict[str, Any], want: bool | None) -> None:
+    from bench.runners.custom import build_ranker, custom_model
+
+    model = custom_model("cb", {"factory": "catboost:CatBoostRanker",
+                                "params": {"iterations": 2, **params}})
+    ranker, seeded, _ = build_ranker(model, 3)
+    assert seeded == {"random_state": 3}
+    assert ranker.get_params().get("allow_writing_files") is want
