@@ -25,6 +25,7 @@ import numpy as np
 
 from bench.data.groups import group_index
 from bench.data.letor import LetorData
+from bench.errors import DataError
 from bench.runners.iteration import HookFailure, IterationHook
 from bench.runners.params import Params, catboost_params
 from bench.runners.resources import measure
@@ -91,6 +92,22 @@ class _OnIteration:
         return True
 
 
+def _refuse(exc: BaseException, train: LetorData, vali: LetorData, params: Params) -> None:
+    """CatBoost's refusal of the data it was given (``CatBoostError``: "All features are either
+    constant or ignored", NaN features under ``nan_mode = "Forbidden"``, ...; the raw parameters
+    were probed on toy data only) as a :class:`DataError` naming the training and validation
+    splits (CatBoost names neither) and the raw keys; anything else is left alone."""
+    from catboost import CatBoostError
+
+    if not isinstance(exc, CatBoostError):
+        return
+    text = " ".join(str(exc).split())[:300]
+    raw = sorted(params.raw_params("catboost"))
+    keys = f" (with the raw catboost keys {', '.join(raw)})" if raw else ""
+    splits = f"train {train.source or '(arrays)'}, validation {vali.source or '(arrays)'}"
+    raise DataError(f"CatBoost refuses to train on these splits ({splits}){keys}: {text}") from None
+
+
 def fit_catboost(
     train: LetorData,
     vali: LetorData,
@@ -121,9 +138,10 @@ def fit_catboost(
         model = CatBoost(dict(lib_params))
         try:
             model.fit(pool(train), eval_set=pool(vali), **({} if hook is None else {"callbacks": [hook]}))
-        except BaseException:
+        except BaseException as exc:
             if hook is not None:
                 hook.failure.reraise()
+            _refuse(exc, train, vali, params)
             raise
     if hook is not None:
         hook.failure.reraise()

@@ -8,7 +8,9 @@ function given from Python) and parameters. For each seed ltrbench does exactly 
    both). Otherwise, when the returned object follows scikit-learn's ``get_params`` /
    ``set_params`` and has a ``random_state`` parameter (``XGBRanker``, whose ``__init__`` takes
    ``**kwargs``), ``ranker.set_params(random_state=<seed>)``. Otherwise the ranker gets no seed
-   (the status file's notes say so). ``params`` may not set the seed itself. The run's thread
+   (the status file's notes say so). ``params`` may not set the seed itself. A factory that
+   names ``allow_writing_files`` (``CatBoostRanker``) gets ``allow_writing_files=False`` unless
+   ``params`` set it or ``train_dir`` (:func:`writer_off`). The run's thread
    count, quick mode and ``[params]`` do not apply: a custom model's parameters are its own.
 2. **Fit** (timed: the run's ``fit_s``, the ``fit`` call alone: not the building of its
    arguments nor ltrbench's isolation around it): the scikit-learn learning-to-rank convention of
@@ -327,7 +329,8 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], di
     params = copy.deepcopy(dict(model.params))  # the factory may change its own copy, not the run's
     try:
         with isolated_process(where):
-            ranker = limited(lambda: model.target(**params, **given), model.timeout_s, where,
+            ranker = limited(lambda: model.target(**params, **given, **writer_off(model)),
+                             model.timeout_s, where,
                              "the factory")
     except (KeyboardInterrupt, CustomModelFailure):
         raise
@@ -348,6 +351,16 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], di
     if not given and seed_by_set_params(ranker, seed, where):
         given = {"random_state": seed}
     return ranker, given, methods
+
+
+def writer_off(model: CustomModel) -> dict[str, Any]:
+    """``{"allow_writing_files": False}`` when the factory names that parameter and ``params``
+    set neither it nor ``train_dir``: ``CatBoostRanker`` writes ``catboost_info/`` into the
+    working folder otherwise (the user's folder, not the run's); else ``{}``."""
+    names, _ = parameters(model.target)
+    if "allow_writing_files" in names and not {"allow_writing_files", "train_dir"} & set(model.params):
+        return {"allow_writing_files": False}
+    return {}
 
 
 def check_custom_model(model: CustomModel, seed: int) -> None:
@@ -397,7 +410,7 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
             model="", library=CUSTOM_LIBRARY, seed=seed, scores={}, fit_s=m.seconds,
             peak_rss_mb=m.peak_rss_mb, fit=m,
             library_params={"factory": model.factory, "params": copy.deepcopy(dict(model.params)),
-                            **seeded},
+                            **seeded, **writer_off(model)},
             notes=notes,
         )
         try:

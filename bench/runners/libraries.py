@@ -426,16 +426,20 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                (("grow_policy",), "[params] num_leaves (max_leaves with grow_policy = "
                 "Lossguide: trees grown leaf-wise, as LightGBM's)"),
                (("task_type", "devices"), "device (--device; CatBoost trains on the CPU here)"),
-               (("od_type", "od_pval", "use_best_model"), "early_stopping_rounds: k rounds "
-                "without an improvement, and the first best iteration of the validation log"),
+               (("od_type", "od_pval", "use_best_model", "best_model_min_trees", "eval_fraction"),
+                "early_stopping_rounds: k rounds without an improvement on the validation "
+                "split (eval_set), and the first best iteration of its log"),
+               (("target_border",), "the labels (target_border binarises them: the loss's and "
+                "the NDCG's)"),
                # metric_period = 5 logged rounds 0, 5, 10, ...: the log's 4th value was read
                # as round 4 (catboost docs: "the frequency of iterations to calculate metrics")
                (("metric_period", "verbose", "verbose_eval", "logging_level", "silent"),
                 "early_stopping_rounds and the validation log of every round (the best "
                 "iteration is read from it round by round), written by silent fits"),
                (("allow_writing_files", "train_dir", "save_snapshot", "snapshot_file",
-                 "snapshot_interval"), "nothing: ltrbench's CatBoost fits write no files (a "
-                "snapshot file is resumed by the next fit that finds it)")),
+                 "snapshot_interval", "json_log", "learn_error_log", "test_error_log",
+                 "profile_log", "time_left_log", "output_borders"), "nothing: ltrbench's "
+                "CatBoost fits write no files (a snapshot file is resumed by the next fit)")),
         # what catboost_params passes, and its aliases (catboost/private/libs/options/)
         shadowed=(("iterations", "n_trees"), ("num_boost_round", "n_trees"),
                   ("n_estimators", "n_trees"), ("num_trees", "n_trees"),

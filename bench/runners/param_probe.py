@@ -152,9 +152,12 @@ def _silenced() -> Iterator[None]:
             os.close(fd)
 
 
-def probe_library_params(library: str, params: dict[str, Any], *, where: str) -> None:
+def probe_library_params(library: str, params: dict[str, Any], *, where: str,
+                         keys: tuple[str, ...] = ()) -> None:
     """Train one tree of ``library`` on toy data with ``params``; what it refuses is a
-    :class:`ConfigError` that names ``where`` (e.g. ``[params.lightgbm]``) and quotes the library.
+    :class:`ConfigError` that names ``where`` (e.g. ``[params.lightgbm]``) and ``keys`` (the raw
+    keys given: CatBoost's "Internal CatBoost Error" of ``monotone_constraints`` names no key)
+    and quotes the library.
 
     The probe is the library's :attr:`~bench.runners.libraries.Library.probe`; libraries that
     are not GBDT libraries of ltrbench are not probed.
@@ -172,4 +175,5 @@ def probe_library_params(library: str, params: dict[str, Any], *, where: str) ->
         text = " ".join(str(exc).split())
         text = text.split(" at /")[0]  # LightGBM appends its source path
         text = text.split(" Stack trace:")[0]  # XGBoost its native frames
-        raise ConfigError(f"{where}: {library} refuses these parameters: {text[:300]}") from None
+        given = f" (the raw keys given: {', '.join(keys)})" if keys else ""  # its text may name none
+        raise ConfigError(f"{where}: {library} refuses these parameters: {text[:300]}{given}") from None

@@ -232,7 +232,8 @@ def check_for_library(p: Params, library: str, objective: str, where: str = "") 
     if p.raw_params(library):  # raw parameters: only the library knows them
         from bench.runners.param_probe import probe_library_params
 
-        probe_library_params(library, kwargs, where=f"{where}{library}")
+        probe_library_params(library, kwargs, where=f"{where}{library}",
+                             keys=tuple(sorted(p.raw_params(library))))
 
 
 def label_gain_table(kind: str) -> list[float]:
