@@ -166,3 +166,53 @@ def _differs(value: Any, matched: Any) -> bool:
         except (TypeError, ValueError):
             return True
     return bool(value != matched)
+
+
+def library_spelling(key: str, where: str, library: str | None = None,
+                     valid: Iterable[str] = ()) -> ConfigError | None:
+    """The error for ``key``, not one of ltrbench's shared parameters, in ``[params]`` or a
+    model's table ``where`` (of ``library``'s model) when it is a library's own spelling:
+    the name of an ltrbench field (``[model_params.lightgbm-lambdarank] bagging_fraction``
+    is LightGBM's ``subsample``; it was "did you mean 'learning_rate_min'?"), a key ltrbench
+    sets itself (``objective``), or a LightGBM parameter with no shared counterpart
+    (``extra_trees`` was "did you mean 'n_trees'?"), which goes in a raw table. None for any
+    other key (a typo of a shared name keeps its closest name). ``valid``: the shared names, listed
+    after a library's name of one of them, as after any unknown key."""
+    order = sorted(LIBRARIES, key=lambda lib: lib != library)  # the model's library first
+    fields: dict[str, list[str]] = {}
+    for lib in order:
+        field = shadowed_field(lib, key)
+        if field is not None:
+            fields.setdefault(field, []).append(LIBRARIES[lib].title)
+    if fields:
+        field, titles = next(iter(fields.items()))
+        return ConfigError(f"unknown parameter {where}{key}; did you mean '{field}'? ({key} is "
+                           f"{_and(titles)}'s name for ltrbench's {field}: write {field} here; "
+                           "ltrbench passes it to each library under that library's own name); "
+                           f"valid: {', '.join(sorted(valid))}")
+    for lib in order:
+        setting = next((what for names, what in LIBRARIES[lib].owned if key in names), None)
+        if setting is not None:
+            return ConfigError(f"{where}{key}: {LIBRARIES[lib].title}'s {key}, which ltrbench "
+                               f"sets itself, from {setting}; leave it out")
+    for lib in order:
+        names = LIBRARIES[lib].names
+        if names is None or key not in load(names)():
+            continue
+        title = LIBRARIES[lib].title
+        if library is None:
+            table = f"[params.{lib}] (every {title} model) or [model_params.<model>.{lib}]"
+        elif library == lib:
+            table = f"[{where.strip()[1:-1]}.{lib}]"
+        else:
+            return ConfigError(f"{where}{key}: a {title} parameter, not one of ltrbench's shared "
+                               f"ones, in this {LIBRARIES[library].title} model's table ({title} "
+                               f"never reads it there); a raw {LIBRARIES[library].title} "
+                               f"parameter goes in [{where.strip()[1:-1]}.{library}]")
+        return ConfigError(f"{where}{key}: a {title} parameter, not one of ltrbench's shared "
+                           f"ones: write it in the raw table {table}")
+    return None
+
+
+def _and(titles: list[str]) -> str:
+    return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} and {titles[-1]}"
