@@ -213,3 +213,30 @@ def test_model_params_for_a_model_not_run_is_said(tmp_path: Path) -> None:
     said = RunConfig.load(path).unused()
     assert any("[model_params.xgboost-ndcg]" in u and "not among the models" in u
                for u in said), said
+
+
+# ------------------------------------------- the same spellings in tune's --grid and --space
+@pytest.mark.parametrize(("argv", "space", "words", "never"), [
+    (("--grid", "bagging_fraction=0.5,0.7"), None,
+     ("--grid bagging_fraction", "did you mean 'subsample'", "LightGBM's"),
+     ("did you mean 'learning_rate_min'",)),
+    (("--grid", "iterations=50,100"), None, ("--grid iterations", "'n_trees'", "CatBoost's"), ()),
+    (("--grid", "extra_trees=true,false"), None,
+     ("--grid extra_trees", "raw LightGBM parameter", '"lightgbm.extra_trees"'),
+     ("did you mean 'n_trees'",)),
+    (("--space", "space.toml"), "[lightgbm-lambdarank]\nfeature_fraction = {low = 0.5, high = 1.0}\n",
+     ("space.toml", "[lightgbm-lambdarank] feature_fraction", "did you mean 'colsample'"), ()),
+    (("--space", "space.toml"), "[lightgbm-lambdarank]\nextra_trees = [true, false]\n",
+     ("space.toml", "[lightgbm-lambdarank] extra_trees", '"lightgbm.extra_trees"'),
+     ("did you mean 'n_trees'",)),
+], ids=["grid-bagging_fraction", "grid-iterations", "grid-extra_trees", "space-feature_fraction",
+        "space-extra_trees"])
+def test_tune_names_a_library_spelling_as_the_config_does(
+        tmp_path: Path, argv: tuple[str, ...], space: str | None, words: tuple[str, ...],
+        never: tuple[str, ...]) -> None:
+    if space is not None:
+        (tmp_path / "space.toml").write_text(space, encoding="utf-8")
+    res = cli(tmp_path, "tune", "--dataset", "synthetic", "--models", "lightgbm-lambdarank",
+              "--budget-trials", "1", *argv)
+    assert refused(res, *words) is None, refused(res, *words)
+    assert not [w for w in never if w in res.err], res.err

@@ -179,31 +179,21 @@ def library_spelling(key: str, where: str, library: str | None = None,
     other key (a typo of a shared name keeps its closest name). ``valid``: the shared names, listed
     after a library's name of one of them, as after any unknown key."""
     order = sorted(LIBRARIES, key=lambda lib: lib != library)  # the model's library first
-    fields: dict[str, list[str]] = {}
-    for lib in order:
-        field = shadowed_field(lib, key)
-        if field is not None:
-            fields.setdefault(field, []).append(LIBRARIES[lib].title)
-    if fields:
-        field, titles = next(iter(fields.items()))
-        return ConfigError(f"unknown parameter {where}{key}; did you mean '{field}'? ({key} is "
-                           f"{_and(titles)}'s name for ltrbench's {field}: write {field} here; "
-                           "ltrbench passes it to each library under that library's own name); "
-                           f"valid: {', '.join(sorted(valid))}")
+    said = shared_name_of(key, library, where, valid)
+    if said is not None:
+        return ConfigError(said)
     for lib in order:
         setting = next((what for names, what in LIBRARIES[lib].owned if key in names), None)
         if setting is not None:
             return ConfigError(f"{where}{key}: {LIBRARIES[lib].title}'s {key}, which ltrbench "
                                f"sets itself, from {setting}; leave it out")
-    for lib in order:
-        names = LIBRARIES[lib].names
-        if names is None or key not in load(names)():
-            continue
-        title = LIBRARIES[lib].title
+    owner = raw_library_of(key, library)
+    if owner is not None:
+        title = LIBRARIES[owner].title
         if library is None:
-            table = f"[params.{lib}] (every {title} model) or [model_params.<model>.{lib}]"
-        elif library == lib:
-            table = f"[{where.strip()[1:-1]}.{lib}]"
+            table = f"[params.{owner}] (every {title} model) or [model_params.<model>.{owner}]"
+        elif library == owner:
+            table = f"[{where.strip()[1:-1]}.{owner}]"
         else:
             return ConfigError(f"{where}{key}: a {title} parameter, not one of ltrbench's shared "
                                f"ones, in this {LIBRARIES[library].title} model's table ({title} "
@@ -212,6 +202,35 @@ def library_spelling(key: str, where: str, library: str | None = None,
         return ConfigError(f"{where}{key}: a {title} parameter, not one of ltrbench's shared "
                            f"ones: write it in the raw table {table}")
     return None
+
+
+def raw_library_of(key: str, library: str | None = None) -> str | None:
+    """The library (``library`` first) whose own parameter list, aliases included, holds
+    ``key`` (LightGBM's ``extra_trees``); None where none does or no list is known."""
+    for lib in sorted(LIBRARIES, key=lambda lib: lib != library):
+        names = LIBRARIES[lib].names
+        if names is not None and key in load(names)():
+            return lib
+    return None
+
+
+def shared_name_of(key: str, library: str | None, where: str, valid: Iterable[str]) -> str | None:
+    """``unknown parameter WHERE KEY; did you mean 'FIELD'? ...`` when ``key`` is a library's
+    name (or alias) of the ltrbench field FIELD (``library``'s own names first: ``eta`` is
+    XGBoost's learning_rate, ``border_count`` CatBoost's max_bin), else None. The config
+    tables, tune's ``--grid`` and a ``--space`` file say it alike."""
+    fields: dict[str, list[str]] = {}
+    for lib in sorted(LIBRARIES, key=lambda lib: lib != library):
+        field = shadowed_field(lib, key)
+        if field is not None:
+            fields.setdefault(field, []).append(LIBRARIES[lib].title)
+    if not fields:
+        return None
+    field, titles = next(iter(fields.items()))
+    owners = _and([f"{title}'s" for title in titles])
+    return (f"unknown parameter {where}{key}; did you mean '{field}'? ({key} is {owners} "
+            f"name for ltrbench's {field}: write {field} here; ltrbench passes it to each library "
+            f"under that library's own name); valid: {', '.join(sorted(valid))}")
 
 
 def _and(titles: list[str]) -> str:
