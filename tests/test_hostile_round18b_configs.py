@@ -240,3 +240,27 @@ def test_tune_names_a_library_spelling_as_the_config_does(
               "--budget-trials", "1", *argv)
     assert refused(res, *words) is None, refused(res, *words)
     assert not [w for w in never if w in res.err], res.err
+
+
+# ------------------------------ a raw value as text that the libraries read as nan or inf
+@pytest.mark.parametrize(("text", "words"), [
+    ('[params.xgboost]\nmax_delta_step = "nan"\n', ("[params] xgboost max_delta_step", "'nan'")),
+    ('[params.xgboost]\nmax_delta_step = "inf"\n', ("xgboost max_delta_step", "'inf'")),
+    ('[params.lightgbm]\npath_smooth = "Infinity"\n', ("lightgbm path_smooth", "'Infinity'")),
+    ('[params.lightgbm]\ncegb_tradeoff = "1e400"\n', ("lightgbm cegb_tradeoff", "'1e400'")),
+    (LGB[:-1][:-1] + ".lightgbm]\npath_smooth = \" -inf\"\n",
+     ("[model_params.lightgbm-lambdarank] lightgbm path_smooth", "-inf")),
+], ids=["xgb-nan", "xgb-inf", "lgb-Infinity", "lgb-1e400", "model-table-minus-inf"])
+def test_a_raw_text_read_as_a_non_finite_number_is_refused(tmp_path: Path, text: str,
+                                                           words: tuple[str, ...]) -> None:
+    """``max_delta_step = nan`` was refused, ``= "nan"`` trained: XGBoost and LightGBM read
+    the text with strtod, as the number a TOML float would be."""
+    _judge(_error(tmp_path, text), (*words, "finite"))
+
+
+def test_a_raw_number_as_text_reaches_the_library_as_given(tmp_path: Path) -> None:
+    """Text that reads as a finite number stays the library's to read (both libraries take
+    "1.5"): the config keeps it as written."""
+    path = tmp_path / "matrix.toml"
+    path.write_text('[params.lightgbm]\npath_smooth = "1.5"\n', encoding="utf-8")
+    assert RunConfig.load(path).params.raw_params("lightgbm") == {"path_smooth": "1.5"}
