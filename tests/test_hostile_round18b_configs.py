@@ -264,3 +264,25 @@ def test_a_raw_number_as_text_reaches_the_library_as_given(tmp_path: Path) -> No
     path = tmp_path / "matrix.toml"
     path.write_text('[params.lightgbm]\npath_smooth = "1.5"\n', encoding="utf-8")
     assert RunConfig.load(path).params.raw_params("lightgbm") == {"path_smooth": "1.5"}
+
+
+# --------------------------------------- a template's word for a missing value in a path key
+@pytest.mark.parametrize(("text", "words"), [
+    ('data_dir = "None"\n', ("data_dir", "'None'", "missing value", "./None")),
+    ('data_dir = "null"\n', ("data_dir", "'null'", "missing value")),
+    ('dataset = "undefined"\n', ("dataset", "'undefined'", "missing value")),
+    ('name = "None"\n', ("name", "'None'", "missing value")),
+    ('name = "<nil>"\n', ("name", "'<nil>'", "missing value")),
+], ids=["data_dir-None", "data_dir-null", "dataset-undefined", "name-None", "name-go-nil"])
+def test_a_template_missing_value_in_a_path_or_name_is_refused(tmp_path: Path, text: str,
+                                                               words: tuple[str, ...]) -> None:
+    """``data_dir = "None"`` (Jinja's None) ran a synthetic dataset with exit 0; ``name =
+    "None"`` named every table None."""
+    _judge(_error(tmp_path, text), words)
+
+
+@pytest.mark.parametrize("text", ['data_dir = "./None"\n', 'name = "None of the above"\n',
+                                  'description = "None"\n'])
+def test_such_a_word_inside_a_value_or_written_as_a_folder_is_kept(tmp_path: Path,
+                                                                    text: str) -> None:
+    assert _error(tmp_path, text) == ""
