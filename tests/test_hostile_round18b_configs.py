@@ -286,3 +286,21 @@ def test_a_template_missing_value_in_a_path_or_name_is_refused(tmp_path: Path, t
 def test_such_a_word_inside_a_value_or_written_as_a_folder_is_kept(tmp_path: Path,
                                                                     text: str) -> None:
     assert _error(tmp_path, text) == ""
+
+
+@pytest.mark.parametrize(("dataset", "words"), [
+    ("matrix.toml", ("matrix.toml", "not a dataset", "--config")),
+    ("/dev/stdin", ("/dev/stdin", "not a regular file")),
+    ("pipe", ("pipe", "not a regular file")),
+], ids=["the-config-itself", "stdin", "fifo"])
+def test_a_config_whose_dataset_is_itself_or_a_pipe_is_refused(tmp_path: Path, dataset: str,
+                                                               words: tuple[str, ...]) -> None:
+    """A template that filled ``dataset`` with the wrong variable: the config file's own path,
+    or a pipe; refused before anything is read twice or written."""
+    if dataset == "pipe":
+        os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "matrix.toml").write_text(f'dataset = "{dataset}"\nmodels = ["random"]\n'
+                                          "seeds = [0]\n", encoding="utf-8")
+    res = cli(tmp_path, "run", "--config", "matrix.toml", "--out", "out")
+    assert refused(res, *words) is None, res.err
+    assert not (tmp_path / "out").exists()
