@@ -245,7 +245,7 @@ class RunConfig:
         if not spec.is_gbdt:  # said before its keys are judged as a GBDT's
             raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
                               "model; its parameters are not these (ALS: the [als] table)")
-        check_param_values(tomlio.table(values, where), where=f"{where} ")
+        check_param_values(tomlio.table(values, where), where=f"{where} ", library=spec.library)
         refuse_ignored(spec.library, values, f"{where} ", spec.objective)
         try:
             self.params.with_overrides(**values)

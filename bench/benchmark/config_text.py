@@ -8,7 +8,9 @@ that converts YAML to TOML) leave their marks when a variable is missing: ``"{{ 
 such a value wherever it is (a key, a table, a list item), naming the key path as the file
 spells it (``[model_params.lightgbm-lambdarank] learning_rate``). A path key (``dataset``,
 ``data_dir``) holding ``$NAME`` is refused too: no shell expands a config file, so
-``"$HOME/ltr"`` would be a folder literally named ``$HOME``. Plain braces and dollar amounts
+``"$HOME/ltr"`` would be a folder literally named ``$HOME``; so is a path or the dataset's name
+that is a template's word for a missing value (``"None"``, ``"null"``, :data:`MISSING`).
+Plain braces and dollar amounts
 (``"MSLR {30K}"``, ``"$5"``) are text and kept.
 
 :func:`foreign_document` names the kind of a TOML file that is not a run config at all (a
@@ -32,6 +34,13 @@ PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|<no value>")
 ENV_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
 #: The top keys whose values are paths (never expanded by a shell when read from a file).
 PATH_KEYS = ("dataset", "data_dir")
+#: What a template writes for a missing value, as a whole value: Jinja and Python ``None``,
+#: JSON / JavaScript ``null`` and ``undefined``, Ruby ``nil``, Go's ``<nil>``.
+MISSING = frozenset({"None", "null", "undefined", "nil", "<nil>"})
+#: The top keys (paths and the dataset's name) where such a value is refused in a file:
+#: ``data_dir = "None"`` ran (a folder named None, unused by a synthetic dataset), ``name =
+#: "None"`` named every table None.
+MISSING_KEYS = (*PATH_KEYS, "name")
 
 
 def check_rendered(doc: Mapping[str, Any], *, file: bool = True) -> None:
@@ -44,6 +53,12 @@ def check_rendered(doc: Mapping[str, Any], *, file: bool = True) -> None:
             raise ConfigError(f"{_where(path)}: {value!r} holds {found.group()!r}, a template "
                               "placeholder left unrendered (a variable the template did not "
                               "get?); render the template before running")
+        if file and len(path) == 1 and path[0] in MISSING_KEYS and value.strip() in MISSING:
+            folder = (f" (a folder of that name: write it as ./{value.strip()})"
+                      if path[0] in PATH_KEYS else "")
+            raise ConfigError(f"{_where(path)}: {value!r} is what a template writes for a "
+                              "missing value (a variable it did not get?); render it with a "
+                              f"value, or leave the key out{folder}")
         path_key = file and len(path) == 1 and path[0] in PATH_KEYS
         found = ENV_VARIABLE.search(value) if path_key else None
         if found:

@@ -50,6 +50,7 @@ from bench.data.toml import read_toml, unknown_key
 from bench.errors import ConfigError
 from bench.runners.libraries import LIBRARIES
 from bench.runners.params import Params, param_spec
+from bench.runners.raw_keys import raw_library_of, shared_name_of
 from bench.runners.search_dimension import Dimension
 
 #: Params fields a search may vary: not the raw library tables, the seed (``--seed``), the
@@ -193,8 +194,16 @@ def _raw_key(name: str, library: str, at: str) -> bool:
         raise ConfigError(f"{at}: cannot tune {name!r}: it is set once for the run, with "
                           f"{NOT_TUNED[name]}")
     if name not in TUNABLE:
-        raise ConfigError(f"cannot tune {name!r}: "
-                          f"{unknown_key(at[: -len(name)], name, TUNABLE, noun='parameter').args[0]}")
+        where = at[: -len(name)]
+        own = library if library in LIBRARIES else None
+        said = shared_name_of(name, own, where, TUNABLE)
+        owner = None if said else raw_library_of(name, own)
+        if owner is not None:  # 'extra_trees' was "did you mean 'n_trees'?"
+            title = LIBRARIES[owner].title
+            raise ConfigError(f"{at}: a raw {title} parameter; name it \"{owner}.{name}\" in a "
+                              f"table of {title} ([{owner}] or one of its models)")
+        said = said or unknown_key(where, name, TUNABLE, noun="parameter").args[0]
+        raise ConfigError(f"cannot tune {name!r}: {said}")
     return False
 
 

@@ -34,8 +34,9 @@ from bench.data.letor import LetorData
 from bench.data.outputs import Inputs, check_output_dir
 from bench.data.toml import show, unknown_key
 from bench.errors import ConfigError, refuse_empty_items
-from bench.runners.libraries import gbdt_libraries
+from bench.runners.libraries import LIBRARIES, gbdt_libraries
 from bench.runners.params import param_spec
+from bench.runners.raw_keys import raw_library_of, shared_name_of
 from bench.runs.layout import RUN_SEALED
 
 
@@ -104,7 +105,14 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
                               f"ltrbench's parameters ({', '.join(TUNABLE)}); search raw ones "
                               f"with --space FILE: [{library}] \"{name}\" = {{choices = [..]}}")
         if name not in TUNABLE:
-            err = unknown_key("--grid ", name, TUNABLE, noun="parameter")
+            said = shared_name_of(name, None, "--grid ", TUNABLE)
+            lib = None if said else raw_library_of(name)
+            if lib is not None:  # 'extra_trees' was "did you mean 'n_trees'?"
+                raise ConfigError(f"--grid {name}: a raw {LIBRARIES[lib].title} parameter; --grid "
+                                  f"takes ltrbench's parameters ({', '.join(TUNABLE)}); search "
+                                  f"raw ones with --space FILE: [{lib}] \"{lib}.{name}\" = "
+                                  "{choices = [..]}")
+            err = said or unknown_key("--grid ", name, TUNABLE, noun="parameter")
             raise ConfigError(f"cannot tune {name!r}: {err}")
         if isinstance(values, str | bytes) or not isinstance(values, Sequence):
             raise ConfigError(f"--grid {name}: expected a list of values; got {values!r}")

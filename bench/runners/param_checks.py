@@ -22,11 +22,16 @@ def check_raw_value(value: Any, where: str, depth: int = 0) -> None:
     number, a boolean, or an array (a list or tuple) or table of them. ``None`` (no TOML value:
     the Python packages drop it, so it would mean "not set" here and nothing in the recorded
     config), a set, ``Decimal``, bytes or a date are refused, naming the key; so are nan and
-    inf, and a text holding NUL."""
+    inf, as numbers or as text the libraries read as such (``"nan"``, ``"inf"``, ``"1e400"``), and
+    a text holding NUL."""
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{where}: expected a finite number; got {value!r}: the libraries read "
                           "nan and inf as numbers without a check of their own, and no parameter "
                           "documents them")
+    if isinstance(value, str) and _non_finite_text(value):  # "nan" read as the number nan
+        raise ConfigError(f"{where}: expected a finite number; got {value!r}, text the libraries "
+                          "read as a number that is not finite (C's strtod), and no parameter "
+                          "documents nan or inf")
     if isinstance(value, str) and "\x00" in value:
         raise ConfigError(f"{where}: {value!r} holds a NUL character; expected text without one "
                           "(the libraries read parameters as C strings, which end at NUL: the "
@@ -81,3 +86,12 @@ def check_rows(p: Any, library: str, n_rows: int, *, split: str = "train") -> No
         raise ConfigError(f"subsample = {p.subsample!r}: {lib.title} would sample no row of the "
                           f"{n_rows} rows of the {split} split; expected subsample >= "
                           f"{1 / max(n_rows, 1):.3g} (or 1: no sampling)")
+
+
+def _non_finite_text(text: str) -> bool:
+    """Whether ``text`` reads as a number that is not finite (``"nan"``, ``" -Infinity"``,
+    ``"1e400"``): LightGBM and XGBoost parse a parameter's text with C's strtod."""
+    try:
+        return not math.isfinite(float(text))
+    except ValueError:
+        return False

@@ -37,7 +37,7 @@ from bench.runners.param_ranges import MAX_LABEL as MAX_LABEL
 from bench.runners.param_ranges import PARAM_SPECS as PARAM_SPECS
 from bench.runners.param_ranges import SPECS_BY_NAME
 from bench.runners.param_ranges import param_spec as param_spec
-from bench.runners.raw_keys import check_raw_keys
+from bench.runners.raw_keys import check_raw_keys, library_spelling
 
 #: The raw library tables (``[params.<library>]``) of the libraries declared at import (one
 #: declared later is seen by :func:`~bench.runners.libraries.gbdt_libraries`, read at call time).
@@ -147,11 +147,14 @@ def canonical_table(values: Mapping[str, Any]) -> dict[str, Any]:
             for k, value in values.items() if not (k in libraries and value == {})}
 
 
-def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[str, Any]:
+def check_param_values(values: Mapping[str, Any], *, where: str = "",
+                       library: str | None = None) -> dict[str, Any]:
     """Keyword arguments of :class:`Params` from plain values (a TOML table): names known,
     each value of its declared type and in its range, each library's raw table (a key named
     after a library of :mod:`bench.runners.libraries`) in ``raw`` as sorted tuples.
-    Errors name the key after ``where`` (``"[model_params.xgboost-ndcg] "``)."""
+    Errors name the key after ``where`` (``"[model_params.xgboost-ndcg] "``); a library's own
+    spelling of a key (of ``library``, the model's, first) says what it is
+    (:func:`~bench.runners.raw_keys.library_spelling`)."""
     libraries = gbdt_libraries()
     known = [*(f.name for f in fields(Params) if f.name != "raw"), *libraries]
     out: dict[str, Any] = {}
@@ -165,7 +168,8 @@ def check_param_values(values: Mapping[str, Any], *, where: str = "") -> dict[st
         elif key in SPECS_BY_NAME:
             out[key] = SPECS_BY_NAME[key].check(value, f"{where}{key}")
         else:
-            raise unknown_key(where, key, known, noun="parameter")
+            raise library_spelling(key, where, library, known) or unknown_key(
+                where, key, known, noun="parameter")
     if raw:
         out["raw"] = tuple(raw)
     return out

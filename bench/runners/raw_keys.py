@@ -166,3 +166,72 @@ def _differs(value: Any, matched: Any) -> bool:
         except (TypeError, ValueError):
             return True
     return bool(value != matched)
+
+
+def library_spelling(key: str, where: str, library: str | None = None,
+                     valid: Iterable[str] = ()) -> ConfigError | None:
+    """The error for ``key``, not one of ltrbench's shared parameters, in ``[params]`` or a
+    model's table ``where`` (of ``library``'s model) when it is a library's own spelling:
+    the name of an ltrbench field (``[model_params.lightgbm-lambdarank] bagging_fraction``
+    is LightGBM's ``subsample``; it was "did you mean 'learning_rate_min'?"), a key ltrbench
+    sets itself (``objective``), or a LightGBM parameter with no shared counterpart
+    (``extra_trees`` was "did you mean 'n_trees'?"), which goes in a raw table. None for any
+    other key (a typo of a shared name keeps its closest name). ``valid``: the shared names, listed
+    after a library's name of one of them, as after any unknown key."""
+    order = sorted(LIBRARIES, key=lambda lib: lib != library)  # the model's library first
+    said = shared_name_of(key, library, where, valid)
+    if said is not None:
+        return ConfigError(said)
+    for lib in order:
+        setting = next((what for names, what in LIBRARIES[lib].owned if key in names), None)
+        if setting is not None:
+            return ConfigError(f"{where}{key}: {LIBRARIES[lib].title}'s {key}, which ltrbench "
+                               f"sets itself, from {setting}; leave it out")
+    owner = raw_library_of(key, library)
+    if owner is not None:
+        title = LIBRARIES[owner].title
+        if library is None:
+            table = f"[params.{owner}] (every {title} model) or [model_params.<model>.{owner}]"
+        elif library == owner:
+            table = f"[{where.strip()[1:-1]}.{owner}]"
+        else:
+            return ConfigError(f"{where}{key}: a {title} parameter, not one of ltrbench's shared "
+                               f"ones, in this {LIBRARIES[library].title} model's table ({title} "
+                               f"never reads it there); a raw {LIBRARIES[library].title} "
+                               f"parameter goes in [{where.strip()[1:-1]}.{library}]")
+        return ConfigError(f"{where}{key}: a {title} parameter, not one of ltrbench's shared "
+                           f"ones: write it in the raw table {table}")
+    return None
+
+
+def raw_library_of(key: str, library: str | None = None) -> str | None:
+    """The library (``library`` first) whose own parameter list, aliases included, holds
+    ``key`` (LightGBM's ``extra_trees``); None where none does or no list is known."""
+    for lib in sorted(LIBRARIES, key=lambda lib: lib != library):
+        names = LIBRARIES[lib].names
+        if names is not None and key in load(names)():
+            return lib
+    return None
+
+
+def shared_name_of(key: str, library: str | None, where: str, valid: Iterable[str]) -> str | None:
+    """``unknown parameter WHERE KEY; did you mean 'FIELD'? ...`` when ``key`` is a library's
+    name (or alias) of the ltrbench field FIELD (``library``'s own names first: ``eta`` is
+    XGBoost's learning_rate, ``border_count`` CatBoost's max_bin), else None. The config
+    tables, tune's ``--grid`` and a ``--space`` file say it alike."""
+    fields: dict[str, list[str]] = {}
+    for lib in sorted(LIBRARIES, key=lambda lib: lib != library):
+        field = shadowed_field(lib, key)
+        if field is not None:
+            fields.setdefault(field, []).append(LIBRARIES[lib].title)
+    if not fields:
+        return None
+    field, titles = next(iter(fields.items()))
+    owners = _and([f"{title}'s" for title in titles])
+    return (f"unknown parameter {where}{key}; did you mean '{field}'? ({key} is {owners} "
+            f"name for ltrbench's {field}: write {field} here; ltrbench passes it to each library "
+            f"under that library's own name); valid: {', '.join(sorted(valid))}")
+
+
+def _and(titles: list[str]) -> str:
+    return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} and {titles[-1]}"
