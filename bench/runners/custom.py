@@ -84,7 +84,7 @@ from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.toml import is_toml_value, show, unknown_key
-from bench.errors import ConfigError
+from bench.errors import ConfigError, did_you_mean
 from bench.runners.custom_calls import check_calls, fit_arguments, fit_style, parameters
 from bench.runners.custom_checks import CustomModelFailure as CustomModelFailure
 from bench.runners.custom_checks import CustomModelTampered as CustomModelTampered
@@ -311,10 +311,26 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
             found = False
         if not found:
             raise ConfigError(f"{where}: {getattr(obj, '__name__', obj)!s} has no attribute "
-                              f"{attribute!r}{shadow_hint(obj)}")
+                              f"{attribute!r}{_close_name(obj, attribute)}{shadow_hint(obj)}")
     if not callable(obj):
         raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
     return obj  # type: ignore[no-any-return]
+
+
+def _close_name(obj: Any, attribute: str) -> str:
+    """``; did you mean 'MyRanker'?`` for a typo of one of ``obj``'s names (a module's or a
+    class's own, read from its ``__dict__``: no user code runs), or ``""``."""
+    owners = inspect.getmro(obj) if isinstance(obj, type) else (obj,) if inspect.ismodule(obj) \
+        else ()
+    names: list[str] = []
+    try:
+        for owner in owners:
+            names += [n for n in list(vars(owner)) if isinstance(n, str)
+                      and (attribute.startswith("_") or not n.startswith("_"))]
+    except Exception:  # a module object of the user's own kind, whose __dict__ misbehaves
+        return ""
+    hint = did_you_mean(attribute, names).strip()
+    return f"; {hint}" if hint else ""
 
 
 def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], dict[str, Any]]:
@@ -350,11 +366,13 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], di
     return ranker, given, methods
 
 
-def check_custom_model(model: CustomModel, seed: int) -> None:
-    """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data."""
-    ranker, _, methods = build_ranker(model, seed)
+def check_custom_model(model: CustomModel, seed: int) -> bool:
+    """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data.
+    Whether the ranker takes the seed (``seed``, ``random_state`` or ``set_params``)."""
+    ranker, seeded, methods = build_ranker(model, seed)
     fit = methods["fit"]
     check_calls(model.where, ranker, methods, fit_style(model.where, ranker, parameters(fit)))
+    return bool(seeded)
 
 
 def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
