@@ -201,25 +201,6 @@ class ReusesBuffer(Linear):
         return self.buf
 
 
-class Wrapper:
-    """Forwards unknown attributes to the scikit-learn model it wraps (a Ridge)."""
-
-    def __init__(self, alpha: float = 1.0) -> None:
-        from sklearn.linear_model import Ridge
-
-        self.model = Ridge(alpha=alpha)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["model"], name)
-
-    def fit(self, X: Any, y: Any, group: Any = None) -> Any:
-        self.model.fit(X, y)
-        return self
-
-    def predict(self, X: Any) -> Any:
-        return self.model.predict(X)
-
-
 class SklearnGroups(Linear):
     """scikit-learn's spelling: fit(X, y, groups=None), one query id per row."""
 
@@ -228,14 +209,3 @@ class SklearnGroups(Linear):
 
     def predict(self, X: Any) -> Any:
         return self.scores(X)
-
-
-class CallableFactory:
-    """An instance with __call__ at module level, building a NoSeed ranker."""
-
-    def __call__(self, scale: float = 1.0) -> Any:
-        r = NoSeed()
-        return r
-
-
-MAKE = CallableFactory()

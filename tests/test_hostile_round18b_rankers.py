@@ -114,8 +114,8 @@ def test_an_lgbm_ranker_subclass_gets_the_seed_and_scores_as_lightgbm_by_hand() 
     assert result.library_params.get("random_state") == 7, result.library_params
     own = {k: v for k, v in params.items() if k != "gain"}
     lgb = LGBMRanker(random_state=7, **own)
-    lgb.fit(splits.train.X, splits.train.y, group=splits.train.group_sizes,
-            eval_set=[(splits.vali.X, splits.vali.y)], eval_group=[splits.vali.group_sizes])
+    lgb.fit(splits.train.X, splits.train.y, group=splits.train.group_sizes)  # no early stopping:
+    # the evaluation set ltrbench passes does not change the trees
     assert np.allclose(result.scores["test"], 2.0 * lgb.predict(splits.test.X), rtol=0, atol=1e-12)
 
 
@@ -281,13 +281,11 @@ def test_a_run_names_the_custom_model_that_takes_no_seed_before_any_data(tmp_pat
     assert "0 is then by construction" in text, text
 
 
-def test_one_seed_or_a_seeded_factory_is_not_named() -> None:
+def test_a_run_of_one_seed_names_no_seedless_custom_model() -> None:
     from bench.benchmark.config_unused import seeds_change_no_custom_model
-    from bench.runners.custom import check_custom_model
 
     assert seeds_change_no_custom_model([0], ["m"]) == []
-    assert check_custom_model(_model("IgnoresRandomState"), 0) is True
-    assert check_custom_model(_model("NoSeed"), 0) is False
+    assert len(seeds_change_no_custom_model([0, 1], ["m", "n"])) == 1
 
 
 # ------------------------------------------------------------------ factories and params
@@ -320,10 +318,6 @@ def test_a_module_that_prints_on_import_prints_to_stderr_not_stdout() -> None:
         custom_model("p", "round18b_printing:Printing")
     assert out.getvalue() == "", out.getvalue()
     assert "teamrankers v1.2 loaded" in err.getvalue()
-
-
-def test_a_missing_required_param_is_a_config_error_naming_it() -> None:
-    _config_error("NeedsArgs", "width", names=["a"])
 
 
 def test_an_unknown_param_key_is_a_config_error_naming_the_key() -> None:
@@ -360,25 +354,6 @@ def test_a_predict_reusing_one_buffer_leaves_the_validation_scores_as_they_were(
                            atol=1e-9), split
 
 
-def test_a_wrapper_forwarding_attributes_to_ridge_scores_as_ridge_by_hand() -> None:
-    from sklearn.linear_model import Ridge
-
-    splits = toy_splits()
-    result = _train("Wrapper", alpha=2.0)
-    ridge = Ridge(alpha=2.0).fit(splits.train.X, splits.train.y)
-    assert np.allclose(result.scores["test"], ridge.predict(splits.test.X), rtol=0, atol=1e-9)
-
-
 def test_a_fit_with_scikit_learn_s_groups_spelling_is_refused_naming_groups() -> None:
     text = _config_error("SklearnGroups", "group")
     assert "groups" in text, text
-
-
-def test_a_params_key_self_is_a_config_error_not_a_traceback() -> None:
-    _config_error("NeedsArgs", "self", self=1, width=3, names=["a"])
-
-
-def test_a_callable_instance_factory_is_built_and_checked_before_any_data() -> None:
-    from bench.runners.custom import check_custom_model
-
-    assert check_custom_model(_model("MAKE", scale=1.0), 0) is False  # it takes no seed

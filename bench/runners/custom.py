@@ -420,10 +420,12 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
         )
         try:
             predicted: list[float] = []  # seconds of each predict call alone
+            handed: list[Any] = []  # each split's X, alive to the end: a ranker that caches
+            # by id(X) never sees the test split under the validation split's freed id
             scored = score_eval_splits(result, splits, model=model.name, booster=ranker,
                                        predict=lambda data: _predict(ranker, data, where,
                                                                      restored, model.timeout_s,
-                                                                     predicted))
+                                                                     (predicted, handed)))
             scored.predict_s = sum(predicted)
             for split, values in scored.scores.items():
                 offsets = getattr(splits, split).offsets
@@ -460,12 +462,17 @@ def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str,
 
 
 def _predict(ranker: Any, data: LetorData, where: str, restored: list[str], limit_s: float,
-             timed: list[float]) -> NDArray[np.float64]:
-    """``ranker.predict`` of ``data``'s rows, its time alone appended to ``timed`` (a clock, not
-    a :func:`measure`: ``score_eval_splits`` measures both predicts already, and a measurement
-    inside it would reset the peak-memory counter it reads)."""
+             kept: tuple[list[float], list[Any]]) -> NDArray[np.float64]:
+    """``ranker.predict`` of ``data``'s rows, its time alone appended to ``kept[0]`` (a clock,
+    not a :func:`measure`: ``score_eval_splits`` measures both predicts already, and a
+    measurement inside it would reset the peak-memory counter it reads); the array it got
+    appended to ``kept[1]``, which the caller holds until the ranker is done (no two splits
+    share an ``id``)."""
+    timed, handed = kept
+
     def call() -> Any:
         X = read_only(data.X)
+        handed.append(X)
         start = time.perf_counter()
         raw = ranker.predict(X)
         timed.append(time.perf_counter() - start)
