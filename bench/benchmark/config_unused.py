@@ -83,3 +83,19 @@ def _seeds_change_nothing(config: Any, specs: list[Any]) -> list[str]:
             "the same model for every seed (subsample = colsample = 1, and the objective draws "
             "no random number), so a spread over these seeds is 0 by construction; set "
             "subsample or colsample below 1 for seeds that differ, or give one seed"]
+
+
+def seeds_change_no_custom_model(seeds: Any, seedless: list[str]) -> list[str]:
+    """The custom models of a run of several ``seeds`` whose factory takes no seed (``seedless``,
+    as :func:`bench.runners.custom.check_custom_model` found them): every seed builds the same
+    ranker, so their spread over seeds is 0 by construction unless they draw their own random
+    numbers (said as :func:`_seeds_change_nothing` says it of a seed-free GBDT model)."""
+    if not seedless or len(seeds) < 2:
+        return []
+    many = len(seedless) > 1
+    return [f"seeds = {list(seeds)}: custom model{'s' if many else ''} "
+            f"{', '.join(map(repr, seedless))} take{'' if many else 's'} no seed (the factory has "
+            "no seed or random_state parameter, and no set_params(random_state=...)), so every "
+            "seed trains the same model unless it draws random numbers of its own: a spread over "
+            "these seeds of 0 is then by construction, not a sign of stability; give the factory "
+            "a seed parameter, or give one seed"]

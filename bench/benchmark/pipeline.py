@@ -26,6 +26,7 @@ import numpy as np
 
 from bench.benchmark.config import RunConfig
 from bench.benchmark.config_hash import accepted_hashes
+from bench.benchmark.config_unused import seeds_change_no_custom_model
 from bench.benchmark.progress import Advance, heartbeat, progress_bar, with_lines
 from bench.benchmark.record import (
     FitTiming,
@@ -151,9 +152,10 @@ def _check_before_data(config: RunConfig, gbdt_libraries: set[str]) -> None:
     check_device(config.device, gbdt_libraries)
     for text in config.unused():  # said, not dropped without a word
         warnings.warn(text, ConfigWarning, stacklevel=3)
-    for m in config.models:
-        if m in config.custom_models:
-            check_custom_model(config.custom_models[m], config.seeds[0])
+    seedless = [m for m in config.models if m in config.custom_models
+                and not check_custom_model(config.custom_models[m], config.seeds[0])]
+    for text in seeds_change_no_custom_model(config.seeds, seedless):
+        warnings.warn(text, ConfigWarning, stacklevel=3)
 
 
 def _check_splits(config: RunConfig, splits: LetorSplits,

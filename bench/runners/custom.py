@@ -114,7 +114,7 @@ from bench.runners.custom_streams import one_line
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import Measurement, measure
 from bench.runners.result import FitResult, check_splits_distinct, score_eval_splits
-from bench.runners.user_import import import_user_module, shadow_hint
+from bench.runners.user_import import close_name, import_user_module, shadow_hint
 
 #: ``package.module:attribute[.attribute]``.
 _REFERENCE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -313,7 +313,7 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
             found = False
         if not found:
             raise ConfigError(f"{where}: {getattr(obj, '__name__', obj)!s} has no attribute "
-                              f"{attribute!r}{shadow_hint(obj)}")
+                              f"{attribute!r}{close_name(obj, attribute)}{shadow_hint(obj)}")
     if not callable(obj):
         raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
     return obj  # type: ignore[no-any-return]
@@ -363,11 +363,13 @@ def writer_off(model: CustomModel) -> dict[str, Any]:
     return {}
 
 
-def check_custom_model(model: CustomModel, seed: int) -> None:
-    """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data."""
-    ranker, _, methods = build_ranker(model, seed)
+def check_custom_model(model: CustomModel, seed: int) -> bool:
+    """Build the ranker once and check its ``fit`` takes the groups: a ConfigError before any data.
+    Whether the ranker takes the seed (``seed``, ``random_state`` or ``set_params``)."""
+    ranker, seeded, methods = build_ranker(model, seed)
     fit = methods["fit"]
     check_calls(model.where, ranker, methods, fit_style(model.where, ranker, parameters(fit)))
+    return bool(seeded)
 
 
 def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitResult:
@@ -415,10 +417,12 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
         )
         try:
             predicted: list[float] = []  # seconds of each predict call alone
+            handed: list[Any] = []  # each split's X, alive to the end: a ranker that caches
+            # by id(X) never sees the test split under the validation split's freed id
             scored = score_eval_splits(result, splits, model=model.name, booster=ranker,
                                        predict=lambda data: _predict(ranker, data, where,
                                                                      restored, model.timeout_s,
-                                                                     predicted))
+                                                                     (predicted, handed)))
             scored.predict_s = sum(predicted)
             for split, values in scored.scores.items():
                 offsets = getattr(splits, split).offsets
@@ -455,12 +459,17 @@ def _fit(ranker: Any, args: tuple[Any, ...], kwargs: dict[str, Any], where: str,
 
 
 def _predict(ranker: Any, data: LetorData, where: str, restored: list[str], limit_s: float,
-             timed: list[float]) -> NDArray[np.float64]:
-    """``ranker.predict`` of ``data``'s rows, its time alone appended to ``timed`` (a clock, not
-    a :func:`measure`: ``score_eval_splits`` measures both predicts already, and a measurement
-    inside it would reset the peak-memory counter it reads)."""
+             kept: tuple[list[float], list[Any]]) -> NDArray[np.float64]:
+    """``ranker.predict`` of ``data``'s rows, its time alone appended to ``kept[0]`` (a clock,
+    not a :func:`measure`: ``score_eval_splits`` measures both predicts already, and a
+    measurement inside it would reset the peak-memory counter it reads); the array it got
+    appended to ``kept[1]``, which the caller holds until the ranker is done (no two splits
+    share an ``id``)."""
+    timed, handed = kept
+
     def call() -> Any:
         X = read_only(data.X)
+        handed.append(X)
         start = time.perf_counter()
         raw = ranker.predict(X)
         timed.append(time.perf_counter() - start)

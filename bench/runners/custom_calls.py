@@ -38,8 +38,19 @@ def fit_style(where: str, ranker: Any, signature: tuple[set[str], bool]) -> str:
         return "qid"
     if "group_id" in names:
         return "group_id"
-    raise ConfigError(f"{where}: {type(ranker).__name__}.fit takes no group (nor qid or group_id) "
-                      "parameter; ltrbench calls fit(X, y, group=<rows per query>, ...)")
+    alike = sorted(n for n in names if n.lower() in _GROUP_SPELLINGS)
+    hint = (f" (its {alike[0]!r} is not one of these spellings: name it group to get the rows "
+            "per query, or qid to get one query number per row, as scikit-learn's groups)"
+            if alike else "")
+    raise ConfigError(f"{where}: {type(ranker).__name__}.fit takes no group "
+                      "(nor qid or group_id) parameter; ltrbench calls fit(X, y, group=<rows per "
+                      f"query>, ...){hint}")
+
+
+#: Parameter names a ranker may mean as its query groups but that ltrbench does not pass
+#: (scikit-learn's ``groups``, one id per row, and its kin): named in the refusal.
+_GROUP_SPELLINGS = frozenset({"groups", "query", "queries", "query_id", "query_ids", "qids",
+                              "group_ids", "groupid", "qid_list"})
 
 
 def fit_keys(style: str, signature: tuple[set[str], bool]) -> tuple[str, ...]:

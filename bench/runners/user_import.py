@@ -1,7 +1,8 @@
 """How a user's factory module is found: ``"package.module:attribute"`` imported as Python would
 import it under ``python -m bench`` (the working directory searched too, which an installed
 ``ltrbench`` script does not do by itself), and the hint for a module shadowed by another of the
-same name (:mod:`bench.runners.custom` resolves factories with these)."""
+same name, and the closest name for a typo of an attribute (:func:`close_name`;
+:mod:`bench.runners.custom` resolves factories with these)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import inspect
 import sys
 from pathlib import Path
 from typing import Any
+
+from bench.errors import did_you_mean
 
 #: Folders kept on ``sys.path`` when :class:`bench.runners.custom_state.ImportState` puts it
 #: back after a ranker's call: the working directory this module puts first for a factory's
@@ -54,3 +57,19 @@ def shadow_hint(module: Any) -> str:
                 return (f"{text}; your {candidate} is another module of the same name, which "
                         f"Python does not import: rename it)")
     return text + ")"
+
+
+def close_name(obj: Any, attribute: str) -> str:
+    """``; did you mean 'MyRanker'?`` for a typo of one of ``obj``'s names (a module's or a
+    class's own, read from its ``__dict__``: no user code runs), or ``""``."""
+    owners = inspect.getmro(obj) if isinstance(obj, type) else (obj,) if inspect.ismodule(obj) \
+        else ()
+    names: list[str] = []
+    try:
+        for owner in owners:
+            names += [n for n in list(vars(owner)) if isinstance(n, str)
+                      and (attribute.startswith("_") or not n.startswith("_"))]
+    except Exception:  # a module object of the user's own kind, whose __dict__ misbehaves
+        return ""
+    hint = did_you_mean(attribute, names).strip()
+    return f"; {hint}" if hint else ""
