@@ -231,17 +231,19 @@ __all__ = ["encodable_output", "os_error_text", "pipe_closed", "refuse_cut_outpu
            "stdout_failed", "whole_word_console"]
 
 
-def whole_word_console(table: Any) -> Any:
+def whole_word_console(table: Any, *, whole_cells: bool = False) -> Any:
     """A rich ``Console`` for standard output at least as wide as ``table`` needs to show every
-    word and number of its cells whole. Under a narrow terminal width (``COLUMNS=20`` in a CI
-    job, a split pane) rich shrank columns below their longest word: ``datasets list`` gave its
-    licence column no width at all (the licences silently gone) and a conversion's row count
-    ``16140`` was folded into ``1614`` over ``0``. A wider table wraps on the screen instead;
-    at a usual width nothing changes."""
+    word and number of its cells whole (``whole_cells``: every cell on one line, the table's
+    natural width). Under a narrow terminal width (``COLUMNS=20`` in a CI job, a split pane)
+    rich shrank columns below their longest word: ``datasets list`` gave its licence column no
+    width at all (the licences silently gone) and a conversion's row count ``16140`` was folded
+    into ``1614`` over ``0``; an evaluation's metric and profile cells were cut
+    (``trec_eval-c…``). A wider table wraps on the screen instead; at a usual width nothing
+    changes."""
     from rich.console import Console
     from rich.measure import Measurement
 
     console = Console()
-    need = Measurement.get(console, console.options.update(width=10_000), table).minimum
-    console.width = max(console.width, need)
+    need = Measurement.get(console, console.options.update(width=10_000), table)
+    console.width = max(console.width, need.maximum if whole_cells else need.minimum)
     return console

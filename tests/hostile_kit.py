@@ -73,6 +73,16 @@ class Res:
 
 
 @contextlib.contextmanager
+def umask(mask: int) -> Iterator[None]:
+    """The process umask set to ``mask`` for the block, the one before put back."""
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+@contextlib.contextmanager
 def chdir(path: Path) -> Iterator[None]:
     old = Path.cwd()
     os.chdir(path)

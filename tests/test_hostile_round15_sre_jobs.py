@@ -15,7 +15,6 @@ error naming the option or variable and what was expected, never a traceback.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import io
 import json
@@ -45,6 +44,7 @@ from hostile_kit import (
     letor_folder,
     refused,
     snapshot,
+    umask,
     untouched,
 )
 
@@ -76,15 +76,6 @@ def only_run(out: Path) -> Path:
 def modes(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): stat.S_IMODE(p.stat().st_mode)
             for p in [folder, *folder.rglob("*")]}
-
-
-@contextlib.contextmanager
-def umask(mask: int) -> Iterator[None]:
-    old = os.umask(mask)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 @pytest.fixture(scope="module")

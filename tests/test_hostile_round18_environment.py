@@ -35,7 +35,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import QRELS, RUN, Res, cli, csv_values, letor_folder, refused
+from hostile_kit import QRELS, RUN, Res, cli, csv_values, letor_folder, refused, umask
 
 QUICK = ("--models", "random", "--quick", "--no-progress")
 EVAL = ("evaluate", "--qrels", "q.txt", "--run", "r.txt")
@@ -60,15 +60,6 @@ def files_of(folder: Path) -> dict[str, bytes]:
 def leftovers(folder: Path) -> list[str]:
     """Temporaries of a writer left in ``folder`` (``.set-*.tmp``, ``.<name>.<pid>-*.tmp``)."""
     return sorted(p.name for p in folder.rglob("*.tmp"))
-
-
-@contextlib.contextmanager
-def umask(mask: int) -> Iterator[None]:
-    old = os.umask(mask)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 @pytest.fixture(scope="module")

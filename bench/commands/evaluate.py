@@ -350,7 +350,7 @@ def write_per_query(frame: pd.DataFrame, path: str) -> None:
     import json
 
     from bench.data.atomic import atomic_path
-    from bench.data.csv_cells import formula_safe, formula_safe_frame
+    from bench.data.csv_cells import formula_safe_frame, same_cell
 
     if path.lower().endswith(".json"):
         rows = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
@@ -359,14 +359,12 @@ def write_per_query(frame: pd.DataFrame, path: str) -> None:
             Path(tmp).write_text(json.dumps(rows, indent=1, allow_nan=False) + "\n",
                                  encoding="utf-8")
         return
-    written: dict[str, str] = {}
-    for qid in dict.fromkeys(str(q) for q in frame["qid"]):
-        cell = formula_safe(qid)
-        if written.setdefault(cell, qid) != qid:
-            raise DataError(f"query ids {written[cell]!r} and {qid!r} would both be written "
-                            f"{cell!r} in the CSV (a cell that starts a spreadsheet formula gets "
-                            f"a leading \"'\"), which could not tell them apart: write "
-                            f"--per-query FILE.json (ids kept exactly)", path=path)
+    if (two := same_cell(str(q) for q in frame["qid"])) is not None:
+        first, qid, cell = two
+        raise DataError(f"query ids {first!r} and {qid!r} would both be written "
+                        f"{cell!r} in the CSV (a cell that starts a spreadsheet formula gets "
+                        f"a leading \"'\"), which could not tell them apart: write "
+                        f"--per-query FILE.json (ids kept exactly)", path=path)
     with atomic_path(path) as tmp:
         formula_safe_frame(frame).to_csv(tmp, index=False)
 

@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from bench.data.umask import current_umask
 from bench.errors import DataError
 
 
@@ -47,7 +48,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
                           str(dest)) from exc
         tmp_path = Path(tmp)
         os.close(fd)
-        os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual file mode
+        os.chmod(tmp_path, 0o666 & ~current_umask())  # mkstemp creates 0600; give the usual file mode
         yield tmp_path
         with open(tmp_path, "rb+") as fh:
             os.fsync(fh.fileno())
@@ -325,9 +326,3 @@ def _started(pid: int) -> float | None:
         return boot + ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, StopIteration):
         return None
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current

@@ -5,6 +5,7 @@ cell that a spreadsheet would run as a formula gets a leading ``'``, the OWASP r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -40,3 +41,15 @@ def formula_safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
             out[col] = [formula_safe(v) if isinstance(v, str) else v for v in out[col]]
     out.columns = [formula_safe(c) if isinstance(c, str) else c for c in out.columns]
     return out
+
+
+def same_cell(texts: Iterable[str],
+              cell: Callable[[str], str] = formula_safe) -> tuple[str, str, str] | None:
+    """The first two distinct ``texts`` that ``cell`` writes as one CSV cell (``=x`` and
+    ``'=x``), with that cell, or None: a CSV holding both could not tell their rows apart
+    (``evaluate --per-query`` and ``leaderboard.csv`` refuse them)."""
+    written: dict[str, str] = {}
+    for text in dict.fromkeys(texts):
+        if (first := written.setdefault(cell(text), text)) != text:
+            return first, text, cell(text)
+    return None

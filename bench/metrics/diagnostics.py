@@ -102,7 +102,7 @@ def single_document_rule(query_ids: NDArray[Any], n: NDArray[Any],
     if not named or not single.any():
         return
     ids = [str(q) for q in np.asarray(query_ids)[single].tolist()]
-    shown = ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    shown = _first_ids(ids)
     count = f"{len(ids)} {'query has' if len(ids) == 1 else 'queries have'}"
     refused = [name for name, how in named if how == "refuse"]
     if refused:
@@ -135,7 +135,7 @@ def tie_rule(query_ids: NDArray[Any], ties: NDArray[Any], ties_k: int | None,
     if profile.tool_tie_order == "reproduced" or not tied.any():
         return
     ids = [str(q) for q in np.asarray(query_ids)[tied].tolist()]
-    shown = ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    shown = _first_ids(ids)
     top = "whole list" if ties_k is None else f"top {ties_k}"
     warnings.warn(
         f"{len(ids)} of {tied.shape[0]} queries have tied scores in the {top} ({shown}): "
@@ -143,6 +143,11 @@ def tie_rule(query_ids: NDArray[Any], ties: NDArray[Any], ties_k: int | None,
         "tool orders equal scores by a sort it does not define (the profile's description "
         "says which), so the tool may print another number for these queries; break the ties "
         "to compare", TiedScoresWarning, stacklevel=_callers_level())
+
+
+def _first_ids(ids: list[str]) -> str:
+    """The first five ids, quoted, and ``...`` when there are more."""
+    return ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
 
 
 def _callers_level() -> int:

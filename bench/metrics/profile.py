@@ -266,24 +266,9 @@ class Profile:
                 "0.0, 1.0 or None (left out), and needs empty set (not None)"
             )
         object.__setattr__(self, "empty_by_family", by_family)
-        by_missing = tuple((str(f), str(v)) for f, v in self.missing_by_family)
-        for fam, policy in by_missing:
-            if fam not in _RANKING_FAMILIES or policy not in _MISSING:
-                raise ConfigError(
-                    f"profile {self.name!r}: missing_by_family maps a ranking family "
-                    f"({', '.join(_RANKING_FAMILIES)}) to {' or '.join(_MISSING)}, got "
-                    f"({fam!r}, {policy!r})"
-                )
-        object.__setattr__(self, "missing_by_family", by_missing)
-        single = tuple((str(f), str(v)) for f, v in self.single_document_by_family)
-        for fam, policy in single:
-            if fam not in _RANKING_FAMILIES or policy not in _SINGLE:
-                raise ConfigError(
-                    f"profile {self.name!r}: single_document_by_family maps a ranking family "
-                    f"({', '.join(_RANKING_FAMILIES)}) to {' or '.join(_SINGLE)}, got "
-                    f"({fam!r}, {policy!r})"
-                )
-        object.__setattr__(self, "single_document_by_family", single)
+        for field_name, policies in (("missing_by_family", _MISSING),
+                                     ("single_document_by_family", _SINGLE)):
+            object.__setattr__(self, field_name, self._family_policies(field_name, policies))
         if self.default_k is not None and self.default_k < 1:
             raise ConfigError(f"profile {self.name!r}: default_k must be a positive integer")
         if self.gain == "exp2" and (self.max_label is None or self.max_label > 31):
@@ -293,6 +278,20 @@ class Profile:
         if not 0 <= self.err_max_grade <= 31:
             raise ConfigError(f"profile {self.name!r}: err_max_grade must be in 0..31")
 
+
+    def _family_policies(self, field_name: str,
+                         policies: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        """The field ``field_name`` (pairs of a ranking family and one of ``policies``) as a tuple
+        of text pairs; a ConfigError naming the field and the first pair that is neither."""
+        pairs = tuple((str(f), str(v)) for f, v in getattr(self, field_name))
+        for fam, policy in pairs:
+            if fam not in _RANKING_FAMILIES or policy not in policies:
+                raise ConfigError(
+                    f"profile {self.name!r}: {field_name} maps a ranking family "
+                    f"({', '.join(_RANKING_FAMILIES)}) to {' or '.join(policies)}, got "
+                    f"({fam!r}, {policy!r})"
+                )
+        return pairs
     def empty_for(self, family: str) -> float | None:
         """What a blank query scores in ``family``: its ``empty_by_family`` entry, else ``empty``."""
         return dict(self.empty_by_family).get(family, self.empty)

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.table import Table
 
     from bench.metrics.result import EvaluationResult
     from bench.report.compare_runs import RunComparison
@@ -34,11 +33,11 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
         for k, v in result.metrics.items():
             out.writerow([k, "" if math.isnan(v) else repr(float(v)), result.profile_of(k)])
         return
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     from bench.metrics.diagnostics import blank_counts
+    from bench.streams import whole_word_console
 
     d = result.diagnostics
     table = Table(title=f"profile {result.profile.name}: {d.n_queries} queries, "
@@ -63,7 +62,7 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
             row += [_fmt(m.get(k)) for m in (d.mean_blank_excluded, d.mean_blank_as_0,
                                              d.mean_blank_as_1)]
         table.add_row(*row)
-    console = _wide_enough(Console(), table)
+    console = whole_word_console(table, whole_cells=True)
     console.print(table)
     ties = "whole list" if d.ties_k is None else f"top {d.ties_k}"
     console.print(
@@ -72,18 +71,6 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
         f"queries with tied scores in the {ties}: {d.n_queries_with_ties_in_topk}",
         markup=False,
     )
-
-
-def _wide_enough(console: Console, table: Table) -> Console:
-    """``console`` widened to ``table``'s natural width: rich cuts a cell to fit the terminal
-    (``trec_eval-c:P(rel=2)@5`` printed as ``trec_eval-c…``, the profile column as
-    ``trec_eva…``), which would hide which metric and which profile a number belongs to; a
-    narrow or piped terminal is 80 wide."""
-    from rich.measure import Measurement
-
-    need = Measurement.get(console, console.options.update(width=10_000), table).maximum
-    console.width = max(console.width, need)
-    return console
 
 
 def _fmt(v: float | None) -> str:
@@ -104,11 +91,11 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
 
         sys.stdout.write(formula_safe_frame(result.to_frame()).to_csv(index=False))
         return
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     from bench.report.stats import confidence_percent
+    from bench.streams import whole_word_console
 
     table = Table(title=f"profile {result.profile}: {len(result.names)} runs, "
                   f"{result.qids.shape[0]} common queries")
@@ -128,7 +115,7 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
         tests = [top, top] if i == v.best else [_p(v.p_randomization_holm[i]),
                                                 _p(v.p_t_holm[i])]
         table.add_row(escape(name), *cells, *tests)
-    console = _wide_enough(Console(), table)
+    console = whole_word_console(table, whole_cells=True)
     console.print(table)
     _print_queries(console, result)
 

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from bench.data.csv_cells import FORMULA_START as _FORMULA_START
+from bench.data.csv_cells import same_cell
 from bench.data.md_cells import CONTROL, md_text
 from bench.errors import DataError
 from bench.metrics.families import best_is_lowest, metric_header
@@ -333,14 +334,12 @@ _TEXT_COLUMNS = ("dataset", "run_id", "run_config", "profile", "split", "model",
 def _one_cell_per_name(column: str, names: Any) -> None:
     """Refuse two names that :func:`csv_cell` would write as one cell (``=x`` and ``'=x``):
     the CSV could not tell their rows apart (the check of ``evaluate --per-query``)."""
-    written: dict[str, str] = {}
-    for name in dict.fromkeys(v for v in names if isinstance(v, str)):
-        other = written.setdefault(csv_cell(name), name)
-        if other != name:
-            raise DataError(f"{column} names {other!r} and {name!r} would both be written "
-                            f"{csv_cell(name)!r} in leaderboard.csv (a name that starts a "
-                            "spreadsheet formula gets a leading \"'\"), which could not tell "
-                            "them apart: rename one (run --name) or report them apart")
+    if (two := same_cell((v for v in names if isinstance(v, str)), csv_cell)) is not None:
+        other, name, cell = two
+        raise DataError(f"{column} names {other!r} and {name!r} would both be written "
+                        f"{cell!r} in leaderboard.csv (a name that starts a "
+                        "spreadsheet formula gets a leading \"'\"), which could not tell "
+                        "them apart: rename one (run --name) or report them apart")
 
 
 def render_csv(doc: dict[str, Any]) -> str:
