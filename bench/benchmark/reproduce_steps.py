@@ -10,6 +10,7 @@ read against the document's folder, nothing outside it). The documents' own read
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import tempfile
 import warnings
@@ -305,6 +306,12 @@ def _rerun(config_path: Path, out_dir: Path, loader: Loader | None, progress: bo
     return config, new
 
 
+def _inside(path: Path, base: Path) -> bool:
+    """Whether ``path``, its links followed, lies in ``base`` (its links followed)."""
+    real, top = Path(os.path.realpath(path)), Path(os.path.realpath(base))
+    return real == top or top in real.parents
+
+
 def locate(base: Path, value: Any, key: str, json_path: Path, *, file: str | None) -> Path | None:
     """``value`` (a table's ``run_config`` or ``run_dir``) as a path, read against ``base`` (the
     folder holding the leaderboard, never the working directory): a relative path may not climb
@@ -317,8 +324,10 @@ def locate(base: Path, value: Any, key: str, json_path: Path, *, file: str | Non
     p = Path(text)
     cand = p if p.is_absolute() else base / p
     run = cand.parent if file else cand
+    # a relative path through a link to a folder outside the leaderboard's is an absolute one
+    away = p.is_absolute() or not _inside(run, base)
     if ".." in p.parts or (file and p.name != file) or (
-            p.is_absolute() and cand.exists() and not (run / "metrics.csv").is_file()):
+            away and cand.exists() and not (run / "metrics.csv").is_file()):
         what = f"the {file} of a run directory" if file else "a run directory"
         raise DataError(f"{key} {text!r}: expected {what} beside the leaderboard (runs/<id>) or "
                         "an absolute path to one; it points outside the folder holding the "

@@ -182,3 +182,15 @@ def missing_note(path: Path) -> str:
         return "a name that differs only in letter case"
     shown = "; ".join(f"{os.fspath(e)!r} is there ({how(e.name)})" for e in found[:3])
     return f"; {shown}"
+
+
+#: Names Windows gives to devices, with any extension (``CON``, ``nul.txt``, ``COM1``): a file or
+#: folder so named cannot be made or copied there (a report, run or tune folder copied to a
+#: Windows disk or share); Microsoft, "Naming Files, Paths, and Namespaces".
+_WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
+                              *(f"{p}{n}" for p in ("COM", "LPT") for n in "123456789")})
+
+
+def windows_device(name: str) -> bool:
+    """Whether Windows reads ``name`` as a device (its part before the first dot, any case)."""
+    return name.split(".")[0].rstrip(" ").upper() in _WINDOWS_DEVICES

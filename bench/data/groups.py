@@ -13,6 +13,7 @@ from os import PathLike
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bench.data.big_ints import int_text
 from bench.errors import DataError
 
 #: How to group a query's rows where the caller can (``evaluate``, ``read_svmlight``); a
@@ -93,7 +94,8 @@ def offsets_from_sizes(
             if v is None or type(v).__name__ in ("NAType", "NaTType"):
                 raise _missing(i, path, v)
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 2**62:
-                raise DataError(f"group size {v!r}{_at(i, path)} is not a positive integer",
+                shown = int_text(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+                raise DataError(f"group size {shown}{_at(i, path)} is not a positive integer",
                                 path=path, line=i + 1 if path else None)
         s = s.astype(np.float64)
     if s.ndim != 1:

@@ -75,6 +75,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.big_ints import digit_count, int_text
 from bench.data.compressed import refuse_compressed
 from bench.data.folder_names import missing_note
 from bench.data.input_ids import UTF8_BOM as UTF8_BOM
@@ -248,7 +249,8 @@ def parse_int(
         raise DataError(f"{what} {_show(raw)} is not an integer (expected digits with an "
                         "optional sign; no '_', hex, decimal point or spaces)",
                         path=path, line=line, row=row, column=column)
-    value = int(raw)
+    widest = max(digit_count(str(low)), digit_count(str(high)))
+    value = int(raw) if digit_count(raw) <= widest else (high + 1 if raw[:1] != b"-" else low - 1)
     if not low <= value <= high:
         raise DataError(f"{what} {_show(raw)} is out of range: expected an integer in "
                         f"{low}..{high}", path=path, line=line, row=row, column=column)
@@ -280,9 +282,9 @@ def parse_float(
         raise DataError(f"{what} {_show(raw)} is not a plain decimal number ({NUMBER_FORMS})"
                         f"{comma_hint(raw)}{dos_eof_hint(raw)}", path=path, line=line, row=row,
                         column=column)
-    if exact_integers and len(raw) > 15 and _INT.fullmatch(raw) is not None:
-        whole = int(raw)
-        if abs(whole) > TWO53 and int(float(whole)) != whole:
+    if exact_integers and 15 < len(raw) <= 400 and _INT.fullmatch(raw) is not None:
+        whole = int(raw)  # beyond a float64 (310 digits and up): float(raw) below says so
+        if TWO53 < abs(whole) <= _FLOAT64_MAX_INT and int(float(whole)) != whole:
             raise DataError(inexact_message(what, whole), path=path, line=line, row=row,
                             column=column)
     value = float(raw)
@@ -316,11 +318,9 @@ def inexact_message(what: str, value: object) -> str:
     """The error text of an integer ``value`` that a float64 cannot hold exactly."""
     v = int(value)  # type: ignore[call-overload]
     if abs(v) > _FLOAT64_MAX_INT:  # 10**400: no float64 at all (float() would overflow)
-        digits = str(abs(v))
-        shown = f"{'-' if v < 0 else ''}{digits[:12]}...({len(digits)} digits)"
-        return (f"{what} {shown} is an integer beyond the range of a float64 (|x| > 1.8e308): "
+        return (f"{what} {int_text(v)} is an integer beyond the range of a float64 (|x| > 1.8e308): "
                 "expected integers within +-2^53, or floats")
-    return (f"{what} {v} is an integer beyond 2^53 that a float64 cannot hold exactly (it would "
+    return (f"{what} {int_text(v)} is an integer beyond 2^53 that a float64 cannot hold exactly (it would "
             f"be ranked as {float(v)!r}, tied with its neighbours): expected integers within "
             "+-2^53, or floats")
 

@@ -102,6 +102,11 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     except json.JSONDecodeError as exc:
         raise DataError(f"not valid JSON ({exc.msg}): expected {what}{tail}", path=p,
                         line=exc.lineno) from None
+    except ValueError as exc:  # an integer beyond Python's digit limit (bench.data.big_ints)
+        from bench.data.big_ints import long_number_text
+
+        words = long_number_text(p.read_text(encoding="utf-8-sig")) or str(exc)
+        raise DataError(f"not valid JSON ({words}): expected {what}{tail}", path=p) from None
     except RecursionError:  # "[[[[...": nested deeper than the parser's stack
         raise DataError(f"not valid JSON (nested too deep): expected {what}{tail}",
                         path=p) from None

@@ -22,6 +22,7 @@ from typing import Any
 
 import tomli_w
 
+from bench.data.big_ints import int_text, long_number_text
 from bench.data.compressed import HEAD
 from bench.data.inputs import bom_length, check_input_file
 from bench.errors import ConfigError, DataError, did_you_mean, non_ascii
@@ -66,6 +67,9 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return doc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}{_offending_line(text, str(exc))}") from exc
+    except ValueError as exc:  # an integer beyond Python's digit limit (bench.data.big_ints)
+        cause = tomllib.TOMLDecodeError(long_number_text(text) or str(exc))
+        raise ConfigError(f"{p}: not valid TOML: {cause}") from cause
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively
         deep = _deep_line(text)
         raise ConfigError(f"{p}{f':{deep}' if deep else ''}: arrays or inline tables nested "
@@ -169,6 +173,10 @@ def loads(text: str) -> dict[str, Any]:
     deep for Python's recursive reader)."""
     try:
         doc: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError as exc:  # an integer beyond Python's digit limit (bench.data.big_ints)
+        raise tomllib.TOMLDecodeError(long_number_text(text) or str(exc)) from None
     except RecursionError:
         line = _deep_line(text)
         raise tomllib.TOMLDecodeError(f"arrays or inline tables nested more than {MAX_NESTING} "
@@ -358,7 +366,7 @@ def show(value: Any) -> str:
     if isinstance(value, str):
         return f"{value!r} (a string)"
     if isinstance(value, int):
-        return f"{value} (an integer)"
+        return f"{int_text(value)} (an integer)"
     if isinstance(value, float):
         return f"{value!r} (a float)"
     if isinstance(value, list | tuple):

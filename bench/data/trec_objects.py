@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.big_ints import int_text
 from bench.data.frame_columns import (
     DOCNO_COLUMNS,
     QID_COLUMNS,
@@ -406,7 +407,8 @@ def _numbers(s: pd.Series, where: str, what: str,
         big = np.fromiter((abs(float(v)) >= 2.0**63 if isinstance(v, float)
                            else abs(int(v)) >= 2**63 for v in obj), dtype=bool)
         i = int(np.flatnonzero(big)[0])
-        raise _bad(s, i, where, f"{what} {obj[i]!r} is out of range", keys) from None
+        shown = int_text(obj[i]) if isinstance(obj[i], int) else repr(obj[i])
+        raise _bad(s, i, where, f"{what} {shown} is out of range", keys) from None
 
 
 def _no_duplicate_pairs(q: NDArray[np.str_], d: NDArray[np.str_], where: str,

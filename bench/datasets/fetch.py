@@ -111,6 +111,11 @@ def _a_folder(path: Path, where: str) -> Path:
         raise ConfigError(f"{where} {os.fspath(path)!r}: {os.fspath(above)!r} is a file, not a "
                           "folder, so the data directory cannot be created under it; expected "
                           "a folder (created when missing)")
+    if where == f"${ENV_VAR}" and not path.is_absolute():  # as '.' in $PATH (README, Data)
+        raise ConfigError(f"{where}: the entry {os.fspath(path)!r} is a relative path, read "
+                          "from whatever folder a command runs in (a dataset placed there by "
+                          "anyone would be read as yours, and --resume elsewhere finds another); "
+                          f"expected absolute folders: write {os.fspath(Path.cwd() / path)!r}")
     return path
 
 

@@ -29,6 +29,7 @@ import re
 import warnings
 from dataclasses import dataclass
 
+from bench.data.big_ints import digit_count
 from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES
 from bench.metrics.peer_params import Overrides, ir_literal, ir_overrides, stated_fields
@@ -171,9 +172,11 @@ _DECIMAL_CUTOFF = re.compile(r"\s*[0-9]+\s*")  # no sign: ndcg@+5 is no name
 
 def check_cutoff(k: str | int, what: str) -> int:
     """``k`` as a cutoff in ``1..MAX_CUTOFF``, else a ConfigError naming ``what``."""
-    kk = int(k)
+    long = isinstance(k, str) and digit_count(k.strip()) > len(str(MAX_CUTOFF))
+    kk = MAX_CUTOFF + 1 if long else int(k)  # 5000 digits: no int() (bench.data.big_ints)
     if not 1 <= kk <= MAX_CUTOFF:
-        raise ConfigError(f"cutoff must be an integer in 1..{MAX_CUTOFF}, got {what}")
+        shown = what if len(str(what)) <= 60 else f"{str(what)[:40]}...({len(str(what))} characters)"
+        raise ConfigError(f"cutoff must be an integer in 1..{MAX_CUTOFF}, got {shown}")
     return kk
 
 

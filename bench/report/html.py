@@ -29,7 +29,6 @@ ids, notes, paths) is HTML-escaped (:func:`html.escape` with ``quote=True``).
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
@@ -45,6 +44,7 @@ from bench.errors import LtrbenchError
 from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset
 from bench.report.folds import folds_counted, read_fold_docs
+from bench.report.png_embed import png_figure
 from bench.report.render import best_by_metric, fmt_fit_time
 from bench.report.seed_values import per_query_matrix
 from bench.report.select import shown_name
@@ -371,10 +371,8 @@ def figures_html(folder: Path) -> str:
     """The PNG figures of ``folder`` embedded as ``data:`` URIs (nothing when there are none)."""
     files = sorted(folder.glob("*.png")) if folder.is_dir() else []
     out = []
-    for f in files:
-        data = base64.b64encode(f.read_bytes()).decode("ascii")
-        out.append(f'<figure><img alt="{esc(f.stem)}" src="data:image/png;base64,{data}">'
-                   f"<figcaption>{esc(f.name)}</figcaption></figure>")
+    for f in files:  # a link or a file that is no PNG is named, never embedded
+        out.append(png_figure(f, f.stem))
     return "\n".join(out) or '<p class="note">No plots in the report folder for this table.</p>'
 
 

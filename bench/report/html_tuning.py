@@ -12,20 +12,18 @@ section after the tables (its ``sections`` argument); every text from data is es
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bench.report.html import esc
+from bench.report.png_embed import png_figure
 
 
 def _figure(path: Path | None, alt: str) -> str:
     if path is None or not path.is_file():
         return ""
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return (f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{esc(path.name)}</figcaption></figure>")
+    return png_figure(path, alt)  # a link or a file that is no PNG is named, never embedded
 
 
 def _n(v: Any, digits: int = 4) -> str:

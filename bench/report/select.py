@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.data.folder_names import missing_note
 from bench.errors import ConfigError, DataError
 from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
@@ -147,7 +148,9 @@ def resolve_runs(items: Iterable[str | Path | RunDir],
             named.append(RunDir(Path(runs_root) / str(item)))
         else:
             where = f", or a run id under {os.fspath(runs_root)!r}" if runs_root else ""
-            what = "not found"
+            twin = missing_note(path) or (missing_note(Path(runs_root) / str(item)) if
+                                          runs_root is not None and os.sep not in str(item) else "")
+            what = "not found" + twin  # 'R1' beside 'r1': the folder a case-blind disk opens
             if path.is_file():  # res/runs/<id>/metrics.csv: it exists, "not found" misled
                 inside = (path.parent / "metrics.csv").is_file()
                 what = "a file, not a folder" + (

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bench.data.folder_names import windows_device
 from bench.errors import ConfigError, did_you_mean, refuse_empty_items
 from bench.runners.libraries import LIBRARIES, gbdt_libraries
 
@@ -160,6 +161,10 @@ def check_custom_name(name: str) -> None:
     if name in models() or name in aliases():
         raise ConfigError(f"custom model name {name!r} is a built-in model or alias; choose "
                           "another name")
+    if windows_device(name):  # status/CON-seed0.json, best/nul.x.toml: a device on Windows
+        raise ConfigError(f"custom model name {name!r} is a device name on Windows (CON, PRN, "
+                          "AUX, NUL, COM1-9, LPT1-9, before the first '.'): its files could not "
+                          "be copied there; choose another name")
 
 
 def expand_models(names: list[str] | tuple[str, ...] | str,

@@ -9,6 +9,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+from bench.data.folder_names import windows_device
 from bench.runners.libraries import library_of_model
 
 #: The longest slug: a run folder adds a 16-character stamp and a hash to it, and a file name
@@ -24,16 +25,19 @@ def dataset_slug(name: str) -> str:
     the slug cannot spell as it is (``"données"``, ``"データ"``, ``"a b"``, one over
     :data:`SLUG_LONGEST` characters) ends with ``-`` and 8 hex digits of its SHA-256, so two names
     never share a folder silently (``"データ"`` → ``"dataset-…"``, ``"数据"`` → another;
-    ``"a b"`` is not ``"a-b"``); an empty result is ``"dataset"``.
+    ``"a b"`` is not ``"a-b"``; a Windows device name, ``"CON"``, ``"nul.txt"``, too); an empty
+    result is ``"dataset"``.
     """
     text = str(name).strip().rstrip("/\\")
     tail = re.split(r"[/\\]", text)[-1]
     plain = unicodedata.normalize("NFKD", tail).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", plain).strip("-.")
-    if slug and slug == tail and len(slug) <= SLUG_LONGEST:
+    if slug and slug == tail and len(slug) <= SLUG_LONGEST and not windows_device(slug):
         return slug
     if not tail:
         return "dataset"
+    if windows_device(slug):  # 'nul.txt-…' is still NUL to Windows: 'nul-txt-…'
+        slug = slug.replace(".", "-")
     digest = hashlib.sha256(tail.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{slug[:SLUG_LONGEST - 9].rstrip('-.') or 'dataset'}-{digest}"
 

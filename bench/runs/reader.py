@@ -62,7 +62,7 @@ class RunDir:
     @cached_property
     def manifest(self) -> dict[str, Any]:
         """The manifest (empty dict when ``manifest.json`` is absent)."""
-        p = self.path / MANIFEST
+        p = self.own_file(MANIFEST)
         if not p.is_file():
             if os.path.lexists(p):
                 raise DataError("is not a regular file (a folder, FIFO, device or a broken "
@@ -138,12 +138,27 @@ class RunDir:
         value = cfg.get("profile") or (cfg.get("evaluation") or {}).get("profile")
         return str(value) if value else DEFAULT_PROFILE
 
+    def own_file(self, name: str) -> Path:
+        """The path of the run's file ``name``; a symbolic link that leads out of the run
+        directory is a :class:`DataError` naming it and its target: ltrbench writes no links,
+        and through one a report would publish numbers another file holds (one its owner may
+        change at any time, on a shared machine), under this run's name."""
+        p = self.path / name
+        if os.path.islink(p) and p.is_file():  # a link to a FIFO or device: has() names it
+            real, top = os.path.realpath(p), os.path.realpath(self.path)
+            if os.path.commonpath([real, top]) != top:
+                raise DataError(f"is a symbolic link to {real!r}, outside the run directory: "
+                                "ltrbench writes every file of a run in its folder and no "
+                                "links; copy the file in, or leave this run out", path=p)
+        return p
+
     def has(self, name: str) -> bool:
         """Whether the run holds the file ``name``; one that is there but is no regular file
         (a FIFO: a read blocks for ever; a folder, a device, a broken link) is a
         :class:`DataError` naming it: the run is damaged, never read as if the file were absent
-        (a FIFO ``per_query.parquet`` or ``config.toml`` was passed over without a word)."""
-        p = self.path / name
+        (a FIFO ``per_query.parquet`` or ``config.toml`` was passed over without a word); a
+        link out of the run directory too (:meth:`own_file`)."""
+        p = self.own_file(name)
         if p.is_file():
             return True
         if os.path.lexists(p) and self.path.is_dir():
@@ -157,7 +172,7 @@ class RunDir:
         values (:func:`bench.runs.layout.read_checked`)."""
         if name in self._cache:
             return self._cache[name]
-        p = self.path / name
+        p = self.own_file(name)
         if not p.is_file() and not self.path.is_dir():  # listed, then deleted or moved
             raise DataError("the run directory is gone: it was removed or moved after it was "
                             "listed, while this command read the runs; run the command again",

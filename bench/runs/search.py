@@ -36,6 +36,8 @@ def _holds_metrics(folder: Path) -> bool:
     is there but is a folder, FIFO, device or a link to one is a :class:`DataError` naming it,
     never a run passed over in silence (nor a read that blocks on a FIFO)."""
     table = folder / "metrics.csv"
+    if folder.is_dir():  # a link out of the run directory is named (RunDir.own_file)
+        RunDir(folder).own_file("metrics.csv")
     if table.is_file():
         return True
     if os.path.lexists(table) and folder.is_dir():
