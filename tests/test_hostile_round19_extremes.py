@@ -622,3 +622,27 @@ def test_unclear_error_a_test_file_of_comments_only_is_named(tmp_path: Path) -> 
     _file(root, b"# crawled 2026-11-27\n# all rows removed by dedup\n", "test.txt")
     why = own_error(lambda: load_path(root), "test.txt", "no data")
     assert why is None, why
+
+
+def test_silently_wrong_one_test_query_gives_no_zero_width_interval() -> None:
+    """silently wrong number: a test split of one query gave the bootstrap interval [x, x], a
+    certainty no sample of one query gives; the interval is unknown (NaN), as a spread of one
+    value is (``mean_std``)."""
+    from bench.report.stats import bootstrap_ci
+
+    one = bootstrap_ci(np.array([[0.8543], [0.5907]]), n_resamples=200)
+    assert np.isnan(one.low).all(), one.low
+    assert np.isnan(one.high).all(), one.high
+    assert one.mean.tolist() == [0.8543, 0.5907]
+    two = bootstrap_ci(np.array([0.2, 0.6, math.nan]), n_resamples=200)
+    assert 0.2 <= float(two.low) < float(two.high) <= 0.6
+
+
+def test_silently_wrong_a_run_on_one_test_query_shows_no_interval(tmp_path: Path) -> None:
+    """silently wrong number: the leaderboard of a run whose test split is one query."""
+    test = b"\n".join(letor_split(6, 201, 2).splitlines()[:8]) + b"\n"
+    value, exc, _ = _run(_splits(tmp_path, test=test), models=["random"], seeds=[0])
+    assert exc is None, exc
+    board = value.leaderboard()
+    assert board["ci_low"].isna().all(), board
+    assert board["ci_high"].isna().all(), board
