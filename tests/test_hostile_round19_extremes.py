@@ -646,3 +646,17 @@ def test_silently_wrong_a_run_on_one_test_query_shows_no_interval(tmp_path: Path
     board = value.leaderboard()
     assert board["ci_low"].isna().all(), board
     assert board["ci_high"].isna().all(), board
+
+
+def test_unclear_error_label_31_trains_xgboost_which_accepts_it(tmp_path: Path) -> None:
+    """unclear error: XGBoost's ``CheckNDCGLabels`` takes labels up to 31 ("lesser than or equal
+    to 31 when the exponential NDCG gain function is used"); ltrbench refused 31 in XGBoost's
+    name ('XGBoost objective needs integer relevance labels in 0..30'). 32 is still refused."""
+    pytest.importorskip("xgboost")
+    train = letor_split(20, 1, 0).replace(b"\n2 qid", b"\n31 qid", 1)
+    _, exc, _ = _run(_splits(tmp_path, train=train), models=["xgboost"], params={"n_trees": 3})
+    assert exc is None, exc
+    over = letor_split(20, 1, 0).replace(b"\n2 qid", b"\n32 qid", 1)
+    _, exc, _ = _run(_splits(tmp_path, train=over), models=["xgboost"], params={"n_trees": 3})
+    why = api_refused(exc, "32", "train.txt")
+    assert why is None, why
