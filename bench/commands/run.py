@@ -56,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "(writes permute.csv in the run directory)")
     p.add_argument("--strict", action="store_true",
                    help="refuse to train when a split check finds a problem (train rows repeated "
-                        "in test, no relevant label, a label shift, constant features; see "
+                        "in test, no relevant label, a label shift, every feature constant, "
+                        "one document a query, features unseen in train; see "
                         "bench.data.split_checks); without it they are warnings in the output "
                         "and the manifest")
     p.add_argument("--permute-retrain", action="store_true",

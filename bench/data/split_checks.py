@@ -13,7 +13,14 @@ number without meaning, found in one vectorised pass each.
   query blank).
 - ``label_shift``: the label distributions of train and test differ by a total variation
   distance above 0.5 (half the probability mass moved): the splits do not come from one source.
-- ``constant_features``: features with one value over all training rows (no split can use them).
+- ``constant_features``: features with one value over all training rows, or missing (NaN) in
+  every one (no split can use them); a warning when every feature is (no model can learn).
+- ``one_document_queries``: a split in which every query has one document (training: no pair
+  to learn from; validation: nothing for early stopping to tell apart; test: every model ranks
+  alike, NDCG 1 on each relevant query).
+- ``unseen_features``: features zero (absent) in every training row that have values in
+  validation or test: those files come from another feature extraction, and no model can use
+  what it never saw (a training feature absent from test is sparse data, not this).
 
 Each finding is data (:class:`SplitFinding`) with a level: warnings (relevant rows shared, no
 relevant label, a label shift) are printed by a run and refused by ``--strict``; notes (label-0
@@ -117,7 +124,10 @@ def check_splits(splits: LetorSplits) -> list[SplitFinding]:
                 "no_relevant", (name,), d.n_rows,
                 f"no {name} row has a label above 0"
                 + (": there is nothing to learn" if name == "train" else
-                   ": every query is blank, the metric is undefined or constant")))
+                   ": every query is blank, the metric is undefined or constant"
+                   + (", so early stopping and model selection, which read only this split, "
+                      "pick an iteration by no merit" if name == "vali" else ""))))
+    found += _one_document_splits(parts) + _unseen_features(parts)
     tv = _label_distance(train.y, parts["test"].y)
     if tv > LABEL_SHIFT_TV:
         found.append(SplitFinding(
@@ -126,13 +136,63 @@ def check_splits(splits: LetorSplits) -> list[SplitFinding]:
             f"{tv:.2f} (> {LABEL_SHIFT_TV}): are they from the same source?"))
     const = _constant_columns(train)
     if const.size:
-        names = [train.feature_names[j] for j in const[:5]]
+        every = const.size == train.n_features
         found.append(SplitFinding(
             "constant_features", ("train",), int(const.size),
-            f"{const.size} feature(s) have one value over all training rows ("
-            + ", ".join(names) + (", ..." if const.size > 5 else "") + "): no tree can use them",
-            level="note"))
+            (f"every feature ({const.size}) has one value over all training rows (or none, "
+             "NaN in every row): no model can learn, every score of a tree model ties"
+             if every else f"{const.size} feature(s) have one value over all training rows (or "
+             "are NaN in every row) (" + _first(train, const) + "): no tree can use them"),
+            level="warning" if every else "note"))
     return found
+
+
+def _first(d: LetorData, columns: NDArray[np.int64]) -> str:
+    """The names of the first five ``columns`` of ``d`` (", ..." after them when more)."""
+    return ", ".join(d.feature_names[j] for j in columns[:5]) + (", ..." if columns.size > 5 else "")
+
+
+def _one_document_splits(parts: dict[str, LetorData]) -> list[SplitFinding]:
+    """``one_document_queries``: a split whose every query has a single document."""
+    why = {"train": "a ranking objective has no pair of documents to learn from",
+           "vali": "early stopping and selection see one value at every iteration",
+           "test": "every model ranks them alike (NDCG 1 on each relevant query): the "
+                   "leaderboard cannot tell the models apart"}
+    return [SplitFinding("one_document_queries", (name,), d.n_queries,
+                         f"every {name} query ({d.n_queries}) has one document only: {why[name]}")
+            for name, d in parts.items()
+            if d.n_queries and int(d.group_sizes.max()) == 1]
+
+
+def _unseen_features(parts: dict[str, LetorData]) -> list[SplitFinding]:
+    """``unseen_features``: columns zero in every training row with a value in vali or test."""
+    train = parts["train"]
+    if not train.n_rows or not train.n_features:
+        return []
+    absent = ~_any_nonzero(train.X)
+    found = []
+    for name in ("vali", "test"):
+        other = parts[name]
+        if other.n_features != train.n_features or not other.n_rows:
+            continue
+        unseen = np.flatnonzero(absent & _any_nonzero(other.X))
+        if unseen.size:
+            found.append(SplitFinding(
+                "unseen_features", ("train", name), int(unseen.size),
+                f"{unseen.size} feature(s) are absent (zero) in every training row but have "
+                f"values in {name} ({_first(other, unseen)}; {other.source or name}): is the "
+                f"{name} file from another feature extraction? No model can use a feature it "
+                "never saw"))
+    return found
+
+
+def _any_nonzero(X: NDArray[np.floating]) -> NDArray[np.bool_]:
+    """Per column: some value is neither 0 nor NaN (NaN is a missing value, not a value)."""
+    out = np.zeros(X.shape[1], dtype=bool)
+    for start in range(0, X.shape[0], 65536):  # row blocks: no rows x features temporary
+        block = X[start:start + 65536]
+        out |= ((block != 0) & ~np.isnan(block)).any(axis=0)
+    return out
 
 
 def _leaks(found: list[SplitFinding], code: str, name: str, shared: NDArray[np.bool_],
@@ -215,4 +275,8 @@ def _constant_columns(d: LetorData) -> NDArray[np.int64]:
     if d.n_rows == 0 or d.n_features == 0:
         return np.zeros(0, dtype=np.int64)
     X = d.X  # min and max per column: no n x features temporary
-    return np.flatnonzero(X.min(axis=0) == X.max(axis=0)).astype(np.int64)
+    low = X.min(axis=0)
+    const = low == X.max(axis=0)  # a NaN anywhere makes both NaN: not one value ...
+    for j in np.flatnonzero(np.isnan(low)):  # ... unless every row is NaN (never a value)
+        const[j] = bool(np.isnan(X[:, j]).all())
+    return np.flatnonzero(const).astype(np.int64)

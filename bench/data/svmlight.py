@@ -16,6 +16,7 @@ sidecar, atomically.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,14 @@ from bench.errors import DataError
 
 PathLike = str | os.PathLike[str]
 _BOM = b"\xef\xbb\xbf"
+#: A file whose largest feature index is at least this, with under 1% of its columns used, is
+#: said (:class:`WideMatrixWarning`): every row costs 4 bytes per column, used or not.
+WIDE_INDEX = 100_000
+
+
+class WideMatrixWarning(UserWarning):
+    """A file's largest feature index makes a dense matrix whose columns are mostly unused
+    (hashed or crawled feature ids): read as written, and said."""
 
 
 def query_sidecar(path: PathLike) -> Path:
@@ -173,6 +182,7 @@ def _to_letor(
     if not np.all(np.isfinite(y)):  # the parser refuses these; kept as a guard
         bad = int(np.flatnonzero(~np.isfinite(y))[0])
         raise DataError(f"label {float(y[bad])} is not a finite number", path=p, row=bad + 1)
+    _say_wide(p, parsed)
     names = tuple(f"f{j + 1}" for j in range(dense.shape[1]))
     meta: dict[str, object] = {"qids": "file"}  # the file's own ids (read by split_checks)
     if qid is not None and query_path is not None:
@@ -231,6 +241,22 @@ def _to_letor(
         feature_names=names,
         source=str(p),
     )
+
+
+def _say_wide(p: Path, parsed: ParsedSvmlight) -> None:
+    """:class:`WideMatrixWarning` when this file's largest index (at least :data:`WIDE_INDEX`)
+    makes the matrix's width and under 1% of the columns hold a value in this file."""
+    width = parsed.X.shape[1]
+    if parsed.max_index < WIDE_INDEX or parsed.max_index != width:
+        return
+    used = int(np.count_nonzero(parsed.X.any(axis=0)))
+    if used * 100 >= width:
+        return
+    warnings.warn(f"{p}:{parsed.max_index_line}: feature index {parsed.max_index:,} makes "
+                  f"{width:,} dense float32 columns ({4 * width / 1e6:,.1f} MB a row, and a "
+                  f"name each), {used:,} of them hold a value in this file: are the indices "
+                  f"hashed or crawled ids? Renumber the features 1..{max(used, 1):,} to train "
+                  "on them", WideMatrixWarning, stacklevel=4)
 
 
 def _sidecar_agrees(p: Path, qid: np.ndarray) -> None:

@@ -448,6 +448,9 @@ def _located_error(path: Path, buf: np.ndarray, info: np.ndarray) -> DataError:
     tok = tok if len(tok) <= 40 else tok[:37] + "..."
     column = ts - int(info[scan.I_LINE_START]) + 1
     reason = _MESSAGES[code].format(extra=int(info[scan.I_EXTRA]))
+    if code in (scan.E_INDEX, scan.E_TOKEN) and tok[:4].lower() == "qid:":  # QID:1, Qid:1
+        reason = (f"{tok[:3]!r} is not 'qid:': the query id field is written in lower case "
+                  f"('qid:{tok[4:]}'), else it is read as a feature token ({reason})")
     stray = stray_character(buf[ts:te].tobytes(), column)  # NUL, a mark inside, U+2028: say so
     reason = (reason if stray is None else f"{reason}; {stray}") + dos_eof_hint(buf[ts:te].tobytes())
     return DataError(f"malformed SVMlight line: column {column}, {tok!r}: {reason}", path=path,

@@ -194,7 +194,8 @@ def bootstrap_ci(
     = query without a value (ignored). The interval is ``[q_{a/2}, q_{1-a/2}]`` of the bootstrap
     replicates of the mean (:func:`bootstrap_means`), ``a = 1 - confidence``, quantiles by linear
     interpolation (``numpy.quantile`` default). Seeded: the same input and seed give the same
-    interval. A row with no value gives NaN bounds. The mean is exactly rounded
+    interval. A row with fewer than two values gives NaN bounds (one query's every draw is that
+    query: a zero-width interval would claim a certainty no sample gives). The mean is exactly rounded
     (:func:`row_means`); given ``ids``, the columns' query ids, it adds the queries up in the
     evaluator's order instead (:func:`bench.metrics.query_parts.id_order`), the evaluator's mean
     bit for bit (the draws keep the columns' order).
@@ -207,6 +208,8 @@ def bootstrap_ci(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(reps, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+    alone = (~np.isnan(x)).sum(axis=1) < 2  # every draw is the one value: no spread to tell
+    low, high = np.where(alone, np.nan, low), np.where(alone, np.nan, high)
     if ids is not None and x.shape[1]:  # the evaluator's own mean, bit for bit
         order = id_order(np.asarray(ids))
         mean = np.array([weighted_mean(row if order is None else row[order], None) for row in x])

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 from bench.data.letor import LetorSplits
 from bench.runners.baselines import DEFAULT_ALS, ALSParams, run_als, run_popularity, run_random
 from bench.runners.custom import CustomModel, train_custom, verify_unchanged
+from bench.runners.custom_checks import TiedScoresWarning, tied_scores
 from bench.runners.gbdt import train_gbdt
 from bench.runners.iteration import IterationHook
 from bench.runners.params import Params
@@ -51,12 +53,24 @@ def run_model(
     spec = model if isinstance(model, ModelSpec) else get_model(model)
     p = replace(params, seed=seed)
     if spec.is_gbdt:
-        return train_gbdt(
+        return _said_if_tied(train_gbdt(
             spec.library, splits, p, model=name, objective=spec.objective, eval_at=eval_at,
             selection=chosen, log_train=log_train, on_iteration=on_iteration,
-        )
+        ), splits, f"{name} seed {seed}")
     if name == "popularity":
         return run_popularity(splits, seed)
     if name == "random":
         return run_random(splits, seed)
     return run_als(splits, seed, params=als, n_threads=p.resolved_threads())
+
+
+def _said_if_tied(result: FitResult, splits: LetorSplits, where: str) -> FitResult:
+    """A GBDT that grew no useful split (constant features, one-document or too few training
+    rows for ``min_data_in_leaf``) scores every row of a query alike: its metrics are the tie
+    rule's, not the model's. Warned (:class:`TiedScoresWarning`, as a user's model is) and noted."""
+    for split, values in result.scores.items():
+        tied = tied_scores(values, getattr(splits, split).offsets, split, where)
+        if tied is not None:
+            warnings.warn(tied, TiedScoresWarning, stacklevel=3)
+            result.notes[f"{split}_scores"] = tied
+    return result

@@ -4,9 +4,10 @@ A library module (named by its record in :mod:`bench.runners.libraries`: :mod:`b
 :mod:`bench.runners.xgboost`, :mod:`bench.runners.catboost`) provides ``fit``
 (train on the training split with early stopping on the validation split, never the test split;
 returns the booster, the parameters the library got, and a :class:`FitResult` without scores)
-and ``predict`` (scores of one split with the chosen iteration). :func:`train_gbdt` refuses a
-dataset whose validation split is its test split, fits, then predicts validation and test once,
-timed.
+and ``predict`` (scores of one split with the chosen iteration), and optionally
+``check_splits(splits)`` (data the library cannot take, refused before it trains: LightGBM's
+10,000 rows a query). :func:`train_gbdt` refuses a dataset whose validation split is its test
+split, fits, then predicts validation and test once, timed.
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def train_gbdt(
     check_splits_distinct(splits)
     check_rows(params, library, splits.train.n_rows)
     check_schedule(params)  # the rounds that train: a Params alone is not checked for them
+    if hasattr(module, "check_splits"):  # what the library itself would refuse mid-run
+        module.check_splits(splits)
     hook: dict[str, IterationHook] = {} if on_iteration is None else {"on_iteration": on_iteration}
     # a library's own log (a raw verbosity = 1) goes to stderr: ``run --format json`` printed
     # LightGBM's "[LightGBM] [Info] ..." lines before its JSON document

@@ -15,8 +15,8 @@ from typing import Any, cast
 import lightgbm as lgb
 import numpy as np
 
-from bench.data.letor import LetorData
-from bench.errors import ConfigError
+from bench.data.letor import LetorData, LetorSplits
+from bench.errors import ConfigError, DataError
 from bench.runners.iteration import IterationHook
 from bench.runners.params import Params, lightgbm_params
 from bench.runners.resources import measure
@@ -29,6 +29,29 @@ from bench.runners.result import (
     fit_result,
     library_eval_at,
 )
+
+#: Rows a query may have: LightGBM's ``DCGCalculator::kMaxPosition`` (``src/metric/
+#: dcg_calculator.cpp``), checked by ``CheckMetadata`` for lambdarank and the ndcg/map metrics
+#: ("Number of rows ... exceeds upper limit of 10000 for a query", a ``LightGBMError``).
+MAX_QUERY_ROWS = 10_000
+
+
+def check_splits(splits: LetorSplits) -> None:
+    """A query of more than :data:`MAX_QUERY_ROWS` rows in any split, named before training: the
+    objective and the ndcg of training and early stopping read train and vali, LightGBM's own
+    ndcg in the cross-check reads test. Without this a training query ended ``run`` in a raw
+    ``LightGBMError``, and a test query failed the cross-check after every model had trained."""
+    for split, data in splits.splits().items():
+        sizes = data.group_sizes
+        if sizes.size and int(sizes.max()) > MAX_QUERY_ROWS:
+            g = int(np.argmax(sizes))
+            raise DataError(
+                f"{split} query {data.query_ids[g].item()!r} has {int(sizes[g])} rows: LightGBM "
+                f"ranks at most {MAX_QUERY_ROWS} rows a query (DCGCalculator::kMaxPosition; "
+                "its lambdarank objective and ndcg metric stop with 'exceeds upper limit of "
+                f"10000 for a query'); cut the query to its top {MAX_QUERY_ROWS} candidates, "
+                "or train the other libraries (--models xgboost,catboost)",
+                path=data.source or None, row=int(data.offsets[g]) + 1)
 
 
 class _StopOnValidation:

@@ -123,15 +123,18 @@ def check_splits_distinct(splits: LetorSplits) -> None:
         )
 
 
-def check_ranking_labels(data: LetorData, split: str, *, what: str) -> None:
-    """Labels must be integers in 0..30 for the ranking objectives and NDCG metrics of both libraries
-    (LightGBM ``CheckLabel`` in ``dcg_calculator.cpp``; XGBoost ``CheckNDCGLabels``)."""
+def check_ranking_labels(data: LetorData, split: str, *, what: str, top: int = 30) -> None:
+    """Labels must be integers in 0..``top`` for a library's ranking objectives and NDCG metrics:
+    0..30 for LightGBM (its default ``label_gain`` has 31 entries, ``CheckLabel`` in
+    ``dcg_calculator.cpp``), 0..31 for XGBoost (``CheckNDCGLabels``: "lesser than or equal to 31
+    when the exponential NDCG gain function is used"; 31 was refused here in XGBoost's name)."""
     y = data.y
-    bad = (y < 0) | (y > 30) | (y != np.round(y)) | ~np.isfinite(y)
+    bad = (y < 0) | (y > top) | (y != np.round(y)) | ~np.isfinite(y)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise DataError(
-            f"{what} needs integer relevance labels in 0..30; {split} label {float(y[row])!r} is not",
+            f"{what} needs integer relevance labels in 0..{top}; {split} label "
+            f"{float(y[row])!r} is not",
             path=data.source or None,
             row=row + 1,
         )

@@ -124,8 +124,8 @@ def fit_xgboost(
         train_label = (train.y >= MAP_RELEVANCE_THRESHOLD).astype(np.float64)
         notes["train_labels"] = f"binarized for rank:map: label >= {MAP_RELEVANCE_THRESHOLD:g} -> 1"
     elif objective != "regression":
-        check_ranking_labels(train, "train", what=f"XGBoost objective {objective!r}")
-    check_ranking_labels(vali, "vali", what="XGBoost's ndcg metric")
+        check_ranking_labels(train, "train", what=f"XGBoost objective {objective!r}", top=31)
+    check_ranking_labels(vali, "vali", what="XGBoost's ndcg metric", top=31)
     lib_params = xgboost_params(params, objective, eval_at=ks)
     nthread = int(lib_params["nthread"])
     record: dict[str, Any] = {}
