@@ -31,6 +31,7 @@ from bench.datasets.fetch import find_dataset
 from bench.datasets.folds import (
     N_FOLDS,
     check_distinct_test_folds,
+    check_folders_match_parts,
     check_same_validation,
     fold_name,
     fold_source,
@@ -88,6 +89,7 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
         if (folder := find_dataset(card, data_dir=data_dir)) is not None:  # else: said later
             check_distinct_test_folds(folder, folds)
             check_same_validation(folder, folds)
+            check_folders_match_parts(folder, folds)
         return [f"{card.spec}:Fold{k}" for k in folds], card.spec
     assert spec.path is not None
     root = spec.path
@@ -101,6 +103,7 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
         fold_source(root, k)  # refuses a fold the root cannot give, naming what it lacks
     check_distinct_test_folds(root, folds)  # Fold2/test.txt a copy of Fold1's: pooled twice
     check_same_validation(root, folds)  # Fold3/vali.txt lost: validated another way
+    check_folders_match_parts(root, folds)  # Fold3/ of another cut than S1..S5
     return [f"{root}:Fold{k}" for k in folds], root.resolve().name
 
 
@@ -131,10 +134,32 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
            # relative to the results folder holding folds/ and runs/: a committed fold table
            # finds its runs anywhere (bench.benchmark.reproduce_folds)
            "runs": [os.path.relpath(r, out) for r in runs], "tables": [table_json(t) for t in tables]}
+    _say_replaced(folder / f"{stem}.json", [os.path.relpath(r, out) for r in runs])
     # the Markdown is what the JSON renders to, as reproduce renders it to compare them
     md = write_text(folder / f"{stem}.md", render_fold_document(doc))
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
+
+
+class FoldTableWarning(UserWarning):
+    """A fold table written over an earlier one of other runs (said, naming them)."""
+
+
+def _say_replaced(path: Path, runs: list[str]) -> None:
+    """A second ``run --folds`` of one name and folds into one ``--out`` replaces the fold table
+    the first wrote: said, naming the runs that table was built from (they stay in ``runs/``)."""
+    if not path.is_file():
+        return
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")).get("runs")
+    except (OSError, ValueError, AttributeError):
+        old = None
+    earlier = [str(r) for r in old] if isinstance(old, list) else []
+    if earlier != runs:
+        warnings.warn(f"{path}: replaced by the fold table of these runs; it was the table of "
+                      f"{', '.join(earlier) or 'runs it does not name'} (those runs are kept; "
+                      "give --out another folder, or --name, to keep both tables)",
+                      FoldTableWarning, stacklevel=3)
 
 
 def _warn_feature_counts(name: str, folds: Sequence[int], dirs: Sequence[RunDir]) -> None:
@@ -163,4 +188,4 @@ def table_json(t: FoldTable) -> dict[str, object]:
                      for r in t.rows]}
 
 
-__all__ = ["FoldRuns", "fold_datasets", "run_folds", "table_json"]
+__all__ = ["FoldRuns", "FoldTableWarning", "fold_datasets", "run_folds", "table_json"]
