@@ -1,9 +1,9 @@
 """Round 19, hostile (issue 19): a reviewer checking a paper's five-fold LETOR numbers made with
 ``ltrbench run --folds``. Every printed number of the fold table is recomputed by hand from the
 fold runs' own files (``metrics.csv`` read with :mod:`csv`, ``per_query.parquet`` with pyarrow),
-with :mod:`statistics` (sample vs population std), scikit-learn's SVMlight reader (which queries
-each part holds), and an exact sign-flip enumeration plus Holm's step-down written out by hand
-(the p-values); then the protocol's edges are tried: a ``Fold3/`` that is not what ``S1..S5``
+with :mod:`statistics` (sample vs population std), the parts' ``qid:`` fields read by hand
+(which queries each part holds), and an exact sign-flip enumeration plus Holm's step-down
+written out by hand (the p-values); then the protocol's edges are tried: a ``Fold3/`` that is not what ``S1..S5``
 build, fold runs of two datasets or one fold twice, names that end as a fold, the order of
 ``--folds``, a fold run deleted after its table was written.
 
@@ -44,11 +44,18 @@ def _parts(root: Path, n: int = 3) -> Path:
     return root
 
 
-def _sk_qids(path: Path) -> list[int]:
-    from sklearn.datasets import load_svmlight_file
+def _rows(path: Path) -> list[tuple[float, int]]:
+    """(label, qid) of each data line, read by hand: the first field and the ``qid:`` field
+    (the SVMlight grammar; no comments or blank lines in these files)."""
+    out = []
+    for line in path.read_text(encoding="ascii").splitlines():
+        fields = line.split()
+        out.append((float(fields[0]), int(fields[1].removeprefix("qid:"))))
+    return out
 
-    _, _, qid = load_svmlight_file(str(path), query_id=True)
-    return [int(q) for q in qid]
+
+def _qids(path: Path) -> list[int]:
+    return [q for _, q in _rows(path)]
 
 
 # ------------------------------------------------------------------ one shared real fold run
@@ -160,13 +167,10 @@ def test_the_pooled_mean_is_every_test_query_once_from_per_query_values(
 
 def test_the_pooled_count_is_the_queries_with_a_relevant_document(done: dict[str, Any]) -> None:
     """Wrong number: n_queries (and the header) count the 14 of 15 pooled queries that have a
-    relevant document (counted from the part files with scikit-learn)."""
-    from sklearn.datasets import load_svmlight_file
-
+    relevant document (counted from the part files by hand)."""
     with_relevant = 0
     for i in range(1, 6):
-        _, y, qid = load_svmlight_file(str(done["root"] / f"S{i}.txt"), query_id=True)
-        with_relevant += len({q for q, lab in zip(qid, y, strict=True) if lab > 0})
+        with_relevant += len({q for lab, q in _rows(done["root"] / f"S{i}.txt") if lab > 0})
     assert with_relevant == 14
     assert _table(done)["n_queries"] == with_relevant
     assert f"pooled ({with_relevant} queries) [95% CI]" in done["md"]
@@ -175,15 +179,15 @@ def test_the_pooled_count_is_the_queries_with_a_relevant_document(done: dict[str
 @pytest.mark.parametrize("fold", [1, 2, 3, 4, 5])
 def test_fold_k_tests_on_the_part_the_published_rotation_names(done: dict[str, Any],
                                                                fold: int) -> None:
-    """Wrong number: fold k's test queries are those of S(k+4) (cyclic), as scikit-learn reads
-    the part; its manifest names the published train / vali / test parts."""
+    """Wrong number: fold k's test queries are those of S(k+4) (cyclic), its qid fields read
+    by hand; its manifest names the published train / vali / test parts."""
     run = done["result"].runs[fold - 1]
     train, vali, test = PUBLISHED[fold]
     parts = json.loads((run / "manifest.json").read_text())["dataset"]["meta"]["parts"]
     assert parts == {"train": [f"S{i}" for i in train], "vali": f"S{vali}", "test": f"S{test}"}
     tested = {int(r["qid"]) for r in pq.read_table(run / "per_query.parquet").to_pylist()
               if r["split"] == "test"}
-    assert tested == set(_sk_qids(done["root"] / f"S{test}.txt"))
+    assert tested == set(_qids(done["root"] / f"S{test}.txt"))
 
 
 def test_the_interval_holds_the_pooled_mean_within_the_query_values(
@@ -462,6 +466,15 @@ def test_a_fold_folder_that_tests_on_another_part_than_the_rotation_is_refused(
     assert untouched(before, root) is None
 
 
+def test_path_colon_fold3_of_a_folder_of_another_cut_is_refused_too(tmp_path: Path) -> None:
+    """Silent accept: `--dataset PATH:Fold3` (one fold, no --folds) read the same Fold3/."""
+    from bench.datasets.resolve import load_path
+
+    root = _parts(tmp_path / "root")
+    _shipped_fold(root, 3, test_part=3)
+    assert own_error(lambda: load_path(root, fold="Fold3"), "Fold3", "S2.txt") is None
+
+
 def test_a_fold_folder_that_agrees_with_the_parts_is_read_as_shipped(tmp_path: Path) -> None:
     """Over-refusal guard: MQ2007 ships Fold1..5/ and S1..S5 together; a Fold3/ whose test split
     is S2 (as the rotation says) is accepted and read from the folder."""
@@ -473,7 +486,7 @@ def test_a_fold_folder_that_agrees_with_the_parts_is_read_as_shipped(tmp_path: P
     assert fold_datasets(str(root), (3,)) == [f"{root}:Fold3"]
     got = read_fold(root, 3, cache_dir=tmp_path / "cache")
     assert got.meta["fold_source"] == "folder"
-    assert sorted(set(got.test.qid.tolist())) == sorted(set(_sk_qids(root / "S2.txt")))
+    assert sorted(set(got.test.qid.tolist())) == sorted(set(_qids(root / "S2.txt")))
 
 
 def test_an_empty_part_file_is_refused_naming_it(tmp_path: Path) -> None:
@@ -485,16 +498,16 @@ def test_an_empty_part_file_is_refused_naming_it(tmp_path: Path) -> None:
     assert own_error(lambda: read_fold(root, 1, cache_dir=tmp_path / "c"), "S3.txt") is None
 
 
-def test_fold5_train_is_s5_s1_s2_in_that_order_as_sklearn_reads_them(tmp_path: Path) -> None:
+def test_fold5_train_is_s5_s1_s2_in_that_order_as_the_part_files_hold_them(tmp_path: Path) -> None:
     """Wrong number: fold 5 trains on S5, S1, S2 (cyclic), rows in that order, validates on
-    S3, tests on S4 (scikit-learn's reader of the same files)."""
+    S3, tests on S4 (the part files' qid fields read by hand)."""
     from bench.datasets.folds import read_fold
 
     root = _parts(tmp_path / "root")
     got = read_fold(root, 5, cache_dir=tmp_path / "cache")
-    assert got.train.qid.tolist() == [q for i in (5, 1, 2) for q in _sk_qids(root / f"S{i}.txt")]
-    assert got.vali.qid.tolist() == _sk_qids(root / "S3.txt")
-    assert got.test.qid.tolist() == _sk_qids(root / "S4.txt")
+    assert got.train.qid.tolist() == [q for i in (5, 1, 2) for q in _qids(root / f"S{i}.txt")]
+    assert got.vali.qid.tolist() == _qids(root / "S3.txt")
+    assert got.test.qid.tolist() == _qids(root / "S4.txt")
 
 
 # ----------------------------------------------------------------------- --folds spellings

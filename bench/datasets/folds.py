@@ -317,7 +317,6 @@ def read_fold(root: PathLike, fold: int, *, name: str | None = None,
     p = Path(root)
     display = name or p.resolve().name
     if fold_source(p, fold) == "folder":
-        check_folders_match_parts(p, (fold,))  # PATH:Fold3 alone, as --folds 3 checks it
         splits = read_letor_folder(p, fold=f"Fold{fold}", name=display, cache_dir=cache_dir,
                                    progress=progress)
         return LetorSplits(name=splits.name, train=splits.train, vali=splits.vali,

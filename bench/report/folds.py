@@ -83,14 +83,14 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     profile = _one("profile", [r.profile for r in runs], runs)
     _one("dataset", [_dataset_name(r) for r in runs], runs)  # toy:Fold1 beside other:Fold2
     folds = tuple(_fold_of(r) for r in runs)
-    _refuse_fold_twice(folds, runs)
     values = [_fold_values(r, metric, split, profile) for r in runs]
     models = _one("models", [tuple(sorted(v)) for v in values], runs)
     # pooled in fold order, whatever order the folds were run in: the bootstrap and the sign
     # flips draw over the columns, and --folds 5,1 gave another interval than --folds 1,5
     in_order = [r for _, r in sorted(zip(folds, runs, strict=True),
                                      key=lambda fr: _fold_number(fr[0]))]
-    pooled = _pooled(in_order, metric, split, list(models))
+    pooled = _pooled(in_order, metric, split, list(models))  # a query in two folds: named
+    _refuse_fold_twice(folds, runs)  # one fold twice, of disjoint queries
     ci = stats.bootstrap_ci(pooled, n_resamples=bootstrap_resamples, seed=seed)
     means = stats.row_means([[v[m] for v in values] for m in models]).tolist()
     pick = np.nanargmin if best_is_lowest(metric) else np.nanargmax  # ARP: a rank
