@@ -308,7 +308,7 @@ def test_holm_p_values_are_the_exact_sign_flip_p_stepped_down_by_hand(tmp_path: 
     """Wrong number: p (Holm) vs best over the 10 pooled queries: exact enumeration of the
     1024 sign vectors, then Holm (smallest p times 2, the next times 1, never below the one
     before)."""
-    from bench.report.folds import fold_table
+    from bench.report.folds import fold_table, render_fold_markdown
 
     t = fold_table(_three(tmp_path), "ndcg@10")
     assert next(r.model for r in t.rows) == "a"
@@ -319,6 +319,23 @@ def test_holm_p_values_are_the_exact_sign_flip_p_stepped_down_by_hand(tmp_path: 
     want[second] = max(want[first], min(1.0, raw[second]))
     got = {r.model: r.p_holm for r in t.rows[1:]}
     assert got == pytest.approx(want, abs=1e-12), (got, raw)
+    md = render_fold_markdown(t)
+    for model, p in want.items():
+        line = next(ln for ln in md.splitlines() if ln.startswith(f"| {model} "))
+        assert line.rstrip(" |").endswith(f"{p:.4f}"), line
+
+
+def test_a_rank_metric_ranks_the_lowest_mean_first_and_tests_against_it(tmp_path: Path) -> None:
+    """Wrong number: ARP is a mean rank, lower is better: the row with the lowest mean over
+    folds is 'best', and the others' p is the exact sign-flip p against it (Holm by hand)."""
+    from bench.report.folds import fold_table
+
+    ranks = {"a": [3.0, 2.0, 4.0, 2.0, 1.0, 3.0, 2.0, 2.0, 3.0, 1.0],
+             "b": [5.0, 4.0, 6.0, 3.0, 4.0, 5.0, 2.0, 6.0, 4.0, 3.0]}
+    t = fold_table(_three(tmp_path, ranks, metric="arp"), "arp")
+    assert [r.model for r in t.rows] == ["a", "b"]
+    assert t.rows[0].p_holm is None
+    assert t.rows[1].p_holm == pytest.approx(_exact_p(ranks["a"], ranks["b"]), abs=1e-12)
 
 
 def test_the_rows_are_ranked_by_the_mean_over_folds(tmp_path: Path) -> None:
@@ -418,6 +435,36 @@ def test_fold_runs_with_another_model_set_are_refused_naming_the_run(tmp_path: P
     runs = _three(tmp_path / "a")[:4]
     odd = RunDir(_fake(tmp_path / "b", 5, {m: THREE[m][8:] for m in ("a", "b")}, qids=[50, 51]))
     assert own_error(lambda: fold_table([*runs, odd], "ndcg@10"), "models", odd.run_id) is None
+
+
+def _drop_rows(run: Any, keep: Any) -> None:
+    table = pq.read_table(run.path / "per_query.parquet").to_pylist()
+    import pyarrow as pa
+
+    pq.write_table(pa.Table.from_pylist([r for r in table if keep(r)]),
+                   run.path / "per_query.parquet")
+
+
+def test_a_model_without_per_query_rows_in_one_fold_is_refused(tmp_path: Path) -> None:
+    """Silently wrong number: model c's per-query rows gone from Fold2 (metrics.csv intact):
+    its pooled mean and interval were over 8 queries, the others' over 10."""
+    from bench.report.folds import fold_table
+
+    runs = _three(tmp_path)
+    _drop_rows(runs[1], lambda r: r["model"] != "c")
+    assert own_error(lambda: fold_table(runs, "ndcg@10"), "'c'", "per_query.parquet",
+                     runs[1].run_id) is None
+
+
+def test_one_query_row_missing_for_one_model_is_refused_naming_the_query(
+        tmp_path: Path) -> None:
+    """Silently wrong number: one (model b, query 31) row deleted from Fold3's per-query
+    table: b was pooled over 9 queries, a and c over 10, in one table."""
+    from bench.report.folds import fold_table
+
+    runs = _three(tmp_path)
+    _drop_rows(runs[2], lambda r: not (r["model"] == "b" and r["qid"] == 31))
+    assert own_error(lambda: fold_table(runs, "ndcg@10"), "'b'", "query 31") is None
 
 
 def test_a_metric_the_runs_lack_is_named_with_its_file(tmp_path: Path) -> None:

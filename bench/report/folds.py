@@ -372,6 +372,24 @@ def _fold_values(run: RunDir, metric: str, split: str, profile: str) -> dict[str
     return {str(k): float(v) for k, v in seed_means(sub, ["model"]).items()}
 
 
+def _refuse_missing_queries(sub: pd.DataFrame, models: list[str], run: RunDir, split: str,
+                            metric: str) -> None:
+    """Every model of a fold run has a per-query row for every query of the fold (a blank
+    query's value is null, its row is there): a row missing pooled that model over fewer
+    queries than the others, its mean and interval over another set, without a word."""
+    have = {str(m): set(g["qid"].tolist()) for m, g in sub.groupby(sub["model"].astype(str))}
+    every = set().union(*have.values())
+    for model in models:
+        lacking = sorted(every - have.get(model, set()), key=str)
+        if lacking:
+            raise DataError(f"model {model!r} has no per-query {metric} on the {split} split for "
+                            f"query {lacking[0]}" + (f" (and {len(lacking) - 1} more)"
+                                                     if len(lacking) > 1 else "")
+                            + " that the run's other models have: the table is incomplete "
+                            "(changed outside ltrbench); a fold table pools one set of queries "
+                            "for every model", path=run.path / "per_query.parquet")
+
+
 def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) -> np.ndarray:
     """(n_models, n_queries) per-query values of every fold's test queries, averaged over seeds;
     a query in two folds' test splits is refused."""
@@ -380,6 +398,7 @@ def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) 
     for run in runs:
         pq = run.table("per_query.parquet")
         sub = pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == metric)]
+        _refuse_missing_queries(sub, models, run, split, metric)
         wide = seed_means(sub, ["model", "qid"]).unstack("qid")
         for q in wide.columns:
             if q in owner:
