@@ -578,24 +578,52 @@ def test_a_fold_list_is_read_in_the_order_given(text: str, want: tuple[int, ...]
     assert parse_folds(text) == want
 
 
-def test_folds_with_resume_after_a_kill_is_refused_and_the_partial_run_kept(
-        tmp_path: Path) -> None:
-    """Input destroyed / unclear: a killed five-fold run left Fold1 done and Fold2 half-written;
-    `--folds all --resume` is refused in one line naming the per-run resume, and neither run
-    folder is touched."""
-    root = _parts(tmp_path / "root")
-    runs = tmp_path / "o" / "runs"
-    for name, finished in (("root-Fold1-x", '"2026-01-01T00:00:01+00:00"'),
-                           ("root-Fold2-y", "null")):
-        (runs / name).mkdir(parents=True)
-        (runs / name / "manifest.json").write_text(
-            f'{{"run_id": "{name}", "finished": {finished}}}')
-    before = snapshot(tmp_path / "o")
-    res = cli(tmp_path, "run", "--dataset", str(root), "--folds", "all", "--resume",
-              "--models", "random", "--quick", "--out", "o", "--no-progress")
-    assert refused(res, "--folds", "--resume", "RUN_DIR") is None, res.err
-    assert untouched(before, tmp_path / "o") is None
-    assert sorted(p.name for p in runs.iterdir()) == ["root-Fold1-x", "root-Fold2-y"]
+def test_folds_resume_after_a_kill_between_folds_gives_the_uninterrupted_table(
+        done: dict[str, Any], tmp_path: Path) -> None:
+    """Unclear error: a five-fold run killed in Fold3 (Fold1, Fold2 done; Fold3's manifest
+    unfinished; Fold4, Fold5 never started). `--folds all --resume` was refused, its advice
+    (resume the fold, run the others) making no fold table; now Fold1 and Fold2 are used again,
+    Fold3 goes on in its own folder, Fold4 and Fold5 run, and the table's numbers are the
+    uninterrupted run's (the random model is seeded)."""
+    import shutil
+
+    from bench.benchmark.config import RunConfig
+    from bench.benchmark.folds import run_folds
+
+    out = tmp_path / "out"
+    shutil.copytree(done["base"] / "out", out)
+    (out / "folds").joinpath("root-folds12345.json").unlink()
+    (out / "folds").joinpath("root-folds12345.md").unlink()
+    kept = [out / r for r in done["doc"]["runs"]]
+    for run in kept[3:]:
+        shutil.rmtree(run)
+    manifest = json.loads((kept[2] / "manifest.json").read_text())
+    manifest["finished"] = None
+    (kept[2] / "manifest.json").write_text(json.dumps(manifest))
+    (kept[2] / "status" / "random-seed0.json").unlink()  # killed in its one pair
+    before = {p: p.read_bytes() for p in (kept[0] / "metrics.csv", kept[1] / "metrics.csv")}
+    cfg = RunConfig(dataset=str(done["root"]), models=("random",), seeds=(0,), quick=True,
+                    crosscheck=False, metrics=("ndcg@10", "map@10"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = run_folds(cfg, (1, 2, 3, 4, 5), out_dir=out, progress=False, resume=True)
+    assert [r.resolve() for r in again.runs[:3]] == [r.resolve() for r in kept[:3]]
+    assert all(p.read_bytes() == data for p, data in before.items())
+    doc = json.loads(again.json.read_text(encoding="utf-8"))
+    for table, was in zip(doc["tables"], done["doc"]["tables"], strict=True):
+        assert table["rows"] == was["rows"]
+    assert len(list((out / "runs").iterdir())) == 5
+
+
+def test_folds_with_resume_of_one_run_dir_is_refused_naming_resume_alone(
+        done: dict[str, Any], tmp_path: Path) -> None:
+    """Unclear error: `--folds all --resume RUN_DIR` names one run for five folds: refused in
+    one line that says to give --resume alone; the run is untouched."""
+    run = done["base"] / "out" / done["doc"]["runs"][0]
+    before = snapshot(run)
+    res = cli(tmp_path, "run", "--folds", "all", "--resume", str(run), "--no-progress")
+    assert refused(res, "--folds", "--resume RUN_DIR", "--resume alone") is None, res.err
+    assert untouched(before, run) is None
 
 
 def test_folds_of_a_ratings_file_are_refused_naming_the_file(tmp_path: Path) -> None:

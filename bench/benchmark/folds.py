@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.benchmark.config import RunConfig
+from bench.benchmark.config_hash import accepted_hashes
 from bench.benchmark.pipeline import SplitWarning, results_folder, run_benchmark
 from bench.data.atomic import write_text
 from bench.data.compressed import HEAD, refuse_compressed
@@ -42,6 +43,7 @@ from bench.errors import ConfigError
 from bench.report.folds import FoldTable, fold_table, render_fold_document
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
+from bench.runs.search import latest_of_config
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,14 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
 
 
 def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | None = None,
-              progress: bool = True, metrics: Sequence[str] | None = None) -> FoldRuns:
+              progress: bool = True, metrics: Sequence[str] | None = None,
+              resume: bool = False) -> FoldRuns:
     """Run ``config`` on each of ``folds`` and write the fold tables of ``metrics`` (default: the
-    config's metrics); see the module docstring."""
+    config's metrics); see the module docstring. ``resume`` (``run --folds ... --resume``, a
+    five-fold run killed between folds): each fold goes on from its latest run of this config
+    under ``out_dir`` (:func:`bench.runs.search.latest_of_config`: one that finished trains
+    nothing again, one cut short trains the pairs it lacks, its inputs checked as any resume
+    checks them); a fold without one runs anew."""
     datasets, own_name = _fold_plan(resolve_spec(config.dataset), folds,  # parsed once
                                     config.data_dir)
     base = config.name or own_name
@@ -125,7 +132,10 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
         # folder apart from the other folds'; the fold table names the dataset NAME
         fold_config = dataclasses.replace(config, dataset=text, name=fold_name(base, k)) \
             .noted(config.over_file)
-        runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
+        prior = latest_of_config(out / "runs", accepted_hashes(fold_config.resolved())) \
+            if resume else None
+        runs.append(run_benchmark(fold_config, out_dir=out, progress=progress,
+                                  resume=prior if prior is not None else False))
     dirs = [RunDir(r) for r in runs]
     _warn_feature_counts(base, folds, dirs)
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
