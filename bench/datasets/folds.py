@@ -407,6 +407,7 @@ def _concat(parts: list[LetorData], *, source: str) -> LetorData:
                      source=source)
 
 
-__all__ = ["N_FOLDS", "FoldPlan", "check_folders_match_parts", "check_same_validation", "fold_name", "fold_source",
+__all__ = ["N_FOLDS", "FoldPlan", "check_folders_match_parts", "check_same_validation",
+           "fold_name", "fold_source",
            "fold_suffix", "parse_folds", "part_bounds", "part_files", "read_fold", "rotation",
            "write_parts"]
