@@ -16,7 +16,7 @@ OHSUMED = SHARED / "letor3-OHSUMED-QueryLevelNorm"
     (("--folds", "0"), "--folds: fold '0' is not one of 1..5"),
     (("--folds", "1,1"), "--folds: fold 1 is named twice"),
     (("--folds", ""), "--folds: an empty value"),
-    (("--folds", "all", "--resume"), "--folds with --resume"),
+    (("--folds", "all", "--resume"), "--folds: dataset 'synthetic' has no fold"),
     (("--folds", "all"), "--folds: dataset 'synthetic' has no fold"),
     (("--name", ""), "--name: an empty value"),
     (("--name", "a\nb"), "--name: 'a\\nb' holds a control character"),

@@ -187,6 +187,7 @@ def check_scalars(values: Mapping[str, Any]) -> None:
             spec.check(values[key], key)  # a text's length too (the spec's max_length)
     if values.get("name"):
         check_name(values["name"], "name")
+        check_name_fold(values["name"], values.get("dataset"))
     check_rendered({k: v for k, v in values.items() if k in TOP_SPECS and isinstance(v, str)},
                    file=False)  # an option's '$HOME' was the shell's to expand (quoted)
 
@@ -237,6 +238,24 @@ def check_name(text: str, where: str) -> str:
     if text != text.strip():  # ' x' and 'x' print alike in every table, two datasets apart
         raise ConfigError(f"{where}: {text!r} begins or ends with a space; write {text.strip()!r}")
     return text
+
+
+def check_name_fold(name: str, dataset: Any) -> None:
+    """A name that ends as ltrbench names a fold's run (``NAME:Fold3``, what ``run --folds``
+    gives each fold) names a run of that fold: on a dataset of no fold, or of another, the run
+    would be tabulated and reported as a fold it is not (``--name`` refuses it on the command
+    line; a config file and ``RunConfig`` alike)."""
+    from bench.datasets.folds import fold_suffix  # lazy: it loads NumPy
+
+    fold = fold_suffix(name)[1]
+    if fold is None:
+        return
+    own = fold_suffix(str(dataset or ""))[1]
+    if own is None or int(own[4:]) != int(fold[4:]):
+        what = "names no fold" if own is None else f"is {own}"
+        raise ConfigError(f"name: {name!r} ends as ltrbench names a dataset's fold "
+                          f"(NAME:Fold<k>, what --folds names each fold's run), but the dataset "
+                          f"{dataset!r} {what}; name the dataset without ':{fold}'")
 
 
 def check_als(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.benchmark.config import RunConfig
+from bench.benchmark.config_hash import accepted_hashes
 from bench.benchmark.pipeline import SplitWarning, results_folder, run_benchmark
 from bench.data.atomic import write_text
 from bench.data.compressed import HEAD, refuse_compressed
@@ -31,6 +32,7 @@ from bench.datasets.fetch import find_dataset
 from bench.datasets.folds import (
     N_FOLDS,
     check_distinct_test_folds,
+    check_folders_match_parts,
     check_same_validation,
     fold_name,
     fold_source,
@@ -41,6 +43,7 @@ from bench.errors import ConfigError
 from bench.report.folds import FoldTable, fold_table, render_fold_document
 from bench.runs.naming import dataset_slug
 from bench.runs.reader import RunDir
+from bench.runs.search import latest_of_config
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
         if (folder := find_dataset(card, data_dir=data_dir)) is not None:  # else: said later
             check_distinct_test_folds(folder, folds)
             check_same_validation(folder, folds)
+            check_folders_match_parts(folder, folds)
         return [f"{card.spec}:Fold{k}" for k in folds], card.spec
     assert spec.path is not None
     root = spec.path
@@ -101,13 +105,19 @@ def _fold_plan(spec: DatasetSpec, folds: Sequence[int],
         fold_source(root, k)  # refuses a fold the root cannot give, naming what it lacks
     check_distinct_test_folds(root, folds)  # Fold2/test.txt a copy of Fold1's: pooled twice
     check_same_validation(root, folds)  # Fold3/vali.txt lost: validated another way
+    check_folders_match_parts(root, folds)  # Fold3/ of another cut than S1..S5
     return [f"{root}:Fold{k}" for k in folds], root.resolve().name
 
 
 def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | None = None,
-              progress: bool = True, metrics: Sequence[str] | None = None) -> FoldRuns:
+              progress: bool = True, metrics: Sequence[str] | None = None,
+              resume: bool = False) -> FoldRuns:
     """Run ``config`` on each of ``folds`` and write the fold tables of ``metrics`` (default: the
-    config's metrics); see the module docstring."""
+    config's metrics); see the module docstring. ``resume`` (``run --folds ... --resume``, a
+    five-fold run killed between folds): each fold goes on from its latest run of this config
+    under ``out_dir`` (:func:`bench.runs.search.latest_of_config`: one that finished trains
+    nothing again, one cut short trains the pairs it lacks, its inputs checked as any resume
+    checks them); a fold without one runs anew."""
     datasets, own_name = _fold_plan(resolve_spec(config.dataset), folds,  # parsed once
                                     config.data_dir)
     base = config.name or own_name
@@ -122,7 +132,10 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
         # folder apart from the other folds'; the fold table names the dataset NAME
         fold_config = dataclasses.replace(config, dataset=text, name=fold_name(base, k)) \
             .noted(config.over_file)
-        runs.append(run_benchmark(fold_config, out_dir=out, progress=progress))
+        prior = latest_of_config(out / "runs", accepted_hashes(fold_config.resolved())) \
+            if resume else None
+        runs.append(run_benchmark(fold_config, out_dir=out, progress=progress,
+                                  resume=prior if prior is not None else False))
     dirs = [RunDir(r) for r in runs]
     _warn_feature_counts(base, folds, dirs)
     tables = tuple(fold_table(dirs, m) for m in (metrics or config.metrics))
@@ -131,10 +144,32 @@ def run_folds(config: RunConfig, folds: Sequence[int], *, out_dir: str | Path | 
            # relative to the results folder holding folds/ and runs/: a committed fold table
            # finds its runs anywhere (bench.benchmark.reproduce_folds)
            "runs": [os.path.relpath(r, out) for r in runs], "tables": [table_json(t) for t in tables]}
+    _say_replaced(folder / f"{stem}.json", [os.path.relpath(r, out) for r in runs])
     # the Markdown is what the JSON renders to, as reproduce renders it to compare them
     md = write_text(folder / f"{stem}.md", render_fold_document(doc))
     js = write_text(folder / f"{stem}.json", json.dumps(doc, indent=2, allow_nan=False))
     return FoldRuns(runs=tuple(runs), tables=tables, markdown=md, json=js)
+
+
+class FoldTableWarning(UserWarning):
+    """A fold table written over an earlier one of other runs (said, naming them)."""
+
+
+def _say_replaced(path: Path, runs: list[str]) -> None:
+    """A second ``run --folds`` of one name and folds into one ``--out`` replaces the fold table
+    the first wrote: said, naming the runs that table was built from (they stay in ``runs/``)."""
+    if not path.is_file():
+        return
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")).get("runs")
+    except (OSError, ValueError, AttributeError):
+        old = None
+    earlier = [str(r) for r in old] if isinstance(old, list) else []
+    if earlier != runs:
+        warnings.warn(f"{path}: replaced by the fold table of these runs; it was the table of "
+                      f"{', '.join(earlier) or 'runs it does not name'} (those runs are kept; "
+                      "give --out another folder, or --name, to keep both tables)",
+                      FoldTableWarning, stacklevel=3)
 
 
 def _warn_feature_counts(name: str, folds: Sequence[int], dirs: Sequence[RunDir]) -> None:
@@ -163,4 +198,4 @@ def table_json(t: FoldTable) -> dict[str, object]:
                      for r in t.rows]}
 
 
-__all__ = ["FoldRuns", "fold_datasets", "run_folds", "table_json"]
+__all__ = ["FoldRuns", "FoldTableWarning", "fold_datasets", "run_folds", "table_json"]

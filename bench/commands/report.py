@@ -147,10 +147,14 @@ def _drill_pair(text: str | None, doc: dict[str, Any]) -> tuple[str, str] | None
 
 def _write_html(args: argparse.Namespace, out: Path, doc: dict[str, Any]) -> Path:
     """``leaderboard.html`` beside the other files, with the fold tables of ``out/folds/``."""
-    from bench.report.html import read_fold_docs, write_html
+    from bench.report.folds import fold_docs_with_notes
+    from bench.report.html import write_html
 
+    folds = fold_docs_with_notes(out / "folds")  # a fold run gone or changed since: said
+    for note in (n for d in folds for n in d["notes"]):
+        print(terminal_line(f"report: {note}"), file=sys.stderr)
     return write_html(doc, out / "leaderboard.html", pair=_drill_pair(args.drill, doc),
-                      folds=read_fold_docs(out / "folds"))
+                      folds=folds)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -154,9 +154,10 @@ def _folds(args: argparse.Namespace) -> tuple[int, ...] | None:
     from bench.datasets.folds import parse_folds
     from bench.errors import ConfigError
 
-    if args.resume:
-        raise ConfigError("--folds with --resume: each fold is a run of its own; resume the "
-                          "unfinished fold with --resume RUN_DIR, then run the other folds")
+    if args.resume is not True and args.resume:  # --resume RUN_DIR: one run, not five
+        raise ConfigError("--folds with --resume RUN_DIR: each fold is a run of its own; give "
+                          "--resume alone to go on with each fold's latest run of this config "
+                          "under --out (a fold done is used again), or RUN_DIR without --folds")
     return parse_folds(args.folds)
 
 
@@ -166,7 +167,7 @@ def _run_folds(args: argparse.Namespace, config: RunConfig, folds: tuple[int, ..
     from bench.benchmark.summary import summarize_run
     from bench.report.folds import render_fold_markdown
 
-    result = run_folds(config, folds, out_dir=args.out,
+    result = run_folds(config, folds, out_dir=args.out, resume=args.resume is True,
                        progress=not args.no_progress and args.format == "text")
     summaries = [summarize_run(r) for r in result.runs]
     if args.format == "json":

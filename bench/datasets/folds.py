@@ -232,6 +232,40 @@ def check_same_validation(root: PathLike, folds: Sequence[int]) -> None:
             path=Path(root))
 
 
+def check_folders_match_parts(root: PathLike, folds: Sequence[int]) -> None:
+    """Refuse a shipped ``Fold<k>/`` beside ``S1..S5`` (as MQ2007/8 and OHSUMED ship both)
+    whose test queries are not those of the part the published rotation tests fold ``k`` on
+    (:func:`rotation`): the folder is read as shipped, and a folder of another cut of the
+    queries was another protocol's fold, tabulated without a word. Files whose groups come
+    from a ``.query`` side file have no ids of their own and are not compared."""
+    parts = part_files(root)
+    if parts is None:
+        return
+    from bench.data.svmlight import read_svmlight
+
+    for k in folds:
+        if fold_source(root, k) != "folder":
+            continue
+        test = find_split_files(Path(root), fold=entry_ignoring_case(
+            Path(root), f"Fold{k}", what="fold folders").name)["test"]
+        part = parts[rotation(k).test]
+        if test is None:
+            continue
+        shipped, built = (read_svmlight(f, features=False) for f in (test, part))
+        if shipped.meta.get("qids") != "file" or built.meta.get("qids") != "file":
+            continue
+        extra = np.setdiff1d(shipped.qid, built.qid)
+        lacking = np.setdiff1d(built.qid, shipped.qid)
+        if extra.size or lacking.size:
+            detail = (f"query {int(extra[0])} is in it but not in {part.name}" if extra.size
+                      else f"query {int(lacking[0])} of {part.name} is not in it")
+            raise DataError(f"Fold{k}'s test file does not hold the queries of {part.name}, the "
+                            f"part the published rotation tests fold {k} on ({detail}): the "
+                            f"folder and the part files are two cuts of the queries; remove "
+                            f"Fold{k}/ to build the fold from S1.txt..S5.txt, or move the part "
+                            "files out to read the folders", path=test)
+
+
 def _test_files(root: PathLike, folds: Sequence[int]) -> dict[int, Path]:
     """Fold -> the file its test split is read from (its folder's, or its part file)."""
     files: dict[int, Path] = {}
@@ -373,6 +407,7 @@ def _concat(parts: list[LetorData], *, source: str) -> LetorData:
                      source=source)
 
 
-__all__ = ["N_FOLDS", "FoldPlan", "check_same_validation", "fold_name", "fold_source",
+__all__ = ["N_FOLDS", "FoldPlan", "check_folders_match_parts", "check_same_validation",
+           "fold_name", "fold_source",
            "fold_suffix", "parse_folds", "part_bounds", "part_files", "read_fold", "rotation",
            "write_parts"]

@@ -67,6 +67,7 @@ from bench.datasets.catalogue import (
 from bench.datasets.fetch import data_dirs, find_dataset, primary_data_dir
 from bench.datasets.folds import (
     N_FOLDS,
+    check_folders_match_parts,
     fold_name,
     fold_number,
     fold_suffix,
@@ -223,6 +224,7 @@ def load_path(path: str | os.PathLike[str], *, reading: Reading = Reading(),
         # NAME:FoldK for a fold other than the first, as a catalogue fold is named
         # (DatasetSpec.display_name): two folds of one root are two datasets in the tables
         shown = name if fold in (None, "Fold1") else fold_name(name, int(fold[4:]))
+        check_folders_match_parts(p, (int((fold or "Fold1")[4:]),))  # as --folds checks it
         return _read_fold(p, shown, reading, fold or "Fold1")
     if p.is_dir():
         layout = detect_layout(p)

@@ -81,10 +81,16 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     if not runs:
         raise DataError("no fold runs to tabulate")
     profile = _one("profile", [r.profile for r in runs], runs)
+    _one("dataset", [_dataset_name(r) for r in runs], runs)  # toy:Fold1 beside other:Fold2
     folds = tuple(_fold_of(r) for r in runs)
     values = [_fold_values(r, metric, split, profile) for r in runs]
     models = _one("models", [tuple(sorted(v)) for v in values], runs)
-    pooled = _pooled(runs, metric, split, list(models))
+    # pooled in fold order, whatever order the folds were run in: the bootstrap and the sign
+    # flips draw over the columns, and --folds 5,1 gave another interval than --folds 1,5
+    in_order = [r for _, r in sorted(zip(folds, runs, strict=True),
+                                     key=lambda fr: _fold_number(fr[0]))]
+    pooled = _pooled(in_order, metric, split, list(models))  # a query in two folds: named
+    _refuse_fold_twice(folds, runs)  # one fold twice, of disjoint queries
     ci = stats.bootstrap_ci(pooled, n_resamples=bootstrap_resamples, seed=seed)
     means = stats.row_means([[v[m] for v in values] for m in models]).tolist()
     pick = np.nanargmin if best_is_lowest(metric) else np.nanargmax  # ARP: a rank
@@ -171,6 +177,44 @@ def read_fold_docs(folder: Path) -> list[dict[str, Any]]:
     if not folder.is_dir():
         return []
     return [read_fold_doc(path) for path in sorted(folder.glob("*.json"))]
+
+
+def fold_docs_with_notes(folder: Path) -> list[dict[str, Any]]:
+    """:func:`read_fold_docs` of ``folder`` (``<out>/folds``), each document with ``notes``:
+    what it says that its runs no longer do (:func:`stale_notes`), for ``report --html``."""
+    return [{**doc, "notes": stale_notes(doc, folder.parent)} for doc in read_fold_docs(folder)]
+
+
+def stale_notes(doc: dict[str, Any], base: Path) -> list[str]:
+    """A fold document's runs (``base``: the folder holding ``folds/`` and ``runs/``) checked
+    against it: a run that is gone (removed or moved after the table was written) and a fold
+    value the run's ``metrics.csv`` no longer gives are said; the table is shown as written."""
+    notes: list[str] = []
+    given = doc.get("runs")
+    runs: list[Any] = given if isinstance(given, list) else []
+    name = f"fold table {doc.get('dataset')!r} ({', '.join(map(str, doc.get('folds') or []))})"
+    for i, entry in enumerate(runs):
+        if not (base / str(entry) / "metrics.csv").is_file():
+            notes.append(f"{name}: its fold run {entry} is gone (removed or moved after the "
+                         "table was written); the table is shown as written, and `ltrbench "
+                         "reproduce` cannot run that fold again")
+            continue
+        try:
+            run = RunDir(base / str(entry))
+            for t in doc.get("tables") or []:
+                got = _fold_values(run, str(t["metric"]), "test", str(t["profile"]))
+                for r in t.get("rows") or []:
+                    want = (r.get("per_fold") or [])[i] if i < len(r.get("per_fold") or []) \
+                        else None
+                    have = got.get(str(r.get("model")))
+                    if want is not None and (have is None or abs(have - float(want)) > 1e-9):
+                        notes.append(f"{name}: {t['metric']} of {r.get('model')} on "
+                                     f"{t['folds'][i]} is {want} in the table but "
+                                     f"{have} in its run {entry} (metrics.csv changed after the "
+                                     "table was written)")
+        except (DataError, KeyError, IndexError, TypeError) as exc:
+            notes.append(f"{name}: its fold run {entry} cannot be read against the table: {exc}")
+    return notes
 
 
 def read_fold_doc(path: Path) -> dict[str, Any]:
@@ -291,6 +335,25 @@ def _fold_of(run: RunDir) -> str:
     return str(fold)
 
 
+def _fold_number(fold: str) -> tuple[int, str]:
+    """``Fold3`` -> ``(3, "Fold3")``: the order the folds are pooled in."""
+    digits = fold[4:]
+    return (int(digits) if digits.isascii() and digits.isdigit() else 0), fold
+
+
+def _refuse_fold_twice(folds: Sequence[str], runs: Sequence[RunDir]) -> None:
+    """Two runs that record one fold are no two folds of a rotation (``Fold1 | Fold2 | Fold2``
+    with another dataset's Fold2 put in place): refused naming both runs."""
+    seen: dict[str, RunDir] = {}
+    for fold, run in zip(folds, runs, strict=True):
+        key = fold.lower()
+        if key in seen:
+            raise DataError(f"{fold} twice: the runs {seen[key].run_id} and {run.run_id} both "
+                            f"record {fold}; a fold table holds one run per fold",
+                            path=run.path / "manifest.json")
+        seen[key] = run
+
+
 def _dataset_name(run: RunDir) -> str:
     """The run's dataset name without its fold (``NAME`` of ``NAME:Fold3``)."""
     dataset = run.manifest.get("dataset")
@@ -309,6 +372,24 @@ def _fold_values(run: RunDir, metric: str, split: str, profile: str) -> dict[str
     return {str(k): float(v) for k, v in seed_means(sub, ["model"]).items()}
 
 
+def _refuse_missing_queries(sub: pd.DataFrame, models: list[str], run: RunDir, split: str,
+                            metric: str) -> None:
+    """Every model of a fold run has a per-query row for every query of the fold (a blank
+    query's value is null, its row is there): a row missing pooled that model over fewer
+    queries than the others, its mean and interval over another set, without a word."""
+    have = {str(m): set(g["qid"].tolist()) for m, g in sub.groupby(sub["model"].astype(str))}
+    every = set().union(*have.values())
+    for model in models:
+        lacking = sorted(every - have.get(model, set()), key=str)
+        if lacking:
+            raise DataError(f"model {model!r} has no per-query {metric} on the {split} split for "
+                            f"query {lacking[0]}" + (f" (and {len(lacking) - 1} more)"
+                                                     if len(lacking) > 1 else "")
+                            + " that the run's other models have: the table is incomplete "
+                            "(changed outside ltrbench); a fold table pools one set of queries "
+                            "for every model", path=run.path / "per_query.parquet")
+
+
 def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) -> np.ndarray:
     """(n_models, n_queries) per-query values of every fold's test queries, averaged over seeds;
     a query in two folds' test splits is refused."""
@@ -317,6 +398,7 @@ def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) 
     for run in runs:
         pq = run.table("per_query.parquet")
         sub = pq[(pq["split"].astype(str) == split) & (pq["metric"].astype(str) == metric)]
+        _refuse_missing_queries(sub, models, run, split, metric)
         wide = seed_means(sub, ["model", "qid"]).unstack("qid")
         for q in wide.columns:
             if q in owner:
@@ -329,5 +411,5 @@ def _pooled(runs: Sequence[RunDir], metric: str, split: str, models: list[str]) 
     return pooled
 
 
-__all__ = ["FoldRow", "FoldTable", "fold_table", "folds_counted", "render_fold_document",
-           "render_fold_markdown"]
+__all__ = ["FoldRow", "FoldTable", "fold_docs_with_notes", "fold_table", "folds_counted",
+           "render_fold_document", "render_fold_markdown", "stale_notes"]

@@ -47,6 +47,32 @@ def _holds_metrics(folder: Path) -> bool:
     return False
 
 
+def latest_of_config(runs: Path, hashes: tuple[str, ...]) -> Path | None:
+    """The most recently started run under ``runs`` of any config hash of ``hashes``, finished
+    or not (``run --folds --resume``: a fold done is used again, one cut short goes on); an
+    unfinished run is :func:`latest_unfinished`'s, a damaged one passed over as there."""
+    found = []
+    for h in hashes:
+        if (d := latest_unfinished(runs, h)) is not None:
+            found.append((str(read_manifest(d).get("started", "")), d.name, d))
+        found += [(str(doc.get("started", "")), d.name, d) for d, doc in _finished(runs, h)]
+    return max(found)[2] if found else None
+
+
+def _finished(runs: Path, config_hash: str) -> list[tuple[Path, dict[str, object]]]:
+    """The finished runs under ``runs`` of config ``config_hash`` with their manifests."""
+    out = []
+    for d in sorted(runs.iterdir()) if runs.is_dir() else []:
+        try:
+            doc = read_manifest(d) if (d / MANIFEST).is_file() else None
+        except (DataError, ConfigError):
+            continue  # said by latest_unfinished's pass
+        if isinstance(doc, dict) and doc.get("config_hash") == config_hash \
+                and doc.get("finished"):
+            out.append((d, doc))
+    return out
+
+
 def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
     """The most recently started run under ``runs`` of config ``config_hash`` that did not finish.
 
