@@ -32,6 +32,7 @@ from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
+from bench.data.query_align import align_queries
 from bench.data.shard_strays import stray_data, stray_error
 from bench.errors import DataError
 
@@ -180,10 +181,20 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
     for f in files:  # a FIFO named like a shard would block the read for ever
         check_input_file(f, expected="a Parquet shard (a regular file)")
     warn_many_small(files, folder)
-    # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
-    return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
-                           split_row_groups=False,
-                           aggregate_files=False)
+    from bench.data.shard_listing import pandas_index_levels, select_columns
+
+    extra = pandas_index_levels(files, columns)
+    # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file);
+    # index=False: a column a pandas job wrote as its index (set_index("qid").to_parquet) is a
+    # column of the file like any other (Dask made it the index: "['qid'] not in index")
+    ddf = dd.read_parquet([glob.escape(str(f)) for f in files],
+                          columns=None if columns is None else columns + extra,
+                          index=False, split_row_groups=False, aggregate_files=False)
+    if not extra or columns is None:
+        return ddf
+    # the levels dropped per partition (a projection of the frame would be pushed into the
+    # read by Dask's optimizer, which then drops the index again)
+    return ddf.map_partitions(select_columns, columns, meta=ddf._meta[columns])
 
 
 def _listed_shards(folder: Path) -> list[Path]:
@@ -240,6 +251,10 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                             path=f)
         for c in required:
             check_column_once(names, "the " + c, c, f, line=None)
+            if twins := [n for n in names if n != c and n.casefold() == c.casefold()]:
+                raise DataError(f"columns {c!r} and {twins[0]!r} could each be the {c} column "
+                                "(names differing only in case are ambiguous, as to the local "
+                                "engine): rename or drop one", path=f, column=c)
             kind = schema.field(c).type
             if pa.types.is_dictionary(kind):
                 kind = kind.value_type
@@ -258,18 +273,32 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                                     f"cannot be {seen[0]} in one shard and {family} in another "
                                     "(write every shard's qid with one type)", path=f, column=c)
                 continue
-            numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-            if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
-                why = ("a bool is not a number here: write the labels as integers if 1/0 is "
-                       "meant") if pa.types.is_boolean(kind) else "text or other values are not parsed"
-                raise DataError(f"column of type {kind}: expected numbers ({why})", path=f, column=c)
-            if c != "label" and not numeric:
-                raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
-                                path=f, column=c)
-            if c != "label" and pa.types.is_integer(kind):
-                _exact_scores(f, c)
+            _check_values(f, c, kind)
     refuse_wrapped_ids(qid_kinds, "qid")  # uint64 beyond 2^63 beside signed: one int64 id
     return files
+
+
+def _check_values(f: Path, c: str, kind: Any) -> None:
+    """A shard's label or score column of Arrow type ``kind``: numbers, as
+    :func:`bench.metrics.evaluate` reads them (not a bool, text or a decimal); an integer score
+    exact in a float64."""
+    import pyarrow as pa
+
+    numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+    if pa.types.is_decimal(kind):  # Spark's DecimalType: a number, but not read as one here
+        raise DataError(f"column of type {kind}: expected numbers of an integer or float type "
+                        "(a decimal column is not read as one, as by the local engine): cast "
+                        "the column to float64 where it is written (Spark: .cast('double'), "
+                        "pandas: .astype('float64'))", path=f, column=c)
+    if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
+        why = ("a bool is not a number here: write the labels as integers if 1/0 is "
+               "meant") if pa.types.is_boolean(kind) else "text or other values are not parsed"
+        raise DataError(f"column of type {kind}: expected numbers ({why})", path=f, column=c)
+    if c != "label" and not numeric:
+        raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
+                        path=f, column=c)
+    if c != "label" and pa.types.is_integer(kind):
+        _exact_scores(f, c)
 
 
 def _hive_key(f: Path, missing: list[str]) -> str:
@@ -454,17 +483,6 @@ def checked_layout(table: pd.DataFrame, files: list[str] | None, qid: str,
 def check_query_aligned(ddf: Any, *, qid: str = "qid", where: str = "data") -> list[int]:
     """:func:`query_layout`'s check; returns the row count of each partition."""
     return query_layout(ddf, qid=qid, where=where).rows
-
-
-def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None) -> Any:
-    """``ddf`` re-partitioned so that each query lies in one partition (a shuffle on ``qid``).
-
-    Partitions come out sorted by ``qid``; inside a query, rows keep their input order only if
-    the input was already sorted by ``qid`` (Dask's shuffle is stable per source partition).
-    """
-    n = npartitions or ddf.npartitions
-    out = ddf.set_index(qid, drop=False, npartitions=n, sort=True)
-    return out.reset_index(drop=True)
 
 
 __all__ = ["MANY_SHARDS", "SHARD_GLOB", "ManyShardsWarning", "QueryLayout", "align_queries",

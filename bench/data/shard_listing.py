@@ -10,7 +10,9 @@ files that were checked, and :func:`still_as_checked` runs right before it: ever
 is still a readable regular file, and the folder's listing is the checked one.
 
 :func:`parquet_parts` names the file of each partition of a frame the caller read with
-``dd.read_parquet`` (a hive folder), so a partition's error names its file there too.
+``dd.read_parquet`` (a hive folder), so a partition's error names its file there too;
+:func:`pandas_index_levels` the columns to read beside the wanted ones where a pandas job wrote
+a wanted column as a level of its index (Dask's reader drops an index it does not read whole).
 """
 
 from __future__ import annotations
@@ -66,4 +68,39 @@ def parquet_parts(ddf: Any) -> list[str] | None:
     return paths if len(set(paths)) == len(paths) else None
 
 
-__all__ = ["parquet_parts", "still_as_checked"]
+def pandas_index_levels(files: list[Path], columns: list[str] | None) -> list[str]:
+    """The other levels of a pandas index that holds a wanted column (``set_index(["qid",
+    "doc"])``): Dask's reader drops the whole index unless every level is read, the wanted
+    column with it. A shard without such a level is refused, naming it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not columns:
+        return []
+    levels: dict[Path, list[str]] = {}
+    names: dict[Path, list[str]] = {}
+    for f in files:
+        try:
+            schema = pq.read_schema(f)
+        except (OSError, ValueError, pa.ArrowException):
+            continue  # named by the read itself
+        index = [c for c in (schema.pandas_metadata or {}).get("index_columns", [])
+                 if isinstance(c, str)]
+        levels[f], names[f] = index, schema.names
+    extra = list(dict.fromkeys(c for index in levels.values() if set(index) & set(columns)
+                               for c in index if c not in columns))
+    for f, have in names.items():
+        if lacking := [c for c in extra if c not in have]:
+            raise DataError(f"no column {lacking[0]!r}, which other shards' pandas index holds "
+                            f"beside {', '.join(c for c in columns if c not in lacking)}: "
+                            "expected the shards of one table (write each with the same "
+                            "index, or with index=False)", path=f)
+    return extra
+
+
+def select_columns(part: Any, columns: list[str]) -> Any:
+    """``part[columns]``: one partition's wanted columns, the other index levels dropped."""
+    return part[columns]
+
+
+__all__ = ["pandas_index_levels", "parquet_parts", "select_columns", "still_as_checked"]
