@@ -269,8 +269,10 @@ def _random_frame(seed: int, n: int = 80) -> pd.DataFrame:
                          "score": rng.integers(0, 2, n).astype(float)})  # many ties
 
 
-@pytest.mark.parametrize("profile", ["lightgbm", "xgboost", "ltrbench"])
-def test_aligned_queries_give_the_local_number_under_every_tie_rule(profile: str) -> None:
+@pytest.mark.parametrize(("profile", "method"), [("lightgbm", "tasks"), ("xgboost", "tasks"),
+                                               ("ltrbench", "tasks"), ("lightgbm", "disk")])
+def test_aligned_queries_give_the_local_number_under_every_tie_rule(profile: str,
+                                                                    method: str) -> None:
     """silently wrong number: ``align_queries`` sorted each partition by qid with an unstable
     sort, so a profile whose ties keep row order (lightgbm, xgboost) ranked tied documents in
     another order than the local engine on the same frame (lightgbm ndcg@10 0.716 vs 0.767)."""
@@ -284,7 +286,7 @@ def test_aligned_queries_give_the_local_number_under_every_tie_rule(profile: str
     frame = _random_frame(0)
     metrics = ["ndcg@10", "map@10", "mrr"]
     want = evaluate(frame, metrics=metrics, profile=profile).metrics
-    with dask.config.set(TASKS):
+    with dask.config.set({**TASKS, "dataframe.shuffle.method": method}):
         got = evaluate_frame(align_queries(dd.from_pandas(frame, npartitions=4)),
                              metrics=metrics, profile=profile).metrics
     assert dict(got) == pytest.approx(dict(want), abs=1e-12)
@@ -439,6 +441,33 @@ def test_a_users_dask_setting_does_not_move_the_number(tmp_path: Path, no_cluste
     per = dict(zip(got["qid"].astype(str), got["ndcg@10"], strict=True))
     assert per == pytest.approx({"q1": 1.0, "q2": 1 / math.log2(3), "q3": 1 / math.log2(3)},
                                 abs=1e-15)
+
+
+def test_a_cudf_backend_in_the_users_dask_settings_still_gives_the_hand_number(
+        tmp_path: Path, no_cluster: None) -> None:
+    """traceback: DASK_DATAFRAME__BACKEND=cudf (a GPU cluster's setting) made the shards' read
+    dispatch to cuDF: "ValueError: No backend dispatch registered for cudf"."""
+    import dask
+
+    _folder(tmp_path, [A, B])
+    with dask.config.set({"dataframe.backend": "cudf"}):
+        res = cli(tmp_path, "evaluate", "--engine", "dask", "--data", "shards", "--format",
+                  "csv", "--metrics", "ndcg@10")
+    assert not res.traceback, res.err
+    assert res.status == 0, res.err
+    assert csv_values(res)["ndcg@10"] == pytest.approx(NDCG_AB, abs=1e-15)
+
+
+def test_a_cudf_backend_in_the_users_dask_settings_reads_ratings_as_pandas(
+        tmp_path: Path) -> None:
+    import dask
+
+    r = _ratings()
+    r.to_csv(tmp_path / "r.csv", index=False)
+    with dask.config.set({"dataframe.backend": "cudf"}):
+        got, exc = call(lambda: _dask_frame(tmp_path / "r.csv"))
+    assert exc is None, f"{type(exc).__name__}: {exc}"
+    pd.testing.assert_frame_equal(got[list(r.columns)], r, check_dtype=False)
 
 
 def test_one_shard_listed_twice_by_the_user_is_refused_not_counted_twice(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_backend import on_pandas
 from bench.data.dask_cells import (
     date_line_problem,
     decimals_as_numbers,
@@ -105,6 +106,7 @@ class RatingsFrame:
         return {f.name: sha256_file(f) for f in self.files}
 
 
+@on_pandas
 def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | None = None,
                        rating: str | None = None, timestamp: str | None = None,
                        sep: str | None = None, blocksize: str | int = "16MB") -> RatingsFrame:

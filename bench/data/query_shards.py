@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_backend import on_pandas
 from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
 from bench.data.letor import LetorData
@@ -155,6 +156,7 @@ def warn_many_small(files: list[Path], folder: PathLike) -> bool:
     return True
 
 
+@on_pandas
 def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
                       files: list[Path] | None = None) -> Any:
     """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order (any
