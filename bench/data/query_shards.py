@@ -183,20 +183,13 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
     for f in files:  # a FIFO named like a shard would block the read for ever
         check_input_file(f, expected="a Parquet shard (a regular file)")
     warn_many_small(files, folder)
-    from bench.data.shard_listing import pandas_index_levels, select_columns
+    from bench.data.shard_listing import indexed_columns, read_files
 
-    extra = pandas_index_levels(files, columns)
-    # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file);
-    # index=False: a column a pandas job wrote as its index (set_index("qid").to_parquet) is a
-    # column of the file like any other (Dask made it the index: "['qid'] not in index")
-    ddf = dd.read_parquet([glob.escape(str(f)) for f in files],
-                          columns=None if columns is None else columns + extra,
-                          index=False, split_row_groups=False, aggregate_files=False)
-    if not extra or columns is None:
-        return ddf
-    # the levels dropped per partition (a projection of the frame would be pushed into the
-    # read by Dask's optimizer, which then drops the index again)
-    return ddf.map_partitions(select_columns, columns, meta=ddf._meta[columns])
+    if columns and indexed_columns(files, columns):  # set_index("qid").to_parquet: Dask
+        return read_files(files, columns)  # mis-reads it ("['qid'] not in index")
+    # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
+    return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
+                           split_row_groups=False, aggregate_files=False)
 
 
 def _listed_shards(folder: Path) -> list[Path]:
@@ -226,6 +219,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
 
     from bench.data.delimited import check_column_once
     from bench.data.inputs import check_input_file
+    from bench.data.shard_listing import index_names
 
     p = Path(folder)
     if not p.is_dir():
@@ -244,7 +238,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         except (OSError, ValueError, pa.ArrowException) as exc:
             raise DataError(f"not a readable Parquet file ({exc}): expected a shard written by "
                             "ltrbench convert --shards or write_query_shards", path=f) from None
-        names = schema.names
+        ranged = index_names(schema) - set(schema.names)  # pandas: 1, 2, 3 as a range index
+        names = schema.names + sorted(ranged)
         missing = [c for c in required if c not in names]
         if missing:
             shown = ", ".join(map(repr, names[:12])) or "none"  # 'score ' visible
@@ -257,7 +252,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                 raise DataError(f"columns {c!r} and {twins[0]!r} could each be the {c} column "
                                 "(names differing only in case are ambiguous, as to the local "
                                 "engine): rename or drop one", path=f, column=c)
-            kind = schema.field(c).type
+            kind = pa.int64() if c in ranged else schema.field(c).type
             if pa.types.is_dictionary(kind):
                 kind = kind.value_type
             if pa.types.is_null(kind) and meta.num_rows == 0:
@@ -275,7 +270,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                                     f"cannot be {seen[0]} in one shard and {family} in another "
                                     "(write every shard's qid with one type)", path=f, column=c)
                 continue
-            _check_values(f, c, kind)
+            if c not in ranged:
+                _check_values(f, c, kind)
     refuse_wrapped_ids(qid_kinds, "qid")  # uint64 beyond 2^63 beside signed: one int64 id
     return files
 
