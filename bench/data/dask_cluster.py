@@ -296,6 +296,9 @@ def memory_limit_value(value: object) -> str | int | None:
         raise ConfigError(f"memory limit {value!r}: expected bytes or a size such as 2GB")
     try:
         n = parse_bytes(value) if isinstance(value, str) else value
+    except OverflowError:  # 1e400: Dask's float of it is infinite (a traceback in parse_bytes)
+        raise ConfigError(f"memory limit {value!r} is too large to be a number of bytes: "
+                          "expected a size up to the machine's memory, such as 2GB") from None
     except (ValueError, KeyError, TypeError):
         raise ConfigError(f"memory limit {value!r}: expected bytes or a size such as 2GB, "
                           "or auto") from None

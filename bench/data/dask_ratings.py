@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_backend import on_pandas
 from bench.data.dask_cells import (
     date_line_problem,
     decimals_as_numbers,
@@ -67,6 +68,7 @@ from bench.data.folder_names import missing_note
 from bench.data.inputs import check_input_file
 from bench.data.query_shards import warn_many_small
 from bench.data.ratings_columns import check_guess
+from bench.data.shard_listing import index_names, indexed_columns, read_files
 from bench.data.shard_strays import folder_shards
 from bench.data.tabular import check_columns, guess_sep
 from bench.errors import ConfigError, DataError
@@ -105,6 +107,7 @@ class RatingsFrame:
         return {f.name: sha256_file(f) for f in self.files}
 
 
+@on_pandas
 def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | None = None,
                        rating: str | None = None, timestamp: str | None = None,
                        sep: str | None = None, blocksize: str | int = "16MB") -> RatingsFrame:
@@ -140,8 +143,9 @@ def read_ratings_frame(path: PathLike, *, user: str | None = None, item: str | N
     wide_columns = _check_shards(files, parquet, sep, cols)
     if parquet:
         # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
-        raw = dd.read_parquet([glob.escape(str(f)) for f in files], columns=use,
-                              split_row_groups=True)
+        # a column a pandas job wrote as its index (set_index("user")): Dask mis-reads it
+        raw = read_files(files, use) if indexed_columns(files, use) else dd.read_parquet(
+            [glob.escape(str(f)) for f in files], columns=use, split_row_groups=True)
         raw = raw.assign(**{_PATH: str(files[0]) if len(files) == 1 else "Parquet shards"})
     else:
         # every column as its text: ids and timestamps checked whole and exact in _typed
@@ -459,7 +463,8 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
 
     refuse_letor_split(schema, path)  # a conversion's own split given back as ratings
 
-    names = list(schema.names)
+    ranged = index_names(schema) - set(schema.names)  # pandas: 1, 2, 3 as a range index
+    names = list(schema.names) + sorted(ranged)
     for role, c in (cols or {}).items():
         if c is None:
             continue
@@ -468,7 +473,7 @@ def _parquet_columns(path: Path, cols: dict[str, str | None] | None = None,
             raise DataError(f"no column {c!r} (the {role}s); its columns are "
                             f"{', '.join(names[:12])} (every shard of a table has its columns)",
                             path=path, column=c)
-        kind = schema.field(c).type
+        kind = pa.int64() if c in ranged else schema.field(c).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         # text: ids numbered, dates and ratings read under the local grammar (dask_cells)

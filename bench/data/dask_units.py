@@ -92,9 +92,9 @@ def _dated(cells: pd.Series) -> np.ndarray:
 def _parquet_facts(path: str, column: str) -> pd.DataFrame:
     """:func:`_facts` of one Parquet shard, its timestamp column read alone (a value that is no
     timestamp is the typed table's to refuse, with its row)."""
-    import pyarrow.parquet as pq
+    from bench.data.shard_listing import read_file_columns
 
-    cells = pq.read_table(path, columns=[column]).column(0).to_pandas()
+    cells = read_file_columns(path, [column])[column]  # a range index of pandas' too
     values = pd.to_numeric(cells, errors="coerce").to_numpy(np.float64, na_value=np.nan)
     return _facts(pd.DataFrame({"t": values}), "t", None, [(path, 0)], _as_is, {"number": 0})
 

@@ -28,10 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench.data.dask_backend import on_pandas
 from bench.data.dask_qids import refuse_wrapped_ids
 from bench.data.groups import offsets_from_qid
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
+from bench.data.query_align import align_queries
 from bench.data.shard_strays import stray_data, stray_error
 from bench.errors import DataError
 
@@ -154,6 +156,7 @@ def warn_many_small(files: list[Path], folder: PathLike) -> bool:
     return True
 
 
+@on_pandas
 def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
                       files: list[Path] | None = None) -> Any:
     """The shards of ``folder`` as a Dask DataFrame, one partition per file, in file order (any
@@ -180,10 +183,13 @@ def read_query_shards(folder: PathLike, *, columns: list[str] | None = None,
     for f in files:  # a FIFO named like a shard would block the read for ever
         check_input_file(f, expected="a Parquet shard (a regular file)")
     warn_many_small(files, folder)
+    from bench.data.shard_listing import indexed_columns, read_files
+
+    if columns and indexed_columns(files, columns):  # set_index("qid").to_parquet: Dask
+        return read_files(files, columns)  # mis-reads it ("['qid'] not in index")
     # escaped: fsspec expands a path as a pattern (a folder named data[1] read no file)
     return dd.read_parquet([glob.escape(str(f)) for f in files], columns=columns,
-                           split_row_groups=False,
-                           aggregate_files=False)
+                           split_row_groups=False, aggregate_files=False)
 
 
 def _listed_shards(folder: Path) -> list[Path]:
@@ -213,6 +219,7 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
 
     from bench.data.delimited import check_column_once
     from bench.data.inputs import check_input_file
+    from bench.data.shard_listing import index_names
 
     p = Path(folder)
     if not p.is_dir():
@@ -231,7 +238,8 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
         except (OSError, ValueError, pa.ArrowException) as exc:
             raise DataError(f"not a readable Parquet file ({exc}): expected a shard written by "
                             "ltrbench convert --shards or write_query_shards", path=f) from None
-        names = schema.names
+        ranged = index_names(schema) - set(schema.names)  # pandas: 1, 2, 3 as a range index
+        names = schema.names + sorted(ranged)
         missing = [c for c in required if c not in names]
         if missing:
             shown = ", ".join(map(repr, names[:12])) or "none"  # 'score ' visible
@@ -240,7 +248,11 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                             path=f)
         for c in required:
             check_column_once(names, "the " + c, c, f, line=None)
-            kind = schema.field(c).type
+            if twins := [n for n in names if n != c and n.casefold() == c.casefold()]:
+                raise DataError(f"columns {c!r} and {twins[0]!r} could each be the {c} column "
+                                "(names differing only in case are ambiguous, as to the local "
+                                "engine): rename or drop one", path=f, column=c)
+            kind = pa.int64() if c in ranged else schema.field(c).type
             if pa.types.is_dictionary(kind):
                 kind = kind.value_type
             if pa.types.is_null(kind) and meta.num_rows == 0:
@@ -258,18 +270,33 @@ def shard_columns(folder: PathLike, required: list[str]) -> list[Path]:
                                     f"cannot be {seen[0]} in one shard and {family} in another "
                                     "(write every shard's qid with one type)", path=f, column=c)
                 continue
-            numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-            if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
-                why = ("a bool is not a number here: write the labels as integers if 1/0 is "
-                       "meant") if pa.types.is_boolean(kind) else "text or other values are not parsed"
-                raise DataError(f"column of type {kind}: expected numbers ({why})", path=f, column=c)
-            if c != "label" and not numeric:
-                raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
-                                path=f, column=c)
-            if c != "label" and pa.types.is_integer(kind):
-                _exact_scores(f, c)
+            if c not in ranged:
+                _check_values(f, c, kind)
     refuse_wrapped_ids(qid_kinds, "qid")  # uint64 beyond 2^63 beside signed: one int64 id
     return files
+
+
+def _check_values(f: Path, c: str, kind: Any) -> None:
+    """A shard's label or score column of Arrow type ``kind``: numbers, as
+    :func:`bench.metrics.evaluate` reads them (not a bool, text or a decimal); an integer score
+    exact in a float64."""
+    import pyarrow as pa
+
+    numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+    if pa.types.is_decimal(kind):  # Spark's DecimalType: a number, but not read as one here
+        raise DataError(f"column of type {kind}: expected numbers of an integer or float type "
+                        "(a decimal column is not read as one, as by the local engine): cast "
+                        "the column to float64 where it is written (Spark: .cast('double'), "
+                        "pandas: .astype('float64'))", path=f, column=c)
+    if c == "label" and not numeric:  # bench.metrics.evaluate refuses a bool label too
+        why = ("a bool is not a number here: write the labels as integers if 1/0 is "
+               "meant") if pa.types.is_boolean(kind) else "text or other values are not parsed"
+        raise DataError(f"column of type {kind}: expected numbers ({why})", path=f, column=c)
+    if c != "label" and not numeric:
+        raise DataError(f"column of type {kind}: expected numbers (integers or floats)",
+                        path=f, column=c)
+    if c != "label" and pa.types.is_integer(kind):
+        _exact_scores(f, c)
 
 
 def _hive_key(f: Path, missing: list[str]) -> str:
@@ -454,17 +481,6 @@ def checked_layout(table: pd.DataFrame, files: list[str] | None, qid: str,
 def check_query_aligned(ddf: Any, *, qid: str = "qid", where: str = "data") -> list[int]:
     """:func:`query_layout`'s check; returns the row count of each partition."""
     return query_layout(ddf, qid=qid, where=where).rows
-
-
-def align_queries(ddf: Any, *, qid: str = "qid", npartitions: int | None = None) -> Any:
-    """``ddf`` re-partitioned so that each query lies in one partition (a shuffle on ``qid``).
-
-    Partitions come out sorted by ``qid``; inside a query, rows keep their input order only if
-    the input was already sorted by ``qid`` (Dask's shuffle is stable per source partition).
-    """
-    n = npartitions or ddf.npartitions
-    out = ddf.set_index(qid, drop=False, npartitions=n, sort=True)
-    return out.reset_index(drop=True)
 
 
 __all__ = ["MANY_SHARDS", "SHARD_GLOB", "ManyShardsWarning", "QueryLayout", "align_queries",

@@ -10,7 +10,9 @@ files that were checked, and :func:`still_as_checked` runs right before it: ever
 is still a readable regular file, and the folder's listing is the checked one.
 
 :func:`parquet_parts` names the file of each partition of a frame the caller read with
-``dd.read_parquet`` (a hive folder), so a partition's error names its file there too.
+``dd.read_parquet`` (a hive folder), so a partition's error names its file there too;
+:func:`read_files` reads files whose pandas metadata makes a wanted column an index level
+(:func:`indexed_columns`), which Dask's reader mis-reads.
 """
 
 from __future__ import annotations
@@ -66,4 +68,68 @@ def parquet_parts(ddf: Any) -> list[str] | None:
     return paths if len(set(paths)) == len(paths) else None
 
 
-__all__ = ["parquet_parts", "still_as_checked"]
+def index_names(schema: Any) -> set[str]:
+    """The names of the index levels a Parquet ``schema``'s pandas metadata records: a column
+    (``set_index("qid")``) or, for consecutive integers, a range held in the metadata alone."""
+    found = set()
+    for c in (schema.pandas_metadata or {}).get("index_columns", []):
+        name = c if isinstance(c, str) else c.get("name") if isinstance(c, dict) else None
+        if isinstance(name, str):
+            found.add(name)
+    return found
+
+
+def indexed_columns(files: Sequence[PathLike], columns: list[str] | None) -> bool:
+    """Whether a file's pandas metadata names a wanted column as a level of its index
+    (``set_index("qid").to_parquet``): Dask's reader then fails ("['qid'] not in index"), or
+    drops the index when not all its levels are read, for some files and not others."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for f in files if columns else ():
+        try:
+            if index_names(pq.read_schema(f)) & set(columns or []):
+                return True
+        except (OSError, ValueError, pa.ArrowException):
+            continue  # named by the read itself
+    return False
+
+
+def read_files(files: Sequence[PathLike], columns: list[str]) -> Any:
+    """A Dask frame of one partition per Parquet file, read by pyarrow, ``columns`` only, a
+    column the file's pandas metadata makes an index level a column again (for the files of
+    which :func:`indexed_columns` is true)."""
+    import dask.dataframe as dd
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(files[0])
+    meta = _as_columns(schema.empty_table(), columns)
+    return dd.from_map(read_file_columns, [str(f) for f in files], columns=columns, meta=meta,
+                       enforce_metadata=False)
+
+
+def read_file_columns(path: str, columns: list[str]) -> Any:
+    """``columns`` of one Parquet file as a frame (a range index of pandas' metadata too)."""
+    import pyarrow.parquet as pq
+
+    names = pq.read_schema(path).names
+    return _as_columns(pq.read_table(path, columns=[c for c in columns if c in names]), columns)
+
+
+def _as_columns(table: Any, columns: list[str]) -> Any:
+    """``table`` as a frame of ``columns``: a column of pandas' index a column again, a range
+    index that pandas' metadata alone holds (``start``, ``step``) made a column of integers."""
+    import numpy as np
+
+    frame = table.select([c for c in columns if c in table.column_names]).to_pandas(
+        ignore_metadata=True)
+    for c in (table.schema.pandas_metadata or {}).get("index_columns", []):
+        if isinstance(c, dict) and c.get("kind") == "range" and c.get("name") in columns \
+                and c["name"] not in frame.columns:
+            frame[c["name"]] = np.arange(len(frame), dtype=np.int64) * int(c.get("step", 1)) \
+                + int(c.get("start", 0))
+    return frame[columns].reset_index(drop=True)
+
+
+__all__ = ["index_names", "indexed_columns", "parquet_parts", "read_file_columns", "read_files",
+           "still_as_checked"]

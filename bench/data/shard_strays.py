@@ -87,6 +87,11 @@ def folder_shards(folder: Path, suffixes: tuple[str, ...], *, what: str,
         raise DataError(f"holds {what} in two formats ({kinds[0][0].name}, {kinds[1][0].name}): "
                         "expected one table in one format", path=folder)
     if not (files := kinds[0] if kinds else []):
+        stray = stray_data(folder, [])  # x.csv.gz, x.CSV: name what the folder does hold
+        if stray is not None and not stray.is_dir() and stray.name.lower().endswith(_COMPRESSED):
+            raise DataError(f"is a compressed shard: a folder is read as its "
+                            f"{', '.join('*.' + x for x in suffixes)} files, expected {expected};"
+                            " decompress the shards first (e.g. gunzip FILE)", path=stray)
         raise DataError(f"expected {expected}", path=folder)
     if (stray := stray_data(folder, files)) is not None:  # x.CSV, x.csv.gz, hive sub-folders
         raise stray_error(stray, "a folder is read as its "

@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bench.data.compressed import HEAD
+from bench.data.compressed import HEAD, refuse_compressed
 from bench.data.date_text import text_dates
 from bench.data.delimited import (
     check_column_once,
@@ -194,7 +194,10 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
     refuse_letor_split(schema, p)  # a conversion's own split given back as ratings
-    names, resolved = schema.names, []
+    from bench.data.shard_listing import index_names
+
+    present = schema.names  # and a range index pandas' metadata alone holds (1, 2, 3)
+    names, resolved = present + sorted(index_names(schema) - set(present)), []
     for role, c in cols.items():
         name = names[c] if isinstance(c, int) and c < len(names) else c
         if name not in names:
@@ -205,10 +208,13 @@ def _read_parquet(p: Path, cols: dict[str, Column]) -> pd.DataFrame:
         resolved.append(name)
     try:
         # INT96 dates (Spark, Hive, Impala) in microseconds: as nanoseconds 2300 became 1715
-        return pq.read_table(p, columns=list(dict.fromkeys(resolved)),
-                             coerce_int96_timestamp_unit="us").to_pandas()
+        frame = pq.read_table(p, columns=[c for c in dict.fromkeys(resolved) if c in present],
+                              coerce_int96_timestamp_unit="us").to_pandas()
     except (pa.ArrowException, OSError) as exc:  # a damaged row group, an unreadable type
         raise DataError(f"not a readable Parquet file: {exc}", path=p) from exc
+    # a column a pandas job wrote as its index (set_index("user").to_parquet): pandas'
+    # metadata makes it the frame's index again, a column here (a KeyError 'user' before)
+    return frame.reset_index() if set(frame.index.names) & set(resolved) else frame
 
 
 def _read_text(p: Path, cols: dict[str, Column], sep: str | None, header: bool,
@@ -314,6 +320,8 @@ def guess_sep(p: Path) -> str:
         return ","
     if suffix in (".tsv", ".tab"):
         return "\t"
+    with open(p, "rb") as fh:  # part-0.csv.gz: said compressed, not "cannot tell the separator"
+        refuse_compressed(fh.read(HEAD), p)  # (or a separator guessed in its bytes, by chance)
     line = _first_line(p)
     for cand in ("\t", "::", ",", ";", "|"):
         if cand in line:
