@@ -428,31 +428,6 @@ def test_run_json_with_an_unknown_model_leaves_standard_output_empty(job: Job) -
     assert not (job.root / "x").exists()
 
 
-def test_run_json_stays_one_document_when_a_custom_model_prints(job: Job) -> None:
-    """silently wrong number: a ranker's prints go to stderr, stdout parses as one document."""
-    (job.root / "r19f_loud.py").write_text(
-        "import numpy as np\n"
-        "class Loud:\n"
-        "    def __init__(self, seed=0): pass\n"
-        "    def fit(self, X, y, group=None):\n"
-        "        print('NaN {'); return self\n"
-        "    def predict(self, X):\n"
-        "        print('scores'); return X[:, 0].astype(float)\n")
-    (job.root / "loud.toml").write_text(
-        'dataset = "let"\nmodels = ["loud"]\nseeds = [0]\n'
-        '[custom_models.loud]\nfactory = "r19f_loud:Loud"\n')
-    with _env(PYTHONPATH=None):
-        sys.path.insert(0, str(job.root))
-        try:
-            res = run_cli(job.root, "run", "--config", "loud.toml", *QUICK, "--out", "loud",
-                          "--format", "json")
-        finally:
-            sys.path.remove(str(job.root))
-    doc = ok_json(res)
-    assert doc["status"] == {"loud-seed0": "done"}
-    assert "NaN {" in res.err
-
-
 def test_run_json_ctrl_c_in_a_custom_model_is_130_and_no_document(job: Job) -> None:
     """traceback: Ctrl-C in a ranker's fit ends with 130, one line, nothing on stdout."""
     (job.root / "r19f_stop.py").write_text(
@@ -523,23 +498,16 @@ def test_report_after_a_no_op_resume_still_uses_the_newer_run(job: Job) -> None:
     """silently wrong number: the leaderboard of ``res`` is the newer run (seeds 0 and 1)
     before and after ``--resume`` of the older one (seed 0)."""
     assert job.report["tables"][0]["run_id"] == job.newer["run_id"]
-    run_cli(job.root, "run", "--resume", str(job.run_dir(job.older)), "--no-progress")
+    resumed = run_cli(job.root, "run", "--resume", str(job.run_dir(job.older)))
+    assert resumed.status == 0, resumed.err
+    # a resume that trains nothing says so in a CI log (stderr no terminal), pair by pair
+    assert resumed.err.count("done earlier") == 1, resumed.err
+    assert "done earlier" not in resumed.out
     doc = ok_json(run_cli(job.root, "report", "--runs", "res", "--out", "rep2", "--no-plots",
                           "--no-progress", "--format", "json"))
     table = doc["tables"][0]
     assert table["run_id"] == job.newer["run_id"], (table["run_id"], table["seeds"])
     assert table["seeds"] == [0, 1]
-
-
-def test_resume_of_a_finished_run_says_each_pair_was_done_earlier(job: Job) -> None:
-    """silent accept: a resume that trains nothing says so in a CI log (stderr no terminal),
-    pair by pair, on stderr only; stdout is the run's table."""
-    res = run_cli(job.root, "run", "--resume", str(job.run_dir(job.newer)))
-    assert res.status == 0, res.err
-    assert not res.traceback, res.err
-    assert res.err.count("done earlier") == 2, res.err
-    assert "done earlier" not in res.out
-    assert "random" in res.out
 
 
 def test_resume_of_a_folder_that_is_no_run_is_exit_2_and_no_document(job: Job) -> None:
