@@ -320,6 +320,18 @@ def test_datasets_list_json_names_the_data_directories(job: Job) -> None:
     assert any(d.get("name") == "synthetic" for d in doc["datasets"])
 
 
+def test_datasets_list_json_never_calls_an_absent_dataset_complete(job: Job) -> None:
+    """silently wrong number: every absent dataset was listed ``"complete": true`` (and its
+    ``present`` is the truthy text ``"absent"``, pinned by test_datasets_fetch), so a job that
+    selected the complete datasets selected all of them; added after the first measurement."""
+    doc = ok_json(run_cli(job.root, "datasets", "list", "--format", "json", "--data-dir",
+                          str(job.root / "empty-data")))
+    rows = {r["name"]: r for r in doc["datasets"]}
+    assert rows["mslr-web10k"]["present"] == "absent"
+    assert rows["mslr-web10k"]["complete"] is False, rows["mslr-web10k"]
+    assert rows["synthetic"]["complete"] is True  # built in: nothing to be missing
+
+
 def test_datasets_info_json_of_an_unknown_name_leaves_stdout_empty(job: Job) -> None:
     """unclear error: an unknown dataset is exit 2 and names the valid ones."""
     refused_quietly(run_cli(job.root, "datasets", "info", "nosuch", "--format", "json"),
@@ -516,6 +528,25 @@ def test_resume_of_a_folder_that_is_no_run_is_exit_2_and_no_document(job: Job) -
                             "json"), "let")
 
 
+def test_the_writer_lock_names_its_start_in_utc_with_offset(tmp_path: Path) -> None:
+    """unclear error: the lock a second writer is refused with named its start in the local
+    zone with a bare ``+0100``; every other record is UTC as ``+00:00`` (a job on another host
+    or zone read the holder's time wrong); added after the first measurement."""
+    import time
+
+    from bench.runs.lock import LOCK_NAME, writer_lock
+
+    try:
+        with _env(TZ="EST5EDT"):
+            time.tzset()
+            with writer_lock(tmp_path):
+                held = (tmp_path / LOCK_NAME).read_text(encoding="utf-8")
+    finally:
+        time.tzset()  # the zone of the environment as it was
+    stamp = held.rsplit("since ", 1)[-1]
+    assert UTC.match(stamp), held
+
+
 def test_two_run_folders_of_one_second_and_config_never_collide(tmp_path: Path) -> None:
     """input destroyed: two jobs starting the same config in one second get two folders."""
     from bench.runs.naming import new_run_dir
@@ -586,6 +617,23 @@ def test_leaderboard_csv_cells_are_numbers_or_empty(job: Job) -> None:
         for key, cell in row.items():
             if key.endswith(("_mean", "_std", "_ci_low", "_ci_high")):
                 assert cell == "" or math.isfinite(float(cell)), (key, cell)
+
+
+def test_leaderboard_csv_writes_every_measurement_as_a_float(job: Job) -> None:
+    """silently wrong number (a schema flip): ``%.10g`` wrote a recall of 1.0 as ``1`` and a fit
+    time of 0.0 as ``0``, so pandas or a warehouse loader typed the column integer in this run
+    and float in the next; counts stay integers; added after the first measurement."""
+    text = (job.root / "rep" / "leaderboard.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    counts = ("n_seeds", "n_queries", "blank_queries")
+    names = ("dataset", "run_id", "run_config", "profile", "split", "model", "library")
+    for row in rows:
+        for key, cell in row.items():
+            if key in counts:
+                assert re.fullmatch(r"\d+", cell), (key, cell)
+            elif key not in names and cell != "":
+                assert not re.fullmatch(r"-?\d+", cell), (key, cell)
+    assert rows[0]["recall@10_mean"] == "1.0", rows[0]["recall@10_mean"]
 
 
 def test_report_of_a_folder_without_runs_is_exit_2_and_no_document(job: Job) -> None:
