@@ -25,6 +25,7 @@ from bench.errors import LtrbenchError
 from bench.streams import (
     best_effort_stderr,
     encodable_output,
+    not_utf8,
     os_error_text,
     pipe_closed,
     refuse_cut_output,
@@ -118,16 +119,6 @@ def no_empty_values(parser: argparse.ArgumentParser) -> None:
         elif action.nargs != 0 and not getattr(action.type, "_refuses_empty", False) \
                 and not (action.nargs == "?" and action.const == ""):  # a bare flag's own ""
             action.type = _non_empty(action.type)
-
-
-def not_utf8(text: str) -> str:
-    """Why a value whose bytes are not UTF-8 (a Latin-1 file name: the shell passes its bytes,
-    Python escapes them as lone surrogates) is refused: ltrbench writes names and paths into its
-    UTF-8 files (manifest, config, tables), where such a value ended in a UnicodeEncodeError
-    traceback after the work was done."""
-    shown = text.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
-    return (f"'{shown}' holds bytes that are not UTF-8 text: ltrbench records names and paths "
-            "as UTF-8; rename it (or give it through a link with a UTF-8 name)")
 
 
 def _non_empty(read: Any) -> Callable[[str], Any]:
@@ -339,10 +330,11 @@ def _main(argv: Sequence[str] | None) -> int:
     if extras:  # argparse reports them with the top-level usage, which lists no option
         _unrecognized(_command_parser(parser, args), extras)
     vars(args).pop(_GIVEN, None)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        sys.stdout.flush()
-        return 0
+    if not getattr(args, "func", None):  # no command (``ltrbench $EMPTY`` in a CI step):
+        parser.print_usage(sys.stderr)  # exit 2, as ``ltrbench datasets`` without its action
+        say(f"{parser.prog}: error: a command is required: {', '.join(COMMANDS)} "
+            "(ltrbench --help says what each does)")
+        return 2
     try:
         expand_home(args, _command_parser(parser, args))
         # The door of every command (a file plainly another kind), imported late: not by --help

@@ -247,3 +247,23 @@ def whole_word_console(table: Any, *, whole_cells: bool = False) -> Any:
     need = Measurement.get(console, console.options.update(width=10_000), table)
     console.width = max(console.width, need.maximum if whole_cells else need.minimum)
     return console
+
+
+def not_utf8(text: str) -> str:
+    """Why a command-line value whose bytes are not UTF-8 (a Latin-1 file name: the shell passes
+    its bytes, Python escapes them as lone surrogates) is refused: ltrbench writes names and paths
+    into its UTF-8 files (manifest, config, tables), where such a value ended in a
+    UnicodeEncodeError traceback after the work was done. Bytes that are UTF-8, escaped because
+    this process reads names in an ASCII locale (``LC_ALL=C`` with ``PYTHONUTF8=0``), are said
+    so, with the remedy: they were called "not UTF-8" when only the locale was wrong."""
+    raw = text.encode("utf-8", "surrogateescape")
+    shown = raw.decode("ascii", "backslashreplace")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return (f"'{shown}' holds bytes that are not UTF-8 text: ltrbench records names and "
+                "paths as UTF-8; rename it (or give it through a link with a UTF-8 name)")
+    locale = os.environ.get("LC_ALL") or os.environ.get("LANG") or "unset"
+    return (f"'{shown}' is UTF-8 text, but this process reads names in the locale's "
+            f"{sys.getfilesystemencoding()} (LC_ALL/LANG {locale}, without Python's UTF-8 "
+            "mode): set a UTF-8 locale (LC_ALL=C.UTF-8) or PYTHONUTF8=1, and run it again")

@@ -287,7 +287,8 @@ def test_verify_reports_ok_mismatch_missing_and_absent(isolated: Path) -> None:
     assert status == {"ratings.csv": "ok", "movies.csv": "mismatch", "tags.csv": "unverified",
                       "links.csv": "missing"}
     assert not report.ok
-    assert report.counts == {"ok": 1, "mismatch": 1, "missing": 1, "unverified": 1}
+    assert report.counts == {"ok": 1, "mismatch": 1, "missing": 1, "unverified": 1,
+                             "foreign": 0}
 
 
 def test_fetch_without_public_url_explains_the_manual_steps(isolated: Path) -> None:

@@ -28,13 +28,7 @@ from bench.benchmark.config import RunConfig
 from bench.benchmark.config_hash import accepted_hashes
 from bench.benchmark.config_unused import seeds_change_no_custom_model
 from bench.benchmark.progress import Advance, heartbeat, progress_bar, with_lines
-from bench.benchmark.record import (
-    FitTiming,
-    labels_frame,
-    pair_status,
-    pair_tables,
-    start_manifest,
-)
+from bench.benchmark.record import FitTiming, labels_frame, pair_status, pair_tables, start_manifest
 from bench.benchmark.scoring import check_scorable
 from bench.data.atomic import write_text
 from bench.data.letor import LetorSplits
@@ -121,6 +115,7 @@ def run_benchmark(
         run_dir, manifest = _open_run_dir(config, splits, Path(out_dir), resumed, held, checked,
                                           where)
         todo = [(m, s) for m, s in pairs if not layout.status_path(run_dir, m, s).is_file()]
+        kept = None if todo or resumed is None else resumed[1].get("finished")
         train, trainer = _open_trainer(config, splits, run_dir, manifest, advance, bool(todo))
         try:
             failures = _train_pairs(config, splits, run_dir, manifest, specs, pairs, todo,
@@ -135,7 +130,7 @@ def run_benchmark(
         finally:  # the pairs' status written once; finished only once the checks after
             # training ran: a run stopped in them (the cross-check) is unfinished, and
             # --resume runs the checks again instead of starting a new run
-            _finish_manifest(manifest, config, checked=after_done)
+            _finish_manifest(manifest, config, checked=after_done, kept=kept)
         advance(f"done: {run_dir.name}", 0)
     if failures:
         error = CustomModelFailure(
@@ -490,13 +485,15 @@ def _check_same_user_code(run_dir: Path, manifest: dict[str, Any], config: RunCo
                 "code; start a new run (or put the code back as it was)")
 
 
-def _finish_manifest(manifest: ManifestWriter, config: RunConfig, *, checked: bool) -> None:
+def _finish_manifest(manifest: ManifestWriter, config: RunConfig, *, checked: bool,
+                     kept: str | None = None) -> None:
     """The pairs' status in the manifest, and ``finished`` once every pair is done and
-    ``checked`` (the permute check and the cross-check after training ran)."""
+    ``checked`` (the checks after training ran): ``kept`` where a finished run was resumed with
+    nothing to train (report picks the newest finished run by that time), else now."""
     status = layout.read_status(manifest.run_dir)
     expected = {layout.status_key(m, s) for m in config.models for s in config.seeds}
     manifest.change(status=layout.status_summary(status),
-                    finished=now() if checked and expected <= set(status) else None)
+                    finished=kept or now() if checked and expected <= set(status) else None)
 
 
 def _crosscheck(manifest: ManifestWriter, out_dir: Path, custom: list[str]) -> dict[str, Any]:

@@ -20,14 +20,16 @@ from bench.datasets.fetch import data_dirs, find_dataset
 def catalogue_rows(data_dir: str | None) -> list[dict[str, str | bool]]:
     """One row per dataset (and per variant): name, kind, size, licence, where it is, whether
     that folder holds any of the card's files (``complete``: an empty or unfinished copy is
-    not), whether it can be downloaded."""
+    not, nor is an absent dataset, which was listed ``"complete": true``; a built-in generator
+    is), whether it can be downloaded."""
     rows: list[dict[str, str | bool]] = []
     for card in _cards():
         where = find_dataset(card, data_dir=data_dir)
         present = "built in" if card.kind == "synthetic" else (str(where) if where else "absent")
         rows.append({"name": card.spec, "kind": card.kind, "size": card.size,
                      "licence": _short_licence(card), "present": present,
-                     "complete": where is None or not _incomplete(card, where),
+                     "complete": card.kind == "synthetic" or (
+                         where is not None and not _incomplete(card, where)),
                      "download": "yes" if card.downloadable else "manual"})
     return rows
 

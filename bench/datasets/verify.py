@@ -46,8 +46,9 @@ class VerifyReport:
 
     @property
     def counts(self) -> dict[str, int]:
-        out = {"ok": 0, "mismatch": 0, "missing": 0, "unverified": 0}
-        for f in self.files:  # ("foreign" only where there is one)
+        # every status always (a JSON reader's counts["foreign"] failed on a clean folder)
+        out = {"ok": 0, "mismatch": 0, "missing": 0, "unverified": 0, "foreign": 0}
+        for f in self.files:
             out[f.status] = out.get(f.status, 0) + 1
         return out
 

@@ -21,6 +21,7 @@ the folder holding ``leaderboard.json`` when the run lies inside that folder, el
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -244,8 +245,16 @@ def table_of(
         run_timestamp=run.timestamp, profile=src.profile, split=options.split,
         seeds=seed_list(src.main["seed"]), metrics=src.metric_names,
         primary_metric=src.primary, n_queries=n_queries, blank_queries=n_blank,
-        best_model=models[0] if models else None, notes=notes, rows=rows, published=published,
+        best_model=_best(rows, src.primary), notes=notes, rows=rows, published=published,
     )
+
+
+def _best(rows: list[Row], primary: str) -> str | None:
+    """The first row's model when it has a primary mean; ``None`` when no row has one (every
+    query blank): the first row was named best while the verdict said "none"."""
+    cell = rows[0].metrics.get(primary) if rows else None
+    mean = None if cell is None else cell.mean
+    return rows[0].model if mean is not None and math.isfinite(float(mean)) else None
 
 
 def _sources(run: RunDir, dataset: str, options: LeaderboardOptions) -> _Sources:

@@ -342,14 +342,33 @@ def _one_cell_per_name(column: str, names: Any) -> None:
                         "them apart: rename one (run --name) or report them apart")
 
 
+#: The count columns of :func:`csv_frame`: integers (an empty cell where there is none).
+_COUNT_COLUMNS = ("n_seeds", "n_queries", "blank_queries")
+
+
+def number_cell(value: Any) -> str:
+    """A measurement as a ``leaderboard.csv`` cell: 10 significant digits, always written as a
+    float (``1.0``, ``0.0``: ``%.10g`` wrote ``1`` and ``0``, so a column of perfect recalls or
+    zero fit times was read as integers in one run and as floats in the next), empty for none."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    text = f"{float(value):.10g}"
+    return text + ".0" if text.lstrip("-").isdigit() else text
+
+
 def render_csv(doc: dict[str, Any]) -> str:
-    """``leaderboard.csv`` (full float precision; empty cells for missing values; names that a
-    spreadsheet would run as a formula neutralised by :func:`csv_cell`)."""
+    """``leaderboard.csv`` (10 significant digits, every measurement a float; empty cells for
+    missing values; names that a spreadsheet would run as a formula neutralised by
+    :func:`csv_cell`)."""
     frame = csv_frame(doc)
-    for col in _TEXT_COLUMNS:
-        if col in frame.columns:
+    for col in frame.columns:
+        if col in _TEXT_COLUMNS:
             _one_cell_per_name(col, frame[col])
             frame[col] = [v if not isinstance(v, str) else csv_cell(v) for v in frame[col]]
+        elif col in _COUNT_COLUMNS:
+            frame[col] = frame[col].astype("Int64")
+        else:
+            frame[col] = [number_cell(v) for v in frame[col]]
     buf = io.StringIO()
-    frame.to_csv(buf, index=False, float_format="%.10g")
+    frame.to_csv(buf, index=False)
     return buf.getvalue()

@@ -13,9 +13,9 @@ written, and a link would truncate the file it points to (a copied or hostile ru
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,7 +47,9 @@ def writer_lock(run_dir: str | os.PathLike[str]) -> Iterator[None]:
                 f"{run_dir}: another ltrbench process is writing this run ({holder}); wait "
                 "for it to finish (or stop it) before resuming or reporting it") from None
         os.ftruncate(fd, 0)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        # UTC with its offset, as every other time ltrbench records (local time read as
+        # another zone's on a shared folder, and "+0100" is not the manifest's "+01:00")
+        stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}".encode(), 0)
         try:
             yield
