@@ -13,6 +13,7 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -30,7 +31,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.kernels.small import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
 from bench.metrics.number_checks import ROWS as _ROWS
-from bench.metrics.number_checks import no_bool, no_mask, no_text, vector
+from bench.metrics.number_checks import no_mask, vector
 from bench.metrics.profiles import Profile
 
 
@@ -151,12 +152,7 @@ def _query_offsets(qid: ArrayLike | None, group: ArrayLike | None, n: int,
                 q = q[order]
         offsets, query_ids = _offsets(q)
     else:
-        sizes = np.asarray(group)
-        if sizes.dtype.kind == "b" or (isinstance(group, list | tuple) and any(
-                isinstance(g, bool | np.bool_) for g in group)):
-            raise DataError("group sizes must be integers, not bools (True would be a query of "
-                            "1 row)")
-        offsets = offsets_from_sizes(sizes, n)
+        offsets = offsets_from_sizes(cast("ArrayLike", group), n)  # bools refused there
         query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
     return order, offsets, query_ids
 
@@ -168,12 +164,9 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
-        w_raw = no_text(weights, "weights")
-        if w_raw.dtype.kind == "b":
-            no_bool("weights", 0)
-        w = np.asarray(w_raw, dtype=np.float64)
-        if w.ndim != 1:  # a (2, 3) table was read row by row as 6 row weights
-            raise DataError(f"weights must be one-dimensional, got shape {w.shape}")
+        # text, bools, complex numbers, dates and durations refused (a (2, 3) table too: it
+        # was read row by row as 6 row weights), as for labels and scores
+        w = vector(weights, "weights")
         if w.shape[0] not in (n, n_q):
             raise DataError(
                 f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"
@@ -182,6 +175,7 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
         if badw.shape[0]:
             raise DataError(f"weight {_num(w[badw[0]])} is not a finite number >= 0 ({_ROWS})",
                             row=int(badw[0]) + 1)
+        w = _power_of_two_scaled(w)
         if w.shape[0] == n and n != n_q:
             w_rows = w if order is None else w[order]
             w_query = np.add.reduceat(w_rows, offsets[:-1]) / np.diff(offsets)
@@ -191,6 +185,17 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
         if not np.sum(w_query) > 0:
             raise DataError("the query weights add up to 0")
     return w_rows, w_query
+
+
+def _power_of_two_scaled(w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``w`` divided by the power of two at or above its largest value: the weighted means are
+    ratios, so their value is unchanged (bit for bit: a power of two scales exactly), but
+    weights of 1e308 no longer sum to inf (the mean printed 0 or NaN) and subnormal weights
+    (5e-324) no longer lose their ratio in the products ``w * value`` (NDCG printed 1.0)."""
+    top = float(np.max(w)) if w.shape[0] else 0.0
+    if not top > 0:
+        return w
+    return np.ldexp(w, -int(np.frexp(top)[1]))
 
 
 def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:
