@@ -155,11 +155,23 @@ def weighted_mean(values: NDArray[np.float64], weights: NDArray[np.float64] | No
         if f32:
             return float(np.mean(kept.astype(np.float32), dtype=np.float32))
         return float(np.mean(kept))
-    w = weights[ok]
+    w, _ = two_scaled(weights[ok])
     total = float(np.sum(w))
     if total <= 0:
         return float("nan")
     return float(np.sum(values[ok] * w) / total)
+
+
+def two_scaled(weights: NDArray[np.float64]) -> tuple[NDArray[np.float64], int]:
+    """``(weights / 2^e, e)`` for the power of two 2^e at or above the largest weight: a ratio
+    of sums of them is the weights' own, exactly (the same bits for ordinary weights), but
+    weights of 1e308 no longer sum to inf (the mean printed 0 or NaN) and subnormal weights
+    (5e-324) no longer lose their ratio in the products ``w * value`` (NDCG printed 1.0)."""
+    top = float(np.max(weights)) if weights.shape[0] else 0.0
+    if not 0 < top < np.inf:
+        return weights, 0
+    e = int(np.frexp(top)[1])
+    return np.ldexp(weights, -e), e
 
 
 def profile_mean(
@@ -181,8 +193,10 @@ def profile_mean(
     ):
         # LightGBM rank_metric.hpp:119-122, XGBoost rank_metric.cc:377-399: a blank query adds
         # `empty` to the weighted sum without its weight; the divisor is still sum of weights.
-        num = float(np.sum(np.where(blank, 0.0, values * weights))) + profile.empty * int(blank.sum())
-        mean = num / float(np.sum(weights))
+        w, e = two_scaled(weights)  # the empty value is added unweighted: scaled alike
+        num = float(np.sum(np.where(blank, 0.0, values * w))) + float(
+            np.ldexp(profile.empty * int(blank.sum()), -e))
+        mean = num / float(np.sum(w))
     else:
         mean = family_mean(spec.family, values, weights, n, profile.arithmetic_dtype == "float32",
                            mw)

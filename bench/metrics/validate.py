@@ -175,27 +175,24 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
         if badw.shape[0]:
             raise DataError(f"weight {_num(w[badw[0]])} is not a finite number >= 0 ({_ROWS})",
                             row=int(badw[0]) + 1)
-        w = _power_of_two_scaled(w)
         if w.shape[0] == n and n != n_q:
             w_rows = w if order is None else w[order]
-            w_query = np.add.reduceat(w_rows, offsets[:-1]) / np.diff(offsets)
+            w_query = _row_means(w_rows, offsets)
         else:
             w_query = w
             w_rows = np.repeat(w, np.diff(offsets))
-        if not np.sum(w_query) > 0:
+        if not (w_query.shape[0] and np.max(w_query) > 0):  # (a sum of 1e308s overflows)
             raise DataError("the query weights add up to 0")
     return w_rows, w_query
 
 
-def _power_of_two_scaled(w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``w`` divided by the power of two at or above its largest value: the weighted means are
-    ratios, so their value is unchanged (bit for bit: a power of two scales exactly), but
-    weights of 1e308 no longer sum to inf (the mean printed 0 or NaN) and subnormal weights
-    (5e-324) no longer lose their ratio in the products ``w * value`` (NDCG printed 1.0)."""
-    top = float(np.max(w)) if w.shape[0] else 0.0
-    if not top > 0:
-        return w
-    return np.ldexp(w, -int(np.frexp(top)[1]))
+def _row_means(w_rows: NDArray[np.float64], offsets: np.ndarray) -> NDArray[np.float64]:
+    """Each query's mean row weight, summed after a division by the power of two at or above
+    the largest weight and multiplied back: exact (the same bits for ordinary weights), but
+    rows of 1e308 no longer sum to inf (the means printed NaN)."""
+    top = float(np.max(w_rows)) if w_rows.shape[0] else 0.0
+    e = int(np.frexp(top)[1]) if top > 0 else 0
+    return np.ldexp(np.add.reduceat(np.ldexp(w_rows, -e), offsets[:-1]) / np.diff(offsets), e)
 
 
 def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:

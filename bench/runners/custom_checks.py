@@ -34,8 +34,8 @@ the model's name: ``None``, scalars, strings, dicts, generators and iterators; a
 is not ``0..n-1`` in order (ltrbench reads scores by position, and a sorted Series would be read
 in the wrong order); a masked array with masked values; a null of a pyarrow array or of a
 pandas nullable one (``Float64``, ``Int64``, Arrow-backed), named missing, not NaN; bool,
-complex, string, bytes, date and time dtypes (an object array is read when it holds plain
-numbers only: a ``None``, a ``Decimal`` or text in it is named with its row); integers above 2^53 in magnitude (float64 holds integers exactly only up
+complex, string, bytes, object (a ``None``, a ``Decimal`` or text in it named with its row),
+date and time dtypes; integers above 2^53 in magnitude (float64 holds integers exactly only up
 to 2^53, IEEE 754 binary64's 53-bit significand: larger ones would collapse into ties); a wider
 float (``longdouble``) whose values would tie in float64; NaN and infinities. The scores are
 always copied, so a ranker that reuses one output buffer for every call cannot turn the
@@ -276,7 +276,7 @@ def checked_scores(raw: Any, n_rows: int, where: str) -> NDArray[np.float64]:
     if array.dtype.kind in "US" and isinstance(raw, list | tuple):  # NumPy made [0.5, "1"] text
         array = np.array(raw, dtype=object)
     if array.dtype.kind == "O":  # df["score"].to_numpy() of an object column, a list with None
-        array = _object_scores(array, where)
+        _object_scores(array, where)
     kind = array.dtype.kind
     if kind not in "iuf":
         _fail(where, f"scores of dtype {_dtype_name(array)}; expected numbers (int or float)")
@@ -411,25 +411,22 @@ def _first_null(raw: Any) -> int | None:
     return int(np.flatnonzero(nulls)[0]) if nulls.ndim == 1 and nulls.any() else None
 
 
-def _object_scores(array: NDArray[Any], where: str) -> NDArray[Any]:
-    """An object array of plain numbers (Python or NumPy ints and floats) as the array of their
-    type (float128 kept, for the tie check); a missing value or any other element (a bool, a
-    ``Decimal``, text) is named with its row."""
-    items = array.tolist()
-    for i, v in enumerate(items):
+def _object_scores(array: NDArray[Any], where: str) -> NoReturn:
+    """An object array is refused (a ranker that returns one has lost its dtype on the way);
+    the message names its first element that is missing or no plain number (a ``Decimal``,
+    text) with its row, or says how to return the plain numbers it holds as floats."""
+    for i, v in enumerate(array.tolist()):
         if v is None or type(v).__name__ in ("NAType", "NaTType"):
-            _fail(where, f"a missing value ({v!r}) for row {i + 1}; scores must be finite "
-                         "numbers, one for every row")
+            _fail(where, f"scores of dtype object with a missing value ({v!r}) for row {i + 1}; "
+                         "expected numbers, one for every row")
         if isinstance(v, bool | np.bool_) or not isinstance(
                 v, int | float | np.integer | np.floating):
-            _fail(where, f"{v!r} (a {type(v).__name__}) for row {i + 1}; expected numbers (int "
-                         "or float: convert a Decimal or Fraction with float() first)")
-        if isinstance(v, int) and abs(v) > EXACT_INTEGER_LIMIT:
-            _fail(where, f"the integer score {v} for row {i + 1}; integers above 2^53 in "
-                         "magnitude are not exact in float64 and would collapse into ties")
-    if any(isinstance(v, np.floating) and v.dtype.itemsize > 8 for v in items):
-        return np.array(items, dtype=np.longdouble)
-    return np.array([float(v) for v in items], dtype=np.float64)
+            _fail(where, f"scores of dtype object with {v!r} (a {type(v).__name__}) for row "
+                         f"{i + 1}; expected numbers (int or float: convert a Decimal or "
+                         "Fraction with float() first)")
+    _fail(where, "scores of dtype object (object); expected numbers (int or float): they are "
+                 "all numbers, so return them as a float array (np.asarray(scores, "
+                 "dtype=np.float64))")
 
 
 def _dtype_name(array: NDArray[Any]) -> str:
