@@ -197,6 +197,21 @@ def test_unclear_error_subtopics_as_a_scipy_sparse_matrix_say_how_to_densify() -
     assert err is None, err
 
 
+@pytest.mark.parametrize("frame", [
+    pytest.param(pd.DataFrame({"label": Y, "score": S}, index=pd.Index(Q)), id="qid-index"),
+    pytest.param(pd.DataFrame({"label": Y, "score": S}, index=[7, 7, 7, 8, 8, 8]),
+                 id="non-unique-index"),
+])
+def test_unclear_error_a_frame_whose_unnamed_index_holds_the_qid_says_to_name_it(
+        frame: pd.DataFrame) -> None:
+    """Unclear error: 'no qid column ... columns: ['label', 'score']', the index not mentioned
+    (a named index level is read: ``rename_axis('qid')``)."""
+    err = own_error(lambda: evaluate(frame, metrics=M), "no qid column", "rename_axis('qid')")
+    assert err is None, err
+    named = evaluate(frame.rename_axis("qid"), metrics=M, profile=SK).metrics
+    _same(dict(named), _weighted([1, 1]))
+
+
 # ------------------------------------------------------------------------- LetorData.build
 X = np.arange(12, dtype=np.float64).reshape(6, 2)
 REVERSED = [5, 4, 3, 2, 1, 0]
