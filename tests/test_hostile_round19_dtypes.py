@@ -119,6 +119,22 @@ def test_silently_wrong_a_frame_weights_column_of_huge_values() -> None:
     _same(dict(got), _weighted([1, 1]))
 
 
+@pytest.mark.parametrize(("weights", "scores", "words"), [
+    pytest.param([1e308] * 6, S, ("rmse", "beyond float64", "weights"), id="weights-1e308"),
+    pytest.param([1.0] * 6, [1e154] * 6, ("rmse", "beyond float64"), id="errors-1e154"),
+    pytest.param([5e-324] * 6, S, ("rmse", "subnormal"), id="weights-5e-324"),
+])
+def test_traceback_pointwise_sums_beyond_float64_are_a_clear_error(
+        weights: list[float], scores: list[float], words: tuple[str, ...]) -> None:
+    """Traceback: rmse with weights of 1e308 (or errors of 1e154) ended in math.fsum's
+    'OverflowError: intermediate overflow'; weights of 5e-324 printed rmse 0.7071 where every
+    weight equal gives 0.7627 (sqrt of the mean squared error: 3.49 / 6)."""
+    err = own_error(lambda: evaluate(Y, scores, qid=Q, weights=weights, metrics="rmse"), *words)
+    assert err is None, err
+    plain = evaluate(Y, S, qid=Q, metrics="rmse").metrics["rmse"]
+    assert plain == pytest.approx(np.sqrt(np.mean((np.array(S) - np.array(Y)) ** 2)), abs=1e-12)
+
+
 @pytest.mark.parametrize(("weights", "ratio"), [
     pytest.param([1e300, 2e300], [1, 2], id="1e300-2e300"),
     pytest.param(np.array([2**64 - 1, 2**64 - 1], dtype=np.uint64), [1, 1], id="uint64-max"),
