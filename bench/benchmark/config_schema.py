@@ -322,7 +322,8 @@ def python_value(value: Any, where: str = "") -> Any:
     seed); a subclass of ``str``, ``int`` or ``float`` (a ``StrEnum`` or ``IntEnum`` member, a
     ``numpy.str_``) as the plain value it holds (its own ``repr`` was written into
     ``config.toml``: ``n_trees = <custom repr>`` made a file no reader takes); a 1-D NumPy array,
-    pandas Series or Index, or a ``range`` as a list of such values; a ``Path`` as its string; lists, tuples and dicts
+    pandas Series, Index or array (``pd.array``, ``Categorical``), a pyarrow
+    array, or a ``range`` as a list of such values; a ``Path`` as its string; lists, tuples and dicts
     item by item. A dict key that is not a string (``params={1: 3}``) is a
     :class:`~bench.errors.ConfigError` naming ``where`` and the key (a TOML key is always a
     string). Anything else is left for the schema to judge (a set, a generator, bytes are
@@ -343,8 +344,12 @@ def python_value(value: Any, where: str = "") -> Any:
         return float.__float__(value)
     if isinstance(value, np.ndarray):
         return [python_value(v, where) for v in value.tolist()] if value.ndim == 1 else value
-    if isinstance(value, pd.Series | pd.Index) and value.ndim == 1:  # as a 1-D array is
-        return [python_value(v, where) for v in value.tolist()]
+    if isinstance(value, pd.Series | pd.Index | pd.api.extensions.ExtensionArray) \
+            and value.ndim == 1:  # as a 1-D array is (pd.array, Categorical: their repr
+        return [python_value(v, where) for v in value.tolist()]  # spans five lines)
+    if type(value).__module__.split(".")[0] == "pyarrow" and type(value).__name__.endswith(
+            ("Array", "ChunkedArray")) and callable(getattr(value, "to_pylist", None)):
+        return [python_value(v, where) for v in value.to_pylist()]
     if isinstance(value, range):
         return list(value)
     if isinstance(value, os.PathLike) and not isinstance(value, str | bytes):

@@ -36,6 +36,19 @@ SCORE_COLUMNS = ("score", "scores", "sim", "similarity", "prediction", "pred")
 
 
 
+def _unnamed_index(frame: pd.DataFrame, role: str) -> str:
+    """A hint when the frame's index (not 0..n-1, no name) may hold the ids: it is not read."""
+    import pandas as pd
+
+    index = frame.index
+    if role not in ("qid", "docno") or index.nlevels != 1 or index.name is not None or (
+            isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1):
+        return ""
+    return (f" (the frame's index has no name and is not read: if it holds the {role}s, name "
+            f"it, frame.rename_axis({role!r}), or make it a column, "
+            f"frame.reset_index(names={role!r}))")
+
+
 def find_columns(
     frame: pd.DataFrame, where: str, roles: Sequence[tuple[str, str | None, tuple[str, ...]]]
 ) -> list[pd.Series]:
@@ -63,7 +76,8 @@ def find_columns(
             if not found:
                 raise DataError(
                     f"no {role} column: expected one named {', '.join(candidates)} (any case), or "
-                    f"name it with {_naming(where, role)}; columns: {available}", path=where)
+                    f"name it with {_naming(where, role)}; columns: {available}"
+                    f"{_unnamed_index(frame, role)}", path=where)
             # an id's TREC name (qid, docno) wins over PyTerrier's companions (the query's
             # text, query; a document's integer docid) and over a column of the same ids
             if len(found) > 1 and not (role in ("qid", "docno") and found[0].lower() == role

@@ -74,6 +74,10 @@ def group_ids(ids: np.ndarray) -> np.ndarray:
     return ids.astype(np.int64, copy=False) if ids.dtype.kind in "iu" else ids
 
 
+def _no_bools() -> None:
+    raise DataError("group sizes must be integers, not bools (True would be a query of 1 row)")
+
+
 def offsets_from_sizes(
     sizes: ArrayLike, n_rows: int, *, path: str | PathLike[str] | None = None
 ) -> NDArray[np.int64]:
@@ -85,10 +89,15 @@ def offsets_from_sizes(
     int64 sum would wrap round to the row count) is named with its own value and the exact
     sum, never as the negative number a cast would make of it.
     """
+    if isinstance(sizes, list | tuple) and any(isinstance(g, bool | np.bool_) for g in sizes):
+        _no_bools()  # NumPy reads [True, 5] as [1, 5]: look at the values given
     try:
         s = np.asarray(sizes)
     except OverflowError:
         s = np.asarray(sizes, dtype=object)
+    if s.dtype.kind == "b" or (s.dtype.kind == "O" and any(
+            isinstance(g, bool | np.bool_) for g in s.ravel().tolist())):
+        _no_bools()  # a bool array, a pandas "boolean" array
     if s.dtype.kind not in "iuf":  # None, huge Python ints, strings: check one by one
         for i, v in enumerate(s.ravel().tolist()):
             if v is None or type(v).__name__ in ("NAType", "NaTType"):

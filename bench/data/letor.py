@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from bench.data.arrow_tables import is_named_table, table_frame
 from bench.data.groups import offsets_from_qid, offsets_from_sizes
 from bench.data.input_ids import id_array
-from bench.data.python_args import refuse_non_arrays
+from bench.data.python_args import refuse_non_arrays, same_index
 from bench.errors import ConfigError, DataError
 
 
@@ -85,9 +85,15 @@ class LetorData:
         ``X`` and ``y`` must be real numbers or booleans (``y`` finite: a NaN label grades nothing); ``qid``
         integers, or floats with integer values, within int64 (``1.2`` and ``1.7`` would both
         become query 1; strings, booleans and NaN are refused): a :class:`DataError` naming
-        ``source`` and the first bad row, never a NumPy traceback."""
+        ``source`` and the first bad row, never a NumPy traceback. An object array or column of
+        plain numbers (a pandas object column) is read as its numbers, a ``None``, ``pd.NA``,
+        ``Decimal`` or text in it named with its row. pandas Series among ``y``, ``qid``,
+        ``user``, ``item`` must have ``X``'s index (a DataFrame ``X``) or each other's: rows
+        are paired by position, so a re-sorted Series would be silently misaligned."""
         where = source or None
         refuse_non_arrays(X=X, y=y, qid=qid, group=group, user=user, item=item)  # named
+        same_index({"y": y, "qid": qid, "user": user, "item": item},  # paired by position
+                   getattr(X, "index", None) if _is_frame(X) else None)
         ya = _real(y, "y (labels)", source, np.float64)
         for name, v in (("y (labels)", ya), ("qid", qid), ("user", user), ("item", item)):
             if v is not None and np.ndim(v) != 1:  # a (2, 3) table was read as 6 rows
@@ -111,7 +117,8 @@ class LetorData:
             qa = _int_ids(qa, source)
             offsets, _ = offsets_from_qid(qa, path=source or None)
         else:
-            offsets = offsets_from_sizes(np.asarray(group), ya.shape[0], path=source or None)
+            offsets = offsets_from_sizes(cast("ArrayLike", group), ya.shape[0],
+                                         path=source or None)
             qa = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))
         names = _feature_names(feature_names, Xa.shape[1], where)
         return cls(
@@ -248,6 +255,8 @@ def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any
         values = table_frame(values)  # (NumPy reads the first as one object array and refuses
         # the second's dtype, naming no column)
     a = _frame_numbers(values, name, source) if _is_frame(values) else np.asarray(values)
+    if a.dtype.kind == "O":  # a pandas object column, a "boolean" array with <NA>
+        a = _object_numbers(a, name, source)
     if a.dtype.kind not in "biuf":
         raise DataError(f"{name} must be real numbers; got dtype {a.dtype}", path=source or None)
     top = np.finfo(dtype).max
@@ -259,7 +268,34 @@ def _real(values: ArrayLike, name: str, source: str, dtype: type[np.floating[Any
             raise DataError(f"{name} value {float(a[at])!r} ({where}) does not fit a "
                             f"{np.dtype(dtype).name} (|x| <= {float(top):.4g})",
                             path=source or None)
-    return np.ascontiguousarray(a, dtype=dtype)
+    return np.asarray(a, dtype=dtype, order="C")  # a 0-d y stays 0-d: named by its shape
+
+
+def _object_numbers(a: NDArray[Any], name: str, source: str) -> NDArray[Any]:
+    """An object array of plain numbers (ints, floats, bools, NumPy scalars) as float64; the
+    first element that is missing (``None``, ``pd.NA``; a missing feature is NaN, a missing
+    label is refused) or no real number (a ``Decimal``, text) is named with its row."""
+    out = np.empty(a.shape, dtype=np.float64)
+    flat = out.reshape(-1)
+    for i, v in enumerate(a.reshape(-1).tolist()):
+        missing = v is None or type(v).__name__ in ("NAType", "NaTType")
+        if not missing and not isinstance(v, bool | int | float | np.bool_ | np.integer
+                                          | np.floating):
+            raise DataError(f"{name}: {v!r} is a {type(v).__name__}: expected real numbers "
+                            "(convert a Decimal with float() first, encode text as numbers)",
+                            path=source or None, **_place(i, a.shape))
+        if missing and name != "X":
+            raise DataError(f"{name}: {v!r} is missing: every row needs a relevance grade",
+                            path=source or None, **_place(i, a.shape))
+        flat[i] = np.nan if missing else float(v)
+    return out
+
+
+def _place(i: int, shape: tuple[int, ...]) -> dict[str, Any]:
+    """Row (and column) of flat element ``i``, numbered from 1, for a :class:`DataError`."""
+    if len(shape) < 2:
+        return {"row": i + 1}
+    return {"row": i // shape[1] + 1, "column": str(i % shape[1] + 1)}
 
 
 def _is_frame(values: object) -> bool:
@@ -292,10 +328,10 @@ def _int_ids(qa: NDArray[Any], source: str, name: str = "qid") -> NDArray[np.int
     """Query (or ``user`` / ``item``) ids as int64: integer dtypes within int64, or floats whose
     values are integers (a user 1.5 was cut to 1, a user "u" a ``ValueError``)."""
     where = source or None
-    if qa.dtype.kind == "O" and (row := next((i for i, v in enumerate(qa.tolist())
-                                              if isinstance(v, bool)), None)) is not None:
-        raise DataError(f"{name} {qa[row]!r} is a bool: expected integers (True would be "
-                        "query 1)", path=where, row=row + 1, column=name)
+    if qa.dtype.kind == "O":  # a pandas object column: integers (or whole floats) one by one
+        qa = _object_ids(qa, name, where)
+    if qa.dtype.kind == "f" and qa.dtype.itemsize < 8:  # float16: 2.0**63 would overflow it
+        qa = qa.astype(np.float64)
     if qa.dtype.kind not in "iuf":
         raise DataError(f"{name} must be integers; got dtype {qa.dtype} (map other ids to "
                         "integers first)", path=where, column=name)
@@ -313,6 +349,31 @@ def _int_ids(qa: NDArray[Any], source: str, name: str = "qid") -> NDArray[np.int
         raise DataError(f"{name} {qa[row]} is beyond int64", path=where, row=row + 1,
                         column=name)
     return qa.astype(np.int64)
+
+
+def _object_ids(qa: NDArray[Any], name: str, where: str | None) -> NDArray[Any]:
+    """An object array of ids as int64 when every id is an integer (a Python or NumPy int), as
+    float64 when some are floats (checked whole by the caller); a missing id, a bool or any
+    other value is named with its row."""
+    items = qa.tolist()
+    for i, v in enumerate(items):
+        if v is None or type(v).__name__ in ("NAType", "NaTType") or (
+                isinstance(v, float | np.floating) and v != v):
+            raise DataError(f"{name} {v!r} is missing: every row needs an integer {name}",
+                            path=where, row=i + 1, column=name)
+        if isinstance(v, bool | np.bool_):
+            raise DataError(f"{name} {v!r} is a bool: expected integers (True would be "
+                            "query 1)", path=where, row=i + 1, column=name)
+        if not isinstance(v, int | float | np.integer | np.floating):
+            raise DataError(f"{name} {v!r} is a {type(v).__name__}: expected integers (map "
+                            "other ids to integers first)", path=where, row=i + 1, column=name)
+    if all(isinstance(v, int | np.integer) for v in items):
+        big = next((i for i, v in enumerate(items) if not -2**63 <= int(v) < 2**63), None)
+        if big is not None:
+            raise DataError(f"{name} {items[big]} is beyond int64", path=where, row=big + 1,
+                            column=name)
+        return np.array([int(v) for v in items], dtype=np.int64)
+    return np.array([float(v) for v in items], dtype=np.float64)
 
 
 def _feature_names(given: Any, width: int, where: str | None) -> tuple[str, ...]:

@@ -15,12 +15,15 @@ what was expected, never a NumPy shape message or a traceback from inside a libr
   ``os.PathLike`` whose ``__fspath__`` raises or returns no text, bytes, a path over the
   system's ``PATH_MAX`` (its start shown, not all of it), and (for a folder the call creates,
   or a run directory) a control character such as a trailing newline are refused naming the
-  argument; :func:`type_name`: a value's type as a user looks it up (``polars.DataFrame``).
+  argument; :func:`type_name`: a value's type as a user looks it up (``polars.DataFrame``);
+* :func:`same_index`: pandas Series among the per-row arguments whose indexes disagree (NumPy
+  would pair them by position), for ``evaluate`` and ``LetorData.build``.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from pathlib import Path
 from typing import Any
@@ -38,8 +41,8 @@ def refuse_non_arrays(**named: Any) -> None:
             continue
         what = _container(value)
         if what is not None:
-            expected = ("a two-dimensional NumPy array or DataFrame (rows x features)"
-                        if name == "X" else
+            expected = (f"a two-dimensional NumPy array or DataFrame ({_TABLES[name]})"
+                        if name in _TABLES else
                         "one value per row in row order (a list, a NumPy array or a pandas Series)")
             raise DataError(f"{name} is {what}: expected {expected}{_advice(value, name)}")
         if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
@@ -47,6 +50,10 @@ def refuse_non_arrays(**named: Any) -> None:
             raise DataError(f"{name} is a masked array with {int(mask.sum())} masked value(s): "
                             "masked values are not data; fill them (a.filled(value)) or drop "
                             "their rows from every array", row=int(np.argwhere(mask)[0][0]) + 1)
+
+
+#: The arguments that are tables, rows x columns (the others hold one value per row).
+_TABLES = {"X": "rows x features", "subtopics": "rows x subtopics"}
 
 
 def _container(value: Any) -> str | None:
@@ -66,7 +73,7 @@ def _container(value: Any) -> str | None:
 
 def _advice(value: Any, name: str) -> str:
     if type(value).__module__.startswith("scipy.sparse"):
-        return f": densify it first ({name}.toarray(){'' if name == 'X' else '.ravel()'})"
+        return f": densify it first ({name}.toarray(){'' if name in _TABLES else '.ravel()'})"
     if isinstance(value, Iterator | ValuesView):
         return ": make it a list first (list(...))"
     return ""
@@ -119,3 +126,30 @@ def type_name(obj: object) -> str:
     t = type(obj)
     top = t.__module__.split(".")[0]
     return t.__qualname__ if top == "builtins" else f"{top}.{t.__qualname__}"
+
+
+def same_index(values: dict[str, Any], frame_index: Any = None) -> None:
+    """Refuse pandas Series that :func:`bench.metrics.evaluate` would pair by position although
+    their indexes disagree (``evaluate(df.label[::-1], df.score, qid=df.qid)``): each Series
+    among ``values`` (role -> argument) must have the index of the first one, or of
+    ``frame_index`` (the DataFrame whose rows the arrays go with). pandas would align them by
+    label; NumPy, which the evaluator uses, pairs them by position, so a shuffled index would
+    give a silently wrong number. Arrays and lists are paired by position, as documented."""
+    series = [(role, v) for role, v in values.items() if _is_series(v)]
+    n = len(frame_index) if frame_index is not None else len(series[0][1]) if series else 0
+    series = [(role, v) for role, v in series if len(v) == n]  # per-query weights: not rows
+    if frame_index is None and len(series) < 2:
+        return
+    ref_role, ref = ("the DataFrame", frame_index) if frame_index is not None else \
+        (series[0][0], series[0][1].index)
+    for role, v in series:
+        if not v.index.equals(ref):
+            raise DataError(f"{role} is a pandas Series whose index differs from that of "
+                            f"{ref_role}: rows are paired by position, not by index label; "
+                            "align them first (.reindex(...)) or pass .to_numpy() to pair by "
+                            "position")
+
+
+def _is_series(value: object) -> bool:
+    pd = sys.modules.get("pandas")  # not imported: no Series can have been made
+    return pd is not None and isinstance(value, pd.Series)

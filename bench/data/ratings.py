@@ -10,6 +10,7 @@ the Unix epoch; 0 when the source has none). Optional side tables carry item met
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -208,6 +209,8 @@ def _dtype_hint(values: pd.Series, col: str) -> str:
     """What to do with a ratings column of the wrong dtype: Decimals (a pyarrow ``decimal128``
     column, or Decimal objects) and whole numbers held as floats are converted by the caller,
     who knows whether the conversion is exact; text or categorical ids are numbered."""
+    if values.dtype == object and (hint := _object_hint(values, col)) is not None:
+        return hint
     arrow = getattr(values.dtype, "pyarrow_dtype", None)
     if arrow is not None:
         import pyarrow as pa
@@ -231,6 +234,26 @@ def _dtype_hint(values: pd.Series, col: str) -> str:
                 "bench.data.tabular.load_ratings_table (a frame's are not: map them to "
                 "integers, e.g. frame[col].astype('category').cat.codes, and keep the map)")
     return ""
+
+
+def _object_hint(values: pd.Series, col: str) -> str | None:
+    """What to do with an object column that holds no text: plain numbers (``astype``), dates
+    as Python objects (``pd.to_datetime``: a datetime64 column is read as seconds), Decimals or
+    Fractions (converted by the caller, who knows whether it is exact); ``None`` for text."""
+    to = "float64" if col == "rating" else "int64"
+    odd = next((v for v in values.tolist() if isinstance(v, bool | np.bool_)
+                or not isinstance(v, int | float | np.integer | np.floating)), None)
+    if odd is None:
+        return (f" (numbers held as Python objects: convert with frame[{col!r}].astype({to!r}) "
+                "once they are checked)")
+    if isinstance(odd, dt.date):  # a datetime and a pandas Timestamp too
+        return (f" (dates held as Python objects: convert with pd.to_datetime(frame[{col!r}]); "
+                "a datetime64 column is read as whole seconds since the epoch)")
+    kind = type(odd).__name__
+    if kind in ("Decimal", "Fraction"):
+        return (f" ({kind} values: a {kind} may hold more digits than the float64 it would be "
+                f"read as; convert with frame[{col!r}].astype({to!r}) if that is meant)")
+    return None
 
 
 def _text_number_hint(values: pd.Series, col: str) -> str:

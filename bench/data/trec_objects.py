@@ -471,7 +471,7 @@ def _ranks(q: NDArray[np.str_], s: NDArray[np.float64]) -> NDArray[np.int64]:
 
 
 def _missing(v: object) -> bool:
-    if v is None:
+    if v is None or type(v).__name__ in ("NAType", "NaTType"):  # bool(pd.NA != pd.NA) raises
         return True
     try:
         return bool(v != v)

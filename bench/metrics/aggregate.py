@@ -34,7 +34,11 @@ _XGB_EPS = 1e-6  # XGBoost's kRtEps: Finalize's CHECK_LE(score, 1 + kRtEps)
 def exact_sum(values: NDArray[np.float64]) -> float:
     """The sum of ``values``, exactly rounded (``math.fsum``): the same bits in any order of the
     terms (rows), where NumPy's pairwise sum moves the last bit when the rows come in another order."""
-    return math.fsum(np.asarray(values, dtype=np.float64).ravel().tolist())
+    terms = np.asarray(values, dtype=np.float64).ravel().tolist()
+    try:
+        return math.fsum(terms)
+    except OverflowError:  # "intermediate overflow": the sum is beyond float64, said by callers
+        return math.copysign(math.inf, math.fsum(math.copysign(1.0, t) for t in terms))
 
 
 def per_query_values(
@@ -155,11 +159,23 @@ def weighted_mean(values: NDArray[np.float64], weights: NDArray[np.float64] | No
         if f32:
             return float(np.mean(kept.astype(np.float32), dtype=np.float32))
         return float(np.mean(kept))
-    w = weights[ok]
+    w, _ = two_scaled(weights[ok])
     total = float(np.sum(w))
     if total <= 0:
         return float("nan")
     return float(np.sum(values[ok] * w) / total)
+
+
+def two_scaled(weights: NDArray[np.float64]) -> tuple[NDArray[np.float64], int]:
+    """``(weights / 2^e, e)`` for the power of two 2^e at or above the largest weight: a ratio
+    of sums of them is the weights' own, exactly (the same bits for ordinary weights), but
+    weights of 1e308 no longer sum to inf (the mean printed 0 or NaN) and subnormal weights
+    (5e-324) no longer lose their ratio in the products ``w * value`` (NDCG printed 1.0)."""
+    top = float(np.max(weights)) if weights.shape[0] else 0.0
+    if not 0 < top < np.inf:
+        return weights, 0
+    e = int(np.frexp(top)[1])
+    return np.ldexp(weights, -e), e
 
 
 def profile_mean(
@@ -181,8 +197,10 @@ def profile_mean(
     ):
         # LightGBM rank_metric.hpp:119-122, XGBoost rank_metric.cc:377-399: a blank query adds
         # `empty` to the weighted sum without its weight; the divisor is still sum of weights.
-        num = float(np.sum(np.where(blank, 0.0, values * weights))) + profile.empty * int(blank.sum())
-        mean = num / float(np.sum(weights))
+        w, e = two_scaled(weights)  # the empty value is added unweighted: scaled alike
+        num = float(np.sum(np.where(blank, 0.0, values * w))) + float(
+            np.ldexp(profile.empty * int(blank.sum()), -e))
+        mean = num / float(np.sum(w))
     else:
         mean = family_mean(spec.family, values, weights, n, profile.arithmetic_dtype == "float32",
                            mw)
@@ -229,13 +247,22 @@ def pointwise(
     if fam.error is None:
         raise ConfigError(f"{family} is not a pointwise metric")
     e = fam.error(scores - labels)
-    sizes = np.diff(offsets)
-    if row_weights is None:
-        per_q = np.add.reduceat(e, offsets[:-1]) / sizes
-        err_sum, weight_sum = exact_sum(e), float(e.shape[0])
+    w = row_weights
+    if w is not None and ((w > 0) & (w < np.finfo(np.float64).tiny)).any():
+        tiny = float(w[(w > 0) & (w < np.finfo(np.float64).tiny)][0])  # w * error would lose
+        raise DataError(  # the weights' ratio (the sums add up over parts: no rescaling here)
+            f"{family}: row weight {tiny!r} is subnormal (below 2.2e-308): its products with "
+            "the errors keep fewer bits; rescale the weights (only their ratios matter)")
+    err_sum = exact_sum(e if w is None else e * w)
+    weight_sum = float(e.shape[0]) if w is None else exact_sum(w)
+    if not (math.isfinite(err_sum) and math.isfinite(weight_sum)):  # inf / inf: NaN, or inf
+        raise DataError(f"{family}: the sum of the {'squared ' if fam.root else ''}errors or "
+                        "of the row weights is beyond float64 (1.8e308): rescale the scores and "
+                        "labels, or the weights (only their ratios matter)")
+    if w is None:
+        per_q = np.add.reduceat(e, offsets[:-1]) / np.diff(offsets)
     else:
-        per_q = np.add.reduceat(e * row_weights, offsets[:-1]) / np.add.reduceat(row_weights, offsets[:-1])
-        err_sum, weight_sum = exact_sum(e * row_weights), exact_sum(row_weights)
+        per_q = np.add.reduceat(e * w, offsets[:-1]) / np.add.reduceat(w, offsets[:-1])
     return (np.sqrt(per_q) if fam.root else per_q), err_sum, weight_sum
 
 

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.python_args import refuse_non_arrays
 from bench.errors import ConfigError, DataError
 from bench.metrics.diversity import Ranked, cutoffs, is_diversity, ranked_parts
 from bench.metrics.names import MetricSpec
@@ -98,6 +99,7 @@ def subtopic_rows(subtopics: Any, frame: Any, n_rows: int) -> SubtopicRows:
     frame's column names are looked up in ``frame``."""
     names: tuple[str, ...] | None = None
     index = None if frame is None else frame.index
+    refuse_non_arrays(subtopics=subtopics)  # a SciPy sparse matrix was read as shape ()
     if frame is not None and (isinstance(subtopics, str) or (
             isinstance(subtopics, Sequence) and subtopics and
             all(isinstance(c, str) for c in subtopics))):

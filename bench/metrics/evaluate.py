@@ -214,7 +214,7 @@ def _input_arrays(
         return cols, (cols.labels, cols.scores, cols.qid, cols.docno, cols.weights, True)
     check_rows(labels, scores, label, score)  # qrels, a dict of columns, a pyarrow Table ...
     if "pandas" in sys.modules:  # a Series can exist only once pandas is loaded
-        from bench.metrics.frames import same_index
+        from bench.data.python_args import same_index
 
         same_index({"labels": labels, "scores": scores, "qid": qid, "docno": docno,
                     "weights": weights})  # per-row ones (group sizes are per query)

@@ -49,6 +49,7 @@ from bench.data.inputs import (
     inexact_message,
     text_ids,
 )
+from bench.data.python_args import same_index
 from bench.errors import ConfigError, DataError
 
 _WHERE = "DataFrame"
@@ -81,28 +82,6 @@ class FrameArrays:
         extra = "" if isinstance(self.index, pd.RangeIndex) and label == i else f" (index {shown!r})"
         column = self.columns.get(role) if role is not None else None
         return DataError(f"{exc.reason}{extra}", path=_WHERE, row=exc.row, column=column)
-
-
-def same_index(values: dict[str, Any], frame_index: pd.Index | None = None) -> None:
-    """Refuse pandas Series that :func:`bench.metrics.evaluate` would pair by position although
-    their indexes disagree (``evaluate(df.label[::-1], df.score, qid=df.qid)``): each Series
-    among ``values`` (role -> argument) must have the index of the first one, or of
-    ``frame_index`` (the DataFrame whose rows the arrays go with). pandas would align them by
-    label; NumPy, which the evaluator uses, pairs them by position, so a shuffled index would
-    give a silently wrong number. Arrays and lists are paired by position, as documented."""
-    series = [(role, v) for role, v in values.items() if isinstance(v, pd.Series)]
-    n = len(frame_index) if frame_index is not None else len(series[0][1]) if series else 0
-    series = [(role, v) for role, v in series if len(v) == n]  # per-query weights: not rows
-    if frame_index is None and len(series) < 2:
-        return
-    ref_role, ref = ("the DataFrame", frame_index) if frame_index is not None else \
-        (series[0][0], series[0][1].index)
-    for role, v in series:
-        if not v.index.equals(ref):
-            raise DataError(f"{role} is a pandas Series whose index differs from that of "
-                            f"{ref_role}: rows are paired by position, not by index label; "
-                            "align them first (.reindex(...)) or pass .to_numpy() to pair by "
-                            "position")
 
 
 def is_frame(obj: object) -> TypeGuard[pd.DataFrame]:

@@ -13,6 +13,7 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -30,7 +31,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.kernels.small import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
 from bench.metrics.number_checks import ROWS as _ROWS
-from bench.metrics.number_checks import no_bool, no_mask, no_text, vector
+from bench.metrics.number_checks import no_mask, vector
 from bench.metrics.profiles import Profile
 
 
@@ -151,12 +152,7 @@ def _query_offsets(qid: ArrayLike | None, group: ArrayLike | None, n: int,
                 q = q[order]
         offsets, query_ids = _offsets(q)
     else:
-        sizes = np.asarray(group)
-        if sizes.dtype.kind == "b" or (isinstance(group, list | tuple) and any(
-                isinstance(g, bool | np.bool_) for g in group)):
-            raise DataError("group sizes must be integers, not bools (True would be a query of "
-                            "1 row)")
-        offsets = offsets_from_sizes(sizes, n)
+        offsets = offsets_from_sizes(cast("ArrayLike", group), n)  # bools refused there
         query_ids = np.arange(offsets.shape[0] - 1, dtype=np.int64)
     return order, offsets, query_ids
 
@@ -168,12 +164,9 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
     n_q = offsets.shape[0] - 1
     w_rows = w_query = None
     if weights is not None:
-        w_raw = no_text(weights, "weights")
-        if w_raw.dtype.kind == "b":
-            no_bool("weights", 0)
-        w = np.asarray(w_raw, dtype=np.float64)
-        if w.ndim != 1:  # a (2, 3) table was read row by row as 6 row weights
-            raise DataError(f"weights must be one-dimensional, got shape {w.shape}")
+        # text, bools, complex numbers, dates and durations refused (a (2, 3) table too: it
+        # was read row by row as 6 row weights), as for labels and scores
+        w = vector(weights, "weights")
         if w.shape[0] not in (n, n_q):
             raise DataError(
                 f"weights has {w.shape[0]} values: expected one per row ({n}) or one per query ({n_q})"
@@ -184,13 +177,22 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
                             row=int(badw[0]) + 1)
         if w.shape[0] == n and n != n_q:
             w_rows = w if order is None else w[order]
-            w_query = np.add.reduceat(w_rows, offsets[:-1]) / np.diff(offsets)
+            w_query = _row_means(w_rows, offsets)
         else:
             w_query = w
             w_rows = np.repeat(w, np.diff(offsets))
-        if not np.sum(w_query) > 0:
+        if not (w_query.shape[0] and np.max(w_query) > 0):  # (a sum of 1e308s overflows)
             raise DataError("the query weights add up to 0")
     return w_rows, w_query
+
+
+def _row_means(w_rows: NDArray[np.float64], offsets: np.ndarray) -> NDArray[np.float64]:
+    """Each query's mean row weight, summed after a division by the power of two at or above
+    the largest weight and multiplied back: exact (the same bits for ordinary weights), but
+    rows of 1e308 no longer sum to inf (the means printed NaN)."""
+    top = float(np.max(w_rows)) if w_rows.shape[0] else 0.0
+    e = int(np.frexp(top)[1]) if top > 0 else 0
+    return np.ldexp(np.add.reduceat(np.ldexp(w_rows, -e), offsets[:-1]) / np.diff(offsets), e)
 
 
 def _query_ids(qid: ArrayLike, n: int) -> np.ndarray:

@@ -30,11 +30,12 @@ its calls and named (:func:`bench.runners.custom_process.isolated_process`).
 
 :func:`checked_scores` turns ``predict``'s return value into float64 scores or refuses it with
 the model's name: ``None``, scalars, strings, dicts, generators and iterators; anything not 1-D
-(an ``(n, 1)`` column: ``.ravel()`` it); a length other than the rows'; a pandas Series whose index
+(an ``(n, 1)`` column or a ``(1, n)`` row: ``.ravel()`` it); a length other than the rows'; a pandas Series whose index
 is not ``0..n-1`` in order (ltrbench reads scores by position, and a sorted Series would be read
 in the wrong order); a masked array with masked values; a null of a pyarrow array or of a
 pandas nullable one (``Float64``, ``Int64``, Arrow-backed), named missing, not NaN; bool,
-complex, string, bytes, object, date and time dtypes; integers above 2^53 in magnitude (float64 holds integers exactly only up
+complex, string, bytes, object (a ``None``, a ``Decimal`` or text in it named with its row),
+date and time dtypes; integers above 2^53 in magnitude (float64 holds integers exactly only up
 to 2^53, IEEE 754 binary64's 53-bit significand: larger ones would collapse into ties); a wider
 float (``longdouble``) whose values would tie in float64; NaN and infinities. The scores are
 always copied, so a ranker that reuses one output buffer for every call cannot turn the
@@ -266,11 +267,16 @@ def checked_scores(raw: Any, n_rows: int, where: str) -> NDArray[np.float64]:
     :class:`CustomModelFailure` naming ``where`` and what was wrong (see the module docstring)."""
     array = _as_array(raw, n_rows, where)
     if array.ndim != 1:
-        hint = " (a column: return scores.ravel())" if array.shape == (n_rows, 1) else ""
+        hint = {(n_rows, 1): " (a column: return scores.ravel())",
+                (1, n_rows): " (a row: return scores.ravel())"}.get(array.shape, "")
         _fail(where, f"an array of shape {array.shape}{hint}; expected a 1-D array of "
                      f"{n_rows} scores, one per row")
     if array.shape[0] != n_rows:
         _fail(where, f"{array.shape[0]} scores for {n_rows} rows; expected one score per row")
+    if array.dtype.kind in "US" and isinstance(raw, list | tuple):  # NumPy made [0.5, "1"] text
+        array = np.array(raw, dtype=object)
+    if array.dtype.kind == "O":  # df["score"].to_numpy() of an object column, a list with None
+        _object_scores(array, where)
     kind = array.dtype.kind
     if kind not in "iuf":
         _fail(where, f"scores of dtype {_dtype_name(array)}; expected numbers (int or float)")
@@ -403,6 +409,24 @@ def _first_null(raw: Any) -> int | None:
     else:
         return None
     return int(np.flatnonzero(nulls)[0]) if nulls.ndim == 1 and nulls.any() else None
+
+
+def _object_scores(array: NDArray[Any], where: str) -> NoReturn:
+    """An object array is refused (a ranker that returns one has lost its dtype on the way);
+    the message names its first element that is missing or no plain number (a ``Decimal``,
+    text) with its row, or says how to return the plain numbers it holds as floats."""
+    for i, v in enumerate(array.tolist()):
+        if v is None or type(v).__name__ in ("NAType", "NaTType"):
+            _fail(where, f"scores of dtype object with a missing value ({v!r}) for row {i + 1}; "
+                         "expected numbers, one for every row")
+        if isinstance(v, bool | np.bool_) or not isinstance(
+                v, int | float | np.integer | np.floating):
+            _fail(where, f"scores of dtype object with {v!r} (a {type(v).__name__}) for row "
+                         f"{i + 1}; expected numbers (int or float: convert a Decimal or "
+                         "Fraction with float() first)")
+    _fail(where, "scores of dtype object (object); expected numbers (int or float): they are "
+                 "all numbers, so return them as a float array (np.asarray(scores, "
+                 "dtype=np.float64))")
 
 
 def _dtype_name(array: NDArray[Any]) -> str:
