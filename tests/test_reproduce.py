@@ -212,7 +212,10 @@ def test_another_cpu_model_is_named_and_not_held_to_bit_identity() -> None:
     tolerance, why = environment_tolerance(manifest, threads=2)
     assert tolerance == CROSS_ENV_TOLERANCE
     assert "cpu_model Some Other CPU @ 1.00GHz -> " in why
-    same, why_same = environment_tolerance({"environment": now, "threads": None}, threads=2)
+    from bench import __version__  # a manifest without it: the evaluator's version unknown
+
+    same, why_same = environment_tolerance({"environment": now, "threads": None,
+                                            "ltrbench_version": __version__}, threads=2)
     assert same == 0.0
     assert "same environment" in why_same
 

@@ -215,21 +215,34 @@ def environment_tolerance(manifest: dict[str, Any], threads: int) -> tuple[float
     now = environment()
     was = manifest.get("environment") or {}
     differ = []
-    if manifest.get("ltrbench_version") not in (None, __version__):
-        differ.append(f"ltrbench {manifest.get('ltrbench_version')} -> {__version__}")
+    if manifest.get("ltrbench_version") != __version__:  # not recorded: its evaluator unknown
+        differ.append(f"ltrbench {manifest.get('ltrbench_version') or 'version not recorded'} "
+                      f"-> {__version__}")
     for key in ("python", "machine", "cpu_model", "cpu_count"):  # BLAS/GBDT paths differ by CPU
         if was.get(key) != now.get(key):
             differ.append(f"{key} {was.get(key)} -> {now.get(key)}")
-    for pkg in compared_packages():
-        a, b = (was.get("packages") or {}).get(pkg), now["packages"].get(pkg)
-        if a != b:
-            differ.append(f"{pkg} {a} -> {b}")
+    differ.extend(_package_differs(was.get("packages"), now["packages"]))
     if manifest.get("threads") not in (None, threads):
         differ.append(f"threads {manifest.get('threads')} -> {threads}")
     differ.extend(_blas_differs(was, now))
     if differ:
         return CROSS_ENV_TOLERANCE, "environment differs (" + "; ".join(differ) + ")"
     return 0.0, "same environment: bit-identical expected"
+
+
+def _package_differs(was: dict[str, Any] | None, now: dict[str, str]) -> list[str]:
+    """``"<package> <recorded> -> <installed>"`` for each package of :func:`compared_packages`
+    that differs; one recorded by neither side is passed over, one missing on one side is
+    said as such ("not recorded", "not installed"), and a manifest without package versions
+    (an older run) is one note, not a list of ``None``."""
+    if not was:
+        return ["package versions not recorded (none compared)"]
+    out = []
+    for pkg in compared_packages():
+        a, b = was.get(pkg), now.get(pkg)
+        if a != b:
+            out.append(f"{pkg} {a or 'not recorded'} -> {b or 'not installed'}")
+    return out
 
 
 def _blas_differs(was: dict[str, Any], now: dict[str, Any]) -> list[str]:
@@ -244,7 +257,9 @@ def _blas_differs(was: dict[str, Any], now: dict[str, Any]) -> list[str]:
                 "commands run OPENBLAS_CORETYPE=Haswell on x86-64 with AVX2, the AVX2 kernels "
                 "the committed tables were made with)"]
     theirs = ", ".join(f"{b.get('internal_api')} {b.get('architecture')}" for b in was["blas"])
-    return [] if theirs == mine else [f"BLAS kernels {theirs or 'none'} -> {mine or 'none'} "
+    # one kernel family loaded once (numpy's OpenBLAS) or twice (and scipy's): the same kernels
+    same = set(theirs.split(", ")) == set(mine.split(", "))
+    return [] if same else [f"BLAS kernels {theirs or 'none'} -> {mine or 'none'} "
                                       "(OPENBLAS_CORETYPE picks OpenBLAS's)"]
 
 

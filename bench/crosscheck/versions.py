@@ -158,7 +158,10 @@ def parse_version_specs(tokens: Sequence[str], *, name: str = "--versions"
         if not rest.strip() or bad:
             raise ConfigError(f"{name} {token!r}: bad version {(bad or [''])[0]!r}; expected "
                               f"a release such as 1.7.6, or {INSTALLED!r}")
-        out.append((library, list(dict.fromkeys(versions))))
+        seen: dict[str, str] = {}  # 1.7.6 and 01.7.6 are one release to pip: installed once
+        for v in versions:
+            seen.setdefault(re.sub(r"(?<![0-9])0+(?=[0-9])", "", v), v)
+        out.append((library, list(seen.values())))
     return out
 
 

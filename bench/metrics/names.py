@@ -271,9 +271,9 @@ def _qualifier(token: str) -> tuple[str | None, str]:
                 "MAP:top=10, PrecisionAt:top=10) are not metric names here; write "
                 "catboost:ndcg@10 (CatBoost's type=Exp), catboost:map@10, catboost:p@10 "
                 "('ltrbench metrics list' shows every name)")
-        if profile.rpartition("-")[2] in ("blank0", "blank1"):  # a run's metrics.csv label
+        if profile.rpartition("-")[2] in ("blank0", "blank1") or "@" in profile:  # a csv label,
             try:
-                get_profile(profile)
+                get_profile(profile)  # or a release (xgboost@2.1.4): get_profile says which
             except ConfigError as exc:
                 raise ConfigError(f"{token!r} (PROFILE:NAME): {exc}") from None
         raise ConfigError(f"unknown profile {m.group('profile')!r} in {token!r} (PROFILE:NAME); "

@@ -31,6 +31,7 @@ from bench.errors import ConfigError, did_you_mean
 from bench.metrics.library_profiles import LIBRARY_PROFILES
 from bench.metrics.name_tokens import non_ascii
 from bench.metrics.profile import Profile
+from bench.metrics.releases import release_hint
 
 __all__ = ["DEFAULT_PROFILE", "LTRBENCH", "PROFILES", "Profile", "get_profile", "given_profile"]
 
@@ -416,8 +417,10 @@ def get_profile(name: str | Profile) -> Profile:
         if re.sub(r"[\s_-]", "", str(name).lower()) == "irmeasures":  # a tool, not a profile
             look += ("ir_measures' own convention is profile 'trec_eval-c' (it scores a qrels "
                      "query without a run line 0); ")
+        release = release_hint(str(name))  # xgboost@2.1.4: README's profile, not edit distance
         raise ConfigError(
-            f"unknown profile {name!r}; {look}{did_you_mean(name, PROFILES)}"
+            f"unknown profile {name!r}; {look}"
+            f"{release + '; ' if release else did_you_mean(name, PROFILES)}"
             f"valid profiles: {', '.join(PROFILES)}"
         ) from None
 

@@ -93,6 +93,13 @@ def check_manifest(manifest: dict[str, Any], path: Path, *, required: Iterable[s
         if not test(value):
             raise ConfigError(f"{path}: field {dotted!r} holds {json.dumps(value)[:60]}; expected "
                               f"{what}. {damaged}")
+    env = manifest.get("environment")
+    packages = env.get("packages") if isinstance(env, dict) else None
+    for pkg, version in (packages or {}).items():  # reproduce and --resume compare them as text
+        if not isinstance(version, str) or not version.strip():
+            raise ConfigError(f"{path}: field 'environment.packages.{pkg}' holds "
+                              f"{json.dumps(version)[:60]}; expected a version string such as "
+                              f"\"3.2.0\". {damaged}")
 
 
 def read_run_manifest(run_dir: Path, *, required: Iterable[str] = ()) -> dict[str, Any]:
