@@ -68,8 +68,8 @@ def check_timings(frame: pd.DataFrame, path: Path) -> None:
         bad = (values < 0).to_numpy()
         if bad.any():
             i = int(bad.argmax())
-            raise DataError(f"{col!r} is {values.iloc[i]!r}: expected a time or share of at "
-                            f"least 0; {_DAMAGED}", path=path, column=col, line=i + 2)
+            raise DataError(f"{col!r} is {values.iloc[i]!r}: expected a time or share "
+                            f">= 0; {_DAMAGED}", path=path, column=col, line=i + 2)
     if "contended" in frame.columns:
         for i, v in enumerate(frame["contended"].tolist()):
             busy_flag(v, path, i + 2)
