@@ -190,7 +190,7 @@ def pair_tables(
             "fit_cpu_s": float(statistics.median(t.cpu_s)), "other_load": t.other_load,
             "steal_load": t.steal_load, "contended": t.contended, "timing": t.mode,
             "repeats": len(t.seconds), "fit_s_min": min(t.seconds), "fit_s_max": max(t.seconds),
-            "fit_s_repeats": ";".join(f"{x:.6f}" for x in t.seconds),
+            "fit_s_repeats": ";".join(repr(float(x)) for x in t.seconds),  # 4e-07, not 0.000000
         }]
     )
     return {

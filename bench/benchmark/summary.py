@@ -34,6 +34,7 @@ from bench.metrics.families import DEFAULT_METRICS
 from bench.metrics.profiles import DEFAULT_PROFILE
 from bench.report.stats import mean_std
 from bench.runs.layout import read_status, read_table, status_summary
+from bench.runs.timing_checks import busy_count, fmt_seconds
 
 
 def summarize_run(run_dir: str | Path) -> dict[str, Any]:
@@ -59,8 +60,7 @@ def summarize_run(run_dir: str | Path) -> dict[str, Any]:
     for model, g in timings.groupby("model", sort=False):
         out_timings[str(model)] = {
             "fit_s": json_number(g["fit_s"].median()),
-            "contended": int(g["contended"].astype(str).str.lower().isin(["true", "1"]).sum())
-            if "contended" in g.columns else None,
+            "contended": busy_count(g),
             "predict_s": json_number(g["predict_s"].mean()),
             "peak_rss_mb": json_number(g["peak_rss_mb"].max()),
             "best_iteration": json_number(pd.to_numeric(g["best_iteration"], errors="coerce").mean()),
@@ -164,7 +164,7 @@ def summary_text(summary: dict[str, Any], *, split: str = "test",
                 cells.append(f"{e['mean']:.4f} ± {e['std']:.4f}")
         t = summary["timings"].get(model, {})
         mark = " †" if t.get("contended") else ""
-        cells.append("" if t.get("fit_s") is None else f"{t['fit_s']:.2f}{mark}")
+        cells.append("" if t.get("fit_s") is None else f"{fmt_seconds(t['fit_s'])}{mark}")
         if not per:
             skipped = [v for k, v in summary["status"].items() if k.startswith(f"{model}-seed")]
             cells[1:] = ["(skipped)" if skipped else "(not run)"] + [""] * (len(cells) - 2)

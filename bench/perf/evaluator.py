@@ -49,7 +49,7 @@ from bench.data.atomic import write_text
 from bench.data.groups import group_index, offsets_from_sizes
 from bench.machine import cpu_model, usable_cpus
 from bench.metrics.kernels.small import SMALL_INPUT_ROWS
-from bench.perf.timing import Sample, describe, frozen_heap, in_turns, measure
+from bench.perf.timing import Sample, describe, frozen_heap, in_turns, measure, ratio
 from bench.runners.libraries import LIBRARIES as RECORDS
 
 METRICS = "ndcg@1,3,5,10 map@10 mrr p@10 recall@10"
@@ -444,13 +444,18 @@ def render(report: Report) -> str:
             a = ours if mine == OURS else report.get(mine)
             b = report.get(peer_name)
             if a is not None and b is not None:
-                lines.append(f"- reference (8 metrics) / {peer_name}: **{a.seconds / b.seconds:.2f}x** "
-                             f"({what})")
+                x = ratio(a.seconds, b.seconds)
+                lines.append(f"- reference (8 metrics) / {peer_name}: " + (
+                    f"**{x:.2f}x**" if x is not None else
+                    f"undefined ({a.seconds:g} s / {b.seconds:g} s)") + f" ({what})")
         for name in ("pytrec_eval end to end (8 metrics)", "ranx end to end (8 metrics)"):
             peer = report.get(name)
             if peer is not None:
-                lines.append(f"- {name} / reference: **{peer.seconds / ours.seconds:.0f}x slower** "
-                             "(target >= 30x; peer measured on fewer queries and scaled linearly)")
+                x = ratio(peer.seconds, ours.seconds)
+                lines.append(f"- {name} / reference: " + (
+                    f"**{x:.0f}x slower**" if x is not None else
+                    f"undefined ({peer.seconds:g} s / {ours.seconds:g} s)") +
+                    " (target >= 30x; peer measured on fewer queries and scaled linearly)")
         if ours.bytes_per_doc is not None:
             lines.append(f"- reference peak extra memory: **{ours.bytes_per_doc:.1f} bytes/document** "
                          "(target <= 40)")

@@ -42,6 +42,7 @@ from bench.data.atomic import write_text
 from bench.datasets.catalogue import get_card
 from bench.datasets.letor_shapes import generate_split, shape_of
 from bench.machine import cpu_model, load_average
+from bench.perf.timing import ratio
 from bench.runners.libraries import LIBRARIES as RECORDS
 from bench.runners.libraries import get_library, load
 
@@ -293,21 +294,31 @@ def render(args: argparse.Namespace, libraries: list[str],
         for variant in VARIANTS:
             recs = times[(library, variant)]
             secs = [r["fit_s"] for r in recs]
-            med = statistics.median(secs)
-            ratio = statistics.median(s / b for s, b in zip(secs, bare, strict=True))
+            paired = [ratio(s, b) for s, b in zip(secs, bare, strict=True)]
+            # a turn without a time (NaN, 0 s bare): no median, no ratio, no verdict
+            rel = None if None in paired else statistics.median(p for p in paired if p is not None)
+            timed = all(ratio(s, 1.0) is not None for s in secs)
             loads = [r["other_load"] for r in recs if r["other_load"] is not None]
             steals = [r["steal"] for r in recs if r.get("steal") is not None]
             busy = sum(bool(r["contended"]) for r in recs)
             diff = abs(ndcg[(library, variant)] - ndcg[(library, "bare")])
+            span = (f"{statistics.median(secs):.3f} | {min(secs):.3f}–{max(secs):.3f}" if timed
+                    else "undefined | a turn without a time")
             lines.append(
-                f"| {library} | {variant} | {med:.3f} | {min(secs):.3f}–{max(secs):.3f} | "
-                f"{ratio:.3f} | {_pct(max(loads) if loads else None)} | "
+                f"| {library} | {variant} | {span} | "
+                f"{'undefined' if rel is None else f'{rel:.3f}'} | "
+                f"{_pct(max(loads) if loads else None)} | "
                 f"{_pct(max(steals) if steals else None)} | {busy}/{len(recs)} | "
                 f"{ndcg[(library, variant)]:.12f} | {diff:.1e} |"
             )
-            if variant != "bare":
-                ok = ratio <= TARGET_OVERHEAD and diff <= 1e-12
-                verdicts.append(f"{library} {variant}: {ratio:.3f}x bare, |ΔNDCG| {diff:.1e} "
+            if variant == "bare":
+                continue
+            if rel is None:
+                verdicts.append(f"{library} {variant}: not judged (a turn without a positive "
+                                "time: the ratio to bare is undefined)")
+            else:
+                ok = rel <= TARGET_OVERHEAD and diff <= 1e-12
+                verdicts.append(f"{library} {variant}: {rel:.3f}x bare, |ΔNDCG| {diff:.1e} "
                                 f"({'meets' if ok else 'misses'} ≤ {TARGET_OVERHEAD:.2f}x and 1e-12)")
     lines += ["", *[f"- {v}" for v in verdicts], ""]
     lines.append("A fit is contended when other processes used more than 15% of the machine's "

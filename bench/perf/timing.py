@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import resource
 import threading
 import time
@@ -99,3 +100,13 @@ def describe(samples: list[Sample]) -> str:
     wall, system, others = np.median([[x.wall, x.system, x.others] for x in samples], axis=0)
     return (f"median {wall:.3f} s, system CPU {system:.3f} s, older threads ran {1e3 * others:.1f} ms "
             "inside each call (median)")
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """``numerator / denominator`` of two times, or ``None`` where it means nothing: a time that
+    is missing (NaN), infinite or negative, or a denominator of 0 s (a timer too coarse for
+    the call, a call that did nothing). A report prints "undefined" for ``None``, never
+    ``inf``, ``nan`` nor a target met."""
+    if not (math.isfinite(numerator) and math.isfinite(denominator)):
+        return None
+    return numerator / denominator if numerator >= 0 and denominator > 0 else None

@@ -46,6 +46,7 @@ from bench.runs.consistency import check_run_consistency, failed_pairs, skipped_
 from bench.runs.layout import blank_fills, blank_variant_of
 from bench.runs.models import model_libraries
 from bench.runs.reader import RunDir
+from bench.runs.timing_checks import busy_count, repeat_seconds
 
 SCHEMA_VERSION = 1
 
@@ -156,13 +157,11 @@ def fit_time_summary(timings: pd.DataFrame) -> dict[str, Any]:
     if not len(timings) or "fit_s" not in timings.columns:
         return {"median": None, "min": None, "max": None, "n": 0, "contended": None, "timing": None}
     if "fit_s_repeats" in timings.columns and timings["fit_s_repeats"].notna().all():
-        times = [float(x) for cell in timings["fit_s_repeats"].astype(str) for x in cell.split(";")]
+        times = [x for cell in timings["fit_s_repeats"] for x in repeat_seconds(cell)]
     else:
         times = [float(x) for x in timings["fit_s"]]
     arr = np.asarray(times, dtype=np.float64)
-    contended = None
-    if "contended" in timings.columns and timings["contended"].notna().all():
-        contended = int(timings["contended"].astype(str).str.lower().isin(["true", "1"]).sum())
+    contended = busy_count(timings)
     modes = sorted(set(timings["timing"].dropna().astype(str))) if "timing" in timings.columns else []
     return {
         "median": json_number(np.median(arr)),
@@ -345,6 +344,19 @@ def _failure_notes(run: RunDir, rows: list[Row]) -> list[str]:
     return notes
 
 
+def _machine_notes(runs: Sequence[RunDir], tables: list[dict[str, Any]]) -> None:
+    """Tables from runs on different CPU models (manifest ``environment.cpu_model``): each says
+    its machine, since fit times compare only within a table then."""
+    cpus = [(r.manifest.get("environment") or {}) for r in runs]
+    models = {str(c.get("cpu_model")) for c in cpus if c.get("cpu_model")}
+    if len(models) > 1:
+        for table, c in zip(tables, cpus, strict=True):
+            table["notes"].append(
+                f"fit times measured on {c.get('cpu_model') or 'an unrecorded CPU'} "
+                f"({c.get('cpu_count') or '?'} CPUs); this report's runs come from "
+                f"{len(models)} CPU models: compare fit times within a table only")
+
+
 def _timing_notes(rows: list[Row]) -> list[str]:
     notes = []
     contended = sum(int(r.fit_s.contended or 0) for r in rows)
@@ -355,6 +367,10 @@ def _timing_notes(rows: list[Row]) -> list[str]:
         )
     if rows and not any(r.fit_s.timing for r in rows):
         notes.append("fit times recorded without the machine's load: contention unknown")
+    modes = {r.model: r.fit_s.timing for r in rows if r.fit_s.timing}
+    if len({m for mode in modes.values() for m in mode.split("+")}) > 1:  # --resume, another --timing
+        notes.append("fit times measured in different timing modes, not comparable as they "
+                     "stand: " + "; ".join(f"{m}: {mode}" for m, mode in modes.items()))
     return notes
 
 
@@ -471,6 +487,7 @@ def build_leaderboard(
             progress(f"{choice.dataset}: statistics (bootstrap, paired tests)", i,
                      steps or len(choices))
         tables.append(build_table(choice.run, choice.dataset, options=options, base_dir=base))
+    _machine_notes([c.run for c in choices], tables)
     opts = asdict(options)
     opts["metrics"] = list(options.metrics)
     opts["primary"] = options.named_primary()

@@ -15,6 +15,7 @@ from bench.errors import DataError
 from bench.metrics.families import best_is_lowest, metric_header
 from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
+from bench.runs.timing_checks import fmt_seconds
 
 __all__ = ["CONTROL", "md_code", "md_text"]  # md_text, CONTROL: owned by bench.data.md_cells
 
@@ -47,10 +48,7 @@ def _fmt_ms(entry: dict[str, Any] | None, digits: int = 4) -> str:
     return f"{entry['mean']:.{digits}f} ± {entry['std']:.{digits}f}"
 
 
-def _seconds(x: float) -> str:
-    """Seconds with two decimals, or three significant digits from a million seconds on (a time
-    of 1e300 s is ``1e+300``, not a 301-digit cell)."""
-    return f"{x:.2f}" if abs(x) < 1e6 else f"{x:.3g}"
+_seconds = fmt_seconds  # nonzero never "0.00" (bench.runs.timing_checks)
 
 
 def fmt_fit_time(entry: dict[str, Any] | None) -> str:

@@ -8,7 +8,11 @@ the hypervisor, as steal) took while the block ran. ``other_load`` is that time 
 the machine's capacity over the block (``wall x CPUs``); a block with ``other_load`` above
 :data:`CONTENTION_THRESHOLD` (or steal above :data:`STEAL_THRESHOLD`) is ``contended``: its wall
 time says more about the neighbours than about the code. Where ``/proc/stat`` is absent the load
-is unknown (``None``) and nothing is flagged.
+is unknown (``None``) and nothing is flagged; so is it where the counters cannot be this
+block's: a counter that went backwards (another boot, a wrapped counter), or this process using
+more CPU than the machine had over the block (more than ``wall x CPUs``, beyond the counters'
+resolution). A clock that goes backwards (a negative wall or CPU time) is an error, never a
+recorded time.
 
 Peak memory is the growth of the process's resident set size (RSS) during the block, in MiB:
 ``peak RSS during the block - RSS when it started``. It counts what the libraries allocate in
@@ -26,6 +30,7 @@ Method, recorded in every run manifest (:data:`PEAK_RSS_METHOD`):
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import time
@@ -33,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.errors import LtrbenchError
 from bench.machine import peak_rss_kib
 
 _STATUS = Path("/proc/self/status")
@@ -106,19 +112,22 @@ class Measurement:
     steal_s: float | None = None
     cpus: int = 1
 
+    def _share(self, cpu_s: float | None) -> float | None:
+        """``cpu_s`` as a fraction of the machine's capacity over the block; ``None`` where the
+        wall time is not a positive number or the CPU count is unknown (0)."""
+        if cpu_s is None or not self.seconds > 0 or not self.cpus > 0 or math.isnan(cpu_s):
+            return None
+        return cpu_s / (self.seconds * self.cpus)
+
     @property
     def other_load(self) -> float | None:
         """Other processes' CPU time as a fraction of the machine's capacity during the block."""
-        if self.other_cpu_s is None or self.seconds <= 0:
-            return None
-        return self.other_cpu_s / (self.seconds * self.cpus)
+        return self._share(self.other_cpu_s)
 
     @property
     def steal_load(self) -> float | None:
         """Steal time as a fraction of the machine's capacity during the block."""
-        if self.steal_s is None or self.seconds <= 0:
-            return None
-        return self.steal_s / (self.seconds * self.cpus)
+        return self._share(self.steal_s)
 
     @property
     def contended(self) -> bool:
@@ -131,6 +140,32 @@ class Measurement:
             and load > CONTENTION_THRESHOLD
         )
         return bool(busy or (steal is not None and steal > STEAL_THRESHOLD))
+
+
+def _check_clocks(out: Measurement) -> None:
+    """A negative wall or CPU time is a clock that went backwards: an error, not a fit time."""
+    for what, clock, value in (("wall", "time.perf_counter", out.seconds),
+                               ("CPU", "time.process_time", out.cpu_s)):
+        if not value >= 0:
+            raise LtrbenchError(
+                f"the {what} clock ({clock}) went backwards during a timed block ({value:.6g} s): "
+                "no time was recorded; this clock must be monotonic (a patched or broken clock?)")
+
+
+def _other_load(out: Measurement, machine0: tuple[float, float] | None,
+                machine1: tuple[float, float] | None) -> None:
+    """``other_cpu_s`` / ``steal_s`` from the machine's counters before and after the block;
+    left ``None`` (unknown) where the counters cannot be this block's (module docstring)."""
+    if machine0 is None or machine1 is None:
+        return
+    busy, steal = machine1[0] - machine0[0], machine1[1] - machine0[1]
+    slack = MIN_OTHER_CPU_S * out.cpus  # a clock tick per CPU at each end, and some
+    if out.cpu_s > out.seconds * out.cpus + slack:
+        return
+    if busy >= 0:
+        out.other_cpu_s = max(0.0, busy - out.cpu_s)
+    if steal >= 0:
+        out.steal_s = steal
 
 
 @contextlib.contextmanager
@@ -152,9 +187,7 @@ def measure() -> Iterator[Measurement]:
     finally:
         out.seconds = time.perf_counter() - t0
         out.cpu_s = time.process_time() - c0
-        machine1 = machine_cpu_seconds()
-        if machine0 is not None and machine1 is not None:
-            out.other_cpu_s = max(0.0, machine1[0] - machine0[0] - out.cpu_s)
-            out.steal_s = max(0.0, machine1[1] - machine0[1])
+        _check_clocks(out)
+        _other_load(out, machine0, machine_cpu_seconds())
         peak_kib = (_read_status_kib("VmHWM") or 0) if _RESETTABLE else peak_rss_kib()
         out.peak_rss_mb = max(0, peak_kib - start_kib) / 1024.0

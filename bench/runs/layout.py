@@ -46,6 +46,7 @@ import pandas as pd
 from bench.data.atomic import atomic_path, remove_orphans_in, write_text
 from bench.data.jsonio import dumps, read_json_object
 from bench.errors import DataError
+from bench.runs.timing_checks import check_timings
 
 
 @dataclass(frozen=True)
@@ -253,7 +254,10 @@ def read_checked(path: Path) -> pd.DataFrame:
     if missing:
         raise DataError(f"missing column(s) {', '.join(missing)}; expected at least "
                         f"{', '.join(required)}; {_DAMAGED}", path=path)
-    return _checked_values(frame, path, spec, is_csv) if spec is not None else frame
+    frame = _checked_values(frame, path, spec, is_csv) if spec is not None else frame
+    if path.name == "timings.csv":
+        check_timings(frame, path)  # times at least 0, flags true/false (bench.runs.timing_checks)
+    return frame
 
 
 def write_table(path: Path, frame: pd.DataFrame) -> None:
