@@ -25,7 +25,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -117,7 +116,8 @@ def test_a_zone_abbreviation_is_refused_naming_the_zone_and_the_line(tmp_path: P
     # unclear error: "neither seconds since the epoch nor a date/time" for a date with 'EST'
     p = put(tmp_path, "e.csv", HEAD + "1,1,4,2024-03-10T10:00:00Z\n1,2,3,2024-03-10 10:00:00 EST\n")
     msg = refused(p, "e.csv:3", "'ts'", "'EST'")
-    assert "offset" in msg and "neither" not in msg, msg
+    assert "offset" in msg, msg
+    assert "neither" not in msg, msg
 
 
 def test_an_iana_zone_name_in_a_date_is_refused_naming_the_line(tmp_path: Path) -> None:
@@ -264,7 +264,8 @@ def test_a_mysql_null_rating_is_refused_as_a_missing_value(tmp_path: Path) -> No
     # unclear error: '\\N' was "not a plain decimal number" (README: \N is a dump's NULL)
     p = put(tmp_path, "n.csv", HEAD + "1,1,4,100\n1,2,\\N,200\n")
     msg = refused(p, "n.csv:3", "'rating'")
-    assert "missing" in msg and "NULL" in msg, msg
+    assert "missing" in msg, msg
+    assert "NULL" in msg, msg
 
 
 def test_a_null_word_rating_is_refused_as_a_missing_value(tmp_path: Path) -> None:
@@ -317,8 +318,8 @@ def test_a_list_user_column_is_refused_at_its_row(tmp_path: Path) -> None:
 def test_a_json_lines_table_is_refused_naming_json_lines(tmp_path: Path) -> None:
     # unclear error: "user column 'user' is not in the header; columns are ['{\"user\":1', ...]"
     p = put(tmp_path, "r.jsonl", '{"user":1,"item":1,"rating":3,"ts":100}\n')
-    msg = refused(p, "r.jsonl", "JSON Lines", "CSV or Parquet")
-    assert "header" not in msg, msg
+    msg = refused(p, "r.jsonl:1", "JSON Lines", "CSV", "Parquet")
+    assert "columns are" not in msg, msg
 
 
 def test_an_ndjson_table_given_to_convert_names_json_lines(tmp_path: Path) -> None:
@@ -326,8 +327,10 @@ def test_an_ndjson_table_given_to_convert_names_json_lines(tmp_path: Path) -> No
     put(tmp_path, "r.ndjson", '{"user":1,"item":1,"rating":3,"ts":100}\n')
     res = cli(tmp_path, "convert", "--ratings", "r.ndjson", "--layout", "csv", "--user", "user",
               "--item", "item", "--out", "o")
-    assert res.status == 2 and not res.traceback, res
-    assert "JSON Lines" in res.err and "r.ndjson" in res.err, res.err
+    assert res.status == 2, res
+    assert not res.traceback, res
+    assert "JSON Lines" in res.err, res.err
+    assert "r.ndjson" in res.err, res.err
     assert not (tmp_path / "o" / "train.txt").exists()
 
 
@@ -343,7 +346,8 @@ def test_a_hive_partitioned_parquet_folder_is_named_as_one(tmp_path: Path) -> No
     with pytest.raises(DataError) as info:
         read_ratings(src, split="temporal")
     msg = str(info.value)
-    assert "partition" in msg and "dt=2024-01-01" in msg and "one file" in msg, msg
+    for word in ("partition", "dt=2024-01-01", "one file"):
+        assert word in msg, msg
 
 
 def test_a_dask_index_column_is_no_role_and_leaves_the_ratings(tmp_path: Path) -> None:
@@ -423,5 +427,5 @@ def test_convert_of_a_bigquery_export_writes_the_latest_rating_as_the_test_label
               "--no-parquet", "--out", "o")
     assert res.status == 0, res
     lines = (tmp_path / "o" / "test.txt").read_text().splitlines()
-    pos = sorted(int(s.split()[0]) for s in lines if not s.startswith("0 "))
+    pos = sorted(int(s.split()[0]) for s in lines if s[:1] not in ("0", "#"))
     assert pos == [1, 1]  # item 5 of each user, rating 1 -> grade 1
