@@ -200,6 +200,13 @@ def test_a_decimal_timestamp_with_nanosecond_fraction_is_refused_at_its_row(tmp_
     refused(put(tmp_path, "t.parquet", t), "row 2", "'ts'")
 
 
+def test_parquet_int64_microseconds_are_refused_at_their_row_saying_microseconds(
+        tmp_path: Path) -> None:
+    # unclear error: a Spark LongType of microseconds; no unit was said
+    t = table(ts=pa.array([1_700_000_000_000_000, 1_700_000_001_000_000], pa.int64()))
+    refused(put(tmp_path, "t.parquet", t), "row 1", "'ts'", "microseconds")
+
+
 # --- Parquet timestamp types ------------------------------------------------------------
 
 def test_nanosecond_parquet_dates_are_floored_seconds(tmp_path: Path) -> None:
@@ -319,6 +326,13 @@ def test_a_json_lines_table_is_refused_naming_json_lines(tmp_path: Path) -> None
     # unclear error: "user column 'user' is not in the header; columns are ['{\"user\":1', ...]"
     p = put(tmp_path, "r.jsonl", '{"user":1,"item":1,"rating":3,"ts":100}\n')
     msg = refused(p, "r.jsonl:1", "JSON Lines", "CSV", "Parquet")
+    assert "columns are" not in msg, msg
+
+
+def test_a_json_array_export_is_refused_naming_json(tmp_path: Path) -> None:
+    # unclear error: "columns are ['[{\"user\":1', ...]"
+    p = put(tmp_path, "r.csv", '[{"user":1,"item":1,"rating":3,"ts":100}]\n')
+    msg = refused(p, "r.csv:1", "JSON")
     assert "columns are" not in msg, msg
 
 

@@ -27,7 +27,8 @@ _DEFAULTS = (dt.datetime(2001, 1, 1), dt.datetime(2002, 2, 2))
 #: year, month, day (dateutil's ``dayfirst`` read it as year, day, month: 2024-10-03).
 _YEAR_FIRST = re.compile(r"[0-9]{4}([-/.])[0-9]{1,2}\1[0-9]{1,2}(?![0-9])")
 #: A zone written after a time as letters (``EST``, ``CEST``, ``America/Los_Angeles``).
-_ZONE_WORD = re.compile(r"\s([A-Za-z]{2,5}|[A-Za-z]+/[A-Za-z_/+-]+)$")
+_ZONE_WORD = re.compile(r"[0-9]:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?\s*"
+                        r"([A-Z]{2,5}|[A-Z][A-Za-z]+/[A-Za-z_/+-]+)$")
 
 
 def text_dates(col: pd.Series) -> tuple[np.ndarray, int | None, str | None]:
