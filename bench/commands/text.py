@@ -307,6 +307,9 @@ def _door_message(command: str, option: str, path: str, kind: str, expected: str
                     and getattr(args, dest, None)), None)
     if swapped is not None:
         hint = f"; were {option} and {swapped} swapped?"
+    elif kind == "json" and option == "--ratings":
+        hint = ("; a JSON Lines (NDJSON) table of ratings is not read: write it as CSV or "
+                "Parquet, e.g. pandas.read_json(path, lines=True).to_parquet('ratings.parquet')")
     elif kind == "json":
         hint = ("; ltrbench reads a run's manifest.json, a tune's plan.json and a "
                 "leaderboard.json from their folders")

@@ -16,12 +16,19 @@ partitions (:mod:`bench.data.dask_cells`).
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 import pandas as pd
 
 #: Two defaults with every date field different: a field a cell lacks shows as a difference.
 _DEFAULTS = (dt.datetime(2001, 1, 1), dt.datetime(2002, 2, 2))
+#: A date written year first (``2024-03-10 10:00:00 UTC``, BigQuery's export): one reading,
+#: year, month, day (dateutil's ``dayfirst`` read it as year, day, month: 2024-10-03).
+_YEAR_FIRST = re.compile(r"[0-9]{4}([-/.])[0-9]{1,2}\1[0-9]{1,2}(?![0-9])")
+#: A zone written after a time as letters (``EST``, ``CEST``, ``America/Los_Angeles``).
+_ZONE_WORD = re.compile(r"[0-9]:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?\s*"
+                        r"([A-Z]{2,5}|[A-Z][A-Za-z]+/[A-Za-z_/+-]+)$")
 
 
 def text_dates(col: pd.Series) -> tuple[np.ndarray, int | None, str | None]:
@@ -43,7 +50,7 @@ def text_dates(col: pd.Series) -> tuple[np.ndarray, int | None, str | None]:
     none = month.isna().to_numpy(dtype=bool)
     if none.any():
         i = int(rest.index[np.flatnonzero(none)[0]])
-        return seconds, i, f"timestamp {cells[i]!r} is neither seconds since the epoch nor a date/time"
+        return seconds, i, _no_date(str(cells[i]))
     for i in rest.index:  # in row order: the first cell read two ways is refused
         why = _two_readings(str(cells[i]))
         if why is not None:
@@ -62,6 +69,8 @@ def _two_readings(cell: str) -> str | None:
         day = parser.parse(cell, default=_DEFAULTS[0], dayfirst=True)
     except (ValueError, OverflowError):  # pandas read it its own way: its reading stands
         return None
+    if _YEAR_FIRST.match(cell):  # year, month, day: read one way (pandas' reading stands)
+        return None
     if (a.year, a.month, a.day) != (b.year, b.month, b.day):
         return (f"timestamp {cell!r} holds no full date (year, month and day): the missing part "
                 "would be taken from the day of the run; expected a date/time such as "
@@ -69,6 +78,19 @@ def _two_readings(cell: str) -> str | None:
     if (a.year, a.month, a.day) != (day.year, day.month, day.day):
         return ambiguous_message(cell, a, day)
     return None
+
+
+def _no_date(cell: str) -> str:
+    """Why a cell pandas cannot read as a date is refused: a zone named by letters (an
+    abbreviation such as ``EST`` or ``IST`` names no one offset; a zone name gives no offset
+    without a zone database, and a wall time there is two instants in a repeated DST hour),
+    else no date at all."""
+    zone = _ZONE_WORD.search(cell)
+    if zone is not None and zone.group(1).upper() not in ("UTC", "GMT", "Z"):
+        return (f"timestamp {cell!r}: the time zone {zone.group(1)!r} is a name, not an "
+                "offset (an abbreviation such as EST or IST means different offsets in different "
+                "places); expected the offset written out (2024-03-10T10:00:00-05:00), UTC or Z")
+    return f"timestamp {cell!r} is neither seconds since the epoch nor a date/time"
 
 
 def ambiguous_message(cell: str, month: dt.datetime, day: dt.datetime) -> str:

@@ -109,14 +109,27 @@ def header_fields(line: str, sep: str) -> list[str]:
 def refuse_separator_line(first: str, p: Path | str) -> None:
     """Line 1 ``sep=;`` (the separator line Excel writes above a table, and reads back) is no
     header and no data: a DataError naming it, for every ratings reader (local with or without
-    a header, Dask), before a column is looked up in it or it is read as a user ``sep=``."""
+    a header, Dask), before a column is looked up in it or it is read as a user ``sep=``. So is a
+    line 1 that is a JSON object or array (a ``.jsonl`` / ``.ndjson`` export, BigQuery's
+    NEWLINE_DELIMITED_JSON): its "columns" would be ``{"user":1`` and ``rating:3``."""
     import re
 
+    refuse_json_lines(first, p)
     if re.fullmatch(r"sep=.{1,3}", first.strip()):
         raise DataError(f"line 1, {first.strip()!r}, is the separator line a spreadsheet (Excel) "
                         "writes above the table: expected the header (or, without one, the "
                         "first data line); delete it so that the table starts at line 1, and "
                         "give the separator with --sep (sep= in Python)", path=p, line=1)
+
+
+def refuse_json_lines(first: str, p: Path | str) -> None:
+    """A DataError when line 1 is a JSON object (JSON Lines) or opens a JSON array."""
+    line = first.strip()
+    if (line.startswith("{") and line.endswith("}")) or line.startswith(("[{", "[\"", "[]")):
+        raise DataError("line 1 is JSON, not a table's header or first row (a JSON Lines / "
+                        "NDJSON export?): ratings are read from CSV, TSV or Parquet; write it as "
+                        "one, e.g. pandas.read_json(path, lines=True).to_parquet("
+                        "'ratings.parquet')", path=p, line=1)
 
 
 def header_names(line: str, sep: str) -> list[str]:

@@ -60,7 +60,9 @@ from bench.data.id_numbers import (  # re-exported: the Dask reader numbers with
 from bench.data.id_numbers import _by_value as _by_value
 from bench.data.id_numbers import _mixed_keys as _mixed_keys
 from bench.data.inputs import (
+    DUMP_NULL,
     INT64_MAX,
+    MISSING_SPELLINGS,
     bom_length,
     check_input_file,
     comma_hint,
@@ -81,6 +83,10 @@ _PARQUET = (".parquet", ".pq")
 #: Largest magnitude of a numeric timestamp (seconds): beyond it int64 nanosecond dates and
 #: date arithmetic overflow (10^20 used to wrap to a negative date).
 MAX_SECONDS = 1e12
+#: Cells of a rating or time column that spell a NULL (``\\N``, ``NULL``, ``NA``; not ``nan``,
+#: which the number grammar names): refused as missing values.
+_NULL_WORDS = frozenset(c for c in MISSING_SPELLINGS  # '#N/A': a spreadsheet's cell (sheet_cells)
+                        if not {"nan", "ind"} & {c.lower()[-3:]} and c[:1] != "#")
 
 
 def load_ratings_table(
@@ -381,7 +387,7 @@ def number_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndarray
     numbers, :func:`bench.data.inputs.is_plain_float`; every value finite); the first bad cell
     is a DataError naming ``p``, ``where(i)`` (its line or row) and the column. The rule of
     every ratings reader: here, and Dask partitions (:mod:`bench.data.dask_cells`)."""
-    _no_missing(col, p, name, where)
+    _no_missing(col, p, name, where, spelled=True)
     if col.dtype.kind not in "iuf":  # text cells: the strict grammar of bench.data.inputs
         for i, cell in enumerate(col.astype(str).str.strip().tolist()):
             if not is_plain_float(cell):
@@ -400,7 +406,7 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
     seconds within +-:data:`MAX_SECONDS` in one unit, else text dates parsed (UTC); a date
     beside a number is refused. The one grammar of every ratings reader: here, and Dask
     partitions (:mod:`bench.data.dask_cells`)."""
-    _no_missing(col, p, name, where)
+    _no_missing(col, p, name, where, spelled=True)
     if col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype):
         seconds = datetime_seconds(col)
         far = np.flatnonzero(~(np.abs(seconds) < MAX_SECONDS))  # the numeric rule's range
@@ -439,20 +445,25 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
 
 def timestamp_message(value: object) -> str:
     """The refusal of a numeric timestamp that is not whole or not within +-:data:`MAX_SECONDS`
-    (the rule of every ratings reader: local here, Dask :mod:`bench.data.dask_ratings`)."""
-    ms = isinstance(value, int | float | np.number | str) and _milliseconds(value)
+    (the rule of every ratings reader: local here, Dask :mod:`bench.data.dask_ratings`), with
+    the unit it may be in (a date of 1973..2286 in milli-, micro- or nanoseconds)."""
+    unit = _epoch_unit(value)
     return (f"timestamp {_show(value)!r} is not a whole number of seconds within +-10^12 "
             "(about 31,700 years either side of 1970)"
-            + ("; milliseconds since the epoch? divide the column by 1000" if ms else ""))
+            + (f"; {unit[0]} since the epoch? divide the column by {unit[1]}" if unit else ""))
 
 
-def _milliseconds(value: object) -> bool:
-    """Whether a timestamp beyond the seconds' range is a date of 1973..2286 in milliseconds."""
+def _epoch_unit(value: object) -> tuple[str, str] | None:
+    """The unit a timestamp beyond the seconds' range is a date of 1973..2286 in, if any."""
     try:
         v = abs(float(value))  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return False
-    return 1e11 <= v < 1e13
+        return None
+    for low, unit, factor in ((1e11, "milliseconds", "1000"), (1e14, "microseconds", "1000000"),
+                              (1e17, "nanoseconds", "1000000000")):
+        if low <= v < low * 100:
+            return unit, factor
+    return None
 
 
 def _show(value: object) -> object:
@@ -460,13 +471,26 @@ def _show(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _no_missing(col: pd.Series, p: Path | None, name: str, where) -> None:  # type: ignore[no-untyped-def]
+def _no_missing(col: pd.Series, p: Path | None, name: str, where,  # type: ignore[no-untyped-def]
+                spelled: bool = False) -> None:
+    """An empty or null cell is refused as a missing value; with ``spelled``, so is a text cell
+    that spells one (``NULL``, ``\\N`` of a database dump, ``NA``: :data:`_NULL_WORDS`),
+    named as such rather than as "no number" (ids say it in their own words: id_cells)."""
     missing = col.isna().to_numpy(dtype=bool, copy=True)
-    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-        missing |= col.astype(str).str.strip().eq("").to_numpy(dtype=bool)
+    text = col.dtype == object or pd.api.types.is_string_dtype(col.dtype)
+    if text:
+        cells = col.astype(str).str.strip()
+        missing |= cells.eq("").to_numpy(dtype=bool)
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
         raise DataError("missing value", path=p, column=name, **where(i))
+    if spelled and text and (null := cells.isin(_NULL_WORDS).to_numpy(dtype=bool)).any():
+        i = int(np.flatnonzero(null)[0])
+        source = ("a database dump's NULL (MySQL, PostgreSQL COPY)" if cells.iloc[i] == DUMP_NULL
+                  else "a SQL client's or pandas' spelling of NULL")
+        raise DataError(f"missing value {cells.iloc[i]!r} ({source}): expected a value in every "
+                        "row; drop or fill the rows with no value before the export", path=p,
+                        column=name, **where(i))
 
 
 def _resolve_duplicates(frame: pd.DataFrame, how: str, p: Path, where, raw: pd.DataFrame,  # type: ignore[no-untyped-def]

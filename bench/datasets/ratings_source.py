@@ -168,7 +168,17 @@ def _table(source: RatingsSource) -> Ratings:
 
 def _refuse_part_folder(p: Path) -> None:
     """A folder of Parquet or CSV part files (a table as Spark or Dask writes it) is named as
-    one, with the engine that reads it, not only as "a directory"."""
+    one, with the engine that reads it, not only as "a directory"; so is a Hive-partitioned
+    folder (``dt=2024-01-01/part-0.parquet``, as Spark, BigQuery and pyarrow write it)."""
+    hive = sorted(p.glob("*=*/**/*.parquet")) if p.is_dir() else []
+    if hive:
+        part = hive[0].relative_to(p).as_posix()
+        key = part.split("=", 1)[0]
+        raise DataError(
+            f"is a Parquet dataset partitioned by {key!r} ({len(hive)} files, e.g. {part}), not "
+            f"one ratings table (the partition column {key!r} lives in the folder names, not in "
+            "the files): write it as one file, e.g. pyarrow.parquet.read_table(folder)"
+            ".to_pandas().to_parquet('ratings.parquet'), and give that file", path=p)
     for kind, glob in (("Parquet", "*.parquet"), ("CSV", "*.csv")):
         parts = sorted(p.glob(glob)) if p.is_dir() else []
         if parts:
