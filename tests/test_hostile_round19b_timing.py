@@ -41,8 +41,8 @@ def _clocks(monkeypatch: pytest.MonkeyPatch, wall: list[float], cpu: list[float]
             machine: list[tuple[float, float] | None], cpus: int = 2) -> None:
     """``measure()`` reads these instead of the real clocks and /proc/stat."""
     w, c, m = iter(wall), iter(cpu), iter(machine)
-    monkeypatch.setattr(resources.time, "perf_counter", lambda: next(w))
-    monkeypatch.setattr(resources.time, "process_time", lambda: next(c))
+    monkeypatch.setattr(resources, "_wall_clock", lambda: next(w))
+    monkeypatch.setattr(resources, "_cpu_clock", lambda: next(c))
     monkeypatch.setattr(resources, "machine_cpu_seconds", lambda: next(m))
     monkeypatch.setattr(resources.os, "cpu_count", lambda: cpus)
 

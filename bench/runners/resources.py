@@ -168,6 +168,13 @@ def _other_load(out: Measurement, machine0: tuple[float, float] | None,
         out.steal_s = steal
 
 
+#: The clocks as they were when ltrbench was imported: a ranker that replaces
+#: ``time.perf_counter`` inside ``fit`` (put back and named in its notes by the custom runner)
+#: does not time its own fit.
+_wall_clock = time.perf_counter
+_cpu_clock = time.process_time
+
+
 @contextlib.contextmanager
 def measure() -> Iterator[Measurement]:
     """Time a block (wall: ``time.perf_counter``; CPU: ``time.process_time``), measure the other
@@ -180,13 +187,13 @@ def measure() -> Iterator[Measurement]:
     else:
         start_kib = peak_rss_kib()
     machine0 = machine_cpu_seconds()
-    c0 = time.process_time()
-    t0 = time.perf_counter()
+    c0 = _cpu_clock()
+    t0 = _wall_clock()
     try:
         yield out
     finally:
-        out.seconds = time.perf_counter() - t0
-        out.cpu_s = time.process_time() - c0
+        out.seconds = _wall_clock() - t0
+        out.cpu_s = _cpu_clock() - c0
         _check_clocks(out)
         _other_load(out, machine0, machine_cpu_seconds())
         peak_kib = (_read_status_kib("VmHWM") or 0) if _RESETTABLE else peak_rss_kib()
