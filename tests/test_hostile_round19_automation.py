@@ -622,6 +622,20 @@ def test_report_json_of_a_blank_run_has_no_best_model(job: Job) -> None:
     assert table["best_model"] is None, table["best_model"]
 
 
+def test_run_summary_of_a_blank_run_calls_no_row_best(job: Job) -> None:
+    """silently wrong number (the lead's, from the automation report): with every test query
+    blank, the run's text summary printed "best" beside every row while its verdict said
+    "none"; a row without a value is "no value"."""
+    from bench.report.story import story
+
+    (run_dir,) = [d for d in (job.root / "blank-res" / "runs").iterdir() if d.is_dir()]
+    text = story(run_dir)
+    rows = [line for line in text.splitlines() if line.startswith("  ")]
+    assert rows, text
+    assert all(line.rstrip().endswith("no value") for line in rows), text
+    assert "verdict: none" in text, text
+
+
 def test_leaderboard_csv_cells_are_numbers_or_empty(job: Job) -> None:
     """silently wrong number: every mean/std/ci cell parses as a finite float or is empty."""
     text = (job.root / "rep" / "leaderboard.csv").read_text(encoding="utf-8")

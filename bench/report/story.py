@@ -59,7 +59,12 @@ def story(run_dir: str | Path) -> str:
         ci = (f"[{m['ci_low']:.4f}, {m['ci_high']:.4f}]" if m.get("ci_low") is not None
               else "")
         vs = r["vs_best"]
-        p = "best" if vs is None else f"p {fmt_p(vs['p_randomization_holm'], 3, 'g')}"
+        if vs is not None:
+            p = f"p {fmt_p(vs['p_randomization_holm'], 3, 'g')}"
+        elif not math.isfinite(_mean(r, primary)):  # every query blank: never "best"
+            p = "no value"
+        else:
+            p = "best" if r is rows[0] else "not tested"
         lines.append(f"  {r['model']:<{width}}  {_shown(r, primary):>6}  {ci:<18}  {p}")
     lines.append(verdict(rows, primary))
     lines += head_to_head(run, table)
