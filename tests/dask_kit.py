@@ -1,9 +1,11 @@
 """What the hostile Dask shard tests share: two small queries with their nDCG@10 by hand, an
 in-process one-worker cluster, a frame as a Parquet table, and a ratings table read by the
-local reader and by the Dask one (its frame, or the error it raises)."""
+local reader and by the Dask one (its frame, or the error it raises), and the cluster
+replaced by Dask's synchronous scheduler (``no_cluster``)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,22 @@ B = pd.DataFrame({"qid": [2, 2], "label": [1.0, 0.0], "score": [0.3, 0.4]})
 #: ndcg@10 of A and B by hand: A is ranked ideally (1); B puts its relevant document second
 #: (1 / log2(3) over an ideal 1); the mean over both queries
 NDCG_AB = (1.0 + 1.0 / math.log2(3.0)) / 2.0
+
+
+@pytest.fixture
+def no_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``open_cluster`` replaced by Dask's synchronous scheduler (no process, no socket): for
+    ``--engine dask`` cases that are about the data, not the cluster."""
+    import dask
+
+    from bench.engines import dask_engine
+
+    @contextlib.contextmanager
+    def fake(options: Any) -> Iterator[None]:
+        with dask.config.set(scheduler="synchronous"):
+            yield None
+
+    monkeypatch.setattr(dask_engine, "open_cluster", fake)
 
 
 @pytest.fixture(scope="module")

@@ -318,3 +318,20 @@ def print_counts(cases: Sequence[tuple[str, Callable[..., str | None]]], *,
             failed[klass] = failed.get(klass, 0) + 1
             print(f"FAIL [{klass}] {fn.__name__}: {problem}")
     print(f"{sum(failed.values())} of {len(cases)} cases failed: {failed}")
+
+
+def write_run_tables(run: Path, metrics: list[tuple[Any, ...]], per_query: list[tuple[Any, ...]],
+                     timings: list[tuple[Any, ...]]) -> Path:
+    """A hand-made run's ``metrics.csv``, ``per_query.parquet`` and ``timings.csv`` under
+    ``run`` from their rows, in the columns ltrbench writes (the caller writes the manifest and
+    config); ``run``."""
+    import pandas as pd
+
+    pd.DataFrame(metrics, columns=["dataset", "model", "library", "seed", "split", "metric",
+                                   "value", "profile"]).to_csv(run / "metrics.csv", index=False)
+    pd.DataFrame(per_query, columns=["dataset", "model", "seed", "split", "qid", "metric",
+                                     "value"]).to_parquet(run / "per_query.parquet")
+    pd.DataFrame(timings, columns=["dataset", "model", "library", "seed", "fit_s", "predict_s",
+                                   "peak_rss_mb", "best_iteration", "n_trees"]).to_csv(
+        run / "timings.csv", index=False)
+    return run

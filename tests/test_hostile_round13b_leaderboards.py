@@ -37,7 +37,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import Res, cli, refused
+from hostile_kit import Res, cli, refused, write_run_tables
 
 FAST = ("--no-plots", "--no-progress", "--bootstrap", "50", "--permutations", "300")
 LGB, XGB, RND = "lightgbm-lambdarank", "xgboost-ndcg", "random"
@@ -72,14 +72,7 @@ def write_run(root: Path, rid: str, pq: dict[str, dict[int, list[float]]], *,
                 m_rows.append((dataset, m, lib, s, "test", metric,
                                float(np.nanmean(vals)) * scale, "ltrbench"))
             t_rows.append((dataset, m, lib, s, 1.0, 0.01, 100.0, 10, 10))
-    pd.DataFrame(m_rows, columns=["dataset", "model", "library", "seed", "split", "metric",
-                                  "value", "profile"]).to_csv(run / "metrics.csv", index=False)
-    pd.DataFrame(p_rows, columns=["dataset", "model", "seed", "split", "qid", "metric",
-                                  "value"]).to_parquet(run / "per_query.parquet")
-    pd.DataFrame(t_rows, columns=["dataset", "model", "library", "seed", "fit_s", "predict_s",
-                                  "peak_rss_mb", "best_iteration", "n_trees"]).to_csv(
-        run / "timings.csv", index=False)
-    return run
+    return write_run_tables(run, m_rows, p_rows, t_rows)
 
 
 def report(base: Path, *extra: str, runs: str = "runs/r1") -> Res:

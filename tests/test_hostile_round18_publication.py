@@ -42,7 +42,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import Res, cli, letor_folder, refused
+from hostile_kit import Res, cli, letor_folder, refused, write_run_tables
 
 FAST = ("--no-plots", "--no-progress", "--bootstrap", "50", "--permutations", "300")
 LGB, XGB, RND = "lightgbm-lambdarank", "xgboost-ndcg", "random"
@@ -86,14 +86,7 @@ def write_run(root: Path, rid: str, dataset: str, pq: dict[str, list[float]] | N
         m_rows.append((dataset, m, lib.get(m, "custom"), 0, "test", "ndcg@10",
                        float(np.mean(vals)), "ltrbench"))
         t_rows.append((dataset, m, lib.get(m, "custom"), 0, 1.0, 0.01, 100.0, 10, 10))
-    pd.DataFrame(m_rows, columns=["dataset", "model", "library", "seed", "split", "metric",
-                                  "value", "profile"]).to_csv(run / "metrics.csv", index=False)
-    pd.DataFrame(p_rows, columns=["dataset", "model", "seed", "split", "qid", "metric",
-                                  "value"]).to_parquet(run / "per_query.parquet")
-    pd.DataFrame(t_rows, columns=["dataset", "model", "library", "seed", "fit_s", "predict_s",
-                                  "peak_rss_mb", "best_iteration", "n_trees"]).to_csv(
-        run / "timings.csv", index=False)
-    return run
+    return write_run_tables(run, m_rows, p_rows, t_rows)
 
 
 def _report(base: Path, names: list[str], *extra: str) -> Path:

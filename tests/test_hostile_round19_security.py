@@ -50,12 +50,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import DATA, QRELS, RUN, SCORES, Res, cli, letor_folder, refused, write
+from hostile_kit import (
+    DATA,
+    QRELS,
+    RUN,
+    SCORES,
+    Res,
+    cli,
+    letor_folder,
+    refused,
+    write,
+    write_run_tables,
+)
 
 FAST = ("--no-plots", "--no-progress", "--bootstrap", "50", "--permutations", "200")
 BIG = "1" * 5000  # beyond Python's 4300-digit limit of int(text) / str(n)
@@ -86,14 +96,7 @@ def write_run(root: Path, rid: str, dataset: str, pq: dict[str, list[float]] | N
         p_rows += [(dataset, m, 0, "test", q, "ndcg@10", v) for q, v in zip(names, vals, strict=True)]
         m_rows.append((dataset, m, lib, 0, "test", "ndcg@10", float(np.mean(vals)), "ltrbench"))
         t_rows.append((dataset, m, lib, 0, 1.0, 0.01, 100.0, 10, 10))
-    pd.DataFrame(m_rows, columns=["dataset", "model", "library", "seed", "split", "metric",
-                                  "value", "profile"]).to_csv(run / "metrics.csv", index=False)
-    pd.DataFrame(p_rows, columns=["dataset", "model", "seed", "split", "qid", "metric",
-                                  "value"]).to_parquet(run / "per_query.parquet")
-    pd.DataFrame(t_rows, columns=["dataset", "model", "library", "seed", "fit_s", "predict_s",
-                                  "peak_rss_mb", "best_iteration", "n_trees"]).to_csv(
-        run / "timings.csv", index=False)
-    return run
+    return write_run_tables(run, m_rows, p_rows, t_rows)
 
 
 def ok(problem: str | None) -> None:

@@ -17,8 +17,9 @@ from part of it:
   profile the mean over the queries with a value (blank queries are NaN), under
   ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
   run loop writes both files with (:mod:`bench.benchmark.record`);
-* ``timings.csv``'s times, memory and tree counts are never negative, and its rows are of the
-  run's models and seeds (a row renamed or copied from another run is named);
+* ``timings.csv``'s rows are of the run's models and seeds (a row renamed or copied from
+  another run is named); its times, memory and tree counts are checked never negative where
+  every reader reads the table (:mod:`bench.runs.timing_checks`);
 * ``manifest.json``'s fields have the types ltrbench writes
   (:func:`bench.runs.manifest_check.check_manifest`, as ``--resume`` and ``reproduce`` read it);
 * a finished run holds every (model, seed) pair its manifest lists, except those its manifest
@@ -70,7 +71,6 @@ def check_run_consistency(run: RunDir, profile: str) -> None:
     _check_pairs(run, main, path)
     _check_config_record(run)
     _check_range(metrics, path, line_offset=2, where="line")
-    _check_timings(run)
     _check_timed_models(run, metrics)
     if not run.has("per_query.parquet"):
         return
@@ -379,28 +379,6 @@ def check_scores_and_labels(run: RunDir, labels: pd.DataFrame, scores: pd.DataFr
             raise DataError(f"model {model!r}, seed {seed}, split {split!r}: {n} score(s) for rows "
                             f"{lo}..{hi} where labels.parquet has {want} rows: every labelled row "
                             "needs one score; the file is damaged", path=sc_path)
-
-
-#: ``timings.csv`` columns that count or measure (seconds, megabytes, trees): never negative.
-_NOT_NEGATIVE = ("fit_s", "predict_s", "peak_rss_mb", "best_iteration", "n_trees")
-
-
-def _check_timings(run: RunDir) -> None:
-    """``timings.csv``'s times, memory and tree counts are >= 0 where given (a negative fit
-    time was printed as ``-1.00 [-1.00–-1.00]`` and placed on the plots' log axis)."""
-    if not run.has("timings.csv"):
-        return
-    timings = run.table("timings.csv")
-    for column in _NOT_NEGATIVE:
-        if column not in timings.columns:
-            continue
-        values = pd.to_numeric(timings[column], errors="coerce").to_numpy(dtype=np.float64)
-        bad = values < 0
-        if bad.any():
-            i = int(bad.argmax())
-            raise DataError(f"{column} {float(values[i])!r}: expected a number >= 0 (a time, "
-                            "a size or a count); the run is damaged or was edited",
-                            path=run.path / "timings.csv", line=i + 2, column=column)
 
 
 def _check_timed_models(run: RunDir, metrics: pd.DataFrame) -> None:

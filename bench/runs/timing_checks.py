@@ -2,8 +2,8 @@
 
 :func:`bench.runs.layout.read_checked` checks that the number columns hold numbers; a time
 also has a sign and the busy flag a vocabulary. A negative fit, CPU or prediction time (or
-load), a ``contended`` flag that is not true or false, a ``fit_s_repeats`` cell that is not
-``;``-separated seconds: each a :class:`~bench.errors.DataError` naming the file, the line
+load, memory, tree count), a ``contended`` flag that is not true or false, a ``fit_s_repeats``
+cell that is not ``;``-separated seconds: each a :class:`~bench.errors.DataError` naming the file, the line
 (header = line 1) and the column, never a figure printed from it (``-1.50`` s) nor a busy fit
 counted as clean (``contended = yes`` was read as not busy).
 """
@@ -18,9 +18,10 @@ import pandas as pd
 
 from bench.errors import DataError
 
-#: Columns of ``timings.csv`` that hold seconds or shares of the machine: never below zero.
+#: Columns of ``timings.csv`` that hold seconds, shares of the machine, megabytes or counts
+#: (trees, the chosen iteration): never below zero.
 NON_NEGATIVE = ("fit_s", "predict_s", "fit_cpu_s", "fit_s_min", "fit_s_max", "other_load",
-                "steal_load", "peak_rss_mb")
+                "steal_load", "peak_rss_mb", "best_iteration", "n_trees")
 #: What the ``contended`` column may hold (any case); empty: not recorded.
 FLAG_WORDS = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 _DAMAGED = "the file was changed outside ltrbench: start a new run, or leave this run out"
@@ -68,8 +69,9 @@ def check_timings(frame: pd.DataFrame, path: Path) -> None:
         bad = (values < 0).to_numpy()
         if bad.any():
             i = int(bad.argmax())
-            raise DataError(f"{col!r} is {values.iloc[i]!r}: expected a time or share "
-                            f">= 0; {_DAMAGED}", path=path, column=col, line=i + 2)
+            raise DataError(f"{col!r} is {values.iloc[i]!r}: expected a number >= 0 (a time, a "
+                            f"share of the machine, a size or a count); {_DAMAGED}", path=path,
+                            column=col, line=i + 2)
     if "contended" in frame.columns:
         for i, v in enumerate(frame["contended"].tolist()):
             busy_flag(v, path, i + 2)
