@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from bench.benchmark.config_frozen import read_only
+from bench.benchmark.config_frozen import read_only, thawed
 from bench.benchmark.config_hash import config_hash as hash_of
 from bench.benchmark.config_hash import hash_as_written
 from bench.benchmark.config_schema import (
@@ -459,6 +459,8 @@ class RunConfig:
                 value = plain_params(value)
             elif f.name == "als":
                 value = asdict(value)
+            elif f.name == "model_params":  # plain dicts: the caller's to change
+                value = thawed(value)
             elif f.name == "custom_models":  # none: the hash of earlier runs stays as it was
                 value = {n: c.to_dict() for n, c in value.items()} or None
             elif isinstance(value, tuple):

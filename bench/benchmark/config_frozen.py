@@ -41,3 +41,9 @@ def read_only(table: Mapping[str, Any], where: str) -> ReadOnlyTable:
                          for k, v in table.items()})
     out.where = where
     return out
+
+
+def thawed(table: Mapping[str, Any]) -> dict[str, Any]:
+    """``table`` as plain dicts at every depth (what ``to_dict`` hands out: the caller's to
+    change)."""
+    return {k: thawed(v) if isinstance(v, dict) else v for k, v in table.items()}
