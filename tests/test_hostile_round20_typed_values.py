@@ -403,3 +403,42 @@ def test_als_params_from_numpy_are_plain_and_equal() -> None:
     a = ALSParams(factors=np.int64(8), alpha=np.float32(2.0))
     assert a == ALSParams(factors=8, alpha=2.0)
     assert type(a.factors) is int
+
+
+# ---------------------------------------------------------------- the config's own builders
+def test_for_model_refuses_a_spec_that_gives_a_model_another_library() -> None:
+    # silently wrong number: tune's config for 'lightgbm-lambdarank' trained by XGBoost
+    forged = ModelSpec(LGBM, "xgboost", "ndcg", "x")
+    assert own_error(lambda: small().for_model(forged), LGBM, "xgboost") is None
+
+
+def test_for_model_refuses_a_spec_of_no_registered_model() -> None:
+    # silent accept
+    assert own_error(lambda: small().for_model(ModelSpec("zzz", "lightgbm", "lambdarank", "x")),
+                     "zzz") is None
+
+
+def test_with_model_params_takes_a_numpy_integer_as_the_integer() -> None:
+    # unclear error: "expected an integer from 2 to 131072; got np.int64(15)"
+    got = small().with_model_params(get_model(LGBM), {"num_leaves": np.int64(15)})
+    assert got.model_params == {LGBM: {"num_leaves": 15}}
+    assert type(got.model_params[LGBM]["num_leaves"]) is int
+
+
+def test_with_model_params_refuses_a_forged_spec() -> None:
+    # silently wrong number: XGBoost's max_depth checked, LightGBM trained
+    forged = ModelSpec(LGBM, "xgboost", "ndcg", "x")
+    assert own_error(lambda: small().with_model_params(forged, {"max_depth": 3}), LGBM) is None
+
+
+def test_a_raw_parameter_given_as_a_numpy_integer_is_the_integer() -> None:
+    # unclear error: "expected a string, number or boolean ...; got np.int64(5)"
+    p = Params(raw=(("lightgbm", (("min_data_in_bin", np.int64(5)),)),))
+    assert p == Params().with_overrides(lightgbm={"min_data_in_bin": 5})
+    assert type(p.raw_params("lightgbm")["min_data_in_bin"]) is int
+
+
+def test_with_overrides_of_a_numpy_raw_parameter_is_the_plain_value() -> None:
+    # unclear error
+    got = Params().with_overrides(lightgbm={"min_data_in_bin": np.int64(5)})
+    assert got.raw_params("lightgbm") == {"min_data_in_bin": 5}

@@ -337,6 +337,7 @@ class RunConfig:
         """This config for its model ``spec`` alone (what ``ltrbench tune`` searches with), not
         validated again: each check holds for fewer models; a model it did not hold gets the one
         check that is new, its parameters against its library."""
+        spec = run_models(ModelNames((spec,)), self.custom_refs).specs[0]  # a forged one refused
         new = self._unchecked(models=ModelNames((spec,)))
         object.__setattr__(new, "_model_specs", {spec.name: spec})
         if spec.name not in self.models:
@@ -346,7 +347,8 @@ class RunConfig:
     def with_model_params(self, spec: ModelSpec, params: Mapping[str, Any]) -> RunConfig:
         """This config with ``params`` over the ``[model_params]`` table of its GBDT model
         ``spec`` (tune's ``best.toml``), checked as the validation checks a table."""
-        values = {**self.model_params.get(spec.name, {}), **params}
+        spec = run_models(ModelNames((spec,)), self.custom_refs).specs[0]  # a forged one refused
+        values = {**self.model_params.get(spec.name, {}), **python_value(dict(params), spec.name)}
         values = self._check_model_table(spec, values, f"[model_params.{spec.name}]")
         new = self._unchecked(model_params={**self.model_params, spec.name: values})
         new._check_library_params(spec)

@@ -144,6 +144,17 @@ def plain_scalar(value: Any) -> Any:
     return value
 
 
+def plain_deep(value: Any) -> Any:
+    """``value`` with :func:`plain_scalar` applied at every depth of its lists, tuples and dicts
+    (a library's raw parameter table: ``{"min_data_in_bin": np.int64(5)}``)."""
+    if isinstance(value, list | tuple):
+        return type(value)(plain_deep(v) for v in value) if type(value) in (list, tuple) \
+            else value
+    if isinstance(value, dict):
+        return {plain_scalar(k): plain_deep(v) for k, v in value.items()}
+    return plain_scalar(value)
+
+
 def type_name(obj: object) -> str:
     """``obj``'s type as a user would look it up: ``polars.DataFrame``, ``pyarrow.Table``,
     ``list`` (a bare ``DataFrame`` could be pandas' or polars')."""
