@@ -283,6 +283,7 @@ def test_configs_that_differ_are_two_set_members() -> None:
     ("integer_labels", "no"),       # silently wrong number: "no" read as true
     ("clamp_ndcg_mean", "yes"),     # silent accept
     ("binary_labels_for_binary_metrics", 1),  # silent accept
+    ("integer_labels", np.bool_(False)),  # silent accept: kept as np.bool_ (judged_only refuses it)
     ("empty_by_family", {"map": 0.0}),  # traceback: ValueError too many values to unpack
     ("description", None),          # silent accept
 ])

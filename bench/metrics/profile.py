@@ -313,7 +313,7 @@ class Profile:
 
 #: Fields that are True or False / a whole number or None (with its least value) / a finite
 #: number (``None`` allowed where the field is optional) / text.
-_BOOLS = ("integer_labels", "binary_labels_for_binary_metrics", "clamp_ndcg_mean", "judged_only")
+_BOOLS = ("integer_labels", "binary_labels_for_binary_metrics", "clamp_ndcg_mean")
 _INTS = {"default_k": 1, "max_label": 0, "err_max_grade": 0}
 _NUMBERS = {"relevance_threshold": False, "max_relevant_label": True, "empty": True}
 _TEXTS = ("name", "description")
@@ -321,13 +321,15 @@ _TEXTS = ("name", "description")
 
 def _check_types(p: Profile) -> None:
     """Each field of ``p`` built by hand of its declared type, never coerced (``"no"`` would be
-    true, ``"1"`` a threshold, ``1.5`` a cutoff): a NumPy scalar or an Enum member is its plain
-    value (:func:`bench.data.python_args.plain_scalar`); anything else is a ConfigError naming
-    the field and what it takes."""
+    true, ``"1"`` a threshold, ``1.5`` a cutoff): a NumPy number or an Enum member is its plain
+    value (:func:`bench.data.python_args.plain_scalar`; a flag is a Python bool, as
+    ``judged_only`` is: ``np.bool_`` refused); anything else is a ConfigError naming the field
+    and what it takes."""
     from bench.data.python_args import plain_scalar
 
     for f in fields(p):
-        object.__setattr__(p, f.name, plain_scalar(getattr(p, f.name)))
+        if f.name not in (*_BOOLS, "judged_only"):
+            object.__setattr__(p, f.name, plain_scalar(getattr(p, f.name)))
 
     def refuse(name: str, expected: str) -> None:
         raise ConfigError(f"profile {p.name!r}: {name} must be {expected}; got "
