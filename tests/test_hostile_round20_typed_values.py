@@ -443,3 +443,14 @@ def test_with_overrides_of_a_numpy_raw_parameter_is_the_plain_value() -> None:
     # unclear error
     got = Params().with_overrides(lightgbm={"min_data_in_bin": np.int64(5)})
     assert got.raw_params("lightgbm") == {"min_data_in_bin": 5}
+
+
+def test_a_custom_models_params_cannot_be_changed_after_the_checks() -> None:
+    # silently different run: the factory got alpha = 5, the config recorded and hashed 2.0
+    c = RunConfig(models=("mine",), seeds=(0,),
+                  custom_models={"mine": {"factory": "sklearn.linear_model:Ridge",
+                                          "params": {"alpha": 2.0}}})
+    assert own_error(lambda: c.custom_models["mine"].params.update(alpha=5), "params",
+                     "replace") is None
+    assert c.custom_models["mine"].params == {"alpha": 2.0}
+    assert pickle.loads(pickle.dumps(c)) == c

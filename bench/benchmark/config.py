@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from bench.benchmark.config_frozen import read_only, thawed
+from bench.benchmark.config_frozen import frozen_models, read_only, thawed
 from bench.benchmark.config_hash import config_hash as hash_of
 from bench.benchmark.config_hash import hash_as_written
 from bench.benchmark.config_schema import (
@@ -198,8 +198,8 @@ class RunConfig:
                               "fit runs on the cluster's worker processes already")
         self._check_model_params()
         check_published(self.published)  # said now, not when ``report`` reads the run
-        for key in ("model_params", "custom_models"):  # no change after the checks
-            object.__setattr__(self, key, read_only(getattr(self, key), key))
+        object.__setattr__(self, "model_params", read_only(self.model_params, "model_params"))
+        object.__setattr__(self, "custom_models", frozen_models(self.custom_models))  # no change
 
     def __hash__(self) -> int:
         """Equal configs hash equal (their TOML texts are equal); its tables are read-only."""
@@ -440,8 +440,9 @@ class RunConfig:
         model's source file). Every other change goes through :func:`dataclasses.replace`."""
         new = copy.copy(self)
         for key, value in changes.items():
-            tables = key in ("model_params", "custom_models")  # read-only, as after the checks
-            object.__setattr__(new, key, read_only(value, key) if tables else value)
+            value = frozen_models(value) if key == "custom_models" else read_only(
+                value, key) if key == "model_params" else value  # read-only, as after the checks
+            object.__setattr__(new, key, value)
         return new
 
     def params_for(self, model: str, seed: int) -> Params:

@@ -10,6 +10,7 @@ every change is a :class:`~bench.errors.ConfigError` that says what to do instea
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -35,12 +36,24 @@ class ReadOnlyTable(dict[str, Any]):
         return (read_only, (dict(self), self.where))
 
 
-def read_only(table: Mapping[str, Any], where: str) -> ReadOnlyTable:
-    """``table`` as a :class:`ReadOnlyTable` named ``where``; its nested tables too."""
-    out = ReadOnlyTable({k: read_only(v, f"{where}[{k!r}]") if isinstance(v, dict) else v
-                         for k, v in table.items()})
+def read_only(table: Mapping[str, Any], where: str, *, nested: bool = True) -> ReadOnlyTable:
+    """``table`` as a :class:`ReadOnlyTable` named ``where``; its nested tables too, unless
+    ``nested`` is false (a custom model's ``params``: the factory gets a plain copy)."""
+    out = ReadOnlyTable({k: read_only(v, f"{where}[{k!r}]") if nested and isinstance(v, dict)
+                         else v for k, v in table.items()})
     out.where = where
     return out
+
+
+def frozen_models(models: Mapping[str, Any]) -> ReadOnlyTable:
+    """A config's ``custom_models`` read-only, and each model's ``params`` at their top level
+    (``config.custom_models["mine"].params["alpha"] = 5`` would reach the factory unchecked)."""
+    out = {}
+    for name, model in models.items():
+        out[name] = copy.copy(model)  # the caller's own CustomModel left as it was
+        object.__setattr__(out[name], "params", read_only(
+            model.params, f"custom_models[{name!r}].params", nested=False))
+    return read_only(out, "custom_models", nested=False)
 
 
 def thawed(table: Mapping[str, Any]) -> dict[str, Any]:
