@@ -99,10 +99,12 @@ def test_a_relevance_level_that_is_not_a_finite_number_is_refused_on_the_command
 def test_a_profile_whose_relevance_threshold_is_not_a_finite_number_is_refused(
         files: tuple[str, str, str], level: Any) -> None:
     qrels, run, _ = files
-    profile = dataclasses.replace(get_profile("trec_eval"), name="mine",
-                                  relevance_threshold=level)
-    for fn in (lambda: evaluate([2, 0, 1], [3, 2, 1], group=[3], metrics="map", profile=profile),
-               lambda: evaluate_trec(qrels, run, metrics=["map"], profile=profile)):
+    def profile() -> Any:  # refused when made (round 20), else by the evaluation
+        return dataclasses.replace(get_profile("trec_eval"), name="mine",
+                                   relevance_threshold=level)
+
+    for fn in (lambda: evaluate([2, 0, 1], [3, 2, 1], group=[3], metrics="map", profile=profile()),
+               lambda: evaluate_trec(qrels, run, metrics=["map"], profile=profile())):
         _, exc = call(fn)
         assert api_refused(exc, "relevance_threshold", "finite") is None, (level, exc)
         assert isinstance(exc, ConfigError)

@@ -56,6 +56,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bench.benchmark.config_frozen import frozen_models, read_only, thawed
 from bench.benchmark.config_hash import config_hash as hash_of
 from bench.benchmark.config_hash import hash_as_written
 from bench.benchmark.config_schema import (
@@ -67,8 +68,10 @@ from bench.benchmark.config_schema import (
     check_published,
     check_scalars,
     name_list,
+    named,
     parse_eval_at,
     parse_seeds,
+    plain_params,
     python_value,
     unknown_top_key,
 )
@@ -87,7 +90,6 @@ from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
 from bench.runners.params import (
-    RAW_TABLES,
     Params,
     canonical_table,
     check_for_library,
@@ -160,10 +162,10 @@ class RunConfig:
         """Validate everything a run needs from its config, before any data is loaded: the
         selection split and metric, the profile, the metric and model names, seeds, parameters."""
         self._check_types()
-        _named("early_stopping_split", check_selection_split, self.early_stopping_split)
+        named("early_stopping_split", check_selection_split, self.early_stopping_split)
         object.__setattr__(self, "_selection_k",
-                           _named("select_metric", selection_cutoff, self.select_metric))
-        prof = _named("profile", get_profile, self.profile)  # " LightGBM" is lightgbm
+                           named("select_metric", selection_cutoff, self.select_metric))
+        prof = named("profile", get_profile, self.profile)  # " LightGBM" is lightgbm
         object.__setattr__(self, "_profile", prof)
         object.__setattr__(self, "profile", prof.name)  # recorded as the canonical name
         self._check_custom_models()
@@ -196,6 +198,12 @@ class RunConfig:
                               "fit runs on the cluster's worker processes already")
         self._check_model_params()
         check_published(self.published)  # said now, not when ``report`` reads the run
+        object.__setattr__(self, "model_params", read_only(self.model_params, "model_params"))
+        object.__setattr__(self, "custom_models", frozen_models(self.custom_models))  # no change
+
+    def __hash__(self) -> int:
+        """Equal configs hash equal (their TOML texts are equal); its tables are read-only."""
+        return hash(self.to_toml())
 
     def unused(self) -> list[str]:
         """What this config sets that the run does not use, in words (the run warns about each,
@@ -205,6 +213,9 @@ class RunConfig:
 
     def _check_types(self) -> None:
         """Every field typed and in range (:mod:`bench.benchmark.config_schema`); lists as tuples."""
+        for f in fields(self):  # np.int64(3), an Enum member, a Path: as from_dict reads them
+            if not isinstance(value := getattr(self, f.name), ModelNames):
+                object.__setattr__(self, f.name, python_value(value, f.name))  # tables thawed
         check_scalars({f.name: getattr(self, f.name) for f in fields(self) if f.name in TOP_SPECS})
         object.__setattr__(self, "seeds", parse_seeds(self.seeds))
         object.__setattr__(self, "eval_at", parse_eval_at(self.eval_at))
@@ -232,7 +243,7 @@ class RunConfig:
             if model in self.custom_models:
                 raise ConfigError(f"{where}: {model!r} is a custom model; its parameters go in "
                                   f"[custom_models.{model}] params")
-            spec = specs[model] if model in specs else _named(where, table_model, model)
+            spec = specs[model] if model in specs else named(where, table_model, model)
             self.model_params[model] = {} if values == {} else self._check_model_table(spec, values, where)  # empty: sets nothing, a baseline's too
         object.__setattr__(self, "model_params", {m: t for m, t in self.model_params.items() if t})
         for model in self.models:  # an empty table (checked) sets nothing: no table, one hash
@@ -326,6 +337,7 @@ class RunConfig:
         """This config for its model ``spec`` alone (what ``ltrbench tune`` searches with), not
         validated again: each check holds for fewer models; a model it did not hold gets the one
         check that is new, its parameters against its library."""
+        spec = run_models(ModelNames((spec,)), self.custom_refs).specs[0]  # a forged one refused
         new = self._unchecked(models=ModelNames((spec,)))
         object.__setattr__(new, "_model_specs", {spec.name: spec})
         if spec.name not in self.models:
@@ -335,7 +347,8 @@ class RunConfig:
     def with_model_params(self, spec: ModelSpec, params: Mapping[str, Any]) -> RunConfig:
         """This config with ``params`` over the ``[model_params]`` table of its GBDT model
         ``spec`` (tune's ``best.toml``), checked as the validation checks a table."""
-        values = {**self.model_params.get(spec.name, {}), **params}
+        spec = run_models(ModelNames((spec,)), self.custom_refs).specs[0]  # a forged one refused
+        values = {**self.model_params.get(spec.name, {}), **python_value(dict(params), spec.name)}
         values = self._check_model_table(spec, values, f"[model_params.{spec.name}]")
         new = self._unchecked(model_params={**self.model_params, spec.name: values})
         new._check_library_params(spec)
@@ -427,6 +440,8 @@ class RunConfig:
         model's source file). Every other change goes through :func:`dataclasses.replace`."""
         new = copy.copy(self)
         for key, value in changes.items():
+            value = frozen_models(value) if key == "custom_models" else read_only(
+                value, key) if key == "model_params" else value  # read-only, as after the checks
             object.__setattr__(new, key, value)
         return new
 
@@ -444,9 +459,11 @@ class RunConfig:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "params":
-                value = _plain_params(value)
+                value = plain_params(value)
             elif f.name == "als":
                 value = asdict(value)
+            elif f.name == "model_params":  # plain dicts: the caller's to change
+                value = thawed(value)
             elif f.name == "custom_models":  # none: the hash of earlier runs stays as it was
                 value = {n: c.to_dict() for n, c in value.items()} or None
             elif isinstance(value, tuple):
@@ -478,7 +495,7 @@ def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
     if key == "params":
         values = tomlio.table(value, "params")
         check_param_values(values, where="[params] ")
-        return Params.from_dict({**_plain_params(DEFAULT_RUN_PARAMS), **values}, where="[params] ")
+        return Params.from_dict({**plain_params(DEFAULT_RUN_PARAMS), **values}, where="[params] ")
     if key == "als":
         return ALSParams(**check_als(tomlio.table(value, "als")))
     if key == "model_params":
@@ -489,9 +506,9 @@ def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
     if key == "models":
         custom = doc.get("custom_models")
         refs = {str(n): "" for n in custom} if isinstance(custom, dict) else None
-        return _named(key, expand_models, name_list(value, key), refs)
+        return named(key, expand_models, name_list(value, key), refs)
     if key == "metrics":
-        return _named(key, run_metrics, name_list(value, key))
+        return named(key, run_metrics, name_list(value, key))
     if key == "seeds":
         return parse_seeds(value)
     if key == "eval_at":
@@ -499,22 +516,3 @@ def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
     if value is None and key in ("data_dir", "scheduler"):
         return None
     return TOP_SPECS[key].check(value, key) if key in TOP_SPECS else value
-
-
-def _named(key: str, parse: Any, *args: Any) -> Any:
-    """``parse(*args)`` with the config key in front of its error (``profile: unknown ...``)."""
-    try:
-        return parse(*args)
-    except ConfigError as exc:
-        msg = str(exc)
-        raise ConfigError(msg if msg.startswith(key) else f"{key}: {msg}") from None
-
-
-def _plain_params(p: Params) -> dict[str, Any]:
-    d = p.to_dict()
-    d.pop("device", None)  # owned by RunConfig.device
-    for lib in RAW_TABLES:  # an empty table leaves the hash of earlier runs as it was
-        if not d[lib]:
-            d.pop(lib)
-    return d
-

@@ -21,10 +21,12 @@ from typing import Any
 
 from bench.benchmark.config_text import check_rendered
 from bench.data.inputs import is_plain_int
+from bench.data.python_args import plain_scalar
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
 from bench.errors import ConfigError, home_expanded, refuse_empty_items
-from bench.runners.params import DEVICES
+from bench.runners.baselines import ALS_SPECS
+from bench.runners.params import DEVICES, RAW_TABLES, Params
 
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
 TIMING_MODES: tuple[str, ...] = ("inprocess", "isolated")
@@ -76,15 +78,6 @@ TOP_SPECS: dict[str, Spec] = {s.name: s for s in (
 )}
 #: Keys whose value may be ``None`` in Python (left out of a TOML file).
 OPTIONAL = ("data_dir", "scheduler")
-#: The ALS baseline's ``[als]`` table (``bench.runners.baselines.ALSParams``): factors and
-#: sweeps are counts, the regularisation and the confidence weight non-negative numbers.
-ALS_SPECS: dict[str, Spec] = {s.name: s for s in (
-    Spec("factors", int, 1, 4096),
-    Spec("regularization", float, 0, 1e300),
-    Spec("alpha", float, 0, 1e300),
-    Spec("iterations", int, 1, 100_000),
-    Spec("cg_steps", int, 1, 1000),
-)}
 
 
 def parse_seeds(value: Any, where: str = "seeds") -> tuple[int, ...]:
@@ -196,7 +189,7 @@ def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
     """An unknown key at the top of a config; a parameter's name (``n_trees``) says the table it
     belongs in, an ALS key its ``[als]`` table (``seed``: the closest key, ``seeds``)."""
     from bench.data.toml import unknown_key
-    from bench.runners.params import PARAM_SPECS, RAW_TABLES
+    from bench.runners.params import PARAM_SPECS
 
     if key in RAW_TABLES:
         return ConfigError(f"{key}: a library's raw table, not a config key: write it as "
@@ -331,17 +324,8 @@ def python_value(value: Any, where: str = "") -> Any:
     import numpy as np
     import pandas as pd
 
-    if isinstance(value, np.generic) and value.shape == ():
-        item = value.item()
-        return item if isinstance(item, bool | int | float | str) else value
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and type(value) is not str:  # a subclass: the value it holds,
-        return str.__str__(value)  # not its own repr or str (a str Enum's str is 'E.A')
-    if isinstance(value, int) and type(value) is not int:
-        return int.__int__(value)
-    if isinstance(value, float) and type(value) is not float:
-        return float.__float__(value)
+    if isinstance(value, np.generic | bool | int | float | str):
+        return plain_scalar(value)  # a subclass: the value it holds (a str Enum's str is 'E.A')
     if isinstance(value, np.ndarray):
         return [python_value(v, where) for v in value.tolist()] if value.ndim == 1 else value
     if isinstance(value, pd.Series | pd.Index | pd.api.extensions.ExtensionArray) \
@@ -375,3 +359,24 @@ def _key(key: Any, where: str) -> str:
         raise ConfigError(f"{where or 'config'}: the key {show(key)} is not a string; keys are "
                           "names, as in a TOML table (\"n_trees\", \"lightgbm-lambdarank\")")
     return str.__str__(key)
+
+
+def named(key: str, parse: Any, *args: Any) -> Any:
+    """``parse(*args)`` with the config key in front of its error (``profile: unknown ...``)."""
+    try:
+        return parse(*args)
+    except ConfigError as exc:
+        msg = str(exc)
+        raise ConfigError(msg if msg.startswith(key) else f"{key}: {msg}") from None
+
+
+def plain_params(p: Params) -> dict[str, Any]:
+    """``p`` as a ``[params]`` table: the device left out (``RunConfig.device`` owns it), an
+    empty raw table left out (the hash of earlier runs stays as it was)."""
+    d = p.to_dict()
+    d.pop("device", None)  # owned by RunConfig.device
+    for lib in RAW_TABLES:  # an empty table leaves the hash of earlier runs as it was
+        if not d[lib]:
+            d.pop(lib)
+    return d
+

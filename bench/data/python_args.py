@@ -17,7 +17,10 @@ what was expected, never a NumPy shape message or a traceback from inside a libr
   or a run directory) a control character such as a trailing newline are refused naming the
   argument; :func:`type_name`: a value's type as a user looks it up (``polars.DataFrame``);
 * :func:`same_index`: pandas Series among the per-row arguments whose indexes disagree (NumPy
-  would pair them by position), for ``evaluate`` and ``LetorData.build``.
+  would pair them by position), for ``evaluate`` and ``LetorData.build``;
+* :func:`plain_scalar`: a NumPy scalar or a subclass of ``str``/``int``/``float`` (an Enum
+  member) as the plain Python value it holds, for the typed values users build by hand
+  (``RunConfig``, ``Params``, ``ALSParams``, ``Profile``).
 """
 
 from __future__ import annotations
@@ -118,6 +121,38 @@ def user_path(value: Any, option: str, *, strict: bool = False) -> Path:
                           f"(U+{ord(bad):04X}: a line end or tab pasted with it?); expected a "
                           "folder path without one")
     return Path(home_expanded(text, option))
+
+
+def plain_scalar(value: Any) -> Any:
+    """``value`` as the plain Python scalar it stands for: a 0-d NumPy value as its ``item()``
+    (``np.int64(3)`` is ``3``, ``np.bool_(True)`` is ``True``, ``np.float64(1.0)`` stays a
+    float), a subclass of ``str``, ``int`` or ``float`` (a ``StrEnum`` / ``IntEnum`` member,
+    ``numpy.str_``) as the value it holds, not its own ``repr`` or ``str`` (a str Enum's
+    ``str`` is ``'E.A'``). A bool stays a bool; anything else is returned as it is, for the
+    caller's schema to judge."""
+    if isinstance(value, np.generic) and value.shape == ():
+        item = value.item()
+        return item if isinstance(item, bool | int | float | str) else value
+    if isinstance(value, bool) or type(value) in (str, int, float):
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    return value
+
+
+def plain_deep(value: Any) -> Any:
+    """``value`` with :func:`plain_scalar` applied at every depth of its lists, tuples and dicts
+    (a library's raw parameter table: ``{"min_data_in_bin": np.int64(5)}``)."""
+    if isinstance(value, list | tuple):
+        return type(value)(plain_deep(v) for v in value) if type(value) in (list, tuple) \
+            else value
+    if isinstance(value, dict):
+        return {plain_scalar(k): plain_deep(v) for k, v in value.items()}
+    return plain_scalar(value)
 
 
 def type_name(obj: object) -> str:

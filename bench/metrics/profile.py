@@ -220,6 +220,7 @@ class Profile:
     description: str = ""
 
     def __post_init__(self) -> None:
+        _check_types(self)  # before any rule reads a field: "no" is no bool, "10" no cutoff
         if isinstance(self.gain, (tuple, list)):
             gains = tuple(float(g) for g in self.gain)
             if not gains or any(not (g >= 0) for g in gains):
@@ -308,6 +309,63 @@ class Profile:
             v = getattr(self, f.name)
             out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
+
+
+#: Fields that are True or False / a whole number or None (with its least value) / a finite
+#: number (``None`` allowed where the field is optional) / text.
+_BOOLS = ("integer_labels", "binary_labels_for_binary_metrics", "clamp_ndcg_mean")
+_INTS = {"default_k": 1, "max_label": 0, "err_max_grade": 0}
+_NUMBERS = {"relevance_threshold": False, "max_relevant_label": True, "empty": True}
+_TEXTS = ("name", "description")
+
+
+def _check_types(p: Profile) -> None:
+    """Each field of ``p`` built by hand of its declared type, never coerced (``"no"`` would be
+    true, ``"1"`` a threshold, ``1.5`` a cutoff): a NumPy number or an Enum member is its plain
+    value (:func:`bench.data.python_args.plain_scalar`; a flag is a Python bool, as
+    ``judged_only`` is: ``np.bool_`` refused); anything else is a ConfigError naming the field
+    and what it takes."""
+    from bench.data.python_args import plain_scalar
+
+    for f in fields(p):
+        if f.name not in (*_BOOLS, "judged_only"):
+            object.__setattr__(p, f.name, plain_scalar(getattr(p, f.name)))
+
+    def refuse(name: str, expected: str) -> None:
+        raise ConfigError(f"profile {p.name!r}: {name} must be {expected}; got "
+                          f"{getattr(p, name)!r} ({type(getattr(p, name)).__name__})")
+
+    for name in _TEXTS:
+        if not isinstance(getattr(p, name), str):
+            refuse(name, "text (a str)")
+    for name in _BOOLS:
+        if not isinstance(getattr(p, name), bool):
+            refuse(name, "True or False")
+    for name, least in _INTS.items():
+        v = getattr(p, name)
+        if (v is not None or name == "err_max_grade") and (
+                isinstance(v, bool) or not isinstance(v, int) or v < least):
+            refuse(name, f"a whole number >= {least}" + ("" if name == "err_max_grade" else
+                                                         " or None"))
+    for name, optional in _NUMBERS.items():
+        v = getattr(p, name)
+        if not (v is None and optional) and not _finite(v):
+            refuse(name, "a finite number" + (" or None" if optional else ""))
+    if isinstance(p.gain, tuple | list):
+        gains = [plain_scalar(g) for g in p.gain]
+        if not all(_finite(g) for g in gains):
+            refuse("gain", "'exp2', 'linear' or a tuple of finite numbers >= 0 (one per label)")
+        object.__setattr__(p, "gain", tuple(gains))
+    for name in ("empty_by_family", "missing_by_family", "single_document_by_family"):
+        v = getattr(p, name)
+        if not isinstance(v, tuple | list) or not all(
+                isinstance(pair, tuple | list) and len(pair) == 2 for pair in v):
+            refuse(name, "a tuple of (family, value) pairs, such as (('map', 0.0),)")
+
+
+def _finite(v: object) -> bool:
+    """Whether ``v`` is a finite real number (not a bool, not text)."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _check_options(p: Profile) -> None:

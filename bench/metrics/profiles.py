@@ -389,6 +389,8 @@ def get_profile(name: str | Profile) -> Profile:
     """
     if isinstance(name, Profile):
         return name
+    if isinstance(name, str):  # a StrEnum member, numpy.str_: the text it holds, not 'E.A'
+        name = str.__str__(name)
     if not isinstance(name, str):  # did_you_mean below needs text; 5 is no profile name
         raise ConfigError(f"a profile is a name (one of: {', '.join(PROFILES)}) or a Profile, "
                           f"got {type(name).__name__} {name!r}")

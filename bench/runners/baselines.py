@@ -30,6 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
+from bench.data.python_args import plain_scalar
+from bench.data.toml import Spec
 from bench.runners.resources import Measurement, measure
 from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable
 
@@ -37,6 +39,17 @@ from bench.runners.result import EVAL_SPLITS, FitResult, NotApplicable
 RELEVANT = 1.0
 POPULARITY_FEATURES = ("item_popularity", "popularity")
 ALS_FEATURES = ("als", "als_score")
+
+
+#: The ALS baseline's ``[als]`` table (:class:`ALSParams`): factors and sweeps are counts, the
+#: regularisation and the confidence weight non-negative numbers.
+ALS_SPECS: dict[str, Spec] = {s.name: s for s in (
+    Spec("factors", int, 1, 4096),
+    Spec("regularization", float, 0, 1e300),
+    Spec("alpha", float, 0, 1e300),
+    Spec("iterations", int, 1, 100_000),
+    Spec("cg_steps", int, 1, 1000),
+)}
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,13 @@ class ALSParams:
     alpha: float = 10.0
     iterations: int = 15
     cg_steps: int = 3
+
+    def __post_init__(self) -> None:
+        """Each field typed and in range (:data:`ALS_SPECS`), a NumPy scalar or an Enum member
+        as its plain value: ``ALSParams(factors=1.5)`` is refused when made, as ``[als]`` is."""
+        for name, spec in ALS_SPECS.items():
+            object.__setattr__(self, name, spec.check(plain_scalar(getattr(self, name)),
+                                                      f"[als] {name}"))
 
 
 DEFAULT_ALS = ALSParams()

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from bench.data.python_args import plain_deep, plain_scalar
 from bench.data.toml import FLOAT64_TINY, Spec, canonical, canonical_raw, table, unknown_key
 from bench.errors import ConfigError
 from bench.machine import usable_cpus
@@ -87,6 +88,9 @@ class Params:
     raw: tuple[tuple[str, RawTable], ...] = field(default=())
 
     def __post_init__(self) -> None:
+        for spec in PARAM_SPECS:  # np.int64(5), an IntEnum member: the plain value, as a file's
+            object.__setattr__(self, spec.name, plain_scalar(getattr(self, spec.name)))
+        object.__setattr__(self, "raw", plain_deep(self.raw))  # its shape checked below
         check_params(self)
         for spec in PARAM_SPECS:  # one form per value: l1 = 0, 0.0 and -0.0 are 0.0
             object.__setattr__(self, spec.name, canonical(getattr(self, spec.name), spec.kind))

@@ -224,13 +224,27 @@ def canonical_models(names: Iterable[str], custom: Mapping[str, str] | None = No
     return expanded
 
 
+def _registered() -> dict[str, ModelSpec]:
+    """:func:`models`, for :func:`run_models`, whose argument shadows the name."""
+    return models()
+
+
 def run_models(models: Iterable[str], custom: Mapping[str, str]) -> ModelNames:
     """A run's ``models`` resolved, each name once: :class:`ModelNames` (resolved at the door by
     :func:`expand_models`, or carried by a config) are taken as they come, a custom model's spec
     made from ``custom`` (its declaration); plain names go through :func:`canonical_models`. A
-    custom model that ``custom`` does not declare (any more) is refused as unknown."""
+    custom model that ``custom`` does not declare (any more) is refused as unknown, and so is a
+    :class:`ModelSpec` built by hand that is not the registry's own (``lightgbm-lambdarank``
+    with library ``xgboost`` would train XGBoost under LightGBM's name)."""
     if isinstance(models, ModelNames) and len(set(models)) == len(models) and all(
             s.library != CUSTOM_LIBRARY or s.name in custom for s in models.specs):
+        known = _registered()
+        for s in models.specs:  # a spec built by hand: the registry's own, or refused
+            if s.name not in custom and known.get(s.name) != s:
+                raise ConfigError(f"models: {s!r} is not the registered spec of {s.name!r} "
+                                  f"({known[s.name]!r})" if s.name in known else
+                                  f"models: {s!r} names no registered model; pass model names "
+                                  "(a ModelNames from expand_models, or plain text)")
         return ModelNames(custom_spec(s.name, custom[s.name]) if s.name in custom else s
                           for s in models.specs)
     return canonical_models(models, custom)
