@@ -46,10 +46,19 @@ def test_a_numpy_integer_run_depth_is_a_plain_int() -> None:
     assert type(prof.run_depth) is int
 
 
-@pytest.mark.parametrize("flag", ["yes", 1, None, np.bool_(True)])
+@pytest.mark.parametrize("flag", ["yes", 1, None, np.int64(1)])
 def test_judged_only_must_be_a_bool(flag: Any) -> None:
     with pytest.raises(ConfigError, match=r"judged_only \(trec_eval -J\) must be True or False"):
         replace(get_profile("trec_eval"), judged_only=flag)
+
+
+def test_a_numpy_bool_flag_is_the_plain_bool_as_in_the_run_configuration() -> None:
+    """One rule for a NumPy bool on every Python path: ``RunConfig(quick=np.bool_(True))`` and a
+    profile's flags read it as the Python bool it stands for (a NumPy integer is no flag)."""
+    prof = replace(get_profile("trec_eval"), judged_only=np.bool_(True),
+                   clamp_ndcg_mean=np.bool_(False))
+    assert prof.judged_only is True
+    assert prof.clamp_ndcg_mean is False
 
 
 @pytest.mark.parametrize(("field", "value"), [("rel_level", "ranx"), ("rel_level", None),

@@ -322,14 +322,13 @@ _TEXTS = ("name", "description")
 def _check_types(p: Profile) -> None:
     """Each field of ``p`` built by hand of its declared type, never coerced (``"no"`` would be
     true, ``"1"`` a threshold, ``1.5`` a cutoff): a NumPy number or an Enum member is its plain
-    value (:func:`bench.data.python_args.plain_scalar`; a flag is a Python bool, as
-    ``judged_only`` is: ``np.bool_`` refused); anything else is a ConfigError naming the field
-    and what it takes."""
+    value (:func:`bench.data.python_args.plain_scalar`: ``np.bool_(True)`` is ``True``, as in
+    ``RunConfig``; ``np.int64(1)`` is no flag); anything else is a ConfigError naming the
+    field and what it takes."""
     from bench.data.python_args import plain_scalar
 
     for f in fields(p):
-        if f.name not in (*_BOOLS, "judged_only"):
-            object.__setattr__(p, f.name, plain_scalar(getattr(p, f.name)))
+        object.__setattr__(p, f.name, plain_scalar(getattr(p, f.name)))
 
     def refuse(name: str, expected: str) -> None:
         raise ConfigError(f"profile {p.name!r}: {name} must be {expected}; got "
