@@ -861,3 +861,44 @@ def test_bundled_example_under_sklearn_is_sklearns_ndcg_score_per_query(tmp_path
             continue
         want = ndcg_score([y[m]], [s[m]], k=10)
         assert got[qq] == pytest.approx(want, abs=1e-12), qq
+
+
+# ------------------------------------------------------------------------------ gm_map diagnostics
+def _pytrec_gm_map(qrels: str, run: str, *, drop: set[str] = frozenset()) -> float:  # type: ignore[assignment]
+    """pytrec_eval's gm_map (per query the logarithm, as trec_eval -q): exp of their mean."""
+    per_q = pytrec_per_query(qrels, run, "gm_map")
+    return math.exp(np.mean([v for q, v in per_q.items() if q not in drop]))
+
+
+def test_gm_map_blank_as_0_is_pytrec_evals_gm_map_over_every_query(trec: Path) -> None:
+    # wrong before: "blank = 0" filled the blank query's LOG value with 0, i.e. AP = 1:
+    # 0.702144 printed beside a trec_eval value of 0.039484 that already scores it 0
+    res = cli(trec, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--metrics",
+              "gm_map", "--format", "json")
+    assert res.status == 0, res
+    doc = strict_json(res.out)
+    want = _pytrec_gm_map(QRELS, RUN)
+    assert doc["metrics"]["gm_map"] == pytest.approx(want, rel=1e-12)
+    assert doc["diagnostics"]["mean_blank_as_0"]["gm_map"] == pytest.approx(want, rel=1e-12)
+
+
+def test_gm_map_blank_excluded_is_pytrec_evals_gm_map_without_the_blank_query(
+        trec: Path) -> None:
+    res = cli(trec, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--metrics",
+              "gm_map", "--format", "json")
+    assert res.status == 0, res
+    want = _pytrec_gm_map(QRELS, RUN, drop={"3"})
+    got = strict_json(res.out)["diagnostics"]["mean_blank_excluded"]["gm_map"]
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_gm_map_blank_as_0_is_never_above_blank_excluded_under_ltrbench(trec: Path) -> None:
+    # adding a query of AP 0 (floored at 1e-5) to a geometric mean can only lower it
+    res = cli(trec, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--metrics",
+              "gm_map", "--profile", "ltrbench", "--format", "json")
+    assert res.status == 0, res
+    d = strict_json(res.out)["diagnostics"]
+    excl, as0 = d["mean_blank_excluded"]["gm_map"], d["mean_blank_as_0"]["gm_map"]
+    assert as0 < excl
+    # by hand: 3 non-blank queries with mean log m, plus log(1e-5): exp((3m + log 1e-5) / 4)
+    assert as0 == pytest.approx(math.exp((3 * math.log(excl) + math.log(1e-5)) / 4), rel=1e-12)
