@@ -902,3 +902,32 @@ def test_gm_map_blank_as_0_is_never_above_blank_excluded_under_ltrbench(trec: Pa
     assert as0 < excl
     # by hand: 3 non-blank queries with mean log m, plus log(1e-5): exp((3m + log 1e-5) / 4)
     assert as0 == pytest.approx(math.exp((3 * math.log(excl) + math.log(1e-5)) / 4), rel=1e-12)
+
+
+# ------------------------------------------------------------------------------ own Parquet back
+def test_evaluate_reads_the_converted_parquet_split_as_its_text_twin(conv: Path) -> None:
+    # unclear error before: "the file is a Parquet file ... give the Parquet file where a table
+    # is read (a LETOR split ...)" -- for the LETOR split convert itself wrote
+    _, y, _ = _sk(conv / "test.txt")
+    np.savetxt(conv.parent / "s2.txt", np.linspace(1, 0, len(y)), fmt="%.17g")
+    a = cli(conv.parent, "evaluate", "--data", str(conv / "test.parquet"), "--scores", "s2.txt",
+            "--per-query", "from_parquet.csv", "--format", "json")
+    b = cli(conv.parent, "evaluate", "--data", str(conv / "test.txt"), "--scores", "s2.txt",
+            "--per-query", "from_text.csv", "--format", "json")
+    assert a.status == 0, a
+    assert b.status == 0, b
+    assert strict_json(a.out)["metrics"] == strict_json(b.out)["metrics"]
+    assert (conv.parent / "from_parquet.csv").read_bytes() == \
+        (conv.parent / "from_text.csv").read_bytes()
+
+
+def test_evaluate_of_a_parquet_split_with_a_query_file_is_refused_naming_the_qid_column(
+        conv: Path) -> None:
+    (conv.parent / "g.query").write_text("10\n")
+    np.savetxt(conv.parent / "s3.txt", np.zeros(10))
+    res = cli(conv.parent, "evaluate", "--data", str(conv / "test.parquet"), "--scores",
+              "s3.txt", "--query", "g.query")
+    assert res.status == 2, res
+    assert "qid" in res.err
+    assert "test.parquet" in res.err
+    assert not res.traceback
