@@ -16,6 +16,7 @@ Golden values come from the other tools or from hand arithmetic, never from ltrb
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -732,6 +733,17 @@ def test_report_on_its_own_run_has_the_mean_of_the_seeds(
 
 
 # ------------------------------------------------------------------------------ committed runs
+@functools.cache
+def _per_query(run: Path) -> pd.DataFrame:
+    """A committed run's ``per_query.parquet``, read once (callers do not modify it)."""
+    return pd.read_parquet(run / "per_query.parquet")
+
+
+@functools.cache
+def _metrics_csv(run: Path) -> pd.DataFrame:
+    return pd.read_csv(run / "metrics.csv")
+
+
 def _runs(folder: Path) -> list[Path]:
     return sorted(p for p in (RESULTS / folder).glob("runs/*") if (p / "metrics.csv").is_file())
 
@@ -742,8 +754,8 @@ def test_committed_runs_metrics_csv_is_the_per_query_mean_under_each_blank_polic
         policy: str, fill: float | None) -> None:
     keys = ["model", "seed", "split", "metric"]
     for run in _runs(Path(".")):
-        m = pd.read_csv(run / "metrics.csv")
-        pq = pd.read_parquet(run / "per_query.parquet")
+        m = _metrics_csv(run)
+        pq = _per_query(run)
         vals = pq["value"] if fill is None else pq["value"].fillna(fill)
         means = pq.assign(value=vals).groupby(keys)["value"].mean()
         rows = m[m["profile"] == policy].set_index(keys)["value"]
@@ -763,7 +775,7 @@ def test_committed_leaderboard_per_seed_values_are_the_runs_metrics_csv() -> Non
         run = RESULTS / "runs" / t["run_id"]
         if not run.is_dir():
             continue
-        m = pd.read_csv(run / "metrics.csv")
+        m = _metrics_csv(run)
         m = m[(m["profile"] == t["profile"]) & (m["split"] == t["split"])]
         table = m.set_index(["model", "seed", "metric"])["value"]
         for r in t["rows"]:
@@ -774,10 +786,15 @@ def test_committed_leaderboard_per_seed_values_are_the_runs_metrics_csv() -> Non
     assert checked > 100
 
 
+@functools.cache
+def _seed_means(run: Path, split: str, metric: str) -> dict[str, pd.Series]:
+    pq = _per_query(run)
+    sel = pq[(pq["split"] == split) & (pq["metric"] == metric)]
+    return {str(m): g.groupby("qid")["value"].mean() for m, g in sel.groupby("model")}
+
+
 def _seed_mean(run: Path, model: str, split: str, metric: str) -> pd.Series:
-    pq = pd.read_parquet(run / "per_query.parquet")
-    sel = pq[(pq["model"] == model) & (pq["split"] == split) & (pq["metric"] == metric)]
-    return sel.groupby("qid")["value"].mean()
+    return _seed_means(run, split, metric)[model]
 
 
 def test_committed_leaderboard_p_t_is_scipys_on_the_runs_per_query_values() -> None:
