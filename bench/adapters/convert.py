@@ -9,8 +9,8 @@ Layout of ``out_dir`` (what the LETOR folder loader reads back)::
     users.csv  items.csv          # ids the reader numbered (text ids): number,external_id
 
 SVMlight lines are ``label qid:<user id> 1:v1 2:v2 ...`` (zero features omitted); feature
-``j`` is ``feature_names[j - 1]``, listed in the file's header comment and in
-``summary.json``. Where the reader numbered a table's ids (text ids such as e-mails or UUIDs:
+``j`` is ``feature_names[j - 1]``, listed in ``summary.json`` (no header comment: XGBoost's
+and LightGBM's own text loaders refuse a ``#`` line, so the file holds data lines only). Where the reader numbered a table's ids (text ids such as e-mails or UUIDs:
 :mod:`bench.data.tabular`), ``qid``, ``user`` and ``item`` hold those numbers and
 ``users.csv`` / ``items.csv`` (columns ``user`` or ``item``, and ``external_id``) map each
 back to the id as written. Every file is written atomically.
@@ -96,7 +96,7 @@ def _write_splits(splits: LetorSplits, out: Path, *, parquet: bool,
     for name, data in splits.splits().items():
         if svmlight:
             path = out / f"{name}.txt"
-            write_svmlight(data, path, comment=_header(splits, name, data))
+            write_svmlight(data, path)
             files += [path.name, f"{path.name}.query"]
         if parquet:
             path = out / f"{name}.parquet"
@@ -132,11 +132,6 @@ def _part_summary(data: LetorData) -> dict[str, object]:
         "blank_queries": s["blank_queries"],
         "rows_per_query": s["rows_per_query"],
     }
-
-
-def _header(splits: LetorSplits, name: str, data: LetorData) -> str:
-    cols = " ".join(f"{j + 1}:{n}" for j, n in enumerate(data.feature_names))
-    return (f"ltrbench convert: {splits.name} [{name}]; qid = user id; features {cols}")
 
 
 def _parquet_writer() -> Callable[[LetorData, PathLike], Path]:

@@ -25,6 +25,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.components import metric_cutoff
 from bench.metrics.families import FAMILIES, Inputs
 from bench.metrics.kernels.components import Components, split_param
+from bench.metrics.more_families import MIN_GEO_MEAN
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
@@ -224,13 +225,21 @@ def blank_policy_means(
     mw: NDArray[np.float64] | None = None,
 ) -> tuple[float, float, float]:
     """Mean with blank queries excluded, scored 0 and scored 1 (plain weighting; the family's
-    own averaging, :func:`family_mean`, when ``family`` is given)."""
+    own averaging, :func:`family_mean`, when ``family`` is given). A score goes in as the
+    family's per-query value of it: ``gm_map``'s values are ``log(max(AP, 1e-5))``, so a blank
+    query scored 0 is ``log(1e-5)`` and scored 1 is ``log(1)`` (filling 0 made "scored 0" the
+    mean of APs of 1)."""
     def mean(v: NDArray[np.float64]) -> float:
         return weighted_mean(v, weights) if family is None else family_mean(family, v, weights, n,
                                                                              mw=mw)
 
-    return (mean(np.where(blank, np.nan, values)), mean(np.where(blank, 0.0, values)),
-            mean(np.where(blank, 1.0, values)))
+    def fill(score: float) -> float:
+        if family is not None and FAMILIES[family].mean == "geometric":
+            return math.log(max(score, MIN_GEO_MEAN))
+        return score
+
+    return (mean(np.where(blank, np.nan, values)), mean(np.where(blank, fill(0.0), values)),
+            mean(np.where(blank, fill(1.0), values)))
 
 
 def pointwise(
