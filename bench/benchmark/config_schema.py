@@ -23,7 +23,7 @@ from bench.benchmark.config_text import check_rendered
 from bench.data.inputs import is_plain_int
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
-from bench.errors import ConfigError, home_expanded, refuse_empty_items
+from bench.errors import ConfigError, home_expanded, refuse_empty_items, refuse_foreign_space
 from bench.runners.params import DEVICES
 
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
@@ -120,6 +120,7 @@ def _distinct_ints(value: Any, spec: Spec, where: str, shape: str, empty_shape: 
 
 
 def _seed_text(text: str, where: str, shape: str) -> list[int]:
+    refuse_foreign_space(text, where, shape)  # "1,\u00a02": Python's strip() would read 1,2
     try:  # "1,,2" is not "1,2": a seed may have been left out
         refuse_empty_items(text.split(","), text, "seed")
     except ConfigError as exc:

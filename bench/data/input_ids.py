@@ -82,6 +82,18 @@ def dos_eof_hint(raw: bytes | str | list[str]) -> str:
             "and ERP exports append: delete it")
 
 
+def space_hint(raw: bytes | str) -> str:
+    """``; it holds '\xa0' (U+00A0 NO-BREAK SPACE) ...`` when ``raw`` (a cell, a token) holds
+    white space Python's ``str.strip`` / ``float`` take and C's ``strtod`` / ``isspace`` do not
+    (:func:`bench.errors.foreign_space`): the cell shows as a plain number, so the error says
+    what to delete; empty otherwise."""
+    from bench.errors import foreign_space
+
+    held = foreign_space(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
+    return (f"; it holds {held}, white space to Python but not to C readers (trec_eval, "
+            "LightGBM, pandas' number parser): delete it") if held else ""
+
+
 def text_ids(values: object, *, what: str = "query id", path: PathLike | None = None,
              column: str | None = None) -> np.ndarray:
     """Ids under the module doc's rule: a column mixing integers and text becomes text.
