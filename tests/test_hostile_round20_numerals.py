@@ -431,3 +431,27 @@ def test_no_traceback_on_any_numeral_path__traceback() -> None:
         for fn in calls:
             with contextlib.suppress(LtrbenchError):  # anything else escapes: a traceback
                 fn(t)
+
+
+# ------------------------------------------------- names and grids: the same white-space rule
+def test_run_integer_option_leading_ideographic_space_refused__silent_accept() -> None:
+    from bench.benchmark.config_schema import SEED, cli_int
+
+    assert own_error(lambda: cli_int("\u300010", SEED, "--n-trees"), "--n-trees") is None
+    assert cli_int(" 10 ", SEED, "--n-trees") == 10  # ASCII blanks, as atoi skips them
+
+
+def test_grid_value_trailing_nbsp_refused__silent_accept() -> None:
+    from bench.benchmark.tune import parse_space
+
+    assert own_error(lambda: parse_space("num_leaves=15,31\u00a0"), "--grid", "U+00A0") is None
+
+
+def test_model_name_trailing_nbsp_refused__silent_accept() -> None:
+    assert own_error(lambda: RunConfig.from_dict({"models": ["lightgbm\u00a0"]}),
+                     "U+00A0") is None
+
+
+def test_profile_name_trailing_ideographic_space_refused__silent_accept() -> None:
+    assert own_error(lambda: evaluate(LABELS, SCORES, qid=QIDS, metrics="ndcg@3",
+                                      profile="lightgbm\u3000"), "U+3000") is None

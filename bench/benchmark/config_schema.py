@@ -23,7 +23,13 @@ from bench.benchmark.config_text import check_rendered
 from bench.data.inputs import is_plain_int
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
-from bench.errors import ConfigError, home_expanded, refuse_empty_items, refuse_foreign_space
+from bench.errors import (
+    ASCII_SPACE,
+    ConfigError,
+    home_expanded,
+    refuse_empty_items,
+    refuse_foreign_space,
+)
 from bench.runners.params import DEVICES
 
 #: How fits are timed: in the benchmark's process, or each (model, seed) in a fresh subprocess.
@@ -276,7 +282,7 @@ def cli_int(text: str | None, spec: Spec, option: str) -> int | None:
     ``n_trees = 1.5`` is in a file); ``None`` when not given."""
     if text is None:
         return None
-    raw = text.strip()
+    raw = text.strip(ASCII_SPACE)  # "\u00a010": 10 to Python's strip(), 0 to C's atoi
     if not is_plain_int(raw):
         raise ConfigError(f"{option}: expected {spec.expected()}; got {text!r}")
     value = int(raw)
