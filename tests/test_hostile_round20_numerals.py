@@ -455,3 +455,38 @@ def test_model_name_trailing_nbsp_refused__silent_accept() -> None:
 def test_profile_name_trailing_ideographic_space_refused__silent_accept() -> None:
     assert own_error(lambda: evaluate(LABELS, SCORES, qid=QIDS, metrics="ndcg@3",
                                       profile="lightgbm\u3000"), "U+3000") is None
+
+
+
+# ------------------------------------- one visible id, two spellings: graded as bytes, but said
+def _said(tmp: Path, qrels: str, run: str) -> tuple[float, list[str]]:
+    from bench.metrics.trec import UnjudgedRunWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = evaluate_trec(_write(tmp, "q.txt", qrels), _write(tmp, "r.txt", run),
+                              metrics="ndcg").metrics["ndcg"]
+    return float(value), [str(w.message) for w in caught
+                          if issubclass(w.category, UnjudgedRunWarning)]
+
+
+@pytest.mark.parametrize(("judged", "retrieved"), [
+    (NFC, NFD),                  # a macOS copy of the qrels beside a Linux run
+    ("a\u200b", "a"),            # a zero-width space from a web page
+    ("\u202ea", "a"),            # a right-to-left override
+    ("ａ", "a"),                  # a full-width letter from a CJK spreadsheet
+])
+def test_same_visible_id_two_spellings_said__silent_accept(tmp_path: Path, judged: str,
+                                                           retrieved: str) -> None:
+    # trec_eval (pytrec_eval) grades the document unjudged; so does ltrbench, and says why
+    qrels, run = QRELS.replace(" a ", f" {judged} "), RUN.replace(" a ", f" {retrieved} ")
+    value, said = _said(tmp_path, qrels, run)
+    assert value == pytest.approx(_oracle(qrels, run), abs=1e-12)
+    assert said, "no warning that a judged document is spelled another way in the run"
+    assert repr(judged) in said[0]
+
+
+def test_ascii_and_same_spelling_ids_not_said__silent_accept(tmp_path: Path) -> None:
+    qrels, run = QRELS.replace(" a ", f" {NFD} "), RUN.replace(" a ", f" {NFD} ")
+    assert _said(tmp_path, QRELS, RUN)[1] == []
+    assert _said(tmp_path, qrels, run)[1] == []
