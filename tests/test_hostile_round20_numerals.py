@@ -490,3 +490,28 @@ def test_ascii_and_same_spelling_ids_not_said__silent_accept(tmp_path: Path) -> 
     qrels, run = QRELS.replace(" a ", f" {NFD} "), RUN.replace(" a ", f" {NFD} ")
     assert _said(tmp_path, QRELS, RUN)[1] == []
     assert _said(tmp_path, qrels, run)[1] == []
+
+
+# --------------------------------------------------------- TOML: the format's grammar, named
+@pytest.mark.parametrize(("text", "words"), [
+    (b"seeds = [1]\rquick = true\r", ("c.toml", "lone CR")),        # classic Mac OS line ends
+    ("seeds\u00a0= [1]\n".encode(), ("c.toml", "U+00A0")),          # a pasted no-break space
+    ("seeds = [１]\n".encode(), ("c.toml", "U+FF11")),              # a full-width digit
+    ("seeds =\u3000[1]\n".encode(), ("c.toml", "U+3000")),          # an ideographic space
+])
+def test_toml_foreign_text_named__unclear_error(tmp_path: Path, text: bytes,
+                                                words: tuple[str, ...]) -> None:
+    from bench.data.toml import read_toml
+
+    with pytest.raises(tomllib.TOMLDecodeError):  # the oracle refuses each one too
+        tomllib.loads(text.decode())
+    assert own_error(lambda: read_toml(_write(tmp_path, "c.toml", text)), *words) is None
+
+
+def test_toml_hex_and_signed_integers_as_tomllib__silently_wrong_number(tmp_path: Path) -> None:
+    from bench.data.toml import read_toml
+
+    text = b"seeds = [0x1, +2, 0o3]\n"  # TOML 1.0 integers: tomllib reads 1, 2, 3
+    doc = read_toml(_write(tmp_path, "c.toml", text))
+    assert doc == tomllib.loads(text.decode())
+    assert RunConfig.from_dict(doc).seeds == (1, 2, 3)
