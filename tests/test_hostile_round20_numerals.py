@@ -515,3 +515,17 @@ def test_toml_hex_and_signed_integers_as_tomllib__silently_wrong_number(tmp_path
     doc = read_toml(_write(tmp_path, "c.toml", text))
     assert doc == tomllib.loads(text.decode())
     assert RunConfig.from_dict(doc).seeds == (1, 2, 3)
+
+
+@pytest.mark.parametrize("cuts", ["１０００,２０００,３０００", "1_000,2_000,3_000",
+                                  "1000,2000,\u00a03000"])
+def test_convert_time_cuts_python_only_numerals_refused__silent_accept(tmp_path: Path,
+                                                                       cuts: str) -> None:
+    # Python's int() read each of these as (1000, 2000, 3000)
+    from hostile_kit import RATINGS
+
+    _write(tmp_path, "ratings.csv", RATINGS)
+    res = cli(tmp_path, "convert", "--ratings", "ratings.csv", "--layout", "csv", "--user", "user",
+              "--item", "item", "--rating", "rating", "--timestamp", "timestamp", "--split",
+              "time-cut", "--time-cuts", cuts, "--out", "out")
+    assert refused(res, "--time-cuts") is None
