@@ -529,3 +529,11 @@ def test_convert_time_cuts_python_only_numerals_refused__silent_accept(tmp_path:
               "--item", "item", "--rating", "rating", "--timestamp", "timestamp", "--split",
               "time-cut", "--time-cuts", cuts, "--out", "out")
     assert refused(res, "--time-cuts") is None
+
+
+def test_tsv_nbsp_instead_of_tab_named__unclear_error(tmp_path: Path) -> None:
+    # a tab retyped as a no-break space: pandas' C reader sees 3 fields; say which character
+    p = _write(tmp_path, "r.tsv", "user\titem\trating\ttimestamp\n1\u00a01\t4\t10\n1\t2\t3\t11\n")
+    assert own_error(lambda: load_ratings_table(p, user="user", item="item", rating="rating",
+                                                timestamp="timestamp"),
+                     "r.tsv:2", "U+00A0") is None

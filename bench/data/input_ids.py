@@ -92,7 +92,8 @@ def space_hint(raw: bytes | str) -> str:
 
     held = foreign_space(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
     return (f"; it holds {held}, white space to Python but not to C readers (trec_eval, "
-            "LightGBM, pandas' number parser): delete it") if held else ""
+            "LightGBM, pandas' number parser): delete it, or write the ASCII space or tab "
+            "meant") if held else ""
 
 
 def text_ids(values: object, *, what: str = "query id", path: PathLike | None = None,
