@@ -109,6 +109,29 @@ def non_ascii(text: str) -> str:
                      for c in odd)
 
 
+#: White space to Python's ``str.strip`` / ``str.split`` / ``int`` that C's ``isspace`` (``atoi``,
+#: ``strtod``, trec_eval's and LightGBM's field splitting) is not: U+00A0, U+3000, U+2003 ...
+#: and the ASCII separators U+001C..U+001F.
+ASCII_SPACE = " \t\n\r\x0b\x0c"
+
+
+def foreign_space(text: str) -> str:
+    """``'\xa0' (U+00A0 NO-BREAK SPACE)`` for the first character of ``text`` that Python takes
+    for white space and C does not; empty when there is none."""
+    ch = next((c for c in text if c.isspace() and c not in ASCII_SPACE), "")
+    return f"{ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, 'separator')})" if ch else ""
+
+
+def refuse_foreign_space(text: str, where: str, expected: str) -> None:
+    """A ConfigError naming ``where`` when the option value ``text`` holds white space only
+    Python strips or splits at (:func:`foreign_space`): ``--seeds '1,\u00a02'`` would be
+    ``1,2`` to Python and not a number list to C's ``atoi``; one rule, ASCII spaces only."""
+    held = foreign_space(text)
+    if held:
+        raise ConfigError(f"{where}: {text!r} holds {held}; expected {expected} with ASCII "
+                          "spaces only: retype it without the pasted space")
+
+
 def unknown(what: str, name: object, valid: Iterable[str]) -> ConfigError:
     """The one "unknown <what>" error of a table lookup: the name as given, the closest valid
     name (:func:`did_you_mean`) and every valid name, e.g. ``unknown engine 'dsak'; did you mean

@@ -24,7 +24,13 @@ from bench.data.inputs import is_plain_int
 from bench.data.python_args import plain_scalar
 from bench.data.toml import INT32_MAX, Spec, show
 from bench.engines import engine_names
-from bench.errors import ConfigError, home_expanded, refuse_empty_items
+from bench.errors import (
+    ASCII_SPACE,
+    ConfigError,
+    home_expanded,
+    refuse_empty_items,
+    refuse_foreign_space,
+)
 from bench.runners.baselines import ALS_SPECS
 from bench.runners.params import DEVICES, RAW_TABLES, Params
 
@@ -113,6 +119,7 @@ def _distinct_ints(value: Any, spec: Spec, where: str, shape: str, empty_shape: 
 
 
 def _seed_text(text: str, where: str, shape: str) -> list[int]:
+    refuse_foreign_space(text, where, shape)  # "1,\u00a02": Python's strip() would read 1,2
     try:  # "1,,2" is not "1,2": a seed may have been left out
         refuse_empty_items(text.split(","), text, "seed")
     except ConfigError as exc:
@@ -268,7 +275,7 @@ def cli_int(text: str | None, spec: Spec, option: str) -> int | None:
     ``n_trees = 1.5`` is in a file); ``None`` when not given."""
     if text is None:
         return None
-    raw = text.strip()
+    raw = text.strip(ASCII_SPACE)  # "\u00a010": 10 to Python's strip(), 0 to C's atoi
     if not is_plain_int(raw):
         raise ConfigError(f"{option}: expected {spec.expected()}; got {text!r}")
     value = int(raw)

@@ -33,7 +33,7 @@ from bench.data.inputs import is_option_float
 from bench.data.letor import LetorData
 from bench.data.outputs import Inputs, check_output_dir
 from bench.data.toml import show, unknown_key
-from bench.errors import ConfigError, refuse_empty_items
+from bench.errors import ConfigError, refuse_empty_items, refuse_foreign_space
 from bench.runners.libraries import LIBRARIES, gbdt_libraries
 from bench.runners.params import param_spec
 from bench.runners.raw_keys import raw_library_of, shared_name_of
@@ -61,6 +61,7 @@ def parse_space(text: str) -> dict[str, list[Any]]:
     are refused, not merged or skipped: either would try another grid than the one written.
     """
     space: dict[str, list[Any]] = {}
+    refuse_foreign_space(text, "--grid", "name=v1,v2;... ")  # '31\u00a0': 31 to Python's strip()
     for part in text.split(";"):
         part = part.strip()
         if not part:

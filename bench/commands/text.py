@@ -54,8 +54,9 @@ def ascii_int(text: str) -> int:
     ``２０`` (full-width), ``٢٠`` (Arabic-Indic) and ``2_0`` are refused, not read as 20 by
     Python's ``int``. An ``argparse`` ``type=``."""
     from bench.data.inputs import is_plain_int
+    from bench.errors import ASCII_SPACE
 
-    body = text.strip()
+    body = text.strip(ASCII_SPACE)  # "\u00a010": 10 to Python's strip(), 0 to C's atoi
     if not is_plain_int(body):
         raise argparse.ArgumentTypeError(f"expected a whole number written in ASCII digits; "
                                           f"got {text!r}")
@@ -66,8 +67,9 @@ def ascii_float(text: str) -> float:
     """A number option written in ASCII (``0.8``, ``1e-3``, ``5``): Python's ``float`` also
     reads ``２`` and ``1_0``, which are refused here. An ``argparse`` ``type=``."""
     from bench.data.inputs import is_option_float  # the one spelling rule (numpy: lazily)
+    from bench.errors import ASCII_SPACE
 
-    body = text.strip()
+    body = text.strip(ASCII_SPACE)
     if not is_option_float(body):
         raise argparse.ArgumentTypeError(f"expected a number written in ASCII (e.g. 0.8, "
                                           f"1e-3); got {text!r}")

@@ -21,7 +21,7 @@ import numpy as np
 
 from bench.data.compressed import HEAD
 from bench.data.input_ids import STRAY_BYTES
-from bench.data.inputs import bom_length, dos_eof_hint, stray_character
+from bench.data.inputs import bom_length, dos_eof_hint, space_hint, stray_character
 from bench.errors import DataError
 
 
@@ -176,9 +176,10 @@ def _separators_per_line(data: bytes, sep: str) -> np.ndarray:
 
 def _misfit(p: Path, line: int, fields: int, expected: int,
             text: bytes | list[str]) -> DataError:
+    joined = text if isinstance(text, bytes) else " ".join(text)  # '1\u00a01\t4': a pasted space
     return DataError(f"{fields} fields, expected {expected} as on the first line: a field too "
-                     f"many or too few would shift or hide a value{dos_eof_hint(text)}", path=p,
-                     line=line)
+                     f"many or too few would shift or hide a value{dos_eof_hint(text)}"
+                     f"{space_hint(joined)}", path=p, line=line)
 
 
 def _refuse_stray(p: Path, lf: bytes, done: int, sep: str, names: list[str] | None) -> None:

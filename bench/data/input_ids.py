@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 
 import numpy as np
 
@@ -80,6 +81,19 @@ def dos_eof_hint(raw: bytes | str | list[str]) -> str:
         return ""
     return ("; the line holds a DOS end-of-file mark (Ctrl-Z, 0x1A), which old DOS programs "
             "and ERP exports append: delete it")
+
+
+def space_hint(raw: bytes | str) -> str:
+    """``; it holds '\xa0' (U+00A0 NO-BREAK SPACE) ...`` when ``raw`` (a cell, a token) holds
+    white space Python's ``str.strip`` / ``float`` take and C's ``strtod`` / ``isspace`` do not
+    (:func:`bench.errors.foreign_space`): the cell shows as a plain number, so the error says
+    what to delete; empty otherwise."""
+    from bench.errors import foreign_space
+
+    held = foreign_space(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
+    return (f"; it holds {held}, white space to Python but not to C readers (trec_eval, "
+            "LightGBM, pandas' number parser): delete it, or write the ASCII space or tab "
+            "meant") if held else ""
 
 
 def text_ids(values: object, *, what: str = "query id", path: PathLike | None = None,
@@ -296,3 +310,52 @@ def text_array(texts: list[str], *, what: str, path: PathLike | None = None,
                         "(ids are held as fixed-width text, each as wide as the longest)",
                         path=path, column=column, **where)
     return np.asarray(texts, dtype=str)
+
+
+def shown_key(text: str) -> str:
+    """``text`` as it shows: NFKC (NFC and NFD forms of ``café`` one, a full-width ``１`` the
+    digit ``1``) without format characters (zero-width spaces, bidirectional controls)."""
+    visible = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFKC", visible)
+
+
+def non_ascii_rows(*columns: np.ndarray) -> np.ndarray:
+    """Whether each row of the equally long text ``columns`` holds a character outside ASCII."""
+    mask = np.zeros(columns[0].shape[0], dtype=bool)
+    for col in columns:
+        a = np.ascontiguousarray(col)
+        if a.dtype.kind == "U" and a.dtype.itemsize:
+            mask |= (a.view(np.uint32).reshape(a.shape[0], -1) >= 128).any(axis=1)
+        elif a.dtype.kind != "U":
+            mask |= np.array([not str(v).isascii() for v in a.tolist()], dtype=bool)
+    return mask
+
+
+Pair = tuple[str, str]
+
+
+def written_alike(judged: tuple[np.ndarray, np.ndarray], run: tuple[np.ndarray, np.ndarray]
+                  ) -> tuple[Pair, Pair, int] | None:
+    """The first run (query, document) pair that is no judged pair as text but is one as it
+    shows (:func:`shown_key`), that judged pair, and how many run pairs are so; ``None`` when
+    none is (at once when every id is ASCII). trec_eval compares bytes: such a document is
+    unjudged to it, and to ltrbench, which says so rather than silently grading it 0."""
+    nq, nr = non_ascii_rows(*judged), non_ascii_rows(*run)
+    if not (nq.any() or nr.any()):
+        return None
+    pairs = set(zip(judged[0].tolist(), judged[1].tolist(), strict=True))
+    keyed = {(shown_key(q), shown_key(d)): (q, d) for q, d in
+             zip(judged[0][nq].tolist(), judged[1][nq].tolist(), strict=True)}
+    rq, rd = run[0].tolist(), run[1].tolist()
+    first: tuple[Pair, Pair] | None = None
+    count = 0
+    for i in (range(len(rq)) if nq.any() else np.flatnonzero(nr).tolist()):
+        pair = (rq[i], rd[i])
+        if pair in pairs:
+            continue
+        key = (shown_key(pair[0]), shown_key(pair[1])) if nr[i] else pair
+        hit = keyed.get(key) or (key if key in pairs else None)
+        if hit is not None:
+            count += 1
+            first = first or (pair, hit)
+    return None if first is None else (*first, count)

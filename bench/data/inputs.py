@@ -80,6 +80,7 @@ from bench.data.compressed import refuse_compressed
 from bench.data.folder_names import missing_note
 from bench.data.input_ids import UTF8_BOM as UTF8_BOM
 from bench.data.input_ids import dos_eof_hint as dos_eof_hint
+from bench.data.input_ids import space_hint as space_hint
 from bench.data.input_ids import stray_character as stray_character
 from bench.data.input_ids import text_ids as text_ids
 from bench.data.subnormal import FLUSH_CAUSE, flushes_subnormals
@@ -280,8 +281,8 @@ def parse_float(
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
     if _FLOAT.fullmatch(raw) is None:
         raise DataError(f"{what} {_show(raw)} is not a plain decimal number ({NUMBER_FORMS})"
-                        f"{comma_hint(raw)}{dos_eof_hint(raw)}", path=path, line=line, row=row,
-                        column=column)
+                        f"{comma_hint(raw)}{dos_eof_hint(raw)}{space_hint(raw)}", path=path,
+                        line=line, row=row, column=column)
     if exact_integers and 15 < len(raw) <= 400 and _INT.fullmatch(raw) is not None:
         whole = int(raw)  # beyond a float64 (310 digits and up): float(raw) below says so
         if TWO53 < abs(whole) <= _FLOAT64_MAX_INT and int(float(whole)) != whole:

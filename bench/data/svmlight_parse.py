@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 
 from bench.data import svmlight_scan as scan
 from bench.data.inputs import dos_eof_hint, stray_character
-from bench.errors import DataError
+from bench.errors import DataError, foreign_space
 from bench.machine import usable_cpus
 
 PathLike = str | os.PathLike[str]
@@ -453,6 +453,10 @@ def _located_error(path: Path, buf: np.ndarray, info: np.ndarray) -> DataError:
                   f"('qid:{tok[4:]}'), else it is read as a feature token ({reason})")
     stray = stray_character(buf[ts:te].tobytes(), column)  # NUL, a mark inside, U+2028: say so
     reason = (reason if stray is None else f"{reason}; {stray}") + dos_eof_hint(buf[ts:te].tobytes())
+    if held := foreign_space(tok):  # '2\u00a0qid:1': two tokens to scikit-learn, one to LightGBM
+        reason += (f"; it holds {held}, white space to Python's str.split (scikit-learn's "
+                   "load_svmlight_file splits there) but not to LightGBM's or XGBoost's reader: "
+                   "expected ASCII spaces or tabs between tokens")
     return DataError(f"malformed SVMlight line: column {column}, {tok!r}: {reason}", path=path,
                      line=int(info[scan.I_LINE]))
 

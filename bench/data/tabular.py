@@ -69,6 +69,7 @@ from bench.data.inputs import (
     dos_eof_hint,
     is_plain_float,
     parse_float,
+    space_hint,
     stray_character,
     text_lines,
 )
@@ -389,7 +390,7 @@ def number_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndarray
     every ratings reader: here, and Dask partitions (:mod:`bench.data.dask_cells`)."""
     _no_missing(col, p, name, where, spelled=True)
     if col.dtype.kind not in "iuf":  # text cells: the strict grammar of bench.data.inputs
-        for i, cell in enumerate(col.astype(str).str.strip().tolist()):
+        for i, cell in enumerate(col.astype(str).str.strip(ASCII_BLANKS).tolist()):
             if not is_plain_float(cell):
                 parse_float(cell, what="value", path=p, column=name, **where(i))
     values: np.ndarray = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
@@ -428,7 +429,8 @@ def timestamp_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndar
             cell = str(col.iloc[i])
             raise DataError(f"timestamp {_show(col.iloc[i])!r} is not a number of seconds since "
                             "the epoch, as the other cells of the column are"
-                            f"{comma_hint(cell)}{dos_eof_hint(cell)}", path=p, column=name,
+                            f"{comma_hint(cell)}{dos_eof_hint(cell)}{space_hint(cell)}",
+                            path=p, column=name,
                             **where(i))
         values: np.ndarray = numeric.to_numpy(dtype=np.float64)
         frac = (values != np.floor(values)) | ~(np.abs(values) < MAX_SECONDS)

@@ -66,7 +66,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         doc: dict[str, Any] = tomllib.loads(text)
         return doc
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}{_offending_line(text, str(exc))}") from exc
+        raise ConfigError(f"{p}: not valid TOML: {exc}{_offending_line(text, str(exc))}"
+                          f"{_lone_cr_hint(text)}") from exc
     except ValueError as exc:  # an integer beyond Python's digit limit (bench.data.big_ints)
         cause = tomllib.TOMLDecodeError(long_number_text(text) or str(exc))
         raise ConfigError(f"{p}: not valid TOML: {cause}") from cause
@@ -109,6 +110,16 @@ def _offending_line(text: str, message: str) -> str:
     return f"; line {m.group(1)} reads {shown!r}{hint}"
 
 
+def _lone_cr_hint(text: str) -> str:
+    """``; the file ends its lines with a lone CR ...`` when ``text`` holds a CR not followed
+    by LF (classic Mac OS, some exports): every other reader of ltrbench ends a line there, TOML
+    does not (LF or CRLF, TOML 1.0), so the parser's message names a place but not why."""
+    if re.search(r"\r(?!\n)", text) is None:
+        return ""
+    return ("; the file ends lines with a lone CR (U+000D, classic Mac OS line ends), which "
+            "TOML does not read as a line end (LF or CRLF): convert it, e.g. tr '\\r' '\\n'")
+
+
 def _line_hint(line: str) -> str:
     """`` (an unrendered template ...)`` for a line that holds ``{{``, ``{%`` or ``${`` (a
     template's placeholder or tag left in the file), `` (... YAML ...)`` for ``key: value`` or
@@ -120,7 +131,7 @@ def _line_hint(line: str) -> str:
     if "=" not in line and _YAML_LINE.fullmatch(line):
         return (" (YAML's spelling: TOML writes key = value, a list as [a, b] and a table as "
                 "[name]; convert the YAML file to TOML)")
-    key = line.partition("=")[0].strip()
+    key = line.partition("=")[0].strip(" \t")  # 'seeds\u00a0': the no-break space is the fault
     odd = non_ascii(key) if not key.startswith(("\"", "'", "[")) else ""
     return (f" (the key holds {odd}: a bare key is ASCII letters, digits, '-' and '_'; a "
             "look-alike?)") if odd else ""
@@ -153,7 +164,11 @@ def _value_hint(line: str) -> str:
     _, eq, value = line.partition("=")
     if not eq:
         return ""
-    whole = value.split("#")[0].strip()
+    whole = value.split("#")[0].strip(" \t")
+    odd = non_ascii(re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", whole))  # outside strings
+    if odd:
+        return (f" (the value holds {odd} outside quotes: TOML numbers, booleans, dates and the "
+                "spaces between them are ASCII; a full-width digit or a pasted space?)")
     if _LOCALE_VALUE.fullmatch(whole):
         return (f" ({whole!r}: a decimal comma; TOML writes a decimal point, "
                 f"{whole.replace(',', '.')}, and no thousands separators)")

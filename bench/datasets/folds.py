@@ -39,7 +39,7 @@ from bench.data.hashing import sha256_file
 from bench.data.letor import LetorData, LetorSplits
 from bench.data.svmlight import read_svmlight_files_with_digests
 from bench.data.svmlight_parse import Progress
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, refuse_foreign_space
 
 PathLike = str | os.PathLike[str]
 
@@ -75,6 +75,7 @@ def parse_folds(text: str, *, option: str = "--folds") -> tuple[int, ...]:
     Refused, naming ``option``: an empty list, a fold outside 1 … 5, a repeated fold, anything
     that is not a whole number (``1.0``, ``Fold1``, ``-1``).
     """
+    refuse_foreign_space(text, option, f"'all' or fold numbers 1..{N_FOLDS} (e.g. 1,3,5)")
     t = text.strip()
     if t.lower() == "all":
         return tuple(range(1, N_FOLDS + 1))

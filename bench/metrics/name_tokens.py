@@ -4,7 +4,8 @@ One rule for every entry point that takes metric names (``--metrics``, a config 
 ``metrics``, ``evaluate(metrics=...)`` as one string or a list of strings), read by
 :func:`bench.metrics.names.parse_metrics`:
 
-* names are separated by commas or white space outside brackets and quotes;
+* names are separated by commas or ASCII white space outside brackets and quotes (a no-break
+  or ideographic space is a character of a name, refused as every non-ASCII one);
 * an **empty name** is refused, naming where it is: two commas with nothing (or only white
   space) between them (``ndcg@10,,5``), a comma at the start or the end of a string
   (``,ndcg@10``, ``map,``), an empty string in a list (``["ndcg@10", ""]``). A doubled comma is
@@ -51,7 +52,9 @@ def ascii_only(token: str) -> None:
     ASCII; a look-alike (fullwidth ``ＮＤＣＧ``, Cyrillic ``с`` in ``ndcg_сut_10``, a fullwidth
     digit ``１``) would otherwise be an unknown name at best and, through Python's NFKC
     normalisation of identifiers in the ir_measures grammar (``ast.parse``), silently the
-    ASCII measure at worst. White space separates names (any Unicode space)."""
+    ASCII measure at worst. ASCII white space separates names; any other (a no-break space,
+    U+3000) is a character of the name, refused here: ir_measures refuses it too, and no tool
+    reads ``ndcg@10\u00a0map`` as two names."""
     held = non_ascii(token)
     if not held:
         return
@@ -133,7 +136,7 @@ def _balanced(item: str, depth: int, quote: str) -> None:
 def _words(text: str, item: str) -> list[str]:
     """The white-space separated words of one comma field (outside brackets and quotes), a
     ``:`` with white space around it joined to its neighbours."""
-    words = [w for w in _outside(text, str.isspace)[0] if w]
+    words = [w for w in _outside(text, _ascii_space)[0] if w]
     joined: list[str] = []
     for word in words:
         if joined and (joined[-1].endswith(":") or word.startswith(":")):
@@ -145,6 +148,12 @@ def _words(text: str, item: str) -> list[str]:
             raise ConfigError(f"{word!r} in {item!r} is a profile qualifier without a metric "
                               "name: write PROFILE:NAME (trec_eval-c:P_5)")
     return joined
+
+
+def _ascii_space(ch: str) -> bool:
+    """Whether ``ch`` separates two names: ASCII white space only (C ``isspace``); Python's
+    ``str.isspace`` also takes U+00A0, U+3000 and the separators U+001C..U+001F."""
+    return ch in " \t\n\r\x0b\x0c"
 
 
 _LABEL = re.compile(r"^\[\s*(?P<profile>[^\[\]]*?)\s*\]$")

@@ -356,7 +356,7 @@ def read_ir_measures(token: str) -> tuple[Reading, PeerMeasure, dict[str, object
             if len(set(keys)) != len(keys):  # {1: 1, 1: 2}: Python keeps the last, silently
                 raise ConfigError(f"ir_measures parameter {kw.arg} of {token!r} gives a key "
                                   "twice: expected each label once")
-            ir_literal(kw.value, str(kw.arg), token)
+            ir_literal(kw.value, str(kw.arg), token, token.strip())
             try:
                 params[str(kw.arg)] = ast.literal_eval(kw.value)
             except ValueError:

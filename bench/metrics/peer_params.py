@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 
 from bench.errors import ConfigError
 
@@ -24,11 +25,26 @@ def stated_fields(params: dict[str, object]) -> Overrides:
     return tuple(sorted(out))
 
 
-def ir_literal(node: ast.expr, name: str, token: str) -> None:
+#: A number inside an ir_measures parameter as a cutoff is written: decimal digits, a point, an
+#: exponent. Python's literals ``1_0``, ``0x2``, ``0o7``, ``0b1`` (which ir_measures reads, by
+#: ``ast``) are refused, as ``nDCG@1_0`` is (``bench.metrics.names``): one rule for numbers.
+_DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def ir_literal(node: ast.expr, name: str, token: str, source: str = "") -> None:
     """An ir_measures parameter as ir_measures reads it (``util.py`` ``_ast_to_value``): a
     number, string or True/False written as is (a dict is checked as a gain table); ``+2``,
     ``-1``, ``1+1``, tuples and sets are refused by ir_measures, so they are a
-    :class:`ConfigError` here."""
+    :class:`ConfigError` here. ``source``, the text ``node`` was parsed from: its numbers are
+    written in decimal digits (:data:`_DECIMAL`), not ``1_0`` or ``0x2``."""
+    for sub in ast.walk(node):
+        text = ast.get_source_segment(source, sub) if source else None
+        if isinstance(sub, ast.Constant) and type(sub.value) in (int, float) and text \
+                and _DECIMAL.fullmatch(text) is None:
+            raise ConfigError(f"ir_measures parameter {name} of {token!r}: the number {text!r} "
+                              "must be written in decimal digits (no '_', 0x, 0o or 0b: "
+                              "bench.data.inputs reads numbers strictly); ir_measures would "
+                              f"read it as {sub.value!r}")
     if isinstance(node, ast.Dict):  # a gain table: its own checks say what each entry needs
         return
     if not isinstance(node, ast.Constant) or isinstance(node.value, complex | bytes):

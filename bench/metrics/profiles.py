@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import replace
 
-from bench.errors import ConfigError, did_you_mean
+from bench.errors import ConfigError, did_you_mean, refuse_foreign_space
 from bench.metrics.library_profiles import LIBRARY_PROFILES
 from bench.metrics.name_tokens import non_ascii
 from bench.metrics.profile import Profile
@@ -394,6 +394,7 @@ def get_profile(name: str | Profile) -> Profile:
     if not isinstance(name, str):  # did_you_mean below needs text; 5 is no profile name
         raise ConfigError(f"a profile is a name (one of: {', '.join(PROFILES)}) or a Profile, "
                           f"got {type(name).__name__} {name!r}")
+    refuse_foreign_space(name, "profile", "a profile name")  # 'lightgbm\u00a0': not stripped
     try:
         return PROFILES[str(name).strip().lower()]
     except KeyError:

@@ -75,6 +75,7 @@ def evaluate_trec(
     _refuse_measure_documents(run, qrels)
     joined = _join(qrels, run)  # once, whatever the profiles of the metrics
     _warn_unjudged(qrels, run, joined)
+    _warn_written_alike(qrels, run)
     # Names with their own profile (trec_eval / ir_measures names, PROFILE:NAME) are evaluated
     # under it, each group with its own query selection (``missing``), and merged by query id.
     plan = groups([s for s in specs if s.family != "judged"], prof)
@@ -127,7 +128,8 @@ UNJUDGED_AT_LEAST = 5
 
 
 class UnjudgedRunWarning(UserWarning):
-    """A run none of whose documents (in its queries with qrels) the qrels judge."""
+    """A run none of whose documents (in its queries with qrels) the qrels judge, or whose
+    documents the qrels judge only under another spelling of the same visible id."""
 
 
 def _warn_unjudged(qrels: Qrels, run: Run, joined: _Joined | None) -> None:
@@ -147,6 +149,26 @@ def _warn_unjudged(qrels: Qrels, run: Run, joined: _Joined | None) -> None:
         f"the run has {doc!r}, the qrels judge {judged!r}): document ids written another way "
         "(a file extension, another id field, another case)? graded as trec_eval grades it, "
         "every document unjudged", UnjudgedRunWarning, stacklevel=3)
+
+
+def _warn_written_alike(qrels: Qrels, run: Run) -> None:
+    """An :class:`UnjudgedRunWarning` when a retrieved document is judged only under another
+    spelling of the same visible id (``café`` in NFD beside NFC, a full-width digit, a
+    zero-width space): unjudged, as trec_eval compares bytes, and said
+    (:func:`bench.data.input_ids.written_alike`)."""
+    from bench.data.input_ids import written_alike
+
+    alike = written_alike((qrels.qid, qrels.docno), (run.qid, run.docno))
+    if alike is None:
+        return
+    (q, d), (jq, jd), n = alike
+    warnings.warn(
+        f"{run.path}: {n} retrieved document{'s' if n != 1 else ''} judged in {qrels.path} only "
+        f"under another spelling of the same visible id (the run has query {q!r}, document "
+        f"{d!r}; the qrels {jq!r}, {jd!r}: NFC and NFD forms, full-width characters or an "
+        "invisible character): graded as trec_eval grades them, unjudged; if they are one "
+        "document, write both files' ids in one form (unicodedata.normalize('NFC', id))",
+        UnjudgedRunWarning, stacklevel=3)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.data.folder_names import windows_device
-from bench.errors import ConfigError, did_you_mean, refuse_empty_items
+from bench.errors import ConfigError, did_you_mean, refuse_empty_items, refuse_foreign_space
 from bench.runners.libraries import LIBRARIES, gbdt_libraries
 
 #: The GBDT libraries declared at import (:data:`bench.runners.libraries.LIBRARIES`, their one
@@ -182,6 +182,8 @@ def expand_models(names: list[str] | tuple[str, ...] | str,
     """
     if isinstance(names, str):
         refuse_empty_items(names.split(","), names, "model name")
+    for raw in [names] if isinstance(names, str) else names:  # 'lightgbm\u00a0': not stripped
+        refuse_foreign_space(str(raw), "models", "model names")
     items = names.split(",") if isinstance(names, str) else list(names)
     table = aliases()
     out: dict[str, ModelSpec] = {}
