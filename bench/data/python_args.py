@@ -144,14 +144,22 @@ def plain_scalar(value: Any) -> Any:
     return value
 
 
-def plain_deep(value: Any) -> Any:
+#: How deep :func:`plain_deep` goes: below it a value is left as it is, for the caller's own
+#: nesting check to refuse by name (a 2,000-deep list would end in a RecursionError here).
+PLAIN_DEPTH = 200
+
+
+def plain_deep(value: Any, _depth: int = 0) -> Any:
     """``value`` with :func:`plain_scalar` applied at every depth of its lists, tuples and dicts
-    (a library's raw parameter table: ``{"min_data_in_bin": np.int64(5)}``)."""
+    (a library's raw parameter table: ``{"min_data_in_bin": np.int64(5)}``), down to
+    :data:`PLAIN_DEPTH` levels."""
+    if _depth > PLAIN_DEPTH:
+        return value
     if isinstance(value, list | tuple):
-        return type(value)(plain_deep(v) for v in value) if type(value) in (list, tuple) \
-            else value
+        return type(value)(plain_deep(v, _depth + 1) for v in value) \
+            if type(value) in (list, tuple) else value
     if isinstance(value, dict):
-        return {plain_scalar(k): plain_deep(v) for k, v in value.items()}
+        return {plain_scalar(k): plain_deep(v, _depth + 1) for k, v in value.items()}
     return plain_scalar(value)
 
 
