@@ -86,6 +86,18 @@ def test_crosscheck_local_engine_keeps_refusing_scheduler(here: Path) -> None:
     assert refused(res, "scheduler", "dask") is None, res
 
 
+def test_device_cuda_with_baselines_only_is_said() -> None:
+    """Silent accept: ``run --device cuda --models popularity,random`` passed the device check
+    (it checks the GBDT libraries of the run: none) and trained the baselines on the CPU
+    without a word; the run says it, as it says other settings it does not use."""
+    from bench.benchmark.config import RunConfig
+
+    said = RunConfig(models=("popularity", "random"), device="cuda").unused()
+    assert any("device 'cuda'" in s and "CPU" in s for s in said), said
+    gbdt = RunConfig(models=("popularity", "lightgbm-lambdarank"), device="cuda").unused()
+    assert not any("device" in s for s in gbdt), gbdt
+
+
 def test_convert_svd_factors_without_svd_feature_refused(here: Path) -> None:
     """Silent accept: ``--svd-factors 8`` with ``--features user,item`` fits no SVD; the
     conversion ran as if the option were not there (``--binary-threshold`` beside graded
