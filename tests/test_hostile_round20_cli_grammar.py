@@ -130,9 +130,11 @@ def test_convert_svd_factors_with_similarity_only_accepted(here: Path) -> None:
 
 
 def test_convert_fold_without_kfold_names_the_option_given(here: Path) -> None:
-    """Unclear error (pin): ``--fold 1`` with the temporal split is refused, naming it."""
+    """Unclear error: ``--fold 1`` with the temporal split was refused as ``--folds 5, fold=1
+    apply to split='kfold'``: it named ``--folds``, which the user never typed."""
     res = _run(here, *CONVERT, "--fold", "1", "--out", "o")
-    assert refused(res, "fold=1", "kfold") is None, res
+    assert refused(res, "--fold 1", "kfold") is None, res
+    assert "--folds" not in res.err
 
 
 # ------------------------------------------------------------------------- '-' as a path
