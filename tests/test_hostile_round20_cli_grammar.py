@@ -303,6 +303,16 @@ def test_number_out_of_range_names_option(here: Path, argv: tuple[str, ...],
     assert refused(res, *words) is None, res
 
 
+@pytest.mark.parametrize("typed", ["\u0665", "\uff15", "1_000"],
+                         ids=["arabic-indic-digit", "full-width-digit", "underscore"])
+def test_perf_count_in_other_digits_refused(here: Path, typed: str) -> None:
+    """Silent accept: ``perf evaluator --queries ٥`` ran 5 queries (Python's ``int`` reads
+    any script's digits and ``1_000``), where ``report --bootstrap ٥`` and ``run --n-trees ٥``
+    refuse them: one grammar for a count. (``--bogus`` ends an accepted line at once.)"""
+    res = _run(here, "perf", "evaluator", "--queries", typed, "--bogus")
+    assert refused(res, "--queries", repr(typed)) is None, res
+
+
 def test_synthetic_sizes_error_names_the_options(here: Path) -> None:
     """Unclear error: ``--synthetic-ratings 900`` beside 30 users and 60 items was refused as
     ``n_ratings=900 is more than 30 users can rate``: no option named, the keyword of a
