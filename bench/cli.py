@@ -432,7 +432,6 @@ def _owners(option: str, prog: str) -> list[str]:
     def takes(parser: argparse.ArgumentParser) -> bool:
         return any(option in a.option_strings or (isinstance(a, argparse._SubParsersAction)
                    and any(map(takes, a.choices.values()))) for a in parser._actions)
-
     return [n for n in COMMANDS if n != prog.split()[-1] and takes(load_command(n))]
 
 
@@ -446,11 +445,12 @@ class _Parser(argparse.ArgumentParser):
         except argparse.ArgumentError as exc:
             import difflib
 
+            from bench.streams import cut_middle  # a 100 kB word: its middle cut
+
             valid = [str(c) for c in action.choices or ()]
-            if not (close := difflib.get_close_matches(str(value), valid, n=1)):
-                raise
-            raise argparse.ArgumentError(action, f"{exc.message}; did you mean "
-                                                 f"{close[0]!r}?") from None
+            close = difflib.get_close_matches(str(value), valid, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise argparse.ArgumentError(action, cut_middle(exc.message) + hint) from None
 
 
 class _Terminated(KeyboardInterrupt):

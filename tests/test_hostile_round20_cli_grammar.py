@@ -380,6 +380,30 @@ def test_hundred_kilobyte_dataset_refused_short(here: Path) -> None:
     assert len(res.err) < 2_000
 
 
+BIG = "a" * 100_000
+
+
+@pytest.mark.parametrize("argv", [
+    ("run", "--models", BIG),
+    ("evaluate", "--qrels", "q.txt", "--run", "r.txt", "--metrics", BIG),
+    ("report", "--runs", BIG),
+    ("crosscheck", "--metric", BIG),
+    ("run", "--format", BIG),
+    ("run", "--" + BIG),
+    (BIG,),
+], ids=["run-models", "evaluate-metrics", "report-runs", "crosscheck-metric", "choice",
+        "unknown-option", "command"])
+def test_hundred_kilobyte_value_is_not_echoed_whole(here: Path, argv: tuple[str, ...]) -> None:
+    """Unclear error: a 100 kB value was echoed back whole in the error (100 to 200 kB on
+    standard error: ``crosscheck --metric`` twice over), filling the terminal and the CI log
+    while what was expected scrolled away; ``--seeds`` and ``--profile`` said the length
+    only. Any error line now keeps its head and tail around a count of what was cut."""
+    res = _run(here, *argv)
+    assert refused(res) is None, res.err[:300]
+    assert len(res.err) < 6_000, len(res.err)
+    assert "characters cut" in res.err, res.err[:300]
+
+
 def test_profile_with_bell_character_named(here: Path) -> None:
     """Unclear error (pin): ``--profile 'trec_eval\\a'`` names the control character."""
     res = _run(here, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--profile",

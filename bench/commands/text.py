@@ -350,6 +350,8 @@ def dash_values(parser: argparse.ArgumentParser) -> None:
     (``--binary-threshold -1e-3``) is a value, as ``-1`` and ``-0.5`` are to argparse already:
     it read as an option, and the message spoke of files."""
     parser._negative_number_matcher = _NEGATIVE_NUMBER
+    from bench.streams import cut_middle
+
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
@@ -362,7 +364,7 @@ def dash_values(parser: argparse.ArgumentParser) -> None:
             opt = found.group(1)
             message += (f" (a value that starts with '-', such as a file named -x.txt, reads "
                         f"as an option: write {opt}=-x.txt, or {opt} ./-x.txt)")
-        error(message)
+        error(cut_middle(message))  # a 100 kB value echoed back: its middle cut
 
     parser.error = said  # type: ignore[method-assign]
 
