@@ -240,7 +240,7 @@ class LazySubParsersAction(argparse._SubParsersAction):  # type: ignore[type-arg
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``ltrbench`` parser; each command's module is imported only when it is parsed."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ltrbench",
         description="Learning-to-rank benchmark: LambdaMART in LightGBM, XGBoost and CatBoost (and "
         "your own rankers) on LETOR and "
@@ -407,7 +407,9 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
         hint = ("; '--' ends the options: every word after it is a positional argument, "
                 f"{what} (write the options before '--', or leave '--' out)")
         parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
-    hints = _trec_eval_hints(parser, extras)
+    from bench.commands.text import trec_eval_hints
+
+    hints = trec_eval_hints(parser, extras)
     for word in extras:
         name = word.split("=", 1)[0]
         if not name.startswith("--"):
@@ -415,6 +417,9 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
         longer = sorted(o for o in options if o.startswith(name))  # an abbreviation, refused
         if 1 < len(longer) <= 4:
             hints.append(f"{name}: did you mean one of {', '.join(longer)}?")
+        elif not longer and (owners := _owners(name, parser.prog)):  # 'evaluate --seeds'
+            hints.append(f"{name}: an option of ltrbench {', '.join(owners)}, not of "
+                         f"{parser.prog}")
         elif close := (longer if len(longer) == 1
                        else difflib.get_close_matches(name, options, n=1)):
             hints.append(f"{name}: did you mean {close[0]}?")
@@ -422,27 +427,30 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> None:
     parser.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
 
 
-#: trec_eval's flags as its users type them to ``ltrbench evaluate``: the option that does it.
-_TREC_EVAL_FLAGS = {
-    "-c": "--profile trec_eval-c (a qrels query without a run line scores 0; comparing runs: "
-          "--missing zero)",
-    "-l": "--relevance-level L", "-m": "--metrics NAME ...", "-M": "--run-depth N",
-    "-J": "--judged-only", "-q": "--per-query OUT.csv (one row per query and metric)",
-}
+def _owners(option: str, prog: str) -> list[str]:
+    """The other commands that take ``option`` (``evaluate --seeds``: run, tune, crosscheck)."""
+    def takes(parser: argparse.ArgumentParser) -> bool:
+        return any(option in a.option_strings or (isinstance(a, argparse._SubParsersAction)
+                   and any(map(takes, a.choices.values()))) for a in parser._actions)
+    return [n for n in COMMANDS if n != prog.split()[-1] and takes(load_command(n))]
 
 
-def _trec_eval_hints(parser: argparse.ArgumentParser, extras: list[str]) -> list[str]:
-    """What ``ltrbench evaluate`` takes for trec_eval's flags (``-c``, ``-l2``, ``-m map``) and
-    for its positional ``QRELS RUN``, named beside the unrecognized arguments."""
-    if not parser.prog.endswith(" evaluate"):
-        return []
-    flags = [w for w in extras if w[:2] in _TREC_EVAL_FLAGS]
-    hints = [f"{w}: trec_eval's {w[:2]}; ltrbench evaluate takes {_TREC_EVAL_FLAGS[w[:2]]}"
-             for w in flags]
-    if not any(w.startswith("-") for w in extras):
-        hints.append("files are options here: --qrels QRELS --run RUN (not trec_eval's "
-                     "positional QRELS RUN), or --data FILE --scores FILE")
-    return hints
+class _Parser(argparse.ArgumentParser):
+    """The parser of every command: an invalid choice (a command, ``--format``) names the
+    closest valid one (``ltrbench evalute``: did you mean 'evaluate'?), as an option does."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as exc:
+            import difflib
+
+            from bench.streams import cut_middle  # a 100 kB word: its middle cut
+
+            valid = [str(c) for c in action.choices or ()]
+            close = difflib.get_close_matches(str(value), valid, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise argparse.ArgumentError(action, cut_middle(exc.message) + hint) from None
 
 
 class _Terminated(KeyboardInterrupt):

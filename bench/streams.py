@@ -169,9 +169,23 @@ def stdout_failed(exc: OSError) -> OSError:
 def say(line: str) -> None:
     """``line`` on standard error, best effort: an error line that cannot be written (standard
     error on a full log volume, or a pipe whose reader went away) must not turn the command's
-    exit status 2 into a traceback and status 1; the status is then all the orchestrator gets."""
+    exit status 2 into a traceback and status 1; the status is then all the orchestrator gets.
+    A line over :data:`LONGEST_LINE` characters has its middle cut (:func:`cut_middle`)."""
     with contextlib.suppress(OSError, ValueError):
-        print(line, file=sys.stderr, flush=True)
+        print(cut_middle(line), file=sys.stderr, flush=True)
+
+
+#: The longest error line said whole: a 100 kB argument echoed back (``--models aaa...``)
+#: filled the terminal and the CI log with it, and what was expected scrolled away.
+LONGEST_LINE = 4_000
+
+
+def cut_middle(text: str, most: int = LONGEST_LINE) -> str:
+    """``text``, or its first and last ``most // 2`` characters with the count cut between."""
+    if len(text) <= most:
+        return text
+    keep = most // 2
+    return f"{text[:keep]} [... {len(text) - 2 * keep:,} characters cut ...] {text[-keep:]}"
 
 
 def pipe_closed() -> int:

@@ -165,9 +165,11 @@ class AdapterConfig:
              "time_cuts", f"{self.time_cuts!r} apply to split='time-cut'; split={self.split!r} "
              "does not use them", "split"),
             ((self.n_folds, self.fold) != (d["n_folds"].default, d["fold"].default)
-             and self.split != "kfold",
-             "n_folds", f"{self.n_folds}, fold={self.fold} apply to split='kfold'; "
-             f"split={self.split!r} does not use them", "split"),
+             and self.split != "kfold", *(  # named by what was set: '--fold 1', not '--folds 5'
+                 ("fold", f"{self.fold} applies to split='kfold'; split={self.split!r} does not "
+                  "use it") if self.n_folds == d["n_folds"].default else
+                 ("n_folds", f"{self.n_folds}, fold={self.fold} apply to split='kfold'; "
+                  f"split={self.split!r} does not use them")), "split"),
             (self.target_size != d["target_size"].default and self.split == "time-cut",
              "target_size", f"{self.target_size!r} does not apply to split='time-cut' (its "
              "windows are the time cuts)", "split"),

@@ -36,6 +36,9 @@ def unused_settings(config: Any, defaults: Params) -> list[str]:
         out.append("[als]: 'als' is not among the models; not used")
     out += [f"[custom_models.{m}]: {m!r} is not among the models; not trained"
             for m in config.custom_models if m not in config.models]
+    if config.device != "cpu" and not specs:  # '--device cuda --models popularity'
+        out.append(f"device {config.device!r}: no GBDT model in this run; its models train on "
+                   "the CPU")
     said = [f"{text} (models: {', '.join(config.models)})" for text in out]
     base, given = defaults.to_dict(), config.params.to_dict()
     changed = {k: v for k, v in given.items() if v != base.get(k)}

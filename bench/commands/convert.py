@@ -146,7 +146,7 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
     if size >= 1 and float(size).is_integer():
         size = int(size)
     try:
-        return AdapterConfig(
+        config = AdapterConfig(
             split=args.split, target_size=size, min_history=args.min_history,
             time_cuts=cuts,  # type: ignore[arg-type]
             n_folds=args.folds, fold=args.fold, negatives=args.negatives,
@@ -159,6 +159,28 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
         if exc.key is None:
             raise
         raise exc.renamed(_OPTION_OF.get(exc.key, "--" + exc.key.replace("_", "-"))) from exc
+    _refuse_unused(config)
+    return config
+
+
+def _refuse_unused(config: AdapterConfig) -> None:
+    """Refuse an option that the chosen features or negatives do not use: ``--svd-factors 8``
+    with ``--features user,item`` (no SVD is fitted), ``--similarity-history`` without the
+    similarity group, ``--negative-sampling`` with ``--negatives 0``; each was dropped without a
+    word. (A config built in Python keeps such values: a template varied by ``replace``.)"""
+    d, groups = AdapterConfig.__dataclass_fields__, set(config.feature_groups)
+    features = f"--features {','.join(config.feature_groups)}"
+    unused = (
+        ("svd_factors", f"sizes the SVDs of the svd and similarity feature groups; {features} "
+         "fits neither", not groups & {"svd", "similarity"}, "add svd to --features"),
+        ("similarity_history", f"applies to the similarity feature group; {features} lacks it",
+         "similarity" not in groups, "add similarity to --features"),
+        ("negative_sampling", "chooses how negatives are drawn; --negatives 0 draws none",
+         config.negatives == 0, "give --negatives N"))
+    for key, what, idle, fix in unused:
+        if idle and getattr(config, key) != d[key].default:
+            raise ConfigError(f"--{key.replace('_', '-')} {getattr(config, key)} {what}: it "
+                              f"would be ignored; leave it out or {fix}")
 
 
 def separator(text: str) -> str:

@@ -60,11 +60,10 @@ _OWN_RANGES: dict[tuple[str, str], tuple[int, int]] = {("dask-convert", "trees")
 
 
 def _whole(least: int, most: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
+    def parse(text: str) -> int:  # ASCII digits, as ascii_int: int() took '٥', '５', '1_000'
+        from bench.data.inputs import is_plain_int
+
+        value = int(text.strip()) if is_plain_int(text.strip()) else None
         if value is None or not least <= value <= most:
             raise argparse.ArgumentTypeError(
                 f"expected a whole number from {least:,} to {most:,}; got {text!r}")

@@ -212,12 +212,27 @@ def _option_changes(config: RunConfig | None, args: argparse.Namespace,
         value = cli_int(getattr(args, key, None), TOP_SPECS[key], f"--{key.replace('_', '-')}")
         if value is not None:
             changes[key] = value
+    _refuse_local_workers(config, args)
     for key in ("engine", "scheduler", "device"):
         if getattr(args, key, None) is not None:
             changes[key] = getattr(args, key)
     if getattr(args, "no_crosscheck", False):
         changes["crosscheck"] = False
     return changes
+
+
+def _refuse_local_workers(config: RunConfig | None, args: argparse.Namespace) -> None:
+    """A ConfigError for ``--workers`` on an engine without a cluster: ``--workers 2`` (the
+    Dask default) passed the config's own check, which cannot tell 2 given from 2 by default,
+    and ``run`` / ``tune`` trained in this process, one trial at a time, without a word."""
+    from bench.engines import get_engine
+    from bench.errors import ConfigError
+
+    engine = getattr(args, "engine", None) or (config.engine if config else "local")
+    if getattr(args, "workers", None) is not None and not get_engine(engine).on_cluster:
+        raise ConfigError(f"--workers {args.workers}: workers = {args.workers} applies to "
+                          f"engine 'dask' (--engine dask); the {engine} engine runs in this "
+                          "process and would ignore it: add --engine dask or leave it out")
 
 
 def _refuse_shadowed(option: str, value: int, key: str, config: RunConfig | None,

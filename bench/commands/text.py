@@ -73,7 +73,12 @@ def ascii_float(text: str) -> float:
     if not is_option_float(body):
         raise argparse.ArgumentTypeError(f"expected a number written in ASCII (e.g. 0.8, "
                                           f"1e-3); got {text!r}")
-    return float(body)
+    value = float(body)
+    if value in (float("inf"), float("-inf")) and "inf" not in body.lower():  # '1e400'
+        raise argparse.ArgumentTypeError(f"{text!r} is beyond the largest number a float "
+                                          "holds (about 1.8e308; it reads as inf): give a "
+                                          "smaller one")
+    return value
 
 
 #: What :func:`looks_like` recognises: the phrase an error uses and where such a thing goes.
@@ -334,11 +339,21 @@ def shell_option(option: str, value: object) -> str:
 _NO_VALUE = re.compile(r"argument (-[^ /:]+)(?:/[^:]+)?: expected (?:one|at least one) argument")
 
 
+#: What argparse reads as a negative number (a value), not an option: its own ``-1``, ``-.5``
+#: and the exponent forms ``-1e-3``, ``-2.5E+4``.
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
 def dash_values(parser: argparse.ArgumentParser) -> None:
     """Say why an option got no value when the word after it starts with ``-``: a file named
     ``-r.txt`` (``--run -r.txt``) reads as an unknown option, and argparse said only "expected
     one argument", naming no cause. The message now says how to pass it (``--run=-r.txt`` or
-    ``./-r.txt``), on ``parser`` and its sub-commands."""
+    ``./-r.txt``), on ``parser`` and its sub-commands. A negative number in exponent form
+    (``--binary-threshold -1e-3``) is a value, as ``-1`` and ``-0.5`` are to argparse already:
+    it read as an option, and the message spoke of files."""
+    parser._negative_number_matcher = _NEGATIVE_NUMBER
+    from bench.streams import cut_middle
+
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
@@ -351,6 +366,30 @@ def dash_values(parser: argparse.ArgumentParser) -> None:
             opt = found.group(1)
             message += (f" (a value that starts with '-', such as a file named -x.txt, reads "
                         f"as an option: write {opt}=-x.txt, or {opt} ./-x.txt)")
-        error(message)
+        error(cut_middle(message))  # a 100 kB value echoed back: its middle cut
 
     parser.error = said  # type: ignore[method-assign]
+
+
+#: trec_eval's flags as its users type them to ``ltrbench evaluate``: the option that does it.
+TREC_EVAL_FLAGS = {
+    "-c": "--profile trec_eval-c (a qrels query without a run line scores 0; comparing runs: "
+          "--missing zero)",
+    "-l": "--relevance-level L", "-m": "--metrics NAME ...", "-M": "--run-depth N",
+    "-J": "--judged-only", "-q": "--per-query OUT.csv (one row per query and metric)",
+}
+
+
+def trec_eval_hints(parser: argparse.ArgumentParser, extras: list[str]) -> list[str]:
+    """What ``ltrbench evaluate`` takes for trec_eval's flags (``-c``, ``-l2``, ``-m map``) and
+    for its positional ``QRELS RUN``, named beside the unrecognized arguments
+    (:func:`bench.cli._unrecognized`)."""
+    if not parser.prog.endswith(" evaluate"):
+        return []
+    flags = [w for w in extras if w[:2] in TREC_EVAL_FLAGS]
+    hints = [f"{w}: trec_eval's {w[:2]}; ltrbench evaluate takes {TREC_EVAL_FLAGS[w[:2]]}"
+             for w in flags]
+    if not any(w.startswith("-") for w in extras):
+        hints.append("files are options here: --qrels QRELS --run RUN (not trec_eval's "
+                     "positional QRELS RUN), or --data FILE --scores FILE")
+    return hints

@@ -135,17 +135,17 @@ def _input_over(target: Path, inputs: list[tuple[str, Path]], *,
 
 
 def _check_name(option: str, path: PathLike, what: str) -> None:
-    """Refuse, before any work, a new ``what`` (file or folder) whose path holds a control
-    character (a pasted line end) or, on POSIX, a backslash (``data\\pq.csv``: a Windows
-    path wrote one file named so in the working folder, not ``pq.csv`` in ``data``); and a path
-    no file system can hold: a NUL byte (``open`` raises
-    ``ValueError: embedded null byte``, a traceback), or a name of more bytes than the file
-    system allows per name (``NAME_MAX``, 255 on Linux file systems: ``File name too long``
-    came only once the work was done, naming no option)."""
+    """Refuse, before any work, a new ``what`` (file or folder) named ``-`` (standard output to
+    other tools) or whose path holds a control character (a pasted line end), a backslash on
+    POSIX (``data\\pq.csv``: one file of that name, not ``pq.csv`` in ``data``), a NUL byte
+    (``open`` raised ``ValueError``), or a name of more bytes than the file system allows
+    (``NAME_MAX``: ``File name too long`` came once the work was done, naming no option)."""
     text = os.fspath(path)
     if "\x00" in text:
         raise ConfigError(f"{option} {text!r}: the path holds a NUL byte, which no file name "
                           "can hold; choose another path")
+    if text == "-":  # 'run --out -': a folder named '-' was made, in silence
+        raise ConfigError(f"{option} '-' is not standard output here (./- names a {what} '-')")
     bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
     if bad is not None and not os.path.lexists(text):  # as the Python API's folders (user_path)
         raise ConfigError(f"{option} {text!r}: the {what} to create holds a control character "

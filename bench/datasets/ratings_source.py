@@ -13,6 +13,7 @@ beside Parquet, ``--duplicates`` beside MovieLens files), and reads the ratings.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -125,7 +126,12 @@ def _synthetic(source: RatingsSource) -> Ratings:
                       ("--synthetic-ratings", n_ratings)):
         if not 1 <= n <= 2**31 - 1:
             raise ConfigError(f"{option} {n}: expected an integer from 1 to {2**31 - 1}")
-    return generate_ratings(n_users=users, n_items=items, n_ratings=n_ratings, seed=source.seed)
+    try:
+        return generate_ratings(n_users=users, n_items=items, n_ratings=n_ratings,
+                                seed=source.seed)
+    except ConfigError as exc:  # the generator's words (n_ratings=900) said as the options
+        raise ConfigError(re.sub(r"\bn_(users|items|ratings)[= ]", r"--synthetic-\1 ",
+                                 str(exc))) from None
 
 
 def _layout(source: RatingsSource) -> str:
