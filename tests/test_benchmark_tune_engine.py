@@ -320,9 +320,9 @@ def _tune_args(out: Path) -> list[str]:
 def test_a_killed_study_resumes_to_the_best_trial_of_an_uninterrupted_one(
         tmp_path: Path, shared_data: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    whole = subprocess.run(_tune_args(tmp_path / "whole"), env=env, capture_output=True,
-                           text=True, timeout=600, cwd=tmp_path)
-    assert whole.returncode == 0, whole.stderr
+    # the uninterrupted study in-process (only the killed one needs a process of its own)
+    whole = cli(tmp_path, *_tune_args(tmp_path / "whole")[3:])
+    assert whole.status == 0, whole.err
     killed = subprocess.Popen(_tune_args(tmp_path / "cut"), env=env, cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     table = tmp_path / "cut" / "tune"
@@ -340,7 +340,7 @@ def test_a_killed_study_resumes_to_the_best_trial_of_an_uninterrupted_one(
     resumed = subprocess.run([*_tune_args(tmp_path / "cut"), "--resume"], env=env,
                              capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
-    a = json.loads(whole.stdout)["models"]["lightgbm-lambdarank"]
+    a = json.loads(whole.out)["models"]["lightgbm-lambdarank"]
     b = json.loads(resumed.stdout)["models"]["lightgbm-lambdarank"]
     assert b["trials_run"] == a["trials_run"] == 5
     assert b["best_params"] == a["best_params"]
@@ -348,10 +348,9 @@ def test_a_killed_study_resumes_to_the_best_trial_of_an_uninterrupted_one(
     assert (folder / "complete").exists()
     args = _tune_args(tmp_path / "cut")
     args[args.index("--budget-trials") + 1] = "6"  # another budget: the option given once
-    again = subprocess.run([*args, "--resume", str(folder)], env=env, capture_output=True,
-                           text=True, timeout=600, cwd=tmp_path)
-    assert again.returncode == 2
-    assert "complete" in again.stderr
+    again = cli(tmp_path, *args[3:], "--resume", str(folder))
+    assert again.status == 2
+    assert "complete" in again.err
 
 
 def test_a_resume_with_another_budget_is_refused(tmp_path: Path) -> None:

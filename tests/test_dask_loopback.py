@@ -15,14 +15,16 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import re
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
@@ -137,40 +139,80 @@ def test_the_proc_reader_sees_a_wildcard_and_a_loopback_listener() -> None:
     assert _loopback("::1:1")
 
 
-def _splits():
-    from bench.data.letor import LetorData, LetorSplits
-
-    def part(n_queries: int, seed: int) -> LetorData:
-        rng = np.random.default_rng(seed)
-        n = n_queries * 8
-        X = rng.normal(size=(n, 5))
-        y = np.digitize(X[:, 0] + rng.normal(scale=0.5, size=n), [0.0, 1.0]).astype(float)
-        return LetorData.build(X, y, qid=np.repeat(np.arange(n_queries) + 1000 * seed, 8))
-
-    return LetorSplits(name="tiny", train=part(24, 1), vali=part(12, 2), test=part(12, 3),
-                       inputs={})
+#: Lines the libraries print during a distributed fit (seen on the terminal before issue 21
+#: item 6 was fixed).
+LIBRARY_LINES = re.compile(r"\[LightGBM\]|Using passed-in 'machines'|got rank|"
+                           r"Parameter n_jobs will be ignored|\[xgboost", re.IGNORECASE)
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_a_default_dask_run_listens_on_loopback_only_and_records_it(tmp_path: Path) -> None:
-    from bench.benchmark.config import RunConfig
-    from bench.benchmark.pipeline import run_benchmark
+def test_a_default_dask_run_listens_on_loopback_only_is_complete_and_keeps_library_logs_off_the_terminal(
+        tmp_path: Path) -> None:
+    """One default ``run --engine dask`` (2 workers, both GBDT libraries and ``random``, the
+    cross-check on) holds the assertions of three tests that each started such a run:
 
-    config = RunConfig.from_dict({
-        "dataset": "tiny", "models": ["xgboost-ndcg", "lightgbm-lambdarank"], "seeds": [0],
-        "quick": True, "engine": "dask", "workers": 2, "crosscheck": False,
-        "params": {"n_trees": 3}})
+    * test_a_default_dask_run_listens_on_loopback_only_and_records_it (issue 19, item 8): every
+      LISTEN socket of the command and its workers, sampled from ``/proc``, is on 127.0.0.0/8,
+      and the manifest records loopback addresses only;
+    * test_run_engine_dask_writes_a_complete_run_with_the_cluster_in_its_manifest (formerly in
+      test_dask_train.py): the manifest names the engine, the cluster and the partitions; every
+      model has its timings and one score per row of each split; the cross-check passed;
+      XGBoost's all-reduced eval log is the one written;
+    * test_a_dask_run_keeps_the_library_logs_off_the_terminal_and_in_its_folder (formerly in
+      test_engines_dask_logs.py, issue 21 item 6): no LightGBM or XGBoost line on the command's
+      standard output or error (every process's: the command runs as a child whose two streams
+      are captured), and the run folder's ``dask-libraries.log`` has them.
+    """
+    import pandas as pd
+
+    from bench.engines.library_log import LIBRARY_LOG
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with Listeners() as sampled:
-        run_dir = run_benchmark(config, out_dir=tmp_path, progress=False, splits=_splits())
+        proc = subprocess.run(
+            [sys.executable, "-m", "bench", "run", "--dataset", "synthetic", "--quick",
+             "--seeds", "0", "--models", "xgboost-ndcg,lightgbm-lambdarank,random",
+             "--engine", "dask", "--workers", "2", "--no-progress", "--out", str(tmp_path)],
+            capture_output=True, text=True, timeout=900, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+
+    # loopback only, and recorded
     outside = sorted(a for a in sampled.seen if not _loopback(a))
     assert sampled.seen, "the sampler saw no listener at all"
     assert not outside, f"listeners outside 127.0.0.0/8: {outside} (all: {sorted(sampled.seen)})"
-    manifest = json.loads((run_dir / "manifest.json").read_text())
     recorded = manifest["listeners"]
     assert recorded["loopback_only"] is True
     assert recorded["addresses"]
     assert all(_loopback(a) for a in recorded["addresses"])
     # what the run recorded covers what was seen (the sampler may miss a short-lived one)
     assert {a.rsplit(":", 1)[0] for a in recorded["addresses"]} == {"127.0.0.1"}
+
+    # a complete run with the cluster in its manifest
+    assert manifest["engine"] == "dask"
+    assert manifest["cluster"]["workers"] == 2
+    assert all(n >= 2 for n in manifest["partitions"].values())
+    timings = pd.read_csv(run_dir / "timings.csv").set_index("model")
+    assert set(timings.index) == {"xgboost-ndcg", "lightgbm-lambdarank", "random"}
+    scores = pd.read_parquet(run_dir / "scores.parquet")
+    labels = pd.read_parquet(run_dir / "labels.parquet")
+    for model in ("xgboost-ndcg", "lightgbm-lambdarank"):
+        for split in ("vali", "test"):
+            n = int((labels["split"] == split).sum())
+            assert ((scores["model"] == model) & (scores["split"] == split)).sum() == n
+    assert manifest["crosscheck"]["ok"], manifest["crosscheck"]
+    # XGBoost's all-reduced eval log is what the cross-check compared; LightGBM logs none
+    log = pd.read_csv(run_dir / "evallog.csv")
+    assert set(log["model"]) == {"xgboost-ndcg"}
+
+    # the libraries' logs off the terminal, in the run folder
+    terminal = proc.stdout + proc.stderr
+    assert not [line for line in terminal.splitlines() if LIBRARY_LINES.search(line)], terminal
+    library_log = (run_dir / LIBRARY_LOG).read_text(encoding="utf-8")
+    assert "[LightGBM] [Info]" in library_log  # the workers' network set-up
+    assert "got rank" in library_log  # XGBoost's ranks
+    assert "Parameter n_jobs will be ignored" in library_log  # a library warning of this process
 
 
 def test_the_tracker_is_given_loopback_only_on_a_loopback_scheduler() -> None:

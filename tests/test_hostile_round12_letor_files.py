@@ -15,6 +15,7 @@ Also the leftover of round 11: ``convert --engine dask`` writes the same ``users
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import json
@@ -26,7 +27,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hostile_kit import cli, own_error, refused, sub
+from dask_kit import in_process_client
+from hostile_kit import cli, own_error, refused
 
 SPLITS = {"train": 10, "vali": 4, "test": 4}
 QUICK = ["--models", "random", "--seeds", "0", "--quick", "--no-crosscheck", "--no-progress"]
@@ -609,8 +611,27 @@ def _ratings(path: Path, user: str, item: str) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+client = in_process_client
+
+
+@contextlib.contextmanager
+def _on(client: Any) -> Any:
+    """``--engine dask`` on ``client`` (one in-process worker) instead of a cluster of worker
+    processes of its own: these cases are about the files a conversion writes, not the cluster
+    (its sockets and processes have their own tests)."""
+    from bench.engines import dask_engine
+
+    @contextlib.contextmanager
+    def given(options: Any) -> Any:
+        yield client
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dask_engine, "open_cluster", given)
+        yield
+
+
 @pytest.fixture(scope="module")
-def both_engines(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def both_engines(tmp_path_factory: pytest.TempPathFactory, client: Any) -> Path:
     """Text user ids (``u0``...), item ids where ``7`` and ``07`` are one id: converted by the
     local engine into ``local/`` and by Dask into ``dask/``."""
     pytest.importorskip("dask.distributed")
@@ -626,10 +647,11 @@ def both_engines(tmp_path_factory: pytest.TempPathFactory) -> Path:
             row[1] = "i3"
     (root / "r.csv").write_text("".join(",".join(r) + "\n" for r in rows), encoding="utf-8")
     (root / "before.bin").write_bytes((root / "r.csv").read_bytes())  # outside both outputs
-    res = sub(root, "convert", "--ratings", "r.csv", *_C, "--out", "local")
+    res = cli(root, "convert", "--ratings", "r.csv", *_C, "--out", "local")
     assert res.status == 0, res.err[-800:]
-    res = sub(root, "convert", "--ratings", "r.csv", *_C, "--out", "dask", "--engine", "dask",
-              "--workers", "1")
+    with _on(client):
+        res = cli(root, "convert", "--ratings", "r.csv", *_C, "--out", "dask", "--engine", "dask",
+                  "--workers", "1")
     assert res.status == 0, res.err[-800:]
     return root
 
@@ -671,11 +693,12 @@ def test_an_item_spelled_07_and_7_is_one_row_of_items_csv_first_spelling_kept(
     assert seven == [first]
 
 
-def test_a_dask_conversion_of_integer_ids_writes_no_id_map(tmp_path: Path) -> None:
+def test_a_dask_conversion_of_integer_ids_writes_no_id_map(tmp_path: Path, client: Any) -> None:
     pytest.importorskip("dask.distributed")
     _ratings(tmp_path / "r.csv", "{}", "{}")
-    res = sub(tmp_path, "convert", "--ratings", "r.csv", *_C, "--out", "o", "--engine", "dask",
-              "--workers", "1")
+    with _on(client):
+        res = cli(tmp_path, "convert", "--ratings", "r.csv", *_C, "--out", "o", "--engine",
+                  "dask", "--workers", "1")
     assert res.status == 0, res.err[-800:]
     assert not (tmp_path / "o" / "users.csv").exists()
     assert not (tmp_path / "o" / "items.csv").exists()
@@ -687,11 +710,13 @@ def test_the_input_is_unchanged_by_both_conversions(both_engines: Path) -> None:
     assert (both_engines / "r.csv").read_bytes() == (both_engines / "before.bin").read_bytes()
 
 
-def test_dask_convert_of_ids_beyond_int64_writes_the_local_engines_users_csv(tmp_path: Path) -> None:
+def test_dask_convert_of_ids_beyond_int64_writes_the_local_engines_users_csv(
+        tmp_path: Path, client: Any) -> None:
     pytest.importorskip("dask.distributed")
     _ratings(tmp_path / "r.csv", str(10**20) + "{}", "{}")  # 1000...0u: beyond int64
     for out, extra in (("local", []), ("dask", ["--engine", "dask", "--workers", "1"])):
-        res = sub(tmp_path, "convert", "--ratings", "r.csv", *_C, "--out", out, *extra)
+        with _on(client):
+            res = cli(tmp_path, "convert", "--ratings", "r.csv", *_C, "--out", out, *extra)
         assert res.status == 0, res.err[-800:]
     local = (tmp_path / "local" / "users.csv").read_bytes()
     assert local.splitlines()[1] == b"0," + str(10**20).encode() + b"0"
