@@ -233,7 +233,7 @@ def _level(text: str) -> float:
     relevant, which ltrbench's labels >= 0 cannot say; 0 makes every judged document relevant,
     a label 0 too, and pytrec_eval and ir_measures refuse it: the rule of the profile field,
     :func:`bench.metrics.validate.check_threshold`). An ``argparse`` ``type=``."""
-    value = ascii_float(text)
+    value = ascii_float(text, beyond_float=True)  # '1e309': this message, naming the text
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a finite number > 0 (a label: relevant = "
                                           f"label >= L; pytrec_eval and ir_measures refuse "

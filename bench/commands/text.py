@@ -63,9 +63,11 @@ def ascii_int(text: str) -> int:
     return int(body)
 
 
-def ascii_float(text: str) -> float:
+def ascii_float(text: str, *, beyond_float: bool = False) -> float:
     """A number option written in ASCII (``0.8``, ``1e-3``, ``5``): Python's ``float`` also
-    reads ``２`` and ``1_0``, which are refused here. An ``argparse`` ``type=``."""
+    reads ``２`` and ``1_0``, which are refused here. An ``argparse`` ``type=``. A number beyond
+    a float's range (``1e400``) is refused as written, or, with ``beyond_float``, returned as
+    the infinity it reads as, for a caller whose own message says what the option takes."""
     from bench.data.inputs import is_option_float  # the one spelling rule (numpy: lazily)
     from bench.errors import ASCII_SPACE
 
@@ -74,10 +76,11 @@ def ascii_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number written in ASCII (e.g. 0.8, "
                                           f"1e-3); got {text!r}")
     value = float(body)
-    if value in (float("inf"), float("-inf")) and "inf" not in body.lower():  # '1e400'
-        raise argparse.ArgumentTypeError(f"{text!r} is beyond the largest number a float "
-                                          "holds (about 1.8e308; it reads as inf): give a "
-                                          "smaller one")
+    if value in (float("inf"), float("-inf")) and "inf" not in body.lower() \
+            and not beyond_float:  # '1e400'
+        raise argparse.ArgumentTypeError(f"{text!r} is beyond the largest finite number a "
+                                          "float holds (about 1.8e308; it reads as inf): give "
+                                          "a smaller one")
     return value
 
 
