@@ -301,11 +301,21 @@ def ratings_splits(ratings: Ratings, *, name: str, progress: Progress | None = N
 
 
 def synthetic_splits(progress: Progress | None = None) -> LetorSplits:
-    """The embedded default: synthetic ratings (default size, seed 0) through the adapter."""
+    """The embedded default: synthetic ratings (default size, seed 0) through the adapter,
+    built once per process (:func:`bench.datasets.built_once.built_once`: a deep copy per call)."""
+    import bench.adapters
+    from bench.datasets import synthetic
+    from bench.datasets.built_once import built_once
+
+    key = (synthetic.generate_ratings, bench.adapters.ratings_to_letor,
+           bench.adapters.AdapterConfig)
+    return built_once("synthetic", key, _build_synthetic, progress)
+
+
+def _build_synthetic(progress: Progress) -> LetorSplits:
     from bench.datasets.synthetic import generate_ratings
 
-    if progress is not None:
-        progress("synthetic: generating ratings")
+    progress("synthetic: generating ratings")
     splits = ratings_splits(generate_ratings(), name="synthetic", progress=progress)
     return replace(
         splits,
