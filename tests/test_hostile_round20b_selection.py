@@ -510,3 +510,53 @@ def test_carved_validation_is_whole_training_queries_chosen_by_the_seeded_permut
     assert not set(np.unique(va.qid).tolist()) & set(np.unique(tr.qid).tolist())
     assert tr.n_rows + va.n_rows == train.n_rows
     assert va.n_rows == 2 * PER
+
+
+# --- tune's data: train (+ vali) only, whole queries per fold (SA) --------------------------
+
+def test_tuning_data_train_plus_vali_keeps_a_shared_query_number_as_two_queries() -> None:
+    from bench.benchmark.tune import tuning_data
+
+    train, vali = _part(6, 100, False), _part(4, 102, False)  # qids 100..105 and 102..105
+    both = tuning_data(train, vali, "train+vali")
+    assert both.n_queries == 10
+    assert both.n_rows == 10 * PER
+    test_rows = {tuple(r) for r in _splits().test.X.tolist()}
+    assert not any(tuple(r) in test_rows for r in both.X.tolist())
+
+
+def test_tuning_data_of_the_test_split_is_refused_in_words() -> None:
+    from bench.benchmark.tune import tuning_data
+
+    with pytest.raises(LtrbenchError, match="never test"):
+        tuning_data(_part(6, 100, False), _part(4, 200, False), "test")
+
+
+def test_cv_query_folds_hold_each_query_out_exactly_once() -> None:
+    from bench.benchmark.tune import query_folds
+
+    folds = query_folds(11, 3, seed=5)
+    held = np.concatenate([h for _, h in folds])
+    assert sorted(held.tolist()) == list(range(11))
+    for tr, h in folds:
+        assert not set(tr.tolist()) & set(h.tolist())
+        assert len(tr) + len(h) == 11
+
+
+def test_lightgbm_selects_on_the_asked_cutoff_of_the_validation_curve() -> None:
+    import lightgbm as lgb
+
+    from bench.runners.gbdt import train_gbdt
+    from bench.runners.params import Params
+
+    sp = _gbdt_splits()
+    params = Params(n_trees=15, early_stopping_rounds=15, min_data_in_leaf=5, n_threads=1)
+    res = train_gbdt("lightgbm", sp, params, model="lgb", objective="lambdarank",
+                     select_metric="ndcg@3")
+    lp = {k: v for k, v in res.library_params.items() if k != "num_iterations"}
+    lp.update(metric="ndcg", eval_at=[3], verbosity=-1)
+    logged: dict[str, Any] = {}
+    lgb.train(lp, lgb.Dataset(sp.train.X, sp.train.y, group=[8] * 40), num_boost_round=15,
+              valid_sets=[lgb.Dataset(sp.vali.X, sp.vali.y, group=[8] * 12)],
+              valid_names=["vali"], callbacks=[lgb.record_evaluation(logged)])
+    assert res.best_iteration == int(np.argmax(logged["vali"]["ndcg@3"])) + 1
