@@ -7,7 +7,9 @@ another "best" row. Oracles: hand arithmetic, LightGBM's own per-round NDCG log,
 "the best of an error metric is its lowest". Classes: silently wrong number (SWN), silent
 accept (SA), unclear error (UE). Found here and fixed: a leaderboard, fold table or run
 comparison whose primary metric was ``rmse`` or ``mae`` named the model with the *largest*
-error "best" and tested every other row against it.
+error "best" and tested every other row against it; the tuned leaderboard put the highest
+ARP/RMSE/MAE first; a NaN on the validation curve was chosen as the best iteration
+(``np.argmax`` returns a NaN's position), and an all-NaN curve chose iteration 1.
 """
 
 from __future__ import annotations
