@@ -121,9 +121,10 @@ FAMILIES: dict[str, Family] = {
         Family("num_q", "num_q", "queries evaluated: 1 per query, summed over queries "
                "(trec_eval num_q, ir_measures NumQ)", (),
                lambda q: np.ones(q.n.shape[0]), cutoff=False, mean="sum"),
-        Family("rmse", "RMSE", "root mean squared error of score against label",
-               error=_squared, root=True),
-        Family("mae", "MAE", "mean absolute error of score against label", error=_absolute),
+        Family("rmse", "RMSE", "root mean squared error of score against label, lower is "
+               "better", error=_squared, root=True, lower_is_better=True),
+        Family("mae", "MAE", "mean absolute error of score against label, lower is better",
+               error=_absolute, lower_is_better=True),
     )
 }
 FAMILIES.update(more_families())
@@ -164,8 +165,9 @@ def metric_header(metric: str) -> str:
 
 
 def best_is_lowest(metric: str) -> bool:
-    """True when the best value of ``metric`` (a canonical name) is its lowest: ARP, a mean rank
-    (``Family.lower_is_better``); leaderboards order and test such a metric that way."""
+    """True when the best value of ``metric`` (a canonical name) is its lowest: ARP, a mean rank,
+    and the pointwise errors RMSE and MAE (``Family.lower_is_better``); leaderboards, fold
+    tables and run comparisons order and test such a metric that way."""
     known = FAMILIES.get(split_name(metric)[0])
     return bool(known and known.lower_is_better)
 

@@ -144,7 +144,8 @@ class Family:
             profile): multiplied by the query weights under ``mean="mean"``, alone under
             ``mean="documents"``; ``None``, or a return of ``None``: the query weights
             (``documents``: the document counts).
-        lower_is_better: True for the families whose best value is the lowest (ARP: a rank);
+        lower_is_better: True for the families whose best value is the lowest (ARP: a rank;
+            RMSE, MAE: errors);
             a run comparison picks its best run by it.
         unit_interval: every per-query value lies in [0, 1] whatever the profile, the labels
             (gains are never negative in a run) or the cutoff: a run holding a value outside

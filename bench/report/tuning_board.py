@@ -33,6 +33,7 @@ import pandas as pd
 
 from bench.data.jsonio import json_number
 from bench.errors import ConfigError, DataError
+from bench.metrics.families import best_is_lowest
 from bench.report import stats
 from bench.report.build import DEFAULT_OPTIONS, LeaderboardOptions, filter_dataset, table_of
 from bench.report.seed_values import per_query_matrix as _matrix
@@ -201,9 +202,11 @@ def _crosscheck_note(run: RunDir, tag: str) -> str:
 
 
 def _order(row: Row, primary: str) -> tuple[int, float, str]:
+    """The best mean first: the highest, the lowest for ARP, RMSE, MAE (``best_is_lowest``)."""
     cell = row.metrics.get(primary)
     v = None if cell is None else cell.mean
-    return (0, -float(v), row.model) if v is not None else (1, 0.0, row.model)
+    sign = 1.0 if best_is_lowest(primary) else -1.0
+    return (0, sign * float(v), row.model) if v is not None else (1, 0.0, row.model)
 
 
 def _intervals(rows: list[Row], pq: pd.DataFrame, metrics: list[str],

@@ -167,15 +167,19 @@ def evallog_frame(records: dict[str, dict[str, list[float]]], names: dict[str, s
 
 def best_iteration_from_log(log: pd.DataFrame, metric: str) -> int:
     """The 1-based iteration of the first maximum of ``metric`` on the validation split (early
-    stopping's choice; no other split is ever read)."""
+    stopping's choice; no other split is ever read). A NaN value is never the maximum."""
     sel = log[(log["split"] == SELECTION_SPLIT) & (log["metric"] == metric)].sort_values("iteration")
     if sel.empty:
         raise ConfigError(
             f"the eval log has no {metric!r} on {SELECTION_SPLIT!r}; logged: "
             f"{', '.join(sorted(set(log['metric'])))}"
         )
-    values = sel["value"].to_numpy()
-    return int(sel["iteration"].to_numpy()[int(np.argmax(values))])
+    values = sel["value"].to_numpy(dtype=np.float64)
+    if np.isnan(values).all():  # np.argmax would choose the first NaN: a choice made on nothing
+        raise ConfigError(f"the eval log's {metric!r} on {SELECTION_SPLIT!r} is NaN at every "
+                          "iteration: no iteration can be chosen (does the validation split "
+                          "hold a relevant document?)")
+    return int(sel["iteration"].to_numpy()[int(np.nanargmax(values))])
 
 
 def library_eval_at(selection: Selection, eval_at: tuple[int, ...]) -> tuple[int, ...]:
