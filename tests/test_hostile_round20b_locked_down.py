@@ -506,6 +506,35 @@ def test_umask_077_gives_a_private_per_query_file_with_the_oracles_number(job: P
     assert (job / "p.csv").stat().st_mode & 0o077 == 0
 
 
+def test_umask_0277_refuses_a_fetch_before_any_download(
+        job: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """silent accept: under umask 0277 ``datasets fetch`` started the download (a whole
+    archive, into folders its owner could not write) before anything refused it."""
+    asked: list[object] = []
+
+    def urlopen(url: object, *_: object, **__: object) -> object:
+        asked.append(url)
+        raise urllib.error.URLError("offline")
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    with umask(0o277):
+        res = cli(job, "datasets", "fetch", "ml-latest-small")
+    ok(refused(res, "umask", "0277", str(job / "dd")))
+    assert asked == []
+    assert not (job / "dd").exists()
+
+
+def test_umask_0277_refuses_a_stand_in_before_the_data_directory_is_made(job: Path) -> None:
+    """half-written output: ``run --dataset synthetic-...`` under umask 0277 is refused before
+    the data directory is made (a folder of mode 0500 its owner could not write into on the
+    next run); the fetch above made one before this round."""
+    with umask(0o277):
+        res = cli(job, "run", "--dataset", STANDIN, *QUICK, "--out", "o")
+    ok(refused(res, "umask", "0277"))
+    assert not (job / "dd").exists()
+    assert not (job / "o").exists()
+
+
 # ------------------------------------------------------------------ locale and limits
 
 
