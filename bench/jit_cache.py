@@ -69,6 +69,61 @@ def _patch(module: ModuleType) -> None:
 
     save_overload._best_effort = True  # type: ignore[attr-defined]
     cache.save_overload = save_overload
+    _no_folder_is_no_cache(module)
+
+
+def _no_folder_is_no_cache(module: ModuleType) -> None:
+    """Where numba finds no folder at all for its cache (``NUMBA_CACHE_DIR`` unwritable, the
+    package read-only, no home: a locked-down node), it raised "RuntimeError: cannot cache
+    function ...: no locator available" at the import of ltrbench's kernels, so every command
+    that evaluates ended in a traceback. A last locator now takes such a kernel, whose cache is
+    then off (it compiles in memory on each run), with one :class:`JitCacheWarning`."""
+    base, impl = getattr(module, "_CacheLocator", None), getattr(module, "CacheImpl", None)
+    if base is None or impl is None:  # another numba's layout: its own behaviour stays
+        return
+
+    class NoFolder(base):  # type: ignore[misc,valid-type]
+        said = False
+
+        def __init__(self, py_func: Any, py_file: str) -> None:
+            self._py_file, self._lineno = py_file, py_func.__code__.co_firstlineno
+
+        def ensure_cache_path(self) -> None:
+            return None
+
+        def get_cache_path(self) -> str:
+            return "/dev/null/no-numba-cache"  # never a folder: nothing is read or written
+
+        def get_source_stamp(self) -> Any:
+            return self._py_file
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            if not cls.said:
+                cls.said = True
+                warnings.warn(JitCacheWarning(
+                    f"numba found no writable folder for its compile cache (for {py_file}): "
+                    "ltrbench's kernels are compiled in memory on each run instead (slower "
+                    "start); set NUMBA_CACHE_DIR to a writable folder to keep them"),
+                    stacklevel=2)
+            return cls(py_func, py_file)
+
+    impl._locator_classes = [*impl._locator_classes, NoFolder]
+    init, flush = module.Cache.__init__, module.Cache.flush
+
+    def __init__(self: Any, py_func: Any) -> None:
+        init(self, py_func)
+        if isinstance(self._impl.locator, NoFolder):
+            self.disable()
+
+    def no_flush(self: Any) -> None:
+        if not isinstance(self._impl.locator, NoFolder):
+            flush(self)
+
+    module.Cache.__init__, module.Cache.flush = __init__, no_flush
 
 
 class _AfterImport:

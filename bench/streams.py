@@ -170,7 +170,13 @@ def say(line: str) -> None:
     """``line`` on standard error, best effort: an error line that cannot be written (standard
     error on a full log volume, or a pipe whose reader went away) must not turn the command's
     exit status 2 into a traceback and status 1; the status is then all the orchestrator gets.
-    A line over :data:`LONGEST_LINE` characters has its middle cut (:func:`cut_middle`)."""
+    A line over :data:`LONGEST_LINE` characters has its middle cut (:func:`cut_middle`).
+    An error said while the working folder is gone says so: a relative input could not be read
+    ("q.txt: no such file", "unknown dataset 'data'") only because the folder was removed."""
+    if line.startswith("error:") and _GONE not in line and _working_folder_gone():
+        line += (f" (the current {_GONE}: it was removed or renamed after this shell entered "
+                 "it, so no relative path can be read or written; cd to an existing folder, "
+                 "or give absolute paths)")
     with contextlib.suppress(OSError, ValueError):
         print(cut_middle(line), file=sys.stderr, flush=True)
 
@@ -209,9 +215,12 @@ def os_error_text(exc: OSError) -> str:
         hint = " (your quota on that file system is used up: free some of your space or ask " \
                "for a larger quota, and run again; files already written are complete)"
     if not where and exc.errno == errno.ENOENT and _working_folder_gone():
-        return ("the current working folder no longer exists (it was removed or renamed after "
+        return (f"the current {_GONE} (it was removed or renamed after "
                 "this shell entered it): cd to an existing folder, or give absolute paths")
     return f"{where}: {reason}{hint}" if where else f"{reason}{hint}"
+
+
+_GONE = "working folder no longer exists"
 
 
 def _working_folder_gone() -> bool:

@@ -341,7 +341,12 @@ def _download(
     try:
         response = urllib.request.urlopen(url, timeout=timeout)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DataError(f"could not download: {exc}", path=url) from exc
+        todo = "check the path given with --url" if url.startswith("file:") else (
+            "check this machine's network access (or its proxy: HTTPS_PROXY); where there is "
+            "none, download the file on another machine and pass the copy with --url PATH "
+            "(url= in Python)")
+        raise DataError(f"could not download ({getattr(exc, 'reason', None) or exc}): {todo}",
+                        path=url) from exc
     with response:
         total = int(response.headers.get("Content-Length") or 0) or size_hint or None
         from rich.progress import (

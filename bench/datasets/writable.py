@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
+from bench.data.umask import refuse_owner_umask
 from bench.errors import DataError
 
 #: The errors of a folder that cannot be written (permission, a read-only file system, a
@@ -35,7 +36,10 @@ def writing_into(data_dir: str | os.PathLike[str], what: str) -> Iterator[None]:
     ``data_dir`` (the data directory written), ``what`` and the remedy. A data directory
     without any write permission bit (``chmod a-w``) is refused before the block, as an output
     folder is (:mod:`bench.data.outputs`): root, whom the permissions do not stop, would fill
-    a folder its owner protected."""
+    a folder its owner protected. A umask that takes the owner's own permissions is refused
+    before the block too (a fetch downloaded the whole archive, a stand-in made the data
+    directory ``0500``, before any later check refused the command)."""
+    refuse_owner_umask("the data directory (--data-dir, LTRBENCH_DATA_DIR)", data_dir)
     with suppress(OSError):
         mode = stat.S_IMODE(os.stat(data_dir).st_mode)
         if not mode & 0o222:
