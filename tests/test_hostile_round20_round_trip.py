@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -947,4 +948,29 @@ def test_evaluate_of_a_parquet_split_with_a_query_file_is_refused_naming_the_qid
     assert res.status == 2, res
     assert "qid" in res.err
     assert "test.parquet" in res.err
+    assert not res.traceback
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_evaluate_data_that_is_a_fifo_is_refused_at_once_not_waited_on(tmp_path: Path) -> None:
+    # a hang before: telling a Parquet split from a text one opened the --data path to read its
+    # signature, and the open of a FIFO blocks until a writer comes
+    import threading
+
+    fifo = tmp_path / "split.txt"
+    os.mkfifo(fifo)
+    (tmp_path / "s.txt").write_text("0.5\n")
+    got: list[Any] = []
+    worker = threading.Thread(target=lambda: got.append(cli(
+        tmp_path, "evaluate", "--data", str(fifo), "--scores", "s.txt")), daemon=True)
+    worker.start()
+    worker.join(60)  # a refusal takes milliseconds; the minute is for a machine that is busy
+    if worker.is_alive():  # release the blocked open, so that nothing is left waiting
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(10)
+    assert got, "evaluate --data FIFO waited on the FIFO"
+    res = got[0]
+    assert res.status == 2, res
+    assert "split.txt" in res.err
+    assert "not a regular file" in res.err
     assert not res.traceback

@@ -31,6 +31,9 @@ HEAD = 512
 _SAVE_AS_CSV = ("open it in the spreadsheet program and save the sheet as 'CSV UTF-8' "
                 "(File > Save As), or export it with pandas: pd.read_excel(FILE).to_csv(...)")
 
+#: A Parquet file's signature: ``PAR1`` then a byte outside printable ASCII and white space.
+_PARQUET = re.compile(rb"PAR1[^\t-\r -~]")
+
 _SIGNATURES = (
     # Office documents before zip (an .xlsx is a zip whose members are XML: unzipping it gives
     # no table): the first member of an OOXML package, named at byte 30 of the zip, is one of
@@ -53,7 +56,7 @@ _SIGNATURES = (
     (re.compile(rb"Rar!\x1a\x07"), "a RAR archive", "unpack it first, e.g. unrar x FILE"),
     (re.compile(rb".{257}ustar(?:\x00|  \x00)", re.DOTALL), "a tar archive",
      "unpack it first, e.g. tar -xf FILE"),
-    (re.compile(rb"PAR1[^\t-\r -~]"), "a Parquet file",  # a qrels line "PAR1 0 d 1" is text
+    (_PARQUET, "a Parquet file",  # a qrels line "PAR1 0 d 1" is text
      "name it *.parquet to have it read as Parquet"),
 )
 
@@ -64,6 +67,12 @@ _WEB_PAGE = re.compile(rb"(?:\xef\xbb\xbf)?\s*<(?:!doctype\s+html|html[\s>]|\?xm
 #: What a web page where data is expected is said to be.
 WEB_PAGE = ("a web page (HTML) or an XML document, not data: a download that failed, or an "
             "error or sign-in page saved under this name; download the file again")
+
+
+def parquet_signature(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) starts like a Parquet file (``PAR1`` then a
+    byte no text line would hold: a qrels line ``PAR1 0 d 1`` is text)."""
+    return _PARQUET.match(head) is not None
 
 
 def web_page(head: bytes) -> bool:

@@ -12,11 +12,13 @@ writes beside each text split) is read with :func:`bench.data.parquet.read_parqu
 
 from __future__ import annotations
 
-import re
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
 
+from bench.data.compressed import HEAD, parquet_signature
 from bench.data.scores import read_scores
 from bench.errors import DataError
 from bench.metrics.evaluate import evaluate
@@ -67,11 +69,13 @@ def _parquet(path: str | Path) -> bool:
     if str(path).lower().endswith(".parquet"):
         return True
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open: the text
+            return False  # reader refuses it, naming it
         with open(path, "rb") as fh:
-            head = fh.read(5)
-    except OSError:  # the text reader names what is wrong with the path
+            head = fh.read(HEAD)
+    except (OSError, ValueError):  # the text reader names what is wrong with the path
         return False
-    return re.match(rb"PAR1[^\t-\r -~]", head) is not None  # as data/compressed.py tells it
+    return parquet_signature(head)
 
 
 def _scored_parquet(data_path: str | Path, scores_path: str | Path, *, metrics: list[str],
