@@ -109,9 +109,9 @@ def non_ascii(text: str) -> str:
                      for c in odd)
 
 
-#: White space to Python's ``str.strip`` / ``str.split`` / ``int`` that C's ``isspace`` (``atoi``,
-#: ``strtod``, trec_eval's and LightGBM's field splitting) is not: U+00A0, U+3000, U+2003 ...
-#: and the ASCII separators U+001C..U+001F.
+#: The white space of C's ``isspace`` (``atoi``, ``strtod``, trec_eval's and LightGBM's field
+#: splitting). Python's ``str.strip`` / ``str.split`` / ``int`` take more: U+00A0, U+3000,
+#: U+2003 ... and the separators U+001C..U+001F (:func:`foreign_space` names them).
 ASCII_SPACE = " \t\n\r\x0b\x0c"
 
 

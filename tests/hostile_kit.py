@@ -132,6 +132,18 @@ def call(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
 
 
 # ------------------------------------------------------------------------------------ judges
+def ok(problem: str | None) -> None:
+    """Assert that a check found no problem (each check returns its problem in words, or None)."""
+    assert problem is None, problem
+
+
+def done(res: Res) -> Res:
+    """``res``, asserted to be a clean success: exit status 0 and no traceback."""
+    assert res.status == 0, (res.status, res.err[-2000:])
+    assert not res.traceback, res.err[-2000:]
+    return res
+
+
 def refused(res: Res, *words: str) -> str | None:
     """None when the command exited 2 with one ``error:`` line containing every word."""
     if res.traceback:

@@ -67,3 +67,21 @@ def test_built_once_builds_again_when_a_key_object_changes() -> None:
     assert heard == ["building", "building"]
     assert a == b == c
     assert a is not b
+
+
+def test_a_build_that_fails_keeps_nothing_and_the_next_call_builds_again() -> None:
+    """An exception (or Ctrl-C) during the build leaves no half-built value behind."""
+    tries: list[str] = []
+
+    def build(say: Any) -> list[int]:
+        tries.append("x")
+        if len(tries) == 1:
+            raise KeyboardInterrupt
+        return [len(tries)]
+
+    key = (object(),)
+    with pytest.raises(KeyboardInterrupt):
+        built_once("test-failed-build", key, build)
+    assert built_once("test-failed-build", key, build) == [2]
+    assert built_once("test-failed-build", key, build) == [2]
+    assert tries == ["x", "x"]

@@ -30,17 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile_kit import (
-    QRELS,
-    ROOT,
-    RUN,
-    Res,
-    cli,
-    letor_folder,
-    refused,
-    sub,
-    write,
-)
+from tests.hostile_kit import QRELS, ROOT, RUN, Res, cli, letor_folder, ok, refused, sub, write
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX paths, signals and limits")
 #: a hang guard on a child, not a speed test (two busy cores: minutes)
@@ -92,10 +82,6 @@ def read_only(tmp_path: Path) -> Iterator[Path]:
     ro.chmod(0o555)
     yield ro
     ro.chmod(0o755)
-
-
-def ok(problem: str | None) -> None:
-    assert problem is None, problem
 
 
 # ------------------------------------------------------------ read-only existing output folders

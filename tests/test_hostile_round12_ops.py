@@ -37,7 +37,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import QRELS, RUN, Res, cli, letor_folder, refused
+from hostile_kit import QRELS, RUN, Res, cli, letor_folder, ok, refused
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
@@ -46,10 +46,6 @@ WAIT_S = 600
 QUICK = ("--models", "random", "--seeds", "0", "--quick", "--no-progress")
 CRASH_TOML = '[custom_models.crash]\nfactory = "fault_rankers:CrashesUnlessFixed"\n'
 SLOW_TOML = '[custom_models.slow]\nfactory = "fault_rankers:Slow"\n'
-
-
-def ok(problem: str | None) -> None:
-    assert problem is None, problem
 
 
 def no_traceback(res: Res) -> None:

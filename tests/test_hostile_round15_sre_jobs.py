@@ -38,10 +38,11 @@ from hostile_kit import (
     QRELS,
     RATINGS,
     RUN,
-    Res,
     chdir,
     cli,
+    done,
     letor_folder,
+    ok,
     refused,
     snapshot,
     umask,
@@ -55,16 +56,6 @@ CONVERT = ("convert", "--ratings", "ratings.csv", "--layout", "csv", "--user", "
            "item", "--rating", "rating", "--timestamp", "timestamp", "--min-history", "2",
            "--target-size", "2", "--features", "user,item")
 FUTURE = time.time() + 10 * 365 * 86400  # a clock ten years ahead (a skewed NFS server)
-
-
-def ok(problem: str | None) -> None:
-    assert problem is None, problem
-
-
-def done(res: Res) -> Res:
-    assert res.status == 0, (res.status, res.err[-2000:])
-    assert not res.traceback, res.err[-2000:]
-    return res
 
 
 def only_run(out: Path) -> Path:

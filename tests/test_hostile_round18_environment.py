@@ -35,20 +35,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import QRELS, RUN, Res, cli, csv_values, letor_folder, refused, umask
+from hostile_kit import QRELS, RUN, cli, csv_values, done, letor_folder, ok, refused, umask
 
 QUICK = ("--models", "random", "--quick", "--no-progress")
 EVAL = ("evaluate", "--qrels", "q.txt", "--run", "r.txt")
-
-
-def ok(problem: str | None) -> None:
-    assert problem is None, problem
-
-
-def done(res: Res) -> Res:
-    assert not res.traceback, res.err[-2000:]
-    assert res.status == 0, (res.status, res.err[-2000:])
-    return res
 
 
 def files_of(folder: Path) -> dict[str, bytes]:

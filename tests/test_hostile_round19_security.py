@@ -62,6 +62,7 @@ from hostile_kit import (
     Res,
     cli,
     letor_folder,
+    ok,
     refused,
     write,
     write_run_tables,
@@ -97,10 +98,6 @@ def write_run(root: Path, rid: str, dataset: str, pq: dict[str, list[float]] | N
         m_rows.append((dataset, m, lib, 0, "test", "ndcg@10", float(np.mean(vals)), "ltrbench"))
         t_rows.append((dataset, m, lib, 0, 1.0, 0.01, 100.0, 10, 10))
     return write_run_tables(run, m_rows, p_rows, t_rows)
-
-
-def ok(problem: str | None) -> None:
-    assert problem is None, problem
 
 
 def error_line(res: Res) -> str:

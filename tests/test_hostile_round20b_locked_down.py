@@ -42,7 +42,9 @@ from hostile_kit import (
     Res,
     cli,
     csv_values,
+    done,
     letor_folder,
+    ok,
     pytrec,
     refused,
     snapshot,
@@ -58,16 +60,6 @@ CONVERT = ("convert", "--layout", "csv", "--user", "user", "--item", "item", "--
 QRELS_D = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"d": 1, "e": 0}}
 RUN_D = {"1": {"a": 0.4, "b": 0.9, "c": 0.1}, "2": {"d": 0.2, "e": 0.8}}
 STANDIN = "synthetic-mslr30k:0.0005"
-
-
-def ok(problem: str | None) -> None:
-    assert problem is None, problem
-
-
-def done(res: Res) -> Res:
-    assert res.status == 0, (res.status, res.err[-2000:])
-    assert not res.traceback, res.err[-2000:]
-    return res
 
 
 @pytest.fixture(scope="module")

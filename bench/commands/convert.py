@@ -131,15 +131,12 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
               else tuple(g.strip() for g in args.features.split(",") if g.strip()))
     cuts = None
     if args.time_cuts:
-        from bench.data.inputs import is_plain_int
-        from bench.errors import ASCII_SPACE
-
-        parts = [c.strip(ASCII_SPACE) for c in args.time_cuts.split(",")]
-        if not all(is_plain_int(c) for c in parts):  # int() reads '１０００', '1_000', '\xa01'
+        try:  # ascii_int: int() reads '１０００', '1_000', '\xa01'
+            cuts = tuple(ascii_int(c) for c in args.time_cuts.split(","))
+        except argparse.ArgumentTypeError:
             raise ConfigError(f"--time-cuts {args.time_cuts!r}: expected three integers "
                               "c1,c2,c3 written in ASCII digits (no '_', full-width digits or "
-                              "no-break spaces)")
-        cuts = tuple(int(c) for c in parts)
+                              "no-break spaces)") from None
         if len(cuts) != 3:
             raise ConfigError(f"--time-cuts {args.time_cuts!r}: expected three integers c1,c2,c3")
     size: float = args.target_size

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from types import ModuleType
 
-from bench.commands.text import examples
+from bench.commands.text import ascii_int, examples
 
 _BENCHMARKS = {
     "evaluator": ("bench.perf.evaluator", "reference evaluator vs LightGBM, XGBoost, pytrec_eval, ranx"),
@@ -60,10 +60,11 @@ _OWN_RANGES: dict[tuple[str, str], tuple[int, int]] = {("dask-convert", "trees")
 
 
 def _whole(least: int, most: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:  # ASCII digits, as ascii_int: int() took '٥', '５', '1_000'
-        from bench.data.inputs import is_plain_int
-
-        value = int(text.strip()) if is_plain_int(text.strip()) else None
+    def parse(text: str) -> int:  # ASCII digits (ascii_int): int() took '٥', '５', '1_000'
+        try:
+            value: int | None = ascii_int(text)
+        except argparse.ArgumentTypeError:
+            value = None
         if value is None or not least <= value <= most:
             raise argparse.ArgumentTypeError(
                 f"expected a whole number from {least:,} to {most:,}; got {text!r}")

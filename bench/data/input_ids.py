@@ -334,14 +334,31 @@ def non_ascii_rows(*columns: np.ndarray) -> np.ndarray:
 Pair = tuple[str, str]
 
 
+def _shows_as_written(columns: tuple[np.ndarray, ...], rows: np.ndarray) -> bool:
+    """Whether every id of ``columns`` in ``rows`` already shows as written (:func:`shown_key`
+    is the identity on it): one NFKC check over all of them joined, in C, and the category of
+    each distinct character (no format character)."""
+    for col in columns:
+        picked = np.asarray(col)[rows]
+        texts = picked.tolist() if picked.dtype.kind == "U" else [str(v) for v in picked]
+        joined = "\x1f".join(texts)
+        if not unicodedata.is_normalized("NFKC", joined) or any(
+                unicodedata.category(c) == "Cf" for c in set(joined)):
+            return False
+    return True
+
+
 def written_alike(judged: tuple[np.ndarray, np.ndarray], run: tuple[np.ndarray, np.ndarray]
                   ) -> tuple[Pair, Pair, int] | None:
     """The first run (query, document) pair that is no judged pair as text but is one as it
     shows (:func:`shown_key`), that judged pair, and how many run pairs are so; ``None`` when
-    none is (at once when every id is ASCII). trec_eval compares bytes: such a document is
-    unjudged to it, and to ltrbench, which says so rather than silently grading it 0."""
+    none is. trec_eval compares bytes: such a document is unjudged to it, and to ltrbench,
+    which says so rather than silently grading it 0. At once when every id is ASCII, or when
+    every id already shows as written (the common case, checked over whole columns in C); only
+    otherwise are the pairs looked at one by one."""
     nq, nr = non_ascii_rows(*judged), non_ascii_rows(*run)
-    if not (nq.any() or nr.any()):
+    if not (nq.any() or nr.any()) or (_shows_as_written(judged, nq)
+                                      and _shows_as_written(run, nr)):
         return None
     pairs = set(zip(judged[0].tolist(), judged[1].tolist(), strict=True))
     keyed = {(shown_key(q), shown_key(d)): (q, d) for q, d in

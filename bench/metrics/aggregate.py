@@ -25,7 +25,7 @@ from bench.errors import ConfigError, DataError
 from bench.metrics.components import metric_cutoff
 from bench.metrics.families import FAMILIES, Inputs
 from bench.metrics.kernels.components import Components, split_param
-from bench.metrics.more_families import MIN_GEO_MEAN
+from bench.metrics.more_families import geo_term
 from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
@@ -235,7 +235,7 @@ def blank_policy_means(
 
     def fill(score: float) -> float:
         if family is not None and FAMILIES[family].mean == "geometric":
-            return math.log(max(score, MIN_GEO_MEAN))
+            return float(geo_term(np.float64(score)))
         return score
 
     return (mean(np.where(blank, np.nan, values)), mean(np.where(blank, fill(0.0), values)),

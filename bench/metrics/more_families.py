@@ -82,7 +82,12 @@ def _gm_map(q: Inputs) -> Array:
     ap = map_value(q)
     blank = q.r <= 0  # AP is 0/0: the profile's empty value (0 in trec_eval)
     ap[blank] = q.profile.empty if q.profile.empty is not None else 0.0
-    return np.log(np.maximum(ap, MIN_GEO_MEAN))
+    return geo_term(ap)
+
+
+def geo_term(values: Array) -> Array:
+    """A geometric mean's per-query term: ``log(max(value, 1e-5))`` (trec_eval ``m_gm_map.c``)."""
+    return np.log(np.maximum(values, MIN_GEO_MEAN))
 
 
 def _f1(q: Inputs) -> Array:

@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from bench.errors import ConfigError, refuse_empty_items
+from bench.errors import ASCII_SPACE, ConfigError, refuse_empty_items
 
 __all__ = ["ascii_only", "non_ascii", "tokens"]
 
@@ -153,7 +153,7 @@ def _words(text: str, item: str) -> list[str]:
 def _ascii_space(ch: str) -> bool:
     """Whether ``ch`` separates two names: ASCII white space only (C ``isspace``); Python's
     ``str.isspace`` also takes U+00A0, U+3000 and the separators U+001C..U+001F."""
-    return ch in " \t\n\r\x0b\x0c"
+    return ch in ASCII_SPACE
 
 
 _LABEL = re.compile(r"^\[\s*(?P<profile>[^\[\]]*?)\s*\]$")
