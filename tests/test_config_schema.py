@@ -116,9 +116,9 @@ def test_the_default_parameters_are_inside_every_range() -> None:
 
 
 def test_catboost_border_count_is_at_most_65535() -> None:
-    check_for_library(Params(max_bin=65535), "catboost", "yetirank")
+    check_for_library(Params(max_bin=65536), "catboost", "yetirank")  # border_count 65535
     check_for_library(Params(max_bin=70000), "lightgbm", "lambdarank")  # LightGBM: > 1 only
-    with pytest.raises(ConfigError, match=r"max_bin: expected an integer from 1 to 65535"):
+    with pytest.raises(ConfigError, match=r"max_bin: expected an integer from 2 to 65536"):
         check_for_library(Params(max_bin=70000), "catboost", "yetirank")
 
 

@@ -267,7 +267,7 @@ def test_catboost_receives_every_mapped_parameter():
     assert used["grow_policy"] == "Lossguide"
     assert used["max_leaves"] == 7
     assert used["depth"] == 5
-    assert used["border_count"] == 63
+    assert used["border_count"] == 62  # max_bin 63: 62 borders, 63 bins
     assert used["min_data_in_leaf"] == 3
     assert used["bootstrap_type"] == "Bernoulli"
     assert used["random_seed"] == 42

@@ -28,7 +28,7 @@ by its errors, which name its source line) and probed at both ends with
   its Limit is 16, and 0 is no limit as -1 is (CatBoost's depth 0 is a tree of one leaf, a
   constant model).
 - ``max_bin`` 2 .. 2^31-1: config.h:676 ``>1``; XGBoost ``set_lower_bound(2)`` (param.h:97);
-  CatBoost ``border_count`` <= 65535 (its Limit); bins never outnumber a feature's values.
+  CatBoost ``border_count = max_bin - 1`` <= 65535 (its Limit: max_bin <= 65536); bins never outnumber a feature's values.
 - ``min_child_weight`` [0, FLT_MAX]: config.h:315 ``>=0.0``; param.h:117 ``set_lower_bound(0.0f)``.
 - ``min_data_in_leaf`` 0 .. 2^31-1: config.h:309 ``>=0``; CatBoost accepts 2^31-1 (probed).
 - ``min_split_gain`` [0, FLT_MAX]: config.h:431 ``>=0.0``; param.h:86 ``min_split_loss >= 0``.

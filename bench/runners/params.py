@@ -372,7 +372,7 @@ def catboost_params(p: Params, objective: str, *, eval_at: tuple[int, ...] = (1,
         "grow_policy": "Lossguide",
         "max_leaves": p.num_leaves,
         "depth": CATBOOST_MAX_DEPTH if p.max_depth <= 0 else p.max_depth,
-        "border_count": p.max_bin,
+        "border_count": p.max_bin - 1,  # k borders cut k + 1 bins: max_bin bins
         "min_data_in_leaf": p.min_data_in_leaf,
         "l2_leaf_reg": p.l2,
         "bootstrap_type": "Bernoulli",
@@ -439,10 +439,10 @@ PARITY: tuple[ParityRow, ...] = (
               "LightGBM: each rank finds the bins of its share of the features from its own rows; "
               "XGBoost: the workers' sketches are merged. Both depend on which worker holds which "
               "rows",
-              catboost="border_count = max_bin -- max_bin borders cut max_bin + 1 bins: one split "
-              "point more per feature than the others (5 borders against 4 at max_bin = 5); kept "
-              "until the committed CatBoost runs are trained again; borders from CatBoost's "
-              "GreedyLogSum grid, not quantiles"),
+              catboost="border_count = max_bin - 1 -- k borders cut k + 1 bins, so max_bin - 1 "
+              "borders give the max_bin bins LightGBM and XGBoost use (CatBoost's own default, "
+              "254, is this at max_bin = 255); borders from CatBoost's GreedyLogSum grid, not "
+              "quantiles"),
     ParityRow("min_child_weight", "min_sum_hessian_in_leaf", "min_child_weight",
               "same number, different scale: XGBoost's pairwise hessian is 2·σ(1−σ)·|Δ| "
               "(lambdarank_obj.h), LightGBM's σ(1−σ)·|Δ| with sigmoid=1",
