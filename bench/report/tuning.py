@@ -168,7 +168,9 @@ def _check_against_study(tune: TuneFolder) -> None:
                             path=path, column="trial")
         state, value, _ = recorded[key]
         here = float(row.value)
-        same = (math.isnan(here) and value is None) if state != "COMPLETE" else (
+        # a trial that did not complete has no score in the table; Optuna stores a pruned
+        # trial's last intermediate value as its value (optuna/study/_tell.py), not compared
+        same = math.isnan(here) if state != "COMPLETE" else (
             value is not None and math.isclose(here, value, rel_tol=1e-12, abs_tol=0.0))
         if row.state != state or not same:
             raise DataError(f"{where}: {row.state} {here!r} here, {state} {value!r} in "
