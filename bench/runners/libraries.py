@@ -403,8 +403,7 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
                  ("l1", "CatBoost has no L1 leaf penalty"),
                  ("truncation_level", "YetiRank, PairLogit and LambdaMart pick their pairs "
                   "their own way")),
-        limits=(Limit("max_bin", 2, 65536,
-                      source="CatBoost: border_count = max_bin - 1 <= 65535 "
+        limits=(Limit("max_bin", 2, 65536, source="CatBoost: border_count = max_bin - 1 <= 65535 "
                       "(binarization_options.cpp)"),
                 Limit("num_leaves", 2, 65536,
                       source="CatBoost: Lossguide max_leaves <= 65536 "
