@@ -412,16 +412,17 @@ def test_tune_of_a_custom_model_is_refused_naming_it(tmp_path: Path) -> None:
 
 
 def test_a_best_value_at_the_end_of_its_range_is_said(tmp_path: Path) -> None:
-    """A space of ``num_leaves`` in [2, 3]: whichever wins is at an end of the range, so the
-    best may lie beyond what was searched; the summary and the text say so."""
-    (tmp_path / "s.toml").write_text("[lightgbm]\nnum_leaves = {low = 2, high = 3}\n")
+    """A space of ``num_leaves`` in [3, 4]: whichever wins is at an end of the range, so the
+    best may lie beyond what was searched; the summary and the text say so (not [2, 3]: 2 is
+    num_leaves' own limit, nothing lies below it)."""
+    (tmp_path / "s.toml").write_text("[lightgbm]\nnum_leaves = {low = 3, high = 4}\n")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = tune(tmp_path, "--model", "lightgbm", "--space", "s.toml", "--budget-trials", "2",
                    "--sampler", "random", fit=True)
     assert res.status == 0, res.err
     assert "note: best num_leaves = " in res.out, res.out
-    assert "end of its range [2, 3]" in res.out, res.out
+    assert "end of its range [3, 4]" in res.out, res.out
     summary = json.loads(next((tmp_path / "res" / "tune").glob("*/summary.json")).read_text())
     assert summary["models"]["lightgbm-lambdarank"]["at_bounds"], summary
 
@@ -436,9 +437,24 @@ def test_bound_notes_by_hand() -> None:
              Dimension("label_gain", "categorical", choices=("exp2", "linear")))
     assert bound_notes({"num_leaves": 31, "learning_rate": 0.05, "subsample": 0.7,
                         "label_gain": "exp2"}, space) == []
-    said = bound_notes({"num_leaves": 255, "learning_rate": 0.0101, "subsample": 0.996}, space)
+    said = bound_notes({"num_leaves": 255, "learning_rate": 0.0101, "subsample": 0.501}, space)
     assert [s.split(" = ")[0] for s in said] == ["best num_leaves", "best learning_rate",
                                                  "best subsample"]
     assert "upper end" in said[0]
     assert "lower end" in said[1]
+    assert "lower end" in said[2]
     assert bound_notes(None, space) == []
+
+
+def test_no_bound_note_where_the_range_ends_at_the_parameters_own_limit() -> None:
+    """subsample 0.996 of [0.5, 1]: nothing lies beyond 1, so "widen the range" was advice
+    no library takes (found: best colsample = 0.9989 of [0.5, 1] in a real tune); a range
+    ending short of the limit still gets its note, as does min_split_gain 0 of [0, 1] not."""
+    from bench.benchmark.tune_checks import bound_notes
+    from bench.runners.search_dimension import Dimension
+
+    full = (Dimension("subsample", "float", 0.5, 1.0), Dimension("colsample", "float", 0.5, 1.0),
+            Dimension("min_split_gain", "float", 0.0, 1.0))
+    assert bound_notes({"subsample": 0.996, "colsample": 0.9989, "min_split_gain": 0.0}, full) == []
+    short = (Dimension("subsample", "float", 0.5, 0.9),)
+    assert "upper end" in bound_notes({"subsample": 0.899}, short)[0]

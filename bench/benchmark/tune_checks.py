@@ -16,6 +16,7 @@ from bench.benchmark.config import RunConfig
 from bench.benchmark.search_space import overrides
 from bench.benchmark.study import Budget, grid_size
 from bench.errors import ConfigError
+from bench.runners.param_ranges import param_spec
 from bench.runners.params import Params, check_for_library
 from bench.runners.raw_keys import refuse_ignored
 from bench.runners.registry import ModelSpec
@@ -126,11 +127,24 @@ def bound_notes(best: Mapping[str, object] | None, space: tuple[Dimension, ...])
             f = (math.log(value / d.low) / math.log(d.high / d.low) if d.log
                  else (value - d.low) / (d.high - d.low))
             end = "lower" if f <= 0.01 else "upper" if f >= 0.99 else None
-        if end is not None:
+        if end is not None and not _own_limit(d, end):
             out.append(f"best {d.name} = {value!r} is at the {end} end of its range "
                        f"[{d.low:g}, {d.high:g}]: the best value may lie beyond it; widen the "
                        "range (--space FILE) to know")
     return out
+
+
+def _own_limit(d: Dimension, end: str) -> bool:
+    """Whether the range's ``end`` is the parameter's own limit (subsample and colsample <= 1,
+    min_split_gain >= 0): nothing lies beyond it, and "widen the range" was advice no library
+    takes (best colsample = 0.9989 of [0.5, 1])."""
+    try:
+        spec = param_spec(d.name)
+    except KeyError:
+        return False  # a library's own parameter (catboost.random_strength): no shared limit
+    if end == "upper":
+        return spec.hi is not None and d.high >= spec.hi
+    return spec.lo is not None and d.low <= spec.lo
 
 
 def grid_budget_note(budget: Budget, grid: int | None, given: str | None) -> None:
