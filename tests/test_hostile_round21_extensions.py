@@ -192,6 +192,29 @@ def test_a_family_stored_under_another_key_is_refused(declare: Any) -> None:
     ok(own_error(lambda: _eval("fx@2"), "'fx'", "'f_measure'"))
 
 
+def test_a_lower_is_better_family_declared_from_outside_ranks_runs_lowest_first(
+        declare: Any) -> None:
+    # unclear error before ("unknown metric"); the comparison must pick the run with fewer misses
+    from bench.report.compare_runs import compare_runs
+
+    declare(_family(name="misses", header="Misses", aliases=(), normalised=False,
+                    lower_is_better=True,
+                    finish=lambda q: 1.0 - q.comp["hits"] / float(q.k or 1)))
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 0, "d4": 1}}
+    good = {"q1": {"d1": 0.9, "d2": 0.1}, "q2": {"d3": 0.1, "d4": 0.9}}  # misses@1: 0, 0
+    bad = {"q1": {"d1": 0.1, "d2": 0.9}, "q2": {"d3": 0.9, "d4": 0.1}}  # misses@1: 1, 1
+    table = compare_runs(qrels, {"bad": bad, "good": good}, metrics="misses@1")
+    assert table.best == "good"
+
+
+def test_a_run_config_names_a_family_declared_from_outside(declare: Any) -> None:
+    from bench.benchmark.config import RunConfig
+
+    declare(_family())
+    cfg = RunConfig.from_dict({"metrics": ["f_measure@5", "ndcg@10"]})
+    assert tuple(cfg.metrics) == ("f_measure@5", "ndcg@10")
+
+
 # ======================================== C. what a declared formula returns is checked
 def _mine(declare: Any, finish: Any, **kw: Any) -> None:
     declare(_family(name="mine", header="Mine", aliases=(), finish=finish, **kw))
@@ -311,6 +334,15 @@ def test_a_profile_registered_under_a_mixed_case_key_is_said(
 
     monkeypatch.setitem(PROFILES, "MyTool", Profile("MyTool", gain="linear"))
     ok(own_error(lambda: get_profile("MyTool"), "'MyTool'", "lower case"))
+
+
+def test_a_profile_registered_under_a_name_the_qualifier_cannot_read_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # silent accept: profile "my tool" worked, but "my tool:ndcg@10" could never name it
+    from bench.metrics.profiles import PROFILES, Profile, get_profile
+
+    monkeypatch.setitem(PROFILES, "my tool", Profile("my tool", gain="linear"))
+    ok(own_error(lambda: get_profile("my tool"), "'my tool'", "PROFILE:NAME"))
 
 
 def test_a_run_config_with_an_unregistered_profile_object_is_refused_or_reproduces() -> None:

@@ -440,6 +440,9 @@ def _registered(key: str, prof: Profile) -> Profile:
     if not isinstance(prof, Profile) or prof.name != key:
         raise ConfigError(f"PROFILES[{key!r}] holds {getattr(prof, 'name', prof)!r}: a profile "
                           "is registered under its own name, in lower case")
+    if not re.fullmatch(r"[a-z][a-z0-9_.@-]*", key):  # the profile part of PROFILE:NAME
+        raise ConfigError(f"profile {key!r}: a registered profile's name is lower-case ASCII "
+                          "letters, digits, '_', '.', '@' and '-', so that PROFILE:NAME can name it")
     return prof
 
 
