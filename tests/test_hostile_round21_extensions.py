@@ -525,6 +525,17 @@ def test_a_card_split_path_outside_its_folder_is_refused(tmp_path: Path, train: 
     ok(own_error(lambda: _load(_card(tmp_path, train=train)), "train", repr(train)))
 
 
+@pytest.mark.parametrize(("extra", "word"), [('dir = "../outside"', "'../outside'"),
+                                             ('aliases = ["a/b"]', "'a/b'"),
+                                             ('archive_root = "../.."', "'../..'"),
+                                             ('[files]\n"../x.txt" = "unknown"', "'../x.txt'")],
+                         ids=["dir", "alias", "archive-root", "files"])
+def test_a_card_folder_or_file_outside_the_data_directory_is_refused(tmp_path: Path, extra: str,
+                                                                    word: str) -> None:
+    # silent accept: fetch wrote into <data dir>/../outside, verify hashed ../x.txt
+    ok(own_error(lambda: _load(_card(tmp_path, extra=extra)), "mycard.toml", word))
+
+
 def test_a_card_split_path_with_an_unknown_placeholder_is_refused(tmp_path: Path) -> None:
     # traceback later: KeyError 'split' when a fold's files are listed
     ok(own_error(lambda: _load(_card(tmp_path, train="{split}/train.txt")), "train", "{split}"))

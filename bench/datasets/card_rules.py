@@ -30,19 +30,29 @@ def check_card_names(card: Any, variants: dict[str, Any], p: Path) -> None:
 
 
 def check_card_paths(card: Any, where: str) -> None:
-    """Counts not below 0; split paths inside the dataset folder, ``{fold}`` their only
-    placeholder, in every path when the card has folds and in none when it has none."""
+    """Counts not below 0; ``dir`` and ``aliases`` single folder names (``fetch`` writes to
+    ``<data dir>/<dir>``); ``archive_root``, ``[files]``, ``[file_urls]`` and split paths inside
+    the dataset folder; ``{fold}`` the split paths' only placeholder, in every path when the card
+    has folds and in none when it has none."""
     for key in ("n_features", "max_label", "archive_size"):
         if getattr(card, key) < 0:
             raise ConfigError(f"{where}: {key} = {getattr(card, key)}; expected 0 (not stated) "
                               "or more")
     if len(set(card.folds)) != len(card.folds):
         raise ConfigError(f"{where}: folds {list(card.folds)} lists a fold twice")
+    for key, folder in (("dir", card.dir), *(("aliases", a) for a in card.aliases)):
+        if (key == "aliases" and not folder) or folder in (".", "..") or re.search(r"[/\\:]", folder):
+            raise ConfigError(f"{where}: {key} {folder!r}: a folder name in the data directory "
+                              "(one name, without '/', '\\', ':' or '..')")
+    inside = [("archive_root", card.archive_root), *((f"[files] {f!r}", f) for f in card.files),
+              *((f"[file_urls] {f!r}", f) for f in card.file_urls),
+              *((f"[splits] {s}", t) for s, t in card.splits.items())]
+    for key, rel in inside:
+        path = PurePosixPath(rel.replace("\\", "/"))
+        if path.is_absolute() or ".." in path.parts or re.match(r"[A-Za-z]:", rel):
+            raise ConfigError(f"{where}: {key} {rel!r} leaves the dataset folder; give a path "
+                              "inside it")
     for split, template in card.splits.items():
-        path = PurePosixPath(template.replace("\\", "/"))
-        if path.is_absolute() or ".." in path.parts or re.match(r"[A-Za-z]:", template):
-            raise ConfigError(f"{where}: [splits] {split} {template!r} leaves the dataset "
-                              "folder; give a path inside it")
         try:
             fields = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
         except ValueError:
