@@ -97,6 +97,19 @@ def test_a_family_aliases_given_as_one_string_is_refused() -> None:
     ok(own_error(lambda: _family(aliases="fm"), "aliases", "tuple"))
 
 
+def test_a_family_alias_the_grammar_cannot_read_is_refused() -> None:
+    # silent accept: names are read in lower case, so the alias 'F1x' was never found
+    ok(own_error(lambda: _family(aliases=("F1x",)), "alias", "'F1x'"))
+
+
+@pytest.mark.parametrize(("fields", "word"), [({"bare_whole": True, "cutoff": False}, "bare_whole"),
+                                              ({"root": True}, "root")],
+                         ids=["bare-whole-without-cutoff", "root-without-error"])
+def test_a_family_whose_flags_contradict_is_refused(fields: dict[str, Any], word: str) -> None:
+    # silent accept: a flag that the rest of the record makes meaningless, read by no one
+    ok(own_error(lambda: _family(**fields), word))
+
+
 def test_a_family_flag_given_as_text_is_refused() -> None:
     # silent accept: normalised="no" is a true value: blank queries took the profile's empty
     ok(own_error(lambda: _family(normalised="no"), "normalised", "'no'"))

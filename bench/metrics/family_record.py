@@ -235,6 +235,14 @@ def check_record(f: Family) -> None:
     for key in _FLAGS:
         if not isinstance(getattr(f, key), bool):
             raise ConfigError(f"{where}: {key} must be True or False; got {getattr(f, key)!r}")
+    odd = [a for a in f.aliases if not _NAME.fullmatch(a)]
+    if odd:  # names are read in lower case: 'F1x' would never be found
+        raise ConfigError(f"{where}: alias {odd[0]!r} is not a name the grammar reads (lower-case "
+                          "ASCII letters, digits and '_', starting with a letter)")
+    for flag, needs, why in (("bare_whole", f.cutoff, "cutoff=True (it takes @k)"),
+                             ("root", f.error is not None, "error (a pointwise family)")):
+        if getattr(f, flag) and not needs:
+            raise ConfigError(f"{where}: {flag}=True needs {why}")
     if f.finish is None and f.error is None:
         raise ConfigError(f"{where}: it has no formula: give finish (a ranking family's "
                           "per-query values) or error (a pointwise family's per-document error)")
