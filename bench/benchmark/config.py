@@ -168,13 +168,11 @@ class RunConfig:
         prof = named("profile", get_profile, self.profile)  # " LightGBM" is lightgbm
         object.__setattr__(self, "_profile", prof)
         object.__setattr__(self, "profile", prof.name)  # recorded as the canonical name
-        self._check_custom_models()
         if tuple(expand_metrics(self.metrics, prof)) != tuple(self.metrics):
             raise ConfigError(
                 f"metrics must be canonical names (use RunConfig.from_dict or expand_metrics); "
                 f"got {list(self.metrics)}"
             )
-        self._resolve_models()
         if self.params.device != "cpu" or any("device" in v for v in self.model_params.values()
                                                if isinstance(v, dict)):
             raise ConfigError("device: the device is set once, at the top of the config (device = "
@@ -196,8 +194,10 @@ class RunConfig:
         if engine.on_cluster and self.timing != "inprocess":
             raise ConfigError(f"--timing isolated applies to the local engine; a {engine.title} "
                               "fit runs on the cluster's worker processes already")
-        self._check_model_params()
         check_published(self.published)  # said now, not when ``report`` reads the run
+        self._check_custom_models()  # imports the user's modules: after every check that needs none
+        self._resolve_models()
+        self._check_model_params()
         object.__setattr__(self, "model_params", read_only(self.model_params, "model_params"))
         object.__setattr__(self, "custom_models", frozen_models(self.custom_models))  # no change
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.data.toml import read_toml
+from bench.datasets.card_rules import check_card_names, check_card_paths
 from bench.errors import ConfigError, did_you_mean, non_ascii
 
 KINDS = ("letor", "ratings", "synthetic")
@@ -173,6 +174,10 @@ def load_card(path: str | Path) -> Card:
         raise ConfigError(f"{p}: a [shape] table goes with loader {SHAPES_LOADER!r}, and only there")
     if card.loader == SHAPES_LOADER and (card.kind != "synthetic" or variants):
         raise ConfigError(f"{p}: loader {SHAPES_LOADER!r} needs kind 'synthetic' and no variants")
+    check_card_names(card, variants, p)
+    if card.loader not in _KIND_LOADERS[card.kind]:
+        raise ConfigError(f"{p}: kind {card.kind!r} is not read by loader {card.loader!r}; a "
+                          f"{card.kind} card has loader {' or '.join(_KIND_LOADERS[card.kind])}")
     if variants and card.default_variant not in variants:
         raise ConfigError(f"{p}: default_variant {card.default_variant!r} is not a variant")
     for v in variants:  # each variant must itself be a valid card
@@ -185,10 +190,16 @@ def load_card(path: str | Path) -> Card:
 def load_catalogue() -> dict[str, Card]:
     """Every card, by name (sorted)."""
     cards: dict[str, Card] = {}
+    folders: dict[str, str] = {}
     for f in sorted(cards_dir().glob("*.toml")):
         card = load_card(f)
         if card.name != f.stem:
             raise ConfigError(f"{f}: card name {card.name!r} differs from its file name")
+        for folder in card.folder_names:  # data folders are found ignoring case
+            other = folders.setdefault(folder.casefold(), card.name)
+            if other != card.name:
+                raise ConfigError(f"{f}: cards {other!r} and {card.name!r} both read the data "
+                                  f"folder {folder!r} (dir or aliases); give each card its own")
         cards[card.name] = card
     return dict(sorted(cards.items()))
 
@@ -463,8 +474,14 @@ def _coerce(raw: dict[str, Any], *, where: str) -> dict[str, Any]:
     return out
 
 
+#: The loaders of each kind of card.
+_KIND_LOADERS = {"letor": ("letor", "lightgbm"), "ratings": ("movielens",),
+                 "synthetic": ("synthetic", SHAPES_LOADER)}
+
+
 def _validate(card: Card, p: Path) -> None:
     where = f"{p}" + (f" [variants.{card.variant}]" if card.variant else "")
+    check_card_paths(card, where)
     if card.archive_format not in ARCHIVE_FORMATS:
         raise ConfigError(f"{where}: archive_format {card.archive_format!r}; valid: "
                           f"{', '.join(ARCHIVE_FORMATS)}")

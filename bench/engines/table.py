@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -136,6 +137,11 @@ def no_cluster(options: ClusterOptions) -> Iterator[None]:
     yield None
 
 
+#: The fields of an :class:`Engine` that name an object as ``"module:attribute"``.
+_ENTRIES = ("cluster", "trainer", "evaluator", "converter", "trials")
+_ENTRY = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+
 @dataclass(frozen=True)
 class Engine:
     """One engine (see the module docstring). ``title``: its name in sentences ("Dask");
@@ -154,6 +160,14 @@ class Engine:
     converter: str | None = None
     trials: str | None = None
 
+    def __post_init__(self) -> None:
+        for what in _ENTRIES:
+            path = getattr(self, what)
+            if path is not None and (not isinstance(path, str) or not _ENTRY.fullmatch(path)):
+                raise ConfigError(f"engine {self.name!r}: {what} {path!r} is not "
+                                  "\"module:attribute\" (a dotted module Python imports, a colon, "
+                                  "an attribute: \"bench.engines.dask_engine:open_cluster\")")
+
     @property
     def on_cluster(self) -> bool:
         """Whether the engine runs on a cluster (so ``--scheduler`` and ``--workers`` apply)."""
@@ -162,20 +176,20 @@ class Engine:
     def open(self, options: ClusterOptions) -> AbstractContextManager[Any]:
         """The engine's cluster for ``options``, opened on entry and closed on exit."""
         opener: Callable[[ClusterOptions], AbstractContextManager[Any]] = (
-            load(self.cluster) if self.cluster else no_cluster)
+            self._entry("cluster", self.cluster) if self.cluster else no_cluster)
         return opener(options)
 
     def open_trainer(self, splits: LetorSplits, workdir: Path,
                      options: ClusterOptions) -> Trainer:
         """The engine's :class:`Trainer` (its ``close`` closes the cluster it opened)."""
-        factory: TrainerFactory = load(self._entry("trainer", self.trainer))
+        factory: TrainerFactory = self._entry("trainer", self.trainer)
         return factory(splits, workdir, options)
 
     def evaluate(self, data: str | Path, *, score_column: str, metrics: list[str],
                  profile: str, per_query: bool, options: ClusterOptions) -> EvaluationResult:
         """``data`` (a folder of query-aligned shards) evaluated by the engine's
         :class:`Evaluator`."""
-        fn: Evaluator = load(self._entry("evaluator", self.evaluator))
+        fn: Evaluator = self._entry("evaluator", self.evaluator)
         return fn(data, score_column=score_column, metrics=metrics, profile=profile,
                   per_query=per_query, options=options)
 
@@ -183,26 +197,28 @@ class Engine:
                 columns: RatingColumns, options: ClusterOptions, rows_per_block: int,
                 progress: Callable[[str], None]) -> dict[str, Any]:
         """``ratings`` converted by the engine's :class:`Converter`; returns its summary."""
-        fn: Converter = load(self._entry("converter", self.converter))
+        fn: Converter = self._entry("converter", self.converter)
         return fn(ratings, out, config, columns=columns, options=options,
                   rows_per_block=rows_per_block, progress=progress)
 
     def check_convert(self, config: AdapterConfig) -> None:
         """The engine's :class:`Converter` refuses the settings it does not run."""
-        fn: Converter = load(self._entry("converter", self.converter))
+        fn: Converter = self._entry("converter", self.converter)
         fn.check(config)
 
     def open_trials(self, options: ClusterOptions) -> AbstractContextManager[TrialPool]:
         """The engine's :class:`TrialPool` on the cluster ``options`` describe (closed on exit)."""
-        opener: Callable[[ClusterOptions], AbstractContextManager[TrialPool]] = load(
-            self._entry("trial pool", self.trials))
+        opener: Callable[[ClusterOptions], AbstractContextManager[TrialPool]] = self._entry(
+            "trial pool", self.trials)
         return opener(options)
 
-    def _entry(self, what: str, path: str | None) -> str:
+    def _entry(self, what: str, path: str | None) -> Any:
+        """The object the row names for ``what``, imported now (a ConfigError naming the row
+        when it has none or it does not import)."""
         if path is None:
             raise ConfigError(f"the {self.name} engine has no {what}: its work runs in this "
                               "process")
-        return path
+        return load(path, f"engine {self.name!r} {what.replace('trial pool', 'trials')} ")
 
 
 _E = "bench.engines.dask_engine"
@@ -228,9 +244,13 @@ def engine_names() -> tuple[str, ...]:
 def get_engine(name: str) -> Engine:
     """The record of the engine ``name``; a ConfigError lists the valid names."""
     try:
-        return ENGINES[name]
+        row = ENGINES[name]
     except (KeyError, TypeError):
         raise unknown("engine", name, ENGINES) from None
+    if not isinstance(row, Engine) or row.name != name:
+        raise ConfigError(f"ENGINES[{name!r}] holds {getattr(row, 'name', row)!r}: an Engine "
+                          "row is stored under its own name")
+    return row
 
 
 def cluster_engines() -> tuple[str, ...]:
@@ -238,7 +258,17 @@ def cluster_engines() -> tuple[str, ...]:
     return tuple(e.name for e in ENGINES.values() if e.on_cluster)
 
 
-def load(path: str) -> Any:
-    """The object at ``"module:attribute"``, imported now."""
+def load(path: str, where: str = "") -> Any:
+    """The object at ``"module:attribute"``, imported now; a module that does not import (or
+    raises while imported) or lacks the attribute is a ConfigError that begins with ``where``."""
     module, _, attribute = path.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    try:
+        loaded = importlib.import_module(module)
+    except Exception as exc:  # not installed, or the module failed while imported
+        raise ConfigError(f"{where}{path!r}: cannot import {module!r} ({type(exc).__name__}: "
+                          f"{exc})") from None
+    try:
+        return getattr(loaded, attribute)
+    except AttributeError:
+        raise ConfigError(f"{where}{path!r}: module {module!r} has no attribute "
+                          f"{attribute!r}") from None

@@ -30,6 +30,7 @@ from bench.metrics.names import MetricSpec
 from bench.metrics.profiles import Profile
 
 _XGB_EPS = 1e-6  # XGBoost's kRtEps: Finalize's CHECK_LE(score, 1 + kRtEps)
+_UNIT_TOL = 1e-9  # rounding of a value in [0, 1] (an NDCG of 1.0000000000000002)
 
 
 def exact_sum(values: NDArray[np.float64]) -> float:
@@ -56,9 +57,8 @@ def per_query_values(
         raise ConfigError(f"{spec.name} is not a ranking metric (no per-query formula)")
     inputs = _inputs(spec, comps, profile)
     _refuse_overflow(spec, inputs.comp)
-    v = fam.finish(inputs)
-    _refuse_overflow(spec, {"value": v})
     blank = _blank(fam.blank_when, inputs, comps)
+    v = _finished(spec, fam.finish(inputs), blank)
     if fam.mean == "documents":
         v[blank] = np.nan  # GAUC: a query with one class is left out whatever the profile
     elif spec.normalised:
@@ -70,6 +70,36 @@ def per_query_values(
         # over every query, not an average, and keeps them.
         v[blank] = np.nan
     return v, blank
+
+
+def _finished(spec: MetricSpec, raw: object, blank: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """What a family's formula returned, as a new float64 array (never one of the components,
+    which other metrics of the call read), checked against its record: one finite value per
+    query, NaN only on the blank queries, within [0, 1] where it declares ``unit_interval``."""
+    fam = FAMILIES[spec.family]
+    n = blank.shape[0]
+    what = f"{spec.name}: the formula of family {fam.name!r} (Family.finish)"
+    try:
+        v = np.array(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        v = np.zeros((0, 0))
+    if v.shape != (n,):
+        shape = getattr(raw, "shape", None)
+        raise ConfigError(f"{what} returned {type(raw).__name__}"
+                          f"{'' if shape is None else f' of shape {shape}'}; expected one value per "
+                          f"query, an array of shape ({n},)")
+    for bad, said in ((np.isinf(v), "infinite"), (np.isnan(v) & ~blank, "NaN")):
+        if bad.any():
+            k = int(bad.sum())
+            raise ConfigError(f"{what} is {said} on {k} quer{'y' if k == 1 else 'ies'} of {n} that "
+                              "are not blank (its components are finite): a division by zero? "
+                              "Inputs.ratio gives 0 where the denominator is 0; the blank queries "
+                              "are the record's blank_when")
+    out = ~blank & ((v < -_UNIT_TOL) | (v > 1.0 + _UNIT_TOL))
+    if fam.unit_interval and out.any():
+        raise ConfigError(f"{what} gave {float(v[int(out.argmax())])!r} on a query, where the "
+                          "record declares unit_interval=True (every value in [0, 1])")
+    return v
 
 
 def _refuse_overflow(spec: MetricSpec, arrays: Mapping[str, NDArray[np.float64]]) -> None:

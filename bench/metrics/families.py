@@ -52,9 +52,9 @@ from bench.metrics.more_families import more_families
 from bench.metrics.name_tokens import non_ascii
 
 __all__ = ["ALIASES", "DEFAULT_METRICS", "EVALUATE_METRICS", "FAMILIES", "PRIMARY_METRIC",
-           "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "cutoff_of", "is_family",
-           "metric_header", "precision_denominator", "ratio", "selection_cutoff", "split_name",
-           "unit_interval"]
+           "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "check_families", "cutoff_of",
+           "family_aliases", "family_headers", "is_family", "metric_header",
+           "precision_denominator", "ratio", "selection_cutoff", "split_name", "unit_interval"]
 
 def _ndcg(q: Inputs) -> Array:
     v = q.ratio(q.comp["dcg"], q.comp["idcg"])
@@ -130,6 +130,45 @@ FAMILIES: dict[str, Family] = {
 FAMILIES.update(more_families())
 #: Spellings accepted for a family besides its canonical name (``ltrbench`` and peer tools').
 ALIASES: dict[str, str] = {a: f.name for f in FAMILIES.values() for a in f.aliases}
+
+
+def family_aliases() -> dict[str, str]:
+    """:data:`ALIASES` as :data:`FAMILIES` holds them now (a record declared after import
+    counts: the names grammar reads this, not the copy taken at import)."""
+    return {a: f.name for f in FAMILIES.values() for a in f.aliases}
+
+
+def family_headers() -> frozenset[str]:
+    """The families' table headers as :data:`FAMILIES` holds them now."""
+    return frozenset(f.header for f in FAMILIES.values())
+
+
+def check_families() -> None:
+    """The records of :data:`FAMILIES` agree with each other, else a ConfigError naming them:
+    each stored under its own name; no name or alias claimed by two families (a metric name
+    would silently mean one of them); headers told apart (case aside) and each one read back as
+    its own family's name or alias (a table's column parses back to its metric)."""
+    owner: dict[str, str] = {}
+    heads: dict[str, str] = {}
+    for key, f in FAMILIES.items():
+        if not isinstance(f, Family) or key != f.name:
+            raise ConfigError(f"FAMILIES[{key!r}] holds {getattr(f, 'name', f)!r}: a Family record "
+                              "is stored under its own name")
+        for spelling in (f.name, *f.aliases):
+            other = owner.setdefault(spelling, f.name)
+            if other != f.name:
+                raise ConfigError(f"metric families {other!r} and {f.name!r} both claim the name "
+                                  f"{spelling!r} (a family name or an alias): rename one")
+        other = heads.setdefault(f.header.lower(), f.name)
+        if other != f.name:
+            raise ConfigError(f"metric families {other!r} and {f.name!r} both print the header "
+                              f"{f.header!r}: a table could not tell their columns apart")
+        if f.header.lower() not in (f.name, *f.aliases):
+            raise ConfigError(f"metric family {f.name!r}: its header {f.header!r} does not read "
+                              f"back as its name or an alias ({', '.join((f.name, *f.aliases))}) "
+                              "in lower case: a table's column would name no metric")
+
+
 #: The metrics ltrbench computes and reports when none are named (runs, leaderboards).
 DEFAULT_METRICS: tuple[str, ...] = (
     "ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map@10", "mrr", "p@10", "recall@10",

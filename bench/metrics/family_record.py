@@ -4,9 +4,10 @@ its real parameter (:class:`Param`); the families themselves are in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
@@ -97,6 +98,18 @@ class Param:
     open_high: bool = False
     trec: str = "{:.2f}"
 
+    def __post_init__(self) -> None:
+        """A range that holds a value, and a default inside it (a bare name is computed at the
+        default, which no name checks)."""
+        if not self.low <= self.high:
+            raise ConfigError(f"parameter {self.name!r} (Param record): low {self.low!r} is above "
+                              f"high {self.high!r}")
+        if self.default is not None:
+            try:
+                self.check(self.default, f"parameter {self.name!r} (Param record) default")
+            except ConfigError as exc:
+                raise ConfigError(f"{exc}: a bare name is computed at the default") from None
+
     def check(self, value: float, what: str) -> float:
         """``value`` as a float in range, else a :class:`ConfigError` naming ``what``."""
         v = float(value)
@@ -174,6 +187,9 @@ class Family:
     lower_is_better: bool = False
     unit_interval: bool = False
 
+    def __post_init__(self) -> None:
+        check_record(self)
+
     @property
     def pointwise(self) -> bool:
         """True for the families of per-document errors (rmse, mae): no ranking, no ``@k``."""
@@ -190,6 +206,49 @@ class Family:
         more = self.more_components(profile) if self.more_components is not None else ()
         return tuple(with_param(c, param) if c in _PARAM_COMPONENTS else c
                      for c in (*self.components, *more))
+
+
+#: A family's name as the metric grammar reads it (``name@k``, :mod:`bench.metrics.names`).
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_FLAGS = ("normalised", "blank_scores_one", "cutoff", "root", "bare_whole", "ordered",
+          "subtopics", "lower_is_better", "unit_interval")
+
+
+def check_record(f: Family) -> None:
+    """A :class:`Family` whose fields have their types and values, else a ConfigError naming the
+    record and the field: a name the grammar reads, tuples of names, a known blank rule and
+    mean, flags that are bools, a formula (``finish``) or a per-document ``error``."""
+    where = f"metric family {f.name!r} (Family record)"
+    if not isinstance(f.name, str) or not _NAME.fullmatch(f.name):
+        raise ConfigError(f"{where}: name must be lower-case ASCII letters, digits and '_', "
+                          f"starting with a letter (metric names are read as name@k); got {f.name!r}")
+    for key in ("header", "meaning"):
+        if not isinstance(getattr(f, key), str) or not getattr(f, key).strip():
+            raise ConfigError(f"{where}: {key} must be a non-empty text; got {getattr(f, key)!r}")
+    for key in ("components", "aliases"):
+        v = getattr(f, key)
+        if not isinstance(v, tuple) or not all(isinstance(c, str) and c for c in v):
+            raise ConfigError(f"{where}: {key} must be a tuple of names, e.g. ('hits',); got {v!r}")
+    for key, valid in (("blank_when", get_args(Blank)), ("mean", get_args(Mean))):
+        if getattr(f, key) not in valid:
+            raise ConfigError(f"{where}: {key} {getattr(f, key)!r} is none of {', '.join(valid)}")
+    for key in _FLAGS:
+        if not isinstance(getattr(f, key), bool):
+            raise ConfigError(f"{where}: {key} must be True or False; got {getattr(f, key)!r}")
+    odd = [a for a in f.aliases if not _NAME.fullmatch(a)]
+    if odd:  # names are read in lower case: 'F1x' would never be found
+        raise ConfigError(f"{where}: alias {odd[0]!r} is not a name the grammar reads (lower-case "
+                          "ASCII letters, digits and '_', starting with a letter)")
+    for flag, needs, why in (("bare_whole", f.cutoff, "cutoff=True (it takes @k)"),
+                             ("root", f.error is not None, "error (a pointwise family)")):
+        if getattr(f, flag) and not needs:
+            raise ConfigError(f"{where}: {flag}=True needs {why}")
+    if f.finish is None and f.error is None:
+        raise ConfigError(f"{where}: it has no formula: give finish (a ranking family's "
+                          "per-query values) or error (a pointwise family's per-document error)")
+    for key in ("finish", "error", "more_components", "weight"):
+        if getattr(f, key) is not None and not callable(getattr(f, key)):
+            raise ConfigError(f"{where}: {key} must be a function; got {getattr(f, key)!r}")
 
 
 def map_components(profile: Profile) -> tuple[str, ...]:

@@ -59,7 +59,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from bench.errors import ConfigError
-from bench.metrics.families import ALIASES, FAMILIES
+from bench.metrics.families import FAMILIES, check_families, family_aliases, family_headers
 from bench.metrics.name_hints import as_written, refuse_folded_case, refuse_not_one_name, suggest
 from bench.metrics.name_hints import measure_hint as _measure_hint
 from bench.metrics.name_tokens import tokens as _tokens
@@ -96,11 +96,9 @@ POINTWISE_FAMILIES: dict[str, str] = {f.name: f.meaning for f in FAMILIES.values
 NORMALISED_FAMILIES: frozenset[str] = frozenset(f.name for f in FAMILIES.values() if f.normalised)
 #: The grammars, in the order that decides a name two of them read.
 GRAMMARS = ("ltrbench", "trec_eval", "ir_measures")
-_ALIASES = ALIASES
 _ITEM = re.compile(r"^(?P<family>[a-z][a-z0-9_]*)(?:\((?P<param>[0-9.]*)\))?(?:@(?P<k>[0-9]+))?$")
 _CUTOFF = re.compile(r"[0-9]+")
 _REAL = re.compile(r"[0-9]*\.[0-9]+")  # Rprec_mult.0.2,0.4: trec_eval's list of reals
-_HEADERS = frozenset(f.header for f in FAMILIES.values())
 _QUALIFIED = re.compile(r"^(?P<profile>[A-Za-z][A-Za-z0-9_.+@-]*):(?P<body>.+)$")  # xgboost@1.7:
 __all__ = ["MAX_CUTOFF", "MetricSpec", "parse_metrics", "valid_metric_names"]
 
@@ -141,12 +139,12 @@ class MetricSpec:
     @property
     def pointwise(self) -> bool:
         """True for ``rmse`` / ``mae``."""
-        return self.family in POINTWISE_FAMILIES
+        return self.family in FAMILIES and FAMILIES[self.family].pointwise  # read now
 
     @property
     def normalised(self) -> bool:
         """True when the value on a query without relevant documents is 0/0 (see profiles)."""
-        return self.family in NORMALISED_FAMILIES
+        return self.family in FAMILIES and FAMILIES[self.family].normalised
 
     @property
     def qualified(self) -> bool:
@@ -161,12 +159,12 @@ def valid_metric_names() -> str:
         head = f + (f"({param.name})" if param is not None else "")
         return f"{head}@k" if FAMILIES[f].cutoff else head
 
-    ranked = ", ".join(shown(f) for f in RANKING_FAMILIES)
-    bare = ", ".join(f for f in RANKING_FAMILIES if FAMILIES[f].cutoff)
-    aliases = ", ".join(f"{a}={c}" for a, c in sorted(_ALIASES.items()))
+    ranked = ", ".join(shown(f) for f in FAMILIES if FAMILIES[f].ranking)
+    bare = ", ".join(f for f in FAMILIES if FAMILIES[f].ranking and FAMILIES[f].cutoff)
+    aliases = ", ".join(f"{a}={c}" for a, c in sorted(family_aliases().items()))
     return (
         f"{ranked} (k a positive integer; without @k: {bare} over the whole list), "
-        f"{', '.join(POINTWISE_FAMILIES)}; aliases {aliases}; 'ndcg@1,3,5,10' expands; "
+        f"{', '.join(f for f in FAMILIES if FAMILIES[f].pointwise)}; aliases {aliases}; 'ndcg@1,3,5,10' expands; "
         "trec_eval: ndcg_cut_10, P_5, map_cut.5,10, recall_100, success_10, ...; "
         "ir_measures: nDCG@10, P(rel=2)@5, AP(rel=2), SetF, Success@10, ...; "
         "PROFILE:NAME picks the profile ('ltrbench metrics list' shows them all)"
@@ -202,6 +200,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
         if not isinstance(item, str):
             raise ConfigError(f"metric names must be strings, got {type(item).__name__} "
                               f"{item!r}{_measure_hint(item)}")
+    check_families()  # the table as declared now: a record added since import too
     tokens = _tokens(items)
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
@@ -291,7 +290,7 @@ def _read(body: str, token: str) -> tuple[list[Reading], _Continue | None]:
             return peer
     if lt is not None:
         family, lt_param = lt.family, lt.param
-        cont = None if family in POINTWISE_FAMILIES else (lambda k: _ltrbench(family, k, lt_param))
+        cont = None if FAMILIES[family].pointwise else (lambda k: _ltrbench(family, k, lt_param))
         return [lt], cont
     trec = read_trec_eval(body)
     if trec is not None:
@@ -323,7 +322,7 @@ def _ltrbench_exact(body: str) -> bool:
     ``recip_rank``) or a table header (``NDCG@10``, ``MAP@10``, ``MRR``, ``P@10``, ``Rprec``)."""
     if _ITEM.match(body) is not None:
         return True
-    return body.partition("@")[0].partition("(")[0] in _HEADERS
+    return body.partition("@")[0].partition("(")[0] in family_headers()
 
 
 def _read_peer_exact(body: str) -> tuple[list[Reading], _Continue | None] | None:
@@ -350,8 +349,8 @@ def _read_ltrbench(body: str) -> Reading | None:
     m = _ITEM.match(body.lower())
     if m is None:
         return None
-    family = _ALIASES.get(m.group("family"), m.group("family"))
-    if family not in RANKING_FAMILIES and family not in POINTWISE_FAMILIES:
+    family = family_aliases().get(m.group("family"), m.group("family"))
+    if family not in FAMILIES:  # read now: a family declared after import is a name too
         return None
     k = m.group("k")
     spec = FAMILIES[family].param
@@ -359,7 +358,7 @@ def _read_ltrbench(body: str) -> Reading | None:
         return None  # iprec_at_recall, Rprec_mult without (x): trec_eval's default list
     if spec is None and m.group("param") is not None:
         return None  # ndcg(1): not an ltrbench name (ir_measures says why)
-    if k is not None and family in POINTWISE_FAMILIES:
+    if k is not None and FAMILIES[family].pointwise:
         raise ConfigError(f"{family} is pointwise and takes no @k (got {body!r})")
     if k is not None and not FAMILIES[family].cutoff:
         raise ConfigError(f"{family} is over the whole list and takes no @k (got {body!r})")
@@ -475,7 +474,7 @@ def describe_names() -> list[dict[str, str]]:
             add(fam.name, "ltrbench", fam.name + pat, fam.name + ex)
         else:
             add(fam.name, "ltrbench", f"{fam.name}{pat}@k, {fam.name}{pat}", f"{fam.name}{ex}@10")
-        for alias in sorted(a for a, c in _ALIASES.items() if c == fam.name):
+        for alias in sorted(a for a, c in family_aliases().items() if c == fam.name):
             add(fam.name, "ltrbench", alias + pat + ("@k" if fam.cutoff and fam.ranking else ""),
                 alias + ex + ("@10" if fam.cutoff and fam.ranking else ""))
         if fam.ranking and fam.header.lower() != fam.name:

@@ -395,9 +395,15 @@ def get_profile(name: str | Profile) -> Profile:
         raise ConfigError(f"a profile is a name (one of: {', '.join(PROFILES)}) or a Profile, "
                           f"got {type(name).__name__} {name!r}")
     refuse_foreign_space(name, "profile", "a profile name")  # 'lightgbm\u00a0': not stripped
+    key = str(name).strip().lower()
     try:
-        return PROFILES[str(name).strip().lower()]
+        return _registered(key, PROFILES[key])
     except KeyError:
+        stored = [k for k in PROFILES if k != key and k.strip().lower() == key]
+        if stored:  # PROFILES["MyTool"]: never found by a lower-case look-up, nor by PROFILE:NAME
+            raise ConfigError(f"profile {stored[0]!r} is registered under a key that is not lower "
+                              f"case; profile names are looked up in lower case: register it as "
+                              f"PROFILES[{key!r}] with name={key!r}") from None
         head, plus, changes = str(name).strip().partition("+")
         if plus and head.lower() in PROFILES:  # a result's label: trec_eval-c+relevance_...
             raise ConfigError(
@@ -428,6 +434,18 @@ def get_profile(name: str | Profile) -> Profile:
         ) from None
 
 
+def _registered(key: str, prof: Profile) -> Profile:
+    """``PROFILES[key]``, which must be a :class:`Profile` of that name (its results are labelled
+    with the name, and the label must read back as the profile that computed them)."""
+    if not isinstance(prof, Profile) or prof.name != key:
+        raise ConfigError(f"PROFILES[{key!r}] holds {getattr(prof, 'name', prof)!r}: a profile "
+                          "is registered under its own name, in lower case")
+    if not re.fullmatch(r"[a-z][a-z0-9_.@-]*", key):  # the profile part of PROFILE:NAME
+        raise ConfigError(f"profile {key!r}: a registered profile's name is lower-case ASCII "
+                          "letters, digits, '_', '.', '@' and '-', so that PROFILE:NAME can name it")
+    return prof
+
+
 def given_profile(profile: str | Profile) -> Profile:
     """A caller's profile as :func:`get_profile` reads it, named for what it computes.
 
@@ -447,7 +465,7 @@ def given_profile(profile: str | Profile) -> Profile:
     'trec_eval+judged_only=True'
     """
     prof = get_profile(profile)
-    known = PROFILES.get(prof.name)
+    known = PROFILES.get(prof.name.strip().lower())  # 'LightGBM' would read back as lightgbm
     if not isinstance(profile, Profile) or known is None or known == prof:
         return prof
     skip = ("name", "description")
@@ -460,4 +478,4 @@ def given_profile(profile: str | Profile) -> Profile:
                if f not in skip):
             return other
     label = ",".join(f"{k}={v!r}" for k, v in changes.items())
-    return replace(prof, name=f"{prof.name}+{label}")
+    return replace(prof, name=f"{known.name}+{label}")

@@ -52,9 +52,40 @@ _BASELINE_MODELS: tuple[ModelSpec, ...] = (
 )
 
 
+#: The ``--models`` groups of :func:`aliases` besides the library names.
+_GROUPS = ("baselines", "gbdt", "all")
+_LIBRARY_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def check_libraries() -> None:
+    """The declared library records (:data:`~bench.runners.libraries.LIBRARIES`, read now) name
+    models that a run can tell apart, else a ConfigError naming the record: each stored under
+    its own name, a name without '-' that is no baseline, group or library kind, an ``alias``
+    and a ``lambdamart`` among its objectives."""
+    for key, lib in LIBRARIES.items():
+        where = f"GBDT library record {key!r}"
+        if getattr(lib, "name", None) != key:
+            raise ConfigError(f"{where} holds {getattr(lib, 'name', lib)!r}: a Library record is "
+                              "stored under its own name")
+        if not isinstance(key, str) or not _LIBRARY_NAME.fullmatch(key):
+            raise ConfigError(f"{where}: a library name is lower-case ASCII letters, digits and "
+                              "'_', with no '-' (a model is <library>-<objective>, and a run "
+                              "folder without records is read by the prefix before the first '-')")
+        taken = (*BASELINES, *_GROUPS, CUSTOM_LIBRARY, "baseline")
+        if key in taken:
+            raise ConfigError(f"{where}: {key!r} is the name of a baseline model, a --models group "
+                              f"or a library kind ({', '.join(taken)}); choose another")
+        objectives = [o.name for o in lib.objectives]
+        for field_name in ("alias", "lambdamart"):
+            if getattr(lib, field_name) not in objectives:
+                raise ConfigError(f"{where}: its {field_name} {getattr(lib, field_name)!r} is none "
+                                  f"of its objectives ({', '.join(objectives)})")
+
+
 def models() -> dict[str, ModelSpec]:
     """Every built-in model by name: each declared library's objectives (``<library>-<objective>``,
     in declaration order), then the baselines."""
+    check_libraries()
     gbdt = {lib.model(o.name): ModelSpec(lib.model(o.name), lib.name, o.name, o.description)
             for lib in LIBRARIES.values() for o in lib.objectives}
     return {**gbdt, **{m.name: m for m in _BASELINE_MODELS}}
