@@ -9,6 +9,7 @@ holding ``[bold]`` is printed as written).
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import sys
@@ -28,10 +29,12 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
         print(json.dumps(result.as_dict(), indent=2))
         return
     if fmt == "csv":
-        out = csv.writer(sys.stdout, lineterminator="\n")  # names may hold commas: P(rel=2,...)
+        text = io.StringIO()
+        out = csv.writer(text, lineterminator="\n")  # names may hold commas: P(rel=2,...)
         out.writerow(["metric", "value", "profile"])
         for k, v in result.metrics.items():
             out.writerow([k, "" if math.isnan(v) else repr(float(v)), result.profile_of(k)])
+        sys.stdout.write(spelled(text.getvalue()))
         return
     from rich.markup import escape
     from rich.table import Table
@@ -73,6 +76,31 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
     )
 
 
+def spelled(text: str) -> str:
+    """``text``, a CSV for standard output, once its encoding can write every character: under
+    ``PYTHONIOENCODING=ascii`` (or a Latin-1 locale) a run named ``café`` was written
+    ``caf\\xe9``, another name to the script that reads the CSV, with exit 0. The table and
+    the messages, for a person, still show such a character as an escape."""
+    from bench.errors import ConfigError
+
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        i = exc.start
+        left = max(text.rfind(",", 0, i), text.rfind("\n", 0, i)) + 1
+        right = min((j for j in (text.find(",", i), text.find("\n", i)) if j >= 0),
+                    default=len(text))
+        raise ConfigError(
+            f"standard output's encoding ({encoding}) cannot write {text[i]!r} "
+            f"(U+{ord(text[i]):04X}) of the CSV cell {text[left:right]!r}: an escape would "
+            "change the name; set PYTHONIOENCODING=utf-8 or a UTF-8 locale (LC_ALL=C.UTF-8), "
+            "or use --format json, whose escapes keep every name") from None
+    except LookupError:  # an encoding Python does not know: left to the stream
+        pass
+    return text
+
+
 def _fmt(v: float | None) -> str:
     if v is None:
         return "-"
@@ -89,7 +117,7 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
     if fmt == "csv":
         from bench.data.csv_cells import formula_safe_frame  # a run named '=...' is no formula
 
-        sys.stdout.write(formula_safe_frame(result.to_frame()).to_csv(index=False))
+        sys.stdout.write(spelled(formula_safe_frame(result.to_frame()).to_csv(index=False)))
         return
     from rich.markup import escape
     from rich.table import Table
