@@ -618,6 +618,21 @@ def test_comparison_csv_on_an_ascii_stdout_keeps_each_run_name_or_refuses(pair: 
     assert names == {"café", "base"}, names
 
 
+def test_the_catalogue_markdown_on_an_ascii_stdout_is_whole_or_refused(pair: Path) -> None:
+    """silently wrong: ``ltrbench datasets list --format markdown > datasets/catalogue.md``
+    (the committed catalogue, as its test says to regenerate it) under ``LANG=C
+    PYTHONIOENCODING=ascii`` wrote 15 lines with ``\\u2013``-style escapes, exit 0."""
+    from bench.datasets.catalogue import render_markdown
+
+    stream = _ascii_stream()
+    res = _main(pair, "datasets", "list", "--format", "markdown", stdout=stream)
+    if res.status == 2:
+        _one_error(res, "ascii", "U+")
+        return
+    assert res.status == 0, res.err
+    assert _written(stream).decode("ascii") == render_markdown()
+
+
 def test_comparison_json_on_an_ascii_stdout_is_valid_and_exact(pair: Path) -> None:
     """silently wrong guard: JSON escapes what ASCII cannot spell (``\\u00e9``), so the same
     name comes back."""

@@ -68,9 +68,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from bench.datasets.listing import catalogue_json, print_catalogue
 
     if args.format == "markdown":
+        from bench.data.csv_cells import spelled  # catalogue.md: never with escapes
         from bench.datasets.catalogue import render_markdown
 
-        print(render_markdown(), end="")
+        print(spelled(render_markdown()), end="")
     elif args.format == "json":
         print(catalogue_json(args.data_dir))
     else:

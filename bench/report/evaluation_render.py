@@ -15,6 +15,8 @@ import math
 import sys
 from typing import TYPE_CHECKING
 
+from bench.data.csv_cells import spelled
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -74,31 +76,6 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
         f"queries with tied scores in the {ties}: {d.n_queries_with_ties_in_topk}",
         markup=False,
     )
-
-
-def spelled(text: str) -> str:
-    """``text``, a CSV for standard output, once its encoding can write every character: under
-    ``PYTHONIOENCODING=ascii`` (or a Latin-1 locale) a run named ``café`` was written
-    ``caf\\xe9``, another name to the script that reads the CSV, with exit 0. The table and
-    the messages, for a person, still show such a character as an escape."""
-    from bench.errors import ConfigError
-
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    try:
-        text.encode(encoding)
-    except UnicodeEncodeError as exc:
-        i = exc.start
-        left = max(text.rfind(",", 0, i), text.rfind("\n", 0, i)) + 1
-        right = min((j for j in (text.find(",", i), text.find("\n", i)) if j >= 0),
-                    default=len(text))
-        raise ConfigError(
-            f"standard output's encoding ({encoding}) cannot write {text[i]!r} "
-            f"(U+{ord(text[i]):04X}) of the CSV cell {text[left:right]!r}: an escape would "
-            "change the name; set PYTHONIOENCODING=utf-8 or a UTF-8 locale (LC_ALL=C.UTF-8), "
-            "or use --format json, whose escapes keep every name") from None
-    except LookupError:  # an encoding Python does not know: left to the stream
-        pass
-    return text
 
 
 def _fmt(v: float | None) -> str:
