@@ -306,10 +306,10 @@ def check_input_kinds(command: str | None, args: argparse.Namespace) -> None:
             path = value.split("=", 1)[1] if option == "--run" and command == "evaluate" \
                 and "=" in value and not os.path.lexists(value) else value
             if os.path.isfile(path) and (stream := stream_of(path)) is not None:
-                raise ConfigError(f"{option} {terminal_line(path)}: this input is also the "
-                                  f"command's {stream} (redirected to it with '>' or '>>'), "
-                                  "which would write into it ('>' has emptied it already); "
-                                  "redirect the output to another file")
+                raise ConfigError(f"{option} {terminal_line(path)}: this input file is also "
+                                  f"the command's {stream} ('>>' or '>' to it): the output "
+                                  "would be written into the input ('>' has emptied it "
+                                  "already); redirect the output to another file")
             kind, line = sniff(path) if os.path.lexists(path) else (None, None)
             if kind in refused:
                 where = path if line is None else f"{path}:{line}"
