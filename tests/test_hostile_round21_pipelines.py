@@ -169,6 +169,20 @@ def test_help_and_version_to_a_full_device_are_one_error_line(pair: Path,
     _one_error(res, "standard output", "No space left")
 
 
+def test_help_to_a_full_device_unbuffered_is_one_error_line(pair: Path) -> None:
+    """silent accept: ``PYTHONUNBUFFERED=1 ltrbench evaluate --help > /dev/full`` (a CI job's
+    setting): argparse drops an error writing the help, so the help was lost with exit 0."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    full = open("/dev/full", "w", encoding="utf-8", buffering=1)  # noqa: SIM115 - unbuffered
+    full.reconfigure(write_through=True)
+    try:
+        res = _main(pair, "evaluate", "--help", stdout=full)
+    finally:
+        _closing(full)
+    _one_error(res, "standard output", "No space left")
+
+
 @pytest.mark.parametrize("argv", [("--version",), ("metrics", "--help")])
 def test_help_and_version_to_a_reader_that_left_are_status_0_and_silent(
         pair: Path, argv: tuple[str, ...]) -> None:
