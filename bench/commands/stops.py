@@ -66,12 +66,14 @@ def end_by_sigint() -> None:
     import signal
     import sys
 
+    posix = hasattr(signal, "SIGINT") and os.name == "posix"
+    if posix:  # first: a second Ctrl-C while a stalled pipe takes the rest ends it at once
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    if not hasattr(signal, "SIGINT") or os.name != "posix":
-        return
-    with contextlib.suppress(OSError, ValueError):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.raise_signal(signal.SIGINT)
+    if posix:
+        with contextlib.suppress(OSError, ValueError):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.raise_signal(signal.SIGINT)
