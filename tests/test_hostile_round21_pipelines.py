@@ -586,6 +586,20 @@ def test_convert_with_stdout_appended_to_its_ratings_is_refused(pair: Path) -> N
     assert not (pair / "cv").exists()
 
 
+def test_stderr_appended_to_the_run_writes_nothing_into_it_when_nothing_is_said(
+        pair: Path) -> None:
+    """input destroyed guard: ``... 2>> r.txt``: a refusal said there would itself be written
+    into the run; a clean evaluation says nothing on stderr, so the run stays as it was."""
+    stream = _append_stdout(pair / "r.txt")
+    try:
+        res = _main(pair, *EVAL, "--format", "csv", stderr=stream)
+    finally:
+        stream.close()
+    assert res.status == 0, res.err
+    assert abs(float(res.out.splitlines()[1].split(",")[1]) - NDCG) < 1e-12
+    assert (pair / "r.txt").read_bytes() == RUN
+
+
 def test_stdout_appended_to_another_file_gets_the_oracle(pair: Path) -> None:
     """silently wrong guard: ``>> log.txt`` (no input) is the usual thing and works."""
     (pair / "log.txt").write_text("earlier line\n")

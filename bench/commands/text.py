@@ -305,9 +305,11 @@ def check_input_kinds(command: str | None, args: argparse.Namespace) -> None:
                 continue
             path = value.split("=", 1)[1] if option == "--run" and command == "evaluate" \
                 and "=" in value and not os.path.lexists(value) else value
-            if os.path.isfile(path) and (stream := stream_of(path)) is not None:
+            # standard output only: a refusal said on a standard error that is the input
+            # would itself be written into it (2>> run.txt)
+            if os.path.isfile(path) and stream_of(path) == "standard output":
                 raise ConfigError(f"{option} {terminal_line(path)}: this input file is also "
-                                  f"the command's {stream} ('>>' or '>' to it): the output "
+                                  "the command's standard output ('>>' or '>' to it): the output "
                                   "would be written into the input ('>' has emptied it "
                                   "already); redirect the output to another file")
             kind, line = sniff(path) if os.path.lexists(path) else (None, None)
