@@ -194,6 +194,15 @@ def test_help_and_version_to_a_reader_that_left_are_status_0_and_silent(
     assert res.err.strip() == "", res.err
 
 
+@pytest.mark.parametrize("argv", [("--version",), ("metrics", "--help")])
+def test_help_and_version_with_stdout_closed_are_exit_2_naming_it(pair: Path,
+                                                                  argv: tuple[str, ...]) -> None:
+    """unclear error guard: ``ltrbench --version >&-`` (as ``ls --version >&-``: exit 2 and a
+    line), never a silent 0 with nothing printed."""
+    res = _main(pair, *argv, stdout=None)
+    _one_error(res, "standard output", "closed")
+
+
 def test_a_usage_error_with_stdout_on_a_full_device_is_still_the_usage_error(pair: Path) -> None:
     """unclear error guard: the usage error goes to stderr; a full stdout adds nothing."""
     with _full_device() as full:
