@@ -25,12 +25,16 @@ from bench.errors import LtrbenchError
 from bench.streams import (
     best_effort_stderr,
     encodable_output,
+    named_stdout,
     not_utf8,
     os_error_text,
     pipe_closed,
     refuse_cut_output,
     say,
+    stdout_error,
     stdout_failed,
+    stdout_lost,
+    verdict,
 )
 
 
@@ -257,7 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status. A reader that closed the pipe (``| head``) is a normal
-    end: status 0, nothing on stderr (see :func:`pipe_closed`)."""
+    end: the command's verdict (0 unless it recorded another), nothing on stderr (see
+    :func:`pipe_closed`). Run as the program (``argv`` not given), a process Ctrl-C stopped
+    ends by SIGINT once its one line is said (:func:`bench.commands.stops.end_by_sigint`)."""
     if sys.stdout is None:  # started with standard output closed (>&-): no traceback at print
         print("error: standard output is closed (the command was started with >&-): "
               "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
@@ -266,9 +272,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if (pinned := pin_blas_kernels()).startswith("warning:"):  # before anything loads NumPy
         print(pinned, file=sys.stderr)
+    verdict(0)
     try:
-        with encodable_output(), best_effort_stderr():
-            return _main(argv)
+        with encodable_output(), best_effort_stderr(), named_stdout():
+            status = _main(argv)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat does
         return pipe_closed()
     except (*_LIMIT_ERRORS, OSError) as exc:  # a command's module
@@ -281,9 +288,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return pipe_closed()
         try:  # argparse's --help / usage exit: its text is flushed here, not at exit
             sys.stdout.flush()
+            if (lost := stdout_lost()) is not None:  # a long --help that argparse dropped
+                raise lost
         except BrokenPipeError:
             pipe_closed()
+        except OSError as err:  # --version > /dev/full: one line, not a traceback
+            say(f"error: {os_error_text(err if err.filename else stdout_error(err))}")
+            return 2
         raise
+    if status == 130 and argv is None:  # Ctrl-C, in the ltrbench process itself
+        from bench.commands.stops import end_by_sigint
+
+        end_by_sigint()
+    return status
 
 
 #: What a resource limit can raise (``ulimit -v``), said by :func:`bench.machine.limit_note`.
@@ -321,11 +338,10 @@ def expand_home(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
                                  for v in value])
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    from bench.errors import ConfigError
-    from bench.machine import limit_note, thread_variable_problem
-
-    parser = build_parser()
+def _parsed(parser: argparse.ArgumentParser,
+            argv: Sequence[str] | None) -> argparse.Namespace | None:
+    """``argv`` read by ``parser`` (a command's module is imported here); ``None`` when no
+    command was given (said, with the usage)."""
     args, extras = parser.parse_known_args(argv)
     if extras:  # argparse reports them with the top-level usage, which lists no option
         _unrecognized(_command_parser(parser, args), extras)
@@ -334,22 +350,42 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_usage(sys.stderr)  # exit 2, as ``ltrbench datasets`` without its action
         say(f"{parser.prog}: error: a command is required: {', '.join(COMMANDS)} "
             "(ltrbench --help says what each does)")
-        return 2
+        return None
+    return args
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Run the command ``args`` chose, after the checks every command shares."""
+    from bench.commands.stops import sigterm_as_interrupt
+    from bench.errors import ConfigError
+    from bench.machine import thread_variable_problem
+
+    expand_home(args, _command_parser(parser, args))
+    # The door of every command (a file plainly another kind), imported late: not by --help
+    from bench.commands.text import check_input_kinds
+
+    check_input_kinds(getattr(args, "command", None), args)
+    if (problem := thread_variable_problem()) is not None:  # before numba or OpenMP loads
+        raise ConfigError(problem)
+    from bench.jit_cache import saves_best_effort
+
+    with _one_line_warnings(), sigterm_as_interrupt(), saves_best_effort():
+        status = int(args.func(args) or 0)
+    sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
+    refuse_cut_output()
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """Parse and run one command, each error as one line (Ctrl-C and a warning made an error
+    too while a command's module is imported, in its first second)."""
+    from bench.machine import limit_note
+
+    parser = build_parser()
+    args = None
     try:
-        expand_home(args, _command_parser(parser, args))
-        # The door of every command (a file plainly another kind), imported late: not by --help
-        from bench.commands.text import check_input_kinds
-
-        check_input_kinds(getattr(args, "command", None), args)
-        if (problem := thread_variable_problem()) is not None:  # before numba or OpenMP loads
-            raise ConfigError(problem)
-        from bench.jit_cache import saves_best_effort
-
-        with _one_line_warnings(), _sigterm_as_interrupt(), saves_best_effort():
-            status = int(args.func(args) or 0)
-        sys.stdout.flush()  # a broken pipe surfaces here, not in Python's flush at exit
-        refuse_cut_output()
-        return status
+        args = _parsed(parser, argv)
+        return 2 if args is None else _run(parser, args)
     except LtrbenchError as exc:
         say(f"error: {exc}")
         return 2
@@ -370,11 +406,11 @@ def _main(argv: Sequence[str] | None) -> int:
             raise
         say(f"error: {note}")
         return 2
-    except KeyboardInterrupt as exc:
-        how = exc.how if isinstance(exc, _Terminated) else "interrupted"
+    except KeyboardInterrupt as exc:  # Ctrl-C; SIGTERM, SIGHUP (stops.Terminated)
+        signum = getattr(exc, "signum", None)
         resume = " (use --resume to go on)" if hasattr(args, "resume") else ""  # run, tune
-        say(f"{how}; files already written are complete{resume}")
-        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
+        say(f"{getattr(exc, 'how', 'interrupted')}; files already written are complete{resume}")
+        return 130 if signum is None else 128 + signum
 
 
 def _command_parser(parser: argparse.ArgumentParser,
@@ -451,49 +487,6 @@ class _Parser(argparse.ArgumentParser):
             close = difflib.get_close_matches(str(value), valid, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise argparse.ArgumentError(action, cut_middle(exc.message) + hint) from None
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``, a batch system's stop) or SIGHUP (the terminal or ssh session that
-    started the command went away) seen as Ctrl-C is: the same clean stop."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-        self.how = "terminated (SIGTERM)" if signum == 15 else "hung up (SIGHUP: the terminal " \
-            "or session that started the command went away)"
-
-
-#: The signals stopped as Ctrl-C is (their names, for platforms without SIGHUP).
-_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """While a command runs, SIGTERM and SIGHUP stop it as Ctrl-C does: the ``finally`` blocks
-    run (a Dask cluster and worker processes are shut, locks released, temporaries removed) and
-    the status is 128 + the signal's number (143, 129: what a shell reports for a process the
-    signal ended), where Python's default ends the process at once. Only from the main thread,
-    and only for a signal with its default action (an embedding program's own handler, or
-    ``nohup``'s ignored SIGHUP, is kept)."""
-    import signal
-    import threading
-
-    def stop(signum: int, frame: object) -> None:
-        raise _Terminated(signum)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught = [s for s in (getattr(signal, n, None) for n in _STOP_SIGNALS)
-              if s is not None and signal.getsignal(s) is signal.SIG_DFL]
-    for s in caught:
-        signal.signal(s, stop)
-    try:
-        yield
-    finally:
-        for s in caught:
-            signal.signal(s, signal.SIG_DFL)
 
 
 @contextlib.contextmanager

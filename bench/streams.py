@@ -128,17 +128,24 @@ def stream_of(path: str | os.PathLike[str]) -> str | None:
     """``"standard output"`` or ``"standard error"`` when ``path`` is the file that stream
     writes to (``ltrbench evaluate --per-query out.csv > out.csv``: the shell opened it first,
     and the two writers interleaved the summary and the per-query rows in one file, exit 0);
-    ``None`` otherwise (a stream that is no file, or a path that does not exist yet)."""
+    ``None`` otherwise (a stream that is no file, or a path that does not exist yet). Both the
+    descriptors 1 and 2 and the streams ``sys.stdout``/``sys.stderr`` are asked (a program
+    that calls ``main`` may point the streams elsewhere)."""
     try:
         target = os.stat(path)
     except OSError:
         return None
     if not stat.S_ISREG(target.st_mode):
         return None
-    for fd, name in ((1, "standard output"), (2, "standard error")):
-        with contextlib.suppress(OSError):
-            if os.path.samestat(os.fstat(fd), target):
-                return name
+    for fd, stream, name in ((1, sys.stdout, "standard output"),
+                             (2, sys.stderr, "standard error")):
+        fds = {fd}
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            fds.add(stream.fileno())
+        for one in fds:
+            with contextlib.suppress(OSError):
+                if os.path.samestat(os.fstat(one), target):
+                    return name
     return None
 
 
@@ -196,11 +203,120 @@ def cut_middle(text: str, most: int = LONGEST_LINE) -> str:
 
 def pipe_closed() -> int:
     """The status of a command whose reader stopped early (``ltrbench ... | head -1``): 0, as
-    ``head`` users expect (the output they asked for was written); standard output is pointed at
-    /dev/null so that Python's flush at exit raises no second error."""
+    ``head`` users expect (the output they asked for was written), or the verdict the command
+    recorded before it printed (:func:`verdict`); standard output is pointed at /dev/null so
+    that Python's flush at exit raises no second error."""
+    status, _VERDICT[0] = _VERDICT[0], 0
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    return status
+
+
+#: The exit status a command decided on before printing its report (see :func:`verdict`).
+_VERDICT = [0]
+
+
+def verdict(status: int) -> int:
+    """Record ``status`` as the command's exit status before it prints its report, and return
+    it: a reader that leaves early (``| head -1``, ``| true``) then ends the command with it
+    (:func:`pipe_closed`). ``datasets verify`` of an absent dataset, a ``reproduce`` that could
+    re-run nothing, a failed cross-check exited 0 once their reader was gone, and ``set -o
+    pipefail`` scripts went on. ``main`` records 0 before each command."""
+    _VERDICT[0] = status
+    return status
+
+
+#: What an error writing standard output means, by ``errno`` (said after the reason).
+_STDOUT_HINTS = {
+    errno.EIO: "the terminal it wrote to is gone (a closed window or ssh session): "
+               "redirect the output to a file",
+    errno.EBADF: "it is not open for writing (a '<' typed for a '>'?): redirect it with '>'",
+    errno.EAGAIN: "the program that started ltrbench left it non-blocking (O_NONBLOCK) and "
+                  "its reader did not keep up: redirect it to a file or pipe it through cat",
+}
+
+
+def stdout_error(exc: OSError) -> OSError:
+    """``exc``, an error writing standard output, as one that names it ("standard output:
+    Input/output error", where the line said only "Input/output error"), with what it means;
+    standard output is then pointed at /dev/null, so that Python's flush at exit raises no
+    second error. A full disk keeps its own hint (:func:`os_error_text`)."""
+    hint = _STDOUT_HINTS.get(exc.errno or 0)
+    reason = exc.strerror or str(exc)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return OSError(exc.errno, f"{reason} ({hint})" if hint else reason, "standard output")
+
+
+class _Output:
+    """Standard output whose write errors name it (:func:`stdout_error`) and are kept for
+    :func:`stdout_lost` (argparse drops an error writing ``--help``); a closed pipe stays a
+    :class:`BrokenPipeError` (:func:`pipe_closed`)."""
+
+    lost: OSError | None = None
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            _Output.lost = named = stdout_error(exc)
+            raise named from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            _Output.lost = named = stdout_error(exc)
+            raise named from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def stdout_lost() -> OSError | None:
+    """The error that stopped a write of standard output during the last command (named, see
+    :func:`stdout_error`), also one that a caller swallowed (argparse's ``--help``); cleared."""
+    lost, _Output.lost = _Output.lost, None
+    return lost
+
+
+@contextlib.contextmanager
+def named_stdout() -> Iterator[None]:
+    """While a command runs, :data:`sys.stdout` names itself in its write errors (a terminal
+    gone, a descriptor open for reading only: "error: Input/output error" named no stream),
+    and a standard output left non-blocking (O_NONBLOCK) by the program that started ltrbench
+    (a CI runner, node's child_process) is made blocking: a reader slower than ltrbench cut a
+    listing half-way with "Resource temporarily unavailable". Both are put back afterwards."""
+    saved = sys.stdout
+    if saved is None or isinstance(saved, _Output):
+        yield
+        return
+    _Output.lost = None
+    fd = None
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if not os.get_blocking(saved.fileno()):
+            fd = saved.fileno()
+            os.set_blocking(fd, True)
+    sys.stdout = _Output(saved)
+    try:
+        yield
+    finally:
+        # What is left is written here, where an error is kept (stdout_lost): the flush of
+        # encodable_output's reconfigure, next, would drop it (--help > /dev/full exited 0).
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        if isinstance(sys.stdout, _Output):
+            sys.stdout = saved
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.set_blocking(fd, False)
 
 
 def os_error_text(exc: OSError) -> str:
@@ -250,8 +366,9 @@ def _free_space(filename: object) -> str:
     return ""
 
 
-__all__ = ["encodable_output", "os_error_text", "pipe_closed", "refuse_cut_output",
-           "stdout_failed", "whole_word_console"]
+__all__ = ["encodable_output", "named_stdout", "os_error_text", "pipe_closed",
+           "refuse_cut_output", "stdout_error", "stdout_failed", "stdout_lost", "verdict",
+           "whole_word_console"]
 
 
 def whole_word_console(table: Any, *, whole_cells: bool = False) -> Any:

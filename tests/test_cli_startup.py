@@ -53,6 +53,11 @@ def test_building_the_parser_and_its_help_imports_no_heavy_library_and_no_comman
     assert loaded == {"heavy": [], "commands": []}
 
 
+#: The modules of ``bench.commands`` a command run loads besides its own: the door and the
+#: terminal's text (``text``, parsing loads it too), how a command stops on a signal (``stops``).
+SHARED = ["bench.commands.stops", "bench.commands.text"]
+
+
 def test_a_command_imports_its_own_module_only() -> None:
     loaded = _modules_after(
         "from bench.cli import build_parser\n"
@@ -75,7 +80,7 @@ def test_evaluate_of_a_trec_pair_loads_no_sklearn_dask_or_gbdt_library(tmp_path:
     )
     assert not {"sklearn", "dask", "distributed", "lightgbm", "xgboost", "catboost"} & set(
         loaded["heavy"])
-    assert [m for m in loaded["commands"] if m != "bench.commands.text"] == [
+    assert [m for m in loaded["commands"] if m not in SHARED] == [
         "bench.commands.evaluate"]
 
 

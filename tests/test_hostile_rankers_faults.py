@@ -394,7 +394,7 @@ def test_ctrl_c_in_a_slow_ranker_keeps_what_was_written_and_resume_finishes(tmp_
     assert marker.exists(), p.communicate()
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=1200)
-    assert p.returncode == 130, err
+    assert p.returncode == -signal.SIGINT, err  # ended by SIGINT (the shell says 130)
     assert "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1, err
     run = next((tmp_path / "res/runs").iterdir())

@@ -41,6 +41,7 @@ from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runs.layout import LOCAL_RESULTS
+from bench.streams import verdict
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -114,6 +115,7 @@ def main(args: argparse.Namespace) -> int:
     say = (lambda line: print(line, file=sys.stderr)) if args.format == "table" else None
     outcome = crosscheck_request(request, train=_trainer(args), say=say)
     result, files = outcome.result, outcome.files
+    verdict(0 if result.ok else 1)  # '| head -1' keeps it
     if args.format == "json":
         sys.stdout.write(result.to_json())
     else:
@@ -191,6 +193,7 @@ def evaluators_main(args: argparse.Namespace) -> int:
     result = crosscheck_evaluators(inputs, only=tools,
                                    progress=lambda m: print(m, file=sys.stderr, flush=True))
     files = write_evaluators(result, args.out)
+    verdict(0 if result.ok else 1)
     if args.format == "json":
         sys.stdout.write(evaluators_json(result))
     else:

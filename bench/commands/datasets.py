@@ -68,9 +68,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from bench.datasets.listing import catalogue_json, print_catalogue
 
     if args.format == "markdown":
+        from bench.data.csv_cells import spelled  # catalogue.md: never with escapes
         from bench.datasets.catalogue import render_markdown
 
-        print(render_markdown(), end="")
+        print(spelled(render_markdown()), end="")
     elif args.format == "json":
         print(catalogue_json(args.data_dir))
     else:
@@ -99,15 +100,18 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from bench.datasets.fetch import data_dirs, verify
+    from bench.streams import verdict
 
     report = verify(args.name, data_dir=args.data_dir)
+    absent = report.folder is None and args.format != "json"  # the text's own rule
+    status = verdict(0 if report.ok and not absent else 1)  # '| head -1' keeps it
     if args.format == "json":
         print(json.dumps(report.as_dict(), indent=2))
-        return 0 if report.ok else 1
+        return status
     if report.folder is None:
         searched = ", ".join(str(d) for d in data_dirs(args.data_dir))
         print(f"{report.name}: absent (searched {searched})")
-        return 1
+        return status
     print(f"{report.name}: {report.folder}")
     for f in report.files:
         detail = ""
@@ -124,11 +128,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
             detail += f" (read as {f.found}: the name differs in letter case)"
         print(f"  {f.status:<10} {f.path}{detail}")
     c = report.counts
-    verdict = "OK" if report.ok else "FAILED"
+    shown = "OK" if report.ok else "FAILED"
     foreign = f", {c['foreign']} not in the card" if c.get("foreign") else ""
-    print(f"{verdict}: {c['ok']} ok, {c['mismatch']} mismatch, {c['missing']} missing, "
+    print(f"{shown}: {c['ok']} ok, {c['mismatch']} mismatch, {c['missing']} missing, "
           f"{c['unverified']} without a known digest{foreign}")
-    return 0 if report.ok else 1
+    return status
 
 
 def _what_stands(path: Path) -> str:

@@ -43,7 +43,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(listing_json())
     elif args.format == "markdown":
-        print(listing_markdown(), end="")
+        from bench.data.csv_cells import spelled  # a document: never with escapes
+
+        print(spelled(listing_markdown()), end="")
     else:  # a person reading a terminal: the table folds to its width
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         print(listing_text(width), end="")

@@ -29,6 +29,7 @@ from bench.commands.text import ascii_float, examples, plain
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
 from bench.runs.layout import RUN_WRITES
+from bench.streams import verdict
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -84,6 +85,7 @@ def main(args: argparse.Namespace) -> int:
     # nothing re-run (every table skipped: no data) is no reproduction: not ok, exit 1
     ok = all(o.status != "mismatch" for o in outcomes) and \
         any(o.status != "skipped" and o.reran for o in outcomes)
+    verdict(0 if ok else 1)  # '| head -1' keeps it
     if args.format == "json":
         json.dump({"ok": ok, "runs": [o.as_dict() for o in outcomes]}, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")

@@ -20,6 +20,7 @@ from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain, shell_option
 from bench.engines import engine_names
 from bench.runs.layout import RUN_INTO, RUN_SEALED, run_inputs, run_writes
+from bench.streams import verdict
 
 if TYPE_CHECKING:
     from bench.benchmark.config import RunConfig
@@ -118,6 +119,8 @@ def main(args: argparse.Namespace) -> int:
         lines=plain_lines(progress, "run"),  # a CI log: one line per model and seed
     )
     summary = summarize_run(run_dir)
+    cc = summary.get("crosscheck")
+    status = verdict(1 if cc is not None and cc.get("ok") is False else 0)  # '| head' keeps it
     if args.format == "json":
         json.dump(summary, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -128,8 +131,7 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write(story(run_dir))
         sys.stdout.write(f"next: ltrbench report {shell_option('--out', args.out)}  "
                          f"(leaderboard with intervals and plots in {args.out}/)\n")
-    cc = summary.get("crosscheck")
-    return 1 if cc is not None and cc.get("ok") is False else 0
+    return status
 
 
 def _own_config(run_dir: Path) -> str:
@@ -170,6 +172,8 @@ def _run_folds(args: argparse.Namespace, config: RunConfig, folds: tuple[int, ..
     result = run_folds(config, folds, out_dir=args.out, resume=args.resume is True,
                        progress=not args.no_progress and args.format == "text")
     summaries = [summarize_run(r) for r in result.runs]
+    failed = [s for s in summaries if (s.get("crosscheck") or {}).get("ok") is False]
+    status = verdict(1 if failed else 0)  # '| head' keeps it
     if args.format == "json":
         doc = json.loads(result.json.read_text(encoding="utf-8"))
         json.dump({**doc, "fold_runs": summaries}, sys.stdout, indent=2)
@@ -185,5 +189,4 @@ def _run_folds(args: argparse.Namespace, config: RunConfig, folds: tuple[int, ..
         for run in result.runs:
             sys.stdout.write(f"fold run: {run}\n")
         sys.stdout.write(f"fold tables (every metric): {result.markdown} and {result.json.name}\n")
-    failed = [s for s in summaries if (s.get("crosscheck") or {}).get("ok") is False]
-    return 1 if failed else 0
+    return status

@@ -289,8 +289,12 @@ def check_input_kinds(command: str | None, args: argparse.Namespace) -> None:
     <a run directory>``, ``reproduce <a tune folder>``. Each reader gave its own error for such
     a file (a field count, "not valid TOML", "cannot tell the user and item columns", "the tune
     did not finish"), none saying what the file was; now one line names the option, the path,
-    what it looks like, what the option reads and where such a file goes."""
+    what it looks like, what the option reads and where such a file goes. An input file that
+    is also the command's standard output or error (``evaluate ... >> run.txt``) is refused
+    before it is read, as GNU cat refuses "input file is output file": the run was read, then
+    the table appended to it."""
     from bench.errors import ConfigError
+    from bench.streams import stream_of
 
     for (cmd, option), (dest, expected, refused) in DOOR.items():
         if cmd != command:
@@ -301,6 +305,13 @@ def check_input_kinds(command: str | None, args: argparse.Namespace) -> None:
                 continue
             path = value.split("=", 1)[1] if option == "--run" and command == "evaluate" \
                 and "=" in value and not os.path.lexists(value) else value
+            # standard output only: a refusal said on a standard error that is the input
+            # would itself be written into it (2>> run.txt)
+            if os.path.isfile(path) and stream_of(path) == "standard output":
+                raise ConfigError(f"{option} {terminal_line(path)}: this input file is also "
+                                  "the command's standard output ('>>' or '>' to it): the output "
+                                  "would be written into the input ('>' has emptied it "
+                                  "already); redirect the output to another file")
             kind, line = sniff(path) if os.path.lexists(path) else (None, None)
             if kind in refused:
                 where = path if line is None else f"{path}:{line}"

@@ -98,6 +98,9 @@ def main(args: argparse.Namespace) -> int:
     result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
                           progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     files = write_versions(result, args.out)
+    from bench.streams import verdict
+
+    verdict(0 if result.ok else 1)  # '| head' keeps it
     if args.format == "json":
         sys.stdout.write(versions_json(result))
     else:

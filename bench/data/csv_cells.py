@@ -1,10 +1,12 @@
 """CSV cells a user opens in a spreadsheet (``evaluate --per-query``, the CSV summary): a text
 cell that a spreadsheet would run as a formula gets a leading ``'``, the OWASP rule
-(split from :mod:`bench.data.outputs`, which owns output paths)."""
+(split from :mod:`bench.data.outputs`, which owns output paths); and a CSV or Markdown document
+printed on standard output is written whole or refused, never with escapes (:func:`spelled`)."""
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -53,3 +55,30 @@ def same_cell(texts: Iterable[str],
         if (first := written.setdefault(cell(text), text)) != text:
             return first, text, cell(text)
     return None
+
+
+def spelled(text: str) -> str:
+    """``text``, a CSV or Markdown document for standard output, once standard output's
+    encoding can write every character of it: under ``PYTHONIOENCODING=ascii`` (or a Latin-1
+    locale) a run named ``café`` was written ``caf\\xe9`` in ``evaluate --format csv``,
+    another name to the script that reads it, and ``datasets list --format markdown >
+    datasets/catalogue.md`` wrote ``\\u2013`` for a dash, with exit 0. Tables and messages, for
+    a person, still show such a character as an escape (:func:`bench.streams.encodable_output`)."""
+    from bench.errors import ConfigError
+
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        i = exc.start
+        left = max(text.rfind(sep, 0, i) for sep in ",|\n") + 1  # the cell that holds it
+        right = min((j for j in (text.find(sep, i) for sep in ",|\n") if j >= 0),
+                    default=len(text))
+        raise ConfigError(
+            f"standard output's encoding ({encoding}) cannot write {text[i]!r} "
+            f"(U+{ord(text[i]):04X}) of {text[left:right].strip()!r}: an escape would change "
+            "the text; set PYTHONIOENCODING=utf-8 or a UTF-8 locale (LC_ALL=C.UTF-8), or use "
+            "--format json, whose escapes keep every character") from None
+    except LookupError:  # an encoding Python does not know: left to the stream
+        pass
+    return text

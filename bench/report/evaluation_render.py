@@ -9,10 +9,13 @@ holding ``[bold]`` is printed as written).
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import sys
 from typing import TYPE_CHECKING
+
+from bench.data.csv_cells import spelled
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -28,10 +31,12 @@ def print_evaluation(result: EvaluationResult, fmt: str) -> None:
         print(json.dumps(result.as_dict(), indent=2))
         return
     if fmt == "csv":
-        out = csv.writer(sys.stdout, lineterminator="\n")  # names may hold commas: P(rel=2,...)
+        text = io.StringIO()
+        out = csv.writer(text, lineterminator="\n")  # names may hold commas: P(rel=2,...)
         out.writerow(["metric", "value", "profile"])
         for k, v in result.metrics.items():
             out.writerow([k, "" if math.isnan(v) else repr(float(v)), result.profile_of(k)])
+        sys.stdout.write(spelled(text.getvalue()))
         return
     from rich.markup import escape
     from rich.table import Table
@@ -89,7 +94,7 @@ def print_comparison(result: RunComparison, fmt: str) -> None:
     if fmt == "csv":
         from bench.data.csv_cells import formula_safe_frame  # a run named '=...' is no formula
 
-        sys.stdout.write(formula_safe_frame(result.to_frame()).to_csv(index=False))
+        sys.stdout.write(spelled(formula_safe_frame(result.to_frame()).to_csv(index=False)))
         return
     from rich.markup import escape
     from rich.table import Table
