@@ -32,4 +32,9 @@ def print_summary(summary: dict[str, Any], out: str) -> None:
     skipped = meta.get("features_skipped") or {}
     if skipped:
         console.print("skipped: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()))
+    tied = meta.get("tied_window_edges") or {}
+    if tied.get("users"):
+        console.print(f"ties: {tied['users']:,} users' windows start inside a second they rated "
+                      "on both sides of it: their order there is the item ids' (see "
+                      "bench.adapters.splits)")
     console.print("files: " + ", ".join(summary["files"]))
