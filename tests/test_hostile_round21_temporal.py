@@ -393,6 +393,20 @@ def test_tags_in_milliseconds_beside_ratings_in_seconds_in_frames_are_refused_si
     assert own_error(lambda: conv(frame(shift=shift), cfg, tags=tags), "millisecond") is None
 
 
+def test_tags_given_as_a_pyarrow_table_are_read_as_the_frame_traceback() -> None:
+    """Ratings take a pyarrow Table; its tags were read with ``tags.empty``: AttributeError."""
+    import pyarrow as pa
+
+    tags = pa.Table.from_pandas(_tags(500))
+    assert _tag_count(conv(frame(), TAG_CFG, tags=tags)) == {1.0}  # type: ignore[arg-type]
+
+
+def test_tags_given_as_a_dict_are_refused_naming_the_frame_expected_traceback() -> None:
+    tags = {"user": [4], "item": [1], "tag": ["x"], "timestamp": [500]}
+    assert own_error(lambda: conv(frame(), TAG_CFG, tags=tags),  # type: ignore[arg-type]
+                     "tags", "DataFrame") is None
+
+
 def test_a_tags_frame_with_movielens_column_names_is_one_clear_error_traceback() -> None:
     tags = pd.DataFrame({"userId": [4], "movieId": [1], "tag": ["x"], "timestamp": [500]})
     assert own_error(lambda: conv(frame(), TAG_CFG, tags=tags), "tags", "user") is None
@@ -501,10 +515,12 @@ TIED = [(10, 1, 4.0, 100), (10, 2, 4.0, 200), (10, 3, 4.0, 300), (10, 4, 4.0, 30
 @pytest.mark.parametrize(("cfg", "want"), [
     (AdapterConfig(target_size=1, min_history=2, negatives=2, feature_groups=("user",)),
      {"users": 1, "edges": 2}),
+    (AdapterConfig(split="kfold", n_folds=3, target_size=1, min_history=2, negatives=2,
+                   feature_groups=("user",)), {"users": 1, "edges": 1}),
     (AdapterConfig(split="random", target_size=1, min_history=2, negatives=2,
                    feature_groups=("user",)), {"users": 0, "edges": 0}),
     (TC, {"users": 0, "edges": 0}),
-], ids=["temporal", "random", "time-cut"])
+], ids=["temporal", "kfold", "random", "time-cut"])
 def test_window_edges_decided_by_item_id_within_a_second_are_counted_silent_accept(
         cfg: AdapterConfig, want: dict[str, int]) -> None:
     """User 10 rated items 3 and 4 at t=300, 5 and 6 at t=500: the temporal windows (history
@@ -577,6 +593,15 @@ def test_cli_cuts_in_milliseconds_on_a_movielens_folder_are_refused_traceback(
             "1420071400000,1420072400000,1420073400000", "--min-history", "2", "--negatives",
             "2", "--features", "user,item", "--no-svmlight", "--out", "o")
     assert refused(r, "--time-cuts", "milliseconds") is None
+
+
+def test_cli_convert_says_how_many_users_windows_the_item_order_of_a_second_cut_silent_accept(
+        tmp_path: Path) -> None:
+    frame([*ROWS, *TIED]).to_csv(tmp_path / "r.csv", index=False)
+    argv = [a for a in CSV if a not in ("--split", "time-cut")]
+    r = cli(tmp_path, "convert", *argv, "--target-size", "1", "--out", "o")
+    assert r.status == 0, r.err
+    assert "ties: 1 user's windows start inside a second" in r.out, r.out
 
 
 def test_cli_cuts_after_the_data_name_the_last_rating_unclear_error(tmp_path: Path) -> None:
