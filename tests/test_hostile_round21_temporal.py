@@ -115,10 +115,12 @@ def test_whole_float_cuts_read_as_the_integers_they_are_guard() -> None:
         assert np.array_equal(a.splits()[name].X, b.splits()[name].X)
 
 
-def test_cuts_given_as_a_numpy_array_are_recorded_as_integers_silently_wrong_number(
-        tmp_path: Path) -> None:
+@pytest.mark.parametrize("cuts", [np.array([C1, C2, C3]), pd.Series([C1, C2, C3])],
+                         ids=["numpy-array", "pandas-Series"])
+def test_cuts_given_as_an_array_are_recorded_as_integers_silently_wrong_number(
+        tmp_path: Path, cuts: object) -> None:
     """np.quantile(...).round() gives an array: summary.json wrote '[1000 2000 3000]' (text)."""
-    cfg = replace(TC, time_cuts=np.array([C1, C2, C3]))  # type: ignore[arg-type]
+    cfg = replace(TC, time_cuts=cuts)  # type: ignore[arg-type]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         convert(Ratings(frame()), tmp_path / "out", cfg, svmlight=False)
@@ -366,6 +368,15 @@ def test_a_tag_with_a_missing_value_is_refused_at_its_row_silent_accept(column: 
     tags.loc[1, column] = np.nan
     assert own_error(lambda: conv(frame(), TAG_CFG, tags=tags), "tags", "row 2",
                      column) is None
+
+
+def test_float32_tag_times_rounded_by_their_export_are_refused_silently_wrong_number() -> None:
+    """The ratings' rule, for tags: a float32 holds 1,600,000,999 (c1 - 1: history) as
+    1,600,001,024 (steps of 128 s in 2020), after c1: the tag silently left the history."""
+    shift = 1_600_000_000
+    cfg = replace(TAG_CFG, time_cuts=(C1 + shift, C2 + shift, C3 + shift))
+    tags = _tags(0).assign(timestamp=np.array([C1 + shift - 1], dtype=np.float32))
+    assert own_error(lambda: conv(frame(shift=shift), cfg, tags=tags), "tags", "float32") is None
 
 
 def test_tags_without_a_time_are_refused_under_a_time_cut_silent_accept() -> None:

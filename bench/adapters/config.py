@@ -208,7 +208,8 @@ def time_cuts_seconds(value: object) -> tuple[int, int, int]:
     milli-, micro- or nanoseconds (named as such)."""
     from bench.data.tabular import MAX_SECONDS, epoch_unit
 
-    items = list(value) if isinstance(value, tuple | list | np.ndarray) else None
+    items = None if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__") \
+        else list(value)  # type: ignore[call-overload]  # a tuple, list, array, Series
     if items is None or len(items) != 3:
         raise ConfigError(key="time_cuts", detail=f"{value!r}: need three increasing "
                           "timestamps c1 < c2 < c3 (Unix seconds)")
@@ -234,6 +235,10 @@ def time_cuts_seconds(value: object) -> tuple[int, int, int]:
 
 def _cut_hint(c: object) -> str:
     """What a cut that is no whole number of seconds is, and how to give it."""
+    if isinstance(c, bool | np.bool_):
+        return " (a bool)"
+    if isinstance(c, float | np.floating) and not math.isfinite(c):
+        return " (not finite)"
     if isinstance(c, dt.date | np.datetime64):  # a datetime and a pandas Timestamp too
         return (" (a date: give its Unix seconds, e.g. int(pandas.Timestamp('2015-01-01', "
                 "tz='UTC').timestamp()); dates in the ratings are read as UTC seconds)")

@@ -441,8 +441,11 @@ def _tag_ids(col: pd.Series, where: str, name: str) -> None:
     bad = np.flatnonzero(pd.isna(values).to_numpy())
     if bad.shape[0]:
         i = int(bad[0])
-        raise DataError(f"{col.iloc[i]!r} is no id (missing or not a number): expected the "
-                        "ratings' integer ids", path=where, row=i + 1, column=name)
+        cell = col.iloc[i]
+        what = ("missing value" if pd.api.types.is_scalar(cell) and pd.isna(cell)
+                else f"{cell!r} is no number")
+        raise DataError(f"{what}: expected the ratings' integer ids", path=where, row=i + 1,
+                        column=name)
 
 
 def _tag_seconds(col: pd.Series, where: str) -> np.ndarray:
@@ -463,12 +466,15 @@ def _tag_seconds(col: pd.Series, where: str) -> np.ndarray:
                             "column (text dates: pd.to_datetime(tags['timestamp'], utc=True))",
                             path=where, row=i + 1, column="timestamp")
         col = numbers
+    if col.dtype == np.float32:  # a warehouse FLOAT: rounded to 128 s steps in 2020
+        refuse_rounded_seconds(col.to_numpy(), path=where, column="timestamp",
+                               where=lambda i: {"row": i + 1})
     values: np.ndarray = col.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.flatnonzero(~(np.abs(values) < 1e12))  # bench.data.tabular.MAX_SECONDS
     if bad.shape[0]:
         i = int(bad[0])
         what = ("missing time" if np.isnan(values[i]) else
-                f"{values[i]!r} is not within +-10^12 seconds of 1970")
+                f"{float(values[i]):.0f} is not within +-10^12 seconds of 1970 (milliseconds?)")
         raise DataError(f"{what}: expected seconds since the epoch, as the ratings'",
                         path=where, row=i + 1, column="timestamp")
     return values
