@@ -224,7 +224,8 @@ def test_ml_latest_small_default_conversion_has_no_recurring_negative(shared_dat
 
 def test_the_adapter_version_is_recorded_in_meta_and_in_the_converted_summary(
         tmp_path: Path) -> None:
-    assert ADAPTER_VERSION == 3  # 1: negatives drawn per partition; 2: before round 17's time-cut
+    assert ADAPTER_VERSION == 4  # 1: negatives drawn per partition; 2: before round 17's time-cut;
+    # 3: before round 21's release age of an item released after the reference year
     assert AdapterConfig().as_dict()["version"] == ADAPTER_VERSION
     frame = pd.DataFrame([(u, i, 4.0, 10 * i) for u in range(30) for i in range(u % 7, 25)],
                          columns=["user", "item", "rating", "timestamp"])

@@ -9,6 +9,7 @@ negatives, graded labels 0-4 and every default feature group the data allows (al
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import asdict, dataclass
 
@@ -31,8 +32,9 @@ DEFAULT_FEATURE_GROUPS = ("user", "item", "genre", "svd", "similarity", "tags")
 #: 3: the whole-history models (SVDs, ALS, Pearson's user count) know the users with history
 #: only, and a ``time-cut`` tag is history before ``c1`` whoever wrote it (``time-cut``
 #: conversions with users who rate only after ``c1``, or with such tags, changed; the Dask
-#: engine's ``time-cut`` reference time is ``c1``, as the local engine's).
-ADAPTER_VERSION = 3
+#: engine's ``time-cut`` reference time is ``c1``, as the local engine's); 4: an item released
+#: after the reference year has release age 0 (it was negative, and -1 read as "unknown").
+ADAPTER_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -146,10 +148,8 @@ class AdapterConfig:
         if len(q) != 3 or not 0 < q[0] < q[1] < q[2] < 1:
             raise ConfigError(key="time_cut_quantiles",
                               detail=f"{q!r}: need three increasing values in (0, 1)")
-        if self.time_cuts is not None:
-            c = self.time_cuts
-            if len(c) != 3 or not c[0] < c[1] < c[2]:
-                raise ConfigError(key="time_cuts", detail=f"{c!r}: need three increasing timestamps")
+        if self.time_cuts is not None:  # kept as three Python ints: what every engine cuts at
+            object.__setattr__(self, "time_cuts", time_cuts_seconds(self.time_cuts))
         self._check_applies()
 
     def _check_applies(self) -> None:
@@ -170,6 +170,13 @@ class AdapterConfig:
                   "use it") if self.n_folds == d["n_folds"].default else
                  ("n_folds", f"{self.n_folds}, fold={self.fold} apply to split='kfold'; "
                   f"split={self.split!r} does not use them")), "split"),
+            (tuple(self.time_cut_quantiles) != d["time_cut_quantiles"].default
+             and (self.split != "time-cut" or self.time_cuts is not None),
+             "time_cut_quantiles", f"{tuple(self.time_cut_quantiles)!r} place the cuts of "
+             f"split='time-cut' when time_cuts is not given; " + (
+                 f"split={self.split!r} does not use them" if self.split != "time-cut" else
+                 f"time_cuts={self.time_cuts!r} are given"),
+             "split" if self.split != "time-cut" else "time_cuts"),
             (self.target_size != d["target_size"].default and self.split == "time-cut",
              "target_size", f"{self.target_size!r} does not apply to split='time-cut' (its "
              "windows are the time cuts)", "split"),
@@ -190,6 +197,56 @@ class AdapterConfig:
         """Plain-data view for manifests and ``meta``: the fields, plus ``version``
         (:data:`ADAPTER_VERSION`)."""
         return {**asdict(self), "version": ADAPTER_VERSION}
+
+
+def time_cuts_seconds(value: object) -> tuple[int, int, int]:
+    """``time_cuts`` as three increasing Python ints, Unix seconds within +-10^12 (the readers'
+    range of timestamps): integers of any kind, or floats that are whole. Refused, naming
+    what to give: a fraction (``int()`` would truncate ``1500.5`` to 1500 and move the
+    ratings of that second across the cut), text, a bool, a date (``int()`` of a pandas
+    Timestamp is nanoseconds, of ``numpy.datetime64('2015-01-01')`` days), infinity, and
+    milli-, micro- or nanoseconds (named as such)."""
+    from bench.data.tabular import MAX_SECONDS, epoch_unit
+
+    items = None if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__") \
+        else list(value)  # type: ignore[call-overload]  # a tuple, list, array, Series
+    if items is None or len(items) != 3:
+        raise ConfigError(key="time_cuts", detail=f"{value!r}: need three increasing "
+                          "timestamps c1 < c2 < c3 (Unix seconds)")
+    cuts = []
+    for c in items:
+        whole = isinstance(c, int | np.integer) or (
+            isinstance(c, float | np.floating) and math.isfinite(c) and float(c).is_integer())
+        if isinstance(c, bool | np.bool_) or not whole:
+            raise ConfigError(key="time_cuts", detail=f"{value!r}: {c!r} is no whole number of "
+                              f"seconds{_cut_hint(c)}; give three integers, Unix seconds")
+        if not abs(int(c)) < MAX_SECONDS:
+            unit = epoch_unit(c)
+            raise ConfigError(key="time_cuts", detail=(
+                f"{value!r}: {int(c)} is not within +-10^12 seconds of 1970 (the timestamps' "
+                "range)" + (f"; {unit[0]}? divide by {unit[1]}: the cuts are Unix seconds, as "
+                            "the ratings' timestamps" if unit else "")))
+        cuts.append(int(c))
+    if not cuts[0] < cuts[1] < cuts[2]:
+        raise ConfigError(key="time_cuts", detail=f"{value!r}: need three increasing "
+                          "timestamps c1 < c2 < c3 (Unix seconds)")
+    return cuts[0], cuts[1], cuts[2]
+
+
+def _cut_hint(c: object) -> str:
+    """What a cut that is no whole number of seconds is, and how to give it."""
+    if isinstance(c, bool | np.bool_):
+        return " (a bool)"
+    if isinstance(c, float | np.floating) and not math.isfinite(c):
+        return " (not finite)"
+    if isinstance(c, dt.date | np.datetime64):  # a datetime and a pandas Timestamp too
+        return (" (a date: give its Unix seconds, e.g. int(pandas.Timestamp('2015-01-01', "
+                "tz='UTC').timestamp()); dates in the ratings are read as UTC seconds)")
+    if isinstance(c, str | bytes):
+        return " (text: give the integer itself)"
+    if isinstance(c, float | np.floating) and math.isfinite(c):
+        return " (a fraction: int() would truncate it; round it up or down yourself)"
+    return ""
 
 
 def _one_of(name: str, value: str, valid: tuple[str, ...]) -> None:

@@ -55,11 +55,12 @@ from bench.adapters.history import GroupStats, HistoryTotals, accumulate_stats, 
 from bench.adapters.labels import grade, max_grade
 from bench.adapters.negatives import QUERY_BLOCK, sample_candidates
 from bench.adapters.pipeline import CatalogueModels, feature_groups
-from bench.adapters.splits import PARTITIONS
+from bench.adapters.splits import PARTITIONS, no_queries_message, tied_window_edges
 from bench.adapters.user_blocks import UserBlock, chunk_history, chunk_table, prepare_block
 from bench.data.dask_ratings import RatingsFrame, is_parse_error
 from bench.data.letor import LetorData
 from bench.data.parquet import write_parquet
+from bench.data.ratings import TimeUnitWarning, seconds_unit_note
 from bench.errors import ConfigError, DataError, LtrbenchError
 
 PathLike = str | os.PathLike[str]
@@ -155,6 +156,8 @@ def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config:
     blocks = _user_blocks(ratings, client, user_ids, counts, item_ids, bounds, config)
     state = _whole_history(client, blocks, item_ids.shape[0], config)
     clock["blocks"] = time.perf_counter() - t0
+    if (note := seconds_unit_note(*state["span"])) is not None:
+        warnings.warn(f"{ratings.source or 'ratings'}: {note}", TimeUnitWarning, stacklevel=3)
     totals = HistoryTotals(item_stats=state["items"], global_mean=state["mean"],
                            history_users=int(state["history_rows"].shape[0]))
 
@@ -176,11 +179,8 @@ def _convert(ratings: RatingsFrame, out: Path, partial: dict[str, Path], config:
     for code_name, code in PARTITIONS.items():
         q_users = np.flatnonzero(state["queries"] & (1 << (code - 1)))
         if q_users.shape[0] == 0:
-            raise DataError(
-                f"the {code_name} partition has no queries (split={config.split!r}, "
-                f"target_size={config.target_size}, min_history={config.min_history}); "
-                "users need more ratings, or choose a smaller target_size / other time cuts",
-                path=ratings.source or None)
+            raise DataError(no_queries_message(code_name, config, config.time_cuts,
+                                               state["span"]), path=ratings.source or None)
         chunks = _chunks(q_users, counts, config, rows_per_block, user_ids.shape[0])
         say(f"{code_name}: {q_users.shape[0]:,} queries in {len(chunks)} shard(s)")
         futures = [client.submit(_write_chunk, [blocks[b] for b in _covering(bounds, a, z)], a, z,
@@ -315,12 +315,14 @@ def _user_blocks(ratings: RatingsFrame, client: Any, user_ids: NDArray[np.int64]
 # ------------------------------------------------------------------------------------ step 3
 
 
-def _block_facts(block: UserBlock) -> dict[str, Any]:
+def _block_facts(block: UserBlock, rule: str) -> dict[str, Any]:
     hist = block.history()
     latest_hist, latest = block.times()
     return {"partials": exact_partials(hist.rating), "n_hist": hist.n,
             "history_rows": hist.rows_with_history() + block.u0,
-            "latest_hist": latest_hist, "latest": latest, "queries": block.query_users(),
+            "latest_hist": latest_hist, "latest": latest,
+            "earliest": int(block.table.timestamp.min()), "queries": block.query_users(),
+            "tied": tied_window_edges(block.table, block.role, rule),
             "roles": block.role_counts()}
 
 
@@ -334,7 +336,8 @@ def _whole_history(client: Any, blocks: list[Any], n_items: int,
     """What needs every user: the items' statistics, the mean rating, the users with history,
     the reference time (``c1`` under ``time-cut``, as :func:`~bench.adapters.splits.split_ratings`
     has it, else the latest history time)."""
-    facts = client.gather([client.submit(_block_facts, b, pure=False) for b in blocks])
+    facts = client.gather([client.submit(_block_facts, b, config.split, pure=False)
+                           for b in blocks])
     stats = None
     for b in blocks:  # in user order: the single-process additions, in its order
         stats = client.submit(_add_items, stats, b, n_items, pure=False)
@@ -346,6 +349,9 @@ def _whole_history(client: Any, blocks: list[Any], n_items: int,
         reference = int(config.time_cuts[0])
     return {"items": client.gather(stats), "mean": total / n_hist if n_hist else 0.0,
             "reference_time": int(reference),
+            "span": (min(int(f["earliest"]) for f in facts),
+                     max(int(f["latest"]) for f in facts)),
+            "tied": [sum(int(f["tied"][k]) for f in facts) for k in (0, 1)],
             "queries": np.concatenate([f["queries"] for f in facts]),
             "roles": np.sum([f["roles"] for f in facts], axis=0),
             "n_hist": n_hist,
@@ -439,6 +445,7 @@ def _summary(ratings: RatingsFrame, out: Path, config: AdapterConfig, state: dic
     roles = state["roles"]
     split_meta: dict[str, object] = {
         "split": config.split,
+        "tied_window_edges": {"users": state["tied"][0], "edges": state["tied"][1]},
         "history_rule": "one history: the ratings in no target window (see bench.adapters.splits)",
         "reference_time": state["reference_time"],
         "ratings_by_role": {"unused": int(roles[0]), "history": int(roles[1]),

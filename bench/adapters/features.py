@@ -13,7 +13,8 @@ time (:mod:`bench.adapters.splits`), ``C`` the mean history rating:
     H^i (C when empty); ``item_bayes_mean`` = (sum of H^i ratings + m C) / (|H^i| + m) with
     ``m = bayes_prior`` (the IMDb-style Bayesian average); ``item_age_days`` = (T - time of the
     item's first history rating) / 86400 (0 when it has none); with item years,
-    ``item_release_age_years`` = (calendar year of T) - release year (-1 when unknown).
+    ``item_release_age_years`` = (calendar year of T) - release year, 0 for an item of T's
+    year or later (a later year is known only later, and would read as -1), -1 when unknown.
 ``genre`` (:mod:`bench.adapters.genres`)
     user-genre affinity: ``genre_share``, ``genre_mean_rating``.
 ``svd`` (:mod:`bench.adapters.svd`)
@@ -92,7 +93,7 @@ def item_group(h: History, *, bayes_prior: float,
     names = ["item_count", "item_log_count", "item_mean", "item_bayes_mean", "item_age_days"]
     if years is not None:
         ref_year = calendar_year(h.reference_time)
-        cols.append(np.where(np.isfinite(years), ref_year - years, -1.0))
+        cols.append(np.where(np.isfinite(years), np.maximum(ref_year - years, 0.0), -1.0))
         names.append("item_release_age_years")
 
     def transform(c: Candidates) -> Columns:

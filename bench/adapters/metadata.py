@@ -9,7 +9,6 @@ MovieLens' ``(no genres listed)`` and empty strings mean no genre.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 import numpy as np
 import pandas as pd
@@ -39,12 +38,16 @@ def _codes(items: pd.DataFrame, item_ids: NDArray[np.int64]) -> NDArray[np.int64
 
 
 def item_years(items: pd.DataFrame | None, item_ids: NDArray[np.int64]) -> NDArray[np.float64] | None:
-    """Release year per item code (NaN where unknown); ``None`` without a ``year`` column."""
+    """Release year per item code (NaN where unknown); ``None`` without a ``year`` column. A
+    ``year`` column of dates (release dates, ``datetime64``) gives their UTC calendar years
+    (their nanoseconds were read as years)."""
     if items is None or "year" not in items.columns or "item" not in items.columns:
         return None
     codes = _codes(items, item_ids)
-    years = pd.to_numeric(items["year"], errors="coerce").to_numpy(dtype=np.float64,
-                                                                    na_value=np.nan)
+    col = items["year"]
+    if col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype):  # release dates
+        col = (col.dt.tz_convert("UTC") if getattr(col.dt, "tz", None) is not None else col).dt.year
+    years = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     out = np.full(item_ids.shape[0], np.nan)
     ok = codes >= 0
     out[codes[ok]] = years[ok]
@@ -81,5 +84,8 @@ def _as_tuple(value: object) -> tuple[str, ...]:
 
 
 def calendar_year(timestamp: int) -> int:
-    """The UTC calendar year of a Unix timestamp."""
-    return datetime.fromtimestamp(int(timestamp), tz=timezone.utc).year
+    """The UTC calendar year (proleptic Gregorian) of a Unix timestamp, of any year the
+    readers' +-10^12 seconds reach: NumPy's calendar, where :mod:`datetime` stops at the years
+    1..9999 (seconds of 1e11 and more are what milliseconds of 1973..2001 read as)."""
+    year = np.datetime64(int(timestamp), "s").astype("datetime64[Y]").astype(np.int64)
+    return int(year) + 1970

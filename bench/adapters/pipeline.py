@@ -26,10 +26,10 @@ from bench.adapters.history import History, history_of
 from bench.adapters.labels import check_ratings, grade, max_grade
 from bench.adapters.metadata import ItemGenres, item_genres, item_years
 from bench.adapters.negatives import sample_candidates
-from bench.adapters.splits import PARTITIONS, Split, split_ratings
+from bench.adapters.splits import PARTITIONS, Split, no_queries_message, split_ratings
 from bench.adapters.table import RatingsTable, build_table
 from bench.data.letor import LetorData, LetorSplits
-from bench.data.ratings import Ratings, as_ratings
+from bench.data.ratings import Ratings, TimeUnitWarning, as_ratings, seconds_unit_note
 from bench.errors import ConfigError, DataError
 from bench.machine import unpinned_kernels_note
 
@@ -108,6 +108,9 @@ def _convert(ratings: Ratings, config: AdapterConfig,
                   binary_threshold=config.binary_threshold, where=ratings.where)
     with timer("table"):
         table = build_table(ratings.frame)
+    note = seconds_unit_note(int(table.timestamp.min()), int(table.timestamp.max()))
+    if note is not None:
+        warnings.warn(f"{source}: {note}", TimeUnitWarning, stacklevel=3)
     with timer("split"):
         split = split_ratings(table, config)
         hist = history_of(table, split)
@@ -121,12 +124,9 @@ def _convert(ratings: Ratings, config: AdapterConfig,
                                      sampling=config.negative_sampling, item_weight=item_weight,
                                      seed=config.seed)
         if cand.offsets.shape[0] <= 1:
-            raise DataError(
-                f"the {name} partition has no queries (split={config.split!r}, "
-                f"target_size={config.target_size}, min_history={config.min_history}); "
-                "users need more ratings, or choose a smaller target_size / other time cuts",
-                path=ratings.source or None,
-            )
+            span = (int(table.timestamp.min()), int(table.timestamp.max()))
+            raise DataError(no_queries_message(name, config, split.meta.get("time_cuts"), span),
+                            path=ratings.source or None)
         _warn_without_negatives(name, cand.is_target, cand.offsets, source)
         with timer("features", f"features ({name})"):
             X, names = feature_matrix(groups, cand, timings=timer.seconds)

@@ -32,4 +32,9 @@ def print_summary(summary: dict[str, Any], out: str) -> None:
     skipped = meta.get("features_skipped") or {}
     if skipped:
         console.print("skipped: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()))
+    tied = meta.get("tied_window_edges") or {}
+    if tied.get("users"):
+        who = "1 user's" if tied["users"] == 1 else f"{tied['users']:,} users'"
+        console.print(f"ties: {who} windows start inside a second rated on both sides of the "
+                      "edge: the order there is the item ids' (see bench.adapters.splits)")
     console.print("files: " + ", ".join(summary["files"]))

@@ -20,8 +20,9 @@ from numpy.typing import NDArray
 
 from bench.adapters.features import Columns, FeatureGroup
 from bench.adapters.negatives import Candidates
-from bench.adapters.splits import HISTORY, Split
+from bench.adapters.splits import HISTORY, NO_CUT, Split
 from bench.adapters.table import RatingsTable
+from bench.errors import DataError
 
 
 def history_tags(tags: pd.DataFrame, table: RatingsTable,
@@ -29,6 +30,12 @@ def history_tags(tags: pd.DataFrame, table: RatingsTable,
     """(user code or -1, item code) of every history tag application."""
     tu = pd.to_numeric(tags["user"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     ti = pd.to_numeric(tags["item"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    if "timestamp" not in tags.columns and (split.other_tag_cut < NO_CUT
+                                            or bool((split.tag_cut < NO_CUT).any())):
+        raise DataError("the tags table has no 'timestamp' column: under a split in time a tag "
+                        "is history only when written before its author's cut (c1, or the "
+                        "first target rating), which a tag without a time cannot show; add the "
+                        "column, or use split='random'", column="timestamp")
     if "timestamp" in tags.columns:
         tt = pd.to_numeric(tags["timestamp"], errors="coerce").to_numpy(dtype=np.float64,
                                                                          na_value=np.nan)

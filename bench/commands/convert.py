@@ -86,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         f"(default: {d.target_size})")
     p.add_argument("--min-history", type=ascii_int, default=d.min_history,
                    help=f"history ratings a user needs to become a query (default: {d.min_history})")
-    p.add_argument("--time-cuts", help="time-cut: three Unix timestamps c1,c2,c3 "
+    p.add_argument("--time-cuts", help="time-cut: three Unix timestamps c1,c2,c3 in seconds "
                                        "(default: the 0.7/0.8/0.9 timestamp quantiles)")
     p.add_argument("--folds", type=ascii_int, default=d.n_folds, help="kfold: number of user folds")
     p.add_argument("--fold", type=ascii_int, default=d.fold, help="kfold: the test fold")
@@ -135,10 +135,13 @@ def config_from_args(args: argparse.Namespace) -> AdapterConfig:
             cuts = tuple(ascii_int(c) for c in args.time_cuts.split(","))
         except argparse.ArgumentTypeError:
             raise ConfigError(f"--time-cuts {args.time_cuts!r}: expected three integers "
-                              "c1,c2,c3 written in ASCII digits (no '_', full-width digits or "
-                              "no-break spaces)") from None
+                              "c1,c2,c3, Unix seconds (as the ratings' timestamps; a date "
+                              "is not read: date -u -d 2015-01-01 +%s gives its seconds), "
+                              "written in ASCII digits (no '_', full-width digits or no-break "
+                              "spaces)") from None
         if len(cuts) != 3:
-            raise ConfigError(f"--time-cuts {args.time_cuts!r}: expected three integers c1,c2,c3")
+            raise ConfigError(f"--time-cuts {args.time_cuts!r}: expected three integers c1,c2,c3 "
+                              "(Unix seconds)")
     size: float = args.target_size
     if size >= 1 and float(size).is_integer():
         size = int(size)

@@ -49,6 +49,9 @@ class Ratings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "frame", ratings_frame(self.frame))
         validate_ratings_frame(self.frame, source=self.source)
+        if self.tags is not None:  # held to the ratings' rules (tags_frame)
+            object.__setattr__(self, "tags", tags_frame(
+                self.tags, self.frame["timestamp"].to_numpy(), source=self.source))
 
     def where(self, i: int) -> dict[str, int]:
         """Where frame row ``i`` (0-based) was read, for an error: ``{"line": 7}`` of a CSV
@@ -295,6 +298,25 @@ SECONDS = (1e8, 1e10)
 MILLISECONDS = 1e11
 
 
+class TimeUnitWarning(UserWarning):
+    """Timestamps read as seconds that look like milliseconds (:func:`seconds_unit_note`)."""
+
+
+def seconds_unit_note(first: int, last: int) -> str | None:
+    """The note for a ratings table whose timestamps (``first`` .. ``last``) reach 10^11
+    seconds (after the year 5138), else ``None``: milliseconds of 1973..2001 read alone are
+    within the readers' +-10^12 and one unit, so they are taken as seconds; the order, hence
+    the splits, is right, but every time feature is measured in the wrong unit."""
+    far = max(abs(int(first)), abs(int(last)))
+    if far < MILLISECONDS:
+        return None
+    return (f"timestamps reach {far} seconds from 1970, beyond the years -1199 to 5138: "
+            "milliseconds? "
+            "They are read as seconds: the time order (and the splits) is right, but recency "
+            "and item age in days are 1000 times too large and the release age in years is "
+            "measured from a year thousands of years away; divide the timestamps by 1000")
+
+
 def mixed_units_message(big: int, seconds: int, place: str) -> str:
     """The one text of seconds beside milliseconds, in one file, across files or across Dask
     shards (:func:`refuse_mixed_units`, :func:`refuse_mixed_units_across`,
@@ -364,3 +386,95 @@ def refuse_mixed_units_across(files: list[tuple[object, np.ndarray]]) -> None:
         raise DataError(mixed_units_message(int(at[str(bp)][i]), int(at[str(sp)][j]),
                                             f"{sp}, row {j + 1}"),
                         path=str(bp), row=i + 1, column="timestamp")
+
+
+TAG_COLUMNS = ("user", "item", "tag", "timestamp")
+
+
+def tags_frame(tags: object, ratings_seconds: np.ndarray, *,
+               source: str = "") -> pd.DataFrame | None:
+    """``tags`` held to the ratings' rules, its dates as seconds; ``None`` stays ``None``.
+    ``ratings_seconds``: the ratings' timestamps, for the one-unit rule.
+
+    A tag application counts as history only when written before its author's cut
+    (:mod:`bench.adapters.tags`), so its time is read as the ratings' is: a date column
+    (``datetime64``, with or without a zone) as whole UTC seconds, floored; numbers as seconds
+    within +-10^12, in the ratings' unit (milliseconds beside the ratings' seconds would make
+    every tag "future", seconds beside milliseconds every tag history). A missing id or time, a
+    text id, text dates, and a table without ``user`` / ``item`` columns are refused at their
+    row or column: a tag silently dropped or kept changes the tag features. A table without a
+    ``timestamp`` column is kept here; the splits that cut in time refuse it
+    (:func:`bench.adapters.tags.history_tags`), ``random`` reads it."""
+    if tags is None:
+        return None
+    if is_named_table(tags):
+        tags = table_frame(tags)
+    if not isinstance(tags, pd.DataFrame):
+        raise ConfigError(f"tags: got a {type_name(tags)}: expected a pandas DataFrame with "
+                          f"columns {', '.join(TAG_COLUMNS)}")
+    where = f"{source} (tags)" if source else "tags"
+    missing = [c for c in ("user", "item") if c not in tags.columns]
+    if missing:
+        from bench.data.ratings_columns import spelled_as
+
+        have = {str(c): need for need in missing for c in tags.columns if spelled_as(c, need)}
+        hint = (f"; rename them: tags.rename(columns={have!r})" if have else
+                f"; its columns are {[str(c) for c in tags.columns][:12]}")
+        raise DataError(f"missing column(s) {missing}; a tags table needs "
+                        f"{list(TAG_COLUMNS)}{hint}", path=where)
+    for name in ("user", "item"):
+        _tag_ids(tags[name], where, name)
+    if "timestamp" not in tags.columns or tags.empty:
+        return tags
+    seconds = _tag_seconds(tags["timestamp"], where)
+    refuse_mixed_units_across([(source or "ratings", np.asarray(ratings_seconds, np.float64)),
+                               (where, seconds)])
+    if tags["timestamp"].dtype.kind == "M" or isinstance(tags["timestamp"].dtype,
+                                                          pd.DatetimeTZDtype):
+        return tags.assign(timestamp=seconds.astype(np.int64))
+    return tags
+
+
+def _tag_ids(col: pd.Series, where: str, name: str) -> None:
+    """Refuse a missing or non-numeric tag id at its row (it could match no rated id)."""
+    values = pd.to_numeric(col, errors="coerce") if col.dtype.kind != "b" else col * np.nan
+    bad = np.flatnonzero(pd.isna(values).to_numpy())
+    if bad.shape[0]:
+        i = int(bad[0])
+        cell = col.iloc[i]
+        what = ("missing value" if pd.api.types.is_scalar(cell) and pd.isna(cell)
+                else f"{cell!r} is no number")
+        raise DataError(f"{what}: expected the ratings' integer ids", path=where, row=i + 1,
+                        column=name)
+
+
+def _tag_seconds(col: pd.Series, where: str) -> np.ndarray:
+    """The tags' times as float64 seconds since the epoch (dates floored to whole seconds)."""
+    if col.dtype.kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype):
+        if col.isna().any():
+            i = int(np.flatnonzero(col.isna().to_numpy())[0])
+            raise DataError("missing date (NaT)", path=where, row=i + 1, column="timestamp")
+        seconds: np.ndarray = datetime_seconds(col).astype(np.float64)
+        return seconds
+    if col.dtype.kind not in "iuf":  # numbers held as objects are numbers; text, dates, bools not
+        numbers = pd.to_numeric(col, errors="coerce") if col.dtype.kind != "b" else col * np.nan
+        text = np.flatnonzero((pd.isna(numbers) & col.notna()).to_numpy())
+        if text.shape[0]:
+            i = int(text[0])
+            raise DataError(f"{col.iloc[i]!r} ({type(col.iloc[i]).__name__}) is no number of "
+                            "seconds: expected seconds since the epoch, or dates as a datetime64 "
+                            "column (text dates: pd.to_datetime(tags['timestamp'], utc=True))",
+                            path=where, row=i + 1, column="timestamp")
+        col = numbers
+    if col.dtype == np.float32:  # a warehouse FLOAT: rounded to 128 s steps in 2020
+        refuse_rounded_seconds(col.to_numpy(), path=where, column="timestamp",
+                               where=lambda i: {"row": i + 1})
+    values: np.ndarray = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.flatnonzero(~(np.abs(values) < 1e12))  # bench.data.tabular.MAX_SECONDS
+    if bad.shape[0]:
+        i = int(bad[0])
+        what = ("missing time" if np.isnan(values[i]) else
+                f"{float(values[i]):.0f} is not within +-10^12 seconds of 1970 (milliseconds?)")
+        raise DataError(f"{what}: expected seconds since the epoch, as the ratings'",
+                        path=where, row=i + 1, column="timestamp")
+    return values

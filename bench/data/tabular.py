@@ -449,13 +449,13 @@ def timestamp_message(value: object) -> str:
     """The refusal of a numeric timestamp that is not whole or not within +-:data:`MAX_SECONDS`
     (the rule of every ratings reader: local here, Dask :mod:`bench.data.dask_ratings`), with
     the unit it may be in (a date of 1973..2286 in milli-, micro- or nanoseconds)."""
-    unit = _epoch_unit(value)
+    unit = epoch_unit(value)
     return (f"timestamp {_show(value)!r} is not a whole number of seconds within +-10^12 "
             "(about 31,700 years either side of 1970)"
             + (f"; {unit[0]} since the epoch? divide the column by {unit[1]}" if unit else ""))
 
 
-def _epoch_unit(value: object) -> tuple[str, str] | None:
+def epoch_unit(value: object) -> tuple[str, str] | None:
     """The unit a timestamp beyond the seconds' range is a date of 1973..2286 in, if any."""
     try:
         v = abs(float(value))  # type: ignore[arg-type]
