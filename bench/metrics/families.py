@@ -172,6 +172,24 @@ def best_is_lowest(metric: str) -> bool:
     return bool(known and known.lower_is_better)
 
 
+def averaging(metric: str) -> str:
+    """How the per-query values of ``metric`` (a canonical name) make its mean, for a reader
+    that has only those values (a run's ``per_query.parquet``): ``mean``, ``sum`` (the counts),
+    ``geometric`` (``gm_map``: ``exp`` of the mean of its per-query logarithms), or ``weighted``
+    (GAUC, and a family whose own per-query weights the values do not carry); an unknown
+    family ``mean``.
+
+    >>> averaging("ndcg@10"), averaging("num_ret"), averaging("gm_map"), averaging("gauc")
+    ('mean', 'sum', 'geometric', 'weighted')
+    """
+    family = FAMILIES.get(split_name(metric)[0])
+    if family is None:
+        return "mean"
+    if family.mean == "documents" or family.weight is not None:
+        return "weighted"
+    return family.mean
+
+
 def is_family(metric: str, family: str) -> bool:
     """True when ``metric`` belongs to ``family`` (``is_family("ndcg@10", "ndcg")``)."""
     return split_name(metric)[0] == family
