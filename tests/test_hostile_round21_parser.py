@@ -1036,3 +1036,47 @@ def test_report_file_list_names_exactly_the_files_written(job: Job) -> None:
     for name in listed:
         assert (job.rep / name).exists(), name
     assert len(doc["files"]) == len(listed)
+
+
+# ======================================================================= the fold table
+def test_fold_table_pools_gm_map_as_a_geometric_mean(tmp_path: Path) -> None:
+    """silently wrong number: the pooled column of ``folds/<name>-folds12345.md/.json`` averaged
+    gm_map's per-query logarithms: pooled APs 0.5, 1, 0.25, 1 printed -0.5199
+    beside fold means 0.7071 and 0.5; the geometric mean is 0.125 ** (1/4) = 0.5946."""
+    from hostile_kit import write_run_tables
+
+    from bench.report.folds import fold_table, render_fold_markdown
+    from bench.runs.reader import RunDir
+
+    aps = {1: {"a-model": [0.5, 1.0], "b-model": [0.25, 0.5]},
+           2: {"a-model": [0.25, 1.0], "b-model": [0.125, 0.5]}}
+    runs = []
+    for k, per_model in aps.items():
+        run = tmp_path / f"toy-Fold{k}"
+        run.mkdir()
+        models = list(per_model)
+        (run / "config.toml").write_text(
+            f'dataset = "toy"\nprofile = "ltrbench"\nmodels = {json.dumps(models)}\n'
+            'seeds = [0]\nquick = true\n')
+        (run / "manifest.json").write_text(json.dumps({
+            "finished": "2026-01-01T00:00:00+00:00", "seeds": [0],
+            "models": {m: {} for m in models}, "evaluation": {"profile": "ltrbench"},
+            "dataset": {"name": f"toy:Fold{k}", "meta": {"fold": f"Fold{k}"}}}))
+        metrics, per_query, timings = [], [], []
+        for m, vals in per_model.items():
+            logs = [math.log(v) for v in vals]
+            metrics.append(("toy", m, "baseline", 0, "test", "gm_map",
+                            math.exp(statistics.fmean(logs)), "ltrbench"))
+            per_query += [("toy", m, 0, "test", f"q{k}{i}", "gm_map", v)
+                          for i, v in enumerate(logs)]
+            timings.append(("toy", m, "baseline", 0, 1.0, 0.01, 100.0, None, None))
+        runs.append(RunDir(write_run_tables(run, metrics, per_query, timings)))
+    table = fold_table(runs, "gm_map", bootstrap_resamples=50, randomization_resamples=100)
+    rows = {r.model: r for r in table.rows}
+    a, b = rows["a-model"], rows["b-model"]
+    assert a.per_fold == pytest.approx((0.5 ** 0.5, 0.25 ** 0.5), abs=1e-15)
+    assert a.pooled_mean == pytest.approx(0.125 ** 0.25, abs=1e-15)
+    assert b.pooled_mean == pytest.approx((0.25 * 0.5 * 0.125 * 0.5) ** 0.25, abs=1e-15)
+    for r in (a, b):
+        assert 0 < r.ci_low <= r.pooled_mean <= r.ci_high <= 1, r
+    assert f"{a.pooled_mean:.4f} [" in render_fold_markdown(table)
