@@ -132,7 +132,8 @@ def render_fold_markdown(table: FoldTable) -> str:
         spread = f" ± {r.std:.4f}" if np.isfinite(r.std) else " (one fold: no std)"
         cells = [r.model, *(f"{v:.4f}" for v in r.per_fold),
                  f"{r.mean:.4f}{spread}{folds_counted(r.per_fold)}",
-                 f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
+                 f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
+                 if np.isfinite(r.pooled_mean) else "n/a",
                  "best" if r.p_holm is None else stats.fmt_p(r.p_holm, 4)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
