@@ -1080,3 +1080,24 @@ def test_fold_table_pools_gm_map_as_a_geometric_mean(tmp_path: Path) -> None:
     for r in (a, b):
         assert 0 < r.ci_low <= r.pooled_mean <= r.ci_high <= 1, r
     assert f"{a.pooled_mean:.4f} [" in render_fold_markdown(table)
+
+
+def test_per_query_json_keeps_integer_ids_beyond_2_53_apart_for_double_readers(
+        tmp_path: Path) -> None:
+    """silently wrong number: SVMlight qids 2**53 and 2**53 + 1 were written as JSON numbers,
+    which JavaScript, jq 1.6 and any reader holding numbers as doubles read as one query
+    (RFC 8259 §6: integers beyond 2**53 - 1 are not interoperable); parsed as doubles the two
+    queries must stay two, each with its own value."""
+    big = 2**53
+    (tmp_path / "d.txt").write_text(f"1 qid:{big} 1:0.5\n0 qid:{big} 1:0.1\n"
+                                    f"1 qid:{big + 1} 1:0.3\n0 qid:{big + 1} 1:0.9\n")
+    (tmp_path / "s.txt").write_text("0.9\n0.1\n0.3\n0.9\n")
+    res = cli(tmp_path, "evaluate", "--data", "d.txt", "--scores", "s.txt", "--metrics",
+              "ndcg@10", "--per-query", "pq.json")
+    assert res.status == 0, res.err
+    rows = json.loads((tmp_path / "pq.json").read_text(encoding="utf-8"), parse_int=float)
+    by_id = {r["qid"]: r["ndcg@10"] for r in rows}
+    assert len(by_id) == 2, rows
+    # q 2**53 ranks its relevant document first: 1; q 2**53 + 1 second: 1 / log2(3)
+    assert sorted(by_id.values()) == pytest.approx([1 / math.log2(3), 1.0], abs=1e-15)
+    assert {str(k) for k in by_id} == {str(big), str(big + 1)}
