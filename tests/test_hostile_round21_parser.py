@@ -1101,3 +1101,15 @@ def test_per_query_json_keeps_integer_ids_beyond_2_53_apart_for_double_readers(
     # q 2**53 ranks its relevant document first: 1; q 2**53 + 1 second: 1 / log2(3)
     assert sorted(by_id.values()) == pytest.approx([1 / math.log2(3), 1.0], abs=1e-15)
     assert {str(k) for k in by_id} == {str(big), str(big + 1)}
+
+
+def test_crosscheck_json_run_dir_names_the_run_from_the_files_own_folder(job: Job) -> None:
+    """silently wrong number (a wrong path): leaderboard.json's run_dir is relative to its own
+    folder; crosscheck.json's was the command's relative path (``o/runs/<id>``, committed as
+    ``results/runs/<id>``), which from ``o/<dataset>/`` names no run."""
+    (path,) = (job.root / "o").glob("*/crosscheck.json")
+    cc = strict_json(path.read_text(encoding="utf-8"))
+    run = Path(cc["run_dir"])
+    run = run if run.is_absolute() else path.parent / run
+    assert run.resolve() == job.run.resolve(), cc["run_dir"]
+    assert cc["run_id"] == job.manifest["run_id"]
