@@ -1113,3 +1113,49 @@ def test_crosscheck_json_run_dir_names_the_run_from_the_files_own_folder(job: Jo
     run = run if run.is_absolute() else path.parent / run
     assert run.resolve() == job.run.resolve(), cc["run_dir"]
     assert cc["run_id"] == job.manifest["run_id"]
+
+
+def test_leaderboard_md_verdict_is_the_json_best_and_tests(job: Job) -> None:
+    """silently wrong number: the verdict names the JSON's best model and mean (4 decimals) and
+    as not distinguishable exactly the rows whose Holm p is at least 0.05."""
+    text = (job.rep / "leaderboard.md").read_text(encoding="utf-8")
+    m = re.search(r"Verdict: best ndcg@10 is (\S+) \((\d\.\d{4})\)(.*)", text)
+    assert m, text[:1500]
+    best = next(r for r in job.table["rows"] if r["model"] == job.table["best_model"])
+    assert m.group(1) == best["model"]
+    assert m.group(2) == f"{best['metrics']['ndcg@10']['mean']:.4f}"
+    alike = [r["model"] for r in job.table["rows"] if r["vs_best"] is not None
+             and r["vs_best"]["p_randomization_holm"] >= 0.05]
+    said = re.search(r"not distinguishable from it \(p >= 0\.05\): ([^(]+) \(", m.group(3))
+    assert (said.group(1).split(", ") if said else []) == alike, m.group(0)
+
+
+def test_leaderboard_md_blank_table_is_the_json_blank_means(job: Job) -> None:
+    """silently wrong number: the blank-query table's three NDCG columns are the JSON's
+    excluded mean and its blank0 / blank1 entries, mean ± std to 4 decimals."""
+    text = (job.rep / "leaderboard.md").read_text(encoding="utf-8")
+    part = text.split("NDCG@10 blank=1 |")[1]
+    lines = [ln for ln in part.splitlines()[2:] if ln.startswith("|")]
+    assert len(lines) == len(job.table["rows"])
+    for line, row in zip(lines, job.table["rows"], strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == row["model"]
+        entries = (row["metrics"]["ndcg@10"], row["blank"]["ndcg@10"]["blank0"],
+                   row["blank"]["ndcg@10"]["blank1"])
+        assert cells[1:] == [f"{e['mean']:.4f} ± {e['std']:.4f}" for e in entries], line
+
+
+def test_per_query_csv_guards_a_formula_id_as_documented_and_json_keeps_it(
+        tmp_path: Path) -> None:
+    """documented (evaluate's module, OWASP CSV injection): a query id a spreadsheet would run
+    (``=1``) gets a leading ``'`` in the per-query CSV, a plain number (``-1``) none; the JSON
+    of the same call keeps both exactly (the one file to join on ids)."""
+    (tmp_path / "q.txt").write_text("-1 0 a 1\n-1 0 b 0\n=1 0 c 1\n")
+    (tmp_path / "r.txt").write_text("-1 Q0 a 1 0.9 t\n-1 Q0 b 2 0.1 t\n=1 Q0 c 1 0.5 t\n")
+    for out in ("pq.csv", "pq.json"):
+        res = cli(tmp_path, "evaluate", "--qrels", "q.txt", "--run", "r.txt", "--metrics",
+                  "ndcg@10", "--per-query", out)
+        assert res.status == 0, res.err
+    assert sorted(r["qid"] for r in _dicts(tmp_path / "pq.csv")) == ["'=1", "-1"]
+    doc = strict_json((tmp_path / "pq.json").read_text(encoding="utf-8"))
+    assert sorted(r["qid"] for r in doc) == ["-1", "=1"]
