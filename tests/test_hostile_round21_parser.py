@@ -1024,6 +1024,7 @@ def test_leaderboard_fit_time_is_the_timings_csv_seconds(job: Job) -> None:
         assert (fit["min"], fit["max"]) == (min(secs), max(secs))
         per_seed = {r["seed"]: float(r["fit_s"]) for r in mine}
         assert fit["per_seed"] == per_seed, row["model"]
+        assert fit["contended"] == sum(r["contended"] == "True" for r in mine), row["model"]
         assert fit["mean"] == pytest.approx(statistics.fmean(per_seed.values()), abs=1e-15)
 
 
@@ -1159,3 +1160,16 @@ def test_per_query_csv_guards_a_formula_id_as_documented_and_json_keeps_it(
     assert sorted(r["qid"] for r in _dicts(tmp_path / "pq.csv")) == ["'=1", "-1"]
     doc = strict_json((tmp_path / "pq.json").read_text(encoding="utf-8"))
     assert sorted(r["qid"] for r in doc) == ["-1", "=1"]
+
+
+def test_every_file_names_one_library_per_model(job: Job) -> None:
+    """silently wrong number: the manifest, metrics.csv, timings.csv, the status files and the
+    leaderboard give each model one library (a dashboard groups rows by it)."""
+    want = {m: job.manifest["models"][m]["library"] for m in MODELS}
+    assert want == {"lightgbm-lambdarank": "lightgbm", "random": "baseline"}
+    for table in ("metrics.csv", "timings.csv"):
+        assert {(r["model"], r["library"]) for r in _dicts(job.run / table)} == set(want.items())
+    assert {(b["model"], b["library"]) for b in job.status.values()} == set(want.items())
+    assert {(r["model"], r["library"]) for r in job.table["rows"]} == set(want.items())
+    assert {(r["model"], r["library"]) for r in _dicts(job.rep / "leaderboard.csv")} == \
+        set(want.items())
