@@ -1044,34 +1044,16 @@ def test_fold_table_pools_gm_map_as_a_geometric_mean(tmp_path: Path) -> None:
     """silently wrong number: the pooled column of ``folds/<name>-folds12345.md/.json`` averaged
     gm_map's per-query logarithms: pooled APs 0.5, 1, 0.25, 1 printed -0.5199
     beside fold means 0.7071 and 0.5; the geometric mean is 0.125 ** (1/4) = 0.5946."""
-    from hostile_kit import write_run_tables
-
     from bench.report.folds import fold_table, render_fold_markdown
     from bench.runs.reader import RunDir
 
     aps = {1: {"a-model": [0.5, 1.0], "b-model": [0.25, 0.5]},
            2: {"a-model": [0.25, 1.0], "b-model": [0.125, 0.5]}}
-    runs = []
-    for k, per_model in aps.items():
-        run = tmp_path / f"toy-Fold{k}"
-        run.mkdir()
-        models = list(per_model)
-        (run / "config.toml").write_text(
-            f'dataset = "toy"\nprofile = "ltrbench"\nmodels = {json.dumps(models)}\n'
-            'seeds = [0]\nquick = true\n')
-        (run / "manifest.json").write_text(json.dumps({
-            "finished": "2026-01-01T00:00:00+00:00", "seeds": [0],
-            "models": {m: {} for m in models}, "evaluation": {"profile": "ltrbench"},
-            "dataset": {"name": f"toy:Fold{k}", "meta": {"fold": f"Fold{k}"}}}))
-        metrics, per_query, timings = [], [], []
-        for m, vals in per_model.items():
-            logs = [math.log(v) for v in vals]
-            metrics.append(("toy", m, "baseline", 0, "test", "gm_map",
-                            math.exp(statistics.fmean(logs)), "ltrbench"))
-            per_query += [("toy", m, 0, "test", f"q{k}{i}", "gm_map", v)
-                          for i, v in enumerate(logs)]
-            timings.append(("toy", m, "baseline", 0, 1.0, 0.01, 100.0, None, None))
-        runs.append(RunDir(write_run_tables(run, metrics, per_query, timings)))
+    runs = [RunDir(_hand_run(tmp_path / f"toy-Fold{k}", f"toy:Fold{k}", "gm_map",
+                             {m: [math.log(v) for v in vals] for m, vals in per_model.items()},
+                             lambda logs: math.exp(statistics.fmean(logs)), fold=f"Fold{k}",
+                             qids=[f"q{k}{i}" for i in range(2)]))
+            for k, per_model in aps.items()]
     table = fold_table(runs, "gm_map", bootstrap_resamples=50, randomization_resamples=100)
     rows = {r.model: r for r in table.rows}
     a, b = rows["a-model"], rows["b-model"]
@@ -1173,3 +1155,47 @@ def test_every_file_names_one_library_per_model(job: Job) -> None:
     assert {(r["model"], r["library"]) for r in job.table["rows"]} == set(want.items())
     assert {(r["model"], r["library"]) for r in _dicts(job.rep / "leaderboard.csv")} == \
         set(want.items())
+
+
+def _hand_run(run: Path, dataset: str, metric: str, per_query: dict[str, list[float]],
+              mean: Any, *, fold: str | None = None, qids: list[str] | None = None) -> Path:
+    """A finished one-seed run written by hand as the run loop writes it: ``per_query`` model ->
+    test values, metrics.csv's value ``mean(values)`` (the family's own averaging)."""
+    from hostile_kit import write_run_tables
+
+    run.mkdir(parents=True)
+    models = list(per_query)
+    (run / "config.toml").write_text(
+        f'dataset = "{dataset.partition(":")[0]}"\nprofile = "ltrbench"\n'
+        f"models = {json.dumps(models)}\nseeds = [0]\nquick = true\n")
+    meta = {"meta": {"fold": fold}} if fold else {}
+    (run / "manifest.json").write_text(json.dumps({
+        "finished": "2026-01-01T00:00:00+00:00", "seeds": [0],
+        "models": {m: {} for m in models}, "evaluation": {"profile": "ltrbench"},
+        "dataset": {"name": dataset, **meta}}))
+    name = dataset.partition(":")[0]
+    rows, pq_rows = [], []
+    for m, vals in per_query.items():
+        ids = qids or [f"q{i}" for i in range(len(vals))]
+        rows.append((name, m, "baseline", 0, "test", metric, mean(vals), "ltrbench"))
+        pq_rows += [(name, m, 0, "test", q, metric, v) for q, v in zip(ids, vals, strict=True)]
+    return write_run_tables(run, rows, pq_rows, [(name, m, "baseline", 0, 1.0, 0.01, 100.0,
+                                                  None, None) for m in models])
+
+
+def test_a_count_is_reported_as_its_sum_with_an_interval_around_it(tmp_path: Path) -> None:
+    """silently wrong number / unclear error: num_rel_ret is summed over queries (trec_eval);
+    report checked metrics.csv's sum against the per-query mean ("the run is damaged") and
+    its interval was the bootstrap of the per-query mean (about 1.5 beside a sum of 9)."""
+    hits = {"a-model": [2.0, 1.0, 3.0, 0.0, 2.0, 1.0], "b-model": [1.0, 1.0, 0.0, 0.0, 1.0, 2.0]}
+    _hand_run(tmp_path / "runs" / "r1", "toy", "num_rel_ret", hits, math.fsum)
+    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "rep", "--no-plots",
+              "--no-progress", "--bootstrap", "50", "--permutations", "100",
+              "--primary", "num_rel_ret")
+    assert res.status == 0, res.err[-1500:]
+    doc = strict_json((tmp_path / "rep" / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = {r["model"]: r["metrics"]["num_rel_ret"] for r in doc["tables"][0]["rows"]}
+    assert (rows["a-model"]["mean"], rows["b-model"]["mean"]) == (9.0, 5.0)
+    for model, e in rows.items():
+        assert e["ci_mean"] == math.fsum(hits[model]), model
+        assert e["ci_low"] <= e["ci_mean"] <= e["ci_high"], (model, e)
