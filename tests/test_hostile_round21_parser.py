@@ -1199,3 +1199,21 @@ def test_a_count_is_reported_as_its_sum_with_an_interval_around_it(tmp_path: Pat
     for model, e in rows.items():
         assert e["ci_mean"] == math.fsum(hits[model]), model
         assert e["ci_low"] <= e["ci_mean"] <= e["ci_high"], (model, e)
+
+
+def test_an_arp_row_keeps_its_interval_around_its_plain_mean(tmp_path: Path) -> None:
+    """silent accept (an interval dropped): under the default profile ARP's mean is the plain
+    mean of its per-query values (its own weights apply under tf-ranking only), so the
+    leaderboard has an interval around it, as for NDCG."""
+    arp = {"a-model": [1.0, 2.0, 1.5, 3.0], "b-model": [2.0, 2.5, 3.0, 4.0]}
+    _hand_run(tmp_path / "runs" / "r1", "toy", "arp", arp, statistics.fmean)
+    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "rep", "--no-plots",
+              "--no-progress", "--bootstrap", "50", "--permutations", "100", "--primary", "arp")
+    assert res.status == 0, res.err[-1500:]
+    doc = strict_json((tmp_path / "rep" / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = doc["tables"][0]["rows"]
+    assert [r["model"] for r in rows] == ["a-model", "b-model"]  # lower is better
+    for r in rows:
+        e = r["metrics"]["arp"]
+        assert e["ci_mean"] == statistics.fmean(arp[r["model"]]) == e["mean"]
+        assert e["ci_low"] <= e["mean"] <= e["ci_high"], e

@@ -32,13 +32,8 @@ import pandas as pd
 
 from bench.data.jsonio import json_number
 from bench.errors import DataError
-from bench.metrics.families import (
-    DEFAULT_METRICS,
-    PRIMARY_METRIC,
-    averaging,
-    best_is_lowest,
-    is_family,
-)
+from bench.metrics import families
+from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, best_is_lowest, is_family
 from bench.report import stats
 from bench.report.compare_checks import MOST_BOOTSTRAP as MOST_BOOTSTRAP
 from bench.report.compare_checks import MOST_PERMUTATIONS as MOST_PERMUTATIONS
@@ -399,7 +394,8 @@ def _add_intervals(rows: list[Row], src: _Sources, options: LeaderboardOptions) 
         ci = stats.bootstrap_ci(stacked, n_resamples=options.bootstrap_resamples,
                                 confidence=options.confidence, seed=options.seed)
         counts = (~np.isnan(stacked)).sum(axis=1)  # gm_map: exp of its logarithms' interval
-        mean, low, high = stats.family_ci(ci, [averaging(m) for m in members for _ in models], counts)
+        kinds = [families.averaging(m, src.profile) for m in members for _ in models]
+        mean, low, high = stats.family_ci(ci, kinds, counts)
         for j, metric in enumerate(members):
             for i, row in enumerate(rows):
                 r = j * len(models) + i

@@ -99,7 +99,7 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     versus = stats.compare_with_best(pooled, best=best, n_resamples=randomization_resamples,
                                      seed=seed)
     # as the family averages (gm_map: exp of the pooled per-query logarithms' mean and bounds)
-    pooled_means, low, high = stats.family_ci(ci, [averaging(metric)] * len(models),
+    pooled_means, low, high = stats.family_ci(ci, [averaging(metric, profile)] * len(models),
                                               np.isfinite(pooled).sum(axis=1))
     rows = []
     for i, model in enumerate(models):

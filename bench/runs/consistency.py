@@ -339,7 +339,7 @@ def _check_means(metrics: pd.DataFrame, pq: pd.DataFrame, profile: str, path: An
                         path=path, line=int(r["line"]))
     total, blanks, n = (joined[c].to_numpy(dtype=np.float64) for c in ("filled", "blank", "n"))
     fills = joined["fill"].to_numpy()
-    kinds = joined["metric"].map({m: averaging(m) for m in pd.unique(joined["metric"])})
+    kinds = joined["metric"].map({m: averaging(m, profile) for m in pd.unique(joined["metric"])})
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         mean = total / (n - blanks)
         own = np.select([kinds == "sum", kinds == "geometric"],
