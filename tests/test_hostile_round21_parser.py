@@ -1217,3 +1217,24 @@ def test_an_arp_row_keeps_its_interval_around_its_plain_mean(tmp_path: Path) -> 
         e = r["metrics"]["arp"]
         assert e["ci_mean"] == statistics.fmean(arp[r["model"]]) == e["mean"]
         assert e["ci_low"] <= e["mean"] <= e["ci_high"], e
+
+
+def test_report_reads_a_run_with_rmse_pooled_over_documents(tmp_path: Path) -> None:
+    """unclear error: RMSE is pooled over the documents (sqrt of the mean squared error of every
+    row), not the mean of the per-query RMSEs; report compared the two and refused the run as
+    damaged ("value 1.0354637868083625 of rmse ... is not the mean of its per-query values
+    (1.0272742661630734)" on a random baseline just run). Errors by hand: q0 two rows off by 1
+    (RMSE 1), q1 eight rows, one off by 3 (RMSE sqrt(9/8)); pooled sqrt(11/10)."""
+    pooled = math.sqrt(11 / 10)
+    per_query = {"a-model": [1.0, math.sqrt(9 / 8)], "b-model": [2.0, 2.0]}
+    _hand_run(tmp_path / "runs" / "r1", "toy", "rmse", per_query,
+              lambda v: pooled if v[0] == 1.0 else 2.0)
+    res = cli(tmp_path, "report", "--runs", "runs/r1", "--out", "rep", "--no-plots",
+              "--no-progress", "--bootstrap", "50", "--permutations", "100", "--primary", "rmse")
+    assert res.status == 0, res.err[-1500:]
+    doc = strict_json((tmp_path / "rep" / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = {r["model"]: r["metrics"]["rmse"] for r in doc["tables"][0]["rows"]}
+    assert rows["a-model"]["mean"] == pooled
+    assert doc["tables"][0]["best_model"] == "a-model"
+    for e in rows.values():  # no interval it cannot form (the row counts are not in the run)
+        assert e["ci_low"] is None or e["ci_low"] <= e["mean"] <= e["ci_high"], e
