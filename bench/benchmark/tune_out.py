@@ -182,7 +182,7 @@ def write_trials(folder: Path, frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
         pd.DataFrame(columns=list(TRIAL_COLUMNS))
     table = table.astype({"trial": np.int64, "value": np.float64, "cpu_s": np.float64,
                           "wall_s": np.float64, "cum_cpu_s": np.float64,
-                          "best_so_far": np.float64, "best_iteration": np.float64})
+                          "best_so_far": np.float64, "best_iteration": "Int64"})
     write_text(folder / TRIALS_CSV, table.to_csv(index=False))
     buf = io.BytesIO()
     table.to_parquet(buf, index=False)

@@ -342,7 +342,9 @@ def _write_per_query(result: EvaluationResult, path: str | None) -> None:
 
 def write_per_query(frame: pd.DataFrame, path: str) -> None:
     """``--per-query PATH``: JSON when ``PATH`` ends in ``.json`` (a list of records, one per
-    row; query ids and names exactly as read, NaN as ``null``), else CSV, whose text cells that
+    row; query ids and names exactly as read, NaN as ``null``; integer ids are JSON numbers
+    unless one lies beyond 2**53 - 1, which JSON readers that hold numbers as doubles cannot
+    tell from its neighbour: then every id is its text), else CSV, whose text cells that
     a spreadsheet would run as formulas get a leading ``'``
     (:func:`bench.data.csv_cells.formula_safe`). Two query ids that the CSV would write alike
     (``=1`` and ``'=1``) are a :class:`DataError` before anything is written: the file could
@@ -355,6 +357,9 @@ def write_per_query(frame: pd.DataFrame, path: str) -> None:
     if path.lower().endswith(".json"):
         rows = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
                  for k, v in row.items()} for row in frame.to_dict(orient="records")]
+        if any(isinstance(r["qid"], int) and abs(r["qid"]) > 2**53 - 1 for r in rows):
+            for r in rows:  # RFC 8259 §6: beyond 2**53 - 1 a JavaScript reader merges 2**53
+                r["qid"] = str(r["qid"])  # and 2**53 + 1: every id as its text, one type
         with atomic_path(path) as tmp:
             Path(tmp).write_text(json.dumps(rows, indent=1, allow_nan=False) + "\n",
                                  encoding="utf-8")

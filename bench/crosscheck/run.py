@@ -452,9 +452,20 @@ def _seed_value(seed: Any) -> int | str:
 
 
 def write_crosscheck(result: CrosscheckResult, out_dir: str | Path) -> dict[str, Path]:
-    """Write ``<out_dir>/<dataset-slug>/crosscheck.md`` and ``crosscheck.json`` (atomically)."""
+    """Write ``<out_dir>/<dataset-slug>/crosscheck.md`` and ``crosscheck.json`` (atomically).
+    The file's ``run_dir`` is relative to its own folder (``../runs/<id>``), as leaderboard.json's:
+    it was the command's own relative path (``results/runs/<id>``), which named the run only
+    from the folder the command ran in."""
+    import json
+    import os
+
     folder = Path(out_dir) / dataset_slug(result.dataset)
+    doc = result.as_dict()
+    if not Path(result.run_dir).is_absolute():  # as leaderboard.json: from the file's folder
+        doc["run_dir"] = Path(os.path.relpath(result.run_dir, folder)).as_posix()
+        doc["paths"] = "run_dir is relative to the folder holding crosscheck.json"
     return {
         "md": write_text(folder / "crosscheck.md", render_markdown(result)),
-        "json": write_text(folder / "crosscheck.json", result.to_json()),
+        "json": write_text(folder / "crosscheck.json",
+                           json.dumps(doc, indent=2, allow_nan=False) + "\n"),
     }

@@ -211,6 +211,33 @@ def best_is_lowest(metric: str) -> bool:
     return bool(known and known.lower_is_better)
 
 
+def averaging(metric: str, profile: str = "ltrbench") -> str:
+    """How the per-query values of ``metric`` (a canonical name) make its mean under the named
+    ``profile``, for a reader that has only those values (a run's ``per_query.parquet``):
+    ``mean``, ``sum`` (the counts), ``geometric`` (``gm_map``: ``exp`` of the mean of its
+    per-query logarithms), or ``weighted`` (RMSE's and MAE's errors pooled over the documents,
+    GAUC's document counts; ARP's and OPA's own weights
+    under a profile whose ``list_weight`` is not ``"query"``, ``tf-ranking``: weights the values
+    do not carry); an unknown family ``mean``.
+
+    >>> averaging("ndcg@10"), averaging("num_ret"), averaging("gm_map"), averaging("rmse")
+    ('mean', 'sum', 'geometric', 'weighted')
+    >>> averaging("arp"), averaging("arp", "tf-ranking")
+    ('mean', 'weighted')
+    """
+    family = FAMILIES.get(split_name(metric)[0])
+    if family is None:
+        return "mean"
+    if family.mean == "documents" or family.pointwise:  # RMSE, MAE: over documents
+        return "weighted"
+    if family.weight is not None:  # ARP, OPA: the profile says whether they weigh by their own
+        from bench.metrics.profiles import list_weight_of  # profiles sit beside, not below
+
+        if list_weight_of(profile) != "query":
+            return "weighted"
+    return family.mean
+
+
 def is_family(metric: str, family: str) -> bool:
     """True when ``metric`` belongs to ``family`` (``is_family("ndcg@10", "ndcg")``)."""
     return split_name(metric)[0] == family

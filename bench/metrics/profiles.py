@@ -374,6 +374,19 @@ PROFILES.update({
 })
 
 
+def list_weight_of(name: str) -> str:
+    """The ``list_weight`` of the named profile (how ARP and OPA weigh a query); ``"query"``,
+    the default, for a name no profile has. For :func:`bench.metrics.families.averaging`.
+
+    >>> list_weight_of("ltrbench"), list_weight_of("tf-ranking")
+    ('query', 'denominator')
+    """
+    try:
+        return get_profile(name).list_weight
+    except ConfigError:
+        return "query"
+
+
 def get_profile(name: str | Profile) -> Profile:
     """The named profile (a :class:`Profile` is returned as is).
 

@@ -32,6 +32,7 @@ import pandas as pd
 
 from bench.data.jsonio import json_number
 from bench.errors import DataError
+from bench.metrics import families
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, best_is_lowest, is_family
 from bench.report import stats
 from bench.report.compare_checks import MOST_BOOTSTRAP as MOST_BOOTSTRAP
@@ -392,13 +393,15 @@ def _add_intervals(rows: list[Row], src: _Sources, options: LeaderboardOptions) 
         stacked = np.vstack([mats[m][0] for m in members])
         ci = stats.bootstrap_ci(stacked, n_resamples=options.bootstrap_resamples,
                                 confidence=options.confidence, seed=options.seed)
-        counts = (~np.isnan(stacked)).sum(axis=1)
+        counts = (~np.isnan(stacked)).sum(axis=1)  # gm_map: exp of its logarithms' interval
+        kinds = [families.averaging(m, src.profile) for m in members for _ in models]
+        mean, low, high = stats.family_ci(ci, kinds, counts)
         for j, metric in enumerate(members):
             for i, row in enumerate(rows):
                 r = j * len(models) + i
                 cell = row.metrics[metric]
-                cell.ci_low, cell.ci_high = json_number(ci.low[r]), json_number(ci.high[r])
-                cell.ci_mean, cell.n_queries = json_number(ci.mean[r]), int(counts[r])
+                cell.ci_low, cell.ci_high = json_number(low[r]), json_number(high[r])
+                cell.ci_mean, cell.n_queries = json_number(mean[r]), int(counts[r])
 
 
 def _add_paired_tests(rows: list[Row], src: _Sources, options: LeaderboardOptions) -> list[str]:

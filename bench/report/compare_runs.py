@@ -397,16 +397,11 @@ def _family_means(specs: list[MetricSpec], keys: list[str],
     out: tuple[dict[str, NDArray[np.float64]], ...] = ({}, {}, {})
     kinds = {s.key: FAMILIES[s.family].mean if s.family in FAMILIES else "mean"
              for s in specs}
+    every = stats.family_ci(ci, [kinds[k] for k in keys for _ in range(n_runs)],
+                            np.concatenate([(~np.isnan(values[k])).sum(axis=1) for k in keys]))
     for j, k in enumerate(keys):
-        rows = slice(j * n_runs, (j + 1) * n_runs)
-        got = (ci.mean[rows], ci.low[rows], ci.high[rows])
-        if kinds[k] == "sum":
-            n = (~np.isnan(values[k])).sum(axis=1)
-            got = tuple(np.where(n > 0, g * n, np.nan) for g in got)  # type: ignore[assignment]
-        elif kinds[k] == "geometric":
-            got = tuple(np.exp(g) for g in got)  # type: ignore[assignment]
-        for d, g in zip(out, got, strict=True):
-            d[k] = np.asarray(g, dtype=np.float64)
+        for d, g in zip(out, every, strict=True):
+            d[k] = g[j * n_runs:(j + 1) * n_runs]
     return out
 
 

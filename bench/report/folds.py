@@ -34,7 +34,7 @@ import pandas as pd
 from bench.data.jsonio import RepeatedKey, each_key_once
 from bench.datasets.folds import fold_suffix
 from bench.errors import DataError
-from bench.metrics.families import best_is_lowest
+from bench.metrics.families import averaging, best_is_lowest
 from bench.report import stats
 from bench.report.seed_values import seed_means
 from bench.runs.reader import RunDir
@@ -98,15 +98,16 @@ def fold_table(runs: Sequence[RunDir], metric: str, *, split: str = "test",
     # the best row is the one the table ranks first (mean over folds), tested on pooled queries
     versus = stats.compare_with_best(pooled, best=best, n_resamples=randomization_resamples,
                                      seed=seed)
-    pooled_means = stats.row_means(pooled)
+    # as the family averages (gm_map: exp of the pooled per-query logarithms' mean and bounds)
+    pooled_means, low, high = stats.family_ci(ci, [averaging(metric, profile)] * len(models),
+                                              np.isfinite(pooled).sum(axis=1))
     rows = []
     for i, model in enumerate(models):
         per_fold = tuple(v[model] for v in values)
         mean, std = stats.mean_std(per_fold)
         rows.append(FoldRow(
             model=model, per_fold=per_fold, mean=mean, std=std,
-            pooled_mean=float(pooled_means[i]), ci_low=float(ci.low[i]),
-            ci_high=float(ci.high[i]),
+            pooled_mean=float(pooled_means[i]), ci_low=float(low[i]), ci_high=float(high[i]),
             p_holm=None if i == versus.best else float(versus.p_randomization_holm[i])))
     sign = 1.0 if best_is_lowest(metric) else -1.0  # ARP, a rank: the lowest first
     rows.sort(key=lambda r: sign * r.mean if np.isfinite(r.mean) else np.inf)
@@ -131,7 +132,8 @@ def render_fold_markdown(table: FoldTable) -> str:
         spread = f" ± {r.std:.4f}" if np.isfinite(r.std) else " (one fold: no std)"
         cells = [r.model, *(f"{v:.4f}" for v in r.per_fold),
                  f"{r.mean:.4f}{spread}{folds_counted(r.per_fold)}",
-                 f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
+                 f"{r.pooled_mean:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
+                 if np.isfinite(r.pooled_mean) else "n/a",
                  "best" if r.p_holm is None else stats.fmt_p(r.p_holm, 4)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

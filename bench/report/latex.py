@@ -70,6 +70,12 @@ def tex_escape(text: str) -> str:
     return _LIGATURE.sub("{}", escaped)
 
 
+def _header(metric: str) -> str:
+    """A metric's table header as LaTeX text: ``gm_map``, ``set_P``, ``RBP_residual(0.8)@10``
+    hold ``_``, TeX's subscript outside math ("Missing $ inserted"), printed raw before."""
+    return tex_escape(metric_header(metric))
+
+
 def unicode_note(texts: list[str]) -> str | None:
     """A comment line for a ``.tex`` whose names hold characters beyond Latin-1 (listed, at most
     eight): compile it with XeLaTeX or LuaLaTeX (pdfLaTeX stops with "Unicode character ... not
@@ -125,7 +131,7 @@ def render_latex(doc: dict[str, Any]) -> str:
             f"{tex_escape(shown_name(table['dataset']))}, {tex_escape(table['split'])} split, profile "
             f"\\texttt{{{tex_escape(table['profile'])}}}: {_seed_words(table)}; {conf}\\% percentile bootstrap CI over "
             f"{table['n_queries']} queries; p: paired randomization test of "
-            f"{metric_header(primary)} against the best row, Holm-corrected. "
+            f"{_header(primary)} against the best row, Holm-corrected. "
             f"Run \\texttt{{{tex_escape(table['run_id'])}}}."
         )
         if table["blank_queries"]:
@@ -140,9 +146,9 @@ def render_latex(doc: dict[str, Any]) -> str:
             f"\\begin{{tabular}}{{{cols}}}",
             "\\toprule",
         ]
-        head = ["Model", *[metric_header(m) for m in metrics], "Fit s: median [range]"]
+        head = ["Model", *[_header(m) for m in metrics], "Fit s: median [range]"]
         if with_tests:
-            head += [f"{metric_header(primary)} {conf}\\% CI", "$p$ (Holm)"]
+            head += [f"{_header(primary)} {conf}\\% CI", "$p$ (Holm)"]
         out.append(" & ".join(head) + " \\\\")
         out.append("\\midrule")
         for row in table["rows"]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -225,6 +226,31 @@ def bootstrap_ci(
         n_resamples=n_resamples,
         seed=seed,
     )
+
+
+def family_ci(ci: BootstrapCI, kinds: Sequence[str], counts: ArrayLike
+              ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``(mean, low, high)`` of ``ci`` (rows of per-query values) as each row's metric family
+    averages them (``kinds``: :func:`bench.metrics.families.averaging` of each row's metric;
+    ``counts``: each row's queries with a value): a count's (``sum``) times its queries, a
+    geometric mean's (``gm_map``, whose per-query values are logarithms) exponentiated (``exp``
+    is increasing: the percentile bounds stay the bounds); NaN for a ``weighted`` family, whose
+    weights the values do not carry; as they are otherwise.
+
+    >>> ci = bootstrap_ci([[0.0, 0.0], [0.5, 0.5]], n_resamples=10)
+    >>> [v.tolist() for v in family_ci(ci, ["geometric", "sum"], [2, 2])]
+    [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    """
+    n = np.asarray(counts)
+    factor = np.where(n > 0, n, np.nan)
+    out = []
+    for values in (ci.mean, ci.low, ci.high):
+        v = np.asarray(values, dtype=np.float64)
+        v = np.select([np.asarray(kinds) == "sum", np.asarray(kinds) == "geometric",
+                       np.asarray(kinds) == "weighted"],
+                      [v * factor, np.exp(v), np.full_like(v, np.nan)], v)
+        out.append(v)
+    return out[0], out[1], out[2]
 
 
 def randomization_test(

@@ -14,7 +14,9 @@ from part of it:
 * ``per_query.parquet`` (when present) has one row per (dataset, model, seed, split, qid,
   metric), covers every (model, seed, split, metric) of ``metrics.csv`` with the same queries
   for every model of a split, and its mean equals ``metrics.csv``'s value: under the run's
-  profile the mean over the queries with a value (blank queries are NaN), under
+  profile the mean over the queries with a value (blank queries are NaN) as the metric's family
+  averages them (``Family.mean``: a count's sum, ``gm_map``'s exp of the mean of its per-query
+  logarithms; a family weighing queries by its own weights, GAUC, is not recomputed), under
   ``<profile>-blank0`` / ``-blank1`` the mean with blank queries scored 0 / 1 — the rule the
   run loop writes both files with (:mod:`bench.benchmark.record`);
 * ``timings.csv``'s rows are of the run's models and seeds (a row renamed or copied from
@@ -41,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from bench.errors import DataError
-from bench.metrics.families import unit_interval
+from bench.metrics.families import averaging, unit_interval
 from bench.runs.layout import blank_fills, blank_variant_of, status_key
 from bench.runs.manifest import MANIFEST
 from bench.runs.manifest_check import check_manifest
@@ -337,10 +339,14 @@ def _check_means(metrics: pd.DataFrame, pq: pd.DataFrame, profile: str, path: An
                         path=path, line=int(r["line"]))
     total, blanks, n = (joined[c].to_numpy(dtype=np.float64) for c in ("filled", "blank", "n"))
     fills = joined["fill"].to_numpy()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        expect = np.where(np.isnan(fills), total / (n - blanks), (total + np.nan_to_num(fills) * blanks) / n)
+    kinds = joined["metric"].map({m: averaging(m, profile) for m in pd.unique(joined["metric"])})
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean = total / (n - blanks)
+        own = np.select([kinds == "sum", kinds == "geometric"],
+                        [np.where(blanks < n, total, np.nan), np.exp(mean)], mean)
+        expect = np.where(np.isnan(fills), own, (total + np.nan_to_num(fills) * blanks) / n)
     value = joined["value"].to_numpy()
-    both_nan = np.isnan(expect) & np.isnan(value)
+    both_nan = (np.isnan(expect) & np.isnan(value)) | (kinds == "weighted").to_numpy()
     bad = ~(np.abs(expect - value) <= TOLERANCE) & ~both_nan
     if bad.any():
         i = int(bad.argmax())

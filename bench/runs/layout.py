@@ -104,6 +104,7 @@ class TableSpec:
     #: ``integers`` of them hold whole numbers and may not be empty
     numeric: tuple[str, ...] = ()
     integers: tuple[str, ...] = ()
+    counts: tuple[str, ...] = ()  #: whole numbers that may be empty: written 3, never 3.0
 
 
 TABLES: dict[str, TableSpec] = {
@@ -129,7 +130,7 @@ TABLES: dict[str, TableSpec] = {
             ("model", "seed", "fit_s"),
             ("seed", "fit_s", "predict_s", "peak_rss_mb", "best_iteration", "n_trees",
              "fit_cpu_s", "other_load", "steal_load", "repeats", "fit_s_min", "fit_s_max"),
-            ("seed",),
+            ("seed",), ("best_iteration", "n_trees", "repeats"),
         ),
         TableSpec(
             "evallog.csv",
@@ -151,8 +152,6 @@ TABLES: dict[str, TableSpec] = {
 PAIR_TABLES: tuple[str, ...] = (
     "metrics.csv", "per_query.parquet", "timings.csv", "evallog.csv", "scores.parquet",
 )
-
-
 
 #: Where ``run``, ``report``, ``crosscheck`` and ``tune`` write by default: a folder git ignores,
 #: so a user's runs never change the committed results nor make the checkout dirty.
@@ -265,11 +264,25 @@ def write_table(path: Path, frame: pd.DataFrame) -> None:
     cols = columns_of(path.name)
     if cols:
         frame = frame.reindex(columns=list(cols))
+    frame = _counts_as_integers(frame, TABLES.get(path.name))
     with atomic_path(path) as tmp:
         if path.suffix == ".parquet":
             frame.to_parquet(tmp, index=False)
         else:
             frame.to_csv(tmp, index=False)
+
+
+def _counts_as_integers(frame: pd.DataFrame, spec: TableSpec | None) -> pd.DataFrame:
+    """``spec.counts`` holding whole numbers as nullable integers (a LightGBM ``best_iteration``
+    beside a baseline's empty cell was written ``3.0``, which ``int()`` refuses)."""
+    out = {}
+    for c in [c for c in (spec.counts if spec else ()) if c in frame.columns]:
+        v = pd.to_numeric(frame[c], errors="coerce")
+        whole = v.dropna()
+        if v.notna().sum() == frame[c].notna().sum() and ((whole % 1 == 0)
+                                                          & (whole.abs() <= 2.0**53)).all():
+            out[c] = v.astype("Int64")
+    return frame.assign(**out) if out else frame
 
 
 def upsert_pair(path: Path, new: pd.DataFrame, model: str, seed: int) -> None:
