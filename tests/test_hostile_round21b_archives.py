@@ -14,7 +14,6 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import stat
 import struct
 import tarfile
@@ -57,7 +56,7 @@ def _zip(tmp: Path, members: Members, name: str = "toy.zip",
     with zipfile.ZipFile(path, "w", compression=how) as zf:
         for member, data in members:
             twin = member.split("\0")[0] in zf.NameToInfo
-            with pytest.warns(UserWarning) if twin else _nothing():
+            with pytest.warns(UserWarning, match="Duplicate name") if twin else _nothing():
                 zf.writestr(member, data)
     return path
 
@@ -138,7 +137,8 @@ def test_silent_accept_names_differing_only_in_letter_case_are_refused(tmp_path:
 def test_silent_accept_names_differing_only_in_unicode_form_are_refused(tmp_path: Path,
                                                                         fmt: str) -> None:
     nfc, nfd = "toy/caf\u00e9.csv", "toy/cafe\u0301.csv"
-    assert unicodedata.normalize("NFC", nfd) == nfc and nfc != nfd
+    assert unicodedata.normalize("NFC", nfd) == nfc
+    assert nfc != nfd
     members = [("toy/ratings.csv", RATINGS), (nfc, b"a"), (nfd, b"b")]
     source = _zip(tmp_path, members) if fmt == "zip" else _tar(tmp_path, members)  # type: ignore[arg-type]
     _refused(tmp_path, source, r"differ only in .*Unicode")
@@ -171,17 +171,30 @@ def test_traceback_a_folder_named_like_the_fetch_record_is_refused(tmp_path: Pat
     _refused(tmp_path, source, rf"{FETCH_RECORD}.*is not a file")
 
 
+def _command_error(tmp: Path, source: Path, monkeypatch: pytest.MonkeyPatch,
+                   capsys: pytest.CaptureFixture[str]) -> str:
+    """``ltrbench datasets fetch toy --url SOURCE`` (the toy card): exit 2, its one error line."""
+    monkeypatch.setattr("bench.datasets.fetch.get_card", lambda _name: _card(files=UNVOUCHED))
+    code = main(["datasets", "fetch", "toy", "--url", str(source), "--data-dir",
+                 str(tmp / "data"), "--no-progress"])
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 2, err
+    assert len(errors) == 1, err
+    assert "Traceback" not in err
+    assert _nothing_left(tmp)
+    assert source.exists()
+    return errors[0]
+
+
 def test_traceback_the_command_refuses_a_folder_named_like_the_record_in_one_line(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # a tar.gz mirror of the card's zip: its digest is not the card's to check, the members are
-    source = _tar(tmp_path, [("ml-latest-small/ratings.csv", RATINGS),
-                             (f"ml-latest-small/{FETCH_RECORD}/x", b"x")], name="mirror.tar.gz")
-    code = main(["datasets", "fetch", "ml-latest-small", "--url", str(source),
-                 "--data-dir", str(tmp_path / "data")])
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and len(err.splitlines()) == 1, err
-    assert "Traceback" not in err and "mirror.tar.gz" in err
-    assert _nothing_left(tmp_path)
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    source = _tar(tmp_path, [("toy/ratings.csv", RATINGS), (f"toy/{FETCH_RECORD}/x", b"x")],
+                  name="mirror.tar.gz")
+    said = _command_error(tmp_path, source, monkeypatch, capsys)
+    assert "mirror.tar.gz" in said
+    assert FETCH_RECORD in said
 
 
 def test_a_record_file_packed_by_a_mirror_is_replaced_by_the_fetchs_own(tmp_path: Path) -> None:
@@ -207,7 +220,8 @@ def test_silent_accept_a_bomb_of_many_small_members_is_refused_before_unpacking(
     monkeypatch.setattr(zipfile.ZipFile, "extractall",
                         lambda *a, **k: pytest.fail("unpacked a 1000:1 archive"))
     said = _refused(tmp_path, source, r"more than 200:1")
-    assert f"{total:,}" in said and f"{packed:,}" in said
+    assert f"{total:,}" in said
+    assert f"{packed:,}" in said
 
 
 def test_a_text_archive_of_many_small_members_is_still_fetched(tmp_path: Path) -> None:
@@ -364,7 +378,8 @@ def test_a_tar_file_member_mode_gives_an_owner_readable_plain_file(tmp_path: Pat
                                                                    mode: int) -> None:
     source = _tar(tmp_path, [(_info("toy/ratings.csv", RATINGS, mode=mode), RATINGS)])
     got = (_fetch(tmp_path, source) / "ratings.csv").stat().st_mode
-    assert got & stat.S_IRUSR and not got & (stat.S_ISUID | stat.S_ISGID | stat.S_IWOTH)
+    assert got & stat.S_IRUSR
+    assert not got & (stat.S_ISUID | stat.S_ISGID | stat.S_IWOTH)
 
 
 def test_a_tar_folder_member_of_mode_000_leaves_a_readable_folder_and_no_staging(
@@ -403,7 +418,8 @@ def test_a_name_of_fullwidth_dots_stays_inside_the_folder(tmp_path: Path) -> Non
 def test_unclear_a_windows_zip_with_backslash_names_says_so(tmp_path: Path) -> None:
     source = _zip(tmp_path, [("toy\\ratings.csv", RATINGS)])
     said = _refused(tmp_path, source, r"ratings.csv \(missing\)")
-    assert "'toy\\\\ratings.csv'" in said and "'\\\\'" in said
+    assert "'toy\\\\ratings.csv'" in said
+    assert "'\\\\'" in said
 
 
 def test_an_archive_of_no_member_installs_nothing(tmp_path: Path) -> None:
@@ -426,7 +442,9 @@ def test_silently_wrong_a_card_file_digest_in_capitals_with_spaces_verifies(
     files = {"ratings.csv": f" {_sha(RATINGS).upper()}\n"}
     folder = _fetch(tmp_path, _zip(tmp_path, [("toy/ratings.csv", RATINGS)]), files=files)
     report = verify(_card(files=files), data_dir=tmp_path / "data")
-    assert report.ok and report.files[0].status == "ok" and folder.is_dir()
+    assert report.ok
+    assert report.files[0].status == "ok"
+    assert folder.is_dir()
 
 
 def test_an_upper_case_digest_of_other_bytes_is_still_a_mismatch(tmp_path: Path) -> None:
@@ -446,7 +464,8 @@ def test_silently_wrong_a_mirror_in_another_format_is_not_said_to_lack_a_card_di
     _other_format(tmp_path, log)
     said = " ".join(log)
     assert "the card has no sha256" not in said  # it has one: of its zip, not of this tar.gz
-    assert "mirror.tar.gz" in said and "toy.zip" in said
+    assert "mirror.tar.gz" in said
+    assert "toy.zip" in said
 
 
 def test_silently_wrong_the_record_of_a_mirror_in_another_format_names_what_was_read(
@@ -506,12 +525,10 @@ def test_verify_of_a_fetched_folder_with_one_byte_changed_names_the_file(tmp_pat
 
 
 def test_the_command_refuses_a_twin_member_in_one_line_and_installs_nothing(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = _tar(tmp_path, [("ml-latest-small/ratings.csv", RATINGS),
-                             ("ml-latest-small/ratings.csv", EVIL)], name="mirror.tar.gz")
-    code = main(["datasets", "fetch", "ml-latest-small", "--url", str(source),
-                 "--data-dir", str(tmp_path / "data")])
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and len(err.splitlines()) == 1, err
-    assert "twice" in err and "mirror.tar.gz" in err
-    assert _nothing_left(tmp_path) and source.exists()
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    source = _tar(tmp_path, [("toy/ratings.csv", RATINGS), ("toy/ratings.csv", EVIL)],
+                  name="mirror.tar.gz")
+    said = _command_error(tmp_path, source, monkeypatch, capsys)
+    assert "'toy/ratings.csv' is in the archive twice" in said
+    assert "mirror.tar.gz" in said
