@@ -7,7 +7,7 @@ the cases they did not try. Each test's name starts with its class of issue 19 (
 silent accept, silently wrong, unclear error, input destroyed) or says the behaviour it guards.
 Oracles: :mod:`hashlib`, :mod:`zipfile` / :mod:`tarfile` and hand-counted sizes.
 
-Before this round (27 of these 56 failed): two members of one name, or of names differing only in
+Before this round (28 of these 57 failed): two members of one name, or of names differing only in
 letter case, Unicode form, ``./`` or ``//``, were unpacked with the last one winning (a card
 without file digests installed the attacker's copy, even over a good one with ``--force``); a zip
 of many members under 1 MiB each, of members declaring more packed bytes than the archive holds,
@@ -15,7 +15,7 @@ or of entries overlapping one deflate stream passed the 200:1 rule; a folder nam
 record was a traceback; a bad CRC was "not a zip archive"; a name of 260 UTF-8 bytes was "130
 characters (a file system takes 255)"; a card digest in capitals was "the download is corrupt";
 a mirror in another format was logged as "the card has no sha256" and recorded under the card's
-archive name; a zip with ``\\`` in its names said only "missing".
+archive name; a zip with ``\\`` in its names, or packed a folder too high, said only "missing".
 """
 
 from __future__ import annotations
@@ -598,3 +598,11 @@ def test_silent_accept_a_twin_spelled_with_a_dot_or_double_slash_is_refused(
         tmp_path: Path, twin: str) -> None:
     source = _zip(tmp_path, [("toy/ratings.csv", RATINGS), (twin, EVIL)])
     _refused(tmp_path, source, rf"'{twin}' is in the archive twice", files=UNVOUCHED)
+
+
+def test_unclear_an_archive_packed_one_folder_too_high_says_where_the_files_are(
+        tmp_path: Path) -> None:
+    source = _zip(tmp_path, [("toy/toy/ratings.csv", RATINGS)])
+    said = _refused(tmp_path, source, r"ratings.csv \(missing\)")
+    assert "'toy/ratings.csv'" in said  # where it lies, below the card's archive_root 'toy'
+    assert "a folder deeper" in said

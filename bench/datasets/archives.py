@@ -246,6 +246,21 @@ def windows_names(root: Path) -> str:
             "repack the archive with '/' in its names")
 
 
+def misplaced_files(root: Path, wanted: list[str]) -> str:
+    """``"; it holds ... in ..."`` naming where a wanted file (a card's path) lies deeper in the
+    unpacked download (an archive packed one folder too high: ``toy/toy/ratings.csv``), else
+    ``""``."""
+    for rel in wanted:
+        name = PurePosixPath(rel).name
+        found = sorted(f.relative_to(root).as_posix() for f in root.rglob(name)
+                       if f.is_file() and f.relative_to(root).as_posix().endswith("/" + rel))
+        if found:
+            return (f"; it holds {rel} as {found[0]!r}: the files lie a folder deeper than the "
+                    "card says (packed from the folder above); repack it from the dataset's "
+                    "folder")
+    return ""
+
+
 def nested_archives(root: Path) -> str:
     """``"; it holds ... inside: ..."`` naming the archives an unpacked download holds (Yahoo's
     ``dataset.tgz`` holds ``ltrc_yahoo.tar.bz2``, the archive its card names), else ``""``."""

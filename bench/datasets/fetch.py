@@ -33,7 +33,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from bench.datasets.archives import extract, nested_archives, windows_names
+from bench.datasets.archives import extract, misplaced_files, nested_archives, windows_names
 from bench.datasets.card_checks import fold_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
 from bench.datasets.verify import VerifyReport, same_digest, verify_folder
@@ -319,8 +319,9 @@ def _verify_download(card: Card, root: Path, url: str | None) -> VerifyReport:
             f"{f.path} ({f.status}{'' if f.actual is None else ': ' + f.actual})"
             for f in bad[:5]
         )
-        inside = (windows_names(root) or nested_archives(root)) \
-            if any(f.status == "missing" for f in bad) else ""
+        missing = [f.path for f in bad if f.status == "missing"]
+        inside = (windows_names(root) or misplaced_files(root, missing)
+                  or nested_archives(root)) if missing else ""
         raise DataError(f"downloaded dataset {card.spec!r} does not match its card: "
                         f"{listed}{inside}", path=url)
     return report
