@@ -7,7 +7,7 @@ the cases they did not try. Each test's name starts with its class of issue 19 (
 silent accept, silently wrong, unclear error, input destroyed) or says the behaviour it guards.
 Oracles: :mod:`hashlib`, :mod:`zipfile` / :mod:`tarfile` and hand-counted sizes.
 
-Before this round (28 of these 57 failed): two members of one name, or of names differing only in
+Before this round (29 of these 58 failed): two members of one name, or of names differing only in
 letter case, Unicode form, ``./`` or ``//``, were unpacked with the last one winning (a card
 without file digests installed the attacker's copy, even over a good one with ``--force``); a zip
 of many members under 1 MiB each, of members declaring more packed bytes than the archive holds,
@@ -15,7 +15,8 @@ or of entries overlapping one deflate stream passed the 200:1 rule; a folder nam
 record was a traceback; a bad CRC was "not a zip archive"; a name of 260 UTF-8 bytes was "130
 characters (a file system takes 255)"; a card digest in capitals was "the download is corrupt";
 a mirror in another format was logged as "the card has no sha256" and recorded under the card's
-archive name; a zip with ``\\`` in its names, or packed a folder too high, said only "missing".
+archive name (and its download was bound by nothing, not even the free space); a zip with ``\\``
+in its names, or packed a folder too high, said only "missing".
 """
 
 from __future__ import annotations
@@ -606,3 +607,22 @@ def test_unclear_an_archive_packed_one_folder_too_high_says_where_the_files_are(
     said = _refused(tmp_path, source, r"ratings.csv \(missing\)")
     assert "'toy/ratings.csv'" in said  # where it lies, below the card's archive_root 'toy'
     assert "a folder deeper" in said
+
+
+def test_silent_accept_a_mirror_in_another_format_stops_at_the_free_space(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    # no archive size binds a tar.gz mirror of a zip card: an endless one filled the disk
+    noise = hashlib.shake_256(b"seed").digest(4096)  # does not pack: the tar.gz is over 4 KB
+    mirror = _tar(tmp_path, [("toy/ratings.csv", noise)], name="mirror.tar.gz")
+    assert mirror.stat().st_size > 1000
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage",
+                        lambda p: real(p)._replace(free=1000))  # type: ignore[attr-defined]
+    card = _card(url="http://127.0.0.1:9/toy.zip", archive_size=10**9)
+    with pytest.raises(DataError, match=r"passed the 1,000 bytes free in .*stopped before the "
+                                        r"disk is full"):
+        fetch(card, url=str(mirror), data_dir=tmp_path / "data", progress=False,
+              log=lambda _m: None)
+    assert _nothing_left(tmp_path)

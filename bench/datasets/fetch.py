@@ -290,7 +290,7 @@ def _download_into(card: Card, url: str | None, fmt: str, staging: Path,
         archive = staging / archive_name
         digest = _download(url, archive, progress=progress, timeout=timeout,
                            label=archive_name, size_hint=card.archive_size,
-                           limit=card.archive_size if same else 0)
+                           limit=card.archive_size if same else 0, room=not same)
         # an overriding URL may be a different archive format than the card's
         expected = card.archive_sha256 if fmt == card.archive_format else UNKNOWN
         _check_digest(expected, digest, what=archive_name, url=url)
@@ -339,11 +339,15 @@ def _download(
     label: str,
     size_hint: int = 0,
     limit: int = 0,
+    room: bool = False,
 ) -> str:
     """Stream ``url`` into ``target`` (hashing on the way); returns the sha256. A download
     beyond ``limit`` bytes (the card's ``archive_size``; 0: none) stops: it is not the
-    published archive (an endless ``file:///dev/zero`` would fill the disk)."""
+    published archive (an endless ``file:///dev/zero`` would fill the disk). With ``room`` (a
+    mirror in another format, which the card's size does not bind), one beyond the free space
+    of the target's folder stops before the disk is full."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(target.parent).free
     h = hashlib.sha256()
     try:
         response = urllib.request.urlopen(url, timeout=timeout)
@@ -384,6 +388,10 @@ def _download(
                 if not block:
                     break
                 done += len(block)
+                if room and done > free:
+                    raise DataError(f"the download passed the {free:,} bytes free in "
+                                    f"{os.fspath(target.parent)!r}: stopped before the disk is "
+                                    "full (free space, or --data-dir elsewhere)", path=url)
                 if limit and done > limit:
                     raise DataError(f"the download passed the card's archive size, {limit:,} "
                                     "bytes: not the published archive; stopped", path=url)
