@@ -33,10 +33,10 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from bench.datasets.archives import extract, nested_archives
+from bench.datasets.archives import extract, misplaced_files, nested_archives, windows_names
 from bench.datasets.card_checks import fold_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
-from bench.datasets.verify import VerifyReport, verify_folder
+from bench.datasets.verify import VerifyReport, same_digest, verify_folder
 from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError, home_expanded
 
@@ -209,6 +209,7 @@ def fetch(
                               timeout=timeout, say=say)
         report = _verify_download(card, root, url)
         record["files"] = {f.path: f.actual for f in report.files}
+        _clear_record(root, url)
         (root / FETCH_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         if dest.exists():
             if not force:
@@ -284,16 +285,20 @@ def _download_into(card: Card, url: str | None, fmt: str, staging: Path,
         record["urls"] = dict(card.file_urls)
     else:
         assert url is not None
-        archive_name = card.archive or _name_from_url(url)
-        archive = staging / archive_name
         same = fmt == card.archive_format  # the card's archive: its size bounds the download
+        archive_name = (card.archive if same else "") or _name_from_url(url)
+        archive = staging / archive_name
         digest = _download(url, archive, progress=progress, timeout=timeout,
                            label=archive_name, size_hint=card.archive_size,
-                           limit=card.archive_size if same else 0)
+                           limit=card.archive_size if same else 0, room=not same)
         # an overriding URL may be a different archive format than the card's
         expected = card.archive_sha256 if fmt == card.archive_format else UNKNOWN
         _check_digest(expected, digest, what=archive_name, url=url)
-        if expected == UNKNOWN:
+        if expected == UNKNOWN and not same and card.archive_sha256 != UNKNOWN:
+            say(f"{card.spec}: the card's sha256 is of its {card.archive_format} archive "
+                f"{card.archive}, not of this {fmt} {archive_name}; downloaded sha256 = {digest} "
+                "(the files are checked where known)")
+        elif expected == UNKNOWN:
             say(f"{card.spec}: the card has no sha256 for {archive_name}; downloaded "
                 f"sha256 = {digest} (record it; the files are checked where known)")
         record.update(url=url, archive=archive_name, archive_sha256=digest,
@@ -314,7 +319,9 @@ def _verify_download(card: Card, root: Path, url: str | None) -> VerifyReport:
             f"{f.path} ({f.status}{'' if f.actual is None else ': ' + f.actual})"
             for f in bad[:5]
         )
-        inside = nested_archives(root) if any(f.status == "missing" for f in bad) else ""
+        missing = [f.path for f in bad if f.status == "missing"]
+        inside = (windows_names(root) or misplaced_files(root, missing)
+                  or nested_archives(root)) if missing else ""
         raise DataError(f"downloaded dataset {card.spec!r} does not match its card: "
                         f"{listed}{inside}", path=url)
     return report
@@ -332,11 +339,15 @@ def _download(
     label: str,
     size_hint: int = 0,
     limit: int = 0,
+    room: bool = False,
 ) -> str:
     """Stream ``url`` into ``target`` (hashing on the way); returns the sha256. A download
     beyond ``limit`` bytes (the card's ``archive_size``; 0: none) stops: it is not the
-    published archive (an endless ``file:///dev/zero`` would fill the disk)."""
+    published archive (an endless ``file:///dev/zero`` would fill the disk). With ``room`` (a
+    mirror in another format, which the card's size does not bind), one beyond the free space
+    of the target's folder stops before the disk is full."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(target.parent).free
     h = hashlib.sha256()
     try:
         response = urllib.request.urlopen(url, timeout=timeout)
@@ -377,6 +388,10 @@ def _download(
                 if not block:
                     break
                 done += len(block)
+                if room and done > free:
+                    raise DataError(f"the download passed the {free:,} bytes free in "
+                                    f"{os.fspath(target.parent)!r}: stopped before the disk is "
+                                    "full (free space, or --data-dir elsewhere)", path=url)
                 if limit and done > limit:
                     raise DataError(f"the download passed the card's archive size, {limit:,} "
                                     "bytes: not the published archive; stopped", path=url)
@@ -388,8 +403,18 @@ def _download(
     return h.hexdigest()
 
 
+def _clear_record(root: Path, url: str | None) -> None:
+    """Make way for the fetch record: a file of its name packed in the archive (a mirror that
+    zipped a fetched folder) is replaced; anything else there (a folder, a link) is refused."""
+    packed = root / FETCH_RECORD
+    if packed.is_symlink() or (packed.exists() and not packed.is_file()):
+        raise DataError(f"the archive holds {FETCH_RECORD!r}, which is not a file: that is the "
+                        "name of the record ltrbench writes in the dataset folder; refused",
+                        path=url)
+
+
 def _check_digest(expected: str, actual: str, *, what: str, url: str) -> None:
-    if expected != UNKNOWN and expected != actual:
+    if expected != UNKNOWN and not same_digest(expected, actual):
         raise DataError(
             f"sha256 of {what} is {actual}, the card says {expected}: the download is corrupt "
             "or not the published file; nothing was installed",

@@ -56,6 +56,12 @@ class VerifyReport:
         return {**asdict(self), "ok": self.ok, "counts": self.counts}
 
 
+def same_digest(expected: str, actual: str) -> bool:
+    """A card's hex digest equals a computed one, in either letter case and without the spaces
+    around it (a card built in Python with a digest pasted from ``sha256sum`` or a web page)."""
+    return expected.strip().lower() == actual.lower()
+
+
 def verify_folder(card: Card, folder: str | os.PathLike[str], *,
                   more: dict[str, str] | None = None) -> VerifyReport:
     """Check every file the card lists in ``folder`` (and ``more``) against its digest."""
@@ -67,7 +73,8 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
             checks.append(FileCheck(rel, expected, None, "missing"))
             continue
         actual = sha256_file(f)
-        status = "unverified" if expected == UNKNOWN else "ok" if actual == expected else "mismatch"
+        status = "unverified" if expected == UNKNOWN else \
+            "ok" if same_digest(expected, actual) else "mismatch"
         found = f.relative_to(root).as_posix()
         checks.append(FileCheck(rel, expected, actual, status, None if found == rel else found))
     checks += [FileCheck(rel, UNKNOWN, sha256_file(root / rel), "foreign")
