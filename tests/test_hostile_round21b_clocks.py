@@ -261,6 +261,17 @@ def test_a_finish_time_before_1970_is_older_not_a_crash(tmp_path: Path) -> None:
     assert any(r.run_id == "rtc" and "older" in w for r, w in choice.skipped)
 
 
+def test_a_folder_dated_before_1970_is_older_not_a_crash(tmp_path: Path) -> None:
+    # traceback: a negative mtime (a copy from a machine whose clock read 1969)
+    run = _run(tmp_path, "rtc", manifest=False, value=0.1)
+    os.utime(run, (-86400.0 * 365, -86400.0 * 365))
+    _run(tmp_path, "ntp", value=0.2)
+    choice = _choice(tmp_path)
+    assert choice.run.run_id == "ntp"
+    (reason,) = [w for r, w in choice.skipped if r.run_id == "rtc"]
+    assert reason.startswith("older, dated 1969-01-01T00:00:00+00:00"), reason
+
+
 def test_year_one_at_plus_14_compares_without_overflow(tmp_path: Path) -> None:
     # traceback: an aware time at the edge of datetime's range
     _run(tmp_path, "edge", finished="0001-01-01T00:00:00+14:00", started="0001-01-01T00:00:00+14:00")
@@ -372,6 +383,15 @@ def test_resume_with_a_start_that_is_no_time_is_passed_over_and_said(tmp_path: P
         got = search.latest_unfinished(tmp_path, HASH)
     assert got == tmp_path / "good"
     assert any("yesterday" in str(w.message) and "started" in str(w.message) for w in caught)
+
+
+def test_resume_prefers_a_run_with_a_start_time_to_one_without(tmp_path: Path) -> None:
+    run = tmp_path / "nostart"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"run_id": "nostart", "config_hash": HASH,
+                                                   "finished": None}))
+    _unfinished(tmp_path, "dated", "1970-01-01T00:00:00+00:00")
+    assert search.latest_unfinished(tmp_path, HASH) == tmp_path / "dated"
 
 
 def test_resume_of_two_runs_started_in_one_second_takes_the_later_counter(tmp_path: Path) -> None:
