@@ -575,3 +575,71 @@ def test_tune_resume_of_a_study_finished_meanwhile_says_complete(tmp_path: Path)
     (folder / "complete").write_text("2026-11-28T04:00:00+00:00\n")
     ok(own_error(lambda: tune_loaded(plan, load_splits(str(data))), "is complete",
                  "nothing to resume"))
+
+
+# ============================================ one dataset fetched by two processes at once
+_TOY = {"ratings.csv": b"userId,movieId,rating,timestamp\n1,2,3.5,100\n",
+        "movies.csv": b"movieId,title,genres\n2,Heat (1995),Action\n"}
+
+
+def _toy_card(tmp_path: Path) -> Any:
+    import hashlib
+    import io
+    import zipfile
+
+    from bench.datasets.catalogue import Card
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in _TOY.items():
+            zf.writestr(f"toy/{name}", data)
+    archive = tmp_path / "toy.zip"
+    archive.write_bytes(buf.getvalue())
+    return Card(name="toy", title="Toy", kind="ratings", loader="movielens", homepage="http://x",
+                size="2 files", licence="test data", citation="none", dir="toy",
+                archive_format="zip", archive="toy.zip", archive_root="toy",
+                url=archive.as_uri(), archive_sha256=hashlib.sha256(buf.getvalue()).hexdigest(),
+                files={k: hashlib.sha256(v).hexdigest() for k, v in _TOY.items()})
+
+
+def _other_fetch_finishes_meanwhile(monkeypatch: pytest.MonkeyPatch, data: Path,
+                                    files: dict[str, bytes]) -> None:
+    """The other process's fetch renames its copy into place while this one verifies its own."""
+    import bench.datasets.fetch as fetch_mod
+
+    verify = fetch_mod._verify_download
+
+    def meanwhile(*args: Any, **kw: Any) -> Any:
+        report = verify(*args, **kw)
+        (data / "toy").mkdir()
+        for name, body in files.items():
+            (data / "toy" / name).write_bytes(body)
+        return report
+    monkeypatch.setattr(fetch_mod, "_verify_download", meanwhile)
+
+
+def test_a_dataset_fetched_meanwhile_by_another_process_is_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # unclear error: "folder already exists; fetch with --force" for a fetch that succeeded twice
+    from bench.datasets.fetch import fetch
+
+    data = tmp_path / "data"
+    _other_fetch_finishes_meanwhile(monkeypatch, data, _TOY)
+    said: list[str] = []
+    dest = fetch(_toy_card(tmp_path), data_dir=data, progress=False, log=said.append)
+    assert dest == data / "toy"
+    assert (dest / "ratings.csv").read_bytes() == _TOY["ratings.csv"]
+    assert any("another process" in m for m in said), said
+    assert [p.name for p in data.iterdir()] == ["toy"]  # no staging folder left
+
+
+def test_a_different_folder_that_appeared_meanwhile_is_kept_and_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # input destroyed: someone's own folder of that name is never replaced without --force
+    from bench.datasets.fetch import fetch
+
+    data = tmp_path / "data"
+    _other_fetch_finishes_meanwhile(monkeypatch, data, {"ratings.csv": b"mine\n"})
+    ok(own_error(lambda: fetch(_toy_card(tmp_path), data_dir=data, progress=False,
+                               log=lambda m: None), "already exists", "--force"))
+    assert (data / "toy" / "ratings.csv").read_bytes() == b"mine\n"
