@@ -6,8 +6,10 @@ test run replaced an eleven-model table. The rule now (:func:`select_runs`):
 * every run found is listed per dataset, with the one used, the reason, and the others skipped
   (each with its reason and its number of models);
 * by default the **newest finished** run of each dataset is used (finish time from the manifest,
-  else start time, else the folder's time, compared as instants: :func:`moment`; a run whose
-  manifest has no finish time is skipped unless ``include_unfinished``);
+  else start time, else the folder's time, compared as instants: :func:`moment`; runs of one
+  time by run id, the counter of one second's runs as a number: ``-11`` after ``-9``; a run
+  whose manifest has no finish time is skipped unless ``include_unfinished``); a time ahead of
+  this machine's clock, or a finish before its start, is said with it (:func:`_clock_note`);
 * runs named one by one (``--runs DIR`` of a run directory, or a run id looked up under the
   runs folder) are used as named, finished or not; two named runs of one dataset are an error
   unless ``every`` (``--all``: one table per run).
@@ -298,7 +300,8 @@ def _tie(runs: list[RunDir]) -> str:
     same = [r for r in runs[:-1] if r.moment == runs[-1].moment]
     if not same:
         return ""
-    return (f"; {len(same)} other run(s) have the same time, the last by run id is used "
+    return (f"; {len(same)} other run(s) have the same time, the last by run id (-11 after "
+            "-9) is used "
             "(name one with --runs, or --all for one table per run)")
 
 
