@@ -81,9 +81,10 @@ from bench.runners.registry import ModelNames, ModelSpec
 from bench.runners.result import Selection
 from bench.runners.search_dimension import Dimension
 from bench.runs.layout import LOCAL_RESULTS
+from bench.runs.lock import writer_lock
 from bench.runs.manifest import parts_fingerprint
 from bench.runs.naming import dataset_slug
-from bench.runs.tune_layout import BEST, STUDY_DB, TRIALS_CSV
+from bench.runs.tune_layout import BEST, COMPLETE, STUDY_DB, TRIALS_CSV
 
 #: The model tuned when neither ``--models`` nor a config names one.
 DEFAULT_TUNE_MODEL = "lightgbm-lambdarank"
@@ -351,9 +352,30 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
     record = {**plan_record(plan, splits.name),  # the data a resumed study must continue on
               "data": parts_fingerprint({"train": splits.train, "vali": splits.vali})}
     parts = parts_of(plan, splits.train, splits.vali)  # checked before any folder is made
-    recorded = None
-    if plan.resume is not None:
-        folder = resumable(plan.out, plan.resume or None, slug)
+    with _tune_folder(plan, slug, record) as (folder, recorded):
+        return _tune_into(plan, splits, step, pool, folder, recorded, parts)
+
+
+@contextlib.contextmanager
+def _tune_folder(plan: TunePlan, slug: str,
+                 record: dict[str, Any]) -> Iterator[tuple[Path, Any]]:
+    """The tune's folder and the trials it holds (``None``: a new folder, its plan written),
+    held with the writer lock (:func:`bench.runs.lock.writer_lock`) for as long as the tune
+    writes it: two ``tune --resume`` of one study each ran the trials the budget still missed
+    into one study and rewrote ``trials.csv`` from its own view; the second is now refused,
+    naming the first (pid, host, since when)."""
+    if plan.resume is None:
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        folder = reserve_folder(plan.out, f"{slug}-{stamp}")
+        with writer_lock(folder, "tune"):
+            write_plan(folder, record)
+            yield folder, None
+        return
+    folder = resumable(plan.out, plan.resume or None, slug)
+    with writer_lock(folder, "tune"):
+        if (folder / COMPLETE).exists():  # finished by the writer that held it until now
+            raise ConfigError(f"--resume {plan.resume or folder}: {folder} is complete; "
+                              "nothing to resume")
         check_resume(folder, record)
         recorded = recorded_trials(folder)
         db = folder / STUDY_DB
@@ -364,10 +386,13 @@ def tune_loaded(plan: TunePlan, splits: LetorSplits, step: Step | None = None, *
         if plan.storage is None and not db.is_file() and not recorded.empty:
             raise ConfigError(f"--resume {folder}: {STUDY_DB} is missing; the trials of "
                               f"{TRIALS_CSV} cannot be continued without it: start a new tune")
-    else:
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        folder = reserve_folder(plan.out, f"{slug}-{stamp}")
-        write_plan(folder, record)
+        yield folder, recorded
+
+
+def _tune_into(plan: TunePlan, splits: LetorSplits, step: Step | None, pool: TrialPool | None,
+               folder: Path, recorded: Any,
+               parts: tuple[tuple[LetorData, LetorData], ...]) -> TuneOutcome:
+    """:func:`tune_loaded` in its folder, held (:func:`_tune_folder`)."""
     storage = plan.storage or f"sqlite:///{folder.resolve() / STUDY_DB}"
     frames: dict[str, Any] = {}
     models: dict[str, Any] = {}

@@ -39,7 +39,6 @@ import json
 import mmap
 import os
 import shutil
-import time
 import uuid
 import warnings
 import zlib
@@ -214,10 +213,10 @@ def store_entry(cache_dir: PathLike, sha256: str, parsed: ParsedSvmlight, source
     """Write the entry of ``source`` atomically (see the module doc); returns its folder."""
     root = cache_root(cache_dir)
     root.mkdir(parents=True, exist_ok=True)
-    _remove_stale_tmp(root)
     entry = root / sha256
     tmp = root / f".tmp-{sha256[:16]}-{uuid.uuid4().hex}"
     tmp.mkdir()
+    _remove_stale_tmp(root, tmp)
     try:
         width = max(parsed.max_index, 1)  # a file without features: one column of zeros,
         X = (parsed.X[:, :width] if parsed.X.shape[1] >= width  # left out again on load
@@ -442,11 +441,19 @@ def _remove(entry: Path) -> None:
         shutil.rmtree(trash, ignore_errors=True)
 
 
-def _remove_stale_tmp(root: Path) -> None:
-    now = time.time()
+def _remove_stale_tmp(root: Path, own: Path) -> None:
+    """Remove the ``.tmp-*`` folders of ``root`` older than :data:`_STALE_TMP_S` by the clock
+    of the file system that holds them: "now" is the time of ``own``, the folder this process
+    has just made there. A shared data directory's file times come from its server's clock,
+    and a machine whose own clock was two days ahead removed another machine's write of a
+    minute ago as "stale"."""
+    try:
+        now = own.stat().st_mtime
+    except OSError:
+        return
     for p in root.glob(".tmp-*"):
         with contextlib.suppress(OSError):
-            if now - p.stat().st_mtime > _STALE_TMP_S:
+            if p != own and now - p.stat().st_mtime > _STALE_TMP_S:
                 shutil.rmtree(p, ignore_errors=True)
 
 

@@ -213,14 +213,31 @@ def fetch(
         (root / FETCH_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         if dest.exists():
             if not force:
-                raise DataError("folder already exists; fetch with --force to replace it",
-                                path=dest)
+                return _fetched_meanwhile(card, dest, say)
             os.rename(dest, staging / "previous")
-        os.rename(root, dest)
+        try:
+            os.rename(root, dest)
+        except OSError:  # another fetch renamed its copy in after the check above
+            if force or not dest.is_dir():
+                raise
+            return _fetched_meanwhile(card, dest, say)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     say(f"{card.spec}: fetched into {dest}")
     return dest
+
+
+def _fetched_meanwhile(card: Card, dest: Path, say: Callable[[str], None]) -> Path:
+    """``dest``, which appeared while this fetch downloaded (two ``datasets fetch`` of one
+    dataset at once: the other renamed its copy in first), when it matches the card: this
+    fetch's copy is dropped and that said. A folder that does not match is left as it is: a
+    :class:`DataError` naming it (``--force`` replaces it)."""
+    report = verify_folder(card, dest)
+    if report.files and all(f.status == "ok" for f in report.files):
+        say(f"{card.spec}: fetched meanwhile into {dest} by another process (it matches the "
+            "card); this download is dropped")
+        return dest
+    raise DataError("folder already exists; fetch with --force to replace it", path=dest)
 
 
 def _present(card: Card, data_dir: str | os.PathLike[str] | None,

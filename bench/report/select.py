@@ -6,8 +6,10 @@ test run replaced an eleven-model table. The rule now (:func:`select_runs`):
 * every run found is listed per dataset, with the one used, the reason, and the others skipped
   (each with its reason and its number of models);
 * by default the **newest finished** run of each dataset is used (finish time from the manifest,
-  else start time, else the folder's time, compared as instants: :func:`moment`; a run whose
-  manifest has no finish time is skipped unless ``include_unfinished``);
+  else start time, else the folder's time, compared as instants: :func:`moment`; runs of one
+  time by run id, the counter of one second's runs as a number: ``-11`` after ``-9``; a run
+  whose manifest has no finish time is skipped unless ``include_unfinished``); a time ahead of
+  this machine's clock, or a finish before its start, is said with it (:func:`_clock_note`);
 * runs named one by one (``--runs DIR`` of a run directory, or a run id looked up under the
   runs folder) are used as named, finished or not; two named runs of one dataset are an error
   unless ``every`` (``--all``: one table per run).
@@ -18,6 +20,8 @@ run is a :class:`~bench.errors.DataError` naming the file, the line and the colu
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import os
 import warnings
 from collections.abc import Iterable
@@ -27,6 +31,7 @@ from typing import Any
 
 from bench.data.folder_names import missing_note
 from bench.errors import ConfigError, DataError
+from bench.runs.naming import run_order
 from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
 
@@ -114,10 +119,37 @@ def _models(run: RunDir, dataset: str) -> str:
 
 
 def _when(run: RunDir) -> str:
+    """When ``run`` finished (else started, else its folder's time), with what is wrong with
+    that time on a machine whose clock is not to be trusted (:func:`_clock_note`)."""
     finished, started = run.manifest.get("finished"), run.manifest.get("started")
     if finished:
-        return f"finished {finished}"
-    return f"started {started}" if started else f"dated {run.timestamp}"
+        return f"finished {finished}" + _clock_note(run)
+    return (f"started {started}" if started else f"dated {run.timestamp}") + _clock_note(run)
+
+
+#: How far ahead of this machine's clock a run's time may be before it is called the future
+#: (two machines' clocks a little apart are not worth a word).
+CLOCK_SLACK = dt.timedelta(minutes=5)
+
+
+def _clock_note(run: RunDir) -> str:
+    """``" (IN THE FUTURE ...)"`` when the run's time is ahead of this machine's clock (the
+    machine that wrote it, or this one, has a wrong clock: such a run stays "newest" until the
+    clock catches up), ``" (BEFORE IT STARTED ...)"`` when its finish time is earlier than its
+    start (the clock was stepped back while it ran); else ``""``."""
+    notes = []
+    if run.moment > dt.datetime.now(dt.timezone.utc) + CLOCK_SLACK:
+        notes.append("IN THE FUTURE by this machine's clock: the clock of the machine that "
+                     "wrote it, or this one's, is wrong; name the run to use with --runs")
+    finished, started = run.manifest.get("finished"), run.manifest.get("started")
+    if finished and isinstance(started, str):
+        with contextlib.suppress(ValueError):
+            begun = dt.datetime.fromisoformat(started)
+            begun = begun if begun.tzinfo is not None else begun.replace(tzinfo=dt.timezone.utc)
+            if run.moment < begun:
+                notes.append(f"BEFORE IT STARTED ({started}): the clock was stepped back "
+                             "while it ran")
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def resolve_runs(items: Iterable[str | Path | RunDir],
@@ -207,7 +239,7 @@ def select_runs(items: Iterable[str | Path | RunDir], *, runs_root: str | Path |
         selection.unfinished = [r for r in found if is_unfinished(r)]
         found = [r for r in found if not is_unfinished(r)]
     by_dataset: dict[str, list[RunDir]] = {}
-    for run in sorted([*named, *found], key=lambda r: (r.moment, r.run_id)):
+    for run in sorted([*named, *found], key=lambda r: (r.moment, run_order(r.run_id))):
         for dataset in run.datasets():
             by_dataset.setdefault(dataset, []).append(run)
     for dataset in sorted(by_dataset):
@@ -245,8 +277,8 @@ def _with_rows(named: list[RunDir], found: list[RunDir]) -> list[RunDir]:
     """``found`` less the finished runs whose ``metrics.csv`` has no row (every model failed,
     or the file was cut), each said in a warning; such a run named with ``--runs`` is a
     :class:`DataError` (it gave "no finished run directory with a metrics.csv")."""
-    def empty(run: RunDir) -> bool:
-        return not run.datasets() and not is_unfinished(run)
+    def empty(run: RunDir) -> bool:  # an unfinished run's table may be half-written: not read
+        return not is_unfinished(run) and not run.datasets()
 
     why = ("no rows under its header: the run finished without a metric (every model "
            "failed, or the file was cut); see its manifest's status")
@@ -268,7 +300,8 @@ def _tie(runs: list[RunDir]) -> str:
     same = [r for r in runs[:-1] if r.moment == runs[-1].moment]
     if not same:
         return ""
-    return (f"; {len(same)} other run(s) have the same time, the last by run id is used "
+    return (f"; {len(same)} other run(s) have the same time, the last by run id (-11 after "
+            "-9) is used "
             "(name one with --runs, or --all for one table per run)")
 
 

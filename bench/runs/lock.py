@@ -5,7 +5,8 @@ rewrote the same tables; rows of one were lost under the other's (both exited 0)
 now holds an exclusive ``flock`` on ``run_dir/.writer.lock`` for as long as it writes; a
 second writer gets an :class:`~bench.errors.LtrbenchError` naming the holder (pid, host, since
 when). The operating system releases the lock when the holder exits, however it exits, so a
-killed run never leaves a stale lock. Where ``fcntl`` is missing (Windows) there is no lock.
+killed run never leaves a stale lock. A tune folder is locked alike for as long as ``tune``
+writes it (two ``tune --resume`` of one study each ran the trials the budget still missed). Where ``fcntl`` is missing (Windows) there is no lock.
 A lock path that is a symbolic link, a folder or a device is refused: the lock is truncated and
 written, and a link would truncate the file it points to (a copied or hostile run folder).
 """
@@ -25,8 +26,9 @@ LOCK_NAME = ".writer.lock"
 
 
 @contextlib.contextmanager
-def writer_lock(run_dir: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold the run directory's writer lock (see the module docstring)."""
+def writer_lock(run_dir: str | os.PathLike[str], what: str = "run") -> Iterator[None]:
+    """Hold the run directory's writer lock (see the module docstring); ``what`` names the
+    folder in the error (``"tune"``: a tune folder, which ``tune --resume`` locks alike)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
@@ -44,7 +46,7 @@ def writer_lock(run_dir: str | os.PathLike[str]) -> Iterator[None]:
         except BlockingIOError:
             holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
             raise LtrbenchError(
-                f"{run_dir}: another ltrbench process is writing this run ({holder}); wait "
+                f"{run_dir}: another ltrbench process is writing this {what} ({holder}); wait "
                 "for it to finish (or stop it) before resuming or reporting it") from None
         os.ftruncate(fd, 0)
         # UTC with its offset, as every other time ltrbench records (local time read as

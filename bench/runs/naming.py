@@ -55,6 +55,20 @@ def library_of(model: str) -> str:
     return library_of_model(model)
 
 
+#: A run id as :func:`new_run_dir` makes it: ``<slug>-<UTC stamp>-<hash[:8]>[-n]``.
+_RUN_ID = re.compile(r"(?P<base>.*-\d{8}T\d{6}Z-[0-9a-f]{8})(?:-(?P<n>[1-9]\d{0,8}))?")
+
+
+def run_order(run_id: str) -> tuple[str, int]:
+    """The order of run ids made in one second: ``(base, n)``, so that ``…-0b0bcb6c-11`` (the
+    eleventh run of that second) comes after ``…-0b0bcb6c-9`` (as text it came before) and the
+    first, without a counter, before ``-2``; an id of another form is ``(id, 1)``."""
+    found = _RUN_ID.fullmatch(run_id)
+    if found is None:
+        return run_id, 1
+    return found["base"], int(found["n"] or 1)
+
+
 def new_run_dir(runs: Path, dataset: str, config_hash: str) -> Path:
     """A fresh folder ``<runs>/<dataset-slug>-<UTC stamp>-<hash[:8]>[-n]`` (created)."""
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 from bench.errors import ConfigError, DataError
 from bench.runners.registry import models as models_by_name
 from bench.runs.manifest import MANIFEST, read_manifest
 from bench.runs.manifest_check import check_manifest
 from bench.runs.models import gbdt_models, model_libraries
-from bench.runs.naming import dataset_slug
+from bench.runs.naming import dataset_slug, run_order
 from bench.runs.reader import RunDir
 
 
@@ -21,14 +23,15 @@ class DamagedRunWarning(UserWarning):
 
 def find_runs(root: str | Path) -> list[RunDir]:
     """Run directories under ``root``: ``root`` itself if it holds ``metrics.csv``, else its
-    sub-folders that do, oldest first (by the instant :attr:`RunDir.moment`, then name)."""
+    sub-folders that do, oldest first (by the instant :attr:`RunDir.moment`, then by run id as
+    :func:`~bench.runs.naming.run_order` orders the runs of one second)."""
     root = Path(root)
     if _holds_metrics(root):  # a run named itself: its metrics.csv a FIFO is said, as below
         return [RunDir(root)]
     if not root.is_dir():
         raise DataError("runs folder not found", path=root)
     runs = [RunDir(p) for p in sorted(root.iterdir()) if _holds_metrics(p)]
-    return sorted(runs, key=lambda r: (r.moment, r.run_id))
+    return sorted(runs, key=lambda r: (r.moment, run_order(r.run_id)))
 
 
 def _holds_metrics(folder: Path) -> bool:
@@ -54,9 +57,31 @@ def latest_of_config(runs: Path, hashes: tuple[str, ...]) -> Path | None:
     found = []
     for h in hashes:
         if (d := latest_unfinished(runs, h)) is not None:
-            found.append((str(read_manifest(d).get("started", "")), d.name, d))
-        found += [(str(doc.get("started", "")), d.name, d) for d, doc in _finished(runs, h)]
-    return max(found)[2] if found else None
+            found.append((_started(read_manifest(d), d) or _NEVER, run_order(d.name), d))
+        found += [(when, run_order(d.name), d) for d, doc in _finished(runs, h)
+                  if (when := _started(doc, d)) is not None]
+    return max(found, key=lambda f: f[:2])[2] if found else None
+
+
+_NEVER = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+
+
+def _started(doc: dict[str, Any], run: Path) -> dt.datetime | None:
+    """The manifest's ``started`` as an instant (a time without an offset is UTC, as
+    :attr:`RunDir.moment` reads it), so that runs compare by the instant, not by the text
+    (``10:00+05:30`` is 04:30 UTC, before ``05:00+00:00``); none is the earliest; one that is
+    not an ISO 8601 time is ``None``, said in a :class:`DamagedRunWarning` (passed over)."""
+    text = doc.get("started")
+    if not text:
+        return _NEVER
+    try:
+        when = dt.datetime.fromisoformat(str(text))
+    except ValueError:
+        warnings.warn(f"{run / MANIFEST}: 'started' is {text!r}, not an ISO 8601 time such as "
+                      "2026-01-01T12:00:00+00:00 (passed over by --resume)", DamagedRunWarning,
+                      stacklevel=3)
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
 
 
 def _finished(runs: Path, config_hash: str) -> list[tuple[Path, dict[str, object]]]:
@@ -93,9 +118,10 @@ def latest_unfinished(runs: Path, config_hash: str) -> Path | None:
             except (DataError, ConfigError) as exc:
                 warnings.warn(f"{exc} (passed over by --resume)", DamagedRunWarning, stacklevel=2)
                 continue
-            if doc.get("config_hash") == config_hash and not doc.get("finished"):
-                found.append((str(doc.get("started", "")), d.name, d))
-    return max(found)[2] if found else None
+            if doc.get("config_hash") == config_hash and not doc.get("finished") \
+                    and (when := _started(doc, d)) is not None:
+                found.append((when, run_order(d.name), d))
+    return max(found, key=lambda f: f[:2])[2] if found else None
 
 
 class NoRunToResumeWarning(UserWarning):
