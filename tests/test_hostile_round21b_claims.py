@@ -791,3 +791,17 @@ def test_the_label_0_repeat_note_does_not_blame_sampled_negatives() -> None:
     assert "sampled" not in notes[0].message
     assert "label 0" in notes[0].message
     assert "repeats 61 relevant training rows in validation and 33 in test" in FLAT
+
+
+def test_the_default_thread_count_is_documented_where_a_user_looks() -> None:
+    """Silent accept (undocumented default, fixed in README and ``--help``): every GBDT fit
+    uses 2 threads unless told otherwise, on a 64-core machine too; README's "What `ltrbench
+    run` does" and ``run --help`` named no default for ``--threads``."""
+    from bench.benchmark.config import RunConfig
+    from bench.runners.params import Params
+
+    assert Params().n_threads == 2
+    assert RunConfig().params.n_threads == 2
+    help_text = re.sub(r"\s+", " ", _parsers()["run"].format_help())
+    assert "default 2 whatever the cores; 0 = all cores" in help_text
+    assert "2 threads a fit whatever the cores, `--threads 0` for all" in FLAT
