@@ -805,3 +805,40 @@ def test_the_default_thread_count_is_documented_where_a_user_looks() -> None:
     help_text = re.sub(r"\s+", " ", _parsers()["run"].format_help())
     assert "default 2 whatever the cores; 0 = all cores" in help_text
     assert "2 threads a fit whatever the cores, `--threads 0` for all" in FLAT
+
+
+def test_the_interpreted_path_covers_up_to_twenty_thousand_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stale README (fixed, off by one): "Small inputs (under 20,000 rows, while numba is not
+    yet loaded) run ... in the interpreter"; the code's bound is inclusive (20,000 rows run
+    there too). While numba is loaded, no input takes that path."""
+    from bench.metrics.kernels import small
+
+    monkeypatch.setattr(small, "numba_loaded", lambda: False)
+    assert small.use_small_path(20_000)
+    assert not small.use_small_path(20_001)
+    monkeypatch.setattr(small, "numba_loaded", lambda: True)
+    assert not small.use_small_path(10)
+    assert "Small inputs (up to 20,000 rows, while numba is not yet loaded)" in FLAT
+
+
+def test_report_primary_default_is_the_one_readme_and_help_give() -> None:
+    """Stale README (fixed): "`--primary M` ... not given: `ndcg@10`, else the run's first
+    metric" left out what ``report --help`` says and the code does: `--metrics` named without
+    `ndcg@10` make their first one the primary."""
+    from bench.report.build import LeaderboardOptions
+
+    assert LeaderboardOptions().named_primary() == "ndcg@10"
+    assert LeaderboardOptions(metrics=("map@10", "mrr")).named_primary() == "map@10"
+    assert LeaderboardOptions(metrics=("mrr", "ndcg@10")).named_primary() == "ndcg@10"
+    assert "not given: `ndcg@10`, or the first of `--metrics` when they leave it out" in FLAT
+    assert "or the first of --metrics when they leave it out" in re.sub(
+        r"\s+", " ", _parsers()["report"].format_help())
+
+
+def test_crosscheck_tolerances_are_the_readmes() -> None:
+    """README: "a gap above 1e-9 ... and stay ≤ 1e-6, or the run fails"."""
+    from bench.crosscheck import agreement
+
+    assert (agreement.EXACT_TOL, agreement.CHECK_TOL) == (1e-9, 1e-6)
+    assert "a gap above 1e-9" in FLAT
+    assert "stay ≤ 1e-6, or the run fails" in FLAT
