@@ -842,3 +842,35 @@ def test_crosscheck_tolerances_are_the_readmes() -> None:
     assert (agreement.EXACT_TOL, agreement.CHECK_TOL) == (1e-9, 1e-6)
     assert "a gap above 1e-9" in FLAT
     assert "stay ≤ 1e-6, or the run fails" in FLAT
+
+
+def test_the_limits_the_readme_quotes_are_the_codes() -> None:
+    """README's numbers for the input limits, each against the constant that enforces it:
+    a feature index beyond 10,000,000; hashed ids from an index of 100,000; archives over
+    200:1; timestamps of 10^11 s and more; ids whose text array would take over 1 GiB; an
+    error line over 4,000 characters cut in the middle (hand check of the cut: head + tail)."""
+    from bench.data.input_ids import MAX_ID_ARRAY_BYTES
+    from bench.data.ratings import MILLISECONDS
+    from bench.data.svmlight import WIDE_INDEX
+    from bench.data.svmlight_parse import MAX_FEATURE_INDEX
+    from bench.datasets.archives import MAX_MEMBER_RATIO
+    from bench.streams import LONGEST_LINE, cut_middle
+
+    assert MAX_FEATURE_INDEX == 10_000_000
+    assert "an index\nbeyond 10,000,000" in README
+    assert WIDE_INDEX == 100_000
+    assert "whose index of 100,000 or more" in README
+    assert MAX_MEMBER_RATIO == 200
+    assert "packing ratio is over 200:1" in README
+    assert MILLISECONDS == 1e11
+    assert "timestamps of 10^11 s and more" in FLAT
+    assert MAX_ID_ARRAY_BYTES == 2**30
+    assert "would take over 1 GiB" in FLAT
+    assert LONGEST_LINE == 4_000
+    assert "an error line over 4,000 characters" in FLAT
+    text = "h" * 3000 + "x" * 3000 + "t" * 3000
+    cut = cut_middle(text)
+    assert cut.startswith("h" * 2000)
+    assert cut.endswith("t" * 2000)
+    assert len(cut) < 4200
+    assert cut_middle("a" * 4000) == "a" * 4000
