@@ -40,7 +40,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true",
                    help="fewer, smaller trees (n_trees<=20, num_leaves<=15, patience 5)")
     p.add_argument("--n-trees", metavar="N", help="override params.n_trees")
-    p.add_argument("--threads", metavar="N", help="override params.n_threads (0 = all cores)")
+    p.add_argument("--threads", metavar="N", help="override params.n_threads, the threads of "
+                   "every library's fit (default 2 whatever the cores; 0 = all cores)")
     p.add_argument("--name", metavar="NAME",
                    help="the dataset's name in the run's tables and folders (default: the "
                         "catalogue name, or the folder's or file's name)")

@@ -24,8 +24,7 @@ number without meaning, found in one vectorised pass each.
 
 Each finding is data (:class:`SplitFinding`) with a level: warnings (relevant rows shared, no
 relevant label, a label shift) are printed by a run and refused by ``--strict``; notes (label-0
-rows shared, which sampled negatives produce by design, and constant features) are recorded in
-the manifest only. Both are in the manifest.
+rows shared, which leak no relevance, and constant features) are recorded in the manifest only. Both are in the manifest.
 """
 
 from __future__ import annotations
@@ -197,9 +196,9 @@ def _any_nonzero(X: NDArray[np.floating]) -> NDArray[np.bool_]:
 
 def _leaks(found: list[SplitFinding], code: str, name: str, shared: NDArray[np.bool_],
            y: NDArray[np.floating], what: str) -> None:
-    """A warning for shared rows with a relevant label; a note for label-0 ones (ratings data
-    sample never-rated items as negatives per partition, so the same negative can be drawn for
-    a user in two partitions: the same row, no relevance leaked)."""
+    """A warning for shared rows with a relevant label; a note for label-0 ones (no relevance
+    leaked; LETOR files repeat such rows, OHSUMED's Fold1 242 in validation; a ratings
+    conversion deals each user's negatives from one pool, so it draws none twice)."""
     relevant = int((shared & (y > 0)).sum())
     rest = int(shared.sum()) - relevant
     if relevant:
@@ -208,8 +207,8 @@ def _leaks(found: list[SplitFinding], code: str, name: str, shared: NDArray[np.b
                                   "them by memory"))
     if rest:
         found.append(SplitFinding(code, ("train", name), rest,
-                                  f"{rest} {name} {what}, all with label 0 (with sampled "
-                                  "negatives, the same unrated item drawn in both splits)",
+                                  f"{rest} {name} {what}, all with label 0 (no relevant "
+                                  "row shared)",
                                   level="note"))
 
 
