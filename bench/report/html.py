@@ -45,7 +45,7 @@ from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset
 from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.png_embed import png_figure
-from bench.report.render import best_by_metric, fmt_fit_time
+from bench.report.render import CONTROL, best_by_metric, fmt_fit_time
 from bench.report.seed_values import per_query_matrix
 from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
@@ -94,8 +94,9 @@ t.setAttribute('data-sorter','ready');});})();
 
 
 def esc(text: object) -> str:
-    """``text`` as HTML text or a quoted attribute value (``& < > " '`` as entities)."""
-    return html.escape(str(text), quote=True)
+    """``text`` as HTML text or a quoted attribute value (``& < > " '`` as entities; control
+    characters and bidirectional controls as a space, as in Markdown and LaTeX)."""
+    return html.escape(CONTROL.sub(" ", str(text)), quote=True)
 
 
 def _num(value: Any, digits: int = 4) -> str:
