@@ -256,3 +256,18 @@ def test_a_display_name_with_a_zero_width_space_stays_refused() -> None:
     from bench.benchmark.config_schema import check_name
 
     assert own_error(lambda: check_name("toy\u200b", "--name"), "--name") is None
+
+
+def test_silent_accept_a_plot_title_shows_the_joiner_twin_of_toy_escaped(
+        board: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from matplotlib.axes import Axes
+
+    from bench.report.plots import plot_quality_vs_time
+
+    titles: list[str] = []
+    monkeypatch.setattr(Axes, "set_title", lambda self, text, **kw: titles.append(text))
+    doc = json.loads(_text(board, "leaderboard.json"))
+    twin = next(t for t in doc["tables"] if t["dataset"] == "toy\u034f")
+    plot_quality_vs_time(twin, tmp_path / "q.png")
+    assert titles, "no title drawn"
+    assert titles[0].startswith("toy\u034f (toy\\u034f):"), titles

@@ -393,7 +393,7 @@ def fold_html(doc: dict[str, Any]) -> str:
     """The fold tables of one fold document (``<out>/folds/*.json``): per model each fold's
     value, mean ± std over folds, the pooled mean with its 95% interval and the
     Holm-corrected p against the best over all test queries of the folds."""
-    out = [f"<h3>{esc(doc.get('dataset', ''))}: folds "
+    out = [f"<h3>{esc(shown_name(doc.get('dataset', '')))}: folds "
            f"{esc(', '.join(str(f) for f in doc.get('folds') or []))}</h3>",
            *(f'<p class="note">{esc(n)}</p>' for n in doc.get("notes") or [])]
     for t in doc.get("tables") or []:
