@@ -271,3 +271,23 @@ def test_silent_accept_a_plot_title_shows_the_joiner_twin_of_toy_escaped(
     plot_quality_vs_time(twin, tmp_path / "q.png")
     assert titles, "no title drawn"
     assert titles[0].startswith("toy\u034f (toy\\u034f):"), titles
+
+
+# ------------------------------------------------------ query ids reaching the terminal
+
+
+def test_silent_accept_a_dropped_query_id_with_an_escape_sequence_reaches_no_terminal(
+        tmp_path: Path) -> None:
+    qid = "q\x1b[2J\u202e9"  # clear the screen, then reverse what follows
+    (tmp_path / "q").write_text(f"q1 0 d1 1\nq1 0 d2 0\n{qid} 0 d1 1\n", encoding="utf-8")
+    (tmp_path / "a").write_text(f"q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 a\n{qid} Q0 d1 1 1 a\n",
+                                encoding="utf-8")
+    (tmp_path / "b").write_text("q1 Q0 d2 1 2 b\nq1 Q0 d1 2 1 b\n", encoding="utf-8")
+    res = cli(tmp_path, "evaluate", "--qrels", "q", "--run", "a", "--run", "b", "--metrics", "map")
+    assert res.status == 0, res.err
+    assert "\x1b" not in res.out + res.err
+    assert "\u202e" not in res.out + res.err
+    assert "q\\x1b[2J\\u202e9" in res.out  # named, escaped, where the dropped queries are listed
+    rows = {ln.split("│")[1].strip(): ln.split("│")[2].strip() for ln in res.out.splitlines()
+            if ln.startswith("│ a ") or ln.startswith("│ b ")}
+    assert rows == {"a": "1.0000", "b": "0.5000"}, res.out  # q1 alone: AP 1 and 1/2
