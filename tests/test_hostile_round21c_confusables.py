@@ -291,3 +291,16 @@ def test_silent_accept_a_dropped_query_id_with_an_escape_sequence_reaches_no_ter
     rows = {ln.split("│")[1].strip(): ln.split("│")[2].strip() for ln in res.out.splitlines()
             if ln.startswith("│ a ") or ln.startswith("│ b ")}
     assert rows == {"a": "1.0000", "b": "0.5000"}, res.out  # q1 alone: AP 1 and 1/2
+
+
+@pytest.mark.parametrize("name", ["toy ", " toy", "to  y"], ids=["trailing", "leading", "double"])
+def test_silent_accept_a_dataset_name_whose_blanks_a_heading_swallows_is_shown_quoted(
+        name: str) -> None:
+    from bench.report.select import shown_name
+
+    assert shown_name(name) == f"{name} ({name!r})"  # Markdown shows 'toy ' as 'toy'
+
+
+def test_silent_accept_a_leaderboard_row_that_draws_nothing_is_refused(tmp_path: Path) -> None:
+    res = _report(tmp_path, {LGB: [0.9, 0.8], "\u3164": [0.3, 0.2]})
+    assert refused(res, "\\u3164", "nothing", "r1") is None, res.err

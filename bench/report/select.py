@@ -44,7 +44,9 @@ def shown_name(name: object) -> str:
     :func:`bench.report.look_alike.invisible`), or mixing Latin letters with a Cyrillic or Greek letter drawn as a Latin
     one (``Dаta`` with a Cyrillic ``а``: UTS #39's mixed-script confusable; a name written in
     Cyrillic or Greek alone is shown as itself) -- so that two datasets whose names differ only
-    so are told apart (``café (cafe\\u0301)``, ``Dаta (D\\u0430ta)``)."""
+    so are told apart (``café (cafe\\u0301)``, ``Dаta (D\\u0430ta)``). Blanks a table or
+    heading swallows (at either end, two in a row, a tab: Markdown, HTML and LaTeX show ``toy ``
+    as ``toy``) are shown by the quoted spelling, ``toy  ('toy ')``."""
     import unicodedata
 
     from bench.report.look_alike import CONFUSABLES, invisible
@@ -52,6 +54,8 @@ def shown_name(name: object) -> str:
     text = str(name)
     mixed = (any(c in CONFUSABLES for c in text)
              and any(c.isascii() and c.isalpha() for c in text))
+    if text != text.strip() or "  " in text or any(c.isspace() and c != " " for c in text):
+        return f"{text} ({text!a})"
     if unicodedata.normalize("NFC", text) == text and not mixed \
             and not any(invisible(c) for c in text):
         return text
