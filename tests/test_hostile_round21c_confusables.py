@@ -84,8 +84,10 @@ def test_silent_accept_a_run_name_that_draws_nothing_is_refused(name: str) -> No
 
 
 @pytest.mark.parametrize(("a", "b"), [("solo", "sol\u0585"), ("run", "r\u057dn"),
-                                      ("Alpha", "\u13aalpha"), ("Alpha", "\ua4eelpha")],
-                         ids=["armenian-oh", "armenian-seh", "cherokee-go", "lisu-a"])
+                                      ("Alpha", "\u13aalpha"), ("Alpha", "\ua4eelpha"),
+                                      ("solo", "sol\u1d0f"), ("bm25a", "bm25\u0251")],
+                         ids=["armenian-oh", "armenian-seh", "cherokee-go", "lisu-a",
+                              "latin-small-capital-o", "latin-alpha"])
 def test_silent_accept_a_look_alike_letter_of_another_script_is_refused(a: str, b: str) -> None:
     assert own_error(lambda: _compare((a, b)), ascii(b)[1:-1], "read as one") is None
 
@@ -209,8 +211,8 @@ def test_the_html_shows_the_overridden_name_escaped_in_ascii(board: Path) -> Non
     assert "ev\\u202eil\\x1b[2J" in _text(board, "leaderboard.html")
 
 
-@pytest.mark.parametrize("name", ["toy\u034f", "toy\u3164", "toy\ufe0f", "t\u0585y"],
-                         ids=["cgj", "hangul-filler", "vs16", "armenian-oh"])
+@pytest.mark.parametrize("name", ["toy\u034f", "toy\u3164", "toy\ufe0f", "t\u0585y", "t\u1d0fy"],
+                         ids=["cgj", "hangul-filler", "vs16", "armenian-oh", "small-capital-o"])
 def test_silent_accept_a_dataset_name_that_is_not_what_it_looks_like_is_shown_escaped(
         name: str) -> None:
     from bench.report.select import shown_name

@@ -9,7 +9,7 @@ bidirectional marks, byte-order mark: Unicode category Cf), a run of blanks read
 that are drawn as a Latin letter in common fonts replaced by that letter (:data:`CONFUSABLES`,
 a small table written here as data after Unicode's confusables list, UTS #39: the Cyrillic and
 Greek capitals and lower-case letters of identical shape, and the Armenian, Cherokee and Lisu
-letters drawn as a Latin one; no case folding, no digits: ``A`` and ``a``, ``O`` and ``0``
+letters drawn as a Latin one, and the Latin small capitals ``ᴏ ᴄ ᴠ ᴡ ᴢ ꜱ``, ``ɑ`` and ``ɡ``; no case folding, no digits: ``A`` and ``a``, ``O`` and ``0``
 look different). Characters that draw nothing without being of category Cf (Unicode's
 Default_Ignorable_Code_Point set: the combining grapheme joiner U+034F, variation selectors,
 the Hangul fillers U+3164 ...; :func:`invisible`) are removed too, and the blank Braille
@@ -58,6 +58,10 @@ CONFUSABLES: dict[str, str] = {
     "\ua4df": "M", "\ua4e0": "N", "\ua4f3": "O", "\ua4d1": "P", "\ua4e3": "R", "\ua4e2": "S",
     "\ua4d4": "T", "\ua4f4": "U", "\ua4e6": "V", "\ua4ea": "W", "\ua4eb": "X", "\ua4ec": "Y",
     "\ua4dc": "Z",
+    # Latin letters drawn as other Latin letters (small capitals of letters whose capital is
+    # the lower-case shape, alpha, script g)
+    "\u1d0f": "o", "\u1d04": "c", "\u1d20": "v", "\u1d21": "w", "\u1d22": "z", "\ua731": "s",
+    "\u0251": "a", "\u0261": "g",
 }
 
 #: Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt): drawn as nothing.
