@@ -26,6 +26,13 @@ was left open, found on the base:
   Markdown and LaTeX cells;
 * a dataset display name (``--name``, ``name =``) of U+3164 or U+2800 alone was accepted:
   its tables were headed by a blank.
+* ``evaluate --run a --run b`` printed a dropped query id ``q<ESC>[2J<U+202E>9`` raw on the
+  terminal ("dropped from every run" and "left out" lines; the warning above escaped it);
+* a plot's title and the HTML fold heading printed a dataset name raw (``toy<U+034F>`` read
+  ``toy``), where the tables show it escaped;
+* ``toy`` beside ``toy `` (a trailing blank) made two headings reading ``toy``;
+* Latin look-alikes: the small capital ``ᴏ`` U+1D0F and ``ɑ`` U+0251 made run names
+  ``solo`` / ``solᴏ`` two rows reading alike.
 
 Oracles: Unicode's own character data (:mod:`unicodedata`: names, categories), UTS #39's
 confusables for the look-alike letters, :func:`ascii` for the escaped spellings, hand
