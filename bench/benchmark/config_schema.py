@@ -229,6 +229,11 @@ def check_name(text: str, where: str) -> str:
         raise ConfigError(f"{where}: {text!r} holds a control character or a space other "
                           "than ' ' (a line end, a tab, a no-break space); a name is one line of "
                           "printable text")
+    from bench.report.look_alike import draws_nothing
+
+    if draws_nothing(text):  # a Hangul filler U+3164, a blank Braille pattern: a blank heading
+        raise ConfigError(f"{where}: {text!a} draws nothing (invisible characters and "
+                          "blanks only); a name is one line of visible text")
     if len(text) > 100:
         raise ConfigError(f"{where}: {len(text)} characters; a name has at most 100")
     if "/" in text or "\\" in text:  # folders are named by the last part of a path: a/b, c/b

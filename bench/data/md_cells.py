@@ -11,9 +11,10 @@ __all__ = ["CONTROL", "md_text"]
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Characters a name may not carry into a document: C0 and C1 controls, DEL, the Unicode line
-#: and paragraph separators, and the bidirectional overrides and isolates that reorder the text
-#: shown around them (CVE-2021-42574, "Trojan Source"): each run of them becomes a space.
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+#: and paragraph separators, and the bidirectional overrides, isolates and marks (Unicode's
+#: Bidi_Control: LRM, RLM, ALM too) that reorder the text shown around them (CVE-2021-42574,
+#: "Trojan Source"): each run of them becomes a space.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 
 
 def md_text(text: object) -> str:

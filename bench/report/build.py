@@ -38,6 +38,7 @@ from bench.report import stats
 from bench.report.compare_checks import MOST_BOOTSTRAP as MOST_BOOTSTRAP
 from bench.report.compare_checks import MOST_PERMUTATIONS as MOST_PERMUTATIONS
 from bench.report.foreign import foreign_notes
+from bench.report.look_alike import refuse_look_alikes
 from bench.report.published import published_beside_ours, published_key
 from bench.report.seed_values import per_query_matrix, seed_list, seed_stats
 from bench.report.select import Choice, is_unfinished, select_runs
@@ -221,6 +222,7 @@ def table_of(
         "primary= / --primary)"]
     options = replace(options, primary=src.primary)
     models = _models_in_order(src.main, src.primary, src.metric_names)
+    refuse_look_alikes(models, f"model names of run {run.run_id} ({run.path}), dataset {dataset!a}")
     n_blank, n_queries = _blank_count(run, src.pq, src.primary, options.split)
     libraries = model_libraries(run, models)  # the run's records, never the names
     rows = [_row(src, model, options, libraries[model]) for model in models]

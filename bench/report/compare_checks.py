@@ -66,13 +66,13 @@ RESERVED_NAMES = ("qid", "metric", "profile")
 def check_names(names: list[str]) -> None:
     """Run names label the table's rows and the per-query file's columns: a name that is one
     of :data:`RESERVED_NAMES`, holds a control or invisible character (a line break would split
-    a row), or reads as another name once written (surrounding blanks trimmed by the table,
+    a row), draws nothing (a Hangul filler U+3164 alone), or reads as another name once written (surrounding blanks trimmed by the table,
     full-width ``Ａ`` read as ``A`` (NFKC), a Cyrillic or Greek ``А`` drawn as Latin ``A``:
     :func:`bench.report.look_alike.skeleton`; ``=A`` written ``'=A`` by
     :func:`bench.data.csv_cells.formula_safe`) is a :class:`ConfigError` naming both names, escaped,
     and the characters in which they differ."""
     from bench.data.csv_cells import formula_safe
-    from bench.report.look_alike import clash_text, skeleton
+    from bench.report.look_alike import clash_text, draws_nothing, skeleton
 
     label = "label the run differently (on the command line: --run NAME=PATH)"
     seen: dict[str, str] = {}
@@ -84,6 +84,9 @@ def check_names(names: list[str]) -> None:
         if control is not None:
             raise ConfigError(f"run names must be printable text: {name!r} holds an invisible "
                               f"or control character (U+{ord(control):04X}); {label}")
+        if draws_nothing(name):  # 'U+3164' alone: a row with an empty label
+            raise ConfigError(f"run name {name!a} draws nothing (invisible characters and "
+                              f"blanks only): the table would show an empty label; {label}")
         key = formula_safe(skeleton(name).strip())  # 'Ａ', Cyrillic 'А' read as 'A'
         if key in seen:
             raise ConfigError(f"run names {seen[key]!r} and {name!r} would read as one run "

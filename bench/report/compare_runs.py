@@ -130,9 +130,15 @@ class RunComparison:
         return QUERY_RULES[self.missing]
 
     def dropped_text(self, ids: list[str] | None = None) -> str:
-        """``"q3, q7, ..."``: the first :data:`SHOWN_DROPPED` of ``ids`` (default: dropped)."""
+        """``"q3, q7, ..."``: the first :data:`SHOWN_DROPPED` of ``ids`` (default: dropped); an
+        id holding a control or invisible character (an ESC sequence, a right-to-left override
+        that would act on the terminal) shown escaped, ``'q\\x1b[2J'``."""
+        from bench.report.look_alike import invisible
+
         ids = self.dropped if ids is None else ids
-        return ", ".join(ids[:SHOWN_DROPPED]) + (", ..." if len(ids) > SHOWN_DROPPED else "")
+        shown = [q if all(c.isprintable() and not invisible(c) for c in q) else ascii(q)
+                 for q in map(str, ids[:SHOWN_DROPPED])]
+        return ", ".join(shown) + (", ..." if len(ids) > SHOWN_DROPPED else "")
 
     @property
     def best(self) -> str:

@@ -45,7 +45,7 @@ from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset
 from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.png_embed import png_figure
-from bench.report.render import best_by_metric, fmt_fit_time
+from bench.report.render import CONTROL, best_by_metric, fmt_fit_time
 from bench.report.seed_values import per_query_matrix
 from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
@@ -94,8 +94,9 @@ t.setAttribute('data-sorter','ready');});})();
 
 
 def esc(text: object) -> str:
-    """``text`` as HTML text or a quoted attribute value (``& < > " '`` as entities)."""
-    return html.escape(str(text), quote=True)
+    """``text`` as HTML text or a quoted attribute value (``& < > " '`` as entities; control
+    characters and bidirectional controls as a space, as in Markdown and LaTeX)."""
+    return html.escape(CONTROL.sub(" ", str(text)), quote=True)
 
 
 def _num(value: Any, digits: int = 4) -> str:
@@ -392,7 +393,7 @@ def fold_html(doc: dict[str, Any]) -> str:
     """The fold tables of one fold document (``<out>/folds/*.json``): per model each fold's
     value, mean ± std over folds, the pooled mean with its 95% interval and the
     Holm-corrected p against the best over all test queries of the folds."""
-    out = [f"<h3>{esc(doc.get('dataset', ''))}: folds "
+    out = [f"<h3>{esc(shown_name(doc.get('dataset', '')))}: folds "
            f"{esc(', '.join(str(f) for f in doc.get('folds') or []))}</h3>",
            *(f'<p class="note">{esc(n)}</p>' for n in doc.get("notes") or [])]
     for t in doc.get("tables") or []:

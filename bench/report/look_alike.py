@@ -8,8 +8,12 @@ bidirectional marks, byte-order mark: Unicode category Cf), a run of blanks read
 (Markdown, HTML and LaTeX typeset ``A  B`` as ``A B``), and the letters of other scripts
 that are drawn as a Latin letter in common fonts replaced by that letter (:data:`CONFUSABLES`,
 a small table written here as data after Unicode's confusables list, UTS #39: the Cyrillic and
-Greek capitals and lower-case letters of identical shape; no case folding, no digits: ``A`` and
-``a``, ``O`` and ``0`` look different).
+Greek capitals and lower-case letters of identical shape, and the Armenian, Cherokee and Lisu
+letters drawn as a Latin one, and the Latin small capitals ``ᴏ ᴄ ᴠ ᴡ ᴢ ꜱ``, ``ɑ`` and ``ɡ``; no case folding, no digits: ``A`` and ``a``, ``O`` and ``0``
+look different). Characters that draw nothing without being of category Cf (Unicode's
+Default_Ignorable_Code_Point set: the combining grapheme joiner U+034F, variation selectors,
+the Hangul fillers U+3164 ...; :func:`invisible`) are removed too, and the blank Braille
+pattern U+2800 is a blank.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["CONFUSABLES", "clash_text", "skeleton"]
+from bench.errors import DataError
+
+__all__ = ["CONFUSABLES", "clash_text", "draws_nothing", "invisible", "refuse_look_alikes",
+           "skeleton"]
 
 #: A letter of another script -> the Latin letter it is drawn as (UTS #39 confusables,
 #: restricted to the Cyrillic and Greek letters whose glyph is the Latin one's).
@@ -38,7 +45,42 @@ CONFUSABLES: dict[str, str] = {
     # Greek lower case
     "\u03bf": "o", "\u03bd": "v", "\u03b9": "i", "\u03ba": "k", "\u03c1": "p", "\u03c5": "u",
     "\u03f2": "c", "\u03f3": "j",
+    # Armenian
+    "\u0585": "o", "\u057d": "u", "\u0578": "n", "\u0570": "h", "\u0581": "g", "\u054f": "S",
+    "\u0555": "O",
+    # Cherokee
+    "\u13aa": "A", "\u13f4": "B", "\u13df": "C", "\u13a0": "D", "\u13ac": "E", "\u13bb": "H",
+    "\u13ab": "J", "\u13e6": "K", "\u13b7": "M", "\u13e2": "P", "\u13da": "S", "\u13a2": "T",
+    "\u13d9": "V", "\u13b3": "W", "\u13c3": "Z",
+    # Lisu
+    "\ua4ee": "A", "\ua4d0": "B", "\ua4da": "C", "\ua4d3": "D", "\ua4f0": "E", "\ua4dd": "F",
+    "\ua4d6": "G", "\ua4e7": "H", "\ua4f2": "I", "\ua4d9": "J", "\ua4d7": "K", "\ua4e1": "L",
+    "\ua4df": "M", "\ua4e0": "N", "\ua4f3": "O", "\ua4d1": "P", "\ua4e3": "R", "\ua4e2": "S",
+    "\ua4d4": "T", "\ua4f4": "U", "\ua4e6": "V", "\ua4ea": "W", "\ua4eb": "X", "\ua4ec": "Y",
+    "\ua4dc": "Z",
+    # Latin letters drawn as other Latin letters (small capitals of letters whose capital is
+    # the lower-case shape, alpha, script g)
+    "\u1d0f": "o", "\u1d04": "c", "\u1d20": "v", "\u1d21": "w", "\u1d22": "z", "\ua731": "s",
+    "\u0251": "a", "\u0261": "g",
 }
+
+#: Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt): drawn as nothing.
+_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+              (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+              (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+              (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+              (0xE0000, 0xE0FFF))
+
+
+def invisible(c: str) -> bool:
+    """Whether the character ``c`` draws nothing: of category Cf or Default_Ignorable."""
+    n = ord(c)
+    return unicodedata.category(c) == "Cf" or any(lo <= n <= hi for lo, hi in _IGNORABLE)
+
+
+def draws_nothing(name: str) -> bool:
+    """Whether ``name`` shows as blank: nothing left once invisible characters and blanks go."""
+    return not skeleton(name).strip()
 
 
 #: Runs of blanks: one blank in Markdown, HTML and LaTeX, as typeset.
@@ -48,7 +90,7 @@ _SPACES = re.compile(r"\s+")
 def skeleton(name: str) -> str:
     """The form under which look-alike names are one (module docstring)."""
     text = unicodedata.normalize("NFKC", name)
-    text = "".join(CONFUSABLES.get(c, c) for c in text if unicodedata.category(c) != "Cf")
+    text = "".join(CONFUSABLES.get(c, c) for c in text.replace("\u2800", " ") if not invisible(c))
     return _SPACES.sub(" ", unicodedata.normalize("NFC", text))
 
 
@@ -71,3 +113,20 @@ def clash_text(a: str, b: str) -> str:
             extra = a[at] if at < len(a) else b[at]
             where = f"one has {_char(extra)} at character {at + 1}"
     return f"{a!a} vs {b!a}: {where}"
+
+
+def refuse_look_alikes(names: list[str], where: str) -> None:
+    """A :class:`DataError` naming ``where`` when two of ``names`` print alike (a leaderboard's
+    rows ``random`` and ``rand`` + Cyrillic ``о`` + ``m``: two rows a reader takes for one model,
+    with two numbers) or one draws nothing; each name escaped, the characters in which they differ."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = skeleton(name).strip()
+        if not key:
+            raise DataError(f"{where}: {name!a} draws nothing (invisible characters and "
+                            "blanks only): its row would have an empty label; rename it")
+        if key in seen:
+            raise DataError(f"{where}: {seen[key]!a} and {name!a} print alike "
+                            f"({clash_text(seen[key], name)}): a reader could not tell their "
+                            "rows apart; rename one")
+        seen[key] = name

@@ -77,6 +77,14 @@ def _save(fig: Any, path: Path) -> Path:
     return path
 
 
+def _dataset(table: dict[str, Any]) -> str:
+    """The dataset's name in a title as the tables head it (``toy`` + U+034F escaped beside it,
+    :func:`bench.report.select.shown_name`), control characters escaped."""
+    from bench.report.select import shown_name
+
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in shown_name(table["dataset"]))
+
+
 def _k_of(metric: str) -> int | None:
     """The cutoff of an ``ndcg@k`` name (None for any other metric)."""
     return cutoff_of(metric) if is_family(metric, "ndcg") else None
@@ -158,7 +166,7 @@ def plot_ndcg_at_k(table: dict[str, Any], run: RunDir, path: str | Path) -> Path
         axis.set_xlabel("k")
         axis.grid(alpha=0.3)
     ax.set_ylabel(f"NDCG@k ({table['split']}, profile {table['profile']})")
-    ax.set_title(f"{table['dataset']}: NDCG@k (error bars: ± std over seeds)", fontsize=9)
+    ax.set_title(f"{_dataset(table)}: NDCG@k (error bars: ± std over seeds)", fontsize=9)
     if zoom:
         panels[1][0].set_title("learned models only (the baselines flatten them)", fontsize=9)
     handles, labels = ax.get_legend_handles_labels()  # every model is on the first panel
@@ -232,7 +240,7 @@ def plot_learning_curves(
         return None
     ax.set_xlabel("boosting iteration")
     ax.set_ylabel("validation metric (library built-in)")
-    ax.set_title(f"{table['dataset']}: validation curves, mean over seeds (outlined mark = mean "
+    ax.set_title(f"{_dataset(table)}: validation curves, mean over seeds (outlined mark = mean "
                  "chosen iteration)", fontsize=9)
     ax.grid(alpha=0.3)
     _legend_outside(ax, plotted)
@@ -293,7 +301,7 @@ def plot_quality_vs_time(table: dict[str, Any], path: str | Path) -> Path | None
     modes = sorted({str(f.get("timing")) for _, f, _ in pts if f.get("timing")}) or ["unknown"]
     ax.set_xlabel("fit time (s, log scale): median, bars = fastest to slowest fit")
     ax.set_ylabel(f"{metric} ({table['split']}, profile {table['profile']})")
-    title = f"{table['dataset']}: quality against fit time (timing: {', '.join(modes)})"
+    title = f"{_dataset(table)}: quality against fit time (timing: {', '.join(modes)})"
     if any(f.get("contended") for _, f, _ in pts):
         title += ("\n† timed while the machine was busy: not a clean time (rerun idle, or with "
                   "--timing isolated)")
