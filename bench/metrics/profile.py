@@ -81,8 +81,12 @@ class Profile:
         integer_labels: labels must be whole numbers.
         labels_beyond_gain_table: for tuple gains, ``"error"`` or ``"zero"`` (gain 0, not
             relevant: LETOR 4.0's hash lookup).
-        binary_labels_for_binary_metrics: AP and P@k accept only labels 0/1 (XGBoost's
-            ``CheckPreLabels``).
+        binary_labels_for_binary_metrics: the families of ``binary_label_families`` accept
+            only labels 0/1 (XGBoost's ``CheckPreLabels``; torchmetrics'
+            ``_check_retrieval_target_and_prediction_types``).
+        binary_label_families: those families: AP and P@k for XGBoost; every torchmetrics
+            retrieval function but NDCG (it refuses a target above 1, and would take a fraction
+            such as 0.5 as relevant in AP and RR, as half a hit in P and recall).
         blank_ndcg_weight: in a weighted mean, a query without relevant documents adds its NDCG
             times its weight (``"query"``) or an unweighted ``empty`` (``"one"``: LightGBM
             ``rank_metric.hpp:119-122``, XGBoost ``rank_metric.cc:377-399``).
@@ -195,6 +199,7 @@ class Profile:
     labels_beyond_gain_table: str = "error"
     max_relevant_label: float | None = None
     binary_labels_for_binary_metrics: bool = False
+    binary_label_families: tuple[str, ...] = ("map", "p")
     blank_ndcg_weight: str = "query"
     clamp_ndcg_mean: bool = False
     err_max_grade: int = 4
@@ -355,6 +360,10 @@ def _check_types(p: Profile) -> None:
         if not all(_finite(g) for g in gains):
             refuse("gain", "'exp2', 'linear' or a tuple of finite numbers >= 0 (one per label)")
         object.__setattr__(p, "gain", tuple(gains))
+    fams = p.binary_label_families
+    if not isinstance(fams, tuple | list) or not all(isinstance(f, str) for f in fams):
+        refuse("binary_label_families", "a tuple of metric families, such as ('map', 'p')")
+    object.__setattr__(p, "binary_label_families", tuple(fams))
     for name in ("empty_by_family", "missing_by_family", "single_document_by_family"):
         v = getattr(p, name)
         if not isinstance(v, tuple | list) or not all(

@@ -381,11 +381,27 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
                        f"for grades up to {profile.err_max_grade}; leave err out, or in "
                        "Python give a profile with a larger err_max_grade: "
                        "dataclasses.replace(get_profile(...), err_max_grade=N)")
-    if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
-        row = _first(prep, (y != 0) & (y != 1))
-        raise fail(row, f"{{}}: profile {profile.name!r} computes map and p only on binary "
-                   "labels 0/1, as its tool does", "XGBoost's map and pre, torchmetrics' "
-                   "retrieval_average_precision and retrieval_precision refuse graded labels")
+    _check_binary(prep, profile, families, fail)
+
+
+def _check_binary(prep: Prepared, profile: Profile, families: set[str],
+                  fail: Callable[..., DataError]) -> None:
+    """Labels other than 0 and 1 under a profile whose tool takes 0/1 relevance in the asked
+    families (``binary_label_families``): XGBoost's map and pre and torchmetrics' retrieval
+    functions but NDCG refuse a label above 1, and torchmetrics would count a fraction such as
+    0.5 as relevant (AP, RR) or as half a hit (P, recall): one rule for ltrbench, refused."""
+    names = list(profile.binary_label_families)
+    if not profile.binary_labels_for_binary_metrics or not families & set(names):
+        return
+    y = prep.labels
+    off = (y != 0) & (y != 1)
+    if not off.any():
+        return
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    raise fail(_first(prep, off), f"{{}}: profile {profile.name!r} computes {said} only on "
+               "binary labels 0/1, as its tool does", "XGBoost's map and pre, torchmetrics' "
+               "retrieval functions but NDCG refuse graded labels, and torchmetrics would count "
+               "a fraction such as 0.5 as relevant or as half a hit; give 0/1 labels")
 
 
 def _label_error(prep: Prepared, i: int, text: str, note: str,
