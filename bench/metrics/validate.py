@@ -399,9 +399,9 @@ def _check_binary(prep: Prepared, profile: Profile, families: set[str],
         return
     said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     raise fail(_first(prep, off), f"{{}}: profile {profile.name!r} computes {said} only on "
-               "binary labels 0/1, as its tool does", "XGBoost's map and pre, torchmetrics' "
-               "retrieval functions but NDCG refuse graded labels, and torchmetrics would count "
-               "a fraction such as 0.5 as relevant or as half a hit; give 0/1 labels")
+               "binary labels 0/1, as its tool does", "the tool refuses a graded label in "
+               "these metrics, and torchmetrics would count a fraction such as 0.5 as relevant "
+               "or as half a hit; give 0/1 labels, or leave these metrics out")
 
 
 def _label_error(prep: Prepared, i: int, text: str, note: str,
