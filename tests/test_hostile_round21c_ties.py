@@ -372,3 +372,49 @@ def test_accept__xgboost_map_still_refuses_label_2_naming_map_and_p() -> None:
     with pytest.raises(LtrbenchError, match=r"row 2: label 2\.0: profile 'xgboost' computes map "
                                             "and p only on binary"):
         _ev([1, 2, 0], [0.3, 0.2, 0.1], "map", "xgboost")
+
+
+# ------------------------------------------------------------------------------------------
+# LightGBM's query weights are float32 (label_t), a query's the float32 mean of its rows'
+# ------------------------------------------------------------------------------------------
+
+
+def _lightgbm_query_weight(row_weights: list[float]) -> float:
+    """``Metadata::CalculateQueryWeights``: ``query_weights_[i] += weights_[j]`` in float32,
+    then ``/= count``, by hand."""
+    acc = np.float32(0.0)
+    for w in row_weights:
+        acc = np.float32(acc + np.float32(w))
+    return float(np.float32(acc / np.float32(len(row_weights))))
+
+
+def test_wrong__lightgbm_profile_weighs_a_long_query_by_lightgbms_float32_mean() -> None:
+    # query A: 1000 rows of weight 0.1, NDCG@1 = 1; query B: 3 rows of 0.1, NDCG@1 = 0.
+    # LightGBM 4.7's eval_train prints 0.49999761580287577 (A weighs 0.09999905); ltrbench
+    # printed 0.5 (float64 weights): 2.4e-6 off where README promises the tool's number.
+    sizes = [1000, 3]
+    y = np.zeros(1003)
+    y[0] = y[1001] = 1
+    s = np.concatenate([np.linspace(1, 0, 1000), [0.9, 0.8, 0.1]])
+    wa, wb = _lightgbm_query_weight([0.1] * 1000), _lightgbm_query_weight([0.1] * 3)
+    want = wa / (wa + wb)
+    assert want == 0.49999761580287577
+    got = evaluate(y, s, qid=np.repeat([0, 1], sizes), metrics="ndcg@1", profile="lightgbm",
+                   weights=np.full(1003, 0.1)).metrics["ndcg@1"]
+    assert got == pytest.approx(want, abs=1e-15)
+
+
+def test_wrong__lightgbm_profile_per_query_weights_are_float32_too() -> None:
+    # weights 0.1 and 1/3 per query: LightGBM holds them as float32
+    y, s = [1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2]      # query 0 NDCG@1 = 1, query 1 = 0
+    w = [_lightgbm_query_weight([0.1] * 2), _lightgbm_query_weight([1 / 3] * 2)]
+    got = evaluate(y, s, qid=[0, 0, 1, 1], metrics="ndcg@1", profile="lightgbm",
+                   weights=[0.1, 1 / 3]).metrics["ndcg@1"]
+    assert got == pytest.approx(w[0] / (w[0] + w[1]), abs=1e-15)
+    assert got != pytest.approx(0.1 / (0.1 + 1 / 3), abs=1e-10)
+
+
+def test_wrong__default_profile_keeps_float64_weights() -> None:
+    got = evaluate([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], qid=[0, 0, 1, 1], metrics="ndcg@1",
+                   weights=[0.1, 1 / 3]).metrics["ndcg@1"]
+    assert got == pytest.approx(0.1 / (0.1 + 1 / 3), abs=1e-15)

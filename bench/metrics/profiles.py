@@ -77,12 +77,13 @@ PROFILES: dict[str, Profile] = {
         empty=1.0,
         max_label=30,
         blank_ndcg_weight="one",
+        query_weights="float32_mean",
         description=(
             "LightGBM 4.x metric 'ndcg'/'map' (src/metric/dcg_calculator.cpp, rank_metric.hpp, "
             "map_metric.hpp): default label_gain 2^l-1 for l = 0..30, std::stable_sort by score "
             "(ties keep row order), k clipped to n, a query without relevant documents scores 1 "
             "(added unweighted to NDCG's weighted sum, weighted in MAP), query weight = mean row "
-            "weight, AP denominator min(R, min(k, n)), relevant = label > 0.5."
+            "weight in float32 (query_weights='float32_mean'), AP denominator min(R, min(k, n)), relevant = label > 0.5."
         ),
     ),
     "xgboost": _XGBOOST,

@@ -9,6 +9,8 @@ depend on the profile (integer labels, the largest label, binary labels) are in
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 import numbers
 from collections.abc import Callable
@@ -184,6 +186,22 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
         if not (w_query.shape[0] and np.max(w_query) > 0):  # (a sum of 1e308s overflows)
             raise DataError("the query weights add up to 0")
     return w_rows, w_query
+
+
+def float32_query_weights(prep: Prepared) -> Prepared:
+    """``prep`` with LightGBM's query weights (``Profile.query_weights="float32_mean"``): the
+    row weights as float32 (``label_t``), summed in row order in float32 and divided by the
+    row count in float32 (``Metadata::CalculateQueryWeights``); 1000 rows of 0.1 weigh
+    0.09999905, not 0.1."""
+    if prep.row_weights is None:
+        return prep
+    w32 = prep.row_weights.astype(np.float32)
+    bounds = prep.offsets.tolist()
+    means = np.array([np.cumsum(w32[a:b], dtype=np.float32)[-1] / np.float32(b - a)
+                      if b > a else 0.0 for a, b in itertools.pairwise(bounds)],
+                     dtype=np.float32)
+    return dataclasses.replace(prep, query_weights=means.astype(np.float64),
+                               row_weights=w32.astype(np.float64))
 
 
 def _row_means(w_rows: NDArray[np.float64], offsets: np.ndarray) -> NDArray[np.float64]:
