@@ -418,3 +418,14 @@ def test_wrong__default_profile_keeps_float64_weights() -> None:
     got = evaluate([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], qid=[0, 0, 1, 1], metrics="ndcg@1",
                    weights=[0.1, 1 / 3]).metrics["ndcg@1"]
     assert got == pytest.approx(0.1 / (0.1 + 1 / 3), abs=1e-15)
+
+
+@pytest.mark.parametrize("profile", ["xgboost", "catboost"])
+def test_wrong__xgboost_and_catboost_group_weights_are_float32(profile: str) -> None:
+    # XGBoost's MetaInfo weights and CatBoost's group weights are float32: their NDCG@1 of two
+    # queries (1 and 0) weighted 0.1 and 1/3 is f32(0.1) / (f32(0.1) + f32(1/3)) exactly
+    # (XGBoost 3.2 and CatBoost 1.2 print it); ltrbench used the float64 weights (1e-10 off).
+    a, b = float(np.float32(0.1)), float(np.float32(1 / 3))
+    got = evaluate([1, 0, 0, 1], [0.9, 0.1, 0.8, 0.2], qid=[0, 0, 1, 1], metrics="ndcg@1",
+                   profile=profile, weights=[0.1, 1 / 3]).metrics["ndcg@1"]
+    assert got == pytest.approx(a / (a + b), abs=1e-16)

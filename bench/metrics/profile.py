@@ -116,7 +116,8 @@ class Profile:
             unweighted mean whatever the input carries (XGBoost 1.x ``rank_metric.cc:225``,
             ``sum / ngroups``), or ``"float32_mean"``: LightGBM's, the row weights as float32
             (``label_t``) and a query's weight their float32 sum in row order divided by the
-            row count in float32 (``Metadata::CalculateQueryWeights``).
+            row count in float32 (``Metadata::CalculateQueryWeights``), or ``"float32"``: the
+            query weights rounded to float32 (XGBoost's and CatBoost's group weights).
         run_depth: trec_eval ``-M N``: only the top ``N`` documents of each query's ranking (in
             the profile's order: ``score_dtype``, then ``ties``) are evaluated; the rest are
             dropped before any metric, and under ``idcg_basis="qrels"`` a dropped judged
@@ -247,7 +248,8 @@ class Profile:
         _check(self.name, "missing", self.missing, _MISSING)
         _check(self.name, "unjudged_gain", self.unjudged_gain, _UNJUDGED)
         _check(self.name, "arithmetic_dtype", self.arithmetic_dtype, _DTYPES)
-        _check(self.name, "query_weights", self.query_weights, ("use", "ignore", "float32_mean"))
+        _check(self.name, "query_weights", self.query_weights, ("use", "ignore", "float32_mean",
+                                                                   "float32"))
         _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
         _check(self.name, "padding", self.padding, _PADDING)
         _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)

@@ -56,6 +56,7 @@ _XGBOOST = Profile(
     binary_labels_for_binary_metrics=True,
     blank_ndcg_weight="one",
     clamp_ndcg_mean=True,
+    query_weights="float32",
     description=(
         "XGBoost >= 2.0 CPU metrics 'ndcg', 'map', 'pre' (src/metric/rank_metric.cc, "
         "src/common/ranking_utils.{h,cc}): float32 predictions, stable sort (row order on "
@@ -176,6 +177,7 @@ PROFILES: dict[str, Profile] = {
         ties="pessimistic",
         empty=1.0,
         empty_by_family=(("map", 0.0),),
+        query_weights="float32",
         description=(
             "CatBoost 1.2 metrics 'NDCG:top=k;type=Exp' (ltrbench's ndcg@k; CatBoost's default "
             "type=Base is gain l: replace(gain='linear')) and 'MAP:top=k' "
@@ -187,7 +189,7 @@ PROFILES: dict[str, Profile] = {
             "doc_comparator.h:3-5), scores as double; NDCG of a query without a positive label "
             "is 1 (CalcNdcg: 'idcg > 0 ? dcg / idcg : 1') and is weighted like any query; AP is "
             "0 there (CalcAveragePrecisionK: 'hits > 0 ? ... : 0'), relevant = target > 0.5, "
-            "AP denominator min(R, min(k, n)); MAP ignores weights."
+            "AP denominator min(R, min(k, n)); MAP ignores weights; group weights float32."
         ),
     ),
     "letor4": Profile(

@@ -188,14 +188,19 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
     return w_rows, w_query
 
 
-def float32_query_weights(prep: Prepared) -> Prepared:
+def float32_query_weights(prep: Prepared, *, mean: bool = True) -> Prepared:
     """``prep`` with LightGBM's query weights (``Profile.query_weights="float32_mean"``): the
     row weights as float32 (``label_t``), summed in row order in float32 and divided by the
     row count in float32 (``Metadata::CalculateQueryWeights``); 1000 rows of 0.1 weigh
-    0.09999905, not 0.1."""
-    if prep.row_weights is None:
+    0.09999905, not 0.1. ``mean=False``: the query weights rounded to float32 (XGBoost's and
+    CatBoost's group weights, ``query_weights="float32"``)."""
+    if prep.row_weights is None or prep.query_weights is None:
         return prep
     w32 = prep.row_weights.astype(np.float32)
+    if not mean:  # query_weights="float32": the query weights themselves held as float32
+        return dataclasses.replace(prep, row_weights=w32.astype(np.float64),
+                                   query_weights=prep.query_weights.astype(np.float32)
+                                   .astype(np.float64))
     bounds = prep.offsets.tolist()
     means = np.array([np.cumsum(w32[a:b], dtype=np.float32)[-1] / np.float32(b - a)
                       if b > a else 0.0 for a, b in itertools.pairwise(bounds)],
