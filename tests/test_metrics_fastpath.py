@@ -36,6 +36,10 @@ def _check(y, s, g, metrics, profile, *, oracle=True, weights=None):  # type: ig
         qw = None
         if weights is not None:
             qw = np.add.reduceat(weights, np.r_[0, np.cumsum(g)[:-1]]) / g
+            if profile.query_weights == "float32_mean":  # LightGBM: float32, summed in order
+                parts = np.split(weights.astype(np.float32), np.cumsum(g)[:-1])
+                qw = np.array([np.cumsum(p, dtype=np.float32)[-1] / np.float32(len(p))
+                               for p in parts], dtype=np.float32).astype(np.float64)
         means, per_q = evaluate_oracle(y, s, g, metrics, profile, tiekey=tiekey, query_weights=qw)
     else:
         means = res["numpy"].metrics

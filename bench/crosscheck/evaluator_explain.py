@@ -61,7 +61,8 @@ FIELD_VALUES: dict[str, tuple[Any, ...]] = {
     "relevance_threshold": (1.0, 2.0),
 }
 _SKIP = {"name", "description", "tie_seed", "max_label", "integer_labels",
-         "labels_beyond_gain_table", "binary_labels_for_binary_metrics", "query_weights",
+         "labels_beyond_gain_table", "binary_labels_for_binary_metrics",
+         "binary_label_families", "query_weights",
          "blank_ndcg_weight", "clamp_ndcg_mean"}
 
 Runner = Worker | InProcess

@@ -45,7 +45,7 @@ from bench.metrics.tables import (
     with_zero_label,
 )
 from bench.metrics.tie_keys import needs_numpy_kernel, tie_key
-from bench.metrics.validate import Prepared, check_labels, prepare
+from bench.metrics.validate import Prepared, check_labels, float32_query_weights, prepare
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -281,6 +281,8 @@ def query_parts(
     """The per-query pieces of :func:`evaluate_prepared` (see :mod:`bench.metrics.query_parts`)."""
     if prof.query_weights == "ignore":
         prep = dataclasses.replace(prep, query_weights=None, row_weights=None)
+    elif prof.query_weights != "use":  # LightGBM's, XGBoost's, CatBoost's float32 weights
+        prep = float32_query_weights(prep, mean=prof.query_weights == "float32_mean")
     if prof.run_depth is not None or prof.judged_only:  # trec_eval -M, -J
         if judged is None and prof.idcg_basis == "qrels":  # arrays: every row is judged, and
             judged = Judged(np.zeros(0), np.zeros(0, dtype=np.int64))  # a cut one stays so

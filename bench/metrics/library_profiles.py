@@ -101,6 +101,7 @@ TORCHMETRICS = Profile(
     max_label=None,
     integer_labels=False,
     binary_labels_for_binary_metrics=True,
+    binary_label_families=("map", "p", "mrr", "recall", "hits", "rprec", "fallout", "auc"),
     arithmetic_dtype="float32",
     nonpositive_scores="not_relevant",
     description=(

@@ -81,8 +81,12 @@ class Profile:
         integer_labels: labels must be whole numbers.
         labels_beyond_gain_table: for tuple gains, ``"error"`` or ``"zero"`` (gain 0, not
             relevant: LETOR 4.0's hash lookup).
-        binary_labels_for_binary_metrics: AP and P@k accept only labels 0/1 (XGBoost's
-            ``CheckPreLabels``).
+        binary_labels_for_binary_metrics: the families of ``binary_label_families`` accept
+            only labels 0/1 (XGBoost's ``CheckPreLabels``; torchmetrics'
+            ``_check_retrieval_target_and_prediction_types``).
+        binary_label_families: those families: AP and P@k for XGBoost; every torchmetrics
+            retrieval function but NDCG (it refuses a target above 1, and would take a fraction
+            such as 0.5 as relevant in AP and RR, as half a hit in P and recall).
         blank_ndcg_weight: in a weighted mean, a query without relevant documents adds its NDCG
             times its weight (``"query"``) or an unweighted ``empty`` (``"one"``: LightGBM
             ``rank_metric.hpp:119-122``, XGBoost ``rank_metric.cc:377-399``).
@@ -110,7 +114,10 @@ class Profile:
             gdeval and MS Recommenders use ``e``).
         query_weights: ``"use"`` the query (or row) weights given, or ``"ignore"`` them: an
             unweighted mean whatever the input carries (XGBoost 1.x ``rank_metric.cc:225``,
-            ``sum / ngroups``).
+            ``sum / ngroups``), or ``"float32_mean"``: LightGBM's, the row weights as float32
+            (``label_t``) and a query's weight their float32 sum in row order divided by the
+            row count in float32 (``Metadata::CalculateQueryWeights``), or ``"float32"``: the
+            query weights rounded to float32 (XGBoost's and CatBoost's group weights).
         run_depth: trec_eval ``-M N``: only the top ``N`` documents of each query's ranking (in
             the profile's order: ``score_dtype``, then ``ties``) are evaluated; the rest are
             dropped before any metric, and under ``idcg_basis="qrels"`` a dropped judged
@@ -195,6 +202,7 @@ class Profile:
     labels_beyond_gain_table: str = "error"
     max_relevant_label: float | None = None
     binary_labels_for_binary_metrics: bool = False
+    binary_label_families: tuple[str, ...] = ("map", "p")
     blank_ndcg_weight: str = "query"
     clamp_ndcg_mean: bool = False
     err_max_grade: int = 4
@@ -240,7 +248,8 @@ class Profile:
         _check(self.name, "missing", self.missing, _MISSING)
         _check(self.name, "unjudged_gain", self.unjudged_gain, _UNJUDGED)
         _check(self.name, "arithmetic_dtype", self.arithmetic_dtype, _DTYPES)
-        _check(self.name, "query_weights", self.query_weights, ("use", "ignore"))
+        _check(self.name, "query_weights", self.query_weights, ("use", "ignore", "float32_mean",
+                                                                   "float32"))
         _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
         _check(self.name, "padding", self.padding, _PADDING)
         _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)
@@ -355,6 +364,10 @@ def _check_types(p: Profile) -> None:
         if not all(_finite(g) for g in gains):
             refuse("gain", "'exp2', 'linear' or a tuple of finite numbers >= 0 (one per label)")
         object.__setattr__(p, "gain", tuple(gains))
+    fams = p.binary_label_families
+    if not isinstance(fams, tuple | list) or not all(isinstance(f, str) for f in fams):
+        refuse("binary_label_families", "a tuple of metric families, such as ('map', 'p')")
+    object.__setattr__(p, "binary_label_families", tuple(fams))
     for name in ("empty_by_family", "missing_by_family", "single_document_by_family"):
         v = getattr(p, name)
         if not isinstance(v, tuple | list) or not all(

@@ -56,6 +56,7 @@ _XGBOOST = Profile(
     binary_labels_for_binary_metrics=True,
     blank_ndcg_weight="one",
     clamp_ndcg_mean=True,
+    query_weights="float32",
     description=(
         "XGBoost >= 2.0 CPU metrics 'ndcg', 'map', 'pre' (src/metric/rank_metric.cc, "
         "src/common/ranking_utils.{h,cc}): float32 predictions, stable sort (row order on "
@@ -77,12 +78,13 @@ PROFILES: dict[str, Profile] = {
         empty=1.0,
         max_label=30,
         blank_ndcg_weight="one",
+        query_weights="float32_mean",
         description=(
             "LightGBM 4.x metric 'ndcg'/'map' (src/metric/dcg_calculator.cpp, rank_metric.hpp, "
             "map_metric.hpp): default label_gain 2^l-1 for l = 0..30, std::stable_sort by score "
             "(ties keep row order), k clipped to n, a query without relevant documents scores 1 "
             "(added unweighted to NDCG's weighted sum, weighted in MAP), query weight = mean row "
-            "weight, AP denominator min(R, min(k, n)), relevant = label > 0.5."
+            "weight in float32 (query_weights='float32_mean'), AP denominator min(R, min(k, n)), relevant = label > 0.5."
         ),
     ),
     "xgboost": _XGBOOST,
@@ -175,6 +177,7 @@ PROFILES: dict[str, Profile] = {
         ties="pessimistic",
         empty=1.0,
         empty_by_family=(("map", 0.0),),
+        query_weights="float32",
         description=(
             "CatBoost 1.2 metrics 'NDCG:top=k;type=Exp' (ltrbench's ndcg@k; CatBoost's default "
             "type=Base is gain l: replace(gain='linear')) and 'MAP:top=k' "
@@ -186,7 +189,7 @@ PROFILES: dict[str, Profile] = {
             "doc_comparator.h:3-5), scores as double; NDCG of a query without a positive label "
             "is 1 (CalcNdcg: 'idcg > 0 ? dcg / idcg : 1') and is weighted like any query; AP is "
             "0 there (CalcAveragePrecisionK: 'hits > 0 ? ... : 0'), relevant = target > 0.5, "
-            "AP denominator min(R, min(k, n)); MAP ignores weights."
+            "AP denominator min(R, min(k, n)); MAP ignores weights; group weights float32."
         ),
     ),
     "letor4": Profile(

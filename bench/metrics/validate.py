@@ -9,6 +9,8 @@ depend on the profile (integer labels, the largest label, binary labels) are in
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 import numbers
 from collections.abc import Callable
@@ -184,6 +186,27 @@ def _query_weights(weights: ArrayLike | None, n: int, offsets: np.ndarray,
         if not (w_query.shape[0] and np.max(w_query) > 0):  # (a sum of 1e308s overflows)
             raise DataError("the query weights add up to 0")
     return w_rows, w_query
+
+
+def float32_query_weights(prep: Prepared, *, mean: bool = True) -> Prepared:
+    """``prep`` with LightGBM's query weights (``Profile.query_weights="float32_mean"``): the
+    row weights as float32 (``label_t``), summed in row order in float32 and divided by the
+    row count in float32 (``Metadata::CalculateQueryWeights``); 1000 rows of 0.1 weigh
+    0.09999905, not 0.1. ``mean=False``: the query weights rounded to float32 (XGBoost's and
+    CatBoost's group weights, ``query_weights="float32"``)."""
+    if prep.row_weights is None or prep.query_weights is None:
+        return prep
+    w32 = prep.row_weights.astype(np.float32)
+    if not mean:  # query_weights="float32": the query weights themselves held as float32
+        return dataclasses.replace(prep, row_weights=w32.astype(np.float64),
+                                   query_weights=prep.query_weights.astype(np.float32)
+                                   .astype(np.float64))
+    bounds = prep.offsets.tolist()
+    means = np.array([np.cumsum(w32[a:b], dtype=np.float32)[-1] / np.float32(b - a)
+                      if b > a else 0.0 for a, b in itertools.pairwise(bounds)],
+                     dtype=np.float32)
+    return dataclasses.replace(prep, query_weights=means.astype(np.float64),
+                               row_weights=w32.astype(np.float64))
 
 
 def _row_means(w_rows: NDArray[np.float64], offsets: np.ndarray) -> NDArray[np.float64]:
@@ -381,11 +404,27 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
                        f"for grades up to {profile.err_max_grade}; leave err out, or in "
                        "Python give a profile with a larger err_max_grade: "
                        "dataclasses.replace(get_profile(...), err_max_grade=N)")
-    if profile.binary_labels_for_binary_metrics and families & {"map", "p"} and prep.max_label > 1:
-        row = _first(prep, (y != 0) & (y != 1))
-        raise fail(row, f"{{}}: profile {profile.name!r} computes map and p only on binary "
-                   "labels 0/1, as its tool does", "XGBoost's map and pre, torchmetrics' "
-                   "retrieval_average_precision and retrieval_precision refuse graded labels")
+    _check_binary(prep, profile, families, fail)
+
+
+def _check_binary(prep: Prepared, profile: Profile, families: set[str],
+                  fail: Callable[..., DataError]) -> None:
+    """Labels other than 0 and 1 under a profile whose tool takes 0/1 relevance in the asked
+    families (``binary_label_families``): XGBoost's map and pre and torchmetrics' retrieval
+    functions but NDCG refuse a label above 1, and torchmetrics would count a fraction such as
+    0.5 as relevant (AP, RR) or as half a hit (P, recall): one rule for ltrbench, refused."""
+    names = list(profile.binary_label_families)
+    if not profile.binary_labels_for_binary_metrics or not families & set(names):
+        return
+    y = prep.labels
+    off = (y != 0) & (y != 1)
+    if not off.any():
+        return
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    raise fail(_first(prep, off), f"{{}}: profile {profile.name!r} computes {said} only on "
+               "binary labels 0/1, as its tool does", "the tool refuses a graded label in "
+               "these metrics, and torchmetrics would count a fraction such as 0.5 as relevant "
+               "or as half a hit; give 0/1 labels, or leave these metrics out")
 
 
 def _label_error(prep: Prepared, i: int, text: str, note: str,
