@@ -10,7 +10,6 @@ depend on the profile (integer labels, the largest label, binary labels) are in
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import numbers
 from collections.abc import Callable
@@ -201,10 +200,13 @@ def float32_query_weights(prep: Prepared, *, mean: bool = True) -> Prepared:
         return dataclasses.replace(prep, row_weights=w32.astype(np.float64),
                                    query_weights=prep.query_weights.astype(np.float32)
                                    .astype(np.float64))
-    bounds = prep.offsets.tolist()
-    means = np.array([np.cumsum(w32[a:b], dtype=np.float32)[-1] / np.float32(b - a)
-                      if b > a else 0.0 for a, b in itertools.pairwise(bounds)],
-                     dtype=np.float32)
+    lengths, starts = np.diff(prep.offsets), prep.offsets[:-1]
+    sums = np.zeros(lengths.shape[0], dtype=np.float32)
+    for j in range(int(lengths.max(initial=0))):  # row j of every query at once, in row order
+        on = np.flatnonzero(lengths > j)
+        sums[on] += w32[starts[on] + j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(lengths > 0, sums / lengths.astype(np.float32), np.float32(0.0))
     return dataclasses.replace(prep, query_weights=means.astype(np.float64),
                                row_weights=w32.astype(np.float64))
 
