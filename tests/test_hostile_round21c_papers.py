@@ -342,3 +342,31 @@ def test_ohsumed_folds_follow_the_letor_rotation(fold: int, monkeypatch: pytest.
     assert got == ROTATION[fold]
     assert len(np.unique(s.train.qid)) + len(np.unique(s.vali.qid)) + \
         len(np.unique(s.test.qid)) == 106
+
+
+# -- a run that shows no published row says why (silent accept) --------------------------------
+
+@pytest.mark.parametrize(("key", "said"), [
+    ("mslr-web30k:Fold2", "Fold1"), ("yahoo-ltr:set2", "set1"), ("ohsumed:Fold1", "ohsumed"),
+    ("", "no catalogue dataset")])
+def test_a_table_without_the_configs_published_rows_says_why(key: str, said: str) -> None:
+    # silent accept: `published = "lightgbm-experiments"` in the config, and the report of a
+    # Fold2 / set2 / OHSUMED / stand-in run showed nothing and said nothing
+    from bench.report.published import published_for_run
+
+    rows, notes = published_for_run("lightgbm-experiments", key, ROWS, quick=False, split="test")
+    assert rows == []
+    assert len(notes) == 1
+    assert "lightgbm-experiments" in notes[0]
+    assert said in notes[0]
+
+
+def test_a_published_metric_the_run_lacks_is_blank_not_zero() -> None:
+    # silently wrong number: ltr-baseline publishes ndcg@20; a run without it shows no "ours"
+    manifest = {"dataset": {"spec": "mslr-web10k", "meta": {"card": "mslr-web10k",
+                                                            "fold": "Fold1-5 pooled"}}}
+    key = published_key(manifest)
+    out = published_beside_ours("ltr-baseline", "mslr-web10k:Fold1-5 pooled", ROWS)
+    assert key.startswith("mslr-web10k")
+    assert out[0]["metrics"]["ndcg@20"] == {"published": 0.5225, "ours": None}
+    assert out[0]["metrics"]["ndcg@10"] == {"published": 0.4913, "ours": 0.5}

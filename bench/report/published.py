@@ -267,7 +267,8 @@ def published_for_run(entry: str, dataset: str, rows: list[dict[str, Any]], *, q
     beside none of them."""
     found = published_beside_ours(entry, dataset, rows)
     if not found:
-        return [], []
+        return [], ([f"published numbers ({entry}) not shown: {_none_because(entry, dataset)}"]
+                    if entry else [])
     why = ("this run is in quick mode (n_trees, num_leaves and early stopping capped), not the "
            "published settings" if quick else
            f"they are test-split numbers and this table is split {split!r}" if split != "test"
@@ -276,3 +277,14 @@ def published_for_run(entry: str, dataset: str, rows: list[dict[str, Any]], *, q
         return found, []
     return [], [f"published numbers ({entry}) not shown: {why}; rerun without --quick and "
                 "report the test split to see them"]
+
+
+def _none_because(entry: str, dataset: str) -> str:
+    """Why ``entry`` has no rows beside a run of ``dataset`` (a :func:`published_key`)."""
+    source = PUBLISHED[entry]
+    have = []
+    for d in source["results"]:
+        where = [source.get("variants", {}).get(d), published_fold(entry, d)]
+        have.append(" ".join([d, *(w for w in where if w)]))
+    ran = dataset or "data that is no catalogue dataset (a path or a generated stand-in)"
+    return f"they are for {', '.join(have)}; this run read {ran}"
