@@ -268,8 +268,9 @@ def test_markdown_names_profile_run_and_config_and_pastes_as_tables(results: Pat
 
 def test_published_numbers_are_shown_beside_ours_with_how_each_was_selected(tmp_path: Path) -> None:
     run = write_run(tmp_path / "runs", "20260101-000000-mslr", dataset="mslr-web30k")
-    with open(run / "config.toml", "a") as fh:
-        fh.write('published = "lightgbm-experiments"\n')
+    config = (run / "config.toml").read_text().replace("quick = true", "quick = false")
+    (run / "config.toml").write_text(config + 'published = "lightgbm-experiments"\n')  # a
+    # quick run is set beside no published row (tests/test_hostile_round21c_papers.py)
     manifest = json.loads((run / "manifest.json").read_text())  # read from the catalogue card
     manifest["dataset"] = {"name": "mslr-web30k", "meta": {"card": "mslr-web30k"}}
     (run / "manifest.json").write_text(json.dumps(manifest))

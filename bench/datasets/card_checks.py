@@ -1,7 +1,7 @@
 """A catalogue dataset's files checked against its card's published shape.
 
 A card may state ``n_features`` (MSLR-WEB 136, MQ2007/MQ2008 46, OHSUMED 45, Yahoo 700,
-Istella 220) and ``max_label`` (MSLR-WEB, Yahoo, Istella 4; LETOR 3.0/4.0 2): the numbers of
+Istella 220; with ``dense_features`` every line lists all of them, so narrower files are refused) and ``max_label`` (MSLR-WEB, Yahoo, Istella 4; LETOR 3.0/4.0 2): the numbers of
 each dataset's own description (the card's ``size``). A file loaded under the card's name with a
 feature index beyond ``n_features`` or a label outside ``0..max_label`` (or not an integer) is
 not the published file (a truncated, edited or mislabelled copy, another dataset's file in the
@@ -37,6 +37,14 @@ def check_card_shape(card: Card, splits: LetorSplits) -> None:
              for name, data in splits.splits().items()}
     if card.n_features and any(d.n_features > card.n_features for d in parts.values()):
         _refuse_features(card, parts)
+    if card.dense_features and card.n_features:  # MSLR-WEB lines list all 136, zeros written out
+        for where, data in parts.items():
+            if data.n_rows and data.n_features < card.n_features:
+                raise DataError(
+                    f"features only up to {data.n_features}: every line of {card.spec!r} lists "
+                    f"all {card.n_features} features (its card); this is not the published file "
+                    "(another dataset's files in its folder, e.g. LETOR 4.0's 46-feature ones?); "
+                    "load the folder by path to use other data", path=where)
     for where, data in parts.items():
         if card.max_label and data.n_rows:
             y = data.y

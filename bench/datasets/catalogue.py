@@ -14,7 +14,8 @@ folder inside the archive that becomes the dataset folder; empty = the whole arc
 ``dir`` (folder name in the data directory) and ``aliases`` (other accepted folder names),
 ``layout`` (MovieLens layout), ``size``, ``licence``, ``redistributable``, ``citation``,
 ``notes``, ``hash_source`` (where the digests come from), ``n_features`` and ``max_label`` (the
-published feature count and highest label: a loaded file beyond them is refused, 0 = not stated), ``folds`` (e.g. ``Fold1``..``Fold5``),
+published feature count and highest label: a loaded file beyond them is refused, 0 = not stated),
+``dense_features`` (every line lists all ``n_features``: files narrower than that are refused), ``folds`` (e.g. ``Fold1``..``Fold5``),
 ``[splits]`` (train / vali / test paths inside the folder, ``{fold}`` replaced), ``[files]``
 (path inside the folder -> sha256 or ``"unknown"``), ``[file_urls]`` (for
 ``archive_format = "files"``: path -> URL) and ``[variants.<name>]`` tables that override any of
@@ -57,7 +58,7 @@ _SCALARS = {
     "archive": str, "archive_sha256": str, "archive_size": int, "archive_format": str,
     "archive_root": str, "dir": str, "layout": str, "size": str, "licence": str,
     "redistributable": bool, "citation": str, "notes": str, "hash_source": str,
-    "default_variant": str, "n_features": int, "max_label": int,
+    "default_variant": str, "n_features": int, "max_label": int, "dense_features": bool,
 }
 _TABLES = ("splits", "files", "file_urls")
 _LISTS = ("aliases", "folds")
@@ -95,6 +96,7 @@ class Card:
     default_variant: str = ""
     n_features: int = 0
     max_label: int = 0
+    dense_features: bool = False
     shape: dict[str, Any] = field(default_factory=dict)
     variant: str = ""
     path: str = ""

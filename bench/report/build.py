@@ -39,7 +39,8 @@ from bench.report.compare_checks import MOST_BOOTSTRAP as MOST_BOOTSTRAP
 from bench.report.compare_checks import MOST_PERMUTATIONS as MOST_PERMUTATIONS
 from bench.report.foreign import foreign_notes
 from bench.report.look_alike import refuse_look_alikes
-from bench.report.published import published_beside_ours, published_key
+from bench.report.published import published_beside_ours as published_beside_ours
+from bench.report.published import published_for_run, published_key
 from bench.report.seed_values import per_query_matrix, seed_list, seed_stats
 from bench.report.select import Choice, is_unfinished, select_runs
 from bench.report.table import FitTime, MetricCell, PairedTest, Row, SeedStats, Table
@@ -238,8 +239,10 @@ def table_of(
         notes += _add_paired_tests(rows, src, options)
     if n_blank:
         _add_blank_policies(rows, src)
-    published = published_beside_ours(str(run.config.get("published", "") or ""),
-                                      published_key(run.manifest), [r.to_json() for r in rows])
+    published, withheld = published_for_run(
+        str(run.config.get("published", "") or ""), published_key(run.manifest),
+        [r.to_json() for r in rows], quick=run.config.get("quick") is True, split=options.split)
+    notes += withheld
     return Table(
         dataset=dataset, run_id=run.run_id, unfinished=is_unfinished(run),
         run_dir=_display_path(run.path, base_dir),

@@ -9,7 +9,8 @@ the test split once; the report prints both with this difference named.
 
 Each entry: ``source``, ``url``, ``version`` (which revision of the page), ``selection``,
 ``evaluator`` (whose metric code computed it), ``split``, ``folds`` (``{dataset: the fold its
-test split is, None for a dataset without folds, or POOLED}``: :func:`published_fold`), ``settings``, and ``results``
+test split is, None for a dataset without folds, or POOLED}``: :func:`published_fold`), ``variants``
+(``{dataset: the card variant the rows were computed on}``, e.g. Yahoo's set1), ``settings``, and ``results``
 ``{dataset: {row name: {metric: value}}}``; a row's ``model`` says which ltrbench model is its
 counterpart (``None`` when there is none).
 """
@@ -54,6 +55,7 @@ PUBLISHED: dict[str, dict[str, Any]] = {
             "yahoo-ltr": "Yahoo LTR set1.train train, set1.test test (set1.valid unused)",
         },
         "folds": {"mslr-web30k": "Fold1", "yahoo-ltr": None},
+        "variants": {"yahoo-ltr": "set1"},
         "settings": {
             "lightgbm": _LGB_SETTINGS,
             "xgboost_hist": _XGB_HIST_SETTINGS,
@@ -186,7 +188,8 @@ def published_fold(entry: str, dataset: str) -> str | None:
 
 def published_key(manifest: dict[str, Any]) -> str:
     """The catalogue dataset a run's published rows are looked up under: the card its data were
-    read from (``mslr-web30k``), recorded in its manifest; ``""`` (no rows) for data read from a
+    read from (``mslr-web30k``), recorded in its manifest, with its recorded variant and fold
+    (``yahoo-ltr:set2``, ``mslr-web30k:Fold2``); ``""`` (no rows) for data read from a
     path, a generated stand-in (``synthetic-mslr30k`` is no published dataset) or a run without
     that record. Never the run's display name: a config's ``name = "experiments-mslr30k"``
     found no rows for real MSLR-WEB30K, and a name is the user's to choose for any data."""
@@ -201,7 +204,10 @@ def published_key(manifest: dict[str, Any]) -> str:
         fold = fold_suffix(spec)[1]  # the datasets' one reader of NAME[:OPTION]:FoldK
     if isinstance(fold, str) and (number := fold_suffix(f"{card}:{fold}")[1]) is not None:
         fold = f"Fold{number[4:]}"  # 'fold3' as the catalogue writes it (digits as given)
-    return f"{card}:{fold}" if isinstance(fold, str) and fold else card
+    variant = meta.get("variant") if isinstance(meta, dict) else None  # yahoo-ltr:set2 is not the page's set1: card:variant[:FoldK]
+    parts = [card, *([variant] if isinstance(variant, str) and variant else []),
+             *([fold] if isinstance(fold, str) and fold else [])]
+    return ":".join(parts)
 
 
 def published_beside_ours(
@@ -223,7 +229,12 @@ def published_beside_ours(
     if not dataset:
         return []
     source = PUBLISHED[entry]
-    card, _, fold = dataset.partition(":")
+    card, *rest = dataset.split(":")
+    fold = next((p for p in rest if p.lower().startswith("fold")), "")
+    variant = next((p for p in rest if not p.lower().startswith("fold")), None)
+    wanted = source.get("variants", {}).get(card)  # Yahoo set2 beside set1's rows: other data
+    if variant is not None and wanted is not None and variant.lower() != wanted.lower():
+        return []
     published = published_fold(entry, card)  # a run on Fold2 is not set beside Fold1's rows
     if published is not None and published.lower() != (fold or "Fold1").lower():
         return []
@@ -246,3 +257,34 @@ def published_beside_ours(
             },
         })
     return out
+
+
+def published_for_run(entry: str, dataset: str, rows: list[dict[str, Any]], *, quick: bool,
+                      split: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """:func:`published_beside_ours` for a run's table, with the reason as a note where rows
+    exist but are withheld: published numbers are full-size test-split numbers, so a quick run
+    (trees and leaves capped, :mod:`bench.benchmark.quick`) or a table of another split is set
+    beside none of them."""
+    found = published_beside_ours(entry, dataset, rows)
+    if not found:
+        return [], ([f"published numbers ({entry}) not shown: {_none_because(entry, dataset)}"]
+                    if entry else [])
+    why = ("this run is in quick mode (n_trees, num_leaves and early stopping capped), not the "
+           "published settings" if quick else
+           f"they are test-split numbers and this table is split {split!r}" if split != "test"
+           else "")
+    if not why:
+        return found, []
+    return [], [f"published numbers ({entry}) not shown: {why}; rerun without --quick and "
+                "report the test split to see them"]
+
+
+def _none_because(entry: str, dataset: str) -> str:
+    """Why ``entry`` has no rows beside a run of ``dataset`` (a :func:`published_key`)."""
+    source = PUBLISHED[entry]
+    have = []
+    for d in source["results"]:
+        where = [source.get("variants", {}).get(d), published_fold(entry, d)]
+        have.append(" ".join([d, *(w for w in where if w)]))
+    ran = dataset or "data that is no catalogue dataset (a path or a generated stand-in)"
+    return f"they are for {', '.join(have)}; this run read {ran}"
