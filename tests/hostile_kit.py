@@ -347,3 +347,49 @@ def write_run_tables(run: Path, metrics: list[tuple[Any, ...]], per_query: list[
                                    "peak_rss_mb", "best_iteration", "n_trees"]).to_csv(
         run / "timings.csv", index=False)
     return run
+
+
+def write_one_seed_run(root: Path, rid: str, dataset: str, pq: dict[str, list[float]],
+                       qids: list[str] | None = None) -> Path:
+    """A finished one-seed run ``root/rid`` as the run loop writes it: ``pq`` maps each model
+    to its per-query ndcg@10 (query ids ``qids``, else 0, 1, ...) and metrics.csv holds their
+    mean; ``lightgbm-lambdarank`` is a LightGBM model, ``random`` the baseline, others custom."""
+    import json
+
+    import numpy as np
+
+    run = root / rid
+    run.mkdir(parents=True)
+    models = list(pq)
+    (run / "config.toml").write_text(
+        f"dataset = {json.dumps(dataset, ensure_ascii=False)}\nprofile = \"ltrbench\"\n"
+        f"models = {json.dumps(models, ensure_ascii=False)}\nseeds = [0]\nquick = true\n",
+        encoding="utf-8")
+    (run / "manifest.json").write_text(json.dumps(
+        {"finished": "2026-01-01T00:00:00+00:00", "seeds": [0],
+         "models": {m: {} for m in models}, "evaluation": {"profile": "ltrbench"},
+         "dataset": {"name": dataset}}), encoding="utf-8")
+    p_rows, m_rows, t_rows = [], [], []
+    for m, vals in pq.items():
+        lib = {"lightgbm-lambdarank": "lightgbm", "random": "baseline"}.get(m, "custom")
+        names = qids or [str(q) for q in range(len(vals))]
+        p_rows += [(dataset, m, 0, "test", q, "ndcg@10", v) for q, v in zip(names, vals, strict=True)]
+        m_rows.append((dataset, m, lib, 0, "test", "ndcg@10", float(np.mean(vals)), "ltrbench"))
+        t_rows.append((dataset, m, lib, 0, 1.0, 0.01, 100.0, 10, 10))
+    return write_run_tables(run, m_rows, p_rows, t_rows)
+
+
+def toy_ratings_card(contents: dict[str, bytes], **kw: Any) -> Any:
+    """The catalogue card of a one-file MovieLens-shaped dataset ``toy`` packed as
+    ``toy.zip`` (folder ``toy``), its files' digests those of ``contents``; ``kw`` replaces
+    fields (``files=`` included)."""
+    import hashlib
+    from dataclasses import replace
+
+    from bench.datasets.catalogue import Card
+
+    base = Card(name="toy", title="Toy", kind="ratings", loader="movielens", homepage="http://x",
+                size="1 file", licence="test data", citation="none", dir="toy",
+                archive_format="zip", archive="toy.zip", archive_root="toy",
+                files={k: hashlib.sha256(v).hexdigest() for k, v in contents.items()})
+    return replace(base, **kw)

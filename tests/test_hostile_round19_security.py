@@ -49,7 +49,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -65,7 +64,7 @@ from hostile_kit import (
     ok,
     refused,
     write,
-    write_run_tables,
+    write_one_seed_run,
 )
 
 FAST = ("--no-plots", "--no-progress", "--bootstrap", "50", "--permutations", "200")
@@ -77,27 +76,8 @@ PQ = {LGB: [0.9, 0.8, 0.7, 0.95], "random": [0.3, 0.2, 0.1, 0.4]}
 
 def write_run(root: Path, rid: str, dataset: str, pq: dict[str, list[float]] | None = None,
               qids: list[str] | None = None) -> Path:
-    """A finished one-seed run as the run loop writes it (metrics.csv: the per-query mean)."""
-    pq = pq or PQ
-    run = root / rid
-    run.mkdir(parents=True)
-    models = list(pq)
-    (run / "config.toml").write_text(
-        f"dataset = {json.dumps(dataset, ensure_ascii=False)}\nprofile = \"ltrbench\"\n"
-        f"models = {json.dumps(models, ensure_ascii=False)}\nseeds = [0]\nquick = true\n",
-        encoding="utf-8")
-    (run / "manifest.json").write_text(json.dumps(
-        {"finished": "2026-01-01T00:00:00+00:00", "seeds": [0],
-         "models": {m: {} for m in models}, "evaluation": {"profile": "ltrbench"},
-         "dataset": {"name": dataset}}), encoding="utf-8")
-    p_rows, m_rows, t_rows = [], [], []
-    for m, vals in pq.items():
-        lib = "lightgbm" if m == LGB else "baseline" if m == "random" else "custom"
-        names = qids or [str(q) for q in range(len(vals))]
-        p_rows += [(dataset, m, 0, "test", q, "ndcg@10", v) for q, v in zip(names, vals, strict=True)]
-        m_rows.append((dataset, m, lib, 0, "test", "ndcg@10", float(np.mean(vals)), "ltrbench"))
-        t_rows.append((dataset, m, lib, 0, 1.0, 0.01, 100.0, 10, 10))
-    return write_run_tables(run, m_rows, p_rows, t_rows)
+    """A finished one-seed run (:func:`hostile_kit.write_one_seed_run`), :data:`PQ` by default."""
+    return write_one_seed_run(root, rid, dataset, pq or PQ, qids)
 
 
 def error_line(res: Res) -> str:

@@ -32,10 +32,10 @@ import tarfile
 import unicodedata
 import zipfile
 import zlib
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hostile_kit import toy_ratings_card
 
 from bench.cli import main
 from bench.datasets.catalogue import Card
@@ -52,11 +52,8 @@ def _sha(data: bytes) -> str:
 
 
 def _card(**kw: object) -> Card:
-    base = Card(name="toy", title="Toy", kind="ratings", loader="movielens", homepage="http://x",
-                size="1 file", licence="test data", citation="none", dir="toy",
-                archive_format="zip", archive="toy.zip", archive_root="toy",
-                archive_sha256="unknown", files={"ratings.csv": _sha(RATINGS)})
-    return replace(base, **kw)  # type: ignore[arg-type]
+    card: Card = toy_ratings_card({"ratings.csv": RATINGS}, **kw)
+    return card
 
 
 UNVOUCHED = {"ratings.csv": "unknown"}  # a card that knows no file digest (LETOR 4.0's cards)

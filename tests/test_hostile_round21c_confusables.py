@@ -47,12 +47,11 @@ import re
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import Res, cli, own_error, refused, write_run_tables
+from hostile_kit import Res, cli, own_error, refused, write_one_seed_run
 
 FAST = ("--no-plots", "--no-progress", "--bootstrap", "20", "--permutations", "50")
 LGB = "lightgbm-lambdarank"
@@ -117,26 +116,7 @@ def test_silent_accept_the_command_line_refuses_an_invisible_twin_naming_it(tmp_
 # ------------------------------------------------ leaderboard rows read from run folders
 
 
-def write_run(root: Path, rid: str, dataset: str, pq: dict[str, list[float]]) -> Path:
-    """A finished one-seed run as the run loop writes it (metrics.csv: the per-query mean)."""
-    run = root / rid
-    run.mkdir(parents=True)
-    models = list(pq)
-    (run / "config.toml").write_text(
-        f"dataset = {json.dumps(dataset, ensure_ascii=False)}\nprofile = \"ltrbench\"\n"
-        f"models = {json.dumps(models, ensure_ascii=False)}\nseeds = [0]\nquick = true\n",
-        encoding="utf-8")
-    (run / "manifest.json").write_text(json.dumps(
-        {"finished": "2026-01-01T00:00:00+00:00", "seeds": [0],
-         "models": {m: {} for m in models}, "evaluation": {"profile": "ltrbench"},
-         "dataset": {"name": dataset}}), encoding="utf-8")
-    p_rows, m_rows, t_rows = [], [], []
-    for m, vals in pq.items():
-        lib = "lightgbm" if m == LGB else "baseline" if m == "random" else "custom"
-        p_rows += [(dataset, m, 0, "test", str(q), "ndcg@10", v) for q, v in enumerate(vals)]
-        m_rows.append((dataset, m, lib, 0, "test", "ndcg@10", float(np.mean(vals)), "ltrbench"))
-        t_rows.append((dataset, m, lib, 0, 1.0, 0.01, 100.0, 10, 10))
-    return write_run_tables(run, m_rows, p_rows, t_rows)
+write_run = write_one_seed_run  # a finished one-seed run from per-query values
 
 
 def _report(tmp: Path, pq: dict[str, list[float]]) -> Res:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hostile_kit import toy_ratings_card
 
 from bench.datasets.catalogue import Card
 from bench.datasets.fetch import data_dirs, fetch, verify
@@ -32,11 +33,8 @@ def _sha(data: bytes) -> str:
 
 
 def _card(**kw: object) -> Card:
-    base = Card(name="toy", title="Toy", kind="ratings", loader="movielens", homepage="http://x",
-                size="1 file", licence="test data", citation="none", dir="toy",
-                archive_format="zip", archive="toy.zip", archive_root="toy",
-                files={k: _sha(v) for k, v in FILES.items()})
-    return replace(base, **kw)  # type: ignore[arg-type]
+    card: Card = toy_ratings_card(FILES, **kw)
+    return card
 
 
 def _zip(tmp: Path, extra: list[zipfile.ZipInfo | tuple[zipfile.ZipInfo, bytes]]) -> Path:
