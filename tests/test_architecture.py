@@ -7,6 +7,7 @@ source with :mod:`ast`, so an upward import fails here whether or not it is ever
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -99,9 +100,13 @@ def _part(module: str) -> str:
 
 
 MODULES = _modules()
-EDGES = {
-    m: {i for i in _imports(p, m) if i in MODULES and i != m} for m, p in MODULES.items()
-}
+
+
+@functools.cache
+def _edges() -> dict[str, set[str]]:
+    """The package's import graph (read when a test asks, not at collection: every test worker
+    collects this module, and parsing the package costs seconds)."""
+    return {m: {i for i in _imports(p, m) if i in MODULES and i != m} for m, p in MODULES.items()}
 
 
 def test_every_part_of_the_package_has_a_layer() -> None:
@@ -113,7 +118,7 @@ def test_imports_run_downward(module: str) -> None:
     here = _part(module)
     upward = sorted(
         target
-        for target in EDGES[module]
+        for target in _edges()[module]
         if _part(target) != here
         and LAYERS[_part(target)] >= LAYERS[here]
         and _part(target) != "__init__"
@@ -136,7 +141,7 @@ def test_there_are_no_import_loops() -> None:
         counter[0] += 1
         stack.append(v)
         on_stack.add(v)
-        for w in EDGES[v]:
+        for w in _edges()[v]:
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -153,7 +158,7 @@ def test_there_are_no_import_loops() -> None:
             if len(comp) > 1:
                 loops.append(sorted(comp))
 
-    for v in sorted(EDGES):
+    for v in sorted(_edges()):
         if v not in index:
             visit(v)
     # a package importing its own submodules in __init__ and a submodule importing the package
@@ -237,11 +242,14 @@ def _function_lengths(
     return out
 
 
-FUNCTIONS = _function_lengths()
+@functools.cache
+def _package_functions() -> dict[str, tuple[int, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The package's functions, parsed once when a test asks (not at collection)."""
+    return _function_lengths()
 
 
 def test_no_function_is_over_80_lines_outside_the_compiled_kernels() -> None:
-    long = {k: n for k, (n, _) in FUNCTIONS.items()
+    long = {k: n for k, (n, _) in _package_functions().items()
             if n > MAX_FUNCTION_LINES and k not in COMPILED_KERNELS and k not in NOT_YET_SPLIT}
     assert not long, (f"functions over {MAX_FUNCTION_LINES} lines (split them into named "
                       f"steps): {long}")
@@ -250,8 +258,8 @@ def test_no_function_is_over_80_lines_outside_the_compiled_kernels() -> None:
 @pytest.mark.parametrize("key", sorted({**COMPILED_KERNELS, **NOT_YET_SPLIT}))
 def test_every_long_function_allowed_exists_and_is_still_long(key: str) -> None:
     """An allowance that no longer applies (renamed, split) is dropped, not kept."""
-    assert key in FUNCTIONS, f"{key} no longer exists: drop its entry"
-    assert FUNCTIONS[key][0] > MAX_FUNCTION_LINES, f"{key} is short now: drop its entry"
+    assert key in _package_functions(), f"{key} no longer exists: drop its entry"
+    assert _package_functions()[key][0] > MAX_FUNCTION_LINES, f"{key} is short now: drop its entry"
 
 
 def test_the_compiled_kernels_allowed_are_compiled() -> None:
@@ -260,7 +268,7 @@ def test_the_compiled_kernels_allowed_are_compiled() -> None:
         return any("njit" in ast.unparse(d) for d in node.decorator_list)
 
     for key in COMPILED_KERNELS:
-        node = FUNCTIONS[key][1]
+        node = _package_functions()[key][1]
         inner = [n for n in ast.walk(node) if n is not node
                  and isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
         assert compiled(node) or any(compiled(n) for n in inner), f"{key} is not compiled"
@@ -281,7 +289,7 @@ def test_the_length_checker_sees_a_long_function(tmp_path: Path) -> None:
 def test_the_import_reader_sees_the_door_and_literal_import_module_calls(tmp_path: Path) -> None:
     """The command line's door is an edge of the graph (it was loaded through importlib, which
     the reader did not see), and a literal ``importlib.import_module`` is read as an import."""
-    assert "bench.commands.text" in EDGES["bench.cli"]
+    assert "bench.commands.text" in _edges()["bench.cli"]
     src = tmp_path / "probe.py"
     src.write_text("import importlib\nimportlib.import_module('bench.runs.layout')\n")
     assert _imports(src, "bench.data.probe") == {"bench.runs.layout"}
