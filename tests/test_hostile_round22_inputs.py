@@ -273,6 +273,49 @@ def test_a_ratings_number_beyond_float64_is_shown_as_written(tmp_path: Path) -> 
                                             timestamp="timestamp"), "r.csv:2", "1e400"))
 
 
+ML_RATINGS = "userId,movieId,rating,timestamp\n1,10,4.0,100\n1,11,3.0,200\n2,10,5.0,300\n"
+ML_MOVIES = "movieId,title,genres\n10,\"A, the (1995)\",Comedy|Drama\n11,B (1996),Action\n"
+ML_TAGS = "userId,movieId,tag,timestamp\n1,10,funny,150\n"
+
+
+def _movielens(tmp: Path, **files: str) -> Any:
+    from bench.data.movielens import load_movielens, read_side_tables
+
+    texts = {"ratings": ML_RATINGS, "movies": ML_MOVIES, "tags": ML_TAGS, **files}
+    for name, text in texts.items():
+        _w(tmp / "ml", f"{name}.csv", text)
+    return load_movielens(tmp / "ml"), read_side_tables(tmp / "ml")
+
+
+def test_a_nul_byte_in_a_movielens_genre_is_refused_as_in_every_reader(tmp_path: Path) -> None:
+    # silent accept: 'Act\x00ion' became a genre of its own (the ratings, TREC, SVMlight and
+    # scores readers refuse a NUL byte, naming its line)
+    movies = ML_MOVIES.replace("Action", "Act\x00ion")
+    ok(own_error(lambda: _movielens(tmp_path, movies=movies), "movies.csv:3", "NUL"))
+
+
+def test_a_line_separator_in_a_movielens_tag_is_refused(tmp_path: Path) -> None:
+    # silent accept: U+2028 (a line end to Python's splitlines) inside a tag
+    tags = ML_TAGS.replace("funny", "fun\u2028ny")
+    ok(own_error(lambda: _movielens(tmp_path, tags=tags), "tags.csv:2", "line separator"))
+
+
+@pytest.mark.parametrize("name", ["ratings", "movies", "tags"])
+def test_a_dos_end_of_file_mark_in_a_movielens_file_is_said(tmp_path: Path, name: str) -> None:
+    # unclear error: "'\x1a' is not an integer" / "malformed line '\x1a'", where the generic
+    # ratings table reader says "DOS end-of-file mark"
+    text = {"ratings": ML_RATINGS, "movies": ML_MOVIES, "tags": ML_TAGS}[name] + "\x1a"
+    ok(own_error(lambda: _movielens(tmp_path, **{name: text}), f"{name}.csv:", "DOS end-of-file"))
+
+
+def test_movielens_side_tables_with_quotes_and_cr_ends_read_as_written(tmp_path: Path) -> None:
+    # silently wrong number: a quoted title holding the separator, CR-only line ends
+    ratings, (items, tags, _) = _movielens(tmp_path, movies=ML_MOVIES.replace("\n", "\r"))
+    assert ratings.n_ratings == 3
+    assert items["title"].tolist()[0].startswith("A, the")
+    assert tags.shape[0] == 1
+
+
 # ------------------------------------------ crosscheck --evaluators reads what evaluate reads
 def test_crosscheck_evaluators_reads_a_letor_parquet_split_as_evaluate_does(
         tmp_path: Path) -> None:
@@ -318,6 +361,25 @@ def test_crosscheck_evaluators_does_not_point_at_an_option_it_lacks(tmp_path: Pa
     except Exception as e:  # judged below
         exc = e
     assert "--sort-by-qid on the command line" not in str(exc), str(exc)
+
+
+# ----------------------------------------------- a custom ranker's output under the same rule
+@pytest.mark.parametrize("raw", ["int64", "object", "beyond-int64"])
+def test_a_rankers_integer_scores_beyond_2_53_are_refused_whatever_their_dtype(raw: str) -> None:
+    # silently wrong number by following the advice: an object array of exact integers above
+    # 2^53 was refused with "return them as a float array (np.asarray(scores,
+    # dtype=np.float64))", which ties 2^53 + 1 with 2^53 -- the int64 array is refused for that
+    from bench.runners.custom_checks import checked_scores
+
+    values = [2**53 + 1, 2**53, 1, 2, 3] if raw != "beyond-int64" else [2**70 + 1, 2**70, 1, 2, 3]
+    scores = np.array(values, dtype=np.int64 if raw == "int64" else object)
+    from bench.runners.custom_checks import CustomModelFailure
+
+    ok(own_error(lambda: checked_scores(scores, 5, "model 'mine' predict on test"), "2^53",
+                 "row 1", "model 'mine'"))
+    with pytest.raises(CustomModelFailure) as e:
+        checked_scores(scores, 5, "model 'mine' predict on test")
+    assert "dtype=np.float64" not in str(e.value), str(e.value)
 
 
 # --------------------------------------------------------- a card's counts held to its files

@@ -21,11 +21,9 @@ def nonfinite_message(value: object, written: Callable[[], pd.Series | None] | N
                       i: int) -> str:
     """``value {cell!r} is not a finite number``, ``cell`` the text ``written()`` holds in row
     ``i`` (else ``value`` itself, a NumPy scalar as its plain number)."""
+    shown = value.item() if isinstance(value, np.generic) else value
     text = written() if written is not None else None
-    if text is None:
-        shown = value.item() if isinstance(value, np.generic) else value
+    cell = None if text is None else str(text.iloc[i]).strip(_BLANKS)
+    if cell is None or cell.lower().lstrip("+-") in ("inf", "infinity", "nan"):  # as written
         return f"value {shown!r} is not a finite number"
-    cell = str(text.iloc[i]).strip(_BLANKS)
-    spelled = cell.lower().lstrip("+-") in ("inf", "infinity", "nan")
-    return (f"value {cell!r} is not a finite number"
-            f"{'' if spelled else ' (beyond a float64, |x| > 1.8e308)'}")
+    return f"value {cell!r} is not a finite number (beyond a float64, |x| > 1.8e308)"

@@ -39,7 +39,9 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.compressed import HEAD
+from bench.data.delimited import check_field_counts
 from bench.data.folder_names import missing_note
+from bench.data.input_ids import dos_eof_hint, space_hint
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
 from bench.data.movielens_layout import layout_of
 from bench.data.ratings import Ratings, refuse_mixed_units, refuse_mixed_units_across
@@ -248,7 +250,7 @@ def _locate_bad_ratings_line(
         shown = text if len(text) <= 60 else text[:57] + "..."
         if len(fields) != 4:
             return DataError(f"malformed line {shown!r}: {len(fields)} fields, expected "
-                             f"{expected!r}", path=path, line=lineno)
+                             f"{expected!r}{dos_eof_hint(raw)}", path=path, line=lineno)
         for name, value in zip(names, fields, strict=True):
             try:
                 if name == "rating":
@@ -395,6 +397,7 @@ def _read_tags_dat(path: Path) -> pd.DataFrame:
 
 
 def _read_movies_csv(path: Path) -> pd.DataFrame:
+    check_field_counts(path, ",")  # a NUL or U+2028 in a title or genre, a line short of fields
     try:
         df = pd.read_csv(path, dtype={"movieId": "int64", "title": str, "genres": str},
                          keep_default_na=False, encoding="utf-8")
@@ -409,6 +412,7 @@ def _read_movies_csv(path: Path) -> pd.DataFrame:
 
 
 def _read_tags_csv(path: Path) -> pd.DataFrame:
+    check_field_counts(path, ",")  # the stray characters and field counts of every reader
     try:
         df = pd.read_csv(path, dtype={"userId": "int64", "movieId": "int64", "tag": str,
                                       "timestamp": "int64"},
@@ -442,11 +446,12 @@ def _located(path: Path, sep: str, ints: tuple[int, ...], fallback: str, *,
         if (header and lineno == 1) or parts == [""]:
             continue
         if fields is not None and len(parts) != fields:
-            return DataError(f"{len(parts)} fields, expected {fields}", path=path, line=lineno)
+            return DataError(f"{len(parts)} fields, expected {fields}{dos_eof_hint(raw)}",
+                             path=path, line=lineno)
         bad = next((parts[i] for i in ints if not _digits(parts[i].strip())), None)
         if bad is not None:
-            return DataError(f"{bad[:40]!r} is not an integer (expected digits)", path=path,
-                             line=lineno)
+            return DataError(f"{bad[:40]!r} is not an integer (expected digits)"
+                             f"{dos_eof_hint(bad)}{space_hint(bad)}", path=path, line=lineno)
     return DataError(fallback, path=path)
 
 
