@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.compressed import HEAD
+from bench.data.dat_text import dat_text
 from bench.data.delimited import check_field_counts
 from bench.data.folder_names import missing_note
 from bench.data.input_ids import dos_eof_hint, space_hint
@@ -330,17 +331,9 @@ def _read_u_user(path: Path) -> pd.DataFrame:
 # --------------------------------------------------------------------------- ml-1m / ml-10m side files
 
 
-def _decode(path: Path) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")  # ml-1m's movies.dat is Latin-1
-
-
 def _read_movies_dat(path: Path) -> pd.DataFrame:
     ids, titles, genres = [], [], []
-    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         head, sep1, rest = line.partition("::")
@@ -356,7 +349,7 @@ def _read_movies_dat(path: Path) -> pd.DataFrame:
 
 def _read_users_dat(path: Path) -> pd.DataFrame:
     rows = []
-    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split("::")
@@ -372,7 +365,7 @@ def _read_users_dat(path: Path) -> pd.DataFrame:
 
 def _read_tags_dat(path: Path) -> pd.DataFrame:
     users, items, tags, stamps = [], [], [], []
-    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         u, s1, rest = line.partition("::")
