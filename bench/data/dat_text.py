@@ -1,7 +1,8 @@
-"""The text of a MovieLens ``.dat`` side file (ml-1m / ml-10m ``movies.dat``, ``users.dat``,
-``tags.dat``) under the rules of every other text reader (:mod:`bench.data.inputs`).
+"""The text of a MovieLens side file (ml-1m / ml-10m ``movies.dat``, ``users.dat``,
+``tags.dat``; ml-100k ``u.item``, ``u.user``, ``u.genre``) under the rules of every other text
+reader (:mod:`bench.data.inputs`).
 
-These files are split at ``::`` by hand, not by a CSV reader, so the rules are applied here: a
+These files are split at ``::`` or ``|`` outside the checked readers, so the rules are applied here: a
 UTF-8 byte-order mark is skipped (it made the first id ``\\ufeff1``, refused as no MovieID), a
 UTF-16 file is refused by its mark (it was decoded as Latin-1 garbage), and a NUL byte, a byte-order
 mark inside the file or a line end Python's ``str.splitlines`` takes but no other reader does

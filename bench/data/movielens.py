@@ -27,6 +27,7 @@ file read; ``Ratings.source`` is the folder.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -270,7 +271,7 @@ def _locate_bad_ratings_line(
 
 def _read_u_genre(path: Path) -> tuple[str, ...]:
     names: dict[int, str] = {}
-    for lineno, line in enumerate(path.read_bytes().decode("latin-1").splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         name, _, idx = line.rpartition("|")
@@ -286,8 +287,9 @@ def _read_u_item(path: Path, genre_names: Sequence[str]) -> pd.DataFrame:
     n_genres = len(genre_names)
     cols = ["item", "title", "release_date", "video_release_date", "imdb_url",
             *[f"g{i}" for i in range(n_genres)]]
+    text = dat_text(path)  # Latin-1 where it is not UTF-8
     try:
-        df = pd.read_csv(path, sep="|", header=None, names=cols, encoding="latin-1",
+        df = pd.read_csv(io.StringIO(text), sep="|", header=None, names=cols,
                          dtype={"item": "int64", "title": str}, keep_default_na=False,
                          quoting=3)
     except (ValueError, pd.errors.ParserError) as exc:
@@ -313,12 +315,12 @@ def _read_u_item(path: Path, genre_names: Sequence[str]) -> pd.DataFrame:
 
 
 def _read_u_user(path: Path) -> pd.DataFrame:
+    text = dat_text(path)
     try:
-        df = pd.read_csv(path, sep="|", header=None,
+        df = pd.read_csv(io.StringIO(text), sep="|", header=None,
                          names=["user", "age", "gender", "occupation", "zip"],
                          dtype={"user": "int64", "age": "int64", "gender": str,
-                                "occupation": str, "zip": str},
-                         encoding="latin-1", keep_default_na=False)
+                                "occupation": str, "zip": str}, keep_default_na=False)
     except (ValueError, pd.errors.ParserError) as exc:
         raise _located(path, "|", (0, 1), "could not parse u.user (user|age|gender|occupation|"
                        f"zip): {exc}", fields=5) from exc
