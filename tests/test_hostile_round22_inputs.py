@@ -477,7 +477,7 @@ def test_a_truncated_file_under_a_card_is_said_naming_counts(tiny_card: Any,
     _write_tiny(folder, [4])
     (folder / "test.txt").write_text(_letor([4]).splitlines()[0] + "\n")
     _warned_counts(lambda: load_dataset("tinycard", data_dir=tmp_path / "data", cache=False),
-                   "10 rows", "12 rows", "test.txt", "tinycard", "by path", "verify")
+                   "10 rows", "12 rows", "test.txt", "tinycard", "by path", "again")
 
 
 def test_a_query_missing_under_a_card_is_said(tiny_card: Any, tmp_path: Path) -> None:

@@ -88,9 +88,9 @@ def check_card_counts(card: Card, splits: LetorSplits) -> None:
         f"{where}: {queries:,} queries and {rows:,} rows in all, but the card of {card.spec!r} "
         f"states {stated} (its splits together: {said}): this is not the published file set (a "
         "truncated download or copy, a part or fold missing?), and its numbers are not the "
-        f"dataset's. Check it with 'ltrbench datasets verify {card.spec}' and fetch it again; "
-        "to use a subset or stand-in on purpose, load its folder by path, which names it as "
-        "what it is"), stacklevel=2)
+        f"dataset's. Fetch or copy it again ('ltrbench datasets fetch {card.name}' where the "
+        "card has a download); to use a subset or stand-in on purpose, load its folder by path, "
+        "which names it as what it is"), stacklevel=2)
 
 
 def _refuse_features(card: Card, parts: dict[str, LetorData]) -> None:
