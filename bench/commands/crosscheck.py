@@ -80,7 +80,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "query against ltrbench's profiles (no training)")
     e.add_argument("--qrels", metavar="FILE", help="TREC qrels ('qid iter docno rel')")
     e.add_argument("--trec-run", metavar="FILE", help="TREC run ('qid Q0 docno rank score tag')")
-    e.add_argument("--data", metavar="FILE", help="a LETOR/SVMlight file (with --scores)")
+    e.add_argument("--data", metavar="FILE",
+                   help="a LETOR/SVMlight file or LETOR Parquet split (with --scores)")
     e.add_argument("--scores", metavar="FILE", help="one score per row of --data")
     e.add_argument("--tools", metavar="LIST",
                    help="comma-separated libraries (default: every installed one)")

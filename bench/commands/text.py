@@ -255,7 +255,7 @@ DOOR: dict[tuple[str, str], tuple[str, str, frozenset[str]]] = {
                               (_FILES | _FOLDERS) - {"scores"}),
     ("crosscheck", "--qrels"): ("qrels", *_QRELS),
     ("crosscheck", "--trec-run"): ("trec_run", *_TREC_RUN),
-    ("crosscheck", "--data"): ("data", "an SVMlight/LETOR file",
+    ("crosscheck", "--data"): ("data", "an SVMlight/LETOR file or LETOR Parquet split",
                                frozenset({"toml", "json", "qrels", "trec-run"}) | _FOLDERS),
     ("crosscheck", "--scores"): ("scores", *_SCORES),
     ("crosscheck", "--run"): ("run", *_RUN_DIR),

@@ -247,6 +247,29 @@ def trec_input(qrels_path: str | Path, run_path: str | Path) -> EvaluatorInput:
                           subtopics)
 
 
+def _letor_data(data_path: str | Path, query_path: str | Path | None, parquet: bool) -> Any:
+    """The rows of ``data_path`` as read, never reordered: a query whose rows are apart is
+    refused with what to do here (this command has no ``--sort-by-qid``)."""
+    from bench.data.groups import SORT_HINT
+    from bench.data.parquet import read_parquet
+    from bench.data.svmlight import read_svmlight
+
+    if parquet and query_path is not None:
+        raise DataError(f"--query {query_path}: a Parquet split holds its queries in its 'qid' "
+                        "column", path=data_path)
+    try:
+        return read_parquet(data_path) if parquet else read_svmlight(
+            data_path, query_path=query_path, features=False)
+    except DataError as exc:
+        if SORT_HINT not in exc.reason:
+            raise
+        raise DataError(exc.reason.replace(SORT_HINT, (
+            "sort the file by qid, each query's rows kept in their order, with its scores file "
+            "in the same order (crosscheck --evaluators reads --data as it is; ltrbench evaluate "
+            "has --sort-by-qid)")), path=exc.path, line=exc.line, row=exc.row,
+            column=exc.column) from None
+
+
 def _subtopic_input(read: Qrels) -> QrelsDict | None:
     """The qrels read with ``subtopics=True`` as subtopic judgments (a subtopic other than 0
     somewhere: :func:`bench.metrics.diversity.subtopic_qrels`), else ``None``."""
@@ -267,19 +290,23 @@ def _subtopic_input(read: Qrels) -> QrelsDict | None:
 
 def letor_input(data_path: str | Path, scores_path: str | Path,
                 query_path: str | Path | None = None) -> EvaluatorInput:
-    """A LETOR/SVMlight file and its scores file: each row a judged document ``d<row>`` of its
-    query (rows numbered from 1 in file order); labels must be whole numbers."""
+    """A LETOR/SVMlight file (or a LETOR Parquet split, as ``evaluate --data`` reads one) and
+    its scores file: each row a judged document ``d<row>`` of its query (rows numbered from 1 in
+    file order); labels must be whole numbers (a bad one named by its file line)."""
     from bench.data.scores import read_scores
-    from bench.data.svmlight import read_svmlight
+    from bench.data.svmlight import line_of_data_row
+    from bench.metrics.scored_file import is_parquet_path
 
-    data = read_svmlight(data_path, query_path=query_path, features=False)
+    parquet = is_parquet_path(data_path)
+    data = _letor_data(data_path, query_path, parquet)
     scores = read_scores(scores_path, data.n_rows, np.asarray(data.qid))
     labels = np.asarray(data.y)
     bad = np.flatnonzero(labels != np.round(labels))
     if bad.shape[0]:
-        raise DataError(f"label {labels[bad[0]]!r} is not a whole number: the evaluation "
-                        "libraries take integer relevance levels", path=data_path,
-                        row=int(bad[0]) + 1)
+        row = int(bad[0]) + 1
+        raise DataError(f"label {float(labels[bad[0]]):g} is not a whole number: the evaluation "
+                        "libraries take integer relevance levels", path=data_path, row=row,
+                        line=None if parquet else line_of_data_row(data_path, row))
     qrels: QrelsDict = {}
     run: RunDict = {}
     for i, (q, y, s) in enumerate(zip(np.asarray(data.qid).tolist(), labels.tolist(),

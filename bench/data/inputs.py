@@ -248,7 +248,8 @@ def parse_int(
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
     if _INT.fullmatch(raw) is None:
         raise DataError(f"{what} {_show(raw)} is not an integer (expected digits with an "
-                        "optional sign; no '_', hex, decimal point or spaces)",
+                        "optional sign; no '_', hex, decimal point or spaces)"
+                        f"{comma_hint(raw)}{dos_eof_hint(raw)}{space_hint(raw)}",
                         path=path, line=line, row=row, column=column)
     widest = max(digit_count(str(low)), digit_count(str(high)))
     value = int(raw) if digit_count(raw) <= widest else (high + 1 if raw[:1] != b"-" else low - 1)

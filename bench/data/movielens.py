@@ -27,6 +27,7 @@ file read; ``Ratings.source`` is the folder.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -39,7 +40,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from bench.data.compressed import HEAD
+from bench.data.dat_text import dat_text
+from bench.data.delimited import check_field_counts
 from bench.data.folder_names import missing_note
+from bench.data.input_ids import dos_eof_hint, space_hint
 from bench.data.inputs import bom_length, check_input_file, parse_float, parse_int, text_lines
 from bench.data.movielens_layout import layout_of
 from bench.data.ratings import Ratings, refuse_mixed_units, refuse_mixed_units_across
@@ -248,7 +252,7 @@ def _locate_bad_ratings_line(
         shown = text if len(text) <= 60 else text[:57] + "..."
         if len(fields) != 4:
             return DataError(f"malformed line {shown!r}: {len(fields)} fields, expected "
-                             f"{expected!r}", path=path, line=lineno)
+                             f"{expected!r}{dos_eof_hint(raw)}", path=path, line=lineno)
         for name, value in zip(names, fields, strict=True):
             try:
                 if name == "rating":
@@ -267,7 +271,7 @@ def _locate_bad_ratings_line(
 
 def _read_u_genre(path: Path) -> tuple[str, ...]:
     names: dict[int, str] = {}
-    for lineno, line in enumerate(path.read_bytes().decode("latin-1").splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         name, _, idx = line.rpartition("|")
@@ -283,8 +287,9 @@ def _read_u_item(path: Path, genre_names: Sequence[str]) -> pd.DataFrame:
     n_genres = len(genre_names)
     cols = ["item", "title", "release_date", "video_release_date", "imdb_url",
             *[f"g{i}" for i in range(n_genres)]]
+    text = dat_text(path)  # Latin-1 where it is not UTF-8
     try:
-        df = pd.read_csv(path, sep="|", header=None, names=cols, encoding="latin-1",
+        df = pd.read_csv(io.StringIO(text), sep="|", header=None, names=cols,
                          dtype={"item": "int64", "title": str}, keep_default_na=False,
                          quoting=3)
     except (ValueError, pd.errors.ParserError) as exc:
@@ -310,12 +315,12 @@ def _read_u_item(path: Path, genre_names: Sequence[str]) -> pd.DataFrame:
 
 
 def _read_u_user(path: Path) -> pd.DataFrame:
+    text = dat_text(path)
     try:
-        df = pd.read_csv(path, sep="|", header=None,
+        df = pd.read_csv(io.StringIO(text), sep="|", header=None,
                          names=["user", "age", "gender", "occupation", "zip"],
                          dtype={"user": "int64", "age": "int64", "gender": str,
-                                "occupation": str, "zip": str},
-                         encoding="latin-1", keep_default_na=False)
+                                "occupation": str, "zip": str}, keep_default_na=False)
     except (ValueError, pd.errors.ParserError) as exc:
         raise _located(path, "|", (0, 1), "could not parse u.user (user|age|gender|occupation|"
                        f"zip): {exc}", fields=5) from exc
@@ -328,17 +333,9 @@ def _read_u_user(path: Path) -> pd.DataFrame:
 # --------------------------------------------------------------------------- ml-1m / ml-10m side files
 
 
-def _decode(path: Path) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")  # ml-1m's movies.dat is Latin-1
-
-
 def _read_movies_dat(path: Path) -> pd.DataFrame:
     ids, titles, genres = [], [], []
-    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         head, sep1, rest = line.partition("::")
@@ -354,7 +351,7 @@ def _read_movies_dat(path: Path) -> pd.DataFrame:
 
 def _read_users_dat(path: Path) -> pd.DataFrame:
     rows = []
-    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split("::")
@@ -370,7 +367,7 @@ def _read_users_dat(path: Path) -> pd.DataFrame:
 
 def _read_tags_dat(path: Path) -> pd.DataFrame:
     users, items, tags, stamps = [], [], [], []
-    for lineno, line in enumerate(_decode(path).splitlines(), start=1):
+    for lineno, line in enumerate(dat_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         u, s1, rest = line.partition("::")
@@ -395,6 +392,7 @@ def _read_tags_dat(path: Path) -> pd.DataFrame:
 
 
 def _read_movies_csv(path: Path) -> pd.DataFrame:
+    check_field_counts(path, ",")  # a NUL or U+2028 in a title or genre, a line short of fields
     try:
         df = pd.read_csv(path, dtype={"movieId": "int64", "title": str, "genres": str},
                          keep_default_na=False, encoding="utf-8")
@@ -409,6 +407,7 @@ def _read_movies_csv(path: Path) -> pd.DataFrame:
 
 
 def _read_tags_csv(path: Path) -> pd.DataFrame:
+    check_field_counts(path, ",")  # the stray characters and field counts of every reader
     try:
         df = pd.read_csv(path, dtype={"userId": "int64", "movieId": "int64", "tag": str,
                                       "timestamp": "int64"},
@@ -442,11 +441,12 @@ def _located(path: Path, sep: str, ints: tuple[int, ...], fallback: str, *,
         if (header and lineno == 1) or parts == [""]:
             continue
         if fields is not None and len(parts) != fields:
-            return DataError(f"{len(parts)} fields, expected {fields}", path=path, line=lineno)
+            return DataError(f"{len(parts)} fields, expected {fields}{dos_eof_hint(raw)}",
+                             path=path, line=lineno)
         bad = next((parts[i] for i in ints if not _digits(parts[i].strip())), None)
         if bad is not None:
-            return DataError(f"{bad[:40]!r} is not an integer (expected digits)", path=path,
-                             line=lineno)
+            return DataError(f"{bad[:40]!r} is not an integer (expected digits)"
+                             f"{dos_eof_hint(bad)}{space_hint(bad)}", path=path, line=lineno)
     return DataError(fallback, path=path)
 
 

@@ -158,19 +158,7 @@ def read_parquet(path: PathLike) -> LetorData:
 
     qid = _int_column(table, "qid", p, required=True)
     assert qid is not None
-    label_type = table.schema.field("label").type
-    if not _is_numeric(label_type) or pa.types.is_boolean(label_type):  # text is never parsed
-        raise DataError(f"column of type {label_type}: expected numbers (bench.data.inputs: "
-                        "text is not parsed, a bool is no label)", path=p, column="label")
-    if table.column("label").null_count:
-        bad = int(np.flatnonzero(table.column("label").is_null().to_numpy(
-            zero_copy_only=False))[0])
-        raise DataError("missing label (null)", path=p, row=bad + 1, column="label")
-    label = table.column("label").to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-    if not np.all(np.isfinite(label)):
-        bad = int(np.flatnonzero(~np.isfinite(label))[0])
-        raise DataError(f"label {float(label[bad])} is not a finite number", path=p, row=bad + 1,
-                        column="label")
+    label = _labels(table, p)
     n = table.num_rows
     X = np.empty((n, len(feature_columns)), dtype=np.float32)
     for j, c in enumerate(feature_columns):
@@ -199,6 +187,32 @@ def read_parquet(path: PathLike) -> LetorData:
         source=str(p),  # the file read: errors name it (the writer's source is in its footer)
         meta=dict(meta["meta"]) if isinstance(meta.get("meta"), dict) else {},
     )
+
+
+def _labels(table: pa.Table, p: Path) -> np.ndarray:
+    """The ``label`` column as float64: numbers of an integer or float type, no null, finite;
+    else a :class:`DataError` naming the file, the column and the first bad row."""
+    label_type = table.schema.field("label").type
+    if pa.types.is_decimal(label_type):  # a warehouse's DECIMAL: refused as on the shard path
+        raise DataError(f"column of type {label_type}: expected numbers of an integer or float "
+                        "type (a decimal column is not read as labels, as in --engine dask "
+                        "shards): cast it to int64 or float64 where it is written (SQL: "
+                        "CAST(label AS BIGINT), pandas: .astype('float64'))", path=p,
+                        column="label")
+    if not _is_numeric(label_type) or pa.types.is_boolean(label_type):  # text is never parsed
+        raise DataError(f"column of type {label_type}: expected numbers (bench.data.inputs: "
+                        "text is not parsed, a bool is no label)", path=p, column="label")
+    if table.column("label").null_count:
+        bad = int(np.flatnonzero(table.column("label").is_null().to_numpy(
+            zero_copy_only=False))[0])
+        raise DataError("missing label (null)", path=p, row=bad + 1, column="label")
+    label: np.ndarray = table.column("label").to_numpy(zero_copy_only=False).astype(
+        np.float64, copy=False)
+    if not np.all(np.isfinite(label)):
+        bad = int(np.flatnonzero(~np.isfinite(label))[0])
+        raise DataError(f"label {float(label[bad])} is not a finite number", path=p, row=bad + 1,
+                        column="label")
+    return label
 
 
 def _feature_columns(table: pa.Table, meta: dict[str, Any], p: Path

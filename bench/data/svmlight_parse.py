@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data import svmlight_scan as scan
-from bench.data.inputs import dos_eof_hint, stray_character
+from bench.data.inputs import comma_hint, dos_eof_hint, stray_character
 from bench.errors import DataError, foreign_space
 from bench.machine import usable_cpus
 
@@ -453,6 +453,8 @@ def _located_error(path: Path, buf: np.ndarray, info: np.ndarray) -> DataError:
                   f"('qid:{tok[4:]}'), else it is read as a feature token ({reason})")
     stray = stray_character(buf[ts:te].tobytes(), column)  # NUL, a mark inside, U+2028: say so
     reason = (reason if stray is None else f"{reason}; {stray}") + dos_eof_hint(buf[ts:te].tobytes())
+    if code in (scan.E_VALUE, scan.E_LABEL):  # '1:0,5', a label '0,5': a spreadsheet's export
+        reason += comma_hint(tok.rpartition(":")[2])
     if held := foreign_space(tok):  # '2\u00a0qid:1': two tokens to scikit-learn, one to LightGBM
         reason += (f"; it holds {held}, white space to Python's str.split (scikit-learn's "
                    "load_svmlight_file splits there) but not to LightGBM's or XGBoost's reader: "

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.data.cell_text import nonfinite_message
 from bench.data.compressed import HEAD, refuse_compressed
 from bench.data.date_text import text_dates
 from bench.data.delimited import (
@@ -148,7 +149,7 @@ def load_ratings_table(
     if rating is None:
         ratings = np.ones(n, dtype=np.float64)
     else:
-        ratings = number_cells(raw[cols["rating"]], p, str(rating), where)
+        ratings = number_cells(raw[cols["rating"]], p, str(rating), where, lambda: texts("rating"))
     if timestamp is None:
         stamps = np.zeros(n, dtype=np.int64)
     else:
@@ -383,11 +384,12 @@ def _exact_whole(values: np.ndarray, texts: pd.Series) -> bool:
                 and not texts.str.contains("[eE]").any())  # 1e-400 underflows to a whole 0.0
 
 
-def number_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndarray:  # type: ignore[no-untyped-def]
+def number_cells(col: pd.Series, p: Path | None, name: str, where,  # type: ignore[no-untyped-def]
+                 written: Callable[[], pd.Series | None] | None = None) -> np.ndarray:
     """A rating column as float64 under the data files' grammar (text cells plain decimal
     numbers, :func:`bench.data.inputs.is_plain_float`; every value finite); the first bad cell
-    is a DataError naming ``p``, ``where(i)`` (its line or row) and the column. The rule of
-    every ratings reader: here, and Dask partitions (:mod:`bench.data.dask_cells`)."""
+    is a DataError naming ``p``, ``where(i)`` (its line or row), the column and ``written()``'s
+    cell. The rule of every ratings reader: here, and Dask partitions (``dask_cells``)."""
     _no_missing(col, p, name, where, spelled=True)
     if col.dtype.kind not in "iuf":  # text cells: the strict grammar of bench.data.inputs
         for i, cell in enumerate(col.astype(str).str.strip(ASCII_BLANKS).tolist()):
@@ -397,8 +399,7 @@ def number_cells(col: pd.Series, p: Path | None, name: str, where) -> np.ndarray
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"value {_show(col.iloc[i])!r} is not a finite number", path=p, column=name,
-                        **where(i))
+        raise DataError(nonfinite_message(col.iloc[i], written, i), path=p, column=name, **where(i))
     return values
 
 

@@ -6,7 +6,10 @@ each dataset's own description (the card's ``size``). A file loaded under the ca
 feature index beyond ``n_features`` or a label outside ``0..max_label`` (or not an integer) is
 not the published file (a truncated, edited or mislabelled copy, another dataset's file in the
 folder): :func:`check_card_shape` refuses it, naming the file, its line and what the card says,
-instead of training on it. A folder with other data is loaded by path, where no card applies.
+instead of training on it. Files whose queries and rows, all splits together, differ from the
+card's ``n_queries`` / ``n_rows`` are said (:func:`check_card_counts`: a truncated MSLR file read
+9,000 of 10,000 queries in silence). A folder with other data is loaded by path, where no card
+applies.
 
 :func:`check_inputs` compares the SHA-256 of every file a catalogue load read with the card's:
 a card's file is found as the reader finds it, without regard to letter case (``s3.txt`` for
@@ -19,6 +22,7 @@ read under a catalogue name.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +59,38 @@ def check_card_shape(card: Card, splits: LetorSplits) -> None:
                     f"label {float(y[row]):g} is not a label of {card.spec!r}: its card says "
                     f"integer labels 0..{card.max_label}; this is not the published file "
                     "(load the folder by path to use other data)", path=where, row=row + 1), data)
+    check_card_counts(card, splits)
+
+
+class CardCountWarning(UserWarning):
+    """Files loaded under a card's name hold other counts than the card states."""
+
+
+def check_card_counts(card: Card, splits: LetorSplits) -> None:
+    """The queries and rows of all the splits together against the card's ``n_queries`` and
+    ``n_rows`` (0: not stated, not checked). Other counts are said (:class:`CardCountWarning`,
+    naming each split's file and counts): a truncated download or copy, a part missing, another
+    variant's files read as the published set. Said, not refused: a stand-in or a subset in the
+    card's folder is read by the name on purpose (the stand-in tests of the cards do), but its
+    numbers are not the dataset's, which the warning says."""
+    parts = splits.splits()
+    queries = sum(d.n_queries for d in parts.values())
+    rows = sum(d.n_rows for d in parts.values())
+    if (not card.n_queries or queries == card.n_queries) and (not card.n_rows or rows == card.n_rows):
+        return
+    said = "; ".join(f"{name} {d.source or '(built)'}: {d.n_queries:,} queries, {d.n_rows:,} rows"
+                     for name, d in parts.items())
+    stated = " and ".join(f"{n:,} {what}" for n, what in ((card.n_queries, "queries"),
+                                                        (card.n_rows, "rows")) if n)
+    sources = [d.source for d in parts.values() if d.source]
+    where = os.path.commonpath(sources) if sources else card.spec  # the dataset or fold folder
+    warnings.warn(CardCountWarning(
+        f"{where}: {queries:,} queries and {rows:,} rows in all, but the card of {card.spec!r} "
+        f"states {stated} (its splits together: {said}): this is not the published file set (a "
+        "truncated download or copy, a part or fold missing?), and its numbers are not the "
+        f"dataset's. Fetch or copy it again ('ltrbench datasets fetch {card.name}' where the "
+        "card has a download); to use a subset or stand-in on purpose, load its folder by path, "
+        "which names it as what it is"), stacklevel=2)
 
 
 def _refuse_features(card: Card, parts: dict[str, LetorData]) -> None:

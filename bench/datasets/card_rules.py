@@ -1,6 +1,7 @@
 """What a dataset card's own fields must say before any file is read (called by
 :func:`bench.datasets.catalogue.load_card` for a card and each of its variants): a name a
-dataset spec can name, counts that are not negative, split paths that stay inside the dataset
+dataset spec can name, counts that are not negative (and ``n_queries`` / ``n_rows`` stated in
+its ``size`` text too), split paths that stay inside the dataset
 folder with ``{fold}`` as their only placeholder, present exactly when the card has folds (a
 card with folds whose paths name none would read one set of files for every fold)."""
 
@@ -34,10 +35,15 @@ def check_card_paths(card: Any, where: str) -> None:
     ``<data dir>/<dir>``); ``archive_root``, ``[files]``, ``[file_urls]`` and split paths inside
     the dataset folder; ``{fold}`` the split paths' only placeholder, in every path when the card
     has folds and in none when it has none."""
-    for key in ("n_features", "max_label", "archive_size"):
+    for key in ("n_features", "max_label", "archive_size", "n_queries", "n_rows"):
         if getattr(card, key) < 0:
             raise ConfigError(f"{where}: {key} = {getattr(card, key)}; expected 0 (not stated) "
                               "or more")
+    for key in ("n_queries", "n_rows"):  # the number and the card's own words agree
+        n = getattr(card, key)
+        if n and f"{n:,}" not in card.size and not re.search(rf"(?<![\d,]){n}(?![\d,])", card.size):
+            raise ConfigError(f"{where}: {key} = {n}, but its size text {card.size!r} does not "
+                              f"state {n:,}: give the published count in both")
     if len(set(card.folds)) != len(card.folds):
         raise ConfigError(f"{where}: folds {list(card.folds)} lists a fold twice")
     for key, folder in (("dir", card.dir), *(("aliases", a) for a in card.aliases)):

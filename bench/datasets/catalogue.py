@@ -15,6 +15,8 @@ folder inside the archive that becomes the dataset folder; empty = the whole arc
 ``layout`` (MovieLens layout), ``size``, ``licence``, ``redistributable``, ``citation``,
 ``notes``, ``hash_source`` (where the digests come from), ``n_features`` and ``max_label`` (the
 published feature count and highest label: a loaded file beyond them is refused, 0 = not stated),
+``n_queries`` and ``n_rows`` (the published queries and (query, document) rows of all the
+splits of a fold together: files that hold other counts are refused, 0 = not stated),
 ``dense_features`` (every line lists all ``n_features``: files narrower than that are refused), ``folds`` (e.g. ``Fold1``..``Fold5``),
 ``[splits]`` (train / vali / test paths inside the folder, ``{fold}`` replaced), ``[files]``
 (path inside the folder -> sha256 or ``"unknown"``), ``[file_urls]`` (for
@@ -59,6 +61,7 @@ _SCALARS = {
     "archive_root": str, "dir": str, "layout": str, "size": str, "licence": str,
     "redistributable": bool, "citation": str, "notes": str, "hash_source": str,
     "default_variant": str, "n_features": int, "max_label": int, "dense_features": bool,
+    "n_queries": int, "n_rows": int,
 }
 _TABLES = ("splits", "files", "file_urls")
 _LISTS = ("aliases", "folds")
@@ -97,6 +100,8 @@ class Card:
     n_features: int = 0
     max_label: int = 0
     dense_features: bool = False
+    n_queries: int = 0
+    n_rows: int = 0
     shape: dict[str, Any] = field(default_factory=dict)
     variant: str = ""
     path: str = ""

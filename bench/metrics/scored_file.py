@@ -37,7 +37,7 @@ def evaluate_scored_file(data_path: str | Path, scores_path: str | Path, *,
     row names the data file, its line and the row in file order."""
     from bench.data.svmlight import line_of_data_row, read_svmlight
 
-    if _parquet(data_path):  # a LETOR Parquet split (convert writes one beside each .txt)
+    if is_parquet_path(data_path):  # a LETOR Parquet split (convert writes one beside each .txt)
         return _scored_parquet(data_path, scores_path, metrics=metrics, profile=profile,
                                query_path=query_path, sort_by_qid=sort_by_qid,
                                per_query=per_query)
@@ -64,7 +64,7 @@ def evaluate_scored_file(data_path: str | Path, scores_path: str | Path, *,
                         row=row) from exc
 
 
-def _parquet(path: str | Path) -> bool:
+def is_parquet_path(path: str | Path) -> bool:
     """Whether ``path`` names a Parquet file: by its name, or by the ``PAR1`` signature."""
     if str(path).lower().endswith(".parquet"):
         return True

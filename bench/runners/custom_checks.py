@@ -58,6 +58,7 @@ from typing import Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.data.big_ints import int_text
 from bench.data.letor import LetorSplits
 from bench.errors import ConfigError, LtrbenchError
 from bench.runners.custom_process import (
@@ -424,6 +425,13 @@ def _object_scores(array: NDArray[Any], where: str) -> NoReturn:
             _fail(where, f"scores of dtype object with {v!r} (a {type(v).__name__}) for row "
                          f"{i + 1}; expected numbers (int or float: convert a Decimal or "
                          "Fraction with float() first)")
+    items = array.tolist()
+    big = next((i for i, v in enumerate(items) if isinstance(v, int | np.integer)
+                and abs(int(v)) > EXACT_INTEGER_LIMIT), None)
+    if big is not None:  # as float64 they would tie: the cast below is no way out for them
+        _fail(where, f"the integer score {int_text(int(items[big]))} for row {big + 1}; integers "
+                     "above 2^53 in magnitude are not exact in float64 and would collapse into "
+                     "ties (scale them, or return floats)")
     _fail(where, "scores of dtype object (object); expected numbers (int or float): they are "
                  "all numbers, so return them as a float array (np.asarray(scores, "
                  "dtype=np.float64))")
