@@ -7,6 +7,7 @@ download and before it calls a folder already present complete.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -15,6 +16,9 @@ from bench.data.folder_names import path_ignoring_case
 from bench.data.hashing import sha256_file
 from bench.datasets.card_checks import foreign_files
 from bench.datasets.catalogue import UNKNOWN, Card
+
+#: The record a fetch writes into the dataset's folder (card name, time, each file's sha256).
+FETCH_RECORD = ".ltrbench-fetch.json"
 
 
 @dataclass(frozen=True)
@@ -80,3 +84,25 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
     checks += [FileCheck(rel, UNKNOWN, sha256_file(root / rel), "foreign")
                for rel in foreign_files(card, root)]  # read under the name: refused there
     return VerifyReport(name=card.spec, folder=str(root), files=checks)
+
+
+def card_mismatches(card: Card, folder: str | os.PathLike[str]) -> tuple[VerifyReport, list[str]]:
+    """``folder`` judged as a copy of ``card``'s dataset, by one rule for a copy found before a
+    fetch and one another fetch renamed in meanwhile: every listed file present, none differing
+    from its card digest, no fold file the card does not list and, where the card knows no
+    digest, none differing from the digest the fetch record wrote when ltrbench fetched it
+    (a file cut or edited since). Returns the report and the problems, ``"path (why)"``; a
+    file with neither digest is unverified, said by the caller, not refused (a folder unpacked
+    by hand, as the cards without a download ask)."""
+    report = verify_folder(card, folder)
+    try:
+        recorded = json.loads((Path(folder) / FETCH_RECORD).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        recorded = {}
+    bad = [f"{f.path} ({f.status})" for f in report.files
+           if f.status in ("mismatch", "missing", "foreign")]
+    bad += [f"{f.path} (changed since it was fetched: sha256 {f.actual}, fetched as "
+            f"{recorded[f.path]})" for f in report.files if f.status == "unverified"
+            and isinstance(recorded, dict) and isinstance(recorded.get(f.path), str)
+            and f.actual is not None and not same_digest(recorded[f.path], f.actual)]
+    return report, bad
