@@ -538,3 +538,95 @@ def test_unclear_error_svmlight_reader_names_the_stale_sidecar(tmp_path: Path) -
     (tmp_path / "d.txt").write_bytes(DATA)
     (tmp_path / "d.txt.query").write_text("5\n")
     ok(own_error(lambda: read_svmlight(tmp_path / "d.txt"), "d.txt.query"))
+
+
+# ----------------------------------------------------------- crosscheck, tune, RunResult.save
+
+
+def _crosscheck_result(run_id: str) -> Any:
+    from bench.crosscheck.result import CrosscheckResult
+
+    return CrosscheckResult(dataset="d", run_dir="/nowhere/run", run_id=run_id,
+                            metric="ndcg@10", default_profile="ltrbench")
+
+
+@pytest.mark.parametrize("fault", [_boom(errno.EIO), KeyboardInterrupt()], ids=["EIO", "ctrl-c"])
+def test_input_destroyed_crosscheck_pair_fault_at_the_second_file_keeps_one_pair(
+        tmp_path: Path, monkeypatch: Any, fault: BaseException) -> None:
+    """``crosscheck.md`` and ``crosscheck.json`` were two separate writes: a fault at the JSON
+    left the new run's Markdown beside the earlier run's JSON (two documents that disagree)."""
+    from bench.crosscheck import run as cc
+
+    cc.write_crosscheck(_crosscheck_result("first"), tmp_path)
+    before = snapshot(tmp_path / "d")
+    real = Path.write_text
+
+    def failing(self: Path, text: str, *a: Any, **kw: Any) -> int:
+        if self.name == "crosscheck.json":
+            raise fault
+        return real(self, text, *a, **kw)
+
+    monkeypatch.setattr(Path, "write_text", failing)
+    monkeypatch.setattr(cc, "render_markdown", lambda r: f"# run {r.run_id}\n")
+    with pytest.raises(type(fault)):
+        cc.write_crosscheck(_crosscheck_result("second"), tmp_path)
+    monkeypatch.undo()
+    ok(untouched(before, tmp_path / "d"))
+    assert _temporaries(tmp_path) == []
+
+
+def test_input_destroyed_crosscheck_pair_is_replaced_whole(tmp_path: Path) -> None:
+    from bench.crosscheck import run as cc
+
+    cc.write_crosscheck(_crosscheck_result("first"), tmp_path)
+    paths = cc.write_crosscheck(_crosscheck_result("second"), tmp_path)
+    assert json.loads(paths["json"].read_text())["run_id"] == "second"
+    assert "second" in paths["md"].read_text()
+    assert sorted(os.listdir(tmp_path / "d")) == ["crosscheck.json", "crosscheck.md"]
+
+
+def test_input_destroyed_tune_out_into_a_dataset_folder_of_the_data_dir(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    data, _ = _data_dir_dataset(tmp_path, monkeypatch)
+    letor_folder(tmp_path / "mine")
+    before = snapshot(data)
+    res = cli(tmp_path, "tune", "--model", "lightgbm-lambdarank", "--dataset", "mine",
+              "--budget-trials", "1", "--quick", "--no-progress", "--out", str(data / "MQ2007"))
+    ok(refused(res, "--out", "MQ2007", "data directory"))
+    ok(untouched(before, data))
+
+
+def test_silent_accept_run_result_save_full_disk_leaves_no_half_copy(tmp_path: Path,
+                                                                    monkeypatch: Any) -> None:
+    """``RunResult.save`` copied file by file into ``folder/<run-id>``: a full disk at the
+    second file left a run folder without its tables, which a later ``save`` refused as
+    'already exists' and ``report`` read as a run."""
+    from hostile_kit import write_one_seed_run
+
+    from bench.benchmark.api import RunResult
+
+    run = write_one_seed_run(tmp_path / "res" / "runs", "r1", "d", {"random": [0.5, 0.25]})
+    result = RunResult(run)
+    monkeypatch.setattr(shutil, "copyfile", _nth(shutil.copyfile, 2, _boom(errno.ENOSPC)))
+    with pytest.raises(OSError, match="No space left"):
+        result.save(tmp_path / "kept")
+    monkeypatch.undo()
+    assert os.listdir(tmp_path / "kept") == []
+    copy = result.save(tmp_path / "kept")
+    ok(untouched(snapshot(run), copy))
+
+
+def test_input_destroyed_fetch_failing_download_leaves_no_folder(tmp_path: Path,
+                                                                monkeypatch: Any) -> None:
+    """A full disk while the archive unpacks (no ``--force``, nothing present): no dataset
+    folder, no staging folder left."""
+    from bench.datasets import fetch as fetch_mod
+
+    card, url = _toy(tmp_path)
+    data = tmp_path / "data"
+    monkeypatch.setattr(fetch_mod, "_verify_download", _nth(fetch_mod._verify_download, 1,
+                                                            _boom(errno.ENOSPC)))
+    with pytest.raises(OSError, match="No space left"):
+        _fetch(card, url, data)
+    monkeypatch.undo()
+    assert sorted(os.listdir(data)) == []
