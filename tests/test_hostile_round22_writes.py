@@ -630,3 +630,22 @@ def test_input_destroyed_fetch_failing_download_leaves_no_folder(tmp_path: Path,
         _fetch(card, url, data)
     monkeypatch.undo()
     assert sorted(os.listdir(data)) == []
+
+
+@pytest.mark.parametrize("argv", [("crosscheck", "--run", "RUN"), ("reproduce", "--run", "RUN"),
+                                  ("perf", "ranked")],
+                         ids=["crosscheck", "reproduce", "perf"])
+def test_input_destroyed_more_writers_into_a_dataset_folder_of_the_data_dir(
+        tmp_path: Path, monkeypatch: Any, argv: tuple[str, ...]) -> None:
+    """The siblings of ``convert`` / ``run`` / ``report``: ``crosscheck --out``, ``reproduce
+    --out`` (both train runs into it) and ``perf --out FILE.md`` into an unpacked catalogue
+    dataset, refused before any work."""
+    from hostile_kit import write_one_seed_run
+
+    data, fold = _data_dir_dataset(tmp_path, monkeypatch)
+    run = write_one_seed_run(tmp_path / "res" / "runs", "r1", "d", {"random": [0.5, 0.25]})
+    before = snapshot(data)
+    out = str(fold / "perf.md") if argv[0] == "perf" else str(data / "MQ2007")
+    res = cli(tmp_path, *(str(run) if a == "RUN" else a for a in argv), "--out", out)
+    ok(refused(res, "--out", "MQ2007", "data directory"))
+    ok(untouched(before, data))
