@@ -649,3 +649,20 @@ def test_input_destroyed_more_writers_into_a_dataset_folder_of_the_data_dir(
     res = cli(tmp_path, *(str(run) if a == "RUN" else a for a in argv), "--out", out)
     ok(refused(res, "--out", "MQ2007", "data directory"))
     ok(untouched(before, data))
+
+
+def test_input_destroyed_every_perf_out_is_written_atomically() -> None:
+    """``perf dask-convert --out FILE.md`` wrote with ``Path.write_text`` (truncate, then
+    write): a full disk or Ctrl-C while writing left the earlier figures cut. Every perf
+    benchmark's ``--out`` goes through :func:`bench.data.atomic.write_text` (read from the
+    source: these benchmarks take minutes and a cluster)."""
+    import ast
+
+    plain = []
+    for f in sorted((ROOT / "bench" / "perf").glob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("write_text", "write_bytes") \
+                    and "args.out" in ast.unparse(node.func.value):
+                plain.append(f"{f.name}:{node.lineno}")
+    assert plain == [], plain
