@@ -666,3 +666,18 @@ def test_input_destroyed_every_perf_out_is_written_atomically() -> None:
                     and "args.out" in ast.unparse(node.func.value):
                 plain.append(f"{f.name}:{node.lineno}")
     assert plain == [], plain
+
+
+def test_silent_accept_datasets_verify_judges_a_changed_copy_as_fetch_does(tmp_path: Path) -> None:
+    """``datasets verify`` said 'ok' for a fetched file (card without digest) cut since, while
+    ``datasets fetch`` refuses that copy: one rule, the fetch record's digest."""
+    from bench.datasets.fetch import verify
+
+    card, url = _toy(tmp_path, unknown=True)
+    data = tmp_path / "data"
+    folder = _fetch(card, url, data)
+    assert verify(card, data_dir=data).ok
+    (folder / "ratings.csv").write_bytes(RATINGS[:100])
+    report = verify(card, data_dir=data)
+    assert not report.ok
+    assert [f.status for f in report.files] == ["mismatch"], report

@@ -158,17 +158,17 @@ def find_dataset(
 # --------------------------------------------------------------------------- verification
 
 
-def verify(
-    spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None
-) -> VerifyReport:
-    """Find a dataset and check its files' sha256 against the card (folder ``None`` if absent)."""
+def verify(spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None) -> VerifyReport:
+    """Find a dataset and check its files' sha256 against the card, else against the fetch
+    record's (:func:`bench.datasets.verify.verify_folder`; folder ``None`` if absent)."""
     card = spec if isinstance(spec, Card) else get_card(spec)
     if card.kind == "synthetic":
         return VerifyReport(name=card.spec, folder="(generated)", files=[])
     folder = find_dataset(card, data_dir=data_dir)
     if folder is None:
         return VerifyReport(name=card.spec, folder=None, files=[])
-    return verify_folder(card, folder, more=fold_files(card, spec) if isinstance(spec, str) else {})
+    more = fold_files(card, spec) if isinstance(spec, str) else {}
+    return verify_folder(card, folder, more=more, recorded=True)
 
 
 # --------------------------------------------------------------------------- fetch
