@@ -79,9 +79,10 @@ def _temporaries(folder: Path) -> list[str]:
 
 
 _SELF_SIGNAL = """
-import os, signal, sys, time
+import atexit, os, signal, sys, time
 import bench.cli as c
 import bench.commands.datasets as d
+atexit.register(lambda: print("atexit ran", file=sys.stderr))
 def stopped(args):
     os.kill(os.getpid(), signal.{sig})
     time.sleep(5)
@@ -95,13 +96,15 @@ raise SystemExit(c.main())
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
 def test_unclear_error_a_stop_signal_ends_the_process_by_that_signal(sig: str) -> None:
     """A shell or supervisor learns that the child *died of* the signal (returncode -15 / -1,
-    the shell's 143 / 129), as after Ctrl-C (-2); the one line and the clean-up stay."""
+    the shell's 143 / 129), as after Ctrl-C (-2); the one line and the clean-up stay, the
+    ``atexit`` handlers included (they ran at the ``exit(143)``)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.run([sys.executable, "-c", _SELF_SIGNAL.format(sig=sig)], env=env,
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == -getattr(signal, sig), (p.returncode, p.stderr[-600:])
     assert "Traceback" not in p.stderr, p.stderr
     assert "files already written are complete" in p.stderr, p.stderr
+    assert "atexit ran" in p.stderr, p.stderr
 
 
 def test_unclear_error_in_process_a_stop_signal_is_still_a_status(tmp_path: Path,

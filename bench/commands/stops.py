@@ -65,7 +65,10 @@ def end_by_signal(signum: int) -> None:
     one after Ctrl-C, and a supervisor (systemd, Kubernetes, a batch system) that sent SIGTERM
     read ``exit(143)`` as a failure of the job rather than the stop it asked for. Python does
     the same for a KeyboardInterrupt nobody caught since 3.8 (bpo-1054041); the shell's status
-    is 130 / 143 / 129 either way. Returns only where the signal cannot end the process."""
+    is 130 / 143 / 129 either way, and, as Python does, the ``atexit`` handlers run first
+    (logging flushed, a library's temporary folders removed: an ``exit(143)`` ran them).
+    Returns only where the signal cannot end the process."""
+    import atexit
     import os
     import signal
 
@@ -74,6 +77,8 @@ def end_by_signal(signum: int) -> None:
     if posix:  # first: a second signal while a stalled pipe takes the rest ends it at once
         with contextlib.suppress(OSError, ValueError):
             signal.signal(signum, signal.SIG_DFL)
+    if posix:
+        atexit._run_exitfuncs()  # each handler's error is printed, as at a normal exit
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
