@@ -263,7 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status. A reader that closed the pipe (``| head``) is a normal
     end: the command's verdict (0 unless it recorded another), nothing on stderr (see
     :func:`pipe_closed`). Run as the program (``argv`` not given), a process Ctrl-C stopped
-    ends by SIGINT once its one line is said (:func:`bench.commands.stops.end_by_sigint`)."""
+    ends by SIGINT once its one line is said, one SIGTERM or SIGHUP stopped by that signal
+    (:func:`bench.commands.stops.end_by_signal`)."""
     if sys.stdout is None:  # started with standard output closed (>&-): no traceback at print
         print("error: standard output is closed (the command was started with >&-): "
               "redirect it to a file or /dev/null", file=sys.stderr or sys.__stderr__)
@@ -296,10 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             say(f"error: {os_error_text(err if err.filename else stdout_error(err))}")
             return 2
         raise
-    if status == 130 and argv is None:  # Ctrl-C, in the ltrbench process itself
-        from bench.commands.stops import end_by_sigint
+    if status in (130, 143, 129) and argv is None:  # the ltrbench process itself
+        from bench.commands.stops import STOPPED_STATUS, end_by_signal
 
-        end_by_sigint()
+        end_by_signal(STOPPED_STATUS[status])  # Ctrl-C, SIGTERM, SIGHUP: ends by that signal
     return status
 
 

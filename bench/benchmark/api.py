@@ -106,12 +106,13 @@ def run(dataset: str = "synthetic", *, models: Sequence[str] | str | None = None
         out_dir = user_path(out_dir, "out_dir", strict=True)
     if out_dir is not None:  # the checks of ``ltrbench run --out``: never over an input
         from bench.data.outputs import check_output_dir
+        from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
         from bench.runs.layout import RUN_INTO, RUN_WRITES
 
-        check_output_dir(out_dir, option="out_dir",
-                         inputs=[("dataset", dataset), ("data_dir", config.data_dir)],
-                         writes=RUN_WRITES if config.crosscheck else (), into=RUN_INTO,
-                         sealed=("dataset",))
+        check_output_dir(out_dir, option="out_dir", inputs=[
+            ("dataset", dataset), ("data_dir", config.data_dir),
+            *dataset_folders(config.data_dir)], writes=RUN_WRITES if config.crosscheck else (),
+            into=RUN_INTO, sealed=("dataset", DATA_DIR_DATASET))
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ltrbench-"))
     run_dir = run_benchmark(config, out_dir=out, progress=progress, splits=splits)
     return RunResult(run_dir)
@@ -383,5 +384,12 @@ class RunResult:
         if os.path.lexists(dest):
             raise ConfigError(f"save: {dest} already exists; the copy never replaces or merges "
                               "into a folder: choose another folder or remove it")
-        shutil.copytree(self.run_dir, dest, ignore=shutil.ignore_patterns(".writer.lock"))
+        base.mkdir(parents=True, exist_ok=True)  # copied aside, renamed in once whole: a full
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.save-", dir=base))  # disk left
+        try:  # a run folder without its manifest or per-query table where the copy goes
+            shutil.copytree(self.run_dir, staging / dest.name,
+                            ignore=shutil.ignore_patterns(".writer.lock"))
+            os.rename(staging / dest.name, dest)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         return dest

@@ -165,8 +165,13 @@ def check_tune_out(out: str | os.PathLike[str], inputs: Inputs) -> Path:
     """``out`` once tune may write ``out/tune/<name>/`` there, checked before any data are read:
     never into or over the dataset folder (as ``ltrbench run --out``), and ``out/tune`` must be
     a folder (or absent), so that nothing fails after the fits are done."""
+    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+
     inputs = list(inputs)
-    check_output_dir(out, option="--out", inputs=inputs, into=("tune",), sealed=RUN_SEALED)
+    data_dir = next((p for name, p in inputs if name == "--data-dir"), None)
+    inputs += dataset_folders(data_dir)  # an unpacked catalogue dataset: another run's input
+    check_output_dir(out, option="--out", inputs=inputs, into=("tune",),
+                     sealed=(*RUN_SEALED, DATA_DIR_DATASET))
     check_output_dir(Path(out) / "tune", option="--out", inputs=inputs)
     return Path(out)
 

@@ -246,8 +246,12 @@ def run(args: argparse.Namespace) -> int:
                           f"(--layout {args.old_layout})")
     args.layout = args.layout or "auto"
     config = config_from_args(args)
-    check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings)],
-                     writes=converted_files(), sealed=("--ratings",))  # a ratings folder: untouched
+    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+
+    check_output_dir(args.out, option="--out", inputs=[("--ratings", args.ratings),
+                                                       *dataset_folders()],
+                     writes=converted_files(),  # a ratings folder, a fetched dataset: untouched
+                     sealed=("--ratings", DATA_DIR_DATASET))
     if not Path(args.out).exists() and Path(args.out).suffix.lower() in FILE_SUFFIXES:
         raise ConfigError(f"--out {args.out!r} looks like a file name; --out is the folder that "
                           "convert creates and fills with train/vali/test files: name a folder")

@@ -143,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
                               "per-query CSV a file path (e.g. --per-query per_query.csv)")
         _per_query_format(args.per_query)
         from bench.data.outputs import check_output_file
+        from bench.datasets.sealed import dataset_folders
 
         sidecar = None
         if args.data and args.query is None:  # the SVMlight reader only for a data file
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.per_query, option="--per-query", inputs=[
             ("--data", args.data), ("--scores", args.scores), ("--qrels", args.qrels),
             *[("--run", path) for _, path in run_names(args.run or [])],
-            ("--query", sidecar if args.query is None else args.query)])
+            ("--query", sidecar if args.query is None else args.query), *dataset_folders()])
     names = [s.key for s in specs]
     engine = get_engine(args.engine)
     if engine.evaluator is not None:  # the engine evaluates a folder of shards

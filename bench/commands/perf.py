@@ -132,11 +132,12 @@ def _out_apart(module: ModuleType) -> Callable[[argparse.Namespace], int]:
             RunConfig.load(resolve_config_path(args.config))
         if getattr(args, "out", None):
             from bench.data.outputs import check_output_file
+            from bench.datasets.sealed import dataset_folders
 
             inputs = [(f"--{k}", getattr(args, k, None))
                       for k in ("qrels", "run", "data", "config", "baseline")]
-            check_output_file(args.out, option="--out",
-                              inputs=[(k, v) for k, v in inputs if isinstance(v, str)])
+            check_output_file(args.out, option="--out", inputs=[
+                *((k, v) for k, v in inputs if isinstance(v, str)), *dataset_folders()])
         status: int = module.run(args)
         return status
     return checked

@@ -171,9 +171,12 @@ def run(args: argparse.Namespace) -> int:
 
         raise ConfigError("--out '': empty; expected a folder (default: "
                           f"{LOCAL_RESULTS})")
+    from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+
     out = check_output_dir(args.out, option="--out", inputs=[
-        *(("--runs", r) for r in args.runs or ()),
-        *((("--tuned", args.tuned),) if args.tuned is not None else ())])
+        *(("--runs", r) for r in args.runs or ()), *dataset_folders(),
+        *((("--tuned", args.tuned),) if args.tuned is not None else ())],
+        sealed=(DATA_DIR_DATASET,))
     runs = args.runs or [out / "runs"]
     if args.html:  # said before any statistics, as the other files' owners are
         from bench.report.leaderboard import earlier_report_files, refuse_foreign_files

@@ -64,10 +64,12 @@ def main(args: argparse.Namespace) -> int:
 
     progress = not args.no_progress and args.format == "text"
     if args.out is not None:
+        from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
+
         check_output_dir(args.out, option="--out", inputs=[
             ("leaderboard", None if args.run else args.leaderboard),
-            *[("--run", d) for d in args.run]], writes=RUN_WRITES, into=("runs",),
-            sealed=("--run",))  # never into the run directory being reproduced
+            *[("--run", d) for d in args.run], *dataset_folders()], writes=RUN_WRITES,
+            into=("runs",), sealed=("--run", DATA_DIR_DATASET))  # never into a run reproduced
     real = [os.path.realpath(d) for d in args.run]
     for i, path in enumerate(real):  # one run twice: trained and compared twice
         if path in real[:i]:

@@ -1,5 +1,5 @@
 """How a command stops on a signal: SIGTERM and SIGHUP stop it as Ctrl-C does, and a process
-that Ctrl-C stopped ends by SIGINT once its clean-up is done.
+that one of them stopped ends by that signal once its clean-up is done.
 
 Imported by :mod:`bench.cli` once a command's options are read (``ltrbench --help`` imports
 no module of :mod:`bench.commands`).
@@ -8,6 +8,7 @@ no module of :mod:`bench.commands`).
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 
 
@@ -31,7 +32,8 @@ def sigterm_as_interrupt() -> Iterator[None]:
     """While a command runs, SIGTERM and SIGHUP stop it as Ctrl-C does: the ``finally`` blocks
     run (a Dask cluster and worker processes are shut, locks released, temporaries removed) and
     the status is 128 + the signal's number (143, 129: what a shell reports for a process the
-    signal ended), where Python's default ends the process at once. Only from the main thread,
+    signal ended; the ``ltrbench`` process then ends by the signal itself,
+    :func:`end_by_signal`), where Python's default ends the process at once. Only from the main thread,
     and only for a signal with its default action (an embedding program's own handler, or
     ``nohup``'s ignored SIGHUP, is kept)."""
     import signal
@@ -54,26 +56,37 @@ def sigterm_as_interrupt() -> Iterator[None]:
             signal.signal(s, signal.SIG_DFL)
 
 
-def end_by_sigint() -> None:
-    """End this process by SIGINT's default action, once Ctrl-C has been handled (the clean-up
-    run, its one line said). A shell waits to see whether its foreground child *died* of the
-    signal and goes on with the loop or script when the child exited normally ("wait and
-    cooperative exit", bash's manual, "Signals"): an ``exit(130)`` left ``for d in ...; do
-    ltrbench datasets fetch $d; done`` fetching the next one after Ctrl-C. Python does the same
-    for a KeyboardInterrupt nobody caught since 3.8 (bpo-1054041); the shell's status is 130
-    either way. Returns only where the signal cannot end the process (no SIGINT)."""
+def end_by_signal(signum: int) -> None:
+    """End this process by the default action of ``signum`` (SIGINT, SIGTERM, SIGHUP), once the
+    stop has been handled (the clean-up run, its one line said). A shell waits to see whether
+    its foreground child *died* of the signal and goes on with the loop or script when the
+    child exited normally ("wait and cooperative exit", bash's manual, "Signals"): an
+    ``exit(130)`` left ``for d in ...; do ltrbench datasets fetch $d; done`` fetching the next
+    one after Ctrl-C, and a supervisor (systemd, Kubernetes, a batch system) that sent SIGTERM
+    read ``exit(143)`` as a failure of the job rather than the stop it asked for. Python does
+    the same for a KeyboardInterrupt nobody caught since 3.8 (bpo-1054041); the shell's status
+    is 130 / 143 / 129 either way, and, as Python does, the ``atexit`` handlers run first
+    (logging flushed, a library's temporary folders removed: an ``exit(143)`` ran them).
+    Returns only where the signal cannot end the process."""
+    import atexit
     import os
     import signal
-    import sys
 
-    posix = hasattr(signal, "SIGINT") and os.name == "posix"
-    if posix:  # first: a second Ctrl-C while a stalled pipe takes the rest ends it at once
+    posix = os.name == "posix" and signum in {getattr(signal, n, None) for n in
+                                               ("SIGINT", *_STOP_SIGNALS)}
+    if posix:  # first: a second signal while a stalled pipe takes the rest ends it at once
         with contextlib.suppress(OSError, ValueError):
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signum, signal.SIG_DFL)
+    if posix:
+        atexit._run_exitfuncs()  # each handler's error is printed, as at a normal exit
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
     if posix:
         with contextlib.suppress(OSError, ValueError):
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-            signal.raise_signal(signal.SIGINT)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+            signal.raise_signal(signum)
+
+
+#: The exit status of a command a signal stopped -> that signal's number (128 + n).
+STOPPED_STATUS = {130: 2, 143: 15, 129: 1}

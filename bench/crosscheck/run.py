@@ -31,7 +31,7 @@ from bench.crosscheck.agreement import CHECK_TOL, ArrayCrosscheck, Check, crossc
 from bench.crosscheck.recorded import Recorded
 from bench.crosscheck.render import render_markdown
 from bench.crosscheck.result import Case, CrosscheckResult
-from bench.data.atomic import write_text
+from bench.data.atomic import replace_file_set
 from bench.data.groups import offsets_from_qid
 from bench.errors import ConfigError
 from bench.metrics.families import PRIMARY_METRIC
@@ -452,7 +452,9 @@ def _seed_value(seed: Any) -> int | str:
 
 
 def write_crosscheck(result: CrosscheckResult, out_dir: str | Path) -> dict[str, Path]:
-    """Write ``<out_dir>/<dataset-slug>/crosscheck.md`` and ``crosscheck.json`` (atomically).
+    """Write ``<out_dir>/<dataset-slug>/crosscheck.md`` and ``crosscheck.json`` as one set
+    (:func:`bench.data.atomic.replace_file_set`: both complete before either replaces the
+    earlier pair, which a fault at the second file left as a new Markdown beside the old JSON).
     The file's ``run_dir`` is relative to its own folder (``../runs/<id>``), as leaderboard.json's:
     it was the command's own relative path (``results/runs/<id>``), which named the run only
     from the folder the command ran in."""
@@ -464,8 +466,9 @@ def write_crosscheck(result: CrosscheckResult, out_dir: str | Path) -> dict[str,
     if not Path(result.run_dir).is_absolute():  # as leaderboard.json: from the file's folder
         doc["run_dir"] = Path(os.path.relpath(result.run_dir, folder)).as_posix()
         doc["paths"] = "run_dir is relative to the folder holding crosscheck.json"
-    return {
-        "md": write_text(folder / "crosscheck.md", render_markdown(result)),
-        "json": write_text(folder / "crosscheck.json",
-                           json.dumps(doc, indent=2, allow_nan=False) + "\n"),
-    }
+    texts = {"md": render_markdown(result), "json": json.dumps(doc, indent=2, allow_nan=False)
+             + "\n"}
+    with replace_file_set(folder, [f"crosscheck.{k}" for k in texts]) as tmp:
+        for kind, text in texts.items():
+            (tmp / f"crosscheck.{kind}").write_text(text, encoding="utf-8")
+    return {kind: folder / f"crosscheck.{kind}" for kind in texts}

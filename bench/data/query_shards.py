@@ -48,7 +48,8 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     A shard ends at the first query boundary at or after ``rows_per_shard`` rows (so a query
     larger than that is one shard on its own). Returns the files in order. A folder that already
     holds shards, or other data a reader of the shards would refuse (a crashed write's
-    ``part-00003.parquet.tmp``, a hive sub-folder), is refused before anything is written.
+    ``part-00003.parquet.tmp``, a hive sub-folder), is refused before anything is written; a
+    write that fails or is interrupted removes the shards it wrote.
     """
     if rows_per_shard < 1:
         raise DataError(f"rows_per_shard must be >= 1; got {rows_per_shard}")
@@ -64,14 +65,19 @@ def write_query_shards(data: LetorData, folder: PathLike, *, rows_per_shard: int
     starts = data.offsets[:-1]
     files: list[Path] = []
     first = 0
-    while first < data.n_queries:
-        limit = int(starts[first]) + rows_per_shard
-        last = int(np.searchsorted(data.offsets, limit, side="left"))
-        last = min(max(last, first + 1), data.n_queries)
-        part = data.take_queries(np.arange(first, last))
-        files.append(write_parquet(part, out / f"part-{len(files):05d}.parquet",
-                                   compression=compression))
-        first = last
+    try:
+        while first < data.n_queries:
+            limit = int(starts[first]) + rows_per_shard
+            last = int(np.searchsorted(data.offsets, limit, side="left"))
+            last = min(max(last, first + 1), data.n_queries)
+            part = data.take_queries(np.arange(first, last))
+            files.append(write_parquet(part, out / f"part-{len(files):05d}.parquet",
+                                       compression=compression))
+            first = last
+    except BaseException:  # a full disk, Ctrl-C: no first shards left that a reader takes whole
+        for done in files:
+            done.unlink(missing_ok=True)
+        raise
     return files
 
 

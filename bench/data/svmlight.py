@@ -155,18 +155,14 @@ def write_svmlight(
     from sklearn.datasets import dump_svmlight_file  # here: scikit-learn takes 0.8 s to load
 
     p = Path(path)
-    with atomic_path(p) as tmp:
-        dump_svmlight_file(
-            data.X,
-            data.y,
-            str(tmp),
-            zero_based=False,
-            query_id=data.qid,
-            comment=comment,
-        )
-    if query_file:
-        with atomic_path(query_sidecar(p)) as tmp:
-            tmp.write_text("".join(f"{s}\n" for s in data.group_sizes.tolist()))
+    with atomic_path(p) as tmp:  # both files complete before either replaces the earlier pair
+        dump_svmlight_file(data.X, data.y, str(tmp), zero_based=False, query_id=data.qid,
+                           comment=comment)
+        with open(tmp, "rb+") as fh:  # a full disk said here, the earlier pair left whole
+            os.fsync(fh.fileno())
+        if query_file:
+            with atomic_path(query_sidecar(p)) as side:
+                side.write_text("".join(f"{s}\n" for s in data.group_sizes.tolist()))
     return p
 
 

@@ -36,12 +36,17 @@ from pathlib import Path, PurePosixPath
 from bench.datasets.archives import extract, misplaced_files, nested_archives, windows_names
 from bench.datasets.card_checks import fold_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
-from bench.datasets.verify import VerifyReport, same_digest, verify_folder
+from bench.datasets.verify import (
+    FETCH_RECORD,
+    VerifyReport,
+    card_mismatches,
+    same_digest,
+    verify_folder,
+)
 from bench.datasets.writable import writing_into
 from bench.errors import ConfigError, DataError, home_expanded
 
 ENV_VAR = "LTRBENCH_DATA_DIR"
-FETCH_RECORD = ".ltrbench-fetch.json"
 _CHUNK = 1 << 20
 
 
@@ -153,17 +158,17 @@ def find_dataset(
 # --------------------------------------------------------------------------- verification
 
 
-def verify(
-    spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None
-) -> VerifyReport:
-    """Find a dataset and check its files' sha256 against the card (folder ``None`` if absent)."""
+def verify(spec: str | Card, *, data_dir: str | os.PathLike[str] | None = None) -> VerifyReport:
+    """Find a dataset and check its files' sha256 against the card, else against the fetch
+    record's (:func:`bench.datasets.verify.verify_folder`; folder ``None`` if absent)."""
     card = spec if isinstance(spec, Card) else get_card(spec)
     if card.kind == "synthetic":
         return VerifyReport(name=card.spec, folder="(generated)", files=[])
     folder = find_dataset(card, data_dir=data_dir)
     if folder is None:
         return VerifyReport(name=card.spec, folder=None, files=[])
-    return verify_folder(card, folder, more=fold_files(card, spec) if isinstance(spec, str) else {})
+    more = fold_files(card, spec) if isinstance(spec, str) else {}
+    return verify_folder(card, folder, more=more, recorded=True)
 
 
 # --------------------------------------------------------------------------- fetch
@@ -211,16 +216,19 @@ def fetch(
         record["files"] = {f.path: f.actual for f in report.files}
         _clear_record(root, url)
         (root / FETCH_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-        if dest.exists():
-            if not force:
-                return _fetched_meanwhile(card, dest, say)
-            os.rename(dest, staging / "previous")
+        previous = staging / "previous"  # the copy --force replaces, put back on a failure
         try:
+            if dest.exists():
+                if not force:
+                    return _fetched_meanwhile(card, dest, say)
+                os.rename(dest, previous)
             os.rename(root, dest)
-        except OSError:  # another fetch renamed its copy in after the check above
-            if force or not dest.is_dir():
+        except BaseException as exc:  # EIO, Ctrl-C: the earlier copy is never lost
+            if os.path.lexists(previous) and not os.path.lexists(dest):
+                os.rename(previous, dest)
+            if force or not isinstance(exc, OSError) or not dest.is_dir():
                 raise
-            return _fetched_meanwhile(card, dest, say)
+            return _fetched_meanwhile(card, dest, say)  # another fetch renamed its copy in
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     say(f"{card.spec}: fetched into {dest}")
@@ -229,37 +237,34 @@ def fetch(
 
 def _fetched_meanwhile(card: Card, dest: Path, say: Callable[[str], None]) -> Path:
     """``dest``, which appeared while this fetch downloaded (two ``datasets fetch`` of one
-    dataset at once: the other renamed its copy in first), when it matches the card: this
-    fetch's copy is dropped and that said. A folder that does not match is left as it is: a
+    dataset at once: the other renamed its copy in first), when it matches the card by the rule
+    a present copy is judged by (:func:`bench.datasets.verify.card_mismatches`): this fetch's
+    copy is dropped and that said. A folder that does not match is left as it is: a
     :class:`DataError` naming it (``--force`` replaces it)."""
-    report = verify_folder(card, dest)
-    if report.files and all(f.status == "ok" for f in report.files):
+    _, bad = card_mismatches(card, dest)
+    if not bad:
         say(f"{card.spec}: fetched meanwhile into {dest} by another process (it matches the "
             "card); this download is dropped")
         return dest
-    raise DataError("folder already exists; fetch with --force to replace it", path=dest)
+    raise DataError(f"folder already exists and does not match the card of {card.spec!r} "
+                    f"({', '.join(bad[:5])}); fetch with --force to replace it", path=dest)
 
 
 def _present(card: Card, data_dir: str | os.PathLike[str] | None,
              say: Callable[[str], None]) -> Path | None:
-    """The dataset's folder when it is present in a data directory and matches its card
-    (verified, reported through ``say``); ``None`` when absent; a mismatch raises."""
+    """The dataset's folder when present in a data directory and matching its card (said), by
+    :func:`bench.datasets.verify.card_mismatches`; ``None`` when absent; a mismatch raises."""
     existing = find_dataset(card, data_dir=data_dir)
-    if existing is not None:
-        report = verify_folder(card, existing)
-        bad = [f for f in report.files if f.status in ("mismatch", "missing")]
-        if bad:
-            listed = ", ".join(f"{f.path} ({f.status})" for f in bad[:5])
-            raise DataError(
-                f"dataset {card.spec!r} is present but does not match its card: {listed}; "
-                "remove it or fetch again with --force",
-                path=existing,
-            )
-        say(f"{card.spec}: already present in {existing} "
-            f"({report.counts['ok']} files verified, {report.counts['unverified']} without "
-            "a known digest)")
-        return existing
-    return None
+    if existing is None:
+        return None
+    report, bad = card_mismatches(card, existing)
+    if bad:
+        raise DataError(f"dataset {card.spec!r} is present but does not match its card: "
+                        f"{', '.join(bad[:5])}; remove it or fetch again with --force",
+                        path=existing)
+    say(f"{card.spec}: already present in {existing} ({report.counts['ok']} files verified, "
+        f"{report.counts['unverified']} without a known digest)")
+    return existing
 
 
 def _source(card: Card, url: str | None,

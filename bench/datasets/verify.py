@@ -7,6 +7,7 @@ download and before it calls a folder already present complete.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -15,6 +16,9 @@ from bench.data.folder_names import path_ignoring_case
 from bench.data.hashing import sha256_file
 from bench.datasets.card_checks import foreign_files
 from bench.datasets.catalogue import UNKNOWN, Card
+
+#: The record a fetch writes into the dataset's folder (card name, time, each file's sha256).
+FETCH_RECORD = ".ltrbench-fetch.json"
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,14 @@ def same_digest(expected: str, actual: str) -> bool:
 
 
 def verify_folder(card: Card, folder: str | os.PathLike[str], *,
-                  more: dict[str, str] | None = None) -> VerifyReport:
-    """Check every file the card lists in ``folder`` (and ``more``) against its digest."""
+                  more: dict[str, str] | None = None, recorded: bool = False) -> VerifyReport:
+    """Check every file the card lists in ``folder`` (and ``more``) against its digest; with
+    ``recorded``, a file the card has no digest for against the one the folder's fetch record
+    (:data:`FETCH_RECORD`) wrote when ltrbench fetched it: a file cut or edited since is a
+    ``mismatch`` whose ``expected`` is that digest (one that still matches stays
+    ``unverified``: the record vouches for the download, not for the data)."""
     root = Path(folder)
+    fetched = _recorded_digests(root) if recorded else {}
     checks = []
     for rel, expected in {**card.files, **(more or {})}.items():
         f = root / rel if (root / rel).is_file() else path_ignoring_case(root, rel)
@@ -73,6 +82,8 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
             checks.append(FileCheck(rel, expected, None, "missing"))
             continue
         actual = sha256_file(f)
+        if expected == UNKNOWN and rel in fetched and not same_digest(fetched[rel], actual):
+            expected = fetched[rel]
         status = "unverified" if expected == UNKNOWN else \
             "ok" if same_digest(expected, actual) else "mismatch"
         found = f.relative_to(root).as_posix()
@@ -80,3 +91,29 @@ def verify_folder(card: Card, folder: str | os.PathLike[str], *,
     checks += [FileCheck(rel, UNKNOWN, sha256_file(root / rel), "foreign")
                for rel in foreign_files(card, root)]  # read under the name: refused there
     return VerifyReport(name=card.spec, folder=str(root), files=checks)
+
+
+def _recorded_digests(folder: Path) -> dict[str, str]:
+    """``file -> sha256`` of the fetch record in ``folder`` (none when absent or damaged)."""
+    try:
+        files = json.loads((folder / FETCH_RECORD).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {k: v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) \
+        else {}
+
+
+def card_mismatches(card: Card, folder: str | os.PathLike[str]) -> tuple[VerifyReport, list[str]]:
+    """``folder`` judged as a copy of ``card``'s dataset, by one rule for a copy found before a
+    fetch and one another fetch renamed in meanwhile: every listed file present, none differing
+    from its card digest or, where the card knows none, from the digest the fetch record wrote
+    (:func:`verify_folder` with ``recorded``), no fold file the card does not list. Returns the
+    report and the problems, ``"path (why)"``; a file with neither digest is unverified, said
+    by the caller, not refused (a folder unpacked by hand, as the cards without a download
+    ask)."""
+    report = verify_folder(card, folder, recorded=True)
+    changed = {f.path for f in report.files
+               if f.status == "mismatch" and card.files.get(f.path) == UNKNOWN}
+    bad = [f"{f.path} ({'changed since it was fetched' if f.path in changed else f.status})"
+           for f in report.files if f.status in ("mismatch", "missing", "foreign")]
+    return report, bad

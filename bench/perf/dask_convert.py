@@ -106,8 +106,10 @@ def run(args: argparse.Namespace) -> int:
         text = _render(args, n_rows, in_memory, csv_bytes, wall, peaks, limits, rows, summary,
                        load0, load_average(), trained, peaks_after)
         print(text)
-        if args.out:
-            Path(args.out).write_text(text)
+        if args.out:  # atomically, as every perf --out: a fault keeps the earlier figures
+            from bench.data.atomic import write_text
+
+            write_text(args.out, text)
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

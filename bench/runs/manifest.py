@@ -261,16 +261,42 @@ def _module_version(module: str, distributions: tuple[str, ...], installed: dict
 
 
 def git_state(root: Path) -> dict[str, Any]:
-    """``{"commit", "dirty"}`` of the checkout at ``root`` (``None`` values outside a checkout)."""
+    """``{"commit", "dirty", "results_dirty"}`` of the checkout at ``root`` (``None`` values
+    outside a checkout): ``dirty`` says whether the code, every tracked file outside
+    ``results/``, differs from the commit; ``results_dirty`` whether a tracked file under
+    ``results/`` does (a leaderboard published since the commit changes no number of a run).
+    A manifest without ``results_dirty`` (written before that key) counted ``results/`` in
+    ``dirty`` too; both keys read as before."""
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],
             capture_output=True, text=True, timeout=10, check=True,
         ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=no"],
             capture_output=True, text=True, timeout=10, check=True,
-        ).stdout.strip()
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
-    return {"commit": commit, "dirty": bool(dirty)}
+    changed = _changed_paths(status)
+    results = [p for p in changed if p == "results" or p.startswith("results/")]
+    return {"commit": commit, "dirty": len(results) < len(changed),
+            "results_dirty": bool(results)}
+
+
+def _changed_paths(porcelain_z: str) -> list[str]:
+    """The paths of ``git status --porcelain -z`` (both sides of a rename or copy), relative to
+    the checkout's top."""
+    entries = porcelain_z.split("\0")
+    paths, i = [], 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        paths.append(entry[3:])
+        if entry[0] in "RC" or entry[1] in "RC":  # the source path follows as its own entry
+            if i < len(entries) and entries[i]:
+                paths.append(entries[i])
+            i += 1
+    return paths

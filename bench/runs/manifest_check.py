@@ -71,6 +71,10 @@ MANIFEST_FIELDS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
     ("resumed", lambda v: v is None or _texts(v), "a list of times (strings)"),
     ("failures", lambda v: v is None or isinstance(v, dict), "an object of pair -> error"),
     ("status", lambda v: v is None or isinstance(v, dict), "an object"),
+    ("git", _typed(dict), "an object (commit, dirty)"),
+    ("git.dirty", lambda v: v is None or isinstance(v, bool), "true, false or null (whether "
+     "the code outside results/ differed from the commit)"),
+    ("git.results_dirty", lambda v: isinstance(v, bool), "true or false"),
 )
 #: What ``run --resume`` needs (its hash, data and models are compared with this run's).
 RESUME_FIELDS: tuple[str, ...] = ("config_hash", "dataset", "models", "seeds")
