@@ -33,3 +33,27 @@ class Layered:
 
 def nothing() -> None:
     """Not a ranker (a name for references that must fail before it is called)."""
+
+
+class Counting:
+    """Counts its fits on the instance: a second seed's fit of the same object sees the
+    first's state (a warm start)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed, self.fits = seed, 0
+
+    def fit(self, X: Any, y: Any, *, group: Any) -> Counting:
+        self.fits += 1
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.asarray(X[:, 0], dtype=np.float64) * self.fits
+
+
+SHARED = Counting()
+
+
+def shared(seed: int = 0) -> Counting:
+    """A factory that hands every seed one module-level ranker (its state carried over)."""
+    SHARED.seed = seed
+    return SHARED

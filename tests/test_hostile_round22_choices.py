@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import pickle
 import sys
 import warnings
@@ -233,18 +232,6 @@ def test_a_custom_param_integer_beyond_64_bits_is_refused_naming_the_key() -> No
     assert mine({"hash_space": 2**63 - 1}).custom_models["mine"].params["hash_space"] == 2**63 - 1
 
 
-def test_a_custom_param_nan_from_a_toml_file_reaches_the_factory_as_nan(tmp_path: Path) -> None:
-    # silently wrong number (guard): XGBRanker(missing=nan) is a real choice; it must survive
-    # the file, the checks and the record
-    f = tmp_path / "c.toml"
-    f.write_text(f'models = ["mine"]\nseeds = [0]\n[custom_models.mine]\nfactory = "{LAYERED}"\n'
-                 'params = { missing = nan, layers = [1] }\n', encoding="utf-8")
-    c = RunConfig.load(f)
-    assert math.isnan(c.custom_models["mine"].params["missing"])
-    again = RunConfig.from_dict(tomlio.loads(c.to_toml()))
-    assert again.config_hash() == c.config_hash()
-
-
 # ----------------------------------------------- raw library tables: the same gap, siblings
 def test_a_list_in_a_checked_model_params_raw_table_cannot_be_changed() -> None:
     # silently wrong run: CatBoost got ignored_features [2, 9], the hash changed after checks
@@ -304,6 +291,15 @@ def test_the_python_api_names_a_config_key_in_params_as_the_file_does() -> None:
 
     assert own_error(lambda: run("synthetic", models=["random"], params={"quick": True}),
                      "[params] quick", "config key") is None
+
+
+def test_a_tune_grid_over_a_config_key_says_it_is_set_once_for_the_run() -> None:
+    # unclear error: --grid seeds=0,1 was "unknown parameter --grid seeds; valid: ..." (the grid
+    # door of the same key: seeds are the run's, not a parameter to search)
+    from bench.benchmark.tune import parse_space
+
+    assert own_error(lambda: parse_space("seeds=0,1"), "--grid seeds", "config key",
+                     "once for the run") is None
 
 
 def test_the_cli_names_a_config_key_in_the_files_params_table(tmp_path: Path) -> None:
@@ -374,3 +370,16 @@ def test_seeds_given_as_an_option_over_the_files_seeds_are_recorded_as_over_the_
     assert c.over_file is not None
     assert c.over_file["options_over_file"]["seeds"] == {"option": "--seeds", "file": [0, 1],
                                                          "used": [5]}
+
+
+# ------------------------------------------------------- a ranker kept from seed to seed
+def test_a_factory_handing_every_seed_one_module_level_ranker_is_refused(splits: Any) -> None:
+    # silently wrong number: seed 1 was a second fit of seed 0's object (its predict scaled by
+    # its fit count: every seed-1 score twice seed 0's), and the spread over seeds measured that
+    from bench.runners.custom import CustomModelFailure
+
+    model = custom_model("mine", {"factory": "round22b_rankers:shared"})
+    first = train_custom(model, splits, seed=0)
+    assert first.scores["vali"][1] == pytest.approx(float(splits.vali.X[1, 0]))
+    with pytest.raises(CustomModelFailure, match="same ranker object"):
+        train_custom(model, splits, seed=1)

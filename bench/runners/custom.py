@@ -98,6 +98,7 @@ from bench.runners.custom_checks import (
     limited,
     position_scores,
     read_only,
+    refuse_refitted,
     seed_by_set_params,
     tied_scores,
     user_attribute,
@@ -397,6 +398,7 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     style = fit_style(model.where, ranker, signature)
     check_calls(model.where, ranker, methods, style)
     where = f"{model.where}, seed {seed}"
+    refuse_refitted(ranker, where)  # a module-level ranker: seed 0's state would carry over
     restored: list[str] = []
     timed: list[Measurement] = []  # the ranker's own calls: not ltrbench's guards around them
     with guarded_splits(splits, where) as check:
