@@ -228,8 +228,10 @@ def refuse_misplaced(values: Any, where: str, top_keys: Iterable[str]) -> None:
         return
     params = {s.name for s in PARAM_SPECS}
     for key, value in values.items():
-        if key in params or not isinstance(key, str) or raw_library_of(key) is not None \
-                or shared_name_of(key, None, where, ()) is not None:
+        if key in params or not isinstance(key, str) or (key not in top_keys and key not in
+                                                         ALS_SPECS):
+            continue
+        if raw_library_of(key) is not None or shared_name_of(key, None, where, ()) is not None:
             continue  # a library's own name (eval_at, iterations): its own message says it
         try:
             shown = json.dumps(value)
