@@ -73,6 +73,7 @@ from bench.benchmark.config_schema import (
     parse_seeds,
     plain_params,
     python_value,
+    refuse_misplaced,
     unknown_top_key,
 )
 from bench.benchmark.config_text import check_rendered, foreign_document
@@ -89,12 +90,7 @@ from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, selection_cu
 from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 from bench.runners.baselines import ALSParams
 from bench.runners.custom import CustomModel, check_distinct_names, custom_model
-from bench.runners.params import (
-    Params,
-    canonical_table,
-    check_for_library,
-    check_param_values,
-)
+from bench.runners.params import Params, canonical_table, check_for_library, check_param_values
 from bench.runners.raw_keys import refuse_ignored
 from bench.runners.registry import (
     DEFAULT_MODELS,
@@ -231,8 +227,8 @@ class RunConfig:
         if not isinstance(self.als, ALSParams):
             raise ConfigError(f"als: expected an ALSParams (or a table); got {tomlio.show(self.als)}")
         object.__setattr__(self, "als", ALSParams(**check_als(asdict(self.als))))  # canonical
-        tables = tomlio.table(self.model_params, "model_params")  # a copy: the caller's dicts
-        object.__setattr__(self, "model_params", copy.deepcopy(tables))  # may change after
+        object.__setattr__(self, "model_params", copy.deepcopy(tomlio.table(  # a copy: the
+            self.model_params, "model_params")))  # caller's dicts may change after
 
     def _check_model_params(self) -> None:
         """``[model_params.<model>]``: a table per model, its keys and values checked like
@@ -256,6 +252,7 @@ class RunConfig:
         if not spec.is_gbdt:  # said before its keys are judged as a GBDT's
             raise ConfigError(f"{where}: {spec.name!r} is not a LightGBM, XGBoost or CatBoost "
                               "model; its parameters are not these (ALS: the [als] table)")
+        refuse_misplaced(values, f"{where} ", [f.name for f in fields(self)])
         check_param_values(tomlio.table(values, where), where=f"{where} ", library=spec.library)
         refuse_ignored(spec.library, values, f"{where} ", spec.objective)
         try:
@@ -494,6 +491,7 @@ def _parse_key(key: str, value: Any, doc: Mapping[str, Any]) -> Any:
     """The RunConfig field ``key`` from its document value, checked (errors name the key)."""
     if key == "params":
         values = tomlio.table(value, "params")
+        refuse_misplaced(values, "[params] ", [f.name for f in fields(RunConfig)])
         check_param_values(values, where="[params] ")
         return Params.from_dict({**plain_params(DEFAULT_RUN_PARAMS), **values}, where="[params] ")
     if key == "als":

@@ -14,6 +14,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from bench.data.frozen import frozen
+from bench.data.frozen import thawed as plain
 from bench.errors import ConfigError
 
 
@@ -40,9 +42,17 @@ def read_only(table: Mapping[str, Any], where: str, *, nested: bool = True) -> R
     """``table`` as a :class:`ReadOnlyTable` named ``where``; its nested tables too, unless
     ``nested`` is false (a custom model's ``params``: the factory gets a plain copy)."""
     out = ReadOnlyTable({k: read_only(v, f"{where}[{k!r}]") if nested and isinstance(v, dict)
+                         else _advised(v, f"{where}[{k!r}]") if nested and isinstance(v, list)
                          else v for k, v in table.items()})
     out.where = where
     return out
+
+
+def _advised(value: list[Any], where: str) -> Any:
+    """A list of a table (a raw library value, ``ignored_features = [2]``) read-only at every
+    depth, its error saying what :class:`ReadOnlyTable` says."""
+    return frozen(value, where, f"make a new config with dataclasses.replace(config, "
+                                f"{where.split('[')[0]}={{...}}), which checks it")
 
 
 def frozen_models(models: Mapping[str, Any]) -> ReadOnlyTable:
@@ -57,6 +67,6 @@ def frozen_models(models: Mapping[str, Any]) -> ReadOnlyTable:
 
 
 def thawed(table: Mapping[str, Any]) -> dict[str, Any]:
-    """``table`` as plain dicts at every depth (what ``to_dict`` hands out: the caller's to
-    change)."""
-    return {k: thawed(v) if isinstance(v, dict) else v for k, v in table.items()}
+    """``table`` as plain dicts and lists at every depth (what ``to_dict`` hands out: the
+    caller's to change)."""
+    return plain(table)  # type: ignore[no-any-return]

@@ -15,7 +15,7 @@ file's path in front, the command line the option's name (``--seeds``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +214,37 @@ def unknown_top_key(key: str, valid: list[str]) -> ConfigError:
     return unknown_key("", key, valid, noun="config key")
 
 
+def refuse_misplaced(values: Any, where: str, top_keys: Iterable[str]) -> None:
+    """A ConfigError for a key of a parameter table (``where``: ``[params] ``,
+    ``[model_params.<model>] ``) that belongs elsewhere: a config key (``quick``, ``seeds``,
+    ``profile``: at the top of the config) or an ``[als]`` key; the parameter check said only
+    "unknown parameter" (``seeds``: "did you mean 'seed'?", the library seed)."""
+    import json
+
+    from bench.runners.params import PARAM_SPECS
+    from bench.runners.raw_keys import raw_library_of, shared_name_of
+
+    if not isinstance(values, Mapping):
+        return
+    params = {s.name for s in PARAM_SPECS}
+    for key, value in values.items():
+        if key in params or not isinstance(key, str) or (key not in top_keys and key not in
+                                                         ALS_SPECS):
+            continue
+        if raw_library_of(key) is not None or shared_name_of(key, None, where, ()) is not None:
+            continue  # a library's own name (eval_at, iterations): its own message says it
+        try:
+            shown = json.dumps(value)
+        except (TypeError, ValueError):
+            shown = "..."
+        if key in top_keys and key not in ("params", "model_params", "custom_models", "als"):
+            raise ConfigError(f"{where}{key}: a config key, not a parameter: put it at the top "
+                              f"of the config, before any [table] ({key} = {shown[:60]})")
+        if key in ALS_SPECS:
+            raise ConfigError(f"{where}{key}: a parameter of the ALS baseline: put it in the "
+                              f"[als] table ([als] {key} = {shown[:60]})")
+
+
 #: Keys a template may put in a run config that are ``ltrbench tune``'s options.
 TUNE_KEYS = frozenset({"space", "search_space", "grid", "tune", "sampler", "pruner",
                        "budget_trials", "budget_cpu_s", "budget", "trials", "n_trials"})
@@ -332,20 +363,28 @@ def python_value(value: Any, where: str = "") -> Any:
     item by item. A dict key that is not a string (``params={1: 3}``) is a
     :class:`~bench.errors.ConfigError` naming ``where`` and the key (a TOML key is always a
     string). Anything else is left for the schema to judge (a set, a generator, bytes are
-    refused there)."""
+    refused there). Lists and tables nested too deep or holding themselves are a ConfigError
+    naming ``where`` (:func:`~bench.data.frozen.check_nesting`), not a RecursionError."""
+    from bench.data.frozen import check_nesting
+
+    check_nesting(value, where or "config")
+    return _python_value(value, where)
+
+
+def _python_value(value: Any, where: str) -> Any:
     import numpy as np
     import pandas as pd
 
     if isinstance(value, np.generic | bool | int | float | str):
         return plain_scalar(value)  # a subclass: the value it holds (a str Enum's str is 'E.A')
     if isinstance(value, np.ndarray):
-        return [python_value(v, where) for v in value.tolist()] if value.ndim == 1 else value
+        return [_python_value(v, where) for v in value.tolist()] if value.ndim == 1 else value
     if isinstance(value, pd.Series | pd.Index | pd.api.extensions.ExtensionArray) \
             and value.ndim == 1:  # as a 1-D array is (pd.array, Categorical: their repr
-        return [python_value(v, where) for v in value.tolist()]  # spans five lines)
+        return [_python_value(v, where) for v in value.tolist()]  # spans five lines)
     if type(value).__module__.split(".")[0] == "pyarrow" and type(value).__name__.endswith(
             ("Array", "ChunkedArray")) and callable(getattr(value, "to_pylist", None)):
-        return [python_value(v, where) for v in value.to_pylist()]
+        return [_python_value(v, where) for v in value.to_pylist()]
     if isinstance(value, range):
         return list(value)
     if isinstance(value, os.PathLike) and not isinstance(value, str | bytes):
@@ -356,11 +395,11 @@ def python_value(value: Any, where: str = "") -> Any:
                               f"{type(exc).__name__}: {exc}; expected a path") from None
         return path if isinstance(path, str) else value
     if isinstance(value, tuple):  # a named tuple too: its items, as a plain tuple
-        return tuple(python_value(v, where) for v in value)
+        return tuple(_python_value(v, where) for v in value)
     if isinstance(value, list):
-        return [python_value(v, where) for v in value]
+        return [_python_value(v, where) for v in value]
     if isinstance(value, dict):
-        return {_key(k, where): python_value(v, f"{where}.{k}" if where else str(k))
+        return {_key(k, where): _python_value(v, f"{where}.{k}" if where else str(k))
                 for k, v in value.items()}
     return value
 

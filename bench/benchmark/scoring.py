@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorData
-from bench.errors import ConfigError, DataError
+from bench.errors import ConfigError, DataError, LtrbenchError
 from bench.metrics import evaluate, parse_metrics
 from bench.metrics.diversity import is_diversity
 from bench.metrics.families import is_family
@@ -73,11 +73,29 @@ def run_metrics(names: Sequence[str] | str, where: str = "metrics") -> tuple[str
     notes = [f"{' and '.join(map(repr, keys))} are one metric, one column {name!r}"
              if len(keys) > 1 else f"{keys[0]!r} is {name!r}"
              for name, keys in spelled.items() if keys != [name]]
+    notes += _repeats(names)
     if notes:
         warnings.warn(f"{where}: a run's files and tables (metrics.csv, per_query.parquet, the "
                       f"leaderboards) name each metric by its canonical name: "
                       f"{'; '.join(notes)}", MetricNameWarning, stacklevel=3)
     return canonical
+
+
+def _repeats(names: Sequence[str] | str) -> list[str]:
+    """``'map' is given twice (one column)`` for each metric the list names more than once
+    (seeds, eval_at and models named twice are refused; a metric is one column however often
+    it is named, so the list is read and the repeat said)."""
+    from bench.metrics.name_tokens import tokens
+
+    given: dict[str, int] = {}
+    try:
+        for token in tokens([names] if isinstance(names, str) else list(names)):
+            for key in dict.fromkeys(spec.key for spec in parse_metrics(token)):
+                given[key] = given.get(key, 0) + 1
+    except LtrbenchError:  # a name read only beside its neighbours: nothing to count
+        return []
+    return [f"{key!r} is given {'twice' if n == 2 else f'{n} times'} (one column)"
+            for key, n in given.items() if n > 1]
 
 
 def evaluate_scores(

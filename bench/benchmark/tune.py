@@ -105,6 +105,10 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
             raise ConfigError(f"--grid {name}: a raw {library} parameter; --grid takes "
                               f"ltrbench's parameters ({', '.join(TUNABLE)}); search raw ones "
                               f"with --space FILE: [{library}] \"{name}\" = {{choices = [..]}}")
+        if name not in TUNABLE and name in _config_keys() and raw_library_of(name) is None:
+            raise ConfigError(f"--grid {name}: cannot tune {name!r}: a config key, not a "
+                              f"parameter; it is set once for the run ({name} = ... at the top "
+                              "of the config, or its option)")
         if name not in TUNABLE:
             said = shared_name_of(name, None, "--grid ", TUNABLE)
             lib = None if said else raw_library_of(name)
@@ -136,6 +140,17 @@ def check_space(space: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
             seen.add(key)
         out[name] = vals
     return out
+
+
+def _config_keys() -> set[str]:
+    """The keys at the top of a run config (``seeds``, ``quick``, ``profile`` ...) that are no
+    parameter (``--grid seeds=1,2`` was "unknown parameter")."""
+    from dataclasses import fields
+
+    from bench.benchmark.config import RunConfig
+
+    return {f.name for f in fields(RunConfig)} - {"params", "model_params", "custom_models",
+                                                   "als"} - {n for n in TUNABLE}
 
 
 def _value(text: str) -> Any:

@@ -70,7 +70,6 @@ the model.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import re
@@ -85,7 +84,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorData, LetorSplits
-from bench.data.toml import is_toml_value, show, unknown_key
+from bench.data.toml import show, unknown_key
 from bench.errors import ConfigError
 from bench.runners.custom_calls import check_calls, fit_arguments, fit_style, parameters
 from bench.runners.custom_checks import CustomModelFailure as CustomModelFailure
@@ -99,6 +98,7 @@ from bench.runners.custom_checks import (
     limited,
     position_scores,
     read_only,
+    refuse_refitted,
     seed_by_set_params,
     tied_scores,
     user_attribute,
@@ -110,6 +110,12 @@ from bench.runners.custom_process import (
     isolated_process,
     watch_finaliser,
 )
+from bench.runners.custom_spec import (
+    check_params,
+    frozen_params,
+    plain_params,
+    reference_hint,
+)
 from bench.runners.custom_streams import one_line
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
 from bench.runners.resources import Measurement, measure
@@ -118,8 +124,6 @@ from bench.runners.user_import import close_name, import_user_module, shadow_hin
 
 #: ``package.module:attribute[.attribute]``.
 _REFERENCE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
-#: Parameter names the run owns (the seed of each run).
-_SEED_KEYS = ("seed", "random_state", "random_seed")
 #: Keys of a ``[custom_models.<name>]`` table.
 _TABLE_KEYS = ("factory", "params", "timeout")
 #: The longest custom model name: ``status/<name>-seed<k>.json`` must stay under the 255 bytes
@@ -145,6 +149,11 @@ class CustomModel:
     #: Seconds one call (factory, ``fit``, each ``predict``) may run: ``timeout`` in the table.
     timeout_s: float = DEFAULT_TIMEOUT_S
 
+    def __post_init__(self) -> None:
+        """``params`` copied read-only at every depth (:mod:`bench.runners.custom_spec`): the
+        caller's lists and tables stay the caller's; each seed's factory gets a plain copy."""
+        object.__setattr__(self, "params", frozen_params(self.name, self.params))
+
     @property
     def where(self) -> str:
         """``c.toml: custom model 'mine' ([custom_models.mine] factory 'pkg.mod:make')``: how
@@ -168,7 +177,7 @@ class CustomModel:
         """The ``[custom_models.<name>]`` table: ``factory``, ``params`` and a ``timeout`` other
         than the default (part of the config hash)."""
         limit = {} if self.timeout_s == DEFAULT_TIMEOUT_S else {"timeout": self.timeout_s}
-        return {"factory": self.factory, "params": dict(self.params), **limit}
+        return {"factory": self.factory, "params": plain_params(self.params), **limit}
 
 
 def custom_model(name: str, spec: Any) -> CustomModel:
@@ -198,7 +207,7 @@ def custom_model(name: str, spec: Any) -> CustomModel:
         if not isinstance(spec, str) and not callable(spec):
             raise ConfigError(f"{table} factory: expected \"package.module:attribute\", e.g. "
                               f"\"lightgbm:LGBMRanker\"; got {show(spec)}")
-    _check_params(name, params)
+    check_params(table, params)
     if isinstance(spec, str):
         return CustomModel(name, spec, dict(params), resolve_factory(name, spec),
                            timeout_s=limit)
@@ -294,7 +303,8 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
     where = _where(name, reference)
     if not isinstance(reference, str) or not _REFERENCE.fullmatch(reference):
         raise ConfigError(f"{where}: expected \"package.module:attribute\", e.g. "
-                          "\"lightgbm:LGBMRanker\" or \"mypackage.rankers:make_ranker\"")
+                          "\"lightgbm:LGBMRanker\" or \"mypackage.rankers:make_ranker\""
+                          f"{reference_hint(reference) if isinstance(reference, str) else ''}")
     module_name, _, attributes = reference.partition(":")
     try:  # the user's module runs here: what it prints goes to stderr, what it changes is put back
         with isolated_process(where):
@@ -305,7 +315,7 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
         what = (describe_failure("the module", exc).removeprefix("the module ")
                 if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {one_line(exc)}")
         raise ConfigError(f"{where}: cannot import module {module_name!r} ({what} while "
-                          "imported)") from None
+                          f"imported){reference_hint(reference)}") from None
     for attribute in attributes.split("."):
         try:
             found, obj = True, user_attribute(obj, attribute, where)
@@ -313,7 +323,8 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
             found = False
         if not found:
             raise ConfigError(f"{where}: {getattr(obj, '__name__', obj)!s} has no attribute "
-                              f"{attribute!r}{close_name(obj, attribute)}{shadow_hint(obj)}")
+                              f"{attribute!r}{close_name(obj, attribute)}{shadow_hint(obj)}"
+                              f"{reference_hint(reference)}")
     if not callable(obj):
         raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
     return obj  # type: ignore[no-any-return]
@@ -326,7 +337,7 @@ def build_ranker(model: CustomModel, seed: int) -> tuple[Any, dict[str, Any], di
     where = model.where
     names, _ = parameters(model.target)
     given: dict[str, Any] = {k: seed for k in ("seed", "random_state") if k in names}
-    params = copy.deepcopy(dict(model.params))  # the factory may change its own copy, not the run's
+    params = plain_params(model.params)  # the factory may change its own copy, not the run's
     try:
         with isolated_process(where):
             ranker = limited(lambda: model.target(**params, **given, **writer_off(model)),
@@ -387,6 +398,7 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
     style = fit_style(model.where, ranker, signature)
     check_calls(model.where, ranker, methods, style)
     where = f"{model.where}, seed {seed}"
+    refuse_refitted(ranker, where)  # a module-level ranker: seed 0's state would carry over
     restored: list[str] = []
     timed: list[Measurement] = []  # the ranker's own calls: not ltrbench's guards around them
     with guarded_splits(splits, where) as check:
@@ -411,7 +423,7 @@ def train_custom(model: CustomModel, splits: LetorSplits, *, seed: int) -> FitRe
         result = FitResult(
             model="", library=CUSTOM_LIBRARY, seed=seed, scores={}, fit_s=m.seconds,
             peak_rss_mb=m.peak_rss_mb, fit=m,
-            library_params={"factory": model.factory, "params": copy.deepcopy(dict(model.params)),
+            library_params={"factory": model.factory, "params": plain_params(model.params),
                             **seeded, **writer_off(model)},
             notes=notes,
         )
@@ -487,20 +499,4 @@ def _predict(ranker: Any, data: LetorData, where: str, restored: list[str], limi
     except BaseException as exc:
         raise CustomModelFailure(f"{where}: {describe_failure('predict', exc)}") from exc
     return checked_scores(raw, data.n_rows, where)
-
-
-def _check_params(name: str, params: Any) -> None:
-    where = f"{table_key(name)} params"
-    if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
-        raise ConfigError(f"{where}: expected a table of named parameters (params = {{ alpha = "
-                          f"0.1 }}); got {show(params)}")
-    owned = sorted(set(params) & set(_SEED_KEYS))
-    if owned:
-        raise ConfigError(f"{where} sets {', '.join(owned)}: the seed is the "
-                          "run's (each seed of `seeds` is given to the factory)")
-    for key, value in params.items():
-        if not is_toml_value(value):
-            raise ConfigError(f"{where}.{key} = {value!r}: parameters must be "
-                              "strings, numbers, booleans, lists or tables (the run writes them "
-                              "to config.toml)")
 

@@ -491,3 +491,28 @@ def check_timeout(value: Any, key: str) -> float:
         raise ConfigError(f"{key}: expected a number of seconds > 0 and <= {MAX_TIMEOUT_S:g} "
                           f"(a week); got {value!r}")
     return seconds
+
+
+#: Rankers fitted in this process: ``id -> (weak reference, where it was fitted)``.
+_FITTED: dict[int, tuple[weakref.ref[Any], str]] = {}
+
+
+def refuse_refitted(ranker: Any, where: str) -> None:
+    """A :class:`CustomModelFailure` when the factory handed back a ranker it built (and ltrbench
+    fitted) for an earlier seed or model, still alive: a module-level instance whose state carries
+    over from fit to fit (seed 1 scored as a second fit of seed 0's model; the spread over seeds
+    measured nothing). Else the ranker is remembered by a weak reference (one that takes none,
+    ``__slots__`` without ``__weakref__``, is not tracked)."""
+    seen = _FITTED.get(id(ranker))
+    if seen is not None and seen[0]() is ranker:
+        raise CustomModelFailure(
+            f"{where}: the factory returned the same ranker object it returned for {seen[1]}, "
+            "which was fitted there: its state would carry over and the seeds would not be "
+            "independent runs; return a new ranker from each factory call (or name the class "
+            "itself as the factory)")
+    key = id(ranker)
+    try:
+        ref = weakref.ref(ranker, lambda _: _FITTED.pop(key, None))
+    except TypeError:
+        return
+    _FITTED[key] = (ref, where)

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from bench.data.frozen import frozen, thawed
 from bench.data.python_args import plain_deep, plain_scalar
 from bench.data.toml import FLOAT64_TINY, Spec, canonical, canonical_raw, table, unknown_key
 from bench.errors import ConfigError
@@ -94,11 +95,10 @@ class Params:
         check_params(self)
         for spec in PARAM_SPECS:  # one form per value: l1 = 0, 0.0 and -0.0 are 0.0
             object.__setattr__(self, spec.name, canonical(getattr(self, spec.name), spec.kind))
-        # one spelling of the same tables: libraries and keys sorted, empty tables dropped,
-        # each value canonical (-0.0 is 0.0; 1 and 1.0 stay apart: a library reads them apart)
+        # one spelling of the same tables: libraries and keys sorted, empty tables dropped, each value canonical (-0.0 is 0.0; 1 and 1.0 stay apart) and read-only
         object.__setattr__(self, "raw", tuple(sorted(
-            (lib, tuple(sorted((k, canonical_raw(v)) for k, v in items)))
-            for lib, items in self.raw if items)))
+            (lib, tuple(sorted((k, frozen(canonical_raw(v), f"[params.{lib}] {k}", "use with_overrides"))
+                               for k, v in items))) for lib, items in self.raw if items)))
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any], *, where: str = "") -> Params:
@@ -109,7 +109,7 @@ class Params:
 
     def raw_params(self, library: str) -> dict[str, Any]:
         """The raw parameters of ``library`` (empty when none were given)."""
-        return dict(dict(self.raw).get(library, ()))
+        return thawed(dict(dict(self.raw).get(library, ())))  # type: ignore[no-any-return]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values, then one raw table (a dict) per library, declared ones first even when
