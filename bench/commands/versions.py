@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bench.commands.progress_option import add_no_progress, progress_lines
 from bench.commands.text import examples, plain
 
 #: Where the results go unless ``--out`` says (``bench.runs.layout.LOCAL_RESULTS``; a test
@@ -39,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_output_arguments(p)
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table",
                    help="table and markdown both print the Markdown report")
+    add_no_progress(p)
     p.set_defaults(func=main)
 
 
@@ -96,7 +98,7 @@ def main(args: argparse.Namespace) -> int:
     check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
                      writes=("definitions", "definitions/*"))
     result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
-                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+                          progress=progress_lines(args))
     files = write_versions(result, args.out)
     from bench.streams import verdict
 
