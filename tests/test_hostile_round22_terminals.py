@@ -557,3 +557,35 @@ def test_a_movielens_folder_with_apple_double_files_is_read_as_its_ratings(
     (ml / "__MACOSX").mkdir()
     (ml / "__MACOSX" / "._ratings.csv").write_bytes(APPLE_DOUBLE)
     assert load_movielens(ml).n_ratings == RATINGS.count(b"\n") - 1  # the lines under the header
+
+
+# ------------------------------------------- documents on standard output in a narrow encoding
+
+
+def _fake_crosscheck(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cross-check of a dataset named ``café`` whose Markdown is one table row."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr("bench.crosscheck.find.crosscheck_request", lambda *a, **k: SimpleNamespace(
+        result=SimpleNamespace(ok=True), files={"md": "x.md", "json": "x.json"}))
+    monkeypatch.setattr("bench.crosscheck.render.render_markdown",
+                        lambda result: "| café | 0.5000 | 0.5000 |\n")
+
+
+def test_silently_wrong_crosscheck_markdown_in_ascii_is_refused_not_escaped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``crosscheck --format markdown > x.md`` under PYTHONIOENCODING=ascii wrote ``caf\\xe9``
+    (another name to whatever reads the document) with exit 0, as ``evaluate --format csv``
+    did before round 17."""
+    _fake_crosscheck(monkeypatch)
+    res = term_cli(tmp_path, "crosscheck", "--run", "r", "--format", "markdown", tty=False,
+                   encoding="ascii")
+    ok(refused(res, "ascii", "PYTHONIOENCODING"))
+    assert "caf\\xe9" not in res.out
+
+
+def test_crosscheck_table_for_a_person_in_ascii_shows_the_escape(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_crosscheck(monkeypatch)
+    res = done(term_cli(tmp_path, "crosscheck", "--run", "r", tty=False, encoding="ascii"))
+    assert "caf\\xe9 | 0.5000" in res.out, res.out

@@ -40,6 +40,7 @@ from bench.commands import versions
 from bench.commands.progress_option import add_no_progress, progress_lines, progress_wanted
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
+from bench.commands.versions import document
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runs.layout import LOCAL_RESULTS
 from bench.streams import verdict
@@ -121,7 +122,7 @@ def main(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(result.to_json())
     else:
-        sys.stdout.write(render_markdown(result))
+        sys.stdout.write(document(args, render_markdown(result)))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1
 
@@ -199,6 +200,6 @@ def evaluators_main(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(evaluators_json(result))
     else:
-        sys.stdout.write(render_evaluators(result))
+        sys.stdout.write(document(args, render_evaluators(result)))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1

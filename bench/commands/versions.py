@@ -106,6 +106,19 @@ def main(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(versions_json(result))
     else:
-        sys.stdout.write(render_versions(result))
+        sys.stdout.write(document(args, render_versions(result)))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1
+
+
+def document(args: argparse.Namespace, text: str) -> str:
+    """``text`` as printed for ``--format``: under ``markdown`` a document for a file or another
+    program, refused where standard output's encoding cannot write it (an escape would change
+    the text: :func:`bench.data.csv_cells.spelled`); under ``table`` for a person, whose escapes
+    the streams write (``crosscheck``, ``crosscheck --evaluators``, ``crosscheck-versions``)."""
+    if args.format != "markdown":
+        return text
+    from bench.data.csv_cells import spelled
+
+    return spelled(text)
+
