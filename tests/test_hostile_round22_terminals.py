@@ -589,3 +589,35 @@ def test_crosscheck_table_for_a_person_in_ascii_shows_the_escape(
     _fake_crosscheck(monkeypatch)
     res = done(term_cli(tmp_path, "crosscheck", "--run", "r", tty=False, encoding="ascii"))
     assert "caf\\xe9 | 0.5000" in res.out, res.out
+
+
+# ------------------------------------------------------ outputs written as Windows paths
+
+
+@pytest.mark.parametrize("argv", [
+    ("run", "--dataset", "data", "--models", "random", "--quick", "--no-progress", "--out",
+     "C:/results"),
+    ("report", "--runs", "nothing", "--out", "D:/reports", "--no-progress"),
+    ("evaluate", "--qrels", "q.txt", "--run", "r.txt", "--per-query", "C:/out/pq.csv"),
+], ids=["run-out", "report-out", "per-query"])
+def test_silent_accept_an_output_under_a_drive_letter_is_refused_before_any_work(
+        proj: Path, tmp_path: Path, argv: tuple[str, ...]) -> None:
+    """``--out C:/results`` made a folder ``C:`` in the current folder and wrote there."""
+    for name in ("q.txt", "r.txt"):
+        shutil.copy(proj / name, tmp_path / name)
+    shutil.copytree(proj / "data", tmp_path / "data")
+    res = cli(tmp_path, *argv)
+    ok(refused(res, next(a for a in argv if a[1:3] == ":/"), "Windows"))
+    assert not any(p.name.endswith(":") for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("url", ["sqlite:///C:\\studies\\s.db", "sqlite:///C:/studies/s.db",
+                                 "sqlite:///studies\\s.db"])
+def test_silent_accept_a_windows_sqlite_storage_is_refused_and_no_file_made(
+        tmp_path: Path, url: str) -> None:
+    """``sqlite:///C:\\studies\\s.db`` was one file of that name in the current folder."""
+    from bench.benchmark.tune import check_tune_storage
+
+    with chdir(tmp_path):
+        ok(own_error(lambda: check_tune_storage(url, []), "--storage", "Windows"))
+    assert list(tmp_path.iterdir()) == []
