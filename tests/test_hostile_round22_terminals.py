@@ -621,3 +621,20 @@ def test_silent_accept_a_windows_sqlite_storage_is_refused_and_no_file_made(
     with chdir(tmp_path):
         ok(own_error(lambda: check_tune_storage(url, []), "--storage", "Windows"))
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------- a locale that cannot spell the file's name
+
+
+@pytest.mark.parametrize("argv", [
+    ("run", "--dataset", "données", "--models", "random", "--quick", "--no-progress"),
+    ("evaluate", "--qrels", "données/q.txt", "--run", "r.txt"),
+], ids=["dataset-name", "qrels"])
+def test_unclear_a_name_the_locale_cannot_spell_names_the_locale_not_a_look_alike(
+        proj: Path, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]) -> None:
+    """Under LC_ALL=C (Python's UTF-8 mode off) a config's ``dataset = "données"`` was "unknown
+    dataset 'donn\\xe9es' (... not ASCII: a look-alike?)" while the folder was there: the
+    process could not ask for the name. File names are ASCII here (``sys`` says so)."""
+    monkeypatch.setattr(sys, "getfilesystemencoding", lambda: "ascii")
+    monkeypatch.setenv("LC_ALL", "POSIX")
+    ok(refused(cli(proj, *argv), "ascii", "LC_ALL=C.UTF-8", "PYTHONUTF8=1"))

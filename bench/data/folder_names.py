@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -178,7 +179,7 @@ def missing_note(path: Path) -> str:
     Unicode normalization (what a user typing the name sees as the same name), else ``""``."""
     found = twins(path.parent, path.name)
     if not found:
-        return windows_note(path)
+        return windows_note(path) or locale_note(path)
     def how(other: str) -> str:
         if unicodedata.normalize("NFC", other) == unicodedata.normalize("NFC", path.name):
             form = "NFD" if unicodedata.is_normalized("NFD", other) else "another"
@@ -237,3 +238,19 @@ def refuse_windows_dirs(raw: str, where: str) -> None:
                       "between folders): here '/' separates folders, ':' separates the folders "
                       "of the list and '\\' is part of a name; give the data directory's path "
                       "on this machine (e.g. /mnt/d/datasets)")
+
+
+def locale_note(path: str | os.PathLike[str]) -> str:
+    """For a missing input whose name the file-system encoding cannot spell (``LC_ALL=C``
+    without Python's UTF-8 mode: a config's ``dataset = "données"``, which is there, was called
+    an unknown catalogue name, "a look-alike?"), the cause and the remedy; else ``""``."""
+    text = os.fspath(path)
+    encoding = sys.getfilesystemencoding()
+    try:
+        text.encode(encoding, sys.getfilesystemencodeerrors())
+    except UnicodeEncodeError:
+        locale = os.environ.get("LC_ALL") or os.environ.get("LANG") or "unset"
+        return (f"; this process cannot look for {text!a}: it names files in the locale's "
+                f"{encoding} (LC_ALL/LANG {locale}, without Python's UTF-8 mode): set a UTF-8 "
+                "locale (LC_ALL=C.UTF-8) or PYTHONUTF8=1, and run it again")
+    return ""
