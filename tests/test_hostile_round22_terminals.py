@@ -638,3 +638,25 @@ def test_unclear_a_name_the_locale_cannot_spell_names_the_locale_not_a_look_alik
     monkeypatch.setattr(sys, "getfilesystemencoding", lambda: "ascii")
     monkeypatch.setenv("LC_ALL", "POSIX")
     ok(refused(cli(proj, *argv), "ascii", "LC_ALL=C.UTF-8", "PYTHONUTF8=1"))
+
+
+# ---------------------------------------------------------- JSON saved again on Windows
+
+
+def test_unclear_a_notepad_unicode_leaderboard_json_is_named_utf16_not_byte_0(
+        tmp_path: Path) -> None:
+    """``reproduce`` said "not UTF-8 text (byte 0)" of a leaderboard saved as UTF-16."""
+    (tmp_path / "lb.json").write_bytes('{"tables": []}\r\n'.encode("utf-16"))
+    res = cli(tmp_path, "reproduce", "lb.json", "--no-progress")
+    ok(refused(res, "lb.json", "UTF-16", "iconv"))
+
+
+def test_unclear_a_cp1252_byte_in_a_run_manifest_names_line_column_and_byte(
+        tmp_path: Path) -> None:
+    runs = tmp_path / "res" / "runs"
+    rid = "d-20260101T000000Z-00000001"
+    run = write_one_seed_run(runs, rid, "d", {"random": [0.1, 0.2]})
+    text = (run / "manifest.json").read_bytes()
+    (run / "manifest.json").write_bytes(text.replace(b'"d"}', b'"d\xe9"}', 1))
+    res = cli(tmp_path, "report", "--runs", "res", "--out", "rep", "--no-plots", "--no-progress")
+    ok(refused(res, "manifest.json:1", "0xe9", "column"))
