@@ -419,9 +419,10 @@ def fit_table(console: Any, table: Any, *, whole_cells: bool = False) -> None:
     while width < need.maximum:
         widths = table._calculate_column_widths(
             console, console.options.update_width(width - table._extra_width))
-        if all(w >= m for w, m in zip(widths, minima, strict=True)):
+        short = sum(max(0, m - w) for w, m in zip(widths, minima, strict=True))
+        if not short:
             break
-        width += 1
+        width += short  # the columns' shortfall: a few steps at most
     console.width = width
 
 
