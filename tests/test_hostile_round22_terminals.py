@@ -660,3 +660,21 @@ def test_unclear_a_cp1252_byte_in_a_run_manifest_names_line_column_and_byte(
     (run / "manifest.json").write_bytes(text.replace(b'"d"}', b'"d\xe9"}', 1))
     res = cli(tmp_path, "report", "--runs", "res", "--out", "rep", "--no-plots", "--no-progress")
     ok(refused(res, "manifest.json:1", "0xe9", "column"))
+
+
+@pytest.mark.parametrize("argv", [
+    ("run", "--config", "conf\\run.toml", "--no-progress"),
+    ("reproduce", "rep\\leaderboard.json", "--no-progress"),
+    ("crosscheck", "--run", "res\\runs\\r1"),
+], ids=["config", "leaderboard", "crosscheck-run"])
+def test_unclear_other_inputs_typed_with_backslashes_name_the_path_meant(
+        tmp_path: Path, argv: tuple[str, ...]) -> None:
+    typed = next(a for a in argv if "\\" in a)
+    there = tmp_path / typed.replace("\\", "/")
+    there.parent.mkdir(parents=True)
+    if there.suffix:
+        there.write_text("{}" if there.suffix == ".json" else "dataset = \"x\"\n",
+                         encoding="utf-8")
+    else:
+        there.mkdir()
+    ok(refused(cli(tmp_path, *argv), "Windows", typed.replace("\\", "/")))
