@@ -678,3 +678,26 @@ def test_unclear_other_inputs_typed_with_backslashes_name_the_path_meant(
     else:
         there.mkdir()
     ok(refused(cli(tmp_path, *argv), "Windows", typed.replace("\\", "/")))
+
+
+def test_a_zip_made_by_the_macos_finder_installs_the_dataset_without_its_macosx_folder(
+        tmp_path: Path) -> None:
+    """Finder's "Compress" adds ``__MACOSX/`` (AppleDouble files) beside the one top folder."""
+    import zipfile
+
+    from hostile_kit import toy_ratings_card
+
+    from bench.data.movielens import load_movielens
+    from bench.datasets.fetch import fetch, verify
+
+    ratings = b"userId,movieId,rating,timestamp\n1,1,4.0,10\n2,1,3.5,11\n"
+    src = tmp_path / "toy.zip"
+    with zipfile.ZipFile(src, "w") as zf:
+        for member, data in (("toy/", b""), ("toy/ratings.csv", ratings), ("toy/.DS_Store", DS_STORE),
+                             ("__MACOSX/", b""), ("__MACOSX/toy/._ratings.csv", APPLE_DOUBLE)):
+            zf.writestr(member, data)
+    card = toy_ratings_card({"ratings.csv": ratings}, url=src.as_uri())
+    folder = fetch(card, data_dir=tmp_path / "data", progress=False, log=lambda _m: None)
+    assert not (tmp_path / "data" / "__MACOSX").exists()
+    assert verify(card, data_dir=tmp_path / "data").ok
+    assert load_movielens(folder).n_ratings == 2
