@@ -368,6 +368,13 @@ def test_silent_accept_a_windows_drive_in_the_data_dir_variable_is_refused(
     ok(refused(cli(tmp_path, "datasets", "list"), "LTRBENCH_DATA_DIR", "C:\\ltr", "Windows"))
 
 
+def test_silent_accept_a_windows_list_separator_in_the_data_dir_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/data/ltr;/srv/ltr`` (Windows' ';' between folders) was one folder of that name."""
+    monkeypatch.setenv("LTRBENCH_DATA_DIR", f"{tmp_path}/ltr;{tmp_path}/more")
+    ok(refused(cli(tmp_path, "datasets", "list"), "LTRBENCH_DATA_DIR", "';'", "':'"))
+
+
 def test_silent_accept_a_backslash_data_dir_is_refused_naming_the_separator(
         tmp_path: Path) -> None:
     res = cli(tmp_path, "datasets", "list", "--data-dir", "data\\ltr")

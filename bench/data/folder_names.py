@@ -229,15 +229,17 @@ def windows_note(path: str | os.PathLike[str]) -> str:
 def refuse_windows_dirs(raw: str, where: str) -> None:
     """Refuse a data-directory list ``raw`` (from ``where``) written as a Windows path: split
     at ``os.pathsep`` (``:``), ``D:\\datasets`` was two folders, ``D`` (made in the current
-    folder, where fetched data went) and ``\\datasets``; a ``\\`` between names is one name."""
+    folder, where fetched data went) and ``\\datasets``; a ``\\`` between names is one name;
+    Windows' list separator ``;`` (``/data/ltr;/srv/ltr``) made one folder of that whole name."""
     entries = [e.strip() for e in raw.split(os.pathsep)]
     if os.sep != "/" or not (_DRIVE.match(raw.strip()) or any(
-            "\\" in e and not os.path.lexists(e) for e in entries)):
+            ("\\" in e or re.search(r";\s*[/~]", e)) and not os.path.lexists(e)
+            for e in entries)):
         return
-    raise ConfigError(f"{where} '{raw}' is written as a Windows path (a drive letter or '\\' "
-                      "between folders): here '/' separates folders, ':' separates the folders "
-                      "of the list and '\\' is part of a name; give the data directory's path "
-                      "on this machine (e.g. /mnt/d/datasets)")
+    raise ConfigError(f"{where} '{raw}' is written as a Windows path or list (a drive letter, "
+                      "'\\' between folders, ';' between paths): here '/' separates folders, "
+                      f"'{os.pathsep}' the folders of the list and '\\' is part of a name; give "
+                      "the data directory's path on this machine (e.g. /mnt/d/datasets)")
 
 
 def locale_note(path: str | os.PathLike[str]) -> str:
