@@ -373,6 +373,7 @@ __all__ = [
     "os_error_text",
     "pipe_closed",
     "refuse_cut_output",
+    "spellable",
     "stdout_error",
     "stdout_failed",
     "stdout_lost",
@@ -426,15 +427,26 @@ def fit_table(console: Any, table: Any, *, whole_cells: bool = False) -> None:
     console.width = width
 
 
+def spellable(text: str, encoding: str | None = None) -> str:
+    """``text`` as a stream of ``encoding`` (standard output's) writes it: what the encoding
+    cannot spell as its escape (``±`` as ``\\xb1`` under ``PYTHONIOENCODING=ascii``), for text
+    whose columns its caller aligns: measured before the escape, a cell of ``0.6234 ± 0.0100``
+    was three characters longer on the screen than its column, and every later number of the
+    row slid under the next header."""
+    encoding = encoding or getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: left to the stream
+        return text
+
+
 def _spellable_cells(table: Any, encoding: str) -> None:
     """``table``'s text cells, headers and title with what ``encoding`` cannot spell escaped."""
     if encoding.replace("_", "-").lower() in ("utf-8", "utf8", "utf-16", "utf-32"):
         return
 
     def spelled(text: Any) -> Any:
-        if not isinstance(text, str):
-            return text
-        return text.encode(encoding, "backslashreplace").decode(encoding)
+        return spellable(text, encoding) if isinstance(text, str) else text
 
     if isinstance(table.title, str):
         table.title = spelled(table.title)

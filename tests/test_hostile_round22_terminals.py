@@ -708,3 +708,31 @@ def test_a_zip_made_by_the_macos_finder_installs_the_dataset_without_its_macosx_
     assert not (tmp_path / "data" / "__MACOSX").exists()
     assert verify(card, data_dir=tmp_path / "data").ok
     assert load_movielens(folder).n_ratings == 2
+
+
+def test_silently_wrong_a_run_summary_on_an_ascii_stream_keeps_numbers_under_their_headers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under PYTHONIOENCODING=ascii ``0.9071 ± 0.0100`` was measured as 15 characters and
+    printed as 18 (``\\xb1``): the map@10 values stood three columns right of their header."""
+    from bench.benchmark.summary import summary_text
+
+    def cell(mean: float, std: float) -> dict[str, object]:
+        return {"mean": mean, "std": std, "per_seed": {"0": mean, "1": mean}}
+
+    summary = {"dataset": "d", "seeds": [0, 1], "models": ["lightgbm-lambdarank", "random"],
+               "metrics": {"lightgbm-lambdarank": {"test": {"ndcg@10": cell(0.9071, 0.01),
+                                                            "map@10": cell(0.8986, 0.02)}},
+                           "random": {"test": {"ndcg@10": cell(0.6487, 0.03),
+                                               "map@10": cell(0.6447, 0.04)}}},
+               "timings": {"lightgbm-lambdarank": {"fit_s": 1.23, "contended": True},
+                           "random": {"fit_s": 0.01}},
+               "status": {}, "crosscheck": None, "run_dir": "x", "profile": "ltrbench"}
+    out = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="backslashreplace")
+    monkeypatch.setattr(sys, "stdout", out)
+    text = summary_text(summary, metrics=("ndcg@10", "map@10"))
+    lines = text.encode("ascii", "backslashreplace").decode("ascii").splitlines()
+    header = next(ln for ln in lines if ln.startswith("model"))
+    for model, value, fit in (("random", "0.6447", "0.01"), ("lightgbm", "0.8986", "1.23")):
+        row = next(ln for ln in lines if ln.startswith(model))
+        assert row[header.index("map@10"):].startswith(value), (header, row)
+        assert row[header.index("fit s"):].startswith(fit), (header, row)

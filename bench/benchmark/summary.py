@@ -185,6 +185,9 @@ def summary_text(summary: dict[str, Any], *, split: str = "test",
         else:
             notes += _fewer_seeds(model, per, summary)
         rows.append(cells)
+    from bench.streams import spellable  # '±' is '\\xb1' on an ASCII stream: measured so
+
+    rows = [[spellable(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
         f"dataset {summary['dataset']} · {split} split · profile {summary['profile']} · "
