@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.benchmark.config_text import check_rendered
+from bench.data.folder_names import refuse_windows_dirs
 from bench.data.inputs import is_plain_int
 from bench.data.python_args import plain_scalar
 from bench.data.toml import INT32_MAX, Spec, show
@@ -328,6 +329,7 @@ def check_data_dir(value: str | None, where: str = "data_dir") -> None:
     not a folder (a file, a device) is refused: no dataset could be found or written there."""
     if value is None:
         return
+    refuse_windows_dirs(str(value), where)  # 'D:\\datasets': no folders 'D' and '\\datasets'
     for entry in str(value).split(os.pathsep):
         p = Path(home_expanded(entry, f"{where}:"))  # '~nosuchuser/x', or no HOME: named
         if entry and p.exists() and not p.is_dir():

@@ -52,6 +52,7 @@ from bench.benchmark.reproduce_steps import (
 )
 from bench.benchmark.reproduce_text import check_rendered, tuned_renderings
 from bench.benchmark.reproduce_tuned import reproduce_tuned, tuned_places
+from bench.data.folder_names import missing_note
 from bench.errors import ConfigError, DataError
 from bench.report.build import LeaderboardOptions
 
@@ -114,7 +115,8 @@ def reproduce_leaderboard(
     if not json_path.is_file():
         raise ConfigError(
             f"{json_path}: not found; reproduce reads the leaderboard's JSON twin "
-            "(written by 'ltrbench report'), or give a run directory with --run DIR"
+            f"(written by 'ltrbench report'), or give a run directory with --run DIR"
+            f"{missing_note(json_path)}"
         )
     from bench.report.document import read_document
 

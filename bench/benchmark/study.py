@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from bench.benchmark.search_space import overrides
+from bench.data.folder_names import windows_path
 from bench.data.letor import LetorData
 from bench.errors import ConfigError, LtrbenchError, home_expanded
 from bench.metrics.profile import Profile
@@ -230,6 +231,10 @@ def check_sqlite_url(storage_url: str) -> Path:
         raise ConfigError(f"{where}: an in-memory database is lost when tune ends (no --resume, "
                           "no report); give a file: sqlite:///PATH/study.db")
     path = Path(database).expanduser()
+    if windows_path(database) and not path.exists():  # 'C:\\studies\\s.db': one name, here
+        raise ConfigError(f"{where}: '{database}' is a Windows path (a drive letter, or a "
+                          "backslash: part of a name here, not a folder separator); give the "
+                          "file's path on this machine, folders separated by '/'")
     if path.exists() and not path.is_file():
         kind = "a folder" if path.is_dir() else "not a regular file"
         raise ConfigError(f"{where}: {path} is {kind}; expected a SQLite database file")

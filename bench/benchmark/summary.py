@@ -138,6 +138,18 @@ def _fewer_seeds(model: str, per: dict[str, Any], summary: dict[str, Any]) -> li
             f"({'; '.join(why)})"]
 
 
+def _first_errors(cc: dict[str, Any]) -> str:
+    """The first three errors of a failed cross-check, and where the others are: the line
+    showed three of six errors without a word about the rest."""
+    errors = list(cc.get("errors", []))
+    shown = "; ".join(errors[:3])
+    if len(errors) <= 3:
+        return shown
+    where = (cc.get("files") or {}).get("md")
+    return (f"{shown}; and {len(errors) - 3} more: every one in "
+            + (f"{where}" if where else "the run's manifest.json (crosscheck), or --format json"))
+
+
 def _seed_order(seed: str) -> tuple[int, str]:
     return (int(seed), "") if seed.lstrip("-").isdigit() else (0, seed)
 
@@ -173,6 +185,9 @@ def summary_text(summary: dict[str, Any], *, split: str = "test",
         else:
             notes += _fewer_seeds(model, per, summary)
         rows.append(cells)
+    from bench.streams import spellable  # '±' is '\\xb1' on an ASCII stream: measured so
+
+    rows = [[spellable(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
         f"dataset {summary['dataset']} · {split} split · profile {summary['profile']} · "
@@ -193,6 +208,6 @@ def summary_text(summary: dict[str, Any], *, split: str = "test",
         lines.append(f"cross-check: not applicable ({cc['skipped']})")
     elif cc is not None:
         lines.append(f"cross-check: {'OK' if cc.get('ok') else 'FAILED'}"
-                     + ("" if cc.get("ok") else f" ({'; '.join(cc.get('errors', [])[:3])})"))
+                     + ("" if cc.get("ok") else f" ({_first_errors(cc)})"))
     lines.append(f"run directory: {summary['run_dir']}")
     return "\n".join(lines) + "\n"

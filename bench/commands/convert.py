@@ -27,6 +27,7 @@ from bench.adapters.config import (
     SPLITS,
     AdapterConfig,
 )
+from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.text import ascii_float, ascii_int, examples
 from bench.data.outputs import check_output_dir
 from bench.engines import (
@@ -108,6 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-parquet", action="store_true", help="write SVMlight files only")
     p.add_argument("--no-svmlight", action="store_true", help="write Parquet files only")
     p.add_argument("--out", required=True, help="output folder")
+    add_no_progress(p)
     p.add_argument("--engine", default=DEFAULT_ENGINE, choices=engine_names(),
                    help="local: in this process; dask: on a Dask cluster, for ratings larger "
                         "than memory (writes OUT/<partition>/part-*.parquet shards of whole "
@@ -259,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
     engine = get_engine(args.engine)
     if engine.converter is not None:  # the engine converts on its cluster
         return _run_on_cluster(args, config, engine)
-    _say(f"reading {args.ratings}")
+    _say(args, f"reading {args.ratings}")
     from bench.datasets.ratings_source import read_ratings
 
     ratings, warnings = read_ratings(source_from_args(args), split=config.split)
@@ -271,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
 
     def say(stage: str) -> None:  # a line per stage: a large table takes minutes
-        _say(f"{stage} ({time.perf_counter() - started:.0f} s)")
+        _say(args, f"{stage} ({time.perf_counter() - started:.0f} s)")
 
     summary = convert(ratings, args.out, config, parquet=not args.no_parquet,
                       svmlight=not args.no_svmlight, progress=say)
@@ -301,13 +303,14 @@ def _run_on_cluster(args: argparse.Namespace, config: AdapterConfig, engine: Eng
     options = ClusterOptions(scheduler=args.scheduler, workers=args.workers,
                              memory_limit=args.memory_limit)
     summary = engine.convert(args.ratings, args.out, config, columns=columns, options=options,
-                             rows_per_block=args.rows_per_block, progress=_say)
+                             rows_per_block=args.rows_per_block,
+                             progress=lambda message: _say(args, message))
     print_summary(summary, args.out)
     return 0
 
 
-def _say(message: str) -> None:
-    """A progress line on stderr when a person is watching it (a terminal): scripts and logs
-    get the summary and errors only."""
-    if sys.stderr.isatty():
+def _say(args: argparse.Namespace, message: str) -> None:
+    """A progress line on stderr when a person is watching it (a terminal) and progress is
+    wanted (no ``--no-progress``): scripts and logs get the summary and errors only."""
+    if progress_wanted(args) and sys.stderr.isatty():
         print(f"convert: {message}", file=sys.stderr, flush=True)

@@ -37,8 +37,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.commands import versions
+from bench.commands.progress_option import add_no_progress, progress_lines, progress_wanted
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain
+from bench.commands.versions import document
 from bench.metrics.families import PRIMARY_METRIC
 from bench.runs.layout import LOCAL_RESULTS
 from bench.streams import verdict
@@ -68,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--metric", default=PRIMARY_METRIC,
                    help=f"metric to cross-check (default: {PRIMARY_METRIC})")
     p.add_argument("--retrain", action="store_true", help="train even if a matching run exists")
+    add_no_progress(p)
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table",
                    help="table and markdown both print the Markdown report")
     p.add_argument("--versions", nargs="+", metavar="LIBRARY==V1,V2",
@@ -95,7 +98,7 @@ def _trainer(args: argparse.Namespace) -> Callable[[tuple[str, ...]], Path]:
         from bench.benchmark.pipeline import run_benchmark
 
         config = replace(config_from_args(args, models=models), crosscheck=False)
-        return run_benchmark(config, out_dir=args.out, progress=args.format == "table")
+        return run_benchmark(config, out_dir=args.out, progress=progress_wanted(args))
 
     return train
 
@@ -113,14 +116,14 @@ def main(args: argparse.Namespace) -> int:
     request = CrosscheckRequest(out=args.out, run=args.run, runs_dir=args.runs_dir,
                                 dataset=args.dataset, models=args.models, metric=args.metric,
                                 retrain=args.retrain)
-    say = (lambda line: print(line, file=sys.stderr)) if args.format == "table" else None
+    say = progress_lines(args)
     outcome = crosscheck_request(request, train=_trainer(args), say=say)
     result, files = outcome.result, outcome.files
     verdict(0 if result.ok else 1)  # '| head -1' keeps it
     if args.format == "json":
         sys.stdout.write(result.to_json())
     else:
-        sys.stdout.write(render_markdown(result))
+        sys.stdout.write(document(args, render_markdown(result)))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1
 
@@ -194,12 +197,12 @@ def evaluators_main(args: argparse.Namespace) -> int:
                               "writes a file of its table: move it away or choose another --out")
         check_output_file(target, option="--out", inputs=given)
     result = crosscheck_evaluators(inputs, only=tools,
-                                   progress=lambda m: print(m, file=sys.stderr, flush=True))
+                                   progress=progress_lines(args))
     files = write_evaluators(result, args.out)
     verdict(0 if result.ok else 1)
     if args.format == "json":
         sys.stdout.write(evaluators_json(result))
     else:
-        sys.stdout.write(render_evaluators(result))
+        sys.stdout.write(document(args, render_evaluators(result)))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1

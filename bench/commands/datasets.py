@@ -11,6 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
+from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.text import examples
 
 
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _data_dir(p)
     p.add_argument("--url", help="download from here instead (mirror, local path or file:// URL)")
     p.add_argument("--force", action="store_true", help="download again even when present")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(p)
     p.set_defaults(func=cmd_fetch)
 
     p = inner.add_parser("verify", help="check present files against the card's sha256",
@@ -93,7 +94,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     from bench.datasets.fetch import fetch
 
     folder = fetch(args.name, url=args.url, data_dir=args.data_dir, force=args.force,
-                   progress=not args.no_progress)
+                   progress=progress_wanted(args))
     print(folder)
     return 0
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.benchmark.progress import progress_steps
+from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.text import ascii_int, examples, terminal_line
 from bench.data.outputs import check_output_dir
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC
@@ -84,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--format", choices=("table", "json"), default="table",
         help="print the written paths (table) or the leaderboard document (json)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(parser)
     parser.add_argument(
         "--tuned", default=None, metavar="TUNE_DIR",
         help="the tuned leaderboard of a tune folder (DIR/tune/<name>/): two runs of its "
@@ -192,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         randomization_resamples=args.permutations,
         seed=args.seed,
     )
-    with progress_steps(not args.no_progress and args.format == "table") as step:
+    with progress_steps(progress_wanted(args)) as step:
         written = write_leaderboard(runs, args.out if Path(args.out) == out else out,  # as typed
                                     options=options, plots=not args.no_plots,
                                     include_unfinished=args.include_unfinished, progress=step,

@@ -25,6 +25,7 @@ import os
 import sys
 from pathlib import Path
 
+from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.text import ascii_float, examples, plain
 from bench.data.outputs import check_output_dir
 from bench.errors import ConfigError
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    "else 1e-6)")
     p.add_argument("--out", metavar="DIR",
                    help="keep the new runs under DIR/runs/ (default: a temporary folder, removed)")
-    p.add_argument("--no-progress", action="store_true")
+    add_no_progress(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=main)
 
@@ -62,7 +63,7 @@ def main(args: argparse.Namespace) -> int:
     from bench.benchmark.reproduce import reproduce_run
     from bench.benchmark.reproduce_folds import reproduce_document
 
-    progress = not args.no_progress and args.format == "text"
+    progress = progress_wanted(args)
     if args.out is not None:
         from bench.datasets.sealed import DATA_DIR_DATASET, dataset_folders
 
@@ -107,7 +108,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"    {d['file']} {d['key']} {d['column']}: {d['original']} -> {d['reproduced']}"
                   + ("" if d["abs_diff"] is None else f" (|diff| {d['abs_diff']:.3g})"))
         if o.n_differences > 20:
-            print(f"    ... and {o.n_differences - 20} more")
+            print(f"    ... and {o.n_differences - 20} more (--format json lists every one)")
     if not outcomes:
         print("no tables found")
     elif all(o.status == "skipped" or not o.reran for o in outcomes):

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import examples, plain, shell_option
 from bench.engines import engine_names
@@ -81,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--workers", metavar="N",
                    help="with --engine dask and no --scheduler: local worker processes (2)")
     p.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=main)
 
@@ -113,7 +114,7 @@ def main(args: argparse.Namespace) -> int:
         return _run_folds(args, config, folds)
     from bench.benchmark.progress import plain_lines
 
-    progress = not args.no_progress and args.format == "text"
+    progress = progress_wanted(args)
     run_dir = run_benchmark(
         config,
         out_dir=args.out,
@@ -173,7 +174,7 @@ def _run_folds(args: argparse.Namespace, config: RunConfig, folds: tuple[int, ..
     from bench.report.folds import render_fold_markdown
 
     result = run_folds(config, folds, out_dir=args.out, resume=args.resume is True,
-                       progress=not args.no_progress and args.format == "text")
+                       progress=progress_wanted(args))
     summaries = [summarize_run(r) for r in result.runs]
     failed = [s for s in summaries if (s.get("crosscheck") or {}).get("ok") is False]
     status = verdict(1 if failed else 0)  # '| head' keeps it

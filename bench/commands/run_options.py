@@ -65,9 +65,11 @@ def resolve_config_path(value: str) -> Path:
     shipped = CONFIG_DIR / f"{value.replace('-', '_')}.toml"
     if shipped.is_file():
         return shipped
+    from bench.data.folder_names import missing_note
     from bench.errors import did_you_mean
 
-    raise ConfigError(f"no config file {value!r}; {did_you_mean(Path(value).stem, shipped_configs())}"
+    raise ConfigError(f"no config file {value!r}{missing_note(p)}; "  # 'conf\\run.toml'
+                      f"{did_you_mean(Path(value).stem, shipped_configs())}"
                       f"shipped configs: {', '.join(shipped_configs())}")
 
 

@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 
+from bench.commands.progress_option import add_no_progress, progress_wanted
 from bench.commands.run_options import add_config_arguments, config_from_args
 from bench.commands.text import ascii_float, examples, plain, shell_option
 from bench.engines import engine_names
@@ -75,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="with --engine dask: trials at once, one per local worker process (2)")
     p.add_argument("--out", default=LOCAL_RESULTS, metavar="DIR")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(p)
     p.set_defaults(func=main)
 
 
@@ -103,7 +104,7 @@ def main(args: argparse.Namespace) -> int:
                           use=args.use, storage=args.storage, resume=args.resume, out=args.out,
                           inputs=run_inputs(args), threads=args.threads)
     outcome = tune_command(request, lambda: config_from_args(args),
-                           show_progress=not args.no_progress and args.format == "text")
+                           show_progress=progress_wanted(args))
     summary = outcome.summary
     if args.format == "json":
         json.dump(summary, sys.stdout, indent=2)

@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bench.commands.progress_option import add_no_progress, progress_lines
 from bench.commands.text import examples, plain
 
 #: Where the results go unless ``--out`` says (``bench.runs.layout.LOCAL_RESULTS``; a test
@@ -39,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_output_arguments(p)
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table",
                    help="table and markdown both print the Markdown report")
+    add_no_progress(p)
     p.set_defaults(func=main)
 
 
@@ -96,7 +98,7 @@ def main(args: argparse.Namespace) -> int:
     check_output_dir(args.out, option="--out", inputs=[("--cache-dir", args.cache_dir)],
                      writes=("definitions", "definitions/*"))
     result = run_versions(specs, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
-                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+                          progress=progress_lines(args))
     files = write_versions(result, args.out)
     from bench.streams import verdict
 
@@ -104,6 +106,19 @@ def main(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(versions_json(result))
     else:
-        sys.stdout.write(render_versions(result))
+        sys.stdout.write(document(args, render_versions(result)))
         print(f"wrote {files['md']} and {files['json']}")
     return 0 if result.ok else 1
+
+
+def document(args: argparse.Namespace, text: str) -> str:
+    """``text`` as printed for ``--format``: under ``markdown`` a document for a file or another
+    program, refused where standard output's encoding cannot write it (an escape would change
+    the text: :func:`bench.data.csv_cells.spelled`); under ``table`` for a person, whose escapes
+    the streams write (``crosscheck``, ``crosscheck --evaluators``, ``crosscheck-versions``)."""
+    if args.format != "markdown":
+        return text
+    from bench.data.csv_cells import spelled
+
+    return spelled(text)
+

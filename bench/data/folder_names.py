@@ -17,16 +17,22 @@
   share; ``café`` in Unicode NFC and in NFD, as a macOS copy writes it): an output checked
   against its inputs compares names so (:mod:`bench.data.outputs`), and a missing input whose
   twin is there says so.
+* :func:`windows_path`, :func:`windows_note`, :func:`refuse_windows_dirs`: a path written as on
+  Windows (``sub\\q.txt``, ``C:\\data``, ``D:/ltr``) on a system where ``/`` alone separates
+  folders: a missing input so written names the file meant, and a data-directory list, whose
+  separator here is the drive letter's ``:``, is refused rather than split into ``D`` and
+  ``\\datasets``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 import unicodedata
 from pathlib import Path
 
-from bench.errors import DataError
+from bench.errors import ConfigError, DataError
 
 
 def entry_ignoring_case(folder: Path, name: str, *, what: str) -> Path:
@@ -173,7 +179,7 @@ def missing_note(path: Path) -> str:
     Unicode normalization (what a user typing the name sees as the same name), else ``""``."""
     found = twins(path.parent, path.name)
     if not found:
-        return ""
+        return windows_note(path) or locale_note(path)
     def how(other: str) -> str:
         if unicodedata.normalize("NFC", other) == unicodedata.normalize("NFC", path.name):
             form = "NFD" if unicodedata.is_normalized("NFD", other) else "another"
@@ -194,3 +200,59 @@ _WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
 def windows_device(name: str) -> bool:
     """Whether Windows reads ``name`` as a device (its part before the first dot, any case)."""
     return name.split(".")[0].rstrip(" ").upper() in _WINDOWS_DEVICES
+
+
+#: A Windows drive letter at the start of a path: ``C:\\``, ``D:/``, or ``E:`` alone.
+_DRIVE = re.compile(r"[A-Za-z]:([\\/]|$)")
+
+
+def windows_path(text: str) -> bool:
+    """Whether ``text`` is written as a Windows path (a drive letter, or a backslash between
+    names) on a system where ``/`` alone separates folders and ``\\`` is part of a name."""
+    return os.sep == "/" and (_DRIVE.match(text) is not None or "\\" in text)
+
+
+def windows_note(path: str | os.PathLike[str]) -> str:
+    """For a missing input written as a Windows path: ``"; ... a Windows path ..."``, naming
+    the file meant where it is there with ``/`` (``sub\\q.txt`` typed, ``sub/q.txt`` there);
+    else ``""``."""
+    text = os.fspath(path)
+    if not windows_path(text):
+        return ""
+    posix = text.replace("\\", "/")
+    there = (f": '{posix}' is there" if not _DRIVE.match(text) and os.path.lexists(posix)
+             else "; give the path of the file on this machine")
+    return (f"; '{text}' is written as a Windows path (a drive letter or '\\' between folders), "
+            f"but here '/' separates folders and '\\' is part of a name{there}")
+
+
+def refuse_windows_dirs(raw: str, where: str) -> None:
+    """Refuse a data-directory list ``raw`` (from ``where``) written as a Windows path: split
+    at ``os.pathsep`` (``:``), ``D:\\datasets`` was two folders, ``D`` (made in the current
+    folder, where fetched data went) and ``\\datasets``; a ``\\`` between names is one name;
+    Windows' list separator ``;`` (``/data/ltr;/srv/ltr``) made one folder of that whole name."""
+    entries = [e.strip() for e in raw.split(os.pathsep)]
+    if os.sep != "/" or not (_DRIVE.match(raw.strip()) or any(
+            ("\\" in e or re.search(r";\s*[/~]", e)) and not os.path.lexists(e)
+            for e in entries)):
+        return
+    raise ConfigError(f"{where} '{raw}' is written as a Windows path or list (a drive letter, "
+                      "'\\' between folders, ';' between paths): here '/' separates folders, "
+                      f"'{os.pathsep}' the folders of the list and '\\' is part of a name; give "
+                      "the data directory's path on this machine (e.g. /mnt/d/datasets)")
+
+
+def locale_note(path: str | os.PathLike[str]) -> str:
+    """For a missing input whose name the file-system encoding cannot spell (``LC_ALL=C``
+    without Python's UTF-8 mode: a config's ``dataset = "données"``, which is there, was called
+    an unknown catalogue name, "a look-alike?"), the cause and the remedy; else ``""``."""
+    text = os.fspath(path)
+    encoding = sys.getfilesystemencoding()
+    try:
+        text.encode(encoding, sys.getfilesystemencodeerrors())
+    except UnicodeEncodeError:
+        locale = os.environ.get("LC_ALL") or os.environ.get("LANG") or "unset"
+        return (f"; this process cannot look for {text!a}: it names files in the locale's "
+                f"{encoding} (LC_ALL/LANG {locale}, without Python's UTF-8 mode): set a UTF-8 "
+                "locale (LC_ALL=C.UTF-8) or PYTHONUTF8=1, and run it again")
+    return ""

@@ -96,9 +96,8 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
     except RepeatedKey as exc:  # json keeps the last of a key twice, in silence
         raise DataError(f"the key {exc.args[0]!r} appears twice in one object: expected {what} "
                         f"with each key once{tail}", path=p) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text (byte {exc.start}): expected {what}{tail}",
-                        path=p) from None
+    except UnicodeDecodeError:
+        raise _not_utf8(p, f"expected {what}{tail}") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"not valid JSON ({exc.msg}): expected {what}{tail}", path=p,
                         line=exc.lineno) from None
@@ -114,3 +113,26 @@ def read_json_object(path: str | Path, what: str, hint: str = "") -> dict[str, A
         raise DataError(f"expected a JSON object ({what}), found a {type(doc).__name__}{tail}",
                         path=p)
     return doc
+
+
+def _not_utf8(p: Path, expected: str) -> Exception:
+    """Why ``p`` is not UTF-8 text: a UTF-16 or UTF-32 byte-order mark named, with ``iconv``
+    (Notepad's "Unicode"), else the line, column and value of the first byte that is no UTF-8:
+    both were "not UTF-8 text (byte 0)", an offset in a decoded buffer."""
+    from bench.data.inputs import bom_length
+    from bench.errors import DataError
+
+    raw = p.read_bytes()
+    try:
+        start = bom_length(raw[:4], p)  # a wide mark: refused, naming the encoding
+        raw[start:].decode("utf-8")
+    except DataError as exc:
+        return exc
+    except UnicodeDecodeError as exc:
+        at = start + exc.start
+        line = raw.count(b"\n", 0, at) + 1
+        column = at - (raw.rfind(b"\n", 0, at) + 1) + 1
+        return DataError(f"not UTF-8 text (byte {raw[at]:#04x} at column {column}); "
+                         f"{expected}", path=p, line=line)
+    return DataError(f"not UTF-8 text; {expected}", path=p)
+

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Iterator
 from fnmatch import fnmatch
 from pathlib import Path
 
-from bench.data.folder_names import name_key, twins
+from bench.data.folder_names import name_key, twins, windows_path
 from bench.data.umask import refuse_owner_umask
 from bench.errors import ConfigError
 from bench.streams import stream_of
@@ -151,9 +151,9 @@ def _check_name(option: str, path: PathLike, what: str) -> None:
         raise ConfigError(f"{option} {text!r}: the {what} to create holds a control character "
                           f"(U+{ord(bad):04X}: a line end or tab pasted with the path?); "
                           f"expected a {what} path without one")
-    if "\\" in text and os.sep == "/" and not os.path.lexists(text):  # 'data\\pq.csv'
-        raise ConfigError(f"{option} {text!r}: the {what} to create holds a backslash, which "
-                          "is part of a name here, not a folder separator (a Windows path?); "
+    if windows_path(text) and not os.path.lexists(text):  # 'data\\pq.csv', 'C:/results'
+        raise ConfigError(f"{option} {text!r}: the {what} to create is a Windows path (a drive "
+                          "letter, or a backslash: part of a name here, not a folder separator); "
                           "separate folders with '/'")
     name = Path(text).name
     if name != name.strip() and not os.path.lexists(text):  # "pq.json ": a template's blank

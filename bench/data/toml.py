@@ -24,6 +24,7 @@ import tomli_w
 
 from bench.data.big_ints import int_text, long_number_text
 from bench.data.compressed import HEAD
+from bench.data.folder_names import missing_note
 from bench.data.inputs import bom_length, check_input_file
 from bench.errors import ConfigError, DataError, did_you_mean, non_ascii
 
@@ -47,7 +48,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """
     p = Path(path)
     if not p.exists() and not p.is_symlink():
-        raise ConfigError(f"{p}: no such config file")
+        raise ConfigError(f"{p}: no such config file{missing_note(p)}")  # 'conf\\run.toml'
     try:
         raw = check_input_file(p, expected="a TOML file").read_bytes()
         raw = raw[bom_length(raw[:HEAD], p):]

@@ -33,6 +33,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from bench.data.folder_names import refuse_windows_dirs
 from bench.datasets.archives import extract, misplaced_files, nested_archives, windows_names
 from bench.datasets.card_checks import fold_files
 from bench.datasets.catalogue import UNKNOWN, Card, get_card
@@ -82,6 +83,7 @@ def _listed(data_dir: str | os.PathLike[str] | None) -> tuple[list[Path], str]:
         raw, where = os.fspath(data_dir), "--data-dir"
     else:
         raw, where = os.environ.get(ENV_VAR, ""), f"${ENV_VAR}"
+    refuse_windows_dirs(raw, where)  # 'D:\\datasets' is no folder 'D' and '\\datasets'
     listed = [Path(home_expanded(x, where))  # '~nosuchuser/x', or no HOME: named
               for x in (p.strip() for p in raw.split(os.pathsep)) if x]
     if raw.strip() and not listed:

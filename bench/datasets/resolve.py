@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.data.checks import check_letor
-from bench.data.folder_names import FOLD_NAME, missing_note
+from bench.data.folder_names import FOLD_NAME, locale_note, missing_note
 from bench.data.folders import (
     detect_layout,
     find_split_files,
@@ -138,6 +138,8 @@ def resolve_spec(spec: str | DatasetSpec) -> DatasetSpec:
     if looks_like_path:
         raise DataError(f"no such file or folder (and not a catalogue name){missing_note(p)}",
                         path=spec if spec.isprintable() else repr(spec))  # a line end shown
+    if note := locale_note(p):  # 'données' under LC_ALL=C: no unknown name, an unspellable one
+        raise DataError(f"not a catalogue name, and no file or folder{note}", path=ascii(spec))
     return catalogue_spec(spec, name, option)  # unknown name: ConfigError lists valid ones
 
 

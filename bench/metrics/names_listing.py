@@ -12,11 +12,16 @@ import json
 from bench.metrics.names import describe_names, refused_names
 
 COLUMNS = ("family", "grammar", "spelling", "example", "profile", "meaning")
+#: The least width of a folded column (cells fold onto further lines at it, never cut).
+_LEAST = 12
 
 
 def folded_table(rows: list[dict[str, str]], width: int) -> str:
     """The listing as a table ``width`` characters wide at most (without the example column):
-    long cells fold onto further lines of their column, nothing is cut."""
+    long cells fold onto further lines of their column, nothing is cut. Below the width its
+    longest words need (``COLUMNS=20``: rich cut ``ltrbench`` to ``ltrbenc`` and dropped the
+    spelling, profile and meaning columns without a word), the table is as wide as every
+    column at its least width (:data:`_LEAST`) and wraps on the screen."""
     import io
 
     from rich.console import Console
@@ -30,8 +35,9 @@ def folded_table(rows: list[dict[str, str]], width: int) -> str:
                          ratio=None if short else (2 if c == "meaning" else 1))
     for r in rows:
         table.add_row(*(r[c] for c in shown))
+    least = sum(c.min_width or _LEAST for c in table.columns) + 2 * (len(shown) - 1)
     out = io.StringIO()
-    Console(file=out, width=width, color_system=None, highlight=False).print(table)
+    Console(file=out, width=max(width, least), color_system=None, highlight=False).print(table)
     return out.getvalue()
 
 

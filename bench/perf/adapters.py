@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.adapters import AdapterConfig, ratings_to_letor
     from bench.adapters.config import FEATURE_GROUPS
     from bench.datasets.synthetic import generate_ratings
+    from bench.streams import fit_table
 
     console = Console()
     if args.features == "default":
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         for stage, sec in timings.items():
             c = cpu.get(stage)
             table.add_row(stage, f"{sec:.2f}", "" if c is None else f"{c:.2f}")
+        fit_table(console, table, whole_cells=True)  # 'fit:grou…' at COLUMNS=20
         console.print(table)
         rows = sum(d.n_rows for d in splits.splits().values())
         console.print(

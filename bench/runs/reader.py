@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.data.folder_names import missing_note
 from bench.data.toml import read_toml
 from bench.errors import ConfigError, DataError
 from bench.metrics.profiles import DEFAULT_PROFILE
@@ -38,7 +39,7 @@ class RunDir:
     def __post_init__(self) -> None:
         self.path = Path(self.path)
         if not self.path.is_dir():
-            raise DataError("run directory not found", path=self.path)
+            raise DataError(f"run directory not found{missing_note(self.path)}", path=self.path)
 
     @property
     def run_id(self) -> str:
