@@ -238,11 +238,9 @@ def fetch(
 
 
 def _fetched_meanwhile(card: Card, dest: Path, say: Callable[[str], None]) -> Path:
-    """``dest``, which appeared while this fetch downloaded (two ``datasets fetch`` of one
-    dataset at once: the other renamed its copy in first), when it matches the card by the rule
-    a present copy is judged by (:func:`bench.datasets.verify.card_mismatches`): this fetch's
-    copy is dropped and that said. A folder that does not match is left as it is: a
-    :class:`DataError` naming it (``--force`` replaces it)."""
+    """``dest``, which appeared while this fetch downloaded (another fetch renamed its copy in
+    first), when it matches the card by the rule a present copy is held to (``card_mismatches``):
+    this copy is dropped and that said; else a :class:`DataError` naming it (``--force``)."""
     _, bad = card_mismatches(card, dest)
     if not bad:
         say(f"{card.spec}: fetched meanwhile into {dest} by another process (it matches the "
