@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from metrics_oracles import evaluate_oracle
 
 from bench.metrics import evaluate, get_profile
-from bench.metrics.tie_keys import random_tie_key
 from bench.metrics.kernels import numba_order as ko
 from bench.metrics.kernels import numba_query as kq
+from bench.metrics.tie_keys import random_tie_key
 
 GAIN = np.array([0.0, 1.0, 3.0, 7.0, 15.0])
 MODE_TIES = {0: "stable", 1: "average", 2: "pessimistic", 3: "optimistic", 4: "random"}

@@ -243,10 +243,11 @@ def _level(text: str) -> float:
                                           f"label >= L; pytrec_eval and ir_measures refuse "
                                           f"0 and below); got {text!r}")
     if not value.is_integer():
+        low, high = math.floor(value), math.ceil(value)
+        give = f"{low} or {high}" if low >= 1 else f"{high}"
         raise argparse.ArgumentTypeError(
             f"expected a whole number (a grade: relevant = label >= L); got {text!r}, which "
-            f"trec_eval -l reads as {math.floor(value)} and label >= {text} as "
-            f"{math.ceil(value)}: give {math.floor(value)} or {math.ceil(value)}")
+            f"trec_eval -l reads as {low} and label >= {text} as {high}: give {give}")
     return value
 
 
