@@ -269,7 +269,7 @@ def test_catboost_auc_scores_a_group_of_one_class_zero_as_query_auc() -> None:  
 def test_catboost_err_is_refused_as_catboost_reads_labels_as_probabilities(metric: str) -> None:
     """[wrong] CatBoost's ERR takes each label as the probability of relevance (eval_metric
     'ERR:top=3' printed 0.5 for Y3/S3); ltrbench's err@3 takes (2^l - 1) / 16 and printed
-    0.0833: the profile named for CatBoost must not print another ERR under ERR's name."""
+    0.03125: the profile named for CatBoost must not print another ERR under ERR's name."""
     kw = {} if metric.startswith("catboost:") else {"profile": "catboost"}
     _, exc = call(lambda: evaluate(Y3, S3, group=[3, 2, 2], metrics=metric, **kw))
     _refused(exc, "CatBoost", "ERR")
