@@ -249,7 +249,8 @@ def test_each_reason_appears_on_the_query_constructed_for_it() -> None:
     assert rec.residual == 0.0
     assert rec.explained
     assert math.fsum(rec.per_query["contribution"]) == pytest.approx(rec.gap, abs=1e-15)
-    assert rec.affected == {"blank_query": 1, "ties": 2, "gain": 1, "truncation": 1, "float32": 1}
+    assert rec.affected == {"weights": 0, "blank_query": 1, "ties": 2, "gain": 1, "truncation": 1,
+                            "float32": 1}
     assert rec.n_blank == 1
 
 
@@ -305,7 +306,7 @@ def test_reasons_telescope_exactly_to_the_gap(lib: Prof, dflt: Prof, sizes: list
     assert math.fsum(rec.per_query["contribution"]) == pytest.approx(rec.gap, abs=1e-12)
     for reason, _ in cc.STEPS:
         field = dict(cc.STEPS)[reason][0]
-        if getattr(lib, field) == getattr(dflt, field):
+        if getattr(lib, field, None) == getattr(dflt, field, None):
             assert rec.reasons[reason] == 0.0
 
 
@@ -473,7 +474,8 @@ def test_crosscheck_run_checks_every_trained_model_and_writes_md_and_json(tmp_pa
     paths = cc.write_crosscheck(res, tmp_path / "results")
     doc = json.loads(paths["json"].read_text())
     assert set(doc) >= {"dataset", "checks", "blank_queries", "reasons"}
-    assert set(doc["reasons"]) == {"blank_query", "ties", "gain", "truncation", "float32"}
+    assert set(doc["reasons"]) == {"weights", "blank_query", "ties", "gain", "truncation",
+                                   "float32"}
     assert set(doc["checks"][0]) >= {"model", "library", "split", "metric", "builtin",
                                      "reference", "abs_diff"}
     assert doc["checks"][0]["metric"] == "ndcg@10"

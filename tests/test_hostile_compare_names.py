@@ -453,7 +453,9 @@ def test_an_explicit_qualifier_keeps_its_own_profile_under_another_family(tmp_pa
 
 def test_two_qualifiers_of_one_name_are_two_columns(tmp_path: Path) -> None:
     q, _, b = _files(tmp_path)
-    r = evaluate_trec(q, b, metrics="trec_eval:map trec_eval-c:map map map")
+    with pytest.raises(ConfigError, match="'map' is named twice"):  # round 22: refused
+        evaluate_trec(q, b, metrics="trec_eval:map trec_eval-c:map map map")
+    r = evaluate_trec(q, b, metrics="trec_eval:map trec_eval-c:map map")
     assert list(r.metrics) == ["trec_eval:map", "trec_eval-c:map", "map"]
     assert r.metrics["trec_eval-c:map"] == pytest.approx(_ir("AP", QRELS, RUN_B)[0], abs=1e-12)
     assert r.metrics["trec_eval:map"] == r.metrics["map"]

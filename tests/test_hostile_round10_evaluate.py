@@ -136,10 +136,17 @@ def test_a_relevance_threshold_of_zero_is_refused_on_every_api_path(tmp_path: Pa
             assert api_refused(exc, "relevance_threshold", "above 0") is None, (base, level, exc)
 
 
-def test_a_relevance_level_between_zero_and_one_is_level_one(tmp_path: Path) -> None:
+def test_a_relevance_level_between_zero_and_one_is_refused_and_one_is_level_one(
+        tmp_path: Path) -> None:
+    """Round 22: ``0.5`` is 0 to trec_eval's ``-l`` (every judged document relevant) and 1 as
+    ``label >= 0.5``: refused, naming 1; level 1 is pytrec_eval's."""
     q, r = _files(tmp_path)
     res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--metrics", "map,P_5",
               "--relevance-level", "0.5", "--format", "csv")
+    assert res.status == 2, res.err
+    assert "give 1" in res.err, res.err
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--metrics", "map,P_5",
+              "--relevance-level", "1", "--format", "csv")
     assert res.status == 0, res.err
     per = pytrec_eval.RelevanceEvaluator(QRELS, {"map", "P_5"}, relevance_level=1).evaluate(RUN)
     got = _csv(res.out)

@@ -11,7 +11,7 @@ Found here (failing on the round-11b main, fixed):
 * **Look-alike run names**: ``--run A=x --run А=y`` (Latin A, Cyrillic А), or Greek ``Α``, or a
   Cyrillic ``о`` inside ``bm25-bоw``, were two runs printed identically in the comparison; now
   refused naming both names escaped and the characters in which they differ
-  (:mod:`bench.report.look_alike`: NFKC, invisible characters removed, a table of Cyrillic and
+  (:mod:`bench.data.look_alike`: NFKC, invisible characters removed, a table of Cyrillic and
   Greek look-alikes). NFC vs NFD ``é`` was refused before, but its message printed
   ``'café' and 'café'``: now it shows both spellings escaped.
 * **reproduce of a tuned leaderboard or a fold table** compared their JSON only: an edited
@@ -420,7 +420,7 @@ def test_a_soft_hyphen_in_a_run_name_is_refused_naming_it(tmp_path: Path) -> Non
 
 
 def test_the_skeleton_reads_mixed_scripts_and_widths_as_latin() -> None:
-    from bench.report.look_alike import skeleton
+    from bench.data.look_alike import skeleton
 
     assert skeleton("\uff30\u0430yp\u0430l") == "Paypal"
     assert skeleton("x\u200by") == "xy"

@@ -117,7 +117,8 @@ def _values(doc: dict[str, Any]) -> dict[str, float]:
 def test_query_blocks_in_another_order_give_the_same_bits(profile: str) -> None:
     """A LETOR file, arrays or a frame with its queries in another order is the same data: the
     means must be the same bits (numpy's pairwise sum moved the last bit with the order)."""
-    assert _ev(REORDERED, profile) == _ev(ROWS, profile)
+    metrics = [m for m in METRICS if profile != "catboost" or m != "err@5"]  # CatBoost's ERR:
+    assert _ev(REORDERED, profile, metrics) == _ev(ROWS, profile, metrics)  # another, refused
 
 
 def test_a_mean_adds_its_queries_up_in_query_id_order() -> None:

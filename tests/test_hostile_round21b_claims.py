@@ -666,7 +666,8 @@ def test_committed_crosscheck_json_has_the_documented_keys() -> None:
         doc = json.loads(path.read_text())
         assert {"dataset", "ok", "errors", "metric", "default_profile", "checks",
                 "blank_queries", "reasons", "cases"} <= set(doc), path
-        assert set(doc["reasons"]) <= {"blank_query", "ties", "gain", "truncation", "float32"}
+        assert set(doc["reasons"]) <= {"weights", "blank_query", "ties", "gain", "truncation",
+                                       "float32"}
         for c in doc["checks"]:
             assert {"model", "library", "split", "metric", "builtin", "reference", "abs_diff",
                     "seed", "source", "agreement", "iteration"} <= set(c)

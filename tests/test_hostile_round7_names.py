@@ -201,7 +201,7 @@ def test_a_cutoff_with_a_leading_zero_is_its_own_key_with_the_same_value(
 
 # -- the newest families under every grammar they claim ------------------------------------
 
-@pytest.mark.parametrize(("ours", "peer"), [("num_q", "num_q"), ("infap", "infAP"),
+@pytest.mark.parametrize(("ours", "peer"), [("num_q", "NumQ"), ("infap", "infAP"),
                                             ("inf_ap", "infAP"), ("set_f", "set_F"),
                                             ("rprec_mult(0.2)", "Rprec_mult_0.20"),
                                             ("iprec_at_recall(0.1)", "iprec_at_recall_0.10")])

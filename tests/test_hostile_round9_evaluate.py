@@ -179,11 +179,18 @@ def test_a_negative_gain_is_refused(tmp_path: Path) -> None:
     assert api_refused(exc, "gains") is None
 
 
-def test_a_fractional_relevance_level_is_the_next_whole_grade(tmp_path: Path) -> None:
+def test_a_fractional_relevance_level_is_refused_and_a_whole_one_is_ir_measures_rel(
+        tmp_path: Path) -> None:
+    """Round 22: ``1.5`` is 1 to trec_eval's ``-l`` (atol) and 2 as ``label >= 1.5``; refused,
+    naming both readings. The whole level equals ir_measures' ``rel=``."""
     qrels = {"1": {"a": 1, "b": 2, "c": 3}, "2": {"x": 1}}
     q, r = _files(tmp_path, qrels, {"1": {"a": "3", "b": "2", "c": "1"}, "2": {"x": "1"}})
     res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--profile", "trec_eval-c",
               "--relevance-level", "1.5", "--metrics", "P_5,map", "--format", "csv")
+    assert res.status == 2, res.err
+    assert "1.5" in res.err, res.err
+    res = cli(tmp_path, "evaluate", "--qrels", q, "--run", r, "--profile", "trec_eval-c",
+              "--relevance-level", "2", "--metrics", "P_5,map", "--format", "csv")
     assert res.status == 0, res.err
     got = {row["metric"]: float(row["value"]) for row in csv.DictReader(io.StringIO(res.out))}
     run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}, "2": {"x": 1.0}}

@@ -16,6 +16,7 @@ from metrics_oracles import evaluate_oracle, random_queries
 
 import bench.metrics.kernels.numba_kernel as kn
 from bench.metrics import evaluate, get_profile
+from bench.metrics.tie_keys import random_tie_key
 
 ALL = ("ndcg@1,3,5,20 ndcg dcg@3 map@2,5 map mrr mrr@3 p@3,20 p recall@3 err@5 err hits@1,3 hits")
 TOP = "ndcg@3 map@2 mrr p@3 err@3 hits@2 recall@3 mrr@4"
@@ -26,8 +27,8 @@ def _check(y, s, g, metrics, profile, *, oracle=True, weights=None):  # type: ig
     # both kernels on one AP rule, the tie rule's (the sklearn profiles' thresholds are the
     # NumPy kernel's alone: tests/test_metrics_sklearn_average_precision.py)
     profile = dataclasses.replace(profile, ap_ties="ties")
-    tiekey = (np.random.default_rng(profile.tie_seed).permutation(len(y))
-              if profile.ties == "random" else None)
+    offsets = np.concatenate([[0], np.cumsum(g)]).astype(np.int64)  # each query's own draw
+    tiekey = random_tie_key(offsets, profile.tie_seed) if profile.ties == "random" else None
     res = {b: evaluate(y, s, group=g, metrics=metrics, profile=profile, backend=b,
                        per_query=True, weights=weights) for b in ("numba", "numpy")}
     assert res["numba"].diagnostics.backend == "numba"

@@ -74,7 +74,9 @@ def test_the_interpreted_kernel_gives_the_compiled_numbers_on_ohsumed(shared_dat
     for name, s in _score_sets(data).items():
         for profile in GRADED:
             prof = dataclasses.replace(get_profile(profile), ties=ties)
-            _same(*_both(y, s, q, prof))
+            # CatBoost's ERR is another metric: err refused under its profile (round 22)
+            _same(*_both(y, s, q, prof, *([METRICS.replace("err@5 err ", "")]
+                                          if profile == "catboost" else [])))
         yb = (y > 0).astype(np.float64)  # the binary-label profiles
         for profile in BINARY:
             prof = dataclasses.replace(get_profile(profile), ties=ties)

@@ -59,7 +59,8 @@ def test_crosscheck_on_lightgbm_example_data_agrees_and_explains_every_gap(lambd
         assert abs(r.residual) <= 1e-9
     files = write_crosscheck(res, lambdarank_run.parent.parent)
     doc = json.loads(files["json"].read_text())
-    assert set(doc["reasons"]) == {"blank_query", "ties", "gain", "truncation", "float32"}
+    assert set(doc["reasons"]) == {"weights", "blank_query", "ties", "gain", "truncation",
+                                   "float32"}
 
 
 @pytest.mark.slow

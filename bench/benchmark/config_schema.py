@@ -261,7 +261,7 @@ def check_name(text: str, where: str) -> str:
         raise ConfigError(f"{where}: {text!r} holds a control character or a space other "
                           "than ' ' (a line end, a tab, a no-break space); a name is one line of "
                           "printable text")
-    from bench.report.look_alike import draws_nothing
+    from bench.data.look_alike import draws_nothing
 
     if draws_nothing(text):  # a Hangul filler U+3164, a blank Braille pattern: a blank heading
         raise ConfigError(f"{where}: {text!a} draws nothing (invisible characters and "

@@ -136,7 +136,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 @warnings_as_lines()  # qrels queries without a run line: one 'warning:' line on stderr
 def run(args: argparse.Namespace) -> int:
     """Run ``ltrbench evaluate``; returns the exit status."""
-    specs = parse_metrics(args.metrics if args.metrics is not None else [EVALUATE_METRICS])
+    specs = parse_metrics(args.metrics if args.metrics is not None else [EVALUATE_METRICS],
+                          repeated="refuse")
     if args.per_query is not None:  # before any work: never after it, never over an input
         if args.per_query.strip() == "-":  # not a file named '-' in the working folder
             raise ConfigError("--per-query - : standard output carries the summary; give the "
@@ -233,12 +234,21 @@ def _level(text: str) -> float:
     retrieved document without a judgment, its RELVALUE_NONPOOL -1 (``form_res_rels.c``), as
     relevant, which ltrbench's labels >= 0 cannot say; 0 makes every judged document relevant,
     a label 0 too, and pytrec_eval and ir_measures refuse it: the rule of the profile field,
-    :func:`bench.metrics.validate.check_threshold`). An ``argparse`` ``type=``."""
+    :func:`bench.metrics.validate.check_threshold`). A fraction is refused: trec_eval's ``-l``
+    reads ``2.5`` as 2 (``atol``), ir_measures' ``rel=`` and pytrec_eval's
+    ``relevance_level`` take whole numbers only, and ``label >= 2.5`` would be grade 3: no
+    reading agrees with every tool. An ``argparse`` ``type=``."""
     value = ascii_float(text, beyond_float=True)  # '1e309': this message, naming the text
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a finite number > 0 (a label: relevant = "
                                           f"label >= L; pytrec_eval and ir_measures refuse "
                                           f"0 and below); got {text!r}")
+    if not value.is_integer():
+        low, high = math.floor(value), math.ceil(value)
+        give = f"{low} or {high}" if low >= 1 else f"{high}"
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number (a grade: relevant = label >= L); got {text!r}, which "
+            f"trec_eval -l reads as {low} and label >= {text} as {high}: give {give}")
     return value
 
 

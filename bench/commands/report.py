@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
-    from bench.report.select import shown_name
+    from bench.data.look_alike import shown_name
 
     for table, chosen in zip(doc["tables"], doc["selection"], strict=True):
         print(terminal_line(

@@ -37,6 +37,7 @@ from bench.metrics.reconcile import (
     Reconciliation,
     mean_defined,
     per_query_values,
+    per_query_weighted,
     reconcile,
     resolve_profile,
 )
@@ -167,9 +168,14 @@ def _reference(
     metric: str,
     profile: Profile,
     evaluate: Evaluate | None,
+    weights: NDArray[np.float64] | None = None,
 ) -> float:
     """The reference mean of ``metric`` under ``profile``: the mean of the evaluator's per-query
-    values, which must equal the mean it reports (a DataError otherwise)."""
+    values, which must equal the mean it reports (a DataError otherwise); with query
+    ``weights``, the mean it reports (a library's weighted mean is its own rule)."""
+    if weights is not None:
+        return per_query_weighted(labels, scores, offsets, metric=metric, profile=profile,
+                                  evaluate=evaluate, weights=weights)[2]
     ref_vals, ref_mean_reported = per_query_values(
         labels, scores, offsets, metric=metric, profile=profile, evaluate=evaluate
     )
@@ -218,6 +224,7 @@ def crosscheck_arrays(
     evaluate: Evaluate | None = None,
     provider: type[MetricProvider] | None = None,
     label_gain: str = "exp2",
+    weights: ArrayLike | None = None,
 ) -> ArrayCrosscheck:
     """Cross-check one ranking (labels, scores, group offsets) of a ``library`` model.
 
@@ -232,6 +239,8 @@ def crosscheck_arrays(
     ``label_gain``: the gain the model was trained and logged with (``exp2`` or ``linear``, the
     run's shared parameter); the library's profile and its recomputed value follow it, and an
     XGBoost ``-`` suffix selects the profile of its blank rule (:func:`builtin_profile`).
+    ``weights``: one weight per query, given to the library (per row where it takes them so),
+    the reference and the reconciliation (its ``weights`` step).
     """
     y = np.asarray(labels)
     s = np.asarray(scores, dtype=np.float64)
@@ -239,17 +248,20 @@ def crosscheck_arrays(
     if library_profile is None:  # the profile its record names (a profile name otherwise)
         library_profile = LIBRARIES[library].profile if library in LIBRARIES else library
     lib_prof, ref_metric = builtin_profile(resolve_profile(library_profile), metric, label_gain)
-    reference = _reference(y, s, off, metric=ref_metric, profile=lib_prof, evaluate=evaluate)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    reference = _reference(y, s, off, metric=ref_metric, profile=lib_prof, evaluate=evaluate,
+                           weights=w)
     candidates: list[tuple[str, float, int | None]] = []
     if logged is not None and not (isinstance(logged, float) and math.isnan(logged)):
         candidates.append(("evallog", float(logged), logged_iteration))
     if recompute:
         cls = get_library(library).provider() if provider is None else provider
-        value = float(cls(y, s, off, [metric], label_gain=label_gain)()[metric])
+        given = None if w is None else np.repeat(w, np.diff(off)) if cls.row_weights else w
+        value = float(cls(y, s, off, [metric], label_gain=label_gain, weights=given)()[metric])
         candidates.append(("recomputed", value, None))
     other = "float64" if lib_prof.score_dtype == "float32" else "float32"
     flipped = functools.cache(lambda: _reference(  # the score precision flipped, on first need
-        y, s, off, metric=ref_metric, evaluate=evaluate,
+        y, s, off, metric=ref_metric, evaluate=evaluate, weights=w,
         profile=dataclasses.replace(lib_prof, score_dtype=other)))
     checks: list[Check] = []
     for source, value, iteration in candidates:
@@ -264,5 +276,6 @@ def crosscheck_arrays(
         metric=ref_metric,
         qid=qid,
         evaluate=evaluate,
+        weights=w,
     )
     return ArrayCrosscheck(checks=checks, reconciliation=rec, reference=reference)

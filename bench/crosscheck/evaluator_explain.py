@@ -62,7 +62,7 @@ FIELD_VALUES: dict[str, tuple[Any, ...]] = {
 }
 _SKIP = {"name", "description", "tie_seed", "max_label", "integer_labels",
          "labels_beyond_gain_table", "binary_labels_for_binary_metrics",
-         "binary_label_families", "query_weights",
+         "binary_label_families", "query_weights", "unweighted_families",
          "blank_ndcg_weight", "clamp_ndcg_mean"}
 
 Runner = Worker | InProcess
@@ -98,7 +98,8 @@ def variants(profile: Profile) -> list[tuple[dict[str, Any], Profile]]:
                 add({f: v})
     for _, group in STEPS:
         for other in PROFILES.values():
-            add({f: getattr(other, f) for f in group if getattr(other, f) != getattr(profile, f)})
+            add({f: getattr(other, f) for f in group
+                 if f not in _SKIP and getattr(other, f) != getattr(profile, f)})
     return out
 
 

@@ -60,6 +60,7 @@ class LightGBMMetrics(MetricProvider):
 
     title = "LightGBM"
     ties_in_row_order = True  # std::stable_sort by score (src/metric/dcg_calculator.cpp)
+    row_weights = True
 
     def prepare(self, labels: NDArray[np.float64], scores: NDArray[np.float64],
                 offsets: NDArray[np.int64], *, label_gain: str, n_threads: int,

@@ -6,6 +6,7 @@ import math
 
 from bench.crosscheck.agreement import CHECK_TOL, EXACT_TOL
 from bench.crosscheck.result import CrosscheckResult
+from bench.data.look_alike import shown_name
 from bench.data.md_cells import md_text
 from bench.metrics.reconcile import REASONS
 from bench.runners.libraries import LIBRARIES
@@ -36,7 +37,7 @@ def _header(res: CrosscheckResult) -> list[str]:
     bq = res.blank_queries
     status = "**OK**" if res.ok else "**FAILED**"
     return [
-        f"# Cross-check of built-in {res.metric}: {md_text(res.dataset)}",
+        f"# Cross-check of built-in {res.metric}: {md_text(shown_name(res.dataset))}",
         "",
         f"Run `{res.run_id}`. Each library's built-in {res.metric} (its eval log at the chosen "
         "iteration, and recomputed on the final scores) beside the reference evaluator under the "

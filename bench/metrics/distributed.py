@@ -9,8 +9,8 @@ the means, blank-query counts, both blank policies and diagnostics from them -- 
 reductions on the same arrays, so ranking metrics equal the single-process values bit for bit.
 
 Conventions that hold per query hold per partition: ``stable`` ties keep the row order inside a
-query, ``docno_desc`` ranks document ids within a query. A profile with ``ties="random"`` draws
-one permutation over all rows, which no partition can reproduce: it is refused. A query cut
+query, ``docno_desc`` ranks document ids within a query. A profile with ``ties="random"`` (a
+seeded order of each query's rows) is refused: the Dask engine does not draw it. A query cut
 across partitions is refused with its id (:func:`bench.data.query_shards.check_query_aligned`
 runs first unless ``checked=True``).
 """
@@ -82,8 +82,8 @@ def evaluate_frame(
                           "would rank the rows by their labels or their query ids)")
     prof = given_profile(profile)
     if prof.ties == "random":
-        raise ConfigError(f"profile {prof.name!r} breaks ties in a random order drawn over all "
-                          "rows, which partitions cannot reproduce; use it with the local engine")
+        raise ConfigError(f"profile {prof.name!r} breaks ties in a seeded random order, which "
+                          "the Dask engine does not draw; use it with the local engine")
     specs = require_call_profile(parse_metrics(metrics), prof, "the Dask engine")
     computed = _computed(ddf, label, score, qid, weight, specs, prof, checked, where)
     refused = next((p for p in computed if isinstance(p, _Refusal)), None)

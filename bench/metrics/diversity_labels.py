@@ -63,6 +63,7 @@ from bench.metrics.qualified import groups
 from bench.metrics.query_parts import summarise
 from bench.metrics.result import EvaluationResult
 from bench.metrics.tables import relevant_rows
+from bench.metrics.tie_keys import random_tie_key
 from bench.metrics.validate import Prepared
 
 _FAMILIES = "alpha_dcg, alpha_ndcg, nerr_ia, precision_ia"
@@ -256,7 +257,7 @@ def _positions(prep: Prepared, prof: Profile, specs: list[MetricSpec]
     if prof.ties == "row_desc":
         key = -rows
     elif prof.ties == "random":
-        key = np.random.default_rng(prof.tie_seed).permutation(n).astype(np.int64)
+        key = random_tie_key(prep.offsets, prof.tie_seed)  # the query's own rows and the seed
     elif prof.ties in ("docno_desc", "docno_asc") and prep.docno is not None:
         _, inv = np.unique(prep.docno.astype(str), return_inverse=True)
         key = inv.ravel().astype(np.int64) * (-1 if prof.ties == "docno_desc" else 1)

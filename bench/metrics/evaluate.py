@@ -191,7 +191,8 @@ def _profile_and_specs(profile: str | Profile | None, metrics: str | Iterable[st
     """The profile (default ``ltrbench``) and the metrics resolved against it (peer names keep
     their tool's profile unless ``profile`` is given); then ``backend`` checked."""
     prof = given_profile(profile if profile is not None else "ltrbench")
-    specs = qualified.resolve(parse_metrics(metrics), prof, explicit=profile is not None)
+    specs = qualified.resolve(parse_metrics(metrics, repeated="refuse"), prof,
+                              explicit=profile is not None)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
     return prof, specs

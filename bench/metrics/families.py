@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.errors import ConfigError
+from bench.errors import ConfigError, did_you_mean
 from bench.metrics.family_record import (
     Array,
     Family,
@@ -50,9 +50,11 @@ from bench.metrics.family_record import (
 )
 from bench.metrics.more_families import more_families
 from bench.metrics.name_tokens import non_ascii
+from bench.metrics.profile import Profile
 
 __all__ = ["ALIASES", "DEFAULT_METRICS", "EVALUATE_METRICS", "FAMILIES", "PRIMARY_METRIC",
-           "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "check_families", "cutoff_of",
+           "SELECTION_FAMILY", "Array", "Family", "Inputs", "Param", "check_families",
+           "check_profile_families", "cutoff_of",
            "family_aliases", "family_headers", "is_family", "metric_header",
            "precision_denominator", "ratio", "selection_cutoff", "split_name", "unit_interval"]
 
@@ -167,6 +169,28 @@ def check_families() -> None:
             raise ConfigError(f"metric family {f.name!r}: its header {f.header!r} does not read "
                               f"back as its name or an alias ({', '.join((f.name, *f.aliases))}) "
                               "in lower case: a table's column would name no metric")
+    from bench.metrics.profiles import PROFILES  # profiles sit beside, not below
+
+    for prof in list(PROFILES.values()):  # a profile registered since import too
+        check_profile_families(prof)
+
+
+def check_profile_families(profile: Profile) -> None:
+    """The families a profile's ``binary_label_families`` and ``unweighted_families`` name are
+    metric families of
+    :data:`FAMILIES`: a typo (``"mapp"``, XGBoost's own ``"pre"`` for ``"p"``) would otherwise
+    never match an asked family, and the profile's tool's rule would silently not apply. Read
+    when a metric list is parsed (every registered profile, :func:`check_families`) and when a
+    profile evaluates (:func:`bench.metrics.qualified.groups`, a hand-built one too)."""
+    for field in ("binary_label_families", "unweighted_families"):
+        for fam in getattr(profile, field, ()):  # a duck-typed stand-in may lack them
+            if fam in FAMILIES:
+                continue
+            hint = did_you_mean(str(fam), FAMILIES)
+            raise ConfigError(
+                f"profile {getattr(profile, 'name', profile)!r}: {field} names "
+                f"{fam!r}, which is no metric family; {hint or ''}expected family names such as "
+                f"'map', 'p', 'mrr' ({', '.join(FAMILIES)})")
 
 
 #: The metrics ltrbench computes and reports when none are named (runs, leaderboards).

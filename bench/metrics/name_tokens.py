@@ -201,3 +201,10 @@ def _labelled(name: str, profile: str, item: str) -> str:
     raise ConfigError(f"{shown!r} in {item!r}: the name is computed under profile "
                       f"{own['profile']!r} but the brackets say {profile!r}; write one of "
                       f"{name} or {profile}:{name[own.end():].strip()}")
+
+
+def cutoff_stem(token: str) -> str:
+    """What a bare cutoff after ``token`` continues, in the user's spelling: ``"NDCG@"`` for
+    ``"NDCG@5"``, ``"ndcg_cut."`` for ``"ndcg_cut.5"``; ``""`` when ``token`` ends in no cutoff."""
+    m = re.match(r"^(?P<stem>.*?[@_.])(?:[0-9]*\.)?[0-9]+$", token)  # iprec_at_recall.0.1
+    return m.group("stem") if m else ""

@@ -62,6 +62,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES, check_families, family_aliases, family_headers
 from bench.metrics.name_hints import as_written, refuse_folded_case, refuse_not_one_name, suggest
 from bench.metrics.name_hints import measure_hint as _measure_hint
+from bench.metrics.name_tokens import cutoff_stem
 from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
@@ -171,8 +172,9 @@ def valid_metric_names() -> str:
     )
 
 
-def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
-    """Parse metric names of any grammar into specs, in the given order, without duplicates.
+def parse_metrics(metrics: str | Iterable[str], *, repeated: str = "merge") -> list[MetricSpec]:
+    """Parse metric names of any grammar into specs, in the given order, without duplicates
+    (``repeated="refuse"``: a name given twice is refused, naming it, as a user's list is).
 
     ``metrics`` is one string (``"ndcg@1,3,5,10 map@10"``) or an iterable of such strings.
     Raises :class:`ConfigError` naming the grammars and the closest names on anything it does
@@ -227,7 +229,7 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             implied = own is not None and qualifier is None  # the spelling's, not the user's
             qualifier = qualified_ranx(token, qualifier, own)
             readings, cont = as_written(token, _read, body, token)
-            stem = _stem(token)
+            stem = cutoff_stem(token)
             last = readings[-1]  # Rprec_mult.0.2: a bare real continues it
             reals = last.grammar == "trec_eval" and FAMILIES[last.family].param is not None
             previous = (cont, qualifier, stem, implied, reals) if cont is not None else None
@@ -241,14 +243,11 @@ def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
             if spec.label not in seen:
                 seen.add(spec.label)
                 out.append(spec)
+            elif repeated == "refuse":
+                raise ConfigError(f"metric {spec.label!r} is named twice: each name is one "
+                                  "column; give it once (two spellings, ndcg@10 and NDCG@10, "
+                                  "are two columns of one value)")
     return out
-
-
-def _stem(token: str) -> str:
-    """What a bare cutoff after ``token`` continues, in the user's spelling: ``"NDCG@"`` for
-    ``"NDCG@5"``, ``"ndcg_cut."`` for ``"ndcg_cut.5"``; ``""`` when ``token`` ends in no cutoff."""
-    m = re.match(r"^(?P<stem>.*?[@_.])(?:[0-9]*\.)?[0-9]+$", token)  # iprec_at_recall.0.1
-    return m.group("stem") if m else ""
 
 
 def _qualifier(token: str) -> tuple[str | None, str]:

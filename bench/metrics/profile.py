@@ -118,6 +118,9 @@ class Profile:
             (``label_t``) and a query's weight their float32 sum in row order divided by the
             row count in float32 (``Metadata::CalculateQueryWeights``), or ``"float32"``: the
             query weights rounded to float32 (XGBoost's and CatBoost's group weights).
+        unweighted_families: the families whose mean ignores the query weights whatever
+            ``query_weights`` says (CatBoost's MAP, PrecisionAt, RecallAt and QueryAUC take no
+            group weight, its NDCG and MRR do).
         run_depth: trec_eval ``-M N``: only the top ``N`` documents of each query's ranking (in
             the profile's order: ``score_dtype``, then ``ties``) are evaluated; the rest are
             dropped before any metric, and under ``idcg_basis="qrels"`` a dropped judged
@@ -213,6 +216,7 @@ class Profile:
     arithmetic_dtype: str = "float64"
     discount_base: float = 2.0
     query_weights: str = "use"
+    unweighted_families: tuple[str, ...] = ()
     run_depth: int | None = None
     judged_only: bool = False
     rel_level: str = "keep"
@@ -364,10 +368,11 @@ def _check_types(p: Profile) -> None:
         if not all(_finite(g) for g in gains):
             refuse("gain", "'exp2', 'linear' or a tuple of finite numbers >= 0 (one per label)")
         object.__setattr__(p, "gain", tuple(gains))
-    fams = p.binary_label_families
-    if not isinstance(fams, tuple | list) or not all(isinstance(f, str) for f in fams):
-        refuse("binary_label_families", "a tuple of metric families, such as ('map', 'p')")
-    object.__setattr__(p, "binary_label_families", tuple(fams))
+    for name in ("binary_label_families", "unweighted_families"):
+        fams = getattr(p, name)
+        if not isinstance(fams, tuple | list) or not all(isinstance(f, str) for f in fams):
+            refuse(name, "a tuple of metric families, such as ('map', 'p')")
+        object.__setattr__(p, name, tuple(fams))
     for name in ("empty_by_family", "missing_by_family", "single_document_by_family"):
         v = getattr(p, name)
         if not isinstance(v, tuple | list) or not all(

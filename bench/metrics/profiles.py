@@ -176,8 +176,9 @@ PROFILES: dict[str, Profile] = {
         name="catboost",
         ties="pessimistic",
         empty=1.0,
-        empty_by_family=(("map", 0.0),),
+        empty_by_family=(("map", 0.0), ("auc", 0.0)),
         query_weights="float32",
+        unweighted_families=("map", "p", "recall", "auc"),
         description=(
             "CatBoost 1.2 metrics 'NDCG:top=k;type=Exp' (ltrbench's ndcg@k; CatBoost's default "
             "type=Base is gain l: replace(gain='linear')) and 'MAP:top=k' "
@@ -189,7 +190,9 @@ PROFILES: dict[str, Profile] = {
             "doc_comparator.h:3-5), scores as double; NDCG of a query without a positive label "
             "is 1 (CalcNdcg: 'idcg > 0 ? dcg / idcg : 1') and is weighted like any query; AP is "
             "0 there (CalcAveragePrecisionK: 'hits > 0 ? ... : 0'), relevant = target > 0.5, "
-            "AP denominator min(R, min(k, n)); MAP ignores weights; group weights float32."
+            "AP denominator min(R, min(k, n)); MAP, PrecisionAt, RecallAt and QueryAUC ignore "
+            "group weights (unweighted_families), NDCG and MRR use them, as float32. "
+            "'QueryAUC' (ltrbench's auc) scores a group of one class 0 and counts it."
         ),
     ),
     "letor4": Profile(

@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.errors import ConfigError
-from bench.metrics.families import FAMILIES
+from bench.metrics.families import FAMILIES, check_profile_families
 from bench.metrics.names import MetricSpec
 from bench.metrics.peer_names import IR_MEASURES_PROFILE, QRELS_ONLY, TREC_EVAL_PROFILE
 from bench.metrics.profiles import Profile, get_profile
@@ -245,10 +245,26 @@ HOMONYMS: dict[tuple[tuple[str, ...], str], str] = {
         "regardless the users'), ltrbench's auc the mean of each query's AUC; write gauc for "
         "RecBole's GAUC (each user's AUC weighted by its positive items), or "
         "sklearn.metrics.roc_auc_score over every row for RecBole's AUC"),
+    (("lightgbm",), "auc"): (
+        "LightGBM's auc is one ROC AUC over every row of the data, query groups ignored "
+        "(src/metric/binary_metric.hpp AUCMetric), ltrbench's auc the mean of each query's AUC; "
+        "write gauc for the per-query AUC weighted by documents, or "
+        "sklearn.metrics.roc_auc_score over every row for LightGBM's auc"),
+    (("xgboost", "xgboost-", "xgboost@1.7", "xgboost@1.7-"), "auc"): (
+        "XGBoost's auc under a ranking objective counts the correctly ordered pairs of each "
+        "group and averages the groups its own way (src/metric/auc.cc RankingAUC; its docs: "
+        "'the AUC is computed by comparing pairs of documents'), which is not ltrbench's "
+        "mean of each query's AUC; write gauc for the per-query AUC weighted by documents"),
+    (("catboost",), "err"): (
+        "CatBoost's ERR takes each label as the probability that the document is relevant "
+        "(CatBoost's ERR:top=k reads labels in [0, 1] as such), ltrbench's err@k "
+        "(2^l - 1) / 2^g_max (Chapelle et al. 2009): the same name, another number; "
+        "evaluate err@k under another profile (ltrbench, gdeval) for Chapelle's ERR"),
 }
-#: The homonyms whose tool is fed labelled rows as well (RecBole scores its own interactions):
-#: refused by ``evaluate`` too, where ranx's (fed qrels and runs) are not.
-ROW_HOMONYMS = frozenset({"auc"})
+#: The homonyms whose tool is fed labelled rows as well (RecBole scores its own interactions,
+#: the GBDT libraries their data): refused by ``evaluate`` too, where ranx's (fed qrels and
+#: runs) are not.
+ROW_HOMONYMS = frozenset({"auc", "err"})
 
 
 def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile, *, rows: bool = False,
@@ -261,10 +277,10 @@ def refuse_homonyms(specs: Sequence[MetricSpec], call: Profile, *, rows: bool = 
     rows keeps ltrbench's meaning of every ltrbench name under every profile, but for
     :data:`ROW_HOMONYMS` (``rows``: :func:`bench.metrics.evaluate.evaluate`'s call and a run's
     config) over more than one query (``queries``: RecBole's AUC of one user is that user's)."""
-    if rows and queries < 2:
-        return
     for spec in specs:
-        if spec.k == 1:
+        if spec.k == 1 and spec.family == "hits":  # ranx's count at 1 is the hit rate
+            continue
+        if rows and queries < 2 and spec.family == "auc":  # one user's AUC is that user's
             continue
         profile = _base_name(get_profile(spec.profile)) if spec.profile else _base_name(call)
         body = spec.key.split(":", 1)[-1] if spec.explicit else spec.key
@@ -290,7 +306,8 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
     Raises:
         ConfigError: a spec of a family computed from TREC qrels only (Judged@k), here where
             every scored row counts as judged; a group's relevance level that is not a finite
-            number above 0 (:func:`bench.metrics.validate.check_threshold`).
+            number above 0 (:func:`bench.metrics.validate.check_threshold`); a family name in
+            its ``binary_label_families`` that is none (:func:`check_profile_families`).
     """
     for spec in specs:
         if spec.family not in FAMILIES:
@@ -310,6 +327,7 @@ def groups(specs: Sequence[MetricSpec], call: Profile) -> list[tuple[Profile, li
     ordered = sorted(out.items(), key=lambda kv: kv[0] != (None, (), False))
     for prof, _ in out.values():  # every evaluation path groups: the one door of the level
         check_threshold(prof)  # (the diversity paths read it without check_labels)
+        check_profile_families(prof)
     return [group for _, group in ordered]
 
 

@@ -198,9 +198,10 @@ def summarise(parts: QueryParts, specs: Sequence[MetricSpec], prof: Profile, *,
         blank = parts.blank[spec.name]
         n_blank[spec.name] = int(blank.sum())
         mw = parts.mean_weights.get(spec.name)
-        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, wq, parts.n, mw)
+        w = None if spec.family in prof.unweighted_families else wq  # CatBoost's MAP
+        means[spec.name] = aggregate.profile_mean(spec, v, blank, prof, w, parts.n, mw)
         if blank.any():
-            e, a0, a1 = aggregate.blank_policy_means(v, blank, wq, spec.family, parts.n, mw)
+            e, a0, a1 = aggregate.blank_policy_means(v, blank, w, spec.family, parts.n, mw)
             excl[spec.name], as0[spec.name] = e, a0
             if FAMILIES[spec.family].blank_scores_one:
                 as1[spec.name] = a1

@@ -4,6 +4,7 @@
 (the default ``ltrbench``), changing one convention at a time with :func:`dataclasses.replace`
 (:data:`STEPS`)::
 
+    query_weights, unweighted_families, blank_ndcg_weight, clamp_ndcg_mean (weights) →
     empty (blank_query) → ties → gain, discount_base, rel_level (gain) → k_beyond_n / default_k /
     run_depth (truncation) → score_dtype, arithmetic_dtype (float32)
 
@@ -20,6 +21,12 @@ of queries the mean runs over (``empty=None`` excludes blank queries), its contr
 as the change of the mean, and the excluded query ``q`` carries ``(mean over the kept queries -
 v_q) / n_before``. Whatever is left between the last step and the real target profile is the
 residual; :attr:`Reconciliation.explained` requires it to be ≤ 1e-9 for the mean and every query.
+
+With query weights (``weights``: one per query, as LightGBM's, XGBoost's and CatBoost's weighted
+means take them) each step's share is the change of the mean each profile reports, so the
+shares and the residual add up to the gap exactly whatever a library does with a weight (LightGBM
+adds a blank query's NDCG unweighted to a weighted sum, XGBoost 1.x ignores weights, CatBoost's
+MAP takes none); the per-query rows weigh each query by the profile's own rule.
 """
 
 from __future__ import annotations
@@ -36,13 +43,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from bench.errors import DataError, LtrbenchError
 from bench.metrics.evaluate import evaluate as reference_evaluate
-from bench.metrics.families import PRIMARY_METRIC
+from bench.metrics.families import FAMILIES, PRIMARY_METRIC
 from bench.metrics.profiles import DEFAULT_PROFILE, Profile, get_profile
 
-REASONS: tuple[str, ...] = ("blank_query", "ties", "gain", "truncation", "float32")
+REASONS: tuple[str, ...] = ("weights", "blank_query", "ties", "gain", "truncation", "float32")
 
 # (reason, Profile fields changed in that step).
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # how the query weights enter the mean (first: the blank rule of a weighted NDCG is one)
+    ("weights", ("query_weights", "unweighted_families", "blank_ndcg_weight", "clamp_ndcg_mean")),
     ("blank_query", ("empty", "empty_by_family")),
     ("ties", ("ties",)),
     # max_label / integer_labels only say which labels a profile accepts; they move with the
@@ -89,13 +98,15 @@ def per_query_values(
 
 def per_query_weighted(
     labels: ArrayLike, scores: ArrayLike, offsets: ArrayLike, *, metric: str,
-    profile: ProfileLike, evaluate: Evaluate | None = None,
+    profile: ProfileLike, evaluate: Evaluate | None = None, weights: ArrayLike | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, float]:
     """:func:`per_query_values` with each query's weight in the metric's mean
     (:attr:`~bench.metrics.result.EvaluationResult.metric_weights`: GAUC's documents, ARP's and
-    OPA's denominators under the profile; ``None``: equal weights)."""
+    OPA's denominators under the profile; ``None``: equal weights). ``weights``: one per query,
+    given to the evaluator (the returned weights do not hold them: :func:`query_weights_of`)."""
     ev: Evaluate = reference_evaluate if evaluate is None else evaluate
     sizes = np.diff(np.asarray(offsets, dtype=np.int64))
+    given = {} if weights is None else {"weights": np.asarray(weights, dtype=np.float64)}
     res = ev(
         np.asarray(labels),
         np.asarray(scores),
@@ -103,6 +114,7 @@ def per_query_weighted(
         metrics=[metric],
         profile=profile,
         per_query=True,
+        **given,
     )
     pq = res.per_query
     values = np.asarray(pq[metric], dtype=np.float64)
@@ -114,6 +126,26 @@ def per_query_weighted(
     weights = None if own is None else np.asarray(own, dtype=np.float64)
     mean = float(res.metrics[metric]) if res.metrics.get(metric) is not None else math.nan
     return values, weights, mean
+
+
+def query_weights_of(profile: Profile, weights: ArrayLike | None, sizes: NDArray[np.int64],
+                     family: str) -> NDArray[np.float64] | None:
+    """Each query's weight in ``family``'s mean under ``profile`` for the given query weights
+    (``Profile.query_weights``: as given, ignored, rounded to float32, or LightGBM's float32
+    mean of its rows' weights; ``unweighted_families``: none); ``None``: equal weights."""
+    rule = getattr(profile, "query_weights", "use")  # a duck-typed stand-in may lack the fields
+    if weights is None or rule == "ignore" or family in getattr(profile, "unweighted_families", ()):
+        return None
+    w = np.asarray(weights, dtype=np.float64)
+    if rule == "float32":
+        return w.astype(np.float32).astype(np.float64)
+    if rule != "float32_mean":
+        return w
+    w32, sums = w.astype(np.float32), np.zeros(w.shape[0], dtype=np.float32)
+    for j in range(int(sizes.max(initial=0))):  # the rows' float32 sum in row order
+        sums[sizes > j] += w32[sizes > j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(sizes > 0, sums / sizes.astype(np.float32), 0).astype(np.float64)
 
 
 def mean_defined(x: NDArray[np.float64], weights: NDArray[np.float64] | None = None,
@@ -241,11 +273,13 @@ def reconcile(
     metric: str = PRIMARY_METRIC,
     qid: ArrayLike | None = None,
     evaluate: Evaluate | None = None,
+    weights: ArrayLike | None = None,
 ) -> Reconciliation:
     """Explain ``mean(library profile) - mean(default profile)`` for one ranking (see module doc).
 
     ``labels``/``scores`` are per row, ``offsets`` the group offsets (``n_queries + 1``), ``qid``
-    the query id per group (default: 0..n_queries-1). Profiles are names or Profile instances.
+    the query id per group (default: 0..n_queries-1), ``weights`` one weight per query (or
+    ``None``). Profiles are names or Profile instances.
     """
     lib = resolve_profile(library_profile)
     dflt = resolve_profile(default_profile)
@@ -255,14 +289,23 @@ def reconcile(
     profiles, reasons_order, unexplained = _step_profiles(lib, dflt)
 
     cache: dict[int, _Values] = {}
-    how = _aggregation(metric)
+    how, family = _aggregation(metric)
+    documents = family in FAMILIES and FAMILIES[family].mean == "documents"
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.shape != (n_q,):
+            raise DataError(f"weights: expected one weight per query ({n_q}), got shape "
+                            f"{weights.shape}")
 
     def _values(prof: Profile) -> _Values:
         # Consecutive steps that change nothing share one Profile object: evaluate it once.
         if id(prof) not in cache:
-            v, w, _ = per_query_weighted(labels, scores, off, metric=metric, profile=prof,
-                                         evaluate=evaluate)
-            cache[id(prof)] = (v, w, how)
+            v, w, mean = per_query_weighted(labels, scores, off, metric=metric, profile=prof,
+                                            evaluate=evaluate, weights=weights)
+            qw = query_weights_of(prof, weights, np.diff(off), family)
+            if qw is not None and how != "sum" and not documents:  # GAUC: its documents only
+                w = qw if w is None else w * qw
+            cache[id(prof)] = (v, w, how, mean if weights is not None else None)
         return cache[id(prof)]
 
     values = [_values(p) for p in profiles]
@@ -271,7 +314,7 @@ def reconcile(
     reasons, affected, frames = _step_shares(values, reasons_order, qids)
     lib_vals, last_vals = values[0], values[-1]
     residual, max_q = _residual(last_vals, dflt_vals, qids, frames)
-    lib_mean, dflt_mean = mean_defined(*lib_vals), mean_defined(*dflt_vals)
+    lib_mean, dflt_mean = _mean(lib_vals), _mean(dflt_vals)
     per_query = (
         pd.concat(frames, ignore_index=True)
         if frames
@@ -296,23 +339,28 @@ def reconcile(
     )
 
 
-#: A profile's per-query values, their weights in the mean (``None``: equal) and how the
-#: family aggregates them (``Family.mean``).
-_Values = tuple[NDArray[np.float64], NDArray[np.float64] | None, str]
+#: A profile's per-query values, their weights in the mean (``None``: equal), how the family
+#: aggregates them (``Family.mean``) and, with query weights, the mean the evaluator reports.
+_Values = tuple[NDArray[np.float64], NDArray[np.float64] | None, str, float | None]
 
 
-def _aggregation(metric: str) -> str:
+def _mean(values: _Values) -> float:
+    """The mean of one profile's values: the evaluator's own with query weights (a library's
+    weighted mean is not always a weighted mean of its values), else :func:`mean_defined`."""
+    return values[3] if values[3] is not None else mean_defined(*values[:3])
+
+
+def _aggregation(metric: str) -> tuple[str, str]:
     """How ``metric``'s per-query values become its mean (``Family.mean``): ``"mean"``,
-    ``"documents"`` (a weighted mean too), ``"sum"`` or ``"geometric"``."""
-    from bench.metrics.families import FAMILIES
+    ``"documents"`` (a weighted mean too), ``"sum"`` or ``"geometric"``; and its family."""
     from bench.metrics.names import parse_metrics
 
     try:
         (spec,) = parse_metrics(metric)
     except (ValueError, LtrbenchError):  # a duck-typed evaluator's own name: a plain mean
-        return "mean"
+        return "mean", ""
     how = FAMILIES[spec.family].mean if spec.family in FAMILIES else "mean"
-    return "mean" if how == "documents" else how
+    return ("mean" if how == "documents" else how), spec.family
 
 
 def _step_profiles(lib: Profile, dflt: Profile) -> tuple[list[Profile], list[str], tuple[str, ...]]:
@@ -349,8 +397,10 @@ def _step_shares(
     affected: dict[str, int] = dict.fromkeys(REASONS, 0)
     frames: list[pd.DataFrame] = []
     for step, reason in enumerate(reasons_order):
-        (before, w_before, how), (after, w_after, _) = values[step], values[step + 1]
+        (before, w_before, how, _), (after, w_after, _, _) = values[step], values[step + 1]
         contrib, change = step_contributions(before, after, w_before, w_after, how)
+        if values[step][3] is not None:  # query weights: the reported means' change
+            change = _mean(values[step + 1]) - _mean(values[step])
         # Gap convention: library - default, so a step's share is minus its change of the mean.
         share = -contrib
         reasons[reason] += -change if not math.isnan(change) else math.nan
@@ -365,8 +415,10 @@ def _residual(last: _Values, dflt: _Values, qids: NDArray[Any],
               frames: list[pd.DataFrame]) -> tuple[float, float]:
     """The gap left after the last step (last profile vs the default) and its largest per-query
     size (infinite when a query is blank under one only); its rows are appended to ``frames``."""
-    (last_vals, w_last, how), (dflt_vals, w_dflt, _) = last, dflt
+    (last_vals, w_last, how, _), (dflt_vals, w_dflt, _, _) = last, dflt
     res_contrib, res_change = step_contributions(last_vals, dflt_vals, w_last, w_dflt, how)
+    if last[3] is not None:  # query weights: the reported means' change
+        res_change = _mean(dflt) - _mean(last)
     residual = -res_change if not math.isnan(res_change) else math.nan
     changed = _changed(last_vals, dflt_vals)
     max_q = float(np.nanmax(np.abs(dflt_vals - last_vals)[changed])) if changed.any() else 0.0

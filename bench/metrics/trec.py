@@ -66,7 +66,7 @@ def evaluate_trec(
     """
     check_flags(per_query=per_query)
     prof = given_profile(profile if profile is not None else "trec_eval")
-    specs = resolve(parse_metrics(metrics), prof, explicit=profile is not None)
+    specs = resolve(parse_metrics(metrics, repeated="refuse"), prof, explicit=profile is not None)
     refuse_homonyms(specs, prof)  # ranx's hits@k is a count: never ltrbench's hit rate under it
     if any(is_diversity(s) for s in specs):  # subtopic qrels: read and evaluated apart
         return evaluate_diversity(qrels_path, run_path, specs, prof, per_query)

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.jsonio import json_number
+from bench.data.look_alike import refuse_look_alikes
 from bench.errors import DataError
 from bench.metrics import families
 from bench.metrics.families import DEFAULT_METRICS, PRIMARY_METRIC, best_is_lowest, is_family
@@ -38,7 +39,6 @@ from bench.report import stats
 from bench.report.compare_checks import MOST_BOOTSTRAP as MOST_BOOTSTRAP
 from bench.report.compare_checks import MOST_PERMUTATIONS as MOST_PERMUTATIONS
 from bench.report.foreign import foreign_notes
-from bench.report.look_alike import refuse_look_alikes
 from bench.report.published import published_beside_ours as published_beside_ours
 from bench.report.published import published_for_run, published_key
 from bench.report.seed_values import per_query_matrix, seed_list, seed_stats

@@ -68,11 +68,11 @@ def check_names(names: list[str]) -> None:
     of :data:`RESERVED_NAMES`, holds a control or invisible character (a line break would split
     a row), draws nothing (a Hangul filler U+3164 alone), or reads as another name once written (surrounding blanks trimmed by the table,
     full-width ``Ａ`` read as ``A`` (NFKC), a Cyrillic or Greek ``А`` drawn as Latin ``A``:
-    :func:`bench.report.look_alike.skeleton`; ``=A`` written ``'=A`` by
+    :func:`bench.data.look_alike.skeleton`; ``=A`` written ``'=A`` by
     :func:`bench.data.csv_cells.formula_safe`) is a :class:`ConfigError` naming both names, escaped,
     and the characters in which they differ."""
     from bench.data.csv_cells import formula_safe
-    from bench.report.look_alike import clash_text, draws_nothing, skeleton
+    from bench.data.look_alike import clash_text, draws_nothing, skeleton
 
     label = "label the run differently (on the command line: --run NAME=PATH)"
     seen: dict[str, str] = {}

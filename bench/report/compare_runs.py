@@ -133,7 +133,7 @@ class RunComparison:
         """``"q3, q7, ..."``: the first :data:`SHOWN_DROPPED` of ``ids`` (default: dropped); an
         id holding a control or invisible character (an ESC sequence, a right-to-left override
         that would act on the terminal) shown escaped, ``'q\\x1b[2J'``."""
-        from bench.report.look_alike import invisible
+        from bench.data.look_alike import invisible
 
         ids = self.dropped if ids is None else ids
         shown = [q if all(c.isprintable() and not invisible(c) for c in q) else ascii(q)
@@ -269,7 +269,7 @@ def compare_runs(
     n_permutations, seed = int(n_permutations), int(seed)
     metrics = _metric_names(metrics)
     given, call, mode = _profile_and_missing(profile, missing)
-    asked = parse_metrics(metrics)  # once: the keys, families and diversity below read it
+    asked = parse_metrics(metrics, repeated="refuse")  # once: keys, families, diversity read it
     keys = _ranking_keys(asked)
     specs = resolve(asked, call, explicit=given is not None)
     refuse_homonyms(specs, call)  # every name against the profile before any file is read

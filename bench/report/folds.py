@@ -121,8 +121,8 @@ def render_fold_markdown(table: FoldTable) -> str:
     pooled mean with its 95% interval and the Holm-corrected p against the best)."""
     head = ["model", *table.folds, "mean ± std (folds)",
             f"pooled ({table.n_queries} queries) [95% CI]", "p (Holm) vs best"]
+    from bench.data.look_alike import shown_name
     from bench.data.md_cells import md_text
-    from bench.report.select import shown_name
 
     name = md_text(shown_name(table.dataset))  # '<script>', 'a|b', '**' are text, never markup
     lines = [f"**{name}**: {table.metric} on the test folds, profile "

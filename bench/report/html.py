@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from bench.data.atomic import write_text
+from bench.data.look_alike import shown_name
 from bench.errors import LtrbenchError
 from bench.metrics.families import metric_header
 from bench.report.build import filter_dataset
@@ -47,7 +48,6 @@ from bench.report.folds import folds_counted, read_fold_docs
 from bench.report.png_embed import png_figure
 from bench.report.render import CONTROL, best_by_metric, fmt_fit_time
 from bench.report.seed_values import per_query_matrix
-from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
 from bench.report.story import rows_best_first, table_verdict
 from bench.runners.resources import CONTENTION_THRESHOLD

@@ -6,9 +6,9 @@ import hashlib
 import re
 from typing import Any
 
+from bench.data.look_alike import shown_name
 from bench.metrics.families import metric_header
 from bench.report.render import CONTROL, best_by_metric, fmt_fit_time
-from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
 
 _TEX_ESCAPES = {

@@ -80,7 +80,7 @@ def _save(fig: Any, path: Path) -> Path:
 def _dataset(table: dict[str, Any]) -> str:
     """The dataset's name in a title as the tables head it (``toy`` + U+034F escaped beside it,
     :func:`bench.report.select.shown_name`), control characters escaped."""
-    from bench.report.select import shown_name
+    from bench.data.look_alike import shown_name
 
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in shown_name(table["dataset"]))
 

@@ -10,10 +10,10 @@ import pandas as pd
 
 from bench.data.csv_cells import FORMULA_START as _FORMULA_START
 from bench.data.csv_cells import same_cell
+from bench.data.look_alike import shown_name
 from bench.data.md_cells import CONTROL, md_text
 from bench.errors import DataError
 from bench.metrics.families import best_is_lowest, metric_header
-from bench.report.select import shown_name
 from bench.report.stats import confidence_percent, fmt_p
 from bench.runs.timing_checks import fmt_seconds
 

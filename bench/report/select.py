@@ -30,36 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.data.folder_names import missing_note
+from bench.data.look_alike import shown_name as shown_name  # its owner: data/look_alike.py
 from bench.errors import ConfigError, DataError
 from bench.runs.naming import run_order
 from bench.runs.reader import RunDir
 from bench.runs.search import find_runs
-
-
-def shown_name(name: object) -> str:
-    """A dataset's name as a report shows it: as itself, or followed by its escaped spelling when
-    it is not what it looks like -- not in Unicode's composed form (NFC: a decomposed ``café``,
-    ``cafe`` + U+0301), holding an invisible character (a zero-width space, a
-    bidirectional mark, a combining grapheme joiner U+034F, a Hangul filler U+3164:
-    :func:`bench.report.look_alike.invisible`), or mixing Latin letters with a Cyrillic or Greek letter drawn as a Latin
-    one (``Dаta`` with a Cyrillic ``а``: UTS #39's mixed-script confusable; a name written in
-    Cyrillic or Greek alone is shown as itself) -- so that two datasets whose names differ only
-    so are told apart (``café (cafe\\u0301)``, ``Dаta (D\\u0430ta)``). Blanks a table or
-    heading swallows (at either end, two in a row, a tab: Markdown, HTML and LaTeX show ``toy ``
-    as ``toy``) are shown by the quoted spelling, ``toy  ('toy ')``."""
-    import unicodedata
-
-    from bench.report.look_alike import CONFUSABLES, invisible
-
-    text = str(name)
-    mixed = (any(c in CONFUSABLES for c in text)
-             and any(c.isascii() and c.isalpha() for c in text))
-    if text != text.strip() or "  " in text or any(c.isspace() and c != " " for c in text):
-        return f"{text} ({text!a})"
-    if unicodedata.normalize("NFC", text) == text and not mixed \
-            and not any(invisible(c) for c in text):
-        return text
-    return f"{text} ({ascii(text)[1:-1]})"
 
 
 def is_unfinished(run: RunDir) -> bool:

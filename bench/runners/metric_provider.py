@@ -62,6 +62,8 @@ class MetricProvider:
     #: ``--permute-check`` measures (:mod:`bench.benchmark.permute`). CatBoost puts the lower
     #: label first (``dcg.cpp``): no row order.
     ties_in_row_order: ClassVar[bool] = False
+    #: Whether ``weights`` are per row (LightGBM's ``Dataset(weight=)``) rather than per query.
+    row_weights: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -24,7 +24,7 @@ import unicodedata
 from bench.errors import DataError
 
 __all__ = ["CONFUSABLES", "clash_text", "draws_nothing", "invisible", "refuse_look_alikes",
-           "skeleton"]
+           "shown_name", "skeleton"]
 
 #: A letter of another script -> the Latin letter it is drawn as (UTS #39 confusables,
 #: restricted to the Cyrillic and Greek letters whose glyph is the Latin one's).
@@ -130,3 +130,25 @@ def refuse_look_alikes(names: list[str], where: str) -> None:
                             f"({clash_text(seen[key], name)}): a reader could not tell their "
                             "rows apart; rename one")
         seen[key] = name
+
+
+def shown_name(name: object) -> str:
+    """A dataset's name as a report shows it: as itself, or followed by its escaped spelling when
+    it is not what it looks like -- not in Unicode's composed form (NFC: a decomposed ``café``,
+    ``cafe`` + U+0301), holding an invisible character (a zero-width space, a
+    bidirectional mark, a combining grapheme joiner U+034F, a Hangul filler U+3164:
+    :func:`bench.data.look_alike.invisible`), or mixing Latin letters with a Cyrillic or Greek letter drawn as a Latin
+    one (``Dаta`` with a Cyrillic ``а``: UTS #39's mixed-script confusable; a name written in
+    Cyrillic or Greek alone is shown as itself) -- so that two datasets whose names differ only
+    so are told apart (``café (cafe\\u0301)``, ``Dаta (D\\u0430ta)``). Blanks a table or
+    heading swallows (at either end, two in a row, a tab: Markdown, HTML and LaTeX show ``toy ``
+    as ``toy``) are shown by the quoted spelling, ``toy  ('toy ')``."""
+    text = str(name)
+    mixed = (any(c in CONFUSABLES for c in text)
+             and any(c.isascii() and c.isalpha() for c in text))
+    if text != text.strip() or "  " in text or any(c.isspace() and c != " " for c in text):
+        return f"{text} ({text!a})"
+    if unicodedata.normalize("NFC", text) == text and not mixed \
+            and not any(invisible(c) for c in text):
+        return text
+    return f"{text} ({ascii(text)[1:-1]})"
