@@ -67,10 +67,13 @@ def test_auc_of_tied_relevant_and_non_relevant_documents_is_one_half() -> None:
 
 
 def test_gauc_of_only_one_class_queries_is_nan_not_a_crash() -> None:
-    r = evaluate([1, 1, 0, 0], [0.1, 0.2, 0.3, 0.4], group=[2, 2], metrics="gauc auc",
+    r = evaluate([1, 1, 0, 0], [0.1, 0.2, 0.3, 0.4], group=[2, 2], metrics="gauc",
                  profile="lightgbm", per_query=True)
     assert math.isnan(r.metrics["gauc"])
-    assert r.metrics["auc"] == 1.0  # lightgbm's empty value for two blank queries
+    # LightGBM's own auc is one AUC over every row (queries ignored): not ltrbench's auc
+    with pytest.raises(ConfigError, match="gauc"):
+        evaluate([1, 1, 0, 0], [0.1, 0.2, 0.3, 0.4], group=[2, 2], metrics="auc",
+                 profile="lightgbm")
 
 
 def test_fallout_of_a_query_without_a_non_relevant_document_is_blank() -> None:
@@ -142,14 +145,18 @@ def test_combined_parts_give_the_single_evaluation_for_sums_geometric_and_docume
     sizes = rng.integers(1, 9, size=30)
     labels = rng.integers(0, 2, size=int(sizes.sum())).astype(np.float64)
     scores = rng.normal(size=labels.shape[0])
-    metrics = "num_ret num_rel_ret gm_map gauc auc rbp@5"
-    specs = parse_metrics(metrics)
-    prof = get_profile("lightgbm")
-    whole = evaluate(labels, scores, group=sizes, metrics=metrics, profile=prof)
-    cut = int(sizes[:12].sum())
-    parts = [query_parts(prepare(labels[a:b], scores[a:b], qid=None, group=g, weights=None),
-                         specs, prof)
-             for a, b, g in ((0, cut, sizes[:12]), (cut, labels.shape[0], sizes[12:]))]
-    merged = summarise(combine(parts), specs, prof)
-    for s in specs:
-        assert merged.metrics[s.name] == pytest.approx(whole.metrics[s.name], abs=1e-12), s.name
+    # lightgbm's profile (blank queries score 1) refuses `auc` (LightGBM's auc is one AUC over
+    # every row): the per-query auc mean is combined under ltrbench's profile
+    for name, metrics in (("lightgbm", "num_ret num_rel_ret gm_map gauc rbp@5"),
+                          ("ltrbench", "num_ret num_rel_ret gm_map gauc auc rbp@5")):
+        specs = parse_metrics(metrics)
+        prof = get_profile(name)
+        whole = evaluate(labels, scores, group=sizes, metrics=metrics, profile=prof)
+        cut = int(sizes[:12].sum())
+        parts = [query_parts(prepare(labels[a:b], scores[a:b], qid=None, group=g, weights=None),
+                             specs, prof)
+                 for a, b, g in ((0, cut, sizes[:12]), (cut, labels.shape[0], sizes[12:]))]
+        merged = summarise(combine(parts), specs, prof)
+        for s in specs:
+            assert merged.metrics[s.name] == pytest.approx(whole.metrics[s.name],
+                                                           abs=1e-12), (name, s.name)

@@ -73,7 +73,9 @@ def run_metrics(names: Sequence[str] | str, where: str = "metrics") -> tuple[str
     notes = [f"{' and '.join(map(repr, keys))} are one metric, one column {name!r}"
              if len(keys) > 1 else f"{keys[0]!r} is {name!r}"
              for name, keys in spelled.items() if keys != [name]]
-    notes += _repeats(names)
+    repeats = _repeats(names)
+    if repeats:  # as `evaluate --metrics map --metrics map`, seeds and models given twice
+        raise ConfigError(f"{where}: {'; '.join(repeats)}: give each metric once")
     if notes:
         warnings.warn(f"{where}: a run's files and tables (metrics.csv, per_query.parquet, the "
                       f"leaderboards) name each metric by its canonical name: "
@@ -82,9 +84,8 @@ def run_metrics(names: Sequence[str] | str, where: str = "metrics") -> tuple[str
 
 
 def _repeats(names: Sequence[str] | str) -> list[str]:
-    """``'map' is given twice (one column)`` for each metric the list names more than once
-    (seeds, eval_at and models named twice are refused; a metric is one column however often
-    it is named, so the list is read and the repeat said)."""
+    """``'map' is given twice`` for each metric the list names more than once (refused, as
+    seeds, eval_at and models named twice are, and as ``evaluate`` refuses a name twice)."""
     from bench.metrics.name_tokens import tokens
 
     given: dict[str, int] = {}
@@ -94,7 +95,7 @@ def _repeats(names: Sequence[str] | str) -> list[str]:
                 given[key] = given.get(key, 0) + 1
     except LtrbenchError:  # a name read only beside its neighbours: nothing to count
         return []
-    return [f"{key!r} is given {'twice' if n == 2 else f'{n} times'} (one column)"
+    return [f"{key!r} is given {'twice' if n == 2 else f'{n} times'}"
             for key, n in given.items() if n > 1]
 
 
