@@ -455,8 +455,10 @@ def test_a_file_size_limit_while_writing_per_query_names_the_file_and_leaves_not
 
 
 def test_a_file_size_limit_during_convert_leaves_no_partial_set(tmp_path: Path) -> None:
-    res = _limited(tmp_path, 1 << 20, "convert", "--ratings", "synthetic", "--synthetic-users",
-                   "400", "--synthetic-items", "2000", "--synthetic-ratings", "40000",
+    # a 854 KB train.txt against a 256 KiB limit (was 400 users, 2,000 items, 40,000 ratings
+    # against 1 MiB: a 3.4 MB train.txt, the same ratio at four times the work)
+    res = _limited(tmp_path, 1 << 18, "convert", "--ratings", "synthetic", "--synthetic-users",
+                   "100", "--synthetic-items", "500", "--synthetic-ratings", "10000",
                    "--features", "user,item", "--out", "cv")
     ok(refused(res, "cv", "too large"))
     left = sorted(p.name for p in (tmp_path / "cv").iterdir()) if (tmp_path / "cv").exists() else []
