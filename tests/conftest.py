@@ -28,6 +28,16 @@ from pathlib import Path
 
 import pytest
 
+# OpenMP's idle threads sleep at once instead of spinning (GNU libgomp spins 300,000 times after
+# each parallel region by default, bench.machine.openmp_wait_policy): on a machine with more
+# busy threads than cores (two test workers on CI's two cores, each LightGBM / XGBoost fit with
+# two threads) the spinning threads take the cores from the threads with work, and a 20-round
+# fit on 160 rows took 10-50 times longer (measured: 100 LightGBM fits 0.4-5 s -> 0.06-0.2 s,
+# XGBoost 0.6-11 s -> 0.15 s). Only how idle threads wait: the trees, scores and metrics are the
+# same bits. Set before any library loads its OpenMP runtime (each reads the variable once, at
+# load), for this session and every process it starts; a value already set is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 from bench.machine import pin_blas_kernels
 
 # The BLAS kernels the command line pins (OPENBLAS_CORETYPE=Haswell on x86-64 with AVX2), for

@@ -337,11 +337,10 @@ def test_a_killed_study_resumes_to_the_best_trial_of_an_uninterrupted_one(
     (folder,) = table.iterdir()
     assert not (folder / "complete").exists()
     assert 2 <= len(pd.read_csv(folder / "trials.csv")) < 5  # killed in the middle
-    resumed = subprocess.run([*_tune_args(tmp_path / "cut"), "--resume"], env=env,
-                             capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
+    resumed = cli(tmp_path, *_tune_args(tmp_path / "cut")[3:], "--resume")  # in-process too
+    assert resumed.status == 0, resumed.err
     a = json.loads(whole.out)["models"]["lightgbm-lambdarank"]
-    b = json.loads(resumed.stdout)["models"]["lightgbm-lambdarank"]
+    b = json.loads(resumed.out)["models"]["lightgbm-lambdarank"]
     assert b["trials_run"] == a["trials_run"] == 5
     assert b["best_params"] == a["best_params"]
     assert b["best_value"] == a["best_value"]

@@ -586,17 +586,28 @@ def test_auto_resume_beside_a_damaged_manifest_is_no_traceback(case, tmp_path, m
         assert named in res.err, f"the damaged run was passed over without a word: {res.err}"
 
 
+@pytest.fixture(scope="module")
+def finished_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of ``random`` and the custom model (fixed), made once for the module (its
+    config, dataset and results folder); each report case damages a copy of it."""
+    tmp = tmp_path_factory.mktemp("finished")
+    (tmp / "c.toml").write_text(
+        '[custom_models.mine]\nfactory = "fault_rankers:CrashesUnlessFixed"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FAULT_RANKER_FIXED", "1")
+        res = _run(tmp, "--config", "c.toml", "--models", "random,mine", "--out", "res")
+    assert res.status == 0, res.err
+    return tmp
+
+
 @pytest.mark.parametrize("case", ["metrics.csv truncated", "status file truncated",
                                   "status file a list", "manifest.json not UTF-8",
                                   "scores.parquet truncated"])
 def test_report_over_a_damaged_run_file_is_one_clear_line_naming_it(case, tmp_path,
-                                                                    monkeypatch):
+                                                                    monkeypatch, finished_world):
     damage, named = DAMAGE[case]
     monkeypatch.setenv("FAULT_RANKER_FIXED", "1")
-    (tmp_path / "c.toml").write_text(
-        '[custom_models.mine]\nfactory = "fault_rankers:CrashesUnlessFixed"\n')
-    assert _run(tmp_path, "--config", "c.toml", "--models", "random,mine",
-                "--out", "res").status == 0
+    shutil.copytree(finished_world, tmp_path, dirs_exist_ok=True, symlinks=True)
     run = next((tmp_path / "res/runs").iterdir())
     damage(run)
     res = cli(tmp_path, "report", "--runs", "res/runs", "--out", "rep", "--no-plots",

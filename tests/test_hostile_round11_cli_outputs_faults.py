@@ -443,9 +443,11 @@ def _big_pair(folder: Path, n: int) -> None:
 
 def test_a_file_size_limit_while_writing_per_query_names_the_file_and_leaves_nothing(
         tmp_path: Path) -> None:
-    _big_pair(tmp_path, 60_000)
+    # 15,000 queries: a 394 KB per-query file against a 256 KiB limit (was 60,000 and 1 MiB,
+    # the same ratio at four times the evaluation)
+    _big_pair(tmp_path, 15_000)
     before = digest(tmp_path)
-    res = _limited(tmp_path, 1 << 20, "evaluate", "--qrels", "q.txt", "--run", "r.txt",
+    res = _limited(tmp_path, 1 << 18, "evaluate", "--qrels", "q.txt", "--run", "r.txt",
                    "--metrics", "ndcg@10,map,mrr,p@5,recall@10", "--per-query", "pq.csv")
     ok(refused(res, "pq.csv", "too large"))
     assert digest(tmp_path) == before
@@ -453,8 +455,10 @@ def test_a_file_size_limit_while_writing_per_query_names_the_file_and_leaves_not
 
 
 def test_a_file_size_limit_during_convert_leaves_no_partial_set(tmp_path: Path) -> None:
-    res = _limited(tmp_path, 1 << 20, "convert", "--ratings", "synthetic", "--synthetic-users",
-                   "400", "--synthetic-items", "2000", "--synthetic-ratings", "40000",
+    # a 854 KB train.txt against a 256 KiB limit (was 400 users, 2,000 items, 40,000 ratings
+    # against 1 MiB: a 3.4 MB train.txt, the same ratio at four times the work)
+    res = _limited(tmp_path, 1 << 18, "convert", "--ratings", "synthetic", "--synthetic-users",
+                   "100", "--synthetic-items", "500", "--synthetic-ratings", "10000",
                    "--features", "user,item", "--out", "cv")
     ok(refused(res, "cv", "too large"))
     left = sorted(p.name for p in (tmp_path / "cv").iterdir()) if (tmp_path / "cv").exists() else []

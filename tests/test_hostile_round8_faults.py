@@ -26,7 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_kit import letor_folder
+from hostile_kit import cli, letor_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = "random,slow,lightgbm"
@@ -72,11 +72,20 @@ def _tables(run: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
             per_query.sort_values(keys).reset_index(drop=True))
 
 
+def _fast_in_process(tmp: Path, *extra: str) -> tuple[int | None, str]:
+    """``RUN`` with the slow ranker told to be fast, in-process: only the run that is killed
+    needs a process of its own (the resume and the clean run are the same command line)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FAULT_RANKER_FAST", "1")
+        res = cli(tmp, *RUN, *extra)
+    return res.status, res.err
+
+
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The tables of one uninterrupted run (the slow ranker told to be fast)."""
     tmp = _world(tmp_path_factory.mktemp("clean"))
-    status, err = _finish(_start(tmp, env={"FAULT_RANKER_FAST": "1"}))
+    status, err = _fast_in_process(tmp)
     assert status == 0, err
     return _tables(_the_run(tmp))
 
@@ -101,7 +110,7 @@ def test_a_run_killed_while_a_model_trains_resumes_to_the_uninterrupted_run_bit_
         assert err.strip().splitlines()[-1].startswith("terminated (SIGTERM); files already"), err
     run = _the_run(tmp_path)
     assert set(pd.read_csv(run / "metrics.csv").model) == {"random"}  # the model done before
-    status, err = _finish(_start(tmp_path, "--resume", env={"FAULT_RANKER_FAST": "1"}))
+    status, err = _fast_in_process(tmp_path, "--resume")
     assert status == 0, err
     assert _the_run(tmp_path) == run  # resumed in place, no second run folder
     metrics, per_query = _tables(run)
@@ -137,13 +146,14 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def _convert(tmp: Path, ratings: str, out: str, *, stall: Path | None = None) -> int:
+def _convert(tmp: Path, ratings: str, out: str, *, stall: Path | None = None) -> int | None:
+    """``convert`` of ``ratings``: in-process, or with ``stall`` in a child process stalled
+    between two renames and then killed (only that one needs a process of its own)."""
     (tmp / f"{out}.csv").write_text(ratings)
     argv = [*CONVERT, "--ratings", f"{out}.csv", "--out", "data"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if stall is None:
-        return subprocess.run([sys.executable, "-m", "bench", *argv], cwd=tmp, env=env,
-                              capture_output=True, timeout=WAIT_S).returncode
+        return cli(tmp, *argv).status
     p = subprocess.Popen([sys.executable, "-c", STALLED, *argv], cwd=tmp, text=True,
                          env={**env, "STALL_AT": "train.txt", "STALL_MARKER": str(stall)},
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
