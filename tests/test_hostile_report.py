@@ -281,7 +281,7 @@ def test_a_damaged_metrics_csv_is_one_clear_line(
 @pytest.mark.parametrize(("body", "words"), [
     (b"{not json", ("manifest.json:1", "not valid JSON")),
     (b"[1, 2]", ("manifest.json", "expected a JSON object", "list")),
-    (b"\xff\xfe\x00x", ("manifest.json", "not UTF-8")),
+    (b"\xff\xfe\x00x", ("manifest.json", "UTF-16", "expected UTF-8")),
     (b'{"finished": 5}', ("manifest.json", "'finished' is 5")),
 ])
 def test_a_bad_manifest_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
