@@ -85,6 +85,23 @@ def blank_counts(d: Diagnostics, relevance_threshold: float) -> str:
     return f"{parts} (relevant: label >= {relevance_threshold:g}; {d.blank_policy})"
 
 
+class ToolWeightsWarning(UserWarning):
+    """Query weights given under a profile whose tool takes none (``Profile.query_weights =
+    "not_in_tool"``): the mean printed is the weighted mean of the tool's per-query values,
+    a number the tool itself cannot print."""
+
+
+def warn_tool_weights(profile_name: str, weights: NDArray[Any] | None) -> None:
+    """Say, when ``weights`` were given, that they are applied although ``profile_name``'s tool
+    takes no weights at all (trec_eval, ranx, RecBole ...)."""
+    if weights is not None:
+        warnings.warn(ToolWeightsWarning(
+            f"profile {profile_name!r}: its tool takes no query weights; the mean printed weighs "
+            "each query by the weights given (the tool's per-query values in ltrbench's "
+            "weighted mean: a number the tool cannot print); leave the weights out to compare "
+            "with the tool"), stacklevel=_callers_level())
+
+
 class SingleDocumentWarning(UserWarning):
     """Queries of one scored document evaluated in a family whose tool does not evaluate such a
     query on its own (``Profile.single_document_by_family``): how many, the first ids, what

@@ -16,6 +16,7 @@ import bench.metrics.qualified as qualified
 from bench.data.subnormal import refuse_flushed_scores
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
+from bench.metrics.diagnostics import warn_tool_weights
 from bench.metrics.diversity_labels import split_diversity, subtopic_results
 from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
 from bench.metrics.kernels.components import ranked_request
@@ -282,6 +283,8 @@ def query_parts(
     """The per-query pieces of :func:`evaluate_prepared` (see :mod:`bench.metrics.query_parts`)."""
     if prof.query_weights == "ignore":
         prep = dataclasses.replace(prep, query_weights=None, row_weights=None)
+    elif prof.query_weights == "not_in_tool":  # used as given, and said (trec_eval has none)
+        warn_tool_weights(prof.name, prep.query_weights)
     elif prof.query_weights != "use":  # LightGBM's, XGBoost's, CatBoost's float32 weights
         prep = float32_query_weights(prep, mean=prof.query_weights == "float32_mean")
     if prof.run_depth is not None or prof.judged_only:  # trec_eval -M, -J

@@ -13,6 +13,7 @@ from bench.metrics.profile import Profile
 
 MSMARCO = Profile(
     name="msmarco",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain="linear",
     ties="docno_asc",
     empty=0.0,
@@ -73,6 +74,7 @@ TF_RANKING = Profile(
 
 ALLRANK = Profile(
     name="allrank",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain="exp2",
     ties="stable",
     empty=1.0,
@@ -94,6 +96,7 @@ ALLRANK = Profile(
 
 TORCHMETRICS = Profile(
     name="torchmetrics",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain="linear",
     ties="average",
     empty=0.0,
@@ -140,6 +143,7 @@ ALLRANK_140 = replace(
 
 CATALYST = Profile(
     name="catalyst",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain="exp2",
     ties="stable",
     empty=0.0,
@@ -162,6 +166,7 @@ CATALYST = Profile(
 
 CATALYST_LINEAR = Profile(
     name="catalyst-linear",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain="linear",
     discount="letor4",
     ties="stable",
@@ -177,6 +182,7 @@ CATALYST_LINEAR = Profile(
 
 CORNAC = Profile(
     name="cornac",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain=(0.0, 1.0),  # binary: an item of the user's test set gains 1; labels above 1 refused
     ties="stable",
     empty=None,
@@ -202,6 +208,7 @@ CORNAC = Profile(
 
 PYTORCHLTR = Profile(
     name="pytorchltr",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain="exp2",
     ties="average",
     empty=0.0,
@@ -234,6 +241,7 @@ PYTORCHLTR_LINEAR = replace(
 
 IGNITE = Profile(
     name="ignite",
+    query_weights="not_in_tool",  # the tool takes no weights
     gain="exp2",
     ties="stable",
     empty=None,

@@ -117,7 +117,9 @@ class Profile:
             ``sum / ngroups``), or ``"float32_mean"``: LightGBM's, the row weights as float32
             (``label_t``) and a query's weight their float32 sum in row order divided by the
             row count in float32 (``Metadata::CalculateQueryWeights``), or ``"float32"``: the
-            query weights rounded to float32 (XGBoost's and CatBoost's group weights).
+            query weights rounded to float32 (XGBoost's and CatBoost's group weights), or
+            ``"not_in_tool"``: used as given, but the tool takes no weights at all (trec_eval,
+            ranx, RecBole ...): a weighted mean it cannot print, said by a ``ToolWeightsWarning``.
         unweighted_families: the families whose mean ignores the query weights whatever
             ``query_weights`` says (CatBoost's MAP, PrecisionAt, RecallAt and QueryAUC take no
             group weight, its NDCG and MRR do).
@@ -253,7 +255,7 @@ class Profile:
         _check(self.name, "unjudged_gain", self.unjudged_gain, _UNJUDGED)
         _check(self.name, "arithmetic_dtype", self.arithmetic_dtype, _DTYPES)
         _check(self.name, "query_weights", self.query_weights, ("use", "ignore", "float32_mean",
-                                                                   "float32"))
+                                                                   "float32", "not_in_tool"))
         _check(self.name, "rel_level", self.rel_level, _REL_LEVEL)
         _check(self.name, "padding", self.padding, _PADDING)
         _check(self.name, "nonpositive_scores", self.nonpositive_scores, _NONPOSITIVE)

@@ -125,6 +125,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "trec_eval": Profile(
         name="trec_eval",
+        query_weights="not_in_tool",  # the tool takes no weights
         gain="linear",
         ties="docno_desc",
         empty=0.0,
@@ -146,6 +147,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "ranx": Profile(
         name="ranx",
+        query_weights="not_in_tool",  # the tool takes no weights
         gain="linear",
         ties="stable",
         empty=0.0,
@@ -197,6 +199,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "letor4": Profile(
         name="letor4",
+        query_weights="not_in_tool",  # the tool takes no weights
         gain=(0.0, 1.0, 3.0),
         discount="letor4",
         ties="stable",
@@ -232,6 +235,7 @@ PROFILES.update({
     ),
     "gdeval": Profile(
         name="gdeval",
+        query_weights="not_in_tool",  # the tool takes no weights
         ties="docno_desc",
         empty=None,
         idcg_basis="qrels",
@@ -279,6 +283,7 @@ PROFILES.update({
     "torchmetrics": LIBRARY_PROFILES["torchmetrics"],
     "recbole": Profile(
         name="recbole",
+        query_weights="not_in_tool",  # the tool takes no weights
         ties="stable",
         empty=None,
         gain=(0.0, 1.0),  # binary: a ground-truth item gains 1; labels above 1 are refused
@@ -311,6 +316,7 @@ PROFILES.update({
     ),
     "recommenders": Profile(
         name="recommenders",
+        query_weights="not_in_tool",  # the tool takes no weights
         ties="stable",
         empty=None,
         discount_base=math.e,
