@@ -92,22 +92,27 @@ def chdir(path: Path) -> Iterator[None]:
         os.chdir(old)
 
 
-def cli(cwd: Path, *argv: str) -> Res:
-    """``ltrbench ARGV`` in-process in ``cwd``; an exception escaping ``main`` is a traceback."""
+def main_status(argv: Sequence[str], err: io.StringIO) -> int | None:
+    """``bench.cli.main(argv)``'s exit status (argparse's ``SystemExit``: its code, else 2), or
+    ``None`` with the traceback written to ``err`` when an exception escapes ``main``."""
     from bench import cli as bench_cli
 
+    try:
+        return bench_cli.main(list(argv))
+    except SystemExit as exc:  # argparse: usage error, exit 2
+        return exc.code if isinstance(exc.code, int) else 2
+    except BaseException:
+        err.write(traceback.format_exc())
+        return None
+
+
+def cli(cwd: Path, *argv: str) -> Res:
+    """``ltrbench ARGV`` in-process in ``cwd``; an exception escaping ``main`` is a traceback."""
     out, err = io.StringIO(), io.StringIO()
-    status: int | None
     with chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            status = bench_cli.main(list(argv))
-        except SystemExit as exc:  # argparse: usage error, exit 2
-            status = exc.code if isinstance(exc.code, int) else 2
-        except BaseException:
-            status = None
-            err.write(traceback.format_exc())
+        status = main_status(argv, err)
     text = err.getvalue() + "".join(f"\n{w.category.__name__}: {w.message}" for w in caught)
     return Res(status, out.getvalue(), text)
 

@@ -44,6 +44,7 @@ from hostile_kit import (
     csv_values,
     done,
     letor_folder,
+    main_status,
     ok,
     pytrec,
     refused,
@@ -116,22 +117,12 @@ def in_gone(*argv: str) -> Res:
     """``ltrbench ARGV`` in the deleted working folder (``hostile_kit.cli`` would chdir)."""
     import contextlib
     import io
-    import traceback
-
-    from bench import cli as bench_cli
 
     out, err = io.StringIO(), io.StringIO()
-    status: int | None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            status = bench_cli.main(list(argv))
-        except SystemExit as exc:
-            status = exc.code if isinstance(exc.code, int) else 2
-        except BaseException:
-            status = None
-            err.write(traceback.format_exc())
+        status = main_status(argv, err)
     return Res(status, out.getvalue(), err.getvalue())
 
 

@@ -25,7 +25,6 @@ import json
 import re
 import shutil
 import sys
-import traceback
 import warnings
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from hostile_kit import (
     csv_values,
     done,
     letor_folder,
+    main_status,
     ok,
     own_error,
     refused,
@@ -68,8 +68,6 @@ def term_cli(cwd: Path, *argv: str, tty: bool = True, encoding: str | None = Non
     """``ltrbench ARGV`` in-process, its standard output a terminal (``tty``) or a stream of
     ``encoding`` (strict, as ``PYTHONIOENCODING=ascii`` gives); an escaping exception is a
     traceback."""
-    from bench import cli as bench_cli
-
     raw = io.BytesIO()
     out: io.TextIOBase
     if encoding is not None:
@@ -79,17 +77,10 @@ def term_cli(cwd: Path, *argv: str, tty: bool = True, encoding: str | None = Non
     else:
         out = _Terminal() if tty else io.StringIO()
     err = io.StringIO()
-    status: int | None
     with chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            status = bench_cli.main(list(argv))
-        except SystemExit as exc:
-            status = exc.code if isinstance(exc.code, int) else 2
-        except BaseException:
-            status = None
-            err.write(traceback.format_exc())
+        status = main_status(argv, err)
     if encoding is not None:
         out.flush()
         text = raw.getvalue().decode(encoding)
