@@ -45,3 +45,19 @@ def test_every_tool_without_weights_is_marked_and_the_libraries_are_not() -> Non
     marked = {n for n, p in PROFILES.items() if p.query_weights == "not_in_tool"}
     assert set(WITHOUT_WEIGHTS) <= marked
     assert not marked & {"ltrbench", "lightgbm", "xgboost", "catboost", "sklearn", "tf-ranking"}
+
+
+def test_a_peer_name_without_a_profile_says_its_tools_weights_too() -> None:
+    # `ndcg_cut_2` keeps trec_eval's profile when the call names none: the same warning, and
+    # the same weighted mean (both queries hold 2 documents, so ndcg_cut_2 is the whole ndcg)
+    with pytest.warns(ToolWeightsWarning, match="profile 'trec_eval'"):
+        r = evaluate(LABELS, SCORES, group=GROUP, metrics="ndcg_cut_2", weights=[3, 1])
+    assert r.metrics["ndcg_cut_2"] == pytest.approx(WEIGHTED, abs=1e-12)
+
+
+def test_row_weights_under_a_tool_without_weights_are_said_too() -> None:
+    # one weight per row: a query's weight is the mean of its rows' (3, 3 and 1, 1)
+    with pytest.warns(ToolWeightsWarning):
+        r = evaluate(LABELS, SCORES, group=GROUP, metrics="ndcg", profile="recbole",
+                     weights=[3, 3, 1, 1])
+    assert r.metrics["ndcg"] == pytest.approx(WEIGHTED, abs=1e-12)
