@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,7 @@ def test_run_seeds_over_the_config_file_is_printed_before_work(tmp_path: Path,
     # manifest
     err = _said_before_work(tmp_path, "run", "--seeds", "5")
     line = next((ln for ln in err.splitlines() if "seeds" in ln and "--seeds" in ln), "")
-    assert "[0, 1]" in line and "[5]" in line and "c.toml" in line, err[-1500:]
+    assert all(w in line for w in ("[0, 1]", "[5]", "c.toml")), err[-1500:]
 
 
 def test_run_metrics_over_the_config_file_is_printed_before_work(tmp_path: Path,
@@ -81,21 +82,21 @@ def test_run_metrics_over_the_config_file_is_printed_before_work(tmp_path: Path,
     # silent accept: the file's metrics replaced by --metrics without a word
     err = _said_before_work(tmp_path, "run", "--metrics", "map")
     line = next((ln for ln in err.splitlines() if "--metrics" in ln and "metrics" in ln), "")
-    assert "ndcg@10" in line and "map" in line, err[-1500:]
+    assert all(w in line for w in ("ndcg@10", "map")), err[-1500:]
 
 
 def test_run_n_trees_over_the_file_params_is_printed(tmp_path: Path, no_work: None) -> None:
     # silent accept: [params] n_trees = 5 replaced by --n-trees 7
     err = _said_before_work(tmp_path, "run", "--n-trees", "7")
     line = next((ln for ln in err.splitlines() if "--n-trees" in ln), "")
-    assert "params.n_trees" in line and "5" in line and "7" in line, err[-1500:]
+    assert all(w in line for w in ("params.n_trees = 5", "= 7")), err[-1500:]
 
 
 def test_tune_models_over_the_config_file_is_printed(tmp_path: Path, no_work: None) -> None:
     # silent accept (sibling door): tune --models over the file's models
     err = _said_before_work(tmp_path, "tune", "--models", "lightgbm", "--budget-trials", "1")
     line = next((ln for ln in err.splitlines() if "--models" in ln and "models" in ln), "")
-    assert "random" in line and "lightgbm" in line, err[-1500:]
+    assert all(w in line for w in ("random", "lightgbm")), err[-1500:]
 
 
 def test_an_option_equal_to_the_file_value_prints_no_override(tmp_path: Path,
@@ -277,7 +278,8 @@ def test_run_and_evaluate_say_a_repeat_in_the_same_words() -> None:
 
     _, run_exc = _raised(lambda: run_metrics("map ndcg@10 map", "metrics"))
     _, ev_exc = _raised(lambda: parse_metrics("map ndcg@10 map", repeated="refuse"))
-    assert run_exc is not None and ev_exc is not None
+    assert run_exc is not None, "run accepted a metric named twice"
+    assert ev_exc is not None, "evaluate accepted a metric named twice"
     assert str(run_exc) == f"metrics: {ev_exc}", (str(run_exc), str(ev_exc))
 
 
@@ -317,6 +319,7 @@ def test_a_ratings_frame_reads_whole_float_ids_as_its_csv_does(tmp_path: Path) -
     got = as_ratings(frame).frame
     assert got["user"].tolist() == from_file["user"].tolist() == [1, 2, 1]
     assert got["item"].tolist() == from_file["item"].tolist() == [3, 4, 4]
+    assert got["user"].dtype.kind == "i", got.dtypes
 
 
 def test_a_ratings_frame_refuses_a_fractional_id_at_its_row_as_the_csv_does(
@@ -425,7 +428,7 @@ def test_datasets_verify_command_prints_the_row_count_mismatch(card_folder: Any,
     test.write_text(_letor([4]).splitlines()[0] + "\n", encoding="utf-8")
     res = cli(tmp_path, "datasets", "verify", "r23fcard", "--data-dir", str(data))
     assert res.status == 1, (res.status, res.out, res.err[-800:])
-    assert "10 rows" in res.out and "12 rows" in res.out and "FAILED" in res.out, res.out
+    assert all(w in res.out for w in ("10 rows", "12 rows", "FAILED")), res.out
 
 
 def test_verify_of_a_folder_matching_its_card_counts_is_ok(card_folder: Any,
@@ -467,8 +470,7 @@ def test_dask_with_random_ties_gives_the_in_memory_numbers(parts: int) -> None:
 
     frame, prof = _random_frame(), _random_profile()
     bounds = [0, 8, 18, len(frame)] if parts == 3 else [0, len(frame)]
-    ddf = dd.from_pandas(frame, npartitions=1)
-    ddf = dd.from_delayed([dask.delayed(frame.iloc[a:b]) for a, b in zip(bounds, bounds[1:])],
+    ddf = dd.from_delayed([dask.delayed(frame.iloc[a:b]) for a, b in pairwise(bounds)],
                           meta=frame.iloc[:0])
     with dask.config.set(scheduler="sync"):
         got = evaluate_frame(ddf, metrics="ndcg@3 map p@2", profile=prof, per_query=True)
@@ -478,50 +480,37 @@ def test_dask_with_random_ties_gives_the_in_memory_numbers(parts: int) -> None:
 
 
 # ======================================================== 9. sklearn's AUC of graded labels
-def test_sklearn_auc_of_a_three_grade_query_is_not_a_silent_number() -> None:
-    # silently wrong number: roc_auc_score refuses y_true of three classes (ValueError), the
-    # sklearn profile printed a number for it as if label >= 1 were what sklearn reads
-    from sklearn.metrics import roc_auc_score
-
+# scikit-learn 1.x roc_auc_score (sklearn/metrics/_ranking.py): y_true of three or more values
+# raises ValueError "multi_class must be in ('ovo', 'ovr')"; two values are two classes, the
+# larger positive. Values below by hand (pairs positive above negative, ties 1/2).
+def _auc_said(y: list[int], s: list[float]) -> tuple[Any, list[str]]:
     from bench.metrics import evaluate
 
-    y, s = [0, 1, 2, 0], [0.9, 0.5, 0.3, 0.1]
-    with pytest.raises(ValueError):
-        roc_auc_score(y, s)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        value, exc = _raised(lambda: evaluate(y, s, group=[4], metrics="auc",
+        value, exc = _raised(lambda: evaluate(y, s, group=[len(y)], metrics="auc",
                                               profile="sklearn"))
-    said = [str(w.message) for w in caught] + ([str(exc)] if exc is not None else [])
+    return value, [str(w.message) for w in caught] + ([str(exc)] if exc is not None else [])
+
+
+def test_sklearn_auc_of_a_three_grade_query_is_not_a_silent_number() -> None:
+    # silently wrong number: roc_auc_score([0, 1, 2, 0], s) refuses (three classes), the
+    # sklearn profile printed 0.5 for it as if label >= 1 were what sklearn reads
+    value, said = _auc_said([0, 1, 2, 0], [0.9, 0.5, 0.3, 0.1])
     assert any("roc_auc_score" in m and "label >= 1" in m for m in said), (value, said)
 
 
 def test_sklearn_auc_of_grades_one_and_two_is_not_a_silent_blank() -> None:
-    # silently wrong number: roc_auc_score([1, 2, 1], s) reads grade 2 as the positive class
-    # (0.5 here), the sklearn profile read both grades as relevant and left the query out
-    from sklearn.metrics import roc_auc_score
-
-    from bench.metrics import evaluate
-
-    y, s = [1, 2, 1], [0.9, 0.5, 0.1]
-    assert roc_auc_score(y, s) == pytest.approx(0.5)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        value, exc = _raised(lambda: evaluate(y, s, group=[3], metrics="auc",
-                                              profile="sklearn"))
-    said = [str(w.message) for w in caught] + ([str(exc)] if exc is not None else [])
+    # silently wrong number: roc_auc_score([1, 2, 1], [0.9, 0.5, 0.1]) reads grade 2 as the
+    # positive class (0.5 above 0.1, below 0.9: AUC 1/2), the sklearn profile read both grades
+    # as relevant and left the query out (NaN) without a word
+    value, said = _auc_said([1, 2, 1], [0.9, 0.5, 0.1])
     assert any("roc_auc_score" in m and "label >= 1" in m for m in said), (value, said)
 
 
 def test_sklearn_auc_of_binary_grades_equals_roc_auc_score_without_a_word() -> None:
-    # guard: labels {0, 2} are two classes to sklearn, 2 relevant: the same number, unsaid
-    from sklearn.metrics import roc_auc_score
-
-    from bench.metrics import evaluate
-
-    y, s = [0, 2, 2, 0, 2], [0.9, 0.5, 0.7, 0.1, 0.3]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = evaluate(y, s, group=[5], metrics="auc", profile="sklearn")
-    assert res.metrics["auc"] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
-    assert not [w for w in caught if "roc_auc_score" in str(w.message)]
+    # guard: labels {0, 2} are two classes to sklearn, 2 positive: positives 0.5, 0.7, 0.3
+    # against negatives 0.9, 0.1 win 3 of 6 pairs, AUC 0.5; the same number, unsaid
+    value, said = _auc_said([0, 2, 2, 0, 2], [0.9, 0.5, 0.7, 0.1, 0.3])
+    assert value.metrics["auc"] == pytest.approx(0.5, abs=1e-12)
+    assert not [m for m in said if "roc_auc_score" in m], said

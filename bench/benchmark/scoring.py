@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorData
-from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate, parse_metrics
 from bench.metrics.diversity import is_diversity
 from bench.metrics.families import is_family

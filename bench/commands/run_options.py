@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -125,6 +126,9 @@ def say_over_file(over: dict[str, Any], config: str) -> None:
     from bench.commands.text import terminal_line
 
     for key, entry in over.items():
+        if key == "dataset" and os.path.normpath(str(entry["file"])) == \
+                os.path.normpath(str(entry["used"])):
+            continue  # './letor' given as 'letor': one folder, nothing to say
         print(terminal_line(f"note: {entry['option']} overrides {config}'s {key} = "
                             f"{_toml(entry['file'])}: {key} = {_toml(entry['used'])}"),
               file=sys.stderr)

@@ -62,7 +62,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES, check_families, family_aliases, family_headers
 from bench.metrics.name_hints import as_written, refuse_folded_case, refuse_not_one_name, suggest
 from bench.metrics.name_hints import measure_hint as _measure_hint
-from bench.metrics.name_tokens import cutoff_stem
+from bench.metrics.name_tokens import cutoff_stem, named_twice
 from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
@@ -250,17 +250,6 @@ def parse_metrics(metrics: str | Iterable[str], *, repeated: str = "merge") -> l
                 raise ConfigError(named_twice(spec.label, seen[spec.label], origin))
     return out
 
-
-def named_twice(label: str, first: str, second: str) -> str:
-    """The one rule's words for a metric a list names twice (by its key, the spelling its
-    column carries), naming the list items that give it: ``'ndcg@10' is named twice
-    ('ndcg@1,10' and 'ndcg@10' both give it)``. Used by ``evaluate``, a comparison, a run's
-    and a config's ``metrics`` (:func:`bench.benchmark.scoring.run_metrics`)."""
-    items = list(dict.fromkeys((first, second)))
-    said = "" if items == [label] else f" ({items[0]!r} gives it twice)" if len(items) == 1 \
-        else f" ({items[0]!r} and {items[1]!r} both give it)"
-    return (f"metric {label!r} is named twice{said}: each name is one column; give each "
-            "metric once")
 
 
 def _qualifier(token: str) -> tuple[str | None, str]:

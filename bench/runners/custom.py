@@ -214,8 +214,7 @@ def custom_model(name: str, spec: Any) -> CustomModel:
                            timeout_s=limit)
     if callable(spec):
         reference = f"{getattr(spec, '__module__', '?')}:{getattr(spec, '__qualname__', '?')}"
-        refuse_standard_library(spec, reference.partition(":")[0], reference,
-                                _where(name, reference))
+        refuse_standard_library(spec, "", reference, _where(name, reference))  # print, os.remove
         try:
             same = _same_factory(resolve_factory(name, reference), spec)
         except ConfigError:

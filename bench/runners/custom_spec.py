@@ -99,8 +99,9 @@ def refuse_standard_library(obj: Any, module: str, reference: str, where: str) -
     and the check that builds the ranker once would call it with ``params``, so ``os:remove``
     with ``params = {path = ...}`` deleted the file. A C function that is not a class
     (``inspect.isbuiltin``) is refused alike: it has no parameters to read the seed from."""
-    owner = getattr(obj, "__module__", None) or module
-    tops = {str(name).split(".")[0].lstrip("_") for name in (module, owner)}
+    plain = inspect.isfunction(obj) or inspect.isclass(obj) or inspect.isbuiltin(obj)
+    owner = getattr(obj, "__module__", None) if plain else None  # a partial's is 'functools'
+    tops = {str(name).split(".")[0].lstrip("_") for name in (module, owner) if name}
     stdlib = sorted(t for t in tops if t in sys.stdlib_module_names or t == "builtins")
     if stdlib or (inspect.isbuiltin(obj) and not isinstance(obj, type)):
         what = (f"Python's standard library ({stdlib[0]})" if stdlib
