@@ -514,3 +514,39 @@ def test_sklearn_auc_of_binary_grades_equals_roc_auc_score_without_a_word() -> N
     value, said = _auc_said([0, 2, 2, 0, 2], [0.9, 0.5, 0.7, 0.1, 0.3])
     assert value.metrics["auc"] == pytest.approx(0.5, abs=1e-12)
     assert not [m for m in said if "roc_auc_score" in m], said
+
+
+def test_sklearn_auc_on_the_trec_door_warns_per_query_only() -> None:
+    # silently wrong number (TREC door) / guard: q1 judged 0, 1, 2 is three classes to
+    # roc_auc_score (said, naming q1); q2 judged 0, 2 is two classes, 2 positive (unsaid)
+    from bench.metrics.trec import evaluate_trec
+
+    qrels = {"q1": {"a": 0, "b": 1, "c": 2}, "q2": {"d": 0, "e": 2}}
+    run = {"q1": {"a": 0.9, "b": 0.5, "c": 0.3}, "q2": {"d": 0.2, "e": 0.8}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_trec(qrels, run, metrics="auc", profile="sklearn")
+    said = [str(w.message) for w in caught if "roc_auc_score" in str(w.message)]
+    assert len(said) == 1, said
+    assert "'q1'" in said[0], said
+    assert "'q2'" not in said[0], said
+
+
+def test_an_alias_of_os_remove_in_a_user_module_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # input destroyed (sibling): make = os.remove in the user's own module, params path =
+    # a file: the function is the standard library's, whatever module names it
+    from bench.runners.custom import check_custom_model, custom_model
+
+    victim = tmp_path / "keep.txt"
+    victim.write_text("data", encoding="utf-8")
+    (tmp_path / "r23f_alias.py").write_text("from os import remove as make\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        problem = own_error(lambda: check_custom_model(custom_model(
+            "mine", {"factory": "r23f_alias:make", "params": {"path": str(victim)}}), 0),
+            "r23f_alias:make", "standard library")
+    finally:
+        sys.modules.pop("r23f_alias", None)
+    assert victim.exists(), "the factory check deleted the file"
+    ok(problem)

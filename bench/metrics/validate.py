@@ -29,7 +29,6 @@ from bench.data.input_ids import id_array
 from bench.data.inputs import text_ids
 from bench.data.python_args import refuse_non_arrays
 from bench.errors import ConfigError, DataError
-from bench.metrics.diagnostics import auc_label_rule
 from bench.metrics.kernels.small import run_offsets, scan_inputs
 from bench.metrics.names import MetricSpec
 from bench.metrics.number_checks import ROWS as _ROWS
@@ -408,8 +407,6 @@ def check_labels(prep: Prepared, profile: Profile, specs: list[MetricSpec], *,
                        "Python give a profile with a larger err_max_grade: "
                        "dataclasses.replace(get_profile(...), err_max_grade=N)")
     _check_binary(prep, profile, families, fail)
-    if "auc" in families:
-        auc_label_rule(prep.labels, prep.offsets, prep.query_ids, profile)
 
 
 def _check_binary(prep: Prepared, profile: Profile, families: set[str],
