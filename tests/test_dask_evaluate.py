@@ -31,7 +31,7 @@ from bench.data.query_shards import (
     read_query_shards,
     write_query_shards,
 )
-from bench.errors import ConfigError, DataError
+from bench.errors import DataError
 from bench.metrics import evaluate
 from bench.metrics.distributed import evaluate_frame
 
@@ -177,14 +177,20 @@ def test_shards_hold_whole_queries_and_round_trip_the_rows(tmp_path: Path) -> No
         write_query_shards(data, tmp_path / "s")
 
 
-def test_random_tie_order_is_refused_on_partitions(client: Any) -> None:
+def test_random_tie_order_on_partitions_is_the_local_one(client: Any) -> None:
+    # was refused; each query's draw is its own (seed and place in the query), so the
+    # partitioned numbers are the local ones, per query (round 23)
     from dataclasses import replace
 
     from bench.metrics import get_profile
 
-    ddf = _cut_at_queries(_random_data(4, n_queries=20), 2)
-    with pytest.raises(ConfigError, match="random order"):
-        evaluate_frame(ddf, profile=replace(get_profile("ltrbench"), name="r", ties="random"))
+    df = _random_data(4, n_queries=20)
+    prof = replace(get_profile("ltrbench"), name="r", ties="random", tie_seed=5)
+    local = evaluate(df["label"], df["score"], qid=df["qid"], metrics=METRICS, profile=prof,
+                     per_query=True)
+    dist = evaluate_frame(_cut_at_queries(df, 2), metrics=METRICS, profile=prof, per_query=True)
+    _assert_same(local, dist, list(local.metrics))
+    pd.testing.assert_frame_equal(local.per_query, dist.per_query)
 
 
 def test_the_local_cluster_listens_on_loopback_and_is_described(client: Any) -> None:

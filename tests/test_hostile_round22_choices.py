@@ -339,7 +339,7 @@ def test_a_factory_naming_the_module_file_with_py_says_to_drop_it() -> None:
 def test_a_metric_listed_twice_in_a_config_is_refused_naming_it() -> None:
     # silent accept: seeds, eval_at and models named twice are refused, as `evaluate` refuses a
     # metric named twice; a metric was dropped without a word (two columns asked, one written)
-    with pytest.raises(ConfigError, match=r"metrics: 'map' is given twice: give each metric once"):
+    with pytest.raises(ConfigError, match=r"metrics: metric 'map' is named twice: each name is one column; give each metric once"):
         RunConfig.from_dict({"models": ["random"], "metrics": ["map", "ndcg@10", "map"]})
 
 

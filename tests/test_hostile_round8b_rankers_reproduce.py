@@ -67,7 +67,7 @@ FACTORIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "factory-returns-none": ("rk8b:returns_none", ("NoneType", "fit")),
     "metaclass-returns-an-int": ("rk8b:MetaRanker", ("returned int",)),
     "predict-a-property-of-an-array": ("rk8b:PredictProperty", ("no predict method",)),
-    "a-builtin-that-returns-none": ("builtins:print", ("NoneType",)),
+    "a-builtin-that-returns-none": ("builtins:print", ("builtins:print", "standard library")),
 }
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bench.data.letor import LetorData
-from bench.errors import ConfigError, DataError, LtrbenchError
+from bench.errors import ConfigError, DataError
 from bench.metrics import evaluate, parse_metrics
 from bench.metrics.diversity import is_diversity
 from bench.metrics.families import is_family
@@ -73,30 +73,15 @@ def run_metrics(names: Sequence[str] | str, where: str = "metrics") -> tuple[str
     notes = [f"{' and '.join(map(repr, keys))} are one metric, one column {name!r}"
              if len(keys) > 1 else f"{keys[0]!r} is {name!r}"
              for name, keys in spelled.items() if keys != [name]]
-    repeats = _repeats(names)
-    if repeats:  # as `evaluate --metrics map --metrics map`, seeds and models given twice
-        raise ConfigError(f"{where}: {'; '.join(repeats)}: give each metric once")
+    try:  # one rule with `evaluate` (by the key, naming the items that give it)
+        parse_metrics(names, repeated="refuse")
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     if notes:
         warnings.warn(f"{where}: a run's files and tables (metrics.csv, per_query.parquet, the "
                       f"leaderboards) name each metric by its canonical name: "
                       f"{'; '.join(notes)}", MetricNameWarning, stacklevel=3)
     return canonical
-
-
-def _repeats(names: Sequence[str] | str) -> list[str]:
-    """``'map' is given twice`` for each metric the list names more than once (refused, as
-    seeds, eval_at and models named twice are, and as ``evaluate`` refuses a name twice)."""
-    from bench.metrics.name_tokens import tokens
-
-    given: dict[str, int] = {}
-    try:
-        for token in tokens([names] if isinstance(names, str) else list(names)):
-            for key in dict.fromkeys(spec.key for spec in parse_metrics(token)):
-                given[key] = given.get(key, 0) + 1
-    except LtrbenchError:  # a name read only beside its neighbours: nothing to count
-        return []
-    return [f"{key!r} is given {'twice' if n == 2 else f'{n} times'}"
-            for key, n in given.items() if n > 1]
 
 
 def evaluate_scores(

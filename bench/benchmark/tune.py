@@ -77,7 +77,7 @@ def parse_space(text: str) -> dict[str, list[Any]]:
                               f"{name}=v1,v2,...")
         refuse_empty_items(values.split(","), values.strip(), "value", f"--grid {name}",
                            blank_ok=False)
-        space[name] = [_value(v.strip()) for v in values.split(",")]
+        space[name] = [_value(v.strip(), name) for v in values.split(",")]
     return check_space(space)
 
 
@@ -153,7 +153,7 @@ def _config_keys() -> set[str]:
                                                    "als"} - {n for n in TUNABLE}
 
 
-def _value(text: str) -> Any:
+def _value(text: str, name: str) -> Any:
     """A grid value as the command line reads one: ``true``/``false``; an integer or a float
     written in ASCII as ``--n-trees`` and ``--learning-rate`` take them (``0x10``, ``1_5`` and
     ``１５`` stay strings, which the parameter's type then refuses: TOML's own reading made
@@ -164,6 +164,7 @@ def _value(text: str) -> Any:
 
     if text in ("true", "false"):
         return text == "true"
+    _refuse_number_spelling(text, name)
     if is_plain_int(text):
         return int(text)
     if is_option_float(text):
@@ -174,6 +175,31 @@ def _value(text: str) -> Any:
         except TOMLDecodeError:
             return text
     return text
+
+
+def _refuse_number_spelling(text: str, name: str) -> None:
+    """The grid's one number grammar, the metric cutoffs' (``ndcg@+10`` is refused) and TOML's
+    (``015`` is refused): no ``+`` sign, no leading zero (``015`` is 13 to C's octal reading,
+    15 here: which was meant cannot be told), and an integer parameter's value written as an
+    integer (``1e1`` named as written, not as the float 10.0 it reads as)."""
+    import re
+
+    if not is_option_float(text) or text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return
+    body = text.lstrip("-")
+    if text.startswith("+"):
+        raise ConfigError(f"--grid {name}: {text!r} has a '+' sign; write the number without "
+                          f"it ({text[1:]}), as a metric cutoff is written (ndcg@10, not ndcg@+10)")
+    if re.match(r"0\d", body):
+        plain = body.lstrip("0")
+        plain = "0" + plain if plain[:1] in ("", ".") else plain
+        raise ConfigError(f"--grid {name}: {text!r} has a leading zero; write "
+                          f"{text[:len(text) - len(body)]}{plain} (a leading "
+                          "zero is an octal number to C and refused by TOML)")
+    spec = param_spec(name) if name in TUNABLE else None
+    if spec is not None and spec.kind is int and not re.fullmatch(r"-?\d+", text):
+        raise ConfigError(f"--grid {name}: {text!r} is not written as an integer; expected "
+                          f"{spec.expected()} in decimal digits (1000, not 1e3 or 1000.0)")
 
 
 def check_tune_out(out: str | os.PathLike[str], inputs: Inputs) -> Path:

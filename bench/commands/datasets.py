@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from bench.commands.progress_option import add_no_progress, progress_wanted
-from bench.commands.text import examples
+from bench.commands.text import examples, terminal_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -101,9 +101,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from bench.datasets.fetch import data_dirs, verify
+    from bench.datasets.verify_counts import with_card_counts
     from bench.streams import verdict
 
-    report = verify(args.name, data_dir=args.data_dir)
+    report = with_card_counts(verify(args.name, data_dir=args.data_dir), args.name,
+                              data_dir=args.data_dir)
     absent = report.folder is None and args.format != "json"  # the text's own rule
     status = verdict(0 if report.ok and not absent else 1)  # '| head -1' keeps it
     if args.format == "json":
@@ -128,6 +130,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if f.found is not None:
             detail += f" (read as {f.found}: the name differs in letter case)"
         print(f"  {f.status:<10} {f.path}{detail}")
+    if report.card_counts is not None:
+        print(f"  {'counts':<10} {terminal_line(report.card_counts)}")
     c = report.counts
     shown = "OK" if report.ok else "FAILED"
     foreign = f", {c['foreign']} not in the card" if c.get("foreign") else ""

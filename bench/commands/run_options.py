@@ -9,6 +9,9 @@ runs.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,7 +116,33 @@ def config_from_args(args: argparse.Namespace, *,
     over = _over_file(config, new, changes) if changes else {}
     if args.quick and read_toml(path).get("quick") is not True:  # --quick won over the file
         over["quick"] = {"option": "--quick", "file": False, "used": True}
+    say_over_file(over, args.config)
     return new.noted({"path": str(path), "options_over_file": over})
+
+
+def say_over_file(over: dict[str, Any], config: str) -> None:
+    """One line on stderr per config key an option changed (``--seeds 5 over seeds = [0, 1]``),
+    before any work: the manifest recorded it, but nothing said it where the user looks."""
+    from bench.commands.text import terminal_line
+
+    for key, entry in over.items():
+        if key == "dataset" and os.path.normpath(str(entry["file"])) == \
+                os.path.normpath(str(entry["used"])):
+            continue  # './letor' given as 'letor': one folder, nothing to say
+        print(terminal_line(f"note: {entry['option']} overrides {config}'s {key} = "
+                            f"{_toml(entry['file'])}: {key} = {_toml(entry['used'])}"),
+              file=sys.stderr)
+
+
+def _toml(value: Any) -> str:
+    """``value`` as a config file writes it (``[0, 1]``, ``"map"``, ``true``)."""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def _file_dataset(dataset: str, path: Path) -> None:

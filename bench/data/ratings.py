@@ -95,13 +95,37 @@ def ratings_frame(obj: object) -> pd.DataFrame:
     DataFrame, a dict, a list) is a :class:`~bench.errors.ConfigError` naming its type and the
     type expected."""
     if isinstance(obj, pd.DataFrame):
-        return _timestamps_in_seconds(obj)
+        return _whole_float_ids(_timestamps_in_seconds(obj))
     if is_named_table(obj):  # a pyarrow Table's nulls and dates kept
-        return _timestamps_in_seconds(table_frame(obj))
+        return _whole_float_ids(_timestamps_in_seconds(table_frame(obj)))
     how = (" (convert it with .to_pandas())" if callable(getattr(obj, "to_pandas", None))
            else " (e.g. pandas.DataFrame(...))")
     raise ConfigError(f"ratings: got a {type_name(obj)}: expected a pandas DataFrame with "
                       f"columns {', '.join(RATING_COLUMNS)}{how}")
+
+
+def _whole_float_ids(frame: pd.DataFrame) -> pd.DataFrame:
+    """``user`` / ``item`` columns of floats read as a ratings file's are (the one id rule,
+    :func:`bench.data.tabular._ids`): whole numbers a float64 holds exactly (below 2^53) are
+    those integer ids (``1.0`` is id 1, as in a CSV or Parquet file); a fractional id, a
+    missing one (NaN) or a whole float at or beyond 2^53 (where two ids may have become one
+    float) is refused at its row."""
+    fixed = {}
+    for col in ("user", "item"):
+        if list(frame.columns).count(col) != 1 or frame[col].dtype.kind != "f":
+            continue
+        values = frame[col].to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values))
+                             | ~(np.abs(values) < 2.0**53))
+        if bad.shape[0]:
+            v = float(values[bad[0]])
+            why = ("missing value (NaN)" if np.isnan(v) else f"id {v!r} is not an integer"
+                   if not np.isfinite(v) or v != round(v) else f"id {v!r} is at or beyond "
+                   "2^53, where a float64 holds whole numbers no longer exactly (two ids may "
+                   "be one float): give the ids as integers or text")
+            raise DataError(why, row=int(bad[0]) + 1, column=col)
+        fixed[col] = values.astype(np.int64)
+    return frame.assign(**fixed) if fixed else frame
 
 
 def _timestamps_in_seconds(frame: pd.DataFrame) -> pd.DataFrame:

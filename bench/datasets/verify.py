@@ -40,11 +40,14 @@ class VerifyReport:
     name: str
     folder: str | None
     files: list[FileCheck] = field(default_factory=list)
+    #: what the files hold against the card's ``n_queries`` / ``n_rows`` where they differ
+    #: (:mod:`bench.datasets.verify_counts`; the load's ``CardCountWarning``), else ``None``
+    card_counts: str | None = None
 
     @property
     def ok(self) -> bool:
-        """Found, and no file missing or different from its card digest."""
-        return self.folder is not None and all(
+        """Found, no file missing or different from its card digest, the card's counts held."""
+        return self.folder is not None and self.card_counts is None and all(
             f.status in ("ok", "unverified") for f in self.files
         )
 

@@ -139,6 +139,43 @@ def single_document_rule(query_ids: NDArray[Any], n: NDArray[Any],
         SingleDocumentWarning, stacklevel=_callers_level())
 
 
+class AucLabelsWarning(UserWarning):
+    """Queries whose labels the profile's tool reads as other classes than ``label >=
+    relevance_threshold`` in ``auc`` (``Profile.auc_labels = "two_classes"``: scikit-learn)."""
+
+
+def auc_label_rule(labels: NDArray[np.float64], offsets: NDArray[np.int64],
+                   query_ids: NDArray[Any], profile: Any) -> None:
+    """Warn when ``profile`` reads ``auc`` labels as two classes, the larger positive
+    (``roc_auc_score``), and a query's labels are three or more values (the tool refuses them)
+    or two values the threshold does not split (``1, 2``: the tool's 2 is the positive class,
+    the threshold's both are relevant). Nothing otherwise, or under ``"threshold"``."""
+    off = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(off)
+    if profile.auc_labels != "two_classes" or not (sizes > 0).any():
+        return
+    query = np.repeat(np.arange(sizes.shape[0]), sizes)
+    y = np.asarray(labels, dtype=np.float64)[np.lexsort((labels, query))]
+    new = np.ones(y.shape[0], dtype=np.int64)
+    new[1:] = (y[1:] != y[:-1]) | (query[1:] != query[:-1])
+    filled = sizes > 0
+    starts = off[:-1][filled]
+    distinct = np.add.reduceat(new, starts)
+    low, high = y[starts], y[off[1:][filled] - 1]
+    thr = profile.relevance_threshold
+    odd = (distinct > 2) | ((distinct == 2) & ~((low < thr) & (high >= thr)))
+    if not odd.any():
+        return
+    ids = [str(q) for q in np.asarray(query_ids)[filled][odd].tolist()]
+    warnings.warn(AucLabelsWarning(
+        f"{len(ids)} {'query has' if len(ids) == 1 else 'queries have'} graded labels in auc "
+        f"({_first_ids(ids)}): profile {profile.name!r} reads relevant as label >= {thr:g}, "
+        "but its tool, scikit-learn's roc_auc_score, refuses three or more label values in "
+        "y_true (ValueError: multi_class must be in ('ovo', 'ovr')) and reads two values as "
+        "two classes, the larger positive (labels 1, 2: 2 relevant, 1 not); binarise them "
+        f"(label >= {thr:g}) before calling the tool to compare"), stacklevel=_callers_level())
+
+
 class TiedScoresWarning(UserWarning):
     """Queries with tied scores in the top k under a profile whose tool orders ties by a sort
     the profile does not reproduce (``Profile.tool_tie_order``)."""

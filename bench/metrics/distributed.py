@@ -9,8 +9,10 @@ the means, blank-query counts, both blank policies and diagnostics from them -- 
 reductions on the same arrays, so ranking metrics equal the single-process values bit for bit.
 
 Conventions that hold per query hold per partition: ``stable`` ties keep the row order inside a
-query, ``docno_desc`` ranks document ids within a query. A profile with ``ties="random"`` (a
-seeded order of each query's rows) is refused: the Dask engine does not draw it. A query cut
+query, ``docno_desc`` ranks document ids within a query, and ``ties="random"`` draws each
+query's order from the seed and each row's place in its query only
+(:func:`bench.metrics.tie_keys.random_tie_key`), so any partitioning gives the local order. A
+query cut
 across partitions is refused with its id (:func:`bench.data.query_shards.check_query_aligned`
 runs first unless ``checked=True``).
 """
@@ -71,7 +73,7 @@ def evaluate_frame(
     Raises:
         DataError: a query split across partitions, or bad values (the message names the
             partition and the row within it).
-        ConfigError: unknown metric or profile; a profile with random tie order.
+        ConfigError: unknown metric or profile.
     """
     if isinstance(ddf, pd.DataFrame):  # pandas, not Dask: one process, rows grouped stably
         return evaluate(ddf, label=label, score=score, qid=qid, weights=weight, metrics=metrics,
@@ -80,10 +82,7 @@ def evaluate_frame(
         raise ConfigError(f"label={label!r}, score={score!r}, qid={qid!r}, weight={weight!r}: "
                           "expected a column of its own for each (one column read as two "
                           "would rank the rows by their labels or their query ids)")
-    prof = given_profile(profile)
-    if prof.ties == "random":
-        raise ConfigError(f"profile {prof.name!r} breaks ties in a seeded random order, which "
-                          "the Dask engine does not draw; use it with the local engine")
+    prof = given_profile(profile)  # ties="random" too: a query's draw is its own (tie_keys)
     specs = require_call_profile(parse_metrics(metrics), prof, "the Dask engine")
     computed = _computed(ddf, label, score, qid, weight, specs, prof, checked, where)
     refused = next((p for p in computed if isinstance(p, _Refusal)), None)

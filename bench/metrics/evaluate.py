@@ -16,7 +16,7 @@ import bench.metrics.qualified as qualified
 from bench.data.subnormal import refuse_flushed_scores
 from bench.errors import ConfigError, DataError
 from bench.metrics.components import Components, Request, build_request
-from bench.metrics.diagnostics import warn_tool_weights
+from bench.metrics.diagnostics import auc_label_rule, warn_tool_weights
 from bench.metrics.diversity_labels import split_diversity, subtopic_results
 from bench.metrics.dropped_rows import cut_run, padding_mask, unpad
 from bench.metrics.kernels.components import ranked_request
@@ -296,6 +296,8 @@ def query_parts(
         return _with_empty_queries(prep, specs, prof, empty, backend=backend, judged=judged,
                                    threads=threads)
     check_labels(prep, prof, specs)
+    if any(s.family == "auc" for s in specs):  # per query, as the tool reads each
+        auc_label_rule(prep.labels, prep.offsets, prep.query_ids, prof)
     refuse_flushed_scores(prep.scores, prof.score_dtype, lambda i: _score_place(prep, i))
     refuse_unfiltered({s.family for s in specs}, prof)
     request = build_request(specs, prof)

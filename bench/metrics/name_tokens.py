@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from bench.errors import ASCII_SPACE, ConfigError, refuse_empty_items
 
-__all__ = ["ascii_only", "non_ascii", "tokens"]
+__all__ = ["ascii_only", "named_twice", "non_ascii", "tokens"]
 
 
 def non_ascii(text: str) -> str:
@@ -208,3 +208,15 @@ def cutoff_stem(token: str) -> str:
     ``"NDCG@5"``, ``"ndcg_cut."`` for ``"ndcg_cut.5"``; ``""`` when ``token`` ends in no cutoff."""
     m = re.match(r"^(?P<stem>.*?[@_.])(?:[0-9]*\.)?[0-9]+$", token)  # iprec_at_recall.0.1
     return m.group("stem") if m else ""
+
+
+def named_twice(label: str, first: str, second: str) -> str:
+    """The one rule's words for a metric a list names twice (by its key, the spelling its
+    column carries), naming the list items that give it: ``'ndcg@10' is named twice
+    ('ndcg@1,10' and 'ndcg@10' both give it)``. Used by ``evaluate``, a comparison, a run's
+    and a config's ``metrics`` (:func:`bench.benchmark.scoring.run_metrics`)."""
+    items = list(dict.fromkeys((first, second)))
+    said = "" if items == [label] else f" ({items[0]!r} gives it twice)" if len(items) == 1 \
+        else f" ({items[0]!r} and {items[1]!r} both give it)"
+    return (f"metric {label!r} is named twice{said}: each name is one column; give each "
+            "metric once")

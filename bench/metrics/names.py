@@ -62,7 +62,7 @@ from bench.errors import ConfigError
 from bench.metrics.families import FAMILIES, check_families, family_aliases, family_headers
 from bench.metrics.name_hints import as_written, refuse_folded_case, refuse_not_one_name, suggest
 from bench.metrics.name_hints import measure_hint as _measure_hint
-from bench.metrics.name_tokens import cutoff_stem
+from bench.metrics.name_tokens import cutoff_stem, named_twice
 from bench.metrics.name_tokens import tokens as _tokens
 from bench.metrics.peer_names import (
     IR_MEASURES,
@@ -207,10 +207,13 @@ def parse_metrics(metrics: str | Iterable[str], *, repeated: str = "merge") -> l
     if not tokens:
         raise ConfigError(f"no metric names given; valid names: {valid_metric_names()}")
     out: list[MetricSpec] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # label -> the list item that gave it ('ndcg@1,10' for ndcg@10)
     previous: tuple[_Continue, str | None, str, bool, bool] | None = None
+    origin = ""
     for token in tokens:
-        if _CUTOFF.fullmatch(token) or _REAL.fullmatch(token):
+        cutoff = _CUTOFF.fullmatch(token) or _REAL.fullmatch(token)
+        origin = f"{origin},{token}" if cutoff else token
+        if cutoff:
             if previous is None or (_REAL.fullmatch(token) and not previous[4]):
                 raise ConfigError(  # P_5,0.5; IPrec@0.1,0.2: whole cutoffs or trec_eval reals
                     f"cutoff {token!r} does not follow a ranking metric it continues (a list "
@@ -241,13 +244,12 @@ def parse_metrics(metrics: str | Iterable[str], *, repeated: str = "merge") -> l
             spec = replace(spec, label=label or (f"{qualifier}:{reading.spelling}"
                                                  if qualifier else reading.spelling))
             if spec.label not in seen:
-                seen.add(spec.label)
+                seen[spec.label] = origin
                 out.append(spec)
             elif repeated == "refuse":
-                raise ConfigError(f"metric {spec.label!r} is named twice: each name is one "
-                                  "column; give it once (two spellings, ndcg@10 and NDCG@10, "
-                                  "are two columns of one value)")
+                raise ConfigError(named_twice(spec.label, seen[spec.label], origin))
     return out
+
 
 
 def _qualifier(token: str) -> tuple[str | None, str]:

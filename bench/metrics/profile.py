@@ -186,6 +186,12 @@ class Profile:
             tied group takes the precision at the group's last position, whatever ``ties`` says
             (scores 0.5, 0.5, 0.5, 0.1 of labels 1, 0, 0, 1: AP (1/3 + 2/4) / 2 = 0.4167, where
             the average over the tied orders is 0.5556). The NumPy kernel computes it.
+        auc_labels: how the tool reads a query's labels for ``auc``: ``"threshold"``
+            (relevant: ``label >= relevance_threshold``) or ``"two_classes"`` (scikit-learn's
+            ``roc_auc_score``: ``y_true`` of two values, the larger the positive class; three
+            or more values refused: ``multi_class must be in ('ovo', 'ovr')``). Under
+            ``"two_classes"`` a query the threshold reads otherwise (labels 0, 1, 2; or 1, 2)
+            is scored by the threshold and said (:class:`bench.metrics.diagnostics.AucLabelsWarning`).
         description: what the profile reproduces, with sources.
     """
 
@@ -231,6 +237,7 @@ class Profile:
     ap_ties: str = "ties"
     single_document_by_family: tuple[tuple[str, str], ...] = ()
     tool_tie_order: str = "reproduced"
+    auc_labels: str = "threshold"
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -265,6 +272,7 @@ class Profile:
         _check(self.name, "gauc_weight", self.gauc_weight, _GAUC_WEIGHT)
         _check(self.name, "ap_ties", self.ap_ties, _AP_TIES)
         _check(self.name, "tool_tie_order", self.tool_tie_order, ("reproduced", "not_reproduced"))
+        _check(self.name, "auc_labels", self.auc_labels, ("threshold", "two_classes"))
         _check_options(self)
         base = self.discount_base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not (1.0 < base < math.inf):

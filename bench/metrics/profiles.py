@@ -108,6 +108,7 @@ PROFILES: dict[str, Profile] = {
         max_label=None,
         ap_ties="threshold",
         single_document_by_family=(("ndcg", "warn"), ("dcg", "warn")),
+        auc_labels="two_classes",
         description=(
             "scikit-learn ndcg_score / dcg_score (sklearn/metrics/_ranking.py): linear gain "
             "(the y_true value, non-integer allowed), 1/log2(i+2), ties averaged (ignore_ties="

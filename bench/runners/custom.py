@@ -115,6 +115,7 @@ from bench.runners.custom_spec import (
     frozen_params,
     plain_params,
     reference_hint,
+    refuse_standard_library,
 )
 from bench.runners.custom_streams import one_line
 from bench.runners.registry import ALIASES, CUSTOM_LIBRARY, MODELS, check_custom_name
@@ -213,6 +214,7 @@ def custom_model(name: str, spec: Any) -> CustomModel:
                            timeout_s=limit)
     if callable(spec):
         reference = f"{getattr(spec, '__module__', '?')}:{getattr(spec, '__qualname__', '?')}"
+        refuse_standard_library(spec, "", reference, _where(name, reference))  # print, os.remove
         try:
             same = _same_factory(resolve_factory(name, reference), spec)
         except ConfigError:
@@ -327,6 +329,7 @@ def resolve_factory(name: str, reference: str) -> Callable[..., Any]:
                               f"{reference_hint(reference)}")
     if not callable(obj):
         raise ConfigError(f"{where}: {reference} is a {type(obj).__name__}, not a class or function")
+    refuse_standard_library(obj, module_name, reference, where)
     return obj  # type: ignore[no-any-return]
 
 

@@ -1,11 +1,15 @@
 """What a ``[custom_models.<name>]`` table holds, checked at the door: its ``params`` (named
 parameters a config file can record as given, read-only at every depth once checked: the
 factory gets a plain copy for each seed, and the record is that copy) and what a factory
-reference that cannot be one looks like (a look-alike letter, white space, a file path).
+reference that cannot be one looks like (a look-alike letter, white space, a file path), and
+a reference to Python's own functions and classes (``builtins:eval``, ``os:remove``), which
+build no ranker and would be called with ``params`` when the model is checked.
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -86,3 +90,24 @@ def reference_hint(reference: str) -> str:
                 f"it, '{name}:{attribute}', with its folder on sys.path (PYTHONPATH) or as the "
                 "working directory")
     return ""
+
+
+def refuse_standard_library(obj: Any, module: str, reference: str, where: str) -> None:
+    """A ConfigError, before the factory is ever called, for a reference to a function or class
+    of Python's standard library or its built-ins (``builtins:eval``, ``os:remove``,
+    ``shutil:rmtree``; ``print`` given in Python is ``builtins:print``): none returns a ranker,
+    and the check that builds the ranker once would call it with ``params``, so ``os:remove``
+    with ``params = {path = ...}`` deleted the file. A C function that is not a class
+    (``inspect.isbuiltin``) is refused alike: it has no parameters to read the seed from."""
+    plain = inspect.isfunction(obj) or inspect.isclass(obj) or inspect.isbuiltin(obj)
+    owner = getattr(obj, "__module__", None) if plain else None  # a partial's is 'functools'
+    tops = {str(name).split(".")[0].lstrip("_") for name in (module, owner) if name}
+    stdlib = sorted(t for t in tops if t in sys.stdlib_module_names or t == "builtins")
+    if stdlib or (inspect.isbuiltin(obj) and not isinstance(obj, type)):
+        what = (f"Python's standard library ({stdlib[0]})" if stdlib
+                else "a built-in C function")
+        raise ConfigError(f"{where}: {reference} is a callable of {what}, not a ranker "
+                          "factory: it would be called with the params to build a ranker; "
+                          "name a class or function of your own module that returns an "
+                          "object with fit(X, y, group=...) and predict(X) (e.g. "
+                          "\"mypackage.rankers:make_ranker\", or \"lightgbm:LGBMRanker\")")
