@@ -215,6 +215,31 @@ def test_dask_frames_of_dictionary_category_and_arrow_ids_give_the_local_number(
     assert got == pytest.approx(NDCG3, abs=1e-12)
 
 
+@pytest.mark.parametrize("qid", [[1, 2, "1", 2, 1, 2, 3, 3], [1.0, 2, 1, 2, np.int64(1), 2, 3, 3]],
+                         ids=["int-beside-text", "float-int-numpy"])
+def test_traceback_align_queries_shuffles_ids_of_mixed_types_into_the_local_queries(
+        qid: list[Any]) -> None:
+    """``align_queries`` on an object qid column mixing types ended in Dask's "Metadata
+    inference failed in `min`" (it sorts the ids); the local rule makes each one query. By hand:
+    query 1 is rows 1, 3, 5 (labels 2, 1, 1 scored 0.9, 0.1, 0.3: ranked ideally, 1), query 2
+    rows 2, 4, 6 (labels 0: blank, left out), query 3 as above (1/log2 3)."""
+    from bench.data.query_align import align_queries
+
+    frame = _frame(qid=np.array(qid, dtype=object))
+    want = (1.0 + Q3) / 2
+    assert evaluate(frame, metrics="ndcg@3").metrics["ndcg@3"] == pytest.approx(want, abs=1e-12)
+    got = _dask_eval(align_queries(_dask(frame, parts=2))).metrics["ndcg@3"]
+    assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_align_queries_leaves_a_tuple_id_to_the_checks_that_name_it() -> None:
+    from bench.data.query_align import align_queries
+
+    frame = _frame(qid=pd.Series([(1,)] * 3 + [(2,)] * 3 + [(3,)] * 2, dtype=object))
+    _ok(own_error(lambda: _dask_eval(align_queries(_dask(frame, parts=2))), "expected strings",
+                  "qid"))
+
+
 def test_a_dask_frame_with_an_empty_partition_gives_the_local_number() -> None:
     ddf = _split(_frame(), [3, 3, 6])
     assert _dask_eval(ddf).metrics["ndcg@3"] == pytest.approx(NDCG3, abs=1e-12)

@@ -193,7 +193,7 @@ def _partition_parts(frame: pd.DataFrame, name: str, label: str, score: str, qid
     labels, scores, padding = padding_mask(values["label"], values["score"], prof)
     for role, v in (("label", labels), ("score", scores), ("weight", values.get("weight"))):
         if v is not None and v.dtype.kind == "f" and (nan := np.isnan(v)).any():  # a null too
-            raise DataError(f"{role} is missing (NaN or null): every row needs a {role}",
+            raise DataError(f"{role} nan is missing (a NaN or a null): every row needs a {role}",
                             path=name, row=int(np.flatnonzero(nan)[0]) + 1, column=columns[role])
     if (inexact := first_inexact_integer(scores)) >= 0:
         raise DataError(inexact_message("score", scores[inexact]), path=name,
